@@ -1,0 +1,45 @@
+"""kvguard: will this ``vllm serve`` layout start, and what does it do to the KV cache?
+
+Pure functions keyed by vLLM release: the launch checks of vLLM's
+``EngineArgs``, ``ParallelConfig`` and ``ModelConfig.verify_with_parallel_config``
+with vLLM's exact exceptions, and the model facts (KV heads, MLA, head size)
+as that release derives them from a config.json.  No torch, transformers or
+vLLM import; no network.
+"""
+
+from .api import check, legal_dcp_sizes, model_facts, to_exception, validate
+from .errors import (
+    InputError,
+    KvguardError,
+    ModelConfigRefused,
+    Undecidable,
+    UnsupportedVersion,
+)
+from .facts import ModelFacts
+from .layout import Host, Layout
+from .verdict import ErrorEntry, Skipped, Verdict
+from .versions import KNOWN_RELEASES, SUPPORTED_VERSIONS, Release
+
+__version__ = "0.1.0.dev0"
+
+__all__ = [
+    "ErrorEntry",
+    "Host",
+    "InputError",
+    "KNOWN_RELEASES",
+    "KvguardError",
+    "Layout",
+    "ModelConfigRefused",
+    "ModelFacts",
+    "Release",
+    "SUPPORTED_VERSIONS",
+    "Skipped",
+    "Undecidable",
+    "UnsupportedVersion",
+    "Verdict",
+    "check",
+    "legal_dcp_sizes",
+    "model_facts",
+    "to_exception",
+    "validate",
+]

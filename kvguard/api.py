@@ -1,0 +1,239 @@
+"""The public functions: check, validate, model_facts, legal_dcp_sizes."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+from typing import Any, Optional
+
+from . import archs
+from .engine import evaluate, verdict_from_crash
+from .errors import InputError, ModelConfigRefused, Undecidable
+from .facts import Crash, ModelFacts, derive
+from .layout import Host, Layout, make_layout
+from .load import load_raw_config
+from .verdict import Verdict
+from .versions import Release, resolve
+
+__all__ = ["check", "legal_dcp_sizes", "model_facts", "validate"]
+
+#: launch fields that exist only from a given release (EngineArgs / CLI flags)
+_FIELD_SINCE = {
+    "prefill_context_parallel_size": "0.12.0",
+    "cp_kv_cache_interleave_size": "0.12.0",
+    "dcp_kv_cache_interleave_size": "0.11.1",
+    "dcp_comm_backend": "0.18.0",
+    "nnodes": "0.11.1",
+    "node_rank": "0.11.1",
+    "data_parallel_external_lb": "0.11.1",
+    "enable_elastic_ep": "0.17.0",
+    "enable_fault_tolerance": "0.27.0",
+    "enable_return_routed_experts": "0.22.0",
+}
+
+
+def _env(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
+    if env is None:
+        return {}
+    if not isinstance(env, Mapping):
+        raise InputError(f"env must be a mapping of strings, not {type(env).__name__}", source="<env>")
+    out = {}
+    for key, value in env.items():
+        if not isinstance(key, str):
+            raise InputError("environment variable names must be strings", source="<env>", key=repr(key))
+        # os.environ only holds strings: what vLLM would read is str(value)
+        out[key] = value if isinstance(value, str) else str(value)
+    return out
+
+
+def _facts_or_crash(config: Any, release: Release, env: dict[str, str]) -> "ModelFacts | Crash":
+    if isinstance(config, ModelFacts):
+        if config.vllm_version != release.key:
+            raise InputError(f"these ModelFacts were derived for vLLM {config.vllm_version}, not "
+                             f"{release.key}; pass the config itself", source="<facts>")
+        return config
+    raw, _label = load_raw_config(config)
+    return derive(raw, release, env)
+
+
+def _check_fields(layout: Layout, release: Release) -> None:
+    for name, since in _FIELD_SINCE.items():
+        if name in layout.model_fields_set and not release.within(since):
+            field = type(layout).model_fields[name]
+            if getattr(layout, name) != field.default:
+                raise InputError(f"does not exist in vLLM {release.version} (added in {since})",
+                                 source="<layout>", key=name)
+
+
+def _prepare(config, layout, vllm_version, env, fields, nearest):
+    release = resolve(vllm_version, nearest=nearest)
+    env_d = _env(env)
+    lay = make_layout(layout, **fields)
+    _check_fields(lay, release)
+    facts = _facts_or_crash(config, release, env_d)
+    return release, env_d, lay, facts
+
+
+def _registry_guard(facts: ModelFacts, release: Release) -> None:
+    if archs.registry_loaded() and archs.registered_arch(facts.architectures, release) is None:
+        names = ", ".join(facts.architectures) or "(none)"
+        raise Undecidable(
+            f"architectures [{names}] are not in vLLM {release.version}'s model registry; vLLM would "
+            "try the Transformers backend or remote code, which kvguard does not model"
+        )
+
+
+def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
+          vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
+          host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
+          **fields: Any) -> Verdict:
+    """What ``vllm serve`` of ``vllm_version`` does with this model and layout.
+
+    ``config``: path to a config.json or its directory, a parsed mapping, or
+    :class:`ModelFacts`.  ``layout``/``fields``: vLLM's EngineArgs field names
+    or the short ones (``tp``, ``pp``, ``dp``, ``pcp``, ``dcp``).  ``env``: the
+    environment variables vLLM sees (``None`` = none set; the process
+    environment is never read).  ``host``: machine facts for the checks that
+    depend on them; unknown facts make those checks ``skipped``.
+    ``entry="config"`` models ``ParallelConfig(**fields)`` +
+    ``verify_with_parallel_config`` called directly instead of ``vllm serve``.
+
+    Returns a :class:`Verdict`; raises :class:`InputError`,
+    :class:`UnsupportedVersion` or :class:`Undecidable` when kvguard cannot answer.
+    """
+    if entry not in ("serve", "config"):
+        raise InputError("entry must be 'serve' or 'config'", source="<check>", key="entry")
+    release, env_d, lay, facts = _prepare(config, layout, vllm_version, env, fields, nearest)
+    notes = _release_notes(release)
+    if isinstance(facts, Crash):
+        return verdict_from_crash(release, facts, stage="model_config", check="model_config",
+                                  layout=lay, notes=notes)
+    _registry_guard(facts, release)
+    verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry)
+    return verdict.with_notes(*notes, *facts.notes)
+
+
+def _release_notes(release: Release) -> tuple[str, ...]:
+    notes = []
+    if release.requested:
+        notes.append(f"vLLM {release.requested} is not a known release: using the rules of "
+                     f"{release.version}, the closest older one")
+    if release.patches:
+        notes.append("includes unreleased patch(es): " + ", ".join(sorted(release.patches)))
+    return tuple(notes)
+
+
+def model_facts(config: Any, *, vllm_version: Optional[str] = None,
+                env: Optional[Mapping[str, str]] = None, nearest: bool = False) -> ModelFacts:
+    """The model facts ``vllm_version`` derives from ``config``.
+
+    Raises :class:`ModelConfigRefused` when vLLM itself fails building its
+    ModelConfig from this config (the verdict is attached).
+    """
+    release = resolve(vllm_version, nearest=nearest)
+    env_d = _env(env)
+    facts = _facts_or_crash(config, release, env_d)
+    if isinstance(facts, Crash):
+        raise ModelConfigRefused(verdict_from_crash(release, facts, stage="model_config",
+                                                    check="model_config"))
+    return facts
+
+
+def legal_dcp_sizes(config: Any, tp: int, pcp: int = 1, *, vllm_version: Optional[str] = None,
+                    env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
+                    nearest: bool = False, **fields: Any) -> list[int]:
+    """Every ``-dcp`` size that ``vllm serve`` accepts with this tp/pcp (and other fields).
+
+    Only sizes up to ``tp * pcp`` can pass (tp must be a multiple of dcp, or
+    with PCP dcp is 1, pcp or tp*pcp); each listed size passes :func:`check`,
+    every other size fails it.
+    """
+    base = dict(fields)
+    base.update(tensor_parallel_size=tp, prefill_context_parallel_size=pcp)
+    release, env_d, lay, facts = _prepare(config, None, vllm_version, env, base, nearest)
+    if isinstance(facts, Crash):
+        return []
+    _registry_guard(facts, release)
+    limit = max(1, tp * pcp) if isinstance(tp, int) and isinstance(pcp, int) else 1
+    out = []
+    for dcp in range(1, limit + 1):
+        lay_d = lay.model_copy(update={"decode_context_parallel_size": dcp})
+        if evaluate(release, facts, lay_d, env=env_d, host=host or Host()).ok:
+            out.append(dcp)
+    return out
+
+
+# ---------------------------------------------------------------------------
+
+
+def validate(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
+             vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
+             host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
+             **fields: Any) -> Verdict:
+    """Like :func:`check`, but raise what ``vllm serve`` would raise.
+
+    Where vLLM's pydantic wrapping applies, a real ``pydantic.ValidationError``
+    titled with the wrapping class and carrying vLLM's error entry; otherwise
+    the raw exception (``NotImplementedError``, ``ZeroDivisionError``, …).
+    Returns the (ok) :class:`Verdict` when vLLM accepts the launch.
+    """
+    verdict = check(config, layout, vllm_version=vllm_version, env=env, host=host,
+                    nearest=nearest, entry=entry, **fields)
+    if verdict.ok:
+        return verdict
+    raise to_exception(verdict)
+
+
+_BUILTIN = {
+    name: getattr(__import__("builtins"), name)
+    for name in ("ValueError", "AssertionError", "NotImplementedError", "ZeroDivisionError",
+                 "TypeError", "KeyError", "AttributeError", "RuntimeError", "IndexError")
+}
+_FOREIGN: dict[str, type] = {}
+
+
+def _raw_exception(verdict: Verdict) -> BaseException:
+    name = verdict.exc_type or "RuntimeError"
+    message = verdict.message or ""
+    if verdict.check == "EA_dp_backend" and verdict.layout is not None:
+        return AssertionError(("data_parallel_backend can only be ray or mp, got %s",
+                               verdict.layout.data_parallel_backend))
+    cls = _BUILTIN.get(name)
+    if cls is KeyError:
+        try:
+            return KeyError(ast.literal_eval(message))
+        except (ValueError, SyntaxError):
+            return KeyError(message)
+    if cls is None:
+        cls = _FOREIGN.get(name)
+        if cls is None:  # e.g. huggingface_hub's StrictDataclassFieldValidationError
+            cls = type(name, (Exception,), {"__module__": "kvguard.foreign"})
+            _FOREIGN[name] = cls
+    if not message and cls is AssertionError:
+        return AssertionError()
+    return cls(message)
+
+
+def to_exception(verdict: Verdict) -> BaseException:
+    """The exception ``vllm serve`` would raise for a refusing verdict."""
+    if verdict.ok:
+        raise ValueError("verdict is ok: nothing to raise")
+    if verdict.wrapped_by is None:
+        return _raw_exception(verdict)
+    from pydantic_core import ArgsKwargs, ValidationError
+
+    if verdict.exc_type == "ValidationError":
+        line_errors = []
+        for e in verdict.errors:
+            item: dict[str, Any] = {"type": e.type, "loc": e.loc, "input": e.input}
+            if e.ctx:
+                item["ctx"] = e.ctx
+            line_errors.append(item)
+        return ValidationError.from_exception_data(verdict.wrapped_by, line_errors)
+    inner = _raw_exception(verdict)
+    kind = "assertion_error" if isinstance(inner, AssertionError) else "value_error"
+    kwargs = verdict.layout.model_dump(exclude_defaults=True) if verdict.layout is not None else {}
+    return ValidationError.from_exception_data(
+        verdict.wrapped_by,
+        [{"type": kind, "loc": (), "input": ArgsKwargs((), kwargs), "ctx": {"error": inner}}],
+    )

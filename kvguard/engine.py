@@ -1,0 +1,283 @@
+"""Evaluates a release's ordered rows (kvguard.rules) against a launch → Verdict.
+
+Conditions run as ordinary Python on the same values vLLM sees, so an
+arithmetic crash in vLLM (``tp % 0``) is the same crash here, with the same
+type and text; it is reported as the verdict, with pydantic's wrapping
+decided by the stage it happens in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any, Optional
+
+from .facts import Crash, ModelFacts
+from .layout import Host, Layout
+from .rules import WRAPPER, Check, FieldRule, Step, rows_for
+from .verdict import ErrorEntry, Skipped, Verdict
+from .versions import Release
+
+__all__ = ["State", "evaluate", "verdict_from_crash"]
+
+#: exceptions a condition may raise because vLLM's own statement would raise them
+_VLLM_CRASHES = (ArithmeticError, TypeError, KeyError, ValueError, AttributeError, IndexError)
+
+
+class _Skip(Exception):
+    def __init__(self, need: str):
+        super().__init__(need)
+        self.need = need
+
+
+class _FactCrash(Exception):
+    def __init__(self, crash: Crash):
+        super().__init__(crash.message)
+        self.crash = crash
+
+
+class State:
+    """The values the checks read: launch fields, derived sizes, facts, env, host."""
+
+    def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
+                 env: Mapping[str, str], host: Host, *, entry: str = "serve"):
+        self.r = release
+        self.env = env
+        self.host = host
+        self._facts = facts
+        lay = layout
+        self.tp = lay.tensor_parallel_size
+        self.pp = lay.pipeline_parallel_size
+        self.dp = lay.data_parallel_size
+        self.pcp = lay.prefill_context_parallel_size
+        self.dcp = lay.decode_context_parallel_size
+        self.ep = lay.enable_expert_parallel
+        self.eplb = lay.enable_eplb
+        self.redundant = lay.num_redundant_experts
+        self.elastic_ep = lay.enable_elastic_ep
+        self.eplb_async = release.within("0.24.0")  # EPLBConfig.use_async default True
+        self.nnodes = lay.nnodes
+        self.node_rank = lay.node_rank
+        self.backend = lay.distributed_executor_backend
+        self.dp_backend = lay.data_parallel_backend
+        self.dp_address = lay.data_parallel_address
+        self.headless = lay.headless
+        self.hybrid_lb = lay.data_parallel_hybrid_lb
+        self.external_lb_flag = lay.data_parallel_external_lb
+        self.start_rank = lay.data_parallel_start_rank
+        self.async_scheduling = lay.async_scheduling
+        self.fault_tolerance = lay.enable_fault_tolerance
+        self.routed_experts = lay.enable_return_routed_experts
+        self.api_process_count = 1
+        self.dcp_comm_backend = lay.dcp_comm_backend
+        if self.dcp_comm_backend is None and release.within("0.18.0", "0.28.0"):
+            self.dcp_comm_backend = "ag_rs"
+        self.inferred_rank = 0
+        self.dp_branch = False
+        self.world_size = None
+        if entry == "serve":
+            self.dpl = lay.data_parallel_size_local
+            self.dp_rank = lay.data_parallel_rank
+            self.external_lb = lay.data_parallel_external_lb
+            self.is_moe_model: Optional[bool] = None  # set when ParallelConfig is built
+        else:  # ParallelConfig(**fields) directly: its own defaults
+            self.dpl = 1 if lay.data_parallel_size_local is None else lay.data_parallel_size_local
+            self.dp_rank = 0 if lay.data_parallel_rank is None else lay.data_parallel_rank
+            self.external_lb = lay.data_parallel_external_lb
+            self.is_moe_model = None
+        self.pc_dpl = self.dpl
+
+    # -- facts (a deferred crash surfaces where the fact is first read) -----
+    def _fact(self, name: str, value: Any) -> Any:
+        crash = self._facts.deferred.get(name)
+        if crash is not None:
+            raise _FactCrash(crash)
+        return value
+
+    @property
+    def heads(self):
+        return self._fact("total_num_attention_heads", self._facts.total_num_attention_heads)
+
+    @property
+    def kv_heads(self):
+        return self._fact("total_num_kv_heads", self._facts.total_num_kv_heads)
+
+    @property
+    def use_mla(self):
+        return self._fact("use_mla", self._facts.use_mla)
+
+    @property
+    def num_experts(self):
+        return self._fact("num_experts", self._facts.num_experts)
+
+    @property
+    def is_moe(self):
+        return self.num_experts > 0
+
+    @property
+    def supports_pp(self):
+        value = self._facts.supports_pp
+        if value is None:
+            raise _Skip("architecture")
+        return value
+
+    @property
+    def has_inner_state(self):
+        from .archs import arch_flag
+
+        value = arch_flag(self._facts.architectures, "has_inner_state", self.r)
+        if value is None:
+            raise _Skip("architecture")
+        return value
+
+    def need(self, name: str) -> Any:
+        """A host fact; unknown (None) makes the reading check 'skipped'."""
+        value = getattr(self.host, name)
+        if value is None:
+            raise _Skip(name)
+        return value
+
+    def values(self) -> Mapping[str, Any]:
+        return _LazyValues(self)
+
+
+class _LazyValues(Mapping):
+    """Template values: looked up on the state only when a template names them."""
+
+    def __init__(self, state: State):
+        self._s = state
+
+    def __getitem__(self, key: str) -> Any:
+        try:
+            return getattr(self._s, key)
+        except AttributeError:
+            raise KeyError(key) from None
+
+    def __iter__(self):
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+_SKIP_REASONS = {
+    "platform": "depends on the platform (CUDA/ROCm/…); pass a Host with platform=…",
+    "gpus_per_node": "depends on the GPUs per node; pass a Host with gpus_per_node=…",
+    "ray": "depends on whether Ray is installed; pass a Host with ray=…",
+    "triton": "depends on whether Triton is installed; pass a Host with triton=…",
+    "nixl": "depends on whether NIXL is installed; pass a Host with nixl=…",
+    "architecture": "depends on the model registry entry of an architecture kvguard does not know",
+}
+
+
+def _crash_verdict(release: Release, row, exc: BaseException, **extra) -> Verdict:
+    wrapped = WRAPPER[row.stage] if isinstance(exc, (ValueError, AssertionError)) else None
+    return Verdict(ok=False, vllm_version=release.key, stage=row.stage, check=row.id,
+                   exc_type=type(exc).__name__, message=str(exc), wrapped_by=wrapped, **extra)
+
+
+def verdict_from_crash(release: Release, crash: Crash, *, stage: str, check: str, **extra) -> Verdict:
+    """A Verdict for a crash while building a config object (model_config stage)."""
+    loc = crash.errors[0].loc if crash.errors else None
+    return Verdict(ok=False, vllm_version=release.key, stage=stage, check=check,
+                   exc_type=crash.exc_type, message=crash.message, wrapped_by=crash.wrapped_by,
+                   loc=loc, errors=crash.errors, **extra)
+
+
+@lru_cache(maxsize=None)
+def _field_model(rule: FieldRule):
+    """A pydantic dataclass with the rule's field types/constraints, in declaration order."""
+    from typing import Annotated, Literal, Optional as Opt
+
+    import pydantic
+
+    annotations: dict[str, Any] = {}
+    for name, _attr, kind, bound in rule.fields:
+        if kind == "ge":
+            annotations[name] = Annotated[int, pydantic.Field(ge=bound)]
+        elif kind == "literal":
+            annotations[name] = Literal[bound]  # type: ignore[valid-type]
+        elif kind == "literal?":
+            annotations[name] = Opt[Literal[bound]]  # type: ignore[valid-type]
+        else:  # pragma: no cover - table error
+            raise ValueError(kind)
+    cls = type("ParallelConfig", (), {"__annotations__": annotations})
+    return pydantic.dataclasses.dataclass(cls)
+
+
+def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
+    import pydantic
+
+    model = _field_model(rule)
+    values = {name: getattr(s, attr) for name, attr, _kind, _bound in rule.fields}
+    try:
+        model(**values)
+    except pydantic.ValidationError as exc:
+        return tuple(ErrorEntry(e["type"], tuple(str(p) for p in e["loc"]), e["msg"], e.get("input"), e.get("ctx")) for e in exc.errors())
+    return ()
+
+
+def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
+             env: Mapping[str, str], host: Host, entry: str = "serve") -> Verdict:
+    """Run ``release``'s rows over the launch; the first refusal is the verdict.
+
+    ``entry="serve"`` follows ``vllm serve`` (EngineArgs checks and
+    derivations, then ParallelConfig, then VllmConfig); ``entry="config"``
+    constructs ``ParallelConfig(**layout)`` directly and calls
+    ``verify_with_parallel_config`` (no EngineArgs stage), as a Python caller
+    of vLLM's config classes would.
+    """
+    s = State(release, layout, facts, env, host, entry=entry)
+    skipped: list[Skipped] = []
+    extra = {"facts": facts, "layout": layout}
+    for row in rows_for(release):
+        if entry != "serve" and row.stage == "engine_args":
+            continue
+        if entry != "serve" and row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
+            continue
+        if isinstance(row, Step):
+            if entry != "serve" and row.id == "ea_to_parallel_config":
+                continue
+            try:
+                row.apply(s)
+            except _FactCrash as fc:
+                return verdict_from_crash(release, _rewrap(fc.crash, row.stage), stage=row.stage,
+                                          check=row.id, skipped=tuple(skipped), **extra)
+            except _VLLM_CRASHES as exc:
+                return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
+            if row.id == "ea_to_parallel_config" and release.within("0.14.0"):
+                s.is_moe_model = facts.is_moe
+            continue
+        if isinstance(row, FieldRule):
+            errors = _field_errors(row, s)
+            if errors:
+                return Verdict(ok=False, vllm_version=release.key, stage=row.stage, check=row.id,
+                               exc_type="ValidationError", message=errors[0].msg,
+                               wrapped_by=WRAPPER[row.stage], loc=errors[0].loc, errors=errors,
+                               skipped=tuple(skipped), **extra)
+            continue
+        assert isinstance(row, Check)
+        try:
+            fired = row.when(s)
+        except _Skip as sk:
+            skipped.append(Skipped(row.id, _SKIP_REASONS.get(sk.need, sk.need)))
+            continue
+        except _FactCrash as fc:
+            return verdict_from_crash(release, _rewrap(fc.crash, row.stage), stage=row.stage,
+                                      check=row.id, skipped=tuple(skipped), **extra)
+        except _VLLM_CRASHES as exc:
+            return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
+        if fired:
+            return Verdict(ok=False, vllm_version=release.key, stage=row.stage, check=row.id,
+                           exc_type=row.exc, message=row.message(s),
+                           wrapped_by=WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError")
+                           else None,
+                           skipped=tuple(skipped), **extra)
+    return Verdict(ok=True, vllm_version=release.key, skipped=tuple(skipped), **extra)
+
+
+def _rewrap(crash: Crash, stage: str) -> Crash:
+    """A raw fact crash takes the wrapping of the stage where it is read."""
+    if crash.exc_type in ("ValueError", "AssertionError") and crash.wrapped_by is None:
+        return Crash(crash.exc_type, crash.message, WRAPPER[stage], crash.errors)
+    return crash

@@ -1,0 +1,162 @@
+"""Versioned tables behind the model facts (vLLM 0.10.2 – 0.33.0).
+
+Each entry is ``(value, first_release, last_release)``; ``None`` as last
+release means "still current".  Sources: ``ModelArchConfigConvertorBase`` and
+``MODEL_ARCH_CONFIG_CONVERTORS`` in vllm/transformers_utils/
+model_arch_config_convertor.py (0.14.0+), ``ModelConfig`` in
+vllm/config/model.py (0.10.2–0.13.0, vllm/config/__init__.py in 0.10.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TypeVar
+
+from .versions import Release
+
+T = TypeVar("T")
+Ranged = tuple[T, str, "str | None"]
+
+
+def active(table: Iterable[Ranged], release: Release) -> list:
+    """The values of ``table`` that apply to ``release``, in table order."""
+    return [value for value, since, until in table if release.within(since, until)]
+
+
+def lookup(table: Iterable[tuple[str, T, str, "str | None"]], key: str, release: Release):
+    """``table`` rows are ``(key, value, since, until)``; the value for ``key`` or None."""
+    for k, value, since, until in table:
+        if k == key and release.within(since, until):
+            return value
+    return None
+
+
+#: ``is_deepseek_mla``: text-config model types whose ``kv_lora_rank`` makes
+#: them MLA (vllm/transformers_utils/model_arch_config_convertor.py
+#: ``ModelArchConfigConvertorBase.is_deepseek_mla``; ModelConfig before 0.14.0).
+MLA_MODEL_TYPES: tuple[Ranged[str], ...] = (
+    ("AXK1", "0.17.0", "0.25.1"),
+    ("axk1", "0.26.0", None),
+    ("deepseek_v2", "0.10.2", None),
+    ("deepseek_v3", "0.10.2", None),
+    ("deepseek_v32", "0.11.0", None),
+    ("deepseek_v4", "0.20.0", None),
+    ("deepseek_v41", "0.30.0", None),
+    ("dots3_note", "0.28.0", None),
+    ("deepseek_mtp", "0.10.2", None),
+    ("k3_dspark", "0.27.0", None),
+    ("glm5_next", "0.30.0", None),
+    ("glm5_next_text", "0.30.0", None),
+    ("glm_moe_dsa", "0.16.0", None),
+    ("glm4_moe_lite", "0.15.0", None),
+    ("glm4_moe_lite_mtp", "0.15.0", None),
+    ("kimi_k2", "0.10.2", None),
+    ("kimi_linear", "0.11.1", None),
+    ("longcat_flash", "0.11.0", None),
+    ("longcat_flash_ngram", "0.26.0", "0.31.0"),
+    ("pangu_ultra_moe", "0.11.1", None),
+    ("pangu_ultra_moe_mtp", "0.11.1", None),
+    ("bailing_hybrid", "0.17.0", None),
+    ("bailing_hybrid_mtp", "0.25.0", None),
+    ("bailing_hybrid_v3_mtp", "0.28.0", None),
+    ("hy_v4", "0.29.0", None),
+    ("hy_v4_mtp", "0.29.0", None),
+)
+
+#: the ``eagle`` branch of ``is_deepseek_mla``: inner ``model.model_type``s
+MLA_EAGLE_INNER_TYPES: tuple[Ranged[str], ...] = (
+    ("AXK1", "0.17.0", "0.25.1"),
+    ("axk1", "0.26.0", None),
+    ("deepseek_v2", "0.10.2", None),
+    ("deepseek_v3", "0.10.2", None),
+    ("deepseek_v32", "0.11.0", None),
+    ("deepseek_mtp", "0.15.0", None),
+)
+
+#: ``get_total_num_kv_heads``: attributes tried in order on the text config
+KV_HEAD_ATTRIBUTES: tuple[Ranged[str], ...] = (
+    ("n_head_kv", "0.10.2", None),
+    ("num_kv_heads", "0.10.2", None),
+    ("num_key_value_heads", "0.10.2", None),
+    ("multi_query_group_num", "0.10.2", None),
+    ("num_attention_groups", "0.20.0", None),
+)
+
+#: ``get_num_experts``: attributes tried in order (getattr_iter, default 0)
+EXPERT_ATTRIBUTES: tuple[str, ...] = ("num_experts", "moe_num_experts", "n_routed_experts",
+                                      "num_local_experts")
+
+#: ``get_num_experts_per_token`` (ModelArchitectureConfig field from 0.28.0)
+EXPERTS_PER_TOKEN_ATTRIBUTES: tuple[str, ...] = (
+    "num_experts_per_tok", "num_experts_per_token", "top_k_experts", "moe_topk", "moe_top_k",
+)
+
+#: ``derive_max_model_len_and_key``: keys tried (smallest value wins)
+MAX_LEN_KEYS: tuple[str, ...] = (
+    "max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+    "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len",
+)
+
+#: ``MODEL_ARCH_CONFIG_CONVERTORS`` (0.14.0+): hf_config.model_type -> convertor kind.
+#: Kinds: falcon, mpt, dbrx, nemotron_nas, zero_kv (mamba-like: 0 heads, head size 0),
+#: zamba2, cohere_asr, moss_audio, gemma4, gemma4_mtp, mimo_v2, and layer overrides
+#: ``layers:<attr>:<default>``.
+CONVERTORS: tuple[tuple[str, str, str, "str | None"], ...] = (
+    ("falcon", "falcon", "0.14.0", None),
+    ("RefinedWeb", "falcon", "0.14.0", None),
+    ("RefinedWebModel", "falcon", "0.14.0", None),
+    ("mpt", "mpt", "0.14.0", "0.28.0"),
+    ("dbrx", "dbrx", "0.14.0", None),
+    ("nemotron-nas", "nemotron_nas", "0.14.0", None),
+    ("mamba", "zero_kv", "0.14.0", None),
+    ("falcon_mamba", "zero_kv", "0.14.0", None),
+    ("timm_wrapper", "zero_kv", "0.14.0", None),
+    ("medusa", "zero_kv", "0.14.0", "0.32.0"),
+    ("zamba2", "zamba2", "0.14.0", None),
+    ("cohere_asr", "cohere_asr", "0.19.0", None),
+    ("moss_audio", "moss_audio", "0.24.0", None),
+    ("gemma4", "gemma4", "0.19.0", None),
+    ("gemma4_text", "gemma4", "0.19.0", None),
+    ("gemma4_unified", "gemma4", "0.23.0", None),
+    ("gemma4_unified_text", "gemma4", "0.23.0", None),
+    ("diffusion_gemma_text", "gemma4", "0.24.0", None),
+    ("diffusion_gemma", "gemma4", "0.31.0", None),
+    ("gemma4_mtp", "gemma4_mtp", "0.21.0", None),
+    ("mimo_v2", "mimo_v2", "0.21.0", None),
+    ("mimo_v2_flash", "mimo_v2", "0.21.0", None),
+    ("deepseek_mtp", "layers:num_nextn_predict_layers:0", "0.14.0", None),
+    ("mimo_mtp", "layers:num_nextn_predict_layers:0", "0.14.0", None),
+    ("glm4_moe_mtp", "layers:num_nextn_predict_layers:0", "0.14.0", None),
+    ("glm_ocr_mtp", "layers:num_nextn_predict_layers:0", "0.16.0", None),
+    ("ernie_mtp", "layers:num_nextn_predict_layers:0", "0.14.0", None),
+    ("qwen3_next_mtp", "layers:num_nextn_predict_layers:0", "0.14.0", None),
+    ("pangu_ultra_moe_mtp", "layers:num_nextn_predict_layers:0", "0.14.0", None),
+    ("longcat_flash_mtp", "layers:num_nextn_predict_layers:1", "0.14.0", None),
+    ("qwen3_5_mtp", "layers:mtp_num_hidden_layers:0", "0.17.0", None),
+    ("step3p5_mtp", "layers:num_nextn_predict_layers:0", "0.23.0", None),
+    ("bailing_hybrid_mtp", "layers:num_nextn_predict_layers:0", "0.25.0", None),
+    ("bailing_hybrid_v3_mtp", "layers:num_nextn_predict_layers:0", "0.28.0", None),
+    ("mimo_v2_mtp", "mimo_v2_mtp", "0.21.0", None),
+    ("mimo_v2_omni_mtp", "mimo_v2_mtp", "0.21.0", None),
+    ("qwen4_exp_mtp", "qwen4_exp_mtp", "0.29.0", None),
+    ("longcat_flash", "layers:num_layers:", "0.32.0", None),
+    # kinds whose bodies kvguard has not modelled yet (facts are Undecidable):
+    ("deepseek_v4", "unmodelled", "0.30.0", None),
+    ("qwen3_5", "unmodelled", "0.33.0", None),
+    ("qwen3_omni_moe", "unmodelled", "0.32.0", None),
+)
+
+#: Layer-count rules before the convertors (0.10.2–0.13.0): ``get_layers_start_end_indices``
+#: / ``get_total_num_hidden_layers``; key matched on hf_config.model_type except
+#: deepseek_mtp (hf_text_config.model_type).
+OLD_NEXTN_LAYER_TYPES: tuple[Ranged[str], ...] = (
+    ("mimo_mtp", "0.10.2", "0.13.0"),
+    ("glm4_moe_mtp", "0.10.2", "0.13.0"),
+    ("ernie_mtp", "0.10.2", "0.13.0"),
+    ("qwen3_next_mtp", "0.10.2", "0.13.0"),
+    ("pangu_ultra_moe_mtp", "0.11.1", "0.13.0"),
+)
+
+#: Falcon model types (KV-head override: ``multi_query`` without
+#: ``new_decoder_architecture`` means one KV head).
+FALCON_MODEL_TYPES: tuple[str, ...] = ("falcon", "RefinedWeb", "RefinedWebModel")

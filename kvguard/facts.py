@@ -1,0 +1,720 @@
+"""Model facts as a given vLLM release derives them from a config.json.
+
+Mirrors ``ModelConfig`` (vllm/config/model.py) and, from 0.14.0,
+``ModelArchConfigConvertorBase.convert`` (vllm/transformers_utils/
+model_arch_config_convertor.py): text-config selection, total KV heads (the
+alias chain and the per-model-type convertors), attention heads, MLA
+detection, head size, layer count, expert count.  The attribute reads go
+through :mod:`kvguard.hfconfig`, which reproduces the transformers / vLLM
+config object the release builds, so class defaults and attribute maps are
+included.  Tables live in :mod:`kvguard.factrules`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from . import factrules as R
+from .errors import Undecidable
+from .verdict import ErrorEntry
+from .versions import Release
+
+__all__ = ["Crash", "ModelFacts", "derive"]
+
+
+@dataclass(frozen=True)
+class Crash:
+    """An exception vLLM raises while deriving a fact (type name and ``str()``)."""
+
+    exc_type: str
+    message: str
+    #: pydantic class that wraps it where it is raised (None: raw, or decided by the caller)
+    wrapped_by: Optional[str] = None
+    errors: tuple[ErrorEntry, ...] = ()
+
+    @classmethod
+    def of(cls, exc: BaseException, wrapped_by: Optional[str] = None) -> "Crash":
+        return cls(type(exc).__name__, str(exc), wrapped_by)
+
+
+class _Raise(Exception):
+    """Internal carrier: a fact read raised ``crash`` in vLLM."""
+
+    def __init__(self, crash: Crash):
+        super().__init__(crash.message)
+        self.crash = crash
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    """What a vLLM release sees in a checkpoint config (frozen).
+
+    ``total_num_kv_heads`` is ``ModelConfig.get_total_num_kv_heads()`` (128
+    for DeepSeek-V3, although MLA caches one latent head); ``cache_kv_heads``
+    is the H of the duplication rule (1 for MLA).
+    """
+
+    vllm_version: str
+    model_type: Optional[str]
+    text_model_type: Optional[str]
+    architectures: tuple[str, ...]
+    use_mla: Optional[bool]
+    is_deepseek_mla: bool
+    total_num_kv_heads: Optional[int]
+    total_num_attention_heads: Optional[int]
+    head_size: Optional[int]
+    num_hidden_layers: Optional[int]
+    num_experts: Any
+    hidden_size: Any = None
+    kv_lora_rank: Any = None
+    qk_rope_head_dim: Any = None
+    supports_pp: Optional[bool] = None
+    transformers: Optional[str] = None
+    emulation: str = "generic"
+    notes: tuple[str, ...] = ()
+    #: facts whose read raises in vLLM (lazy in that release): name -> Crash
+    deferred: Mapping[str, Crash] = field(default_factory=dict, compare=False, repr=False)
+
+    # -- derived -----------------------------------------------------------
+    @property
+    def is_moe(self) -> bool:
+        """``ModelConfig.is_moe`` (``get_num_experts() > 0``)."""
+        return self.num_experts > 0
+
+    @property
+    def cache_kv_heads(self) -> int:
+        """H of the duplication rule: 1 for MLA (one latent head), else the total KV heads."""
+        if self.use_mla:
+            return 1
+        return self.total_num_kv_heads
+
+    def num_kv_heads(self, tp: int) -> int:
+        """``ModelConfig.get_num_kv_heads``: KV heads per tensor-parallel rank."""
+        if self.use_mla:
+            return 1
+        return max(1, self.total_num_kv_heads // tp)
+
+    def duplication_factor(self, tp: int) -> int:
+        """How many TP ranks hold a copy of each KV head: ``max(1, tp // H)``."""
+        h = self.cache_kv_heads
+        if h <= 0:
+            return 1
+        return max(1, tp // h)
+
+    def kv_bytes_per_token(self, tp: int = 1, *, dcp: int = 1, dtype_bytes: int = 2,
+                           layers: Optional[int] = None) -> Optional[int]:
+        """Per-rank KV-cache bytes per token for standard KV dtypes.
+
+        Full attention: ``layers * 2 * num_kv_heads(tp) * head_size * b``; MLA:
+        ``layers * head_size * b`` (no factor 2, not divided by tp).  With DCP
+        each rank stores ``1/dcp`` of the tokens.  ``None`` for attention-free
+        models.
+        """
+        n_layers = self.num_hidden_layers if layers is None else layers
+        if not self.head_size or not n_layers:
+            return None
+        if self.use_mla:
+            per_layer = self.head_size * dtype_bytes
+        else:
+            per_layer = 2 * self.num_kv_heads(tp) * self.head_size * dtype_bytes
+        total = n_layers * per_layer
+        return total // dcp if dcp > 1 else total
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {
+            "model_type": self.model_type,
+            "text_model_type": self.text_model_type,
+            "architectures": list(self.architectures),
+            "use_mla": self.use_mla,
+            "is_deepseek_mla": self.is_deepseek_mla,
+            "total_num_kv_heads": self.total_num_kv_heads,
+            "total_num_attention_heads": self.total_num_attention_heads,
+            "head_size": self.head_size,
+            "num_hidden_layers": self.num_hidden_layers,
+            "num_experts": self.num_experts,
+            "supports_pp": self.supports_pp,
+            "transformers": self.transformers,
+            "emulation": self.emulation,
+        }
+        if self.use_mla is not None and self.total_num_kv_heads is not None:
+            out["cache_kv_heads"] = self.cache_kv_heads
+        return out
+
+
+# ---------------------------------------------------------------------------
+# helpers mirroring vLLM's attribute access
+
+
+def _getattr_iter(obj: Any, names, default: Any = None, default_factory=None) -> Any:
+    """vllm.config.utils.getattr_iter (0.14.0+): first attribute that *exists*, even if None."""
+    for name in names:
+        if hasattr(obj, name):
+            return getattr(obj, name)
+    return default_factory() if default_factory is not None else default
+
+
+def mla_disabled(env: Mapping[str, str]) -> bool:
+    """``envs.VLLM_MLA_DISABLE``: ``bool(int(os.getenv("VLLM_MLA_DISABLE", "0")))``.
+
+    Raises ValueError for non-integer strings ("true", "") exactly as vLLM does.
+    """
+    return bool(int(env.get("VLLM_MLA_DISABLE", "0")))
+
+
+def _catch(fn, *args) -> Any:
+    """Run ``fn``; turn an exception vLLM's code would raise into :class:`_Raise`."""
+    try:
+        return fn(*args)
+    except _Raise:
+        raise
+    except (ArithmeticError, AttributeError, KeyError, IndexError, TypeError, ValueError,
+            AssertionError, RuntimeError, NotImplementedError) as exc:
+        raise _Raise(Crash.of(exc)) from None
+
+
+# ---------------------------------------------------------------------------
+# per-release logic
+
+
+class _Deriver:
+    """One derivation: ``cfg`` is hf_config, ``text`` hf_text_config."""
+
+    def __init__(self, cfg: Any, text: Any, release: Release, env: Mapping[str, str]):
+        self.cfg = cfg
+        self.text = text
+        self.r = release
+        self.env = env
+        self.model_type = getattr(cfg, "model_type", None)
+        self.kind = R.lookup(R.CONVERTORS, self.model_type, release) if release.within("0.14.0") \
+            else None
+
+    # -- MLA -------------------------------------------------------------
+    def is_deepseek_mla(self) -> bool:
+        """M1–M6 (is_deepseek_mla)."""
+        text = self.text
+        r = self.r
+        if not hasattr(text, "model_type"):
+            return False
+        mt = text.model_type
+        if mt in R.active(R.MLA_MODEL_TYPES, r):
+            if r.within("0.20.0"):
+                if r.within("0.33.0"):
+                    if _compress_ratios(text):
+                        return getattr(text, "head_dim", None) is not None
+                elif hasattr(text, "compress_ratios"):
+                    return getattr(text, "head_dim", None) is not None
+            if r.within("0.19.0"):
+                return getattr(text, "kv_lora_rank", None) is not None
+            return text.kv_lora_rank is not None
+        if mt == "eagle":
+            inner = text.model.model_type in R.active(R.MLA_EAGLE_INNER_TYPES, r)
+            if r.within("0.19.0"):
+                return inner and getattr(text, "kv_lora_rank", None) is not None
+            return inner and text.kv_lora_rank is not None
+        return False
+
+    def use_mla(self, is_mla: bool) -> bool:
+        """``ModelConfig.use_mla`` (a property: evaluated when first read)."""
+        if self.r.within("0.28.0"):
+            if mla_disabled(self.env):
+                return False
+            if self.r.within("0.29.0") and not getattr(self.text, "is_causal", True):
+                return False
+            return is_mla
+        return is_mla and not mla_disabled(self.env)
+
+    # -- heads -----------------------------------------------------------
+    def total_num_attention_heads(self) -> Any:
+        if self.kind == "cohere_asr":
+            return self.text.transf_decoder["config_dict"]["num_attention_heads"]
+        if self.kind == "moss_audio":
+            return getattr(self.cfg.language_config, "num_attention_heads", 0)
+        return getattr(self.text, "num_attention_heads", 0)
+
+    def total_num_kv_heads(self) -> Any:
+        r, text, cfg = self.r, self.text, self.cfg
+        attrs = R.active(R.KV_HEAD_ATTRIBUTES, r)
+        if not r.within("0.14.0"):
+            return self._kv_heads_inline(attrs)
+        kind = self.kind
+        if kind == "falcon":
+            if not getattr(text, "new_decoder_architecture", False) and getattr(text, "multi_query", False):
+                return 1
+        elif kind == "mpt":
+            if "kv_n_heads" in text.attn_config:
+                return text.attn_config["kv_n_heads"]
+            return text.num_attention_heads
+        elif kind == "dbrx":
+            return getattr(text.attn_config, "kv_n_heads", text.num_attention_heads)
+        elif kind == "nemotron_nas":
+            return self._nemotron_nas(text)
+        elif kind == "zero_kv":
+            return 0
+        elif kind == "cohere_asr":
+            enc = text.encoder["n_heads"]
+            dec = text.transf_decoder["config_dict"]["num_attention_heads"]
+            if not enc == dec:
+                raise AssertionError("Encoder and decoder must have the same number of kv heads")
+            return enc
+        elif kind == "moss_audio":
+            lang = cfg.language_config
+            return getattr(lang, "num_key_value_heads", getattr(lang, "num_attention_heads", 0))
+        if r.within("0.18.0"):
+            return _getattr_iter(text, attrs, default_factory=lambda: getattr(text, "num_attention_heads", 0))
+        return _getattr_iter(text, attrs, default_factory=lambda: text.num_attention_heads)
+
+    def _nemotron_nas(self, source: Any) -> Any:
+        for block in source.block_configs:
+            if not block.attention.no_op:
+                return source.num_attention_heads // block.attention.n_heads_in_group
+        arch = list(getattr(self.cfg, "architectures", None) or [])
+        if self.r.within("0.14.0"):
+            raise RuntimeError(
+                "Could not determine the number of key-value attention heads from model "
+                f"configuration. Architecture: {arch}. This usually indicates an unsupported "
+                "model architecture or missing configuration. Please check if your model is "
+                "supported at: https://docs.vllm.ai/en/latest/models/supported_models.html"
+            )
+        raise Undecidable("nemotron-nas config without an attention block (vLLM < 0.14 error text not modelled)")
+
+    def _kv_heads_inline(self, attrs) -> Any:
+        """KVH1 (0.10.2–0.13.0), inline in ModelConfig."""
+        cfg, text = self.cfg, self.text
+        falcon = getattr(cfg, "model_type", None) in R.FALCON_MODEL_TYPES and getattr(
+            cfg, "new_decoder_architecture", False)
+        if not falcon and getattr(text, "multi_query", False):
+            return 1
+        mt = getattr(cfg, "model_type", None)
+        if mt == "mpt":
+            if "kv_n_heads" in cfg.attn_config:
+                return cfg.attn_config["kv_n_heads"]
+            return cfg.num_attention_heads
+        if mt == "dbrx":
+            return getattr(cfg.attn_config, "kv_n_heads", cfg.num_attention_heads)
+        if mt == "nemotron-nas":
+            return self._nemotron_nas(cfg)
+        if self.attention_free():
+            return 0
+        for attr in attrs:
+            value = getattr(text, attr, None)
+            if value is not None:
+                return value
+        return text.num_attention_heads
+
+    def attention_free(self) -> bool:
+        """``ModelConfig.is_attention_free`` (0.10.2–0.13.0): the architecture's registry flag."""
+        from .archs import arch_flag
+
+        return bool(arch_flag(getattr(self.cfg, "architectures", None) or [], "is_attention_free", self.r))
+
+    # -- sizes -------------------------------------------------------------
+    def hidden_size(self) -> Any:
+        if self.kind == "moss_audio":
+            return getattr(self.cfg.language_config, "hidden_size", 0)
+        if self.kind == "gemma4_mtp":
+            return getattr(self.cfg, "backbone_hidden_size", getattr(self.text, "hidden_size", 0))
+        return getattr(self.text, "hidden_size", 0)
+
+    def head_size(self, is_mla: bool) -> Any:
+        """HS1–HS10 (get_head_size)."""
+        r, text = self.r, self.text
+        kind = self.kind
+        if kind == "zero_kv":
+            return 0
+        if kind == "zamba2":
+            return getattr(text, "attention_head_dim", 0)
+        if kind == "cohere_asr":
+            dec = text.transf_decoder["config_dict"]
+            return dec["hidden_size"] // dec["num_attention_heads"]
+        if kind == "moss_audio":
+            lang = self.cfg.language_config
+            head_dim = getattr(lang, "head_dim", None)
+            if head_dim is not None:
+                return head_dim
+            heads = getattr(lang, "num_attention_heads", 0)
+            if heads == 0:
+                return 0
+            return getattr(lang, "hidden_size", 0) // heads
+        if not r.within("0.14.0"):
+            return self._head_size_inline(is_mla)
+        if is_mla:
+            if r.within("0.33.0"):
+                if _compress_ratios(text):
+                    return text.head_dim
+            elif r.within("0.20.0") and hasattr(text, "compress_ratios"):
+                return text.head_dim
+            rope = self._qk_rope_head_dim()
+            if not mla_disabled(self.env):
+                return text.kv_lora_rank + rope
+            nope = getattr(text, "qk_nope_head_dim", 0)
+            if rope and nope:
+                return rope + nope
+        if kind == "gemma4" and r.within("0.19.0", "0.27.1"):
+            value = max(getattr(text, "head_dim", 0), getattr(text, "global_head_dim", 0))
+            if value:
+                return value
+        head_dim = getattr(text, "head_dim", None)
+        if r.within("0.25.0"):
+            if head_dim is not None and head_dim > 0:
+                return head_dim
+        elif head_dim is not None:
+            return head_dim
+        if getattr(text, "hidden_size_per_head", None) is not None:
+            return text.hidden_size_per_head
+        if r.within("0.18.0"):
+            heads = self.total_num_attention_heads()
+            if heads == 0:
+                return 0
+            return self.hidden_size() // heads
+        return text.hidden_size // text.num_attention_heads
+
+    def _qk_rope_head_dim(self) -> Any:
+        """HS6 (0.23.0+): the transformers-5.4 attribute_map bug workaround reads raw config.json."""
+        text = self.text
+        rope = getattr(text, "qk_rope_head_dim", 0)
+        if not self.r.within("0.23.0"):
+            return rope
+        nope = getattr(text, "qk_nope_head_dim", 0)
+        if rope == 0 or rope != nope:
+            return rope
+        raw = getattr(self.cfg, "kvg_raw", None) or {}
+        if raw and "qk_rope_head_dim" in raw and raw["qk_rope_head_dim"] != rope:
+            return raw["qk_rope_head_dim"]
+        return rope
+
+    def _head_size_inline(self, is_mla: bool) -> Any:
+        """HS1 (0.10.2–0.13.0)."""
+        text = self.text
+        if is_mla:
+            rope = getattr(text, "qk_rope_head_dim", 0)
+            if self.use_mla(is_mla):
+                return text.kv_lora_rank + rope
+            nope = getattr(text, "qk_nope_head_dim", 0)
+            if rope and nope:
+                return rope + nope
+        if hasattr(text, "model_type") and text.model_type == "zamba2":
+            return text.attention_head_dim
+        if self.attention_free():
+            return 0
+        if getattr(text, "head_dim", None) is not None:
+            return text.head_dim
+        if getattr(text, "hidden_size_per_head", None) is not None:
+            return text.hidden_size_per_head
+        return text.hidden_size // text.num_attention_heads
+
+    def num_hidden_layers(self) -> Any:
+        """NL1–NL4."""
+        r, text, cfg = self.r, self.text, self.cfg
+        if not r.within("0.14.0"):
+            tmt = getattr(text, "model_type", None)
+            mt = getattr(cfg, "model_type", None)
+            if tmt == "deepseek_mtp" or mt in R.active(R.OLD_NEXTN_LAYER_TYPES, r):
+                return getattr(text, "num_nextn_predict_layers", 0)
+            if mt == "longcat_flash_mtp" and r.within("0.11.0"):
+                return getattr(text, "num_nextn_predict_layers", 1)
+            return getattr(text, "num_hidden_layers", 0)
+        kind = self.kind or ""
+        if kind.startswith("layers:"):
+            _, attr, default = kind.split(":")
+            if default == "":
+                return getattr(text, attr)
+            return getattr(text, attr, int(default))
+        if kind == "mimo_v2_mtp":
+            n = getattr(text, "num_nextn_predict_layers", None)
+            if n is not None:
+                return n
+            n = getattr(text, "n_predict", None)
+            return n if n is not None else 0
+        if kind == "qwen4_exp_mtp":
+            return getattr(text, "mtp_num_hidden_layers", getattr(text, "num_nextn_predict_layers", 0))
+        if kind == "moss_audio":
+            return getattr(cfg.language_config, "num_hidden_layers", 0)
+        return getattr(text, "num_hidden_layers", 0)
+
+    def num_experts(self) -> Any:
+        text = self.text
+        value = _getattr_iter(text, R.EXPERT_ATTRIBUTES, 0)
+        if isinstance(value, list):
+            return value[0]
+        if not value:
+            value = 0
+            blocks = getattr(text, "block_configs", None)
+            if blocks:
+                for block in blocks:
+                    if isinstance(block, dict):
+                        if block.get("block_type", "") == "moe":
+                            value = max(value, block.get("n_routed_experts", 0))
+                    elif getattr(block, "block_type", "") == "moe":
+                        value = max(value, getattr(block, "n_routed_experts", 0))
+        return value
+
+    def num_experts_per_token(self) -> Any:
+        value = _getattr_iter(self.text, R.EXPERTS_PER_TOKEN_ATTRIBUTES, 0)
+        if isinstance(value, list):
+            return max(value, default=0)
+        return value or 0
+
+    def vocab_size(self) -> Any:
+        if self.kind == "moss_audio":
+            return getattr(self.cfg.language_config, "vocab_size", 0)
+        return getattr(self.text, "vocab_size", 0)
+
+    def max_model_len_and_key(self) -> tuple[Any, Any]:
+        derived = float("inf")
+        key = None
+        text = self.text
+        if self.kind == "moss_audio":
+            mpe = getattr(self.cfg.language_config, "max_position_embeddings", None)
+            if mpe is not None:
+                return mpe, "language_config.max_position_embeddings"
+        for name in R.MAX_LEN_KEYS:
+            value = getattr(text, name, None)
+            if value is not None:
+                if value < derived:
+                    key = name
+                derived = min(derived, value)
+        tmp = getattr(text, "model_max_length", None)
+        if tmp:
+            key, derived = "model_max_length", tmp
+        return derived, key
+
+
+def _compress_ratios(c: Any) -> Any:
+    """``get_compress_ratios`` (0.33.0)."""
+    if getattr(c, "compress_ratios", None) is not None:
+        return c.compress_ratios
+    if getattr(c, "compress_rates", None) is not None:
+        return [c.compress_rates.get(t, 0) for t in c.layer_types] + [0] * c.num_nextn_predict_layers
+    return []
+
+
+def _gemma4_per_layer(d: _Deriver, head_size: Any, kv_heads: Any) -> tuple[Any, Any]:
+    """Gemma4 per-layer resolution (0.28.0–0.31.0): whole-model value = max over layers."""
+    text = d.text
+    layer_types = getattr(text, "layer_types", None)
+    if getattr(text, "is_heterogeneous", False) or not layer_types:
+        return head_size, kv_heads
+    n = d.num_hidden_layers()
+    best_hs, best_kv = None, None
+    for i in range(n):
+        hs, kv = head_size, kv_heads
+        if layer_types[i] == "full_attention":
+            hs = getattr(text, "global_head_dim", None) or getattr(text, "head_dim", None)
+            if hs is None or hs <= 0:
+                hs = head_size
+            if getattr(text, "attention_k_eq_v", False):
+                kv = getattr(text, "num_global_key_value_heads", None) or getattr(text, "num_key_value_heads", None)
+        best_hs = hs if best_hs is None else max(best_hs, hs)
+        best_kv = kv if best_kv is None else max(best_kv, kv)
+    if best_hs is None:
+        return head_size, kv_heads
+    return best_hs, best_kv
+
+
+# ---------------------------------------------------------------------------
+# ModelArchitectureConfig (0.14.0+): a pydantic dataclass; its field types coerce
+# and validate every fact ("8" -> 8, None -> int_type error) inside
+# ModelConfig.__post_init__, which re-raises the entries as its own error.
+
+_ARCH_FIELDS_014 = (
+    ("architectures", "list[str]"), ("model_type", "str"), ("text_model_type", "str | None"),
+    ("hidden_size", "int"), ("total_num_hidden_layers", "int"), ("total_num_attention_heads", "int"),
+    ("head_size", "int"), ("vocab_size", "int"), ("total_num_kv_heads", "int"), ("num_experts", "int"),
+)
+_ARCH_FIELDS_TAIL = (
+    ("quantization_config", "dict[str, Any] | None"), ("is_deepseek_mla", "bool"),
+    ("is_mm_prefix_lm", "bool"),
+)
+
+
+def _arch_fields(release: Release) -> tuple[tuple[str, str], ...]:
+    fields = _ARCH_FIELDS_014
+    if release.within("0.28.0"):
+        fields += (("num_experts_per_token", "int"),)
+    fields += _ARCH_FIELDS_TAIL
+    if release.within("0.28.0"):
+        fields += (("rswa_window", "int | None"),)
+    return fields + (("derived_max_model_len_and_key", "tuple[float, str | None]"),)
+
+
+_ADAPTERS: dict[tuple, Any] = {}
+
+
+def _arch_adapter(fields: tuple[tuple[str, str], ...]):
+    adapter = _ADAPTERS.get(fields)
+    if adapter is None:
+        from typing import Any as _Any  # noqa: F401  (used by the annotations below)
+
+        import pydantic
+
+        ns: dict[str, Any] = {"Any": _Any}
+        annotations = {name: eval(tp, ns) for name, tp in fields}  # noqa: S307 - fixed strings above
+        cls = type("ModelArchitectureConfig", (), {"__annotations__": annotations})
+        cls = pydantic.dataclasses.dataclass(config=pydantic.ConfigDict(arbitrary_types_allowed=True))(cls)
+        adapter = cls
+        _ADAPTERS[fields] = adapter
+    return adapter
+
+
+def _validate_arch(values: dict[str, Any], release: Release) -> dict[str, Any]:
+    import pydantic
+
+    cls = _arch_adapter(_arch_fields(release))
+    try:
+        obj = cls(**values)
+    except pydantic.ValidationError as exc:
+        entries = tuple(ErrorEntry(e["type"], tuple(str(p) for p in e["loc"]), e["msg"], e.get("input"), e.get("ctx")) for e in exc.errors())
+        raise _Raise(Crash("ValidationError", entries[0].msg, "ModelConfig", entries)) from None
+    return {name: getattr(obj, name) for name, _ in _arch_fields(release)}
+
+
+# ---------------------------------------------------------------------------
+
+
+def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str]) -> "ModelFacts | Crash":
+    """Facts of ``raw`` under ``release``, or the :class:`Crash` vLLM hits building ModelConfig.
+
+    Raises :class:`~kvguard.Undecidable` for inputs kvguard does not model.
+    """
+    from . import hfconfig
+    from .archs import arch_flag
+
+    try:
+        cfg = hfconfig.load_config(raw, release)
+    except hfconfig.LoadCrash as exc:
+        return Crash(exc.exc_type, exc.message, exc.wrapped_by)
+    try:
+        text = _text_config(cfg, release)
+    except _Raise as exc:
+        return exc.crash
+    d = _Deriver(cfg, text, release, env)
+    if d.kind == "unmodelled":
+        raise Undecidable(f"model type {d.model_type!r}: vLLM {release.version} uses a config "
+                          "convertor kvguard does not model yet")
+    if (getattr(cfg, "is_heterogeneous", False) or getattr(text, "is_heterogeneous", False)) \
+            and release.within("0.28.0"):
+        raise Undecidable("heterogeneous (per-layer) configs are not modelled yet")
+    architectures = tuple(getattr(cfg, "architectures", None) or [])
+    notes: list[str] = []
+    emulation = getattr(cfg, "kvg_emulation", "generic")
+    deferred: dict[str, Crash] = {}
+    if release.within("0.14.0"):
+        try:
+            values = _catch(_convert, d)
+            values = _validate_arch(values, release)
+        except _Raise as exc:
+            crash = exc.crash
+            if crash.wrapped_by is None and crash.exc_type in ("ValueError", "AssertionError"):
+                crash = Crash(crash.exc_type, crash.message, "ModelConfig")
+            return crash
+        is_mla = values["is_deepseek_mla"]
+        heads = values["total_num_attention_heads"]
+        kv_heads = values["total_num_kv_heads"]
+        head_size = values["head_size"]
+        layers = values["total_num_hidden_layers"]
+        experts = values["num_experts"]
+        hidden = values["hidden_size"]
+    else:
+        # 0.10.2–0.13.0: computed on demand; a failing read surfaces where it is made
+        def lazy(name, fn, *args):
+            try:
+                return _catch(fn, *args)
+            except _Raise as exc:
+                deferred[name] = exc.crash
+                return None
+
+        is_mla = lazy("is_deepseek_mla", d.is_deepseek_mla)
+        if is_mla is None and "is_deepseek_mla" in deferred:
+            return deferred["is_deepseek_mla"]
+        heads = lazy("total_num_attention_heads", d.total_num_attention_heads)
+        kv_heads = lazy("total_num_kv_heads", d.total_num_kv_heads)
+        head_size = lazy("head_size", d.head_size, is_mla)
+        layers = lazy("num_hidden_layers", d.num_hidden_layers)
+        experts = lazy("num_experts", d.num_experts) if release.within("0.11.1") else 0
+        hidden = getattr(text, "hidden_size", None)
+    try:
+        use_mla = _catch(d.use_mla, is_mla)
+    except _Raise as exc:
+        deferred["use_mla"] = exc.crash
+        use_mla = None
+    supports_pp = arch_flag(architectures, "supports_pp", release)
+    if emulation != "exact":
+        notes.append(f"model type {d.model_type!r}: transformers {release.transformers} class "
+                     "emulated generically (attribute map and literal defaults only)")
+    return ModelFacts(
+        vllm_version=release.key,
+        model_type=d.model_type,
+        text_model_type=getattr(text, "model_type", None),
+        architectures=architectures,
+        use_mla=use_mla,
+        is_deepseek_mla=bool(is_mla),
+        total_num_kv_heads=kv_heads,
+        total_num_attention_heads=heads,
+        head_size=head_size,
+        num_hidden_layers=layers,
+        num_experts=experts,
+        hidden_size=hidden,
+        kv_lora_rank=getattr(text, "kv_lora_rank", None),
+        qk_rope_head_dim=getattr(text, "qk_rope_head_dim", None),
+        supports_pp=supports_pp,
+        transformers=release.transformers,
+        emulation=emulation,
+        notes=tuple(notes),
+        deferred=deferred,
+    )
+
+
+def _text_config(cfg: Any, release: Release) -> Any:
+    """``get_hf_text_config`` (vllm/transformers_utils/config.py)."""
+    from . import hfconfig
+
+    try:
+        text = cfg.get_text_config()
+    except hfconfig.LoadCrash as exc:
+        raise _Raise(Crash(exc.exc_type, exc.message, exc.wrapped_by)) from None
+    if text is not cfg and not hasattr(text, "num_attention_heads"):
+        if release.within("0.13.0"):
+            raise _Raise(Crash(
+                "ValueError",
+                "The text_config extracted from the model config does not have "
+                "`num_attention_heads` attribute. This indicates a mismatch "
+                "between the model config and vLLM's expectations. Please "
+                "ensure that the model config is compatible with vLLM.",
+                "ModelConfig",
+            ))
+        raise _Raise(Crash("AssertionError", "", "ModelConfig"))
+    return text
+
+
+def _convert(d: _Deriver) -> dict[str, Any]:
+    """``ModelArchConfigConvertorBase.convert`` field by field, in its order."""
+    r = d.r
+    values: dict[str, Any] = {
+        "architectures": list(getattr(d.cfg, "architectures", None) or []),
+        "model_type": d.cfg.model_type,
+        "text_model_type": getattr(d.text, "model_type", None),
+        "hidden_size": d.hidden_size(),
+        "total_num_hidden_layers": d.num_hidden_layers(),
+        "total_num_attention_heads": d.total_num_attention_heads(),
+    }
+    is_mla = d.is_deepseek_mla()
+    head_size = d.head_size(is_mla)
+    values["head_size"] = head_size
+    values["vocab_size"] = d.vocab_size()
+    kv_heads = d.total_num_kv_heads()
+    if d.kind == "gemma4" and r.within("0.28.0", "0.31.0"):
+        head_size, kv_heads = _gemma4_per_layer(d, head_size, kv_heads)
+        values["head_size"] = head_size
+    values["total_num_kv_heads"] = kv_heads
+    values["num_experts"] = d.num_experts()
+    if r.within("0.28.0"):
+        values["num_experts_per_token"] = d.num_experts_per_token()
+    values["quantization_config"] = None  # not read by any launch check
+    values["is_deepseek_mla"] = is_mla
+    values["is_mm_prefix_lm"] = False
+    if r.within("0.28.0"):
+        values["rswa_window"] = None
+    values["derived_max_model_len_and_key"] = d.max_model_len_and_key()
+    return values

@@ -1,0 +1,172 @@
+"""The launch inputs: vLLM's parallel-layout arguments and the host they run on.
+
+:class:`Layout` holds the ``EngineArgs`` fields that ``vllm serve`` turns into
+a ``ParallelConfig`` (the names are vLLM's own), with vLLM's defaults: a
+field left unset behaves as if the flag was not given.  Short names
+(``tp``, ``pp``, ``dp``, ``pcp``, ``dcp``, ``ep``, ``dpl``) are accepted as
+aliases.  :class:`Host` holds the machine facts some checks depend on; a
+``None`` there means "unknown", and the checks that need it are reported as
+skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from .errors import InputError
+
+__all__ = ["ALIASES", "Host", "Layout", "make_layout"]
+
+#: short CLI-style names -> EngineArgs field names
+ALIASES: dict[str, str] = {
+    "tp": "tensor_parallel_size",
+    "pp": "pipeline_parallel_size",
+    "dp": "data_parallel_size",
+    "dpl": "data_parallel_size_local",
+    "dpn": "data_parallel_rank",
+    "dpr": "data_parallel_start_rank",
+    "pcp": "prefill_context_parallel_size",
+    "dcp": "decode_context_parallel_size",
+    "ep": "enable_expert_parallel",
+    "n": "nnodes",
+    "r": "node_rank",
+    "dpb": "data_parallel_backend",
+    "dpa": "data_parallel_address",
+    "dpe": "data_parallel_external_lb",
+    "dph": "data_parallel_hybrid_lb",
+}
+
+
+class Layout(BaseModel):
+    """A parallel layout as ``vllm serve`` flags express it (EngineArgs fields).
+
+    Integers are taken as given — including 0 and negatives, which some
+    releases accept and others refuse; refusing them is vLLM's job, and
+    kvguard reproduces it.  Wrong *types* are an :class:`~kvguard.InputError`.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    data_parallel_size_local: Optional[int] = None
+    data_parallel_rank: Optional[int] = None
+    data_parallel_start_rank: Optional[int] = None
+    data_parallel_external_lb: bool = False
+    data_parallel_hybrid_lb: bool = False
+    data_parallel_backend: str = "mp"
+    data_parallel_address: Optional[str] = None
+    prefill_context_parallel_size: int = 1
+    decode_context_parallel_size: int = 1
+    #: None means "the release's default" ("ag_rs" in 0.18.0–0.28.0, None from 0.29.0)
+    dcp_comm_backend: Optional[str] = None
+    dcp_kv_cache_interleave_size: int = 1
+    #: None means "the release's default" (1 up to 0.29.0, None from 0.30.0)
+    cp_kv_cache_interleave_size: Optional[int] = None
+    enable_expert_parallel: bool = False
+    enable_eplb: bool = False
+    num_redundant_experts: int = 0
+    enable_elastic_ep: bool = False
+    nnodes: int = 1
+    node_rank: int = 0
+    distributed_executor_backend: Optional[str] = None
+    headless: bool = False
+    async_scheduling: Optional[bool] = None
+    enable_fault_tolerance: bool = False
+    enable_return_routed_experts: bool = False
+
+    @property
+    def tp(self) -> int:
+        return self.tensor_parallel_size
+
+    @property
+    def pp(self) -> int:
+        return self.pipeline_parallel_size
+
+    @property
+    def dp(self) -> int:
+        return self.data_parallel_size
+
+    @property
+    def pcp(self) -> int:
+        return self.prefill_context_parallel_size
+
+    @property
+    def dcp(self) -> int:
+        return self.decode_context_parallel_size
+
+    def flags(self) -> list[str]:
+        """The shortest ``vllm serve`` flags that express this layout (defaults omitted)."""
+        out: list[str] = []
+        short = {v: k for k, v in ALIASES.items() if k in {"tp", "pp", "dp", "pcp", "dcp"}}
+        for name, field in type(self).model_fields.items():
+            value = getattr(self, name)
+            if value == field.default:
+                continue
+            flag = f"-{short[name]}" if name in short else "--" + name.replace("_", "-")
+            if isinstance(value, bool):
+                out.append(flag if value else "--no-" + name.replace("_", "-"))
+            else:
+                out += [flag, str(value)]
+        return out
+
+
+def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any) -> Layout:
+    """Merge a layout (object or mapping) with keyword fields; resolve aliases."""
+    data: dict[str, Any] = {}
+    if isinstance(layout, Layout):
+        data.update(layout.model_dump(exclude_unset=True))
+    elif isinstance(layout, Mapping):
+        data.update(layout)
+    elif layout is not None:
+        raise InputError(f"layout must be a kvguard.Layout or a mapping, not {type(layout).__name__}",
+                         source="<layout>")
+    data.update(fields)
+    norm: dict[str, Any] = {}
+    for key, value in data.items():
+        if not isinstance(key, str):
+            raise InputError("field names must be strings", source="<layout>", key=repr(key))
+        name = ALIASES.get(key, key)
+        if name in norm and norm[name] != value:
+            raise InputError(f"given twice with different values ({norm[name]!r}, {value!r})",
+                             source="<layout>", key=name)
+        norm[name] = value
+    try:
+        return Layout(**norm)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err.get("loc", ())) or None
+        if err.get("type") == "extra_forbidden":
+            raise InputError("unknown layout field", source="<layout>", key=loc) from None
+        raise InputError(err.get("msg", "invalid value"), source="<layout>", key=loc) from None
+
+
+Platform = Literal["cuda", "rocm", "xpu", "tpu", "cpu"]
+
+
+@dataclass(frozen=True)
+class Host:
+    """Machine facts that some launch checks read (``None`` = unknown → check skipped).
+
+    ``platform``: vLLM's ``current_platform`` kind.  ``gpus_per_node``: what
+    ``current_platform.device_count()`` returns.  ``ray``/``triton``/``nixl``:
+    whether those packages import.  ``in_ray_placement_group``: vLLM runs
+    inside a Ray placement group (selects the ray executor).
+    """
+
+    platform: Optional[str] = None
+    gpus_per_node: Optional[int] = None
+    ray: Optional[bool] = None
+    triton: Optional[bool] = None
+    nixl: Optional[bool] = None
+    in_ray_placement_group: bool = False
+
+    @classmethod
+    def cuda_node(cls, gpus_per_node: int = 8) -> "Host":
+        """A standard CUDA node: 8 GPUs, Triton installed, no Ray, no NIXL."""
+        return cls(platform="cuda", gpus_per_node=gpus_per_node, ray=False, triton=True, nixl=False)

@@ -1,0 +1,75 @@
+"""Safe loading of a checkpoint's config.json (file, directory or mapping).
+
+Nothing from a checkpoint is ever executed: only ``config.json`` is read, as
+JSON, with a size bound.  Problems are :class:`~kvguard.InputError` naming the
+file and the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import InputError
+
+__all__ = ["MAX_CONFIG_BYTES", "load_raw_config"]
+
+#: config.json files are a few KB; anything this large is not one
+MAX_CONFIG_BYTES = 32 * 1024 * 1024
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name} is not valid JSON")
+
+
+def load_raw_config(source: Any) -> tuple[dict[str, Any], str]:
+    """Return ``(mapping, label)`` for a path to config.json, a directory holding one, or a mapping."""
+    if isinstance(source, Mapping):
+        return _check_mapping(dict(source), "<mapping>"), "<mapping>"
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if os.path.isdir(path):
+            path = os.path.join(path, "config.json")
+            if not os.path.isfile(path):
+                raise InputError("directory holds no config.json", source=os.fspath(source))
+        label = path
+        try:
+            size = os.path.getsize(path)
+        except FileNotFoundError:
+            raise InputError("no such file", source=label) from None
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", source=label) from None
+        if size > MAX_CONFIG_BYTES:
+            raise InputError(f"file is {size} bytes; a config.json is at most {MAX_CONFIG_BYTES}",
+                             source=label)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(MAX_CONFIG_BYTES + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", source=label) from None
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=label) from None
+        return _check_mapping(parse_json(text, label), label), label
+    raise InputError(f"config must be a path or a mapping, not {type(source).__name__}", source="<config>")
+
+
+def parse_json(text: str, label: str) -> Any:
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise InputError("JSON nested too deeply", source=label) from None
+    except ValueError as exc:
+        raise InputError(f"invalid JSON: {exc}", source=label) from None
+
+
+def _check_mapping(data: Any, label: str) -> dict[str, Any]:
+    if not isinstance(data, dict):
+        raise InputError(f"top level must be a JSON object, not {type(data).__name__}", source=label)
+    for key in data:
+        if not isinstance(key, str):
+            raise InputError("keys must be strings", source=label, key=repr(key))
+    return data

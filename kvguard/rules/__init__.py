@@ -1,0 +1,114 @@
+"""Launch checks as data.
+
+:data:`RULES` (in :mod:`kvguard.rules.table`) is one ordered list of rows for
+every release 0.10.2 – 0.33.0.  A row applies to a release when it lies in the
+row's ``[since, until]`` range (and its patch condition holds); the rows that
+apply, in list order, are exactly the checks that release runs, in the order
+``vllm serve`` runs them.  A :class:`Check` raises; a :class:`Step` updates the
+state the later checks read (vLLM's own derivations between checks).
+
+Conditions are small functions of the evaluation state ``s`` (see
+:mod:`kvguard.engine`), written to read like the upstream condition they
+mirror.  Messages are ``str.format`` templates over the state and the row's
+``bind`` values; they are upstream text, character for character.
+"""
+
+from __future__ import annotations
+
+from collections import ChainMap
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Optional, Union
+
+from ..versions import Release
+
+__all__ = ["Check", "FieldRule", "Row", "Step", "WRAPPER", "rows_for"]
+
+#: the pydantic dataclass that wraps ValueError/AssertionError raised in each stage
+WRAPPER: dict[str, Optional[str]] = {
+    "model_config": "ModelConfig",
+    "engine_args": None,
+    "parallel_config": "ParallelConfig",
+    "verify": "VllmConfig",
+}
+
+UPSTREAM = "https://github.com/vllm-project/vllm/blob/v{version}/{file}"
+
+
+@dataclass(frozen=True)
+class _Row:
+    id: str
+    since: str = "0.10.2"
+    until: Optional[str] = None
+    #: apply only when this patch is part of the release key
+    patch: Optional[str] = None
+    #: do not apply when this patch is part of the release key
+    unless_patch: Optional[str] = None
+
+    def applies(self, release: Release) -> bool:
+        if not release.within(self.since, self.until):
+            return False
+        if self.patch is not None and self.patch not in release.patches:
+            return False
+        if self.unless_patch is not None and self.unless_patch in release.patches:
+            return False
+        return True
+
+
+@dataclass(frozen=True)
+class Check(_Row):
+    """A statement that raises in vLLM when ``when(s)`` is true.
+
+    ``exc`` is the exception type vLLM's statement raises; ``stage`` decides
+    the pydantic wrapping of ValueError / AssertionError (:data:`WRAPPER`).
+    ``bind(s)`` computes extra template values (evaluated only on failure).
+    ``scope``: ``geo`` (launch geometry), ``feature`` (needs a non-default
+    flag), ``env`` (depends on the host or environment), ``other``.
+    """
+
+    stage: str = "parallel_config"
+    exc: str = "ValueError"
+    template: str = ""
+    when: Callable[[Any], bool] = field(default=lambda s: False, repr=False)
+    bind: Optional[Callable[[Any], dict[str, Any]]] = field(default=None, repr=False)
+    scope: str = "geo"
+    source: str = ""
+    description: str = ""
+
+    def message(self, s: Any) -> str:
+        bound = self.bind(s) if self.bind is not None else {}
+        return self.template.format_map(ChainMap(bound, s.values()))
+
+
+@dataclass(frozen=True)
+class FieldRule(_Row):
+    """pydantic ``Field`` constraints / types on ParallelConfig fields (all errors at once).
+
+    ``fields`` is ``(field_name, state_attr, kind, bound)`` in declaration
+    order; ``kind`` is ``"ge"`` (constraint) or ``"literal"`` (allowed values).
+    """
+
+    stage: str = "parallel_config"
+    fields: tuple[tuple[str, str, str, Any], ...] = ()
+    source: str = ""
+    description: str = ""
+    scope: str = "geo"
+
+
+@dataclass(frozen=True)
+class Step(_Row):
+    """A derivation vLLM performs between checks (updates the state)."""
+
+    stage: str = "parallel_config"
+    apply: Callable[[Any], None] = field(default=lambda s: None, repr=False)
+    description: str = ""
+
+
+Row = Union[Check, FieldRule, Step]
+
+
+def rows_for(release: Release) -> list[Row]:
+    """The rows that apply to ``release``, in evaluation order."""
+    from .table import RULES
+
+    return [row for row in RULES if row.applies(release)]

@@ -1,0 +1,794 @@
+"""The ordered launch checks of ``vllm serve``, 0.10.2 – 0.33.0 (data).
+
+Row ids are the upstream-reference ids (../shared/upstream/parallel/variants.json):
+``EA_`` EngineArgs.create_engine_config (vllm/engine/arg_utils.py), ``FIELD``
+ParallelConfig's pydantic field constraints, ``PC_`` ParallelConfig.__post_init__,
+``PV_`` ParallelConfig._validate_parallel_config, ``PA_`` ParallelConfig._verify_args
+(vllm/config/parallel.py), ``MC_`` ModelConfig.verify_with_parallel_config
+(vllm/config/model.py), ``CC_`` CacheConfig.verify_with_parallel_config, ``VC_``
+VllmConfig.__post_init__ (vllm/config/vllm.py), ``PLAT_`` the platform's
+check_and_update_config.  Lower-case ids are derivation steps.
+
+The evaluation state ``s`` (kvguard.engine.State) exposes the launch fields
+under short names (``tp pp dp dpl dp_rank start_rank pcp dcp ep nnodes node_rank
+backend dp_backend dp_address external_lb hybrid_lb headless …``), the model facts
+(``heads kv_heads use_mla is_moe supports_pp num_experts``), ``s.env`` (the
+environment vLLM sees) and ``s.need(name)`` for host facts (raises "skipped" when
+unknown).
+"""
+
+from __future__ import annotations
+
+from ..rules import Check, FieldRule, Step
+
+# ---------------------------------------------------------------------------
+# shared conditions and steps
+
+
+def _pp_backend(s) -> bool:
+    return s.pp > 1 and s.backend not in (None, "ray", "mp", "external_launcher")
+
+
+def _env_flag_set(s, name: str) -> bool:
+    value = s.env.get(name)
+    return value is not None and bool(int(value))
+
+
+def _ea_world(s) -> None:
+    """create_engine_config: world sizes used by the --nnodes checks (0.11.1+)."""
+    if s.nnodes > 1:
+        within = s.pp * s.tp * (s.pcp if s.r.within("0.30.0") else 1)
+        s.ea_world_size = s.dp * within
+        s.ea_world_within_dp = within
+
+
+def _ea_infer_rank(s) -> None:
+    """create_engine_config: infer the DP rank / local DP size from --node-rank (0.11.1+)."""
+    s.inferred_rank = 0
+    if s.nnodes > 1:
+        local = s.ea_world_size // s.nnodes
+        s.inferred_rank = (s.node_rank * local) // s.ea_world_within_dp
+        if s.dp > 1 and s.external_lb_flag:
+            if not s.r.within("0.31.0") or s.dp_rank is None:
+                s.dp_rank = s.inferred_rank
+        elif s.dpl is None:
+            s.dpl = max(local // s.ea_world_within_dp, 1)
+
+
+def _ea_external_lb(s) -> None:
+    if s.r.within("0.11.1"):
+        s.external_lb = s.external_lb_flag or s.dp_rank is not None
+    else:
+        s.external_lb = s.dp_rank is not None
+
+
+def _ea_dp_local(s) -> None:
+    """create_engine_config: the data_parallel_size_local / rank / LB mode ParallelConfig receives."""
+    r = s.r
+    if s.external_lb:
+        s.pc_dpl = 1
+        s.hybrid_lb = False
+    elif s.dpl is not None:
+        s.pc_dpl = s.dpl
+        start_set = (s.start_rank is not None) if r.within("0.28.0") else bool(s.start_rank)
+        if r.within("0.11.1") and start_set and not s.headless:
+            s.hybrid_lb = True
+        if s.hybrid_lb and s.pc_dpl == 1:
+            s.external_lb = True
+            s.hybrid_lb = False
+        if s.pc_dpl == s.dp:
+            s.hybrid_lb = False
+        if r.within("0.28.0"):
+            s.dp_rank = s.start_rank if s.start_rank is not None else s.inferred_rank
+        elif r.within("0.11.1"):
+            s.dp_rank = s.start_rank or s.inferred_rank
+        else:
+            s.dp_rank = s.start_rank or 0
+    else:
+        span = (r.within("0.11.1") and s.dp_backend == "ray"
+                and s.env.get("VLLM_RAY_DP_PACK_STRATEGY", "strict") == "span")
+        s.pc_dpl = 1 if span else s.dp
+
+
+def _to_parallel_config(s) -> None:
+    """The values ``ParallelConfig(...)`` is constructed with."""
+    s.dpl = s.pc_dpl
+    s.dp_rank = s.dp_rank or 0
+
+
+def _pc_world(s) -> None:
+    s.world_size = s.pp * s.tp * (s.pcp if s.r.within("0.12.0") else 1)
+    if s.backend == "external_launcher":
+        s.world_size *= s.dp
+
+
+def _pc_dp_branch(s) -> None:
+    """__post_init__: explicit DP (rank from RANK for external_launcher) or the env fallback."""
+    s.dp_branch = s.dp > 1 or s.dpl == 0
+    if s.dp_branch and s.backend == "external_launcher" and s.r.within("0.11.0"):
+        s.dp_rank = int(s.env["RANK"]) // (s.world_size // s.dp)
+
+
+def _pc_env_dp(s) -> None:
+    if not s.dp_branch:
+        s.dp = int(s.env.get("VLLM_DP_SIZE", "1"))
+        s.dp_rank = int(s.env.get("VLLM_DP_RANK", "0"))
+
+
+def _gpu_shortfall(s) -> bool:
+    across = s.world_size * s.dp if s.r.within("0.17.0") else s.world_size
+    if not (s.backend is None and across > 1):
+        return False
+    platform = s.need("platform")
+    if platform == "tpu" and _env_flag_set(s, "VLLM_XLA_USE_SPMD"):
+        return False
+    if s.r.within("0.11.1") and platform == "cuda" and s.nnodes > 1:
+        return False
+    if platform != "cuda":
+        return False
+    if s.need("gpus_per_node") >= s.world_size:
+        return False
+    if not s.r.within("0.11.1"):
+        return not s.need("ray")
+    return True
+
+
+def _pc_backend(s) -> None:
+    """__post_init__: distributed executor backend auto-selection."""
+    across = s.world_size * s.dp if s.r.within("0.17.0") else s.world_size
+    if s.backend is None and across > 1:
+        platform = s.host.platform
+        backend = "mp"
+        if platform == "tpu" and _env_flag_set(s, "VLLM_XLA_USE_SPMD"):
+            backend = "uni"
+        elif s.r.within("0.11.1") and platform == "cuda" and s.nnodes > 1:
+            backend = "mp"
+        elif s.dp_backend == "ray":
+            backend = "ray"
+        elif s.host.ray and s.host.in_ray_placement_group:
+            backend = "ray"
+        elif not s.r.within("0.11.1") and s.host.ray and platform == "cuda" \
+                and (s.host.gpus_per_node or 0) < s.world_size:
+            backend = "ray"
+        s.backend = backend
+    if s.backend is None and s.world_size == 1:
+        s.backend = "uni"
+
+
+def _dcp_guard(s) -> bool:
+    return s.dcp > 1 and not s.use_mla
+
+
+def _max_tp_dcp(s) -> int:
+    return s.tp // s.kv_heads
+
+
+def _pr_max_dcp(s) -> int:
+    """PR 55030: ceiling ``max(1, tp // H) * pcp`` (computed before the first check)."""
+    return max(1, s.tp // s.kv_heads) * s.pcp
+
+
+def _v2_env(s):
+    """``envs.VLLM_USE_V2_MODEL_RUNNER``: None when unset, else ``bool(int(value))``."""
+    value = s.env.get("VLLM_USE_V2_MODEL_RUNNER")
+    return None if value is None else bool(int(value))
+
+
+def _forced_v2(s) -> bool:
+    """``VllmConfig.use_v2_model_runner`` where it can refuse (0.27.0–0.28.0).
+
+    The env var decides when set; otherwise PCP forces V2.  The default
+    selection for other models falls back to V1 instead of refusing, so it
+    never produces a refusal.  The model runner exists only on a GPU
+    platform: unknown platform -> skipped.
+    """
+    env = _v2_env(s)
+    forced = env if env is not None else s.pcp > 1
+    return forced and s.need("platform") in ("cuda", "rocm")
+
+
+def _mrv2_unsupported(s) -> list:
+    """``_get_v2_model_runner_unsupported_features`` for the modelled launch options (0.28.0)."""
+    out = []
+    if s.pcp > 1 and not s.use_mla:
+        out.append("prefill context parallelism")
+    if s.backend == "external_launcher" and s.pp > 1:
+        out.append("pipeline parallelism with external_launcher")
+    return out
+
+
+def _mrv2_unsupported_020(s) -> list:
+    """``_validate_v2_model_runner``'s list (0.20.0–0.21.0), modelled options only."""
+    out = []
+    if s.has_inner_state:
+        out.append("hybrid/mamba models")
+    if s.pcp > 1:
+        out.append("prefill context parallelism")
+    if s.routed_experts:
+        out.append("routed experts capture")
+    return out
+
+
+_S_PARALLEL = "vllm/config/parallel.py"
+_S_ARGS = "vllm/engine/arg_utils.py"
+_S_MODEL = "vllm/config/model.py"
+_S_VLLM = "vllm/config/vllm.py"
+
+_MRV2_V1 = "VLLM_USE_V2_MODEL_RUNNER does not yet support: {unsupported}"
+_GPU_MSG = ("World size ({world_size}) is larger than the number of available GPUs ({gpus}) in "
+            "this node. If this is intentional and you are using:\n- ray, set "
+            "'--distributed-executor-backend ray'.\n- multiprocessing, set '--nnodes' appropriately.")
+
+# ---------------------------------------------------------------------------
+
+RULES = (
+    # ===================== EngineArgs.create_engine_config ===================
+    Check("EA_pp_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
+          when=lambda s: _pp_backend(s) and _env_flag_set(s, "VLLM_USE_V1"), scope="env",
+          template="VLLM_USE_V1=1 is not supported with Pipeline Parallelism without Ray distributed "
+                   "executor or multiprocessing executor or external launcher.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="PP needs the ray, mp or external_launcher executor (V1 engine forced)"),
+    Check("EA_pp_backend", "0.11.1", stage="engine_args", exc="NotImplementedError",
+          when=_pp_backend,
+          template="Pipeline Parallelism without Ray distributed executor or multiprocessing executor "
+                   "or external launcher is not supported. We recommend to remove Pipeline Parallelism "
+                   "without Ray distributed executor or multiprocessing executor or external launcher "
+                   "from your config.",
+          source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
+          description="PP needs the ray, mp or external_launcher executor"),
+    Check("EA_dcp_div", "0.10.2", "0.15.1", stage="engine_args", exc="AssertionError",
+          when=lambda s: not (s.tp % s.dcp == 0),
+          template="tp_size={tp} must be divisible bydcp_size={dcp}.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="tp must be a multiple of dcp (bare assert; note the missing space)"),
+    Check("EA_headless_hybrid", stage="engine_args", exc="AssertionError",
+          when=lambda s: s.headless and s.hybrid_lb,
+          template="data_parallel_hybrid_lb is not applicable in headless mode",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--data-parallel-hybrid-lb cannot be used with --headless"),
+    Check("EA_hybrid_and_external", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
+          when=lambda s: s.hybrid_lb and s.external_lb_flag,
+          template="data_parallel_hybrid_lb and data_parallel_external_lb cannot both be True.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="hybrid and external DP load balancing are exclusive"),
+    Check("EA_hybrid_and_external", "0.27.0", stage="engine_args",
+          when=lambda s: s.hybrid_lb and s.external_lb_flag,
+          template="Invalid data-parallel launch options: `--data-parallel-hybrid-lb` and "
+                   "`--data-parallel-external-lb` cannot be enabled together. Enable only one "
+                   "load-balancing mode.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="hybrid and external DP load balancing are exclusive"),
+    Check("EA_nnodes_dp_backend", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
+          when=lambda s: not (s.dp_backend == "mp" or s.nnodes == 1),
+          template="nnodes > 1 is only supported with data_parallel_backend=mp",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--nnodes > 1 needs the mp data-parallel backend"),
+    Check("EA_nnodes_dp_backend", "0.27.0", stage="engine_args",
+          when=lambda s: s.nnodes > 1 and s.dp_backend != "mp",
+          template="Invalid data-parallel launch options: `--nnodes {nnodes}` requires "
+                   "`--data-parallel-backend mp`; got `--data-parallel-backend {dp_backend}`. Use the "
+                   "MP backend or set `--nnodes 1`.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--nnodes > 1 needs the mp data-parallel backend"),
+    Step("ea_world", "0.11.1", stage="engine_args", apply=_ea_world,
+         description="world size across nodes: dp*pp*tp (0.30.0+: *pcp)"),
+    Check("EA_nnodes_world_size", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
+          when=lambda s: s.nnodes > 1 and not (s.ea_world_size % s.nnodes == 0),
+          template="world_size={ea_world_size} must be divisible by nnodes={nnodes}.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="the world size must split evenly over --nnodes"),
+    Check("EA_nnodes_world_size", "0.27.0", "0.29.0", stage="engine_args",
+          when=lambda s: s.nnodes > 1 and s.ea_world_size % s.nnodes != 0,
+          template="Invalid data-parallel launch options: `--nnodes {nnodes}` must evenly divide the "
+                   "total world size ({ea_world_size}). Adjust `--nnodes`, `--data-parallel-size`, "
+                   "`--pipeline-parallel-size`, or `--tensor-parallel-size`.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="the world size must split evenly over --nnodes"),
+    Check("EA_nnodes_world_size", "0.30.0", stage="engine_args",
+          when=lambda s: s.nnodes > 1 and s.ea_world_size % s.nnodes != 0,
+          template="Invalid data-parallel launch options: `--nnodes {nnodes}` must evenly divide the "
+                   "total world size ({ea_world_size}). Adjust `--nnodes`, `--data-parallel-size`, "
+                   "`--pipeline-parallel-size`, `--tensor-parallel-size`, or "
+                   "`--prefill-context-parallel-size`.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="the world size (with PCP) must split evenly over --nnodes"),
+    Check("EA_node_rank", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
+          when=lambda s: s.nnodes > 1 and not (s.node_rank < s.nnodes),
+          template="node_rank={node_rank} must be less than nnodes={nnodes}.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--node-rank must be below --nnodes"),
+    Check("EA_node_rank", "0.27.0", stage="engine_args",
+          when=lambda s: s.nnodes > 1 and not 0 <= s.node_rank < s.nnodes,
+          bind=lambda s: {"nnodes_max": s.nnodes - 1},
+          template="Invalid data-parallel launch options: `--node-rank` must be between 0 and "
+                   "{nnodes_max}; got `--node-rank {node_rank}`. Set it to this node's zero-based index.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--node-rank must be in [0, nnodes)"),
+    Check("EA_extlb_nnodes_dp", "0.31.0", stage="engine_args",
+          when=lambda s: (s.nnodes > 1 and s.dp > 1 and s.external_lb_flag and s.dp_rank is None
+                          and s.nnodes % s.dp != 0),
+          template="Invalid data-parallel launch options: `--node-rank` cannot unambiguously identify "
+                   "external data-parallel ranks when `--nnodes` is not divisible by "
+                   "`--data-parallel-size`. Set a unique `--data-parallel-rank` for each external-LB "
+                   "process.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="external-LB rank inference from --node-rank needs nnodes % dp == 0"),
+    Step("ea_infer_rank", "0.11.1", stage="engine_args", apply=_ea_infer_rank,
+         description="infer the DP rank (external LB) or local DP size from --node-rank"),
+    Step("ea_external_lb", stage="engine_args", apply=_ea_external_lb,
+         description="external LB mode: --data-parallel-external-lb or an explicit --data-parallel-rank"),
+    Check("EA_ft_requires_extlb", "0.27.0", stage="engine_args", scope="feature",
+          when=lambda s: s.fault_tolerance and not s.external_lb,
+          template="Fault tolerance requires external load balancer mode (--data-parallel-external-lb "
+                   "or --data-parallel-rank). Internal LB mode is not supported.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--enable-fault-tolerance needs external DP load balancing"),
+    Check("EA_nonmoe_extdp", "0.21.0", stage="engine_args",
+          when=lambda s: s.dp > 1 and s.external_lb and not s.is_moe,
+          template="Non-MoE models do not support external data parallel mode. For external load "
+                   "balancing, launch independent vLLM instances without --data-parallel-* arguments.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="external DP load balancing needs a MoE model"),
+    Check("EA_extlb_requires_rank", "0.11.1", "0.11.2", stage="engine_args", exc="AssertionError",
+          when=lambda s: s.external_lb and not (s.dp_rank is not None),
+          template="data_parallel_rank or node_rank must be spefified if data_parallel_external_lb is "
+                   "enable.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="external LB needs a DP rank (note the typo)"),
+    Check("EA_extlb_requires_rank", "0.12.0", "0.26.0", stage="engine_args", exc="AssertionError",
+          when=lambda s: s.external_lb and not (s.dp_rank is not None),
+          template="data_parallel_rank or node_rank must be specified if data_parallel_external_lb is "
+                   "enable.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="external LB needs a DP rank"),
+    Check("EA_extlb_requires_rank", "0.27.0", stage="engine_args",
+          when=lambda s: s.external_lb and s.dp_rank is None,
+          template="Invalid data-parallel launch options: `--data-parallel-external-lb` requires a "
+                   "data-parallel rank. Set `--data-parallel-rank`, or set `--data-parallel-size` greater "
+                   "than 1 and use `--nnodes` with `--node-rank` so the rank can be inferred.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="external LB needs a DP rank"),
+    Check("EA_extlb_dpl", "0.10.2", "0.11.0", stage="engine_args", exc="AssertionError",
+          when=lambda s: s.external_lb and not (s.dpl in (1, None)),
+          template="data_parallel_size_local must be 1 when data_parallel_rank is set",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="an external DP rank needs --data-parallel-size-local 1"),
+    Check("EA_extlb_dpl", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
+          when=lambda s: s.external_lb and not (s.dpl in (1, None)),
+          template="data_parallel_size_local must be 1 or None when data_parallel_rank is set",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="an external DP rank needs --data-parallel-size-local 1"),
+    Check("EA_extlb_dpl", "0.27.0", stage="engine_args",
+          when=lambda s: s.external_lb and s.dpl not in (1, None),
+          template="Invalid data-parallel launch options: an external data-parallel rank requires "
+                   "`--data-parallel-size-local 1`; got {dpl}. Set it to 1 or omit it.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="an external DP rank needs --data-parallel-size-local 1"),
+    Check("EA_hybrid_requires_dpl", "0.10.2", "0.26.0", stage="engine_args", exc="AssertionError",
+          when=lambda s: not s.external_lb and s.dpl is None and s.hybrid_lb,
+          template="data_parallel_size_local must be set to use data_parallel_hybrid_lb.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="hybrid LB needs --data-parallel-size-local"),
+    Check("EA_hybrid_requires_dpl", "0.27.0", stage="engine_args",
+          when=lambda s: not s.external_lb and s.dpl is None and s.hybrid_lb,
+          template="Invalid data-parallel launch options: `--data-parallel-hybrid-lb` requires "
+                   "`--data-parallel-size-local`. Set it to the number of data-parallel ranks on this "
+                   "node.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="hybrid LB needs --data-parallel-size-local"),
+    Step("ea_dp_local", stage="engine_args", apply=_ea_dp_local,
+         description="the local DP size, DP rank and LB mode passed to ParallelConfig"),
+    Check("EA_dp_backend", stage="engine_args", exc="AssertionError",
+          when=lambda s: s.dp_address is None and not s.dp_backend == "ray" and not s.dp_backend == "mp",
+          template="('data_parallel_backend can only be ray or mp, got %s', {dp_backend!r})",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--data-parallel-backend must be mp or ray (the assert's message is a tuple)"),
+    Check("EA_async_uni", "0.10.2", "0.10.2", stage="engine_args", scope="feature",
+          when=lambda s: s.async_scheduling and s.backend == "uni",
+          template="Async scheduling is not supported with uni-process backend.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--async-scheduling needs a multi-process executor"),
+    Check("EA_async_pp", "0.10.2", "0.11.0", stage="engine_args", scope="feature",
+          when=lambda s: s.async_scheduling and s.pp > 1,
+          template="Async scheduling is not supported with pipeline-parallel-size > 1.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--async-scheduling is incompatible with PP"),
+    Step("ea_to_parallel_config", stage="engine_args", apply=_to_parallel_config,
+         description="ParallelConfig receives data_parallel_rank=rank or 0 and the local DP size above"),
+
+    # ===================== ParallelConfig: pydantic field validation =========
+    FieldRule("FIELD", "0.18.0", "0.22.1",
+              fields=(("dcp_comm_backend", "dcp_comm_backend", "literal", ("ag_rs", "a2a")),),
+              source=f"{_S_PARALLEL}::ParallelConfig (field types)",
+              description="dcp_comm_backend must be one of the DCPCommBackend literals"),
+    FieldRule("FIELD", "0.23.0", "0.28.0",
+              fields=(("pipeline_parallel_size", "pp", "ge", 1),
+                      ("tensor_parallel_size", "tp", "ge", 1),
+                      ("prefill_context_parallel_size", "pcp", "ge", 1),
+                      ("data_parallel_size", "dp", "ge", 1),
+                      ("data_parallel_size_local", "dpl", "ge", 0),
+                      ("data_parallel_rank", "dp_rank", "ge", 0),
+                      ("node_rank", "node_rank", "ge", 0),
+                      ("nnodes", "nnodes", "ge", 1),
+                      ("decode_context_parallel_size", "dcp", "ge", 1),
+                      ("dcp_comm_backend", "dcp_comm_backend", "literal", ("ag_rs", "a2a"))),
+              source=f"{_S_PARALLEL}::ParallelConfig (Field(ge=...))",
+              description="sizes >= 1, local DP size / ranks >= 0 (all failing fields in one error)"),
+    FieldRule("FIELD", "0.29.0",
+              fields=(("pipeline_parallel_size", "pp", "ge", 1),
+                      ("tensor_parallel_size", "tp", "ge", 1),
+                      ("prefill_context_parallel_size", "pcp", "ge", 1),
+                      ("data_parallel_size", "dp", "ge", 1),
+                      ("data_parallel_size_local", "dpl", "ge", 0),
+                      ("data_parallel_rank", "dp_rank", "ge", 0),
+                      ("node_rank", "node_rank", "ge", 0),
+                      ("nnodes", "nnodes", "ge", 1),
+                      ("decode_context_parallel_size", "dcp", "ge", 1),
+                      ("dcp_comm_backend", "dcp_comm_backend", "literal?", ("ag_rs", "a2a"))),
+              source=f"{_S_PARALLEL}::ParallelConfig (Field(ge=...))",
+              description="sizes >= 1, local DP size / ranks >= 0 (all failing fields in one error)"),
+
+    # ===================== ParallelConfig.__post_init__ ========================
+    Step("pc_world_size", apply=_pc_world,
+         description="world_size = pp * tp * pcp (* dp with external_launcher)"),
+    Check("PC_elastic_needs_eplb", "0.17.0", scope="feature",
+          when=lambda s: s.elastic_ep and not s.eplb,
+          template="Elastic EP is only supported with enable_eplb=True.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="elastic EP needs EPLB"),
+    Check("PC_elastic_pp", "0.17.0", scope="feature",
+          when=lambda s: s.elastic_ep and s.pp > 1,
+          template="Elastic EP is not supported with pipeline parallelism (pipeline_parallel_size={pp}).",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="elastic EP is incompatible with PP"),
+    Check("PC_elastic_lb", "0.17.0", "0.32.0", exc="NotImplementedError", scope="feature",
+          when=lambda s: s.elastic_ep and (s.external_lb or s.hybrid_lb),
+          template="Elastic EP is not compatible with data_parallel_external_lb or "
+                   "data_parallel_hybrid_lb. Elastic EP relies on a single API server and core client to "
+                   "coordinate scale up/down.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="elastic EP is incompatible with external/hybrid DP load balancing"),
+    Check("PC_elastic_lb", "0.33.0", exc="NotImplementedError", scope="feature",
+          when=lambda s: s.elastic_ep and s.hybrid_lb,
+          template="Elastic EP is not compatible with data_parallel_hybrid_lb. Elastic EP supports a "
+                   "single API server/core client path or data_parallel_external_lb, but not hybrid load "
+                   "balancing.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="elastic EP is incompatible with hybrid DP load balancing"),
+    Check("PC_elastic_nixl", "0.24.0", scope="feature",
+          when=lambda s: s.elastic_ep and s.eplb_async and not s.need("nixl"),
+          template="Elastic EP with async EPLB requires the NIXL package. Either install NIXL or set "
+                   "--eplb-config.use_async=false.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="elastic EP with async EPLB needs NIXL installed"),
+    Check("PC_dpl_gt_dp", "0.10.2", "0.11.0",
+          when=lambda s: s.dpl > s.dp,
+          template="data_parallel_size_local ({dpl}) must be <= data_parallel_size ({dp})",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="local DP size cannot exceed the DP size"),
+    Step("pc_dp_branch", apply=_pc_dp_branch,
+         description="explicit DP (dp > 1 or dpl == 0); external_launcher reads the rank from RANK"),
+    Check("PC_dp_rank_range",
+          when=lambda s: s.dp_branch and not 0 <= s.dp_rank < s.dp,
+          template="data_parallel_rank ({dp_rank}) must be in the range [0, {dp})",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="the DP rank must be in [0, dp)"),
+    Step("pc_env_dp", apply=_pc_env_dp,
+         description="without explicit DP, data_parallel_size/rank come from VLLM_DP_SIZE/VLLM_DP_RANK"),
+    Check("PC_extlb_dp1", "0.10.2", "0.11.0",
+          when=lambda s: not s.dp_branch and s.external_lb,
+          template="data_parallel_external_lb can only be set when data_parallel_size > 1",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="external LB needs DP > 1"),
+    Check("PC_eplb_platform", "0.10.2", "0.11.0", scope="feature",
+          when=lambda s: s.eplb and s.need("platform") != "cuda",
+          template="Expert parallelism load balancing is only supported on CUDA devices now.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="EPLB needs CUDA"),
+    Check("PC_eplb_redundant_neg", "0.10.2", "0.11.0", scope="feature",
+          when=lambda s: s.eplb and s.redundant < 0,
+          template="num_redundant_experts must be non-negative, but got {redundant}.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="num_redundant_experts must be >= 0"),
+    Check("PC_eplb_needs_ep", "0.10.2", "0.11.0", scope="feature",
+          when=lambda s: s.eplb and not s.ep,
+          template="enable_expert_parallel must be True to use EPLB.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="EPLB needs expert parallelism"),
+    Check("PC_eplb_needs_parallel", "0.10.2", "0.11.0", scope="feature",
+          when=lambda s: s.eplb and s.tp * s.dp <= 1,
+          template="EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but "
+                   "got TP={tp},DP={dp}.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="EPLB needs TP or DP > 1"),
+    Check("PC_redundant_without_eplb", "0.10.2", "0.11.0", scope="feature",
+          when=lambda s: not s.eplb and s.redundant != 0,
+          template="num_redundant_experts is set to {redundant} but EPLB is not enabled. Either enable "
+                   "EPLB or unset num_redundant_experts.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="redundant experts need EPLB"),
+    Check("PC_offline_dp_dense", "0.14.0", scope="env",
+          when=lambda s: not s.dp_branch and s.dp > 1 and s.is_moe_model is False,
+          template="Offline data parallel mode is not supported/useful for dense models.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="VLLM_DP_SIZE > 1 (offline DP) needs a MoE model"),
+    Check("PC_gpu_count", "0.10.2", "0.11.0", scope="env",
+          when=_gpu_shortfall,
+          template="Unable to load Ray: No module named 'ray'. Ray is required for multi-node inference, "
+                   "please install Ray with `pip install ray`.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="the world size exceeds this node's GPUs and Ray is not installed"),
+    Check("PC_gpu_count", "0.11.1", "0.12.0", scope="env",
+          when=_gpu_shortfall, bind=lambda s: {"gpus": s.host.gpus_per_node},
+          template="Tensor parallel size ({world_size}) cannot be larger than the number of available "
+                   "GPUs ({gpus}).",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="the world size exceeds this node's GPUs"),
+    Check("PC_gpu_count", "0.13.0", scope="env",
+          when=_gpu_shortfall, bind=lambda s: {"gpus": s.host.gpus_per_node},
+          template=_GPU_MSG,
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="the world size exceeds this node's GPUs"),
+    Step("pc_backend", apply=_pc_backend,
+         description="executor backend auto-selection ('uni' for world size 1, else mp unless ray)"),
+    Check("PC_nnodes_backend", "0.11.1", "0.11.2", scope="env",
+          when=lambda s: s.backend != "mp" and s.nnodes > 1,
+          template="nnodes > 1 can only be set when distributed exectuor backend is mp.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="--nnodes > 1 needs the mp executor (note the typo)"),
+    Check("PC_nnodes_backend", "0.12.0", "0.12.0", scope="env",
+          when=lambda s: s.backend not in ("mp", "uni") and s.nnodes > 1,
+          template="nnodes > 1 can only be set when distributed executor backend is mp or uni.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="--nnodes > 1 needs the mp or uni executor"),
+    Check("PC_nnodes_backend", "0.13.0", scope="env",
+          when=lambda s: s.backend not in ("mp", "uni", "external_launcher") and s.nnodes > 1,
+          template="nnodes > 1 can only be set when distributed executor backend is mp, uni or "
+                   "external_launcher.",
+          source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
+          description="--nnodes > 1 needs the mp, uni or external_launcher executor"),
+
+    # ===================== ParallelConfig._validate_parallel_config ===========
+    Check("PV_ft_api", "0.27.0", scope="other",
+          when=lambda s: s.fault_tolerance and s.api_process_count > 1,
+          template="Fault tolerance requires a single API server process (--api-server-count=1), but "
+                   "got {api_process_count}. The FT system assumes one AsyncMPClient manages all engines.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="fault tolerance needs one API server"),
+    Check("PV_dpl_gt_dp", "0.11.1",
+          when=lambda s: s.dpl > s.dp,
+          template="data_parallel_size_local ({dpl}) must be <= data_parallel_size ({dp})",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="local DP size cannot exceed the DP size (after the VLLM_DP_SIZE fallback)"),
+    Check("PV_extlb_dp1", "0.11.1",
+          when=lambda s: s.dp <= 1 and s.external_lb,
+          template="data_parallel_external_lb can only be set when data_parallel_size > 1",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="external LB needs DP > 1"),
+    Check("PV_eplb_platform", "0.11.1", "0.30.0", scope="feature",
+          when=lambda s: s.eplb and s.need("platform") not in ("cuda", "rocm"),
+          template="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices "
+                   "now.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="EPLB needs CUDA or ROCm"),
+    Check("PV_eplb_platform", "0.31.0", scope="feature",
+          when=lambda s: s.eplb and s.need("platform") not in ("cuda", "rocm", "xpu"),
+          template="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices "
+                   "or XPU devices now.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="EPLB needs CUDA, ROCm or XPU"),
+    Check("PV_eplb_needs_ep", "0.11.1", scope="feature",
+          when=lambda s: s.eplb and not s.ep,
+          template="enable_expert_parallel must be True to use EPLB.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="EPLB needs expert parallelism"),
+    Check("PV_eplb_needs_parallel", "0.11.1", "0.25.1", scope="feature",
+          when=lambda s: s.eplb and s.tp * s.dp <= 1,
+          template="EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but "
+                   "got TP={tp},DP={dp}.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="EPLB needs TP or DP > 1"),
+    Check("PV_eplb_needs_parallel", "0.26.0", scope="feature",
+          when=lambda s: s.eplb and s.tp * s.pcp * s.dp <= 1,
+          template="EPLB requires tensor, prefill-context, or data parallelism, but got TP={tp}, "
+                   "PCP={pcp}, DP={dp}.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="EPLB needs TP, PCP or DP > 1"),
+    Check("PV_redundant_without_eplb", "0.11.1", scope="feature",
+          when=lambda s: not s.eplb and s.redundant != 0,
+          template="num_redundant_experts is set to {redundant} but EPLB is not enabled. Either enable "
+                   "EPLB or unset num_redundant_experts.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="redundant experts need EPLB"),
+    Check("PV_pcp_unsupported", "0.12.0", "0.12.0",
+          when=lambda s: s.pcp > 1,
+          template="Prefill context parallelism is not fully supported. Please set "
+                   "prefill_context_parallel_size to 1.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="PCP exists but is refused in 0.12.0"),
+    Check("PV_pcp_dp", "0.26.0", "0.29.0",
+          when=lambda s: s.pcp > 1 and s.dp > 1,
+          template="PCP does not support data parallelism yet.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="PCP cannot be combined with DP"),
+    Check("PV_tp_dcp_div", "0.16.0", "0.25.1",
+          when=lambda s: s.tp % s.dcp != 0,
+          template="tp_size={tp} must be divisible bydcp_size={dcp}.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="tp must be a multiple of dcp (note the missing space)"),
+    Check("PV_tp_dcp_div", "0.26.0",
+          when=lambda s: s.pcp == 1 and s.tp % s.dcp != 0,
+          template="tp_size={tp} must be divisible by dcp_size={dcp}.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="without PCP, tp must be a multiple of dcp"),
+    Check("PV_pcp_dcp_span", "0.26.0",
+          when=lambda s: not (s.pcp == 1) and s.dcp not in (1, s.pcp, s.tp * s.pcp),
+          bind=lambda s: {"valid": sorted({1, s.pcp, s.tp * s.pcp})},
+          template="When PCP is enabled, DCP must be disabled, span the PCP axis, or span the full TP x "
+                   "PCP axis. Got TP={tp}, PCP={pcp}, DCP={dcp}; valid DCP sizes are {valid}.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="with PCP, dcp must be 1, pcp or tp*pcp"),
+    Check("PV_dcp_a2a", "0.18.0", "0.28.0",
+          when=lambda s: s.dcp_comm_backend == "a2a" and s.dcp <= 1,
+          template="dcp_comm_backend='a2a' requires decode_context_parallel_size > 1.",
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="the a2a DCP backend needs dcp > 1"),
+
+    # ===================== ParallelConfig._verify_args ======================
+    Check("PA_ray_available", scope="env",
+          when=lambda s: s.backend == "ray" and not s.need("ray"),
+          template="Failed to import Ray: No module named 'ray'.Please install Ray with `pip install ray`.",
+          source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
+          description="the ray executor needs Ray installed (note the missing space)"),
+
+    # ===================== VllmConfig.__post_init__ ==========================
+    Check("MC_heads_tp", stage="verify",
+          when=lambda s: s.heads % s.tp != 0,
+          template="Total number of attention heads ({heads}) must be divisible by tensor parallel size "
+                   "({tp}).",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
+          description="attention heads must be a multiple of tp"),
+    Check("MC_ep_needs_moe", "0.11.1", "0.13.0", stage="verify",
+          when=lambda s: s.ep and s.num_experts < 1,
+          template="Number of experts in the model must be greater than 0 when expert parallelism is "
+                   "enabled.",
+          source=f"{_S_MODEL}::ModelConfig._verify_with_expert_parallelism",
+          description="expert parallelism needs a MoE model"),
+    Check("MC_ep_needs_moe", "0.14.0", stage="verify",
+          when=lambda s: s.ep and not s.is_moe,
+          template="Number of experts in the model must be greater than 0 when expert parallelism is "
+                   "enabled.",
+          source=f"{_S_MODEL}::ModelConfig._verify_with_expert_parallelism",
+          description="expert parallelism needs a MoE model"),
+    Check("MC_pp_unsupported", stage="verify", exc="NotImplementedError",
+          when=lambda s: s.pp > 1 and not s.supports_pp,
+          template="Pipeline parallelism is not supported for this model. Supported models implement the "
+                   "`SupportsPP` interface.",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
+          description="PP needs a model class implementing SupportsPP"),
+    Check("MC_dcp_tp_gt_kv", "0.11.1", "0.26.0", stage="verify", exc="AssertionError",
+          when=lambda s: _dcp_guard(s) and not (s.tp > s.kv_heads),
+          template="tensor parallel size {tp} must be greater than total num kv heads {kv_heads} when "
+                   "enable decode context parallel for GQA/MQA",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
+          description="DCP on a GQA/MQA model needs tp > KV heads"),
+    Check("MC_dcp_tp_gt_kv", "0.27.0", stage="verify", unless_patch="pr55030",
+          when=lambda s: _dcp_guard(s) and s.tp <= s.kv_heads,
+          template="Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to "
+                   "be greater than the model's total number of KV heads ({kv_heads}). Increase "
+                   "`--tensor-parallel-size` or set `--decode-context-parallel-size 1`.",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
+          description="DCP on a GQA/MQA model needs tp > KV heads"),
+    Check("MC_dcp_tp_gt_kv", "0.28.0", "0.28.0", stage="verify", patch="pr55030",
+          when=lambda s: _dcp_guard(s) and _pr_max_dcp(s) >= 0 and s.tp <= s.kv_heads and s.pcp == 1,
+          template="Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to "
+                   "be greater than the model's total number of KV heads ({kv_heads}), or "
+                   "`--prefill-context-parallel-size` to be greater than 1. Increase "
+                   "`--tensor-parallel-size` or `--prefill-context-parallel-size`, or set "
+                   "`--decode-context-parallel-size 1`.",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config (PR 55030)",
+          description="DCP on a GQA/MQA model needs tp > KV heads or PCP > 1"),
+    Check("MC_dcp_max", "0.11.1", "0.26.0", stage="verify", exc="AssertionError",
+          when=lambda s: _dcp_guard(s) and not (s.dcp <= _max_tp_dcp(s)),
+          bind=lambda s: {"max_dcp_size": _max_tp_dcp(s)},
+          template="decode context parallel size must less than or equal to (tensor parallel size {tp} "
+                   "// total num kv heads {kv_heads}) = {max_dcp_size}, but got {dcp}",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
+          description="dcp is capped at tp // KV heads"),
+    Check("MC_dcp_max", "0.27.0", stage="verify", unless_patch="pr55030",
+          when=lambda s: _dcp_guard(s) and s.dcp > _max_tp_dcp(s),
+          bind=lambda s: {"max_dcp_size": _max_tp_dcp(s)},
+          template="`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value "
+                   "({max_dcp_size}) for `--tensor-parallel-size` ({tp}) and {kv_heads} model KV heads.",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
+          description="dcp is capped at tp // KV heads"),
+    Check("MC_dcp_max", "0.28.0", "0.28.0", stage="verify", patch="pr55030",
+          when=lambda s: _dcp_guard(s) and s.dcp > _pr_max_dcp(s),
+          bind=lambda s: {"max_dcp_size": _pr_max_dcp(s)},
+          template="`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value "
+                   "({max_dcp_size}) for `--tensor-parallel-size` ({tp}) and {kv_heads} model KV heads.",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config (PR 55030)",
+          description="dcp is capped at max(1, tp // KV heads) * pcp"),
+    Check("MC_dcp_qperkv", "0.11.1", "0.26.0", stage="verify", exc="AssertionError",
+          when=lambda s: _dcp_guard(s) and not ((s.heads // s.kv_heads) % s.dcp == 0),
+          bind=lambda s: {"num_q_per_kv": s.heads // s.kv_heads},
+          template="Total number of q per kv attn heads ({num_q_per_kv}) must be divisible by dcp world "
+                   "size when enable decode context parallel for GQA ({dcp}).",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
+          description="query heads per KV head must be a multiple of dcp"),
+    Check("MC_dcp_qperkv", "0.27.0", stage="verify", unless_patch="pr55030",
+          when=lambda s: _dcp_guard(s) and (s.heads // s.kv_heads) % s.dcp != 0,
+          bind=lambda s: {"num_q_per_kv": s.heads // s.kv_heads},
+          template="The model's number of query heads per KV head ({num_q_per_kv}) must be divisible by "
+                   "`--decode-context-parallel-size` ({dcp}) for GQA/MQA.",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
+          description="query heads per KV head must be a multiple of dcp"),
+    Check("MC_dcp_qperkv", "0.28.0", "0.28.0", stage="verify", patch="pr55030",
+          when=lambda s: _dcp_guard(s) and (s.heads // s.kv_heads) % (s.dcp // s.pcp) != 0,
+          bind=lambda s: {"num_q_per_kv": s.heads // s.kv_heads},
+          template="The model's number of query heads per KV head ({num_q_per_kv}) must be divisible by "
+                   "`--decode-context-parallel-size` ({dcp}) for GQA/MQA.",
+          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config (PR 55030)",
+          description="query heads per KV head must be a multiple of the TP part of dcp"),
+    Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
+          when=lambda s: s.async_scheduling is True and s.pp > 1,
+          template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="--async-scheduling is incompatible with PP"),
+    Check("VC_routed_experts_pp", "0.22.0", "0.30.0", stage="verify", scope="feature",
+          when=lambda s: s.routed_experts and s.pp > 1,
+          template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="returning routed experts is incompatible with PP"),
+    Check("VC_routed_experts_cp", "0.28.0", "0.30.0", stage="verify", scope="feature",
+          when=lambda s: s.routed_experts and (s.dcp > 1 or s.pcp > 1),
+          template="--enable-return-routed-experts is incompatible with context parallelism (DCP > 1 or "
+                   "PCP > 1).",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="returning routed experts is incompatible with DCP/PCP"),
+    Check("PLAT_cuda_pcp_dp", "0.30.0", "0.30.0", stage="verify", scope="env",
+          when=lambda s: s.pcp > 1 and s.dp > 1 and s.need("platform") == "cuda",
+          template="PCP does not support data parallelism on CUDA yet.",
+          source="vllm/platforms/cuda.py::CudaPlatformBase.check_and_update_config",
+          description="PCP cannot be combined with DP on CUDA"),
+    Check("PLAT_rocm_pcp_dp", "0.30.0", "0.30.0", stage="verify", scope="env",
+          when=lambda s: s.pcp > 1 and s.dp > 1 and s.need("platform") == "rocm",
+          template="PCP does not support data parallelism on ROCm yet.",
+          source="vllm/platforms/rocm.py::RocmPlatform.check_and_update_config",
+          description="PCP cannot be combined with DP on ROCm"),
+    Check("VC_mrv2_unsupported", "0.20.0", "0.21.0", stage="verify", scope="env",
+          when=lambda s: _env_flag_set(s, "VLLM_USE_V2_MODEL_RUNNER") and bool(_mrv2_unsupported_020(s)),
+          bind=lambda s: {"unsupported": ", ".join(_mrv2_unsupported_020(s))},
+          template=_MRV2_V1,
+          source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
+          description="the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=1) does not support PCP"),
+    Check("VC_mrv2_triton", "0.27.0", "0.28.0", stage="verify", scope="env",
+          when=lambda s: _forced_v2(s) and not s.need("triton"),
+          template="Model Runner V2 requires Triton.",
+          source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
+          description="the V2 model runner (forced by PCP or VLLM_USE_V2_MODEL_RUNNER=1) needs Triton"),
+    Check("VC_mrv2_unsupported", "0.27.0", "0.28.0", stage="verify", scope="env",
+          when=lambda s: _forced_v2(s) and bool(_mrv2_unsupported(s)),
+          bind=lambda s: {"unsupported": ", ".join(_mrv2_unsupported(s))},
+          template="Model Runner V2 does not yet support: {unsupported}",
+          source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
+          description="the V2 model runner (forced by PCP or VLLM_USE_V2_MODEL_RUNNER=1) does not "
+                      "support PCP on non-MLA models"),
+    Check("VC_pcp_requires_mrv2", "0.27.0", "0.28.0", stage="verify", scope="env",
+          when=lambda s: _v2_env(s) is False and s.pcp > 1,
+          template="Prefill context parallelism requires Model Runner V2. Remove "
+                   "VLLM_USE_V2_MODEL_RUNNER=0.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="PCP needs the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=0 forbids it)"),
+    Check("VC_aux_routed_pp", "0.31.0", stage="verify", scope="feature",
+          when=lambda s: s.routed_experts and s.pp > 1,
+          template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
+          source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
+          description="returning routed experts is incompatible with PP"),
+    Check("VC_aux_routed_cp", "0.31.0", stage="verify", scope="feature",
+          when=lambda s: s.routed_experts and (s.dcp > 1 or s.pcp > 1),
+          template="--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).",
+          source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
+          description="returning routed experts is incompatible with DCP/PCP"),
+)

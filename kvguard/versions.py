@@ -1,0 +1,189 @@
+"""vLLM release keys: parsing, aliases, the transformers line each release runs with.
+
+A *release key* names the vLLM code kvguard reproduces: a public release
+("0.28.0", "v0.28.0", "0.28.0.post1", "0.28.0+cu130" all mean 0.28.0) or a
+release with a proposed upstream patch applied ("0.28.0+pr55030", alias
+"pr55030").  Rules elsewhere in the package carry version bounds and are
+selected with :meth:`Release.within`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from packaging.version import InvalidVersion, Version
+
+from .errors import UnsupportedVersion
+
+__all__ = [
+    "KNOWN_RELEASES",
+    "PATCHES",
+    "SUPPORTED_VERSIONS",
+    "Release",
+    "default_version",
+    "resolve",
+]
+
+#: Every vLLM release from the first with decode context parallel to the
+#: newest one whose sources were read (../shared/upstream/README.md).
+KNOWN_RELEASES: tuple[str, ...] = (
+    "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0",
+    "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0",
+    "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.21.0",
+    "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0",
+    "0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0",
+    "0.33.0",
+)
+
+#: Proposed upstream changes kvguard can apply on top of a release:
+#: patch label -> (base release, description, URL).
+PATCHES: dict[str, tuple[str, str, str]] = {
+    "pr55030": (
+        "0.28.0",
+        "[Bugfix] Account for PCP when validating DCP for GQA/MQA models",
+        "https://github.com/vllm-project/vllm/pull/55030",
+    ),
+}
+
+#: Release keys whose rules have been checked against the real release with
+#: the differential tier (tests/upstream).  Others in KNOWN_RELEASES are
+#: reachable with ``nearest=True`` only.
+VERIFIED_RELEASES: tuple[str, ...] = ("0.20.0", "0.28.0")
+
+SUPPORTED_VERSIONS: tuple[str, ...] = VERIFIED_RELEASES + tuple(
+    f"{base}+{label}" for label, (base, _, _) in PATCHES.items()
+    if base in VERIFIED_RELEASES
+)
+
+# transformers line each release runs with (SPEC section 1): the newest 4.x for
+# releases that accept 4.x, from 0.24.0 the newest 5.x the release accepts.
+_TRANSFORMERS_LINE: tuple[tuple[str, str], ...] = (
+    ("0.10.2", "4.57.6"),
+    ("0.24.0", "5.24.0"),
+    ("0.31.0", "5.17.0"),  # transformers<5.18
+    ("0.32.0", "5.19.0"),  # transformers<5.20
+    ("0.33.0", "5.20.2"),  # transformers<5.21
+)
+
+
+@dataclass(frozen=True, order=True)
+class Release:
+    """A resolved release key."""
+
+    version: Version
+    patches: frozenset[str] = field(default_factory=frozenset, compare=False)
+    #: set when ``nearest=True`` mapped an unknown version onto this one
+    requested: str | None = field(default=None, compare=False)
+
+    @property
+    def key(self) -> str:
+        base = str(self.version)
+        return base + "".join(f"+{p}" for p in sorted(self.patches))
+
+    @property
+    def transformers(self) -> str:
+        """The transformers version whose config classes this release reads through."""
+        line = _TRANSFORMERS_LINE[0][1]
+        for first, tf in _TRANSFORMERS_LINE:
+            if self.version >= Version(first):
+                line = tf
+        return line
+
+    @property
+    def transformers_major(self) -> int:
+        return Version(self.transformers).major
+
+    def within(self, since: str | None, until: str | None = None) -> bool:
+        """True when ``since <= release <= until`` (either bound may be open)."""
+        if since is not None and self.version < _v(since):
+            return False
+        if until is not None and self.version > _v(until):
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return self.key
+
+
+@lru_cache(maxsize=None)
+def _v(text: str) -> Version:
+    return Version(text)
+
+
+def _parse(text: str) -> tuple[Version, frozenset[str]]:
+    raw = text.strip()
+    if raw.lower() in PATCHES:
+        base, _, _ = PATCHES[raw.lower()]
+        return Version(base), frozenset({raw.lower()})
+    try:
+        ver = Version(raw)
+    except InvalidVersion:
+        raise UnsupportedVersion(
+            f"{text!r} is not a vLLM version (expected e.g. 0.28.0); "
+            f"supported: {', '.join(SUPPORTED_VERSIONS)}"
+        ) from None
+    patches = frozenset()
+    if ver.local:
+        labels = {part for part in ver.local.split(".")}
+        known = labels & set(PATCHES)
+        # a local label that is not a patch (cu130, cpu, …) names a build, not a change
+        patches = frozenset(known)
+    base = Version(ver.base_version)  # drops post/dev/local parts
+    return base, patches
+
+
+def resolve(version: str | Release | None = None, *, nearest: bool = False,
+            verified_only: bool = True) -> Release:
+    """Turn a version string into a :class:`Release`.
+
+    ``None`` picks :func:`default_version`.  An unknown version raises
+    :class:`~kvguard.UnsupportedVersion` naming the supported range, unless
+    ``nearest`` is true: then the closest older supported release is used and
+    ``Release.requested`` records what was asked for.
+    """
+    if isinstance(version, Release):
+        return version
+    if version is None:
+        version = default_version()
+    if not isinstance(version, str):
+        raise UnsupportedVersion(f"vLLM version must be a string, not {type(version).__name__}")
+    base, patches = _parse(version)
+    pool = SUPPORTED_VERSIONS if verified_only else KNOWN_RELEASES
+    releases = sorted({Version(k.split("+")[0]) for k in pool})
+    for label in patches:
+        if Version(PATCHES[label][0]) != base:
+            raise UnsupportedVersion(
+                f"patch {label} applies to vLLM {PATCHES[label][0]}, not {base}"
+            )
+    if base in releases:
+        return Release(base, patches)
+    if nearest:
+        older = [r for r in releases if r <= base]
+        if not older:
+            raise UnsupportedVersion(
+                f"vLLM {version} is older than every supported release "
+                f"({releases[0]}); decode context parallel appeared in 0.10.2"
+            )
+        return Release(older[-1], frozenset(), requested=version)
+    raise UnsupportedVersion(
+        f"vLLM {version} is not supported; supported: {', '.join(SUPPORTED_VERSIONS)} "
+        "(use --nearest / nearest=True for the closest older ruleset)"
+    )
+
+
+def default_version() -> str:
+    """The installed vLLM's version when importlib.metadata finds one, else the newest supported.
+
+    vLLM itself is never imported.
+    """
+    try:
+        from importlib.metadata import PackageNotFoundError, version as _dist_version
+
+        try:
+            return _dist_version("vllm")
+        except PackageNotFoundError:
+            pass
+    except Exception:  # pragma: no cover - broken metadata
+        pass
+    return SUPPORTED_VERSIONS[len(VERIFIED_RELEASES) - 1]
