@@ -1,0 +1,47 @@
+"""Built-in config.json copies of well-known checkpoints (offline model resolution).
+
+One JSON file per checkpoint: ``{"id", "aliases", "source", "config"}``;
+``source`` says where the values come from (tests/data/catalog_sources.md has
+the cross-checks).  Used when a ``vllm serve`` model is neither a local path
+nor in the Hugging Face cache.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Optional
+
+__all__ = ["CatalogEntry", "entries", "lookup"]
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    id: str
+    aliases: tuple[str, ...]
+    source: dict[str, Any]
+    config: dict[str, Any]
+
+
+@lru_cache(maxsize=1)
+def entries() -> tuple[CatalogEntry, ...]:
+    out = []
+    for item in sorted(resources.files(__name__).iterdir(), key=lambda p: p.name):
+        if not item.name.endswith(".json"):
+            continue
+        data = json.loads(item.read_text("utf-8"))
+        out.append(CatalogEntry(data["id"], tuple(data.get("aliases") or ()), data.get("source") or {},
+                                data["config"]))
+    return tuple(out)
+
+
+def lookup(name: str) -> Optional[CatalogEntry]:
+    """The entry for a repo id (``org/name``), its bare name, or an alias; case-insensitive."""
+    key = name.strip().rstrip("/").lower()
+    for entry in entries():
+        names = {entry.id.lower(), entry.id.split("/")[-1].lower(), *(a.lower() for a in entry.aliases)}
+        if key in names:
+            return entry
+    return None

@@ -1,0 +1,136 @@
+"""Command line: ``kvguard check [options] -- vllm serve MODEL ARGS…``.
+
+``run(argv) -> int`` does the work and returns the exit status; only
+:func:`main` exits.  Exit status: 0 vLLM accepts the launch, 1 vLLM refuses
+it, 2 kvguard cannot decide (bad input, unknown version, unknown model) —
+with a one-line reason on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Optional, Sequence
+
+from . import __version__
+from .errors import KvguardError
+from .layout import Host
+
+__all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "main", "run"]
+
+EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED = 0, 1, 2
+
+
+class _ArgError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # never exit from inside run()
+        raise _ArgError(message)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="kvguard", description="Will this `vllm serve` parallel layout start, and what does "
+                "it do to the KV cache? Exit 0: accepted, 1: refused, 2: cannot decide.")
+    p.add_argument("--version", action="version", version=f"kvguard {__version__}")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    c = sub.add_parser("check", help="check one `vllm serve` command line",
+                       description="Check a `vllm serve` launch: kvguard check [options] -- vllm serve MODEL ARGS…")
+    c.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
+                   "else the newest supported)")
+    c.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
+    c.add_argument("--model-config", metavar="PATH", help="config.json (or its directory) to use for the model")
+    c.add_argument("--env", action="append", default=[], metavar="K=V",
+                   help="an environment variable vLLM would see (repeatable)")
+    c.add_argument("--env-from-os", action="store_true", help="also pass this process's VLLM_* variables")
+    c.add_argument("--platform", choices=("cuda", "rocm", "xpu", "tpu", "cpu"),
+                   help="host platform for platform-dependent checks (default: unknown, checks skipped)")
+    c.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the GPU-count check")
+    c.add_argument("--format", choices=("text", "json", "github"), default="text")
+    c.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
+    return p
+
+
+def _env_pairs(items: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        if "=" not in item:
+            raise _ArgError(f"--env expects K=V, got {item!r}")
+        key, value = item.split("=", 1)
+        out[key] = value
+    return out
+
+
+def _cmd_check(args) -> int:
+    from .api import check, legal_dcp_sizes
+    from .argv import parse_serve
+    from .report import LaunchReport, render
+    from .resolve import resolve_model
+    from .versions import resolve
+
+    launch = list(args.launch)
+    if launch and launch[0] == "--":
+        launch = launch[1:]
+    if not launch and not args.model_config:
+        raise _ArgError("nothing to check: give `-- vllm serve MODEL …`")
+    release = resolve(args.vllm_version, nearest=args.nearest)
+    cmd = parse_serve(launch, release)
+    env = {}
+    if args.env_from_os:
+        env.update({k: v for k, v in os.environ.items() if k.startswith("VLLM_")})
+    env.update(cmd.env)
+    env.update(_env_pairs(args.env))
+    lookup_env = dict(os.environ)
+    lookup_env.update(cmd.env)
+    model = resolve_model(cmd.model, model_config=args.model_config, revision=cmd.revision, env=lookup_env)
+    host = Host(platform=args.platform, gpus_per_node=args.gpus_per_node)
+    verdict = check(model.config, vllm_version=release, env=env, host=host, **cmd.fields)
+    layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
+    legal = None
+    if verdict.facts is not None:
+        fields = {k: v for k, v in cmd.fields.items()
+                  if k not in ("tensor_parallel_size", "prefill_context_parallel_size",
+                               "decode_context_parallel_size")}
+        legal = legal_dcp_sizes(model.config, layout["tensor_parallel_size"],
+                                layout["prefill_context_parallel_size"], vllm_version=release, env=env,
+                                host=host, **fields)
+    if release.requested:
+        verdict = verdict.with_notes(f"rules of vLLM {release.version} used for {release.requested}")
+    report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
+                          layout=layout, legal_dcp_sizes=legal)
+    color = args.format == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    print(render(report, args.format, color=color))
+    return EXIT_ACCEPT if verdict.ok else EXIT_REFUSE
+
+
+def run(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the CLI; return the exit status (0 accept, 1 refuse, 2 undecided)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help(sys.stderr)
+            return EXIT_UNDECIDED
+        if args.command == "check":
+            return _cmd_check(args)
+        raise _ArgError(f"unknown command {args.command!r}")
+    except _ArgError as exc:
+        print(f"kvguard: error: {exc}", file=sys.stderr)
+        return EXIT_UNDECIDED
+    except KvguardError as exc:
+        print(f"kvguard: cannot decide: {exc}", file=sys.stderr)
+        return EXIT_UNDECIDED
+    except RecursionError:
+        print("kvguard: cannot decide: input nested too deeply", file=sys.stderr)
+        return EXIT_UNDECIDED
+
+
+def main() -> None:
+    sys.exit(run())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""Where a launch's model config comes from: explicit file, local directory,
+the Hugging Face cache (offline, read-only), or the built-in catalog."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+from . import catalog
+from .errors import InputError, Undecidable
+from .load import load_raw_config
+
+__all__ = ["ResolvedModel", "hf_cache_dir", "resolve_model"]
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    name: str
+    config: dict[str, Any]
+    source: str     # "file", "directory", "hf-cache", "catalog"
+    location: str   # path, or the catalog entry's source URL
+
+
+def hf_cache_dir(env: Mapping[str, str]) -> str:
+    """The hub cache directory as huggingface_hub computes it (HF_HUB_CACHE, HF_HOME, XDG)."""
+    if env.get("HF_HUB_CACHE"):
+        return env["HF_HUB_CACHE"]
+    if env.get("HUGGINGFACE_HUB_CACHE"):
+        return env["HUGGINGFACE_HUB_CACHE"]
+    home = env.get("HF_HOME") or os.path.join(
+        env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "huggingface")
+    return os.path.join(home, "hub")
+
+
+def _from_hf_cache(repo: str, revision: Optional[str], env: Mapping[str, str]) -> Optional[str]:
+    if repo.count("/") != 1:
+        return None
+    base = os.path.join(hf_cache_dir(env), "models--" + repo.replace("/", "--"))
+    if not os.path.isdir(base):
+        return None
+    rev = revision or "main"
+    commit = rev
+    ref = os.path.join(base, "refs", rev)
+    if os.path.isfile(ref):
+        with open(ref, encoding="utf-8") as fh:
+            commit = fh.read().strip()
+    path = os.path.join(base, "snapshots", commit, "config.json")
+    return path if os.path.isfile(path) else None
+
+
+def resolve_model(model: Optional[str], *, model_config: Optional[str] = None,
+                  revision: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> ResolvedModel:
+    """Find the config.json for ``model``; never touches the network."""
+    env = os.environ if env is None else env
+    if model_config:
+        raw, label = load_raw_config(model_config)
+        return ResolvedModel(model or label, raw, "file" if os.path.isfile(model_config) else "directory", label)
+    if not model:
+        raise InputError("no model given (expected `vllm serve MODEL …` or --model-config)", source="<argv>")
+    if os.path.exists(model):
+        raw, label = load_raw_config(model)
+        return ResolvedModel(model, raw, "directory" if os.path.isdir(model) else "file", label)
+    cached = _from_hf_cache(model, revision, env)
+    if cached:
+        raw, label = load_raw_config(cached)
+        return ResolvedModel(model, raw, "hf-cache", label)
+    entry = catalog.lookup(model)
+    if entry is not None:
+        return ResolvedModel(entry.id, entry.config, "catalog", entry.source.get("url", ""))
+    raise Undecidable(f"cannot find a config.json for {model!r}: not a local path, not in the Hugging Face "
+                      f"cache ({hf_cache_dir(env)}), not in kvguard's catalog; pass --model-config PATH")

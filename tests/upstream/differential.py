@@ -1,0 +1,348 @@
+"""The differential tier: kvguard against a real vLLM release's own config code.
+
+Generates model configs (many model types, MLA and not, edge values) and
+layouts (tp 1..64, pcp 1..4, dcp 0..64, dp 1..2, pp 1..2, expert parallel
+on/off), runs them through ``oracle_runner.py`` inside a CPU-only venv of the
+release (tools/oracle_venv.sh builds one), and compares verdict (exception
+type + message, pydantic entries) and facts with ``kvguard.check(...,
+entry="config")``.
+
+usage (standalone):
+  python tests/upstream/differential.py --vllm 0.28.0 --python ORACLE_PY \
+      [--configs 60] [--layouts 60] [--seed 1] [--env VLLM_MLA_DISABLE=1] [--report FILE]
+Exit status 1 on any mismatch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+import kvguard  # noqa: E402
+from kvguard.errors import Undecidable  # noqa: E402
+
+# ---------------------------------------------------------------------------
+# config generators: one per model family; each returns a config.json mapping
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _dense(rng: random.Random, arch: str, model_type: str, *, head_dims=(64, 128), kv_key="num_key_value_heads",
+           omit_kv: float = 0.15, extra: dict | None = None) -> dict:
+    heads = rng.choice([1, 2, 4, 8, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 96, 128])
+    head_dim = rng.choice(head_dims)
+    kv = rng.choice(_divisors(heads))
+    cfg = {
+        "architectures": [arch], "model_type": model_type,
+        "hidden_size": heads * head_dim, "num_attention_heads": heads,
+        "num_hidden_layers": rng.choice([2, 4, 24, 32, 61, 64, 80]),
+        "intermediate_size": 4 * heads * head_dim, "vocab_size": rng.choice([32000, 151936, 128256]),
+        "max_position_embeddings": rng.choice([4096, 32768, 131072]), "torch_dtype": "bfloat16",
+    }
+    if rng.random() > omit_kv:
+        cfg[kv_key] = kv
+    if extra:
+        cfg.update(extra)
+    return cfg
+
+
+def gen_llama(rng):
+    return _dense(rng, "LlamaForCausalLM", "llama")
+
+
+def gen_mistral(rng):
+    return _dense(rng, "MistralForCausalLM", "mistral", extra={"sliding_window": None})
+
+
+def gen_qwen2(rng):
+    return _dense(rng, "Qwen2ForCausalLM", "qwen2")
+
+
+def gen_qwen3(rng):
+    cfg = _dense(rng, "Qwen3ForCausalLM", "qwen3", head_dims=(128,))
+    if rng.random() < 0.8:
+        cfg["head_dim"] = 128
+    return cfg
+
+
+def gen_qwen3_moe(rng):
+    cfg = _dense(rng, "Qwen3MoeForCausalLM", "qwen3_moe", head_dims=(128,))
+    cfg.update(head_dim=128, num_experts=rng.choice([0, 8, 64, 128]), num_experts_per_tok=8,
+               moe_intermediate_size=768)
+    return cfg
+
+
+def gen_mixtral(rng):
+    cfg = _dense(rng, "MixtralForCausalLM", "mixtral", head_dims=(128,))
+    cfg.update(num_local_experts=rng.choice([8, 16]), num_experts_per_tok=2)
+    return cfg
+
+
+def gen_gemma2(rng):
+    cfg = _dense(rng, "Gemma2ForCausalLM", "gemma2", head_dims=(128, 256))
+    cfg["head_dim"] = cfg["hidden_size"] // cfg["num_attention_heads"]
+    return cfg
+
+
+def gen_phi3(rng):
+    return _dense(rng, "Phi3ForCausalLM", "phi3", head_dims=(96, 128))
+
+
+def _mla(rng: random.Random, arch: str, model_type: str) -> dict:
+    heads = rng.choice([16, 32, 64, 128])
+    cfg = {
+        "architectures": [arch], "model_type": model_type,
+        "hidden_size": rng.choice([2048, 5120, 7168]), "num_attention_heads": heads,
+        "num_key_value_heads": heads, "num_hidden_layers": rng.choice([27, 61]),
+        "intermediate_size": 18432, "moe_intermediate_size": 2048, "vocab_size": 129280,
+        "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128,
+        "n_routed_experts": rng.choice([64, 256]), "num_experts_per_tok": 8, "n_shared_experts": 1,
+        "first_k_dense_replace": 1, "max_position_embeddings": 163840, "torch_dtype": "bfloat16",
+        "q_lora_rank": rng.choice([None, 1536]),
+    }
+    r = rng.random()
+    if r < 0.6:
+        cfg["kv_lora_rank"] = 512
+    elif r < 0.8:
+        cfg["kv_lora_rank"] = None
+    # else: absent -> the config class default decides
+    if rng.random() < 0.2:
+        del cfg["num_key_value_heads"]
+    return cfg
+
+
+def gen_deepseek_v3(rng):
+    return _mla(rng, "DeepseekV3ForCausalLM", "deepseek_v3")
+
+
+def gen_deepseek_v2(rng):
+    return _mla(rng, "DeepseekV2ForCausalLM", "deepseek_v2")
+
+
+def gen_kimi_k2(rng):
+    return _mla(rng, "DeepseekV3ForCausalLM", "kimi_k2")
+
+
+def gen_falcon(rng):
+    heads = rng.choice([32, 64, 71, 128])
+    cfg = {"architectures": ["FalconForCausalLM"], "model_type": "falcon",
+           "hidden_size": heads * 64, "num_attention_heads": heads, "num_hidden_layers": 32,
+           "vocab_size": 65024, "torch_dtype": "bfloat16",
+           "multi_query": rng.random() < 0.5, "new_decoder_architecture": rng.random() < 0.5,
+           "parallel_attn": True, "bias": False, "alibi": False}
+    if rng.random() < 0.6:
+        cfg["num_kv_heads"] = rng.choice(_divisors(heads))
+    return cfg
+
+
+def gen_gpt_bigcode(rng):
+    heads = rng.choice([16, 32, 48])
+    return {"architectures": ["GPTBigCodeForCausalLM"], "model_type": "gpt_bigcode",
+            "n_embd": heads * 128, "n_head": heads, "n_layer": 40, "n_positions": 8192,
+            "vocab_size": 49152, "multi_query": rng.random() < 0.7, "torch_dtype": "bfloat16"}
+
+
+def gen_mamba(rng):
+    return {"architectures": ["MambaForCausalLM"], "model_type": "mamba", "hidden_size": 2560,
+            "num_hidden_layers": 64, "vocab_size": 50280, "state_size": 16, "torch_dtype": "bfloat16"}
+
+
+def gen_chatglm(rng):
+    heads = 32
+    return {"architectures": ["ChatGLMModel"], "model_type": "chatglm", "hidden_size": 4096,
+            "num_attention_heads": heads, "num_layers": 28, "padded_vocab_size": 65024,
+            "multi_query_attention": True, "multi_query_group_num": rng.choice([1, 2, 4, 8]),
+            "kv_channels": 128, "seq_length": 8192, "torch_dtype": "bfloat16"}
+
+
+FAMILIES: dict[str, Callable[[random.Random], dict]] = {
+    "llama": gen_llama, "mistral": gen_mistral, "qwen2": gen_qwen2, "qwen3": gen_qwen3,
+    "qwen3_moe": gen_qwen3_moe, "mixtral": gen_mixtral, "gemma2": gen_gemma2, "phi3": gen_phi3,
+    "deepseek_v3": gen_deepseek_v3, "deepseek_v2": gen_deepseek_v2, "kimi_k2": gen_kimi_k2,
+    "falcon": gen_falcon, "gpt_bigcode": gen_gpt_bigcode, "mamba": gen_mamba, "chatglm": gen_chatglm,
+}
+
+
+def gen_layout(rng: random.Random, cfg: dict) -> dict:
+    """A layout: half plausible (tp divides the heads, dcp divides tp), half anywhere in range."""
+    heads = cfg.get("num_attention_heads") or cfg.get("n_head") or 32
+    if rng.random() < 0.5:
+        tp = rng.choice([d for d in _divisors(heads) if d <= 64] or [1])
+        pcp = rng.choice([1, 1, 1, 2, 4])
+        dcp = rng.choice([1, 1, *[d for d in _divisors(tp)], pcp, tp * pcp])
+    else:
+        tp = rng.choice([1, 2, 3, 4, 6, 8, 16, 32, 64, rng.randint(1, 64)])
+        pcp = rng.choice([1, 1, 2, 3, 4])
+        dcp = rng.choice([0, 1, 2, 3, 4, 8, 16, 32, 64, rng.randint(0, 64), pcp, tp, tp * pcp])
+    return {"tensor_parallel_size": tp, "decode_context_parallel_size": min(dcp, 64),
+            "prefill_context_parallel_size": pcp,
+            "data_parallel_size": rng.choice([1, 1, 2]), "pipeline_parallel_size": rng.choice([1, 1, 2]),
+            "enable_expert_parallel": rng.random() < 0.25}
+
+
+def generate(seed: int, n_configs: int, n_layouts: int) -> list[dict]:
+    rng = random.Random(seed)
+    names = sorted(FAMILIES)
+    cases = []
+    for i in range(n_configs):
+        family = names[i % len(names)]
+        cfg = FAMILIES[family](rng)
+        layouts = [gen_layout(rng, cfg) for _ in range(n_layouts)]
+        cases.append({"id": f"{family}-{i}", "family": family, "config": cfg, "layouts": layouts})
+    return cases
+
+
+# ---------------------------------------------------------------------------
+
+
+def run_oracle(python: str, cases: list[dict], env: dict[str, str], timeout: int = 3600) -> list[dict]:
+    with tempfile.TemporaryDirectory(prefix="kvg-diff-") as tmp:
+        inp, out = os.path.join(tmp, "cases.json"), os.path.join(tmp, "out.json")
+        with open(inp, "w") as fh:
+            json.dump({"env": env, "cases": cases}, fh)
+        proc_env = dict(os.environ, HF_HUB_OFFLINE="1", VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
+        proc_env.update(env)
+        proc = subprocess.run([python, str(HERE / "oracle_runner.py"), inp, out], env=proc_env,
+                              capture_output=True, text=True, timeout=timeout)
+        if proc.returncode != 0 or not os.path.exists(out):
+            raise RuntimeError(f"oracle failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        with open(out) as fh:
+            return json.load(fh)
+
+
+def _kv_outcome(verdict) -> dict:
+    if verdict.ok:
+        return {"stage": "ok"}
+    out = {"exc_type": verdict.exc_type, "message": verdict.message}
+    if verdict.exc_type == "ValidationError":
+        out["errors"] = [{"type": e.type, "loc": list(e.loc), "msg": e.msg} for e in verdict.errors]
+    return out
+
+
+def _oracle_outcome(rec: dict) -> dict:
+    if rec.get("stage") == "ok":
+        return {"stage": "ok"}
+    out = {"exc_type": rec.get("exc_type"), "message": rec.get("message")}
+    if rec.get("exc_type") == "ValidationError":
+        out["errors"] = rec.get("errors")
+    return out
+
+
+FACT_KEYS = ("use_mla", "total_num_kv_heads", "total_num_attention_heads", "head_size", "num_hidden_layers")
+
+
+def compare(version: str, cases: list[dict], results: list[dict], env: dict[str, str]) -> dict[str, Any]:
+    """Compare every case/layout; returns counts and the mismatches."""
+    counts: Counter = Counter()
+    per_family: Counter = Counter()
+    mismatches: list[dict] = []
+    by_id = {r["id"]: r for r in results}
+    for case in cases:
+        rec = by_id[case["id"]]
+        fam = case.get("family", "?")
+        try:
+            facts = kvguard.model_facts(case["config"], vllm_version=version, env=env)
+            kv_model_crash = None
+        except kvguard.ModelConfigRefused as exc:
+            facts, kv_model_crash = None, exc.verdict
+        except Undecidable as exc:
+            counts["undecidable_configs"] += 1
+            mismatches.append({"id": case["id"], "what": "undecidable", "kvguard": str(exc),
+                               "oracle": rec.get("stage")})
+            continue
+        if rec["stage"] == "model":
+            counts["model_refusals"] += 1
+            got = _kv_outcome(kv_model_crash) if kv_model_crash else {"stage": "ok"}
+            want = _oracle_outcome(rec)
+            if got == want:
+                counts["agree"] += 1
+                per_family[(fam, "agree")] += 1
+            else:
+                counts["disagree"] += 1
+                per_family[(fam, "disagree")] += 1
+                mismatches.append({"id": case["id"], "what": "model_config", "kvguard": got, "oracle": want,
+                                   "config": case["config"]})
+            continue
+        if kv_model_crash is not None:
+            counts["disagree"] += len(case["layouts"])
+            per_family[(fam, "disagree")] += len(case["layouts"])
+            mismatches.append({"id": case["id"], "what": "model_config", "kvguard": _kv_outcome(kv_model_crash),
+                               "oracle": "accepted", "config": case["config"]})
+            continue
+        fact_diff = {k: (getattr(facts, k), rec["facts"].get(k)) for k in FACT_KEYS
+                     if getattr(facts, k) != rec["facts"].get(k)}
+        counts["facts_compared"] += 1
+        if fact_diff:
+            counts["facts_disagree"] += 1
+            mismatches.append({"id": case["id"], "what": "facts", "diff": fact_diff, "config": case["config"]})
+        for lay, orec in zip(case["layouts"], rec["layouts"]):
+            counts["layouts"] += 1
+            try:
+                verdict = kvguard.check(facts, lay, vllm_version=version, env=env, entry="config")
+            except Undecidable as exc:
+                verdict = None
+                got = {"undecidable": str(exc)}
+            else:
+                got = _kv_outcome(verdict)
+            want = _oracle_outcome(orec)
+            same = got == want
+            if same and verdict is not None and verdict.ok and isinstance(orec.get("num_kv_heads"), int):
+                if facts.num_kv_heads(lay["tensor_parallel_size"]) != orec["num_kv_heads"]:
+                    same = False
+                    got = dict(got, num_kv_heads=facts.num_kv_heads(lay["tensor_parallel_size"]))
+                    want = dict(want, num_kv_heads=orec["num_kv_heads"])
+            if same:
+                counts["agree"] += 1
+                per_family[(fam, "agree")] += 1
+            else:
+                counts["disagree"] += 1
+                per_family[(fam, "disagree")] += 1
+                mismatches.append({"id": case["id"], "layout": lay, "kvguard": got, "oracle": want})
+            counts["oracle_" + ("ok" if want.get("stage") == "ok" else "refused")] += 1
+    return {"version": version, "env": env, "counts": dict(counts),
+            "families": {f"{f}:{k}": v for (f, k), v in sorted(per_family.items())},
+            "mismatches": mismatches}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vllm", required=True, help="vLLM release of the oracle venv")
+    ap.add_argument("--python", required=True, help="the oracle venv's python")
+    ap.add_argument("--configs", type=int, default=60)
+    ap.add_argument("--layouts", type=int, default=60)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--env", action="append", default=[], help="K=V seen by both sides")
+    ap.add_argument("--report", help="write the full JSON report here")
+    args = ap.parse_args(argv)
+    env = dict(item.split("=", 1) for item in args.env)
+    cases = generate(args.seed, args.configs, args.layouts)
+    results = run_oracle(args.python, cases, env)
+    report = compare(args.vllm, cases, results, env)
+    if args.report:
+        Path(args.report).write_text(json.dumps(report, indent=1, default=str))
+    c = report["counts"]
+    print(f"vLLM {args.vllm} env={env}: {c.get('agree', 0)} agree, {c.get('disagree', 0)} disagree "
+          f"({c.get('layouts', 0)} layouts on {c.get('facts_compared', 0)} configs, "
+          f"{c.get('model_refusals', 0)} configs refused by ModelConfig; oracle ok={c.get('oracle_ok', 0)} "
+          f"refused={c.get('oracle_refused', 0)}; facts disagree={c.get('facts_disagree', 0)}; "
+          f"undecidable configs={c.get('undecidable_configs', 0)})")
+    for m in report["mismatches"][:15]:
+        print("  MISMATCH", json.dumps(m, default=str)[:600])
+    return 0 if not report["mismatches"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
