@@ -1,0 +1,90 @@
+"""Golden cases per release, through the API and the CLI.
+
+Each tests/cases/<release>/<id>.json holds an input launch and what the real
+vLLM release raised for it (recorded by tools/record_golden.py from the
+release's own code; the PR 55030 cases are typed from the PR reading).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import kvguard
+from kvguard.argv import parse_serve
+from kvguard.cli import run
+from kvguard.versions import resolve
+
+from .conftest import golden_cases, model_config
+
+
+def _fields(release: str, case: dict) -> dict:
+    if "layout" in case:
+        return dict(case["layout"])
+    return parse_serve(case["argv"], resolve(release)).fields
+
+
+def _expected_view(verdict) -> dict:
+    if verdict.ok:
+        return {"ok": True}
+    out = {"ok": False, "exc_type": verdict.exc_type, "message": verdict.message, "wrapped_by": verdict.wrapped_by}
+    if verdict.exc_type == "ValidationError" and verdict.errors:
+        out["errors"] = [{"type": e.type, "loc": list(e.loc), "msg": e.msg} for e in verdict.errors]
+    return out
+
+
+@pytest.mark.parametrize(("release", "case"), golden_cases())
+def test_golden_api(release, case):
+    verdict = kvguard.check(model_config(case), vllm_version=release, env=case.get("env"),
+                            host=kvguard.Host(**case.get("host", {})), entry=case.get("entry", "serve"),
+                            **_fields(release, case))
+    assert _expected_view(verdict) == case["expect"]
+
+
+@pytest.mark.parametrize(("release", "case"), golden_cases())
+def test_golden_validate_raises_the_same(release, case):
+    kwargs = dict(vllm_version=release, env=case.get("env"), host=kvguard.Host(**case.get("host", {})),
+                  entry=case.get("entry", "serve"), **_fields(release, case))
+    expect = case["expect"]
+    if expect.get("ok"):
+        assert kvguard.validate(model_config(case), **kwargs).ok
+        return
+    with pytest.raises(BaseException) as info:
+        kvguard.validate(model_config(case), **kwargs)
+    exc = info.value
+    if expect["wrapped_by"]:
+        import pydantic
+
+        assert isinstance(exc, pydantic.ValidationError)
+        assert exc.title == expect["wrapped_by"]
+        first = exc.errors()[0]
+        if expect["exc_type"] == "ValidationError":
+            assert [e["msg"] for e in exc.errors()] == [e["msg"] for e in expect["errors"]]
+        else:
+            prefix = "Assertion failed, " if expect["exc_type"] == "AssertionError" else "Value error, "
+            assert first["msg"] == prefix + expect["message"]
+            assert type(first["ctx"]["error"]).__name__ == expect["exc_type"]
+    else:
+        assert type(exc).__name__ == expect["exc_type"]
+        assert str(exc) == expect["message"]
+
+
+@pytest.mark.parametrize(("release", "case"), [c for c in golden_cases() if "argv" in c.values[1]])
+def test_golden_cli(release, case, tmp_path, capsys):
+    cfg = tmp_path / "config.json"
+    cfg.write_text(json.dumps(model_config(case)))
+    argv = ["check", "--vllm-version", release, "--model-config", str(cfg), "--format", "json"]
+    for key, value in case.get("env", {}).items():
+        argv += ["--env", f"{key}={value}"]
+    for key, value in case.get("host", {}).items():
+        argv += ["--host", f"{key}={int(value) if isinstance(value, bool) else value}"]
+    argv += ["--", "vllm", "serve", case["model"], *case["argv"]]
+    status = run(argv)
+    out = json.loads(capsys.readouterr().out)
+    expect = case["expect"]
+    assert status == (0 if expect.get("ok") else 1)
+    assert out["ok"] is bool(expect.get("ok"))
+    if not expect.get("ok"):
+        assert (out["exc_type"], out["message"], out["wrapped_by"]) == (
+            expect["exc_type"], expect["message"], expect["wrapped_by"])

@@ -1,0 +1,109 @@
+"""The whole ``vllm serve`` configuration path of a real release; runs INSIDE an oracle venv.
+
+usage: VLLM_TARGET_DEVICE=cpu python serve_runner.py CASES.json OUT.json
+
+CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the model]}]}
+
+Per case: the release's own ``make_arg_parser(FlexibleArgumentParser())``,
+``EngineArgs.from_cli_args`` and ``create_engine_config()`` on the CPU platform
+(installed by hand for releases that only find it in a "+cpu" build).  Records
+the parsed fields and the exception the failing statement raised (pydantic's
+ValidationError unwrapped to its inner error, with the wrapping class).
+
+Outcomes that belong to the CPU platform or this host (not to the launch) are
+for the caller to recognise; see tests/upstream/test_serve_path.py.
+This file must not import kvguard.
+"""
+
+import contextlib
+import importlib
+import io
+import json
+import logging
+import os
+import sys
+import tempfile
+import warnings
+
+warnings.filterwarnings("ignore")
+logging.disable(logging.CRITICAL)
+
+FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "data_parallel_size_local",
+          "data_parallel_rank", "data_parallel_start_rank", "prefill_context_parallel_size",
+          "decode_context_parallel_size", "enable_expert_parallel", "dcp_comm_backend", "nnodes", "node_rank",
+          "data_parallel_external_lb", "data_parallel_hybrid_lb", "data_parallel_backend",
+          "distributed_executor_backend", "enable_eplb", "async_scheduling")
+
+
+def describe(exc):
+    rec = {"exc_type": type(exc).__name__, "message": str(exc)}
+    if type(exc).__name__ == "ValidationError" and callable(getattr(exc, "errors", None)):
+        entries = exc.errors()
+        first = entries[0]
+        inner = (first.get("ctx") or {}).get("error")
+        title = getattr(exc, "title", None)
+        if first.get("type") in ("value_error", "assertion_error") and isinstance(inner, BaseException):
+            rec.update(exc_type=type(inner).__name__, message=str(inner), wrapped_by=title)
+        else:
+            rec.update(exc_type="ValidationError", message=first.get("msg"), wrapped_by=title,
+                       errors=[{"type": e.get("type"), "loc": [str(p) for p in e.get("loc", ())],
+                                "msg": e.get("msg")} for e in entries])
+    return rec
+
+
+def main(cases_path, out_path):
+    spec = json.load(open(cases_path))
+    for key, value in (spec.get("env") or {}).items():
+        os.environ[key] = str(value)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    import vllm.platforms as platforms
+    from vllm.platforms.cpu import CpuPlatform
+
+    platforms._current_platform = CpuPlatform()
+    from vllm.engine.arg_utils import EngineArgs
+
+    try:
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
+    except ImportError:
+        from vllm.utils import FlexibleArgumentParser
+    make_arg_parser = None
+    for mod in ("vllm.entrypoints.openai.cli_args", "vllm.entrypoints.launchers.cli_args",
+                "vllm.entrypoints.common.cli_args"):
+        try:
+            make_arg_parser = importlib.import_module(mod).make_arg_parser
+            break
+        except ModuleNotFoundError as exc:
+            if not exc.name.startswith("vllm"):
+                raise
+    out = []
+    for case in spec["cases"]:
+        work = tempfile.mkdtemp(prefix="kvg-serve-")
+        with open(os.path.join(work, "config.json"), "w") as fh:
+            json.dump(case["config"], fh)
+        rec = {"id": case["id"]}
+        parser = make_arg_parser(FlexibleArgumentParser())
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err):
+                ns = parser.parse_args(["--model", work, *case["args"]])
+        except SystemExit as exc:
+            rec.update(stage="argparse", exit=exc.code, stderr=err.getvalue().strip().splitlines()[-1:])
+            out.append(rec)
+            continue
+        try:
+            ea = EngineArgs.from_cli_args(ns)
+            ea.skip_tokenizer_init = True
+            ea.tokenizer = work
+            rec["parsed"] = {k: getattr(ea, k, None) for k in FIELDS}
+            ea.create_engine_config(headless=bool(getattr(ns, "headless", False)))
+            rec["stage"] = "ok"
+        except BaseException as exc:  # noqa: BLE001
+            rec["stage"] = "engine"
+            rec.update(describe(exc))
+        out.append(rec)
+    with open(out_path, "w") as fh:
+        json.dump(out, fh, default=str)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))

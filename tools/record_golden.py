@@ -1,0 +1,102 @@
+"""Record golden cases from the real vLLM releases (the expected values kvguard's tests use).
+
+usage: python tools/record_golden.py --vllm 0.28.0 --python ORACLE_PY [--only ID ...]
+
+Runs every case of tools/golden_inputs.json through tests/upstream/serve_runner.py
+(the release's own argument parser + EngineArgs.create_engine_config on the CPU
+platform) and writes tests/cases/<release>/<id>.json with the outcome vLLM
+produced.  kvguard is not consulted: expected values come from vLLM only.
+Outcomes that belong to the CPU platform are recorded with the host they need
+(``host`` in the case file), so kvguard is asked the same question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kvguard import catalog  # noqa: E402  (only to read the built-in configs)
+
+#: the oracle host: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL
+ORACLE_HOST = {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False}
+
+
+def _config(inputs: dict, name: str) -> dict:
+    if name in inputs["configs"]:
+        return inputs["configs"][name]
+    entry = catalog.lookup(name)
+    if entry is None:
+        raise SystemExit(f"unknown model {name!r}")
+    return entry.config
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vllm", required=True)
+    ap.add_argument("--python", required=True)
+    ap.add_argument("--only", nargs="*")
+    args = ap.parse_args(argv)
+    inputs = json.loads((ROOT / "tools" / "golden_inputs.json").read_text())
+    cases = [c for c in inputs["cases"] if (not args.only or c["id"] in args.only)
+             and args.vllm in c.get("versions", [args.vllm])]
+    groups: dict[str, list] = defaultdict(list)
+    for case in cases:
+        groups[json.dumps(case.get("env", {}), sort_keys=True)].append(case)
+    outdir = ROOT / "tests" / "cases" / args.vllm
+    outdir.mkdir(parents=True, exist_ok=True)
+    for env_key, group in groups.items():
+        env = json.loads(env_key)
+        spec = {"env": env, "cases": [{"id": c["id"], "config": _config(inputs, c["model"]), "args": c["argv"]}
+                                      for c in group]}
+        with tempfile.TemporaryDirectory() as tmp:
+            inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
+            Path(inp).write_text(json.dumps(spec))
+            proc_env = dict(os.environ, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1",
+                            VLLM_CACHE_ROOT=os.path.join(tmp, "cache"))
+            proc_env.update(env)
+            proc = subprocess.run([args.python, str(ROOT / "tests" / "upstream" / "serve_runner.py"), inp, out],
+                                  env=proc_env, capture_output=True, text=True)
+            if proc.returncode != 0:
+                print(proc.stderr[-3000:], file=sys.stderr)
+                return 1
+            results = {r["id"]: r for r in json.loads(Path(out).read_text())}
+        for case in group:
+            rec = results[case["id"]]
+            if rec.get("stage") == "argparse":
+                expect = {"argparse_error": rec.get("stderr")}
+            elif rec.get("stage") == "ok":
+                expect = {"ok": True}
+            else:
+                expect = {"ok": False, "exc_type": rec["exc_type"], "message": rec["message"],
+                          "wrapped_by": rec.get("wrapped_by")}
+                if rec.get("errors"):
+                    expect["errors"] = rec["errors"]
+            golden = {
+                "id": case["id"],
+                "why": case.get("why", ""),
+                "model": case["model"],
+                "argv": case["argv"],
+                "env": case.get("env", {}),
+                "host": dict(ORACLE_HOST, **case.get("host", {})),
+                "expect": expect,
+                "recorded_from": f"vLLM {args.vllm} (serve path: argparse, EngineArgs.create_engine_config, "
+                                 "CPU platform) via tools/record_golden.py",
+            }
+            if case["model"] in inputs["configs"]:
+                golden["config"] = inputs["configs"][case["model"]]
+            (outdir / f"{case['id']}.json").write_text(json.dumps(golden, indent=1) + "\n")
+            print(f"{args.vllm} {case['id']}: {json.dumps(expect)[:160]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
