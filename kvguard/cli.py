@@ -48,19 +48,43 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--platform", choices=("cuda", "rocm", "xpu", "tpu", "cpu"),
                    help="host platform for platform-dependent checks (default: unknown, checks skipped)")
     c.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the GPU-count check")
+    c.add_argument("--host", action="append", default=[], metavar="K=V",
+                   help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1")
     c.add_argument("--format", choices=("text", "json", "github"), default="text")
     c.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
     return p
 
 
-def _env_pairs(items: Sequence[str]) -> dict[str, str]:
+def _env_pairs(items: Sequence[str], what: str = "--env") -> dict[str, str]:
     out = {}
     for item in items:
         if "=" not in item:
-            raise _ArgError(f"--env expects K=V, got {item!r}")
+            raise _ArgError(f"{what} expects K=V, got {item!r}")
         key, value = item.split("=", 1)
         out[key] = value
     return out
+
+
+_HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool}
+
+
+def _host(args) -> Host:
+    facts: dict = {}
+    for key, value in _env_pairs(args.host, what="--host").items():
+        kind = _HOST_KEYS.get(key)
+        if kind is None:
+            raise _ArgError(f"--host: unknown fact {key!r} (known: {', '.join(_HOST_KEYS)})")
+        try:
+            facts[key] = (value.lower() in ("1", "true", "yes")) if kind is bool else kind(value)
+        except ValueError:
+            raise _ArgError(f"--host {key}: invalid value {value!r}") from None
+        if kind is bool and value.lower() not in ("0", "1", "true", "false", "yes", "no"):
+            raise _ArgError(f"--host {key}: expected 0 or 1, got {value!r}")
+    if args.platform is not None:
+        facts["platform"] = args.platform
+    if args.gpus_per_node is not None:
+        facts["gpus_per_node"] = args.gpus_per_node
+    return Host(**facts)
 
 
 def _cmd_check(args) -> int:
@@ -85,7 +109,7 @@ def _cmd_check(args) -> int:
     lookup_env = dict(os.environ)
     lookup_env.update(cmd.env)
     model = resolve_model(cmd.model, model_config=args.model_config, revision=cmd.revision, env=lookup_env)
-    host = Host(platform=args.platform, gpus_per_node=args.gpus_per_node)
+    host = _host(args)
     verdict = check(model.config, vllm_version=release, env=env, host=host, **cmd.fields)
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
     legal = None
