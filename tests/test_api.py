@@ -1,0 +1,124 @@
+"""The public API: facts of the seed models, inputs, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import kvguard
+from kvguard import catalog
+
+
+def cfg(name):
+    return catalog.lookup(name).config
+
+
+# duplication factors and legal dcp sizes the seeds and vLLM's docs state
+@pytest.mark.parametrize("model, tp, total_kv, cache_h, dup, legal", [
+    ("deepseek-ai/DeepSeek-R1", 8, 128, 1, 8, [1, 2, 4, 8]),
+    ("moonshotai/Kimi-K2-Instruct", 16, 64, 1, 16, [1, 2, 4, 8, 16]),
+    ("Qwen/Qwen3-235B-A22B", 8, 4, 4, 2, [1, 2]),
+    ("Qwen/Qwen3-32B", 8, 8, 8, 1, [1]),
+    ("Qwen/Qwen3-32B", 16, 8, 8, 2, [1, 2]),
+])
+@pytest.mark.parametrize("release", ["0.20.0", "0.28.0"])
+def test_seed_duplication_facts(model, tp, total_kv, cache_h, dup, legal, release):
+    facts = kvguard.model_facts(cfg(model), vllm_version=release)
+    assert facts.total_num_kv_heads == total_kv
+    assert facts.cache_kv_heads == cache_h
+    assert facts.duplication_factor(tp) == dup
+    assert kvguard.legal_dcp_sizes(cfg(model), tp, vllm_version=release) == legal
+
+
+def test_mla_sizes_follow_kv_lora_rank():
+    facts = kvguard.model_facts(cfg("deepseek-ai/DeepSeek-R1"), vllm_version="0.28.0")
+    assert facts.use_mla and facts.head_size == 512 + 64
+    # 61 layers x 576 x 2 bytes on every rank, not divided by tp (modelfacts §11)
+    assert facts.kv_bytes_per_token(8) == 61 * 576 * 2
+    off = kvguard.model_facts(cfg("deepseek-ai/DeepSeek-R1"), vllm_version="0.28.0", env={"VLLM_MLA_DISABLE": "1"})
+    assert not off.use_mla and off.head_size == 192
+    assert off.kv_bytes_per_token(8) == 61 * 2 * 16 * 192 * 2
+
+
+def test_model_facts_raises_when_vllm_refuses_the_config():
+    with pytest.raises(kvguard.ModelConfigRefused) as info:
+        kvguard.model_facts(cfg("deepseek-ai/DeepSeek-R1"), vllm_version="0.28.0", env={"VLLM_MLA_DISABLE": "true"})
+    assert info.value.verdict.message == "invalid literal for int() with base 10: 'true'"
+    assert info.value.verdict.stage == "model_config"
+
+
+def test_config_from_file_and_directory(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(cfg("Qwen/Qwen3-32B")))
+    a = kvguard.check(tmp_path, vllm_version="0.28.0", tp=16, dcp=2)
+    b = kvguard.check(tmp_path / "config.json", vllm_version="0.28.0", tp=16, dcp=2)
+    assert a.ok and b.ok
+
+
+@pytest.mark.parametrize("content, fragment", [
+    ("{not json", "invalid JSON"),
+    ("[1, 2]", "top level must be a JSON object"),
+    ('{"a": NaN}', "non-finite"),
+    ("", "invalid JSON"),
+])
+def test_broken_config_files_are_input_errors(tmp_path, content, fragment):
+    path = tmp_path / "config.json"
+    path.write_text(content)
+    with pytest.raises(kvguard.InputError, match=fragment) as info:
+        kvguard.check(path, vllm_version="0.28.0")
+    assert str(path) in str(info.value)
+
+
+def test_directory_without_config(tmp_path):
+    with pytest.raises(kvguard.InputError, match="no config.json"):
+        kvguard.check(tmp_path, vllm_version="0.28.0")
+
+
+@pytest.mark.parametrize("fields, key", [
+    ({"tp": "8"}, "tensor_parallel_size"),
+    ({"tp": 8.0}, "tensor_parallel_size"),
+    ({"tp": True}, "tensor_parallel_size"),
+    ({"tensor_parallel_sizes": 8}, "tensor_parallel_sizes"),
+    ({"tp": 8, "tensor_parallel_size": 4}, "tensor_parallel_size"),
+])
+def test_bad_layouts_are_input_errors(fields, key):
+    with pytest.raises(kvguard.InputError) as info:
+        kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.28.0", **fields)
+    assert info.value.key == key
+
+
+def test_unknown_architecture_is_undecidable():
+    config = dict(cfg("Qwen/Qwen3-32B"), architectures=["NoSuchForCausalLM"])
+    with pytest.raises(kvguard.Undecidable, match="NoSuchForCausalLM"):
+        kvguard.check(config, vllm_version="0.28.0")
+
+
+def test_facts_of_another_release_are_rejected():
+    facts = kvguard.model_facts(cfg("Qwen/Qwen3-32B"), vllm_version="0.20.0")
+    with pytest.raises(kvguard.InputError):
+        kvguard.check(facts, vllm_version="0.28.0")
+
+
+def test_every_error_is_a_value_error():
+    for exc in (kvguard.InputError, kvguard.UnsupportedVersion, kvguard.Undecidable, kvguard.ModelConfigRefused):
+        assert issubclass(exc, ValueError)
+
+
+def test_validate_raises_pydantic_validation_error_like_vllm():
+    import pydantic
+
+    with pytest.raises(pydantic.ValidationError) as info:
+        kvguard.validate(cfg("Qwen/Qwen3-32B"), vllm_version="0.28.0", tp=8, dcp=3)
+    assert info.value.title == "ParallelConfig"
+    assert info.value.errors()[0]["msg"] == "Value error, tp_size=8 must be divisible by dcp_size=3."
+    with pytest.raises(ZeroDivisionError, match="integer modulo by zero"):
+        kvguard.validate(cfg("Qwen/Qwen3-32B"), vllm_version="0.20.0", tp=8, dcp=0)
+
+
+def test_host_decides_the_gpu_count_check():
+    host = kvguard.Host.cuda_node(gpus_per_node=8)
+    v = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.28.0", host=host, tp=16)
+    assert v.check == "PC_gpu_count"
+    assert v.message.startswith("World size (16) is larger than the number of available GPUs (8) in this node.")
+    unknown = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.28.0", tp=16)
+    assert unknown.ok and [s.check for s in unknown.skipped] == ["PC_gpu_count"]

@@ -1,0 +1,87 @@
+"""The command line: exit codes, formats, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, run
+
+
+def _run(capsys, *argv):
+    status = run(list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_main_job_accepts_deepseek_r1_full_dcp(capsys):
+    status, out, err = _run(capsys, "check", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8")
+    assert status == EXIT_ACCEPT
+    assert "ACCEPT" in out and "catalog" in out
+    assert "duplication factor 8" in out
+
+
+def test_refusal_exit_1_and_json_keys(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.20.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "3")
+    assert status == EXIT_REFUSE
+    data = json.loads(out)
+    for key in ("ok", "exc_type", "message", "wrapped_by", "stage", "check", "vllm_version", "facts"):
+        assert key in data
+    assert data["message"] == "tp_size=8 must be divisible bydcp_size=3."
+    assert data["facts"]["duplication_factor"] == 1
+    assert data["facts"]["legal_dcp_sizes"] == [1]
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["check", "--vllm-version", "0.9.0", "--", "vllm", "serve", "Qwen/Qwen3-32B"], "not supported"),
+    (["check", "--vllm-version", "banana", "--", "vllm", "serve", "Qwen/Qwen3-32B"], "not a vLLM version"),
+    (["check", "--", "vllm", "serve", "no-such/model", "-tp", "2"], "cannot find a config.json"),
+    (["check", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "eight"], "invalid int value"),
+    (["check", "--vllm-version", "0.20.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "2", "--dcp-comm-backend", "x"],
+     "invalid choice"),
+    (["check", "--model-config", "/nonexistent/config.json", "--", "vllm", "serve", "m"], "no such file"),
+    (["check"], "nothing to check"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_cannot_decide_is_exit_2_with_one_line(capsys, argv, fragment):
+    status, out, err = _run(capsys, *argv)
+    assert status == EXIT_UNDECIDED
+    assert fragment in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_nearest_uses_older_ruleset_and_says_so(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.29.0", "--nearest", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "3")
+    data = json.loads(out)
+    assert data["vllm_version"] == "0.28.0"
+    assert any("0.29.0" in n for n in data["notes"])
+
+
+def test_env_assignment_before_vllm_reaches_the_checks(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--",
+                          "VLLM_MLA_DISABLE=1", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8")
+    data = json.loads(out)
+    assert status == EXIT_REFUSE
+    assert data["check"] == "MC_dcp_tp_gt_kv"
+    assert "(128)" in data["message"]
+
+
+def test_github_format(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "github", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2")
+    assert status == EXIT_REFUSE
+    assert out.startswith("::error title=kvguard MC_dcp_tp_gt_kv")
+
+
+def test_python_dash_m_kvguard():
+    proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.28.0", "--",
+                           "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "16", "-dcp", "2"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "ACCEPT" in proc.stdout

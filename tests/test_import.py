@@ -1,0 +1,25 @@
+"""`import kvguard` stays light: launch scripts import it on every start."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+
+def test_import_pulls_in_no_heavy_module():
+    code = ("import sys, kvguard\n"
+            "heavy = [m for m in ('torch', 'transformers', 'vllm', 'numpy') if m in sys.modules]\n"
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_a_check_pulls_in_no_heavy_module():
+    code = ("import sys, kvguard\n"
+            "kvguard.check({'architectures': ['LlamaForCausalLM'], 'model_type': 'llama', 'num_attention_heads': 32,"
+            " 'num_key_value_heads': 8, 'hidden_size': 4096, 'num_hidden_layers': 2, 'vocab_size': 1000},"
+            " vllm_version='0.28.0', tp=8, dcp=2)\n"
+            "heavy = [m for m in ('torch', 'transformers', 'vllm', 'numpy') if m in sys.modules]\n"
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
