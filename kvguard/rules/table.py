@@ -792,3 +792,33 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
 )
+
+
+#: Upstream checks kvguard does not evaluate, with the reason (rendered in docs/rules.md).
+#: Each needs an input kvguard does not take yet; with vLLM's defaults none of them fires.
+NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
+    ("PC_api_rank", "0.11.0", "0.11.0", "internal API-server process rank (defaults always pass)"),
+    ("PV_api_rank", "0.11.1", None, "internal API-server process rank (defaults always pass)"),
+    ("PV_numa", "0.20.0", None, "--numa-bind* flags"),
+    ("PA_backend_type", "0.10.2", None, "an executor class object (Python API only; CLI values are strings)"),
+    ("PA_nsight", "0.10.2", None, "--ray-workers-use-nsight"),
+    ("PA_dbo_threshold", "0.30.0", None, "dual-batch-overlap thresholds"),
+    ("PC_elastic_max_dp", "0.30.0", None, "--elastic-ep-max-dp-size"),
+    ("MC_seed_external_launcher", "0.10.2", "0.11.2", "--seed with the external_launcher executor"),
+    ("MC_torch_shm", "0.19.0", None, "--mm-tensor-ipc torch_shm"),
+    ("MC_hcsp_platform", "0.32.0", None, "--enable-hc-sp"),
+    ("MC_hcsp_model", "0.32.0", None, "--enable-hc-sp"),
+    ("MC_hcsp_pp", "0.32.0", None, "--enable-hc-sp"),
+    ("CC_swap_space", "0.10.2", "0.17.1", "host CPU memory against tp x --swap-space"),
+    ("VC_dcp_block_size", "0.11.1", "0.17.1", "the platform-filled KV block size"),
+    ("VC_mtp_interleave", "0.11.1", "0.12.0", "speculative decoding (MTP) configs"),
+    ("VC_nixl_pcp", "0.29.0", "0.29.0", "--kv-transfer-config with NixlConnector"),
+    ("VC_nixl_dcp", "0.29.0", None, "--kv-transfer-config with NixlConnector"),
+    ("VC_nixl_dcp_mla", "0.29.0", None, "--kv-transfer-config with NixlConnector"),
+    ("VC_nixl_dcp_hybrid", "0.29.0", "0.29.0", "--kv-transfer-config with NixlConnector"),
+    ("VC_hisparse_pp", "0.30.0", None, "--attention-config with HiSparse"),
+    ("VC_hisparse_dcp", "0.30.0", None, "--attention-config with HiSparse"),
+    ("VC_batch_sharded", "0.29.0", None, "--enable-batch-sharded-sampling"),
+    ("VC_adaptive_pp", "0.29.0", None, "speculative adaptive verification"),
+    ("VC_recoverssm_pp", "0.29.0", None, "RecoverSSM cache mode"),
+)

@@ -1,0 +1,89 @@
+"""The rule reference (docs/rules.md), generated from the rule table itself."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from ..versions import KNOWN_RELEASES
+from . import WRAPPER, Check, FieldRule, Step
+from .table import NOT_MODELLED, RULES
+
+__all__ = ["render_markdown"]
+
+_STAGE_TITLES = {
+    "engine_args": "EngineArgs.create_engine_config (raw exceptions)",
+    "parallel_config": "ParallelConfig (pydantic dataclass: ValueError/AssertionError wrapped)",
+    "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",
+}
+
+
+def _releases(row) -> str:
+    first = row.since or KNOWN_RELEASES[0]
+    last = row.until or KNOWN_RELEASES[-1]
+    span = first if first == last else f"{first} – {last}"
+    if row.patch:
+        span += f" with {row.patch}"
+    if row.unless_patch:
+        span += f" (not with {row.unless_patch})"
+    return span
+
+
+def _surfacing(row) -> str:
+    if isinstance(row, FieldRule):
+        return f"pydantic ValidationError for {WRAPPER[row.stage]} (one entry per failing field)"
+    if row.exc in ("ValueError", "AssertionError") and WRAPPER[row.stage]:
+        prefix = "Assertion failed, " if row.exc == "AssertionError" else "Value error, "
+        return f"ValidationError for {WRAPPER[row.stage]} (`{prefix}…`)"
+    return "raw"
+
+
+def _fence(text: str) -> str:
+    return "```text\n" + text + "\n```"
+
+
+def render_markdown() -> str:
+    """Markdown listing every rule with its releases, exception, surfacing and exact template."""
+    lines = [
+        "# Launch checks by release",
+        "",
+        "Generated from `kvguard/rules/table.py` by `tools/gen_rules_doc.py` — do not edit; the test",
+        "suite fails when this file is out of date. Each check lists the releases it applies to, the",
+        "exception type vLLM's statement raises, how it reaches the user, and the message template",
+        "exactly as upstream writes it (`{name}` marks a value filled in from the launch).",
+        "Derivation steps (vLLM's own state changes between checks) are listed where they run.",
+        "Rows carry ranges for every release 0.10.2 – 0.33.0; releases outside",
+        "`kvguard.SUPPORTED_VERSIONS` are modelled but not yet verified against the real release.",
+        "",
+    ]
+    by_stage: "OrderedDict[str, list]" = OrderedDict((s, []) for s in _STAGE_TITLES)
+    for row in RULES:
+        by_stage[row.stage].append(row)
+    for stage, rows in by_stage.items():
+        lines += [f"## {_STAGE_TITLES[stage]}", ""]
+        for row in rows:
+            if isinstance(row, Step):
+                lines += [f"- *step* `{row.id}` ({_releases(row)}): {row.description}", ""]
+                continue
+            if isinstance(row, FieldRule):
+                lines += [f"### `{row.id}` — {row.description}", "",
+                          f"- releases: {_releases(row)}", f"- raises: pydantic field validation",
+                          f"- surfaces as: {_surfacing(row)}", f"- upstream: `{row.source}`", ""]
+                for name, _attr, kind, bound in row.fields:
+                    rule = f"`{name}` >= {bound}" if kind == "ge" else f"`{name}` in {list(bound)}"
+                    if kind == "literal?":
+                        rule += " or None"
+                    lines.append(f"  - {rule}")
+                lines.append("")
+                continue
+            assert isinstance(row, Check)
+            lines += [f"### `{row.id}` — {row.description}", "",
+                      f"- releases: {_releases(row)}",
+                      f"- raises: `{row.exc}`; surfaces as: {_surfacing(row)}",
+                      f"- scope: {row.scope}; upstream: `{row.source}`", "",
+                      _fence(row.template), ""]
+    lines += ["## Upstream checks kvguard does not evaluate", "",
+              "Each needs an input kvguard does not take yet; with vLLM's defaults none of them fires.", "",
+              "| check | releases | needs |", "| --- | --- | --- |"]
+    for check_id, since, until, why in NOT_MODELLED:
+        lines.append(f"| `{check_id}` | {since} – {until or KNOWN_RELEASES[-1]} | {why} |")
+    return "\n".join(lines).rstrip() + "\n"
