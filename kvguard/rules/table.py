@@ -209,6 +209,9 @@ def _mrv2_unsupported_020(s) -> list:
     return out
 
 
+#: str() of the ImportError vLLM keeps when ``import ray`` fails on a host without Ray
+_RAY_IMPORT_ERR = "No module named 'ray'"
+
 _S_PARALLEL = "vllm/config/parallel.py"
 _S_ARGS = "vllm/engine/arg_utils.py"
 _S_MODEL = "vllm/config/model.py"
@@ -515,7 +518,8 @@ RULES = (
           description="VLLM_DP_SIZE > 1 (offline DP) needs a MoE model"),
     Check("PC_gpu_count", "0.10.2", "0.11.0", scope="env",
           when=_gpu_shortfall,
-          template="Unable to load Ray: No module named 'ray'. Ray is required for multi-node inference, "
+          bind=lambda s: {"ray_import_err": _RAY_IMPORT_ERR},
+          template="Unable to load Ray: {ray_import_err}. Ray is required for multi-node inference, "
                    "please install Ray with `pip install ray`.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="the world size exceeds this node's GPUs and Ray is not installed"),
@@ -638,7 +642,8 @@ RULES = (
     # ===================== ParallelConfig._verify_args ======================
     Check("PA_ray_available", scope="env",
           when=lambda s: s.backend == "ray" and not s.need("ray"),
-          template="Failed to import Ray: No module named 'ray'.Please install Ray with `pip install ray`.",
+          bind=lambda s: {"ray_import_err": _RAY_IMPORT_ERR},
+          template="Failed to import Ray: {ray_import_err}.Please install Ray with `pip install ray`.",
           source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
           description="the ray executor needs Ray installed (note the missing space)"),
 
