@@ -40,6 +40,20 @@ def _parser() -> argparse.ArgumentParser:
                        description="Check a `vllm serve` launch: kvguard check [options] -- vllm serve MODEL ARGS…")
     c.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
                    "else the newest supported)")
+    _common(c)
+    c.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
+    d = sub.add_parser("diff", help="what changes for one launch between two vLLM releases",
+                       description="Compare the verdict and the KV facts of one `vllm serve` launch under two "
+                       "releases: kvguard diff --from V1 --to V2 -- vllm serve MODEL ARGS…  Exit status is "
+                       "the --to release's verdict (0 accepted, 1 refused, 2 cannot decide).")
+    d.add_argument("--from", dest="from_version", required=True, metavar="V1")
+    d.add_argument("--to", dest="to_version", required=True, metavar="V2")
+    _common(d)
+    d.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
+    return p
+
+
+def _common(c: argparse.ArgumentParser) -> None:
     c.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
     c.add_argument("--model-config", metavar="PATH", help="config.json (or its directory) to use for the model")
     c.add_argument("--env", action="append", default=[], metavar="K=V",
@@ -51,8 +65,6 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--host", action="append", default=[], metavar="K=V",
                    help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1")
     c.add_argument("--format", choices=("text", "json", "github"), default="text")
-    c.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
-    return p
 
 
 def _env_pairs(items: Sequence[str], what: str = "--env") -> dict[str, str]:
@@ -87,19 +99,22 @@ def _host(args) -> Host:
     return Host(**facts)
 
 
-def _cmd_check(args) -> int:
-    from .api import check, legal_dcp_sizes
-    from .argv import parse_serve
-    from .report import LaunchReport, render
-    from .resolve import resolve_model
-    from .versions import resolve
-
+def _launch(args) -> list[str]:
     launch = list(args.launch)
     if launch and launch[0] == "--":
         launch = launch[1:]
     if not launch and not args.model_config:
         raise _ArgError("nothing to check: give `-- vllm serve MODEL …`")
-    release = resolve(args.vllm_version, nearest=args.nearest)
+    return launch
+
+
+def _launch_report(args, release, launch: list[str]):
+    """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport."""
+    from .api import check, legal_dcp_sizes
+    from .argv import parse_serve
+    from .report import LaunchReport
+    from .resolve import resolve_model
+
     cmd = parse_serve(launch, release)
     env = {}
     if args.env_from_os:
@@ -117,16 +132,46 @@ def _cmd_check(args) -> int:
         fields = {k: v for k, v in cmd.fields.items()
                   if k not in ("tensor_parallel_size", "prefill_context_parallel_size",
                                "decode_context_parallel_size")}
-        legal = legal_dcp_sizes(model.config, layout["tensor_parallel_size"],
+        legal = legal_dcp_sizes(verdict.facts, layout["tensor_parallel_size"],
                                 layout["prefill_context_parallel_size"], vllm_version=release, env=env,
                                 host=host, **fields)
-    if release.requested:
-        verdict = verdict.with_notes(f"rules of vLLM {release.version} used for {release.requested}")
-    report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
-                          layout=layout, legal_dcp_sizes=legal)
-    color = args.format == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
-    print(render(report, args.format, color=color))
-    return EXIT_ACCEPT if verdict.ok else EXIT_REFUSE
+    return LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
+                        layout=layout, legal_dcp_sizes=legal)
+
+
+def _color(args) -> bool:
+    return args.format == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _cmd_check(args) -> int:
+    from .report import render
+    from .versions import resolve
+
+    launch = _launch(args)
+    release = resolve(args.vllm_version, nearest=args.nearest)
+    report = _launch_report(args, release, launch)
+    print(render(report, args.format, color=_color(args)))
+    return EXIT_ACCEPT if report.verdict.ok else EXIT_REFUSE
+
+
+def _cmd_diff(args) -> int:
+    from .diff import compare_reports, render_diff
+    from .versions import resolve
+
+    launch = _launch(args)
+    sides = []
+    for version in (args.from_version, args.to_version):
+        release = resolve(version, nearest=args.nearest)
+        try:
+            sides.append((release, _launch_report(args, release, launch), None))
+        except KvguardError as exc:  # e.g. a flag this release does not have
+            sides.append((release, None, str(exc)))
+    result = compare_reports(sides[0], sides[1])
+    print(render_diff(result, args.format))
+    after = sides[1][1]
+    if after is None:
+        return EXIT_UNDECIDED
+    return EXIT_ACCEPT if after.verdict.ok else EXIT_REFUSE
 
 
 def run(argv: Optional[Sequence[str]] = None) -> int:
@@ -140,6 +185,8 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
             return EXIT_UNDECIDED
         if args.command == "check":
             return _cmd_check(args)
+        if args.command == "diff":
+            return _cmd_diff(args)
         raise _ArgError(f"unknown command {args.command!r}")
     except _ArgError as exc:
         print(f"kvguard: error: {exc}", file=sys.stderr)

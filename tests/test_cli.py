@@ -85,3 +85,29 @@ def test_python_dash_m_kvguard():
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert "ACCEPT" in proc.stdout
+
+
+def test_diff_reports_the_changed_message(capsys):
+    status, out, _ = _run(capsys, "diff", "--from", "0.20.0", "--to", "0.28.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "3")
+    data = json.loads(out)
+    assert status == EXIT_REFUSE
+    assert data["verdict_changed"]
+    change = next(c for c in data["changes"] if c["what"] == "message")
+    assert change["from"] == "tp_size=8 must be divisible bydcp_size=3."
+    assert change["to"] == "tp_size=8 must be divisible by dcp_size=3."
+
+
+def test_diff_accepts_and_refuses(capsys):
+    status, out, _ = _run(capsys, "diff", "--from", "0.20.0", "--to", "0.28.0", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-pcp", "2", "-dp", "2")
+    assert status == EXIT_REFUSE
+    assert "vLLM 0.20.0: accepted" in out
+    assert "PCP does not support data parallelism yet." in out
+
+
+def test_diff_same_verdict_exit_0(capsys):
+    status, out, _ = _run(capsys, "diff", "--from", "0.28.0", "--to", "pr55030", "--",
+                          "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8")
+    assert status == EXIT_ACCEPT
+    assert "no change" in out or "same verdict" in out
