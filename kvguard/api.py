@@ -46,14 +46,15 @@ def _env(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
     return out
 
 
-def _facts_or_crash(config: Any, release: Release, env: dict[str, str]) -> "ModelFacts | Crash":
+def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
+                    trust_remote_code: bool = False) -> "ModelFacts | Crash":
     if isinstance(config, ModelFacts):
         if config.vllm_version != release.key:
             raise InputError(f"these ModelFacts were derived for vLLM {config.vllm_version}, not "
                              f"{release.key}; pass the config itself", source="<facts>")
         return config
     raw, _label = load_raw_config(config)
-    return derive(raw, release, env)
+    return derive(raw, release, env, trust_remote_code=trust_remote_code)
 
 
 def _check_fields(layout: Layout, release: Release) -> None:
@@ -70,7 +71,7 @@ def _prepare(config, layout, vllm_version, env, fields, nearest):
     env_d = _env(env)
     lay = make_layout(layout, **fields)
     _check_fields(lay, release)
-    facts = _facts_or_crash(config, release, env_d)
+    facts = _facts_or_crash(config, release, env_d, trust_remote_code=lay.trust_remote_code)
     return release, env_d, lay, facts
 
 
@@ -124,7 +125,8 @@ def _release_notes(release: Release) -> tuple[str, ...]:
 
 
 def model_facts(config: Any, *, vllm_version: Optional[str] = None,
-                env: Optional[Mapping[str, str]] = None, nearest: bool = False) -> ModelFacts:
+                env: Optional[Mapping[str, str]] = None, nearest: bool = False,
+                trust_remote_code: bool = False) -> ModelFacts:
     """The model facts ``vllm_version`` derives from ``config``.
 
     Raises :class:`ModelConfigRefused` when vLLM itself fails building its
@@ -132,7 +134,7 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
     """
     release = resolve(vllm_version, nearest=nearest)
     env_d = _env(env)
-    facts = _facts_or_crash(config, release, env_d)
+    facts = _facts_or_crash(config, release, env_d, trust_remote_code=trust_remote_code)
     if isinstance(facts, Crash):
         raise ModelConfigRefused(verdict_from_crash(release, facts, stage="model_config",
                                                     check="model_config"))

@@ -62,6 +62,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("enable_return_routed_experts", ("--enable-return-routed-experts",), "bool", "0.22.0"),
     Flag("async_scheduling", ("--async-scheduling",), "bool"),
     Flag("headless", ("--headless",), "store_true"),
+    Flag("trust_remote_code", ("--trust-remote-code",), "bool"),
 )
 
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")

@@ -167,7 +167,7 @@ def _catch(fn, *args) -> Any:
     """Run ``fn``; turn an exception vLLM's code would raise into :class:`_Raise`."""
     try:
         return fn(*args)
-    except _Raise:
+    except (_Raise, Undecidable):
         raise
     except (ArithmeticError, AttributeError, KeyError, IndexError, TypeError, ValueError,
             AssertionError, RuntimeError, NotImplementedError) as exc:
@@ -573,22 +573,31 @@ def _validate_arch(values: dict[str, Any], release: Release) -> dict[str, Any]:
 # ---------------------------------------------------------------------------
 
 
-def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str]) -> "ModelFacts | Crash":
+def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
+           trust_remote_code: bool = False) -> "ModelFacts | Crash":
     """Facts of ``raw`` under ``release``, or the :class:`Crash` vLLM hits building ModelConfig.
 
+    ``trust_remote_code`` is vLLM's ``--trust-remote-code`` (default off, as in
+    vLLM): without it a model type that needs repository code is refused, as
+    vLLM refuses it; with it kvguard cannot run that code (Undecidable).
     Raises :class:`~kvguard.Undecidable` for inputs kvguard does not model.
     """
     from . import hfconfig
     from .archs import arch_flag
 
     try:
-        cfg = hfconfig.load_config(raw, release)
+        cfg = hfconfig.load_config(raw, release, trust_remote_code=trust_remote_code)
     except hfconfig.LoadCrash as exc:
         return Crash(exc.exc_type, exc.message, exc.wrapped_by)
+    except Undecidable as exc:
+        crash = getattr(exc, "load_crash", None)
+        if crash is not None and not trust_remote_code:
+            return Crash(crash.exc_type, crash.message, crash.wrapped_by)
+        raise
     try:
-        text = _text_config(cfg, release)
-    except _Raise as exc:
-        return exc.crash
+        text = hfconfig.hf_text_config(cfg, release)
+    except hfconfig.LoadCrash as exc:
+        return Crash(exc.exc_type, exc.message, exc.wrapped_by)
     d = _Deriver(cfg, text, release, env)
     if d.kind == "unmodelled":
         raise Undecidable(f"model type {d.model_type!r}: vLLM {release.version} uses a config "
@@ -641,8 +650,8 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str]) -> 
         use_mla = None
     supports_pp = arch_flag(architectures, "supports_pp", release)
     if emulation != "exact":
-        notes.append(f"model type {d.model_type!r}: transformers {release.transformers} class "
-                     "emulated generically (attribute map and literal defaults only)")
+        notes.append(f"model type {d.model_type!r}: its transformers {release.transformers} / vLLM config class "
+                     "is emulated but not verified against the real class at scale")
     return ModelFacts(
         vllm_version=release.key,
         model_type=d.model_type,
@@ -664,28 +673,6 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str]) -> 
         notes=tuple(notes),
         deferred=deferred,
     )
-
-
-def _text_config(cfg: Any, release: Release) -> Any:
-    """``get_hf_text_config`` (vllm/transformers_utils/config.py)."""
-    from . import hfconfig
-
-    try:
-        text = cfg.get_text_config()
-    except hfconfig.LoadCrash as exc:
-        raise _Raise(Crash(exc.exc_type, exc.message, exc.wrapped_by)) from None
-    if text is not cfg and not hasattr(text, "num_attention_heads"):
-        if release.within("0.13.0"):
-            raise _Raise(Crash(
-                "ValueError",
-                "The text_config extracted from the model config does not have "
-                "`num_attention_heads` attribute. This indicates a mismatch "
-                "between the model config and vLLM's expectations. Please "
-                "ensure that the model config is compatible with vLLM.",
-                "ModelConfig",
-            ))
-        raise _Raise(Crash("AssertionError", "", "ModelConfig"))
-    return text
 
 
 def _convert(d: _Deriver) -> dict[str, Any]:

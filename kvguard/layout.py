@@ -79,6 +79,8 @@ class Layout(BaseModel):
     async_scheduling: Optional[bool] = None
     enable_fault_tolerance: bool = False
     enable_return_routed_experts: bool = False
+    #: ModelConfig's --trust-remote-code: without it vLLM refuses configs that need repository code
+    trust_remote_code: bool = False
 
     @property
     def tp(self) -> int:

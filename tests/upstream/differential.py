@@ -168,11 +168,197 @@ def gen_chatglm(rng):
             "kv_channels": 128, "seq_length": 8192, "torch_dtype": "bfloat16"}
 
 
+def gen_gemma(rng):
+    cfg = _dense(rng, "GemmaForCausalLM", "gemma", head_dims=(256,))
+    if rng.random() < 0.7:
+        cfg["head_dim"] = 256
+    return cfg
+
+
+def gen_gemma3_text(rng):
+    cfg = _dense(rng, "Gemma3ForCausalLM", "gemma3_text", head_dims=(128, 256))
+    cfg["head_dim"] = cfg["hidden_size"] // cfg["num_attention_heads"]
+    return cfg
+
+
+def _nested(rng, arch, model_type, text_type, text_arch="LlamaForCausalLM", extra=None):
+    text = _dense(rng, text_arch, text_type)
+    del text["architectures"]
+    cfg = {"architectures": [arch], "model_type": model_type, "text_config": text, "torch_dtype": "bfloat16"}
+    if extra:
+        cfg.update(extra)
+    return cfg
+
+
+def gen_gemma3(rng):
+    cfg = _nested(rng, "Gemma3ForConditionalGeneration", "gemma3", "gemma3_text",
+                  extra={"vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152,
+                                           "num_attention_heads": 16, "num_hidden_layers": 27,
+                                           "image_size": 896, "patch_size": 14, "intermediate_size": 4304}})
+    cfg["text_config"]["head_dim"] = cfg["text_config"]["hidden_size"] // cfg["text_config"]["num_attention_heads"]
+    return cfg
+
+
+def gen_llama4(rng):
+    cfg = _nested(rng, "Llama4ForConditionalGeneration", "llama4", "llama4_text")
+    cfg["text_config"].update(num_local_experts=rng.choice([16, 128]), num_experts_per_tok=1,
+                              head_dim=cfg["text_config"]["hidden_size"] // cfg["text_config"]["num_attention_heads"])
+    return cfg
+
+
+def gen_qwen2_5_vl(rng):
+    cfg = _dense(rng, "Qwen2_5_VLForConditionalGeneration", "qwen2_5_vl")
+    cfg["vision_config"] = {"depth": 32, "hidden_size": 1280, "num_heads": 16, "out_hidden_size": cfg["hidden_size"]}
+    if rng.random() < 0.5:  # the newer layout: text parameters in text_config
+        text = {k: cfg.pop(k) for k in list(cfg) if k in ("hidden_size", "num_attention_heads", "num_key_value_heads",
+                                                         "num_hidden_layers", "intermediate_size", "vocab_size",
+                                                         "max_position_embeddings")}
+        text["model_type"] = "qwen2_5_vl_text"
+        cfg["text_config"] = text
+    return cfg
+
+
+def gen_dbrx(rng):
+    heads = rng.choice([16, 32, 48])
+    cfg = {"architectures": ["DbrxForCausalLM"], "model_type": "dbrx", "d_model": heads * 128, "n_heads": heads,
+           "n_layers": 40, "max_seq_len": 32768, "vocab_size": 100352, "torch_dtype": "bfloat16",
+           "attn_config": {"clip_qkv": 8, "rope_theta": 500000},
+           "ffn_config": {"ffn_hidden_size": 10752, "moe_num_experts": 16, "moe_top_k": 4}}
+    if rng.random() < 0.7:
+        cfg["attn_config"]["kv_n_heads"] = rng.choice(_divisors(heads))
+    return cfg
+
+
+def gen_mpt(rng):
+    heads = rng.choice([16, 32, 64])
+    cfg = {"architectures": ["MPTForCausalLM"], "model_type": "mpt", "d_model": heads * 128, "n_heads": heads,
+           "n_layers": 32, "max_seq_len": 2048, "vocab_size": 50432, "torch_dtype": "bfloat16",
+           "attn_config": {"attn_type": "multihead_attention", "alibi": True}}
+    if rng.random() < 0.5:
+        cfg["attn_config"]["kv_n_heads"] = rng.choice(_divisors(heads))
+    return cfg
+
+
+def gen_nemotron_nas(rng):
+    heads = 64
+    blocks = []
+    for _ in range(rng.choice([4, 8])):
+        no_op = rng.random() < 0.3
+        blocks.append({"attention": {"no_op": no_op, "replace_with_linear": False,
+                                     "n_heads_in_group": None if no_op else rng.choice([8, 16, 32])},
+                       "ffn": {"no_op": False, "replace_with_linear": False, "ffn_mult": 2.625}})
+    return {"architectures": ["DeciLMForCausalLM"], "model_type": "nemotron-nas", "hidden_size": 8192,
+            "num_attention_heads": heads, "num_hidden_layers": len(blocks), "block_configs": blocks,
+            "vocab_size": 128256, "max_position_embeddings": 131072, "torch_dtype": "bfloat16",
+            "num_key_value_heads": None}
+
+
+def gen_starcoder2(rng):
+    return _dense(rng, "Starcoder2ForCausalLM", "starcoder2")
+
+
+def gen_olmo2(rng):
+    return _dense(rng, "Olmo2ForCausalLM", "olmo2")
+
+
+def gen_granite(rng):
+    return _dense(rng, "GraniteForCausalLM", "granite")
+
+
+def gen_glm4_moe(rng):
+    cfg = _dense(rng, "Glm4MoeForCausalLM", "glm4_moe", head_dims=(128,))
+    cfg.update(n_routed_experts=rng.choice([64, 160]), num_experts_per_tok=8, head_dim=128,
+               moe_intermediate_size=1408, first_k_dense_replace=1)
+    return cfg
+
+
+def gen_gpt_oss(rng):
+    cfg = _dense(rng, "GptOssForCausalLM", "gpt_oss", head_dims=(64,))
+    cfg.update(num_local_experts=rng.choice([32, 128]), num_experts_per_tok=4, head_dim=64,
+               sliding_window=128)
+    return cfg
+
+
+def gen_phimoe(rng):
+    cfg = _dense(rng, "PhiMoEForCausalLM", "phimoe")
+    cfg.update(num_local_experts=16, num_experts_per_tok=2)
+    return cfg
+
+
+def gen_qwen2_moe(rng):
+    cfg = _dense(rng, "Qwen2MoeForCausalLM", "qwen2_moe")
+    cfg.update(num_experts=rng.choice([0, 60]), num_experts_per_tok=4, moe_intermediate_size=1408,
+               shared_expert_intermediate_size=5632)
+    return cfg
+
+
+def gen_jamba(rng):
+    cfg = _dense(rng, "JambaForCausalLM", "jamba", head_dims=(128,))
+    cfg.update(num_experts=16, num_experts_per_tok=2, attn_layer_period=8, attn_layer_offset=4,
+               expert_layer_period=2, expert_layer_offset=1, num_hidden_layers=8)
+    return cfg
+
+
+def gen_falcon_mamba(rng):
+    return {"architectures": ["FalconMambaForCausalLM"], "model_type": "falcon_mamba", "hidden_size": 4096,
+            "num_hidden_layers": 64, "vocab_size": 65024, "state_size": 16, "torch_dtype": "bfloat16"}
+
+
+def gen_deepseek_mtp(rng):
+    cfg = _mla(rng, "DeepSeekMTPModel", "deepseek_mtp")
+    cfg["num_nextn_predict_layers"] = rng.choice([1, 2])
+    return cfg
+
+
+def gen_glm4_moe_lite(rng):
+    cfg = _mla(rng, "Glm4MoeLiteForCausalLM", "glm4_moe_lite")
+    return cfg
+
+
+MUTATIONS = (
+    ("drop", ("num_key_value_heads", "head_dim", "kv_lora_rank", "num_attention_heads", "hidden_size",
+              "num_hidden_layers", "max_position_embeddings")),
+    ("none", ("num_key_value_heads", "head_dim", "kv_lora_rank", "num_experts", "n_routed_experts")),
+    ("string", ("num_key_value_heads", "num_attention_heads", "head_dim")),
+    ("float", ("num_key_value_heads", "num_attention_heads")),
+    ("zero", ("num_key_value_heads", "num_attention_heads", "head_dim")),
+    ("odd_hidden", ("hidden_size",)),
+)
+
+
+def mutate(rng: random.Random, cfg: dict) -> dict:
+    """An edge value for one key the facts read (missing, None, wrong type, zero, odd size)."""
+    cfg = json.loads(json.dumps(cfg))
+    target = cfg["text_config"] if isinstance(cfg.get("text_config"), dict) and rng.random() < 0.7 else cfg
+    kind, keys = rng.choice(MUTATIONS)
+    keys = [k for k in keys if k in target] or list(keys)
+    key = rng.choice(keys)
+    if kind == "drop":
+        target.pop(key, None)
+    elif kind == "none":
+        target[key] = None
+    elif kind == "string":
+        target[key] = str(target.get(key, 8))
+    elif kind == "float":
+        target[key] = float(target.get(key, 8) or 8)
+    elif kind == "zero":
+        target[key] = 0
+    else:
+        target[key] = int(target.get(key, 4096) or 4096) + rng.choice([1, 64, 100])
+    cfg.setdefault("_mutation", f"{kind}:{key}")
+    return cfg
+
+
 FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "llama": gen_llama, "mistral": gen_mistral, "qwen2": gen_qwen2, "qwen3": gen_qwen3,
     "qwen3_moe": gen_qwen3_moe, "mixtral": gen_mixtral, "gemma2": gen_gemma2, "phi3": gen_phi3,
     "deepseek_v3": gen_deepseek_v3, "deepseek_v2": gen_deepseek_v2, "kimi_k2": gen_kimi_k2,
     "falcon": gen_falcon, "gpt_bigcode": gen_gpt_bigcode, "mamba": gen_mamba, "chatglm": gen_chatglm,
+    "gemma": gen_gemma, "gemma3_text": gen_gemma3_text, "gemma3": gen_gemma3, "llama4": gen_llama4,
+    "qwen2_5_vl": gen_qwen2_5_vl, "dbrx": gen_dbrx, "mpt": gen_mpt, "nemotron-nas": gen_nemotron_nas,
+    "starcoder2": gen_starcoder2, "olmo2": gen_olmo2, "granite": gen_granite, "glm4_moe": gen_glm4_moe,
+    "gpt_oss": gen_gpt_oss, "phimoe": gen_phimoe, "qwen2_moe": gen_qwen2_moe, "jamba": gen_jamba,
+    "falcon_mamba": gen_falcon_mamba, "deepseek_mtp": gen_deepseek_mtp, "glm4_moe_lite": gen_glm4_moe_lite,
 }
 
 
@@ -193,13 +379,17 @@ def gen_layout(rng: random.Random, cfg: dict) -> dict:
             "enable_expert_parallel": rng.random() < 0.25}
 
 
-def generate(seed: int, n_configs: int, n_layouts: int) -> list[dict]:
+def generate(seed: int, n_configs: int, n_layouts: int, mutation_rate: float = 0.2) -> list[dict]:
     rng = random.Random(seed)
     names = sorted(FAMILIES)
+    rng.shuffle(names)
     cases = []
     for i in range(n_configs):
         family = names[i % len(names)]
         cfg = FAMILIES[family](rng)
+        if rng.random() < mutation_rate:
+            cfg = mutate(rng, cfg)
+            family += "+" + cfg.pop("_mutation")
         layouts = [gen_layout(rng, cfg) for _ in range(n_layouts)]
         cases.append({"id": f"{family}-{i}", "family": family, "config": cfg, "layouts": layouts})
     return cases
@@ -262,6 +452,11 @@ def compare(version: str, cases: list[dict], results: list[dict], env: dict[str,
             counts["undecidable_configs"] += 1
             mismatches.append({"id": case["id"], "what": "undecidable", "kvguard": str(exc),
                                "oracle": rec.get("stage")})
+            continue
+        if rec["stage"] == "model" and "failed to be inspected" in (rec.get("message") or ""):
+            # the oracle host could not import the model class (a missing optional package such as
+            # torchvision): an artefact of the CPU venv, not vLLM's answer for this config
+            counts["oracle_env_failures"] += 1
             continue
         if rec["stage"] == "model":
             counts["model_refusals"] += 1
@@ -338,7 +533,8 @@ def main(argv=None) -> int:
           f"({c.get('layouts', 0)} layouts on {c.get('facts_compared', 0)} configs, "
           f"{c.get('model_refusals', 0)} configs refused by ModelConfig; oracle ok={c.get('oracle_ok', 0)} "
           f"refused={c.get('oracle_refused', 0)}; facts disagree={c.get('facts_disagree', 0)}; "
-          f"undecidable configs={c.get('undecidable_configs', 0)})")
+          f"undecidable configs={c.get('undecidable_configs', 0)}; oracle host failures="
+          f"{c.get('oracle_env_failures', 0)})")
     for m in report["mismatches"][:15]:
         print("  MISMATCH", json.dumps(m, default=str)[:600])
     return 0 if not report["mismatches"] else 1

@@ -75,10 +75,10 @@ def main(cases_path, out_path):
             continue
         facts = {
             "use_mla": fact(lambda: bool(mc.use_mla)),
-            "total_num_kv_heads": fact(mc.get_total_num_kv_heads),
+            "total_num_kv_heads": fact(lambda: mc.get_total_num_kv_heads()),
             "total_num_attention_heads": fact(lambda: mc.get_num_attention_heads(ParallelConfig())),
-            "head_size": fact(mc.get_head_size),
-            "num_hidden_layers": fact(mc.get_total_num_hidden_layers),
+            "head_size": fact(lambda: mc.get_head_size()),
+            "num_hidden_layers": fact(lambda: mc.get_total_num_hidden_layers()),
             "is_moe": fact(lambda: bool(mc.is_moe)),
         }
         rec.update(stage="facts", facts=facts, layouts=[])

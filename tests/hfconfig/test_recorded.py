@@ -1,0 +1,44 @@
+"""Replays answers recorded from the real vLLM + transformers (no oracle needed).
+
+``data/oracle_<release>.json.gz``: generated configs (tools/hfconfig_oracle.py
+--record) with what real ``get_config`` + ``get_hf_text_config`` answered;
+``data/unit_oracle_<release>.json``: the hand-written trap configs of
+``data/unit_cases.json`` run through the real oracle worker.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kvguard.versions import resolve
+
+from ._util import RELEASES, oracle, read
+
+
+def _cases():
+    for rel in RELEASES:
+        for case in read(f"oracle_{rel}.json.gz")["cases"]:
+            yield pytest.param(rel, case, id=f"{rel}-{case['id']}")
+
+
+def _unit_cases():
+    cases = {c["id"]: c for c in read("unit_cases.json")}
+    for rel in RELEASES:
+        for rec in read(f"unit_oracle_{rel}.json")["results"]:
+            yield pytest.param(rel, cases[rec["id"]], rec, id=f"{rel}-{rec['id']}")
+
+
+def _check(rel, case, o):
+    k = oracle.run_kvguard({"id": case["id"], "config": case["config"], "path": case.get("path")}, resolve(rel))
+    verdict, detail = oracle.compare(o, k)
+    assert verdict in ("agree", "undecidable"), detail
+
+
+@pytest.mark.parametrize("rel,case", list(_cases()))
+def test_generated_configs_match_recorded_oracle(rel, case):
+    _check(rel, case, case["oracle"])
+
+
+@pytest.mark.parametrize("rel,case,rec", list(_unit_cases()))
+def test_trap_configs_match_recorded_oracle(rel, case, rec):
+    _check(rel, case, rec)

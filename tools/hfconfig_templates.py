@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Build tests/hfconfig/data/templates.json: one realistic config.json per model type.
+
+Transformers model types: ``AutoConfig.for_model(mt).to_dict()`` from the
+4.57.6 oracle venv (5.x venv when 4.x lacks the type).  vLLM-only / remote
+model types: hand-written below (shaped like the real checkpoints).
+
+usage: python tools/hfconfig_templates.py [--oracle-root /work/oracle]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+
+from hfconfig_oracle import SCOPE, TEMPLATES  # noqa: E402
+
+_DSV3 = {
+    "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "vocab_size": 129280,
+    "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048, "num_hidden_layers": 61,
+    "num_nextn_predict_layers": 1, "num_attention_heads": 128, "num_key_value_heads": 128, "n_shared_experts": 1,
+    "n_routed_experts": 256, "routed_scaling_factor": 2.5, "kv_lora_rank": 512, "q_lora_rank": 1536,
+    "qk_rope_head_dim": 64, "v_head_dim": 128, "qk_nope_head_dim": 128, "topk_method": "noaux_tc", "n_group": 8,
+    "topk_group": 4, "num_experts_per_tok": 8, "moe_layer_freq": 1, "first_k_dense_replace": 3,
+    "norm_topk_prob": True, "scoring_func": "sigmoid", "hidden_act": "silu", "max_position_embeddings": 163840,
+    "initializer_range": 0.02, "rms_norm_eps": 1e-06, "use_cache": True, "bos_token_id": 0, "eos_token_id": 1,
+    "tie_word_embeddings": False, "rope_theta": 10000, "rope_scaling": {
+        "beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0, "mscale_all_dim": 1.0,
+        "original_max_position_embeddings": 4096, "type": "yarn"},
+    "attention_bias": False, "attention_dropout": 0.0, "torch_dtype": "bfloat16",
+    "quantization_config": {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+                            "weight_block_size": [128, 128]},
+}
+_LLAMA = {
+    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336,
+    "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "max_position_embeddings": 8192,
+    "rms_norm_eps": 1e-05, "rope_theta": 500000.0, "vocab_size": 128256, "torch_dtype": "bfloat16",
+    "bos_token_id": 128000, "eos_token_id": 128001, "hidden_act": "silu", "tie_word_embeddings": False,
+}
+
+HAND = {
+    "kimi_k2": {**_DSV3, "model_type": "kimi_k2", "num_attention_heads": 64, "n_routed_experts": 384},
+    "deepseek_v32": {**_DSV3, "architectures": ["DeepseekV32ForCausalLM"], "model_type": "deepseek_v32",
+                     "index_head_dim": 128, "index_n_heads": 64, "index_topk": 2048},
+    "deepseek_mtp": {**_DSV3, "model_type": "deepseek_mtp", "architectures": ["DeepSeekMTPModel"]},
+    "kimi_linear": {
+        "architectures": ["KimiLinearForCausalLM"], "model_type": "kimi_linear", "vocab_size": 163840,
+        "hidden_size": 2304, "intermediate_size": 9216, "moe_intermediate_size": 1024, "num_hidden_layers": 27,
+        "num_attention_heads": 32, "num_key_value_heads": 32, "head_dim": 72, "kv_lora_rank": 512,
+        "q_lora_rank": None, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+        "mla_use_nope": True, "num_experts": 256, "num_experts_per_token": 8, "num_shared_experts": 1,
+        "first_k_dense_replace": 1, "moe_layer_freq": 1, "max_position_embeddings": 1048576,
+        "linear_attn_config": {"full_attn_layers": [4, 8, 12, 16, 20, 24, 27],
+                               "kda_layers": [1, 2, 3, 5, 6, 7], "num_heads": 32, "head_dim": 128,
+                               "short_conv_kernel_size": 4},
+        "torch_dtype": "bfloat16", "rope_theta": 10000.0, "tie_word_embeddings": False,
+    },
+    "RefinedWebModel": {
+        "architectures": ["RWForCausalLM"], "model_type": "RefinedWebModel", "hidden_size": 4544, "n_head": 71,
+        "n_layer": 32, "multi_query": True, "parallel_attn": True, "alibi": False, "bias": False,
+        "vocab_size": 65024, "layer_norm_epsilon": 1e-05, "bos_token_id": 11, "eos_token_id": 11,
+        "hidden_dropout": 0.0, "attention_dropout": 0.0, "torch_dtype": "bfloat16", "use_cache": True,
+    },
+    "RefinedWeb": {
+        "architectures": ["RWForCausalLM"], "model_type": "RefinedWeb", "hidden_size": 8192, "n_head": 128,
+        "n_head_kv": 8, "n_layer": 60, "parallel_attn": True, "alibi": False, "bias": False,
+        "vocab_size": 65024, "layer_norm_epsilon": 1e-05, "bos_token_id": 11, "eos_token_id": 11,
+        "torch_dtype": "bfloat16",
+    },
+    "chatglm": {
+        "architectures": ["ChatGLMModel"], "model_type": "chatglm", "add_bias_linear": False,
+        "add_qkv_bias": True, "apply_query_key_layer_scaling": True, "apply_residual_connection_post_layernorm":
+            False, "attention_dropout": 0.0, "attention_softmax_in_fp32": True, "bias_dropout_fusion": True,
+        "ffn_hidden_size": 13696, "fp32_residual_connection": False, "hidden_dropout": 0.0, "hidden_size": 4096,
+        "kv_channels": 128, "layernorm_epsilon": 1e-05, "multi_query_attention": True,
+        "multi_query_group_num": 2, "num_attention_heads": 32, "num_layers": 28, "original_rope": True,
+        "padded_vocab_size": 65024, "post_layer_norm": True, "rmsnorm": True, "seq_length": 32768,
+        "use_cache": True, "torch_dtype": "bfloat16", "tie_word_embeddings": False, "eos_token_id": 2,
+        "pad_token_id": 0,
+        "auto_map": {"AutoConfig": "configuration_chatglm.ChatGLMConfig",
+                     "AutoModel": "modeling_chatglm.ChatGLMForConditionalGeneration"},
+    },
+    "nemotron-nas": {
+        "architectures": ["DeciLMForCausalLM"], "model_type": "nemotron-nas", "hidden_size": 8192,
+        "num_attention_heads": 64, "num_hidden_layers": 4, "vocab_size": 128256, "max_position_embeddings": 131072,
+        "block_configs": [
+            {"attention": {"n_heads_in_group": 8, "no_op": False, "replace_with_linear": False},
+             "ffn": {"ffn_mult": 2.625, "no_op": False}},
+            {"attention": {"n_heads_in_group": None, "no_op": True, "replace_with_linear": False},
+             "ffn": {"ffn_mult": 2.625, "no_op": False}}],
+        "auto_map": {"AutoConfig": "configuration_decilm.DeciLMConfig"},
+        "torch_dtype": "bfloat16",
+    },
+    "step3_text": {
+        "architectures": ["Step3TextForCausalLM"], "model_type": "step3_text", "hidden_size": 7168,
+        "intermediate_size": 18432, "num_attention_heads": 64, "num_attention_groups": 1, "num_hidden_layers": 61,
+        "max_seq_len": 65536, "vocab_size": 128815, "rms_norm_eps": 1e-05, "moe_intermediate_size": 5120,
+        "moe_num_experts": 48, "moe_top_k": 3, "rope_theta": 500000, "head_dim": 256, "share_expert_dim": 5120,
+        "torch_dtype": "bfloat16",
+    },
+    "eagle": {
+        "architectures": ["EAGLEModel"], "model_type": "eagle", "model": {**_LLAMA, "num_hidden_layers": 1},
+        "truncated_vocab_size": None, "torch_dtype": "bfloat16",
+    },
+    "medusa": {
+        "architectures": ["MedusaModel"], "model_type": "medusa", "hidden_size": 4096, "vocab_size": 32001,
+        "num_heads": 5, "num_hidden_layers": 1, "max_paths": 64, "topk": 10, "truncated_vocab_size": None,
+    },
+    "deepseek_vl_v2": {
+        "architectures": ["DeepseekVLV2ForCausalLM"], "model_type": "deepseek_vl_v2",
+        "language_config": {"architectures": ["DeepseekV2ForCausalLM"], "model_type": "deepseek_v2",
+                            "hidden_size": 2560, "intermediate_size": 12288, "kv_lora_rank": 512,
+                            "moe_intermediate_size": 1536, "n_routed_experts": 72, "n_shared_experts": 2,
+                            "num_attention_heads": 32, "num_experts_per_tok": 6, "num_hidden_layers": 30,
+                            "num_key_value_heads": 32, "q_lora_rank": 1536, "qk_nope_head_dim": 128,
+                            "qk_rope_head_dim": 64, "v_head_dim": 128, "vocab_size": 129280,
+                            "torch_dtype": "bfloat16", "use_mla": True},
+        "vision_config": {"layers": 27, "width": 1152, "model_name": "siglip_so400m_patch14_384",
+                          "image_size": 384, "patch_size": 14},
+        "projector_config": {"model_type": "mlp_projector", "input_dim": 1152, "n_embed": 2560},
+        "tile_tag": "2D", "global_view_pos": "head", "candidate_resolutions": [[384, 384]],
+        "torch_dtype": "bfloat16",
+    },
+    "kimi_vl": {
+        "architectures": ["KimiVLForConditionalGeneration"], "model_type": "kimi_vl",
+        "text_config": {**_DSV3, "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 16,
+                        "num_hidden_layers": 27, "n_routed_experts": 64},
+        "vision_config": {"model_type": "moonvit", "hidden_size": 1152, "num_attention_heads": 16,
+                          "num_hidden_layers": 27, "patch_size": 14},
+        "media_placeholder_token_id": 163605, "torch_dtype": "bfloat16",
+    },
+}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--oracle-root", default=os.environ.get("KVG_ORACLE_ROOT", "/work/oracle"))
+    args = ap.parse_args(argv)
+    auto = [mt for mt in SCOPE if mt not in HAND]
+    got = {}
+    for ver in ("0.20.0", "0.28.0"):
+        py = os.path.join(args.oracle_root, ver, "bin", "python")
+        with tempfile.TemporaryDirectory() as d:
+            ip = os.path.join(d, "in.json")
+            op = os.path.join(d, "out.json")
+            with open(ip, "w") as f:
+                json.dump(auto, f)
+            subprocess.run([py, os.path.join(HERE, "hfconfig_oracle_worker.py"), "--templates", ip, op], check=True)
+            with open(op) as f:
+                got[ver] = json.load(f)
+    out = {}
+    for mt in auto:
+        a, b = got["0.20.0"].get(mt, {}), got["0.28.0"].get(mt, {})
+        tpl = a if "__error__" not in a else b
+        if "__error__" in tpl:
+            print(f"no template for {mt}: {tpl['__error__'][:80]}")
+            continue
+        tpl = {k: v for k, v in tpl.items() if not k.startswith("_") and k != "transformers_version"}
+        tpl.setdefault("architectures", None)
+        out[mt] = tpl
+    out.update(HAND)
+    os.makedirs(os.path.dirname(TEMPLATES), exist_ok=True)
+    with open(TEMPLATES, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+    print(f"{len(out)} templates -> {TEMPLATES}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
