@@ -86,6 +86,10 @@ KV_HEAD_ATTRIBUTES: tuple[Ranged[str], ...] = (
 EXPERT_ATTRIBUTES: tuple[str, ...] = ("num_experts", "moe_num_experts", "n_routed_experts",
                                       "num_local_experts")
 
+#: ``_verify_with_expert_parallelism`` in 0.10.2–0.11.0: its own loop and order
+OLD_EXPERT_ATTRIBUTES: tuple[str, ...] = ("moe_num_experts", "num_experts", "n_routed_experts",
+                                          "num_local_experts")
+
 #: ``get_num_experts_per_token`` (ModelArchitectureConfig field from 0.28.0)
 EXPERTS_PER_TOKEN_ATTRIBUTES: tuple[str, ...] = (
     "num_experts_per_tok", "num_experts_per_token", "top_k_experts", "moe_topk", "moe_top_k",

@@ -434,10 +434,21 @@ class _Deriver:
         return getattr(text, "num_hidden_layers", 0)
 
     def num_experts(self) -> Any:
+        """get_num_experts: 0.10.2–0.11.0 inline loop (``> 0`` stops it), 0.11.1–0.13.0
+        ``getattr_iter(...) or 0``, 0.14.0+ the convertor (falls back to block_configs)."""
         text = self.text
+        if not self.r.within("0.11.1"):
+            value = 0
+            for name in R.OLD_EXPERT_ATTRIBUTES:
+                value = getattr(text, name, 0)
+                if value > 0:
+                    break
+            return value
         value = _getattr_iter(text, R.EXPERT_ATTRIBUTES, 0)
         if isinstance(value, list):
             return value[0]
+        if not self.r.within("0.14.0"):
+            return value or 0
         if not value:
             value = 0
             blocks = getattr(text, "block_configs", None)
@@ -641,7 +652,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         kv_heads = lazy("total_num_kv_heads", d.total_num_kv_heads)
         head_size = lazy("head_size", d.head_size, is_mla)
         layers = lazy("num_hidden_layers", d.num_hidden_layers)
-        experts = lazy("num_experts", d.num_experts) if release.within("0.11.1") else 0
+        experts = lazy("num_experts", d.num_experts)
         hidden = getattr(text, "hidden_size", None)
     try:
         use_mla = _catch(d.use_mla, is_mla)

@@ -654,7 +654,7 @@ RULES = (
                    "({tp}).",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="attention heads must be a multiple of tp"),
-    Check("MC_ep_needs_moe", "0.11.1", "0.13.0", stage="verify",
+    Check("MC_ep_needs_moe", "0.10.2", "0.13.0", stage="verify",
           when=lambda s: s.ep and s.num_experts < 1,
           template="Number of experts in the model must be greater than 0 when expert parallelism is "
                    "enabled.",

@@ -364,7 +364,10 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
 
 def gen_layout(rng: random.Random, cfg: dict) -> dict:
     """A layout: half plausible (tp divides the heads, dcp divides tp), half anywhere in range."""
-    heads = cfg.get("num_attention_heads") or cfg.get("n_head") or 32
+    text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
+    heads = text.get("num_attention_heads") or text.get("n_head") or text.get("n_heads")
+    if not isinstance(heads, int) or isinstance(heads, bool) or heads < 1:
+        heads = 32
     if rng.random() < 0.5:
         tp = rng.choice([d for d in _divisors(heads) if d <= 64] or [1])
         pcp = rng.choice([1, 1, 1, 2, 4])
