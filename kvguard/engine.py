@@ -132,7 +132,7 @@ class State:
 
     def need(self, name: str) -> Any:
         """A host fact; unknown (None) makes the reading check 'skipped'."""
-        value = getattr(self.host, name)
+        value = getattr(self.host, name, None)
         if value is None:
             raise _Skip(name)
         return value
@@ -167,6 +167,8 @@ _SKIP_REASONS = {
     "triton": "depends on whether Triton is installed; pass a Host with triton=…",
     "nixl": "depends on whether NIXL is installed; pass a Host with nixl=…",
     "architecture": "depends on the model registry entry of an architecture kvguard does not know",
+    "rocm_default_v1_architectures": "on ROCm vLLM picks the V1 model runner for some architectures "
+                                     "(not modelled)",
 }
 
 

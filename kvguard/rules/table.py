@@ -169,44 +169,68 @@ def _pr_max_dcp(s) -> int:
 
 
 def _v2_env(s):
-    """``envs.VLLM_USE_V2_MODEL_RUNNER``: None when unset, else ``bool(int(value))``."""
+    """``envs.VLLM_USE_V2_MODEL_RUNNER``.
+
+    0.20.0–0.21.0: ``bool(int(os.getenv(..., "0")))``; 0.22.0+:
+    ``maybe_convert_bool`` — None when unset, else ``bool(int(value))``.
+    """
     value = s.env.get("VLLM_USE_V2_MODEL_RUNNER")
+    if not s.r.within("0.22.0"):
+        return bool(int("0" if value is None else value))
     return None if value is None else bool(int(value))
 
 
-def _forced_v2(s) -> bool:
-    """``VllmConfig.use_v2_model_runner`` where it can refuse (0.27.0–0.28.0).
+#: ``_get_v2_model_runner_unsupported_features`` (``_validate_v2_model_runner`` before
+#: 0.22.0), the launch options kvguard models, in upstream order.
+MRV2_UNSUPPORTED = (
+    ("hybrid/mamba models", "0.20.0", "0.22.1", lambda s: s.has_inner_state),
+    ("prefill context parallelism", "0.20.0", "0.25.1", lambda s: s.pcp > 1),
+    ("prefill context parallelism", "0.26.0", "0.28.0", lambda s: s.pcp > 1 and not s.use_mla),
+    ("pipeline parallelism with external_launcher", "0.24.0", None,
+     lambda s: s.backend == "external_launcher" and s.pp > 1),
+    ("elastic expert parallelism", "0.24.0", "0.31.0", lambda s: s.elastic_ep),
+    ("routed experts capture", "0.20.0", "0.27.1", lambda s: s.routed_experts),
+)
 
-    The env var decides when set; otherwise PCP forces V2.  The default
-    selection for other models falls back to V1 instead of refusing, so it
-    never produces a refusal.  The model runner exists only on a GPU
-    platform: unknown platform -> skipped.
+#: ``_get_v1_model_runner_unsupported_features`` (0.29.0+), modelled options, in order.
+MRV1_UNSUPPORTED = (
+    ("prefill context parallel", "0.29.0", None, lambda s: s.pcp > 1),
+    ("pipeline parallelism with async scheduling", "0.31.0", None,
+     lambda s: s.pp > 1 and s.async_scheduling is True),
+)
+
+
+def _unsupported(s, table) -> list:
+    return [label for label, since, until, when in table if s.r.within(since, until) and when(s)]
+
+
+def _runner(s):
+    """Which model runner ``VllmConfig`` validates: "v2", "v1" or None (no validation can refuse).
+
+    ``VllmConfig.use_v2_model_runner`` (vllm/config/vllm.py): the env var decides
+    when set; 0.27.0–0.28.0 force V2 for PCP; from 0.29.0 the default is V2
+    when Triton imports and no V2-unsupported feature is used (else V1, which
+    validates its own list).  Before 0.29.0 the default selection falls back
+    silently, so only the env var or PCP lead to a refusal.  Needs the host's
+    Triton for the default selection.
     """
     env = _v2_env(s)
-    forced = env if env is not None else s.pcp > 1
-    return forced and s.need("platform") in ("cuda", "rocm")
-
-
-def _mrv2_unsupported(s) -> list:
-    """``_get_v2_model_runner_unsupported_features`` for the modelled launch options (0.28.0)."""
-    out = []
-    if s.pcp > 1 and not s.use_mla:
-        out.append("prefill context parallelism")
-    if s.backend == "external_launcher" and s.pp > 1:
-        out.append("pipeline parallelism with external_launcher")
-    return out
-
-
-def _mrv2_unsupported_020(s) -> list:
-    """``_validate_v2_model_runner``'s list (0.20.0–0.21.0), modelled options only."""
-    out = []
-    if s.has_inner_state:
-        out.append("hybrid/mamba models")
-    if s.pcp > 1:
-        out.append("prefill context parallelism")
-    if s.routed_experts:
-        out.append("routed experts capture")
-    return out
+    r = s.r
+    if not r.within("0.22.0"):
+        return "v2" if env else None
+    if env is not None:
+        return "v2" if env else ("v1" if r.within("0.29.0") else "v1-unchecked")
+    if r.within("0.27.0", "0.28.0") and s.pcp > 1:
+        return "v2"
+    if not r.within("0.29.0"):
+        return None
+    if r.within("0.29.0", "0.32.0") and s.need("platform") == "rocm":
+        s.need("rocm_default_v1_architectures")  # not modelled: ROCm picks V1 for some architectures
+    if not s.need("triton"):
+        return "v1"
+    if _unsupported(s, MRV2_UNSUPPORTED):
+        return "v1"
+    return "v2"
 
 
 #: str() of the ImportError vLLM keeps when ``import ray`` fails on a host without Ray
@@ -741,6 +765,12 @@ RULES = (
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="--async-scheduling is incompatible with PP"),
+    Check("VC_async_pp", "0.33.0", stage="verify", scope="feature",
+          when=lambda s: s.async_scheduling is True and s.pp > 1 and _runner(s) == "v1",
+          bind=lambda s: {"v1_async_sched_incompat": "pipeline parallelism"},
+          template="Async scheduling is not supported by the V1 model runner with {v1_async_sched_incompat}.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with PP on the V1 model runner"),
     Check("VC_routed_experts_pp", "0.22.0", "0.30.0", stage="verify", scope="feature",
           when=lambda s: s.routed_experts and s.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
@@ -762,30 +792,42 @@ RULES = (
           template="PCP does not support data parallelism on ROCm yet.",
           source="vllm/platforms/rocm.py::RocmPlatform.check_and_update_config",
           description="PCP cannot be combined with DP on ROCm"),
-    Check("VC_mrv2_unsupported", "0.20.0", "0.21.0", stage="verify", scope="env",
-          when=lambda s: _env_flag_set(s, "VLLM_USE_V2_MODEL_RUNNER") and bool(_mrv2_unsupported_020(s)),
-          bind=lambda s: {"unsupported": ", ".join(_mrv2_unsupported_020(s))},
-          template=_MRV2_V1,
+    Check("VC_mrv2_triton", "0.22.0", "0.22.1", stage="verify", scope="env",
+          when=lambda s: _runner(s) == "v2" and not s.need("triton"),
+          template="VLLM_USE_V2_MODEL_RUNNER requires Triton.",
           source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
-          description="the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=1) does not support PCP"),
-    Check("VC_mrv2_triton", "0.27.0", "0.28.0", stage="verify", scope="env",
-          when=lambda s: _forced_v2(s) and not s.need("triton"),
+          description="the V2 model runner needs Triton"),
+    Check("VC_mrv2_triton", "0.23.0", "0.32.0", stage="verify", scope="env",
+          when=lambda s: _runner(s) == "v2" and not s.need("triton"),
           template="Model Runner V2 requires Triton.",
           source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
-          description="the V2 model runner (forced by PCP or VLLM_USE_V2_MODEL_RUNNER=1) needs Triton"),
-    Check("VC_mrv2_unsupported", "0.27.0", "0.28.0", stage="verify", scope="env",
-          when=lambda s: _forced_v2(s) and bool(_mrv2_unsupported(s)),
-          bind=lambda s: {"unsupported": ", ".join(_mrv2_unsupported(s))},
+          description="the V2 model runner needs Triton"),
+    Check("VC_mrv2_unsupported", "0.20.0", "0.22.1", stage="verify", scope="env",
+          when=lambda s: _runner(s) == "v2" and bool(_unsupported(s, MRV2_UNSUPPORTED)),
+          bind=lambda s: {"unsupported": ", ".join(_unsupported(s, MRV2_UNSUPPORTED))},
+          template=_MRV2_V1,
+          source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
+          description="the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=1) does not support some options"),
+    Check("VC_mrv2_unsupported", "0.23.0", stage="verify", scope="env",
+          when=lambda s: _runner(s) == "v2" and bool(_unsupported(s, MRV2_UNSUPPORTED)),
+          bind=lambda s: {"unsupported": ", ".join(_unsupported(s, MRV2_UNSUPPORTED))},
           template="Model Runner V2 does not yet support: {unsupported}",
           source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
-          description="the V2 model runner (forced by PCP or VLLM_USE_V2_MODEL_RUNNER=1) does not "
-                      "support PCP on non-MLA models"),
+          description="the V2 model runner (forced by VLLM_USE_V2_MODEL_RUNNER=1, or by PCP in "
+                      "0.27.0-0.28.0) does not support some options"),
     Check("VC_pcp_requires_mrv2", "0.27.0", "0.28.0", stage="verify", scope="env",
-          when=lambda s: _v2_env(s) is False and s.pcp > 1,
+          when=lambda s: _runner(s) != "v2" and s.pcp > 1,
           template="Prefill context parallelism requires Model Runner V2. Remove "
                    "VLLM_USE_V2_MODEL_RUNNER=0.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="PCP needs the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=0 forbids it)"),
+    Check("VC_mrv1_unsupported", "0.29.0", stage="verify", scope="env",
+          when=lambda s: _runner(s) == "v1" and bool(_unsupported(s, MRV1_UNSUPPORTED)),
+          bind=lambda s: {"unsupported": ", ".join(_unsupported(s, MRV1_UNSUPPORTED))},
+          template="Model Runner V1 does not support: {unsupported}",
+          source=f"{_S_VLLM}::VllmConfig._validate_v1_model_runner",
+          description="the V1 model runner (VLLM_USE_V2_MODEL_RUNNER=0, or no Triton) does not support PCP "
+                      "(and, from 0.31.0, explicit async scheduling with PP)"),
     Check("VC_aux_routed_pp", "0.31.0", stage="verify", scope="feature",
           when=lambda s: s.routed_experts and s.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
