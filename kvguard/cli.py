@@ -60,10 +60,14 @@ def _common(c: argparse.ArgumentParser) -> None:
                    help="an environment variable vLLM would see (repeatable)")
     c.add_argument("--env-from-os", action="store_true", help="also pass this process's VLLM_* variables")
     c.add_argument("--platform", choices=("cuda", "rocm", "xpu", "tpu", "cpu"),
-                   help="host platform for platform-dependent checks (default: unknown, checks skipped)")
+                   help="host platform for platform-dependent checks (default: assumed cuda)")
     c.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the GPU-count check")
     c.add_argument("--host", action="append", default=[], metavar="K=V",
-                   help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1")
+                   help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1 "
+                   "(unstated facts are assumed to be a standard CUDA node: cuda, 8 GPUs, Triton, no Ray, "
+                   "no NIXL; the output lists the assumptions a check relied on)")
+    c.add_argument("--unknown-host", action="store_true",
+                   help="assume nothing about the host: checks that depend on it are skipped and listed")
     c.add_argument("--format", choices=("text", "json", "github"), default="text")
 
 
@@ -96,7 +100,9 @@ def _host(args) -> Host:
         facts["platform"] = args.platform
     if args.gpus_per_node is not None:
         facts["gpus_per_node"] = args.gpus_per_node
-    return Host(**facts)
+    if args.unknown_host:
+        return Host(**facts)
+    return Host.standard(**facts)
 
 
 def _launch(args) -> list[str]:
@@ -200,7 +206,16 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
 
 
 def main() -> None:
-    sys.exit(run())
+    try:
+        status = run()
+        sys.stdout.flush()
+    except BrokenPipeError:  # `kvguard … | head`: the reader left; not an error of ours
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        status = EXIT_ACCEPT
+    except KeyboardInterrupt:
+        status = 130
+    sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ decided by the stage it happens in.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Optional
 
@@ -44,6 +45,7 @@ class State:
         self.r = release
         self.env = env
         self.host = host
+        self.assumed_read: set[str] = set()
         self._facts = facts
         lay = layout
         self.tp = lay.tensor_parallel_size
@@ -131,10 +133,12 @@ class State:
         return value
 
     def need(self, name: str) -> Any:
-        """A host fact; unknown (None) makes the reading check 'skipped'."""
+        """A host fact; unknown (None) makes the reading check 'skipped'; assumed ones are recorded."""
         value = getattr(self.host, name, None)
         if value is None:
             raise _Skip(name)
+        if name in self.host.assumed:
+            self.assumed_read.add(name)
         return value
 
     def values(self) -> Mapping[str, Any]:
@@ -221,15 +225,22 @@ def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
 
 def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
              env: Mapping[str, str], host: Host, entry: str = "serve") -> Verdict:
-    """Run ``release``'s rows over the launch; the first refusal is the verdict.
+    """Run ``release``'s rows over the launch; the first refusal is the verdict (see _evaluate)."""
+    s = State(release, layout, facts, env, host, entry=entry)
+    verdict = _evaluate(s, release, facts, layout, entry)
+    if s.assumed_read:
+        verdict = replace(verdict, assumptions=tuple(
+            f"{name}={getattr(host, name)!r}" for name in sorted(s.assumed_read)))
+    return verdict
 
-    ``entry="serve"`` follows ``vllm serve`` (EngineArgs checks and
+
+def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, entry: str) -> Verdict:
+    """``entry="serve"`` follows ``vllm serve`` (EngineArgs checks and
     derivations, then ParallelConfig, then VllmConfig); ``entry="config"``
     constructs ``ParallelConfig(**layout)`` directly and calls
     ``verify_with_parallel_config`` (no EngineArgs stage), as a Python caller
     of vLLM's config classes would.
     """
-    s = State(release, layout, facts, env, host, entry=entry)
     skipped: list[Skipped] = []
     extra = {"facts": facts, "layout": layout}
     for row in rows_for(release):

@@ -150,6 +150,11 @@ def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any)
 
 Platform = Literal["cuda", "rocm", "xpu", "tpu", "cpu"]
 
+#: the standard CUDA node the CLI assumes unless told otherwise (documented in the README)
+STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": False, "triton": True, "nixl": False}
+
+_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl")
+
 
 @dataclass(frozen=True)
 class Host:
@@ -158,7 +163,9 @@ class Host:
     ``platform``: vLLM's ``current_platform`` kind.  ``gpus_per_node``: what
     ``current_platform.device_count()`` returns.  ``ray``/``triton``/``nixl``:
     whether those packages import.  ``in_ray_placement_group``: vLLM runs
-    inside a Ray placement group (selects the ray executor).
+    inside a Ray placement group (selects the ray executor).  ``assumed``: the
+    facts that are defaults rather than statements about the real host; a
+    verdict lists the ones its checks read as assumptions.
     """
 
     platform: Optional[str] = None
@@ -167,8 +174,23 @@ class Host:
     triton: Optional[bool] = None
     nixl: Optional[bool] = None
     in_ray_placement_group: bool = False
+    assumed: frozenset = frozenset()
 
     @classmethod
     def cuda_node(cls, gpus_per_node: int = 8) -> "Host":
-        """A standard CUDA node: 8 GPUs, Triton installed, no Ray, no NIXL."""
-        return cls(platform="cuda", gpus_per_node=gpus_per_node, ray=False, triton=True, nixl=False)
+        """A standard CUDA node (stated, not assumed): 8 GPUs, Triton installed, no Ray, no NIXL."""
+        return cls(**dict(STANDARD_NODE, gpus_per_node=gpus_per_node))
+
+    @classmethod
+    def standard(cls, **known: Any) -> "Host":
+        """The standard CUDA node, with ``known`` facts stated and the rest marked as assumed."""
+        unknown = [k for k in known if k not in _HOST_FACTS and k != "in_ray_placement_group"]
+        if unknown:
+            raise InputError(f"unknown host fact {unknown[0]!r}", source="<host>")
+        facts = dict(STANDARD_NODE)
+        facts.update({k: v for k, v in known.items() if v is not None})
+        assumed = frozenset(k for k in _HOST_FACTS if known.get(k) is None)
+        return cls(**facts, assumed=assumed)
+
+    def describe(self, name: str) -> str:
+        return f"{name}={getattr(self, name)}"

@@ -104,6 +104,9 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
             lines.append(f"  legal -dcp sizes at this layout: {kv['legal_dcp_sizes']}")
     for s in v.skipped:
         lines.append(f"{dim}  skipped {s.check}: {s.reason}{reset}")
+    if v.assumptions:
+        lines.append(f"{dim}  assumed a standard CUDA node: {', '.join(v.assumptions)} (state yours with "
+                     f"--platform/--gpus-per-node/--host, or --unknown-host to skip host checks){reset}")
     for note in v.notes:
         lines.append(f"{dim}  note: {note}{reset}")
     return "\n".join(lines)

@@ -62,6 +62,8 @@ class Verdict:
     loc: Optional[tuple[str, ...]] = None
     errors: tuple[ErrorEntry, ...] = ()
     skipped: tuple[Skipped, ...] = ()
+    #: host facts the decided checks read that were defaults, not statements about the host
+    assumptions: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
     facts: Any = field(default=None, compare=False, repr=False)
     layout: Any = field(default=None, compare=False, repr=False)
@@ -101,5 +103,6 @@ class Verdict:
         if self.errors:
             out["errors"] = [{"type": e.type, "loc": list(e.loc), "msg": e.msg} for e in self.errors]
         out["skipped"] = [{"check": s.check, "reason": s.reason} for s in self.skipped]
+        out["assumptions"] = list(self.assumptions)
         out["notes"] = list(self.notes)
         return out

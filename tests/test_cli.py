@@ -80,7 +80,8 @@ def test_github_format(capsys):
 
 
 def test_python_dash_m_kvguard():
-    proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.28.0", "--",
+    proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.28.0",
+                           "--gpus-per-node", "16", "--",
                            "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "16", "-dcp", "2"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
@@ -111,3 +112,29 @@ def test_diff_same_verdict_exit_0(capsys):
                           "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8")
     assert status == EXIT_ACCEPT
     assert "no change" in out or "same verdict" in out
+
+
+def test_cli_assumes_a_standard_cuda_node_and_says_so(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "16")
+    data = json.loads(out)
+    assert status == EXIT_REFUSE and data["check"] == "PC_gpu_count"
+    assert "gpus_per_node=8" in data["assumptions"]
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--unknown-host", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "16")
+    data = json.loads(out)
+    assert status == EXIT_ACCEPT and data["assumptions"] == []
+    assert [s["check"] for s in data["skipped"]] == ["PC_gpu_count"]
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--gpus-per-node", "16",
+                          "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "16")
+    data = json.loads(out)
+    assert status == EXIT_ACCEPT and not any(a.startswith("gpus_per_node") for a in data["assumptions"])
+
+
+def test_pcp_on_cuda_in_0_28_is_refused_by_the_model_runner(capsys):
+    # 0.28.0 forces Model Runner V2 for PCP; on a CUDA node it rejects PCP for non-MLA models
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "4", "-pcp", "2")
+    data = json.loads(out)
+    assert status == EXIT_REFUSE
+    assert data["message"] == "Model Runner V2 does not yet support: prefill context parallelism"
