@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Mapping
 from typing import Any, Optional
 
@@ -31,6 +32,9 @@ _FIELD_SINCE = {
     "enable_return_routed_experts": "0.22.0",
 }
 
+#: launch fields that exist only up to a given release
+_FIELD_UNTIL = {"swap_space": "0.17.1"}
+
 
 def _env(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
     if env is None:
@@ -47,14 +51,16 @@ def _env(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
 
 
 def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
-                    trust_remote_code: bool = False) -> "ModelFacts | Crash":
+                    trust_remote_code: bool = False, model_path: Optional[str] = None) -> "ModelFacts | Crash":
     if isinstance(config, ModelFacts):
         if config.vllm_version != release.key:
             raise InputError(f"these ModelFacts were derived for vLLM {config.vllm_version}, not "
                              f"{release.key}; pass the config itself", source="<facts>")
         return config
-    raw, _label = load_raw_config(config)
-    return derive(raw, release, env, trust_remote_code=trust_remote_code)
+    raw, label = load_raw_config(config)
+    if model_path is None and label != "<mapping>":
+        model_path = os.path.dirname(label)
+    return derive(raw, release, env, trust_remote_code=trust_remote_code, model_path=model_path)
 
 
 def _check_fields(layout: Layout, release: Release) -> None:
@@ -64,14 +70,21 @@ def _check_fields(layout: Layout, release: Release) -> None:
             if getattr(layout, name) != field.default:
                 raise InputError(f"does not exist in vLLM {release.version} (added in {since})",
                                  source="<layout>", key=name)
+    for name, until in _FIELD_UNTIL.items():
+        if name in layout.model_fields_set and not release.within(None, until):
+            field = type(layout).model_fields[name]
+            if getattr(layout, name) != field.default:
+                raise InputError(f"does not exist in vLLM {release.version} (removed after {until})",
+                                 source="<layout>", key=name)
 
 
-def _prepare(config, layout, vllm_version, env, fields, nearest):
+def _prepare(config, layout, vllm_version, env, fields, nearest, model_path=None):
     release = resolve(vllm_version, nearest=nearest)
     env_d = _env(env)
     lay = make_layout(layout, **fields)
     _check_fields(lay, release)
-    facts = _facts_or_crash(config, release, env_d, trust_remote_code=lay.trust_remote_code)
+    facts = _facts_or_crash(config, release, env_d, trust_remote_code=lay.trust_remote_code,
+                            model_path=model_path)
     return release, env_d, lay, facts
 
 
@@ -87,7 +100,7 @@ def _registry_guard(facts: ModelFacts, release: Release) -> None:
 def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
           vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
           host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
-          **fields: Any) -> Verdict:
+          model_path: Optional[str] = None, **fields: Any) -> Verdict:
     """What ``vllm serve`` of ``vllm_version`` does with this model and layout.
 
     ``config``: path to a config.json or its directory, a parsed mapping, or
@@ -98,13 +111,15 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     depend on them; unknown facts make those checks ``skipped``.
     ``entry="config"`` models ``ParallelConfig(**fields)`` +
     ``verify_with_parallel_config`` called directly instead of ``vllm serve``.
+    ``model_path``: the model as vLLM is given it (``vllm serve MODEL``); a few
+    upstream messages quote it (default: the config's directory, else "/model").
 
     Returns a :class:`Verdict`; raises :class:`InputError`,
     :class:`UnsupportedVersion` or :class:`Undecidable` when kvguard cannot answer.
     """
     if entry not in ("serve", "config"):
         raise InputError("entry must be 'serve' or 'config'", source="<check>", key="entry")
-    release, env_d, lay, facts = _prepare(config, layout, vllm_version, env, fields, nearest)
+    release, env_d, lay, facts = _prepare(config, layout, vllm_version, env, fields, nearest, model_path)
     notes = _release_notes(release)
     if isinstance(facts, Crash):
         return verdict_from_crash(release, facts, stage="model_config", check="model_config",
@@ -126,7 +141,7 @@ def _release_notes(release: Release) -> tuple[str, ...]:
 
 def model_facts(config: Any, *, vllm_version: Optional[str] = None,
                 env: Optional[Mapping[str, str]] = None, nearest: bool = False,
-                trust_remote_code: bool = False) -> ModelFacts:
+                trust_remote_code: bool = False, model_path: Optional[str] = None) -> ModelFacts:
     """The model facts ``vllm_version`` derives from ``config``.
 
     Raises :class:`ModelConfigRefused` when vLLM itself fails building its
@@ -134,7 +149,8 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
     """
     release = resolve(vllm_version, nearest=nearest)
     env_d = _env(env)
-    facts = _facts_or_crash(config, release, env_d, trust_remote_code=trust_remote_code)
+    facts = _facts_or_crash(config, release, env_d, trust_remote_code=trust_remote_code,
+                            model_path=model_path)
     if isinstance(facts, Crash):
         raise ModelConfigRefused(verdict_from_crash(release, facts, stage="model_config",
                                                     check="model_config"))
@@ -171,7 +187,7 @@ def legal_dcp_sizes(config: Any, tp: int, pcp: int = 1, *, vllm_version: Optiona
 def validate(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
              vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
              host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
-             **fields: Any) -> Verdict:
+             model_path: Optional[str] = None, **fields: Any) -> Verdict:
     """Like :func:`check`, but raise what ``vllm serve`` would raise.
 
     Where vLLM's pydantic wrapping applies, a real ``pydantic.ValidationError``
@@ -180,7 +196,7 @@ def validate(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     Returns the (ok) :class:`Verdict` when vLLM accepts the launch.
     """
     verdict = check(config, layout, vllm_version=vllm_version, env=env, host=host,
-                    nearest=nearest, entry=entry, **fields)
+                    nearest=nearest, entry=entry, model_path=model_path, **fields)
     if verdict.ok:
         return verdict
     raise to_exception(verdict)

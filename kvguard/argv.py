@@ -63,6 +63,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("async_scheduling", ("--async-scheduling",), "bool"),
     Flag("headless", ("--headless",), "store_true"),
     Flag("trust_remote_code", ("--trust-remote-code",), "bool"),
+    Flag("swap_space", ("--swap-space",), "float", until="0.17.1"),
 )
 
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -190,11 +191,12 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
                 raise InputError("expected one argument", source="<argv>", key=name)
             value = args[i]
             i += 1
-        if flag.kind == "int":
+        if flag.kind in ("int", "float"):
+            convert = int if flag.kind == "int" else float
             try:
-                cmd.fields[flag.field] = int(value)
+                cmd.fields[flag.field] = convert(value)
             except ValueError:
-                raise InputError(f"invalid int value: {value!r}", source="<argv>", key=name) from None
+                raise InputError(f"invalid {flag.kind} value: {value!r}", source="<argv>", key=name) from None
         else:
             if flag.choices and value not in flag.choices:
                 raise InputError(f"invalid choice: {value!r} (choose from "

@@ -81,7 +81,8 @@ def _env_pairs(items: Sequence[str], what: str = "--env") -> dict[str, str]:
     return out
 
 
-_HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool}
+_HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
+              "cpu_memory_bytes": int}
 
 
 def _host(args) -> Host:
@@ -131,7 +132,8 @@ def _launch_report(args, release, launch: list[str]):
     lookup_env.update(cmd.env)
     model = resolve_model(cmd.model, model_config=args.model_config, revision=cmd.revision, env=lookup_env)
     host = _host(args)
-    verdict = check(model.config, vllm_version=release, env=env, host=host, **cmd.fields)
+    verdict = check(model.config, vllm_version=release, env=env, host=host, model_path=model.name,
+                    **cmd.fields)
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
     legal = None
     if verdict.facts is not None:

@@ -70,6 +70,7 @@ class State:
         self.async_scheduling = lay.async_scheduling
         self.fault_tolerance = lay.enable_fault_tolerance
         self.routed_experts = lay.enable_return_routed_experts
+        self.swap_space = lay.swap_space
         self.api_process_count = 1
         self.dcp_comm_backend = lay.dcp_comm_backend
         if self.dcp_comm_backend is None and release.within("0.18.0", "0.28.0"):
@@ -170,6 +171,7 @@ _SKIP_REASONS = {
     "ray": "depends on whether Ray is installed; pass a Host with ray=…",
     "triton": "depends on whether Triton is installed; pass a Host with triton=…",
     "nixl": "depends on whether NIXL is installed; pass a Host with nixl=…",
+    "cpu_memory_bytes": "depends on the host's CPU memory; pass a Host with cpu_memory_bytes=…",
     "architecture": "depends on the model registry entry of an architecture kvguard does not know",
     "rocm_default_v1_architectures": "on ROCm vLLM picks the V1 model runner for some architectures "
                                      "(not modelled)",

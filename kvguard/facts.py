@@ -585,7 +585,7 @@ def _validate_arch(values: dict[str, Any], release: Release) -> dict[str, Any]:
 
 
 def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
-           trust_remote_code: bool = False) -> "ModelFacts | Crash":
+           trust_remote_code: bool = False, model_path: Optional[str] = None) -> "ModelFacts | Crash":
     """Facts of ``raw`` under ``release``, or the :class:`Crash` vLLM hits building ModelConfig.
 
     ``trust_remote_code`` is vLLM's ``--trust-remote-code`` (default off, as in
@@ -597,7 +597,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     from .archs import arch_flag
 
     try:
-        cfg = hfconfig.load_config(raw, release, trust_remote_code=trust_remote_code)
+        cfg = hfconfig.load_config(raw, release, path=model_path, trust_remote_code=trust_remote_code)
     except hfconfig.LoadCrash as exc:
         return Crash(exc.exc_type, exc.message, exc.wrapped_by)
     except Undecidable as exc:

@@ -81,6 +81,8 @@ class Layout(BaseModel):
     enable_return_routed_experts: bool = False
     #: ModelConfig's --trust-remote-code: without it vLLM refuses configs that need repository code
     trust_remote_code: bool = False
+    #: CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
+    swap_space: float = 4.0
 
     @property
     def tp(self) -> int:
@@ -153,7 +155,7 @@ Platform = Literal["cuda", "rocm", "xpu", "tpu", "cpu"]
 #: the standard CUDA node the CLI assumes unless told otherwise (documented in the README)
 STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": False, "triton": True, "nixl": False}
 
-_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl")
+_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes")
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,8 @@ class Host:
     ray: Optional[bool] = None
     triton: Optional[bool] = None
     nixl: Optional[bool] = None
+    #: psutil.virtual_memory().total — CacheConfig's swap-space check (0.10.2–0.17.1)
+    cpu_memory_bytes: Optional[int] = None
     in_ray_placement_group: bool = False
     assumed: frozenset = frozenset()
 
@@ -189,7 +193,7 @@ class Host:
             raise InputError(f"unknown host fact {unknown[0]!r}", source="<host>")
         facts = dict(STANDARD_NODE)
         facts.update({k: v for k, v in known.items() if v is not None})
-        assumed = frozenset(k for k in _HOST_FACTS if known.get(k) is None)
+        assumed = frozenset(k for k in STANDARD_NODE if known.get(k) is None)
         return cls(**facts, assumed=assumed)
 
     def describe(self, name: str) -> str:

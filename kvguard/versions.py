@@ -46,10 +46,9 @@ PATCHES: dict[str, tuple[str, str, str]] = {
     ),
 }
 
-#: Release keys whose rules have been checked against the real release with
-#: the differential tier (tests/upstream).  Others in KNOWN_RELEASES are
-#: reachable with ``nearest=True`` only.
-VERIFIED_RELEASES: tuple[str, ...] = ("0.20.0", "0.28.0")
+#: Releases whose rules are checked against the real release by the differential
+#: tier (tests/upstream) and the golden cases.
+VERIFIED_RELEASES: tuple[str, ...] = KNOWN_RELEASES
 
 SUPPORTED_VERSIONS: tuple[str, ...] = VERIFIED_RELEASES + tuple(
     f"{base}+{label}" for label, (base, _, _) in PATCHES.items()

@@ -26,8 +26,23 @@ sys.path.insert(0, str(ROOT))
 
 from kvguard import catalog  # noqa: E402  (only to read the built-in configs)
 
-#: the oracle host: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL
-ORACLE_HOST = {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False}
+#: the directory the oracle reads config.json from; vLLM quotes it in some messages, so the
+#: golden cases pass it to kvguard as ``model_path``
+MODEL_DIR = "/tmp/kvguard-golden/model"
+
+
+def _mem_total() -> int:
+    """psutil.virtual_memory().total on Linux: MemTotal of /proc/meminfo, in bytes."""
+    with open("/proc/meminfo") as fh:
+        for line in fh:
+            if line.startswith("MemTotal:"):
+                return int(line.split()[1]) * 1024
+    raise SystemExit("no MemTotal in /proc/meminfo")
+
+
+#: the oracle host: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL, this machine's memory
+ORACLE_HOST = {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
+               "cpu_memory_bytes": _mem_total()}
 
 
 def _config(inputs: dict, name: str) -> dict:
@@ -39,15 +54,28 @@ def _config(inputs: dict, name: str) -> dict:
     return entry.config
 
 
+def _applies(case: dict, version: str) -> bool:
+    """A case lists the releases it is recorded for (default: the two supported since issue 2)."""
+    return version in case.get("versions", ["0.20.0", "0.28.0"])
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vllm", required=True)
-    ap.add_argument("--python", required=True)
+    ap.add_argument("--python", help="an oracle venv's python (else tools/oracle_env.py finds the release)")
+    ap.add_argument("--oracle-root", help="root of tools/oracle_env.py (default $KVG_ORACLE_ROOT)")
     ap.add_argument("--only", nargs="*")
     args = ap.parse_args(argv)
+    extra_env: dict[str, str] = {}
+    if not args.python:
+        cmd = [sys.executable, str(ROOT / "tools" / "oracle_env.py"), "python", args.vllm, "--json"]
+        if args.oracle_root:
+            cmd += ["--root", args.oracle_root]
+        found = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+        args.python, extra_env = found["python"], found.get("env", {})
     inputs = json.loads((ROOT / "tools" / "golden_inputs.json").read_text())
     cases = [c for c in inputs["cases"] if (not args.only or c["id"] in args.only)
-             and args.vllm in c.get("versions", [args.vllm])]
+             and _applies(c, args.vllm)]
     groups: dict[str, list] = defaultdict(list)
     for case in cases:
         groups[json.dumps(case.get("env", {}), sort_keys=True)].append(case)
@@ -55,13 +83,13 @@ def main(argv=None) -> int:
     outdir.mkdir(parents=True, exist_ok=True)
     for env_key, group in groups.items():
         env = json.loads(env_key)
-        spec = {"env": env, "cases": [{"id": c["id"], "config": _config(inputs, c["model"]), "args": c["argv"]}
-                                      for c in group]}
+        spec = {"env": env, "cases": [{"id": c["id"], "config": _config(inputs, c["model"]), "args": c["argv"],
+                                       "model_dir": MODEL_DIR} for c in group]}
         with tempfile.TemporaryDirectory() as tmp:
             inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
             Path(inp).write_text(json.dumps(spec))
             proc_env = dict(os.environ, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1",
-                            VLLM_CACHE_ROOT=os.path.join(tmp, "cache"))
+                            VLLM_CACHE_ROOT=os.path.join(tmp, "cache"), **extra_env)
             proc_env.update(env)
             proc = subprocess.run([args.python, str(ROOT / "tests" / "upstream" / "serve_runner.py"), inp, out],
                                   env=proc_env, capture_output=True, text=True)
@@ -87,6 +115,7 @@ def main(argv=None) -> int:
                 "argv": case["argv"],
                 "env": case.get("env", {}),
                 "host": dict(ORACLE_HOST, **case.get("host", {})),
+                "model_path": MODEL_DIR,
                 "expect": expect,
                 "recorded_from": f"vLLM {args.vllm} (serve path: argparse, EngineArgs.create_engine_config, "
                                  "CPU platform) via tools/record_golden.py",

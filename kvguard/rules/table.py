@@ -19,6 +19,8 @@ unknown).
 
 from __future__ import annotations
 
+import math
+
 from ..rules import Check, FieldRule, Step
 
 # ---------------------------------------------------------------------------
@@ -231,6 +233,22 @@ def _runner(s):
     if _unsupported(s, MRV2_UNSUPPORTED):
         return "v1"
     return "v2"
+
+
+GIB = 1 << 30
+
+
+def _swap_usage(s):
+    """CacheConfig: swap space bytes x tp (``math.ceil`` of the bytes from 0.14.0)."""
+    per_gpu = s.swap_space * GIB
+    if s.r.within("0.14.0"):
+        per_gpu = math.ceil(per_gpu)
+    return per_gpu * s.tp
+
+
+def _format_gib(b) -> str:
+    """vllm.utils.mem_utils.format_gib."""
+    return f"{round(b / GIB, 2)}"
 
 
 #: str() of the ImportError vLLM keeps when ``import ray`` fails on a host without Ray
@@ -760,6 +778,20 @@ RULES = (
                    "`--decode-context-parallel-size` ({dcp}) for GQA/MQA.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config (PR 55030)",
           description="query heads per KV head must be a multiple of the TP part of dcp"),
+    Check("CC_swap_space", "0.10.2", "0.13.0", stage="verify", scope="env",
+          when=lambda s: _swap_usage(s) > 0.7 * s.need("cpu_memory_bytes"),
+          bind=lambda s: {"usage": f"{_swap_usage(s) / GIB:.2f}", "total": f"{s.host.cpu_memory_bytes / GIB:.2f}"},
+          template="Too large swap space. {usage} GiB out of the {total} GiB total CPU memory is allocated for "
+                   "the swap space.",
+          source="vllm/config/cache.py::CacheConfig.verify_with_parallel_config",
+          description="tp x --swap-space must stay within 70% of the host's CPU memory"),
+    Check("CC_swap_space", "0.14.0", "0.17.1", stage="verify", scope="env",
+          when=lambda s: _swap_usage(s) > 0.7 * s.need("cpu_memory_bytes"),
+          bind=lambda s: {"usage": _format_gib(_swap_usage(s)), "total": _format_gib(s.host.cpu_memory_bytes)},
+          template="Too large swap space. {usage} GiB out of the {total} GiB total CPU memory is allocated for "
+                   "the swap space.",
+          source="vllm/config/cache.py::CacheConfig.verify_with_parallel_config",
+          description="tp x --swap-space must stay within 70% of the host's CPU memory"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
           when=lambda s: s.async_scheduling is True and s.pp > 1,
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",
@@ -856,7 +888,6 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
     ("MC_hcsp_platform", "0.32.0", None, "--enable-hc-sp"),
     ("MC_hcsp_model", "0.32.0", None, "--enable-hc-sp"),
     ("MC_hcsp_pp", "0.32.0", None, "--enable-hc-sp"),
-    ("CC_swap_space", "0.10.2", "0.17.1", "host CPU memory against tp x --swap-space"),
     ("VC_dcp_block_size", "0.11.1", "0.17.1", "the platform-filled KV block size"),
     ("VC_mtp_interleave", "0.11.1", "0.12.0", "speculative decoding (MTP) configs"),
     ("VC_nixl_pcp", "0.29.0", "0.29.0", "--kv-transfer-config with NixlConnector"),

@@ -2,7 +2,8 @@
 
 usage: VLLM_TARGET_DEVICE=cpu python serve_runner.py CASES.json OUT.json
 
-CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the model]}]}
+CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the model],
+         "model_dir": optional fixed directory to write config.json to}]}
 
 Per case: the release's own ``make_arg_parser(FlexibleArgumentParser())``,
 ``EngineArgs.from_cli_args`` and ``create_engine_config()`` on the CPU platform
@@ -77,7 +78,8 @@ def main(cases_path, out_path):
                 raise
     out = []
     for case in spec["cases"]:
-        work = tempfile.mkdtemp(prefix="kvg-serve-")
+        work = case.get("model_dir") or tempfile.mkdtemp(prefix="kvg-serve-")
+        os.makedirs(work, exist_ok=True)
         with open(os.path.join(work, "config.json"), "w") as fh:
             json.dump(case["config"], fh)
         rec = {"id": case["id"]}
