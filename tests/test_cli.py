@@ -56,11 +56,11 @@ def test_cannot_decide_is_exit_2_with_one_line(capsys, argv, fragment):
 
 
 def test_nearest_uses_older_ruleset_and_says_so(capsys):
-    status, out, _ = _run(capsys, "check", "--vllm-version", "0.29.0", "--nearest", "--format", "json", "--",
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.34.0", "--nearest", "--format", "json", "--",
                           "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "3")
     data = json.loads(out)
-    assert data["vllm_version"] == "0.28.0"
-    assert any("0.29.0" in n for n in data["notes"])
+    assert data["vllm_version"] == "0.33.0"
+    assert any("0.34.0" in n for n in data["notes"])
 
 
 def test_env_assignment_before_vllm_reaches_the_checks(capsys):
