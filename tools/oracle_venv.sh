@@ -1,20 +1,46 @@
 #!/usr/bin/env bash
-# Build a CPU-only venv in which a vLLM release's own config code runs: the
+# A CPU-only python in which a vLLM release's own config code runs: the
 # differential tier's oracle (tests/upstream).  No GPU, no CUDA build of torch.
 #
 # usage: tools/oracle_venv.sh VERSION [ROOT]      -> prints ROOT/VERSION/bin/python
 #   ROOT defaults to $KVG_ORACLE_ROOT or ~/.cache/kvguard-oracle.
 #
-# The release is installed with --no-deps (its CUDA dependencies are not needed
-# to construct configs), next to CPU torch, the transformers line kvguard
-# models for that release (newest 4.x where the release accepts 4.x, else the
-# newest 5.x it accepts), and the handful of modules its config code imports.
+# Built on tools/oracle_env.py (seconds per release once the release's base env
+# exists): ROOT/VERSION/bin/python is a launcher that runs the shared base env of
+# the release's transformers line with the release (and its overlay) on
+# PYTHONPATH.  KVG_ORACLE_FULL_VENV=1 builds the former full venv per release
+# instead (a few minutes and ~2 GB each): the release installed with --no-deps
+# next to CPU torch, the transformers line kvguard models for that release
+# (newest 4.x where the release accepts 4.x, else the newest 5.x it accepts),
+# and the handful of modules its config code imports.
 set -euo pipefail
 V=${1:?usage: oracle_venv.sh VERSION [ROOT]}
 ROOT=${2:-${KVG_ORACLE_ROOT:-$HOME/.cache/kvguard-oracle}}
 VENV=$ROOT/$V
 PY=${PYTHON:-python3}
-if [ -x "$VENV/bin/python" ] && [ -f "$VENV/.kvguard-oracle-ok" ]; then echo "$VENV/bin/python"; exit 0; fi
+HERE=$(cd "$(dirname "$0")" && pwd)
+if [ -x "$VENV/bin/python" ] && [ -f "$VENV/.kvguard-oracle-ok" ] && [ ! -f "$VENV/.kvguard-launcher" ]; then
+  echo "$VENV/bin/python"; exit 0
+fi
+if [ "${KVG_ORACLE_FULL_VENV:-0}" != 1 ]; then
+  # idempotent: also brings the release's overlay up to date if its base changed
+  line=$("$PY" "$HERE/oracle_env.py" ensure "$V" --root "$ROOT")
+  read -r _ BASEPY PP <<<"$line"
+  [ -f "$VENV/.kvguard-launcher" ] || rm -rf "$VENV"   # an unfinished full venv
+  mkdir -p "$VENV/bin"
+  cat >"$VENV/bin/python.tmp" <<EOF
+#!/bin/sh
+# written by tools/oracle_venv.sh: vLLM $V on its shared base env (tools/oracle_env.py)
+PYTHONPATH='$PP'
+export PYTHONPATH
+exec '$BASEPY' "\$@"
+EOF
+  chmod +x "$VENV/bin/python.tmp"
+  mv "$VENV/bin/python.tmp" "$VENV/bin/python"
+  touch "$VENV/.kvguard-launcher" "$VENV/.kvguard-oracle-ok"
+  echo "$VENV/bin/python"
+  exit 0
+fi
 mkdir -p "$ROOT"
 rm -rf "$VENV"
 "$PY" -m venv "$VENV"

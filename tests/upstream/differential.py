@@ -2,14 +2,15 @@
 
 Generates model configs (many model types, MLA and not, edge values) and
 layouts (tp 1..64, pcp 1..4, dcp 0..64, dp 1..2, pp 1..2, expert parallel
-on/off), runs them through ``oracle_runner.py`` inside a CPU-only venv of the
-release (tools/oracle_venv.sh builds one), and compares verdict (exception
-type + message, pydantic entries) and facts with ``kvguard.check(...,
-entry="config")``.
+on/off), runs them through ``oracle_runner.py`` inside a CPU-only oracle of the
+release (tools/oracle_env.py or tools/oracle_venv.sh builds one), and compares
+verdict (exception type + message, pydantic entries) and facts with
+``kvguard.check(..., entry="config")``.
 
 usage (standalone):
-  python tests/upstream/differential.py --vllm 0.28.0 --python ORACLE_PY \
+  python tests/upstream/differential.py --vllm 0.28.0 [--python ORACLE_PY] \
       [--configs 60] [--layouts 60] [--seed 1] [--env VLLM_MLA_DISABLE=1] [--report FILE]
+Without --python the oracle is looked up with ``oracle_command`` (KVG_ORACLE_ROOT).
 Exit status 1 on any mismatch.
 """
 
@@ -24,6 +25,7 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
+from packaging.version import Version
 from typing import Any, Callable
 
 HERE = Path(__file__).resolve().parent
@@ -362,8 +364,15 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
 }
 
 
-def gen_layout(rng: random.Random, cfg: dict) -> dict:
-    """A layout: half plausible (tp divides the heads, dcp divides tp), half anywhere in range."""
+#: the first release whose ParallelConfig has the field (older ones reject it as an unknown argument)
+FIELD_SINCE = {"prefill_context_parallel_size": Version("0.12.0")}
+
+
+def gen_layout(rng: random.Random, cfg: dict, version: str | None = None) -> dict:
+    """A layout: half plausible (tp divides the heads, dcp divides tp), half anywhere in range.
+
+    With ``version``, fields that release lacks are left out (pcp is then 1).
+    """
     text = cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
     heads = text.get("num_attention_heads") or text.get("n_head") or text.get("n_heads")
     if not isinstance(heads, int) or isinstance(heads, bool) or heads < 1:
@@ -376,13 +385,20 @@ def gen_layout(rng: random.Random, cfg: dict) -> dict:
         tp = rng.choice([1, 2, 3, 4, 6, 8, 16, 32, 64, rng.randint(1, 64)])
         pcp = rng.choice([1, 1, 2, 3, 4])
         dcp = rng.choice([0, 1, 2, 3, 4, 8, 16, 32, 64, rng.randint(0, 64), pcp, tp, tp * pcp])
-    return {"tensor_parallel_size": tp, "decode_context_parallel_size": min(dcp, 64),
-            "prefill_context_parallel_size": pcp,
-            "data_parallel_size": rng.choice([1, 1, 2]), "pipeline_parallel_size": rng.choice([1, 1, 2]),
-            "enable_expert_parallel": rng.random() < 0.25}
+    layout = {"tensor_parallel_size": tp, "decode_context_parallel_size": min(dcp, 64),
+              "prefill_context_parallel_size": pcp,
+              "data_parallel_size": rng.choice([1, 1, 2]), "pipeline_parallel_size": rng.choice([1, 1, 2]),
+              "enable_expert_parallel": rng.random() < 0.25}
+    if version is not None:
+        release = Version(version).release
+        for name, since in FIELD_SINCE.items():
+            if release < since.release:
+                del layout[name]
+    return layout
 
 
-def generate(seed: int, n_configs: int, n_layouts: int, mutation_rate: float = 0.2) -> list[dict]:
+def generate(seed: int, n_configs: int, n_layouts: int, mutation_rate: float = 0.2,
+             version: str | None = None) -> list[dict]:
     rng = random.Random(seed)
     names = sorted(FAMILIES)
     rng.shuffle(names)
@@ -393,7 +409,7 @@ def generate(seed: int, n_configs: int, n_layouts: int, mutation_rate: float = 0
         if rng.random() < mutation_rate:
             cfg = mutate(rng, cfg)
             family += "+" + cfg.pop("_mutation")
-        layouts = [gen_layout(rng, cfg) for _ in range(n_layouts)]
+        layouts = [gen_layout(rng, cfg, version) for _ in range(n_layouts)]
         cases.append({"id": f"{family}-{i}", "family": family, "config": cfg, "layouts": layouts})
     return cases
 
@@ -401,12 +417,39 @@ def generate(seed: int, n_configs: int, n_layouts: int, mutation_rate: float = 0
 # ---------------------------------------------------------------------------
 
 
-def run_oracle(python: str, cases: list[dict], env: dict[str, str], timeout: int = 3600) -> list[dict]:
+def oracle_command(version: str, root: str | os.PathLike | None = None) -> tuple[str, dict[str, str]] | None:
+    """(python, environment overrides) of the oracle for ``version``, or None if none is built.
+
+    Under ``root`` (default $KVG_ORACLE_ROOT or ~/.cache/kvguard-oracle): first the layout of
+    tools/oracle_env.py (a base env per transformers line, the release on PYTHONPATH), then
+    the older venv per release, ``<root>/<version>/bin/python`` (no overrides).
+    """
+    root = Path(root or os.environ.get("KVG_ORACLE_ROOT") or os.path.expanduser("~/.cache/kvguard-oracle"))
+    tool = HERE.parents[1] / "tools" / "oracle_env.py"
+    if (root / "releases" / version).is_dir() and tool.exists():
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("kvguard_oracle_env", tool)
+        oracle_env = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(oracle_env)
+        found = oracle_env.command(root.expanduser().resolve(), version)
+        if found:
+            return found
+    venv_python = root / version / "bin" / "python"
+    if venv_python.exists():
+        return str(venv_python), {}
+    return None
+
+
+def run_oracle(python: str, cases: list[dict], env: dict[str, str], timeout: int = 3600,
+               python_env: dict[str, str] | None = None) -> list[dict]:
+    """``python_env``: the oracle's own environment overrides (``oracle_command``'s second item)."""
     with tempfile.TemporaryDirectory(prefix="kvg-diff-") as tmp:
         inp, out = os.path.join(tmp, "cases.json"), os.path.join(tmp, "out.json")
         with open(inp, "w") as fh:
             json.dump({"env": env, "cases": cases}, fh)
         proc_env = dict(os.environ, HF_HUB_OFFLINE="1", VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
+        proc_env.update(python_env or {})
         proc_env.update(env)
         proc = subprocess.run([python, str(HERE / "oracle_runner.py"), inp, out], env=proc_env,
                               capture_output=True, text=True, timeout=timeout)
@@ -437,11 +480,21 @@ def _oracle_outcome(rec: dict) -> dict:
 FACT_KEYS = ("use_mla", "total_num_kv_heads", "total_num_attention_heads", "head_size", "num_hidden_layers")
 
 
+def _kv_fact(facts, key: str):
+    """A fact as oracle_runner records it: the value, or the error its read raises (0.10.2-0.13.0
+    compute facts on demand, so a bad config fails only where the fact is read)."""
+    crash = (getattr(facts, "deferred", None) or {}).get(key)
+    if crash is not None:
+        return {"error": crash.exc_type, "message": crash.message}
+    return getattr(facts, key)
+
+
 def compare(version: str, cases: list[dict], results: list[dict], env: dict[str, str]) -> dict[str, Any]:
     """Compare every case/layout; returns counts and the mismatches."""
     counts: Counter = Counter()
     per_family: Counter = Counter()
     mismatches: list[dict] = []
+    host_failures: list[dict] = []
     by_id = {r["id"]: r for r in results}
     for case in cases:
         rec = by_id[case["id"]]
@@ -460,6 +513,7 @@ def compare(version: str, cases: list[dict], results: list[dict], env: dict[str,
             # the oracle host could not import the model class (a missing optional package such as
             # torchvision): an artefact of the CPU venv, not vLLM's answer for this config
             counts["oracle_env_failures"] += 1
+            host_failures.append({"id": case["id"], "message": (rec.get("message") or "")[:300]})
             continue
         if rec["stage"] == "model":
             counts["model_refusals"] += 1
@@ -480,8 +534,8 @@ def compare(version: str, cases: list[dict], results: list[dict], env: dict[str,
             mismatches.append({"id": case["id"], "what": "model_config", "kvguard": _kv_outcome(kv_model_crash),
                                "oracle": "accepted", "config": case["config"]})
             continue
-        fact_diff = {k: (getattr(facts, k), rec["facts"].get(k)) for k in FACT_KEYS
-                     if getattr(facts, k) != rec["facts"].get(k)}
+        fact_diff = {k: (_kv_fact(facts, k), rec["facts"].get(k)) for k in FACT_KEYS
+                     if _kv_fact(facts, k) != rec["facts"].get(k)}
         counts["facts_compared"] += 1
         if fact_diff:
             counts["facts_disagree"] += 1
@@ -512,13 +566,14 @@ def compare(version: str, cases: list[dict], results: list[dict], env: dict[str,
             counts["oracle_" + ("ok" if want.get("stage") == "ok" else "refused")] += 1
     return {"version": version, "env": env, "counts": dict(counts),
             "families": {f"{f}:{k}": v for (f, k), v in sorted(per_family.items())},
-            "mismatches": mismatches}
+            "mismatches": mismatches, "oracle_host_failures": host_failures,
+            "inspect": os.environ.get("KVG_ORACLE_INSPECT", "subprocess")}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vllm", required=True, help="vLLM release of the oracle venv")
-    ap.add_argument("--python", required=True, help="the oracle venv's python")
+    ap.add_argument("--python", help="the oracle venv's python (default: oracle_command(VLLM))")
     ap.add_argument("--configs", type=int, default=60)
     ap.add_argument("--layouts", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
@@ -526,8 +581,14 @@ def main(argv=None) -> int:
     ap.add_argument("--report", help="write the full JSON report here")
     args = ap.parse_args(argv)
     env = dict(item.split("=", 1) for item in args.env)
-    cases = generate(args.seed, args.configs, args.layouts)
-    results = run_oracle(args.python, cases, env)
+    python, python_env = args.python, {}
+    if python is None:
+        found = oracle_command(args.vllm)
+        if found is None:
+            ap.error(f"no oracle for vLLM {args.vllm}: python tools/oracle_env.py ensure {args.vllm}")
+        python, python_env = found
+    cases = generate(args.seed, args.configs, args.layouts, version=args.vllm)
+    results = run_oracle(python, cases, env, python_env=python_env)
     report = compare(args.vllm, cases, results, env)
     if args.report:
         Path(args.report).write_text(json.dumps(report, indent=1, default=str))

@@ -47,11 +47,106 @@ def describe(exc):
 def fact(fn):
     try:
         value = fn()
-        if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        if isinstance(value, bool) or value is None or isinstance(value, (int, float, str)):
             return value
         return repr(value)
     except Exception as exc:  # noqa: BLE001
         return {"error": type(exc).__name__, "message": str(exc)}
+
+
+def inspect_in_process():
+    """KVG_ORACLE_INSPECT=inprocess: run the model registry's class inspection here.
+
+    vLLM inspects a model class in a fresh ``python -m ...registry`` subprocess
+    (``registry._run_in_subprocess``), which costs a torch import (~4 s) per
+    architecture.  This runs the same callable in the oracle's own process and
+    keeps the failure contract of the original (any exception becomes a
+    RuntimeError, which the registry's callers catch and turn into "failed to be
+    inspected").  The answer is the same; tests/upstream/test_differential.py
+    compares both modes on a sample.
+    """
+    from vllm.model_executor.models import registry
+
+    if not hasattr(registry, "_run_in_subprocess"):
+        return
+
+    def run_here(fn):
+        try:
+            return fn()
+        except Exception as exc:  # noqa: BLE001
+            raise RuntimeError(f"Error raised in subprocess:\n{exc!r}") from exc
+
+    registry._run_in_subprocess = run_here
+
+
+def stub_torchvision():
+    """KVG_ORACLE_TORCHVISION=stub: an importable stand-in when torchvision is missing.
+
+    PyPI's torchvision cannot load beside the CPU build of torch the oracles use, and
+    transformers 5.x image processors import it at module level, so vLLM's registry
+    fails to inspect multimodal classes (Gemma3, Llama 4, Qwen2.5-VL ...) on the oracle
+    host: "failed to be inspected", an artefact of the host, not vLLM's answer.  The
+    stand-in only has to survive module-level imports and definitions (any attribute,
+    call, subscript or base class is another stand-in); inspection reads class-level
+    flags (supports_pp, is_attention_free, ...) that do not touch it.  Nothing runs a
+    transform.  Without this, such configs are counted as oracle host failures.
+    """
+    import importlib.abc
+    import importlib.machinery
+    import importlib.util
+    import types
+
+    if importlib.util.find_spec("torchvision") is not None:
+        return
+
+    class _Meta(type):
+        def __getattr__(cls, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return _Stub
+
+        def __getitem__(cls, item):
+            return _Stub
+
+        def __or__(cls, other):
+            return _Stub
+
+        __ror__ = __or__
+
+    class _Stub(metaclass=_Meta):
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return _Stub
+
+        def __call__(self, *args, **kwargs):
+            return _Stub()
+
+    class _Module(types.ModuleType):
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return _Stub
+
+    class _Finder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(self, fullname, path=None, target=None):
+            if fullname == "torchvision" or fullname.startswith("torchvision."):
+                return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+            return None
+
+        def create_module(self, spec):
+            module = _Module(spec.name)
+            module.__path__ = []
+            module.__version__ = "0.0.0+kvguard-oracle-stub"
+            return module
+
+        def exec_module(self, module):
+            pass
+
+    sys.meta_path.append(_Finder())
 
 
 def main(cases_path, out_path):
@@ -61,6 +156,10 @@ def main(cases_path, out_path):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from vllm.config import ModelConfig, ParallelConfig
 
+    if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":
+        stub_torchvision()
+    if os.environ.get("KVG_ORACLE_INSPECT") == "inprocess":
+        inspect_in_process()
     results = []
     for case in spec["cases"]:
         work = tempfile.mkdtemp(prefix="kvg-oracle-")
@@ -76,9 +175,17 @@ def main(cases_path, out_path):
         facts = {
             "use_mla": fact(lambda: bool(mc.use_mla)),
             "total_num_kv_heads": fact(lambda: mc.get_total_num_kv_heads()),
-            "total_num_attention_heads": fact(lambda: mc.get_num_attention_heads(ParallelConfig())),
+            # the total vLLM divides by tp in get_num_attention_heads: model_arch_config's from
+            # 0.14.0, before it the text config's attribute (read as vLLM reads it)
+            "total_num_attention_heads": fact(lambda: mc.model_arch_config.total_num_attention_heads
+                                              if hasattr(mc, "model_arch_config")
+                                              else getattr(mc.hf_text_config, "num_attention_heads", 0)),
             "head_size": fact(lambda: mc.get_head_size()),
-            "num_hidden_layers": fact(lambda: mc.get_total_num_hidden_layers()),
+            # get_total_num_hidden_layers arrived after 0.10.2; before it, the layer count of a
+            # single pipeline stage (pp=1) is the total
+            "num_hidden_layers": fact(lambda: mc.get_total_num_hidden_layers()
+                                      if hasattr(mc, "get_total_num_hidden_layers")
+                                      else mc.get_num_layers(ParallelConfig())),
             "is_moe": fact(lambda: bool(mc.is_moe)),
         }
         rec.update(stage="facts", facts=facts, layouts=[])

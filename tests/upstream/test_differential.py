@@ -1,8 +1,9 @@
 """The differential tier as a pytest test: kvguard vs the real release, on generated inputs.
 
 Runs for every release in KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0") whose
-oracle venv exists under KVG_ORACLE_ROOT (tools/oracle_venv.sh builds them).
-Without venvs the tests skip — unless KVG_REQUIRE_ORACLE=1 (as in .ci/run),
+oracle exists under KVG_ORACLE_ROOT (tools/oracle_env.py ensure or
+tools/oracle_venv.sh builds them; see differential.oracle_command).
+Without oracles the tests skip — unless KVG_REQUIRE_ORACLE=1 (as in .ci/run),
 which turns a missing oracle into a failure.  Size: KVG_DIFF_CONFIGS x
 KVG_DIFF_LAYOUTS per release and environment (default 12 x 20).
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from .differential import compare, generate, run_oracle
+from .differential import compare, generate, oracle_command, run_oracle
 
 pytestmark = pytest.mark.upstream
 
@@ -23,25 +24,25 @@ VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.28.0").split()
 ENVS = [{}, {"VLLM_MLA_DISABLE": "1"}]
 
 
-def _python(version: str) -> str:
-    root = os.environ.get("KVG_ORACLE_ROOT", os.path.expanduser("~/.cache/kvguard-oracle"))
-    py = Path(root) / version / "bin" / "python"
-    if not py.exists():
+def _python(version: str) -> tuple[str, dict[str, str]]:
+    found = oracle_command(version)
+    if found is None:
+        root = os.environ.get("KVG_ORACLE_ROOT", os.path.expanduser("~/.cache/kvguard-oracle"))
         if os.environ.get("KVG_REQUIRE_ORACLE") == "1":
-            pytest.fail(f"oracle venv for vLLM {version} missing at {py} (KVG_REQUIRE_ORACLE=1)")
-        pytest.skip(f"no oracle venv for vLLM {version} (build one with tools/oracle_venv.sh {version})")
-    return str(py)
+            pytest.fail(f"oracle for vLLM {version} missing under {root} (KVG_REQUIRE_ORACLE=1)")
+        pytest.skip(f"no oracle for vLLM {version} (build one with python tools/oracle_env.py ensure {version})")
+    return found
 
 
 @pytest.mark.parametrize("env", ENVS, ids=["default", "mla-disabled"])
 @pytest.mark.parametrize("version", VERSIONS)
 def test_agrees_with_real_vllm(version, env):
-    python = _python(version)
+    python, python_env = _python(version)
     n_configs = int(os.environ.get("KVG_DIFF_CONFIGS", "12"))
     n_layouts = int(os.environ.get("KVG_DIFF_LAYOUTS", "20"))
     seed = int(os.environ.get("KVG_DIFF_SEED", "7")) + (1 if env else 0)
-    cases = generate(seed, n_configs, n_layouts)
-    report = compare(version, cases, run_oracle(python, cases, env), env)
+    cases = generate(seed, n_configs, n_layouts, version=version)
+    report = compare(version, cases, run_oracle(python, cases, env, python_env=python_env), env)
     out = os.environ.get("KVG_DIFF_REPORT_DIR")
     if out:
         Path(out).mkdir(parents=True, exist_ok=True)
@@ -50,4 +51,25 @@ def test_agrees_with_real_vllm(version, env):
     counts = report["counts"]
     print(f"\nvLLM {version} {env or ''}: {counts}")
     assert counts.get("layouts", 0) > 0
+    # configs the oracle host could not inspect are not compared: keep them rare
+    assert counts.get("oracle_env_failures", 0) <= max(1, n_configs // 10), report["oracle_host_failures"]
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+
+
+@pytest.mark.parametrize("version", VERSIONS[:1] + VERSIONS[-1:] if len(VERSIONS) > 1 else VERSIONS)
+def test_oracle_shortcuts_change_no_answer(version):
+    """CI runs the oracle with KVG_ORACLE_INSPECT=inprocess and KVG_ORACLE_TORCHVISION=stub
+    (oracle_runner.inspect_in_process / stub_torchvision).  On a sample, the oracle's raw records
+    equal those of vLLM's own subprocess inspection without the stand-in — except the configs the
+    plain host fails to inspect (torchvision missing), which only the stand-in lets through."""
+    python, python_env = _python(version)
+    cases = generate(11, 12, 4, version=version)
+    plain = run_oracle(python, cases, {}, python_env=dict(python_env, KVG_ORACLE_INSPECT="subprocess",
+                                                          KVG_ORACLE_TORCHVISION="none"))
+    fast = run_oracle(python, cases, {}, python_env=dict(python_env, KVG_ORACLE_INSPECT="inprocess",
+                                                         KVG_ORACLE_TORCHVISION="stub"))
+    assert len(plain) == len(fast) == len(cases)
+    host_failures = [p["id"] for p in plain if "failed to be inspected" in (p.get("message") or "")]
+    assert [f for f in fast if "failed to be inspected" in (f.get("message") or "")] == []
+    assert [f for f in fast if f["id"] not in host_failures] == [p for p in plain if p["id"] not in host_failures]
+    assert len(host_failures) < len(cases)
