@@ -14,7 +14,7 @@ from typing import Any, Optional
 
 from .versions import Release
 
-__all__ = ["arch_flag", "registered_arch", "registry_loaded"]
+__all__ = ["arch_flag", "registered_arch", "registry_loaded", "retired_refusal"]
 
 
 @lru_cache(maxsize=1)
@@ -28,6 +28,16 @@ def _data() -> dict[str, Any]:
 
 def registry_loaded() -> bool:
     return bool(_data().get("archs"))
+
+
+@lru_cache(maxsize=1)
+def _exports() -> dict[str, Any]:
+    """kvguard/data/transformers_exports.json (tools/transformers_exports.py)."""
+    try:
+        text = resources.files("kvguard").joinpath("data/transformers_exports.json").read_text("utf-8")
+    except (FileNotFoundError, OSError):
+        return {}
+    return json.loads(text)
 
 
 def _in_ranges(ranges, release: Release) -> bool:
@@ -84,3 +94,45 @@ def arch_flag(architectures, flag: str, release: Release) -> Optional[bool]:
     if arch is None:
         return None
     return _in_ranges(_data()["archs"][arch].get(flag), release)
+
+
+#: ``_ModelRegistry._raise_for_unsupported`` (vllm/model_executor/models/registry.py): a retired
+#: architecture (``_PREVIOUSLY_SUPPORTED_MODELS``, every release) and one moved to a plugin
+#: (``_OOT_SUPPORTED_MODELS``, 0.19.0+)
+RETIRED_TEMPLATE = ("Model architecture {arch} was supported in vLLM until v{version}, and is not supported "
+                    "anymore. Please use an older version of vLLM if you want to use this model architecture.")
+OOT_TEMPLATE = ("Model architecture {arch} is not supported in-tree anymore. Please install the plugin at "
+                "{url} if you want to use this model architecture.")
+
+
+def _ranged_value(table: dict, arch: str, release: Release) -> Optional[str]:
+    for first, last, value in table.get(arch, ()):
+        if release.within(first, last):
+            return value
+    return None
+
+
+def retired_refusal(architectures, release: Release, *, auto_map: bool) -> Optional[str]:
+    """The ValueError text vLLM's registry raises for retired architectures, or None.
+
+    Follows ``inspect_model_cls`` when none of ``architectures`` is registered: with the
+    default ``--model-impl auto`` vLLM first tries the Transformers backend for the first
+    architecture (``auto_map`` in the config, or a transformers class of that name: then
+    this returns None, kvguard does not model that backend); then ``_raise_for_unsupported``
+    refuses the first retired or plugin-only architecture.  None also when an
+    architecture is registered or none is retired (vLLM's "not supported for now" list).
+    """
+    names = [a for a in architectures or () if isinstance(a, str)]
+    if not names or len(names) != len(architectures) or registered_arch(names, release) is not None:
+        return None
+    if auto_map or names[0] in _exports().get("exports", {}).get(release.transformers, ()):
+        return None
+    data = _data()
+    for arch in names:
+        version = _ranged_value(data.get("previously_supported", {}), arch, release)
+        if version is not None:
+            return RETIRED_TEMPLATE.format(arch=arch, version=version)
+        url = _ranged_value(data.get("oot_supported", {}), arch, release)
+        if url is not None:
+            return OOT_TEMPLATE.format(arch=arch, url=url)
+    return None

@@ -164,3 +164,10 @@ OLD_NEXTN_LAYER_TYPES: tuple[Ranged[str], ...] = (
 #: Falcon model types (KV-head override: ``multi_query`` without
 #: ``new_decoder_architecture`` means one KV head).
 FALCON_MODEL_TYPES: tuple[str, ...] = ("falcon", "RefinedWeb", "RefinedWebModel")
+
+#: ``ModelRegistry.inspect_model_cls`` with an empty architecture list (vllm/model_executor/models/
+#: registry.py, every release 0.10.2-0.33.0); ModelConfig.__post_init__ asks the registry right after
+#: get_hf_text_config (0.10.2-0.13.0) or after the ModelArchitectureConfig conversion (0.14.0+).
+NO_ARCHITECTURES = "No model architectures are specified"
+#: the first release that converts the config into ModelArchitectureConfig before asking the registry
+ARCH_CONFIG_SINCE = "0.14.0"

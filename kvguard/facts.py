@@ -617,6 +617,9 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
             and release.within("0.28.0"):
         raise Undecidable("heterogeneous (per-layer) configs are not modelled yet")
     architectures = tuple(getattr(cfg, "architectures", None) or [])
+    registry_crash = _registry_crash(architectures, cfg, release)
+    if registry_crash is not None and not release.within(R.ARCH_CONFIG_SINCE):
+        return registry_crash
     notes: list[str] = []
     emulation = getattr(cfg, "kvg_emulation", "generic")
     deferred: dict[str, Crash] = {}
@@ -629,6 +632,8 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
             if crash.wrapped_by is None and crash.exc_type in ("ValueError", "AssertionError"):
                 crash = Crash(crash.exc_type, crash.message, "ModelConfig")
             return crash
+        if registry_crash is not None:
+            return registry_crash
         is_mla = values["is_deepseek_mla"]
         heads = values["total_num_attention_heads"]
         kv_heads = values["total_num_kv_heads"]
@@ -684,6 +689,17 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         notes=tuple(notes),
         deferred=deferred,
     )
+
+
+def _registry_crash(architectures: tuple, cfg: Any, release: Release) -> "Crash | None":
+    """What the model registry raises in ModelConfig.__post_init__ before any layout is seen:
+    no architecture at all, or only retired ones (kvguard.archs.retired_refusal)."""
+    from .archs import retired_refusal
+
+    if not architectures:
+        return Crash("ValueError", R.NO_ARCHITECTURES, "ModelConfig")
+    message = retired_refusal(list(architectures), release, auto_map=bool(getattr(cfg, "auto_map", None)))
+    return Crash("ValueError", message, "ModelConfig") if message else None
 
 
 def _convert(d: _Deriver) -> dict[str, Any]:

@@ -122,3 +122,24 @@ def test_host_decides_the_gpu_count_check():
     assert v.message.startswith("World size (16) is larger than the number of available GPUs (8) in this node.")
     unknown = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.28.0", tp=16)
     assert unknown.ok and [s.check for s in unknown.skipped] == ["PC_gpu_count"]
+
+
+MPT = {"architectures": ["MPTForCausalLM"], "model_type": "mpt", "d_model": 4096, "n_heads": 32, "n_layers": 32,
+       "max_seq_len": 2048, "vocab_size": 50432, "attn_config": {"attn_type": "multihead_attention"}}
+RETIRED = ("Model architecture MPTForCausalLM was supported in vLLM until v0.28.0, and is not supported anymore. "
+           "Please use an older version of vLLM if you want to use this model architecture.")
+
+
+def test_retired_architecture_is_refused_like_the_registry():
+    assert kvguard.check(MPT, vllm_version="0.28.0", tp=2).ok
+    v = kvguard.check(MPT, vllm_version="0.29.0", tp=2)
+    assert (v.exc_type, v.wrapped_by, v.message) == ("ValueError", "ModelConfig", RETIRED)
+
+
+@pytest.mark.parametrize("change", [
+    {"auto_map": {"AutoModelForCausalLM": "modeling_mpt.MPTForCausalLM"}},  # remote code first
+    {"architectures": ["MptForCausalLM"]},  # a transformers class: the Transformers backend may take it
+])
+def test_retired_architecture_the_transformers_backend_may_take_is_undecidable(change):
+    with pytest.raises(kvguard.Undecidable):
+        kvguard.check(dict(MPT, **change), vllm_version="0.29.0", tp=2)
