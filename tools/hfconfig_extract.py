@@ -6,8 +6,23 @@ Reads the *sources* (AST only, nothing is imported) of
 * transformers: ``configuration_utils.py``, the RoPE / heterogeneity mixins,
   ``utils/type_validators.py`` and every ``models/*/configuration_*.py``;
 * vLLM: ``vllm/transformers_utils/configs/**.py`` (vLLM's own config classes),
+  the loader helpers of ``vllm/transformers_utils/config.py`` that act on the
+  config object (``patch_rope_*``, ``patch_legacy_rope_type``,
+  ``is_rope_parameters_nested``, ``_maybe_remap_hf_config_attrs``,
+  ``get_hf_text_config`` and the model-type tables the loader consults) and
+  ``getattr_iter`` from ``vllm/config/utils.py``,
 
-and writes one JSON file per source tree into ``kvguard/hfconfig/``.
+and adds them to one of two content-addressed stores in ``kvguard/hfconfig/``:
+
+* ``transformers.json``: ``{"versions": {VER: {"modules": {name: hash}, tables...}},
+  "bodies": {hash: "<JSON text of [STATEMENT, ...]>"}, "names": {hash: [top-level names]}}``
+* ``vllm.json``: ``{"releases": {VER: {"modules": {name: hash}, "config_registry": {...},
+  "transformers_classes": [...], "fingerprints": {...}}}, "bodies": {...}, "names": {...}}``
+
+A module body that is identical in several versions is stored once (keyed by
+the SHA-256 of its JSON text); each version lists the hash of every module it
+has.  Bodies are JSON text inside the JSON so that kvguard decodes only the
+modules a load uses.
 Each module becomes a list of statements in a small JSON statement language
 (``["=", targets, expr]``, ``["if", test, body, orelse]``, ``["raise", exc]``
 …) whose expressions are strings in a safe Python-expression subset that
@@ -17,7 +32,10 @@ Logging and warnings calls, docstrings and comments are dropped.
 
 The model-type tables (transformers ``CONFIG_MAPPING_NAMES``,
 ``MODEL_MAPPING_NAMES``) and the activation names are read from the sources
-too (literal dicts).
+too (literal dicts).  ``fingerprints`` (vLLM) are hashes of the loader code
+kvguard ports by hand (``HFConfigParser``, ``get_config``, the transformers
+patches, ``with_retry``); ``kvguard/hfconfig/_load.py`` lists the variants it
+was reviewed against and a test fails when a release brings a new one.
 
 Usage::
 
@@ -26,16 +44,18 @@ Usage::
     python tools/hfconfig_extract.py vllm 0.28.0
     # from an unpacked tree / site-packages:
     python tools/hfconfig_extract.py transformers 4.57.6 --src /path/to/site-packages
-
-Output: ``kvguard/hfconfig/transformers-<ver>.json`` or
-``kvguard/hfconfig/vllm-<ver>.json``.
+    python tools/hfconfig_extract.py vllm 0.33.0 --src ~/.cache/kvguard-wheels/src/0.33.0
+    # every release unpacked under a directory (<dir>/<ver>/vllm/...):
+    python tools/hfconfig_extract.py vllm all --src-root ~/.cache/kvguard-wheels/src
+    # drop a version from a store
+    python tools/hfconfig_extract.py vllm 0.28.0 --remove
 """
-
 from __future__ import annotations
 
 import argparse
 import ast
 import glob
+import hashlib
 import json
 import os
 import subprocess
@@ -350,6 +370,153 @@ def extract_transformers(src: str, version: str) -> dict:
     return {"kind": "transformers", "version": version, "modules": modules, **transformers_tables(tf)}
 
 
+#: top-level names of vllm/transformers_utils/config.py that kvguard runs from the data (they act on the
+#: config object; the rest of the loader is ported in kvguard/hfconfig/_load.py)
+VLLM_LOADER_NAMES = (
+    "patch_rope_scaling", "patch_rope_scaling_dict", "patch_rope_parameters", "patch_rope_parameters_dict",
+    "patch_legacy_rope_type", "is_rope_parameters_nested", "set_default_rope_theta",
+    "_maybe_remap_hf_config_attrs", "_CONFIG_ATTRS_MAPPING", "get_hf_text_config",
+    "_maybe_update_auto_config_kwargs", "_AUTO_CONFIG_KWARGS_OVERRIDES", "_SPECULATIVE_DECODING_CONFIGS",
+    "_PATCH_HF_VALIDATE_ROPE", "_PATCH_HF_NESTED_ROPE_VALIDATION", "_PATCH_HF_ALLOWED_LAYER_TYPES",
+    "_ARCHITECTURE_TO_MODEL_TYPE",
+)
+#: loader code ported by hand: its normalised source is fingerprinted per release (see _load.REVIEWED)
+VLLM_FINGERPRINTED = {
+    "vllm/transformers_utils/config.py": (
+        "HFConfigParser", "get_config", "LazyConfigDict", "_register_config_class",
+        "_patch_hf_transformers_validate_rope", "_patch_hf_transformers_nested_rope_validation",
+        "_patch_hf_transformers_allowed_layer_types", "_install_hf_config_validator"),
+    "vllm/transformers_utils/repo_utils.py": ("with_retry",),
+}
+
+
+def _strip_docstrings(node):
+    node = ast.parse(ast.unparse(node))  # a copy
+    for n in ast.walk(node):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and n.body and \
+                isinstance(n.body[0], ast.Expr) and isinstance(n.body[0].value, ast.Constant) and \
+                isinstance(n.body[0].value.value, str):
+            n.body = n.body[1:] or [ast.Pass()]
+    return node
+
+
+def _fingerprint(node) -> str:
+    text = ast.unparse(_strip_docstrings(node))
+    for old, new in (("PreTrainedConfig", "PretrainedConfig"),):  # the transformers 5 class rename
+        text = text.replace(old, new)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def _bound_names(st) -> set:
+    if isinstance(st, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in st.names}
+    if isinstance(st, ast.Try):
+        out = set()
+        for sub in st.body + [s for h in st.handlers for s in h.body]:
+            out |= _bound_names(sub)
+        return out
+    return set()
+
+
+def _select_module(path: str, modname: str, names) -> list:
+    """The top-level statements of ``path`` defining ``names``, plus the imports they use."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    chosen = []
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.ClassDef)) and st.name in names:
+            chosen.append(st)
+        elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+            tgt = st.targets[0] if isinstance(st, ast.Assign) else st.target
+            if isinstance(tgt, ast.Name) and tgt.id in names:
+                chosen.append(st)
+    used = {n.id for st in chosen for n in ast.walk(st) if isinstance(n, ast.Name)}
+    imports = []
+    for st in tree.body:
+        if isinstance(st, (ast.Import, ast.ImportFrom)) or (
+                isinstance(st, ast.Try) and all(isinstance(x, (ast.Import, ast.ImportFrom))
+                                                for x in st.body + [s for h in st.handlers for s in h.body])):
+            if _bound_names(st) & used:
+                imports.append(st)
+    mod = ast.Module(body=imports + chosen, type_ignores=[])
+    package = modname.rsplit(".", 1)[0]
+    return Translator(modname, package, False).module(mod)
+
+
+def _registry(src: str) -> tuple[dict, set]:
+    """``_CONFIG_REGISTRY`` (model_type -> class name) and the registry names imported from transformers."""
+    p = os.path.join(src, "vllm", "transformers_utils", "config.py")
+    with open(p, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    imported = {}
+    for st in tree.body:
+        if isinstance(st, ast.ImportFrom) and st.level == 0 and st.module:
+            for a in st.names:
+                imported[a.asname or a.name] = st.module
+    reg: dict = {}
+    from_tf: set = set()
+
+    def take(key, value):
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            reg[key] = value.value
+        elif isinstance(value, ast.Name):
+            reg[key] = value.id
+            if imported.get(value.id, "").split(".")[0] == "transformers":
+                from_tf.add(value.id)
+        else:
+            raise ValueError(f"registry entry {key!r}: unsupported value {ast.unparse(value)}")
+
+    for st in tree.body:
+        if isinstance(st, (ast.Assign, ast.AnnAssign)):
+            tgt = st.targets[0] if isinstance(st, ast.Assign) else st.target
+            if _src(tgt) != "_CONFIG_REGISTRY":
+                continue
+            val = st.value
+            if isinstance(val, ast.Call):
+                for k in val.keywords:
+                    if k.arg is not None:
+                        take(k.arg, k.value)
+                    elif isinstance(k.value, ast.Dict):
+                        for kk, vv in zip(k.value.keys, k.value.values):
+                            take(ast.literal_eval(kk), vv)
+                    else:
+                        raise ValueError(f"registry: unsupported **{ast.unparse(k.value)}")
+                for a in val.args:
+                    if isinstance(a, ast.Dict):
+                        for kk, vv in zip(a.keys, a.values):
+                            take(ast.literal_eval(kk), vv)
+            elif isinstance(val, ast.Dict):
+                for kk, vv in zip(val.keys, val.values):
+                    take(ast.literal_eval(kk), vv)
+    # classes vllm.transformers_utils.configs re-exports from transformers
+    init = os.path.join(src, "vllm", "transformers_utils", "configs", "__init__.py")
+    if os.path.exists(init):
+        with open(init, encoding="utf-8") as f:
+            itree = ast.parse(f.read())
+        for st in itree.body:
+            if isinstance(st, ast.ImportFrom) and st.level == 0 and (st.module or "").split(".")[0] == "transformers":
+                from_tf.update(a.asname or a.name for a in st.names)
+            if isinstance(st, (ast.Assign, ast.AnnAssign)) and isinstance(st.value, ast.Dict):
+                for kk, vv in zip(st.value.keys, st.value.values):
+                    if isinstance(kk, ast.Constant) and isinstance(vv, ast.Constant) and vv.value == "transformers":
+                        from_tf.add(kk.value)
+    return reg, from_tf
+
+
+def _fingerprints(src: str) -> dict:
+    out = {}
+    for rel, names in VLLM_FINGERPRINTED.items():
+        p = os.path.join(src, rel)
+        if not os.path.exists(p):
+            continue
+        with open(p, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for st in tree.body:
+            if isinstance(st, (ast.FunctionDef, ast.ClassDef)) and st.name in names:
+                out[st.name] = _fingerprint(st)
+    return out
+
+
 def extract_vllm(src: str, version: str) -> dict:
     root = os.path.join(src, "vllm", "transformers_utils", "configs")
     modules = {}
@@ -358,41 +525,111 @@ def extract_vllm(src: str, version: str) -> dict:
         if rel.endswith(".__init__"):
             rel = rel[: -len(".__init__")]
         modules[rel] = translate_file(p, rel)
-    # the registry itself (model_type -> class name) from transformers_utils/config.py
-    reg = {}
-    p = os.path.join(src, "vllm", "transformers_utils", "config.py")
-    with open(p, encoding="utf-8") as f:
-        tree = ast.parse(f.read())
-    for st in ast.walk(tree):
-        if isinstance(st, (ast.Assign, ast.AnnAssign)):
-            tgt = st.targets[0] if isinstance(st, ast.Assign) else st.target
-            if _src(tgt) == "_CONFIG_REGISTRY" and isinstance(st.value, ast.Call):
-                for k in st.value.keywords:
-                    if isinstance(k.value, ast.Constant):
-                        reg[k.arg] = k.value.value
-                if st.value.args and isinstance(st.value.args[0], ast.Dict):
-                    for k, v in zip(st.value.args[0].keys, st.value.args[0].values):
-                        if isinstance(k, ast.Constant) and isinstance(v, ast.Constant):
-                            reg[k.value] = v.value
-    return {"kind": "vllm", "version": version, "modules": modules, "config_registry": reg}
+    modules["vllm.transformers_utils.config"] = _select_module(
+        os.path.join(src, "vllm", "transformers_utils", "config.py"), "vllm.transformers_utils.config",
+        VLLM_LOADER_NAMES)
+    utils = os.path.join(src, "vllm", "config", "utils.py")
+    if os.path.exists(utils):
+        modules["vllm.config.utils"] = _select_module(utils, "vllm.config.utils", ("getattr_iter",))
+    reg, from_tf = _registry(src)
+    return {"kind": "vllm", "version": version, "modules": modules, "config_registry": reg,
+            "transformers_classes": sorted(from_tf), "fingerprints": _fingerprints(src)}
+
+
+# --- the content-addressed stores -------------------------------------------
+
+STORES = {"transformers": "transformers.json", "vllm": "vllm.json"}
+_VERSIONS_KEY = {"transformers": "versions", "vllm": "releases"}
+
+
+def _vkey(v: str):
+    return tuple(int(x) for x in v.split("."))
+
+
+def _top_names(stmts) -> list:
+    """The names a module body defines at top level (classes, functions, single-name assignments): the
+    interpreter's index for package re-exports, so that it need not decode every body."""
+    out = []
+    for st in stmts:
+        if st[0] in ("class", "def"):
+            out.append(st[1]["name"])
+        elif st[0] == "=" and len(st[1]) == 1 and st[1][0].isidentifier():
+            out.append(st[1][0])
+    return out
+
+
+def read_store(dist: str, path: str | None = None) -> dict:
+    path = path or os.path.join(OUT_DIR, STORES[dist])
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    return {"kind": f"kvguard-hfconfig-{dist}", "format": 2, _VERSIONS_KEY[dist]: {}, "bodies": {}, "names": {}}
+
+
+def add_to_store(store: dict, dist: str, data: dict) -> None:
+    """Bodies are stored as JSON text (decoded lazily, per module, by kvguard) keyed by its SHA-256."""
+    key = _VERSIONS_KEY[dist]
+    entry = {k: v for k, v in data.items() if k not in ("kind", "version", "modules")}
+    mods = {}
+    store.setdefault("names", {})
+    for name, stmts in data["modules"].items():
+        text = json.dumps(stmts, separators=(",", ":"))
+        h = hashlib.sha256(text.encode()).hexdigest()[:16]
+        store["bodies"].setdefault(h, text)
+        store["names"][h] = _top_names(stmts)
+        mods[name] = h
+    store[key][data["version"]] = {"modules": mods, **entry}
+
+
+def write_store(store: dict, dist: str, path: str | None = None) -> str:
+    key = _VERSIONS_KEY[dist]
+    used = {h for e in store[key].values() for h in e["modules"].values()}
+    store["bodies"] = {h: store["bodies"][h] for h in sorted(used)}
+    store["names"] = {h: store["names"][h] for h in sorted(used)}
+    store["format"] = 2
+    store[key] = {v: store[key][v] for v in sorted(store[key], key=_vkey)}
+    path = path or os.path.join(OUT_DIR, STORES[dist])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(store, f, separators=(",", ":"))
+    return path
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("dist", choices=["transformers", "vllm"])
-    ap.add_argument("version")
+    ap.add_argument("version", help="a version, or 'all' with --src-root")
     ap.add_argument("--src", help="unpacked tree (site-packages) instead of downloading the wheel")
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--src-root", help="directory of unpacked trees, one per version (<root>/<ver>/...)")
+    ap.add_argument("--store", default=None, help="store file (default kvguard/hfconfig/<dist>.json)")
+    ap.add_argument("--remove", action="store_true", help="drop the version from the store")
+    ap.add_argument("--dump", default=None, help="also write the plain (unshared) extraction to this file")
     args = ap.parse_args(argv)
-    src = args.src or _fetch_wheel(args.dist, args.version)
-    data = extract_transformers(src, args.version) if args.dist == "transformers" else extract_vllm(src, args.version)
-    out = args.out or os.path.join(OUT_DIR, f"{args.dist}-{args.version}.json")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        json.dump(data, f, separators=(",", ":"), sort_keys=False)
-    n_unsup = sum(json.dumps(m).count('"unsupported"') for m in data["modules"].values())
-    print(f"{out}: {len(data['modules'])} modules, {os.path.getsize(out) // 1024} KiB, "
-          f"{n_unsup} unsupported statements")
+    store = read_store(args.dist, args.store)
+    if args.remove:
+        store[_VERSIONS_KEY[args.dist]].pop(args.version, None)
+        print(write_store(store, args.dist, args.store))
+        return 0
+    if args.version == "all":
+        if not args.src_root:
+            ap.error("'all' needs --src-root")
+        jobs = [(v, os.path.join(args.src_root, v)) for v in sorted(os.listdir(args.src_root), key=_vkey)]
+    else:
+        src = args.src or (os.path.join(args.src_root, args.version) if args.src_root else None) \
+            or _fetch_wheel(args.dist, args.version)
+        jobs = [(args.version, src)]
+    extract = extract_transformers if args.dist == "transformers" else extract_vllm
+    for ver, src in jobs:
+        data = extract(src, ver)
+        n_unsup = sum(json.dumps(m).count('"unsupported"') for m in data["modules"].values())
+        add_to_store(store, args.dist, data)
+        if args.dump:
+            with open(args.dump, "w", encoding="utf-8") as f:
+                json.dump(data, f, separators=(",", ":"))
+        print(f"{args.dist} {ver}: {len(data['modules'])} modules, {n_unsup} unsupported statements")
+    out = write_store(store, args.dist, args.store)
+    print(f"{out}: {len(store[_VERSIONS_KEY[args.dist]])} versions, {len(store['bodies'])} module bodies, "
+          f"{os.path.getsize(out) // 1024} KiB")
     return 0
 
 

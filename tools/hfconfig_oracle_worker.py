@@ -38,11 +38,80 @@ def _no_sleep():
         pass
 
 
+_MISSING = object()
+_PATCH_MARKERS = ("__vllm_patched__", "__vllm_nested_rope_patched__")
+
+
+class _FreshProcess:
+    """Undoes what vLLM's loader changes process-wide, so that every case sees a fresh ``vllm serve``.
+
+    ``get_config`` registers vLLM's config classes with AutoConfig (setting ``config_class.model_type``,
+    which for a transformers class such as DeepseekV3Config changes it for every later model) and, for some
+    model types, patches ``PretrainedConfig.validate_rope`` / ``ALLOWED_LAYER_TYPES``.  kvguard models each
+    load as a fresh process; this restores the state recorded after ``import vllm``.
+    """
+
+    def __init__(self):
+        import transformers.configuration_utils as cu
+        from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+        from vllm.transformers_utils import config as vc
+        self.cu = cu
+        self.mapping = CONFIG_MAPPING
+        self.base = getattr(cu, "PreTrainedConfig", None) or cu.PretrainedConfig
+        self.extra = dict(CONFIG_MAPPING._extra_content)
+        self.allowed = getattr(cu, "ALLOWED_LAYER_TYPES", _MISSING)
+        self.validate_rope = self.base.__dict__.get("validate_rope", _MISSING)
+        self.model_types = {}
+        for key in list(vc._CONFIG_REGISTRY.keys()):
+            try:
+                cls = vc._CONFIG_REGISTRY[key]
+            except BaseException:  # noqa: BLE001 - a class whose module does not import here
+                continue
+            if isinstance(cls, type):
+                self.model_types.setdefault(cls, cls.__dict__.get("model_type", _MISSING))
+
+    @staticmethod
+    def _unwrap(fn):
+        while any(hasattr(fn, m) for m in _PATCH_MARKERS) and hasattr(fn, "__wrapped__"):
+            fn = fn.__wrapped__
+        return fn
+
+    def restore(self):
+        self.mapping._extra_content.clear()
+        self.mapping._extra_content.update(self.extra)
+        if self.allowed is not _MISSING:
+            self.cu.ALLOWED_LAYER_TYPES = self.allowed
+        cur = self.base.__dict__.get("validate_rope", _MISSING)
+        if cur is not self.validate_rope:
+            if self.validate_rope is _MISSING:
+                delattr(self.base, "validate_rope")  # the original lives in RotaryEmbeddingConfigMixin
+            else:
+                self.base.validate_rope = self.validate_rope
+        stack, seen = [self.base], set()
+        while stack:
+            cls = stack.pop()
+            if id(cls) in seen:
+                continue
+            seen.add(id(cls))
+            vals = cls.__dict__.get("__class_validators__")
+            if isinstance(vals, list) and any(any(hasattr(v, m) for m in _PATCH_MARKERS) for v in vals):
+                cls.__class_validators__ = [self._unwrap(v) for v in vals]
+            stack.extend(cls.__subclasses__())
+        for cls, mt in self.model_types.items():
+            if mt is _MISSING:
+                if "model_type" in cls.__dict__:
+                    delattr(cls, "model_type")
+            elif cls.__dict__.get("model_type", _MISSING) != mt:
+                cls.model_type = mt
+
+
 def run_cases(cases, out_path, modelconfig=False):
     from vllm.transformers_utils.config import get_config, get_hf_text_config
     _no_sleep()
+    fresh = _FreshProcess()
     results = []
     for case in cases:
+        fresh.restore()
         d = case.get("path") or tempfile.mkdtemp(prefix="kvgo")
         os.makedirs(d, exist_ok=True)
         with open(os.path.join(d, "config.json"), "w") as f:

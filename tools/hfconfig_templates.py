@@ -5,7 +5,7 @@ Transformers model types: ``AutoConfig.for_model(mt).to_dict()`` from the
 4.57.6 oracle venv (5.x venv when 4.x lacks the type).  vLLM-only / remote
 model types: hand-written below (shaped like the real checkpoints).
 
-usage: python tools/hfconfig_templates.py [--oracle-root /work/oracle]
+usage: python tools/hfconfig_templates.py [--env-root /work/oracle-envs] [--rebuild]
 """
 
 from __future__ import annotations
@@ -141,22 +141,34 @@ HAND = {
 
 
 def main(argv=None) -> int:
+    from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()
+    ap.add_argument("--env-root", default=default_env_root())
     ap.add_argument("--oracle-root", default=os.environ.get("KVG_ORACLE_ROOT", "/work/oracle"))
+    ap.add_argument("--rebuild", action="store_true", help="rebuild every template (default: add missing ones)")
     args = ap.parse_args(argv)
-    auto = [mt for mt in SCOPE if mt not in HAND]
+    old = {}
+    if os.path.exists(TEMPLATES) and not args.rebuild:
+        with open(TEMPLATES) as f:
+            old = json.load(f)
+    auto = [mt for mt in SCOPE if mt not in HAND and mt not in old]
     got = {}
+    # transformers 4.57.6 (vLLM 0.20.0) first, else 5.24.0 (vLLM 0.28.0)
     for ver in ("0.20.0", "0.28.0"):
-        py = os.path.join(args.oracle_root, ver, "bin", "python")
+        found = find_oracle(ver, args.env_root, args.oracle_root)
+        if found is None:
+            raise SystemExit(f"no oracle environment for {ver}")
+        py, env = found
         with tempfile.TemporaryDirectory() as d:
             ip = os.path.join(d, "in.json")
             op = os.path.join(d, "out.json")
             with open(ip, "w") as f:
                 json.dump(auto, f)
-            subprocess.run([py, os.path.join(HERE, "hfconfig_oracle_worker.py"), "--templates", ip, op], check=True)
+            subprocess.run([py, os.path.join(HERE, "hfconfig_oracle_worker.py"), "--templates", ip, op], check=True,
+                           env=dict({k: v for k, v in os.environ.items() if k != "PYTHONPATH"}, **env))
             with open(op) as f:
                 got[ver] = json.load(f)
-    out = {}
+    out = dict(old)
     for mt in auto:
         a, b = got["0.20.0"].get(mt, {}), got["0.28.0"].get(mt, {})
         tpl = a if "__error__" not in a else b

@@ -24,10 +24,13 @@ Interface used by :mod:`kvguard.facts` (keep it stable):
   ``get_hf_text_config`` (raises :class:`LoadCrash` like vLLM).
 
 How it works: ``tools/hfconfig_extract.py`` translates the sources of
-transformers' and vLLM's configuration modules into a JSON statement language
-(``*.json`` beside the code); :mod:`._interp` evaluates it safely; :mod:`._load` ports
-vLLM's loading order.  See ``README.md`` in this folder.  Importing this
-package is cheap: the interpreter and the data load on first use.
+transformers' configuration modules (4.57.6, 5.17.0, 5.19.0, 5.20.2, 5.24.0) and
+of every vLLM release's own config classes and config-object helpers
+(0.10.2–0.33.0) into a JSON statement language (``transformers.json`` /
+``vllm.json`` beside the code, module bodies shared between versions);
+:mod:`._interp` evaluates it safely; :mod:`._load` ports vLLM's loading order,
+per release.  See ``README.md`` in this folder.  Importing this package is
+cheap: the interpreter and the data load on first use.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from typing import Any
 
 from ._errors import LoadCrash
 
-__all__ = ["ConfigView", "LoadCrash", "TorchDtype", "load_config", "hf_text_config", "EXACT_MODEL_TYPES",
+__all__ = ["ConfigView", "LoadCrash", "TorchDtype", "load_config", "hf_text_config", "EXACT", "EXACT_MODEL_TYPES",
            "DEFAULT_PATH", "emulation_level"]
 
 DEFAULT_PATH = "/model"
@@ -50,7 +53,7 @@ def __getattr__(name: str):
     if name == "TorchDtype":
         from ._interp import TorchDtype
         return TorchDtype
-    if name in ("EXACT_MODEL_TYPES", "emulation_level"):
+    if name in ("EXACT", "EXACT_MODEL_TYPES", "emulation_level"):
         from . import _exact
         return getattr(_exact, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -82,9 +85,11 @@ def load_config(raw: Mapping[str, Any], release, *, path: str | None = None,
 def hf_text_config(view, release=None):
     """vLLM's ``get_hf_text_config(hf_config)`` on an emulated config.
 
-    Raises :class:`LoadCrash` like vLLM: ValueError (0.13.0+) or a bare
-    AssertionError (0.10.2–0.12.0, when ``release`` is given), both wrapped by
-    ModelConfig, when the text sub-config has no ``num_attention_heads``.
+    Runs the ``get_hf_text_config`` of the release ``view`` was loaded for
+    (``release`` is accepted for compatibility and not needed).  Raises
+    :class:`LoadCrash` like vLLM: ValueError (0.13.0+) or a bare
+    AssertionError (0.10.2–0.12.0), both wrapped by ModelConfig, when the
+    text sub-config has no ``num_attention_heads``.
     """
     from ..errors import Undecidable
     from ._interp import Unsupported

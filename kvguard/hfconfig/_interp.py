@@ -175,13 +175,14 @@ class Func:
 class NativeFunc:
     """A function implemented here; ``fn(interp, args, kwargs)``."""
 
-    __slots__ = ("fn", "name", "bind", "klass")
+    __slots__ = ("fn", "name", "bind", "klass", "kvg_markers")
 
     def __init__(self, fn, name="native", bind=True, klass=None):
         self.fn = fn
         self.name = name
         self.bind = bind
         self.klass = klass  # for a dataclass __init__: whose fields make its signature
+        self.kvg_markers = ()  # function attributes vLLM sets on its patches (``__vllm_patched__``)
 
     def __repr__(self):
         return f"<native {self.name}>"
@@ -430,13 +431,38 @@ class SuperProxy:
         self.obj = obj
 
 
+class LazyBody:
+    """A module body kept as JSON text until the module is used; ``names``: what it defines at top level."""
+
+    __slots__ = ("text", "names")
+
+    def __init__(self, text: str, names: list[str] | None):
+        self.text = text
+        self.names = names
+
+
 class ModuleNS:
     def __init__(self, interp, name, stmts):
         self.interp = interp
         self.name = name
-        self.stmts = stmts
+        self._body = stmts
         self.ns: dict[str, Any] = {"__name__": name}
         self.loaded = False
+
+    @property
+    def stmts(self) -> list:
+        b = self._body
+        if isinstance(b, LazyBody):
+            import json
+            b = self._body = json.loads(b.text)
+        return b
+
+    def top_names(self) -> list[str] | None:
+        """Names defined at top level, without decoding the body when the data lists them."""
+        b = self._body
+        if isinstance(b, LazyBody) and b.names is not None:
+            return b.names
+        return None
 
     def load(self):
         if not self.loaded:
@@ -550,10 +576,11 @@ def _type_name(v) -> str:
 class Interp:
     """Evaluates a set of translated modules (one transformers line + vLLM classes)."""
 
-    def __init__(self, datasets: list[dict], *, transformers_major: int):
+    def __init__(self, datasets: list[dict], *, transformers_major: int, transformers_version: str | None = None):
         self.modules: dict[str, ModuleNS] = {}
         self.tables: dict[str, Any] = {}
         self.tf_major = transformers_major
+        self.tf_version = transformers_version or ("5.24.0" if transformers_major >= 5 else "4.57.6")
         for ds in datasets:
             for name, stmts in ds["modules"].items():
                 self.modules[name] = ModuleNS(self, name, stmts)
@@ -585,6 +612,11 @@ class Interp:
         if self._index is None:
             idx: dict[str, list[str]] = {}
             for mname, mod in self.modules.items():
+                names = mod.top_names()
+                if names is not None:
+                    for n in names:
+                        idx.setdefault(n, []).append(mname)
+                    continue
                 for st in mod.stmts:
                     if st[0] == "class":
                         idx.setdefault(st[1]["name"], []).append(mname)
@@ -837,10 +869,17 @@ class Interp:
                 emit(fr)
                 return
             g = gens[i]
-            for item in self.iterate(self.eval(g.iter, fr)):
+            seq = self.iterate(self.eval(g.iter, fr))
+            hash_ordered = _hash_ordered(seq)
+            for item in seq:
                 self.assign(g.target, item, fr)
-                if all(self.truth(self.eval(c, fr)) for c in g.ifs):
-                    rec(i + 1, fr)
+                try:
+                    if all(self.truth(self.eval(c, fr)) for c in g.ifs):
+                        rec(i + 1, fr)
+                except Exception as e:
+                    if hash_ordered:
+                        _mark_hash_order(e)
+                    raise
         inner = Frame(f.module, parent=f, func=f.func, first=f.first)
         rec(0, inner)
 
@@ -1366,6 +1405,8 @@ class Interp:
             return self.call(self.bind(gi, obj, obj._k), [idx], {})
         if isinstance(obj, NativeObj):
             return obj.n_getitem(self, idx)
+        if isinstance(obj, NativeFunc) and obj.name == "type":
+            return type  # ``type[X]`` in an annotation
         if isinstance(obj, Klass):
             return obj  # Generic[...] in annotations
         if isinstance(obj, Opaque):
@@ -1484,7 +1525,9 @@ class Interp:
         elif op == "for":
             target = self.parse(st[1])
             broke = False
-            for item in list(self.iterate(self.ev(st[2], frame))):
+            seq = self.iterate(self.ev(st[2], frame))
+            hash_ordered = _hash_ordered(seq)
+            for item in list(seq):
                 self.assign(target, item, frame)
                 try:
                     self.exec_block(st[3], frame)
@@ -1493,6 +1536,10 @@ class Interp:
                     break
                 except _Continue:
                     continue
+                except Exception as e:
+                    if hash_ordered:
+                        _mark_hash_order(e)
+                    raise
             if not broke:
                 self.exec_block(st[4], frame)
         elif op == "while":
@@ -1527,7 +1574,13 @@ class Interp:
             self.do_try(st, frame)
         elif op == "import":
             for local, (mod, attr) in st[1].items():
-                frame.locals[local] = self.import_from(mod, attr)
+                v = self.import_from(mod, attr)
+                if attr is not None and isinstance(v, Opaque) and frame.func is None and mod in self.modules:
+                    # a module-level ``from <extracted module> import <missing name>``: ImportError, as in
+                    # Python (``try: ... except ImportError:`` fallbacks); inside functions the name stays
+                    # opaque (Undecidable when used)
+                    raise ImportError(f"cannot import name '{attr}' from '{mod}'")
+                frame.locals[local] = v
         elif op == "def":
             fn = self.make_func(st[1], frame)
             frame.locals[st[1]["name"]] = self.decorate(fn, st[1]["deco"], frame)
@@ -2088,6 +2141,21 @@ _FAST_METHODS = {
 
 _TYPED_DICT = object()
 _TYPEISH = (type, type(int | None), type(typing.Optional[int]), type(list[int]))
+def _hash_ordered(seq) -> bool:
+    """A set / frozenset of 2+ strings: Python iterates it in an order that depends on the process's hash seed
+    (PYTHONHASHSEED), so which element a loop over it fails on first differs between two ``vllm serve``."""
+    if not isinstance(seq, (set, frozenset)) or len(seq) < 2:
+        return False
+    return sum(isinstance(x, (str, bytes)) for x in seq) >= 2
+
+
+def _mark_hash_order(e: BaseException) -> None:
+    try:
+        e._kvg_hash_order = True
+    except AttributeError:  # an exception type without __dict__
+        pass
+
+
 _TYPEISH_SET = {int, float, str, bool, list, dict, tuple, set, frozenset, type(None), object, bytes, complex,
                 collections.OrderedDict, collections.defaultdict, type}
 _ITER_TYPES = (type(iter([])), type(iter({})), type(iter(())), type(iter(set())), type({}.keys()),

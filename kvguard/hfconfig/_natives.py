@@ -649,7 +649,7 @@ def build(i) -> dict:
         "MISSING": _MISSING,
     })
     act = {name: None for name in i.tables.get("act2fn", [])}
-    tf_version = "5.24.0" if i.tf_major >= 5 else "4.57.6"
+    tf_version = i.tf_version
     hub_dc = NativeModule("huggingface_hub.dataclasses", {
         "strict": NativeFunc(n_strict, "strict", bind=False),
         "as_validated_field": NativeFunc(n_as_validated_field, "as_validated_field", bind=False),
@@ -711,9 +711,27 @@ def build(i) -> dict:
         "inspect": NativeModule("inspect", {"signature": NativeFunc(_signature, "signature", bind=False)}),
         "json": NativeModule("json", {"dumps": NativeFunc(_json_dumps, "json.dumps", bind=False)}),
         "warnings": NativeModule("warnings", {"warn": NativeFunc(lambda i2, a, k: None, "warn", bind=False)}),
+        # what vLLM's loader helpers import (transformers_utils/config.py)
+        "packaging.version": NativeModule("packaging.version", {
+            "Version": NativeFunc(lambda i2, a, k: _Version(*a, **k), "Version", bind=False)}),
+        "importlib.metadata": NativeModule("importlib.metadata", {
+            "version": NativeFunc(_dist_version, "version", bind=False)}),
     }
     i.contains_native = lambda obj, item: obj.n_contains(i, item)
     return mods
+
+
+def _Version(text):
+    from packaging.version import Version
+    return Version(text)
+
+
+def _dist_version(i, a, kw):
+    """``importlib.metadata.version``: the modelled transformers line (the only distribution asked for)."""
+    name = a[0] if a else kw.get("distribution_name")
+    if name == "transformers":
+        return i.tf_version
+    raise Unsupported(f"version of {name!r}")
 
 
 class _Signature(NativeObj):

@@ -17,7 +17,14 @@ if TOOLS not in sys.path:
 import hfconfig_oracle as oracle  # noqa: E402
 import hfconfig_summary as summary  # noqa: E402
 
-RELEASES = ("0.20.0", "0.28.0")
+#: releases with recorded oracle answers for the trap configs (data/unit_oracle_<release>.json.gz) and how
+#: load errors surface through ModelConfig (data/modelconfig_<release>.json): one or more per loader variant
+#: (see kvguard/hfconfig/_load.py FEATURES) and per transformers line
+RELEASES = ("0.10.2", "0.11.1", "0.12.0", "0.13.0", "0.15.0", "0.18.0", "0.19.0", "0.20.0", "0.21.0", "0.22.1",
+            "0.23.0", "0.24.0", "0.25.0", "0.26.0", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0")
+#: releases with recorded answers for generated configs (data/oracle_<release>.json.gz)
+GENERATED = ("0.10.2", "0.12.0", "0.13.0", "0.19.0", "0.20.0", "0.21.0", "0.23.0", "0.24.0", "0.26.0", "0.28.0",
+             "0.31.0", "0.32.0", "0.33.0")
 
 
 def read(name):
@@ -29,7 +36,14 @@ def read(name):
         return json.load(f)
 
 
-def oracle_venv(release: str) -> str | None:
-    root = os.environ.get("KVG_ORACLE_ROOT", "/work/oracle")
-    py = os.path.join(root, release, "bin", "python")
-    return py if os.path.exists(py) else None
+def release(rel: str):
+    """A Release for any known version (kvguard.versions.resolve accepts only the verified ones)."""
+    from packaging.version import Version
+
+    from kvguard.versions import Release
+    return Release(Version(rel))
+
+
+def oracle_env(rel: str):
+    """(python, extra environment) of the oracle for ``rel``, or None (tools/oracle_env.py, classic venvs)."""
+    return oracle.find_oracle(rel, oracle.default_env_root(), os.environ.get("KVG_ORACLE_ROOT", "/work/oracle"))

@@ -2,21 +2,20 @@
 
 ``data/oracle_<release>.json.gz``: generated configs (tools/hfconfig_oracle.py
 --record) with what real ``get_config`` + ``get_hf_text_config`` answered;
-``data/unit_oracle_<release>.json``: the hand-written trap configs of
-``data/unit_cases.json`` run through the real oracle worker.
+``data/unit_oracle_<release>.json.gz``: the hand-written trap configs of
+``data/unit_cases.json`` run through the real oracle worker
+(tools/hfconfig_oracle.py --unit --record), each in a fresh-process state.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from kvguard.versions import resolve
-
-from ._util import RELEASES, oracle, read
+from ._util import GENERATED, RELEASES, oracle, read, release
 
 
 def _cases():
-    for rel in RELEASES:
+    for rel in GENERATED:
         for case in read(f"oracle_{rel}.json.gz")["cases"]:
             yield pytest.param(rel, case, id=f"{rel}-{case['id']}")
 
@@ -24,12 +23,12 @@ def _cases():
 def _unit_cases():
     cases = {c["id"]: c for c in read("unit_cases.json")}
     for rel in RELEASES:
-        for rec in read(f"unit_oracle_{rel}.json")["results"]:
+        for rec in read(f"unit_oracle_{rel}.json.gz")["results"]:
             yield pytest.param(rel, cases[rec["id"]], rec, id=f"{rel}-{rec['id']}")
 
 
 def _check(rel, case, o):
-    k = oracle.run_kvguard({"id": case["id"], "config": case["config"], "path": case.get("path")}, resolve(rel))
+    k = oracle.run_kvguard({"id": case["id"], "config": case["config"], "path": case.get("path")}, release(rel))
     verdict, detail = oracle.compare(o, k)
     assert verdict in ("agree", "undecidable"), detail
 
