@@ -1,26 +1,50 @@
 """``vllm serve`` command lines as a release's argument parser reads them.
 
-Only the flags kvguard models are interpreted; every other flag is passed
-over (with its value).  Flags and short aliases carry the release range in
-which ``EngineArgs.add_cli_args`` / the serve parser define them
-(vllm/engine/arg_utils.py, vllm/entrypoints/openai/cli_args.py): an alias the
-release does not define is an argparse error in vLLM, and an
-:class:`~kvguard.InputError` here.  Long options follow
-``FlexibleArgumentParser``: ``--flag value``, ``--flag=value`` and underscore
-spellings (``--tensor_parallel_size``).
+vLLM parses ``vllm serve`` with ``FlexibleArgumentParser`` (a subclass of
+``argparse.ArgumentParser``; vllm/utils/argparse_utils.py, before 0.12.0
+vllm/utils/__init__.py) filled by ``make_arg_parser`` /
+``EngineArgs.add_cli_args``.  This module reproduces that, per release:
+
+1. FlexibleArgumentParser's pre-processing: ``--model`` with ``vllm serve``
+   (a ValueError before 0.11.1, moved to the positional model from 0.11.1),
+   ``--served-model-name`` without a positional model (ValueError from 0.17.0),
+   ``--config FILE.yaml`` (its keys inserted after the model, so command line >
+   file > defaults; ``key: false`` becomes ``--no-key`` from 0.28.0 and is
+   dropped before), underscores to dashes in ``--long_names`` (up to the first
+   dot), ``-O3`` / ``-O 3``, and dotted / JSON arguments (``-cc.mode 3``,
+   ``--compilation-config.pass_config.x true``) folded into one JSON argument.
+2. argparse (Python 3.11 semantics; vLLM never sets ``allow_abbrev=False``):
+   exact option strings, ``--opt=value``, **unambiguous prefixes**
+   (``--tensor-par 8``; an ambiguous one is an error), single-dash prefixes
+   (``-dc 2`` is ``-dcp``) and attached values of one-letter options
+   (``-n2``), the option's arity (a flag takes no value, an option exactly
+   one), one positional model, last occurrence wins.
+
+The option table of every release (every option string the serve parser
+defines, with its arity, type and choices) is generated from the real
+releases into ``kvguard/data/serve_options.json``.  An option string the
+release does not define is an argparse error in vLLM (``unrecognized
+arguments``) and an :class:`~kvguard.InputError` here; options the release
+defines but kvguard does not model are passed over with their values (their
+values are not validated — see ``passed_over``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Optional
+
+from packaging.version import Version
 
 from .errors import InputError
 from .versions import Release
 
-__all__ = ["FLAGS", "ServeCommand", "parse_serve"]
+__all__ = ["FLAGS", "ServeCommand", "parse_serve", "option_table"]
 
 
 @dataclass(frozen=True)
@@ -34,7 +58,10 @@ class Flag:
     choices: Optional[tuple[str, ...]] = None
 
 
-#: The launch flags kvguard reads (variants.md §2 "CLI flags and short aliases").
+#: The launch flags kvguard reads (variants.md §2 "CLI flags and short aliases").  Which
+#: option strings a release defines, their arity, type and choices come from the generated
+#: option table (kvguard/data/serve_options.json); this table names the fields kvguard reads
+#: and is checked against it (tests/test_argv.py).
 FLAGS: tuple[Flag, ...] = (
     Flag("pipeline_parallel_size", ("--pipeline-parallel-size", "-pp"), "int"),
     Flag("tensor_parallel_size", ("--tensor-parallel-size", "-tp"), "int"),
@@ -59,14 +86,17 @@ FLAGS: tuple[Flag, ...] = (
     Flag("enable_eplb", ("--enable-eplb",), "bool"),
     Flag("enable_elastic_ep", ("--enable-elastic-ep",), "bool", "0.17.0"),
     Flag("enable_fault_tolerance", ("--enable-fault-tolerance",), "bool", "0.27.0"),
-    Flag("enable_return_routed_experts", ("--enable-return-routed-experts",), "bool", "0.22.0"),
+    Flag("enable_return_routed_experts", ("--enable-return-routed-experts",), "bool", "0.14.0"),
     Flag("async_scheduling", ("--async-scheduling",), "bool"),
     Flag("headless", ("--headless",), "store_true"),
     Flag("trust_remote_code", ("--trust-remote-code",), "bool"),
     Flag("swap_space", ("--swap-space",), "float", until="0.17.1"),
 )
 
+_FIELDS = {f.field: f for f in FLAGS}
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
+_DATA = Path(__file__).resolve().parent / "data" / "serve_options.json"
 
 
 @dataclass
@@ -80,6 +110,70 @@ class ServeCommand:
     revision: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class _Opt:
+    nargs: Any          # 0, 1, "?", "*", "+"
+    action: str
+    dest: str
+    type: Optional[str] = None
+    choices: Optional[tuple] = None
+    value: Any = None   # what a flag (nargs 0) stores: True/False for --x / --no-x / --disable-x
+
+
+# ---------------------------------------------------------------------------
+# the option table
+
+
+@lru_cache(maxsize=1)
+def _table_data() -> dict:
+    with open(_DATA, encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+@lru_cache(maxsize=None)
+def _options_for(version: str) -> dict[str, _Opt]:
+    data = _table_data()
+    versions = data["versions"]
+    want = Version(version)
+    idx = 0
+    for i, v in enumerate(versions):
+        if Version(v) <= want:
+            idx = i
+    specs = [_Opt(s["n"], s["a"], s["d"], s.get("t"), tuple(s["c"]) if s.get("c") is not None else None,
+                  s.get("v")) for s in data["specs"]]
+    table: dict[str, _Opt] = {}
+    for opt, entries in data["options"].items():
+        for spec, lo, hi in entries:
+            if lo <= idx <= hi:
+                table[opt] = specs[spec]
+                break
+    return table
+
+
+def option_table(release: Release) -> dict[str, _Opt]:
+    """Every option string the release's ``vllm serve`` parser defines."""
+    return _options_for(str(release.version))
+
+
+def _first_release_with(opt: str) -> Optional[str]:
+    data = _table_data()
+    entries = data["options"].get(opt)
+    if not entries:
+        return None
+    return data["versions"][min(lo for _, lo, _ in entries)]
+
+
+def _last_release_with(opt: str) -> Optional[str]:
+    data = _table_data()
+    entries = data["options"].get(opt)
+    if not entries:
+        return None
+    return data["versions"][max(hi for _, _, hi in entries)]
+
+
+# ---------------------------------------------------------------------------
+
+
 def _split(command: "str | list[str]") -> list[str]:
     if isinstance(command, str):
         try:
@@ -89,121 +183,395 @@ def _split(command: "str | list[str]") -> list[str]:
     return [str(t) for t in command]
 
 
-def _strip_launcher(tokens: list[str]) -> tuple[list[str], dict[str, str], Optional[str], bool]:
-    """Remove env assignments and the launcher words; return (args, env, positional model, is_serve)."""
+def _strip_launcher(tokens: list[str]) -> tuple[list[str], dict[str, str], str]:
+    """Remove env assignments and the launcher words; return (args, env, mode).
+
+    mode: "serve" (``vllm serve``), "api" (``python -m vllm.entrypoints.openai.api_server``)
+    or "bare" (arguments only, as given to the ``vllm/vllm-openai`` image)."""
     env: dict[str, str] = {}
     i = 0
-    while i < len(tokens) and tokens[i] in ("env", "exec", "sudo", "nohup"):
-        i += 1
-    while i < len(tokens) and _ENV_ASSIGN.match(tokens[i]):
-        key, value = tokens[i].split("=", 1)
-        env[key] = value
+    while i < len(tokens) and (tokens[i] in ("env", "exec", "sudo", "nohup") or _ENV_ASSIGN.match(tokens[i])):
+        if _ENV_ASSIGN.match(tokens[i]):
+            key, value = tokens[i].split("=", 1)
+            env[key] = value
         i += 1
     rest = tokens[i:]
     if len(rest) >= 2 and rest[0].rsplit("/", 1)[-1] == "vllm" and rest[1] == "serve":
-        args = rest[2:]
-        if args and not args[0].startswith("-"):
-            return args[1:], env, args[0], True
-        return args, env, None, True
+        return rest[2:], env, "serve"
     if len(rest) >= 3 and rest[0].rsplit("/", 1)[-1].startswith("python") and rest[1] == "-m":
-        return rest[3:], env, None, False
-    return rest, env, None, False
+        if rest[2] in ("vllm.entrypoints.cli.main", "vllm") and len(rest) >= 4 and rest[3] == "serve":
+            return rest[4:], env, "serve"
+        return rest[3:], env, "api"
+    return rest, env, "bare"
 
 
-def _lookup(release: Release) -> dict[str, Flag]:
-    table: dict[str, Flag] = {}
-    for flag in FLAGS:
-        if not release.within(flag.since, flag.until):
+def _err(reason: str, release: Release, key: Optional[str] = None) -> InputError:
+    return InputError(f"{reason} (vLLM {release.version} refuses this command line)", source="<argv>", key=key)
+
+
+# ---------------------------------------------------------------------------
+# FlexibleArgumentParser.parse_args: the pre-processing before argparse
+
+
+def _load_config(path: str, table: dict[str, _Opt], release: Release, mode: str) -> list[str]:
+    extension = path.split(".")[-1]
+    if extension not in ("yaml", "yml"):
+        raise _err(f"ValueError: Config file must be of a yaml/yml type. {extension} supplied", release, "--config")
+    try:
+        import yaml
+    except ImportError:  # pragma: no cover - pyyaml is a test dependency
+        raise InputError("reading --config needs PyYAML (pip install 'kvguard[yaml]')", source=path) from None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            config = yaml.safe_load(fh)
+    except OSError as exc:
+        raise InputError(f"cannot read the --config file: {exc.strerror or exc}", source=path) from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"the --config file is not valid YAML: {exc}", source=path) from None
+    if not isinstance(config, dict):
+        raise InputError("the --config file must hold a mapping of option names to values", source=path)
+    out: list[str] = []
+    for key, value in config.items():
+        key = str(key)
+        if isinstance(value, bool):
+            if value:
+                out.append("--" + key)
+            elif release.within("0.28.0") and mode != "serve" and f"--no-{key}" in table:
+                # vLLM looks the --no- form up in the parser parse_args was called on: for
+                # `vllm serve` that is the top-level parser, which has none, so false is dropped
+                out.append(f"--no-{key}")
+        elif isinstance(value, list):
+            if value:
+                out.append("--" + key)
+                out.extend(_yaml_str(item) for item in value)
+        elif isinstance(value, dict) and release.within("0.16.0"):
+            out += ["--" + key, json.dumps(value)]
+        else:
+            out += ["--" + key, _yaml_str(value)]
+    return out
+
+
+def _yaml_str(value: Any) -> str:
+    return str(value)  # what vLLM does: str() of the loaded YAML value
+
+
+def _flexible(args: list[str], mode: str, table: dict[str, _Opt], release: Release) -> list[str]:
+    """FlexibleArgumentParser.parse_args up to ``super().parse_args`` (without the leading "serve")."""
+    serve = mode == "serve"
+    if serve:
+        if not release.within("0.11.1"):
+            if "--model" in args:
+                raise _err("ValueError: With `vllm serve`, you should provide the model as a positional "
+                           "argument or in a config file instead of via the `--model` option.", release, "--model")
+        else:
+            idx = next((i for i, a in enumerate(args) if re.match(r"^--model(=.+|$)", a)), None)
+            if idx is not None:
+                if args[idx] == "--model":
+                    if idx + 1 >= len(args):
+                        raise _err("IndexError: `--model` without a value", release, "--model")
+                    args = [args[idx + 1], *args[:idx], *args[idx + 2:]]
+                else:
+                    args = [args[idx][len("--model="):], *args[:idx], *args[idx + 1:]]
+        if (release.within("0.17.0") and args and args[0].startswith("-")
+                and not any(re.match(r"^--config(=.+|$)", a) for a in args)
+                and any(re.match(r"^--served[-_]model[-_]name(=.+|$)", a) for a in args)):
+            raise _err("ValueError: `model` should be provided as the first positional argument when using "
+                       "`vllm serve`. i.e. `vllm serve <model> --<arg> <value>`.", release, "--served-model-name")
+    if "--config" in args:
+        if args.count("--config") > 1:
+            raise _err("AssertionError: More than one config file specified!", release, "--config")
+        index = args.index("--config")
+        if index == len(args) - 1:
+            raise _err("ValueError: No config file specified! Please check your command-line arguments.",
+                       release, "--config")
+        config_args = _load_config(args[index + 1], table, release, mode)
+        full = (["serve"] if serve else []) + args
+        index += 1 if serve else 0
+        if full[0].startswith("-"):
+            full = config_args + full[0:index] + full[index + 2:]
+        elif full[0] == "serve":
+            model_in_cli = len(full) > 1 and not full[1].startswith("-")
+            model_in_config = "--model" in config_args
+            if not model_in_cli and not model_in_config:
+                raise _err("ValueError: No model specified! Please specify model either as a positional "
+                           "argument or in a config file.", release, "--config")
+            if model_in_cli:
+                full = full[:2] + config_args + full[2:index] + full[index + 2:]
+            else:
+                full = full[:1] + config_args + full[1:index] + full[index + 2:]
+        else:
+            full = full[:1] + config_args + full[1:index] + full[index + 2:]
+        args = full[1:] if serve else full
+
+    def dashes(key: str) -> str:
+        # everything between the first "--" and the first "." (the regex (?<=--)[^\.]*)
+        head, dot, tail = key[2:].partition(".")
+        return "--" + head.replace("_", "-") + dot + tail
+
+    if release.within("0.12.0"):
+        o_style = "level"
+    elif release.within("0.11.1"):
+        o_style = "mode"
+    else:
+        o_style = "level0"
+    processed: list[str] = []
+    for i, arg in enumerate(args):
+        if arg.startswith("--help=") and release.within("0.11.0"):
+            processed.append("--help")
+        elif arg.startswith("--"):
+            if "=" in arg:
+                key, value = arg.split("=", 1)
+                processed.append(f"{dashes(key)}={value}")
+            else:
+                processed.append(dashes(arg))
+        elif arg.startswith("-O") and arg != "-O" and (o_style == "level" or arg[2] != "."):
+            level = arg[3:] if arg[2] == "=" else arg[2:]
+            if o_style == "level":
+                processed += ["--optimization-level", level]
+            else:
+                processed.append(f"-O.{'mode' if o_style == 'mode' else 'level'}={level}")
+        elif arg == "-O" and i + 1 < len(args) and args[i + 1] in {"0", "1", "2", "3"}:
+            processed.append("--optimization-level" if o_style == "level" else
+                             ("-O.mode" if o_style == "mode" else "-O.level"))
+        else:
+            processed.append(arg)
+
+    # dotted arguments: -cc.mode 3, --compilation-config.pass_config.x=true, -O.level=3
+    delete: set[int] = set()
+    dict_args: dict[str, dict] = {}
+    for i, arg in enumerate(processed):
+        if i in delete:
             continue
-        table[flag.names[0]] = flag
-        if flag.alias_since is None or release.within(flag.alias_since):
-            for alias in flag.names[1:]:
-                table[alias] = flag
-    return table
+        if arg.startswith("--") and "." not in arg:
+            continue
+        if arg.startswith("-") and "." in arg:
+            if "=" in arg:
+                arg, value_str = arg.split("=", 1)
+                if "." not in arg:
+                    continue            # the '.' was in the value
+            else:
+                if i + 1 >= len(processed):
+                    raise _err(f"IndexError: dotted argument {arg} without a value", release, arg)
+                value_str = processed[i + 1]
+                delete.add(i + 1)
+            if arg.endswith("+"):
+                arg = arg[:-1]
+                value: Any = value_str.split(",")
+            else:
+                try:
+                    value = json.loads(value_str)
+                except ValueError:
+                    value = value_str
+            key, *keys = arg.split(".")
+            nested: Any = value
+            for k in reversed(keys):
+                nested = {k: nested}
+            _merge(dict_args.setdefault(key, {}), nested)
+            delete.add(i)
+    processed = [a for i, a in enumerate(processed) if i not in delete]
+    for key, value in dict_args.items():
+        processed += [key, json.dumps(value)]
+    return processed
 
 
-def _all_aliases() -> dict[str, Flag]:
-    return {alias: flag for flag in FLAGS for alias in flag.names}
+def _merge(original: dict, update: dict) -> None:
+    for k, v in update.items():
+        if isinstance(v, dict) and isinstance(original.get(k), dict):
+            _merge(original[k], v)
+        elif isinstance(v, list) and isinstance(original.get(k), list):
+            original[k] += v
+        else:
+            original[k] = v
+
+
+# ---------------------------------------------------------------------------
+# argparse (CPython 3.11 ArgumentParser._parse_known_args for one parser)
+
+
+def _classify(tok: str, table: dict[str, _Opt], release: Release):
+    """None for a positional, else (option string or None if unknown, explicit value or None)."""
+    if not tok or tok[0] != "-":
+        return None
+    if tok in table:
+        return tok, None
+    if len(tok) == 1:
+        return None
+    if "=" in tok:
+        name, explicit = tok.split("=", 1)
+        if name in table:
+            return name, explicit
+    matches: list[tuple[str, Optional[str]]] = []
+    if tok[1] == "-":
+        if "=" in tok:
+            prefix, explicit = tok.split("=", 1)
+        else:
+            prefix, explicit = tok, None
+        matches = [(o, explicit) for o in table if o.startswith(prefix)]
+    else:
+        short, attached = tok[:2], tok[2:]
+        for o in table:
+            if o == short:
+                matches.append((o, attached))
+            elif o.startswith(tok):
+                matches.append((o, None))
+    if len(matches) > 1:
+        raise _err(f"ambiguous option: {tok} could match {', '.join(o for o, _ in matches)}", release, tok)
+    if matches:
+        return matches[0]
+    if _NEGATIVE_NUMBER.match(tok) or " " in tok:
+        return None
+    return None, None
+
+
+def _unknown(extras: list[str], release: Release) -> InputError:
+    """argparse's "unrecognized arguments" (exit status 2), naming the first unknown option."""
+    options = [t.split("=", 1)[0] for t in extras if t.startswith("-") and len(t) > 1]
+    name = options[0] if options else extras[0]
+    first, last = _first_release_with(name), _last_release_with(name)
+    if first is not None and release.version < Version(first):
+        hint = f"vLLM {release.version} has no {name}, it appeared in {first}"
+    elif last is not None and release.version > Version(last):
+        hint = f"vLLM {release.version} has no {name}, it was removed after {last}"
+    elif options:
+        hint = f"vLLM {release.version} has no option {name}"
+    else:
+        hint = f"vLLM {release.version} takes one positional model, {name!r} is extra"
+    shown = " ".join(extras[:8]) + (f" … ({len(extras)} in all)" if len(extras) > 8 else "")
+    return InputError(f"unrecognized arguments: {shown} ({hint}; argparse error, exit status 2)",
+                      source="<argv>", key=name)
+
+
+def _argparse(args: list[str], table: dict[str, _Opt], release: Release) -> tuple[list, list[str]]:
+    """The (option, values) actions in order and the positionals, as argparse takes them."""
+    kinds: list = []            # per token: "A" | "-" | ("O", option, explicit)
+    after_dashes = False
+    for tok in args:
+        if after_dashes:
+            kinds.append("A")
+        elif tok == "--":
+            kinds.append("-")
+            after_dashes = True
+        else:
+            found = _classify(tok, table, release)
+            kinds.append("A" if found is None else ("O",) + found)
+    actions: list[tuple[str, list[str], Optional[str]]] = []
+    positionals: list[str] = []
+    extras: list[str] = []
+    i = 0
+    while i < len(args):
+        kind = kinds[i]
+        if kind == "-":
+            i += 1
+            continue
+        if kind == "A":
+            positionals.append(args[i])
+            i += 1
+            continue
+        _, opt, explicit = kind
+        if opt is None:
+            extras.append(args[i])
+            i += 1
+            continue
+        spec = table[opt]
+        nargs = spec.nargs
+        if spec.action in ("_HelpAction", "_VersionAction"):
+            raise _err(f"{opt} prints {'help' if spec.action == '_HelpAction' else 'the version'} and exits "
+                       "(no launch)", release, opt)
+        if explicit is not None:
+            if nargs == 0:
+                raise _err(f"argument {opt}: ignored explicit argument {explicit!r}", release, opt)
+            actions.append((opt, [explicit], args[i]))
+            i += 1
+            continue
+        j = i + 1
+        values: list[str] = []
+        if nargs == 1 or nargs == "?":
+            if j < len(args) and kinds[j] == "A":
+                values.append(args[j])
+                j += 1
+            elif nargs == 1:
+                raise _err(f"argument {opt}: expected one argument", release, opt)
+        elif nargs in ("*", "+"):
+            while j < len(args) and kinds[j] == "A":
+                values.append(args[j])
+                j += 1
+            if nargs == "+" and not values:
+                raise _err(f"argument {opt}: expected at least one argument", release, opt)
+        elif isinstance(nargs, int) and nargs > 1:
+            while j < len(args) and kinds[j] == "A" and len(values) < nargs:
+                values.append(args[j])
+                j += 1
+            if len(values) < nargs:
+                raise _err(f"argument {opt}: expected {nargs} arguments", release, opt)
+        actions.append((opt, values, args[i]))
+        i = j
+    if len(positionals) > 1:
+        extras += positionals[1:]
+    if extras:
+        raise _unknown(extras, release)
+    return actions, positionals[:1]
+
+
+def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> Any:
+    """argparse's ``type`` then ``choices`` check for a modeled option."""
+    kind = spec.type or "str"
+    base = {"int": int, "float": float, "str": str}
+    try:
+        if kind in base:
+            out: Any = base[kind](value)
+        elif kind == "_optional_type":          # vllm.engine.arg_utils.optional_type(<the field's type>)
+            out = None if value in ("", "None") else base.get(flag.kind, str)(value)
+        else:
+            raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option",
+                       release, opt)
+    except ValueError:
+        raise _err(f"argument {opt}: invalid {kind.strip('_')} value: {value!r}", release, opt) from None
+    if spec.choices is not None and out not in spec.choices:
+        raise _err(f"argument {opt}: invalid choice: {out!r} (choose from "
+                   f"{', '.join(repr(c) for c in spec.choices)})", release, opt)
+    return out
 
 
 def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
-    """Parse a ``vllm serve`` / api_server invocation (or bare arguments) for ``release``."""
+    """Parse a ``vllm serve`` / api_server invocation (or bare arguments) for ``release``.
+
+    Raises :class:`InputError` wherever the release's own parser fails (argparse error,
+    FlexibleArgumentParser's ValueError/AssertionError), naming the argument and release."""
     tokens = _split(command)
-    args, env, model, _is_serve = _strip_launcher(tokens)
-    known = _lookup(release)
-    everywhere = _all_aliases()
-    cmd = ServeCommand(model=model, env=env)
-    i = 0
-    while i < len(args):
-        tok = args[i]
-        i += 1
-        if not tok.startswith("-") or tok == "-" or _is_number(tok):
-            if cmd.model is None:
-                cmd.model = tok
-            else:
-                cmd.passed_over.append(tok)
+    args, env, mode = _strip_launcher(tokens)
+    table = option_table(release)
+    if mode == "bare":
+        # the vllm/vllm-openai image runs `vllm serve` on its arguments; a bare `--model M` (the
+        # api_server image of old releases) is read as api_server would
+        mode = "api" if "--model" in args and not release.within("0.11.1") else "serve"
+    processed = _flexible(list(args), mode, table, release)
+    actions, positional = _argparse(processed, table, release)
+    cmd = ServeCommand(model=None, env=env)
+    option_model = None
+    for opt, values, original in actions:
+        spec = table[opt]
+        dest = spec.dest
+        flag = _FIELDS.get(dest)
+        if dest == "model":
+            option_model = values[0] if values else None
             continue
-        name, value = tok, None
-        if "=" in tok:
-            name, value = tok.split("=", 1)
-        if name.startswith("--"):
-            key = name[2:].split(".", 1)
-            name = "--" + key[0].replace("_", "-") + ("." + key[1] if len(key) > 1 else "")
-        if name in ("--model",):
-            if value is None:
-                if i >= len(args):
-                    raise InputError("expected one argument", source="<argv>", key="--model")
-                value = args[i]
-                i += 1
-            cmd.model = value
+        if dest == "revision":
+            cmd.revision = values[0] if values else None
             continue
-        if name == "--revision":
-            if value is None and i < len(args):
-                value = args[i]
-                i += 1
-            cmd.revision = value
-            continue
-        flag = known.get(name)
-        negated = False
-        if flag is None and name.startswith("--no-"):
-            flag = known.get("--" + name[5:])
-            negated = flag is not None and flag.kind == "bool"
-            if not negated:
-                flag = None
         if flag is None:
-            if name in everywhere:
-                f = everywhere[name]
-                first = f.alias_since if name != f.names[0] and f.alias_since else f.since
-                raise InputError(f"unrecognized arguments: {name} (vLLM {release.version} has no such "
-                                 f"option; it appeared in {first})", source="<argv>", key=name)
-            cmd.passed_over.append(tok)
-            if value is None and i < len(args) and not args[i].startswith("-"):
-                cmd.passed_over.append(args[i])
-                i += 1
+            cmd.passed_over.append(original)
+            cmd.passed_over.extend(values)
             continue
-        if flag.kind in ("bool", "store_true"):
-            if value is not None:
-                raise InputError(f"ignored explicit argument {value!r}", source="<argv>", key=name)
-            cmd.fields[flag.field] = not negated
-            continue
-        if value is None:
-            if i >= len(args) or (args[i].startswith("-") and not _is_number(args[i])):
-                raise InputError("expected one argument", source="<argv>", key=name)
-            value = args[i]
-            i += 1
-        if flag.kind in ("int", "float"):
-            convert = int if flag.kind == "int" else float
-            try:
-                cmd.fields[flag.field] = convert(value)
-            except ValueError:
-                raise InputError(f"invalid {flag.kind} value: {value!r}", source="<argv>", key=name) from None
+        if spec.nargs == 0 and isinstance(spec.value, bool):
+            cmd.fields[flag.field] = spec.value
+        elif spec.nargs == 0 and spec.action in ("BooleanOptionalAction", "_StoreTrueAction"):
+            cmd.fields[flag.field] = not opt.startswith("--no-")
+        elif spec.action == "_StoreAction" and spec.nargs == 1:
+            cmd.fields[flag.field] = _convert(flag, spec, opt, values[0], release)
         else:
-            if flag.choices and value not in flag.choices:
-                raise InputError(f"invalid choice: {value!r} (choose from "
-                                 f"{', '.join(repr(c) for c in flag.choices)})", source="<argv>", key=name)
-            cmd.fields[flag.field] = value
+            raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)
+    if mode == "serve":
+        cmd.model = positional[0] if positional else option_model
+    else:
+        cmd.model = option_model if option_model is not None else (positional[0] if positional else None)
     return cmd
-
-
-def _is_number(tok: str) -> bool:
-    return bool(re.fullmatch(r"-?\d+(\.\d+)?", tok))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kvguard.argv import parse_serve
+from kvguard.argv import FLAGS, parse_serve
 from kvguard.errors import InputError
 from kvguard.versions import Release
 from packaging.version import Version
@@ -60,3 +60,112 @@ def test_aliases_exist_only_in_their_releases(alias, release, ok):
 def test_unterminated_quote_is_input_error():
     with pytest.raises(InputError):
         parse_serve("vllm serve M --x 'oops", R("0.28.0"))
+
+
+# --- argparse as vLLM runs it (FlexibleArgumentParser; allow_abbrev is never turned off) ------------
+
+
+def test_unambiguous_prefixes_are_the_flag():
+    assert parse_serve("vllm serve M --tensor-par 8 --decode-context 2", R("0.28.0")).fields == \
+        {"tensor_parallel_size": 8, "decode_context_parallel_size": 2}
+    assert parse_serve("vllm serve M --tensor_par=4", R("0.20.0")).fields == {"tensor_parallel_size": 4}
+    # a single-dash prefix of one option: -dc is -dcp in 0.20.0, but -dc is --diffusion-config in 0.28.0
+    assert parse_serve("vllm serve M -dc 2", R("0.20.0")).fields == {"decode_context_parallel_size": 2}
+    assert parse_serve("vllm serve M -dc '{}'", R("0.28.0")).fields == {}
+
+
+@pytest.mark.parametrize("argv", ["vllm serve M --data-parallel 2", "vllm serve M -d 2"])
+def test_ambiguous_prefix_is_an_error(argv):
+    with pytest.raises(InputError, match="ambiguous option"):
+        parse_serve(argv, R("0.28.0"))
+
+
+def test_attached_value_of_one_letter_option():
+    assert parse_serve("vllm serve M -n2 -r1", R("0.28.0")).fields == {"nnodes": 2, "node_rank": 1}
+
+
+@pytest.mark.parametrize("argv", [
+    "vllm serve M --no-such-option 3",          # vLLM does not know it
+    "vllm serve M N -tp 2",                      # a second positional
+    "vllm serve M -tp",                          # expected one argument
+    "vllm serve M -tp x",                        # invalid int value
+    "vllm serve M --enable-expert-parallel=1",   # ignored explicit argument
+    "vllm serve M --help",
+])
+def test_argparse_errors(argv):
+    with pytest.raises(InputError):
+        parse_serve(argv, R("0.28.0"))
+
+
+def test_unmodeled_flags_take_their_own_arity():
+    # --enforce-eager takes no value: M is the model, not its value
+    cmd = parse_serve("vllm serve --enforce-eager M --max-model-len 4096 -tp 2", R("0.28.0"))
+    assert cmd.model == "M" and cmd.fields == {"tensor_parallel_size": 2}
+    assert cmd.passed_over == ["--enforce-eager", "--max-model-len", "4096"]
+
+
+def test_model_option_with_vllm_serve():
+    with pytest.raises(InputError, match="--model"):
+        parse_serve("vllm serve --model M -tp 2", R("0.10.2"))   # a ValueError before 0.11.1
+    assert parse_serve("vllm serve -tp 2 --model M", R("0.20.0")).model == "M"
+    assert parse_serve("python -m vllm.entrypoints.openai.api_server --model M -tp 2", R("0.10.2")).model == "M"
+
+
+def test_served_model_name_needs_positional_model_from_0_17():
+    argv = "vllm serve --served-model-name x --model M -tp 2"
+    assert parse_serve(argv, R("0.16.0")).model == "M"
+    with pytest.raises(InputError, match="positional"):
+        parse_serve(argv.replace("--model M", "-tp 1"), R("0.17.0"))
+
+
+def test_dotted_json_and_optimization_arguments_are_skipped():
+    for v in ("0.10.2", "0.11.1", "0.12.0", "0.28.0", "0.33.0"):
+        cmd = parse_serve("vllm serve M -O3 --compilation-config.level 0 -tp 2 -O 3", R(v))
+        assert cmd.fields == {"tensor_parallel_size": 2}, v
+    cmd = parse_serve("vllm serve M -cc.cudagraph_mode=NONE -cc.pass_config.x true -tp 2", R("0.28.0"))
+    assert cmd.fields == {"tensor_parallel_size": 2}
+
+
+def test_boolean_forms_per_release():
+    assert parse_serve("vllm serve M --no-enable-eplb", R("0.20.0")).fields == {"enable_eplb": False}
+    assert parse_serve("vllm serve M --disable-expert-parallel", R("0.33.0")).fields == \
+        {"enable_expert_parallel": False}
+    with pytest.raises(InputError):
+        parse_serve("vllm serve M --disable-expert-parallel", R("0.28.0"))
+
+
+def test_config_file_precedence(tmp_path):
+    pytest.importorskip("yaml")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("tensor-parallel-size: 4\npipeline_parallel_size: 2\nenable-expert-parallel: false\n")
+    cmd = parse_serve(f"vllm serve M --config {cfg} -tp 8", R("0.28.0"))
+    assert cmd.fields == {"tensor_parallel_size": 8, "pipeline_parallel_size": 2}
+    # `key: false` becomes --no-key from 0.28.0, but only where the parser parse_args runs on has it:
+    # api_server's does, `vllm serve`'s top-level parser does not (the file's false is dropped)
+    api = "python -m vllm.entrypoints.openai.api_server --model M --config"
+    assert parse_serve(f"{api} {cfg}", R("0.28.0")).fields == \
+        {"tensor_parallel_size": 4, "pipeline_parallel_size": 2, "enable_expert_parallel": False}
+    assert parse_serve(f"{api} {cfg}", R("0.20.0")).fields == {"tensor_parallel_size": 4, "pipeline_parallel_size": 2}
+    # --config=FILE is not the "--config" token FlexibleArgumentParser looks for: the file is ignored
+    assert parse_serve(f"vllm serve M --config={cfg} -tp 2", R("0.28.0")).fields == {"tensor_parallel_size": 2}
+    model_cfg = tmp_path / "m.yaml"
+    model_cfg.write_text("model: MM\ntensor-parallel-size: 2\n")
+    assert parse_serve(f"vllm serve --config {model_cfg}", R("0.28.0")).model == "MM"
+    with pytest.raises(InputError, match="yaml"):
+        parse_serve(f"vllm serve M --config {tmp_path / 'c.json'}", R("0.28.0"))
+
+
+def test_flag_table_matches_generated_option_table():
+    """FLAGS' release ranges agree with the option table generated from the real parsers."""
+    from kvguard.argv import option_table
+    from kvguard.versions import SUPPORTED_VERSIONS, resolve
+
+    for version in SUPPORTED_VERSIONS:
+        release = resolve(version)
+        table = option_table(release)
+        for flag in FLAGS:
+            assert (flag.names[0] in table) == release.within(flag.since, flag.until), (version, flag.names[0])
+            assert table[flag.names[0]].dest == flag.field if flag.names[0] in table else True
+            for alias in flag.names[1:]:
+                want = release.within(flag.alias_since or flag.since, flag.until)
+                assert (alias in table) == want, (version, alias)

@@ -1,0 +1,227 @@
+"""A release's own ``vllm serve`` argument parsing; runs INSIDE an oracle venv.
+
+usage: VLLM_TARGET_DEVICE=cpu python argv_runner.py CASES.json OUT.json
+       VLLM_TARGET_DEVICE=cpu python argv_runner.py --dump-options OUT.json
+
+CASES: {"cases": [{"id", "mode": "serve" | "api", "args": [...], "files": {name: text}}]}
+``files`` are written to a fresh directory that becomes the working directory
+(``--config cfg.yaml`` names one of them).
+
+mode "serve" builds the parser as ``vllm`` (vllm/entrypoints/cli/main.py) does:
+a top-level ``FlexibleArgumentParser`` with ``-v/--version`` and a ``serve``
+sub-parser filled by ``make_arg_parser``, and parses ``["serve", *args]``;
+mode "api" is ``python -m vllm.entrypoints.openai.api_server``:
+``make_arg_parser(FlexibleArgumentParser())`` parsing ``args``.  Then
+``EngineArgs.from_cli_args``.  Per case: the parallel fields kvguard reads, or
+the argparse error (SystemExit code + last stderr line), or the exception
+FlexibleArgumentParser itself raised (ValueError for ``--model`` with
+``vllm serve`` in 0.10.2/0.11.0, ...).
+
+``--dump-options`` writes the serve parser's option table (every option
+string with its nargs/type/choices) for kvguard/data/serve_options.json.
+This file must not import kvguard.
+"""
+
+import contextlib
+import importlib
+import io
+import json
+import logging
+import os
+import sys
+import tempfile
+import warnings
+
+warnings.filterwarnings("ignore")
+logging.disable(logging.CRITICAL)
+
+FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "data_parallel_size_local",
+          "data_parallel_rank", "data_parallel_start_rank", "prefill_context_parallel_size",
+          "decode_context_parallel_size", "dcp_comm_backend", "dcp_kv_cache_interleave_size",
+          "cp_kv_cache_interleave_size", "enable_expert_parallel", "nnodes", "node_rank",
+          "data_parallel_external_lb", "data_parallel_hybrid_lb", "data_parallel_backend",
+          "data_parallel_address", "distributed_executor_backend", "enable_eplb", "enable_elastic_ep",
+          "enable_fault_tolerance", "enable_return_routed_experts", "async_scheduling", "trust_remote_code",
+          "swap_space")
+MISSING = "<absent>"
+
+
+def _imports():
+    import vllm.platforms as platforms
+    from vllm.platforms.cpu import CpuPlatform
+
+    platforms._current_platform = CpuPlatform()
+    from vllm.engine.arg_utils import EngineArgs
+
+    try:
+        from vllm.utils.argparse_utils import FlexibleArgumentParser
+    except ImportError:
+        from vllm.utils import FlexibleArgumentParser
+    make_arg_parser = None
+    for mod in ("vllm.entrypoints.openai.cli_args", "vllm.entrypoints.launchers.cli_args",
+                "vllm.entrypoints.common.cli_args"):
+        try:
+            make_arg_parser = importlib.import_module(mod).make_arg_parser
+            break
+        except (ModuleNotFoundError, AttributeError) as exc:
+            if isinstance(exc, ModuleNotFoundError) and not (exc.name or "").startswith("vllm"):
+                raise
+    return EngineArgs, FlexibleArgumentParser, make_arg_parser
+
+
+def _parsers(FlexibleArgumentParser, make_arg_parser, mode):
+    if mode == "api":
+        parser = make_arg_parser(FlexibleArgumentParser(description="api_server"))
+        return parser, parser
+    top = FlexibleArgumentParser(description="vLLM CLI")
+    top.add_argument("-v", "--version", action="version", version="oracle")
+    subparsers = top.add_subparsers(required=False, dest="subparser")
+    serve = subparsers.add_parser("serve", usage="vllm serve [model_tag] [options]")
+    serve = make_arg_parser(serve)
+    return top, serve
+
+
+def _spec(action):
+    nargs = 1 if action.nargs is None else action.nargs
+    entry = {"nargs": nargs, "action": type(action).__name__, "dest": action.dest}
+    tname = getattr(action.type, "__name__", None) if action.type is not None else None
+    if tname:
+        entry["type"] = tname
+    if action.choices is not None and not isinstance(action.choices, dict):
+        try:
+            entry["choices"] = [c if c is None or isinstance(c, (str, int, float)) else str(c)
+                                for c in action.choices]
+        except TypeError:
+            pass
+    return entry
+
+
+def dump_options(out_path):
+    _, FlexibleArgumentParser, make_arg_parser = _imports()
+    top, serve = _parsers(FlexibleArgumentParser, make_arg_parser, "serve")
+    options = {}
+    positionals = []
+    for action in serve._actions:
+        if not action.option_strings:
+            positionals.append(_spec(action))
+    for opt, action in serve._option_string_actions.items():   # hidden aliases too (0.33 --no-enable-x)
+        entry = _spec(action)
+        if entry["nargs"] == 0 and type(action).__name__ not in ("_HelpAction", "_VersionAction"):
+            import argparse
+
+            ns = argparse.Namespace()
+            try:
+                action(serve, ns, [], opt)
+                entry["value"] = _value(getattr(ns, action.dest, None))
+            except Exception as exc:  # noqa: BLE001
+                entry["value"] = f"<{type(exc).__name__}>"
+        options[opt] = entry
+    top_opts = sorted(o for a in top._actions for o in a.option_strings)
+    with open(out_path, "w") as fh:
+        json.dump({"options": options, "positionals": positionals, "top": top_opts}, fh, sort_keys=True)
+
+
+def _value(v):
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    return str(v)
+
+
+def main(cases_path, out_path):
+    spec = json.load(open(cases_path))
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    EngineArgs, FlexibleArgumentParser, make_arg_parser = _imports()
+    out = []
+    home = os.getcwd()
+    parsers = {}
+    for case in spec["cases"]:
+        rec = {"id": case["id"]}
+        work = tempfile.mkdtemp(prefix="kvg-argv-")
+        for name, text in (case.get("files") or {}).items():
+            with open(os.path.join(work, name), "w") as fh:
+                fh.write(text)
+        os.chdir(work)
+        try:
+            mode = case.get("mode", "serve")
+            if mode not in parsers:  # one parser per mode: argparse parsers are reusable
+                parsers[mode] = _parsers(FlexibleArgumentParser, make_arg_parser, mode)[0]
+            top = parsers[mode]
+            argv = (["serve"] if mode == "serve" else []) + list(case["args"])
+            err = io.StringIO()
+            try:
+                with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                    ns = top.parse_args(argv)
+            except SystemExit as exc:
+                lines = err.getvalue().strip().splitlines()
+                rec.update(stage="argparse", exit=exc.code, stderr=lines[-1:] if lines else [])
+                out.append(rec)
+                continue
+            except BaseException as exc:  # noqa: BLE001  (FlexibleArgumentParser's own ValueError, ...)
+                rec.update(stage="flexible", exc_type=type(exc).__name__, message=str(exc)[:500])
+                out.append(rec)
+                continue
+            model = getattr(ns, "model", None)
+            if mode == "serve" and getattr(ns, "model_tag", None) is not None:
+                model = ns.model_tag
+            rec["model"] = model
+            rec["model_is_default"] = model == getattr(EngineArgs, "model", None)
+            # EngineArgs.__post_init__ resolves the model id offline (0.10.2): give it a local directory
+            ns.model = work
+            if getattr(ns, "tokenizer", None):
+                ns.tokenizer = work
+            if hasattr(ns, "model_tag"):
+                ns.model_tag = None
+            try:
+                ea = EngineArgs.from_cli_args(ns)
+            except BaseException as exc:  # noqa: BLE001
+                rec.update(stage="engine", exc_type=type(exc).__name__, message=str(exc)[:500])
+                out.append(rec)
+                continue
+            rec["stage"] = "ok"
+            rec["parsed"] = {k: _value(getattr(ea, k, MISSING)) for k in FIELDS}
+            rec["headless"] = bool(getattr(ns, "headless", False))
+            out.append(rec)
+        finally:
+            os.chdir(home)
+    with open(out_path, "w") as fh:
+        json.dump(out, fh, default=str)
+
+
+def merge_tables(dumps: dict) -> dict:
+    """{version: dump_options output} -> the compact table of kvguard/data/serve_options.json:
+    ``versions`` (ascending), ``specs`` (distinct option specs) and ``options``:
+    option string -> [[spec index, first version index, last version index], ...]."""
+    def key(v):
+        return tuple(int(p) for p in v.split("."))
+
+    versions = sorted(dumps, key=key)
+    specs, spec_ids, options = [], {}, {}
+    for idx, version in enumerate(versions):
+        for opt, entry in dumps[version]["options"].items():
+            spec = {"n": entry["nargs"], "a": entry["action"], "d": entry["dest"]}
+            if entry.get("type"):
+                spec["t"] = entry["type"]
+            if entry.get("choices") is not None:
+                spec["c"] = entry["choices"]
+            if "value" in entry:
+                spec["v"] = entry["value"]
+            sk = json.dumps(spec, sort_keys=True)
+            if sk not in spec_ids:
+                spec_ids[sk] = len(specs)
+                specs.append(spec)
+            sid = spec_ids[sk]
+            runs = options.setdefault(opt, [])
+            if runs and runs[-1][0] == sid and runs[-1][2] == idx - 1:
+                runs[-1][2] = idx
+            else:
+                runs.append([sid, idx, idx])
+    return {"comment": "generated by tests/upstream/test_argv_differential.py --regenerate-table from the "
+                       "real releases' serve parsers (tests/upstream/argv_runner.py --dump-options)",
+            "versions": versions, "specs": specs, "options": dict(sorted(options.items()))}
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--dump-options":
+        sys.exit(dump_options(sys.argv[2]))
+    sys.exit(main(sys.argv[1], sys.argv[2]))
+

@@ -1,0 +1,350 @@
+"""Differential test of kvguard's command-line parser against each release's own parser.
+
+Generates seeded random ``vllm serve`` / ``python -m vllm.entrypoints.openai.api_server``
+command lines (long, ``=``, underscore, prefix and short-alias spellings, ``--no-`` forms,
+repeated flags, aliases and options the release lacks, ambiguous prefixes, bad values,
+dotted / JSON / ``-O3`` arguments, ``--config`` YAML files, ``VAR=value`` prefixes), parses
+them inside the release's oracle with ``tests/upstream/argv_runner.py`` (its own
+FlexibleArgumentParser + make_arg_parser + ``EngineArgs.from_cli_args``; one subprocess per
+release) and compares with :func:`kvguard.argv.parse_serve`:
+
+* the oracle refuses the command line (argparse error or FlexibleArgumentParser's own
+  exception)  ->  kvguard raises InputError;
+* the oracle accepts  ->  kvguard does not raise, every field kvguard reports equals the
+  EngineArgs field, every field it does not report equals the release's default (a
+  command line with only a model), the model agrees, and the ``VAR=value`` prefixes are read.
+
+Releases: KVG_ORACLE_VERSIONS (default "0.10.2 0.12.0 0.14.0 0.20.0 0.28.0 0.33.0"); size
+KVG_ARGV_CASES per release (default 300); seed KVG_ARGV_SEED.  Skipped without the oracle
+unless KVG_REQUIRE_ORACLE=1.  ``KVG_ARGV_REPORT_DIR`` keeps the per-release reports.
+
+Regenerate kvguard/data/serve_options.json (the per-release option table kvguard parses with)
+from all built oracles:  python -m tests.upstream.test_argv_differential --regenerate-table
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from kvguard.argv import FLAGS, option_table, parse_serve  # noqa: E402
+from kvguard.errors import InputError  # noqa: E402
+from kvguard.versions import resolve  # noqa: E402
+
+from .differential import oracle_command  # noqa: E402
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.12.0 0.14.0 0.20.0 0.28.0 0.33.0").split()
+MISSING = "<absent>"
+
+# every short alias / long option kvguard models, from any release (some are unknown to the
+# release under test: an argparse error there)
+ALL_OPTION_NAMES = sorted({n for f in FLAGS for n in f.names})
+# options kvguard does not model, with values every release accepts
+UNMODELED = [["--max-model-len", "4096"], ["--enforce-eager"], ["--gpu-memory-utilization", "0.85"],
+             ["--port", "8001"], ["--dtype", "bfloat16"], ["--seed", "3"], ["--max-num-seqs", "64"],
+             ["--disable-log-stats"], ["--host", "0.0.0.0"], ["--kv-cache-dtype", "auto"],
+             ["--revision", "main"], ["--tokenizer", "T"], ["--load-format", "dummy"],
+             ["--compilation-config", "{}"], ["--block-size", "16"], ["--api-server-count", "1"],
+             ["--served-model-name", "svc"]]
+INT_VALUES = ["1", "2", "4", "8", "3", "16", "0"]
+ENV_PREFIXES = [[], [], ["VLLM_MLA_DISABLE=1"], ["HF_HOME=/x", "VLLM_USE_V1=1"], ["CUDA_VISIBLE_DEVICES=0,1"]]
+
+
+def _python(version: str) -> tuple[str, dict[str, str]]:
+    found = oracle_command(version)
+    if found is None:
+        root = os.environ.get("KVG_ORACLE_ROOT", os.path.expanduser("~/.cache/kvguard-oracle"))
+        if os.environ.get("KVG_REQUIRE_ORACLE") == "1":
+            pytest.fail(f"oracle for vLLM {version} missing under {root} (KVG_REQUIRE_ORACLE=1)")
+        pytest.skip(f"no oracle for vLLM {version} (build one with python tools/oracle_env.py ensure {version})")
+    return found
+
+
+def run_runner(python: str, python_env: dict, args: list[str], timeout: int = 1800) -> None:
+    env = dict(os.environ, HF_HUB_OFFLINE="1", VLLM_TARGET_DEVICE="cpu")
+    env.update(python_env or {})
+    with tempfile.TemporaryDirectory(prefix="kvg-argv-cache-") as cache:
+        env["VLLM_CACHE_ROOT"] = cache
+        proc = subprocess.run([python, str(HERE / "argv_runner.py"), *args], env=env, capture_output=True,
+                              text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise RuntimeError(f"argv_runner failed ({proc.returncode}): {proc.stderr[-3000:]}")
+
+
+# ---------------------------------------------------------------------------
+# generation
+
+
+def _spell(rng: random.Random, flag, table: dict, release) -> list[str]:
+    """One occurrence of a modeled flag (with its value), spelled at random."""
+    long = flag.names[0]
+    aliases = [a for a in flag.names[1:] if a in table or rng.random() < 0.1]
+    r = rng.random()
+    if r < 0.3:
+        name = long
+    elif r < 0.5 and aliases:
+        name = rng.choice(aliases)
+    elif r < 0.65:
+        name = "--" + long[2:].replace("-", "_")
+    elif r < 0.9:
+        # a prefix: mostly long enough to be unique, sometimes ambiguous
+        cut = rng.randint(max(4, len(long) - 8), len(long) - 1) if rng.random() < 0.8 else rng.randint(4, len(long) - 1)
+        name = long[:cut]
+        if rng.random() < 0.3:
+            name = "--" + name[2:].replace("-", "_")
+    else:
+        alias = flag.names[-1]
+        name = alias[:rng.randint(2, len(alias))] if not alias.startswith("--") else long
+    kind = flag.kind
+    if kind in ("bool", "store_true"):
+        r = rng.random()
+        if kind == "bool" and r < 0.3 and name.startswith("--"):
+            name = "--no-" + name[2:]
+        elif kind == "bool" and r < 0.4 and name.startswith("--enable"):
+            name = "--disable" + name[len("--enable"):]         # EnableDisableAction (0.33.0)
+        if rng.random() < 0.03:
+            return [name + "=1"]                                # ignored explicit argument
+        return [name]
+    if flag.choices:
+        value = rng.choice(flag.choices) if rng.random() < 0.93 else rng.choice(["bogus", "None"])
+    elif kind == "int":
+        value = rng.choice(INT_VALUES) if rng.random() < 0.97 else rng.choice(["x", "2.5", "-1"])
+    elif kind == "float":
+        value = rng.choice(["4", "0.5", "8"])
+    else:
+        value = rng.choice(["ray", "mp", "127.0.0.1", "10.0.0.2"])
+    if rng.random() < 0.25 and name.startswith("--"):
+        return [f"{name}={value}"]
+    if rng.random() < 0.05 and name in ("-n", "-r"):
+        return [name + value]                                   # -n2
+    return [name, value]
+
+
+def _yaml_value(rng, flag):
+    if flag.kind in ("bool", "store_true"):
+        return rng.choice(["true", "false"])
+    if flag.choices:
+        return rng.choice(flag.choices)
+    if flag.kind in ("int", "float"):
+        return rng.choice(["1", "2", "4", "8"])
+    return rng.choice(["ray", "mp", "127.0.0.1"])
+
+
+def generate(seed: int, n: int, version: str, tmp: Path) -> list[dict]:
+    rng = random.Random(f"{seed}-{version}")
+    release = resolve(version)
+    table = option_table(release)
+    cases = [{"id": "baseline", "mode": "serve", "args": ["M"], "env": []}]
+    for i in range(n):
+        mode = "api" if rng.random() < 0.15 else "serve"
+        parts: list[list[str]] = []
+        present = [f for f in FLAGS if f.names[0] in table]
+        for _ in range(rng.randint(1, 4)):
+            flag = rng.choice(present) if rng.random() < 0.93 else rng.choice(FLAGS)
+            parts.append(_spell(rng, flag, table, release))
+            if rng.random() < 0.1:                               # repeated: the last one wins
+                parts.append(_spell(rng, flag, table, release))
+        for _ in range(rng.randint(0, 3)):
+            parts.append(list(rng.choice(UNMODELED)))
+        r = rng.random()
+        if r < 0.04:
+            parts.append(["--no-such-option", "3"])
+        elif r < 0.08:
+            parts.append([rng.choice(ALL_OPTION_NAMES)])          # maybe an alias the release lacks
+        if rng.random() < 0.15:
+            # (values every release's CompilationConfig accepts: kvguard does not validate them)
+            parts.append(rng.choice([["-O3"], ["-O", "3"], ["-O0"], ["--compilation-config", "{}"],
+                                     ["--compilation-config.cudagraph_capture_sizes", "[1, 2]"],
+                                     ["--compilation-config.cudagraph_capture_sizes+=4,8"],
+                                     ["-cc.cudagraph_capture_sizes=[1]"]]))
+        rng.shuffle(parts)
+        args = [tok for part in parts for tok in part]
+        model_form = rng.random()
+        if mode == "api":
+            pos = rng.randint(0, len(args))
+            while pos and pos < len(args) and not args[pos].startswith("-"):
+                pos -= 1
+            args[pos:pos] = ["--model", "M"] if rng.random() < 0.7 else ["--model=M"]
+        elif model_form < 0.75:
+            args = ["M"] + args
+        elif model_form < 0.85:
+            pos = rng.randint(0, len(args))
+            while pos and pos < len(args) and not args[pos].startswith("-"):
+                pos -= 1
+            args[pos:pos] = ["--model", "M"] if rng.random() < 0.5 else ["--model=M"]
+        if rng.random() < 0.2:                                   # a --config YAML file
+            lines = []
+            if mode == "serve" and model_form >= 0.85:
+                lines.append("model: M")
+            for _ in range(rng.randint(1, 4)):
+                flag = rng.choice(FLAGS)
+                key = flag.names[0][2:]
+                if rng.random() < 0.3:
+                    key = key.replace("-", "_")
+                lines.append(f"{key}: {_yaml_value(rng, flag)}")
+            if rng.random() < 0.3:
+                lines.append("max-model-len: 2048")
+            path = tmp / f"cfg-{version}-{i}.yaml"
+            path.write_text("\n".join(lines) + "\n")
+            pos = 1 if args and args[0] == "M" else rng.choice([0, len(args)])
+            # --config=FILE is not FlexibleArgumentParser's "--config" token: the file is ignored
+            args[pos:pos] = ["--config", str(path)] if rng.random() < 0.9 else [f"--config={path}"]
+        env = rng.choice(ENV_PREFIXES)
+        cases.append({"id": f"c{i}", "mode": mode, "args": args, "env": env})
+    return cases
+
+
+def _command(case: dict) -> list[str]:
+    launcher = ["vllm", "serve"] if case["mode"] == "serve" else \
+        ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+    return list(case["env"]) + launcher + list(case["args"])
+
+
+# ---------------------------------------------------------------------------
+# comparison
+
+
+def compare(version: str, cases: list[dict], results: list[dict]) -> dict:
+    release = resolve(version)
+    by_id = {r["id"]: r for r in results}
+    base = by_id["baseline"]
+    assert base["stage"] == "ok", base
+    defaults = base["parsed"]
+    counts: Counter = Counter()
+    mismatches = []
+    for case in cases:
+        rec = by_id[case["id"]]
+        counts["cases"] += 1
+        try:
+            cmd = parse_serve(_command(case), release)
+            got_error = None
+        except InputError as exc:
+            cmd, got_error = None, str(exc)
+        oracle_error = rec["stage"] in ("argparse", "flexible")
+        if rec["stage"] == "engine":
+            counts["oracle_engine_args_error"] += 1       # not the parser's business
+            continue
+        if oracle_error:
+            counts["oracle_refused"] += 1
+            if got_error is not None:
+                counts["agree"] += 1
+            else:
+                counts["disagree"] += 1
+                mismatches.append({"id": case["id"], "command": _command(case), "oracle": rec,
+                                   "kvguard": {"fields": cmd.fields, "model": cmd.model}})
+            continue
+        counts["oracle_ok"] += 1
+        if got_error is not None:
+            counts["disagree"] += 1
+            mismatches.append({"id": case["id"], "command": _command(case), "oracle": rec, "kvguard": got_error})
+            continue
+        diff = {}
+        parsed = rec["parsed"]
+        for key, want in parsed.items():
+            got = cmd.fields[key] if key in cmd.fields else defaults.get(key)
+            if got != want:
+                diff[key] = {"kvguard": cmd.fields.get(key, "<default>"), "oracle": want}
+        for key in cmd.fields:
+            if key not in parsed and key != "headless":
+                diff[key] = {"kvguard": cmd.fields[key], "oracle": "<not recorded>"}
+        if cmd.fields.get("headless", False) != rec.get("headless", False):
+            diff["headless"] = {"kvguard": cmd.fields.get("headless", False), "oracle": rec.get("headless")}
+        if cmd.model is None and rec.get("model_is_default"):
+            pass        # no model given: vLLM serves its default model, kvguard asks for one
+        elif cmd.model != rec.get("model"):
+            diff["model"] = {"kvguard": cmd.model, "oracle": rec.get("model")}
+        want_env = dict(e.split("=", 1) for e in case["env"])
+        if cmd.env != want_env:
+            diff["env"] = {"kvguard": cmd.env, "oracle": want_env}
+        if diff:
+            counts["disagree"] += 1
+            mismatches.append({"id": case["id"], "command": _command(case), "diff": diff})
+        else:
+            counts["agree"] += 1
+    return {"version": version, "counts": dict(counts), "mismatches": mismatches}
+
+
+def run_release(version: str, n: int, seed: int) -> dict:
+    python, python_env = _python(version)
+    with tempfile.TemporaryDirectory(prefix="kvg-argv-diff-") as tmpdir:
+        tmp = Path(tmpdir)
+        cases = generate(seed, n, version, tmp)
+        (tmp / "cases.json").write_text(json.dumps({"cases": [
+            {"id": c["id"], "mode": c["mode"], "args": c["args"]} for c in cases]}))
+        t0 = time.monotonic()
+        run_runner(python, python_env, [str(tmp / "cases.json"), str(tmp / "out.json")])
+        oracle_seconds = time.monotonic() - t0
+        results = json.loads((tmp / "out.json").read_text())
+        report = compare(version, cases, results)
+    report["oracle_seconds"] = round(oracle_seconds, 1)
+    report["oracle_errors"] = Counter(
+        (r.get("stderr") or [r.get("exc_type", "")])[0].split(": error: ")[-1].split(":")[0][:40]
+        for r in results if r["stage"] != "ok").most_common(12)
+    return report
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_parser_agrees_with_real_vllm(version):
+    n = int(os.environ.get("KVG_ARGV_CASES", "300"))
+    seed = int(os.environ.get("KVG_ARGV_SEED", "5"))
+    report = run_release(version, n, seed)
+    out = os.environ.get("KVG_ARGV_REPORT_DIR")
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        (Path(out) / f"argv-differential-{version}.json").write_text(json.dumps(report, indent=1, default=str))
+    c = report["counts"]
+    print(f"\nvLLM {version} parser: {c.get('agree', 0)}/{c.get('cases', 0)} agree "
+          f"(oracle accepted {c.get('oracle_ok', 0)}, refused {c.get('oracle_refused', 0)}, "
+          f"EngineArgs errors {c.get('oracle_engine_args_error', 0)}; oracle {report['oracle_seconds']} s)")
+    assert c.get("oracle_ok", 0) > n // 4 and c.get("oracle_refused", 0) > 0
+    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+
+
+# ---------------------------------------------------------------------------
+
+
+def regenerate_table(out: Path) -> None:
+    """Dump every built oracle's serve option table and merge them into ``out``."""
+    from tests.upstream.argv_runner import merge_tables
+    from kvguard.versions import SUPPORTED_VERSIONS
+
+    dumps = {}
+    with tempfile.TemporaryDirectory(prefix="kvg-argv-table-") as tmp:
+        for version in SUPPORTED_VERSIONS:
+            if "+" in version:
+                continue
+            found = oracle_command(version)
+            if found is None:
+                raise SystemExit(f"no oracle for vLLM {version}")
+            path = Path(tmp) / f"{version}.json"
+            run_runner(found[0], found[1], ["--dump-options", str(path)])
+            dumps[version] = json.loads(path.read_text())
+            print(version, len(dumps[version]["options"]), "options", file=sys.stderr)
+    out.write_text(json.dumps(merge_tables(dumps), separators=(",", ":")) + "\n")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--regenerate-table"]:
+        regenerate_table(HERE.parents[1] / "kvguard" / "data" / "serve_options.json")
+    else:
+        for v in sys.argv[1:] or VERSIONS:
+            rep = run_release(v, int(os.environ.get("KVG_ARGV_CASES", "300")),
+                              int(os.environ.get("KVG_ARGV_SEED", "5")))
+            print(v, rep["counts"], rep["oracle_seconds"], "s")
+            print("  oracle errors:", rep["oracle_errors"])
+            for m in rep["mismatches"][:10]:
+                print("  MISMATCH", json.dumps(m, default=str)[:700])
