@@ -8,6 +8,7 @@ vLLM import; no network.
 """
 
 from .api import check, legal_dcp_sizes, model_facts, to_exception, validate
+from .economics import AuditReport, ModelAudit, audit
 from .errors import (
     InputError,
     KvguardError,
@@ -17,12 +18,14 @@ from .errors import (
 )
 from .facts import ModelFacts
 from .layout import Host, Layout
+from .plan import PlanEntry, PlanReport, plan
 from .verdict import ErrorEntry, Skipped, Verdict
 from .versions import KNOWN_RELEASES, SUPPORTED_VERSIONS, Release
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "AuditReport",
     "ErrorEntry",
     "Host",
     "InputError",
@@ -30,16 +33,21 @@ __all__ = [
     "KvguardError",
     "Layout",
     "ModelConfigRefused",
+    "ModelAudit",
     "ModelFacts",
+    "PlanEntry",
+    "PlanReport",
     "Release",
     "SUPPORTED_VERSIONS",
     "Skipped",
     "Undecidable",
     "UnsupportedVersion",
     "Verdict",
+    "audit",
     "check",
     "legal_dcp_sizes",
     "model_facts",
+    "plan",
     "to_exception",
     "validate",
 ]

@@ -11,13 +11,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import textwrap
 from typing import Optional, Sequence
 
 from . import __version__
 from .errors import KvguardError
 from .layout import Host
 
-__all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "main", "run"]
+__all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "build_report", "main", "run"]
 
 EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED = 0, 1, 2
 
@@ -40,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
                        description="Check a `vllm serve` launch: kvguard check [options] -- vllm serve MODEL ARGS…")
     c.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
                    "else the newest supported)")
-    _common(c)
+    _common(c, formats=("text", "json", "github", "sarif"))
     c.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
     d = sub.add_parser("diff", help="what changes for one launch between two vLLM releases",
                        description="Compare the verdict and the KV facts of one `vllm serve` launch under two "
@@ -50,10 +51,116 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--to", dest="to_version", required=True, metavar="V2")
     _common(d)
     d.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
+    s = sub.add_parser(
+        "scan", help="find and check `vllm serve` launches in scripts, Markdown, Dockerfiles, YAML",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=_SCAN_HELP)
+    s.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to scan")
+    s.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
+                   "else the newest supported)")
+    s.add_argument("--set", dest="variables", action="append", default=[], metavar="NAME=VALUE",
+                   help="a shell variable's value (repeatable); wins over assignments found in the files")
+    _common(s, formats=("text", "json", "github", "sarif"))
+    _economics_parsers(sub)
     return p
 
 
-def _common(c: argparse.ArgumentParser) -> None:
+def _economics_parsers(sub) -> None:
+    a = sub.add_parser("audit", help="KV-cache economics of models at a layout: duplication, legal -dcp, bytes",
+                       description="Per model: the KV heads that govern the cache, the duplication factor "
+                       "max(1, tp // H) and what -dcp leaves of it, the legal -dcp sizes, the KV bytes per token "
+                       "per rank and the bytes duplication wastes. Exit 0, or 2 when kvguard cannot answer.")
+    a.add_argument("configs", nargs="+", metavar="CONFIG",
+                   help="config.json, its directory, or a model id (Hugging Face cache, then the built-in catalog)")
+    a.add_argument("--tp", type=int, required=True, metavar="N")
+    a.add_argument("--pcp", type=int, default=1, metavar="P")
+    a.add_argument("--dcp", type=int, default=1, metavar="D")
+    a.add_argument("--vllm-version", help="vLLM release (default: the installed vLLM, else the newest supported)")
+    a.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
+    a.add_argument("--kv-cache-dtype", default="auto", metavar="DTYPE",
+                   help="auto (the model dtype), float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc")
+    a.add_argument("--env", action="append", default=[], metavar="K=V",
+                   help="an environment variable vLLM would see (repeatable)")
+    a.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the legal -dcp sizes "
+                   "(default: a standard 8-GPU CUDA node)")
+    a.add_argument("--trust-remote-code", action="store_true", help="as vLLM's flag (configs needing repo code)")
+    a.add_argument("--format", choices=("text", "json"), default="text")
+    pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
+                        description="Enumerate tp*pp*dp*pcp == GPUs (with every -dcp that can pass and expert "
+                        "parallelism for MoE models), keep the layouts the release accepts, rank them by KV tokens "
+                        "per GPU per GiB of KV memory per GPU, and print the `vllm serve` flags of the top K.")
+    pl.add_argument("config", metavar="CONFIG", help="config.json, its directory, or a model id")
+    pl.add_argument("--gpus", type=int, required=True, metavar="N")
+    pl.add_argument("--gpus-per-node", type=int, default=8, metavar="G")
+    pl.add_argument("--vllm-version", help="vLLM release (default: the installed vLLM, else the newest supported)")
+    pl.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
+    pl.add_argument("--max-model-len", type=int, metavar="L",
+                    help="also report the KV GiB per GPU one L-token sequence needs, and add the flag")
+    pl.add_argument("--kv-cache-dtype", default="auto", metavar="DTYPE")
+    pl.add_argument("--min-replica-gpus", type=int, default=1, metavar="M",
+                    help="skip layouts whose replica (tp*pp*pcp) has fewer GPUs (e.g. too small for the weights)")
+    pl.add_argument("--no-expert-parallel", action="store_true", help="do not try --enable-expert-parallel")
+    pl.add_argument("--env", action="append", default=[], metavar="K=V",
+                    help="an environment variable vLLM would see (repeatable)")
+    pl.add_argument("--trust-remote-code", action="store_true", help="as vLLM's flag (configs needing repo code)")
+    pl.add_argument("--top", type=int, default=10, metavar="K", help="layouts to print (default 10; 0: all)")
+    pl.add_argument("--format", choices=("text", "json"), default="text")
+    pl.add_argument("--plot", metavar="FILE.svg", help="also write an SVG scatter of the accepted layouts")
+
+
+def _cmd_audit(args) -> int:
+    from .economics import audit, render_audit_json, render_audit_text
+    from .versions import resolve
+
+    release = resolve(args.vllm_version, nearest=args.nearest)
+    host = Host.standard(gpus_per_node=args.gpus_per_node)
+    report = audit(args.configs, args.tp, args.pcp, args.dcp, vllm_version=release.key,
+                   kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
+                   trust_remote_code=args.trust_remote_code)
+    print(render_audit_json(report) if args.format == "json" else render_audit_text(report))
+    return EXIT_ACCEPT
+
+
+def _cmd_plan(args) -> int:
+    from .plan import plan, render_plan_json, render_plan_text
+    from .versions import resolve
+
+    if args.top < 0:
+        raise _ArgError("--top must be >= 0")
+    release = resolve(args.vllm_version, nearest=args.nearest)
+    report = plan(args.config, args.gpus, gpus_per_node=args.gpus_per_node, vllm_version=release.key,
+                  max_model_len=args.max_model_len, kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env),
+                  min_replica_gpus=args.min_replica_gpus, expert_parallel=not args.no_expert_parallel,
+                  trust_remote_code=args.trust_remote_code)
+    top = args.top or None   # --top 0: every accepted layout
+    if args.plot:
+        from .plan import render_plan_svg
+        try:
+            with open(args.plot, "w", encoding="utf-8") as fh:
+                fh.write(render_plan_svg(report, top))
+        except OSError as exc:
+            raise _ArgError(f"--plot: cannot write {args.plot}: {exc.strerror}") from None
+    print(render_plan_json(report, top) if args.format == "json" else render_plan_text(report, top))
+    return EXIT_ACCEPT if report.entries else EXIT_REFUSE
+
+
+_SCAN_HELP = "\n\n".join(textwrap.fill(p, 79) for p in (
+    "Find every `vllm serve` / `python -m vllm.entrypoints.openai.api_server` launch in the given files and "
+    "directories (shell scripts, Markdown code blocks, Dockerfiles, Kubernetes / docker-compose / Helm-values "
+    "YAML, vLLM recipe YAMLs) and check each one; findings are reported as FILE:LINE. Directories are walked "
+    "(skipping .git, node_modules, virtualenvs); files over 5 MB are skipped. YAML needs PyYAML "
+    "(pip install 'kvguard[yaml]'); without it YAML files are skipped.",
+    "A shell variable kvguard cannot resolve (-tp $TP, ${TP}) in something it reads (the model, a parallel "
+    "flag, a VLLM_* variable) makes that launch undecidable; --set TP=8 supplies it. Recipe YAMLs yield one "
+    "launch per variant and strategy, with the GPU count as $GPUS (multi-node strategies: $NODES and "
+    "$GPUS_PER_NODE).",
+    "Exit status: 1 if any launch is refused; else 2 if any launch is undecidable or a file named on the "
+    "command line is unreadable; else 0 (every launch found is accepted, or none was found). Files met while "
+    "walking a directory that cannot be read are listed as skipped and do not change the status.",
+))
+
+
+def _common(c: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json", "github")) -> None:
     c.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
     c.add_argument("--model-config", metavar="PATH", help="config.json (or its directory) to use for the model")
     c.add_argument("--env", action="append", default=[], metavar="K=V",
@@ -68,7 +175,7 @@ def _common(c: argparse.ArgumentParser) -> None:
                    "no NIXL; the output lists the assumptions a check relied on)")
     c.add_argument("--unknown-host", action="store_true",
                    help="assume nothing about the host: checks that depend on it are skipped and listed")
-    c.add_argument("--format", choices=("text", "json", "github"), default="text")
+    c.add_argument("--format", choices=tuple(formats), default="text")
 
 
 def _env_pairs(items: Sequence[str], what: str = "--env") -> dict[str, str]:
@@ -115,24 +222,29 @@ def _launch(args) -> list[str]:
     return launch
 
 
-def _launch_report(args, release, launch: list[str]):
-    """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport."""
+def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = None,
+                 env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False):
+    """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport.
+
+    ``host`` defaults to :meth:`Host.standard` (the command line's assumption);
+    ``env`` holds extra variables vLLM would see (the launch's own ``VAR=value``
+    prefixes are read from it)."""
     from .api import check, legal_dcp_sizes
     from .argv import parse_serve
     from .report import LaunchReport
     from .resolve import resolve_model
 
     cmd = parse_serve(launch, release)
-    env = {}
-    if args.env_from_os:
-        env.update({k: v for k, v in os.environ.items() if k.startswith("VLLM_")})
-    env.update(cmd.env)
-    env.update(_env_pairs(args.env))
+    vllm_env = {}
+    if env_from_os:
+        vllm_env.update({k: v for k, v in os.environ.items() if k.startswith("VLLM_")})
+    vllm_env.update(cmd.env)
+    vllm_env.update(env or {})
     lookup_env = dict(os.environ)
     lookup_env.update(cmd.env)
-    model = resolve_model(cmd.model, model_config=args.model_config, revision=cmd.revision, env=lookup_env)
-    host = _host(args)
-    verdict = check(model.config, vllm_version=release, env=env, host=host, model_path=model.name,
+    model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env)
+    host = Host.standard() if host is None else host
+    verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     **cmd.fields)
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
     legal = None
@@ -141,10 +253,16 @@ def _launch_report(args, release, launch: list[str]):
                   if k not in ("tensor_parallel_size", "prefill_context_parallel_size",
                                "decode_context_parallel_size")}
         legal = legal_dcp_sizes(verdict.facts, layout["tensor_parallel_size"],
-                                layout["prefill_context_parallel_size"], vllm_version=release, env=env,
+                                layout["prefill_context_parallel_size"], vllm_version=release, env=vllm_env,
                                 host=host, **fields)
     return LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
                         layout=layout, legal_dcp_sizes=legal)
+
+
+def _launch_report(args, release, launch: list[str]):
+    """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport."""
+    return build_report(release, launch, host=_host(args), env=_env_pairs(args.env),
+                        model_config=args.model_config, env_from_os=args.env_from_os)
 
 
 def _color(args) -> bool:
@@ -182,6 +300,25 @@ def _cmd_diff(args) -> int:
     return EXIT_ACCEPT if after.verdict.ok else EXIT_REFUSE
 
 
+def _cmd_scan(args) -> int:
+    from .report import render_scan
+    from .scan import scan
+    from .versions import resolve
+
+    release = resolve(args.vllm_version, nearest=args.nearest)
+    variables = _env_pairs(args.variables, what="--set")
+    host = _host(args)
+    env = _env_pairs(args.env)
+
+    def build(tokens):
+        return build_report(release, tokens, host=host, env=env, model_config=args.model_config,
+                            env_from_os=args.env_from_os)
+
+    result = scan(args.paths, release, build, variables)
+    print(render_scan(result, args.format, color=_color(args)))
+    return result.exit_status
+
+
 def run(argv: Optional[Sequence[str]] = None) -> int:
     """Run the CLI; return the exit status (0 accept, 1 refuse, 2 undecided)."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -195,16 +332,34 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
             return _cmd_check(args)
         if args.command == "diff":
             return _cmd_diff(args)
+        if args.command == "scan":
+            return _cmd_scan(args)
+        if args.command == "audit":
+            return _cmd_audit(args)
+        if args.command == "plan":
+            return _cmd_plan(args)
         raise _ArgError(f"unknown command {args.command!r}")
     except _ArgError as exc:
-        print(f"kvguard: error: {exc}", file=sys.stderr)
+        _say(f"kvguard: error: {exc}")
         return EXIT_UNDECIDED
     except KvguardError as exc:
-        print(f"kvguard: cannot decide: {exc}", file=sys.stderr)
+        _say(f"kvguard: cannot decide: {exc}")
         return EXIT_UNDECIDED
     except RecursionError:
-        print("kvguard: cannot decide: input nested too deeply", file=sys.stderr)
+        _say("kvguard: cannot decide: input nested too deeply")
         return EXIT_UNDECIDED
+
+
+def _say(line: str) -> None:
+    """One line on stderr, whatever it holds: undecodable command-line bytes arrive as lone
+    surrogates (PEP 383) and would make print() raise; newlines would make it several lines."""
+    line = line.replace("\r", "\\r").replace("\n", "\\n")
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    try:
+        line.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        line = line.encode(encoding if encoding else "utf-8", "backslashreplace").decode(encoding, "replace")
+    print(line, file=sys.stderr)
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ from typing import Any, Optional
 from .facts import ModelFacts
 from .verdict import Verdict
 
-__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "render"]
+__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "render", "render_scan"]
 
 JSON_SCHEMA_VERSION = 1
 
@@ -124,10 +124,108 @@ def render_github(report: LaunchReport) -> str:
     return f"::error title={title}::{_gh_escape(f'{v.exc_type}: {v.message}')}"
 
 
-REPORTERS = {"text": render_text, "json": render_json, "github": render_github}
+def render_sarif(report: LaunchReport) -> str:
+    from . import __version__
+    from .sarif import render_sarif as _sarif
+    return _sarif([{"verdict": report.verdict}], __version__)
+
+
+REPORTERS = {"text": render_text, "json": render_json, "github": render_github, "sarif": render_sarif}
 
 
 def render(report: LaunchReport, fmt: str, *, color: bool = False) -> str:
     if fmt == "text":
         return render_text(report, color=color)
     return REPORTERS[fmt](report)
+
+
+# ------------------------------------------------------------------ scan reports
+#
+# ``--format json`` for ``kvguard scan`` prints one object (schema 1):
+#   {"schema": 1, "vllm_version": "0.28.0",
+#    "findings": [{"file", "line", "kind", "label", "command",
+#                  "status": "accepted" | "refused" | "undecidable",
+#                  "result": <the check JSON object, when checked>,
+#                  "reason_kind", "reason", "unresolved": [...]   (when undecidable)}, ...],
+#    "skipped": [{"file", "reason"}, ...],
+#    "summary": {"files", "found", "checked", "accepted", "refused", "undecidable",
+#                "undecidable_by_reason": {reason_kind: count}, "skipped_files"}}
+
+
+def _summary_line(summary: dict[str, Any]) -> str:
+    reasons = ", ".join(f"{k} {v}" for k, v in summary["undecidable_by_reason"].items())
+    return (f"{summary['found']} launch(es) found in {summary['files']} file(s): {summary['checked']} checked "
+            f"({summary['accepted']} accepted, {summary['refused']} refused), {summary['undecidable']} "
+            f"undecidable" + (f" ({reasons})" if reasons else "")
+            + (f"; {summary['skipped_files']} file(s) skipped" if summary["skipped_files"] else ""))
+
+
+def render_scan_text(result, color: bool = False) -> str:
+    from .scan import summarize
+    red, green, yellow, dim, reset = (("\033[31m", "\033[32m", "\033[33m", "\033[2m", "\033[0m") if color
+                                      else ("",) * 5)
+    lines = []
+    for f in result.findings:
+        label = f" [{f.launch.label}]" if f.launch.label else ""
+        if f.status == "accepted":
+            lines.append(f"{f.launch.where}: {green}ACCEPT{reset}{label}  {f.launch.command}")
+        elif f.status == "refused":
+            v = f.report.verdict
+            lines.append(f"{f.launch.where}: {red}REFUSE{reset}{label}  {f.launch.command}")
+            how = v.exc_type + (f" (pydantic ValidationError for {v.wrapped_by})" if v.wrapped_by else "")
+            lines.append(f"    vLLM {v.vllm_version} {v.check}: {how}: {v.message}")
+        else:
+            lines.append(f"{f.launch.where}: {yellow}UNDECIDABLE{reset}{label}  {f.launch.command}")
+            lines.append(f"    {f.reason}")
+    for s in result.skipped:
+        lines.append(f"{dim}{s.path}: skipped: {s.reason}{reset}")
+    lines.append(_summary_line(summarize(result)) + (f" (vLLM {result.vllm_version})" if result.vllm_version
+                                                    else ""))
+    return "\n".join(lines)
+
+
+def render_scan_json(result) -> str:
+    from .scan import summarize
+    doc = {"schema": JSON_SCHEMA_VERSION, "vllm_version": result.vllm_version,
+           "findings": [f.to_dict() for f in result.findings],
+           "skipped": [{"file": s.path, "reason": s.reason} for s in result.skipped],
+           "summary": summarize(result)}
+    return json.dumps(doc, indent=2, default=str)
+
+
+def _gh_prop(text: str) -> str:
+    return _gh_escape(text).replace(",", "%2C").replace(":", "%3A")
+
+
+def render_scan_github(result) -> str:
+    from .scan import summarize
+    lines = []
+    for f in result.findings:
+        loc = f"file={_gh_prop(f.launch.path)},line={f.launch.line}"
+        if f.status == "refused":
+            v = f.report.verdict
+            title = _gh_prop(f"kvguard {v.check} (vLLM {v.vllm_version})")
+            lines.append(f"::error {loc},title={title}::{_gh_escape(f'{v.exc_type}: {v.message}')}")
+        elif f.status == "undecidable":
+            lines.append(f"::warning {loc},title=kvguard cannot decide::{_gh_escape(f.reason or '')}")
+    lines.append(_summary_line(summarize(result)))
+    return "\n".join(lines)
+
+
+def render_scan_sarif(result) -> str:
+    from . import __version__
+    from .sarif import render_sarif as _sarif
+    items = [{"verdict": f.report.verdict if f.report is not None else None, "path": f.launch.path,
+              "line": f.launch.line, "command": f.launch.command, "reason": f.reason,
+              "reason_kind": f.reason_kind} for f in result.findings]
+    return _sarif(items, __version__, [(s.path, s.reason) for s in result.skipped])
+
+
+SCAN_REPORTERS = {"text": render_scan_text, "json": render_scan_json, "github": render_scan_github,
+                  "sarif": render_scan_sarif}
+
+
+def render_scan(result, fmt: str, *, color: bool = False) -> str:
+    if fmt == "text":
+        return render_scan_text(result, color=color)
+    return SCAN_REPORTERS[fmt](result)

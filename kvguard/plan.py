@@ -1,0 +1,351 @@
+"""Layout planning: every parallel layout of N GPUs that vLLM accepts, ranked by KV capacity.
+
+:func:`plan` enumerates ``tp * pp * dp * pcp == gpus`` (all GPUs used: a
+plan for fewer GPUs is ``plan(..., gpus=M)``), every ``-dcp`` that can pass
+(divisors of tp, and pcp / tp*pcp with PCP — the only sizes vLLM's checks can
+accept) and, for MoE models, expert parallelism on and off.  Each candidate is
+checked with the release's launch checks on a host of ``gpus_per_node`` CUDA
+GPUs (multi-node layouts launch with ``--nnodes gpus // gpus_per_node``, one
+command per node with its ``--node-rank``; ``--nnodes`` exists from 0.11.1).
+
+Ranking: **KV tokens per GPU per GiB** — with 1 GiB of KV-cache memory on
+every GPU, how many tokens the deployment stores, divided by the GPU count:
+``2**30 / (kv_bytes_per_token_per_rank * tp * pp * pcp)``.  The per-rank bytes
+are those of the pipeline stage with the most layers (``ceil(layers / pp)``;
+vLLM sizes every worker's cache to the smallest block count), tokens divided
+over the ranks that shard them (dcp; times pcp in 0.12.0–0.25.1).  Weight
+memory is not modelled: layouts whose replicas are too small to hold the
+weights rank high; ``min_replica_gpus`` filters them.  Ties: fewer
+cross-node groups first, then more tokens per replica (the longest sequence
+a replica can hold), then expert parallelism off, then smaller tp, pcp, dcp, pp.
+
+Cross-node flags assume vLLM's rank order (tp innermost, then pcp, then pp,
+dp outermost) and nodes of ``gpus_per_node`` consecutive ranks: a group whose
+rank block is larger than a node, or does not tile it, spans nodes.  Blocks:
+TP ``tp``; DCP ``dcp`` (a sub-group of TP), or ``tp * pcp`` when it spans the
+PCP axis; PCP ``tp * pcp``; PP ``tp * pcp * pp``; the expert-parallel group
+(TP x PCP x DP of one stage) every rank when ``dp > 1``, else ``tp * pcp``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Optional
+
+from .errors import InputError
+from .layout import Host
+
+__all__ = ["PlanEntry", "PlanReport", "plan"]
+
+GIB = 1 << 30
+
+
+def _divisors(n: int) -> list[int]:
+    small, large = [], []
+    i = 1
+    while i * i <= n:
+        if n % i == 0:
+            small.append(i)
+            if i != n // i:
+                large.append(n // i)
+        i += 1
+    return small + large[::-1]
+
+
+def _spans(block: int, total: int, g: int) -> bool:
+    """Does some group occupying ``block`` consecutive ranks cross a node boundary?"""
+    if block <= 1 or total <= g:
+        return False
+    return block > g or g % block != 0
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    tp: int
+    pp: int
+    dp: int
+    pcp: int
+    dcp: int
+    expert_parallel: bool
+    nnodes: int
+    replica_gpus: int
+    duplication_factor: int
+    #: copies of each cached byte within a replica after DCP (and PCP where it shards)
+    residual_duplication: float
+    kv_token_shards: int
+    stage_layers: int
+    kv_bytes_per_token_per_rank: float
+    #: the ranking key: tokens stored per GPU per GiB of KV memory per GPU
+    kv_tokens_per_gpu_per_gib: float
+    #: tokens one replica stores per GiB of KV memory on each of its GPUs
+    kv_tokens_per_replica_per_gib: float
+    #: with max_model_len: GiB of KV memory each GPU needs for one full-length sequence
+    kv_gib_per_gpu_for_max_len: Optional[float]
+    tp_cross_node: bool
+    dcp_cross_node: bool
+    pcp_cross_node: bool
+    pp_cross_node: bool
+    ep_cross_node: bool
+    flags: tuple[str, ...]
+    command: str
+
+    @property
+    def cross_node_groups(self) -> int:
+        return sum((self.tp_cross_node, self.dcp_cross_node, self.pcp_cross_node, self.pp_cross_node,
+                    self.ep_cross_node))
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["flags"] = list(self.flags)
+        out["cross_node_groups"] = self.cross_node_groups
+        return out
+
+
+@dataclass(frozen=True)
+class PlanReport:
+    model: str
+    vllm_version: str
+    gpus: int
+    gpus_per_node: int
+    kv_cache_dtype: str
+    kv_cache_dtype_resolved: str
+    max_model_len: Optional[int]
+    #: layouts run through the release's checks (after pruning by necessary conditions)
+    candidates: int
+    accepted: int
+    #: refused candidates per check name
+    refused_by_check: Mapping[str, int]
+    entries: tuple[PlanEntry, ...]
+    notes: tuple[str, ...] = ()
+    schema: int = 1
+
+    def to_dict(self, top: Optional[int] = None) -> dict[str, Any]:
+        rows = self.entries if top is None else self.entries[:top]
+        return {"schema": self.schema, "model": self.model, "vllm_version": self.vllm_version,
+                "gpus": self.gpus, "gpus_per_node": self.gpus_per_node, "kv_cache_dtype": self.kv_cache_dtype,
+                "kv_cache_dtype_resolved": self.kv_cache_dtype_resolved, "max_model_len": self.max_model_len,
+                "candidates": self.candidates, "accepted": self.accepted,
+                "refused_by_check": dict(self.refused_by_check), "notes": list(self.notes),
+                "layouts": [e.to_dict() for e in rows]}
+
+
+def _pos_int(value: Any, key: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InputError("must be a positive integer", source="<plan>", key=key)
+    return value
+
+
+def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Optional[str] = None,
+         max_model_len: Optional[int] = None, kv_cache_dtype: str = "auto",
+         env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
+         min_replica_gpus: int = 1, expert_parallel: bool = True,
+         trust_remote_code: bool = False, _prune: bool = True) -> PlanReport:
+    """Every layout of ``gpus`` GPUs that ``vllm serve`` of ``vllm_version`` accepts for this model,
+    best KV capacity per GPU first (see the module docstring for the ranking).
+
+    ``config``: a path, catalog model id, mapping or ModelFacts (as :func:`kvguard.audit`).
+    ``host``: defaults to a stated CUDA node of ``gpus_per_node`` GPUs.  ``expert_parallel``:
+    also try ``--enable-expert-parallel`` (MoE models only).
+    """
+    from . import archs
+    from .api import _env, model_facts
+    from .economics import _config_dtype, _resolve_config, kv_cache_dtype_bytes, kv_token_shards
+    from .engine import evaluate
+    from .facts import ModelFacts
+    from .layout import Layout
+    from .versions import resolve
+
+    gpus = _pos_int(gpus, "gpus")
+    g = _pos_int(gpus_per_node, "gpus_per_node")
+    min_replica_gpus = _pos_int(min_replica_gpus, "min_replica_gpus")
+    if max_model_len is not None:
+        max_model_len = _pos_int(max_model_len, "max_model_len")
+    release = resolve(vllm_version)
+    label, cfg, raw = _resolve_config(config)
+    env_d = _env(env)
+    facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=release.key, env=env_d,
+                                                                            trust_remote_code=trust_remote_code)
+    if archs.registry_loaded() and archs.registered_arch(facts.architectures, release) is None:
+        from .errors import Undecidable
+        raise Undecidable(f"architectures {list(facts.architectures)} are not in vLLM {release.version}'s "
+                          "model registry")
+    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=_config_dtype(raw),
+                                         vllm_version=release.key)
+    layers = facts.num_hidden_layers
+    if facts.use_mla is None or not facts.head_size or not layers or facts.total_num_kv_heads is None:
+        raise InputError("the model has no attention KV cache kvguard can size", source="<plan>")
+    nnodes = 1
+    notes = []
+    if gpus > g:
+        if gpus % g:
+            raise InputError(f"{gpus} GPUs do not fill nodes of {g}", source="<plan>", key="gpus")
+        nnodes = gpus // g
+        if not release.within("0.11.1"):
+            raise InputError(f"a {nnodes}-node plan needs --nnodes, which vLLM {release.version} lacks (0.11.1+)",
+                             source="<plan>", key="gpus")
+        notes.append(f"multi-node: run the command on each of the {nnodes} nodes with --node-rank 0…{nnodes - 1}")
+    host = host or Host.cuda_node(g)
+    has_pcp = release.within("0.12.0")
+    pcp_shards = kv_token_shards(release.key, 2, 2) == 4   # does this release spread tokens over pcp?
+    eps = (False, True) if (expert_parallel and facts.is_moe) else (False,)
+    rows: list[PlanEntry] = []
+    refused: dict[str, int] = {}
+    candidates = 0
+    per_layer_cache: dict[int, int] = {}
+    base: dict[str, Any] = {"nnodes": nnodes} if nnodes > 1 else {}
+    if trust_remote_code:
+        base["trust_remote_code"] = True
+    heads = facts.total_num_attention_heads
+    span_rule = release.within("0.26.0")
+    for tp in _divisors(gpus):
+        # necessary conditions, pruned before the checks run (tests/test_plan.py proves pruning
+        # changes no answer): every release refuses heads % tp != 0 (ModelConfig.
+        # verify_with_parallel_config); from 0.26.0, with PCP, dcp must be 1, pcp or tp*pcp
+        if _prune and isinstance(heads, int) and heads > 0 and heads % tp:
+            continue
+        dup = facts.duplication_factor(tp)
+        per_layer = per_layer_cache.setdefault(tp, facts.kv_bytes_per_token(tp, dtype_bytes=b, layers=1))
+        unique_layer = (per_layer if facts.use_mla else 2 * facts.total_num_kv_heads * facts.head_size * b)
+        for pcp in (_divisors(gpus // tp) if has_pcp else [1]):
+            dcps = sorted(set(d for d in _divisors(tp)) | ({pcp, tp * pcp} if pcp > 1 else set()))
+            if _prune and span_rule and pcp > 1:
+                dcps = [d for d in dcps if d in (1, pcp, tp * pcp)]
+            for pp in _divisors(gpus // (tp * pcp)):
+                dp = gpus // (tp * pcp * pp)
+                replica = tp * pp * pcp
+                if replica < min_replica_gpus:
+                    continue
+                stage_layers = math.ceil(layers / pp)
+                for dcp in dcps:
+                    for ep in eps:
+                        candidates += 1
+                        fields = dict(base, tensor_parallel_size=tp, pipeline_parallel_size=pp,
+                                      data_parallel_size=dp)
+                        if pcp > 1:
+                            fields["prefill_context_parallel_size"] = pcp
+                        if dcp > 1:
+                            fields["decode_context_parallel_size"] = dcp
+                        if ep:
+                            fields["enable_expert_parallel"] = True
+                        lay = Layout(**fields)
+                        v = evaluate(release, facts, lay, env=env_d, host=host)
+                        if not v.ok:
+                            refused[v.check or "?"] = refused.get(v.check or "?", 0) + 1
+                            continue
+                        shards = dcp * pcp if (pcp > 1 and pcp_shards) else dcp
+                        per_rank = per_layer * stage_layers / shards
+                        per_replica = GIB / per_rank
+                        stored = per_layer * tp * pcp / shards
+                        flags = lay.flags()
+                        if kv_cache_dtype != "auto":
+                            flags += ["--kv-cache-dtype", kv_cache_dtype]
+                        if max_model_len is not None:
+                            flags += ["--max-model-len", str(max_model_len)]
+                        rows.append(PlanEntry(
+                            tp=tp, pp=pp, dp=dp, pcp=pcp, dcp=dcp, expert_parallel=ep, nnodes=nnodes,
+                            replica_gpus=replica, duplication_factor=dup,
+                            residual_duplication=_num(stored / unique_layer), kv_token_shards=shards,
+                            stage_layers=stage_layers, kv_bytes_per_token_per_rank=_num(per_rank),
+                            kv_tokens_per_gpu_per_gib=per_replica / replica,
+                            kv_tokens_per_replica_per_gib=per_replica,
+                            kv_gib_per_gpu_for_max_len=(max_model_len * per_rank / GIB
+                                                        if max_model_len is not None else None),
+                            tp_cross_node=_spans(tp, gpus, g),
+                            dcp_cross_node=dcp > 1 and _spans(dcp if pcp == 1 else tp * pcp, gpus, g),
+                            pcp_cross_node=pcp > 1 and _spans(tp * pcp, gpus, g),
+                            pp_cross_node=pp > 1 and _spans(tp * pcp * pp, gpus, g),
+                            ep_cross_node=ep and _spans(gpus if dp > 1 else tp * pcp, gpus, g),
+                            flags=tuple(flags),
+                            command=" ".join(["vllm", "serve", label, *flags]),
+                        ))
+    rows.sort(key=lambda e: (-e.kv_tokens_per_gpu_per_gib, e.cross_node_groups, -e.kv_tokens_per_replica_per_gib,
+                             e.expert_parallel, e.tp, e.pcp, e.dcp, e.pp))
+    return PlanReport(model=label, vllm_version=release.key, gpus=gpus, gpus_per_node=g,
+                      kv_cache_dtype=kv_cache_dtype, kv_cache_dtype_resolved=dtype_name,
+                      max_model_len=max_model_len, candidates=candidates, accepted=len(rows),
+                      refused_by_check=dict(sorted(refused.items(), key=lambda kv: -kv[1])),
+                      entries=tuple(rows), notes=tuple(notes))
+
+
+def _num(x: float) -> "int | float":
+    return int(x) if float(x).is_integer() else round(x, 4)
+
+
+def render_plan_text(report: PlanReport, top: Optional[int] = 10) -> str:
+    lines = [f"{report.model}: {report.gpus} GPUs ({report.gpus_per_node} per node), vLLM {report.vllm_version}, "
+             f"KV cache {report.kv_cache_dtype_resolved}",
+             f"{report.candidates} candidate layouts, {report.accepted} accepted"
+             + (" (refused: " + ", ".join(f"{k} {v}" for k, v in report.refused_by_check.items()) + ")"
+                if report.refused_by_check else ""),
+             "ranked by KV tokens per GPU per GiB of KV memory per GPU (weights not modelled)"]
+    hdr = (f"{'#':>3} {'tp':>4} {'pp':>3} {'dp':>5} {'pcp':>3} {'dcp':>4} {'ep':>2} {'dup':>4} {'resid':>5} "
+           f"{'B/tok/rank':>11} {'tok/GPU/GiB':>12} {'tok/replica/GiB':>15}"
+           + (f" {'GiB/GPU@len':>11}" if report.max_model_len else "") + "  cross-node")
+    lines.append(hdr)
+    for i, e in enumerate(report.entries[:top], 1):
+        cross = ",".join(n for n, f in (("tp", e.tp_cross_node), ("dcp", e.dcp_cross_node), ("pcp", e.pcp_cross_node),
+                                        ("pp", e.pp_cross_node), ("ep", e.ep_cross_node)) if f) or "-"
+        lines.append(f"{i:>3} {e.tp:>4} {e.pp:>3} {e.dp:>5} {e.pcp:>3} {e.dcp:>4} {'y' if e.expert_parallel else '-':>2} "
+                     f"{e.duplication_factor:>4} {e.residual_duplication:>5g} {e.kv_bytes_per_token_per_rank:>11,.0f} "
+                     f"{e.kv_tokens_per_gpu_per_gib:>12,.0f} {e.kv_tokens_per_replica_per_gib:>15,.0f}"
+                     + (f" {e.kv_gib_per_gpu_for_max_len:>11.3f}" if report.max_model_len else "") + f"  {cross}")
+    lines.append("")
+    for i, e in enumerate(report.entries[:top], 1):
+        lines.append(f"{i:>3} {e.command}")
+    for n in report.notes:
+        lines.append(f"note: {n}")
+    return "\n".join(lines)
+
+
+def render_plan_json(report: PlanReport, top: Optional[int] = None) -> str:
+    import json
+    return json.dumps(report.to_dict(top), indent=2)
+
+
+def render_plan_svg(report: PlanReport, top: Optional[int] = 10) -> str:
+    """A hand-written SVG scatter: replica size (log2 GPUs, x) against KV tokens per GPU per GiB (y);
+    the top ``top`` layouts in red and numbered as in the text output.  No plotting dependency."""
+    from html import escape
+
+    w, h, left, right, tpad, bottom = 720, 420, 70, 20, 40, 50
+    rows = report.entries
+    k = len(rows) if top is None else min(top, len(rows))
+    xs = [math.log2(e.replica_gpus) for e in rows] or [0.0]
+    ys = [e.kv_tokens_per_gpu_per_gib for e in rows] or [1.0]
+    x_max, y_max = max(max(xs), 1.0), max(ys) * 1.08
+
+    def px(x: float) -> float:
+        return left + (w - left - right) * x / x_max
+
+    def py(y: float) -> float:
+        return h - bottom - (h - tpad - bottom) * y / y_max
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" '
+           'font-family="sans-serif" font-size="11">',
+           f'<rect width="{w}" height="{h}" fill="white"/>',
+           f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="13">{escape(report.model)}: '
+           f'{report.gpus} GPUs, vLLM {escape(report.vllm_version)}, {report.accepted} accepted layouts</text>',
+           f'<line x1="{left}" y1="{h - bottom}" x2="{w - right}" y2="{h - bottom}" stroke="black"/>',
+           f'<line x1="{left}" y1="{tpad}" x2="{left}" y2="{h - bottom}" stroke="black"/>',
+           f'<text x="{(left + w - right) / 2}" y="{h - 12}" text-anchor="middle">GPUs per replica '
+           '(tp*pp*pcp, log scale)</text>',
+           f'<text x="16" y="{(tpad + h - bottom) / 2}" text-anchor="middle" '
+           f'transform="rotate(-90 16 {(tpad + h - bottom) / 2})">KV tokens per GPU per GiB</text>']
+    for i in range(int(x_max) + 1):
+        out.append(f'<text x="{px(i):.1f}" y="{h - bottom + 15}" text-anchor="middle">{2 ** i}</text>')
+    for j in range(5):
+        y = y_max * j / 4
+        out.append(f'<text x="{left - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{y:,.0f}</text>')
+        out.append(f'<line x1="{left}" y1="{py(y):.1f}" x2="{w - right}" y2="{py(y):.1f}" stroke="#eee"/>')
+    for idx in range(len(rows) - 1, -1, -1):   # the best drawn last, on top
+        e, x, y = rows[idx], px(xs[idx]), py(ys[idx])
+        best = idx < k
+        title = escape(e.command)
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{4 if best else 3}" fill="{"#d62728" if best else "#1f77b4"}" '
+                   f'fill-opacity="{0.9 if best else 0.35}"><title>{title}</title></circle>')
+        if best:
+            out.append(f'<text x="{x + 6:.1f}" y="{y - 4:.1f}" fill="#d62728">{idx + 1}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,957 @@
+"""Find ``vllm serve`` launches in files: shell scripts, Markdown, Dockerfiles, YAML.
+
+:func:`find_launches` walks paths and returns every launch it finds as a
+:class:`Launch` (file, 1-based line, the command's tokens); :func:`check_launch`
+checks one with the same machinery as ``kvguard check`` and returns a
+:class:`Finding`.  Nothing here imports PyYAML at module level: YAML files are
+read with ``yaml.compose_all(..., Loader=yaml.SafeLoader)`` (safe loading, with
+line numbers) when PyYAML is installed (``pip install kvguard[yaml]``), and are
+reported as skipped otherwise.
+
+What is recognised
+------------------
+- Shell (``*.sh``, ``*.bash``, ``*.zsh``, files with a shell ``#!``): logical lines
+  (``\\`` continuations joined), split into commands at ``;``, ``&&``, ``||``,
+  ``|``, ``&``; a command is a launch when it runs ``vllm serve``,
+  ``python -m vllm.entrypoints.openai.api_server`` or ``docker run … IMAGE``
+  with a ``vllm/vllm-openai`` image (the arguments after the image).  Simple
+  assignments earlier in the same file or block (``TP=8``, ``export TP=8``)
+  resolve later ``$TP`` / ``${TP}``; ``${TP:-8}`` uses its default.
+- Markdown (``*.md``, ``*.markdown``): fenced code blocks only (``bash``, ``sh``,
+  ``shell``, ``console``, ``zsh``, untyped, ``text``: shell; ``dockerfile``;
+  ``yaml``/``yml``); inline code and prose are not read.
+- Dockerfiles (``Dockerfile*``, ``*.dockerfile``, ``Containerfile``): ``RUN``,
+  ``CMD``, ``ENTRYPOINT`` in shell and exec (JSON) form; ``ENTRYPOINT`` +
+  ``CMD`` are combined; a ``vllm/vllm-openai`` base image supplies
+  ``vllm serve`` to a bare ``CMD``; ``ENV``/``ARG`` defaults resolve variables.
+- YAML (``*.yaml``, ``*.yml``): Kubernetes containers (``command`` + ``args``,
+  including ``sh -c`` scripts), docker-compose ``command``/``entrypoint``
+  (a ``vllm/vllm-openai`` image supplies ``vllm serve`` to bare arguments),
+  Helm-values-like argument lists (``args``/``extraArgs``/``vllmArgs``… with a
+  parallel flag, the model from ``--model`` or a sibling ``model``/``modelName``
+  key), and any string holding a launch (scripts, Markdown guides).
+- vLLM recipe YAMLs (``model.model_id`` + ``model.base_args``): besides the
+  guide's code blocks, one launch per variant × compatible strategy:
+  ``vllm serve MODEL base_args variant.extra_args strategy.vllm_args
+  strategy_overrides[strategy].vllm_args`` plus the strategy's parallel flag
+  set to ``$GPUS`` for single-node strategies, ``$TOTAL_GPUS`` (default
+  ``$NODES`` × ``$GPUS_PER_NODE``) for multi-node ones (``parallelism: tp_pp`` → ``-tp $GPUS_PER_NODE -pp $NODES``,
+  ``tp_dp`` → ``-tp $GPUS_PER_NODE -dp $NODES -dpl 1``; multi-node data-parallel
+  strategies add ``--data-parallel-size-local $GPUS_PER_NODE``, the other multi-node ones
+  the head node's rendezvous ``--nnodes $NODES --node-rank 0``).  The GPU
+  count is a deploy-time choice: those launches are undecidable until
+  ``--set GPUS=8`` (and ``--set NODES=2 --set GPUS_PER_NODE=8`` for
+  multi-node ones) states it.  Strategies are read from a ``strategies/`` directory next to
+  (or above) the recipe; ``pd_cluster`` (prefill/decode roles) is not synthesised;
+  only the head node (rank 0) of a multi-node launch is checked.
+
+Variables
+---------
+``--set NAME=VALUE`` values win over assignments found in the file.  ``$(NAME)``
+(Kubernetes' dependent-variable syntax in ``command``/``args``) is the variable
+NAME; other command substitutions (``$(nproc)``, backticks, ``$((…))``) stay
+unresolved.  A variable
+that stays unresolved makes the launch undecidable only when it reaches
+something kvguard reads (the model, a parallel flag, a ``VLLM_*`` variable):
+``--port $PORT`` does not matter.  Single quotes are not honoured ('$TP' is
+treated like $TP).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
+
+from .errors import InputError, KvguardError, Undecidable
+
+__all__ = ["Finding", "Launch", "MAX_FILE_BYTES", "ScanResult", "Skip", "check_launch", "find_launches",
+           "scan", "summarize"]
+
+#: files larger than this are skipped (with a note)
+MAX_FILE_BYTES = 5 * 1024 * 1024
+
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".env", "env", "__pycache__",
+                       ".tox", ".nox", "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+                       "dist", "build", ".eggs"})
+
+_LAUNCH_HINT = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm/vllm-openai")
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|"
+                  r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\(\([^)]*\)\)|"
+                  r"\$\([^)]*\)|`[^`]*`")
+_ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)"
+                     r"\s*(?:#.*)?$")
+_ENV_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_OPERATORS = {";", "&&", "||", "|", "&", ";;", "|&"}
+_WRAPPERS = {"env", "exec", "sudo", "nohup", "time", "command", "nice"}
+_SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "text", "shell-session", "shellsession", "terminal"}
+_HELM_ARG_KEYS = ("args", "extraArgs", "extra_args", "vllmArgs", "vllm_args", "serverArgs", "server_args",
+                  "engineArgs", "engine_args")
+_HELM_MODEL_KEYS = ("model", "modelName", "model_name", "modelId", "model_id", "modelURL", "modelUrl")
+_PARALLEL_HINT = re.compile(r"^(--tensor[-_]parallel[-_]size|-tp|--pipeline[-_]parallel[-_]size|-pp|"
+                            r"--data[-_]parallel[-_]size|-dp|--decode[-_]context[-_]parallel[-_]size|-dcp|"
+                            r"--prefill[-_]context[-_]parallel[-_]size|-pcp|--enable[-_]expert[-_]parallel|-ep)"
+                            r"(=.*)?$")
+
+
+@dataclass
+class Launch:
+    """One launch found in a file."""
+
+    path: str
+    line: int
+    tokens: list[str]
+    kind: str                                   # shell | markdown | dockerfile | yaml | recipe
+    unresolved: tuple[str, ...] = ()            # variables left unexpanded in ``tokens``
+    label: Optional[str] = None                 # e.g. "variant nvfp4 × strategy single_node_tp"
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    @property
+    def command(self) -> str:
+        return shlex.join(self.tokens)
+
+
+@dataclass
+class Skip:
+    path: str
+    reason: str
+    #: a file named on the command line that cannot be read: counts toward exit status 2
+    #: (files met while walking a directory are only reported)
+    fatal: bool = False
+
+
+@dataclass
+class Finding:
+    """A launch and what kvguard says about it."""
+
+    launch: Launch
+    status: str                                 # accepted | refused | undecidable
+    report: Any = None                          # LaunchReport when checked
+    reason: Optional[str] = None                # why undecidable
+    reason_kind: Optional[str] = None           # unresolved-variable | unknown-model | bad-arguments | …
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"file": self.launch.path, "line": self.launch.line, "kind": self.launch.kind,
+                               "label": self.launch.label, "command": self.launch.command,
+                               "status": self.status}
+        if self.status == "undecidable":
+            out.update(reason_kind=self.reason_kind, reason=self.reason,
+                       unresolved=list(self.launch.unresolved))
+        if self.report is not None:
+            out["result"] = self.report.to_dict()
+        return out
+
+
+@dataclass
+class ScanResult:
+    findings: list[Finding] = field(default_factory=list)
+    skipped: list[Skip] = field(default_factory=list)
+    files: int = 0
+    vllm_version: Optional[str] = None
+
+    @property
+    def exit_status(self) -> int:
+        """1 if any launch is refused, else 2 if any is undecidable or a file unreadable, else 0."""
+        if any(f.status == "refused" for f in self.findings):
+            return 1
+        if any(f.status == "undecidable" for f in self.findings) or any(s.fatal for s in self.skipped):
+            return 2
+        return 0
+
+
+# --------------------------------------------------------------------------- variables
+
+
+class _Vars:
+    def __init__(self, overrides: Mapping[str, str], parent: Optional["_Vars"] = None):
+        self.overrides = dict(overrides)
+        self.local: dict[str, str] = dict(parent.local) if parent else {}
+        self.exported: set[str] = set(parent.exported) if parent else set()
+
+    def get(self, name: str) -> Optional[str]:
+        if name in self.overrides:
+            return self.overrides[name]
+        return self.local.get(name)
+
+    def vllm_env(self) -> list[str]:
+        """``NAME=value`` for the exported VLLM_* variables (what a launch below them sees)."""
+        out = []
+        for name in sorted(self.exported):
+            value = self.get(name)
+            if name.startswith("VLLM_") and value is not None:
+                out.append(f"{name}={value}")
+        return out
+
+    def assign(self, name: str, raw: str, export: bool = False) -> None:
+        if export:
+            self.exported.add(name)
+        value, missing = self.expand(raw)
+        if missing:
+            self.local.pop(name, None)
+            return
+        try:
+            parts = shlex.split(value)
+        except ValueError:
+            return
+        self.local[name] = parts[0] if len(parts) == 1 else " ".join(parts)
+
+    def expand(self, text: str) -> tuple[str, list[str]]:
+        missing: list[str] = []
+
+        def sub(m: re.Match) -> str:
+            name = m.group(1) or m.group(3) or m.group(4)   # ${X}, $X, $(X) (Kubernetes' syntax)
+            if name is None:        # $(…), $((…)), `…`
+                missing.append(m.group(0))
+                return m.group(0)
+            value = self.get(name)
+            if value is None and m.group(1) and m.group(2) is not None:
+                value = m.group(2)
+            if value is None:
+                missing.append(name)
+                return m.group(0)
+            return value
+
+        return _VAR.sub(sub, text), missing
+
+
+# --------------------------------------------------------------------------- shell
+
+
+def _split_commands(text: str) -> list[list[str]]:
+    lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+    lex.whitespace_split = True
+    try:
+        tokens = list(lex)
+    except ValueError:
+        return []
+    out, cur = [], []
+    for tok in tokens:
+        if tok in _OPERATORS:
+            out.append(cur)
+            cur = []
+        else:
+            cur.append(tok)
+    out.append(cur)
+    return [c for c in out if c]
+
+
+def _is_launcher(tokens: list[str], i: int) -> bool:
+    tok = tokens[i]
+    if tok.rsplit("/", 1)[-1] == "vllm" and i + 1 < len(tokens) and tokens[i + 1] == "serve":
+        return True
+    return (tok.rsplit("/", 1)[-1].startswith("python") and i + 2 < len(tokens) and tokens[i + 1] == "-m"
+            and tokens[i + 2] == "vllm.entrypoints.openai.api_server")
+
+
+_PLACEHOLDER = re.compile(r"^(<[A-Za-z][^<>\s]*>|\.\.\.|…)$")     # <MODEL>, `vllm serve ... --flag`
+
+
+def _strip_redirections(tokens: list[str]) -> list[str]:
+    for i, tok in enumerate(tokens):
+        if _PLACEHOLDER.match(tok):     # `vllm serve <MODEL>`: a placeholder, not a redirection
+            continue
+        if re.match(r"^\d*(>>?|<)", tok) or tok in (">", ">>", "<", "2>", "&>"):
+            return tokens[:i]
+    return tokens
+
+
+def _launch_tokens(cmd: list[str]) -> Optional[list[str]]:
+    """The ``vllm serve …`` part of one simple command (with its VAR=value prefix), or None."""
+    for i in range(len(cmd)):
+        if _is_launcher(cmd, i):
+            start = i
+            while start > 0 and (_ENV_TOKEN.match(cmd[start - 1]) or cmd[start - 1] in _WRAPPERS):
+                start -= 1
+            return _strip_redirections(cmd[start:])
+    if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
+        for i, tok in enumerate(cmd):
+            if "vllm/vllm-openai" in tok and i > 0 and not cmd[i - 1].startswith("-"):
+                rest = _strip_redirections(cmd[i + 1:])
+                if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
+                    return None     # an interactive container or another program: not a launch
+                env = []
+                for j, t in enumerate(cmd[:i]):  # -e VLLM_X=1 / --env VLLM_X=1
+                    if t in ("-e", "--env") and j + 1 < i and _ENV_TOKEN.match(cmd[j + 1]):
+                        env.append(cmd[j + 1])
+                if rest and _is_launcher(rest, 0):
+                    return env + rest
+                return env + ["vllm", "serve"] + rest
+    return None
+
+
+def _logical_lines(lines: list[tuple[int, str]], console: bool = False) -> Iterator[tuple[int, str]]:
+    buf: list[str] = []
+    start = 0
+    for lineno, raw in lines:
+        text = raw.rstrip("\r\n")
+        if console and not buf:
+            m = re.match(r"^\s*(?:\(\S+\)\s*)?[$#>%]\s+", text)
+            if m and text.lstrip()[:1] in "$%(>":
+                text = text[m.end():]
+        if not buf:
+            start = lineno
+        stripped = text.rstrip()
+        if buf and stripped.lstrip().startswith("#"):   # a comment line inside a continuation
+            continue
+        if stripped.endswith("\\") and not stripped.endswith("\\\\"):
+            buf.append(stripped[:-1])
+            continue
+        buf.append(text)
+        yield start, " ".join(buf)
+        buf = []
+    if buf:
+        yield start, " ".join(buf)
+
+
+def _shell_launches(path: str, lines: list[tuple[int, str]], variables: _Vars, kind: str,
+                    console: bool = False) -> list[Launch]:
+    out = []
+    for lineno, text in _logical_lines(lines, console=console):
+        m = _ASSIGN.match(text)
+        if m:
+            variables.assign(m.group(2), m.group(3), export=bool(m.group(1)) and "x" in m.group(1))
+            continue
+        if not _LAUNCH_HINT.search(text):
+            continue
+        expanded, missing = variables.expand(text)
+        for cmd in _split_commands(expanded):
+            tokens = _launch_tokens(cmd)
+            if tokens is None:
+                continue
+            unresolved = tuple(dict.fromkeys([v for v in missing if any(v in t for t in tokens)] +
+                                             [t for t in tokens if _PLACEHOLDER.match(t)]))
+            given = {t.split("=", 1)[0] for t in tokens if _ENV_TOKEN.match(t)}
+            exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
+            out.append(Launch(path, lineno, exported + tokens, kind, unresolved))
+    return out
+
+
+# --------------------------------------------------------------------------- markdown
+
+
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*\{?\.?([\w+.-]*)")
+
+
+def _markdown_launches(path: str, lines: list[tuple[int, str]], variables: _Vars) -> list[Launch]:
+    out: list[Launch] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i][1])
+        if not m:
+            i += 1
+            continue
+        indent, fence, lang = len(m.group(1)), m.group(2), m.group(3).lower()
+        body: list[tuple[int, str]] = []
+        i += 1
+        while i < len(lines):
+            stripped = lines[i][1].strip()
+            if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
+                break
+            text = lines[i][1]
+            cut = len(text) - len(text.lstrip(" "))
+            body.append((lines[i][0], text[min(cut, indent):]))
+            i += 1
+        i += 1
+        block_vars = variables     # assignments carry over to later blocks, as a reader runs them
+        if lang in _SHELL_LANGS:
+            out += _shell_launches(path, body, block_vars, "markdown", console=True)
+        elif lang in ("dockerfile", "docker", "containerfile"):
+            out += _dockerfile_launches(path, body, block_vars, kind="markdown")
+        elif lang in ("yaml", "yml"):
+            out += _yaml_text_launches(path, body, block_vars, kind="markdown")
+    return out
+
+
+# --------------------------------------------------------------------------- Dockerfile
+
+
+def _docker_args(rest: str) -> tuple[Optional[list[str]], str]:
+    """(exec-form tokens, shell-form text): one of them is set."""
+    rest = rest.strip()
+    if rest.startswith("["):
+        try:
+            value = json.loads(rest)
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return value, ""
+        except ValueError:
+            pass
+    return None, rest
+
+
+def _dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: _Vars,
+                         kind: str = "dockerfile") -> list[Launch]:
+    out: list[Launch] = []
+    base_vllm = False
+    entry: Optional[tuple[int, list[str], list[str]]] = None     # (line, tokens, missing)
+    cmd: Optional[tuple[int, list[str], list[str]]] = None
+    for lineno, text in _logical_lines(lines):
+        m = re.match(r"^\s*([A-Za-z]+)\s+(.*)$", text)
+        if not m:
+            continue
+        instr, rest = m.group(1).upper(), m.group(2)
+        if instr == "FROM":
+            base_vllm = "vllm/vllm-openai" in rest
+            entry = cmd = None
+        elif instr in ("ENV", "ARG"):
+            pairs = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", rest)
+            if not pairs:
+                parts = rest.split(None, 1)
+                if len(parts) == 2 and instr == "ENV":
+                    pairs = [(parts[0], parts[1])]
+            for name, value in pairs:
+                if value != "" or instr == "ENV":
+                    variables.assign(name, value, export=instr == "ENV")
+        elif instr == "RUN":
+            exec_form, shell = _docker_args(rest)
+            if exec_form is not None:
+                shell = shlex.join(exec_form)
+            out += _shell_launches(path, [(lineno, shell)], variables, kind)
+        elif instr in ("CMD", "ENTRYPOINT"):
+            exec_form, shell = _docker_args(rest)
+            if exec_form is None:
+                if _LAUNCH_HINT.search(shell):    # shell form: `/bin/sh -c "…"`, a script line
+                    found = _shell_launches(path, [(lineno, shell)], _Vars(variables.overrides, variables), kind)
+                    if found:
+                        out += found
+                        if instr == "ENTRYPOINT":
+                            entry = None
+                        else:
+                            cmd = None
+                        continue
+                expanded, missing = variables.expand(shell)
+                try:
+                    tokens = shlex.split(expanded)
+                except ValueError:
+                    continue
+                value = (lineno, tokens, missing)
+            else:
+                expanded = []
+                missing: list[str] = []
+                for tok in exec_form:   # exec form: no shell, but Docker substitutes nothing either;
+                    e, miss = variables.expand(tok)   # ENV values are seen by `sh -c` only — we expand
+                    expanded.append(e)               # to let --set/ENV resolve them
+                    missing += miss
+                value = (lineno, expanded, missing)
+            if instr == "ENTRYPOINT":
+                entry = value
+            else:
+                cmd = value
+    combined: Optional[tuple[int, list[str], list[str]]] = None
+    if entry is not None:
+        tokens = entry[1] + (cmd[1] if cmd else [])
+        combined = (cmd[0] if cmd else entry[0], tokens, entry[2] + (cmd[2] if cmd else []))
+    elif cmd is not None:
+        combined = cmd
+    if combined is not None:
+        lineno, tokens, missing = combined
+        launch = None
+        if tokens[:2] in (["/bin/sh", "-c"], ["sh", "-c"], ["/bin/bash", "-c"], ["bash", "-c"]) and len(tokens) > 2:
+            out += _shell_launches(path, [(lineno, tokens[2])], _Vars(variables.overrides, variables), kind)
+        else:
+            launch = _launch_tokens(tokens)
+            if launch is None and base_vllm and entry is None and tokens:
+                launch = ["vllm", "serve"] + tokens
+        if launch is not None:
+            unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
+            given = {t.split("=", 1)[0] for t in launch if _ENV_TOKEN.match(t)}
+            env = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
+            out.append(Launch(path, lineno, env + launch, kind, unresolved))
+    return out
+
+
+# --------------------------------------------------------------------------- YAML
+
+
+def _yaml():
+    try:
+        import yaml  # noqa: PLC0415 - optional dependency
+    except ImportError:
+        return None
+    return yaml
+
+
+def _yaml_text_launches(path: str, lines: list[tuple[int, str]], variables: _Vars,
+                        kind: str = "yaml", strategies_from: Optional[str] = None) -> list[Launch]:
+    yaml = _yaml()
+    if yaml is None:
+        return []
+    text = "\n".join(t for _, t in lines)
+    offset = lines[0][0] - 1 if lines else 0
+    try:
+        docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+    except yaml.YAMLError:
+        return []
+    out: list[Launch] = []
+    for doc in docs:
+        if doc is not None:
+            out += _YamlWalker(path, offset, variables, kind, strategies_from).walk_root(doc)
+    return out
+
+
+class _YamlWalker:
+    def __init__(self, path: str, offset: int, variables: _Vars, kind: str, strategies_from: Optional[str]):
+        self.path, self.offset, self.variables, self.kind = path, offset, variables, kind
+        self.strategies_from = strategies_from
+        self.recipe = False
+        self.stack: list[dict] = []      # the enclosing mappings' keys, innermost last
+        self.out: list[Launch] = []
+
+    def line(self, node) -> int:
+        return node.start_mark.line + 1 + self.offset
+
+    def walk_root(self, node) -> list[Launch]:
+        import yaml
+        if isinstance(node, yaml.MappingNode):
+            recipe = _plain(node)
+            if isinstance(recipe, dict) and isinstance(recipe.get("model"), dict) and \
+                    "model_id" in recipe["model"] and "base_args" in recipe["model"]:
+                self.recipe = True
+                self.out += _recipe_launches(self.path, node, recipe, self.variables, self.offset,
+                                             self.strategies_from)
+        self.walk(node)
+        return self.out
+
+    def walk(self, node) -> None:
+        import yaml
+        if isinstance(node, yaml.MappingNode):
+            self.stack.append({k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)})
+            try:
+                if not self.recipe and self.container(node):
+                    return
+                for _k, v in node.value:
+                    self.walk(v)
+            finally:
+                self.stack.pop()
+        elif isinstance(node, yaml.SequenceNode):
+            for v in node.value:
+                self.walk(v)
+        elif isinstance(node, yaml.ScalarNode) and isinstance(node.value, str) and "\n" in node.value \
+                or isinstance(node, yaml.ScalarNode) and _LAUNCH_HINT.search(str(node.value)):
+            self.text(node)
+
+    def text(self, node) -> None:
+        value = str(node.value)
+        if not _LAUNCH_HINT.search(value):
+            return
+        first = self.line(node) + (1 if node.style in ("|", ">") else 0)
+        lines = [(first + i, t) for i, t in enumerate(value.split("\n"))]
+        sub = _Vars(self.variables.overrides, self.variables)
+        if "```" in value or "~~~" in value:
+            self.out += _markdown_launches(self.path, lines, sub)
+        else:
+            self.out += _shell_launches(self.path, lines, sub, self.kind)
+
+    def container(self, node) -> bool:
+        """A mapping with command/args/entrypoint (k8s container, compose service, Helm values)."""
+        import yaml
+        keys = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+        command, args, entry = keys.get("command"), keys.get("args"), keys.get("entrypoint")
+        image = keys.get("image")
+        image_text = _scalar_text(image) if image is not None else ""
+        vllm_image = "vllm/vllm-openai" in image_text or "vllm-openai" in image_text
+        if command is None and args is None and entry is None:
+            return self.helm(node, keys)
+        parts: list[tuple[Any, list[str]]] = []
+        for n in (entry, command, args):
+            if n is None:
+                continue
+            if isinstance(n, yaml.SequenceNode):
+                parts.append((n, [_scalar_text(v) for v in n.value]))
+            elif isinstance(n, yaml.ScalarNode):
+                if isinstance(n.value, str) and _LAUNCH_HINT.search(n.value) and ("\n" in n.value or
+                                                                                 n is command or n is entry):
+                    before = len(self.out)
+                    self.text(n)
+                    if len(self.out) > before:
+                        return True
+                try:
+                    parts.append((n, shlex.split(str(n.value))))
+                except ValueError:
+                    parts.append((n, [str(n.value)]))
+        tokens = [t for _, t_list in parts for t in t_list]
+        if not tokens:
+            return False
+        # sh -c "script"
+        for i, tok in enumerate(tokens[:-1]):
+            if tok.rsplit("/", 1)[-1] in ("sh", "bash", "zsh") and tokens[i + 1] in ("-c", "-lc", "-ec", "-xc"):
+                script_node = None
+                for n, t_list in parts:
+                    if isinstance(n, yaml.SequenceNode):
+                        for v in n.value:
+                            if _scalar_text(v) == (tokens[i + 2] if i + 2 < len(tokens) else None):
+                                script_node = v
+                if script_node is not None:
+                    self.text(script_node)
+                    return True
+                return False
+        line_node = parts[-1][0]
+        for n, t_list in parts:     # report the line that names the launcher, else the arguments'
+            if _LAUNCH_HINT.search(" ".join(t_list)):
+                line_node = n
+                break
+        expanded, missing = [], []
+        for t in tokens:
+            e, miss = self.variables.expand(t)
+            expanded.append(e)
+            missing += miss
+        launch = _launch_tokens(expanded)
+        if launch is None and vllm_image and command is None and entry is None and args is not None:
+            launch = ["vllm", "serve"] + expanded
+        elif launch is None and vllm_image and (command is not None or entry is not None) and \
+                not any(t.rsplit("/", 1)[-1] in ("sh", "bash", "python", "python3") for t in expanded[:1]):
+            launch = ["vllm", "serve"] + expanded
+        if launch is None:
+            for _k, v in node.value:
+                self.walk(v)
+            return True
+        unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
+        line = self.line(line_node)
+        self.out.append(Launch(self.path, line, launch, self.kind, unresolved))
+        return True
+
+    def helm(self, node, keys) -> bool:
+        import yaml
+        for key in _HELM_ARG_KEYS:
+            n = keys.get(key)
+            if not isinstance(n, yaml.SequenceNode):
+                continue
+            tokens = [_scalar_text(v) for v in n.value]
+            flat = [t for tok in tokens for t in tok.split()] if any(" " in t for t in tokens) else tokens
+            if not any(_PARALLEL_HINT.match(t) for t in flat):
+                continue
+            model = None
+            if not any(t == "--model" or t.startswith("--model=") for t in flat):
+                for scope in reversed(self.stack):      # this mapping, then its ancestors
+                    for mk in _HELM_MODEL_KEYS:
+                        if isinstance(scope.get(mk), yaml.ScalarNode) and _scalar_text(scope[mk]):
+                            model = _scalar_text(scope[mk])
+                            break
+                    if model:
+                        break
+                else:
+                    continue        # no model anywhere: a flag list, not a launch
+            expanded, missing = [], []
+            for t in flat:
+                e, miss = self.variables.expand(t)
+                expanded.append(e)
+                missing += miss
+            launch = ["vllm", "serve"] + ([model] if model else []) + expanded
+            unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
+            key_line = next((self.line(k) for k, v in node.value if v is n), self.line(n))
+            self.out.append(Launch(self.path, key_line, launch, self.kind, unresolved))   # the `extraArgs:` line
+            return True
+        return False
+
+
+def _scalar_text(node) -> str:
+    value = getattr(node, "value", "")
+    return value if isinstance(value, str) else ""
+
+
+def _plain(node) -> Any:
+    """A composed node as plain Python (safe constructor)."""
+    import yaml
+    try:
+        return yaml.SafeLoader(" ").construct_document(node)
+    except Exception:  # noqa: BLE001 - anything odd: not a recipe
+        return None
+
+
+# --------------------------------------------------------------------------- recipes
+
+
+def _find_strategy(start: Optional[str], name: str) -> Optional[dict]:
+    yaml = _yaml()
+    if yaml is None or not start:
+        return None
+    d = os.path.dirname(os.path.abspath(start))
+    for _ in range(6):
+        candidate = os.path.join(d, "strategies", name + ".yaml")
+        if os.path.isfile(candidate):
+            try:
+                with open(candidate, encoding="utf-8") as fh:
+                    data = yaml.safe_load(fh)
+            except (OSError, yaml.YAMLError, UnicodeDecodeError):
+                return None
+            return data if isinstance(data, dict) else None
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return None
+
+
+def _key_line(node, *path: str) -> Optional[int]:
+    import yaml
+    for key in path:
+        if not isinstance(node, yaml.MappingNode):
+            return None
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == key:
+                found_key, node = k, v
+                break
+        else:
+            return None
+    return found_key.start_mark.line + 1
+
+
+def _strs(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _total_gpus(variables: _Vars) -> str:
+    """A multi-node launch's GPU count: $TOTAL_GPUS, else $NODES × $GPUS_PER_NODE when both are known."""
+    if variables.get("TOTAL_GPUS") is not None:
+        return "$TOTAL_GPUS"
+    nodes, per_node = variables.get("NODES"), variables.get("GPUS_PER_NODE")
+    if nodes and per_node and nodes.isdigit() and per_node.isdigit():
+        return str(int(nodes) * int(per_node))
+    return "$TOTAL_GPUS"
+
+
+def _recipe_launches(path: str, root, recipe: dict, variables: _Vars, offset: int,
+                     strategies_from: Optional[str]) -> list[Launch]:
+    model = recipe["model"]
+    base = _strs(model.get("base_args"))
+    base_env = model.get("base_env") if isinstance(model.get("base_env"), dict) else {}
+    variants = recipe.get("variants") if isinstance(recipe.get("variants"), dict) else {"default": {}}
+    strategies = _strs(recipe.get("compatible_strategies"))
+    overrides = recipe.get("strategy_overrides") if isinstance(recipe.get("strategy_overrides"), dict) else {}
+    out: list[Launch] = []
+    for vname, variant in variants.items():
+        variant = variant if isinstance(variant, dict) else {}
+        model_id = str(variant.get("model_id") or model.get("model_id"))
+        extra = _strs(variant.get("extra_args"))
+        env = dict(base_env)
+        if isinstance(variant.get("extra_env"), dict):
+            env.update(variant["extra_env"])
+        line = (_key_line(root, "variants", str(vname)) or _key_line(root, "model", "model_id") or 1) + offset
+        for sname in strategies:
+            strategy = _find_strategy(strategies_from or path, sname)
+            if strategy is None or strategy.get("deploy_type") == "pd_cluster" or "prefill" in strategy:
+                continue
+            s_args = _strs(strategy.get("vllm_args"))
+            o = overrides.get(sname)
+            o_args = _strs(o.get("vllm_args")) if isinstance(o, dict) else []
+            flag = str(strategy.get("parallel_flag") or "--tensor-parallel-size")
+            multi = strategy.get("deploy_type") == "multi_node"
+            parallelism = strategy.get("parallelism")
+            rendezvous = ["--nnodes", "$NODES", "--node-rank", "0"] if multi else []
+            total = _total_gpus(variables) if multi else "$GPUS"
+            if parallelism == "tp_pp":
+                par = ["--tensor-parallel-size", "$GPUS_PER_NODE", "--pipeline-parallel-size", "$NODES"] + rendezvous
+            elif parallelism == "tp_dp":     # one replica per node: DP rendezvous, one local rank
+                par = ["--tensor-parallel-size", "$GPUS_PER_NODE", "--data-parallel-size", "$NODES",
+                       "--data-parallel-size-local", "1"]
+            elif flag in ("--data-parallel-size", "-dp"):
+                par = [flag, total] + (["--data-parallel-size-local", "$GPUS_PER_NODE"] if multi else [])
+            else:
+                par = [flag, total] + rendezvous
+            env_tokens = [f"{k}={v}" for k, v in env.items() if str(k).startswith("VLLM_")]
+            raw = env_tokens + ["vllm", "serve", model_id] + base + extra + s_args + o_args + par
+            tokens, missing = [], []
+            for t in raw:
+                e, miss = variables.expand(t)
+                tokens.append(e)
+                missing += miss
+            unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in tokens)))
+            out.append(Launch(path, line, tokens, "recipe", unresolved,
+                              label=f"variant {vname} × strategy {sname}"))
+    return out
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _kind(path: str, head: str) -> Optional[str]:
+    name = os.path.basename(path)
+    low = name.lower()
+    if low.endswith((".md", ".markdown")):
+        return "markdown"
+    if low.endswith((".yaml", ".yml")):
+        return "yaml"
+    if low.startswith(("dockerfile", "containerfile")) or low.endswith(".dockerfile"):
+        return "dockerfile"
+    if low.endswith((".sh", ".bash", ".zsh")):
+        return "shell"
+    if head.startswith("#!") and re.match(r"#!.*\b(ba|z|da|k)?sh\b", head.splitlines()[0]):
+        return "shell"
+    return None
+
+
+def _walk(paths: Iterable[str], skipped: list[Skip]) -> Iterator[tuple[str, bool]]:
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info"))
+                for f in sorted(files):
+                    yield os.path.join(root, f), False
+        elif os.path.exists(p):
+            yield p, True
+        else:
+            skipped.append(Skip(p, "unreadable: no such file or directory", fatal=True))
+
+
+def _file_launches(path: str, explicit: bool, overrides: Mapping[str, str],
+                   skipped: list[Skip]) -> tuple[bool, list[Launch]]:
+    kind = _kind(path, "")
+    if kind is None:        # no telling name: a shell script only with a shell #! line
+        try:
+            with open(path, "rb") as fh:
+                head = fh.read(256).decode("utf-8", "replace")
+        except OSError as exc:
+            if explicit:
+                skipped.append(Skip(path, f"unreadable: {exc.strerror or exc}", fatal=True))
+            return False, []
+        kind = _kind(path, head)
+    if kind is None and not explicit:
+        return False, []
+    try:
+        size = os.path.getsize(path)
+    except OSError as exc:
+        skipped.append(Skip(path, f"unreadable: {exc.strerror or exc}", fatal=explicit))
+        return False, []
+    if kind is None:
+        if not explicit:
+            return False, []
+        kind = "shell"
+    if size > MAX_FILE_BYTES:
+        skipped.append(Skip(path, f"too large: {size} bytes (limit {MAX_FILE_BYTES})"))
+        return False, []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        skipped.append(Skip(path, f"unreadable: {exc}", fatal=explicit))
+        return False, []
+    lines = list(enumerate(text.split("\n"), start=1))
+    variables = _Vars(overrides)
+    if kind == "markdown":
+        return True, _markdown_launches(path, lines, variables)
+    if kind == "dockerfile":
+        return True, _dockerfile_launches(path, lines, variables)
+    if kind == "yaml":
+        yaml = _yaml()
+        if yaml is None:
+            skipped.append(Skip(path, "YAML not read: PyYAML is not installed (pip install 'kvguard[yaml]')",
+                                fatal=explicit))
+            return False, []
+        try:
+            docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        except yaml.YAMLError as exc:
+            skipped.append(Skip(path, f"unreadable: invalid YAML (a template?): {str(exc).splitlines()[0]}",
+                                fatal=explicit))
+            return False, []
+        out: list[Launch] = []
+        for doc in docs:
+            if doc is not None:
+                out += _YamlWalker(path, 0, variables, "yaml", path).walk_root(doc)
+        return True, out
+    return True, _shell_launches(path, lines, variables, "shell")
+
+
+def find_launches(paths: Iterable[str], variables: Optional[Mapping[str, str]] = None
+                  ) -> tuple[list[Launch], list[Skip], int]:
+    """Every launch under ``paths``: (launches sorted by file and line, skipped files, files read)."""
+    skipped: list[Skip] = []
+    launches: list[Launch] = []
+    files = 0
+    for path, explicit in _walk(paths, skipped):
+        read, found = _file_launches(path, explicit, variables or {}, skipped)
+        files += read
+        launches += sorted(found, key=lambda l: l.line)
+    return launches, skipped, files
+
+
+# --------------------------------------------------------------------------- checking
+
+
+def _mentions(text: str, unresolved: Iterable[str]) -> list[str]:
+    hits = []
+    for name in unresolved:
+        if name.startswith(("$", "`", "<", ".", "…")):
+            if name in text:
+                hits.append(name)
+        elif re.search(r"\$[{(]?" + re.escape(name) + r"\b", text):
+            hits.append(name)
+    return hits
+
+
+#: fields whose value no modelled check reads (only whether they are given)
+_VALUE_FREE = frozenset({"data_parallel_address"})
+
+
+def _var_label(names: list[str]) -> str:
+    return ", ".join(n if n.startswith(("$", "`", "<", ".", "…")) else "$" + n for n in names)
+
+
+def _unresolved(launch: Launch, hits: list[str]) -> Finding:
+    if all(h.startswith(("<", ".", "…")) for h in hits):
+        return Finding(launch, "undecidable", reason=f"placeholder {', '.join(hits)} in the launch",
+                       reason_kind="placeholder")
+    return Finding(launch, "undecidable", reason=f"unresolved variable {_var_label(hits)} "
+                   f"(give it with --set NAME=VALUE)", reason_kind="unresolved-variable")
+
+
+def check_launch(launch: Launch, release, build_report: Callable[[list[str]], Any]) -> Finding:
+    """Check one launch: ``build_report(tokens)`` returns a LaunchReport (or raises KvguardError)."""
+    from .argv import parse_serve
+
+    if launch.unresolved:
+        try:
+            cmd = parse_serve(launch.tokens, release)
+        except InputError as exc:
+            hits = _mentions(str(exc), launch.unresolved)
+            if hits:
+                return _unresolved(launch, hits)
+            return Finding(launch, "undecidable", reason=str(exc), reason_kind="bad-arguments")
+        relevant = [cmd.model or ""] + [str(v) for k, v in cmd.fields.items() if k not in _VALUE_FREE] + \
+            [v for k, v in cmd.env.items() if k.startswith("VLLM_")]
+        hits = _mentions(" ".join(relevant), launch.unresolved)
+        if hits:
+            return _unresolved(launch, hits)
+    try:
+        report = build_report(launch.tokens)
+    except InputError as exc:
+        return Finding(launch, "undecidable", reason=str(exc), reason_kind="bad-arguments")
+    except Undecidable as exc:
+        kind = "unknown-model" if "cannot find a config.json" in str(exc) else "undecidable"
+        return Finding(launch, "undecidable", reason=str(exc), reason_kind=kind)
+    except KvguardError as exc:
+        return Finding(launch, "undecidable", reason=str(exc), reason_kind=type(exc).__name__)
+    except RecursionError:
+        return Finding(launch, "undecidable", reason="input nested too deeply", reason_kind="bad-arguments")
+    return Finding(launch, "accepted" if report.verdict.ok else "refused", report=report)
+
+
+def scan(paths: Iterable[str], release, build_report: Callable[[list[str]], Any],
+         variables: Optional[Mapping[str, str]] = None) -> ScanResult:
+    launches, skipped, files = find_launches(paths, variables)
+    result = ScanResult(skipped=skipped, files=files, vllm_version=getattr(release, "version", None))
+    for launch in launches:
+        result.findings.append(check_launch(launch, release, build_report))
+    return result
+
+
+def summarize(result: ScanResult) -> dict[str, Any]:
+    by_reason: dict[str, int] = {}
+    for f in result.findings:
+        if f.status == "undecidable":
+            by_reason[f.reason_kind or "undecidable"] = by_reason.get(f.reason_kind or "undecidable", 0) + 1
+    checked = [f for f in result.findings if f.status != "undecidable"]
+    return {
+        "files": result.files,
+        "found": len(result.findings),
+        "checked": len(checked),
+        "accepted": sum(f.status == "accepted" for f in result.findings),
+        "refused": sum(f.status == "refused" for f in result.findings),
+        "undecidable": len(result.findings) - len(checked),
+        "undecidable_by_reason": dict(sorted(by_reason.items())),
+        "skipped_files": len(result.skipped),
+    }

@@ -1,0 +1,191 @@
+"""kvguard.plan / `kvguard plan`: layouts of N GPUs that vLLM accepts, ranked by KV capacity per GPU.
+
+Hand-derived figures (catalog configs, bf16): one copy of Qwen3-32B's cache is
+2 * 8 heads * 128 * 2 B * 64 layers = 262,144 B per token, so a layout without duplication
+stores 2**30 / 262,144 = 4,096 tokens per GPU per GiB; at -tp 16 without DCP every head is held
+twice: 2,048.  DeepSeek-R1 (MLA, 70,272 B per token per copy): 2**30 / 70,272 = 15,279.8 tokens
+per GPU per GiB at best (no copies: tp 1, or dcp = tp).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+import kvguard
+from kvguard import Host
+from kvguard.cli import EXIT_ACCEPT, EXIT_UNDECIDED, run
+from kvguard.resolve import resolve_model
+
+GIB = 1 << 30
+
+
+def _key(e):
+    return (e.tp, e.pp, e.dp, e.pcp, e.dcp, e.expert_parallel)
+
+
+def test_qwen3_32b_on_8_gpus():
+    r = kvguard.plan("Qwen/Qwen3-32B", 8, vllm_version="0.28.0")
+    assert r.accepted == len(r.entries) > 0
+    for e in r.entries:
+        assert e.tp * e.pp * e.dp * e.pcp == 8
+        assert not e.expert_parallel        # dense model: no EP variants
+    best = r.entries[0]
+    assert best.kv_tokens_per_gpu_per_gib == GIB / 262144 == 4096
+    by = {_key(e): e for e in r.entries}
+    tp8 = by[(8, 1, 1, 1, 1, False)]
+    assert tp8.kv_bytes_per_token_per_rank == 32768 and tp8.duplication_factor == 1
+    assert tp8.kv_tokens_per_gpu_per_gib == 4096 and tp8.kv_tokens_per_replica_per_gib == GIB / 32768
+    assert (8, 1, 1, 1, 2, False) not in by            # tp must exceed H for dcp > 1
+    pp2 = by[(4, 2, 1, 1, 1, False)]
+    assert pp2.stage_layers == 32 and pp2.kv_bytes_per_token_per_rank == 2 * 2 * 128 * 2 * 32
+
+
+def test_qwen3_32b_tp16_duplication_and_dcp():
+    r = kvguard.plan("Qwen/Qwen3-32B", 16, vllm_version="0.28.0", gpus_per_node=8)
+    by = {_key(e): e for e in r.entries}
+    dup = by[(16, 1, 1, 1, 1, False)]
+    assert dup.duplication_factor == 2 and dup.residual_duplication == 2
+    assert dup.kv_tokens_per_gpu_per_gib == 2048
+    assert dup.tp_cross_node and dup.nnodes == 2
+    fixed = by[(16, 1, 1, 1, 2, False)]
+    assert fixed.residual_duplication == 1 and fixed.kv_tokens_per_gpu_per_gib == 4096
+    assert r.entries.index(fixed) < r.entries.index(dup)
+    assert "--nnodes" in fixed.flags and fixed.command.startswith("vllm serve Qwen/Qwen3-32B -tp 16")
+
+
+def test_deepseek_r1_best_capacity_and_ranking_order():
+    r = kvguard.plan("deepseek-ai/DeepSeek-R1", 16, vllm_version="0.28.0", max_model_len=32768)
+    best = r.entries[0].kv_tokens_per_gpu_per_gib
+    assert best == pytest.approx(GIB / 70272)
+    values = [e.kv_tokens_per_gpu_per_gib for e in r.entries]
+    assert values == sorted(values, reverse=True)
+    by = {_key(e): e for e in r.entries}
+    tp8 = by[(8, 1, 2, 1, 1, False)]
+    assert tp8.duplication_factor == 8 and tp8.kv_tokens_per_gpu_per_gib == pytest.approx(GIB / 70272 / 8)
+    tp8dcp8 = by[(8, 1, 2, 1, 8, False)]
+    assert tp8dcp8.kv_bytes_per_token_per_rank == 8784
+    assert tp8dcp8.kv_gib_per_gpu_for_max_len == pytest.approx(32768 * 8784 / GIB)
+    assert any(e.expert_parallel for e in r.entries)    # MoE: EP variants are enumerated
+    assert "--max-model-len" in r.entries[0].flags
+
+
+def test_min_replica_gpus_filters_small_replicas():
+    r = kvguard.plan("deepseek-ai/DeepSeek-R1", 16, vllm_version="0.28.0", min_replica_gpus=8)
+    assert r.entries and all(e.replica_gpus >= 8 for e in r.entries)
+
+
+@pytest.mark.parametrize("model, version, gpus", [
+    ("Qwen/Qwen3-32B", "0.28.0", 16),
+    ("Qwen/Qwen3-235B-A22B", "0.33.0", 32),
+    ("deepseek-ai/DeepSeek-R1", "0.20.0", 16),
+    ("meta-llama/Llama-3.1-70B-Instruct", "0.26.0", 24),
+])
+def test_pruning_changes_no_answer(model, version, gpus):
+    pruned = kvguard.plan(model, gpus, vllm_version=version)
+    full = kvguard.plan(model, gpus, vllm_version=version, _prune=False)
+    assert [_key(e) for e in pruned.entries] == [_key(e) for e in full.entries]
+    assert full.candidates >= pruned.candidates
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-235B-A22B", "deepseek-ai/DeepSeek-R1"])
+def test_every_entry_is_accepted_by_check(model):
+    r = kvguard.plan(model, 16, vllm_version="0.28.0")
+    host = Host.cuda_node(8)
+    facts = kvguard.model_facts(resolve_model(model).config, vllm_version="0.28.0")
+    for e in r.entries[:40]:
+        v = kvguard.check(facts, vllm_version="0.28.0", host=host, tp=e.tp, pp=e.pp, dp=e.dp, pcp=e.pcp, dcp=e.dcp,
+            ep=e.expert_parallel, nnodes=e.nnodes)
+        assert v.ok, (e, v.message)
+
+
+def test_printed_flags_express_the_layout():
+    r = kvguard.plan("Qwen/Qwen3-235B-A22B", 16, vllm_version="0.28.0", kv_cache_dtype="fp8")
+    short = {"-tp": "tp", "-pp": "pp", "-dp": "dp", "-pcp": "pcp", "-dcp": "dcp", "--nnodes": "nnodes"}
+    for e in r.entries:
+        flags, got = list(e.flags), {"tp": 1, "pp": 1, "dp": 1, "pcp": 1, "dcp": 1, "nnodes": 1, "ep": False}
+        while flags:
+            f = flags.pop(0)
+            if f == "--enable-expert-parallel":
+                got["ep"] = True
+            elif f == "--kv-cache-dtype":
+                assert flags.pop(0) == "fp8"
+            else:
+                got[short[f]] = int(flags.pop(0))
+        assert got == {"tp": e.tp, "pp": e.pp, "dp": e.dp, "pcp": e.pcp, "dcp": e.dcp, "nnodes": e.nnodes,
+                       "ep": e.expert_parallel}
+
+
+@pytest.mark.skipif(not (Path(kvguard.__file__).parent / "data" / "serve_options.json").exists(),
+                    reason="the release option tables (kvguard/data/serve_options.json) are not built")
+def test_printed_commands_pass_kvguard_check(capsys):
+    r = kvguard.plan("Qwen/Qwen3-235B-A22B", 16, vllm_version="0.28.0")
+    for e in r.entries[:5]:
+        status = run(["check", "--vllm-version", "0.28.0", "--gpus-per-node", "8", "--", *e.command.split()])
+        assert status == EXIT_ACCEPT, e.command
+    capsys.readouterr()
+
+
+def test_1024_gpus_is_fast():
+    t0 = time.perf_counter()
+    r = kvguard.plan("deepseek-ai/DeepSeek-R1", 1024, vllm_version="0.28.0")
+    elapsed = time.perf_counter() - t0
+    assert r.accepted > 500
+    assert elapsed < 3.0     # ~0.3 s on one shared core; generous for CI noise
+
+
+def test_errors():
+    with pytest.raises(kvguard.InputError, match="do not fill"):
+        kvguard.plan("Qwen/Qwen3-32B", 12, gpus_per_node=8)
+    with pytest.raises(kvguard.InputError, match="--nnodes"):
+        kvguard.plan("Qwen/Qwen3-32B", 16, vllm_version="0.10.2")
+    with pytest.raises(kvguard.InputError, match="no attention KV cache"):
+        kvguard.plan("state-spaces/mamba-2.8b-hf", 8)
+
+
+def _run(capsys, *argv):
+    status = run(list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_cli_text_and_json(capsys):
+    status, out, _ = _run(capsys, "plan", "deepseek-ai/DeepSeek-R1", "--gpus", "16", "--top", "3",
+                          "--vllm-version", "0.28.0")
+    assert status == EXIT_ACCEPT
+    assert "vllm serve deepseek-ai/DeepSeek-R1" in out and "tok/GPU/GiB" in out
+    status, out, _ = _run(capsys, "plan", "Qwen/Qwen3-32B", "--gpus", "8", "--top", "2", "--format", "json",
+                          "--max-model-len", "4096", "--vllm-version", "0.28.0")
+    data = json.loads(out)
+    assert data["schema"] == 1 and len(data["layouts"]) == 2
+    assert data["layouts"][0]["kv_tokens_per_gpu_per_gib"] == 4096
+    assert data["accepted"] >= 2 and data["max_model_len"] == 4096
+
+
+@pytest.mark.parametrize("argv", [
+    ["plan", "Qwen/Qwen3-32B", "--gpus", "12"],
+    ["plan", "Qwen/Qwen3-32B", "--gpus", "8", "--top", "-1"],
+    ["plan", "no/such", "--gpus", "8"],
+])
+def test_cli_cannot_decide(capsys, argv):
+    status, _, err = _run(capsys, *argv)
+    assert status == EXIT_UNDECIDED and err.startswith("kvguard:")
+
+
+def test_plot_writes_wellformed_svg(capsys, tmp_path):
+    import xml.dom.minidom
+
+    path = tmp_path / "plan.svg"
+    status, _, _ = _run(capsys, "plan", "Qwen/Qwen3-235B-A22B", "--gpus", "16", "--top", "3",
+                        "--vllm-version", "0.28.0", "--plot", str(path))
+    assert status == EXIT_ACCEPT
+    doc = xml.dom.minidom.parse(str(path))
+    circles = doc.getElementsByTagName("circle")
+    report = kvguard.plan("Qwen/Qwen3-235B-A22B", 16, vllm_version="0.28.0")
+    assert len(circles) == report.accepted
+    assert sum(c.getAttribute("fill") == "#d62728" for c in circles) == 3
+    status, _, err = _run(capsys, "plan", "Qwen/Qwen3-32B", "--gpus", "8", "--plot", str(tmp_path / "no" / "x.svg"))
+    assert status == EXIT_UNDECIDED and "--plot" in err

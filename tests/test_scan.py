@@ -1,0 +1,374 @@
+"""``kvguard scan``: finding launches in files and checking each.
+
+Expected lines and verdicts were written by reading the files under
+tests/data/scan/ (synthetic ones written for these tests; recipes/ holds
+unmodified copies of vLLM recipes files) and applying vLLM's rules by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, build_report, run
+from kvguard.layout import Host
+from kvguard.scan import MAX_FILE_BYTES, find_launches, scan
+from kvguard.versions import resolve
+
+pytest.importorskip("yaml")
+
+DATA = os.path.join(os.path.dirname(__file__), "data", "scan")
+SYN = os.path.join(DATA, "synthetic")
+RECIPES = os.path.join(DATA, "recipes")
+V = "0.28.0"
+
+
+def _scan(paths, variables=None, host=None, version=V):
+    release = resolve(version)
+    return scan(paths, release, lambda t: build_report(release, t, host=host), variables)
+
+
+def _by_line(result, name):
+    return {f.launch.line: f for f in result.findings if os.path.basename(f.launch.path) == name}
+
+
+def _run(capsys, *argv):
+    status = run(list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+# ----------------------------------------------------------------- synthetic files
+
+
+def test_shell_script_lines_variables_and_verdicts():
+    found = _by_line(_scan([os.path.join(SYN, "launch.sh")]), "launch.sh")
+    assert sorted(found) == [7, 12, 14, 16, 18]
+    # TP=8 from the script; Qwen3-32B has 8 KV heads: dcp needs tp > 8 in 0.28.0
+    assert found[7].status == "refused"
+    v = found[7].report.verdict
+    assert v.exc_type == "ValueError" and v.wrapped_by == "VllmConfig"
+    assert v.message.startswith("Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` (8)")
+    assert found[7].launch.tokens[0] == "VLLM_MLA_DISABLE=0"          # exported VLLM_* reaches the launch
+    # ${TP} resolved; "${PORT}" unresolved but irrelevant (passed over); the redirection is cut
+    assert found[12].status == "accepted"
+    assert found[12].launch.tokens[-2:] == ["--port", "${PORT}"]
+    # $GPUS is nowhere: undecidable
+    assert found[14].status == "undecidable" and found[14].reason_kind == "unresolved-variable"
+    assert "$GPUS" in found[14].reason
+    # after `echo … &&`: the api_server entry point
+    assert found[16].status == "accepted" and found[16].report.model == "Qwen/Qwen3-8B"
+    # ${TP_SIZE:-4}: the default applies
+    assert found[18].status == "accepted" and found[18].report.layout["tensor_parallel_size"] == 4
+
+
+def test_set_resolves_and_overrides_variables():
+    res = _scan([os.path.join(SYN, "launch.sh")], {"GPUS": "16"}, host=Host.standard(gpus_per_node=16))
+    found = _by_line(res, "launch.sh")
+    # Qwen3-32B -tp 16 -dcp 2: tp > H=8 and dcp 2 <= 16 // 8 -> accepted
+    assert found[14].status == "accepted"
+    assert found[14].report.layout["tensor_parallel_size"] == 16
+    # --set wins over the script's own TP=8
+    res = _scan([os.path.join(SYN, "launch.sh")], {"TP": "2"})
+    assert _by_line(res, "launch.sh")[7].report.layout["tensor_parallel_size"] == 2
+
+
+def test_markdown_fenced_blocks_only():
+    found = _by_line(_scan([os.path.join(SYN, "guide.md")]), "guide.md")
+    # line 3 is inline code, lines 10-11 a python block, line 21 `vllm bench serve`: not launches
+    assert sorted(found) == [6, 16, 22]
+    v = found[6].report.verdict
+    assert (v.exc_type, v.message, v.wrapped_by) == ("ValueError", "tp_size=8 must be divisible by dcp_size=3.",
+                                                     "ParallelConfig")
+    # console block: `$ export TP=8` then a continued `$ vllm serve …` (MLA: dcp 4 divides tp 8)
+    assert found[16].status == "accepted"
+    assert found[16].launch.tokens == ["vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "4"]
+    # docker run with the vllm-openai image: the arguments after the image
+    assert found[22].status == "accepted"
+    assert found[22].launch.tokens[:3] == ["vllm", "serve", "Qwen/Qwen3-32B"]
+
+
+def test_dockerfiles_exec_and_shell_form():
+    res = _scan([os.path.join(SYN, "Dockerfile"), os.path.join(SYN, "Dockerfile.shell")])
+    exec_form = _by_line(res, "Dockerfile")
+    assert sorted(exec_form) == [5]                      # ENTRYPOINT + CMD, reported at CMD
+    assert exec_form[5].launch.tokens[:3] == ["vllm", "serve", "Qwen/Qwen3-32B"]
+    assert exec_form[5].status == "refused"
+    assert exec_form[5].report.verdict.message.startswith("Decode context parallelism for GQA/MQA")
+    shell_form = _by_line(res, "Dockerfile.shell")
+    assert sorted(shell_form) == [4]                     # CMD with a continuation, $TP from ENV
+    assert shell_form[4].status == "accepted"
+    assert shell_form[4].report.layout["decode_context_parallel_size"] == 8
+
+
+def test_kubernetes_manifest():
+    found = _by_line(_scan([os.path.join(SYN, "deployment.yaml")]), "deployment.yaml")
+    assert sorted(found) == [11, 24, 35]
+    assert found[11].status == "refused"                 # command ["vllm", "serve"] + args, -dcp 3
+    assert found[11].report.verdict.message == "tp_size=8 must be divisible by dcp_size=3."
+    assert found[24].status == "accepted"                # inside the `sh -c` block scalar
+    assert found[35].status == "undecidable"             # $(TP): Kubernetes variable syntax
+    assert found[35].reason_kind == "unresolved-variable"
+    res = _scan([os.path.join(SYN, "deployment.yaml")], {"TP": "2"})
+    assert _by_line(res, "deployment.yaml")[35].status == "accepted"
+
+
+def test_compose_and_helm_values():
+    res = _scan([os.path.join(SYN, "compose.yaml"), os.path.join(SYN, "values.yaml")])
+    compose = _by_line(res, "compose.yaml")
+    assert sorted(compose) == [4]                        # redis service: not a launch
+    v = compose[4].report.verdict
+    assert (v.exc_type, v.message) == ("ValueError", "PCP does not support data parallelism yet.")
+    values = _by_line(res, "values.yaml")
+    assert sorted(values) == [6]                         # the extraArgs: line; model from modelURL above
+    assert values[6].report.model == "Qwen/Qwen3-32B"
+    assert values[6].status == "refused"
+
+
+def test_directory_walk_summary_and_skips(tmp_path):
+    shutil.copytree(SYN, tmp_path / "repo")
+    (tmp_path / "repo" / "node_modules").mkdir()
+    (tmp_path / "repo" / "node_modules" / "x.sh").write_text("vllm serve Qwen/Qwen3-32B -tp 8 -dcp 3\n")
+    big = tmp_path / "repo" / "big.sh"
+    big.write_text("#" * (MAX_FILE_BYTES + 1))
+    res = _scan([str(tmp_path / "repo")])
+    from kvguard.scan import summarize
+    s = summarize(res)
+    assert (s["found"], s["checked"], s["accepted"], s["refused"], s["undecidable"]) == (15, 13, 7, 6, 2)
+    assert s["undecidable_by_reason"] == {"unresolved-variable": 2}
+    assert [os.path.basename(k.path) for k in res.skipped] == ["big.sh"]
+    assert "too large" in res.skipped[0].reason
+    assert not any("node_modules" in f.launch.path for f in res.findings)
+
+
+def test_yaml_without_pyyaml_is_skipped(monkeypatch):
+    import kvguard.scan as scan_mod
+    monkeypatch.setattr(scan_mod, "_yaml", lambda: None)
+    launches, skipped, _ = find_launches([os.path.join(SYN, "compose.yaml"), os.path.join(SYN, "launch.sh")])
+    assert [os.path.basename(s.path) for s in skipped] == ["compose.yaml"]
+    assert "PyYAML" in skipped[0].reason
+    assert len(launches) == 5
+
+
+def test_placeholders_are_undecidable(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text("```bash\nvllm serve <MODEL> -tp 8\nvllm serve ... --tool-call-parser hermes\n"
+                   "vllm serve Qwen/Qwen3-8B --port <PORT>\n```\n")
+    found = _by_line(_scan([str(doc)]), "doc.md")
+    assert sorted(found) == [2, 3, 4]
+    assert found[2].reason_kind == "placeholder" and "<MODEL>" in found[2].reason
+    assert found[3].reason_kind == "placeholder"
+    assert found[4].status == "accepted"          # a placeholder kvguard does not read
+
+
+def test_unreadable_files_exit_status(tmp_path, capsys):
+    repo = tmp_path / "repo"
+    (repo / "templates").mkdir(parents=True)
+    # a Helm template is not valid YAML: listed as skipped while walking, no effect on the status
+    (repo / "templates" / "deploy.yaml").write_text("spec:\n  replicas: {{ .Values.replicas }}\n  x: [\n")
+    (repo / "run.sh").write_text("vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8\n")
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, str(repo))
+    assert status == EXIT_ACCEPT
+    assert "deploy.yaml: skipped: unreadable: invalid YAML" in out
+    # named on the command line: cannot decide
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, str(repo / "templates" / "deploy.yaml"),
+                          str(repo / "run.sh"))
+    assert status == EXIT_UNDECIDED
+
+
+def test_import_kvguard_does_not_import_yaml():
+    import subprocess
+    import sys
+    code = "import sys, kvguard, kvguard.scan, kvguard.cli; print('yaml' in sys.modules, 'pytest' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "False"]
+
+
+# ----------------------------------------------------------------- real recipes
+
+
+def test_recipe_qwen3_32b():
+    path = os.path.join(RECIPES, "models", "Qwen", "Qwen3-32B.yaml")
+    res = _scan([path])
+    found = [(f.launch.line, f.launch.label, f.status) for f in res.findings]
+    # 3 variants (lines 46, 50, 55) x 2 strategies: the GPU count is unknown
+    synth = [f for f in res.findings if f.launch.kind == "recipe"]
+    assert [(f.launch.line, f.launch.label) for f in synth] == [
+        (46, "variant default × strategy single_node_tp"), (46, "variant default × strategy multi_node_tp"),
+        (50, "variant fp8 × strategy single_node_tp"), (50, "variant fp8 × strategy multi_node_tp"),
+        (55, "variant awq × strategy single_node_tp"), (55, "variant awq × strategy multi_node_tp")]
+    assert all(f.status == "undecidable" and f.reason_kind == "unresolved-variable" for f in synth)
+    # the guide's launches: TPU v6e (TP from `export TP=4`), v7, single node, XPU docker run
+    guide = [(line, status) for line, label, status in found if label is None]
+    # line 118 passes --disable-log-requests, which vLLM 0.17.0-0.32.0 no longer defines: an argparse error
+    assert guide == [(118, "undecidable"), (135, "accepted"), (154, "accepted"), (166, "accepted")]
+    line118 = _by_line(res, "Qwen3-32B.yaml")[118]
+    assert line118.reason_kind == "bad-arguments" and "unrecognized arguments: --disable-log-requests" in line118.reason
+    awq = [f for f in synth if f.launch.label.startswith("variant awq")][0]
+    assert awq.launch.tokens[:5] == ["vllm", "serve", "Qwen/Qwen3-32B-AWQ", "--quantization", "awq"]
+
+
+def test_recipe_with_gpu_count_set():
+    path = os.path.join(RECIPES, "models", "Qwen", "Qwen3-32B.yaml")
+    res = _scan([path], {"GPUS": "8", "NODES": "2", "GPUS_PER_NODE": "8"})
+    synth = {f.launch.label: f for f in res.findings if f.launch.kind == "recipe"}
+    assert synth["variant default × strategy single_node_tp"].status == "accepted"
+    multi = synth["variant default × strategy multi_node_tp"]
+    assert multi.status == "accepted"
+    assert multi.launch.tokens[-6:] == ["--tensor-parallel-size", "16", "--nnodes", "2", "--node-rank", "0"]
+    # the FP8 / AWQ checkpoints are not in the built-in catalog
+    assert synth["variant fp8 × strategy single_node_tp"].reason_kind == "unknown-model"
+
+
+def test_recipe_llama4_scout_multi_node_tp_refused():
+    path = os.path.join(RECIPES, "models", "meta-llama", "Llama-4-Scout-17B-16E-Instruct.yaml")
+    res = _scan([path], {"GPUS": "8", "NODES": "2", "GPUS_PER_NODE": "8"})
+    assert len([f for f in res.findings if f.launch.kind == "recipe"]) == 3 * 7
+    default = {f.launch.label.split("strategy ")[1]: f for f in res.findings
+               if f.launch.label and f.launch.label.startswith("variant default ")}
+    # 40 attention heads: -tp 16 does not divide them
+    for s in ("multi_node_tp", "multi_node_tep"):
+        v = default[s].report.verdict
+        assert default[s].status == "refused"
+        assert (v.exc_type, v.message) == (
+            "ValueError", "Total number of attention heads (40) must be divisible by tensor parallel size (16).")
+    for s in ("single_node_tp", "single_node_tep", "single_node_dep", "multi_node_tp_pp", "multi_node_dep"):
+        assert default[s].status == "accepted", s
+    guide = sorted(f.launch.line for f in res.findings if f.launch.kind != "recipe")
+    assert guide == [143, 168]
+
+
+def test_recipe_kimi_k2_and_guide_markdown():
+    res = _scan([os.path.join(RECIPES, "models", "moonshotai", "Kimi-K2-Instruct.yaml"),
+                 os.path.join(RECIPES, "moonshotai", "Kimi-K2.md")])
+    yaml_found = _by_line(res, "Kimi-K2-Instruct.yaml")
+    synth = [f for f in res.findings if f.launch.kind == "recipe"]
+    assert len(synth) == 7                               # 8 strategies, pd_cluster not synthesised
+    assert all(f.launch.line == 51 for f in synth)
+    tp_pp = [f for f in synth if f.launch.label.endswith("multi_node_tp_pp")][0]
+    assert "--decode-context-parallel-size" in tp_pp.launch.tokens   # strategy_overrides applied
+    guide = sorted(line for line, f in yaml_found.items() if f.launch.kind != "recipe")
+    assert guide == [132, 159, 174, 195]
+    # TP8 x PP2 = 16 ranks on one standard 8-GPU node without --nnodes or Ray
+    # ... but it also passes --disable-log-requests, unknown to vLLM 0.17.0-0.32.0: an argparse error first
+    assert yaml_found[132].status == "undecidable" and "--disable-log-requests" in yaml_found[132].reason
+    # $MASTER_IP only feeds --data-parallel-address, whose value no check reads
+    assert yaml_found[159].status == "accepted" and yaml_found[174].status == "accepted"
+    assert yaml_found[195].status == "accepted"
+    md = _by_line(res, "Kimi-K2.md")
+    assert sorted(md) == [30, 43, 46]
+    assert md[30].status == "undecidable" and "--disable-log-requests" in md[30].reason
+
+
+# ----------------------------------------------------------------- CLI
+
+
+def test_cli_scan_exit_codes(capsys):
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, os.path.join(SYN, "launch.sh"))
+    assert status == EXIT_REFUSE
+    assert "launch.sh:7: REFUSE" in out
+    assert "5 launch(es) found in 1 file(s): 4 checked (3 accepted, 1 refused), 1 undecidable " \
+           "(unresolved-variable 1)" in out
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, os.path.join(SYN, "Dockerfile.shell"))
+    assert status == EXIT_ACCEPT
+    # undecidable and nothing refused -> 2
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, os.path.join(RECIPES, "strategies"),
+                          os.path.join(RECIPES, "models", "Qwen", "Qwen3-32B.yaml"))
+    assert status == EXIT_UNDECIDED
+    status, _, err = _run(capsys, "scan", "/nonexistent/path")
+    assert status == EXIT_UNDECIDED
+    status, _, err = _run(capsys, "scan", "--set", "NOEQUALS", SYN)
+    assert status == EXIT_UNDECIDED and "--set expects K=V" in err
+
+
+def test_cli_scan_json(capsys):
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "json", SYN)
+    assert status == EXIT_REFUSE
+    doc = json.loads(out)
+    assert doc["schema"] == 1 and doc["vllm_version"] == V
+    assert doc["summary"]["found"] == 15 and doc["summary"]["refused"] == 6
+    first = doc["findings"][0]
+    for key in ("file", "line", "kind", "command", "status"):
+        assert key in first
+    refused = [f for f in doc["findings"] if f["status"] == "refused"]
+    assert all(f["result"]["ok"] is False and f["result"]["check"] for f in refused)
+    und = [f for f in doc["findings"] if f["status"] == "undecidable"]
+    assert {f["reason_kind"] for f in und} == {"unresolved-variable"}
+
+
+def _check_sarif(doc):
+    assert doc["version"] == "2.1.0"
+    assert "$schema" in doc
+    run0 = doc["runs"][0]
+    driver = run0["tool"]["driver"]
+    assert driver["name"] == "kvguard"
+    ids = [r["id"] for r in driver["rules"]]
+    assert len(ids) == len(set(ids))
+    for result in run0["results"]:
+        assert ids[result["ruleIndex"]] == result["ruleId"]
+        assert result["level"] in ("error", "warning")
+        assert result["message"]["text"]
+    return run0
+
+
+def test_cli_scan_sarif(capsys):
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "sarif", SYN)
+    assert status == EXIT_REFUSE
+    run0 = _check_sarif(json.loads(out))
+    results = run0["results"]
+    assert len(results) == 8                              # 6 refused + 2 undecidable; accepted: none
+    rules = {r["id"]: r for r in run0["tool"]["driver"]["rules"]}
+    assert rules["PV_tp_dcp_div"]["helpUri"].startswith("docs/rules.md#pv_tp_dcp_div--")
+    assert "kvguard-undecidable" in rules
+    locs = sorted((r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].rsplit("/", 1)[-1],
+                   r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results)
+    assert locs == [("Dockerfile", 5), ("compose.yaml", 4), ("deployment.yaml", 11), ("deployment.yaml", 35),
+                    ("guide.md", 6), ("launch.sh", 7), ("launch.sh", 14), ("values.yaml", 6)]
+    dcp3 = [r for r in results if r["ruleId"] == "PV_tp_dcp_div"][0]
+    assert "ValueError: tp_size=8 must be divisible by dcp_size=3." in dcp3["message"]["text"]
+
+
+def test_sarif_help_anchor_exists_in_rules_doc():
+    from kvguard.sarif import _github_slug, rule_help_uri
+    doc = os.path.join(os.path.dirname(__file__), "..", "docs", "rules.md")
+    with open(doc, encoding="utf-8") as fh:
+        slugs = {_github_slug(line[4:]) for line in fh if line.startswith("### ")}
+    anchor = rule_help_uri("PV_tp_dcp_div").split("#", 1)[1]
+    assert anchor in slugs
+
+
+def test_cli_check_sarif(capsys):
+    # docs/rules.md: EA_dcp_div (0.10.2 – 0.15.1), a raw AssertionError without the space
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.15.1", "--format", "sarif", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "3")
+    assert status == EXIT_REFUSE
+    run0 = _check_sarif(json.loads(out))
+    assert [r["ruleId"] for r in run0["results"]] == ["EA_dcp_div"]
+    assert "AssertionError: tp_size=8 must be divisible bydcp_size=3." in run0["results"][0]["message"]["text"]
+    assert run0["tool"]["driver"]["rules"][0]["helpUri"].startswith("docs/rules.md#ea_dcp_div--")
+    status, out, _ = _run(capsys, "check", "--format", "sarif", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1",
+                          "-tp", "8", "-dcp", "8")
+    assert status == EXIT_ACCEPT
+    assert _check_sarif(json.loads(out))["results"] == []
+
+
+def test_cli_scan_github(capsys):
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "github",
+                          os.path.join(SYN, "guide.md"))
+    assert status == EXIT_REFUSE
+    lines = out.splitlines()
+    assert lines[0].startswith("::error file=") and ",line=6," in lines[0]
+    assert lines[0].endswith("::ValueError: tp_size=8 must be divisible by dcp_size=3.")
+
+
+def test_precommit_hook_declared():
+    path = os.path.join(os.path.dirname(__file__), "..", ".pre-commit-hooks.yaml")
+    import yaml
+    with open(path, encoding="utf-8") as fh:
+        hooks = yaml.safe_load(fh)
+    hook = [h for h in hooks if h["id"] == "kvguard-scan"][0]
+    assert hook["entry"].split()[:2] == ["kvguard", "scan"]
+    assert hook["language"] == "python"
