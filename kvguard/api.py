@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from . import archs
-from .engine import evaluate, verdict_from_crash
+from .engine import _key, evaluate, verdict_from_crash
 from .errors import InputError, ModelConfigRefused, Undecidable
 from .facts import Crash, ModelFacts, derive
 from .layout import Host, Layout, make_layout
@@ -53,7 +53,7 @@ def _env(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
 def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
                     trust_remote_code: bool = False, model_path: Optional[str] = None) -> "ModelFacts | Crash":
     if isinstance(config, ModelFacts):
-        if config.vllm_version != release.key:
+        if config.vllm_version != _key(release):
             raise InputError(f"these ModelFacts were derived for vLLM {config.vllm_version}, not "
                              f"{release.key}; pass the config itself", source="<facts>")
         return config
@@ -63,7 +63,12 @@ def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
     return derive(raw, release, env, trust_remote_code=trust_remote_code, model_path=model_path)
 
 
+_VERSIONED_FIELDS = frozenset(_FIELD_SINCE) | frozenset(_FIELD_UNTIL)
+
+
 def _check_fields(layout: Layout, release: Release) -> None:
+    if _VERSIONED_FIELDS.isdisjoint(layout.model_fields_set):
+        return
     for name, since in _FIELD_SINCE.items():
         if name in layout.model_fields_set and not release.within(since):
             field = type(layout).model_fields[name]
@@ -78,8 +83,26 @@ def _check_fields(layout: Layout, release: Release) -> None:
                                  source="<layout>", key=name)
 
 
+#: (version string, nearest) -> Release; parsing and range lookup cost more than a check
+_RELEASES: dict[tuple[str, bool], Release] = {}
+
+
+def _resolve(vllm_version: Any, nearest: bool) -> Release:
+    """:func:`kvguard.versions.resolve`, memoised for version strings (``None`` is not
+    memoised: it reads the installed vLLM's metadata)."""
+    if type(vllm_version) is not str:
+        return resolve(vllm_version, nearest=nearest)
+    key = (vllm_version, bool(nearest))
+    release = _RELEASES.get(key)
+    if release is None:
+        release = resolve(vllm_version, nearest=nearest)
+        if len(_RELEASES) < 4096:
+            _RELEASES[key] = release
+    return release
+
+
 def _prepare(config, layout, vllm_version, env, fields, nearest, model_path=None):
-    release = resolve(vllm_version, nearest=nearest)
+    release = _resolve(vllm_version, nearest)
     env_d = _env(env)
     lay = make_layout(layout, **fields)
     _check_fields(lay, release)
@@ -90,7 +113,7 @@ def _prepare(config, layout, vllm_version, env, fields, nearest, model_path=None
 
 def _registry_guard(facts: ModelFacts, release: Release) -> None:
     if archs.registry_loaded() and archs.registered_arch(facts.architectures, release) is None:
-        names = ", ".join(facts.architectures) or "(none)"
+        names = ", ".join(map(str, facts.architectures)) or "(none)"
         raise Undecidable(
             f"architectures [{names}] are not in vLLM {release.version}'s model registry; vLLM would "
             "try the Transformers backend or remote code, which kvguard does not model"
@@ -125,7 +148,8 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
         return verdict_from_crash(release, facts, stage="model_config", check="model_config",
                                   layout=lay, notes=notes)
     _registry_guard(facts, release)
-    verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry)
+    verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry,
+                       notes=notes + tuple(facts.notes))
     return verdict.with_notes(*notes, *facts.notes)
 
 
@@ -147,7 +171,7 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
     Raises :class:`ModelConfigRefused` when vLLM itself fails building its
     ModelConfig from this config (the verdict is attached).
     """
-    release = resolve(vllm_version, nearest=nearest)
+    release = _resolve(vllm_version, nearest)
     env_d = _env(env)
     facts = _facts_or_crash(config, release, env_d, trust_remote_code=trust_remote_code,
                             model_path=model_path)
@@ -157,14 +181,26 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
     return facts
 
 
+def _divisors(n: int) -> list[int]:
+    small, large = [], []
+    i = 1
+    while i * i <= n:
+        if n % i == 0:
+            small.append(i)
+            if i * i != n:
+                large.append(n // i)
+        i += 1
+    return small + large[::-1]
+
+
 def legal_dcp_sizes(config: Any, tp: int, pcp: int = 1, *, vllm_version: Optional[str] = None,
                     env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
                     nearest: bool = False, **fields: Any) -> list[int]:
     """Every ``-dcp`` size that ``vllm serve`` accepts with this tp/pcp (and other fields).
 
-    Only sizes up to ``tp * pcp`` can pass (tp must be a multiple of dcp, or
-    with PCP dcp is 1, pcp or tp*pcp); each listed size passes :func:`check`,
-    every other size fails it.
+    Only divisors of ``tp * pcp`` can pass (in every release tp must be a
+    multiple of dcp, or with PCP dcp is 1, pcp or tp*pcp), so only those are
+    tried; each listed size passes :func:`check`, every other size fails it.
     """
     base = dict(fields)
     base.update(tensor_parallel_size=tp, prefill_context_parallel_size=pcp)
@@ -174,7 +210,7 @@ def legal_dcp_sizes(config: Any, tp: int, pcp: int = 1, *, vllm_version: Optiona
     _registry_guard(facts, release)
     limit = max(1, tp * pcp) if isinstance(tp, int) and isinstance(pcp, int) else 1
     out = []
-    for dcp in range(1, limit + 1):
+    for dcp in _divisors(limit):
         lay_d = lay.model_copy(update={"decode_context_parallel_size": dcp})
         if evaluate(release, facts, lay_d, env=env_d, host=host or Host()).ok:
             out.append(dcp)

@@ -180,14 +180,14 @@ _SKIP_REASONS = {
 
 def _crash_verdict(release: Release, row, exc: BaseException, **extra) -> Verdict:
     wrapped = WRAPPER[row.stage] if isinstance(exc, (ValueError, AssertionError)) else None
-    return Verdict(ok=False, vllm_version=release.key, stage=row.stage, check=row.id,
+    return Verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
                    exc_type=type(exc).__name__, message=str(exc), wrapped_by=wrapped, **extra)
 
 
 def verdict_from_crash(release: Release, crash: Crash, *, stage: str, check: str, **extra) -> Verdict:
     """A Verdict for a crash while building a config object (model_config stage)."""
     loc = crash.errors[0].loc if crash.errors else None
-    return Verdict(ok=False, vllm_version=release.key, stage=stage, check=check,
+    return Verdict(ok=False, vllm_version=_key(release), stage=stage, check=check,
                    exc_type=crash.exc_type, message=crash.message, wrapped_by=crash.wrapped_by,
                    loc=loc, errors=crash.errors, **extra)
 
@@ -213,7 +213,25 @@ def _field_model(rule: FieldRule):
     return pydantic.dataclasses.dataclass(cls)
 
 
+def _plainly_valid(kind: str, bound: Any, value: Any) -> bool:
+    """True when pydantic certainly accepts ``value`` for this field (an exact int
+    meeting a ``ge`` bound, an exact str among the literals, None where optional);
+    anything else goes through pydantic itself."""
+    if kind == "ge":
+        return type(value) is int and value >= bound
+    if kind == "literal?" and value is None:
+        return True
+    if kind in ("literal", "literal?") and type(value) is str:
+        return value in (bound if isinstance(bound, tuple) else (bound,))
+    return False
+
+
 def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
+    for _name, attr, kind, bound in rule.fields:
+        if not _plainly_valid(kind, bound, getattr(s, attr)):
+            break
+    else:
+        return ()
     import pydantic
 
     model = _field_model(rule)
@@ -226,17 +244,21 @@ def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
 
 
 def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
-             env: Mapping[str, str], host: Host, entry: str = "serve") -> Verdict:
-    """Run ``release``'s rows over the launch; the first refusal is the verdict (see _evaluate)."""
+             env: Mapping[str, str], host: Host, entry: str = "serve",
+             notes: tuple[str, ...] = ()) -> Verdict:
+    """Run ``release``'s rows over the launch; the first refusal is the verdict (see _evaluate).
+
+    ``notes`` are attached to the verdict as they are."""
     s = State(release, layout, facts, env, host, entry=entry)
-    verdict = _evaluate(s, release, facts, layout, entry)
+    verdict = _evaluate(s, release, facts, layout, entry, notes)
     if s.assumed_read:
         verdict = replace(verdict, assumptions=tuple(
             f"{name}={getattr(host, name)!r}" for name in sorted(s.assumed_read)))
     return verdict
 
 
-def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, entry: str) -> Verdict:
+def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, entry: str,
+              notes: tuple[str, ...] = ()) -> Verdict:
     """``entry="serve"`` follows ``vllm serve`` (EngineArgs checks and
     derivations, then ParallelConfig, then VllmConfig); ``entry="config"``
     constructs ``ParallelConfig(**layout)`` directly and calls
@@ -245,14 +267,10 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
     """
     skipped: list[Skipped] = []
     extra = {"facts": facts, "layout": layout}
-    for row in rows_for(release):
-        if entry != "serve" and row.stage == "engine_args":
-            continue
-        if entry != "serve" and row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
-            continue
-        if isinstance(row, Step):
-            if entry != "serve" and row.id == "ea_to_parallel_config":
-                continue
+    if notes:
+        extra["notes"] = notes
+    for kind, row in _rows(release, entry):
+        if kind is _STEP:
             try:
                 row.apply(s)
             except _FactCrash as fc:
@@ -263,15 +281,14 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
             if row.id == "ea_to_parallel_config" and release.within("0.14.0"):
                 s.is_moe_model = facts.is_moe
             continue
-        if isinstance(row, FieldRule):
+        if kind is _FIELDS:
             errors = _field_errors(row, s)
             if errors:
-                return Verdict(ok=False, vllm_version=release.key, stage=row.stage, check=row.id,
+                return Verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
                                exc_type="ValidationError", message=errors[0].msg,
                                wrapped_by=WRAPPER[row.stage], loc=errors[0].loc, errors=errors,
                                skipped=tuple(skipped), **extra)
             continue
-        assert isinstance(row, Check)
         try:
             fired = row.when(s)
         except _Skip as sk:
@@ -283,12 +300,63 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
         except _VLLM_CRASHES as exc:
             return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
         if fired:
-            return Verdict(ok=False, vllm_version=release.key, stage=row.stage, check=row.id,
+            return Verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
                            exc_type=row.exc, message=row.message(s),
                            wrapped_by=WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError")
                            else None,
                            skipped=tuple(skipped), **extra)
-    return Verdict(ok=True, vllm_version=release.key, skipped=tuple(skipped), **extra)
+    return Verdict(ok=True, vllm_version=_key(release), skipped=tuple(skipped), **extra)
+
+
+#: (version, patches, entry) -> the rows that run, in order.  The table is static
+#: (kvguard.rules.table.RULES) and a release's rows depend only on its version and
+#: patches, so filtering once per release and entry is exact.
+_ROWS: dict[tuple[Any, frozenset, str], tuple[Any, ...]] = {}
+
+
+_KEYS: dict[tuple[Any, frozenset], str] = {}
+
+
+def _key(release: Release) -> str:
+    """``release.key`` (formatted once per release)."""
+    k = (release.version, release.patches)
+    key = _KEYS.get(k)
+    if key is None:
+        key = _KEYS[k] = release.key
+    return key
+
+
+def _runs(row, entry: str) -> bool:
+    if entry == "serve":
+        return True
+    if row.stage == "engine_args":
+        return False
+    if row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
+        return False
+    if isinstance(row, Step) and row.id == "ea_to_parallel_config":
+        return False
+    return True
+
+
+_STEP, _FIELDS, _CHECK = "step", "fields", "check"
+
+
+def _kind(row) -> str:
+    if isinstance(row, Step):
+        return _STEP
+    if isinstance(row, FieldRule):
+        return _FIELDS
+    assert isinstance(row, Check)
+    return _CHECK
+
+
+def _rows(release: Release, entry: str) -> tuple[tuple[str, Any], ...]:
+    """``(kind, row)`` for the rows that run for ``release`` and ``entry``, in order."""
+    key = (release.version, release.patches, entry)
+    rows = _ROWS.get(key)
+    if rows is None:
+        rows = _ROWS[key] = tuple((_kind(row), row) for row in rows_for(release) if _runs(row, entry))
+    return rows
 
 
 def _rewrap(crash: Crash, stage: str) -> Crash:

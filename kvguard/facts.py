@@ -616,7 +616,14 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     if (getattr(cfg, "is_heterogeneous", False) or getattr(text, "is_heterogeneous", False)) \
             and release.within("0.28.0"):
         raise Undecidable("heterogeneous (per-layer) configs are not modelled yet")
-    architectures = tuple(getattr(cfg, "architectures", None) or [])
+    raw_archs = getattr(cfg, "architectures", None)
+    if raw_archs is not None and (not isinstance(raw_archs, (list, tuple))
+                                  or not all(isinstance(a, str) for a in raw_archs)):
+        # vLLM's answer depends on where the odd value first meets a list operation or
+        # ModelArchitectureConfig's list[str] field; kvguard does not model that
+        raise Undecidable(f"config.json 'architectures' is {raw_archs!r:.80}, not a list of names: what vLLM "
+                          f"{release.version} does with that is not modelled")
+    architectures = tuple(raw_archs or [])
     registry_crash = _registry_crash(architectures, cfg, release)
     if registry_crash is not None and not release.within(R.ARCH_CONFIG_SINCE):
         return registry_crash

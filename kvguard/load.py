@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,26 +30,43 @@ def load_raw_config(source: Any) -> tuple[dict[str, Any], str]:
     if isinstance(source, Mapping):
         return _check_mapping(dict(source), "<mapping>"), "<mapping>"
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        if os.path.isdir(path):
-            path = os.path.join(path, "config.json")
-            if not os.path.isfile(path):
-                raise InputError("directory holds no config.json", source=os.fspath(source))
-        label = path
         try:
-            size = os.path.getsize(path)
-        except FileNotFoundError:
-            raise InputError("no such file", source=label) from None
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", source=label) from None
-        if size > MAX_CONFIG_BYTES:
-            raise InputError(f"file is {size} bytes; a config.json is at most {MAX_CONFIG_BYTES}",
-                             source=label)
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(MAX_CONFIG_BYTES + 1)
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", source=label) from None
+            path = os.fspath(source)
+            if not isinstance(path, str):
+                raise InputError(f"config path must be text, not {type(path).__name__}", source="<config>")
+            if "\x00" in path:
+                raise InputError("path contains a NUL byte", source=repr(path))
+            if os.path.isdir(path):
+                path = os.path.join(path, "config.json")
+                if not os.path.isfile(path):
+                    raise InputError("directory holds no config.json", source=os.fspath(source))
+            label = path
+            try:
+                info = os.stat(path)
+            except FileNotFoundError:
+                raise InputError("no such file", source=label) from None
+            except OSError as exc:
+                raise InputError(f"cannot read: {exc.strerror or exc}", source=label) from None
+            if not stat.S_ISREG(info.st_mode):
+                # a FIFO would block the reader, a device never ends
+                raise InputError("not a regular file", source=label)
+            size = info.st_size
+            if size > MAX_CONFIG_BYTES:
+                raise InputError(f"file is {size} bytes; a config.json is at most {MAX_CONFIG_BYTES}",
+                                 source=label)
+            try:
+                with open(path, "rb") as fh:
+                    data = fh.read(MAX_CONFIG_BYTES + 1)
+            except OSError as exc:
+                raise InputError(f"cannot read: {exc.strerror or exc}", source=label) from None
+            if len(data) > MAX_CONFIG_BYTES:  # grew since stat
+                raise InputError(f"file is over {MAX_CONFIG_BYTES} bytes", source=label)
+        except (ValueError, OSError) as exc:
+            if isinstance(exc, InputError):
+                raise
+            # os.stat & co. on a path they cannot take (e.g. too long, undecodable)
+            raise InputError(f"cannot read: {getattr(exc, 'strerror', None) or exc}",
+                             source=repr(source)[:200]) from None
         try:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:

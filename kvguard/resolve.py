@@ -43,8 +43,11 @@ def _from_hf_cache(repo: str, revision: Optional[str], env: Mapping[str, str]) -
     commit = rev
     ref = os.path.join(base, "refs", rev)
     if os.path.isfile(ref):
-        with open(ref, encoding="utf-8") as fh:
-            commit = fh.read().strip()
+        try:
+            with open(ref, "rb") as fh:
+                commit = fh.read(4096).decode("utf-8").strip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"unreadable Hugging Face cache ref: {exc}", source=ref) from None
     path = os.path.join(base, "snapshots", commit, "config.json")
     return path if os.path.isfile(path) else None
 

@@ -85,7 +85,10 @@ class Verdict:
         return self.message
 
     def with_notes(self, *notes: str) -> "Verdict":
-        return replace(self, notes=self.notes + tuple(n for n in notes if n not in self.notes))
+        new = tuple(n for n in notes if n not in self.notes)
+        if not new:
+            return self
+        return replace(self, notes=self.notes + new)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (the CLI's ``--format json`` uses it)."""

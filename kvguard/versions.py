@@ -116,10 +116,12 @@ def _parse(text: str) -> tuple[Version, frozenset[str]]:
         base, _, _ = PATCHES[raw.lower()]
         return Version(base), frozenset({raw.lower()})
     try:
+        if len(raw) > 200:  # no release key is that long; keeps packaging's int() within its limits
+            raise InvalidVersion(raw)
         ver = Version(raw)
     except InvalidVersion:
         raise UnsupportedVersion(
-            f"{text!r} is not a vLLM version (expected e.g. 0.28.0); "
+            f"{text[:80]!r} is not a vLLM version (expected e.g. 0.28.0); "
             f"supported: {', '.join(SUPPORTED_VERSIONS)}"
         ) from None
     patches = frozenset()
