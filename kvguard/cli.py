@@ -163,6 +163,9 @@ _SCAN_HELP = "\n\n".join(textwrap.fill(p, 79) for p in (
 def _common(c: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json", "github")) -> None:
     c.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
     c.add_argument("--model-config", metavar="PATH", help="config.json (or its directory) to use for the model")
+    c.add_argument("--allow-download", action="store_true",
+                   help="fetch a model's config.json from the Hugging Face Hub when it is not local or cached "
+                   "(needs huggingface_hub: pip install 'kvguard[hub]'); without it kvguard never uses the network")
     c.add_argument("--env", action="append", default=[], metavar="K=V",
                    help="an environment variable vLLM would see (repeatable)")
     c.add_argument("--env-from-os", action="store_true", help="also pass this process's VLLM_* variables")
@@ -223,7 +226,8 @@ def _launch(args) -> list[str]:
 
 
 def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = None,
-                 env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False):
+                 env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False,
+                 allow_download: bool = False):
     """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport.
 
     ``host`` defaults to :meth:`Host.standard` (the command line's assumption);
@@ -242,7 +246,8 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     vllm_env.update(env or {})
     lookup_env = dict(os.environ)
     lookup_env.update(cmd.env)
-    model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env)
+    model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env,
+                          allow_download=allow_download)
     host = Host.standard() if host is None else host
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     **cmd.fields)
@@ -262,7 +267,8 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
 def _launch_report(args, release, launch: list[str]):
     """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport."""
     return build_report(release, launch, host=_host(args), env=_env_pairs(args.env),
-                        model_config=args.model_config, env_from_os=args.env_from_os)
+                        model_config=args.model_config, env_from_os=args.env_from_os,
+                        allow_download=args.allow_download)
 
 
 def _color(args) -> bool:
@@ -312,7 +318,7 @@ def _cmd_scan(args) -> int:
 
     def build(tokens):
         return build_report(release, tokens, host=host, env=env, model_config=args.model_config,
-                            env_from_os=args.env_from_os)
+                            env_from_os=args.env_from_os, allow_download=args.allow_download)
 
     result = scan(args.paths, release, build, variables)
     print(render_scan(result, args.format, color=_color(args)))

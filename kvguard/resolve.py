@@ -1,5 +1,7 @@
 """Where a launch's model config comes from: explicit file, local directory,
-the Hugging Face cache (offline, read-only), or the built-in catalog."""
+the Hugging Face cache (offline, read-only), the Hugging Face Hub (only when
+asked: ``allow_download``, with the optional ``huggingface_hub``), or the
+built-in catalog."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ __all__ = ["ResolvedModel", "hf_cache_dir", "resolve_model"]
 class ResolvedModel:
     name: str
     config: dict[str, Any]
-    source: str     # "file", "directory", "hf-cache", "catalog"
+    source: str     # "file", "directory", "hf-cache", "hf-hub", "catalog"
     location: str   # path, or the catalog entry's source URL
 
 
@@ -52,9 +54,26 @@ def _from_hf_cache(repo: str, revision: Optional[str], env: Mapping[str, str]) -
     return path if os.path.isfile(path) else None
 
 
+def _download(repo: str, revision: Optional[str]) -> str:
+    """config.json of ``repo`` from the Hugging Face Hub (into the usual cache), via huggingface_hub."""
+    try:
+        from huggingface_hub import hf_hub_download
+    except ImportError:
+        raise InputError("--allow-download needs huggingface_hub: pip install 'kvguard[hub]'",
+                         source=repo) from None
+    try:
+        return hf_hub_download(repo_id=repo, filename="config.json", revision=revision)
+    except Exception as exc:  # noqa: BLE001 - network, 404, gated repo, bad id: all "cannot fetch"
+        reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+        raise Undecidable(f"could not download config.json of {repo!r} from the Hugging Face Hub: {reason}") \
+            from None
+
+
 def resolve_model(model: Optional[str], *, model_config: Optional[str] = None,
-                  revision: Optional[str] = None, env: Optional[Mapping[str, str]] = None) -> ResolvedModel:
-    """Find the config.json for ``model``; never touches the network."""
+                  revision: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
+                  allow_download: bool = False) -> ResolvedModel:
+    """Find the config.json for ``model``: explicit file, local path, Hugging Face cache, the
+    Hub (only with ``allow_download``), the built-in catalog.  No network unless asked."""
     env = os.environ if env is None else env
     if model_config:
         raw, label = load_raw_config(model_config)
@@ -68,6 +87,10 @@ def resolve_model(model: Optional[str], *, model_config: Optional[str] = None,
     if cached:
         raw, label = load_raw_config(cached)
         return ResolvedModel(model, raw, "hf-cache", label)
+    if allow_download and model.count("/") == 1:
+        path = _download(model, revision)
+        raw, label = load_raw_config(path)
+        return ResolvedModel(model, raw, "hf-hub", label)
     entry = catalog.lookup(model)
     if entry is not None:
         return ResolvedModel(entry.id, entry.config, "catalog", entry.source.get("url", ""))

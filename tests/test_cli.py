@@ -138,3 +138,47 @@ def test_pcp_on_cuda_in_0_28_is_refused_by_the_model_runner(capsys):
     data = json.loads(out)
     assert status == EXIT_REFUSE
     assert data["message"] == "Model Runner V2 does not yet support: prefill context parallelism"
+
+
+QWEN3_8B = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 4096,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 36, "head_dim": 128,
+            "intermediate_size": 12288, "vocab_size": 151936, "torch_dtype": "bfloat16"}
+
+
+def _fake_hub(monkeypatch, tmp_path, calls, fail=None):
+    import types
+
+    def hf_hub_download(repo_id, filename, revision=None):
+        calls.append((repo_id, filename, revision))
+        if fail:
+            raise fail
+        path = tmp_path / "dl" / "config.json"
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(QWEN3_8B))
+        return str(path)
+
+    monkeypatch.setitem(sys.modules, "huggingface_hub", types.SimpleNamespace(hf_hub_download=hf_hub_download))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+
+
+def test_download_only_when_asked(capsys, monkeypatch, tmp_path):
+    calls = []
+    _fake_hub(monkeypatch, tmp_path, calls)
+    code, out, err = _run(capsys, "check", "--format", "json", "--", "vllm", "serve", "acme/unknown-8b", "-tp", "8",
+                          "-dcp", "2")
+    assert code == EXIT_UNDECIDED and calls == []          # not local, not cached, not in the catalog
+    code, out, err = _run(capsys, "check", "--allow-download", "--format", "json", "--", "vllm", "serve",
+                          "acme/unknown-8b", "--revision", "v1", "-tp", "8", "-dcp", "2")
+    assert calls == [("acme/unknown-8b", "config.json", "v1")]
+    doc = json.loads(out)
+    assert doc["source"] == "hf-hub" and doc["facts"]["total_num_kv_heads"] == 8
+    assert code == EXIT_REFUSE    # 8 KV heads at -tp 8: tp must exceed H for -dcp 2
+
+
+def test_download_failures_are_one_line(capsys, monkeypatch, tmp_path):
+    _fake_hub(monkeypatch, tmp_path, [], fail=OSError("403 gated\nrepo"))
+    code, out, err = _run(capsys, "check", "--allow-download", "--", "vllm", "serve", "acme/gated-8b", "-tp", "2")
+    assert code == EXIT_UNDECIDED and "403 gated repo" in err and "Traceback" not in err
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)       # not installed
+    code, out, err = _run(capsys, "check", "--allow-download", "--", "vllm", "serve", "acme/gated-8b", "-tp", "2")
+    assert code == EXIT_UNDECIDED and "kvguard[hub]" in err
