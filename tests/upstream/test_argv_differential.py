@@ -43,6 +43,7 @@ from kvguard.argv import FLAGS, option_table, parse_serve  # noqa: E402
 from kvguard.errors import InputError  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
+from ._oracle import oracle_or_skip as _python  # noqa: E402
 from .differential import oracle_command  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -62,16 +63,6 @@ UNMODELED = [["--max-model-len", "4096"], ["--enforce-eager"], ["--gpu-memory-ut
              ["--served-model-name", "svc"]]
 INT_VALUES = ["1", "2", "4", "8", "3", "16", "0"]
 ENV_PREFIXES = [[], [], ["VLLM_MLA_DISABLE=1"], ["HF_HOME=/x", "VLLM_USE_V1=1"], ["CUDA_VISIBLE_DEVICES=0,1"]]
-
-
-def _python(version: str) -> tuple[str, dict[str, str]]:
-    found = oracle_command(version)
-    if found is None:
-        root = os.environ.get("KVG_ORACLE_ROOT", os.path.expanduser("~/.cache/kvguard-oracle"))
-        if os.environ.get("KVG_REQUIRE_ORACLE") == "1":
-            pytest.fail(f"oracle for vLLM {version} missing under {root} (KVG_REQUIRE_ORACLE=1)")
-        pytest.skip(f"no oracle for vLLM {version} (build one with python tools/oracle_env.py ensure {version})")
-    return found
 
 
 def run_runner(python: str, python_env: dict, args: list[str], timeout: int = 1800) -> None:

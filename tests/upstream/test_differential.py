@@ -16,22 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from .differential import compare, generate, oracle_command, run_oracle
+from ._oracle import oracle_or_skip as _python
+from .differential import compare, generate, run_oracle
 
 pytestmark = pytest.mark.upstream
 
 VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.28.0").split()
 ENVS = [{}, {"VLLM_MLA_DISABLE": "1"}]
-
-
-def _python(version: str) -> tuple[str, dict[str, str]]:
-    found = oracle_command(version)
-    if found is None:
-        root = os.environ.get("KVG_ORACLE_ROOT", os.path.expanduser("~/.cache/kvguard-oracle"))
-        if os.environ.get("KVG_REQUIRE_ORACLE") == "1":
-            pytest.fail(f"oracle for vLLM {version} missing under {root} (KVG_REQUIRE_ORACLE=1)")
-        pytest.skip(f"no oracle for vLLM {version} (build one with python tools/oracle_env.py ensure {version})")
-    return found
 
 
 @pytest.mark.parametrize("env", ENVS, ids=["default", "mla-disabled"])

@@ -28,22 +28,12 @@ from kvguard.economics import KV_CACHE_DTYPE_BYTES, kv_bytes_per_token_per_layer
 from kvguard.errors import InputError
 from kvguard.facts import ModelFacts
 
-from .differential import oracle_command
+from ._oracle import oracle_or_skip as _python
 
 pytestmark = pytest.mark.upstream
 
 VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.28.0").split()
 HERE = Path(__file__).resolve().parent
-
-
-def _python(version: str) -> tuple[str, dict[str, str]]:
-    found = oracle_command(version)
-    if found is None:
-        root = os.environ.get("KVG_ORACLE_ROOT", os.path.expanduser("~/.cache/kvguard-oracle"))
-        if os.environ.get("KVG_REQUIRE_ORACLE") == "1":
-            pytest.fail(f"oracle for vLLM {version} missing under {root} (KVG_REQUIRE_ORACLE=1)")
-        pytest.skip(f"no oracle for vLLM {version} (build one with python tools/oracle_env.py ensure {version})")
-    return found
 
 
 def _accepted_dtypes(version: str) -> list[str]:
