@@ -532,6 +532,29 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
     return out
 
 
+#: argparse ``type`` callables of options kvguard does not model whose failures it reproduces
+#: (other types, e.g. vLLM's optional_type or parse_dataclass, are passed over unchecked)
+_PLAIN_TYPES = {"str": str, "int": int, "float": float, "loads": json.loads}
+
+
+def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> None:
+    """argparse's ``type`` and ``choices`` check for an option kvguard passes over: a value the
+    release's parser cannot convert is an argparse error there, so it is one here."""
+    convert = _PLAIN_TYPES.get(spec.type or "str")
+    if convert is None:
+        return
+    for value in values:
+        if "$" in value or (value.startswith("<") and value.endswith(">")):
+            continue  # unexpanded shell text or a documentation placeholder (`--port $PORT`, `<PORT>`)
+        try:
+            out = convert(value)
+        except ValueError:
+            raise _err(f"argument {opt}: invalid {spec.type or 'str'} value: {value!r}", release, opt) from None
+        if spec.choices is not None and out not in spec.choices:
+            raise _err(f"argument {opt}: invalid choice: {out!r} (choose from "
+                       f"{', '.join(repr(c) for c in spec.choices)})", release, opt)
+
+
 def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
     """Parse a ``vllm serve`` / api_server invocation (or bare arguments) for ``release``.
 
@@ -559,6 +582,7 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.revision = values[0] if values else None
             continue
         if flag is None:
+            _check_value(spec, opt, values, release)
             cmd.passed_over.append(original)
             cmd.passed_over.extend(values)
             continue

@@ -169,3 +169,22 @@ def test_flag_table_matches_generated_option_table():
             for alias in flag.names[1:]:
                 want = release.within(flag.alias_since or flag.since, flag.until)
                 assert (alias in table) == want, (version, alias)
+
+
+@pytest.mark.parametrize("argv,bad", [
+    (["--port", "abc"], True),                 # int option kvguard passes over: argparse refuses it
+    (["--port", "$PORT"], False),              # unexpanded shell text is not what vLLM sees
+    (["--port", "<PORT>"], False),             # a documentation placeholder
+    (["--dtype", "float8"], True),             # str option with choices
+    (["--dtype", "half"], False),
+])
+def test_values_of_passed_over_options_are_type_checked(argv, bad):
+    from kvguard.argv import parse_serve
+    from kvguard.versions import resolve
+
+    command = ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "2", *argv]
+    if bad:
+        with pytest.raises(InputError, match=argv[0]):
+            parse_serve(command, resolve("0.28.0"))
+    else:
+        assert parse_serve(command, resolve("0.28.0")).fields == {"tensor_parallel_size": 2}

