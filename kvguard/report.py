@@ -13,10 +13,6 @@ __all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS",
 
 JSON_SCHEMA_VERSION = 1
 
-_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 2, "float": 2, "auto": 2,
-                "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1}
-
-
 @dataclass
 class LaunchReport:
     """Everything the CLI says about one launch."""
@@ -42,7 +38,9 @@ class LaunchReport:
         out = f.to_dict()
         if f.use_mla is None or f.total_num_kv_heads is None or not isinstance(tp, int) or tp < 1:
             return out
-        b = _DTYPE_BYTES.get(self.kv_cache_dtype, 2)
+        from .economics import kv_cache_dtype_bytes
+
+        _, b = kv_cache_dtype_bytes(self.kv_cache_dtype)   # "auto": bfloat16 on a CUDA node
         out.update(
             tp=tp,
             cache_kv_heads=f.cache_kv_heads,
