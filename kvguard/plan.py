@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
+from .api import _divisors
 from .errors import InputError
 from .layout import Host
 
@@ -41,17 +42,6 @@ __all__ = ["PlanEntry", "PlanReport", "plan"]
 
 GIB = 1 << 30
 
-
-def _divisors(n: int) -> list[int]:
-    small, large = [], []
-    i = 1
-    while i * i <= n:
-        if n % i == 0:
-            small.append(i)
-            if i != n // i:
-                large.append(n // i)
-        i += 1
-    return small + large[::-1]
 
 
 def _spans(block: int, total: int, g: int) -> bool:
