@@ -569,10 +569,33 @@ def _arch_adapter(fields: tuple[tuple[str, str], ...]):
     return adapter
 
 
+#: field type -> whether a value already is what pydantic's (lax) validation returns, so that
+#: validating it can neither fail nor change it
+_EXACT: dict[str, Any] = {
+    "list[str]": lambda v: type(v) is list and all(type(x) is str for x in v),
+    "str": lambda v: type(v) is str,
+    "str | None": lambda v: v is None or type(v) is str,
+    "int": lambda v: type(v) is int,
+    "int | None": lambda v: v is None or type(v) is int,
+    "bool": lambda v: type(v) is bool,
+    "dict[str, Any] | None": lambda v: v is None or (type(v) is dict and all(type(k) is str for k in v)),
+    "tuple[float, str | None]": lambda v: (type(v) is tuple and len(v) == 2
+                                           and (type(v[0]) is float or (type(v[0]) is int and abs(v[0]) < 2**53))
+                                           and (v[1] is None or type(v[1]) is str)),
+}
+
+
 def _validate_arch(values: dict[str, Any], release: Release) -> dict[str, Any]:
+    fields = _arch_fields(release)
+    if len(values) == len(fields) and all(name in values and _EXACT[tp](values[name]) for name, tp in fields):
+        # what pydantic would return, without importing it (lax mode turns the int length into a float)
+        out = {name: values[name] for name, _ in fields}
+        length, key = out["derived_max_model_len_and_key"]
+        out["derived_max_model_len_and_key"] = (float(length), key)
+        return out
     import pydantic
 
-    cls = _arch_adapter(_arch_fields(release))
+    cls = _arch_adapter(fields)
     try:
         obj = cls(**values)
     except pydantic.ValidationError as exc:

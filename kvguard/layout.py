@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Optional
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import TYPE_CHECKING, Any, Literal, Optional
 
 from .errors import InputError
 
@@ -41,48 +39,187 @@ ALIASES: dict[str, str] = {
 }
 
 
-class Layout(BaseModel):
+#: (EngineArgs field, type, vLLM's default) — the fields a :class:`Layout` holds, in order
+_FIELDS: tuple[tuple[str, Any, Any], ...] = (
+    ("tensor_parallel_size", int, 1),
+    ("pipeline_parallel_size", int, 1),
+    ("data_parallel_size", int, 1),
+    ("data_parallel_size_local", Optional[int], None),
+    ("data_parallel_rank", Optional[int], None),
+    ("data_parallel_start_rank", Optional[int], None),
+    ("data_parallel_external_lb", bool, False),
+    ("data_parallel_hybrid_lb", bool, False),
+    ("data_parallel_backend", str, "mp"),
+    ("data_parallel_address", Optional[str], None),
+    ("prefill_context_parallel_size", int, 1),
+    ("decode_context_parallel_size", int, 1),
+    # None means "the release's default" ("ag_rs" in 0.18.0–0.28.0, None from 0.29.0)
+    ("dcp_comm_backend", Optional[str], None),
+    ("dcp_kv_cache_interleave_size", int, 1),
+    # None means "the release's default" (1 up to 0.29.0, None from 0.30.0)
+    ("cp_kv_cache_interleave_size", Optional[int], None),
+    ("enable_expert_parallel", bool, False),
+    ("enable_eplb", bool, False),
+    ("num_redundant_experts", int, 0),
+    ("enable_elastic_ep", bool, False),
+    ("nnodes", int, 1),
+    ("node_rank", int, 0),
+    ("distributed_executor_backend", Optional[str], None),
+    ("headless", bool, False),
+    ("async_scheduling", Optional[bool], None),
+    ("enable_fault_tolerance", bool, False),
+    ("enable_return_routed_experts", bool, False),
+    # ModelConfig's --trust-remote-code: without it vLLM refuses configs that need repository code
+    ("trust_remote_code", bool, False),
+    # CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
+    ("swap_space", float, 4.0),
+)
+
+#: the exact Python types each field takes without a second look (pydantic strict mode accepts
+#: exactly these; anything else is decided by the pydantic model, :func:`_strict_model`)
+_FAST_TYPES: dict[str, tuple[type, ...]] = {
+    name: {int: (int,), bool: (bool,), str: (str,), float: (float,), Optional[int]: (int, type(None)),
+           Optional[str]: (str, type(None)), Optional[bool]: (bool, type(None))}[tp]
+    for name, tp, _ in _FIELDS
+}
+
+
+@dataclass(frozen=True)
+class FieldInfo:
+    """What :attr:`Layout.model_fields` says of a field (the part of pydantic's ``FieldInfo`` used)."""
+
+    annotation: Any
+    default: Any
+
+
+_strict: list = []
+
+
+def _strict_model():
+    """The same fields as a strict pydantic model (built on first need: pydantic costs ~40 ms to
+    import, and a valid layout of plain values never needs it)."""
+    if not _strict:
+        from pydantic import ConfigDict, create_model
+        _strict.append(create_model("Layout", __config__=ConfigDict(extra="forbid", frozen=True, strict=True),
+                                    **{name: (tp, default) for name, tp, default in _FIELDS}))
+    return _strict[0]
+
+
+class Layout:
     """A parallel layout as ``vllm serve`` flags express it (EngineArgs fields).
 
     Integers are taken as given — including 0 and negatives, which some
     releases accept and others refuse; refusing them is vLLM's job, and
-    kvguard reproduces it.  Wrong *types* are an :class:`~kvguard.InputError`.
+    kvguard reproduces it.  Types are strict (pydantic's strict mode: no
+    ``True`` for an int, no ``"8"``), and a wrong type or an unknown field
+    raises ``pydantic.ValidationError`` (:func:`make_layout` turns it into an
+    :class:`~kvguard.InputError`).  The object is frozen and offers the
+    pydantic-model surface kvguard uses (``model_fields``,
+    ``model_fields_set``, ``model_dump``, ``model_copy``, ``model_validate``);
+    pydantic itself is imported only to report a bad value.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    __slots__ = tuple(name for name, _, _ in _FIELDS) + ("model_fields_set",)
+    model_fields: "dict[str, FieldInfo]" = {name: FieldInfo(tp, default) for name, tp, default in _FIELDS}
 
-    tensor_parallel_size: int = 1
-    pipeline_parallel_size: int = 1
-    data_parallel_size: int = 1
-    data_parallel_size_local: Optional[int] = None
-    data_parallel_rank: Optional[int] = None
-    data_parallel_start_rank: Optional[int] = None
-    data_parallel_external_lb: bool = False
-    data_parallel_hybrid_lb: bool = False
-    data_parallel_backend: str = "mp"
-    data_parallel_address: Optional[str] = None
-    prefill_context_parallel_size: int = 1
-    decode_context_parallel_size: int = 1
-    #: None means "the release's default" ("ag_rs" in 0.18.0–0.28.0, None from 0.29.0)
-    dcp_comm_backend: Optional[str] = None
-    dcp_kv_cache_interleave_size: int = 1
-    #: None means "the release's default" (1 up to 0.29.0, None from 0.30.0)
-    cp_kv_cache_interleave_size: Optional[int] = None
-    enable_expert_parallel: bool = False
-    enable_eplb: bool = False
-    num_redundant_experts: int = 0
-    enable_elastic_ep: bool = False
-    nnodes: int = 1
-    node_rank: int = 0
-    distributed_executor_backend: Optional[str] = None
-    headless: bool = False
-    async_scheduling: Optional[bool] = None
-    enable_fault_tolerance: bool = False
-    enable_return_routed_experts: bool = False
-    #: ModelConfig's --trust-remote-code: without it vLLM refuses configs that need repository code
-    trust_remote_code: bool = False
-    #: CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
-    swap_space: float = 4.0
+    if TYPE_CHECKING:
+        tensor_parallel_size: int
+        pipeline_parallel_size: int
+        data_parallel_size: int
+        data_parallel_size_local: Optional[int]
+        data_parallel_rank: Optional[int]
+        data_parallel_start_rank: Optional[int]
+        data_parallel_external_lb: bool
+        data_parallel_hybrid_lb: bool
+        data_parallel_backend: str
+        data_parallel_address: Optional[str]
+        prefill_context_parallel_size: int
+        decode_context_parallel_size: int
+        dcp_comm_backend: Optional[str]
+        dcp_kv_cache_interleave_size: int
+        cp_kv_cache_interleave_size: Optional[int]
+        enable_expert_parallel: bool
+        enable_eplb: bool
+        num_redundant_experts: int
+        enable_elastic_ep: bool
+        nnodes: int
+        node_rank: int
+        distributed_executor_backend: Optional[str]
+        headless: bool
+        async_scheduling: Optional[bool]
+        enable_fault_tolerance: bool
+        enable_return_routed_experts: bool
+        trust_remote_code: bool
+        swap_space: float
+        model_fields_set: frozenset
+
+    def __init__(self, **data: Any) -> None:
+        fast = _FAST_TYPES
+        for name, value in data.items():
+            kinds = fast.get(name)
+            if kinds is None or type(value) not in kinds:
+                # unknown field or a value strict mode may refuse (or coerce): pydantic decides
+                model = _strict_model()(**data)
+                data = {name: getattr(model, name) for name in data}
+                break
+        setter = object.__setattr__
+        for name, _, default in _FIELDS:
+            setter(self, name, data.get(name, default))
+        setter(self, "model_fields_set", frozenset(data))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Layout is frozen: cannot set {name!r}")
+
+    __delattr__ = __setattr__  # type: ignore[assignment]
+
+    def _values(self) -> tuple:
+        return tuple(getattr(self, name) for name, _, _ in _FIELDS)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return self._values() == other._values()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        return "Layout(" + ", ".join(f"{name}={getattr(self, name)!r}" for name, _, _ in _FIELDS) + ")"
+
+    def __reduce__(self):
+        return (_rebuild, (self.model_dump(exclude_unset=True),))
+
+    @classmethod
+    def model_validate(cls, obj: Any) -> "Layout":
+        if isinstance(obj, cls):
+            return obj
+        if not isinstance(obj, Mapping):
+            _strict_model().model_validate(obj)  # raises pydantic's ValidationError
+        return cls(**obj)
+
+    def model_dump(self, *, exclude_unset: bool = False, exclude_defaults: bool = False) -> dict[str, Any]:
+        out = {}
+        for name, _, default in _FIELDS:
+            if exclude_unset and name not in self.model_fields_set:
+                continue
+            value = getattr(self, name)
+            if exclude_defaults and value == default:
+                continue
+            out[name] = value
+        return out
+
+    def model_copy(self, *, update: Optional[Mapping[str, Any]] = None) -> "Layout":
+        """A copy with ``update`` applied — like pydantic, the update is not validated."""
+        new = object.__new__(type(self))
+        setter = object.__setattr__
+        for name, _, _ in _FIELDS:
+            setter(new, name, getattr(self, name))
+        for name, value in (update or {}).items():
+            if name not in self.model_fields:
+                raise AttributeError(f"Layout has no field {name!r}")
+            setter(new, name, value)
+        setter(new, "model_fields_set", self.model_fields_set | frozenset(update or ()))
+        return new
 
     @property
     def tp(self) -> int:
@@ -108,9 +245,9 @@ class Layout(BaseModel):
         """The shortest ``vllm serve`` flags that express this layout (defaults omitted)."""
         out: list[str] = []
         short = {v: k for k, v in ALIASES.items() if k in {"tp", "pp", "dp", "pcp", "dcp"}}
-        for name, field in type(self).model_fields.items():
+        for name, _, default in _FIELDS:
             value = getattr(self, name)
-            if value == field.default:
+            if value == default:
                 continue
             flag = f"-{short[name]}" if name in short else "--" + name.replace("_", "-")
             if isinstance(value, bool):
@@ -118,6 +255,10 @@ class Layout(BaseModel):
             else:
                 out += [flag, str(value)]
         return out
+
+
+def _rebuild(data: dict) -> Layout:
+    return Layout(**data)
 
 
 def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any) -> Layout:
@@ -142,7 +283,10 @@ def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any)
         norm[name] = value
     try:
         return Layout(**norm)
-    except ValidationError as exc:
+    except Exception as exc:  # pydantic is imported only when a value needs it
+        from pydantic import ValidationError
+        if not isinstance(exc, ValidationError):
+            raise
         err = exc.errors()[0]
         loc = ".".join(str(p) for p in err.get("loc", ())) or None
         if err.get("type") == "extra_forbidden":

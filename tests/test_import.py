@@ -23,3 +23,14 @@ def test_a_check_pulls_in_no_heavy_module():
             "print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_an_accepted_cli_check_does_not_import_pydantic():
+    """pydantic (~40 ms to import) is only needed to report a bad value or a refusal it wraps."""
+    code = ("import sys\n"
+            "from kvguard.cli import run\n"
+            "rc = run(['check', '--vllm-version', '0.28.0', '--', 'vllm', 'serve', 'deepseek-ai/DeepSeek-R1',"
+            " '-tp', '8', '-dcp', '8'])\n"
+            "print(rc, 'pydantic' in sys.modules, file=sys.stderr)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stderr.strip().splitlines()[-1] == "0 False"

@@ -15,14 +15,15 @@ Reads the *sources* (AST only, nothing is imported) of
 and adds them to one of two content-addressed stores in ``kvguard/hfconfig/``:
 
 * ``transformers.json``: ``{"versions": {VER: {"modules": {name: hash}, tables...}},
-  "bodies": {hash: "<JSON text of [STATEMENT, ...]>"}, "names": {hash: [top-level names]}}``
+  "bodies": {hash: [offset, length] of its JSON text of [STATEMENT, ...] in transformers.bodies},
+  "names": {hash: [top-level names]}}`` (format 3)
 * ``vllm.json``: ``{"releases": {VER: {"modules": {name: hash}, "config_registry": {...},
   "transformers_classes": [...], "fingerprints": {...}}}, "bodies": {...}, "names": {...}}``
 
 A module body that is identical in several versions is stored once (keyed by
 the SHA-256 of its JSON text); each version lists the hash of every module it
-has.  Bodies are JSON text inside the JSON so that kvguard decodes only the
-modules a load uses.
+has.  Bodies are JSON texts kept in a side file (``<store>.bodies``) so that
+kvguard reads and decodes only the modules a load uses.
 Each module becomes a list of statements in a small JSON statement language
 (``["=", targets, expr]``, ``["if", test, body, orelse]``, ``["raise", exc]``
 …) whose expressions are strings in a safe Python-expression subset that
@@ -558,12 +559,23 @@ def _top_names(stmts) -> list:
     return out
 
 
+def _bodies_path(path: str) -> str:
+    return os.path.splitext(path)[0] + ".bodies"
+
+
 def read_store(dist: str, path: str | None = None) -> dict:
+    """The store with every body as JSON text (format 3 keeps them in ``<store>.bodies``, indexed by
+    ``[offset, length]``; format 2 inline)."""
     path = path or os.path.join(OUT_DIR, STORES[dist])
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    return {"kind": f"kvguard-hfconfig-{dist}", "format": 2, _VERSIONS_KEY[dist]: {}, "bodies": {}, "names": {}}
+            store = json.load(f)
+        if store.get("format") == 3:
+            with open(_bodies_path(path), "rb") as f:
+                blob = f.read()
+            store["bodies"] = {h: blob[off:off + n].decode("utf-8") for h, (off, n) in store["bodies"].items()}
+        return store
+    return {"kind": f"kvguard-hfconfig-{dist}", "format": 3, _VERSIONS_KEY[dist]: {}, "bodies": {}, "names": {}}
 
 
 def add_to_store(store: dict, dist: str, data: dict) -> None:
@@ -584,14 +596,24 @@ def add_to_store(store: dict, dist: str, data: dict) -> None:
 def write_store(store: dict, dist: str, path: str | None = None) -> str:
     key = _VERSIONS_KEY[dist]
     used = {h for e in store[key].values() for h in e["modules"].values()}
-    store["bodies"] = {h: store["bodies"][h] for h in sorted(used)}
+    texts = {h: store["bodies"][h] for h in sorted(used)}
     store["names"] = {h: store["names"][h] for h in sorted(used)}
-    store["format"] = 2
+    store["format"] = 3
     store[key] = {v: store[key][v] for v in sorted(store[key], key=_vkey)}
     path = path or os.path.join(OUT_DIR, STORES[dist])
     os.makedirs(os.path.dirname(path), exist_ok=True)
+    # bodies: one file of concatenated UTF-8 texts, indexed by [offset, length] in the JSON store
+    index, chunks, offset = {}, [], 0
+    for h, text in texts.items():
+        data = text.encode("utf-8")
+        index[h] = [offset, len(data)]
+        chunks.append(data)
+        offset += len(data)
+    with open(_bodies_path(path), "wb") as f:
+        f.write(b"".join(chunks))
     with open(path, "w", encoding="utf-8") as f:
-        json.dump(store, f, separators=(",", ":"))
+        json.dump({**store, "bodies": index}, f, separators=(",", ":"))
+    store["bodies"] = texts
     return path
 
 

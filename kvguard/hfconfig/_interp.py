@@ -432,13 +432,20 @@ class SuperProxy:
 
 
 class LazyBody:
-    """A module body kept as JSON text until the module is used; ``names``: what it defines at top level."""
+    """A module body kept as JSON text until the module is used; ``names``: what it defines at top level.
 
-    __slots__ = ("text", "names")
+    ``source`` is the text, or a function returning it (read from the store's body file on first use)."""
 
-    def __init__(self, text: str, names: list[str] | None):
-        self.text = text
+    __slots__ = ("_source", "names")
+
+    def __init__(self, source: "str | typing.Callable[[], str]", names: list[str] | None):
+        self._source = source
         self.names = names
+
+    @property
+    def text(self) -> str:
+        src = self._source
+        return src if isinstance(src, str) else src()
 
 
 class ModuleNS:

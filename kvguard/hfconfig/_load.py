@@ -132,8 +132,20 @@ def _feature(release, name: str) -> bool:
 
 @lru_cache(maxsize=None)
 def _store(dist: str) -> dict:
+    """``<dist>.json``: versions, tables and, per module body hash, ``[offset, length]`` in ``<dist>.bodies``
+    (format 3; the bodies — most of the data — are read and decoded only for the modules a config uses)."""
     with open(os.path.join(_DATA, f"{dist}.json"), encoding="utf-8") as f:
         return json.load(f)
+
+
+@lru_cache(maxsize=None)
+def _blob(dist: str) -> bytes:
+    with open(os.path.join(_DATA, f"{dist}.bodies"), "rb") as f:
+        return f.read()
+
+
+def _body_reader(dist: str, offset: int, length: int):
+    return lambda: _blob(dist)[offset:offset + length].decode("utf-8")
 
 
 def _vkey(v: str) -> tuple:
@@ -181,7 +193,7 @@ def _dataset(dist: str, version: str) -> dict:
     bodies = store["bodies"]
     names = store.get("names", {})
     out = {k: v for k, v in entry.items() if k != "modules"}
-    out["modules"] = {name: (LazyBody(bodies[h], names.get(h)) if isinstance(bodies[h], str) else bodies[h])
+    out["modules"] = {name: LazyBody(_body_reader(dist, *bodies[h]), names.get(h))
                       for name, h in entry["modules"].items()}
     return out
 

@@ -45,7 +45,7 @@ def test_registry_tables():
 
 def test_modules_are_shared_and_the_data_is_small():
     total = 0
-    for name in ("transformers.json", "vllm.json"):
+    for name in ("transformers.json", "transformers.bodies", "vllm.json", "vllm.bodies"):
         total += os.path.getsize(os.path.join(DATA, name))
     assert total < 15 * 1024 * 1024
     store = _load._store("vllm")
