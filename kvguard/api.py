@@ -111,8 +111,18 @@ def _prepare(config, layout, vllm_version, env, fields, nearest, model_path=None
     return release, env_d, lay, facts
 
 
+#: (architectures, version, patches) -> whether the release's registry knows them
+_REGISTERED: dict[tuple, bool] = {}
+
+
 def _registry_guard(facts: ModelFacts, release: Release) -> None:
-    if archs.registry_loaded() and archs.registered_arch(facts.architectures, release) is None:
+    key = (facts.architectures, release.version, release.patches)
+    known = _REGISTERED.get(key)
+    if known is None:
+        known = not archs.registry_loaded() or archs.registered_arch(facts.architectures, release) is not None
+        if len(_REGISTERED) < 4096:
+            _REGISTERED[key] = known
+    if not known:
         names = ", ".join(map(str, facts.architectures)) or "(none)"
         raise Undecidable(
             f"architectures [{names}] are not in vLLM {release.version}'s model registry; vLLM would "
@@ -148,12 +158,14 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
         return verdict_from_crash(release, facts, stage="model_config", check="model_config",
                                   layout=lay, notes=notes)
     _registry_guard(facts, release)
-    verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry,
-                       notes=notes + tuple(facts.notes))
-    return verdict.with_notes(*notes, *facts.notes)
+    all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
+    verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
+    return verdict.with_notes(*all_notes) if all_notes else verdict
 
 
 def _release_notes(release: Release) -> tuple[str, ...]:
+    if not release.requested and not release.patches:
+        return ()
     notes = []
     if release.requested:
         notes.append(f"vLLM {release.requested} is not a known release: using the rules of "

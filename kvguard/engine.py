@@ -9,13 +9,14 @@ decided by the stage it happens in.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
-from functools import lru_cache
+from dataclasses import MISSING, fields, replace
+from functools import lru_cache, partial
 from typing import Any, Optional
 
 from .facts import Crash, ModelFacts
 from .layout import Host, Layout
 from .rules import WRAPPER, Check, FieldRule, Step, rows_for
+from .rules.compile import compile_rows, row_of
 from .verdict import ErrorEntry, Skipped, Verdict
 from .versions import Release
 
@@ -142,27 +143,19 @@ class State:
             self.assumed_read.add(name)
         return value
 
-    def values(self) -> Mapping[str, Any]:
-        return _LazyValues(self)
+class _EagerFacts(State):
+    """A State for facts without deferred crashes (the usual case): the facts are plain attributes,
+    read without a property call (the rule conditions read them on every check)."""
 
+    heads = kv_heads = use_mla = num_experts = None  # shadow State's properties; set per instance
 
-class _LazyValues(Mapping):
-    """Template values: looked up on the state only when a template names them."""
-
-    def __init__(self, state: State):
-        self._s = state
-
-    def __getitem__(self, key: str) -> Any:
-        try:
-            return getattr(self._s, key)
-        except AttributeError:
-            raise KeyError(key) from None
-
-    def __iter__(self):
-        return iter(())
-
-    def __len__(self) -> int:
-        return 0
+    def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
+                 env: Mapping[str, str], host: Host, *, entry: str = "serve"):
+        super().__init__(release, layout, facts, env, host, entry=entry)
+        self.heads = facts.total_num_attention_heads
+        self.kv_heads = facts.total_num_kv_heads
+        self.use_mla = facts.use_mla
+        self.num_experts = facts.num_experts
 
 
 _SKIP_REASONS = {
@@ -249,7 +242,7 @@ def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
     """Run ``release``'s rows over the launch; the first refusal is the verdict (see _evaluate).
 
     ``notes`` are attached to the verdict as they are."""
-    s = State(release, layout, facts, env, host, entry=entry)
+    s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry)
     verdict = _evaluate(s, release, facts, layout, entry, notes)
     if s.assumed_read:
         verdict = replace(verdict, assumptions=tuple(
@@ -264,48 +257,131 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
     constructs ``ParallelConfig(**layout)`` directly and calls
     ``verify_with_parallel_config`` (no EngineArgs stage), as a Python caller
     of vLLM's config classes would.
+
+    The rows run as one tight loop over :func:`_program`'s callables (a step
+    returns None, a check its condition, the field row its pydantic errors);
+    the first truthy result is the refusal.
     """
     skipped: list[Skipped] = []
     extra = {"facts": facts, "layout": layout}
     if notes:
         extra["notes"] = notes
-    for kind, row in _rows(release, entry):
-        if kind is _STEP:
-            try:
-                row.apply(s)
-            except _FactCrash as fc:
-                return verdict_from_crash(release, _rewrap(fc.crash, row.stage), stage=row.stage,
-                                          check=row.id, skipped=tuple(skipped), **extra)
-            except _VLLM_CRASHES as exc:
-                return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
-            if row.id == "ea_to_parallel_config" and release.within("0.14.0"):
-                s.is_moe_model = facts.is_moe
-            continue
-        if kind is _FIELDS:
-            errors = _field_errors(row, s)
-            if errors:
-                return Verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
-                               exc_type="ValidationError", message=errors[0].msg,
-                               wrapped_by=WRAPPER[row.stage], loc=errors[0].loc, errors=errors,
-                               skipped=tuple(skipped), **extra)
-            continue
+    calls, rows = _program(release, entry)
+    run = _compiled(release, entry) if _COMPILE else None
+    i = 0
+    if run is not None:
+        # the compiled rows (kvguard.rules.compile); after a skipped check the plain loop goes on
+        fn, lines = run
         try:
-            fired = row.when(s)
+            i = fn(s, calls)
+        except (_Skip, _FactCrash) + _VLLM_CRASHES as exc:
+            i = row_of(exc.__traceback__, fn.__code__, lines)
+            if not isinstance(exc, _Skip):
+                return _crashed(release, rows[i], exc, skipped, extra)
+            if not isinstance(rows[i], Check):
+                raise
+            skipped.append(Skipped(rows[i].id, _SKIP_REASONS.get(exc.need, exc.need)))
+            i += 1
+        else:
+            if i < 0:
+                return _verdict(ok=True, vllm_version=_key(release), skipped=(), **extra)
+            row = rows[i]
+            return _refusal(release, row, s, calls[i](s) if isinstance(row, FieldRule) else True, skipped, extra)
+    n = len(calls)
+    while i < n:
+        try:
+            while i < n:
+                fired = calls[i](s)
+                if fired:
+                    return _refusal(release, rows[i], s, fired, skipped, extra)
+                i += 1
         except _Skip as sk:
-            skipped.append(Skipped(row.id, _SKIP_REASONS.get(sk.need, sk.need)))
-            continue
-        except _FactCrash as fc:
-            return verdict_from_crash(release, _rewrap(fc.crash, row.stage), stage=row.stage,
-                                      check=row.id, skipped=tuple(skipped), **extra)
-        except _VLLM_CRASHES as exc:
-            return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
-        if fired:
-            return Verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
-                           exc_type=row.exc, message=row.message(s),
-                           wrapped_by=WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError")
-                           else None,
-                           skipped=tuple(skipped), **extra)
-    return Verdict(ok=True, vllm_version=_key(release), skipped=tuple(skipped), **extra)
+            if not isinstance(rows[i], Check):
+                raise
+            skipped.append(Skipped(rows[i].id, _SKIP_REASONS.get(sk.need, sk.need)))
+            i += 1
+        except (_FactCrash,) + _VLLM_CRASHES as exc:
+            return _crashed(release, rows[i], exc, skipped, extra)
+    return _verdict(ok=True, vllm_version=_key(release), skipped=tuple(skipped), **extra)
+
+
+def _crashed(release: Release, row, exc: BaseException, skipped: list, extra: dict) -> Verdict:
+    if isinstance(exc, _FactCrash):
+        return verdict_from_crash(release, _rewrap(exc.crash, row.stage), stage=row.stage,
+                                  check=row.id, skipped=tuple(skipped), **extra)
+    return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
+
+
+#: run the compiled rows (False: only the plain loop — tests compare the two)
+_COMPILE = True
+_COMPILED: dict[tuple[Any, frozenset, str], Any] = {}
+
+
+def _compiled(release: Release, entry: str):
+    key = (release.version, release.patches, entry)
+    run = _COMPILED.get(key)
+    if run is None:
+        run = _COMPILED[key] = compile_rows(*_program(release, entry), f"{_key(release)} {entry}")
+    return run
+
+
+def _refusal(release: Release, row, s: "State", fired: Any, skipped: list, extra: dict) -> Verdict:
+    if isinstance(row, FieldRule):
+        errors = fired
+        return Verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
+                       exc_type="ValidationError", message=errors[0].msg,
+                       wrapped_by=WRAPPER[row.stage], loc=errors[0].loc, errors=errors,
+                       skipped=tuple(skipped), **extra)
+    return _verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
+                    exc_type=row.exc, message=row.message(s),
+                    wrapped_by=WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError") else None,
+                    skipped=tuple(skipped), **extra)
+
+
+_VERDICT_DEFAULTS = {f.name: (f.default_factory() if f.default_factory is not MISSING else f.default)
+                     for f in fields(Verdict) if f.default is not MISSING or f.default_factory is not MISSING}
+
+
+def _verdict(**values: Any) -> Verdict:
+    """``Verdict(**values)`` without the frozen dataclass's per-field ``object.__setattr__``
+    (the hot path of a check; Verdict has no ``__post_init__``)."""
+    v = object.__new__(Verdict)
+    d = v.__dict__
+    d.update(_VERDICT_DEFAULTS)
+    d.update(values)
+    return v
+
+
+#: (version, patches, entry) -> (callables, rows): what _evaluate runs
+_PROGRAMS: dict[tuple[Any, frozenset, str], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
+
+
+def _program(release: Release, entry: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    key = (release.version, release.patches, entry)
+    prog = _PROGRAMS.get(key)
+    if prog is None:
+        calls, rows = [], []
+        for kind, row in _rows(release, entry):
+            if kind is _STEP:
+                if row.id == "ea_to_parallel_config" and release.within("0.14.0"):
+                    calls.append(_then_moe_flag(row.apply))
+                else:
+                    calls.append(row.apply)
+            elif kind is _FIELDS:
+                calls.append(partial(_field_errors, row))
+            else:
+                calls.append(row.when)
+            rows.append(row)
+        prog = _PROGRAMS[key] = (tuple(calls), tuple(rows))
+    return prog
+
+
+def _then_moe_flag(apply):
+    """EngineArgs → ParallelConfig (0.14.0+): the step also hands ParallelConfig the model's is_moe."""
+    def step(s: "State") -> None:
+        apply(s)
+        s.is_moe_model = s._facts.is_moe
+    return step
 
 
 #: (version, patches, entry) -> the rows that run, in order.  The table is static

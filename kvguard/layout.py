@@ -75,6 +75,8 @@ _FIELDS: tuple[tuple[str, Any, Any], ...] = (
     ("swap_space", float, 4.0),
 )
 
+_DEFAULTS = {name: default for name, _, default in _FIELDS}
+
 #: the exact Python types each field takes without a second look (pydantic strict mode accepts
 #: exactly these; anything else is decided by the pydantic model, :func:`_strict_model`)
 _FAST_TYPES: dict[str, tuple[type, ...]] = {
@@ -119,7 +121,6 @@ class Layout:
     pydantic itself is imported only to report a bad value.
     """
 
-    __slots__ = tuple(name for name, _, _ in _FIELDS) + ("model_fields_set",)
     model_fields: "dict[str, FieldInfo]" = {name: FieldInfo(tp, default) for name, tp, default in _FIELDS}
 
     if TYPE_CHECKING:
@@ -162,10 +163,10 @@ class Layout:
                 model = _strict_model()(**data)
                 data = {name: getattr(model, name) for name in data}
                 break
-        setter = object.__setattr__
-        for name, _, default in _FIELDS:
-            setter(self, name, data.get(name, default))
-        setter(self, "model_fields_set", frozenset(data))
+        values = self.__dict__
+        values.update(_DEFAULTS)
+        values.update(data)
+        values["model_fields_set"] = frozenset(data)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"Layout is frozen: cannot set {name!r}")
@@ -210,15 +211,14 @@ class Layout:
 
     def model_copy(self, *, update: Optional[Mapping[str, Any]] = None) -> "Layout":
         """A copy with ``update`` applied — like pydantic, the update is not validated."""
-        new = object.__new__(type(self))
-        setter = object.__setattr__
-        for name, _, _ in _FIELDS:
-            setter(new, name, getattr(self, name))
-        for name, value in (update or {}).items():
+        update = dict(update or {})
+        for name in update:
             if name not in self.model_fields:
                 raise AttributeError(f"Layout has no field {name!r}")
-            setter(new, name, value)
-        setter(new, "model_fields_set", self.model_fields_set | frozenset(update or ()))
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.__dict__.update(update)
+        new.__dict__["model_fields_set"] = self.model_fields_set | frozenset(update)
         return new
 
     @property

@@ -95,11 +95,15 @@ class Release:
 
     def within(self, since: str | None, until: str | None = None) -> bool:
         """True when ``since <= release <= until`` (either bound may be open)."""
-        if since is not None and self.version < _v(since):
-            return False
-        if until is not None and self.version > _v(until):
-            return False
-        return True
+        try:
+            return self.__dict__["_within"][since, until]
+        except KeyError:
+            pass
+        inside = ((since is None or self.version >= _v(since))
+                  and (until is None or self.version <= _v(until)))
+        # memoised on the instance: the rule conditions ask the same few questions on every check
+        self.__dict__.setdefault("_within", {})[since, until] = inside
+        return inside
 
     def __str__(self) -> str:
         return self.key

@@ -15,7 +15,6 @@ mirror.  Messages are ``str.format`` templates over the state and the row's
 
 from __future__ import annotations
 
-from collections import ChainMap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Optional, Union
@@ -76,8 +75,24 @@ class Check(_Row):
     description: str = ""
 
     def message(self, s: Any) -> str:
-        bound = self.bind(s) if self.bind is not None else {}
-        return self.template.format_map(ChainMap(bound, s.values()))
+        return self.template.format_map(_Values(s, self.bind(s) if self.bind is not None else ()))
+
+
+class _Values(dict):
+    """Template values: the row's ``bind`` values, else the state's attribute of that name
+    (looked up only for the names a template uses)."""
+
+    __slots__ = ("_s",)
+
+    def __init__(self, s: Any, bound: Any):
+        super().__init__(bound)
+        self._s = s
+
+    def __missing__(self, key: str) -> Any:
+        try:
+            return getattr(self._s, key)
+        except AttributeError:
+            raise KeyError(key) from None
 
 
 @dataclass(frozen=True)
