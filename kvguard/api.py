@@ -7,7 +7,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from . import archs
+from . import archs, factcache
 from .engine import _key, evaluate, verdict_from_crash
 from .errors import InputError, ModelConfigRefused, Undecidable
 from .facts import Crash, ModelFacts, derive
@@ -60,6 +60,9 @@ def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
     raw, label = load_raw_config(config)
     if model_path is None and label != "<mapping>":
         model_path = os.path.dirname(label)
+    if factcache.enabled_dir() is not None:
+        return factcache.derive_cached(derive, raw, release, env, trust_remote_code=trust_remote_code,
+                                       model_path=model_path)
     return derive(raw, release, env, trust_remote_code=trust_remote_code, model_path=model_path)
 
 
