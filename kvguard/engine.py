@@ -314,13 +314,20 @@ def _crashed(release: Release, row, exc: BaseException, skipped: list, extra: di
 
 #: run the compiled rows (False: only the plain loop — tests compare the two)
 _COMPILE = True
+#: compile a release's rows once it has been evaluated this often (compiling reads table.py's
+#: source, ~25 ms: worth it for a plan or a test suite, not for the one check of a launch script)
+_COMPILE_AFTER = 32
 _COMPILED: dict[tuple[Any, frozenset, str], Any] = {}
+_EVALUATIONS: dict[tuple[Any, frozenset, str], int] = {}
 
 
 def _compiled(release: Release, entry: str):
     key = (release.version, release.patches, entry)
     run = _COMPILED.get(key)
     if run is None:
+        seen = _EVALUATIONS[key] = _EVALUATIONS.get(key, 0) + 1
+        if seen < _COMPILE_AFTER:
+            return None
         run = _COMPILED[key] = compile_rows(*_program(release, entry), f"{_key(release)} {entry}")
     return run
 

@@ -32,12 +32,13 @@ def _facts(model: str, version: str) -> ModelFacts:
 def _both(facts, version, host, entry, fields):
     def run(compiled: bool):
         engine._COMPILE = compiled
+        engine._COMPILE_AFTER = 0
         try:
             return kvguard.check(facts, vllm_version=version, host=host, entry=entry, **fields)
         except kvguard.InputError as exc:
             return ("InputError", str(exc))
         finally:
-            engine._COMPILE = True
+            engine._COMPILE, engine._COMPILE_AFTER = True, 32
     plain, compiled = run(False), run(True)
     if isinstance(plain, tuple):
         assert compiled == plain
@@ -85,3 +86,18 @@ def test_most_conditions_are_inlined():
     assert inlined >= 35, inlined
     run, lines = compile_rows(calls, rows, "test")
     assert sorted(lines.values()) == list(range(len(calls)))
+
+
+def test_rows_are_compiled_only_for_repeated_checks():
+    from kvguard.api import _resolve
+
+    release = _resolve("0.25.0", False)
+    facts = _facts("Qwen/Qwen3-32B", "0.25.0")
+    key = (release.version, release.patches, "serve")
+    engine._COMPILED.pop(key, None)
+    engine._EVALUATIONS.pop(key, None)
+    kvguard.check(facts, vllm_version="0.25.0", host=Host.cuda_node(), tp=8)
+    assert key not in engine._COMPILED
+    for _ in range(engine._COMPILE_AFTER):
+        kvguard.check(facts, vllm_version="0.25.0", host=Host.cuda_node(), tp=8)
+    assert key in engine._COMPILED
