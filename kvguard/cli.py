@@ -14,7 +14,7 @@ import sys
 import textwrap
 from typing import Optional, Sequence
 
-from . import __version__
+from . import __version__, factcache
 from .errors import KvguardError
 from .layout import Host
 
@@ -62,6 +62,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="a shell variable's value (repeatable); wins over assignments found in the files")
     _common(s, formats=("text", "json", "github", "sarif"))
     _economics_parsers(sub)
+    for command in sub.choices.values():
+        command.add_argument("--no-cache", action="store_true",
+                             help="do not read or write the facts cache (~/.cache/kvguard, $KVGUARD_CACHE_DIR; "
+                             "KVGUARD_NO_CACHE=1 does the same)")
     return p
 
 
@@ -334,6 +338,8 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return EXIT_UNDECIDED
+        # repeat launches answer from the facts cache (kvguard.factcache); off for this call only
+        factcache.enable(None if args.no_cache else factcache.cache_dir())
         if args.command == "check":
             return _cmd_check(args)
         if args.command == "diff":
@@ -354,6 +360,8 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     except RecursionError:
         _say("kvguard: cannot decide: input nested too deeply")
         return EXIT_UNDECIDED
+    finally:
+        factcache.enable(None)
 
 
 def _say(line: str) -> None:

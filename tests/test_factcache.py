@@ -152,3 +152,35 @@ def test_the_library_api_does_not_write_a_cache_by_default(tmp_path):
                HOME=str(tmp_path))
     subprocess.run([sys.executable, "-c", code], env=env, check=True)
     assert not any(tmp_path.rglob("*.json"))
+
+
+def _cli(tmp_path, *extra):
+    env = dict(os.environ, KVGUARD_CACHE_DIR=str(tmp_path / "cache"))
+    env.pop("KVGUARD_NO_CACHE", None)
+    cmd = [sys.executable, "-m", "kvguard", "check", *extra, "--vllm-version", "0.28.0", "--format", "json",
+           "--", "vllm", "serve", MODEL, "-tp", "8", "-dcp", "8"]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True)
+
+
+def test_the_command_line_answers_repeat_launches_from_the_cache(tmp_path):
+    first = _cli(tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert len(list((tmp_path / "cache").rglob("*.json"))) == 1
+    again = _cli(tmp_path)
+    assert (again.returncode, again.stdout) == (first.returncode, first.stdout)
+
+
+def test_no_cache_flag_leaves_no_entry(tmp_path):
+    out = _cli(tmp_path, "--no-cache")
+    assert out.returncode == 0, out.stderr
+    assert not (tmp_path / "cache").exists()
+
+
+def test_run_in_process_leaves_the_cache_off(tmp_path, monkeypatch):
+    from kvguard.cli import run
+
+    monkeypatch.setenv("KVGUARD_CACHE_DIR", str(tmp_path / "c"))
+    monkeypatch.delenv("KVGUARD_NO_CACHE", raising=False)
+    assert run(["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", MODEL, "-tp", "8"]) == 0
+    assert factcache.enabled_dir() is None
+    assert len(list((tmp_path / "c").rglob("*.json"))) == 1
