@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Mapping
 from typing import Any, Optional
@@ -270,6 +269,8 @@ def _raw_exception(verdict: Verdict) -> BaseException:
     cls = _BUILTIN.get(name)
     if cls is KeyError:
         try:
+            import ast
+
             return KeyError(ast.literal_eval(message))
         except (ValueError, SyntaxError):
             return KeyError(message)

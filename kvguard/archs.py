@@ -8,8 +8,8 @@ tools/extract_registry.py.  Flags are lists of inclusive release ranges.
 from __future__ import annotations
 
 import json
+import os
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Optional
 
 from .versions import Release
@@ -17,10 +17,16 @@ from .versions import Release
 __all__ = ["arch_flag", "registered_arch", "registry_loaded", "retired_refusal"]
 
 
+def _read(name: str) -> str:
+    """A file of kvguard/data (read with plain file I/O: importlib.resources costs ~10 ms to import)."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", name), encoding="utf-8") as fh:
+        return fh.read()
+
+
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
     try:
-        text = resources.files("kvguard").joinpath("data/archs.json").read_text("utf-8")
+        text = _read("archs.json")
     except (FileNotFoundError, OSError):
         return {}
     return json.loads(text)
@@ -34,7 +40,7 @@ def registry_loaded() -> bool:
 def _exports() -> dict[str, Any]:
     """kvguard/data/transformers_exports.json (tools/transformers_exports.py)."""
     try:
-        text = resources.files("kvguard").joinpath("data/transformers_exports.json").read_text("utf-8")
+        text = _read("transformers_exports.json")
     except (FileNotFoundError, OSError):
         return {}
     return json.loads(text)

@@ -9,9 +9,9 @@ nor in the Hugging Face cache.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any, Optional
 
 __all__ = ["CatalogEntry", "entries", "lookup"]
@@ -28,10 +28,12 @@ class CatalogEntry:
 @lru_cache(maxsize=1)
 def entries() -> tuple[CatalogEntry, ...]:
     out = []
-    for item in sorted(resources.files(__name__).iterdir(), key=lambda p: p.name):
-        if not item.name.endswith(".json"):
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in sorted(os.listdir(here)):
+        if not name.endswith(".json"):
             continue
-        data = json.loads(item.read_text("utf-8"))
+        with open(os.path.join(here, name), encoding="utf-8") as fh:
+            data = json.load(fh)
         out.append(CatalogEntry(data["id"], tuple(data.get("aliases") or ()), data.get("source") or {},
                                 data["config"]))
     return tuple(out)

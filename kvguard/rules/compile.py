@@ -17,8 +17,6 @@ checks the compiled program against the plain loop for every release.
 
 from __future__ import annotations
 
-import ast
-import inspect
 from functools import lru_cache
 from types import CodeType, TracebackType
 from typing import Any, Callable, Optional, Sequence
@@ -30,6 +28,9 @@ __all__ = ["compile_rows", "row_of"]
 def _inlinable() -> dict[int, Optional[str]]:
     """First line of each ``when=lambda s: EXPR`` in table.py -> EXPR's source (None when a line
     holds more than one such lambda: ambiguous, not inlined)."""
+    import ast
+    import inspect
+
     from . import table
 
     tree = ast.parse(inspect.getsource(table))
