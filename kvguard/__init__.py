@@ -8,8 +8,10 @@ vLLM import; no network.
 """
 
 from .api import check, legal_dcp_sizes, model_facts, to_exception, validate
+from .capacity import CapacityPrediction, predict_capacity
 from .economics import AuditReport, ModelAudit, audit
 from .errors import (
+    CapacityNotModelled,
     InputError,
     KvguardError,
     ModelConfigRefused,
@@ -26,6 +28,8 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "AuditReport",
+    "CapacityNotModelled",
+    "CapacityPrediction",
     "ErrorEntry",
     "Host",
     "InputError",
@@ -48,6 +52,7 @@ __all__ = [
     "legal_dcp_sizes",
     "model_facts",
     "plan",
+    "predict_capacity",
     "to_exception",
     "validate",
 ]

@@ -88,6 +88,14 @@ def _economics_parsers(sub) -> None:
     a.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the legal -dcp sizes "
                    "(default: a standard 8-GPU CUDA node)")
     a.add_argument("--trust-remote-code", action="store_true", help="as vLLM's flag (configs needing repo code)")
+    a.add_argument("--kv-memory-gib", type=float, metavar="G",
+                   help="KV-cache memory of one GPU, the 'Available KV cache memory' vLLM logs: with --max-model-len, "
+                   "predict vLLM's 'GPU KV cache size' and 'Maximum concurrency' lines (and at every legal -dcp)")
+    a.add_argument("--max-model-len", type=int, metavar="L", help="max_model_len for the capacity prediction")
+    a.add_argument("--block-size", type=int, metavar="B",
+                   help="tokens per KV-cache block (default: 16, MLA 64 — reported as an assumption)")
+    a.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel size for the capacity prediction "
+                   "(the stage with the most layers governs)")
     a.add_argument("--format", choices=("text", "json"), default="text")
     pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
                         description="Enumerate tp*pp*dp*pcp == GPUs (with every -dcp that can pass and expert "
@@ -120,7 +128,8 @@ def _cmd_audit(args) -> int:
     host = Host.standard(gpus_per_node=args.gpus_per_node)
     report = audit(args.configs, args.tp, args.pcp, args.dcp, vllm_version=release.key,
                    kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
-                   trust_remote_code=args.trust_remote_code)
+                   trust_remote_code=args.trust_remote_code, max_model_len=args.max_model_len,
+                   kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp)
     print(render_audit_json(report) if args.format == "json" else render_audit_text(report))
     return EXIT_ACCEPT
 

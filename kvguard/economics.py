@@ -162,11 +162,18 @@ class ModelAudit:
     #: stored - unique: the bytes per token that duplication costs across the TP group
     duplication_waste_bytes_per_token: Optional[float]
     notes: tuple[str, ...] = ()
+    #: vLLM's "GPU KV cache size" / "Maximum concurrency" (kvguard.capacity.CapacityPrediction), or
+    #: CapacityNotModelledResult; None when no KV memory and max_model_len were given
+    capacity: Any = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["legal_dcp_sizes"] = list(self.legal_dcp_sizes)
         out["notes"] = list(self.notes)
+        if self.capacity is None:
+            out.pop("capacity")
+        else:
+            out["capacity"] = self.capacity.to_dict()
         return out
 
 
@@ -202,7 +209,33 @@ def _resolve_config(config: Any) -> tuple[str, Any, Optional[dict]]:
 def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
               kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
               host: Optional[Host] = None, name: Optional[str] = None,
-              trust_remote_code: bool = False) -> ModelAudit:
+              trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None) -> ModelAudit:
+    """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.capacity.predict_capacity`
+    (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section."""
+    result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
+                        host=host, name=name, trust_remote_code=trust_remote_code)
+    if capacity is None:
+        return result
+    from dataclasses import replace
+
+    from .capacity import CapacityNotModelledResult, predict_capacity
+    from .errors import CapacityNotModelled
+    try:
+        cap = predict_capacity(config, tp=tp, pcp=pcp, dcp=dcp, vllm_version=result.vllm_version,
+                               kv_cache_dtype=kv_cache_dtype, env=env, trust_remote_code=trust_remote_code,
+                               dcp_sizes=result.legal_dcp_sizes, **capacity)
+        if not result.dcp_legal:
+            cap = replace(cap, notes=cap.notes + (f"vLLM refuses -dcp {dcp} at this layout: the figures are what "
+                                                  "its accounting would give",))
+    except CapacityNotModelled as exc:
+        cap = CapacityNotModelledResult(str(exc))
+    return replace(result, capacity=cap)
+
+
+def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
+               kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
+               host: Optional[Host] = None, name: Optional[str] = None,
+               trust_remote_code: bool = False) -> ModelAudit:
     from .api import legal_dcp_sizes, model_facts
     from .versions import resolve
 
@@ -266,7 +299,9 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
 def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *,
           vllm_version: Optional[str] = None, kv_cache_dtype: str = "auto",
           env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
-          trust_remote_code: bool = False) -> AuditReport:
+          trust_remote_code: bool = False, max_model_len: Optional[int] = None,
+          kv_memory_gib: Optional[float] = None, available_kv_bytes: Optional[int] = None,
+          block_size: Optional[int] = None, pp: Optional[int] = None) -> AuditReport:
     """KV-cache economics of one or more models at ``-tp tp -pcp pcp -dcp dcp``.
 
     ``configs``: a path to config.json or its directory, a catalog model id, a
@@ -274,14 +309,39 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     be legal (``dcp_legal`` says whether vLLM accepts it; ``legal_dcp_sizes``
     lists the sizes it does, with ``host`` deciding host-dependent checks as in
     :func:`kvguard.legal_dcp_sizes`).
+
+    With ``max_model_len`` and the KV memory of one GPU (``kv_memory_gib``, the
+    "Available KV cache memory" vLLM logs, or ``available_kv_bytes``) each model
+    also gets ``capacity``: vLLM's "GPU KV cache size" / "Maximum concurrency"
+    (:func:`kvguard.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
+    the same at every legal ``-dcp`` size — or why kvguard does not model it.
     """
     from .versions import resolve
 
     items = list(configs) if isinstance(configs, (list, tuple)) else [configs]
     release = resolve(vllm_version)
+    capacity = _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size, pp)
     models = tuple(audit_one(c, tp, pcp, dcp, vllm_version=release.key, kv_cache_dtype=kv_cache_dtype, env=env,
-                             host=host, trust_remote_code=trust_remote_code) for c in items)
+                             host=host, trust_remote_code=trust_remote_code, capacity=capacity) for c in items)
     return AuditReport(models, vllm_version=release.key)
+
+
+def _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size, pp) -> Optional[dict]:
+    memory = kv_memory_gib is not None or available_kv_bytes is not None
+    if not memory and max_model_len is None:
+        if block_size is not None or pp is not None:
+            raise InputError("block size and -pp apply to the capacity prediction: also give the KV memory "
+                             "(--kv-memory-gib) and --max-model-len", source="<audit>", key="kv_memory_gib")
+        return None
+    if not memory or max_model_len is None:
+        raise InputError("the capacity prediction needs both the KV memory per GPU (--kv-memory-gib) and "
+                         "--max-model-len", source="<audit>", key="kv_memory_gib" if not memory else "max_model_len")
+    out: dict[str, Any] = {"max_model_len": max_model_len, "block_size": block_size, "pp": 1 if pp is None else pp}
+    if kv_memory_gib is not None:
+        out["kv_memory_gib"] = kv_memory_gib
+    if available_kv_bytes is not None:
+        out["available_kv_bytes"] = available_kv_bytes
+    return out
 
 
 def _fmt_bytes(x: Optional[float]) -> str:
@@ -314,6 +374,9 @@ def render_audit_text(report: AuditReport) -> str:
                          f"{_fmt_bytes(m.duplication_waste_bytes_per_token)}")
         for n in m.notes:
             lines.append(f"  note: {n}")
+        if m.capacity is not None:
+            from .capacity import render_capacity_text
+            lines.extend(render_capacity_text(m.capacity))
     return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ reproduced vLLM exception itself (``validate``).
 from __future__ import annotations
 
 __all__ = [
+    "CapacityNotModelled",
     "InputError",
     "KvguardError",
     "ModelConfigRefused",
@@ -49,6 +50,16 @@ class Undecidable(KvguardError):
     For example an architecture the release's model registry does not know
     (vLLM would try remote code or the Transformers backend), or a config
     feature kvguard does not model.
+    """
+
+
+class CapacityNotModelled(Undecidable):
+    """kvguard does not predict the KV-cache capacity of this model or release.
+
+    Raised by :func:`kvguard.capacity.predict_capacity` for models whose layers vLLM
+    puts in several KV-cache groups or spec classes kvguard does not size (sliding
+    window, hybrid Mamba / linear attention, DeepSeek-V3.2/V4 indexer and compressed
+    caches, …) and for releases outside the capacity rules.
     """
 
 

@@ -1,0 +1,565 @@
+"""KV-cache capacity as vLLM's startup log prints it: ``GPU KV cache size`` and ``Maximum concurrency``.
+
+Given the KV-cache memory of one GPU (the ``Available KV cache memory: X GiB`` figure vLLM logs,
+or its exact byte count), :func:`predict_capacity` returns the number of KV-cache blocks, the
+tokens and the maximum concurrency vLLM computes for a layout, and the log lines exactly as the
+release words them.  :func:`kv_capacity` is the same arithmetic on plain numbers.
+
+Scope: models whose every attention layer has one and the same full-attention or MLA KV-cache
+spec, i.e. **one KV-cache group** (``FullAttentionSpec`` / ``MLAAttentionSpec``).  Sliding-window,
+chunked-local, hybrid (Mamba / linear attention), encoder-decoder, heterogeneous-layer and
+indexer/compressed models (DeepSeek-V3.2 / V4) get several groups or other spec classes and are
+:class:`~kvguard.errors.CapacityNotModelled` — never a number.
+
+The rules mirror ``vllm/v1/core/kv_cache_utils.py`` (``kv_cache_planning.py`` in 0.33.0) and
+``vllm/v1/kv_cache_interface.py`` of each release, one function per rule below; the differential
+test ``tests/upstream/test_capacity.py`` runs the releases' own functions on generated cases.
+
+* page (one layer, one block) = ``block_size * bytes_per_token_per_layer`` (``AttentionSpec.
+  page_size_bytes``; full attention ``2 * heads * head_size * b``, MLA ``head_size * b``).
+* per worker ``num_blocks = available // page // layers_on_that_worker`` (``get_num_blocks``;
+  0.33.0: ``available // (page * layers)``, the same integer); the engine keeps the minimum over
+  workers (``get_kv_cache_configs``), so the pipeline stage with most layers
+  (``get_pp_indices``) governs.
+* blocks one request of ``max_model_len`` tokens needs: ``cdiv(cdiv(max_model_len, shards),
+  block_size)`` (``FullAttentionSpec.max_memory_usage_bytes`` / page), shards = dcp, times pcp
+  in 0.12.0–0.25.1; ``Maximum concurrency = num_blocks / that``
+  (``get_max_concurrency_for_kv_cache_config``).
+* ``GPU KV cache size``: ``num_blocks * block_size * dcp`` (0.10.2–0.11.2),
+  ``num_blocks * block_size * pcp * dcp`` (0.12.0–0.20.0), ``int(concurrency * max_model_len)``
+  (0.20.1 on).  0.10.2–0.11.0 log per worker *before* the minimum is taken.
+* the launch is refused (``ValueError``) when one request of ``max_model_len`` tokens does not
+  fit a worker (``_check_enough_kv_cache_memory``; from 0.29.0 one block per worker is held back
+  for the null block first).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Optional, Sequence
+
+from .errors import CapacityNotModelled, InputError
+
+__all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "kv_capacity",
+           "pp_partitions", "predict_capacity", "render_capacity_text"]
+
+GIB = 1 << 30
+
+#: releases whose capacity rules kvguard has (inclusive bounds; every release between them)
+CAPACITY_RELEASES = ("0.10.2", "0.33.0")
+
+#: vLLM's CacheConfig default block size on CUDA (``CacheConfig.DEFAULT_BLOCK_SIZE`` /
+#: ``CudaPlatform.check_and_update_config``) — the attention backend may change it
+_DEFAULT_BLOCK_SIZE = 16
+#: what the MLA backends of a Hopper GPU use (FlashMLA: 64); CUTLASS MLA on Blackwell uses 128
+_DEFAULT_MLA_BLOCK_SIZE = 64
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(a // -b)
+
+
+def _format_gib(b: int) -> str:
+    """``vllm.utils.mem_utils.format_gib`` (0.14.0 on)."""
+    return f"{round(b / GIB, 2)}"
+
+
+def pp_partitions(num_layers: int, pp: int, partition: Optional[str] = None) -> list[int]:
+    """Layers per pipeline stage, as ``vllm.distributed.utils.get_pp_indices`` splits them
+    (identical in 0.10.2–0.33.0): ``num_layers // pp`` each, the remainder one each on the stages
+    before the last (from the second-to-last backwards); ``partition`` is
+    ``VLLM_PP_LAYER_PARTITION`` ("a,b,…")."""
+    if partition is not None:
+        try:
+            parts = [int(x) for x in partition.split(",")]
+        except ValueError:
+            raise InputError(f"Invalid partition string: {partition}", source="<capacity>",
+                             key="VLLM_PP_LAYER_PARTITION") from None
+        if len(parts) != pp or sum(parts) != num_layers:
+            raise InputError(f"VLLM_PP_LAYER_PARTITION {partition!r} does not split {num_layers} layers "
+                             f"over {pp} stages", source="<capacity>", key="VLLM_PP_LAYER_PARTITION")
+        return parts
+    parts = [num_layers // pp] * pp
+    for i in range(2, num_layers % pp + 2):
+        parts[-i] += 1
+    return parts
+
+
+@dataclass(frozen=True)
+class DcpCapacity:
+    """The capacity at one ``-dcp`` size (everything else equal)."""
+
+    dcp: int
+    num_blocks: int
+    num_tokens: Optional[int]
+    max_concurrency: float
+    fits: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CapacityPrediction:
+    """vLLM's KV-cache capacity for one layout, one GPU's KV memory and one ``max_model_len``."""
+
+    vllm_version: str
+    tp: int
+    pp: int
+    pcp: int
+    dcp: int
+    max_model_len: int
+    #: KV-cache bytes one worker may use (the "Available KV cache memory")
+    available_kv_bytes: int
+    #: tokens per block (``--block-size``) and the scheduler's block of tokens over the DCP
+    #: (and, in 0.12.0–0.25.1, PCP) ranks: block_size * shards
+    block_size: int
+    scheduler_block_size: int
+    #: one layer's page on one rank: block_size * bytes per token per layer
+    page_size_bytes: int
+    bytes_per_token_per_layer: int
+    layers_per_stage: tuple[int, ...]
+    #: over how many ranks one sequence's tokens are spread (dcp, times pcp in 0.12.0–0.25.1)
+    kv_token_shards: int
+    #: blocks per worker (the minimum over the pipeline stages)
+    num_blocks: int
+    #: blocks one request of max_model_len tokens takes: cdiv(cdiv(max_model_len, shards), block_size)
+    blocks_per_request: int
+    #: the "GPU KV cache size" figure in tokens
+    num_tokens: int
+    max_concurrency: float
+    #: False: vLLM refuses to start (``error``); log_lines are then empty
+    fits: bool
+    #: KV bytes one request of max_model_len needs on the governing worker
+    needed_bytes_per_request: int
+    #: vLLM's estimate of the longest max_model_len that fits (given only when it refuses)
+    estimated_max_model_len: Optional[int]
+    #: ("ValueError", message) when vLLM refuses to start
+    error: Optional[tuple[str, str]]
+    #: the capacity lines of the startup log, each distinct line once, in order (message text only)
+    log_lines: tuple[str, ...]
+    use_mla: Optional[bool] = None
+    num_kv_heads_per_rank: Optional[int] = None
+    head_size: Optional[int] = None
+    kv_cache_dtype: Optional[str] = None
+    dtype_bytes: Optional[int] = None
+    by_dcp: tuple[DcpCapacity, ...] = ()
+    assumptions: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["layers_per_stage"] = list(self.layers_per_stage)
+        out["error"] = None if self.error is None else {"exc_type": self.error[0], "message": self.error[1]}
+        out["log_lines"] = list(self.log_lines)
+        out["by_dcp"] = [d.to_dict() for d in self.by_dcp]
+        out["assumptions"] = list(self.assumptions)
+        out["notes"] = list(self.notes)
+        out["modelled"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class CapacityNotModelledResult:
+    """The capacity section of an audit for a model kvguard does not size: the reason, no numbers."""
+
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"modelled": False, "reason": self.reason}
+
+
+# ---------------------------------------------------------------------------------------------
+# release-keyed rules
+
+
+def _release(vllm_version: Any):
+    from .versions import resolve
+    release = resolve(vllm_version)
+    if not release.within(*CAPACITY_RELEASES):
+        raise CapacityNotModelled(f"capacity prediction covers vLLM {CAPACITY_RELEASES[0]}–{CAPACITY_RELEASES[1]}, "
+                                  f"not {release.key}")
+    return release
+
+
+def _shards(release, dcp: int, pcp: int) -> int:
+    """``FullAttentionSpec.max_memory_usage_bytes``: ``cdiv(max_model_len, dcp)``, ``dcp * pcp`` in
+    0.12.0–0.25.1 (kvguard.economics.kv_token_shards)."""
+    from .economics import kv_token_shards
+    return kv_token_shards(release.key, dcp, pcp)
+
+
+def _not_enough_message(release, max_model_len: int, needed: int, available: int, estimated: int) -> str:
+    """``_check_enough_kv_cache_memory`` / ``check_enough_kv_cache_memory`` message of the release."""
+    if release.within(None, "0.13.0"):
+        # 0.10.2–0.13.0: f"{needed / GiB_bytes:.2f}", "models's", estimated_msg without trailing space
+        est = f"Based on the available memory, the estimated maximum model length is {estimated}." \
+            if estimated > 0 else ""
+        msg = (f"To serve at least one request with the models's max seq len ({max_model_len}), "
+               f"({needed / GIB:.2f} GiB KV cache is needed, which is larger than the available KV cache "
+               f"memory ({available / GIB:.2f} GiB). {est} Try increasing `gpu_memory_utilization` or "
+               f"decreasing `max_model_len` when initializing the engine.")
+        if release.within("0.13.0"):
+            msg += " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+        return msg
+    est = f"Based on the available memory, the estimated maximum model length is {estimated}. " \
+        if estimated > 0 else ""
+    if release.within(None, "0.21.0"):
+        return (f"To serve at least one request with the models's max seq len ({max_model_len}), "
+                f"({_format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
+                f"memory ({_format_gib(available)} GiB). {est}Try increasing `gpu_memory_utilization` or "
+                f"decreasing `max_model_len` when initializing the engine. "
+                f"See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
+    return (f"To serve at least one request with the model's max seq len ({max_model_len}), "
+            f"({_format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
+            f"memory ({_format_gib(available)} GiB). {est}Try increasing `gpu_memory_utilization` (which also "
+            f"controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the "
+            f"engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
+
+
+def _no_memory_message(release) -> str:
+    if release.within(None, "0.12.0"):
+        return ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                "initializing the engine.")
+    if release.within(None, "0.21.0"):
+        return ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                "initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ "
+                "for more details.")
+    return ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+            "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, "
+            "despite its name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ "
+            "for more details.")
+
+
+def _report_lines(release, num_blocks: int, block_size: int, dcp: int, pcp: int, max_model_len: int,
+                  concurrency: float) -> tuple[int, list[str]]:
+    """(num_tokens, lines) as the release's report logs them for one KV-cache config."""
+    lines = []
+    if release.within(None, "0.11.2"):
+        # _get_kv_cache_config_uniform_type / get_kv_cache_config_from_groups (0.10.2, 0.11.0),
+        # _report_kv_cache_config (0.11.1–0.11.2): one group -> num_blocks // 1 * block_size
+        tokens = num_blocks * block_size
+        if dcp > 1:
+            tokens *= dcp
+            lines.append(f"Multiplying the GPU KV cache size by the dcp_world_size {dcp}.")
+    elif release.within(None, "0.20.0"):
+        # _report_kv_cache_config 0.12.0–0.20.0
+        tokens = num_blocks * block_size
+        if pcp * dcp > 1:
+            tokens *= pcp * dcp
+            lines.append(f"Multiplying the GPU KV cache size by the cp_world_size {pcp * dcp} "
+                         f"(pcp_world_size {pcp} * dcp_world_size {dcp}).")
+    else:
+        # 0.20.1 on: num_tokens = int(max_concurrency * max_model_len) (get_kv_cache_capacity from 0.24.0)
+        tokens = int(concurrency * max_model_len)
+    if release.within(None, "0.27.1"):
+        lines.append(f"GPU KV cache size: {tokens:,} tokens")
+        lines.append(f"Maximum concurrency for {max_model_len:,} tokens per request: {concurrency:.2f}x")
+    else:
+        # update_kv_cache_capacity (0.28.0 on; 0.30.0 on: "%s KV cache size", "GPU" on CUDA)
+        lines.append(f"GPU KV cache size: {tokens:,} tokens, Maximum concurrency for {max_model_len:,} "
+                     f"tokens per request: {concurrency:.2f}x")
+    return tokens, lines
+
+
+def _positive_int(value: Any, key: str, *, zero: bool = False) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < (0 if zero else 1):
+        raise InputError("must be a " + ("non-negative" if zero else "positive") + " integer",
+                         source="<capacity>", key=key)
+    return value
+
+
+def kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layers: int, block_size: int,
+                available_kv_bytes: int, max_model_len: int, pp: int = 1, dcp: int = 1, pcp: int = 1,
+                pp_partition: Optional[str] = None) -> dict[str, Any]:
+    """vLLM's single-group KV-cache accounting on plain numbers (one worker per pipeline stage,
+    every worker with ``available_kv_bytes``).  Returns a dict of the :class:`CapacityPrediction`
+    fields it decides (``num_blocks``, ``num_tokens``, ``max_concurrency``, ``log_lines``, …)."""
+    release = _release(vllm_version)
+    for key, value in (("bytes_per_token_per_layer", bytes_per_token_per_layer), ("num_layers", num_layers),
+                       ("block_size", block_size), ("max_model_len", max_model_len), ("pp", pp),
+                       ("dcp", dcp), ("pcp", pcp)):
+        _positive_int(value, key)
+    if not isinstance(available_kv_bytes, int) or isinstance(available_kv_bytes, bool):
+        raise InputError("must be an integer number of bytes", source="<capacity>", key="available_kv_bytes")
+    stages = pp_partitions(num_layers, pp, pp_partition)
+    if min(stages) < 1:
+        raise InputError(f"-pp {pp} leaves a pipeline stage without layers ({num_layers} layers)",
+                         source="<capacity>", key="pp")
+    page = block_size * bytes_per_token_per_layer
+    shards = _shards(release, dcp, pcp)
+    blocks_per_request = _cdiv(_cdiv(max_model_len, shards), block_size)
+    null_block = release.within("0.29.0")
+    # 0.14.0–0.16.0 check once, every layer of the model against the smallest worker's memory
+    # (get_kv_cache_configs with the global groups: with -pp it counts all stages' layers)
+    checked = [num_layers] if release.within("0.14.0", "0.16.0") else stages
+
+    def needed(layers: int, model_len: int) -> int:
+        return layers * _cdiv(_cdiv(model_len, shards), block_size) * page
+
+    out: dict[str, Any] = {
+        "vllm_version": release.key, "block_size": block_size, "scheduler_block_size": block_size * shards,
+        "page_size_bytes": page, "bytes_per_token_per_layer": bytes_per_token_per_layer,
+        "layers_per_stage": tuple(stages), "kv_token_shards": shards, "blocks_per_request": blocks_per_request,
+        "available_kv_bytes": available_kv_bytes, "max_model_len": max_model_len,
+        "needed_bytes_per_request": needed(max(checked), max_model_len), "estimated_max_model_len": None,
+        "error": None, "fits": True,
+    }
+    # the fit check, per worker in order (0.29.0 on: less one block held back for the null block)
+    for layers in checked:
+        check_mem = available_kv_bytes - page * layers if null_block else available_kv_bytes
+        if check_mem <= 0:
+            out.update(fits=False, error=("ValueError", _no_memory_message(release)))
+            break
+        need = needed(layers, max_model_len)
+        if need > check_mem:
+            est = 0
+            if needed(layers, 1) <= check_mem:            # vLLM's binary search over [1, max_model_len]
+                lo, hi, est = 1, max_model_len, 1
+                while lo <= hi:
+                    mid = (lo + hi) // 2
+                    if needed(layers, mid) <= check_mem:
+                        est, lo = mid, mid + 1
+                    else:
+                        hi = mid - 1
+            out.update(fits=False, needed_bytes_per_request=need, estimated_max_model_len=est,
+                       error=("ValueError", _not_enough_message(release, max_model_len, need, check_mem, est)))
+            break
+    per_stage = [max(available_kv_bytes // page // layers, 0) for layers in stages]
+    num_blocks = min(per_stage)
+    concurrency = num_blocks / blocks_per_request
+    lines: list[str] = []
+    if release.within(None, "0.11.0"):
+        # logged per worker, before the engine takes the minimum
+        for blocks in per_stage:
+            lines.extend(_report_lines(release, blocks, block_size, dcp, pcp, max_model_len,
+                                       blocks / blocks_per_request)[1])
+        tokens = _report_lines(release, num_blocks, block_size, dcp, pcp, max_model_len, concurrency)[0]
+    else:
+        tokens, lines = _report_lines(release, num_blocks, block_size, dcp, pcp, max_model_len, concurrency)
+    seen: list[str] = []
+    for line in lines:
+        if line not in seen:
+            seen.append(line)
+    out.update(num_blocks=num_blocks, max_concurrency=concurrency, num_tokens=tokens,
+               log_lines=tuple(seen) if out["fits"] else ())
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# models
+
+
+#: model types whose layers do not share one full-attention / MLA KV-cache spec in vLLM
+_MULTI_GROUP_TYPES = {
+    "gemma2": "sliding-window and full-attention layers", "gemma3": "sliding-window and full-attention layers",
+    "gemma3_text": "sliding-window and full-attention layers", "gemma3n": "sliding-window and shared-KV layers",
+    "cohere2": "sliding-window and full-attention layers", "gpt_oss": "sliding-window and full-attention layers",
+    "llama4": "chunked-local and full-attention layers", "mllama": "cross-attention layers",
+    "jamba": "Mamba and attention layers", "mamba": "Mamba state, no attention KV cache",
+    "mamba2": "Mamba state, no attention KV cache", "falcon_mamba": "Mamba state, no attention KV cache",
+    "nemotron_h": "Mamba and attention layers", "falcon_h1": "Mamba and attention layers",
+    "bamba": "Mamba and attention layers", "zamba2": "Mamba and attention layers",
+    "granitemoehybrid": "Mamba and attention layers", "plamo2": "Mamba and attention layers",
+    "lfm2": "short-convolution and attention layers", "lfm2_moe": "short-convolution and attention layers",
+    "qwen3_next": "linear-attention and full-attention layers", "minimax": "linear-attention layers",
+    "minimax_text_01": "linear-attention layers", "minimax_m1": "linear-attention layers",
+    "deepseek_v32": "an indexer KV cache beside the MLA cache", "deepseek_v4": "several MLA KV-cache groups",
+    "glm_moe_dsa": "an indexer KV cache beside the MLA cache", "nemotron-nas": "layers of different shapes",
+    "phi4flash": "Mamba and attention layers", "whisper": "encoder-decoder cross attention",
+    "kimi_linear": "linear-attention and MLA layers", "hunyuan_v1_moe_hybrid": "Mamba and attention layers",
+}
+
+
+def _multi_group_reason(raw: Optional[Mapping[str, Any]], facts=None) -> Optional[str]:
+    """Why this config would not have one full-attention / MLA KV-cache group (None: it has).
+    ``raw``: the config.json mapping (None for ModelFacts); ``facts``: ModelFacts, once derived."""
+    text = raw.get("text_config") if isinstance(raw, Mapping) else None
+    configs = [c for c in (raw, text) if isinstance(c, Mapping)]
+    types = {c.get("model_type") for c in configs}
+    if facts is not None:
+        types |= {facts.model_type, facts.text_model_type}
+    for t in sorted(t for t in types if isinstance(t, str)):
+        if t in _MULTI_GROUP_TYPES:
+            return f"model type {t}: {_MULTI_GROUP_TYPES[t]}"
+    if facts is not None and (facts.use_mla is None or not facts.head_size or not facts.num_hidden_layers):
+        return "no attention KV cache facts (attention-free model, or facts vLLM does not derive)"
+    for cfg in configs:
+        layer_types = cfg.get("layer_types")
+        if isinstance(layer_types, (list, tuple)) and any(t != "full_attention" for t in layer_types):
+            return "layer_types mixes attention kinds: " + ", ".join(sorted({str(t) for t in layer_types}))
+        if cfg.get("sliding_window") is not None and cfg.get("use_sliding_window") is not False:
+            return f"sliding window {cfg.get('sliding_window')}: sliding-window KV-cache spec"
+        for key in ("sliding_window_pattern", "layers_block_type", "hybrid_override_pattern", "attention_chunk_size",
+                    "full_attention_interval", "block_configs", "index_topk", "attn_type_list"):
+            if cfg.get(key) is not None:
+                return f"{key} in the config: layers with different KV-cache specs"
+        if cfg.get("is_encoder_decoder"):
+            return "encoder-decoder model: cross-attention KV cache"
+    return None
+
+
+#: registry flags (``vllm/model_executor/models/interfaces.py``) of architectures whose cache is not
+#: (only) an attention KV cache
+_REGISTRY_FLAGS = (("is_attention_free", "attention-free (no attention KV cache)"),
+                   ("is_hybrid", "hybrid: attention layers beside Mamba / linear-attention layers"),
+                   ("has_inner_state", "a model with a recurrent inner state"))
+
+
+def _registry_reason(facts, release) -> Optional[str]:
+    """What the release's model registry says against one attention KV-cache group (None: nothing).
+    Catches hybrid and state-space architectures whatever their config looks like."""
+    from .archs import arch_flag, registered_arch
+
+    arch = registered_arch(facts.architectures, release)
+    if arch is None:
+        return None
+    for flag, what in _REGISTRY_FLAGS:
+        if arch_flag(facts.architectures, flag, release):
+            return f"{arch} is {what} in vLLM {release.version}'s model registry ({flag})"
+    return None
+
+
+def _available_bytes(available_kv_bytes, kv_memory_gib, gpu_memory_gib, gpu_memory_utilization, weights_gib,
+                     other_gib) -> tuple[int, list[str]]:
+    given = [available_kv_bytes is not None, kv_memory_gib is not None, gpu_memory_gib is not None]
+    if sum(given) != 1:
+        raise InputError("give exactly one of available_kv_bytes, kv_memory_gib (vLLM's 'Available KV cache "
+                         "memory') or gpu_memory_gib with gpu_memory_utilization and weights_gib",
+                         source="<capacity>", key="available_kv_bytes")
+
+    def num(value, key, lo=0.0, hi=None):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value < lo or (hi is not None and value > hi):
+            raise InputError(f"must be a number >= {lo:g}" + (f" and <= {hi:g}" if hi is not None else ""),
+                             source="<capacity>", key=key)
+        return float(value)
+
+    if available_kv_bytes is not None:
+        if not isinstance(available_kv_bytes, int) or isinstance(available_kv_bytes, bool) or available_kv_bytes < 0:
+            raise InputError("must be a non-negative integer", source="<capacity>", key="available_kv_bytes")
+        return available_kv_bytes, []
+    if kv_memory_gib is not None:
+        g = num(kv_memory_gib, "kv_memory_gib")
+        notes = [f"KV memory {g:g} GiB = {int(g * GIB):,} bytes; vLLM logs that figure rounded to 0.01 GiB, so "
+                 "the real block count can differ by up to 5.4 MB worth of blocks (exact: available_kv_bytes)"]
+        return int(g * GIB), notes
+    if gpu_memory_utilization is None or weights_gib is None:
+        raise InputError("gpu_memory_gib needs gpu_memory_utilization and weights_gib", source="<capacity>",
+                         key="gpu_memory_utilization")
+    total = num(gpu_memory_gib, "gpu_memory_gib")
+    util = num(gpu_memory_utilization, "gpu_memory_utilization", 0.0, 1.0)
+    weights = num(weights_gib, "weights_gib")
+    other = num(other_gib, "other_gib")
+    avail = math.ceil(total * GIB * util) - int(weights * GIB) - int(other * GIB)
+    return avail, [f"KV memory estimated as ceil({total:g} GiB x {util:g}) - weights {weights:g} GiB - "
+                   f"activation peak / non-torch / CUDA graphs {other:g} GiB = {avail:,} bytes (vLLM profiles "
+                   "the last three; the figure it logs as 'Available KV cache memory' is the one to use)"]
+
+
+def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, pcp: int = 1, dcp: int = 1,
+                     vllm_version: Optional[str] = None, kv_cache_dtype: str = "auto",
+                     block_size: Optional[int] = None, available_kv_bytes: Optional[int] = None,
+                     kv_memory_gib: Optional[float] = None, gpu_memory_gib: Optional[float] = None,
+                     gpu_memory_utilization: Optional[float] = None, weights_gib: Optional[float] = None,
+                     other_gib: float = 0.0, dcp_sizes: Optional[Sequence[int]] = None,
+                     env: Optional[Mapping[str, str]] = None, trust_remote_code: bool = False) -> CapacityPrediction:
+    """vLLM's ``GPU KV cache size`` / ``Maximum concurrency`` for ``config`` at this layout.
+
+    ``config``: a path to config.json or its directory, a catalog model id, a mapping or
+    :class:`~kvguard.ModelFacts` (then sliding-window / hybrid markers of the raw config cannot be
+    seen: pass the config when in doubt).  The KV memory of one GPU is exactly one of
+    ``available_kv_bytes``, ``kv_memory_gib`` (the ``Available KV cache memory`` vLLM logs) or
+    ``gpu_memory_gib`` with ``gpu_memory_utilization``, ``weights_gib`` and ``other_gib``
+    (activation peak, non-torch memory, CUDA graphs: yours to supply).  ``block_size`` defaults to
+    16 (MLA: 64) and the result says so in ``assumptions``.  ``dcp_sizes``: also compute the
+    capacity at each of these ``-dcp`` sizes (``by_dcp``).
+
+    Raises :class:`~kvguard.errors.CapacityNotModelled` for models with more than one KV-cache
+    group or spec kvguard does not size, :class:`~kvguard.InputError` for bad input.
+    """
+    from .economics import _config_dtype, _resolve_config, kv_cache_dtype_bytes
+    from .facts import ModelFacts
+
+    release = _release(vllm_version)
+    for key, value in (("tp", tp), ("pp", pp), ("pcp", pcp), ("dcp", dcp), ("max_model_len", max_model_len)):
+        _positive_int(value, key)
+    if block_size is not None:
+        _positive_int(block_size, "block_size")
+    avail, mem_notes = _available_bytes(available_kv_bytes, kv_memory_gib, gpu_memory_gib, gpu_memory_utilization,
+                                        weights_gib, other_gib)
+    label, cfg, raw = _resolve_config(config)
+
+    def refuse(reason: str):
+        raise CapacityNotModelled(f"{label}: {reason} — vLLM keeps several KV-cache groups or other spec "
+                                  "classes; kvguard predicts capacity only for one full-attention/MLA group")
+
+    reason = _multi_group_reason(raw)          # before model_facts: such configs may need remote code
+    if reason is not None:
+        refuse(reason)
+    if isinstance(cfg, ModelFacts):
+        facts = cfg
+    else:
+        from .api import model_facts
+        facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code)
+    reason = _multi_group_reason(raw, facts) or _registry_reason(facts, release)
+    if reason is not None:
+        refuse(reason)
+    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=_config_dtype(raw), vllm_version=release.key)
+    mla = bool(facts.use_mla)
+    heads = facts.num_kv_heads(tp)
+    per_layer = facts.head_size * b if mla else 2 * heads * facts.head_size * b
+    assumptions = []
+    if block_size is None:
+        block_size = _DEFAULT_MLA_BLOCK_SIZE if mla else _DEFAULT_BLOCK_SIZE
+        assumptions.append(
+            f"block size {block_size}: " + ("what FlashMLA (Hopper) uses; other MLA backends differ (CUTLASS MLA on "
+                                             "Blackwell: 128)" if mla else "vLLM's CacheConfig default on CUDA")
+            + " — the attention backend can change it; pass the block size your launch uses")
+    notes = list(mem_notes)
+    if kv_cache_dtype == "auto" and _config_dtype(raw) in (None, "float32", "float"):
+        notes.append("config dtype float32/unknown: --dtype auto sized as bfloat16 (a bf16-capable CUDA GPU)")
+    partition = (env or {}).get("VLLM_PP_LAYER_PARTITION")
+    core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=facts.num_hidden_layers,
+                       block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len, pp=pp,
+                       dcp=dcp, pcp=pcp, pp_partition=partition)
+    by_dcp = []
+    for d in sorted(set(dcp_sizes or ())):
+        other = core if d == dcp else kv_capacity(
+            release.key, bytes_per_token_per_layer=per_layer, num_layers=facts.num_hidden_layers,
+            block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len, pp=pp, dcp=d, pcp=pcp,
+            pp_partition=partition)
+        by_dcp.append(DcpCapacity(d, other["num_blocks"], other["num_tokens"], other["max_concurrency"],
+                                  other["fits"]))
+    return CapacityPrediction(tp=tp, pp=pp, pcp=pcp, dcp=dcp, use_mla=mla, num_kv_heads_per_rank=heads,
+                              head_size=facts.head_size, kv_cache_dtype=dtype_name, dtype_bytes=b,
+                              by_dcp=tuple(by_dcp), assumptions=tuple(assumptions), notes=tuple(notes), **core)
+
+
+def render_capacity_text(cap: "CapacityPrediction | CapacityNotModelledResult", indent: str = "  ") -> list[str]:
+    """The capacity section of ``kvguard audit``'s text report."""
+    if isinstance(cap, CapacityNotModelledResult):
+        return [f"{indent}capacity: not modelled — {cap.reason}"]
+    stages = "/".join(str(n) for n in cap.layers_per_stage)
+    lines = [f"{indent}capacity (vLLM {cap.vllm_version}, {cap.available_kv_bytes / GIB:.2f} GiB KV memory per GPU, "
+             f"max-model-len {cap.max_model_len:,}, -pp {cap.pp}, block size {cap.block_size}):",
+             f"{indent}  page {cap.page_size_bytes:,} B per layer, layers per stage {stages}, "
+             f"{cap.num_blocks:,} blocks, {cap.blocks_per_request:,} blocks per request "
+             f"(scheduler block {cap.scheduler_block_size} tokens)"]
+    if cap.fits:
+        lines.append(f"{indent}  vLLM will log:")
+        lines.extend(f"{indent}    {line}" for line in cap.log_lines)
+    else:
+        lines.append(f"{indent}  vLLM refuses to start: {cap.error[0]}: {cap.error[1]}")
+    if cap.by_dcp:
+        lines.append(f"{indent}  by -dcp (legal sizes): "
+                     + "; ".join(f"-dcp {d.dcp}: {d.num_tokens:,} tokens, {d.max_concurrency:.2f}x"
+                                 + ("" if d.fits else " (does not fit)") for d in cap.by_dcp))
+    for a in cap.assumptions:
+        lines.append(f"{indent}  assumption: {a}")
+    for n in cap.notes:
+        lines.append(f"{indent}  note: {n}")
+    return lines
+

@@ -1,0 +1,350 @@
+"""kvguard.capacity / `kvguard audit --kv-memory-gib`: vLLM's "GPU KV cache size" and "Maximum concurrency".
+
+The figures below are worked out by hand from vLLM's formulas (kv_cache_utils.py), not by calling
+kvguard:
+
+- DeepSeek-R1 (MLA, kv_lora_rank 512 + qk_rope_head_dim 64 = 576, 61 layers, bf16) at -tp 8 with
+  block size 64: page = 64 * 576 * 2 = 73,728 B per layer.  40 GiB = 42,949,672,960 B:
+  42,949,672,960 // 73,728 = 582,542; // 61 = 9,549 blocks.  max_model_len 163,840 at -dcp 8:
+  cdiv(163,840, 8) = 20,480 tokens per rank = 320 blocks per request -> 9,549 / 320 = 29.840625x;
+  0.21.0 on: int(29.840625 * 163,840) = 4,889,088 tokens (= 9,549 * 64 * 8, what 0.12.0–0.20.0
+  log).  At -dcp 1: 2,560 blocks per request -> 3.730078125x, 611,136 tokens.
+- Qwen3-32B (8 KV heads, head_dim 128, 64 layers, bf16) at -tp 8, block size 16: one head per rank,
+  2 * 1 * 128 * 2 = 512 B/token/layer, page 8,192 B.  40 GiB // 8,192 // 64 = 81,920 blocks;
+  max_model_len 40,960 -> 2,560 blocks per request -> 32.00x, 1,310,720 tokens.  With -pp 3 the
+  64 layers split 21/22/21 (vLLM's get_pp_indices: the remainder goes to the stages before the
+  last): 5,242,880 // 22 = 238,312 blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kvguard.capacity import (CAPACITY_RELEASES, CapacityNotModelledResult, kv_capacity, pp_partitions,
+                              predict_capacity)
+from kvguard.cli import EXIT_ACCEPT, EXIT_UNDECIDED, run
+from kvguard.errors import CapacityNotModelled, InputError, Undecidable, UnsupportedVersion
+from kvguard.resolve import resolve_model
+from kvguard.versions import SUPPORTED_VERSIONS
+
+GIB = 1 << 30
+R1 = "deepseek-ai/DeepSeek-R1"
+QWEN = "Qwen/Qwen3-32B"
+
+
+def _r1(version, dcp=8, **kw):
+    kw.setdefault("kv_memory_gib", 40)
+    kw.setdefault("max_model_len", 163840)
+    return predict_capacity(R1, tp=8, dcp=dcp, block_size=64, vllm_version=version, **kw)
+
+
+# -- hand-computed figures ---------------------------------------------------------------------
+
+
+def test_deepseek_r1_tp8_dcp8_0_28_0_one_line():
+    cap = _r1("0.28.0")
+    assert cap.page_size_bytes == 73728 and cap.bytes_per_token_per_layer == 1152
+    assert cap.num_blocks == 9549 and cap.blocks_per_request == 320
+    assert cap.max_concurrency == 29.840625 and cap.num_tokens == 4889088
+    assert cap.scheduler_block_size == 512 and cap.kv_token_shards == 8 and cap.fits
+    assert cap.log_lines == ("GPU KV cache size: 4,889,088 tokens, Maximum concurrency for 163,840 tokens per "
+                             "request: 29.84x",)
+    assert not cap.assumptions  # block size given
+
+
+def test_deepseek_r1_dcp1_and_sweep():
+    cap = _r1("0.28.0", dcp=1, dcp_sizes=[1, 2, 4, 8])
+    assert cap.blocks_per_request == 2560 and cap.max_concurrency == 9549 / 2560
+    assert cap.num_tokens == 611136
+    assert cap.log_lines == ("GPU KV cache size: 611,136 tokens, Maximum concurrency for 163,840 tokens per "
+                             "request: 3.73x",)
+    sweep = {d.dcp: (d.num_tokens, d.num_blocks) for d in cap.by_dcp}
+    assert sweep == {1: (611136, 9549), 2: (1222272, 9549), 4: (2444544, 9549), 8: (4889088, 9549)}
+
+
+def test_log_lines_per_release_family():
+    # 0.12.0–0.20.0: num_blocks * block_size * pcp * dcp, a "Multiplying" line, two lines
+    assert _r1("0.20.0").log_lines == (
+        "Multiplying the GPU KV cache size by the cp_world_size 8 (pcp_world_size 1 * dcp_world_size 8).",
+        "GPU KV cache size: 4,889,088 tokens",
+        "Maximum concurrency for 163,840 tokens per request: 29.84x")
+    # 0.10.2–0.11.2: the dcp_world_size wording
+    assert _r1("0.11.1").log_lines[0] == "Multiplying the GPU KV cache size by the dcp_world_size 8."
+    # 0.20.1–0.27.1: two lines, tokens from the concurrency
+    assert _r1("0.21.0").log_lines == ("GPU KV cache size: 4,889,088 tokens",
+                                       "Maximum concurrency for 163,840 tokens per request: 29.84x")
+    # 0.33.0: "%s KV cache size" with GPU on CUDA: the 0.28.0 text
+    assert _r1("0.33.0").log_lines == _r1("0.28.0").log_lines
+
+
+def test_formulas_differ_when_max_model_len_is_not_a_block_multiple():
+    # 100,000 tokens at -dcp 1: cdiv(100000, 64) = 1,563 blocks per request
+    old = _r1("0.20.0", dcp=1, max_model_len=100000)
+    new = _r1("0.21.0", dcp=1, max_model_len=100000)
+    assert old.num_tokens == 9549 * 64 == 611136
+    assert new.num_tokens == int(9549 / 1563 * 100000) == 610940
+    assert new.log_lines[0] == "GPU KV cache size: 610,940 tokens"
+    assert old.max_concurrency == new.max_concurrency == 9549 / 1563
+
+
+def test_pcp_shards_tokens_only_in_0_12_to_0_25():
+    q = dict(tp=8, pcp=2, max_model_len=40960, kv_memory_gib=40, block_size=16)
+    # Qwen3-235B-A22B: 4 KV heads, 94 layers: page 16 * 512 = 8,192; 40 GiB // 8,192 // 94 = 55,775
+    mid = predict_capacity("Qwen/Qwen3-235B-A22B", vllm_version="0.20.0", **q)
+    late = predict_capacity("Qwen/Qwen3-235B-A22B", vllm_version="0.28.0", **q)
+    assert mid.num_blocks == late.num_blocks == 42949672960 // 8192 // 94 == 55775
+    assert mid.blocks_per_request == 40960 // 2 // 16 and late.blocks_per_request == 40960 // 16
+    assert mid.num_tokens == 55775 * 16 * 2 and mid.scheduler_block_size == 32
+    assert late.num_tokens == int(55775 / 2560 * 40960) and late.scheduler_block_size == 16
+
+
+def test_qwen3_32b_and_pipeline_parallel():
+    cap = predict_capacity(QWEN, tp=8, max_model_len=40960, kv_memory_gib=40, vllm_version="0.28.0")
+    assert cap.block_size == 16 and cap.assumptions  # the default block size is stated
+    assert (cap.page_size_bytes, cap.num_blocks, cap.blocks_per_request) == (8192, 81920, 2560)
+    assert cap.max_concurrency == 32.0 and cap.num_tokens == 1310720
+    pp = predict_capacity(QWEN, tp=8, pp=3, max_model_len=40960, kv_memory_gib=40, vllm_version="0.28.0")
+    assert pp.layers_per_stage == (21, 22, 21) and pp.num_blocks == 5242880 // 22 == 238312
+
+
+def test_refusal_message_and_estimate():
+    # 1 GiB at 0.28.0: one request needs 64 * 2,560 * 8,192 B = 1.25 GiB
+    cap = predict_capacity(QWEN, tp=8, max_model_len=40960, kv_memory_gib=1, vllm_version="0.28.0")
+    assert not cap.fits and cap.log_lines == () and cap.needed_bytes_per_request == 64 * 2560 * 8192
+    # the largest L with 64 * cdiv(L, 16) * 8,192 <= 2**30: 2,048 blocks = 32,768 tokens
+    assert cap.estimated_max_model_len == 32768
+    assert cap.error == ("ValueError", "To serve at least one request with the model's max seq len (40960), "
+                         "(1.25 GiB KV cache is needed, which is larger than the available KV cache memory (1.0 GiB). "
+                         "Based on the available memory, the estimated maximum model length is 32768. Try increasing "
+                         "`gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing "
+                         "`max_model_len` when initializing the engine. See https://docs.vllm.ai/en/latest/"
+                         "configuration/conserving_memory/ for more details.")
+    # 0.29.0 on hold one block per worker back for the null block: 2**30 - 64 * 8,192 B
+    late = predict_capacity(QWEN, tp=8, max_model_len=40960, kv_memory_gib=1, vllm_version="0.29.0")
+    assert late.estimated_max_model_len == 32752
+    old = predict_capacity(QWEN, tp=8, max_model_len=40960, kv_memory_gib=1, vllm_version="0.12.0")
+    assert "(1.25 GiB KV cache is needed" in old.error[1] and "models's max seq len" in old.error[1]
+    assert "(1.00 GiB)" in old.error[1] and "32768. Try" in old.error[1]
+
+
+def test_memory_inputs():
+    by_bytes = predict_capacity(QWEN, tp=8, max_model_len=4096, available_kv_bytes=40 * GIB, vllm_version="0.28.0")
+    by_gib = predict_capacity(QWEN, tp=8, max_model_len=4096, kv_memory_gib=40.0, vllm_version="0.28.0")
+    assert by_bytes.num_blocks == by_gib.num_blocks
+    est = predict_capacity(QWEN, tp=8, max_model_len=4096, gpu_memory_gib=80, gpu_memory_utilization=0.9,
+                           weights_gib=8, other_gib=4, vllm_version="0.28.0")
+    assert est.available_kv_bytes == math.ceil(80 * GIB * 0.9) - 8 * GIB - 4 * GIB
+    assert any("activation" in n for n in est.notes)
+    for bad in ({}, {"kv_memory_gib": 1, "available_kv_bytes": 5}, {"kv_memory_gib": -1},
+                {"kv_memory_gib": float("nan")}, {"gpu_memory_gib": 80}, {"available_kv_bytes": 1.5},
+                {"gpu_memory_gib": 80, "gpu_memory_utilization": 1.5, "weights_gib": 1}):
+        with pytest.raises(InputError):
+            predict_capacity(QWEN, tp=8, max_model_len=4096, vllm_version="0.28.0", **bad)
+    for key, value in (("tp", 0), ("max_model_len", 0), ("block_size", 0), ("pp", True), ("dcp", -1)):
+        kw = {"tp": 8, "max_model_len": 4096, "kv_memory_gib": 1, key: value}
+        with pytest.raises(InputError):
+            predict_capacity(QWEN, vllm_version="0.28.0", **kw)
+    with pytest.raises(InputError):  # a stage without layers
+        predict_capacity(QWEN, tp=8, pp=65, max_model_len=4096, kv_memory_gib=1, vllm_version="0.28.0")
+
+
+def test_every_supported_release_is_covered():
+    assert CAPACITY_RELEASES == (SUPPORTED_VERSIONS[0], "0.33.0")
+    for version in SUPPORTED_VERSIONS:
+        assert _r1(version).num_blocks == 9549, version
+    with pytest.raises(UnsupportedVersion):
+        _r1("0.9.0")
+
+
+# -- not modelled --------------------------------------------------------------------------------
+
+
+def _llama(**extra):
+    cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+           "intermediate_size": 14336, "vocab_size": 128256, "max_position_embeddings": 131072,
+           "torch_dtype": "bfloat16"}
+    cfg.update(extra)
+    return cfg
+
+
+@pytest.mark.parametrize("config", [
+    "openai/gpt-oss-120b",                                   # sliding window + full attention
+    "Qwen/Qwen3-Next-80B-A3B-Instruct",                      # linear + full attention
+    "meta-llama/Llama-4-Scout-17B-16E-Instruct",             # chunked local attention
+    "state-spaces/mamba-2.8b-hf",                            # Mamba, no attention KV cache
+    "nvidia/Llama-3_3-Nemotron-Super-49B-v1",                # heterogeneous layers
+    _llama(sliding_window=4096),                             # every layer sliding window
+    _llama(layer_types=["full_attention", "sliding_attention"] * 16),
+    {**_llama(), "model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"]},
+])
+def test_multi_group_models_are_not_modelled(config):
+    with pytest.raises(CapacityNotModelled) as info:
+        predict_capacity(config, tp=8, max_model_len=4096, kv_memory_gib=40, vllm_version="0.28.0")
+    assert isinstance(info.value, Undecidable) and "kvguard predicts capacity only" in str(info.value)
+
+
+def test_uniform_layer_types_and_disabled_sliding_window_are_modelled():
+    cfg = _llama(layer_types=["full_attention"] * 32, sliding_window=4096, use_sliding_window=False)
+    cap = predict_capacity(cfg, tp=8, max_model_len=4096, kv_memory_gib=40, vllm_version="0.28.0")
+    assert cap.fits and cap.num_blocks == 40 * GIB // (16 * 2 * 1 * 128 * 2) // 32
+    assert predict_capacity("Qwen/Qwen2.5-72B-Instruct", tp=8, max_model_len=4096, kv_memory_gib=40,
+                            vllm_version="0.28.0").fits  # sliding_window set, use_sliding_window false
+
+
+# -- properties ------------------------------------------------------------------------------------
+
+_versions = st.sampled_from(["0.10.2", "0.11.1", "0.12.0", "0.14.1", "0.20.0", "0.20.1", "0.24.0", "0.26.0",
+                             "0.28.0", "0.29.0", "0.33.0"])
+_case = st.fixed_dictionaries({
+    "bytes_per_token_per_layer": st.sampled_from([64, 128, 256, 512, 1024, 1152, 4096]),
+    "num_layers": st.integers(1, 128), "block_size": st.sampled_from([1, 8, 16, 32, 64, 128]),
+    "available_kv_bytes": st.integers(0, 200 * GIB), "max_model_len": st.integers(1, 1 << 20),
+    "pp": st.sampled_from([1, 2, 3, 4, 8]), "pcp": st.sampled_from([1, 2, 4])})
+
+
+def _cdiv(a, b):
+    return -(a // -b)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_versions, _case, st.sampled_from([2, 4, 8, 16]))
+def test_concurrency_scales_with_dcp(version, case, d):
+    if case["pp"] > case["num_layers"]:
+        case["pp"] = 1
+    one = kv_capacity(version, dcp=1, **case)
+    more = kv_capacity(version, dcp=d, **case)
+    assert more["num_blocks"] == one["num_blocks"]          # DCP shards tokens, not the block pool
+    # c(1) <= c(d) <= d * c(1): blocks per request fall by at most the factor d
+    assert one["max_concurrency"] <= more["max_concurrency"] <= d * one["max_concurrency"] * (1 + 1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_versions, _case, st.sampled_from([1, 2, 4, 8]))
+def test_accounting_invariants(version, case, dcp):
+    if case["pp"] > case["num_layers"]:
+        case["pp"] = 1
+    out = kv_capacity(version, dcp=dcp, **case)
+    from kvguard.versions import resolve
+    rel = resolve(version)
+    shards = dcp * case["pcp"] if rel.within("0.12.0", "0.25.1") else dcp
+    bs, page = case["block_size"], case["block_size"] * case["bytes_per_token_per_layer"]
+    worst = max(out["layers_per_stage"])
+    assert sum(out["layers_per_stage"]) == case["num_layers"] and worst == _cdiv(case["num_layers"], case["pp"])
+    assert out["num_blocks"] == case["available_kv_bytes"] // (page * worst)
+    assert out["blocks_per_request"] == _cdiv(_cdiv(case["max_model_len"], shards), bs)
+    tokens = out["num_tokens"]
+    if rel.within(None, "0.20.0"):
+        # the "GPU KV cache size" is block slots: a multiple of the block size (times the shards)
+        tp_shards = dcp if rel.within(None, "0.11.2") else dcp * case["pcp"]
+        assert tokens == out["num_blocks"] * bs * tp_shards and tokens % bs == 0
+    else:
+        assert tokens == int(out["max_concurrency"] * case["max_model_len"])
+        assert tokens <= out["num_blocks"] * bs * shards
+    if out["fits"]:
+        # 0.10.2–0.11.0 log per worker (each distinct line once): up to three lines per stage
+        most = 3 * case["pp"] if rel.within(None, "0.11.0") else 3
+        assert 1 <= len(out["log_lines"]) <= most and out["error"] is None
+        wanted = f"{case['max_model_len']:,} tokens per request: {out['max_concurrency']:.2f}x"
+        assert any(wanted in line for line in out["log_lines"])
+    else:
+        assert out["log_lines"] == () and out["error"][0] == "ValueError"
+    # it fits exactly when one request's blocks fit the checked worker(s)
+    checked = [case["num_layers"]] if rel.within("0.14.0", "0.16.0") else out["layers_per_stage"]
+    reserve = rel.within("0.29.0")
+    fits = all(case["available_kv_bytes"] - (page * n if reserve else 0) > 0
+               and n * out["blocks_per_request"] * page <= case["available_kv_bytes"] - (page * n if reserve else 0)
+               for n in checked)
+    assert out["fits"] == fits
+
+
+@given(st.integers(1, 200), st.integers(1, 16))
+def test_pp_partitions_like_get_pp_indices(layers, pp):
+    parts = pp_partitions(layers, pp)
+    assert len(parts) == pp and sum(parts) == layers
+    assert max(parts) - min(parts) <= 1 and parts[-1] == layers // pp   # the last stage never gets extra
+    if layers % pp:
+        assert parts[-2] == layers // pp + 1
+
+
+def test_pp_partition_env():
+    assert pp_partitions(10, 2, "3,7") == [3, 7]
+    for bad in ("3,8", "1,2,7", "a,b"):
+        with pytest.raises(InputError):
+            pp_partitions(10, 2, bad)
+
+
+# -- command line ----------------------------------------------------------------------------------
+
+
+def test_cli_text(capsys):
+    rc = run(["audit", R1, "--tp", "8", "--dcp", "8", "--kv-memory-gib", "40", "--max-model-len", "163840",
+              "--block-size", "64", "--vllm-version", "0.28.0"])
+    out = capsys.readouterr().out
+    assert rc == EXIT_ACCEPT
+    assert "GPU KV cache size: 4,889,088 tokens, Maximum concurrency for 163,840 tokens per request: 29.84x" in out
+    assert "-dcp 1: 611,136 tokens, 3.73x" in out and "-dcp 8: 4,889,088 tokens, 29.84x" in out
+
+
+def test_cli_json_shape(capsys):
+    rc = run(["audit", QWEN, "openai/gpt-oss-20b", "--tp", "8", "--kv-memory-gib", "40", "--max-model-len",
+              "40960", "--pp", "2", "--vllm-version", "0.20.0", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert rc == EXIT_ACCEPT
+    cap = data["models"][0]["capacity"]
+    assert cap["modelled"] is True and cap["num_blocks"] == 40 * GIB // 8192 // 32
+    assert cap["layers_per_stage"] == [32, 32] and cap["error"] is None and cap["fits"] is True
+    assert cap["log_lines"] == ["GPU KV cache size: 2,621,440 tokens",
+                                "Maximum concurrency for 40,960 tokens per request: 64.00x"]
+    assert [d["dcp"] for d in cap["by_dcp"]] == data["models"][0]["legal_dcp_sizes"]
+    assert {"block_size", "scheduler_block_size", "page_size_bytes", "num_tokens", "max_concurrency",
+            "assumptions"} <= set(cap)
+    assert data["models"][1]["capacity"]["modelled"] is False and "gpt_oss" in data["models"][1]["capacity"]["reason"]
+
+
+def test_cli_without_capacity_has_no_capacity_key(capsys):
+    assert run(["audit", QWEN, "--tp", "8", "--format", "json"]) == EXIT_ACCEPT
+    assert "capacity" not in json.loads(capsys.readouterr().out)["models"][0]
+
+
+@pytest.mark.parametrize("argv", [
+    ["--kv-memory-gib", "40"],
+    ["--max-model-len", "4096"],
+    ["--block-size", "16"],
+    ["--pp", "2"],
+    ["--kv-memory-gib", "-1", "--max-model-len", "4096"],
+    ["--kv-memory-gib", "nan", "--max-model-len", "4096"],
+    ["--kv-memory-gib", "40", "--max-model-len", "0"],
+    ["--kv-memory-gib", "40", "--max-model-len", "4096", "--block-size", "0"],
+    ["--kv-memory-gib", "40", "--max-model-len", "4096", "--pp", "100"],
+    ["--kv-memory-gib", "x", "--max-model-len", "4096"],
+])
+def test_cli_bad_capacity_input_exits_2(capsys, argv):
+    assert run(["audit", QWEN, "--tp", "8", *argv]) == EXIT_UNDECIDED
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("kvguard:")
+
+
+def test_not_modelled_result_type():
+    from kvguard.economics import audit
+    report = audit(["openai/gpt-oss-20b"], 8, max_model_len=4096, kv_memory_gib=10, vllm_version="0.28.0")
+    assert isinstance(report.models[0].capacity, CapacityNotModelledResult)
+
+
+def test_catalog_config_resolves():
+    assert resolve_model(R1).config["kv_lora_rank"] == 512
+
+
+def test_registry_flags_catch_a_hybrid_whatever_its_config_says():
+    """Qwen3-Next is hybrid in vLLM's registry: with a plain qwen3 model_type the config alone looks like
+    one attention group, the registry flag still says no."""
+    from kvguard import catalog
+
+    cfg = dict(catalog.lookup("Qwen/Qwen3-32B").config, architectures=["Qwen3NextForCausalLM"])
+    with pytest.raises(CapacityNotModelled, match="is_hybrid"):
+        predict_capacity(cfg, tp=8, max_model_len=4096, kv_memory_gib=40.0, vllm_version="0.28.0")

@@ -1,0 +1,172 @@
+"""KV-cache capacity: kvguard vs the release's own accounting functions.
+
+For generated cases (KV heads per rank, head size, MLA or not, --kv-cache-dtype, block size,
+layers, -pp, -dcp, -pcp, KV memory per worker, max_model_len) ``tests/upstream/capacity_runner.py``
+builds the release's ``FullAttentionSpec`` / ``MLAAttentionSpec`` for every layer inside the
+release's oracle environment and runs the release's ``get_kv_cache_config(s)`` /
+``generate_scheduler_kv_cache_config`` / ``update_kv_cache_capacity`` (as ``EngineCore`` calls them,
+with a stand-in VllmConfig — see the runner) with the logger captured.  kvguard's
+:func:`kvguard.capacity.kv_capacity` must give the same ``num_blocks``, maximum concurrency (the
+float, exactly), ``GPU KV cache size`` tokens, scheduler block size (where the release has
+``resolve_kv_cache_block_sizes``), capacity log lines (text, each distinct line once, in order) —
+or the same ``ValueError`` text when the release refuses to start.
+
+Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0"); every one of them must be inside
+kvguard.capacity.CAPACITY_RELEASES (0.10.2–0.33.0), else the test fails: a release kvguard claims
+is always compared.  Skips without an oracle unless KVG_REQUIRE_ORACLE=1.  KVG_CAPACITY_CASES sets
+the number of cases (default 300).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from kvguard.capacity import CAPACITY_RELEASES, kv_capacity
+from kvguard.economics import KV_CACHE_DTYPE_BYTES, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
+from kvguard.errors import InputError
+from kvguard.versions import resolve
+
+from ._oracle import oracle_or_skip as _python
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.28.0").split()
+HERE = Path(__file__).resolve().parent
+_CAPACITY_LINE = re.compile(r"KV cache size|Maximum concurrency|Multiplying the GPU KV cache size")
+
+
+def _accepted_dtypes(version: str) -> list[str]:
+    out = ["auto"]
+    for name in KV_CACHE_DTYPE_BYTES:
+        try:
+            kv_cache_dtype_bytes(name, vllm_version=version)
+        except InputError:
+            continue
+        out.append(name)
+    return out
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(a // -b)
+
+
+def generate(seed: int, version: str, n: int = 300) -> list[dict]:
+    rng = random.Random(seed)
+    dtypes = _accepted_dtypes(version)
+    cases = []
+    for i in range(n):
+        mla = i % 3 == 0
+        if mla:
+            kv_lora, rope = rng.choice([(512, 64), (256, 64), (512, 32), (128, 64)])
+            heads, head_size = 1, kv_lora + rope
+        else:
+            heads, head_size = rng.choice([1, 2, 4, 8, 16, 32]), rng.choice([64, 80, 96, 112, 128, 192, 256])
+        layers = rng.choice([1, 2, 3, 7, 24, 32, 36, 40, 48, 61, 62, 64, 80, 94, 95, 126])
+        pp = rng.choice([p for p in (1, 1, 1, 2, 3, 4, 8) if p <= layers])
+        dcp = rng.choice([1, 1, 2, 4, 8, 16])
+        pcp = rng.choice([1, 1, 1, 2, 4])
+        tp = dcp * rng.choice([1, 2])
+        block_size = rng.choice([16, 16, 32, 64, 128, 8, 1])
+        max_model_len = rng.choice([1, 7, 2048, 4096, 8192, 32768, 40960, 131072, 163840, 262144,
+                                    rng.randint(1, 300000)])
+        kv_cache_dtype = rng.choice(dtypes)
+        model_dtype = rng.choice(["bfloat16", "float16"])
+        b = 2 if kv_cache_dtype in ("auto", "float16", "bfloat16") else 1
+        per_layer = kv_bytes_per_token_per_layer(heads, head_size, b, mla=mla)
+        # memory around what one request needs on the biggest stage, from far too little to plenty
+        need = _cdiv(layers, pp) * _cdiv(_cdiv(max_model_len, dcp), block_size) * block_size * per_layer
+        factor = rng.choice([0.3, 0.9, 1.0, 1.01, 1.5, 3, 10, 50, 200, 1000])
+        available = int(need * factor) + rng.randint(-4096, 4096)
+        if i % 25 == 0:
+            available = rng.choice([0, -1, 1, 1 << 20])
+        cases.append({"heads": heads, "head_size": head_size, "mla": mla, "kv_cache_dtype": kv_cache_dtype,
+                      "model_dtype": model_dtype, "block_size": block_size, "layers": layers, "pp": pp,
+                      "dcp": dcp, "pcp": pcp, "tp": tp, "available": available, "max_model_len": max_model_len})
+    return cases
+
+
+def run_runner(python: str, python_env: dict[str, str], cases: list[dict]) -> dict:
+    with tempfile.TemporaryDirectory(prefix="kvg-capacity-") as tmp:
+        inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
+        Path(inp).write_text(json.dumps({"cases": cases}))
+        env = dict(os.environ, VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
+        env.pop("VLLM_PP_LAYER_PARTITION", None)
+        env.update(python_env)
+        proc = subprocess.run([python, str(HERE / "capacity_runner.py"), inp, out], env=env, capture_output=True,
+                              text=True, timeout=900)
+        if proc.returncode != 0 or not os.path.exists(out):
+            raise RuntimeError(f"capacity runner failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        return json.loads(Path(out).read_text())
+
+
+def kvguard_capacity(case: dict, version: str) -> dict:
+    _, b = kv_cache_dtype_bytes(case["kv_cache_dtype"], model_dtype=case["model_dtype"], vllm_version=version)
+    per_layer = kv_bytes_per_token_per_layer(case["heads"], case["head_size"], b, mla=case["mla"])
+    return kv_capacity(version, bytes_per_token_per_layer=per_layer, num_layers=case["layers"],
+                       block_size=case["block_size"], available_kv_bytes=case["available"],
+                       max_model_len=case["max_model_len"], pp=case["pp"], dcp=case["dcp"], pcp=case["pcp"])
+
+
+def _dedup(lines):
+    out = []
+    for line in lines:
+        if _CAPACITY_LINE.search(line) and line not in out:
+            out.append(line)
+    return out
+
+
+def compare(case: dict, oracle: dict, mine: dict) -> list[str]:
+    """What differs (empty: agreement)."""
+    if "crash" in oracle:
+        return [f"oracle crashed: {oracle['crash']}"]
+    diffs = []
+    if oracle["error"] is not None or not mine["fits"]:
+        if (tuple(oracle["error"]) if oracle["error"] else None) != mine["error"]:
+            diffs.append(f"error: oracle {oracle['error']!r} kvguard {mine['error']!r}")
+        return diffs
+    if oracle["num_blocks"] != mine["num_blocks"]:
+        diffs.append(f"num_blocks: oracle {oracle['num_blocks']} kvguard {mine['num_blocks']}")
+    if oracle["max_concurrency"] != mine["max_concurrency"]:
+        diffs.append(f"max_concurrency: oracle {oracle['max_concurrency']!r} kvguard {mine['max_concurrency']!r}")
+    lines = _dedup(oracle["lines"])
+    if lines != list(mine["log_lines"]):
+        diffs.append(f"log lines: oracle {lines!r} kvguard {list(mine['log_lines'])!r}")
+    sizes = [int(m.group(1).replace(",", "")) for line in lines
+             for m in [re.search(r"KV cache size: ([\d,]+) tokens", line)] if m]
+    if not sizes or min(sizes) != mine["num_tokens"]:
+        diffs.append(f"num_tokens: oracle {sizes} kvguard {mine['num_tokens']}")
+    sbs = oracle.get("scheduler_block_size")
+    if sbs is not None and sbs != mine["scheduler_block_size"]:
+        diffs.append(f"scheduler_block_size: oracle {oracle['scheduler_block_size']} "
+                     f"kvguard {mine['scheduler_block_size']}")
+    return diffs
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_capacity_matches_vllm_accounting(version):
+    # a release named in KVG_ORACLE_VERSIONS that kvguard's capacity rules claim is compared, never skipped
+    assert resolve(version).within(*CAPACITY_RELEASES), f"vLLM {version} outside kvguard capacity releases"
+    python, python_env = _python(version)
+    cases = generate(int(os.environ.get("KVG_DIFF_SEED", "7")), version,
+                     int(os.environ.get("KVG_CAPACITY_CASES", "300")))
+    out = run_runner(python, python_env, cases)
+    assert len(out["results"]) == len(cases)
+    mismatches, agree, refused = [], 0, 0
+    for case, rec in zip(cases, out["results"]):
+        diffs = compare(case, rec, kvguard_capacity(case, version))
+        if diffs:
+            mismatches.append({"case": case, "diffs": diffs})
+        else:
+            agree += 1
+            refused += rec.get("error") is not None
+    print(f"\nvLLM {version}: capacity agrees {agree}/{len(cases)} ({refused} refused launches)")
+    assert not mismatches, json.dumps(mismatches[:5], indent=1)
+    assert refused < len(cases) - refused, "the generator should mostly produce launches that start"
