@@ -92,11 +92,12 @@ def hf_text_config(view, release=None):
     text sub-config has no ``num_attention_heads``.
     """
     from ..errors import Undecidable
-    from ._interp import Unsupported
+    from ._interp import UNBOUNDED, Unsupported
     from ._load import _crash
     from ._load import hf_text_config as _htc
     it = view._k.interp
     try:
+        it.bounded()
         return _htc(it, view, release)
     except Unsupported as e:
         raise Undecidable(f"kvguard cannot emulate get_text_config(): {e}") from None
@@ -104,6 +105,8 @@ def hf_text_config(view, release=None):
         raise
     except Exception as e:  # noqa: BLE001 - an emulated exception
         raise _crash(e) from None
+    finally:
+        it.steps = UNBOUNDED
 
 
 def _mark(view, raw, level, seen):

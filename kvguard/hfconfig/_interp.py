@@ -37,6 +37,12 @@ class Unsupported(BaseException):
     """The emulation cannot follow this code path."""
 
 
+#: expression evaluations one config load may take (a DeepSeek-V3 load takes ~12,000; a
+#: 10**6-layer config ~10**7) — about two seconds of interpretation
+STEP_BUDGET = 2_000_000
+UNBOUNDED = 1 << 62
+
+
 class _Return(BaseException):
     def __init__(self, value):
         self.value = value
@@ -598,6 +604,8 @@ class Interp:
         self._expr_cache: dict[str, ast.AST] = {}
         self._dispatch: dict[type, Any] = {}
         self._default_cache: dict[Any, tuple] = {}
+        #: expressions left before the emulation gives up (see :meth:`bounded`)
+        self.steps = UNBOUNDED
         self._index: dict[str, list[str]] | None = None
         self.config_extra: dict[str, Any] = {}  # AutoConfig.register()
         self._torch = _TorchModule()
@@ -711,7 +719,18 @@ class Interp:
             return nat
         raise NameError(f"name '{name}' is not defined")
 
+    def bounded(self, steps: int = STEP_BUDGET) -> None:
+        """Allow ``steps`` more expression evaluations, then raise :class:`Unsupported`: a config
+        whose code runs far longer than any real one (``num_hidden_layers: 10**9`` and a per-layer
+        list) is undecidable, not a hang."""
+        self.steps = steps
+
     def eval(self, node, frame):
+        self.steps -= 1
+        if self.steps < 0:
+            self.steps = UNBOUNDED
+            raise Unsupported(f"the config's code runs past {STEP_BUDGET:,} steps in kvguard's interpreter "
+                              "(a huge per-layer count?); kvguard stops there")
         meth = self._dispatch.get(type(node))
         if meth is None:
             meth = getattr(self, "e_" + type(node).__name__, None)

@@ -37,7 +37,7 @@ from typing import Any
 from ..errors import Undecidable
 from ._errors import LoadCrash
 from ._interp import (
-    _MISSING, BoundMethod, ClassMethod, Inst, Interp, Klass, LazyBody, NativeFunc, Opaque, Unsupported,
+    _MISSING, UNBOUNDED, BoundMethod, ClassMethod, Inst, Interp, Klass, LazyBody, NativeFunc, Opaque, Unsupported,
 )
 
 _DATA = os.path.dirname(__file__)  # package data: hfconfig/*.json
@@ -345,6 +345,7 @@ def load(raw: Mapping[str, Any], release, *, path: str | None = None, trust_remo
         it.config_extra.clear()
         try:
             _vllm_mod(it)  # vLLM imported its config module before any patch (bindings made at import)
+            it.bounded()
             cfg = _get_config(it, dict(raw), release, path or DEFAULT_PATH, trust_remote_code)
         except Unsupported as e:
             raise Undecidable(f"kvguard cannot emulate loading this config: {e}") from None
@@ -354,6 +355,8 @@ def load(raw: Mapping[str, Any], release, *, path: str | None = None, trust_remo
             raise Undecidable(f"kvguard cannot emulate loading this config: {e}") from None
         except Exception as e:  # noqa: BLE001 - an emulated exception: what vLLM raises
             raise _crash(e) from None
+        finally:
+            it.steps = UNBOUNDED
     return cfg
 
 
