@@ -113,17 +113,18 @@ def _prepare(config, layout, vllm_version, env, fields, nearest, model_path=None
     return release, env_d, lay, facts
 
 
-#: (architectures, version, patches) -> whether the release's registry knows them
-_REGISTERED: dict[tuple, bool] = {}
-
-
 def _registry_guard(facts: ModelFacts, release: Release) -> None:
-    key = (facts.architectures, release.version, release.patches)
-    known = _REGISTERED.get(key)
+    memo = release.__dict__.get("_kvg_registered")  # per Release object: no Version hashing per check
+    if memo is None:
+        memo = release.__dict__.setdefault("_kvg_registered", {})
+    try:
+        known = memo.get(facts.architectures)
+    except TypeError:  # architectures given as an unhashable list
+        known = None
     if known is None:
         known = not archs.registry_loaded() or archs.registered_arch(facts.architectures, release) is not None
-        if len(_REGISTERED) < 4096:
-            _REGISTERED[key] = known
+        if len(memo) < 256 and isinstance(facts.architectures, tuple):
+            memo[facts.architectures] = known
     if not known:
         names = ", ".join(map(str, facts.architectures)) or "(none)"
         raise Undecidable(

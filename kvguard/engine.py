@@ -322,6 +322,10 @@ _EVALUATIONS: dict[tuple[Any, frozenset, str], int] = {}
 
 
 def _compiled(release: Release, entry: str):
+    memo = _memo(release)
+    run = memo.get(("compiled", entry))
+    if run is not None:
+        return run
     key = (release.version, release.patches, entry)
     run = _COMPILED.get(key)
     if run is None:
@@ -329,6 +333,7 @@ def _compiled(release: Release, entry: str):
         if seen < _COMPILE_AFTER:
             return None
         run = _COMPILED[key] = compile_rows(*_program(release, entry), f"{_key(release)} {entry}")
+    memo[("compiled", entry)] = run
     return run
 
 
@@ -364,6 +369,10 @@ _PROGRAMS: dict[tuple[Any, frozenset, str], tuple[tuple[Any, ...], tuple[Any, ..
 
 
 def _program(release: Release, entry: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    memo = _memo(release)
+    prog = memo.get(("program", entry))
+    if prog is not None:
+        return prog
     key = (release.version, release.patches, entry)
     prog = _PROGRAMS.get(key)
     if prog is None:
@@ -380,6 +389,7 @@ def _program(release: Release, entry: str) -> tuple[tuple[Any, ...], tuple[Any, 
                 calls.append(row.when)
             rows.append(row)
         prog = _PROGRAMS[key] = (tuple(calls), tuple(rows))
+    memo[("program", entry)] = prog
     return prog
 
 
@@ -400,12 +410,24 @@ _ROWS: dict[tuple[Any, frozenset, str], tuple[Any, ...]] = {}
 _KEYS: dict[tuple[Any, frozenset], str] = {}
 
 
+def _memo(release: Release) -> dict:
+    """Per-release memo on the (immutable) Release itself: no ``Version`` hashing per check."""
+    try:
+        return release.__dict__["_kvg_memo"]
+    except KeyError:
+        return release.__dict__.setdefault("_kvg_memo", {})
+
+
 def _key(release: Release) -> str:
     """``release.key`` (formatted once per release)."""
-    k = (release.version, release.patches)
-    key = _KEYS.get(k)
+    memo = _memo(release)
+    key = memo.get("key")
     if key is None:
-        key = _KEYS[k] = release.key
+        k = (release.version, release.patches)
+        key = _KEYS.get(k)
+        if key is None:
+            key = _KEYS[k] = release.key
+        memo["key"] = key
     return key
 
 

@@ -263,6 +263,15 @@ def _rebuild(data: dict) -> Layout:
 
 def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any) -> Layout:
     """Merge a layout (object or mapping) with keyword fields; resolve aliases."""
+    if layout is None:  # keyword fields only (the usual call): their names are strings
+        norm: dict[str, Any] = {}
+        for key, value in fields.items():
+            name = ALIASES.get(key, key)
+            if name in norm and norm[name] != value:
+                raise InputError(f"given twice with different values ({norm[name]!r}, {value!r})",
+                                 source="<layout>", key=name)
+            norm[name] = value
+        return _build(norm)
     data: dict[str, Any] = {}
     if isinstance(layout, Layout):
         data.update(layout.model_dump(exclude_unset=True))
@@ -272,7 +281,7 @@ def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any)
         raise InputError(f"layout must be a kvguard.Layout or a mapping, not {type(layout).__name__}",
                          source="<layout>")
     data.update(fields)
-    norm: dict[str, Any] = {}
+    norm = {}
     for key, value in data.items():
         if not isinstance(key, str):
             raise InputError("field names must be strings", source="<layout>", key=repr(key))
@@ -281,6 +290,11 @@ def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any)
             raise InputError(f"given twice with different values ({norm[name]!r}, {value!r})",
                              source="<layout>", key=name)
         norm[name] = value
+    return _build(norm)
+
+
+def _build(norm: dict[str, Any]) -> Layout:
+    """``Layout(**norm)``, a bad value or unknown field reported as an :class:`InputError`."""
     try:
         return Layout(**norm)
     except Exception as exc:  # pydantic is imported only when a value needs it
