@@ -182,3 +182,23 @@ def test_download_failures_are_one_line(capsys, monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)       # not installed
     code, out, err = _run(capsys, "check", "--allow-download", "--", "vllm", "serve", "acme/gated-8b", "-tp", "2")
     assert code == EXIT_UNDECIDED and "kvguard[hub]" in err
+
+
+@pytest.mark.parametrize("args, status, stream, text", [
+    (["-tp", "8", "-dcp", "8"], 0, "stdout", "ACCEPT"),
+    (["-tp", "8", "-dcp", "3"], 1, "stdout", "tp_size=8 must be divisible by dcp_size=3."),
+    (["-tp", "8", "--no-such-flag"], 2, "stderr", "kvguard: "),
+])
+def test_the_process_flushes_its_output_and_exit_status(tmp_path, args, status, stream, text):
+    """main() leaves with os._exit (no interpreter teardown): what it printed must still arrive, to a
+    file as to a pipe, with the right status."""
+    out, err = tmp_path / "out", tmp_path / "err"
+    with out.open("w") as fo, err.open("w") as fe:
+        proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--no-cache", "--vllm-version", "0.28.0",
+                               "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", *args], stdout=fo, stderr=fe)
+    assert proc.returncode == status
+    assert text in (out if stream == "stdout" else err).read_text()
+    piped = subprocess.run([sys.executable, "-m", "kvguard", "check", "--no-cache", "--vllm-version", "0.28.0",
+                            "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", *args], capture_output=True, text=True)
+    assert piped.returncode == status
+    assert text in (piped.stdout if stream == "stdout" else piped.stderr)
