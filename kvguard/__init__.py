@@ -7,9 +7,9 @@ as that release derives them from a config.json.  No torch, transformers or
 vLLM import; no network.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .api import check, legal_dcp_sizes, model_facts, to_exception, validate
-from .capacity import CapacityPrediction, predict_capacity
-from .economics import AuditReport, ModelAudit, audit
 from .errors import (
     CapacityNotModelled,
     InputError,
@@ -20,11 +20,36 @@ from .errors import (
 )
 from .facts import ModelFacts
 from .layout import Host, Layout
-from .plan import PlanEntry, PlanReport, plan
+from .plan import PlanEntry, PlanReport, plan  # eager: the submodule's name is also a function's
 from .verdict import ErrorEntry, Skipped, Verdict
 from .versions import KNOWN_RELEASES, SUPPORTED_VERSIONS, Release
 
 __version__ = "0.1.0.dev0"
+
+#: names imported on first use (PEP 562): a launch script's check does not pay for the economics
+_LAZY = {
+    "AuditReport": "economics", "ModelAudit": "economics", "audit": "economics",
+    "CapacityPrediction": "capacity", "predict_capacity": "capacity",
+}
+
+if TYPE_CHECKING:
+    from .capacity import CapacityPrediction, predict_capacity
+    from .economics import AuditReport, ModelAudit, audit
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kvguard' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "AuditReport",
