@@ -344,10 +344,20 @@ def _refusal(release: Release, row, s: "State", fired: Any, skipped: list, extra
                        exc_type="ValidationError", message=errors[0].msg,
                        wrapped_by=WRAPPER[row.stage], loc=errors[0].loc, errors=errors,
                        skipped=tuple(skipped), **extra)
-    return _verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
-                    exc_type=row.exc, message=row.message(s),
-                    wrapped_by=WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError") else None,
-                    skipped=tuple(skipped), **extra)
+    memo = _memo(release)
+    head = memo.get(("refusal", id(row)))  # rows are module constants: their ids are stable
+    if head is None:
+        head = memo[("refusal", id(row))] = {
+            **_VERDICT_DEFAULTS, "ok": False, "vllm_version": _key(release), "stage": row.stage, "check": row.id,
+            "exc_type": row.exc,
+            "wrapped_by": WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError") else None}
+    v = object.__new__(Verdict)  # Verdict(**head, message=…, …) without the frozen per-field setattr
+    d = v.__dict__
+    d.update(head)
+    d["message"] = row.message(s)
+    d["skipped"] = tuple(skipped)
+    d.update(extra)
+    return v
 
 
 _VERDICT_DEFAULTS = {f.name: (f.default_factory() if f.default_factory is not MISSING else f.default)

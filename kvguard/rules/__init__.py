@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Optional, Union
 
 from ..versions import Release
@@ -75,7 +76,29 @@ class Check(_Row):
     description: str = ""
 
     def message(self, s: Any) -> str:
-        return self.template.format_map(_Values(s, self.bind(s) if self.bind is not None else ()))
+        bound = self.bind(s) if self.bind is not None else None
+        names = _plain_fields(self.template)
+        if names is None:
+            return self.template.format_map(_Values(s, bound or ()))
+        if bound:
+            return self.template.format_map({n: bound[n] if n in bound else getattr(s, n) for n in names})
+        return self.template.format_map({n: getattr(s, n) for n in names})
+
+
+@lru_cache(maxsize=None)
+def _plain_fields(template: str) -> Optional[tuple[str, ...]]:
+    """The names a template's fields use when every field is a plain name (``{tp}``, ``{x!r}``,
+    ``{x:,}``), else None (``{a.b}``, ``{a[0]}``: looked up through :class:`_Values`)."""
+    import string
+
+    names = []
+    for _literal, field_name, _spec, _conv in string.Formatter().parse(template):
+        if field_name is None:
+            continue
+        if not field_name.isidentifier():
+            return None
+        names.append(field_name)
+    return tuple(dict.fromkeys(names))
 
 
 class _Values(dict):
