@@ -17,7 +17,6 @@ This file must not import kvguard.
 """
 
 import contextlib
-import importlib
 import io
 import json
 import logging
@@ -36,46 +35,16 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "distributed_executor_backend", "enable_eplb", "async_scheduling")
 
 
-def describe(exc):
-    rec = {"exc_type": type(exc).__name__, "message": str(exc)}
-    if type(exc).__name__ == "ValidationError" and callable(getattr(exc, "errors", None)):
-        entries = exc.errors()
-        first = entries[0]
-        inner = (first.get("ctx") or {}).get("error")
-        title = getattr(exc, "title", None)
-        if first.get("type") in ("value_error", "assertion_error") and isinstance(inner, BaseException):
-            rec.update(exc_type=type(inner).__name__, message=str(inner), wrapped_by=title)
-        else:
-            rec.update(exc_type="ValidationError", message=first.get("msg"), wrapped_by=title,
-                       errors=[{"type": e.get("type"), "loc": [str(p) for p in e.get("loc", ())],
-                                "msg": e.get("msg")} for e in entries])
-    return rec
-
-
 def main(cases_path, out_path):
     spec = json.load(open(cases_path))
     for key, value in (spec.get("env") or {}).items():
         os.environ[key] = str(value)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    import vllm.platforms as platforms
-    from vllm.platforms.cpu import CpuPlatform
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from argv_runner import _imports  # the CPU platform, EngineArgs and the release's parser builder
+    from oracle_runner import describe  # the failing statement's exception, pydantic unwrapped
 
-    platforms._current_platform = CpuPlatform()
-    from vllm.engine.arg_utils import EngineArgs
-
-    try:
-        from vllm.utils.argparse_utils import FlexibleArgumentParser
-    except ImportError:
-        from vllm.utils import FlexibleArgumentParser
-    make_arg_parser = None
-    for mod in ("vllm.entrypoints.openai.cli_args", "vllm.entrypoints.launchers.cli_args",
-                "vllm.entrypoints.common.cli_args"):
-        try:
-            make_arg_parser = importlib.import_module(mod).make_arg_parser
-            break
-        except ModuleNotFoundError as exc:
-            if not exc.name.startswith("vllm"):
-                raise
+    EngineArgs, FlexibleArgumentParser, make_arg_parser = _imports()
     out = []
     for case in spec["cases"]:
         work = case.get("model_dir") or tempfile.mkdtemp(prefix="kvg-serve-")
