@@ -186,16 +186,24 @@ def oracle_env_vars(extra: dict) -> dict:
     return env
 
 
-def run_oracle(python, cases, timeout=7200, env=None):
+def _run_worker(python, payload, *, mode=None, env=None, timeout=7200, out=None):
+    """hfconfig_oracle_worker.py in the oracle: ``payload`` as its input file, its output parsed
+    (``mode``: None, "--modelconfig" or "--templates"; ``out``: keep the output at this path)."""
     with tempfile.TemporaryDirectory() as d:
-        cp = os.path.join(d, "cases.json")
-        op = os.path.join(d, "out.json")
-        with open(cp, "w") as f:
-            json.dump([{"id": c["id"], "config": c["config"], "path": c.get("path")} for c in cases], f)
-        subprocess.run([python, os.path.join(HERE, "hfconfig_oracle_worker.py"), cp, op], check=True,
-                       env=oracle_env_vars(env or {}), timeout=timeout, stdout=subprocess.DEVNULL)
+        ip, op = os.path.join(d, "in.json"), out or os.path.join(d, "out.json")
+        with open(ip, "w") as f:
+            json.dump(payload, f)
+        worker = os.path.join(HERE, "hfconfig_oracle_worker.py")
+        argv = [worker, mode, ip, op] if mode == "--templates" else [worker, ip, op] + ([mode] if mode else [])
+        subprocess.run([python, *argv], check=True, env=oracle_env_vars(env or {}), timeout=timeout,
+                       stdout=subprocess.DEVNULL)
         with open(op) as f:
-            return {r["id"]: r for r in json.load(f)}
+            return json.load(f)
+
+
+def run_oracle(python, cases, timeout=7200, env=None):
+    payload = [{"id": c["id"], "config": c["config"], "path": c.get("path")} for c in cases]
+    return {r["id"]: r for r in _run_worker(python, payload, env=env, timeout=timeout)}
 
 
 def run_kvguard(case, release):
@@ -305,16 +313,11 @@ def gen_cases_all(py, ver, args, env=None):
     names = list(_store("transformers")["versions"][tf]["config_mapping_names"])
     names = [n for n in names if n not in SCOPE]
     cache = f"/tmp/kvg_templates_{tf}.json"
-    if not os.path.exists(cache):
-        with tempfile.TemporaryDirectory() as d:
-            ip = os.path.join(d, "in.json")
-            with open(ip, "w") as f:
-                json.dump(names, f)
-            subprocess.run([py, os.path.join(HERE, "hfconfig_oracle_worker.py"), "--templates", ip, cache],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           env=oracle_env_vars(env or {}))
-    with open(cache) as f:
-        tpls = json.load(f)
+    if os.path.exists(cache):
+        with open(cache) as f:
+            tpls = json.load(f)
+    else:
+        tpls = _run_worker(py, names, mode="--templates", env=env, out=cache)
     tpls = {k: {kk: vv for kk, vv in v.items() if not kk.startswith("_") and kk != "transformers_version"}
             for k, v in tpls.items() if "__error__" not in v}
     return gen_cases([n for n in names if n in tpls], args.n, args.seed, tpls)
@@ -466,14 +469,7 @@ def main_modelconfig(args) -> int:
             print(f"{ver}: no oracle environment; skipped")
             continue
         py, extra_env = found
-        with tempfile.TemporaryDirectory() as d:
-            cp, op = os.path.join(d, "cases.json"), os.path.join(d, "out.json")
-            with open(cp, "w") as f:
-                json.dump(cases, f)
-            subprocess.run([py, os.path.join(HERE, "hfconfig_oracle_worker.py"), cp, op, "--modelconfig"],
-                           check=True, env=oracle_env_vars(extra_env), stdout=subprocess.DEVNULL, timeout=3600)
-            with open(op) as f:
-                results = json.load(f)
+        results = _run_worker(py, cases, mode="--modelconfig", env=extra_env, timeout=3600)
         print(f"{ver}: " + ", ".join(f"{r['id']}={r['outcome'] if r['outcome'] == 'ok' else r['error']['type']}"
                                      for r in results))
         if args.record:
