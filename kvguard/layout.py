@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Optional
+from typing import Any, ClassVar, Literal, Optional, get_type_hints
 
 from .errors import InputError
 
@@ -36,53 +36,6 @@ ALIASES: dict[str, str] = {
     "dpa": "data_parallel_address",
     "dpe": "data_parallel_external_lb",
     "dph": "data_parallel_hybrid_lb",
-}
-
-
-#: (EngineArgs field, type, vLLM's default) — the fields a :class:`Layout` holds, in order
-_FIELDS: tuple[tuple[str, Any, Any], ...] = (
-    ("tensor_parallel_size", int, 1),
-    ("pipeline_parallel_size", int, 1),
-    ("data_parallel_size", int, 1),
-    ("data_parallel_size_local", Optional[int], None),
-    ("data_parallel_rank", Optional[int], None),
-    ("data_parallel_start_rank", Optional[int], None),
-    ("data_parallel_external_lb", bool, False),
-    ("data_parallel_hybrid_lb", bool, False),
-    ("data_parallel_backend", str, "mp"),
-    ("data_parallel_address", Optional[str], None),
-    ("prefill_context_parallel_size", int, 1),
-    ("decode_context_parallel_size", int, 1),
-    # None means "the release's default" ("ag_rs" in 0.18.0–0.28.0, None from 0.29.0)
-    ("dcp_comm_backend", Optional[str], None),
-    ("dcp_kv_cache_interleave_size", int, 1),
-    # None means "the release's default" (1 up to 0.29.0, None from 0.30.0)
-    ("cp_kv_cache_interleave_size", Optional[int], None),
-    ("enable_expert_parallel", bool, False),
-    ("enable_eplb", bool, False),
-    ("num_redundant_experts", int, 0),
-    ("enable_elastic_ep", bool, False),
-    ("nnodes", int, 1),
-    ("node_rank", int, 0),
-    ("distributed_executor_backend", Optional[str], None),
-    ("headless", bool, False),
-    ("async_scheduling", Optional[bool], None),
-    ("enable_fault_tolerance", bool, False),
-    ("enable_return_routed_experts", bool, False),
-    # ModelConfig's --trust-remote-code: without it vLLM refuses configs that need repository code
-    ("trust_remote_code", bool, False),
-    # CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
-    ("swap_space", float, 4.0),
-)
-
-_DEFAULTS = {name: default for name, _, default in _FIELDS}
-
-#: the exact Python types each field takes without a second look (pydantic strict mode accepts
-#: exactly these; anything else is decided by the pydantic model, :func:`_strict_model`)
-_FAST_TYPES: dict[str, tuple[type, ...]] = {
-    name: {int: (int,), bool: (bool,), str: (str,), float: (float,), Optional[int]: (int, type(None)),
-           Optional[str]: (str, type(None)), Optional[bool]: (bool, type(None))}[tp]
-    for name, tp, _ in _FIELDS
 }
 
 
@@ -121,38 +74,42 @@ class Layout:
     pydantic itself is imported only to report a bad value.
     """
 
-    model_fields: "dict[str, FieldInfo]" = {name: FieldInfo(tp, default) for name, tp, default in _FIELDS}
+    # the EngineArgs fields, with vLLM's defaults (class attributes: what an unset field reads)
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    data_parallel_size_local: Optional[int] = None
+    data_parallel_rank: Optional[int] = None
+    data_parallel_start_rank: Optional[int] = None
+    data_parallel_external_lb: bool = False
+    data_parallel_hybrid_lb: bool = False
+    data_parallel_backend: str = "mp"
+    data_parallel_address: Optional[str] = None
+    prefill_context_parallel_size: int = 1
+    decode_context_parallel_size: int = 1
+    #: None means "the release's default" ("ag_rs" in 0.18.0–0.28.0, None from 0.29.0)
+    dcp_comm_backend: Optional[str] = None
+    dcp_kv_cache_interleave_size: int = 1
+    #: None means "the release's default" (1 up to 0.29.0, None from 0.30.0)
+    cp_kv_cache_interleave_size: Optional[int] = None
+    enable_expert_parallel: bool = False
+    enable_eplb: bool = False
+    num_redundant_experts: int = 0
+    enable_elastic_ep: bool = False
+    nnodes: int = 1
+    node_rank: int = 0
+    distributed_executor_backend: Optional[str] = None
+    headless: bool = False
+    async_scheduling: Optional[bool] = None
+    enable_fault_tolerance: bool = False
+    enable_return_routed_experts: bool = False
+    #: ModelConfig's --trust-remote-code: without it vLLM refuses configs that need repository code
+    trust_remote_code: bool = False
+    #: CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
+    swap_space: float = 4.0
 
-    if TYPE_CHECKING:
-        tensor_parallel_size: int
-        pipeline_parallel_size: int
-        data_parallel_size: int
-        data_parallel_size_local: Optional[int]
-        data_parallel_rank: Optional[int]
-        data_parallel_start_rank: Optional[int]
-        data_parallel_external_lb: bool
-        data_parallel_hybrid_lb: bool
-        data_parallel_backend: str
-        data_parallel_address: Optional[str]
-        prefill_context_parallel_size: int
-        decode_context_parallel_size: int
-        dcp_comm_backend: Optional[str]
-        dcp_kv_cache_interleave_size: int
-        cp_kv_cache_interleave_size: Optional[int]
-        enable_expert_parallel: bool
-        enable_eplb: bool
-        num_redundant_experts: int
-        enable_elastic_ep: bool
-        nnodes: int
-        node_rank: int
-        distributed_executor_backend: Optional[str]
-        headless: bool
-        async_scheduling: Optional[bool]
-        enable_fault_tolerance: bool
-        enable_return_routed_experts: bool
-        trust_remote_code: bool
-        swap_space: float
-        model_fields_set: frozenset
+    #: name -> FieldInfo, in declaration order (set below the class)
+    model_fields: ClassVar[dict[str, FieldInfo]]
 
     def __init__(self, **data: Any) -> None:
         fast = _FAST_TYPES
@@ -163,8 +120,7 @@ class Layout:
                 model = _strict_model()(**data)
                 data = {name: getattr(model, name) for name in data}
                 break
-        values = self.__dict__
-        values.update(_DEFAULTS)
+        values = self.__dict__  # unset fields read the class defaults
         values.update(data)
         values["model_fields_set"] = frozenset(data)
 
@@ -255,6 +211,20 @@ class Layout:
             else:
                 out += [flag, str(value)]
         return out
+
+
+#: (field, type, vLLM's default), in declaration order — read from the class body above
+_FIELDS: tuple[tuple[str, Any, Any], ...] = tuple(
+    (name, tp, getattr(Layout, name)) for name, tp in get_type_hints(Layout).items() if name != "model_fields")
+Layout.model_fields = {name: FieldInfo(tp, default) for name, tp, default in _FIELDS}
+
+#: the exact Python types each field takes without a second look (pydantic strict mode accepts
+#: exactly these; anything else is decided by the pydantic model, :func:`_strict_model`)
+_FAST_TYPES: dict[str, tuple[type, ...]] = {
+    name: {int: (int,), bool: (bool,), str: (str,), float: (float,), Optional[int]: (int, type(None)),
+           Optional[str]: (str, type(None)), Optional[bool]: (bool, type(None))}[tp]
+    for name, tp, _ in _FIELDS
+}
 
 
 def _rebuild(data: dict) -> Layout:
