@@ -274,13 +274,11 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
         fn, lines = run
         try:
             i = fn(s, calls)
-        except (_Skip, _FactCrash) + _VLLM_CRASHES as exc:
+        except _STOPS as exc:
             i = row_of(exc.__traceback__, fn.__code__, lines)
-            if not isinstance(exc, _Skip):
-                return _crashed(release, rows[i], exc, skipped, extra)
-            if not isinstance(rows[i], Check):
-                raise
-            skipped.append(Skipped(rows[i].id, _SKIP_REASONS.get(exc.need, exc.need)))
+            verdict = _stopped(release, rows[i], exc, skipped, extra)
+            if verdict is not None:
+                return verdict
             i += 1
         else:
             if i < 0:
@@ -295,17 +293,26 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
                 if fired:
                     return _refusal(release, rows[i], s, fired, skipped, extra)
                 i += 1
-        except _Skip as sk:
-            if not isinstance(rows[i], Check):
-                raise
-            skipped.append(Skipped(rows[i].id, _SKIP_REASONS.get(sk.need, sk.need)))
+        except _STOPS as exc:
+            verdict = _stopped(release, rows[i], exc, skipped, extra)
+            if verdict is not None:
+                return verdict
             i += 1
-        except (_FactCrash,) + _VLLM_CRASHES as exc:
-            return _crashed(release, rows[i], exc, skipped, extra)
     return _verdict(ok=True, vllm_version=_key(release), skipped=tuple(skipped), **extra)
 
 
-def _crashed(release: Release, row, exc: BaseException, skipped: list, extra: dict) -> Verdict:
+#: what ends a row early: a host fact that is unknown (the check is skipped), a fact whose read
+#: crashes in vLLM, or the crash of vLLM's own statement
+_STOPS = (_Skip, _FactCrash) + _VLLM_CRASHES
+
+
+def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: dict) -> Optional[Verdict]:
+    """The verdict when ``row`` raised ``exc``, or None when the row is a skipped check (recorded)."""
+    if isinstance(exc, _Skip):
+        if not isinstance(row, Check):
+            raise exc
+        skipped.append(Skipped(row.id, _SKIP_REASONS.get(exc.need, exc.need)))
+        return None
     if isinstance(exc, _FactCrash):
         return verdict_from_crash(release, _rewrap(exc.crash, row.stage), stage=row.stage,
                                   check=row.id, skipped=tuple(skipped), **extra)
@@ -351,25 +358,19 @@ def _refusal(release: Release, row, s: "State", fired: Any, skipped: list, extra
             **_VERDICT_DEFAULTS, "ok": False, "vllm_version": _key(release), "stage": row.stage, "check": row.id,
             "exc_type": row.exc,
             "wrapped_by": WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError") else None}
-    v = object.__new__(Verdict)  # Verdict(**head, message=…, …) without the frozen per-field setattr
-    d = v.__dict__
-    d.update(head)
-    d["message"] = row.message(s)
-    d["skipped"] = tuple(skipped)
-    d.update(extra)
-    return v
+    return _verdict(head, message=row.message(s), skipped=tuple(skipped), **extra)
 
 
 _VERDICT_DEFAULTS = {f.name: (f.default_factory() if f.default_factory is not MISSING else f.default)
                      for f in fields(Verdict) if f.default is not MISSING or f.default_factory is not MISSING}
 
 
-def _verdict(**values: Any) -> Verdict:
-    """``Verdict(**values)`` without the frozen dataclass's per-field ``object.__setattr__``
-    (the hot path of a check; Verdict has no ``__post_init__``)."""
+def _verdict(base: Mapping[str, Any] = _VERDICT_DEFAULTS, /, **values: Any) -> Verdict:
+    """``Verdict(**base, **values)`` (``base``: every defaulted field) without the frozen dataclass's
+    per-field ``object.__setattr__`` — the hot path of a check; Verdict has no ``__post_init__``."""
     v = object.__new__(Verdict)
     d = v.__dict__
-    d.update(_VERDICT_DEFAULTS)
+    d.update(base)
     d.update(values)
     return v
 
@@ -387,13 +388,15 @@ def _program(release: Release, entry: str) -> tuple[tuple[Any, ...], tuple[Any, 
     prog = _PROGRAMS.get(key)
     if prog is None:
         calls, rows = [], []
-        for kind, row in _rows(release, entry):
-            if kind is _STEP:
+        for row in rows_for(release):  # the table is static: filtering once per release and entry is exact
+            if not _runs(row, entry):
+                continue
+            if isinstance(row, Step):
                 if row.id == "ea_to_parallel_config" and release.within("0.14.0"):
                     calls.append(_then_moe_flag(row.apply))
                 else:
                     calls.append(row.apply)
-            elif kind is _FIELDS:
+            elif isinstance(row, FieldRule):
                 calls.append(partial(_field_errors, row))
             else:
                 calls.append(row.when)
@@ -409,12 +412,6 @@ def _then_moe_flag(apply):
         apply(s)
         s.is_moe_model = s._facts.is_moe
     return step
-
-
-#: (version, patches, entry) -> the rows that run, in order.  The table is static
-#: (kvguard.rules.table.RULES) and a release's rows depend only on its version and
-#: patches, so filtering once per release and entry is exact.
-_ROWS: dict[tuple[Any, frozenset, str], tuple[Any, ...]] = {}
 
 
 _KEYS: dict[tuple[Any, frozenset], str] = {}
@@ -451,27 +448,6 @@ def _runs(row, entry: str) -> bool:
     if isinstance(row, Step) and row.id == "ea_to_parallel_config":
         return False
     return True
-
-
-_STEP, _FIELDS, _CHECK = "step", "fields", "check"
-
-
-def _kind(row) -> str:
-    if isinstance(row, Step):
-        return _STEP
-    if isinstance(row, FieldRule):
-        return _FIELDS
-    assert isinstance(row, Check)
-    return _CHECK
-
-
-def _rows(release: Release, entry: str) -> tuple[tuple[str, Any], ...]:
-    """``(kind, row)`` for the rows that run for ``release`` and ``entry``, in order."""
-    key = (release.version, release.patches, entry)
-    rows = _ROWS.get(key)
-    if rows is None:
-        rows = _ROWS[key] = tuple((_kind(row), row) for row in rows_for(release) if _runs(row, entry))
-    return rows
 
 
 def _rewrap(crash: Crash, stage: str) -> Crash:
