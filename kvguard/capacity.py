@@ -191,46 +191,67 @@ def _shards(release, dcp: int, pcp: int) -> int:
     return kv_token_shards(release.key, dcp, pcp)
 
 
+_DOCS_HINT = " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
+_TRY = "Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine."
+
+#: vLLM's refusal when one request of max_model_len tokens does not fit, per release range
+#: (``_check_enough_kv_cache_memory`` / ``check_enough_kv_cache_memory`` in
+#: vllm/v1/core/kv_cache_utils.py): (since, until, message template, the estimate's sentence).
+#: Values: max_model_len, needed_2f / available_2f (GiB, ``:.2f``, to 0.13.0), needed_gib /
+#: available_gib (``format_gib``, 0.14.0 on), estimated (the sentence is left out when 0).
+_NOT_ENOUGH_MEMORY = (
+    ("0.10.2", "0.12.0",
+     "To serve at least one request with the models's max seq len ({max_model_len}), ({needed_2f} GiB KV cache "
+     "is needed, which is larger than the available KV cache memory ({available_2f} GiB). {estimate} " + _TRY,
+     "Based on the available memory, the estimated maximum model length is {estimated}."),
+    ("0.13.0", "0.13.0",
+     "To serve at least one request with the models's max seq len ({max_model_len}), ({needed_2f} GiB KV cache "
+     "is needed, which is larger than the available KV cache memory ({available_2f} GiB). {estimate} " + _TRY
+     + _DOCS_HINT,
+     "Based on the available memory, the estimated maximum model length is {estimated}."),
+    ("0.14.0", "0.21.0",
+     "To serve at least one request with the models's max seq len ({max_model_len}), ({needed_gib} GiB KV cache "
+     "is needed, which is larger than the available KV cache memory ({available_gib} GiB). {estimate}" + _TRY
+     + _DOCS_HINT,
+     "Based on the available memory, the estimated maximum model length is {estimated}. "),
+    ("0.22.0", None,
+     "To serve at least one request with the model's max seq len ({max_model_len}), ({needed_gib} GiB KV cache "
+     "is needed, which is larger than the available KV cache memory ({available_gib} GiB). {estimate}Try "
+     "increasing `gpu_memory_utilization` (which also controls CPU memory on the CPU backend) or decreasing "
+     "`max_model_len` when initializing the engine." + _DOCS_HINT,
+     "Based on the available memory, the estimated maximum model length is {estimated}. "),
+)
+
+#: vLLM's refusal when no memory is left for the cache blocks, per release range (same functions)
+_NO_MEMORY = (
+    ("0.10.2", "0.12.0", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                         "initializing the engine."),
+    ("0.13.0", "0.21.0", "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                         "initializing the engine." + _DOCS_HINT),
+    ("0.22.0", None, "No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
+                     "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, "
+                     "despite its name)." + _DOCS_HINT),
+)
+
+
+def _for_release(table, release):
+    """The row of a (since, until, …) table that covers ``release``."""
+    for row in table:
+        if release.within(row[0], row[1]):
+            return row
+    raise CapacityNotModelled(f"no capacity message for vLLM {release.key}")  # pragma: no cover - table gap
+
+
 def _not_enough_message(release, max_model_len: int, needed: int, available: int, estimated: int) -> str:
-    """``_check_enough_kv_cache_memory`` / ``check_enough_kv_cache_memory`` message of the release."""
-    if release.within(None, "0.13.0"):
-        # 0.10.2–0.13.0: f"{needed / GiB_bytes:.2f}", "models's", estimated_msg without trailing space
-        est = f"Based on the available memory, the estimated maximum model length is {estimated}." \
-            if estimated > 0 else ""
-        msg = (f"To serve at least one request with the models's max seq len ({max_model_len}), "
-               f"({needed / GIB:.2f} GiB KV cache is needed, which is larger than the available KV cache "
-               f"memory ({available / GIB:.2f} GiB). {est} Try increasing `gpu_memory_utilization` or "
-               f"decreasing `max_model_len` when initializing the engine.")
-        if release.within("0.13.0"):
-            msg += " See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details."
-        return msg
-    est = f"Based on the available memory, the estimated maximum model length is {estimated}. " \
-        if estimated > 0 else ""
-    if release.within(None, "0.21.0"):
-        return (f"To serve at least one request with the models's max seq len ({max_model_len}), "
-                f"({_format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
-                f"memory ({_format_gib(available)} GiB). {est}Try increasing `gpu_memory_utilization` or "
-                f"decreasing `max_model_len` when initializing the engine. "
-                f"See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
-    return (f"To serve at least one request with the model's max seq len ({max_model_len}), "
-            f"({_format_gib(needed)} GiB KV cache is needed, which is larger than the available KV cache "
-            f"memory ({_format_gib(available)} GiB). {est}Try increasing `gpu_memory_utilization` (which also "
-            f"controls CPU memory on the CPU backend) or decreasing `max_model_len` when initializing the "
-            f"engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
+    _since, _until, template, estimate = _for_release(_NOT_ENOUGH_MEMORY, release)
+    return template.format(max_model_len=max_model_len, needed_2f=f"{needed / GIB:.2f}",
+                           available_2f=f"{available / GIB:.2f}", needed_gib=_format_gib(needed),
+                           available_gib=_format_gib(available),
+                           estimate=estimate.format(estimated=estimated) if estimated > 0 else "")
 
 
 def _no_memory_message(release) -> str:
-    if release.within(None, "0.12.0"):
-        return ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                "initializing the engine.")
-    if release.within(None, "0.21.0"):
-        return ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-                "initializing the engine. See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ "
-                "for more details.")
-    return ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when "
-            "initializing the engine (this flag also controls CPU memory reservation on the CPU backend, "
-            "despite its name). See https://docs.vllm.ai/en/latest/configuration/conserving_memory/ "
-            "for more details.")
+    return _for_release(_NO_MEMORY, release)[2]
 
 
 def _report_lines(release, num_blocks: int, block_size: int, dcp: int, pcp: int, max_model_len: int,
