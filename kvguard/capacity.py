@@ -46,6 +46,8 @@ __all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction
            "pp_partitions", "predict_capacity", "render_capacity_text"]
 
 GIB = 1 << 30
+#: the largest memory figure taken, in GiB (2**40 GiB: far above any GPU, far below float overflow)
+_MAX_GIB = 1 << 40
 
 #: releases whose capacity rules kvguard has (inclusive bounds; every release between them)
 CAPACITY_RELEASES = ("0.10.2", "0.33.0")
@@ -298,6 +300,17 @@ def kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layers
     """vLLM's single-group KV-cache accounting on plain numbers (one worker per pipeline stage,
     every worker with ``available_kv_bytes``).  Returns a dict of the :class:`CapacityPrediction`
     fields it decides (``num_blocks``, ``num_tokens``, ``max_concurrency``, ``log_lines``, …)."""
+    try:
+        return _kv_capacity(vllm_version, bytes_per_token_per_layer=bytes_per_token_per_layer,
+                            num_layers=num_layers, block_size=block_size, available_kv_bytes=available_kv_bytes,
+                            max_model_len=max_model_len, pp=pp, dcp=dcp, pcp=pcp, pp_partition=pp_partition)
+    except OverflowError:  # sizes whose ratios no float holds (e.g. 10**400 bytes)
+        raise InputError("numbers too large to size (a ratio overflows a float)", source="<capacity>") from None
+
+
+def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layers: int, block_size: int,
+                 available_kv_bytes: int, max_model_len: int, pp: int, dcp: int, pcp: int,
+                 pp_partition: Optional[str]) -> dict[str, Any]:
     release = _release(vllm_version)
     for key, value in (("bytes_per_token_per_layer", bytes_per_token_per_layer), ("num_layers", num_layers),
                        ("block_size", block_size), ("max_model_len", max_model_len), ("pp", pp),
@@ -451,11 +464,14 @@ def _available_bytes(available_kv_bytes, kv_memory_gib, gpu_memory_gib, gpu_memo
                          "memory') or gpu_memory_gib with gpu_memory_utilization and weights_gib",
                          source="<capacity>", key="available_kv_bytes")
 
-    def num(value, key, lo=0.0, hi=None):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or value < lo or (hi is not None and value > hi):
-            raise InputError(f"must be a number >= {lo:g}" + (f" and <= {hi:g}" if hi is not None else ""),
-                             source="<capacity>", key=key)
+    def num(value, key, lo=0.0, hi=float(_MAX_GIB)):
+        try:
+            ok = (not isinstance(value, bool) and isinstance(value, (int, float)) and math.isfinite(value)
+                  and lo <= value <= hi)
+        except OverflowError:  # an int too large for a float
+            ok = False
+        if not ok:
+            raise InputError(f"must be a number >= {lo:g} and <= {hi:g}", source="<capacity>", key=key)
         return float(value)
 
     if available_kv_bytes is not None:

@@ -110,6 +110,8 @@ def outcome(fn, *args, **kwargs):
         return "verdict"
     if isinstance(result, ModelFacts):
         return "facts"
+    if isinstance(result, kvguard.CapacityPrediction):
+        return "capacity"
     assert isinstance(result, list), type(result)
     return "list"
 
@@ -712,3 +714,36 @@ def test_huge_layer_counts_are_undecidable_quickly(release, key, capsys, tmp_pat
     rc = run(["check", "--vllm-version", release, "--model-config", str(path), "--", "vllm", "serve", "m"])
     assert rc == 2
     assert "steps" in capsys.readouterr().err
+
+
+CAPACITY_VALUES = (None, "x", True, 1.5, -1, 0, 1, 2**63, 10**400, float("nan"), float("inf"), 1e300, [1], {"a": 1})
+
+
+@pytest.mark.parametrize("key", ["kv_memory_gib", "available_kv_bytes", "max_model_len", "block_size", "pp",
+                                 "dcp", "gpu_memory_utilization"])
+def test_hostile_capacity_inputs(key):
+    """Every capacity input, set to each hostile value: a prediction or a documented exception."""
+    seen = set()
+    for bad in CAPACITY_VALUES:
+        kwargs = {"tp": 8, "max_model_len": 4096, "kv_memory_gib": 40.0, "vllm_version": V}
+        if key == "available_kv_bytes":
+            kwargs.pop("kv_memory_gib")
+        if key == "gpu_memory_utilization":
+            kwargs.pop("kv_memory_gib")
+            kwargs.update(gpu_memory_gib=80, weights_gib=10)
+        kwargs[key] = bad
+        got = outcome(kvguard.predict_capacity, "deepseek-ai/DeepSeek-R1", **kwargs)
+        seen.add(got)
+    assert "InputError" in seen
+
+
+@pytest.mark.parametrize("flags", [["--kv-memory-gib", "1e300"], ["--kv-memory-gib", "nan"], ["--kv-memory-gib", "-1"],
+                                   ["--max-model-len", "1" + "0" * 400], ["--block-size", "0"], ["--pp", "1000"]])
+def test_hostile_capacity_cli(capsys, flags):
+    from kvguard.cli import run
+
+    argv = ["audit", "deepseek-ai/DeepSeek-R1", "--tp", "8", "--vllm-version", V, "--kv-memory-gib", "40",
+            "--max-model-len", "4096", *flags]
+    assert run(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("kvguard: ")
