@@ -178,7 +178,7 @@ def _key(raw: Mapping[str, Any], release_key: str, env: Mapping[str, str], trust
     try:
         text = json.dumps([_fingerprint(), release_key, raw, sorted(env.items()), bool(trust_remote_code),
                            model_path], sort_keys=True, allow_nan=False, separators=(",", ":"))
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # not JSON (or nested too deeply): not cached
         return None
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -210,6 +210,6 @@ def derive_cached(derive: Callable[..., Any], raw: Mapping[str, Any], release: A
         finally:
             if os.path.exists(tmp):
                 os.unlink(tmp)
-    except (_NotCacheable, OSError, ValueError, TypeError):
+    except (_NotCacheable, OSError, ValueError, TypeError, RecursionError):
         pass
     return result

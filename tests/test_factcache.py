@@ -184,3 +184,31 @@ def test_run_in_process_leaves_the_cache_off(tmp_path, monkeypatch):
     assert run(["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", MODEL, "-tp", "8"]) == 0
     assert factcache.enabled_dir() is None
     assert len(list((tmp_path / "c").rglob("*.json"))) == 1
+
+
+@pytest.mark.parametrize("where", ["nul", "file", "long"])
+def test_a_cache_directory_that_cannot_exist_is_ignored(tmp_path, where):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    directory = {"nul": str(tmp_path / "a\0b"), "file": str(blocker), "long": str(tmp_path / ("x" * 5000))}[where]
+    factcache.enable(directory)
+    try:
+        facts = kvguard.model_facts(catalog.lookup(MODEL).config, vllm_version="0.28.0")
+    finally:
+        factcache.enable(None)
+    assert facts.use_mla is True
+
+
+def test_a_deeply_nested_config_is_derived_without_the_cache(cache):
+    cfg = dict(catalog.lookup("Qwen/Qwen3-32B").config)
+    deep: dict = {}
+    node = deep
+    for _ in range(5000):
+        node["a"] = {}
+        node = node["a"]
+    cfg["extra_nested"] = deep
+    try:
+        kvguard.model_facts(cfg, vllm_version="0.28.0")
+    except (kvguard.InputError, kvguard.Undecidable, kvguard.ModelConfigRefused):
+        pass
+    assert not list(cache.rglob("*.json"))
