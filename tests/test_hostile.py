@@ -13,9 +13,7 @@ The hypothesis tests run ``KVG_FUZZ_EXAMPLES`` examples each (default 150); a lo
 from __future__ import annotations
 
 import json
-import math
 import os
-import sys
 
 import pytest
 

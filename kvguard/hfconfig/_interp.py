@@ -1874,8 +1874,6 @@ class Interp:
 
     # ----------------------------------------------------------- natives
     def _build_natives(self):
-        interp = self
-
         def n_isinstance(i, a, k):
             obj, typ = a
             return i.isinstance(obj, typ)

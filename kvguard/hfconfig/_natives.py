@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import collections
 import collections.abc
-import dataclasses
 import functools
 import math
 import operator
@@ -22,8 +21,8 @@ import types
 import typing
 
 from ._interp import (
-    _MISSING, _TYPED_DICT, NativeObj, BoundMethod, ClassMethod, Field, Func, Inst, Klass, NativeFunc, NativeModule, Opaque,
-    StaticMethod, StrictDataclassClassValidationError, StrictDataclassDefinitionError,
+    _MISSING, _TYPED_DICT, NativeObj, BoundMethod, Field, Func, Inst, Klass, NativeFunc, NativeModule, Opaque,
+    StrictDataclassClassValidationError, StrictDataclassDefinitionError,
     StrictDataclassFieldValidationError, StrictDataclassError, TorchDtype, UnionT, Unsupported,
 )
 
@@ -610,7 +609,6 @@ def build(i) -> dict:
         "get_logger": NativeFunc(lambda i2, a, k: i2._logger, "get_logger", bind=False),
         "getLogger": NativeFunc(lambda i2, a, k: i2._logger, "getLogger", bind=False),
     })
-    true_fn = NativeFunc(lambda i2, a, k: True, "true", bind=False)
     false_fn = NativeFunc(lambda i2, a, k: False, "false", bind=False)
     ident = NativeFunc(_identity_deco, "identity_decorator", bind=False)
     typing_attrs = {name: getattr(typing, name) for name in (

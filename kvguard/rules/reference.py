@@ -66,7 +66,7 @@ def render_markdown() -> str:
                 continue
             if isinstance(row, FieldRule):
                 lines += [f"### `{row.id}` — {row.description}", "",
-                          f"- releases: {_releases(row)}", f"- raises: pydantic field validation",
+                          f"- releases: {_releases(row)}", "- raises: pydantic field validation",
                           f"- surfaces as: {_surfacing(row)}", f"- upstream: `{row.source}`", ""]
                 for name, _attr, kind, bound in row.fields:
                     rule = f"`{name}` >= {bound}" if kind == "ge" else f"`{name}` in {list(bound)}"

@@ -1,4 +1,5 @@
-"""What the tests against real vLLM releases share: finding a release's oracle, or skipping.
+"""What the tests against real vLLM releases share: finding a release's oracle (or skipping),
+running a runner script inside it, the --kv-cache-dtype values a release accepts.
 
 Without an oracle a test skips — unless KVG_REQUIRE_ORACLE=1 (as in .ci/run), which
 turns a missing oracle into a failure.  tools/oracle_env.py ensure X builds one.
@@ -6,11 +7,20 @@ turns a missing oracle into a failure.  tools/oracle_env.py ensure X builds one.
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
+from kvguard.economics import KV_CACHE_DTYPE_BYTES, kv_cache_dtype_bytes
+from kvguard.errors import InputError
+
 from .differential import oracle_command
+
+HERE = Path(__file__).resolve().parent
 
 
 def oracle_or_skip(version: str) -> tuple[str, dict[str, str]]:
@@ -22,3 +32,32 @@ def oracle_or_skip(version: str) -> tuple[str, dict[str, str]]:
             pytest.fail(f"oracle for vLLM {version} missing under {root} (KVG_REQUIRE_ORACLE=1)")
         pytest.skip(f"no oracle for vLLM {version} (build one with python tools/oracle_env.py ensure {version})")
     return found
+
+
+def run_runner(script: str, python: str, python_env: dict[str, str], cases: list[dict], *,
+               unset: tuple[str, ...] = ()) -> dict:
+    """Run ``tests/upstream/<script>`` with the oracle's ``python`` on ``{"cases": cases}``; its output."""
+    with tempfile.TemporaryDirectory(prefix="kvg-runner-") as tmp:
+        inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
+        Path(inp).write_text(json.dumps({"cases": cases}))
+        env = dict(os.environ, VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
+        for name in unset:
+            env.pop(name, None)
+        env.update(python_env)
+        proc = subprocess.run([python, str(HERE / script), inp, out], env=env, capture_output=True, text=True,
+                              timeout=900)
+        if proc.returncode != 0 or not os.path.exists(out):
+            raise RuntimeError(f"{script} failed ({proc.returncode}): {proc.stderr[-2000:]}")
+        return json.loads(Path(out).read_text())
+
+
+def accepted_kv_cache_dtypes(version: str) -> list[str]:
+    """``auto`` and the plain --kv-cache-dtype values kvguard sizes that ``version`` accepts."""
+    out = ["auto"]
+    for name in KV_CACHE_DTYPE_BYTES:
+        try:
+            kv_cache_dtype_bytes(name, vllm_version=version)
+        except InputError:
+            continue
+        out.append(name)
+    return out

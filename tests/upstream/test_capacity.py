@@ -23,35 +23,20 @@ import json
 import os
 import random
 import re
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
 from kvguard.capacity import CAPACITY_RELEASES, kv_capacity
-from kvguard.economics import KV_CACHE_DTYPE_BYTES, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
-from kvguard.errors import InputError
+from kvguard.economics import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 from kvguard.versions import resolve
 
+from ._oracle import accepted_kv_cache_dtypes, run_runner
 from ._oracle import oracle_or_skip as _python
 
 pytestmark = pytest.mark.upstream
 
 VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.28.0").split()
-HERE = Path(__file__).resolve().parent
 _CAPACITY_LINE = re.compile(r"KV cache size|Maximum concurrency|Multiplying the GPU KV cache size")
-
-
-def _accepted_dtypes(version: str) -> list[str]:
-    out = ["auto"]
-    for name in KV_CACHE_DTYPE_BYTES:
-        try:
-            kv_cache_dtype_bytes(name, vllm_version=version)
-        except InputError:
-            continue
-        out.append(name)
-    return out
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -60,7 +45,7 @@ def _cdiv(a: int, b: int) -> int:
 
 def generate(seed: int, version: str, n: int = 300) -> list[dict]:
     rng = random.Random(seed)
-    dtypes = _accepted_dtypes(version)
+    dtypes = accepted_kv_cache_dtypes(version)
     cases = []
     for i in range(n):
         mla = i % 3 == 0
@@ -91,20 +76,6 @@ def generate(seed: int, version: str, n: int = 300) -> list[dict]:
                       "model_dtype": model_dtype, "block_size": block_size, "layers": layers, "pp": pp,
                       "dcp": dcp, "pcp": pcp, "tp": tp, "available": available, "max_model_len": max_model_len})
     return cases
-
-
-def run_runner(python: str, python_env: dict[str, str], cases: list[dict]) -> dict:
-    with tempfile.TemporaryDirectory(prefix="kvg-capacity-") as tmp:
-        inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
-        Path(inp).write_text(json.dumps({"cases": cases}))
-        env = dict(os.environ, VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
-        env.pop("VLLM_PP_LAYER_PARTITION", None)
-        env.update(python_env)
-        proc = subprocess.run([python, str(HERE / "capacity_runner.py"), inp, out], env=env, capture_output=True,
-                              text=True, timeout=900)
-        if proc.returncode != 0 or not os.path.exists(out):
-            raise RuntimeError(f"capacity runner failed ({proc.returncode}): {proc.stderr[-2000:]}")
-        return json.loads(Path(out).read_text())
 
 
 def kvguard_capacity(case: dict, version: str) -> dict:
@@ -157,7 +128,7 @@ def test_capacity_matches_vllm_accounting(version):
     python, python_env = _python(version)
     cases = generate(int(os.environ.get("KVG_DIFF_SEED", "7")), version,
                      int(os.environ.get("KVG_CAPACITY_CASES", "300")))
-    out = run_runner(python, python_env, cases)
+    out = run_runner("capacity_runner.py", python, python_env, cases, unset=("VLLM_PP_LAYER_PARTITION",))
     assert len(out["results"]) == len(cases)
     mismatches, agree, refused = [], 0, 0
     for case, rec in zip(cases, out["results"]):

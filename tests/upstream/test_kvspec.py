@@ -18,38 +18,23 @@ from __future__ import annotations
 import json
 import os
 import random
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
 from kvguard.economics import KV_CACHE_DTYPE_BYTES, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
-from kvguard.errors import InputError
 from kvguard.facts import ModelFacts
 
+from ._oracle import accepted_kv_cache_dtypes, run_runner
 from ._oracle import oracle_or_skip as _python
 
 pytestmark = pytest.mark.upstream
 
 VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.28.0").split()
-HERE = Path(__file__).resolve().parent
-
-
-def _accepted_dtypes(version: str) -> list[str]:
-    out = ["auto"]
-    for name in KV_CACHE_DTYPE_BYTES:
-        try:
-            kv_cache_dtype_bytes(name, vllm_version=version)
-        except InputError:
-            continue
-        out.append(name)
-    return out
 
 
 def generate(seed: int, version: str, n: int = 160) -> list[dict]:
     rng = random.Random(seed)
-    dtypes = _accepted_dtypes(version)
+    dtypes = accepted_kv_cache_dtypes(version)
     cases = []
     for i in range(n):
         mla = i % 3 == 0
@@ -61,19 +46,6 @@ def generate(seed: int, version: str, n: int = 160) -> list[dict]:
         cases.append({"heads": heads, "head_size": head_size, "mla": mla, "kv_cache_dtype": rng.choice(dtypes),
                       "model_dtype": rng.choice(["bfloat16", "float16"]), "block_size": rng.choice([16, 32, 64])})
     return cases
-
-
-def run_runner(python: str, python_env: dict[str, str], cases: list[dict]) -> dict:
-    with tempfile.TemporaryDirectory(prefix="kvg-kvspec-") as tmp:
-        inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
-        Path(inp).write_text(json.dumps({"cases": cases}))
-        env = dict(os.environ, VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
-        env.update(python_env)
-        proc = subprocess.run([python, str(HERE / "kvspec_runner.py"), inp, out], env=env, capture_output=True,
-                              text=True, timeout=900)
-        if proc.returncode != 0 or not os.path.exists(out):
-            raise RuntimeError(f"kvspec runner failed ({proc.returncode}): {proc.stderr[-2000:]}")
-        return json.loads(Path(out).read_text())
 
 
 def kvguard_bytes(case: dict, version: str) -> tuple[int, int]:
@@ -92,7 +64,7 @@ def kvguard_bytes(case: dict, version: str) -> tuple[int, int]:
 def test_kv_bytes_per_token_match_vllm_spec_classes(version):
     python, python_env = _python(version)
     cases = generate(int(os.environ.get("KVG_DIFF_SEED", "7")), version)
-    out = run_runner(python, python_env, cases)
+    out = run_runner("kvspec_runner.py", python, python_env, cases)
     mismatches, agree = [], 0
     for case, rec in zip(cases, out["results"]):
         mine = kvguard_bytes(case, version)
@@ -107,4 +79,4 @@ def test_kv_bytes_per_token_match_vllm_spec_classes(version):
     choices = set(out["cache_dtypes"])
     assert choices, "no CacheDType literal found"
     for name in ["auto", *KV_CACHE_DTYPE_BYTES]:
-        assert (name in _accepted_dtypes(version)) == (name in choices), name
+        assert (name in accepted_kv_cache_dtypes(version)) == (name in choices), name
