@@ -324,24 +324,19 @@ _COMPILE = True
 #: compile a release's rows once it has been evaluated this often (compiling reads table.py's
 #: source, ~25 ms: worth it for a plan or a test suite, not for the one check of a launch script)
 _COMPILE_AFTER = 32
-_COMPILED: dict[tuple[Any, frozenset, str], Any] = {}
 _EVALUATIONS: dict[tuple[Any, frozenset, str], int] = {}
 
 
 def _compiled(release: Release, entry: str):
-    memo = _memo(release)
-    run = memo.get(("compiled", entry))
-    if run is not None:
-        return run
+    return _per_release(release, "compiled", entry, _compile_when_repeated)
+
+
+def _compile_when_repeated(release: Release, entry: str):
     key = (release.version, release.patches, entry)
-    run = _COMPILED.get(key)
-    if run is None:
-        seen = _EVALUATIONS[key] = _EVALUATIONS.get(key, 0) + 1
-        if seen < _COMPILE_AFTER:
-            return None
-        run = _COMPILED[key] = compile_rows(*_program(release, entry), f"{_key(release)} {entry}")
-    memo[("compiled", entry)] = run
-    return run
+    seen = _EVALUATIONS[key] = _EVALUATIONS.get(key, 0) + 1
+    if seen < _COMPILE_AFTER:
+        return None
+    return compile_rows(*_program(release, entry), f"{_key(release)} {entry}")
 
 
 def _refusal(release: Release, row, s: "State", fired: Any, skipped: list, extra: dict) -> Verdict:
@@ -375,35 +370,48 @@ def _verdict(base: Mapping[str, Any] = _VERDICT_DEFAULTS, /, **values: Any) -> V
     return v
 
 
-#: (version, patches, entry) -> (callables, rows): what _evaluate runs
-_PROGRAMS: dict[tuple[Any, frozenset, str], tuple[tuple[Any, ...], tuple[Any, ...]]] = {}
-
-
 def _program(release: Release, entry: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-    memo = _memo(release)
-    prog = memo.get(("program", entry))
-    if prog is not None:
-        return prog
-    key = (release.version, release.patches, entry)
-    prog = _PROGRAMS.get(key)
-    if prog is None:
-        calls, rows = [], []
-        for row in rows_for(release):  # the table is static: filtering once per release and entry is exact
-            if not _runs(row, entry):
-                continue
-            if isinstance(row, Step):
-                if row.id == "ea_to_parallel_config" and release.within("0.14.0"):
-                    calls.append(_then_moe_flag(row.apply))
-                else:
-                    calls.append(row.apply)
-            elif isinstance(row, FieldRule):
-                calls.append(partial(_field_errors, row))
+    """(callables, rows): what _evaluate runs for ``release`` and ``entry``, in order."""
+    return _per_release(release, "program", entry, _build_program)
+
+
+def _build_program(release: Release, entry: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    calls, rows = [], []
+    for row in rows_for(release):  # the table is static: filtering once per release and entry is exact
+        if not _runs(row, entry):
+            continue
+        if isinstance(row, Step):
+            if row.id == "ea_to_parallel_config" and release.within("0.14.0"):
+                calls.append(_then_moe_flag(row.apply))
             else:
-                calls.append(row.when)
-            rows.append(row)
-        prog = _PROGRAMS[key] = (tuple(calls), tuple(rows))
-    memo[("program", entry)] = prog
-    return prog
+                calls.append(row.apply)
+        elif isinstance(row, FieldRule):
+            calls.append(partial(_field_errors, row))
+        else:
+            calls.append(row.when)
+        rows.append(row)
+    return tuple(calls), tuple(rows)
+
+
+#: (what, version, patches, entry) -> value, shared by equal Release objects
+_SHARED: dict[tuple, Any] = {}
+
+
+def _per_release(release: Release, what: str, entry: str, build):
+    """``build(release, entry)``, computed once per release and entry (None: not yet, ask again) and
+    kept on the Release object too, so a check looks it up without hashing a ``Version``."""
+    memo = _memo(release)
+    value = memo.get((what, entry))
+    if value is None:
+        key = (what, release.version, release.patches, entry)
+        value = _SHARED.get(key)
+        if value is None:
+            value = build(release, entry)
+            if value is None:
+                return None
+            _SHARED[key] = value
+        memo[(what, entry)] = value
+    return value
 
 
 def _then_moe_flag(apply):

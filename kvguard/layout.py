@@ -234,37 +234,27 @@ def _rebuild(data: dict) -> Layout:
 def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any) -> Layout:
     """Merge a layout (object or mapping) with keyword fields; resolve aliases."""
     if layout is None:  # keyword fields only (the usual call): their names are strings
-        norm: dict[str, Any] = {}
-        for key, value in fields.items():
-            name = ALIASES.get(key, key)
-            if name in norm and norm[name] != value:
-                raise InputError(f"given twice with different values ({norm[name]!r}, {value!r})",
-                                 source="<layout>", key=name)
-            norm[name] = value
-        return _build(norm)
-    data: dict[str, Any] = {}
-    if isinstance(layout, Layout):
-        data.update(layout.model_dump(exclude_unset=True))
-    elif isinstance(layout, Mapping):
-        data.update(layout)
-    elif layout is not None:
-        raise InputError(f"layout must be a kvguard.Layout or a mapping, not {type(layout).__name__}",
-                         source="<layout>")
-    data.update(fields)
-    norm = {}
-    for key, value in data.items():
-        if not isinstance(key, str):
-            raise InputError("field names must be strings", source="<layout>", key=repr(key))
+        items = fields.items()
+    else:
+        if isinstance(layout, Layout):
+            data = layout.model_dump(exclude_unset=True)
+        elif isinstance(layout, Mapping):
+            data = dict(layout)
+        else:
+            raise InputError(f"layout must be a kvguard.Layout or a mapping, not {type(layout).__name__}",
+                             source="<layout>")
+        data.update(fields)
+        for key in data:
+            if not isinstance(key, str):
+                raise InputError("field names must be strings", source="<layout>", key=repr(key))
+        items = data.items()
+    norm: dict[str, Any] = {}
+    for key, value in items:
         name = ALIASES.get(key, key)
         if name in norm and norm[name] != value:
             raise InputError(f"given twice with different values ({norm[name]!r}, {value!r})",
                              source="<layout>", key=name)
         norm[name] = value
-    return _build(norm)
-
-
-def _build(norm: dict[str, Any]) -> Layout:
-    """``Layout(**norm)``, a bad value or unknown field reported as an :class:`InputError`."""
     try:
         return Layout(**norm)
     except Exception as exc:  # pydantic is imported only when a value needs it

@@ -93,12 +93,12 @@ def test_rows_are_compiled_only_for_repeated_checks():
 
     release = _resolve("0.25.0", False)
     facts = _facts("Qwen/Qwen3-32B", "0.25.0")
-    key = (release.version, release.patches, "serve")
-    engine._COMPILED.pop(key, None)
-    engine._EVALUATIONS.pop(key, None)
+    key = ("compiled", release.version, release.patches, "serve")
+    engine._SHARED.pop(key, None)
+    engine._EVALUATIONS.pop(key[1:], None)
     release.__dict__.pop("_kvg_memo", None)
     kvguard.check(facts, vllm_version="0.25.0", host=Host.cuda_node(), tp=8)
-    assert key not in engine._COMPILED
+    assert key not in engine._SHARED
     for _ in range(engine._COMPILE_AFTER):
         kvguard.check(facts, vllm_version="0.25.0", host=Host.cuda_node(), tp=8)
-    assert key in engine._COMPILED
+    assert key in engine._SHARED

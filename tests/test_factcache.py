@@ -127,17 +127,6 @@ def test_a_corrupt_entry_is_derived_again(cache, content):
     assert _typed(kvguard.model_facts(cfg, vllm_version="0.28.0")) == _typed(want)
 
 
-def test_an_unwritable_cache_is_not_an_error(tmp_path):
-    blocker = tmp_path / "file"
-    blocker.write_text("not a directory")
-    factcache.enable(str(blocker / "cache"))
-    try:
-        facts = kvguard.model_facts(catalog.lookup(MODEL).config, vllm_version="0.28.0")
-    finally:
-        factcache.enable(None)
-    assert facts.use_mla is True
-
-
 def test_cache_dir_follows_the_environment(tmp_path):
     assert factcache.cache_dir({"KVGUARD_NO_CACHE": "1", "KVGUARD_CACHE_DIR": "/x"}) is None
     assert factcache.cache_dir({"KVGUARD_CACHE_DIR": "/x"}) == "/x"
@@ -186,11 +175,13 @@ def test_run_in_process_leaves_the_cache_off(tmp_path, monkeypatch):
     assert len(list((tmp_path / "c").rglob("*.json"))) == 1
 
 
-@pytest.mark.parametrize("where", ["nul", "file", "long"])
+@pytest.mark.parametrize("where", ["nul", "file", "under-a-file", "long"])
 def test_a_cache_directory_that_cannot_exist_is_ignored(tmp_path, where):
+    """Unwritable, unreadable or impossible: the facts are derived, nothing fails."""
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    directory = {"nul": str(tmp_path / "a\0b"), "file": str(blocker), "long": str(tmp_path / ("x" * 5000))}[where]
+    directory = {"nul": str(tmp_path / "a\0b"), "file": str(blocker), "under-a-file": str(blocker / "cache"),
+                 "long": str(tmp_path / ("x" * 5000))}[where]
     factcache.enable(directory)
     try:
         facts = kvguard.model_facts(catalog.lookup(MODEL).config, vllm_version="0.28.0")
