@@ -163,6 +163,16 @@ def default_env_root() -> str | None:
     return "/work/oracle-envs" if os.path.isdir("/work/oracle-envs") else None
 
 
+def _oracles(args):
+    """(release, python, env) for each of ``--versions`` that has an oracle (the others are reported)."""
+    for ver in args.versions.split(","):
+        found = find_oracle(ver, args.env_root, args.oracle_root)
+        if found is None:
+            print(f"{ver}: no oracle environment; skipped")
+            continue
+        yield (ver, *found)
+
+
 def find_oracle(ver: str, env_root: str | None, oracle_root: str | None):
     """-> (python, extra environment) for release ``ver``, or None."""
     cmd = [sys.executable, os.path.join(HERE, "oracle_env.py"), "python", ver, "--json"]
@@ -362,12 +372,7 @@ def main(argv=None) -> int:
     cases = gen_cases(types, args.n, args.seed, templates)
     table = {}
     mismatches = []
-    for ver in args.versions.split(","):
-        found = find_oracle(ver, args.env_root, args.oracle_root)
-        if found is None:
-            print(f"{ver}: no oracle environment; skipped")
-            continue
-        py, extra_env = found
+    for ver, py, extra_env in _oracles(args):
         if args.all:
             cases = gen_cases_all(py, ver, args, extra_env)
         t0 = time.time()
@@ -429,12 +434,7 @@ def main_unit(args) -> int:
     with open(UNIT_CASES) as f:
         cases = json.load(f)
     bad = []
-    for ver in args.versions.split(","):
-        found = find_oracle(ver, args.env_root, args.oracle_root)
-        if found is None:
-            print(f"{ver}: no oracle environment; skipped")
-            continue
-        py, extra_env = found
+    for ver, py, extra_env in _oracles(args):
         oracle = run_oracle(py, cases, env=extra_env)
         release = Release(Version(ver))
         counts = {"agree": 0, "undecidable": 0, "mismatch": 0, "gap": 0}
@@ -463,12 +463,7 @@ def main_unit(args) -> int:
 def main_modelconfig(args) -> int:
     with open(os.path.join(ROOT, "tests", "hfconfig", "data", "modelconfig_cases.json")) as f:
         cases = json.load(f)
-    for ver in args.versions.split(","):
-        found = find_oracle(ver, args.env_root, args.oracle_root)
-        if found is None:
-            print(f"{ver}: no oracle environment; skipped")
-            continue
-        py, extra_env = found
+    for ver, py, extra_env in _oracles(args):
         results = _run_worker(py, cases, mode="--modelconfig", env=extra_env, timeout=3600)
         print(f"{ver}: " + ", ".join(f"{r['id']}={r['outcome'] if r['outcome'] == 'ok' else r['error']['type']}"
                                      for r in results))
