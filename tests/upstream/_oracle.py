@@ -61,3 +61,12 @@ def accepted_kv_cache_dtypes(version: str) -> list[str]:
             continue
         out.append(name)
     return out
+
+
+def attention_shape(rng, mla: bool, heads=(1, 2, 4, 8, 16, 32, 64)) -> tuple[int, int]:
+    """A generated layer's (KV heads per rank, head size): MLA's one latent head of kv_lora_rank +
+    qk_rope_head_dim, or GQA/MHA heads of a usual size."""
+    if mla:
+        kv_lora, rope = rng.choice([(512, 64), (256, 64), (512, 32), (128, 64)])
+        return 1, kv_lora + rope
+    return rng.choice(heads), rng.choice([64, 80, 96, 112, 128, 192, 256])

@@ -43,7 +43,7 @@ import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from kvspec_runner import _spec, _str_dtype_map  # noqa: E402
+from kvspec_runner import _kv_dtype, _spec  # noqa: E402
 
 
 class _Strict:
@@ -201,7 +201,7 @@ def _stub_xgrammar_if_broken() -> None:
 
 
 def main(inp: str, out: str) -> None:
-    import torch
+    import torch  # noqa: F401 - loaded first, as in vLLM (the xgrammar probe below imports it too)
     _stub_xgrammar_if_broken()
     from vllm.v1.core import kv_cache_utils as ku
     try:
@@ -211,14 +211,10 @@ def main(inp: str, out: str) -> None:
 
     with open(inp) as fh:
         cases = json.load(fh)["cases"]
-    mapping = _str_dtype_map()
-    model_dtypes = {"bfloat16": torch.bfloat16, "float16": torch.float16}
     results = []
     for case in cases:
         try:
-            dtype = model_dtypes[case["model_dtype"]] if case["kv_cache_dtype"] == "auto" \
-                else mapping[case["kv_cache_dtype"]]
-            results.append(run_case(case, dtype, ku, planning))
+            results.append(run_case(case, _kv_dtype(case), ku, planning))
         except Exception as exc:  # reported; the test counts it as a disagreement
             import traceback
             results.append({"crash": f"{type(exc).__name__}: {exc}", "tb": traceback.format_exc()[-1500:]})

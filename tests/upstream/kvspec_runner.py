@@ -47,20 +47,23 @@ def _spec(case: dict, dtype):
     return cls(**kwargs)
 
 
-def main(inp: str, out: str) -> None:
+def _kv_dtype(case: dict):
+    """The torch dtype the release stores the case's cache in: ``--kv-cache-dtype`` through the release's
+    own mapping, ``auto`` the model dtype."""
     import torch
 
+    if case["kv_cache_dtype"] == "auto":
+        return {"bfloat16": torch.bfloat16, "float16": torch.float16}[case["model_dtype"]]
+    return _str_dtype_map()[case["kv_cache_dtype"]]
+
+
+def main(inp: str, out: str) -> None:
     with open(inp) as fh:
         cases = json.load(fh)["cases"]
-    mapping = _str_dtype_map()
-    model_dtypes = {"bfloat16": torch.bfloat16, "float16": torch.float16}
     results = []
     for case in cases:
         try:
-            if case["kv_cache_dtype"] == "auto":
-                dtype = model_dtypes[case["model_dtype"]]
-            else:
-                dtype = mapping[case["kv_cache_dtype"]]
+            dtype = _kv_dtype(case)
             spec = _spec(case, dtype)
             page = spec.page_size_bytes
             results.append({"page_size_bytes": page, "bytes_per_token": page / case["block_size"],

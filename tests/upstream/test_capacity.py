@@ -30,7 +30,7 @@ from kvguard.capacity import CAPACITY_RELEASES, kv_capacity
 from kvguard.economics import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 from kvguard.versions import resolve
 
-from ._oracle import accepted_kv_cache_dtypes, run_runner
+from ._oracle import accepted_kv_cache_dtypes, attention_shape, run_runner
 from ._oracle import oracle_or_skip as _python
 
 pytestmark = pytest.mark.upstream
@@ -49,11 +49,7 @@ def generate(seed: int, version: str, n: int = 300) -> list[dict]:
     cases = []
     for i in range(n):
         mla = i % 3 == 0
-        if mla:
-            kv_lora, rope = rng.choice([(512, 64), (256, 64), (512, 32), (128, 64)])
-            heads, head_size = 1, kv_lora + rope
-        else:
-            heads, head_size = rng.choice([1, 2, 4, 8, 16, 32]), rng.choice([64, 80, 96, 112, 128, 192, 256])
+        heads, head_size = attention_shape(rng, mla, heads=(1, 2, 4, 8, 16, 32))
         layers = rng.choice([1, 2, 3, 7, 24, 32, 36, 40, 48, 61, 62, 64, 80, 94, 95, 126])
         pp = rng.choice([p for p in (1, 1, 1, 2, 3, 4, 8) if p <= layers])
         dcp = rng.choice([1, 1, 2, 4, 8, 16])

@@ -24,7 +24,7 @@ import pytest
 from kvguard.economics import KV_CACHE_DTYPE_BYTES, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 from kvguard.facts import ModelFacts
 
-from ._oracle import accepted_kv_cache_dtypes, run_runner
+from ._oracle import accepted_kv_cache_dtypes, attention_shape, run_runner
 from ._oracle import oracle_or_skip as _python
 
 pytestmark = pytest.mark.upstream
@@ -38,11 +38,7 @@ def generate(seed: int, version: str, n: int = 160) -> list[dict]:
     cases = []
     for i in range(n):
         mla = i % 3 == 0
-        if mla:
-            kv_lora, rope = rng.choice([(512, 64), (256, 64), (512, 32), (128, 64)])
-            heads, head_size = 1, kv_lora + rope
-        else:
-            heads, head_size = rng.choice([1, 2, 4, 8, 16, 32, 64]), rng.choice([64, 80, 96, 112, 128, 192, 256])
+        heads, head_size = attention_shape(rng, mla)
         cases.append({"heads": heads, "head_size": head_size, "mla": mla, "kv_cache_dtype": rng.choice(dtypes),
                       "model_dtype": rng.choice(["bfloat16", "float16"]), "block_size": rng.choice([16, 32, 64])})
     return cases
