@@ -155,20 +155,14 @@ def option_table(release: Release) -> dict[str, _Opt]:
     return _options_for(str(release.version))
 
 
-def _first_release_with(opt: str) -> Optional[str]:
+def _releases_with(opt: str) -> tuple[Optional[str], Optional[str]]:
+    """(first, last) release whose parser defines ``opt``; (None, None) when none does."""
     data = _table_data()
     entries = data["options"].get(opt)
     if not entries:
-        return None
-    return data["versions"][min(lo for _, lo, _ in entries)]
-
-
-def _last_release_with(opt: str) -> Optional[str]:
-    data = _table_data()
-    entries = data["options"].get(opt)
-    if not entries:
-        return None
-    return data["versions"][max(hi for _, _, hi in entries)]
+        return None, None
+    return (data["versions"][min(lo for _, lo, _ in entries)],
+            data["versions"][max(hi for _, _, hi in entries)])
 
 
 # ---------------------------------------------------------------------------
@@ -427,7 +421,7 @@ def _unknown(extras: list[str], release: Release) -> InputError:
     """argparse's "unrecognized arguments" (exit status 2), naming the first unknown option."""
     options = [t.split("=", 1)[0] for t in extras if t.startswith("-") and len(t) > 1]
     name = options[0] if options else extras[0]
-    first, last = _first_release_with(name), _last_release_with(name)
+    first, last = _releases_with(name)
     if first is not None and release.version < Version(first):
         hint = f"vLLM {release.version} has no {name}, it appeared in {first}"
     elif last is not None and release.version > Version(last):

@@ -75,28 +75,16 @@ class _Recorder:
         self._once.add((level, text))
         self.lines.append((level, text))
 
-    def info(self, msg, *args, **kwargs):
-        self._log("info", msg, *args)
+    _LEVELS = {"info": "info", "warning": "warning", "warn": "warning", "debug": "debug", "error": "error"}
 
-    def warning(self, msg, *args, **kwargs):
-        self._log("warning", msg, *args)
-
-    def debug(self, msg, *args, **kwargs):
-        self._log("debug", msg, *args)
-
-    def error(self, msg, *args, **kwargs):
-        self._log("error", msg, *args)
-
-    def info_once(self, msg, *args, **kwargs):
-        self._log_once("info", msg, *args)
-
-    def warning_once(self, msg, *args, **kwargs):
-        self._log_once("warning", msg, *args)
-
-    def debug_once(self, msg, *args, **kwargs):
-        self._log_once("debug", msg, *args)
-
-    warn = warning
+    def __getattr__(self, name):
+        """``logger.info(...)``, ``logger.warning_once(...)`` …: recorded at that level (``*_once`` once)."""
+        once = name.endswith("_once")
+        level = self._LEVELS.get(name[:-5] if once else name)
+        if level is None:
+            raise AttributeError(name)
+        record = self._log_once if once else self._log
+        return lambda msg, *args, **kwargs: record(level, msg, *args)
 
 
 def _config(case: dict, modules):
