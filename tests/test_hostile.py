@@ -34,7 +34,7 @@ QWEN = catalog.lookup("Qwen/Qwen3-32B").config
 DEEPSEEK = catalog.lookup("deepseek-ai/DeepSeek-R1").config
 MODELS = {"qwen3-32b": QWEN, "deepseek-r1": DEEPSEEK}
 
-#: every config key the model facts read (kvguard/facts.py, kvguard/factrules.py)
+#: every config key the model facts read (kvguard/facts/model.py, kvguard/facts/vllm.py)
 FACT_KEYS = (
     "architectures", "model_type", "num_attention_heads", "num_key_value_heads", "hidden_size",
     "head_dim", "num_hidden_layers", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim",

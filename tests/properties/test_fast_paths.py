@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvguard.facts import _arch_adapter, _arch_fields, _validate_arch, _Raise
+from kvguard.facts.model import _arch_adapter, _arch_fields, _validate_arch, _Raise
 from kvguard.layout import _FIELDS, Layout, _strict_model
 from kvguard.versions import resolve
 
@@ -95,7 +95,7 @@ def test_architecture_fast_path_returns_what_pydantic_returns(version, data):
 
 
 def test_well_typed_architecture_values_skip_pydantic(monkeypatch):
-    import kvguard.facts as facts
+    import kvguard.facts.model as facts
 
     release = resolve("0.28.0")
     values = {name: 1 for name, _ in _arch_fields(release)}

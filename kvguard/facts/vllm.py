@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TypeVar
 
-from .versions import Release
+from ..versions import Release
 
 T = TypeVar("T")
 Ranged = tuple[T, str, "str | None"]

@@ -7,7 +7,7 @@ alias chain and the per-model-type convertors), attention heads, MLA
 detection, head size, layer count, expert count.  The attribute reads go
 through :mod:`kvguard.hfconfig`, which reproduces the transformers / vLLM
 config object the release builds, so class defaults and attribute maps are
-included.  Tables live in :mod:`kvguard.factrules`.
+included.  Tables live in :mod:`kvguard.facts.vllm`.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from . import factrules as R
-from .errors import Undecidable
-from .verdict import ErrorEntry
-from .versions import Release
+from . import vllm as R
+from ..errors import Undecidable
+from ..verdict import ErrorEntry
+from ..versions import Release
 
 __all__ = ["Crash", "ModelFacts", "derive"]
 
@@ -305,7 +305,7 @@ class _Deriver:
 
     def attention_free(self) -> bool:
         """``ModelConfig.is_attention_free`` (0.10.2–0.13.0): the architecture's registry flag."""
-        from .archs import arch_flag
+        from ..archs import arch_flag
 
         return bool(arch_flag(getattr(self.cfg, "architectures", None) or [], "is_attention_free", self.r))
 
@@ -616,8 +616,8 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     vLLM refuses it; with it kvguard cannot run that code (Undecidable).
     Raises :class:`~kvguard.Undecidable` for inputs kvguard does not model.
     """
-    from . import hfconfig
-    from .archs import arch_flag
+    from .. import hfconfig
+    from ..archs import arch_flag
 
     try:
         cfg = hfconfig.load_config(raw, release, path=model_path, trust_remote_code=trust_remote_code)
@@ -724,7 +724,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
 def _registry_crash(architectures: tuple, cfg: Any, release: Release) -> "Crash | None":
     """What the model registry raises in ModelConfig.__post_init__ before any layout is seen:
     no architecture at all, or only retired ones (kvguard.archs.retired_refusal)."""
-    from .archs import retired_refusal
+    from ..archs import retired_refusal
 
     if not architectures:
         return Crash("ValueError", R.NO_ARCHITECTURES, "ModelConfig")
