@@ -10,8 +10,13 @@ writes.  Measured facts (the attributes of a default-constructed instance) are r
 ones read from the source, so that the differential test can tell a recognised step from a
 mis-recognised one.
 
-usage (inside an oracle python):
-  python tools/facts_extract.py transformers OUT.json [--coverage MODEL_TYPES.json]
+usage:
+  python tools/facts_extract.py regenerate [--releases 0.10.2,0.28.0|all] [--root ORACLE_ROOT]
+        (host python) run the extraction in every release's oracle environment and write
+        kvguard/data/facts/transformers-<line>.json (one per transformers line the releases use)
+        and kvguard/data/facts/vllm.json (every release; class records shared between releases)
+  python tools/facts_extract.py transformers OUT.json [--coverage MODEL_TYPES.json]   (inside an oracle)
+  python tools/facts_extract.py vllm OUT.json                                          (inside an oracle)
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import warnings
 warnings.filterwarnings("ignore")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import facts_subconfigs  # noqa: E402
 from facts_patterns import LOG_OBJECTS, PATTERNS  # noqa: E402
 
 _MISSING = object()
@@ -50,10 +56,38 @@ class _NoMatch(Exception):
 
 
 def _literal(node):
+    """A literal value; also a constant expression of literals joined by ``+`` / ``*`` (a default layer list
+    written as ``["mamba"] * 5 + ["hybrid"]``), folded here."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+        left, right = _literal(node.left), _literal(node.right)
+        try:
+            return left + right if isinstance(node.op, ast.Add) else left * right
+        except TypeError:
+            raise _NoMatch from None
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         raise _NoMatch from None
+
+
+def _template(node) -> str:
+    """An f-string whose parts are plain names (``{name}`` / ``{name!r}`` / ``{self.name}``) -> a message
+    template with the same placeholders; anything else is not a template."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value.replace("{", "{{").replace("}", "}}")
+    if not isinstance(node, ast.JoinedStr):
+        raise _NoMatch
+    out = []
+    for part in node.values:
+        if isinstance(part, ast.Constant):
+            out.append(part.value.replace("{", "{{").replace("}", "}}"))
+            continue
+        if not isinstance(part, ast.FormattedValue) or part.format_spec is not None:
+            raise _NoMatch
+        name = _var(part.value)
+        conv = {-1: "", 114: "!r", 115: "!s", 97: "!a"}[part.conversion]
+        out.append("{" + name.replace("self.", "self__") + conv + "}")
+    return "".join(out)
 
 
 def _var(node):
@@ -88,12 +122,14 @@ def _subscript_var(node):
 
 
 def _match(pat, node, env: dict) -> None:
-    if isinstance(pat, ast.Name) and pat.id[:2] in ("V_", "K_", "C_"):
+    if isinstance(pat, ast.Name) and pat.id[:2] in ("V_", "K_", "C_", "F_"):
         kind, key = pat.id[:1], pat.id
         if kind == "V":
             value = _var(node)
         elif kind == "K":
             value = {"$literal": _literal(node)}
+        elif kind == "F":
+            value = {"$template": _template(node)}
         else:
             value = {"$class": _class_ref(node)}
         if key in env and env[key] != value:
@@ -114,6 +150,12 @@ def _match(pat, node, env: dict) -> None:
         for a, b in zip(pat, node):
             _match(a, b, env)
         return
+    if isinstance(pat, str) and pat.startswith("A_") and isinstance(node, str):
+        key = pat
+        if key in env and env[key] != node:
+            raise _NoMatch
+        env[key] = node
+        return
     if pat != node:
         raise _NoMatch
 
@@ -126,6 +168,8 @@ def _plain(env: dict) -> dict:
             value = {"literal": _jsonable(value["$literal"])}
         elif isinstance(value, dict) and "$class" in value:
             value = value["$class"]
+        elif isinstance(value, dict) and "$template" in value:
+            value = {"template": value["$template"]}
         out[name] = value
     return out
 
@@ -145,9 +189,14 @@ def _jsonable(value):
 
 
 def _is_noise(stmt: ast.stmt) -> bool:
-    """Docstrings, ``pass`` and logging calls: nothing a config object keeps."""
-    if isinstance(stmt, ast.Pass):
-        return True
+    """Docstrings, ``pass`` and logging calls (also under a condition that cannot raise): nothing a config
+    object keeps."""
+    if isinstance(stmt, (ast.Pass, ast.FunctionDef)):
+        return True  # a nested def only binds a local name
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
+        return True  # an annotation without a value
+    if isinstance(stmt, ast.If) and _harmless_test(stmt.test):
+        return all(_is_noise(s) for s in stmt.body + stmt.orelse)
     if isinstance(stmt, ast.Expr):
         value = stmt.value
         if isinstance(value, ast.Constant):
@@ -157,6 +206,24 @@ def _is_noise(stmt: ast.stmt) -> bool:
             if isinstance(base, ast.Name) and base.id in LOG_OBJECTS:
                 # arguments of a log call are formatted: an f-string over plain names cannot raise
                 return all(_harmless(arg) for arg in value.args)
+    return False
+
+
+def _harmless_test(node) -> bool:
+    """``'key' in kwargs`` / ``x is None`` / ``not x``: tests that cannot raise."""
+    if isinstance(node, ast.BoolOp):
+        return all(_harmless_test(v) for v in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _harmless_test(node.operand)
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        left, right = node.left, node.comparators[0]
+        if isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            return _harmless(left) and _harmless(right)
+        if isinstance(node.ops[0], (ast.In, ast.NotIn)) and isinstance(left, ast.Constant) \
+                and isinstance(right, ast.Name) and right.id == "kwargs":
+            return True
     return False
 
 
@@ -177,8 +244,132 @@ def _names(node) -> tuple[list[str], list[str]]:
     return sorted(reads), sorted(writes)
 
 
+#: validation methods a class calls on itself (``self._rope_scaling_validation()``), by the fingerprint of their
+#: source (docstrings blanked): the step that does what they do
+KNOWN_METHODS: dict[str, list] = {
+    "6a6863664e87": ["rope_scaling_type_factor", {"typo": False}],   # Olmo, Olmo2, Fuyu
+    "47afe9e2b6e8": ["rope_scaling_type_factor", {"typo": True}],    # Chameleon ("with with two fields")
+    "982bb9102ef9": ["rope_validation", {}],                          # Olmo3: rope_config_validation(self)
+    "fb55cdedfd0f": ["phi3_rope_type_adjustment", {}],
+    "d8216d3daab3": ["phi3_rope_validation", {}],
+    "342fe9f00962": ["layer_offset_below_period", {}],               # Jamba
+}
+
+
+#: attribute hooks a class overrides, by fingerprint: the behaviour they have
+KNOWN_HOOKS: dict[str, str] = {
+    "f87738af0680": "forward_to_text_config",   # Qwen2-VL, Qwen2.5-VL __getattribute__ (transformers 4.x)
+    "e2d673dbf2ad": "forward_to_text_config",   # ... and __setattr__
+}
+
+#: properties, by the fingerprint of their getter: the derivation they compute
+KNOWN_PROPERTIES: dict[str, list] = {
+    "434092cdaf86": ["floordiv", {"a": "hidden_size", "b": "num_attention_heads"}],   # Falcon head_dim
+    "d5a8aa102b48": ["negation", {"a": "alibi"}],                                      # Falcon rotary
+    "976e966deea9": ["layers_by_period", {"period": "attn_layer_period", "offset": "attn_layer_offset",
+                                          "hit": "attention", "miss": "mamba"}],        # Jamba layers_block_type
+    "2d560dd7bdef": ["experts_by_period", {"period": "expert_layer_period", "offset": "expert_layer_offset"}],
+    "58ef8584f012": ["layers_at_indices", {"indices": "attn_layer_indices", "hit": "attention", "miss": "mamba"}],
+    "633b389f5c18": ["same_per_layer", {"value": "attention"}],                        # FalconH1
+    "2ad97e96c1ad": ["layer_types_or_same", {"value": "mamba"}],                        # GraniteMoeHybrid
+    "34fc2b650dbc": ["same_per_layer", {"value": "sliding_attention"}],
+}
+
+
+def _fingerprint_source(fn, strip_decorators: bool = False) -> "str | None":
+    import hashlib
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            node.value.value = ""
+    if strip_decorators:
+        tree.body[0].name = "_"
+        tree.body[0].decorator_list = []
+    return hashlib.sha256(ast.unparse(tree).encode()).hexdigest()[:12]
+
+
+def _hooks(cls) -> dict:
+    out = {}
+    for name in ("__getattribute__", "__setattr__", "__getattr__", "__getitem__", "__contains__", "__iter__",
+                 "__delattr__"):
+        fn = cls.__dict__.get(name)
+        if fn is None:
+            continue
+        fp = _fingerprint_source(fn)
+        kind = KNOWN_HOOKS.get(fp)
+        entry: dict = {"kind": kind or "opaque", "fingerprint": fp}
+        if kind == "forward_to_text_config":
+            for node in ast.walk(ast.parse(textwrap.dedent(inspect.getsource(fn)))):
+                if isinstance(node, ast.List) and all(isinstance(e, ast.Constant) for e in node.elts):
+                    entry["except"] = [e.value for e in node.elts]
+                    break
+        out[name] = entry
+    return out
+
+
+def _properties(cls) -> dict:
+    out = {}
+    for name, value in cls.__dict__.items():
+        if not isinstance(value, property):
+            continue
+        fp = _fingerprint_source(value.fget, strip_decorators=True)
+        known = KNOWN_PROPERTIES.get(fp)
+        entry = {"kind": known[0], **known[1]} if known else {"kind": "opaque", "fingerprint": fp}
+        entry["setter"] = value.fset is not None
+        out[name] = entry
+    return out
+
+
+def _fingerprint(fn) -> "str | None":
+    import hashlib
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            node.value.value = ""
+    tree.body[0].name = "_"
+    return hashlib.sha256(ast.unparse(tree).encode()).hexdigest()[:12]
+
+
+_CURRENT_CLASS: list = []
+
+
+def _method_step(stmt) -> "list | None":
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    call = stmt.value
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return None
+    if call.keywords or not _CURRENT_CLASS:
+        return None
+    method = getattr(_CURRENT_CLASS[-1], func.attr, None)
+    fp = _fingerprint(method) if callable(method) else None
+    known = KNOWN_METHODS.get(fp)
+    if known is None:
+        return ["opaque", {"reads": ["self." + func.attr], "writes": [], "method": func.attr, "fingerprint": fp}]
+    try:
+        args = [{"literal": _jsonable(_literal(a))} if isinstance(a, ast.Constant) else _var(a) for a in call.args]
+    except _NoMatch:
+        return None
+    out = dict(known[1])
+    if args:
+        out["args"] = args
+    return [known[0], out]
+
+
 def recognise(stmt: ast.stmt) -> list:
-    """One statement -> one step ``[name, {args}]`` (or several for an if/else of steps)."""
+    """One statement -> one step ``[name, {args}]``."""
+    step = _method_step(stmt)
+    if step is not None:
+        return step
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None and stmt.simple:
+        stmt = ast.Assign(targets=[stmt.target], value=stmt.value, lineno=stmt.lineno)
     for name, pattern in _COMPILED:
         if len(pattern) != 1:
             continue
@@ -188,6 +379,9 @@ def recognise(stmt: ast.stmt) -> list:
         except _NoMatch:
             continue
         return [name, _plain(env)]
+    sub = facts_subconfigs.recognise(stmt)
+    if sub is not None:
+        return ["sub_config", sub]
     reads, writes = _names(stmt)
     rec = {"reads": reads, "writes": writes}
     if os.environ.get("KVG_FACTS_DEBUG"):
@@ -236,6 +430,35 @@ def steps_of(fn) -> list:
             continue
         out.append(recognise(stmt))
     return out
+
+
+def _text_config_rule(fn) -> "dict | None":
+    """``get_text_config`` overrides of the shapes ``return self.x``, ``return self.x.get_text_config(...)`` and
+    ``if self.x is not None: return self.x`` + ``return self``."""
+    try:
+        body = [s for s in ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0].body if not _is_noise(s)]
+    except (OSError, TypeError):
+        return None
+    if len(body) == 1 and isinstance(body[0], ast.Return):
+        value = body[0].value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr == "get_text_config":
+            try:
+                return {"attribute": _var(value.func.value).removeprefix("self."), "then_text_config": True}
+            except _NoMatch:
+                return None
+        try:
+            name = _var(value)
+        except _NoMatch:
+            return None
+        return {"attribute": name.removeprefix("self.")} if name.startswith("self.") else None
+    if len(body) == 2 and isinstance(body[0], ast.If) and isinstance(body[1], ast.Return):
+        test, ret = body[0], body[1]
+        src = ast.unparse(test)
+        for attr in ("text_config",):
+            if src == f"if self.{attr} is not None:\n    return self.{attr}" and ast.unparse(ret) == "return self":
+                return {"attribute": attr, "self_if_none": True}
+    return None
 
 
 def params_of(fn) -> tuple[list, bool]:
@@ -319,6 +542,7 @@ def describe_class(cls) -> dict:
     for attr in ("base_config_key", "has_no_defaults_at_init", "is_composition"):
         if attr in cls.__dict__:
             rec[attr] = cls.__dict__[attr]
+    _CURRENT_CLASS.append(cls)
     init = cls.__dict__.get("__init__")
     if init is not None:
         rec["params"], rec["kwargs"] = params_of(init)
@@ -328,19 +552,76 @@ def describe_class(cls) -> dict:
         if fn is not None:
             rec["post_init"] = steps_of(fn)
     if "get_text_config" in cls.__dict__:
-        rec["get_text_config"] = steps_of(cls.__dict__["get_text_config"])
-    props = {name: "property" for name, value in cls.__dict__.items() if isinstance(value, property)}
+        rule = _text_config_rule(cls.__dict__["get_text_config"])
+        if rule is not None:
+            rec["text_config_rule"] = rule
+        else:
+            rec["get_text_config"] = steps_of(cls.__dict__["get_text_config"])
+    _CURRENT_CLASS.pop()
+    try:
+        cls()
+    except Exception as exc:  # noqa: BLE001 - measured: what building the class with no arguments raises
+        rec["default_error"] = [type(exc).__name__, str(exc)]
+    props = _properties(cls)
     if props:
-        rec["properties"] = sorted(props)
+        rec["properties"] = props
+    hooks = _hooks(cls)
+    if hooks:
+        rec["hooks"] = hooks
     return rec
+
+
+def _base_facts() -> dict:
+    """What PretrainedConfig itself contributes: its keyword parameters with their defaults and the
+    generation defaults it pops from the keyword arguments."""
+    import transformers
+    base_cls = getattr(transformers, "PreTrainedConfig", None) or transformers.PretrainedConfig
+    params, _ = params_of(base_cls.__init__)
+    out = {"params": [[name, d.get("literal")] for name, d in params]}
+    gen = getattr(base_cls, "_get_global_generation_defaults", None)
+    if gen is not None:
+        out["generation_defaults"] = {k: _jsonable(v) for k, v in gen().items()}
+    return out
+
+
+def _rope_key_sets() -> dict:
+    """Per RoPE type: the ``required_keys`` / ``optional_keys`` sets its validator names (read from its source)."""
+    from transformers import modeling_rope_utils as mru
+    table = getattr(mru, "ROPE_VALIDATION_FUNCTIONS", {})
+    out = {}
+    for rope_type, fn in table.items():
+        entry = {"required": None, "optional": None}
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                target = node.targets[0].id
+                if target in ("required_keys", "optional_keys"):
+                    try:
+                        entry[target.split("_")[0]] = sorted(ast.literal_eval(node.value))
+                    except ValueError:
+                        entry[target.split("_")[0]] = {"opaque": True}
+        out[rope_type] = entry
+    return out
+
+
+def _model_mapping_names() -> dict:
+    from transformers.models.auto.modeling_auto import MODEL_MAPPING_NAMES
+    return {k: _jsonable(v) for k, v in MODEL_MAPPING_NAMES.items()}
 
 
 def transformers_tables(coverage: str | None) -> dict:
     import transformers
+    import transformers.configuration_utils as cu
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
     classes = _config_classes()
     out = {"kind": "kvguard-facts-transformers", "line": transformers.__version__,
+           **({"allowed_attention_layer_types": list(cu.ALLOWED_ATTENTION_LAYER_TYPES)}
+              if hasattr(cu, "ALLOWED_ATTENTION_LAYER_TYPES") else {}),
            "config_mapping": dict(CONFIG_MAPPING_NAMES),
+           "base": _base_facts(),
+           "allowed_layer_types": list(getattr(cu, "ALLOWED_LAYER_TYPES", ())),
+           "model_mapping_names": _model_mapping_names(),
+           "rope": _rope_key_sets(),
            "classes": {cls.__name__: describe_class(cls) for cls in classes}}
     if coverage:
         _coverage(out, coverage)
@@ -380,13 +661,165 @@ def _coverage(out: dict, path: str) -> None:
         print(f"  {n:3} {name}", file=sys.stderr)
 
 
+# ---------------------------------------------------------------------------------------------
+# vLLM (one release; tools/facts_extract.py merge-vllm joins the releases)
+
+_VLLM_TABLES = ("_SPECULATIVE_DECODING_CONFIGS", "_AUTO_CONFIG_KWARGS_OVERRIDES", "_PATCH_HF_VALIDATE_ROPE",
+                "_PATCH_HF_ALLOWED_LAYER_TYPES", "_PATCH_HF_NESTED_ROPE_VALIDATION", "_ARCHITECTURE_TO_MODEL_TYPE",
+                "_CONFIG_ATTRS_MAPPING")
+
+
+def _class_refs(value) -> list[str]:
+    """Every ``{"class": name}`` inside a step list."""
+    out = []
+    if isinstance(value, dict):
+        if isinstance(value.get("class"), str):
+            out.append(value["class"])
+        for item in value.values():
+            out += _class_refs(item)
+    elif isinstance(value, list):
+        for item in value:
+            out += _class_refs(item)
+    return out
+
+
+def vllm_tables() -> dict:
+    import vllm
+    import vllm.transformers_utils.config as vc
+    registry = {}
+    classes: dict[str, dict] = {}
+    transformers_classes = set()
+
+    def add(cls):
+        if cls.__module__.startswith("transformers."):
+            transformers_classes.add(cls.__name__)
+            return cls.__name__
+        key = "vllm:" + cls.__name__
+        if key in classes:
+            return key
+        classes[key] = {}
+        rec = describe_class(cls)
+        for base in cls.__mro__[1:]:
+            if isinstance(base, type) and base.__name__ not in _BASE_NAMES + ("object", "PushToHubMixin") \
+                    and hasattr(base, "model_type"):
+                rec["parent"] = add(base)
+                break
+        subs = cls.__dict__.get("sub_configs")
+        if isinstance(subs, dict):
+            rec["sub_configs"] = {k: add(v) if isinstance(v, type) else {"auto": v} for k, v in subs.items()}
+        classes[key] = rec
+        return key
+
+    for model_type in list(dict.keys(vc._CONFIG_REGISTRY)):
+        try:
+            cls = vc._CONFIG_REGISTRY[model_type]
+        except Exception as exc:  # noqa: BLE001 - a class whose module does not import here
+            registry[model_type] = {"unavailable": f"{type(exc).__name__}: {exc}"}
+            continue
+        registry[model_type] = add(cls)
+    # classes the registry classes build by name (``Foo(**kwargs)`` in their __init__) live beside them
+    pending = True
+    while pending:
+        pending = False
+        for key, rec in list(classes.items()):
+            module = sys.modules.get(rec.get("module", ""))
+            for ref in _class_refs(rec.get("init", []) + rec.get("post_init", [])):
+                if module is not None:
+                    target = getattr(module, ref, None)
+                    if isinstance(target, type) and "vllm:" + target.__name__ not in classes \
+                            and not target.__module__.startswith("transformers."):
+                        add(target)
+                        pending = True
+    tables = {}
+    for name in _VLLM_TABLES:
+        value = getattr(vc, name, _MISSING)
+        if value is not _MISSING:
+            tables[name] = _jsonable(value)
+    return {"kind": "kvguard-facts-vllm-release", "release": vllm.__version__, "registry": registry,
+            "transformers_classes": sorted(transformers_classes), "tables": tables, "classes": classes}
+
+
+# ---------------------------------------------------------------------------------------------
+# the driver (host python)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OUT_DIR = os.path.join(ROOT, "kvguard", "data", "facts")
+
+
+def _oracle(release: str, root: "str | None"):
+    import subprocess
+    cmd = [sys.executable, os.path.join(HERE, "oracle_env.py"), "python", release, "--json"]
+    if root:
+        cmd += ["--root", root]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"facts_extract: no oracle environment for vLLM {release} ({r.stderr.strip()})")
+    info = json.loads(r.stdout)
+    return info["python"], info.get("env", {})
+
+
+def _run_in(release: str, root: "str | None", what: str, out: str) -> dict:
+    import subprocess
+    python, extra = _oracle(release, root)
+    env = dict(os.environ, HF_HUB_OFFLINE="1", VLLM_LOGGING_LEVEL="ERROR")
+    env.pop("PYTHONPATH", None)
+    env.update(extra)
+    subprocess.run([python, os.path.abspath(__file__), what, out], check=True, env=env)
+    with open(out) as f:
+        return json.load(f)
+
+
+def _digest(record) -> str:
+    import hashlib
+    return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def regenerate(releases: list[str], root: "str | None") -> None:
+    import tempfile
+    sys.path.insert(0, ROOT)
+    from kvguard.versions import Release
+    from packaging.version import Version
+    os.makedirs(OUT_DIR, exist_ok=True)
+    lines_done = set()
+    merged = {"kind": "kvguard-facts-vllm", "generator": "tools/facts_extract.py", "releases": {}, "classes": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        for release in releases:
+            line = Release(Version(release)).transformers
+            if line not in lines_done:
+                data = _run_in(release, root, "transformers", os.path.join(tmp, f"t-{line}.json"))
+                data["generator"] = "tools/facts_extract.py"
+                with open(os.path.join(OUT_DIR, f"transformers-{line}.json"), "w") as f:
+                    json.dump(data, f, separators=(",", ":"), sort_keys=True)
+                lines_done.add(line)
+            data = _run_in(release, root, "vllm", os.path.join(tmp, f"v-{release}.json"))
+            refs = {}
+            for key, record in data.pop("classes").items():
+                digest = _digest(record)
+                merged["classes"][digest] = record
+                refs[key] = digest
+            data["classes"] = refs
+            merged["releases"][release] = data
+            print(f"vLLM {release}: {len(refs)} classes (transformers {line})", file=sys.stderr)
+    with open(os.path.join(OUT_DIR, "vllm.json"), "w") as f:
+        json.dump(merged, f, separators=(",", ":"), sort_keys=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("transformers",))
-    ap.add_argument("out")
+    ap.add_argument("what", choices=("transformers", "vllm", "regenerate"))
+    ap.add_argument("out", nargs="?")
     ap.add_argument("--coverage", help="JSON list of model types whose classes to report opaque steps for")
+    ap.add_argument("--releases", default="all")
+    ap.add_argument("--root", default=None, help="tools/oracle_env.py root")
     args = ap.parse_args(argv)
-    data = transformers_tables(args.coverage)
+    if args.what == "regenerate":
+        sys.path.insert(0, ROOT)
+        from kvguard.versions import KNOWN_RELEASES
+        releases = list(KNOWN_RELEASES) if args.releases == "all" else args.releases.split(",")
+        regenerate(releases, args.root)
+        return 0
+    data = transformers_tables(args.coverage) if args.what == "transformers" else vllm_tables()
     with open(args.out, "w") as f:
         json.dump(data, f, indent=None, separators=(",", ":"), sort_keys=True)
     return 0

@@ -56,6 +56,71 @@ PATTERNS: list[tuple[str, str]] = [
     ("mul_const", "V_t = V_a * K_k"),
     ("mul_const", "V_t = K_k * V_a"),
     ("mul", "V_t = V_a * V_b"),
+    # -- more derivations -------------------------------------------------------------------------
+    ("set_attr_of", "V_t = V_s.A_attr"),
+    ("set_if_else_const_first", "V_t = K_a if V_c else V_b"),
+    ("minus_one_is_last_layer", "V_t = self.num_hidden_layers - 1 if V_a == -1 else V_a"),
+    ("mul_const_if_none", "if V_a is None:\n    V_t = V_b * K_k\nelse:\n    V_t = V_a"),
+    ("const_mul_if_none", "if V_a is None:\n    V_t = K_k * V_b\nelse:\n    V_t = V_a"),
+    ("int_mul", "V_t = int(V_a * V_b)"),
+    ("int_mul_if_kwarg_none", "V_t = int(V_a * V_b) if kwargs.get(K_k) is None else kwargs.get(K_k)"),
+    ("int_mul_floordiv", "V_t = int(V_a * V_b) // V_c"),
+    ("const_mul_floordiv", "V_t = K_k * V_a // V_b"),
+    ("ceil_div_if_auto", "V_t = math.ceil(V_a / K_d) if V_s == K_auto else V_s"),
+    ("floordiv_add_if", "if V_c:\n    V_t = V_t // K_d + K_p"),
+    ("none_if_empty_list", "if V_a == []:\n    V_a = None"),
+    ("add_if_none", "if V_t is None:\n    V_t = V_a + V_b"),
+    ("const_if", "if V_c:\n    V_t = K_v"),
+    ("one_of", "if V_a not in K_allowed:\n    raise ValueError(F_msg)"),
+    ("raise_if_truthy", "if V_c:\n    raise ValueError(F_msg)"),
+    ("drop_kwargs", "for k in K_keys:\n    if k in kwargs:\n        kwargs.pop(k)"),
+    ("no_extra_kwargs", "if len(kwargs) != 0:\n    raise ValueError(f'Found unknown kwargs={kwargs!r}')"),
+    ("indices_of", "V_t = [index for index, type in enumerate(V_s) if type == K_v]"),
+    ("const_if_none_else_set", "if V_a is None:\n    V_t = K_v\nelse:\n    V_t = V_a"),
+    # -- RoPE (more) ------------------------------------------------------------------------------
+    ("rope_floats",
+     "if self.rope_scaling is not None:\n    for key in K_keys:\n        if key in self.rope_scaling:\n"
+     "            self.rope_scaling[key] = float(self.rope_scaling[key])"),
+    ("rope_mrope_type",
+     "if self.rope_scaling is not None and 'type' in self.rope_scaling:\n"
+     "    if self.rope_scaling['type'] == 'mrope':\n        self.rope_scaling['type'] = 'default'\n"
+     "    self.rope_scaling['rope_type'] = self.rope_scaling['type']"),
+    ("phimoe_rope_scaling",
+     "if isinstance(self.rope_scaling, dict):\n"
+     "    if 'rope_type' not in self.rope_scaling:\n"
+     "        self.rope_scaling['rope_type'] = self.rope_scaling.get('type', None)\n"
+     "    if 'original_max_position_embeddings' in self.rope_scaling:\n"
+     "        self.original_max_position_embeddings = self.rope_scaling['original_max_position_embeddings']\n"
+     "    rope_scaling_short_mscale = self.rope_scaling.get('short_mscale', None)\n"
+     "    rope_scaling_long_mscale = self.rope_scaling.get('long_mscale', None)\n"
+     "    if not isinstance(rope_scaling_short_mscale, (int, float)):\n"
+     "        raise TypeError(f\"`rope_scaling`'s short_mscale field must be a number, got {rope_scaling_short_mscale}\")\n"
+     "    if not isinstance(rope_scaling_long_mscale, (int, float)):\n"
+     "        raise TypeError(f\"`rope_scaling`'s long_mscale field must be a number, got {rope_scaling_long_mscale}\")"),
+    ("zamba2_long_context_rope_theta",
+     "if use_mem_rope and use_long_context:\n    a = 8\n"
+     "    rope_theta = rope_theta * a ** (self.attention_head_dim / (self.attention_head_dim - 2))"),
+    # -- layer types (more) -----------------------------------------------------------------------
+    ("layer_types_sliding_every_attr",
+     "if self.layer_types is None:\n"
+     "    self._sliding_window_pattern = getattr(self, K_attr, K_default)\n"
+     "    self.layer_types = ['sliding_attention' if bool((i + 1) % self._sliding_window_pattern) else "
+     "'full_attention' for i in range(self.num_hidden_layers)]"),
+    ("layer_types_linear_every_kwarg",
+     "if self.layer_types is None:\n    interval_pattern = kwargs.get(K_k, K_default)\n"
+     "    self.layer_types = ['linear_attention' if bool((i + 1) % interval_pattern) else 'full_attention'"
+     " for i in range(self.num_hidden_layers)]"),
+    ("layer_types_linear_every_const",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = ['linear_attention' if bool((i + 1) % K_n) else 'full_attention'"
+     " for i in range(self.num_hidden_layers)]"),
+    ("no_rope_layers_default",
+     "V_t = [int((layer_idx + 1) % V_n != 0) for layer_idx in range(self.num_hidden_layers)]"),
+    ("moe_layers_default",
+     "V_t = V_a if V_a is not None else list(range(V_s - 1, V_n, V_s))"),
+    ("layer_types_chunked_from_no_rope",
+     "if V_l is None:\n    self.layer_types = ['chunked_attention' if no_rope else 'full_attention'"
+     " for no_rope in self.no_rope_layers]"),
     # -- RoPE -------------------------------------------------------------------------------------
     ("rope_type_from_type",
      "if self.rope_scaling is not None and 'type' in self.rope_scaling:\n"
@@ -79,42 +144,6 @@ PATTERNS: list[tuple[str, str]] = [
      " for i in range(self.num_hidden_layers)]"),
     ("layer_types_all_full",
      "if self.layer_types is None:\n    self.layer_types = ['full_attention'] * self.num_hidden_layers"),
-    # -- sub-configs ------------------------------------------------------------------------------
-    ("sub_config_from_dict_or_default",
-     "if isinstance(V_p, dict):\n"
-     "    V_p['model_type'] = V_p.get('model_type', K_default)\n"
-     "    V_p = CONFIG_MAPPING[V_p['model_type']](**V_p)\n"
-     "elif V_p is None:\n"
-     "    V_p = C_cls()"),
-    ("sub_config_from_dict_or_default_kw",
-     "if isinstance(V_p, dict):\n"
-     "    V_p['model_type'] = V_p.get('model_type', K_default)\n"
-     "    V_p = CONFIG_MAPPING[V_p['model_type']](**V_p)\n"
-     "elif V_p is None:\n"
-     "    V_p = C_cls(**K_kw)"),
-    ("sub_config_forced_type",
-     "if isinstance(V_p, dict):\n"
-     "    V_p['model_type'] = K_type\n"
-     "    V_p = CONFIG_MAPPING[V_p['model_type']](**V_p)\n"
-     "elif V_p is None:\n"
-     "    V_p = C_cls()"),
-    ("sub_config_class",
-     "if isinstance(V_p, dict):\n    V_p = C_cls(**V_p)\nelif V_p is None:\n    V_p = C_cls()"),
-    ("sub_config_class",
-     "if V_p is None:\n    V_p = C_cls()\nelif isinstance(V_p, dict):\n    V_p = C_cls(**V_p)"),
-    ("sub_config_class_set",
-     "if isinstance(V_p, dict):\n    V_t = C_cls(**V_p)\nelif V_p is None:\n    V_t = C_cls()\n"
-     "else:\n    V_t = V_p"),
-    ("sub_config_class_set",
-     "if V_p is None:\n    V_t = C_cls()\nelif isinstance(V_p, dict):\n    V_t = C_cls(**V_p)\n"
-     "else:\n    V_t = V_p"),
-    ("sub_config_class_set_if_dict",
-     "if isinstance(V_p, dict):\n    V_t = C_cls(**V_p)\nelif V_p is None:\n    V_t = C_cls()"),
-    ("empty_dict_if_none", "if V_p is None:\n    V_p = {}"),
-    ("build", "V_t = C_cls(**V_p)"),
-    ("build_default", "V_t = C_cls()"),
-    ("build_mapping_get",
-     "V_k = V_p.get('model_type', K_default)"),
 ]
 
 # log calls and docstrings are no-ops wherever they appear (logger.info(...), logger.warning_once(...), ...)

@@ -218,7 +218,13 @@ def run_oracle(python, cases, timeout=7200, env=None):
 
 def run_kvguard(case, release):
     from kvguard.errors import Undecidable
-    from kvguard.hfconfig import LoadCrash, hf_text_config, load_config
+    if os.environ.get("KVG_FACTS_NEW"):
+        from kvguard.facts.loader import LoadCrash, hf_text_config as _htc, load_config
+
+        def hf_text_config(cfg):
+            return _htc(cfg, release)
+    else:
+        from kvguard.hfconfig import LoadCrash, hf_text_config, load_config
     rec = {"id": case["id"]}
     try:
         cfg = load_config(case["config"], release, path=case.get("path"))

@@ -31,10 +31,12 @@ MAX_DEPTH = 3
 def _is_config(v) -> bool:
     t = type(v)
     return any(c.__name__ in ("PretrainedConfig", "PreTrainedConfig") for c in t.__mro__) or \
-        t.__name__ == "Inst"
+        t.__name__ in ("Inst", "ConfigObject")
 
 
 def _class_name(v) -> str:
+    if type(v).__name__ == "ConfigObject":
+        return v.kvg_class_name.removeprefix("vllm:")
     k = getattr(v, "_k", None)
     if k is not None and type(v).__name__ == "Inst":
         return k.name

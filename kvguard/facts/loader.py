@@ -1,0 +1,367 @@
+"""vLLM's config loading (``get_config`` → ``HFConfigParser.parse``), per release, over the class tables.
+
+What a plain ``config.json`` in a local directory goes through in ``vllm serve`` of a given release:
+the model type (and vLLM's own registry of config classes) choose the class, the class is built
+from the dictionary (:mod:`kvguard.facts.transformers4`), vLLM remaps ``llm_config``, fills an empty
+``architectures``, stores ``quantization_config`` and patches the RoPE settings; then
+``get_hf_text_config`` picks the text config.  The release-dependent steps are version ranges in
+:data:`FEATURES`, read from every release's ``vllm/transformers_utils/config.py``; vLLM's own tables
+(``_CONFIG_REGISTRY``, ``_SPECULATIVE_DECODING_CONFIGS``, …) come from ``kvguard/data/facts/vllm.json``.
+
+Each load is a fresh ``vllm serve`` process: what vLLM changes process-wide while loading (a registry
+class's ``model_type``, AutoConfig registrations) lives in the load's own library object.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import Undecidable
+from . import rope_vllm
+from .objects import ConfigObject
+from .steps import literal
+from .tables import transformers_tables, vllm_release_tables, vllm_releases
+from .transformers4 import Transformers4
+
+__all__ = ["DEFAULT_PATH", "FEATURES", "LoadCrash", "hf_text_config", "load_config"]
+
+DEFAULT_PATH = "/model"
+
+#: release-dependent steps of get_config / HFConfigParser.parse: feature -> (first release, last release or None)
+FEATURES: dict[str, tuple[str, "str | None"]] = {
+    # get_config: fill an empty ``architectures`` from transformers' MODEL_MAPPING_NAMES
+    "architectures_fill": ("0.11.1", None),
+    # parse: registry classes (other than _SPECULATIVE_DECODING_CONFIGS) are registered with AutoConfig
+    # (``config_class.model_type = model_type``) and loaded through it; before, ``config_class.from_pretrained``
+    "registry_via_autoconfig": ("0.19.0", None),
+    # get_config: with_retry(lambda: parse(...)): a failing parse is run a second time
+    "parse_with_retry": ("0.27.0", None),
+    # parse: model_type from _ARCHITECTURE_TO_MODEL_TYPE[architectures[0]] when absent
+    "architecture_to_model_type": ("0.32.0", None),
+    # get_hf_text_config: a bare assert (before) or a ValueError (from 0.13.0) for a text config without heads
+    "text_config_value_error": ("0.13.0", None),
+}
+
+
+class LoadCrash(Exception):
+    """What vLLM raises while building its model config from config.json (type name and message)."""
+
+    def __init__(self, exc_type: str, message: str, *, wrapped_by: "str | None" = None,
+                 exc_module: "str | None" = None, cause: "tuple[str, str] | None" = None,
+                 hash_order: bool = False):
+        super().__init__(f"{exc_type}: {message}")
+        self.exc_type = exc_type
+        self.message = message
+        self.wrapped_by = wrapped_by
+        self.exc_module = exc_module
+        self.cause = cause
+        self.hash_order = hash_order
+
+
+def _feature(release, name: str) -> bool:
+    first, last = FEATURES[name]
+    return release.within(first, last)
+
+
+def _vllm_data_release(release) -> str:
+    key = str(release.version)
+    have = vllm_releases()
+    if key in have:
+        return key
+    def vkey(v):
+        return tuple(int(x) for x in v.split("."))
+    older = [v for v in have if vkey(v) <= vkey(key)]
+    return max(older, key=vkey) if older else min(have, key=vkey)
+
+
+def library_for(release) -> Transformers4:
+    """A fresh library object for one load (process-wide changes of the load stay in it)."""
+    line = release.transformers
+    tables = transformers_tables(line)
+    vtables = vllm_release_tables(_vllm_data_release(release))
+    if int(line.split(".")[0]) >= 5:
+        raise Undecidable(f"transformers {line} config classes are not modelled yet")
+    return Transformers4(tables, vtables)
+
+
+def _table(lib: Transformers4, name: str, default: Any) -> Any:
+    value = lib.vllm.get("tables", {}).get(name)
+    return default if value is None else literal(value)
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _crash(exc: BaseException, *, wrap: bool = True) -> LoadCrash:
+    cause = exc.__cause__
+    wrapped = "ModelConfig" if wrap and isinstance(exc, (ValueError, AssertionError)) else None
+    return LoadCrash(type(exc).__name__, str(exc), wrapped_by=wrapped, exc_module=_module_of(exc),
+                     cause=(type(cause).__name__, str(cause)) if cause is not None else None,
+                     hash_order=bool(getattr(exc, "_kvg_hash_order", False)))
+
+
+def _module_of(exc: BaseException) -> str:
+    return getattr(exc, "_kvg_module", None) or type(exc).__module__
+
+
+#: exceptions a modelled library raises on purpose (anything else is a failure of kvguard itself)
+MODELLED_EXCEPTIONS = (ArithmeticError, AttributeError, KeyError, IndexError, TypeError, ValueError,
+                       AssertionError, RuntimeError, NotImplementedError)
+
+
+def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
+                trust_remote_code: "bool | None" = None) -> ConfigObject:
+    """The config object ``release``'s ``get_config`` builds from ``raw`` (a local directory's config.json).
+
+    Raises :class:`LoadCrash` for what vLLM raises, :class:`~kvguard.Undecidable` where kvguard cannot
+    follow (remote code, a model type neither library knows, a step the tables do not model).
+    """
+    if not isinstance(raw, Mapping):
+        raise TypeError("raw config must be a mapping")
+    lib = library_for(release)
+    try:
+        config = _get_config(lib, dict(raw), release, path or DEFAULT_PATH, trust_remote_code)
+    except (LoadCrash, Undecidable):
+        raise
+    except RecursionError:
+        raise Undecidable("the config is nested too deeply for kvguard to follow") from None
+    except MODELLED_EXCEPTIONS as exc:
+        raise _crash(exc) from None
+    _mark(config, raw, set())
+    return config
+
+
+def _mark(obj: Any, raw: Any, seen: set) -> None:
+    if not isinstance(obj, ConfigObject) or id(obj) in seen:
+        return
+    seen.add(id(obj))
+    object.__setattr__(obj, "kvg_raw", dict(raw) if isinstance(raw, Mapping) else {})
+    for key, value in list(obj.kvg_attrs.items()):
+        if isinstance(value, ConfigObject):
+            sub = raw.get(key) if isinstance(raw, Mapping) else None
+            _mark(value, sub if isinstance(sub, Mapping) else {}, seen)
+
+
+def hf_text_config(config: ConfigObject, release) -> Any:
+    """vLLM's ``get_hf_text_config(hf_config)``: LoadCrash as vLLM raises (wrapped by ModelConfig)."""
+    try:
+        text = config.get_text_config()
+        if text is not config and not hasattr(text, "num_attention_heads"):
+            if _feature(release, "text_config_value_error"):
+                raise ValueError(
+                    "The text_config extracted from the model config does not have `num_attention_heads` attribute. "
+                    "This indicates a mismatch between the model config and vLLM's expectations. Please ensure that "
+                    "the model config is compatible with vLLM.")
+            raise AssertionError()
+        return text
+    except (LoadCrash, Undecidable):
+        raise
+    except MODELLED_EXCEPTIONS as exc:
+        raise _crash(exc) from None
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _config_dict_for(lib: Transformers4, raw: dict) -> dict:
+    """``PretrainedConfig.get_config_dict`` of a local directory holding ``raw``."""
+    out = json.loads(json.dumps(raw))
+    if lib.major < 5:
+        out["_commit_hash"] = None
+    if "model_type" not in out and "pretrained_cfg" in out:
+        out["model_type"] = "timm_wrapper"
+    return out
+
+
+def _get_config(lib: Transformers4, raw: dict, release, path: str, trust_remote_code):
+    attempts = 2 if _feature(release, "parse_with_retry") else 1
+    for attempt in range(attempts):
+        try:
+            config_dict, config = _parse(lib, raw, release, path, trust_remote_code)
+            break
+        except Undecidable:
+            raise
+        except Exception:  # noqa: BLE001 - with_retry: any Exception, the last one re-raised
+            if attempt == attempts - 1:
+                raise
+    if _feature(release, "architectures_fill") and not config.architectures:
+        model_type = config.model_type
+        names = lib.tables.get("model_mapping_names", {})
+        if model_type in names:
+            config.update({"architectures": [literal(names[model_type])]})
+    quantization = config_dict.get("quantization_config", None)
+    if quantization is not None:
+        config.quantization_config = quantization
+        quantization.get("scale_fmt", None)
+    rope_vllm.patch(lib, config, release)
+    return config
+
+
+def _parse(lib: Transformers4, raw: dict, release, path: str, trust_remote_code):
+    """``HFConfigParser.parse`` -> (config_dict, config)."""
+    config_dict = _config_dict_for(lib, raw)
+    model_type = config_dict.get("model_type")
+    if model_type is None and config_dict.get("speculators_config") is not None:
+        model_type = "speculators"
+    arch_to_mt = _table(lib, "_ARCHITECTURE_TO_MODEL_TYPE", {}) \
+        if _feature(release, "architecture_to_model_type") else {}
+    if model_type is None and arch_to_mt:
+        architectures = config_dict.get("architectures")
+        if architectures:
+            model_type = arch_to_mt.get(architectures[0])
+    registry: dict = lib.vllm.get("registry", {})
+    kwargs: dict = {}
+    speculative = _table(lib, "_SPECULATIVE_DECODING_CONFIGS", set())
+    direct = (model_type in speculative) if _feature(release, "registry_via_autoconfig") \
+        else (model_type in registry)
+    if arch_to_mt and model_type in set(arch_to_mt.values()):
+        cls = lib.class_for_model_type(model_type)
+        config = _from_dict(lib, cls, config_dict, {"name_or_path": str(path)})
+    elif direct:
+        cls = _registry_class(lib, registry, model_type, release)
+        config = _from_pretrained(lib, cls, config_dict, trust_remote_code)
+    else:
+        if model_type in registry:
+            cls = _registry_class(lib, registry, model_type, release)
+            lib.class_overrides[cls.name, "model_type"] = model_type
+            lib.registered[model_type] = cls
+            trust_remote_code = False
+        overrides = _table(lib, "_AUTO_CONFIG_KWARGS_OVERRIDES", {})
+        if model_type in overrides:
+            kwargs.update(overrides[model_type])
+        config = _auto_config(lib, config_dict, path, trust_remote_code, kwargs, release)
+    mapping = _table(lib, "_CONFIG_ATTRS_MAPPING", {})
+    for old, new in mapping.items():
+        if hasattr(config, old):
+            if not hasattr(config, new):
+                config.update({new: getattr(config, old)})
+    return config_dict, config
+
+
+def _registry_class(lib: Transformers4, registry: dict, model_type: str, release):
+    name = registry[model_type]
+    if isinstance(name, dict):
+        raise Undecidable(f"vLLM {release.version}'s config class for {model_type!r} could not be read "
+                          f"({name.get('unavailable', 'unknown')})")
+    return lib.class_facts(name)
+
+
+def _from_pretrained(lib: Transformers4, cls, config_dict: dict, trust_remote_code) -> ConfigObject:
+    """``config_class.from_pretrained(model, revision=, code_revision=, trust_remote_code=, ...)``."""
+    return _from_dict(lib, cls, config_dict, {"code_revision": None})
+
+
+def _from_dict(lib: Transformers4, cls, config_dict: dict, kwargs: dict) -> ConfigObject:
+    """``cls.from_dict(config_dict, **kwargs)`` (transformers 4.x)."""
+    kwargs = dict(kwargs)
+    kwargs.pop("_from_auto", None)
+    kwargs.pop("_from_pipeline", None)
+    if "_commit_hash" in kwargs and "_commit_hash" in config_dict:
+        kwargs["_commit_hash"] = config_dict["_commit_hash"]
+    torch_dtype = kwargs.pop("torch_dtype", None)
+    if torch_dtype is not None:
+        kwargs["dtype"] = kwargs.get("dtype", torch_dtype)
+    config_dict["attn_implementation"] = kwargs.pop("attn_implementation", None)
+    config = lib.build(cls, dict(config_dict))
+    if hasattr(config, "pruned_heads"):
+        config.pruned_heads = {int(key): value for key, value in config.pruned_heads.items()}
+    for key, value in kwargs.items():
+        if hasattr(config, key):
+            current = getattr(config, key)
+            if isinstance(current, ConfigObject) and isinstance(value, dict):
+                raise Undecidable("a sub-config passed as a from_dict keyword is not modelled")
+            setattr(config, key, value)
+    repr_check(config)
+    return config
+
+
+_UNKNOWN_TYPE = (
+    "The checkpoint you are trying to load has model type `{mt}` but Transformers does not recognize this "
+    "architecture. This could be because of an issue with the checkpoint, or because your version of "
+    "Transformers is out of date.\n\nYou can update Transformers with the command `pip install --upgrade "
+    "transformers`. If this does not work, and the checkpoint is very new, then there may not be a release "
+    "version that supports this model yet. In this case, you can get the most up-to-date code by installing "
+    "Transformers from source with the command `pip install git+https://github.com/huggingface/transformers.git`")
+
+
+def _auto_config(lib: Transformers4, config_dict: dict, path: str, trust_remote_code, kwargs: dict, release):
+    """transformers' ``AutoConfig.from_pretrained(path, trust_remote_code=..., **kwargs)``."""
+    auto_map = config_dict.get("auto_map")
+    has_remote_code = "auto_map" in config_dict and "AutoConfig" in auto_map
+    has_local_code = "model_type" in config_dict and lib.knows_model_type(config_dict["model_type"])
+    if has_remote_code:
+        if not has_local_code and not trust_remote_code:
+            if trust_remote_code is None:
+                raise Undecidable("config.json names remote code (auto_map.AutoConfig); vLLM needs "
+                                  "--trust-remote-code and the repository's own configuration module")
+            raise ValueError(
+                f"The repository {path} contains custom code which must be executed to correctly load the "
+                f"model. You can inspect the repository content at {path} .\n You can inspect the repository "
+                f"content at https://hf.co/{path}.\nPlease pass the argument `trust_remote_code=True` to allow "
+                "custom code to be run.")
+        if trust_remote_code:
+            raise Undecidable("config.json names remote code (auto_map.AutoConfig) and trust_remote_code is set")
+    if "model_type" in config_dict:
+        if config_dict["model_type"] == "mistral" and "layer_types" in config_dict:
+            config_dict["model_type"] = "ministral"
+        model_type = config_dict["model_type"]
+        if not (isinstance(model_type, str) and lib.knows_model_type(model_type)):
+            if not isinstance(model_type, (str, int, float, bool, type(None))):
+                raise TypeError(f"unhashable type: '{type(model_type).__name__}'")
+            exc = Undecidable(
+                f"model_type {model_type!r} is known neither to transformers {release.transformers} nor to vLLM "
+                f"{release.version}'s config registry (vLLM would need the checkpoint's remote code; without "
+                "--trust-remote-code it raises ValueError: The checkpoint you are trying to load has model type "
+                f"`{model_type}` but Transformers does not recognize this architecture. ...)")
+            exc.load_crash = LoadCrash("ValueError", _UNKNOWN_TYPE.format(mt=model_type),  # type: ignore[attr-defined]
+                                       wrapped_by="ModelConfig")
+            raise exc
+        cls = lib.class_for_model_type(model_type)
+        return _from_dict(lib, cls, config_dict, {"name_or_path": path, **kwargs})
+    for pattern in sorted(lib.config_mapping, key=len, reverse=True):
+        if pattern in str(path):
+            return _from_dict(lib, lib.class_for_model_type(pattern), config_dict, {"name_or_path": path, **kwargs})
+    raise ValueError(
+        f"Unrecognized model in {path}. Should have a `model_type` key in its config.json, or contain one of the "
+        f"following strings in its name: {', '.join(lib.config_mapping)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# transformers 4.x logs ``f"Model config {config}"`` at the end of from_dict: the f-string runs the
+# config's __repr__ (to_json_string -> to_diff_dict -> to_dict), which raises for some values
+
+
+def repr_check(obj: ConfigObject, seen: "set | None" = None) -> None:
+    """Raise what ``repr(obj)`` raises in transformers 4.x (nothing for a plain config)."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    record = obj.kvg_class.record
+    if "default_error" in record and not obj.kvg_class.class_attrs.get("has_no_defaults_at_init"):
+        exc_type, message = record["default_error"]
+        raise Undecidable(f"{obj.kvg_class_name}() raises {exc_type} ({message[:80]}); its repr is not modelled")
+    attrs = obj.kvg_attrs
+    for value in attrs.values():
+        if isinstance(value, ConfigObject):
+            repr_check(value, seen)
+    if "quantization_config" in attrs or hasattr(obj, "quantization_config"):
+        quant = obj.quantization_config
+        if not isinstance(quant, dict) and not isinstance(quant, ConfigObject):
+            raise AttributeError(f"'{type(quant).__name__}' object has no attribute 'to_dict'")
+    _dtype_to_str(attrs)
+
+
+def _dtype_to_str(values: dict) -> None:
+    """``dict_dtype_to_str``: a ``dtype`` that is neither a dict, a string nor an int is printed as ``str(v)``
+    split at its first dot (IndexError without one)."""
+    dtype = values.get("dtype")
+    if dtype is not None and not isinstance(dtype, (dict, str, int)):
+        if isinstance(dtype, ConfigObject):
+            raise Undecidable("a config object as dtype is not modelled")
+        str(dtype).split(".")[1]
+    for value in values.values():
+        if isinstance(value, dict):
+            _dtype_to_str(value)

@@ -1,0 +1,658 @@
+"""The derivation vocabulary: what a config class does to its attributes while it is built.
+
+The class tables (``kvguard/data/facts/``) list, per configuration class, the steps its
+``__init__`` / ``__post_init__`` takes, in order, each named from this vocabulary with names and
+literal values as arguments (tools/facts_extract.py recognises them in the real library; see
+tools/facts_patterns.py).  Each step is implemented here, in kvguard's own code, so that it has
+the effect the class has — including the exception Python raises when a value has the wrong type
+(``None // 8`` raises the same TypeError here as there).
+
+A step the extractor could not name is ``opaque``: kvguard cannot follow it, so it answers only
+when the step cannot matter (see :func:`_opaque`).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+from ..errors import Undecidable
+
+__all__ = ["Frame", "STEPS", "literal", "run_steps"]
+
+
+class Frame:
+    """The state one ``__init__`` / ``__post_init__`` works on: the object and the local names."""
+
+    __slots__ = ("obj", "locals", "cls", "lib", "method")
+
+    def __init__(self, obj: Any, locals_: dict, cls: Any, lib: Any, method: str):
+        self.obj = obj
+        self.locals = locals_
+        self.cls = cls
+        self.lib = lib
+        self.method = method
+
+    def get(self, var: Any) -> Any:
+        if isinstance(var, dict):
+            if "literal" in var:
+                return literal(var["literal"])
+            raise Undecidable(f"{self.cls.name}.{self.method}: a value kvguard does not model ({var})")
+        if var.startswith("self."):
+            return getattr(self.obj, var[5:])
+        try:
+            return self.locals[var]
+        except KeyError:
+            raise Undecidable(f"{self.cls.name}.{self.method}: local name {var!r} is not modelled") from None
+
+    def set(self, var: str, value: Any) -> None:
+        if var.startswith("self."):
+            setattr(self.obj, var[5:], value)
+        else:
+            self.locals[var] = value
+
+    def kwargs(self) -> dict:
+        kw = self.locals.get("kwargs")
+        if not isinstance(kw, dict):
+            raise Undecidable(f"{self.cls.name}.{self.method}: no **kwargs")
+        return kw
+
+
+def literal(value: Any) -> Any:
+    """A literal value as the tables write it (JSON, with tuples / sets / non-string-keyed dicts tagged)."""
+    if isinstance(value, dict):
+        if len(value) == 1:
+            (tag, inner), = value.items()
+            if tag == "tuple":
+                return tuple(literal(v) for v in inner)
+            if tag == "set":
+                return set(literal(v) for v in inner)
+            if tag == "dict":
+                return {k: literal(v) for k, v in inner.items()}
+            if tag == "dict_items":
+                return {literal(k): literal(v) for k, v in inner}
+        raise Undecidable(f"literal value {value!r:.60} is not in the tables' vocabulary")
+    if isinstance(value, list):
+        return [literal(v) for v in value]
+    return copy.deepcopy(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# the vocabulary
+
+def _set(f: Frame, a: dict) -> None:
+    f.set(a["a"], f.get(a["b"]))
+
+
+def _set_const(f: Frame, a: dict) -> None:
+    f.set(a["a"], f.get(a["v"]))
+
+
+def _default_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) is None:
+        f.set(a["a"], f.get(a["b"]))
+
+
+def _set_default_if_none(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    f.set(a["t"], value if value is not None else f.get(a["b"]))
+
+
+def _const_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) is None:
+        f.set(a["a"], f.get(a["v"]))
+
+
+def _set_const_if_none(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    f.set(a["t"], value if value is not None else f.get(a["v"]))
+
+
+def _set_or(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) or f.get(a["b"]))
+
+
+def _set_or_const(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) or f.get(a["v"]))
+
+
+def _set_if_else(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) if f.get(a["c"]) else f.get(a["b"]))
+
+
+def _set_if_else_const(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) if f.get(a["c"]) else f.get(a["v"]))
+
+
+def _set_b_if_none_else_a(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) if f.get(a["c"]) is None else f.get(a["b"]))
+
+
+_NO_DEFAULT = object()
+
+
+def _kwargs_pop(f: Frame, a: dict) -> None:
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if "v" in a:
+        f.set(a["t"], kw.pop(key, f.get(a["v"])))
+    else:
+        f.set(a["t"], kw.pop(key))
+
+
+def _kwargs_get(f: Frame, a: dict) -> None:
+    kw = f.kwargs()
+    default = f.get(a["v"]) if "v" in a else f.get(a["d"])
+    f.set(a["t"], kw.get(f.get(a["k"]), default))
+
+
+def _kwargs_setdefault(f: Frame, a: dict) -> None:
+    f.kwargs().setdefault(f.get(a["k"]), f.get(a["v"]))
+
+
+def _kwargs_drop(f: Frame, a: dict) -> None:
+    f.kwargs().pop(f.get(a["k"]), None)
+
+
+def _floordiv(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) // f.get(a["b"]))
+
+
+def _floordiv_if_none(f: Frame, a: dict) -> None:
+    value = f.get(a["t"])
+    f.set(a["t"], value if value is not None else f.get(a["a"]) // f.get(a["b"]))
+
+
+def _floordiv_if_none_from(f: Frame, a: dict) -> None:
+    value = f.get(a["s"])
+    f.set(a["t"], value if value is not None else f.get(a["a"]) // f.get(a["b"]))
+
+
+def _floordiv_or(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a.get("s", a["t"])) or f.get(a["a"]) // f.get(a["b"]))
+
+
+def _add(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) + f.get(a["b"]))
+
+
+def _mul(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) * f.get(a["b"]))
+
+
+def _mul_const(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) * f.get(a["k"]))
+
+
+def _rope_type_from_type(f: Frame, a: dict) -> None:
+    scaling = f.obj.rope_scaling
+    if scaling is not None and "type" in scaling:
+        scaling["rope_type"] = scaling["type"]
+
+
+def _rope_validation(f: Frame, a: dict) -> None:
+    ignore = f.get(a["ignore"]) if "ignore" in a else None
+    f.lib.rope_validation(f.obj, ignore)
+
+
+def _layer_types_validation(f: Frame, a: dict) -> None:
+    f.lib.layer_types_validation(f.obj.layer_types, f.obj.num_hidden_layers)
+
+
+def _layer_types_validation_any_length(f: Frame, a: dict) -> None:
+    f.lib.layer_types_validation(f.obj.layer_types, None)
+
+
+def _layer_types_sliding_after(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types is None:
+        obj.layer_types = ["sliding_attention" if obj.sliding_window is not None and i >= obj.max_window_layers
+                           else "full_attention" for i in _layer_range(obj.num_hidden_layers)]
+
+
+def _layer_types_sliding_every(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types is None:
+        every = f.get(a["n"])
+        obj.layer_types = ["sliding_attention" if bool((i + 1) % every) else "full_attention"
+                           for i in _layer_range(obj.num_hidden_layers)]
+
+
+def _layer_types_all_full(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types is None:
+        obj.layer_types = ["full_attention"] * _bounded_count(obj.num_hidden_layers)
+
+
+def _layer_range(n: Any) -> range:
+    return range(_bounded_count(n))
+
+
+#: a per-layer list longer than this is not built (a config with 10**9 layers is not a model)
+MAX_LAYERS = 1_000_000
+
+
+def _bounded_count(n: Any) -> Any:
+    if isinstance(n, int) and not isinstance(n, bool) and n > MAX_LAYERS:
+        raise Undecidable(f"num_hidden_layers={n} would build a per-layer list of {n} entries; kvguard stops at "
+                          f"{MAX_LAYERS}")
+    return n
+
+
+# -- sub-configs ------------------------------------------------------------------------------
+# One step says what a class does with a sub-config argument for each kind of value it may hold
+# (tools/facts_subconfigs.py): ``{"var": name, "cases": {kind: [op, ...]}}`` or ``{"ops": [op]}``.
+
+def _kind(value: Any) -> str:
+    from .objects import ConfigObject
+    if value is None:
+        return "none"
+    if isinstance(value, dict):
+        return "dict" if value else "empty_dict"
+    if isinstance(value, ConfigObject):
+        return "config"
+    return "truthy" if value else "falsy"
+
+
+def _sub_config(f: Frame, a: dict) -> None:
+    if "ops" in a:
+        ops = a["ops"]
+    else:
+        kind = _kind(f.get(a["var"]))
+        ops = next(ops for kinds, ops in a["cases"] if kind in kinds)
+    for op in ops:
+        _SUB_OPS[op["op"]](f, op)
+
+
+def _build_op(f: Frame, op: dict) -> Any:
+    if "from" in op:
+        source = f.get(op["from"])
+        if op.get("or_empty"):
+            source = source or {}
+    elif "from_kwargs_pop" in op:
+        key, default = op["from_kwargs_pop"]
+        source = f.kwargs().pop(key, literal(default))
+    else:
+        source = {}
+    if "kw" in op:
+        if not hasattr(source, "keys"):
+            raise Undecidable(f"{f.cls.name}: keyword and ** arguments together on a non-mapping")
+        merged = {k: literal(v) for k, v in op["kw"].items()}
+        for key, value in source.items():
+            if key in merged:
+                raise TypeError(f"__init__() got multiple values for keyword argument '{key}'")
+            merged[key] = value
+        source = merged
+    value = f.lib.build_class_ref(f, _resolve_ref(f, op["class"]), source)
+    f.set(op["target"], value)
+    return value
+
+
+def _resolve_ref(f: Frame, ref: dict) -> dict:
+    if "mapping_key" in ref:
+        var, key = ref["mapping_key"]
+        return {"mapping_value": f.get(var)[key]}
+    if "mapping_get" in ref:
+        var, key, default = ref["mapping_get"]
+        return {"mapping_value": f.get(var).get(key, default)}
+    if "mapping_var" in ref:
+        return {"mapping_value": f.get(ref["mapping_var"])}
+    return ref
+
+
+def _op_model_type_default(f: Frame, op: dict) -> None:
+    target = f.get(op["var"])
+    target["model_type"] = target.get("model_type", op["value"])
+
+
+def _op_model_type(f: Frame, op: dict) -> None:
+    f.get(op["var"])["model_type"] = op["value"]
+
+
+def _op_empty(f: Frame, op: dict) -> None:
+    f.set(op["target"], {})
+
+
+def _op_assign(f: Frame, op: dict) -> None:
+    f.set(op["target"], f.get(op["from"]))
+
+
+def _op_read_model_type(f: Frame, op: dict) -> None:
+    f.set(op["target"], f.get(op["from"]).get("model_type", op["default"]))
+
+
+def _op_or_build(f: Frame, op: dict) -> None:
+    value = f.get(op["from"])
+    if value:
+        f.set(op["target"], value)
+    else:
+        _build_op(f, op["build"])
+
+
+def _op_if_truthy_build(f: Frame, op: dict) -> None:
+    _build_op(f, op["then"] if f.get(op["test"]) else op["else"])
+
+
+_RAISABLE = {"ValueError": ValueError, "TypeError": TypeError, "KeyError": KeyError}
+
+
+def _op_raise(f: Frame, op: dict) -> None:
+    exc = _RAISABLE.get(op["type"])
+    if exc is None:
+        raise Undecidable(f"{f.cls.name}: raises {op['type']}, which kvguard does not model")
+    raise exc(op["message"])
+
+
+def _op_branch(f: Frame, op: dict) -> None:
+    _sub_config(f, op["step"])
+
+
+_SUB_OPS: dict[str, Callable[[Frame, dict], Any]] = {
+    "build": _build_op, "model_type_default": _op_model_type_default, "model_type": _op_model_type,
+    "empty": _op_empty, "assign": _op_assign, "read_model_type": _op_read_model_type, "or_build": _op_or_build,
+    "if_truthy_build": _op_if_truthy_build, "raise": _op_raise, "branch": _op_branch,
+}
+
+
+# -- more derivations ---------------------------------------------------------------------------
+
+def _set_attr_of(f: Frame, a: dict) -> None:
+    f.set(a["t"], getattr(f.get(a["s"]), a["attr"]))
+
+
+def _set_if_else_const_first(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) if f.get(a["c"]) else f.get(a["b"]))
+
+
+def _minus_one_is_last_layer(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    f.set(a["t"], f.obj.num_hidden_layers - 1 if value == -1 else value)
+
+
+def _mul_const_if_none(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    f.set(a["t"], f.get(a["b"]) * f.get(a["k"]) if value is None else value)
+
+
+def _const_mul_if_none(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    f.set(a["t"], f.get(a["k"]) * f.get(a["b"]) if value is None else value)
+
+
+def _int_mul(f: Frame, a: dict) -> None:
+    f.set(a["t"], int(f.get(a["a"]) * f.get(a["b"])))
+
+
+def _int_mul_if_kwarg_none(f: Frame, a: dict) -> None:
+    given = f.kwargs().get(f.get(a["k"]))
+    f.set(a["t"], int(f.get(a["a"]) * f.get(a["b"])) if given is None else given)
+
+
+def _int_mul_floordiv(f: Frame, a: dict) -> None:
+    f.set(a["t"], int(f.get(a["a"]) * f.get(a["b"])) // f.get(a["c"]))
+
+
+def _const_mul_floordiv(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["k"]) * f.get(a["a"]) // f.get(a["b"]))
+
+
+def _ceil_div_if_auto(f: Frame, a: dict) -> None:
+    import math
+    value = f.get(a["s"])
+    f.set(a["t"], math.ceil(f.get(a["a"]) / f.get(a["d"])) if value == f.get(a["auto"]) else value)
+
+
+def _floordiv_add_if(f: Frame, a: dict) -> None:
+    if f.get(a["c"]):
+        f.set(a["t"], f.get(a["t"]) // f.get(a["d"]) + f.get(a["p"]))
+
+
+def _none_if_empty_list(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) == []:
+        f.set(a["a"], None)
+
+
+def _add_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["a"]) + f.get(a["b"]))
+
+
+def _const_if(f: Frame, a: dict) -> None:
+    if f.get(a["c"]):
+        f.set(a["t"], f.get(a["v"]))
+
+
+def _format(f: Frame, template: str) -> str:
+    """A message template of the tables (``{name}`` / ``{self__name}`` / ``{name!r}``) filled like the f-string."""
+    import string
+    values = {}
+    for _, field, _, _ in string.Formatter().parse(template):
+        if field:
+            var = "self." + field[6:] if field.startswith("self__") else field
+            values[field] = f.get(var)
+    return template.format(**values)
+
+
+def _one_of(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) not in f.get(a["allowed"]):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _raise_if_truthy(f: Frame, a: dict) -> None:
+    if f.get(a["c"]):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _drop_kwargs(f: Frame, a: dict) -> None:
+    kw = f.kwargs()
+    for key in f.get(a["keys"]):
+        if key in kw:
+            kw.pop(key)
+
+
+def _no_extra_kwargs(f: Frame, a: dict) -> None:
+    kw = f.kwargs()
+    if len(kw) != 0:
+        raise ValueError(f"Found unknown kwargs={kw!r}")
+
+
+def _indices_of(f: Frame, a: dict) -> None:
+    wanted = f.get(a["v"])
+    f.set(a["t"], [index for index, kind in enumerate(f.get(a["s"])) if kind == wanted])
+
+
+def _const_if_none_else_set(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    f.set(a["t"], f.get(a["v"]) if value is None else value)
+
+
+def _rope_floats(f: Frame, a: dict) -> None:
+    scaling = f.obj.rope_scaling
+    if scaling is not None:
+        for key in f.get(a["keys"]):
+            if key in scaling:
+                scaling[key] = float(scaling[key])
+
+
+def _rope_mrope_type(f: Frame, a: dict) -> None:
+    scaling = f.obj.rope_scaling
+    if scaling is not None and "type" in scaling:
+        if scaling["type"] == "mrope":
+            scaling["type"] = "default"
+        scaling["rope_type"] = scaling["type"]
+
+
+def _layer_types_sliding_every_attr(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types is None:
+        obj._sliding_window_pattern = getattr(obj, f.get(a["attr"]), f.get(a["default"]))
+        every = obj._sliding_window_pattern
+        obj.layer_types = ["sliding_attention" if bool((i + 1) % every) else "full_attention"
+                           for i in _layer_range(obj.num_hidden_layers)]
+
+
+def _layer_types_linear_every(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types is None:
+        every = f.kwargs().get(f.get(a["k"]), f.get(a["default"])) if "k" in a else f.get(a["n"])
+        obj.layer_types = ["linear_attention" if bool((i + 1) % every) else "full_attention"
+                           for i in _layer_range(obj.num_hidden_layers)]
+
+
+def _no_rope_layers_default(f: Frame, a: dict) -> None:
+    every = f.get(a["n"])
+    f.set(a["t"], [int((i + 1) % every != 0) for i in _layer_range(f.obj.num_hidden_layers)])
+
+
+def _moe_layers_default(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if value is not None:
+        f.set(a["t"], value)
+        return
+    step, count = f.get(a["s"]), f.get(a["n"])
+    _bounded_count(count)
+    f.set(a["t"], list(range(step - 1, count, step)))
+
+
+def _layer_types_chunked_from_no_rope(f: Frame, a: dict) -> None:
+    if f.get(a["l"]) is None:
+        f.obj.layer_types = ["chunked_attention" if no_rope else "full_attention" for no_rope in f.obj.no_rope_layers]
+
+
+def _phimoe_rope_scaling(f: Frame, a: dict) -> None:
+    """PhiMoE: a dict ``rope_scaling`` gets ``rope_type`` from ``type``, lends its
+    ``original_max_position_embeddings`` to the config, and must carry numeric short/long mscales."""
+    obj = f.obj
+    scaling = obj.rope_scaling
+    if not isinstance(scaling, dict):
+        return
+    if "rope_type" not in scaling:
+        scaling["rope_type"] = scaling.get("type", None)
+    if "original_max_position_embeddings" in scaling:
+        obj.original_max_position_embeddings = scaling["original_max_position_embeddings"]
+    short = scaling.get("short_mscale", None)
+    long_ = scaling.get("long_mscale", None)
+    if not isinstance(short, (int, float)):
+        raise TypeError(f"`rope_scaling`'s short_mscale field must be a number, got {short}")
+    if not isinstance(long_, (int, float)):
+        raise TypeError(f"`rope_scaling`'s long_mscale field must be a number, got {long_}")
+
+
+def _zamba2_long_context_rope_theta(f: Frame, a: dict) -> None:
+    """Zamba2 with memory RoPE and long context: the RoPE base grows with the attention head size."""
+    if f.get("use_mem_rope") and f.get("use_long_context"):
+        head = f.obj.attention_head_dim
+        f.set("rope_theta", f.get("rope_theta") * 8 ** (head / (head - 2)))
+
+
+# -- validation methods a class calls on itself --------------------------------------------------
+
+def _rope_scaling_type_factor(f: Frame, a: dict) -> None:
+    """Olmo / Olmo2 / Fuyu / Chameleon: ``rope_scaling`` is None or exactly ``{type, factor}``."""
+    scaling = f.obj.rope_scaling
+    if scaling is None:
+        return
+    if not isinstance(scaling, dict) or len(scaling) != 2:
+        with_ = "with with" if a.get("typo") else "with"
+        raise ValueError(f"`rope_scaling` must be a dictionary {with_} two fields, `type` and `factor`, got {scaling}")
+    kind = scaling.get("type", None)
+    factor = scaling.get("factor", None)
+    if kind is None or kind not in ["linear", "dynamic"]:
+        raise ValueError(f"`rope_scaling`'s type field must be one of ['linear', 'dynamic'], got {kind}")
+    if factor is None or not isinstance(factor, float) or factor <= 1.0:
+        raise ValueError(f"`rope_scaling`'s factor field must be a float > 1, got {factor}")
+
+
+def _phi3_rope_type_adjustment(f: Frame, a: dict) -> None:
+    scaling = f.obj.rope_scaling
+    if scaling is None:
+        return
+    kind = scaling.get("type", None)
+    if kind is not None and kind in ["su", "yarn"]:
+        scaling["type"] = "longrope"
+
+
+def _phi3_rope_validation(f: Frame, a: dict) -> None:
+    obj = f.obj
+    scaling = obj.rope_scaling
+    if scaling is None:
+        return
+    if not isinstance(scaling, dict) or len(scaling) != 3:
+        raise ValueError("`rope_scaling` must be a dictionary with three fields, `type`, `short_factor` and "
+                         f"`long_factor`, got {scaling}")
+    kind = scaling.get("type", None)
+    short = scaling.get("short_factor", None)
+    long_ = scaling.get("long_factor", None)
+    if kind is None or kind != "longrope":
+        raise ValueError(f"`rope_scaling`'s type field must be one of ['longrope'], got {kind}")
+    if not (isinstance(short, list) and all(isinstance(x, (int, float)) for x in short)):
+        raise ValueError(f"`rope_scaling`'s short_factor field must be a list of numbers, got {short}")
+    ndims = int(obj.hidden_size // obj.num_attention_heads * obj.partial_rotary_factor)
+    if not len(short) == ndims // 2:
+        raise ValueError(f"`rope_scaling`'s short_factor field must have length {ndims // 2}, got {len(short)}")
+    if not (isinstance(long_, list) and all(isinstance(x, (int, float)) for x in long_)):
+        raise ValueError(f"`rope_scaling`'s long_factor field must be a list of numbers, got {long_}")
+    if not len(long_) == ndims // 2:
+        raise ValueError(f"`rope_scaling`'s long_factor field must have length {ndims // 2}, got {len(long_)}")
+
+
+def _layer_offset_below_period(f: Frame, a: dict) -> None:
+    """Jamba: ``offset >= period`` is refused."""
+    what, period, offset = (f.get(x) for x in a["args"])
+    if offset >= period:
+        raise ValueError(f"{what} layer offset ({offset}) must be smaller than {what} layer period ({period})")
+
+
+def _opaque(f: Frame, a: dict) -> None:
+    raise Undecidable(f"{f.cls.name}.{f.method} does something kvguard does not model "
+                      f"(reads {', '.join(a.get('reads', [])) or 'nothing'})")
+
+
+STEPS: dict[str, Callable[[Frame, dict], None]] = {
+    "set": _set, "set_const": _set_const, "default_if_none": _default_if_none,
+    "set_default_if_none": _set_default_if_none, "const_if_none": _const_if_none,
+    "set_const_if_none": _set_const_if_none, "set_or": _set_or, "set_or_const": _set_or_const,
+    "set_if_else": _set_if_else, "set_if_else_const": _set_if_else_const,
+    "set_b_if_none_else_a": _set_b_if_none_else_a,
+    "kwargs_pop": _kwargs_pop, "kwargs_get": _kwargs_get, "kwargs_setdefault": _kwargs_setdefault,
+    "kwargs_drop": _kwargs_drop,
+    "floordiv": _floordiv, "floordiv_if_none": _floordiv_if_none, "floordiv_if_none_from": _floordiv_if_none_from,
+    "floordiv_or": _floordiv_or, "add": _add, "mul": _mul, "mul_const": _mul_const,
+    "rope_type_from_type": _rope_type_from_type, "rope_validation": _rope_validation,
+    "layer_types_validation": _layer_types_validation,
+    "layer_types_validation_any_length": _layer_types_validation_any_length,
+    "layer_types_sliding_after": _layer_types_sliding_after,
+    "layer_types_sliding_every": _layer_types_sliding_every,
+    "layer_types_sliding_every_const": _layer_types_sliding_every,
+    "layer_types_all_full": _layer_types_all_full,
+    "sub_config": _sub_config,
+    "set_attr_of": _set_attr_of, "set_if_else_const_first": _set_if_else_const_first,
+    "minus_one_is_last_layer": _minus_one_is_last_layer, "mul_const_if_none": _mul_const_if_none,
+    "const_mul_if_none": _const_mul_if_none, "int_mul": _int_mul, "int_mul_if_kwarg_none": _int_mul_if_kwarg_none,
+    "int_mul_floordiv": _int_mul_floordiv, "const_mul_floordiv": _const_mul_floordiv,
+    "ceil_div_if_auto": _ceil_div_if_auto, "floordiv_add_if": _floordiv_add_if,
+    "none_if_empty_list": _none_if_empty_list, "add_if_none": _add_if_none, "const_if": _const_if,
+    "one_of": _one_of, "raise_if_truthy": _raise_if_truthy, "drop_kwargs": _drop_kwargs,
+    "no_extra_kwargs": _no_extra_kwargs, "indices_of": _indices_of,
+    "const_if_none_else_set": _const_if_none_else_set, "rope_floats": _rope_floats,
+    "rope_mrope_type": _rope_mrope_type, "layer_types_sliding_every_attr": _layer_types_sliding_every_attr,
+    "layer_types_linear_every_kwarg": _layer_types_linear_every,
+    "layer_types_linear_every_const": _layer_types_linear_every,
+    "no_rope_layers_default": _no_rope_layers_default, "moe_layers_default": _moe_layers_default,
+    "layer_types_chunked_from_no_rope": _layer_types_chunked_from_no_rope,
+    "rope_scaling_type_factor": _rope_scaling_type_factor, "phi3_rope_type_adjustment": _phi3_rope_type_adjustment,
+    "phi3_rope_validation": _phi3_rope_validation, "phimoe_rope_scaling": _phimoe_rope_scaling,
+    "zamba2_long_context_rope_theta": _zamba2_long_context_rope_theta, "layer_offset_below_period": _layer_offset_below_period,
+    "opaque": _opaque,
+}
+
+
+def run_steps(frame: Frame, steps: list, on_super: Callable[[Frame, dict], None]) -> None:
+    for name, args in steps:
+        if name == "super":
+            on_super(frame, args)
+            continue
+        fn = STEPS.get(name)
+        if fn is None:
+            raise Undecidable(f"{frame.cls.name}.{frame.method}: step {name!r} is not in kvguard's vocabulary")
+        fn(frame, args)

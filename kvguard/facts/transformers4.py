@@ -1,0 +1,497 @@
+"""transformers 4.x config objects (the line vLLM 0.10.2–0.23.0 runs with: 4.57.6).
+
+What every configuration class shares in this line — how ``PretrainedConfig.__init__`` treats the
+keyword arguments it receives, how attribute aliases, ``get_text_config()``, RoPE and layer-type
+validation behave — written here in kvguard's own code; what differs per class comes from the
+class tables (``kvguard/data/facts/transformers-4.57.6.json``, made by tools/facts_extract.py).
+Exception types and messages are the library's, character for character.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from ..errors import Undecidable
+from .objects import ClassFacts, ConfigObject, torch_attribute
+from .steps import Frame, literal, run_steps
+
+__all__ = ["Transformers4"]
+
+_MISSING = object()
+
+#: PretrainedConfig.__init__ parameters that are not kept as attributes of the same name
+_NOT_STORED = frozenset({"num_labels"})
+_PROBLEM_TYPES = ("regression", "single_label_classification", "multi_label_classification")
+
+#: PretrainedConfig's class-level values every class inherits
+BASE_CLASS_ATTRS: dict[str, Any] = {
+    "model_type": "", "base_config_key": "", "sub_configs": {}, "has_no_defaults_at_init": False,
+    "attribute_map": {}, "base_model_tp_plan": None, "base_model_pp_plan": None, "base_model_ep_plan": None,
+    "_auto_class": None, "is_composition": False,
+}
+
+
+class Transformers4:
+    """The shared behaviour of transformers 4.x config classes, over one line's class tables."""
+
+    major = 4
+
+    def __init__(self, tables: dict, vllm_tables: "dict | None" = None):
+        self.line = tables["line"]
+        self.tables = tables
+        self.vllm = vllm_tables or {"classes": {}}
+        self.base = tables["base"]
+        self.base_class_attrs = dict(BASE_CLASS_ATTRS)
+        self.config_mapping: dict[str, str] = tables["config_mapping"]
+        #: model types registered for this load (vLLM's AutoConfig.register of its own classes)
+        self.registered: dict[str, ClassFacts] = {}
+        #: class-level values changed for this load (``config_class.model_type = model_type``)
+        self.class_overrides: dict[tuple[str, str], Any] = {}
+        #: layer types vLLM adds to ALLOWED_LAYER_TYPES for this load
+        self.extra_layer_types: tuple = ()
+        self._classes: dict[str, ClassFacts] = {}
+
+    # -- classes ------------------------------------------------------------------------------
+    def class_facts(self, name: str) -> ClassFacts:
+        found = self._classes.get(name)
+        if found is not None:
+            return found
+        if name.startswith("vllm:"):
+            record = self.vllm["classes"].get(name)
+            where = f"vLLM {self.vllm.get('release')}"
+        else:
+            record = self.tables["classes"].get(name)
+            where = f"transformers {self.line}"
+        if record is None:
+            raise Undecidable(f"config class {name.removeprefix('vllm:')} is not in kvguard's {where} tables")
+        parent = self.class_facts(record["parent"]) if record.get("parent") else None
+        found = ClassFacts(name, record, self, parent)
+        self._classes[name] = found
+        return found
+
+    def class_for_model_type(self, model_type: Any) -> ClassFacts:
+        """``CONFIG_MAPPING[model_type]`` (KeyError as transformers raises it)."""
+        if isinstance(model_type, str) and model_type in self.registered:
+            return self.registered[model_type]
+        name = self.config_mapping.get(model_type) if isinstance(model_type, str) else None
+        if name is None:
+            if not isinstance(model_type, str):
+                hash(model_type)  # TypeError: unhashable type, as the mapping lookup raises
+            raise KeyError(model_type)
+        return self.class_facts(name)
+
+    def knows_model_type(self, model_type: Any) -> bool:
+        """``model_type in CONFIG_MAPPING``."""
+        return model_type in self.registered or model_type in self.config_mapping
+
+    def build_by_model_type(self, model_type: Any, kwargs: dict) -> ConfigObject:
+        return self.build(self.class_for_model_type(model_type), dict(kwargs))
+
+    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any) -> ConfigObject:
+        """A class named in a step (``{"class": name}``, ``{"sub": key}`` or ``{"mapping": ...}``) built
+        with ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does)."""
+        if "class" in ref:
+            name = ref["class"]
+            if frame.cls.name.startswith("vllm:") and "vllm:" + name in self.vllm["classes"]:
+                name = "vllm:" + name
+            cls = self.class_facts(name)
+        elif "sub" in ref:
+            subs = frame.obj.kvg_class.record.get("sub_configs") or {}
+            name = subs.get(ref["sub"]) if isinstance(subs, dict) else None
+            if not isinstance(name, str):
+                raise Undecidable(f"{frame.cls.name}: sub-config {ref['sub']!r} is not modelled")
+            cls = self.class_facts(name)
+        elif "mapping" in ref:
+            cls = self.class_for_model_type(literal(ref["mapping"]))
+        elif "mapping_value" in ref:
+            cls = self.class_for_model_type(ref["mapping_value"])
+        else:
+            raise Undecidable(f"{frame.cls.name}: class reference {ref} is not modelled")
+        if kwargs is None or not hasattr(kwargs, "keys"):
+            raise TypeError(f"{cls.display}.__init__() argument after ** must be a mapping, not "
+                            f"{type(kwargs).__name__}")
+        return self.build(cls, dict(kwargs))
+
+    # -- building -----------------------------------------------------------------------------
+    def build(self, cls: ClassFacts, kwargs: dict) -> ConfigObject:
+        """``cls(**kwargs)``."""
+        obj = ConfigObject(cls)
+        self._init(obj, cls, kwargs)
+        return obj
+
+    def _init(self, obj: ConfigObject, cls: ClassFacts, kwargs: dict) -> None:
+        owner = cls
+        while owner is not None and "init" not in owner.record:
+            owner = owner.parent
+        if owner is None:
+            self.base_init(obj, kwargs)
+            return
+        record = owner.record
+        locals_: dict = {}
+        for name, default in record.get("params", []):
+            if name in kwargs:
+                locals_[name] = kwargs.pop(name)
+            elif "literal" in default:
+                locals_[name] = literal(default["literal"])
+            elif default.get("required"):
+                raise TypeError(f"{owner.display}.__init__() missing 1 required positional argument: '{name}'")
+            else:
+                raise Undecidable(f"{owner.name}.__init__: the default of {name!r} is not a plain value")
+        if record.get("kwargs"):
+            locals_["kwargs"] = kwargs
+        elif kwargs:
+            raise TypeError(f"{owner.display}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        frame = Frame(obj, locals_, owner, self, "__init__")
+        run_steps(frame, record["init"], lambda f, call: self._super_init(f, call, owner))
+
+    def _super_init(self, frame: Frame, call: dict, owner: ClassFacts) -> None:
+        if call.get("positional"):
+            raise Undecidable(f"{owner.name}.__init__ passes positional arguments to its parent")
+        kwargs: dict = {}
+        for name, var in call["keywords"]:
+            if name == "**":
+                value = frame.get(var) if isinstance(var, str) else None
+                if not isinstance(value, dict):
+                    raise Undecidable(f"{owner.name}.__init__: **{var} is not modelled")
+                for key, item in value.items():
+                    if key in kwargs:
+                        raise TypeError(f"__init__() got multiple values for keyword argument '{key}'")
+                    kwargs[key] = item
+                continue
+            if var is None:
+                raise Undecidable(f"{owner.name}.__init__ passes a computed {name!r} to its parent")
+            kwargs[name] = frame.get(var)
+        parent = owner.parent
+        if parent is None:
+            self.base_init(frame.obj, kwargs)
+        else:
+            self._init(frame.obj, parent, kwargs)
+
+    def base_init(self, obj: ConfigObject, kwargs: dict) -> None:
+        """What ``PretrainedConfig.__init__(**kwargs)`` does in this line."""
+        base = self.base
+        params = {}
+        for name, default in base["params"]:
+            params[name] = kwargs.pop(name) if name in kwargs else literal(default)
+        label2id, id2label = params["label2id"], params["id2label"]
+        if label2id is not None and not isinstance(label2id, dict):
+            raise ValueError("Argument label2id should be a dictionary.")
+        if id2label is not None and not isinstance(id2label, dict):
+            raise ValueError("Argument id2label should be a dictionary.")
+        num_labels = params["num_labels"]
+        if num_labels is not None and id2label is not None:
+            len(id2label)  # the warning's length check
+        problem_type = params["problem_type"]
+        if problem_type is not None and problem_type not in _PROBLEM_TYPES:
+            raise ValueError(
+                f"The config parameter `problem_type` was not understood: received {problem_type} but only "
+                "'regression', 'single_label_classification' and 'multi_label_classification' are valid.")
+        torch_dtype = kwargs.pop("torch_dtype", None)
+        dtype = params["dtype"]
+        if torch_dtype is not None:
+            dtype = dtype if dtype is not None else torch_dtype
+        if dtype is not None and isinstance(dtype, str):
+            dtype = torch_attribute(dtype)
+        params["dtype"] = dtype
+        for name, _ in base["params"]:
+            if name in _NOT_STORED:
+                continue
+            if name == "output_attentions":
+                obj.kvg_attrs["_output_attentions"] = params[name]
+            elif name == "pruned_heads":
+                obj.pruned_heads = params[name] if params[name] is not None else {}
+            else:
+                setattr(obj, name, params[name])
+        if obj.id2label is None:
+            count = num_labels if num_labels is not None else 2
+            obj.id2label = {i: f"LABEL_{i}" for i in _label_range(count)}
+            obj.label2id = dict(zip(obj.id2label.values(), obj.id2label.keys()))
+        else:
+            obj.id2label = {int(key): value for key, value in obj.id2label.items()}
+        for name, default in base["generation_defaults"].items():
+            setattr(obj, name, kwargs.pop(name, literal(default)))
+        obj._name_or_path = str(kwargs.pop("name_or_path", ""))
+        obj._commit_hash = kwargs.pop("_commit_hash", None)
+        self.set_attn_implementation(obj, kwargs.pop("attn_implementation", None))
+        obj.transformers_version = kwargs.pop("transformers_version", None)
+        if kwargs.get("gradient_checkpointing", False):
+            pass  # a deprecation warning only
+        for key, value in kwargs.items():
+            setattr(obj, key, value)
+        obj.tf_legacy_loss = kwargs.pop("tf_legacy_loss", False)
+        obj.use_bfloat16 = kwargs.pop("use_bfloat16", False)
+
+    def set_attn_implementation(self, obj: ConfigObject, value: Any) -> None:
+        """The ``_attn_implementation`` setter: the value, then the same on every sub-config present."""
+        current = getattr(obj, "_attn_implementation", None)
+        attrs = obj.kvg_attrs
+        attrs["_attn_implementation_internal"] = value if not isinstance(value, dict) else value.get("", current)
+        subs = obj.kvg_class.class_attrs.get("sub_configs") or {}
+        for key in subs:
+            sub = getattr(obj, key, None)
+            if sub is not None:
+                current_sub = getattr(sub, "_attn_implementation", None)
+                sub_value = value if not isinstance(value, dict) else value.get(key, current_sub)
+                if isinstance(sub, ConfigObject):
+                    sub.kvg_class.library.set_attn_implementation(sub, sub_value)
+                else:
+                    setattr(sub, "_attn_implementation", sub_value)  # raises as on the real plain value
+
+    # -- the attribute protocol ---------------------------------------------------------------
+    def get_attribute(self, obj: ConfigObject, name: str) -> Any:
+        cls = obj.kvg_class
+        if cls.hooks:
+            hook = cls.hooks.get("__getattribute__")
+            if hook is not None:
+                found = _forwarded(obj, name, hook)
+                if found is not _MISSING:
+                    return found
+        if name != "attribute_map":
+            name = cls.attribute_map.get(name, name)
+        if name in cls.properties:
+            return _class_property(obj, name, cls.properties[name])
+        attrs = obj.kvg_attrs
+        if name in attrs:
+            return attrs[name]
+        prop = _BASE_PROPERTIES.get(name)
+        if prop is not None:
+            return prop(obj)
+        if self.class_overrides:
+            for owner in cls.mro_names():
+                if (owner, name) in self.class_overrides:
+                    return self.class_overrides[owner, name]
+        if name in cls.class_attrs:
+            return cls.class_attrs[name]
+        raise AttributeError(f"'{cls.display}' object has no attribute '{name}'")
+
+    def set_attribute(self, obj: ConfigObject, name: str, value: Any) -> None:
+        cls = obj.kvg_class
+        if cls.hooks:
+            hook = cls.hooks.get("__setattr__")
+            if hook is not None and _forward_set(obj, name, value, hook):
+                return
+        name = cls.attribute_map.get(name, name)
+        if name in cls.properties:
+            prop = cls.properties[name]
+            if not prop.get("setter"):
+                raise AttributeError(f"property '{name}' of '{cls.display}' object has no setter")
+            raise Undecidable(f"{cls.display}.{name}: a property setter kvguard does not model")
+        setter = _BASE_SETTERS.get(name)
+        if setter is not None:
+            setter(self, obj, value)
+            return
+        obj.kvg_attrs[name] = value
+
+    def contains(self, obj: ConfigObject, item: Any) -> bool:
+        return any(key == item for key in obj.kvg_attrs)
+
+    def iterate(self, obj: ConfigObject):
+        return iter(list(obj.kvg_attrs))
+
+    def getitem(self, obj: ConfigObject, key: Any) -> Any:
+        raise TypeError(f"'{obj.kvg_class_name}' object is not subscriptable")
+
+    def text_config_of(self, obj: ConfigObject) -> Any:
+        """``config.get_text_config()`` with no arguments."""
+        override = _text_override(obj.kvg_class)
+        if override is not None:
+            return override(obj)
+        valid = []
+        for name in ("text_encoder", "decoder", "generator", "text_config"):
+            if hasattr(obj, name) and getattr(obj, name, None) is not None:
+                valid.append(name)
+        if len(valid) > 1:
+            raise ValueError(
+                f"Multiple valid text configs were found in the model config: {valid}. In this case, using "
+                "`get_text_config()` would be ambiguous. Please specify the desired text config directly, e.g. "
+                "`text_config = config.sub_config_name`")
+        if len(valid) == 1:
+            return getattr(obj, valid[0])
+        return obj
+
+    def allowed_layer_types(self) -> tuple:
+        """transformers' ``ALLOWED_LAYER_TYPES`` (vLLM may extend it for a load)."""
+        return tuple(self.tables["allowed_layer_types"]) + tuple(self.extra_layer_types)
+
+    def attention_layer_types(self) -> tuple:
+        """What vLLM imports as ``ALLOWED_ATTENTION_LAYER_TYPES`` (transformers' own, else ALLOWED_LAYER_TYPES)."""
+        own = self.tables.get("allowed_attention_layer_types")
+        return tuple(own) if own is not None else self.allowed_layer_types()
+
+    # -- validations the classes call ---------------------------------------------------------
+    def rope_validation(self, obj: ConfigObject, ignore_keys: Any) -> None:
+        from .rope import validate_rope_4
+        validate_rope_4(obj, ignore_keys, self.tables["rope"])
+
+    def layer_types_validation(self, layer_types: Any, num_hidden_layers: Any) -> None:
+        allowed = self.allowed_layer_types()
+        if not all(layer_type in allowed for layer_type in layer_types):
+            raise ValueError(f"The `layer_types` entries must be in {allowed}")
+        if num_hidden_layers is not None and num_hidden_layers != len(layer_types):
+            raise ValueError(f"`num_hidden_layers` ({num_hidden_layers}) must be equal to the number of layer "
+                             f"types ({len(layer_types)})")
+
+
+def _short(name: str) -> str:
+    return name.removeprefix("vllm:")
+
+
+def _plain_dict(value: Any) -> Any:
+    """``value.__dict__`` as Python answers it (a config object's attributes; AttributeError otherwise)."""
+    if isinstance(value, ConfigObject):
+        return value.kvg_attrs
+    return value.__dict__
+
+
+def _forwarded(obj: ConfigObject, name: str, hook: dict) -> Any:
+    """A class that forwards reads to its text config (Qwen2-VL in transformers 4.x)."""
+    if hook["kind"] != "forward_to_text_config":
+        raise Undecidable(f"{_short(obj.kvg_class_name)} overrides attribute access in a way kvguard does not model")
+    attrs = obj.kvg_attrs
+    if "text_config" in attrs and name not in hook["except"]:
+        text = attrs["text_config"]
+        if name in _plain_dict(text):
+            return getattr(text, name)
+    return _MISSING
+
+
+def _forward_set(obj: ConfigObject, name: str, value: Any, hook: dict) -> bool:
+    if hook["kind"] != "forward_to_text_config":
+        raise Undecidable(f"{_short(obj.kvg_class_name)} overrides attribute assignment in a way kvguard does not "
+                          "model")
+    text = obj.kvg_attrs.get("text_config")
+    if text is not None and name not in hook["except"] and name in _plain_dict(text):
+        setattr(text, name, value)
+        return True
+    return False
+
+
+def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
+    """A property a class defines, computed from the object as its getter does."""
+    kind = prop["kind"]
+    if kind == "floordiv":
+        return getattr(obj, prop["a"]) // getattr(obj, prop["b"])
+    if kind == "negation":
+        return not getattr(obj, prop["a"])
+    if kind == "layers_by_period":
+        period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
+        return [prop["hit"] if i % period == offset else prop["miss"]
+                for i in _layers(obj.num_hidden_layers)]
+    if kind == "experts_by_period":
+        period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
+        return [obj.num_experts if i % period == offset else 1 for i in _layers(obj.num_hidden_layers)]
+    if kind == "layers_at_indices":
+        indices = getattr(obj, prop["indices"])
+        return [prop["hit"] if indices and i in indices else prop["miss"] for i in _layers(obj.num_hidden_layers)]
+    if kind == "same_per_layer":
+        return [prop["value"] for _ in _layers(obj.num_hidden_layers)]
+    if kind == "layer_types_or_same":
+        return obj.layer_types if obj.layer_types else [prop["value"]] * _count(obj.num_hidden_layers)
+    raise Undecidable(f"{_short(obj.kvg_class_name)}.{name} is a property kvguard does not model")
+
+
+def _layers(n: Any) -> range:
+    return range(_count(n))
+
+
+def _count(n: Any) -> Any:
+    from .steps import _bounded_count
+    return _bounded_count(n)
+
+
+def _label_range(count: Any) -> range:
+    if isinstance(count, int) and count > 1_000_000:
+        raise Undecidable(f"num_labels={count}: kvguard does not build a label map that large")
+    return range(count)
+
+
+def _text_override(cls: ClassFacts):
+    k = cls
+    while k is not None:
+        if "text_config_rule" in k.record:
+            rule = k.record["text_config_rule"]
+            return lambda obj: _apply_text_rule(obj, rule)
+        if "get_text_config" in k.record:
+            return lambda obj: _undecidable_text(obj)
+        k = k.parent
+    return None
+
+
+def _apply_text_rule(obj: ConfigObject, rule: dict) -> Any:
+    value = getattr(obj, rule["attribute"])
+    if rule.get("self_if_none") and value is None:
+        return obj
+    if rule.get("then_text_config"):
+        return value.get_text_config()
+    return value
+
+
+def _undecidable_text(obj: ConfigObject) -> Any:
+    raise Undecidable(f"{obj.kvg_class_name}.get_text_config() is overridden in a way kvguard does not model")
+
+
+# -- PretrainedConfig's properties ------------------------------------------------------------
+
+def _name_or_path(obj: ConfigObject) -> Any:
+    return getattr(obj, "_name_or_path", None)
+
+
+def _set_name_or_path(lib: Transformers4, obj: ConfigObject, value: Any) -> None:
+    obj.kvg_attrs["_name_or_path"] = str(value)
+
+
+def _output_attentions(obj: ConfigObject) -> Any:
+    return obj._output_attentions
+
+
+def _set_output_attentions(lib: Transformers4, obj: ConfigObject, value: Any) -> None:
+    if value and obj._attn_implementation is None:
+        lib.set_attn_implementation(obj, "eager")
+    if value and obj._attn_implementation != "eager":
+        raise ValueError(
+            "The `output_attentions` attribute is not supported when using the `attn_implementation` set to "
+            f"{obj._attn_implementation}. Please set it to 'eager' instead.")
+    obj.kvg_attrs["_output_attentions"] = value
+
+
+def _use_return_dict(obj: ConfigObject) -> Any:
+    return obj.return_dict and not obj.torchscript
+
+
+def _num_labels(obj: ConfigObject) -> Any:
+    return len(obj.id2label)
+
+
+def _set_num_labels(lib: Transformers4, obj: ConfigObject, value: Any) -> None:
+    if obj.id2label is None or _num_labels(obj) != value:
+        obj.id2label = {i: f"LABEL_{i}" for i in _label_range(value)}
+        obj.label2id = dict(zip(obj.id2label.values(), obj.id2label.keys()))
+
+
+def _attn_implementation(obj: ConfigObject) -> Any:
+    return obj._attn_implementation_internal
+
+
+def _set_attn_implementation(lib: Transformers4, obj: ConfigObject, value: Any) -> None:
+    lib.set_attn_implementation(obj, value)
+
+
+def _torch_dtype(obj: ConfigObject) -> Any:
+    return obj.dtype
+
+
+def _set_torch_dtype(lib: Transformers4, obj: ConfigObject, value: Any) -> None:
+    obj.dtype = value
+
+
+_BASE_PROPERTIES = {
+    "name_or_path": _name_or_path, "output_attentions": _output_attentions, "use_return_dict": _use_return_dict,
+    "num_labels": _num_labels, "_attn_implementation": _attn_implementation, "torch_dtype": _torch_dtype,
+}
+_BASE_SETTERS = {
+    "name_or_path": _set_name_or_path, "output_attentions": _set_output_attentions, "num_labels": _set_num_labels,
+    "_attn_implementation": _set_attn_implementation, "torch_dtype": _set_torch_dtype,
+}
+
+_ = copy  # deep copies of literals happen in steps.literal

@@ -1,0 +1,256 @@
+"""Recognise how a config class builds a sub-config from what it was given (tools/facts_extract.py).
+
+Config classes turn a ``text_config`` / ``vision_config`` / … argument into a config object in many
+spellings (``if x is None: … elif isinstance(x, dict): …``, ``x or Cls()``, ``Cls(**x or {})``,
+``CONFIG_MAPPING[x.get("model_type", "llama")](**x)``).  They all say the same kind of thing: *for
+each kind of value the argument can hold, what becomes of it*.  This module works that out from the
+statement by following it for each kind of value — None, an empty dict, a dict, a config object,
+another falsy value, another truthy value — and writes the answer as one ``sub_config`` step:
+
+    ["sub_config", {"var": "text_config", "cases": {"none": [op, ...], "dict": [op, ...], ...}}]
+
+with ops from a small vocabulary (``build``, ``assign``, ``model_type_default``, ``model_type``,
+``empty``, ``raise``) whose arguments are names and literal values.  A statement with anything else
+in it is not a sub-config step (the caller records it as opaque).
+"""
+
+from __future__ import annotations
+
+import ast
+
+KINDS = ("none", "empty_dict", "dict", "config", "falsy", "truthy")
+
+
+class NotSubConfig(Exception):
+    pass
+
+
+def _var(node) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return "self." + node.attr
+    raise NotSubConfig
+
+
+def _lit(node):
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError):
+        raise NotSubConfig from None
+
+
+def _class_ref(node, var_names: set) -> dict:
+    """The class a call builds: a class name, ``self.sub_configs["k"]``, ``CONFIG_MAPPING[...]``."""
+    if isinstance(node, ast.Name):
+        return {"class": node.id}
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "transformers" \
+            and node.attr in ("PretrainedConfig", "PreTrainedConfig"):
+        return {"class": "PretrainedConfig"}
+    if isinstance(node, ast.Subscript):
+        base, key = node.value, node.slice
+        is_mapping = (isinstance(base, ast.Name) and base.id == "CONFIG_MAPPING") or (
+            isinstance(base, ast.Attribute) and base.attr == "CONFIG_MAPPING")
+        if isinstance(base, ast.Attribute) and base.attr == "sub_configs" and isinstance(base.value, ast.Name) \
+                and base.value.id == "self":
+            return {"sub": _lit(key)}
+        if is_mapping:
+            if isinstance(key, ast.Constant):
+                return {"mapping": key.value}
+            if isinstance(key, ast.Subscript) and isinstance(key.slice, ast.Constant):
+                return {"mapping_key": [_var(key.value), key.slice.value]}
+            if isinstance(key, ast.Call) and isinstance(key.func, ast.Attribute) and key.func.attr == "get" \
+                    and len(key.args) == 2 and isinstance(key.args[0], ast.Constant):
+                return {"mapping_get": [_var(key.func.value), key.args[0].value, _lit(key.args[1])]}
+            if isinstance(key, ast.Name):
+                return {"mapping_var": key.id}
+    raise NotSubConfig
+
+
+def _call_op(target: str, call: ast.Call, var_names: set) -> dict:
+    """``target = Cls(**x)`` / ``Cls()`` / ``Cls(k=v, ...)`` / ``Cls(**x or {})`` / ``Cls(**kwargs)``."""
+    if call.args:
+        raise NotSubConfig
+    ref = _class_ref(call.func, var_names)
+    op: dict = {"op": "build", "target": target, "class": ref}
+    star = [kw.value for kw in call.keywords if kw.arg is None]
+    named = [kw for kw in call.keywords if kw.arg is not None]
+    if len(star) > 1:
+        raise NotSubConfig
+    if named:
+        op["kw"] = {kw.arg: _lit(kw.value) for kw in named}
+    if star:
+        value = star[0]
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2 \
+                and isinstance(value.values[1], ast.Dict) and not value.values[1].keys:
+            op["from"] = _var(value.values[0])
+            op["or_empty"] = True
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "pop" \
+                and isinstance(value.func.value, ast.Name) and value.func.value.id == "kwargs":
+            op["from_kwargs_pop"] = [_lit(value.args[0]), _lit(value.args[1]) if len(value.args) > 1 else None]
+        else:
+            op["from"] = _var(value)
+    return op
+
+
+def _simple(stmt, var_names: set) -> list[dict]:
+    """One statement of a branch -> ops."""
+    if isinstance(stmt, ast.Expr):
+        value = stmt.value
+        if isinstance(value, ast.Constant):
+            return []
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            owner = value.func.value
+            if isinstance(owner, ast.Name) and owner.id in ("logger", "warnings", "logging"):
+                return []
+            if value.func.attr == "setdefault" and len(value.args) == 2 and _lit(value.args[0]) == "model_type":
+                return [{"op": "model_type_default", "var": _var(owner), "value": _lit(value.args[1])}]
+        raise NotSubConfig
+    if isinstance(stmt, ast.Pass):
+        return []
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        value = stmt.value
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                and target.slice.value == "model_type":
+            var = _var(target.value)
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get" \
+                    and _var(value.func.value) == var and _lit(value.args[0]) == "model_type":
+                return [{"op": "model_type_default", "var": var, "value": _lit(value.args[1])}]
+            return [{"op": "model_type", "var": var, "value": _lit(value)}]
+        tname = _var(target)
+        if isinstance(value, ast.Dict) and not value.keys:
+            return [{"op": "empty", "target": tname}]
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            return [{"op": "assign", "target": tname, "from": _var(value)}]
+        if isinstance(value, ast.Call):
+            func = value.func
+            if isinstance(func, ast.Name) and func.id in ("deepcopy",) and len(value.args) == 1:
+                return [{"op": "assign", "target": tname, "from": _var(value.args[0])}]
+            if isinstance(func, ast.Attribute) and func.attr == "get" and len(value.args) == 2 \
+                    and _lit(value.args[0]) == "model_type":
+                return [{"op": "read_model_type", "target": tname, "from": _var(func.value),
+                         "default": _lit(value.args[1])}]
+            return [_call_op(tname, value, var_names)]
+        if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2 \
+                and isinstance(value.values[1], ast.Call):
+            # target = x or Cls(): x when truthy, else a default-built class
+            return [{"op": "or_build", "target": tname, "from": _var(value.values[0]),
+                     "build": _call_op(tname, value.values[1], var_names)}]
+        if isinstance(value, ast.IfExp) and isinstance(value.body, ast.Call) and isinstance(value.orelse, ast.Call):
+            return [{"op": "if_truthy_build", "target": tname, "test": _var(value.test),
+                     "then": _call_op(tname, value.body, var_names),
+                     "else": _call_op(tname, value.orelse, var_names)}]
+    if isinstance(stmt, ast.Raise) and isinstance(stmt.exc, ast.Call) and isinstance(stmt.exc.func, ast.Name):
+        args = stmt.exc.args
+        if len(args) == 1 and isinstance(args[0], ast.Constant):
+            return [{"op": "raise", "type": stmt.exc.func.id, "message": args[0].value}]
+        raise NotSubConfig
+    if isinstance(stmt, ast.If):
+        return [{"op": "branch", "step": recognise_dispatch(stmt)}]
+    raise NotSubConfig
+
+
+def _test(node, var: str, kind: str):
+    """The value of a branch test for a variable of ``kind`` (None: the test is not about ``var``)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _test(node.operand, var, kind)
+        return None if inner is None else not inner
+    if isinstance(node, ast.BoolOp):
+        values = [_test(v, var, kind) for v in node.values]
+        if any(v is None for v in values):
+            return None
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        if _var(node) != var:
+            return None
+        return kind in ("dict", "config", "truthy")
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant) \
+            and node.comparators[0].value is None and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+        if _var(node.left) != var:
+            return None
+        is_none = kind == "none"
+        return is_none if isinstance(node.ops[0], ast.Is) else not is_none
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
+            and len(node.args) == 2:
+        if _var(node.args[0]) != var:
+            return None
+        kinds = node.args[1]
+        names = [kinds] if not isinstance(kinds, ast.Tuple) else list(kinds.elts)
+        hit = False
+        for n in names:
+            if isinstance(n, ast.Name) and n.id == "dict":
+                hit = hit or kind in ("dict", "empty_dict")
+            elif isinstance(n, (ast.Name, ast.Attribute)):
+                hit = hit or kind == "config"
+            else:
+                return None
+        return hit
+    return None
+
+
+def recognise_dispatch(stmt: ast.If) -> dict:
+    """An if/elif/else chain whose tests are about one variable -> ``{"var", "cases"}``."""
+    var = None
+    node = stmt
+    while True:
+        for candidate in _names_in_test(node.test):
+            var = var or candidate
+        if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+            node = node.orelse[0]
+            continue
+        break
+    if var is None:
+        raise NotSubConfig
+    var_names = {var}
+    cases = {}
+    for kind in KINDS:
+        node = stmt
+        ops = None
+        while node is not None:
+            result = _test(node.test, var, kind)
+            if result is None:
+                raise NotSubConfig
+            if result:
+                ops = [op for s in node.body for op in _simple(s, var_names)]
+                break
+            if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If):
+                node = node.orelse[0]
+                continue
+            ops = [op for s in node.orelse for op in _simple(s, var_names)]
+            break
+        cases[kind] = ops
+    grouped: list = []
+    for kind in KINDS:
+        for entry in grouped:
+            if entry[1] == cases[kind]:
+                entry[0].append(kind)
+                break
+        else:
+            grouped.append([[kind], cases[kind]])
+    return {"var": var, "cases": grouped}
+
+
+def _names_in_test(node) -> list[str]:
+    out = []
+    for sub in ast.walk(node):
+        try:
+            out.append(_var(sub))
+        except NotSubConfig:
+            continue
+        if isinstance(sub, ast.Attribute):
+            break
+    return [n for n in out if n not in ("isinstance", "dict", "self")][:1]
+
+
+def recognise(stmt) -> "dict | None":
+    """A statement -> a ``sub_config`` step's arguments, or None."""
+    try:
+        if isinstance(stmt, ast.If):
+            return recognise_dispatch(stmt)
+        ops = _simple(stmt, set())
+        if len(ops) == 1 and ops[0]["op"] in ("build", "or_build", "if_truthy_build"):
+            return {"ops": ops}
+    except NotSubConfig:
+        return None
+    return None
