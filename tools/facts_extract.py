@@ -58,12 +58,22 @@ class _NoMatch(Exception):
 def _literal(node):
     """A literal value; also a constant expression of literals joined by ``+`` / ``*`` (a default layer list
     written as ``["mamba"] * 5 + ["hybrid"]``), folded here."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)):
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult, ast.Pow)):
         left, right = _literal(node.left), _literal(node.right)
         try:
+            if isinstance(node.op, ast.Pow):
+                if not (isinstance(left, int) and isinstance(right, int) and 0 <= right <= 64):
+                    raise _NoMatch
+                return left ** right
             return left + right if isinstance(node.op, ast.Add) else left * right
         except TypeError:
             raise _NoMatch from None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "float") \
+            and len(node.args) == 1 and not node.keywords:
+        inner = _literal(node.args[0])
+        if not isinstance(inner, (int, float)) or isinstance(inner, bool):
+            raise _NoMatch
+        return int(inner) if node.func.id == "int" else float(inner)
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -253,8 +263,30 @@ KNOWN_METHODS: dict[str, list] = {
     "fb55cdedfd0f": ["phi3_rope_type_adjustment", {}],
     "d8216d3daab3": ["phi3_rope_validation", {}],
     "342fe9f00962": ["layer_offset_below_period", {}],               # Jamba
+    "26120ed1dc72": ["rope_parameters_type_factor", {}],             # vLLM Nemotron (0.23.0)
 }
 
+
+#: classes whose whole ``__init__`` fits no vocabulary step, by the fingerprint of its source: the derivation
+#: kvguard implements for them in its own code (kvguard/facts/steps.py), with the variant's facts
+KNOWN_INITS: dict[str, list] = {
+    # vLLM's EAGLEConfig: the draft's target config nested as ``model``, its attributes copied onto the draft
+    "1e6ce9043123": ["eagle_config", {"deepseek_targets": ["DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM"],
+                                      "methods": ["eagle", "eagle3"],
+                                      "supported": "eagle and eagle3"}],          # 0.10.2-0.11.0
+    "2cc5d81cddbe": ["eagle_config", {"methods": ["eagle", "eagle3"], "supported": "eagle and eagle3"}],
+    "2041bf4fee02": ["eagle_config", {"methods": ["eagle", "eagle3", "dflash"],
+                                      "supported": "eagle, eagle3, and dflash"}],
+}
+
+#: ``from_pretrained`` overrides of vLLM's classes, by fingerprint: what they do before ``from_dict``
+KNOWN_FROM_PRETRAINED: dict[str, str] = {
+    "7298b49a969f": "plain", "a61eeed5dffb": "plain",                       # EAGLEConfig
+    "6169990a2d32": "rename_num_keys", "5127989a7110": "rename_num_keys",   # MedusaConfig
+}
+
+#: ``to_json_string`` overrides (by fingerprint) that print the whole config instead of its diff
+JSON_WITHOUT_DIFF = frozenset({"e7f1f9002af1"})
 
 #: attribute hooks a class overrides, by fingerprint: the behaviour they have
 KNOWN_HOOKS: dict[str, str] = {
@@ -266,6 +298,9 @@ KNOWN_HOOKS: dict[str, str] = {
 KNOWN_PROPERTIES: dict[str, list] = {
     "434092cdaf86": ["floordiv", {"a": "hidden_size", "b": "num_attention_heads"}],   # Falcon head_dim
     "d5a8aa102b48": ["negation", {"a": "alibi"}],                                      # Falcon rotary
+    "114dd440ce24": ["floordiv", {"a": "hidden_size", "b": "n_head"}],                 # vLLM RWConfig head_dim
+    "de3fa94579ea": ["constant", {"value": 0}],                                        # vLLM Medusa heads
+    "0773a80879ae": ["alias", {"a": "num_heads"}],                                      # Medusa lookahead tokens
     "976e966deea9": ["layers_by_period", {"period": "attn_layer_period", "offset": "attn_layer_offset",
                                           "hit": "attention", "miss": "mamba"}],        # Jamba layers_block_type
     "2d560dd7bdef": ["experts_by_period", {"period": "expert_layer_period", "offset": "expert_layer_offset"}],
@@ -363,6 +398,31 @@ def _method_step(stmt) -> "list | None":
     return [known[0], out]
 
 
+def _truthy_chain(stmt) -> "list | None":
+    """``t = a or kwargs.get("k") or 0.5``: the first truthy of names, keyword arguments and literals."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.BoolOp)
+            and isinstance(stmt.value.op, ast.Or)):
+        return None
+    chain = []
+    try:
+        target = _var(stmt.targets[0])
+        for item in stmt.value.values:
+            if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr == "get" \
+                    and isinstance(item.func.value, ast.Name) and item.func.value.id == "kwargs" \
+                    and len(item.args) in (1, 2) and not item.keywords:
+                entry = {"kwarg": _literal(item.args[0])}
+                if len(item.args) == 2:
+                    entry["default"] = _jsonable(_literal(item.args[1]))
+                chain.append(entry)
+            elif isinstance(item, (ast.Name, ast.Attribute)):
+                chain.append(_var(item))
+            else:
+                chain.append({"literal": _jsonable(_literal(item))})
+    except _NoMatch:
+        return None
+    return ["first_truthy", {"t": target, "chain": chain}]
+
+
 def recognise(stmt: ast.stmt) -> list:
     """One statement -> one step ``[name, {args}]``."""
     step = _method_step(stmt)
@@ -379,6 +439,9 @@ def recognise(stmt: ast.stmt) -> list:
         except _NoMatch:
             continue
         return [name, _plain(env)]
+    chain = _truthy_chain(stmt)
+    if chain is not None:
+        return chain
     sub = facts_subconfigs.recognise(stmt)
     if sub is not None:
         return ["sub_config", sub]
@@ -546,7 +609,13 @@ def describe_class(cls) -> dict:
     init = cls.__dict__.get("__init__")
     if init is not None:
         rec["params"], rec["kwargs"] = params_of(init)
-        rec["init"] = steps_of(init)
+        known = KNOWN_INITS.get(_fingerprint_source(init))
+        rec["init"] = [known] if known is not None else steps_of(init)
+    if "to_json_string" in cls.__dict__ and _fingerprint_source(cls.__dict__["to_json_string"]) in JSON_WITHOUT_DIFF:
+        rec["json_without_diff"] = True
+    if "from_pretrained" in cls.__dict__:
+        fp = _fingerprint_source(cls.__dict__["from_pretrained"].__func__)
+        rec["from_pretrained"] = KNOWN_FROM_PRETRAINED.get(fp, "opaque")
     for meth in ("__post_init__",):
         fn = cls.__dict__.get(meth)
         if fn is not None:

@@ -77,6 +77,10 @@ PATTERNS: list[tuple[str, str]] = [
     ("no_extra_kwargs", "if len(kwargs) != 0:\n    raise ValueError(f'Found unknown kwargs={kwargs!r}')"),
     ("indices_of", "V_t = [index for index, type in enumerate(V_s) if type == K_v]"),
     ("const_if_none_else_set", "if V_a is None:\n    V_t = K_v\nelse:\n    V_t = V_a"),
+    ("const_if_eq", "if V_a == K_v:\n    V_t = K_w"),
+    ("to_float", "V_t = float(V_a)"),
+    ("dict_set_if_missing", "if K_k not in V_d:\n    V_d[K_k] = V_v"),
+    ("kwargs_set_if_missing", "if K_k not in kwargs:\n    kwargs[K_k] = K_v"),
     # -- RoPE (more) ------------------------------------------------------------------------------
     ("rope_floats",
      "if self.rope_scaling is not None:\n    for key in K_keys:\n        if key in self.rope_scaling:\n"

@@ -250,6 +250,17 @@ def _registry_class(lib: Transformers4, registry: dict, model_type: str, release
 
 def _from_pretrained(lib: Transformers4, cls, config_dict: dict, trust_remote_code) -> ConfigObject:
     """``config_class.from_pretrained(model, revision=, code_revision=, trust_remote_code=, ...)``."""
+    kind = next((k.record["from_pretrained"] for k in _lineage(cls) if "from_pretrained" in k.record), "plain")
+    if kind == "rename_num_keys":
+        # Medusa: any key with "num" and "heads" becomes num_heads, with "num" and "layers" num_hidden_layers
+        for key in list(config_dict.keys()):
+            if "num" in key:
+                if "heads" in key:
+                    config_dict["num_heads"] = config_dict.pop(key)
+                elif "layers" in key:
+                    config_dict["num_hidden_layers"] = config_dict.pop(key)
+    elif kind != "plain":
+        raise Undecidable(f"{cls.display}.from_pretrained is not modelled")
     return _from_dict(lib, cls, config_dict, {"code_revision": None})
 
 
@@ -340,9 +351,14 @@ def repr_check(obj: ConfigObject, seen: "set | None" = None) -> None:
         return
     seen.add(id(obj))
     record = obj.kvg_class.record
-    if "default_error" in record and not obj.kvg_class.class_attrs.get("has_no_defaults_at_init"):
-        exc_type, message = record["default_error"]
-        raise Undecidable(f"{obj.kvg_class_name}() raises {exc_type} ({message[:80]}); its repr is not modelled")
+    without_diff = any(k.record.get("json_without_diff") for k in _lineage(obj.kvg_class))
+    if "default_error" in record and not without_diff \
+            and not getattr(obj, "has_no_defaults_at_init", False):
+        exc_type, message = record["default_error"]   # measured: the class cannot be built with no arguments
+        exc = _BUILTIN_EXCEPTIONS.get(exc_type)
+        if exc is None:
+            raise Undecidable(f"{obj.kvg_class_name}() raises {exc_type}; its repr is not modelled")
+        raise exc(message)
     attrs = obj.kvg_attrs
     for value in attrs.values():
         if isinstance(value, ConfigObject):
@@ -352,6 +368,16 @@ def repr_check(obj: ConfigObject, seen: "set | None" = None) -> None:
         if not isinstance(quant, dict) and not isinstance(quant, ConfigObject):
             raise AttributeError(f"'{type(quant).__name__}' object has no attribute 'to_dict'")
     _dtype_to_str(attrs)
+
+
+_BUILTIN_EXCEPTIONS = {e.__name__: e for e in (AssertionError, ValueError, TypeError, KeyError, AttributeError,
+                                                IndexError, ZeroDivisionError, RuntimeError)}
+
+
+def _lineage(cls):
+    while cls is not None:
+        yield cls
+        cls = cls.parent
 
 
 def _dtype_to_str(values: dict) -> None:

@@ -97,6 +97,9 @@ class ClassFacts:
         for key in ("base_config_key", "has_no_defaults_at_init", "is_composition"):
             if key in record:
                 attrs[key] = record[key]
+        subs = record.get("sub_configs")
+        if isinstance(subs, dict) and "opaque_property" not in subs:
+            attrs["sub_configs"] = dict(subs)   # keys are what code reads; values name the classes
         self.class_attrs = attrs
         props = dict(parent.properties) if parent is not None else {}
         props.update(record.get("properties") or {})

@@ -545,6 +545,42 @@ def _zamba2_long_context_rope_theta(f: Frame, a: dict) -> None:
         f.set("rope_theta", f.get("rope_theta") * 8 ** (head / (head - 2)))
 
 
+def _const_if_eq(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) == f.get(a["v"]):
+        f.set(a["t"], f.get(a["w"]))
+
+
+def _to_float(f: Frame, a: dict) -> None:
+    f.set(a["t"], float(f.get(a["a"])))
+
+
+def _dict_set_if_missing(f: Frame, a: dict) -> None:
+    target = f.get(a["d"])
+    key = f.get(a["k"])
+    if key not in target:
+        target[key] = f.get(a["v"])
+
+
+def _kwargs_set_if_missing(f: Frame, a: dict) -> None:
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if key not in kw:
+        kw[key] = f.get(a["v"])
+
+
+def _first_truthy(f: Frame, a: dict) -> None:
+    """``t = a or kwargs.get("k") or 0.5``."""
+    value: Any = None
+    for item in a["chain"]:
+        if isinstance(item, dict) and "kwarg" in item:
+            value = f.kwargs().get(item["kwarg"], literal(item["default"]) if "default" in item else None)
+        else:
+            value = f.get(item)
+        if value:
+            break
+    f.set(a["t"], value)
+
+
 # -- validation methods a class calls on itself --------------------------------------------------
 
 def _rope_scaling_type_factor(f: Frame, a: dict) -> None:
@@ -596,6 +632,72 @@ def _phi3_rope_validation(f: Frame, a: dict) -> None:
         raise ValueError(f"`rope_scaling`'s long_factor field must have length {ndims // 2}, got {len(long_)}")
 
 
+def _rope_parameters_type_factor(f: Frame, a: dict) -> None:
+    """vLLM's NemotronConfig (0.21.0+): ``rope_parameters`` of type default/linear/dynamic, a factor > 1 unless
+    default."""
+    params = f.obj.rope_parameters
+    if params is None:
+        return
+    rope_type = params.get("rope_type", None)
+    factor = params.get("factor", None)
+    if rope_type not in {"default", "linear", "dynamic"}:
+        raise ValueError(f"`rope_type` must be one of ['default', 'linear', 'dynamic'], got {rope_type}")
+    if rope_type != "default":
+        if factor is None:
+            raise ValueError("If `rope_type` is not 'default', `rope_parameters` must include a `factor` field. "
+                             "Got `None`.")
+        if not isinstance(factor, float) or factor <= 1.0:
+            raise ValueError(f"`rope_parameters`'s factor field must be a float > 1, got {factor}")
+
+
+# -- classes whose behaviour fits no vocabulary step: written here ---------------------------------
+
+def _eagle_config(f: Frame, a: dict) -> None:
+    """vLLM's EAGLEConfig: the draft wraps its target's config (``model``), takes its architectures renamed for
+    the method (Eagle…, Eagle3…, DFlash…) and copies the target's attributes onto itself."""
+    obj, lib = f.obj, f.lib
+    model = f.get("model")
+    kwargs = f.kwargs()
+    if isinstance(model, dict):
+        archs = model.get("architectures", [])
+        targets = a.get("deepseek_targets")
+        if targets and any(target in archs for target in targets):
+            model_config = lib.build(lib.class_facts("vllm:DeepseekV2Config"), dict(model))
+        else:
+            model_config = lib.for_model(dict(model))
+    else:
+        model_config = model
+    for key, value in kwargs.items():
+        if key != "architectures" and key != "model_type" and hasattr(model_config, key):
+            setattr(model_config, key, value)
+    obj.model = model_config
+    truncated = f.get("truncated_vocab_size")
+    if obj.model is None:
+        obj.truncated_vocab_size = None
+    else:
+        obj.truncated_vocab_size = obj.model.vocab_size if truncated is None else truncated
+    method = f.get("method")
+    if method in a["methods"]:
+        if obj.model is None:
+            raise AssertionError(f"model should not be None when method is {method}")
+        archs = obj.model.architectures
+        if method == "eagle":
+            kwargs["architectures"] = [f"Eagle{arch}" if not arch.startswith("Eagle") else arch for arch in archs]
+        elif method == "eagle3":
+            kwargs["architectures"] = [arch if arch.startswith("Eagle3") or arch.endswith("Eagle3")
+                                       else f"Eagle3{arch}" for arch in archs]
+        else:
+            kwargs["architectures"] = [arch if arch.startswith("DFlash") or arch.endswith("DFlash")
+                                       else f"DFlash{arch}" for arch in archs]
+    else:
+        raise ValueError(f"Invalid method {method}. Supported methods are {a['supported']}.")
+    lib.base_init(obj, dict(kwargs))
+    if obj.model is not None:
+        for key, value in lib.to_dict(obj.model).items():
+            if key not in kwargs:
+                setattr(obj, key, value)
+
+
 def _layer_offset_below_period(f: Frame, a: dict) -> None:
     """Jamba: ``offset >= period`` is refused."""
     what, period, offset = (f.get(x) for x in a["args"])
@@ -642,7 +744,10 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "layer_types_chunked_from_no_rope": _layer_types_chunked_from_no_rope,
     "rope_scaling_type_factor": _rope_scaling_type_factor, "phi3_rope_type_adjustment": _phi3_rope_type_adjustment,
     "phi3_rope_validation": _phi3_rope_validation, "phimoe_rope_scaling": _phimoe_rope_scaling,
-    "zamba2_long_context_rope_theta": _zamba2_long_context_rope_theta, "layer_offset_below_period": _layer_offset_below_period,
+    "zamba2_long_context_rope_theta": _zamba2_long_context_rope_theta,
+    "const_if_eq": _const_if_eq, "to_float": _to_float, "dict_set_if_missing": _dict_set_if_missing,
+    "kwargs_set_if_missing": _kwargs_set_if_missing, "first_truthy": _first_truthy,
+    "rope_parameters_type_factor": _rope_parameters_type_factor, "eagle_config": _eagle_config, "layer_offset_below_period": _layer_offset_below_period,
     "opaque": _opaque,
 }
 

@@ -109,8 +109,9 @@ class Transformers4:
         else:
             raise Undecidable(f"{frame.cls.name}: class reference {ref} is not modelled")
         if kwargs is None or not hasattr(kwargs, "keys"):
-            raise TypeError(f"{cls.display}.__init__() argument after ** must be a mapping, not "
-                            f"{type(kwargs).__name__}")
+            # CPython names the called class by module and qualified name
+            raise TypeError(f"{cls.record.get('module', '')}.{cls.display}() argument after ** must be a mapping, "
+                            f"not {type(kwargs).__name__}")
         return self.build(cls, dict(kwargs))
 
     # -- building -----------------------------------------------------------------------------
@@ -238,6 +239,50 @@ class Transformers4:
                 else:
                     setattr(sub, "_attn_implementation", sub_value)  # raises as on the real plain value
 
+    def for_model(self, kwargs: dict) -> ConfigObject:
+        """``AutoConfig.for_model(**kwargs)``."""
+        if "model_type" not in kwargs:
+            raise TypeError("AutoConfig.for_model() missing 1 required positional argument: 'model_type'")
+        model_type = kwargs.pop("model_type")
+        if self.knows_model_type(model_type):
+            return self.build(self.class_for_model_type(model_type), kwargs)
+        raise ValueError(f"Unrecognized model identifier: {model_type}. Should contain one of "
+                         f"{', '.join(self.mapping_keys())}")
+
+    def mapping_keys(self) -> list:
+        """``CONFIG_MAPPING.keys()`` in order (vLLM's registrations of this load come last)."""
+        return list(self.config_mapping) + [k for k in self.registered if k not in self.config_mapping]
+
+    def to_dict(self, obj: ConfigObject) -> dict:
+        """``PretrainedConfig.to_dict()`` of this line."""
+        import copy as _copy
+        out = _copy.deepcopy(dict(obj.kvg_attrs))
+        out["model_type"] = self.get_attribute_class_level(obj, "model_type")
+        out["transformers_version"] = self.line
+        for key, value in list(out.items()):
+            if isinstance(value, ConfigObject):
+                value = self.to_dict(value)
+                del value["transformers_version"]
+            out[key] = value
+        _remove_unserialised(obj, out)
+        if hasattr(obj, "quantization_config"):
+            quant = obj.quantization_config
+            if isinstance(quant, ConfigObject):
+                raise Undecidable("a quantization config object is not modelled")
+            if not isinstance(quant, dict):
+                raise AttributeError(f"'{type(quant).__name__}' object has no attribute 'to_dict'")
+            out["quantization_config"] = quant
+        _dict_dtype_to_str(out)
+        return out
+
+    def get_attribute_class_level(self, obj: ConfigObject, name: str) -> Any:
+        """``type(obj).name`` (a class attribute, after this load's changes)."""
+        cls = obj.kvg_class
+        for owner in cls.mro_names():
+            if (owner, name) in self.class_overrides:
+                return self.class_overrides[owner, name]
+        return cls.class_attrs.get(name)
+
     # -- the attribute protocol ---------------------------------------------------------------
     def get_attribute(self, obj: ConfigObject, name: str) -> Any:
         cls = obj.kvg_class
@@ -276,6 +321,9 @@ class Transformers4:
             prop = cls.properties[name]
             if not prop.get("setter"):
                 raise AttributeError(f"property '{name}' of '{cls.display}' object has no setter")
+            if prop["kind"] == "alias":
+                setattr(obj, prop["a"], value)
+                return
             raise Undecidable(f"{cls.display}.{name}: a property setter kvguard does not model")
         setter = _BASE_SETTERS.get(name)
         if setter is not None:
@@ -333,6 +381,33 @@ class Transformers4:
                              f"types ({len(layer_types)})")
 
 
+def _remove_unserialised(obj: ConfigObject, values: dict) -> None:
+    """``_remove_keys_not_serialized``: private keys go, ``_output_attentions`` is written as
+    ``output_attentions``; in nested dicts too."""
+    if hasattr(obj, "quantization_config"):
+        values.pop("_pre_quantization_dtype", None)
+    for key in ("_auto_class", "_commit_hash", "_attn_implementation_internal", "base_model_tp_plan",
+                "base_model_pp_plan"):
+        values.pop(key, None)
+    if "_output_attentions" in values:
+        values["output_attentions"] = values.pop("_output_attentions")
+    for value in values.values():
+        if isinstance(value, dict):
+            _remove_unserialised(obj, value)
+
+
+def _dict_dtype_to_str(values: dict) -> None:
+    dtype = values.get("dtype")
+    if dtype is not None:
+        if isinstance(dtype, dict):
+            values["dtype"] = {k: str(v).split(".")[-1] for k, v in dtype.items()}
+        elif not isinstance(dtype, (str, int)):
+            values["dtype"] = str(dtype).split(".")[1]
+    for value in values.values():
+        if isinstance(value, dict):
+            _dict_dtype_to_str(value)
+
+
 def _short(name: str) -> str:
     return name.removeprefix("vllm:")
 
@@ -374,6 +449,10 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
         return getattr(obj, prop["a"]) // getattr(obj, prop["b"])
     if kind == "negation":
         return not getattr(obj, prop["a"])
+    if kind == "constant":
+        return prop["value"]
+    if kind == "alias":
+        return getattr(obj, prop["a"])
     if kind == "layers_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [prop["hit"] if i % period == offset else prop["miss"]
