@@ -301,6 +301,11 @@ KNOWN_PROPERTIES: dict[str, list] = {
     "114dd440ce24": ["floordiv", {"a": "hidden_size", "b": "n_head"}],                 # vLLM RWConfig head_dim
     "de3fa94579ea": ["constant", {"value": 0}],                                        # vLLM Medusa heads
     "0773a80879ae": ["alias", {"a": "num_heads"}],                                      # Medusa lookahead tokens
+    "c1fb799d84f2": ["kimi_is_mla", {}],                                                # vLLM KimiLinear
+    "75df63a16e8f": ["not_none", {"a": "num_experts"}],
+    "e5197973c443": ["kimi_is_linear_attn", {}],
+    "f78bcc8cec00": ["sub_attribute", {"sub": "text_config", "a": "hidden_size"}],     # vLLM KimiK25
+    "5535f6c42bed": ["sub_attribute", {"sub": "text_config", "a": "vocab_size"}],
     "976e966deea9": ["layers_by_period", {"period": "attn_layer_period", "offset": "attn_layer_offset",
                                           "hit": "attention", "miss": "mamba"}],        # Jamba layers_block_type
     "2d560dd7bdef": ["experts_by_period", {"period": "expert_layer_period", "offset": "expert_layer_offset"}],
@@ -787,24 +792,32 @@ def vllm_tables() -> dict:
             continue
         registry[model_type] = add(cls)
     # classes the registry classes build by name (``Foo(**kwargs)`` in their __init__) live beside them
+    aliases: dict[str, str] = {}
     pending = True
     while pending:
         pending = False
         for key, rec in list(classes.items()):
             module = sys.modules.get(rec.get("module", ""))
             for ref in _class_refs(rec.get("init", []) + rec.get("post_init", [])):
-                if module is not None:
-                    target = getattr(module, ref, None)
-                    if isinstance(target, type) and "vllm:" + target.__name__ not in classes \
-                            and not target.__module__.startswith("transformers."):
-                        add(target)
-                        pending = True
+                if module is None:
+                    continue
+                target = getattr(module, ref, None)
+                if not isinstance(target, type):
+                    continue
+                if target.__module__.startswith("transformers."):
+                    if target.__name__ != ref:   # a module-level alias of a transformers class
+                        aliases[ref] = target.__name__
+                    continue
+                if "vllm:" + target.__name__ not in classes:
+                    add(target)
+                    pending = True
     tables = {}
     for name in _VLLM_TABLES:
         value = getattr(vc, name, _MISSING)
         if value is not _MISSING:
             tables[name] = _jsonable(value)
     return {"kind": "kvguard-facts-vllm-release", "release": vllm.__version__, "registry": registry,
+            "class_aliases": aliases,
             "transformers_classes": sorted(transformers_classes), "tables": tables, "classes": classes}
 
 

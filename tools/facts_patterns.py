@@ -81,6 +81,57 @@ PATTERNS: list[tuple[str, str]] = [
     ("to_float", "V_t = float(V_a)"),
     ("dict_set_if_missing", "if K_k not in V_d:\n    V_d[K_k] = V_v"),
     ("kwargs_set_if_missing", "if K_k not in kwargs:\n    kwargs[K_k] = K_v"),
+    ("assert_in", "assert V_a in K_allowed"),
+    ("assert_not_none", "assert V_a is not None"),
+    ("assert_keys_not_none", "if V_a is not None:\n    assert V_a[K_k1] is not None\n    assert V_a[K_k2] is not None"),
+    ("copy_attr_if_set", "if getattr(V_s, K_attr, None) is not None:\n    V_t = V_s.A_name"),
+    ("mul_if_none_else", "if V_a is None:\n    V_t = V_b * V_c\nelse:\n    V_t = V_a"),
+    ("truncate_to_layers", "if V_a is not None:\n    V_a = V_a[:self.num_hidden_layers]"),
+    ("raise_if_value_missing", "if K_v not in V_a:\n    raise ValueError(F_msg)"),
+    ("raise_if_all_equal", "if all((t == K_v for t in V_a)):\n    raise ValueError(F_msg)"),
+    ("int_scaled_div_if_none", "if V_t is None:\n    V_t = int(K_k * V_a / V_b)"),
+    ("const_mul_if_none_here", "if V_t is None:\n    V_t = K_k * V_a"),
+    ("kwargs_setdefault_to", "V_t = kwargs.setdefault(K_k, K_v)"),
+    ("list_if_int", "if V_a is not None and isinstance(V_a, int):\n    V_a = [V_a]"),
+    ("deepseek_ocr_model_type",
+     "if 'DeepseekOCRForCausalLM' in V_a:\n    kwargs['model_type'] = 'deepseek_ocr'\n"
+     "elif 'DeepseekOCR2ForCausalLM' in V_a:\n    kwargs['model_type'] = 'deepseek_ocr2'"),
+    ("deepseek_ocr_model_type_attr",
+     "if 'DeepseekOCRForCausalLM' in kwargs['architectures']:\n    self.model_type = 'deepseek_ocr'\n"
+     "elif 'DeepseekOCR2ForCausalLM' in kwargs['architectures']:\n    self.model_type = 'deepseek_ocr2'"),
+    ("kimi_k25_mm_hidden_size",
+     "if self.vision_config.mm_hidden_size == self.vision_config.hidden_size:\n"
+     "    self.vision_config.mm_hidden_size = self.text_config.hidden_size"),
+    ("olmo_hybrid_layer_types",
+     "if layer_types is None:\n    layer_types = ['linear_attention'] * int(num_hidden_layers)\n"
+     "    for i in range(int(num_hidden_layers)):\n        if i % 4 == 3:\n            layer_types[i] = 'full_attention'\n"
+     "    if 'full_attention' not in layer_types:\n        layer_types[-1] = 'full_attention'"),
+    ("laguna_rope_parameters",
+     "if rope_parameters is not None:\n    rp = dict(rope_parameters)\n"
+     "    rope_theta = float(rp.pop('rope_theta', rope_theta))\n    rt = rp.pop('rope_type', None)\n"
+     "    if rt is not None and rt != 'default':\n        rope_scaling = {'rope_type': rt, **rp}\n"
+     "    elif rp and rope_scaling is None:\n        rope_scaling = {'rope_type': 'default', **rp}"),
+    ("validate_layer_types_either",
+     "if hasattr(self, 'validate_layer_type'):\n    self.validate_layer_type()\nelse:\n"
+     "    from transformers.configuration_utils import layer_type_validation\n    layer_type_validation(self.layer_types)"),
+    ("validate_layer_types_either_counted",
+     "if hasattr(self, 'validate_layer_type'):\n    self.validate_layer_type()\nelse:\n"
+     "    from transformers.configuration_utils import layer_type_validation\n"
+     "    layer_type_validation(self.layer_types, self.num_hidden_layers)"),
+    ("validate_layer_types_either_counted",
+     "if hasattr(self, 'validate_layer_type'):\n    kwargs['ignore_keys_at_rope_validation'] = K_ignore\n"
+     "    self.validate_layer_type()\nelse:\n"
+     "    from transformers.configuration_utils import layer_type_validation\n"
+     "    layer_type_validation(self.layer_types, self.num_hidden_layers)"),
+    ("validate_local_layer_types_either",
+     "if hasattr(self, 'validate_layer_type'):\n    self.layer_types = layer_types\n    self.validate_layer_type()\n"
+     "else:\n    from transformers.configuration_utils import layer_type_validation\n"
+     "    layer_type_validation(layer_types, num_hidden_layers)"),
+    ("rope_parameters_default_theta",
+     "if V_p is None:\n    V_p = {'rope_type': 'default', 'rope_theta': V_t}"),
+    ("rope_params_type_from_type",
+     "if self.rope_parameters is not None and 'type' in self.rope_parameters:\n"
+     "    self.rope_parameters['rope_type'] = self.rope_parameters['type']"),
     # -- RoPE (more) ------------------------------------------------------------------------------
     ("rope_floats",
      "if self.rope_scaling is not None:\n    for key in K_keys:\n        if key in self.rope_scaling:\n"

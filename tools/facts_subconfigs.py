@@ -34,10 +34,25 @@ def _var(node) -> str:
 
 
 def _lit(node):
+    """A literal value, tagged as the tables write literals (tuples, sets and dicts tagged)."""
     try:
-        return ast.literal_eval(node)
+        return _tagged(ast.literal_eval(node))
     except (ValueError, TypeError, SyntaxError):
         raise NotSubConfig from None
+
+
+def _tagged(value):
+    if isinstance(value, (set, frozenset)):
+        return {"set": sorted(_tagged(v) for v in value)}
+    if isinstance(value, tuple):
+        return {"tuple": [_tagged(v) for v in value]}
+    if isinstance(value, list):
+        return [_tagged(v) for v in value]
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value):
+            return {"dict": {k: _tagged(v) for k, v in value.items()}}
+        return {"dict_items": [[_tagged(k), _tagged(v)] for k, v in value.items()]}
+    return value
 
 
 def _class_ref(node, var_names: set) -> dict:

@@ -581,6 +581,146 @@ def _first_truthy(f: Frame, a: dict) -> None:
     f.set(a["t"], value)
 
 
+def _assert_in(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) not in f.get(a["allowed"]):
+        raise AssertionError()
+
+
+def _assert_not_none(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) is None:
+        raise AssertionError()
+
+
+def _assert_keys_not_none(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if value is not None:
+        for key in ("k1", "k2"):
+            if value[f.get(a[key])] is None:
+                raise AssertionError()
+
+
+def _copy_attr_if_set(f: Frame, a: dict) -> None:
+    source = f.get(a["s"])
+    if getattr(source, f.get(a["attr"]), None) is not None:
+        f.set(a["t"], getattr(source, a["name"]))
+
+
+def _mul_if_none_else(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    f.set(a["t"], f.get(a["b"]) * f.get(a["c"]) if value is None else value)
+
+
+def _truncate_to_layers(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if value is not None:
+        f.set(a["a"], value[:f.obj.num_hidden_layers])
+
+
+def _raise_if_value_missing(f: Frame, a: dict) -> None:
+    if f.get(a["v"]) not in f.get(a["a"]):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _raise_if_all_equal(f: Frame, a: dict) -> None:
+    wanted = f.get(a["v"])
+    if all(t == wanted for t in f.get(a["a"])):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _int_scaled_div_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], int(f.get(a["k"]) * f.get(a["a"]) / f.get(a["b"])))
+
+
+def _const_mul_if_none_here(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["k"]) * f.get(a["a"]))
+
+
+def _kwargs_setdefault_to(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.kwargs().setdefault(f.get(a["k"]), f.get(a["v"])))
+
+
+def _list_if_int(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if value is not None and isinstance(value, int):
+        f.set(a["a"], [value])
+
+
+def _deepseek_ocr_model_type(f: Frame, a: dict) -> None:
+    """vLLM's DeepseekVLV2Config: the OCR variants name their own model type."""
+    archs = f.get(a["a"])
+    if "DeepseekOCRForCausalLM" in archs:
+        f.kwargs()["model_type"] = "deepseek_ocr"
+    elif "DeepseekOCR2ForCausalLM" in archs:
+        f.kwargs()["model_type"] = "deepseek_ocr2"
+
+
+def _deepseek_ocr_model_type_attr(f: Frame, a: dict) -> None:
+    """The same (vLLM 0.17-0.19 spelling): the model type set on the config itself."""
+    archs = f.kwargs()["architectures"]
+    if "DeepseekOCRForCausalLM" in archs:
+        f.obj.model_type = "deepseek_ocr"
+    elif "DeepseekOCR2ForCausalLM" in archs:
+        f.obj.model_type = "deepseek_ocr2"
+
+
+def _kimi_k25_mm_hidden_size(f: Frame, a: dict) -> None:
+    """vLLM's KimiK25Config: a vision projection as wide as the vision tower is widened to the text model."""
+    vision, text = f.obj.vision_config, f.obj.text_config
+    if vision.mm_hidden_size == vision.hidden_size:
+        vision.mm_hidden_size = text.hidden_size
+
+
+def _olmo_hybrid_layer_types(f: Frame, a: dict) -> None:
+    """vLLM's OlmoHybridConfig: by default every fourth layer is full attention (and at least the last one)."""
+    if f.get("layer_types") is None:
+        count = int(f.get("num_hidden_layers"))
+        _bounded_count(count)
+        kinds = ["linear_attention"] * count
+        for i in range(count):
+            if i % 4 == 3:
+                kinds[i] = "full_attention"
+        if "full_attention" not in kinds:
+            kinds[-1] = "full_attention"
+        f.set("layer_types", kinds)
+
+
+def _laguna_rope_parameters(f: Frame, a: dict) -> None:
+    """vLLM's LagunaConfig: v5-style ``rope_parameters`` translated to ``rope_theta`` + ``rope_scaling``."""
+    params = f.get("rope_parameters")
+    if params is None:
+        return
+    rest = dict(params)
+    f.set("rope_theta", float(rest.pop("rope_theta", f.get("rope_theta"))))
+    rope_type = rest.pop("rope_type", None)
+    if rope_type is not None and rope_type != "default":
+        f.set("rope_scaling", {"rope_type": rope_type, **rest})
+    elif rest and f.get("rope_scaling") is None:
+        f.set("rope_scaling", {"rope_type": "default", **rest})
+
+
+def _validate_layer_types_either(f: Frame, a: dict, counted: bool, local: bool = False) -> None:
+    """``validate_layer_type()`` where the line has it (transformers 5), else the module-level check."""
+    if hasattr(f.obj, "validate_layer_type"):
+        raise Undecidable(f"{f.cls.display}: validate_layer_type of this line is not modelled here")
+    if local:
+        f.lib.layer_types_validation(f.get("layer_types"), f.get("num_hidden_layers"))
+    else:
+        f.lib.layer_types_validation(f.obj.layer_types, f.obj.num_hidden_layers if counted else None)
+
+
+def _rope_parameters_default_theta(f: Frame, a: dict) -> None:
+    if f.get(a["p"]) is None:
+        f.set(a["p"], {"rope_type": "default", "rope_theta": f.get(a["t"])})
+
+
+def _rope_params_type_from_type(f: Frame, a: dict) -> None:
+    params = f.obj.rope_parameters
+    if params is not None and "type" in params:
+        params["rope_type"] = params["type"]
+
+
 # -- validation methods a class calls on itself --------------------------------------------------
 
 def _rope_scaling_type_factor(f: Frame, a: dict) -> None:
@@ -747,7 +887,22 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "zamba2_long_context_rope_theta": _zamba2_long_context_rope_theta,
     "const_if_eq": _const_if_eq, "to_float": _to_float, "dict_set_if_missing": _dict_set_if_missing,
     "kwargs_set_if_missing": _kwargs_set_if_missing, "first_truthy": _first_truthy,
-    "rope_parameters_type_factor": _rope_parameters_type_factor, "eagle_config": _eagle_config, "layer_offset_below_period": _layer_offset_below_period,
+    "rope_parameters_type_factor": _rope_parameters_type_factor, "eagle_config": _eagle_config,
+    "assert_in": _assert_in, "assert_not_none": _assert_not_none, "assert_keys_not_none": _assert_keys_not_none,
+    "copy_attr_if_set": _copy_attr_if_set, "mul_if_none_else": _mul_if_none_else,
+    "truncate_to_layers": _truncate_to_layers, "raise_if_value_missing": _raise_if_value_missing,
+    "raise_if_all_equal": _raise_if_all_equal, "int_scaled_div_if_none": _int_scaled_div_if_none,
+    "const_mul_if_none_here": _const_mul_if_none_here, "kwargs_setdefault_to": _kwargs_setdefault_to,
+    "list_if_int": _list_if_int, "deepseek_ocr_model_type": _deepseek_ocr_model_type,
+    "kimi_k25_mm_hidden_size": _kimi_k25_mm_hidden_size,
+    "deepseek_ocr_model_type_attr": _deepseek_ocr_model_type_attr, "olmo_hybrid_layer_types": _olmo_hybrid_layer_types,
+    "laguna_rope_parameters": _laguna_rope_parameters,
+    "validate_layer_types_either": lambda f, a: _validate_layer_types_either(f, a, counted=False),
+    "validate_layer_types_either_counted": lambda f, a: _validate_layer_types_either(f, a, counted=True),
+    "validate_local_layer_types_either": lambda f, a: _validate_layer_types_either(f, a, counted=True,
+                                                                                   local=True),
+    "rope_parameters_default_theta": _rope_parameters_default_theta,
+    "rope_params_type_from_type": _rope_params_type_from_type, "layer_offset_below_period": _layer_offset_below_period,
     "opaque": _opaque,
 }
 

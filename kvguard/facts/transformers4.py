@@ -93,8 +93,11 @@ class Transformers4:
         with ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does)."""
         if "class" in ref:
             name = ref["class"]
-            if frame.cls.name.startswith("vllm:") and "vllm:" + name in self.vllm["classes"]:
-                name = "vllm:" + name
+            if frame.cls.name.startswith("vllm:"):
+                if "vllm:" + name in self.vllm["classes"]:
+                    name = "vllm:" + name
+                else:
+                    name = self.vllm.get("class_aliases", {}).get(name, name)
             cls = self.class_facts(name)
         elif "sub" in ref:
             subs = frame.obj.kvg_class.record.get("sub_configs") or {}
@@ -451,6 +454,17 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
         return not getattr(obj, prop["a"])
     if kind == "constant":
         return prop["value"]
+    if kind == "not_none":
+        return getattr(obj, prop["a"]) is not None
+    if kind == "sub_attribute":
+        return getattr(getattr(obj, prop["sub"]), prop["a"])
+    if kind == "kimi_is_mla":
+        return (obj.q_lora_rank is not None or obj.kv_lora_rank is not None or obj.qk_nope_head_dim is not None
+                or obj.qk_rope_head_dim is not None or obj.v_head_dim is not None or obj.mla_use_nope is True)
+    if kind == "kimi_is_linear_attn":
+        linear = obj.linear_attn_config
+        return not (linear is None or (isinstance(linear, dict) and linear["kda_layers"] is not None
+                                       and len(linear["kda_layers"]) == 0))
     if kind == "alias":
         return getattr(obj, prop["a"])
     if kind == "layers_by_period":
