@@ -265,7 +265,7 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     **cmd.fields)
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
-    legal = None
+    legal = legal_reason = None
     if verdict.facts is not None:
         fields = {k: v for k, v in cmd.fields.items()
                   if k not in ("tensor_parallel_size", "prefill_context_parallel_size",
@@ -273,8 +273,25 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
         legal = legal_dcp_sizes(verdict.facts, layout["tensor_parallel_size"],
                                 layout["prefill_context_parallel_size"], vllm_version=release, env=vllm_env,
                                 host=host, **fields)
+        if not legal:
+            legal_reason = _no_dcp_reason(verdict, release, vllm_env, host, model.name, cmd.fields)
     return LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
-                        layout=layout, legal_dcp_sizes=legal)
+                        layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason)
+
+
+def _no_dcp_reason(verdict, release, env, host, model_path, fields) -> Optional[dict]:
+    """Why no -dcp size passes at this layout: the refusal that stands with -dcp 1 (its first
+    sentence: the GPU-count message goes on over several lines)."""
+    from .api import check
+
+    at_one = check(verdict.facts, vllm_version=release, env=env, host=host, model_path=model_path,
+                   **dict(fields, decode_context_parallel_size=1))
+    if at_one.ok:
+        return None
+    message = (at_one.message or "").split("\n")[0]
+    if message.endswith(":") and ". " in message:
+        message = message[:message.rindex(". ") + 1]
+    return {"check": at_one.check, "exc_type": at_one.exc_type, "message": message}
 
 
 def _launch_report(args, release, launch: list[str]):

@@ -23,6 +23,9 @@ class LaunchReport:
     location: Optional[str] = None
     layout: dict[str, Any] = field(default_factory=dict)
     legal_dcp_sizes: Optional[list[int]] = None
+    #: why ``legal_dcp_sizes`` is empty: the refusal that stands at this layout even with -dcp 1
+    #: (``{"check", "exc_type", "message"}``)
+    legal_dcp_reason: Optional[dict[str, Any]] = None
     kv_cache_dtype: str = "auto"
 
     @property
@@ -53,6 +56,8 @@ class LaunchReport:
         )
         if self.legal_dcp_sizes is not None:
             out["legal_dcp_sizes"] = self.legal_dcp_sizes
+            if not self.legal_dcp_sizes and self.legal_dcp_reason:
+                out["legal_dcp_sizes_reason"] = self.legal_dcp_reason
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -92,14 +97,21 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
                      f"KV heads {kv.get('total_num_kv_heads')}, head size {kv.get('head_size')}, "
                      f"layers {kv.get('num_hidden_layers')}")
         if "duplication_factor" in kv:
+            residual = kv.get("residual_duplication")
+            after = f"; left after -dcp {report.layout.get('decode_context_parallel_size')}: {residual}" \
+                if residual is not None else ""
             lines.append(f"  KV cache: H={kv['cache_kv_heads']} governs the cache; at tp={kv['tp']} each rank "
                          f"holds {kv['num_kv_heads_per_rank']} KV head(s), duplication factor "
-                         f"{kv['duplication_factor']}")
+                         f"{kv['duplication_factor']}{after}")
             if kv.get("kv_bytes_per_token_per_rank") is not None:
                 lines.append(f"  KV bytes per token per rank: {kv['kv_bytes_per_token_per_rank']:,} "
                              f"({kv['kv_cache_dtype']})")
-        if kv.get("legal_dcp_sizes") is not None:
-            lines.append(f"  legal -dcp sizes at this layout: {kv['legal_dcp_sizes']}")
+        legal = kv.get("legal_dcp_sizes")
+        if legal:
+            lines.append(f"  legal -dcp sizes at this layout: {legal}")
+        elif legal is not None:
+            # an empty list reads as "-dcp is the problem"; say which refusal stands whatever -dcp is
+            lines.append(f"  legal -dcp sizes at this layout: none — {_no_dcp_text(v, kv.get('legal_dcp_sizes_reason'))}")
     for s in v.skipped:
         lines.append(f"{dim}  skipped {s.check}: {s.reason}{reset}")
     if v.assumptions:
@@ -108,6 +120,15 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
     for note in v.notes:
         lines.append(f"{dim}  note: {note}{reset}")
     return "\n".join(lines)
+
+
+def _no_dcp_text(verdict: Verdict, reason: Optional[dict[str, Any]]) -> str:
+    if not reason:
+        return f"vLLM {verdict.vllm_version} refuses every -dcp size at this layout"
+    if not verdict.ok and reason.get("check") == verdict.check:
+        return f"the refusal above ({verdict.check}) stands whatever -dcp is"
+    return (f"even with -dcp 1 vLLM {verdict.vllm_version} refuses this layout ({reason.get('check')}, "
+            f"{reason.get('exc_type')}: {reason.get('message')})")
 
 
 def _gh_escape(text: str) -> str:
