@@ -30,11 +30,13 @@ __version__ = "0.1.0.dev0"
 _LAZY = {
     "AuditReport": "economics", "ModelAudit": "economics", "audit": "economics",
     "CapacityPrediction": "capacity", "predict_capacity": "capacity",
+    "Suggestion": "suggestions", "suggest": "suggestions",
 }
 
 if TYPE_CHECKING:
     from .capacity import CapacityPrediction, predict_capacity
     from .economics import AuditReport, ModelAudit, audit
+    from .suggestions import Suggestion, suggest
 
 
 def __getattr__(name: str) -> Any:
@@ -69,6 +71,7 @@ __all__ = [
     "Release",
     "SUPPORTED_VERSIONS",
     "Skipped",
+    "Suggestion",
     "Undecidable",
     "UnsupportedVersion",
     "Verdict",
@@ -78,6 +81,7 @@ __all__ = [
     "model_facts",
     "plan",
     "predict_capacity",
+    "suggest",
     "to_exception",
     "validate",
 ]

@@ -240,12 +240,13 @@ def _launch(args) -> list[str]:
 
 def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = None,
                  env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False,
-                 allow_download: bool = False):
+                 allow_download: bool = False, suggest: bool = False):
     """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport.
 
     ``host`` defaults to :meth:`Host.standard` (the command line's assumption);
     ``env`` holds extra variables vLLM would see (the launch's own ``VAR=value``
-    prefixes are read from it)."""
+    prefixes are read from it).  ``suggest``: for a refused launch, also find the
+    nearest launches the release accepts (:func:`kvguard.suggest`)."""
     from .api import check, legal_dcp_sizes
     from .argv import parse_serve
     from .report import LaunchReport
@@ -275,8 +276,16 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
                                 host=host, **fields)
         if not legal:
             legal_reason = _no_dcp_reason(verdict, release, vllm_env, host, model.name, cmd.fields)
-    return LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
-                        layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason)
+    report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
+                          layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason)
+    if suggest:
+        report.suggestion_host = host
+        if not verdict.ok:
+            from .suggestions import suggest as nearest_accepted
+
+            report.suggestions = [] if verdict.facts is None else nearest_accepted(
+                verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name)
+    return report
 
 
 def _no_dcp_reason(verdict, release, env, host, model_path, fields) -> Optional[dict]:
@@ -294,11 +303,11 @@ def _no_dcp_reason(verdict, release, env, host, model_path, fields) -> Optional[
     return {"check": at_one.check, "exc_type": at_one.exc_type, "message": message}
 
 
-def _launch_report(args, release, launch: list[str]):
+def _launch_report(args, release, launch: list[str], suggest: bool = False):
     """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport."""
     return build_report(release, launch, host=_host(args), env=_env_pairs(args.env),
                         model_config=args.model_config, env_from_os=args.env_from_os,
-                        allow_download=args.allow_download)
+                        allow_download=args.allow_download, suggest=suggest)
 
 
 def _color(args) -> bool:
@@ -311,7 +320,7 @@ def _cmd_check(args) -> int:
 
     launch = _launch(args)
     release = resolve(args.vllm_version, nearest=args.nearest)
-    report = _launch_report(args, release, launch)
+    report = _launch_report(args, release, launch, suggest=True)
     print(render(report, args.format, color=_color(args)))
     return EXIT_ACCEPT if report.verdict.ok else EXIT_REFUSE
 

@@ -27,6 +27,11 @@ class LaunchReport:
     #: (``{"check", "exc_type", "message"}``)
     legal_dcp_reason: Optional[dict[str, Any]] = None
     kv_cache_dtype: str = "auto"
+    #: for a refused launch, the nearest launches the release accepts (kvguard.suggest); None when
+    #: not searched (an accepted launch, ``scan``, ``diff``)
+    suggestions: Optional[list] = None
+    #: the host the suggestions were searched for (set when ``check`` searches)
+    suggestion_host: Optional[Any] = None
 
     @property
     def facts(self) -> Optional[ModelFacts]:
@@ -65,6 +70,13 @@ class LaunchReport:
         out.update(self.verdict.to_dict())
         out.update(model=self.model, source=self.source, location=self.location, layout=self.layout,
                    facts=self.kv_facts())
+        if self.suggestion_host is not None:  # `check`: a list for a refused launch, null for an accepted one
+            out["suggestions"] = None if self.suggestions is None else [s.to_dict() for s in self.suggestions]
+            if self.suggestions is not None:
+                h = self.suggestion_host
+                out["suggestions_host"] = {"platform": h.platform, "gpus_per_node": h.gpus_per_node, "ray": h.ray,
+                                           "assumed": sorted(k for k in ("platform", "gpus_per_node", "ray")
+                                                             if k in h.assumed)}
         return out
 
 
@@ -119,7 +131,33 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
                      f"--platform/--gpus-per-node/--host, or --unknown-host to skip host checks){reset}")
     for note in v.notes:
         lines.append(f"{dim}  note: {note}{reset}")
+    if report.suggestions is not None:
+        lines += _suggestion_lines(report, dim, reset)
     return "\n".join(lines)
+
+
+def _suggestion_lines(report: LaunchReport, dim: str, reset: str) -> list[str]:
+    from .suggestions import EDITABLE, MAX_CHANGES, describe_host
+
+    v = report.verdict
+    host = describe_host(report.suggestion_host) if report.suggestion_host is not None else "host unknown"
+    if not report.suggestions:
+        if v.stage == "model_config":
+            return ["no nearby launch: vLLM refuses the model's config itself, whatever the parallel flags"]
+        flags = ", ".join(f.replace("_", "-") for f in EDITABLE)
+        return [f"no launch within {MAX_CHANGES} changes of the parallel flags ({flags}) is accepted by "
+                f"vLLM {v.vllm_version} on this host ({host})"]
+    lines = [f"nearest launches vLLM {v.vllm_version} accepts (only parallel flags changed, each one checked; "
+             f"host: {host}):"]
+    for i, s in enumerate(report.suggestions, 1):
+        lines.append(f"  {i}. {s.describe()} — {s.gpus} GPU{'s' if s.gpus != 1 else ''}, "
+                     f"{s.nodes} node{'s' if s.nodes != 1 else ''}")
+        lines.append(f"     {s.command}")
+        for note in s.notes:
+            lines.append(f"{dim}     {note}{reset}")
+        if s.verdict.skipped:
+            lines.append(f"{dim}     not decided here: {', '.join(x.check for x in s.verdict.skipped)}{reset}")
+    return lines
 
 
 def _no_dcp_text(verdict: Verdict, reason: Optional[dict[str, Any]]) -> str:
