@@ -299,15 +299,19 @@ def _flag_tokens(name: str, value: Any, default: Any, table: dict, used: Optiona
     return [used, str(value)]
 
 
-def edit_argv(tokens: Sequence[str], release, update: Mapping[str, Any], parsed_fields: Mapping[str, Any]) -> list[str]:
+def edit_argv(tokens: Sequence[str], release, update: Mapping[str, Any],
+              parsed_fields: Mapping[str, Any]) -> Optional[list[str]]:
     """``tokens`` (a whole ``vllm serve`` command line) with ``update`` (field -> value) applied:
     each edited flag replaced where the launch sets it (the last time), removed when it goes back
-    to vLLM's default, a new one placed after the launch's other parallel flags."""
+    to vLLM's default, a new one placed after the launch's other parallel flags.  None when the
+    launcher words cannot be told apart from the arguments."""
     from .argv import _strip_launcher, option_table
 
     tokens = list(tokens)
     args, _, _ = _strip_launcher(tokens)
     prefix = tokens[:len(tokens) - len(args)]
+    if prefix + list(args) != tokens:
+        return None
     table = option_table(release)
     spans, stop = _spans(args, table, release)
     defaults = Layout.model_fields
@@ -400,6 +404,8 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
         if len(out) >= limit:
             break
         new_argv = edit_argv(tokens, release, dict(cand.update), launch_fields)
+        if new_argv is None:
+            break  # no command line to edit: nothing can be printed honestly
         try:
             reread = parse_serve(new_argv, release)
         except InputError:

@@ -147,6 +147,16 @@ def test_a_flag_given_twice_is_edited_where_it_takes_effect(capsys):
     assert _argvs(data)[0] == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"]
 
 
+def test_a_value_from_a_config_file_is_overridden_on_the_command_line(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "serve.yaml").write_text("tensor-parallel-size: 8\ndecode-context-parallel-size: 2\n")
+    _, data = _check_json(capsys, "0.28.0", NO_RAY, "vllm", "serve", "Qwen/Qwen3-32B", "--config", "serve.yaml")
+    assert _argvs(data) == [
+        ["vllm", "serve", "Qwen/Qwen3-32B", "--config", "serve.yaml", "-dcp", "1"],
+        ["vllm", "serve", "Qwen/Qwen3-32B", "--config", "serve.yaml", "-tp", "16", "--nnodes", "2"],
+    ]
+
+
 def test_the_api_exposes_the_same(capsys):
     got = kvguard.suggest(QWEN, vllm_version="0.28.0", host=CUDA_NO_RAY, tp=8, dcp=2)
     assert [s.argv for s in got] == [
