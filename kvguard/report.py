@@ -123,7 +123,8 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
             lines.append(f"  legal -dcp sizes at this layout: {legal}")
         elif legal is not None:
             # an empty list reads as "-dcp is the problem"; say which refusal stands whatever -dcp is
-            lines.append(f"  legal -dcp sizes at this layout: none — {_no_dcp_text(v, kv.get('legal_dcp_sizes_reason'))}")
+            why = _no_dcp_text(v, kv.get("legal_dcp_sizes_reason"))
+            lines.append(f"  legal -dcp sizes at this layout: none — {why}")
     for s in v.skipped:
         lines.append(f"{dim}  skipped {s.check}: {s.reason}{reset}")
     if v.assumptions:
