@@ -187,8 +187,8 @@ def _common(c: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json"
     c.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the GPU-count check")
     c.add_argument("--host", action="append", default=[], metavar="K=V",
                    help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1 "
-                   "(unstated facts are assumed to be a standard CUDA node: cuda, 8 GPUs, Triton, no Ray, "
-                   "no NIXL; the output lists the assumptions a check relied on)")
+                   "(unstated facts are assumed to be the official vllm-openai image on a CUDA node: cuda, "
+                   "8 GPUs, Triton, Ray, no NIXL; the output lists the assumptions a check relied on)")
     c.add_argument("--unknown-host", action="store_true",
                    help="assume nothing about the host: checks that depend on it are skipped and listed")
     c.add_argument("--format", choices=tuple(formats), default="text")
