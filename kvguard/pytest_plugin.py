@@ -67,18 +67,13 @@ class KvguardChecker:
                  host: Any = None, env: Optional[Mapping[str, str]] = None, *, undecidable: str = "fail"):
         from .cli import build_report
         from .errors import KvguardError
-        from .scan import Launch, check_launch
-        from .versions import resolve
+        from .scan import Launch, check_launch, release_for
 
         def give_up(reason: str):
             if undecidable == "skip":
                 pytest.skip(f"kvguard cannot decide: {reason}")
             pytest.fail(f"kvguard cannot decide: {reason}", pytrace=False)
 
-        try:
-            release = resolve(vllm_version)
-        except KvguardError as exc:
-            give_up(str(exc))
         if isinstance(launch, Launch):
             item = launch
         else:
@@ -87,11 +82,17 @@ class KvguardChecker:
             except ValueError as exc:
                 give_up(f"cannot split command line: {exc}")
             item = Launch("<test>", 0, tokens, "test")
+        try:    # vllm_version, else the release the launch's deployment pins (kvguard.pins)
+            choice = release_for(item, vllm_version, source="vllm_version")
+        except KvguardError as exc:
+            give_up(str(exc))
+        if choice.release is None:
+            give_up(choice.reason or "no vLLM release")
 
-        def build(tokens):
+        def build(release, tokens):
             return build_report(release, tokens, host=host, env=dict(env or {}), model_config=model_config)
 
-        finding = check_launch(item, release, build)
+        finding = check_launch(item, choice.release, build)
         where = item.where if item.path != "<test>" else None
         if finding.status == "undecidable":
             give_up(f"{finding.reason}" + (f" ({where})" if where else ""))
