@@ -180,7 +180,13 @@ _SCAN_HELP = "\n\n".join(textwrap.fill(p, 79) for p in (
     "A shell variable kvguard cannot resolve (-tp $TP, ${TP}) in something it reads (the model, a parallel "
     "flag, a VLLM_* variable) makes that launch undecidable; --set TP=8 supplies it. Recipe YAMLs yield one "
     "launch per variant and strategy, with the GPU count as $GPUS (multi-node strategies: $NODES and "
-    "$GPUS_PER_NODE).",
+    "$GPUS_PER_NODE). Go templates (Helm chart templates/) are listed as skipped; scan the rendered chart "
+    "(helm template CHART | kvguard scan --stdin-kind yaml -).",
+    "Each launch is checked against the vLLM release its deployment pins: the image tag "
+    "(vllm/vllm-openai:v0.20.0; latest = the newest known), an earlier pip install vllm==X, a vllm==X pin in "
+    "requirements*.txt or pyproject.toml beside the file; else the installed vLLM, else the newest supported. "
+    "--vllm-version overrides them all. Settings: [tool.kvguard] in the nearest pyproject.toml above the first "
+    "path (vllm-version, nearest, exclude, variables, host); command-line options win.",
     "Exit status: 1 if any launch is refused; else 2 if any launch is undecidable or a file named on the "
     "command line is unreadable; else 0 (every launch found is accepted, or none was found). Files met while "
     "walking a directory that cannot be read are listed as skipped and do not change the status.",

@@ -14,19 +14,28 @@ What is recognised
   (``\\`` continuations joined), split into commands at ``;``, ``&&``, ``||``,
   ``|``, ``&``; a command is a launch when it runs ``vllm serve``,
   ``python -m vllm.entrypoints.openai.api_server`` or ``docker run … IMAGE``
-  with a ``vllm/vllm-openai`` image (the arguments after the image).  Simple
+  with a ``vllm/vllm-openai`` image (the arguments after the image, after the
+  ``--entrypoint`` when one is given).  Simple
   assignments earlier in the same file or block (``TP=8``, ``export TP=8``)
   resolve later ``$TP`` / ``${TP}``; ``${TP:-8}`` uses its default.
 - Markdown (``*.md``, ``*.markdown``): fenced code blocks only (``bash``, ``sh``,
   ``shell``, ``console``, ``zsh``, untyped, ``text``: shell; ``dockerfile``;
-  ``yaml``/``yml``); inline code and prose are not read.
+  ``yaml``/``yml``); inline code and prose are not read.  A shell block with
+  prompts (``$ ``, ``% ``, ``(venv) $ ``, ``user@host:~$ ``) is a terminal transcript:
+  only prompted lines start commands, ``> `` continuation prompts and unclosed quotes
+  continue them, and every other line is output.
 - Dockerfiles (``Dockerfile*``, ``*.dockerfile``, ``Containerfile``): ``RUN``,
   ``CMD``, ``ENTRYPOINT`` in shell and exec (JSON) form; ``ENTRYPOINT`` +
   ``CMD`` are combined; a ``vllm/vllm-openai`` base image supplies
   ``vllm serve`` to a bare ``CMD``; ``ENV``/``ARG`` defaults resolve variables.
-- YAML (``*.yaml``, ``*.yml``): Kubernetes containers (``command`` + ``args``,
-  including ``sh -c`` scripts), docker-compose ``command``/``entrypoint``
-  (a ``vllm/vllm-openai`` image supplies ``vllm serve`` to bare arguments),
+- YAML (``*.yaml``, ``*.yml``): Kubernetes containers (``command`` replaces the
+  image's entrypoint, ``args`` follow; including ``sh -c`` scripts), docker-compose
+  services (``entrypoint`` + ``command``, each a list or a string split as compose
+  splits it; an ``entrypoint`` drops the image's default command; a ``command``
+  alone follows the image's entrypoint, ``vllm serve`` for ``vllm/vllm-openai``),
+  ``VLLM_*`` entries of ``env`` / ``environment``, the production-stack chart's
+  ``servingEngineSpec.modelSpec[]`` and KServe ``LLMInferenceService`` documents
+  (rendered as :mod:`kvguard.charts` describes),
   Helm-values-like argument lists (``args``/``extraArgs``/``vllmArgs``… with a
   parallel flag, the model from ``--model`` or a sibling ``model``/``modelName``
   key), and any string holding a launch (scripts, Markdown guides).
@@ -44,6 +53,16 @@ What is recognised
   multi-node ones) states it.  Strategies are read from a ``strategies/`` directory next to
   (or above) the recipe; ``pd_cluster`` (prefill/decode roles) is not synthesised;
   only the head node (rank 0) of a multi-node launch is checked.
+
+Go templates (Helm chart ``templates/``, helmfile ``*.gotmpl``: any non-Markdown file
+with ``{{ .Values… }}``-style actions) are not deployment files until rendered: they are
+listed as skipped, never fatal.  ``-`` reads standard input (:func:`find_launches`).
+
+Releases
+--------
+Each launch carries the release its deployment pins (:mod:`kvguard.pins`: image tag,
+``pip install vllm==X``, requirements / pyproject beside the file); :func:`scan` checks it
+against that release unless one is given.
 
 Variables
 ---------
