@@ -23,8 +23,13 @@ Parametrise over every launch in a directory::
     def test_deploy_launches(kvguard_check, launch):
         kvguard_check(launch, vllm_version="0.28.0")
 
-``launches_under(path, variables=None)`` returns ``pytest.param`` objects with
-``FILE:LINE`` ids (FILE relative to ``path``) (see :mod:`kvguard.scan` for what is recognised).
+``launches_under(path, variables=None, allow_empty=False)`` returns ``pytest.param`` objects
+with ``FILE:LINE`` ids (FILE relative to ``path``) (see :mod:`kvguard.scan` for what is
+recognised); a path that does not exist or holds no launch is an error at collection unless
+``allow_empty=True``.  Each launch is checked against ``vllm_version`` when given, else the
+release its deployment pins (image tag, pip pin, requirements beside it: :mod:`kvguard.pins`).
+
+An expected refusal is asserted with ``pytest.raises(pytest.fail.Exception, match=…)``.
 
 This module imports pytest: it is meant to be loaded by pytest (``import kvguard``
 never imports it).
@@ -102,12 +107,25 @@ class KvguardChecker:
         return verdict
 
 
-def launches_under(path: "str | os.PathLike[str]", variables: Optional[Mapping[str, str]] = None) -> list:
-    """One ``pytest.param(launch, id="FILE:LINE")`` per launch found under ``path``."""
+def launches_under(path: "str | os.PathLike[str]", variables: Optional[Mapping[str, str]] = None, *,
+                   allow_empty: bool = False) -> list:
+    """One ``pytest.param(launch, id="FILE:LINE")`` per launch found under ``path``.
+
+    A ``path`` that does not exist raises FileNotFoundError, and one that holds no launch raises
+    ValueError (both at collection, naming the path, so a mistyped or moved directory does not
+    pass as "nothing to test"); ``allow_empty=True`` returns ``[]`` for an empty one instead."""
     from .scan import find_launches
 
     root = os.fspath(path)
-    launches, _skipped, _files = find_launches([root], variables)
+    if not os.path.exists(root):
+        raise FileNotFoundError(f"kvguard launches_under({root!r}): no such file or directory (relative paths "
+                                f"are resolved from the working directory, {os.getcwd()!r}, not from the test "
+                                f"file)")
+    launches, skipped, files = find_launches([root], variables)
+    if not launches and not allow_empty:
+        why = "".join(f"; {s.path}: skipped: {s.reason}" for s in skipped[:5])
+        raise ValueError(f"kvguard launches_under({root!r}): no `vllm serve` launch found in {files} file(s) "
+                         f"read{why} (pass allow_empty=True if that is expected)")
     base = root if os.path.isdir(root) else os.path.dirname(root)
     params = []
     seen: dict[str, int] = {}
