@@ -350,6 +350,10 @@ _PROMPT = re.compile(r"^\s*(?:\([^()\s]+\)\s*)?(?:[\w.-]+@[\w.-]+(?::\S*?)?\s*)?
 _PS2 = re.compile(r"^\s*>\s?")
 
 
+#: a quoted argument continued over more transcript lines than this ends the command
+_MAX_QUOTED_LINES = 200
+
+
 def _has_prompts(lines: list[tuple[int, str]]) -> bool:
     return any(_PROMPT.match(text) for _, text in lines)
 
@@ -370,8 +374,12 @@ def _logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Itera
     and every other line is the commands' output."""
     buf: list[str] = []
     start = 0
+    quoted = False      # the command so far ends inside a quote (transcripts)
     for lineno, raw in lines:
         text = raw.rstrip("\r\n")
+        if quoted and not _PS2.match(text):     # the quote is never closed: the command ended
+            yield start, " ".join(buf)
+            buf, quoted = [], False
         if prompts:
             m = (_PS2 if buf else _PROMPT).match(text)
             if m:
@@ -387,7 +395,9 @@ def _logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Itera
             buf.append(stripped[:-1])
             continue
         buf.append(text)
-        if prompts and _open_quote(" ".join(buf)):      # `$ vllm serve … '{"a":` / `> 1}'`
+        # `$ vllm serve … '{"a":` / `> 1}'`; re-reading the buffer per line is bounded by the cap
+        quoted = prompts and len(buf) < _MAX_QUOTED_LINES and _open_quote(" ".join(buf))
+        if quoted:
             continue
         yield start, " ".join(buf)
         buf = []
@@ -743,8 +753,8 @@ class _YamlWalker:
         flavour = self._flavour(keys)
         parts: list[tuple[Any, list[str]]] = []
         for n in (entry, command, args):
-            if n is None:
-                continue
+            if n is None or isinstance(n, yaml.ScalarNode) and n.tag.endswith(":null"):
+                continue        # `command: null` / `command:` is no command
             if isinstance(n, yaml.SequenceNode):
                 parts.append((n, [_scalar_text(v) for v in n.value]))
             elif isinstance(n, yaml.ScalarNode):
@@ -760,8 +770,10 @@ class _YamlWalker:
                     parts.append((n, shlex.split(text)))
                 except ValueError:
                     parts.append((n, [text]))
+        if not parts:
+            return False
         by_node = {id(n): t for n, t in parts}
-        entry_t, command_t, args_t = (by_node.get(id(n), []) if n is not None else None for n in (entry, command, args))
+        entry_t, command_t, args_t = (by_node.get(id(n)) for n in (entry, command, args))
         notes: tuple[str, ...] = ()
         implied = False     # the image's own entrypoint (`vllm serve`) starts the command
         if flavour == "compose":
