@@ -15,7 +15,7 @@ import textwrap
 from typing import Optional, Sequence
 
 from . import __version__, factcache
-from .errors import KvguardError
+from .errors import KvguardError, Undecidable
 from .layout import Host
 
 __all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "build_report", "main", "run"]
@@ -55,11 +55,25 @@ def _parser() -> argparse.ArgumentParser:
         "scan", help="find and check `vllm serve` launches in scripts, Markdown, Dockerfiles, YAML",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=_SCAN_HELP)
-    s.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to scan")
-    s.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
-                   "else the newest supported)")
+    s.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to scan; - reads standard input")
+    s.add_argument("--vllm-version", help="vLLM release whose rules apply to every launch (default: the release "
+                   "each deployment pins — image tag, pip pin, requirements/pyproject beside the file — else the "
+                   "installed vLLM, else the newest supported)")
     s.add_argument("--set", dest="variables", action="append", default=[], metavar="NAME=VALUE",
                    help="a shell variable's value (repeatable); wins over assignments found in the files")
+    s.add_argument("-q", "--quiet", action="store_true",
+                   help="print only refused and undecidable launches (text and github formats)")
+    s.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 whatever the launches' verdicts (2 still means kvguard was misused)")
+    s.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    s.add_argument("--stdin-kind", choices=("shell", "markdown", "dockerfile", "yaml"),
+                   help="what `-` (standard input) holds (default: from --stdin-filename, else its content)")
+    s.add_argument("--stdin-filename", metavar="NAME",
+                   help="the file name standard input stands for: names its findings, gives its kind, and where "
+                   "settings and release pins beside it are looked up")
+    s.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="do not read matching files or directories (repeatable; adds to [tool.kvguard] exclude)")
+    s.add_argument("--no-config", action="store_true", help="ignore [tool.kvguard] settings in pyproject.toml")
     _common(s, formats=("text", "json", "github", "sarif"))
     _economics_parsers(sub)
     for command in sub.choices.values():
@@ -166,7 +180,13 @@ _SCAN_HELP = "\n\n".join(textwrap.fill(p, 79) for p in (
     "A shell variable kvguard cannot resolve (-tp $TP, ${TP}) in something it reads (the model, a parallel "
     "flag, a VLLM_* variable) makes that launch undecidable; --set TP=8 supplies it. Recipe YAMLs yield one "
     "launch per variant and strategy, with the GPU count as $GPUS (multi-node strategies: $NODES and "
-    "$GPUS_PER_NODE).",
+    "$GPUS_PER_NODE). Go templates (Helm chart templates/) are listed as skipped; scan the rendered chart "
+    "(helm template CHART | kvguard scan --stdin-kind yaml -).",
+    "Each launch is checked against the vLLM release its deployment pins: the image tag "
+    "(vllm/vllm-openai:v0.20.0; latest = the newest known), an earlier pip install vllm==X, a vllm==X pin in "
+    "requirements*.txt or pyproject.toml beside the file; else the installed vLLM, else the newest supported. "
+    "--vllm-version overrides them all. Settings: [tool.kvguard] in the nearest pyproject.toml above the first "
+    "path (vllm-version, nearest, exclude, variables, host); command-line options win.",
     "Exit status: 1 if any launch is refused; else 2 if any launch is undecidable or a file named on the "
     "command line is unreadable; else 0 (every launch found is accepted, or none was found). Files met while "
     "walking a directory that cannot be read are listed as skipped and do not change the status.",
@@ -187,8 +207,8 @@ def _common(c: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json"
     c.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the GPU-count check")
     c.add_argument("--host", action="append", default=[], metavar="K=V",
                    help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1 "
-                   "(unstated facts are assumed to be a standard CUDA node: cuda, 8 GPUs, Triton, no Ray, "
-                   "no NIXL; the output lists the assumptions a check relied on)")
+                   "(unstated facts are assumed to be the official vllm-openai image on a CUDA node: cuda, "
+                   "8 GPUs, Triton, Ray, no NIXL; the output lists the assumptions a check relied on)")
     c.add_argument("--unknown-host", action="store_true",
                    help="assume nothing about the host: checks that depend on it are skipped and listed")
     c.add_argument("--format", choices=tuple(formats), default="text")
@@ -208,8 +228,9 @@ _HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool
               "cpu_memory_bytes": int}
 
 
-def _host(args) -> Host:
-    facts: dict = {}
+def _host(args, base: Optional[dict] = None) -> Host:
+    """The host the command line describes; ``base``: facts stated in [tool.kvguard] (flags win)."""
+    facts: dict = dict(base or {})
     for key, value in _env_pairs(args.host, what="--host").items():
         kind = _HOST_KEYS.get(key)
         if kind is None:
@@ -314,13 +335,38 @@ def _color(args) -> bool:
     return args.format == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
+def _docker_launch(launch: list[str], args):
+    """`docker run … vllm/vllm-openai:TAG ARGS` as kvguard scan reads it: (the launch, the release
+    its image tag names — None when --vllm-version decides)."""
+    from .pins import choose_release, default_release, image_pin
+    from .scan import _launch_and_image
+
+    tokens, image = _launch_and_image(launch)
+    if tokens is None:
+        raise _ArgError("`docker run` is checked only with a vllm/vllm-openai image followed by the server's "
+                        "arguments (or `--entrypoint vllm … serve …`)")
+    if args.vllm_version is not None:
+        return tokens, None
+    choice = choose_release(image_pin(image, "the command line"), None, default_release(args.nearest), args.nearest)
+    if choice.release is None:
+        raise Undecidable(choice.reason or f"no vLLM release for {image}")
+    return tokens, choice
+
+
 def _cmd_check(args) -> int:
     from .report import render
     from .versions import resolve
 
     launch = _launch(args)
-    release = resolve(args.vllm_version, nearest=args.nearest)
+    release, source = None, "--vllm-version" if args.vllm_version is not None else None
+    if launch and launch[0].rsplit("/", 1)[-1] in ("docker", "podman"):
+        launch, choice = _docker_launch(launch, args)
+        if choice is not None:          # the image tag names the release, unless --vllm-version did
+            release, source = choice.release, choice.source
+    if release is None:
+        release = resolve(args.vllm_version, nearest=args.nearest)
     report = _launch_report(args, release, launch, suggest=True)
+    report.release_source = source
     print(render(report, args.format, color=_color(args)))
     return EXIT_ACCEPT if report.verdict.ok else EXIT_REFUSE
 
@@ -347,21 +393,44 @@ def _cmd_diff(args) -> int:
 
 def _cmd_scan(args) -> int:
     from .report import render_scan
-    from .scan import scan
-    from .versions import resolve
+    from .scan import STDIN, Skip, scan
+    from .settings import Settings, find_settings
 
-    release = resolve(args.vllm_version, nearest=args.nearest)
-    variables = _env_pairs(args.variables, what="--set")
-    host = _host(args)
+    stdin_named = STDIN in args.paths
+    if stdin_named and args.paths.count(STDIN) > 1:
+        raise _ArgError("`-` (standard input) can be given once")
+    if (args.stdin_kind or args.stdin_filename) and not stdin_named:
+        raise _ArgError("--stdin-kind / --stdin-filename apply to `-` (standard input), which is not among the paths")
+    first = args.paths[0] if args.paths[0] != STDIN else (args.stdin_filename or ".")
+    settings = Settings() if args.no_config else find_settings(first)
+    variables = dict(settings.variables)
+    variables.update(_env_pairs(args.variables, what="--set"))
+    nearest = args.nearest or settings.nearest
+    version, source = args.vllm_version, "--vllm-version"
+    if version is None and settings.vllm_version is not None:
+        version, source = settings.vllm_version, f"[tool.kvguard] vllm-version in {settings.path}"
+    host = _host(args, settings.host)
     env = _env_pairs(args.env)
 
-    def build(tokens):
+    def build(release, tokens):
         return build_report(release, tokens, host=host, env=env, model_config=args.model_config,
                             env_from_os=args.env_from_os, allow_download=args.allow_download)
 
-    result = scan(args.paths, release, build, variables)
-    print(render_scan(result, args.format, color=_color(args)))
-    return result.exit_status
+    result = scan(args.paths, version, build, variables, nearest=nearest, release_source=source,
+                  exclude=tuple(settings.exclude) + tuple(args.exclude), stdin_kind=args.stdin_kind,
+                  stdin_filename=args.stdin_filename)
+    if settings.problem is not None:
+        result.skipped.insert(0, Skip(*settings.problem))
+    text = render_scan(result, args.format, color=_color(args) and not args.output_file, quiet=args.quiet)
+    if args.output_file:
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError as exc:
+            raise _ArgError(f"--output-file: cannot write {args.output_file}: {exc.strerror or exc}") from None
+    elif text:
+        print(text)
+    return EXIT_ACCEPT if args.exit_zero else result.exit_status
 
 
 def run(argv: Optional[Sequence[str]] = None) -> int:

@@ -32,6 +32,8 @@ class LaunchReport:
     suggestions: Optional[list] = None
     #: the host the suggestions were searched for (set when ``check`` searches)
     suggestion_host: Optional[Any] = None
+    #: where the release came from when not the default (e.g. the image tag of `docker run …`)
+    release_source: Optional[str] = None
 
     @property
     def facts(self) -> Optional[ModelFacts]:
@@ -77,6 +79,8 @@ class LaunchReport:
                 out["suggestions_host"] = {"platform": h.platform, "gpus_per_node": h.gpus_per_node, "ray": h.ray,
                                            "assumed": sorted(k for k in ("platform", "gpus_per_node", "ray")
                                                              if k in h.assumed)}
+        if self.release_source is not None:
+            out["vllm_version_source"] = self.release_source
         return out
 
 
@@ -99,6 +103,8 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
         if v.loc:
             lines.append(f"  field:   {'.'.join(v.loc)}")
         lines.append(f"  message: {v.message}")
+    if report.release_source is not None and report.release_source != "--vllm-version":
+        lines.append(f"release: vLLM {v.vllm_version} ({report.release_source})")
     if report.model:
         src = f" ({report.source}: {report.location})" if report.source else ""
         lines.append(f"model: {report.model}{src}")
@@ -201,8 +207,11 @@ def render(report: LaunchReport, fmt: str, *, color: bool = False) -> str:
 #
 # ``--format json`` for ``kvguard scan`` prints one object (schema 1):
 #   {"schema": 1, "vllm_version": "0.28.0",
+#    "vllm_version_source": where the release of unpinned launches came from,
 #    "findings": [{"file", "line", "kind", "label", "command",
 #                  "status": "accepted" | "refused" | "undecidable",
+#                  "vllm_version", "vllm_version_source": the release this launch was checked
+#                  against and where it came from (kvguard.pins), "notes": [...],
 #                  "result": <the check JSON object, when checked>,
 #                  "reason_kind", "reason", "unresolved": [...]   (when undecidable)}, ...],
 #    "skipped": [{"file", "reason"}, ...],
@@ -218,12 +227,16 @@ def _summary_line(summary: dict[str, Any]) -> str:
             + (f"; {summary['skipped_files']} file(s) skipped" if summary["skipped_files"] else ""))
 
 
-def render_scan_text(result, color: bool = False) -> str:
+def render_scan_text(result, color: bool = False, quiet: bool = False) -> str:
+    """One entry per launch; ``quiet``: only refused and undecidable launches (and files named on the
+    command line that could not be read), no summary."""
     from .scan import summarize
     red, green, yellow, dim, reset = (("\033[31m", "\033[32m", "\033[33m", "\033[2m", "\033[0m") if color
                                       else ("",) * 5)
     lines = []
     for f in result.findings:
+        if quiet and f.status == "accepted":
+            continue
         label = f" [{f.launch.label}]" if f.launch.label else ""
         if f.status == "accepted":
             lines.append(f"{f.launch.where}: {green}ACCEPT{reset}{label}  {f.launch.command}")
@@ -235,16 +248,28 @@ def render_scan_text(result, color: bool = False) -> str:
         else:
             lines.append(f"{f.launch.where}: {yellow}UNDECIDABLE{reset}{label}  {f.launch.command}")
             lines.append(f"    {f.reason}")
+        # the run's release is named once, in the summary; a launch's own pin on the launch
+        if f.vllm_version is not None and (f.release_pinned or f.vllm_version != result.vllm_version):
+            lines.append(f"{dim}    release: vLLM {f.vllm_version} ({f.vllm_version_source}){reset}")
+        for note in f.launch.notes:
+            lines.append(f"{dim}    note: {note}{reset}")
     for s in result.skipped:
-        lines.append(f"{dim}{s.path}: skipped: {s.reason}{reset}")
-    lines.append(_summary_line(summarize(result)) + (f" (vLLM {result.vllm_version})" if result.vllm_version
-                                                    else ""))
+        if not quiet or s.fatal:
+            lines.append(f"{dim}{s.path}: skipped: {s.reason}{reset}")
+    if quiet:
+        return "\n".join(lines)
+    release = ""
+    if result.vllm_version:
+        release = f" (vLLM {result.vllm_version}" + (f": {result.vllm_version_source}"
+                                                     if result.vllm_version_source else "") + ")"
+    lines.append(_summary_line(summarize(result)) + release)
     return "\n".join(lines)
 
 
 def render_scan_json(result) -> str:
     from .scan import summarize
     doc = {"schema": JSON_SCHEMA_VERSION, "vllm_version": result.vllm_version,
+           "vllm_version_source": result.vllm_version_source,
            "findings": [f.to_dict() for f in result.findings],
            "skipped": [{"file": s.path, "reason": s.reason} for s in result.skipped],
            "summary": summarize(result)}
@@ -255,7 +280,7 @@ def _gh_prop(text: str) -> str:
     return _gh_escape(text).replace(",", "%2C").replace(":", "%3A")
 
 
-def render_scan_github(result) -> str:
+def render_scan_github(result, quiet: bool = False) -> str:
     from .scan import summarize
     lines = []
     for f in result.findings:
@@ -266,7 +291,8 @@ def render_scan_github(result) -> str:
             lines.append(f"::error {loc},title={title}::{_gh_escape(f'{v.exc_type}: {v.message}')}")
         elif f.status == "undecidable":
             lines.append(f"::warning {loc},title=kvguard cannot decide::{_gh_escape(f.reason or '')}")
-    lines.append(_summary_line(summarize(result)))
+    if not quiet:
+        lines.append(_summary_line(summarize(result)))
     return "\n".join(lines)
 
 
@@ -283,7 +309,10 @@ SCAN_REPORTERS = {"text": render_scan_text, "json": render_scan_json, "github": 
                   "sarif": render_scan_sarif}
 
 
-def render_scan(result, fmt: str, *, color: bool = False) -> str:
+def render_scan(result, fmt: str, *, color: bool = False, quiet: bool = False) -> str:
+    """``quiet`` leaves out accepted launches and the summary (text, github); json and sarif are whole."""
     if fmt == "text":
-        return render_scan_text(result, color=color)
+        return render_scan_text(result, color=color, quiet=quiet)
+    if fmt == "github":
+        return render_scan_github(result, quiet=quiet)
     return SCAN_REPORTERS[fmt](result)

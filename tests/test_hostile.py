@@ -575,6 +575,34 @@ def test_scan_hostile_files(tmp_path, capsys):
     assert cli(capsys, "scan", "--set", "NOEQUALS", str(tmp_path))[0] == 2
 
 
+def test_scan_hostile_deployment_files(tmp_path, capsys):
+    # transcripts whose quote never closes, compose / chart / KServe values of every wrong type,
+    # pins and settings files that are not what they claim: one line or a report, never a hang
+    (tmp_path / "t.md").write_text("```console\n$ vllm serve m -tp 8 '\n" + "> x\n" * 50_000 + "```\n"
+                                   "```console\n$ vllm serve m '\n" + "output\n" * 50_000 + "```\n")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a: {image: vllm/vllm-openai:v0.28.0, entrypoint: [1, {x: 2}], command: 'vllm \"'}\n"
+        "  b: {image: [1], command: null, environment: [[1], {VLLM_X: [2]}, 3]}\n"
+        "  c: {image: 'vllm/vllm-openai:' , command: {a: 1}}\n")
+    (tmp_path / "values.yaml").write_text(
+        "servingEngineSpec:\n  modelSpec:\n    - 1\n    - {modelURL: [1], vllmConfig: [2]}\n"
+        "    - {modelURL: m, vllmConfig: {extraArgs: {a: 1}, tensorParallelSize: " + "9" * 200 + "},"
+        " lwsSpec: {enabled: true, size: null}, raySpec: null, env: [1, {name: 2}], repository: 3, tag: {}}\n"
+        "    - {modelURL: m, lmcacheConfig: {enabled: true, enablePD: true}, vllmConfig: {v0: 1}}\n")
+    (tmp_path / "svc.yaml").write_text(
+        "apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\n"
+        "spec: {model: {uri: 7}, parallelism: {tensor: [1], data: {a: 1}}, prefill: {parallelism: 3},"
+        " template: {containers: [{name: main, env: [{name: VLLM_ADDITIONAL_ARGS, value: \"'unclosed\"}]}]}}\n")
+    (tmp_path / "Dockerfile").write_text("ARG T=${T}\nFROM vllm/vllm-openai:${T} AS a\nFROM a\nFROM\nCMD m\n")
+    (tmp_path / "requirements.txt").write_bytes(b"vllm==\xff\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.kvguard]\n" + "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    (tmp_path / "r.sh").write_text("pip install vllm==0.28.0.dev0+abc 'vllm==99' && vllm serve m\n")
+    for fmt in ("text", "json", "sarif", "github"):
+        rc, _out, _err = cli(capsys, "scan", "--format", fmt, str(tmp_path))
+        assert rc in (0, 1, 2)
+    assert cli(capsys, "scan", "--no-config", "-q", str(tmp_path))[0] in (0, 1, 2)
+
+
 # --------------------------------------------------------------------------- fuzzing
 
 hypothesis = pytest.importorskip("hypothesis")

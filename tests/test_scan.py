@@ -28,7 +28,7 @@ V = "0.28.0"
 
 def _scan(paths, variables=None, host=None, version=V):
     release = resolve(version)
-    return scan(paths, release, lambda t: build_report(release, t, host=host), variables)
+    return scan(paths, release, lambda r, t: build_report(r, t, host=host), variables)
 
 
 def _by_line(result, name):
@@ -166,15 +166,15 @@ def test_placeholders_are_undecidable(tmp_path):
 
 def test_unreadable_files_exit_status(tmp_path, capsys):
     repo = tmp_path / "repo"
-    (repo / "templates").mkdir(parents=True)
-    # a Helm template is not valid YAML: listed as skipped while walking, no effect on the status
-    (repo / "templates" / "deploy.yaml").write_text("spec:\n  replicas: {{ .Values.replicas }}\n  x: [\n")
+    (repo / "manifests").mkdir(parents=True)
+    # broken YAML: listed as skipped while walking, no effect on the status
+    (repo / "manifests" / "deploy.yaml").write_text("spec:\n  replicas: 2\n  x: [\n")
     (repo / "run.sh").write_text("vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8\n")
     status, out, _ = _run(capsys, "scan", "--vllm-version", V, str(repo))
     assert status == EXIT_ACCEPT
     assert "deploy.yaml: skipped: unreadable: invalid YAML" in out
-    # named on the command line: cannot decide
-    status, out, _ = _run(capsys, "scan", "--vllm-version", V, str(repo / "templates" / "deploy.yaml"),
+    # named on the command line: cannot decide (Go templates are another matter: test_scan_files.py)
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, str(repo / "manifests" / "deploy.yaml"),
                           str(repo / "run.sh"))
     assert status == EXIT_UNDECIDED
 
