@@ -7,13 +7,17 @@ reproduced vLLM exception itself (``validate``).
 
 from __future__ import annotations
 
+import functools
+
 __all__ = [
     "CapacityNotModelled",
     "InputError",
+    "InternalError",
     "KvguardError",
     "ModelConfigRefused",
     "Undecidable",
     "UnsupportedVersion",
+    "reason_kind",
 ]
 
 
@@ -53,6 +57,27 @@ class Undecidable(KvguardError):
     """
 
 
+class InternalError(Undecidable):
+    """kvguard itself failed: memory or recursion exhausted, or a bug in its own code.
+
+    Never what vLLM would do: the launch is undecided.  ``failure`` is the type name of the
+    exception kvguard met (``"MemoryError"``); the original exception is ``__cause__`` when
+    there is one.
+    """
+
+    def __init__(self, failure: str, detail: str = ""):
+        self.failure = failure
+        super().__init__(f"internal error: {failure}: {detail}" if detail else f"internal error: {failure}")
+
+    @classmethod
+    def of(cls, exc: BaseException) -> "InternalError":
+        try:
+            detail = str(exc)
+        except Exception:  # noqa: BLE001 - a str() that fails is one more failure, not a new one
+            detail = ""
+        return cls(type(exc).__name__, detail[:500])
+
+
 class CapacityNotModelled(Undecidable):
     """kvguard does not predict the KV-cache capacity of this model or release.
 
@@ -75,3 +100,35 @@ class ModelConfigRefused(KvguardError):
         self.verdict = verdict
         super().__init__(f"vLLM {verdict.vllm_version} refuses this config: "
                          f"{verdict.exc_type}: {verdict.message}")
+
+
+def reason_kind(exc: BaseException) -> str:
+    """Why kvguard gives no verdict, as one word for machines (``reason_kind`` in JSON):
+    ``input_error``, ``unsupported_version``, ``model_config_refused`` (vLLM refuses the config
+    itself; ``model_facts``, audit, plan), ``internal_error`` or ``undecidable``."""
+    if isinstance(exc, InternalError):
+        return "internal_error"
+    if isinstance(exc, UnsupportedVersion):
+        return "unsupported_version"
+    if isinstance(exc, InputError):
+        return "input_error"
+    if isinstance(exc, ModelConfigRefused):
+        return "model_config_refused"
+    return "undecidable"
+
+
+def reports_internal_errors(fn):
+    """Decorate a public function: an exception kvguard did not raise on purpose (MemoryError,
+    RecursionError, a bug in its own code) leaves it as :class:`InternalError`, chained to the
+    original, so a caller never mistakes kvguard's failure for an answer."""
+
+    @functools.wraps(fn)
+    def public(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except KvguardError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - whatever else escapes is kvguard's own failure
+            raise InternalError.of(exc) from exc
+
+    return public

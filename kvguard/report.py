@@ -9,7 +9,8 @@ from typing import Any, Optional
 from .facts import ModelFacts
 from .verdict import Verdict
 
-__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "render", "render_scan"]
+__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "render", "render_scan",
+           "render_undecided"]
 
 JSON_SCHEMA_VERSION = 1
 
@@ -135,6 +136,27 @@ def render(report: LaunchReport, fmt: str, *, color: bool = False) -> str:
     if fmt == "text":
         return render_text(report, color=color)
     return REPORTERS[fmt](report)
+
+
+def render_undecided(fmt: str, reason: str, kind: str, *, command: Optional[str] = None) -> str:
+    """No verdict: kvguard cannot decide (``kind``: usage_error, input_error, unsupported_version,
+    model_config_refused, undecidable, internal_error) — as a JSON document (``ok: null``, for
+    every command; scan's also has empty ``findings``), a SARIF run with one result under the
+    ``kvguard-undecidable`` rule, or a workflow annotation."""
+    if fmt == "json":
+        doc: dict[str, Any] = {"schema": JSON_SCHEMA_VERSION, "command": command, "ok": None,
+                               "reason_kind": kind, "reason": reason}
+        if command == "scan":
+            doc.update(findings=[], skipped=[])
+        return json.dumps(doc, indent=2)
+    if fmt == "sarif":
+        from . import __version__
+        from .sarif import render_sarif as _sarif
+        return _sarif([{"verdict": None, "reason": reason, "reason_kind": kind}], __version__,
+                      failure=reason if kind == "internal_error" else None)
+    title = "kvguard internal error" if kind == "internal_error" else "kvguard cannot decide"
+    level = "error" if kind == "internal_error" else "warning"
+    return f"::{level} title={title}::{_gh_escape(f'{reason} ({kind})')}"
 
 
 # ------------------------------------------------------------------ scan reports

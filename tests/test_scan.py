@@ -321,7 +321,9 @@ def test_cli_scan_sarif(capsys):
     results = run0["results"]
     assert len(results) == 8                              # 6 refused + 2 undecidable; accepted: none
     rules = {r["id"]: r for r in run0["tool"]["driver"]["rules"]}
-    assert rules["PV_tp_dcp_div"]["helpUri"].startswith("docs/rules.md#pv_tp_dcp_div--")
+    # the help travels inline: a relative helpUri resolves to nothing from an installed package
+    assert all("helpUri" not in r and r["help"]["text"] and r["help"]["markdown"] for r in rules.values())
+    assert "tp_size={tp} must be divisible by dcp_size={dcp}." in rules["PV_tp_dcp_div"]["help"]["markdown"]
     assert "kvguard-undecidable" in rules
     locs = sorted((r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].rsplit("/", 1)[-1],
                    r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results)
@@ -331,13 +333,16 @@ def test_cli_scan_sarif(capsys):
     assert "ValueError: tp_size=8 must be divisible by dcp_size=3." in dcp3["message"]["text"]
 
 
-def test_sarif_help_anchor_exists_in_rules_doc():
-    from kvguard.sarif import _github_slug, rule_help_uri
+def test_sarif_rule_help_is_the_rules_doc_section():
+    from kvguard.sarif import rule_help
     doc = os.path.join(os.path.dirname(__file__), "..", "docs", "rules.md")
     with open(doc, encoding="utf-8") as fh:
-        slugs = {_github_slug(line[4:]) for line in fh if line.startswith("### ")}
-    anchor = rule_help_uri("PV_tp_dcp_div").split("#", 1)[1]
-    assert anchor in slugs
+        text = fh.read()
+    help_md = rule_help("PV_tp_dcp_div")
+    first = help_md.split("\n\n", 1)[0]
+    assert f"### {first}" in text and first.startswith("`PV_tp_dcp_div` — ")
+    assert help_md.split("\n\n", 1)[1].split("\n\n")[0] in text
+    assert rule_help("no-such-check") is None
 
 
 def test_cli_check_sarif(capsys):
@@ -348,7 +353,7 @@ def test_cli_check_sarif(capsys):
     run0 = _check_sarif(json.loads(out))
     assert [r["ruleId"] for r in run0["results"]] == ["EA_dcp_div"]
     assert "AssertionError: tp_size=8 must be divisible bydcp_size=3." in run0["results"][0]["message"]["text"]
-    assert run0["tool"]["driver"]["rules"][0]["helpUri"].startswith("docs/rules.md#ea_dcp_div--")
+    assert "tp_size={tp} must be divisible bydcp_size={dcp}." in run0["tool"]["driver"]["rules"][0]["help"]["text"]
     status, out, _ = _run(capsys, "check", "--format", "sarif", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1",
                           "-tp", "8", "-dcp", "8")
     assert status == EXIT_ACCEPT
