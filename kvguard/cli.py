@@ -262,11 +262,14 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     prefixes are read from it)."""
     from .api import check, legal_dcp_sizes
     from .argv import parse_serve
-    from .errors import Undecidable
-    from .report import LaunchReport
+    from .errors import ArgparseRefusal, Undecidable
+    from .report import LaunchReport, argparse_verdict
     from .resolve import resolve_model
 
-    cmd = parse_serve(launch, release)
+    try:
+        cmd = parse_serve(launch, release)
+    except ArgparseRefusal as refusal:  # vLLM's own parser refuses the command line: that is the verdict
+        return LaunchReport(argparse_verdict(release, refusal))
     vllm_env = {}
     if env_from_os:
         vllm_env.update({k: v for k, v in os.environ.items() if k.startswith("VLLM_")})
@@ -341,7 +344,7 @@ def _cmd_diff(args) -> int:
         release = resolve(version, nearest=args.nearest)
         try:
             sides.append((release, _launch_report(args, release, launch), None))
-        except KvguardError as exc:  # e.g. a flag this release does not have
+        except KvguardError as exc:  # e.g. a model kvguard cannot find
             sides.append((release, None, exc))
     result = compare_reports(sides[0], sides[1])
     _write(render_diff(result, args.format))

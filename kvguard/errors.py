@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 
 __all__ = [
+    "ArgparseRefusal",
     "CapacityNotModelled",
     "InputError",
     "InternalError",
@@ -42,6 +43,30 @@ class InputError(KvguardError):
         if key:
             where = f"{where}: {key}" if where else key
         super().__init__(f"{where}: {reason}" if where else reason)
+
+
+class ArgparseRefusal(InputError):
+    """vLLM's own command-line parsing refuses the launch: an argparse error (an option the release
+    does not know, a bad value, a missing argument: argparse prints usage and the error and exits
+    with status 2) or an exception FlexibleArgumentParser raises before argparse runs.
+
+    A refusal, not broken input: the command line reports it as vLLM's verdict (stage
+    ``argparse``, exit 1).  ``exc_type`` is ``"SystemExit"`` for an argparse error, else the
+    exception's type; ``message`` is the error as vLLM prints it (``vllm: error: unrecognized
+    arguments: --foo``); ``check`` is ``"argparse"`` or ``"FlexibleArgumentParser"``; ``hints``
+    are kvguard's own words (which release has the option, the nearest option the release
+    defines), never part of vLLM's message.
+    """
+
+    def __init__(self, exc_type: str, message: str, *, vllm_version: str, check: str,
+                 key: str | None = None, hints: tuple[str, ...] = ()):
+        self.exc_type = exc_type
+        self.message = message
+        self.vllm_version = vllm_version
+        self.check = check
+        self.hints = tuple(hints)
+        shown = message if exc_type == "SystemExit" else f"{exc_type}: {message}"
+        super().__init__(f"{shown} (vLLM {vllm_version} refuses this command line)", source="<argv>", key=key)
 
 
 class UnsupportedVersion(KvguardError):

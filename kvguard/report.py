@@ -9,8 +9,8 @@ from typing import Any, Optional
 from .facts import ModelFacts
 from .verdict import Verdict
 
-__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "render", "render_scan",
-           "render_undecided"]
+__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "argparse_verdict", "render",
+           "render_scan", "render_undecided"]
 
 JSON_SCHEMA_VERSION = 1
 
@@ -64,6 +64,14 @@ class LaunchReport:
         return out
 
 
+def argparse_verdict(release, refusal) -> Verdict:
+    """The verdict when vLLM's own argument parser refuses the command line
+    (:class:`~kvguard.errors.ArgparseRefusal`): stage ``argparse``, vLLM's printed error as the
+    message, kvguard's hints as notes."""
+    return Verdict(ok=False, vllm_version=release.key, stage="argparse", check=refusal.check,
+                   exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
+
+
 def render_json(report: LaunchReport) -> str:
     return json.dumps(report.to_dict(), indent=2, default=str)
 
@@ -77,6 +85,8 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
     else:
         lines.append(f"{red}REFUSE{reset}  vLLM {v.vllm_version} refuses this launch at {v.stage} ({v.check})")
         how = f"{v.exc_type}"
+        if v.stage == "argparse" and v.exc_type == "SystemExit":
+            how += "(2): argparse prints usage and this error"
         if v.wrapped_by:
             how += f", surfacing as pydantic ValidationError for {v.wrapped_by}"
         lines.append(f"  raises:  {how}")

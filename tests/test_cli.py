@@ -40,9 +40,6 @@ def test_refusal_exit_1_and_json_keys(capsys):
     (["check", "--vllm-version", "0.9.0", "--", "vllm", "serve", "Qwen/Qwen3-32B"], "not supported"),
     (["check", "--vllm-version", "banana", "--", "vllm", "serve", "Qwen/Qwen3-32B"], "not a vLLM version"),
     (["check", "--", "vllm", "serve", "no-such/model", "-tp", "2"], "cannot find a config.json"),
-    (["check", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "eight"], "invalid int value"),
-    (["check", "--vllm-version", "0.20.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "2", "--dcp-comm-backend", "x"],
-     "invalid choice"),
     (["check", "--model-config", "/nonexistent/config.json", "--", "vllm", "serve", "m"], "no such file"),
     (["check"], "nothing to check"),
     (["frobnicate"], "invalid choice"),
@@ -187,7 +184,7 @@ def test_download_failures_are_one_line(capsys, monkeypatch, tmp_path):
 @pytest.mark.parametrize("args, status, stream, text", [
     (["-tp", "8", "-dcp", "8"], 0, "stdout", "ACCEPT"),
     (["-tp", "8", "-dcp", "3"], 1, "stdout", "tp_size=8 must be divisible by dcp_size=3."),
-    (["-tp", "8", "--no-such-flag"], 2, "stderr", "kvguard: "),
+    (["-tp", "8", "--no-such-flag"], 1, "stdout", "vllm: error: unrecognized arguments: --no-such-flag"),
 ])
 def test_the_process_flushes_its_output_and_exit_status(tmp_path, args, status, stream, text):
     """main() leaves with os._exit (no interpreter teardown): what it printed must still arrive, to a
@@ -367,3 +364,70 @@ def test_vllm_variables_of_kvguards_environment_are_named_when_not_applied(capsy
     at = argv.index("vllm")
     status, out, _ = _run(capsys, *argv[:at], "VLLM_MLA_DISABLE=0", *argv[at:])
     assert not [n for n in json.loads(out)["notes"] if "VLLM_MLA_DISABLE" in n]
+
+
+# --------------------------------------------------------------------------- vLLM's argument parser refuses
+
+@pytest.mark.parametrize("version, launch, message", [
+    # an option the release does not know: argparse's top-level `vllm` parser reports it
+    ("0.28.0", ["-tp", "8", "--no-such-flag"], "vllm: error: unrecognized arguments: --no-such-flag"),
+    ("0.11.0", ["-tp", "4", "-pcp", "2"], "vllm: error: unrecognized arguments: -pcp 2"),
+    # a bad value or a missing argument: the `vllm serve` sub-parser, naming every option string
+    ("0.28.0", ["-tp", "eight"], "vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: 'eight'"),
+    ("0.20.0", ["-tp", "2", "--dcp-comm-backend", "x"],
+     "vllm serve: error: argument --dcp-comm-backend: invalid choice: 'x' (choose from 'a2a', 'ag_rs')"),
+    ("0.28.0", ["-dcp"], "vllm serve: error: argument --decode-context-parallel-size/-dcp: expected one argument"),
+])
+def test_argparse_refusals_are_refusals(capsys, version, launch, message):
+    status, out, err = _run(capsys, "check", "--vllm-version", version, "--format", "json", "--",
+                            "vllm", "serve", "Qwen/Qwen3-32B", *launch)
+    assert status == EXIT_REFUSE and err == ""
+    doc = json.loads(out)
+    assert doc["ok"] is False and doc["stage"] == "argparse" and doc["check"] == "argparse"
+    assert doc["exc_type"] == "SystemExit" and doc["message"] == message
+    status, out, _ = _run(capsys, "check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-32B", *launch)
+    assert status == EXIT_REFUSE and f"message: {message}" in out and "at argparse" in out
+
+
+def test_argparse_refusal_hints_are_kvguards_notes(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "--decode-context-paralel-size", "2")
+    doc = json.loads(out)
+    assert doc["message"] == "vllm: error: unrecognized arguments: --decode-context-paralel-size 2"
+    assert any(n.startswith("did you mean --decode-context-parallel-size?") for n in doc["notes"])
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.11.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-pcp", "2")
+    assert "vLLM 0.11.0 has no -pcp: it appeared in 0.12.0" in json.loads(out)["notes"]
+
+
+def test_flexible_argument_parser_exceptions_are_refusals(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.10.2", "--format", "json", "--",
+                          "vllm", "serve", "--model", "Qwen/Qwen3-32B")
+    assert status == EXIT_REFUSE
+    doc = json.loads(out)
+    assert (doc["stage"], doc["check"], doc["exc_type"]) == ("argparse", "FlexibleArgumentParser", "ValueError")
+    assert doc["message"].startswith("With `vllm serve`, you should provide the model as a positional argument")
+
+
+def test_the_task_hint_of_newer_releases_is_part_of_the_message(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.29.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "--task", "embed")
+    assert status == EXIT_REFUSE
+    message = json.loads(out)["message"]
+    assert message.startswith("vllm: error: unrecognized arguments: --task embed\n\nHint: --task is not a vllm serve "
+                              "option. For embedding, reranking, or reward models, use --runner pooling.")
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "--task", "embed")
+    assert json.loads(out)["message"] == "vllm: error: unrecognized arguments: --task embed"
+
+
+def test_help_or_version_in_the_launch_is_no_launch(capsys):
+    status, _, err = _run(capsys, "check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "--help")
+    assert status == EXIT_UNDECIDED and "prints help and exits" in err
+
+
+def test_diff_shows_an_option_a_release_lacks_as_its_refusal(capsys):
+    status, out, _ = _run(capsys, "diff", "--from", "0.11.0", "--to", "0.13.0", "--", "vllm", "serve",
+                          "Qwen/Qwen3-32B", "-tp", "4", "-pcp", "2")
+    assert status == EXIT_ACCEPT
+    assert "vLLM 0.11.0: refused by argparse: SystemExit: vllm: error: unrecognized arguments: -pcp 2" in out

@@ -757,11 +757,16 @@ HUGE = (10**18, 10**100)
 _WARM = ["check", "--no-cache", "--vllm-version", V, "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"]
 
 
+_WARMED: set = set()
+
+
 def _timed(capsys, *argv) -> tuple[int, float, str, str]:
     import time
 
-    run(_WARM)
-    capsys.readouterr()
+    if not _WARMED:
+        run(_WARM)
+        capsys.readouterr()
+        _WARMED.add(True)
     t0 = time.perf_counter()
     rc = run(list(argv))
     elapsed = time.perf_counter() - t0
@@ -826,7 +831,7 @@ def test_huge_config_values_answer_quickly(capsys, tmp_path, key):
         for argv in (["check", "--vllm-version", V, "--model-config", str(path), "--", "vllm", "serve", "m", "-tp",
                       "8", "-dcp", "2"],
                      ["audit", str(path), "--tp", "8", "--vllm-version", V],
-                     ["plan", str(path), "--gpus", "64", "--vllm-version", V]):
+                     ["plan", str(path), "--gpus", "16", "--vllm-version", V]):
             rc, elapsed, out, err = _timed(capsys, argv[0], "--no-cache", *argv[1:])
             assert rc in (0, 1, 2) and "Traceback" not in err and "internal error" not in err, err
             assert elapsed < 1.0, (key, n, argv[0], elapsed)
