@@ -8,7 +8,8 @@ from typing import Any, Optional
 
 from . import archs, factcache
 from .engine import _key, evaluate, verdict_from_crash
-from .errors import InputError, ModelConfigRefused, Undecidable, reports_internal_errors
+from .errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
+                     reports_internal_errors)
 from .facts import Crash, ModelFacts, derive
 from .layout import Host, Layout, make_layout
 from .load import load_raw_config
@@ -133,7 +134,6 @@ def _registry_guard(facts: ModelFacts, release: Release) -> None:
         )
 
 
-@reports_internal_errors
 def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
           vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
           host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
@@ -156,15 +156,21 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     """
     if entry not in ("serve", "config"):
         raise InputError("entry must be 'serve' or 'config'", source="<check>", key="entry")
-    release, env_d, lay, facts = _prepare(config, layout, vllm_version, env, fields, nearest, model_path)
-    notes = _release_notes(release)
-    if isinstance(facts, Crash):
-        return verdict_from_crash(release, facts, stage="model_config", check="model_config",
-                                  layout=lay, notes=notes)
-    _registry_guard(facts, release)
-    all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
-    verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
-    return verdict.with_notes(*all_notes) if all_notes else verdict
+    # reports_internal_errors inline: check is the hot path (plan, scans), a wrapper call costs ~5%
+    try:
+        release, env_d, lay, facts = _prepare(config, layout, vllm_version, env, fields, nearest, model_path)
+        notes = _release_notes(release)
+        if isinstance(facts, Crash):
+            return verdict_from_crash(release, facts, stage="model_config", check="model_config",
+                                      layout=lay, notes=notes)
+        _registry_guard(facts, release)
+        all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
+        verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
+        return verdict.with_notes(*all_notes) if all_notes else verdict
+    except KvguardError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever else escapes is kvguard's own failure
+        raise InternalError.of(exc) from exc
 
 
 def _release_notes(release: Release) -> tuple[str, ...]:
