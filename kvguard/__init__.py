@@ -13,6 +13,7 @@ from .api import check, legal_dcp_sizes, model_facts, to_exception, validate
 from .errors import (
     CapacityNotModelled,
     InputError,
+    InternalError,
     KvguardError,
     ModelConfigRefused,
     Undecidable,
@@ -60,6 +61,7 @@ __all__ = [
     "ErrorEntry",
     "Host",
     "InputError",
+    "InternalError",
     "KNOWN_RELEASES",
     "KvguardError",
     "Layout",

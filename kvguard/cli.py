@@ -15,7 +15,7 @@ import textwrap
 from typing import Optional, Sequence
 
 from . import __version__, factcache
-from .errors import KvguardError, Undecidable
+from .errors import InternalError, KvguardError, Undecidable, reason_kind
 from .layout import Host
 
 __all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "build_report", "main", "run"]
@@ -32,13 +32,21 @@ class _Parser(argparse.ArgumentParser):
         raise _ArgError(message)
 
 
+_UNDECIDED_CAUSES = ("bad kvguard arguments, unknown vLLM version or model, unreadable config, a launch kvguard "
+                     "does not model, or an internal error; one line on stderr, and with --format json/sarif/github "
+                     "also a document on stdout")
+_CHECK_EXIT = ("Exit status: 0 vLLM accepts the launch; 1 vLLM refuses it (including its argument parser's refusals: "
+               "an unknown option, a bad value); 2 kvguard cannot decide (" + _UNDECIDED_CAUSES + ").")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kvguard", description="Will this `vllm serve` parallel layout start, and what does "
                 "it do to the KV cache? Exit 0: accepted, 1: refused, 2: cannot decide.")
     p.add_argument("--version", action="version", version=f"kvguard {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     c = sub.add_parser("check", help="check one `vllm serve` command line",
-                       description="Check a `vllm serve` launch: kvguard check [options] -- vllm serve MODEL ARGS…")
+                       description="Check a `vllm serve` launch: kvguard check [options] -- vllm serve MODEL ARGS…",
+                       epilog=_CHECK_EXIT)
     c.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
                    "else the newest supported)")
     _common(c, formats=("text", "json", "github", "sarif"))
@@ -46,7 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("diff", help="what changes for one launch between two vLLM releases",
                        description="Compare the verdict and the KV facts of one `vllm serve` launch under two "
                        "releases: kvguard diff --from V1 --to V2 -- vllm serve MODEL ARGS…  Exit status is "
-                       "the --to release's verdict (0 accepted, 1 refused, 2 cannot decide).")
+                       "the --to release's verdict (0 accepted, 1 refused, 2 cannot decide).",
+                       epilog="Exit status: the --to release's verdict: 0 vLLM accepts the launch; 1 vLLM refuses it; "
+                       "2 kvguard cannot decide (" + _UNDECIDED_CAUSES + ").")
     d.add_argument("--from", dest="from_version", required=True, metavar="V1")
     d.add_argument("--to", dest="to_version", required=True, metavar="V2")
     _common(d)
@@ -87,7 +97,9 @@ def _economics_parsers(sub) -> None:
     a = sub.add_parser("audit", help="KV-cache economics of models at a layout: duplication, legal -dcp, bytes",
                        description="Per model: the KV heads that govern the cache, the duplication factor "
                        "max(1, tp // H) and what -dcp leaves of it, the legal -dcp sizes, the KV bytes per token "
-                       "per rank and the bytes duplication wastes. Exit 0, or 2 when kvguard cannot answer.")
+                       "per rank and the bytes duplication wastes.",
+                       epilog="Exit status: 0 the audit is printed (whatever vLLM would do with the layout); 2 kvguard "
+                       "cannot answer (" + _UNDECIDED_CAUSES + ").")
     a.add_argument("configs", nargs="+", metavar="CONFIG",
                    help="config.json, its directory, or a model id (Hugging Face cache, then the built-in catalog)")
     a.add_argument("--tp", type=int, required=True, metavar="N")
@@ -114,7 +126,9 @@ def _economics_parsers(sub) -> None:
     pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
                         description="Enumerate tp*pp*dp*pcp == GPUs (with every -dcp that can pass and expert "
                         "parallelism for MoE models), keep the layouts the release accepts, rank them by KV tokens "
-                        "per GPU per GiB of KV memory per GPU, and print the `vllm serve` flags of the top K.")
+                        "per GPU per GiB of KV memory per GPU, and print the `vllm serve` flags of the top K.",
+                        epilog="Exit status: 0 at least one layout is accepted; 1 the release refuses every layout of "
+                        "N GPUs; 2 kvguard cannot answer (" + _UNDECIDED_CAUSES + ").")
     pl.add_argument("config", metavar="CONFIG", help="config.json, its directory, or a model id")
     pl.add_argument("--gpus", type=int, required=True, metavar="N")
     pl.add_argument("--gpus-per-node", type=int, default=8, metavar="G")
@@ -144,7 +158,7 @@ def _cmd_audit(args) -> int:
                    kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
                    trust_remote_code=args.trust_remote_code, max_model_len=args.max_model_len,
                    kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp)
-    print(render_audit_json(report) if args.format == "json" else render_audit_text(report))
+    _write(render_audit_json(report) if args.format == "json" else render_audit_text(report))
     return EXIT_ACCEPT
 
 
@@ -167,7 +181,7 @@ def _cmd_plan(args) -> int:
                 fh.write(render_plan_svg(report, top))
         except OSError as exc:
             raise _ArgError(f"--plot: cannot write {args.plot}: {exc.strerror}") from None
-    print(render_plan_json(report, top) if args.format == "json" else render_plan_text(report, top))
+    _write(render_plan_json(report, top) if args.format == "json" else render_plan_text(report, top))
     return EXIT_ACCEPT if report.entries else EXIT_REFUSE
 
 
@@ -270,10 +284,14 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     nearest launches the release accepts (:func:`kvguard.suggest`)."""
     from .api import check, legal_dcp_sizes
     from .argv import parse_serve
-    from .report import LaunchReport
+    from .errors import ArgparseRefusal, Undecidable
+    from .report import LaunchReport, argparse_verdict
     from .resolve import resolve_model
 
-    cmd = parse_serve(launch, release)
+    try:
+        cmd = parse_serve(launch, release)
+    except ArgparseRefusal as refusal:  # vLLM's own parser refuses the command line: that is the verdict
+        return LaunchReport(argparse_verdict(release, refusal))
     vllm_env = {}
     if env_from_os:
         vllm_env.update({k: v for k, v in os.environ.items() if k.startswith("VLLM_")})
@@ -292,11 +310,16 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
         fields = {k: v for k, v in cmd.fields.items()
                   if k not in ("tensor_parallel_size", "prefill_context_parallel_size",
                                "decode_context_parallel_size")}
-        legal = legal_dcp_sizes(verdict.facts, layout["tensor_parallel_size"],
-                                layout["prefill_context_parallel_size"], vllm_version=release, env=vllm_env,
-                                host=host, **fields)
-        if not legal:
+        try:
+            legal = legal_dcp_sizes(verdict.facts, layout["tensor_parallel_size"],
+                                    layout["prefill_context_parallel_size"], vllm_version=release, env=vllm_env,
+                                    host=host, **fields)
+        except Undecidable as exc:   # a layout too large to enumerate: the verdict stands without them
+            verdict = verdict.with_notes(f"legal -dcp sizes not listed: {exc}")
+        if legal is not None and not legal:
             legal_reason = _no_dcp_reason(verdict, release, vllm_env, host, model.name, cmd.fields)
+    if not env_from_os:
+        verdict = verdict.with_notes(*_unapplied_env_notes(vllm_env))
     report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
                           layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason)
     if suggest:
@@ -307,6 +330,18 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
             report.suggestions = [] if verdict.facts is None else nearest_accepted(
                 verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name)
     return report
+
+
+def _unapplied_env_notes(applied: dict) -> "list[str]":
+    """kvguard's own environment is not the launch's: a VLLM_* variable set here but not given to
+    the check may be what the real launch sees (it inherits the shell's), so say it was left out."""
+    missing = sorted(k for k in os.environ if k.startswith("VLLM_") and k not in applied)
+    if not missing:
+        return []
+    shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+    return [f"{shown} {'is' if len(missing) == 1 else 'are'} set in kvguard's environment but not applied to "
+            "this launch; to apply them pass --env-from-os (all VLLM_* variables), --env K=V, or put "
+            "K=V before `vllm serve`"]
 
 
 def _no_dcp_reason(verdict, release, env, host, model_path, fields) -> Optional[dict]:
@@ -367,7 +402,7 @@ def _cmd_check(args) -> int:
         release = resolve(args.vllm_version, nearest=args.nearest)
     report = _launch_report(args, release, launch, suggest=True)
     report.release_source = source
-    print(render(report, args.format, color=_color(args)))
+    _write(render(report, args.format, color=_color(args)))
     return EXIT_ACCEPT if report.verdict.ok else EXIT_REFUSE
 
 
@@ -381,10 +416,10 @@ def _cmd_diff(args) -> int:
         release = resolve(version, nearest=args.nearest)
         try:
             sides.append((release, _launch_report(args, release, launch), None))
-        except KvguardError as exc:  # e.g. a flag this release does not have
-            sides.append((release, None, str(exc)))
+        except KvguardError as exc:  # e.g. a model kvguard cannot find
+            sides.append((release, None, exc))
     result = compare_reports(sides[0], sides[1])
-    print(render_diff(result, args.format))
+    _write(render_diff(result, args.format))
     after = sides[1][1]
     if after is None:
         return EXIT_UNDECIDED
@@ -429,7 +464,7 @@ def _cmd_scan(args) -> int:
         except OSError as exc:
             raise _ArgError(f"--output-file: cannot write {args.output_file}: {exc.strerror or exc}") from None
     elif text:
-        print(text)
+        _write(text)
     return EXIT_ACCEPT if args.exit_zero else result.exit_status
 
 
@@ -437,6 +472,7 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
     """Run the CLI; return the exit status (0 accept, 1 refuse, 2 undecided)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
+    args = None
     try:
         args = parser.parse_args(argv)
         if args.command is None:
@@ -456,16 +492,56 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
             return _cmd_plan(args)
         raise _ArgError(f"unknown command {args.command!r}")
     except _ArgError as exc:
-        _say(f"kvguard: error: {exc}")
-        return EXIT_UNDECIDED
+        return _undecided(args, argv, f"error: {exc}", "usage_error")
     except KvguardError as exc:
-        _say(f"kvguard: cannot decide: {exc}")
-        return EXIT_UNDECIDED
-    except RecursionError:
-        _say("kvguard: cannot decide: input nested too deeply")
-        return EXIT_UNDECIDED
+        return _undecided(args, argv, f"cannot decide: {exc}", reason_kind(exc))
+    except Exception as exc:  # noqa: BLE001 - MemoryError, RecursionError, a bug: kvguard's own failure
+        return _undecided(args, argv, f"cannot decide: {InternalError.of(exc)}", "internal_error")
     finally:
         factcache.enable(None)
+
+
+def _undecided(args, argv: list[str], line: str, kind: str) -> int:
+    """kvguard gives no verdict: one line on stderr and, in a machine format, the same reason as
+    a document on stdout (JSON with ``ok: null``, a SARIF run, a workflow annotation)."""
+    _say(f"kvguard: {line}")
+    fmt = getattr(args, "format", None) if args is not None else _format_in(argv)
+    if fmt in ("json", "sarif", "github"):
+        from .report import render_undecided
+
+        command = getattr(args, "command", None) or next((a for a in argv if not a.startswith("-")), None)
+        _write(render_undecided(fmt, line.split(": ", 1)[1], kind, command=command))
+    return EXIT_UNDECIDED
+
+
+def _format_in(argv: list[str]) -> Optional[str]:
+    """The ``--format`` a command line asks for when kvguard's own parser refused it."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--format" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--format="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _write(text: str) -> None:
+    """Print a report.  A reader that left (``kvguard check … | head``) is no failure and does not
+    change the exit status, which stays the verdict's; what is left to write goes nowhere."""
+    try:
+        try:
+            print(text, flush=True)
+        except UnicodeEncodeError:  # undecodable command-line bytes (PEP 383) in a text report
+            encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+            print(text.encode(encoding, "backslashreplace").decode(encoding, "replace"), flush=True)
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # no file descriptor (a test's captured stream)
+            pass
 
 
 def _say(line: str) -> None:
@@ -477,17 +553,15 @@ def _say(line: str) -> None:
         line.encode(encoding)
     except (UnicodeEncodeError, LookupError):
         line = line.encode(encoding if encoding else "utf-8", "backslashreplace").decode(encoding, "replace")
-    print(line, file=sys.stderr)
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (BrokenPipeError, ValueError):  # stderr closed: the exit status still says it
+        pass
 
 
 def main() -> None:
     try:
         status = run()
-        sys.stdout.flush()
-    except BrokenPipeError:  # `kvguard … | head`: the reader left; not an error of ours
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        status = EXIT_ACCEPT
     except KeyboardInterrupt:
         status = 130
     try:

@@ -9,7 +9,8 @@ from typing import Any, Optional
 from .facts import ModelFacts
 from .verdict import Verdict
 
-__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "render", "render_scan"]
+__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "argparse_verdict", "render",
+           "render_scan", "render_undecided"]
 
 JSON_SCHEMA_VERSION = 1
 
@@ -84,6 +85,14 @@ class LaunchReport:
         return out
 
 
+def argparse_verdict(release, refusal) -> Verdict:
+    """The verdict when vLLM's own argument parser refuses the command line
+    (:class:`~kvguard.errors.ArgparseRefusal`): stage ``argparse``, vLLM's printed error as the
+    message, kvguard's hints as notes."""
+    return Verdict(ok=False, vllm_version=release.key, stage="argparse", check=refusal.check,
+                   exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
+
+
 def render_json(report: LaunchReport) -> str:
     return json.dumps(report.to_dict(), indent=2, default=str)
 
@@ -97,6 +106,8 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
     else:
         lines.append(f"{red}REFUSE{reset}  vLLM {v.vllm_version} refuses this launch at {v.stage} ({v.check})")
         how = f"{v.exc_type}"
+        if v.stage == "argparse" and v.exc_type == "SystemExit":
+            how += "(2): argparse prints usage and this error"
         if v.wrapped_by:
             how += f", surfacing as pydantic ValidationError for {v.wrapped_by}"
         lines.append(f"  raises:  {how}")
@@ -201,6 +212,27 @@ def render(report: LaunchReport, fmt: str, *, color: bool = False) -> str:
     if fmt == "text":
         return render_text(report, color=color)
     return REPORTERS[fmt](report)
+
+
+def render_undecided(fmt: str, reason: str, kind: str, *, command: Optional[str] = None) -> str:
+    """No verdict: kvguard cannot decide (``kind``: usage_error, input_error, unsupported_version,
+    model_config_refused, undecidable, internal_error) — as a JSON document (``ok: null``, for
+    every command; scan's also has empty ``findings``), a SARIF run with one result under the
+    ``kvguard-undecidable`` rule, or a workflow annotation."""
+    if fmt == "json":
+        doc: dict[str, Any] = {"schema": JSON_SCHEMA_VERSION, "command": command, "ok": None,
+                               "reason_kind": kind, "reason": reason}
+        if command == "scan":
+            doc.update(findings=[], skipped=[])
+        return json.dumps(doc, indent=2)
+    if fmt == "sarif":
+        from . import __version__
+        from .sarif import render_sarif as _sarif
+        return _sarif([{"verdict": None, "reason": reason, "reason_kind": kind}], __version__,
+                      failure=reason if kind == "internal_error" else None)
+    title = "kvguard internal error" if kind == "internal_error" else "kvguard cannot decide"
+    level = "error" if kind == "internal_error" else "warning"
+    return f"::{level} title={title}::{_gh_escape(f'{reason} ({kind})')}"
 
 
 # ------------------------------------------------------------------ scan reports

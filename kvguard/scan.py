@@ -596,14 +596,16 @@ def _yaml_text_launches(path: str, lines: list[tuple[int, str]], variables: _Var
         return []
     text = "\n".join(t for _, t in lines)
     offset = lines[0][0] - 1 if lines else 0
+    out: list[Launch] = []
     try:
         docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        for doc in docs:
+            if doc is not None:
+                out += _YamlWalker(path, offset, variables, kind, strategies_from).walk_root(doc)
     except yaml.YAMLError:
         return []
-    out: list[Launch] = []
-    for doc in docs:
-        if doc is not None:
-            out += _YamlWalker(path, offset, variables, kind, strategies_from).walk_root(doc)
+    except RecursionError:  # nested too deeply, or an alias that contains itself (`a: &a [*a]`)
+        return []
     return out
 
 
@@ -1139,15 +1141,18 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
             skipped.append(Skip(path, "YAML not read: PyYAML is not installed (pip install 'kvguard[yaml]')",
                                 fatal=explicit))
             return False, []
+        out: list[Launch] = []
         try:
             docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+            for doc in docs:
+                if doc is not None:
+                    out += _YamlWalker(path, 0, variables, "yaml", strategies_from).walk_root(doc)
         except yaml.YAMLError as exc:
             skipped.append(Skip(path, f"unreadable: invalid YAML: {str(exc).splitlines()[0]}", fatal=explicit))
             return False, []
-        out: list[Launch] = []
-        for doc in docs:
-            if doc is not None:
-                out += _YamlWalker(path, 0, variables, "yaml", strategies_from).walk_root(doc)
+        except RecursionError:  # nested too deeply, or an alias that contains itself (`a: &a [*a]`)
+            skipped.append(Skip(path, "unreadable: YAML nested too deeply or self-referencing", fatal=explicit))
+            return False, []
         return True, out
     return True, _shell_launches(path, lines, variables, "shell")
 

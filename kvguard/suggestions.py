@@ -308,7 +308,7 @@ def edit_argv(tokens: Sequence[str], release, update: Mapping[str, Any],
     from .argv import _strip_launcher, option_table
 
     tokens = list(tokens)
-    args, _, _ = _strip_launcher(tokens)
+    args, _, _, _ = _strip_launcher(tokens)
     prefix = tokens[:len(tokens) - len(args)]
     if prefix + list(args) != tokens:
         return None

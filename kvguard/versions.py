@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 #: Every vLLM release from the first with decode context parallel to the
-#: newest one whose sources were read (../shared/upstream/README.md).
+#: newest one whose sources were read (tools/new_release.py reads a new one).
 KNOWN_RELEASES: tuple[str, ...] = (
     "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0",
     "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0",

@@ -1,6 +1,6 @@
 """The ordered launch checks of ``vllm serve``, 0.10.2 – 0.33.0 (data).
 
-Row ids are the upstream-reference ids (../shared/upstream/parallel/variants.json):
+Row ids name where the check lives upstream (docs/rules.md lists them, generated from this table):
 ``EA_`` EngineArgs.create_engine_config (vllm/engine/arg_utils.py), ``FIELD``
 ParallelConfig's pydantic field constraints, ``PC_`` ParallelConfig.__post_init__,
 ``PV_`` ParallelConfig._validate_parallel_config, ``PA_`` ParallelConfig._verify_args
