@@ -13,6 +13,7 @@ from .api import check, legal_dcp_sizes, model_facts, to_exception, validate
 from .errors import (
     CapacityNotModelled,
     InputError,
+    InternalError,
     KvguardError,
     ModelConfigRefused,
     Undecidable,
@@ -30,11 +31,13 @@ __version__ = "0.1.0.dev0"
 _LAZY = {
     "AuditReport": "economics", "ModelAudit": "economics", "audit": "economics",
     "CapacityPrediction": "capacity", "predict_capacity": "capacity",
+    "Suggestion": "suggestions", "suggest": "suggestions",
 }
 
 if TYPE_CHECKING:
     from .capacity import CapacityPrediction, predict_capacity
     from .economics import AuditReport, ModelAudit, audit
+    from .suggestions import Suggestion, suggest
 
 
 def __getattr__(name: str) -> Any:
@@ -58,6 +61,7 @@ __all__ = [
     "ErrorEntry",
     "Host",
     "InputError",
+    "InternalError",
     "KNOWN_RELEASES",
     "KvguardError",
     "Layout",
@@ -69,6 +73,7 @@ __all__ = [
     "Release",
     "SUPPORTED_VERSIONS",
     "Skipped",
+    "Suggestion",
     "Undecidable",
     "UnsupportedVersion",
     "Verdict",
@@ -78,6 +83,7 @@ __all__ = [
     "model_facts",
     "plan",
     "predict_capacity",
+    "suggest",
     "to_exception",
     "validate",
 ]

@@ -8,7 +8,8 @@ from typing import Any, Optional
 
 from . import archs, factcache
 from .engine import _key, evaluate, verdict_from_crash
-from .errors import InputError, ModelConfigRefused, Undecidable
+from .errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
+                     reports_internal_errors)
 from .facts import Crash, ModelFacts, derive
 from .layout import Host, Layout, make_layout
 from .load import load_raw_config
@@ -155,15 +156,21 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     """
     if entry not in ("serve", "config"):
         raise InputError("entry must be 'serve' or 'config'", source="<check>", key="entry")
-    release, env_d, lay, facts = _prepare(config, layout, vllm_version, env, fields, nearest, model_path)
-    notes = _release_notes(release)
-    if isinstance(facts, Crash):
-        return verdict_from_crash(release, facts, stage="model_config", check="model_config",
-                                  layout=lay, notes=notes)
-    _registry_guard(facts, release)
-    all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
-    verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
-    return verdict.with_notes(*all_notes) if all_notes else verdict
+    # reports_internal_errors inline: check is the hot path (plan, scans), a wrapper call costs ~5%
+    try:
+        release, env_d, lay, facts = _prepare(config, layout, vllm_version, env, fields, nearest, model_path)
+        notes = _release_notes(release)
+        if isinstance(facts, Crash):
+            return verdict_from_crash(release, facts, stage="model_config", check="model_config",
+                                      layout=lay, notes=notes)
+        _registry_guard(facts, release)
+        all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
+        verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
+        return verdict.with_notes(*all_notes) if all_notes else verdict
+    except KvguardError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - whatever else escapes is kvguard's own failure
+        raise InternalError.of(exc) from exc
 
 
 def _release_notes(release: Release) -> tuple[str, ...]:
@@ -178,6 +185,7 @@ def _release_notes(release: Release) -> tuple[str, ...]:
     return tuple(notes)
 
 
+@reports_internal_errors
 def model_facts(config: Any, *, vllm_version: Optional[str] = None,
                 env: Optional[Mapping[str, str]] = None, nearest: bool = False,
                 trust_remote_code: bool = False, model_path: Optional[str] = None) -> ModelFacts:
@@ -196,6 +204,12 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
     return facts
 
 
+#: the largest ``tp * pcp`` whose ``-dcp`` sizes :func:`legal_dcp_sizes` lists (and the largest
+#: pipeline kvguard sizes): a million GPUs is past any deployment, and above it the enumeration
+#: (the divisors of an arbitrary number, each one checked) would cost minutes or years
+MAX_ENUMERATED_GPUS = 1 << 20
+
+
 def _divisors(n: int) -> list[int]:
     small, large = [], []
     i = 1
@@ -208,6 +222,7 @@ def _divisors(n: int) -> list[int]:
     return small + large[::-1]
 
 
+@reports_internal_errors
 def legal_dcp_sizes(config: Any, tp: int, pcp: int = 1, *, vllm_version: Optional[str] = None,
                     env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
                     nearest: bool = False, **fields: Any) -> list[int]:
@@ -224,6 +239,9 @@ def legal_dcp_sizes(config: Any, tp: int, pcp: int = 1, *, vllm_version: Optiona
         return []
     _registry_guard(facts, release)
     limit = max(1, tp * pcp) if isinstance(tp, int) and isinstance(pcp, int) else 1
+    if limit > MAX_ENUMERATED_GPUS:
+        raise Undecidable(f"-tp {tp} -pcp {pcp} is {limit:,} GPUs: kvguard lists the legal -dcp sizes of "
+                          f"layouts of up to {MAX_ENUMERATED_GPUS:,} GPUs")
     out = []
     for dcp in _divisors(limit):
         lay_d = lay.model_copy(update={"decode_context_parallel_size": dcp})

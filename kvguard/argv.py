@@ -22,11 +22,18 @@ vllm/utils/__init__.py) filled by ``make_arg_parser`` /
 
 The option table of every release (every option string the serve parser
 defines, with its arity, type and choices) is generated from the real
-releases into ``kvguard/data/serve_options.json``.  An option string the
-release does not define is an argparse error in vLLM (``unrecognized
-arguments``) and an :class:`~kvguard.InputError` here; options the release
-defines but kvguard does not model are passed over with their values (their
-values are not validated — see ``passed_over``).
+releases into ``kvguard/data/serve_options.json`` (with each action's option
+strings and the parser's order of them: argparse's messages name both).
+Wherever the release's parser refuses the command line — an option string it
+does not define (``unrecognized arguments``), a bad value, a missing argument,
+or FlexibleArgumentParser's own exception — :func:`parse_serve` raises
+:class:`~kvguard.errors.ArgparseRefusal` carrying the error exactly as vLLM
+prints it (``vllm: error: …`` from the top-level parser, ``vllm serve:
+error: …`` from its sub-parser, ``api_server.py: error: …``; CPython
+3.10–3.13 word argparse's errors alike, and neither they nor any release
+print a "did you mean").  Options the release defines but kvguard does not
+model are passed over with their values (values of plain types are checked —
+see ``_check_value``).
 """
 
 from __future__ import annotations
@@ -41,7 +48,7 @@ from typing import Any, Optional
 
 from packaging.version import Version
 
-from .errors import InputError
+from .errors import ArgparseRefusal, InputError
 from .versions import Release
 
 __all__ = ["FLAGS", "ServeCommand", "parse_serve", "option_table"]
@@ -58,7 +65,7 @@ class Flag:
     choices: Optional[tuple[str, ...]] = None
 
 
-#: The launch flags kvguard reads (variants.md §2 "CLI flags and short aliases").  Which
+#: The launch flags kvguard reads (the parallel-layout options and their short aliases).  Which
 #: option strings a release defines, their arity, type and choices come from the generated
 #: option table (kvguard/data/serve_options.json); this table names the fields kvguard reads
 #: and is checked against it (tests/test_argv.py).
@@ -118,6 +125,12 @@ class _Opt:
     type: Optional[str] = None
     choices: Optional[tuple] = None
     value: Any = None   # what a flag (nargs 0) stores: True/False for --x / --no-x / --disable-x
+    #: the action's option strings in declaration order: argparse names the argument by all of them
+    #: (``argument --tensor-parallel-size/-tp: invalid int value: 'x'``)
+    names: tuple[str, ...] = ()
+
+    def label(self, opt: str) -> str:
+        return "/".join(self.names) if self.names else opt
 
 
 # ---------------------------------------------------------------------------
@@ -140,13 +153,18 @@ def _options_for(version: str) -> dict[str, _Opt]:
         if Version(v) <= want:
             idx = i
     specs = [_Opt(s["n"], s["a"], s["d"], s.get("t"), tuple(s["c"]) if s.get("c") is not None else None,
-                  s.get("v")) for s in data["specs"]]
+                  s.get("v"), tuple(s.get("o", ()))) for s in data["specs"]]
     table: dict[str, _Opt] = {}
     for opt, entries in data["options"].items():
         for spec, lo, hi in entries:
             if lo <= idx <= hi:
                 table[opt] = specs[spec]
                 break
+    # the parser's own order (argparse lists the candidates of an ambiguous prefix in it)
+    names = list(data["options"])
+    for order, lo, hi in data.get("orders", ()):
+        if lo <= idx <= hi:
+            return {names[i]: table[names[i]] for i in order}
     return table
 
 
@@ -177,11 +195,12 @@ def _split(command: "str | list[str]") -> list[str]:
     return [str(t) for t in command]
 
 
-def _strip_launcher(tokens: list[str]) -> tuple[list[str], dict[str, str], str]:
-    """Remove env assignments and the launcher words; return (args, env, mode).
+def _strip_launcher(tokens: list[str]) -> tuple[list[str], dict[str, str], str, str]:
+    """Remove env assignments and the launcher words; return (args, env, mode, launcher).
 
     mode: "serve" (``vllm serve``), "api" (``python -m vllm.entrypoints.openai.api_server``)
-    or "bare" (arguments only, as given to the ``vllm/vllm-openai`` image)."""
+    or "bare" (arguments only, as given to the ``vllm/vllm-openai`` image); launcher names the
+    program argparse reports errors as (see _prog)."""
     env: dict[str, str] = {}
     i = 0
     while i < len(tokens) and (tokens[i] in ("env", "exec", "sudo", "nohup") or _ENV_ASSIGN.match(tokens[i])):
@@ -191,16 +210,36 @@ def _strip_launcher(tokens: list[str]) -> tuple[list[str], dict[str, str], str]:
         i += 1
     rest = tokens[i:]
     if len(rest) >= 2 and rest[0].rsplit("/", 1)[-1] == "vllm" and rest[1] == "serve":
-        return rest[2:], env, "serve"
+        return rest[2:], env, "serve", "vllm"
     if len(rest) >= 3 and rest[0].rsplit("/", 1)[-1].startswith("python") and rest[1] == "-m":
         if rest[2] in ("vllm.entrypoints.cli.main", "vllm") and len(rest) >= 4 and rest[3] == "serve":
-            return rest[4:], env, "serve"
-        return rest[3:], env, "api"
-    return rest, env, "bare"
+            return rest[4:], env, "serve", "cli-main" if rest[2] != "vllm" else "vllm"
+        return rest[3:], env, "api", "api"
+    return rest, env, "bare", "vllm"
 
 
 def _err(reason: str, release: Release, key: Optional[str] = None) -> InputError:
-    return InputError(f"{reason} (vLLM {release.version} refuses this command line)", source="<argv>", key=key)
+    """Something kvguard does not model about this command line: it cannot decide."""
+    return InputError(f"{reason} (vLLM {release.version})", source="<argv>", key=key)
+
+
+def _raises(exc_type: str, message: str, release: Release, key: Optional[str] = None) -> ArgparseRefusal:
+    """An exception FlexibleArgumentParser raises before argparse runs (a traceback in vLLM)."""
+    return ArgparseRefusal(exc_type, message, vllm_version=str(release.version), check="FlexibleArgumentParser",
+                           key=key)
+
+
+class _ArgparseError(Exception):
+    """argparse's ``error(message)``; ``top``: raised by the top-level ``vllm`` parser (unrecognized
+    arguments of ``vllm serve`` are reported there), else by the parser that parses the options."""
+
+    def __init__(self, message: str, key: Optional[str] = None, *, top: bool = False,
+                 hints: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.message = message
+        self.key = key
+        self.top = top
+        self.hints = hints
 
 
 # ---------------------------------------------------------------------------
@@ -210,7 +249,8 @@ def _err(reason: str, release: Release, key: Optional[str] = None) -> InputError
 def _load_config(path: str, table: dict[str, _Opt], release: Release, mode: str) -> list[str]:
     extension = path.split(".")[-1]
     if extension not in ("yaml", "yml"):
-        raise _err(f"ValueError: Config file must be of a yaml/yml type. {extension} supplied", release, "--config")
+        raise _raises("ValueError", f"Config file must be of a yaml/yml type. {extension} supplied", release,
+                      "--config")
     try:
         import yaml
     except ImportError:  # pragma: no cover - pyyaml is a test dependency
@@ -255,29 +295,29 @@ def _flexible(args: list[str], mode: str, table: dict[str, _Opt], release: Relea
     if serve:
         if not release.within("0.11.1"):
             if "--model" in args:
-                raise _err("ValueError: With `vllm serve`, you should provide the model as a positional "
-                           "argument or in a config file instead of via the `--model` option.", release, "--model")
+                raise _raises("ValueError", "With `vllm serve`, you should provide the model as a positional "
+                              "argument or in a config file instead of via the `--model` option.", release, "--model")
         else:
             idx = next((i for i, a in enumerate(args) if re.match(r"^--model(=.+|$)", a)), None)
             if idx is not None:
                 if args[idx] == "--model":
                     if idx + 1 >= len(args):
-                        raise _err("IndexError: `--model` without a value", release, "--model")
+                        raise _raises("IndexError", "list index out of range", release, "--model")
                     args = [args[idx + 1], *args[:idx], *args[idx + 2:]]
                 else:
                     args = [args[idx][len("--model="):], *args[:idx], *args[idx + 1:]]
         if (release.within("0.17.0") and args and args[0].startswith("-")
                 and not any(re.match(r"^--config(=.+|$)", a) for a in args)
                 and any(re.match(r"^--served[-_]model[-_]name(=.+|$)", a) for a in args)):
-            raise _err("ValueError: `model` should be provided as the first positional argument when using "
-                       "`vllm serve`. i.e. `vllm serve <model> --<arg> <value>`.", release, "--served-model-name")
+            raise _raises("ValueError", "`model` should be provided as the first positional argument when using "
+                          "`vllm serve`. i.e. `vllm serve <model> --<arg> <value>`.", release, "--served-model-name")
     if "--config" in args:
         if args.count("--config") > 1:
-            raise _err("AssertionError: More than one config file specified!", release, "--config")
+            raise _raises("AssertionError", "More than one config file specified!", release, "--config")
         index = args.index("--config")
         if index == len(args) - 1:
-            raise _err("ValueError: No config file specified! Please check your command-line arguments.",
-                       release, "--config")
+            raise _raises("ValueError", "No config file specified! Please check your command-line arguments.",
+                          release, "--config")
         config_args = _load_config(args[index + 1], table, release, mode)
         full = (["serve"] if serve else []) + args
         index += 1 if serve else 0
@@ -287,8 +327,8 @@ def _flexible(args: list[str], mode: str, table: dict[str, _Opt], release: Relea
             model_in_cli = len(full) > 1 and not full[1].startswith("-")
             model_in_config = "--model" in config_args
             if not model_in_cli and not model_in_config:
-                raise _err("ValueError: No model specified! Please specify model either as a positional "
-                           "argument or in a config file.", release, "--config")
+                raise _raises("ValueError", "No model specified! Please specify model either as a positional "
+                              "argument or in a config file.", release, "--config")
             if model_in_cli:
                 full = full[:2] + config_args + full[2:index] + full[index + 2:]
             else:
@@ -345,7 +385,7 @@ def _flexible(args: list[str], mode: str, table: dict[str, _Opt], release: Relea
                     continue            # the '.' was in the value
             else:
                 if i + 1 >= len(processed):
-                    raise _err(f"IndexError: dotted argument {arg} without a value", release, arg)
+                    raise _raises("IndexError", "list index out of range", release, arg)
                 value_str = processed[i + 1]
                 delete.add(i + 1)
             if arg.endswith("+"):
@@ -409,7 +449,7 @@ def _classify(tok: str, table: dict[str, _Opt], release: Release):
             elif o.startswith(tok):
                 matches.append((o, None))
     if len(matches) > 1:
-        raise _err(f"ambiguous option: {tok} could match {', '.join(o for o, _ in matches)}", release, tok)
+        raise _ArgparseError(f"ambiguous option: {tok} could match {', '.join(o for o, _ in matches)}", tok)
     if matches:
         return matches[0]
     if _NEGATIVE_NUMBER.match(tok) or " " in tok:
@@ -417,26 +457,48 @@ def _classify(tok: str, table: dict[str, _Opt], release: Release):
     return None, None
 
 
-def _unknown(extras: list[str], release: Release) -> InputError:
-    """argparse's "unrecognized arguments" (exit status 2), naming the first unknown option."""
+#: FlexibleArgumentParser.error (0.29.0+) appends this to "unrecognized arguments" naming --task
+#: on ``vllm serve`` (the option was removed; its uses moved to --runner / --convert)
+_TASK_HINT_SINCE = "0.29.0"
+_TASK_HINT = ("\n\nHint: --task is not a vllm serve option. For embedding, reranking, or reward models, use "
+              "--runner pooling. To adapt a generative model for pooling, also use --convert embed, "
+              "--convert classify, or --convert reward.")
+_TASK_OPTION = re.compile(r"^--task(=.+|$)")
+_TASK_IN_MESSAGE = re.compile(r"(^|\s)--task(=|\s|$)")
+
+
+def _unrecognized(extras: list[str], release: Release) -> _ArgparseError:
+    """argparse's "unrecognized arguments", every extra token in order as vLLM prints them, with
+    kvguard's hints about the first unknown option (kept apart from vLLM's text)."""
     options = [t.split("=", 1)[0] for t in extras if t.startswith("-") and len(t) > 1]
     name = options[0] if options else extras[0]
+    return _ArgparseError("unrecognized arguments: " + " ".join(extras), name, top=True,
+                          hints=_hints(name, bool(options), release))
+
+
+def _hints(name: str, is_option: bool, release: Release) -> tuple[str, ...]:
     first, last = _releases_with(name)
     if first is not None and release.version < Version(first):
-        hint = f"vLLM {release.version} has no {name}, it appeared in {first}"
-    elif last is not None and release.version > Version(last):
-        hint = f"vLLM {release.version} has no {name}, it was removed after {last}"
-    elif options:
-        hint = f"vLLM {release.version} has no option {name}"
-    else:
-        hint = f"vLLM {release.version} takes one positional model, {name!r} is extra"
-    shown = " ".join(extras[:8]) + (f" … ({len(extras)} in all)" if len(extras) > 8 else "")
-    return InputError(f"unrecognized arguments: {shown} ({hint}; argparse error, exit status 2)",
-                      source="<argv>", key=name)
+        return (f"vLLM {release.version} has no {name}: it appeared in {first}",)
+    if last is not None and release.version > Version(last):
+        return (f"vLLM {release.version} has no {name}: it was removed after {last}",)
+    if not is_option:
+        return (f"vLLM {release.version} takes one positional model: {name[:200]!r} is extra",)
+    import difflib
+
+    spelled = "--" + name.lstrip("-").replace("_", "-") if name.startswith("--") else name
+    candidates = [o for o in option_table(release) if not o.startswith("--no-")]
+    close = difflib.get_close_matches(spelled[:200], candidates, n=1, cutoff=0.75)
+    if close:
+        return (f"did you mean {close[0]}? (kvguard's suggestion from vLLM {release.version}'s options; "
+                "vLLM itself prints none)",)
+    return ()
 
 
 def _argparse(args: list[str], table: dict[str, _Opt], release: Release) -> tuple[list, list[str]]:
-    """The (option, values) actions in order and the positionals, as argparse takes them."""
+    """The actions ``(option, values, token, converted value)`` in order and the positional model,
+    as argparse takes them: arity, type and choices checked option by option in command-line order,
+    unknown tokens reported last (all of them) — the order of argparse's own errors."""
     kinds: list = []            # per token: "A" | "-" | ("O", option, explicit)
     after_dashes = False
     for tok in args:
@@ -448,7 +510,7 @@ def _argparse(args: list[str], table: dict[str, _Opt], release: Release) -> tupl
         else:
             found = _classify(tok, table, release)
             kinds.append("A" if found is None else ("O",) + found)
-    actions: list[tuple[str, list[str], Optional[str]]] = []
+    actions: list[tuple[str, list[str], str, Any]] = []
     positionals: list[str] = []
     extras: list[str] = []
     i = 0
@@ -458,7 +520,8 @@ def _argparse(args: list[str], table: dict[str, _Opt], release: Release) -> tupl
             i += 1
             continue
         if kind == "A":
-            positionals.append(args[i])
+            # the first one is the model; argparse reports any other in place among the extras
+            (extras if positionals else positionals).append(args[i])
             i += 1
             continue
         _, opt, explicit = kind
@@ -473,8 +536,8 @@ def _argparse(args: list[str], table: dict[str, _Opt], release: Release) -> tupl
                        "(no launch)", release, opt)
         if explicit is not None:
             if nargs == 0:
-                raise _err(f"argument {opt}: ignored explicit argument {explicit!r}", release, opt)
-            actions.append((opt, [explicit], args[i]))
+                raise _ArgparseError(f"argument {spec.label(opt)}: ignored explicit argument {explicit!r}", opt)
+            actions.append((opt, [explicit], args[i], _converted(spec, opt, [explicit], release)))
             i += 1
             continue
         j = i + 1
@@ -484,45 +547,61 @@ def _argparse(args: list[str], table: dict[str, _Opt], release: Release) -> tupl
                 values.append(args[j])
                 j += 1
             elif nargs == 1:
-                raise _err(f"argument {opt}: expected one argument", release, opt)
+                raise _ArgparseError(f"argument {spec.label(opt)}: expected one argument", opt)
         elif nargs in ("*", "+"):
             while j < len(args) and kinds[j] == "A":
                 values.append(args[j])
                 j += 1
             if nargs == "+" and not values:
-                raise _err(f"argument {opt}: expected at least one argument", release, opt)
+                raise _ArgparseError(f"argument {spec.label(opt)}: expected at least one argument", opt)
         elif isinstance(nargs, int) and nargs > 1:
             while j < len(args) and kinds[j] == "A" and len(values) < nargs:
                 values.append(args[j])
                 j += 1
             if len(values) < nargs:
-                raise _err(f"argument {opt}: expected {nargs} arguments", release, opt)
-        actions.append((opt, values, args[i]))
+                raise _ArgparseError(f"argument {spec.label(opt)}: expected {nargs} arguments", opt)
+        actions.append((opt, values, args[i], _converted(spec, opt, values, release)))
         i = j
-    if len(positionals) > 1:
-        extras += positionals[1:]
     if extras:
-        raise _unknown(extras, release)
-    return actions, positionals[:1]
+        raise _unrecognized(extras, release)
+    return actions, positionals
+
+
+def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any:
+    """argparse's ``type`` and ``choices`` checks of one option's values: the converted value of
+    a launch flag kvguard reads, None for the others (passed over, their values checked where
+    kvguard knows the ``type``)."""
+    flag = _FIELDS.get(spec.dest)
+    if flag is None or spec.dest in ("model", "revision"):
+        _check_value(spec, opt, values, release)
+        return None
+    if spec.action == "_StoreAction" and spec.nargs == 1:
+        return _convert(flag, spec, opt, values[0], release)
+    return None
+
+
+def _invalid_choice(spec: _Opt, opt: str, value: Any) -> _ArgparseError:
+    return _ArgparseError(f"argument {spec.label(opt)}: invalid choice: {value!r} (choose from "
+                          f"{', '.join(repr(c) for c in spec.choices or ())})", opt)
 
 
 def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> Any:
     """argparse's ``type`` then ``choices`` check for a modeled option."""
     kind = spec.type or "str"
     base = {"int": int, "float": float, "str": str}
+    if kind in base:
+        convert = base[kind]
+    elif kind == "_optional_type":          # vllm.engine.arg_utils.optional_type(<the field's type>)
+        def convert(text: str) -> Any:
+            return None if text in ("", "None") else base.get(flag.kind, str)(text)
+    else:
+        raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option", release, opt)
     try:
-        if kind in base:
-            out: Any = base[kind](value)
-        elif kind == "_optional_type":          # vllm.engine.arg_utils.optional_type(<the field's type>)
-            out = None if value in ("", "None") else base.get(flag.kind, str)(value)
-        else:
-            raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option",
-                       release, opt)
+        out = convert(value)
     except ValueError:
-        raise _err(f"argument {opt}: invalid {kind.strip('_')} value: {value!r}", release, opt) from None
+        raise _ArgparseError(f"argument {spec.label(opt)}: invalid {kind} value: {value!r}", opt) from None
     if spec.choices is not None and out not in spec.choices:
-        raise _err(f"argument {opt}: invalid choice: {out!r} (choose from "
-                   f"{', '.join(repr(c) for c in spec.choices)})", release, opt)
+        raise _invalid_choice(spec, opt, out)
     return out
 
 
@@ -543,29 +622,48 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
         try:
             out = convert(value)
         except ValueError:
-            raise _err(f"argument {opt}: invalid {spec.type or 'str'} value: {value!r}", release, opt) from None
+            raise _ArgparseError(f"argument {spec.label(opt)}: invalid {spec.type or 'str'} value: {value!r}",
+                                 opt) from None
         if spec.choices is not None and out not in spec.choices:
-            raise _err(f"argument {opt}: invalid choice: {out!r} (choose from "
-                       f"{', '.join(repr(c) for c in spec.choices)})", release, opt)
+            raise _invalid_choice(spec, opt, out)
+
+
+def _prog(launcher: str) -> str:
+    """argparse's ``prog``: the basename of ``sys.argv[0]`` of the process vLLM runs in."""
+    return {"api": "api_server.py", "cli-main": "main.py"}.get(launcher, "vllm")
 
 
 def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
     """Parse a ``vllm serve`` / api_server invocation (or bare arguments) for ``release``.
 
-    Raises :class:`InputError` wherever the release's own parser fails (argparse error,
-    FlexibleArgumentParser's ValueError/AssertionError), naming the argument and release."""
+    Raises :class:`~kvguard.errors.ArgparseRefusal` (an :class:`InputError`) wherever the
+    release's own parser refuses the command line — an argparse error, with the message as vLLM
+    prints it, or FlexibleArgumentParser's ValueError/AssertionError/IndexError — and
+    :class:`InputError` for what kvguard cannot read (``--help``, an unreadable ``--config``)."""
     tokens = _split(command)
-    args, env, mode = _strip_launcher(tokens)
+    args, env, mode, launcher = _strip_launcher(tokens)
     table = option_table(release)
     if mode == "bare":
         # the vllm/vllm-openai image runs `vllm serve` on its arguments; a bare `--model M` (the
         # api_server image of old releases) is read as api_server would
         mode = "api" if "--model" in args and not release.within("0.11.1") else "serve"
-    processed = _flexible(list(args), mode, table, release)
-    actions, positional = _argparse(processed, table, release)
+        launcher = "api" if mode == "api" else "vllm"
+    try:
+        processed = _flexible(list(args), mode, table, release)
+        actions, positional = _argparse(processed, table, release)
+    except _ArgparseError as exc:
+        top = _prog(launcher)
+        prog = top if exc.top or mode != "serve" else f"{top} serve"
+        message = exc.message
+        if (exc.top and mode == "serve" and release.within(_TASK_HINT_SINCE) and message.startswith(
+                "unrecognized arguments:") and any(_TASK_OPTION.match(a) for a in args)
+                and _TASK_IN_MESSAGE.search(message)):
+            message += _TASK_HINT
+        raise ArgparseRefusal("SystemExit", f"{prog}: error: {message}", vllm_version=str(release.version),
+                              check="argparse", key=exc.key, hints=exc.hints) from None
     cmd = ServeCommand(model=None, env=env)
     option_model = None
-    for opt, values, original in actions:
+    for opt, values, original, converted in actions:
         spec = table[opt]
         dest = spec.dest
         flag = _FIELDS.get(dest)
@@ -576,7 +674,6 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.revision = values[0] if values else None
             continue
         if flag is None:
-            _check_value(spec, opt, values, release)
             cmd.passed_over.append(original)
             cmd.passed_over.extend(values)
             continue
@@ -585,7 +682,7 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         elif spec.nargs == 0 and spec.action in ("BooleanOptionalAction", "_StoreTrueAction"):
             cmd.fields[flag.field] = not opt.startswith("--no-")
         elif spec.action == "_StoreAction" and spec.nargs == 1:
-            cmd.fields[flag.field] = _convert(flag, spec, opt, values[0], release)
+            cmd.fields[flag.field] = converted
         else:
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)
     if mode == "serve":

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
-from .errors import CapacityNotModelled, InputError
+from .errors import CapacityNotModelled, InputError, reports_internal_errors
 
 __all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "kv_capacity",
            "pp_partitions", "predict_capacity", "render_capacity_text"]
@@ -318,6 +318,14 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
         _positive_int(value, key)
     if not isinstance(available_kv_bytes, int) or isinstance(available_kv_bytes, bool):
         raise InputError("must be an integer number of bytes", source="<capacity>", key="available_kv_bytes")
+    if pp > num_layers:   # before the per-stage list is built: its length is pp
+        raise InputError(f"-pp {pp} leaves a pipeline stage without layers ({num_layers} layers)",
+                         source="<capacity>", key="pp")
+    from .api import MAX_ENUMERATED_GPUS
+
+    if pp > MAX_ENUMERATED_GPUS:
+        raise InputError(f"-pp {pp}: kvguard sizes pipelines of up to {MAX_ENUMERATED_GPUS:,} stages",
+                         source="<capacity>", key="pp")
     stages = pp_partitions(num_layers, pp, pp_partition)
     if min(stages) < 1:
         raise InputError(f"-pp {pp} leaves a pipeline stage without layers ({num_layers} layers)",
@@ -496,6 +504,7 @@ def _available_bytes(available_kv_bytes, kv_memory_gib, gpu_memory_gib, gpu_memo
                    "the last three; the figure it logs as 'Available KV cache memory' is the one to use)"]
 
 
+@reports_internal_errors
 def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, pcp: int = 1, dcp: int = 1,
                      vllm_version: Optional[str] = None, kv_cache_dtype: str = "auto",
                      block_size: Optional[int] = None, available_kv_bytes: Optional[int] = None,

@@ -15,7 +15,7 @@ import textwrap
 from typing import Optional, Sequence
 
 from . import __version__, factcache
-from .errors import KvguardError
+from .errors import InternalError, KvguardError, Undecidable, reason_kind
 from .layout import Host
 
 __all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "build_report", "main", "run"]
@@ -32,13 +32,21 @@ class _Parser(argparse.ArgumentParser):
         raise _ArgError(message)
 
 
+_UNDECIDED_CAUSES = ("bad kvguard arguments, unknown vLLM version or model, unreadable config, a launch kvguard "
+                     "does not model, or an internal error; one line on stderr, and with --format json/sarif/github "
+                     "also a document on stdout")
+_CHECK_EXIT = ("Exit status: 0 vLLM accepts the launch; 1 vLLM refuses it (including its argument parser's refusals: "
+               "an unknown option, a bad value); 2 kvguard cannot decide (" + _UNDECIDED_CAUSES + ").")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="kvguard", description="Will this `vllm serve` parallel layout start, and what does "
                 "it do to the KV cache? Exit 0: accepted, 1: refused, 2: cannot decide.")
     p.add_argument("--version", action="version", version=f"kvguard {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     c = sub.add_parser("check", help="check one `vllm serve` command line",
-                       description="Check a `vllm serve` launch: kvguard check [options] -- vllm serve MODEL ARGS…")
+                       description="Check a `vllm serve` launch: kvguard check [options] -- vllm serve MODEL ARGS…",
+                       epilog=_CHECK_EXIT)
     c.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
                    "else the newest supported)")
     _common(c, formats=("text", "json", "github", "sarif"))
@@ -46,7 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     d = sub.add_parser("diff", help="what changes for one launch between two vLLM releases",
                        description="Compare the verdict and the KV facts of one `vllm serve` launch under two "
                        "releases: kvguard diff --from V1 --to V2 -- vllm serve MODEL ARGS…  Exit status is "
-                       "the --to release's verdict (0 accepted, 1 refused, 2 cannot decide).")
+                       "the --to release's verdict (0 accepted, 1 refused, 2 cannot decide).",
+                       epilog="Exit status: the --to release's verdict: 0 vLLM accepts the launch; 1 vLLM refuses it; "
+                       "2 kvguard cannot decide (" + _UNDECIDED_CAUSES + ").")
     d.add_argument("--from", dest="from_version", required=True, metavar="V1")
     d.add_argument("--to", dest="to_version", required=True, metavar="V2")
     _common(d)
@@ -55,11 +65,25 @@ def _parser() -> argparse.ArgumentParser:
         "scan", help="find and check `vllm serve` launches in scripts, Markdown, Dockerfiles, YAML",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description=_SCAN_HELP)
-    s.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to scan")
-    s.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
-                   "else the newest supported)")
+    s.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to scan; - reads standard input")
+    s.add_argument("--vllm-version", help="vLLM release whose rules apply to every launch (default: the release "
+                   "each deployment pins — image tag, pip pin, requirements/pyproject beside the file — else the "
+                   "installed vLLM, else the newest supported)")
     s.add_argument("--set", dest="variables", action="append", default=[], metavar="NAME=VALUE",
                    help="a shell variable's value (repeatable); wins over assignments found in the files")
+    s.add_argument("-q", "--quiet", action="store_true",
+                   help="print only refused and undecidable launches (text and github formats)")
+    s.add_argument("--exit-zero", action="store_true",
+                   help="exit 0 whatever the launches' verdicts (2 still means kvguard was misused)")
+    s.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    s.add_argument("--stdin-kind", choices=("shell", "markdown", "dockerfile", "yaml"),
+                   help="what `-` (standard input) holds (default: from --stdin-filename, else its content)")
+    s.add_argument("--stdin-filename", metavar="NAME",
+                   help="the file name standard input stands for: names its findings, gives its kind, and where "
+                   "settings and release pins beside it are looked up")
+    s.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="do not read matching files or directories (repeatable; adds to [tool.kvguard] exclude)")
+    s.add_argument("--no-config", action="store_true", help="ignore [tool.kvguard] settings in pyproject.toml")
     _common(s, formats=("text", "json", "github", "sarif"))
     _economics_parsers(sub)
     for command in sub.choices.values():
@@ -73,7 +97,9 @@ def _economics_parsers(sub) -> None:
     a = sub.add_parser("audit", help="KV-cache economics of models at a layout: duplication, legal -dcp, bytes",
                        description="Per model: the KV heads that govern the cache, the duplication factor "
                        "max(1, tp // H) and what -dcp leaves of it, the legal -dcp sizes, the KV bytes per token "
-                       "per rank and the bytes duplication wastes. Exit 0, or 2 when kvguard cannot answer.")
+                       "per rank and the bytes duplication wastes.",
+                       epilog="Exit status: 0 the audit is printed (whatever vLLM would do with the layout); 2 kvguard "
+                       "cannot answer (" + _UNDECIDED_CAUSES + ").")
     a.add_argument("configs", nargs="+", metavar="CONFIG",
                    help="config.json, its directory, or a model id (Hugging Face cache, then the built-in catalog)")
     a.add_argument("--tp", type=int, required=True, metavar="N")
@@ -100,7 +126,9 @@ def _economics_parsers(sub) -> None:
     pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
                         description="Enumerate tp*pp*dp*pcp == GPUs (with every -dcp that can pass and expert "
                         "parallelism for MoE models), keep the layouts the release accepts, rank them by KV tokens "
-                        "per GPU per GiB of KV memory per GPU, and print the `vllm serve` flags of the top K.")
+                        "per GPU per GiB of KV memory per GPU, and print the `vllm serve` flags of the top K.",
+                        epilog="Exit status: 0 at least one layout is accepted; 1 the release refuses every layout of "
+                        "N GPUs; 2 kvguard cannot answer (" + _UNDECIDED_CAUSES + ").")
     pl.add_argument("config", metavar="CONFIG", help="config.json, its directory, or a model id")
     pl.add_argument("--gpus", type=int, required=True, metavar="N")
     pl.add_argument("--gpus-per-node", type=int, default=8, metavar="G")
@@ -130,7 +158,7 @@ def _cmd_audit(args) -> int:
                    kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
                    trust_remote_code=args.trust_remote_code, max_model_len=args.max_model_len,
                    kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp)
-    print(render_audit_json(report) if args.format == "json" else render_audit_text(report))
+    _write(render_audit_json(report) if args.format == "json" else render_audit_text(report))
     return EXIT_ACCEPT
 
 
@@ -153,7 +181,7 @@ def _cmd_plan(args) -> int:
                 fh.write(render_plan_svg(report, top))
         except OSError as exc:
             raise _ArgError(f"--plot: cannot write {args.plot}: {exc.strerror}") from None
-    print(render_plan_json(report, top) if args.format == "json" else render_plan_text(report, top))
+    _write(render_plan_json(report, top) if args.format == "json" else render_plan_text(report, top))
     return EXIT_ACCEPT if report.entries else EXIT_REFUSE
 
 
@@ -166,7 +194,13 @@ _SCAN_HELP = "\n\n".join(textwrap.fill(p, 79) for p in (
     "A shell variable kvguard cannot resolve (-tp $TP, ${TP}) in something it reads (the model, a parallel "
     "flag, a VLLM_* variable) makes that launch undecidable; --set TP=8 supplies it. Recipe YAMLs yield one "
     "launch per variant and strategy, with the GPU count as $GPUS (multi-node strategies: $NODES and "
-    "$GPUS_PER_NODE).",
+    "$GPUS_PER_NODE). Go templates (Helm chart templates/) are listed as skipped; scan the rendered chart "
+    "(helm template CHART | kvguard scan --stdin-kind yaml -).",
+    "Each launch is checked against the vLLM release its deployment pins: the image tag "
+    "(vllm/vllm-openai:v0.20.0; latest = the newest known), an earlier pip install vllm==X, a vllm==X pin in "
+    "requirements*.txt or pyproject.toml beside the file; else the installed vLLM, else the newest supported. "
+    "--vllm-version overrides them all. Settings: [tool.kvguard] in the nearest pyproject.toml above the first "
+    "path (vllm-version, nearest, exclude, variables, host); command-line options win.",
     "Exit status: 1 if any launch is refused; else 2 if any launch is undecidable or a file named on the "
     "command line is unreadable; else 0 (every launch found is accepted, or none was found). Files met while "
     "walking a directory that cannot be read are listed as skipped and do not change the status.",
@@ -187,8 +221,8 @@ def _common(c: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json"
     c.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the GPU-count check")
     c.add_argument("--host", action="append", default=[], metavar="K=V",
                    help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1 "
-                   "(unstated facts are assumed to be a standard CUDA node: cuda, 8 GPUs, Triton, no Ray, "
-                   "no NIXL; the output lists the assumptions a check relied on)")
+                   "(unstated facts are assumed to be the official vllm-openai image on a CUDA node: cuda, "
+                   "8 GPUs, Triton, Ray, no NIXL; the output lists the assumptions a check relied on)")
     c.add_argument("--unknown-host", action="store_true",
                    help="assume nothing about the host: checks that depend on it are skipped and listed")
     c.add_argument("--format", choices=tuple(formats), default="text")
@@ -208,8 +242,9 @@ _HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool
               "cpu_memory_bytes": int}
 
 
-def _host(args) -> Host:
-    facts: dict = {}
+def _host(args, base: Optional[dict] = None) -> Host:
+    """The host the command line describes; ``base``: facts stated in [tool.kvguard] (flags win)."""
+    facts: dict = dict(base or {})
     for key, value in _env_pairs(args.host, what="--host").items():
         kind = _HOST_KEYS.get(key)
         if kind is None:
@@ -240,18 +275,23 @@ def _launch(args) -> list[str]:
 
 def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = None,
                  env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False,
-                 allow_download: bool = False):
+                 allow_download: bool = False, suggest: bool = False):
     """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport.
 
     ``host`` defaults to :meth:`Host.standard` (the command line's assumption);
     ``env`` holds extra variables vLLM would see (the launch's own ``VAR=value``
-    prefixes are read from it)."""
+    prefixes are read from it).  ``suggest``: for a refused launch, also find the
+    nearest launches the release accepts (:func:`kvguard.suggest`)."""
     from .api import check, legal_dcp_sizes
     from .argv import parse_serve
-    from .report import LaunchReport
+    from .errors import ArgparseRefusal, Undecidable
+    from .report import LaunchReport, argparse_verdict
     from .resolve import resolve_model
 
-    cmd = parse_serve(launch, release)
+    try:
+        cmd = parse_serve(launch, release)
+    except ArgparseRefusal as refusal:  # vLLM's own parser refuses the command line: that is the verdict
+        return LaunchReport(argparse_verdict(release, refusal))
     vllm_env = {}
     if env_from_os:
         vllm_env.update({k: v for k, v in os.environ.items() if k.startswith("VLLM_")})
@@ -265,27 +305,87 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     **cmd.fields)
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
-    legal = None
+    legal = legal_reason = None
     if verdict.facts is not None:
         fields = {k: v for k, v in cmd.fields.items()
                   if k not in ("tensor_parallel_size", "prefill_context_parallel_size",
                                "decode_context_parallel_size")}
-        legal = legal_dcp_sizes(verdict.facts, layout["tensor_parallel_size"],
-                                layout["prefill_context_parallel_size"], vllm_version=release, env=vllm_env,
-                                host=host, **fields)
-    return LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
-                        layout=layout, legal_dcp_sizes=legal)
+        try:
+            legal = legal_dcp_sizes(verdict.facts, layout["tensor_parallel_size"],
+                                    layout["prefill_context_parallel_size"], vllm_version=release, env=vllm_env,
+                                    host=host, **fields)
+        except Undecidable as exc:   # a layout too large to enumerate: the verdict stands without them
+            verdict = verdict.with_notes(f"legal -dcp sizes not listed: {exc}")
+        if legal is not None and not legal:
+            legal_reason = _no_dcp_reason(verdict, release, vllm_env, host, model.name, cmd.fields)
+    if not env_from_os:
+        verdict = verdict.with_notes(*_unapplied_env_notes(vllm_env))
+    report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
+                          layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason)
+    if suggest:
+        report.suggestion_host = host
+        if not verdict.ok:
+            from .suggestions import suggest as nearest_accepted
+
+            report.suggestions = [] if verdict.facts is None else nearest_accepted(
+                verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name)
+    return report
 
 
-def _launch_report(args, release, launch: list[str]):
+def _unapplied_env_notes(applied: dict) -> "list[str]":
+    """kvguard's own environment is not the launch's: a VLLM_* variable set here but not given to
+    the check may be what the real launch sees (it inherits the shell's), so say it was left out."""
+    missing = sorted(k for k in os.environ if k.startswith("VLLM_") and k not in applied)
+    if not missing:
+        return []
+    shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+    return [f"{shown} {'is' if len(missing) == 1 else 'are'} set in kvguard's environment but not applied to "
+            "this launch; to apply them pass --env-from-os (all VLLM_* variables), --env K=V, or put "
+            "K=V before `vllm serve`"]
+
+
+def _no_dcp_reason(verdict, release, env, host, model_path, fields) -> Optional[dict]:
+    """Why no -dcp size passes at this layout: the refusal that stands with -dcp 1 (its first
+    sentence: the GPU-count message goes on over several lines)."""
+    from .api import check
+
+    at_one = check(verdict.facts, vllm_version=release, env=env, host=host, model_path=model_path,
+                   **dict(fields, decode_context_parallel_size=1))
+    if at_one.ok:
+        return None
+    message = (at_one.message or "").split("\n")[0]
+    if message.endswith(":") and ". " in message:
+        message = message[:message.rindex(". ") + 1]
+    return {"check": at_one.check, "exc_type": at_one.exc_type, "message": message}
+
+
+def _launch_report(args, release, launch: list[str], suggest: bool = False):
     """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport."""
     return build_report(release, launch, host=_host(args), env=_env_pairs(args.env),
                         model_config=args.model_config, env_from_os=args.env_from_os,
-                        allow_download=args.allow_download)
+                        allow_download=args.allow_download, suggest=suggest)
 
 
 def _color(args) -> bool:
     return args.format == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def _docker_launch(launch: list[str], args):
+    """`docker run … vllm/vllm-openai:TAG ARGS` as kvguard scan reads it: (the launch, the release
+    its image tag names — None when --vllm-version decides)."""
+    from .pins import choose_release, default_release, image_pin
+    from .scan import _launch_and_image
+
+    tokens, image = _launch_and_image(launch)
+    if tokens is None:
+        raise _ArgError("`docker run` is checked only with a vllm/vllm-openai image followed by the server's "
+                        "arguments (or `--entrypoint vllm … serve …`)")
+    if args.vllm_version is not None:
+        return tokens, None
+    choice = choose_release(image_pin(image, "the command line"), None, default_release(args.nearest), args.nearest)
+    if choice.release is None:
+        raise Undecidable(choice.reason or f"no vLLM release for {image}")
+    return tokens, choice
 
 
 def _cmd_check(args) -> int:
@@ -293,9 +393,16 @@ def _cmd_check(args) -> int:
     from .versions import resolve
 
     launch = _launch(args)
-    release = resolve(args.vllm_version, nearest=args.nearest)
-    report = _launch_report(args, release, launch)
-    print(render(report, args.format, color=_color(args)))
+    release, source = None, "--vllm-version" if args.vllm_version is not None else None
+    if launch and launch[0].rsplit("/", 1)[-1] in ("docker", "podman"):
+        launch, choice = _docker_launch(launch, args)
+        if choice is not None:          # the image tag names the release, unless --vllm-version did
+            release, source = choice.release, choice.source
+    if release is None:
+        release = resolve(args.vllm_version, nearest=args.nearest)
+    report = _launch_report(args, release, launch, suggest=True)
+    report.release_source = source
+    _write(render(report, args.format, color=_color(args)))
     return EXIT_ACCEPT if report.verdict.ok else EXIT_REFUSE
 
 
@@ -309,10 +416,10 @@ def _cmd_diff(args) -> int:
         release = resolve(version, nearest=args.nearest)
         try:
             sides.append((release, _launch_report(args, release, launch), None))
-        except KvguardError as exc:  # e.g. a flag this release does not have
-            sides.append((release, None, str(exc)))
+        except KvguardError as exc:  # e.g. a model kvguard cannot find
+            sides.append((release, None, exc))
     result = compare_reports(sides[0], sides[1])
-    print(render_diff(result, args.format))
+    _write(render_diff(result, args.format))
     after = sides[1][1]
     if after is None:
         return EXIT_UNDECIDED
@@ -321,27 +428,51 @@ def _cmd_diff(args) -> int:
 
 def _cmd_scan(args) -> int:
     from .report import render_scan
-    from .scan import scan
-    from .versions import resolve
+    from .scan import STDIN, Skip, scan
+    from .settings import Settings, find_settings
 
-    release = resolve(args.vllm_version, nearest=args.nearest)
-    variables = _env_pairs(args.variables, what="--set")
-    host = _host(args)
+    stdin_named = STDIN in args.paths
+    if stdin_named and args.paths.count(STDIN) > 1:
+        raise _ArgError("`-` (standard input) can be given once")
+    if (args.stdin_kind or args.stdin_filename) and not stdin_named:
+        raise _ArgError("--stdin-kind / --stdin-filename apply to `-` (standard input), which is not among the paths")
+    first = args.paths[0] if args.paths[0] != STDIN else (args.stdin_filename or ".")
+    settings = Settings() if args.no_config else find_settings(first)
+    variables = dict(settings.variables)
+    variables.update(_env_pairs(args.variables, what="--set"))
+    nearest = args.nearest or settings.nearest
+    version, source = args.vllm_version, "--vllm-version"
+    if version is None and settings.vllm_version is not None:
+        version, source = settings.vllm_version, f"[tool.kvguard] vllm-version in {settings.path}"
+    host = _host(args, settings.host)
     env = _env_pairs(args.env)
 
-    def build(tokens):
+    def build(release, tokens):
         return build_report(release, tokens, host=host, env=env, model_config=args.model_config,
                             env_from_os=args.env_from_os, allow_download=args.allow_download)
 
-    result = scan(args.paths, release, build, variables)
-    print(render_scan(result, args.format, color=_color(args)))
-    return result.exit_status
+    result = scan(args.paths, version, build, variables, nearest=nearest, release_source=source,
+                  exclude=tuple(settings.exclude) + tuple(args.exclude), stdin_kind=args.stdin_kind,
+                  stdin_filename=args.stdin_filename)
+    if settings.problem is not None:
+        result.skipped.insert(0, Skip(*settings.problem))
+    text = render_scan(result, args.format, color=_color(args) and not args.output_file, quiet=args.quiet)
+    if args.output_file:
+        try:
+            with open(args.output_file, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+        except OSError as exc:
+            raise _ArgError(f"--output-file: cannot write {args.output_file}: {exc.strerror or exc}") from None
+    elif text:
+        _write(text)
+    return EXIT_ACCEPT if args.exit_zero else result.exit_status
 
 
 def run(argv: Optional[Sequence[str]] = None) -> int:
     """Run the CLI; return the exit status (0 accept, 1 refuse, 2 undecided)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = _parser()
+    args = None
     try:
         args = parser.parse_args(argv)
         if args.command is None:
@@ -361,16 +492,56 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
             return _cmd_plan(args)
         raise _ArgError(f"unknown command {args.command!r}")
     except _ArgError as exc:
-        _say(f"kvguard: error: {exc}")
-        return EXIT_UNDECIDED
+        return _undecided(args, argv, f"error: {exc}", "usage_error")
     except KvguardError as exc:
-        _say(f"kvguard: cannot decide: {exc}")
-        return EXIT_UNDECIDED
-    except RecursionError:
-        _say("kvguard: cannot decide: input nested too deeply")
-        return EXIT_UNDECIDED
+        return _undecided(args, argv, f"cannot decide: {exc}", reason_kind(exc))
+    except Exception as exc:  # noqa: BLE001 - MemoryError, RecursionError, a bug: kvguard's own failure
+        return _undecided(args, argv, f"cannot decide: {InternalError.of(exc)}", "internal_error")
     finally:
         factcache.enable(None)
+
+
+def _undecided(args, argv: list[str], line: str, kind: str) -> int:
+    """kvguard gives no verdict: one line on stderr and, in a machine format, the same reason as
+    a document on stdout (JSON with ``ok: null``, a SARIF run, a workflow annotation)."""
+    _say(f"kvguard: {line}")
+    fmt = getattr(args, "format", None) if args is not None else _format_in(argv)
+    if fmt in ("json", "sarif", "github"):
+        from .report import render_undecided
+
+        command = getattr(args, "command", None) or next((a for a in argv if not a.startswith("-")), None)
+        _write(render_undecided(fmt, line.split(": ", 1)[1], kind, command=command))
+    return EXIT_UNDECIDED
+
+
+def _format_in(argv: list[str]) -> Optional[str]:
+    """The ``--format`` a command line asks for when kvguard's own parser refused it."""
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        if arg == "--format" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--format="):
+            return arg.split("=", 1)[1]
+    return None
+
+
+def _write(text: str) -> None:
+    """Print a report.  A reader that left (``kvguard check … | head``) is no failure and does not
+    change the exit status, which stays the verdict's; what is left to write goes nowhere."""
+    try:
+        try:
+            print(text, flush=True)
+        except UnicodeEncodeError:  # undecodable command-line bytes (PEP 383) in a text report
+            encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+            print(text.encode(encoding, "backslashreplace").decode(encoding, "replace"), flush=True)
+    except BrokenPipeError:
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # no file descriptor (a test's captured stream)
+            pass
 
 
 def _say(line: str) -> None:
@@ -382,17 +553,15 @@ def _say(line: str) -> None:
         line.encode(encoding)
     except (UnicodeEncodeError, LookupError):
         line = line.encode(encoding if encoding else "utf-8", "backslashreplace").decode(encoding, "replace")
-    print(line, file=sys.stderr)
+    try:
+        print(line, file=sys.stderr, flush=True)
+    except (BrokenPipeError, ValueError):  # stderr closed: the exit status still says it
+        pass
 
 
 def main() -> None:
     try:
         status = run()
-        sys.stdout.flush()
-    except BrokenPipeError:  # `kvguard … | head`: the reader left; not an error of ours
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        status = EXIT_ACCEPT
     except KeyboardInterrupt:
         status = 130
     try:

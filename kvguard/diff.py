@@ -24,12 +24,19 @@ class LaunchDiff:
     changes: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"from": self.before, "to": self.after, "verdict_changed": self.verdict_changed,
-                "changes": self.changes, "before": self.before_view, "after": self.after_view}
+        from .report import JSON_SCHEMA_VERSION
+
+        return {"schema": JSON_SCHEMA_VERSION, "from": self.before, "to": self.after,
+                "verdict_changed": self.verdict_changed, "changes": self.changes, "before": self.before_view,
+                "after": self.after_view}
 
 
-def _view(report, error: Optional[str]) -> dict[str, Any]:
+def _view(report, error: "Optional[str | BaseException]") -> dict[str, Any]:
     if report is None:
+        if isinstance(error, BaseException):   # why this side has no verdict, for machines too
+            from .errors import reason_kind
+
+            return {"ok": None, "error": str(error), "reason_kind": reason_kind(error)}
         return {"ok": None, "error": error}
     data = report.to_dict()
     return {k: data.get(k) for k in ("ok", "exc_type", "message", "wrapped_by", "stage", "check",
@@ -37,7 +44,8 @@ def _view(report, error: Optional[str]) -> dict[str, Any]:
 
 
 def compare_reports(before, after) -> LaunchDiff:
-    """``before``/``after`` are ``(release, LaunchReport | None, error | None)``."""
+    """``before``/``after`` are ``(release, LaunchReport | None, error | None)``; the error is the
+    exception (or its text) that left the side without a verdict."""
     (r1, rep1, err1), (r2, rep2, err2) = before, after
     v1, v2 = _view(rep1, err1), _view(rep2, err2)
     changes = []

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
-from .errors import InputError
+from .errors import InputError, reports_internal_errors
 from .facts import ModelFacts
 from .layout import Host
 
@@ -206,6 +206,7 @@ def _resolve_config(config: Any) -> tuple[str, Any, Optional[dict]]:
                      source="<audit>")
 
 
+@reports_internal_errors
 def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
               kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
               host: Optional[Host] = None, name: Optional[str] = None,
@@ -296,6 +297,7 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
         notes=tuple(notes))
 
 
+@reports_internal_errors
 def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *,
           vllm_version: Optional[str] = None, kv_cache_dtype: str = "auto",
           env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,

@@ -270,8 +270,10 @@ def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any)
 
 Platform = Literal["cuda", "rocm", "xpu", "tpu", "cpu"]
 
-#: the standard CUDA node the CLI assumes unless told otherwise (documented in the README)
-STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": False, "triton": True, "nixl": False}
+#: the standard CUDA node the CLI assumes unless told otherwise (documented in the README): the
+#: standard deployment, vLLM's official vllm/vllm-openai image on an 8-GPU node.  That image ships
+#: Ray (vLLM's multi-node executor), so `--distributed-executor-backend ray` finds it.
+STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False}
 
 _HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes")
 
@@ -300,7 +302,7 @@ class Host:
 
     @classmethod
     def cuda_node(cls, gpus_per_node: int = 8) -> "Host":
-        """A standard CUDA node (stated, not assumed): 8 GPUs, Triton installed, no Ray, no NIXL."""
+        """A standard CUDA node (stated, not assumed): 8 GPUs, Triton and Ray installed, no NIXL."""
         return cls(**dict(STANDARD_NODE, gpus_per_node=gpus_per_node))
 
     @classmethod

@@ -35,12 +35,16 @@ from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
 from .api import _divisors
-from .errors import InputError
+from .errors import InputError, reports_internal_errors
 from .layout import Host
 
 __all__ = ["PlanEntry", "PlanReport", "plan"]
 
 GIB = 1 << 30
+
+#: the largest GPU count :func:`plan` enumerates: the work grows with the number of divisor
+#: triples of the count (65,520 GPUs: ~30,000 layouts, half a second); far past any deployment
+MAX_PLAN_GPUS = 1 << 16
 
 
 
@@ -127,6 +131,7 @@ def _pos_int(value: Any, key: str) -> int:
     return value
 
 
+@reports_internal_errors
 def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Optional[str] = None,
          max_model_len: Optional[int] = None, kv_cache_dtype: str = "auto",
          env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
@@ -148,6 +153,9 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     from .versions import resolve
 
     gpus = _pos_int(gpus, "gpus")
+    if gpus > MAX_PLAN_GPUS:
+        raise InputError(f"{gpus:,} GPUs: kvguard plans layouts of up to {MAX_PLAN_GPUS:,} GPUs", source="<plan>",
+                         key="gpus")
     g = _pos_int(gpus_per_node, "gpus_per_node")
     min_replica_gpus = _pos_int(min_replica_gpus, "min_replica_gpus")
     if max_model_len is not None:

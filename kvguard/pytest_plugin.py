@@ -23,8 +23,13 @@ Parametrise over every launch in a directory::
     def test_deploy_launches(kvguard_check, launch):
         kvguard_check(launch, vllm_version="0.28.0")
 
-``launches_under(path, variables=None)`` returns ``pytest.param`` objects with
-``FILE:LINE`` ids (FILE relative to ``path``) (see :mod:`kvguard.scan` for what is recognised).
+``launches_under(path, variables=None, allow_empty=False)`` returns ``pytest.param`` objects
+with ``FILE:LINE`` ids (FILE relative to ``path``) (see :mod:`kvguard.scan` for what is
+recognised); a path that does not exist or holds no launch is an error at collection unless
+``allow_empty=True``.  Each launch is checked against ``vllm_version`` when given, else the
+release its deployment pins (image tag, pip pin, requirements beside it: :mod:`kvguard.pins`).
+
+An expected refusal is asserted with ``pytest.raises(pytest.fail.Exception, match=…)``.
 
 This module imports pytest: it is meant to be loaded by pytest (``import kvguard``
 never imports it).
@@ -67,18 +72,13 @@ class KvguardChecker:
                  host: Any = None, env: Optional[Mapping[str, str]] = None, *, undecidable: str = "fail"):
         from .cli import build_report
         from .errors import KvguardError
-        from .scan import Launch, check_launch
-        from .versions import resolve
+        from .scan import Launch, check_launch, release_for
 
         def give_up(reason: str):
             if undecidable == "skip":
                 pytest.skip(f"kvguard cannot decide: {reason}")
             pytest.fail(f"kvguard cannot decide: {reason}", pytrace=False)
 
-        try:
-            release = resolve(vllm_version)
-        except KvguardError as exc:
-            give_up(str(exc))
         if isinstance(launch, Launch):
             item = launch
         else:
@@ -87,11 +87,17 @@ class KvguardChecker:
             except ValueError as exc:
                 give_up(f"cannot split command line: {exc}")
             item = Launch("<test>", 0, tokens, "test")
+        try:    # vllm_version, else the release the launch's deployment pins (kvguard.pins)
+            choice = release_for(item, vllm_version, source="vllm_version")
+        except KvguardError as exc:
+            give_up(str(exc))
+        if choice.release is None:
+            give_up(choice.reason or "no vLLM release")
 
-        def build(tokens):
+        def build(release, tokens):
             return build_report(release, tokens, host=host, env=dict(env or {}), model_config=model_config)
 
-        finding = check_launch(item, release, build)
+        finding = check_launch(item, choice.release, build)
         where = item.where if item.path != "<test>" else None
         if finding.status == "undecidable":
             give_up(f"{finding.reason}" + (f" ({where})" if where else ""))
@@ -101,12 +107,25 @@ class KvguardChecker:
         return verdict
 
 
-def launches_under(path: "str | os.PathLike[str]", variables: Optional[Mapping[str, str]] = None) -> list:
-    """One ``pytest.param(launch, id="FILE:LINE")`` per launch found under ``path``."""
+def launches_under(path: "str | os.PathLike[str]", variables: Optional[Mapping[str, str]] = None, *,
+                   allow_empty: bool = False) -> list:
+    """One ``pytest.param(launch, id="FILE:LINE")`` per launch found under ``path``.
+
+    A ``path`` that does not exist raises FileNotFoundError, and one that holds no launch raises
+    ValueError (both at collection, naming the path, so a mistyped or moved directory does not
+    pass as "nothing to test"); ``allow_empty=True`` returns ``[]`` for an empty one instead."""
     from .scan import find_launches
 
     root = os.fspath(path)
-    launches, _skipped, _files = find_launches([root], variables)
+    if not os.path.exists(root):
+        raise FileNotFoundError(f"kvguard launches_under({root!r}): no such file or directory (relative paths "
+                                f"are resolved from the working directory, {os.getcwd()!r}, not from the test "
+                                f"file)")
+    launches, skipped, files = find_launches([root], variables)
+    if not launches and not allow_empty:
+        why = "".join(f"; {s.path}: skipped: {s.reason}" for s in skipped[:5])
+        raise ValueError(f"kvguard launches_under({root!r}): no `vllm serve` launch found in {files} file(s) "
+                         f"read{why} (pass allow_empty=True if that is expected)")
     base = root if os.path.isdir(root) else os.path.dirname(root)
     params = []
     seen: dict[str, int] = {}

@@ -9,7 +9,8 @@ from typing import Any, Optional
 from .facts import ModelFacts
 from .verdict import Verdict
 
-__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "render", "render_scan"]
+__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "argparse_verdict", "render",
+           "render_scan", "render_undecided"]
 
 JSON_SCHEMA_VERSION = 1
 
@@ -23,7 +24,17 @@ class LaunchReport:
     location: Optional[str] = None
     layout: dict[str, Any] = field(default_factory=dict)
     legal_dcp_sizes: Optional[list[int]] = None
+    #: why ``legal_dcp_sizes`` is empty: the refusal that stands at this layout even with -dcp 1
+    #: (``{"check", "exc_type", "message"}``)
+    legal_dcp_reason: Optional[dict[str, Any]] = None
     kv_cache_dtype: str = "auto"
+    #: for a refused launch, the nearest launches the release accepts (kvguard.suggest); None when
+    #: not searched (an accepted launch, ``scan``, ``diff``)
+    suggestions: Optional[list] = None
+    #: the host the suggestions were searched for (set when ``check`` searches)
+    suggestion_host: Optional[Any] = None
+    #: where the release came from when not the default (e.g. the image tag of `docker run …`)
+    release_source: Optional[str] = None
 
     @property
     def facts(self) -> Optional[ModelFacts]:
@@ -53,6 +64,8 @@ class LaunchReport:
         )
         if self.legal_dcp_sizes is not None:
             out["legal_dcp_sizes"] = self.legal_dcp_sizes
+            if not self.legal_dcp_sizes and self.legal_dcp_reason:
+                out["legal_dcp_sizes_reason"] = self.legal_dcp_reason
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -60,7 +73,24 @@ class LaunchReport:
         out.update(self.verdict.to_dict())
         out.update(model=self.model, source=self.source, location=self.location, layout=self.layout,
                    facts=self.kv_facts())
+        if self.suggestion_host is not None:  # `check`: a list for a refused launch, null for an accepted one
+            out["suggestions"] = None if self.suggestions is None else [s.to_dict() for s in self.suggestions]
+            if self.suggestions is not None:
+                h = self.suggestion_host
+                out["suggestions_host"] = {"platform": h.platform, "gpus_per_node": h.gpus_per_node, "ray": h.ray,
+                                           "assumed": sorted(k for k in ("platform", "gpus_per_node", "ray")
+                                                             if k in h.assumed)}
+        if self.release_source is not None:
+            out["vllm_version_source"] = self.release_source
         return out
+
+
+def argparse_verdict(release, refusal) -> Verdict:
+    """The verdict when vLLM's own argument parser refuses the command line
+    (:class:`~kvguard.errors.ArgparseRefusal`): stage ``argparse``, vLLM's printed error as the
+    message, kvguard's hints as notes."""
+    return Verdict(ok=False, vllm_version=release.key, stage="argparse", check=refusal.check,
+                   exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
 
 
 def render_json(report: LaunchReport) -> str:
@@ -76,12 +106,16 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
     else:
         lines.append(f"{red}REFUSE{reset}  vLLM {v.vllm_version} refuses this launch at {v.stage} ({v.check})")
         how = f"{v.exc_type}"
+        if v.stage == "argparse" and v.exc_type == "SystemExit":
+            how += "(2): argparse prints usage and this error"
         if v.wrapped_by:
             how += f", surfacing as pydantic ValidationError for {v.wrapped_by}"
         lines.append(f"  raises:  {how}")
         if v.loc:
             lines.append(f"  field:   {'.'.join(v.loc)}")
         lines.append(f"  message: {v.message}")
+    if report.release_source is not None and report.release_source != "--vllm-version":
+        lines.append(f"release: vLLM {v.vllm_version} ({report.release_source})")
     if report.model:
         src = f" ({report.source}: {report.location})" if report.source else ""
         lines.append(f"model: {report.model}{src}")
@@ -92,14 +126,22 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
                      f"KV heads {kv.get('total_num_kv_heads')}, head size {kv.get('head_size')}, "
                      f"layers {kv.get('num_hidden_layers')}")
         if "duplication_factor" in kv:
+            residual = kv.get("residual_duplication")
+            after = f"; left after -dcp {report.layout.get('decode_context_parallel_size')}: {residual}" \
+                if residual is not None else ""
             lines.append(f"  KV cache: H={kv['cache_kv_heads']} governs the cache; at tp={kv['tp']} each rank "
                          f"holds {kv['num_kv_heads_per_rank']} KV head(s), duplication factor "
-                         f"{kv['duplication_factor']}")
+                         f"{kv['duplication_factor']}{after}")
             if kv.get("kv_bytes_per_token_per_rank") is not None:
                 lines.append(f"  KV bytes per token per rank: {kv['kv_bytes_per_token_per_rank']:,} "
                              f"({kv['kv_cache_dtype']})")
-        if kv.get("legal_dcp_sizes") is not None:
-            lines.append(f"  legal -dcp sizes at this layout: {kv['legal_dcp_sizes']}")
+        legal = kv.get("legal_dcp_sizes")
+        if legal:
+            lines.append(f"  legal -dcp sizes at this layout: {legal}")
+        elif legal is not None:
+            # an empty list reads as "-dcp is the problem"; say which refusal stands whatever -dcp is
+            why = _no_dcp_text(v, kv.get("legal_dcp_sizes_reason"))
+            lines.append(f"  legal -dcp sizes at this layout: none — {why}")
     for s in v.skipped:
         lines.append(f"{dim}  skipped {s.check}: {s.reason}{reset}")
     if v.assumptions:
@@ -107,7 +149,42 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
                      f"--platform/--gpus-per-node/--host, or --unknown-host to skip host checks){reset}")
     for note in v.notes:
         lines.append(f"{dim}  note: {note}{reset}")
+    if report.suggestions is not None:
+        lines += _suggestion_lines(report, dim, reset)
     return "\n".join(lines)
+
+
+def _suggestion_lines(report: LaunchReport, dim: str, reset: str) -> list[str]:
+    from .suggestions import EDITABLE, MAX_CHANGES, describe_host
+
+    v = report.verdict
+    host = describe_host(report.suggestion_host) if report.suggestion_host is not None else "host unknown"
+    if not report.suggestions:
+        if v.stage == "model_config":
+            return ["no nearby launch: vLLM refuses the model's config itself, whatever the parallel flags"]
+        flags = ", ".join(f.replace("_", "-") for f in EDITABLE)
+        return [f"no launch within {MAX_CHANGES} changes of the parallel flags ({flags}) is accepted by "
+                f"vLLM {v.vllm_version} on this host ({host})"]
+    lines = [f"nearest launches vLLM {v.vllm_version} accepts (only parallel flags changed, each one checked; "
+             f"host: {host}):"]
+    for i, s in enumerate(report.suggestions, 1):
+        lines.append(f"  {i}. {s.describe()} — {s.gpus} GPU{'s' if s.gpus != 1 else ''}, "
+                     f"{s.nodes} node{'s' if s.nodes != 1 else ''}")
+        lines.append(f"     {s.command}")
+        for note in s.notes:
+            lines.append(f"{dim}     {note}{reset}")
+        if s.verdict.skipped:
+            lines.append(f"{dim}     not decided here: {', '.join(x.check for x in s.verdict.skipped)}{reset}")
+    return lines
+
+
+def _no_dcp_text(verdict: Verdict, reason: Optional[dict[str, Any]]) -> str:
+    if not reason:
+        return f"vLLM {verdict.vllm_version} refuses every -dcp size at this layout"
+    if not verdict.ok and reason.get("check") == verdict.check:
+        return f"the refusal above ({verdict.check}) stands whatever -dcp is"
+    return (f"even with -dcp 1 vLLM {verdict.vllm_version} refuses this layout ({reason.get('check')}, "
+            f"{reason.get('exc_type')}: {reason.get('message')})")
 
 
 def _gh_escape(text: str) -> str:
@@ -137,12 +214,36 @@ def render(report: LaunchReport, fmt: str, *, color: bool = False) -> str:
     return REPORTERS[fmt](report)
 
 
+def render_undecided(fmt: str, reason: str, kind: str, *, command: Optional[str] = None) -> str:
+    """No verdict: kvguard cannot decide (``kind``: usage_error, input_error, unsupported_version,
+    model_config_refused, undecidable, internal_error) — as a JSON document (``ok: null``, for
+    every command; scan's also has empty ``findings``), a SARIF run with one result under the
+    ``kvguard-undecidable`` rule, or a workflow annotation."""
+    if fmt == "json":
+        doc: dict[str, Any] = {"schema": JSON_SCHEMA_VERSION, "command": command, "ok": None,
+                               "reason_kind": kind, "reason": reason}
+        if command == "scan":
+            doc.update(findings=[], skipped=[])
+        return json.dumps(doc, indent=2)
+    if fmt == "sarif":
+        from . import __version__
+        from .sarif import render_sarif as _sarif
+        return _sarif([{"verdict": None, "reason": reason, "reason_kind": kind}], __version__,
+                      failure=reason if kind == "internal_error" else None)
+    title = "kvguard internal error" if kind == "internal_error" else "kvguard cannot decide"
+    level = "error" if kind == "internal_error" else "warning"
+    return f"::{level} title={title}::{_gh_escape(f'{reason} ({kind})')}"
+
+
 # ------------------------------------------------------------------ scan reports
 #
 # ``--format json`` for ``kvguard scan`` prints one object (schema 1):
 #   {"schema": 1, "vllm_version": "0.28.0",
+#    "vllm_version_source": where the release of unpinned launches came from,
 #    "findings": [{"file", "line", "kind", "label", "command",
 #                  "status": "accepted" | "refused" | "undecidable",
+#                  "vllm_version", "vllm_version_source": the release this launch was checked
+#                  against and where it came from (kvguard.pins), "notes": [...],
 #                  "result": <the check JSON object, when checked>,
 #                  "reason_kind", "reason", "unresolved": [...]   (when undecidable)}, ...],
 #    "skipped": [{"file", "reason"}, ...],
@@ -158,12 +259,16 @@ def _summary_line(summary: dict[str, Any]) -> str:
             + (f"; {summary['skipped_files']} file(s) skipped" if summary["skipped_files"] else ""))
 
 
-def render_scan_text(result, color: bool = False) -> str:
+def render_scan_text(result, color: bool = False, quiet: bool = False) -> str:
+    """One entry per launch; ``quiet``: only refused and undecidable launches (and files named on the
+    command line that could not be read), no summary."""
     from .scan import summarize
     red, green, yellow, dim, reset = (("\033[31m", "\033[32m", "\033[33m", "\033[2m", "\033[0m") if color
                                       else ("",) * 5)
     lines = []
     for f in result.findings:
+        if quiet and f.status == "accepted":
+            continue
         label = f" [{f.launch.label}]" if f.launch.label else ""
         if f.status == "accepted":
             lines.append(f"{f.launch.where}: {green}ACCEPT{reset}{label}  {f.launch.command}")
@@ -175,16 +280,28 @@ def render_scan_text(result, color: bool = False) -> str:
         else:
             lines.append(f"{f.launch.where}: {yellow}UNDECIDABLE{reset}{label}  {f.launch.command}")
             lines.append(f"    {f.reason}")
+        # the run's release is named once, in the summary; a launch's own pin on the launch
+        if f.vllm_version is not None and (f.release_pinned or f.vllm_version != result.vllm_version):
+            lines.append(f"{dim}    release: vLLM {f.vllm_version} ({f.vllm_version_source}){reset}")
+        for note in f.launch.notes:
+            lines.append(f"{dim}    note: {note}{reset}")
     for s in result.skipped:
-        lines.append(f"{dim}{s.path}: skipped: {s.reason}{reset}")
-    lines.append(_summary_line(summarize(result)) + (f" (vLLM {result.vllm_version})" if result.vllm_version
-                                                    else ""))
+        if not quiet or s.fatal:
+            lines.append(f"{dim}{s.path}: skipped: {s.reason}{reset}")
+    if quiet:
+        return "\n".join(lines)
+    release = ""
+    if result.vllm_version:
+        release = f" (vLLM {result.vllm_version}" + (f": {result.vllm_version_source}"
+                                                     if result.vllm_version_source else "") + ")"
+    lines.append(_summary_line(summarize(result)) + release)
     return "\n".join(lines)
 
 
 def render_scan_json(result) -> str:
     from .scan import summarize
     doc = {"schema": JSON_SCHEMA_VERSION, "vllm_version": result.vllm_version,
+           "vllm_version_source": result.vllm_version_source,
            "findings": [f.to_dict() for f in result.findings],
            "skipped": [{"file": s.path, "reason": s.reason} for s in result.skipped],
            "summary": summarize(result)}
@@ -195,7 +312,7 @@ def _gh_prop(text: str) -> str:
     return _gh_escape(text).replace(",", "%2C").replace(":", "%3A")
 
 
-def render_scan_github(result) -> str:
+def render_scan_github(result, quiet: bool = False) -> str:
     from .scan import summarize
     lines = []
     for f in result.findings:
@@ -206,7 +323,8 @@ def render_scan_github(result) -> str:
             lines.append(f"::error {loc},title={title}::{_gh_escape(f'{v.exc_type}: {v.message}')}")
         elif f.status == "undecidable":
             lines.append(f"::warning {loc},title=kvguard cannot decide::{_gh_escape(f.reason or '')}")
-    lines.append(_summary_line(summarize(result)))
+    if not quiet:
+        lines.append(_summary_line(summarize(result)))
     return "\n".join(lines)
 
 
@@ -223,7 +341,10 @@ SCAN_REPORTERS = {"text": render_scan_text, "json": render_scan_json, "github": 
                   "sarif": render_scan_sarif}
 
 
-def render_scan(result, fmt: str, *, color: bool = False) -> str:
+def render_scan(result, fmt: str, *, color: bool = False, quiet: bool = False) -> str:
+    """``quiet`` leaves out accepted launches and the summary (text, github); json and sarif are whole."""
     if fmt == "text":
-        return render_scan_text(result, color=color)
+        return render_scan_text(result, color=color, quiet=quiet)
+    if fmt == "github":
+        return render_scan_github(result, quiet=quiet)
     return SCAN_REPORTERS[fmt](result)

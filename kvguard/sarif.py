@@ -2,10 +2,12 @@
 
 One run, tool ``kvguard``.  Rule ids are the verdict's ``check`` (the stable id
 of the refusing rule, e.g. ``EA_dcp_div``, ``PC_gpu_count``, ``FIELD``) — the
-same ids as docs/rules.md, whose heading anchors the ``helpUri`` points to
-(relative to the repository root).  A launch kvguard cannot decide is a
-``warning`` under the rule ``kvguard-undecidable``; an accepted launch produces
-no result.  Scan results carry a ``physicalLocation`` (file, line).
+same ids as docs/rules.md.  Each rule carries its help inline (``help.text`` /
+``help.markdown``: the rule's section of docs/rules.md, generated from the rule
+table), so it reads the same from an installed package as from a clone.  A
+launch kvguard cannot decide is a ``warning`` under the rule
+``kvguard-undecidable``; an accepted launch produces no result.  Scan results
+carry a ``physicalLocation`` (file, line).
 """
 
 from __future__ import annotations
@@ -15,46 +17,56 @@ import re
 from functools import lru_cache
 from typing import Any, Iterable, Optional
 
-__all__ = ["SARIF_SCHEMA", "UNDECIDABLE_RULE", "render_sarif", "rule_help_uri"]
+__all__ = ["SARIF_SCHEMA", "UNDECIDABLE_RULE", "render_sarif", "rule_help"]
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 UNDECIDABLE_RULE = "kvguard-undecidable"
-RULES_DOC = "docs/rules.md"
 
-
-def _github_slug(heading: str) -> str:
-    slug = heading.strip().lower()
-    slug = re.sub(r"[^\w\- ]", "", slug)   # GitHub keeps letters, digits, '_', '-', spaces
-    return slug.replace(" ", "-")
+_UNDECIDABLE_HELP = (
+    "kvguard gives no verdict for this launch, so it cannot say whether vLLM starts it. The result's "
+    "`reason_kind` says why: `unresolved-variable` / `placeholder` (a shell variable or placeholder in a "
+    "value kvguard reads: give it with `--set NAME=VALUE`), `unknown-model` (no config.json found: "
+    "`--model-config PATH`), `bad-arguments` / `input_error` (an unreadable config or arguments "
+    "kvguard cannot read), `unsupported_version` (a vLLM release kvguard has no rules for: "
+    "`--vllm-version`, `--nearest`), `undecidable` (something kvguard does not model) or "
+    "`internal_error` (kvguard itself failed; please report it). Exit status 2.")
 
 
 @lru_cache(maxsize=1)
-def _anchors() -> dict[str, tuple[str, str]]:
-    """check id -> (anchor of its first heading in docs/rules.md, description)."""
+def _sections() -> dict[str, tuple[str, str]]:
+    """check id -> (short description, its section(s) of docs/rules.md as Markdown)."""
     try:
         from .rules.reference import render_markdown
         text = render_markdown()
-    except Exception:  # noqa: BLE001 - the help link is a convenience, never a failure
+    except Exception:  # noqa: BLE001 - the help is a convenience, never a failure
         return {}
-    seen: dict[str, int] = {}
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, tuple[str, list[str]]] = {}
+    current: Optional[list[str]] = None
     for line in text.splitlines():
-        m = re.match(r"^#{1,6} (.*)$", line)
-        if not m:
+        if line.startswith("#"):
+            current = None
+            h = re.match(r"^#{1,6} `([^`]+)` — (.*)$", line)
+            if h:
+                entry = out.setdefault(h.group(1), (h.group(2), []))
+                current = entry[1]
+                if current:
+                    current.append("")
+                current.append(line.lstrip("#").strip())
             continue
-        slug = _github_slug(m.group(1))
-        n = seen.get(slug, 0)
-        seen[slug] = n + 1
-        anchor = slug if n == 0 else f"{slug}-{n}"
-        h = re.match(r"^`([^`]+)` — (.*)$", m.group(1))
-        if h and h.group(1) not in out:
-            out[h.group(1)] = (anchor, h.group(2))
-    return out
+        if current is not None:
+            current.append(line)
+    return {check: (desc, "\n".join(body).strip()) for check, (desc, body) in out.items()}
 
 
-def rule_help_uri(check: Optional[str]) -> str:
-    entry = _anchors().get(check or "")
-    return f"{RULES_DOC}#{entry[0]}" if entry else RULES_DOC
+def rule_help(check: Optional[str]) -> Optional[str]:
+    """The Markdown help of a check (its section of docs/rules.md), or None when it has none."""
+    entry = _sections().get(check or "")
+    return entry[1] if entry else None
+
+
+def _plain(markdown: str) -> str:
+    """The Markdown help as plain text: no code fences, no backquotes."""
+    return re.sub(r"^```\w*\n", "", markdown, flags=re.M).replace("`", "").strip()
 
 
 def _rule(check: str) -> dict[str, Any]:
@@ -62,12 +74,13 @@ def _rule(check: str) -> dict[str, Any]:
         return {"id": UNDECIDABLE_RULE, "name": "Undecidable",
                 "shortDescription": {"text": "kvguard cannot decide this launch (unresolved variable, unknown "
                                              "model, bad arguments)"},
-                "helpUri": "README.md#command-line",
+                "help": {"text": _plain(_UNDECIDABLE_HELP), "markdown": _UNDECIDABLE_HELP},
                 "defaultConfiguration": {"level": "warning"}}
-    entry = _anchors().get(check)
-    text = entry[1] if entry else f"vLLM launch check {check}"
+    entry = _sections().get(check)
+    text = entry[0] if entry else f"vLLM launch check {check}"
+    markdown = entry[1] if entry else f"vLLM refuses the launch at its check `{check}`."
     return {"id": check, "name": check, "shortDescription": {"text": text},
-            "helpUri": rule_help_uri(check), "defaultConfiguration": {"level": "error"}}
+            "help": {"text": _plain(markdown), "markdown": markdown}, "defaultConfiguration": {"level": "error"}}
 
 
 def _message(verdict) -> str:
@@ -93,9 +106,10 @@ def _location(path: Optional[str], line: Optional[int]) -> list[dict[str, Any]]:
 
 
 def render_sarif(items: Iterable[dict[str, Any]], version: str,
-                 skipped: Iterable[tuple[str, str]] = ()) -> str:
+                 skipped: Iterable[tuple[str, str]] = (), failure: Optional[str] = None) -> str:
     """``items``: dicts with ``verdict`` (or None), ``path``, ``line``, ``command``, ``reason``;
-    ``skipped``: (path, reason) of files not read (tool execution notifications)."""
+    ``skipped``: (path, reason) of files not read (tool execution notifications); ``failure``:
+    kvguard itself failed (an internal error): the invocation is marked unsuccessful."""
     rules: dict[str, dict[str, Any]] = {}
     results = []
     for item in items:
@@ -139,6 +153,9 @@ def render_sarif(items: Iterable[dict[str, Any]], version: str,
     }
     notes = [{"level": "note", "message": {"text": f"skipped: {reason}"}, "locations": _location(path, None)}
              for path, reason in skipped]
+    if failure is not None:
+        notes.append({"level": "error", "message": {"text": failure}})
     if notes:
-        doc["runs"][0]["invocations"] = [{"executionSuccessful": True, "toolExecutionNotifications": notes}]
+        doc["runs"][0]["invocations"] = [{"executionSuccessful": failure is None,
+                                          "toolExecutionNotifications": notes}]
     return json.dumps(doc, indent=2)

@@ -14,19 +14,28 @@ What is recognised
   (``\\`` continuations joined), split into commands at ``;``, ``&&``, ``||``,
   ``|``, ``&``; a command is a launch when it runs ``vllm serve``,
   ``python -m vllm.entrypoints.openai.api_server`` or ``docker run … IMAGE``
-  with a ``vllm/vllm-openai`` image (the arguments after the image).  Simple
+  with a ``vllm/vllm-openai`` image (the arguments after the image, after the
+  ``--entrypoint`` when one is given).  Simple
   assignments earlier in the same file or block (``TP=8``, ``export TP=8``)
   resolve later ``$TP`` / ``${TP}``; ``${TP:-8}`` uses its default.
 - Markdown (``*.md``, ``*.markdown``): fenced code blocks only (``bash``, ``sh``,
   ``shell``, ``console``, ``zsh``, untyped, ``text``: shell; ``dockerfile``;
-  ``yaml``/``yml``); inline code and prose are not read.
+  ``yaml``/``yml``); inline code and prose are not read.  A shell block with
+  prompts (``$ ``, ``% ``, ``(venv) $ ``, ``user@host:~$ ``) is a terminal transcript:
+  only prompted lines start commands, ``> `` continuation prompts and unclosed quotes
+  continue them, and every other line is output.
 - Dockerfiles (``Dockerfile*``, ``*.dockerfile``, ``Containerfile``): ``RUN``,
   ``CMD``, ``ENTRYPOINT`` in shell and exec (JSON) form; ``ENTRYPOINT`` +
   ``CMD`` are combined; a ``vllm/vllm-openai`` base image supplies
   ``vllm serve`` to a bare ``CMD``; ``ENV``/``ARG`` defaults resolve variables.
-- YAML (``*.yaml``, ``*.yml``): Kubernetes containers (``command`` + ``args``,
-  including ``sh -c`` scripts), docker-compose ``command``/``entrypoint``
-  (a ``vllm/vllm-openai`` image supplies ``vllm serve`` to bare arguments),
+- YAML (``*.yaml``, ``*.yml``): Kubernetes containers (``command`` replaces the
+  image's entrypoint, ``args`` follow; including ``sh -c`` scripts), docker-compose
+  services (``entrypoint`` + ``command``, each a list or a string split as compose
+  splits it; an ``entrypoint`` drops the image's default command; a ``command``
+  alone follows the image's entrypoint, ``vllm serve`` for ``vllm/vllm-openai``),
+  ``VLLM_*`` entries of ``env`` / ``environment``, the production-stack chart's
+  ``servingEngineSpec.modelSpec[]`` and KServe ``LLMInferenceService`` documents
+  (rendered as :mod:`kvguard.charts` describes),
   Helm-values-like argument lists (``args``/``extraArgs``/``vllmArgs``… with a
   parallel flag, the model from ``--model`` or a sibling ``model``/``modelName``
   key), and any string holding a launch (scripts, Markdown guides).
@@ -45,6 +54,16 @@ What is recognised
   (or above) the recipe; ``pd_cluster`` (prefill/decode roles) is not synthesised;
   only the head node (rank 0) of a multi-node launch is checked.
 
+Go templates (Helm chart ``templates/``, helmfile ``*.gotmpl``: any non-Markdown file
+with ``{{ .Values… }}``-style actions) are not deployment files until rendered: they are
+listed as skipped, never fatal.  ``-`` reads standard input (:func:`find_launches`).
+
+Releases
+--------
+Each launch carries the release its deployment pins (:mod:`kvguard.pins`: image tag,
+``pip install vllm==X``, requirements / pyproject beside the file); :func:`scan` checks it
+against that release unless one is given.
+
 Variables
 ---------
 ``--set NAME=VALUE`` values win over assignments found in the file.  ``$(NAME)``
@@ -59,6 +78,7 @@ treated like $TP).
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -67,9 +87,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
 
 from .errors import InputError, KvguardError, Undecidable
+from .pins import ReleaseChoice, ReleasePin, beside_pin, choose_release, default_release, image_pin, pip_pin
 
-__all__ = ["Finding", "Launch", "MAX_FILE_BYTES", "ScanResult", "Skip", "check_launch", "find_launches",
-           "scan", "summarize"]
+__all__ = ["Finding", "Launch", "MAX_FILE_BYTES", "ReleaseChoice", "ReleasePin", "STDIN", "ScanResult", "Skip",
+           "check_launch", "find_launches", "release_for", "scan", "summarize"]
+
+#: the path that names standard input (``kvguard scan -``)
+STDIN = "-"
 
 #: files larger than this are skipped (with a note)
 MAX_FILE_BYTES = 5 * 1024 * 1024
@@ -107,6 +131,8 @@ class Launch:
     kind: str                                   # shell | markdown | dockerfile | yaml | recipe
     unresolved: tuple[str, ...] = ()            # variables left unexpanded in ``tokens``
     label: Optional[str] = None                 # e.g. "variant nvfp4 × strategy single_node_tp"
+    pin: Optional[ReleasePin] = None            # the vLLM release its deployment pins (kvguard.pins)
+    notes: tuple[str, ...] = ()                 # how the file was read, where it matters
 
     @property
     def where(self) -> str:
@@ -135,11 +161,16 @@ class Finding:
     report: Any = None                          # LaunchReport when checked
     reason: Optional[str] = None                # why undecidable
     reason_kind: Optional[str] = None           # unresolved-variable | unknown-model | bad-arguments | …
+    vllm_version: Optional[str] = None          # the release checked against (None: no ruleset fits)
+    vllm_version_source: Optional[str] = None   # where that release came from (kvguard.pins)
+    release_pinned: bool = False                # the launch's own deployment chose the release
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"file": self.launch.path, "line": self.launch.line, "kind": self.launch.kind,
                                "label": self.launch.label, "command": self.launch.command,
-                               "status": self.status}
+                               "status": self.status, "vllm_version": self.vllm_version,
+                               "vllm_version_source": self.vllm_version_source,
+                               "notes": list(self.launch.notes)}
         if self.status == "undecidable":
             out.update(reason_kind=self.reason_kind, reason=self.reason,
                        unresolved=list(self.launch.unresolved))
@@ -153,7 +184,8 @@ class ScanResult:
     findings: list[Finding] = field(default_factory=list)
     skipped: list[Skip] = field(default_factory=list)
     files: int = 0
-    vllm_version: Optional[str] = None
+    vllm_version: Optional[str] = None          # the release of launches nothing pins
+    vllm_version_source: Optional[str] = None   # where that release came from
 
     @property
     def exit_status(self) -> int:
@@ -173,6 +205,8 @@ class _Vars:
         self.overrides = dict(overrides)
         self.local: dict[str, str] = dict(parent.local) if parent else {}
         self.exported: set[str] = set(parent.exported) if parent else set()
+        #: the latest `pip install vllm==X` (or Dockerfile base image) above this point
+        self.pin: Optional[ReleasePin] = parent.pin if parent else None
 
     def get(self, name: str) -> Optional[str]:
         if name in self.overrides:
@@ -263,37 +297,95 @@ def _strip_redirections(tokens: list[str]) -> list[str]:
 
 def _launch_tokens(cmd: list[str]) -> Optional[list[str]]:
     """The ``vllm serve …`` part of one simple command (with its VAR=value prefix), or None."""
+    return _launch_and_image(cmd)[0]
+
+
+def _option_value(cmd: list[str], names: tuple[str, ...]) -> Optional[str]:
+    """The value of the last ``--name VALUE`` / ``--name=VALUE`` among ``cmd``."""
+    value = None
+    for j, tok in enumerate(cmd):
+        if tok in names and j + 1 < len(cmd):
+            value = cmd[j + 1]
+        elif tok.split("=", 1)[0] in names and "=" in tok:
+            value = tok.split("=", 1)[1]
+    return value
+
+
+def _launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
+    """(the launch in one simple command, the container image it runs in) — (None, None) if none."""
     for i in range(len(cmd)):
         if _is_launcher(cmd, i):
             start = i
             while start > 0 and (_ENV_TOKEN.match(cmd[start - 1]) or cmd[start - 1] in _WRAPPERS):
                 start -= 1
-            return _strip_redirections(cmd[start:])
+            return _strip_redirections(cmd[start:]), None
     if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
         for i, tok in enumerate(cmd):
             if "vllm/vllm-openai" in tok and i > 0 and not cmd[i - 1].startswith("-"):
                 rest = _strip_redirections(cmd[i + 1:])
+                entrypoint = _option_value(cmd[:i], ("--entrypoint",))
+                if entrypoint is not None:
+                    # `--entrypoint X` replaces the image's `vllm serve`; the arguments follow X
+                    try:
+                        rest = shlex.split(entrypoint) + rest
+                    except ValueError:
+                        return None, None
+                    if not _is_launcher(rest, 0):
+                        return None, None
                 if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
-                    return None     # an interactive container or another program: not a launch
+                    return None, None     # an interactive container or another program: not a launch
                 env = []
                 for j, t in enumerate(cmd[:i]):  # -e VLLM_X=1 / --env VLLM_X=1
                     if t in ("-e", "--env") and j + 1 < i and _ENV_TOKEN.match(cmd[j + 1]):
                         env.append(cmd[j + 1])
-                if rest and _is_launcher(rest, 0):
-                    return env + rest
-                return env + ["vllm", "serve"] + rest
-    return None
+                if _is_launcher(rest, 0):
+                    return env + rest, tok
+                return env + ["vllm", "serve"] + rest, tok
+    return None, None
 
 
-def _logical_lines(lines: list[tuple[int, str]], console: bool = False) -> Iterator[tuple[int, str]]:
+#: an interactive prompt in a Markdown terminal transcript: `$ `, `% `, `(venv) $ `, `user@host:~/dir$ `
+_PROMPT = re.compile(r"^\s*(?:\([^()\s]+\)\s*)?(?:[\w.-]+@[\w.-]+(?::\S*?)?\s*)?[$%]\s+")
+#: the shell's continuation prompt (PS2) in a transcript
+_PS2 = re.compile(r"^\s*>\s?")
+
+
+#: a quoted argument continued over more transcript lines than this ends the command
+_MAX_QUOTED_LINES = 200
+
+
+def _has_prompts(lines: list[tuple[int, str]]) -> bool:
+    return any(_PROMPT.match(text) for _, text in lines)
+
+
+def _open_quote(text: str) -> bool:
+    try:
+        shlex.split(text)
+    except ValueError:
+        return True
+    return False
+
+
+def _logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Iterator[tuple[int, str]]:
+    """Commands as the shell reads them: ``\\`` continuations joined.
+
+    ``prompts``: the lines are a terminal transcript (`$ cmd`): only prompted lines start a
+    command, `> ` continuation prompts are removed, an unclosed quote continues the command,
+    and every other line is the commands' output."""
     buf: list[str] = []
     start = 0
+    quoted = False      # the command so far ends inside a quote (transcripts)
     for lineno, raw in lines:
         text = raw.rstrip("\r\n")
-        if console and not buf:
-            m = re.match(r"^\s*(?:\(\S+\)\s*)?[$#>%]\s+", text)
-            if m and text.lstrip()[:1] in "$%(>":
+        if quoted and not _PS2.match(text):     # the quote is never closed: the command ended
+            yield start, " ".join(buf)
+            buf, quoted = [], False
+        if prompts:
+            m = (_PS2 if buf else _PROMPT).match(text)
+            if m:
                 text = text[m.end():]
+            elif not buf:
+                continue                                # output, not a command
         if not buf:
             start = lineno
         stripped = text.rstrip()
@@ -303,6 +395,10 @@ def _logical_lines(lines: list[tuple[int, str]], console: bool = False) -> Itera
             buf.append(stripped[:-1])
             continue
         buf.append(text)
+        # `$ vllm serve … '{"a":` / `> 1}'`; re-reading the buffer per line is bounded by the cap
+        quoted = prompts and len(buf) < _MAX_QUOTED_LINES and _open_quote(" ".join(buf))
+        if quoted:
+            continue
         yield start, " ".join(buf)
         buf = []
     if buf:
@@ -310,25 +406,32 @@ def _logical_lines(lines: list[tuple[int, str]], console: bool = False) -> Itera
 
 
 def _shell_launches(path: str, lines: list[tuple[int, str]], variables: _Vars, kind: str,
-                    console: bool = False) -> list[Launch]:
+                    prompts: bool = False) -> list[Launch]:
     out = []
-    for lineno, text in _logical_lines(lines, console=console):
+    for lineno, text in _logical_lines(lines, prompts=prompts):
         m = _ASSIGN.match(text)
         if m:
             variables.assign(m.group(2), m.group(3), export=bool(m.group(1)) and "x" in m.group(1))
             continue
+        if "install" in text and "vllm" in text:        # `pip install vllm==X` pins what runs below
+            for cmd in _split_commands(variables.expand(text)[0]):
+                pin = pip_pin(cmd, f"{path}:{lineno}")
+                if pin is not None:
+                    variables.pin = pin
         if not _LAUNCH_HINT.search(text):
             continue
         expanded, missing = variables.expand(text)
         for cmd in _split_commands(expanded):
-            tokens = _launch_tokens(cmd)
+            tokens, image = _launch_and_image(cmd)
             if tokens is None:
                 continue
             unresolved = tuple(dict.fromkeys([v for v in missing if any(v in t for t in tokens)] +
                                              [t for t in tokens if _PLACEHOLDER.match(t)]))
             given = {t.split("=", 1)[0] for t in tokens if _ENV_TOKEN.match(t)}
             exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
-            out.append(Launch(path, lineno, exported + tokens, kind, unresolved))
+            # a container runs the vLLM of its image, not the one installed beside `docker`
+            pin = image_pin(image, f"{path}:{lineno}") if image is not None else variables.pin
+            out.append(Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin))
     return out
 
 
@@ -360,7 +463,7 @@ def _markdown_launches(path: str, lines: list[tuple[int, str]], variables: _Vars
         i += 1
         block_vars = variables     # assignments carry over to later blocks, as a reader runs them
         if lang in _SHELL_LANGS:
-            out += _shell_launches(path, body, block_vars, "markdown", console=True)
+            out += _shell_launches(path, body, block_vars, "markdown", prompts=_has_prompts(body))
         elif lang in ("dockerfile", "docker", "containerfile"):
             out += _dockerfile_launches(path, body, block_vars, kind="markdown")
         elif lang in ("yaml", "yml"):
@@ -388,6 +491,7 @@ def _dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: _Va
                          kind: str = "dockerfile") -> list[Launch]:
     out: list[Launch] = []
     base_vllm = False
+    stages: dict[str, tuple[bool, Optional[ReleasePin]]] = {}   # `FROM … AS name`: what the stage runs
     entry: Optional[tuple[int, list[str], list[str]]] = None     # (line, tokens, missing)
     cmd: Optional[tuple[int, list[str], list[str]]] = None
     for lineno, text in _logical_lines(lines):
@@ -396,7 +500,16 @@ def _dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: _Va
             continue
         instr, rest = m.group(1).upper(), m.group(2)
         if instr == "FROM":
-            base_vllm = "vllm/vllm-openai" in rest
+            # FROM [--platform=…] IMAGE [AS NAME]; `ARG V=…` above it may name the tag
+            words = [w for w in variables.expand(rest)[0].split() if not w.startswith("--")]
+            image = words[0] if words else ""
+            if image.lower() in stages:
+                base_vllm, variables.pin = stages[image.lower()]
+            else:
+                base_vllm = "vllm/vllm-openai" in image
+                variables.pin = image_pin(image, f"{path}:{lineno}")
+            if len(words) >= 3 and words[1].lower() == "as":
+                stages[words[2].lower()] = (base_vllm, variables.pin)
             entry = cmd = None
         elif instr in ("ENV", "ARG"):
             pairs = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", rest)
@@ -461,7 +574,7 @@ def _dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: _Va
             unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
             given = {t.split("=", 1)[0] for t in launch if _ENV_TOKEN.match(t)}
             env = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
-            out.append(Launch(path, lineno, env + launch, kind, unresolved))
+            out.append(Launch(path, lineno, env + launch, kind, unresolved, pin=variables.pin))
     return out
 
 
@@ -483,14 +596,16 @@ def _yaml_text_launches(path: str, lines: list[tuple[int, str]], variables: _Var
         return []
     text = "\n".join(t for _, t in lines)
     offset = lines[0][0] - 1 if lines else 0
+    out: list[Launch] = []
     try:
         docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        for doc in docs:
+            if doc is not None:
+                out += _YamlWalker(path, offset, variables, kind, strategies_from).walk_root(doc)
     except yaml.YAMLError:
         return []
-    out: list[Launch] = []
-    for doc in docs:
-        if doc is not None:
-            out += _YamlWalker(path, offset, variables, kind, strategies_from).walk_root(doc)
+    except RecursionError:  # nested too deeply, or an alias that contains itself (`a: &a [*a]`)
+        return []
     return out
 
 
@@ -500,6 +615,7 @@ class _YamlWalker:
         self.strategies_from = strategies_from
         self.recipe = False
         self.stack: list[dict] = []      # the enclosing mappings' keys, innermost last
+        self.keys: list[str] = []        # the key path to the node being walked ("[]": a list item)
         self.out: list[Launch] = []
 
     def line(self, node) -> int:
@@ -508,12 +624,14 @@ class _YamlWalker:
     def walk_root(self, node) -> list[Launch]:
         import yaml
         if isinstance(node, yaml.MappingNode):
-            recipe = _plain(node)
-            if isinstance(recipe, dict) and isinstance(recipe.get("model"), dict) and \
-                    "model_id" in recipe["model"] and "base_args" in recipe["model"]:
+            plain = _plain(node)
+            if isinstance(plain, dict) and isinstance(plain.get("model"), dict) and \
+                    "model_id" in plain["model"] and "base_args" in plain["model"]:
                 self.recipe = True
-                self.out += _recipe_launches(self.path, node, recipe, self.variables, self.offset,
+                self.out += _recipe_launches(self.path, node, plain, self.variables, self.offset,
                                              self.strategies_from)
+            if isinstance(plain, dict) and self.kserve(node, plain):
+                return self.out
         self.walk(node)
         return self.out
 
@@ -524,13 +642,24 @@ class _YamlWalker:
             try:
                 if not self.recipe and self.container(node):
                     return
-                for _k, v in node.value:
-                    self.walk(v)
+                for k, v in node.value:
+                    key = k.value if isinstance(k, yaml.ScalarNode) else "?"
+                    if key == "servingEngineSpec" and self.production_stack(node):
+                        continue
+                    self.keys.append(str(key))
+                    try:
+                        self.walk(v)
+                    finally:
+                        self.keys.pop()
             finally:
                 self.stack.pop()
         elif isinstance(node, yaml.SequenceNode):
-            for v in node.value:
-                self.walk(v)
+            self.keys.append("[]")
+            try:
+                for v in node.value:
+                    self.walk(v)
+            finally:
+                self.keys.pop()
         elif isinstance(node, yaml.ScalarNode) and isinstance(node.value, str) and "\n" in node.value \
                 or isinstance(node, yaml.ScalarNode) and _LAUNCH_HINT.search(str(node.value)):
             self.text(node)
@@ -547,63 +676,159 @@ class _YamlWalker:
         else:
             self.out += _shell_launches(self.path, lines, sub, self.kind)
 
+    # ----------------------------------------------------------------- rendered by a deployer
+
+    def emit(self, line_node, tokens: list[str], image: Optional[str], label: Optional[str] = None,
+             notes: tuple[str, ...] = (), image_node=None) -> None:
+        expanded, missing = [], []
+        for t in tokens:
+            e, miss = self.variables.expand(t)
+            expanded.append(e)
+            missing += miss
+        unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in expanded)))
+        pin = image_pin(image, f"{self.path}:{self.line(image_node or line_node)}") if image else None
+        self.out.append(Launch(self.path, self.line(line_node), expanded, self.kind, unresolved, label=label,
+                               pin=pin, notes=notes))
+
+    def production_stack(self, node) -> bool:
+        """``servingEngineSpec.modelSpec[]`` of the production-stack chart (kvguard.charts)."""
+        from .charts import production_stack_launches
+
+        engine = _child(node, "servingEngineSpec")
+        plain = _plain(engine)
+        if not isinstance(plain, dict) or not isinstance(plain.get("modelSpec"), list):
+            return False
+        for index, launch in production_stack_launches({"servingEngineSpec": plain}):
+            item = _child(engine, "modelSpec", index)
+            anchor = next((n for n in (_child(item, *a, key=True) for a in launch.anchors) if n is not None), item)
+            self.emit(anchor, launch.tokens, launch.image, launch.label, tuple(launch.notes),
+                      _child(item, *launch.image_anchor, key=True))
+        return True
+
+    def kserve(self, node, plain: dict) -> bool:
+        """A KServe LLMInferenceService document (kvguard.charts)."""
+        from .charts import kserve_launches
+
+        launches = kserve_launches(plain)
+        for launch in launches:
+            anchor = next((n for n in (_child(node, *a, key=True) for a in launch.anchors) if n is not None), node)
+            self.emit(anchor, launch.tokens, launch.image, launch.label, tuple(launch.notes),
+                      _child(node, *launch.image_anchor, key=True))
+        return bool(launches)
+
+    # ----------------------------------------------------------------- containers
+
+    def _flavour(self, keys: dict) -> str:
+        """compose (entrypoint + command) | kubernetes (command + args) | unknown."""
+        if "entrypoint" in keys or len(self.keys) >= 2 and self.keys[-2] == "services":
+            return "compose"
+        if "args" in keys or len(self.keys) >= 2 and self.keys[-2] in ("containers", "initContainers") \
+                and self.keys[-1] == "[]":
+            return "kubernetes"
+        return "unknown"
+
+    def _container_env(self, keys: dict) -> list[str]:
+        """``VLLM_*=value`` from a Kubernetes ``env`` list or a compose ``environment``."""
+        plain = _plain(keys["env"]) if "env" in keys else _plain(keys["environment"]) if "environment" in keys \
+            else None
+        pairs: list[tuple[Any, Any]] = []
+        if isinstance(plain, dict):
+            pairs = list(plain.items())
+        elif isinstance(plain, list):
+            for item in plain:
+                if isinstance(item, dict) and "name" in item and "value" in item:
+                    pairs.append((item["name"], item["value"]))
+                elif isinstance(item, str) and "=" in item:
+                    pairs.append(tuple(item.split("=", 1)))
+        return [f"{k}={'' if v is None else str(v).lower() if isinstance(v, bool) else v}"
+                for k, v in pairs if isinstance(k, str) and k.startswith("VLLM_") and not isinstance(v, (dict, list))]
+
     def container(self, node) -> bool:
-        """A mapping with command/args/entrypoint (k8s container, compose service, Helm values)."""
+        """A mapping with command/args/entrypoint: a Kubernetes container, a compose service, Helm values."""
         import yaml
         keys = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
         command, args, entry = keys.get("command"), keys.get("args"), keys.get("entrypoint")
-        image = keys.get("image")
-        image_text = _scalar_text(image) if image is not None else ""
-        vllm_image = "vllm/vllm-openai" in image_text or "vllm-openai" in image_text
         if command is None and args is None and entry is None:
             return self.helm(node, keys)
+        image_text = _scalar_text(keys.get("image")) if keys.get("image") is not None else ""
+        vllm_image = "vllm/vllm-openai" in image_text or "vllm-openai" in image_text
+        flavour = self._flavour(keys)
         parts: list[tuple[Any, list[str]]] = []
         for n in (entry, command, args):
-            if n is None:
-                continue
+            if n is None or isinstance(n, yaml.ScalarNode) and n.tag.endswith(":null"):
+                continue        # `command: null` / `command:` is no command
             if isinstance(n, yaml.SequenceNode):
                 parts.append((n, [_scalar_text(v) for v in n.value]))
             elif isinstance(n, yaml.ScalarNode):
-                if isinstance(n.value, str) and _LAUNCH_HINT.search(n.value) and ("\n" in n.value or
-                                                                                 n is command or n is entry):
+                if flavour != "compose" and isinstance(n.value, str) and _LAUNCH_HINT.search(n.value) and \
+                        ("\n" in n.value or n is command or n is entry):
                     before = len(self.out)
                     self.text(n)
                     if len(self.out) > before:
                         return True
+                # compose splits a string command shell-like (no shell runs it); `\` ends a line
+                text = re.sub(r"\\\r?\n", " ", str(n.value)) if n.value is not None else ""
                 try:
-                    parts.append((n, shlex.split(str(n.value))))
+                    parts.append((n, shlex.split(text)))
                 except ValueError:
-                    parts.append((n, [str(n.value)]))
-        tokens = [t for _, t_list in parts for t in t_list]
-        if not tokens:
+                    parts.append((n, [text]))
+        if not parts:
+            return False
+        by_node = {id(n): t for n, t in parts}
+        entry_t, command_t, args_t = (by_node.get(id(n)) for n in (entry, command, args))
+        notes: tuple[str, ...] = ()
+        implied = False     # the image's own entrypoint (`vllm serve`) starts the command
+        if flavour == "compose":
+            # compose: `entrypoint` replaces the image's ENTRYPOINT and drops its CMD; `command`
+            # replaces CMD, appended to whichever entrypoint runs
+            if entry_t is not None:
+                tokens = entry_t + (command_t or [])
+            else:
+                implied = vllm_image
+                tokens = command_t or []
+        elif flavour == "kubernetes":
+            # Kubernetes: `command` replaces ENTRYPOINT (and the image's CMD), `args` replaces CMD
+            if command_t is not None:
+                tokens = command_t + (args_t or [])
+            else:
+                implied = vllm_image
+                tokens = args_t or []
+        else:
+            tokens = [t for _, t_list in parts for t in t_list]
+        if not tokens and not implied:
             return False
         # sh -c "script"
         for i, tok in enumerate(tokens[:-1]):
             if tok.rsplit("/", 1)[-1] in ("sh", "bash", "zsh") and tokens[i + 1] in ("-c", "-lc", "-ec", "-xc"):
-                script_node = None
-                for n, t_list in parts:
-                    if isinstance(n, yaml.SequenceNode):
-                        for v in n.value:
-                            if _scalar_text(v) == (tokens[i + 2] if i + 2 < len(tokens) else None):
-                                script_node = v
-                if script_node is not None:
-                    self.text(script_node)
-                    return True
-                return False
+                script = tokens[i + 2] if i + 2 < len(tokens) else None
+                if script is None:
+                    return False
+                for n, _t in parts:
+                    for v in n.value if isinstance(n, yaml.SequenceNode) else []:
+                        if _scalar_text(v) == script:
+                            self.text(v)
+                            return True
+                host = next((n for n, t_list in parts if script in t_list), parts[-1][0])
+                self.out += _shell_launches(self.path, [(self.line(host), script)],
+                                            _Vars(self.variables.overrides, self.variables), self.kind)
+                return True
         line_node = parts[-1][0]
         for n, t_list in parts:     # report the line that names the launcher, else the arguments'
             if _LAUNCH_HINT.search(" ".join(t_list)):
                 line_node = n
                 break
+        if implied:
+            if tokens[:2] == ["vllm", "serve"] or _launch_tokens(tokens) is not None:
+                notes = ("the image's entrypoint `vllm serve` runs before this command, which starts with its "
+                         "own launcher",)
+            tokens = ["vllm", "serve"] + tokens
         expanded, missing = [], []
         for t in tokens:
             e, miss = self.variables.expand(t)
             expanded.append(e)
             missing += miss
         launch = _launch_tokens(expanded)
-        if launch is None and vllm_image and command is None and entry is None and args is not None:
-            launch = ["vllm", "serve"] + expanded
-        elif launch is None and vllm_image and (command is not None or entry is not None) and \
+        if launch is None and flavour == "unknown" and vllm_image and \
                 not any(t.rsplit("/", 1)[-1] in ("sh", "bash", "python", "python3") for t in expanded[:1]):
             launch = ["vllm", "serve"] + expanded
         if launch is None:
@@ -611,8 +836,12 @@ class _YamlWalker:
                 self.walk(v)
             return True
         unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
+        given = {t.split("=", 1)[0] for t in launch if _ENV_TOKEN.match(t)}
+        env = [t for t in self._container_env(keys) if t.split("=", 1)[0] not in given]
         line = self.line(line_node)
-        self.out.append(Launch(self.path, line, launch, self.kind, unresolved))
+        self.out.append(Launch(self.path, line, env + launch, self.kind, unresolved,
+                               pin=image_pin(image_text, f"{self.path}:{self.line(keys['image'])}")
+                               if image_text else None, notes=notes))
         return True
 
     def helm(self, node, keys) -> bool:
@@ -647,6 +876,30 @@ class _YamlWalker:
             self.out.append(Launch(self.path, key_line, launch, self.kind, unresolved))   # the `extraArgs:` line
             return True
         return False
+
+
+
+
+def _child(node, *path: Any, key: bool = False):
+    """The node at ``path`` below ``node`` (mapping keys, list indexes), or None.  ``key``: when the
+    last step is a mapping key, its key node (the line a reader looks at) instead of its value."""
+    import yaml
+    found = None
+    for step in path:
+        if isinstance(step, int):
+            if not isinstance(node, yaml.SequenceNode) or not 0 <= step < len(node.value):
+                return None
+            node = found = node.value[step]
+            continue
+        if not isinstance(node, yaml.MappingNode):
+            return None
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode) and k.value == step:
+                found, node = k, v
+                break
+        else:
+            return None
+    return found if key and path and isinstance(path[-1], str) else node
 
 
 def _scalar_text(node) -> str:
@@ -785,17 +1038,123 @@ def _kind(path: str, head: str) -> Optional[str]:
     return None
 
 
-def _walk(paths: Iterable[str], skipped: list[Skip]) -> Iterator[tuple[str, bool]]:
+#: a Go-template action (Helm chart templates, helmfile ``*.gotmpl``): ``{{ .Values.x }}``,
+#: ``{{- include "…" . }}``, ``{{ $var }}``, ``{{/* comment */}}``, ``{{ if … }}`` — Jinja's
+#: ``{{ name }}`` (no dot, no Go keyword) is not one
+_GO_TEMPLATE = re.compile(r"\{\{-?\s*(?:\.|\$|/\*|(?:include|template|if|else|end|range|with|define|block|"
+                          r"toYaml|toJson|tpl|required|default|printf|quote|lookup|nindent|indent)\b)")
+
+#: why a Go-template file is not read (the launch exists only once the chart is rendered)
+GO_TEMPLATE_REASON = ("Go template (Helm chart template): launches exist only after rendering; "
+                      "scan the rendered output, e.g. `helm template CHART | kvguard scan --stdin-kind yaml -`")
+
+
+def _exclude_patterns(patterns: Iterable[str], root: Optional[str]) -> tuple[str, ...]:
+    """Globs with a ``/`` are paths relative to ``root`` (default: the working directory), made
+    absolute here; a bare name (``*.gotmpl``, ``vendor``) matches a file or directory anywhere."""
+    base = os.path.abspath(root or ".")
+    return tuple(os.path.join(base, p) if "/" in p.rstrip("/") and not os.path.isabs(p) else p
+                 for p in patterns)
+
+
+def _excluded(path: str, patterns: tuple[str, ...]) -> bool:
+    """``path`` (or a directory above it) matches one of the (absolute or bare-name) ``patterns``."""
+    if not patterns:
+        return False
+    parts = os.path.abspath(path).replace(os.sep, "/").split("/")
+    prefixes = ["/".join(parts[:i]) for i in range(2, len(parts) + 1)]
+    for pat in patterns:
+        pat = pat.replace(os.sep, "/").rstrip("/")
+        if pat.endswith("/**"):
+            pat = pat[:-3]
+        if "/" in pat:
+            if any(fnmatch.fnmatchcase(p, pat) for p in prefixes):
+                return True
+        elif any(fnmatch.fnmatchcase(part, pat) for part in parts):
+            return True
+    return False
+
+
+def _walk(paths: Iterable[str], skipped: list[Skip], exclude: tuple[str, ...] = ()) -> Iterator[tuple[str, bool]]:
     for p in paths:
-        if os.path.isdir(p):
+        if p == STDIN:
+            yield p, True
+        elif _excluded(p, exclude):
+            continue        # excluded even when named (pre-commit names every staged file)
+        elif os.path.isdir(p):
             for root, dirs, files in os.walk(p):
-                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info"))
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.endswith(".egg-info")
+                                 and not _excluded(os.path.join(root, d), exclude))
                 for f in sorted(files):
-                    yield os.path.join(root, f), False
+                    if not _excluded(os.path.join(root, f), exclude):
+                        yield os.path.join(root, f), False
         elif os.path.exists(p):
             yield p, True
         else:
             skipped.append(Skip(p, "unreadable: no such file or directory", fatal=True))
+
+
+#: the kinds a file can be read as (``--stdin-kind``)
+KINDS = ("shell", "markdown", "dockerfile", "yaml")
+
+
+def _sniff_kind(text: str) -> str:
+    """What text on standard input is, when neither a kind nor a file name is given."""
+    if re.search(r"^\s*(`{3,}|~{3,})", text, re.M):
+        return "markdown"
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
+    if text.startswith("#!"):
+        return "shell"
+    if re.match(r"(?i)^(FROM|ARG)\s", first):
+        return "dockerfile"
+    if first == "---" or re.match(r"^(apiVersion|kind|services|servingEngineSpec|spec|metadata|model|version)\s*:",
+                                  first) or re.search(r"^[A-Za-z_][\w.-]*:\s*$", text, re.M):
+        return "yaml"
+    return "shell"
+
+
+def _read_stdin(limit: int) -> str:
+    import sys
+    stream = getattr(sys.stdin, "buffer", None)
+    data = stream.read(limit + 1) if stream is not None else sys.stdin.read(limit + 1).encode("utf-8", "replace")
+    if len(data) > limit:
+        raise InputError(f"standard input is larger than {limit} bytes", source="<stdin>")
+    return data.decode("utf-8", "replace")
+
+
+def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: Mapping[str, str],
+                   skipped: list[Skip], strategies_from: Optional[str]) -> tuple[bool, list[Launch]]:
+    if kind != "markdown" and _GO_TEMPLATE.search(text):
+        # not a deployment file yet: its values are filled in by `helm template`/`helm install`;
+        # never fatal, so a chart in the repository does not fail a pre-commit run that names it
+        skipped.append(Skip(path, GO_TEMPLATE_REASON))
+        return False, []
+    lines = list(enumerate(text.split("\n"), start=1))
+    variables = _Vars(overrides)
+    if kind == "markdown":
+        return True, _markdown_launches(path, lines, variables)
+    if kind == "dockerfile":
+        return True, _dockerfile_launches(path, lines, variables)
+    if kind == "yaml":
+        yaml = _yaml()
+        if yaml is None:
+            skipped.append(Skip(path, "YAML not read: PyYAML is not installed (pip install 'kvguard[yaml]')",
+                                fatal=explicit))
+            return False, []
+        out: list[Launch] = []
+        try:
+            docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+            for doc in docs:
+                if doc is not None:
+                    out += _YamlWalker(path, 0, variables, "yaml", strategies_from).walk_root(doc)
+        except yaml.YAMLError as exc:
+            skipped.append(Skip(path, f"unreadable: invalid YAML: {str(exc).splitlines()[0]}", fatal=explicit))
+            return False, []
+        except RecursionError:  # nested too deeply, or an alias that contains itself (`a: &a [*a]`)
+            skipped.append(Skip(path, "unreadable: YAML nested too deeply or self-referencing", fatal=explicit))
+            return False, []
+        return True, out
+    return True, _shell_launches(path, lines, variables, "shell")
 
 
 def _file_launches(path: str, explicit: bool, overrides: Mapping[str, str],
@@ -830,42 +1189,46 @@ def _file_launches(path: str, explicit: bool, overrides: Mapping[str, str],
     except (OSError, UnicodeDecodeError) as exc:
         skipped.append(Skip(path, f"unreadable: {exc}", fatal=explicit))
         return False, []
-    lines = list(enumerate(text.split("\n"), start=1))
-    variables = _Vars(overrides)
-    if kind == "markdown":
-        return True, _markdown_launches(path, lines, variables)
-    if kind == "dockerfile":
-        return True, _dockerfile_launches(path, lines, variables)
-    if kind == "yaml":
-        yaml = _yaml()
-        if yaml is None:
-            skipped.append(Skip(path, "YAML not read: PyYAML is not installed (pip install 'kvguard[yaml]')",
-                                fatal=explicit))
-            return False, []
-        try:
-            docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
-        except yaml.YAMLError as exc:
-            skipped.append(Skip(path, f"unreadable: invalid YAML (a template?): {str(exc).splitlines()[0]}",
-                                fatal=explicit))
-            return False, []
-        out: list[Launch] = []
-        for doc in docs:
-            if doc is not None:
-                out += _YamlWalker(path, 0, variables, "yaml", path).walk_root(doc)
-        return True, out
-    return True, _shell_launches(path, lines, variables, "shell")
+    return _text_launches(path, text, kind, explicit, overrides, skipped, path)
 
 
-def find_launches(paths: Iterable[str], variables: Optional[Mapping[str, str]] = None
-                  ) -> tuple[list[Launch], list[Skip], int]:
-    """Every launch under ``paths``: (launches sorted by file and line, skipped files, files read)."""
+def find_launches(paths: Iterable[str], variables: Optional[Mapping[str, str]] = None, *,
+                  exclude: Iterable[str] = (), exclude_root: Optional[str] = None,
+                  stdin_text: Optional[str] = None, stdin_kind: Optional[str] = None,
+                  stdin_filename: Optional[str] = None) -> tuple[list[Launch], list[Skip], int]:
+    """Every launch under ``paths``: (launches sorted by file and line, skipped files, files read).
+
+    ``-`` among ``paths`` reads standard input (``stdin_text`` when given): as ``stdin_kind``
+    (shell, markdown, dockerfile, yaml), else as the kind ``stdin_filename`` has, else as its
+    content looks; findings name ``stdin_filename`` (default ``<stdin>``), and release pins beside
+    that file apply.  ``exclude``: globs of paths not to read, relative to ``exclude_root``."""
     skipped: list[Skip] = []
     launches: list[Launch] = []
     files = 0
-    for path, explicit in _walk(paths, skipped):
-        read, found = _file_launches(path, explicit, variables or {}, skipped)
+    beside: dict[str, Optional[ReleasePin]] = {}
+    problems: list[tuple[str, str]] = []
+    for path, explicit in _walk(paths, skipped, _exclude_patterns(exclude, exclude_root)):
+        if path == STDIN:
+            text = stdin_text if stdin_text is not None else _read_stdin(MAX_FILE_BYTES)
+            name = stdin_filename or "<stdin>"
+            kind = stdin_kind or (_kind(stdin_filename, text[:256]) if stdin_filename else None) or _sniff_kind(text)
+            if kind not in KINDS:
+                raise InputError(f"unknown kind {kind!r} for standard input (known: {', '.join(KINDS)})",
+                                 source="<stdin>")
+            read, found = _text_launches(name, text, kind, True, variables or {}, skipped, stdin_filename)
+            here = os.path.dirname(stdin_filename) if stdin_filename else None
+        else:
+            read, found = _file_launches(path, explicit, variables or {}, skipped)
+            here = os.path.dirname(path)
         files += read
+        for launch in found:
+            if launch.pin is None and here is not None:
+                if here not in beside:      # requirements / pyproject pins beside the file
+                    beside[here] = beside_pin(here, problems)
+                launch.pin = beside[here]
         launches += sorted(found, key=lambda l: l.line)
+    for where, why in dict.fromkeys(problems):
+        skipped.append(Skip(where, why))
     return launches, skipped, files
 
 
@@ -899,8 +1262,9 @@ def _unresolved(launch: Launch, hits: list[str]) -> Finding:
                    f"(give it with --set NAME=VALUE)", reason_kind="unresolved-variable")
 
 
-def check_launch(launch: Launch, release, build_report: Callable[[list[str]], Any]) -> Finding:
-    """Check one launch: ``build_report(tokens)`` returns a LaunchReport (or raises KvguardError)."""
+def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]], Any]) -> Finding:
+    """Check one launch against ``release``: ``build_report(release, tokens)`` returns a LaunchReport
+    (or raises KvguardError) — :func:`kvguard.cli.build_report` with the options bound."""
     from .argv import parse_serve
 
     if launch.unresolved:
@@ -917,7 +1281,7 @@ def check_launch(launch: Launch, release, build_report: Callable[[list[str]], An
         if hits:
             return _unresolved(launch, hits)
     try:
-        report = build_report(launch.tokens)
+        report = build_report(release, launch.tokens)
     except InputError as exc:
         return Finding(launch, "undecidable", reason=str(exc), reason_kind="bad-arguments")
     except Undecidable as exc:
@@ -930,12 +1294,50 @@ def check_launch(launch: Launch, release, build_report: Callable[[list[str]], An
     return Finding(launch, "accepted" if report.verdict.ok else "refused", report=report)
 
 
-def scan(paths: Iterable[str], release, build_report: Callable[[list[str]], Any],
-         variables: Optional[Mapping[str, str]] = None) -> ScanResult:
-    launches, skipped, files = find_launches(paths, variables)
-    result = ScanResult(skipped=skipped, files=files, vllm_version=getattr(release, "version", None))
+def release_for(launch: Launch, vllm_version=None, *, nearest: bool = False,
+                source: str = "the release asked for", default: Optional[ReleaseChoice] = None) -> ReleaseChoice:
+    """The release ``launch`` is checked against (:mod:`kvguard.pins`): ``vllm_version`` when given
+    (an override, described as ``source``), else the release its deployment pins, else ``default``
+    (the installed vLLM, else the newest known).  Raises UnsupportedVersion for a bad ``vllm_version``."""
+    from .versions import resolve
+
+    override = ReleaseChoice(resolve(vllm_version, nearest=nearest), source) if vllm_version is not None else None
+    return choose_release(launch.pin, override, default or default_release(nearest), nearest)
+
+
+def _check_choice(launch: Launch, choice: ReleaseChoice, build_report: Callable[[Any, list[str]], Any]) -> Finding:
+    if choice.release is None:
+        finding = Finding(launch, "undecidable", reason=choice.reason, reason_kind="unknown-version")
+    else:
+        finding = check_launch(launch, choice.release, build_report)
+    finding.vllm_version, finding.vllm_version_source = choice.key, choice.source
+    finding.release_pinned = choice.pinned
+    return finding
+
+
+def scan(paths: Iterable[str], release=None, build_report: Optional[Callable[[Any, list[str]], Any]] = None,
+         variables: Optional[Mapping[str, str]] = None, *, nearest: bool = False,
+         release_source: str = "the release asked for", **find_options: Any) -> ScanResult:
+    """Find the launches under ``paths`` and check each against its release.
+
+    ``release`` (a version string or Release) overrides every pin, described as
+    ``release_source``; without it each launch uses the release its deployment pins, else the
+    default (:mod:`kvguard.pins`).  ``build_report(release, tokens)`` checks one launch
+    (default: :func:`kvguard.cli.build_report` on the standard host).  ``find_options`` go to
+    :func:`find_launches` (``exclude``, ``exclude_root``, ``stdin_text``, ``stdin_kind``,
+    ``stdin_filename``)."""
+    from .versions import resolve
+
+    if build_report is None:
+        from .cli import build_report
+    override = ReleaseChoice(resolve(release, nearest=nearest), release_source) if release is not None else None
+    default = override or default_release(nearest)
+    launches, skipped, files = find_launches(paths, variables, **find_options)
+    result = ScanResult(skipped=skipped, files=files, vllm_version=default.key,
+                        vllm_version_source=default.source if default.release is not None else default.reason)
     for launch in launches:
-        result.findings.append(check_launch(launch, release, build_report))
+        choice = choose_release(launch.pin, override, default, nearest)
+        result.findings.append(_check_choice(launch, choice, build_report))
     return result
 
 

@@ -12,9 +12,10 @@ from typing import Any, Optional
 
 __all__ = ["ErrorEntry", "Skipped", "Stage", "Verdict"]
 
-#: The stages of ``vllm serve``'s configuration path, in order.
+#: The stages of ``vllm serve``'s configuration path, in order (``argparse``: the command line
+#: itself, refused by vLLM's argument parser before any config is built).
 Stage = str
-STAGES: tuple[str, ...] = ("model_config", "engine_args", "parallel_config", "verify")
+STAGES: tuple[str, ...] = ("argparse", "model_config", "engine_args", "parallel_config", "verify")
 
 
 @dataclass(frozen=True)

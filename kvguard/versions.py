@@ -2,8 +2,8 @@
 
 A *release key* names the vLLM code kvguard reproduces: a public release
 ("0.28.0", "v0.28.0", "0.28.0.post1", "0.28.0+cu130" all mean 0.28.0) or a
-release with a proposed upstream patch applied ("0.28.0+pr55030", alias
-"pr55030").  Rules elsewhere in the package carry version bounds and are
+release with a proposed upstream patch applied ("0.28.0+pr55030",
+"0.33.0+pr55030"; the alias "pr55030" names the newest base).  Rules elsewhere in the package carry version bounds and are
 selected with :meth:`Release.within`.
 """
 
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 #: Every vLLM release from the first with decode context parallel to the
-#: newest one whose sources were read (../shared/upstream/README.md).
+#: newest one whose sources were read (tools/new_release.py reads a new one).
 KNOWN_RELEASES: tuple[str, ...] = (
     "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0",
     "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0",
@@ -37,10 +37,14 @@ KNOWN_RELEASES: tuple[str, ...] = (
 )
 
 #: Proposed upstream changes kvguard can apply on top of a release:
-#: patch label -> (base release, description, URL).
-PATCHES: dict[str, tuple[str, str, str]] = {
+#: patch label -> (base releases, oldest first; description; URL).  The bare label
+#: (``"pr55030"``) is an alias for the newest base.
+PATCHES: dict[str, tuple[tuple[str, ...], str, str]] = {
     "pr55030": (
-        "0.28.0",
+        # 0.28.0: the release the PR was written against; 0.33.0: the newest release, where
+        # the model runner no longer refuses PCP for non-MLA models, so the PR's effect shows
+        # end to end under `vllm serve`
+        ("0.28.0", "0.33.0"),
         "[Bugfix] Account for PCP when validating DCP for GQA/MQA models",
         "https://github.com/vllm-project/vllm/pull/55030",
     ),
@@ -51,8 +55,8 @@ PATCHES: dict[str, tuple[str, str, str]] = {
 VERIFIED_RELEASES: tuple[str, ...] = KNOWN_RELEASES
 
 SUPPORTED_VERSIONS: tuple[str, ...] = VERIFIED_RELEASES + tuple(
-    f"{base}+{label}" for label, (base, _, _) in PATCHES.items()
-    if base in VERIFIED_RELEASES
+    f"{base}+{label}" for label, (bases, _, _) in PATCHES.items()
+    for base in bases if base in VERIFIED_RELEASES
 )
 
 # transformers line each release runs with (SPEC section 1): the newest 4.x for
@@ -117,8 +121,8 @@ def _v(text: str) -> Version:
 def _parse(text: str) -> tuple[Version, frozenset[str]]:
     raw = text.strip()
     if raw.lower() in PATCHES:
-        base, _, _ = PATCHES[raw.lower()]
-        return Version(base), frozenset({raw.lower()})
+        bases, _, _ = PATCHES[raw.lower()]
+        return Version(bases[-1]), frozenset({raw.lower()})
     try:
         if len(raw) > 200:  # no release key is that long; keeps packaging's int() within its limits
             raise InvalidVersion(raw)
@@ -157,9 +161,10 @@ def resolve(version: str | Release | None = None, *, nearest: bool = False,
     pool = SUPPORTED_VERSIONS if verified_only else KNOWN_RELEASES
     releases = sorted({Version(k.split("+")[0]) for k in pool})
     for label in patches:
-        if Version(PATCHES[label][0]) != base:
+        bases = PATCHES[label][0]
+        if base not in {Version(b) for b in bases}:
             raise UnsupportedVersion(
-                f"patch {label} applies to vLLM {PATCHES[label][0]}, not {base}"
+                f"patch {label} applies to vLLM {', '.join(bases)}, not {base}"
             )
     if base in releases:
         return Release(base, patches)

@@ -97,6 +97,34 @@ def test_argparse_errors(argv):
         parse_serve(argv, R("0.28.0"))
 
 
+@pytest.mark.parametrize("argv, message", [
+    ("vllm serve M --no-such-option 3", "vllm: error: unrecognized arguments: --no-such-option 3"),
+    ("vllm serve M N -tp 2 --foo", "vllm: error: unrecognized arguments: N --foo"),   # in command-line order
+    ("vllm serve M -tp", "vllm serve: error: argument --tensor-parallel-size/-tp: expected one argument"),
+    ("vllm serve M -tp x -dcp", "vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: 'x'"),
+    ("vllm serve M --enable-expert-parallel=1", "vllm serve: error: argument --enable-expert-parallel/"
+                                                  "--no-enable-expert-parallel/-ep: ignored explicit argument '1'"),
+    ("python -m vllm.entrypoints.openai.api_server --model M -tp x",
+     "api_server.py: error: argument --tensor-parallel-size/-tp: invalid int value: 'x'"),
+    ("vllm serve M --he", "vllm serve: error: ambiguous option: --he could match --help, --headless"),
+])
+def test_argparse_refusals_carry_the_message_vllm_prints(argv, message):
+    from kvguard.errors import ArgparseRefusal
+
+    with pytest.raises(ArgparseRefusal) as info:
+        parse_serve(argv, R("0.28.0"))
+    assert (info.value.exc_type, info.value.message, info.value.check) == ("SystemExit", message, "argparse")
+    assert isinstance(info.value, InputError)
+
+
+def test_help_is_no_refusal():
+    from kvguard.errors import ArgparseRefusal
+
+    with pytest.raises(InputError) as info:
+        parse_serve("vllm serve M --help", R("0.28.0"))
+    assert not isinstance(info.value, ArgparseRefusal)
+
+
 def test_unmodeled_flags_take_their_own_arity():
     # --enforce-eager takes no value: M is the model, not its value
     cmd = parse_serve("vllm serve --enforce-eager M --max-model-len 4096 -tp 2", R("0.28.0"))

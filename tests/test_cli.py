@@ -40,9 +40,6 @@ def test_refusal_exit_1_and_json_keys(capsys):
     (["check", "--vllm-version", "0.9.0", "--", "vllm", "serve", "Qwen/Qwen3-32B"], "not supported"),
     (["check", "--vllm-version", "banana", "--", "vllm", "serve", "Qwen/Qwen3-32B"], "not a vLLM version"),
     (["check", "--", "vllm", "serve", "no-such/model", "-tp", "2"], "cannot find a config.json"),
-    (["check", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "eight"], "invalid int value"),
-    (["check", "--vllm-version", "0.20.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "2", "--dcp-comm-backend", "x"],
-     "invalid choice"),
     (["check", "--model-config", "/nonexistent/config.json", "--", "vllm", "serve", "m"], "no such file"),
     (["check"], "nothing to check"),
     (["frobnicate"], "invalid choice"),
@@ -187,7 +184,7 @@ def test_download_failures_are_one_line(capsys, monkeypatch, tmp_path):
 @pytest.mark.parametrize("args, status, stream, text", [
     (["-tp", "8", "-dcp", "8"], 0, "stdout", "ACCEPT"),
     (["-tp", "8", "-dcp", "3"], 1, "stdout", "tp_size=8 must be divisible by dcp_size=3."),
-    (["-tp", "8", "--no-such-flag"], 2, "stderr", "kvguard: "),
+    (["-tp", "8", "--no-such-flag"], 1, "stdout", "vllm: error: unrecognized arguments: --no-such-flag"),
 ])
 def test_the_process_flushes_its_output_and_exit_status(tmp_path, args, status, stream, text):
     """main() leaves with os._exit (no interpreter teardown): what it printed must still arrive, to a
@@ -202,3 +199,235 @@ def test_the_process_flushes_its_output_and_exit_status(tmp_path, args, status, 
                             "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", *args], capture_output=True, text=True)
     assert piped.returncode == status
     assert text in (piped.stdout if stream == "stdout" else piped.stderr)
+
+
+# --------------------------------------------------------------------------- the exit status is the verdict
+
+def _kvguard_into_closed_pipe(*argv: str) -> int:
+    """Run ``kvguard ARGV`` with its stdout a pipe whose reader has already gone (``| true``,
+    ``| head`` after its line): the process's own exit status (what ``set -o pipefail`` reports)."""
+    import os
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)   # before the child writes: its first write meets a closed pipe, every time
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kvguard", *argv], stdout=write_end,
+                              stderr=subprocess.DEVNULL, env={**os.environ, "KVGUARD_NO_CACHE": "1"}, timeout=120)
+    finally:
+        os.close(write_end)
+    return proc.returncode
+
+
+def _refused_script(tmp_path) -> str:
+    path = tmp_path / "launch.sh"
+    path.write_text("vllm serve Qwen/Qwen3-32B -tp 8 -dcp 2\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("command, status", [
+    (["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"], 1),
+    (["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"], 0),
+    (["check", "--vllm-version", "9.9", "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-32B"], 2),
+    (["scan", "--vllm-version", "0.28.0", "SCRIPT"], 1),
+    (["diff", "--from", "0.10.2", "--to", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"], 1),
+    (["plan", "Qwen/Qwen3-32B", "--gpus", "8", "--min-replica-gpus", "16", "--vllm-version", "0.28.0"], 1),
+    (["audit", "Qwen/Qwen3-32B", "--tp", "8", "--vllm-version", "9.9", "--format", "json"], 2),
+])
+def test_a_closed_output_pipe_keeps_the_verdicts_exit_status(tmp_path, command, status):
+    argv = [_refused_script(tmp_path) if a == "SCRIPT" else a for a in command]
+    assert _kvguard_into_closed_pipe(*argv) == status
+
+
+def test_pipefail_sees_the_refusal_through_a_pipe():
+    import os
+    import shlex
+
+    script = (f"set -o pipefail; {shlex.quote(sys.executable)} -m kvguard check --vllm-version 0.28.0 -- "
+              "vllm serve Qwen/Qwen3-32B -tp 8 -dcp 2 | true")
+    proc = subprocess.run(["bash", "-c", script], env={**os.environ, "KVGUARD_NO_CACHE": "1"}, timeout=120)
+    assert proc.returncode == 1
+
+
+# --------------------------------------------------------------------------- every outcome machine-readable
+
+UNDECIDED = {
+    "check": ["check", "--vllm-version", "9.9", "--", "vllm", "serve", "Qwen/Qwen3-32B"],
+    "diff": ["diff", "--from", "0.20.0", "--to", "9.9", "--", "vllm", "serve", "Qwen/Qwen3-32B"],
+    "audit": ["audit", "no-such/model", "--tp", "8"],
+    "plan": ["plan", "Qwen/Qwen3-32B", "--gpus", "8", "--vllm-version", "banana"],
+    "scan": ["scan", "--vllm-version", "9.9", "."],
+}
+KINDS = {"check": "unsupported_version", "diff": "unsupported_version", "audit": "undecidable",
+         "plan": "unsupported_version", "scan": "unsupported_version"}
+
+
+@pytest.mark.parametrize("command", sorted(UNDECIDED))
+def test_json_when_kvguard_cannot_decide(capsys, command):
+    status, out, err = _run(capsys, UNDECIDED[command][0], "--format", "json", *UNDECIDED[command][1:])
+    assert status == EXIT_UNDECIDED
+    assert len(err.strip().splitlines()) == 1 and err.startswith("kvguard: ")
+    doc = json.loads(out)
+    assert doc["ok"] is None and doc["schema"] == 1 and doc["command"] == command
+    assert doc["reason_kind"] == KINDS[command]
+    assert doc["reason"] and doc["reason"] in err
+    if command == "scan":
+        assert doc["findings"] == [] and doc["skipped"] == []
+
+
+def test_json_names_bad_kvguard_arguments_a_usage_error(capsys):
+    status, out, _ = _run(capsys, "check", "--format", "json", "--no-such-option", "--", "vllm", "serve", "m")
+    assert status == EXIT_UNDECIDED
+    doc = json.loads(out)
+    assert doc["ok"] is None and doc["reason_kind"] == "usage_error" and "--no-such-option" in doc["reason"]
+    status, out, _ = _run(capsys, "check", "--format", "json", "--vllm-version", "0.28.0", "--env", "NOEQUALS",
+                          "--", "vllm", "serve", "Qwen/Qwen3-32B")
+    assert status == EXIT_UNDECIDED and json.loads(out)["reason_kind"] == "usage_error"
+
+
+@pytest.mark.parametrize("command", ["check", "scan"])
+def test_sarif_when_kvguard_cannot_decide(capsys, command):
+    status, out, _ = _run(capsys, UNDECIDED[command][0], "--format", "sarif", *UNDECIDED[command][1:])
+    assert status == EXIT_UNDECIDED
+    run0 = json.loads(out)["runs"][0]
+    assert [r["ruleId"] for r in run0["results"]] == ["kvguard-undecidable"]
+    result = run0["results"][0]
+    assert result["level"] == "warning" and "9.9" in result["message"]["text"]
+    assert result["properties"]["reason_kind"] == "unsupported_version"
+    assert run0["tool"]["driver"]["rules"][0]["id"] == "kvguard-undecidable"
+
+
+@pytest.mark.parametrize("command", ["check", "diff", "scan"])
+def test_github_annotation_when_kvguard_cannot_decide(capsys, command):
+    status, out, _ = _run(capsys, UNDECIDED[command][0], "--format", "github", *UNDECIDED[command][1:])
+    assert status == EXIT_UNDECIDED
+    assert out.startswith("::warning title=kvguard cannot decide::") and "9.9" in out
+
+
+def test_an_internal_error_is_exit_2_in_every_format(capsys, monkeypatch):
+    import kvguard.report
+
+    def broken(*args, **kwargs):
+        raise TypeError("a bug in kvguard")
+
+    monkeypatch.setattr(kvguard.report, "render_text", broken)
+    monkeypatch.setitem(kvguard.report.REPORTERS, "json", broken)
+    argv = ["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"]
+    status, out, err = _run(capsys, *argv)
+    assert status == EXIT_UNDECIDED
+    assert err == "kvguard: cannot decide: internal error: TypeError: a bug in kvguard\n"
+    status, out, err = _run(capsys, *argv[:1], "--format", "json", *argv[1:])
+    assert status == EXIT_UNDECIDED
+    doc = json.loads(out)
+    assert doc["ok"] is None and doc["reason_kind"] == "internal_error"
+    assert doc["reason"] == "internal error: TypeError: a bug in kvguard"
+
+
+def test_diff_json_carries_schema_and_why_a_side_is_undecided(capsys):
+    status, out, _ = _run(capsys, "diff", "--from", "0.20.0", "--to", "0.28.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "3")
+    assert json.loads(out)["schema"] == 1
+    status, out, _ = _run(capsys, "diff", "--from", "0.20.0", "--to", "0.28.0", "--format", "json",
+                          "--model-config", "/nonexistent/config.json", "--", "vllm", "serve", "m")
+    assert status == EXIT_UNDECIDED
+    doc = json.loads(out)
+    assert doc["schema"] == 1
+    assert doc["after"]["ok"] is None and doc["after"]["reason_kind"] == "input_error"
+
+
+@pytest.mark.parametrize("command", ["check", "diff", "scan", "audit", "plan"])
+def test_help_states_the_exit_codes(capsys, command):
+    with pytest.raises(SystemExit):
+        run([command, "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Exit status:" in text
+    assert "2 kvguard cannot" in text or "else 2 if" in text
+    if command == "check":
+        assert "0 vLLM accepts the launch; 1 vLLM refuses it" in text
+
+
+# --------------------------------------------------------------------------- kvguard's own environment
+
+def test_vllm_variables_of_kvguards_environment_are_named_when_not_applied(capsys, monkeypatch):
+    monkeypatch.setenv("VLLM_MLA_DISABLE", "1")
+    argv = ["check", "--vllm-version", "0.28.0", "--format", "json", "--", "vllm", "serve",
+            "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]
+    status, out, _ = _run(capsys, *argv)
+    doc = json.loads(out)
+    assert doc["facts"]["use_mla"] is True          # not applied: vLLM as kvguard checked it keeps MLA
+    notes = [n for n in doc["notes"] if "VLLM_MLA_DISABLE" in n]
+    assert len(notes) == 1 and "not applied" in notes[0] and "--env-from-os" in notes[0]
+    status, out, _ = _run(capsys, *[a for a in argv if a not in ("--format", "json")])
+    assert "note: VLLM_MLA_DISABLE is set in kvguard's environment but not applied" in out
+    status, out, _ = _run(capsys, *argv[:1], "--env-from-os", *argv[1:])
+    doc = json.loads(out)
+    assert doc["facts"]["use_mla"] is False and not [n for n in doc["notes"] if "VLLM_MLA_DISABLE" in n]
+    at = argv.index("vllm")
+    status, out, _ = _run(capsys, *argv[:at], "VLLM_MLA_DISABLE=0", *argv[at:])
+    assert not [n for n in json.loads(out)["notes"] if "VLLM_MLA_DISABLE" in n]
+
+
+# --------------------------------------------------------------------------- vLLM's argument parser refuses
+
+@pytest.mark.parametrize("version, launch, message", [
+    # an option the release does not know: argparse's top-level `vllm` parser reports it
+    ("0.28.0", ["-tp", "8", "--no-such-flag"], "vllm: error: unrecognized arguments: --no-such-flag"),
+    ("0.11.0", ["-tp", "4", "-pcp", "2"], "vllm: error: unrecognized arguments: -pcp 2"),
+    # a bad value or a missing argument: the `vllm serve` sub-parser, naming every option string
+    ("0.28.0", ["-tp", "eight"], "vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: 'eight'"),
+    ("0.20.0", ["-tp", "2", "--dcp-comm-backend", "x"],
+     "vllm serve: error: argument --dcp-comm-backend: invalid choice: 'x' (choose from 'a2a', 'ag_rs')"),
+    ("0.28.0", ["-dcp"], "vllm serve: error: argument --decode-context-parallel-size/-dcp: expected one argument"),
+])
+def test_argparse_refusals_are_refusals(capsys, version, launch, message):
+    status, out, err = _run(capsys, "check", "--vllm-version", version, "--format", "json", "--",
+                            "vllm", "serve", "Qwen/Qwen3-32B", *launch)
+    assert status == EXIT_REFUSE and err == ""
+    doc = json.loads(out)
+    assert doc["ok"] is False and doc["stage"] == "argparse" and doc["check"] == "argparse"
+    assert doc["exc_type"] == "SystemExit" and doc["message"] == message
+    status, out, _ = _run(capsys, "check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-32B", *launch)
+    assert status == EXIT_REFUSE and f"message: {message}" in out and "at argparse" in out
+
+
+def test_argparse_refusal_hints_are_kvguards_notes(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "--decode-context-paralel-size", "2")
+    doc = json.loads(out)
+    assert doc["message"] == "vllm: error: unrecognized arguments: --decode-context-paralel-size 2"
+    assert any(n.startswith("did you mean --decode-context-parallel-size?") for n in doc["notes"])
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.11.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-pcp", "2")
+    assert "vLLM 0.11.0 has no -pcp: it appeared in 0.12.0" in json.loads(out)["notes"]
+
+
+def test_flexible_argument_parser_exceptions_are_refusals(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.10.2", "--format", "json", "--",
+                          "vllm", "serve", "--model", "Qwen/Qwen3-32B")
+    assert status == EXIT_REFUSE
+    doc = json.loads(out)
+    assert (doc["stage"], doc["check"], doc["exc_type"]) == ("argparse", "FlexibleArgumentParser", "ValueError")
+    assert doc["message"].startswith("With `vllm serve`, you should provide the model as a positional argument")
+
+
+def test_the_task_hint_of_newer_releases_is_part_of_the_message(capsys):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.29.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "--task", "embed")
+    assert status == EXIT_REFUSE
+    message = json.loads(out)["message"]
+    assert message.startswith("vllm: error: unrecognized arguments: --task embed\n\nHint: --task is not a vllm serve "
+                              "option. For embedding, reranking, or reward models, use --runner pooling.")
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "--task", "embed")
+    assert json.loads(out)["message"] == "vllm: error: unrecognized arguments: --task embed"
+
+
+def test_help_or_version_in_the_launch_is_no_launch(capsys):
+    status, _, err = _run(capsys, "check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "--help")
+    assert status == EXIT_UNDECIDED and "prints help and exits" in err
+
+
+def test_diff_shows_an_option_a_release_lacks_as_its_refusal(capsys):
+    status, out, _ = _run(capsys, "diff", "--from", "0.11.0", "--to", "0.13.0", "--", "vllm", "serve",
+                          "Qwen/Qwen3-32B", "-tp", "4", "-pcp", "2")
+    assert status == EXIT_ACCEPT
+    assert "vLLM 0.11.0: refused by argparse: SystemExit: vllm: error: unrecognized arguments: -pcp 2" in out

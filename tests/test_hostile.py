@@ -87,10 +87,12 @@ def outcome(fn, *args, **kwargs):
     (a crash at a KNOWN_CRASH_SITES site is returned as 'known-crash')."""
     try:
         result = fn(*args, **kwargs)
-    except ALLOWED as exc:
-        assert isinstance(exc, ValueError)
-        return type(exc).__name__
     except Exception as exc:  # noqa: BLE001
+        if isinstance(exc, ALLOWED) and not isinstance(exc, kvguard.InternalError):
+            assert isinstance(exc, ValueError)
+            return type(exc).__name__
+        if isinstance(exc, kvguard.InternalError) and exc.__cause__ is not None:
+            exc = exc.__cause__   # kvguard's own failure is a crash: judged at the site it happened
         site = _crash_site(exc)
         if site in KNOWN_CRASH_SITES and KNOWN_CRASH_SITES[site] in str(exc):
             return "known-crash"
@@ -120,6 +122,7 @@ def cli(capsys, *argv):
     out, err = capsys.readouterr()
     assert rc in (0, 1, 2), rc
     assert "Traceback" not in err and "Traceback" not in out
+    assert "internal error" not in err, err[:2000]  # kvguard's own failure is a bug, never a hostile-input answer
     if rc == 2 and not (argv[0] == "scan" and out.strip()):  # scan reports unreadable paths in its output
         lines = err.strip("\n").split("\n")
         assert len(lines) == 1 and lines[0].startswith("kvguard"), err[:2000]
@@ -575,6 +578,34 @@ def test_scan_hostile_files(tmp_path, capsys):
     assert cli(capsys, "scan", "--set", "NOEQUALS", str(tmp_path))[0] == 2
 
 
+def test_scan_hostile_deployment_files(tmp_path, capsys):
+    # transcripts whose quote never closes, compose / chart / KServe values of every wrong type,
+    # pins and settings files that are not what they claim: one line or a report, never a hang
+    (tmp_path / "t.md").write_text("```console\n$ vllm serve m -tp 8 '\n" + "> x\n" * 50_000 + "```\n"
+                                   "```console\n$ vllm serve m '\n" + "output\n" * 50_000 + "```\n")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a: {image: vllm/vllm-openai:v0.28.0, entrypoint: [1, {x: 2}], command: 'vllm \"'}\n"
+        "  b: {image: [1], command: null, environment: [[1], {VLLM_X: [2]}, 3]}\n"
+        "  c: {image: 'vllm/vllm-openai:' , command: {a: 1}}\n")
+    (tmp_path / "values.yaml").write_text(
+        "servingEngineSpec:\n  modelSpec:\n    - 1\n    - {modelURL: [1], vllmConfig: [2]}\n"
+        "    - {modelURL: m, vllmConfig: {extraArgs: {a: 1}, tensorParallelSize: " + "9" * 200 + "},"
+        " lwsSpec: {enabled: true, size: null}, raySpec: null, env: [1, {name: 2}], repository: 3, tag: {}}\n"
+        "    - {modelURL: m, lmcacheConfig: {enabled: true, enablePD: true}, vllmConfig: {v0: 1}}\n")
+    (tmp_path / "svc.yaml").write_text(
+        "apiVersion: serving.kserve.io/v1alpha1\nkind: LLMInferenceService\n"
+        "spec: {model: {uri: 7}, parallelism: {tensor: [1], data: {a: 1}}, prefill: {parallelism: 3},"
+        " template: {containers: [{name: main, env: [{name: VLLM_ADDITIONAL_ARGS, value: \"'unclosed\"}]}]}}\n")
+    (tmp_path / "Dockerfile").write_text("ARG T=${T}\nFROM vllm/vllm-openai:${T} AS a\nFROM a\nFROM\nCMD m\n")
+    (tmp_path / "requirements.txt").write_bytes(b"vllm==\xff\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.kvguard]\n" + "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    (tmp_path / "r.sh").write_text("pip install vllm==0.28.0.dev0+abc 'vllm==99' && vllm serve m\n")
+    for fmt in ("text", "json", "sarif", "github"):
+        rc, _out, _err = cli(capsys, "scan", "--format", fmt, str(tmp_path))
+        assert rc in (0, 1, 2)
+    assert cli(capsys, "scan", "--no-config", "-q", str(tmp_path))[0] in (0, 1, 2)
+
+
 # --------------------------------------------------------------------------- fuzzing
 
 hypothesis = pytest.importorskip("hypothesis")
@@ -745,3 +776,179 @@ def test_hostile_capacity_cli(capsys, flags):
     assert run(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("kvguard: ")
+
+
+# --------------------------------------------------------------------------- bounded work
+
+HUGE = (10**18, 10**100)
+#: a first call compiles the release's rules and derives the model's facts: not what is timed
+_WARM = ["check", "--no-cache", "--vllm-version", V, "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"]
+
+
+_WARMED: set = set()
+
+
+def _timed(capsys, *argv) -> tuple[int, float, str, str]:
+    import time
+
+    if not _WARMED:
+        run(_WARM)
+        capsys.readouterr()
+        _WARMED.add(True)
+    t0 = time.perf_counter()
+    rc = run(list(argv))
+    elapsed = time.perf_counter() - t0
+    out, err = capsys.readouterr()
+    return rc, elapsed, out, err
+
+
+@pytest.mark.parametrize("n", HUGE)
+@pytest.mark.parametrize("flag", ["-tp", "-pp", "-dp", "-pcp", "-dcp", "--nnodes", "--data-parallel-size-local"])
+def test_huge_parallel_sizes_in_argv_answer_quickly(capsys, flag, n):
+    for host in ([], ["--unknown-host"]):
+        rc, elapsed, out, err = _timed(capsys, "check", "--no-cache", "--vllm-version", V, *host, "--", "vllm",
+                                       "serve", "Qwen/Qwen3-32B", flag, str(n))
+        assert rc in (0, 1, 2) and "Traceback" not in err
+        assert rc != 2 or len(err.strip().splitlines()) == 1, err
+        assert elapsed < 1.0, (flag, n, host, elapsed)
+
+
+def test_huge_tp_still_gets_its_verdict(capsys):
+    """Above the enumeration bound the legal -dcp sizes are left out (said in a note), the verdict stays."""
+    rc, elapsed, out, err = _timed(capsys, "check", "--no-cache", "--vllm-version", V, "--format", "json", "--",
+                                   "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", str(10**18))
+    assert rc == 1 and elapsed < 1.0
+    doc = json.loads(out)
+    assert doc["check"] == "PC_gpu_count" and "legal_dcp_sizes" not in doc["facts"]
+    assert any("legal -dcp sizes not listed" in n for n in doc["notes"])
+    with pytest.raises(kvguard.Undecidable, match="1,048,576 GPUs"):
+        kvguard.legal_dcp_sizes(DEEPSEEK, 10**18, vllm_version=V)
+    assert kvguard.legal_dcp_sizes(DEEPSEEK, 2**20, vllm_version=V) == []   # within the bound: answered (128 heads)
+
+
+@pytest.mark.parametrize("argv", [
+    ["audit", "Qwen/Qwen3-32B", "--tp", "HUGE"], ["audit", "deepseek-ai/DeepSeek-R1", "--tp", "8", "--pcp", "HUGE"],
+    ["audit", "Qwen/Qwen3-32B", "--tp", "8", "--dcp", "HUGE"],
+    ["audit", "deepseek-ai/DeepSeek-R1", "--tp", "8", "--kv-memory-gib", "40", "--max-model-len", "4096", "--pp",
+     "HUGE"],
+    ["audit", "deepseek-ai/DeepSeek-R1", "--tp", "8", "--kv-memory-gib", "40", "--max-model-len", "HUGE"],
+    ["audit", "deepseek-ai/DeepSeek-R1", "--tp", "8", "--gpus-per-node", "HUGE"],
+    ["plan", "Qwen/Qwen3-32B", "--gpus", "HUGE"], ["plan", "Qwen/Qwen3-32B", "--gpus", "16", "--gpus-per-node", "HUGE"],
+    ["plan", "Qwen/Qwen3-32B", "--gpus", "16", "--top", "HUGE"],
+    ["plan", "Qwen/Qwen3-32B", "--gpus", "16", "--max-model-len", "HUGE"],
+    ["plan", "Qwen/Qwen3-32B", "--gpus", "16", "--min-replica-gpus", "HUGE"],
+    ["check", "--gpus-per-node", "HUGE", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "HUGE"],
+    ["check", "--host", "gpus_per_node=HUGE", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "HUGE"],
+])
+@pytest.mark.parametrize("n", HUGE)
+def test_huge_economics_inputs_answer_quickly(capsys, argv, n):
+    argv = [a.replace("HUGE", str(n)) for a in argv]
+    rc, elapsed, out, err = _timed(capsys, argv[0], "--no-cache", "--vllm-version", V, *argv[1:])
+    assert rc in (0, 1, 2) and "Traceback" not in err
+    if rc == 2:
+        lines = err.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("kvguard: ") and "internal error" not in lines[0], err
+    assert elapsed < 1.0, (argv, elapsed)
+
+
+@pytest.mark.parametrize("key", ["num_attention_heads", "num_key_value_heads", "hidden_size", "head_dim",
+                                 "max_position_embeddings", "vocab_size"])
+def test_huge_config_values_answer_quickly(capsys, tmp_path, key):
+    for n in HUGE:
+        path = write(tmp_path, json.dumps(dict(QWEN, **{key: n})))
+        for argv in (["check", "--vllm-version", V, "--model-config", str(path), "--", "vllm", "serve", "m", "-tp",
+                      "8", "-dcp", "2"],
+                     ["audit", str(path), "--tp", "8", "--vllm-version", V],
+                     ["plan", str(path), "--gpus", "16", "--vllm-version", V]):
+            rc, elapsed, out, err = _timed(capsys, argv[0], "--no-cache", *argv[1:])
+            assert rc in (0, 1, 2) and "Traceback" not in err and "internal error" not in err, err
+            assert elapsed < 1.0, (key, n, argv[0], elapsed)
+
+
+def test_huge_pipeline_in_the_capacity_api_is_an_input_error():
+    import time
+
+    t0 = time.perf_counter()
+    for pp in HUGE:
+        assert outcome(kvguard.predict_capacity, "deepseek-ai/DeepSeek-R1", tp=8, pp=pp, max_model_len=4096,
+                       kv_memory_gib=40.0, vllm_version=V) == "InputError"
+    assert time.perf_counter() - t0 < 1.0
+
+
+# --------------------------------------------------------------------------- kvguard's own failures
+
+FALCON_MAMBA = catalog.lookup("tiiuae/falcon-mamba-7b").config
+
+
+def test_memory_exhaustion_is_never_vllms_verdict(tmp_path):
+    """A config whose emulated class builds a per-layer list of 400M entries, under a 1.5 GB address
+    space: kvguard stops (exit 2, JSON ok null), it does not report vLLM raising MemoryError."""
+    import subprocess
+    import sys
+
+    path = write(tmp_path, json.dumps(dict(FALCON_MAMBA, num_hidden_layers=400_000_000)))
+    limit = 1500 * 2**20
+    code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (%d, %d)); from kvguard.cli import main; "
+            "sys.argv = ['kvguard'] + sys.argv[1:]; main()" % (limit, limit))
+    for version in ("0.28.0", "0.33.0"):   # the transformers 5 class builds layer_types from the layer count
+        proc = subprocess.run([sys.executable, "-c", code, "check", "--no-cache", "--format", "json", "--vllm-version",
+                               version, "--model-config", str(path), "--", "vllm", "serve", "m"],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2, (proc.stdout[:500], proc.stderr[-500:])
+        doc = json.loads(proc.stdout)
+        assert doc["ok"] is None and "MemoryError" not in proc.stdout
+        assert doc["reason_kind"] in ("undecidable", "internal_error")
+
+
+@pytest.mark.parametrize("failure", [MemoryError(), RecursionError("maximum recursion depth exceeded"),
+                                     SystemError("bad call")])
+def test_a_failure_in_the_config_layer_is_an_internal_error(monkeypatch, failure):
+    """The boundary sits in kvguard's own layer (facts.derive), whatever the config layer is: a
+    MemoryError / RecursionError raised there, or reported by it as the config's exception, ends as
+    InternalError — never as a Crash verdict."""
+    from kvguard import hfconfig
+
+    def raising(*args, **kwargs):
+        raise failure
+
+    def reporting(*args, **kwargs):
+        raise hfconfig.LoadCrash(type(failure).__name__, str(failure))
+
+    for fake in (raising, reporting):
+        monkeypatch.setattr(hfconfig, "load_config", fake)
+        for version in ("0.10.2", V):
+            with pytest.raises(kvguard.InternalError, match=f"internal error: {type(failure).__name__}") as info:
+                kvguard.check(dict(QWEN, vocab_size=151937), vllm_version=version, tp=8)
+            assert isinstance(info.value, kvguard.Undecidable)
+            with pytest.raises(kvguard.InternalError):
+                kvguard.model_facts(dict(QWEN, vocab_size=151938), vllm_version=version)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.28.0"])
+def test_a_recursion_error_in_a_fact_derivation_is_not_a_deferred_crash(monkeypatch, version):
+    """RecursionError is a RuntimeError: the fact derivation's crash capture must not take it for one
+    that vLLM's code raises (0.10.2–0.13.0 defer those to the first read)."""
+    from kvguard import facts
+
+    def deep(self):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(facts._Deriver, "total_num_kv_heads", deep)
+    with pytest.raises(kvguard.InternalError, match="RecursionError"):
+        kvguard.check(dict(QWEN, vocab_size=151939), vllm_version=version, tp=8)
+
+
+def test_a_bug_anywhere_in_check_is_an_internal_error(monkeypatch, capsys):
+    from kvguard import engine
+
+    def bug(*args, **kwargs):
+        raise AttributeError("'State' object has no attribute 'nonexistent'")
+
+    monkeypatch.setattr(engine, "_evaluate", bug)
+    with pytest.raises(kvguard.InternalError, match="AttributeError") as info:
+        kvguard.check(QWEN, vllm_version=V, tp=8)
+    assert isinstance(info.value.__cause__, AttributeError)
+    rc = run(["check", "--no-cache", "--vllm-version", V, "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-32B"])
+    out, err = capsys.readouterr()
+    assert rc == 2 and json.loads(out)["reason_kind"] == "internal_error"
+    assert err.startswith("kvguard: cannot decide: internal error: AttributeError") and len(err.splitlines()) == 1

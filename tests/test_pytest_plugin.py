@@ -127,3 +127,72 @@ def test_plugin_module_is_not_imported_by_kvguard():
     code = "import sys, kvguard; print('kvguard.pytest_plugin' in sys.modules, 'pytest' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False"]
+
+
+# ----------------------------------------------------------------- launches_under: missing and empty paths
+
+
+def test_launches_under_refuses_a_missing_or_empty_path(tmp_path):
+    from kvguard.pytest_plugin import launches_under
+
+    with pytest.raises(FileNotFoundError, match="no such file or directory"):
+        launches_under(tmp_path / "deploy-typo")
+    (tmp_path / "README.md").write_text("# Nothing to launch here\n\n```bash\necho hello\n```\n")
+    with pytest.raises(ValueError, match=r"no `vllm serve` launch found in 1 file\(s\) read.*allow_empty=True"):
+        launches_under(tmp_path)
+    assert launches_under(tmp_path, allow_empty=True) == []
+    assert launches_under(tmp_path / "README.md", allow_empty=True) == []
+
+
+def test_launches_under_a_mistyped_directory_is_a_collection_error(pytester):
+    pytester.makepyfile(test_repo="""
+        import pytest
+        from kvguard.pytest_plugin import launches_under
+
+        @pytest.mark.parametrize("launch", launches_under("deploy-typo/"))
+        def test_launch(kvguard_check, launch):
+            kvguard_check(launch, vllm_version="0.28.0")
+    """)
+    result = _run(pytester)
+    assert result.ret != 0                              # not "no tests ran" and green
+    result.assert_outcomes(errors=1)
+    assert "launches_under('deploy-typo/'): no such file or directory" in result.stdout.str()
+
+
+def _readme_plugin_example() -> str:
+    with open(os.path.join(HERE, "..", "README.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    start = text.index("<!-- pytest-plugin-example")
+    block = text[text.index("```python", start) + len("```python"):text.index("```\n", text.index("```python", start))]
+    return "\n".join(line[2:] if line.startswith("  ") else line for line in block.splitlines())
+
+
+def test_readme_plugin_example_runs(pytester):
+    # the README's example: variables=, undecidable="skip" and an asserted refusal
+    deploy = pytester.path / "deploy"
+    deploy.mkdir()
+    (deploy / "serve.sh").write_text("vllm serve deepseek-ai/DeepSeek-R1 -tp $GPUS -dcp 8\n"
+                                     "vllm serve no-such-org/private-model -tp $GPUS\n")
+    pytester.makepyfile(test_readme=_readme_plugin_example())
+    result = _run(pytester, "-rs")
+    result.assert_outcomes(passed=2, skipped=1)
+    assert "cannot find a config.json for 'no-such-org/private-model'" in result.stdout.str()
+
+
+def test_launch_without_version_uses_the_release_its_file_pins(pytester):
+    deploy = pytester.path / "deploy"
+    deploy.mkdir()
+    (deploy / "Dockerfile").write_text('FROM vllm/vllm-openai:v0.20.0\nCMD ["Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"]\n')
+    pytester.makepyfile(test_pins="""
+        import pytest
+        from kvguard.pytest_plugin import launches_under
+
+        @pytest.mark.parametrize("launch", launches_under("deploy"))
+        def test_launch(kvguard_check, launch):
+            kvguard_check(launch)
+    """)
+    result = _run(pytester)
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "vLLM 0.20.0 refuses this launch" in out
+    assert "AssertionError: tensor parallel size 8 must be greater than total num kv heads 8" in out

@@ -28,7 +28,7 @@ V = "0.28.0"
 
 def _scan(paths, variables=None, host=None, version=V):
     release = resolve(version)
-    return scan(paths, release, lambda t: build_report(release, t, host=host), variables)
+    return scan(paths, release, lambda r, t: build_report(r, t, host=host), variables)
 
 
 def _by_line(result, name):
@@ -166,15 +166,15 @@ def test_placeholders_are_undecidable(tmp_path):
 
 def test_unreadable_files_exit_status(tmp_path, capsys):
     repo = tmp_path / "repo"
-    (repo / "templates").mkdir(parents=True)
-    # a Helm template is not valid YAML: listed as skipped while walking, no effect on the status
-    (repo / "templates" / "deploy.yaml").write_text("spec:\n  replicas: {{ .Values.replicas }}\n  x: [\n")
+    (repo / "manifests").mkdir(parents=True)
+    # broken YAML: listed as skipped while walking, no effect on the status
+    (repo / "manifests" / "deploy.yaml").write_text("spec:\n  replicas: 2\n  x: [\n")
     (repo / "run.sh").write_text("vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8\n")
     status, out, _ = _run(capsys, "scan", "--vllm-version", V, str(repo))
     assert status == EXIT_ACCEPT
     assert "deploy.yaml: skipped: unreadable: invalid YAML" in out
-    # named on the command line: cannot decide
-    status, out, _ = _run(capsys, "scan", "--vllm-version", V, str(repo / "templates" / "deploy.yaml"),
+    # named on the command line: cannot decide (Go templates are another matter: test_scan_files.py)
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, str(repo / "manifests" / "deploy.yaml"),
                           str(repo / "run.sh"))
     assert status == EXIT_UNDECIDED
 
@@ -203,10 +203,10 @@ def test_recipe_qwen3_32b():
     assert all(f.status == "undecidable" and f.reason_kind == "unresolved-variable" for f in synth)
     # the guide's launches: TPU v6e (TP from `export TP=4`), v7, single node, XPU docker run
     guide = [(line, status) for line, label, status in found if label is None]
-    # line 118 passes --disable-log-requests, which vLLM 0.17.0-0.32.0 no longer defines: an argparse error
-    assert guide == [(118, "undecidable"), (135, "accepted"), (154, "accepted"), (166, "accepted")]
-    line118 = _by_line(res, "Qwen3-32B.yaml")[118]
-    assert line118.reason_kind == "bad-arguments" and "unrecognized arguments: --disable-log-requests" in line118.reason
+    # line 118 passes --disable-log-requests, which vLLM 0.17.0-0.32.0 no longer defines: vLLM's parser refuses
+    assert guide == [(118, "refused"), (135, "accepted"), (154, "accepted"), (166, "accepted")]
+    line118 = _by_line(res, "Qwen3-32B.yaml")[118].report.verdict
+    assert (line118.stage, line118.message) == ("argparse", "vllm: error: unrecognized arguments: --disable-log-requests")
     awq = [f for f in synth if f.launch.label.startswith("variant awq")][0]
     assert awq.launch.tokens[:5] == ["vllm", "serve", "Qwen/Qwen3-32B-AWQ", "--quantization", "awq"]
 
@@ -253,14 +253,16 @@ def test_recipe_kimi_k2_and_guide_markdown():
     guide = sorted(line for line, f in yaml_found.items() if f.launch.kind != "recipe")
     assert guide == [132, 159, 174, 195]
     # TP8 x PP2 = 16 ranks on one standard 8-GPU node without --nnodes or Ray
-    # ... but it also passes --disable-log-requests, unknown to vLLM 0.17.0-0.32.0: an argparse error first
-    assert yaml_found[132].status == "undecidable" and "--disable-log-requests" in yaml_found[132].reason
+    # ... but it also passes --disable-log-requests, unknown to vLLM 0.17.0-0.32.0: vLLM's parser refuses first
+    refusal = yaml_found[132].report.verdict
+    assert yaml_found[132].status == "refused" and refusal.stage == "argparse"
+    assert refusal.message == "vllm: error: unrecognized arguments: --disable-log-requests"
     # $MASTER_IP only feeds --data-parallel-address, whose value no check reads
     assert yaml_found[159].status == "accepted" and yaml_found[174].status == "accepted"
     assert yaml_found[195].status == "accepted"
     md = _by_line(res, "Kimi-K2.md")
     assert sorted(md) == [30, 43, 46]
-    assert md[30].status == "undecidable" and "--disable-log-requests" in md[30].reason
+    assert md[30].status == "refused" and "--disable-log-requests" in md[30].report.verdict.message
 
 
 # ----------------------------------------------------------------- CLI
@@ -274,10 +276,13 @@ def test_cli_scan_exit_codes(capsys):
            "(unresolved-variable 1)" in out
     status, out, _ = _run(capsys, "scan", "--vllm-version", V, os.path.join(SYN, "Dockerfile.shell"))
     assert status == EXIT_ACCEPT
-    # undecidable and nothing refused -> 2
     status, out, _ = _run(capsys, "scan", "--vllm-version", V, os.path.join(RECIPES, "strategies"),
                           os.path.join(RECIPES, "models", "Qwen", "Qwen3-32B.yaml"))
-    assert status == EXIT_UNDECIDED
+    assert status == EXIT_REFUSE       # its guide's line 118: vLLM 0.28.0's parser refuses --disable-log-requests
+    # undecidable and nothing refused -> 2 (the recipe's launches leave the GPU count as $GPUS)
+    status, out, _ = _run(capsys, "scan", "--vllm-version", "0.16.0", os.path.join(RECIPES, "strategies"),
+                          os.path.join(RECIPES, "models", "Qwen", "Qwen3-32B.yaml"))
+    assert status == EXIT_UNDECIDED, out
     status, _, err = _run(capsys, "scan", "/nonexistent/path")
     assert status == EXIT_UNDECIDED
     status, _, err = _run(capsys, "scan", "--set", "NOEQUALS", SYN)
@@ -321,7 +326,9 @@ def test_cli_scan_sarif(capsys):
     results = run0["results"]
     assert len(results) == 8                              # 6 refused + 2 undecidable; accepted: none
     rules = {r["id"]: r for r in run0["tool"]["driver"]["rules"]}
-    assert rules["PV_tp_dcp_div"]["helpUri"].startswith("docs/rules.md#pv_tp_dcp_div--")
+    # the help travels inline: a relative helpUri resolves to nothing from an installed package
+    assert all("helpUri" not in r and r["help"]["text"] and r["help"]["markdown"] for r in rules.values())
+    assert "tp_size={tp} must be divisible by dcp_size={dcp}." in rules["PV_tp_dcp_div"]["help"]["markdown"]
     assert "kvguard-undecidable" in rules
     locs = sorted((r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].rsplit("/", 1)[-1],
                    r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results)
@@ -331,13 +338,16 @@ def test_cli_scan_sarif(capsys):
     assert "ValueError: tp_size=8 must be divisible by dcp_size=3." in dcp3["message"]["text"]
 
 
-def test_sarif_help_anchor_exists_in_rules_doc():
-    from kvguard.sarif import _github_slug, rule_help_uri
+def test_sarif_rule_help_is_the_rules_doc_section():
+    from kvguard.sarif import rule_help
     doc = os.path.join(os.path.dirname(__file__), "..", "docs", "rules.md")
     with open(doc, encoding="utf-8") as fh:
-        slugs = {_github_slug(line[4:]) for line in fh if line.startswith("### ")}
-    anchor = rule_help_uri("PV_tp_dcp_div").split("#", 1)[1]
-    assert anchor in slugs
+        text = fh.read()
+    help_md = rule_help("PV_tp_dcp_div")
+    first = help_md.split("\n\n", 1)[0]
+    assert f"### {first}" in text and first.startswith("`PV_tp_dcp_div` — ")
+    assert help_md.split("\n\n", 1)[1].split("\n\n")[0] in text
+    assert rule_help("no-such-check") is None
 
 
 def test_cli_check_sarif(capsys):
@@ -348,7 +358,7 @@ def test_cli_check_sarif(capsys):
     run0 = _check_sarif(json.loads(out))
     assert [r["ruleId"] for r in run0["results"]] == ["EA_dcp_div"]
     assert "AssertionError: tp_size=8 must be divisible bydcp_size=3." in run0["results"][0]["message"]["text"]
-    assert run0["tool"]["driver"]["rules"][0]["helpUri"].startswith("docs/rules.md#ea_dcp_div--")
+    assert "tp_size={tp} must be divisible bydcp_size={dcp}." in run0["tool"]["driver"]["rules"][0]["help"]["text"]
     status, out, _ = _run(capsys, "check", "--format", "sarif", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1",
                           "-tp", "8", "-dcp", "8")
     assert status == EXIT_ACCEPT

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import vllm as R
-from ..errors import Undecidable
+from ..errors import InternalError, Undecidable
 from ..verdict import ErrorEntry
 from ..versions import Release
 
@@ -163,12 +163,28 @@ def mla_disabled(env: Mapping[str, str]) -> bool:
     return bool(int(env.get("VLLM_MLA_DISABLE", "0")))
 
 
+#: exceptions that are kvguard's own failure wherever they are met: vLLM's config code raises
+#: none of them on purpose, so one of them is never the launch's verdict (kvguard.InternalError)
+KVGUARD_FAILURES = (MemoryError, RecursionError, SystemError)
+_KVGUARD_FAILURE_NAMES = frozenset(t.__name__ for t in KVGUARD_FAILURES)
+
+
+def _modelled(crash: Crash) -> Crash:
+    """``crash`` if it is what the modelled code raises; kvguard's own failure (a MemoryError
+    the emulation reported as the config's exception) raises InternalError instead."""
+    if crash.exc_type in _KVGUARD_FAILURE_NAMES:
+        raise InternalError(crash.exc_type, crash.message)
+    return crash
+
+
 def _catch(fn, *args) -> Any:
     """Run ``fn``; turn an exception vLLM's code would raise into :class:`_Raise`."""
     try:
         return fn(*args)
     except (_Raise, Undecidable):
         raise
+    except KVGUARD_FAILURES as exc:   # RecursionError is a RuntimeError: not vLLM's crash
+        raise InternalError.of(exc) from exc
     except (ArithmeticError, AttributeError, KeyError, IndexError, TypeError, ValueError,
             AssertionError, RuntimeError, NotImplementedError) as exc:
         raise _Raise(Crash.of(exc)) from None
@@ -622,16 +638,20 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     try:
         cfg = hfconfig.load_config(raw, release, path=model_path, trust_remote_code=trust_remote_code)
     except hfconfig.LoadCrash as exc:
-        return Crash(exc.exc_type, exc.message, exc.wrapped_by)
+        return _modelled(Crash(exc.exc_type, exc.message, exc.wrapped_by))
     except Undecidable as exc:
         crash = getattr(exc, "load_crash", None)
         if crash is not None and not trust_remote_code:
-            return Crash(crash.exc_type, crash.message, crash.wrapped_by)
+            return _modelled(Crash(crash.exc_type, crash.message, crash.wrapped_by))
         raise
+    except KVGUARD_FAILURES as exc:
+        raise InternalError.of(exc) from exc
     try:
         text = hfconfig.hf_text_config(cfg, release)
     except hfconfig.LoadCrash as exc:
-        return Crash(exc.exc_type, exc.message, exc.wrapped_by)
+        return _modelled(Crash(exc.exc_type, exc.message, exc.wrapped_by))
+    except KVGUARD_FAILURES as exc:
+        raise InternalError.of(exc) from exc
     d = _Deriver(cfg, text, release, env)
     if d.kind == "unmodelled":
         raise Undecidable(f"model type {d.model_type!r}: vLLM {release.version} uses a config "

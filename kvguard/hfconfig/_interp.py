@@ -578,6 +578,16 @@ _PY_TYPE_NAMES = {int: "int", float: "float", str: "str", bool: "bool", list: "l
                   tuple: "tuple", set: "set", type(None): "NoneType"}
 
 
+def _bounded_repeat(a, b) -> None:
+    """``seq * n`` builds ``len(seq) * n`` items in one step, outside the step budget: past the
+    budget's size (``['mamba'] * num_hidden_layers`` with 10**9 layers) the emulation stops,
+    as it does for a loop that long, instead of exhausting memory."""
+    seq, n = (a, b) if isinstance(b, int) else (b, a)
+    if isinstance(seq, (list, tuple, str, bytes)) and isinstance(n, int) and len(seq) * n > STEP_BUDGET:
+        raise Unsupported(f"the config's code builds a sequence of {len(seq) * n:,} items (past the "
+                          f"{STEP_BUDGET:,}-step budget; a huge per-layer count?); kvguard stops there")
+
+
 def _type_name(v) -> str:
     if isinstance(v, Inst):
         return v._k.name
@@ -797,6 +807,8 @@ class Interp:
                 return UnionT((a, b))
         if isinstance(a, (Inst, Opaque)) or isinstance(b, (Inst, Opaque)):
             raise Unsupported(f"binary operator on emulated object ({op})")
+        if op == "Mult":
+            _bounded_repeat(a, b)
         return _BINOPS[op](a, b)
 
     def e_UnaryOp(self, n, f):
@@ -1546,6 +1558,8 @@ class Interp:
                     cur |= val
                 new = cur
             else:
+                if st[2] == "Mult":
+                    _bounded_repeat(cur, val)
                 new = _BINOPS[st[2]](cur, val)
             self.assign(target, new, frame)
         elif op == "for":

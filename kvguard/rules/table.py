@@ -1,6 +1,6 @@
 """The ordered launch checks of ``vllm serve``, 0.10.2 – 0.33.0 (data).
 
-Row ids are the upstream-reference ids (../shared/upstream/parallel/variants.json):
+Row ids name where the check lives upstream (docs/rules.md lists them, generated from this table):
 ``EA_`` EngineArgs.create_engine_config (vllm/engine/arg_utils.py), ``FIELD``
 ParallelConfig's pydantic field constraints, ``PC_`` ParallelConfig.__post_init__,
 ``PV_`` ParallelConfig._validate_parallel_config, ``PA_`` ParallelConfig._verify_args
@@ -727,11 +727,11 @@ RULES = (
                    "`--tensor-parallel-size` or set `--decode-context-parallel-size 1`.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="DCP on a GQA/MQA model needs tp > KV heads"),
-    Check("MC_dcp_tp_gt_kv", "0.28.0", "0.28.0", stage="verify", patch="pr55030",
-          when=lambda s: _dcp_guard(s) and _pr_max_dcp(s) >= 0 and s.tp <= s.kv_heads and s.pcp == 1,
+    Check("MC_dcp_tp_gt_kv", "0.28.0", stage="verify", patch="pr55030",
+          when=lambda s: _dcp_guard(s) and _pr_max_dcp(s) >= 0 and s.tp <= s.kv_heads and s.pcp <= 1,
           template="Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to "
                    "be greater than the model's total number of KV heads ({kv_heads}), or "
-                   "`--prefill-context-parallel-size` to be greater than 1. Increase "
+                   "`--prefill-context-parallel-size` ({pcp}) to be greater than 1. Increase "
                    "`--tensor-parallel-size` or `--prefill-context-parallel-size`, or set "
                    "`--decode-context-parallel-size 1`.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config (PR 55030)",
@@ -750,11 +750,12 @@ RULES = (
                    "({max_dcp_size}) for `--tensor-parallel-size` ({tp}) and {kv_heads} model KV heads.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="dcp is capped at tp // KV heads"),
-    Check("MC_dcp_max", "0.28.0", "0.28.0", stage="verify", patch="pr55030",
+    Check("MC_dcp_max", "0.28.0", stage="verify", patch="pr55030",
           when=lambda s: _dcp_guard(s) and s.dcp > _pr_max_dcp(s),
           bind=lambda s: {"max_dcp_size": _pr_max_dcp(s)},
           template="`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value "
-                   "({max_dcp_size}) for `--tensor-parallel-size` ({tp}) and {kv_heads} model KV heads.",
+                   "({max_dcp_size}) for `--tensor-parallel-size` ({tp}), "
+                   "`--prefill-context-parallel-size` ({pcp}), and {kv_heads} model KV heads.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config (PR 55030)",
           description="dcp is capped at max(1, tp // KV heads) * pcp"),
     Check("MC_dcp_qperkv", "0.11.1", "0.26.0", stage="verify", exc="AssertionError",
@@ -764,20 +765,15 @@ RULES = (
                    "size when enable decode context parallel for GQA ({dcp}).",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="query heads per KV head must be a multiple of dcp"),
-    Check("MC_dcp_qperkv", "0.27.0", stage="verify", unless_patch="pr55030",
+    # PR 55030 leaves this check as it is: the PR branch divides by the full dcp too (its
+    # description's `dcp // pcp` is not in the code)
+    Check("MC_dcp_qperkv", "0.27.0", stage="verify",
           when=lambda s: _dcp_guard(s) and (s.heads // s.kv_heads) % s.dcp != 0,
           bind=lambda s: {"num_q_per_kv": s.heads // s.kv_heads},
           template="The model's number of query heads per KV head ({num_q_per_kv}) must be divisible by "
                    "`--decode-context-parallel-size` ({dcp}) for GQA/MQA.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="query heads per KV head must be a multiple of dcp"),
-    Check("MC_dcp_qperkv", "0.28.0", "0.28.0", stage="verify", patch="pr55030",
-          when=lambda s: _dcp_guard(s) and (s.heads // s.kv_heads) % (s.dcp // s.pcp) != 0,
-          bind=lambda s: {"num_q_per_kv": s.heads // s.kv_heads},
-          template="The model's number of query heads per KV head ({num_q_per_kv}) must be divisible by "
-                   "`--decode-context-parallel-size` ({dcp}) for GQA/MQA.",
-          source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config (PR 55030)",
-          description="query heads per KV head must be a multiple of the TP part of dcp"),
     Check("CC_swap_space", "0.10.2", "0.13.0", stage="verify", scope="env",
           when=lambda s: _swap_usage(s) > 0.7 * s.need("cpu_memory_bytes"),
           bind=lambda s: {"usage": f"{_swap_usage(s) / GIB:.2f}", "total": f"{s.host.cpu_memory_bytes / GIB:.2f}"},

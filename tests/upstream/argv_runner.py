@@ -13,12 +13,16 @@ sub-parser filled by ``make_arg_parser``, and parses ``["serve", *args]``;
 mode "api" is ``python -m vllm.entrypoints.openai.api_server``:
 ``make_arg_parser(FlexibleArgumentParser())`` parsing ``args``.  Then
 ``EngineArgs.from_cli_args``.  Per case: the parallel fields kvguard reads, or
-the argparse error (SystemExit code + last stderr line), or the exception
+the argparse error (SystemExit code, last stderr line, and ``error``: the error as
+printed, from ``PROG: error:`` to the end), or the exception
 FlexibleArgumentParser itself raised (ValueError for ``--model`` with
-``vllm serve`` in 0.10.2/0.11.0, ...).
+``vllm serve`` in 0.10.2/0.11.0, ...).  The parsers carry the programme names a
+real launch has (``vllm``, its sub-parser ``vllm serve``, ``api_server.py``):
+argparse prints them in every error.
 
 ``--dump-options`` writes the serve parser's option table (every option
-string with its nargs/type/choices) for kvguard/data/serve_options.json.
+string with its nargs/type/choices and its action's option strings, in the
+parser's order) for kvguard/data/serve_options.json.
 This file must not import kvguard.
 """
 
@@ -28,6 +32,7 @@ import io
 import json
 import logging
 import os
+import re
 import sys
 import tempfile
 import warnings
@@ -70,10 +75,10 @@ def _imports():
 
 
 def _parsers(FlexibleArgumentParser, make_arg_parser, mode):
-    if mode == "api":
-        parser = make_arg_parser(FlexibleArgumentParser(description="api_server"))
+    if mode == "api":   # python -m vllm.entrypoints.openai.api_server: sys.argv[0] is .../api_server.py
+        parser = make_arg_parser(FlexibleArgumentParser(prog="api_server.py", description="api_server"))
         return parser, parser
-    top = FlexibleArgumentParser(description="vLLM CLI")
+    top = FlexibleArgumentParser(prog="vllm", description="vLLM CLI")   # the `vllm` console script
     top.add_argument("-v", "--version", action="version", version="oracle")
     subparsers = top.add_subparsers(required=False, dest="subparser")
     serve = subparsers.add_parser("serve", usage="vllm serve [model_tag] [options]")
@@ -83,7 +88,8 @@ def _parsers(FlexibleArgumentParser, make_arg_parser, mode):
 
 def _spec(action):
     nargs = 1 if action.nargs is None else action.nargs
-    entry = {"nargs": nargs, "action": type(action).__name__, "dest": action.dest}
+    entry = {"nargs": nargs, "action": type(action).__name__, "dest": action.dest,
+             "option_strings": list(action.option_strings)}
     tname = getattr(action.type, "__name__", None) if action.type is not None else None
     if tname:
         entry["type"] = tname
@@ -118,7 +124,8 @@ def dump_options(out_path):
         options[opt] = entry
     top_opts = sorted(o for a in top._actions for o in a.option_strings)
     with open(out_path, "w") as fh:
-        json.dump({"options": options, "positionals": positionals, "top": top_opts}, fh, sort_keys=True)
+        json.dump({"options": options, "order": list(serve._option_string_actions), "positionals": positionals,
+                   "top": top_opts}, fh, sort_keys=True)
 
 
 def _value(v):
@@ -152,8 +159,11 @@ def main(cases_path, out_path):
                 with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                     ns = top.parse_args(argv)
             except SystemExit as exc:
-                lines = err.getvalue().strip().splitlines()
-                rec.update(stage="argparse", exit=exc.code, stderr=lines[-1:] if lines else [])
+                text = err.getvalue()
+                lines = text.strip().splitlines()
+                printed = re.search(r"(?m)^(vllm|vllm serve|api_server\.py): error: ", text)
+                rec.update(stage="argparse", exit=exc.code, stderr=lines[-1:] if lines else [],
+                           error=text[printed.start():].rstrip("\n") if printed else None)
                 out.append(rec)
                 continue
             except BaseException as exc:  # noqa: BLE001  (FlexibleArgumentParser's own ValueError, ...)
@@ -189,8 +199,11 @@ def main(cases_path, out_path):
 
 def merge_tables(dumps: dict) -> dict:
     """{version: dump_options output} -> the compact table of kvguard/data/serve_options.json:
-    ``versions`` (ascending), ``specs`` (distinct option specs) and ``options``:
-    option string -> [[spec index, first version index, last version index], ...]."""
+    ``versions`` (ascending), ``specs`` (distinct option specs; ``o``: the action's option strings
+    when it has more than one), ``options``: option string -> [[spec index, first version index,
+    last version index], ...], and ``orders``: the parser's order of its option strings (argparse
+    lists an ambiguous prefix's candidates in it) as [[indexes into the sorted option strings,
+    first version index, last version index], ...]."""
     def key(v):
         return tuple(int(p) for p in v.split("."))
 
@@ -199,6 +212,8 @@ def merge_tables(dumps: dict) -> dict:
     for idx, version in enumerate(versions):
         for opt, entry in dumps[version]["options"].items():
             spec = {"n": entry["nargs"], "a": entry["action"], "d": entry["dest"]}
+            if entry.get("option_strings") not in (None, [opt]):
+                spec["o"] = entry["option_strings"]
             if entry.get("type"):
                 spec["t"] = entry["type"]
             if entry.get("choices") is not None:
@@ -215,9 +230,20 @@ def merge_tables(dumps: dict) -> dict:
                 runs[-1][2] = idx
             else:
                 runs.append([sid, idx, idx])
+    names = sorted(options)
+    position = {name: i for i, name in enumerate(names)}
+    orders: list = []   # [indexes into the sorted option names, first version index, last version index]
+    for idx, version in enumerate(versions):
+        order = [position[o] for o in dumps[version].get("order", ())]
+        if orders and orders[-1][0] == order and orders[-1][2] == idx - 1:
+            orders[-1][2] = idx
+        elif order:
+            orders.append([order, idx, idx])
     return {"comment": "generated by tests/upstream/test_argv_differential.py --regenerate-table from the "
-                       "real releases' serve parsers (tests/upstream/argv_runner.py --dump-options)",
-            "versions": versions, "specs": specs, "options": dict(sorted(options.items()))}
+                       "real releases' serve parsers (tests/upstream/argv_runner.py --dump-options); "
+                       "orders: the parser's own order of the option strings",
+            "versions": versions, "specs": specs, "options": {name: options[name] for name in names},
+            "orders": orders}
 
 
 if __name__ == "__main__":

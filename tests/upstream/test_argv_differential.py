@@ -9,7 +9,10 @@ FlexibleArgumentParser + make_arg_parser + ``EngineArgs.from_cli_args``; one sub
 release) and compares with :func:`kvguard.argv.parse_serve`:
 
 * the oracle refuses the command line (argparse error or FlexibleArgumentParser's own
-  exception)  ->  kvguard raises InputError;
+  exception)  ->  kvguard raises ArgparseRefusal with the same text: for an argparse error
+  the error exactly as the release prints it (``vllm: error: unrecognized arguments: …``,
+  ``vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: 'x'``), for
+  FlexibleArgumentParser's exception its type and message;
 * the oracle accepts  ->  kvguard does not raise, every field kvguard reports equals the
   EngineArgs field, every field it does not report equals the release's default (a
   command line with only a model), the model agrees, and the ``VAR=value`` prefixes are read.
@@ -41,7 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from kvguard.argv import FLAGS, option_table, parse_serve  # noqa: E402
-from kvguard.errors import InputError  # noqa: E402
+from kvguard.errors import ArgparseRefusal, InputError  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from ._oracle import oracle_or_skip as _python  # noqa: E402
@@ -155,7 +158,9 @@ def generate(seed: int, n: int, version: str, tmp: Path) -> list[dict]:
         r = rng.random()
         if r < 0.04:
             parts.append(["--no-such-option", "3"])
-        elif r < 0.08:
+        elif r < 0.06:
+            parts.append(rng.choice([["--task", "embed"], ["--task=generate"]]))   # removed; 0.29.0+ hints
+        elif r < 0.09:
             parts.append([rng.choice(ALL_OPTION_NAMES)])          # maybe an alias the release lacks
         if rng.random() < 0.15:
             # (values every release's CompilationConfig accepts: kvguard does not validate them)
@@ -236,9 +241,12 @@ def compare(version: str, cases: list[dict], results: list[dict]) -> dict:
     for case in cases:
         rec = by_id[case["id"]]
         counts["cases"] += 1
+        refusal = None
         try:
             cmd = parse_serve(_command(case), release)
             got_error = None
+        except ArgparseRefusal as exc:
+            cmd, got_error, refusal = None, str(exc), exc
         except InputError as exc:
             cmd, got_error = None, str(exc)
         oracle_error = rec["stage"] in ("argparse", "flexible")
@@ -247,8 +255,18 @@ def compare(version: str, cases: list[dict], results: list[dict]) -> dict:
             continue
         if oracle_error:
             counts["oracle_refused"] += 1
-            if got_error is not None:
+            if rec["stage"] == "argparse":
+                want = ("SystemExit", rec.get("error"))
+            else:
+                want = (rec["exc_type"], rec["message"])
+            got = (refusal.exc_type, refusal.message[:500] if want[0] != "SystemExit" else refusal.message) \
+                if refusal is not None else None
+            if got == want:
                 counts["agree"] += 1
+            elif refusal is not None or got_error is not None:
+                counts["disagree"] += 1                   # refused both, but not as the release prints it
+                mismatches.append({"id": case["id"], "command": _command(case), "oracle": want,
+                                   "kvguard": got or got_error})
             elif _unmodelled_value_error(rec, release):
                 counts["unmodelled_value_errors"] += 1    # a known gap (README): not counted as agreement
             else:

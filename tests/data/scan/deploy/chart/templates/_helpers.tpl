@@ -1,0 +1,4 @@
+{{- define "serving.args" -}}
+- vllm
+- serve
+{{- end }}

@@ -1,0 +1,56 @@
+"""The text report's KV-cache lines: what -dcp leaves of the duplication, and why no -dcp size is
+listed when none passes (issue 10, item 14)."""
+
+from __future__ import annotations
+
+import json
+
+from kvguard.cli import run
+
+#: host facts stated, so the answers do not move with the command line's default host
+CUDA_NODE = ["--platform", "cuda", "--gpus-per-node", "8", "--host", "triton=1", "--host", "ray=0"]
+
+
+def _check(capsys, version, *launch, fmt="text"):
+    status = run(["check", "--no-cache", "--vllm-version", version, "--format", fmt, *CUDA_NODE,
+                  "--", "vllm", "serve", *launch])
+    return status, capsys.readouterr().out
+
+
+def test_text_shows_the_duplication_left_after_dcp(capsys):
+    status, out = _check(capsys, "0.28.0", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "4")
+    assert status == 0
+    assert ("  KV cache: H=1 governs the cache; at tp=8 each rank holds 1 KV head(s), duplication factor 8; "
+            "left after -dcp 4: 2\n") in out
+    _, out = _check(capsys, "0.28.0", "deepseek-ai/DeepSeek-R1", "-tp", "8")
+    assert "duplication factor 8; left after -dcp 1: 8\n" in out
+    _, out = _check(capsys, "0.28.0", "Qwen/Qwen3-235B-A22B", "-tp", "8", "-dcp", "2")
+    assert "duplication factor 2; left after -dcp 2: 1\n" in out
+
+
+def test_text_says_why_no_dcp_size_is_listed_when_the_refusal_is_not_about_dcp(capsys):
+    status, out = _check(capsys, "0.28.0", "moonshotai/Kimi-K2-Instruct", "-tp", "16", "-dcp", "16")
+    assert status == 1
+    assert ("  legal -dcp sizes at this layout: none — the refusal above (PC_gpu_count) stands whatever "
+            "-dcp is\n") in out
+    assert "[]" not in out
+
+
+def test_text_names_the_refusal_that_stands_with_dcp_1(capsys):
+    status, out = _check(capsys, "0.28.0", "Qwen/Qwen3-32B", "-tp", "4", "-pcp", "2", "-dcp", "2")
+    assert status == 1
+    assert ("  legal -dcp sizes at this layout: none — even with -dcp 1 vLLM 0.28.0 refuses this layout "
+            "(VC_mrv2_unsupported, ValueError: Model Runner V2 does not yet support: prefill context "
+            "parallelism)\n") in out
+    assert "[]" not in out
+    _, out = _check(capsys, "0.28.0", "Qwen/Qwen3-32B", "-tp", "4", "-pcp", "2", "-dcp", "2", fmt="json")
+    facts = json.loads(out)["facts"]
+    assert facts["legal_dcp_sizes"] == []
+    assert facts["legal_dcp_sizes_reason"] == {
+        "check": "VC_mrv2_unsupported", "exc_type": "ValueError",
+        "message": "Model Runner V2 does not yet support: prefill context parallelism"}
+
+
+def test_a_listed_dcp_size_keeps_the_list(capsys):
+    _, out = _check(capsys, "0.28.0", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2")
+    assert "  legal -dcp sizes at this layout: [1]\n" in out

@@ -1,0 +1,303 @@
+"""Deployment files read as the launch they make, checked against the release they pin.
+
+The files under tests/data/scan/deploy/ were written for these tests; the expected lines,
+argv and verdicts were worked out by hand from Docker's / Kubernetes' / the charts' rules
+(kvguard.scan, kvguard.charts, kvguard.pins) and vLLM's checks (README tables, docs/rules.md).
+Every case runs through the API (kvguard.scan.scan) and the CLI (kvguard scan --format json).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+
+from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, build_report, run
+from kvguard.scan import find_launches, scan
+
+pytest.importorskip("yaml")
+
+DEPLOY = os.path.join(os.path.dirname(__file__), "data", "scan", "deploy")
+
+GQA_DCP_028 = ("Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` (8) to be greater than "
+               "the model's total number of KV heads (8).")
+GQA_DCP_020 = "tensor parallel size 8 must be greater than total num kv heads 8"
+
+# (file, vllm-version override or None, line, expectations)
+#   status; check; exc (exc_type); message (prefix); argv (exact tokens); has (tokens that must appear in
+#   order, as one run); lacks (a token that must not appear); release (vllm_version); source (a part of
+#   vllm_version_source); note (a part of a note); label
+CASES = [
+    # ---- item 6: docker-compose entrypoint + command, as Docker joins them
+    ("compose/compose.yaml", None, 5, dict(
+        status="refused", check="PV_tp_dcp_div", message="tp_size=8 must be divisible by dcp_size=3.",
+        argv=["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "3"], release="0.28.0",
+        source="image vllm/vllm-openai:v0.28.0 at")),
+    ("compose/compose.yaml", None, 9, dict(
+        status="accepted", argv=["vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"])),
+    ("compose/compose.yaml", None, 13, dict(     # command only: the image's ENTRYPOINT `vllm serve` runs it
+        status="refused", message=GQA_DCP_028,
+        argv=["vllm", "serve", "Qwen/Qwen3-32B", "--tensor-parallel-size", "8", "--decode-context-parallel-size",
+              "2"])),
+    ("compose/compose.yaml", None, 17, dict(     # entrypoint [sh, -c] + command [script]
+        status="accepted", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"])),
+    ("compose/compose.yaml", None, 20, dict(     # a string entrypoint + a folded command
+        status="refused", message="PCP does not support data parallelism yet.",
+        argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-32B", "-tp", "4",
+              "-pcp", "2", "-dp", "2"])),
+    ("compose/compose.yaml", None, 26, dict(     # the image's `vllm serve` + the command's own: vLLM refuses it
+        status_not="accepted", argv=["VLLM_MLA_DISABLE=1", "vllm", "serve", "vllm", "serve", "Qwen/Qwen3-8B"],
+        note="the image's entrypoint `vllm serve` runs before this command")),
+    # ---- item 7: Markdown terminal transcripts
+    ("guides/transcript.md", "0.28.0", 5, dict(
+        status="refused", message="tp_size=8 must be divisible by dcp_size=3.",
+        argv=["vllm", "serve", "Qwen/Qwen3-32B", "--tensor-parallel-size", "8", "--decode-context-parallel-size",
+              "3"])),
+    ("guides/transcript.md", "0.28.0", 13, dict(
+        status="accepted", has=["-dcp", "8", "--served-model-name", "deepseek r1"])),
+    ("guides/transcript.md", "0.28.0", 19, dict(status="accepted", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"])),
+    ("guides/transcript.md", "0.28.0", 24, dict(status="accepted", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"])),
+    # ---- item 8: production-stack chart values and KServe LLMInferenceService
+    ("prodstack/values.yaml", None, 13, dict(
+        status="refused", check="MC_dcp_tp_gt_kv", message=GQA_DCP_028, label="modelSpec qwen (Deployment)",
+        has=["--tensor-parallel-size", "8", "--decode-context-parallel-size", "2"], release="0.28.0",
+        source="values.yaml:7")),
+    ("prodstack/values.yaml", None, 23, dict(
+        status="accepted", label="modelSpec r1-ray (KubeRay head)",
+        has=["--distributed-executor-backend", "ray", "--tensor-parallel-size", "8", "--pipeline-parallel-size",
+             "2", "--decode-context-parallel-size", "8"])),
+    ("prodstack/values.yaml", None, 34, dict(
+        status="accepted", label="modelSpec r1-lws (LeaderWorkerSet leader)",
+        has=["--distributed-executor-backend", "mp", "--pipeline-parallel-size", "2", "--nnodes", "2",
+             "--node-rank", "0"])),
+    ("prodstack/values.yaml", None, 40, dict(
+        status="accepted", lacks="--pipeline-parallel-size", note="pipelineParallelSize is not rendered")),
+    ("kserve/llmisvc.yaml", None, 11, dict(
+        status="refused", message=GQA_DCP_028, label="LLMInferenceService qwen3-32b",
+        has=["--tensor-parallel-size", "8", "--data-parallel-size", "2", "--data-parallel-size-local", "1"],
+        release="0.28.0", source="llmisvc.yaml:19")),
+    ("kserve/llmisvc.yaml", None, 31, dict(
+        status="accepted", argv=["vllm", "serve", "deepseek-ai/DeepSeek-R1", "--tensor-parallel-size", "8"])),
+    ("kserve/llmisvc.yaml", None, 34, dict(
+        status="accepted", label="LLMInferenceService r1-pd prefill",
+        argv=["vllm", "serve", "deepseek-ai/DeepSeek-R1", "--enable-expert-parallel", "--tensor-parallel-size",
+              "8"])),
+    # ---- item 10: the release each launch's deployment pins
+    ("pins/Dockerfile", None, 3, dict(
+        status="refused", exc="AssertionError", message=GQA_DCP_020, release="0.20.0",
+        source="image vllm/vllm-openai:v0.20.0 at")),        # ARG default names the FROM tag
+    ("pins/Dockerfile.pip", None, 3, dict(
+        status="refused", exc="ValueError", message=GQA_DCP_028, release="0.28.0",
+        source="pip install vllm==0.28.0 at")),              # a later pip pin replaces the image's vLLM
+    ("pins/serve.sh", None, 4, dict(
+        status="refused", message="PCP does not support data parallelism yet.", release="0.26.0",
+        source="uv pip install vllm==0.26.0 at")),
+    ("pins/serve.sh", None, 5, dict(status="accepted", release="0.25.1", source="image vllm/vllm-openai:v0.25.1")),
+    ("pins/serve.sh", None, 6, dict(status="accepted", release="0.33.0", source="latest: read as the newest")),
+    ("pins/serve.sh", None, 7, dict(status="undecidable", reason_kind="unknown-version", release=None)),
+    ("pins/serve.sh", None, 8, dict(status="undecidable", reason_kind="unknown-version", release=None)),
+    ("pins/beside/run.sh", None, 2, dict(
+        status="refused", exc="AssertionError", release="0.20.0", source="requirements.txt: vllm==0.20.0")),
+    ("pins/pyproject/launch.sh", None, 2, dict(
+        status="refused", exc="ValueError", release="0.28.0", source="pyproject.toml: vllm[audio]==0.28.0")),
+    # ---- --vllm-version overrides every pin
+    ("pins/Dockerfile", "0.28.0", 3, dict(status="refused", exc="ValueError", release="0.28.0",
+                                          source="--vllm-version")),
+    ("pins/serve.sh", "0.28.0", 5, dict(status="refused", release="0.28.0", source="--vllm-version")),
+]
+
+#: every launch line of each file (none found elsewhere, e.g. the compose redis service)
+LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md": {5, 13, 19, 24},
+         "prodstack/values.yaml": {13, 23, 34, 40}, "kserve/llmisvc.yaml": {11, 31, 34},
+         "pins/serve.sh": {4, 5, 6, 7, 8}}
+
+
+def _needs_toml(rel: str) -> None:
+    if rel.startswith("pins/pyproject") and sys.version_info < (3, 11):
+        pytest.importorskip("tomli")
+
+
+def _contains_run(tokens: list[str], run_: list[str]) -> bool:
+    return any(tokens[i:i + len(run_)] == run_ for i in range(len(tokens) - len(run_) + 1))
+
+
+def _check(view: dict, expect: dict) -> None:
+    """``view``: one finding as plain values (the same keys from the API and from JSON)."""
+    if "status" in expect:
+        assert view["status"] == expect["status"], view
+    if "status_not" in expect:
+        assert view["status"] != expect["status_not"], view
+    for key, field in (("check", "check"), ("exc", "exc_type")):
+        if key in expect:
+            assert view[field] == expect[key], view
+    if "message" in expect:
+        assert view["message"].startswith(expect["message"]), view
+    if "argv" in expect:
+        assert view["tokens"] == expect["argv"]
+    if "has" in expect:
+        assert _contains_run(view["tokens"], expect["has"]), view["tokens"]
+    if "lacks" in expect:
+        assert expect["lacks"] not in view["tokens"]
+    if "release" in expect:
+        assert view["vllm_version"] == expect["release"], view
+    if "source" in expect:
+        assert expect["source"] in view["vllm_version_source"], view
+    if "reason_kind" in expect:
+        assert view["reason_kind"] == expect["reason_kind"], view
+    if "note" in expect:
+        assert any(expect["note"] in n for n in view["notes"]), view["notes"]
+    if "label" in expect:
+        assert view["label"] == expect["label"]
+
+
+def _api_findings(rel: str, version) -> dict[int, dict]:
+    result = scan([os.path.join(DEPLOY, rel)], version, lambda r, t: build_report(r, t), None,
+                  release_source="--vllm-version")
+    out = {}
+    for f in result.findings:
+        v = f.report.verdict if f.report is not None else None
+        out[f.launch.line] = {"status": f.status, "tokens": f.launch.tokens, "label": f.launch.label,
+                              "vllm_version": f.vllm_version, "vllm_version_source": f.vllm_version_source,
+                              "reason_kind": f.reason_kind, "notes": list(f.launch.notes),
+                              "check": v.check if v else None, "exc_type": v.exc_type if v else None,
+                              "message": v.message if v else None}
+    return out
+
+
+def _cli_findings(rel: str, version, capsys, *extra: str) -> tuple[int, dict[int, dict]]:
+    argv = ["scan", "--format", "json", *extra] + (["--vllm-version", version] if version else [])
+    status = run(argv + [os.path.join(DEPLOY, rel)])
+    doc = json.loads(capsys.readouterr().out)
+    out = {}
+    for f in doc["findings"]:
+        res = f.get("result") or {}
+        out[f["line"]] = {"status": f["status"], "tokens": _split(f["command"]), "label": f["label"],
+                          "vllm_version": f["vllm_version"], "vllm_version_source": f["vllm_version_source"],
+                          "reason_kind": f.get("reason_kind"), "notes": f["notes"], "check": res.get("check"),
+                          "exc_type": res.get("exc_type"), "message": res.get("message")}
+    return status, out
+
+
+def _split(command: str) -> list[str]:
+    import shlex
+    return shlex.split(command)
+
+
+@pytest.mark.parametrize(("rel", "version", "line", "expect"), CASES,
+                         ids=[f"{c[0]}:{c[2]}{'@' + c[1] if c[1] else ''}" for c in CASES])
+def test_case_api(rel, version, line, expect):
+    _needs_toml(rel)
+    found = _api_findings(rel, version)
+    assert line in found, sorted(found)
+    _check(found[line], expect)
+
+
+@pytest.mark.parametrize(("rel", "version", "line", "expect"), CASES,
+                         ids=[f"{c[0]}:{c[2]}{'@' + c[1] if c[1] else ''}" for c in CASES])
+def test_case_cli(rel, version, line, expect, capsys):
+    _needs_toml(rel)
+    _status, found = _cli_findings(rel, version, capsys)
+    assert line in found, sorted(found)
+    _check(found[line], expect)
+
+
+@pytest.mark.parametrize("rel", sorted(LINES))
+def test_every_launch_and_only_launches(rel, capsys):
+    launches, skipped, _ = find_launches([os.path.join(DEPLOY, rel)])
+    assert {l.line for l in launches} == LINES[rel] and skipped == []
+    _status, found = _cli_findings(rel, "0.28.0", capsys)
+    assert set(found) == LINES[rel]
+
+
+def test_production_stack_switched_off_entry_and_disabled_engine(tmp_path):
+    # `enabled: false` renders nothing (the entry with tensorParallelSize 3 is not a launch)
+    launches, _, _ = find_launches([os.path.join(DEPLOY, "prodstack", "values.yaml")])
+    assert [l.label for l in launches] == ["modelSpec qwen (Deployment)", "modelSpec r1-ray (KubeRay head)",
+                                           "modelSpec r1-lws (LeaderWorkerSet leader)", "modelSpec qwen-pp (Deployment)"]
+    values = tmp_path / "values.yaml"
+    values.write_text("servingEngineSpec:\n  enableEngine: false\n  modelSpec:\n    - name: a\n"
+                      "      modelURL: Qwen/Qwen3-32B\n      vllmConfig:\n        tensorParallelSize: 8\n"
+                      "        extraArgs: [--decode-context-parallel-size, '2']\n")
+    assert find_launches([str(values)])[0] == []
+
+
+def test_nearest_reads_unknown_and_nightly_pins_as_the_closest_older(capsys):
+    status, found = _cli_findings("pins/serve.sh", None, capsys, "--nearest")
+    assert found[7]["status"] == "accepted" and found[7]["vllm_version"] == "0.33.0"
+    assert "closest older ruleset" in found[7]["vllm_version_source"]
+    assert found[8]["status"] == "accepted" and "nightly" in found[8]["vllm_version_source"]
+    assert status == EXIT_REFUSE            # line 4 stays refused by its own pin (0.26.0)
+
+
+def test_scan_text_names_a_pinned_release_and_where_it_came_from(capsys):
+    status = run(["scan", os.path.join(DEPLOY, "pins", "Dockerfile")])
+    out = capsys.readouterr().out
+    assert status == EXIT_REFUSE
+    assert "vLLM 0.20.0 MC_dcp_tp_gt_kv: AssertionError" in out
+    assert f"release: vLLM 0.20.0 (image vllm/vllm-openai:v0.20.0 at {os.path.join(DEPLOY, 'pins', 'Dockerfile')}:2)" \
+        in out
+
+
+# ----------------------------------------------------------------- item 9: Go templates
+
+
+def test_go_templates_named_explicitly_are_skipped_without_failing(capsys):
+    templates = [os.path.join(DEPLOY, "chart", "templates", n) for n in ("deployment.yaml", "job.yaml",
+                                                                          "_helpers.tpl")]
+    launches, skipped, files = find_launches(templates)
+    assert launches == [] and files == 0
+    assert [os.path.basename(s.path) for s in skipped] == ["deployment.yaml", "job.yaml", "_helpers.tpl"]
+    assert all(s.reason.startswith("Go template") and not s.fatal for s in skipped)
+    # as pre-commit runs it: every staged file named, plus a launch that starts
+    run_sh = os.path.join(DEPLOY, "pins", "beside", "run.sh")
+    status = run(["scan", "--vllm-version", "0.28.0", *templates, os.path.join(DEPLOY, "compose", "compose.yaml")])
+    out = capsys.readouterr().out
+    assert status == EXIT_REFUSE                # compose.yaml's refusals, nothing from the templates
+    assert out.count("skipped: Go template") == 3
+    status = run(["scan", "--vllm-version", "0.28.0", *templates])
+    assert status == EXIT_ACCEPT
+    assert os.path.exists(run_sh)
+
+
+def test_go_template_in_a_walked_chart_is_listed_as_skipped(capsys):
+    status = run(["scan", "--format", "json", os.path.join(DEPLOY, "chart")])
+    doc = json.loads(capsys.readouterr().out)
+    assert status == EXIT_ACCEPT and doc["findings"] == []
+    assert sorted(os.path.basename(s["file"]) for s in doc["skipped"]) == ["deployment.yaml", "job.yaml"]
+
+
+# ----------------------------------------------------------------- item 10: `check -- docker run …`
+
+
+def test_check_docker_run_takes_the_release_from_the_image_tag(capsys):
+    docker = ["docker", "run", "--gpus", "all", "-e", "VLLM_MLA_DISABLE=0", "vllm/vllm-openai:v0.20.0",
+              "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"]
+    status = run(["check", "--format", "json", "--", *docker])
+    data = json.loads(capsys.readouterr().out)
+    assert status == EXIT_REFUSE
+    assert (data["vllm_version"], data["exc_type"]) == ("0.20.0", "AssertionError")
+    assert data["message"].startswith(GQA_DCP_020)
+    assert data["vllm_version_source"] == "image vllm/vllm-openai:v0.20.0 at the command line"
+    status = run(["check", "--format", "json", "--vllm-version", "0.28.0", "--", *docker])
+    data = json.loads(capsys.readouterr().out)
+    assert status == EXIT_REFUSE
+    assert (data["vllm_version"], data["exc_type"], data["vllm_version_source"]) == (
+        "0.28.0", "ValueError", "--vllm-version")
+    status = run(["check", "--", "docker", "run", "vllm/vllm-openai:v0.40.0", "Qwen/Qwen3-8B"])
+    err = capsys.readouterr().err
+    assert status == EXIT_UNDECIDED and "0.40.0" in err and "--nearest" in err
+    status = run(["check", "--", "docker", "run", "ubuntu:24.04", "bash"])
+    assert status == EXIT_UNDECIDED and "vllm/vllm-openai image" in capsys.readouterr().err
+
+
+def test_unreadable_pin_files_are_listed_not_fatal(tmp_path, capsys):
+    if sys.version_info < (3, 11):
+        pytest.importorskip("tomli")
+    (tmp_path / "pyproject.toml").write_text("[project\nname = 'broken'\n")
+    (tmp_path / "run.sh").write_text("vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8\n")
+    status = run(["scan", "--no-config", str(tmp_path / "run.sh")])
+    out = capsys.readouterr().out
+    assert status == EXIT_ACCEPT
+    assert "pyproject.toml: skipped: vLLM pin unreadable: invalid TOML" in out
