@@ -69,6 +69,11 @@ def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
 _VERSIONED_FIELDS = frozenset(_FIELD_SINCE) | frozenset(_FIELD_UNTIL)
 
 
+def field_exists(name: str, release: Release) -> bool:
+    """Whether the launch field ``name`` (EngineArgs / a CLI flag) exists in ``release``."""
+    return release.within(_FIELD_SINCE.get(name), _FIELD_UNTIL.get(name))
+
+
 def _check_fields(layout: Layout, release: Release) -> None:
     if _VERSIONED_FIELDS.isdisjoint(layout.model_fields_set):
         return
@@ -90,7 +95,7 @@ def _check_fields(layout: Layout, release: Release) -> None:
 _RELEASES: dict[tuple[str, bool], Release] = {}
 
 
-def _resolve(vllm_version: Any, nearest: bool) -> Release:
+def resolve_release(vllm_version: Any, nearest: bool = False) -> Release:
     """:func:`kvguard.versions.resolve`, memoised for version strings (``None`` is not
     memoised: it reads the installed vLLM's metadata)."""
     if type(vllm_version) is not str:
@@ -104,8 +109,12 @@ def _resolve(vllm_version: Any, nearest: bool) -> Release:
     return release
 
 
-def _prepare(config, layout, vllm_version, env, fields, nearest, model_path=None):
-    release = _resolve(vllm_version, nearest)
+def prepare_check(config: Any, layout: Layout | Mapping[str, Any] | None, vllm_version: Any,
+                  env: Optional[Mapping[str, Any]], fields: Mapping[str, Any], nearest: bool,
+                  model_path: Optional[str] = None) -> tuple[Release, dict[str, str], Layout, "ModelFacts | Crash"]:
+    """What :func:`check` evaluates: (the release, the environment vLLM sees, the layout, the model
+    facts — or the Crash of vLLM building its ModelConfig); raises what check raises for bad input."""
+    release = resolve_release(vllm_version, nearest)
     env_d = _env(env)
     lay = make_layout(layout, **fields)
     _check_fields(lay, release)
@@ -114,7 +123,8 @@ def _prepare(config, layout, vllm_version, env, fields, nearest, model_path=None
     return release, env_d, lay, facts
 
 
-def _registry_guard(facts: ModelFacts, release: Release) -> None:
+def require_registered_architecture(facts: ModelFacts, release: Release) -> None:
+    """Raise Undecidable unless the release's model registry knows the model's architectures."""
     memo = release.__dict__.get("_kvg_registered")  # per Release object: no Version hashing per check
     if memo is None:
         memo = release.__dict__.setdefault("_kvg_registered", {})
@@ -158,12 +168,12 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
         raise InputError("entry must be 'serve' or 'config'", source="<check>", key="entry")
     # reports_internal_errors inline: check is the hot path (plan, scans), a wrapper call costs ~5%
     try:
-        release, env_d, lay, facts = _prepare(config, layout, vllm_version, env, fields, nearest, model_path)
+        release, env_d, lay, facts = prepare_check(config, layout, vllm_version, env, fields, nearest, model_path)
         notes = _release_notes(release)
         if isinstance(facts, Crash):
             return verdict_from_crash(release, facts, stage="model_config", check="model_config",
                                       layout=lay, notes=notes)
-        _registry_guard(facts, release)
+        require_registered_architecture(facts, release)
         all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
         verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
         return verdict.with_notes(*all_notes) if all_notes else verdict
@@ -194,7 +204,7 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
     Raises :class:`ModelConfigRefused` when vLLM itself fails building its
     ModelConfig from this config (the verdict is attached).
     """
-    release = _resolve(vllm_version, nearest)
+    release = resolve_release(vllm_version, nearest)
     env_d = _env(env)
     facts = _facts_or_crash(config, release, env_d, trust_remote_code=trust_remote_code,
                             model_path=model_path)
@@ -234,10 +244,10 @@ def legal_dcp_sizes(config: Any, tp: int, pcp: int = 1, *, vllm_version: Optiona
     """
     base = dict(fields)
     base.update(tensor_parallel_size=tp, prefill_context_parallel_size=pcp)
-    release, env_d, lay, facts = _prepare(config, None, vllm_version, env, base, nearest)
+    release, env_d, lay, facts = prepare_check(config, None, vllm_version, env, base, nearest)
     if isinstance(facts, Crash):
         return []
-    _registry_guard(facts, release)
+    require_registered_architecture(facts, release)
     limit = max(1, tp * pcp) if isinstance(tp, int) and isinstance(pcp, int) else 1
     if limit > MAX_ENUMERATED_GPUS:
         raise Undecidable(f"-tp {tp} -pcp {pcp} is {limit:,} GPUs: kvguard lists the legal -dcp sizes of "
