@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from . import archs, factcache
-from .engine import _key, evaluate, verdict_from_crash
+from .engine import evaluate, release_key, verdict_from_crash
 from .errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
                      reports_internal_errors)
 from .facts import Crash, ModelFacts, derive
@@ -36,7 +36,7 @@ _FIELD_SINCE = {
 _FIELD_UNTIL = {"swap_space": "0.17.1"}
 
 
-def _env(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
+def env_as_strings(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
     if env is None:
         return {}
     if not isinstance(env, Mapping):
@@ -53,7 +53,7 @@ def _env(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
 def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
                     trust_remote_code: bool = False, model_path: Optional[str] = None) -> "ModelFacts | Crash":
     if isinstance(config, ModelFacts):
-        if config.vllm_version != _key(release):
+        if config.vllm_version != release_key(release):
             raise InputError(f"these ModelFacts were derived for vLLM {config.vllm_version}, not "
                              f"{release.key}; pass the config itself", source="<facts>")
         return config
@@ -115,7 +115,7 @@ def prepare_check(config: Any, layout: Layout | Mapping[str, Any] | None, vllm_v
     """What :func:`check` evaluates: (the release, the environment vLLM sees, the layout, the model
     facts — or the Crash of vLLM building its ModelConfig); raises what check raises for bad input."""
     release = resolve_release(vllm_version, nearest)
-    env_d = _env(env)
+    env_d = env_as_strings(env)
     lay = make_layout(layout, **fields)
     _check_fields(lay, release)
     facts = _facts_or_crash(config, release, env_d, trust_remote_code=lay.trust_remote_code,
@@ -205,7 +205,7 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
     ModelConfig from this config (the verdict is attached).
     """
     release = resolve_release(vllm_version, nearest)
-    env_d = _env(env)
+    env_d = env_as_strings(env)
     facts = _facts_or_crash(config, release, env_d, trust_remote_code=trust_remote_code,
                             model_path=model_path)
     if isinstance(facts, Crash):
@@ -220,7 +220,7 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
 MAX_ENUMERATED_GPUS = 1 << 20
 
 
-def _divisors(n: int) -> list[int]:
+def divisors(n: int) -> list[int]:
     small, large = [], []
     i = 1
     while i * i <= n:
@@ -253,7 +253,7 @@ def legal_dcp_sizes(config: Any, tp: int, pcp: int = 1, *, vllm_version: Optiona
         raise Undecidable(f"-tp {tp} -pcp {pcp} is {limit:,} GPUs: kvguard lists the legal -dcp sizes of "
                           f"layouts of up to {MAX_ENUMERATED_GPUS:,} GPUs")
     out = []
-    for dcp in _divisors(limit):
+    for dcp in divisors(limit):
         lay_d = lay.model_copy(update={"decode_context_parallel_size": dcp})
         if evaluate(release, facts, lay_d, env=env_d, host=host or Host()).ok:
             out.append(dcp)

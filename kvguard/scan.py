@@ -297,7 +297,7 @@ def _strip_redirections(tokens: list[str]) -> list[str]:
 
 def _launch_tokens(cmd: list[str]) -> Optional[list[str]]:
     """The ``vllm serve …`` part of one simple command (with its VAR=value prefix), or None."""
-    return _launch_and_image(cmd)[0]
+    return launch_and_image(cmd)[0]
 
 
 def _option_value(cmd: list[str], names: tuple[str, ...]) -> Optional[str]:
@@ -311,7 +311,7 @@ def _option_value(cmd: list[str], names: tuple[str, ...]) -> Optional[str]:
     return value
 
 
-def _launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
+def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
     """(the launch in one simple command, the container image it runs in) — (None, None) if none."""
     for i in range(len(cmd)):
         if _is_launcher(cmd, i):
@@ -422,7 +422,7 @@ def _shell_launches(path: str, lines: list[tuple[int, str]], variables: _Vars, k
             continue
         expanded, missing = variables.expand(text)
         for cmd in _split_commands(expanded):
-            tokens, image = _launch_and_image(cmd)
+            tokens, image = launch_and_image(cmd)
             if tokens is None:
                 continue
             unresolved = tuple(dict.fromkeys([v for v in missing if any(v in t for t in tokens)] +
