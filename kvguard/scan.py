@@ -73,7 +73,9 @@ unresolved.  A variable
 that stays unresolved makes the launch undecidable only when it reaches
 something kvguard reads (the model, a parallel flag, a ``VLLM_*`` variable):
 ``--port $PORT`` does not matter.  Single quotes are not honoured ('$TP' is
-treated like $TP).
+treated like $TP).  A launch that vLLM's argument parser refuses whatever its
+variables hold (``-tp $TP --no-such-flag``: each variable a value of an option
+or the model) is a refusal.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
 
-from .errors import InputError, KvguardError, Undecidable
+from .errors import ArgparseRefusal, InputError, KvguardError, Undecidable
 from .pins import ReleaseChoice, ReleasePin, beside_pin, choose_release, default_release, image_pin, pip_pin
 
 __all__ = ["Finding", "Launch", "MAX_FILE_BYTES", "ReleaseChoice", "ReleasePin", "STDIN", "ScanResult", "Skip",
@@ -1262,6 +1264,82 @@ def _unresolved(launch: Launch, hits: list[str]) -> Finding:
                    f"(give it with --set NAME=VALUE)", reason_kind="unresolved-variable")
 
 
+#: a value for an option's value slot that its argparse ``type`` accepts (a typed slot holding an
+#: unresolved variable); a slot of any other type keeps the variable as written
+_VALID_VALUE = {"int": "1", "float": "1", "_optional_type": "1", "human_readable_int": "1",
+                "human_readable_int_or_auto": "1", "loads": "{}"}
+_ENV_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) -> Optional["Finding"]:
+    """The refusal of vLLM's argument parser when it stands whatever the unresolved variables hold,
+    else None.
+
+    A variable is taken to stand for one word that is not an option (how ``-tp $TP`` and
+    ``vllm serve $MODEL`` are written).  It can then change the parser's answer only through its
+    value, so the refusal stands when every word holding a variable is a value of an option (not
+    ``--config``, whose file could say anything), the model right after ``vllm serve``, or a
+    ``VAR=value`` prefix, and the command line still refuses with each typed value slot holding a
+    value its type accepts — with a message that names no variable.  A variable anywhere else (an
+    extra word, an option's name, after ``--``) could add or remove arguments: None."""
+    from .argv import launcher_and_arguments, option_spans, option_table, parse_serve
+
+    unresolved = launch.unresolved
+    prefix, args = launcher_and_arguments(launch.tokens)
+    for word in prefix:
+        if _mentions(word, unresolved) and not (_ENV_PREFIX.match(word) and
+                                                not _mentions(word.split("=", 1)[0], unresolved)):
+            return None
+    table = option_table(release)
+    spans, _ = option_spans(args, release)
+    values: dict[int, Any] = {}      # index in args of an option's value -> the option's spec
+    inline: dict[int, Any] = {}      # index in args of an `--option=value` word -> the option's spec
+    for found in spans.values():
+        for start, end, opt in found:
+            for i in range(start + 1, end):
+                values[i] = table[opt]
+            if "=" in args[start]:
+                inline[start] = table[opt]
+    probed = list(args)
+    for i, word in enumerate(args):
+        if not _mentions(word, unresolved):
+            continue
+        if i in inline:
+            name = word.split("=", 1)[0]
+            spec = inline[i]
+            if _mentions(name, unresolved):
+                return None
+        elif i in values:
+            name, spec = None, values[i]
+        elif i == 0 and prefix[-1:] == ["serve"] and not word.startswith("-"):
+            continue                 # the model, as `vllm serve MODEL` gives it
+        else:
+            return None
+        if spec.dest == "config":
+            return None
+        valid = str(spec.choices[0]) if spec.choices else _VALID_VALUE.get(spec.type or "")
+        if valid is not None:
+            probed[i] = valid if name is None else f"{name}={valid}"
+    tokens = prefix + probed
+    try:
+        parse_serve(tokens, release)
+    except ArgparseRefusal as refusal:
+        if _mentions(refusal.message, unresolved):
+            return None
+    except InputError:
+        return None
+    else:
+        return None                 # the refusal was about a variable's value
+    report = build_report(release, tokens)
+    if report.verdict.ok or report.verdict.stage != "argparse":
+        return None
+    names = _var_label(_mentions(" ".join(launch.tokens), unresolved))
+    report.verdict = report.verdict.with_notes(
+        f"{names} unresolved: vLLM's argument parser refuses this command line whatever "
+        f"{'it holds' if ', ' not in names else 'they hold'} (the refusal is about other arguments)")
+    return Finding(launch, "refused", report=report)
+
+
 def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]], Any]) -> Finding:
     """Check one launch against ``release``: ``build_report(release, tokens)`` returns a LaunchReport
     (or raises KvguardError) — :func:`kvguard.cli.build_report` with the options bound."""
@@ -1271,6 +1349,10 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
         try:
             cmd = parse_serve(launch.tokens, release)
         except InputError as exc:
+            if isinstance(exc, ArgparseRefusal):
+                refused = _refused_whatever_the_variables_hold(launch, release, build_report)
+                if refused is not None:
+                    return refused
             hits = _mentions(str(exc), launch.unresolved)
             if hits:
                 return _unresolved(launch, hits)
