@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Any, Optional, Sequence
 
-from .errors import InputError
+from .errors import InputError, reports_internal_errors
 from .layout import Host, Layout
 from .verdict import Verdict
 
@@ -297,6 +297,7 @@ def edit_argv(tokens: Sequence[str], release, update: Mapping[str, Any],
 # --------------------------------------------------------------------------- the entry point
 
 
+@reports_internal_errors
 def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, argv: "Sequence[str] | str | None" = None,
             vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
             host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",

@@ -305,3 +305,17 @@ def test_every_suggestion_is_accepted_and_differs_only_in_parallel_flags(model, 
                    != original.fields.get(k, kvguard.Layout.model_fields[k].default)}
         assert changed and changed <= set(EDITABLE)
         assert len(changed) == len(s.changes) <= 3
+
+
+def test_a_failure_of_the_search_is_an_internal_error_not_an_answer(monkeypatch):
+    """kvguard.suggest is a public function: a bug inside it leaves as kvguard.InternalError (an
+    Undecidable, chained to the original), as check's does (issue 10 item 3)."""
+    from kvguard import suggestions
+
+    def bug(*args, **kwargs):
+        raise AttributeError("'Layout' object has no attribute 'nonexistent'")
+
+    monkeypatch.setattr(suggestions, "_search", bug)
+    with pytest.raises(kvguard.InternalError, match="internal error: AttributeError") as info:
+        kvguard.suggest(QWEN, vllm_version="0.28.0", host=CUDA_NO_RAY, tp=8, dcp=2)
+    assert isinstance(info.value, kvguard.Undecidable) and isinstance(info.value.__cause__, AttributeError)
