@@ -374,6 +374,29 @@ def test_cli_scan_github(capsys):
     assert lines[0].endswith("::ValueError: tp_size=8 must be divisible by dcp_size=3.")
 
 
+def test_a_named_file_that_cannot_be_read_is_said_in_every_format(capsys, tmp_path):
+    """Exit 2 for a named path kvguard cannot read: github annotates it, SARIF raises it above a
+    note, JSON lists it (issue 10 item 4); a Go template (skipped by design) stays a note."""
+    missing = str(tmp_path / "no-such-launch.sh")
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "github", missing)
+    assert status == EXIT_UNDECIDED
+    assert out.splitlines()[0] == (f"::warning file={missing.replace(':', '%3A')},title=kvguard cannot read::"
+                                   "unreadable: no such file or directory")
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "github", "-q", missing)
+    assert status == EXIT_UNDECIDED and out.startswith("::warning file=")
+    template = tmp_path / "deployment.yaml"
+    template.write_text("command: [vllm, serve, {{ .Values.model }}]\n")
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "sarif", missing, str(template))
+    assert status == EXIT_UNDECIDED
+    notes = json.loads(out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [(n["level"], n["message"]["text"]) for n in notes] == [
+        ("warning", "skipped: unreadable: no such file or directory"),
+        ("note", "skipped: Go template (Helm chart template): launches exist only after rendering; scan the "
+                 "rendered output, e.g. `helm template CHART | kvguard scan --stdin-kind yaml -`")]
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "github", str(template))
+    assert status == EXIT_ACCEPT and not out.startswith("::")
+
+
 def test_precommit_hook_declared():
     path = os.path.join(os.path.dirname(__file__), "..", ".pre-commit-hooks.yaml")
     import yaml
