@@ -745,6 +745,18 @@ class _YamlWalker:
         return [f"{k}={'' if v is None else str(v).lower() if isinstance(v, bool) else v}"
                 for k, v in pairs if isinstance(k, str) and k.startswith("VLLM_") and not isinstance(v, (dict, list))]
 
+    def _in_container(self, first: int, keys: dict, image_text: str) -> None:
+        """The launches found from ``self.out[first]`` on run in this container (a ``sh -c``
+        script, a multi-line command): they see its ``VLLM_*`` environment (the script's own
+        assignments win) and run the release its image pins unless the script pins one."""
+        env = self._container_env(keys)
+        pin = image_pin(image_text, f"{self.path}:{self.line(keys['image'])}") if image_text else None
+        for launch in self.out[first:]:
+            given = {t.split("=", 1)[0] for t in launch.tokens if _ENV_TOKEN.match(t)}
+            launch.tokens = [t for t in env if t.split("=", 1)[0] not in given] + launch.tokens
+            if launch.pin is None:
+                launch.pin = pin
+
     def container(self, node) -> bool:
         """A mapping with command/args/entrypoint: a Kubernetes container, a compose service, Helm values."""
         import yaml
@@ -767,6 +779,7 @@ class _YamlWalker:
                     before = len(self.out)
                     self.text(n)
                     if len(self.out) > before:
+                        self._in_container(before, keys, image_text)
                         return True
                 # compose splits a string command shell-like (no shell runs it); `\` ends a line
                 text = re.sub(r"\\\r?\n", " ", str(n.value)) if n.value is not None else ""
@@ -805,14 +818,16 @@ class _YamlWalker:
                 script = tokens[i + 2] if i + 2 < len(tokens) else None
                 if script is None:
                     return False
-                for n, _t in parts:
-                    for v in n.value if isinstance(n, yaml.SequenceNode) else []:
-                        if _scalar_text(v) == script:
-                            self.text(v)
-                            return True
-                host = next((n for n, t_list in parts if script in t_list), parts[-1][0])
-                self.out += _shell_launches(self.path, [(self.line(host), script)],
-                                            _Vars(self.variables.overrides, self.variables), self.kind)
+                before = len(self.out)
+                node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
+                                                                       else []) if _scalar_text(v) == script), None)
+                if node_of_script is not None:
+                    self.text(node_of_script)
+                else:
+                    host = next((n for n, t_list in parts if script in t_list), parts[-1][0])
+                    self.out += _shell_launches(self.path, [(self.line(host), script)],
+                                                _Vars(self.variables.overrides, self.variables), self.kind)
+                self._in_container(before, keys, image_text)
                 return True
         line_node = parts[-1][0]
         for n, t_list in parts:     # report the line that names the launcher, else the arguments'
