@@ -313,6 +313,54 @@ def _option_value(cmd: list[str], names: tuple[str, ...]) -> Optional[str]:
     return value
 
 
+#: `docker run` / `podman run` options that take no value (every other option takes the next word
+#: unless written `--opt=value` or, for a one-letter option, `-pVALUE`)
+_CONTAINER_FLAGS = frozenset({
+    "--detach", "--disable-content-trust", "--init", "--interactive", "--no-healthcheck", "--oom-kill-disable",
+    "--privileged", "--publish-all", "--quiet", "--read-only", "--rm", "--sig-proxy", "--tty", "--use-api-socket",
+    # podman
+    "--env-host", "--http-proxy", "--no-hosts", "--read-only-tmpfs", "--replace", "--rmi",
+})
+_CONTAINER_SHORT_FLAGS = frozenset("diPqt")
+
+
+def _container_image_at(cmd: list[str], run: int) -> Optional[int]:
+    """The index of the image in ``cmd`` (``docker run`` at ``cmd[run]``): the first word after the
+    options of `run`, as the container CLI reads them; None when there is none."""
+    i = run + 1
+    while i < len(cmd):
+        tok = cmd[i]
+        if tok == "--":
+            return i + 1 if i + 1 < len(cmd) else None
+        if not tok.startswith("-") or tok == "-":
+            return i
+        if tok.startswith("--"):
+            i += 1 if "=" in tok or tok in _CONTAINER_FLAGS else 2
+        elif all(c in _CONTAINER_SHORT_FLAGS for c in tok[1:]):
+            i += 1                                  # -d, -it, -dit
+        else:                                       # -e VALUE, -p8000:8000, -it -e…: the rest is the value
+            first_valued = next(j for j, c in enumerate(tok[1:], 1) if c not in _CONTAINER_SHORT_FLAGS)
+            i += 1 if first_valued < len(tok) - 1 else 2
+    return None
+
+
+def _container_env(options: list[str]) -> list[str]:
+    """``NAME=value`` given with ``-e`` / ``--env`` among ``docker run``'s options."""
+    env = []
+    for j, t in enumerate(options):
+        if t in ("-e", "--env") and j + 1 < len(options):
+            value = options[j + 1]
+        elif t.startswith("--env="):
+            value = t[len("--env="):]
+        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+            value = t[2:]
+        else:
+            continue
+        if _ENV_TOKEN.match(value):
+            env.append(value)
+    return env
+
+
 def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
     """(the launch in one simple command, the container image it runs in) — (None, None) if none."""
     for i in range(len(cmd)):
@@ -322,27 +370,25 @@ def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]
                 start -= 1
             return _strip_redirections(cmd[start:]), None
     if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
-        for i, tok in enumerate(cmd):
-            if "vllm/vllm-openai" in tok and i > 0 and not cmd[i - 1].startswith("-"):
-                rest = _strip_redirections(cmd[i + 1:])
-                entrypoint = _option_value(cmd[:i], ("--entrypoint",))
-                if entrypoint is not None:
-                    # `--entrypoint X` replaces the image's `vllm serve`; the arguments follow X
-                    try:
-                        rest = shlex.split(entrypoint) + rest
-                    except ValueError:
-                        return None, None
-                    if not _is_launcher(rest, 0):
-                        return None, None
-                if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
-                    return None, None     # an interactive container or another program: not a launch
-                env = []
-                for j, t in enumerate(cmd[:i]):  # -e VLLM_X=1 / --env VLLM_X=1
-                    if t in ("-e", "--env") and j + 1 < i and _ENV_TOKEN.match(cmd[j + 1]):
-                        env.append(cmd[j + 1])
-                if _is_launcher(rest, 0):
-                    return env + rest, tok
-                return env + ["vllm", "serve"] + rest, tok
+        i = _container_image_at(cmd, cmd.index("run"))
+        tok = cmd[i] if i is not None else ""
+        if "vllm/vllm-openai" in tok:
+            rest = _strip_redirections(cmd[i + 1:])
+            entrypoint = _option_value(cmd[:i], ("--entrypoint",))
+            if entrypoint is not None:
+                # `--entrypoint X` replaces the image's `vllm serve`; the arguments follow X
+                try:
+                    rest = shlex.split(entrypoint) + rest
+                except ValueError:
+                    return None, None
+                if not _is_launcher(rest, 0):
+                    return None, None
+            if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
+                return None, None     # an interactive container or another program: not a launch
+            env = _container_env(cmd[:i])
+            if _is_launcher(rest, 0):
+                return env + rest, tok
+            return env + ["vllm", "serve"] + rest, tok
     return None, None
 
 

@@ -358,3 +358,34 @@ def test_a_shell_script_in_a_container_sees_its_environment_and_its_image_releas
     assert own.launch.tokens == ["VLLM_MLA_DISABLE=0", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8",
                                  "-dcp", "8"]
     assert (own.status, own.vllm_version) == ("accepted", "0.20.0")
+
+
+@pytest.mark.parametrize("options", [
+    # vLLM's documented `docker run`: `--ipc=host` right before the image
+    ["--runtime", "nvidia", "--gpus", "all", "-v", "/root/.cache/huggingface:/root/.cache/huggingface",
+     "-p", "8000:8000", "--ipc=host"],
+    ["--gpus", "all", "--rm", "-it"],
+    ["-d", "--shm-size", "16g", "--gpus", "all", "--privileged"],
+    ["--gpus=all", "-p8000:8000", "--init"],
+])
+def test_docker_run_options_before_the_image_are_read_as_docker_reads_them(tmp_path, capsys, options):
+    """A flag without a value (`--rm`, `-it`, `--privileged`) or an `--opt=value` right before the
+    image used to hide the launch (the image was taken for that option's value)."""
+    launch = ["docker", "run", "-e", "VLLM_MLA_DISABLE=1", *options, "vllm/vllm-openai:v0.20.0",
+              "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]
+    status = run(["check", "--format", "json", "--", *launch])
+    data = json.loads(capsys.readouterr().out)
+    assert status == EXIT_REFUSE
+    assert (data["vllm_version"], data["check"]) == ("0.20.0", "MC_dcp_tp_gt_kv")   # MLA off: 128 KV heads
+    (tmp_path / "run.sh").write_text(" ".join(launch) + "\n")
+    (found,) = find_launches([str(tmp_path / "run.sh")])[0]
+    assert found.tokens == ["VLLM_MLA_DISABLE=1", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]
+
+
+@pytest.mark.parametrize("env_option", [["-e", "VLLM_MLA_DISABLE=1"], ["--env", "VLLM_MLA_DISABLE=1"],
+                                        ["--env=VLLM_MLA_DISABLE=1"], ["-eVLLM_MLA_DISABLE=1"]])
+def test_docker_run_env_in_every_spelling_reaches_the_launch(tmp_path, env_option):
+    (tmp_path / "run.sh").write_text(" ".join(["docker", "run", *env_option, "--gpus", "all", "vllm/vllm-openai:v0.20.0",
+                                               "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]) + "\n")
+    (found,) = find_launches([str(tmp_path / "run.sh")])[0]
+    assert found.tokens[0] == "VLLM_MLA_DISABLE=1"
