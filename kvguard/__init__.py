@@ -25,7 +25,7 @@ from .plan import PlanEntry, PlanReport, plan  # eager: the submodule's name is 
 from .verdict import ErrorEntry, Skipped, Verdict
 from .versions import KNOWN_RELEASES, SUPPORTED_VERSIONS, Release
 
-__version__ = "0.1.0.dev0"
+__version__ = "0.1.0"
 
 #: names imported on first use (PEP 562): a launch script's check does not pay for the economics
 _LAZY = {

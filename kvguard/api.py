@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 from . import archs, factcache
-from .engine import _key, evaluate, verdict_from_crash
+from .engine import evaluate, release_key, verdict_from_crash
 from .errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
                      reports_internal_errors)
 from .facts import Crash, ModelFacts, derive
@@ -36,7 +36,7 @@ _FIELD_SINCE = {
 _FIELD_UNTIL = {"swap_space": "0.17.1"}
 
 
-def _env(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
+def env_as_strings(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
     if env is None:
         return {}
     if not isinstance(env, Mapping):
@@ -53,7 +53,7 @@ def _env(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
 def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
                     trust_remote_code: bool = False, model_path: Optional[str] = None) -> "ModelFacts | Crash":
     if isinstance(config, ModelFacts):
-        if config.vllm_version != _key(release):
+        if config.vllm_version != release_key(release):
             raise InputError(f"these ModelFacts were derived for vLLM {config.vllm_version}, not "
                              f"{release.key}; pass the config itself", source="<facts>")
         return config
@@ -67,6 +67,11 @@ def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
 
 
 _VERSIONED_FIELDS = frozenset(_FIELD_SINCE) | frozenset(_FIELD_UNTIL)
+
+
+def field_exists(name: str, release: Release) -> bool:
+    """Whether the launch field ``name`` (EngineArgs / a CLI flag) exists in ``release``."""
+    return release.within(_FIELD_SINCE.get(name), _FIELD_UNTIL.get(name))
 
 
 def _check_fields(layout: Layout, release: Release) -> None:
@@ -90,7 +95,7 @@ def _check_fields(layout: Layout, release: Release) -> None:
 _RELEASES: dict[tuple[str, bool], Release] = {}
 
 
-def _resolve(vllm_version: Any, nearest: bool) -> Release:
+def resolve_release(vllm_version: Any, nearest: bool = False) -> Release:
     """:func:`kvguard.versions.resolve`, memoised for version strings (``None`` is not
     memoised: it reads the installed vLLM's metadata)."""
     if type(vllm_version) is not str:
@@ -104,9 +109,13 @@ def _resolve(vllm_version: Any, nearest: bool) -> Release:
     return release
 
 
-def _prepare(config, layout, vllm_version, env, fields, nearest, model_path=None):
-    release = _resolve(vllm_version, nearest)
-    env_d = _env(env)
+def prepare_check(config: Any, layout: Layout | Mapping[str, Any] | None, vllm_version: Any,
+                  env: Optional[Mapping[str, Any]], fields: Mapping[str, Any], nearest: bool,
+                  model_path: Optional[str] = None) -> tuple[Release, dict[str, str], Layout, "ModelFacts | Crash"]:
+    """What :func:`check` evaluates: (the release, the environment vLLM sees, the layout, the model
+    facts — or the Crash of vLLM building its ModelConfig); raises what check raises for bad input."""
+    release = resolve_release(vllm_version, nearest)
+    env_d = env_as_strings(env)
     lay = make_layout(layout, **fields)
     _check_fields(lay, release)
     facts = _facts_or_crash(config, release, env_d, trust_remote_code=lay.trust_remote_code,
@@ -114,7 +123,8 @@ def _prepare(config, layout, vllm_version, env, fields, nearest, model_path=None
     return release, env_d, lay, facts
 
 
-def _registry_guard(facts: ModelFacts, release: Release) -> None:
+def require_registered_architecture(facts: ModelFacts, release: Release) -> None:
+    """Raise Undecidable unless the release's model registry knows the model's architectures."""
     memo = release.__dict__.get("_kvg_registered")  # per Release object: no Version hashing per check
     if memo is None:
         memo = release.__dict__.setdefault("_kvg_registered", {})
@@ -158,12 +168,12 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
         raise InputError("entry must be 'serve' or 'config'", source="<check>", key="entry")
     # reports_internal_errors inline: check is the hot path (plan, scans), a wrapper call costs ~5%
     try:
-        release, env_d, lay, facts = _prepare(config, layout, vllm_version, env, fields, nearest, model_path)
+        release, env_d, lay, facts = prepare_check(config, layout, vllm_version, env, fields, nearest, model_path)
         notes = _release_notes(release)
         if isinstance(facts, Crash):
             return verdict_from_crash(release, facts, stage="model_config", check="model_config",
                                       layout=lay, notes=notes)
-        _registry_guard(facts, release)
+        require_registered_architecture(facts, release)
         all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
         verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
         return verdict.with_notes(*all_notes) if all_notes else verdict
@@ -194,8 +204,8 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
     Raises :class:`ModelConfigRefused` when vLLM itself fails building its
     ModelConfig from this config (the verdict is attached).
     """
-    release = _resolve(vllm_version, nearest)
-    env_d = _env(env)
+    release = resolve_release(vllm_version, nearest)
+    env_d = env_as_strings(env)
     facts = _facts_or_crash(config, release, env_d, trust_remote_code=trust_remote_code,
                             model_path=model_path)
     if isinstance(facts, Crash):
@@ -210,7 +220,7 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
 MAX_ENUMERATED_GPUS = 1 << 20
 
 
-def _divisors(n: int) -> list[int]:
+def divisors(n: int) -> list[int]:
     small, large = [], []
     i = 1
     while i * i <= n:
@@ -234,16 +244,16 @@ def legal_dcp_sizes(config: Any, tp: int, pcp: int = 1, *, vllm_version: Optiona
     """
     base = dict(fields)
     base.update(tensor_parallel_size=tp, prefill_context_parallel_size=pcp)
-    release, env_d, lay, facts = _prepare(config, None, vllm_version, env, base, nearest)
+    release, env_d, lay, facts = prepare_check(config, None, vllm_version, env, base, nearest)
     if isinstance(facts, Crash):
         return []
-    _registry_guard(facts, release)
+    require_registered_architecture(facts, release)
     limit = max(1, tp * pcp) if isinstance(tp, int) and isinstance(pcp, int) else 1
     if limit > MAX_ENUMERATED_GPUS:
         raise Undecidable(f"-tp {tp} -pcp {pcp} is {limit:,} GPUs: kvguard lists the legal -dcp sizes of "
                           f"layouts of up to {MAX_ENUMERATED_GPUS:,} GPUs")
     out = []
-    for dcp in _divisors(limit):
+    for dcp in divisors(limit):
         lay_d = lay.model_copy(update={"decode_context_parallel_size": dcp})
         if evaluate(release, facts, lay_d, env=env_d, host=host or Host()).ok:
             out.append(dcp)

@@ -186,7 +186,8 @@ def _releases_with(opt: str) -> tuple[Optional[str], Optional[str]]:
 # ---------------------------------------------------------------------------
 
 
-def _split(command: "str | list[str]") -> list[str]:
+def split_command(command: "str | list[str]") -> list[str]:
+    """A command line as its words: a string split as a POSIX shell splits it, a list as given."""
     if isinstance(command, str):
         try:
             return shlex.split(command, comments=False)
@@ -216,6 +217,13 @@ def _strip_launcher(tokens: list[str]) -> tuple[list[str], dict[str, str], str, 
             return rest[4:], env, "serve", "cli-main" if rest[2] != "vllm" else "vllm"
         return rest[3:], env, "api", "api"
     return rest, env, "bare", "vllm"
+
+
+def launcher_and_arguments(tokens: list[str]) -> tuple[list[str], list[str]]:
+    """(the words that start the server — ``VAR=value`` assignments, ``env``, ``vllm serve``, ``python
+    -m vllm.entrypoints.openai.api_server`` —, the server's arguments after them)."""
+    args = _strip_launcher(list(tokens))[0]
+    return list(tokens[:len(tokens) - len(args)]), list(args)
 
 
 def _err(reason: str, release: Release, key: Optional[str] = None) -> InputError:
@@ -457,6 +465,59 @@ def _classify(tok: str, table: dict[str, _Opt], release: Release):
     return None, None
 
 
+def _dashes(token: str) -> str:
+    """FlexibleArgumentParser's underscore-to-dash rewrite of a ``--long_option`` (before any '=' or '.')."""
+    head, eq, value = token.partition("=")
+    name, dot, rest = head[2:].partition(".")
+    return "--" + name.replace("_", "-") + dot + rest + eq + value
+
+
+def option_spans(args: list[str], release: Release) -> tuple[dict[str, list[tuple[int, int, str]]], int]:
+    """Where the release's options are set in ``args`` (a launch's arguments, as written):
+    ``{dest: [(start, end, option string), …]}`` in order, ``args[start:end]`` being the option and
+    its values, and the index of a ``--`` that ends the options (``len(args)`` if none).
+
+    A word that names no option of the release, or names one ambiguously, is passed over; a dotted
+    argument without ``=`` (``-cc.mode 3``) takes the next word as its value, as
+    FlexibleArgumentParser reads it."""
+    table = option_table(release)
+    spans: dict[str, list[tuple[int, int, str]]] = {}
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok == "--":
+            return spans, i
+        if not tok.startswith("-") or len(tok) < 2 or _NEGATIVE_NUMBER.match(tok):
+            i += 1
+            continue
+        if "." in tok and "=" not in tok:
+            i += 2                       # a dotted argument and its value (a JSON edit of a config option)
+            continue
+        try:
+            found = _classify(_dashes(tok) if tok.startswith("--") else tok, table, release)
+        except _ArgparseError:           # ambiguous: the parser would refuse it, no option is set here
+            found = None
+        if not found or found[0] is None:
+            i += 1
+            continue
+        opt, explicit = found
+        spec = table[opt]
+        end = i + 1
+        if explicit is None and spec.nargs != 0:
+            if spec.nargs == 1:
+                end = i + 2
+            elif spec.nargs == "?":
+                end = i + 2 if i + 1 < len(args) and not args[i + 1].startswith("-") else i + 1
+            elif isinstance(spec.nargs, int):
+                end = i + 1 + spec.nargs
+            else:  # "*" / "+": the values up to the next option
+                while end < len(args) and not args[end].startswith("-"):
+                    end += 1
+        spans.setdefault(spec.dest, []).append((i, min(end, len(args)), opt))
+        i = max(end, i + 1)
+    return spans, len(args)
+
+
 #: FlexibleArgumentParser.error (0.29.0+) appends this to "unrecognized arguments" naming --task
 #: on ``vllm serve`` (the option was removed; its uses moved to --runner / --convert)
 _TASK_HINT_SINCE = "0.29.0"
@@ -640,7 +701,7 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
     release's own parser refuses the command line — an argparse error, with the message as vLLM
     prints it, or FlexibleArgumentParser's ValueError/AssertionError/IndexError — and
     :class:`InputError` for what kvguard cannot read (``--help``, an unreadable ``--config``)."""
-    tokens = _split(command)
+    tokens = split_command(command)
     args, env, mode, launcher = _strip_launcher(tokens)
     table = option_table(release)
     if mode == "bare":

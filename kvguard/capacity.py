@@ -526,7 +526,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     Raises :class:`~kvguard.errors.CapacityNotModelled` for models with more than one KV-cache
     group or spec kvguard does not size, :class:`~kvguard.InputError` for bad input.
     """
-    from .economics import _config_dtype, _resolve_config, kv_cache_dtype_bytes
+    from .economics import config_dtype, resolve_config, kv_cache_dtype_bytes
     from .facts import ModelFacts
 
     release = _release(vllm_version)
@@ -536,7 +536,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         _positive_int(block_size, "block_size")
     avail, mem_notes = _available_bytes(available_kv_bytes, kv_memory_gib, gpu_memory_gib, gpu_memory_utilization,
                                         weights_gib, other_gib)
-    label, cfg, raw = _resolve_config(config)
+    label, cfg, raw = resolve_config(config)
 
     def refuse(reason: str):
         raise CapacityNotModelled(f"{label}: {reason} — vLLM keeps several KV-cache groups or other spec "
@@ -553,7 +553,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     reason = _multi_group_reason(raw, facts) or _registry_reason(facts, release)
     if reason is not None:
         refuse(reason)
-    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=_config_dtype(raw), vllm_version=release.key)
+    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw), vllm_version=release.key)
     mla = bool(facts.use_mla)
     heads = facts.num_kv_heads(tp)
     per_layer = facts.head_size * b if mla else 2 * heads * facts.head_size * b
@@ -565,7 +565,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
                                              "Blackwell: 128)" if mla else "vLLM's CacheConfig default on CUDA")
             + " — the attention backend can change it; pass the block size your launch uses")
     notes = list(mem_notes)
-    if kv_cache_dtype == "auto" and _config_dtype(raw) in (None, "float32", "float"):
+    if kv_cache_dtype == "auto" and config_dtype(raw) in (None, "float32", "float"):
         notes.append("config dtype float32/unknown: --dtype auto sized as bfloat16 (a bf16-capable CUDA GPU)")
     partition = (env or {}).get("VLLM_PP_LAYER_PARTITION")
     core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=facts.num_hidden_layers,

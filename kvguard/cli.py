@@ -374,9 +374,9 @@ def _docker_launch(launch: list[str], args):
     """`docker run … vllm/vllm-openai:TAG ARGS` as kvguard scan reads it: (the launch, the release
     its image tag names — None when --vllm-version decides)."""
     from .pins import choose_release, default_release, image_pin
-    from .scan import _launch_and_image
+    from .scan import launch_and_image
 
-    tokens, image = _launch_and_image(launch)
+    tokens, image = launch_and_image(launch)
     if tokens is None:
         raise _ArgError("`docker run` is checked only with a vllm/vllm-openai image followed by the server's "
                         "arguments (or `--entrypoint vllm … serve …`)")

@@ -52,7 +52,7 @@ _AUTO_MODEL_DTYPE = {"float16": "float16", "half": "float16", "bfloat16": "bfloa
 _DTYPE_BYTES = {"float16": 2, "bfloat16": 2}
 
 
-def _config_dtype(raw: Optional[Mapping[str, Any]]) -> Optional[str]:
+def config_dtype(raw: Optional[Mapping[str, Any]]) -> Optional[str]:
     if not isinstance(raw, Mapping):
         return None
     for key in ("torch_dtype", "dtype"):
@@ -61,7 +61,7 @@ def _config_dtype(raw: Optional[Mapping[str, Any]]) -> Optional[str]:
             return value.replace("torch.", "")
     text = raw.get("text_config")
     if isinstance(text, Mapping):
-        return _config_dtype(text)
+        return config_dtype(text)
     return None
 
 
@@ -192,7 +192,7 @@ _HYBRID_HINTS = ("layer_types", "sliding_window_pattern", "layers_block_type", "
                  "attention_chunk_size", "full_attention_interval")
 
 
-def _resolve_config(config: Any) -> tuple[str, Any, Optional[dict]]:
+def resolve_config(config: Any) -> tuple[str, Any, Optional[dict]]:
     """(label, config for the API, raw mapping or None) — a path, a catalog id, a mapping or ModelFacts."""
     if isinstance(config, ModelFacts):
         return (config.architectures[0] if config.architectures else "<facts>"), config, None
@@ -244,14 +244,14 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InputError("must be a positive integer", source="<audit>", key=key)
     release = resolve(vllm_version)
-    label, cfg, raw = _resolve_config(config)
+    label, cfg, raw = resolve_config(config)
     if isinstance(cfg, ModelFacts):
         facts = cfg
     else:
         facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code)
-    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=_config_dtype(raw), vllm_version=release.key)
+    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw), vllm_version=release.key)
     notes = []
-    if kv_cache_dtype == "auto" and _config_dtype(raw) in (None, "float32", "float"):
+    if kv_cache_dtype == "auto" and config_dtype(raw) in (None, "float32", "float"):
         notes.append("config dtype float32/unknown: --dtype auto sized as bfloat16 (a bf16-capable CUDA GPU)")
     if raw is not None and any(k in raw or k in (raw.get("text_config") or {}) for k in _HYBRID_HINTS):
         notes.append("layers differ (sliding window / chunked / hybrid): every layer is sized as full attention, "

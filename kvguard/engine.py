@@ -173,14 +173,14 @@ _SKIP_REASONS = {
 
 def _crash_verdict(release: Release, row, exc: BaseException, **extra) -> Verdict:
     wrapped = WRAPPER[row.stage] if isinstance(exc, (ValueError, AssertionError)) else None
-    return Verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
+    return Verdict(ok=False, vllm_version=release_key(release), stage=row.stage, check=row.id,
                    exc_type=type(exc).__name__, message=str(exc), wrapped_by=wrapped, **extra)
 
 
 def verdict_from_crash(release: Release, crash: Crash, *, stage: str, check: str, **extra) -> Verdict:
     """A Verdict for a crash while building a config object (model_config stage)."""
     loc = crash.errors[0].loc if crash.errors else None
-    return Verdict(ok=False, vllm_version=_key(release), stage=stage, check=check,
+    return Verdict(ok=False, vllm_version=release_key(release), stage=stage, check=check,
                    exc_type=crash.exc_type, message=crash.message, wrapped_by=crash.wrapped_by,
                    loc=loc, errors=crash.errors, **extra)
 
@@ -282,7 +282,7 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
             i += 1
         else:
             if i < 0:
-                return _verdict(ok=True, vllm_version=_key(release), skipped=(), **extra)
+                return _verdict(ok=True, vllm_version=release_key(release), skipped=(), **extra)
             row = rows[i]
             return _refusal(release, row, s, calls[i](s) if isinstance(row, FieldRule) else True, skipped, extra)
     n = len(calls)
@@ -298,7 +298,7 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
             if verdict is not None:
                 return verdict
             i += 1
-    return _verdict(ok=True, vllm_version=_key(release), skipped=tuple(skipped), **extra)
+    return _verdict(ok=True, vllm_version=release_key(release), skipped=tuple(skipped), **extra)
 
 
 #: what ends a row early: a host fact that is unknown (the check is skipped), a fact whose read
@@ -336,13 +336,13 @@ def _compile_when_repeated(release: Release, entry: str):
     seen = _EVALUATIONS[key] = _EVALUATIONS.get(key, 0) + 1
     if seen < _COMPILE_AFTER:
         return None
-    return compile_rows(*_program(release, entry), f"{_key(release)} {entry}")
+    return compile_rows(*_program(release, entry), f"{release_key(release)} {entry}")
 
 
 def _refusal(release: Release, row, s: "State", fired: Any, skipped: list, extra: dict) -> Verdict:
     if isinstance(row, FieldRule):
         errors = fired
-        return Verdict(ok=False, vllm_version=_key(release), stage=row.stage, check=row.id,
+        return Verdict(ok=False, vllm_version=release_key(release), stage=row.stage, check=row.id,
                        exc_type="ValidationError", message=errors[0].msg,
                        wrapped_by=WRAPPER[row.stage], loc=errors[0].loc, errors=errors,
                        skipped=tuple(skipped), **extra)
@@ -350,7 +350,7 @@ def _refusal(release: Release, row, s: "State", fired: Any, skipped: list, extra
     head = memo.get(("refusal", id(row)))  # rows are module constants: their ids are stable
     if head is None:
         head = memo[("refusal", id(row))] = {
-            **_VERDICT_DEFAULTS, "ok": False, "vllm_version": _key(release), "stage": row.stage, "check": row.id,
+            **_VERDICT_DEFAULTS, "ok": False, "vllm_version": release_key(release), "stage": row.stage, "check": row.id,
             "exc_type": row.exc,
             "wrapped_by": WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError") else None}
     return _verdict(head, message=row.message(s), skipped=tuple(skipped), **extra)
@@ -433,7 +433,7 @@ def _memo(release: Release) -> dict:
         return release.__dict__.setdefault("_kvg_memo", {})
 
 
-def _key(release: Release) -> str:
+def release_key(release: Release) -> str:
     """``release.key`` (formatted once per release)."""
     memo = _memo(release)
     key = memo.get("key")

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
-from .api import _divisors
+from .api import divisors
 from .errors import InputError, reports_internal_errors
 from .layout import Host
 
@@ -145,8 +145,8 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     also try ``--enable-expert-parallel`` (MoE models only).
     """
     from . import archs
-    from .api import _env, model_facts
-    from .economics import _config_dtype, _resolve_config, kv_cache_dtype_bytes, kv_token_shards
+    from .api import env_as_strings, model_facts
+    from .economics import config_dtype, resolve_config, kv_cache_dtype_bytes, kv_token_shards
     from .engine import evaluate
     from .facts import ModelFacts
     from .layout import Layout
@@ -161,15 +161,15 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     if max_model_len is not None:
         max_model_len = _pos_int(max_model_len, "max_model_len")
     release = resolve(vllm_version)
-    label, cfg, raw = _resolve_config(config)
-    env_d = _env(env)
+    label, cfg, raw = resolve_config(config)
+    env_d = env_as_strings(env)
     facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=release.key, env=env_d,
                                                                             trust_remote_code=trust_remote_code)
     if archs.registry_loaded() and archs.registered_arch(facts.architectures, release) is None:
         from .errors import Undecidable
         raise Undecidable(f"architectures {list(facts.architectures)} are not in vLLM {release.version}'s "
                           "model registry")
-    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=_config_dtype(raw),
+    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw),
                                          vllm_version=release.key)
     layers = facts.num_hidden_layers
     if facts.use_mla is None or not facts.head_size or not layers or facts.total_num_kv_heads is None:
@@ -197,7 +197,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
         base["trust_remote_code"] = True
     heads = facts.total_num_attention_heads
     span_rule = release.within("0.26.0")
-    for tp in _divisors(gpus):
+    for tp in divisors(gpus):
         # necessary conditions, pruned before the checks run (tests/test_plan.py proves pruning
         # changes no answer): every release refuses heads % tp != 0 (ModelConfig.
         # verify_with_parallel_config); from 0.26.0, with PCP, dcp must be 1, pcp or tp*pcp
@@ -206,11 +206,11 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
         dup = facts.duplication_factor(tp)
         per_layer = per_layer_cache.setdefault(tp, facts.kv_bytes_per_token(tp, dtype_bytes=b, layers=1))
         unique_layer = (per_layer if facts.use_mla else 2 * facts.total_num_kv_heads * facts.head_size * b)
-        for pcp in (_divisors(gpus // tp) if has_pcp else [1]):
-            dcps = sorted(set(d for d in _divisors(tp)) | ({pcp, tp * pcp} if pcp > 1 else set()))
+        for pcp in (divisors(gpus // tp) if has_pcp else [1]):
+            dcps = sorted(set(d for d in divisors(tp)) | ({pcp, tp * pcp} if pcp > 1 else set()))
             if _prune and span_rule and pcp > 1:
                 dcps = [d for d in dcps if d in (1, pcp, tp * pcp)]
-            for pp in _divisors(gpus // (tp * pcp)):
+            for pp in divisors(gpus // (tp * pcp)):
                 dp = gpus // (tp * pcp * pp)
                 replica = tp * pp * pcp
                 if replica < min_replica_gpus:

@@ -323,6 +323,9 @@ def render_scan_github(result, quiet: bool = False) -> str:
             lines.append(f"::error {loc},title={title}::{_gh_escape(f'{v.exc_type}: {v.message}')}")
         elif f.status == "undecidable":
             lines.append(f"::warning {loc},title=kvguard cannot decide::{_gh_escape(f.reason or '')}")
+    for s in result.skipped:
+        if s.fatal:     # a named file kvguard cannot read: the run's exit status 2 rests on it
+            lines.append(f"::warning file={_gh_prop(s.path)},title=kvguard cannot read::{_gh_escape(s.reason)}")
     if not quiet:
         lines.append(_summary_line(summarize(result)))
     return "\n".join(lines)
@@ -334,7 +337,7 @@ def render_scan_sarif(result) -> str:
     items = [{"verdict": f.report.verdict if f.report is not None else None, "path": f.launch.path,
               "line": f.launch.line, "command": f.launch.command, "reason": f.reason,
               "reason_kind": f.reason_kind} for f in result.findings]
-    return _sarif(items, __version__, [(s.path, s.reason) for s in result.skipped])
+    return _sarif(items, __version__, [(s.path, s.reason, s.fatal) for s in result.skipped])
 
 
 SCAN_REPORTERS = {"text": render_scan_text, "json": render_scan_json, "github": render_scan_github,

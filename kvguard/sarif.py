@@ -106,10 +106,11 @@ def _location(path: Optional[str], line: Optional[int]) -> list[dict[str, Any]]:
 
 
 def render_sarif(items: Iterable[dict[str, Any]], version: str,
-                 skipped: Iterable[tuple[str, str]] = (), failure: Optional[str] = None) -> str:
+                 skipped: Iterable[tuple] = (), failure: Optional[str] = None) -> str:
     """``items``: dicts with ``verdict`` (or None), ``path``, ``line``, ``command``, ``reason``;
-    ``skipped``: (path, reason) of files not read (tool execution notifications); ``failure``:
-    kvguard itself failed (an internal error): the invocation is marked unsuccessful."""
+    ``skipped``: (path, reason[, fatal]) of files not read (tool execution notifications; a fatal
+    one — a named file that cannot be read, exit status 2 — at level ``warning``, others ``note``);
+    ``failure``: kvguard itself failed (an internal error): the invocation is marked unsuccessful."""
     rules: dict[str, dict[str, Any]] = {}
     results = []
     for item in items:
@@ -151,8 +152,9 @@ def render_sarif(items: Iterable[dict[str, Any]], version: str,
             "results": results,
         }],
     }
-    notes = [{"level": "note", "message": {"text": f"skipped: {reason}"}, "locations": _location(path, None)}
-             for path, reason in skipped]
+    notes = [{"level": "warning" if fatal and fatal[0] else "note", "message": {"text": f"skipped: {reason}"},
+              "locations": _location(path, None)}
+             for path, reason, *fatal in skipped]
     if failure is not None:
         notes.append({"level": "error", "message": {"text": failure}})
     if notes:

@@ -73,7 +73,9 @@ unresolved.  A variable
 that stays unresolved makes the launch undecidable only when it reaches
 something kvguard reads (the model, a parallel flag, a ``VLLM_*`` variable):
 ``--port $PORT`` does not matter.  Single quotes are not honoured ('$TP' is
-treated like $TP).
+treated like $TP).  A launch that vLLM's argument parser refuses whatever its
+variables hold (``-tp $TP --no-such-flag``: each variable a value of an option
+or the model) is a refusal.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
 
-from .errors import InputError, KvguardError, Undecidable
+from .errors import ArgparseRefusal, InputError, KvguardError, Undecidable
 from .pins import ReleaseChoice, ReleasePin, beside_pin, choose_release, default_release, image_pin, pip_pin
 
 __all__ = ["Finding", "Launch", "MAX_FILE_BYTES", "ReleaseChoice", "ReleasePin", "STDIN", "ScanResult", "Skip",
@@ -297,7 +299,7 @@ def _strip_redirections(tokens: list[str]) -> list[str]:
 
 def _launch_tokens(cmd: list[str]) -> Optional[list[str]]:
     """The ``vllm serve …`` part of one simple command (with its VAR=value prefix), or None."""
-    return _launch_and_image(cmd)[0]
+    return launch_and_image(cmd)[0]
 
 
 def _option_value(cmd: list[str], names: tuple[str, ...]) -> Optional[str]:
@@ -311,7 +313,55 @@ def _option_value(cmd: list[str], names: tuple[str, ...]) -> Optional[str]:
     return value
 
 
-def _launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
+#: `docker run` / `podman run` options that take no value (every other option takes the next word
+#: unless written `--opt=value` or, for a one-letter option, `-pVALUE`)
+_CONTAINER_FLAGS = frozenset({
+    "--detach", "--disable-content-trust", "--init", "--interactive", "--no-healthcheck", "--oom-kill-disable",
+    "--privileged", "--publish-all", "--quiet", "--read-only", "--rm", "--sig-proxy", "--tty", "--use-api-socket",
+    # podman
+    "--env-host", "--http-proxy", "--no-hosts", "--read-only-tmpfs", "--replace", "--rmi",
+})
+_CONTAINER_SHORT_FLAGS = frozenset("diPqt")
+
+
+def _container_image_at(cmd: list[str], run: int) -> Optional[int]:
+    """The index of the image in ``cmd`` (``docker run`` at ``cmd[run]``): the first word after the
+    options of `run`, as the container CLI reads them; None when there is none."""
+    i = run + 1
+    while i < len(cmd):
+        tok = cmd[i]
+        if tok == "--":
+            return i + 1 if i + 1 < len(cmd) else None
+        if not tok.startswith("-") or tok == "-":
+            return i
+        if tok.startswith("--"):
+            i += 1 if "=" in tok or tok in _CONTAINER_FLAGS else 2
+        elif all(c in _CONTAINER_SHORT_FLAGS for c in tok[1:]):
+            i += 1                                  # -d, -it, -dit
+        else:                                       # -e VALUE, -p8000:8000, -it -e…: the rest is the value
+            first_valued = next(j for j, c in enumerate(tok[1:], 1) if c not in _CONTAINER_SHORT_FLAGS)
+            i += 1 if first_valued < len(tok) - 1 else 2
+    return None
+
+
+def _container_env(options: list[str]) -> list[str]:
+    """``NAME=value`` given with ``-e`` / ``--env`` among ``docker run``'s options."""
+    env = []
+    for j, t in enumerate(options):
+        if t in ("-e", "--env") and j + 1 < len(options):
+            value = options[j + 1]
+        elif t.startswith("--env="):
+            value = t[len("--env="):]
+        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+            value = t[2:]
+        else:
+            continue
+        if _ENV_TOKEN.match(value):
+            env.append(value)
+    return env
+
+
+def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
     """(the launch in one simple command, the container image it runs in) — (None, None) if none."""
     for i in range(len(cmd)):
         if _is_launcher(cmd, i):
@@ -320,27 +370,25 @@ def _launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str
                 start -= 1
             return _strip_redirections(cmd[start:]), None
     if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
-        for i, tok in enumerate(cmd):
-            if "vllm/vllm-openai" in tok and i > 0 and not cmd[i - 1].startswith("-"):
-                rest = _strip_redirections(cmd[i + 1:])
-                entrypoint = _option_value(cmd[:i], ("--entrypoint",))
-                if entrypoint is not None:
-                    # `--entrypoint X` replaces the image's `vllm serve`; the arguments follow X
-                    try:
-                        rest = shlex.split(entrypoint) + rest
-                    except ValueError:
-                        return None, None
-                    if not _is_launcher(rest, 0):
-                        return None, None
-                if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
-                    return None, None     # an interactive container or another program: not a launch
-                env = []
-                for j, t in enumerate(cmd[:i]):  # -e VLLM_X=1 / --env VLLM_X=1
-                    if t in ("-e", "--env") and j + 1 < i and _ENV_TOKEN.match(cmd[j + 1]):
-                        env.append(cmd[j + 1])
-                if _is_launcher(rest, 0):
-                    return env + rest, tok
-                return env + ["vllm", "serve"] + rest, tok
+        i = _container_image_at(cmd, cmd.index("run"))
+        tok = cmd[i] if i is not None else ""
+        if "vllm/vllm-openai" in tok:
+            rest = _strip_redirections(cmd[i + 1:])
+            entrypoint = _option_value(cmd[:i], ("--entrypoint",))
+            if entrypoint is not None:
+                # `--entrypoint X` replaces the image's `vllm serve`; the arguments follow X
+                try:
+                    rest = shlex.split(entrypoint) + rest
+                except ValueError:
+                    return None, None
+                if not _is_launcher(rest, 0):
+                    return None, None
+            if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
+                return None, None     # an interactive container or another program: not a launch
+            env = _container_env(cmd[:i])
+            if _is_launcher(rest, 0):
+                return env + rest, tok
+            return env + ["vllm", "serve"] + rest, tok
     return None, None
 
 
@@ -422,7 +470,7 @@ def _shell_launches(path: str, lines: list[tuple[int, str]], variables: _Vars, k
             continue
         expanded, missing = variables.expand(text)
         for cmd in _split_commands(expanded):
-            tokens, image = _launch_and_image(cmd)
+            tokens, image = launch_and_image(cmd)
             if tokens is None:
                 continue
             unresolved = tuple(dict.fromkeys([v for v in missing if any(v in t for t in tokens)] +
@@ -743,6 +791,18 @@ class _YamlWalker:
         return [f"{k}={'' if v is None else str(v).lower() if isinstance(v, bool) else v}"
                 for k, v in pairs if isinstance(k, str) and k.startswith("VLLM_") and not isinstance(v, (dict, list))]
 
+    def _in_container(self, first: int, keys: dict, image_text: str) -> None:
+        """The launches found from ``self.out[first]`` on run in this container (a ``sh -c``
+        script, a multi-line command): they see its ``VLLM_*`` environment (the script's own
+        assignments win) and run the release its image pins unless the script pins one."""
+        env = self._container_env(keys)
+        pin = image_pin(image_text, f"{self.path}:{self.line(keys['image'])}") if image_text else None
+        for launch in self.out[first:]:
+            given = {t.split("=", 1)[0] for t in launch.tokens if _ENV_TOKEN.match(t)}
+            launch.tokens = [t for t in env if t.split("=", 1)[0] not in given] + launch.tokens
+            if launch.pin is None:
+                launch.pin = pin
+
     def container(self, node) -> bool:
         """A mapping with command/args/entrypoint: a Kubernetes container, a compose service, Helm values."""
         import yaml
@@ -765,6 +825,7 @@ class _YamlWalker:
                     before = len(self.out)
                     self.text(n)
                     if len(self.out) > before:
+                        self._in_container(before, keys, image_text)
                         return True
                 # compose splits a string command shell-like (no shell runs it); `\` ends a line
                 text = re.sub(r"\\\r?\n", " ", str(n.value)) if n.value is not None else ""
@@ -803,14 +864,16 @@ class _YamlWalker:
                 script = tokens[i + 2] if i + 2 < len(tokens) else None
                 if script is None:
                     return False
-                for n, _t in parts:
-                    for v in n.value if isinstance(n, yaml.SequenceNode) else []:
-                        if _scalar_text(v) == script:
-                            self.text(v)
-                            return True
-                host = next((n for n, t_list in parts if script in t_list), parts[-1][0])
-                self.out += _shell_launches(self.path, [(self.line(host), script)],
-                                            _Vars(self.variables.overrides, self.variables), self.kind)
+                before = len(self.out)
+                node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
+                                                                       else []) if _scalar_text(v) == script), None)
+                if node_of_script is not None:
+                    self.text(node_of_script)
+                else:
+                    host = next((n for n, t_list in parts if script in t_list), parts[-1][0])
+                    self.out += _shell_launches(self.path, [(self.line(host), script)],
+                                                _Vars(self.variables.overrides, self.variables), self.kind)
+                self._in_container(before, keys, image_text)
                 return True
         line_node = parts[-1][0]
         for n, t_list in parts:     # report the line that names the launcher, else the arguments'
@@ -1262,6 +1325,82 @@ def _unresolved(launch: Launch, hits: list[str]) -> Finding:
                    f"(give it with --set NAME=VALUE)", reason_kind="unresolved-variable")
 
 
+#: a value for an option's value slot that its argparse ``type`` accepts (a typed slot holding an
+#: unresolved variable); a slot of any other type keeps the variable as written
+_VALID_VALUE = {"int": "1", "float": "1", "_optional_type": "1", "human_readable_int": "1",
+                "human_readable_int_or_auto": "1", "loads": "{}"}
+_ENV_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) -> Optional["Finding"]:
+    """The refusal of vLLM's argument parser when it stands whatever the unresolved variables hold,
+    else None.
+
+    A variable is taken to stand for one word that is not an option (how ``-tp $TP`` and
+    ``vllm serve $MODEL`` are written).  It can then change the parser's answer only through its
+    value, so the refusal stands when every word holding a variable is a value of an option (not
+    ``--config``, whose file could say anything), the model right after ``vllm serve``, or a
+    ``VAR=value`` prefix, and the command line still refuses with each typed value slot holding a
+    value its type accepts — with a message that names no variable.  A variable anywhere else (an
+    extra word, an option's name, after ``--``) could add or remove arguments: None."""
+    from .argv import launcher_and_arguments, option_spans, option_table, parse_serve
+
+    unresolved = launch.unresolved
+    prefix, args = launcher_and_arguments(launch.tokens)
+    for word in prefix:
+        if _mentions(word, unresolved) and not (_ENV_PREFIX.match(word) and
+                                                not _mentions(word.split("=", 1)[0], unresolved)):
+            return None
+    table = option_table(release)
+    spans, _ = option_spans(args, release)
+    values: dict[int, Any] = {}      # index in args of an option's value -> the option's spec
+    inline: dict[int, Any] = {}      # index in args of an `--option=value` word -> the option's spec
+    for found in spans.values():
+        for start, end, opt in found:
+            for i in range(start + 1, end):
+                values[i] = table[opt]
+            if "=" in args[start]:
+                inline[start] = table[opt]
+    probed = list(args)
+    for i, word in enumerate(args):
+        if not _mentions(word, unresolved):
+            continue
+        if i in inline:
+            name = word.split("=", 1)[0]
+            spec = inline[i]
+            if _mentions(name, unresolved):
+                return None
+        elif i in values:
+            name, spec = None, values[i]
+        elif i == 0 and prefix[-1:] == ["serve"] and not word.startswith("-"):
+            continue                 # the model, as `vllm serve MODEL` gives it
+        else:
+            return None
+        if spec.dest == "config":
+            return None
+        valid = str(spec.choices[0]) if spec.choices else _VALID_VALUE.get(spec.type or "")
+        if valid is not None:
+            probed[i] = valid if name is None else f"{name}={valid}"
+    tokens = prefix + probed
+    try:
+        parse_serve(tokens, release)
+    except ArgparseRefusal as refusal:
+        if _mentions(refusal.message, unresolved):
+            return None
+    except InputError:
+        return None
+    else:
+        return None                 # the refusal was about a variable's value
+    report = build_report(release, tokens)
+    if report.verdict.ok or report.verdict.stage != "argparse":
+        return None
+    names = _var_label(_mentions(" ".join(launch.tokens), unresolved))
+    report.verdict = report.verdict.with_notes(
+        f"{names} unresolved: vLLM's argument parser refuses this command line whatever "
+        f"{'it holds' if ', ' not in names else 'they hold'} (the refusal is about other arguments)")
+    return Finding(launch, "refused", report=report)
+
+
 def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]], Any]) -> Finding:
     """Check one launch against ``release``: ``build_report(release, tokens)`` returns a LaunchReport
     (or raises KvguardError) — :func:`kvguard.cli.build_report` with the options bound."""
@@ -1271,6 +1410,10 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
         try:
             cmd = parse_serve(launch.tokens, release)
         except InputError as exc:
+            if isinstance(exc, ArgparseRefusal):
+                refused = _refused_whatever_the_variables_hold(launch, release, build_report)
+                if refused is not None:
+                    return refused
             hits = _mentions(str(exc), launch.unresolved)
             if hits:
                 return _unresolved(launch, hits)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Any, Optional, Sequence
 
-from .errors import InputError
+from .errors import InputError, reports_internal_errors
 from .layout import Host, Layout
 from .verdict import Verdict
 
@@ -239,52 +239,6 @@ def _search(evaluate_ok, base: Layout, fields: Sequence[str], host: Host, want: 
 # --------------------------------------------------------------------------- command lines
 
 
-def _dashes(token: str) -> str:
-    """FlexibleArgumentParser's underscore-to-dash rewrite of a ``--long_option`` (before any '=' or '.')."""
-    head, eq, value = token.partition("=")
-    name, dot, rest = head[2:].partition(".")
-    return "--" + name.replace("_", "-") + dot + rest + eq + value
-
-
-def _spans(args: list[str], table: dict, release) -> tuple[dict[str, list[tuple[int, int, str]]], int]:
-    """Where each modelled field is set in ``args``: field -> [(start, end, option string)], and the
-    index of a ``--`` that ends the options (len(args) if none)."""
-    from .argv import _NEGATIVE_NUMBER, _classify
-
-    spans: dict[str, list[tuple[int, int, str]]] = {}
-    i = 0
-    while i < len(args):
-        tok = args[i]
-        if tok == "--":
-            return spans, i
-        if not tok.startswith("-") or len(tok) < 2 or _NEGATIVE_NUMBER.match(tok):
-            i += 1
-            continue
-        try:
-            found = _classify(_dashes(tok) if tok.startswith("--") else tok, table, release)
-        except InputError:
-            found = None
-        if not found or found[0] is None:
-            i += 1
-            continue
-        opt, explicit = found
-        spec = table[opt]
-        end = i + 1
-        if explicit is None and spec.nargs != 0:
-            if spec.nargs == 1:
-                end = i + 2
-            elif spec.nargs == "?":
-                end = i + 2 if i + 1 < len(args) and not args[i + 1].startswith("-") else i + 1
-            elif isinstance(spec.nargs, int):
-                end = i + 1 + spec.nargs
-            else:  # "*" / "+": the values up to the next option
-                while end < len(args) and not args[end].startswith("-"):
-                    end += 1
-        spans.setdefault(spec.dest, []).append((i, min(end, len(args)), opt))
-        i = max(end, i + 1)
-    return spans, len(args)
-
-
 def _flag_tokens(name: str, value: Any, default: Any, table: dict, used: Optional[str]) -> list[str]:
     if isinstance(value, bool):
         long = "--" + name.replace("_", "-")
@@ -305,15 +259,14 @@ def edit_argv(tokens: Sequence[str], release, update: Mapping[str, Any],
     each edited flag replaced where the launch sets it (the last time), removed when it goes back
     to vLLM's default, a new one placed after the launch's other parallel flags.  None when the
     launcher words cannot be told apart from the arguments."""
-    from .argv import _strip_launcher, option_table
+    from .argv import launcher_and_arguments, option_spans, option_table
 
     tokens = list(tokens)
-    args, _, _, _ = _strip_launcher(tokens)
-    prefix = tokens[:len(tokens) - len(args)]
-    if prefix + list(args) != tokens:
+    prefix, args = launcher_and_arguments(tokens)
+    if prefix + args != tokens:
         return None
     table = option_table(release)
-    spans, stop = _spans(args, table, release)
+    spans, stop = option_spans(args, release)
     defaults = Layout.model_fields
     drop: set[int] = set()
     insert_at: dict[int, list[str]] = {}
@@ -344,6 +297,7 @@ def edit_argv(tokens: Sequence[str], release, update: Mapping[str, Any],
 # --------------------------------------------------------------------------- the entry point
 
 
+@reports_internal_errors
 def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, argv: "Sequence[str] | str | None" = None,
             vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
             host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
@@ -358,8 +312,8 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     skipped and listed in each suggestion's verdict).  Each suggestion's command line is read
     back by the release's parser and checked by :func:`kvguard.check` before it is returned.
     """
-    from .api import _prepare, _registry_guard, _resolve, check
-    from .argv import _split, parse_serve
+    from .api import check, field_exists, prepare_check, require_registered_architecture, resolve_release
+    from .argv import parse_serve, split_command
     from .engine import evaluate
     from .facts import Crash
 
@@ -369,12 +323,12 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     if entry not in ("serve", "config"):
         raise InputError("entry must be 'serve' or 'config'", source="<suggest>", key="entry")
     host = host or Host()
-    release = _resolve(vllm_version, nearest)
+    release = resolve_release(vllm_version, nearest)
     if argv is not None:
         if layout is not None or fields:
             raise InputError("give the launch as argv or as layout fields, not both", source="<suggest>")
         cmd = parse_serve(argv, release)
-        tokens = _split(argv)
+        tokens = split_command(argv)
         launch_fields = dict(cmd.fields)
         launch_env = dict(cmd.env)
         launch_env.update(env or {})
@@ -382,18 +336,18 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     else:
         launch_env = dict(env or {})
         launch_fields = None
-    release, env_d, base, facts = _prepare(config, layout, release, launch_env,
-                                           launch_fields if launch_fields is not None else fields, nearest,
-                                           model_path)
+    release, env_d, base, facts = prepare_check(config, layout, release, launch_env,
+                                                launch_fields if launch_fields is not None else fields, nearest,
+                                                model_path)
     if isinstance(facts, Crash) or limit == 0:
         return []  # vLLM refuses the model config itself: no parallel flag changes that
-    _registry_guard(facts, release)
+    require_registered_architecture(facts, release)
     if evaluate(release, facts, base, env=env_d, host=host, entry=entry).ok:
         return []
     if argv is None:
         tokens = ["vllm", "serve", model_path or "MODEL", *base.flags()]
         launch_fields = base.model_dump(exclude_defaults=True)
-    editable = [n for n in EDITABLE if _exists(n, release)]
+    editable = [n for n in EDITABLE if field_exists(n, release)]
 
     def accepted(lay: Layout) -> bool:
         return evaluate(release, facts, lay, env=env_d, host=host, entry=entry).ok
@@ -424,12 +378,6 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
         out.append(Suggestion(tuple(new_argv), changes, cand.layout, cand.gpus, cand.nodes, verdict,
                               _run_notes(cand.layout, cand.nodes, host)))
     return out
-
-
-def _exists(name: str, release) -> bool:
-    from .api import _FIELD_SINCE, _FIELD_UNTIL
-
-    return release.within(_FIELD_SINCE.get(name), _FIELD_UNTIL.get(name))
 
 
 def _long(name: str) -> str:

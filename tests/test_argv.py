@@ -216,3 +216,30 @@ def test_values_of_passed_over_options_are_type_checked(argv, bad):
             parse_serve(command, resolve("0.28.0"))
     else:
         assert parse_serve(command, resolve("0.28.0")).fields == {"tensor_parallel_size": 2}
+
+
+# --- where options are set on a command line (what kvguard.suggest edits) ----------------------
+
+
+def test_launcher_and_arguments_split_the_launcher_words_from_the_server_arguments():
+    from kvguard.argv import launcher_and_arguments, split_command
+
+    tokens = split_command("VLLM_MLA_DISABLE=1 vllm serve M -tp 8")
+    assert launcher_and_arguments(tokens) == (["VLLM_MLA_DISABLE=1", "vllm", "serve"], ["M", "-tp", "8"])
+    api = ["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "M"]
+    assert launcher_and_arguments(api) == (api[:3], ["--model", "M"])
+    assert launcher_and_arguments(["M", "-tp", "8"]) == ([], ["M", "-tp", "8"])
+
+
+def test_option_spans_name_each_option_with_its_values():
+    from kvguard.argv import option_spans
+
+    args = ["M", "--tensor_parallel_size=8", "-dcp", "2", "-cc.mode", "-tp", "--qu", "--enforce-eager",
+            "-dcp", "4", "--", "-tp", "2"]
+    spans, stop = option_spans(args, R("0.28.0"))
+    assert stop == 10
+    assert spans == {
+        "tensor_parallel_size": [(1, 2, "--tensor-parallel-size")],    # `-tp` after -cc.mode is its value
+        "decode_context_parallel_size": [(2, 4, "-dcp"), (8, 10, "-dcp")],
+        "enforce_eager": [(7, 8, "--enforce-eager")],                  # the ambiguous `--qu` is passed over
+    }

@@ -79,9 +79,9 @@ def test_a_fact_that_crashes_when_read_crashes_in_both(version, fact):
 
 
 def test_most_conditions_are_inlined():
-    from kvguard.api import _resolve
+    from kvguard.api import resolve_release
 
-    calls, rows = engine._program(_resolve("0.28.0", False), "serve")
+    calls, rows = engine._program(resolve_release("0.28.0", False), "serve")
     inlined = sum(_lambda_source(c) is not None for c in calls)
     assert inlined >= 35, inlined
     run, lines = compile_rows(calls, rows, "test")
@@ -89,9 +89,9 @@ def test_most_conditions_are_inlined():
 
 
 def test_rows_are_compiled_only_for_repeated_checks():
-    from kvguard.api import _resolve
+    from kvguard.api import resolve_release
 
-    release = _resolve("0.25.0", False)
+    release = resolve_release("0.25.0", False)
     facts = _facts("Qwen/Qwen3-32B", "0.25.0")
     key = ("compiled", release.version, release.patches, "serve")
     engine._SHARED.pop(key, None)

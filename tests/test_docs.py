@@ -105,3 +105,26 @@ def test_readme_usage_lines_list_every_format():
         formats = next(a.choices for a in sub.choices[command]._actions if a.dest == "format")
         usage = re.search(rf"^kvguard {command} \[.*?(?=^```)", readme, re.M | re.S).group(0)
         assert f"[--format {'|'.join(formats)}]" in usage, (command, usage)
+
+
+def test_the_release_named_by_the_pre_commit_snippets_is_the_newest_in_the_changelog():
+    """README's pre-commit `rev:` is the tag of the newest release the CHANGELOG records, and the
+    package's version is that release or a later one (issue 10 item 17)."""
+    import re
+
+    from packaging.version import Version
+
+    import kvguard
+
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    headings = re.findall(r"^## \[([^\]]+)\]", changelog, re.M)
+    assert headings[0] == "Unreleased"
+    newest = headings[1]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", newest), headings
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    hook = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    assert re.findall(r"^\s*rev: (\S+)", readme, re.M) == [f"v{newest}"]
+    assert re.findall(r"^#\s*rev: (\S+)", hook, re.M) == [f"v{newest}"]
+    assert Version(kvguard.__version__) >= Version(newest)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1) == kvguard.__version__

@@ -374,6 +374,29 @@ def test_cli_scan_github(capsys):
     assert lines[0].endswith("::ValueError: tp_size=8 must be divisible by dcp_size=3.")
 
 
+def test_a_named_file_that_cannot_be_read_is_said_in_every_format(capsys, tmp_path):
+    """Exit 2 for a named path kvguard cannot read: github annotates it, SARIF raises it above a
+    note, JSON lists it (issue 10 item 4); a Go template (skipped by design) stays a note."""
+    missing = str(tmp_path / "no-such-launch.sh")
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "github", missing)
+    assert status == EXIT_UNDECIDED
+    assert out.splitlines()[0] == (f"::warning file={missing.replace(':', '%3A')},title=kvguard cannot read::"
+                                   "unreadable: no such file or directory")
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "github", "-q", missing)
+    assert status == EXIT_UNDECIDED and out.startswith("::warning file=")
+    template = tmp_path / "deployment.yaml"
+    template.write_text("command: [vllm, serve, {{ .Values.model }}]\n")
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "sarif", missing, str(template))
+    assert status == EXIT_UNDECIDED
+    notes = json.loads(out)["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    assert [(n["level"], n["message"]["text"]) for n in notes] == [
+        ("warning", "skipped: unreadable: no such file or directory"),
+        ("note", "skipped: Go template (Helm chart template): launches exist only after rendering; scan the "
+                 "rendered output, e.g. `helm template CHART | kvguard scan --stdin-kind yaml -`")]
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "github", str(template))
+    assert status == EXIT_ACCEPT and not out.startswith("::")
+
+
 def test_precommit_hook_declared():
     path = os.path.join(os.path.dirname(__file__), "..", ".pre-commit-hooks.yaml")
     import yaml
@@ -382,3 +405,43 @@ def test_precommit_hook_declared():
     hook = [h for h in hooks if h["id"] == "kvguard-scan"][0]
     assert hook["entry"].split()[:2] == ["kvguard", "scan"]
     assert hook["language"] == "python"
+
+
+# ----------------------------------------------------------------- unresolved variables and argparse refusals
+
+
+def test_an_argparse_refusal_that_no_value_of_the_variable_changes_is_a_refusal(tmp_path, capsys):
+    """A variable standing for one value word (`-tp $TP`, `vllm serve $MODEL`, `VLLM_X=$X`) cannot
+    cure an error about other arguments: the parser's refusal stands whatever it holds (exit 1).
+    Where the refusal can depend on the variable, the launch stays undecidable."""
+    script = tmp_path / "launch.sh"
+    script.write_text(
+        "vllm serve Qwen/Qwen3-32B -tp $TP --no-such-flag\n"                       # 1 refused
+        "vllm serve Qwen/Qwen3-32B -tp $TP -dcp eight\n"                           # 2 refused ($TP's own error first)
+        "vllm serve $MODEL -tp eight\n"                                            # 3 refused
+        "VLLM_X=$X vllm serve Qwen/Qwen3-32B --tensor-parallel-size=$TP --bogus\n"  # 4 refused
+        "vllm serve Qwen/Qwen3-32B --distributed-executor-backend $B -pp two\n"    # 5 refused (a choices slot)
+        "vllm serve Qwen/Qwen3-32B -tp 8 $EXTRA --no-such-flag\n"                  # 6 $EXTRA may be any words
+        "vllm serve Qwen/Qwen3-32B --config $CFG --no-such-flag\n"                 # 7 the file may say anything
+        "vllm serve Qwen/Qwen3-32B -tp $TP\n"                                      # 8 no refusal without $TP
+        "vllm serve Qwen/Qwen3-32B --$OPT 8 --bogus\n")                            # 9 a variable in an option's name
+    res = _scan([str(script)])
+    status = {f.launch.line: (f.status, f.reason_kind) for f in res.findings}
+    assert status == {1: ("refused", None), 2: ("refused", None), 3: ("refused", None), 4: ("refused", None),
+                      5: ("refused", None), 6: ("undecidable", "unresolved-variable"),
+                      7: ("undecidable", "unresolved-variable"), 8: ("undecidable", "unresolved-variable"),
+                      9: ("undecidable", "unresolved-variable")}
+    by_line = {f.launch.line: f.report.verdict for f in res.findings if f.status == "refused"}
+    assert by_line[1].message == "vllm: error: unrecognized arguments: --no-such-flag"
+    assert by_line[2].message == ("vllm serve: error: argument --decode-context-parallel-size/-dcp: "
+                                  "invalid int value: 'eight'")
+    assert by_line[3].message == "vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: 'eight'"
+    assert by_line[4].message == "vllm: error: unrecognized arguments: --bogus"
+    assert by_line[5].message == ("vllm serve: error: argument --pipeline-parallel-size/-pp: "
+                                  "invalid int value: 'two'")
+    assert ("$TP unresolved: vLLM's argument parser refuses this command line whatever it holds (the refusal is "
+            "about other arguments)") in by_line[1].notes
+    # the command line: a refusal wins over the undecidable launches (exit 1)
+    code, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "json", str(script))
+    assert code == EXIT_REFUSE
+    assert json.loads(out)["summary"]["refused"] == 5

@@ -301,3 +301,91 @@ def test_unreadable_pin_files_are_listed_not_fatal(tmp_path, capsys):
     out = capsys.readouterr().out
     assert status == EXIT_ACCEPT
     assert "pyproject.toml: skipped: vLLM pin unreadable: invalid TOML" in out
+
+
+# ----------------------------------------------------------------- items 6 and 10: `sh -c` scripts in a container
+
+
+def test_a_shell_script_in_a_container_sees_its_environment_and_its_image_release(tmp_path):
+    """`command: [/bin/sh, -c]` + `args: [script]`, a `sh -c` list and a multi-line `command`: the
+    launch inside runs in the container, so the container's VLLM_* variables and its image's release
+    apply (they used to be dropped: DeepSeek-R1 -dcp 8 with VLLM_MLA_DISABLE=1 passed on 0.33.0)."""
+    (tmp_path / "deploy.yaml").write_text(
+        "apiVersion: apps/v1\n"
+        "kind: Deployment\n"
+        "spec:\n"
+        "  template:\n"
+        "    spec:\n"
+        "      containers:\n"
+        "        - name: args-script\n"
+        "          image: vllm/vllm-openai:v0.20.0\n"
+        "          env: [{name: VLLM_MLA_DISABLE, value: '1'}]\n"
+        "          command: [/bin/sh, -c]\n"
+        "          args: [vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8]\n"             # line 11
+        "        - name: block-script\n"
+        "          image: vllm/vllm-openai:v0.20.0\n"
+        "          env: [{name: VLLM_MLA_DISABLE, value: '1'}]\n"
+        "          command:\n"
+        "            - /bin/sh\n"
+        "            - -c\n"
+        "            - |\n"
+        "              pip install vllm==0.28.0\n"
+        "              vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8\n"           # line 20
+        "        - name: own-assignment\n"
+        "          image: vllm/vllm-openai:v0.20.0\n"
+        "          env: [{name: VLLM_MLA_DISABLE, value: '1'}]\n"
+        "          command: [/bin/sh, -c, 'VLLM_MLA_DISABLE=0 vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8']\n")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n"
+        "  vllm:\n"
+        "    image: vllm/vllm-openai:v0.20.0\n"
+        "    environment: {VLLM_MLA_DISABLE: '1'}\n"
+        "    entrypoint: /bin/bash -c\n"
+        "    command: ['vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8']\n")          # line 6
+    res = scan([str(tmp_path / "deploy.yaml"), str(tmp_path / "compose.yaml")],
+               build_report=lambda r, t: build_report(r, t))
+    found = {(os.path.basename(f.launch.path), f.launch.line): f for f in res.findings}
+    assert sorted(found) == [("compose.yaml", 6), ("deploy.yaml", 11), ("deploy.yaml", 20), ("deploy.yaml", 24)]
+    mla_off = ["VLLM_MLA_DISABLE=1", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]
+    for key, release in ((("deploy.yaml", 11)), "0.20.0"), ((("deploy.yaml", 20)), "0.28.0"), \
+                        ((("compose.yaml", 6)), "0.20.0"):
+        f = found[key]
+        assert f.launch.tokens == mla_off, key
+        assert (f.status, f.vllm_version, f.report.verdict.check) == ("refused", release, "MC_dcp_tp_gt_kv"), key
+    assert found[("deploy.yaml", 11)].vllm_version_source.startswith("image vllm/vllm-openai:v0.20.0 at ")
+    assert found[("deploy.yaml", 20)].vllm_version_source.startswith("pip install vllm==0.28.0 at ")
+    own = found[("deploy.yaml", 24)]       # the script's own assignment wins over the container's
+    assert own.launch.tokens == ["VLLM_MLA_DISABLE=0", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8",
+                                 "-dcp", "8"]
+    assert (own.status, own.vllm_version) == ("accepted", "0.20.0")
+
+
+@pytest.mark.parametrize("options", [
+    # vLLM's documented `docker run`: `--ipc=host` right before the image
+    ["--runtime", "nvidia", "--gpus", "all", "-v", "/root/.cache/huggingface:/root/.cache/huggingface",
+     "-p", "8000:8000", "--ipc=host"],
+    ["--gpus", "all", "--rm", "-it"],
+    ["-d", "--shm-size", "16g", "--gpus", "all", "--privileged"],
+    ["--gpus=all", "-p8000:8000", "--init"],
+])
+def test_docker_run_options_before_the_image_are_read_as_docker_reads_them(tmp_path, capsys, options):
+    """A flag without a value (`--rm`, `-it`, `--privileged`) or an `--opt=value` right before the
+    image used to hide the launch (the image was taken for that option's value)."""
+    launch = ["docker", "run", "-e", "VLLM_MLA_DISABLE=1", *options, "vllm/vllm-openai:v0.20.0",
+              "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]
+    status = run(["check", "--format", "json", "--", *launch])
+    data = json.loads(capsys.readouterr().out)
+    assert status == EXIT_REFUSE
+    assert (data["vllm_version"], data["check"]) == ("0.20.0", "MC_dcp_tp_gt_kv")   # MLA off: 128 KV heads
+    (tmp_path / "run.sh").write_text(" ".join(launch) + "\n")
+    (found,) = find_launches([str(tmp_path / "run.sh")])[0]
+    assert found.tokens == ["VLLM_MLA_DISABLE=1", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]
+
+
+@pytest.mark.parametrize("env_option", [["-e", "VLLM_MLA_DISABLE=1"], ["--env", "VLLM_MLA_DISABLE=1"],
+                                        ["--env=VLLM_MLA_DISABLE=1"], ["-eVLLM_MLA_DISABLE=1"]])
+def test_docker_run_env_in_every_spelling_reaches_the_launch(tmp_path, env_option):
+    (tmp_path / "run.sh").write_text(" ".join(["docker", "run", *env_option, "--gpus", "all", "vllm/vllm-openai:v0.20.0",
+                                               "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]) + "\n")
+    (found,) = find_launches([str(tmp_path / "run.sh")])[0]
+    assert found.tokens[0] == "VLLM_MLA_DISABLE=1"

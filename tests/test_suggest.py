@@ -147,6 +147,20 @@ def test_a_flag_given_twice_is_edited_where_it_takes_effect(capsys):
     assert _argvs(data)[0] == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"]
 
 
+def test_the_value_of_a_dotted_argument_is_no_flag_of_its_own(capsys):
+    """`-cc.mode WORD` takes WORD as its value (FlexibleArgumentParser folds it into JSON), even
+    when WORD looks like an option: an ambiguous prefix (`--qu`) used to escape as a traceback,
+    a parallel flag's spelling (`-dcp`) is not the launch's -dcp."""
+    status, data = _check_json(capsys, "0.28.0", NO_RAY,
+                               "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2", "-cc.mode", "--qu")
+    assert status == 1
+    assert _argvs(data)[0] == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-cc.mode", "--qu"]
+    status, data = _check_json(capsys, "0.28.0", NO_RAY,
+                               "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-cc.mode", "-dcp", "-dcp", "2")
+    assert status == 1
+    assert _argvs(data)[0] == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-cc.mode", "-dcp"]
+
+
 def test_a_value_from_a_config_file_is_overridden_on_the_command_line(capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "serve.yaml").write_text("tensor-parallel-size: 8\ndecode-context-parallel-size: 2\n")
@@ -291,3 +305,17 @@ def test_every_suggestion_is_accepted_and_differs_only_in_parallel_flags(model, 
                    != original.fields.get(k, kvguard.Layout.model_fields[k].default)}
         assert changed and changed <= set(EDITABLE)
         assert len(changed) == len(s.changes) <= 3
+
+
+def test_a_failure_of_the_search_is_an_internal_error_not_an_answer(monkeypatch):
+    """kvguard.suggest is a public function: a bug inside it leaves as kvguard.InternalError (an
+    Undecidable, chained to the original), as check's does (issue 10 item 3)."""
+    from kvguard import suggestions
+
+    def bug(*args, **kwargs):
+        raise AttributeError("'Layout' object has no attribute 'nonexistent'")
+
+    monkeypatch.setattr(suggestions, "_search", bug)
+    with pytest.raises(kvguard.InternalError, match="internal error: AttributeError") as info:
+        kvguard.suggest(QWEN, vllm_version="0.28.0", host=CUDA_NO_RAY, tp=8, dcp=2)
+    assert isinstance(info.value, kvguard.Undecidable) and isinstance(info.value.__cause__, AttributeError)

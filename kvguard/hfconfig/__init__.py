@@ -93,7 +93,7 @@ def hf_text_config(view, release=None):
     """
     from ..errors import Undecidable
     from ._interp import UNBOUNDED, Unsupported
-    from ._load import _crash
+    from ._load import load_crash_of
     from ._load import hf_text_config as _htc
     it = view._k.interp
     try:
@@ -104,7 +104,7 @@ def hf_text_config(view, release=None):
     except LoadCrash:
         raise
     except Exception as e:  # noqa: BLE001 - an emulated exception
-        raise _crash(e) from None
+        raise load_crash_of(e) from None
     finally:
         it.steps = UNBOUNDED
 

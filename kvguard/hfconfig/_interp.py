@@ -417,8 +417,8 @@ class Inst:
             from ..errors import Undecidable
             raise Undecidable(f"kvguard cannot emulate get_text_config(): {e}") from None
         except Exception as e:  # noqa: BLE001 - an emulated exception
-            from ._load import _crash
-            raise _crash(e) from None
+            from ._load import load_crash_of
+            raise load_crash_of(e) from None
 
 
 def _py(fn, *args):
@@ -1144,8 +1144,8 @@ class Interp:
             ok, val = hit
             if not ok:
                 raise _copy.copy(val).with_traceback(None)
-            from ._natives import _deepcopy
-            return _deepcopy(self, val, {})
+            from ._natives import deepcopy_value
+            return deepcopy_value(self, val, {})
         return self._instantiate(k, args, kwargs)
 
     def is_config_class(self, k: Klass) -> bool:
@@ -1824,7 +1824,7 @@ class Interp:
             cls = type(name, tuple(real), {})
             cls.__module__ = frame.module.name
             return cls
-        is_typeddict = any(b is _TYPED_DICT or (isinstance(b, Klass) and b.typeddict) for b in bases)
+        is_typeddict = any(b is TYPED_DICT_BASE or (isinstance(b, Klass) and b.typeddict) for b in bases)
         kbases = []
         for b in bases:
             if isinstance(b, Klass):
@@ -2071,7 +2071,7 @@ class Interp:
                 if isinstance(obj, TorchDtype):
                     return True
                 continue
-            if t is _TYPED_DICT:
+            if t is TYPED_DICT_BASE:
                 raise TypeError("TypedDict does not support instance and class checks")
             if isinstance(t, type):
                 if isinstance(obj, Inst):
@@ -2177,7 +2177,7 @@ _FAST_METHODS = {
         "__getattribute__": _het_getattribute, "_getattr_without_heterogeneous_validation": _getattr_without_het},
 }
 
-_TYPED_DICT = object()
+TYPED_DICT_BASE = object()
 _TYPEISH = (type, type(int | None), type(typing.Optional[int]), type(list[int]))
 def _hash_ordered(seq) -> bool:
     """A set / frozenset of 2+ strings: Python iterates it in an order that depends on the process's hash seed

@@ -31,13 +31,14 @@ import json
 import os
 import threading
 from collections.abc import Mapping
+from dataclasses import MISSING as _MISSING
 from functools import lru_cache
 from typing import Any
 
 from ..errors import Undecidable
 from ._errors import LoadCrash
 from ._interp import (
-    _MISSING, UNBOUNDED, BoundMethod, ClassMethod, Inst, Interp, Klass, LazyBody, NativeFunc, Opaque, Unsupported,
+    UNBOUNDED, BoundMethod, ClassMethod, Inst, Interp, Klass, LazyBody, NativeFunc, Opaque, Unsupported,
 )
 
 _DATA = os.path.dirname(__file__)  # package data: hfconfig/*.json
@@ -326,7 +327,7 @@ def _set_ns(it: Interp, ns: dict, name: str, value, klass: Klass | None = None) 
 # ---------------------------------------------------------------------------
 
 
-def _crash(e: BaseException, *, wrap: bool = True) -> LoadCrash:
+def load_crash_of(e: BaseException, *, wrap: bool = True) -> LoadCrash:
     cause = e.__cause__
     wrapped = "ModelConfig" if wrap and isinstance(e, (ValueError, AssertionError)) else None
     return LoadCrash(type(e).__name__, str(e), wrapped_by=wrapped, exc_module=type(e).__module__,
@@ -354,7 +355,7 @@ def load(raw: Mapping[str, Any], release, *, path: str | None = None, trust_remo
         except RecursionError as e:
             raise Undecidable(f"kvguard cannot emulate loading this config: {e}") from None
         except Exception as e:  # noqa: BLE001 - an emulated exception: what vLLM raises
-            raise _crash(e) from None
+            raise load_crash_of(e) from None
         finally:
             it.steps = UNBOUNDED
     return cfg

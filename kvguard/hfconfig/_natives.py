@@ -19,9 +19,10 @@ import math
 import operator
 import types
 import typing
+from dataclasses import MISSING as _MISSING
 
 from ._interp import (
-    _MISSING, _TYPED_DICT, NativeObj, BoundMethod, Field, Func, Inst, Klass, NativeFunc, NativeModule, Opaque,
+    TYPED_DICT_BASE, NativeObj, BoundMethod, Field, Func, Inst, Klass, NativeFunc, NativeModule, Opaque,
     StrictDataclassClassValidationError, StrictDataclassDefinitionError,
     StrictDataclassFieldValidationError, StrictDataclassError, TorchDtype, UnionT, Unsupported,
 )
@@ -166,7 +167,7 @@ def n_asdict(i, a, kw):
     obj = a[0]
     out = {}
     for f in n_fields(i, [obj], {}):
-        out[f.name] = _deepcopy(i, i.getattr(obj, f.name), {})
+        out[f.name] = deepcopy_value(i, i.getattr(obj, f.name), {})
     return out
 
 
@@ -456,37 +457,37 @@ def n_validated_field(i, a, kw):
 # copy
 
 
-def _deepcopy(i, v, memo):
+def deepcopy_value(i, v, memo):
     if id(v) in memo:
         return memo[id(v)]
     if isinstance(v, Inst):
         new = Inst(v._k)
         memo[id(v)] = new
         for key, val in v._d.items():
-            new._d[key] = _deepcopy(i, val, memo)
+            new._d[key] = deepcopy_value(i, val, memo)
         return new
     if isinstance(v, dict):
         out = type(v)() if type(v) in (dict, collections.OrderedDict) else {}
         memo[id(v)] = out
         for key, val in v.items():
-            out[_deepcopy(i, key, memo)] = _deepcopy(i, val, memo)
+            out[deepcopy_value(i, key, memo)] = deepcopy_value(i, val, memo)
         return out
     if isinstance(v, list):
         out = []
         memo[id(v)] = out
-        out.extend(_deepcopy(i, x, memo) for x in v)
+        out.extend(deepcopy_value(i, x, memo) for x in v)
         return out
     if isinstance(v, tuple):
-        return tuple(_deepcopy(i, x, memo) for x in v)
+        return tuple(deepcopy_value(i, x, memo) for x in v)
     if isinstance(v, set):
-        return {_deepcopy(i, x, memo) for x in v}
+        return {deepcopy_value(i, x, memo) for x in v}
     if isinstance(v, (Opaque,)):
         raise Unsupported("deepcopy of opaque")
     return v
 
 
 def n_deepcopy(i, a, kw):
-    return _deepcopy(i, a[0], {})
+    return deepcopy_value(i, a[0], {})
 
 
 def n_copy(i, a, kw):
@@ -619,7 +620,7 @@ def build(i) -> dict:
         "TYPE_CHECKING": False,
         "cast": NativeFunc(lambda i2, a, k: a[1], "cast", bind=False),
         "overload": ident,
-        "TypedDict": _TYPED_DICT,
+        "TypedDict": TYPED_DICT_BASE,
         "NotRequired": typing.Any,
         "Required": typing.Any,
         "Unpack": typing.Any,
