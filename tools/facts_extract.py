@@ -281,8 +281,9 @@ KNOWN_INITS: dict[str, list] = {
 
 #: ``from_pretrained`` overrides of vLLM's classes, by fingerprint: what they do before ``from_dict``
 KNOWN_FROM_PRETRAINED: dict[str, str] = {
-    "7298b49a969f": "plain", "a61eeed5dffb": "plain",                       # EAGLEConfig
-    "6169990a2d32": "rename_num_keys", "5127989a7110": "rename_num_keys",   # MedusaConfig
+    "7298b49a969f": "plain", "325822c75ae8": "plain", "a61eeed5dffb": "plain",         # EAGLEConfig
+    "6169990a2d32": "rename_num_keys", "4df3f1cf2f16": "rename_num_keys",
+    "5127989a7110": "rename_num_keys",                                                  # MedusaConfig
 }
 
 #: ``to_json_string`` overrides (by fingerprint) that print the whole config instead of its diff
@@ -433,7 +434,7 @@ def recognise(stmt: ast.stmt) -> list:
     step = _method_step(stmt)
     if step is not None:
         return step
-    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None and stmt.simple:
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
         stmt = ast.Assign(targets=[stmt.target], value=stmt.value, lineno=stmt.lineno)
     for name, pattern in _COMPILED:
         if len(pattern) != 1:

@@ -44,6 +44,7 @@ PATTERNS: list[tuple[str, str]] = [
     ("kwargs_get", "V_t = kwargs.get(K_k, V_d)"),
     ("kwargs_setdefault", "kwargs.setdefault(K_k, K_v)"),
     ("kwargs_drop", "kwargs.pop(K_k, None)"),
+    ("kwargs_set", "kwargs[K_k] = K_v"),
     # -- arithmetic derivations -------------------------------------------------------------------
     ("floordiv", "V_t = V_a // V_b"),
     ("floordiv_if_none", "V_t = V_t if V_t is not None else V_a // V_b"),
@@ -93,12 +94,20 @@ PATTERNS: list[tuple[str, str]] = [
     ("const_mul_if_none_here", "if V_t is None:\n    V_t = K_k * V_a"),
     ("kwargs_setdefault_to", "V_t = kwargs.setdefault(K_k, K_v)"),
     ("list_if_int", "if V_a is not None and isinstance(V_a, int):\n    V_a = [V_a]"),
+    # vLLM's DeepseekVLV2Config: the OCR checkpoints take their own model type (spellings over releases)
     ("deepseek_ocr_model_type",
      "if 'DeepseekOCRForCausalLM' in V_a:\n    kwargs['model_type'] = 'deepseek_ocr'\n"
      "elif 'DeepseekOCR2ForCausalLM' in V_a:\n    kwargs['model_type'] = 'deepseek_ocr2'"),
     ("deepseek_ocr_model_type_attr",
+     "if 'DeepseekOCRForCausalLM' in V_a:\n    self.model_type = 'deepseek_ocr'\n"
+     "elif 'DeepseekOCR2ForCausalLM' in V_a:\n    self.model_type = 'deepseek_ocr2'"),
+    ("deepseek_ocr_model_type_attr_kwargs",
      "if 'DeepseekOCRForCausalLM' in kwargs['architectures']:\n    self.model_type = 'deepseek_ocr'\n"
      "elif 'DeepseekOCR2ForCausalLM' in kwargs['architectures']:\n    self.model_type = 'deepseek_ocr2'"),
+    ("deepseek_ocr1_model_type_attr",
+     "if 'DeepseekOCRForCausalLM' in (self.architectures or kwargs.get('architectures', [])):\n"
+     "    self.model_type = 'deepseek_ocr'"),
+    ("layer_types_validation_local", "layer_type_validation(layer_types, num_hidden_layers)"),
     ("kimi_k25_mm_hidden_size",
      "if self.vision_config.mm_hidden_size == self.vision_config.hidden_size:\n"
      "    self.vision_config.mm_hidden_size = self.text_config.hidden_size"),

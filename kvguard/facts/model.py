@@ -632,12 +632,15 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     vLLM refuses it; with it kvguard cannot run that code (Undecidable).
     Raises :class:`~kvguard.Undecidable` for inputs kvguard does not model.
     """
-    from .. import hfconfig
     from ..archs import arch_flag
+    from . import loader
+
+    if release.transformers_major >= 5:   # transformers 5 lines: the old emulation until the tables cover them
+        from .. import hfconfig as loader  # type: ignore[no-redef]
 
     try:
-        cfg = hfconfig.load_config(raw, release, path=model_path, trust_remote_code=trust_remote_code)
-    except hfconfig.LoadCrash as exc:
+        cfg = loader.load_config(raw, release, path=model_path, trust_remote_code=trust_remote_code)
+    except loader.LoadCrash as exc:
         return _modelled(Crash(exc.exc_type, exc.message, exc.wrapped_by))
     except Undecidable as exc:
         crash = getattr(exc, "load_crash", None)
@@ -647,8 +650,8 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     except KVGUARD_FAILURES as exc:
         raise InternalError.of(exc) from exc
     try:
-        text = hfconfig.hf_text_config(cfg, release)
-    except hfconfig.LoadCrash as exc:
+        text = loader.hf_text_config(cfg, release)
+    except loader.LoadCrash as exc:
         return _modelled(Crash(exc.exc_type, exc.message, exc.wrapped_by))
     except KVGUARD_FAILURES as exc:
         raise InternalError.of(exc) from exc

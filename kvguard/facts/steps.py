@@ -154,6 +154,10 @@ def _kwargs_drop(f: Frame, a: dict) -> None:
     f.kwargs().pop(f.get(a["k"]), None)
 
 
+def _kwargs_set(f: Frame, a: dict) -> None:
+    f.kwargs()[f.get(a["k"])] = f.get(a["v"])
+
+
 def _floordiv(f: Frame, a: dict) -> None:
     f.set(a["t"], f.get(a["a"]) // f.get(a["b"]))
 
@@ -647,22 +651,18 @@ def _list_if_int(f: Frame, a: dict) -> None:
         f.set(a["a"], [value])
 
 
-def _deepseek_ocr_model_type(f: Frame, a: dict) -> None:
-    """vLLM's DeepseekVLV2Config: the OCR variants name their own model type."""
-    archs = f.get(a["a"])
+def _deepseek_ocr_model_type(f: Frame, archs: Any, on_kwargs: bool, second: bool = True) -> None:
+    """vLLM's DeepseekVLV2Config: the OCR checkpoints take their own model type (in the keyword arguments or
+    on the config itself, depending on the release)."""
+    def put(value: str) -> None:
+        if on_kwargs:
+            f.kwargs()["model_type"] = value
+        else:
+            f.obj.model_type = value
     if "DeepseekOCRForCausalLM" in archs:
-        f.kwargs()["model_type"] = "deepseek_ocr"
-    elif "DeepseekOCR2ForCausalLM" in archs:
-        f.kwargs()["model_type"] = "deepseek_ocr2"
-
-
-def _deepseek_ocr_model_type_attr(f: Frame, a: dict) -> None:
-    """The same (vLLM 0.17-0.19 spelling): the model type set on the config itself."""
-    archs = f.kwargs()["architectures"]
-    if "DeepseekOCRForCausalLM" in archs:
-        f.obj.model_type = "deepseek_ocr"
-    elif "DeepseekOCR2ForCausalLM" in archs:
-        f.obj.model_type = "deepseek_ocr2"
+        put("deepseek_ocr")
+    elif second and "DeepseekOCR2ForCausalLM" in archs:
+        put("deepseek_ocr2")
 
 
 def _kimi_k25_mm_hidden_size(f: Frame, a: dict) -> None:
@@ -857,7 +857,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set_if_else": _set_if_else, "set_if_else_const": _set_if_else_const,
     "set_b_if_none_else_a": _set_b_if_none_else_a,
     "kwargs_pop": _kwargs_pop, "kwargs_get": _kwargs_get, "kwargs_setdefault": _kwargs_setdefault,
-    "kwargs_drop": _kwargs_drop,
+    "kwargs_drop": _kwargs_drop, "kwargs_set": _kwargs_set,
     "floordiv": _floordiv, "floordiv_if_none": _floordiv_if_none, "floordiv_if_none_from": _floordiv_if_none_from,
     "floordiv_or": _floordiv_or, "add": _add, "mul": _mul, "mul_const": _mul_const,
     "rope_type_from_type": _rope_type_from_type, "rope_validation": _rope_validation,
@@ -893,9 +893,17 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "truncate_to_layers": _truncate_to_layers, "raise_if_value_missing": _raise_if_value_missing,
     "raise_if_all_equal": _raise_if_all_equal, "int_scaled_div_if_none": _int_scaled_div_if_none,
     "const_mul_if_none_here": _const_mul_if_none_here, "kwargs_setdefault_to": _kwargs_setdefault_to,
-    "list_if_int": _list_if_int, "deepseek_ocr_model_type": _deepseek_ocr_model_type,
+    "list_if_int": _list_if_int,
+    "deepseek_ocr_model_type": lambda f, a: _deepseek_ocr_model_type(f, f.get(a["a"]), on_kwargs=True),
+    "deepseek_ocr_model_type_attr": lambda f, a: _deepseek_ocr_model_type(f, f.get(a["a"]), on_kwargs=False),
+    "deepseek_ocr_model_type_attr_kwargs": lambda f, a: _deepseek_ocr_model_type(
+        f, f.kwargs()["architectures"], on_kwargs=False),
+    "deepseek_ocr1_model_type_attr": lambda f, a: _deepseek_ocr_model_type(
+        f, f.obj.architectures or f.kwargs().get("architectures", []), on_kwargs=False, second=False),
+    "layer_types_validation_local": lambda f, a: f.lib.layer_types_validation(f.get("layer_types"),
+                                                                              f.get("num_hidden_layers")),
     "kimi_k25_mm_hidden_size": _kimi_k25_mm_hidden_size,
-    "deepseek_ocr_model_type_attr": _deepseek_ocr_model_type_attr, "olmo_hybrid_layer_types": _olmo_hybrid_layer_types,
+    "olmo_hybrid_layer_types": _olmo_hybrid_layer_types,
     "laguna_rope_parameters": _laguna_rope_parameters,
     "validate_layer_types_either": lambda f, a: _validate_layer_types_either(f, a, counted=False),
     "validate_layer_types_either_counted": lambda f, a: _validate_layer_types_either(f, a, counted=True),
