@@ -417,12 +417,18 @@ _MULTI_GROUP_TYPES = {
 
 def _multi_group_reason(raw: Optional[Mapping[str, Any]], facts=None) -> Optional[str]:
     """Why this config would not have one full-attention / MLA KV-cache group (None: it has).
-    ``raw``: the config.json mapping (None for ModelFacts); ``facts``: ModelFacts, once derived."""
-    text = raw.get("text_config") if isinstance(raw, Mapping) else None
-    configs = [c for c in (raw, text) if isinstance(c, Mapping)]
-    types = {c.get("model_type") for c in configs}
+
+    Read from the config objects the release builds (``facts.resolved`` / ``resolved_top``: class
+    defaults included — a Mistral config.json without ``sliding_window`` gets 4096 from its class);
+    before the facts are derived, from ``raw`` (config.json), for the model types whose configs need
+    remote code."""
     if facts is not None:
-        types |= {facts.model_type, facts.text_model_type}
+        configs = [facts.resolved_top, facts.resolved]
+        types = {facts.model_type, facts.text_model_type}
+    else:
+        text = raw.get("text_config") if isinstance(raw, Mapping) else None
+        configs = [c for c in (raw, text) if isinstance(c, Mapping)]
+        types = {c.get("model_type") for c in configs}
     for t in sorted(t for t in types if isinstance(t, str)):
         if t in _MULTI_GROUP_TYPES:
             return f"model type {t}: {_MULTI_GROUP_TYPES[t]}"

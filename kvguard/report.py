@@ -144,6 +144,8 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
             lines.append(f"  legal -dcp sizes at this layout: none — {why}")
     for s in v.skipped:
         lines.append(f"{dim}  skipped {s.check}: {s.reason}{reset}")
+    for assumption in (report.facts.assumptions if report.facts is not None else ()):
+        lines.append(f"{dim}  assumed: {assumption}{reset}")
     if v.assumptions:
         lines.append(f"{dim}  assumed a standard CUDA node: {', '.join(v.assumptions)} (state yours with "
                      f"--platform/--gpus-per-node/--host, or --unknown-host to skip host checks){reset}")

@@ -288,6 +288,49 @@ def _from_dict(lib: Transformers4, cls, config_dict: dict, kwargs: dict) -> Conf
     return config
 
 
+def _remote_as_base(lib: Transformers4, config_dict: dict, path: str, kwargs: dict, auto_map: Any) -> ConfigObject:
+    """A remote-code config (``auto_map.AutoConfig``) with ``--trust-remote-code``: vLLM would run the
+    repository's configuration class; kvguard never runs it and reads config.json as a plain configuration
+    of its declared base — transformers' class for the model type where there is one, else the base
+    PretrainedConfig — and says so with the verdict."""
+    model_type = config_dict.get("model_type")
+    remote_class = auto_map.get("AutoConfig") if isinstance(auto_map, dict) else None
+    if isinstance(model_type, str) and lib.knows_model_type(model_type):
+        cls = lib.class_for_model_type(model_type)
+        base = cls.display
+    else:
+        cls = lib.plain_class(model_type)
+        base = "PretrainedConfig"
+    shape = _REMOTE_SHAPES.get(model_type) if isinstance(model_type, str) else None
+    if shape is not None:
+        config_dict = shape(config_dict)
+    config = _from_dict(lib, cls, config_dict, {"name_or_path": path, **kwargs})
+    object.__setattr__(config, "kvg_assumptions", (
+        f"config.json names remote code ({remote_class}); kvguard does not run it and read the config as a plain "
+        f"{base} of model type {model_type!r}",))
+    return config
+
+
+def _decilm_blocks(config_dict: dict) -> dict:
+    """Nemotron-NAS (DeciLM) configs list ``block_configs`` as dicts; the repository's class turns each into an
+    object whose ``attention`` / ``ffn`` parts vLLM reads by attribute (``block.attention.no_op``)."""
+    from types import SimpleNamespace
+
+    def objects(value: Any) -> Any:
+        if isinstance(value, dict):
+            return SimpleNamespace(**{k: objects(v) for k, v in value.items() if isinstance(k, str)})
+        return value
+
+    blocks = config_dict.get("block_configs")
+    if isinstance(blocks, list):
+        config_dict = dict(config_dict, block_configs=[objects(b) for b in blocks])
+    return config_dict
+
+
+#: how a remote-code model type's own class shapes what kvguard reads, where plain JSON values would not do
+_REMOTE_SHAPES = {"nemotron-nas": _decilm_blocks}
+
+
 _UNKNOWN_TYPE = (
     "The checkpoint you are trying to load has model type `{mt}` but Transformers does not recognize this "
     "architecture. This could be because of an issue with the checkpoint, or because your version of "
@@ -313,7 +356,7 @@ def _auto_config(lib: Transformers4, config_dict: dict, path: str, trust_remote_
                 f"content at https://hf.co/{path}.\nPlease pass the argument `trust_remote_code=True` to allow "
                 "custom code to be run.")
         if trust_remote_code:
-            raise Undecidable("config.json names remote code (auto_map.AutoConfig) and trust_remote_code is set")
+            return _remote_as_base(lib, config_dict, path, kwargs, auto_map)
     if "model_type" in config_dict:
         if config_dict["model_type"] == "mistral" and "layer_types" in config_dict:
             config_dict["model_type"] = "ministral"

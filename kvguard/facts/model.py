@@ -74,6 +74,12 @@ class ModelFacts:
     transformers: Optional[str] = None
     emulation: str = "generic"
     notes: tuple[str, ...] = ()
+    #: what kvguard assumed to read this config (e.g. a remote-code config read as its declared base type)
+    assumptions: tuple[str, ...] = ()
+    #: the text config's attributes as the release's config object holds them (class defaults and derivations
+    #: included), for the names in RESOLVED_ATTRIBUTES that it has; ``hf_config`` for the top-level object
+    resolved: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    resolved_top: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: facts whose read raises in vLLM (lazy in that release): name -> Crash
     deferred: Mapping[str, Crash] = field(default_factory=dict, compare=False, repr=False)
 
@@ -138,9 +144,63 @@ class ModelFacts:
             "transformers": self.transformers,
             "emulation": self.emulation,
         }
+        if self.assumptions:
+            out["assumptions"] = list(self.assumptions)
         if self.use_mla is not None and self.total_num_kv_heads is not None:
             out["cache_kv_heads"] = self.cache_kv_heads
         return out
+
+
+#: attributes of the text config whose resolved values ModelFacts keeps (KV-cache specs, lengths, quantization
+#: geometry): what consumers read instead of raw config.json keys
+RESOLVED_ATTRIBUTES: tuple[str, ...] = (
+    "model_type", "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", "num_hidden_layers",
+    "vocab_size", "intermediate_size", "moe_intermediate_size", "shared_expert_intermediate_size",
+    "n_shared_experts", "n_routed_experts", "num_experts", "num_local_experts", "num_experts_per_tok",
+    "first_k_dense_replace", "q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim",
+    "num_nextn_predict_layers", "max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+    "max_sequence_length", "max_seq_length", "seq_len", "model_max_length", "rope_scaling", "rope_parameters",
+    "rope_theta", "sliding_window", "use_sliding_window", "max_window_layers", "layer_types",
+    "sliding_window_pattern", "attention_chunk_size", "layers_block_type", "hybrid_override_pattern",
+    "full_attention_interval", "index_topk", "attn_type_list", "block_configs", "is_encoder_decoder",
+    "tie_word_embeddings", "dtype", "quantization_config",
+)
+#: the same for the top-level config object
+RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "dtype",
+                                            "max_position_embeddings", "tie_word_embeddings")
+
+
+def _snapshot(obj: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """The attributes ``obj`` has among ``names``, as plain JSON-like values (a dtype as its name)."""
+    out: dict[str, Any] = {}
+    for name in names:
+        try:
+            value = getattr(obj, name)
+        except Exception:  # noqa: BLE001 - an attribute whose read raises is not kept
+            continue
+        plain = _plain_value(value)
+        if plain is not _UNKEPT:
+            out[name] = plain
+    return out
+
+
+_UNKEPT = object()
+
+
+def _plain_value(value: Any, depth: int = 0) -> Any:
+    if depth > 8:
+        return _UNKEPT
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if type(value).__name__ in ("TorchDtype", "dtype"):
+        return str(value).split(".")[-1]
+    if isinstance(value, (list, tuple)):
+        items = [_plain_value(v, depth + 1) for v in value]
+        return _UNKEPT if any(v is _UNKEPT for v in items) else items
+    if isinstance(value, dict):
+        items = {k: _plain_value(v, depth + 1) for k, v in value.items() if isinstance(k, str)}
+        return _UNKEPT if any(v is _UNKEPT for v in items.values()) else items
+    return _UNKEPT
 
 
 # ---------------------------------------------------------------------------
@@ -740,6 +800,9 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         transformers=release.transformers,
         emulation=emulation,
         notes=tuple(notes),
+        assumptions=tuple(getattr(cfg, "kvg_assumptions", ()) or ()),
+        resolved=_snapshot(text, RESOLVED_ATTRIBUTES),
+        resolved_top=_snapshot(cfg, RESOLVED_TOP_ATTRIBUTES),
         deferred=deferred,
     )
 

@@ -125,13 +125,15 @@ class ClassFacts:
 class ConfigObject:
     """A resolved config object (``LlamaConfig(...)`` as transformers would have built it)."""
 
-    __slots__ = ("_kvg_class", "_kvg_attrs", "kvg_raw", "kvg_emulation", "__weakref__")
+    __slots__ = ("_kvg_class", "_kvg_attrs", "kvg_raw", "kvg_emulation", "kvg_assumptions", "__weakref__")
 
     def __init__(self, cls: ClassFacts):
         object.__setattr__(self, "_kvg_class", cls)
         object.__setattr__(self, "_kvg_attrs", {})
         object.__setattr__(self, "kvg_raw", {})
         object.__setattr__(self, "kvg_emulation", "exact")
+        #: what kvguard assumed to build this object (reported with the verdict)
+        object.__setattr__(self, "kvg_assumptions", ())
 
     # -- attribute protocol --------------------------------------------------------------------
     def __getattr__(self, name: str) -> Any:

@@ -81,6 +81,12 @@ class Transformers4:
             raise KeyError(model_type)
         return self.class_facts(name)
 
+    def plain_class(self, model_type: Any) -> ClassFacts:
+        """The base PretrainedConfig as a class of its own, with ``model_type`` as its class attribute (a
+        remote-code config read without its repository code)."""
+        record = {"model_type": model_type if isinstance(model_type, str) else "", "module": "transformers"}
+        return ClassFacts("PretrainedConfig", record, self, None)
+
     def knows_model_type(self, model_type: Any) -> bool:
         """``model_type in CONFIG_MAPPING``."""
         return model_type in self.registered or model_type in self.config_mapping
