@@ -141,6 +141,14 @@ PATTERNS: list[tuple[str, str]] = [
     ("rope_params_type_from_type",
      "if self.rope_parameters is not None and 'type' in self.rope_parameters:\n"
      "    self.rope_parameters['rope_type'] = self.rope_parameters['type']"),
+    ("raise_if_not_divisible", "if V_a % V_b != 0:\n    raise ValueError(F_msg)"),
+    ("mllama_aspect_ratios",
+     "if supported_aspect_ratios is None:\n    if max_num_tiles != 4:\n"
+     "        raise ValueError('max_num_tiles must be 4 for default supported aspect ratios')\n"
+     "    supported_aspect_ratios = K_default"),
+    ("layer_types_all_sliding_or_full",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = ['sliding_attention' if self.sliding_window is not None else 'full_attention'] * V_n"),
     # -- RoPE (more) ------------------------------------------------------------------------------
     ("rope_floats",
      "if self.rope_scaling is not None:\n    for key in K_keys:\n        if key in self.rope_scaling:\n"

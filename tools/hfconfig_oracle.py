@@ -218,13 +218,11 @@ def run_oracle(python, cases, timeout=7200, env=None):
 
 def run_kvguard(case, release):
     from kvguard.errors import Undecidable
-    if os.environ.get("KVG_FACTS_NEW"):
-        from kvguard.facts.loader import LoadCrash, hf_text_config as _htc, load_config
+    from kvguard.facts.loader import LoadCrash, load_config
+    from kvguard.facts.loader import hf_text_config as text_config_of
 
-        def hf_text_config(cfg):
-            return _htc(cfg, release)
-    else:
-        from kvguard.hfconfig import LoadCrash, hf_text_config, load_config
+    def hf_text_config(cfg):
+        return text_config_of(cfg, release)
     rec = {"id": case["id"]}
     try:
         cfg = load_config(case["config"], release, path=case.get("path"))

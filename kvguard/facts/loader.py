@@ -83,7 +83,9 @@ def library_for(release) -> Transformers4:
     vtables = vllm_release_tables(_vllm_data_release(release))
     if int(line.split(".")[0]) >= 5:
         raise Undecidable(f"transformers {line} config classes are not modelled yet")
-    return Transformers4(tables, vtables)
+    lib = Transformers4(tables, vtables)
+    lib.release = release
+    return lib
 
 
 def _table(lib: Transformers4, name: str, default: Any) -> Any:
@@ -120,6 +122,8 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
     """
     if not isinstance(raw, Mapping):
         raise TypeError("raw config must be a mapping")
+    if release.transformers_major >= 5:
+        return _interim(lambda hf: hf.load_config(raw, release, path=path, trust_remote_code=trust_remote_code))
     lib = library_for(release)
     try:
         config = _get_config(lib, dict(raw), release, path or DEFAULT_PATH, trust_remote_code)
@@ -133,6 +137,16 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
     return config
 
 
+def _interim(call):
+    """transformers 5 lines: the previous emulation until the class tables cover them."""
+    from .. import hfconfig
+    try:
+        return call(hfconfig)
+    except hfconfig.LoadCrash as exc:
+        raise LoadCrash(exc.exc_type, exc.message, wrapped_by=exc.wrapped_by, exc_module=exc.exc_module,
+                        cause=exc.cause, hash_order=exc.hash_order) from None
+
+
 def _mark(obj: Any, raw: Any, seen: set) -> None:
     if not isinstance(obj, ConfigObject) or id(obj) in seen:
         return
@@ -144,8 +158,15 @@ def _mark(obj: Any, raw: Any, seen: set) -> None:
             _mark(value, sub if isinstance(sub, Mapping) else {}, seen)
 
 
-def hf_text_config(config: ConfigObject, release) -> Any:
-    """vLLM's ``get_hf_text_config(hf_config)``: LoadCrash as vLLM raises (wrapped by ModelConfig)."""
+def hf_text_config(config: ConfigObject, release=None) -> Any:
+    """vLLM's ``get_hf_text_config(hf_config)``: LoadCrash as vLLM raises (wrapped by ModelConfig).
+    ``release``: the one ``config`` was loaded for (default)."""
+    if release is None:
+        release = config.kvg_facts.library.release if isinstance(config, ConfigObject) else None
+        if release is None:
+            raise TypeError("hf_text_config of a config kvguard did not load needs the release")
+    if release.transformers_major >= 5:
+        return _interim(lambda hf: hf.hf_text_config(config, release))
     try:
         text = config.get_text_config()
         if text is not config and not hasattr(text, "num_attention_heads"):
@@ -393,8 +414,8 @@ def repr_check(obj: ConfigObject, seen: "set | None" = None) -> None:
     if id(obj) in seen:
         return
     seen.add(id(obj))
-    record = obj.kvg_class.record
-    without_diff = any(k.record.get("json_without_diff") for k in _lineage(obj.kvg_class))
+    record = obj.kvg_facts.record
+    without_diff = any(k.record.get("json_without_diff") for k in _lineage(obj.kvg_facts))
     if "default_error" in record and not without_diff \
             and not getattr(obj, "has_no_defaults_at_init", False):
         exc_type, message = record["default_error"]   # measured: the class cannot be built with no arguments

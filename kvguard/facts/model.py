@@ -695,9 +695,6 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     from ..archs import arch_flag
     from . import loader
 
-    if release.transformers_major >= 5:   # transformers 5 lines: the old emulation until the tables cover them
-        from .. import hfconfig as loader  # type: ignore[no-redef]
-
     try:
         cfg = loader.load_config(raw, release, path=model_path, trust_remote_code=trust_remote_code)
     except loader.LoadCrash as exc:

@@ -183,8 +183,14 @@ class ConfigObject:
 
     # -- kvguard's own -------------------------------------------------------------------------
     @property
-    def kvg_class(self) -> ClassFacts:
+    def kvg_facts(self) -> ClassFacts:
+        """The class this object is an instance of, as the tables describe it."""
         return object.__getattribute__(self, "_kvg_class")
+
+    @property
+    def kvg_class(self) -> str:
+        """The class name, as ``type(config).__name__`` prints it."""
+        return object.__getattribute__(self, "_kvg_class").display
 
     @property
     def kvg_class_name(self) -> str:

@@ -710,6 +710,26 @@ def _validate_layer_types_either(f: Frame, a: dict, counted: bool, local: bool =
         f.lib.layer_types_validation(f.obj.layer_types, f.obj.num_hidden_layers if counted else None)
 
 
+def _raise_if_not_divisible(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) % f.get(a["b"]) != 0:
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _mllama_aspect_ratios(f: Frame, a: dict) -> None:
+    """Mllama vision: the default aspect ratios exist only for 4 tiles."""
+    if f.get("supported_aspect_ratios") is None:
+        if f.get("max_num_tiles") != 4:
+            raise ValueError("max_num_tiles must be 4 for default supported aspect ratios")
+        f.set("supported_aspect_ratios", f.get(a["default"]))
+
+
+def _layer_types_all_sliding_or_full(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types is None:
+        kind = "sliding_attention" if obj.sliding_window is not None else "full_attention"
+        obj.layer_types = [kind] * _bounded_count(f.get(a["n"]))
+
+
 def _rope_parameters_default_theta(f: Frame, a: dict) -> None:
     if f.get(a["p"]) is None:
         f.set(a["p"], {"rope_type": "default", "rope_theta": f.get(a["t"])})
@@ -910,6 +930,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "validate_local_layer_types_either": lambda f, a: _validate_layer_types_either(f, a, counted=True,
                                                                                    local=True),
     "rope_parameters_default_theta": _rope_parameters_default_theta,
+    "raise_if_not_divisible": _raise_if_not_divisible, "mllama_aspect_ratios": _mllama_aspect_ratios,
+    "layer_types_all_sliding_or_full": _layer_types_all_sliding_or_full,
     "rope_params_type_from_type": _rope_params_type_from_type, "layer_offset_below_period": _layer_offset_below_period,
     "opaque": _opaque,
 }

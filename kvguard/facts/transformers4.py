@@ -41,6 +41,8 @@ class Transformers4:
         self.line = tables["line"]
         self.tables = tables
         self.vllm = vllm_tables or {"classes": {}}
+        #: the vLLM release this load is for (set by the loader)
+        self.release: Any = None
         self.base = tables["base"]
         self.base_class_attrs = dict(BASE_CLASS_ATTRS)
         self.config_mapping: dict[str, str] = tables["config_mapping"]
@@ -106,7 +108,7 @@ class Transformers4:
                     name = self.vllm.get("class_aliases", {}).get(name, name)
             cls = self.class_facts(name)
         elif "sub" in ref:
-            subs = frame.obj.kvg_class.record.get("sub_configs") or {}
+            subs = frame.obj.kvg_facts.record.get("sub_configs") or {}
             name = subs.get(ref["sub"]) if isinstance(subs, dict) else None
             if not isinstance(name, str):
                 raise Undecidable(f"{frame.cls.name}: sub-config {ref['sub']!r} is not modelled")
@@ -237,14 +239,14 @@ class Transformers4:
         current = getattr(obj, "_attn_implementation", None)
         attrs = obj.kvg_attrs
         attrs["_attn_implementation_internal"] = value if not isinstance(value, dict) else value.get("", current)
-        subs = obj.kvg_class.class_attrs.get("sub_configs") or {}
+        subs = obj.kvg_facts.class_attrs.get("sub_configs") or {}
         for key in subs:
             sub = getattr(obj, key, None)
             if sub is not None:
                 current_sub = getattr(sub, "_attn_implementation", None)
                 sub_value = value if not isinstance(value, dict) else value.get(key, current_sub)
                 if isinstance(sub, ConfigObject):
-                    sub.kvg_class.library.set_attn_implementation(sub, sub_value)
+                    sub.kvg_facts.library.set_attn_implementation(sub, sub_value)
                 else:
                     setattr(sub, "_attn_implementation", sub_value)  # raises as on the real plain value
 
@@ -286,7 +288,7 @@ class Transformers4:
 
     def get_attribute_class_level(self, obj: ConfigObject, name: str) -> Any:
         """``type(obj).name`` (a class attribute, after this load's changes)."""
-        cls = obj.kvg_class
+        cls = obj.kvg_facts
         for owner in cls.mro_names():
             if (owner, name) in self.class_overrides:
                 return self.class_overrides[owner, name]
@@ -294,7 +296,7 @@ class Transformers4:
 
     # -- the attribute protocol ---------------------------------------------------------------
     def get_attribute(self, obj: ConfigObject, name: str) -> Any:
-        cls = obj.kvg_class
+        cls = obj.kvg_facts
         if cls.hooks:
             hook = cls.hooks.get("__getattribute__")
             if hook is not None:
@@ -320,7 +322,7 @@ class Transformers4:
         raise AttributeError(f"'{cls.display}' object has no attribute '{name}'")
 
     def set_attribute(self, obj: ConfigObject, name: str, value: Any) -> None:
-        cls = obj.kvg_class
+        cls = obj.kvg_facts
         if cls.hooks:
             hook = cls.hooks.get("__setattr__")
             if hook is not None and _forward_set(obj, name, value, hook):
@@ -351,7 +353,7 @@ class Transformers4:
 
     def text_config_of(self, obj: ConfigObject) -> Any:
         """``config.get_text_config()`` with no arguments."""
-        override = _text_override(obj.kvg_class)
+        override = _text_override(obj.kvg_facts)
         if override is not None:
             return override(obj)
         valid = []

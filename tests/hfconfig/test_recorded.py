@@ -27,9 +27,17 @@ def _unit_cases():
             yield pytest.param(rel, cases[rec["id"]], rec, id=f"{rel}-{rec['id']}")
 
 
+#: model types kvguard declines on purpose (Undecidable with this reason) although vLLM loads them
+NOT_MODELLED = {"speculators": "SpeculatorsConfig.from_pretrained is not modelled"}
+
+
 def _check(rel, case, o):
     k = oracle.run_kvguard({"id": case["id"], "config": case["config"], "path": case.get("path")}, release(rel))
     verdict, detail = oracle.compare(o, k)
+    declined = NOT_MODELLED.get(case["config"].get("model_type"))
+    if verdict == "gap" and declined is not None:
+        assert declined in k["reason"]
+        return
     assert verdict in ("agree", "undecidable"), detail
 
 

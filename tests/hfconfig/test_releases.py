@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kvguard.errors import Undecidable
-from kvguard.hfconfig import LoadCrash, hf_text_config, load_config
+from kvguard.facts.loader import LoadCrash, hf_text_config, load_config
 
 from ._util import oracle, read, release
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kvguard.errors import Undecidable
-from kvguard.hfconfig import LoadCrash, hf_text_config, load_config
+from kvguard.facts.loader import LoadCrash, hf_text_config, load_config
 from kvguard.versions import resolve
 
 from ._util import read

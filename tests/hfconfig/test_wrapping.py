@@ -15,7 +15,7 @@ import re
 import pytest
 
 from kvguard.errors import Undecidable
-from kvguard.hfconfig import LoadCrash, hf_text_config, load_config
+from kvguard.facts.loader import LoadCrash, hf_text_config, load_config
 from ._util import RELEASES, oracle, read, release
 
 CASES = {c["id"]: c for c in read("modelconfig_cases.json")}
