@@ -758,6 +758,24 @@ def _class_refs(value) -> list[str]:
     return out
 
 
+def _registered_model_types(registry: dict) -> list[str]:
+    """Model types whose checkpoints this release can serve: transformers model types whose auto-model classes
+    are in the release's model registry, and the types of vLLM's own config registry."""
+    import transformers.models.auto.modeling_auto as auto
+    from vllm.model_executor.models.registry import ModelRegistry
+    archs = set(ModelRegistry.get_supported_archs())
+    out = set(registry)
+    for name in dir(auto):
+        table = getattr(auto, name)
+        if not (name.endswith("_MAPPING_NAMES") and isinstance(table, dict)):
+            continue
+        for model_type, classes in table.items():
+            names = classes if isinstance(classes, (list, tuple)) else [classes]
+            if any(c in archs for c in names):
+                out.add(model_type)
+    return sorted(out)
+
+
 def vllm_tables() -> dict:
     import vllm
     import vllm.transformers_utils.config as vc
@@ -818,8 +836,100 @@ def vllm_tables() -> dict:
         if value is not _MISSING:
             tables[name] = _jsonable(value)
     return {"kind": "kvguard-facts-vllm-release", "release": vllm.__version__, "registry": registry,
+            "registered_model_types": _registered_model_types(registry),
             "class_aliases": aliases,
             "transformers_classes": sorted(transformers_classes), "tables": tables, "classes": classes}
+
+
+# ---------------------------------------------------------------------------------------------
+# what kvguard cannot follow (host python: reads the tables, not the libraries)
+
+
+def _refs_in(value) -> list[str]:
+    out = []
+    if isinstance(value, dict):
+        for key in ("class", "sub"):
+            if isinstance(value.get(key), str) and key == "class":
+                out.append(value[key])
+        for item in value.values():
+            out += _refs_in(item)
+    elif isinstance(value, list):
+        for item in value:
+            out += _refs_in(item)
+    return out
+
+
+def _unmodelled_in(record: dict, known_steps: set) -> list[str]:
+    """What in one class record the runtime cannot follow."""
+    out = []
+    for part in ("init", "post_init", "get_text_config"):
+        for step in record.get(part, []):
+            if step[0] == "opaque" or (step[0] != "super" and step[0] not in known_steps):
+                detail = step[1].get("method") or ",".join(step[1].get("writes", [])) or ",".join(
+                    step[1].get("reads", [])[:3])
+                out.append(f"{part}: {step[0]} ({detail})")
+    for name, prop in (record.get("properties") or {}).items():
+        if prop.get("kind") == "opaque":
+            out.append(f"property {name}")
+    for name, hook in (record.get("hooks") or {}).items():
+        if hook.get("kind") == "opaque":
+            out.append(f"hook {name}")
+    if record.get("from_pretrained") == "opaque":
+        out.append("from_pretrained")
+    if isinstance(record.get("sub_configs"), dict) and "opaque_property" in record["sub_configs"]:
+        out.append("sub_configs property")
+    return out
+
+
+def unmodelled(release: str) -> dict[str, dict[str, list[str]]]:
+    """For every model type the release can serve: class name -> what kvguard cannot follow in it (only classes
+    with something), over the class, its parents, its sub-config classes and the classes its steps build."""
+    sys.path.insert(0, ROOT)
+    from kvguard.facts.steps import STEPS
+    from kvguard.facts.tables import transformers_tables, vllm_release_tables
+    from kvguard.versions import Release
+    from packaging.version import Version
+    line = Release(Version(release)).transformers
+    ttables = transformers_tables(line)
+    vtables = vllm_release_tables(release)
+    known = set(STEPS)
+
+    def record_of(name: str):
+        if name.startswith("vllm:"):
+            return vtables["classes"].get(name)
+        return ttables["classes"].get(name)
+
+    out: dict[str, dict[str, list[str]]] = {}
+    for model_type in vtables.get("registered_model_types", []):
+        entry = vtables["registry"].get(model_type) or ttables["config_mapping"].get(model_type)
+        if not isinstance(entry, str):
+            continue
+        todo, seen, found = [entry], set(), {}
+        while todo:
+            name = todo.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            record = record_of(name)
+            if record is None:
+                if not name.startswith("vllm:") and "vllm:" + name in vtables["classes"]:
+                    todo.append("vllm:" + name)
+                continue
+            items = _unmodelled_in(record, known)
+            if items:
+                found[name] = items
+            if record.get("parent"):
+                todo.append(record["parent"])
+            for sub in (record.get("sub_configs") or {}).values():
+                if isinstance(sub, str):
+                    todo.append(sub)
+            for ref in _refs_in(record.get("init", []) + record.get("post_init", [])):
+                todo.append(ref if not name.startswith("vllm:") else (
+                    "vllm:" + ref if "vllm:" + ref in vtables["classes"] else
+                    vtables.get("class_aliases", {}).get(ref, ref)))
+        if found:
+            out[model_type] = found
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -858,44 +968,89 @@ def _digest(record) -> str:
     return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:12]
 
 
+def _pool(records: dict, pool_dir: str) -> dict:
+    """Write each class record to ``classes/<name>-<digest>.json`` (shared by lines and releases); -> name -> id."""
+    index = {}
+    for name, record in records.items():
+        file_id = f"{name.removeprefix('vllm:')}-{_digest(record)}"
+        path = os.path.join(pool_dir, file_id + ".json")
+        if not os.path.exists(path):
+            with open(path, "w") as f:
+                json.dump(record, f, indent=1, sort_keys=True)
+                f.write("\n")
+        index[name] = file_id
+    return index
+
+
 def regenerate(releases: list[str], root: "str | None") -> None:
+    """Run the extraction in each release's oracle environment; tables for the releases given are replaced,
+    the others kept; class records no table names any more are removed."""
     import tempfile
     sys.path.insert(0, ROOT)
     from kvguard.versions import Release
     from packaging.version import Version
-    os.makedirs(OUT_DIR, exist_ok=True)
+    pool_dir = os.path.join(OUT_DIR, "classes")
+    os.makedirs(pool_dir, exist_ok=True)
+    vllm_path = os.path.join(OUT_DIR, "vllm.json")
+    merged = {"kind": "kvguard-facts-vllm", "generator": "tools/facts_extract.py", "releases": {}}
+    if os.path.exists(vllm_path):
+        with open(vllm_path) as f:
+            merged["releases"] = json.load(f)["releases"]
     lines_done = set()
-    merged = {"kind": "kvguard-facts-vllm", "generator": "tools/facts_extract.py", "releases": {}, "classes": {}}
     with tempfile.TemporaryDirectory() as tmp:
         for release in releases:
             line = Release(Version(release)).transformers
             if line not in lines_done:
                 data = _run_in(release, root, "transformers", os.path.join(tmp, f"t-{line}.json"))
                 data["generator"] = "tools/facts_extract.py"
+                data["classes"] = _pool(data["classes"], pool_dir)
                 with open(os.path.join(OUT_DIR, f"transformers-{line}.json"), "w") as f:
-                    json.dump(data, f, separators=(",", ":"), sort_keys=True)
+                    json.dump(data, f, indent=None, separators=(",", ":"), sort_keys=True)
                 lines_done.add(line)
             data = _run_in(release, root, "vllm", os.path.join(tmp, f"v-{release}.json"))
-            refs = {}
-            for key, record in data.pop("classes").items():
-                digest = _digest(record)
-                merged["classes"][digest] = record
-                refs[key] = digest
-            data["classes"] = refs
+            data["classes"] = _pool(data["classes"], pool_dir)
             merged["releases"][release] = data
-            print(f"vLLM {release}: {len(refs)} classes (transformers {line})", file=sys.stderr)
-    with open(os.path.join(OUT_DIR, "vllm.json"), "w") as f:
+            print(f"vLLM {release}: {len(data['classes'])} classes (transformers {line})", file=sys.stderr)
+    order = sorted(merged["releases"], key=lambda v: tuple(int(x) for x in v.split(".")))
+    merged["releases"] = {k: merged["releases"][k] for k in order}
+    with open(vllm_path, "w") as f:
         json.dump(merged, f, separators=(",", ":"), sort_keys=True)
+    _prune(pool_dir)
+
+
+def _prune(pool_dir: str) -> None:
+    used = set()
+    for name in os.listdir(OUT_DIR):
+        if name.endswith(".json"):
+            with open(os.path.join(OUT_DIR, name)) as f:
+                data = json.load(f)
+            if "releases" in data:
+                for entry in data["releases"].values():
+                    used |= set(entry["classes"].values())
+            elif "classes" in data:
+                used |= set(data["classes"].values())
+    for name in os.listdir(pool_dir):
+        if name.endswith(".json") and name[:-5] not in used:
+            os.unlink(os.path.join(pool_dir, name))
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("transformers", "vllm", "regenerate"))
+    ap.add_argument("what", choices=("transformers", "vllm", "regenerate", "unmodelled"))
     ap.add_argument("out", nargs="?")
     ap.add_argument("--coverage", help="JSON list of model types whose classes to report opaque steps for")
     ap.add_argument("--releases", default="all")
     ap.add_argument("--root", default=None, help="tools/oracle_env.py root")
     args = ap.parse_args(argv)
+    if args.what == "unmodelled":
+        sys.path.insert(0, ROOT)
+        from kvguard.versions import KNOWN_RELEASES
+        releases = list(KNOWN_RELEASES) if args.releases == "all" else args.releases.split(",")
+        for release in releases:
+            for model_type, classes in sorted(unmodelled(release).items()):
+                for name, items in classes.items():
+                    print(f"{release}  {model_type:28} {name}: {'; '.join(items)}")
+        return 0
     if args.what == "regenerate":
         sys.path.insert(0, ROOT)
         from kvguard.versions import KNOWN_RELEASES

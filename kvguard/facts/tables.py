@@ -1,17 +1,19 @@
 """The measured class tables (``kvguard/data/facts/``), loaded on first use.
 
-``transformers-<line>.json``: per transformers line, every configuration class (attribute map,
-parameters with their defaults, sub-configs, the steps its ``__init__`` takes), the model-type
-mapping, and the line's shared facts (PretrainedConfig's parameters, RoPE key sets, allowed layer
-types).  ``vllm.json``: per vLLM release, its own config classes and loader tables
-(``_CONFIG_REGISTRY``, ``_SPECULATIVE_DECODING_CONFIGS``, …), class records shared between
-releases.  Both are written by tools/facts_extract.py from the real libraries.
+``transformers-<line>.json``: per transformers line, the model-type mapping, the line's shared facts
+(PretrainedConfig's parameters, RoPE key sets, allowed layer types) and the index of its configuration
+classes; ``vllm.json``: per vLLM release, its loader tables (``_CONFIG_REGISTRY``,
+``_SPECULATIVE_DECODING_CONFIGS``, …) and the index of its own config classes.  Each class record
+(attribute map, parameters with their defaults, sub-configs, the steps its ``__init__`` takes) is a
+file of ``classes/``, shared by every line and release that has the same class, and is read only when
+a config needs it.  All of it is written by tools/facts_extract.py from the real libraries.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -28,11 +30,38 @@ def _read(name: str) -> dict:
 
 
 @lru_cache(maxsize=None)
+def class_record(file_id: str) -> dict:
+    """One class record (``classes/<file_id>.json``)."""
+    return _read(os.path.join("classes", file_id + ".json"))
+
+
+class ClassRecords(Mapping):
+    """Class name -> record, read from ``classes/`` when first asked for."""
+
+    def __init__(self, index: Mapping[str, str]):
+        self._index = index
+
+    def __getitem__(self, name: str) -> dict:
+        return class_record(self._index[name])
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._index
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._index)
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
+@lru_cache(maxsize=None)
 def transformers_tables(line: str) -> dict:
     try:
-        return _read(f"transformers-{line}.json")
+        tables = _read(f"transformers-{line}.json")
     except FileNotFoundError:
         raise Undecidable(f"kvguard has no tables for transformers {line}") from None
+    tables["classes"] = ClassRecords(tables["classes"])
+    return tables
 
 
 @lru_cache(maxsize=1)
@@ -52,5 +81,5 @@ def vllm_release_tables(release: str) -> dict:
     if entry is None:
         raise Undecidable(f"kvguard has no facts tables for vLLM {release}")
     out: dict[str, Any] = {k: v for k, v in entry.items() if k != "classes"}
-    out["classes"] = {name: data["classes"][digest] for name, digest in entry["classes"].items()}
+    out["classes"] = ClassRecords(entry["classes"])
     return out

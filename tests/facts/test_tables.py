@@ -1,0 +1,81 @@
+"""The measured class tables: complete for every release, and nothing in them the vocabulary cannot express.
+
+The tables are written by tools/facts_extract.py from the real libraries.  A new release (or transformers line)
+can bring a configuration class that does something kvguard's derivation vocabulary does not name; the
+extractor then records it as ``opaque`` and kvguard declines such configs.  These tests make that visible:
+every model type a release can serve is checked, and what kvguard cannot follow must be listed, with a reason,
+in ``data/unmodelled_allowed.json`` — so a new behaviour cannot slip in unnoticed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import pytest
+from packaging.version import Version
+
+from kvguard.facts.steps import STEPS
+from kvguard.facts.tables import transformers_tables, vllm_release_tables, vllm_releases
+from kvguard.versions import KNOWN_RELEASES, Release
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools")
+if TOOLS not in sys.path:
+    sys.path.insert(0, TOOLS)
+
+import facts_extract  # noqa: E402
+
+with open(os.path.join(HERE, "data", "unmodelled_allowed.json"), encoding="utf-8") as _fh:
+    ALLOWED: dict[str, str] = json.load(_fh)["classes"]
+
+#: the releases whose classes are in the measured tables (transformers 4 lines; the 5.x lines follow)
+TABLED = [r for r in KNOWN_RELEASES if Release(Version(r)).transformers_major < 5]
+
+
+def test_every_release_has_tables():
+    have = set(vllm_releases())
+    for release in TABLED:
+        assert release in have
+        tables = vllm_release_tables(release)
+        assert tables["registered_model_types"], release
+        assert transformers_tables(Release(Version(release)).transformers)["classes"]
+
+
+def _steps(record: dict):
+    for part in ("init", "post_init"):
+        for step in record.get(part, []):
+            yield step
+
+
+@pytest.mark.parametrize("line", sorted({Release(Version(r)).transformers for r in TABLED}))
+def test_every_step_of_a_transformers_line_is_in_the_vocabulary(line):
+    unknown = {step[0] for record in transformers_tables(line)["classes"].values() for step in _steps(record)}
+    assert unknown - set(STEPS) - {"super"} == set()
+
+
+@pytest.mark.parametrize("release", TABLED)
+def test_every_step_of_vllms_classes_is_in_the_vocabulary(release):
+    classes = vllm_release_tables(release)["classes"]
+    unknown = {step[0] for record in classes.values() for step in _steps(record)}
+    assert unknown - set(STEPS) - {"super"} == set()
+
+
+@pytest.mark.parametrize("release", TABLED)
+def test_what_kvguard_cannot_follow_is_listed(release):
+    """Every class a served model type reaches that kvguard cannot follow is in the allow-list with a reason."""
+    found = facts_extract.unmodelled(release)
+    surprising = {f"{model_type}: {name}: {'; '.join(items)}"
+                  for model_type, classes in found.items() for name, items in classes.items()
+                  if name.removeprefix("vllm:") not in ALLOWED}
+    assert not surprising, "\n".join(sorted(surprising))
+
+
+def test_the_allow_list_names_only_classes_that_exist():
+    names = set()
+    for release in TABLED:
+        names |= {n.removeprefix("vllm:") for n in vllm_release_tables(release)["classes"]}
+    for line in {Release(Version(r)).transformers for r in TABLED}:
+        names |= set(transformers_tables(line)["classes"])
+    assert set(ALLOWED) <= names
