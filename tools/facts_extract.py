@@ -34,6 +34,7 @@ warnings.filterwarnings("ignore")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import facts_subconfigs  # noqa: E402
+import facts_transformers5  # noqa: E402
 from facts_patterns import LOG_OBJECTS, PATTERNS  # noqa: E402
 
 _MISSING = object()
@@ -351,6 +352,13 @@ def _method_step(stmt) -> "list | None":
     method = getattr(_CURRENT_CLASS[-1], func.attr, None)
     fp = _fingerprint(method) if callable(method) else None
     known = KNOWN_METHODS.get(fp)
+    if known is None and facts_transformers5.is_v5_config(_CURRENT_CLASS[-1]):
+        # transformers 5: the method is looked up on the object when the step runs (the class records it)
+        try:
+            args = [{"literal": _jsonable(_literal(a))} if isinstance(a, ast.Constant) else _var(a) for a in call.args]
+        except _NoMatch:
+            return None
+        return ["call_method", {"m": func.attr, "args": args}]
     if known is None:
         return ["opaque", {"reads": ["self." + func.attr], "writes": [], "method": func.attr, "fingerprint": fp}]
     try:
@@ -511,6 +519,16 @@ def _config_classes():
                         add(CONFIG_MAPPING[value])
                     except Exception:  # noqa: BLE001 - a class whose module does not import here
                         pass
+        for spec in (facts_transformers5.sub_configs_defaults(cls) or {}).values():  # transformers >= 5.20
+            name = spec["class"] or CONFIG_MAPPING_NAMES.get(spec["model_type"] or "")
+            found = next((k for k in _spec_classes(cls) if k.__name__ == name), None)
+            if found is None and spec["model_type"] in CONFIG_MAPPING_NAMES:
+                try:
+                    found = CONFIG_MAPPING[spec["model_type"]]
+                except Exception:  # noqa: BLE001
+                    found = None
+            if found is not None:
+                add(found)
         for base in cls.__mro__[1:]:
             if isinstance(base, type) and base.__name__ not in _BASE_NAMES + ("object", "PushToHubMixin"):
                 add(base)
@@ -521,6 +539,13 @@ def _config_classes():
         except Exception:  # noqa: BLE001
             continue
     return order
+
+
+def _spec_classes(cls) -> list:
+    """The config classes a transformers >= 5.20 class names in ``sub_configs_defaults``."""
+    specs = cls.__dict__.get("sub_configs_defaults")
+    return [s.config_class for s in specs.values() if isinstance(getattr(s, "config_class", None), type)] \
+        if isinstance(specs, dict) else []
 
 
 def describe_class(cls) -> dict:
@@ -543,7 +568,8 @@ def describe_class(cls) -> dict:
         if attr in cls.__dict__:
             rec[attr] = cls.__dict__[attr]
     _CURRENT_CLASS.append(cls)
-    init = cls.__dict__.get("__init__")
+    v5 = facts_transformers5.is_v5_config(cls)
+    init = cls.__dict__.get("__init__") if not v5 else facts_transformers5.custom_init(cls)
     if init is not None:
         rec["params"], rec["kwargs"] = params_of(init)
         rec["init"] = steps_of(init)
@@ -566,9 +592,29 @@ def describe_class(cls) -> dict:
     if props:
         rec["properties"] = props
     hooks = _hooks(cls)
+    if v5:
+        hooks = {k: v for k, v in hooks.items() if not facts_transformers5.is_strict_hook(cls, k)}
+        _CURRENT_CLASS.append(cls)
+        facts_transformers5.describe(cls, rec, parent, _method_facts)
+        _CURRENT_CLASS.pop()
     if hooks:
         rec["hooks"] = hooks
     return rec
+
+
+def _method_facts(cls, name: str, fn) -> dict:
+    """A method transformers' shared code calls on the object, as the class defines it: a named behaviour
+    (by the fingerprint of its source) or its parameters and steps."""
+    fn = getattr(fn, "__func__", fn)
+    fp = facts_transformers5.fingerprint(fn)
+    known = facts_transformers5.KNOWN_METHODS5.get(fp)
+    if known is not None:
+        return {"known": known[0], **known[1]}
+    try:
+        params, kwargs = params_of(fn)
+    except (TypeError, ValueError):
+        return {"opaque": fp}
+    return {"params": params, "kwargs": kwargs, "steps": steps_of(fn), "fingerprint": fp}
 
 
 def _base_facts() -> dict:
@@ -623,6 +669,9 @@ def transformers_tables(coverage: str | None) -> dict:
            "model_mapping_names": _model_mapping_names(),
            "rope": _rope_key_sets(),
            "classes": {cls.__name__: describe_class(cls) for cls in classes}}
+    if facts_transformers5.is_v5_config(base_cls := getattr(transformers, "PreTrainedConfig", None)):
+        out["base5"] = facts_transformers5.base_facts()
+        out["type_classes"] = facts_transformers5.type_classes()
     if coverage:
         _coverage(out, coverage)
     return out
@@ -735,8 +784,11 @@ def vllm_tables() -> dict:
         value = getattr(vc, name, _MISSING)
         if value is not _MISSING:
             tables[name] = _jsonable(value)
-    return {"kind": "kvguard-facts-vllm-release", "release": vllm.__version__, "registry": registry,
-            "transformers_classes": sorted(transformers_classes), "tables": tables, "classes": classes}
+    out = {"kind": "kvguard-facts-vllm-release", "release": vllm.__version__, "registry": registry,
+           "transformers_classes": sorted(transformers_classes), "tables": tables, "classes": classes}
+    if facts_transformers5.TYPE_CLASSES:
+        out["type_classes"] = facts_transformers5.type_classes()
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -783,6 +835,10 @@ def regenerate(releases: list[str], root: "str | None") -> None:
     os.makedirs(OUT_DIR, exist_ok=True)
     lines_done = set()
     merged = {"kind": "kvguard-facts-vllm", "generator": "tools/facts_extract.py", "releases": {}, "classes": {}}
+    existing = os.path.join(OUT_DIR, "vllm.json")
+    if os.path.exists(existing):  # the releases not regenerated now stay as they are
+        with open(existing) as f:
+            merged = json.load(f)
     with tempfile.TemporaryDirectory() as tmp:
         for release in releases:
             line = Release(Version(release)).transformers
@@ -801,6 +857,9 @@ def regenerate(releases: list[str], root: "str | None") -> None:
             data["classes"] = refs
             merged["releases"][release] = data
             print(f"vLLM {release}: {len(refs)} classes (transformers {line})", file=sys.stderr)
+    used = {digest for entry in merged["releases"].values() for digest in entry["classes"].values()}
+    merged["classes"] = {digest: record for digest, record in merged["classes"].items() if digest in used}
+    merged["releases"] = dict(sorted(merged["releases"].items(), key=lambda kv: Version(kv[0])))
     with open(os.path.join(OUT_DIR, "vllm.json"), "w") as f:
         json.dump(merged, f, separators=(",", ":"), sort_keys=True)
 

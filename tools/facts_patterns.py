@@ -5,6 +5,8 @@ Python source with placeholders:
 
 * ``V_a`` — a variable: a local name or ``self.<name>`` (recorded as ``"name"`` or ``"self.name"``);
 * ``K_a`` — a literal value (number, string, None, bool, or a list/tuple/dict/set of literals);
+* ``A_m`` — an attribute or method name (recorded as the name);
+* ``F_msg`` — an f-string over plain names (recorded as a message template);
 * ``C_a`` — a config class: a class name, ``self.sub_configs["key"]`` or ``CONFIG_MAPPING[...]``
   (recorded as ``{"class": name}``, ``{"sub": key}`` or ``{"mapping": <literal or variable>}``).
 
@@ -144,6 +146,16 @@ PATTERNS: list[tuple[str, str]] = [
      " for i in range(self.num_hidden_layers)]"),
     ("layer_types_all_full",
      "if self.layer_types is None:\n    self.layer_types = ['full_attention'] * self.num_hidden_layers"),
+    # -- transformers 5 --
+    # methods: what they return, calls up the class chain
+    ("return_value", "return V_a"),
+    ("return_value", "return K_v"),
+    ("super_method", "super().A_m()"),
+    ("return_super_method_kwargs", "return super().A_m(**V_k)"),
+    ("set_super_method", "V_t = super().A_m()"),
+    # class validators (``validate_*``): a condition, then ValueError with the class's message
+    ("raise_if_not_multiple", "if V_a % V_b != 0:\n    raise ValueError(F_msg)"),
+    ("raise_if_ge", "if V_a >= V_b:\n    raise ValueError(F_msg)"),
 ]
 
 # log calls and docstrings are no-ops wherever they appear (logger.info(...), logger.warning_once(...), ...)

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from ..errors import Undecidable
 
-__all__ = ["Frame", "STEPS", "literal", "run_steps"]
+__all__ = ["Frame", "Returned", "STEPS", "literal", "run_steps"]
 
 
 class Frame:
@@ -608,6 +608,55 @@ def _opaque(f: Frame, a: dict) -> None:
                       f"(reads {', '.join(a.get('reads', [])) or 'nothing'})")
 
 
+# -- transformers 5 ------------------------------------------------------------------------------
+
+class Returned(Exception):
+    """A method's ``return`` step (the method runner catches it)."""
+
+    def __init__(self, value: Any):
+        super().__init__()
+        self.value = value
+
+
+def _return_value(f: Frame, a: dict) -> None:
+    raise Returned(f.get(a["a"] if "a" in a else a["v"]))
+
+
+def _args(f: Frame, a: dict) -> tuple:
+    return tuple(f.get(x) for x in a.get("args", []))
+
+
+def _call_method(f: Frame, a: dict) -> None:
+    """``self.<m>(args)``: the method as the object's class resolves it."""
+    f.lib.call(f.obj, a["m"], *_args(f, a))
+
+
+def _super_method(f: Frame, a: dict) -> None:
+    f.lib.super_call(f, a["m"], (), {})
+
+
+def _return_super_method_kwargs(f: Frame, a: dict) -> None:
+    kwargs = f.get(a["k"])
+    if not isinstance(kwargs, dict):
+        raise Undecidable(f"{f.cls.name}.{f.method}: **{a['k']} is not modelled")
+    raise Returned(f.lib.super_call(f, a["m"], (), dict(kwargs)))
+
+
+def _set_super_method(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.lib.super_call(f, a["m"], (), {}))
+
+
+def _raise_if_not_multiple(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) % f.get(a["b"]) != 0:
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _raise_if_ge(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) >= f.get(a["b"]):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+
 STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set": _set, "set_const": _set_const, "default_if_none": _default_if_none,
     "set_default_if_none": _set_default_if_none, "const_if_none": _const_if_none,
@@ -644,6 +693,10 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "phi3_rope_validation": _phi3_rope_validation, "phimoe_rope_scaling": _phimoe_rope_scaling,
     "zamba2_long_context_rope_theta": _zamba2_long_context_rope_theta, "layer_offset_below_period": _layer_offset_below_period,
     "opaque": _opaque,
+    # -- transformers 5 --
+    "return_value": _return_value, "call_method": _call_method, "super_method": _super_method,
+    "return_super_method_kwargs": _return_super_method_kwargs, "set_super_method": _set_super_method,
+    "raise_if_not_multiple": _raise_if_not_multiple, "raise_if_ge": _raise_if_ge,
 }
 
 
