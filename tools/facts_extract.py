@@ -373,6 +373,8 @@ def _method_step(stmt) -> "list | None":
 
 def recognise(stmt: ast.stmt) -> list:
     """One statement -> one step ``[name, {args}]``."""
+    if _CURRENT_CLASS and facts_transformers5.is_v5_config(_CURRENT_CLASS[-1]):
+        stmt = facts_transformers5.strip_logs(stmt, _is_noise)
     step = _method_step(stmt)
     if step is not None:
         return step
@@ -589,6 +591,8 @@ def describe_class(cls) -> dict:
     except Exception as exc:  # noqa: BLE001 - measured: what building the class with no arguments raises
         rec["default_error"] = [type(exc).__name__, str(exc)]
     props = _properties(cls)
+    if props and facts_transformers5.is_v5_config(cls):
+        props = facts_transformers5.known_properties(cls, props)
     if props:
         rec["properties"] = props
     hooks = _hooks(cls)

@@ -42,7 +42,7 @@ import typing
 
 _BUILTINS = {int: "int", float: "float", str: "str", bool: "bool", bytes: "bytes", list: "list", dict: "dict",
              tuple: "tuple", set: "set", frozenset: "frozenset", object: "object", complex: "complex",
-             type(None): "None"}
+             type(None): "NoneType"}
 _GENERICS = {list: "list", dict: "dict", tuple: "tuple", set: "set", frozenset: "frozenset",
              collections.abc.Sequence: "Sequence", type: "type"}
 
@@ -76,8 +76,10 @@ def _dotted(cls) -> str:
 
 def type_expr(t) -> str:
     """A field annotation as the runtime's type text."""
-    if t is None or t is type(None):
+    if t is None:
         return "None"
+    if t is type(None):
+        return "NoneType"
     if t is typing.Any:
         return "Any"
     if isinstance(t, str):
@@ -565,3 +567,65 @@ def is_strict_hook(cls, name: str) -> bool:
 
 #: methods a class defines, by fingerprint (tools/facts_extract.py _method_facts): the named behaviour they have
 KNOWN_METHODS5: dict[str, list] = {}
+
+
+def strip_logs(stmt, is_noise):
+    """``stmt`` without the log calls inside its branches (a branch that only logs keeps its call)."""
+    import copy
+
+    def clean(body: list) -> list:
+        kept = [s for s in body if not is_noise(s)]
+        return kept if kept else body
+
+    def visit(node):
+        if isinstance(node, ast.If):
+            node.body = clean(node.body)
+            node.orelse = clean(node.orelse) if node.orelse else node.orelse
+            for child in node.body + node.orelse:
+                visit(child)
+        return node
+
+    if not isinstance(stmt, ast.If):
+        return stmt
+    return visit(copy.deepcopy(stmt))
+
+
+#: property getters of transformers 5 classes, by fingerprint (tools/facts_extract.py ``_fingerprint_source``):
+#: the derivation they compute (kvguard/facts/transformers5.py ``_class_property``)
+KNOWN_PROPERTIES5: dict[str, list] = {
+    "d980d6df1b62": ["repeat_per_layer", {"value": "linear_attention"}],        # Mamba, FalconMamba layer_types
+    "f29eaa106012": ["mapped_from", {"source": "layers_block_type", "when": "mamba", "hit": "linear_attention",
+                                     "miss": "full_attention"}],               # Jamba layer_types
+    "6f2e96c8a479": ["const_mul", {"k": 2, "a": "num_layers"}],                  # LongcatFlash num_hidden_layers
+    "7e5969a67f6f": ["length_of", {"a": "layers_block_type"}],                   # NemotronH num_hidden_layers
+}
+
+#: property setters, by fingerprint: what assigning the property does
+KNOWN_SETTERS5: dict[str, list] = {
+    "af5a6770fe71": ["floordiv_into", {"a": "num_layers", "d": 2}],              # LongcatFlash num_hidden_layers
+    "3f7aaced9103": ["ignore", {}],                                              # NemotronH num_hidden_layers
+}
+
+
+def known_properties(cls, props: dict) -> dict:
+    """The class's own properties with the 5.x derivations recognised (getter and setter)."""
+    import hashlib
+    out = {}
+    for name, entry in props.items():
+        value = cls.__dict__.get(name)
+        entry = dict(entry)
+        if entry.get("kind") == "opaque":
+            known = KNOWN_PROPERTIES5.get(entry.get("fingerprint"))
+            if known is not None:
+                entry = {"kind": known[0], **known[1], "setter": entry.get("setter", False)}
+        if isinstance(value, property) and value.fset is not None:
+            fp = fingerprint(value.fset)
+            known = KNOWN_SETTERS5.get(fp)
+            entry["setter_kind"] = known[0] if known else "opaque"
+            if known:
+                entry["setter_args"] = known[1]
+            else:
+                entry["setter_fingerprint"] = fp
+        out[name] = entry
+    _ = hashlib
+    return out

@@ -62,7 +62,7 @@ _TOKEN = re.compile(r"\s*(?:('(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\")|(-?\d+(?:\.
                     r"([A-Za-z_][\w.]*)|(\.\.\.)|([\[\],|?]))")
 
 _BUILTIN_NAMES = frozenset({"int", "float", "str", "bool", "bytes", "list", "dict", "tuple", "set", "frozenset",
-                            "object", "complex"})
+                            "object", "complex", "NoneType"})
 
 
 @lru_cache(maxsize=None)
@@ -212,10 +212,10 @@ def type_repr(node: TypeNode) -> str:
 def _repr_in_generic(node: TypeNode) -> str:
     """How the type prints as an argument of a generic alias (``list[int]``, ``dict[str, typing.Any]``)."""
     kind = node.kind
+    if kind == "builtin" and node.name == "NoneType" or kind == "none":
+        return "None"
     if kind == "builtin" or kind in ("class", "typeddict"):
         return node.name
-    if kind == "none":
-        return "None"
     if kind == "any":
         return "typing.Any"
     if kind == "literal":
@@ -223,9 +223,9 @@ def _repr_in_generic(node: TypeNode) -> str:
     if kind == "union":
         return " | ".join(_repr_in_generic(a) for a in node.args)
     if kind == "typing_union":
-        names = [_repr_in_generic(a) if a.kind != "none" else "NoneType" for a in node.args]
-        if len(node.args) == 2 and any(a.kind == "none" for a in node.args):
-            other = next(a for a in node.args if a.kind != "none")
+        names = ["NoneType" if _is_none_type(a) else _repr_in_generic(a) for a in node.args]
+        if len(node.args) == 2 and any(_is_none_type(a) for a in node.args):
+            other = next(a for a in node.args if not _is_none_type(a))
             return f"typing.Optional[{_repr_in_generic(other)}]"
         return "typing.Union[" + ", ".join(names) + "]"
     if kind == "generic":
@@ -240,6 +240,10 @@ def _repr_in_generic(node: TypeNode) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # type_validator
+
+
+def _is_none_type(node: TypeNode) -> bool:
+    return node.kind == "none" or (node.kind == "builtin" and node.name == "NoneType")
 
 
 def _type_name(value: Any) -> str:
@@ -336,7 +340,8 @@ def _plain_str(value: Any) -> str:
 
 
 _PY_TYPES = {"int": int, "float": float, "str": str, "bool": bool, "bytes": bytes, "list": list, "dict": dict,
-             "tuple": tuple, "set": set, "frozenset": frozenset, "object": object, "complex": complex}
+             "tuple": tuple, "set": set, "frozenset": frozenset, "object": object, "complex": complex,
+             "NoneType": type(None)}
 
 
 def _simple_check(name: str, value: Any, type_name: str) -> None:

@@ -187,6 +187,13 @@ class Transformers5:
             k = k.parent
         return {}
 
+    def sub_config_spec(self, cls: ClassFacts, key: str) -> dict:
+        """``cls.sub_configs_defaults[key]`` (transformers >= 5.20): which class builds the sub-config."""
+        spec = self._sub_config_specs(cls).get(key)
+        if spec is None or spec.get("class") is None:
+            raise Undecidable(f"{cls.display}: sub-config {key!r} is not modelled")
+        return spec
+
     def _sub_config_specs(self, cls: ClassFacts) -> dict:
         k: "ClassFacts | None" = cls
         while k is not None:
@@ -274,7 +281,7 @@ class Transformers5:
         elif kwargs:
             raise TypeError(f"{owner.display}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
         frame = Frame(obj, locals_, owner, self, "__init__")
-        run_steps(frame, record.get("init", []), lambda f, call: self._super(f, call, owner))
+        _run(frame, record.get("init", []), lambda f, call: self._super(f, call, owner))
 
     def _dataclass_init(self, obj: ConfigObject, owner: "ClassFacts | None", kwargs: dict) -> None:
         """The generated ``__init__`` wrapped to accept extra keywords (configuration_utils
@@ -319,7 +326,7 @@ class Transformers5:
             else:
                 raise Undecidable(f"{owner.name}.__post_init__: parameter {name!r} is not modelled")
         frame = Frame(obj, locals_, owner, self, "__post_init__")
-        run_steps(frame, owner.record["post_init"], lambda f, call: self._super(f, call, owner))
+        _run(frame, owner.record["post_init"], lambda f, call: self._super(f, call, owner))
 
     def _super(self, frame: Frame, call: dict, owner: ClassFacts) -> None:
         if call.get("positional"):
@@ -495,14 +502,16 @@ class Transformers5:
         def on_super(f: Frame, call: dict) -> None:
             raise Undecidable(f"{frame_owner.display}.{name} calls super().{call.get('method')}")
 
-        try:
-            run_steps(frame, method["steps"], on_super)
-        except Returned as ret:
-            return ret.value
-        return None
+        return _run(frame, method["steps"], on_super)
 
     def super_call(self, frame: Frame, method: str, args: tuple, kwargs: dict) -> Any:
         """``super().<method>(...)`` inside a method of ``frame.cls``."""
+        if method == "__post_init__" and not args:
+            self.post_init(frame.obj, frame.cls.parent, dict(kwargs))
+            return None
+        if method == "__init__" and not args:
+            self._init(frame.obj, frame.cls.parent, dict(kwargs))
+            return None
         return self.call_from(frame.obj, frame.cls.parent, method, args, kwargs)
 
     def _base_method(self, obj: ConfigObject, name: str, args: tuple, kwargs: dict) -> Any:
@@ -619,7 +628,8 @@ class Transformers5:
         if name in cls.properties:
             if not cls.properties[name].get("setter"):
                 raise AttributeError(f"property '{name}' of '{cls.display}' object has no setter")
-            raise Undecidable(f"{cls.display}.{name}: a property setter kvguard does not model")
+            _class_property_set(obj, name, cls.properties[name], value)
+            return
         if name in _BASE_PROPERTIES and name not in self._shadowed.get(cls.name, ()):
             setter = _BASE_SETTERS.get(name)
             if setter is None:
@@ -746,6 +756,15 @@ class Transformers5:
 # ---------------------------------------------------------------------------------------------
 
 
+def _run(frame: Frame, steps: list, on_super) -> Any:
+    """Run a method's steps; what a ``return`` step returns (None when it ends without one)."""
+    try:
+        run_steps(frame, steps, on_super)
+    except Returned as ret:
+        return ret.value
+    return None
+
+
 def _type_repr(value: Any) -> str:
     if isinstance(value, ConfigObject):
         raise Undecidable("the type of a config object in a message is not modelled")
@@ -760,12 +779,46 @@ def _check_hooks(cls: ClassFacts, which: str) -> None:
 
 def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     """A property a class defines, computed from the object as its getter does."""
+    from .steps import _bounded_count
     kind = prop["kind"]
     if kind == "floordiv":
         return getattr(obj, prop["a"]) // getattr(obj, prop["b"])
     if kind == "negation":
         return not getattr(obj, prop["a"])
+    if kind == "constant":
+        return prop["value"]
+    if kind == "alias":
+        return getattr(obj, prop["a"])
+    if kind == "repeat_per_layer":
+        return [prop["value"]] * _bounded_count(obj.num_hidden_layers)
+    if kind == "same_per_layer":
+        return [prop["value"] for _ in range(_bounded_count(obj.num_hidden_layers))]
+    if kind == "mapped_from":
+        return [prop["hit"] if x == prop["when"] else prop["miss"] for x in getattr(obj, prop["source"])]
+    if kind == "const_mul":
+        return prop["k"] * getattr(obj, prop["a"])
+    if kind == "length_of":
+        return len(getattr(obj, prop["a"]))
+    if kind == "layers_by_period":
+        period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
+        return [prop["hit"] if i % period == offset else prop["miss"]
+                for i in range(_bounded_count(obj.num_hidden_layers))]
+    if kind == "experts_by_period":
+        period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
+        return [obj.num_experts if i % period == offset else 1 for i in range(_bounded_count(obj.num_hidden_layers))]
     raise Undecidable(f"{obj.kvg_class_name}.{name} is a property kvguard does not model")
+
+
+def _class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> None:
+    """Assigning a property a class defines, as its setter does."""
+    kind = prop.get("setter_kind")
+    args = prop.get("setter_args") or {}
+    if kind == "floordiv_into":
+        setattr(obj, args["a"], value // args["d"])
+        return
+    if kind == "ignore":
+        return
+    raise Undecidable(f"{obj.kvg_class_name}.{name}: a property setter kvguard does not model")
 
 
 def _label_range(count: Any) -> range:
