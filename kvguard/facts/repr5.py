@@ -17,7 +17,7 @@ from ..errors import Undecidable
 from .objects import ConfigObject, TorchDtype
 from .strict import StrictDataclassClassValidationError, StrictDataclassFieldValidationError
 
-__all__ = ["check_repr", "measured_exception"]
+__all__ = ["base_to_dict", "check_repr", "measured_exception", "to_dict"]
 
 _NOT_SERIALIZED = ("_is_quantized", "_auto_class", "_commit_hash", "_attn_implementation_internal",
                    "_experts_implementation_internal", "ignore_keys_at_rope_validation", "base_model_tp_plan",
@@ -74,12 +74,15 @@ def _default_instance(obj: ConfigObject) -> None:
 
 
 def to_dict(lib: Any, obj: ConfigObject) -> dict:
-    """``obj.to_dict()`` as far as what it raises and the keys it prints."""
-    k = obj.kvg_class
-    while k is not None:
-        if "to_dict" in (k.record.get("methods") or {}):
-            raise Undecidable(f"{obj.kvg_class_name}.to_dict() is overridden in a way kvguard does not model")
-        k = k.parent
+    """``obj.to_dict()`` (a class may override it)."""
+    out = lib.call(obj, "to_dict")
+    if not isinstance(out, dict):
+        raise Undecidable(f"{obj.kvg_class_name}.to_dict() returns something kvguard does not model")
+    return out
+
+
+def base_to_dict(lib: Any, obj: ConfigObject) -> dict:
+    """``PreTrainedConfig.to_dict()`` as far as what it raises and the keys it prints."""
     out = {key: _plain_copy(value) for key, value in obj.kvg_attrs.items()}
     out["model_type"] = obj.model_type
     out["transformers_version"] = lib.line

@@ -255,10 +255,17 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
+class _Unprintable(TypeError):
+    """A check failed on a config object: huggingface_hub printed ``repr(value)`` into the message, which kvguard
+    does not reproduce — harmless while another member of a union accepts the value."""
+
+
 def _value_repr(value: Any) -> str:
     from .objects import ConfigObject, TorchDtype
     if isinstance(value, ConfigObject):
-        raise Undecidable(f"the printed form of a {value.kvg_class_name} in a validation message is not modelled")
+        # the message is built eagerly: repr(config) runs (and raises what it raises) even when it is discarded
+        value.kvg_class.library.repr_check(value)
+        raise _Unprintable(value.kvg_class_name)
     if isinstance(value, TorchDtype):
         return repr(value)
     _check_printable(value)
@@ -275,7 +282,8 @@ def _check_printable(value: Any) -> None:
             _check_printable(k)
             _check_printable(v)
     elif isinstance(value, ConfigObject):
-        raise Undecidable("the printed form of a config object in a validation message is not modelled")
+        value.kvg_class.library.repr_check(value)
+        raise _Unprintable(value.kvg_class_name)
 
 
 def type_check(name: str, value: Any, node: TypeNode, type_classes: dict) -> None:
@@ -293,8 +301,12 @@ def type_check(name: str, value: Any, node: TypeNode, type_classes: dict) -> Non
             try:
                 type_check(name, value, member, type_classes)
                 return
+            except _Unprintable as exc:
+                errors.append(exc)
             except TypeError as exc:
                 errors.append(str(exc))
+        if any(isinstance(e, _Unprintable) for e in errors):
+            raise Undecidable(f"the printed form of a {_type_name(value)} in a validation message is not modelled")
         args = "(" + ", ".join(type_repr(a) for a in node.args) + ("," if len(node.args) == 1 else "") + ")"
         raise TypeError(f"Field '{name}' with value {_value_repr(value)} doesn't match any type in {args}. "
                         f"Errors: {'; '.join(errors)}")
@@ -332,9 +344,6 @@ def _hashable_compare(value: Any) -> None:
 
 
 def _plain_str(value: Any) -> str:
-    from .objects import ConfigObject
-    if isinstance(value, ConfigObject):
-        raise Undecidable("the printed form of a config object in a validation message is not modelled")
     _check_printable(value)
     return str(value)
 
@@ -501,5 +510,8 @@ def check_field(field: str, value: Any, spec: "tuple[TypeNode, list]", type_clas
             fn(value, args)
     except Undecidable:
         raise
+    except _Unprintable:
+        raise Undecidable(f"the printed form of a {_type_name(value)} in a validation message is not modelled") \
+            from None
     except (ValueError, TypeError) as exc:
         raise StrictDataclassFieldValidationError(field=field, cause=exc) from exc

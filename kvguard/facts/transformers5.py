@@ -397,9 +397,9 @@ class Transformers5:
                 try:
                     setattr(obj, key, value)
                 except AttributeError:
-                    # logged with f"... for {self}" first: the config's repr, which kvguard does not follow
-                    raise Undecidable(f"setting {key!r} on a {obj.kvg_class_name} fails while it is built; "
-                                      "what transformers raises then is not modelled") from None
+                    # logged first with f"Can't set {key} with value {value} for {self}": the config's repr runs
+                    self.repr_check(obj)
+                    raise
         if per_layer_config is not None:
             obj.per_layer_config = per_layer_config
         if variant in ("5.17", "5.19", "5.20"):
@@ -527,6 +527,9 @@ class Transformers5:
             rope_type = name[len("_validate_"):-len("_rope_parameters")]
             params = args[0] if args else kwargs.pop("rope_parameters")
             return rope5.run_type_check(self, obj, rope_type, params, kwargs.get("ignore_keys"))
+        if name == "to_dict" and not args and not kwargs:
+            from .repr5 import base_to_dict
+            return base_to_dict(self, obj)
         fn = _BASE_METHODS.get(name)
         if fn is None:
             raise Undecidable(f"PreTrainedConfig.{name} is not modelled")
