@@ -566,7 +566,10 @@ def is_strict_hook(cls, name: str) -> bool:
 
 
 #: methods a class defines, by fingerprint (tools/facts_extract.py _method_facts): the named behaviour they have
-KNOWN_METHODS5: dict[str, list] = {}
+KNOWN_METHODS5: dict[str, list] = {
+    "6fa08c3d1c66": ["phi3_rope_validation_5", {}],      # Phi3Config.validate_rope (also Phi4Multimodal)
+    "9b53edd48787": ["phimoe_rope_validation_5", {}],    # PhimoeConfig.validate_rope
+}
 
 
 def strip_logs(stmt, is_noise):

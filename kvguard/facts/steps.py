@@ -891,6 +891,44 @@ def _kwargs_pop_keys(f: Frame, a: dict) -> None:
     f.set(a["t"], {key: kw.pop(key) for key in f.get(a["k"]) if key in kw})
 
 
+def _phi3_rope_validation_5(f: Frame, a: dict) -> None:
+    """Phi-3 ``validate_rope`` (transformers 5): PreTrainedConfig's checks, then short/long factor lists of
+    half the rotary dimension."""
+    f.lib.super_call(f, "validate_rope", (), {})
+    obj = f.obj
+    params = obj.rope_parameters
+    if not isinstance(params, dict):
+        raise ValueError(f"`rope_parameters` must be a dictionary but got {params}")
+    rope_type = obj.rope_parameters.get("rope_type", None)
+    short = obj.rope_parameters.get("short_factor", None)
+    long_ = obj.rope_parameters.get("long_factor", None)
+    ndims = int(obj.hidden_size // obj.num_attention_heads * obj.rope_parameters["partial_rotary_factor"])
+    if rope_type not in ["default", "longrope"]:
+        raise ValueError(f"`rope_parameters`'s type field must be one of ['longrope'], got {rope_type}")
+    for key, value in (("short_factor", short), ("long_factor", long_)):
+        if value is not None:
+            if not (isinstance(value, list) and all(isinstance(x, (int, float)) for x in value)):
+                raise ValueError(f"`rope_parameters`'s {key} field must be a list of numbers, got {value}")
+            if not len(value) == ndims // 2:
+                raise ValueError(f"`rope_parameters`'s {key} field must have length {ndims // 2}, got {len(value)}")
+
+
+def _phimoe_rope_validation_5(f: Frame, a: dict) -> None:
+    """PhiMoE ``validate_rope`` (transformers 5): PreTrainedConfig's checks, then numeric short/long mscales for
+    scaled RoPE (and ``original_max_position_embeddings`` taken from the RoPE settings)."""
+    f.lib.super_call(f, "validate_rope", (), {})
+    obj = f.obj
+    if obj.rope_parameters["rope_type"] != "default":
+        if "original_max_position_embeddings" in obj.rope_parameters:
+            obj.original_max_position_embeddings = obj.rope_parameters["original_max_position_embeddings"]
+        short = obj.rope_parameters.get("short_mscale", None)
+        long_ = obj.rope_parameters.get("long_mscale", None)
+        if not isinstance(short, (int, float)):
+            raise TypeError(f"`rope_parameters`'s short_mscale field must be a number, got {short}")
+        if not isinstance(long_, (int, float)):
+            raise TypeError(f"`rope_parameters`'s long_mscale field must be a number, got {long_}")
+
+
 STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set": _set, "set_const": _set_const, "default_if_none": _default_if_none,
     "set_default_if_none": _set_default_if_none, "const_if_none": _const_if_none,
@@ -952,6 +990,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "item_scaled_if_attr": _item_scaled_if_attr, "item_scaled_if_attr_eq": _item_scaled_if_attr,
     "flat_sub_config_kwargs": _flat_sub_config_kwargs, "sub_config_init_params": _sub_config_init_params,
     "list_plus_const": _list_plus_const, "kwargs_pop_keys": _kwargs_pop_keys,
+    "phi3_rope_validation_5": _phi3_rope_validation_5, "phimoe_rope_validation_5": _phimoe_rope_validation_5,
 }
 
 

@@ -476,6 +476,10 @@ class Transformers5:
 
     def _run_method(self, obj: ConfigObject, owner: ClassFacts, name: str, method: dict, args: tuple,
                     kwargs: dict) -> Any:
+        if "known" in method and not args and not kwargs:
+            frame = Frame(obj, {}, owner, self, name)
+            return _run(frame, [[method["known"], {k: v for k, v in method.items() if k != "known"}]],
+                        lambda f, call: None)
         if "steps" not in method:
             raise Undecidable(f"{owner.display}.{name} does something kvguard does not model")
         locals_: dict = {}
