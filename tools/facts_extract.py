@@ -673,7 +673,7 @@ def transformers_tables(coverage: str | None) -> dict:
            "model_mapping_names": _model_mapping_names(),
            "rope": _rope_key_sets(),
            "classes": {cls.__name__: describe_class(cls) for cls in classes}}
-    if facts_transformers5.is_v5_config(base_cls := getattr(transformers, "PreTrainedConfig", None)):
+    if facts_transformers5.is_v5_config(getattr(transformers, "PreTrainedConfig", None)):
         out["base5"] = facts_transformers5.base_facts()
         out["type_classes"] = facts_transformers5.type_classes()
     if coverage:

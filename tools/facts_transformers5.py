@@ -88,7 +88,7 @@ def type_expr(t) -> str:
         return "ForwardRef[" + repr(t.__forward_arg__) + "]"
     origin, args = typing.get_origin(t), typing.get_args(t)
     if origin is types.UnionType:
-        return " | ".join(_union_member(a) for a in args)
+        return " | ".join(type_expr(a) for a in args)
     if origin is typing.Union:
         return "Union[" + ", ".join(type_expr(a) for a in args) + "]"
     if origin is typing.Literal:
@@ -110,11 +110,6 @@ def type_expr(t) -> str:
             TYPE_CLASSES[name] = _class_kind(t)
         return name
     return "?" + repr(repr(t))
-
-
-def _union_member(t) -> str:
-    text = type_expr(t)
-    return text
 
 
 def _class_kind(t) -> dict:
@@ -612,7 +607,6 @@ KNOWN_SETTERS5: dict[str, list] = {
 
 def known_properties(cls, props: dict) -> dict:
     """The class's own properties with the 5.x derivations recognised (getter and setter)."""
-    import hashlib
     out = {}
     for name, entry in props.items():
         value = cls.__dict__.get(name)
@@ -630,5 +624,4 @@ def known_properties(cls, props: dict) -> dict:
             else:
                 entry["setter_fingerprint"] = fp
         out[name] = entry
-    _ = hashlib
     return out

@@ -21,13 +21,12 @@ from typing import Any
 
 from ..errors import Undecidable
 from . import rope5
-from .objects import ClassFacts, ConfigObject, TorchDtype, torch_attribute
+from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Frame, Returned, literal, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
 
 __all__ = ["Transformers5"]
 
-_MISSING = object()
 #: the classes PreTrainedConfig's own methods are defined in (as ``@strict`` names them in its snapshots)
 _BASE_OWNERS = frozenset({"PreTrainedConfig", "PretrainedConfig", "RotaryEmbeddingConfigMixin",
                           "HeterogeneousConfigMixin"})
@@ -487,7 +486,7 @@ class Transformers5:
         if len(args) > len(params):
             raise Undecidable(f"{owner.display}.{name}: positional arguments kvguard does not model")
         kwargs = dict(kwargs)
-        for (pname, default), value in zip(params, args):
+        for (pname, _default), value in zip(params, args):
             locals_[pname] = value
         for pname, default in params[len(args):]:
             if pname in kwargs:
@@ -1045,5 +1044,3 @@ _BASE_METHODS = {
     "validate_architecture": _validate_architecture, "validate_layer_type": _validate_layer_type,
     "validate_output_attentions": _validate_output_attentions, "validate_token_ids": _validate_token_ids,
 }
-
-_ = TorchDtype
