@@ -183,7 +183,8 @@ def _jsonable(value):
     if isinstance(value, list):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value):
+        # the tables are written with sorted keys: a dict whose order is not sorted keeps it as a list of pairs
+        if all(isinstance(k, str) for k in value) and list(value) == sorted(value):
             return {"dict": {k: _jsonable(v) for k, v in value.items()}}
         return {"dict_items": [[_jsonable(k), _jsonable(v)] for k, v in value.items()]}
     return value
@@ -668,6 +669,7 @@ def transformers_tables(coverage: str | None) -> dict:
            **({"allowed_attention_layer_types": list(cu.ALLOWED_ATTENTION_LAYER_TYPES)}
               if hasattr(cu, "ALLOWED_ATTENTION_LAYER_TYPES") else {}),
            "config_mapping": dict(CONFIG_MAPPING_NAMES),
+           "config_mapping_order": list(CONFIG_MAPPING_NAMES),  # CONFIG_MAPPING.keys() (the file sorts keys)
            "base": _base_facts(),
            "allowed_layer_types": list(getattr(cu, "ALLOWED_LAYER_TYPES", ())),
            "model_mapping_names": _model_mapping_names(),

@@ -147,6 +147,8 @@ PATTERNS: list[tuple[str, str]] = [
     ("layer_types_all_full",
      "if self.layer_types is None:\n    self.layer_types = ['full_attention'] * self.num_hidden_layers"),
     # -- transformers 5 --
+    # a statement that does nothing to the object (what is left of a log-only branch)
+    ("noop", "pass"),
     # methods: what they return, calls up the class chain
     ("return_value", "return V_a"),
     ("return_value", "return K_v"),
@@ -222,6 +224,24 @@ PATTERNS: list[tuple[str, str]] = [
     ("sub_config_init_params", "V_t = inspect.signature(self.sub_configs[K_key].__init__).parameters.keys()"),
     ("list_plus_const", "V_t = list(V_a) + K_b"),
     ("kwargs_pop_keys", "V_t = {key: kwargs.pop(key) for key in V_k if key in kwargs}"),
+    # checkpoints in an older or a sibling model's format, translated
+    ("append_if_differs", "if V_a is not None and V_a != V_b:\n    V_l.append(K_v)"),
+    ("kwargs_get_or_const", "V_t = kwargs.get(K_k) or K_v"),
+    ("legacy_rope_type_renamed",
+     "if K_legacy in (V_s.get('type'), V_s.get('rope_type')):\n    del kwargs[K_k]\n"
+     "    V_t = {k: v for k, v in V_s.items() if k != 'type'} | {'rope_type': K_new}\n    V_l.append(K_note)"),
+    ("mistral4_rope_defaults",
+     "if V_t is None:\n    V_t = {'type': K_type, 'rope_theta': K_theta, 'factor': K_factor, "
+     "'original_max_position_embeddings': K_original, 'max_position_embeddings': V_m, 'beta_fast': K_beta_fast, "
+     "'beta_slow': K_beta_slow, 'mscale_all_dim': K_mscale_all_dim, 'mscale': K_mscale, "
+     "'llama_4_scaling_beta': K_llama_4_scaling_beta, 'partial_rotary_factor': V_r / (V_n + V_r)}"),
+    # GLM-MoE-DSA: which layers compute the indexer's top-k ("full") and which reuse it ("shared")
+    ("indexer_types_default",
+     "if V_t is None:\n    pattern = kwargs.get(K_pattern_key)\n    if pattern is not None:\n"
+     "        V_t = [K_letters[c] for c in pattern] if isinstance(pattern, str) else list(pattern)\n"
+     "    else:\n        freq = max(kwargs.get(K_freq_key, K_freq), 1)\n"
+     "        offset = kwargs.get(K_offset_key, K_offset)\n"
+     "        V_t = [K_hit if max(i - offset + 1, 0) % freq == 0 else K_miss for i in range(self.num_hidden_layers)]"),
 ]
 
 # log calls and docstrings are no-ops wherever they appear (logger.info(...), logger.warning_once(...), ...)

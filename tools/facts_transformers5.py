@@ -161,7 +161,8 @@ def _jsonable(value):
     if isinstance(value, list):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value):
+        # the tables are written with sorted keys: a dict whose order is not sorted keeps it as a list of pairs
+        if all(isinstance(k, str) for k in value) and list(value) == sorted(value):
             return {"dict": {k: _jsonable(v) for k, v in value.items()}}
         return {"dict_items": [[_jsonable(k), _jsonable(v)] for k, v in value.items()]}
     if isinstance(value, float) and value != value:
@@ -412,6 +413,9 @@ def describe(cls, rec: dict, parent, method_step) -> None:
     subs = sub_configs_defaults(cls)
     if subs is not None:
         rec["sub_configs_defaults"] = subs
+        rec["sub_configs_order"] = list(subs)
+    elif isinstance(cls.__dict__.get("sub_configs"), dict):
+        rec["sub_configs_order"] = list(cls.__dict__["sub_configs"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -567,9 +571,35 @@ KNOWN_METHODS5: dict[str, list] = {
 }
 
 
+def _joined_log(stmt) -> bool:
+    """``logger.warning*(f"... {', '.join(names)} ...")``: a log call whose message joins a list of strings the class
+    built itself (nothing in it can raise)."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute) and isinstance(stmt.value.func.value, ast.Name)
+            and stmt.value.func.value.id == "logger" and len(stmt.value.args) == 1 and not stmt.value.keywords):
+        return False
+    arg = stmt.value.args[0]
+    if not isinstance(arg, ast.JoinedStr):
+        return False
+    for part in arg.values:
+        if isinstance(part, ast.Constant):
+            continue
+        value = part.value
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "join"
+                and isinstance(value.func.value, ast.Constant) and len(value.args) == 1
+                and isinstance(value.args[0], ast.Name)):
+            return False
+    return True
+
+
 def strip_logs(stmt, is_noise):
-    """``stmt`` without the log calls inside its branches (a branch that only logs keeps its call)."""
+    """``stmt`` without the log calls inside its branches (a branch that only logs keeps its call); an ``if`` over
+    a plain name that only logs a joined list becomes ``pass``."""
     import copy
+
+    if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Name) and not stmt.orelse \
+            and all(_joined_log(s) or is_noise(s) for s in stmt.body):
+        return ast.Pass()
 
     def clean(body: list) -> list:
         kept = [s for s in body if not is_noise(s)]

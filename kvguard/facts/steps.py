@@ -929,6 +929,58 @@ def _phimoe_rope_validation_5(f: Frame, a: dict) -> None:
             raise TypeError(f"`rope_parameters`'s long_mscale field must be a number, got {long_}")
 
 
+def _append_if_differs(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if value is not None and value != f.get(a["b"]):
+        f.get(a["l"]).append(f.get(a["v"]))
+
+
+def _kwargs_get_or_const(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.kwargs().get(f.get(a["k"])) or f.get(a["v"]))
+
+
+def _legacy_rope_type_renamed(f: Frame, a: dict) -> None:
+    """A RoPE type another format names ``legacy`` (e.g. ``deepseek_yarn``) becomes ``new``: the settings move
+    from the ``rope_scaling`` keyword to ``rope_parameters`` without their ``type`` key."""
+    source = f.get(a["s"])
+    if f.get(a["legacy"]) in (source.get("type"), source.get("rope_type")):
+        del f.kwargs()[f.get(a["k"])]
+        f.set(a["t"], {k: v for k, v in source.items() if k != "type"} | {"rope_type": f.get(a["new"])})
+        f.get(a["l"]).append(f.get(a["note"]))
+
+
+def _mistral4_rope_defaults(f: Frame, a: dict) -> None:
+    """Mistral-4's default RoPE settings: YaRN constants, the model's context length and a partial rotary factor
+    of rope / (nope + rope) head dims."""
+    if f.get(a["t"]) is not None:
+        return
+    rope, nope = f.get(a["r"]), f.get(a["n"])
+    f.set(a["t"], {"type": f.get(a["type"]), "rope_theta": f.get(a["theta"]), "factor": f.get(a["factor"]),
+                   "original_max_position_embeddings": f.get(a["original"]), "max_position_embeddings": f.get(a["m"]),
+                   "beta_fast": f.get(a["beta_fast"]), "beta_slow": f.get(a["beta_slow"]),
+                   "mscale_all_dim": f.get(a["mscale_all_dim"]), "mscale": f.get(a["mscale"]),
+                   "llama_4_scaling_beta": f.get(a["llama_4_scaling_beta"]),
+                   "partial_rotary_factor": f.get(a["r"]) / (nope + rope)})
+
+
+def _indexer_types_default(f: Frame, a: dict) -> None:
+    """Per layer "full" (computes the indexer's top-k) or "shared": from a pattern string / list in the keyword
+    arguments, else every ``freq``-th layer after ``offset``."""
+    if f.get(a["t"]) is not None:
+        return
+    kw = f.kwargs()
+    pattern = kw.get(f.get(a["pattern_key"]))
+    f.set("pattern", pattern)
+    if pattern is not None:
+        letters = f.get(a["letters"])
+        f.set(a["t"], [letters[c] for c in pattern] if isinstance(pattern, str) else list(pattern))
+        return
+    freq = max(kw.get(f.get(a["freq_key"]), f.get(a["freq"])), 1)
+    offset = kw.get(f.get(a["offset_key"]), f.get(a["offset"]))
+    hit, miss = f.get(a["hit"]), f.get(a["miss"])
+    f.set(a["t"], [hit if max(i - offset + 1, 0) % freq == 0 else miss for i in _layer_range(f.obj.num_hidden_layers)])
+
+
 STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set": _set, "set_const": _set_const, "default_if_none": _default_if_none,
     "set_default_if_none": _set_default_if_none, "const_if_none": _const_if_none,
@@ -991,6 +1043,9 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "flat_sub_config_kwargs": _flat_sub_config_kwargs, "sub_config_init_params": _sub_config_init_params,
     "list_plus_const": _list_plus_const, "kwargs_pop_keys": _kwargs_pop_keys,
     "phi3_rope_validation_5": _phi3_rope_validation_5, "phimoe_rope_validation_5": _phimoe_rope_validation_5,
+    "append_if_differs": _append_if_differs, "kwargs_get_or_const": _kwargs_get_or_const,
+    "legacy_rope_type_renamed": _legacy_rope_type_renamed, "mistral4_rope_defaults": _mistral4_rope_defaults,
+    "indexer_types_default": _indexer_types_default, "noop": lambda f, a: None,
 }
 
 

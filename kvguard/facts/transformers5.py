@@ -143,7 +143,8 @@ class Transformers5:
 
     def mapping_keys(self) -> list:
         """``CONFIG_MAPPING.keys()``: transformers' model types, then the ones registered for this load."""
-        return list(self.config_mapping) + [k for k in self.registered if k not in self.config_mapping]
+        order = self.tables.get("config_mapping_order") or list(self.config_mapping)
+        return list(order) + [k for k in self.registered if k not in self.config_mapping]
 
     def build_by_model_type(self, model_type: Any, kwargs: dict) -> ConfigObject:
         return self.build(self.class_for_model_type(model_type), dict(kwargs))
@@ -179,10 +180,10 @@ class Transformers5:
             rec = k.record
             specs = rec.get("sub_configs_defaults")
             if isinstance(specs, dict):
-                return {key: spec["class"] for key, spec in specs.items()}
+                return {key: specs[key]["class"] for key in _ordered(rec, specs)}
             subs = rec.get("sub_configs")
             if isinstance(subs, dict) and "opaque_property" not in subs:
-                return {key: (v if isinstance(v, str) else None) for key, v in subs.items()}
+                return {key: (subs[key] if isinstance(subs[key], str) else None) for key in _ordered(rec, subs)}
             k = k.parent
         return {}
 
@@ -198,7 +199,7 @@ class Transformers5:
         while k is not None:
             specs = k.record.get("sub_configs_defaults")
             if isinstance(specs, dict):
-                return specs
+                return {key: specs[key] for key in _ordered(k.record, specs)}
             k = k.parent
         return {}
 
@@ -760,6 +761,12 @@ class Transformers5:
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def _ordered(record: dict, table: dict) -> list:
+    """The keys of a class-level dict in the class's own order (the tables are written with sorted keys)."""
+    order = record.get("sub_configs_order")
+    return [key for key in order if key in table] if order else list(table)
 
 
 def _run(frame: Frame, steps: list, on_super) -> Any:
