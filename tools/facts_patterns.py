@@ -235,6 +235,18 @@ PATTERNS: list[tuple[str, str]] = [
      "'original_max_position_embeddings': K_original, 'max_position_embeddings': V_m, 'beta_fast': K_beta_fast, "
      "'beta_slow': K_beta_slow, 'mscale_all_dim': K_mscale_all_dim, 'mscale': K_mscale, "
      "'llama_4_scaling_beta': K_llama_4_scaling_beta, 'partial_rotary_factor': V_r / (V_n + V_r)}"),
+    # layer-type lists from a pattern string (one character per layer, e.g. Nemotron-H's "M-M-*-")
+    ("layer_types_from_pattern_kwarg",
+     "if K_k in kwargs:\n    pattern = kwargs.pop(K_k)\n    if V_t is None:\n        V_t = self.A_m(pattern)\n"
+     "elif V_t is None:\n    V_t = K_default"),
+    ("layer_types_from_pattern_kwarg_else_remap",
+     "if K_k in kwargs:\n    pattern = kwargs.pop(K_k)\n    if V_t is None:\n        V_t = self.A_m(pattern)\n"
+     "elif V_t is None:\n    V_t = K_default\nelse:\n    V_t = remap_legacy_layer_types(V_t)"),
+    ("from_pattern_kwarg_if_eq",
+     "if K_k in kwargs:\n    pattern = kwargs.pop(K_k)\n    if V_t == K_v:\n        V_t = self.A_m(pattern)"),
+    ("return_mapped_items", "return [V_m[V_x] for V_x in V_s]"),
+    ("return_joined_mapped", "return ''.join((V_m[V_x] for V_x in V_s))"),
+    ("len_compare_if_not_none", "if V_n is not None:\n    if len(V_l) != V_n:\n        pass"),
     # GLM-MoE-DSA: which layers compute the indexer's top-k ("full") and which reuse it ("shared")
     ("indexer_types_default",
      "if V_t is None:\n    pattern = kwargs.get(K_pattern_key)\n    if pattern is not None:\n"

@@ -271,16 +271,20 @@ DISPATCHED = ("convert_rope_params_to_dict", "standardize_rope_params", "validat
 
 
 def own_methods(cls) -> list[str]:
+    """The methods a class defines itself (not dunder ones, not ``@strict``'s ``validate``): what the shared code,
+    the class's steps and its properties may call on the object."""
     out = []
     for name, value in cls.__dict__.items():
         fn = getattr(value, "__func__", value)
-        if not callable(fn) or isinstance(value, (type, property)):
+        if not callable(fn) or isinstance(value, (type, property)) or not isinstance(fn, types.FunctionType):
             continue
-        if name in DISPATCHED or name.startswith("validate_") or (
-                name.startswith("_validate_") and name.endswith("_rope_parameters")):
-            if name == "validate" and getattr(fn, "__is_defined_by_strict_decorator__", False):
-                continue
-            out.append(name)
+        if name.startswith("__") and name not in DISPATCHED:
+            continue
+        if name == "validate" and getattr(fn, "__is_defined_by_strict_decorator__", False):
+            continue
+        if name in ("get_text_config",):  # written as ``text_config_rule`` by tools/facts_extract.py
+            continue
+        out.append(name)
     return out
 
 
@@ -302,11 +306,25 @@ def fingerprint(fn) -> "str | None":
     return hashlib.sha256(ast.unparse(tree).encode()).hexdigest()[:12]
 
 
+def _method(cls, name: str, method_step) -> dict:
+    """A method's record; a ``@staticmethod`` binds every parameter (``validate_*`` static methods get the object)."""
+    value = cls.__dict__[name]
+    out = method_step(cls, name, value)
+    if isinstance(value, staticmethod) and "params" in out:
+        out["params"] = [[p.name, {"required": True} if p.default is p.empty else _value(p.default)]
+                         for p in inspect.signature(value.__func__).parameters.values()
+                         if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+        out["static"] = True
+    return out
+
+
 def _called_methods(steps: list) -> list:
+    """Methods the steps call on the object (``call_method`` steps and steps that name one in ``m``)."""
     out = []
     for step in steps:
-        if isinstance(step, list) and step and step[0] == "call_method":
-            out.append(step[1]["m"])
+        if isinstance(step, list) and len(step) == 2 and isinstance(step[0], str) and isinstance(step[1], dict):
+            if isinstance(step[1].get("m"), str):
+                out.append(step[1]["m"])
         elif isinstance(step, list):
             out += _called_methods([s for s in step if isinstance(s, list)])
     return out
@@ -385,7 +403,7 @@ def describe(cls, rec: dict, parent, method_step) -> None:
         rec["class_validators"] = snap
     methods = {}
     for name in own_methods(cls):
-        methods[name] = method_step(cls, name, cls.__dict__[name])
+        methods[name] = _method(cls, name, method_step)
     # methods the class's own steps call on the object (``self.<m>(...)``) that it defines itself
     pending = True
     while pending:
@@ -395,7 +413,7 @@ def describe(cls, rec: dict, parent, method_step) -> None:
         for name in _called_methods(steps):
             value = cls.__dict__.get(name)
             if name not in methods and value is not None and callable(getattr(value, "__func__", value)):
-                methods[name] = method_step(cls, name, value)
+                methods[name] = _method(cls, name, method_step)
                 pending = True
     if methods:
         rec["methods"] = methods
@@ -568,6 +586,8 @@ def is_strict_hook(cls, name: str) -> bool:
 KNOWN_METHODS5: dict[str, list] = {
     "6fa08c3d1c66": ["phi3_rope_validation_5", {}],      # Phi3Config.validate_rope (also Phi4Multimodal)
     "9b53edd48787": ["phimoe_rope_validation_5", {}],    # PhimoeConfig.validate_rope
+    "22ae004c836f": ["nemotron_h_layer_types_validation", {"valid": ["full_attention", "linear_attention", "moe",
+                                                                      "mlp"]}],  # NemotronHConfig
 }
 
 
@@ -592,30 +612,55 @@ def _joined_log(stmt) -> bool:
     return True
 
 
+def _log_of_test(stmt, tests: list) -> bool:
+    """A log call whose message only formats names, attributes and expressions an enclosing ``if`` test already
+    computed (so formatting it cannot raise anything the test did not)."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Attribute) and isinstance(stmt.value.func.value, ast.Name)
+            and stmt.value.func.value.id == "logger" and not stmt.value.keywords):
+        return False
+    computed = {ast.dump(sub) for test in tests for sub in ast.walk(test)}
+    for arg in stmt.value.args:
+        parts = arg.values if isinstance(arg, ast.JoinedStr) else [arg]
+        for part in parts:
+            if isinstance(part, ast.Constant):
+                continue
+            value = part.value if isinstance(part, ast.FormattedValue) else part
+            if isinstance(part, ast.FormattedValue) and part.format_spec is not None:
+                return False
+            if isinstance(value, (ast.Name, ast.Constant)) or (
+                    isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name)):
+                continue
+            if ast.dump(value) not in computed:
+                return False
+    return True
+
+
 def strip_logs(stmt, is_noise):
-    """``stmt`` without the log calls inside its branches (a branch that only logs keeps its call); an ``if`` over
-    a plain name that only logs a joined list becomes ``pass``."""
+    """``stmt`` without the log calls inside its branches that cannot raise (a branch left empty becomes
+    ``pass``); an ``if`` over a plain name that only logs a joined list becomes ``pass``."""
     import copy
 
     if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Name) and not stmt.orelse \
             and all(_joined_log(s) or is_noise(s) for s in stmt.body):
         return ast.Pass()
 
-    def clean(body: list) -> list:
-        kept = [s for s in body if not is_noise(s)]
-        return kept if kept else body
+    def clean(body: list, tests: list) -> list:
+        kept = [s for s in body if not (is_noise(s) or _log_of_test(s, tests))]
+        return kept if kept else [ast.Pass()]
 
-    def visit(node):
+    def visit(node, tests: list):
         if isinstance(node, ast.If):
-            node.body = clean(node.body)
-            node.orelse = clean(node.orelse) if node.orelse else node.orelse
+            inner = tests + [node.test]
+            node.body = clean(node.body, inner)
+            node.orelse = clean(node.orelse, inner) if node.orelse else node.orelse
             for child in node.body + node.orelse:
-                visit(child)
+                visit(child, inner)
         return node
 
     if not isinstance(stmt, ast.If):
         return stmt
-    return visit(copy.deepcopy(stmt))
+    return visit(copy.deepcopy(stmt), [])
 
 
 #: property getters of transformers 5 classes, by fingerprint (tools/facts_extract.py ``_fingerprint_source``):
@@ -626,12 +671,20 @@ KNOWN_PROPERTIES5: dict[str, list] = {
                                      "miss": "full_attention"}],               # Jamba layer_types
     "6f2e96c8a479": ["const_mul", {"k": 2, "a": "num_layers"}],                  # LongcatFlash num_hidden_layers
     "7e5969a67f6f": ["length_of", {"a": "layers_block_type"}],                   # NemotronH num_hidden_layers
+    "b2b9b06da7df": ["method_of", {"m": "_list_to_pattern", "a": "layers_block_type"}],      # NemotronH
+    "6743b76b7a50": ["method_of", {"m": "_list_to_pattern", "a": "mtp_layers_block_type"}],  # NemotronH
+    "8b4624553682": ["alias", {"a": "audio_embed_dim"}],          # Gemma4UnifiedAudio hidden_size and friends
+    "981654c187ba": ["floordiv", {"a": "v_dim", "b": "num_heads"}],                 # xLSTM v_head_dim
+    "e7f64941d42f": ["floordiv", {"a": "qk_dim", "b": "num_heads"}],                # xLSTM qk_head_dim
+    "f86240f7be70": ["round_up_mul", {"a": "hidden_size", "f": "v_dim_factor", "multiple": 64}],   # xLSTM v_dim
+    "8daa0d3b0592": ["round_up_mul", {"a": "hidden_size", "f": "qk_dim_factor", "multiple": 64}],  # xLSTM qk_dim
 }
 
 #: property setters, by fingerprint: what assigning the property does
 KNOWN_SETTERS5: dict[str, list] = {
     "af5a6770fe71": ["floordiv_into", {"a": "num_layers", "d": 2}],              # LongcatFlash num_hidden_layers
     "3f7aaced9103": ["ignore", {}],                                              # NemotronH num_hidden_layers
+    "bf81c12d9ce8": ["set_alias", {"a": "audio_embed_dim"}],                     # Gemma4UnifiedAudio
 }
 
 

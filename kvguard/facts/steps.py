@@ -981,6 +981,81 @@ def _indexer_types_default(f: Frame, a: dict) -> None:
     f.set(a["t"], [hit if max(i - offset + 1, 0) % freq == 0 else miss for i in _layer_range(f.obj.num_hidden_layers)])
 
 
+def _layer_types_from_pattern_kwarg(f: Frame, a: dict) -> None:
+    """Layer types from a pattern string keyword (the class's own method turns it into a list), else a default
+    list; with ``else_remap`` legacy names in a given list are renamed."""
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if key in kw:
+        pattern = kw.pop(key)
+        f.set("pattern", pattern)
+        if f.get(a["t"]) is None:
+            f.set(a["t"], f.lib.call(f.obj, a["m"], pattern))
+    elif f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["default"]))
+    elif a.get("else_remap"):
+        f.set(a["t"], _remap_legacy(f, f.get(a["t"])))
+
+
+def _from_pattern_kwarg_if_eq(f: Frame, a: dict) -> None:
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if key in kw:
+        pattern = kw.pop(key)
+        f.set("pattern", pattern)
+        if f.get(a["t"]) == f.get(a["v"]):
+            f.set(a["t"], f.lib.call(f.obj, a["m"], pattern))
+
+
+def _return_mapped_items(f: Frame, a: dict) -> None:
+    mapping = f.get(a["m"])
+    raise Returned([mapping[x] for x in f.get(a["s"])])
+
+
+def _return_joined_mapped(f: Frame, a: dict) -> None:
+    mapping = f.get(a["m"])
+    raise Returned("".join(mapping[x] for x in f.get(a["s"])))
+
+
+def _len_compare_if_not_none(f: Frame, a: dict) -> None:
+    value = f.get(a["n"])
+    if value is not None:
+        len(f.get(a["l"])) != value  # noqa: B015 - evaluated for what it raises (the branch only logs)
+
+
+def _set_repr(values: set) -> str:
+    return "{" + ", ".join(repr(v) for v in values) + "}" if values else "set()"
+
+
+def _nemotron_h_layer_types_validation(f: Frame, a: dict) -> None:
+    """Nemotron-H ``validate_layer_type``: ``layers_block_type`` (and the MTP block types when MTP layers exist)
+    are lists of the four block kinds.  Its messages print Python sets: their order follows the process's string
+    hashing, so only the exception type is exact when a set has more than one element."""
+    obj = f.obj
+    valid = set(a["valid"])
+
+    def invalid_error(name: str, values: Any) -> ValueError:
+        invalid = set(values) - valid
+        exc = ValueError(f"`{name}` contains invalid types: {_set_repr(invalid)}. Must be one of: {_set_repr(valid)}")
+        exc._kvg_hash_order = True  # type: ignore[attr-defined]
+        return exc
+
+    if not isinstance(obj.layer_types, list):
+        raise ValueError(f"`layers_block_type` must be a list of strings. Got type: {type(obj.layer_types)}")
+    if not all(block in valid for block in obj.layer_types):
+        raise invalid_error("layers_block_type", obj.layer_types)
+    if obj.num_nextn_predict_layers > 0:
+        if obj.mtp_layers_block_type is None:
+            raise ValueError(
+                "mtp_layers_block_type is required when num_nextn_predict_layers > 0. Please provide an explicit list "
+                "of layer types for MTP layers. Example: mtp_layers_block_type=['attention', 'moe']")
+        if not isinstance(obj.mtp_layers_block_type, list):
+            raise ValueError(f"`mtp_layers_block_type` must be a list of strings. Got type: "
+                             f"{type(obj.mtp_layers_block_type)}")
+        if not all(block in valid for block in obj.mtp_layers_block_type):
+            raise invalid_error("mtp_layers_block_type", obj.mtp_layers_block_type)
+
+
 STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set": _set, "set_const": _set_const, "default_if_none": _default_if_none,
     "set_default_if_none": _set_default_if_none, "const_if_none": _const_if_none,
@@ -1046,6 +1121,12 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "append_if_differs": _append_if_differs, "kwargs_get_or_const": _kwargs_get_or_const,
     "legacy_rope_type_renamed": _legacy_rope_type_renamed, "mistral4_rope_defaults": _mistral4_rope_defaults,
     "indexer_types_default": _indexer_types_default, "noop": lambda f, a: None,
+    "layer_types_from_pattern_kwarg": _layer_types_from_pattern_kwarg,
+    "layer_types_from_pattern_kwarg_else_remap":
+        lambda f, a: _layer_types_from_pattern_kwarg(f, {**a, "else_remap": True}),
+    "from_pattern_kwarg_if_eq": _from_pattern_kwarg_if_eq, "return_mapped_items": _return_mapped_items,
+    "return_joined_mapped": _return_joined_mapped, "len_compare_if_not_none": _len_compare_if_not_none,
+    "nemotron_h_layer_types_validation": _nemotron_h_layer_types_validation,
 }
 
 

@@ -484,6 +484,8 @@ class Transformers5:
             raise Undecidable(f"{owner.display}.{name} does something kvguard does not model")
         locals_: dict = {}
         params = method.get("params", [])
+        if method.get("static") and params and params[0][0] == "self" and not args:
+            args = (obj,)  # a static ``validate_*(self)``: @strict calls it with the object
         if len(args) > len(params):
             raise Undecidable(f"{owner.display}.{name}: positional arguments kvguard does not model")
         kwargs = dict(kwargs)
@@ -812,6 +814,11 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
         return prop["k"] * getattr(obj, prop["a"])
     if kind == "length_of":
         return len(getattr(obj, prop["a"]))
+    if kind == "method_of":
+        return obj.kvg_class.library.call(obj, prop["m"], getattr(obj, prop["a"]))
+    if kind == "round_up_mul":
+        value, multiple = getattr(obj, prop["a"]) * getattr(obj, prop["f"]), prop["multiple"]
+        return int(((value + multiple - 1) // multiple) * multiple)
     if kind == "layers_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [prop["hit"] if i % period == offset else prop["miss"]
@@ -830,6 +837,9 @@ def _class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) ->
         setattr(obj, args["a"], value // args["d"])
         return
     if kind == "ignore":
+        return
+    if kind == "set_alias":
+        setattr(obj, args["a"], value)
         return
     raise Undecidable(f"{obj.kvg_class_name}.{name}: a property setter kvguard does not model")
 
