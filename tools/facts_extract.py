@@ -34,6 +34,7 @@ warnings.filterwarnings("ignore")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import facts_subconfigs  # noqa: E402
+import facts_transformers5  # noqa: E402
 from facts_patterns import LOG_OBJECTS, PATTERNS  # noqa: E402
 
 _MISSING = object()
@@ -192,7 +193,8 @@ def _jsonable(value):
     if isinstance(value, list):
         return [_jsonable(v) for v in value]
     if isinstance(value, dict):
-        if all(isinstance(k, str) for k in value):
+        # the tables are written with sorted keys: a dict whose order is not sorted keeps it as a list of pairs
+        if all(isinstance(k, str) for k in value) and list(value) == sorted(value):
             return {"dict": {k: _jsonable(v) for k, v in value.items()}}
         return {"dict_items": [[_jsonable(k), _jsonable(v)] for k, v in value.items()]}
     return value
@@ -392,6 +394,13 @@ def _method_step(stmt) -> "list | None":
     method = getattr(_CURRENT_CLASS[-1], func.attr, None)
     fp = _fingerprint(method) if callable(method) else None
     known = KNOWN_METHODS.get(fp)
+    if known is None and facts_transformers5.is_v5_config(_CURRENT_CLASS[-1]):
+        # transformers 5: the method is looked up on the object when the step runs (the class records it)
+        try:
+            args = [{"literal": _jsonable(_literal(a))} if isinstance(a, ast.Constant) else _var(a) for a in call.args]
+        except _NoMatch:
+            return None
+        return ["call_method", {"m": func.attr, "args": args}]
     if known is None:
         return ["opaque", {"reads": ["self." + func.attr], "writes": [], "method": func.attr, "fingerprint": fp}]
     try:
@@ -431,6 +440,8 @@ def _truthy_chain(stmt) -> "list | None":
 
 def recognise(stmt: ast.stmt) -> list:
     """One statement -> one step ``[name, {args}]``."""
+    if _CURRENT_CLASS and facts_transformers5.is_v5_config(_CURRENT_CLASS[-1]):
+        stmt = facts_transformers5.strip_logs(stmt, _is_noise)
     step = _method_step(stmt)
     if step is not None:
         return step
@@ -580,6 +591,16 @@ def _config_classes():
                         add(CONFIG_MAPPING[value])
                     except Exception:  # noqa: BLE001 - a class whose module does not import here
                         pass
+        for spec in (facts_transformers5.sub_configs_defaults(cls) or {}).values():  # transformers >= 5.20
+            name = spec["class"] or CONFIG_MAPPING_NAMES.get(spec["model_type"] or "")
+            found = next((k for k in _spec_classes(cls) if k.__name__ == name), None)
+            if found is None and spec["model_type"] in CONFIG_MAPPING_NAMES:
+                try:
+                    found = CONFIG_MAPPING[spec["model_type"]]
+                except Exception:  # noqa: BLE001
+                    found = None
+            if found is not None:
+                add(found)
         for base in cls.__mro__[1:]:
             if isinstance(base, type) and base.__name__ not in _BASE_NAMES + ("object", "PushToHubMixin"):
                 add(base)
@@ -590,6 +611,13 @@ def _config_classes():
         except Exception:  # noqa: BLE001
             continue
     return order
+
+
+def _spec_classes(cls) -> list:
+    """The config classes a transformers >= 5.20 class names in ``sub_configs_defaults``."""
+    specs = cls.__dict__.get("sub_configs_defaults")
+    return [s.config_class for s in specs.values() if isinstance(getattr(s, "config_class", None), type)] \
+        if isinstance(specs, dict) else []
 
 
 def describe_class(cls) -> dict:
@@ -612,7 +640,8 @@ def describe_class(cls) -> dict:
         if attr in cls.__dict__:
             rec[attr] = cls.__dict__[attr]
     _CURRENT_CLASS.append(cls)
-    init = cls.__dict__.get("__init__")
+    v5 = facts_transformers5.is_v5_config(cls)
+    init = cls.__dict__.get("__init__") if not v5 else facts_transformers5.custom_init(cls)
     if init is not None:
         rec["params"], rec["kwargs"] = params_of(init)
         known = KNOWN_INITS.get(_fingerprint_source(init))
@@ -638,12 +667,34 @@ def describe_class(cls) -> dict:
     except Exception as exc:  # noqa: BLE001 - measured: what building the class with no arguments raises
         rec["default_error"] = [type(exc).__name__, str(exc)]
     props = _properties(cls)
+    if props and facts_transformers5.is_v5_config(cls):
+        props = facts_transformers5.known_properties(cls, props)
     if props:
         rec["properties"] = props
     hooks = _hooks(cls)
+    if v5:
+        hooks = {k: v for k, v in hooks.items() if not facts_transformers5.is_strict_hook(cls, k)}
+        _CURRENT_CLASS.append(cls)
+        facts_transformers5.describe(cls, rec, parent, _method_facts)
+        _CURRENT_CLASS.pop()
     if hooks:
         rec["hooks"] = hooks
     return rec
+
+
+def _method_facts(cls, name: str, fn) -> dict:
+    """A method transformers' shared code calls on the object, as the class defines it: a named behaviour
+    (by the fingerprint of its source) or its parameters and steps."""
+    fn = getattr(fn, "__func__", fn)
+    fp = facts_transformers5.fingerprint(fn)
+    known = facts_transformers5.KNOWN_METHODS5.get(fp)
+    if known is not None:
+        return {"known": known[0], **known[1]}
+    try:
+        params, kwargs = params_of(fn)
+    except (TypeError, ValueError):
+        return {"opaque": fp}
+    return {"params": params, "kwargs": kwargs, "steps": steps_of(fn), "fingerprint": fp}
 
 
 def _base_facts() -> dict:
@@ -693,11 +744,15 @@ def transformers_tables(coverage: str | None) -> dict:
            **({"allowed_attention_layer_types": list(cu.ALLOWED_ATTENTION_LAYER_TYPES)}
               if hasattr(cu, "ALLOWED_ATTENTION_LAYER_TYPES") else {}),
            "config_mapping": dict(CONFIG_MAPPING_NAMES),
+           "config_mapping_order": list(CONFIG_MAPPING_NAMES),  # CONFIG_MAPPING.keys() (the file sorts keys)
            "base": _base_facts(),
            "allowed_layer_types": list(getattr(cu, "ALLOWED_LAYER_TYPES", ())),
            "model_mapping_names": _model_mapping_names(),
            "rope": _rope_key_sets(),
            "classes": {cls.__name__: describe_class(cls) for cls in classes}}
+    if facts_transformers5.is_v5_config(getattr(transformers, "PreTrainedConfig", None)):
+        out["base5"] = facts_transformers5.base_facts()
+        out["type_classes"] = facts_transformers5.type_classes()
     if coverage:
         _coverage(out, coverage)
     return out
@@ -835,10 +890,13 @@ def vllm_tables() -> dict:
         value = getattr(vc, name, _MISSING)
         if value is not _MISSING:
             tables[name] = _jsonable(value)
-    return {"kind": "kvguard-facts-vllm-release", "release": vllm.__version__, "registry": registry,
-            "registered_model_types": _registered_model_types(registry),
-            "class_aliases": aliases,
-            "transformers_classes": sorted(transformers_classes), "tables": tables, "classes": classes}
+    out = {"kind": "kvguard-facts-vllm-release", "release": vllm.__version__, "registry": registry,
+           "registered_model_types": _registered_model_types(registry),
+           "class_aliases": aliases,
+           "transformers_classes": sorted(transformers_classes), "tables": tables, "classes": classes}
+    if facts_transformers5.TYPE_CLASSES:
+        out["type_classes"] = facts_transformers5.type_classes()
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -968,15 +1026,23 @@ def _digest(record) -> str:
     return hashlib.sha256(json.dumps(record, sort_keys=True).encode()).hexdigest()[:12]
 
 
+#: class-level values kvguard never reads (tensor/pipeline/expert-parallel plans of transformers' own models)
+UNREAD_CLASS_VALUES = ("base_model_tp_plan", "base_model_pp_plan", "base_model_ep_plan")
+
+
 def _pool(records: dict, pool_dir: str) -> dict:
     """Write each class record to ``classes/<name>-<digest>.json`` (shared by lines and releases); -> name -> id."""
     index = {}
     for name, record in records.items():
+        values = record.get("class_attrs")
+        if isinstance(values, dict):
+            for key in UNREAD_CLASS_VALUES:
+                values.pop(key, None)
         file_id = f"{name.removeprefix('vllm:')}-{_digest(record)}"
         path = os.path.join(pool_dir, file_id + ".json")
         if not os.path.exists(path):
             with open(path, "w") as f:
-                json.dump(record, f, indent=1, sort_keys=True)
+                json.dump(record, f, separators=(",", ":"), sort_keys=True)
                 f.write("\n")
         index[name] = file_id
     return index

@@ -5,6 +5,8 @@ Python source with placeholders:
 
 * ``V_a`` — a variable: a local name or ``self.<name>`` (recorded as ``"name"`` or ``"self.name"``);
 * ``K_a`` — a literal value (number, string, None, bool, or a list/tuple/dict/set of literals);
+* ``A_m`` — an attribute or method name (recorded as the name);
+* ``F_msg`` — an f-string over plain names (recorded as a message template);
 * ``C_a`` — a config class: a class name, ``self.sub_configs["key"]`` or ``CONFIG_MAPPING[...]``
   (recorded as ``{"class": name}``, ``{"sub": key}`` or ``{"mapping": <literal or variable>}``).
 
@@ -216,6 +218,114 @@ PATTERNS: list[tuple[str, str]] = [
      " for i in range(self.num_hidden_layers)]"),
     ("layer_types_all_full",
      "if self.layer_types is None:\n    self.layer_types = ['full_attention'] * self.num_hidden_layers"),
+    # -- transformers 5 --
+    # a statement that does nothing to the object (what is left of a log-only branch)
+    ("noop", "pass"),
+    # methods: what they return, calls up the class chain
+    ("return_value", "return V_a"),
+    ("return_value", "return K_v"),
+    ("super_method", "super().A_m()"),
+    ("return_super_method_kwargs", "return super().A_m(**V_k)"),
+    ("set_super_method", "V_t = super().A_m()"),
+    # class validators (``validate_*``): a condition, then ValueError with the class's message
+    ("raise_if_not_multiple", "if V_a % V_b != 0:\n    raise ValueError(F_msg)"),
+    ("raise_if_ge", "if V_a >= V_b:\n    raise ValueError(F_msg)"),
+    ("raise_if_not_dict", "if not isinstance(V_a, dict):\n    raise ValueError(F_msg)"),
+    # layer-type lists a class derives (period from the keyword arguments, a local constant, a window)
+    ("layer_types_every",
+     "if self.layer_types is None:\n    V_p = kwargs.pop(K_k, K_default)\n"
+     "    self.layer_types = [K_hit if bool((i + 1) % V_p) else K_miss for i in range(self.num_hidden_layers)]"),
+    ("layer_types_every_else_remap",
+     "if self.layer_types is None:\n    V_p = kwargs.pop(K_k, K_default)\n"
+     "    self.layer_types = [K_hit if bool((i + 1) % V_p) else K_miss for i in range(self.num_hidden_layers)]\n"
+     "else:\n    self.layer_types = remap_legacy_layer_types(self.layer_types)"),
+    ("layer_types_every",
+     "if self.layer_types is None:\n    V_p = K_n\n"
+     "    self.layer_types = [K_hit if bool((i + 1) % V_p) else K_miss for i in range(self.num_hidden_layers)]"),
+    ("layer_types_every_within_window",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = [K_hit if bool((i + 1) % K_n) and i < V_w and V_u else K_miss"
+     " for i in range(self.num_hidden_layers)]"),
+    ("layer_types_chunked_if_size",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = [K_hit if no_rope and V_c is not None else K_miss for no_rope in V_s]"),
+    ("per_layer_const_if_none", "if V_t is None:\n    V_t = [K_v] * self.num_hidden_layers"),
+    ("first_then_rest_if_none", "if V_t is None:\n    V_t = K_first + K_rest * (self.num_hidden_layers - 1)"),
+    ("first_k_then_rest_if_none",
+     "if V_t is None:\n    V_n = min(V_k, self.num_hidden_layers)\n"
+     "    V_t = K_first * V_n + K_rest * (self.num_hidden_layers - V_n)"),
+    ("const_if_none_else_remap", "if V_t is None:\n    V_t = K_v\nelse:\n    V_t = remap_legacy_layer_types(V_t)"),
+    ("last_layer_type_forced",
+     "if self.layer_types and (V_l := self.layer_types[-1]) != K_v:\n    self.layer_types[-1] = K_v"),
+    # plain derivations
+    ("set_attr_on", "V_o.A_attr = V_v"),
+    ("mul_const_if_none_set", "if V_t is None:\n    V_t = V_b * K_k"),
+    ("set_or_const_mul", "V_t = V_a or K_k * V_b"),
+    ("set_attr_of_if_none", "if V_t is None:\n    V_t = V_s.A_attr"),
+    ("list_if_tuple", "if isinstance(V_a, tuple):\n    V_a = list(V_a)"),
+    ("set_from_kwarg_if_not_none", "if (V_l := kwargs.get(K_k)) is not None:\n    V_t = V_l"),
+    ("kwarg_pop_if_present_else", "V_t = kwargs.pop(K_k) if K_k in kwargs else V_a"),
+    ("const_if_false_and_attr",
+     "if not V_a and getattr(V_s, K_k, K_d):\n    V_a = K_v"),
+    ("bidirectional_window",
+     "if V_c == K_v:\n    V_a = K_w\n    V_s = V_s // K_d + K_p"),
+    # dictionaries (rope_parameters, sub-config dicts)
+    ("dict_model_type_rename",
+     "if isinstance(V_a, dict) and V_a.get('model_type') == K_old:\n    V_a['model_type'] = K_new"),
+    ("dict_item_update_if_not_none", "if V_s is not None:\n    V_d[K_k].update(V_s)"),
+    ("dict_item_const_if_none", "if V_d.get(K_k) is None:\n    V_d[K_k] = K_v"),
+    ("dict_item_setdefault_kwarg_pop_item", "V_d[K_k].setdefault(K_key, kwargs.pop(K_kw, V_m[K_mk]))"),
+    ("dict_setdefault_kwarg_pop", "V_d.setdefault(K_k, kwargs.pop(K_kw, V_v))"),
+    ("dict_setdefault_kwarg_get", "V_d.setdefault(K_k, kwargs.get(K_kw, K_v))"),
+    ("dict_setdefault_div", "V_d.setdefault(K_k, V_a / V_b)"),
+    ("set_dict_get", "V_t = V_d.get(K_k, K_v)"),
+    ("dict_item_const_if_in", "if V_a is not None and V_a in K_vals:\n    V_d[K_k] = K_v"),
+    ("dict_item_const_if_get_eq", "if V_d.get(K_k, V_d.get(K_k2)) == K_v:\n    V_d[K_k] = K_w"),
+    ("kwargs_get_or_attr", "V_t = kwargs.get(K_k, getattr(self, K_a, K_d))"),
+    ("kwargs_setdefault_div_if_not_none", "if V_r is not None:\n    kwargs.setdefault(K_k, V_r / V_d)"),
+    # to_dict overrides: a printed value recomputed
+    ("item_scaled_if_attr", "if getattr(self, K_a, K_d):\n    V_o[K_k] = (V_x - K_m) * K_f"),
+    ("item_scaled_if_attr_eq", "if getattr(self, K_a, K_d) == K_v:\n    V_o[K_k] = (V_x - K_m) * K_f"),
+    # Hub configs stored flat: the text model's keyword arguments picked out of the top level
+    ("flat_sub_config_kwargs",
+     "if V_t is None:\n"
+     "    text_params = inspect.signature(self.sub_configs_defaults[K_key].config_class.__init__).parameters.keys()\n"
+     "    text_params = list(text_params) + K_extra\n"
+     "    V_t = {key: kwargs.pop(key) for key in text_params if key in kwargs}\n"
+     "    V_t['dtype'] = kwargs.get('torch_dtype', kwargs.get('dtype'))"),
+    ("sub_config_init_params", "V_t = inspect.signature(self.sub_configs[K_key].__init__).parameters.keys()"),
+    ("list_plus_const", "V_t = list(V_a) + K_b"),
+    ("kwargs_pop_keys", "V_t = {key: kwargs.pop(key) for key in V_k if key in kwargs}"),
+    # checkpoints in an older or a sibling model's format, translated
+    ("append_if_differs", "if V_a is not None and V_a != V_b:\n    V_l.append(K_v)"),
+    ("kwargs_get_or_const", "V_t = kwargs.get(K_k) or K_v"),
+    ("legacy_rope_type_renamed",
+     "if K_legacy in (V_s.get('type'), V_s.get('rope_type')):\n    del kwargs[K_k]\n"
+     "    V_t = {k: v for k, v in V_s.items() if k != 'type'} | {'rope_type': K_new}\n    V_l.append(K_note)"),
+    ("mistral4_rope_defaults",
+     "if V_t is None:\n    V_t = {'type': K_type, 'rope_theta': K_theta, 'factor': K_factor, "
+     "'original_max_position_embeddings': K_original, 'max_position_embeddings': V_m, 'beta_fast': K_beta_fast, "
+     "'beta_slow': K_beta_slow, 'mscale_all_dim': K_mscale_all_dim, 'mscale': K_mscale, "
+     "'llama_4_scaling_beta': K_llama_4_scaling_beta, 'partial_rotary_factor': V_r / (V_n + V_r)}"),
+    # layer-type lists from a pattern string (one character per layer, e.g. Nemotron-H's "M-M-*-")
+    ("layer_types_from_pattern_kwarg",
+     "if K_k in kwargs:\n    pattern = kwargs.pop(K_k)\n    if V_t is None:\n        V_t = self.A_m(pattern)\n"
+     "elif V_t is None:\n    V_t = K_default"),
+    ("layer_types_from_pattern_kwarg_else_remap",
+     "if K_k in kwargs:\n    pattern = kwargs.pop(K_k)\n    if V_t is None:\n        V_t = self.A_m(pattern)\n"
+     "elif V_t is None:\n    V_t = K_default\nelse:\n    V_t = remap_legacy_layer_types(V_t)"),
+    ("from_pattern_kwarg_if_eq",
+     "if K_k in kwargs:\n    pattern = kwargs.pop(K_k)\n    if V_t == K_v:\n        V_t = self.A_m(pattern)"),
+    ("return_mapped_items", "return [V_m[V_x] for V_x in V_s]"),
+    ("return_joined_mapped", "return ''.join((V_m[V_x] for V_x in V_s))"),
+    ("len_compare_if_not_none", "if V_n is not None:\n    if len(V_l) != V_n:\n        pass"),
+    # GLM-MoE-DSA: which layers compute the indexer's top-k ("full") and which reuse it ("shared")
+    ("indexer_types_default",
+     "if V_t is None:\n    pattern = kwargs.get(K_pattern_key)\n    if pattern is not None:\n"
+     "        V_t = [K_letters[c] for c in pattern] if isinstance(pattern, str) else list(pattern)\n"
+     "    else:\n        freq = max(kwargs.get(K_freq_key, K_freq), 1)\n"
+     "        offset = kwargs.get(K_offset_key, K_offset)\n"
+     "        V_t = [K_hit if max(i - offset + 1, 0) % freq == 0 else K_miss for i in range(self.num_hidden_layers)]"),
 ]
 
 # log calls and docstrings are no-ops wherever they appear (logger.info(...), logger.warning_once(...), ...)

@@ -22,8 +22,10 @@ from ..errors import Undecidable
 from . import rope_vllm
 from .objects import ConfigObject
 from .steps import literal
+from .strict import StrictDataclassError
 from .tables import transformers_tables, vllm_release_tables, vllm_releases
 from .transformers4 import Transformers4
+from .transformers5 import Transformers5
 
 __all__ = ["DEFAULT_PATH", "FEATURES", "LoadCrash", "hf_text_config", "load_config"]
 
@@ -42,6 +44,17 @@ FEATURES: dict[str, tuple[str, "str | None"]] = {
     "architecture_to_model_type": ("0.32.0", None),
     # get_hf_text_config: a bare assert (before) or a ValueError (from 0.13.0) for a text config without heads
     "text_config_value_error": ("0.13.0", None),
+    # -- transformers 5 --
+    # parse: _PATCH_HF_VALIDATE_ROPE model types wrap PreTrainedConfig.validate_rope (transformers 5 only)
+    "validate_rope_patch": ("0.23.0", None),
+    # parse: _PATCH_HF_ALLOWED_LAYER_TYPES extends transformers' ALLOWED_LAYER_TYPES
+    "allowed_layer_types_patch": ("0.26.0", "0.31.0"),
+    # parse: _PATCH_HF_NESTED_ROPE_VALIDATION model types wrap validate_rope (shared keys dropped)
+    "nested_rope_validation_patch": ("0.31.0", None),
+    # parse: a gemma4_text config.json with per-layer-type rope_parameters is loaded through Gemma4TextConfig
+    "gemma4_text_rope_path": ("0.31.0", None),
+    # parse: model type "vlm" registers qwen2_5_vl_visual (Qwen2_5_VLVisionConfig) with CONFIG_MAPPING
+    "vlm_visual_registration": ("0.32.0", None),
 }
 
 
@@ -76,14 +89,15 @@ def _vllm_data_release(release) -> str:
     return max(older, key=vkey) if older else min(have, key=vkey)
 
 
-def library_for(release) -> Transformers4:
+def library_for(release) -> "Transformers4 | Transformers5":
     """A fresh library object for one load (process-wide changes of the load stay in it)."""
     line = release.transformers
     tables = transformers_tables(line)
     vtables = vllm_release_tables(_vllm_data_release(release))
     if int(line.split(".")[0]) >= 5:
-        raise Undecidable(f"transformers {line} config classes are not modelled yet")
-    lib = Transformers4(tables, vtables)
+        lib = Transformers5(tables, vtables)
+    else:
+        lib = Transformers4(tables, vtables)
     lib.release = release
     return lib
 
@@ -110,7 +124,7 @@ def _module_of(exc: BaseException) -> str:
 
 #: exceptions a modelled library raises on purpose (anything else is a failure of kvguard itself)
 MODELLED_EXCEPTIONS = (ArithmeticError, AttributeError, KeyError, IndexError, TypeError, ValueError,
-                       AssertionError, RuntimeError, NotImplementedError)
+                       AssertionError, RuntimeError, NotImplementedError, StrictDataclassError)
 
 
 def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
@@ -122,8 +136,6 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
     """
     if not isinstance(raw, Mapping):
         raise TypeError("raw config must be a mapping")
-    if release.transformers_major >= 5:
-        return _interim(lambda hf: hf.load_config(raw, release, path=path, trust_remote_code=trust_remote_code))
     lib = library_for(release)
     try:
         config = _get_config(lib, dict(raw), release, path or DEFAULT_PATH, trust_remote_code)
@@ -135,16 +147,6 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
         raise _crash(exc) from None
     _mark(config, raw, set())
     return config
-
-
-def _interim(call):
-    """transformers 5 lines: the previous emulation until the class tables cover them."""
-    from .. import hfconfig
-    try:
-        return call(hfconfig)
-    except hfconfig.LoadCrash as exc:
-        raise LoadCrash(exc.exc_type, exc.message, wrapped_by=exc.wrapped_by, exc_module=exc.exc_module,
-                        cause=exc.cause, hash_order=exc.hash_order) from None
 
 
 def _mark(obj: Any, raw: Any, seen: set) -> None:
@@ -165,8 +167,6 @@ def hf_text_config(config: ConfigObject, release=None) -> Any:
         release = config.kvg_facts.library.release if isinstance(config, ConfigObject) else None
         if release is None:
             raise TypeError("hf_text_config of a config kvguard did not load needs the release")
-    if release.transformers_major >= 5:
-        return _interim(lambda hf: hf.hf_text_config(config, release))
     try:
         text = config.get_text_config()
         if text is not config and not hasattr(text, "num_attention_heads"):
@@ -189,7 +189,7 @@ def hf_text_config(config: ConfigObject, release=None) -> Any:
 def _config_dict_for(lib: Transformers4, raw: dict) -> dict:
     """``PretrainedConfig.get_config_dict`` of a local directory holding ``raw``."""
     out = json.loads(json.dumps(raw))
-    if lib.major < 5:
+    if lib.major < 5 or lib.variant("_get_config_dict") == "commit_hash":
         out["_commit_hash"] = None
     if "model_type" not in out and "pretrained_cfg" in out:
         out["model_type"] = "timm_wrapper"
@@ -235,9 +235,14 @@ def _parse(lib: Transformers4, raw: dict, release, path: str, trust_remote_code)
     registry: dict = lib.vllm.get("registry", {})
     kwargs: dict = {}
     speculative = _table(lib, "_SPECULATIVE_DECODING_CONFIGS", set())
+    gemma4_text_path = False
+    if lib.major >= 5:
+        gemma4_text_path = _transformers5_patches(lib, config_dict, model_type, release)
     direct = (model_type in speculative) if _feature(release, "registry_via_autoconfig") \
         else (model_type in registry)
-    if arch_to_mt and model_type in set(arch_to_mt.values()):
+    if gemma4_text_path:
+        config = _from_dict(lib, lib.class_facts("Gemma4TextConfig"), config_dict, {"name_or_path": str(path)})
+    elif arch_to_mt and model_type in set(arch_to_mt.values()):
         cls = lib.class_for_model_type(model_type)
         config = _from_dict(lib, cls, config_dict, {"name_or_path": str(path)})
     elif direct:
@@ -259,6 +264,31 @@ def _parse(lib: Transformers4, raw: dict, release, path: str, trust_remote_code)
             if not hasattr(config, new):
                 config.update({new: getattr(config, old)})
     return config_dict, config
+
+
+def _transformers5_patches(lib: Transformers5, config_dict: dict, model_type: Any, release) -> bool:
+    """What parse changes in transformers 5 before loading (0.23.0+): wrappers around
+    ``PreTrainedConfig.validate_rope``, extra ``ALLOWED_LAYER_TYPES``, the ``vlm`` registration; True when
+    the gemma4_text path applies (its shared RoPE entries dropped from ``config_dict``)."""
+    if _feature(release, "validate_rope_patch") and model_type in _table(lib, "_PATCH_HF_VALIDATE_ROPE", set()):
+        lib.validate_rope_wrappers.append("ignore_keys")
+    if _feature(release, "nested_rope_validation_patch") and \
+            model_type in _table(lib, "_PATCH_HF_NESTED_ROPE_VALIDATION", set()):
+        lib.validate_rope_wrappers.append("nested")
+    if _feature(release, "allowed_layer_types_patch"):
+        extra = _table(lib, "_PATCH_HF_ALLOWED_LAYER_TYPES", {}).get(model_type)
+        if extra:
+            allowed = lib.allowed_layer_types()
+            lib.extra_layer_types += tuple(t for t in extra if t not in allowed)
+    if _feature(release, "vlm_visual_registration") and model_type == "vlm":
+        lib.registered["qwen2_5_vl_visual"] = lib.class_facts("Qwen2_5_VLVisionConfig")
+    if not _feature(release, "gemma4_text_rope_path"):
+        return False
+    rope_parameters = config_dict.get("rope_parameters") or {}
+    if model_type == "gemma4_text" and "full_attention" in rope_parameters:
+        config_dict["rope_parameters"] = {k: v for k, v in rope_parameters.items() if k not in ("rope_type", "rope_theta")}
+        return True
+    return False
 
 
 def _registry_class(lib: Transformers4, registry: dict, model_type: str, release):
@@ -286,7 +316,9 @@ def _from_pretrained(lib: Transformers4, cls, config_dict: dict, trust_remote_co
 
 
 def _from_dict(lib: Transformers4, cls, config_dict: dict, kwargs: dict) -> ConfigObject:
-    """``cls.from_dict(config_dict, **kwargs)`` (transformers 4.x)."""
+    """``cls.from_dict(config_dict, **kwargs)`` (transformers 4.x; 5.x: :meth:`Transformers5.from_dict`)."""
+    if lib.major >= 5:
+        return lib.from_dict(cls, config_dict, kwargs)
     kwargs = dict(kwargs)
     kwargs.pop("_from_auto", None)
     kwargs.pop("_from_pipeline", None)
@@ -376,7 +408,9 @@ def _auto_config(lib: Transformers4, config_dict: dict, path: str, trust_remote_
                 f"model. You can inspect the repository content at {path} .\n You can inspect the repository "
                 f"content at https://hf.co/{path}.\nPlease pass the argument `trust_remote_code=True` to allow "
                 "custom code to be run.")
-        if trust_remote_code:
+        explicit_local = lib.major >= 5 and has_local_code and \
+            lib.class_for_model_type(config_dict["model_type"]).name.startswith("vllm:")
+        if trust_remote_code and not explicit_local:
             return _remote_as_base(lib, config_dict, path, kwargs, auto_map)
     if "model_type" in config_dict:
         if config_dict["model_type"] == "mistral" and "layer_types" in config_dict:
@@ -395,6 +429,8 @@ def _auto_config(lib: Transformers4, config_dict: dict, path: str, trust_remote_
             raise exc
         cls = lib.class_for_model_type(model_type)
         return _from_dict(lib, cls, config_dict, {"name_or_path": path, **kwargs})
+    if lib.major >= 5:
+        raise ValueError(f"Unrecognized model in {path}. Should have a `model_type` key in its config.json.")
     for pattern in sorted(lib.config_mapping, key=len, reverse=True):
         if pattern in str(path):
             return _from_dict(lib, lib.class_for_model_type(pattern), config_dict, {"name_or_path": path, **kwargs})

@@ -107,7 +107,8 @@ def _nested(lib: Any, params: Any) -> bool:
 
 def _patch_parameters(lib: Any, config: Any, release, variant: str) -> None:
     if lib.major >= 5:
-        raise Undecidable("RoPE patches on transformers 5 configs are not modelled yet")
+        _patch_parameters_5(lib, config, release)
+        return
     modern_pairs = True
     strict_mrope = variant != "parameters_0.12"
     if variant == "parameters_0.12":
@@ -177,3 +178,75 @@ def _legacy_rope_type(lib: Any, params: Any, release) -> None:
             _normalise(per_layer, "rope_parameters", strict_mrope=True, modern_pairs=True, tolerant=tolerant)
     else:
         _normalise(params, "rope_parameters", strict_mrope=True, modern_pairs=True, tolerant=tolerant)
+
+
+# -- transformers 5 --------------------------------------------------------------------------
+# vLLM 0.24.0+ (transformers 5): the config already holds ``rope_parameters``; ``patch_rope_parameters``
+# copies the legacy ``rope_theta`` / ``partial_rotary_factor`` aliases back, normalises legacy RoPE types
+# and runs the config's own ``standardize_rope_params()`` / ``validate_rope()``.
+
+#: patch_legacy_rope_type: ``telechat3-yarn`` becomes ``yarn``, None per-layer entries are skipped (0.30.0+)
+TELECHAT3_YARN_SINCE = "0.30.0"
+#: is_rope_parameters_nested: DeepSeek-V4's "main" / "compress" keys count as nesting (0.33.0+)
+MAIN_COMPRESS_NESTED_SINCE = "0.33.0"
+
+
+def _patch_parameters_5(lib: Any, config: Any, release) -> None:
+    theta = _getattr_iter(config, ("rope_theta", "rotary_emb_base"), None)
+    partial = _getattr_iter(config, ("partial_rotary_factor", "rotary_pct", "rotary_emb_fraction"), None)
+    if theta is not None or getattr(config, "rope_parameters", None):
+        if theta is not None:
+            config.rope_theta = theta
+        if partial is not None:
+            config.partial_rotary_factor = partial
+        _legacy_rope_type_5(lib, getattr(config, "rope_parameters", None), release)
+        lib.call(config, "standardize_rope_params")
+        lib.call(config, "validate_rope")
+
+
+def _nested_5(lib: Any, params: Any, release) -> bool:
+    """``is_rope_parameters_nested`` against ALLOWED_LAYER_TYPES as vLLM imported it."""
+    if not params:
+        return False
+    allowed = set(lib.attention_layer_types())
+    if release.within(MAIN_COMPRESS_NESTED_SINCE):
+        allowed |= {"main", "compress"}
+    return set(params.keys()).issubset(allowed)
+
+
+def _legacy_rope_type_5(lib: Any, params: Any, release) -> None:
+    if params is None:
+        return
+    telechat = release.within(TELECHAT3_YARN_SINCE)
+    if _nested_5(lib, params, release):
+        for per_layer in params.values():
+            if telechat and per_layer is None:
+                continue
+            _normalise_5(per_layer, telechat)
+    else:
+        _normalise_5(params, telechat)
+
+
+def _normalise_5(params: Any, telechat: bool) -> None:
+    import math
+    if "rope_type" in params and "type" in params:
+        rope_type, legacy = params["rope_type"], params["type"]
+        if (legacy == "su" and rope_type == "longrope") or (legacy == "mrope" and rope_type == "default"):
+            pass
+        elif rope_type != legacy:
+            raise ValueError(_CONFLICT.format(rope_type=rope_type, legacy=legacy))
+    if "rope_type" not in params and "type" in params:
+        params["rope_type"] = params["type"]
+    if "rope_type" not in params:
+        return
+    if params["rope_type"] == "su":
+        params["rope_type"] = "longrope"
+    elif params["rope_type"] == "mrope":
+        if "mrope_section" not in params:
+            raise ValueError("Legacy rope_type 'mrope' requires 'mrope_section' in rope_parameters")
+        params["rope_type"] = "default"
+    elif telechat and params["rope_type"] == "telechat3-yarn":
+        factor = params["factor"]
+        params["rope_type"] = "yarn"
+        params["attention_factor"] = 0.07 * math.log(factor) + 1.0
+        params.pop("type", None)

@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from ..errors import Undecidable
 
-__all__ = ["Frame", "STEPS", "literal", "run_steps"]
+__all__ = ["Frame", "Returned", "STEPS", "literal", "run_steps"]
 
 
 class Frame:
@@ -870,6 +870,454 @@ def _opaque(f: Frame, a: dict) -> None:
                       f"(reads {', '.join(a.get('reads', [])) or 'nothing'})")
 
 
+# -- transformers 5 ------------------------------------------------------------------------------
+
+class Returned(Exception):
+    """A method's ``return`` step (the method runner catches it)."""
+
+    def __init__(self, value: Any):
+        super().__init__()
+        self.value = value
+
+
+def _return_value(f: Frame, a: dict) -> None:
+    raise Returned(f.get(a["a"] if "a" in a else a["v"]))
+
+
+def _args(f: Frame, a: dict) -> tuple:
+    return tuple(f.get(x) for x in a.get("args", []))
+
+
+def _call_method(f: Frame, a: dict) -> None:
+    """``self.<m>(args)``: the method as the object's class resolves it."""
+    f.lib.call(f.obj, a["m"], *_args(f, a))
+
+
+def _super_method(f: Frame, a: dict) -> None:
+    f.lib.super_call(f, a["m"], (), {})
+
+
+def _return_super_method_kwargs(f: Frame, a: dict) -> None:
+    kwargs = f.get(a["k"])
+    if not isinstance(kwargs, dict):
+        raise Undecidable(f"{f.cls.name}.{f.method}: **{a['k']} is not modelled")
+    raise Returned(f.lib.super_call(f, a["m"], (), dict(kwargs)))
+
+
+def _set_super_method(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.lib.super_call(f, a["m"], (), {}))
+
+
+def _raise_if_not_multiple(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) % f.get(a["b"]) != 0:
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _raise_if_ge(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) >= f.get(a["b"]):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+
+def _raise_if_not_dict(f: Frame, a: dict) -> None:
+    if not isinstance(f.get(a["a"]), dict):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _remap_legacy(f: Frame, layer_types: Any) -> list:
+    """``remap_legacy_layer_types(layer_types)``: legacy layer-type names renamed (the line's table)."""
+    table = f.lib.base["legacy_layer_type_remap"]
+    return [table.get(t, t) for t in layer_types]
+
+
+def _layer_types_every(f: Frame, a: dict) -> None:
+    """``layer_types`` defaults to ``miss`` every ``period``-th layer and ``hit`` elsewhere, the period from the
+    keyword arguments (``kwargs.pop``) or a constant; with ``else_remap`` legacy names are renamed otherwise."""
+    obj = f.obj
+    if obj.layer_types is None:
+        period = f.kwargs().pop(f.get(a["k"]), f.get(a["default"])) if "k" in a else f.get(a["n"])
+        f.set(a["p"], period)
+        hit, miss = f.get(a["hit"]), f.get(a["miss"])
+        obj.layer_types = [hit if bool((i + 1) % period) else miss for i in _layer_range(obj.num_hidden_layers)]
+    elif a.get("else_remap"):
+        obj.layer_types = _remap_legacy(f, obj.layer_types)
+
+
+def _layer_types_every_within_window(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types is None:
+        every, hit, miss = f.get(a["n"]), f.get(a["hit"]), f.get(a["miss"])
+        obj.layer_types = [hit if bool((i + 1) % every) and i < f.get(a["w"]) and f.get(a["u"]) else miss
+                           for i in _layer_range(obj.num_hidden_layers)]
+
+
+def _layer_types_chunked_if_size(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types is None:
+        hit, miss = f.get(a["hit"]), f.get(a["miss"])
+        obj.layer_types = [hit if no_rope and f.get(a["c"]) is not None else miss for no_rope in f.get(a["s"])]
+
+
+def _repeat(value: list, n: Any) -> list:
+    return value * _bounded_count(n)
+
+
+def _per_layer_const_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], _repeat([f.get(a["v"])], f.obj.num_hidden_layers))
+
+
+def _first_then_rest_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["first"]) + _repeat(f.get(a["rest"]), f.obj.num_hidden_layers - 1))
+
+
+def _first_k_then_rest_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        layers = f.obj.num_hidden_layers
+        first = min(f.get(a["k"]), layers)
+        f.set(a["n"], first)
+        f.set(a["t"], _repeat(f.get(a["first"]), first) + _repeat(f.get(a["rest"]), f.obj.num_hidden_layers - first))
+
+
+def _const_if_none_else_remap(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["v"]))
+    else:
+        f.set(a["t"], _remap_legacy(f, f.get(a["t"])))
+
+
+def _last_layer_type_forced(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types:
+        last = obj.layer_types[-1]
+        f.set(a["l"], last)
+        if last != f.get(a["v"]):
+            obj.layer_types[-1] = f.get(a["v"])
+
+
+def _set_attr_on(f: Frame, a: dict) -> None:
+    setattr(f.get(a["o"]), a["attr"], f.get(a["v"]))
+
+
+def _mul_const_if_none_set(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["b"]) * f.get(a["k"]))
+
+
+def _set_or_const_mul(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) or f.get(a["k"]) * f.get(a["b"]))
+
+
+def _set_attr_of_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], getattr(f.get(a["s"]), a["attr"]))
+
+
+def _list_if_tuple(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if isinstance(value, tuple):
+        f.set(a["a"], list(value))
+
+
+def _set_from_kwarg_if_not_none(f: Frame, a: dict) -> None:
+    value = f.kwargs().get(f.get(a["k"]))
+    f.set(a["l"], value)
+    if value is not None:
+        f.set(a["t"], value)
+
+
+def _kwarg_pop_if_present_else(f: Frame, a: dict) -> None:
+    key = f.get(a["k"])
+    kw = f.kwargs()
+    f.set(a["t"], kw.pop(key) if key in kw else f.get(a["a"]))
+
+
+def _const_if_false_and_attr(f: Frame, a: dict) -> None:
+    if not f.get(a["a"]) and getattr(f.get(a["s"]), f.get(a["k"]), f.get(a["d"])):
+        f.set(a["a"], f.get(a["v"]))
+
+
+def _bidirectional_window(f: Frame, a: dict) -> None:
+    if f.get(a["c"]) == f.get(a["v"]):
+        f.set(a["a"], f.get(a["w"]))
+        f.set(a["s"], f.get(a["s"]) // f.get(a["d"]) + f.get(a["p"]))
+
+
+def _dict_model_type_rename(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if isinstance(value, dict) and value.get("model_type") == f.get(a["old"]):
+        value["model_type"] = f.get(a["new"])
+
+
+def _dict_item_update_if_not_none(f: Frame, a: dict) -> None:
+    source = f.get(a["s"])
+    if source is not None:
+        f.get(a["d"])[f.get(a["k"])].update(source)
+
+
+def _dict_item_const_if_none(f: Frame, a: dict) -> None:
+    target = f.get(a["d"])
+    if target.get(f.get(a["k"])) is None:
+        f.get(a["d"])[f.get(a["k"])] = f.get(a["v"])
+
+
+def _dict_item_setdefault_kwarg_pop_item(f: Frame, a: dict) -> None:
+    target = f.get(a["d"])[f.get(a["k"])]
+    default = f.get(a["m"])[f.get(a["mk"])]
+    target.setdefault(f.get(a["key"]), f.kwargs().pop(f.get(a["kw"]), default))
+
+
+def _dict_setdefault_kwarg_pop(f: Frame, a: dict) -> None:
+    target = f.get(a["d"])
+    target.setdefault(f.get(a["k"]), f.kwargs().pop(f.get(a["kw"]), f.get(a["v"])))
+
+
+def _dict_setdefault_kwarg_get(f: Frame, a: dict) -> None:
+    target = f.get(a["d"])
+    target.setdefault(f.get(a["k"]), f.kwargs().get(f.get(a["kw"]), f.get(a["v"])))
+
+
+def _dict_setdefault_div(f: Frame, a: dict) -> None:
+    target = f.get(a["d"])
+    target.setdefault(f.get(a["k"]), f.get(a["a"]) / f.get(a["b"]))
+
+
+def _set_dict_get(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["d"]).get(f.get(a["k"]), f.get(a["v"])))
+
+
+def _dict_item_const_if_in(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if value is not None and value in f.get(a["vals"]):
+        f.get(a["d"])[f.get(a["k"])] = f.get(a["v"])
+
+
+def _dict_item_const_if_get_eq(f: Frame, a: dict) -> None:
+    target = f.get(a["d"])
+    if target.get(f.get(a["k"]), target.get(f.get(a["k2"]))) == f.get(a["v"]):
+        f.get(a["d"])[f.get(a["k"])] = f.get(a["w"])
+
+
+def _kwargs_get_or_attr(f: Frame, a: dict) -> None:
+    default = getattr(f.obj, f.get(a["a"]), f.get(a["d"]))
+    f.set(a["t"], f.kwargs().get(f.get(a["k"]), default))
+
+
+def _kwargs_setdefault_div_if_not_none(f: Frame, a: dict) -> None:
+    value = f.get(a["r"])
+    if value is not None:
+        f.kwargs().setdefault(f.get(a["k"]), value / f.get(a["d"]))
+
+
+def _item_scaled_if_attr(f: Frame, a: dict) -> None:
+    test = getattr(f.obj, f.get(a["a"]), f.get(a["d"]))
+    if (test == f.get(a["v"])) if "v" in a else test:
+        f.get(a["o"])[f.get(a["k"])] = (f.get(a["x"]) - f.get(a["m"])) * f.get(a["f"])
+
+
+def _init_param_names(f: Frame, cls: Any) -> list:
+    """``inspect.signature(cls.__init__).parameters.keys()``: ``self`` and the class's keyword parameters."""
+    record = cls.record
+    if record.get("init_kind") == "custom":
+        return ["self"] + [name for name, _ in record.get("params", [])] + (["kwargs"] if record.get("kwargs") else [])
+    return ["self"] + [name for name, info in f.lib.fields_of(cls) if info.get("init", True)]
+
+
+def _flat_sub_config_kwargs(f: Frame, a: dict) -> None:
+    """A sub-config left out of a flat Hub config: the text model's keyword arguments are picked out of the
+    top-level ones (those the sub-config class takes, and ``extra``) and its dtype copied."""
+    if f.get(a["t"]) is not None:
+        return
+    spec = f.lib.sub_config_spec(f.obj.kvg_class, f.get(a["key"]))
+    names = _init_param_names(f, f.lib.class_facts(spec["class"])) + list(f.get(a["extra"]))
+    kw = f.kwargs()
+    f.set(a["t"], {key: kw.pop(key) for key in names if key in kw})
+    value = f.get(a["t"])
+    value["dtype"] = kw.get("torch_dtype", kw.get("dtype"))
+
+
+def _sub_config_init_params(f: Frame, a: dict) -> None:
+    name = f.lib.sub_configs(f.obj.kvg_class).get(f.get(a["key"]))
+    if not isinstance(name, str):
+        raise Undecidable(f"{f.cls.name}: sub-config {a['key']!r} is not modelled")
+    f.set(a["t"], _init_param_names(f, f.lib.class_facts(name)))
+
+
+def _list_plus_const(f: Frame, a: dict) -> None:
+    f.set(a["t"], list(f.get(a["a"])) + f.get(a["b"]))
+
+
+def _kwargs_pop_keys(f: Frame, a: dict) -> None:
+    kw = f.kwargs()
+    f.set(a["t"], {key: kw.pop(key) for key in f.get(a["k"]) if key in kw})
+
+
+def _phi3_rope_validation_5(f: Frame, a: dict) -> None:
+    """Phi-3 ``validate_rope`` (transformers 5): PreTrainedConfig's checks, then short/long factor lists of
+    half the rotary dimension."""
+    f.lib.super_call(f, "validate_rope", (), {})
+    obj = f.obj
+    params = obj.rope_parameters
+    if not isinstance(params, dict):
+        raise ValueError(f"`rope_parameters` must be a dictionary but got {params}")
+    rope_type = obj.rope_parameters.get("rope_type", None)
+    short = obj.rope_parameters.get("short_factor", None)
+    long_ = obj.rope_parameters.get("long_factor", None)
+    ndims = int(obj.hidden_size // obj.num_attention_heads * obj.rope_parameters["partial_rotary_factor"])
+    if rope_type not in ["default", "longrope"]:
+        raise ValueError(f"`rope_parameters`'s type field must be one of ['longrope'], got {rope_type}")
+    for key, value in (("short_factor", short), ("long_factor", long_)):
+        if value is not None:
+            if not (isinstance(value, list) and all(isinstance(x, (int, float)) for x in value)):
+                raise ValueError(f"`rope_parameters`'s {key} field must be a list of numbers, got {value}")
+            if not len(value) == ndims // 2:
+                raise ValueError(f"`rope_parameters`'s {key} field must have length {ndims // 2}, got {len(value)}")
+
+
+def _phimoe_rope_validation_5(f: Frame, a: dict) -> None:
+    """PhiMoE ``validate_rope`` (transformers 5): PreTrainedConfig's checks, then numeric short/long mscales for
+    scaled RoPE (and ``original_max_position_embeddings`` taken from the RoPE settings)."""
+    f.lib.super_call(f, "validate_rope", (), {})
+    obj = f.obj
+    if obj.rope_parameters["rope_type"] != "default":
+        if "original_max_position_embeddings" in obj.rope_parameters:
+            obj.original_max_position_embeddings = obj.rope_parameters["original_max_position_embeddings"]
+        short = obj.rope_parameters.get("short_mscale", None)
+        long_ = obj.rope_parameters.get("long_mscale", None)
+        if not isinstance(short, (int, float)):
+            raise TypeError(f"`rope_parameters`'s short_mscale field must be a number, got {short}")
+        if not isinstance(long_, (int, float)):
+            raise TypeError(f"`rope_parameters`'s long_mscale field must be a number, got {long_}")
+
+
+def _append_if_differs(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if value is not None and value != f.get(a["b"]):
+        f.get(a["l"]).append(f.get(a["v"]))
+
+
+def _kwargs_get_or_const(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.kwargs().get(f.get(a["k"])) or f.get(a["v"]))
+
+
+def _legacy_rope_type_renamed(f: Frame, a: dict) -> None:
+    """A RoPE type another format names ``legacy`` (e.g. ``deepseek_yarn``) becomes ``new``: the settings move
+    from the ``rope_scaling`` keyword to ``rope_parameters`` without their ``type`` key."""
+    source = f.get(a["s"])
+    if f.get(a["legacy"]) in (source.get("type"), source.get("rope_type")):
+        del f.kwargs()[f.get(a["k"])]
+        f.set(a["t"], {k: v for k, v in source.items() if k != "type"} | {"rope_type": f.get(a["new"])})
+        f.get(a["l"]).append(f.get(a["note"]))
+
+
+def _mistral4_rope_defaults(f: Frame, a: dict) -> None:
+    """Mistral-4's default RoPE settings: YaRN constants, the model's context length and a partial rotary factor
+    of rope / (nope + rope) head dims."""
+    if f.get(a["t"]) is not None:
+        return
+    rope, nope = f.get(a["r"]), f.get(a["n"])
+    f.set(a["t"], {"type": f.get(a["type"]), "rope_theta": f.get(a["theta"]), "factor": f.get(a["factor"]),
+                   "original_max_position_embeddings": f.get(a["original"]), "max_position_embeddings": f.get(a["m"]),
+                   "beta_fast": f.get(a["beta_fast"]), "beta_slow": f.get(a["beta_slow"]),
+                   "mscale_all_dim": f.get(a["mscale_all_dim"]), "mscale": f.get(a["mscale"]),
+                   "llama_4_scaling_beta": f.get(a["llama_4_scaling_beta"]),
+                   "partial_rotary_factor": f.get(a["r"]) / (nope + rope)})
+
+
+def _indexer_types_default(f: Frame, a: dict) -> None:
+    """Per layer "full" (computes the indexer's top-k) or "shared": from a pattern string / list in the keyword
+    arguments, else every ``freq``-th layer after ``offset``."""
+    if f.get(a["t"]) is not None:
+        return
+    kw = f.kwargs()
+    pattern = kw.get(f.get(a["pattern_key"]))
+    f.set("pattern", pattern)
+    if pattern is not None:
+        letters = f.get(a["letters"])
+        f.set(a["t"], [letters[c] for c in pattern] if isinstance(pattern, str) else list(pattern))
+        return
+    freq = max(kw.get(f.get(a["freq_key"]), f.get(a["freq"])), 1)
+    offset = kw.get(f.get(a["offset_key"]), f.get(a["offset"]))
+    hit, miss = f.get(a["hit"]), f.get(a["miss"])
+    f.set(a["t"], [hit if max(i - offset + 1, 0) % freq == 0 else miss for i in _layer_range(f.obj.num_hidden_layers)])
+
+
+def _layer_types_from_pattern_kwarg(f: Frame, a: dict) -> None:
+    """Layer types from a pattern string keyword (the class's own method turns it into a list), else a default
+    list; with ``else_remap`` legacy names in a given list are renamed."""
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if key in kw:
+        pattern = kw.pop(key)
+        f.set("pattern", pattern)
+        if f.get(a["t"]) is None:
+            f.set(a["t"], f.lib.call(f.obj, a["m"], pattern))
+    elif f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["default"]))
+    elif a.get("else_remap"):
+        f.set(a["t"], _remap_legacy(f, f.get(a["t"])))
+
+
+def _from_pattern_kwarg_if_eq(f: Frame, a: dict) -> None:
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if key in kw:
+        pattern = kw.pop(key)
+        f.set("pattern", pattern)
+        if f.get(a["t"]) == f.get(a["v"]):
+            f.set(a["t"], f.lib.call(f.obj, a["m"], pattern))
+
+
+def _return_mapped_items(f: Frame, a: dict) -> None:
+    mapping = f.get(a["m"])
+    raise Returned([mapping[x] for x in f.get(a["s"])])
+
+
+def _return_joined_mapped(f: Frame, a: dict) -> None:
+    mapping = f.get(a["m"])
+    raise Returned("".join(mapping[x] for x in f.get(a["s"])))
+
+
+def _len_compare_if_not_none(f: Frame, a: dict) -> None:
+    value = f.get(a["n"])
+    if value is not None:
+        len(f.get(a["l"])) != value  # noqa: B015 - evaluated for what it raises (the branch only logs)
+
+
+def _set_repr(values: set) -> str:
+    return "{" + ", ".join(repr(v) for v in values) + "}" if values else "set()"
+
+
+def _nemotron_h_layer_types_validation(f: Frame, a: dict) -> None:
+    """Nemotron-H ``validate_layer_type``: ``layers_block_type`` (and the MTP block types when MTP layers exist)
+    are lists of the four block kinds.  Its messages print Python sets: their order follows the process's string
+    hashing, so only the exception type is exact when a set has more than one element."""
+    obj = f.obj
+    valid = set(a["valid"])
+
+    def invalid_error(name: str, values: Any) -> ValueError:
+        invalid = set(values) - valid
+        exc = ValueError(f"`{name}` contains invalid types: {_set_repr(invalid)}. Must be one of: {_set_repr(valid)}")
+        exc._kvg_hash_order = True  # type: ignore[attr-defined]
+        return exc
+
+    if not isinstance(obj.layer_types, list):
+        raise ValueError(f"`layers_block_type` must be a list of strings. Got type: {type(obj.layer_types)}")
+    if not all(block in valid for block in obj.layer_types):
+        raise invalid_error("layers_block_type", obj.layer_types)
+    if obj.num_nextn_predict_layers > 0:
+        if obj.mtp_layers_block_type is None:
+            raise ValueError(
+                "mtp_layers_block_type is required when num_nextn_predict_layers > 0. Please provide an explicit list "
+                "of layer types for MTP layers. Example: mtp_layers_block_type=['attention', 'moe']")
+        if not isinstance(obj.mtp_layers_block_type, list):
+            raise ValueError(f"`mtp_layers_block_type` must be a list of strings. Got type: "
+                             f"{type(obj.mtp_layers_block_type)}")
+        if not all(block in valid for block in obj.mtp_layers_block_type):
+            raise invalid_error("mtp_layers_block_type", obj.mtp_layers_block_type)
+
+
 STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set": _set, "set_const": _set_const, "default_if_none": _default_if_none,
     "set_default_if_none": _set_default_if_none, "const_if_none": _const_if_none,
@@ -934,6 +1382,41 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "layer_types_all_sliding_or_full": _layer_types_all_sliding_or_full,
     "rope_params_type_from_type": _rope_params_type_from_type, "layer_offset_below_period": _layer_offset_below_period,
     "opaque": _opaque,
+    # -- transformers 5 --
+    "return_value": _return_value, "call_method": _call_method, "super_method": _super_method,
+    "return_super_method_kwargs": _return_super_method_kwargs, "set_super_method": _set_super_method,
+    "raise_if_not_multiple": _raise_if_not_multiple, "raise_if_ge": _raise_if_ge,
+    "raise_if_not_dict": _raise_if_not_dict, "layer_types_every": _layer_types_every,
+    "layer_types_every_else_remap": lambda f, a: _layer_types_every(f, {**a, "else_remap": True}),
+    "layer_types_every_within_window": _layer_types_every_within_window,
+    "layer_types_chunked_if_size": _layer_types_chunked_if_size, "per_layer_const_if_none": _per_layer_const_if_none,
+    "first_then_rest_if_none": _first_then_rest_if_none, "first_k_then_rest_if_none": _first_k_then_rest_if_none,
+    "const_if_none_else_remap": _const_if_none_else_remap, "last_layer_type_forced": _last_layer_type_forced,
+    "set_attr_on": _set_attr_on, "mul_const_if_none_set": _mul_const_if_none_set,
+    "set_or_const_mul": _set_or_const_mul, "set_attr_of_if_none": _set_attr_of_if_none,
+    "list_if_tuple": _list_if_tuple, "set_from_kwarg_if_not_none": _set_from_kwarg_if_not_none,
+    "kwarg_pop_if_present_else": _kwarg_pop_if_present_else, "const_if_false_and_attr": _const_if_false_and_attr,
+    "bidirectional_window": _bidirectional_window, "dict_model_type_rename": _dict_model_type_rename,
+    "dict_item_update_if_not_none": _dict_item_update_if_not_none,
+    "dict_item_const_if_none": _dict_item_const_if_none,
+    "dict_item_setdefault_kwarg_pop_item": _dict_item_setdefault_kwarg_pop_item,
+    "dict_setdefault_kwarg_pop": _dict_setdefault_kwarg_pop, "dict_setdefault_kwarg_get": _dict_setdefault_kwarg_get,
+    "dict_setdefault_div": _dict_setdefault_div, "set_dict_get": _set_dict_get,
+    "dict_item_const_if_in": _dict_item_const_if_in, "dict_item_const_if_get_eq": _dict_item_const_if_get_eq,
+    "kwargs_get_or_attr": _kwargs_get_or_attr, "kwargs_setdefault_div_if_not_none": _kwargs_setdefault_div_if_not_none,
+    "item_scaled_if_attr": _item_scaled_if_attr, "item_scaled_if_attr_eq": _item_scaled_if_attr,
+    "flat_sub_config_kwargs": _flat_sub_config_kwargs, "sub_config_init_params": _sub_config_init_params,
+    "list_plus_const": _list_plus_const, "kwargs_pop_keys": _kwargs_pop_keys,
+    "phi3_rope_validation_5": _phi3_rope_validation_5, "phimoe_rope_validation_5": _phimoe_rope_validation_5,
+    "append_if_differs": _append_if_differs, "kwargs_get_or_const": _kwargs_get_or_const,
+    "legacy_rope_type_renamed": _legacy_rope_type_renamed, "mistral4_rope_defaults": _mistral4_rope_defaults,
+    "indexer_types_default": _indexer_types_default, "noop": lambda f, a: None,
+    "layer_types_from_pattern_kwarg": _layer_types_from_pattern_kwarg,
+    "layer_types_from_pattern_kwarg_else_remap":
+        lambda f, a: _layer_types_from_pattern_kwarg(f, {**a, "else_remap": True}),
+    "from_pattern_kwarg_if_eq": _from_pattern_kwarg_if_eq, "return_mapped_items": _return_mapped_items,
+    "return_joined_mapped": _return_joined_mapped, "len_compare_if_not_none": _len_compare_if_not_none,
+    "nemotron_h_layer_types_validation": _nemotron_h_layer_types_validation,
 }
 
 
