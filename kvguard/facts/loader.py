@@ -144,9 +144,21 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
     except RecursionError:
         raise Undecidable("the config is nested too deeply for kvguard to follow") from None
     except MODELLED_EXCEPTIONS as exc:
+        _internal_if_ours(exc)
         raise _crash(exc) from None
     _mark(config, raw, set())
     return config
+
+
+def _internal_if_ours(exc: BaseException) -> None:
+    """Re-raise ``exc`` as kvguard's own failure when it cannot be the modelled library's: a missing attribute of
+    one of kvguard's own objects (a config value never is one)."""
+    if isinstance(exc, AttributeError) and not isinstance(exc, StrictDataclassError):
+        owner = getattr(exc, "obj", None)
+        if owner is not None and not isinstance(owner, ConfigObject) \
+                and type(owner).__module__.startswith("kvguard."):
+            from ..errors import InternalError
+            raise InternalError.of(exc) from exc
 
 
 def _mark(obj: Any, raw: Any, seen: set) -> None:
@@ -180,6 +192,7 @@ def hf_text_config(config: ConfigObject, release=None) -> Any:
     except (LoadCrash, Undecidable):
         raise
     except MODELLED_EXCEPTIONS as exc:
+        _internal_if_ours(exc)
         raise _crash(exc) from None
 
 

@@ -35,7 +35,7 @@ def check_repr(lib: Any, obj: ConfigObject) -> None:
         _default_instance(obj)
         defaults = _sub_config_keys_of_default(lib, obj)
     else:
-        defaults = {key for key in lib.sub_configs(obj.kvg_class) if key != "backbone_config"} \
+        defaults = {key for key in lib.sub_configs(obj.kvg_facts) if key != "backbone_config"} \
             if variant == "field_defaults" else set()
     for key in out:
         attr = obj.kvg_attrs.get(key)
@@ -47,7 +47,7 @@ def check_repr(lib: Any, obj: ConfigObject) -> None:
 
 def _sub_config_keys_of_default(lib: Any, obj: ConfigObject) -> set:
     """The keys a default instance of the class holds sub-configs under (5.17/5.19 diff against it)."""
-    return set(lib.sub_configs(obj.kvg_class))
+    return set(lib.sub_configs(obj.kvg_facts))
 
 
 def measured_exception(exc_type: str, message: str) -> BaseException:
@@ -68,7 +68,7 @@ def measured_exception(exc_type: str, message: str) -> BaseException:
 
 def _default_instance(obj: ConfigObject) -> None:
     """``obj.__class__()`` (measured: what building the class with no arguments raises)."""
-    record = obj.kvg_class.record
+    record = obj.kvg_facts.record
     if "default_error" in record:
         raise measured_exception(*record["default_error"])
 

@@ -1129,7 +1129,7 @@ def _flat_sub_config_kwargs(f: Frame, a: dict) -> None:
     top-level ones (those the sub-config class takes, and ``extra``) and its dtype copied."""
     if f.get(a["t"]) is not None:
         return
-    spec = f.lib.sub_config_spec(f.obj.kvg_class, f.get(a["key"]))
+    spec = f.lib.sub_config_spec(f.obj.kvg_facts, f.get(a["key"]))
     names = _init_param_names(f, f.lib.class_facts(spec["class"])) + list(f.get(a["extra"]))
     kw = f.kwargs()
     f.set(a["t"], {key: kw.pop(key) for key in names if key in kw})
@@ -1138,7 +1138,7 @@ def _flat_sub_config_kwargs(f: Frame, a: dict) -> None:
 
 
 def _sub_config_init_params(f: Frame, a: dict) -> None:
-    name = f.lib.sub_configs(f.obj.kvg_class).get(f.get(a["key"]))
+    name = f.lib.sub_configs(f.obj.kvg_facts).get(f.get(a["key"]))
     if not isinstance(name, str):
         raise Undecidable(f"{f.cls.name}: sub-config {a['key']!r} is not modelled")
     f.set(a["t"], _init_param_names(f, f.lib.class_facts(name)))

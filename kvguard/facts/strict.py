@@ -264,7 +264,7 @@ def _value_repr(value: Any) -> str:
     from .objects import ConfigObject, TorchDtype
     if isinstance(value, ConfigObject):
         # the message is built eagerly: repr(config) runs (and raises what it raises) even when it is discarded
-        value.kvg_class.library.repr_check(value)
+        value.kvg_facts.library.repr_check(value)
         raise _Unprintable(value.kvg_class_name)
     if isinstance(value, TorchDtype):
         return repr(value)
@@ -282,7 +282,7 @@ def _check_printable(value: Any) -> None:
             _check_printable(k)
             _check_printable(v)
     elif isinstance(value, ConfigObject):
-        value.kvg_class.library.repr_check(value)
+        value.kvg_facts.library.repr_check(value)
         raise _Unprintable(value.kvg_class_name)
 
 
@@ -374,7 +374,7 @@ def _class_check(name: str, value: Any, dotted: str, type_classes: dict) -> None
     kind = info["kind"]
     if kind == "config":
         ok = isinstance(value, ConfigObject) and (info["name"] in ("PreTrainedConfig", "PretrainedConfig")
-                                                  or value.kvg_class.is_sub(info["name"]))
+                                                  or value.kvg_facts.is_sub(info["name"]))
     elif kind == "dtype":
         ok = isinstance(value, TorchDtype)
     elif kind == "typeddict":

@@ -158,7 +158,7 @@ class Transformers5:
                 name = "vllm:" + name
             cls = self.class_facts(name)
         elif "sub" in ref:
-            name = self.sub_configs(frame.obj.kvg_class).get(ref["sub"])
+            name = self.sub_configs(frame.obj.kvg_facts).get(ref["sub"])
             if not isinstance(name, str):
                 raise Undecidable(f"{frame.cls.name}: sub-config {ref['sub']!r} is not modelled")
             cls = self.class_facts(name)
@@ -306,7 +306,7 @@ class Transformers5:
                 raise TypeError(f"Missing required field - '{name}'")
             setattr(obj, name, value)
         extra = {k: v for k, v in kwargs.items() if k not in names}
-        self.post_init(obj, obj.kvg_class, extra)
+        self.post_init(obj, obj.kvg_facts, extra)
 
     def post_init(self, obj: ConfigObject, start: "ClassFacts | None", kwargs: dict) -> None:
         """``obj.__post_init__(**kwargs)`` resolved from ``start`` up (``super().__post_init__`` starts higher)."""
@@ -355,7 +355,7 @@ class Transformers5:
         """What ``PreTrainedConfig.__post_init__(**kwargs)`` does in this line."""
         variant = self.variant("__post_init__")
         if variant in ("5.20", "5.24"):
-            for key, spec in self._sub_config_specs(obj.kvg_class).items():
+            for key, spec in self._sub_config_specs(obj.kvg_facts).items():
                 sub = getattr(obj, key)
                 if sub is None and spec["optional"]:
                     continue
@@ -452,7 +452,7 @@ class Transformers5:
     # -- methods --------------------------------------------------------------------------------
     def has_method(self, obj: ConfigObject, name: str) -> bool:
         """``getattr(obj, name, None) is not None`` for a method name."""
-        k: "ClassFacts | None" = obj.kvg_class
+        k: "ClassFacts | None" = obj.kvg_facts
         while k is not None:
             if name in (k.record.get("methods") or {}):
                 return True
@@ -463,7 +463,7 @@ class Transformers5:
 
     def call(self, obj: ConfigObject, name: str, *args: Any, **kwargs: Any) -> Any:
         """``obj.<name>(*args, **kwargs)``: the class's own method, else PreTrainedConfig's."""
-        return self.call_from(obj, obj.kvg_class, name, args, kwargs)
+        return self.call_from(obj, obj.kvg_facts, name, args, kwargs)
 
     def call_from(self, obj: ConfigObject, start: "ClassFacts | None", name: str, args: tuple, kwargs: dict) -> Any:
         k = start
@@ -592,7 +592,7 @@ class Transformers5:
                 raise Undecidable(f"PreTrainedConfig.{name} is not modelled")
             fn(self, obj)
             return
-        k: "ClassFacts | None" = obj.kvg_class
+        k: "ClassFacts | None" = obj.kvg_facts
         while k is not None and k.display != defining:
             k = k.parent
         if k is None or name not in (k.record.get("methods") or {}):
@@ -601,7 +601,7 @@ class Transformers5:
 
     # -- the attribute protocol ---------------------------------------------------------------
     def get_attribute(self, obj: ConfigObject, name: str) -> Any:
-        cls = obj.kvg_class
+        cls = obj.kvg_facts
         if cls.hooks:
             _check_hooks(cls, "__getattribute__")
         attrs = obj.kvg_attrs
@@ -627,7 +627,7 @@ class Transformers5:
         raise AttributeError(f"'{cls.display}' object has no attribute '{name}'")
 
     def set_attribute(self, obj: ConfigObject, name: str, value: Any) -> None:
-        cls = obj.kvg_class
+        cls = obj.kvg_facts
         if cls.hooks:
             _check_hooks(cls, "__setattr__")
         check = self.field_checks(cls).get(name)
@@ -661,7 +661,7 @@ class Transformers5:
 
     def text_config_of(self, obj: ConfigObject, decoder: Any = None, encoder: Any = None) -> Any:
         """``config.get_text_config(decoder=, encoder=)``."""
-        k: "ClassFacts | None" = obj.kvg_class
+        k: "ClassFacts | None" = obj.kvg_facts
         while k is not None:
             if "text_config_rule" in k.record:
                 rule = k.record["text_config_rule"]
@@ -815,7 +815,7 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "length_of":
         return len(getattr(obj, prop["a"]))
     if kind == "method_of":
-        return obj.kvg_class.library.call(obj, prop["m"], getattr(obj, prop["a"]))
+        return obj.kvg_facts.library.call(obj, prop["m"], getattr(obj, prop["a"]))
     if kind == "round_up_mul":
         value, multiple = getattr(obj, prop["a"]) * getattr(obj, prop["f"]), prop["multiple"]
         return int(((value + multiple - 1) // multiple) * multiple)
@@ -857,7 +857,7 @@ def _set_implementation(lib: Transformers5, obj: ConfigObject, value: Any, which
     current = getattr(obj, which, None)
     chosen = value if not isinstance(value, dict) else value.get("", current)
     setattr(obj, which + "_internal", chosen)
-    for key in lib.sub_configs(obj.kvg_class):
+    for key in lib.sub_configs(obj.kvg_facts):
         sub = getattr(obj, key, None)
         if sub is not None:
             current_sub = getattr(sub, which, None)
@@ -943,7 +943,7 @@ def _set_rope_scaling(lib: Transformers5, obj: ConfigObject, value: Any) -> None
 
 
 def _get_sub_configs(lib: Transformers5, obj: ConfigObject) -> Any:
-    return dict(lib.sub_configs(obj.kvg_class))
+    return dict(lib.sub_configs(obj.kvg_facts))
 
 
 def _get_is_heterogeneous(lib: Transformers5, obj: ConfigObject) -> Any:
@@ -1034,7 +1034,7 @@ def _validate_layer_type(lib: Transformers5, obj: ConfigObject) -> None:
 
 def _is_custom_code(obj: ConfigObject) -> bool:
     """``cls.is_custom_code()``: a class from outside transformers (vLLM's own)."""
-    return not str(obj.kvg_class.record.get("module", "")).startswith("transformers.")
+    return not str(obj.kvg_facts.record.get("module", "")).startswith("transformers.")
 
 
 def _validate_output_attentions(lib: Transformers5, obj: ConfigObject) -> None:
