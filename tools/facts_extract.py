@@ -316,6 +316,7 @@ KNOWN_PROPERTIES: dict[str, list] = {
     "633b389f5c18": ["same_per_layer", {"value": "attention"}],                        # FalconH1
     "2ad97e96c1ad": ["layer_types_or_same", {"value": "mamba"}],                        # GraniteMoeHybrid
     "34fc2b650dbc": ["same_per_layer", {"value": "sliding_attention"}],
+    "d39e6feb921d": ["length_of", {"a": "supported_aspect_ratios"}],                    # Mllama vision
 }
 
 
@@ -413,6 +414,29 @@ def _method_step(stmt) -> "list | None":
     return [known[0], out]
 
 
+def _dict_of_locals_if_none(stmt) -> "list | None":
+    """``if x is None: x = {"k": k, ...}`` (a sub-config's keywords gathered from the class's own parameters)."""
+    body = [b for b in getattr(stmt, "body", []) if not _is_noise(b)]
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and len(body) == 1 and isinstance(body[0], ast.Assign)):
+        return None
+    test, assign = stmt.test, body[0]
+    if not (isinstance(test, ast.Compare) and isinstance(test.ops[0], ast.Is)
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
+        return None
+    value = assign.value
+    if not isinstance(value, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str)
+                                                  for k in value.keys):
+        return None
+    try:
+        target = _var(test.left)
+        if _var(assign.targets[0]) != target:
+            return None
+        items = [[k.value, _var(v)] for k, v in zip(value.keys, value.values)]
+    except _NoMatch:
+        return None
+    return ["dict_of_locals_if_none", {"t": target, "items": items}]
+
+
 def _truthy_chain(stmt) -> "list | None":
     """``t = a or kwargs.get("k") or 0.5``: the first truthy of names, keyword arguments and literals."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.BoolOp)
@@ -456,7 +480,7 @@ def recognise(stmt: ast.stmt) -> list:
         except _NoMatch:
             continue
         return [name, _plain(env)]
-    chain = _truthy_chain(stmt)
+    chain = _truthy_chain(stmt) or _dict_of_locals_if_none(stmt)
     if chain is not None:
         return chain
     sub = facts_subconfigs.recognise(stmt)
@@ -735,6 +759,11 @@ def _model_mapping_names() -> dict:
     return {k: _jsonable(v) for k, v in MODEL_MAPPING_NAMES.items()}
 
 
+def _causal_lm_model_types() -> list[str]:
+    from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    return sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES)
+
+
 def transformers_tables(coverage: str | None) -> dict:
     import transformers
     import transformers.configuration_utils as cu
@@ -748,6 +777,7 @@ def transformers_tables(coverage: str | None) -> dict:
            "base": _base_facts(),
            "allowed_layer_types": list(getattr(cu, "ALLOWED_LAYER_TYPES", ())),
            "model_mapping_names": _model_mapping_names(),
+           "causal_lm_model_types": _causal_lm_model_types(),
            "rope": _rope_key_sets(),
            "classes": {cls.__name__: describe_class(cls) for cls in classes}}
     if facts_transformers5.is_v5_config(getattr(transformers, "PreTrainedConfig", None)):
@@ -968,6 +998,8 @@ def unmodelled(release: str) -> dict[str, dict[str, list[str]]]:
             if name in seen:
                 continue
             seen.add(name)
+            if name == "AutoConfig":
+                continue  # a sub-config slot filled by model type (CONFIG_MAPPING), never built as a class
             record = record_of(name)
             if record is None:
                 if not name.startswith("vllm:") and "vllm:" + name in vtables["classes"]:

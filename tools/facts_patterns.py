@@ -151,6 +151,73 @@ PATTERNS: list[tuple[str, str]] = [
     ("layer_types_all_sliding_or_full",
      "if self.layer_types is None:\n"
      "    self.layer_types = ['sliding_attention' if self.sliding_window is not None else 'full_attention'] * V_n"),
+    # -- served model types of transformers 4.x --------------------------------------------------
+    ("get_if_not_none", "V_t = V_m.get(K_k) if V_m is not None else None"),
+    ("set_const_if_none_other", "if V_a is None:\n    V_t = K_v"),
+    ("const_if_contains", "if K_v in V_a:\n    V_t = K_w"),
+    ("mul_if_none_else", "V_t = V_b * V_c if V_a is None else V_a"),
+    ("floordiv_if_eq_const", "if V_t == K_v:\n    V_t = V_a // V_b"),
+    ("raise_if_product_differs", "if V_a * V_b != V_c:\n    raise ValueError(F_msg)"),
+    ("rope_validation_if_eq", "if V_a == K_v:\n    rope_config_validation(self)"),
+    ("pair_unless_sequence", "V_t = V_a if isinstance(V_a, (list, tuple)) else (V_a, V_a)"),
+    ("to_list", "V_t = list(V_a)"),
+    ("exaone4_layer_types",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = ['sliding_attention' if (i + 1) % sliding_window_pattern != 0 and i < self.num_hidden_layers"
+     " else 'full_attention' for i in range(self.num_hidden_layers)]"),
+    ("layer_types_full_every_else_linear",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = ['full_attention' if bool((i + 1) % K_n) else 'linear_attention'"
+     " for i in range(self.num_hidden_layers)]"),
+    ("layer_types_sliding_except_every",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = ['sliding_attention' if (i + 1) % K_n != 0 else 'full_attention'"
+     " for i in range(self.num_hidden_layers)]"),
+    ("layer_types_full_every_else_sliding",
+     "if layer_types is None:\n"
+     "    self.layer_types = ['full_attention' if (i + 1) % K_n == 0 else 'sliding_attention'"
+     " for i in range(self.num_hidden_layers)]\nelse:\n    self.layer_types = layer_types"),
+    ("lfm2_layer_types",
+     "if self.layer_types is None:\n"
+     "    full_attn_idxs = full_attn_idxs if full_attn_idxs is not None else list(range(num_hidden_layers))\n"
+     "    self.layer_types = ['full_attention' if i in full_attn_idxs else 'conv' for i in range(num_hidden_layers)]"),
+    ("smollm3_no_rope_layers",
+     "if no_rope_layers is None:\n"
+     "    self.no_rope_layers = [int((layer_idx + 1) % no_rope_layer_interval != 0)"
+     " for layer_idx in range(num_hidden_layers)]\nelse:\n    self.no_rope_layers = no_rope_layers"),
+    ("smollm3_layer_types",
+     "if layer_types is None:\n    layer_types = []\n    for layer_idx in range(num_hidden_layers):\n"
+     "        has_rope = self.no_rope_layers[layer_idx]\n"
+     "        if use_sliding_window and sliding_window is not None and (not has_rope):\n"
+     "            layer_types.append('sliding_attention')\n        else:\n"
+     "            layer_types.append('full_attention')"),
+    ("gemma3n_intermediate_sizes",
+     "if isinstance(intermediate_size, Sequence) and (intsize_len := len(intermediate_size)) != num_hidden_layers:\n"
+     "    raise ValueError(F_msg)\n"
+     "elif not isinstance(intermediate_size, Sequence):\n    intermediate_size = [intermediate_size] * num_hidden_layers"),
+    ("gemma3n_sparsity_default",
+     "if activation_sparsity_pattern is None:\n    num_sparse_layers = 10 if num_hidden_layers > 10 else 0\n"
+     "    activation_sparsity_pattern = [0.95] * num_sparse_layers + [0.0] * (num_hidden_layers - num_sparse_layers)"),
+    ("gemma3n_sparsity_check",
+     "if (len_asp := len(activation_sparsity_pattern)) != num_hidden_layers:\n    raise ValueError(F_msg)"),
+    ("mamba2_head_check",
+     "if hidden_size * expand != num_heads * head_dim:\n"
+     "    raise ValueError(f'Inconsistent configuration: hidden_size * expand ({hidden_size * expand}) must equal "
+     "num_heads * head_dim ({num_heads * head_dim}).')"),
+    ("granite_layer_types_check",
+     "if layer_types is not None and any((layer_type not in ['mamba', 'attention'] for layer_type in layer_types)):\n"
+     "    raise ValueError('layer_types must be a list strings in  [`mamba` `attention`]')"),
+    ("int_keys_and_values", "V_t = {int(k): int(v) for k, v in V_a.items()}"),
+    ("max_of_values", "V_t = max(V_a.values())"),
+    ("bart_forced_bos",
+     "if self.forced_bos_token_id is None and kwargs.get('force_bos_token_to_be_generated', False):\n"
+     "    self.forced_bos_token_id = self.bos_token_id\n"
+     "    warnings.warn(f'Please make sure the config includes `forced_bos_token_id={self.bos_token_id}` in future "
+     "versions. The config can simply be saved and uploaded again to be fixed.')"),
+    ("set_nested_attr", "V_o.A_name = V_s.A_attr"),
+    ("causal_lm_type_check", "V_t = V_s.model_type in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES"),
+    ("paligemma_image_tokens",
+     "self.text_config.num_image_tokens = (self.vision_config.image_size // self.vision_config.patch_size) ** 2"),
     # -- RoPE (more) ------------------------------------------------------------------------------
     ("rope_floats",
      "if self.rope_scaling is not None:\n    for key in K_keys:\n        if key in self.rope_scaling:\n"

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import ast
 
-KINDS = ("none", "empty_dict", "dict", "config", "falsy", "truthy")
+KINDS = ("none", "empty_dict", "dict", "dict_mt", "config", "falsy", "truthy")
+#: ``dict_mt``: a dict with a ``model_type`` key (``'model_type' in x`` tells them apart)
 
 
 class NotSubConfig(Exception):
@@ -92,14 +93,28 @@ def _call_op(target: str, call: ast.Call, var_names: set) -> dict:
     named = [kw for kw in call.keywords if kw.arg is not None]
     if len(star) > 1:
         raise NotSubConfig
-    if named:
-        op["kw"] = {kw.arg: _lit(kw.value) for kw in named}
+    literal_kw, var_kw = {}, {}
+    for kw in named:
+        if isinstance(kw.value, (ast.Name, ast.Attribute)):
+            var_kw[kw.arg] = _var(kw.value)
+        else:
+            literal_kw[kw.arg] = _lit(kw.value)
+    if literal_kw:
+        op["kw"] = literal_kw
+    if var_kw:
+        op["kw_vars"] = var_kw
     if star:
         value = star[0]
         if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) and len(value.values) == 2 \
                 and isinstance(value.values[1], ast.Dict) and not value.values[1].keys:
             op["from"] = _var(value.values[0])
             op["or_empty"] = True
+        elif isinstance(value, ast.Dict) and len(value.keys) == 2 and value.keys[0] is None and value.keys[1] is None \
+                and isinstance(value.values[0], ast.Attribute) and isinstance(value.values[0].value, ast.Name) \
+                and value.values[0].value.id == "self":
+            # {**self._class_defaults, **x}: the class's default keywords, overridden by x
+            op["from"] = _var(value.values[1])
+            op["under_class_value"] = value.values[0].attr
         elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "pop" \
                 and isinstance(value.func.value, ast.Name) and value.func.value.id == "kwargs":
             op["from_kwargs_pop"] = [_lit(value.args[0]), _lit(value.args[1]) if len(value.args) > 1 else None]
@@ -120,6 +135,8 @@ def _simple(stmt, var_names: set) -> list[dict]:
                 return []
             if value.func.attr == "setdefault" and len(value.args) == 2 and _lit(value.args[0]) == "model_type":
                 return [{"op": "model_type_default", "var": _var(owner), "value": _lit(value.args[1])}]
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            return [dict(_call_op("_discarded", value, var_names), op="build_discard")]
         raise NotSubConfig
     if isinstance(stmt, ast.Pass):
         return []
@@ -152,6 +169,10 @@ def _simple(stmt, var_names: set) -> list[dict]:
             # target = x or Cls(): x when truthy, else a default-built class
             return [{"op": "or_build", "target": tname, "from": _var(value.values[0]),
                      "build": _call_op(tname, value.values[1], var_names)}]
+        if isinstance(value, ast.IfExp) and isinstance(value.body, ast.Dict) and not value.body.keys \
+                and isinstance(value.test, ast.Compare) and isinstance(value.test.ops[0], ast.Is) \
+                and isinstance(value.orelse, (ast.Name, ast.Attribute)):
+            return [{"op": "empty_if_none", "target": tname, "from": _var(value.orelse)}]
         if isinstance(value, ast.IfExp) and isinstance(value.body, ast.Call) and isinstance(value.orelse, ast.Call):
             return [{"op": "if_truthy_build", "target": tname, "test": _var(value.test),
                      "then": _call_op(tname, value.body, var_names),
@@ -166,36 +187,52 @@ def _simple(stmt, var_names: set) -> list[dict]:
     raise NotSubConfig
 
 
+def _same_var(name: str, var: str) -> bool:
+    """``x`` and ``self.x`` hold the same object in the classes that test one and use the other (the class
+    stored its argument first)."""
+    return name == var or name.removeprefix("self.") == var.removeprefix("self.")
+
+
 def _test(node, var: str, kind: str):
     """The value of a branch test for a variable of ``kind`` (None: the test is not about ``var``)."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         inner = _test(node.operand, var, kind)
         return None if inner is None else not inner
     if isinstance(node, ast.BoolOp):
-        values = [_test(v, var, kind) for v in node.values]
-        if any(v is None for v in values):
-            return None
-        return all(values) if isinstance(node.op, ast.And) else any(values)
+        is_and = isinstance(node.op, ast.And)
+        for v in node.values:          # evaluated in order, as Python does
+            result = _test(v, var, kind)
+            if result is None:
+                return None
+            if result is not is_and:
+                return result
+        return is_and
     if isinstance(node, (ast.Name, ast.Attribute)):
-        if _var(node) != var:
+        if not _same_var(_var(node), var):
             return None
-        return kind in ("dict", "config", "truthy")
+        return kind in ("dict", "dict_mt", "config", "truthy")
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant) \
             and node.comparators[0].value is None and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
-        if _var(node.left) != var:
+        if not _same_var(_var(node.left), var):
             return None
         is_none = kind == "none"
         return is_none if isinstance(node.ops[0], ast.Is) else not is_none
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+            and isinstance(node.left, ast.Constant) and node.left.value == "model_type":
+        if not _same_var(_var(node.comparators[0]), var) or kind not in ("empty_dict", "dict", "dict_mt"):
+            return None
+        hit = kind == "dict_mt"
+        return hit if isinstance(node.ops[0], ast.In) else not hit
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
             and len(node.args) == 2:
-        if _var(node.args[0]) != var:
+        if not _same_var(_var(node.args[0]), var):
             return None
         kinds = node.args[1]
         names = [kinds] if not isinstance(kinds, ast.Tuple) else list(kinds.elts)
         hit = False
         for n in names:
             if isinstance(n, ast.Name) and n.id == "dict":
-                hit = hit or kind in ("dict", "empty_dict")
+                hit = hit or kind in ("dict", "dict_mt", "empty_dict")
             elif isinstance(n, (ast.Name, ast.Attribute)):
                 hit = hit or kind == "config"
             else:

@@ -146,7 +146,8 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
     except MODELLED_EXCEPTIONS as exc:
         _internal_if_ours(exc)
         raise _crash(exc) from None
-    _mark(config, raw, set())
+    from .verified import emulation_level
+    _mark(config, raw, emulation_level(raw, release), set())
     return config
 
 
@@ -161,15 +162,18 @@ def _internal_if_ours(exc: BaseException) -> None:
             raise InternalError.of(exc) from exc
 
 
-def _mark(obj: Any, raw: Any, seen: set) -> None:
+def _mark(obj: Any, raw: Any, level: str, seen: set) -> None:
+    """Keep the raw mapping each object was built from (vLLM 0.23.0+ reads one raw key) and the verification
+    level of the config on every object of it."""
     if not isinstance(obj, ConfigObject) or id(obj) in seen:
         return
     seen.add(id(obj))
     object.__setattr__(obj, "kvg_raw", dict(raw) if isinstance(raw, Mapping) else {})
+    object.__setattr__(obj, "kvg_emulation", level)
     for key, value in list(obj.kvg_attrs.items()):
         if isinstance(value, ConfigObject):
             sub = raw.get(key) if isinstance(raw, Mapping) else None
-            _mark(value, sub if isinstance(sub, Mapping) else {}, seen)
+            _mark(value, sub if isinstance(sub, Mapping) else {}, level, seen)
 
 
 def hf_text_config(config: ConfigObject, release=None) -> Any:

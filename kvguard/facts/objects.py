@@ -131,7 +131,7 @@ class ConfigObject:
         object.__setattr__(self, "_kvg_class", cls)
         object.__setattr__(self, "_kvg_attrs", {})
         object.__setattr__(self, "kvg_raw", {})
-        object.__setattr__(self, "kvg_emulation", "exact")
+        object.__setattr__(self, "kvg_emulation", "generic")
         #: what kvguard assumed to build this object (reported with the verdict)
         object.__setattr__(self, "kvg_assumptions", ())
 

@@ -252,7 +252,9 @@ def _kind(value: Any) -> str:
     if value is None:
         return "none"
     if isinstance(value, dict):
-        return "dict" if value else "empty_dict"
+        if not value:
+            return "empty_dict"
+        return "dict_mt" if "model_type" in value else "dict"
     if isinstance(value, ConfigObject):
         return "config"
     return "truthy" if value else "falsy"
@@ -263,6 +265,8 @@ def _sub_config(f: Frame, a: dict) -> None:
         ops = a["ops"]
     else:
         kind = _kind(f.get(a["var"]))
+        if not any(kind in kinds for kinds, _ in a["cases"]) and kind == "dict_mt":
+            kind = "dict"   # tables written before dicts with a model type were told apart
         ops = next(ops for kinds, ops in a["cases"] if kind in kinds)
     for op in ops:
         _SUB_OPS[op["op"]](f, op)
@@ -278,10 +282,14 @@ def _build_op(f: Frame, op: dict) -> Any:
         source = f.kwargs().pop(key, literal(default))
     else:
         source = {}
-    if "kw" in op:
+    if "under_class_value" in op:
+        defaults = getattr(f.obj, op["under_class_value"])
+        source = {**defaults, **source}
+    if "kw" in op or "kw_vars" in op:
         if not hasattr(source, "keys"):
             raise Undecidable(f"{f.cls.name}: keyword and ** arguments together on a non-mapping")
-        merged = {k: literal(v) for k, v in op["kw"].items()}
+        merged = {k: literal(v) for k, v in op.get("kw", {}).items()}
+        merged.update({k: f.get(v) for k, v in op.get("kw_vars", {}).items()})
         for key, value in source.items():
             if key in merged:
                 raise TypeError(f"__init__() got multiple values for keyword argument '{key}'")
@@ -325,6 +333,17 @@ def _op_read_model_type(f: Frame, op: dict) -> None:
     f.set(op["target"], f.get(op["from"]).get("model_type", op["default"]))
 
 
+def _op_empty_if_none(f: Frame, op: dict) -> None:
+    value = f.get(op["from"])
+    f.set(op["target"], {} if value is None else value)
+
+
+def _op_build_discard(f: Frame, op: dict) -> None:
+    """A class built and thrown away (its refusals still count)."""
+    op = dict(op, target="_discarded")
+    _build_op(f, op)
+
+
 def _op_or_build(f: Frame, op: dict) -> None:
     value = f.get(op["from"])
     if value:
@@ -355,6 +374,7 @@ _SUB_OPS: dict[str, Callable[[Frame, dict], Any]] = {
     "build": _build_op, "model_type_default": _op_model_type_default, "model_type": _op_model_type,
     "empty": _op_empty, "assign": _op_assign, "read_model_type": _op_read_model_type, "or_build": _op_or_build,
     "if_truthy_build": _op_if_truthy_build, "raise": _op_raise, "branch": _op_branch,
+    "empty_if_none": _op_empty_if_none, "build_discard": _op_build_discard,
 }
 
 
@@ -865,6 +885,176 @@ def _layer_offset_below_period(f: Frame, a: dict) -> None:
         raise ValueError(f"{what} layer offset ({offset}) must be smaller than {what} layer period ({period})")
 
 
+# -- served model types of transformers 4.x -----------------------------------------------------
+
+def _get_if_not_none(f: Frame, a: dict) -> None:
+    mapping = f.get(a["m"])
+    f.set(a["t"], mapping.get(f.get(a["k"])) if mapping is not None else None)
+
+
+def _set_const_if_none_other(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) is None:
+        f.set(a["t"], f.get(a["v"]))
+
+
+def _const_if_contains(f: Frame, a: dict) -> None:
+    if f.get(a["v"]) in f.get(a["a"]):
+        f.set(a["t"], f.get(a["w"]))
+
+
+def _floordiv_if_eq_const(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) == f.get(a["v"]):
+        f.set(a["t"], f.get(a["a"]) // f.get(a["b"]))
+
+
+def _raise_if_product_differs(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) * f.get(a["b"]) != f.get(a["c"]):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _rope_validation_if_eq(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) == f.get(a["v"]):
+        f.lib.rope_validation(f.obj, None)
+
+
+def _pair_unless_sequence(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    f.set(a["t"], value if isinstance(value, (list, tuple)) else (value, value))
+
+
+def _to_list(f: Frame, a: dict) -> None:
+    f.set(a["t"], list(f.get(a["a"])))
+
+
+def _dict_of_locals_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], {key: f.get(var) for key, var in a["items"]})
+
+
+def _exaone4_layer_types(f: Frame, a: dict) -> None:
+    """Exaone4: sliding attention except every ``sliding_window_pattern``-th layer."""
+    obj = f.obj
+    if obj.layer_types is None:
+        every = f.get("sliding_window_pattern")
+        n = obj.num_hidden_layers
+        obj.layer_types = ["sliding_attention" if (i + 1) % every != 0 and i < n else "full_attention"
+                           for i in _layer_range(n)]
+
+
+def _layer_types_alternating(f: Frame, a: dict, hit: str, miss: str, hit_when_remainder: bool,
+                             local: bool = False) -> None:
+    obj = f.obj
+    source = f.get("layer_types") if local else obj.layer_types
+    if source is not None:
+        if local:
+            obj.layer_types = source
+        return
+    every = f.get(a["n"])
+    if hit_when_remainder:
+        obj.layer_types = [hit if bool((i + 1) % every) else miss for i in _layer_range(obj.num_hidden_layers)]
+    else:
+        obj.layer_types = [miss if (i + 1) % every != 0 else hit for i in _layer_range(obj.num_hidden_layers)]
+
+
+def _lfm2_layer_types(f: Frame, a: dict) -> None:
+    """LFM2: full attention at ``full_attn_idxs`` (default: every layer), short convolutions elsewhere."""
+    obj = f.obj
+    if obj.layer_types is None:
+        n = f.get("num_hidden_layers")
+        idxs = f.get("full_attn_idxs")
+        idxs = idxs if idxs is not None else list(_layer_range(n))
+        f.set("full_attn_idxs", idxs)
+        obj.layer_types = ["full_attention" if i in idxs else "conv" for i in _layer_range(n)]
+
+
+def _smollm3_no_rope_layers(f: Frame, a: dict) -> None:
+    given = f.get("no_rope_layers")
+    if given is None:
+        every = f.get("no_rope_layer_interval")
+        f.obj.no_rope_layers = [int((i + 1) % every != 0) for i in _layer_range(f.get("num_hidden_layers"))]
+    else:
+        f.obj.no_rope_layers = given
+
+
+def _smollm3_layer_types(f: Frame, a: dict) -> None:
+    """SmolLM3: sliding attention on the layers without RoPE when a sliding window is used."""
+    if f.get("layer_types") is None:
+        kinds = []
+        sliding = f.get("use_sliding_window") and f.get("sliding_window") is not None
+        for i in _layer_range(f.get("num_hidden_layers")):
+            has_rope = f.obj.no_rope_layers[i]
+            kinds.append("sliding_attention" if sliding and not has_rope else "full_attention")
+        f.set("layer_types", kinds)
+
+
+def _gemma3n_intermediate_sizes(f: Frame, a: dict) -> None:
+    from collections.abc import Sequence
+    size, n = f.get("intermediate_size"), f.get("num_hidden_layers")
+    if isinstance(size, Sequence):
+        length = len(size)
+        f.set("intsize_len", length)
+        if length != n:
+            raise ValueError(_format(f, a["msg"]["template"]))
+    else:
+        f.set("intermediate_size", [size] * _bounded_count(n))
+
+
+def _gemma3n_sparsity_default(f: Frame, a: dict) -> None:
+    if f.get("activation_sparsity_pattern") is None:
+        n = f.get("num_hidden_layers")
+        sparse = 10 if n > 10 else 0
+        f.set("num_sparse_layers", sparse)
+        f.set("activation_sparsity_pattern", [0.95] * sparse + [0.0] * _bounded_count(n - sparse))
+
+
+def _gemma3n_sparsity_check(f: Frame, a: dict) -> None:
+    length = len(f.get("activation_sparsity_pattern"))
+    f.set("len_asp", length)
+    if length != f.get("num_hidden_layers"):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _mamba2_head_check(f: Frame, a: dict) -> None:
+    inner = f.get("hidden_size") * f.get("expand")
+    heads = f.get("num_heads") * f.get("head_dim")
+    if inner != heads:
+        raise ValueError(f"Inconsistent configuration: hidden_size * expand ({inner}) must equal num_heads * "
+                         f"head_dim ({heads}).")
+
+
+def _granite_layer_types_check(f: Frame, a: dict) -> None:
+    kinds = f.get("layer_types")
+    if kinds is not None and any(kind not in ["mamba", "attention"] for kind in kinds):
+        raise ValueError("layer_types must be a list strings in  [`mamba` `attention`]")
+
+
+def _int_keys_and_values(f: Frame, a: dict) -> None:
+    f.set(a["t"], {int(k): int(v) for k, v in f.get(a["a"]).items()})
+
+
+def _max_of_values(f: Frame, a: dict) -> None:
+    f.set(a["t"], max(f.get(a["a"]).values()))
+
+
+def _bart_forced_bos(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.forced_bos_token_id is None and f.kwargs().get("force_bos_token_to_be_generated", False):
+        obj.forced_bos_token_id = obj.bos_token_id
+
+
+def _set_nested_attr(f: Frame, a: dict) -> None:
+    setattr(f.get(a["o"]), a["name"], getattr(f.get(a["s"]), a["attr"]))
+
+
+def _causal_lm_type_check(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["s"]).model_type in set(f.lib.tables.get("causal_lm_model_types", ())))
+
+
+def _paligemma_image_tokens(f: Frame, a: dict) -> None:
+    vision = f.obj.vision_config
+    f.obj.text_config.num_image_tokens = (vision.image_size // vision.patch_size) ** 2
+
+
 def _opaque(f: Frame, a: dict) -> None:
     raise Undecidable(f"{f.cls.name}.{f.method} does something kvguard does not model "
                       f"(reads {', '.join(a.get('reads', [])) or 'nothing'})")
@@ -1336,6 +1526,24 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "layer_types_sliding_every_const": _layer_types_sliding_every,
     "layer_types_all_full": _layer_types_all_full,
     "sub_config": _sub_config,
+    "get_if_not_none": _get_if_not_none, "set_const_if_none_other": _set_const_if_none_other,
+    "const_if_contains": _const_if_contains, "floordiv_if_eq_const": _floordiv_if_eq_const,
+    "raise_if_product_differs": _raise_if_product_differs, "rope_validation_if_eq": _rope_validation_if_eq,
+    "pair_unless_sequence": _pair_unless_sequence, "to_list": _to_list,
+    "dict_of_locals_if_none": _dict_of_locals_if_none, "exaone4_layer_types": _exaone4_layer_types,
+    "layer_types_full_every_else_linear": lambda f, a: _layer_types_alternating(
+        f, a, "full_attention", "linear_attention", hit_when_remainder=True),
+    "layer_types_sliding_except_every": lambda f, a: _layer_types_alternating(
+        f, a, "full_attention", "sliding_attention", hit_when_remainder=False),
+    "layer_types_full_every_else_sliding": lambda f, a: _layer_types_alternating(
+        f, a, "full_attention", "sliding_attention", hit_when_remainder=False, local=True),
+    "lfm2_layer_types": _lfm2_layer_types, "smollm3_no_rope_layers": _smollm3_no_rope_layers,
+    "smollm3_layer_types": _smollm3_layer_types, "gemma3n_intermediate_sizes": _gemma3n_intermediate_sizes,
+    "gemma3n_sparsity_default": _gemma3n_sparsity_default, "gemma3n_sparsity_check": _gemma3n_sparsity_check,
+    "mamba2_head_check": _mamba2_head_check, "granite_layer_types_check": _granite_layer_types_check,
+    "int_keys_and_values": _int_keys_and_values, "max_of_values": _max_of_values,
+    "bart_forced_bos": _bart_forced_bos, "set_nested_attr": _set_nested_attr,
+    "causal_lm_type_check": _causal_lm_type_check, "paligemma_image_tokens": _paligemma_image_tokens,
     "set_attr_of": _set_attr_of, "set_if_else_const_first": _set_if_else_const_first,
     "minus_one_is_last_layer": _minus_one_is_last_layer, "mul_const_if_none": _mul_const_if_none,
     "const_mul_if_none": _const_mul_if_none, "int_mul": _int_mul, "int_mul_if_kwarg_none": _int_mul_if_kwarg_none,
