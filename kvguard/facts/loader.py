@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import Undecidable
 from . import rope_vllm
 from .objects import ConfigObject
-from .steps import literal
+from .steps import TooLarge, literal
 from .strict import StrictDataclassError
 from .tables import transformers_tables, vllm_release_tables, vllm_releases
 from .transformers4 import Transformers4
@@ -148,6 +148,9 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
         raise _crash(exc) from None
     from .verified import emulation_level
     _mark(config, raw, emulation_level(raw, release), set())
+    if lib.notes:
+        earlier = config.kvg_assumptions if isinstance(config, ConfigObject) else ()
+        object.__setattr__(config, "kvg_assumptions", tuple(earlier) + tuple(lib.notes))
     return config
 
 
@@ -332,7 +335,28 @@ def _from_pretrained(lib: Transformers4, cls, config_dict: dict, trust_remote_co
     return _from_dict(lib, cls, config_dict, {"code_revision": None})
 
 
-def _from_dict(lib: Transformers4, cls, config_dict: dict, kwargs: dict) -> ConfigObject:
+def _from_dict(lib: Transformers4, cls, config_dict: dict, kwargs: dict) -> Any:
+    """``cls.from_dict(config_dict, **kwargs)``: from the tables; a transformers class they cannot follow from the
+    installed transformers when it is the release's line (:mod:`kvguard.facts.backend`)."""
+    import copy
+    original = copy.deepcopy(config_dict)
+    try:
+        return _from_dict_tables(lib, cls, config_dict, kwargs)
+    except TooLarge:
+        raise
+    except Undecidable:
+        if cls.name.startswith("vllm:"):
+            raise
+        from . import backend
+        real = backend.from_dict(lib.line, cls.class_attrs.get("model_type"), original, dict(kwargs))
+        if real is None:
+            raise
+        lib.notes.append(f"the {cls.display} object was built by the installed transformers {lib.line}: kvguard's "
+                         "tables do not model its class")
+        return real
+
+
+def _from_dict_tables(lib: Transformers4, cls, config_dict: dict, kwargs: dict) -> ConfigObject:
     """``cls.from_dict(config_dict, **kwargs)`` (transformers 4.x; 5.x: :meth:`Transformers5.from_dict`)."""
     if lib.major >= 5:
         return lib.from_dict(cls, config_dict, kwargs)

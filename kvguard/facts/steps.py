@@ -225,21 +225,26 @@ def _layer_types_sliding_every(f: Frame, a: dict) -> None:
 def _layer_types_all_full(f: Frame, a: dict) -> None:
     obj = f.obj
     if obj.layer_types is None:
-        obj.layer_types = ["full_attention"] * _bounded_count(obj.num_hidden_layers)
+        obj.layer_types = ["full_attention"] * bounded_count(obj.num_hidden_layers)
 
 
 def _layer_range(n: Any) -> range:
-    return range(_bounded_count(n))
+    return range(bounded_count(n))
 
 
 #: a per-layer list longer than this is not built (a config with 10**9 layers is not a model)
 MAX_LAYERS = 1_000_000
 
 
-def _bounded_count(n: Any) -> Any:
+class TooLarge(Undecidable):
+    """A per-layer list the config would have kvguard build is larger than any model (10**9 layers)."""
+
+
+def bounded_count(n: Any) -> Any:
+    """``n`` when a per-layer list of that length is one a model can have; else TooLarge."""
     if isinstance(n, int) and not isinstance(n, bool) and n > MAX_LAYERS:
-        raise Undecidable(f"num_hidden_layers={n} would build a per-layer list of {n} entries; kvguard stops at "
-                          f"{MAX_LAYERS}")
+        raise TooLarge(f"num_hidden_layers={n} would build a per-layer list of {n} entries; kvguard stops at "
+                       f"{MAX_LAYERS}")
     return n
 
 
@@ -534,7 +539,7 @@ def _moe_layers_default(f: Frame, a: dict) -> None:
         f.set(a["t"], value)
         return
     step, count = f.get(a["s"]), f.get(a["n"])
-    _bounded_count(count)
+    bounded_count(count)
     f.set(a["t"], list(range(step - 1, count, step)))
 
 
@@ -696,7 +701,7 @@ def _olmo_hybrid_layer_types(f: Frame, a: dict) -> None:
     """vLLM's OlmoHybridConfig: by default every fourth layer is full attention (and at least the last one)."""
     if f.get("layer_types") is None:
         count = int(f.get("num_hidden_layers"))
-        _bounded_count(count)
+        bounded_count(count)
         kinds = ["linear_attention"] * count
         for i in range(count):
             if i % 4 == 3:
@@ -747,7 +752,7 @@ def _layer_types_all_sliding_or_full(f: Frame, a: dict) -> None:
     obj = f.obj
     if obj.layer_types is None:
         kind = "sliding_attention" if obj.sliding_window is not None else "full_attention"
-        obj.layer_types = [kind] * _bounded_count(f.get(a["n"]))
+        obj.layer_types = [kind] * bounded_count(f.get(a["n"]))
 
 
 def _rope_parameters_default_theta(f: Frame, a: dict) -> None:
@@ -996,7 +1001,7 @@ def _gemma3n_intermediate_sizes(f: Frame, a: dict) -> None:
         if length != n:
             raise ValueError(_format(f, a["msg"]["template"]))
     else:
-        f.set("intermediate_size", [size] * _bounded_count(n))
+        f.set("intermediate_size", [size] * bounded_count(n))
 
 
 def _gemma3n_sparsity_default(f: Frame, a: dict) -> None:
@@ -1004,7 +1009,7 @@ def _gemma3n_sparsity_default(f: Frame, a: dict) -> None:
         n = f.get("num_hidden_layers")
         sparse = 10 if n > 10 else 0
         f.set("num_sparse_layers", sparse)
-        f.set("activation_sparsity_pattern", [0.95] * sparse + [0.0] * _bounded_count(n - sparse))
+        f.set("activation_sparsity_pattern", [0.95] * sparse + [0.0] * bounded_count(n - sparse))
 
 
 def _gemma3n_sparsity_check(f: Frame, a: dict) -> None:
@@ -1149,7 +1154,7 @@ def _layer_types_chunked_if_size(f: Frame, a: dict) -> None:
 
 
 def _repeat(value: list, n: Any) -> list:
-    return value * _bounded_count(n)
+    return value * bounded_count(n)
 
 
 def _per_layer_const_if_none(f: Frame, a: dict) -> None:

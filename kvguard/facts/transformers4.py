@@ -52,6 +52,8 @@ class Transformers4:
         self.class_overrides: dict[tuple[str, str], Any] = {}
         #: layer types vLLM adds to ALLOWED_LAYER_TYPES for this load
         self.extra_layer_types: tuple = ()
+        #: what this load did that the verdict should say (e.g. a class built by the real transformers)
+        self.notes: list[str] = []
         self._classes: dict[str, ClassFacts] = {}
 
     # -- classes ------------------------------------------------------------------------------
@@ -497,8 +499,8 @@ def _layers(n: Any) -> range:
 
 
 def _count(n: Any) -> Any:
-    from .steps import _bounded_count
-    return _bounded_count(n)
+    from .steps import bounded_count
+    return bounded_count(n)
 
 
 def _label_range(count: Any) -> range:

@@ -76,6 +76,8 @@ class Transformers5:
         #: vLLM's wrappers around PreTrainedConfig.validate_rope for this load, innermost first
         #: ("ignore_keys": _patch_hf_transformers_validate_rope, "nested": ..._nested_rope_validation)
         self.validate_rope_wrappers: list[str] = []
+        #: what this load did that the verdict should say (e.g. a class built by the real transformers)
+        self.notes: list[str] = []
         self._classes: dict[str, ClassFacts] = {}
         self._base_fields = [(n, i) for n, i in self.base["fields"]]
         self._field_checks: dict[str, dict] = {}
@@ -794,7 +796,7 @@ def _check_hooks(cls: ClassFacts, which: str) -> None:
 
 def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     """A property a class defines, computed from the object as its getter does."""
-    from .steps import _bounded_count
+    from .steps import bounded_count
     kind = prop["kind"]
     if kind == "floordiv":
         return getattr(obj, prop["a"]) // getattr(obj, prop["b"])
@@ -805,9 +807,9 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "alias":
         return getattr(obj, prop["a"])
     if kind == "repeat_per_layer":
-        return [prop["value"]] * _bounded_count(obj.num_hidden_layers)
+        return [prop["value"]] * bounded_count(obj.num_hidden_layers)
     if kind == "same_per_layer":
-        return [prop["value"] for _ in range(_bounded_count(obj.num_hidden_layers))]
+        return [prop["value"] for _ in range(bounded_count(obj.num_hidden_layers))]
     if kind == "mapped_from":
         return [prop["hit"] if x == prop["when"] else prop["miss"] for x in getattr(obj, prop["source"])]
     if kind == "const_mul":
@@ -822,10 +824,10 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "layers_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [prop["hit"] if i % period == offset else prop["miss"]
-                for i in range(_bounded_count(obj.num_hidden_layers))]
+                for i in range(bounded_count(obj.num_hidden_layers))]
     if kind == "experts_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
-        return [obj.num_experts if i % period == offset else 1 for i in range(_bounded_count(obj.num_hidden_layers))]
+        return [obj.num_experts if i % period == offset else 1 for i in range(bounded_count(obj.num_hidden_layers))]
     raise Undecidable(f"{obj.kvg_class_name}.{name} is a property kvguard does not model")
 
 
