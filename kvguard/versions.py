@@ -9,8 +9,10 @@ selected with :meth:`Release.within`.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
@@ -19,36 +21,50 @@ from .errors import UnsupportedVersion
 __all__ = [
     "KNOWN_RELEASES",
     "PATCHES",
+    "RELEASES",
     "SUPPORTED_VERSIONS",
     "Release",
+    "ReleaseInfo",
     "default_version",
     "resolve",
 ]
 
-#: Every vLLM release from the first with decode context parallel to the
-#: newest one whose sources were read (tools/new_release.py reads a new one).
-KNOWN_RELEASES: tuple[str, ...] = (
-    "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0",
-    "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0",
-    "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.21.0",
-    "0.22.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0",
-    "0.27.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0",
-    "0.33.0",
-)
+@dataclass(frozen=True)
+class ReleaseInfo:
+    """One row of the release manifest (``kvguard/data/releases.json``)."""
+
+    version: str
+    #: the transformers version whose configuration classes the release reads through
+    transformers: str
+    #: the release's own requirement on transformers (from its wheel's METADATA)
+    transformers_requirement: str
+    #: the group of releases whose parallel-layout launch checks are identical (V01, V02, ...)
+    launch_checks: str
+    #: the group's representative, for which .ci/run builds an oracle
+    ci: bool
+
+
+def _read_manifest() -> tuple[tuple[ReleaseInfo, ...], dict[str, tuple[tuple[str, ...], str, str]]]:
+    # plain file I/O: importlib.resources would cost more to import than the read
+    doc = json.loads((Path(__file__).resolve().parent / "data" / "releases.json").read_text(encoding="utf-8"))
+    rows = tuple(ReleaseInfo(**row) for row in doc["releases"])
+    patches = {label: (tuple(p["bases"]), p["title"], p["url"]) for label, p in doc["patches"].items()}
+    return rows, patches
+
+
+#: The release manifest: every vLLM release from the first with decode context
+#: parallel to the newest one whose sources were read, oldest first.
+RELEASES, PATCHES = _read_manifest()
+
+#: Their versions.
+KNOWN_RELEASES: tuple[str, ...] = tuple(row.version for row in RELEASES)
 
 #: Proposed upstream changes kvguard can apply on top of a release:
-#: patch label -> (base releases, oldest first; description; URL).  The bare label
-#: (``"pr55030"``) is an alias for the newest base.
-PATCHES: dict[str, tuple[tuple[str, ...], str, str]] = {
-    "pr55030": (
-        # 0.28.0: the release the PR was written against; 0.33.0: the newest release, where
-        # the model runner no longer refuses PCP for non-MLA models, so the PR's effect shows
-        # end to end under `vllm serve`
-        ("0.28.0", "0.33.0"),
-        "[Bugfix] Account for PCP when validating DCP for GQA/MQA models",
-        "https://github.com/vllm-project/vllm/pull/55030",
-    ),
-}
+#: patch label -> (base releases, oldest first; title; URL).  The bare label
+#: (``"pr55030"``) is an alias for the newest base.  For pr55030, 0.28.0 is the
+#: release the PR was written against and 0.33.0 the newest, where the model
+#: runner no longer refuses PCP for non-MLA models, so the PR's effect shows end
+#: to end under ``vllm serve``.
 
 #: Releases whose rules are checked against the real release by the differential
 #: tier (tests/upstream) and the golden cases.
@@ -59,15 +75,7 @@ SUPPORTED_VERSIONS: tuple[str, ...] = VERIFIED_RELEASES + tuple(
     for base in bases if base in VERIFIED_RELEASES
 )
 
-# transformers line each release runs with (SPEC section 1): the newest 4.x for
-# releases that accept 4.x, from 0.24.0 the newest 5.x the release accepts.
-_TRANSFORMERS_LINE: tuple[tuple[str, str], ...] = (
-    ("0.10.2", "4.57.6"),
-    ("0.24.0", "5.24.0"),
-    ("0.31.0", "5.17.0"),  # transformers<5.18
-    ("0.32.0", "5.19.0"),  # transformers<5.20
-    ("0.33.0", "5.20.2"),  # transformers<5.21
-)
+_BY_VERSION: dict[str, ReleaseInfo] = {row.version: row for row in RELEASES}
 
 
 @dataclass(frozen=True, order=True)
@@ -85,13 +93,14 @@ class Release:
         return base + "".join(f"+{p}" for p in sorted(self.patches))
 
     @property
+    def info(self) -> ReleaseInfo:
+        """This release's row in the release manifest."""
+        return _BY_VERSION[str(self.version)]
+
+    @property
     def transformers(self) -> str:
         """The transformers version whose config classes this release reads through."""
-        line = _TRANSFORMERS_LINE[0][1]
-        for first, tf in _TRANSFORMERS_LINE:
-            if self.version >= Version(first):
-                line = tf
-        return line
+        return self.info.transformers
 
     @property
     def transformers_major(self) -> int:

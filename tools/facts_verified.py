@@ -9,7 +9,8 @@ undecidable, mismatch, gap, ...}}}.  A model type counts as verified ("exact") f
 release's run compared at least ``--min-configs`` generated configs of it, every one of them agreed with the
 real vLLM + transformers (``agree``, errors included) — no mismatch, no gap, and at most a fifth undecidable
 (kvguard declining, as vLLM needs remote code) — .  Consecutive verified releases (in
-kvguard.versions.KNOWN_RELEASES order) are merged into ranges.  kvguard reports a config of a verified
+kvguard.versions.KNOWN_RELEASES order) are merged into ranges.  Releases the given tables did not run keep
+their entries from the existing verified.json (``--replace`` drops them).  kvguard reports a config of a verified
 (model type, release) as ``emulation: exact``, any other as ``generic`` with a note.
 """
 
@@ -40,6 +41,14 @@ def verified(tables, min_configs: int) -> dict[str, dict[str, int]]:
     return out
 
 
+def _existing() -> dict[str, list[list[str]]]:
+    try:
+        with open(OUT, encoding="utf-8") as f:
+            return json.load(f)["model_types"]
+    except FileNotFoundError:
+        return {}
+
+
 def ranges(releases, known) -> list[tuple[str, str]]:
     idx = sorted(known.index(r) for r in releases if r in known)
     out = []
@@ -56,6 +65,8 @@ def main(argv=None) -> int:
     ap.add_argument("tables", nargs="+")
     ap.add_argument("--min-configs", type=int, default=30)
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--replace", action="store_true",
+                    help="forget what verified.json says for releases these tables did not run")
     args = ap.parse_args(argv)
     from kvguard.versions import KNOWN_RELEASES
     tables = []
@@ -63,6 +74,14 @@ def main(argv=None) -> int:
         with open(p) as f:
             tables.append(json.load(f))
     ver = verified(tables, args.min_configs)
+    measured = {rel for table in tables for rel in table}
+    if not args.replace:
+        # the releases these tables did not run keep what verified.json says for them
+        for mt, spans in _existing().items():
+            for first, last in spans:
+                for rel in KNOWN_RELEASES[KNOWN_RELEASES.index(first):KNOWN_RELEASES.index(last) + 1]:
+                    if rel not in measured:
+                        ver.setdefault(mt, {})[rel] = args.min_configs
     table = {mt: [list(r) for r in ranges(rels, list(KNOWN_RELEASES))] for mt, rels in sorted(ver.items())}
     data = {"generator": "tools/facts_verified.py", "min_configs": args.min_configs,
             "source": "tools/hfconfig_oracle.py --n 40 runs against the real vLLM + transformers of each release",

@@ -157,10 +157,9 @@ def gen_cases(types, n, seed, templates):
 
 
 def default_env_root() -> str | None:
-    root = os.environ.get("KVG_ORACLE_ENV_ROOT")
-    if root:
-        return root
-    return "/work/oracle-envs" if os.path.isdir("/work/oracle-envs") else None
+    # the root tools/oracle_env.py builds in
+    root = os.environ.get("KVG_ORACLE_ENV_ROOT") or os.environ.get("KVG_ORACLE_ROOT")
+    return root or os.path.join(os.path.expanduser("~"), ".cache", "kvguard-oracle")
 
 
 def _oracles(args):
@@ -350,7 +349,7 @@ def main(argv=None) -> int:
     ap.add_argument("--types", default=None)
     ap.add_argument("--env-root", default=default_env_root(),
                     help="tools/oracle_env.py root (per-release oracle environments)")
-    ap.add_argument("--oracle-root", default=os.environ.get("KVG_ORACLE_ROOT", "/work/oracle"),
+    ap.add_argument("--oracle-root", default=None,
                     help="classic venvs <root>/<release>/bin/python (fallback)")
     ap.add_argument("--record", default=None, help="directory to store oracle answers as test data")
     ap.add_argument("--record-per-type", type=int, default=6)

@@ -227,7 +227,8 @@ def main(argv=None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("version", nargs="?")
-    ap.add_argument("--base", default=KNOWN_RELEASES[-1])
+    ap.add_argument("--base", default=KNOWN_RELEASES[-1],
+                    help=f"the release to compare with (default: the newest of the manifest, {KNOWN_RELEASES[-1]})")
     ap.add_argument("--extract", metavar="VERSION", help="print one release's extraction as JSON")
     args = ap.parse_args(argv)
     if args.extract:

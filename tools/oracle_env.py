@@ -92,6 +92,9 @@ REPO = HERE.parent
 #: the local CPU wheel (/opt/wheels here); "+cpu" so that pip never falls back to a CUDA build
 TORCH = os.environ.get("KVG_ORACLE_TORCH", "torch==2.13.0+cpu")
 TF4 = "4.57.6"
+#: release -> the transformers line kvguard's release manifest records for it
+MANIFEST = {row["version"]: row["transformers"]
+            for row in json.loads((REPO / "kvguard" / "data" / "releases.json").read_text())["releases"]}
 #: what every base holds besides torch and transformers: the modules that vLLM's config
 #: code (ModelConfig, ParallelConfig, the model registry's inspection subprocess) and the
 #: ``vllm serve`` argument/engine-config path import at module level.
@@ -349,14 +352,26 @@ def release_requirements(root: Path, version: str, python: str) -> dict:
 # --------------------------------------------------------------------------- transformers line
 
 def transformers_line(root: Path, version: str) -> str:
-    """4.57.6 where X accepts it, else the newest 5.x X accepts (recorded per release)."""
+    """The transformers version release X runs with.
+
+    A release in kvguard's manifest (kvguard/data/releases.json) runs with the line recorded
+    there, checked against the release's own requirement; a release not yet in it (a new
+    one) gets 4.57.6 where it accepts it, else the newest 5.x it accepts, which is what its
+    manifest row should then record (docs/new-release.md).
+    """
     state = root / "releases" / version / ".kvguard-line.json"
     got = _read_json(state)
     if got:
         return got["transformers"]
     py = _any_python(root)
     spec = release_requirements(root, version, py)["requires"].get("transformers", "")
-    if _pkg(py, {"op": "contains", "pairs": {"tf4": [spec, TF4]}})["tf4"]:
+    recorded = MANIFEST.get(version)
+    if recorded is not None:
+        if spec and not _pkg(py, {"op": "contains", "pairs": {"line": [spec, recorded]}})["line"]:
+            raise Failure(f"vLLM {version} requires transformers{spec}, which excludes {recorded}, "
+                          "the line kvguard/data/releases.json records for it")
+        line = recorded
+    elif _pkg(py, {"op": "contains", "pairs": {"tf4": [spec, TF4]}})["tf4"]:
         line = TF4
     else:
         line = _resolve(py, f"transformers{spec},>=5" if spec else "transformers>=5", _log(root, f"release-{version}"))
