@@ -67,7 +67,7 @@ def _fingerprint() -> str:
 
         root = os.path.dirname(os.path.abspath(__file__))
         parts = [__version__, str(_FORMAT)]
-        for sub in ("", "hfconfig", "data", "catalog", "rules"):
+        for sub in ("", "facts", "data", "data/facts", "catalog", "rules"):
             folder = os.path.join(root, sub)
             try:
                 names = sorted(os.listdir(folder))

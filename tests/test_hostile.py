@@ -909,16 +909,16 @@ def test_a_failure_in_the_config_layer_is_an_internal_error(monkeypatch, failure
     """The boundary sits in kvguard's own layer (facts.derive), whatever the config layer is: a
     MemoryError / RecursionError raised there, or reported by it as the config's exception, ends as
     InternalError — never as a Crash verdict."""
-    from kvguard import hfconfig
+    from kvguard.facts import loader
 
     def raising(*args, **kwargs):
         raise failure
 
     def reporting(*args, **kwargs):
-        raise hfconfig.LoadCrash(type(failure).__name__, str(failure))
+        raise loader.LoadCrash(type(failure).__name__, str(failure))
 
     for fake in (raising, reporting):
-        monkeypatch.setattr(hfconfig, "load_config", fake)
+        monkeypatch.setattr(loader, "load_config", fake)
         for version in ("0.10.2", V):
             with pytest.raises(kvguard.InternalError, match=f"internal error: {type(failure).__name__}") as info:
                 kvguard.check(dict(QWEN, vocab_size=151937), vllm_version=version, tp=8)

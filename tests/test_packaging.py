@@ -93,8 +93,8 @@ def test_the_wheel_holds_every_file_of_the_package_tree(dist):
     # the files the package reads at run time, named so that an empty walk cannot pass
     assert {"kvguard/py.typed", "kvguard/data/archs.json", "kvguard/data/serve_options.json",
             "kvguard/data/transformers_exports.json", "kvguard/catalog/deepseek-ai--DeepSeek-R1.json",
-            "kvguard/hfconfig/transformers.json", "kvguard/hfconfig/transformers.bodies",
-            "kvguard/hfconfig/vllm.json", "kvguard/hfconfig/vllm.bodies",
+            "kvguard/data/releases.json", "kvguard/data/facts/vllm.json",
+            "kvguard/data/facts/transformers-4.57.6.json", "kvguard/data/facts/transformers-5.24.0.json",
             "kvguard/rules/table.py"} <= in_tree
     missing = sorted(in_tree - dist["wheel_names"])
     assert missing == [], f"files of kvguard/ left out of the wheel (extend package-data): {missing}"

@@ -14,7 +14,12 @@ usage:
   python tools/facts_extract.py regenerate [--releases 0.10.2,0.28.0|all] [--root ORACLE_ROOT]
         (host python) run the extraction in every release's oracle environment and write
         kvguard/data/facts/transformers-<line>.json (one per transformers line the releases use)
-        and kvguard/data/facts/vllm.json (every release; class records shared between releases)
+        and kvguard/data/facts/vllm.json (every release; class records shared between releases;
+        the fingerprints of the loading code kvguard/facts/loader.py follows)
+  python tools/facts_extract.py fingerprints [--releases ...] [--root ORACLE_ROOT]
+        (host python) rewrite only those fingerprints in vllm.json
+  python tools/facts_extract.py unmodelled [--releases ...]
+        (host python) the served model types whose classes kvguard cannot follow
   python tools/facts_extract.py transformers OUT.json [--coverage MODEL_TYPES.json]   (inside an oracle)
   python tools/facts_extract.py vllm OUT.json                                          (inside an oracle)
 """
@@ -1080,6 +1085,60 @@ def _pool(records: dict, pool_dir: str) -> dict:
     return index
 
 
+#: vLLM's loading code that kvguard/facts/loader.py follows (by release, through its FEATURES): its
+#: normalised source is fingerprinted per release, and a fingerprint missing from loader.REVIEWED
+#: fails tests/facts: a new variant must be read and reflected in FEATURES before the release is modelled
+LOADER_CODE = {
+    "vllm/transformers_utils/config.py": (
+        "HFConfigParser", "get_config", "LazyConfigDict", "_register_config_class",
+        "_patch_hf_transformers_validate_rope", "_patch_hf_transformers_nested_rope_validation",
+        "_patch_hf_transformers_allowed_layer_types", "_install_hf_config_validator"),
+    "vllm/transformers_utils/repo_utils.py": ("with_retry",),
+}
+
+
+def _source_fingerprint(node: ast.AST) -> str:
+    """sha256 of the unparsed source without docstrings (transformers 5's class rename folded in)."""
+    import hashlib
+    tree = ast.parse(ast.unparse(node))
+    for sub in ast.walk(tree):
+        body = getattr(sub, "body", None)
+        if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)) and body \
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            sub.body = body[1:] or [ast.Pass()]
+    text = ast.unparse(tree).replace("PreTrainedConfig", "PretrainedConfig")
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def loader_fingerprints(release: str, root: "str | None") -> dict[str, str]:
+    """Fingerprints of LOADER_CODE in ``release``'s sources (read from its oracle environment, not imported)."""
+    _, env = _oracle(release, root)
+    source_root = env["PYTHONPATH"].split(os.pathsep)[0]
+    out = {}
+    for rel_path, names in LOADER_CODE.items():
+        path = os.path.join(source_root, rel_path)
+        if not os.path.exists(path):
+            continue
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) and stmt.name in names:
+                out[stmt.name] = _source_fingerprint(stmt)
+    return out
+
+
+def refresh_fingerprints(releases: list[str], root: "str | None") -> None:
+    """Rewrite only the loader fingerprints of ``releases`` in vllm.json."""
+    vllm_path = os.path.join(OUT_DIR, "vllm.json")
+    with open(vllm_path) as f:
+        merged = json.load(f)
+    for release in releases:
+        merged["releases"][release]["loader_fingerprints"] = loader_fingerprints(release, root)
+    with open(vllm_path, "w") as f:
+        json.dump(merged, f, separators=(",", ":"), sort_keys=True)
+
+
 def regenerate(releases: list[str], root: "str | None") -> None:
     """Run the extraction in each release's oracle environment; tables for the releases given are replaced,
     the others kept; class records no table names any more are removed."""
@@ -1107,6 +1166,7 @@ def regenerate(releases: list[str], root: "str | None") -> None:
                 lines_done.add(line)
             data = _run_in(release, root, "vllm", os.path.join(tmp, f"v-{release}.json"))
             data["classes"] = _pool(data["classes"], pool_dir)
+            data["loader_fingerprints"] = loader_fingerprints(release, root)
             merged["releases"][release] = data
             print(f"vLLM {release}: {len(data['classes'])} classes (transformers {line})", file=sys.stderr)
     order = sorted(merged["releases"], key=lambda v: tuple(int(x) for x in v.split(".")))
@@ -1134,7 +1194,7 @@ def _prune(pool_dir: str) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("what", choices=("transformers", "vllm", "regenerate", "unmodelled"))
+    ap.add_argument("what", choices=("transformers", "vllm", "regenerate", "unmodelled", "fingerprints"))
     ap.add_argument("out", nargs="?")
     ap.add_argument("--coverage", help="JSON list of model types whose classes to report opaque steps for")
     ap.add_argument("--releases", default="all")
@@ -1149,11 +1209,11 @@ def main(argv=None) -> int:
                 for name, items in classes.items():
                     print(f"{release}  {model_type:28} {name}: {'; '.join(items)}")
         return 0
-    if args.what == "regenerate":
+    if args.what in ("regenerate", "fingerprints"):
         sys.path.insert(0, ROOT)
         from kvguard.versions import KNOWN_RELEASES
         releases = list(KNOWN_RELEASES) if args.releases == "all" else args.releases.split(",")
-        regenerate(releases, args.root)
+        (regenerate if args.what == "regenerate" else refresh_fingerprints)(releases, args.root)
         return 0
     data = transformers_tables(args.coverage) if args.what == "transformers" else vllm_tables()
     with open(args.out, "w") as f:

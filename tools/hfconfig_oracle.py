@@ -319,11 +319,10 @@ def _diff(a, b, path):
 
 
 def gen_cases_all(py, ver, args, env=None):
-    from kvguard.hfconfig._load import _store, tf_data_version
-    from kvguard.versions import Release
-    from packaging.version import Version
-    tf = tf_data_version(Release(Version(ver)).transformers)
-    names = list(_store("transformers")["versions"][tf]["config_mapping_names"])
+    from kvguard.facts.tables import transformers_tables
+    from kvguard.versions import resolve
+    tf = resolve(ver).transformers
+    names = list(transformers_tables(tf)["config_mapping_order"])
     names = [n for n in names if n not in SCOPE]
     cache = f"/tmp/kvg_templates_{tf}.json"
     if os.path.exists(cache):

@@ -27,7 +27,7 @@ from .tables import transformers_tables, vllm_release_tables, vllm_releases
 from .transformers4 import Transformers4
 from .transformers5 import Transformers5
 
-__all__ = ["DEFAULT_PATH", "FEATURES", "LoadCrash", "hf_text_config", "load_config"]
+__all__ = ["DEFAULT_PATH", "FEATURES", "REVIEWED", "LoadCrash", "hf_text_config", "load_config"]
 
 DEFAULT_PATH = "/model"
 
@@ -55,6 +55,56 @@ FEATURES: dict[str, tuple[str, "str | None"]] = {
     "gemma4_text_rope_path": ("0.31.0", None),
     # parse: model type "vlm" registers qwen2_5_vl_visual (Qwen2_5_VLVisionConfig) with CONFIG_MAPPING
     "vlm_visual_registration": ("0.32.0", None),
+}
+
+#: the variants of vLLM's loading code (tools/facts_extract.py fingerprints it in every release, see
+#: ``loader_fingerprints`` in kvguard/data/facts/vllm.json) this module was checked against, and what each
+#: variant does, in FEATURES terms; tests/facts fails on a release with a variant not listed here
+REVIEWED: dict[str, dict[str, str]] = {
+    "HFConfigParser": {
+        "30060c38444c": "0.10.2-0.11.0: registry classes -> config_class.from_pretrained",
+        "c595205d8f1f": "0.11.1-0.12.0: same (PEP 604 annotations)",
+        "c89a741115af": "0.13.0: hf_overrides may name the model_type",
+        "7ce5a6ba475d": "0.14.x: trust_remote_code passed to get_config_dict / from_pretrained",
+        "b71ae5231eac": "0.15.0-0.17.1: token no longer passed",
+        "5524d01cbc47": "0.18.x: without_trust_remote_code; callable hf_overrides",
+        "13698fa0e042": "0.19.x: _SPECULATIVE_DECODING_CONFIGS direct, other registry types via AutoConfig.register",
+        "453268053d72": "0.20.0-0.22.1: also registers the on-disk model_type when hf_overrides changes it",
+        "5518207b2c83": "0.23.0: _PATCH_HF_VALIDATE_ROPE",
+        "06cbb7ae6636": "0.24.0-0.25.1: _register_config_class",
+        "3acfdf8a168a": "0.26.0-0.30.0: _PATCH_HF_ALLOWED_LAYER_TYPES",
+        "9ef1812b865a": "0.31.0: _PATCH_HF_NESTED_ROPE_VALIDATION, gemma4_text nested rope_parameters path",
+        "8e0d7742ea11": "0.32.0-0.33.0: _ARCHITECTURE_TO_MODEL_TYPE, vlm visual registration; no layer-type patch",
+    },
+    "get_config": {
+        "941f0d3a17e2": "0.10.2: no architectures fill; patch_rope_scaling",
+        "8a1abf433fe5": "0.11.0: message text only",
+        "ef962f479b88": "0.11.1-0.11.2: architectures fill from MODEL_MAPPING_NAMES",
+        "3f98aea61199": "0.12.0: params.json first; patch_rope_parameters on config, text config, sub-configs",
+        "22bdc78adc4b": "0.13.0-0.15.1: hf_overrides_kw passed to parse; GGUF defaults",
+        "54a8c564791a": "0.16.0-0.17.1: Mistral format only for Mistral repos",
+        "8c48df1fbf81": "0.18.0-0.23.0: hf_overrides_fn passed to parse",
+        "33b456eb9dd1": "0.24.0-0.26.0: GGUF handling moved out",
+        "f476140def3f": "0.27.0-0.33.0: parse wrapped in with_retry",
+    },
+    "LazyConfigDict": {
+        "ef8a88acd995": "0.10.2-0.11.0: values are class names",
+        "e84fd596c94d": "0.11.1+: values are class names or classes",
+    },
+    "_register_config_class": {"0c22cb757c9c": "0.24.0+: model_type + AutoConfig.register(exist_ok=True)"},
+    "_patch_hf_transformers_validate_rope": {
+        "e9d2680adff4": "0.23.0: transformers >= 5 only; PretrainedConfig.validate_rope assigned",
+        "42b57a3f0270": "0.24.0-0.30.0: PretrainedConfig.validate_rope assigned",
+        "32f042222409": "0.31.0+: installed with _install_hf_config_validator",
+    },
+    "_patch_hf_transformers_nested_rope_validation": {
+        "0ebfc8fcb1f2": "0.31.0+: drops shared keys next to per-layer-type rope_parameters"},
+    "_patch_hf_transformers_allowed_layer_types": {"2fa0bbf4a216": "0.26.0-0.31.0: ALLOWED_LAYER_TYPES += missing"},
+    "_install_hf_config_validator": {"20dd7edd01a2": "0.31.0+: class attribute and every __class_validators__"},
+    "with_retry": {
+        "80d7481d45fd": "0.12.0-0.28.0: 2 attempts, any Exception",
+        "3644c4819e68": "0.29.0+: fatal_errors (none passed by get_config)",
+    },
 }
 
 

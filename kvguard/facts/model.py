@@ -5,9 +5,10 @@ Mirrors ``ModelConfig`` (vllm/config/model.py) and, from 0.14.0,
 model_arch_config_convertor.py): text-config selection, total KV heads (the
 alias chain and the per-model-type convertors), attention heads, MLA
 detection, head size, layer count, expert count.  The attribute reads go
-through :mod:`kvguard.hfconfig`, which reproduces the transformers / vLLM
-config object the release builds, so class defaults and attribute maps are
-included.  Tables live in :mod:`kvguard.facts.vllm`.
+through the config object :mod:`kvguard.facts.loader` builds as the release
+does (class defaults and attribute maps included), from the per-release fact
+tables in ``kvguard/data/facts/``.  vLLM's own lists live in
+:mod:`kvguard.facts.vllm`.
 """
 
 from __future__ import annotations

@@ -79,3 +79,33 @@ def test_the_allow_list_names_only_classes_that_exist():
     for line in {Release(Version(r)).transformers for r in TABLED}:
         names |= set(transformers_tables(line)["classes"])
     assert set(ALLOWED) <= names
+
+
+@pytest.mark.parametrize("release", KNOWN_RELEASES)
+def test_the_loading_code_of_every_release_was_reviewed(release):
+    """A release whose get_config / HFConfigParser / patch helpers differ from every variant kvguard's
+    loader was checked against cannot be modelled until the variant is read and reflected in FEATURES."""
+    from kvguard.facts.loader import REVIEWED
+
+    fingerprints = vllm_release_tables(release)["loader_fingerprints"]
+    assert {"HFConfigParser", "get_config"} <= set(fingerprints)
+    for name, fingerprint in fingerprints.items():
+        assert fingerprint in REVIEWED.get(name, {}), f"vLLM {release}: unreviewed {name} variant {fingerprint}"
+
+
+def test_loader_features_are_ranges_of_known_releases():
+    from kvguard.facts.loader import FEATURES
+
+    for name, (first, last) in FEATURES.items():
+        assert first in KNOWN_RELEASES, name
+        assert last is None or last in KNOWN_RELEASES, name
+
+
+def test_vllm_registries_as_the_releases_hold_them():
+    # recorded from the releases' own _CONFIG_REGISTRY: kimi_k2 arrived after 0.10.2, deepseek_v32 is
+    # transformers' DeepseekV3Config from 0.11.1, medusa left before 0.33.0
+    assert "kimi_k2" not in vllm_release_tables("0.10.2")["registry"]
+    assert vllm_release_tables("0.11.1")["registry"]["deepseek_v32"] == "DeepseekV3Config"
+    assert "DeepseekV3Config" in vllm_release_tables("0.11.1")["transformers_classes"]
+    assert vllm_release_tables("0.25.0")["registry"]["unlimited-ocr"] == "vllm:UnlimitedOCRConfig"
+    assert "medusa" not in vllm_release_tables("0.33.0")["registry"]
