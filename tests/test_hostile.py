@@ -315,7 +315,10 @@ def test_wrong_types_for_every_fact_key(model):
                 for tp, dcp in ((8, 2), (16, 8), (3, 1)):
                     outcome(kvguard.check, facts, vllm_version=V, tp=tp, dcp=dcp)
             seen[got] = seen.get(got, 0) + 1
-    assert sum(seen.values()) >= len(FACT_KEYS) * (len(BAD_VALUES) if FULL else 3) - 5
+    assert "known-crash" not in seen, seen
+    # the hostile values reach what the release reads: many are refused as vLLM refuses them (a
+    # facts layer that ignored the keys would answer "facts" throughout)
+    assert seen.get("ModelConfigRefused", 0) >= len(FACT_KEYS) // 2, seen
 
 
 @pytest.mark.parametrize("model", sorted(MODELS))
