@@ -267,6 +267,13 @@ PATTERNS: list[tuple[str, str]] = [
     ("kwarg_pop_if_present_else", "V_t = kwargs.pop(K_k) if K_k in kwargs else V_a"),
     ("const_if_false_and_attr",
      "if not V_a and getattr(V_s, K_k, K_d):\n    V_a = K_v"),
+    # Gemma 4: the full-attention layers' overrides (their own head size, and KV heads with attention_k_eq_v)
+    ("per_layer_overrides_by_type",
+     "if K_k not in kwargs:\n    layer_overrides: dict[str, Any] = {K_hk: V_g}\n"
+     "    V_n = V_ng if getattr(self, K_eq, K_eqd) else None\n"
+     "    if V_n is not None:\n        layer_overrides[K_nk] = V_n\n"
+     "    kwargs[K_k] = {layer_idx: layer_overrides for layer_idx, layer_type in enumerate(self.layer_types) "
+     "if layer_type == K_hit}"),
     ("bidirectional_window",
      "if V_c == K_v:\n    V_a = K_w\n    V_s = V_s // K_d + K_p"),
     # dictionaries (rope_parameters, sub-config dicts)

@@ -480,6 +480,8 @@ BASE_BEHAVIOURS: dict[str, dict[str, str]] = {
     "is_heterogeneous": {"94738256056e": "spec"},
     "per_layer_config.setter": {"29427d2fc744": "apply"},
     "_iter_config_keys_with_heterogeneous_adjustment": {"4469f13f2741": "5.17"},
+    # transformers/integrations/heterogeneity/configuration_utils.py as a whole (kvguard/facts/hetero5.py)
+    "heterogeneity": {"17b0219fd306": "5.17"},
     # the RoPE checks per type (_validate_<type>_rope_parameters)
     "rope:default": {"7b4f315460e0": "keys"},
     "rope:axial": {"e79b0f575d93": "as_default"},
@@ -494,6 +496,22 @@ BASE_BEHAVIOURS: dict[str, dict[str, str]] = {
 
 def _behaviour(name: str, fn) -> "str | dict":
     fp = fingerprint(fn)
+    known = BASE_BEHAVIOURS.get(name, {}).get(fp)
+    return known if known is not None else {"unknown": fp}
+
+
+def _module_behaviour(name: str, module_name: str) -> "str | dict":
+    """A whole module's behaviour (its source with docstrings blanked), e.g. the per-layer config mixin."""
+    import importlib
+    try:
+        module = importlib.import_module(module_name)
+        tree = ast.parse(inspect.getsource(module))
+    except (ImportError, OSError, TypeError, SyntaxError):
+        return {"unknown": None}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            node.value.value = ""
+    fp = hashlib.sha256(ast.unparse(tree).encode()).hexdigest()[:12]
     known = BASE_BEHAVIOURS.get(name, {}).get(fp)
     return known if known is not None else {"unknown": fp}
 
@@ -558,6 +576,8 @@ def base_facts() -> dict:
         attrs.update(class_attrs(klass, field_names))
     attrs.pop("sub_configs", None)
     behaviours = {name: _behaviour(name, fn) for name, fn in sorted(_base_methods().items())}
+    behaviours["heterogeneity"] = _module_behaviour("heterogeneity", "transformers.integrations.heterogeneity."
+                                                    "configuration_utils")
     gen = GenerationConfig._get_default_generation_params() if hasattr(
         GenerationConfig, "_get_default_generation_params") else {}
     out = {"fields": _all_fields(base),

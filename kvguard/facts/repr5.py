@@ -98,6 +98,8 @@ def base_to_dict(lib: Any, obj: ConfigObject) -> dict:
     if hasattr(obj, "quantization_config"):
         _quantization(obj)
     _dict_dtype_to_str(out)
+    from .hetero5 import update_to_dict_output
+    update_to_dict_output(lib, obj, out)
     return out
 
 

@@ -1044,6 +1044,22 @@ def _bidirectional_window(f: Frame, a: dict) -> None:
         f.set(a["s"], f.get(a["s"]) // f.get(a["d"]) + f.get(a["p"]))
 
 
+def _per_layer_overrides_by_type(f: Frame, a: dict) -> None:
+    """Gemma 4: unless ``per_layer_config`` is given, the layers of one type get the same overrides (an
+    attribute from a local name; a second one when the config's flag allows and the value is not None)."""
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if key in kw:
+        return
+    overrides = {f.get(a["hk"]): f.get(a["g"])}
+    value = f.get(a["ng"]) if getattr(f.obj, f.get(a["eq"]), f.get(a["eqd"])) else None
+    f.set(a["n"], value)
+    if value is not None:
+        overrides[f.get(a["nk"])] = value
+    hit = f.get(a["hit"])
+    kw[key] = {layer_idx: overrides for layer_idx, layer_type in enumerate(f.obj.layer_types) if layer_type == hit}
+
+
 def _dict_model_type_rename(f: Frame, a: dict) -> None:
     value = f.get(a["a"])
     if isinstance(value, dict) and value.get("model_type") == f.get(a["old"]):
@@ -1396,7 +1412,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set_or_const_mul": _set_or_const_mul, "set_attr_of_if_none": _set_attr_of_if_none,
     "list_if_tuple": _list_if_tuple, "set_from_kwarg_if_not_none": _set_from_kwarg_if_not_none,
     "kwarg_pop_if_present_else": _kwarg_pop_if_present_else, "const_if_false_and_attr": _const_if_false_and_attr,
-    "bidirectional_window": _bidirectional_window, "dict_model_type_rename": _dict_model_type_rename,
+    "bidirectional_window": _bidirectional_window, "per_layer_overrides_by_type": _per_layer_overrides_by_type, "dict_model_type_rename": _dict_model_type_rename,
     "dict_item_update_if_not_none": _dict_item_update_if_not_none,
     "dict_item_const_if_none": _dict_item_const_if_none,
     "dict_item_setdefault_kwarg_pop_item": _dict_item_setdefault_kwarg_pop_item,
