@@ -1027,7 +1027,10 @@ def _digest(record) -> str:
 
 
 #: class-level values kvguard never reads (tensor/pipeline/expert-parallel plans of transformers' own models)
-UNREAD_CLASS_VALUES = ("base_model_tp_plan", "base_model_pp_plan", "base_model_ep_plan")
+UNREAD_CLASS_VALUES = ("base_model_pp_plan", "base_model_ep_plan")
+#: class-level values whose presence only is read: transformers 5.17-5.20 ``__post_init__`` copies a class's
+#: tensor-parallel plan (when not None) onto the instance when embeddings are tied, so the plan is kept as ``{}``
+PRESENCE_CLASS_VALUES = ("base_model_tp_plan",)
 
 
 def _pool(records: dict, pool_dir: str) -> dict:
@@ -1038,6 +1041,10 @@ def _pool(records: dict, pool_dir: str) -> dict:
         if isinstance(values, dict):
             for key in UNREAD_CLASS_VALUES:
                 values.pop(key, None)
+            for key in PRESENCE_CLASS_VALUES:
+                value = values.get(key)
+                if isinstance(value, dict) and value.get("literal") is not None:
+                    values[key] = {"literal": {"dict": {}}}
         file_id = f"{name.removeprefix('vllm:')}-{_digest(record)}"
         path = os.path.join(pool_dir, file_id + ".json")
         if not os.path.exists(path):
