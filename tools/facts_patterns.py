@@ -329,6 +329,11 @@ PATTERNS: list[tuple] = [
     ("return_mapped_items", "return [V_m[V_x] for V_x in V_s]"),
     ("return_joined_mapped", "return ''.join((V_m[V_x] for V_x in V_s))"),
     ("dict_drop_if_dict", "if isinstance(V_a, dict):\n    V_a.pop(K_k, None)"),
+    ("dict_setdefault_kwarg_pop", "V_d.setdefault(K_k, kwargs.pop(K_kw, K_v))"),
+    # Llava and kin (transformers 5): tied embeddings taken over from the text config
+    ("set_sub_attr_if_false", "if not V_a and V_s.A_x:\n    V_a = V_s.A_x"),
+    # Mllama vision (transformers 5): the default aspect ratios exist only for 4 tiles
+    ("raise_if_eq_and_ne", "if V_a == K_v and V_b != K_n:\n    raise ValueError(F_msg)"),
     ("set_gt_const", "V_t = V_a > K_k"),
     ("set_const_if_gt_const", "V_t = K_a if V_c > K_k else K_b"),
     ("kwargs_pop", "V_t = kwargs.pop(K_k, V_v)"),

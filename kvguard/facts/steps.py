@@ -1347,6 +1347,16 @@ def _dict_drop_if_dict(f: Frame, a: dict) -> None:
         value.pop(f.get(a["k"]), None)
 
 
+def _set_sub_attr_if_false(f: Frame, a: dict) -> None:
+    if not f.get(a["a"]) and getattr(f.get(a["s"]), a["x"]):
+        f.set(a["a"], getattr(f.get(a["s"]), a["x"]))
+
+
+def _raise_if_eq_and_ne(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) == f.get(a["v"]) and f.get(a["b"]) != f.get(a["n"]):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
 def _set_gt_const(f: Frame, a: dict) -> None:
     f.set(a["t"], f.get(a["a"]) > f.get(a["k"]))
 
@@ -1506,7 +1516,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "from_pattern_kwarg_if_eq": _from_pattern_kwarg_if_eq, "return_mapped_items": _return_mapped_items,
     "return_joined_mapped": _return_joined_mapped, "len_compare_if_not_none": _len_compare_if_not_none,
     "raise_if_len_ne": _raise_if_len_ne, "per_layer_attr_if_none": _per_layer_attr_if_none,
-    "set_gt_const": _set_gt_const, "dict_drop_if_dict": _dict_drop_if_dict, "set_const_if_gt_const": _set_const_if_gt_const,
+    "set_gt_const": _set_gt_const, "dict_drop_if_dict": _dict_drop_if_dict,
+    "set_sub_attr_if_false": _set_sub_attr_if_false, "raise_if_eq_and_ne": _raise_if_eq_and_ne, "set_const_if_gt_const": _set_const_if_gt_const,
     "first_then_rest_clamped_if_none": _first_then_rest_clamped_if_none,
     "nemotron_h_layer_types_validation": _nemotron_h_layer_types_validation,
 }
