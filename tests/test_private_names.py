@@ -1,6 +1,5 @@
 """No kvguard module uses another module's private names (house rule: a module's `_names` are its
-own; what another module needs is a public function named for what it does).  A package may
-import its own private submodules (``hfconfig`` imports ``._interp``)."""
+own; what another module needs is a public function named for what it does)."""
 
 from __future__ import annotations
 
@@ -28,13 +27,6 @@ def _imported_module(path: Path, node: ast.ImportFrom) -> list[str]:
     return base + (node.module.split(".") if node.module else [])
 
 
-def _is_own_private_submodule(path: Path, module: list[str], name: str) -> bool:
-    """``from . import _interp`` inside the package that holds ``_interp``."""
-    folder = PACKAGE.parent.joinpath(*module)
-    own_package = _module_of(path)[:len(module)] == module
-    return own_package and ((folder / f"{name}.py").is_file() or (folder / name / "__init__.py").is_file())
-
-
 def private_uses(path: Path, source: str | None = None) -> list[str]:
     tree = ast.parse(path.read_text(encoding="utf-8") if source is None else source)
     found, aliases = [], {}
@@ -44,7 +36,7 @@ def private_uses(path: Path, source: str | None = None) -> list[str]:
             if module[:1] != ["kvguard"]:
                 continue
             for alias in node.names:
-                if _private(alias.name) and not _is_own_private_submodule(path, module, alias.name):
+                if _private(alias.name):
                     found.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: from "
                                  f"{'.'.join(module)} import {alias.name}")
                 else:
@@ -78,7 +70,6 @@ def test_the_rule_reports_private_imports_and_attributes_and_allows_own_submodul
         "kvguard/suggestions.py:3: from kvguard.hfconfig import _interp",
         "kvguard/suggestions.py:4: argv._split",
     ]
-    # inside hfconfig, its own private submodules are the package's to import
-    assert private_uses(PACKAGE / "hfconfig" / "__init__.py", "from . import _exact\nfrom ._load import load\n") == []
-    assert private_uses(PACKAGE / "hfconfig" / "_load.py", "from ._interp import _MISSING\n") == [
-        "kvguard/hfconfig/_load.py:1: from kvguard.hfconfig._interp import _MISSING"]
+    # relative imports are resolved against the importing module's package
+    assert private_uses(PACKAGE / "facts" / "steps.py", "from .transformers4 import _class_property\n") == [
+        "kvguard/facts/steps.py:1: from kvguard.facts.transformers4 import _class_property"]

@@ -54,7 +54,8 @@ def _compile(src: str) -> list[ast.stmt]:
     return ast.parse(src).body
 
 
-_COMPILED = [(name, _compile(src)) for name, src in PATTERNS]
+#: (step name, pattern, fixed arguments of the step: a pattern may name a variant of its step)
+_COMPILED = [(entry[0], _compile(entry[1]), entry[2] if len(entry) > 2 else {}) for entry in PATTERNS]
 
 
 class _NoMatch(Exception):
@@ -100,7 +101,12 @@ def _template(node) -> str:
             continue
         if not isinstance(part, ast.FormattedValue) or part.format_spec is not None:
             raise _NoMatch
-        name = _var(part.value)
+        value = part.value
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len" \
+                and len(value.args) == 1 and not value.keywords and part.conversion == -1:
+            out.append("{len__" + _var(value.args[0]).replace("self.", "self__") + "}")
+            continue
+        name = _var(value)
         conv = {-1: "", 114: "!r", 115: "!s", 97: "!a"}[part.conversion]
         out.append("{" + name.replace("self.", "self__") + conv + "}")
     return "".join(out)
@@ -284,6 +290,9 @@ KNOWN_INITS: dict[str, list] = {
     "2cc5d81cddbe": ["eagle_config", {"methods": ["eagle", "eagle3"], "supported": "eagle and eagle3"}],
     "2041bf4fee02": ["eagle_config", {"methods": ["eagle", "eagle3", "dflash"],
                                       "supported": "eagle, eagle3, and dflash"}],
+    "aca71cb48e6d": ["eagle_config", {"methods": ["eagle", "eagle3", "dflash"],     # 0.31.0-: a DFlash draft
+                                      "supported": "eagle, eagle3, and dflash",    # model kept by name
+                                      "dflash_names": ["LiLiCorrDraftModel"]}],
 }
 
 #: ``from_pretrained`` overrides of vLLM's classes, by fingerprint: what they do before ``from_dict``
@@ -476,7 +485,7 @@ def recognise(stmt: ast.stmt) -> list:
         return step
     if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
         stmt = ast.Assign(targets=[stmt.target], value=stmt.value, lineno=stmt.lineno)
-    for name, pattern in _COMPILED:
+    for name, pattern, fixed in _COMPILED:
         if len(pattern) != 1:
             continue
         env: dict = {}
@@ -484,7 +493,7 @@ def recognise(stmt: ast.stmt) -> list:
             _match(pattern[0], stmt, env)
         except _NoMatch:
             continue
-        return [name, _plain(env)]
+        return [name, {**_plain(env), **fixed}]
     chain = _truthy_chain(stmt) or _dict_of_locals_if_none(stmt)
     if chain is not None:
         return chain
@@ -683,7 +692,7 @@ def describe_class(cls) -> dict:
     for meth in ("__post_init__",):
         fn = cls.__dict__.get(meth)
         if fn is not None:
-            rec["post_init"] = steps_of(fn)
+            rec["post_init"] = (facts_transformers5.known_post_init(cls, fn) if v5 else None) or steps_of(fn)
     if "get_text_config" in cls.__dict__:
         rule = _text_config_rule(cls.__dict__["get_text_config"])
         if rule is not None:
@@ -718,7 +727,7 @@ def _method_facts(cls, name: str, fn) -> dict:
     fp = facts_transformers5.fingerprint(fn)
     known = facts_transformers5.KNOWN_METHODS5.get(fp)
     if known is not None:
-        return {"known": known[0], **known[1]}
+        return {"known": known[0], **facts_transformers5.resolve_args(cls, known[1])}
     try:
         params, kwargs = params_of(fn)
     except (TypeError, ValueError):
@@ -1064,7 +1073,10 @@ def _digest(record) -> str:
 
 
 #: class-level values kvguard never reads (tensor/pipeline/expert-parallel plans of transformers' own models)
-UNREAD_CLASS_VALUES = ("base_model_tp_plan", "base_model_pp_plan", "base_model_ep_plan")
+UNREAD_CLASS_VALUES = ("base_model_pp_plan", "base_model_ep_plan")
+#: class-level values whose presence only is read: transformers 5.17-5.20 ``__post_init__`` copies a class's
+#: tensor-parallel plan (when not None) onto the instance when embeddings are tied, so the plan is kept as ``{}``
+PRESENCE_CLASS_VALUES = ("base_model_tp_plan",)
 
 
 def _pool(records: dict, pool_dir: str) -> dict:
@@ -1075,6 +1087,10 @@ def _pool(records: dict, pool_dir: str) -> dict:
         if isinstance(values, dict):
             for key in UNREAD_CLASS_VALUES:
                 values.pop(key, None)
+            for key in PRESENCE_CLASS_VALUES:
+                value = values.get(key)
+                if isinstance(value, dict) and value.get("literal") is not None:
+                    values[key] = {"literal": {"dict": {}}}
         file_id = f"{name.removeprefix('vllm:')}-{_digest(record)}"
         path = os.path.join(pool_dir, file_id + ".json")
         if not os.path.exists(path):

@@ -19,8 +19,9 @@ could change what it reports.
 
 from __future__ import annotations
 
-# (step name, pattern source, ...): several sources may share a step name (spellings of one behaviour)
-PATTERNS: list[tuple[str, str]] = [
+# (step name, pattern source[, fixed arguments]): several sources may share a step name (spellings of one
+# behaviour); the fixed arguments name a variant of the step
+PATTERNS: list[tuple] = [
     # -- plain stores and defaults --------------------------------------------------------------
     ("set", "V_a = V_b"),
     ("set_const", "V_a = K_v"),
@@ -334,9 +335,18 @@ PATTERNS: list[tuple[str, str]] = [
     ("kwarg_pop_if_present_else", "V_t = kwargs.pop(K_k) if K_k in kwargs else V_a"),
     ("const_if_false_and_attr",
      "if not V_a and getattr(V_s, K_k, K_d):\n    V_a = K_v"),
+    # Gemma 4: the full-attention layers' overrides (their own head size, and KV heads with attention_k_eq_v)
+    ("per_layer_overrides_by_type",
+     "if K_k not in kwargs:\n    layer_overrides: dict[str, Any] = {K_hk: V_g}\n"
+     "    V_n = V_ng if getattr(self, K_eq, K_eqd) else None\n"
+     "    if V_n is not None:\n        layer_overrides[K_nk] = V_n\n"
+     "    kwargs[K_k] = {layer_idx: layer_overrides for layer_idx, layer_type in enumerate(self.layer_types) "
+     "if layer_type == K_hit}"),
     ("bidirectional_window",
      "if V_c == K_v:\n    V_a = K_w\n    V_s = V_s // K_d + K_p"),
     # dictionaries (rope_parameters, sub-config dicts)
+    ("dict_model_type_rename",
+     "if isinstance(V_a, dict) and V_a.get('model_type', K_d) == K_old:\n    V_a['model_type'] = K_new"),
     ("dict_model_type_rename",
      "if isinstance(V_a, dict) and V_a.get('model_type') == K_old:\n    V_a['model_type'] = K_new"),
     ("dict_item_update_if_not_none", "if V_s is not None:\n    V_d[K_k].update(V_s)"),
@@ -385,6 +395,27 @@ PATTERNS: list[tuple[str, str]] = [
      "if K_k in kwargs:\n    pattern = kwargs.pop(K_k)\n    if V_t == K_v:\n        V_t = self.A_m(pattern)"),
     ("return_mapped_items", "return [V_m[V_x] for V_x in V_s]"),
     ("return_joined_mapped", "return ''.join((V_m[V_x] for V_x in V_s))"),
+    ("dict_drop_if_dict", "if isinstance(V_a, dict):\n    V_a.pop(K_k, None)"),
+    ("dict_setdefault_kwarg_pop", "V_d.setdefault(K_k, kwargs.pop(K_kw, K_v))"),
+    # Llava and kin (transformers 5): tied embeddings taken over from the text config
+    ("set_sub_attr_if_false", "if not V_a and V_s.A_x:\n    V_a = V_s.A_x"),
+    # Mllama vision (transformers 5): the default aspect ratios exist only for 4 tiles
+    ("raise_if_eq_and_ne", "if V_a == K_v and V_b != K_n:\n    raise ValueError(F_msg)"),
+    ("set_gt_const", "V_t = V_a > K_k"),
+    ("set_const_if_gt_const", "V_t = K_a if V_c > K_k else K_b"),
+    ("kwargs_pop", "V_t = kwargs.pop(K_k, V_v)"),
+    # HY-V3: one dense layer first (none without layers), the rest sparse
+    ("first_then_rest_clamped_if_none",
+     "if V_t is None:\n    V_t = K_first * (1 if self.num_hidden_layers > 0 else 0) + "
+     "K_rest * max(self.num_hidden_layers - 1, 0)"),
+    # OLMo-hybrid (transformers' class; vLLM's own spelling above): every fourth layer full attention
+    ("olmo_hybrid_layer_types",
+     "if V_t is None:\n    V_t = ['linear_attention'] * int(V_n)\n"
+     "    for i in range(int(V_n)):\n        if i % 4 == 3:\n            V_t[i] = 'full_attention'\n"
+     "    if 'full_attention' not in V_t:\n        V_t[-1] = 'full_attention'"),
+    ("raise_if_len_ne", "if len(V_l) != V_n:\n    raise ValueError(F_msg)"),
+    ("raise_if_len_ne", "if V_l is not None and len(V_l) != V_n:\n    raise ValueError(F_msg)", {"none_ok": True}),
+    ("per_layer_attr_if_none", "if V_t is None:\n    V_t = [V_a] * self.num_hidden_layers"),
     ("len_compare_if_not_none", "if V_n is not None:\n    if len(V_l) != V_n:\n        pass"),
     # GLM-MoE-DSA: which layers compute the indexer's top-k ("full") and which reuse it ("shared")
     ("indexer_types_default",

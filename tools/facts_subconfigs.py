@@ -150,6 +150,17 @@ def _simple(stmt, var_names: set) -> list[dict]:
                     and _var(value.func.value) == var and _lit(value.args[0]) == "model_type":
                 return [{"op": "model_type_default", "var": var, "value": _lit(value.args[1])}]
             return [{"op": "model_type", "var": var, "value": _lit(value)}]
+        if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                and isinstance(target.slice.value, str):
+            chain = _kwargs_get_chain(value)
+            if chain is not None:
+                # text_kwargs["dtype"] = kwargs.get("torch_dtype", kwargs.get("dtype"))
+                return [{"op": "item_kwargs_get", "var": _var(target.value), "key": target.slice.value,
+                         "chain": chain}]
+        if isinstance(target, ast.Name) and isinstance(value, ast.Attribute) and value.attr == "model_type" \
+                and not (isinstance(value.value, ast.Name) and value.value.id == "self"):
+            # model_type = self.text_config.model_type
+            return [{"op": "read_attr", "target": target.id, "from": _var(value.value), "attr": "model_type"}]
         tname = _var(target)
         if isinstance(value, ast.Dict) and not value.keys:
             return [{"op": "empty", "target": tname}]
@@ -183,6 +194,9 @@ def _simple(stmt, var_names: set) -> list[dict]:
             return [{"op": "raise", "type": stmt.exc.func.id, "message": args[0].value}]
         raise NotSubConfig
     if isinstance(stmt, ast.If):
+        rename = _model_type_rename(stmt) or _rename_if_eq(stmt)
+        if rename is not None:
+            return [rename]
         return [{"op": "branch", "step": recognise_dispatch(stmt)}]
     raise NotSubConfig
 
@@ -191,6 +205,63 @@ def _same_var(name: str, var: str) -> bool:
     """``x`` and ``self.x`` hold the same object in the classes that test one and use the other (the class
     stored its argument first)."""
     return name == var or name.removeprefix("self.") == var.removeprefix("self.")
+
+
+def _rename_if_eq(stmt: ast.If) -> "dict | None":
+    """``if v == old: v = new`` (a local) or ``if v == old: x.model_type = new`` (an attribute of a value)."""
+    test = stmt.test
+    if stmt.orelse or len(stmt.body) != 1 or not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                                                   and isinstance(test.ops[0], ast.Eq)
+                                                   and isinstance(test.left, ast.Name)):
+        return None
+    body = stmt.body[0]
+    if not (isinstance(body, ast.Assign) and len(body.targets) == 1):
+        return None
+    target, local = body.targets[0], test.left.id
+    try:
+        old, new = _lit(test.comparators[0]), _lit(body.value)
+        if isinstance(target, ast.Name) and target.id == local:
+            return {"op": "local_rename", "var": local, "old": old, "new": new}
+        if isinstance(target, ast.Attribute) and target.attr == "model_type" \
+                and not (isinstance(target.value, ast.Name) and target.value.id == "self"):
+            return {"op": "attr_set_if_eq", "test": local, "old": old, "var": _var(target.value), "attr": "model_type",
+                    "new": new}
+    except NotSubConfig:
+        return None
+    return None
+
+
+def _kwargs_get_chain(value) -> "list | None":
+    """``kwargs.get("a", kwargs.get("b"))`` -> ``["a", "b"]`` (the last default None)."""
+    chain = []
+    while True:
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "get"
+                and isinstance(value.func.value, ast.Name) and value.func.value.id == "kwargs"
+                and not value.keywords and 1 <= len(value.args) <= 2 and isinstance(value.args[0], ast.Constant)):
+            return None
+        chain.append(value.args[0].value)
+        if len(value.args) == 1:
+            return chain
+        value = value.args[1]
+        if isinstance(value, ast.Constant) and value.value is None:
+            return chain
+
+
+def _model_type_rename(stmt: ast.If) -> "dict | None":
+    """``if d.get("model_type") == old: d["model_type"] = new`` (an old checkpoint's sub-config type renamed)."""
+    test = stmt.test
+    if stmt.orelse or len(stmt.body) != 1 or not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                                                   and isinstance(test.ops[0], ast.Eq)):
+        return None
+    call, body = test.left, stmt.body[0]
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "get"
+            and len(call.args) == 1 and not call.keywords and _lit(call.args[0]) == "model_type"):
+        return None
+    var = _var(call.func.value)
+    if not (isinstance(body, ast.Assign) and len(body.targets) == 1 and isinstance(body.targets[0], ast.Subscript)
+            and _lit(body.targets[0].slice) == "model_type" and _var(body.targets[0].value) == var):
+        return None
+    return {"op": "model_type_rename", "var": var, "old": _lit(test.comparators[0]), "new": _lit(body.value)}
 
 
 def _test(node, var: str, kind: str):

@@ -480,6 +480,8 @@ BASE_BEHAVIOURS: dict[str, dict[str, str]] = {
     "is_heterogeneous": {"94738256056e": "spec"},
     "per_layer_config.setter": {"29427d2fc744": "apply"},
     "_iter_config_keys_with_heterogeneous_adjustment": {"4469f13f2741": "5.17"},
+    # transformers/integrations/heterogeneity/configuration_utils.py as a whole (kvguard/facts/hetero5.py)
+    "heterogeneity": {"17b0219fd306": "5.17"},
     # the RoPE checks per type (_validate_<type>_rope_parameters)
     "rope:default": {"7b4f315460e0": "keys"},
     "rope:axial": {"e79b0f575d93": "as_default"},
@@ -494,6 +496,22 @@ BASE_BEHAVIOURS: dict[str, dict[str, str]] = {
 
 def _behaviour(name: str, fn) -> "str | dict":
     fp = fingerprint(fn)
+    known = BASE_BEHAVIOURS.get(name, {}).get(fp)
+    return known if known is not None else {"unknown": fp}
+
+
+def _module_behaviour(name: str, module_name: str) -> "str | dict":
+    """A whole module's behaviour (its source with docstrings blanked), e.g. the per-layer config mixin."""
+    import importlib
+    try:
+        module = importlib.import_module(module_name)
+        tree = ast.parse(inspect.getsource(module))
+    except (ImportError, OSError, TypeError, SyntaxError):
+        return {"unknown": None}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            node.value.value = ""
+    fp = hashlib.sha256(ast.unparse(tree).encode()).hexdigest()[:12]
     known = BASE_BEHAVIOURS.get(name, {}).get(fp)
     return known if known is not None else {"unknown": fp}
 
@@ -558,6 +576,8 @@ def base_facts() -> dict:
         attrs.update(class_attrs(klass, field_names))
     attrs.pop("sub_configs", None)
     behaviours = {name: _behaviour(name, fn) for name, fn in sorted(_base_methods().items())}
+    behaviours["heterogeneity"] = _module_behaviour("heterogeneity", "transformers.integrations.heterogeneity."
+                                                    "configuration_utils")
     gen = GenerationConfig._get_default_generation_params() if hasattr(
         GenerationConfig, "_get_default_generation_params") else {}
     out = {"fields": _all_fields(base),
@@ -583,7 +603,46 @@ def is_strict_hook(cls, name: str) -> bool:
 
 
 #: methods a class defines, by fingerprint (tools/facts_extract.py _method_facts): the named behaviour they have
+#: ``__post_init__`` methods that are programs of their own, by fingerprint: the steps recorded for them (a named
+#: derivation in kvguard/facts/classes5.py, then the parent's ``__post_init__`` where the method calls it last);
+#: ``{"$global": NAME}`` arguments are read from the class's module
+KNOWN_POST_INITS5: dict[str, list] = {
+    "26b529c2c2e5": [["deepseek_v4_post_init",                          # DeepseekV4Config (5.19, 5.20)
+                      {"ratio_to_layer_type": {"$global": "_COMPRESS_RATIO_TO_LAYER_TYPE"}}]],
+    "0e47b47677fc": [["step3p7_text_post_init",                         # Step3p7TextConfig (5.19-5.24)
+                      {"sparse_keys": [["index_n_heads", "sparse_num_index_heads"],
+                                       ["index_head_dim", "sparse_index_dim"],
+                                       ["index_block_size", "sparse_block_size"],
+                                       ["index_topk_blocks", "sparse_topk_blocks"],
+                                       ["index_local_blocks", "sparse_local_block"]]}]],
+}
+
+
+def known_post_init(cls, fn) -> "list | None":
+    """The steps of a ``__post_init__`` recognised by fingerprint (KNOWN_POST_INITS5), else None."""
+    known = KNOWN_POST_INITS5.get(fingerprint(fn))
+    if known is None:
+        return None
+    return [[name, resolve_args(cls, args)] for name, args in known]
+
+
+def resolve_args(cls, args: dict) -> dict:
+    """A named behaviour's arguments: ``{"$global": NAME}`` replaced by the value of the class module's NAME."""
+    import sys
+    module = sys.modules.get(cls.__module__)
+    out = {}
+    for key, value in args.items():
+        if isinstance(value, dict) and set(value) == {"$global"}:
+            value = _value(getattr(module, value["$global"]))["literal"]
+        out[key] = value
+    return out
+
+
 KNOWN_METHODS5: dict[str, list] = {
+    "52aeb012b59b": ["deepseek_v4_validate_rope", {}],                        # DeepseekV4Config
+    "777e2c86ec2e": ["deepseek_v4_validate_layer_type",
+                     {"layer_types": {"$global": "DEEPSEEK_V4_LAYER_TYPES"},
+                      "mlp_layer_types": {"$global": "DEEPSEEK_V4_MLP_LAYER_TYPES"}}],
     "6fa08c3d1c66": ["phi3_rope_validation_5", {}],      # Phi3Config.validate_rope (also Phi4Multimodal)
     "9b53edd48787": ["phimoe_rope_validation_5", {}],    # PhimoeConfig.validate_rope
     "22ae004c836f": ["nemotron_h_layer_types_validation", {"valid": ["full_attention", "linear_attention", "moe",

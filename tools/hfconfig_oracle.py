@@ -359,6 +359,9 @@ def main(argv=None) -> int:
     ap.add_argument("--unit", action="store_true",
                     help="the hand-written trap configs of tests/hfconfig/data/unit_cases.json instead of generated "
                          "ones (--record writes unit_oracle_<release>.json.gz)")
+    ap.add_argument("--unit-cases", default=None,
+                    help="with --unit: another file of trap configs (a list, or {\"cases\": [...]}); --record writes "
+                         "<its name>_oracle_<release>.json.gz")
     ap.add_argument("--modelconfig", action="store_true",
                     help="build the real ModelConfig for tests/hfconfig/data/modelconfig_cases.json and record how "
                          "load errors surface (--record writes modelconfig_<release>.json)")
@@ -433,8 +436,12 @@ UNIT_CASES = os.path.join(ROOT, "tests", "hfconfig", "data", "unit_cases.json")
 def main_unit(args) -> int:
     from kvguard.versions import Release
     from packaging.version import Version
-    with open(UNIT_CASES) as f:
+    path = getattr(args, "unit_cases", None) or UNIT_CASES
+    with open(path) as f:
         cases = json.load(f)
+    if isinstance(cases, dict):
+        cases = cases["cases"]
+    stem = "unit" if path == UNIT_CASES else os.path.basename(path).removesuffix(".json")
     bad = []
     for ver, py, extra_env in _oracles(args):
         oracle = run_oracle(py, cases, env=extra_env)
@@ -452,7 +459,7 @@ def main_unit(args) -> int:
         if args.record:
             os.makedirs(args.record, exist_ok=True)
             import gzip
-            with gzip.open(os.path.join(args.record, f"unit_oracle_{ver}.json.gz"), "wt", encoding="utf-8") as f:
+            with gzip.open(os.path.join(args.record, f"{stem}_oracle_{ver}.json.gz"), "wt", encoding="utf-8") as f:
                 json.dump({"release": ver, "source": "tools/hfconfig_oracle.py --unit --record (real vLLM get_config "
                            "+ get_hf_text_config in the oracle environment)", "results": results}, f,
                           separators=(",", ":"))

@@ -31,6 +31,12 @@ def check_repr(lib: Any, obj: ConfigObject) -> None:
     lib.variant("to_json_string")
     lib.variant("module:recursive_diff_dict")
     out = to_dict(lib, obj)
+    k = obj.kvg_facts
+    while k is not None:
+        if k.record.get("json_without_diff"):  # to_json_string(use_diff=False): to_dict() printed as is
+            _json_check(out)
+            return
+        k = k.parent
     if variant == "default_instance" and not getattr(obj, "has_no_defaults_at_init", False):
         _default_instance(obj)
         defaults = _sub_config_keys_of_default(lib, obj)
@@ -52,7 +58,7 @@ def _sub_config_keys_of_default(lib: Any, obj: ConfigObject) -> set:
 
 def measured_exception(exc_type: str, message: str) -> BaseException:
     """An exception of a measured type whose ``str()`` is the measured message."""
-    bases = {"ValueError": ValueError, "TypeError": TypeError, "KeyError": KeyError, "AttributeError": AttributeError,
+    bases = {"AssertionError": AssertionError, "ValueError": ValueError, "TypeError": TypeError, "KeyError": KeyError, "AttributeError": AttributeError,
              "IndexError": IndexError, "ZeroDivisionError": ZeroDivisionError,
              "StrictDataclassClassValidationError": StrictDataclassClassValidationError,
              "StrictDataclassFieldValidationError": StrictDataclassFieldValidationError}
@@ -98,6 +104,8 @@ def base_to_dict(lib: Any, obj: ConfigObject) -> dict:
     if hasattr(obj, "quantization_config"):
         _quantization(obj)
     _dict_dtype_to_str(out)
+    from .hetero5 import update_to_dict_output
+    update_to_dict_output(lib, obj, out)
     return out
 
 

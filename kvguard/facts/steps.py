@@ -375,11 +375,45 @@ def _op_branch(f: Frame, op: dict) -> None:
     _sub_config(f, op["step"])
 
 
+def _op_model_type_rename(f: Frame, op: dict) -> None:
+    value = f.get(op["var"])
+    if value.get("model_type") == op["old"]:
+        value["model_type"] = op["new"]
+
+
+def _op_local_rename(f: Frame, op: dict) -> None:
+    """``if v == old: v = new``."""
+    if f.get(op["var"]) == op["old"]:
+        f.set(op["var"], op["new"])
+
+
+def _op_read_attr(f: Frame, op: dict) -> None:
+    """``t = v.attr``."""
+    f.set(op["target"], getattr(f.get(op["from"]), op["attr"]))
+
+
+def _op_attr_set_if_eq(f: Frame, op: dict) -> None:
+    """``if test == old: v.attr = new``."""
+    if f.get(op["test"]) == op["old"]:
+        setattr(f.get(op["var"]), op["attr"], op["new"])
+
+
+def _op_item_kwargs_get(f: Frame, op: dict) -> None:
+    """``d[key] = kwargs.get(k1, kwargs.get(k2, ...))``."""
+    kw = f.kwargs()
+    value = None
+    for key in reversed(op["chain"]):
+        value = kw.get(key, value)
+    f.get(op["var"])[op["key"]] = value
+
+
 _SUB_OPS: dict[str, Callable[[Frame, dict], Any]] = {
     "build": _build_op, "model_type_default": _op_model_type_default, "model_type": _op_model_type,
     "empty": _op_empty, "assign": _op_assign, "read_model_type": _op_read_model_type, "or_build": _op_or_build,
     "if_truthy_build": _op_if_truthy_build, "raise": _op_raise, "branch": _op_branch,
     "empty_if_none": _op_empty_if_none, "build_discard": _op_build_discard,
+    "model_type_rename": _op_model_type_rename, "item_kwargs_get": _op_item_kwargs_get,
+    "local_rename": _op_local_rename, "read_attr": _op_read_attr, "attr_set_if_eq": _op_attr_set_if_eq,
 }
 
 
@@ -457,8 +491,9 @@ def _format(f: Frame, template: str) -> str:
     values = {}
     for _, field, _, _ in string.Formatter().parse(template):
         if field:
-            var = "self." + field[6:] if field.startswith("self__") else field
-            values[field] = f.get(var)
+            name = field[5:] if field.startswith("len__") else field
+            var = "self." + name[6:] if name.startswith("self__") else name
+            values[field] = len(f.get(var)) if name != field else f.get(var)
     return template.format(**values)
 
 
@@ -699,8 +734,9 @@ def _kimi_k25_mm_hidden_size(f: Frame, a: dict) -> None:
 
 def _olmo_hybrid_layer_types(f: Frame, a: dict) -> None:
     """vLLM's OlmoHybridConfig: by default every fourth layer is full attention (and at least the last one)."""
-    if f.get("layer_types") is None:
-        count = int(f.get("num_hidden_layers"))
+    target = a.get("t", "layer_types")  # (transformers' class: self.layer_types / self.num_hidden_layers)
+    if f.get(target) is None:
+        count = int(f.get(a.get("n", "num_hidden_layers")))
         bounded_count(count)
         kinds = ["linear_attention"] * count
         for i in range(count):
@@ -708,7 +744,7 @@ def _olmo_hybrid_layer_types(f: Frame, a: dict) -> None:
                 kinds[i] = "full_attention"
         if "full_attention" not in kinds:
             kinds[-1] = "full_attention"
-        f.set("layer_types", kinds)
+        f.set(target, kinds)
 
 
 def _laguna_rope_parameters(f: Frame, a: dict) -> None:
@@ -872,7 +908,8 @@ def _eagle_config(f: Frame, a: dict) -> None:
             kwargs["architectures"] = [arch if arch.startswith("Eagle3") or arch.endswith("Eagle3")
                                        else f"Eagle3{arch}" for arch in archs]
         else:
-            kwargs["architectures"] = [arch if arch.startswith("DFlash") or arch.endswith("DFlash")
+            kept = a.get("dflash_names", ())
+            kwargs["architectures"] = [arch if arch.startswith("DFlash") or arch.endswith("DFlash") or arch in kept
                                        else f"DFlash{arch}" for arch in archs]
     else:
         raise ValueError(f"Invalid method {method}. Supported methods are {a['supported']}.")
@@ -1239,9 +1276,25 @@ def _bidirectional_window(f: Frame, a: dict) -> None:
         f.set(a["s"], f.get(a["s"]) // f.get(a["d"]) + f.get(a["p"]))
 
 
+def _per_layer_overrides_by_type(f: Frame, a: dict) -> None:
+    """Gemma 4: unless ``per_layer_config`` is given, the layers of one type get the same overrides (an
+    attribute from a local name; a second one when the config's flag allows and the value is not None)."""
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if key in kw:
+        return
+    overrides = {f.get(a["hk"]): f.get(a["g"])}
+    value = f.get(a["ng"]) if getattr(f.obj, f.get(a["eq"]), f.get(a["eqd"])) else None
+    f.set(a["n"], value)
+    if value is not None:
+        overrides[f.get(a["nk"])] = value
+    hit = f.get(a["hit"])
+    kw[key] = {layer_idx: overrides for layer_idx, layer_type in enumerate(f.obj.layer_types) if layer_type == hit}
+
+
 def _dict_model_type_rename(f: Frame, a: dict) -> None:
     value = f.get(a["a"])
-    if isinstance(value, dict) and value.get("model_type") == f.get(a["old"]):
+    if isinstance(value, dict) and value.get("model_type", f.get(a["d"]) if "d" in a else None) == f.get(a["old"]):
         value["model_type"] = f.get(a["new"])
 
 
@@ -1474,6 +1527,52 @@ def _return_joined_mapped(f: Frame, a: dict) -> None:
     raise Returned("".join(mapping[x] for x in f.get(a["s"])))
 
 
+def _raise_if_len_ne(f: Frame, a: dict) -> None:
+    """``if len(l) != n: raise ValueError(...)`` (``none_ok``: unless ``l`` is None)."""
+    value = f.get(a["l"])
+    if a.get("none_ok") and value is None:
+        return
+    if len(value) != f.get(a["n"]):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _dict_drop_if_dict(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if isinstance(value, dict):
+        value.pop(f.get(a["k"]), None)
+
+
+def _set_sub_attr_if_false(f: Frame, a: dict) -> None:
+    if not f.get(a["a"]) and getattr(f.get(a["s"]), a["x"]):
+        f.set(a["a"], getattr(f.get(a["s"]), a["x"]))
+
+
+def _raise_if_eq_and_ne(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) == f.get(a["v"]) and f.get(a["b"]) != f.get(a["n"]):
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _set_gt_const(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) > f.get(a["k"]))
+
+
+def _set_const_if_gt_const(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) if f.get(a["c"]) > f.get(a["k"]) else f.get(a["b"]))
+
+
+def _first_then_rest_clamped_if_none(f: Frame, a: dict) -> None:
+    """``t = first * (1 if n > 0 else 0) + rest * max(n - 1, 0)`` when ``t`` is None (n: the layers)."""
+    if f.get(a["t"]) is None:
+        n = f.obj.num_hidden_layers
+        first = f.get(a["first"]) * (1 if n > 0 else 0)
+        f.set(a["t"], first + f.get(a["rest"]) * bounded_count(max(n - 1, 0)))
+
+
+def _per_layer_attr_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], [f.get(a["a"])] * f.obj.num_hidden_layers)
+
+
 def _len_compare_if_not_none(f: Frame, a: dict) -> None:
     value = f.get(a["n"])
     if value is not None:
@@ -1609,7 +1708,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set_or_const_mul": _set_or_const_mul, "set_attr_of_if_none": _set_attr_of_if_none,
     "list_if_tuple": _list_if_tuple, "set_from_kwarg_if_not_none": _set_from_kwarg_if_not_none,
     "kwarg_pop_if_present_else": _kwarg_pop_if_present_else, "const_if_false_and_attr": _const_if_false_and_attr,
-    "bidirectional_window": _bidirectional_window, "dict_model_type_rename": _dict_model_type_rename,
+    "bidirectional_window": _bidirectional_window, "per_layer_overrides_by_type": _per_layer_overrides_by_type, "dict_model_type_rename": _dict_model_type_rename,
     "dict_item_update_if_not_none": _dict_item_update_if_not_none,
     "dict_item_const_if_none": _dict_item_const_if_none,
     "dict_item_setdefault_kwarg_pop_item": _dict_item_setdefault_kwarg_pop_item,
@@ -1629,6 +1728,10 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
         lambda f, a: _layer_types_from_pattern_kwarg(f, {**a, "else_remap": True}),
     "from_pattern_kwarg_if_eq": _from_pattern_kwarg_if_eq, "return_mapped_items": _return_mapped_items,
     "return_joined_mapped": _return_joined_mapped, "len_compare_if_not_none": _len_compare_if_not_none,
+    "raise_if_len_ne": _raise_if_len_ne, "per_layer_attr_if_none": _per_layer_attr_if_none,
+    "set_gt_const": _set_gt_const, "dict_drop_if_dict": _dict_drop_if_dict,
+    "set_sub_attr_if_false": _set_sub_attr_if_false, "raise_if_eq_and_ne": _raise_if_eq_and_ne, "set_const_if_gt_const": _set_const_if_gt_const,
+    "first_then_rest_clamped_if_none": _first_then_rest_clamped_if_none,
     "nemotron_h_layer_types_validation": _nemotron_h_layer_types_validation,
 }
 
@@ -1642,3 +1745,9 @@ def run_steps(frame: Frame, steps: list, on_super: Callable[[Frame, dict], None]
         if fn is None:
             raise Undecidable(f"{frame.cls.name}.{frame.method}: step {name!r} is not in kvguard's vocabulary")
         fn(frame, args)
+
+
+# single classes' own derivations (transformers 5), registered with the vocabulary
+from .classes5 import STEPS5  # noqa: E402
+
+STEPS.update(STEPS5)

@@ -308,7 +308,7 @@ class Transformers4:
         if name != "attribute_map":
             name = cls.attribute_map.get(name, name)
         if name in cls.properties:
-            return _class_property(obj, name, cls.properties[name])
+            return class_property(obj, name, cls.properties[name])
         attrs = obj.kvg_attrs
         if name in attrs:
             return attrs[name]
@@ -455,7 +455,7 @@ def _forward_set(obj: ConfigObject, name: str, value: Any, hook: dict) -> bool:
     return False
 
 
-def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
+def class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     """A property a class defines, computed from the object as its getter does."""
     kind = prop["kind"]
     if kind == "floordiv":

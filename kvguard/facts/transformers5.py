@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import Undecidable
-from . import rope5
+from . import hetero5, rope5
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Frame, Returned, literal, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
@@ -156,8 +156,11 @@ class Transformers5:
         ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does)."""
         if "class" in ref:
             name = ref["class"]
-            if frame.cls.name.startswith("vllm:") and "vllm:" + name in self.vllm["classes"]:
-                name = "vllm:" + name
+            if frame.cls.name.startswith("vllm:"):
+                if "vllm:" + name in self.vllm["classes"]:
+                    name = "vllm:" + name
+                else:
+                    name = self.vllm.get("class_aliases", {}).get(name, name)
             cls = self.class_facts(name)
         elif "sub" in ref:
             name = self.sub_configs(frame.obj.kvg_facts).get(ref["sub"])
@@ -171,9 +174,29 @@ class Transformers5:
         else:
             raise Undecidable(f"{frame.cls.name}: class reference {ref} is not modelled")
         if kwargs is None or not hasattr(kwargs, "keys"):
-            raise TypeError(f"{cls.display}.__init__() argument after ** must be a mapping, not "
-                            f"{type(kwargs).__name__}")
+            # CPython names the called class by module and qualified name
+            raise TypeError(f"{cls.record.get('module', '')}.{cls.display}() argument after ** must be a mapping, "
+                            f"not {type(kwargs).__name__}")
         return self.build(cls, dict(kwargs))
+
+    def for_model(self, kwargs: dict) -> ConfigObject:
+        """``AutoConfig.for_model(**kwargs)``."""
+        if "model_type" not in kwargs:
+            raise TypeError("AutoConfig.for_model() missing 1 required positional argument: 'model_type'")
+        model_type = kwargs.pop("model_type")
+        if self.knows_model_type(model_type):
+            return self.build(self.class_for_model_type(model_type), kwargs)
+        raise ValueError(f"Unrecognized model identifier: {model_type}. Should contain one of "
+                         f"{', '.join(self.mapping_keys())}")
+
+    def base_init(self, obj: ConfigObject, kwargs: dict) -> None:
+        """``PreTrainedConfig.__init__(self, **kwargs)`` (the generated dataclass ``__init__``)."""
+        self._init(obj, None, kwargs)
+
+    def to_dict(self, obj: ConfigObject) -> dict:
+        """``obj.to_dict()``."""
+        from .repr5 import to_dict
+        return to_dict(self, obj)
 
     def sub_configs(self, cls: ClassFacts) -> dict:
         """``cls.sub_configs``: key -> config class name (None for AutoConfig: resolved from the value)."""
@@ -602,15 +625,16 @@ class Transformers5:
         self._run_method(obj, k, name, k.record["methods"][name], (), {})
 
     # -- the attribute protocol ---------------------------------------------------------------
-    def get_attribute(self, obj: ConfigObject, name: str) -> Any:
+    def get_attribute(self, obj: ConfigObject, name: str, per_layer_check: bool = True) -> Any:
+        """``getattr(obj, name)`` (``per_layer_check=False``: ``_getattr_without_heterogeneous_validation``)."""
         cls = obj.kvg_facts
         if cls.hooks:
             _check_hooks(cls, "__getattribute__")
         attrs = obj.kvg_attrs
-        if "_heterogeneity_spec" in attrs:
-            raise Undecidable("heterogeneous (per_layer_config) configs are not modelled")
         if name != "attribute_map":
             name = cls.attribute_map.get(name, name)
+        if per_layer_check and "_heterogeneity_spec" in attrs:
+            hetero5.ambiguous(obj, name)
         if name in cls.properties:
             return _class_property(obj, name, cls.properties[name])
         if name in _BASE_PROPERTIES and name not in self._shadowed.get(cls.name, ()):
@@ -654,9 +678,8 @@ class Transformers5:
 
     def iterate(self, obj: ConfigObject):
         self.variant("__iter__")
-        if "_heterogeneity_spec" in obj.kvg_attrs:
-            raise Undecidable("heterogeneous (per_layer_config) configs are not modelled")
-        return iter(list(obj.kvg_attrs))
+        self.variant("_iter_config_keys_with_heterogeneous_adjustment")
+        return iter(hetero5.iter_keys(obj, list(obj.kvg_attrs)))
 
     def getitem(self, obj: ConfigObject, key: Any) -> Any:
         raise TypeError(f"'{obj.kvg_class_name}' object is not subscriptable")
@@ -828,7 +851,9 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "experts_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [obj.num_experts if i % period == offset else 1 for i in range(bounded_count(obj.num_hidden_layers))]
-    raise Undecidable(f"{obj.kvg_class_name}.{name} is a property kvguard does not model")
+    # the kinds vLLM's own classes use (sub-config attributes, Kimi's MLA / linear-attention tests, ...)
+    from .transformers4 import class_property as shared
+    return shared(obj, name, prop)
 
 
 def _class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> None:
@@ -954,21 +979,19 @@ def _get_is_heterogeneous(lib: Transformers5, obj: ConfigObject) -> Any:
 
 
 def _get_per_layer_config(lib: Transformers5, obj: ConfigObject) -> Any:
-    raise Undecidable("per_layer_config views are not modelled")
+    lib.variant("heterogeneity")
+    return hetero5.PerLayerConfigView(lib, obj)
 
 
 def _set_per_layer_config(lib: Transformers5, obj: ConfigObject, value: Any) -> None:
     lib.variant("per_layer_config.setter")
-    if value is None:
-        obj.kvg_attrs.pop("_heterogeneity_spec", None)
-        return
-    raise Undecidable("heterogeneous (per_layer_config) configs are not modelled")
+    lib.variant("heterogeneity")
+    hetero5.apply(lib, obj, value)
 
 
 def _get_per_layer_attributes(lib: Transformers5, obj: ConfigObject) -> Any:
-    if "_heterogeneity_spec" in obj.kvg_attrs:
-        raise Undecidable("heterogeneous (per_layer_config) configs are not modelled")
-    return None
+    spec = hetero5.spec_of(obj)
+    return None if spec is None else spec.per_layer_attributes
 
 
 def _dict_getter(name: str):
@@ -1006,7 +1029,9 @@ _BASE_SETTERS = {
 def _validate_architecture(lib: Transformers5, obj: ConfigObject) -> None:
     lib.variant("validate_architecture")
     if obj.is_heterogeneous:
-        raise Undecidable("heterogeneous (per_layer_config) configs are not modelled")
+        for config in obj.per_layer_config:
+            lib.call(config, "validate_architecture")
+        return
     if hasattr(obj, "head_dim") and hasattr(obj, "num_heads") and hasattr(obj, "embed_dim") \
             and obj.head_dim * obj.num_heads != obj.embed_dim:
         raise ValueError(f"The embed_dim ({obj.embed_dim}) is not a multiple of the number of attention "

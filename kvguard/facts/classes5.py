@@ -1,0 +1,215 @@
+"""Derivations of single transformers 5 config classes that fit no step of the vocabulary, in kvguard's own code.
+
+A class whose ``__post_init__`` or validator is a long program of its own (legacy checkpoint formats folded
+into the modern fields, per-layer lists padded with MTP layers, …) is recorded by tools/facts_extract.py as a
+named behaviour, chosen by the fingerprint of the method's source (tools/facts_transformers5.py
+``KNOWN_POST_INITS5`` / ``KNOWN_METHODS5``): a changed method is not recognised and kvguard declines such
+configs.  The facts the methods read from their module (layer-type tuples, tables) are measured into the
+step's arguments; the class-level defaults are read from the class record as the method reads them.
+
+Mirrors ``transformers/models/deepseek_v4/configuration_deepseek_v4.py`` (``DeepseekV4Config``, 5.20) and
+``transformers/models/step3p7/configuration_step3p7.py`` (``Step3p7TextConfig``, 5.20).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .steps import Frame, bounded_count, literal
+
+__all__ = ["STEPS5"]
+
+
+def _n(count: Any) -> Any:
+    """A layer count used to build a list: kvguard declines counts too large to build."""
+    return bounded_count(count) if isinstance(count, int) else count
+
+
+# -- DeepSeek-V4 -----------------------------------------------------------------------------------
+
+def _deepseek_v4_post_init(f: Frame, a: dict) -> None:
+    """Legacy V4 keywords (V3-style names) folded into the modern fields; default layer types (two HCA layers,
+    then CSA/HCA alternating), MLP layer types (``hash_moe`` first), partial rotary factor, and the nested
+    ``{"main", "compress"}`` RoPE parameters."""
+    obj, lib = f.obj, f.lib
+    kwargs = f.kwargs()
+    legacy_ratios = kwargs.pop("compress_ratios", None)
+    legacy_csa = kwargs.pop("compress_rate_csa", None)
+    legacy_hca = kwargs.pop("compress_rate_hca", None)
+    legacy_hash_layers = kwargs.pop("num_hash_layers", None)
+    legacy_qk_rope_head_dim = kwargs.pop("qk_rope_head_dim", None)
+    lib.base_post_init(obj, dict(kwargs))  # PreTrainedConfig.__post_init__(self, **kwargs)
+    n = obj.num_hidden_layers
+    if obj.compress_rates is None:
+        obj.compress_rates = dict(obj.default_compress_rates)
+    if legacy_csa is not None:
+        obj.compress_rates["compressed_sparse_attention"] = legacy_csa
+    if legacy_hca is not None:
+        obj.compress_rates["heavily_compressed_attention"] = legacy_hca
+    if obj.layer_types is None and legacy_ratios is not None:
+        table = literal(a["ratio_to_layer_type"])
+        obj.layer_types = [table[r] for r in legacy_ratios]
+    if obj.layer_types is None:
+        interleave = ["compressed_sparse_attention" if i % 2 else "heavily_compressed_attention"
+                      for i in range(_n(max(n - 2, 0)))]
+        obj.layer_types = ["heavily_compressed_attention"] * min(n, 2) + interleave
+    obj.layer_types = list(obj.layer_types[:n])
+    if obj.mlp_layer_types is None:
+        n_hash = legacy_hash_layers if legacy_hash_layers is not None else obj.default_num_hash_layers
+        obj.mlp_layer_types = ["hash_moe"] * min(n, n_hash) + ["moe"] * _n(max(0, n - n_hash))
+    obj.mlp_layer_types = list(obj.mlp_layer_types[:n])
+    if obj.partial_rotary_factor is None:
+        obj.partial_rotary_factor = (legacy_qk_rope_head_dim / obj.head_dim if legacy_qk_rope_head_dim is not None
+                                     else obj.default_partial_rotary_factor)
+    obj.qk_rope_head_dim = int(obj.head_dim * obj.partial_rotary_factor)
+    rp = obj.rope_parameters or {}
+    if isinstance(rp.get("main"), dict) and isinstance(rp.get("compress"), dict):
+        obj.rope_parameters = {"main": rp["main"], "compress": rp["compress"]}
+    else:
+        yarn = {k: v for k, v in rp.items() if k not in ("main", "compress")}
+        main = {"rope_type": "default", "rope_theta": obj.rope_theta,
+                "partial_rotary_factor": obj.partial_rotary_factor}
+        compress = {**yarn, "rope_theta": obj.compress_rope_theta, "partial_rotary_factor": obj.partial_rotary_factor}
+        compress.setdefault("rope_type", "default")
+        if compress["rope_type"] == "yarn":
+            compress.setdefault("attention_factor", 1.0)
+        obj.rope_parameters = {"main": main, "compress": compress}
+
+
+def _deepseek_v4_validate_rope(f: Frame, a: dict) -> None:
+    """Each of the labelled RoPE parameter sets (``main``, ``compress``) checked by its type's validator, with
+    ``rope_parameters`` set to that set while it runs."""
+    obj, lib = f.obj, f.lib
+    params_dict = getattr(obj, "rope_parameters", None) or {}
+    ignore_keys = obj.ignore_keys_at_rope_validation
+    for label in obj._rope_type_labels:
+        params = params_dict.get(label)
+        if not isinstance(params, dict):
+            continue
+        rope_type = params.get("rope_type", params.get("type", "default"))
+        params["rope_type"] = rope_type
+        name = f"_validate_{rope_type}_rope_parameters"
+        if not lib.has_method(obj, name):
+            continue
+        obj.rope_parameters = params
+        try:
+            lib.call(obj, name, params, ignore_keys=ignore_keys)
+        finally:
+            obj.rope_parameters = params_dict
+
+
+def _deepseek_v4_validate_layer_type(f: Frame, a: dict) -> None:
+    """Attention and MLP layer types: one per layer, each from the class's own allowed tuple."""
+    obj = f.obj
+    if obj.num_hidden_layers is None:
+        return
+    checks = (("layer_types", obj.layer_types, literal(a["layer_types"])),
+              ("mlp_layer_types", obj.mlp_layer_types, literal(a["mlp_layer_types"])))
+    for name, types, allowed in checks:
+        if types is None:
+            continue
+        if len(types) != obj.num_hidden_layers:
+            raise ValueError(f"`num_hidden_layers` ({obj.num_hidden_layers}) must equal `len({name})` ({len(types)}).")
+        bad = [t for t in types if t not in allowed]
+        if bad:
+            raise ValueError(f"`{name}` entries must be one of {allowed} for DeepSeek-V4; got {bad}.")
+
+
+# -- Step 3.5 / 3.7 text ---------------------------------------------------------------------------
+
+def _step3p7_text_post_init(f: Frame, a: dict) -> None:
+    """Per-layer lists padded with the MTP layers split off; default layer and MLP layer types (legacy
+    ``moe_layers_enum``), sliding-attention heads as per-layer overrides, legacy sparse-attention keys, and
+    RoPE parameters per layer type (from a per-layer ``rope_theta`` list)."""
+    obj, lib = f.obj, f.lib
+    kwargs = f.kwargs()
+    mtp = kwargs.pop("num_nextn_predict_layers", 0)
+    obj.num_nextn_predict_layers = mtp
+    n, padded = obj.num_hidden_layers, obj.num_hidden_layers + mtp
+    if mtp:
+        for field, mtp_field in (("layer_types", "mtp_layer_types"), ("mlp_layer_types", "mtp_mlp_layer_types")):
+            value = getattr(obj, field)
+            if isinstance(value, list) and len(value) == padded:
+                setattr(obj, field, value[:n])
+                setattr(obj, mtp_field, value[n:padded])
+        for field in ("swiglu_limits", "swiglu_limits_shared"):
+            value = getattr(obj, field)
+            if isinstance(value, list) and len(value) == padded:
+                setattr(obj, field, value[:n])
+        for key in ("rope_theta", "partial_rotary_factors"):
+            value = kwargs.get(key)
+            if isinstance(value, list) and len(value) == padded:
+                kwargs[key] = value[:n]
+    if obj.layer_types is None:
+        obj.layer_types = ["full_attention"] * _n(n)
+        if mtp:
+            obj.mtp_layer_types = ["full_attention"] * _n(mtp)
+    if obj.mlp_layer_types is None:
+        enum = kwargs.pop("moe_layers_enum", None)
+        if enum is not None:
+            items = enum.split(",") if isinstance(enum, str) else enum
+            moe_set = {int(i) for i in items if str(i).strip()}
+        else:
+            moe_set = set(range(3, _n(n)))
+        mlp_layer_types = ["sparse" if i in moe_set else "dense" for i in range(_n(padded))]
+        obj.mlp_layer_types = mlp_layer_types[:n]
+        if mtp:
+            obj.mtp_mlp_layer_types = mlp_layer_types[n:padded]
+    if obj.num_sliding_attention_heads is None:
+        other = kwargs.pop("attention_other_setting", None)
+        if other:
+            obj.num_sliding_attention_heads = other.get("num_attention_heads", obj.num_attention_heads)
+        else:
+            obj.num_sliding_attention_heads = obj.num_attention_heads
+    kwargs.setdefault("per_layer_config", {
+        layer_idx: {"num_attention_heads": obj.num_sliding_attention_heads}
+        for layer_idx, layer_type in enumerate(obj.layer_types) if layer_type == "sliding_attention"})
+    if obj.query_pre_attn_scalar is None:
+        obj.query_pre_attn_scalar = obj.head_dim
+    rope_theta = kwargs.pop("rope_theta", obj.default_theta)
+    partial_rotary_factors = kwargs.pop("partial_rotary_factors", None)
+    rope_scaling = kwargs.pop("rope_scaling", None)
+    sparse_cfg = kwargs.pop("sparse_attention_config", None) or {}
+    moe_layer_freq = kwargs.pop("moe_layer_freq", None)
+    lib.post_init(obj, f.cls.parent, dict(kwargs))  # super().__post_init__(**kwargs)
+    obj.hidden_act = "silu"
+    for flat, legacy in literal(a["sparse_keys"]):
+        if legacy in sparse_cfg:
+            setattr(obj, flat, sparse_cfg[legacy])
+    if obj.layer_types is None and "sparse_attention_freq" in sparse_cfg:
+        obj.layer_types = ["minimax_m3_sparse" if x else "full_attention" for x in sparse_cfg["sparse_attention_freq"]]
+    if obj.layer_types is None:
+        obj.layer_types = ["full_attention"] * _n(obj.num_hidden_layers)
+    if obj.mlp_layer_types is None and moe_layer_freq is not None:
+        obj.mlp_layer_types = ["sparse" if x else "dense" for x in moe_layer_freq]
+    if obj.mlp_layer_types is None:
+        obj.mlp_layer_types = ["sparse"] * _n(obj.num_hidden_layers)
+    layer_type_set = set(obj.layer_types)
+    rp = obj.rope_parameters or {}
+    if all(isinstance(rp.get(layer_type), dict) for layer_type in layer_type_set):
+        obj.rope_parameters = {layer_type: rp[layer_type] for layer_type in layer_type_set}
+        return
+    if not isinstance(rope_theta, list):
+        rope_theta = [rope_theta] * len(obj.layer_types)
+    obj.rope_parameters = {}
+    try:
+        for layer_type in layer_type_set:
+            i = obj.layer_types.index(layer_type)
+            params = {"rope_type": "default", "rope_theta": rope_theta[i]}
+            if partial_rotary_factors:
+                params["partial_rotary_factor"] = partial_rotary_factors[i]
+            obj.rope_parameters[layer_type] = params
+    except Exception as exc:
+        if len(layer_type_set) > 1:  # which layer type fails first follows the set's (hash seed's) order
+            exc._kvg_hash_order = True  # type: ignore[attr-defined]
+        raise
+    if rope_scaling and "full_attention" in obj.rope_parameters:
+        obj.rope_parameters["full_attention"].update(rope_scaling)
+
+
+STEPS5 = {
+    "deepseek_v4_post_init": _deepseek_v4_post_init,
+    "deepseek_v4_validate_rope": _deepseek_v4_validate_rope,
+    "deepseek_v4_validate_layer_type": _deepseek_v4_validate_layer_type,
+    "step3p7_text_post_init": _step3p7_text_post_init,
+}
