@@ -20,7 +20,7 @@ from .errors import (
     UnsupportedVersion,
 )
 from .facts import ModelFacts
-from .layout import Host, Layout
+from .launch.layout import Host, Layout
 from .plan import PlanEntry, PlanReport, plan  # eager: the submodule's name is also a function's
 from .verdict import ErrorEntry, Skipped, Verdict
 from .versions import KNOWN_RELEASES, SUPPORTED_VERSIONS, Release

@@ -11,8 +11,8 @@ from .engine import evaluate, release_key, verdict_from_crash
 from .errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
                      reports_internal_errors)
 from .facts import Crash, ModelFacts, derive
-from .layout import Host, Layout, make_layout
-from .load import load_raw_config
+from .launch.layout import Host, Layout, make_layout
+from .launch.load import load_raw_config
 from .verdict import Verdict
 from .versions import Release, resolve
 

@@ -16,7 +16,7 @@ from typing import Optional, Sequence
 
 from . import __version__, factcache
 from .errors import InternalError, KvguardError, Undecidable, reason_kind
-from .layout import Host
+from .launch.layout import Host
 
 __all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "build_report", "main", "run"]
 
@@ -283,10 +283,10 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     prefixes are read from it).  ``suggest``: for a refused launch, also find the
     nearest launches the release accepts (:func:`kvguard.suggest`)."""
     from .api import check, legal_dcp_sizes
-    from .argv import parse_serve
+    from .launch.argv import parse_serve
     from .errors import ArgparseRefusal, Undecidable
     from .report import LaunchReport, argparse_verdict
-    from .resolve import resolve_model
+    from .launch.resolve import resolve_model
 
     try:
         cmd = parse_serve(launch, release)
@@ -373,7 +373,7 @@ def _color(args) -> bool:
 def _docker_launch(launch: list[str], args):
     """`docker run … vllm/vllm-openai:TAG ARGS` as kvguard scan reads it: (the launch, the release
     its image tag names — None when --vllm-version decides)."""
-    from .pins import choose_release, default_release, image_pin
+    from .launch.pins import choose_release, default_release, image_pin
     from .scan import launch_and_image
 
     tokens, image = launch_and_image(launch)

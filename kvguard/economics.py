@@ -26,7 +26,7 @@ from typing import Any, Optional, Sequence
 
 from .errors import InputError, reports_internal_errors
 from .facts import ModelFacts
-from .layout import Host
+from .launch.layout import Host
 
 __all__ = ["AuditReport", "ModelAudit", "KV_CACHE_DTYPE_BYTES", "audit", "kv_cache_dtype_bytes",
            "kv_bytes_per_token_per_layer"]
@@ -199,7 +199,7 @@ def resolve_config(config: Any) -> tuple[str, Any, Optional[dict]]:
     if isinstance(config, Mapping):
         return str(config.get("_name_or_path") or config.get("model_type") or "<mapping>"), dict(config), dict(config)
     if isinstance(config, str):
-        from .resolve import resolve_model
+        from .launch.resolve import resolve_model
         r = resolve_model(config)  # path, Hugging Face cache (offline), or catalog — as `check` does
         return r.name, r.config, r.config
     raise InputError(f"config must be a path, a model id, a mapping or ModelFacts, not {type(config).__name__}",

@@ -14,7 +14,7 @@ from functools import lru_cache, partial
 from typing import Any, Optional
 
 from .facts import Crash, ModelFacts
-from .layout import Host, Layout
+from .launch.layout import Host, Layout
 from .rules import WRAPPER, Check, FieldRule, Step, rows_for
 from .rules.compile import compile_rows, row_of
 from .verdict import ErrorEntry, Skipped, Verdict

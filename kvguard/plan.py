@@ -36,7 +36,7 @@ from typing import Any, Optional
 
 from .api import divisors
 from .errors import InputError, reports_internal_errors
-from .layout import Host
+from .launch.layout import Host
 
 __all__ = ["PlanEntry", "PlanReport", "plan"]
 
@@ -149,7 +149,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     from .economics import config_dtype, resolve_config, kv_cache_dtype_bytes, kv_token_shards
     from .engine import evaluate
     from .facts import ModelFacts
-    from .layout import Layout
+    from .launch.layout import Layout
     from .versions import resolve
 
     gpus = _pos_int(gpus, "gpus")

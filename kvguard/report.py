@@ -245,7 +245,7 @@ def render_undecided(fmt: str, reason: str, kind: str, *, command: Optional[str]
 #    "findings": [{"file", "line", "kind", "label", "command",
 #                  "status": "accepted" | "refused" | "undecidable",
 #                  "vllm_version", "vllm_version_source": the release this launch was checked
-#                  against and where it came from (kvguard.pins), "notes": [...],
+#                  against and where it came from (kvguard.launch.pins), "notes": [...],
 #                  "result": <the check JSON object, when checked>,
 #                  "reason_kind", "reason", "unresolved": [...]   (when undecidable)}, ...],
 #    "skipped": [{"file", "reason"}, ...],

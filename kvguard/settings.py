@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from .errors import InputError
-from .pins import read_toml
+from .launch.pins import read_toml
 
 __all__ = ["Settings", "find_settings"]
 

@@ -29,7 +29,7 @@ from kvguard.capacity import (CAPACITY_RELEASES, CapacityNotModelledResult, kv_c
                               predict_capacity)
 from kvguard.cli import EXIT_ACCEPT, EXIT_UNDECIDED, run
 from kvguard.errors import CapacityNotModelled, InputError, Undecidable, UnsupportedVersion
-from kvguard.resolve import resolve_model
+from kvguard.launch.resolve import resolve_model
 from kvguard.versions import SUPPORTED_VERSIONS
 
 GIB = 1 << 30

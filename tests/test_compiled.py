@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 import kvguard
 from kvguard import catalog, engine
 from kvguard.facts import Crash, ModelFacts
-from kvguard.layout import Host
+from kvguard.launch.layout import Host
 from kvguard.rules.compile import _lambda_source, compile_rows
 from kvguard.versions import SUPPORTED_VERSIONS
 

@@ -22,7 +22,7 @@ from kvguard import catalog
 from kvguard.cli import run
 from kvguard.errors import KvguardError
 from kvguard.facts import ModelFacts
-from kvguard.load import MAX_CONFIG_BYTES
+from kvguard.launch.load import MAX_CONFIG_BYTES
 from kvguard.verdict import Verdict
 from kvguard.versions import resolve
 
@@ -531,7 +531,7 @@ def test_odd_command_lines(capsys, launch):
 
 
 def test_parse_serve_strings_with_bad_quoting():
-    from kvguard.argv import parse_serve
+    from kvguard.launch.argv import parse_serve
 
     release = resolve(V)
     for text in ("vllm serve 'm", 'vllm serve "m', "vllm serve m \\", "vllm serve m -tp '8", "",
@@ -659,7 +659,7 @@ _tokens = st.one_of(
 @FUZZ
 @given(tokens=st.lists(_tokens, max_size=14), version=st.sampled_from(VERSIONS), prefix=st.booleans())
 def test_fuzz_parse_serve(tokens, version, prefix):
-    from kvguard.argv import parse_serve
+    from kvguard.launch.argv import parse_serve
 
     argv = (["vllm", "serve"] + tokens) if prefix else tokens
     try:

@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, build_report, run
-from kvguard.layout import Host
+from kvguard.launch.layout import Host
 from kvguard.scan import MAX_FILE_BYTES, find_launches, scan
 from kvguard.versions import resolve
 

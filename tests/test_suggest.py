@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import kvguard
 from kvguard import catalog
-from kvguard.argv import parse_serve
+from kvguard.launch.argv import parse_serve
 from kvguard.cli import run
 from kvguard.suggestions import EDITABLE
 from kvguard.versions import resolve

@@ -9,8 +9,8 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from . import catalog
-from .errors import InputError, Undecidable
+from .. import catalog
+from ..errors import InputError, Undecidable
 from .load import load_raw_config
 
 __all__ = ["ResolvedModel", "hf_cache_dir", "resolve_model"]
