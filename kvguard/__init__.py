@@ -9,7 +9,7 @@ vLLM import; no network.
 
 from typing import TYPE_CHECKING, Any
 
-from .api import check, legal_dcp_sizes, model_facts, to_exception, validate
+from .rules.check import check, legal_dcp_sizes, model_facts, to_exception, validate
 from .errors import (
     CapacityNotModelled,
     InputError,

@@ -321,7 +321,7 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
     if pp > num_layers:   # before the per-stage list is built: its length is pp
         raise InputError(f"-pp {pp} leaves a pipeline stage without layers ({num_layers} layers)",
                          source="<capacity>", key="pp")
-    from .api import MAX_ENUMERATED_GPUS
+    from .rules.check import MAX_ENUMERATED_GPUS
 
     if pp > MAX_ENUMERATED_GPUS:
         raise InputError(f"-pp {pp}: kvguard sizes pipelines of up to {MAX_ENUMERATED_GPUS:,} stages",
@@ -554,7 +554,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     if isinstance(cfg, ModelFacts):
         facts = cfg
     else:
-        from .api import model_facts
+        from .rules.check import model_facts
         facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code)
     reason = _multi_group_reason(raw, facts) or _registry_reason(facts, release)
     if reason is not None:

@@ -282,7 +282,7 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     ``env`` holds extra variables vLLM would see (the launch's own ``VAR=value``
     prefixes are read from it).  ``suggest``: for a refused launch, also find the
     nearest launches the release accepts (:func:`kvguard.suggest`)."""
-    from .api import check, legal_dcp_sizes
+    from .rules.check import check, legal_dcp_sizes
     from .launch.argv import parse_serve
     from .errors import ArgparseRefusal, Undecidable
     from .report import LaunchReport, argparse_verdict
@@ -347,7 +347,7 @@ def _unapplied_env_notes(applied: dict) -> "list[str]":
 def _no_dcp_reason(verdict, release, env, host, model_path, fields) -> Optional[dict]:
     """Why no -dcp size passes at this layout: the refusal that stands with -dcp 1 (its first
     sentence: the GPU-count message goes on over several lines)."""
-    from .api import check
+    from .rules.check import check
 
     at_one = check(verdict.facts, vllm_version=release, env=env, host=host, model_path=model_path,
                    **dict(fields, decode_context_parallel_size=1))

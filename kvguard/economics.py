@@ -237,7 +237,7 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
                kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
                host: Optional[Host] = None, name: Optional[str] = None,
                trust_remote_code: bool = False) -> ModelAudit:
-    from .api import legal_dcp_sizes, model_facts
+    from .rules.check import legal_dcp_sizes, model_facts
     from .versions import resolve
 
     for key, value in (("tp", tp), ("pcp", pcp), ("dcp", dcp)):

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
-from .api import divisors
+from .rules.check import divisors
 from .errors import InputError, reports_internal_errors
 from .launch.layout import Host
 
@@ -145,9 +145,9 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     also try ``--enable-expert-parallel`` (MoE models only).
     """
     from . import archs
-    from .api import env_as_strings, model_facts
+    from .rules.check import env_as_strings, model_facts
     from .economics import config_dtype, resolve_config, kv_cache_dtype_bytes, kv_token_shards
-    from .engine import evaluate
+    from .rules.engine import evaluate
     from .facts import ModelFacts
     from .launch.layout import Layout
     from .versions import resolve

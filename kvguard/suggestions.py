@@ -312,9 +312,9 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     skipped and listed in each suggestion's verdict).  Each suggestion's command line is read
     back by the release's parser and checked by :func:`kvguard.check` before it is returned.
     """
-    from .api import check, field_exists, prepare_check, require_registered_architecture, resolve_release
+    from .rules.check import check, field_exists, prepare_check, require_registered_architecture, resolve_release
     from .launch.argv import parse_serve, split_command
-    from .engine import evaluate
+    from .rules.engine import evaluate
     from .facts import Crash
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:

@@ -942,7 +942,7 @@ def test_a_recursion_error_in_a_fact_derivation_is_not_a_deferred_crash(monkeypa
 
 
 def test_a_bug_anywhere_in_check_is_an_internal_error(monkeypatch, capsys):
-    from kvguard import engine
+    from kvguard.rules import engine
 
     def bug(*args, **kwargs):
         raise AttributeError("'State' object has no attribute 'nonexistent'")

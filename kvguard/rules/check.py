@@ -6,15 +6,15 @@ import os
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from . import archs, factcache
+from .. import archs, factcache
 from .engine import evaluate, release_key, verdict_from_crash
-from .errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
-                     reports_internal_errors)
-from .facts import Crash, ModelFacts, derive
-from .launch.layout import Host, Layout, make_layout
-from .launch.load import load_raw_config
-from .verdict import Verdict
-from .versions import Release, resolve
+from ..errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
+                      reports_internal_errors)
+from ..facts import Crash, ModelFacts, derive
+from ..launch.layout import Host, Layout, make_layout
+from ..launch.load import load_raw_config
+from ..verdict import Verdict
+from ..versions import Release, resolve
 
 __all__ = ["check", "legal_dcp_sizes", "model_facts", "validate"]
 
