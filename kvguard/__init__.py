@@ -21,7 +21,7 @@ from .errors import (
 )
 from .facts import ModelFacts
 from .launch.layout import Host, Layout
-from .plan import PlanEntry, PlanReport, plan  # eager: the submodule's name is also a function's
+from .kv.plan import PlanEntry, PlanReport, plan  # eager: the submodule's name is also a function's
 from .verdict import ErrorEntry, Skipped, Verdict
 from .versions import KNOWN_RELEASES, SUPPORTED_VERSIONS, Release
 
@@ -29,15 +29,15 @@ __version__ = "0.1.0"
 
 #: names imported on first use (PEP 562): a launch script's check does not pay for the economics
 _LAZY = {
-    "AuditReport": "economics", "ModelAudit": "economics", "audit": "economics",
-    "CapacityPrediction": "capacity", "predict_capacity": "capacity",
-    "Suggestion": "suggestions", "suggest": "suggestions",
+    "AuditReport": "kv.economics", "ModelAudit": "kv.economics", "audit": "kv.economics",
+    "CapacityPrediction": "kv.capacity", "predict_capacity": "kv.capacity",
+    "Suggestion": "kv.suggestions", "suggest": "kv.suggestions",
 }
 
 if TYPE_CHECKING:
-    from .capacity import CapacityPrediction, predict_capacity
-    from .economics import AuditReport, ModelAudit, audit
-    from .suggestions import Suggestion, suggest
+    from .kv.capacity import CapacityPrediction, predict_capacity
+    from .kv.economics import AuditReport, ModelAudit, audit
+    from .kv.suggestions import Suggestion, suggest
 
 
 def __getattr__(name: str) -> Any:

@@ -149,7 +149,7 @@ def _economics_parsers(sub) -> None:
 
 
 def _cmd_audit(args) -> int:
-    from .economics import audit, render_audit_json, render_audit_text
+    from .kv.economics import audit, render_audit_json, render_audit_text
     from .versions import resolve
 
     release = resolve(args.vllm_version, nearest=args.nearest)
@@ -163,7 +163,7 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_plan(args) -> int:
-    from .plan import plan, render_plan_json, render_plan_text
+    from .kv.plan import plan, render_plan_json, render_plan_text
     from .versions import resolve
 
     if args.top < 0:
@@ -175,7 +175,7 @@ def _cmd_plan(args) -> int:
                   trust_remote_code=args.trust_remote_code)
     top = args.top or None   # --top 0: every accepted layout
     if args.plot:
-        from .plan import render_plan_svg
+        from .kv.plan import render_plan_svg
         try:
             with open(args.plot, "w", encoding="utf-8") as fh:
                 fh.write(render_plan_svg(report, top))
@@ -325,7 +325,7 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     if suggest:
         report.suggestion_host = host
         if not verdict.ok:
-            from .suggestions import suggest as nearest_accepted
+            from .kv.suggestions import suggest as nearest_accepted
 
             report.suggestions = [] if verdict.facts is None else nearest_accepted(
                 verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name)

@@ -49,7 +49,7 @@ class LaunchReport:
         out = f.to_dict()
         if f.use_mla is None or f.total_num_kv_heads is None or not isinstance(tp, int) or tp < 1:
             return out
-        from .economics import kv_cache_dtype_bytes
+        from .kv.economics import kv_cache_dtype_bytes
 
         _, b = kv_cache_dtype_bytes(self.kv_cache_dtype)   # "auto": bfloat16 on a CUDA node
         out.update(
@@ -157,7 +157,7 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
 
 
 def _suggestion_lines(report: LaunchReport, dim: str, reset: str) -> list[str]:
-    from .suggestions import EDITABLE, MAX_CHANGES, describe_host
+    from .kv.suggestions import EDITABLE, MAX_CHANGES, describe_host
 
     v = report.verdict
     host = describe_host(report.suggestion_host) if report.suggestion_host is not None else "host unknown"

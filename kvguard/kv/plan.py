@@ -34,9 +34,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
-from .rules.check import divisors
-from .errors import InputError, reports_internal_errors
-from .launch.layout import Host
+from ..rules.check import divisors
+from ..errors import InputError, reports_internal_errors
+from ..launch.layout import Host
 
 __all__ = ["PlanEntry", "PlanReport", "plan"]
 
@@ -144,13 +144,13 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     ``host``: defaults to a stated CUDA node of ``gpus_per_node`` GPUs.  ``expert_parallel``:
     also try ``--enable-expert-parallel`` (MoE models only).
     """
-    from . import archs
-    from .rules.check import env_as_strings, model_facts
+    from .. import archs
+    from ..rules.check import env_as_strings, model_facts
     from .economics import config_dtype, resolve_config, kv_cache_dtype_bytes, kv_token_shards
-    from .rules.engine import evaluate
-    from .facts import ModelFacts
-    from .launch.layout import Layout
-    from .versions import resolve
+    from ..rules.engine import evaluate
+    from ..facts import ModelFacts
+    from ..launch.layout import Layout
+    from ..versions import resolve
 
     gpus = _pos_int(gpus, "gpus")
     if gpus > MAX_PLAN_GPUS:
@@ -166,7 +166,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=release.key, env=env_d,
                                                                             trust_remote_code=trust_remote_code)
     if archs.registry_loaded() and archs.registered_arch(facts.architectures, release) is None:
-        from .errors import Undecidable
+        from ..errors import Undecidable
         raise Undecidable(f"architectures {list(facts.architectures)} are not in vLLM {release.version}'s "
                           "model registry")
     dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw),

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
-from .errors import CapacityNotModelled, InputError, reports_internal_errors
+from ..errors import CapacityNotModelled, InputError, reports_internal_errors
 
 __all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "kv_capacity",
            "pp_partitions", "predict_capacity", "render_capacity_text"]
@@ -178,7 +178,7 @@ class CapacityNotModelledResult:
 
 
 def _release(vllm_version: Any):
-    from .versions import resolve
+    from ..versions import resolve
     release = resolve(vllm_version)
     if not release.within(*CAPACITY_RELEASES):
         raise CapacityNotModelled(f"capacity prediction covers vLLM {CAPACITY_RELEASES[0]}–{CAPACITY_RELEASES[1]}, "
@@ -188,7 +188,7 @@ def _release(vllm_version: Any):
 
 def _shards(release, dcp: int, pcp: int) -> int:
     """``FullAttentionSpec.max_memory_usage_bytes``: ``cdiv(max_model_len, dcp)``, ``dcp * pcp`` in
-    0.12.0–0.25.1 (kvguard.economics.kv_token_shards)."""
+    0.12.0–0.25.1 (kvguard.kv.economics.kv_token_shards)."""
     from .economics import kv_token_shards
     return kv_token_shards(release.key, dcp, pcp)
 
@@ -321,7 +321,7 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
     if pp > num_layers:   # before the per-stage list is built: its length is pp
         raise InputError(f"-pp {pp} leaves a pipeline stage without layers ({num_layers} layers)",
                          source="<capacity>", key="pp")
-    from .rules.check import MAX_ENUMERATED_GPUS
+    from ..rules.check import MAX_ENUMERATED_GPUS
 
     if pp > MAX_ENUMERATED_GPUS:
         raise InputError(f"-pp {pp}: kvguard sizes pipelines of up to {MAX_ENUMERATED_GPUS:,} stages",
@@ -459,7 +459,7 @@ _REGISTRY_FLAGS = (("is_attention_free", "attention-free (no attention KV cache)
 def _registry_reason(facts, release) -> Optional[str]:
     """What the release's model registry says against one attention KV-cache group (None: nothing).
     Catches hybrid and state-space architectures whatever their config looks like."""
-    from .archs import arch_flag, registered_arch
+    from ..archs import arch_flag, registered_arch
 
     arch = registered_arch(facts.architectures, release)
     if arch is None:
@@ -533,7 +533,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     group or spec kvguard does not size, :class:`~kvguard.InputError` for bad input.
     """
     from .economics import config_dtype, resolve_config, kv_cache_dtype_bytes
-    from .facts import ModelFacts
+    from ..facts import ModelFacts
 
     release = _release(vllm_version)
     for key, value in (("tp", tp), ("pp", pp), ("pcp", pcp), ("dcp", dcp), ("max_model_len", max_model_len)):
@@ -554,7 +554,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     if isinstance(cfg, ModelFacts):
         facts = cfg
     else:
-        from .rules.check import model_facts
+        from ..rules.check import model_facts
         facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code)
     reason = _multi_group_reason(raw, facts) or _registry_reason(facts, release)
     if reason is not None:

@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
-from .errors import InputError, reports_internal_errors
-from .facts import ModelFacts
-from .launch.layout import Host
+from ..errors import InputError, reports_internal_errors
+from ..facts import ModelFacts
+from ..launch.layout import Host
 
 __all__ = ["AuditReport", "ModelAudit", "KV_CACHE_DTYPE_BYTES", "audit", "kv_cache_dtype_bytes",
            "kv_bytes_per_token_per_layer"]
@@ -78,7 +78,7 @@ def kv_cache_dtype_bytes(kv_cache_dtype: str = "auto", *, model_dtype: Optional[
         raise InputError("kv_cache_dtype must be a string", source="<audit>", key="kv_cache_dtype")
     name = kv_cache_dtype
     if vllm_version is not None and name in _KV_CACHE_DTYPE_SINCE:
-        from .versions import resolve
+        from ..versions import resolve
         release = resolve(vllm_version)
         if not release.within(_KV_CACHE_DTYPE_SINCE[name]):
             raise InputError(f"--kv-cache-dtype {name} does not exist in vLLM {release.version} "
@@ -116,7 +116,7 @@ _PCP_SHARDS_KV = ("0.12.0", "0.25.1")
 
 def kv_token_shards(vllm_version: str, dcp: int = 1, pcp: int = 1) -> int:
     """Over how many ranks one sequence's KV tokens are spread: dcp, times pcp in 0.12.0–0.25.1."""
-    from .versions import resolve
+    from ..versions import resolve
     if pcp > 1 and resolve(vllm_version).within(*_PCP_SHARDS_KV):
         return dcp * pcp
     return dcp
@@ -162,7 +162,7 @@ class ModelAudit:
     #: stored - unique: the bytes per token that duplication costs across the TP group
     duplication_waste_bytes_per_token: Optional[float]
     notes: tuple[str, ...] = ()
-    #: vLLM's "GPU KV cache size" / "Maximum concurrency" (kvguard.capacity.CapacityPrediction), or
+    #: vLLM's "GPU KV cache size" / "Maximum concurrency" (kvguard.kv.capacity.CapacityPrediction), or
     #: CapacityNotModelledResult; None when no KV memory and max_model_len were given
     capacity: Any = None
 
@@ -199,7 +199,7 @@ def resolve_config(config: Any) -> tuple[str, Any, Optional[dict]]:
     if isinstance(config, Mapping):
         return str(config.get("_name_or_path") or config.get("model_type") or "<mapping>"), dict(config), dict(config)
     if isinstance(config, str):
-        from .launch.resolve import resolve_model
+        from ..launch.resolve import resolve_model
         r = resolve_model(config)  # path, Hugging Face cache (offline), or catalog — as `check` does
         return r.name, r.config, r.config
     raise InputError(f"config must be a path, a model id, a mapping or ModelFacts, not {type(config).__name__}",
@@ -211,7 +211,7 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
               kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
               host: Optional[Host] = None, name: Optional[str] = None,
               trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None) -> ModelAudit:
-    """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.capacity.predict_capacity`
+    """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.kv.capacity.predict_capacity`
     (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section."""
     result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
                         host=host, name=name, trust_remote_code=trust_remote_code)
@@ -220,7 +220,7 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
     from dataclasses import replace
 
     from .capacity import CapacityNotModelledResult, predict_capacity
-    from .errors import CapacityNotModelled
+    from ..errors import CapacityNotModelled
     try:
         cap = predict_capacity(config, tp=tp, pcp=pcp, dcp=dcp, vllm_version=result.vllm_version,
                                kv_cache_dtype=kv_cache_dtype, env=env, trust_remote_code=trust_remote_code,
@@ -237,8 +237,8 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
                kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
                host: Optional[Host] = None, name: Optional[str] = None,
                trust_remote_code: bool = False) -> ModelAudit:
-    from .rules.check import legal_dcp_sizes, model_facts
-    from .versions import resolve
+    from ..rules.check import legal_dcp_sizes, model_facts
+    from ..versions import resolve
 
     for key, value in (("tp", tp), ("pcp", pcp), ("dcp", dcp)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -315,10 +315,10 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     With ``max_model_len`` and the KV memory of one GPU (``kv_memory_gib``, the
     "Available KV cache memory" vLLM logs, or ``available_kv_bytes``) each model
     also gets ``capacity``: vLLM's "GPU KV cache size" / "Maximum concurrency"
-    (:func:`kvguard.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
+    (:func:`kvguard.kv.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
     the same at every legal ``-dcp`` size — or why kvguard does not model it.
     """
-    from .versions import resolve
+    from ..versions import resolve
 
     items = list(configs) if isinstance(configs, (list, tuple)) else [configs]
     release = resolve(vllm_version)
