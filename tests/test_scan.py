@@ -339,7 +339,7 @@ def test_cli_scan_sarif(capsys):
 
 
 def test_sarif_rule_help_is_the_rules_doc_section():
-    from kvguard.sarif import rule_help
+    from kvguard.report.sarif import rule_help
     doc = os.path.join(os.path.dirname(__file__), "..", "docs", "rules.md")
     with open(doc, encoding="utf-8") as fh:
         text = fh.read()
