@@ -429,7 +429,7 @@ def _cmd_diff(args) -> int:
 def _cmd_scan(args) -> int:
     from .report import render_scan
     from .scan import STDIN, Skip, scan
-    from .settings import Settings, find_settings
+    from .scan.settings import Settings, find_settings
 
     stdin_named = STDIN in args.paths
     if stdin_named and args.paths.count(STDIN) > 1:

@@ -35,7 +35,7 @@ What is recognised
   alone follows the image's entrypoint, ``vllm serve`` for ``vllm/vllm-openai``),
   ``VLLM_*`` entries of ``env`` / ``environment``, the production-stack chart's
   ``servingEngineSpec.modelSpec[]`` and KServe ``LLMInferenceService`` documents
-  (rendered as :mod:`kvguard.charts` describes),
+  (rendered as :mod:`kvguard.scan.charts` describes),
   Helm-values-like argument lists (``args``/``extraArgs``/``vllmArgs``… with a
   parallel flag, the model from ``--model`` or a sibling ``model``/``modelName``
   key), and any string holding a launch (scripts, Markdown guides).
@@ -88,8 +88,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
 
-from .errors import ArgparseRefusal, InputError, KvguardError, Undecidable
-from .launch.pins import ReleaseChoice, ReleasePin, beside_pin, choose_release, default_release, image_pin, pip_pin
+from ..errors import ArgparseRefusal, InputError, KvguardError, Undecidable
+from ..launch.pins import ReleaseChoice, ReleasePin, beside_pin, choose_release, default_release, image_pin, pip_pin
 
 __all__ = ["Finding", "Launch", "MAX_FILE_BYTES", "ReleaseChoice", "ReleasePin", "STDIN", "ScanResult", "Skip",
            "check_launch", "find_launches", "release_for", "scan", "summarize"]
@@ -739,7 +739,7 @@ class _YamlWalker:
                                pin=pin, notes=notes))
 
     def production_stack(self, node) -> bool:
-        """``servingEngineSpec.modelSpec[]`` of the production-stack chart (kvguard.charts)."""
+        """``servingEngineSpec.modelSpec[]`` of the production-stack chart (kvguard.scan.charts)."""
         from .charts import production_stack_launches
 
         engine = _child(node, "servingEngineSpec")
@@ -754,7 +754,7 @@ class _YamlWalker:
         return True
 
     def kserve(self, node, plain: dict) -> bool:
-        """A KServe LLMInferenceService document (kvguard.charts)."""
+        """A KServe LLMInferenceService document (kvguard.scan.charts)."""
         from .charts import kserve_launches
 
         launches = kserve_launches(plain)
@@ -1343,7 +1343,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     ``VAR=value`` prefix, and the command line still refuses with each typed value slot holding a
     value its type accepts — with a message that names no variable.  A variable anywhere else (an
     extra word, an option's name, after ``--``) could add or remove arguments: None."""
-    from .launch.argv import launcher_and_arguments, option_spans, option_table, parse_serve
+    from ..launch.argv import launcher_and_arguments, option_spans, option_table, parse_serve
 
     unresolved = launch.unresolved
     prefix, args = launcher_and_arguments(launch.tokens)
@@ -1404,7 +1404,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
 def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]], Any]) -> Finding:
     """Check one launch against ``release``: ``build_report(release, tokens)`` returns a LaunchReport
     (or raises KvguardError) — :func:`kvguard.cli.build_report` with the options bound."""
-    from .launch.argv import parse_serve
+    from ..launch.argv import parse_serve
 
     if launch.unresolved:
         try:
@@ -1442,7 +1442,7 @@ def release_for(launch: Launch, vllm_version=None, *, nearest: bool = False,
     """The release ``launch`` is checked against (:mod:`kvguard.launch.pins`): ``vllm_version`` when given
     (an override, described as ``source``), else the release its deployment pins, else ``default``
     (the installed vLLM, else the newest known).  Raises UnsupportedVersion for a bad ``vllm_version``."""
-    from .versions import resolve
+    from ..versions import resolve
 
     override = ReleaseChoice(resolve(vllm_version, nearest=nearest), source) if vllm_version is not None else None
     return choose_release(launch.pin, override, default or default_release(nearest), nearest)
@@ -1469,10 +1469,10 @@ def scan(paths: Iterable[str], release=None, build_report: Optional[Callable[[An
     (default: :func:`kvguard.cli.build_report` on the standard host).  ``find_options`` go to
     :func:`find_launches` (``exclude``, ``exclude_root``, ``stdin_text``, ``stdin_kind``,
     ``stdin_filename``)."""
-    from .versions import resolve
+    from ..versions import resolve
 
     if build_report is None:
-        from .cli import build_report
+        from ..cli import build_report
     override = ReleaseChoice(resolve(release, nearest=nearest), release_source) if release is not None else None
     default = override or default_release(nearest)
     launches, skipped, files = find_launches(paths, variables, **find_options)
