@@ -14,7 +14,8 @@ import sys
 import textwrap
 from typing import Optional, Sequence
 
-from . import __version__, factcache
+from . import factcache
+from .__about__ import __version__
 from .errors import InternalError, KvguardError, Undecidable, reason_kind
 from .launch.layout import Host
 

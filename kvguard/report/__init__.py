@@ -202,7 +202,7 @@ def render_github(report: LaunchReport) -> str:
 
 
 def render_sarif(report: LaunchReport) -> str:
-    from .. import __version__
+    from ..__about__ import __version__
     from .sarif import render_sarif as _sarif
     return _sarif([{"verdict": report.verdict}], __version__)
 
@@ -228,7 +228,7 @@ def render_undecided(fmt: str, reason: str, kind: str, *, command: Optional[str]
             doc.update(findings=[], skipped=[])
         return json.dumps(doc, indent=2)
     if fmt == "sarif":
-        from .. import __version__
+        from ..__about__ import __version__
         from .sarif import render_sarif as _sarif
         return _sarif([{"verdict": None, "reason": reason, "reason_kind": kind}], __version__,
                       failure=reason if kind == "internal_error" else None)
@@ -334,7 +334,7 @@ def render_scan_github(result, quiet: bool = False) -> str:
 
 
 def render_scan_sarif(result) -> str:
-    from .. import __version__
+    from ..__about__ import __version__
     from .sarif import render_sarif as _sarif
     items = [{"verdict": f.report.verdict if f.report is not None else None, "path": f.launch.path,
               "line": f.launch.line, "command": f.launch.command, "reason": f.reason,
