@@ -49,7 +49,7 @@ class LaunchReport:
         out = f.to_dict()
         if f.use_mla is None or f.total_num_kv_heads is None or not isinstance(tp, int) or tp < 1:
             return out
-        from ..kv.economics import kv_cache_dtype_bytes
+        from ..kv.kvsize import kv_cache_dtype_bytes
 
         _, b = kv_cache_dtype_bytes(self.kv_cache_dtype)   # "auto": bfloat16 on a CUDA node
         out.update(

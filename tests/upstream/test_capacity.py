@@ -27,7 +27,7 @@ import re
 import pytest
 
 from kvguard.kv.capacity import CAPACITY_RELEASES, kv_capacity
-from kvguard.kv.economics import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
+from kvguard.kv.kvsize import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 from kvguard.versions import resolve
 
 from ._oracle import accepted_kv_cache_dtypes, attention_shape, run_runner
