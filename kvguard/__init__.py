@@ -9,7 +9,7 @@ vLLM import; no network.
 
 from typing import TYPE_CHECKING, Any
 
-from .api import check, legal_dcp_sizes, model_facts, to_exception, validate
+from .__about__ import __version__
 from .errors import (
     CapacityNotModelled,
     InputError,
@@ -20,24 +20,24 @@ from .errors import (
     UnsupportedVersion,
 )
 from .facts import ModelFacts
-from .layout import Host, Layout
-from .plan import PlanEntry, PlanReport, plan  # eager: the submodule's name is also a function's
+from .launch.layout import Host, Layout
+from .rules.check import check, legal_dcp_sizes, model_facts, to_exception, validate
 from .verdict import ErrorEntry, Skipped, Verdict
 from .versions import KNOWN_RELEASES, SUPPORTED_VERSIONS, Release
 
-__version__ = "0.1.0"
-
 #: names imported on first use (PEP 562): a launch script's check does not pay for the economics
 _LAZY = {
-    "AuditReport": "economics", "ModelAudit": "economics", "audit": "economics",
-    "CapacityPrediction": "capacity", "predict_capacity": "capacity",
-    "Suggestion": "suggestions", "suggest": "suggestions",
+    "AuditReport": "kv.economics", "ModelAudit": "kv.economics", "audit": "kv.economics",
+    "CapacityPrediction": "kv.capacity", "predict_capacity": "kv.capacity",
+    "PlanEntry": "kv.plan", "PlanReport": "kv.plan", "plan": "kv.plan",
+    "Suggestion": "kv.suggestions", "suggest": "kv.suggestions",
 }
 
 if TYPE_CHECKING:
-    from .capacity import CapacityPrediction, predict_capacity
-    from .economics import AuditReport, ModelAudit, audit
-    from .suggestions import Suggestion, suggest
+    from .kv.capacity import CapacityPrediction, predict_capacity
+    from .kv.economics import AuditReport, ModelAudit, audit
+    from .kv.plan import PlanEntry, PlanReport, plan
+    from .kv.suggestions import Suggestion, suggest
 
 
 def __getattr__(name: str) -> Any:

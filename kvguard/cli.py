@@ -14,9 +14,10 @@ import sys
 import textwrap
 from typing import Optional, Sequence
 
-from . import __version__, factcache
+from . import factcache
+from .__about__ import __version__
 from .errors import InternalError, KvguardError, Undecidable, reason_kind
-from .layout import Host
+from .launch.layout import Host
 
 __all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "build_report", "main", "run"]
 
@@ -149,7 +150,7 @@ def _economics_parsers(sub) -> None:
 
 
 def _cmd_audit(args) -> int:
-    from .economics import audit, render_audit_json, render_audit_text
+    from .kv.economics import audit, render_audit_json, render_audit_text
     from .versions import resolve
 
     release = resolve(args.vllm_version, nearest=args.nearest)
@@ -163,7 +164,7 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_plan(args) -> int:
-    from .plan import plan, render_plan_json, render_plan_text
+    from .kv.plan import plan, render_plan_json, render_plan_text
     from .versions import resolve
 
     if args.top < 0:
@@ -175,7 +176,7 @@ def _cmd_plan(args) -> int:
                   trust_remote_code=args.trust_remote_code)
     top = args.top or None   # --top 0: every accepted layout
     if args.plot:
-        from .plan import render_plan_svg
+        from .kv.plan import render_plan_svg
         try:
             with open(args.plot, "w", encoding="utf-8") as fh:
                 fh.write(render_plan_svg(report, top))
@@ -282,11 +283,11 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     ``env`` holds extra variables vLLM would see (the launch's own ``VAR=value``
     prefixes are read from it).  ``suggest``: for a refused launch, also find the
     nearest launches the release accepts (:func:`kvguard.suggest`)."""
-    from .api import check, legal_dcp_sizes
-    from .argv import parse_serve
+    from .rules.check import check, legal_dcp_sizes
+    from .launch.argv import parse_serve
     from .errors import ArgparseRefusal, Undecidable
     from .report import LaunchReport, argparse_verdict
-    from .resolve import resolve_model
+    from .launch.resolve import resolve_model
 
     try:
         cmd = parse_serve(launch, release)
@@ -325,7 +326,7 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     if suggest:
         report.suggestion_host = host
         if not verdict.ok:
-            from .suggestions import suggest as nearest_accepted
+            from .kv.suggestions import suggest as nearest_accepted
 
             report.suggestions = [] if verdict.facts is None else nearest_accepted(
                 verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name)
@@ -347,7 +348,7 @@ def _unapplied_env_notes(applied: dict) -> "list[str]":
 def _no_dcp_reason(verdict, release, env, host, model_path, fields) -> Optional[dict]:
     """Why no -dcp size passes at this layout: the refusal that stands with -dcp 1 (its first
     sentence: the GPU-count message goes on over several lines)."""
-    from .api import check
+    from .rules.check import check
 
     at_one = check(verdict.facts, vllm_version=release, env=env, host=host, model_path=model_path,
                    **dict(fields, decode_context_parallel_size=1))
@@ -373,7 +374,7 @@ def _color(args) -> bool:
 def _docker_launch(launch: list[str], args):
     """`docker run … vllm/vllm-openai:TAG ARGS` as kvguard scan reads it: (the launch, the release
     its image tag names — None when --vllm-version decides)."""
-    from .pins import choose_release, default_release, image_pin
+    from .launch.pins import choose_release, default_release, image_pin
     from .scan import launch_and_image
 
     tokens, image = launch_and_image(launch)
@@ -429,7 +430,7 @@ def _cmd_diff(args) -> int:
 def _cmd_scan(args) -> int:
     from .report import render_scan
     from .scan import STDIN, Skip, scan
-    from .settings import Settings, find_settings
+    from .scan.settings import Settings, find_settings
 
     stdin_named = STDIN in args.paths
     if stdin_named and args.paths.count(STDIN) > 1:

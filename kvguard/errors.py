@@ -106,7 +106,7 @@ class InternalError(Undecidable):
 class CapacityNotModelled(Undecidable):
     """kvguard does not predict the KV-cache capacity of this model or release.
 
-    Raised by :func:`kvguard.capacity.predict_capacity` for models whose layers vLLM
+    Raised by :func:`kvguard.kv.capacity.predict_capacity` for models whose layers vLLM
     puts in several KV-cache groups or spec classes kvguard does not size (sliding
     window, hybrid Mamba / linear attention, DeepSeek-V3.2/V4 indexer and compressed
     caches, …) and for releases outside the capacity rules.

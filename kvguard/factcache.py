@@ -63,11 +63,11 @@ _FINGERPRINT: list[str] = []
 def _fingerprint() -> str:
     """kvguard's version and the size + mtime of every file the facts depend on."""
     if not _FINGERPRINT:
-        from . import __version__
+        from .__about__ import __version__
 
         root = os.path.dirname(os.path.abspath(__file__))
         parts = [__version__, str(_FORMAT)]
-        for sub in ("", "facts", "data", "data/facts", "catalog", "rules"):
+        for sub in ("", "launch", "facts", "data", "data/facts", "catalog", "rules"):
             folder = os.path.join(root, sub)
             try:
                 names = sorted(os.listdir(folder))

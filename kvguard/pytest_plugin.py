@@ -27,7 +27,7 @@ Parametrise over every launch in a directory::
 with ``FILE:LINE`` ids (FILE relative to ``path``) (see :mod:`kvguard.scan` for what is
 recognised); a path that does not exist or holds no launch is an error at collection unless
 ``allow_empty=True``.  Each launch is checked against ``vllm_version`` when given, else the
-release its deployment pins (image tag, pip pin, requirements beside it: :mod:`kvguard.pins`).
+release its deployment pins (image tag, pip pin, requirements beside it: :mod:`kvguard.launch.pins`).
 
 An expected refusal is asserted with ``pytest.raises(pytest.fail.Exception, match=…)``.
 
@@ -87,7 +87,7 @@ class KvguardChecker:
             except ValueError as exc:
                 give_up(f"cannot split command line: {exc}")
             item = Launch("<test>", 0, tokens, "test")
-        try:    # vllm_version, else the release the launch's deployment pins (kvguard.pins)
+        try:    # vllm_version, else the release the launch's deployment pins (kvguard.launch.pins)
             choice = release_for(item, vllm_version, source="vllm_version")
         except KvguardError as exc:
             give_up(str(exc))

@@ -55,6 +55,36 @@ def test_config_from_file_and_directory(tmp_path):
     assert a.ok and b.ok
 
 
+def test_a_model_name_resolves_as_audit_and_the_command_line_resolve_it(tmp_path, monkeypatch, capsys):
+    """`kvguard.check("Qwen/Qwen3-32B", …)` finds the config `kvguard audit` and `kvguard check --
+    vllm serve Qwen/Qwen3-32B` find (here the built-in catalog): the same facts everywhere."""
+    from kvguard.cli import run
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))   # the catalog, whatever is cached
+    name, version = "Qwen/Qwen3-32B", "0.28.0"
+    verdict = kvguard.check(name, vllm_version=version, tp=8, dcp=2)
+    facts = verdict.facts
+    assert not verdict.ok and verdict.check == "MC_dcp_tp_gt_kv"
+    assert facts == kvguard.model_facts(name, vllm_version=version) == kvguard.model_facts(cfg(name), vllm_version=version)
+    assert kvguard.legal_dcp_sizes(name, 8, vllm_version=version) == [1]
+    audited = kvguard.audit(name, 8, vllm_version=version).models[0]
+    assert (audited.model, audited.total_num_kv_heads, audited.head_size, audited.num_layers) == (
+        name, facts.total_num_kv_heads, facts.head_size, facts.num_hidden_layers)
+    assert run(["audit", name, "--tp", "8", "--vllm-version", version, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["models"][0] == audited.to_dict()
+    assert run(["check", "--vllm-version", version, "--format", "json", "--", "vllm", "serve", name, "-tp", "8",
+                "-dcp", "2"]) == 1
+    shown = json.loads(capsys.readouterr().out)
+    assert (shown["model"], shown["source"], shown["check"], shown["message"]) == (
+        name, "catalog", verdict.check, verdict.message)
+    assert {k: shown["facts"][k] for k in facts.to_dict()} == json.loads(json.dumps(facts.to_dict()))
+    # a model id found nowhere is an unknown model, as on the command line; a missing path a bad input
+    with pytest.raises(kvguard.Undecidable, match="cannot find a config.json for 'no-such-org/no-such-model'"):
+        kvguard.check("no-such-org/no-such-model", vllm_version=version)
+    with pytest.raises(kvguard.InputError, match="no such file"):
+        kvguard.check(str(tmp_path / "missing" / "config.json"), vllm_version=version)
+
+
 @pytest.mark.parametrize("content, fragment", [
     ("{not json", "invalid JSON"),
     ("[1, 2]", "top level must be a JSON object"),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kvguard.argv import FLAGS, parse_serve
+from kvguard.launch.argv import FLAGS, parse_serve
 from kvguard.errors import InputError
 from kvguard.versions import Release
 from packaging.version import Version
@@ -185,7 +185,7 @@ def test_config_file_precedence(tmp_path):
 
 def test_flag_table_matches_generated_option_table():
     """FLAGS' release ranges agree with the option table generated from the real parsers."""
-    from kvguard.argv import option_table
+    from kvguard.launch.argv import option_table
     from kvguard.versions import SUPPORTED_VERSIONS, resolve
 
     for version in SUPPORTED_VERSIONS:
@@ -207,7 +207,7 @@ def test_flag_table_matches_generated_option_table():
     (["--dtype", "half"], False),
 ])
 def test_values_of_passed_over_options_are_type_checked(argv, bad):
-    from kvguard.argv import parse_serve
+    from kvguard.launch.argv import parse_serve
     from kvguard.versions import resolve
 
     command = ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "2", *argv]
@@ -222,7 +222,7 @@ def test_values_of_passed_over_options_are_type_checked(argv, bad):
 
 
 def test_launcher_and_arguments_split_the_launcher_words_from_the_server_arguments():
-    from kvguard.argv import launcher_and_arguments, split_command
+    from kvguard.launch.argv import launcher_and_arguments, split_command
 
     tokens = split_command("VLLM_MLA_DISABLE=1 vllm serve M -tp 8")
     assert launcher_and_arguments(tokens) == (["VLLM_MLA_DISABLE=1", "vllm", "serve"], ["M", "-tp", "8"])
@@ -232,7 +232,7 @@ def test_launcher_and_arguments_split_the_launcher_words_from_the_server_argumen
 
 
 def test_option_spans_name_each_option_with_its_values():
-    from kvguard.argv import option_spans
+    from kvguard.launch.argv import option_spans
 
     args = ["M", "--tensor_parallel_size=8", "-dcp", "2", "-cc.mode", "-tp", "--qu", "--enforce-eager",
             "-dcp", "4", "--", "-tp", "2"]

@@ -26,8 +26,8 @@ import pytest
 import kvguard
 from kvguard import Host
 from kvguard.cli import EXIT_ACCEPT, EXIT_UNDECIDED, run
-from kvguard.economics import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards
-from kvguard.resolve import resolve_model
+from kvguard.kv.kvsize import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards
+from kvguard.launch.resolve import resolve_model
 
 NODE = Host.cuda_node(8)
 

@@ -1,4 +1,4 @@
-"""kvguard.capacity / `kvguard audit --kv-memory-gib`: vLLM's "GPU KV cache size" and "Maximum concurrency".
+"""kvguard.kv.capacity / `kvguard audit --kv-memory-gib`: vLLM's "GPU KV cache size" and "Maximum concurrency".
 
 The figures below are worked out by hand from vLLM's formulas (kv_cache_utils.py), not by calling
 kvguard:
@@ -25,11 +25,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvguard.capacity import (CAPACITY_RELEASES, CapacityNotModelledResult, kv_capacity, pp_partitions,
-                              predict_capacity)
+from kvguard.kv.capacity import (CAPACITY_RELEASES, CapacityNotModelledResult, kv_capacity, pp_partitions,
+                                 predict_capacity)
 from kvguard.cli import EXIT_ACCEPT, EXIT_UNDECIDED, run
 from kvguard.errors import CapacityNotModelled, InputError, Undecidable, UnsupportedVersion
-from kvguard.resolve import resolve_model
+from kvguard.launch.resolve import resolve_model
 from kvguard.versions import SUPPORTED_VERSIONS
 
 GIB = 1 << 30
@@ -331,7 +331,7 @@ def test_cli_bad_capacity_input_exits_2(capsys, argv):
 
 
 def test_not_modelled_result_type():
-    from kvguard.economics import audit
+    from kvguard.kv.economics import audit
     report = audit(["openai/gpt-oss-20b"], 8, max_model_len=4096, kv_memory_gib=10, vllm_version="0.28.0")
     assert isinstance(report.models[0].capacity, CapacityNotModelledResult)
 

@@ -14,9 +14,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import kvguard
-from kvguard import catalog, engine
+from kvguard import catalog
+from kvguard.rules import engine
 from kvguard.facts import Crash, ModelFacts
-from kvguard.layout import Host
+from kvguard.launch.layout import Host
 from kvguard.rules.compile import _lambda_source, compile_rows
 from kvguard.versions import SUPPORTED_VERSIONS
 
@@ -79,7 +80,7 @@ def test_a_fact_that_crashes_when_read_crashes_in_both(version, fact):
 
 
 def test_most_conditions_are_inlined():
-    from kvguard.api import resolve_release
+    from kvguard.rules.check import resolve_release
 
     calls, rows = engine._program(resolve_release("0.28.0", False), "serve")
     inlined = sum(_lambda_source(c) is not None for c in calls)
@@ -89,7 +90,7 @@ def test_most_conditions_are_inlined():
 
 
 def test_rows_are_compiled_only_for_repeated_checks():
-    from kvguard.api import resolve_release
+    from kvguard.rules.check import resolve_release
 
     release = resolve_release("0.25.0", False)
     facts = _facts("Qwen/Qwen3-32B", "0.25.0")

@@ -82,7 +82,7 @@ def test_second_derivation_comes_from_the_cache(cache, monkeypatch):
     cfg = catalog.lookup(MODEL).config
     first = kvguard.model_facts(cfg, vllm_version="0.28.0")
     monkeypatch.setattr("kvguard.facts.derive", lambda *a, **k: pytest.fail("derived again"))
-    monkeypatch.setattr("kvguard.api.derive", lambda *a, **k: pytest.fail("derived again"))
+    monkeypatch.setattr("kvguard.rules.check.derive", lambda *a, **k: pytest.fail("derived again"))
     again = kvguard.model_facts(cfg, vllm_version="0.28.0")
     assert _typed(again) == _typed(first)
     assert len(list(cache.rglob("*.json"))) == 1

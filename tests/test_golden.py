@@ -12,7 +12,7 @@ import json
 import pytest
 
 import kvguard
-from kvguard.argv import parse_serve
+from kvguard.launch.argv import parse_serve
 from kvguard.cli import run
 from kvguard.versions import resolve
 

@@ -22,7 +22,7 @@ from kvguard import catalog
 from kvguard.cli import run
 from kvguard.errors import KvguardError
 from kvguard.facts import ModelFacts
-from kvguard.load import MAX_CONFIG_BYTES
+from kvguard.launch.load import MAX_CONFIG_BYTES
 from kvguard.verdict import Verdict
 from kvguard.versions import resolve
 
@@ -534,7 +534,7 @@ def test_odd_command_lines(capsys, launch):
 
 
 def test_parse_serve_strings_with_bad_quoting():
-    from kvguard.argv import parse_serve
+    from kvguard.launch.argv import parse_serve
 
     release = resolve(V)
     for text in ("vllm serve 'm", 'vllm serve "m', "vllm serve m \\", "vllm serve m -tp '8", "",
@@ -662,7 +662,7 @@ _tokens = st.one_of(
 @FUZZ
 @given(tokens=st.lists(_tokens, max_size=14), version=st.sampled_from(VERSIONS), prefix=st.booleans())
 def test_fuzz_parse_serve(tokens, version, prefix):
-    from kvguard.argv import parse_serve
+    from kvguard.launch.argv import parse_serve
 
     argv = (["vllm", "serve"] + tokens) if prefix else tokens
     try:
@@ -945,7 +945,7 @@ def test_a_recursion_error_in_a_fact_derivation_is_not_a_deferred_crash(monkeypa
 
 
 def test_a_bug_anywhere_in_check_is_an_internal_error(monkeypatch, capsys):
-    from kvguard import engine
+    from kvguard.rules import engine
 
     def bug(*args, **kwargs):
         raise AttributeError("'State' object has no attribute 'nonexistent'")

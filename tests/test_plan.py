@@ -18,7 +18,7 @@ import pytest
 import kvguard
 from kvguard import Host
 from kvguard.cli import EXIT_ACCEPT, EXIT_UNDECIDED, run
-from kvguard.resolve import resolve_model
+from kvguard.launch.resolve import resolve_model
 
 GIB = 1 << 30
 

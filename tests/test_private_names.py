@@ -60,15 +60,15 @@ def test_no_module_uses_another_modules_private_names():
 
 
 def test_the_rule_reports_private_imports_and_attributes_and_allows_own_submodules():
-    source = ("from .argv import _classify, parse_serve\n"
-              "from . import argv\n"
-              "from .hfconfig import _interp\n"
+    source = ("from ..launch.argv import _classify, parse_serve\n"
+              "from ..launch import argv\n"
+              "from ..hfconfig import _interp\n"
               "argv._split('x')\n"
               "argv.split_command('x')\n")
-    assert private_uses(PACKAGE / "suggestions.py", source) == [
-        "kvguard/suggestions.py:1: from kvguard.argv import _classify",
-        "kvguard/suggestions.py:3: from kvguard.hfconfig import _interp",
-        "kvguard/suggestions.py:4: argv._split",
+    assert private_uses(PACKAGE / "kv" / "suggestions.py", source) == [
+        "kvguard/kv/suggestions.py:1: from kvguard.launch.argv import _classify",
+        "kvguard/kv/suggestions.py:3: from kvguard.hfconfig import _interp",
+        "kvguard/kv/suggestions.py:4: argv._split",
     ]
     # relative imports are resolved against the importing module's package
     assert private_uses(PACKAGE / "facts" / "steps.py", "from .transformers4 import _class_property\n") == [

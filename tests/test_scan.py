@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, build_report, run
-from kvguard.layout import Host
+from kvguard.launch.layout import Host
 from kvguard.scan import MAX_FILE_BYTES, find_launches, scan
 from kvguard.versions import resolve
 
@@ -339,7 +339,7 @@ def test_cli_scan_sarif(capsys):
 
 
 def test_sarif_rule_help_is_the_rules_doc_section():
-    from kvguard.sarif import rule_help
+    from kvguard.report.sarif import rule_help
     doc = os.path.join(os.path.dirname(__file__), "..", "docs", "rules.md")
     with open(doc, encoding="utf-8") as fh:
         text = fh.read()

@@ -2,7 +2,7 @@
 
 The files under tests/data/scan/deploy/ were written for these tests; the expected lines,
 argv and verdicts were worked out by hand from Docker's / Kubernetes' / the charts' rules
-(kvguard.scan, kvguard.charts, kvguard.pins) and vLLM's checks (README tables, docs/rules.md).
+(kvguard.scan, kvguard.scan.charts, kvguard.launch.pins) and vLLM's checks (README tables, docs/rules.md).
 Every case runs through the API (kvguard.scan.scan) and the CLI (kvguard scan --format json).
 """
 

@@ -15,7 +15,7 @@ import pytest
 
 from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, build_report, run
 from kvguard.scan import find_launches, scan
-from kvguard.settings import find_settings
+from kvguard.scan.settings import find_settings
 
 REFUSED = "vllm serve Qwen/Qwen3-32B -tp 8 -dcp 3\n"          # tp_size=8 must be divisible by dcp_size=3.
 ACCEPTED = "vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8\n"

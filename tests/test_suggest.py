@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import kvguard
 from kvguard import catalog
-from kvguard.argv import parse_serve
+from kvguard.launch.argv import parse_serve
 from kvguard.cli import run
-from kvguard.suggestions import EDITABLE
+from kvguard.kv.suggestions import EDITABLE
 from kvguard.versions import resolve
 
 #: an 8-GPU CUDA node with Triton, Ray stated either way
@@ -310,7 +310,7 @@ def test_every_suggestion_is_accepted_and_differs_only_in_parallel_flags(model, 
 def test_a_failure_of_the_search_is_an_internal_error_not_an_answer(monkeypatch):
     """kvguard.suggest is a public function: a bug inside it leaves as kvguard.InternalError (an
     Undecidable, chained to the original), as check's does (issue 10 item 3)."""
-    from kvguard import suggestions
+    from kvguard.kv import suggestions
 
     def bug(*args, **kwargs):
         raise AttributeError("'Layout' object has no attribute 'nonexistent'")

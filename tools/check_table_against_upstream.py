@@ -20,8 +20,8 @@ sys.path.insert(0, str(ROOT))
 
 from packaging.version import Version  # noqa: E402
 
-from kvguard.rules import Check, FieldRule, rows_for  # noqa: E402
-from kvguard.rules.table import NOT_MODELLED  # noqa: E402
+from kvguard.rules import Check, FieldRule  # noqa: E402
+from kvguard.rules.table import NOT_MODELLED, rows_for  # noqa: E402
 from kvguard.versions import Release  # noqa: E402
 
 

@@ -23,7 +23,7 @@ with ``ast`` (nothing is imported):
 
 It prints what differs from the base release — new, removed and changed
 messages, conditions, flags and lists — which is the to-do list for the table
-edit (kvguard/rules/table.py, kvguard/facts/vllm.py, kvguard/argv.py) and the
+edit (kvguard/rules/table.py, kvguard/facts/vllm.py, kvguard/launch/argv.py) and the
 golden cases.  Then: tools/extract_registry.py for the model registry,
 tools/oracle_env.py + tests/upstream for the differential run.
 """

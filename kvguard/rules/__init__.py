@@ -8,7 +8,7 @@ apply, in list order, are exactly the checks that release runs, in the order
 state the later checks read (vLLM's own derivations between checks).
 
 Conditions are small functions of the evaluation state ``s`` (see
-:mod:`kvguard.engine`), written to read like the upstream condition they
+:mod:`kvguard.rules.engine`), written to read like the upstream condition they
 mirror.  Messages are ``str.format`` templates over the state and the row's
 ``bind`` values; they are upstream text, character for character.
 """
@@ -22,7 +22,7 @@ from typing import Any, Optional, Union
 
 from ..versions import Release
 
-__all__ = ["Check", "FieldRule", "Row", "Step", "WRAPPER", "rows_for"]
+__all__ = ["Check", "FieldRule", "Row", "Step", "WRAPPER"]
 
 #: the pydantic dataclass that wraps ValueError/AssertionError raised in each stage
 WRAPPER: dict[str, Optional[str]] = {
@@ -143,10 +143,3 @@ class Step(_Row):
 
 
 Row = Union[Check, FieldRule, Step]
-
-
-def rows_for(release: Release) -> list[Row]:
-    """The rows that apply to ``release``, in evaluation order."""
-    from .table import RULES
-
-    return [row for row in RULES if row.applies(release)]

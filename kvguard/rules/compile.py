@@ -1,6 +1,6 @@
 """A release's rows as one Python function: the rule conditions inlined, no per-row call.
 
-:mod:`kvguard.engine` runs a release's rows in order; the first row whose
+:mod:`kvguard.rules.engine` runs a release's rows in order; the first row whose
 callable returns something truthy refuses the launch.  Calling ~50 small
 functions per check is most of a check's cost, so for each (release, entry)
 this module writes one function whose body is, per row, ``if <condition>:

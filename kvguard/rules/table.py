@@ -9,7 +9,7 @@ ParallelConfig's pydantic field constraints, ``PC_`` ParallelConfig.__post_init_
 VllmConfig.__post_init__ (vllm/config/vllm.py), ``PLAT_`` the platform's
 check_and_update_config.  Lower-case ids are derivation steps.
 
-The evaluation state ``s`` (kvguard.engine.State) exposes the launch fields
+The evaluation state ``s`` (kvguard.rules.engine.State) exposes the launch fields
 under short names (``tp pp dp dpl dp_rank start_rank pcp dcp ep nnodes node_rank
 backend dp_backend dp_address external_lb hybrid_lb headless …``), the model facts
 (``heads kv_heads use_mla is_moe supports_pp num_experts``), ``s.env`` (the
@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import math
 
-from ..rules import Check, FieldRule, Step
+from ..versions import Release
+from . import Check, FieldRule, Row, Step
 
 # ---------------------------------------------------------------------------
 # shared conditions and steps
@@ -867,6 +868,11 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
 )
+
+
+def rows_for(release: Release) -> list[Row]:
+    """The rows that apply to ``release``, in evaluation order."""
+    return [row for row in RULES if row.applies(release)]
 
 
 #: Upstream checks kvguard does not evaluate, with the reason (rendered in docs/rules.md).

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kvguard.facts.model import _arch_adapter, _arch_fields, _validate_arch, _Raise
-from kvguard.layout import _FIELDS, Layout, _strict_model
+from kvguard.launch.layout import _FIELDS, Layout, _strict_model
 from kvguard.versions import resolve
 
 #: values of every type a caller might pass, plain and odd (bool for int, int for float, subclasses)
@@ -109,7 +109,7 @@ def test_well_typed_architecture_values_skip_pydantic(monkeypatch):
 
 
 def test_plain_layout_values_skip_pydantic(monkeypatch):
-    import kvguard.layout as layout
+    import kvguard.launch.layout as layout
 
     monkeypatch.setattr(layout, "_strict_model", lambda: pytest.fail("pydantic path taken"))
     lay = Layout(tensor_parallel_size=8, decode_context_parallel_size=2, data_parallel_address=None,

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from kvguard.economics import KV_CACHE_DTYPE_BYTES, kv_cache_dtype_bytes
+from kvguard.kv.kvsize import KV_CACHE_DTYPE_BYTES, kv_cache_dtype_bytes
 from kvguard.errors import InputError
 
 from .differential import oracle_command

@@ -6,7 +6,7 @@ repeated flags, aliases and options the release lacks, ambiguous prefixes, bad v
 dotted / JSON / ``-O3`` arguments, ``--config`` YAML files, ``VAR=value`` prefixes), parses
 them inside the release's oracle with ``tests/upstream/argv_runner.py`` (its own
 FlexibleArgumentParser + make_arg_parser + ``EngineArgs.from_cli_args``; one subprocess per
-release) and compares with :func:`kvguard.argv.parse_serve`:
+release) and compares with :func:`kvguard.launch.argv.parse_serve`:
 
 * the oracle refuses the command line (argparse error or FlexibleArgumentParser's own
   exception)  ->  kvguard raises ArgparseRefusal with the same text: for an argparse error
@@ -43,7 +43,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from kvguard.argv import FLAGS, option_table, parse_serve  # noqa: E402
+from kvguard.launch.argv import FLAGS, option_table, parse_serve  # noqa: E402
 from kvguard.errors import ArgparseRefusal, InputError  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 

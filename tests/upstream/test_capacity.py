@@ -6,13 +6,13 @@ builds the release's ``FullAttentionSpec`` / ``MLAAttentionSpec`` for every laye
 release's oracle environment and runs the release's ``get_kv_cache_config(s)`` /
 ``generate_scheduler_kv_cache_config`` / ``update_kv_cache_capacity`` (as ``EngineCore`` calls them,
 with a stand-in VllmConfig — see the runner) with the logger captured.  kvguard's
-:func:`kvguard.capacity.kv_capacity` must give the same ``num_blocks``, maximum concurrency (the
+:func:`kvguard.kv.capacity.kv_capacity` must give the same ``num_blocks``, maximum concurrency (the
 float, exactly), ``GPU KV cache size`` tokens, scheduler block size (where the release has
 ``resolve_kv_cache_block_sizes``), capacity log lines (text, each distinct line once, in order) —
 or the same ``ValueError`` text when the release refuses to start.
 
 Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0"); every one of them must be inside
-kvguard.capacity.CAPACITY_RELEASES (0.10.2–0.33.0), else the test fails: a release kvguard claims
+kvguard.kv.capacity.CAPACITY_RELEASES (0.10.2–0.33.0), else the test fails: a release kvguard claims
 is always compared.  Skips without an oracle unless KVG_REQUIRE_ORACLE=1.  KVG_CAPACITY_CASES sets
 the number of cases (default 300).
 """
@@ -26,8 +26,8 @@ import re
 
 import pytest
 
-from kvguard.capacity import CAPACITY_RELEASES, kv_capacity
-from kvguard.economics import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
+from kvguard.kv.capacity import CAPACITY_RELEASES, kv_capacity
+from kvguard.kv.kvsize import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 from kvguard.versions import resolve
 
 from ._oracle import accepted_kv_cache_dtypes, attention_shape, run_runner

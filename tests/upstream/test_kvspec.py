@@ -3,7 +3,7 @@
 For generated (KV heads per rank, head size, --kv-cache-dtype, MLA or not, block size) cases,
 ``tests/upstream/kvspec_runner.py`` builds vLLM's ``FullAttentionSpec`` / ``MLAAttentionSpec``
 inside the release's oracle environment and reads ``page_size_bytes``; page / block_size must
-equal kvguard's per-layer per-token bytes — both :func:`kvguard.economics.
+equal kvguard's per-layer per-token bytes — both :func:`kvguard.kv.kvsize.
 kv_bytes_per_token_per_layer` (what ``audit`` reports per layer) and
 ``ModelFacts.kv_bytes_per_token`` (what the per-rank totals are built from).  The dtype sizes are
 kvguard's (``kv_cache_dtype_bytes``); the release's ``--kv-cache-dtype`` choices must match the
@@ -21,7 +21,7 @@ import random
 
 import pytest
 
-from kvguard.economics import KV_CACHE_DTYPE_BYTES, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
+from kvguard.kv.kvsize import KV_CACHE_DTYPE_BYTES, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 from kvguard.facts import ModelFacts
 
 from ._oracle import accepted_kv_cache_dtypes, attention_shape, run_runner

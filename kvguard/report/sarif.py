@@ -36,7 +36,7 @@ _UNDECIDABLE_HELP = (
 def _sections() -> dict[str, tuple[str, str]]:
     """check id -> (short description, its section(s) of docs/rules.md as Markdown)."""
     try:
-        from .rules.reference import render_markdown
+        from ..rules.reference import render_markdown
         text = render_markdown()
     except Exception:  # noqa: BLE001 - the help is a convenience, never a failure
         return {}

@@ -13,7 +13,7 @@ import stat
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["MAX_CONFIG_BYTES", "load_raw_config"]
 

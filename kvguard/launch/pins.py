@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-from .errors import UnsupportedVersion
+from ..errors import UnsupportedVersion
 
 __all__ = ["ReleaseChoice", "ReleasePin", "beside_pin", "choose_release", "default_release", "image_pin",
            "is_vllm_image", "pip_pin", "read_toml"]
@@ -205,7 +205,7 @@ def beside_pin(directory: str, problems: list[tuple[str, str]]) -> Optional[Rele
 
 def default_release(nearest: bool = False) -> ReleaseChoice:
     """The release for launches nothing pins: the installed vLLM, else the newest kvguard knows."""
-    from .versions import KNOWN_RELEASES, resolve
+    from ..versions import KNOWN_RELEASES, resolve
 
     try:
         from importlib.metadata import PackageNotFoundError, version as dist_version
@@ -228,7 +228,7 @@ def default_release(nearest: bool = False) -> ReleaseChoice:
 def choose_release(pin: Optional[ReleasePin], override: Optional[ReleaseChoice], default: ReleaseChoice,
                    nearest: bool = False) -> ReleaseChoice:
     """The release a launch is checked against: ``override``, else its pin, else ``default``."""
-    from .versions import KNOWN_RELEASES, resolve
+    from ..versions import KNOWN_RELEASES, resolve
 
     if override is not None:
         return override

@@ -1,21 +1,10 @@
-"""KV-cache economics: per-token cache sizes and what TP duplication costs.
+"""KV-cache economics: what TP duplication costs.
 
 :func:`audit` reports, per model and layout, the KV heads that govern the
 cache, the duplication factor ``max(1, tp // H)`` and what is left of it after
 decode context parallelism, the legal ``-dcp`` sizes, the per-rank KV bytes per
-token and the bytes the duplication wastes.
-
-Sizes follow vLLM's KV cache spec classes (``vllm/v1/kv_cache_interface.py``):
-a full-attention layer's page is ``block_size * num_kv_heads * (head_size +
-head_size_v) * dtype_size`` (``2 * block_size * …`` before 0.20.0), an MLA
-layer's ``block_size * 1 * head_size * dtype_size`` with ``head_size =
-kv_lora_rank + qk_rope_head_dim`` (no separate V).  ``tests/upstream/
-test_kvspec.py`` checks the per-layer per-token figures against the release's
-own classes.  The dtype size is the one the release gives ``--kv-cache-dtype``
-(``STR_DTYPE_TO_TORCH_DTYPE``: fp8 variants are stored as one byte; ``auto``
-is the model dtype).  Packed / scaled cache formats (``fp8_ds_mla``,
-``nvfp4``, ``turboquant_*``, ``*_per_token_head``) are not modelled: an
-:class:`~kvguard.InputError`.
+token (sized by :mod:`kvguard.kv.kvsize`, as vLLM's KV cache spec classes size
+them) and the bytes the duplication wastes.
 """
 
 from __future__ import annotations
@@ -24,103 +13,12 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
-from .errors import InputError, reports_internal_errors
-from .facts import ModelFacts
-from .layout import Host
+from ..errors import InputError, reports_internal_errors
+from ..facts import ModelFacts
+from ..launch.layout import Host
+from .kvsize import config_dtype, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards
 
-__all__ = ["AuditReport", "ModelAudit", "KV_CACHE_DTYPE_BYTES", "audit", "kv_cache_dtype_bytes",
-           "kv_bytes_per_token_per_layer"]
-
-#: ``--kv-cache-dtype`` values with a plain element layout -> bytes per element
-#: (vLLM's STR_DTYPE_TO_TORCH_DTYPE: fp8/fp8_e4m3/fp8_e5m2 -> torch.uint8,
-#: fp8_inc -> torch.float8_e4m3fn)
-KV_CACHE_DTYPE_BYTES = {"float16": 2, "bfloat16": 2, "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_inc": 1}
-
-#: first release whose CacheDType literal lists the value (the others: 0.10.2)
-_KV_CACHE_DTYPE_SINCE = {"bfloat16": "0.11.0", "float16": "0.18.0"}
-
-#: values the releases accept whose cache layout (scales, packing) kvguard does not model
-_PACKED = ("fp8_ds_mla", "nvfp4", "turboquant_", "int4_per_token_head", "int8_per_token_head",
-           "fp8_per_token_head", "octave_")
-
-#: config ``torch_dtype`` / ``dtype`` -> what ``--dtype auto`` makes of it on a CUDA GPU with bf16
-#: support (vLLM's _get_and_verify_dtype: a float32 or missing config dtype resolves to the
-#: platform's preferred half type, bfloat16)
-_AUTO_MODEL_DTYPE = {"float16": "float16", "half": "float16", "bfloat16": "bfloat16",
-                     "float32": "bfloat16", "float": "bfloat16", None: "bfloat16"}
-
-_DTYPE_BYTES = {"float16": 2, "bfloat16": 2}
-
-
-def config_dtype(raw: Optional[Mapping[str, Any]]) -> Optional[str]:
-    if not isinstance(raw, Mapping):
-        return None
-    for key in ("torch_dtype", "dtype"):
-        value = raw.get(key)
-        if isinstance(value, str):
-            return value.replace("torch.", "")
-    text = raw.get("text_config")
-    if isinstance(text, Mapping):
-        return config_dtype(text)
-    return None
-
-
-def kv_cache_dtype_bytes(kv_cache_dtype: str = "auto", *, model_dtype: Optional[str] = None,
-                         vllm_version: Optional[str] = None) -> tuple[str, int]:
-    """``(resolved dtype, bytes per element)`` of the KV cache for ``--kv-cache-dtype``.
-
-    ``auto`` is the model dtype (``model_dtype``: the config's ``torch_dtype``;
-    float32 or unknown resolves as vLLM's ``--dtype auto`` does on a bf16-capable
-    CUDA GPU, to bfloat16).  With ``vllm_version``, a value that release's
-    ``--kv-cache-dtype`` does not accept is an :class:`InputError`.
-    """
-    if not isinstance(kv_cache_dtype, str):
-        raise InputError("kv_cache_dtype must be a string", source="<audit>", key="kv_cache_dtype")
-    name = kv_cache_dtype
-    if vllm_version is not None and name in _KV_CACHE_DTYPE_SINCE:
-        from .versions import resolve
-        release = resolve(vllm_version)
-        if not release.within(_KV_CACHE_DTYPE_SINCE[name]):
-            raise InputError(f"--kv-cache-dtype {name} does not exist in vLLM {release.version} "
-                             f"(added in {_KV_CACHE_DTYPE_SINCE[name]})", source="<audit>", key="kv_cache_dtype")
-    if name == "auto":
-        md = model_dtype.replace("torch.", "") if isinstance(model_dtype, str) else None
-        resolved = _AUTO_MODEL_DTYPE.get(md)
-        if resolved is None:
-            raise InputError(f"model dtype {model_dtype!r} is not one kvguard sizes", source="<audit>",
-                             key="torch_dtype")
-        return resolved, _DTYPE_BYTES[resolved]
-    if name in KV_CACHE_DTYPE_BYTES:
-        return name, KV_CACHE_DTYPE_BYTES[name]
-    if any(name.startswith(p) for p in _PACKED):
-        raise InputError(f"--kv-cache-dtype {name} uses a packed/scaled cache layout kvguard does not size",
-                         source="<audit>", key="kv_cache_dtype")
-    raise InputError(f"unknown --kv-cache-dtype {name!r} (sized: auto, {', '.join(KV_CACHE_DTYPE_BYTES)})",
-                     source="<audit>", key="kv_cache_dtype")
-
-
-def kv_bytes_per_token_per_layer(heads_per_rank: int, head_size: int, dtype_bytes: int, *, mla: bool) -> int:
-    """One layer's KV-cache bytes per token on one rank, as vLLM's spec classes size a page
-    (``page_size_bytes / block_size``): full attention ``2 * heads * head_size * b`` (K and V),
-    MLA ``head_size * b`` (one latent vector, ``head_size = kv_lora_rank + qk_rope_head_dim``)."""
-    if mla:
-        return head_size * dtype_bytes
-    return 2 * heads_per_rank * head_size * dtype_bytes
-
-
-#: releases whose KV cache spec divides a sequence's tokens over pcp * dcp ranks (FullAttentionSpec.
-#: max_memory_usage_bytes: ``cdiv(max_model_len, dcp_world_size * pcp_world_size)``); the others
-#: shard over dcp only (PCP ranks hold copies)
-_PCP_SHARDS_KV = ("0.12.0", "0.25.1")
-
-
-def kv_token_shards(vllm_version: str, dcp: int = 1, pcp: int = 1) -> int:
-    """Over how many ranks one sequence's KV tokens are spread: dcp, times pcp in 0.12.0–0.25.1."""
-    from .versions import resolve
-    if pcp > 1 and resolve(vllm_version).within(*_PCP_SHARDS_KV):
-        return dcp * pcp
-    return dcp
-
+__all__ = ["AuditReport", "ModelAudit", "audit"]
 
 def _num(x: float) -> "int | float":
     return int(x) if float(x).is_integer() else round(x, 4)
@@ -162,7 +60,7 @@ class ModelAudit:
     #: stored - unique: the bytes per token that duplication costs across the TP group
     duplication_waste_bytes_per_token: Optional[float]
     notes: tuple[str, ...] = ()
-    #: vLLM's "GPU KV cache size" / "Maximum concurrency" (kvguard.capacity.CapacityPrediction), or
+    #: vLLM's "GPU KV cache size" / "Maximum concurrency" (kvguard.kv.capacity.CapacityPrediction), or
     #: CapacityNotModelledResult; None when no KV memory and max_model_len were given
     capacity: Any = None
 
@@ -192,26 +90,12 @@ _HYBRID_HINTS = ("layer_types", "sliding_window_pattern", "layers_block_type", "
                  "attention_chunk_size", "full_attention_interval")
 
 
-def resolve_config(config: Any) -> tuple[str, Any, Optional[dict]]:
-    """(label, config for the API, raw mapping or None) — a path, a catalog id, a mapping or ModelFacts."""
-    if isinstance(config, ModelFacts):
-        return (config.architectures[0] if config.architectures else "<facts>"), config, None
-    if isinstance(config, Mapping):
-        return str(config.get("_name_or_path") or config.get("model_type") or "<mapping>"), dict(config), dict(config)
-    if isinstance(config, str):
-        from .resolve import resolve_model
-        r = resolve_model(config)  # path, Hugging Face cache (offline), or catalog — as `check` does
-        return r.name, r.config, r.config
-    raise InputError(f"config must be a path, a model id, a mapping or ModelFacts, not {type(config).__name__}",
-                     source="<audit>")
-
-
 @reports_internal_errors
 def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
               kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
               host: Optional[Host] = None, name: Optional[str] = None,
               trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None) -> ModelAudit:
-    """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.capacity.predict_capacity`
+    """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.kv.capacity.predict_capacity`
     (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section."""
     result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
                         host=host, name=name, trust_remote_code=trust_remote_code)
@@ -220,7 +104,7 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
     from dataclasses import replace
 
     from .capacity import CapacityNotModelledResult, predict_capacity
-    from .errors import CapacityNotModelled
+    from ..errors import CapacityNotModelled
     try:
         cap = predict_capacity(config, tp=tp, pcp=pcp, dcp=dcp, vllm_version=result.vllm_version,
                                kv_cache_dtype=kv_cache_dtype, env=env, trust_remote_code=trust_remote_code,
@@ -237,18 +121,19 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
                kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
                host: Optional[Host] = None, name: Optional[str] = None,
                trust_remote_code: bool = False) -> ModelAudit:
-    from .api import legal_dcp_sizes, model_facts
-    from .versions import resolve
+    from ..rules.check import legal_dcp_sizes, model_facts, resolve_config
+    from ..versions import resolve
 
     for key, value in (("tp", tp), ("pcp", pcp), ("dcp", dcp)):
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise InputError("must be a positive integer", source="<audit>", key=key)
     release = resolve(vllm_version)
-    label, cfg, raw = resolve_config(config)
+    label, cfg, raw, model_path = resolve_config(config)
     if isinstance(cfg, ModelFacts):
         facts = cfg
     else:
-        facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code)
+        facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code,
+                            model_path=model_path)
     dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw), vllm_version=release.key)
     notes = []
     if kv_cache_dtype == "auto" and config_dtype(raw) in (None, "float32", "float"):
@@ -315,10 +200,10 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     With ``max_model_len`` and the KV memory of one GPU (``kv_memory_gib``, the
     "Available KV cache memory" vLLM logs, or ``available_kv_bytes``) each model
     also gets ``capacity``: vLLM's "GPU KV cache size" / "Maximum concurrency"
-    (:func:`kvguard.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
+    (:func:`kvguard.kv.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
     the same at every legal ``-dcp`` size — or why kvguard does not model it.
     """
-    from .versions import resolve
+    from ..versions import resolve
 
     items = list(configs) if isinstance(configs, (list, tuple)) else [configs]
     release = resolve(vllm_version)

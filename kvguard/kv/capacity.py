@@ -40,7 +40,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence
 
-from .errors import CapacityNotModelled, InputError, reports_internal_errors
+from ..errors import CapacityNotModelled, InputError, reports_internal_errors
+from .kvsize import config_dtype, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards
 
 __all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "kv_capacity",
            "pp_partitions", "predict_capacity", "render_capacity_text"]
@@ -178,7 +179,7 @@ class CapacityNotModelledResult:
 
 
 def _release(vllm_version: Any):
-    from .versions import resolve
+    from ..versions import resolve
     release = resolve(vllm_version)
     if not release.within(*CAPACITY_RELEASES):
         raise CapacityNotModelled(f"capacity prediction covers vLLM {CAPACITY_RELEASES[0]}–{CAPACITY_RELEASES[1]}, "
@@ -188,8 +189,7 @@ def _release(vllm_version: Any):
 
 def _shards(release, dcp: int, pcp: int) -> int:
     """``FullAttentionSpec.max_memory_usage_bytes``: ``cdiv(max_model_len, dcp)``, ``dcp * pcp`` in
-    0.12.0–0.25.1 (kvguard.economics.kv_token_shards)."""
-    from .economics import kv_token_shards
+    0.12.0–0.25.1 (:func:`kvguard.kv.kvsize.kv_token_shards`)."""
     return kv_token_shards(release.key, dcp, pcp)
 
 
@@ -321,7 +321,7 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
     if pp > num_layers:   # before the per-stage list is built: its length is pp
         raise InputError(f"-pp {pp} leaves a pipeline stage without layers ({num_layers} layers)",
                          source="<capacity>", key="pp")
-    from .api import MAX_ENUMERATED_GPUS
+    from ..rules.check import MAX_ENUMERATED_GPUS
 
     if pp > MAX_ENUMERATED_GPUS:
         raise InputError(f"-pp {pp}: kvguard sizes pipelines of up to {MAX_ENUMERATED_GPUS:,} stages",
@@ -459,7 +459,7 @@ _REGISTRY_FLAGS = (("is_attention_free", "attention-free (no attention KV cache)
 def _registry_reason(facts, release) -> Optional[str]:
     """What the release's model registry says against one attention KV-cache group (None: nothing).
     Catches hybrid and state-space architectures whatever their config looks like."""
-    from .archs import arch_flag, registered_arch
+    from ..archs import arch_flag, registered_arch
 
     arch = registered_arch(facts.architectures, release)
     if arch is None:
@@ -532,8 +532,8 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     Raises :class:`~kvguard.errors.CapacityNotModelled` for models with more than one KV-cache
     group or spec kvguard does not size, :class:`~kvguard.InputError` for bad input.
     """
-    from .economics import config_dtype, resolve_config, kv_cache_dtype_bytes
-    from .facts import ModelFacts
+    from ..facts import ModelFacts
+    from ..rules.check import resolve_config
 
     release = _release(vllm_version)
     for key, value in (("tp", tp), ("pp", pp), ("pcp", pcp), ("dcp", dcp), ("max_model_len", max_model_len)):
@@ -542,7 +542,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         _positive_int(block_size, "block_size")
     avail, mem_notes = _available_bytes(available_kv_bytes, kv_memory_gib, gpu_memory_gib, gpu_memory_utilization,
                                         weights_gib, other_gib)
-    label, cfg, raw = resolve_config(config)
+    label, cfg, raw, model_path = resolve_config(config)
 
     def refuse(reason: str):
         raise CapacityNotModelled(f"{label}: {reason} — vLLM keeps several KV-cache groups or other spec "
@@ -554,15 +554,16 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     if isinstance(cfg, ModelFacts):
         facts = cfg
     else:
-        from .api import model_facts
-        facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code)
+        from ..rules.check import model_facts
+        facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code,
+                            model_path=model_path)
     reason = _multi_group_reason(raw, facts) or _registry_reason(facts, release)
     if reason is not None:
         refuse(reason)
     dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw), vllm_version=release.key)
     mla = bool(facts.use_mla)
     heads = facts.num_kv_heads(tp)
-    per_layer = facts.head_size * b if mla else 2 * heads * facts.head_size * b
+    per_layer = kv_bytes_per_token_per_layer(heads, facts.head_size, b, mla=mla)
     assumptions = []
     if block_size is None:
         block_size = _DEFAULT_MLA_BLOCK_SIZE if mla else _DEFAULT_BLOCK_SIZE

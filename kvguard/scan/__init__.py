@@ -35,7 +35,7 @@ What is recognised
   alone follows the image's entrypoint, ``vllm serve`` for ``vllm/vllm-openai``),
   ``VLLM_*`` entries of ``env`` / ``environment``, the production-stack chart's
   ``servingEngineSpec.modelSpec[]`` and KServe ``LLMInferenceService`` documents
-  (rendered as :mod:`kvguard.charts` describes),
+  (rendered as :mod:`kvguard.scan.charts` describes),
   Helm-values-like argument lists (``args``/``extraArgs``/``vllmArgs``… with a
   parallel flag, the model from ``--model`` or a sibling ``model``/``modelName``
   key), and any string holding a launch (scripts, Markdown guides).
@@ -60,7 +60,7 @@ listed as skipped, never fatal.  ``-`` reads standard input (:func:`find_launche
 
 Releases
 --------
-Each launch carries the release its deployment pins (:mod:`kvguard.pins`: image tag,
+Each launch carries the release its deployment pins (:mod:`kvguard.launch.pins`: image tag,
 ``pip install vllm==X``, requirements / pyproject beside the file); :func:`scan` checks it
 against that release unless one is given.
 
@@ -88,8 +88,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Optional
 
-from .errors import ArgparseRefusal, InputError, KvguardError, Undecidable
-from .pins import ReleaseChoice, ReleasePin, beside_pin, choose_release, default_release, image_pin, pip_pin
+from ..errors import ArgparseRefusal, InputError, KvguardError, Undecidable
+from ..launch.pins import ReleaseChoice, ReleasePin, beside_pin, choose_release, default_release, image_pin, pip_pin
 
 __all__ = ["Finding", "Launch", "MAX_FILE_BYTES", "ReleaseChoice", "ReleasePin", "STDIN", "ScanResult", "Skip",
            "check_launch", "find_launches", "release_for", "scan", "summarize"]
@@ -133,7 +133,7 @@ class Launch:
     kind: str                                   # shell | markdown | dockerfile | yaml | recipe
     unresolved: tuple[str, ...] = ()            # variables left unexpanded in ``tokens``
     label: Optional[str] = None                 # e.g. "variant nvfp4 × strategy single_node_tp"
-    pin: Optional[ReleasePin] = None            # the vLLM release its deployment pins (kvguard.pins)
+    pin: Optional[ReleasePin] = None            # the vLLM release its deployment pins (kvguard.launch.pins)
     notes: tuple[str, ...] = ()                 # how the file was read, where it matters
 
     @property
@@ -164,7 +164,7 @@ class Finding:
     reason: Optional[str] = None                # why undecidable
     reason_kind: Optional[str] = None           # unresolved-variable | unknown-model | bad-arguments | …
     vllm_version: Optional[str] = None          # the release checked against (None: no ruleset fits)
-    vllm_version_source: Optional[str] = None   # where that release came from (kvguard.pins)
+    vllm_version_source: Optional[str] = None   # where that release came from (kvguard.launch.pins)
     release_pinned: bool = False                # the launch's own deployment chose the release
 
     def to_dict(self) -> dict[str, Any]:
@@ -739,7 +739,7 @@ class _YamlWalker:
                                pin=pin, notes=notes))
 
     def production_stack(self, node) -> bool:
-        """``servingEngineSpec.modelSpec[]`` of the production-stack chart (kvguard.charts)."""
+        """``servingEngineSpec.modelSpec[]`` of the production-stack chart (kvguard.scan.charts)."""
         from .charts import production_stack_launches
 
         engine = _child(node, "servingEngineSpec")
@@ -754,7 +754,7 @@ class _YamlWalker:
         return True
 
     def kserve(self, node, plain: dict) -> bool:
-        """A KServe LLMInferenceService document (kvguard.charts)."""
+        """A KServe LLMInferenceService document (kvguard.scan.charts)."""
         from .charts import kserve_launches
 
         launches = kserve_launches(plain)
@@ -1343,7 +1343,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     ``VAR=value`` prefix, and the command line still refuses with each typed value slot holding a
     value its type accepts — with a message that names no variable.  A variable anywhere else (an
     extra word, an option's name, after ``--``) could add or remove arguments: None."""
-    from .argv import launcher_and_arguments, option_spans, option_table, parse_serve
+    from ..launch.argv import launcher_and_arguments, option_spans, option_table, parse_serve
 
     unresolved = launch.unresolved
     prefix, args = launcher_and_arguments(launch.tokens)
@@ -1404,7 +1404,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
 def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]], Any]) -> Finding:
     """Check one launch against ``release``: ``build_report(release, tokens)`` returns a LaunchReport
     (or raises KvguardError) — :func:`kvguard.cli.build_report` with the options bound."""
-    from .argv import parse_serve
+    from ..launch.argv import parse_serve
 
     if launch.unresolved:
         try:
@@ -1439,10 +1439,10 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
 
 def release_for(launch: Launch, vllm_version=None, *, nearest: bool = False,
                 source: str = "the release asked for", default: Optional[ReleaseChoice] = None) -> ReleaseChoice:
-    """The release ``launch`` is checked against (:mod:`kvguard.pins`): ``vllm_version`` when given
+    """The release ``launch`` is checked against (:mod:`kvguard.launch.pins`): ``vllm_version`` when given
     (an override, described as ``source``), else the release its deployment pins, else ``default``
     (the installed vLLM, else the newest known).  Raises UnsupportedVersion for a bad ``vllm_version``."""
-    from .versions import resolve
+    from ..versions import resolve
 
     override = ReleaseChoice(resolve(vllm_version, nearest=nearest), source) if vllm_version is not None else None
     return choose_release(launch.pin, override, default or default_release(nearest), nearest)
@@ -1465,14 +1465,14 @@ def scan(paths: Iterable[str], release=None, build_report: Optional[Callable[[An
 
     ``release`` (a version string or Release) overrides every pin, described as
     ``release_source``; without it each launch uses the release its deployment pins, else the
-    default (:mod:`kvguard.pins`).  ``build_report(release, tokens)`` checks one launch
+    default (:mod:`kvguard.launch.pins`).  ``build_report(release, tokens)`` checks one launch
     (default: :func:`kvguard.cli.build_report` on the standard host).  ``find_options`` go to
     :func:`find_launches` (``exclude``, ``exclude_root``, ``stdin_text``, ``stdin_kind``,
     ``stdin_filename``)."""
-    from .versions import resolve
+    from ..versions import resolve
 
     if build_report is None:
-        from .cli import build_report
+        from ..cli import build_report
     override = ReleaseChoice(resolve(release, nearest=nearest), release_source) if release is not None else None
     default = override or default_release(nearest)
     launches, skipped, files = find_launches(paths, variables, **find_options)

@@ -6,8 +6,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .facts import ModelFacts
-from .verdict import Verdict
+from ..facts import ModelFacts
+from ..verdict import Verdict
 
 __all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "argparse_verdict", "render",
            "render_scan", "render_undecided"]
@@ -49,7 +49,7 @@ class LaunchReport:
         out = f.to_dict()
         if f.use_mla is None or f.total_num_kv_heads is None or not isinstance(tp, int) or tp < 1:
             return out
-        from .economics import kv_cache_dtype_bytes
+        from ..kv.kvsize import kv_cache_dtype_bytes
 
         _, b = kv_cache_dtype_bytes(self.kv_cache_dtype)   # "auto": bfloat16 on a CUDA node
         out.update(
@@ -157,7 +157,7 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
 
 
 def _suggestion_lines(report: LaunchReport, dim: str, reset: str) -> list[str]:
-    from .suggestions import EDITABLE, MAX_CHANGES, describe_host
+    from ..kv.suggestions import EDITABLE, MAX_CHANGES, describe_host
 
     v = report.verdict
     host = describe_host(report.suggestion_host) if report.suggestion_host is not None else "host unknown"
@@ -202,7 +202,7 @@ def render_github(report: LaunchReport) -> str:
 
 
 def render_sarif(report: LaunchReport) -> str:
-    from . import __version__
+    from ..__about__ import __version__
     from .sarif import render_sarif as _sarif
     return _sarif([{"verdict": report.verdict}], __version__)
 
@@ -228,7 +228,7 @@ def render_undecided(fmt: str, reason: str, kind: str, *, command: Optional[str]
             doc.update(findings=[], skipped=[])
         return json.dumps(doc, indent=2)
     if fmt == "sarif":
-        from . import __version__
+        from ..__about__ import __version__
         from .sarif import render_sarif as _sarif
         return _sarif([{"verdict": None, "reason": reason, "reason_kind": kind}], __version__,
                       failure=reason if kind == "internal_error" else None)
@@ -245,7 +245,7 @@ def render_undecided(fmt: str, reason: str, kind: str, *, command: Optional[str]
 #    "findings": [{"file", "line", "kind", "label", "command",
 #                  "status": "accepted" | "refused" | "undecidable",
 #                  "vllm_version", "vllm_version_source": the release this launch was checked
-#                  against and where it came from (kvguard.pins), "notes": [...],
+#                  against and where it came from (kvguard.launch.pins), "notes": [...],
 #                  "result": <the check JSON object, when checked>,
 #                  "reason_kind", "reason", "unresolved": [...]   (when undecidable)}, ...],
 #    "skipped": [{"file", "reason"}, ...],
@@ -264,7 +264,7 @@ def _summary_line(summary: dict[str, Any]) -> str:
 def render_scan_text(result, color: bool = False, quiet: bool = False) -> str:
     """One entry per launch; ``quiet``: only refused and undecidable launches (and files named on the
     command line that could not be read), no summary."""
-    from .scan import summarize
+    from ..scan import summarize
     red, green, yellow, dim, reset = (("\033[31m", "\033[32m", "\033[33m", "\033[2m", "\033[0m") if color
                                       else ("",) * 5)
     lines = []
@@ -301,7 +301,7 @@ def render_scan_text(result, color: bool = False, quiet: bool = False) -> str:
 
 
 def render_scan_json(result) -> str:
-    from .scan import summarize
+    from ..scan import summarize
     doc = {"schema": JSON_SCHEMA_VERSION, "vllm_version": result.vllm_version,
            "vllm_version_source": result.vllm_version_source,
            "findings": [f.to_dict() for f in result.findings],
@@ -315,7 +315,7 @@ def _gh_prop(text: str) -> str:
 
 
 def render_scan_github(result, quiet: bool = False) -> str:
-    from .scan import summarize
+    from ..scan import summarize
     lines = []
     for f in result.findings:
         loc = f"file={_gh_prop(f.launch.path)},line={f.launch.line}"
@@ -334,7 +334,7 @@ def render_scan_github(result, quiet: bool = False) -> str:
 
 
 def render_scan_sarif(result) -> str:
-    from . import __version__
+    from ..__about__ import __version__
     from .sarif import render_sarif as _sarif
     items = [{"verdict": f.report.verdict if f.report is not None else None, "path": f.launch.path,
               "line": f.launch.line, "command": f.launch.command, "reason": f.reason,

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal, Optional, get_type_hints
 
-from .errors import InputError
+from ..errors import InputError
 
 __all__ = ["ALIASES", "Host", "Layout", "make_layout"]
 

@@ -13,12 +13,13 @@ from dataclasses import MISSING, fields, replace
 from functools import lru_cache, partial
 from typing import Any, Optional
 
-from .facts import Crash, ModelFacts
-from .layout import Host, Layout
-from .rules import WRAPPER, Check, FieldRule, Step, rows_for
-from .rules.compile import compile_rows, row_of
-from .verdict import ErrorEntry, Skipped, Verdict
-from .versions import Release
+from ..facts import Crash, ModelFacts
+from ..launch.layout import Host, Layout
+from ..verdict import ErrorEntry, Skipped, Verdict
+from ..versions import Release
+from . import WRAPPER, Check, FieldRule, Step
+from .compile import compile_rows, row_of
+from .table import rows_for
 
 __all__ = ["State", "evaluate", "verdict_from_crash"]
 
@@ -127,7 +128,7 @@ class State:
 
     @property
     def has_inner_state(self):
-        from .archs import arch_flag
+        from ..archs import arch_flag
 
         value = arch_flag(self._facts.architectures, "has_inner_state", self.r)
         if value is None:

@@ -1,22 +1,28 @@
-"""The public functions: check, validate, model_facts, legal_dcp_sizes."""
+"""One model config and one layout → the release's :class:`~kvguard.Verdict`.
+
+The library's answers: :func:`check`, :func:`validate`, :func:`model_facts`,
+:func:`legal_dcp_sizes` (re-exported by :mod:`kvguard`).  A config is read as
+:func:`kvguard.launch.resolve.resolve_config` finds it (a model id as the command line finds
+``vllm serve MODEL``), its facts derived by :mod:`kvguard.facts`, and the release's rows run by
+:mod:`kvguard.rules.engine`.  :mod:`kvguard.kv` asks these functions whether a layout starts.
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from . import archs, factcache
+from .. import archs, factcache
 from .engine import evaluate, release_key, verdict_from_crash
-from .errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
-                     reports_internal_errors)
-from .facts import Crash, ModelFacts, derive
-from .layout import Host, Layout, make_layout
-from .load import load_raw_config
-from .verdict import Verdict
-from .versions import Release, resolve
+from ..errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
+                      reports_internal_errors)
+from ..facts import Crash, ModelFacts, derive
+from ..launch.layout import Host, Layout, make_layout
+from ..launch.resolve import resolve_config as find_config
+from ..verdict import Verdict
+from ..versions import Release, resolve
 
-__all__ = ["check", "legal_dcp_sizes", "model_facts", "validate"]
+__all__ = ["check", "legal_dcp_sizes", "model_facts", "resolve_config", "validate"]
 
 #: launch fields that exist only from a given release (EngineArgs / CLI flags)
 _FIELD_SINCE = {
@@ -57,13 +63,24 @@ def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
             raise InputError(f"these ModelFacts were derived for vLLM {config.vllm_version}, not "
                              f"{release.key}; pass the config itself", source="<facts>")
         return config
-    raw, label = load_raw_config(config)
-    if model_path is None and label != "<mapping>":
-        model_path = os.path.dirname(label)
+    model = find_config(config)
+    raw = model.config
+    if model_path is None:
+        model_path = model.model_path
     if factcache.enabled_dir() is not None:
         return factcache.derive_cached(derive, raw, release, env, trust_remote_code=trust_remote_code,
                                        model_path=model_path)
     return derive(raw, release, env, trust_remote_code=trust_remote_code, model_path=model_path)
+
+
+def resolve_config(config: Any) -> tuple[str, "ModelFacts | dict[str, Any]", Optional[dict[str, Any]], Optional[str]]:
+    """``(label, what check takes, the raw config or None, the model path)`` for a path, a model id
+    (:func:`kvguard.launch.resolve.resolve_config`), a mapping or :class:`ModelFacts` — what
+    ``audit``, ``plan`` and ``predict_capacity`` read, as :func:`check` reads it."""
+    if isinstance(config, ModelFacts):
+        return (config.architectures[0] if config.architectures else "<facts>"), config, None, None
+    model = find_config(config)
+    return model.name, model.config, model.config, model.model_path
 
 
 _VERSIONED_FIELDS = frozenset(_FIELD_SINCE) | frozenset(_FIELD_UNTIL)

@@ -34,9 +34,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional
 
-from .api import divisors
-from .errors import InputError, reports_internal_errors
-from .layout import Host
+from ..errors import InputError, reports_internal_errors
+from ..launch.layout import Host
+from ..rules.check import divisors
 
 __all__ = ["PlanEntry", "PlanReport", "plan"]
 
@@ -144,13 +144,13 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     ``host``: defaults to a stated CUDA node of ``gpus_per_node`` GPUs.  ``expert_parallel``:
     also try ``--enable-expert-parallel`` (MoE models only).
     """
-    from . import archs
-    from .api import env_as_strings, model_facts
-    from .economics import config_dtype, resolve_config, kv_cache_dtype_bytes, kv_token_shards
-    from .engine import evaluate
-    from .facts import ModelFacts
-    from .layout import Layout
-    from .versions import resolve
+    from .. import archs
+    from ..facts import ModelFacts
+    from ..launch.layout import Layout
+    from ..rules.check import env_as_strings, model_facts, resolve_config
+    from ..rules.engine import evaluate
+    from ..versions import resolve
+    from .kvsize import config_dtype, kv_cache_dtype_bytes, kv_token_shards
 
     gpus = _pos_int(gpus, "gpus")
     if gpus > MAX_PLAN_GPUS:
@@ -161,12 +161,13 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     if max_model_len is not None:
         max_model_len = _pos_int(max_model_len, "max_model_len")
     release = resolve(vllm_version)
-    label, cfg, raw = resolve_config(config)
+    label, cfg, raw, model_path = resolve_config(config)
     env_d = env_as_strings(env)
     facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=release.key, env=env_d,
-                                                                            trust_remote_code=trust_remote_code)
+                                                                trust_remote_code=trust_remote_code,
+                                                                model_path=model_path)
     if archs.registry_loaded() and archs.registered_arch(facts.architectures, release) is None:
-        from .errors import Undecidable
+        from ..errors import Undecidable
         raise Undecidable(f"architectures {list(facts.architectures)} are not in vLLM {release.version}'s "
                           "model registry")
     dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw),

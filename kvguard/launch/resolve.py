@@ -6,22 +6,31 @@ built-in catalog."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
-from . import catalog
-from .errors import InputError, Undecidable
+from .. import catalog
+from ..errors import InputError, Undecidable
 from .load import load_raw_config
 
-__all__ = ["ResolvedModel", "hf_cache_dir", "resolve_model"]
+__all__ = ["ResolvedModel", "hf_cache_dir", "resolve_config", "resolve_model"]
 
 
 @dataclass(frozen=True)
 class ResolvedModel:
     name: str
     config: dict[str, Any]
-    source: str     # "file", "directory", "hf-cache", "hf-hub", "catalog"
+    source: str     # "file", "directory", "hf-cache", "hf-hub", "catalog", "mapping"
     location: str   # path, or the catalog entry's source URL
+
+    @property
+    def model_path(self) -> Optional[str]:
+        """The model as ``vllm serve MODEL`` is given it (a few upstream messages quote it): the
+        directory of a local config.json, the id of a cached or catalogued model, None for a mapping."""
+        if self.source in ("file", "directory"):
+            return os.path.dirname(self.location)
+        return None if self.source == "mapping" else self.name
 
 
 def hf_cache_dir(env: Mapping[str, str]) -> str:
@@ -96,3 +105,27 @@ def resolve_model(model: Optional[str], *, model_config: Optional[str] = None,
         return ResolvedModel(entry.id, entry.config, "catalog", entry.source.get("url", ""))
     raise Undecidable(f"cannot find a config.json for {model!r}: not a local path, not in the Hugging Face "
                       f"cache ({hf_cache_dir(env)}), not in kvguard's catalog; pass --model-config PATH")
+
+
+#: a Hugging Face model id (``org/name``, each part at most 96 characters as the Hub allows) or a
+#: bare name: a string of this shape that names no local path is looked up as the command line
+#: looks up ``vllm serve MODEL``; any other string is a path (``/abs/config.json``, ``./dir``), and
+#: a missing one is an InputError
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][\w.-]{0,95}(/[A-Za-z0-9][\w.-]{0,95})?$")
+
+
+def resolve_config(config: Any, *, env: Optional[Mapping[str, str]] = None) -> ResolvedModel:
+    """A model config as the library takes it: a parsed mapping, a path to config.json or its
+    directory, or a model id found as :func:`resolve_model` finds ``vllm serve MODEL`` (a local
+    path, the Hugging Face cache, the built-in catalog; never the network) — so
+    ``kvguard.check("Qwen/Qwen3-32B", …)`` reads the config ``kvguard audit Qwen/Qwen3-32B`` and
+    ``kvguard check -- vllm serve Qwen/Qwen3-32B …`` read."""
+    if isinstance(config, Mapping):
+        raw, label = load_raw_config(config)
+        return ResolvedModel(str(raw.get("_name_or_path") or raw.get("model_type") or label), raw, "mapping", label)
+    if isinstance(config, str) and _MODEL_ID.match(config) and not config.endswith(".json") \
+            and not os.path.exists(config):
+        return resolve_model(config, env=env)
+    raw, label = load_raw_config(config)
+    path = os.fspath(config)
+    return ResolvedModel(path, raw, "directory" if os.path.isdir(path) else "file", label)

@@ -48,8 +48,8 @@ from typing import Any, Optional
 
 from packaging.version import Version
 
-from .errors import ArgparseRefusal, InputError
-from .versions import Release
+from ..errors import ArgparseRefusal, InputError
+from ..versions import Release
 
 __all__ = ["FLAGS", "ServeCommand", "parse_serve", "option_table"]
 
@@ -103,7 +103,7 @@ FLAGS: tuple[Flag, ...] = (
 _FIELDS = {f.field: f for f in FLAGS}
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
-_DATA = Path(__file__).resolve().parent / "data" / "serve_options.json"
+_DATA = Path(__file__).resolve().parent.parent / "data" / "serve_options.json"
 
 
 @dataclass

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Any, Optional, Sequence
 
-from .errors import InputError, reports_internal_errors
-from .layout import Host, Layout
-from .verdict import Verdict
+from ..errors import InputError, reports_internal_errors
+from ..launch.layout import Host, Layout
+from ..verdict import Verdict
 
 __all__ = ["Change", "EDITABLE", "MAX_CHANGES", "Suggestion", "describe_host", "suggest"]
 
@@ -259,7 +259,7 @@ def edit_argv(tokens: Sequence[str], release, update: Mapping[str, Any],
     each edited flag replaced where the launch sets it (the last time), removed when it goes back
     to vLLM's default, a new one placed after the launch's other parallel flags.  None when the
     launcher words cannot be told apart from the arguments."""
-    from .argv import launcher_and_arguments, option_spans, option_table
+    from ..launch.argv import launcher_and_arguments, option_spans, option_table
 
     tokens = list(tokens)
     prefix, args = launcher_and_arguments(tokens)
@@ -312,10 +312,10 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     skipped and listed in each suggestion's verdict).  Each suggestion's command line is read
     back by the release's parser and checked by :func:`kvguard.check` before it is returned.
     """
-    from .api import check, field_exists, prepare_check, require_registered_architecture, resolve_release
-    from .argv import parse_serve, split_command
-    from .engine import evaluate
-    from .facts import Crash
+    from ..rules.check import check, field_exists, prepare_check, require_registered_architecture, resolve_release
+    from ..launch.argv import parse_serve, split_command
+    from ..rules.engine import evaluate
+    from ..facts import Crash
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise InputError("limit must be an integer >= 0", source="<suggest>", key="limit")

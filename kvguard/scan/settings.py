@@ -33,8 +33,8 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from .errors import InputError
-from .pins import read_toml
+from ..errors import InputError
+from ..launch.pins import read_toml
 
 __all__ = ["Settings", "find_settings"]
 
