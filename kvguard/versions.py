@@ -75,7 +75,7 @@ SUPPORTED_VERSIONS: tuple[str, ...] = VERIFIED_RELEASES + tuple(
     for base in bases if base in VERIFIED_RELEASES
 )
 
-_BY_VERSION: dict[str, ReleaseInfo] = {row.version: row for row in RELEASES}
+_BY_VERSION: dict[Version, ReleaseInfo] = {Version(row.version): row for row in RELEASES}
 
 
 @dataclass(frozen=True, order=True)
@@ -95,7 +95,7 @@ class Release:
     @property
     def info(self) -> ReleaseInfo:
         """This release's row in the release manifest."""
-        return _BY_VERSION[str(self.version)]
+        return _BY_VERSION[self.version]
 
     @property
     def transformers(self) -> str:

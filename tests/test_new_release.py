@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from kvguard.rules import rows_for
+from kvguard.rules.table import rows_for
 from kvguard.rules.reference import render_markdown
 from kvguard.versions import KNOWN_RELEASES, PATCHES, RELEASES, resolve
 
