@@ -137,6 +137,15 @@ def test_pcp_on_cuda_in_0_28_is_refused_by_the_model_runner(capsys):
     assert data["message"] == "Model Runner V2 does not yet support: prefill context parallelism"
 
 
+@pytest.mark.parametrize("version", ["0.29.0", "0.33.0"])
+def test_pcp_on_cuda_from_0_29_is_accepted_for_qwen3_32b(capsys, version):
+    # the Model Runner V2 refusal of 0.28.0 is gone from 0.29.0 on: the same launch starts
+    status, out, _ = _run(capsys, "check", "--vllm-version", version, "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "4", "-pcp", "2")
+    assert status == 0
+    assert json.loads(out)["ok"] is True
+
+
 QWEN3_8B = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 4096,
             "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 36, "head_dim": 128,
             "intermediate_size": 12288, "vocab_size": 151936, "torch_dtype": "bfloat16"}

@@ -128,3 +128,51 @@ def test_the_release_named_by_the_pre_commit_snippets_is_the_newest_in_the_chang
     assert Version(kvguard.__version__) >= Version(newest)
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1) == kvguard.__version__
+
+
+def _pr55030_doc():
+    text = (ROOT / "docs" / "pr55030.md").read_text(encoding="utf-8")
+    templates = {}
+    for name in ("E1", "E2", "E3"):
+        start = text.index(f'\n{name}: "') + len(name) + 4
+        templates[name] = " ".join(text[start:text.index('"', start)].split())
+    rows = []
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0][:1].isdigit():
+            rows.append(([int(n) for n in cells[0].split(",")], cells[1], cells[2]))
+    return templates, rows
+
+
+def _llama(heads: int, kv_heads: int) -> dict:
+    return {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "num_attention_heads": heads,
+            "num_key_value_heads": kv_heads, "hidden_size": 128 * heads, "num_hidden_layers": 4,
+            "vocab_size": 32000, "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}
+
+
+def test_the_pr55030_doc_table_and_messages_are_what_check_says():
+    import kvguard
+
+    # the table's rows are ParallelConfig + verify_with_parallel_config called directly (entry "config")
+    templates, rows = _pr55030_doc()
+    assert len(rows) >= 6
+    for (tp, pcp, dcp, kv_heads, heads), released, patched in rows:
+        config = _llama(heads, kv_heads)
+        for versions, said in (("0.28.0", "0.33.0"), released), (("0.28.0+pr55030", "0.33.0+pr55030"), patched):
+            for version in versions:
+                got = kvguard.check(config, vllm_version=version, entry="config", tp=tp, pcp=pcp, dcp=dcp)
+                where = (version, tp, pcp, dcp, kv_heads, heads, said, got.message)
+                if said == "passes":
+                    assert got.ok is True, where
+                    continue
+                assert got.ok is False, where
+                if " maximum " in said:
+                    assert f"maximum supported value ({said.rsplit(' ', 1)[1]})" in got.message, where
+                if "release text" not in said:
+                    values = {"tp": tp, "pcp": pcp, "dcp": dcp, "H": kv_heads, "num_q_per_kv": heads // kv_heads,
+                              "max_dcp_size": got.message.split("maximum supported value (")[-1].split(")")[0]}
+                    assert got.message == templates[said[:2]].format(**values), where
+                else:
+                    assert not any(got.message == t.format(tp=tp, pcp=pcp, dcp=dcp, H=kv_heads,
+                                                           num_q_per_kv=heads // kv_heads, max_dcp_size=0)
+                                   for t in templates.values()), where
