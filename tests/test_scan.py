@@ -13,7 +13,8 @@ import shutil
 
 import pytest
 
-from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, build_report, run
+from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, run
+from kvguard.front import examine as build_report
 from kvguard.launch.layout import Host
 from kvguard.scan import MAX_FILE_BYTES, find_launches, scan
 from kvguard.versions import resolve

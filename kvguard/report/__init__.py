@@ -3,94 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from ..facts import ModelFacts
+from ..front import JSON_SCHEMA_VERSION, LaunchReport
 from ..verdict import Verdict
 
-__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "REPORTERS", "SCAN_REPORTERS", "argparse_verdict", "render",
-           "render_scan", "render_undecided"]
-
-JSON_SCHEMA_VERSION = 1
-
-@dataclass
-class LaunchReport:
-    """Everything the CLI says about one launch."""
-
-    verdict: Verdict
-    model: Optional[str] = None
-    source: Optional[str] = None
-    location: Optional[str] = None
-    layout: dict[str, Any] = field(default_factory=dict)
-    legal_dcp_sizes: Optional[list[int]] = None
-    #: why ``legal_dcp_sizes`` is empty: the refusal that stands at this layout even with -dcp 1
-    #: (``{"check", "exc_type", "message"}``)
-    legal_dcp_reason: Optional[dict[str, Any]] = None
-    kv_cache_dtype: str = "auto"
-    #: for a refused launch, the nearest launches the release accepts (kvguard.suggest); None when
-    #: not searched (an accepted launch, ``scan``, ``diff``)
-    suggestions: Optional[list] = None
-    #: the host the suggestions were searched for (set when ``check`` searches)
-    suggestion_host: Optional[Any] = None
-    #: where the release came from when not the default (e.g. the image tag of `docker run …`)
-    release_source: Optional[str] = None
-
-    @property
-    def facts(self) -> Optional[ModelFacts]:
-        return self.verdict.facts if isinstance(self.verdict.facts, ModelFacts) else None
-
-    def kv_facts(self) -> dict[str, Any]:
-        f = self.facts
-        if f is None:
-            return {}
-        tp = self.layout.get("tensor_parallel_size", 1)
-        dcp = self.layout.get("decode_context_parallel_size", 1)
-        out = f.to_dict()
-        if f.use_mla is None or f.total_num_kv_heads is None or not isinstance(tp, int) or tp < 1:
-            return out
-        from ..kv.kvsize import kv_cache_dtype_bytes
-
-        _, b = kv_cache_dtype_bytes(self.kv_cache_dtype)   # "auto": bfloat16 on a CUDA node
-        out.update(
-            tp=tp,
-            cache_kv_heads=f.cache_kv_heads,
-            num_kv_heads_per_rank=f.num_kv_heads(tp),
-            duplication_factor=f.duplication_factor(tp),
-            residual_duplication=max(1, f.duplication_factor(tp) // max(1, dcp)) if isinstance(dcp, int) else None,
-            kv_cache_dtype=self.kv_cache_dtype,
-            kv_bytes_per_token_per_rank=f.kv_bytes_per_token(tp, dcp=max(1, dcp) if isinstance(dcp, int) else 1,
-                                                              dtype_bytes=b),
-        )
-        if self.legal_dcp_sizes is not None:
-            out["legal_dcp_sizes"] = self.legal_dcp_sizes
-            if not self.legal_dcp_sizes and self.legal_dcp_reason:
-                out["legal_dcp_sizes_reason"] = self.legal_dcp_reason
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        out = {"schema": JSON_SCHEMA_VERSION}
-        out.update(self.verdict.to_dict())
-        out.update(model=self.model, source=self.source, location=self.location, layout=self.layout,
-                   facts=self.kv_facts())
-        if self.suggestion_host is not None:  # `check`: a list for a refused launch, null for an accepted one
-            out["suggestions"] = None if self.suggestions is None else [s.to_dict() for s in self.suggestions]
-            if self.suggestions is not None:
-                h = self.suggestion_host
-                out["suggestions_host"] = {"platform": h.platform, "gpus_per_node": h.gpus_per_node, "ray": h.ray,
-                                           "assumed": sorted(k for k in ("platform", "gpus_per_node", "ray")
-                                                             if k in h.assumed)}
-        if self.release_source is not None:
-            out["vllm_version_source"] = self.release_source
-        return out
-
-
-def argparse_verdict(release, refusal) -> Verdict:
-    """The verdict when vLLM's own argument parser refuses the command line
-    (:class:`~kvguard.errors.ArgparseRefusal`): stage ``argparse``, vLLM's printed error as the
-    message, kvguard's hints as notes."""
-    return Verdict(ok=False, vllm_version=release.key, stage="argparse", check=refusal.check,
-                   exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
+__all__ = ["JSON_SCHEMA_VERSION", "REPORTERS", "SCAN_REPORTERS", "render", "render_scan", "render_undecided"]
 
 
 def render_json(report: LaunchReport) -> str:

@@ -1403,7 +1403,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
 
 def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]], Any]) -> Finding:
     """Check one launch against ``release``: ``build_report(release, tokens)`` returns a LaunchReport
-    (or raises KvguardError) — :func:`kvguard.cli.build_report` with the options bound."""
+    (or raises KvguardError) — :func:`kvguard.front.examine` with the options bound."""
     from ..launch.argv import parse_serve
 
     if launch.unresolved:
@@ -1466,13 +1466,13 @@ def scan(paths: Iterable[str], release=None, build_report: Optional[Callable[[An
     ``release`` (a version string or Release) overrides every pin, described as
     ``release_source``; without it each launch uses the release its deployment pins, else the
     default (:mod:`kvguard.launch.pins`).  ``build_report(release, tokens)`` checks one launch
-    (default: :func:`kvguard.cli.build_report` on the standard host).  ``find_options`` go to
+    (default: :func:`kvguard.front.examine` on the standard host).  ``find_options`` go to
     :func:`find_launches` (``exclude``, ``exclude_root``, ``stdin_text``, ``stdin_kind``,
     ``stdin_filename``)."""
     from ..versions import resolve
 
     if build_report is None:
-        from ..cli import build_report
+        from ..front import examine as build_report
     override = ReleaseChoice(resolve(release, nearest=nearest), release_source) if release is not None else None
     default = override or default_release(nearest)
     launches, skipped, files = find_launches(paths, variables, **find_options)
