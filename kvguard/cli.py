@@ -150,7 +150,7 @@ def _economics_parsers(sub) -> None:
 
 
 def _cmd_audit(args) -> int:
-    from .kv.economics import audit, render_audit_json, render_audit_text
+    from .kv.economics import audit
     from .versions import resolve
 
     release = resolve(args.vllm_version, nearest=args.nearest)
@@ -159,12 +159,13 @@ def _cmd_audit(args) -> int:
                    kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
                    trust_remote_code=args.trust_remote_code, max_model_len=args.max_model_len,
                    kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp)
-    _write(render_audit_json(report) if args.format == "json" else render_audit_text(report))
+    _write(_reporter(args).audit(report))
     return EXIT_ACCEPT
 
 
 def _cmd_plan(args) -> int:
-    from .kv.plan import plan, render_plan_json, render_plan_text
+    from .kv.plan import plan
+    from .report import reporter
     from .versions import resolve
 
     if args.top < 0:
@@ -176,13 +177,12 @@ def _cmd_plan(args) -> int:
                   trust_remote_code=args.trust_remote_code)
     top = args.top or None   # --top 0: every accepted layout
     if args.plot:
-        from .kv.plan import render_plan_svg
         try:
             with open(args.plot, "w", encoding="utf-8") as fh:
-                fh.write(render_plan_svg(report, top))
+                fh.write(reporter("svg").plan(report, top))
         except OSError as exc:
             raise _ArgError(f"--plot: cannot write {args.plot}: {exc.strerror}") from None
-    _write(render_plan_json(report, top) if args.format == "json" else render_plan_text(report, top))
+    _write(_reporter(args).plan(report, top))
     return EXIT_ACCEPT if report.entries else EXIT_REFUSE
 
 
@@ -280,13 +280,20 @@ def _examine_options(args, host: Optional[Host] = None) -> dict:
                 env_from_os=args.env_from_os, allow_download=args.allow_download)
 
 
+def _reporter(args, color: Optional[bool] = None):
+    """The reporter of ``--format`` (:mod:`kvguard.report`), with colour on a terminal (text)."""
+    from .report import reporter
+
+    return reporter(args.format, color=_color(args) if color is None else color,
+                    quiet=getattr(args, "quiet", False))
+
+
 def _color(args) -> bool:
     return args.format == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
 def _cmd_check(args) -> int:
     from .front import NotAnImageLaunch, command_release, examine
-    from .report import render
 
     try:
         launch, release, source = command_release(_launch(args), args.vllm_version, nearest=args.nearest)
@@ -294,12 +301,12 @@ def _cmd_check(args) -> int:
         raise _ArgError(str(exc)) from None
     report = examine(release, launch, suggest=True, **_examine_options(args))
     report.release_source = source
-    _write(render(report, args.format, color=_color(args)))
+    _write(_reporter(args).check(report))
     return EXIT_ACCEPT if report.verdict.ok else EXIT_REFUSE
 
 
 def _cmd_diff(args) -> int:
-    from .diff import compare_reports, render_diff
+    from .diff import compare_reports
     from .front import examine
     from .versions import resolve
 
@@ -312,7 +319,7 @@ def _cmd_diff(args) -> int:
         except KvguardError as exc:  # e.g. a model kvguard cannot find
             sides.append((release, None, exc))
     result = compare_reports(sides[0], sides[1])
-    _write(render_diff(result, args.format))
+    _write(_reporter(args).diff(result))
     after = sides[1][1]
     if after is None:
         return EXIT_UNDECIDED
@@ -321,7 +328,6 @@ def _cmd_diff(args) -> int:
 
 def _cmd_scan(args) -> int:
     from .front import examine
-    from .report import render_scan
     from .scan import STDIN, Skip, scan
     from .scan.settings import Settings, find_settings
 
@@ -348,7 +354,7 @@ def _cmd_scan(args) -> int:
                   stdin_filename=args.stdin_filename)
     if settings.problem is not None:
         result.skipped.insert(0, Skip(*settings.problem))
-    text = render_scan(result, args.format, color=_color(args) and not args.output_file, quiet=args.quiet)
+    text = _reporter(args, color=_color(args) and not args.output_file).scan(result)
     if args.output_file:
         try:
             with open(args.output_file, "w", encoding="utf-8") as fh:
@@ -399,10 +405,10 @@ def _undecided(args, argv: list[str], line: str, kind: str) -> int:
     _say(f"kvguard: {line}")
     fmt = getattr(args, "format", None) if args is not None else _format_in(argv)
     if fmt in ("json", "sarif", "github"):
-        from .report import render_undecided
+        from .report import reporter
 
         command = getattr(args, "command", None) or next((a for a in argv if not a.startswith("-")), None)
-        _write(render_undecided(fmt, line.split(": ", 1)[1], kind, command=command))
+        _write(reporter(fmt).undecided(line.split(": ", 1)[1], kind, command=command))
     return EXIT_UNDECIDED
 
 
