@@ -16,6 +16,7 @@ from .errors import (
     InternalError,
     KvguardError,
     ModelConfigRefused,
+    ModelNotFound,
     Undecidable,
     UnsupportedVersion,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "Layout",
     "ModelConfigRefused",
     "ModelAudit",
+    "ModelNotFound",
     "ModelFacts",
     "PlanEntry",
     "PlanReport",

@@ -70,7 +70,7 @@ def test_the_front_door_is_the_only_way_in(capsys):
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
     assert not imported & {"launch.argv", "launch.resolve", "rules.check", "rules.engine", "launch.pins"}
     assert "build_report" not in (PACKAGE / "cli.py").read_text(encoding="utf-8")
-    for module in ("scan/__init__.py", "pytest_plugin.py"):
+    for module in ("scan/check.py", "pytest_plugin.py"):
         assert "front import examine" in (PACKAGE / module).read_text(encoding="utf-8"), module
     status = run(["check", "--vllm-version", "0.20.0", "--", *LAUNCH])
     assert status == EXIT_REFUSE
