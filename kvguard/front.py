@@ -116,14 +116,6 @@ def argparse_verdict(release, refusal) -> Verdict:
                    exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
 
 
-def argparse_verdict(release, refusal) -> Verdict:
-    """The verdict when vLLM's own argument parser refuses the command line
-    (:class:`~kvguard.errors.ArgparseRefusal`): stage ``argparse``, vLLM's printed error as the
-    message, kvguard's hints as notes."""
-    return Verdict(ok=False, vllm_version=release.key, stage="argparse", check=refusal.check,
-                   exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
-
-
 def examine(release: "Release", launch: "Union[Sequence[str], str, ServeCommand]", *, host: Optional[Host] = None,
             env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False,
             allow_download: bool = False, suggest: bool = False) -> LaunchReport:

@@ -20,7 +20,7 @@ ENV_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
 class Variables:
-    def __init__(self, overrides: Mapping[str, str], parent: Optional["_Vars"] = None):
+    def __init__(self, overrides: Mapping[str, str], parent: Optional["Variables"] = None):
         self.overrides = dict(overrides)
         self.local: dict[str, str] = dict(parent.local) if parent else {}
         self.exported: set[str] = set(parent.exported) if parent else set()
