@@ -7,7 +7,8 @@ checks one with the same machinery as ``kvguard check`` and returns a
 
 One module per kind of file: :mod:`~kvguard.scan.shell`, :mod:`~kvguard.scan.markdown`,
 :mod:`~kvguard.scan.dockerfile`, and for YAML (:mod:`~kvguard.scan.yamlfiles`, which walks the
-documents) :mod:`~kvguard.scan.containers` (Kubernetes, docker-compose),
+documents) :mod:`~kvguard.scan.kubernetes`, :mod:`~kvguard.scan.compose` (and what their
+containers share, :mod:`~kvguard.scan.containers`),
 :mod:`~kvguard.scan.helm` (Helm values), :mod:`~kvguard.scan.charts` (the deployers' charts) and
 :mod:`~kvguard.scan.recipes` (vLLM recipes).  :mod:`~kvguard.scan.files` says which files are
 read and as what, :mod:`~kvguard.scan.check` checks what was found, :mod:`~kvguard.scan.result`

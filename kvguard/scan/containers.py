@@ -1,9 +1,8 @@
-"""Containers in YAML: Kubernetes containers (``command`` replaces the image's entrypoint, ``args``
-follow; ``sh -c`` scripts) and docker-compose services (``entrypoint`` + ``command``, each a list or
-a string split as compose splits it; an ``entrypoint`` drops the image's default command; a
-``command`` alone follows the image's entrypoint, ``vllm serve`` for ``vllm/vllm-openai``), with
-the ``VLLM_*`` entries of their ``env`` / ``environment`` and the release their image pins.  A
-mapping with none of those keys may be Helm values (:mod:`~kvguard.scan.helm`)."""
+"""Containers in YAML, a Kubernetes container (:mod:`~kvguard.scan.kubernetes`) or a docker-compose
+service (:mod:`~kvguard.scan.compose`), each of which says what command it runs: here is what they
+share — the command's words (a list, or a string split as compose splits it), ``sh -c`` scripts
+and multi-line commands, the ``VLLM_*`` entries of ``env`` / ``environment``, and the release the
+image pins.  A mapping with no command keys may be Helm values (:mod:`~kvguard.scan.helm`)."""
 
 from __future__ import annotations
 
@@ -12,7 +11,9 @@ import shlex
 from typing import TYPE_CHECKING, Any
 
 from ..launch.pins import image_pin
+from .compose import compose_command, is_compose_service
 from .helm import helm_launches
+from .kubernetes import is_kubernetes_container, kubernetes_command
 from .result import Launch
 from .shell import LAUNCH_HINT, launch_tokens, shell_launches
 from .variables import ENV_TOKEN, Variables
@@ -26,10 +27,9 @@ __all__ = ["container_launches"]
 
 def _flavour(walker: "YamlWalker", keys: dict) -> str:
     """compose (entrypoint + command) | kubernetes (command + args) | unknown."""
-    if "entrypoint" in keys or len(walker.keys) >= 2 and walker.keys[-2] == "services":
+    if is_compose_service(keys, walker.keys):
         return "compose"
-    if "args" in keys or len(walker.keys) >= 2 and walker.keys[-2] in ("containers", "initContainers") \
-            and walker.keys[-1] == "[]":
+    if is_kubernetes_container(keys, walker.keys):
         return "kubernetes"
     return "unknown"
 
@@ -101,20 +101,9 @@ def container_launches(walker: "YamlWalker", node) -> bool:
     notes: tuple[str, ...] = ()
     implied = False     # the image's own entrypoint (`vllm serve`) starts the command
     if flavour == "compose":
-        # compose: `entrypoint` replaces the image's ENTRYPOINT and drops its CMD; `command`
-        # replaces CMD, appended to whichever entrypoint runs
-        if entry_t is not None:
-            tokens = entry_t + (command_t or [])
-        else:
-            implied = vllm_image
-            tokens = command_t or []
+        tokens, implied = compose_command(entry_t, command_t, vllm_image)
     elif flavour == "kubernetes":
-        # Kubernetes: `command` replaces ENTRYPOINT (and the image's CMD), `args` replaces CMD
-        if command_t is not None:
-            tokens = command_t + (args_t or [])
-        else:
-            implied = vllm_image
-            tokens = args_t or []
+        tokens, implied = kubernetes_command(command_t, args_t, vllm_image)
     else:
         tokens = [t for _, t_list in parts for t in t_list]
     if not tokens and not implied:
