@@ -16,6 +16,7 @@ from .errors import (
     InternalError,
     KvguardError,
     ModelConfigRefused,
+    ModelNotFound,
     Undecidable,
     UnsupportedVersion,
 )
@@ -31,12 +32,14 @@ _LAZY = {
     "CapacityPrediction": "kv.capacity", "predict_capacity": "kv.capacity",
     "PlanEntry": "kv.plan", "PlanReport": "kv.plan", "plan": "kv.plan",
     "Suggestion": "kv.suggestions", "suggest": "kv.suggestions",
+    "LaunchReport": "front", "examine": "front",
 }
 
 if TYPE_CHECKING:
     from .kv.capacity import CapacityPrediction, predict_capacity
     from .kv.economics import AuditReport, ModelAudit, audit
     from .kv.plan import PlanEntry, PlanReport, plan
+    from .front import LaunchReport, examine
     from .kv.suggestions import Suggestion, suggest
 
 
@@ -64,9 +67,11 @@ __all__ = [
     "InternalError",
     "KNOWN_RELEASES",
     "KvguardError",
+    "LaunchReport",
     "Layout",
     "ModelConfigRefused",
     "ModelAudit",
+    "ModelNotFound",
     "ModelFacts",
     "PlanEntry",
     "PlanReport",
@@ -79,6 +84,7 @@ __all__ = [
     "Verdict",
     "audit",
     "check",
+    "examine",
     "legal_dcp_sizes",
     "model_facts",
     "plan",

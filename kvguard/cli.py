@@ -16,10 +16,10 @@ from typing import Optional, Sequence
 
 from . import factcache
 from .__about__ import __version__
-from .errors import InternalError, KvguardError, Undecidable, reason_kind
+from .errors import InternalError, KvguardError, reason_kind
 from .launch.layout import Host
 
-__all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "build_report", "main", "run"]
+__all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "main", "run"]
 
 EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED = 0, 1, 2
 
@@ -150,7 +150,7 @@ def _economics_parsers(sub) -> None:
 
 
 def _cmd_audit(args) -> int:
-    from .kv.economics import audit, render_audit_json, render_audit_text
+    from .kv.economics import audit
     from .versions import resolve
 
     release = resolve(args.vllm_version, nearest=args.nearest)
@@ -159,12 +159,13 @@ def _cmd_audit(args) -> int:
                    kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
                    trust_remote_code=args.trust_remote_code, max_model_len=args.max_model_len,
                    kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp)
-    _write(render_audit_json(report) if args.format == "json" else render_audit_text(report))
+    _write(_reporter(args).audit(report))
     return EXIT_ACCEPT
 
 
 def _cmd_plan(args) -> int:
-    from .kv.plan import plan, render_plan_json, render_plan_text
+    from .kv.plan import plan
+    from .report import reporter
     from .versions import resolve
 
     if args.top < 0:
@@ -176,13 +177,12 @@ def _cmd_plan(args) -> int:
                   trust_remote_code=args.trust_remote_code)
     top = args.top or None   # --top 0: every accepted layout
     if args.plot:
-        from .kv.plan import render_plan_svg
         try:
             with open(args.plot, "w", encoding="utf-8") as fh:
-                fh.write(render_plan_svg(report, top))
+                fh.write(reporter("svg").plan(report, top))
         except OSError as exc:
             raise _ArgError(f"--plot: cannot write {args.plot}: {exc.strerror}") from None
-    _write(render_plan_json(report, top) if args.format == "json" else render_plan_text(report, top))
+    _write(_reporter(args).plan(report, top))
     return EXIT_ACCEPT if report.entries else EXIT_REFUSE
 
 
@@ -274,141 +274,40 @@ def _launch(args) -> list[str]:
     return launch
 
 
-def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = None,
-                 env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False,
-                 allow_download: bool = False, suggest: bool = False):
-    """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport.
-
-    ``host`` defaults to :meth:`Host.standard` (the command line's assumption);
-    ``env`` holds extra variables vLLM would see (the launch's own ``VAR=value``
-    prefixes are read from it).  ``suggest``: for a refused launch, also find the
-    nearest launches the release accepts (:func:`kvguard.suggest`)."""
-    from .rules.check import check, legal_dcp_sizes
-    from .launch.argv import parse_serve
-    from .errors import ArgparseRefusal, Undecidable
-    from .report import LaunchReport, argparse_verdict
-    from .launch.resolve import resolve_model
-
-    try:
-        cmd = parse_serve(launch, release)
-    except ArgparseRefusal as refusal:  # vLLM's own parser refuses the command line: that is the verdict
-        return LaunchReport(argparse_verdict(release, refusal))
-    vllm_env = {}
-    if env_from_os:
-        vllm_env.update({k: v for k, v in os.environ.items() if k.startswith("VLLM_")})
-    vllm_env.update(cmd.env)
-    vllm_env.update(env or {})
-    lookup_env = dict(os.environ)
-    lookup_env.update(cmd.env)
-    model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env,
-                          allow_download=allow_download)
-    host = Host.standard() if host is None else host
-    verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
-                    **cmd.fields)
-    layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
-    legal = legal_reason = None
-    if verdict.facts is not None:
-        fields = {k: v for k, v in cmd.fields.items()
-                  if k not in ("tensor_parallel_size", "prefill_context_parallel_size",
-                               "decode_context_parallel_size")}
-        try:
-            legal = legal_dcp_sizes(verdict.facts, layout["tensor_parallel_size"],
-                                    layout["prefill_context_parallel_size"], vllm_version=release, env=vllm_env,
-                                    host=host, **fields)
-        except Undecidable as exc:   # a layout too large to enumerate: the verdict stands without them
-            verdict = verdict.with_notes(f"legal -dcp sizes not listed: {exc}")
-        if legal is not None and not legal:
-            legal_reason = _no_dcp_reason(verdict, release, vllm_env, host, model.name, cmd.fields)
-    if not env_from_os:
-        verdict = verdict.with_notes(*_unapplied_env_notes(vllm_env))
-    report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
-                          layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason)
-    if suggest:
-        report.suggestion_host = host
-        if not verdict.ok:
-            from .kv.suggestions import suggest as nearest_accepted
-
-            report.suggestions = [] if verdict.facts is None else nearest_accepted(
-                verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name)
-    return report
+def _examine_options(args, host: Optional[Host] = None) -> dict:
+    """:func:`kvguard.front.examine`'s options as kvguard's own flags give them."""
+    return dict(host=_host(args) if host is None else host, env=_env_pairs(args.env), model_config=args.model_config,
+                env_from_os=args.env_from_os, allow_download=args.allow_download)
 
 
-def _unapplied_env_notes(applied: dict) -> "list[str]":
-    """kvguard's own environment is not the launch's: a VLLM_* variable set here but not given to
-    the check may be what the real launch sees (it inherits the shell's), so say it was left out."""
-    missing = sorted(k for k in os.environ if k.startswith("VLLM_") and k not in applied)
-    if not missing:
-        return []
-    shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
-    return [f"{shown} {'is' if len(missing) == 1 else 'are'} set in kvguard's environment but not applied to "
-            "this launch; to apply them pass --env-from-os (all VLLM_* variables), --env K=V, or put "
-            "K=V before `vllm serve`"]
+def _reporter(args, color: Optional[bool] = None):
+    """The reporter of ``--format`` (:mod:`kvguard.report`), with colour on a terminal (text)."""
+    from .report import reporter
 
-
-def _no_dcp_reason(verdict, release, env, host, model_path, fields) -> Optional[dict]:
-    """Why no -dcp size passes at this layout: the refusal that stands with -dcp 1 (its first
-    sentence: the GPU-count message goes on over several lines)."""
-    from .rules.check import check
-
-    at_one = check(verdict.facts, vllm_version=release, env=env, host=host, model_path=model_path,
-                   **dict(fields, decode_context_parallel_size=1))
-    if at_one.ok:
-        return None
-    message = (at_one.message or "").split("\n")[0]
-    if message.endswith(":") and ". " in message:
-        message = message[:message.rindex(". ") + 1]
-    return {"check": at_one.check, "exc_type": at_one.exc_type, "message": message}
-
-
-def _launch_report(args, release, launch: list[str], suggest: bool = False):
-    """Parse ``launch`` as ``release`` does, resolve the model, check it: a LaunchReport."""
-    return build_report(release, launch, host=_host(args), env=_env_pairs(args.env),
-                        model_config=args.model_config, env_from_os=args.env_from_os,
-                        allow_download=args.allow_download, suggest=suggest)
+    return reporter(args.format, color=_color(args) if color is None else color,
+                    quiet=getattr(args, "quiet", False))
 
 
 def _color(args) -> bool:
     return args.format == "text" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
-def _docker_launch(launch: list[str], args):
-    """`docker run … vllm/vllm-openai:TAG ARGS` as kvguard scan reads it: (the launch, the release
-    its image tag names — None when --vllm-version decides)."""
-    from .launch.pins import choose_release, default_release, image_pin
-    from .scan import launch_and_image
-
-    tokens, image = launch_and_image(launch)
-    if tokens is None:
-        raise _ArgError("`docker run` is checked only with a vllm/vllm-openai image followed by the server's "
-                        "arguments (or `--entrypoint vllm … serve …`)")
-    if args.vllm_version is not None:
-        return tokens, None
-    choice = choose_release(image_pin(image, "the command line"), None, default_release(args.nearest), args.nearest)
-    if choice.release is None:
-        raise Undecidable(choice.reason or f"no vLLM release for {image}")
-    return tokens, choice
-
-
 def _cmd_check(args) -> int:
-    from .report import render
-    from .versions import resolve
+    from .front import NotAnImageLaunch, command_release, examine
 
-    launch = _launch(args)
-    release, source = None, "--vllm-version" if args.vllm_version is not None else None
-    if launch and launch[0].rsplit("/", 1)[-1] in ("docker", "podman"):
-        launch, choice = _docker_launch(launch, args)
-        if choice is not None:          # the image tag names the release, unless --vllm-version did
-            release, source = choice.release, choice.source
-    if release is None:
-        release = resolve(args.vllm_version, nearest=args.nearest)
-    report = _launch_report(args, release, launch, suggest=True)
+    try:
+        launch, release, source = command_release(_launch(args), args.vllm_version, nearest=args.nearest)
+    except NotAnImageLaunch as exc:
+        raise _ArgError(str(exc)) from None
+    report = examine(release, launch, suggest=True, **_examine_options(args))
     report.release_source = source
-    _write(render(report, args.format, color=_color(args)))
+    _write(_reporter(args).check(report))
     return EXIT_ACCEPT if report.verdict.ok else EXIT_REFUSE
 
 
 def _cmd_diff(args) -> int:
-    from .diff import compare_reports, render_diff
+    from .diff import compare_reports
+    from .front import examine
     from .versions import resolve
 
     launch = _launch(args)
@@ -416,11 +315,11 @@ def _cmd_diff(args) -> int:
     for version in (args.from_version, args.to_version):
         release = resolve(version, nearest=args.nearest)
         try:
-            sides.append((release, _launch_report(args, release, launch), None))
+            sides.append((release, examine(release, launch, **_examine_options(args)), None))
         except KvguardError as exc:  # e.g. a model kvguard cannot find
             sides.append((release, None, exc))
     result = compare_reports(sides[0], sides[1])
-    _write(render_diff(result, args.format))
+    _write(_reporter(args).diff(result))
     after = sides[1][1]
     if after is None:
         return EXIT_UNDECIDED
@@ -428,7 +327,7 @@ def _cmd_diff(args) -> int:
 
 
 def _cmd_scan(args) -> int:
-    from .report import render_scan
+    from .front import examine
     from .scan import STDIN, Skip, scan
     from .scan.settings import Settings, find_settings
 
@@ -445,19 +344,17 @@ def _cmd_scan(args) -> int:
     version, source = args.vllm_version, "--vllm-version"
     if version is None and settings.vllm_version is not None:
         version, source = settings.vllm_version, f"[tool.kvguard] vllm-version in {settings.path}"
-    host = _host(args, settings.host)
-    env = _env_pairs(args.env)
+    options = _examine_options(args, _host(args, settings.host))
 
     def build(release, tokens):
-        return build_report(release, tokens, host=host, env=env, model_config=args.model_config,
-                            env_from_os=args.env_from_os, allow_download=args.allow_download)
+        return examine(release, tokens, **options)
 
     result = scan(args.paths, version, build, variables, nearest=nearest, release_source=source,
                   exclude=tuple(settings.exclude) + tuple(args.exclude), stdin_kind=args.stdin_kind,
                   stdin_filename=args.stdin_filename)
     if settings.problem is not None:
         result.skipped.insert(0, Skip(*settings.problem))
-    text = render_scan(result, args.format, color=_color(args) and not args.output_file, quiet=args.quiet)
+    text = _reporter(args, color=_color(args) and not args.output_file).scan(result)
     if args.output_file:
         try:
             with open(args.output_file, "w", encoding="utf-8") as fh:
@@ -508,10 +405,10 @@ def _undecided(args, argv: list[str], line: str, kind: str) -> int:
     _say(f"kvguard: {line}")
     fmt = getattr(args, "format", None) if args is not None else _format_in(argv)
     if fmt in ("json", "sarif", "github"):
-        from .report import render_undecided
+        from .report import reporter
 
         command = getattr(args, "command", None) or next((a for a in argv if not a.startswith("-")), None)
-        _write(render_undecided(fmt, line.split(": ", 1)[1], kind, command=command))
+        _write(reporter(fmt).undecided(line.split(": ", 1)[1], kind, command=command))
     return EXIT_UNDECIDED
 
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-__all__ = ["LaunchDiff", "compare_reports", "render_diff"]
+__all__ = ["LaunchDiff", "compare_reports"]
 
 #: facts worth a line in an upgrade review
 _FACT_KEYS = ("model_type", "use_mla", "total_num_kv_heads", "total_num_attention_heads", "head_size",
@@ -24,7 +23,7 @@ class LaunchDiff:
     changes: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        from .report import JSON_SCHEMA_VERSION
+        from .front import JSON_SCHEMA_VERSION
 
         return {"schema": JSON_SCHEMA_VERSION, "from": self.before, "to": self.after,
                 "verdict_changed": self.verdict_changed, "changes": self.changes, "before": self.before_view,
@@ -58,32 +57,3 @@ def compare_reports(before, after) -> LaunchDiff:
             changes.append({"what": f"facts.{key}", "from": f1.get(key), "to": f2.get(key)})
     verdict_changed = any(c["what"] in ("ok", "error", "check", "exc_type", "message") for c in changes)
     return LaunchDiff(r1.key, r2.key, v1, v2, verdict_changed, changes)
-
-
-def _describe(view: dict[str, Any]) -> str:
-    if view.get("ok") is None:
-        return f"cannot be checked: {view.get('error')}"
-    if view["ok"]:
-        return "accepted"
-    wrap = f" (ValidationError for {view['wrapped_by']})" if view.get("wrapped_by") else ""
-    return f"refused by {view['check']}: {view['exc_type']}{wrap}: {view['message']}"
-
-
-def render_diff(diff: LaunchDiff, fmt: str = "text") -> str:
-    if fmt == "json":
-        return json.dumps(diff.to_dict(), indent=2, default=str)
-    if fmt == "github":
-        if not diff.verdict_changed:
-            return f"::notice title=kvguard diff::same verdict under vLLM {diff.before} and {diff.after}"
-        text = f"{diff.before}: {_describe(diff.before_view)} -> {diff.after}: {_describe(diff.after_view)}"
-        return "::warning title=kvguard diff::" + text.replace("%", "%25").replace("\n", "%0A")
-    lines = [f"vLLM {diff.before}: {_describe(diff.before_view)}",
-             f"vLLM {diff.after}: {_describe(diff.after_view)}"]
-    if not diff.changes:
-        lines.append("no change for this launch")
-    else:
-        lines.append("verdict changes" if diff.verdict_changed else "same verdict")
-        for change in diff.changes:
-            if change["what"].startswith("facts."):
-                lines.append(f"  {change['what'][6:]}: {change['from']} -> {change['to']}")
-    return "\n".join(lines)

@@ -16,6 +16,7 @@ __all__ = [
     "InternalError",
     "KvguardError",
     "ModelConfigRefused",
+    "ModelNotFound",
     "Undecidable",
     "UnsupportedVersion",
     "reason_kind",
@@ -80,6 +81,16 @@ class Undecidable(KvguardError):
     (vLLM would try remote code or the Transformers backend), or a config
     feature kvguard does not model.
     """
+
+
+class ModelNotFound(Undecidable):
+    """No config.json for the model a launch names: not a local path, not in the Hugging Face
+    cache, not in kvguard's catalog (and not fetched: the Hub is read only when asked).  ``model``
+    is the name as given."""
+
+    def __init__(self, message: str, *, model: str):
+        self.model = model
+        super().__init__(message)
 
 
 class InternalError(Undecidable):

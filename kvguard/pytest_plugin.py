@@ -70,7 +70,7 @@ class KvguardChecker:
 
     def __call__(self, launch: Any, vllm_version: Optional[str] = None, model_config: Optional[str] = None,
                  host: Any = None, env: Optional[Mapping[str, str]] = None, *, undecidable: str = "fail"):
-        from .cli import build_report
+        from .front import examine
         from .errors import KvguardError
         from .scan import Launch, check_launch, release_for
 
@@ -95,7 +95,7 @@ class KvguardChecker:
             give_up(choice.reason or "no vLLM release")
 
         def build(release, tokens):
-            return build_report(release, tokens, host=host, env=dict(env or {}), model_config=model_config)
+            return examine(release, tokens, host=host, env=dict(env or {}), model_config=model_config)
 
         finding = check_launch(item, choice.release, build)
         where = item.where if item.path != "<test>" else None

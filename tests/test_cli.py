@@ -313,13 +313,14 @@ def test_github_annotation_when_kvguard_cannot_decide(capsys, command):
 
 
 def test_an_internal_error_is_exit_2_in_every_format(capsys, monkeypatch):
-    import kvguard.report
+    from kvguard.report.json import JsonReporter
+    from kvguard.report.text import TextReporter
 
     def broken(*args, **kwargs):
         raise TypeError("a bug in kvguard")
 
-    monkeypatch.setattr(kvguard.report, "render_text", broken)
-    monkeypatch.setitem(kvguard.report.REPORTERS, "json", broken)
+    monkeypatch.setattr(TextReporter, "check", broken)
+    monkeypatch.setattr(JsonReporter, "check", broken)
     argv = ["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"]
     status, out, err = _run(capsys, *argv)
     assert status == EXIT_UNDECIDED

@@ -13,7 +13,8 @@ import shutil
 
 import pytest
 
-from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, build_report, run
+from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, run
+from kvguard.front import examine as build_report
 from kvguard.launch.layout import Host
 from kvguard.scan import MAX_FILE_BYTES, find_launches, scan
 from kvguard.versions import resolve
@@ -145,8 +146,8 @@ def test_directory_walk_summary_and_skips(tmp_path):
 
 
 def test_yaml_without_pyyaml_is_skipped(monkeypatch):
-    import kvguard.scan as scan_mod
-    monkeypatch.setattr(scan_mod, "_yaml", lambda: None)
+    import kvguard.scan.yamlnodes as yamlnodes
+    monkeypatch.setattr(yamlnodes, "load_yaml", lambda: None)
     launches, skipped, _ = find_launches([os.path.join(SYN, "compose.yaml"), os.path.join(SYN, "launch.sh")])
     assert [os.path.basename(s.path) for s in skipped] == ["compose.yaml"]
     assert "PyYAML" in skipped[0].reason

@@ -13,7 +13,8 @@ import sys
 
 import pytest
 
-from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, build_report, run
+from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, run
+from kvguard.front import examine as build_report
 from kvguard.scan import find_launches, scan
 from kvguard.scan.settings import find_settings
 

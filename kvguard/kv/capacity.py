@@ -44,7 +44,7 @@ from ..errors import CapacityNotModelled, InputError, reports_internal_errors
 from .kvsize import config_dtype, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards
 
 __all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "kv_capacity",
-           "pp_partitions", "predict_capacity", "render_capacity_text"]
+           "pp_partitions", "predict_capacity"]
 
 GIB = 1 << 30
 #: the largest memory figure taken, in GiB (2**40 GiB: far above any GPU, far below float overflow)
@@ -589,30 +589,3 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     return CapacityPrediction(tp=tp, pp=pp, pcp=pcp, dcp=dcp, use_mla=mla, num_kv_heads_per_rank=heads,
                               head_size=facts.head_size, kv_cache_dtype=dtype_name, dtype_bytes=b,
                               by_dcp=tuple(by_dcp), assumptions=tuple(assumptions), notes=tuple(notes), **core)
-
-
-def render_capacity_text(cap: "CapacityPrediction | CapacityNotModelledResult", indent: str = "  ") -> list[str]:
-    """The capacity section of ``kvguard audit``'s text report."""
-    if isinstance(cap, CapacityNotModelledResult):
-        return [f"{indent}capacity: not modelled — {cap.reason}"]
-    stages = "/".join(str(n) for n in cap.layers_per_stage)
-    lines = [f"{indent}capacity (vLLM {cap.vllm_version}, {cap.available_kv_bytes / GIB:.2f} GiB KV memory per GPU, "
-             f"max-model-len {cap.max_model_len:,}, -pp {cap.pp}, block size {cap.block_size}):",
-             f"{indent}  page {cap.page_size_bytes:,} B per layer, layers per stage {stages}, "
-             f"{cap.num_blocks:,} blocks, {cap.blocks_per_request:,} blocks per request "
-             f"(scheduler block {cap.scheduler_block_size} tokens)"]
-    if cap.fits:
-        lines.append(f"{indent}  vLLM will log:")
-        lines.extend(f"{indent}    {line}" for line in cap.log_lines)
-    else:
-        lines.append(f"{indent}  vLLM refuses to start: {cap.error[0]}: {cap.error[1]}")
-    if cap.by_dcp:
-        lines.append(f"{indent}  by -dcp (legal sizes): "
-                     + "; ".join(f"-dcp {d.dcp}: {d.num_tokens:,} tokens, {d.max_concurrency:.2f}x"
-                                 + ("" if d.fits else " (does not fit)") for d in cap.by_dcp))
-    for a in cap.assumptions:
-        lines.append(f"{indent}  assumption: {a}")
-    for n in cap.notes:
-        lines.append(f"{indent}  note: {n}")
-    return lines
-

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from .. import catalog
-from ..errors import InputError, Undecidable
+from ..errors import InputError, ModelNotFound, Undecidable
 from .load import load_raw_config
 
 __all__ = ["ResolvedModel", "hf_cache_dir", "resolve_config", "resolve_model"]
@@ -103,8 +103,8 @@ def resolve_model(model: Optional[str], *, model_config: Optional[str] = None,
     entry = catalog.lookup(model)
     if entry is not None:
         return ResolvedModel(entry.id, entry.config, "catalog", entry.source.get("url", ""))
-    raise Undecidable(f"cannot find a config.json for {model!r}: not a local path, not in the Hugging Face "
-                      f"cache ({hf_cache_dir(env)}), not in kvguard's catalog; pass --model-config PATH")
+    raise ModelNotFound(f"cannot find a config.json for {model!r}: not a local path, not in the Hugging Face "
+                        f"cache ({hf_cache_dir(env)}), not in kvguard's catalog; pass --model-config PATH", model=model)
 
 
 #: a Hugging Face model id (``org/name``, each part at most 96 characters as the Hub allows) or a

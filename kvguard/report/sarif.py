@@ -1,4 +1,4 @@
-"""SARIF 2.1.0 output for ``kvguard check`` and ``kvguard scan`` (``--format sarif``).
+"""``--format sarif``: SARIF 2.1.0 for ``kvguard check`` and ``kvguard scan`` (code scanning).
 
 One run, tool ``kvguard``.  Rule ids are the verdict's ``check`` (the stable id
 of the refusing rule, e.g. ``EA_dcp_div``, ``PC_gpu_count``, ``FIELD``) — the
@@ -15,9 +15,15 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from typing import Any, Iterable, Optional
+from typing import TYPE_CHECKING, Any, Iterable, Optional
 
-__all__ = ["SARIF_SCHEMA", "UNDECIDABLE_RULE", "render_sarif", "rule_help"]
+from . import Reporter
+
+if TYPE_CHECKING:
+    from ..front import LaunchReport
+    from ..scan import ScanResult
+
+__all__ = ["SARIF_SCHEMA", "UNDECIDABLE_RULE", "SarifReporter", "render_sarif", "rule_help"]
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 UNDECIDABLE_RULE = "kvguard-undecidable"
@@ -30,6 +36,31 @@ _UNDECIDABLE_HELP = (
     "kvguard cannot read), `unsupported_version` (a vLLM release kvguard has no rules for: "
     "`--vllm-version`, `--nearest`), `undecidable` (something kvguard does not model) or "
     "`internal_error` (kvguard itself failed; please report it). Exit status 2.")
+
+
+class SarifReporter(Reporter):
+    format = "sarif"
+
+    def check(self, report: "LaunchReport") -> str:
+        from ..__about__ import __version__
+
+        return render_sarif([{"verdict": report.verdict}], __version__)
+
+    def scan(self, result: "ScanResult") -> str:
+        from ..__about__ import __version__
+
+        items = [{"verdict": f.report.verdict if f.report is not None else None, "path": f.launch.path,
+                  "line": f.launch.line, "command": f.launch.command, "reason": f.reason,
+                  "reason_kind": f.reason_kind} for f in result.findings]
+        return render_sarif(items, __version__, [(s.path, s.reason, s.fatal) for s in result.skipped])
+
+    def undecided(self, reason: str, kind: str, *, command: Optional[str] = None) -> str:
+        """A run with one result under the ``kvguard-undecidable`` rule (an internal error also
+        marks the invocation unsuccessful)."""
+        from ..__about__ import __version__
+
+        return render_sarif([{"verdict": None, "reason": reason, "reason_kind": kind}], __version__,
+                            failure=reason if kind == "internal_error" else None)
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,263 @@
+"""The front door for one launch: a ``vllm serve`` command line (or a parsed one) → the resolved
+model → the verdict, the model facts and the KV economics, as a :class:`LaunchReport`.
+
+The command line (``kvguard check``, ``diff``, ``scan``), the scanner and the pytest plugin all
+check a launch through :func:`examine` (and :func:`examine_command`, which also finds the
+release a ``docker run`` image tag names); the reporters in :mod:`kvguard.report` print what it
+returns.  Model names resolve as :func:`kvguard.launch.resolve.resolve_model` finds them, the
+same way as ``kvguard.check``, ``audit`` and ``plan`` do.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
+
+from .errors import InputError, Undecidable
+from .facts import ModelFacts
+from .launch.layout import Host
+from .verdict import Verdict
+
+if TYPE_CHECKING:
+    from .launch.argv import ServeCommand
+    from .launch.pins import ReleaseChoice
+    from .versions import Release
+
+__all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "NotAnImageLaunch", "argparse_verdict", "command_release",
+           "examine", "examine_command", "image_launch"]
+
+#: the ``schema`` every JSON document kvguard prints carries (check, scan, audit, plan, diff, and
+#: the document of an undecided run)
+JSON_SCHEMA_VERSION = 1
+
+
+class NotAnImageLaunch(InputError):
+    """A ``docker run`` / ``podman run`` command line that is not a vllm/vllm-openai image followed by
+    the server's arguments: there is no ``vllm serve`` launch in it to check."""
+
+
+@dataclass
+class LaunchReport:
+    """Everything the CLI says about one launch."""
+
+    verdict: Verdict
+    model: Optional[str] = None
+    source: Optional[str] = None
+    location: Optional[str] = None
+    layout: dict[str, Any] = field(default_factory=dict)
+    legal_dcp_sizes: Optional[list[int]] = None
+    #: why ``legal_dcp_sizes`` is empty: the refusal that stands at this layout even with -dcp 1
+    #: (``{"check", "exc_type", "message"}``)
+    legal_dcp_reason: Optional[dict[str, Any]] = None
+    kv_cache_dtype: str = "auto"
+    #: for a refused launch, the nearest launches the release accepts (kvguard.suggest); None when
+    #: not searched (an accepted launch, ``scan``, ``diff``)
+    suggestions: Optional[list] = None
+    #: the host the suggestions were searched for (set when ``check`` searches)
+    suggestion_host: Optional[Any] = None
+    #: where the release came from when not the default (e.g. the image tag of `docker run …`)
+    release_source: Optional[str] = None
+
+    @property
+    def facts(self) -> Optional[ModelFacts]:
+        return self.verdict.facts if isinstance(self.verdict.facts, ModelFacts) else None
+
+    def kv_facts(self) -> dict[str, Any]:
+        f = self.facts
+        if f is None:
+            return {}
+        tp = self.layout.get("tensor_parallel_size", 1)
+        dcp = self.layout.get("decode_context_parallel_size", 1)
+        out = f.to_dict()
+        if f.use_mla is None or f.total_num_kv_heads is None or not isinstance(tp, int) or tp < 1:
+            return out
+        from .kv.kvsize import kv_cache_dtype_bytes
+
+        _, b = kv_cache_dtype_bytes(self.kv_cache_dtype)   # "auto": bfloat16 on a CUDA node
+        out.update(
+            tp=tp,
+            cache_kv_heads=f.cache_kv_heads,
+            num_kv_heads_per_rank=f.num_kv_heads(tp),
+            duplication_factor=f.duplication_factor(tp),
+            residual_duplication=max(1, f.duplication_factor(tp) // max(1, dcp)) if isinstance(dcp, int) else None,
+            kv_cache_dtype=self.kv_cache_dtype,
+            kv_bytes_per_token_per_rank=f.kv_bytes_per_token(tp, dcp=max(1, dcp) if isinstance(dcp, int) else 1,
+                                                              dtype_bytes=b),
+        )
+        if self.legal_dcp_sizes is not None:
+            out["legal_dcp_sizes"] = self.legal_dcp_sizes
+            if not self.legal_dcp_sizes and self.legal_dcp_reason:
+                out["legal_dcp_sizes_reason"] = self.legal_dcp_reason
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"schema": JSON_SCHEMA_VERSION}
+        out.update(self.verdict.to_dict())
+        out.update(model=self.model, source=self.source, location=self.location, layout=self.layout,
+                   facts=self.kv_facts())
+        if self.suggestion_host is not None:  # `check`: a list for a refused launch, null for an accepted one
+            out["suggestions"] = None if self.suggestions is None else [s.to_dict() for s in self.suggestions]
+            if self.suggestions is not None:
+                h = self.suggestion_host
+                out["suggestions_host"] = {"platform": h.platform, "gpus_per_node": h.gpus_per_node, "ray": h.ray,
+                                           "assumed": sorted(k for k in ("platform", "gpus_per_node", "ray")
+                                                             if k in h.assumed)}
+        if self.release_source is not None:
+            out["vllm_version_source"] = self.release_source
+        return out
+
+
+def argparse_verdict(release, refusal) -> Verdict:
+    """The verdict when vLLM's own argument parser refuses the command line
+    (:class:`~kvguard.errors.ArgparseRefusal`): stage ``argparse``, vLLM's printed error as the
+    message, kvguard's hints as notes."""
+    return Verdict(ok=False, vllm_version=release.key, stage="argparse", check=refusal.check,
+                   exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
+
+
+def examine(release: "Release", launch: "Union[Sequence[str], str, ServeCommand]", *, host: Optional[Host] = None,
+            env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False,
+            allow_download: bool = False, suggest: bool = False) -> LaunchReport:
+    """Parse ``launch`` as ``release`` does, resolve the model, check it: a :class:`LaunchReport`.
+
+    ``launch`` is a command line (a string or its tokens) or a
+    :class:`~kvguard.launch.argv.ServeCommand` already parsed for ``release``.  ``host``
+    defaults to :meth:`Host.standard` (the command line's assumption); ``env`` holds extra
+    variables vLLM would see (the launch's own ``VAR=value`` prefixes are read from it).
+    ``suggest``: for a refused launch, also find the nearest launches the release accepts
+    (:func:`kvguard.suggest`)."""
+    from .errors import ArgparseRefusal
+    from .launch.argv import ServeCommand, parse_serve
+    from .launch.resolve import resolve_model
+    from .rules.check import check, legal_dcp_sizes
+
+    if isinstance(launch, ServeCommand):
+        cmd, argv = launch, None
+    else:
+        try:
+            cmd = parse_serve(launch if isinstance(launch, str) else list(launch), release)
+        except ArgparseRefusal as refusal:  # vLLM's own parser refuses the command line: that is the verdict
+            return LaunchReport(argparse_verdict(release, refusal))
+        argv = launch
+    vllm_env = {}
+    if env_from_os:
+        vllm_env.update({k: v for k, v in os.environ.items() if k.startswith("VLLM_")})
+    vllm_env.update(cmd.env)
+    vllm_env.update(env or {})
+    lookup_env = dict(os.environ)
+    lookup_env.update(cmd.env)
+    model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env,
+                          allow_download=allow_download)
+    host = Host.standard() if host is None else host
+    verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
+                    **cmd.fields)
+    layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
+    legal = legal_reason = None
+    if verdict.facts is not None:
+        fields = {k: v for k, v in cmd.fields.items()
+                  if k not in ("tensor_parallel_size", "prefill_context_parallel_size",
+                               "decode_context_parallel_size")}
+        try:
+            legal = legal_dcp_sizes(verdict.facts, layout["tensor_parallel_size"],
+                                    layout["prefill_context_parallel_size"], vllm_version=release, env=vllm_env,
+                                    host=host, **fields)
+        except Undecidable as exc:   # a layout too large to enumerate: the verdict stands without them
+            verdict = verdict.with_notes(f"legal -dcp sizes not listed: {exc}")
+        if legal is not None and not legal:
+            legal_reason = _no_dcp_reason(verdict, release, vllm_env, host, model.name, cmd.fields)
+    if not env_from_os:
+        verdict = verdict.with_notes(*_unapplied_env_notes(vllm_env))
+    report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
+                          layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason)
+    if suggest:
+        report.suggestion_host = host
+        if not verdict.ok:
+            from .kv.suggestions import suggest as nearest_accepted
+
+            if verdict.facts is None:
+                report.suggestions = []
+            elif argv is not None:
+                report.suggestions = nearest_accepted(verdict.facts, argv=argv, vllm_version=release, env=vllm_env,
+                                                      host=host, model_path=model.name)
+            else:
+                report.suggestions = nearest_accepted(verdict.facts, vllm_version=release, env=vllm_env, host=host,
+                                                      model_path=model.name, **cmd.fields)
+    return report
+
+
+def image_launch(launch: Sequence[str], *, pinned: bool, nearest: bool = False) \
+        -> "tuple[list[str], Optional[ReleaseChoice]]":
+    """``docker run … vllm/vllm-openai:TAG ARGS`` as ``kvguard scan`` reads it: the launch, and the
+    release its image tag names (None when ``pinned``: a release given by the caller decides).
+    Raises :class:`NotAnImageLaunch` when there is no server launch to check, and Undecidable when
+    the tag names no release kvguard knows."""
+    from .launch.pins import choose_release, default_release, image_pin
+    from .scan import launch_and_image
+
+    tokens, image = launch_and_image(list(launch))
+    if tokens is None:
+        raise NotAnImageLaunch("`docker run` is checked only with a vllm/vllm-openai image followed by the "
+                               "server's arguments (or `--entrypoint vllm … serve …`)")
+    if pinned:
+        return tokens, None
+    choice = choose_release(image_pin(image, "the command line"), None, default_release(nearest), nearest)
+    if choice.release is None:
+        raise Undecidable(choice.reason or f"no vLLM release for {image}")
+    return tokens, choice
+
+
+def command_release(launch: Sequence[str], vllm_version: Optional[str] = None, *, nearest: bool = False) \
+        -> "tuple[list[str], Release, Optional[str]]":
+    """The release a command line is checked against: ``vllm_version``, else the one its
+    ``docker run`` / ``podman run`` image tag names, else the installed vLLM, else the newest
+    supported.  Returns the launch (the server's arguments of an image launch), the release, and
+    where it came from (``"--vllm-version"``, the image tag; None for the default)."""
+    from .versions import resolve
+
+    tokens = list(launch)
+    release, source = None, "--vllm-version" if vllm_version is not None else None
+    if tokens and tokens[0].rsplit("/", 1)[-1] in ("docker", "podman"):
+        tokens, choice = image_launch(tokens, pinned=vllm_version is not None, nearest=nearest)
+        if choice is not None:          # the image tag names the release, unless vllm_version did
+            release, source = choice.release, choice.source
+    if release is None:
+        release = resolve(vllm_version, nearest=nearest)
+    return tokens, release, source
+
+
+def examine_command(launch: Sequence[str], vllm_version: Optional[str] = None, *, nearest: bool = False,
+                    **options: Any) -> LaunchReport:
+    """:func:`examine` against :func:`command_release`'s release (``report.release_source`` says
+    where it came from when not the default).  ``options`` are :func:`examine`'s."""
+    tokens, release, source = command_release(launch, vllm_version, nearest=nearest)
+    report = examine(release, tokens, **options)
+    report.release_source = source
+    return report
+
+
+def _unapplied_env_notes(applied: dict) -> "list[str]":
+    """kvguard's own environment is not the launch's: a VLLM_* variable set here but not given to
+    the check may be what the real launch sees (it inherits the shell's), so say it was left out."""
+    missing = sorted(k for k in os.environ if k.startswith("VLLM_") and k not in applied)
+    if not missing:
+        return []
+    shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+    return [f"{shown} {'is' if len(missing) == 1 else 'are'} set in kvguard's environment but not applied to "
+            "this launch; to apply them pass --env-from-os (all VLLM_* variables), --env K=V, or put "
+            "K=V before `vllm serve`"]
+
+
+def _no_dcp_reason(verdict, release, env, host, model_path, fields) -> Optional[dict]:
+    """Why no -dcp size passes at this layout: the refusal that stands with -dcp 1 (its first
+    sentence: the GPU-count message goes on over several lines)."""
+    from .rules.check import check
+
+    at_one = check(verdict.facts, vllm_version=release, env=env, host=host, model_path=model_path,
+                   **dict(fields, decode_context_parallel_size=1))
+    if at_one.ok:
+        return None
+    message = (at_one.message or "").split("\n")[0]
+    if message.endswith(":") and ". " in message:
+        message = message[:message.rindex(". ") + 1]
+    return {"check": at_one.check, "exc_type": at_one.exc_type, "message": message}

@@ -1,0 +1,193 @@
+"""Checking what was found: each launch against the release its deployment pins (or the one asked
+for), through the front door (:func:`kvguard.front.examine`); a variable or placeholder that reaches
+what kvguard reads makes a launch undecidable.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Iterable, Mapping, Optional
+
+from ..errors import ArgparseRefusal, InputError, KvguardError
+from ..launch.pins import ReleaseChoice, choose_release, default_release
+from .files import find_launches
+from .result import Finding, Launch, ScanResult
+from .undecidable import BadArguments, NoRelease, Placeholder, UndecidableLaunch, UnresolvedVariable, variable_label
+
+__all__ = ["check_launch", "release_for", "scan"]
+
+
+def _mentions(text: str, unresolved: Iterable[str]) -> list[str]:
+    hits = []
+    for name in unresolved:
+        if name.startswith(("$", "`", "<", ".", "…")):
+            if name in text:
+                hits.append(name)
+        elif re.search(r"\$[{(]?" + re.escape(name) + r"\b", text):
+            hits.append(name)
+    return hits
+
+
+#: fields whose value no modelled check reads (only whether they are given)
+_VALUE_FREE = frozenset({"data_parallel_address"})
+
+
+def _unresolved(hits: list[str]) -> UndecidableLaunch:
+    """Placeholders only (``<MODEL>``, ``...``), else the unresolved variables among ``hits``."""
+    if all(h.startswith(("<", ".", "…")) for h in hits):
+        return Placeholder(hits)
+    return UnresolvedVariable(hits)
+
+
+#: a value for an option's value slot that its argparse ``type`` accepts (a typed slot holding an
+#: unresolved variable); a slot of any other type keeps the variable as written
+_VALID_VALUE = {"int": "1", "float": "1", "_optional_type": "1", "human_readable_int": "1",
+                "human_readable_int_or_auto": "1", "loads": "{}"}
+
+_ENV_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) -> Optional["Finding"]:
+    """The refusal of vLLM's argument parser when it stands whatever the unresolved variables hold,
+    else None.
+
+    A variable is taken to stand for one word that is not an option (how ``-tp $TP`` and
+    ``vllm serve $MODEL`` are written).  It can then change the parser's answer only through its
+    value, so the refusal stands when every word holding a variable is a value of an option (not
+    ``--config``, whose file could say anything), the model right after ``vllm serve``, or a
+    ``VAR=value`` prefix, and the command line still refuses with each typed value slot holding a
+    value its type accepts — with a message that names no variable.  A variable anywhere else (an
+    extra word, an option's name, after ``--``) could add or remove arguments: None."""
+    from ..launch.argv import launcher_and_arguments, option_spans, option_table, parse_serve
+
+    unresolved = launch.unresolved
+    prefix, args = launcher_and_arguments(launch.tokens)
+    for word in prefix:
+        if _mentions(word, unresolved) and not (_ENV_PREFIX.match(word) and
+                                                not _mentions(word.split("=", 1)[0], unresolved)):
+            return None
+    table = option_table(release)
+    spans, _ = option_spans(args, release)
+    values: dict[int, Any] = {}      # index in args of an option's value -> the option's spec
+    inline: dict[int, Any] = {}      # index in args of an `--option=value` word -> the option's spec
+    for found in spans.values():
+        for start, end, opt in found:
+            for i in range(start + 1, end):
+                values[i] = table[opt]
+            if "=" in args[start]:
+                inline[start] = table[opt]
+    probed = list(args)
+    for i, word in enumerate(args):
+        if not _mentions(word, unresolved):
+            continue
+        if i in inline:
+            name = word.split("=", 1)[0]
+            spec = inline[i]
+            if _mentions(name, unresolved):
+                return None
+        elif i in values:
+            name, spec = None, values[i]
+        elif i == 0 and prefix[-1:] == ["serve"] and not word.startswith("-"):
+            continue                 # the model, as `vllm serve MODEL` gives it
+        else:
+            return None
+        if spec.dest == "config":
+            return None
+        valid = str(spec.choices[0]) if spec.choices else _VALID_VALUE.get(spec.type or "")
+        if valid is not None:
+            probed[i] = valid if name is None else f"{name}={valid}"
+    tokens = prefix + probed
+    try:
+        parse_serve(tokens, release)
+    except ArgparseRefusal as refusal:
+        if _mentions(refusal.message, unresolved):
+            return None
+    except InputError:
+        return None
+    else:
+        return None                 # the refusal was about a variable's value
+    report = build_report(release, tokens)
+    if report.verdict.ok or report.verdict.stage != "argparse":
+        return None
+    names = variable_label(_mentions(" ".join(launch.tokens), unresolved))
+    report.verdict = report.verdict.with_notes(
+        f"{names} unresolved: vLLM's argument parser refuses this command line whatever "
+        f"{'it holds' if ', ' not in names else 'they hold'} (the refusal is about other arguments)")
+    return Finding(launch, "refused", report=report)
+
+
+def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]], Any]) -> Finding:
+    """Check one launch against ``release``: ``build_report(release, tokens)`` returns a LaunchReport
+    (or raises KvguardError) — :func:`kvguard.front.examine` with the options bound."""
+    from ..launch.argv import parse_serve
+
+    if launch.unresolved:
+        try:
+            cmd = parse_serve(launch.tokens, release)
+        except InputError as exc:
+            if isinstance(exc, ArgparseRefusal):
+                refused = _refused_whatever_the_variables_hold(launch, release, build_report)
+                if refused is not None:
+                    return refused
+            # the parser's refusal quotes the words it could not read: a variable among them is why
+            hits = _mentions(str(exc), launch.unresolved)
+            return Finding.undecided(launch, _unresolved(hits) if hits else exc)
+        relevant = [cmd.model or ""] + [str(v) for k, v in cmd.fields.items() if k not in _VALUE_FREE] + \
+            [v for k, v in cmd.env.items() if k.startswith("VLLM_")]
+        hits = _mentions(" ".join(relevant), launch.unresolved)
+        if hits:
+            return Finding.undecided(launch, _unresolved(hits))
+    try:
+        report = build_report(release, launch.tokens)
+    except KvguardError as exc:     # the kind follows from the exception's type (scan.undecidable)
+        return Finding.undecided(launch, exc)
+    except RecursionError:
+        return Finding.undecided(launch, BadArguments("input nested too deeply"))
+    return Finding(launch, "accepted" if report.verdict.ok else "refused", report=report)
+
+
+def release_for(launch: Launch, vllm_version=None, *, nearest: bool = False,
+                source: str = "the release asked for", default: Optional[ReleaseChoice] = None) -> ReleaseChoice:
+    """The release ``launch`` is checked against (:mod:`kvguard.launch.pins`): ``vllm_version`` when given
+    (an override, described as ``source``), else the release its deployment pins, else ``default``
+    (the installed vLLM, else the newest known).  Raises UnsupportedVersion for a bad ``vllm_version``."""
+    from ..versions import resolve
+
+    override = ReleaseChoice(resolve(vllm_version, nearest=nearest), source) if vllm_version is not None else None
+    return choose_release(launch.pin, override, default or default_release(nearest), nearest)
+
+
+def _check_choice(launch: Launch, choice: ReleaseChoice, build_report: Callable[[Any, list[str]], Any]) -> Finding:
+    if choice.release is None:
+        finding = Finding.undecided(launch, NoRelease(choice.reason))
+    else:
+        finding = check_launch(launch, choice.release, build_report)
+    finding.vllm_version, finding.vllm_version_source = choice.key, choice.source
+    finding.release_pinned = choice.pinned
+    return finding
+
+
+def scan(paths: Iterable[str], release=None, build_report: Optional[Callable[[Any, list[str]], Any]] = None,
+         variables: Optional[Mapping[str, str]] = None, *, nearest: bool = False,
+         release_source: str = "the release asked for", **find_options: Any) -> ScanResult:
+    """Find the launches under ``paths`` and check each against its release.
+
+    ``release`` (a version string or Release) overrides every pin, described as
+    ``release_source``; without it each launch uses the release its deployment pins, else the
+    default (:mod:`kvguard.launch.pins`).  ``build_report(release, tokens)`` checks one launch
+    (default: :func:`kvguard.front.examine` on the standard host).  ``find_options`` go to
+    :func:`find_launches` (``exclude``, ``exclude_root``, ``stdin_text``, ``stdin_kind``,
+    ``stdin_filename``)."""
+    from ..versions import resolve
+
+    if build_report is None:
+        from ..front import examine as build_report
+    override = ReleaseChoice(resolve(release, nearest=nearest), release_source) if release is not None else None
+    default = override or default_release(nearest)
+    launches, skipped, files = find_launches(paths, variables, **find_options)
+    result = ScanResult(skipped=skipped, files=files, vllm_version=default.key,
+                        vllm_version_source=default.source if default.release is not None else default.reason)
+    for launch in launches:
+        choice = choose_release(launch.pin, override, default, nearest)
+        result.findings.append(_check_choice(launch, choice, build_report))
+    return result

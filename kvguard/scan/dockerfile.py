@@ -1,0 +1,122 @@
+"""Dockerfiles (``Dockerfile*``, ``*.dockerfile``, ``Containerfile``): ``RUN``, ``CMD`` and
+``ENTRYPOINT`` in shell and exec form, ``ENV``/``ARG`` defaults, and the ``vllm/vllm-openai`` base
+image's ``vllm serve`` entrypoint.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from typing import Optional
+
+from ..launch.pins import ReleasePin, image_pin
+from .result import Launch
+from .shell import LAUNCH_HINT, launch_tokens, logical_lines, shell_launches
+from .variables import ENV_TOKEN, Variables
+
+__all__ = ["dockerfile_launches"]
+
+
+def _docker_args(rest: str) -> tuple[Optional[list[str]], str]:
+    """(exec-form tokens, shell-form text): one of them is set."""
+    rest = rest.strip()
+    if rest.startswith("["):
+        try:
+            value = json.loads(rest)
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return value, ""
+        except ValueError:
+            pass
+    return None, rest
+
+
+def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Variables,
+                        kind: str = "dockerfile") -> list[Launch]:
+    out: list[Launch] = []
+    base_vllm = False
+    stages: dict[str, tuple[bool, Optional[ReleasePin]]] = {}   # `FROM … AS name`: what the stage runs
+    entry: Optional[tuple[int, list[str], list[str]]] = None     # (line, tokens, missing)
+    cmd: Optional[tuple[int, list[str], list[str]]] = None
+    for lineno, text in logical_lines(lines):
+        m = re.match(r"^\s*([A-Za-z]+)\s+(.*)$", text)
+        if not m:
+            continue
+        instr, rest = m.group(1).upper(), m.group(2)
+        if instr == "FROM":
+            # FROM [--platform=…] IMAGE [AS NAME]; `ARG V=…` above it may name the tag
+            words = [w for w in variables.expand(rest)[0].split() if not w.startswith("--")]
+            image = words[0] if words else ""
+            if image.lower() in stages:
+                base_vllm, variables.pin = stages[image.lower()]
+            else:
+                base_vllm = "vllm/vllm-openai" in image
+                variables.pin = image_pin(image, f"{path}:{lineno}")
+            if len(words) >= 3 and words[1].lower() == "as":
+                stages[words[2].lower()] = (base_vllm, variables.pin)
+            entry = cmd = None
+        elif instr in ("ENV", "ARG"):
+            pairs = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", rest)
+            if not pairs:
+                parts = rest.split(None, 1)
+                if len(parts) == 2 and instr == "ENV":
+                    pairs = [(parts[0], parts[1])]
+            for name, value in pairs:
+                if value != "" or instr == "ENV":
+                    variables.assign(name, value, export=instr == "ENV")
+        elif instr == "RUN":
+            exec_form, shell = _docker_args(rest)
+            if exec_form is not None:
+                shell = shlex.join(exec_form)
+            out += shell_launches(path, [(lineno, shell)], variables, kind)
+        elif instr in ("CMD", "ENTRYPOINT"):
+            exec_form, shell = _docker_args(rest)
+            if exec_form is None:
+                if LAUNCH_HINT.search(shell):    # shell form: `/bin/sh -c "…"`, a script line
+                    found = shell_launches(path, [(lineno, shell)], Variables(variables.overrides, variables), kind)
+                    if found:
+                        out += found
+                        if instr == "ENTRYPOINT":
+                            entry = None
+                        else:
+                            cmd = None
+                        continue
+                expanded, missing = variables.expand(shell)
+                try:
+                    tokens = shlex.split(expanded)
+                except ValueError:
+                    continue
+                value = (lineno, tokens, missing)
+            else:
+                expanded = []
+                missing: list[str] = []
+                for tok in exec_form:   # exec form: no shell, but Docker substitutes nothing either;
+                    e, miss = variables.expand(tok)   # ENV values are seen by `sh -c` only — we expand
+                    expanded.append(e)               # to let --set/ENV resolve them
+                    missing += miss
+                value = (lineno, expanded, missing)
+            if instr == "ENTRYPOINT":
+                entry = value
+            else:
+                cmd = value
+    combined: Optional[tuple[int, list[str], list[str]]] = None
+    if entry is not None:
+        tokens = entry[1] + (cmd[1] if cmd else [])
+        combined = (cmd[0] if cmd else entry[0], tokens, entry[2] + (cmd[2] if cmd else []))
+    elif cmd is not None:
+        combined = cmd
+    if combined is not None:
+        lineno, tokens, missing = combined
+        launch = None
+        if tokens[:2] in (["/bin/sh", "-c"], ["sh", "-c"], ["/bin/bash", "-c"], ["bash", "-c"]) and len(tokens) > 2:
+            out += shell_launches(path, [(lineno, tokens[2])], Variables(variables.overrides, variables), kind)
+        else:
+            launch = launch_tokens(tokens)
+            if launch is None and base_vllm and entry is None and tokens:
+                launch = ["vllm", "serve"] + tokens
+        if launch is not None:
+            unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
+            given = {t.split("=", 1)[0] for t in launch if ENV_TOKEN.match(t)}
+            env = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
+            out.append(Launch(path, lineno, env + launch, kind, unresolved, pin=variables.pin))
+    return out

@@ -1,0 +1,50 @@
+"""Markdown (``*.md``, ``*.markdown``): fenced code blocks only, each read as the kind its language
+names (shell, Dockerfile, YAML).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .dockerfile import dockerfile_launches
+from .result import Launch
+from .shell import has_prompts, shell_launches
+from .variables import Variables
+
+__all__ = ["markdown_launches"]
+
+_SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "text", "shell-session", "shellsession", "terminal"}
+
+_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*\{?\.?([\w+.-]*)")
+
+
+def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variables) -> list[Launch]:
+    from .yamlfiles import yaml_text_launches   # YAML strings hold Markdown guides too: loaded on first use
+
+    out: list[Launch] = []
+    i = 0
+    while i < len(lines):
+        m = _FENCE.match(lines[i][1])
+        if not m:
+            i += 1
+            continue
+        indent, fence, lang = len(m.group(1)), m.group(2), m.group(3).lower()
+        body: list[tuple[int, str]] = []
+        i += 1
+        while i < len(lines):
+            stripped = lines[i][1].strip()
+            if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
+                break
+            text = lines[i][1]
+            cut = len(text) - len(text.lstrip(" "))
+            body.append((lines[i][0], text[min(cut, indent):]))
+            i += 1
+        i += 1
+        block_vars = variables     # assignments carry over to later blocks, as a reader runs them
+        if lang in _SHELL_LANGS:
+            out += shell_launches(path, body, block_vars, "markdown", prompts=has_prompts(body))
+        elif lang in ("dockerfile", "docker", "containerfile"):
+            out += dockerfile_launches(path, body, block_vars, kind="markdown")
+        elif lang in ("yaml", "yml"):
+            out += yaml_text_launches(path, body, block_vars, kind="markdown")
+    return out

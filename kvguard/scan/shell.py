@@ -1,0 +1,252 @@
+"""Shell scripts (``*.sh``, ``*.bash``, ``*.zsh``, a shell ``#!``) and the shell lines of every other
+kind of file: logical lines (``\\`` continuations, terminal transcripts), commands split at
+``;`` ``&&`` ``||`` ``|`` ``&``, and the launch in a command (``vllm serve``, the api_server module,
+``docker run … vllm/vllm-openai``).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Iterator, Optional
+
+from ..launch.pins import image_pin, pip_pin
+from .result import Launch
+from .variables import ENV_TOKEN, Variables
+
+__all__ = ["LAUNCH_HINT", "PLACEHOLDER", "has_prompts", "launch_and_image", "launch_tokens", "logical_lines",
+           "shell_launches", "split_commands"]
+
+LAUNCH_HINT = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm/vllm-openai")
+
+_ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)"
+                     r"\s*(?:#.*)?$")
+
+_OPERATORS = {";", "&&", "||", "|", "&", ";;", "|&"}
+
+_WRAPPERS = {"env", "exec", "sudo", "nohup", "time", "command", "nice"}
+
+
+def split_commands(text: str) -> list[list[str]]:
+    lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+    lex.whitespace_split = True
+    try:
+        tokens = list(lex)
+    except ValueError:
+        return []
+    out, cur = [], []
+    for tok in tokens:
+        if tok in _OPERATORS:
+            out.append(cur)
+            cur = []
+        else:
+            cur.append(tok)
+    out.append(cur)
+    return [c for c in out if c]
+
+
+def _is_launcher(tokens: list[str], i: int) -> bool:
+    tok = tokens[i]
+    if tok.rsplit("/", 1)[-1] == "vllm" and i + 1 < len(tokens) and tokens[i + 1] == "serve":
+        return True
+    return (tok.rsplit("/", 1)[-1].startswith("python") and i + 2 < len(tokens) and tokens[i + 1] == "-m"
+            and tokens[i + 2] == "vllm.entrypoints.openai.api_server")
+
+
+PLACEHOLDER = re.compile(r"^(<[A-Za-z][^<>\s]*>|\.\.\.|…)$")     # <MODEL>, `vllm serve ... --flag`
+
+
+def _strip_redirections(tokens: list[str]) -> list[str]:
+    for i, tok in enumerate(tokens):
+        if PLACEHOLDER.match(tok):     # `vllm serve <MODEL>`: a placeholder, not a redirection
+            continue
+        if re.match(r"^\d*(>>?|<)", tok) or tok in (">", ">>", "<", "2>", "&>"):
+            return tokens[:i]
+    return tokens
+
+
+def launch_tokens(cmd: list[str]) -> Optional[list[str]]:
+    """The ``vllm serve …`` part of one simple command (with its VAR=value prefix), or None."""
+    return launch_and_image(cmd)[0]
+
+
+def _option_value(cmd: list[str], names: tuple[str, ...]) -> Optional[str]:
+    """The value of the last ``--name VALUE`` / ``--name=VALUE`` among ``cmd``."""
+    value = None
+    for j, tok in enumerate(cmd):
+        if tok in names and j + 1 < len(cmd):
+            value = cmd[j + 1]
+        elif tok.split("=", 1)[0] in names and "=" in tok:
+            value = tok.split("=", 1)[1]
+    return value
+
+
+#: `docker run` / `podman run` options that take no value (every other option takes the next word
+#: unless written `--opt=value` or, for a one-letter option, `-pVALUE`)
+_CONTAINER_FLAGS = frozenset({
+    "--detach", "--disable-content-trust", "--init", "--interactive", "--no-healthcheck", "--oom-kill-disable",
+    "--privileged", "--publish-all", "--quiet", "--read-only", "--rm", "--sig-proxy", "--tty", "--use-api-socket",
+    # podman
+    "--env-host", "--http-proxy", "--no-hosts", "--read-only-tmpfs", "--replace", "--rmi",
+})
+
+_CONTAINER_SHORT_FLAGS = frozenset("diPqt")
+
+
+def _container_image_at(cmd: list[str], run: int) -> Optional[int]:
+    """The index of the image in ``cmd`` (``docker run`` at ``cmd[run]``): the first word after the
+    options of `run`, as the container CLI reads them; None when there is none."""
+    i = run + 1
+    while i < len(cmd):
+        tok = cmd[i]
+        if tok == "--":
+            return i + 1 if i + 1 < len(cmd) else None
+        if not tok.startswith("-") or tok == "-":
+            return i
+        if tok.startswith("--"):
+            i += 1 if "=" in tok or tok in _CONTAINER_FLAGS else 2
+        elif all(c in _CONTAINER_SHORT_FLAGS for c in tok[1:]):
+            i += 1                                  # -d, -it, -dit
+        else:                                       # -e VALUE, -p8000:8000, -it -e…: the rest is the value
+            first_valued = next(j for j, c in enumerate(tok[1:], 1) if c not in _CONTAINER_SHORT_FLAGS)
+            i += 1 if first_valued < len(tok) - 1 else 2
+    return None
+
+
+def _container_env(options: list[str]) -> list[str]:
+    """``NAME=value`` given with ``-e`` / ``--env`` among ``docker run``'s options."""
+    env = []
+    for j, t in enumerate(options):
+        if t in ("-e", "--env") and j + 1 < len(options):
+            value = options[j + 1]
+        elif t.startswith("--env="):
+            value = t[len("--env="):]
+        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+            value = t[2:]
+        else:
+            continue
+        if ENV_TOKEN.match(value):
+            env.append(value)
+    return env
+
+
+def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
+    """(the launch in one simple command, the container image it runs in) — (None, None) if none."""
+    for i in range(len(cmd)):
+        if _is_launcher(cmd, i):
+            start = i
+            while start > 0 and (ENV_TOKEN.match(cmd[start - 1]) or cmd[start - 1] in _WRAPPERS):
+                start -= 1
+            return _strip_redirections(cmd[start:]), None
+    if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
+        i = _container_image_at(cmd, cmd.index("run"))
+        tok = cmd[i] if i is not None else ""
+        if "vllm/vllm-openai" in tok:
+            rest = _strip_redirections(cmd[i + 1:])
+            entrypoint = _option_value(cmd[:i], ("--entrypoint",))
+            if entrypoint is not None:
+                # `--entrypoint X` replaces the image's `vllm serve`; the arguments follow X
+                try:
+                    rest = shlex.split(entrypoint) + rest
+                except ValueError:
+                    return None, None
+                if not _is_launcher(rest, 0):
+                    return None, None
+            if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
+                return None, None     # an interactive container or another program: not a launch
+            env = _container_env(cmd[:i])
+            if _is_launcher(rest, 0):
+                return env + rest, tok
+            return env + ["vllm", "serve"] + rest, tok
+    return None, None
+
+
+#: an interactive prompt in a Markdown terminal transcript: `$ `, `% `, `(venv) $ `, `user@host:~/dir$ `
+_PROMPT = re.compile(r"^\s*(?:\([^()\s]+\)\s*)?(?:[\w.-]+@[\w.-]+(?::\S*?)?\s*)?[$%]\s+")
+
+#: the shell's continuation prompt (PS2) in a transcript
+_PS2 = re.compile(r"^\s*>\s?")
+
+#: a quoted argument continued over more transcript lines than this ends the command
+_MAX_QUOTED_LINES = 200
+
+
+def has_prompts(lines: list[tuple[int, str]]) -> bool:
+    return any(_PROMPT.match(text) for _, text in lines)
+
+
+def _open_quote(text: str) -> bool:
+    try:
+        shlex.split(text)
+    except ValueError:
+        return True
+    return False
+
+
+def logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Iterator[tuple[int, str]]:
+    """Commands as the shell reads them: ``\\`` continuations joined.
+
+    ``prompts``: the lines are a terminal transcript (`$ cmd`): only prompted lines start a
+    command, `> ` continuation prompts are removed, an unclosed quote continues the command,
+    and every other line is the commands' output."""
+    buf: list[str] = []
+    start = 0
+    quoted = False      # the command so far ends inside a quote (transcripts)
+    for lineno, raw in lines:
+        text = raw.rstrip("\r\n")
+        if quoted and not _PS2.match(text):     # the quote is never closed: the command ended
+            yield start, " ".join(buf)
+            buf, quoted = [], False
+        if prompts:
+            m = (_PS2 if buf else _PROMPT).match(text)
+            if m:
+                text = text[m.end():]
+            elif not buf:
+                continue                                # output, not a command
+        if not buf:
+            start = lineno
+        stripped = text.rstrip()
+        if buf and stripped.lstrip().startswith("#"):   # a comment line inside a continuation
+            continue
+        if stripped.endswith("\\") and not stripped.endswith("\\\\"):
+            buf.append(stripped[:-1])
+            continue
+        buf.append(text)
+        # `$ vllm serve … '{"a":` / `> 1}'`; re-reading the buffer per line is bounded by the cap
+        quoted = prompts and len(buf) < _MAX_QUOTED_LINES and _open_quote(" ".join(buf))
+        if quoted:
+            continue
+        yield start, " ".join(buf)
+        buf = []
+    if buf:
+        yield start, " ".join(buf)
+
+
+def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables, kind: str,
+                   prompts: bool = False) -> list[Launch]:
+    out = []
+    for lineno, text in logical_lines(lines, prompts=prompts):
+        m = _ASSIGN.match(text)
+        if m:
+            variables.assign(m.group(2), m.group(3), export=bool(m.group(1)) and "x" in m.group(1))
+            continue
+        if "install" in text and "vllm" in text:        # `pip install vllm==X` pins what runs below
+            for cmd in split_commands(variables.expand(text)[0]):
+                pin = pip_pin(cmd, f"{path}:{lineno}")
+                if pin is not None:
+                    variables.pin = pin
+        if not LAUNCH_HINT.search(text):
+            continue
+        expanded, missing = variables.expand(text)
+        for cmd in split_commands(expanded):
+            tokens, image = launch_and_image(cmd)
+            if tokens is None:
+                continue
+            unresolved = tuple(dict.fromkeys([v for v in missing if any(v in t for t in tokens)] +
+                                             [t for t in tokens if PLACEHOLDER.match(t)]))
+            given = {t.split("=", 1)[0] for t in tokens if ENV_TOKEN.match(t)}
+            exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
+            # a container runs the vLLM of its image, not the one installed beside `docker`
+            pin = image_pin(image, f"{path}:{lineno}") if image is not None else variables.pin
+            out.append(Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin))
+    return out

@@ -1,0 +1,73 @@
+"""Shell-like variables while reading a file: assignments, ``export``, ``--set`` values, and their
+expansion (``$X``, ``${X}``, ``${X:-default}``, Kubernetes' ``$(X)``).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Mapping, Optional
+
+from ..launch.pins import ReleasePin
+
+__all__ = ["ENV_TOKEN", "VARIABLE", "Variables"]
+
+VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|"
+                      r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\(\([^)]*\)\)|"
+                      r"\$\([^)]*\)|`[^`]*`")
+
+ENV_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+
+class Variables:
+    def __init__(self, overrides: Mapping[str, str], parent: Optional["Variables"] = None):
+        self.overrides = dict(overrides)
+        self.local: dict[str, str] = dict(parent.local) if parent else {}
+        self.exported: set[str] = set(parent.exported) if parent else set()
+        #: the latest `pip install vllm==X` (or Dockerfile base image) above this point
+        self.pin: Optional[ReleasePin] = parent.pin if parent else None
+
+    def get(self, name: str) -> Optional[str]:
+        if name in self.overrides:
+            return self.overrides[name]
+        return self.local.get(name)
+
+    def vllm_env(self) -> list[str]:
+        """``NAME=value`` for the exported VLLM_* variables (what a launch below them sees)."""
+        out = []
+        for name in sorted(self.exported):
+            value = self.get(name)
+            if name.startswith("VLLM_") and value is not None:
+                out.append(f"{name}={value}")
+        return out
+
+    def assign(self, name: str, raw: str, export: bool = False) -> None:
+        if export:
+            self.exported.add(name)
+        value, missing = self.expand(raw)
+        if missing:
+            self.local.pop(name, None)
+            return
+        try:
+            parts = shlex.split(value)
+        except ValueError:
+            return
+        self.local[name] = parts[0] if len(parts) == 1 else " ".join(parts)
+
+    def expand(self, text: str) -> tuple[str, list[str]]:
+        missing: list[str] = []
+
+        def sub(m: re.Match) -> str:
+            name = m.group(1) or m.group(3) or m.group(4)   # ${X}, $X, $(X) (Kubernetes' syntax)
+            if name is None:        # $(…), $((…)), `…`
+                missing.append(m.group(0))
+                return m.group(0)
+            value = self.get(name)
+            if value is None and m.group(1) and m.group(2) is not None:
+                value = m.group(2)
+            if value is None:
+                missing.append(name)
+                return m.group(0)
+            return value
+
+        return VARIABLE.sub(sub, text), missing

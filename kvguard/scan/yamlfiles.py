@@ -1,0 +1,151 @@
+"""YAML files (``*.yaml``, ``*.yml``): each document is walked once, and each mapping is offered to
+the kinds of YAML kvguard reads — Kubernetes containers and compose services
+(:mod:`~kvguard.scan.containers`), Helm values (:mod:`~kvguard.scan.helm`), the deployers' charts
+(:mod:`~kvguard.scan.charts`), vLLM recipes (:mod:`~kvguard.scan.recipes`) — and any string holding
+a launch (a script, a Markdown guide).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from ..launch.pins import image_pin
+from . import yamlnodes
+from .containers import container_launches
+from .markdown import markdown_launches
+from .recipes import recipe_launches
+from .result import Launch
+from .shell import LAUNCH_HINT, shell_launches
+from .variables import Variables
+from .yamlnodes import child, to_python
+
+__all__ = ["YamlWalker", "yaml_text_launches"]
+
+
+def yaml_text_launches(path: str, lines: list[tuple[int, str]], variables: Variables,
+                       kind: str = "yaml", strategies_from: Optional[str] = None) -> list[Launch]:
+    yaml = yamlnodes.load_yaml()
+    if yaml is None:
+        return []
+    text = "\n".join(t for _, t in lines)
+    offset = lines[0][0] - 1 if lines else 0
+    out: list[Launch] = []
+    try:
+        docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        for doc in docs:
+            if doc is not None:
+                out += YamlWalker(path, offset, variables, kind, strategies_from).walk_root(doc)
+    except yaml.YAMLError:
+        return []
+    except RecursionError:  # nested too deeply, or an alias that contains itself (`a: &a [*a]`)
+        return []
+    return out
+
+
+class YamlWalker:
+    def __init__(self, path: str, offset: int, variables: Variables, kind: str, strategies_from: Optional[str]):
+        self.path, self.offset, self.variables, self.kind = path, offset, variables, kind
+        self.strategies_from = strategies_from
+        self.recipe = False
+        self.stack: list[dict] = []      # the enclosing mappings' keys, innermost last
+        self.keys: list[str] = []        # the key path to the node being walked ("[]": a list item)
+        self.out: list[Launch] = []
+
+    def line(self, node) -> int:
+        return node.start_mark.line + 1 + self.offset
+
+    def walk_root(self, node) -> list[Launch]:
+        import yaml
+        if isinstance(node, yaml.MappingNode):
+            plain = to_python(node)
+            if isinstance(plain, dict) and isinstance(plain.get("model"), dict) and \
+                    "model_id" in plain["model"] and "base_args" in plain["model"]:
+                self.recipe = True
+                self.out += recipe_launches(self.path, node, plain, self.variables, self.offset,
+                                            self.strategies_from)
+            if isinstance(plain, dict) and self.kserve(node, plain):
+                return self.out
+        self.walk(node)
+        return self.out
+
+    def walk(self, node) -> None:
+        import yaml
+        if isinstance(node, yaml.MappingNode):
+            self.stack.append({k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)})
+            try:
+                if not self.recipe and container_launches(self, node):
+                    return
+                for k, v in node.value:
+                    key = k.value if isinstance(k, yaml.ScalarNode) else "?"
+                    if key == "servingEngineSpec" and self.production_stack(node):
+                        continue
+                    self.keys.append(str(key))
+                    try:
+                        self.walk(v)
+                    finally:
+                        self.keys.pop()
+            finally:
+                self.stack.pop()
+        elif isinstance(node, yaml.SequenceNode):
+            self.keys.append("[]")
+            try:
+                for v in node.value:
+                    self.walk(v)
+            finally:
+                self.keys.pop()
+        elif isinstance(node, yaml.ScalarNode) and isinstance(node.value, str) and "\n" in node.value \
+                or isinstance(node, yaml.ScalarNode) and LAUNCH_HINT.search(str(node.value)):
+            self.text(node)
+
+    def text(self, node) -> None:
+        value = str(node.value)
+        if not LAUNCH_HINT.search(value):
+            return
+        first = self.line(node) + (1 if node.style in ("|", ">") else 0)
+        lines = [(first + i, t) for i, t in enumerate(value.split("\n"))]
+        sub = Variables(self.variables.overrides, self.variables)
+        if "```" in value or "~~~" in value:
+            self.out += markdown_launches(self.path, lines, sub)
+        else:
+            self.out += shell_launches(self.path, lines, sub, self.kind)
+
+    # ----------------------------------------------------------------- rendered by a deployer
+
+    def emit(self, line_node, tokens: list[str], image: Optional[str], label: Optional[str] = None,
+             notes: tuple[str, ...] = (), image_node=None) -> None:
+        expanded, missing = [], []
+        for t in tokens:
+            e, miss = self.variables.expand(t)
+            expanded.append(e)
+            missing += miss
+        unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in expanded)))
+        pin = image_pin(image, f"{self.path}:{self.line(image_node or line_node)}") if image else None
+        self.out.append(Launch(self.path, self.line(line_node), expanded, self.kind, unresolved, label=label,
+                               pin=pin, notes=notes))
+
+    def production_stack(self, node) -> bool:
+        """``servingEngineSpec.modelSpec[]`` of the production-stack chart (kvguard.scan.charts)."""
+        from .charts import production_stack_launches
+
+        engine = child(node, "servingEngineSpec")
+        plain = to_python(engine)
+        if not isinstance(plain, dict) or not isinstance(plain.get("modelSpec"), list):
+            return False
+        for index, launch in production_stack_launches({"servingEngineSpec": plain}):
+            item = child(engine, "modelSpec", index)
+            anchor = next((n for n in (child(item, *a, key=True) for a in launch.anchors) if n is not None), item)
+            self.emit(anchor, launch.tokens, launch.image, launch.label, tuple(launch.notes),
+                      child(item, *launch.image_anchor, key=True))
+        return True
+
+    def kserve(self, node, plain: dict) -> bool:
+        """A KServe LLMInferenceService document (kvguard.scan.charts)."""
+        from .charts import kserve_launches
+
+        launches = kserve_launches(plain)
+        for launch in launches:
+            anchor = next((n for n in (child(node, *a, key=True) for a in launch.anchors) if n is not None), node)
+            self.emit(anchor, launch.tokens, launch.image, launch.label, tuple(launch.notes),
+                      child(node, *launch.image_anchor, key=True))
+        return bool(launches)
+
