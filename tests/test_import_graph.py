@@ -11,12 +11,6 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "kvguard"
-#: the cycles known today, in kvguard/facts/ (owned by the facts work, not changed here): steps
-#: imports classes5 at its end and classes5 imports steps, so `import kvguard.facts.classes5` in a
-#: fresh interpreter fails.  Strict: a new cycle fails the test, and so does this one once it is gone
-#: (then delete it here).
-KNOWN_CYCLES = [["kvguard.facts.classes5", "kvguard.facts.steps"]]
-KNOWN_IMPORT_FAILURES = {"kvguard.facts.classes5"}
 
 
 def _name(path: Path) -> str:
@@ -135,13 +129,13 @@ def test_every_module_imports_first_in_a_fresh_interpreter():
     out = subprocess.run([sys.executable, "-c", _IMPORT_EACH, json.dumps(names)], capture_output=True, text=True,
                          check=True)
     failed = json.loads(out.stdout)
-    assert set(failed) == KNOWN_IMPORT_FAILURES, failed
+    assert failed == {}, failed
 
 
 def test_the_import_graph_has_no_cycles():
     graph = {name: edges(name, path) for name, path in MODULES.items()}
     assert sum(map(len, graph.values())) > 50     # the walk finds the imports
-    assert cycles(graph) == KNOWN_CYCLES
+    assert cycles(graph) == []
 
 
 def test_the_graph_sees_relative_imports_and_leaves_out_lazy_and_type_checking_ones():

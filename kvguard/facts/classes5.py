@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .steps import Frame, bounded_count, literal
+from .frame import Frame, bounded_count, literal
 
 __all__ = ["STEPS5"]
 

@@ -21,7 +21,7 @@ from typing import Any
 from ..errors import Undecidable
 from . import rope_vllm
 from .objects import ConfigObject
-from .steps import TooLarge, literal
+from .frame import TooLarge, literal
 from .strict import StrictDataclassError
 from .tables import transformers_tables, vllm_release_tables, vllm_releases
 from .transformers4 import Transformers4

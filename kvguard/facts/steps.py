@@ -13,68 +13,13 @@ when the step cannot matter (see :func:`_opaque`).
 
 from __future__ import annotations
 
-import copy
 from typing import Any, Callable
 
 from ..errors import Undecidable
+from .classes5 import STEPS5
+from .frame import Frame, bounded_count, literal
 
-__all__ = ["Frame", "Returned", "STEPS", "literal", "run_steps"]
-
-
-class Frame:
-    """The state one ``__init__`` / ``__post_init__`` works on: the object and the local names."""
-
-    __slots__ = ("obj", "locals", "cls", "lib", "method")
-
-    def __init__(self, obj: Any, locals_: dict, cls: Any, lib: Any, method: str):
-        self.obj = obj
-        self.locals = locals_
-        self.cls = cls
-        self.lib = lib
-        self.method = method
-
-    def get(self, var: Any) -> Any:
-        if isinstance(var, dict):
-            if "literal" in var:
-                return literal(var["literal"])
-            raise Undecidable(f"{self.cls.name}.{self.method}: a value kvguard does not model ({var})")
-        if var.startswith("self."):
-            return getattr(self.obj, var[5:])
-        try:
-            return self.locals[var]
-        except KeyError:
-            raise Undecidable(f"{self.cls.name}.{self.method}: local name {var!r} is not modelled") from None
-
-    def set(self, var: str, value: Any) -> None:
-        if var.startswith("self."):
-            setattr(self.obj, var[5:], value)
-        else:
-            self.locals[var] = value
-
-    def kwargs(self) -> dict:
-        kw = self.locals.get("kwargs")
-        if not isinstance(kw, dict):
-            raise Undecidable(f"{self.cls.name}.{self.method}: no **kwargs")
-        return kw
-
-
-def literal(value: Any) -> Any:
-    """A literal value as the tables write it (JSON, with tuples / sets / non-string-keyed dicts tagged)."""
-    if isinstance(value, dict):
-        if len(value) == 1:
-            (tag, inner), = value.items()
-            if tag == "tuple":
-                return tuple(literal(v) for v in inner)
-            if tag == "set":
-                return set(literal(v) for v in inner)
-            if tag == "dict":
-                return {k: literal(v) for k, v in inner.items()}
-            if tag == "dict_items":
-                return {literal(k): literal(v) for k, v in inner}
-        raise Undecidable(f"literal value {value!r:.60} is not in the tables' vocabulary")
-    if isinstance(value, list):
-        return [literal(v) for v in value]
-    return copy.deepcopy(value)
+__all__ = ["Returned", "STEPS", "run_steps"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -230,22 +175,6 @@ def _layer_types_all_full(f: Frame, a: dict) -> None:
 
 def _layer_range(n: Any) -> range:
     return range(bounded_count(n))
-
-
-#: a per-layer list longer than this is not built (a config with 10**9 layers is not a model)
-MAX_LAYERS = 1_000_000
-
-
-class TooLarge(Undecidable):
-    """A per-layer list the config would have kvguard build is larger than any model (10**9 layers)."""
-
-
-def bounded_count(n: Any) -> Any:
-    """``n`` when a per-layer list of that length is one a model can have; else TooLarge."""
-    if isinstance(n, int) and not isinstance(n, bool) and n > MAX_LAYERS:
-        raise TooLarge(f"num_hidden_layers={n} would build a per-layer list of {n} entries; kvguard stops at "
-                       f"{MAX_LAYERS}")
-    return n
 
 
 # -- sub-configs ------------------------------------------------------------------------------
@@ -1747,7 +1676,5 @@ def run_steps(frame: Frame, steps: list, on_super: Callable[[Frame, dict], None]
         fn(frame, args)
 
 
-# single classes' own derivations (transformers 5), registered with the vocabulary
-from .classes5 import STEPS5  # noqa: E402
-
+# single classes' own derivations (transformers 5) are part of the vocabulary
 STEPS.update(STEPS5)

@@ -14,7 +14,8 @@ from typing import Any
 
 from ..errors import Undecidable
 from .objects import ClassFacts, ConfigObject, torch_attribute
-from .steps import Frame, literal, run_steps
+from .frame import Frame, literal
+from .steps import run_steps
 
 __all__ = ["Transformers4"]
 
@@ -499,7 +500,7 @@ def _layers(n: Any) -> range:
 
 
 def _count(n: Any) -> Any:
-    from .steps import bounded_count
+    from .frame import bounded_count
     return bounded_count(n)
 
 

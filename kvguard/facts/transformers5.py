@@ -22,7 +22,8 @@ from typing import Any
 from ..errors import Undecidable
 from . import hetero5, rope5
 from .objects import ClassFacts, ConfigObject, torch_attribute
-from .steps import Frame, Returned, literal, run_steps
+from .frame import Frame, literal
+from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
 
 __all__ = ["Transformers5"]
@@ -819,7 +820,7 @@ def _check_hooks(cls: ClassFacts, which: str) -> None:
 
 def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     """A property a class defines, computed from the object as its getter does."""
-    from .steps import bounded_count
+    from .frame import bounded_count
     kind = prop["kind"]
     if kind == "floordiv":
         return getattr(obj, prop["a"]) // getattr(obj, prop["b"])
