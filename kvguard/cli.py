@@ -23,6 +23,9 @@ __all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "main", "run"]
 
 EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED = 0, 1, 2
 
+#: the ``--format`` choices of every subcommand (kvguard.report: one reporter per format)
+_FORMATS = ("text", "json", "github", "sarif")
+
 
 class _ArgError(Exception):
     pass
@@ -50,7 +53,7 @@ def _parser() -> argparse.ArgumentParser:
                        epilog=_CHECK_EXIT)
     c.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
                    "else the newest supported)")
-    _common(c, formats=("text", "json", "github", "sarif"))
+    _common(c)
     c.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
     d = sub.add_parser("diff", help="what changes for one launch between two vLLM releases",
                        description="Compare the verdict and the KV facts of one `vllm serve` launch under two "
@@ -85,7 +88,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                    help="do not read matching files or directories (repeatable; adds to [tool.kvguard] exclude)")
     s.add_argument("--no-config", action="store_true", help="ignore [tool.kvguard] settings in pyproject.toml")
-    _common(s, formats=("text", "json", "github", "sarif"))
+    _common(s)
     _economics_parsers(sub)
     for command in sub.choices.values():
         command.add_argument("--no-cache", action="store_true",
@@ -123,7 +126,7 @@ def _economics_parsers(sub) -> None:
                    help="tokens per KV-cache block (default: 16, MLA 64 — reported as an assumption)")
     a.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel size for the capacity prediction "
                    "(the stage with the most layers governs)")
-    a.add_argument("--format", choices=("text", "json"), default="text")
+    a.add_argument("--format", choices=_FORMATS, default="text")
     pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
                         description="Enumerate tp*pp*dp*pcp == GPUs (with every -dcp that can pass and expert "
                         "parallelism for MoE models), keep the layouts the release accepts, rank them by KV tokens "
@@ -145,7 +148,7 @@ def _economics_parsers(sub) -> None:
                     help="an environment variable vLLM would see (repeatable)")
     pl.add_argument("--trust-remote-code", action="store_true", help="as vLLM's flag (configs needing repo code)")
     pl.add_argument("--top", type=int, default=10, metavar="K", help="layouts to print (default 10; 0: all)")
-    pl.add_argument("--format", choices=("text", "json"), default="text")
+    pl.add_argument("--format", choices=_FORMATS, default="text")
     pl.add_argument("--plot", metavar="FILE.svg", help="also write an SVG scatter of the accepted layouts")
 
 
@@ -208,7 +211,7 @@ _SCAN_HELP = "\n\n".join(textwrap.fill(p, 79) for p in (
 ))
 
 
-def _common(c: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json", "github")) -> None:
+def _common(c: argparse.ArgumentParser) -> None:
     c.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
     c.add_argument("--model-config", metavar="PATH", help="config.json (or its directory) to use for the model")
     c.add_argument("--allow-download", action="store_true",
@@ -226,7 +229,7 @@ def _common(c: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json"
                    "8 GPUs, Triton, Ray, no NIXL; the output lists the assumptions a check relied on)")
     c.add_argument("--unknown-host", action="store_true",
                    help="assume nothing about the host: checks that depend on it are skipped and listed")
-    c.add_argument("--format", choices=tuple(formats), default="text")
+    c.add_argument("--format", choices=_FORMATS, default="text")
 
 
 def _env_pairs(items: Sequence[str], what: str = "--env") -> dict[str, str]:

@@ -101,9 +101,11 @@ def test_readme_usage_lines_list_every_format():
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     sub = next(a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction))
-    for command in ("check", "scan"):
+    from kvguard.report import COMMANDS
+
+    for command in COMMANDS:
         formats = next(a.choices for a in sub.choices[command]._actions if a.dest == "format")
-        usage = re.search(rf"^kvguard {command} \[.*?(?=^```)", readme, re.M | re.S).group(0)
+        usage = re.search(rf"^kvguard {command} .*?(?=^```)", readme, re.M | re.S).group(0)
         assert f"[--format {'|'.join(formats)}]" in usage, (command, usage)
 
 
