@@ -56,16 +56,20 @@ class ArgparseRefusal(InputError):
     exception's type; ``message`` is the error as vLLM prints it (``vllm: error: unrecognized
     arguments: --foo``); ``check`` is ``"argparse"`` or ``"FlexibleArgumentParser"``; ``hints``
     are kvguard's own words (which release has the option, the nearest option the release
-    defines), never part of vLLM's message.
+    defines), never part of vLLM's message; ``words`` is what the refusal refused, as data: the
+    command-line words its message quotes (``unrecognized arguments``: every extra word; a bad
+    value: the value as written; an ambiguous option: the word), never the release's own option
+    strings.
     """
 
     def __init__(self, exc_type: str, message: str, *, vllm_version: str, check: str,
-                 key: str | None = None, hints: tuple[str, ...] = ()):
+                 key: str | None = None, hints: tuple[str, ...] = (), words: tuple[str, ...] = ()):
         self.exc_type = exc_type
         self.message = message
         self.vllm_version = vllm_version
         self.check = check
         self.hints = tuple(hints)
+        self.words = tuple(words)
         shown = message if exc_type == "SystemExit" else f"{exc_type}: {message}"
         super().__init__(f"{shown} (vLLM {vllm_version} refuses this command line)", source="<argv>", key=key)
 

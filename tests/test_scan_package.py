@@ -91,3 +91,44 @@ def test_no_scan_module_matches_an_exception_message():
         source = path.read_text(encoding="utf-8")
         assert "cannot find a config.json" not in source, path.name
         assert "in str(exc)" not in source, path.name
+    # the refusal of vLLM's parser is read by what it refused (ArgparseRefusal.words), not its text
+    check = (SCAN / "check.py").read_text(encoding="utf-8")
+    assert "str(exc)" not in check and ".message" not in check
+
+
+@pytest.mark.parametrize("argv, words", [
+    ("vllm serve m -tp eight", ("eight",)),                                      # a bad int value
+    ("vllm serve m --kv-cache-dtype fp9", ("fp9",)),                             # a bad choice
+    ("vllm serve m --no-such-flag 3 extra", ("--no-such-flag", "3", "extra")),  # unrecognized arguments
+    ("vllm serve m --enable", ("--enable",)),                                    # an ambiguous prefix
+    ("vllm serve m -tp", ()),                                                    # a missing value: no word
+    ("vllm serve m --config cfg.json", ("json",)),                               # FlexibleArgumentParser
+])
+def test_an_argparse_refusal_carries_what_it_refused(argv, words):
+    from kvguard.errors import ArgparseRefusal
+    from kvguard.launch.argv import parse_serve
+
+    with pytest.raises(ArgparseRefusal) as info:
+        parse_serve(argv, resolve("0.28.0"))
+    assert info.value.words == words
+
+
+def _refusing(monkeypatch, words, message):
+    from kvguard.errors import ArgparseRefusal
+    from kvguard.launch import argv
+
+    def refuse(tokens, release):
+        raise ArgparseRefusal("SystemExit", message, vllm_version="0.28.0", check="argparse", words=words)
+
+    monkeypatch.setattr(argv, "parse_serve", refuse)
+    launch = Launch("deploy.sh", 3, ["vllm", "serve", "m", "$TP"], "shell", unresolved=("TP",))
+    return check_launch(launch, resolve("0.28.0"), lambda r, t: pytest.fail("not checked"))
+
+
+def test_a_refusal_is_about_a_variable_by_its_words_not_its_message(monkeypatch):
+    """scan tells "unresolved-variable" from "bad-arguments" by what the refusal refused."""
+    finding = _refusing(monkeypatch, ("$TP",), "vllm serve: error: argument -tp: invalid int value")
+    assert (finding.reason_kind, finding.reason) == (
+        "unresolved-variable", "unresolved variable $TP (give it with --set NAME=VALUE)")
+    finding = _refusing(monkeypatch, ("eight",), "vllm serve: error: a message that quotes '$TP'")
+    assert finding.reason_kind == "bad-arguments"

@@ -231,23 +231,28 @@ def _err(reason: str, release: Release, key: Optional[str] = None) -> InputError
     return InputError(f"{reason} (vLLM {release.version})", source="<argv>", key=key)
 
 
-def _raises(exc_type: str, message: str, release: Release, key: Optional[str] = None) -> ArgparseRefusal:
-    """An exception FlexibleArgumentParser raises before argparse runs (a traceback in vLLM)."""
+def _raises(exc_type: str, message: str, release: Release, key: Optional[str] = None,
+            words: tuple[str, ...] = ()) -> ArgparseRefusal:
+    """An exception FlexibleArgumentParser raises before argparse runs (a traceback in vLLM);
+    ``words``: what of the command line its message quotes."""
     return ArgparseRefusal(exc_type, message, vllm_version=str(release.version), check="FlexibleArgumentParser",
-                           key=key)
+                           key=key, words=words)
 
 
 class _ArgparseError(Exception):
     """argparse's ``error(message)``; ``top``: raised by the top-level ``vllm`` parser (unrecognized
-    arguments of ``vllm serve`` are reported there), else by the parser that parses the options."""
+    arguments of ``vllm serve`` are reported there), else by the parser that parses the options;
+    ``words``: the command-line words (tokens, values) the message quotes — option strings of the
+    release's own table are not among them."""
 
     def __init__(self, message: str, key: Optional[str] = None, *, top: bool = False,
-                 hints: tuple[str, ...] = ()):
+                 hints: tuple[str, ...] = (), words: tuple[str, ...] = ()):
         super().__init__(message)
         self.message = message
         self.key = key
         self.top = top
         self.hints = hints
+        self.words = tuple(words)
 
 
 # ---------------------------------------------------------------------------
@@ -258,7 +263,7 @@ def _load_config(path: str, table: dict[str, _Opt], release: Release, mode: str)
     extension = path.split(".")[-1]
     if extension not in ("yaml", "yml"):
         raise _raises("ValueError", f"Config file must be of a yaml/yml type. {extension} supplied", release,
-                      "--config")
+                      "--config", words=(extension,))
     try:
         import yaml
     except ImportError:  # pragma: no cover - pyyaml is a test dependency
@@ -457,7 +462,8 @@ def _classify(tok: str, table: dict[str, _Opt], release: Release):
             elif o.startswith(tok):
                 matches.append((o, None))
     if len(matches) > 1:
-        raise _ArgparseError(f"ambiguous option: {tok} could match {', '.join(o for o, _ in matches)}", tok)
+        raise _ArgparseError(f"ambiguous option: {tok} could match {', '.join(o for o, _ in matches)}", tok,
+                             words=(tok,))
     if matches:
         return matches[0]
     if _NEGATIVE_NUMBER.match(tok) or " " in tok:
@@ -534,7 +540,7 @@ def _unrecognized(extras: list[str], release: Release) -> _ArgparseError:
     options = [t.split("=", 1)[0] for t in extras if t.startswith("-") and len(t) > 1]
     name = options[0] if options else extras[0]
     return _ArgparseError("unrecognized arguments: " + " ".join(extras), name, top=True,
-                          hints=_hints(name, bool(options), release))
+                          hints=_hints(name, bool(options), release), words=tuple(extras))
 
 
 def _hints(name: str, is_option: bool, release: Release) -> tuple[str, ...]:
@@ -597,7 +603,8 @@ def _argparse(args: list[str], table: dict[str, _Opt], release: Release) -> tupl
                        "(no launch)", release, opt)
         if explicit is not None:
             if nargs == 0:
-                raise _ArgparseError(f"argument {spec.label(opt)}: ignored explicit argument {explicit!r}", opt)
+                raise _ArgparseError(f"argument {spec.label(opt)}: ignored explicit argument {explicit!r}", opt,
+                                     words=(explicit,))
             actions.append((opt, [explicit], args[i], _converted(spec, opt, [explicit], release)))
             i += 1
             continue
@@ -641,9 +648,10 @@ def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any
     return None
 
 
-def _invalid_choice(spec: _Opt, opt: str, value: Any) -> _ArgparseError:
+def _invalid_choice(spec: _Opt, opt: str, value: Any, word: str) -> _ArgparseError:
+    """``value``: the converted value argparse quotes; ``word``: the command-line word it came from."""
     return _ArgparseError(f"argument {spec.label(opt)}: invalid choice: {value!r} (choose from "
-                          f"{', '.join(repr(c) for c in spec.choices or ())})", opt)
+                          f"{', '.join(repr(c) for c in spec.choices or ())})", opt, words=(word,))
 
 
 def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> Any:
@@ -660,9 +668,10 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
     try:
         out = convert(value)
     except ValueError:
-        raise _ArgparseError(f"argument {spec.label(opt)}: invalid {kind} value: {value!r}", opt) from None
+        raise _ArgparseError(f"argument {spec.label(opt)}: invalid {kind} value: {value!r}", opt,
+                             words=(value,)) from None
     if spec.choices is not None and out not in spec.choices:
-        raise _invalid_choice(spec, opt, out)
+        raise _invalid_choice(spec, opt, out, value)
     return out
 
 
@@ -684,9 +693,9 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
             out = convert(value)
         except ValueError:
             raise _ArgparseError(f"argument {spec.label(opt)}: invalid {spec.type or 'str'} value: {value!r}",
-                                 opt) from None
+                                 opt, words=(value,)) from None
         if spec.choices is not None and out not in spec.choices:
-            raise _invalid_choice(spec, opt, out)
+            raise _invalid_choice(spec, opt, out, value)
 
 
 def _prog(launcher: str) -> str:
@@ -721,7 +730,7 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
                 and _TASK_IN_MESSAGE.search(message)):
             message += _TASK_HINT
         raise ArgparseRefusal("SystemExit", f"{prog}: error: {message}", vllm_version=str(release.version),
-                              check="argparse", key=exc.key, hints=exc.hints) from None
+                              check="argparse", key=exc.key, hints=exc.hints, words=exc.words) from None
     cmd = ServeCommand(model=None, env=env)
     option_model = None
     for opt, values, original, converted in actions:

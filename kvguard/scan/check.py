@@ -28,6 +28,22 @@ def _mentions(text: str, unresolved: Iterable[str]) -> list[str]:
     return hits
 
 
+def _quoted(exc: InputError) -> tuple[str, ...]:
+    """The launch's own words an error about its arguments is about, as data (never its message):
+    what vLLM's parser refused (:attr:`ArgparseRefusal.words`), else the file (``--config``) and
+    option kvguard could not read."""
+    if isinstance(exc, ArgparseRefusal):
+        return exc.words
+    return tuple(w for w in (exc.source, exc.key) if w and w != "<argv>")
+
+
+def _variables_in(words: Iterable[str], unresolved: Iterable[str]) -> list[str]:
+    """The unresolved variables (and placeholders) written in any of ``words``, in the order of
+    ``unresolved``."""
+    words = tuple(words)
+    return [name for name in unresolved if any(_mentions(word, (name,)) for word in words)]
+
+
 #: fields whose value no modelled check reads (only whether they are given)
 _VALUE_FREE = frozenset({"data_parallel_address"})
 
@@ -100,7 +116,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     try:
         parse_serve(tokens, release)
     except ArgparseRefusal as refusal:
-        if _mentions(refusal.message, unresolved):
+        if _variables_in(refusal.words, unresolved):
             return None
     except InputError:
         return None
@@ -129,8 +145,8 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
                 refused = _refused_whatever_the_variables_hold(launch, release, build_report)
                 if refused is not None:
                     return refused
-            # the parser's refusal quotes the words it could not read: a variable among them is why
-            hits = _mentions(str(exc), launch.unresolved)
+            # a variable among the words the parser refused (or kvguard could not read) is why
+            hits = _variables_in(_quoted(exc), launch.unresolved)
             return Finding.undecided(launch, _unresolved(hits) if hits else exc)
         relevant = [cmd.model or ""] + [str(v) for k, v in cmd.fields.items() if k not in _VALUE_FREE] + \
             [v for k, v in cmd.env.items() if k.startswith("VLLM_")]
