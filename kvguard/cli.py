@@ -246,9 +246,18 @@ _HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool
               "cpu_memory_bytes": int}
 
 
-def _host(args, base: Optional[dict] = None) -> Host:
-    """The host the command line describes; ``base``: facts stated in [tool.kvguard] (flags win)."""
-    facts: dict = dict(base or {})
+def _host(args, facts: Optional[dict] = None) -> Host:
+    """The host the command line describes (``facts``: its host facts, already merged with
+    [tool.kvguard]'s by kvguard.scan.settings; default: :func:`_host_facts`)."""
+    facts = _host_facts(args) if facts is None else facts
+    if args.unknown_host:
+        return Host(**facts)
+    return Host.standard(**facts)
+
+
+def _host_facts(args) -> dict:
+    """The host facts ``--host``, ``--platform`` and ``--gpus-per-node`` state."""
+    facts: dict = {}
     for key, value in _env_pairs(args.host, what="--host").items():
         kind = _HOST_KEYS.get(key)
         if kind is None:
@@ -263,9 +272,7 @@ def _host(args, base: Optional[dict] = None) -> Host:
         facts["platform"] = args.platform
     if args.gpus_per_node is not None:
         facts["gpus_per_node"] = args.gpus_per_node
-    if args.unknown_host:
-        return Host(**facts)
-    return Host.standard(**facts)
+    return facts
 
 
 def _launch(args) -> list[str]:
@@ -331,32 +338,24 @@ def _cmd_diff(args) -> int:
 
 def _cmd_scan(args) -> int:
     from .front import examine
-    from .scan import STDIN, Skip, scan
-    from .scan.settings import Settings, find_settings
+    from .scan import STDIN
+    from .scan.settings import resolve_settings, settings_for
 
     stdin_named = STDIN in args.paths
     if stdin_named and args.paths.count(STDIN) > 1:
         raise _ArgError("`-` (standard input) can be given once")
     if (args.stdin_kind or args.stdin_filename) and not stdin_named:
         raise _ArgError("--stdin-kind / --stdin-filename apply to `-` (standard input), which is not among the paths")
-    first = args.paths[0] if args.paths[0] != STDIN else (args.stdin_filename or ".")
-    settings = Settings() if args.no_config else find_settings(first)
-    variables = dict(settings.variables)
-    variables.update(_env_pairs(args.variables, what="--set"))
-    nearest = args.nearest or settings.nearest
-    version, source = args.vllm_version, "--vllm-version"
-    if version is None and settings.vllm_version is not None:
-        version, source = settings.vllm_version, f"[tool.kvguard] vllm-version in {settings.path}"
+    found = settings_for(args.paths, stdin_filename=args.stdin_filename, no_config=args.no_config)
+    settings = resolve_settings(found, vllm_version=args.vllm_version, nearest=args.nearest,
+                                variables=_env_pairs(args.variables, what="--set"), exclude=args.exclude,
+                                host=_host_facts(args))
     options = _examine_options(args, _host(args, settings.host))
 
     def build(release, tokens):
         return examine(release, tokens, **options)
 
-    result = scan(args.paths, version, build, variables, nearest=nearest, release_source=source,
-                  exclude=tuple(settings.exclude) + tuple(args.exclude), stdin_kind=args.stdin_kind,
-                  stdin_filename=args.stdin_filename)
-    if settings.problem is not None:
-        result.skipped.insert(0, Skip(*settings.problem))
+    result = settings.scan(args.paths, build, stdin_kind=args.stdin_kind, stdin_filename=args.stdin_filename)
     text = _reporter(args, color=_color(args) and not args.output_file).scan(result)
     if args.output_file:
         try:

@@ -193,6 +193,25 @@ def test_settings_are_found_from_the_scanned_path_upward(tmp_path):
     assert find_settings(str(tmp_path.parent)).path is None
 
 
+def test_the_flags_win_over_the_settings_in_the_scan_package(tmp_path):
+    """kvguard.scan.settings resolves what a scan runs with; the command line only parses."""
+    from kvguard.scan.settings import Settings, resolve_settings, settings_for
+
+    found = Settings(path="p/pyproject.toml", vllm_version="0.20.0", nearest=True, exclude=("legacy",),
+                     variables={"TP": "8", "PP": "2"}, host={"gpus_per_node": 16, "ray": True},
+                     problem=None)
+    s = resolve_settings(found, vllm_version=None, variables={"TP": "4"}, exclude=("old",),
+                         host={"gpus_per_node": 8})
+    assert (s.vllm_version, s.release_source) == ("0.20.0", "[tool.kvguard] vllm-version in p/pyproject.toml")
+    assert s.nearest and s.variables == {"TP": "4", "PP": "2"} and s.exclude == ("legacy", "old")
+    assert s.host == {"gpus_per_node": 8, "ray": True}
+    s = resolve_settings(found, vllm_version="0.28.0")
+    assert (s.vllm_version, s.release_source) == ("0.28.0", "--vllm-version")
+    s = resolve_settings(Settings())
+    assert (s.vllm_version, s.nearest, s.variables, s.exclude, s.host) == (None, False, {}, (), {})
+    assert settings_for(["-"], stdin_filename=str(tmp_path / "x.sh"), no_config=True) == Settings()
+
+
 @pytest.mark.parametrize(("settings", "message"), [
     ("[tool.kvguard]\nvllm_version = '0.28.0'\n", "unknown key 'vllm_version'"),
     ("[tool.kvguard]\nexclude = 'legacy'\n", "exclude must be a list of strings"),

@@ -21,6 +21,10 @@ table are passed over.  Command-line options win: ``--vllm-version`` over
     gpus-per-node = 8
     ray = true
 
+:func:`settings_for` finds the settings of a scan's paths and :func:`resolve_settings` puts the
+command line's flags over them: the :class:`ScanSettings` a scan runs with
+(:meth:`ScanSettings.scan`).  The command line only parses its flags and prints.
+
 TOML is read with the standard library's ``tomllib`` (Python 3.11+), else ``tomli`` when
 installed; on Python 3.10 without ``tomli`` the settings are not read and the scan says so.
 An unknown key or a value of the wrong type is an error (exit 2); a file that is not valid
@@ -31,12 +35,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from ..errors import InputError
 from ..launch.pins import read_toml
 
-__all__ = ["Settings", "find_settings"]
+__all__ = ["ScanSettings", "Settings", "find_settings", "resolve_settings", "settings_for"]
 
 _HOST_FACTS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
                "cpu_memory_bytes": int}
@@ -131,3 +135,60 @@ def find_settings(start: str) -> Settings:
         if parent == here:
             return Settings()
         here = parent
+
+
+def settings_for(paths: "list[str]", *, stdin_filename: Optional[str] = None, no_config: bool = False) -> Settings:
+    """The ``[tool.kvguard]`` settings of a scan of ``paths``: searched from the first path (for
+    ``-``, standard input: from ``stdin_filename``, else the working directory); none with
+    ``no_config``."""
+    from .files import STDIN
+
+    if no_config:
+        return Settings()
+    first = paths[0] if paths[0] != STDIN else (stdin_filename or ".")
+    return find_settings(first)
+
+
+@dataclass(frozen=True)
+class ScanSettings:
+    """What a scan runs with: the settings found under the command line's flags."""
+
+    vllm_version: Optional[str]                 # the release every launch is checked against, or None
+    release_source: str                         # where vllm_version came from
+    nearest: bool
+    variables: dict[str, str]
+    exclude: tuple[str, ...]
+    #: host facts (kvguard.launch.layout.Host's fields), the flags' over the settings'
+    host: dict[str, Any]
+    #: (file, why) when a settings file was found but not read: the scan lists it as skipped
+    problem: Optional[tuple[str, str]] = None
+
+    def scan(self, paths: Iterable[str], build_report: Optional[Callable[[Any, "list[str]"], Any]] = None,
+             **find_options: Any):
+        """:func:`kvguard.scan.scan` of ``paths`` with these settings (``find_options``:
+        ``stdin_kind``, ``stdin_filename``, …); a settings file not read is the first skipped file."""
+        from .check import scan
+        from .result import Skip
+
+        result = scan(paths, self.vllm_version, build_report, self.variables, nearest=self.nearest,
+                      release_source=self.release_source, exclude=self.exclude, **find_options)
+        if self.problem is not None:
+            result.skipped.insert(0, Skip(*self.problem))
+        return result
+
+
+def resolve_settings(found: Settings, *, vllm_version: Optional[str] = None, nearest: bool = False,
+                     variables: Optional[Mapping[str, str]] = None, exclude: Iterable[str] = (),
+                     host: Optional[Mapping[str, Any]] = None) -> ScanSettings:
+    """The command line's flags over the settings ``found``: ``vllm_version`` (``--vllm-version``)
+    over ``vllm-version``, ``variables`` (``--set``) over ``variables`` per name, ``host`` facts
+    (``--host``/``--platform``/``--gpus-per-node``) over ``host`` per fact; ``nearest`` if either
+    says so; ``exclude`` adds to the settings' globs."""
+    merged = dict(found.variables)
+    merged.update(variables or {})
+    version, source = vllm_version, "--vllm-version"
+    if version is None and found.vllm_version is not None:
+        version, source = found.vllm_version, f"[tool.kvguard] vllm-version in {found.path}"
+    return ScanSettings(vllm_version=version, release_source=source, nearest=nearest or found.nearest,
+                        variables=merged, exclude=tuple(found.exclude) + tuple(exclude),
+                        host={**found.host, **(host or {})}, problem=found.problem)
