@@ -293,23 +293,25 @@ def test_json_names_bad_kvguard_arguments_a_usage_error(capsys):
     assert status == EXIT_UNDECIDED and json.loads(out)["reason_kind"] == "usage_error"
 
 
-@pytest.mark.parametrize("command", ["check", "scan"])
+@pytest.mark.parametrize("command", sorted(UNDECIDED))
 def test_sarif_when_kvguard_cannot_decide(capsys, command):
-    status, out, _ = _run(capsys, UNDECIDED[command][0], "--format", "sarif", *UNDECIDED[command][1:])
+    status, out, err = _run(capsys, UNDECIDED[command][0], "--format", "sarif", *UNDECIDED[command][1:])
     assert status == EXIT_UNDECIDED
     run0 = json.loads(out)["runs"][0]
     assert [r["ruleId"] for r in run0["results"]] == ["kvguard-undecidable"]
     result = run0["results"][0]
-    assert result["level"] == "warning" and "9.9" in result["message"]["text"]
-    assert result["properties"]["reason_kind"] == "unsupported_version"
+    assert result["level"] == "warning" and result["message"]["text"].split(": ", 1)[1] in err
+    assert result["properties"]["reason_kind"] == KINDS[command]
     assert run0["tool"]["driver"]["rules"][0]["id"] == "kvguard-undecidable"
 
 
-@pytest.mark.parametrize("command", ["check", "diff", "scan"])
+@pytest.mark.parametrize("command", sorted(UNDECIDED))
 def test_github_annotation_when_kvguard_cannot_decide(capsys, command):
-    status, out, _ = _run(capsys, UNDECIDED[command][0], "--format", "github", *UNDECIDED[command][1:])
+    status, out, err = _run(capsys, UNDECIDED[command][0], "--format", "github", *UNDECIDED[command][1:])
     assert status == EXIT_UNDECIDED
-    assert out.startswith("::warning title=kvguard cannot decide::") and "9.9" in out
+    assert out.startswith("::warning title=kvguard cannot decide::") and len(out.splitlines()) == 1
+    reason = err.split(": ", 2)[2].strip()           # kvguard: cannot decide: REASON
+    assert out == f"::warning title=kvguard cannot decide::{reason} ({KINDS[command]})\n"
 
 
 def test_an_internal_error_is_exit_2_in_every_format(capsys, monkeypatch):
