@@ -76,9 +76,8 @@ class GithubReporter(Reporter):
             head += " (refused: " + ", ".join(f"{k} {v}" for k, v in report.refused_by_check.items()) + ")"
         text = "\n".join([head, *(f"note: {n}" for n in report.notes)])
         if not report.entries:
-            lines = [f"::error title={_gh_prop(f'kvguard plan (vLLM {report.vllm_version})')}::"
-                     f"{_gh_escape(f'vLLM {report.vllm_version} refuses every layout of {report.gpus} GPUs. ' + text)}"]
-            return "\n".join(lines)
+            refused = f"vLLM {report.vllm_version} refuses every layout of {report.gpus} GPUs. "
+            return f"::error title={_gh_prop(f'kvguard plan (vLLM {report.vllm_version})')}::{_gh_escape(refused + text)}"
         lines = [f"::notice title=kvguard plan::{_gh_escape(text)}"]
         for i, e in enumerate(report.entries[:top], 1):
             cross = ", ".join(n for n, f in (("tp", e.tp_cross_node), ("dcp", e.dcp_cross_node),
