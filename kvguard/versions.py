@@ -108,15 +108,8 @@ class Release:
 
     def within(self, since: str | None, until: str | None = None) -> bool:
         """True when ``since <= release <= until`` (either bound may be open)."""
-        try:
-            return self.__dict__["_within"][since, until]
-        except KeyError:
-            pass
-        inside = ((since is None or self.version >= _v(since))
-                  and (until is None or self.version <= _v(until)))
-        # memoised on the instance: the rule conditions ask the same few questions on every check
-        self.__dict__.setdefault("_within", {})[since, until] = inside
-        return inside
+        return ((since is None or self.version >= _v(since))
+                and (until is None or self.version <= _v(until)))
 
     def __str__(self) -> str:
         return self.key

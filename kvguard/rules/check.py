@@ -9,6 +9,7 @@ The library's answers: :func:`check`, :func:`validate`, :func:`model_facts`,
 
 from __future__ import annotations
 
+from functools import lru_cache
 from collections.abc import Mapping
 from typing import Any, Optional
 
@@ -140,19 +141,20 @@ def prepare_check(config: Any, layout: Layout | Mapping[str, Any] | None, vllm_v
     return release, env_d, lay, facts
 
 
+def _is_registered(architectures, release: Release) -> bool:
+    return not archs.registry_loaded() or archs.registered_arch(architectures, release) is not None
+
+
+#: the registry depends on the release's version only (Release compares by version)
+_registered = lru_cache(maxsize=1024)(_is_registered)
+
+
 def require_registered_architecture(facts: ModelFacts, release: Release) -> None:
     """Raise Undecidable unless the release's model registry knows the model's architectures."""
-    memo = release.__dict__.get("_kvg_registered")  # per Release object: no Version hashing per check
-    if memo is None:
-        memo = release.__dict__.setdefault("_kvg_registered", {})
     try:
-        known = memo.get(facts.architectures)
+        known = _registered(facts.architectures, release)
     except TypeError:  # architectures given as an unhashable list
-        known = None
-    if known is None:
-        known = not archs.registry_loaded() or archs.registered_arch(facts.architectures, release) is not None
-        if len(memo) < 256 and isinstance(facts.architectures, tuple):
-            memo[facts.architectures] = known
+        known = _is_registered(facts.architectures, release)
     if not known:
         names = ", ".join(map(str, facts.architectures)) or "(none)"
         raise Undecidable(
