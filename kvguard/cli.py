@@ -14,7 +14,6 @@ import sys
 import textwrap
 from typing import Optional, Sequence
 
-from . import factcache
 from .__about__ import __version__
 from .errors import InternalError, KvguardError, Undecidable, reason_kind
 from .launch.layout import Host
@@ -88,9 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     _common(s, formats=("text", "json", "github", "sarif"))
     _economics_parsers(sub)
     for command in sub.choices.values():
-        command.add_argument("--no-cache", action="store_true",
-                             help="do not read or write the facts cache (~/.cache/kvguard, $KVGUARD_CACHE_DIR; "
-                             "KVGUARD_NO_CACHE=1 does the same)")
+        command.add_argument("--no-cache", action="store_true", help=argparse.SUPPRESS)  # no facts cache since 0.1
     return p
 
 
@@ -479,8 +476,6 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return EXIT_UNDECIDED
-        # repeat launches answer from the facts cache (kvguard.factcache); off for this call only
-        factcache.enable(None if args.no_cache else factcache.cache_dir())
         if args.command == "check":
             return _cmd_check(args)
         if args.command == "diff":
@@ -498,8 +493,6 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
         return _undecided(args, argv, f"cannot decide: {exc}", reason_kind(exc))
     except Exception as exc:  # noqa: BLE001 - MemoryError, RecursionError, a bug: kvguard's own failure
         return _undecided(args, argv, f"cannot decide: {InternalError.of(exc)}", "internal_error")
-    finally:
-        factcache.enable(None)
 
 
 def _undecided(args, argv: list[str], line: str, kind: str) -> int:

@@ -10,9 +10,9 @@ selected with :meth:`Release.within`.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
@@ -46,7 +46,8 @@ class ReleaseInfo:
 
 def _read_manifest() -> tuple[tuple[ReleaseInfo, ...], dict[str, tuple[tuple[str, ...], str, str]]]:
     # plain file I/O: importlib.resources would cost more to import than the read
-    doc = json.loads((Path(__file__).resolve().parent / "data" / "releases.json").read_text(encoding="utf-8"))
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "releases.json"), encoding="utf-8") as fh:
+        doc = json.load(fh)
     rows = tuple(ReleaseInfo(**row) for row in doc["releases"])
     patches = {label: (tuple(p["bases"]), p["title"], p["url"]) for label, p in doc["patches"].items()}
     return rows, patches

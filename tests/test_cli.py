@@ -191,11 +191,11 @@ def test_the_process_flushes_its_output_and_exit_status(tmp_path, args, status, 
     file as to a pipe, with the right status."""
     out, err = tmp_path / "out", tmp_path / "err"
     with out.open("w") as fo, err.open("w") as fe:
-        proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--no-cache", "--vllm-version", "0.28.0",
+        proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.28.0",
                                "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", *args], stdout=fo, stderr=fe)
     assert proc.returncode == status
     assert text in (out if stream == "stdout" else err).read_text()
-    piped = subprocess.run([sys.executable, "-m", "kvguard", "check", "--no-cache", "--vllm-version", "0.28.0",
+    piped = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.28.0",
                             "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", *args], capture_output=True, text=True)
     assert piped.returncode == status
     assert text in (piped.stdout if stream == "stdout" else piped.stderr)
@@ -212,7 +212,7 @@ def _kvguard_into_closed_pipe(*argv: str) -> int:
     os.close(read_end)   # before the child writes: its first write meets a closed pipe, every time
     try:
         proc = subprocess.run([sys.executable, "-m", "kvguard", *argv], stdout=write_end,
-                              stderr=subprocess.DEVNULL, env={**os.environ, "KVGUARD_NO_CACHE": "1"}, timeout=120)
+                              stderr=subprocess.DEVNULL, timeout=120)
     finally:
         os.close(write_end)
     return proc.returncode
@@ -239,12 +239,11 @@ def test_a_closed_output_pipe_keeps_the_verdicts_exit_status(tmp_path, command, 
 
 
 def test_pipefail_sees_the_refusal_through_a_pipe():
-    import os
     import shlex
 
     script = (f"set -o pipefail; {shlex.quote(sys.executable)} -m kvguard check --vllm-version 0.28.0 -- "
               "vllm serve Qwen/Qwen3-32B -tp 8 -dcp 2 | true")
-    proc = subprocess.run(["bash", "-c", script], env={**os.environ, "KVGUARD_NO_CACHE": "1"}, timeout=120)
+    proc = subprocess.run(["bash", "-c", script], timeout=120)
     assert proc.returncode == 1
 
 

@@ -63,7 +63,7 @@ def test_readme_pr55030_table_is_what_check_prints(capsys):
         left = None
         for title, cell in zip(header[1:], row[1:]):
             claim = left = _cell_claim(cell, left)
-            status = run(["check", "--no-cache", "--vllm-version", _COLUMNS[title], "--format", "json",
+            status = run(["check", "--vllm-version", _COLUMNS[title], "--format", "json",
                           "--platform", "cuda", "--gpus-per-node", "8", "--host", "triton=1", "--host", "ray=0",
                           "--", "vllm", "serve", model, *flags])
             out = json.loads(capsys.readouterr().out)

@@ -39,12 +39,12 @@ see ``_check_value``).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 from packaging.version import Version
 
@@ -103,7 +103,7 @@ FLAGS: tuple[Flag, ...] = (
 _FIELDS = {f.field: f for f in FLAGS}
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
-_DATA = Path(__file__).resolve().parent.parent / "data" / "serve_options.json"
+_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "serve_options.json")
 
 
 @dataclass
@@ -117,8 +117,7 @@ class ServeCommand:
     revision: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class _Opt:
+class _Opt(NamedTuple):
     nargs: Any          # 0, 1, "?", "*", "+"
     action: str
     dest: str
@@ -152,13 +151,19 @@ def _options_for(version: str) -> dict[str, _Opt]:
     for i, v in enumerate(versions):
         if Version(v) <= want:
             idx = i
-    specs = [_Opt(s["n"], s["a"], s["d"], s.get("t"), tuple(s["c"]) if s.get("c") is not None else None,
-                  s.get("v"), tuple(s.get("o", ()))) for s in data["specs"]]
+    raw_specs = data["specs"]
+    specs: dict[int, _Opt] = {}
     table: dict[str, _Opt] = {}
     for opt, entries in data["options"].items():
         for spec, lo, hi in entries:
             if lo <= idx <= hi:
-                table[opt] = specs[spec]
+                found = specs.get(spec)
+                if found is None:
+                    s = raw_specs[spec]
+                    found = specs[spec] = _Opt(s["n"], s["a"], s["d"], s.get("t"),
+                                               tuple(s["c"]) if s.get("c") is not None else None,
+                                               s.get("v"), tuple(s.get("o", ())))
+                table[opt] = found
                 break
     # the parser's own order (argparse lists the candidates of an ambiguous prefix in it)
     names = list(data["options"])

@@ -13,7 +13,7 @@ from functools import lru_cache
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from .. import archs, factcache
+from .. import archs
 from .engine import evaluate, release_key, verdict_from_crash
 from ..errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
                       reports_internal_errors)
@@ -68,9 +68,6 @@ def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
     raw = model.config
     if model_path is None:
         model_path = model.model_path
-    if factcache.enabled_dir() is not None:
-        return factcache.derive_cached(derive, raw, release, env, trust_remote_code=trust_remote_code,
-                                       model_path=model_path)
     return derive(raw, release, env, trust_remote_code=trust_remote_code, model_path=model_path)
 
 
