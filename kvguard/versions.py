@@ -3,8 +3,8 @@
 A *release key* names the vLLM code kvguard reproduces: a public release
 ("0.28.0", "v0.28.0", "0.28.0.post1", "0.28.0+cu130" all mean 0.28.0) or a
 release with a proposed upstream patch applied ("0.28.0+pr55030",
-"0.33.0+pr55030"; the alias "pr55030" names the newest base).  Rules elsewhere in the package carry version bounds and are
-selected with :meth:`Release.within`.
+"0.33.0+pr55030"; the alias "pr55030" names the newest base).  Rules elsewhere in the package
+carry version bounds and are selected with :meth:`Release.within`.
 """
 
 from __future__ import annotations
@@ -46,7 +46,8 @@ class ReleaseInfo:
 
 def _read_manifest() -> tuple[tuple[ReleaseInfo, ...], dict[str, tuple[tuple[str, ...], str, str]]]:
     # plain file I/O: importlib.resources would cost more to import than the read
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "releases.json"), encoding="utf-8") as fh:
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "releases.json")
+    with open(path, encoding="utf-8") as fh:
         doc = json.load(fh)
     rows = tuple(ReleaseInfo(**row) for row in doc["releases"])
     patches = {label: (tuple(p["bases"]), p["title"], p["url"]) for label, p in doc["patches"].items()}
@@ -191,7 +192,8 @@ def default_version() -> str:
     vLLM itself is never imported.
     """
     try:
-        from importlib.metadata import PackageNotFoundError, version as _dist_version
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as _dist_version
 
         try:
             return _dist_version("vllm")

@@ -226,10 +226,12 @@ def _refused_script(tmp_path) -> str:
 
 @pytest.mark.parametrize("command, status", [
     (["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"], 1),
-    (["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"], 0),
+    (["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"],
+     0),
     (["check", "--vllm-version", "9.9", "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-32B"], 2),
     (["scan", "--vllm-version", "0.28.0", "SCRIPT"], 1),
-    (["diff", "--from", "0.10.2", "--to", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"], 1),
+    (["diff", "--from", "0.10.2", "--to", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"],
+     1),
     (["plan", "Qwen/Qwen3-32B", "--gpus", "8", "--min-replica-gpus", "16", "--vllm-version", "0.28.0"], 1),
     (["audit", "Qwen/Qwen3-32B", "--tp", "8", "--vllm-version", "9.9", "--format", "json"], 2),
 ])
@@ -421,7 +423,8 @@ def test_the_task_hint_of_newer_releases_is_part_of_the_message(capsys):
 
 
 def test_help_or_version_in_the_launch_is_no_launch(capsys):
-    status, _, err = _run(capsys, "check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "--help")
+    status, _, err = _run(capsys, "check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B",
+                          "--help")
     assert status == EXIT_UNDECIDED and "prints help and exits" in err
 
 

@@ -40,7 +40,8 @@ def test_every_exported_name_resolves_and_the_economics_load_on_first_use():
     code = ("import sys, kvguard\n"
             "lazy = sorted(m for m in ('kvguard.kv.economics', 'kvguard.kv.capacity') if m in sys.modules)\n"
             "missing = [n for n in kvguard.__all__ if not hasattr(kvguard, n)]\n"
-            "print(lazy, missing, callable(kvguard.plan), callable(kvguard.audit), 'kvguard.kv.economics' in sys.modules)")
+            "print(lazy, missing, callable(kvguard.plan), callable(kvguard.audit),"
+            " 'kvguard.kv.economics' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[] [] True True True"
 

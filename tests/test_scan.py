@@ -206,7 +206,8 @@ def test_recipe_qwen3_32b():
     # line 118 passes --disable-log-requests, which vLLM 0.17.0-0.32.0 no longer defines: vLLM's parser refuses
     assert guide == [(118, "refused"), (135, "accepted"), (154, "accepted"), (166, "accepted")]
     line118 = _by_line(res, "Qwen3-32B.yaml")[118].report.verdict
-    assert (line118.stage, line118.message) == ("argparse", "vllm: error: unrecognized arguments: --disable-log-requests")
+    assert (line118.stage, line118.message) == ("argparse",
+                                                "vllm: error: unrecognized arguments: --disable-log-requests")
     awq = [f for f in synth if f.launch.label.startswith("variant awq")][0]
     assert awq.launch.tokens[:5] == ["vllm", "serve", "Qwen/Qwen3-32B-AWQ", "--quantization", "awq"]
 

@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import kvguard
 from kvguard import catalog
-from kvguard.launch.argv import parse_serve
 from kvguard.cli import run
 from kvguard.kv.suggestions import EDITABLE
+from kvguard.launch.argv import parse_serve
 from kvguard.versions import resolve
 
 #: an 8-GPU CUDA node with Triton, Ray stated either way

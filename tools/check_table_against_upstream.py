@@ -30,13 +30,18 @@ def literals(template: str) -> list[str]:
     out, cur, depth, i = [], [], 0, 0
     while i < len(template):
         if depth == 0 and template.startswith("{{", i):
-            cur.append("{"); i += 2; continue
+            cur.append("{")
+            i += 2
+            continue
         if depth == 0 and template.startswith("}}", i):
-            cur.append("}"); i += 2; continue
+            cur.append("}")
+            i += 2
+            continue
         ch = template[i]
         if ch == "{":
             if depth == 0:
-                out.append("".join(cur)); cur = []
+                out.append("".join(cur))
+                cur = []
             depth += 1
         elif ch == "}" and depth:
             depth -= 1

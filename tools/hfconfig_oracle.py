@@ -370,8 +370,9 @@ def main(argv=None) -> int:
         return main_unit(args)
     if args.modelconfig:
         return main_modelconfig(args)
-    from kvguard.versions import Release
     from packaging.version import Version
+
+    from kvguard.versions import Release
     types = args.types.split(",") if args.types else SCOPE
     templates = load_templates()
     cases = gen_cases(types, args.n, args.seed, templates)
@@ -434,8 +435,9 @@ UNIT_CASES = os.path.join(ROOT, "tests", "hfconfig", "data", "unit_cases.json")
 
 
 def main_unit(args) -> int:
-    from kvguard.versions import Release
     from packaging.version import Version
+
+    from kvguard.versions import Release
     path = getattr(args, "unit_cases", None) or UNIT_CASES
     with open(path) as f:
         cases = json.load(f)

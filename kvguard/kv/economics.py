@@ -103,8 +103,8 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
         return result
     from dataclasses import replace
 
-    from .capacity import CapacityNotModelledResult, predict_capacity
     from ..errors import CapacityNotModelled
+    from .capacity import CapacityNotModelledResult, predict_capacity
     try:
         cap = predict_capacity(config, tp=tp, pcp=pcp, dcp=dcp, vllm_version=result.vllm_version,
                                kv_cache_dtype=kv_cache_dtype, env=env, trust_remote_code=trust_remote_code,
@@ -256,7 +256,8 @@ def render_audit_text(report: AuditReport) -> str:
             lines.append(f"  legal -dcp sizes: {list(m.legal_dcp_sizes)}")
             lines.append(f"  KV bytes/token/rank: {_fmt_bytes(m.kv_bytes_per_token_per_rank)} "
                          f"({_fmt_bytes(m.kv_bytes_per_token_per_layer_per_rank)} per layer)")
-            lines.append(f"  per token across the {m.tp * m.pcp} ranks of a replica: stored {_fmt_bytes(m.kv_bytes_per_token_stored)}, "
+            lines.append(f"  per token across the {m.tp * m.pcp} ranks of a replica: "
+                         f"stored {_fmt_bytes(m.kv_bytes_per_token_stored)}, "
                          f"one copy {_fmt_bytes(m.kv_bytes_per_token_unique)}, duplication wastes "
                          f"{_fmt_bytes(m.duplication_waste_bytes_per_token)}")
         for n in m.notes:

@@ -286,7 +286,8 @@ def render_plan_text(report: PlanReport, top: Optional[int] = 10) -> str:
     for i, e in enumerate(report.entries[:top], 1):
         cross = ",".join(n for n, f in (("tp", e.tp_cross_node), ("dcp", e.dcp_cross_node), ("pcp", e.pcp_cross_node),
                                         ("pp", e.pp_cross_node), ("ep", e.ep_cross_node)) if f) or "-"
-        lines.append(f"{i:>3} {e.tp:>4} {e.pp:>3} {e.dp:>5} {e.pcp:>3} {e.dcp:>4} {'y' if e.expert_parallel else '-':>2} "
+        lines.append(f"{i:>3} {e.tp:>4} {e.pp:>3} {e.dp:>5} {e.pcp:>3} {e.dcp:>4} "
+                     f"{'y' if e.expert_parallel else '-':>2} "
                      f"{e.duplication_factor:>4} {e.residual_duplication:>5g} {e.kv_bytes_per_token_per_rank:>11,.0f} "
                      f"{e.kv_tokens_per_gpu_per_gib:>12,.0f} {e.kv_tokens_per_replica_per_gib:>15,.0f}"
                      + (f" {e.kv_gib_per_gpu_for_max_len:>11.3f}" if report.max_model_len else "") + f"  {cross}")
@@ -342,7 +343,8 @@ def render_plan_svg(report: PlanReport, top: Optional[int] = 10) -> str:
         e, x, y = rows[idx], px(xs[idx]), py(ys[idx])
         best = idx < k
         title = escape(e.command)
-        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{4 if best else 3}" fill="{"#d62728" if best else "#1f77b4"}" '
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{4 if best else 3}" '
+                   f'fill="{"#d62728" if best else "#1f77b4"}" '
                    f'fill-opacity="{0.9 if best else 0.35}"><title>{title}</title></circle>')
         if best:
             out.append(f'<text x="{x + 6:.1f}" y="{y - 4:.1f}" fill="#d62728">{idx + 1}</text>')

@@ -312,10 +312,10 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     skipped and listed in each suggestion's verdict).  Each suggestion's command line is read
     back by the release's parser and checked by :func:`kvguard.check` before it is returned.
     """
-    from ..rules.check import check, field_exists, prepare_check, require_registered_architecture, resolve_release
-    from ..launch.argv import parse_serve, split_command
-    from ..rules.engine import evaluate
     from ..facts import Crash
+    from ..launch.argv import parse_serve, split_command
+    from ..rules.check import check, field_exists, prepare_check, require_registered_architecture, resolve_release
+    from ..rules.engine import evaluate
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise InputError("limit must be an integer >= 0", source="<suggest>", key="limit")

@@ -208,7 +208,8 @@ def default_release(nearest: bool = False) -> ReleaseChoice:
     from ..versions import KNOWN_RELEASES, resolve
 
     try:
-        from importlib.metadata import PackageNotFoundError, version as dist_version
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
         try:
             installed: Optional[str] = dist_version("vllm")
         except PackageNotFoundError:

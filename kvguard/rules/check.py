@@ -9,19 +9,18 @@ The library's answers: :func:`check`, :func:`validate`, :func:`model_facts`,
 
 from __future__ import annotations
 
-from functools import lru_cache
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Optional
 
 from .. import archs
-from .engine import evaluate, release_key, verdict_from_crash
-from ..errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
-                      reports_internal_errors)
+from ..errors import InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable, reports_internal_errors
 from ..facts import Crash, ModelFacts, derive
 from ..launch.layout import Host, Layout, make_layout
 from ..launch.resolve import resolve_config as find_config
 from ..verdict import Verdict
 from ..versions import Release, resolve
+from .engine import evaluate, release_key, verdict_from_crash
 
 __all__ = ["check", "legal_dcp_sizes", "model_facts", "resolve_config", "validate"]
 

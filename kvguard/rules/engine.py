@@ -188,7 +188,8 @@ def verdict_from_crash(release: Release, crash: Crash, *, stage: str, check: str
 @lru_cache(maxsize=None)
 def _field_model(rule: FieldRule):
     """A pydantic dataclass with the rule's field types/constraints, in declaration order."""
-    from typing import Annotated, Literal, Optional as Opt
+    from typing import Annotated, Literal
+    from typing import Optional as Opt
 
     import pydantic
 
@@ -232,7 +233,8 @@ def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
     try:
         model(**values)
     except pydantic.ValidationError as exc:
-        return tuple(ErrorEntry(e["type"], tuple(str(p) for p in e["loc"]), e["msg"], e.get("input"), e.get("ctx")) for e in exc.errors())
+        return tuple(ErrorEntry(e["type"], tuple(str(p) for p in e["loc"]), e["msg"], e.get("input"), e.get("ctx"))
+                     for e in exc.errors())
     return ()
 
 

@@ -15,7 +15,6 @@ if TOOLS not in sys.path:
     sys.path.insert(0, TOOLS)
 
 import hfconfig_oracle as oracle  # noqa: E402
-import hfconfig_summary as summary  # noqa: E402
 
 #: releases with recorded oracle answers for the trap configs (data/unit_oracle_<release>.json.gz) and how
 #: load errors surface through ModelConfig (data/modelconfig_<release>.json): one or more per loader variant
