@@ -136,7 +136,7 @@ def _parse(text: str) -> tuple[Version, frozenset[str]]:
             f"{text[:80]!r} is not a vLLM version (expected e.g. 0.28.0); "
             f"supported: {', '.join(SUPPORTED_VERSIONS)}"
         ) from None
-    patches = frozenset()
+    patches: frozenset[str] = frozenset()
     if ver.local:
         labels = {part for part in ver.local.split(".")}
         known = labels & set(PATCHES)

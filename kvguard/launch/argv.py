@@ -44,7 +44,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 from packaging.version import Version
 
@@ -367,8 +367,8 @@ def _flexible(args: list[str], mode: str, table: dict[str, _Opt], release: Relea
             processed.append("--help")
         elif arg.startswith("--"):
             if "=" in arg:
-                key, value = arg.split("=", 1)
-                processed.append(f"{dashes(key)}={value}")
+                key, text = arg.split("=", 1)
+                processed.append(f"{dashes(key)}={text}")
             else:
                 processed.append(dashes(arg))
         elif arg.startswith("-O") and arg != "-O" and (o_style == "level" or arg[2] != "."):
@@ -443,6 +443,7 @@ def _classify(tok: str, table: dict[str, _Opt], release: Release):
         return tok, None
     if len(tok) == 1:
         return None
+    explicit: Optional[str]
     if "=" in tok:
         name, explicit = tok.split("=", 1)
         if name in table:
@@ -654,12 +655,14 @@ def _invalid_choice(spec: _Opt, opt: str, value: Any) -> _ArgparseError:
 def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> Any:
     """argparse's ``type`` then ``choices`` check for a modeled option."""
     kind = spec.type or "str"
-    base = {"int": int, "float": float, "str": str}
+    base: dict[str, Callable[[str], Any]] = {"int": int, "float": float, "str": str}
+    convert: Callable[[str], Any]
     if kind in base:
         convert = base[kind]
     elif kind == "_optional_type":          # vllm.engine.arg_utils.optional_type(<the field's type>)
-        def convert(text: str) -> Any:
+        def optional(text: str) -> Any:
             return None if text in ("", "None") else base.get(flag.kind, str)(text)
+        convert = optional
     else:
         raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option", release, opt)
     try:
@@ -673,7 +676,7 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
 
 #: argparse ``type`` callables of options kvguard does not model whose failures it reproduces
 #: (other types, e.g. vLLM's optional_type or parse_dataclass, are passed over unchecked)
-_PLAIN_TYPES = {"str": str, "int": int, "float": float, "loads": json.loads}
+_PLAIN_TYPES: dict[str, Callable[[str], Any]] = {"str": str, "int": int, "float": float, "loads": json.loads}
 
 
 def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> None:

@@ -160,7 +160,7 @@ def require_registered_architecture(facts: ModelFacts, release: Release) -> None
 
 
 def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
-          vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
+          vllm_version: "str | Release | None" = None, env: Optional[Mapping[str, str]] = None,
           host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
           model_path: Optional[str] = None, **fields: Any) -> Verdict:
     """What ``vllm serve`` of ``vllm_version`` does with this model and layout.
