@@ -1,7 +1,7 @@
 """kvguard's speed, measured in one run on one machine (stdlib only).
 
     python benchmarks/run.py [--short] [--vllm 0.28.0] [--corpus PATH]
-                             [--oracle-root /work/oracle-envs] [--repeats N] [--json]
+                             [--oracle-root DIR] [--repeats N] [--json]
 
 Measures (medians of repeats; CPU time where a figure is compared — user + system of the
 process and its children —, because the wall clock of a shared machine says more about the
@@ -364,7 +364,7 @@ def main(argv=None) -> int:
     ap.add_argument("--short", action="store_true", help="a few seconds in all (CI)")
     ap.add_argument("--vllm", default="0.28.0", help="vLLM release whose rules (and oracle) to use")
     ap.add_argument("--corpus", help="a directory to `kvguard scan`")
-    ap.add_argument("--oracle-root", help="root of tools/oracle_env.py environments (e.g. /work/oracle-envs)")
+    ap.add_argument("--oracle-root", help="root of tools/oracle_env.py environments (e.g. ~/.cache/kvguard-oracle)")
     ap.add_argument("--repeats", type=int, help="repeats per measurement (default 3 short, 11 full)")
     ap.add_argument("--json", action="store_true", help="print the raw results as JSON too")
     args = ap.parse_args(argv)

@@ -2,9 +2,9 @@
 """Compare kvguard/data/archs.json with the real vLLM model registry.
 
 Run it with the python of an oracle venv (a CPU-only venv where the release's
-vLLM is installed, see shared/upstream/oracle/setup.sh), e.g.::
+vLLM is installed: tools/oracle_env.py builds them), e.g.::
 
-    HF_HUB_OFFLINE=1 /work/oracle/0.28.0/bin/python tools/check_registry_oracle.py \
+    HF_HUB_OFFLINE=1 ORACLE_ROOT/0.28.0/bin/python tools/check_registry_oracle.py \
         [--archs kvguard/data/archs.json] [--out /tmp/report-0.28.0.json] [--no-e2e]
 
 The release is the installed vLLM's version. Two tiers:

@@ -30,7 +30,7 @@ How to add a new vLLM release
    "transplanted" oracle)::
 
        PYTHONPATH=~/.cache/kvguard-wheels/src/X HF_HUB_OFFLINE=1 \
-           /work/oracle/0.28.0/bin/python tools/check_registry_oracle.py \
+           ORACLE_ROOT/0.28.0/bin/python tools/check_registry_oracle.py \
            --version X --stub-missing --no-e2e
 
    Every inspected architecture must agree on every flag.

@@ -45,4 +45,5 @@ def release(rel: str):
 
 def oracle_env(rel: str):
     """(python, extra environment) of the oracle for ``rel``, or None (tools/oracle_env.py, classic venvs)."""
-    return oracle.find_oracle(rel, oracle.default_env_root(), os.environ.get("KVG_ORACLE_ROOT", "/work/oracle"))
+    root = oracle.default_env_root()
+    return oracle.find_oracle(rel, root, os.environ.get("KVG_ORACLE_ROOT", root))
