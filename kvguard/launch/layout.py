@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Optional, get_type_hints
+from typing import Any, ClassVar, Optional, get_type_hints
 
 from ..errors import InputError
 
@@ -270,8 +270,6 @@ def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any)
             raise InputError("unknown layout field", source="<layout>", key=loc) from None
         raise InputError(err.get("msg", "invalid value"), source="<layout>", key=loc) from None
 
-
-Platform = Literal["cuda", "rocm", "xpu", "tpu", "cpu"]
 
 #: the standard CUDA node the CLI assumes unless told otherwise (documented in the README): the
 #: standard deployment, vLLM's official vllm/vllm-openai image on an 8-GPU node.  That image ships
