@@ -87,7 +87,8 @@ def _parser() -> argparse.ArgumentParser:
     _common(s, formats=("text", "json", "github", "sarif"))
     _economics_parsers(sub)
     for command in sub.choices.values():
-        command.add_argument("--no-cache", action="store_true", help=argparse.SUPPRESS)  # no facts cache since 0.1
+        # the facts cache is gone: --no-cache is accepted and does nothing
+        command.add_argument("--no-cache", action="store_true", help=argparse.SUPPRESS)
     return p
 
 

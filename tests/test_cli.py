@@ -433,3 +433,12 @@ def test_diff_shows_an_option_a_release_lacks_as_its_refusal(capsys):
                           "Qwen/Qwen3-32B", "-tp", "4", "-pcp", "2")
     assert status == EXIT_ACCEPT
     assert "vLLM 0.11.0: refused by argparse: SystemExit: vllm: error: unrecognized arguments: -pcp 2" in out
+
+
+def test_no_cache_is_still_accepted_and_changes_nothing(capsys):
+    """The facts cache is gone; scripts that pass --no-cache keep working."""
+    argv = ["check", "--vllm-version", "0.28.0", "--format", "json", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1",
+            "-tp", "8", "-dcp", "8"]
+    plain = _run(capsys, *argv)
+    flagged = _run(capsys, argv[0], "--no-cache", *argv[1:])
+    assert plain[0] == flagged[0] == EXIT_ACCEPT and plain[1] == flagged[1]
