@@ -564,8 +564,8 @@ def main() -> None:
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):  # the reader left, or a stream was closed
         pass
-    # Leave without the interpreter's teardown: freeing every object the emulated config classes
-    # created costs ~30 ms, a quarter of a cold check, and kvguard has nothing left to clean up.
+    # Leave without the interpreter's teardown: it costs about a quarter of a check process's CPU
+    # time (docs/performance.md), and kvguard has nothing left to clean up.
     os._exit(status)
 
 
