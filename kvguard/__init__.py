@@ -9,7 +9,7 @@ vLLM import; no network.
 
 from typing import TYPE_CHECKING, Any
 
-from .__about__ import __version__
+from .__about__ import __version__ as __version__
 from .errors import (
     CapacityNotModelled,
     InputError,

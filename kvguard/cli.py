@@ -14,7 +14,6 @@ import sys
 import textwrap
 from typing import Optional, Sequence
 
-from . import factcache
 from .__about__ import __version__
 from .errors import InternalError, KvguardError, reason_kind
 from .launch.layout import Host
@@ -91,9 +90,8 @@ def _parser() -> argparse.ArgumentParser:
     _common(s)
     _economics_parsers(sub)
     for command in sub.choices.values():
-        command.add_argument("--no-cache", action="store_true",
-                             help="do not read or write the facts cache (~/.cache/kvguard, $KVGUARD_CACHE_DIR; "
-                             "KVGUARD_NO_CACHE=1 does the same)")
+        # the facts cache is gone: --no-cache is accepted and does nothing
+        command.add_argument("--no-cache", action="store_true", help=argparse.SUPPRESS)
     return p
 
 
@@ -378,8 +376,6 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
         if args.command is None:
             parser.print_help(sys.stderr)
             return EXIT_UNDECIDED
-        # repeat launches answer from the facts cache (kvguard.factcache); off for this call only
-        factcache.enable(None if args.no_cache else factcache.cache_dir())
         if args.command == "check":
             return _cmd_check(args)
         if args.command == "diff":
@@ -397,8 +393,6 @@ def run(argv: Optional[Sequence[str]] = None) -> int:
         return _undecided(args, argv, f"cannot decide: {exc}", reason_kind(exc))
     except Exception as exc:  # noqa: BLE001 - MemoryError, RecursionError, a bug: kvguard's own failure
         return _undecided(args, argv, f"cannot decide: {InternalError.of(exc)}", "internal_error")
-    finally:
-        factcache.enable(None)
 
 
 def _undecided(args, argv: list[str], line: str, kind: str) -> int:
@@ -469,8 +463,8 @@ def main() -> None:
         sys.stderr.flush()
     except (BrokenPipeError, ValueError):  # the reader left, or a stream was closed
         pass
-    # Leave without the interpreter's teardown: freeing every object the emulated config classes
-    # created costs ~30 ms, a quarter of a cold check, and kvguard has nothing left to clean up.
+    # Leave without the interpreter's teardown: it costs about a quarter of a check process's CPU
+    # time (docs/performance.md), and kvguard has nothing left to clean up.
     os._exit(status)
 
 

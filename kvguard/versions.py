@@ -3,16 +3,16 @@
 A *release key* names the vLLM code kvguard reproduces: a public release
 ("0.28.0", "v0.28.0", "0.28.0.post1", "0.28.0+cu130" all mean 0.28.0) or a
 release with a proposed upstream patch applied ("0.28.0+pr55030",
-"0.33.0+pr55030"; the alias "pr55030" names the newest base).  Rules elsewhere in the package carry version bounds and are
-selected with :meth:`Release.within`.
+"0.33.0+pr55030"; the alias "pr55030" names the newest base).  Rules elsewhere in the package
+carry version bounds and are selected with :meth:`Release.within`.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
 
@@ -46,7 +46,9 @@ class ReleaseInfo:
 
 def _read_manifest() -> tuple[tuple[ReleaseInfo, ...], dict[str, tuple[tuple[str, ...], str, str]]]:
     # plain file I/O: importlib.resources would cost more to import than the read
-    doc = json.loads((Path(__file__).resolve().parent / "data" / "releases.json").read_text(encoding="utf-8"))
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "releases.json")
+    with open(path, encoding="utf-8") as fh:
+        doc = json.load(fh)
     rows = tuple(ReleaseInfo(**row) for row in doc["releases"])
     patches = {label: (tuple(p["bases"]), p["title"], p["url"]) for label, p in doc["patches"].items()}
     return rows, patches
@@ -108,15 +110,8 @@ class Release:
 
     def within(self, since: str | None, until: str | None = None) -> bool:
         """True when ``since <= release <= until`` (either bound may be open)."""
-        try:
-            return self.__dict__["_within"][since, until]
-        except KeyError:
-            pass
-        inside = ((since is None or self.version >= _v(since))
-                  and (until is None or self.version <= _v(until)))
-        # memoised on the instance: the rule conditions ask the same few questions on every check
-        self.__dict__.setdefault("_within", {})[since, until] = inside
-        return inside
+        return ((since is None or self.version >= _v(since))
+                and (until is None or self.version <= _v(until)))
 
     def __str__(self) -> str:
         return self.key
@@ -141,7 +136,7 @@ def _parse(text: str) -> tuple[Version, frozenset[str]]:
             f"{text[:80]!r} is not a vLLM version (expected e.g. 0.28.0); "
             f"supported: {', '.join(SUPPORTED_VERSIONS)}"
         ) from None
-    patches = frozenset()
+    patches: frozenset[str] = frozenset()
     if ver.local:
         labels = {part for part in ver.local.split(".")}
         known = labels & set(PATCHES)
@@ -197,7 +192,8 @@ def default_version() -> str:
     vLLM itself is never imported.
     """
     try:
-        from importlib.metadata import PackageNotFoundError, version as _dist_version
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as _dist_version
 
         try:
             return _dist_version("vllm")

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
 
-# The command line caches derived facts under ~/.cache/kvguard (kvguard.factcache).  The suite
-# neither reads nor writes the user's cache — tests monkeypatch the derivation, and a cached answer
-# would hide it; tests/test_factcache.py turns the cache on where it is the subject.
-os.environ["KVGUARD_NO_CACHE"] = "1"
 CASES = HERE / "cases"
 
 

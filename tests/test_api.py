@@ -65,7 +65,8 @@ def test_a_model_name_resolves_as_audit_and_the_command_line_resolve_it(tmp_path
     verdict = kvguard.check(name, vllm_version=version, tp=8, dcp=2)
     facts = verdict.facts
     assert not verdict.ok and verdict.check == "MC_dcp_tp_gt_kv"
-    assert facts == kvguard.model_facts(name, vllm_version=version) == kvguard.model_facts(cfg(name), vllm_version=version)
+    assert facts == kvguard.model_facts(name, vllm_version=version)
+    assert facts == kvguard.model_facts(cfg(name), vllm_version=version)
     assert kvguard.legal_dcp_sizes(name, 8, vllm_version=version) == [1]
     audited = kvguard.audit(name, 8, vllm_version=version).models[0]
     assert (audited.model, audited.total_num_kv_heads, audited.head_size, audited.num_layers) == (

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from kvguard.launch.argv import FLAGS, parse_serve
-from kvguard.errors import InputError
-from kvguard.versions import Release
 from packaging.version import Version
+
+from kvguard.errors import InputError
+from kvguard.launch.argv import FLAGS, parse_serve
+from kvguard.versions import Release
 
 
 def R(v):
@@ -40,7 +40,8 @@ def test_env_assignments_and_unknown_flags():
 
 def test_boolean_optional_forms():
     assert parse_serve("vllm serve M --enable-expert-parallel", R("0.20.0")).fields == {"enable_expert_parallel": True}
-    assert parse_serve("vllm serve M --no-enable-expert-parallel", R("0.20.0")).fields == {"enable_expert_parallel": False}
+    assert parse_serve("vllm serve M --no-enable-expert-parallel",
+                       R("0.20.0")).fields == {"enable_expert_parallel": False}
 
 
 @pytest.mark.parametrize("alias, release, ok", [

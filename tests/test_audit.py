@@ -175,3 +175,11 @@ def test_cli_text_and_json(capsys):
 def test_cli_cannot_decide(capsys, argv):
     status, out, err = _run(capsys, *argv)
     assert status == EXIT_UNDECIDED and err.startswith("kvguard:") and "Traceback" not in err
+
+
+def test_an_attention_free_model_reports_its_token_shards_in_their_field():
+    """The audit of a model without attention KV facts fills kv_token_shards (it was shifted one
+    field along, into kv_bytes_per_token_per_layer_per_rank)."""
+    model = kvguard.audit("state-spaces/mamba-2.8b-hf", 1, vllm_version="0.28.0").models[0]
+    assert model.kv_token_shards == 1
+    assert model.kv_bytes_per_token_per_layer_per_rank is None and model.kv_bytes_per_token_per_rank is None

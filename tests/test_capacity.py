@@ -25,10 +25,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvguard.kv.capacity import (CAPACITY_RELEASES, CapacityNotModelledResult, kv_capacity, pp_partitions,
-                                 predict_capacity)
 from kvguard.cli import EXIT_ACCEPT, EXIT_UNDECIDED, run
 from kvguard.errors import CapacityNotModelled, InputError, Undecidable, UnsupportedVersion
+from kvguard.kv.capacity import (
+    CAPACITY_RELEASES,
+    CapacityNotModelledResult,
+    kv_capacity,
+    pp_partitions,
+    predict_capacity,
+)
 from kvguard.launch.resolve import resolve_model
 from kvguard.versions import SUPPORTED_VERSIONS
 

@@ -200,11 +200,11 @@ def test_the_process_flushes_its_output_and_exit_status(tmp_path, args, status, 
     file as to a pipe, with the right status."""
     out, err = tmp_path / "out", tmp_path / "err"
     with out.open("w") as fo, err.open("w") as fe:
-        proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--no-cache", "--vllm-version", "0.28.0",
+        proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.28.0",
                                "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", *args], stdout=fo, stderr=fe)
     assert proc.returncode == status
     assert text in (out if stream == "stdout" else err).read_text()
-    piped = subprocess.run([sys.executable, "-m", "kvguard", "check", "--no-cache", "--vllm-version", "0.28.0",
+    piped = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.28.0",
                             "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", *args], capture_output=True, text=True)
     assert piped.returncode == status
     assert text in (piped.stdout if stream == "stdout" else piped.stderr)
@@ -221,7 +221,7 @@ def _kvguard_into_closed_pipe(*argv: str) -> int:
     os.close(read_end)   # before the child writes: its first write meets a closed pipe, every time
     try:
         proc = subprocess.run([sys.executable, "-m", "kvguard", *argv], stdout=write_end,
-                              stderr=subprocess.DEVNULL, env={**os.environ, "KVGUARD_NO_CACHE": "1"}, timeout=120)
+                              stderr=subprocess.DEVNULL, timeout=120)
     finally:
         os.close(write_end)
     return proc.returncode
@@ -235,10 +235,12 @@ def _refused_script(tmp_path) -> str:
 
 @pytest.mark.parametrize("command, status", [
     (["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"], 1),
-    (["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"], 0),
+    (["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"],
+     0),
     (["check", "--vllm-version", "9.9", "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-32B"], 2),
     (["scan", "--vllm-version", "0.28.0", "SCRIPT"], 1),
-    (["diff", "--from", "0.10.2", "--to", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"], 1),
+    (["diff", "--from", "0.10.2", "--to", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"],
+     1),
     (["plan", "Qwen/Qwen3-32B", "--gpus", "8", "--min-replica-gpus", "16", "--vllm-version", "0.28.0"], 1),
     (["audit", "Qwen/Qwen3-32B", "--tp", "8", "--vllm-version", "9.9", "--format", "json"], 2),
 ])
@@ -248,12 +250,11 @@ def test_a_closed_output_pipe_keeps_the_verdicts_exit_status(tmp_path, command, 
 
 
 def test_pipefail_sees_the_refusal_through_a_pipe():
-    import os
     import shlex
 
     script = (f"set -o pipefail; {shlex.quote(sys.executable)} -m kvguard check --vllm-version 0.28.0 -- "
               "vllm serve Qwen/Qwen3-32B -tp 8 -dcp 2 | true")
-    proc = subprocess.run(["bash", "-c", script], env={**os.environ, "KVGUARD_NO_CACHE": "1"}, timeout=120)
+    proc = subprocess.run(["bash", "-c", script], timeout=120)
     assert proc.returncode == 1
 
 
@@ -434,7 +435,8 @@ def test_the_task_hint_of_newer_releases_is_part_of_the_message(capsys):
 
 
 def test_help_or_version_in_the_launch_is_no_launch(capsys):
-    status, _, err = _run(capsys, "check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "--help")
+    status, _, err = _run(capsys, "check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B",
+                          "--help")
     assert status == EXIT_UNDECIDED and "prints help and exits" in err
 
 
@@ -443,3 +445,12 @@ def test_diff_shows_an_option_a_release_lacks_as_its_refusal(capsys):
                           "Qwen/Qwen3-32B", "-tp", "4", "-pcp", "2")
     assert status == EXIT_ACCEPT
     assert "vLLM 0.11.0: refused by argparse: SystemExit: vllm: error: unrecognized arguments: -pcp 2" in out
+
+
+def test_no_cache_is_still_accepted_and_changes_nothing(capsys):
+    """The facts cache is gone; scripts that pass --no-cache keep working."""
+    argv = ["check", "--vllm-version", "0.28.0", "--format", "json", "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1",
+            "-tp", "8", "-dcp", "8"]
+    plain = _run(capsys, *argv)
+    flagged = _run(capsys, argv[0], "--no-cache", *argv[1:])
+    assert plain[0] == flagged[0] == EXIT_ACCEPT and plain[1] == flagged[1]

@@ -63,7 +63,7 @@ def test_readme_pr55030_table_is_what_check_prints(capsys):
         left = None
         for title, cell in zip(header[1:], row[1:]):
             claim = left = _cell_claim(cell, left)
-            status = run(["check", "--no-cache", "--vllm-version", _COLUMNS[title], "--format", "json",
+            status = run(["check", "--vllm-version", _COLUMNS[title], "--format", "json",
                           "--platform", "cuda", "--gpus-per-node", "8", "--host", "triton=1", "--host", "ray=0",
                           "--", "vllm", "serve", model, *flags])
             out = json.loads(capsys.readouterr().out)
@@ -77,13 +77,19 @@ def test_readme_pr55030_table_is_what_check_prints(capsys):
 
 def _doc_and_code_files():
     for path in [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "kvguard").rglob("*.py")),
-                 *sorted((ROOT / "kvguard").rglob("*.md"))]:
+                 *sorted((ROOT / "kvguard").rglob("*.md")),
+                 *(p for p in sorted((ROOT / ".ci").iterdir()) if p.is_file())]:
         yield path
+    for folder in ("tools", "tests", "benchmarks"):  # the code; tests/data holds fixtures, not comments
+        for path in sorted((ROOT / folder).rglob("*")):
+            if (path.suffix in (".py", ".sh") and "data" not in path.relative_to(ROOT).parts
+                    and path != Path(__file__).resolve()):  # this test names the patterns it looks for
+                yield path
 
 
 def test_docs_and_code_comments_name_no_path_outside_the_repository():
-    """A clone has no ../shared or /work: the README, docs/ and kvguard's comments must not send
-    a reader there."""
+    """A clone has no ../shared or /work: the README, docs/ and the comments of kvguard/, tools/,
+    tests/, benchmarks/ and .ci/ must not send a reader there."""
     import re
 
     outside = re.compile(r"\.\./shared|/work/|shared/upstream|shared/corpora")

@@ -12,8 +12,8 @@ import json
 import pytest
 
 import kvguard
-from kvguard.launch.argv import parse_serve
 from kvguard.cli import run
+from kvguard.launch.argv import parse_serve
 from kvguard.versions import resolve
 
 from .conftest import golden_cases, model_config
@@ -50,7 +50,8 @@ def test_golden_api(release, case):
     assert _expected_view(verdict) == case["expect"]
 
 
-@pytest.mark.parametrize(("release", "case"), [c for c in golden_cases() if "argparse_error" not in c.values[1]["expect"]])
+@pytest.mark.parametrize(("release", "case"),
+                         [c for c in golden_cases() if "argparse_error" not in c.values[1]["expect"]])
 def test_golden_validate_raises_the_same(release, case):
     kwargs = _kwargs(release, case)
     expect = case["expect"]

@@ -785,7 +785,7 @@ def test_hostile_capacity_cli(capsys, flags):
 
 HUGE = (10**18, 10**100)
 #: a first call compiles the release's rules and derives the model's facts: not what is timed
-_WARM = ["check", "--no-cache", "--vllm-version", V, "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"]
+_WARM = ["check", "--vllm-version", V, "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"]
 
 
 _WARMED: set = set()
@@ -812,7 +812,7 @@ def _timed(capsys, *argv) -> tuple[int, float, str, str]:
 @pytest.mark.parametrize("flag", ["-tp", "-pp", "-dp", "-pcp", "-dcp", "--nnodes", "--data-parallel-size-local"])
 def test_huge_parallel_sizes_in_argv_answer_quickly(capsys, flag, n):
     for host in ([], ["--unknown-host"]):
-        rc, elapsed, out, err = _timed(capsys, "check", "--no-cache", "--vllm-version", V, *host, "--", "vllm",
+        rc, elapsed, out, err = _timed(capsys, "check", "--vllm-version", V, *host, "--", "vllm",
                                        "serve", "Qwen/Qwen3-32B", flag, str(n))
         assert rc in (0, 1, 2) and "Traceback" not in err
         assert rc != 2 or len(err.strip().splitlines()) == 1, err
@@ -821,7 +821,7 @@ def test_huge_parallel_sizes_in_argv_answer_quickly(capsys, flag, n):
 
 def test_huge_tp_still_gets_its_verdict(capsys):
     """Above the enumeration bound the legal -dcp sizes are left out (said in a note), the verdict stays."""
-    rc, elapsed, out, err = _timed(capsys, "check", "--no-cache", "--vllm-version", V, "--format", "json", "--",
+    rc, elapsed, out, err = _timed(capsys, "check", "--vllm-version", V, "--format", "json", "--",
                                    "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", str(10**18))
     assert rc == 1 and elapsed < 1.0
     doc = json.loads(out)
@@ -849,7 +849,7 @@ def test_huge_tp_still_gets_its_verdict(capsys):
 @pytest.mark.parametrize("n", HUGE)
 def test_huge_economics_inputs_answer_quickly(capsys, argv, n):
     argv = [a.replace("HUGE", str(n)) for a in argv]
-    rc, elapsed, out, err = _timed(capsys, argv[0], "--no-cache", "--vllm-version", V, *argv[1:])
+    rc, elapsed, out, err = _timed(capsys, argv[0], "--vllm-version", V, *argv[1:])
     assert rc in (0, 1, 2) and "Traceback" not in err
     if rc == 2:
         lines = err.strip().splitlines()
@@ -866,7 +866,7 @@ def test_huge_config_values_answer_quickly(capsys, tmp_path, key):
                       "8", "-dcp", "2"],
                      ["audit", str(path), "--tp", "8", "--vllm-version", V],
                      ["plan", str(path), "--gpus", "16", "--vllm-version", V]):
-            rc, elapsed, out, err = _timed(capsys, argv[0], "--no-cache", *argv[1:])
+            rc, elapsed, out, err = _timed(capsys, argv[0], *argv[1:])
             assert rc in (0, 1, 2) and "Traceback" not in err and "internal error" not in err, err
             assert elapsed < 1.0, (key, n, argv[0], elapsed)
 
@@ -897,7 +897,7 @@ def test_memory_exhaustion_is_never_vllms_verdict(tmp_path):
     code = ("import resource, sys; resource.setrlimit(resource.RLIMIT_AS, (%d, %d)); from kvguard.cli import main; "
             "sys.argv = ['kvguard'] + sys.argv[1:]; main()" % (limit, limit))
     for version in ("0.28.0", "0.33.0"):   # the transformers 5 class builds layer_types from the layer count
-        proc = subprocess.run([sys.executable, "-c", code, "check", "--no-cache", "--format", "json", "--vllm-version",
+        proc = subprocess.run([sys.executable, "-c", code, "check", "--format", "json", "--vllm-version",
                                version, "--model-config", str(path), "--", "vllm", "serve", "m"],
                               capture_output=True, text=True, timeout=120)
         assert proc.returncode == 2, (proc.stdout[:500], proc.stderr[-500:])
@@ -954,7 +954,7 @@ def test_a_bug_anywhere_in_check_is_an_internal_error(monkeypatch, capsys):
     with pytest.raises(kvguard.InternalError, match="AttributeError") as info:
         kvguard.check(QWEN, vllm_version=V, tp=8)
     assert isinstance(info.value.__cause__, AttributeError)
-    rc = run(["check", "--no-cache", "--vllm-version", V, "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-32B"])
+    rc = run(["check", "--vllm-version", V, "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-32B"])
     out, err = capsys.readouterr()
     assert rc == 2 and json.loads(out)["reason_kind"] == "internal_error"
     assert err.startswith("kvguard: cannot decide: internal error: AttributeError") and len(err.splitlines()) == 1

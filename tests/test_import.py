@@ -40,6 +40,53 @@ def test_every_exported_name_resolves_and_the_economics_load_on_first_use():
     code = ("import sys, kvguard\n"
             "lazy = sorted(m for m in ('kvguard.kv.economics', 'kvguard.kv.capacity') if m in sys.modules)\n"
             "missing = [n for n in kvguard.__all__ if not hasattr(kvguard, n)]\n"
-            "print(lazy, missing, callable(kvguard.plan), callable(kvguard.audit), 'kvguard.kv.economics' in sys.modules)")
+            "print(lazy, missing, callable(kvguard.plan), callable(kvguard.audit),"
+            " 'kvguard.kv.economics' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[] [] True True True"
+
+
+def test_a_cli_check_imports_nothing_it_does_not_use():
+    """The check path leaves hashing, temporary files, pathlib and the economics / plan / scan modules
+    unimported (each costs a share of a cold check; docs/performance.md)."""
+    code = ("import sys, io, contextlib\n"
+            "before = set(sys.modules)\n"
+            "from kvguard.cli import run\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    run(['check', '--vllm-version', '0.28.0', '--', 'vllm', 'serve', 'deepseek-ai/DeepSeek-R1',"
+            " '-tp', '8', '-dcp', '8'])\n"
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    unwanted = {"hashlib", "tempfile", "pathlib", "importlib.resources", "pydantic", "kvguard.kv.economics",
+                "kvguard.kv.plan", "kvguard.kv.capacity", "kvguard.scan", "kvguard.scan.charts",
+                "kvguard.launch.pins"}
+    assert not loaded & unwanted
+
+
+def test_the_first_check_of_a_model_costs_a_few_python_starts(tmp_path):
+    """kvguard keeps no facts cache: every check derives the model facts.  Its CPU time stays
+    within a small multiple of a bare ``python -c pass`` (measured alternately in this run; the
+    benchmark's target is 3x, this bound is looser so a busy machine does not fail the suite)."""
+    import os
+    import resource
+    import statistics
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}  # from bytecode, as installed
+
+    def cpu(cmd):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, check=False)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    check = [sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.28.0", "--", "vllm", "serve",
+             "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]
+    bare = [sys.executable, "-c", "pass"]
+    cpu(check), cpu(bare)  # .pyc files, file cache
+    checks, bares = [], []
+    for _ in range(7):
+        checks.append(cpu(check))
+        bares.append(cpu(bare))
+    ratio = statistics.median(checks) / statistics.median(bares)
+    assert ratio <= 3.5, f"first check {statistics.median(checks) * 1e3:.1f} ms CPU = {ratio:.2f}x python -c pass"

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from packaging.specifiers import SpecifierSet
 
-from kvguard.rules.table import rows_for
 from kvguard.rules.reference import render_markdown
+from kvguard.rules.table import rows_for
 from kvguard.versions import KNOWN_RELEASES, PATCHES, RELEASES, resolve
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -163,7 +163,7 @@ def test_the_unpacked_wheel_alone_runs_the_readme_main_job(dist, tmp_path):
     code = ("import sys, kvguard\n"
             f"assert kvguard.__file__.startswith({str(site)!r}), kvguard.__file__\n"
             "from kvguard.cli import run\n"
-            "sys.exit(run(['check', '--no-cache', '--', 'vllm', 'serve', 'deepseek-ai/DeepSeek-R1',"
+            "sys.exit(run(['check', '--', 'vllm', 'serve', 'deepseek-ai/DeepSeek-R1',"
             " '-tp', '8', '-dcp', '8']))\n")
     env = dict(os.environ, PYTHONPATH=str(site))
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,

@@ -182,7 +182,8 @@ def test_readme_plugin_example_runs(pytester):
 def test_launch_without_version_uses_the_release_its_file_pins(pytester):
     deploy = pytester.path / "deploy"
     deploy.mkdir()
-    (deploy / "Dockerfile").write_text('FROM vllm/vllm-openai:v0.20.0\nCMD ["Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"]\n')
+    (deploy / "Dockerfile").write_text('FROM vllm/vllm-openai:v0.20.0\n'
+                                       'CMD ["Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"]\n')
     pytester.makepyfile(test_pins="""
         import pytest
         from kvguard.pytest_plugin import launches_under

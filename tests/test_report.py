@@ -12,7 +12,7 @@ CUDA_NODE = ["--platform", "cuda", "--gpus-per-node", "8", "--host", "triton=1",
 
 
 def _check(capsys, version, *launch, fmt="text"):
-    status = run(["check", "--no-cache", "--vllm-version", version, "--format", fmt, *CUDA_NODE,
+    status = run(["check", "--vllm-version", version, "--format", fmt, *CUDA_NODE,
                   "--", "vllm", "serve", *launch])
     return status, capsys.readouterr().out
 

@@ -1,8 +1,8 @@
 """``kvguard scan``: finding launches in files and checking each.
 
 Expected lines and verdicts were written by reading the files under
-tests/data/scan/ (synthetic ones written for these tests; recipes/ holds
-unmodified copies of vLLM recipes files) and applying vLLM's rules by hand.
+tests/data/scan/ (written for these tests; recipes/ in the layout of the public vLLM
+recipes) and applying vLLM's rules by hand.
 """
 
 from __future__ import annotations
@@ -188,26 +188,26 @@ def test_import_kvguard_does_not_import_yaml():
     assert out.split() == ["False", "False"]
 
 
-# ----------------------------------------------------------------- real recipes
+# ----------------------------------------------------------------- recipes
 
 
 def test_recipe_qwen3_32b():
     path = os.path.join(RECIPES, "models", "Qwen", "Qwen3-32B.yaml")
     res = _scan([path])
     found = [(f.launch.line, f.launch.label, f.status) for f in res.findings]
-    # 3 variants (lines 46, 50, 55) x 2 strategies: the GPU count is unknown
+    # 3 variants (lines 8, 10, 12) x 2 strategies: the GPU count is unknown
     synth = [f for f in res.findings if f.launch.kind == "recipe"]
     assert [(f.launch.line, f.launch.label) for f in synth] == [
-        (46, "variant default × strategy single_node_tp"), (46, "variant default × strategy multi_node_tp"),
-        (50, "variant fp8 × strategy single_node_tp"), (50, "variant fp8 × strategy multi_node_tp"),
-        (55, "variant awq × strategy single_node_tp"), (55, "variant awq × strategy multi_node_tp")]
+        (8, "variant default × strategy single_node_tp"), (8, "variant default × strategy multi_node_tp"),
+        (10, "variant fp8 × strategy single_node_tp"), (10, "variant fp8 × strategy multi_node_tp"),
+        (12, "variant awq × strategy single_node_tp"), (12, "variant awq × strategy multi_node_tp")]
     assert all(f.status == "undecidable" and f.reason_kind == "unresolved-variable" for f in synth)
-    # the guide's launches: TPU v6e (TP from `export TP=4`), v7, single node, XPU docker run
+    # the guide's launches: TP from `export TP=4`, many flags, single node, docker run; not `vllm bench serve`
     guide = [(line, status) for line, label, status in found if label is None]
-    # line 118 passes --disable-log-requests, which vLLM 0.17.0-0.32.0 no longer defines: vLLM's parser refuses
-    assert guide == [(118, "refused"), (135, "accepted"), (154, "accepted"), (166, "accepted")]
-    line118 = _by_line(res, "Qwen3-32B.yaml")[118].report.verdict
-    assert (line118.stage, line118.message) == ("argparse", "vllm: error: unrecognized arguments: --disable-log-requests")
+    # line 35 passes --disable-log-requests, which vLLM 0.17.0-0.32.0 no longer defines: vLLM's parser refuses
+    assert guide == [(35, "refused"), (43, "accepted"), (58, "accepted"), (64, "accepted")]
+    line35 = _by_line(res, "Qwen3-32B.yaml")[35].report.verdict
+    assert (line35.stage, line35.message) == ("argparse", "vllm: error: unrecognized arguments: --disable-log-requests")
     awq = [f for f in synth if f.launch.label.startswith("variant awq")][0]
     assert awq.launch.tokens[:5] == ["vllm", "serve", "Qwen/Qwen3-32B-AWQ", "--quantization", "awq"]
 
@@ -239,7 +239,7 @@ def test_recipe_llama4_scout_multi_node_tp_refused():
     for s in ("single_node_tp", "single_node_tep", "single_node_dep", "multi_node_tp_pp", "multi_node_dep"):
         assert default[s].status == "accepted", s
     guide = sorted(f.launch.line for f in res.findings if f.launch.kind != "recipe")
-    assert guide == [143, 168]
+    assert guide == [38, 46]
 
 
 def test_recipe_kimi_k2_and_guide_markdown():
@@ -248,22 +248,22 @@ def test_recipe_kimi_k2_and_guide_markdown():
     yaml_found = _by_line(res, "Kimi-K2-Instruct.yaml")
     synth = [f for f in res.findings if f.launch.kind == "recipe"]
     assert len(synth) == 7                               # 8 strategies, pd_cluster not synthesised
-    assert all(f.launch.line == 51 for f in synth)
+    assert all(f.launch.line == 12 for f in synth)
     tp_pp = [f for f in synth if f.launch.label.endswith("multi_node_tp_pp")][0]
     assert "--decode-context-parallel-size" in tp_pp.launch.tokens   # strategy_overrides applied
     guide = sorted(line for line, f in yaml_found.items() if f.launch.kind != "recipe")
-    assert guide == [132, 159, 174, 195]
+    assert guide == [38, 50, 58, 71]
     # TP8 x PP2 = 16 ranks on one standard 8-GPU node without --nnodes or Ray
     # ... but it also passes --disable-log-requests, unknown to vLLM 0.17.0-0.32.0: vLLM's parser refuses first
-    refusal = yaml_found[132].report.verdict
-    assert yaml_found[132].status == "refused" and refusal.stage == "argparse"
+    refusal = yaml_found[38].report.verdict
+    assert yaml_found[38].status == "refused" and refusal.stage == "argparse"
     assert refusal.message == "vllm: error: unrecognized arguments: --disable-log-requests"
     # $MASTER_IP only feeds --data-parallel-address, whose value no check reads
-    assert yaml_found[159].status == "accepted" and yaml_found[174].status == "accepted"
-    assert yaml_found[195].status == "accepted"
+    assert yaml_found[50].status == "accepted" and yaml_found[58].status == "accepted"
+    assert yaml_found[71].status == "accepted"
     md = _by_line(res, "Kimi-K2.md")
-    assert sorted(md) == [30, 43, 46]
-    assert md[30].status == "refused" and "--disable-log-requests" in md[30].report.verdict.message
+    assert sorted(md) == [9, 16, 19]
+    assert md[9].status == "refused" and "--disable-log-requests" in md[9].report.verdict.message
 
 
 # ----------------------------------------------------------------- CLI
@@ -279,7 +279,7 @@ def test_cli_scan_exit_codes(capsys):
     assert status == EXIT_ACCEPT
     status, out, _ = _run(capsys, "scan", "--vllm-version", V, os.path.join(RECIPES, "strategies"),
                           os.path.join(RECIPES, "models", "Qwen", "Qwen3-32B.yaml"))
-    assert status == EXIT_REFUSE       # its guide's line 118: vLLM 0.28.0's parser refuses --disable-log-requests
+    assert status == EXIT_REFUSE       # its guide's line 35: vLLM 0.28.0's parser refuses --disable-log-requests
     # undecidable and nothing refused -> 2 (the recipe's launches leave the GPU count as $GPUS)
     status, out, _ = _run(capsys, "scan", "--vllm-version", "0.16.0", os.path.join(RECIPES, "strategies"),
                           os.path.join(RECIPES, "models", "Qwen", "Qwen3-32B.yaml"))

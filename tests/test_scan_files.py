@@ -58,8 +58,10 @@ CASES = [
               "3"])),
     ("guides/transcript.md", "0.28.0", 13, dict(
         status="accepted", has=["-dcp", "8", "--served-model-name", "deepseek r1"])),
-    ("guides/transcript.md", "0.28.0", 19, dict(status="accepted", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"])),
-    ("guides/transcript.md", "0.28.0", 24, dict(status="accepted", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"])),
+    ("guides/transcript.md", "0.28.0", 19, dict(status="accepted",
+                                                argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"])),
+    ("guides/transcript.md", "0.28.0", 24, dict(status="accepted",
+                                                argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"])),
     # ---- item 8: production-stack chart values and KServe LLMInferenceService
     ("prodstack/values.yaml", None, 13, dict(
         status="refused", check="MC_dcp_tp_gt_kv", message=GQA_DCP_028, label="modelSpec qwen (Deployment)",
@@ -207,7 +209,7 @@ def test_case_cli(rel, version, line, expect, capsys):
 @pytest.mark.parametrize("rel", sorted(LINES))
 def test_every_launch_and_only_launches(rel, capsys):
     launches, skipped, _ = find_launches([os.path.join(DEPLOY, rel)])
-    assert {l.line for l in launches} == LINES[rel] and skipped == []
+    assert {launch.line for launch in launches} == LINES[rel] and skipped == []
     _status, found = _cli_findings(rel, "0.28.0", capsys)
     assert set(found) == LINES[rel]
 
@@ -215,8 +217,9 @@ def test_every_launch_and_only_launches(rel, capsys):
 def test_production_stack_switched_off_entry_and_disabled_engine(tmp_path):
     # `enabled: false` renders nothing (the entry with tensorParallelSize 3 is not a launch)
     launches, _, _ = find_launches([os.path.join(DEPLOY, "prodstack", "values.yaml")])
-    assert [l.label for l in launches] == ["modelSpec qwen (Deployment)", "modelSpec r1-ray (KubeRay head)",
-                                           "modelSpec r1-lws (LeaderWorkerSet leader)", "modelSpec qwen-pp (Deployment)"]
+    assert [launch.label for launch in launches] == [
+        "modelSpec qwen (Deployment)", "modelSpec r1-ray (KubeRay head)",
+        "modelSpec r1-lws (LeaderWorkerSet leader)", "modelSpec qwen-pp (Deployment)"]
     values = tmp_path / "values.yaml"
     values.write_text("servingEngineSpec:\n  enableEngine: false\n  modelSpec:\n    - name: a\n"
                       "      modelURL: Qwen/Qwen3-32B\n      vllmConfig:\n        tensorParallelSize: 8\n"
@@ -386,7 +389,8 @@ def test_docker_run_options_before_the_image_are_read_as_docker_reads_them(tmp_p
 @pytest.mark.parametrize("env_option", [["-e", "VLLM_MLA_DISABLE=1"], ["--env", "VLLM_MLA_DISABLE=1"],
                                         ["--env=VLLM_MLA_DISABLE=1"], ["-eVLLM_MLA_DISABLE=1"]])
 def test_docker_run_env_in_every_spelling_reaches_the_launch(tmp_path, env_option):
-    (tmp_path / "run.sh").write_text(" ".join(["docker", "run", *env_option, "--gpus", "all", "vllm/vllm-openai:v0.20.0",
-                                               "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]) + "\n")
+    (tmp_path / "run.sh").write_text(" ".join(["docker", "run", *env_option, "--gpus", "all",
+                                               "vllm/vllm-openai:v0.20.0", "deepseek-ai/DeepSeek-R1",
+                                               "-tp", "8", "-dcp", "8"]) + "\n")
     (found,) = find_launches([str(tmp_path / "run.sh")])[0]
     assert found.tokens[0] == "VLLM_MLA_DISABLE=1"

@@ -76,7 +76,7 @@ def test_stdin_filename_finds_the_pins_beside_it(monkeypatch, capsys, tmp_path):
 
 def test_stdin_api_and_misuse(capsys):
     launches, skipped, files = find_launches(["-"], stdin_text=REFUSED, stdin_kind="shell")
-    assert [(l.path, l.line, l.tokens[-2:]) for l in launches] == [("<stdin>", 1, ["-dcp", "3"])]
+    assert [(launch.path, launch.line, launch.tokens[-2:]) for launch in launches] == [("<stdin>", 1, ["-dcp", "3"])]
     assert files == 1 and skipped == []
     result = scan(["-"], "0.28.0", lambda r, t: build_report(r, t), stdin_text=REFUSED)
     assert [f.status for f in result.findings] == ["refused"]

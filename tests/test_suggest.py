@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 import kvguard
 from kvguard import catalog
-from kvguard.launch.argv import parse_serve
 from kvguard.cli import run
 from kvguard.kv.suggestions import EDITABLE
+from kvguard.launch.argv import parse_serve
 from kvguard.versions import resolve
 
 #: an 8-GPU CUDA node with Triton, Ray stated either way
@@ -31,7 +31,7 @@ KIMI = catalog.lookup("moonshotai/Kimi-K2-Instruct").config
 
 
 def _check_json(capsys, version, host, *launch):
-    status = run(["check", "--no-cache", "--vllm-version", version, "--format", "json", *host, "--", *launch])
+    status = run(["check", "--vllm-version", version, "--format", "json", *host, "--", *launch])
     return status, json.loads(capsys.readouterr().out)
 
 
@@ -83,7 +83,7 @@ def test_qwen3_32b_tp8_dcp2_suggests_no_dcp_or_tp16_over_two_nodes(capsys):
 
 
 def test_the_text_report_lists_the_suggestions_and_the_host_they_assume(capsys):
-    status = run(["check", "--no-cache", "--vllm-version", "0.28.0", *NO_RAY,
+    status = run(["check", "--vllm-version", "0.28.0", *NO_RAY,
                   "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2"])
     out = capsys.readouterr().out
     assert status == 1
@@ -100,7 +100,7 @@ def test_the_text_report_lists_the_suggestions_and_the_host_they_assume(capsys):
 
 
 def test_unstated_host_facts_are_named_as_assumed(capsys):
-    run(["check", "--no-cache", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8",
+    run(["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8",
          "-dcp", "2"])
     out = capsys.readouterr().out
     assert "(assumed: gpus_per_node, platform, ray)):" in out
@@ -121,7 +121,7 @@ def test_an_accepted_launch_has_no_suggestions(capsys):
     status, data = _check_json(capsys, "0.28.0", NO_RAY, "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8",
                                "-dcp", "8")
     assert status == 0 and data["suggestions"] is None
-    status = run(["check", "--no-cache", "--vllm-version", "0.28.0", *NO_RAY, "--", "vllm", "serve",
+    status = run(["check", "--vllm-version", "0.28.0", *NO_RAY, "--", "vllm", "serve",
                   "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"])
     assert "nearest launches" not in capsys.readouterr().out
 
@@ -199,7 +199,7 @@ def test_the_api_answers_nothing_for_an_accepted_launch_and_for_a_refused_model_
 
 def test_a_one_flag_fix_for_an_environment_refusal(capsys):
     # VLLM_USE_V2_MODEL_RUNNER=0 forbids PCP on 0.28.0: dropping -pcp is the nearest launch
-    status = run(["check", "--no-cache", "--vllm-version", "0.28.0", *NO_RAY, "--env", "VLLM_USE_V2_MODEL_RUNNER=0",
+    status = run(["check", "--vllm-version", "0.28.0", *NO_RAY, "--env", "VLLM_USE_V2_MODEL_RUNNER=0",
                   "--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "4", "-pcp", "2"])
     out = capsys.readouterr().out
     assert status == 1
@@ -210,7 +210,7 @@ def test_nothing_nearby_is_said_plainly(capsys, tmp_path):
     # the V2 model runner (forced by the environment) does not run mamba models: no parallel flag helps
     mamba = tmp_path / "config.json"
     mamba.write_text(json.dumps(catalog.lookup("state-spaces/mamba-2.8b-hf").config))
-    status = run(["check", "--no-cache", "--vllm-version", "0.20.0", *NO_RAY, "--env", "VLLM_USE_V2_MODEL_RUNNER=1",
+    status = run(["check", "--vllm-version", "0.20.0", *NO_RAY, "--env", "VLLM_USE_V2_MODEL_RUNNER=1",
                   "--model-config", str(mamba), "--", "vllm", "serve", "state-spaces/mamba-2.8b-hf", "-tp", "2"])
     out = capsys.readouterr().out
     assert status == 1
@@ -221,11 +221,11 @@ def test_nothing_nearby_is_said_plainly(capsys, tmp_path):
         "node, Ray not installed)\n")
     # vLLM refuses the model config itself: the refusal is not about the layout at all
     launch = ["--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "3"]
-    status = run(["check", "--no-cache", "--vllm-version", "0.28.0", "--format", "json", *NO_RAY,
+    status = run(["check", "--vllm-version", "0.28.0", "--format", "json", *NO_RAY,
                   "--env", "VLLM_MLA_DISABLE=true", *launch])
     data = json.loads(capsys.readouterr().out)
     assert status == 1 and data["stage"] == "model_config" and data["suggestions"] == []
-    run(["check", "--no-cache", "--vllm-version", "0.28.0", *NO_RAY, "--env", "VLLM_MLA_DISABLE=true", *launch])
+    run(["check", "--vllm-version", "0.28.0", *NO_RAY, "--env", "VLLM_MLA_DISABLE=true", *launch])
     assert capsys.readouterr().out.endswith(
         "no nearby launch: vLLM refuses the model's config itself, whatever the parallel flags\n")
 
@@ -235,12 +235,12 @@ def test_nothing_nearby_is_said_plainly(capsys, tmp_path):
 
 def test_a_refused_check_with_suggestions_stays_well_under_a_second(capsys):
     launch = ["vllm", "serve", "moonshotai/Kimi-K2-Instruct", "-tp", "16", "-dcp", "16"]
-    run(["check", "--no-cache", "--vllm-version", "0.28.0", *NO_RAY, "--", *launch])  # warm the imports
+    run(["check", "--vllm-version", "0.28.0", *NO_RAY, "--", *launch])  # warm the imports
     capsys.readouterr()
     worst = 0.0
     for version in ("0.28.0", "0.20.0", "0.33.0+pr55030"):
         start = time.perf_counter()
-        run(["check", "--no-cache", "--vllm-version", version, "--format", "json", *NO_RAY, "--", *launch])
+        run(["check", "--vllm-version", version, "--format", "json", *NO_RAY, "--", *launch])
         worst = max(worst, time.perf_counter() - start)
         assert json.loads(capsys.readouterr().out)["suggestions"]
     assert worst < 0.5, worst

@@ -2,9 +2,9 @@
 """Compare kvguard/data/archs.json with the real vLLM model registry.
 
 Run it with the python of an oracle venv (a CPU-only venv where the release's
-vLLM is installed, see shared/upstream/oracle/setup.sh), e.g.::
+vLLM is installed: tools/oracle_env.py builds them), e.g.::
 
-    HF_HUB_OFFLINE=1 /work/oracle/0.28.0/bin/python tools/check_registry_oracle.py \
+    HF_HUB_OFFLINE=1 ORACLE_ROOT/0.28.0/bin/python tools/check_registry_oracle.py \
         [--archs kvguard/data/archs.json] [--out /tmp/report-0.28.0.json] [--no-e2e]
 
 The release is the installed vLLM's version. Two tiers:
@@ -306,11 +306,13 @@ def main():
         json.dump(report, open(args.out, "w"), indent=1)
     rt = report.get("registry_tier", {})
     reg = report.get("registered", {})
-    print(f"vLLM {ver}{' (missing optional packages stubbed)' if args.stub_missing else ''}: registered real={reg.get('real')} static={reg.get('static')} "
+    stubbed = " (missing optional packages stubbed)" if args.stub_missing else ""
+    print(f"vLLM {ver}{stubbed}: registered real={reg.get('real')} static={reg.get('static')} "
           f"only_real={reg.get('only_real')} only_static={reg.get('only_static')}")
     print(f"  classes imported and inspected: {rt.get('compared_archs')}, import failures: {rt.get('import_failures')}")
     for fl, d in sorted(rt.get("per_flag", {}).items()):
-        print(f"  {fl:26s} agree={d['agree']:4d} disagree={d['disagree']:3d} static-unresolved={d['static_unresolved']}")
+        print(f"  {fl:26s} agree={d['agree']:4d} disagree={d['disagree']:3d} "
+              f"static-unresolved={d['static_unresolved']}")
     for m in rt.get("mismatches", []):
         print(f"  MISMATCH {m}")
     for m in rt.get("impl_mismatches", []):

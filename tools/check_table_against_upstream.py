@@ -1,8 +1,9 @@
 """Compare kvguard's rule table with the upstream reading of every release group.
 
-usage: python tools/check_table_against_upstream.py [--variants ../shared/upstream/parallel/variants.json]
+usage: python tools/check_table_against_upstream.py --variants VARIANTS_JSON
 
-For each group of releases in variants.json (read from the release sources):
+VARIANTS_JSON: the upstream reading of every release group's launch checks (read from the
+release sources; not part of this repository).  For each group of releases in it:
 the checks kvguard evaluates must appear in the same order, with the same
 exception type and the same literal message text (placeholders aside).
 Checks listed in NOT_MODELLED are excluded.  Exit 1 on any difference.
@@ -30,13 +31,18 @@ def literals(template: str) -> list[str]:
     out, cur, depth, i = [], [], 0, 0
     while i < len(template):
         if depth == 0 and template.startswith("{{", i):
-            cur.append("{"); i += 2; continue
+            cur.append("{")
+            i += 2
+            continue
         if depth == 0 and template.startswith("}}", i):
-            cur.append("}"); i += 2; continue
+            cur.append("}")
+            i += 2
+            continue
         ch = template[i]
         if ch == "{":
             if depth == 0:
-                out.append("".join(cur)); cur = []
+                out.append("".join(cur))
+                cur = []
             depth += 1
         elif ch == "}" and depth:
             depth -= 1
@@ -49,7 +55,7 @@ def literals(template: str) -> list[str]:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--variants", default=str(ROOT.parent / "shared" / "upstream" / "parallel" / "variants.json"))
+    ap.add_argument("--variants", required=True, help="the upstream reading of every release group (JSON)")
     args = ap.parse_args(argv)
     data = json.loads(Path(args.variants).read_text())
     skip = {cid for cid, *_ in NOT_MODELLED}

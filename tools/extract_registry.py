@@ -30,7 +30,7 @@ How to add a new vLLM release
    "transplanted" oracle)::
 
        PYTHONPATH=~/.cache/kvguard-wheels/src/X HF_HUB_OFFLINE=1 \
-           /work/oracle/0.28.0/bin/python tools/check_registry_oracle.py \
+           ORACLE_ROOT/0.28.0/bin/python tools/check_registry_oracle.py \
            --version X --stub-missing --no-e2e
 
    Every inspected architecture must agree on every flag.
@@ -463,7 +463,8 @@ class Release:
             if b and b[0] == "func":
                 v = self.call(FuncRef(b[1], Scope(m), f"{modname}.__getattr__"), [Const(name)], {})
                 if not isinstance(v, Unresolved):
-                    self.notes.append(f"{modname}.{name} resolved through the module __getattr__ (CUDA platform assumed)")
+                    self.notes.append(f"{modname}.{name} resolved through the module __getattr__ "
+                                      "(CUDA platform assumed)")
                     return v
                 return Unresolved(f"{modname}.{name} comes from a module __getattr__: {v.reason}")
             return Unresolved(f"{modname}.{name} comes from a module __getattr__")
@@ -805,7 +806,9 @@ class Release:
             elif isinstance(b, External):
                 seqs.append([b])
             else:
-                problems.append(f"base {ast.unparse(c.node.bases[len(seqs)] if len(seqs) < len(c.node.bases) else c.node)[:50]} of {c.qualname}: {b.reason if isinstance(b, Unresolved) else type(b).__name__}")
+                where = ast.unparse(c.node.bases[len(seqs)] if len(seqs) < len(c.node.bases) else c.node)[:50]
+                why = b.reason if isinstance(b, Unresolved) else type(b).__name__
+                problems.append(f"base {where} of {c.qualname}: {why}")
         seqs.append([x for x in (s[0] for s in seqs)])
 
         def same(x, y):
@@ -1215,7 +1218,7 @@ def read_registry(rel):
         try:
             env[target] = _literal(value, env)
         except (ValueError, SyntaxError) as exc:
-            raise SystemExit(f"{rel.version}: cannot read {target}: {exc}")
+            raise SystemExit(f"{rel.version}: cannot read {target}: {exc}") from None
         dicts[target] = value
         order.append(target)
     if "_VLLM_MODELS" not in env:
@@ -1369,7 +1372,8 @@ def merge(per):
         for fl in FLAGS:
             on = {r for r in reg if per[r]["archs"][a]["flags"].get(fl) is True}
             rec[fl] = ranges(releases, on)
-        impl = {r: f'{per[r]["archs"][a]["module"].replace("vllm.model_executor.models.", "")}:{per[r]["archs"][a]["class"]}'
+        impl = {r: (per[r]["archs"][a]["module"].replace("vllm.model_executor.models.", "") + ":"
+                    + per[r]["archs"][a]["class"])
                 for r in reg}
         rec["impl"] = by_value(releases, impl)
         grp = {r: "+".join(g.strip("_").replace("_MODELS", "").lower()
@@ -1385,8 +1389,8 @@ def merge(per):
             unresolved[a] = {fl: [[*rg, reason] for reason, rs in sorted(d.items()) for rg in ranges(releases, rs)]
                              for fl, d in sorted(ur.items())}
     suffixes = [
-        {"since": f, "until": l, "module": v[0], "table": json.loads(v[1]), "runner_converts": json.loads(v[2])}
-        for f, l, v in by_value(releases, {
+        {"since": f, "until": u, "module": v[0], "table": json.loads(v[1]), "runner_converts": json.loads(v[2])}
+        for f, u, v in by_value(releases, {
             r: (per[r]["suffixes"]["module"], json.dumps(per[r]["suffixes"]["table"]),
                 json.dumps(per[r]["suffixes"].get("runner_converts")))
             for r in releases})
@@ -1395,12 +1399,14 @@ def merge(per):
     for r in releases:
         for a, v in per[r]["previously_supported"].items():
             prev.setdefault(a, {}).setdefault(v, set()).add(r)
-    previously = {a: [[*rg, v] for v, rs in sorted(d.items()) for rg in ranges(releases, rs)] for a, d in sorted(prev.items())}
+    previously = {a: [[*rg, v] for v, rs in sorted(d.items()) for rg in ranges(releases, rs)]
+                  for a, d in sorted(prev.items())}
     oot = {}
     for r in releases:
         for a, v in per[r]["oot_supported"].items():
             oot.setdefault(a, {}).setdefault(v, set()).add(r)
-    oot_out = {a: [[*rg, v] for v, rs in sorted(d.items()) for rg in ranges(releases, rs)] for a, d in sorted(oot.items())}
+    oot_out = {a: [[*rg, v] for v, rs in sorted(d.items()) for rg in ranges(releases, rs)]
+               for a, d in sorted(oot.items())}
     tb = {}
     for r in releases:
         for a in per[r]["transformers_backend"]:
@@ -1417,8 +1423,8 @@ def merge(per):
         "previously_supported": previously,
         "oot_supported": oot_out,
         "transformers_backend": {a: ranges(releases, rs) for a, rs in sorted(tb.items())},
-        "pp_rules": [{"since": f, "until": l, **json.loads(v)} for f, l, v in rules],
-        "fingerprints": [{"since": f, "until": l, **json.loads(v)} for f, l, v in fps],
+        "pp_rules": [{"since": f, "until": u, **json.loads(v)} for f, u, v in rules],
+        "fingerprints": [{"since": f, "until": u, **json.loads(v)} for f, u, v in fps],
         "unresolved": unresolved,
     }
 
@@ -1430,7 +1436,8 @@ def write_compact(obj, path):
     for i, k in enumerate(keys):
         comma = "," if i < len(keys) - 1 else ""
         v = obj[k]
-        if k in ("archs", "unresolved", "previously_supported", "oot_supported", "transformers_backend") and isinstance(v, dict) and v:
+        if (k in ("archs", "unresolved", "previously_supported", "oot_supported", "transformers_backend")
+                and isinstance(v, dict) and v):
             lines.append(f" {json.dumps(k)}: {{")
             items = list(v.items())
             for j, (a, rec) in enumerate(items):
@@ -1477,7 +1484,8 @@ def main(argv=None):
         n_pp = sum(1 for r in a.values() if r["flags"].get("supports_pp") is True)
         n_af = sum(1 for r in a.values() if r["flags"].get("is_attention_free") is True)
         n_un = sum(1 for r in a.values() if r["unresolved"])
-        n_un_pp = sum(1 for r in a.values() if "supports_pp" in r["unresolved"] or "is_attention_free" in r["unresolved"])
+        n_un_pp = sum(1 for r in a.values()
+                      if "supports_pp" in r["unresolved"] or "is_attention_free" in r["unresolved"])
         print(f"{v}: {len(a)} registered, {n_pp} supports_pp, {n_af} attention-free, "
               f"{n_un} with an unresolved flag ({n_un_pp} of supports_pp/is_attention_free)", file=sys.stderr)
     merged = merge(per)

@@ -914,7 +914,7 @@ def vllm_tables() -> dict:
     pending = True
     while pending:
         pending = False
-        for key, rec in list(classes.items()):
+        for rec in list(classes.values()):
             module = sys.modules.get(rec.get("module", ""))
             for ref in _class_refs(rec.get("init", []) + rec.get("post_init", [])):
                 if module is None:
@@ -987,10 +987,11 @@ def unmodelled(release: str) -> dict[str, dict[str, list[str]]]:
     """For every model type the release can serve: class name -> what kvguard cannot follow in it (only classes
     with something), over the class, its parents, its sub-config classes and the classes its steps build."""
     sys.path.insert(0, ROOT)
+    from packaging.version import Version
+
     from kvguard.facts.steps import STEPS
     from kvguard.facts.tables import transformers_tables, vllm_release_tables
     from kvguard.versions import Release
-    from packaging.version import Version
     line = Release(Version(release)).transformers
     ttables = transformers_tables(line)
     vtables = vllm_release_tables(release)
@@ -1160,8 +1161,9 @@ def regenerate(releases: list[str], root: "str | None") -> None:
     the others kept; class records no table names any more are removed."""
     import tempfile
     sys.path.insert(0, ROOT)
-    from kvguard.versions import Release
     from packaging.version import Version
+
+    from kvguard.versions import Release
     pool_dir = os.path.join(OUT_DIR, "classes")
     os.makedirs(pool_dir, exist_ok=True)
     vllm_path = os.path.join(OUT_DIR, "vllm.json")

@@ -13,13 +13,13 @@ message).
 
 The oracle for release X is the environment ``tools/oracle_env.py python X``
 names (base env of X's transformers line + the release's files on PYTHONPATH;
-root ``--env-root``, default $KVG_ORACLE_ENV_ROOT, else /work/oracle-envs when
-present, else oracle_env.py's default), else a classic venv
+root ``--env-root``, default $KVG_ORACLE_ENV_ROOT, else $KVG_ORACLE_ROOT, else
+oracle_env.py's default), else a classic venv
 ``<--oracle-root>/X/bin/python``.
 
 usage:
   python tools/hfconfig_oracle.py [--versions 0.20.0,0.28.0] [--n 40] [--types llama,mpt]
-                                   [--env-root DIR] [--oracle-root /work/oracle] [--record tests/hfconfig/data]
+                                   [--env-root DIR] [--oracle-root DIR] [--record tests/hfconfig/data]
                                    [--json table.json] [--all]
 Prints agreement counts per model type and release; writes mismatches to
 /tmp/hfconfig_oracle_mismatches.json.  ``--record DIR`` also stores a sample
@@ -370,8 +370,9 @@ def main(argv=None) -> int:
         return main_unit(args)
     if args.modelconfig:
         return main_modelconfig(args)
-    from kvguard.versions import Release
     from packaging.version import Version
+
+    from kvguard.versions import Release
     types = args.types.split(",") if args.types else SCOPE
     templates = load_templates()
     cases = gen_cases(types, args.n, args.seed, templates)
@@ -434,8 +435,9 @@ UNIT_CASES = os.path.join(ROOT, "tests", "hfconfig", "data", "unit_cases.json")
 
 
 def main_unit(args) -> int:
-    from kvguard.versions import Release
     from packaging.version import Version
+
+    from kvguard.versions import Release
     path = getattr(args, "unit_cases", None) or UNIT_CASES
     with open(path) as f:
         cases = json.load(f)

@@ -5,7 +5,7 @@ Transformers model types: ``AutoConfig.for_model(mt).to_dict()`` from the
 4.57.6 oracle venv (5.x venv when 4.x lacks the type).  vLLM-only / remote
 model types: hand-written below (shaped like the real checkpoints).
 
-usage: python tools/hfconfig_templates.py [--env-root /work/oracle-envs] [--rebuild]
+usage: python tools/hfconfig_templates.py [--env-root DIR] [--rebuild]
 """
 
 from __future__ import annotations
@@ -144,7 +144,7 @@ def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()
     ap.add_argument("--env-root", default=default_env_root())
-    ap.add_argument("--oracle-root", default=os.environ.get("KVG_ORACLE_ROOT", "/work/oracle"))
+    ap.add_argument("--oracle-root", default=os.environ.get("KVG_ORACLE_ROOT", default_env_root()))
     ap.add_argument("--rebuild", action="store_true", help="rebuild every template (default: add missing ones)")
     args = ap.parse_args(argv)
     old = {}

@@ -99,7 +99,8 @@ MANIFEST = {row["version"]: row["transformers"]
 #: code (ModelConfig, ParallelConfig, the model registry's inspection subprocess) and the
 #: ``vllm serve`` argument/engine-config path import at module level.
 BASE_PACKAGES = [
-    "packaging", "llguidance", "apache-tvm-ffi", "huggingface_hub", "pydantic>=2.12", "regex", "cachetools", "psutil", "numpy", "requests",
+    "packaging", "llguidance", "apache-tvm-ffi", "huggingface_hub", "pydantic>=2.12", "regex", "cachetools", "psutil",
+    "numpy", "requests",
     "tqdm", "blake3", "py-cpuinfo", "safetensors", "tokenizers", "msgspec", "pyyaml", "cloudpickle",
     "pyzmq>=25.0.0", "filelock", "typing_extensions>=4.10", "einops", "pybase64", "cbor2", "sentencepiece",
     "aiohttp", "openai", "openai-harmony", "pillow", "uvloop", "prometheus_client>=0.18.0", "fastapi",
@@ -117,7 +118,8 @@ NOT_OVERLAID = {"torch", "torchvision", "torchaudio", "triton", "transformers"}
 #: module name -> distribution, for the import probe's self-healing
 MODULE_DIST = {"PIL": "pillow", "cv2": "opencv-python-headless", "zmq": "pyzmq", "yaml": "pyyaml",
                "cpuinfo": "py-cpuinfo", "google": "protobuf", "pythonjsonlogger": "python-json-logger",
-               "sklearn": "scikit-learn", "lmformatenforcer": "lm-format-enforcer", "jwt": "pyjwt", "dateutil": "python-dateutil"}
+               "sklearn": "scikit-learn", "lmformatenforcer": "lm-format-enforcer", "jwt": "pyjwt",
+               "dateutil": "python-dateutil"}
 
 IMPORT_PROBE = ("from vllm.config import ModelConfig, ParallelConfig; ParallelConfig(tensor_parallel_size=2); "
                 "print('KVG_ORACLE_OK')")
@@ -606,7 +608,8 @@ def ensure(root: Path, version: str) -> tuple[str, dict[str, str]]:
     state = {"version": version, "transformers": line,
              "python": str(python.relative_to(root)),
              "pythonpath": [str(Path(p).relative_to(root)) for p in paths],
-             "base": base_fingerprint(root, line), "overlay": overlay, "unpack_seconds": round(t_unpack, 1), "base_seconds": round(t_base, 1),
+             "base": base_fingerprint(root, line), "overlay": overlay, "unpack_seconds": round(t_unpack, 1),
+             "base_seconds": round(t_base, 1),
              "total_seconds": round(time.time() - t0, 1)}
     (rel / ".kvguard-oracle.json").write_text(json.dumps(state, indent=1))
     return command(root, version)

@@ -25,23 +25,31 @@ class CatalogEntry:
     config: dict[str, Any]
 
 
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _read(name: str) -> CatalogEntry:
+    with open(os.path.join(_HERE, name), encoding="utf-8") as fh:
+        data = json.load(fh)
+    return CatalogEntry(data["id"], tuple(data.get("aliases") or ()), data.get("source") or {}, data["config"])
+
+
 @lru_cache(maxsize=1)
 def entries() -> tuple[CatalogEntry, ...]:
-    out = []
-    here = os.path.dirname(os.path.abspath(__file__))
-    for name in sorted(os.listdir(here)):
-        if not name.endswith(".json"):
-            continue
-        with open(os.path.join(here, name), encoding="utf-8") as fh:
-            data = json.load(fh)
-        out.append(CatalogEntry(data["id"], tuple(data.get("aliases") or ()), data.get("source") or {},
-                                data["config"]))
-    return tuple(out)
+    return tuple(_read(name) for name in sorted(os.listdir(_HERE)) if name.endswith(".json"))
 
 
 def lookup(name: str) -> Optional[CatalogEntry]:
     """The entry for a repo id (``org/name``), its bare name, or an alias; case-insensitive."""
     key = name.strip().rstrip("/").lower()
+    if "/" in key and entries.cache_info().currsize == 0:
+        # a repo id spelled as its file is named: read that file only (a check reads one model)
+        try:
+            entry = _read(name.strip().rstrip("/").replace("/", "--") + ".json")
+        except (OSError, ValueError, KeyError):
+            entry = None
+        if entry is not None and entry.id.lower() == key:
+            return entry
     for entry in entries():
         names = {entry.id.lower(), entry.id.split("/")[-1].lower(), *(a.lower() for a in entry.aliases)}
         if key in names:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, cast
 
 from ..errors import CapacityNotModelled, InputError, reports_internal_errors
 from .kvsize import config_dtype, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards
@@ -563,7 +563,9 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw), vllm_version=release.key)
     mla = bool(facts.use_mla)
     heads = facts.num_kv_heads(tp)
-    per_layer = kv_bytes_per_token_per_layer(heads, facts.head_size, b, mla=mla)
+    # numbers here: _multi_group_reason refused a model without a head size or layers
+    head_size, num_layers = cast(int, facts.head_size), cast(int, facts.num_hidden_layers)
+    per_layer = kv_bytes_per_token_per_layer(heads, head_size, b, mla=mla)
     assumptions = []
     if block_size is None:
         block_size = _DEFAULT_MLA_BLOCK_SIZE if mla else _DEFAULT_BLOCK_SIZE
@@ -575,13 +577,13 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     if kv_cache_dtype == "auto" and config_dtype(raw) in (None, "float32", "float"):
         notes.append("config dtype float32/unknown: --dtype auto sized as bfloat16 (a bf16-capable CUDA GPU)")
     partition = (env or {}).get("VLLM_PP_LAYER_PARTITION")
-    core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=facts.num_hidden_layers,
+    core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=num_layers,
                        block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len, pp=pp,
                        dcp=dcp, pcp=pcp, pp_partition=partition)
     by_dcp = []
     for d in sorted(set(dcp_sizes or ())):
         other = core if d == dcp else kv_capacity(
-            release.key, bytes_per_token_per_layer=per_layer, num_layers=facts.num_hidden_layers,
+            release.key, bytes_per_token_per_layer=per_layer, num_layers=num_layers,
             block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len, pp=pp, dcp=d, pcp=pcp,
             pp_partition=partition)
         by_dcp.append(DcpCapacity(d, other["num_blocks"], other["num_tokens"], other["max_concurrency"],

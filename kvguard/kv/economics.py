@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Optional, Sequence
+from typing import Any, Optional, Sequence, cast
 
 from ..errors import InputError, reports_internal_errors
 from ..facts import ModelFacts
@@ -103,8 +103,8 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
         return result
     from dataclasses import replace
 
-    from .capacity import CapacityNotModelledResult, predict_capacity
     from ..errors import CapacityNotModelled
+    from .capacity import CapacityNotModelledResult, predict_capacity
     try:
         cap = predict_capacity(config, tp=tp, pcp=pcp, dcp=dcp, vllm_version=result.vllm_version,
                                kv_cache_dtype=kv_cache_dtype, env=env, trust_remote_code=trust_remote_code,
@@ -154,14 +154,20 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
     mla = facts.use_mla
     if mla is None or facts.total_num_kv_heads is None or not facts.head_size or not facts.num_hidden_layers:
         notes.append("no attention KV cache facts (attention-free model, or facts vLLM does not derive)")
-        return ModelAudit(name or label, release.key, tp, pcp, dcp, mla, facts.total_num_kv_heads, None, None,
-                          facts.head_size, facts.num_hidden_layers, None, None, legal, dcp in legal,
-                          kv_cache_dtype, dtype_name, b, kv_token_shards(release.key, dcp, pcp), None, None, None,
-                          None, None, tuple(notes))
+        return ModelAudit(
+            model=name or label, vllm_version=release.key, tp=tp, pcp=pcp, dcp=dcp, use_mla=mla,
+            total_num_kv_heads=facts.total_num_kv_heads, cache_kv_heads=None, num_kv_heads_per_rank=None,
+            head_size=facts.head_size, num_layers=facts.num_hidden_layers, duplication_factor=None,
+            residual_duplication=None, legal_dcp_sizes=legal, dcp_legal=dcp in legal, kv_cache_dtype=kv_cache_dtype,
+            kv_cache_dtype_resolved=dtype_name, dtype_bytes=b, kv_bytes_per_token_per_layer_per_rank=None,
+            kv_token_shards=kv_token_shards(release.key, dcp, pcp), kv_bytes_per_token_per_rank=None,
+            kv_bytes_per_token_unique=None, kv_bytes_per_token_stored=None, duplication_waste_bytes_per_token=None,
+            notes=tuple(notes))
     dup = facts.duplication_factor(tp)
     heads = facts.num_kv_heads(tp)
     per_layer = kv_bytes_per_token_per_layer(heads, facts.head_size, b, mla=bool(mla))
-    full = facts.kv_bytes_per_token(tp, dtype_bytes=b)          # all layers, one rank, no DCP
+    # numbers here: a model without them returned above
+    full = cast(int, facts.kv_bytes_per_token(tp, dtype_bytes=b))          # all layers, one rank, no DCP
     shards = kv_token_shards(release.key, dcp, pcp)
     per_rank = full / shards
     layers = facts.num_hidden_layers

@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Optional
+from typing import Any, Optional, cast
 
 from ..errors import InputError, reports_internal_errors
 from ..launch.layout import Host
@@ -205,7 +205,8 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
         if _prune and isinstance(heads, int) and heads > 0 and heads % tp:
             continue
         dup = facts.duplication_factor(tp)
-        per_layer = per_layer_cache.setdefault(tp, facts.kv_bytes_per_token(tp, dtype_bytes=b, layers=1))
+        # the facts carry attention KV sizes here (checked above), so the sizes are numbers
+        per_layer = per_layer_cache.setdefault(tp, cast(int, facts.kv_bytes_per_token(tp, dtype_bytes=b, layers=1)))
         unique_layer = (per_layer if facts.use_mla else 2 * facts.total_num_kv_heads * facts.head_size * b)
         for pcp in (divisors(gpus // tp) if has_pcp else [1]):
             dcps = sorted(set(d for d in divisors(tp)) | ({pcp, tp * pcp} if pcp > 1 else set()))

@@ -243,13 +243,15 @@ def _flag_tokens(name: str, value: Any, default: Any, table: dict, used: Optiona
     if isinstance(value, bool):
         long = "--" + name.replace("_", "-")
         if value:
-            return [used if used and not used.startswith("--no-") else long]
+            if used and not used.startswith("--no-"):
+                return [used]
+            return [long]
         return ["--no-" + name.replace("_", "-")] if f"--no-{name.replace('_', '-')}" in table else []
     if value is None:
         return []
     if used is None:
         short = _SHORT.get(name)
-        used = short if short in table else "--" + name.replace("_", "-")
+        used = short if short is not None and short in table else "--" + name.replace("_", "-")
     return [used, str(value)]
 
 
@@ -312,10 +314,10 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     skipped and listed in each suggestion's verdict).  Each suggestion's command line is read
     back by the release's parser and checked by :func:`kvguard.check` before it is returned.
     """
-    from ..rules.check import check, field_exists, prepare_check, require_registered_architecture, resolve_release
-    from ..launch.argv import parse_serve, split_command
-    from ..rules.engine import evaluate
     from ..facts import Crash
+    from ..launch.argv import parse_serve, split_command
+    from ..rules.check import check, field_exists, prepare_check, require_registered_architecture, resolve_release
+    from ..rules.engine import evaluate
 
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
         raise InputError("limit must be an integer >= 0", source="<suggest>", key="limit")
@@ -327,9 +329,10 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     if argv is not None:
         if layout is not None or fields:
             raise InputError("give the launch as argv or as layout fields, not both", source="<suggest>")
-        cmd = parse_serve(argv, release)
-        tokens = split_command(argv)
-        launch_fields = dict(cmd.fields)
+        launch = argv if isinstance(argv, str) else list(argv)
+        cmd = parse_serve(launch, release)
+        tokens = split_command(launch)
+        launch_fields: Optional[dict[str, Any]] = dict(cmd.fields)
         launch_env = dict(cmd.env)
         launch_env.update(env or {})
         model_path = model_path or cmd.model
@@ -357,7 +360,7 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     for cand in _search(accepted, base, editable, host, limit):
         if len(out) >= limit:
             break
-        new_argv = edit_argv(tokens, release, dict(cand.update), launch_fields)
+        new_argv = edit_argv(tokens, release, dict(cand.update), launch_fields or {})
         if new_argv is None:
             break  # no command line to edit: nothing can be printed honestly
         try:

@@ -39,12 +39,12 @@ see ``_check_value``).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
 from packaging.version import Version
 
@@ -103,7 +103,7 @@ FLAGS: tuple[Flag, ...] = (
 _FIELDS = {f.field: f for f in FLAGS}
 _ENV_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
-_DATA = Path(__file__).resolve().parent.parent / "data" / "serve_options.json"
+_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "serve_options.json")
 
 
 @dataclass
@@ -117,8 +117,7 @@ class ServeCommand:
     revision: Optional[str] = None
 
 
-@dataclass(frozen=True)
-class _Opt:
+class _Opt(NamedTuple):
     nargs: Any          # 0, 1, "?", "*", "+"
     action: str
     dest: str
@@ -152,13 +151,19 @@ def _options_for(version: str) -> dict[str, _Opt]:
     for i, v in enumerate(versions):
         if Version(v) <= want:
             idx = i
-    specs = [_Opt(s["n"], s["a"], s["d"], s.get("t"), tuple(s["c"]) if s.get("c") is not None else None,
-                  s.get("v"), tuple(s.get("o", ()))) for s in data["specs"]]
+    raw_specs = data["specs"]
+    specs: dict[int, _Opt] = {}
     table: dict[str, _Opt] = {}
     for opt, entries in data["options"].items():
         for spec, lo, hi in entries:
             if lo <= idx <= hi:
-                table[opt] = specs[spec]
+                found = specs.get(spec)
+                if found is None:
+                    s = raw_specs[spec]
+                    found = specs[spec] = _Opt(s["n"], s["a"], s["d"], s.get("t"),
+                                               tuple(s["c"]) if s.get("c") is not None else None,
+                                               s.get("v"), tuple(s.get("o", ())))
+                table[opt] = found
                 break
     # the parser's own order (argparse lists the candidates of an ambiguous prefix in it)
     names = list(data["options"])
@@ -367,8 +372,8 @@ def _flexible(args: list[str], mode: str, table: dict[str, _Opt], release: Relea
             processed.append("--help")
         elif arg.startswith("--"):
             if "=" in arg:
-                key, value = arg.split("=", 1)
-                processed.append(f"{dashes(key)}={value}")
+                key, text = arg.split("=", 1)
+                processed.append(f"{dashes(key)}={text}")
             else:
                 processed.append(dashes(arg))
         elif arg.startswith("-O") and arg != "-O" and (o_style == "level" or arg[2] != "."):
@@ -443,6 +448,7 @@ def _classify(tok: str, table: dict[str, _Opt], release: Release):
         return tok, None
     if len(tok) == 1:
         return None
+    explicit: Optional[str]
     if "=" in tok:
         name, explicit = tok.split("=", 1)
         if name in table:
@@ -657,12 +663,14 @@ def _invalid_choice(spec: _Opt, opt: str, value: Any, word: str) -> _ArgparseErr
 def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> Any:
     """argparse's ``type`` then ``choices`` check for a modeled option."""
     kind = spec.type or "str"
-    base = {"int": int, "float": float, "str": str}
+    base: dict[str, Callable[[str], Any]] = {"int": int, "float": float, "str": str}
+    convert: Callable[[str], Any]
     if kind in base:
         convert = base[kind]
     elif kind == "_optional_type":          # vllm.engine.arg_utils.optional_type(<the field's type>)
-        def convert(text: str) -> Any:
+        def optional(text: str) -> Any:
             return None if text in ("", "None") else base.get(flag.kind, str)(text)
+        convert = optional
     else:
         raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option", release, opt)
     try:
@@ -677,7 +685,7 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
 
 #: argparse ``type`` callables of options kvguard does not model whose failures it reproduces
 #: (other types, e.g. vLLM's optional_type or parse_dataclass, are passed over unchecked)
-_PLAIN_TYPES = {"str": str, "int": int, "float": float, "loads": json.loads}
+_PLAIN_TYPES: dict[str, Callable[[str], Any]] = {"str": str, "int": int, "float": float, "loads": json.loads}
 
 
 def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> None:

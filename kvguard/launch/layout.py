@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Optional, get_type_hints
+from typing import Any, ClassVar, Optional, get_type_hints
 
 from ..errors import InputError
 
@@ -110,6 +110,8 @@ class Layout:
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]
+    #: the fields given explicitly (set per instance in __init__; not a field)
+    model_fields_set: ClassVar[frozenset[str]]
 
     def __init__(self, **data: Any) -> None:
         fast = _FAST_TYPES
@@ -215,7 +217,8 @@ class Layout:
 
 #: (field, type, vLLM's default), in declaration order — read from the class body above
 _FIELDS: tuple[tuple[str, Any, Any], ...] = tuple(
-    (name, tp, getattr(Layout, name)) for name, tp in get_type_hints(Layout).items() if name != "model_fields")
+    (name, tp, getattr(Layout, name)) for name, tp in get_type_hints(Layout).items()
+    if name not in ("model_fields", "model_fields_set"))
 Layout.model_fields = {name: FieldInfo(tp, default) for name, tp, default in _FIELDS}
 
 #: the exact Python types each field takes without a second look (pydantic strict mode accepts
@@ -268,12 +271,10 @@ def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any)
         raise InputError(err.get("msg", "invalid value"), source="<layout>", key=loc) from None
 
 
-Platform = Literal["cuda", "rocm", "xpu", "tpu", "cpu"]
-
 #: the standard CUDA node the CLI assumes unless told otherwise (documented in the README): the
 #: standard deployment, vLLM's official vllm/vllm-openai image on an 8-GPU node.  That image ships
 #: Ray (vLLM's multi-node executor), so `--distributed-executor-backend ray` finds it.
-STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False}
+STANDARD_NODE: dict[str, Any] = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False}
 
 _HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes")
 

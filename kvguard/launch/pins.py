@@ -147,7 +147,7 @@ def read_toml(path: str) -> tuple[Optional[dict], Optional[str]]:
 
 def _requirement_strings(doc: dict) -> list[str]:
     out: list[str] = []
-    project = doc.get("project") if isinstance(doc.get("project"), dict) else {}
+    project: dict = doc["project"] if isinstance(doc.get("project"), dict) else {}
     groups = [project.get("dependencies")]
     if isinstance(project.get("optional-dependencies"), dict):
         groups += list(project["optional-dependencies"].values())
@@ -156,9 +156,9 @@ def _requirement_strings(doc: dict) -> list[str]:
     for group in groups:
         if isinstance(group, list):
             out += [g for g in group if isinstance(g, str)]
-    tool = doc.get("tool") if isinstance(doc.get("tool"), dict) else {}
-    poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
-    deps = poetry.get("dependencies") if isinstance(poetry.get("dependencies"), dict) else {}
+    tool: dict = doc["tool"] if isinstance(doc.get("tool"), dict) else {}
+    poetry: dict = tool["poetry"] if isinstance(tool.get("poetry"), dict) else {}
+    deps: dict = poetry["dependencies"] if isinstance(poetry.get("dependencies"), dict) else {}
     spec = deps.get("vllm")
     if isinstance(spec, dict):
         spec = spec.get("version")
@@ -208,7 +208,8 @@ def default_release(nearest: bool = False) -> ReleaseChoice:
     from ..versions import KNOWN_RELEASES, resolve
 
     try:
-        from importlib.metadata import PackageNotFoundError, version as dist_version
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as dist_version
         try:
             installed: Optional[str] = dist_version("vllm")
         except PackageNotFoundError:

@@ -32,8 +32,6 @@ WRAPPER: dict[str, Optional[str]] = {
     "verify": "VllmConfig",
 }
 
-UPSTREAM = "https://github.com/vllm-project/vllm/blob/v{version}/{file}"
-
 
 @dataclass(frozen=True)
 class _Row:

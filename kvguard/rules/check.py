@@ -10,17 +10,17 @@ The library's answers: :func:`check`, :func:`validate`, :func:`model_facts`,
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any, Optional
 
-from .. import archs, factcache
-from .engine import evaluate, release_key, verdict_from_crash
-from ..errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
-                      reports_internal_errors)
+from .. import archs
+from ..errors import InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable, reports_internal_errors
 from ..facts import Crash, ModelFacts, derive
 from ..launch.layout import Host, Layout, make_layout
 from ..launch.resolve import resolve_config as find_config
 from ..verdict import Verdict
 from ..versions import Release, resolve
+from .engine import evaluate, release_key, verdict_from_crash
 
 __all__ = ["check", "legal_dcp_sizes", "model_facts", "resolve_config", "validate"]
 
@@ -67,9 +67,6 @@ def _facts_or_crash(config: Any, release: Release, env: dict[str, str], *,
     raw = model.config
     if model_path is None:
         model_path = model.model_path
-    if factcache.enabled_dir() is not None:
-        return factcache.derive_cached(derive, raw, release, env, trust_remote_code=trust_remote_code,
-                                       model_path=model_path)
     return derive(raw, release, env, trust_remote_code=trust_remote_code, model_path=model_path)
 
 
@@ -140,19 +137,20 @@ def prepare_check(config: Any, layout: Layout | Mapping[str, Any] | None, vllm_v
     return release, env_d, lay, facts
 
 
+def _is_registered(architectures, release: Release) -> bool:
+    return not archs.registry_loaded() or archs.registered_arch(architectures, release) is not None
+
+
+#: the registry depends on the release's version only (Release compares by version)
+_registered = lru_cache(maxsize=1024)(_is_registered)
+
+
 def require_registered_architecture(facts: ModelFacts, release: Release) -> None:
     """Raise Undecidable unless the release's model registry knows the model's architectures."""
-    memo = release.__dict__.get("_kvg_registered")  # per Release object: no Version hashing per check
-    if memo is None:
-        memo = release.__dict__.setdefault("_kvg_registered", {})
     try:
-        known = memo.get(facts.architectures)
+        known = _registered(facts.architectures, release)
     except TypeError:  # architectures given as an unhashable list
-        known = None
-    if known is None:
-        known = not archs.registry_loaded() or archs.registered_arch(facts.architectures, release) is not None
-        if len(memo) < 256 and isinstance(facts.architectures, tuple):
-            memo[facts.architectures] = known
+        known = _is_registered(facts.architectures, release)
     if not known:
         names = ", ".join(map(str, facts.architectures)) or "(none)"
         raise Undecidable(
@@ -162,7 +160,7 @@ def require_registered_architecture(facts: ModelFacts, release: Release) -> None
 
 
 def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
-          vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
+          vllm_version: "str | Release | None" = None, env: Optional[Mapping[str, str]] = None,
           host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
           model_path: Optional[str] = None, **fields: Any) -> Verdict:
     """What ``vllm serve`` of ``vllm_version`` does with this model and layout.

@@ -18,7 +18,6 @@ from ..launch.layout import Host, Layout
 from ..verdict import ErrorEntry, Skipped, Verdict
 from ..versions import Release
 from . import WRAPPER, Check, FieldRule, Step
-from .compile import compile_rows, row_of
 from .table import rows_for
 
 __all__ = ["State", "evaluate", "verdict_from_crash"]
@@ -189,7 +188,8 @@ def verdict_from_crash(release: Release, crash: Crash, *, stage: str, check: str
 @lru_cache(maxsize=None)
 def _field_model(rule: FieldRule):
     """A pydantic dataclass with the rule's field types/constraints, in declaration order."""
-    from typing import Annotated, Literal, Optional as Opt
+    from typing import Annotated, Literal
+    from typing import Optional as Opt
 
     import pydantic
 
@@ -233,7 +233,8 @@ def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
     try:
         model(**values)
     except pydantic.ValidationError as exc:
-        return tuple(ErrorEntry(e["type"], tuple(str(p) for p in e["loc"]), e["msg"], e.get("input"), e.get("ctx")) for e in exc.errors())
+        return tuple(ErrorEntry(e["type"], tuple(str(p) for p in e["loc"]), e["msg"], e.get("input"), e.get("ctx"))
+                     for e in exc.errors())
     return ()
 
 
@@ -268,24 +269,7 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
     if notes:
         extra["notes"] = notes
     calls, rows = _program(release, entry)
-    run = _compiled(release, entry) if _COMPILE else None
     i = 0
-    if run is not None:
-        # the compiled rows (kvguard.rules.compile); after a skipped check the plain loop goes on
-        fn, lines = run
-        try:
-            i = fn(s, calls)
-        except _STOPS as exc:
-            i = row_of(exc.__traceback__, fn.__code__, lines)
-            verdict = _stopped(release, rows[i], exc, skipped, extra)
-            if verdict is not None:
-                return verdict
-            i += 1
-        else:
-            if i < 0:
-                return _verdict(ok=True, vllm_version=release_key(release), skipped=(), **extra)
-            row = rows[i]
-            return _refusal(release, row, s, calls[i](s) if isinstance(row, FieldRule) else True, skipped, extra)
     n = len(calls)
     while i < n:
         try:
@@ -320,26 +304,6 @@ def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: di
     return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
 
 
-#: run the compiled rows (False: only the plain loop — tests compare the two)
-_COMPILE = True
-#: compile a release's rows once it has been evaluated this often (compiling reads table.py's
-#: source, ~25 ms: worth it for a plan or a test suite, not for the one check of a launch script)
-_COMPILE_AFTER = 32
-_EVALUATIONS: dict[tuple[Any, frozenset, str], int] = {}
-
-
-def _compiled(release: Release, entry: str):
-    return _per_release(release, "compiled", entry, _compile_when_repeated)
-
-
-def _compile_when_repeated(release: Release, entry: str):
-    key = (release.version, release.patches, entry)
-    seen = _EVALUATIONS[key] = _EVALUATIONS.get(key, 0) + 1
-    if seen < _COMPILE_AFTER:
-        return None
-    return compile_rows(*_program(release, entry), f"{release_key(release)} {entry}")
-
-
 def _refusal(release: Release, row, s: "State", fired: Any, skipped: list, extra: dict) -> Verdict:
     if isinstance(row, FieldRule):
         errors = fired
@@ -347,13 +311,7 @@ def _refusal(release: Release, row, s: "State", fired: Any, skipped: list, extra
                        exc_type="ValidationError", message=errors[0].msg,
                        wrapped_by=WRAPPER[row.stage], loc=errors[0].loc, errors=errors,
                        skipped=tuple(skipped), **extra)
-    memo = _memo(release)
-    head = memo.get(("refusal", id(row)))  # rows are module constants: their ids are stable
-    if head is None:
-        head = memo[("refusal", id(row))] = {
-            **_VERDICT_DEFAULTS, "ok": False, "vllm_version": release_key(release), "stage": row.stage, "check": row.id,
-            "exc_type": row.exc,
-            "wrapped_by": WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError") else None}
+    head = _refusal_head(release_key(release), row)
     return _verdict(head, message=row.message(s), skipped=tuple(skipped), **extra)
 
 
@@ -371,12 +329,21 @@ def _verdict(base: Mapping[str, Any] = _VERDICT_DEFAULTS, /, **values: Any) -> V
     return v
 
 
+def _refusal_head(key: str, row) -> dict[str, Any]:
+    """The fields of a refusal by ``row`` that do not depend on the launch."""
+    return {**_VERDICT_DEFAULTS, "ok": False, "vllm_version": key, "stage": row.stage, "check": row.id,
+            "exc_type": row.exc,
+            "wrapped_by": WRAPPER[row.stage] if row.exc in ("ValueError", "AssertionError") else None}
+
+
 def _program(release: Release, entry: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
     """(callables, rows): what _evaluate runs for ``release`` and ``entry``, in order."""
-    return _per_release(release, "program", entry, _build_program)
+    return _build_program(release.version, release.patches, entry)
 
 
-def _build_program(release: Release, entry: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+@lru_cache(maxsize=None)
+def _build_program(version, patches: frozenset, entry: str) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+    release = Release(version, patches)
     calls, rows = [], []
     for row in rows_for(release):  # the table is static: filtering once per release and entry is exact
         if not _runs(row, entry):
@@ -394,27 +361,6 @@ def _build_program(release: Release, entry: str) -> tuple[tuple[Any, ...], tuple
     return tuple(calls), tuple(rows)
 
 
-#: (what, version, patches, entry) -> value, shared by equal Release objects
-_SHARED: dict[tuple, Any] = {}
-
-
-def _per_release(release: Release, what: str, entry: str, build):
-    """``build(release, entry)``, computed once per release and entry (None: not yet, ask again) and
-    kept on the Release object too, so a check looks it up without hashing a ``Version``."""
-    memo = _memo(release)
-    value = memo.get((what, entry))
-    if value is None:
-        key = (what, release.version, release.patches, entry)
-        value = _SHARED.get(key)
-        if value is None:
-            value = build(release, entry)
-            if value is None:
-                return None
-            _SHARED[key] = value
-        memo[(what, entry)] = value
-    return value
-
-
 def _then_moe_flag(apply):
     """EngineArgs → ParallelConfig (0.14.0+): the step also hands ParallelConfig the model's is_moe."""
     def step(s: "State") -> None:
@@ -423,28 +369,14 @@ def _then_moe_flag(apply):
     return step
 
 
-_KEYS: dict[tuple[Any, frozenset], str] = {}
-
-
-def _memo(release: Release) -> dict:
-    """Per-release memo on the (immutable) Release itself: no ``Version`` hashing per check."""
-    try:
-        return release.__dict__["_kvg_memo"]
-    except KeyError:
-        return release.__dict__.setdefault("_kvg_memo", {})
-
-
 def release_key(release: Release) -> str:
-    """``release.key`` (formatted once per release)."""
-    memo = _memo(release)
-    key = memo.get("key")
-    if key is None:
-        k = (release.version, release.patches)
-        key = _KEYS.get(k)
-        if key is None:
-            key = _KEYS[k] = release.key
-        memo["key"] = key
-    return key
+    """``release.key``, formatted once per release."""
+    return _release_key(release.version, release.patches)
+
+
+@lru_cache(maxsize=None)
+def _release_key(version, patches: frozenset) -> str:
+    return Release(version, patches).key
 
 
 def _runs(row, entry: str) -> bool:

@@ -15,7 +15,6 @@ if TOOLS not in sys.path:
     sys.path.insert(0, TOOLS)
 
 import hfconfig_oracle as oracle  # noqa: E402
-import hfconfig_summary as summary  # noqa: E402
 
 #: releases with recorded oracle answers for the trap configs (data/unit_oracle_<release>.json.gz) and how
 #: load errors surface through ModelConfig (data/modelconfig_<release>.json): one or more per loader variant
@@ -46,4 +45,5 @@ def release(rel: str):
 
 def oracle_env(rel: str):
     """(python, extra environment) of the oracle for ``rel``, or None (tools/oracle_env.py, classic venvs)."""
-    return oracle.find_oracle(rel, oracle.default_env_root(), os.environ.get("KVG_ORACLE_ROOT", "/work/oracle"))
+    root = oracle.default_env_root()
+    return oracle.find_oracle(rel, root, os.environ.get("KVG_ORACLE_ROOT", root))

@@ -1,7 +1,7 @@
 """Differential tier: kvguard.hfconfig against the real vLLM + transformers.
 
-Needs the oracle environments (tools/oracle_env.py, root $KVG_ORACLE_ENV_ROOT or
-/work/oracle-envs; or classic venvs ``$KVG_ORACLE_ROOT/<release>/bin/python``);
+Needs the oracle environments (tools/oracle_env.py, root $KVG_ORACLE_ENV_ROOT, else
+$KVG_ORACLE_ROOT, else ~/.cache/kvguard-oracle; or classic venvs ``$KVG_ORACLE_ROOT/<release>/bin/python``);
 skipped when they are absent.  The full run (all model types, 40 configs each)
 is ``python tools/hfconfig_oracle.py --versions X --n 40``.
 

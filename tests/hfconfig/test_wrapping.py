@@ -16,6 +16,7 @@ import pytest
 
 from kvguard.errors import Undecidable
 from kvguard.facts.loader import LoadCrash, hf_text_config, load_config
+
 from ._util import RELEASES, oracle, read, release
 
 CASES = {c["id"]: c for c in read("modelconfig_cases.json")}

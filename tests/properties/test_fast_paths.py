@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kvguard.facts.model import _arch_adapter, _arch_fields, _validate_arch, _Raise
+from kvguard.facts.model import _arch_adapter, _arch_fields, _Raise, _validate_arch
 from kvguard.launch.layout import _FIELDS, Layout, _strict_model
 from kvguard.versions import resolve
 
@@ -61,7 +61,8 @@ def test_layout_defaults_equal_the_pydantic_model():
 _ARCH_VALUES = st.one_of(
     st.integers(-2, 4096), st.integers(2**53 - 2, 2**53 + 2), st.booleans(), st.none(), st.text(max_size=4),
     st.floats(allow_nan=False), st.lists(st.text(max_size=3), max_size=3), st.lists(st.integers(), max_size=2),
-    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2), st.dictionaries(st.integers(), st.integers(), max_size=1),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    st.dictionaries(st.integers(), st.integers(), max_size=1),
     st.tuples(st.integers(-2**60, 2**60), st.one_of(st.none(), st.text(max_size=3))),
     st.tuples(st.floats(), st.one_of(st.none(), st.text(max_size=3))),
     st.tuples(st.booleans(), st.none()), st.sampled_from(["8", 8.0, 8.5, (1.0, 2), (1,)]),

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from kvguard.kv.kvsize import KV_CACHE_DTYPE_BYTES, kv_cache_dtype_bytes
 from kvguard.errors import InputError
+from kvguard.kv.kvsize import KV_CACHE_DTYPE_BYTES, kv_cache_dtype_bytes
 
 from .differential import oracle_command
 

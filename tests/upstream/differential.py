@@ -25,8 +25,9 @@ import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
-from packaging.version import Version
 from typing import Any, Callable
+
+from packaging.version import Version
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))

@@ -43,8 +43,8 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from kvguard.launch.argv import FLAGS, option_table, parse_serve  # noqa: E402
 from kvguard.errors import ArgparseRefusal, InputError  # noqa: E402
+from kvguard.launch.argv import FLAGS, option_table, parse_serve  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from ._oracle import oracle_or_skip as _python  # noqa: E402
@@ -347,8 +347,8 @@ def test_parser_agrees_with_real_vllm(version):
 
 def regenerate_table(out: Path) -> None:
     """Dump every built oracle's serve option table and merge them into ``out``."""
-    from tests.upstream.argv_runner import merge_tables
     from kvguard.versions import SUPPORTED_VERSIONS
+    from tests.upstream.argv_runner import merge_tables
 
     dumps = {}
     with tempfile.TemporaryDirectory(prefix="kvg-argv-table-") as tmp:

@@ -21,8 +21,8 @@ import random
 
 import pytest
 
-from kvguard.kv.kvsize import KV_CACHE_DTYPE_BYTES, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 from kvguard.facts import ModelFacts
+from kvguard.kv.kvsize import KV_CACHE_DTYPE_BYTES, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 
 from ._oracle import accepted_kv_cache_dtypes, attention_shape, run_runner
 from ._oracle import oracle_or_skip as _python
