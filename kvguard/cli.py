@@ -9,6 +9,7 @@ with a one-line reason on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 import textwrap
@@ -30,9 +31,27 @@ class _ArgError(Exception):
     pass
 
 
+def _help_width() -> int:
+    """The width argparse would wrap help at: $COLUMNS, else the terminal's, else 80, less 2 (as
+    shutil.get_terminal_size finds it, without importing shutil and its compressors, which a check never uses)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return (columns or 80) - 2
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # never exit from inside run()
         raise _ArgError(message)
+
+    def _get_formatter(self):
+        return self.formatter_class(prog=self.prog, width=_help_width())
 
 
 _UNDECIDED_CAUSES = ("bad kvguard arguments, unknown vLLM version or model, unreadable config, a launch kvguard "
@@ -454,6 +473,8 @@ def _say(line: str) -> None:
 
 
 def main() -> None:
+    # one short-lived process: collecting cyclic garbage would only cost time before os._exit
+    gc.disable()
     try:
         status = run()
     except KeyboardInterrupt:
