@@ -11,12 +11,12 @@ same way as ``kvguard.check``, ``audit`` and ``plan`` do.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from .errors import InputError, Undecidable
 from .facts import ModelFacts
 from .launch.layout import Host
+from .record import Record, field
 from .verdict import Verdict
 
 if TYPE_CHECKING:
@@ -37,8 +37,7 @@ class NotAnImageLaunch(InputError):
     the server's arguments: there is no ``vllm serve`` launch in it to check."""
 
 
-@dataclass
-class LaunchReport:
+class LaunchReport(Record, frozen=False):
     """Everything the CLI says about one launch."""
 
     verdict: Verdict

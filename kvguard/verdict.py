@@ -7,8 +7,9 @@ and how pydantic wraps it on the way to the user.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Any, Optional
+
+from .record import Record, field, replace
 
 __all__ = ["ErrorEntry", "Skipped", "Stage", "Verdict"]
 
@@ -18,8 +19,7 @@ Stage = str
 STAGES: tuple[str, ...] = ("argparse", "model_config", "engine_args", "parallel_config", "verify")
 
 
-@dataclass(frozen=True)
-class ErrorEntry:
+class ErrorEntry(Record):
     """One entry of a pydantic ``ValidationError`` (``e.errors()[i]``)."""
 
     type: str
@@ -30,16 +30,14 @@ class ErrorEntry:
     ctx: Optional[dict] = field(default=None, compare=False, repr=False)
 
 
-@dataclass(frozen=True)
-class Skipped:
+class Skipped(Record):
     """A check kvguard could not decide from the inputs (pip-audit style)."""
 
     check: str
     reason: str
 
 
-@dataclass(frozen=True)
-class Verdict:
+class Verdict(Record):
     """What vLLM's configuration stage does with a launch.
 
     ``ok`` — vLLM accepts it (as far as the decided checks go; see ``skipped``).

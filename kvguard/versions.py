@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
 from functools import lru_cache
 
 from packaging.version import InvalidVersion, Version
 
 from .errors import UnsupportedVersion
+from .record import Record, field
 
 __all__ = [
     "KNOWN_RELEASES",
@@ -29,8 +29,7 @@ __all__ = [
     "resolve",
 ]
 
-@dataclass(frozen=True)
-class ReleaseInfo:
+class ReleaseInfo(Record):
     """One row of the release manifest (``kvguard/data/releases.json``)."""
 
     version: str
@@ -80,8 +79,7 @@ SUPPORTED_VERSIONS: tuple[str, ...] = VERIFIED_RELEASES + tuple(
 _BY_VERSION: dict[Version, ReleaseInfo] = {Version(row.version): row for row in RELEASES}
 
 
-@dataclass(frozen=True, order=True)
-class Release:
+class Release(Record, order=True):
     """A resolved release key."""
 
     version: Version

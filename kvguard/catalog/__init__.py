@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Optional
+
+from ..record import Record
 
 __all__ = ["CatalogEntry", "entries", "lookup"]
 
 
-@dataclass(frozen=True)
-class CatalogEntry:
+class CatalogEntry(Record):
     id: str
     aliases: tuple[str, ...]
     source: dict[str, Any]

@@ -14,19 +14,18 @@ tables in ``kvguard/data/facts/``.  vLLM's own lists live in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, Optional
 
 from . import vllm as R
 from ..errors import InternalError, Undecidable
+from ..record import Record, field
 from ..verdict import ErrorEntry
 from ..versions import Release
 
 __all__ = ["Crash", "ModelFacts", "derive"]
 
 
-@dataclass(frozen=True)
-class Crash:
+class Crash(Record):
     """An exception vLLM raises while deriving a fact (type name and ``str()``)."""
 
     exc_type: str
@@ -48,8 +47,7 @@ class _Raise(Exception):
         self.crash = crash
 
 
-@dataclass(frozen=True)
-class ModelFacts:
+class ModelFacts(Record):
     """What a vLLM release sees in a checkpoint config (frozen).
 
     ``total_num_kv_heads`` is ``ModelConfig.get_total_num_kv_heads()`` (128

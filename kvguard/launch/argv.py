@@ -42,20 +42,19 @@ import json
 import os
 import re
 import shlex
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Callable, NamedTuple, Optional
 
 from packaging.version import Version
 
 from ..errors import ArgparseRefusal, InputError
+from ..record import Record, field
 from ..versions import Release
 
 __all__ = ["FLAGS", "ServeCommand", "parse_serve", "option_table"]
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(Record):
     field: str
     names: tuple[str, ...]          # option strings; the first is the long one
     kind: str                       # "int" | "str" | "bool" (BooleanOptionalAction) | "store_true"
@@ -106,8 +105,7 @@ _NEGATIVE_NUMBER = re.compile(r"^-\d+$|^-\d*\.\d+$")
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "serve_options.json")
 
 
-@dataclass
-class ServeCommand:
+class ServeCommand(Record, frozen=False):
     """A parsed launch: the model, the fields kvguard reads, and the rest."""
 
     model: Optional[str]

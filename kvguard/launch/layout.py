@@ -12,10 +12,10 @@ skipped.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, ClassVar, Optional, get_type_hints
 
 from ..errors import InputError
+from ..record import Record
 
 __all__ = ["ALIASES", "Host", "Layout", "make_layout"]
 
@@ -39,8 +39,7 @@ ALIASES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class FieldInfo:
+class FieldInfo(Record):
     """What :attr:`Layout.model_fields` says of a field (the part of pydantic's ``FieldInfo`` used)."""
 
     annotation: Any
@@ -279,8 +278,7 @@ STANDARD_NODE: dict[str, Any] = {"platform": "cuda", "gpus_per_node": 8, "ray": 
 _HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes")
 
 
-@dataclass(frozen=True)
-class Host:
+class Host(Record):
     """Machine facts that some launch checks read (``None`` = unknown → check skipped).
 
     ``platform``: vLLM's ``current_platform`` kind.  ``gpus_per_node``: what

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import Any, Optional
 
 from ..errors import UnsupportedVersion
+from ..record import Record
 
 __all__ = ["ReleaseChoice", "ReleasePin", "beside_pin", "choose_release", "default_release", "image_pin",
            "is_vllm_image", "pip_pin", "read_toml"]
@@ -47,8 +47,7 @@ _EXACT_REQ = re.compile(r"^\s*vllm\s*(?:\[[^\]]*\])?\s*===?\s*([0-9][0-9A-Za-z.+
 _INSTALLERS = ("pip", "pip3")
 
 
-@dataclass(frozen=True)
-class ReleasePin:
+class ReleasePin(Record):
     """A release named by a deployment file."""
 
     version: str        # as written: "0.20.0", "latest", "nightly", or a tag naming no release
@@ -59,8 +58,7 @@ class ReleasePin:
         return f"{self.source} at {self.where}"
 
 
-@dataclass(frozen=True)
-class ReleaseChoice:
+class ReleaseChoice(Record):
     """The release a launch is checked against, and why; ``release`` is None when no ruleset fits."""
 
     release: Any                      # kvguard.versions.Release or None

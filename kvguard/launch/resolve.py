@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
 from .. import catalog
 from ..errors import InputError, ModelNotFound, Undecidable
+from ..record import Record
 from .load import load_raw_config
 
 __all__ = ["ResolvedModel", "hf_cache_dir", "resolve_config", "resolve_model"]
 
 
-@dataclass(frozen=True)
-class ResolvedModel:
+class ResolvedModel(Record):
     name: str
     config: dict[str, Any]
     source: str     # "file", "directory", "hf-cache", "hf-hub", "catalog", "mapping"

@@ -16,10 +16,10 @@ mirror.  Messages are ``str.format`` templates over the state and the row's
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Optional, Union
 
+from ..record import Record, field
 from ..versions import Release
 
 __all__ = ["Check", "FieldRule", "Row", "Step", "WRAPPER"]
@@ -33,8 +33,7 @@ WRAPPER: dict[str, Optional[str]] = {
 }
 
 
-@dataclass(frozen=True)
-class _Row:
+class _Row(Record):
     id: str
     since: str = "0.10.2"
     until: Optional[str] = None
@@ -53,7 +52,6 @@ class _Row:
         return True
 
 
-@dataclass(frozen=True)
 class Check(_Row):
     """A statement that raises in vLLM when ``when(s)`` is true.
 
@@ -116,7 +114,6 @@ class _Values(dict):
             raise KeyError(key) from None
 
 
-@dataclass(frozen=True)
 class FieldRule(_Row):
     """pydantic ``Field`` constraints / types on ParallelConfig fields (all errors at once).
 
@@ -131,7 +128,6 @@ class FieldRule(_Row):
     scope: str = "geo"
 
 
-@dataclass(frozen=True)
 class Step(_Row):
     """A derivation vLLM performs between checks (updates the state)."""
 

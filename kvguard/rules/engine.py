@@ -9,12 +9,12 @@ decided by the stage it happens in.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import MISSING, fields, replace
 from functools import lru_cache, partial
 from typing import Any, Optional
 
 from ..facts import Crash, ModelFacts
 from ..launch.layout import Host, Layout
+from ..record import MISSING, fields, replace
 from ..verdict import ErrorEntry, Skipped, Verdict
 from ..versions import Release
 from . import WRAPPER, Check, FieldRule, Step
@@ -320,8 +320,8 @@ _VERDICT_DEFAULTS = {f.name: (f.default_factory() if f.default_factory is not MI
 
 
 def _verdict(base: Mapping[str, Any] = _VERDICT_DEFAULTS, /, **values: Any) -> Verdict:
-    """``Verdict(**base, **values)`` (``base``: every defaulted field) without the frozen dataclass's
-    per-field ``object.__setattr__`` — the hot path of a check; Verdict has no ``__post_init__``."""
+    """``Verdict(**base, **values)`` (``base``: every defaulted field) without the generic
+    ``Record.__init__``'s argument checks — the hot path of a check."""
     v = object.__new__(Verdict)
     d = v.__dict__
     d.update(base)
