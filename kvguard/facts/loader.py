@@ -23,7 +23,7 @@ from . import rope_vllm
 from .objects import ConfigObject
 from .frame import TooLarge, literal
 from .strict import StrictDataclassError
-from .tables import transformers_tables, vllm_release_tables, vllm_releases
+from .tables import transformers_tables, vllm_release_entry, vllm_release_tables, vllm_releases
 from .transformers4 import Transformers4
 from .transformers5 import Transformers5
 
@@ -130,9 +130,9 @@ def _feature(release, name: str) -> bool:
 
 def _vllm_data_release(release) -> str:
     key = str(release.version)
-    have = vllm_releases()
-    if key in have:
+    if vllm_release_entry(key) is not None:   # without decoding every release's tables (a cold check)
         return key
+    have = vllm_releases()
     def vkey(v):
         return tuple(int(x) for x in v.split("."))
     older = [v for v in have if vkey(v) <= vkey(key)]

@@ -180,14 +180,21 @@ def _dedupe(nodes) -> list:
 
 
 def _unquote(tok: str) -> str:
+    if "\\" not in tok:   # a quoted token without escapes is its text (no ``ast`` import: a cold check)
+        return tok[1:-1]
     import ast
     return ast.literal_eval(tok)
 
 
 def _literal_token(tok: str) -> Any:
-    import ast
     if tok in ("True", "False", "None"):
         return {"True": True, "False": False, "None": None}[tok]
+    if tok[0] in "'\"":
+        return _unquote(tok)
+    digits = tok[1:] if tok[0] == "-" else tok
+    if digits.isascii() and digits.isdigit() and (digits == "0" or digits[0] != "0"):  # a Python int literal
+        return int(tok)
+    import ast
     try:
         return ast.literal_eval(tok)
     except (ValueError, SyntaxError):

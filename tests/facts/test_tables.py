@@ -111,3 +111,15 @@ def test_vllm_registries_as_the_releases_hold_them():
     assert "DeepseekV3Config" in vllm_release_tables("0.11.1")["transformers_classes"]
     assert vllm_release_tables("0.25.0")["registry"]["unlimited-ocr"] == "vllm:UnlimitedOCRConfig"
     assert "medusa" not in vllm_release_tables("0.33.0")["registry"]
+
+
+def test_one_release_entry_is_the_whole_files_entry():
+    """vllm_release_entry decodes one release's value out of vllm.json; it is the same value as
+    the whole file's, for every release, and an unknown release is None."""
+    from kvguard.facts import tables
+
+    with open(os.path.join(tables._DIR, "vllm.json"), encoding="utf-8") as fh:
+        whole = json.load(fh)["releases"]
+    for release, entry in whole.items():
+        assert tables.vllm_release_entry(release) == entry
+    assert tables.vllm_release_entry("0.0.1") is None
