@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-
-from packaging.version import InvalidVersion, Version
+from typing import Any, Optional
 
 from .errors import UnsupportedVersion
 from .record import Record, field
@@ -24,10 +23,110 @@ __all__ = [
     "RELEASES",
     "SUPPORTED_VERSIONS",
     "Release",
+    "ReleaseNumber",
     "ReleaseInfo",
     "default_version",
     "resolve",
+    "parse_version",
 ]
+
+
+class ReleaseNumber:
+    """A plain release number (``0.28.0``), as ``packaging.version.Version`` holds one.
+
+    Every release key kvguard knows is one, and importing ``packaging.version`` costs a cold check
+    ~20M instructions (its module and its regular expression: ~8% of the check), so plain numbers
+    get this class and only other spellings (``0.28.0.post1``, ``0.28.0+cu130``, ``v0.28.0``) are
+    parsed by packaging.  It offers the part of Version's surface kvguard uses (``release``,
+    ``major``/``minor``/``micro``, ``base_version``, ``local``, ``str()``), orders and compares
+    with itself by the numbers (``0.28 == 0.28.0``, as packaging), and compares with a
+    ``packaging.version.Version`` as packaging does (it is not hashed alike: do not mix the two
+    as keys of one dict).
+    """
+
+    __slots__ = ("release", "_key")
+
+    epoch = 0
+    pre = post = dev = local = None
+    is_prerelease = is_postrelease = is_devrelease = False
+
+    def __init__(self, release: tuple[int, ...]):
+        self.release = release
+        key = list(release)
+        while len(key) > 1 and key[-1] == 0:
+            key.pop()
+        self._key = tuple(key)
+
+    @property
+    def major(self) -> int:
+        return self.release[0]
+
+    @property
+    def minor(self) -> int:
+        return self.release[1] if len(self.release) > 1 else 0
+
+    @property
+    def micro(self) -> int:
+        return self.release[2] if len(self.release) > 2 else 0
+
+    @property
+    def base_version(self) -> str:
+        return str(self)
+
+    public = base_version
+
+    def __str__(self) -> str:
+        return ".".join(map(str, self.release))
+
+    def __repr__(self) -> str:
+        return f"<Version({str(self)!r})>"
+
+    def __hash__(self) -> int:
+        return hash(self._key)
+
+    def _cmp(self, other: object, op: str) -> Any:
+        if type(other) is ReleaseNumber:
+            return getattr(self._key, op)(other._key)
+        if type(other).__module__ == "packaging.version":   # packaging is imported already
+            from packaging.version import Version
+            if isinstance(other, Version):
+                return getattr(Version(str(self)), op)(other)
+        return NotImplemented
+
+    def __eq__(self, other: object) -> Any:
+        return self._cmp(other, "__eq__")
+
+    def __ne__(self, other: object) -> Any:
+        return self._cmp(other, "__ne__")
+
+    def __lt__(self, other: object) -> Any:
+        return self._cmp(other, "__lt__")
+
+    def __le__(self, other: object) -> Any:
+        return self._cmp(other, "__le__")
+
+    def __gt__(self, other: object) -> Any:
+        return self._cmp(other, "__gt__")
+
+    def __ge__(self, other: object) -> Any:
+        return self._cmp(other, "__ge__")
+
+
+def _plain(text: str) -> Optional[ReleaseNumber]:
+    parts = text.split(".")
+    if all(p.isascii() and p.isdigit() for p in parts):
+        return ReleaseNumber(tuple(int(p) for p in parts))
+    return None
+
+
+def parse_version(text: str) -> Any:
+    """``text`` as a version: a :class:`ReleaseNumber` when it is a plain release number, else
+    ``packaging.version.Version(text)`` (which raises ``InvalidVersion`` for what is no version)."""
+    found = _plain(text)
+    if found is not None:
+        return found
+    from packaging.version import Version
+    return Version(text)
 
 class ReleaseInfo(Record):
     """One row of the release manifest (``kvguard/data/releases.json``)."""
@@ -76,13 +175,14 @@ SUPPORTED_VERSIONS: tuple[str, ...] = VERIFIED_RELEASES + tuple(
     for base in bases if base in VERIFIED_RELEASES
 )
 
-_BY_VERSION: dict[Version, ReleaseInfo] = {Version(row.version): row for row in RELEASES}
+_BY_VERSION: dict[Any, ReleaseInfo] = {parse_version(row.version): row for row in RELEASES}
 
 
 class Release(Record, order=True):
     """A resolved release key."""
 
-    version: Version
+    #: a :class:`ReleaseNumber` (``packaging.version.Version`` is accepted too)
+    version: Any
     patches: frozenset[str] = field(default_factory=frozenset, compare=False)
     #: set when ``nearest=True`` mapped an unknown version onto this one
     requested: str | None = field(default=None, compare=False)
@@ -95,7 +195,8 @@ class Release(Record, order=True):
     @property
     def info(self) -> ReleaseInfo:
         """This release's row in the release manifest."""
-        return _BY_VERSION[self.version]
+        v = self.version
+        return _BY_VERSION[v if type(v) is ReleaseNumber else parse_version(str(v))]
 
     @property
     def transformers(self) -> str:
@@ -104,7 +205,7 @@ class Release(Record, order=True):
 
     @property
     def transformers_major(self) -> int:
-        return Version(self.transformers).major
+        return parse_version(self.transformers).major
 
     def within(self, since: str | None, until: str | None = None) -> bool:
         """True when ``since <= release <= until`` (either bound may be open)."""
@@ -116,15 +217,19 @@ class Release(Record, order=True):
 
 
 @lru_cache(maxsize=None)
-def _v(text: str) -> Version:
-    return Version(text)
+def _v(text: str) -> Any:
+    return parse_version(text)
 
 
-def _parse(text: str) -> tuple[Version, frozenset[str]]:
+def _parse(text: str) -> tuple[Any, frozenset[str]]:
     raw = text.strip()
     if raw.lower() in PATCHES:
         bases, _, _ = PATCHES[raw.lower()]
-        return Version(bases[-1]), frozenset({raw.lower()})
+        return parse_version(bases[-1]), frozenset({raw.lower()})
+    plain = _plain(raw) if len(raw) <= 200 else None
+    if plain is not None:   # the common spelling: no packaging import
+        return plain, frozenset()
+    from packaging.version import InvalidVersion, Version
     try:
         if len(raw) > 200:  # no release key is that long; keeps packaging's int() within its limits
             raise InvalidVersion(raw)
@@ -140,7 +245,7 @@ def _parse(text: str) -> tuple[Version, frozenset[str]]:
         known = labels & set(PATCHES)
         # a local label that is not a patch (cu130, cpu, …) names a build, not a change
         patches = frozenset(known)
-    base = Version(ver.base_version)  # drops post/dev/local parts
+    base = parse_version(ver.base_version)  # drops post/dev/local parts
     return base, patches
 
 
@@ -161,10 +266,10 @@ def resolve(version: str | Release | None = None, *, nearest: bool = False,
         raise UnsupportedVersion(f"vLLM version must be a string, not {type(version).__name__}")
     base, patches = _parse(version)
     pool = SUPPORTED_VERSIONS if verified_only else KNOWN_RELEASES
-    releases = sorted({Version(k.split("+")[0]) for k in pool})
+    releases = sorted({parse_version(k.split("+")[0]) for k in pool})
     for label in patches:
         bases = PATCHES[label][0]
-        if base not in {Version(b) for b in bases}:
+        if base not in {parse_version(b) for b in bases}:
             raise UnsupportedVersion(
                 f"patch {label} applies to vLLM {', '.join(bases)}, not {base}"
             )

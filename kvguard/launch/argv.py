@@ -45,11 +45,9 @@ import shlex
 from functools import lru_cache
 from typing import Any, Callable, NamedTuple, Optional
 
-from packaging.version import Version
-
 from ..errors import ArgparseRefusal, InputError
 from ..record import Record, field
-from ..versions import Release
+from ..versions import Release, parse_version
 
 __all__ = ["FLAGS", "ServeCommand", "parse_serve", "option_table"]
 
@@ -144,10 +142,10 @@ def _table_data() -> dict:
 def _options_for(version: str) -> dict[str, _Opt]:
     data = _table_data()
     versions = data["versions"]
-    want = Version(version)
+    want = parse_version(version)
     idx = 0
     for i, v in enumerate(versions):
-        if Version(v) <= want:
+        if parse_version(v) <= want:
             idx = i
     raw_specs = data["specs"]
     specs: dict[int, _Opt] = {}
@@ -549,9 +547,9 @@ def _unrecognized(extras: list[str], release: Release) -> _ArgparseError:
 
 def _hints(name: str, is_option: bool, release: Release) -> tuple[str, ...]:
     first, last = _releases_with(name)
-    if first is not None and release.version < Version(first):
+    if first is not None and release.version < parse_version(first):
         return (f"vLLM {release.version} has no {name}: it appeared in {first}",)
-    if last is not None and release.version > Version(last):
+    if last is not None and release.version > parse_version(last):
         return (f"vLLM {release.version} has no {name}: it was removed after {last}",)
     if not is_option:
         return (f"vLLM {release.version} takes one positional model: {name[:200]!r} is extra",)
