@@ -116,3 +116,15 @@ def test_plain_layout_values_skip_pydantic(monkeypatch):
     lay = Layout(tensor_parallel_size=8, decode_context_parallel_size=2, data_parallel_address=None,
                  enable_expert_parallel=True, swap_space=1.5)
     assert (lay.tp, lay.dcp, lay.swap_space) == (8, 2, 1.5)
+
+
+def test_layout_field_types_are_the_type_hints():
+    """launch/layout.py evaluates its field annotations from a small table instead of
+    ``typing.get_type_hints`` (a cold check's cost); the result is the same."""
+    from typing import get_type_hints
+
+    from kvguard.launch import layout
+
+    hints = get_type_hints(layout.Layout)
+    assert [(name, tp) for name, tp, _ in layout._FIELDS] == \
+        [(name, tp) for name, tp in hints.items() if name not in ("model_fields", "model_fields_set")]
