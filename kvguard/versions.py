@@ -84,9 +84,7 @@ class ReleaseNumber:
     def __hash__(self) -> int:
         return hash(self._key)
 
-    def _cmp(self, other: object, op: str) -> Any:
-        if type(other) is ReleaseNumber:
-            return getattr(self._key, op)(other._key)
+    def _mixed(self, other: object, op: str) -> Any:
         if type(other).__module__ == "packaging.version":   # packaging is imported already
             from packaging.version import Version
             if isinstance(other, Version):
@@ -94,22 +92,34 @@ class ReleaseNumber:
         return NotImplemented
 
     def __eq__(self, other: object) -> Any:
-        return self._cmp(other, "__eq__")
+        if type(other) is ReleaseNumber:
+            return self._key == other._key
+        return self._mixed(other, "__eq__")
 
     def __ne__(self, other: object) -> Any:
-        return self._cmp(other, "__ne__")
+        if type(other) is ReleaseNumber:
+            return self._key != other._key
+        return self._mixed(other, "__ne__")
 
     def __lt__(self, other: object) -> Any:
-        return self._cmp(other, "__lt__")
+        if type(other) is ReleaseNumber:
+            return self._key < other._key
+        return self._mixed(other, "__lt__")
 
     def __le__(self, other: object) -> Any:
-        return self._cmp(other, "__le__")
+        if type(other) is ReleaseNumber:
+            return self._key <= other._key
+        return self._mixed(other, "__le__")
 
     def __gt__(self, other: object) -> Any:
-        return self._cmp(other, "__gt__")
+        if type(other) is ReleaseNumber:
+            return self._key > other._key
+        return self._mixed(other, "__gt__")
 
     def __ge__(self, other: object) -> Any:
-        return self._cmp(other, "__ge__")
+        if type(other) is ReleaseNumber:
+            return self._key >= other._key
+        return self._mixed(other, "__ge__")
 
 
 def _plain(text: str) -> Optional[ReleaseNumber]:

@@ -47,8 +47,9 @@ def test_every_exported_name_resolves_and_the_economics_load_on_first_use():
 
 
 def test_a_cli_check_imports_nothing_it_does_not_use():
-    """The check path leaves hashing, temporary files, pathlib and the economics / plan / scan modules
-    unimported (each costs a share of a cold check; docs/performance.md)."""
+    """The check path leaves hashing, temporary files, pathlib, dataclasses (and the inspect / ast it
+    imports), packaging.version and the economics / plan / scan modules unimported (each costs a share
+    of a cold check; docs/performance.md)."""
     code = ("import sys, io, contextlib\n"
             "before = set(sys.modules)\n"
             "from kvguard.cli import run\n"
@@ -60,7 +61,7 @@ def test_a_cli_check_imports_nothing_it_does_not_use():
     loaded = set(out.stdout.split())
     unwanted = {"hashlib", "tempfile", "pathlib", "importlib.resources", "pydantic", "kvguard.kv.economics",
                 "kvguard.kv.plan", "kvguard.kv.capacity", "kvguard.scan", "kvguard.scan.charts",
-                "kvguard.launch.pins"}
+                "kvguard.launch.pins", "dataclasses", "inspect", "ast", "packaging.version"}
     assert not loaded & unwanted
 
 
