@@ -107,6 +107,12 @@ class Layout:
     trust_remote_code: bool = False
     #: CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
     swap_space: float = 4.0
+    #: ModelConfig's --max-model-len (None: derived from the config; -1: auto-fit, 0.14.0+)
+    max_model_len: Optional[int] = None
+    #: ModelConfig's --disable-sliding-window (caps the length at the sliding window)
+    disable_sliding_window: bool = False
+    #: CacheConfig's --kv-cache-dtype (0.10.2's V1 engine checks the platform supports it)
+    kv_cache_dtype: str = "auto"
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]
