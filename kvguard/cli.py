@@ -115,9 +115,11 @@ def _economics_parsers(sub) -> None:
                    "(default: a standard 8-GPU CUDA node)")
     a.add_argument("--trust-remote-code", action="store_true", help="as vLLM's flag (configs needing repo code)")
     a.add_argument("--kv-memory-gib", type=float, metavar="G",
-                   help="KV-cache memory of one GPU, the 'Available KV cache memory' vLLM logs: with --max-model-len, "
-                   "predict vLLM's 'GPU KV cache size' and 'Maximum concurrency' lines (and at every legal -dcp)")
-    a.add_argument("--max-model-len", type=int, metavar="L", help="max_model_len for the capacity prediction")
+                   help="KV-cache memory of one GPU, the 'Available KV cache memory' vLLM logs: predict vLLM's "
+                   "'GPU KV cache size' and 'Maximum concurrency' lines (and at every legal -dcp)")
+    a.add_argument("--max-model-len", type=_length_arg, metavar="L",
+                   help="max_model_len for the capacity prediction (default: each model's derived maximum, as vLLM; "
+                   "'128k', '1M' as vLLM reads them)")
     a.add_argument("--block-size", type=int, metavar="B",
                    help="tokens per KV-cache block (default: 16, MLA 64 — reported as an assumption)")
     a.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel size for the capacity prediction "
@@ -134,8 +136,9 @@ def _economics_parsers(sub) -> None:
     pl.add_argument("--gpus-per-node", type=int, default=8, metavar="G")
     pl.add_argument("--vllm-version", help="vLLM release (default: the installed vLLM, else the newest supported)")
     pl.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
-    pl.add_argument("--max-model-len", type=int, metavar="L",
-                    help="also report the KV GiB per GPU one L-token sequence needs, and add the flag")
+    pl.add_argument("--max-model-len", type=_length_arg, metavar="L",
+                    help="the KV GiB per GPU one L-token sequence needs (default: the derived maximum, as vLLM), and "
+                    "the flag in the commands; a length vLLM refuses for the model refuses every layout")
     pl.add_argument("--kv-cache-dtype", default="auto", metavar="DTYPE")
     pl.add_argument("--min-replica-gpus", type=int, default=1, metavar="M",
                     help="skip layouts whose replica (tp*pp*pcp) has fewer GPUs (e.g. too small for the weights)")
@@ -146,6 +149,19 @@ def _economics_parsers(sub) -> None:
     pl.add_argument("--top", type=int, default=10, metavar="K", help="layouts to print (default 10; 0: all)")
     pl.add_argument("--format", choices=("text", "json"), default="text")
     pl.add_argument("--plot", metavar="FILE.svg", help="also write an SVG scatter of the accepted layouts")
+
+
+def _length_arg(value: str) -> int:
+    """``--max-model-len`` of audit/plan: an integer or vLLM's human-readable form ("128k", "1M")."""
+    from .length import parse_length
+    from .versions import KNOWN_RELEASES, resolve
+
+    try:
+        return parse_length(value, resolve(KNOWN_RELEASES[-1]))
+    except argparse.ArgumentTypeError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid length {value!r}") from exc
 
 
 def _cmd_audit(args) -> int:

@@ -38,7 +38,8 @@ from typing import Any, Optional
 
 from .versions import Release
 
-__all__ = ["Derived", "LengthOutcome", "NotModelled", "Sidecar", "allow_long", "derive", "find_sidecar", "max_model_len",
+__all__ = ["Derived", "LengthOutcome", "NotModelled", "Sidecar", "allow_long", "default_length", "derive",
+           "find_sidecar", "max_model_len",
            "outcome", "parse_length", "read_sidecar", "resolve"]
 
 #: ``derive_max_model_len_and_key`` / the inline loop: keys tried on the text config (smallest wins)
@@ -523,6 +524,23 @@ def resolve(facts: Any, release: Release, *, max_model_len: Optional[int] = None
     env = env or {}
     return outcome(derive(facts, release, disable_sliding_window=disable_sliding_window, env=env, sidecar=sidecar),
                    max_model_len, release, env)
+
+
+def default_length(facts: Any, release: Release, *, env: Optional[Mapping[str, str]] = None,
+                   disable_sliding_window: bool = False, sidecar: Optional[Sidecar] = None) -> Optional[Derived]:
+    """The :class:`Derived` length of ``facts`` when ModelConfig takes it without raising and kvguard
+    read everything it depends on (None otherwise): what ``audit``, ``plan`` and the capacity
+    prediction use when no ``--max-model-len`` is given, as vLLM does."""
+    try:
+        derived = derive(facts, release, disable_sliding_window=disable_sliding_window, env=env or {},
+                         sidecar=sidecar)
+    except (NotModelled, ArithmeticError, AttributeError, KeyError, TypeError, ValueError, NotImplementedError):
+        return None
+    if derived.error is not None or derived.default_error is not None or derived.unread is not None:
+        return None
+    if not isinstance(derived.default, int) or derived.default < 1:
+        return None
+    return derived
 
 
 def max_model_len(config: Any, *, vllm_version: Optional[str] = None, max_model_len: Optional[int] = None,
