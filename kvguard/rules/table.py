@@ -21,6 +21,14 @@ from __future__ import annotations
 
 import math
 
+from ..length import NIE_MML as _LEN_NIE_MML  # kvguard.length: ModelConfig's maximum length
+from ..length import NIE_ROPE as _LEN_NIE_ROPE
+from ..length import POSITIVE_TEMPLATE as _LEN_POSITIVE
+from ..length import TOO_LONG_TEMPLATE as _LEN_TOO_LONG
+from ..length import NotModelled as _LenNotModelled
+from ..length import allow_long as _allow_long
+from ..length import derive as _len_derive
+from ..length import outcome as _len_result
 from ..rules import Check, FieldRule, Step
 
 # ---------------------------------------------------------------------------
@@ -239,42 +247,49 @@ def _runner(s):
 # ModelConfig: maximum length (kvguard.length) and the V1 engine oracle's host checks (issue 12)
 
 
-def _len_derived(s):
-    """kvguard.length.derive for this launch, kept on the facts per release and switches."""
-    from ..length import derive
-
+def _len_outcome(s):
+    """kvguard.length's outcome for this launch: the derivation kept on the facts per release and switches,
+    the outcome per given length (a check reads it on every evaluation)."""
     facts = s._facts
-    env_key = (s.env.get("VLLM_USE_V1"), s.env.get("VLLM_ATTENTION_BACKEND")) if not s.r.within("0.11.1") else None
-    key = (s.r.version, s.r.patches, bool(s.disable_sliding_window), env_key, id(s.sidecar))
+    env = s.env
+    old = not s.r.within("0.11.1")
+    env_key = (env.get("VLLM_USE_V1"), env.get("VLLM_ATTENTION_BACKEND")) if old else None
+    # ids, not values, key the memo (hashing a Version per check costs); the entry keeps the release and the
+    # sidecar alive, so their ids stay their own
+    key = (id(s.r), s.disable_sliding_window is True, env_key, id(s.sidecar), s.max_model_len,
+           _allow_long(env) if s.max_model_len is not None else None)
     memo = facts.__dict__.get("_kvg_len")
     if memo is None:
         memo = facts.__dict__.setdefault("_kvg_len", {})
     hit = memo.get(key)
     if hit is not None:
         return hit[0]
-    derived = derive(facts, s.r, disable_sliding_window=s.disable_sliding_window, env=s.env, sidecar=s.sidecar)
-    if len(memo) < 64:
-        memo[key] = (derived, s.sidecar)   # the sidecar kept alive: its id stays its own
-    return derived
+    try:
+        derived = _len_derive(facts, s.r, disable_sliding_window=s.disable_sliding_window, env=env,
+                              sidecar=s.sidecar)
+    except _LenNotModelled as exc:
+        result = str(exc)
+    else:
+        result = _len_result(derived, s.max_model_len, s.r, env)
+    if len(memo) < 256:
+        memo[key] = (result, s.r, s.sidecar)
+    return result
 
 
 def _mc_max_len(s) -> None:
     """ModelConfig.__post_init__ → get_and_verify_max_len: the length ModelConfig ends with."""
-    from ..length import NIE_ROPE, NotModelled, outcome
-
-    s.len_fired = s.len_final = s.len_unknown = s.len_unread = None
-    try:
-        derived = _len_derived(s)
-    except NotModelled as exc:
-        s.len_unknown = str(exc)
+    out = _len_outcome(s)
+    if type(out) is str:
+        s.len_fired = s.len_final = s.len_unread = None
+        s.len_unknown = out
         return
-    s.len_derived = derived
+    s.len_unknown = None
+    s.len_derived = derived = out.derived
     s.len_unread = derived.unread
-    out = outcome(derived, s.max_model_len, s.r, s.env)
     s.len_fired, s.len_final = out.fired, out.final
     if out.fired == "error":
         exc = out.error
-        if type(exc) is NotImplementedError and str(exc) == NIE_ROPE:
+        if type(exc) is NotImplementedError and str(exc) == _LEN_NIE_ROPE:
             s.len_fired = "disable_sw_rope"
             return
         raise type(exc)(*exc.args)
@@ -408,11 +423,6 @@ _S_MODEL = "vllm/config/model.py"
 _S_VLLM = "vllm/config/vllm.py"
 
 _MRV2_V1 = "VLLM_USE_V2_MODEL_RUNNER does not yet support: {unsupported}"
-
-from ..length import NIE_MML as _LEN_NIE_MML  # noqa: E402  (kvguard.length: upstream text)
-from ..length import NIE_ROPE as _LEN_NIE_ROPE  # noqa: E402
-from ..length import POSITIVE_TEMPLATE as _LEN_POSITIVE  # noqa: E402
-from ..length import TOO_LONG_TEMPLATE as _LEN_TOO_LONG  # noqa: E402
 _GPU_MSG = ("World size ({world_size}) is larger than the number of available GPUs ({gpus}) in "
             "this node. If this is intentional and you are using:\n- ray, set "
             "'--distributed-executor-backend ray'.\n- multiprocessing, set '--nnodes' appropriately.")

@@ -46,7 +46,12 @@ def main(cases_path, out_path):
 
     EngineArgs, FlexibleArgumentParser, make_arg_parser = _imports()
     out = []
+    environ = dict(os.environ)
     for case in spec["cases"]:
+        # each case sees the run's environment only: 0.10.2/0.11.0's create_engine_config writes
+        # VLLM_USE_V1 into os.environ (envs.set_vllm_use_v1), which a later case would read as set
+        os.environ.clear()
+        os.environ.update(environ)
         work = case.get("model_dir") or tempfile.mkdtemp(prefix="kvg-serve-")
         os.makedirs(work, exist_ok=True)
         with open(os.path.join(work, "config.json"), "w") as fh:
