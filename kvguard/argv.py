@@ -103,6 +103,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("max_model_len", ("--max-model-len",), "length"),
     Flag("disable_sliding_window", ("--disable-sliding-window",), "bool"),
     Flag("kv_cache_dtype", ("--kv-cache-dtype",), "str"),
+    Flag("enforce_eager", ("--enforce-eager",), "bool"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}

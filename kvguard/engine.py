@@ -59,6 +59,7 @@ class State:
         self.max_model_len = lay.max_model_len
         self.disable_sliding_window = lay.disable_sliding_window
         self.kv_cache_dtype = lay.kv_cache_dtype
+        self.enforce_eager = lay.enforce_eager
         self.tp = lay.tensor_parallel_size
         self.pp = lay.pipeline_parallel_size
         self.dp = lay.data_parallel_size

@@ -61,9 +61,10 @@ VERDICT_ENV: tuple[EnvVar, ...] = (
     EnvVar("VLLM_USE_V1", "0.10.2", "0.11.0", ("1",),
            "set to 1, the V1 engine is forced: a feature its oracle does not support is refused instead of "
            "falling back to V0"),
-    EnvVar("VLLM_ATTENTION_BACKEND", "0.10.2", "0.11.0", ("XFORMERS", "FLASHINFER", "TRITON_ATTN_VLLM_V1"),
+    EnvVar("VLLM_ATTENTION_BACKEND", "0.10.2", "0.11.0",
+           ("XFORMERS", "FLASHINFER", "TRITON_ATTN_VLLM_V1", "DUAL_CHUNK_FLASH_ATTN"),
            "the attention backend: the V1 oracle's backend list, the FP8 KV-cache support, V0's interleaved "
-           "attention cap"),
+           "attention cap, DualChunkFlashAttention's requirements (0.10.2)"),
     EnvVar("VLLM_FLASH_ATTN_VERSION", "0.10.2", "0.10.2", ("2",),
            "the FlashAttention version: FP8 KV cache needs FA3", _kv_dtype),
     EnvVar("VLLM_MLA_DISABLE", "0.10.2", None, ("1",),

@@ -113,6 +113,8 @@ class Layout:
     disable_sliding_window: bool = False
     #: CacheConfig's --kv-cache-dtype (0.10.2's V1 engine checks the platform supports it)
     kv_cache_dtype: str = "auto"
+    #: ModelConfig's --enforce-eager (0.10.2's DualChunkFlashAttention needs it)
+    enforce_eager: bool = False
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -498,6 +498,18 @@ RULES = (
           template="VLLM_USE_V1=1 is not supported with sliding window (CPU backend).",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="a sliding-window model on the CPU platform (V1 engine forced)"),
+    Check("EA_dual_chunk_eager", "0.10.2", "0.10.2", stage="engine_args", exc="AssertionError", scope="env",
+          when=lambda s: s.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN" and not s.enforce_eager,
+          template="Cuda graph is not supported with DualChunkFlashAttention. To run the model in eager mode, set "
+                   "'enforce_eager=True' or use '--enforce-eager' in the CLI.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN needs --enforce-eager"),
+    Check("EA_dual_chunk_cuda", "0.10.2", "0.10.2", stage="engine_args", exc="AssertionError", scope="env",
+          when=lambda s: s.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN"
+          and s.need("platform") != "cuda",
+          template="DualChunkFlashAttention is only supported on CUDA platform.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN needs a CUDA platform"),
     Check("EA_pp_backend", "0.11.1", stage="engine_args", exc="NotImplementedError",
           when=_pp_backend,
           template="Pipeline Parallelism without Ray distributed executor or multiprocessing executor "

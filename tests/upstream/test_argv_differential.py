@@ -59,7 +59,7 @@ MISSING = "<absent>"
 # release under test: an argparse error there)
 ALL_OPTION_NAMES = sorted({n for f in FLAGS for n in f.names})
 # options kvguard does not model, with values every release accepts
-UNMODELED = [["--max-num-batched-tokens", "8k"], ["--enforce-eager"], ["--gpu-memory-utilization", "0.85"],
+UNMODELED = [["--max-num-batched-tokens", "8k"], ["--disable-log-stats"], ["--gpu-memory-utilization", "0.85"],
              ["--port", "8001"], ["--dtype", "bfloat16"], ["--seed", "3"], ["--max-num-seqs", "64"],
              ["--disable-log-stats"], ["--host", "0.0.0.0"],
              ["--revision", "main"], ["--tokenizer", "T"], ["--load-format", "dummy"],
