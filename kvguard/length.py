@@ -161,7 +161,9 @@ def read_sidecar(directory: Optional[str]) -> Optional[Sidecar]:
     for name in ENCODER_FILES:
         data = _json_file(os.path.join(directory, name))
         if data:
-            encoder = data if isinstance(data, dict) else None
+            # get_sentence_transformer_tokenizer_config keeps it only with both keys
+            if isinstance(data, dict) and "max_seq_length" in data and "do_lower_case" in data:
+                encoder = data
             break
     tokenizer = _json_file(os.path.join(directory, "tokenizer_config.json"))
     return Sidecar(pooling=pooling, encoder=encoder, tokenizer=tokenizer if isinstance(tokenizer, dict) else None)
@@ -182,14 +184,6 @@ def find_sidecar(config: Any, model_dir: Optional[str], model_path: Optional[str
 
 # ---------------------------------------------------------------------------------------------
 # the derivation
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "<missing>"
-
-
-MISSING = _Missing()
 
 
 class NotModelled(Exception):

@@ -323,3 +323,13 @@ def test_pooling_model_length_reads_the_model_directory(tmp_path):
     v = kvguard.check(bge["config"], vllm_version="0.28.0", max_model_len=8193, model_dir=str(tmp_path))
     assert v.check == "MC_max_len" and "(max_position_embeddings=8192 or" in v.message
     assert max_model_len(bge["config"], vllm_version="0.28.0", model_dir=str(tmp_path)) == 8192
+
+
+@settings(max_examples=200, deadline=None)
+@given(n=st.integers(0, 10**9), release=st.sampled_from(["0.10.2", "0.13.0", "0.14.0", "0.33.0"]))
+def test_human_readable_suffixes(n, release):
+    r = resolve(release)
+    assert parse_length(str(n), r) == n
+    assert parse_length(f"{n}k", r) == n * 1000 and parse_length(f"{n}K", r) == n * 1024
+    assert parse_length(f"{n}m", r) == n * 10**6 and parse_length(f"{n}M", r) == n * 2**20
+    assert parse_length(f"{n}g", r) == n * 10**9 and parse_length(f"{n}G", r) == n * 2**30

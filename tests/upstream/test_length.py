@@ -105,6 +105,23 @@ def mutate(rng: random.Random, cfg: dict) -> dict:
     return cfg
 
 
+def mutate_files(rng: random.Random, files: dict) -> dict:
+    """A variant of a pooling model's files: one dropped, a key missing, another length."""
+    files = copy.deepcopy(files)
+    what = rng.choice(("drop_tokenizer", "drop_encoder", "no_lower_case", "seq_len", "huge_tokenizer_len"))
+    if what == "drop_tokenizer":
+        files.pop("tokenizer_config.json", None)
+    elif what == "drop_encoder":
+        files.pop("sentence_bert_config.json", None)
+    elif what == "no_lower_case" and "sentence_bert_config.json" in files:
+        files["sentence_bert_config.json"].pop("do_lower_case", None)
+    elif what == "seq_len" and "sentence_bert_config.json" in files:
+        files["sentence_bert_config.json"]["max_seq_length"] = rng.choice((256, 1000, 100000))
+    elif what == "huge_tokenizer_len" and "tokenizer_config.json" in files:
+        files["tokenizer_config.json"]["model_max_length"] = 1000000000000000019884624838656  # tokenizers' "none"
+    return files
+
+
 def _around(rng: random.Random, derived) -> "int | None":
     if derived is None:
         return rng.choice((None, 2048, 4096, 32768, 131072))
@@ -129,7 +146,10 @@ def generate(seed: int, version: str, n: int) -> list[dict]:
             derived = kv_max_model_len(cfg, vllm_version=version, disable_sliding_window=dsw, env=env)
         except Exception:  # noqa: BLE001 - only picks interesting lengths; the oracle decides
             derived = None
-        cases.append({"id": f"{base['id']}#{i}", "config": cfg, "files": base.get("files") or {},
+        files = base.get("files") or {}
+        if files and rng.random() < 0.5:
+            files = mutate_files(rng, files)
+        cases.append({"id": f"{base['id']}#{i}", "config": cfg, "files": files,
                       "max_model_len": _around(rng, derived), "disable_sliding_window": dsw, "env": env,
                       "model_dir": model_dir.format(i=i)})
     return cases
