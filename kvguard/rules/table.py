@@ -252,8 +252,8 @@ def _len_outcome(s):
     the outcome per given length (a check reads it on every evaluation)."""
     facts = s._facts
     env = s.env
-    old = not s.r.within("0.11.1")
-    env_key = (env.get("VLLM_USE_V1"), env.get("VLLM_ATTENTION_BACKEND")) if old else None
+    # what the derivation reads of the environment (0.10.2/0.11.0's V0 interleaved switch)
+    env_key = (env.get("VLLM_USE_V1"), env.get("VLLM_ATTENTION_BACKEND")) if env else None
     # ids, not values, key the memo (hashing a Version per check costs); the entry keeps the release and the
     # sidecar alive, so their ids stay their own
     key = (id(s.r), s.disable_sliding_window is True, env_key, id(s.sidecar), s.max_model_len,
