@@ -116,9 +116,11 @@ def _economics_parsers(sub) -> None:
                    "(default: a standard 8-GPU CUDA node)")
     a.add_argument("--trust-remote-code", action="store_true", help="as vLLM's flag (configs needing repo code)")
     a.add_argument("--kv-memory-gib", type=float, metavar="G",
-                   help="KV-cache memory of one GPU, the 'Available KV cache memory' vLLM logs: with --max-model-len, "
-                   "predict vLLM's 'GPU KV cache size' and 'Maximum concurrency' lines (and at every legal -dcp)")
-    a.add_argument("--max-model-len", type=int, metavar="L", help="max_model_len for the capacity prediction")
+                   help="KV-cache memory of one GPU, the 'Available KV cache memory' vLLM logs: predict vLLM's "
+                   "'GPU KV cache size' and 'Maximum concurrency' lines (and at every legal -dcp)")
+    a.add_argument("--max-model-len", type=_length_arg, metavar="L",
+                   help="max_model_len for the capacity prediction (default: each model's derived maximum, as vLLM; "
+                   "'128k', '1M' as vLLM reads them)")
     a.add_argument("--block-size", type=int, metavar="B",
                    help="tokens per KV-cache block (default: 16, MLA 64 — reported as an assumption)")
     a.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel size for the capacity prediction "
@@ -135,8 +137,9 @@ def _economics_parsers(sub) -> None:
     pl.add_argument("--gpus-per-node", type=int, default=8, metavar="G")
     pl.add_argument("--vllm-version", help="vLLM release (default: the installed vLLM, else the newest supported)")
     pl.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
-    pl.add_argument("--max-model-len", type=int, metavar="L",
-                    help="also report the KV GiB per GPU one L-token sequence needs, and add the flag")
+    pl.add_argument("--max-model-len", type=_length_arg, metavar="L",
+                    help="the KV GiB per GPU one L-token sequence needs (default: the derived maximum, as vLLM), and "
+                    "the flag in the commands; a length vLLM refuses for the model refuses every layout")
     pl.add_argument("--kv-cache-dtype", default="auto", metavar="DTYPE")
     pl.add_argument("--min-replica-gpus", type=int, default=1, metavar="M",
                     help="skip layouts whose replica (tp*pp*pcp) has fewer GPUs (e.g. too small for the weights)")
@@ -147,6 +150,19 @@ def _economics_parsers(sub) -> None:
     pl.add_argument("--top", type=int, default=10, metavar="K", help="layouts to print (default 10; 0: all)")
     pl.add_argument("--format", choices=("text", "json"), default="text")
     pl.add_argument("--plot", metavar="FILE.svg", help="also write an SVG scatter of the accepted layouts")
+
+
+def _length_arg(value: str) -> int:
+    """``--max-model-len`` of audit/plan: an integer or vLLM's human-readable form ("128k", "1M")."""
+    from .length import parse_length
+    from .versions import KNOWN_RELEASES, resolve
+
+    try:
+        return parse_length(value, resolve(KNOWN_RELEASES[-1]))
+    except argparse.ArgumentTypeError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid length {value!r}") from exc
 
 
 def _cmd_audit(args) -> int:
@@ -239,8 +255,21 @@ def _env_pairs(items: Sequence[str], what: str = "--env") -> dict[str, str]:
     return out
 
 
+def _capability(value: str) -> int:
+    """``--host device_capability=9.0`` or ``=90`` (vLLM's ``DeviceCapability.to_int()``: 9.0 -> 90)."""
+    if "." in value:
+        major, minor = value.split(".", 1)
+        if not (major.isdigit() and minor.isdigit() and len(minor) == 1):
+            raise ValueError(value)
+        return int(major) * 10 + int(minor)
+    number = int(value)
+    if number < 0:
+        raise ValueError(value)
+    return number
+
+
 _HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-              "cpu_memory_bytes": int}
+              "cpu_memory_bytes": int, "device_capability": _capability}
 
 
 def _host(args, base: Optional[dict] = None) -> Host:
@@ -303,8 +332,10 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env,
                           allow_download=allow_download)
     host = Host.standard() if host is None else host
+    model_dir = _model_dir(model)
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
-                    **cmd.fields)
+                    model_dir=model_dir, **cmd.fields)
+    verdict, env_assumed = _env_assumptions(verdict, release, vllm_env, host, model, model_dir, cmd.fields)
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
     legal = legal_reason = None
     if verdict.facts is not None:
@@ -319,10 +350,16 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
             verdict = verdict.with_notes(f"legal -dcp sizes not listed: {exc}")
         if legal is not None and not legal:
             legal_reason = _no_dcp_reason(verdict, release, vllm_env, host, model.name, cmd.fields)
+    length = _length_facts(verdict, release, vllm_env, model_dir)
+    if not verdict.ok and verdict.check == "MC_max_len" and length is not None:
+        verdict = verdict.with_notes(*_shorter_length_note(verdict, release, length, vllm_env, host, model,
+                                                           model_dir, cmd.fields))
     if not env_from_os:
         verdict = verdict.with_notes(*_unapplied_env_notes(vllm_env))
     report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
-                          layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason)
+                          layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason,
+                          env_assumptions=env_assumed, length=length,
+                          kv_cache_dtype=_sized_kv_cache_dtype(layout.get("kv_cache_dtype", "auto")))
     if suggest:
         report.suggestion_host = host
         if not verdict.ok:
@@ -331,6 +368,84 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
             report.suggestions = [] if verdict.facts is None else nearest_accepted(
                 verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name)
     return report
+
+
+def _model_dir(model) -> Optional[str]:
+    """The local directory of the checkpoint (its files beside config.json), if there is one."""
+    if model.source in ("directory", "file", "hf-cache", "hf-hub") and model.location:
+        directory = model.location if os.path.isdir(model.location) else os.path.dirname(model.location)
+        return directory or None
+    return None
+
+
+def _env_assumptions(verdict, release, env: dict, host, model, model_dir, fields: dict):
+    """The unset VLLM_* variables whose default decided ``verdict`` (kvguard.envdefaults), added to its
+    assumptions as ``NAME unset``; each is checked by checking the launch again with the other value."""
+    from .rules.check import check
+    from .envdefaults import deciding_defaults
+
+    if verdict.facts is None:
+        return verdict, []
+
+    def recheck(other_env: dict):
+        # the facts depend on the environment only through VLLM_MLA_DISABLE
+        config = model.config if "VLLM_MLA_DISABLE" in other_env and "VLLM_MLA_DISABLE" not in env \
+            else verdict.facts
+        return check(config, vllm_version=release, env=other_env, host=host, model_path=model.name,
+                     model_dir=model_dir, **fields)
+
+    found = deciding_defaults(verdict, release, env, host, recheck)
+    if not found:
+        return verdict, []
+    from dataclasses import replace
+
+    return replace(verdict, assumptions=verdict.assumptions + tuple(f"{a.name} unset" for a in found)), found
+
+
+def _length_facts(verdict, release, env: dict, model_dir) -> Optional[dict]:
+    """The maximum length of the launch for the report (kvguard.length), or None."""
+    if verdict.facts is None or verdict.layout is None:
+        return None
+    from .length import NotModelled, find_sidecar, resolve
+
+    lay = verdict.layout
+    try:
+        out = resolve(verdict.facts, release, max_model_len=lay.max_model_len,
+                      disable_sliding_window=lay.disable_sliding_window, env=env,
+                      sidecar=find_sidecar(None, model_dir, None))
+    except (NotModelled, ArithmeticError, AttributeError, KeyError, TypeError, ValueError, NotImplementedError):
+        return None
+    d = out.derived
+    if d.error is not None or d.default_error is not None:
+        return None
+    return {"derived": d.value, "key": d.key, "model_max_length": d.model_max_length, "default": d.default,
+            "given": lay.max_model_len, "effective": out.final,
+            "unread": d.unread}
+
+
+def _shorter_length_note(verdict, release, length: dict, env: dict, host, model, model_dir, fields: dict) -> list[str]:
+    """For a --max-model-len above the derived maximum: the longest length this release accepts, once
+    checked (the launch as given, that length in its place)."""
+    from .rules.check import check
+
+    longest = length.get("default")
+    if not isinstance(longest, int) or longest < 1:
+        return []
+    again = check(verdict.facts, vllm_version=release, env=env, host=host, model_path=model.name,
+                  model_dir=model_dir, **dict(fields, max_model_len=longest))
+    if again.stage == "model_config" and not again.ok:
+        return []
+    then = "the launch with it is accepted" if again.ok else f"with it the launch passes ModelConfig, then {again.check} " \
+        "refuses it"
+    return [f"the longest --max-model-len vLLM {verdict.vllm_version} takes for this model is {longest}, the derived "
+            f"maximum ({then}); VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets a longer one through at your own risk"]
+
+
+def _sized_kv_cache_dtype(value: str) -> str:
+    """The launch's --kv-cache-dtype when kvguard sizes it (kvguard.kv.kvsize), else "auto"."""
+    from .kv.kvsize import KV_CACHE_DTYPE_BYTES
+
+    return value if value in KV_CACHE_DTYPE_BYTES else "auto"
 
 
 def _unapplied_env_notes(applied: dict) -> "list[str]":

@@ -154,9 +154,13 @@ def _cli(tmp_path, *extra):
 def test_the_command_line_answers_repeat_launches_from_the_cache(tmp_path):
     first = _cli(tmp_path)
     assert first.returncode == 0, first.stderr
-    assert len(list((tmp_path / "cache").rglob("*.json"))) == 1
+    # one entry per derivation: the launch's, and the one with VLLM_MLA_DISABLE=1 that checks whether its
+    # default decided the verdict (kvguard.envdefaults, an MLA model)
+    entries = sorted((tmp_path / "cache").rglob("*.json"))
+    assert len(entries) == 2
     again = _cli(tmp_path)
     assert (again.returncode, again.stdout) == (first.returncode, first.stdout)
+    assert sorted((tmp_path / "cache").rglob("*.json")) == entries
 
 
 def test_no_cache_flag_leaves_no_entry(tmp_path):
@@ -172,7 +176,7 @@ def test_run_in_process_leaves_the_cache_off(tmp_path, monkeypatch):
     monkeypatch.delenv("KVGUARD_NO_CACHE", raising=False)
     assert run(["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", MODEL, "-tp", "8"]) == 0
     assert factcache.enabled_dir() is None
-    assert len(list((tmp_path / "c").rglob("*.json"))) == 1
+    assert len(list((tmp_path / "c").rglob("*.json"))) == 2  # the launch's facts and VLLM_MLA_DISABLE=1's
 
 
 @pytest.mark.parametrize("where", ["nul", "file", "under-a-file", "long"])

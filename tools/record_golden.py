@@ -28,7 +28,7 @@ from kvguard import catalog  # noqa: E402  (only to read the built-in configs)
 
 #: the directory the oracle reads config.json from; vLLM quotes it in some messages, so the
 #: golden cases pass it to kvguard as ``model_path``
-MODEL_DIR = "/tmp/kvguard-golden/model"
+MODEL_DIR = os.environ.get("KVG_GOLDEN_MODEL_DIR", "/tmp/kvguard-golden/model")
 
 
 def _mem_total() -> int:
@@ -65,6 +65,9 @@ def main(argv=None) -> int:
     ap.add_argument("--python", help="an oracle venv's python (else tools/oracle_env.py finds the release)")
     ap.add_argument("--oracle-root", help="root of tools/oracle_env.py (default $KVG_ORACLE_ROOT)")
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--vllm-cache", help="VLLM_CACHE_ROOT for the oracle (default: a fresh temporary one); a "
+                    "cache holding the registry's model inspections avoids inspecting where the oracle host "
+                    "cannot (e.g. 0.17.1's CPU kernels need a newer torch than its oracle base)")
     args = ap.parse_args(argv)
     extra_env: dict[str, str] = {}
     if not args.python:
@@ -89,7 +92,7 @@ def main(argv=None) -> int:
             inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
             Path(inp).write_text(json.dumps(spec))
             proc_env = dict(os.environ, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1",
-                            VLLM_CACHE_ROOT=os.path.join(tmp, "cache"), **extra_env)
+                            VLLM_CACHE_ROOT=args.vllm_cache or os.path.join(tmp, "cache"), **extra_env)
             proc_env.update(env)
             proc = subprocess.run([args.python, str(ROOT / "tests" / "upstream" / "serve_runner.py"), inp, out],
                                   env=proc_env, capture_output=True, text=True)

@@ -165,10 +165,14 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "sliding_window_pattern", "attention_chunk_size", "layers_block_type", "hybrid_override_pattern",
     "full_attention_interval", "index_topk", "attn_type_list", "block_configs", "is_encoder_decoder",
     "tie_word_embeddings", "dtype", "quantization_config",
+    # the maximum length (kvguard.length): the convertor's last key, LongRoPE's default
+    "max_target_positions", "original_max_position_embeddings",
 )
 #: the same for the top-level config object
 RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "dtype",
-                                            "max_position_embeddings", "tie_word_embeddings")
+                                            "max_position_embeddings", "tie_word_embeddings",
+                                            # kvguard.length: a pooling model's tokenizer length
+                                            "position_embedding_type")
 
 
 def _snapshot(obj: Any, names: tuple[str, ...]) -> dict[str, Any]:

@@ -61,8 +61,13 @@ class ModelAudit:
     duplication_waste_bytes_per_token: Optional[float]
     notes: tuple[str, ...] = ()
     #: vLLM's "GPU KV cache size" / "Maximum concurrency" (kvguard.kv.capacity.CapacityPrediction), or
-    #: CapacityNotModelledResult; None when no KV memory and max_model_len were given
+    #: CapacityNotModelledResult; None when no KV memory was given
     capacity: Any = None
+    #: the maximum length ModelConfig derives without --max-model-len (kvguard.length), the derived value as
+    #: vLLM holds and prints it (``40960.0``) and the config key it comes from; None when kvguard cannot tell
+    max_model_len: Optional[int] = None
+    max_model_len_derived: Any = None
+    max_model_len_key: Optional[str] = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -97,14 +102,29 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
               trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None) -> ModelAudit:
     """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.kv.capacity.predict_capacity`
     (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section."""
-    result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
-                        host=host, name=name, trust_remote_code=trust_remote_code)
-    if capacity is None:
-        return result
     from dataclasses import replace
 
+    result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
+                        host=host, name=name, trust_remote_code=trust_remote_code)
+    result = replace(result, **_derived_length(config, result.vllm_version, env, trust_remote_code))
+    if capacity is None:
+        return result
     from .capacity import CapacityNotModelledResult, predict_capacity
     from ..errors import CapacityNotModelled
+
+    capacity = dict(capacity)
+    length_notes: tuple[str, ...] = ()
+    if capacity.get("max_model_len") is None:
+        # as vLLM does: without --max-model-len, the derived maximum
+        if result.max_model_len is None:
+            return replace(result, capacity=CapacityNotModelledResult(
+                f"{result.model}: kvguard cannot tell the maximum length vLLM derives for it: pass --max-model-len"))
+        capacity["max_model_len"] = result.max_model_len
+        length_notes = (f"max model len {result.max_model_len:,}: the derived maximum "
+                        f"({result.max_model_len_key}={result.max_model_len_derived}), as vLLM uses it without "
+                        "--max-model-len",)
+    else:
+        length_notes = _length_refusal(config, result.vllm_version, env, trust_remote_code, capacity["max_model_len"])
     try:
         cap = predict_capacity(config, tp=tp, pcp=pcp, dcp=dcp, vllm_version=result.vllm_version,
                                kv_cache_dtype=kv_cache_dtype, env=env, trust_remote_code=trust_remote_code,
@@ -112,9 +132,52 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
         if not result.dcp_legal:
             cap = replace(cap, notes=cap.notes + (f"vLLM refuses -dcp {dcp} at this layout: the figures are what "
                                                   "its accounting would give",))
+        if length_notes:
+            cap = replace(cap, notes=cap.notes + length_notes)
     except CapacityNotModelled as exc:
         cap = CapacityNotModelledResult(str(exc))
     return replace(result, capacity=cap)
+
+
+def _derived_length(config: Any, vllm_version: str, env: Optional[Mapping[str, str]],
+                    trust_remote_code: bool) -> dict[str, Any]:
+    """ModelAudit's maximum-length fields: the length ModelConfig derives (kvguard.length)."""
+    from ..errors import KvguardError
+    from ..length import default_length, find_sidecar
+    from ..rules.check import model_facts, resolve_config
+    from ..versions import resolve
+
+    _label, cfg, _raw, _path = resolve_config(config)
+    try:
+        facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=vllm_version, env=env,
+                                                                            trust_remote_code=trust_remote_code)
+    except KvguardError:
+        return {}
+    derived = default_length(facts, resolve(vllm_version), env=env,
+                             sidecar=find_sidecar(config if isinstance(config, str) else None, None, None))
+    if derived is None:
+        return {}
+    return {"max_model_len": derived.default, "max_model_len_derived": derived.value,
+            "max_model_len_key": derived.key}
+
+
+def _length_refusal(config: Any, vllm_version: str, env: Optional[Mapping[str, str]], trust_remote_code: bool,
+                    max_model_len: int) -> tuple[str, ...]:
+    """A note when ModelConfig refuses ``max_model_len`` for this model (the capacity is then what vLLM's
+    accounting would give, not what it starts with)."""
+    from ..errors import KvguardError
+    from ..rules.check import check, resolve_config
+
+    _label, cfg, _raw, _path = resolve_config(config)
+    try:
+        verdict = check(cfg, vllm_version=vllm_version, env=env, max_model_len=max_model_len,
+                        trust_remote_code=trust_remote_code)
+    except KvguardError:
+        return ()
+    if verdict.ok or verdict.stage != "model_config":
+        return ()
+    return (f"vLLM {vllm_version} refuses --max-model-len {max_model_len} for this model ({verdict.check}: "
+            f"{verdict.exc_type}): the figures are what its accounting would give",)
 
 
 def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
@@ -197,9 +260,10 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     lists the sizes it does, with ``host`` deciding host-dependent checks as in
     :func:`kvguard.legal_dcp_sizes`).
 
-    With ``max_model_len`` and the KV memory of one GPU (``kv_memory_gib``, the
-    "Available KV cache memory" vLLM logs, or ``available_kv_bytes``) each model
-    also gets ``capacity``: vLLM's "GPU KV cache size" / "Maximum concurrency"
+    Each model carries the maximum length vLLM derives for it (``max_model_len``).  With the KV
+    memory of one GPU (``kv_memory_gib``, the "Available KV cache memory" vLLM logs, or
+    ``available_kv_bytes``) and ``max_model_len`` (default: each model's derived maximum, as vLLM)
+    each model also gets ``capacity``: vLLM's "GPU KV cache size" / "Maximum concurrency"
     (:func:`kvguard.kv.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
     the same at every legal ``-dcp`` size — or why kvguard does not model it.
     """
@@ -218,11 +282,12 @@ def _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size,
     if not memory and max_model_len is None:
         if block_size is not None or pp is not None:
             raise InputError("block size and -pp apply to the capacity prediction: also give the KV memory "
-                             "(--kv-memory-gib) and --max-model-len", source="<audit>", key="kv_memory_gib")
+                             "(--kv-memory-gib)", source="<audit>", key="kv_memory_gib")
         return None
-    if not memory or max_model_len is None:
-        raise InputError("the capacity prediction needs both the KV memory per GPU (--kv-memory-gib) and "
-                         "--max-model-len", source="<audit>", key="kv_memory_gib" if not memory else "max_model_len")
+    if not memory:
+        raise InputError("the capacity prediction needs the KV memory per GPU (--kv-memory-gib); without "
+                         "--max-model-len it uses the derived maximum length, as vLLM does",
+                         source="<audit>", key="kv_memory_gib")
     out: dict[str, Any] = {"max_model_len": max_model_len, "block_size": block_size, "pp": 1 if pp is None else pp}
     if kv_memory_gib is not None:
         out["kv_memory_gib"] = kv_memory_gib
@@ -259,6 +324,9 @@ def render_audit_text(report: AuditReport) -> str:
             lines.append(f"  per token across the {m.tp * m.pcp} ranks of a replica: stored {_fmt_bytes(m.kv_bytes_per_token_stored)}, "
                          f"one copy {_fmt_bytes(m.kv_bytes_per_token_unique)}, duplication wastes "
                          f"{_fmt_bytes(m.duplication_waste_bytes_per_token)}")
+        if m.max_model_len is not None:
+            lines.append(f"  max model len (derived): {m.max_model_len:,} ({m.max_model_len_key}="
+                         f"{m.max_model_len_derived})")
         for n in m.notes:
             lines.append(f"  note: {n}")
         if m.capacity is not None:

@@ -114,12 +114,16 @@ class PlanReport:
     entries: tuple[PlanEntry, ...]
     notes: tuple[str, ...] = ()
     schema: int = 1
+    #: the maximum length vLLM derives for the model (kvguard.length; None: kvguard cannot tell) — the
+    #: length ``GiB/GPU@len`` uses when no max_model_len is given, as vLLM does
+    max_model_len_derived: Optional[int] = None
 
     def to_dict(self, top: Optional[int] = None) -> dict[str, Any]:
         rows = self.entries if top is None else self.entries[:top]
         return {"schema": self.schema, "model": self.model, "vllm_version": self.vllm_version,
                 "gpus": self.gpus, "gpus_per_node": self.gpus_per_node, "kv_cache_dtype": self.kv_cache_dtype,
                 "kv_cache_dtype_resolved": self.kv_cache_dtype_resolved, "max_model_len": self.max_model_len,
+                "max_model_len_derived": self.max_model_len_derived,
                 "candidates": self.candidates, "accepted": self.accepted,
                 "refused_by_check": dict(self.refused_by_check), "notes": list(self.notes),
                 "layouts": [e.to_dict() for e in rows]}
@@ -186,6 +190,15 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                              source="<plan>", key="gpus")
         notes.append(f"multi-node: run the command on each of the {nnodes} nodes with --node-rank 0…{nnodes - 1}")
     host = host or Host.cuda_node(g)
+    from ..length import default_length
+
+    derived = default_length(facts, release, env=env_d)
+    derived_len = derived.default if derived is not None else None
+    # the length one sequence may reach: the given one (refused below if vLLM refuses it), else vLLM's own
+    length = max_model_len if max_model_len is not None else derived_len
+    if derived_len is not None and max_model_len is None:
+        notes.append(f"max model len {derived_len:,}: the derived maximum ({derived.key}={derived.value}), as vLLM "
+                     "uses it without --max-model-len")
     has_pcp = release.within("0.12.0")
     pcp_shards = kv_token_shards(release.key, 2, 2) == 4   # does this release spread tokens over pcp?
     eps = (False, True) if (expert_parallel and facts.is_moe) else (False,)
@@ -196,6 +209,8 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     base: dict[str, Any] = {"nnodes": nnodes} if nnodes > 1 else {}
     if trust_remote_code:
         base["trust_remote_code"] = True
+    if max_model_len is not None:
+        base["max_model_len"] = max_model_len   # a length ModelConfig refuses refuses every layout
     heads = facts.total_num_attention_heads
     span_rule = release.within("0.26.0")
     for tp in divisors(gpus):
@@ -249,8 +264,8 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                             stage_layers=stage_layers, kv_bytes_per_token_per_rank=_num(per_rank),
                             kv_tokens_per_gpu_per_gib=per_replica / replica,
                             kv_tokens_per_replica_per_gib=per_replica,
-                            kv_gib_per_gpu_for_max_len=(max_model_len * per_rank / GIB
-                                                        if max_model_len is not None else None),
+                            kv_gib_per_gpu_for_max_len=(length * per_rank / GIB
+                                                        if length is not None else None),
                             tp_cross_node=_spans(tp, gpus, g),
                             dcp_cross_node=dcp > 1 and _spans(dcp if pcp == 1 else tp * pcp, gpus, g),
                             pcp_cross_node=pcp > 1 and _spans(tp * pcp, gpus, g),
@@ -261,11 +276,14 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                         ))
     rows.sort(key=lambda e: (-e.kv_tokens_per_gpu_per_gib, e.cross_node_groups, -e.kv_tokens_per_replica_per_gib,
                              e.expert_parallel, e.tp, e.pcp, e.dcp, e.pp))
+    if not rows and refused and all(k.startswith("MC_max_len") or k == "MC_FIELD" for k in refused):
+        notes.append(f"vLLM {release.version} refuses --max-model-len {max_model_len} for this model, whatever the "
+                     "layout" + (f" (derived maximum {derived_len:,})" if derived_len is not None else ""))
     return PlanReport(model=label, vllm_version=release.key, gpus=gpus, gpus_per_node=g,
                       kv_cache_dtype=kv_cache_dtype, kv_cache_dtype_resolved=dtype_name,
                       max_model_len=max_model_len, candidates=candidates, accepted=len(rows),
                       refused_by_check=dict(sorted(refused.items(), key=lambda kv: -kv[1])),
-                      entries=tuple(rows), notes=tuple(notes))
+                      entries=tuple(rows), notes=tuple(notes), max_model_len_derived=derived_len)
 
 
 def _num(x: float) -> "int | float":
@@ -281,7 +299,7 @@ def render_plan_text(report: PlanReport, top: Optional[int] = 10) -> str:
              "ranked by KV tokens per GPU per GiB of KV memory per GPU (weights not modelled)"]
     hdr = (f"{'#':>3} {'tp':>4} {'pp':>3} {'dp':>5} {'pcp':>3} {'dcp':>4} {'ep':>2} {'dup':>4} {'resid':>5} "
            f"{'B/tok/rank':>11} {'tok/GPU/GiB':>12} {'tok/replica/GiB':>15}"
-           + (f" {'GiB/GPU@len':>11}" if report.max_model_len else "") + "  cross-node")
+           + (f" {'GiB/GPU@len':>11}" if report.max_model_len or report.max_model_len_derived else "") + "  cross-node")
     lines.append(hdr)
     for i, e in enumerate(report.entries[:top], 1):
         cross = ",".join(n for n, f in (("tp", e.tp_cross_node), ("dcp", e.dcp_cross_node), ("pcp", e.pcp_cross_node),
@@ -289,7 +307,8 @@ def render_plan_text(report: PlanReport, top: Optional[int] = 10) -> str:
         lines.append(f"{i:>3} {e.tp:>4} {e.pp:>3} {e.dp:>5} {e.pcp:>3} {e.dcp:>4} {'y' if e.expert_parallel else '-':>2} "
                      f"{e.duplication_factor:>4} {e.residual_duplication:>5g} {e.kv_bytes_per_token_per_rank:>11,.0f} "
                      f"{e.kv_tokens_per_gpu_per_gib:>12,.0f} {e.kv_tokens_per_replica_per_gib:>15,.0f}"
-                     + (f" {e.kv_gib_per_gpu_for_max_len:>11.3f}" if report.max_model_len else "") + f"  {cross}")
+                     + (f" {e.kv_gib_per_gpu_for_max_len:>11.3f}" if e.kv_gib_per_gpu_for_max_len is not None else "")
+                     + f"  {cross}")
     lines.append("")
     for i, e in enumerate(report.entries[:top], 1):
         lines.append(f"{i:>3} {e.command}")

@@ -58,7 +58,8 @@ __all__ = ["FLAGS", "ServeCommand", "parse_serve", "option_table"]
 class Flag:
     field: str
     names: tuple[str, ...]          # option strings; the first is the long one
-    kind: str                       # "int" | "str" | "bool" (BooleanOptionalAction) | "store_true"
+    kind: str                       # "int" | "str" | "float" | "length" (human_readable_int[_or_auto]) |
+                                    # "bool" (BooleanOptionalAction) | "store_true"
     since: str = "0.10.2"
     until: Optional[str] = None
     alias_since: Optional[str] = None  # release that added the short alias (names[1:])
@@ -98,6 +99,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag("headless", ("--headless",), "store_true"),
     Flag("trust_remote_code", ("--trust-remote-code",), "bool"),
     Flag("swap_space", ("--swap-space",), "float", until="0.17.1"),
+    # ModelConfig's maximum length and the KV-cache dtype (issue 12): types and choices from the option table
+    Flag("max_model_len", ("--max-model-len",), "length"),
+    Flag("disable_sliding_window", ("--disable-sliding-window",), "bool"),
+    Flag("kv_cache_dtype", ("--kv-cache-dtype",), "str"),
+    Flag("enforce_eager", ("--enforce-eager",), "bool"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}
@@ -655,6 +661,8 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
     elif kind == "_optional_type":          # vllm.engine.arg_utils.optional_type(<the field's type>)
         def convert(text: str) -> Any:
             return None if text in ("", "None") else base.get(flag.kind, str)(text)
+    elif kind in _LENGTH_TYPES:
+        return _length_value(spec, opt, value, release)
     else:
         raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option", release, opt)
     try:
@@ -666,6 +674,25 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
     return out
 
 
+#: vLLM's ``human_readable_int`` (to 0.13.0) / ``human_readable_int_or_auto`` (0.14.0+): "128k", "1M", -1
+_LENGTH_TYPES = ("human_readable_int", "human_readable_int_or_auto")
+
+
+def _length_value(spec: _Opt, opt: str, value: str, release: Release) -> int:
+    """argparse's ``type`` call of a human-readable integer: a ValueError is argparse's "invalid
+    <type> value", an ArgumentTypeError its own message (kvguard.length.parse_length)."""
+    import argparse
+
+    from ..length import parse_length
+
+    try:
+        return parse_length(value, release)
+    except argparse.ArgumentTypeError as exc:
+        raise _ArgparseError(f"argument {spec.label(opt)}: {exc}", opt) from None
+    except (TypeError, ValueError):
+        raise _ArgparseError(f"argument {spec.label(opt)}: invalid {spec.type} value: {value!r}", opt) from None
+
+
 #: argparse ``type`` callables of options kvguard does not model whose failures it reproduces
 #: (other types, e.g. vLLM's optional_type or parse_dataclass, are passed over unchecked)
 _PLAIN_TYPES = {"str": str, "int": int, "float": float, "loads": json.loads}
@@ -675,11 +702,14 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
     """argparse's ``type`` and ``choices`` check for an option kvguard passes over: a value the
     release's parser cannot convert is an argparse error there, so it is one here."""
     convert = _PLAIN_TYPES.get(spec.type or "str")
-    if convert is None:
+    if convert is None and spec.type not in _LENGTH_TYPES:
         return
     for value in values:
         if "$" in value or (value.startswith("<") and value.endswith(">")):
             continue  # unexpanded shell text or a documentation placeholder (`--port $PORT`, `<PORT>`)
+        if convert is None:   # --max-num-batched-tokens 8k and the other human-readable integers
+            _length_value(spec, opt, value, release)
+            continue
         try:
             out = convert(value)
         except ValueError:

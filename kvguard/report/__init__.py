@@ -35,6 +35,11 @@ class LaunchReport:
     suggestion_host: Optional[Any] = None
     #: where the release came from when not the default (e.g. the image tag of `docker run …`)
     release_source: Optional[str] = None
+    #: unset VLLM_* variables whose default decided the verdict (kvguard.envdefaults.EnvAssumption)
+    env_assumptions: list = field(default_factory=list)
+    #: the maximum length: derived, its key, the default, the given --max-model-len and what ModelConfig
+    #: ends with (cli._length_facts); None when kvguard cannot tell
+    length: Optional[dict] = None
 
     @property
     def facts(self) -> Optional[ModelFacts]:
@@ -47,6 +52,10 @@ class LaunchReport:
         tp = self.layout.get("tensor_parallel_size", 1)
         dcp = self.layout.get("decode_context_parallel_size", 1)
         out = f.to_dict()
+        if self.length is not None:
+            out["max_model_len"] = self.length["effective"]
+            out["max_model_len_derived"] = {"value": self.length["derived"], "key": self.length["key"],
+                                            "default": self.length["default"]}
         if f.use_mla is None or f.total_num_kv_heads is None or not isinstance(tp, int) or tp < 1:
             return out
         from ..kv.kvsize import kv_cache_dtype_bytes
@@ -82,6 +91,8 @@ class LaunchReport:
                                                              if k in h.assumed)}
         if self.release_source is not None:
             out["vllm_version_source"] = self.release_source
+        if self.env_assumptions:
+            out["env_assumptions"] = [a.to_dict() for a in self.env_assumptions]
         return out
 
 
@@ -135,6 +146,8 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
             if kv.get("kv_bytes_per_token_per_rank") is not None:
                 lines.append(f"  KV bytes per token per rank: {kv['kv_bytes_per_token_per_rank']:,} "
                              f"({kv['kv_cache_dtype']})")
+        if report.length is not None:
+            lines.append("  " + _length_text(report.length))
         legal = kv.get("legal_dcp_sizes")
         if legal:
             lines.append(f"  legal -dcp sizes at this layout: {legal}")
@@ -146,14 +159,34 @@ def render_text(report: LaunchReport, color: bool = False) -> str:
         lines.append(f"{dim}  skipped {s.check}: {s.reason}{reset}")
     for assumption in (report.facts.assumptions if report.facts is not None else ()):
         lines.append(f"{dim}  assumed: {assumption}{reset}")
-    if v.assumptions:
-        lines.append(f"{dim}  assumed a standard CUDA node: {', '.join(v.assumptions)} (state yours with "
+    host_assumed = [a for a in v.assumptions if not a.startswith("VLLM_")]
+    if host_assumed:
+        lines.append(f"{dim}  assumed a standard CUDA node: {', '.join(host_assumed)} (state yours with "
                      f"--platform/--gpus-per-node/--host, or --unknown-host to skip host checks){reset}")
+    for a in report.env_assumptions:
+        lines.append(f"{dim}  assumed: {a.describe()} (state yours with --env {a.name}=…){reset}")
     for note in v.notes:
         lines.append(f"{dim}  note: {note}{reset}")
     if report.suggestions is not None:
         lines += _suggestion_lines(report, dim, reset)
     return "\n".join(lines)
+
+
+def _length_text(length: dict) -> str:
+    derived = f"{length['key']}={length['derived']}" if length.get("key") else f"{length['derived']}"
+    effective = length.get("effective")
+    if length.get("given") is None:
+        text = f"max model len: {effective:,} (derived: {derived})" if effective is not None else \
+            f"max model len: derived {derived}"
+    elif length["given"] == -1:
+        text = f"max model len: -1 (auto-fit at start-up, from the derived {derived})"
+    elif effective is not None:
+        text = f"max model len: {effective:,} (--max-model-len; derived maximum {derived})"
+    else:
+        text = f"max model len: --max-model-len {length['given']:,} (derived maximum {derived})"
+    if length.get("unread"):
+        text += f"; not read: {length['unread']}"
+    return text
 
 
 def _suggestion_lines(report: LaunchReport, dim: str, reset: str) -> list[str]:
@@ -162,6 +195,8 @@ def _suggestion_lines(report: LaunchReport, dim: str, reset: str) -> list[str]:
     v = report.verdict
     host = describe_host(report.suggestion_host) if report.suggestion_host is not None else "host unknown"
     if not report.suggestions:
+        if v.stage == "model_config" and (v.check or "").startswith("MC_"):
+            return [f"no nearby launch among the parallel flags: {v.check} refuses the maximum length whatever they are"]
         if v.stage == "model_config":
             return ["no nearby launch: vLLM refuses the model's config itself, whatever the parallel flags"]
         flags = ", ".join(f.replace("_", "-") for f in EDITABLE)

@@ -120,10 +120,12 @@ class _Values(dict):
 
 @dataclass(frozen=True)
 class FieldRule(_Row):
-    """pydantic ``Field`` constraints / types on ParallelConfig fields (all errors at once).
+    """pydantic ``Field`` constraints / types on a config's fields (all errors at once): ParallelConfig's,
+    and ModelConfig's ``max_model_len`` (stage ``model_config``).
 
     ``fields`` is ``(field_name, state_attr, kind, bound)`` in declaration
-    order; ``kind`` is ``"ge"`` (constraint) or ``"literal"`` (allowed values).
+    order; ``kind`` is ``"ge"`` (constraint) or ``"literal"`` (allowed values); ``"ge?"``, ``"gt?"``
+    and ``"literal?"`` also allow None (ModelConfig skips validating a None ``max_model_len``).
     """
 
     stage: str = "parallel_config"

@@ -9,11 +9,12 @@ The library's answers: :func:`check`, :func:`validate`, :func:`model_facts`,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any, Optional
 
 from .. import archs, factcache
-from .engine import evaluate, release_key, verdict_from_crash
+from .engine import evaluate, field_verdict, release_key, verdict_from_crash
 from ..errors import (InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable,
                       reports_internal_errors)
 from ..facts import Crash, ModelFacts, derive
@@ -164,7 +165,7 @@ def require_registered_architecture(facts: ModelFacts, release: Release) -> None
 def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
           vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
           host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
-          model_path: Optional[str] = None, **fields: Any) -> Verdict:
+          model_path: Optional[str] = None, model_dir: Optional[str] = None, **fields: Any) -> Verdict:
     """What ``vllm serve`` of ``vllm_version`` does with this model and layout.
 
     ``config``: path to a config.json or its directory, a parsed mapping, or
@@ -177,6 +178,9 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     ``verify_with_parallel_config`` called directly instead of ``vllm serve``.
     ``model_path``: the model as vLLM is given it (``vllm serve MODEL``); a few
     upstream messages quote it (default: the config's directory, else "/model").
+    ``model_dir``: a local directory holding the checkpoint's other files vLLM reads for the
+    maximum length (sentence-transformers configs, tokenizer_config.json; default: ``model_path``
+    or the config's directory when it is one — none is read otherwise).
 
     Returns a :class:`Verdict`; raises :class:`InputError`,
     :class:`UnsupportedVersion` or :class:`Undecidable` when kvguard cannot answer.
@@ -187,12 +191,23 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     try:
         release, env_d, lay, facts = prepare_check(config, layout, vllm_version, env, fields, nearest, model_path)
         notes = _release_notes(release)
+        if lay.max_model_len is not None:
+            # ModelConfig's field validation (--max-model-len) comes before any config is read
+            refused = field_verdict(release, lay)
+            if refused is not None:
+                return refused.with_notes(*notes) if notes else refused
         if isinstance(facts, Crash):
             return verdict_from_crash(release, facts, stage="model_config", check="model_config",
                                       layout=lay, notes=notes)
         require_registered_architecture(facts, release)
         all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
-        verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
+        sidecar = None
+        if model_dir is not None or model_path is not None or isinstance(config, (str, os.PathLike)):
+            from ..length import find_sidecar
+
+            sidecar = find_sidecar(config, model_dir, model_path)
+        verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes,
+                           sidecar=sidecar)
         return verdict.with_notes(*all_notes) if all_notes else verdict
     except KvguardError:
         raise

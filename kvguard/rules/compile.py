@@ -72,6 +72,9 @@ def _plainly_valid(row: Any) -> Optional[str]:
         allowed = bound if isinstance(bound, tuple) else (bound,)
         if kind == "ge" and type(bound) is int:
             terms.append(f"(type({v}) is int and {v} >= {bound!r})")
+        elif kind in ("ge?", "gt?") and type(bound) is int:
+            op = ">=" if kind == "ge?" else ">"
+            terms.append(f"({v} is None or (type({v}) is int and {v} {op} {bound!r}))")
         elif kind in ("literal", "literal?") and all(type(a) is str for a in allowed):
             term = f"(type({v}) is str and {v} in {allowed!r})"
             terms.append(f"({v} is None or {term})" if kind == "literal?" else term)

@@ -33,6 +33,11 @@ class _Skip(Exception):
         self.need = need
 
 
+class Undecided(Exception):
+    """A row found that the answer depends on what kvguard does not model (not a vLLM exception:
+    :func:`evaluate` raises :class:`~kvguard.Undecidable` with the reason)."""
+
+
 class _FactCrash(Exception):
     def __init__(self, crash: Crash):
         super().__init__(crash.message)
@@ -43,13 +48,19 @@ class State:
     """The values the checks read: launch fields, derived sizes, facts, env, host."""
 
     def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
-                 env: Mapping[str, str], host: Host, *, entry: str = "serve"):
+                 env: Mapping[str, str], host: Host, *, entry: str = "serve", sidecar: Any = None):
         self.r = release
         self.env = env
         self.host = host
         self.assumed_read: set[str] = set()
         self._facts = facts
+        #: the model directory's files beyond config.json (kvguard.length.Sidecar; None: not read)
+        self.sidecar = sidecar
         lay = layout
+        self.max_model_len = lay.max_model_len
+        self.disable_sliding_window = lay.disable_sliding_window
+        self.kv_cache_dtype = lay.kv_cache_dtype
+        self.enforce_eager = lay.enforce_eager
         self.tp = lay.tensor_parallel_size
         self.pp = lay.pipeline_parallel_size
         self.dp = lay.data_parallel_size
@@ -144,6 +155,14 @@ class State:
             self.assumed_read.add(name)
         return value
 
+    def skip(self, reason: str) -> None:
+        """The reading check cannot be decided from the inputs: it is 'skipped' with ``reason``."""
+        raise _Skip(reason)
+
+    def undecided(self, reason: str) -> None:
+        """vLLM's answer depends on what kvguard does not model: the check raises Undecidable."""
+        raise Undecided(reason)
+
 class _EagerFacts(State):
     """A State for facts without deferred crashes (the usual case): the facts are plain attributes,
     read without a property call (the rule conditions read them on every check)."""
@@ -151,8 +170,8 @@ class _EagerFacts(State):
     heads = kv_heads = use_mla = num_experts = None  # shadow State's properties; set per instance
 
     def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
-                 env: Mapping[str, str], host: Host, *, entry: str = "serve"):
-        super().__init__(release, layout, facts, env, host, entry=entry)
+                 env: Mapping[str, str], host: Host, *, entry: str = "serve", sidecar: Any = None):
+        super().__init__(release, layout, facts, env, host, entry=entry, sidecar=sidecar)
         self.heads = facts.total_num_attention_heads
         self.kv_heads = facts.total_num_kv_heads
         self.use_mla = facts.use_mla
@@ -166,10 +185,25 @@ _SKIP_REASONS = {
     "triton": "depends on whether Triton is installed; pass a Host with triton=…",
     "nixl": "depends on whether NIXL is installed; pass a Host with nixl=…",
     "cpu_memory_bytes": "depends on the host's CPU memory; pass a Host with cpu_memory_bytes=…",
+    "device_capability": "depends on the GPUs' compute capability; pass a Host with device_capability=… (90: H100)",
     "architecture": "depends on the model registry entry of an architecture kvguard does not know",
     "rocm_default_v1_architectures": "on ROCm vLLM picks the V1 model runner for some architectures "
                                      "(not modelled)",
 }
+
+
+def field_verdict(release: Release, layout: Layout, stage: str = "model_config", **extra) -> Optional[Verdict]:
+    """The refusal of ``stage``'s pydantic field validation alone, or None.
+
+    ModelConfig validates its fields (``max_model_len``) before ``__post_init__`` reads any config:
+    that refusal stands even when building the model facts fails (kvguard.rules.check.check asks this first)."""
+    for row in rows_for(release):
+        if isinstance(row, FieldRule) and row.stage == stage:
+            values = type("_Fields", (), {attr: getattr(layout, attr) for _name, attr, _kind, _bound in row.fields})
+            errors = _field_errors(row, values)
+            if errors:
+                return _refusal(release, row, None, errors, [], {"layout": layout, **extra})
+    return None
 
 
 def _crash_verdict(release: Release, row, exc: BaseException, **extra) -> Verdict:
@@ -197,6 +231,9 @@ def _field_model(rule: FieldRule):
     for name, _attr, kind, bound in rule.fields:
         if kind == "ge":
             annotations[name] = Annotated[int, pydantic.Field(ge=bound)]
+        elif kind in ("ge?", "gt?"):   # skipped when None (ModelConfig's _skip_none_validation)
+            constraint = pydantic.Field(ge=bound) if kind == "ge?" else pydantic.Field(gt=bound)
+            annotations[name] = Opt[Annotated[int, constraint]]
         elif kind == "literal":
             annotations[name] = Literal[bound]  # type: ignore[valid-type]
         elif kind == "literal?":
@@ -213,6 +250,8 @@ def _plainly_valid(kind: str, bound: Any, value: Any) -> bool:
     anything else goes through pydantic itself."""
     if kind == "ge":
         return type(value) is int and value >= bound
+    if kind in ("ge?", "gt?"):
+        return value is None or (type(value) is int and (value >= bound if kind == "ge?" else value > bound))
     if kind == "literal?" and value is None:
         return True
     if kind in ("literal", "literal?") and type(value) is str:
@@ -239,12 +278,19 @@ def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
 
 def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
              env: Mapping[str, str], host: Host, entry: str = "serve",
-             notes: tuple[str, ...] = ()) -> Verdict:
+             notes: tuple[str, ...] = (), sidecar: Any = None) -> Verdict:
     """Run ``release``'s rows over the launch; the first refusal is the verdict (see _evaluate).
 
-    ``notes`` are attached to the verdict as they are."""
-    s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry)
-    verdict = _evaluate(s, release, facts, layout, entry, notes)
+    ``notes`` are attached to the verdict as they are; ``sidecar``: the model directory's files
+    (:class:`kvguard.length.Sidecar`, None: not read).  Raises :class:`~kvguard.Undecidable` when a
+    row finds that vLLM's answer depends on what kvguard does not model."""
+    s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry, sidecar=sidecar)
+    try:
+        verdict = _evaluate(s, release, facts, layout, entry, notes)
+    except Undecided as exc:
+        from ..errors import Undecidable
+
+        raise Undecidable(str(exc)) from None
     if s.assumed_read:
         verdict = replace(verdict, assumptions=tuple(
             f"{name}={getattr(host, name)!r}" for name in sorted(s.assumed_read)))

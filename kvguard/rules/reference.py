@@ -11,6 +11,7 @@ from .table import NOT_MODELLED, RULES
 __all__ = ["render_markdown"]
 
 _STAGE_TITLES = {
+    "model_config": "ModelConfig (pydantic dataclass: its field validation, then __post_init__; ValueError wrapped)",
     "engine_args": "EngineArgs.create_engine_config (raw exceptions)",
     "parallel_config": "ParallelConfig (pydantic dataclass: ValueError/AssertionError wrapped)",
     "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",
@@ -69,9 +70,14 @@ def render_markdown() -> str:
                           f"- releases: {_releases(row)}", "- raises: pydantic field validation",
                           f"- surfaces as: {_surfacing(row)}", f"- upstream: `{row.source}`", ""]
                 for name, _attr, kind, bound in row.fields:
-                    rule = f"`{name}` >= {bound}" if kind == "ge" else f"`{name}` in {list(bound)}"
-                    if kind == "literal?":
-                        rule += " or None"
+                    if kind in ("ge", "ge?"):
+                        rule = f"`{name}` >= {bound}"
+                    elif kind == "gt?":
+                        rule = f"`{name}` > {bound}"
+                    else:
+                        rule = f"`{name}` in {list(bound)}"
+                    if kind.endswith("?"):
+                        rule += " or None (not given)"
                     lines.append(f"  - {rule}")
                 lines.append("")
                 continue

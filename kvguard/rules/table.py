@@ -23,6 +23,14 @@ import math
 
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
+from ..length import NIE_MML as _LEN_NIE_MML  # kvguard.length: ModelConfig's maximum length
+from ..length import NIE_ROPE as _LEN_NIE_ROPE
+from ..length import POSITIVE_TEMPLATE as _LEN_POSITIVE
+from ..length import TOO_LONG_TEMPLATE as _LEN_TOO_LONG
+from ..length import NotModelled as _LenNotModelled
+from ..length import allow_long as _allow_long
+from ..length import derive as _len_derive
+from ..length import outcome as _len_result
 
 # ---------------------------------------------------------------------------
 # shared conditions and steps
@@ -236,6 +244,161 @@ def _runner(s):
     return "v2"
 
 
+# ---------------------------------------------------------------------------
+# ModelConfig: maximum length (kvguard.length) and the V1 engine oracle's host checks (issue 12)
+
+
+def _len_outcome(s):
+    """kvguard.length's outcome for this launch: the derivation kept on the facts per release and switches,
+    the outcome per given length (a check reads it on every evaluation)."""
+    facts = s._facts
+    env = s.env
+    # what the derivation reads of the environment (0.10.2/0.11.0's V0 interleaved switch)
+    env_key = (env.get("VLLM_USE_V1"), env.get("VLLM_ATTENTION_BACKEND")) if env else None
+    # ids, not values, key the memo (hashing a Version per check costs); the entry keeps the release and the
+    # sidecar alive, so their ids stay their own
+    key = (id(s.r), s.disable_sliding_window is True, env_key, id(s.sidecar), s.max_model_len,
+           _allow_long(env) if s.max_model_len is not None else None)
+    memo = facts.__dict__.get("_kvg_len")
+    if memo is None:
+        memo = facts.__dict__.setdefault("_kvg_len", {})
+    hit = memo.get(key)
+    if hit is not None:
+        return hit[0]
+    try:
+        derived = _len_derive(facts, s.r, disable_sliding_window=s.disable_sliding_window, env=env,
+                              sidecar=s.sidecar)
+    except _LenNotModelled as exc:
+        result = str(exc)
+    else:
+        result = _len_result(derived, s.max_model_len, s.r, env)
+    if len(memo) < 256:
+        memo[key] = (result, s.r, s.sidecar)
+    return result
+
+
+def _mc_max_len(s) -> None:
+    """ModelConfig.__post_init__ → get_and_verify_max_len: the length ModelConfig ends with."""
+    out = _len_outcome(s)
+    if type(out) is str:
+        s.len_fired = s.len_final = s.len_unread = None
+        s.len_unknown = out
+        return
+    s.len_unknown = None
+    s.len_derived = derived = out.derived
+    s.len_unread = derived.unread
+    s.len_fired, s.len_final = out.fired, out.final
+    if out.fired == "error":
+        exc = out.error
+        if type(exc) is NotImplementedError and str(exc) == _LEN_NIE_ROPE:
+            s.len_fired = "disable_sw_rope"
+            return
+        raise type(exc)(*exc.args)
+
+
+def _len_refuses(s, kind: str) -> bool:
+    """The length check ``kind`` refuses; a user length kvguard cannot compare is 'skipped'."""
+    if s.max_model_len is not None and s.max_model_len != -1:
+        if s.len_unknown is not None:
+            s.skip(f"the maximum length: {s.len_unknown} (not modelled)")
+        if s.len_unread is not None:
+            s.skip(f"the maximum length also reads {s.len_unread}; kvguard read only config.json "
+                   "(pass the model directory)")
+    return s.len_fired == kind
+
+
+def _len_bind(s) -> dict:
+    d = s.len_derived
+    return {"len_key": d.key, "len_derived": d.value, "len_model_max_length": d.model_max_length}
+
+
+def _mc_len_undecided(s) -> None:
+    """A length below 1 passes ModelConfig before 0.23.0: what fails next is not ModelConfig's."""
+    final = s.len_final
+    if final is not None and final < 1:
+        s.undecided(f"vLLM {s.r.version} takes max_model_len {final} as it is (ModelConfig refuses lengths below "
+                    "1 from 0.23.0): what its scheduler and KV cache do with it depends on host defaults kvguard "
+                    "does not model")
+
+
+#: 0.10.2's ``_is_v1_supported_oracle``: the attention backends VLLM_ATTENTION_BACKEND may name
+V1_BACKENDS = {
+    "0.10.2": ("FLASH_ATTN_VLLM_V1", "FLASH_ATTN", "PALLAS", "PALLAS_VLLM_V1", "TRITON_ATTN_VLLM_V1", "TRITON_MLA",
+               "CUTLASS_MLA", "FLASHMLA", "FLASHMLA_VLLM_V1", "FLASH_ATTN_MLA", "FLASHINFER", "FLASHINFER_VLLM_V1",
+               "FLASHINFER_MLA", "ROCM_AITER_MLA", "TORCH_SDPA_VLLM_V1", "FLEX_ATTENTION", "TREE_ATTN",
+               "XFORMERS_VLLM_V1"),
+    "0.11.0": ("FLASH_ATTN", "PALLAS", "TRITON_ATTN", "TRITON_MLA", "CUTLASS_MLA", "FLASHMLA", "FLASH_ATTN_MLA",
+               "FLASHINFER", "FLASHINFER_MLA", "ROCM_AITER_MLA", "TORCH_SDPA", "FLEX_ATTENTION", "TREE_ATTN",
+               "XFORMERS", "ROCM_ATTN"),
+}
+#: 0.11.0: VLLM_ATTENTION_BACKEND is read through env_with_choices (the _Backend names)
+BACKEND_NAMES_0110 = ("FLASH_ATTN", "TRITON_ATTN", "XFORMERS", "ROCM_FLASH", "ROCM_AITER_MLA", "ROCM_AITER_FA",
+                      "TORCH_SDPA", "FLASHINFER", "FLASHINFER_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHMLA",
+                      "FLASH_ATTN_MLA", "PALLAS", "IPEX", "DUAL_CHUNK_FLASH_ATTN", "DIFFERENTIAL_FLASH_ATTN",
+                      "NO_ATTENTION", "FLEX_ATTENTION", "TREE_ATTN", "ROCM_ATTN")
+
+
+def _v1_backend_refused(s) -> bool:
+    backend = s.env.get("VLLM_ATTENTION_BACKEND")
+    if backend is None:
+        return False
+    if s.r.within("0.11.0") and backend not in BACKEND_NAMES_0110:
+        s.skip("VLLM_ATTENTION_BACKEND outside the release's backend names (its validation is not modelled)")
+    return backend not in V1_BACKENDS["0.11.0" if s.r.within("0.11.0") else "0.10.2"]
+
+
+def _fa3_fp8(s, capability: int) -> bool:
+    """``flash_attn_supports_fp8`` (0.10.2): FlashAttention 3 on a compute-capability-9 GPU.  The
+    official image's vllm-flash-attn builds FA3 for sm_90; VLLM_FLASH_ATTN_VERSION overrides
+    (``maybe_convert_int``: a non-integer raises ValueError; a value other than 2/3 fails an assert
+    that the function catches: no FA version, no FP8)."""
+    if capability // 10 != 9:
+        return False
+    forced = s.env.get("VLLM_FLASH_ATTN_VERSION")
+    return forced is None or int(forced) == 3
+
+
+def _kv_cache_dtype_unsupported(s) -> bool:
+    """``current_platform.is_kv_cache_dtype_supported`` (0.10.2) is False for ``--kv-cache-dtype``."""
+    platform = s.need("platform")
+    dtype = s.kv_cache_dtype
+    backend = s.env.get("VLLM_ATTENTION_BACKEND")
+    if platform in ("rocm", "tpu"):
+        return False
+    if platform == "xpu":
+        return not (backend == "TRITON_ATTN_VLLM_V1" and dtype in ("fp8_e4m3", "fp8_e5m2", "fp8"))
+    if platform != "cuda":
+        return True   # the CPU platform keeps the interface's answer: no FP8 KV cache backend
+    fp8 = dtype.startswith("fp8")
+    if s.use_mla:
+        if backend is None:
+            backend = "CUTLASS_MLA" if s.need("device_capability") == 100 else "FLASHMLA"
+        return not (backend in ("FLASHMLA", "CUTLASS_MLA") or not fp8)
+    if backend is None:
+        backend = "FLASH_ATTN_VLLM_V1"
+    capability = s.need("device_capability")
+    if capability == 100:
+        return False
+    if backend == "FLASH_ATTN_VLLM_V1":
+        return fp8 and not _fa3_fp8(s, capability)
+    if backend == "FLASHINFER":
+        return False
+    if backend == "TRITON_ATTN_VLLM_V1":
+        return not capability >= 89
+    return True
+
+
+def _cpu_sliding_window(s) -> bool:
+    """The V1 oracle's CPU check: the model keeps a sliding window (None after --disable-sliding-window)."""
+    if s.need("platform") != "cpu":
+        return False
+    derived = getattr(s, "len_derived", None)
+    if derived is not None and derived.disable_sliding_window:
+        return False
+    return s._facts.resolved.get("sliding_window") is not None
+
+
+
 GIB = 1 << 30
 
 
@@ -268,13 +431,86 @@ _GPU_MSG = ("World size ({world_size}) is larger than the number of available GP
 # ---------------------------------------------------------------------------
 
 RULES = (
+    # ===================== ModelConfig: maximum length (issue 12) ====================
+    # ModelConfig is the first config create_engine_config builds: its field validation runs
+    # before __post_init__ (and before any config.json is read), get_and_verify_max_len inside it
+    FieldRule("MC_FIELD", "0.13.0", "0.13.0", stage="model_config",
+              fields=(("max_model_len", "max_model_len", "gt?", 0),),
+              source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(gt=0))",
+              description="--max-model-len must be positive"),
+    FieldRule("MC_FIELD", "0.14.0", stage="model_config",
+              fields=(("max_model_len", "max_model_len", "ge?", -1),),
+              source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
+              description="--max-model-len must be -1 (auto-fit) or more"),
+    Step("mc_max_len", stage="model_config", apply=_mc_max_len,
+         description="the derived maximum length (kvguard.length: config keys, --disable-sliding-window, RoPE "
+                     "scaling, LongRoPE default) and what becomes of --max-model-len"),
+    Check("MC_max_len_rope_sliding", "0.10.2", "0.11.2", stage="model_config", exc="NotImplementedError",
+          scope="feature", when=lambda s: s.len_fired == "disable_sw_rope",
+          template=_LEN_NIE_ROPE,
+          source=f"{_S_MODEL}::_get_and_verify_max_len",
+          description="--disable-sliding-window with RoPE scaling (other than su/longrope/llama3)"),
+    Check("MC_max_len", stage="model_config", scope="other",
+          when=lambda s: _len_refuses(s, "too_long"), bind=_len_bind,
+          template=_LEN_TOO_LONG,
+          source=f"{_S_MODEL}::_get_and_verify_max_len",
+          description="--max-model-len above the derived maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 turns it into a "
+                      "warning)"),
+    Check("MC_max_len_model_max_length", "0.10.2", "0.11.2", stage="model_config", exc="NotImplementedError",
+          scope="feature", when=lambda s: _len_refuses(s, "disable_sw_mml"),
+          template=_LEN_NIE_MML,
+          source=f"{_S_MODEL}::_get_and_verify_max_len",
+          description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
+                      "allows"),
+    Check("MC_max_len_positive", "0.23.0", stage="model_config", scope="other",
+          when=lambda s: s.len_final is not None and s.len_final < 1,
+          bind=lambda s: {"len_final_type": type(s.len_final).__name__},
+          template=_LEN_POSITIVE,
+          source=f"{_S_MODEL}::ModelConfig.validate_model_config_after",
+          description="the maximum length ModelConfig ends with must be at least 1"),
+    Step("mc_max_len_undecided", stage="model_config", apply=_mc_len_undecided,
+         description="a length below 1 before 0.23.0 passes ModelConfig: kvguard cannot decide what follows"),
+
     # ===================== EngineArgs.create_engine_config ===================
+    Check("EA_kv_cache_dtype_oracle", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
+          scope="env",
+          when=lambda s: s.kv_cache_dtype != "auto" and _env_flag_set(s, "VLLM_USE_V1")
+          and _kv_cache_dtype_unsupported(s),
+          template="VLLM_USE_V1=1 is not supported with --kv-cache-dtype.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--kv-cache-dtype needs an attention backend of the platform that supports it (V1 engine "
+                      "forced; without VLLM_USE_V1=1 vLLM falls back to V0)"),
+    Check("EA_attention_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
+          scope="env",
+          when=lambda s: _env_flag_set(s, "VLLM_USE_V1") and _v1_backend_refused(s),
+          bind=lambda s: {"backend": s.env["VLLM_ATTENTION_BACKEND"]},
+          template="VLLM_USE_V1=1 is not supported with VLLM_ATTENTION_BACKEND={backend}.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="VLLM_ATTENTION_BACKEND must name a V1 backend (V1 engine forced)"),
     Check("EA_pp_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
           when=lambda s: _pp_backend(s) and _env_flag_set(s, "VLLM_USE_V1"), scope="env",
           template="VLLM_USE_V1=1 is not supported with Pipeline Parallelism without Ray distributed "
                    "executor or multiprocessing executor or external launcher.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="PP needs the ray, mp or external_launcher executor (V1 engine forced)"),
+    Check("EA_cpu_sliding_window_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
+          scope="env",
+          when=lambda s: _env_flag_set(s, "VLLM_USE_V1") and _cpu_sliding_window(s),
+          template="VLLM_USE_V1=1 is not supported with sliding window (CPU backend).",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="a sliding-window model on the CPU platform (V1 engine forced)"),
+    Check("EA_dual_chunk_eager", "0.10.2", "0.10.2", stage="engine_args", exc="AssertionError", scope="env",
+          when=lambda s: s.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN" and not s.enforce_eager,
+          template="Cuda graph is not supported with DualChunkFlashAttention. To run the model in eager mode, set "
+                   "'enforce_eager=True' or use '--enforce-eager' in the CLI.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN needs --enforce-eager"),
+    Check("EA_dual_chunk_cuda", "0.10.2", "0.10.2", stage="engine_args", exc="AssertionError", scope="env",
+          when=lambda s: s.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN"
+          and s.need("platform") != "cuda",
+          template="DualChunkFlashAttention is only supported on CUDA platform.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN needs a CUDA platform"),
     Check("EA_pp_backend", "0.11.1", stage="engine_args", exc="NotImplementedError",
           when=_pp_backend,
           template="Pipeline Parallelism without Ray distributed executor or multiprocessing executor "
