@@ -273,9 +273,10 @@ Platform = Literal["cuda", "rocm", "xpu", "tpu", "cpu"]
 #: the standard CUDA node the CLI assumes unless told otherwise (documented in the README): the
 #: standard deployment, vLLM's official vllm/vllm-openai image on an 8-GPU node.  That image ships
 #: Ray (vLLM's multi-node executor), so `--distributed-executor-backend ray` finds it.
-STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False}
+STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False,
+                 "gpu_capability": 90}
 
-_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes")
+_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "gpu_capability")
 
 
 @dataclass(frozen=True)
@@ -297,6 +298,9 @@ class Host:
     nixl: Optional[bool] = None
     #: psutil.virtual_memory().total — CacheConfig's swap-space check (0.10.2–0.17.1)
     cpu_memory_bytes: Optional[int] = None
+    #: the GPUs' compute capability as vLLM reads it (major * 10 + minor: 90 for H100-class sm_90): which
+    #: kernels model construction can select (the standard node: H100-class)
+    gpu_capability: Optional[int] = None
     in_ray_placement_group: bool = False
     assumed: frozenset = frozenset()
 

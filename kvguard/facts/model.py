@@ -164,6 +164,8 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "sliding_window_pattern", "attention_chunk_size", "layers_block_type", "hybrid_override_pattern",
     "full_attention_interval", "index_topk", "attn_type_list", "block_configs", "is_encoder_decoder",
     "tie_word_embeddings", "dtype", "quantization_config",
+    # model construction (kvguard.quant, kvguard/data/quant_archs.json)
+    "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
 )
 #: the same for the top-level config object
 RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "dtype",

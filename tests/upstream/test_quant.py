@@ -1,0 +1,217 @@
+"""Model construction (weight-shard geometry, block-FP8, EP/EPLB): kvguard vs the release building the model.
+
+Generated inputs derived from real checkpoints' configs (the catalog's block-FP8 checkpoints:
+DeepSeek-V3, Kimi-K2, Qwen3-30B-A3B-FP8, Qwen3-235B-A22B-FP8, Qwen3-32B-FP8, MiniMax-M2.5, and
+their unquantized siblings; variants that change one size the checks read: the MoE or dense
+intermediate size, the FP8 block, the ignored layers) and layouts (tp, dp, pcp, expert
+parallel, EPLB with redundant experts).  Each config is cut to the layers that differ (the first
+MoE layer and the dense ones before it), the same config for both sides.  The oracle
+(tests/upstream/quant_runner.py) builds the model with the release's own classes on the meta
+device at the layout's sizes; kvguard walks its architecture data (kvguard.quant).  Compared:
+accepted or not, exception type and message (the model-init stage raises unwrapped).
+
+A second test compares, at tp=1 without quantization, the layers the release constructs (prefix,
+class, sizes, in order) with kvguard's architecture data (kvguard/data/quant_archs.json).
+
+Releases: KVG_ORACLE_VERSIONS; size: KVG_QUANT_CONFIGS configs x KVG_QUANT_LAYOUTS layouts per
+release (default 8 x 12; the full run of the report: tools/quant_differential.py).  Skipped
+without the oracle unless KVG_REQUIRE_ORACLE=1.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+
+import pytest
+
+from kvguard import catalog
+from kvguard.api import model_facts
+from kvguard.quant import Launch, family_of, layers, outcome, render
+from kvguard.versions import resolve
+
+from ._oracle import oracle_or_skip as _python
+from ._oracle import run_runner
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.28.0").split()
+
+#: real checkpoints (kvguard/catalog, each with its source) the generated configs start from
+BASES = ("deepseek-ai/DeepSeek-V3", "moonshotai/Kimi-K2-Instruct", "Qwen/Qwen3-30B-A3B-FP8",
+         "Qwen/Qwen3-235B-A22B-FP8", "Qwen/Qwen3-32B-FP8", "MiniMaxAI/MiniMax-M2.5", "Qwen/Qwen3-30B-A3B",
+         "deepseek-ai/DeepSeek-V2-Lite", "meta-llama/Llama-3.1-8B-Instruct")
+
+
+def cut(config: dict) -> dict:
+    """The config with only the layers that differ: the dense ones before the first MoE layer, and one MoE."""
+    cfg = copy.deepcopy(config)
+    cfg.pop("auto_map", None)  # read as the model type the release registers (no repository code here)
+    first_moe = cfg.get("first_k_dense_replace") or 0
+    cfg["num_hidden_layers"] = min(cfg.get("num_hidden_layers", 2), max(2, first_moe + 1))
+    return cfg
+
+
+def variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` configs: each base once, then one-size variants of random bases."""
+    out = [cut(catalog.lookup(b).config) for b in BASES]
+    while len(out) < n:
+        cfg = cut(catalog.lookup(rng.choice(BASES)).config)
+        q = cfg.get("quantization_config")
+        roll = rng.random()
+        if "moe_intermediate_size" in cfg and roll < 0.35:
+            cfg["moe_intermediate_size"] = rng.choice([256, 384, 512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072])
+        elif roll < 0.6:
+            cfg["intermediate_size"] = rng.choice([1536, 2048, 3072, 6144, 8960, 11008, 12288, 14336, 18432, 25600])
+        elif q is not None and roll < 0.8:
+            q = cfg["quantization_config"] = dict(q)
+            q["weight_block_size"] = rng.choice([[128, 128], [64, 64], [256, 128], [128, 64]])
+        elif q is not None:
+            q = cfg["quantization_config"] = dict(q)
+            prefix = "model.layers.0."
+            q["modules_to_not_convert"] = rng.choice([
+                [prefix + "mlp.down_proj"], [prefix + "self_attn.q_proj"], [prefix + "mlp.gate_proj", prefix + "mlp.up_proj"],
+                [prefix + "mlp.experts"], ["lm_head"]])
+            q.pop("ignored_layers", None)
+        else:
+            cfg.pop("quantization_config", None)
+        out.append(cfg)
+    return out[:n]
+
+
+def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
+    fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
+             {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
+             {"tp": 1, "dp": 5, "ep": True, "eplb": True}]
+    out = list(fixed)
+    while len(out) < n:
+        lay = {"tp": rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 24, 32]), "dp": rng.choice([1, 1, 2, 3, 4, 8])}
+        if resolve(version).within("0.13.0") and rng.random() < 0.15:
+            lay["pcp"] = 2
+        if rng.random() < 0.4:
+            lay["ep"] = True
+            if rng.random() < 0.5:
+                lay.update(eplb=True, redundant=rng.choice([0, 0, 1, 8, 16, 32]))
+        out.append(lay)
+    rng.shuffle(out)
+    return out[:n]
+
+
+def kvguard_outcome(cfg: dict, lay: dict, version: str):
+    """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
+    release = resolve(version)
+    facts = model_facts(cfg, vllm_version=version)
+    res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
+                                         ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
+                                         redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True))
+    if res.unmodelled:
+        return None
+    if res.check is None:
+        return (True, None, None)
+    exc, message = render(res, release)
+    return (False, exc, message)
+
+
+def compare(version: str, cases: list[dict], out: dict) -> dict:
+    counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0}
+    mismatches = []
+    for case, res in zip(cases, out["results"]):
+        if "setup_error" in res:
+            counts["oracle_setup_failures"] += 1
+            mismatches.append({"config": case["config"].get("architectures"), "setup_error": res["setup_error"]})
+            continue
+        for lay, rec in zip(case["layouts"], res["outcomes"]):
+            mine = kvguard_outcome(case["config"], lay, version)
+            if mine is None:
+                counts["undecided"] += 1
+                continue
+            theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
+            if mine == theirs:
+                counts["agree"] += 1
+            else:
+                counts["disagree"] += 1
+                mismatches.append({"arch": case["config"].get("architectures"), "layout": lay, "kvguard": mine,
+                                   "oracle": theirs, "where": rec.get("where"),
+                                   "sizes": {k: case["config"].get(k) for k in (
+                                       "intermediate_size", "moe_intermediate_size", "quantization_config")}})
+    return {"version": version, "counts": counts, "mismatches": mismatches}
+
+
+def run(version: str, n_configs: int, n_layouts: int, seed: int = 7) -> dict:
+    python, python_env = _python(version)
+    rng = random.Random(seed)
+    configs = variants(rng, n_configs)
+    cases = [{"config": cfg, "layouts": layouts(rng, n_layouts, version)} for cfg in configs]
+    out = run_runner("quant_runner.py", python, python_env, cases)
+    return compare(version, cases, out)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_model_construction_agrees(version):
+    report = run(version, int(os.environ.get("KVG_QUANT_CONFIGS", "8")), int(os.environ.get("KVG_QUANT_LAYOUTS", "12")),
+                 int(os.environ.get("KVG_DIFF_SEED", "7")))
+    c = report["counts"]
+    print(f"\nvLLM {version}: model construction agree {c['agree']}, disagree {c['disagree']}, "
+          f"undecided {c['undecided']}, oracle setup failures {c['oracle_setup_failures']}")
+    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
+    assert c["agree"] > 0
+
+
+def layer_list(cfg: dict, version: str) -> list[tuple]:
+    """kvguard's layers of a config at tp=1, as (prefix, class, input, outputs) for comparison."""
+    facts = model_facts(cfg, vllm_version=version)
+    fam = family_of(facts.architectures)
+    out = []
+    for layer in layers(facts.resolved, fam, resolve(version)):
+        if layer.kind == "check":
+            continue
+        if layer.kind == "moe":
+            experts, hidden, inter, _ = layer.moe
+            out.append((layer.prefix, "FusedMoE", experts, hidden, inter))
+        elif layer.kind == "qkv":
+            hidden, head, heads, kv = layer.qkv
+            out.append((layer.prefix, "QKVParallelLinear", hidden, (heads * head, kv * head, kv * head)))
+        else:
+            cls = {"merged": "MergedColumnParallelLinear", "column": "ColumnParallelLinear", "row": "RowParallelLinear",
+                   "replicated": "ReplicatedLinear"}[layer.kind]
+            out.append((layer.prefix, cls, layer.input_size, tuple(layer.output_sizes)))
+    return out
+
+
+def oracle_list(records: list[dict]) -> list[tuple]:
+    out = []
+    for r in records:
+        if not (r.get("prefix") or "").startswith("model.layers."):
+            continue
+        if r["class"] == "FusedMoE":
+            out.append((r["prefix"], "FusedMoE", r["experts"], r["hidden"], r["intermediate_per_partition"]))
+        elif r["class"] == "QKVParallelLinear":
+            out.append((r["prefix"], r["class"], r["input_size"], tuple(r["output_sizes"])))
+        elif r["class"] == "MergedColumnParallelLinear":
+            out.append((r["prefix"], r["class"], r["input_size"], tuple(r["output_sizes"])))
+        else:
+            out.append((r["prefix"], r["class"], r["input_size"], (r["output_size"],)))
+    return out
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_layer_lists_match_the_release(version):
+    python, python_env = _python(version)
+    configs = []
+    for base in BASES:
+        cfg = cut(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        configs.append(cfg)
+    cases = [{"config": cfg, "layouts": [{"tp": 1}], "record": True} for cfg in configs]
+    out = run_runner("quant_runner.py", python, python_env, cases)
+    bad = []
+    for cfg, res in zip(configs, out["results"]):
+        assert "setup_error" not in res, res
+        rec = res["outcomes"][0]
+        assert rec["ok"], rec
+        mine, theirs = layer_list(cfg, version), oracle_list(rec["layers"])
+        if mine != theirs:
+            bad.append({"arch": cfg["architectures"], "kvguard": mine[:12], "oracle": theirs[:12]})
+    assert not bad, json.dumps(bad[:3], indent=1, default=str)
