@@ -149,6 +149,9 @@ def layers(resolved: Mapping[str, Any], family: str, release) -> list[Layer]:
     names = _names(resolved, fam)
     count = names.get("num_hidden_layers") or 0
     out: list[Layer] = []
+    for item in fam.get("pre", ()):
+        if release.within(item.get("since", "0.10.2"), item.get("until")):
+            out.append(_layer(item, dict(names, i=None), -1))
     for i in range(int(count)):
         scope = dict(names, i=i)
         if "moe_layer" in fam:
@@ -164,7 +167,10 @@ def layers(resolved: Mapping[str, Any], family: str, release) -> list[Layer]:
 
 def _layer(item: dict, scope: dict, i: int) -> Layer:
     kind = item["kind"]
-    prefix = f"model.layers.{i}.{item['name']}" if "name" in item else f"model.layers.{i}"
+    if i < 0:
+        prefix = item["name"]
+    else:
+        prefix = f"model.layers.{i}.{item['name']}" if "name" in item else f"model.layers.{i}"
     ev = lambda key: evaluate(item[key], scope)  # noqa: E731
     if kind == "check":
         return Layer(i, prefix, kind, check=(item["check"], item["fires"], tuple(item.get("values", {}).items())),
@@ -173,6 +179,8 @@ def _layer(item: dict, scope: dict, i: int) -> Layer:
         return Layer(i, prefix, kind, input_size=ev("hidden"), shards=tuple(item.get("shards", ())),
                      disable_tp=item.get("disable_tp", False),
                      qkv=(ev("hidden"), ev("head_size"), ev("heads"), ev("kv_heads")))
+    if kind == "vocab":
+        return Layer(i, prefix, kind, output_sizes=(ev("vocab"),))
     if kind == "moe":
         return Layer(i, prefix, kind, moe=(ev("experts"), ev("hidden"), ev("intermediate"), bool(item.get("eplb"))))
     outs = tuple(evaluate(o, scope) for o in item["outs"]) if "outs" in item else (ev("out"),)
@@ -255,8 +263,17 @@ def _is_layer_skipped(prefix: str, ignored: tuple[str, ...], shards: tuple[str, 
     return prefix in ignored
 
 
+#: vllm.model_executor.layers.vocab_parallel_embedding.DEFAULT_VOCAB_PADDING_SIZE
+_VOCAB_PADDING = 64
+
+
 def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release) -> None:
     if layer.kind == "replicated":
+        return
+    if layer.kind == "vocab":
+        # VocabParallelEmbedding: the vocabulary padded to a multiple of 64, divided over tp
+        vocab = layer.output_sizes[0]
+        _divide(-(-vocab // _VOCAB_PADDING) * _VOCAB_PADDING, launch.tp)
         return
     disable = layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
     tp = 1 if disable else launch.tp

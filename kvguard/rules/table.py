@@ -925,6 +925,12 @@ RULES = (
           source="vllm/model_executor/models/*.py (the architecture's layers, kvguard/data/quant_archs.json)",
           description="model construction is decided (skipped when kvguard does not model the architecture's "
                       "layers, the checkpoint's quantization method or the host's MoE kernel selection)"),
+    Check("MI_attn_assert", stage="model_init", exc="AssertionError",
+          when=lambda s: _mi_fires(s, "MI_attn_assert"), template="",
+          source="vllm/model_executor/models/{llama,qwen2,qwen3,qwen3_moe,minimax_m2,mixtral}.py (the attention "
+                 "module's __init__)",
+          description="the attention module's bare asserts: heads divide by tp, KV heads divide by tp or tp by "
+                      "them"),
     Check("MI_tp_gt_experts", stage="model_init",
           when=lambda s: _mi_fires(s, "MI_tp_gt_experts"), bind=_mi_values,
           template="Tensor parallel size {tp} is greater than the number of experts {experts}.",
