@@ -165,6 +165,9 @@ class ModelAudit:
     #: vLLM's "GPU KV cache size" / "Maximum concurrency" (kvguard.capacity.CapacityPrediction), or
     #: CapacityNotModelledResult; None when no KV memory and max_model_len were given
     capacity: Any = None
+    #: the tensor-parallel sizes the checkpoint's layers forbid at model construction, and why
+    #: (kvguard.quant.quant_audit); None for an unquantized model without such refusals
+    quantization: Optional[dict] = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -174,6 +177,8 @@ class ModelAudit:
             out.pop("capacity")
         else:
             out["capacity"] = self.capacity.to_dict()
+        if self.quantization is None:
+            out.pop("quantization")
         return out
 
 
@@ -213,11 +218,15 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
               trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None) -> ModelAudit:
     """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.capacity.predict_capacity`
     (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section."""
+    from dataclasses import replace
+
     result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
                         host=host, name=name, trust_remote_code=trust_remote_code)
+    quant = _quant_section(config, result.vllm_version, env, host, trust_remote_code)
+    if quant is not None:
+        result = replace(result, quantization=quant)
     if capacity is None:
         return result
-    from dataclasses import replace
 
     from .capacity import CapacityNotModelledResult, predict_capacity
     from .errors import CapacityNotModelled
@@ -231,6 +240,23 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
     except CapacityNotModelled as exc:
         cap = CapacityNotModelledResult(str(exc))
     return replace(result, capacity=cap)
+
+
+def _quant_section(config: Any, vllm_version: str, env, host: Optional[Host], trust_remote_code: bool) -> Optional[dict]:
+    """kvguard.quant.quant_audit for the model; the FP8 MoE kernel host fact from ``host`` (None: the
+    default host, H100-class with Triton, reported as an assumption)."""
+    from .api import model_facts
+    from .quant import quant_audit
+    from .versions import resolve
+
+    release = resolve(vllm_version)
+    _, cfg, _ = resolve_config(config)
+    facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=release.key, env=env,
+                                                                trust_remote_code=trust_remote_code)
+    refined: Optional[bool] = True
+    if host is not None and host.gpu_capability is not None and "gpu_capability" not in host.assumed:
+        refined = host.gpu_capability == 90 and bool(host.triton)
+    return quant_audit(facts, release, refined_fp8_moe_kernel=refined)
 
 
 def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
@@ -376,10 +402,34 @@ def render_audit_text(report: AuditReport) -> str:
                          f"{_fmt_bytes(m.duplication_waste_bytes_per_token)}")
         for n in m.notes:
             lines.append(f"  note: {n}")
+        if m.quantization is not None:
+            lines.extend(_render_quant(m))
         if m.capacity is not None:
             from .capacity import render_capacity_text
             lines.extend(render_capacity_text(m.capacity))
     return "\n".join(lines)
+
+
+def _render_quant(m: ModelAudit) -> list[str]:
+    q = m.quantization
+    head = f"  model construction ({q['method'] or 'unquantized'}"
+    if q.get("weight_block_size"):
+        head += f", weight blocks {q['weight_block_size'][0]}x{q['weight_block_size'][1]}"
+    lines = [head + "):"]
+    if not q.get("modelled", True):
+        lines.append(f"    not checked: {q.get('not_modelled')}")
+        return lines
+    forbidden = [f["tp"] for f in q["forbidden_tp"]]
+    lines.append(f"    tp sizes vLLM {m.vllm_version} refuses while building the model: "
+                 f"{forbidden if forbidden else 'none'} (of the sizes dividing the attention heads)")
+    for rule in q["rules"]:
+        lines.append(f"    why: {rule}")
+    if m.tp in forbidden:
+        f = next(f for f in q["forbidden_tp"] if f["tp"] == m.tp)
+        lines.append(f"    -tp {m.tp}: {f['exc_type']}: {f['message']}")
+    for a in q.get("assumptions", ()):
+        lines.append(f"    assumed: {a}")
+    return lines
 
 
 def render_audit_json(report: AuditReport) -> str:

@@ -458,3 +458,101 @@ def render(result: Outcome, release) -> tuple[str, str]:
         if isinstance(row, Check) and row.id == result.check:
             return row.exc, row.template.format_map(dict(result.values))
     raise LookupError(f"no rule row {result.check} in vLLM {release.key}")
+
+
+# ---------------------------------------------------------------------------
+# audit: the tensor-parallel sizes the checkpoint's layers forbid, and why
+
+#: what a refusal's per-rank size is a share of, by check (for the "why" line)
+_WHAT = {"MI_fp8_moe_block_n": "MoE intermediate size", "MI_fp8_moe_block_k": "MoE intermediate size"}
+
+
+def _why(res: Outcome, tp: int, moe_tp: int) -> Optional[tuple[str, int, int]]:
+    """(what, global size, blocks) of a block-FP8 refusal: the size that is cut into tp shards."""
+    size, block = res.values.get("size"), res.values.get("block")
+    if size is None or block is None:
+        return None
+    shards = moe_tp if res.check in _WHAT else tp
+    total = size * shards
+    what = _WHAT.get(res.check) or f"{(res.layer or '').split('.', 3)[-1]} {'input' if res.check == 'MI_fp8_block_k' else 'output'} size"
+    return what, total, block
+
+
+def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
+                refined_fp8_moe_kernel: Optional[bool] = True, max_tp: int = 256) -> Optional[dict]:
+    """What the checkpoint's layers say about tensor-parallel sizes (audit's ``quantization`` section).
+
+    Every tp that divides the attention heads (the others vLLM refuses before building the model),
+    up to ``max_tp``, is built as :func:`outcome` builds it (``dp``/``pcp``/``ep`` as given);
+    ``forbidden_tp`` lists the refused ones with vLLM's exception, and ``rules`` says why in
+    block arithmetic ("MoE intermediate size 1536 / 128 = 12 blocks: tp must divide 12").
+    None for an unquantized checkpoint of a model without refusals.
+    """
+    scheme = scheme_of(facts.resolved_top, facts.resolved)
+    heads = facts.total_num_attention_heads if isinstance(facts.total_num_attention_heads, int) else 0
+    sizes = [t for t in range(1, max_tp + 1) if heads > 0 and heads % t == 0]
+    out: dict[str, Any] = {"method": scheme.method if scheme else None,
+                           "weight_block_size": list(scheme.block) if scheme and scheme.block else None,
+                           "modelled": None, "tp_sizes_checked": sizes, "forbidden_tp": [], "rules": [],
+                           "assumptions": []}
+    launch = Launch(tp=1, dp=dp, pcp=pcp, ep=ep, refined_fp8_moe_kernel=refined_fp8_moe_kernel)
+    unmodelled = None
+    groups: dict[tuple, list[int]] = {}
+    for tp in sizes:
+        launch.tp = tp
+        res = outcome(facts, release, launch)
+        if "refined_fp8_moe_kernel" in res.needs and "refined FP8 MoE blocks" not in " ".join(out["assumptions"]):
+            out["assumptions"].append("refined FP8 MoE blocks served by Triton (an H100-class GPU, compute "
+                                      "capability 90, with Triton: the default host)")
+        if res.unmodelled:
+            unmodelled = res.unmodelled
+            break
+        if res.check is None:
+            continue
+        exc, message = render(res, release)
+        moe_tp = launch.moe_sizes(release)[0]
+        why = _why(res, tp, moe_tp)
+        out["forbidden_tp"].append({"tp": tp, "check": res.check, "exc_type": exc, "message": message,
+                                    "layer": res.layer})
+        if why is not None:
+            groups.setdefault(why, []).append(tp)
+    out["modelled"] = unmodelled is None
+    if unmodelled:
+        out["not_modelled"] = unmodelled
+        out["forbidden_tp"] = []
+        return out
+    scale = dp * (pcp if release.within("0.12.0") else 1)
+    hidden = facts.resolved.get("hidden_size")
+    for (what, total, block), tps in groups.items():
+        moe = what.startswith("MoE")
+        factor = "" if not moe or ep or scale == 1 else f" x {scale} (dp x pcp: without expert parallel the experts " \
+                                                              f"are split over tp x dp x pcp)"
+        first = f"first refusal at tp {', '.join(map(str, tps))}"
+        if total % block:
+            out["rules"].append(f"{what} {total} is not a multiple of {block}: {first}")
+            continue
+        n = total // block
+        rule = f"{what} {total} / {block} = {n} blocks: tp{factor} must divide {n}"
+        if moe and release.within("0.29.0"):
+            rule += (f", or the per-rank size, {block} and the hidden size {hidden} must share a block of at least 32 "
+                     f"(vLLM {release.key} then refines the block scales; assumed: an H100-class GPU with Triton)")
+        out["rules"].append(f"{rule} ({first})")
+    other: dict[str, list[int]] = {}
+    for item in out["forbidden_tp"]:
+        if not any(item["tp"] in tps for tps in groups.values()):
+            other.setdefault(item["check"], []).append(item["tp"])
+    for check, tps in other.items():
+        label = ", ".join(map(str, tps))
+        if check == "MI_attn_assert":
+            kv = facts.resolved.get("num_key_value_heads")
+            out["rules"].append(f"the attention module asserts that tp divides the {kv} KV heads or is a multiple of "
+                                f"them: refused at tp {label}")
+        elif check == "MI_tp_gt_experts":
+            out["rules"].append(f"tp above the expert count: refused at tp {label}")
+        else:
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            out["rules"].append(f"{item['layer']}: {item['exc_type']}: {item['message'] or '(bare assert)'}: refused "
+                                f"at tp {label}")
+    if scheme is None and not out["forbidden_tp"]:
+        return None
+    return out
