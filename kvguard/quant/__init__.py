@@ -151,7 +151,7 @@ def layers(resolved: Mapping[str, Any], family: str, release) -> list[Layer]:
     out: list[Layer] = []
     for item in fam.get("pre", ()):
         if release.within(item.get("since", "0.10.2"), item.get("until")):
-            out.append(_layer(item, dict(names, i=None), -1))
+            out.append(_layer(item, dict(names, i=None), -1, release))
     for i in range(int(count)):
         scope = dict(names, i=i)
         if "moe_layer" in fam:
@@ -161,11 +161,11 @@ def layers(resolved: Mapping[str, Any], family: str, release) -> list[Layer]:
                 continue
             if "when" in item and not evaluate(item["when"], scope):
                 continue
-            out.append(_layer(item, scope, i))
+            out.append(_layer(item, scope, i, release))
     return out
 
 
-def _layer(item: dict, scope: dict, i: int) -> Layer:
+def _layer(item: dict, scope: dict, i: int, release) -> Layer:
     kind = item["kind"]
     if i < 0:
         prefix = item["name"]
@@ -182,7 +182,9 @@ def _layer(item: dict, scope: dict, i: int) -> Layer:
     if kind == "vocab":
         return Layer(i, prefix, kind, output_sizes=(ev("vocab"),))
     if kind == "moe":
-        return Layer(i, prefix, kind, moe=(ev("experts"), ev("hidden"), ev("intermediate"), bool(item.get("eplb"))))
+        eplb = item.get("eplb", False)
+        passes = release.within(eplb) if isinstance(eplb, str) else bool(eplb)
+        return Layer(i, prefix, kind, moe=(ev("experts"), ev("hidden"), ev("intermediate"), passes))
     outs = tuple(evaluate(o, scope) for o in item["outs"]) if "outs" in item else (ev("out"),)
     return Layer(i, prefix, kind, input_size=ev("in"), output_sizes=outs, shards=tuple(item.get("shards", ())),
                  disable_tp=item.get("disable_tp", False))

@@ -114,11 +114,63 @@ def kvguard_outcome(cfg: dict, lay: dict, version: str):
     return (False, exc, message)
 
 
+#: the checks grouped into the families the report counts agreement by
+FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-dense",
+            "MI_fp8_moe_block_n": "block-fp8-moe", "MI_fp8_moe_block_k": "block-fp8-moe",
+            "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
+            "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
+            "MI_tp_gt_experts": "sharding"}
+
+
+def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
+    """The family a compared case counts for: the refusal's check family, else what the accepted case
+    exercised (block-FP8 / EP / unquantized)."""
+    if not ok:
+        release = resolve(version)
+        from kvguard.rules import Check, rows_for
+
+        for row in rows_for(release):
+            if isinstance(row, Check) and row.id in FAMILIES and row.exc and row.template and message is not None:
+                try:
+                    import string
+                    pattern = "".join(_re_escape(lit) + ("(.+?)" if f is not None else "")
+                                      for lit, f, _, _ in string.Formatter().parse(row.template))
+                    import re
+                    if re.fullmatch(pattern, message):
+                        return FAMILIES[row.id]
+                except ValueError:
+                    continue
+        return "sharding"
+    if lay.get("eplb") or lay.get("ep"):
+        return "ep-eplb (accepted)"
+    q = cfg.get("quantization_config")
+    return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
+
+
+def _re_escape(text: str) -> str:
+    import re
+    return re.escape(text)
+
+
+def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
+    from kvguard.errors import ModelConfigRefused
+
+    try:
+        model_facts(cfg, vllm_version=version)
+    except ModelConfigRefused:
+        return True
+    return False
+
+
 def compare(version: str, cases: list[dict], out: dict) -> dict:
-    counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0}
+    counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0, "config_refused_both": 0}
+    by_family: dict = {}
     mismatches = []
     for case, res in zip(cases, out["results"]):
         if "setup_error" in res:
+            if _kvguard_refuses_config(case["config"], version):
+                counts["config_refused_both"] += 1  # vLLM's ModelConfig refuses it: no model is built
+                continue
             counts["oracle_setup_failures"] += 1
             mismatches.append({"config": case["config"].get("architectures"), "setup_error": res["setup_error"]})
             continue
@@ -128,6 +180,9 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                 counts["undecided"] += 1
                 continue
             theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
+            fam = by_family.setdefault(_family(case["config"], lay, version, rec["ok"], rec.get("message")),
+                                       {"agree": 0, "disagree": 0})
+            fam["agree" if mine == theirs else "disagree"] += 1
             if mine == theirs:
                 counts["agree"] += 1
             else:
@@ -136,7 +191,7 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                                    "oracle": theirs, "where": rec.get("where"),
                                    "sizes": {k: case["config"].get(k) for k in (
                                        "intermediate_size", "moe_intermediate_size", "quantization_config")}})
-    return {"version": version, "counts": counts, "mismatches": mismatches}
+    return {"version": version, "counts": counts, "by_family": by_family, "mismatches": mismatches}
 
 
 def run(version: str, n_configs: int, n_layouts: int, seed: int = 7) -> dict:
