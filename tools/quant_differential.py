@@ -43,7 +43,7 @@ def main() -> int:
     reports, bad = [], 0
     for version in versions:
         t0 = time.time()
-        rep = T.run(version, args.configs, args.layouts, args.seed)
+        rep = T.run(version, args.configs, args.layouts, args.seed, n_lists=len(T.BASES))
         by_family: Counter = Counter()
         for m in rep["mismatches"]:
             by_family[str(m.get("arch") or m.get("config"))] += 1

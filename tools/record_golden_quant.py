@@ -38,6 +38,10 @@ CASES = [
      "since": "0.11.1",
      "why": "block-FP8 dense MLP at -tp 32 (576 per rank): the merged gate_up_proj refuses up to 0.13.0, from 0.14.0 "
             "it is exempt (ragged merged shards) and the row-parallel down_proj refuses"},
+    {"id": "mi-dsv3-tp32-ray", "model": "deepseek-ai/DeepSeek-V3", "argv": ["-tp", "32"], "layout": {"tp": 32},
+     "until": "0.11.0",
+     "why": "block-FP8 dense MLP at -tp 32 (576 per rank; the official image's Ray spans the nodes before --nnodes "
+            "exists): the merged gate_up_proj refuses"},
     {"id": "mi-qwen3-235b-fp8-tp8", "model": "Qwen/Qwen3-235B-A22B-FP8", "argv": ["-tp", "8"], "layout": {"tp": 8},
      "why": "MoE intermediate 1536 / 128 = 12 blocks: tp 8 refused up to 0.28.0; 0.29.0+ refines the block scales "
             "(Triton on an H100)"},
@@ -71,10 +75,11 @@ CASES = [
 ]
 
 
-def _within(version: str, since: str | None) -> bool:
+def _within(version: str, since: str | None, until: str | None = None) -> bool:
     from packaging.version import Version
 
-    return since is None or Version(version) >= Version(since)
+    return ((since is None or Version(version) >= Version(since))
+            and (until is None or Version(version) <= Version(until)))
 
 
 def _oracle(version: str) -> tuple[str, dict]:
@@ -86,7 +91,7 @@ def _oracle(version: str) -> tuple[str, dict]:
 
 def record(version: str, only: list[str]) -> int:
     python, env_over = _oracle(version)
-    chosen = [c for c in CASES if (not only or c["id"] in only) and _within(version, c.get("since"))]
+    chosen = [c for c in CASES if (not only or c["id"] in only) and _within(version, c.get("since"), c.get("until"))]
     runner_cases = []
     for c in chosen:
         cfg = dict(catalog.lookup(c["model"]).config)
