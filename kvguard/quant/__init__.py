@@ -269,7 +269,7 @@ def _is_layer_skipped(prefix: str, ignored: tuple[str, ...], shards: tuple[str, 
 _VOCAB_PADDING = 64
 
 
-def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release) -> None:
+def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized") -> None:
     if layer.kind == "replicated":
         return
     if layer.kind == "vocab":
@@ -303,9 +303,9 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         parts = [_divide(o, tp) for o in outputs] if layer.kind in ("qkv", "merged") else [output_size // tp]
     if scheme is None or scheme.method != "fp8":
         return
-    if _is_layer_skipped(layer.prefix, scheme.ignored, layer.shards, release):
-        return
-    if scheme.block is None:
+    if skip == "fused_error":
+        raise _Refused("MI_fused_shards", prefix=layer.prefix)
+    if skip == "skipped" or scheme.block is None:
         return
     block_n, block_k = scheme.block
     if (release.within("0.14.0") and layer.kind != "row" and len(parts) > 1
@@ -322,7 +322,8 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
                 raise _Refused("MI_fp8_block_n", size=size, block=block_n)
 
 
-def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, needs: list) -> None:
+def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, needs: list,
+         skip: str = "quantized") -> None:
     experts, hidden, intermediate, passes_eplb = layer.moe
     moe_tp, ep_size, use_ep = launch.moe_sizes(release)
     eplb = launch.eplb and passes_eplb
@@ -335,7 +336,7 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
     ispp = intermediate // moe_tp
     if scheme is None or scheme.method != "fp8" or scheme.block is None:
         return
-    if release.within("0.11.0") and _is_layer_skipped(layer.prefix, scheme.ignored, (), release):
+    if skip == "skipped":
         return
     block_n, block_k = scheme.block
     tp = launch.tp  # get_tensor_model_parallel_world_size(): the attention TP group
@@ -373,8 +374,62 @@ class ModelInitBug(RuntimeError):
     RuntimeError through, and the API reports it as kvguard.InternalError)."""
 
 
+#: the config sizes the layer data reads: a config whose sizes are not positive integers (0, a string, a
+#: float) is not walked — vLLM's own arithmetic on it is not modelled
+_SIZES = ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
+          "moe_intermediate_size", "num_experts", "n_routed_experts", "num_local_experts", "q_lora_rank",
+          "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "vocab_size", "num_hidden_layers",
+          "n_shared_experts", "decoder_sparse_step", "moe_layer_freq")
+
+
+def _degenerate(facts, launch: Launch) -> Optional[str]:
+    for name in ("tp", "dp", "pcp"):
+        value = getattr(launch, name)
+        if type(value) is not int or value < 1:
+            return f"{name}={value!r}"
+    if type(launch.redundant) is not int or launch.redundant < 0:
+        return f"num_redundant_experts={launch.redundant!r}"
+    for name in _SIZES:
+        value = facts.resolved.get(name)
+        if value is not None and (type(value) is not int or value < 1):
+            return f"{name}={value!r}"
+    fk = facts.resolved.get("first_k_dense_replace")
+    if fk is not None and (type(fk) is not int or fk < 0):
+        return f"first_k_dense_replace={fk!r}"
+    return None
+
+
+_MEMO: dict = {}
+
+
 def outcome(facts, release, launch: Launch) -> Outcome:
-    """The model-construction outcome of a launch (see :class:`Outcome`)."""
+    """The model-construction outcome of a launch (see :class:`Outcome`), memoised per facts object,
+    release and launch sizes (plan and scan ask the same model many times)."""
+    mkey = (id(facts), release.version, release.patches)
+    entry = _MEMO.get(mkey)
+    if entry is None or entry[0] is not facts:
+        if len(_MEMO) > 256:
+            _MEMO.clear()
+        entry = _MEMO[mkey] = (facts, {})
+    lkey = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel)
+    try:
+        hit = entry[1].get(lkey)
+    except TypeError:  # an unhashable size: decided (as not modelled) below
+        hit = lkey = None
+    if hit is not None:
+        return hit
+    result = _decide(facts, release, launch)
+    if lkey is not None:
+        if len(entry[1]) > 4096:
+            entry[1].clear()
+        entry[1][lkey] = result
+    return result
+
+
+def _decide(facts, release, launch: Launch) -> Outcome:
+    bad = _degenerate(facts, launch)
+    if bad is not None:
+        return Outcome(unmodelled=f"model construction with {bad} is not modelled")
     try:
         return _outcome(facts, release, launch)
     except ModelInitBug:
@@ -396,13 +451,15 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         return Outcome()
     if scheme is not None and not scheme.modelled:
         return Outcome(unmodelled=f"the {scheme.method} quantization method's weight-shard checks are not modelled")
+    prepared = _prepared(facts, family, release, scheme)
+    key = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel)
+    memo = prepared[2]
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
     needs: list[str] = []
-    seen: set = set()
-    for layer in _layers_cached(facts, family, release):
-        key = layer.signature()
-        if key in seen and not (scheme is not None and scheme.ignored):
-            continue
-        seen.add(key)
+    result = Outcome()
+    for layer, skip in prepared[1]:
         try:
             if layer.kind == "check":
                 check_id, fires, values = layer.check
@@ -410,30 +467,62 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 if evaluate(fires, scope):
                     raise _Refused(check_id, **{k: evaluate(v, scope) for k, v in values})
             elif layer.kind == "moe":
-                _moe(layer, launch, scheme, release, needs)
+                _moe(layer, launch, scheme, release, needs, skip)
             else:
-                _linear(layer, launch, scheme, release)
+                _linear(layer, launch, scheme, release, skip)
         except _Refused as exc:
-            return Outcome(exc.check, exc.values, layer.prefix, tuple(needs))
-        except _Unknown as exc:
-            return Outcome(needs=tuple(needs), unmodelled=None, layer=layer.prefix, values={"unknown": str(exc)})
+            result = Outcome(exc.check, exc.values, layer.prefix, tuple(needs))
+            break
+        except _Unknown:
+            result = Outcome(needs=tuple(needs), layer=layer.prefix)
+            break
         except _Unmodelled as exc:
-            return Outcome(needs=tuple(needs), unmodelled=str(exc), layer=layer.prefix)
-    return Outcome(needs=tuple(needs))
+            result = Outcome(needs=tuple(needs), unmodelled=str(exc), layer=layer.prefix)
+            break
+    else:
+        result = Outcome(needs=tuple(needs))
+    if len(memo) > 4096:
+        memo.clear()
+    memo[key] = result
+    return result
+
+
+def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
+    """Whether the quantization method leaves the layer unquantized (launch-independent)."""
+    if scheme is None or scheme.method != "fp8" or layer.kind in ("check", "vocab", "replicated"):
+        return "quantized"
+    try:
+        if layer.kind == "moe":
+            if not release.within("0.11.0"):
+                return "quantized"
+            return "skipped" if _is_layer_skipped(layer.prefix, scheme.ignored, (), release) else "quantized"
+        return "skipped" if _is_layer_skipped(layer.prefix, scheme.ignored, layer.shards, release) else "quantized"
+    except _Refused:
+        return "fused_error"
 
 
 _CACHE: dict = {}
 
 
-def _layers_cached(facts, family: str, release) -> list[Layer]:
+def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> tuple:
+    """(facts, [(layer, skip state)] without repeats, outcome memo) per facts object and release: layers with
+    the same sizes and skip state decide the same way, so only the first of each is walked."""
     key = (id(facts), family, release.version, release.patches)
     hit = _CACHE.get(key)
     if hit is not None and hit[0] is facts:
-        return hit[1]
+        return hit
     if len(_CACHE) > 256:
         _CACHE.clear()
-    value = layers(facts.resolved, family, release)
-    _CACHE[key] = (facts, value)
+    unique, seen = [], set()
+    for layer in layers(facts.resolved, family, release):
+        skip = _skip_state(layer, scheme, release)
+        sig = (layer.signature(), skip)
+        if sig in seen:
+            continue
+        seen.add(sig)
+        unique.append((layer, skip))
+    value = (facts, unique, {})
+    _CACHE[key] = value
     return value
 
 

@@ -136,7 +136,9 @@ def test_messages_are_the_releases_templates(cfg, lay, release, mla_off):
     if verdict.exc_type in CRASHES:
         return  # vLLM's own arithmetic/type crash: Python's text, not a template
     group = _group(release)
-    if verdict.stage == "model_config":
+    if verdict.stage in ("model_config", "model_init"):
+        # model construction's messages are checked against the releases building the model
+        # (tests/upstream/test_quant.py)
         return
     if verdict.check == "FIELD":
         assert verdict.exc_type == "ValidationError"

@@ -15,7 +15,7 @@ layers the release constructs (prefix, class, sizes, in order) with kvguard's ar
 (kvguard/data/quant_archs.json).
 
 Releases: KVG_ORACLE_VERSIONS; size: KVG_QUANT_CONFIGS configs x KVG_QUANT_LAYOUTS layouts per
-release (default 3 x 10, a sample: the configs start at a different base checkpoint per release so
+release (default 2 x 10, a sample: the configs start at a different base checkpoint per release so
 that the group releases of .ci/run cover all of them; each distinct architecture costs the oracle
 ~10 s).  The full runs: tools/quant_differential.py.  Skipped without the oracle unless
 KVG_REQUIRE_ORACLE=1; KVG_DIFF_REPORT_DIR keeps the per-release reports (quant-X.json).
@@ -240,7 +240,7 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_model_construction_agrees(version):
-    report = run(version, int(os.environ.get("KVG_QUANT_CONFIGS", "3")), int(os.environ.get("KVG_QUANT_LAYOUTS", "10")),
+    report = run(version, int(os.environ.get("KVG_QUANT_CONFIGS", "2")), int(os.environ.get("KVG_QUANT_LAYOUTS", "10")),
                  int(os.environ.get("KVG_DIFF_SEED", "7")))
     c, lists = report["counts"], report["layer_lists"]
     print(f"\nvLLM {version}: model construction agree {c['agree']}, disagree {c['disagree']}, "
