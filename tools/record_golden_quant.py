@@ -55,7 +55,7 @@ CASES = [
      "layout": {"tp": 1, "dp": 8, "ep": True},
      "why": "with expert parallel the experts are not sharded: accepted"},
     {"id": "mi-minimax-m25-tp8", "model": "MiniMaxAI/MiniMax-M2.5", "argv": ["-tp", "8"], "layout": {"tp": 8},
-     "since": "0.23.0",
+     "since": "0.24.0",
      "why": "MiniMax-M2.5 MoE intermediate 1536 at -tp 8 (192 per rank): refused up to 0.28.0, refined from 0.29.0"},
     {"id": "mi-dsv3-eplb-dp5", "model": "deepseek-ai/DeepSeek-V3",
      "argv": ["-dp", "5", "--enable-expert-parallel", "--enable-eplb"],
