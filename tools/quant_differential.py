@@ -43,7 +43,12 @@ def main() -> int:
     reports, bad = [], 0
     for version in versions:
         t0 = time.time()
-        rep = T.run(version, args.configs, args.layouts, args.seed, n_lists=len(T.BASES))
+        try:
+            rep = T.run(version, args.configs, args.layouts, args.seed, n_lists=len(T.BASES))
+        except Exception as exc:  # noqa: BLE001 - one release's failure is reported, the others still run
+            print(f"vLLM {version}: the run failed: {type(exc).__name__}: {exc}", flush=True)
+            bad += 1
+            continue
         by_family: Counter = Counter()
         for m in rep["mismatches"]:
             by_family[str(m.get("arch") or m.get("config"))] += 1

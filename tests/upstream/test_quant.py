@@ -262,7 +262,7 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
     fam = family_of(facts.architectures)
     out = []
     for layer in layers(facts.resolved, fam, resolve(version)):
-        if layer.kind == "check":
+        if layer.kind in ("check", "vocab"):
             continue
         if layer.kind == "moe":
             experts, hidden, inter, _ = layer.moe
