@@ -36,9 +36,13 @@ def main() -> int:
     ap.add_argument("--layouts", type=int, default=24)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--report", default=None)
+    ap.add_argument("--bases", nargs="*", help="the catalog checkpoints the configs derive from (default: all of "
+                    "tests/upstream/test_quant.py's; each distinct architecture costs the oracle ~10 s)")
     args = ap.parse_args()
     from kvguard import SUPPORTED_VERSIONS
 
+    if args.bases:
+        T.BASES = tuple(args.bases)
     versions = args.vllm or [v for v in SUPPORTED_VERSIONS if "+" not in v and oracle_command(v) is not None]
     reports, bad = [], 0
     for version in versions:
