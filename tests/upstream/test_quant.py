@@ -66,7 +66,14 @@ def variants(rng: random.Random, n: int, offset: int = 0) -> list[dict]:
         cfg = cut(catalog.lookup(rng.choice(BASES)).config)
         q = cfg.get("quantization_config")
         roll = rng.random()
-        if "moe_intermediate_size" in cfg and roll < 0.35:
+        experts_key = next((k for k in ("num_experts", "n_routed_experts", "num_local_experts") if cfg.get(k)), None)
+        if experts_key and roll < 0.12:
+            cfg[experts_key] = rng.choice([4, 6, 8, 12, 20, 60])
+            if cfg.get("num_experts_per_tok", 0) > cfg[experts_key]:
+                cfg["num_experts_per_tok"] = 2
+            if cfg.get("n_group") and cfg[experts_key] % cfg["n_group"]:
+                cfg["n_group"], cfg["topk_group"] = 1, 1
+        elif "moe_intermediate_size" in cfg and roll < 0.4:
             cfg["moe_intermediate_size"] = rng.choice([256, 384, 512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072])
         elif roll < 0.6:
             cfg["intermediate_size"] = rng.choice([1536, 2048, 3072, 6144, 8960, 11008, 12288, 14336, 18432, 25600])
@@ -131,30 +138,26 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     """The family a compared case counts for: the refusal's check family, else what the accepted case
     exercised (block-FP8 / EP / unquantized)."""
     if not ok:
-        release = resolve(version)
+        import re
+        import string
+
         from kvguard.rules import Check, rows_for
 
-        for row in rows_for(release):
-            if isinstance(row, Check) and row.id in FAMILIES and row.exc and row.template and message is not None:
-                try:
-                    import string
-                    pattern = "".join(_re_escape(lit) + ("(.+?)" if f is not None else "")
-                                      for lit, f, _, _ in string.Formatter().parse(row.template))
-                    import re
-                    if re.fullmatch(pattern, message):
-                        return FAMILIES[row.id]
-                except ValueError:
-                    continue
-        return "sharding"
+        best, best_len = "sharding", -1
+        for row in rows_for(resolve(version)):
+            if not (isinstance(row, Check) and row.id in FAMILIES and message is not None):
+                continue
+            parts = list(string.Formatter().parse(row.template))
+            pattern = "".join(re.escape(lit) + ("(.+?)" if f is not None else "") for lit, f, _, _ in parts)
+            literal = sum(len(lit) for lit, _, _, _ in parts)
+            if re.fullmatch(pattern, message) and literal > best_len:   # the most specific template
+                best, best_len = FAMILIES[row.id], literal
+        return best
     if lay.get("eplb") or lay.get("ep"):
         return "ep-eplb (accepted)"
     q = cfg.get("quantization_config")
     return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
 
-
-def _re_escape(text: str) -> str:
-    import re
-    return re.escape(text)
 
 
 def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
