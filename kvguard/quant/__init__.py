@@ -481,6 +481,11 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             break
     else:
         result = Outcome(needs=tuple(needs))
+        if launch.eplb and any(layer.kind == "moe" and not layer.moe[3] for layer, _ in prepared[1]):
+            # the model passes no EPLB to its MoE layers (it does not implement MixtureOfExperts in this
+            # release): what --enable-eplb does after the model is built is not modelled
+            result = Outcome(needs=tuple(needs), unmodelled=f"--enable-eplb with {', '.join(facts.architectures)}, "
+                             f"whose MoE layers take no EPLB in vLLM {release.key}, is not modelled")
     if len(memo) > 4096:
         memo.clear()
     memo[key] = result
