@@ -237,9 +237,10 @@ def _common(c: argparse.ArgumentParser, formats: Sequence[str] = ("text", "json"
                    help="host platform for platform-dependent checks (default: assumed cuda)")
     c.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the GPU-count check")
     c.add_argument("--host", action="append", default=[], metavar="K=V",
-                   help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1 "
-                   "(unstated facts are assumed to be the official vllm-openai image on a CUDA node: cuda, "
-                   "8 GPUs, Triton, Ray, no NIXL; the output lists the assumptions a check relied on)")
+                   help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1, "
+                   "gpu_capability=90 (unstated facts are assumed to be the official vllm-openai image on a "
+                   "CUDA node: cuda, 8 H100-class GPUs (capability 90), Triton, Ray, no NIXL; the output lists "
+                   "the assumptions a check relied on)")
     c.add_argument("--unknown-host", action="store_true",
                    help="assume nothing about the host: checks that depend on it are skipped and listed")
     c.add_argument("--format", choices=tuple(formats), default="text")
@@ -256,7 +257,7 @@ def _env_pairs(items: Sequence[str], what: str = "--env") -> dict[str, str]:
 
 
 def _capability(value: str) -> int:
-    """``--host device_capability=9.0`` or ``=90`` (vLLM's ``DeviceCapability.to_int()``: 9.0 -> 90)."""
+    """``--host gpu_capability=9.0`` or ``=90`` (vLLM's ``DeviceCapability.to_int()``: 9.0 -> 90)."""
     if "." in value:
         major, minor = value.split(".", 1)
         if not (major.isdigit() and minor.isdigit() and len(minor) == 1):
@@ -269,7 +270,7 @@ def _capability(value: str) -> int:
 
 
 _HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-              "cpu_memory_bytes": int, "device_capability": _capability}
+              "cpu_memory_bytes": int, "gpu_capability": _capability}
 
 
 def _host(args, base: Optional[dict] = None) -> Host:

@@ -236,16 +236,16 @@ _KV_MSG = "VLLM_USE_V1=1 is not supported with --kv-cache-dtype."
 
 @pytest.mark.parametrize(("config", "host", "env", "refused"), [
     (QWEN, kvguard.Host.cuda_node(), V1, False),                                   # H100: FA3 supports FP8
-    (QWEN, kvguard.Host(platform="cuda", device_capability=80), V1, True),         # A100: FA2, no FP8
-    (QWEN, kvguard.Host(platform="cuda", device_capability=100), V1, False),       # Blackwell
+    (QWEN, kvguard.Host(platform="cuda", gpu_capability=80), V1, True),         # A100: FA2, no FP8
+    (QWEN, kvguard.Host(platform="cuda", gpu_capability=100), V1, False),       # Blackwell
     (QWEN, kvguard.Host.cuda_node(), dict(V1, VLLM_FLASH_ATTN_VERSION="2"), True),
-    (QWEN, kvguard.Host(platform="cuda", device_capability=80), dict(V1, VLLM_ATTENTION_BACKEND="FLASHINFER"), False),
-    (QWEN, kvguard.Host(platform="cuda", device_capability=89), dict(V1, VLLM_ATTENTION_BACKEND="TRITON_ATTN_VLLM_V1"),
+    (QWEN, kvguard.Host(platform="cuda", gpu_capability=80), dict(V1, VLLM_ATTENTION_BACKEND="FLASHINFER"), False),
+    (QWEN, kvguard.Host(platform="cuda", gpu_capability=89), dict(V1, VLLM_ATTENTION_BACKEND="TRITON_ATTN_VLLM_V1"),
      False),
-    (R1, kvguard.Host(platform="cuda", device_capability=80), V1, False),         # FlashMLA
+    (R1, kvguard.Host(platform="cuda", gpu_capability=80), V1, False),         # FlashMLA
     (QWEN, kvguard.Host(platform="rocm"), V1, False),
     (QWEN, kvguard.Host(platform="cpu"), V1, True),
-    (QWEN, kvguard.Host(platform="cuda", device_capability=80), {}, False),       # falls back to V0
+    (QWEN, kvguard.Host(platform="cuda", gpu_capability=80), {}, False),       # falls back to V0
 ])
 def test_kv_cache_dtype_support_check_of_0_10_2(config, host, env, refused):
     v = kvguard.check(config, vllm_version="0.10.2", host=host, env=env, **FP8)
@@ -259,7 +259,7 @@ def test_kv_cache_dtype_check_is_skipped_or_assumed_for_an_unknown_gpu():
     v = kvguard.check(QWEN, vllm_version="0.10.2", host=kvguard.Host(platform="cuda"), env=V1, **FP8)
     assert v.ok and [s.check for s in v.skipped if s.check.startswith("EA_kv")] == ["EA_kv_cache_dtype_oracle"]
     v = kvguard.check(QWEN, vllm_version="0.10.2", host=kvguard.Host.standard(), env=V1, **FP8)
-    assert v.ok and "device_capability=90" in v.assumptions
+    assert v.ok and "gpu_capability=90" in v.assumptions
 
 
 def test_cpu_sliding_window_check_of_the_v1_oracle():
@@ -273,7 +273,7 @@ def test_cpu_sliding_window_check_of_the_v1_oracle():
 
 
 def test_host_capability_on_the_command_line(capsys):
-    argv = ["--vllm-version", "0.10.2", "--env", "VLLM_USE_V1=1", "--host", "device_capability=8.0", "--",
+    argv = ["--vllm-version", "0.10.2", "--env", "VLLM_USE_V1=1", "--host", "gpu_capability=8.0", "--",
             "vllm", "serve", "Qwen/Qwen3-32B", "--kv-cache-dtype", "fp8"]
     status, out = _json_check(argv, capsys)
     assert status == 1 and out["check"] == "EA_kv_cache_dtype_oracle"

@@ -167,6 +167,8 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "tie_word_embeddings", "dtype", "quantization_config",
     # the maximum length (kvguard.length): the convertor's last key, LongRoPE's default
     "max_target_positions", "original_max_position_embeddings",
+    # model construction (kvguard.quant, kvguard/data/quant_archs.json)
+    "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
 )
 #: the same for the top-level config object
 RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "dtype",

@@ -68,6 +68,9 @@ class ModelAudit:
     max_model_len: Optional[int] = None
     max_model_len_derived: Any = None
     max_model_len_key: Optional[str] = None
+    #: the tensor-parallel sizes the checkpoint's layers forbid at model construction, and why
+    #: (kvguard.quant.quant_audit); None for an unquantized model without such refusals
+    quantization: Optional[dict] = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -77,6 +80,8 @@ class ModelAudit:
             out.pop("capacity")
         else:
             out["capacity"] = self.capacity.to_dict()
+        if self.quantization is None:
+            out.pop("quantization")
         return out
 
 
@@ -107,6 +112,9 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
     result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
                         host=host, name=name, trust_remote_code=trust_remote_code)
     result = replace(result, **_derived_length(config, result.vllm_version, env, trust_remote_code))
+    quant = _quant_section(config, result.vllm_version, env, host, trust_remote_code)
+    if quant is not None:
+        result = replace(result, quantization=quant)
     if capacity is None:
         return result
     from .capacity import CapacityNotModelledResult, predict_capacity
@@ -178,6 +186,23 @@ def _length_refusal(config: Any, vllm_version: str, env: Optional[Mapping[str, s
         return ()
     return (f"vLLM {vllm_version} refuses --max-model-len {max_model_len} for this model ({verdict.check}: "
             f"{verdict.exc_type}): the figures are what its accounting would give",)
+
+
+def _quant_section(config: Any, vllm_version: str, env, host: Optional[Host], trust_remote_code: bool) -> Optional[dict]:
+    """kvguard.quant.quant_audit for the model; the FP8 MoE kernel host fact from ``host`` (None: the
+    default host, H100-class with Triton, reported as an assumption)."""
+    from ..quant import quant_audit
+    from ..rules.check import model_facts, resolve_config
+    from ..versions import resolve
+
+    release = resolve(vllm_version)
+    _, cfg, _, _ = resolve_config(config)
+    facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=release.key, env=env,
+                                                                trust_remote_code=trust_remote_code)
+    refined: Optional[bool] = True
+    if host is not None and host.gpu_capability is not None and "gpu_capability" not in host.assumed:
+        refined = host.gpu_capability == 90 and bool(host.triton)
+    return quant_audit(facts, release, refined_fp8_moe_kernel=refined)
 
 
 def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
@@ -329,10 +354,34 @@ def render_audit_text(report: AuditReport) -> str:
                          f"{m.max_model_len_derived})")
         for n in m.notes:
             lines.append(f"  note: {n}")
+        if m.quantization is not None:
+            lines.extend(_render_quant(m))
         if m.capacity is not None:
             from .capacity import render_capacity_text
             lines.extend(render_capacity_text(m.capacity))
     return "\n".join(lines)
+
+
+def _render_quant(m: ModelAudit) -> list[str]:
+    q = m.quantization
+    head = f"  model construction ({q['method'] or 'unquantized'}"
+    if q.get("weight_block_size"):
+        head += f", weight blocks {q['weight_block_size'][0]}x{q['weight_block_size'][1]}"
+    lines = [head + "):"]
+    if not q.get("modelled", True):
+        lines.append(f"    not checked: {q.get('not_modelled')}")
+        return lines
+    forbidden = [f["tp"] for f in q["forbidden_tp"]]
+    lines.append(f"    tp sizes vLLM {m.vllm_version} refuses while building the model: "
+                 f"{forbidden if forbidden else 'none'} (of the sizes dividing the attention heads)")
+    for rule in q["rules"]:
+        lines.append(f"    why: {rule}")
+    if m.tp in forbidden:
+        f = next(f for f in q["forbidden_tp"] if f["tp"] == m.tp)
+        lines.append(f"    -tp {m.tp}: {f['exc_type']}: {f['message']}")
+    for a in q.get("assumptions", ()):
+        lines.append(f"    assumed: {a}")
+    return lines
 
 
 def render_audit_json(report: AuditReport) -> str:

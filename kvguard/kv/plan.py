@@ -204,6 +204,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     eps = (False, True) if (expert_parallel and facts.is_moe) else (False,)
     rows: list[PlanEntry] = []
     refused: dict[str, int] = {}
+    unchecked: list[str] = []  # why model construction (kvguard.quant) was not checked
     candidates = 0
     per_layer_cache: dict[int, int] = {}
     base: dict[str, Any] = {"nnodes": nnodes} if nnodes > 1 else {}
@@ -248,6 +249,9 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                         if not v.ok:
                             refused[v.check or "?"] = refused.get(v.check or "?", 0) + 1
                             continue
+                        for skip in v.skipped:
+                            if skip.check == "MI_model" and skip.reason not in unchecked:
+                                unchecked.append(skip.reason)
                         shards = dcp * pcp if (pcp > 1 and pcp_shards) else dcp
                         per_rank = per_layer * stage_layers / shards
                         per_replica = GIB / per_rank
@@ -274,6 +278,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                             flags=tuple(flags),
                             command=" ".join(["vllm", "serve", label, *flags]),
                         ))
+    notes.extend(f"model construction not checked: {reason}" for reason in unchecked)
     rows.sort(key=lambda e: (-e.kv_tokens_per_gpu_per_gib, e.cross_node_groups, -e.kv_tokens_per_replica_per_gib,
                              e.expert_parallel, e.tp, e.pcp, e.dcp, e.pp))
     if not rows and refused and all(k.startswith("MC_max_len") or k == "MC_FIELD" for k in refused):

@@ -92,6 +92,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("distributed_executor_backend", ("--distributed-executor-backend",), "str",
          choices=("external_launcher", "mp", "ray", "uni")),
     Flag("enable_eplb", ("--enable-eplb",), "bool"),
+    Flag("num_redundant_experts", ("--num-redundant-experts",), "int", until="0.11.2"),
     Flag("enable_elastic_ep", ("--enable-elastic-ep",), "bool", "0.17.0"),
     Flag("enable_fault_tolerance", ("--enable-fault-tolerance",), "bool", "0.27.0"),
     Flag("enable_return_routed_experts", ("--enable-return-routed-experts",), "bool", "0.14.0"),
@@ -719,6 +720,24 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
             raise _invalid_choice(spec, opt, out)
 
 
+def _eplb_redundant(value: str, release: Release, opt: str) -> Optional[int]:
+    """``num_redundant_experts`` of an ``--eplb-config`` JSON value (None: not given).  A value
+    kvguard cannot read as vLLM's EPLBConfig would (its pydantic validation) is not guessed at."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise _err(f"argument {opt}: kvguard reads only a JSON object here", release, opt)
+    if "num_redundant_experts" not in data:
+        return None
+    redundant = data["num_redundant_experts"]
+    if type(redundant) is not int or redundant < 0:
+        raise _err(f"argument {opt}: kvguard does not model EPLBConfig's validation of "
+                   f"num_redundant_experts={redundant!r}", release, opt)
+    return redundant
+
+
 def _prog(launcher: str) -> str:
     """argparse's ``prog``: the basename of ``sys.argv[0]`` of the process vLLM runs in."""
     return {"api": "api_server.py", "cli-main": "main.py"}.get(launcher, "vllm")
@@ -754,6 +773,7 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
                               check="argparse", key=exc.key, hints=exc.hints) from None
     cmd = ServeCommand(model=None, env=env)
     option_model = None
+    eplb_redundant: Optional[int] = None
     for opt, values, original, converted in actions:
         spec = table[opt]
         dest = spec.dest
@@ -763,6 +783,10 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             continue
         if dest == "revision":
             cmd.revision = values[0] if values else None
+            continue
+        if dest == "eplb_config" and values:
+            # EPLBConfig (0.12.0+ the only place of num_redundant_experts): read the field kvguard models
+            eplb_redundant = _eplb_redundant(values[0], release, opt)
             continue
         if flag is None:
             cmd.passed_over.append(original)
@@ -776,6 +800,9 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.fields[flag.field] = converted
         else:
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)
+    if eplb_redundant is not None and "num_redundant_experts" not in cmd.fields:
+        # up to 0.11.2 the deprecated --num-redundant-experts, when given, overrides the EPLB config's
+        cmd.fields["num_redundant_experts"] = eplb_redundant
     if mode == "serve":
         cmd.model = positional[0] if positional else option_model
     else:

@@ -283,9 +283,9 @@ Platform = Literal["cuda", "rocm", "xpu", "tpu", "cpu"]
 #: Ray (vLLM's multi-node executor), so `--distributed-executor-backend ray` finds it.
 STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False,
                  # H100-class GPUs: compute capability 9.0 (sm_90), as vLLM's to_int() writes it
-                 "device_capability": 90}
+                 "gpu_capability": 90}
 
-_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "device_capability")
+_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "gpu_capability")
 
 
 @dataclass(frozen=True)
@@ -309,7 +309,7 @@ class Host:
     cpu_memory_bytes: Optional[int] = None
     #: the GPUs' compute capability as ``DeviceCapability.to_int()`` (90: H100-class sm_90; 100: B200) —
     #: the kernels and attention backends vLLM selects (0.10.2's --kv-cache-dtype support check)
-    device_capability: Optional[int] = None
+    gpu_capability: Optional[int] = None
     in_ray_placement_group: bool = False
     assumed: frozenset = frozenset()
 

@@ -30,6 +30,8 @@ WRAPPER: dict[str, Optional[str]] = {
     "engine_args": None,
     "parallel_config": "ParallelConfig",
     "verify": "VllmConfig",
+    # the worker building the model (layers' constructors, quantization methods' create_weights): raised as it is
+    "model_init": None,
 }
 
 UPSTREAM = "https://github.com/vllm-project/vllm/blob/v{version}/{file}"

@@ -146,6 +146,14 @@ class State:
             raise _Skip("architecture")
         return value
 
+    @property
+    def facts(self) -> ModelFacts:
+        return self._facts
+
+    def unmodelled(self, reason: str) -> None:
+        """The reading check depends on something kvguard does not model: it is skipped with ``reason``."""
+        raise _Skip(reason)
+
     def need(self, name: str) -> Any:
         """A host fact; unknown (None) makes the reading check 'skipped'; assumed ones are recorded."""
         value = getattr(self.host, name, None)
@@ -185,8 +193,10 @@ _SKIP_REASONS = {
     "triton": "depends on whether Triton is installed; pass a Host with triton=…",
     "nixl": "depends on whether NIXL is installed; pass a Host with nixl=…",
     "cpu_memory_bytes": "depends on the host's CPU memory; pass a Host with cpu_memory_bytes=…",
-    "device_capability": "depends on the GPUs' compute capability; pass a Host with device_capability=… (90: H100)",
+    "gpu_capability": "depends on the GPUs' compute capability; pass a Host with gpu_capability=… (90: H100)",
     "architecture": "depends on the model registry entry of an architecture kvguard does not know",
+    "gpu_capability": "depends on the GPUs' compute capability (the kernels model construction selects); pass a "
+                      "Host with gpu_capability=…",
     "rocm_default_v1_architectures": "on ROCm vLLM picks the V1 model runner for some architectures "
                                      "(not modelled)",
 }
@@ -496,6 +506,8 @@ def release_key(release: Release) -> str:
 def _runs(row, entry: str) -> bool:
     if entry == "serve":
         return True
+    if row.stage == "model_init":
+        return False
     if row.stage == "engine_args":
         return False
     if row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):

@@ -15,6 +15,8 @@ _STAGE_TITLES = {
     "engine_args": "EngineArgs.create_engine_config (raw exceptions)",
     "parallel_config": "ParallelConfig (pydantic dataclass: ValueError/AssertionError wrapped)",
     "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",
+    "model_init": "Model construction in the workers: layers, quantization methods, FusedMoE (raised unwrapped; "
+                  "kvguard/data/quant_archs.json, docs/model-construction.md)",
 }
 
 

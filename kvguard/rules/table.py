@@ -372,11 +372,11 @@ def _kv_cache_dtype_unsupported(s) -> bool:
     fp8 = dtype.startswith("fp8")
     if s.use_mla:
         if backend is None:
-            backend = "CUTLASS_MLA" if s.need("device_capability") == 100 else "FLASHMLA"
+            backend = "CUTLASS_MLA" if s.need("gpu_capability") == 100 else "FLASHMLA"
         return not (backend in ("FLASHMLA", "CUTLASS_MLA") or not fp8)
     if backend is None:
         backend = "FLASH_ATTN_VLLM_V1"
-    capability = s.need("device_capability")
+    capability = s.need("gpu_capability")
     if capability == 100:
         return False
     if backend == "FLASH_ATTN_VLLM_V1":
@@ -427,6 +427,56 @@ _MRV2_V1 = "VLLM_USE_V2_MODEL_RUNNER does not yet support: {unsupported}"
 _GPU_MSG = ("World size ({world_size}) is larger than the number of available GPUs ({gpus}) in "
             "this node. If this is intentional and you are using:\n- ray, set "
             "'--distributed-executor-backend ray'.\n- multiprocessing, set '--nnodes' appropriately.")
+
+
+# ---------------------------------------------------------------------------
+# model construction (kvguard.quant): the worker builds the model after every config check passed
+
+
+def _mi(s):
+    """The model-construction outcome of the launch (kvguard.quant.outcome), computed once per check."""
+    out = getattr(s, "_mi_out", None)
+    if out is None:
+        from ..quant import Launch, outcome
+
+        out = s._mi_out = outcome(s.facts, s.r, Launch(tp=s.tp, dp=s.dp, pcp=s.pcp, ep=bool(s.ep), eplb=bool(s.eplb),
+                                                       redundant=s.redundant, refined_fp8_moe_kernel=True))
+    return out
+
+
+#: the compute capability whose MoE kernel selection kvguard models (H100-class: Triton serves refined
+#: FP8 block scales, vllm/model_executor/layers/fused_moe/oracle/fp8.py)
+_MODELLED_CAPABILITY = 90
+
+
+def _mi_undecided(s) -> bool:
+    """MI_model: never refuses; skips the model-construction checks when kvguard cannot decide them
+    (an architecture or quantization method it does not model, an unknown host fact)."""
+    s._mi_skip = True
+    out = _mi(s)
+    if "refined_fp8_moe_kernel" in out.needs:
+        capability = s.need("gpu_capability")
+        if capability != _MODELLED_CAPABILITY or not s.need("triton"):
+            s.unmodelled(f"the FP8 MoE kernel selection for refined block scales is modelled for compute capability "
+                         f"{_MODELLED_CAPABILITY} with Triton (this host: {capability})")
+    if out.unmodelled:
+        s.unmodelled(out.unmodelled)
+    s._mi_skip = False
+    return False
+
+
+def _mi_fires(s, check: str) -> bool:
+    return not getattr(s, "_mi_skip", True) and _mi(s).check == check
+
+
+def _mi_values(s) -> dict:
+    return dict(_mi(s).values)
+
+
+_S_LINEAR = "vllm/model_executor/layers/linear.py"
+_S_FP8 = "vllm/model_executor/layers/quantization/fp8.py"
+_S_FP8_UTILS = "vllm/model_executor/layers/quantization/utils/fp8_utils.py"
+_S_FUSED_MOE = "vllm/model_executor/layers/fused_moe/layer.py"
 
 # ---------------------------------------------------------------------------
 
@@ -1103,6 +1153,108 @@ RULES = (
           template="--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
+
+    # ===================== Model construction (worker: model init) ===========
+    # The layers raise in construction order (kvguard.quant walks them); each row below is one of the
+    # statements that can raise, with its release range.  Raised as they are (no pydantic wrapping).
+    Check("MI_model", stage="model_init", scope="geo",
+          when=_mi_undecided, template="",
+          source="vllm/model_executor/models/*.py (the architecture's layers, kvguard/data/quant_archs.json)",
+          description="model construction is decided (skipped when kvguard does not model the architecture's "
+                      "layers, the checkpoint's quantization method or the host's MoE kernel selection)"),
+    Check("MI_attn_assert", stage="model_init", exc="AssertionError",
+          when=lambda s: _mi_fires(s, "MI_attn_assert"), template="",
+          source="vllm/model_executor/models/{llama,qwen2,qwen3,qwen3_moe,minimax_m2,mixtral}.py (the attention "
+                 "module's __init__)",
+          description="the attention module's bare asserts: heads divide by tp, KV heads divide by tp or tp by "
+                      "them"),
+    Check("MI_tp_gt_experts", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_tp_gt_experts"), bind=_mi_values,
+          template="Tensor parallel size {tp} is greater than the number of experts {experts}.",
+          source="vllm/model_executor/models/{qwen3_moe,minimax_m2}.py (the MoE block's __init__)",
+          description="the MoE block refuses a tensor-parallel size above the expert count"),
+    Check("MI_divide", stage="model_init", exc="AssertionError",
+          when=lambda s: _mi_fires(s, "MI_divide"), bind=_mi_values,
+          template="{numerator} is not divisible by {denominator}",
+          source=f"vllm/distributed/utils.py::ensure_divisibility ({_S_LINEAR})",
+          description="a linear layer's sharded size (heads, KV-head replicas, input or output size) must "
+                      "divide by tp"),
+    Check("MI_merged_assert", stage="model_init", exc="AssertionError",
+          when=lambda s: _mi_fires(s, "MI_merged_assert"), template="",
+          source=f"{_S_LINEAR}::MergedColumnParallelLinear.__init__",
+          description="each output of a merged column-parallel layer must divide by tp (bare assert)"),
+    Check("MI_fused_shards", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fused_shards"), bind=_mi_values,
+          template="Detected some but not all shards of {prefix} are quantized. All shards of fused layers to "
+                   "have the same precision.",
+          source="vllm/model_executor/layers/quantization/utils/quant_utils.py::is_layer_skipped",
+          description="a fused layer (qkv_proj, gate_up_proj) whose shards the checkpoint leaves unquantized "
+                      "only in part"),
+    Check("MI_fp8_block_k", "0.10.2", "0.10.2", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_block_k"), bind=_mi_values,
+          template="Weight input_size_per_partition = {size} is not divisible by weight quantization block_k = "
+                   "{block}.",
+          source=f"{_S_FP8}::Fp8LinearMethod.create_weights",
+          description="block-FP8: a row-parallel layer's per-rank input must be a multiple of block_k"),
+    Check("MI_fp8_block_k", "0.11.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_block_k"), bind=_mi_values,
+          template="Weight input_size_per_partition = {size} is not divisible by weight quantization block_k = "
+                   "{block}.",
+          source=f"{_S_FP8_UTILS}::validate_fp8_block_shape",
+          description="block-FP8: a row-parallel layer's per-rank input must be a multiple of block_k"),
+    Check("MI_fp8_block_n", "0.10.2", "0.10.2", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_block_n"), bind=_mi_values,
+          template="Weight output_partition_size = {size} is not divisible by weight quantization block_n = "
+                   "{block}.",
+          source=f"{_S_FP8}::Fp8LinearMethod.create_weights",
+          description="block-FP8: a column-parallel layer's per-rank outputs must be multiples of block_n"),
+    Check("MI_fp8_block_n", "0.11.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_block_n"), bind=_mi_values,
+          template="Weight output_partition_size = {size} is not divisible by weight quantization block_n = "
+                   "{block}.",
+          source=f"{_S_FP8_UTILS}::validate_fp8_block_shape (merged layers with ragged shards exempt from 0.14.0: "
+                 f"{_S_LINEAR}::ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch)",
+          description="block-FP8: a column-parallel layer's per-rank outputs must be multiples of block_n"),
+    Check("MI_eplb_even", "0.10.2", "0.21.0", stage="model_init", exc="AssertionError", scope="feature",
+          when=lambda s: _mi_fires(s, "MI_eplb_even"),
+          template="EPLB currently only supports even distribution of experts across ranks.",
+          source=f"{_S_FUSED_MOE}::FusedMoE.__init__",
+          description="with EPLB, the experts (routed + redundant) must split evenly over the EP ranks"),
+    Check("MI_eplb_even", "0.22.0", stage="model_init", scope="feature",
+          when=lambda s: _mi_fires(s, "MI_eplb_even"), bind=_mi_values,
+          template="EPLB currently only supports even distribution of experts across ranks. Got {experts} experts "
+                   "and {ep_size} EP ranks.",
+          source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: the MoE layer factory)",
+          description="with EPLB, the experts (routed + redundant) must split evenly over the EP ranks"),
+    Check("MI_moe_intermediate", stage="model_init", exc="AssertionError",
+          when=lambda s: _mi_fires(s, "MI_moe_intermediate"), template="",
+          source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: vllm/model_executor/layers/fused_moe/config.py)",
+          description="the MoE intermediate size must divide by the MoE TP size (tp x dp x pcp without expert "
+                      "parallel; bare assert)"),
+    Check("MI_fp8_moe_block_n", "0.10.2", "0.29.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_n"), bind=_mi_values,
+          template="The output_size of gate's and up's weight = {size} is not divisible by weight quantization "
+                   "block_n = {block}.",
+          source=f"{_S_FP8}::Fp8MoEMethod.create_weights (0.29.0: unless the block scales are refined)",
+          description="block-FP8 MoE: the per-partition intermediate size must be a multiple of block_n"),
+    Check("MI_fp8_moe_block_n", "0.30.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_n"), bind=_mi_values,
+          template="The output_size of gate's and up's weight = {size} is not divisible by weight quantization "
+                   "block_n = {block}.",
+          source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
+          description="block-FP8 MoE: the per-partition intermediate size must be a multiple of block_n"),
+    Check("MI_fp8_moe_block_k", "0.10.2", "0.29.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_k"), bind=_mi_values,
+          template="The input_size of down's weight = {size} is not divisible by weight quantization block_k = "
+                   "{block}.",
+          source=f"{_S_FP8}::Fp8MoEMethod.create_weights (0.29.0: unless the block scales are refined)",
+          description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
+    Check("MI_fp8_moe_block_k", "0.30.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_k"), bind=_mi_values,
+          template="The input_size of down's weight = {size} is not divisible by weight quantization block_k = "
+                   "{block}.",
+          source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
+          description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
 )
 
 

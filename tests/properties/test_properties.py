@@ -139,6 +139,10 @@ def test_messages_are_the_releases_templates(cfg, lay, release, mla_off):
     group = _group(release)
     if verdict.stage == "model_config" and not (verdict.check or "").startswith("MC_"):
         return  # the model facts' own refusal (kvguard.facts), not a launch check's template
+    if verdict.stage == "model_init":
+        # model construction's messages are checked against the releases building the model
+        # (tests/upstream/test_quant.py)
+        return
     if verdict.check in ("FIELD", "MC_FIELD"):
         assert verdict.exc_type == "ValidationError"
         assert all(e.msg.startswith("Input should be") for e in verdict.errors)
