@@ -144,10 +144,45 @@ def require_registered_architecture(facts: ModelFacts, release: Release) -> None
         )
 
 
+def speculative_input(speculative_config: Any, config: Any, *, model_path: Optional[str] = None,
+                      draft_config: Any = None, trust_remote_code: bool = False) -> Any:
+    """The :class:`kvguard.speculative.SpeculativeInput` for ``check(..., speculative_config=…)``: a mapping
+    (``--speculative-config``'s JSON), or a prepared input (returned as it is), or None.
+
+    A draft named in it (``"model"``) is found as ``vllm serve`` would find a model — a local directory,
+    the Hugging Face cache (offline), kvguard's catalog — or taken from ``draft_config`` (a path to its
+    config.json or directory, or the parsed mapping) when given."""
+    from .speculative import SpeculativeInput
+
+    if speculative_config is None or isinstance(speculative_config, SpeculativeInput):
+        return speculative_config
+    if not isinstance(speculative_config, Mapping):
+        raise InputError(f"speculative_config must be a mapping, not {type(speculative_config).__name__}",
+                         source="<speculative_config>")
+    target_raw = None
+    if not isinstance(config, ModelFacts):
+        target_raw, label = load_raw_config(config)
+        if model_path is None and label != "<mapping>":
+            model_path = os.path.dirname(label)
+
+    def resolve(name: str, revision: Optional[str]):
+        if draft_config is not None:
+            raw, label = load_raw_config(draft_config)
+            return raw, label
+        from .resolve import resolve_model
+
+        found = resolve_model(name, revision=revision, env={})
+        return found.config, f"{found.source}: {found.location}"
+
+    return SpeculativeInput(config=dict(speculative_config), target_model=model_path or "/model",
+                            target_raw=target_raw, resolve=resolve, trust_remote_code=trust_remote_code)
+
+
 def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
           vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
           host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
-          model_path: Optional[str] = None, **fields: Any) -> Verdict:
+          model_path: Optional[str] = None, speculative_config: Any = None, draft_config: Any = None,
+          **fields: Any) -> Verdict:
     """What ``vllm serve`` of ``vllm_version`` does with this model and layout.
 
     ``config``: path to a config.json or its directory, a parsed mapping, or
@@ -160,6 +195,10 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     ``verify_with_parallel_config`` called directly instead of ``vllm serve``.
     ``model_path``: the model as vLLM is given it (``vllm serve MODEL``); a few
     upstream messages quote it (default: the config's directory, else "/model").
+    ``speculative_config``: ``--speculative-config`` as a mapping (``{"method": "mtp",
+    "num_speculative_tokens": 1}``, ``{"model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", …}``); a draft it
+    names is found like a model (local directory, Hugging Face cache, catalog) or read from
+    ``draft_config``.
 
     Returns a :class:`Verdict`; raises :class:`InputError`,
     :class:`UnsupportedVersion` or :class:`Undecidable` when kvguard cannot answer.
@@ -174,8 +213,14 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
             return verdict_from_crash(release, facts, stage="model_config", check="model_config",
                                       layout=lay, notes=notes)
         require_registered_architecture(facts, release)
+        spec = None
+        if speculative_config is not None:
+            spec = speculative_input(speculative_config, config, model_path=model_path, draft_config=draft_config,
+                                     trust_remote_code=lay.trust_remote_code)
+            notes = notes + tuple(spec.notes)
         all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
-        verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
+        verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes,
+                           spec=spec)
         return verdict.with_notes(*all_notes) if all_notes else verdict
     except KvguardError:
         raise

@@ -20,7 +20,7 @@ from .rules.compile import compile_rows, row_of
 from .verdict import ErrorEntry, Skipped, Verdict
 from .versions import Release
 
-__all__ = ["State", "evaluate", "verdict_from_crash"]
+__all__ = ["Refusal", "State", "evaluate", "verdict_from_crash"]
 
 #: exceptions a condition may raise because vLLM's own statement would raise them
 _VLLM_CRASHES = (ArithmeticError, TypeError, KeyError, ValueError, AttributeError, IndexError)
@@ -38,16 +38,38 @@ class _FactCrash(Exception):
         self.crash = crash
 
 
+class Refusal(Exception):
+    """What vLLM raises, computed by a row rather than templated by it: a step that runs another
+    statement on other values (the speculative draft's ``verify_with_parallel_config``, pydantic's
+    field validation of ``--speculative-config``, the draft's ModelConfig).  ``check`` names the
+    refusing statement (default: the row's id); ``wrapped_by`` ``"stage"`` takes the wrapping of the
+    row's stage for ValueError / AssertionError / ValidationError entries, else it is given."""
+
+    def __init__(self, exc_type: str, message: str, *, check: Optional[str] = None,
+                 errors: tuple = (), wrapped_by: Optional[str] = "stage"):
+        super().__init__(message)
+        self.exc_type = exc_type
+        self.message = message
+        self.check = check
+        self.errors = errors
+        self.wrapped_by = wrapped_by
+
+
 class State:
     """The values the checks read: launch fields, derived sizes, facts, env, host."""
 
     def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
-                 env: Mapping[str, str], host: Host, *, entry: str = "serve"):
+                 env: Mapping[str, str], host: Host, *, entry: str = "serve", spec: Any = None):
         self.r = release
         self.env = env
         self.host = host
         self.assumed_read: set[str] = set()
         self._facts = facts
+        self.layout = layout
+        #: the launch's speculative decoding input (kvguard.speculative.SpeculativeInput) and the
+        #: SpeculativeConfig state its rows build (None without --speculative-config)
+        self.spec = spec
+        self.sc = None
         lay = layout
         self.tp = lay.tensor_parallel_size
         self.pp = lay.pipeline_parallel_size
@@ -150,8 +172,8 @@ class _EagerFacts(State):
     heads = kv_heads = use_mla = num_experts = None  # shadow State's properties; set per instance
 
     def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
-                 env: Mapping[str, str], host: Host, *, entry: str = "serve"):
-        super().__init__(release, layout, facts, env, host, entry=entry)
+                 env: Mapping[str, str], host: Host, *, entry: str = "serve", spec: Any = None):
+        super().__init__(release, layout, facts, env, host, entry=entry, spec=spec)
         self.heads = facts.total_num_attention_heads
         self.kv_heads = facts.total_num_kv_heads
         self.use_mla = facts.use_mla
@@ -168,6 +190,9 @@ _SKIP_REASONS = {
     "architecture": "depends on the model registry entry of an architecture kvguard does not know",
     "rocm_default_v1_architectures": "on ROCm vLLM picks the V1 model runner for some architectures "
                                      "(not modelled)",
+    "arctic_inference": "suffix decoding needs the arctic-inference package; kvguard does not know whether "
+                        "the host has it",
+    "kv_block_size": "depends on the KV-cache block size the platform fills in (not modelled)",
 }
 
 
@@ -238,11 +263,12 @@ def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
 
 def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
              env: Mapping[str, str], host: Host, entry: str = "serve",
-             notes: tuple[str, ...] = ()) -> Verdict:
+             notes: tuple[str, ...] = (), spec: Any = None) -> Verdict:
     """Run ``release``'s rows over the launch; the first refusal is the verdict (see _evaluate).
 
-    ``notes`` are attached to the verdict as they are."""
-    s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry)
+    ``notes`` are attached to the verdict as they are; ``spec`` is the launch's speculative decoding
+    input (:class:`kvguard.speculative.SpeculativeInput`, None without one)."""
+    s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry, spec=spec)
     verdict = _evaluate(s, release, facts, layout, entry, notes)
     if s.assumed_read:
         verdict = replace(verdict, assumptions=tuple(
@@ -303,7 +329,7 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
 
 #: what ends a row early: a host fact that is unknown (the check is skipped), a fact whose read
 #: crashes in vLLM, or the crash of vLLM's own statement
-_STOPS = (_Skip, _FactCrash) + _VLLM_CRASHES
+_STOPS = (_Skip, _FactCrash, Refusal) + _VLLM_CRASHES
 
 
 def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: dict) -> Optional[Verdict]:
@@ -316,6 +342,15 @@ def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: di
     if isinstance(exc, _FactCrash):
         return verdict_from_crash(release, _rewrap(exc.crash, row.stage), stage=row.stage,
                                   check=row.id, skipped=tuple(skipped), **extra)
+    if isinstance(exc, Refusal):
+        wrapped = exc.wrapped_by
+        if wrapped == "stage":
+            wrapped = WRAPPER[row.stage] if exc.exc_type in ("ValueError", "AssertionError", "ValidationError") \
+                else None
+        loc = exc.errors[0].loc if exc.errors else None
+        return Verdict(ok=False, vllm_version=release_key(release), stage=row.stage, check=exc.check or row.id,
+                       exc_type=exc.exc_type, message=exc.message, wrapped_by=wrapped, loc=loc,
+                       errors=tuple(exc.errors), skipped=tuple(skipped), **extra)
     return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
 
 
@@ -449,7 +484,7 @@ def release_key(release: Release) -> str:
 def _runs(row, entry: str) -> bool:
     if entry == "serve":
         return True
-    if row.stage == "engine_args":
+    if row.stage in ("engine_args", "speculative", "worker"):
         return False
     if row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
         return False

@@ -30,6 +30,10 @@ WRAPPER: dict[str, Optional[str]] = {
     "engine_args": None,
     "parallel_config": "ParallelConfig",
     "verify": "VllmConfig",
+    # SpeculativeConfig(**--speculative-config), built between ParallelConfig and VllmConfig
+    "speculative": "SpeculativeConfig",
+    # the workers' start (attention backend selection and its checks): nothing wraps these
+    "worker": None,
 }
 
 UPSTREAM = "https://github.com/vllm-project/vllm/blob/v{version}/{file}"
