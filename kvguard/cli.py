@@ -301,9 +301,16 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     lookup_env.update(cmd.env)
     model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env,
                           allow_download=allow_download)
+    from .speculative.launch import speculative_for_launch
+
+    model, spec, refusal = speculative_for_launch(cmd, model, release, lookup_env=lookup_env,
+                                                  allow_download=allow_download, model_config=model_config)
+    if refusal is not None:
+        return LaunchReport(refusal, model=model.name, source=model.source, location=model.location,
+                            layout=dict(cmd.fields))
     host = Host.standard() if host is None else host
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
-                    **cmd.fields)
+                    speculative_config=spec, **cmd.fields)
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
     legal = legal_reason = None
     if verdict.facts is not None:
@@ -328,7 +335,8 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
             from .suggestions import suggest as nearest_accepted
 
             report.suggestions = [] if verdict.facts is None else nearest_accepted(
-                verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name)
+                verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
+                speculative_config=spec)
     return report
 
 

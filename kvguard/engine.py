@@ -270,6 +270,8 @@ def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
     input (:class:`kvguard.speculative.SpeculativeInput`, None without one)."""
     s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry, spec=spec)
     verdict = _evaluate(s, release, facts, layout, entry, notes)
+    if s.sc is not None and s.sc.notes:
+        verdict = verdict.with_notes(*s.sc.notes)
     if s.assumed_read:
         verdict = replace(verdict, assumptions=tuple(
             f"{name}={getattr(host, name)!r}" for name in sorted(s.assumed_read)))

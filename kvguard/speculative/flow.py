@@ -166,7 +166,6 @@ def start(s) -> None:
     if r.within("0.26.0") and conflict is None:
         given = {str(k).replace("-", "_"): v for k, v in given.items()}
     s.sc = SpecState(given, conflict)
-    s.sc.notes.extend(spec.notes)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -325,11 +324,25 @@ def build_draft(s) -> None:
             raise Undecidable(f"cannot find the draft {sc.model!r}: no config.json given for it")
         raw, source = spec.resolve(sc.model, sc.value("revision"))
         raw = dict(raw)
+    kind = None
+    from . import speculators
+
+    if speculators.is_speculators(raw):
+        try:
+            raw = speculators.draft_config(raw, r)
+        except speculators.SpeculatorsError as exc:
+            raise Refusal(exc.exc_type, exc.message, check="SC_draft_model_config",
+                          wrapped_by="stage" if exc.exc_type == "ValueError" else None) from None
+        kind = "speculators"
+        sc.notes.append(f"the draft {sc.model} is a speculators checkpoint: read as vLLM's SpeculatorsConfig "
+                        f"(its transformer_layer_config, a {raw.get('model_type')} config)")
     result = _draft_facts(s, raw, sc.model)
     if isinstance(result, Refusal):
         raise result
     facts, applied = result
-    sc.draft = DraftModel(facts, sc.model, model_type=applied.get("model_type", facts.model_type),
+    _registered(s, facts)
+    model_type = kind or applied.get("model_type", facts.model_type)
+    sc.draft = DraftModel(facts, sc.model, model_type=model_type,
                           n_predict=applied.get("n_predict"), source=source, raw=raw, applied=applied)
 
 
