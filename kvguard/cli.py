@@ -239,7 +239,7 @@ def _env_pairs(items: Sequence[str], what: str = "--env") -> dict[str, str]:
 
 
 _HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-              "cpu_memory_bytes": int}
+              "cpu_memory_bytes": int, "gpu_capability": str, "arctic_inference": bool}
 
 
 def _host(args, base: Optional[dict] = None) -> Host:

@@ -13,6 +13,7 @@ from dataclasses import MISSING, fields, replace
 from functools import lru_cache, partial
 from typing import Any, Optional
 
+from .errors import KvguardError
 from .facts import Crash, ModelFacts
 from .layout import Host, Layout
 from .rules import WRAPPER, Check, FieldRule, Step, rows_for
@@ -336,6 +337,8 @@ _STOPS = (_Skip, _FactCrash, Refusal) + _VLLM_CRASHES
 
 def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: dict) -> Optional[Verdict]:
     """The verdict when ``row`` raised ``exc``, or None when the row is a skipped check (recorded)."""
+    if isinstance(exc, KvguardError):
+        raise exc  # kvguard cannot decide (a step that needs what it does not model): never vLLM's verdict
     if isinstance(exc, _Skip):
         if not isinstance(row, Check):
             raise exc

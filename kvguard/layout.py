@@ -273,9 +273,11 @@ Platform = Literal["cuda", "rocm", "xpu", "tpu", "cpu"]
 #: the standard CUDA node the CLI assumes unless told otherwise (documented in the README): the
 #: standard deployment, vLLM's official vllm/vllm-openai image on an 8-GPU node.  That image ships
 #: Ray (vLLM's multi-node executor), so `--distributed-executor-backend ray` finds it.
-STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False}
+STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False,
+                 "gpu_capability": "9.0"}
 
-_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes")
+_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "gpu_capability",
+               "arctic_inference")
 
 
 @dataclass(frozen=True)
@@ -297,12 +299,18 @@ class Host:
     nixl: Optional[bool] = None
     #: psutil.virtual_memory().total — CacheConfig's swap-space check (0.10.2–0.17.1)
     cpu_memory_bytes: Optional[int] = None
+    #: the GPUs' CUDA compute capability ("9.0" for H100-class, "10.0" for B200, "8.0" for A100): which
+    #: attention backend the release selects (worker start)
+    gpu_capability: Optional[str] = None
+    #: whether the arctic-inference package imports (suffix decoding needs it)
+    arctic_inference: Optional[bool] = None
     in_ray_placement_group: bool = False
     assumed: frozenset = frozenset()
 
     @classmethod
     def cuda_node(cls, gpus_per_node: int = 8) -> "Host":
-        """A standard CUDA node (stated, not assumed): 8 GPUs, Triton and Ray installed, no NIXL."""
+        """A standard CUDA node (stated, not assumed): 8 H100-class GPUs (compute capability 9.0), Triton and Ray
+        installed, no NIXL."""
         return cls(**dict(STANDARD_NODE, gpus_per_node=gpus_per_node))
 
     @classmethod

@@ -315,6 +315,8 @@ def build_draft(s) -> None:
 
     r = s.r
     spec = s.spec
+    if sc.method in ("medusa", "mlp_speculator"):
+        raise Undecidable(f"speculative method {sc.method!r} is not modelled")
     if sc.model == spec.target_model and spec.target_raw is not None:
         raw, source = dict(spec.target_raw), "the target's own checkpoint"
     else:
