@@ -48,6 +48,12 @@ def main(cases_path, out_path):
     from oracle_runner import describe  # the failing statement's exception, pydantic unwrapped
 
     EngineArgs, FlexibleArgumentParser, make_arg_parser = _imports()
+    if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":
+        from oracle_runner import stub_torchvision
+        stub_torchvision()
+    if os.environ.get("KVG_ORACLE_INSPECT") == "inprocess":  # the same answer, ~10x faster (test_differential)
+        from oracle_runner import inspect_in_process
+        inspect_in_process()
     out = []
     for case in spec["cases"]:
         for directory, config in (case.get("files") or {}).items():

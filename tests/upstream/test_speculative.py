@@ -256,8 +256,9 @@ def run(version: str, n: int, seed: int) -> dict:
                 Path(directory, "config.json").write_text(json.dumps(cfg))
             os.makedirs(case["model_dir"], exist_ok=True)
             Path(case["model_dir"], "config.json").write_text(json.dumps(case["config"]))
-        records = run_runner("serve_runner.py", python, dict(python_env, VLLM_TARGET_DEVICE="cpu",
-                                                             HF_HUB_OFFLINE="1"), cases)
+        runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1")
+        runner_env.setdefault("KVG_ORACLE_INSPECT", os.environ.get("KVG_ORACLE_INSPECT", "inprocess"))
+        records = run_runner("serve_runner.py", python, runner_env, cases)
         by_id = {r["id"]: r for r in records}
         counts: Counter = Counter()
         mismatches, undecidable = [], []
