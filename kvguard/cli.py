@@ -9,6 +9,7 @@ with a one-line reason on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import textwrap
@@ -122,6 +123,7 @@ def _economics_parsers(sub) -> None:
                    help="tokens per KV-cache block (default: 16, MLA 64 — reported as an assumption)")
     a.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel size for the capacity prediction "
                    "(the stage with the most layers governs)")
+    _speculative_options(a)
     a.add_argument("--format", choices=("text", "json"), default="text")
     pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
                         description="Enumerate tp*pp*dp*pcp == GPUs (with every -dcp that can pass and expert "
@@ -146,6 +148,25 @@ def _economics_parsers(sub) -> None:
     pl.add_argument("--top", type=int, default=10, metavar="K", help="layouts to print (default 10; 0: all)")
     pl.add_argument("--format", choices=("text", "json"), default="text")
     pl.add_argument("--plot", metavar="FILE.svg", help="also write an SVG scatter of the accepted layouts")
+    _speculative_options(pl)
+
+
+def _speculative_options(p) -> None:
+    p.add_argument("--speculative-config", metavar="JSON", type=_json_object,
+                   help="the launch's --speculative-config: its draft's constraints count (plan ranks only layouts "
+                   "it passes; audit says what it refuses)")
+    p.add_argument("--draft-config", metavar="PATH", help="the draft's config.json (or its directory), when the "
+                   "draft is neither a local directory, in the Hugging Face cache nor in the catalog")
+
+
+def _json_object(text: str):
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("expected a JSON object")
+    return value
 
 
 def _cmd_audit(args) -> int:
@@ -157,7 +178,8 @@ def _cmd_audit(args) -> int:
     report = audit(args.configs, args.tp, args.pcp, args.dcp, vllm_version=release.key,
                    kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
                    trust_remote_code=args.trust_remote_code, max_model_len=args.max_model_len,
-                   kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp)
+                   kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp,
+                   speculative_config=args.speculative_config, draft_config=args.draft_config)
     _write(render_audit_json(report) if args.format == "json" else render_audit_text(report))
     return EXIT_ACCEPT
 
@@ -172,7 +194,8 @@ def _cmd_plan(args) -> int:
     report = plan(args.config, args.gpus, gpus_per_node=args.gpus_per_node, vllm_version=release.key,
                   max_model_len=args.max_model_len, kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env),
                   min_replica_gpus=args.min_replica_gpus, expert_parallel=not args.no_expert_parallel,
-                  trust_remote_code=args.trust_remote_code)
+                  trust_remote_code=args.trust_remote_code, speculative_config=args.speculative_config,
+                  draft_config=args.draft_config)
     top = args.top or None   # --top 0: every accepted layout
     if args.plot:
         from .plan import render_plan_svg

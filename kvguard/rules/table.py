@@ -993,6 +993,10 @@ RULES = (
                    "different tokenizers can cause out-of-bounds errors during speculative decoding.",
           source=f"{_S_SPEC}::SpeculativeConfig.verify_equal_vocab_size_if_draft_model",
           description="a draft_model draft must share the target's vocabulary size"),
+    Step("ea_lookahead_slots", "0.10.2", "0.11.0", stage="engine_args", apply=_sc.lookahead_slots,
+         description="SchedulerConfig(num_lookahead_slots=num_speculative_tokens): a token count that is no "
+                     "integer (not validated by SpeculativeConfig here) is refused by SchedulerConfig's int "
+                     "field (ValidationError for SchedulerConfig)"),
 
     # ===================== VllmConfig.__post_init__ ==========================
     Check("MC_heads_tp", stage="verify",

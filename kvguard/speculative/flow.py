@@ -450,6 +450,9 @@ def wrap_draft(s) -> None:
         _registered(s, sc.draft.facts)
     if sc.method == "dflash" and r.within("0.20.0"):
         sc.parallel_drafting = True
+    d = sc.draft
+    sc.notes.append(f"speculative draft: {d.name} (method {sc.method}; architectures [{', '.join(d.architectures)}]; "
+                    f"{d.source})")
     sc.n_predict = sc.draft.n_predict
     if sc.n_predict is not None and sc.num is None:
         sc.num = sc.n_predict
@@ -595,3 +598,27 @@ def v1_async_incompat(s) -> Optional[str]:
     if s.pp > 1:
         return "pipeline parallelism"
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# EngineArgs after SpeculativeConfig (0.10.2 - 0.11.0): SchedulerConfig(num_lookahead_slots=num)
+
+
+def lookahead_slots(s) -> None:
+    """``SchedulerConfig(num_lookahead_slots=speculative_config.num_lookahead_slots)``: the token count, which
+    SpeculativeConfig did not validate in these releases, meets SchedulerConfig's ``int`` field."""
+    from ..engine import Refusal
+    from ..verdict import ErrorEntry
+
+    sc = s.sc
+    if sc is None or isinstance(sc.num, int):
+        return
+    import pydantic
+
+    try:
+        pydantic.TypeAdapter(int).validate_python(sc.num)
+    except pydantic.ValidationError as exc:
+        errors = tuple(ErrorEntry(e["type"], ("num_lookahead_slots",), e["msg"], e.get("input"), e.get("ctx"))
+                       for e in exc.errors())
+        raise Refusal("ValidationError", errors[0].msg, check="EA_scheduler_lookahead", errors=errors,
+                      wrapped_by="SchedulerConfig") from None
