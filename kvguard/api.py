@@ -30,6 +30,7 @@ _FIELD_SINCE = {
     "enable_elastic_ep": "0.17.0",
     "enable_fault_tolerance": "0.27.0",
     "enable_return_routed_experts": "0.22.0",
+    "attention_backend": "0.13.0",
 }
 
 #: launch fields that exist only up to a given release

@@ -98,6 +98,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("headless", ("--headless",), "store_true"),
     Flag("trust_remote_code", ("--trust-remote-code",), "bool"),
     Flag("swap_space", ("--swap-space",), "float", until="0.17.1"),
+    Flag("attention_backend", ("--attention-backend",), "str", "0.13.0"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}

@@ -194,6 +194,9 @@ _SKIP_REASONS = {
     "arctic_inference": "suffix decoding needs the arctic-inference package; kvguard does not know whether "
                         "the host has it",
     "kv_block_size": "depends on the KV-cache block size the platform fills in (not modelled)",
+    "gpu_capability": "depends on the GPUs' compute capability; pass a Host with gpu_capability=…",
+    "attention_backend": "the attention backend the workers select for this model, host or flag is not modelled "
+                         "(kvguard.attention: CUDA sm_90, non-MLA FlashAttention / --attention-backend, MLA -dcp)",
 }
 
 

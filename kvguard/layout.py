@@ -107,6 +107,8 @@ class Layout:
     trust_remote_code: bool = False
     #: CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
     swap_space: float = 4.0
+    #: --attention-backend (0.13.0+): the backend the workers use instead of the selector's choice
+    attention_backend: Optional[str] = None
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 
 from ..rules import Check, FieldRule, Step
+from .. import attention as _attn
 from ..speculative import flow as _sc
 
 # ---------------------------------------------------------------------------
@@ -1228,6 +1229,31 @@ RULES = (
           template="--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
+
+    # ===================== worker start: attention backends ==================
+    # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
+    # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare
+    # AssertionError in a worker, after the configuration was accepted
+    Check("W_dcp_lse", "0.10.2", "0.19.1", stage="worker", exc="AssertionError", scope="env",
+          when=_attn.dcp_lse_refused, bind=_attn.impl_bind,
+          template="DCP requires attention impls to return the softmax lse for decode, but the impl {impl} does not "
+                   "return the softmax lse for decode.",
+          source="vllm/v1/worker/gpu_model_runner.py (0.13.0+: vllm/v1/worker/cp_utils.py::"
+                 "check_attention_cp_compatibility)",
+          description="-dcp needs an attention implementation that returns the softmax LSE for decode "
+                      "(FlashAttention / FlashInfer from 0.11.1; Triton / Flex never)"),
+    Check("W_dcp_lse", "0.20.0", stage="worker", exc="AssertionError", scope="env",
+          when=_attn.dcp_lse_refused, bind=_attn.impl_bind,
+          template="Decode Context Parallelism (DCP) requires attention implementations to return the softmax LSE "
+                   "during decode, but {impl} does not. Try a different backend by setting --attention-backend or "
+                   "disable DCP.",
+          source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
+          description="-dcp needs an attention implementation that returns the softmax LSE for decode"),
+    Check("W_pcp_impl", "0.13.0", "0.25.1", stage="worker", exc="AssertionError", scope="env",
+          when=_attn.pcp_refused, bind=_attn.impl_bind,
+          template="PCP requires attention impls' support, but the impl {impl} does not support PCP.",
+          source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
+          description="-pcp needs an attention implementation that supports it (none of these releases' does)"),
 )
 
 
@@ -1255,5 +1281,10 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
     ("VC_hisparse_dcp", "0.30.0", None, "--attention-config with HiSparse"),
     ("VC_batch_sharded", "0.29.0", None, "--enable-batch-sharded-sampling"),
     ("VC_adaptive_pp", "0.29.0", None, "speculative adaptive verification"),
+    ("W_pcp_backend", "0.26.0", None, "PCP on the selected backend (the selector filters backends by PCP support "
+                                      "first; which backend and which refusal is not modelled)"),
+    ("W_mtp_interleave", "0.13.0", None, "speculative decoding with cp_kv_cache_interleave_size > 1 on the "
+                                         "selected attention implementation"),
+    ("EA_spec_lora_tokens", "0.15.0", None, "--enable-lora with speculative decoding (max_num_batched_tokens)"),
     ("VC_recoverssm_pp", "0.29.0", None, "RecoverSSM cache mode"),
 )
