@@ -258,12 +258,16 @@ def run(version: str, n: int, seed: int) -> dict:
             Path(case["model_dir"], "config.json").write_text(json.dumps(case["config"]))
         runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1")
         runner_env.setdefault("KVG_ORACLE_INSPECT", os.environ.get("KVG_ORACLE_INSPECT", "inprocess"))
+        runner_env.setdefault("KVG_ORACLE_TORCHVISION", os.environ.get("KVG_ORACLE_TORCHVISION", "stub"))
         records = run_runner("serve_runner.py", python, runner_env, cases)
         by_id = {r["id"]: r for r in records}
         counts: Counter = Counter()
         mismatches, undecidable = [], []
         for case in cases:
             want = _oracle_outcome(by_id[case["id"]])
+            if "failed to be inspected" in (want.get("message") or ""):
+                counts["oracle_env_failures"] += 1   # the oracle host could not import the model class
+                continue
             got = _kvguard_outcome(case, version)
             key = "accepted" if want.get("ok") else ("argparse" if "argparse" in want else "refused")
             if "undecidable" in got:
@@ -297,6 +301,7 @@ def test_speculative_agrees_with_real_vllm(version):
     print(f"\nvLLM {version} speculative: {counts}")
     assert counts.get("agree", 0) > 0
     assert counts.get("undecidable", 0) <= n // 3, report["undecidable"][:5]
+    assert counts.get("oracle_env_failures", 0) <= max(1, n // 10)
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
 
 
