@@ -118,3 +118,14 @@ def pcp_refused(s: Any) -> bool:
 def impl_bind(s: Any) -> dict:
     sel = _decided(s)
     return {"impl": sel[1] if sel else "?"}
+
+
+def pcp_backend_unmodelled(s: Any) -> bool:
+    """``-pcp`` > 1 from 0.26.0: the selector keeps only backends that support PCP (MLA ones do, no other
+    does); what a worker then meets is not modelled — listed as skipped, never guessed."""
+    from .engine import _Skip
+
+    if s.pcp <= 1:
+        return False
+    raise _Skip("from 0.26.0 the attention selector filters backends by PCP support (MLA backends support it); "
+                "which backend a PCP launch gets, or the selector's refusal, is not modelled")

@@ -1254,6 +1254,12 @@ RULES = (
           template="PCP requires attention impls' support, but the impl {impl} does not support PCP.",
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
           description="-pcp needs an attention implementation that supports it (none of these releases' does)"),
+    Check("W_pcp_backend", "0.26.0", stage="worker", exc="AssertionError", scope="env",
+          when=_attn.pcp_backend_unmodelled,
+          template="PCP requires attention backend support, but {backend} does not support PCP.",
+          source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
+          description="-pcp on the selected backend: always listed as skipped (the selector filters backends by "
+                      "PCP support first; not modelled)"),
 )
 
 
@@ -1281,8 +1287,6 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
     ("VC_hisparse_dcp", "0.30.0", None, "--attention-config with HiSparse"),
     ("VC_batch_sharded", "0.29.0", None, "--enable-batch-sharded-sampling"),
     ("VC_adaptive_pp", "0.29.0", None, "speculative adaptive verification"),
-    ("W_pcp_backend", "0.26.0", None, "PCP on the selected backend (the selector filters backends by PCP support "
-                                      "first; which backend and which refusal is not modelled)"),
     ("W_mtp_interleave", "0.13.0", None, "speculative decoding with cp_kv_cache_interleave_size > 1 on the "
                                          "selected attention implementation"),
     ("EA_spec_lora_tokens", "0.15.0", None, "--enable-lora with speculative decoding (max_num_batched_tokens)"),

@@ -48,6 +48,7 @@ def test_backend_facts_agree_with_the_release(version):
     flat = _flat(source)
     for row in rows_for(release):
         if isinstance(row, Check) and row.stage == "worker":
-            words = _flat(row.template.replace("{impl}", "{layer_impl.__class__.__name__}"))
-            alt = _flat(row.template.replace("{impl}", "{layer.impl.__class__.__name__}"))
+            template = row.template.replace("{backend}", "{backend.get_name()}")
+            words = _flat(template.replace("{impl}", "{layer_impl.__class__.__name__}"))
+            alt = _flat(template.replace("{impl}", "{layer.impl.__class__.__name__}"))
             assert words in flat or alt in flat, (version, row.id, row.template)
