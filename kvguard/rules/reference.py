@@ -13,7 +13,11 @@ __all__ = ["render_markdown"]
 _STAGE_TITLES = {
     "engine_args": "EngineArgs.create_engine_config (raw exceptions)",
     "parallel_config": "ParallelConfig (pydantic dataclass: ValueError/AssertionError wrapped)",
+    "speculative": "SpeculativeConfig (--speculative-config; pydantic dataclass: ValueError/AssertionError wrapped "
+                   "by SpeculativeConfig) — see docs/speculative-decoding.md",
     "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",
+    "worker": "Worker start: the attention backend's context-parallel check (raw AssertionError in a worker) — see "
+              "docs/attention-backends.md",
 }
 
 
@@ -31,7 +35,7 @@ def _releases(row) -> str:
 def _surfacing(row) -> str:
     if isinstance(row, FieldRule):
         return f"pydantic ValidationError for {WRAPPER[row.stage]} (one entry per failing field)"
-    if row.exc in ("ValueError", "AssertionError") and WRAPPER[row.stage]:
+    if row.exc in ("ValueError", "AssertionError") and WRAPPER.get(row.stage):
         prefix = "Assertion failed, " if row.exc == "AssertionError" else "Value error, "
         return f"ValidationError for {WRAPPER[row.stage]} (`{prefix}…`)"
     return "raw"
