@@ -273,7 +273,8 @@ def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
     ``notes`` are attached to the verdict as they are; ``spec`` is the launch's speculative decoding
     input (:class:`kvguard.speculative.SpeculativeInput`, None without one)."""
     s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry, spec=spec)
-    verdict = _evaluate(s, release, facts, layout, entry, notes)
+    # without speculative decoding its rows cannot fire: a program without them (the hot path of plan / scans)
+    verdict = _evaluate(s, release, facts, layout, entry if spec is not None else entry + _NO_SPEC, notes)
     if s.sc is not None and s.sc.notes:
         verdict = verdict.with_notes(*s.sc.notes)
     if s.assumed_read:
@@ -489,7 +490,16 @@ def release_key(release: Release) -> str:
     return key
 
 
+#: the program variant for a launch without speculative decoding, and the rows only such a launch reads
+_NO_SPEC = ":no-speculative"
+_SPECULATIVE_ONLY = ("sc_", "SC_", "EA_spec", "EA_async_spec", "VC_async_spec", "VC_mtp_interleave", "ea_lookahead")
+
+
 def _runs(row, entry: str) -> bool:
+    if entry.endswith(_NO_SPEC):
+        if row.id.startswith(_SPECULATIVE_ONLY):
+            return False
+        entry = entry[:-len(_NO_SPEC)]
     if entry == "serve":
         return True
     if row.stage in ("engine_args", "speculative", "worker"):

@@ -1235,7 +1235,7 @@ RULES = (
     # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare
     # AssertionError in a worker, after the configuration was accepted
     Check("W_dcp_lse", "0.10.2", "0.19.1", stage="worker", exc="AssertionError", scope="env",
-          when=_attn.dcp_lse_refused, bind=_attn.impl_bind,
+          when=lambda s: s.dcp > 1 and _attn.dcp_lse_refused(s), bind=_attn.impl_bind,
           template="DCP requires attention impls to return the softmax lse for decode, but the impl {impl} does not "
                    "return the softmax lse for decode.",
           source="vllm/v1/worker/gpu_model_runner.py (0.13.0+: vllm/v1/worker/cp_utils.py::"
@@ -1243,19 +1243,19 @@ RULES = (
           description="-dcp needs an attention implementation that returns the softmax LSE for decode "
                       "(FlashAttention / FlashInfer from 0.11.1; Triton / Flex never)"),
     Check("W_dcp_lse", "0.20.0", stage="worker", exc="AssertionError", scope="env",
-          when=_attn.dcp_lse_refused, bind=_attn.impl_bind,
+          when=lambda s: s.dcp > 1 and _attn.dcp_lse_refused(s), bind=_attn.impl_bind,
           template="Decode Context Parallelism (DCP) requires attention implementations to return the softmax LSE "
                    "during decode, but {impl} does not. Try a different backend by setting --attention-backend or "
                    "disable DCP.",
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
           description="-dcp needs an attention implementation that returns the softmax LSE for decode"),
     Check("W_pcp_impl", "0.13.0", "0.25.1", stage="worker", exc="AssertionError", scope="env",
-          when=_attn.pcp_refused, bind=_attn.impl_bind,
+          when=lambda s: s.pcp > 1 and _attn.pcp_refused(s), bind=_attn.impl_bind,
           template="PCP requires attention impls' support, but the impl {impl} does not support PCP.",
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
           description="-pcp needs an attention implementation that supports it (none of these releases' does)"),
     Check("W_pcp_backend", "0.26.0", stage="worker", exc="AssertionError", scope="env",
-          when=_attn.pcp_backend_unmodelled,
+          when=lambda s: s.pcp > 1 and _attn.pcp_backend_unmodelled(s),
           template="PCP requires attention backend support, but {backend} does not support PCP.",
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
           description="-pcp on the selected backend: always listed as skipped (the selector filters backends by "
