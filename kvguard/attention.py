@@ -78,16 +78,16 @@ def selected_impl(s: Any) -> tuple[str, str, Optional[str]]:
 
 def _decided(s: Any) -> Optional[tuple[str, str, Optional[str]]]:
     """The non-MLA selection, or None for an MLA model; a NotDecided becomes a skipped check."""
-    from .engine import _Skip
+    from .engine import SkipCheck
 
     if s.need("platform") != "cuda" or s.need("gpu_capability") != "9.0":
-        raise _Skip("attention_backend")
+        raise SkipCheck("attention_backend")
     if s.use_mla:
         return None
     try:
         return selected_impl(s)
     except NotDecided as exc:
-        raise _Skip(f"the attention backend is not modelled here: {exc.reason}") from None
+        raise SkipCheck(f"the attention backend is not modelled here: {exc.reason}") from None
 
 
 def dcp_lse_refused(s: Any) -> bool:
@@ -97,8 +97,8 @@ def dcp_lse_refused(s: Any) -> bool:
     sel = _decided(s)
     if sel is None:
         if not s.r.within("0.11.0"):
-            from .engine import _Skip
-            raise _Skip("attention_backend")   # 0.10.2's MLA implementations: not modelled
+            from .engine import SkipCheck
+            raise SkipCheck("attention_backend")   # 0.10.2's MLA implementations: not modelled
         return False                           # every CUDA MLA implementation returns the LSE (0.11.0+)
     _name, _impl, since = sel
     return since is None or not s.r.within(since)
@@ -110,8 +110,8 @@ def pcp_refused(s: Any) -> bool:
         return False
     sel = _decided(s)
     if sel is None:
-        from .engine import _Skip
-        raise _Skip("attention_backend")       # which MLA implementation: not modelled
+        from .engine import SkipCheck
+        raise SkipCheck("attention_backend")       # which MLA implementation: not modelled
     return True
 
 
@@ -123,9 +123,9 @@ def impl_bind(s: Any) -> dict:
 def pcp_backend_unmodelled(s: Any) -> bool:
     """``-pcp`` > 1 from 0.26.0: the selector keeps only backends that support PCP (MLA ones do, no other
     does); what a worker then meets is not modelled — listed as skipped, never guessed."""
-    from .engine import _Skip
+    from .engine import SkipCheck
 
     if s.pcp <= 1:
         return False
-    raise _Skip("from 0.26.0 the attention selector filters backends by PCP support (MLA backends support it); "
+    raise SkipCheck("from 0.26.0 the attention selector filters backends by PCP support (MLA backends support it); "
                 "which backend a PCP launch gets, or the selector's refusal, is not modelled")

@@ -33,10 +33,18 @@ class _Skip(Exception):
         self.need = need
 
 
+#: public names of the row-level signals, for code that evaluates rows on a state of its own (the speculative
+#: draft's verify_with_parallel_config): a check skipped for an unknown fact, a fact whose read crashes
+SkipCheck = _Skip
+
+
 class _FactCrash(Exception):
     def __init__(self, crash: Crash):
         super().__init__(crash.message)
         self.crash = crash
+
+
+FactCrash = _FactCrash
 
 
 class Refusal(Exception):

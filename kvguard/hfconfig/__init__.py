@@ -41,7 +41,7 @@ from typing import Any
 from ._errors import LoadCrash
 
 __all__ = ["ConfigView", "LoadCrash", "TorchDtype", "load_config", "hf_text_config", "EXACT", "EXACT_MODEL_TYPES",
-           "DEFAULT_PATH", "emulation_level"]
+           "DEFAULT_PATH", "emulation_level", "construct"]
 
 DEFAULT_PATH = "/model"
 
@@ -120,3 +120,26 @@ def _mark(view, raw, level, seen):
         if isinstance(value, Inst):
             sub_raw = raw.get(key) if isinstance(raw, Mapping) else None
             _mark(value, sub_raw if isinstance(sub_raw, Mapping) else {}, level, seen)
+
+
+def construct(view, module: str, name: str, args: list, kwargs: dict):
+    """``module.name(*args, **kwargs)`` in the interpreter that built ``view`` (a vLLM config class called on an
+    emulated config, e.g. ``EAGLEConfig(draft_config, method=…)``); None when ``view`` is no emulated config
+    or the class is not in the data.  Raises :class:`LoadCrash` for what the emulated call raises."""
+    from ..errors import Undecidable
+    from ._interp import Inst, Klass, Unsupported
+    from ._load import load_crash_of
+    if not isinstance(view, Inst):
+        return None
+    it = view._k.interp
+    cls = it.import_from(module, name)
+    if not isinstance(cls, Klass):
+        return None
+    try:
+        return it.call(cls, list(args), dict(kwargs))
+    except Unsupported as e:
+        raise Undecidable(f"kvguard cannot emulate {name}: {e}") from None
+    except LoadCrash:
+        raise
+    except Exception as e:  # noqa: BLE001 - an emulated exception
+        raise load_crash_of(e) from None

@@ -182,23 +182,20 @@ def eagle_config(cfg: Any, method: str, r: Release) -> Any:
     if isinstance(cfg, ConfigObject):
         lib = cfg.kvg_facts.library
         return lib.build(lib.class_facts("vllm:EAGLEConfig"), {"model": cfg, "method": method, "model_type": "eagle"})
-    from ..hfconfig._interp import Inst, Klass
+    from .. import hfconfig
 
-    if not isinstance(cfg, Inst):
-        raise Undecidable("an EAGLE draft of a config kvguard cannot rebuild")
-    it = cfg._k.interp
-    cls = it.import_from("vllm.transformers_utils.configs.eagle", "EAGLEConfig")
-    if not isinstance(cls, Klass):
-        raise Undecidable(f"vLLM {r.version}'s EAGLEConfig is not in kvguard's data")
-    from ..hfconfig._interp import _py
-
-    return _py(it.call, cls, [cfg], {"method": method, "model_type": "eagle"})
+    built = hfconfig.construct(cfg, "vllm.transformers_utils.configs.eagle", "EAGLEConfig", [cfg],
+                               {"method": method, "model_type": "eagle"})
+    if built is None:
+        raise Undecidable(f"an EAGLE draft in vLLM {r.version}: EAGLEConfig is not modelled for this config")
+    return built
 
 
 def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional[str] = None):
     """The draft's config as SpeculativeConfig leaves it: the override (what ModelConfig's hf_overrides does),
     then, for ``wrap`` (eagle / eagle3 / dflash), the EAGLEConfig wrapper.  ``applied`` records the model
     type, n_predict and architectures the override left."""
+    from .. import hfconfig
     from ..facts import loader
 
     def apply(cfg: Any) -> Any:
@@ -212,6 +209,8 @@ def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional
                 out = eagle_config(out, wrap, r)
         except (Undecidable, loader.LoadCrash):
             raise
+        except hfconfig.LoadCrash as exc:   # the transformers 5 lines' emulation
+            raise loader.LoadCrash(exc.exc_type, exc.message, wrapped_by=exc.wrapped_by) from None
         except (AttributeError, IndexError, TypeError, KeyError, ValueError, AssertionError) as exc:
             # raised in ModelConfig.__post_init__ (the override) or SpeculativeConfig.__post_init__ (the wrapper)
             wrapped = "ModelConfig" if isinstance(exc, (ValueError, AssertionError)) else None

@@ -510,7 +510,7 @@ def draft_parallel(s) -> None:
 def verify_draft(s) -> None:
     """``draft_model_config.verify_with_parallel_config(draft_parallel_config)``: the release's own
     ``MC_*`` rows, evaluated on the draft and its parallel layout (the target's for ngram)."""
-    from ..engine import Refusal, State, _FactCrash, _Skip
+    from ..engine import FactCrash, Refusal, SkipCheck, State
     from ..layout import Layout
     from ..rules import rows_for
 
@@ -533,9 +533,9 @@ def verify_draft(s) -> None:
             continue
         try:
             fired = row.when(sub)
-        except _Skip as exc:
+        except SkipCheck as exc:
             raise Undecidable(f"{label}: {exc.need} unknown to kvguard") from None
-        except _FactCrash as exc:
+        except FactCrash as exc:
             crash = exc.crash
             raise Refusal(crash.exc_type, crash.message, check=f"SC_draft_verify({row.id})",
                           wrapped_by="stage" if crash.exc_type in ("ValueError", "AssertionError") else None) \
