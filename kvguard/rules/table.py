@@ -1125,9 +1125,15 @@ RULES = (
                    "speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
-    Check("VC_async_spec", "0.25.0", "0.32.0", stage="verify", scope="feature",
+    Check("VC_async_spec", "0.25.0", "0.30.0", stage="verify", scope="feature",
           when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model", "dspark")),
           template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark "
+                   "kind of speculative decoding",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.31.0", "0.32.0", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model", "dspark", "dflash")),
+          template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark/DFlash "
                    "kind of speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
