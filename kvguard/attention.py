@@ -127,5 +127,10 @@ def pcp_backend_unmodelled(s: Any) -> bool:
 
     if s.pcp <= 1:
         return False
+    if not s.use_mla:
+        raise SkipCheck("from 0.26.0 the attention selector keeps only backends that support PCP, and no non-MLA "
+                        "attention implementation of this release does: on a CUDA host its workers are expected to "
+                        "refuse this launch ('No valid attention backend found for cuda with "
+                        "AttentionSelectorConfig(...)'); the per-backend reasons that message lists are not modelled")
     raise SkipCheck("from 0.26.0 the attention selector filters backends by PCP support (MLA backends support it); "
-                "which backend a PCP launch gets, or the selector's refusal, is not modelled")
+                    "which backend a PCP launch gets, or the selector's refusal, is not modelled")

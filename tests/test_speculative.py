@@ -210,6 +210,8 @@ def test_pcp_at_worker_start_and_the_skipped_releases():
         "PCP requires attention impls' support, but the impl FlashAttentionImpl does not support PCP.")
     later = kvguard.check(QWEN32, vllm_version="0.31.0", host=Host.cuda_node(), tp=4, pcp=2)
     assert later.ok and [s.check for s in later.skipped] == ["W_pcp_backend"]
+    # a non-MLA model: no implementation of 0.26.0+ supports PCP, so the skip says the workers should refuse
+    assert "no non-MLA attention implementation of this release does" in later.skipped[0].reason
 
 
 def test_triton_backend_cannot_do_dcp_and_other_hosts_are_skipped():
