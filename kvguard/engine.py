@@ -282,7 +282,7 @@ def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
     input (:class:`kvguard.speculative.SpeculativeInput`, None without one)."""
     s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry, spec=spec)
     # without speculative decoding its rows cannot fire: a program without them (the hot path of plan / scans)
-    verdict = _evaluate(s, release, facts, layout, entry if spec is not None else entry + _NO_SPEC, notes)
+    verdict = _evaluate(s, release, facts, layout, entry + _WITH_SPEC if spec is not None else entry, notes)
     if s.sc is not None and s.sc.notes:
         verdict = verdict.with_notes(*s.sc.notes)
     if s.assumed_read:
@@ -498,16 +498,17 @@ def release_key(release: Release) -> str:
     return key
 
 
-#: the program variant for a launch without speculative decoding, and the rows only such a launch reads
-_NO_SPEC = ":no-speculative"
+#: the program variant for a launch with speculative decoding, and the rows only such a launch reads (a
+#: launch without one — the hot path of plan / scans — runs the entry's program without them)
+_WITH_SPEC = ":speculative"
 _SPECULATIVE_ONLY = ("sc_", "SC_", "EA_spec", "EA_async_spec", "VC_async_spec", "VC_mtp_interleave", "ea_lookahead")
 
 
 def _runs(row, entry: str) -> bool:
-    if entry.endswith(_NO_SPEC):
-        if row.id.startswith(_SPECULATIVE_ONLY):
-            return False
-        entry = entry[:-len(_NO_SPEC)]
+    if entry.endswith(_WITH_SPEC):
+        entry = entry[:-len(_WITH_SPEC)]
+    elif row.id.startswith(_SPECULATIVE_ONLY):
+        return False
     if entry == "serve":
         return True
     if row.stage in ("engine_args", "speculative", "worker"):
