@@ -9,6 +9,7 @@ with a one-line reason on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import textwrap
@@ -125,6 +126,7 @@ def _economics_parsers(sub) -> None:
                    help="tokens per KV-cache block (default: 16, MLA 64 — reported as an assumption)")
     a.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel size for the capacity prediction "
                    "(the stage with the most layers governs)")
+    _speculative_options(a)
     a.add_argument("--format", choices=("text", "json"), default="text")
     pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
                         description="Enumerate tp*pp*dp*pcp == GPUs (with every -dcp that can pass and expert "
@@ -150,6 +152,25 @@ def _economics_parsers(sub) -> None:
     pl.add_argument("--top", type=int, default=10, metavar="K", help="layouts to print (default 10; 0: all)")
     pl.add_argument("--format", choices=("text", "json"), default="text")
     pl.add_argument("--plot", metavar="FILE.svg", help="also write an SVG scatter of the accepted layouts")
+    _speculative_options(pl)
+
+
+def _speculative_options(p) -> None:
+    p.add_argument("--speculative-config", metavar="JSON", type=_json_object,
+                   help="the launch's --speculative-config: its draft's constraints count (plan ranks only layouts "
+                   "it passes; audit says what it refuses)")
+    p.add_argument("--draft-config", metavar="PATH", help="the draft's config.json (or its directory), when the "
+                   "draft is neither a local directory, in the Hugging Face cache nor in the catalog")
+
+
+def _json_object(text: str):
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("expected a JSON object")
+    return value
 
 
 def _length_arg(value: str) -> int:
@@ -174,7 +195,8 @@ def _cmd_audit(args) -> int:
     report = audit(args.configs, args.tp, args.pcp, args.dcp, vllm_version=release.key,
                    kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
                    trust_remote_code=args.trust_remote_code, max_model_len=args.max_model_len,
-                   kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp)
+                   kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp,
+                   speculative_config=args.speculative_config, draft_config=args.draft_config)
     _write(render_audit_json(report) if args.format == "json" else render_audit_text(report))
     return EXIT_ACCEPT
 
@@ -189,7 +211,8 @@ def _cmd_plan(args) -> int:
     report = plan(args.config, args.gpus, gpus_per_node=args.gpus_per_node, vllm_version=release.key,
                   max_model_len=args.max_model_len, kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env),
                   min_replica_gpus=args.min_replica_gpus, expert_parallel=not args.no_expert_parallel,
-                  trust_remote_code=args.trust_remote_code)
+                  trust_remote_code=args.trust_remote_code, speculative_config=args.speculative_config,
+                  draft_config=args.draft_config)
     top = args.top or None   # --top 0: every accepted layout
     if args.plot:
         from .kv.plan import render_plan_svg
@@ -270,7 +293,7 @@ def _capability(value: str) -> int:
 
 
 _HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-              "cpu_memory_bytes": int, "gpu_capability": _capability}
+              "cpu_memory_bytes": int, "gpu_capability": _capability, "arctic_inference": bool}
 
 
 def _host(args, base: Optional[dict] = None) -> Host:
@@ -332,11 +355,19 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
     lookup_env.update(cmd.env)
     model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env,
                           allow_download=allow_download)
+    from .speculative.launch import speculative_for_launch
+
+    model, spec, refusal = speculative_for_launch(cmd, model, release, lookup_env=lookup_env,
+                                                  allow_download=allow_download, model_config=model_config)
+    if refusal is not None:
+        return LaunchReport(refusal, model=model.name, source=model.source, location=model.location,
+                            layout=dict(cmd.fields))
     host = Host.standard() if host is None else host
     model_dir = _model_dir(model)
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
-                    model_dir=model_dir, **cmd.fields)
-    verdict, env_assumed = _env_assumptions(verdict, release, vllm_env, host, model, model_dir, cmd.fields)
+                    model_dir=model_dir, speculative_config=spec, **cmd.fields)
+    verdict, env_assumed = _env_assumptions(verdict, release, vllm_env, host, model, model_dir, cmd.fields,
+                                            spec)
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
     legal = legal_reason = None
     if verdict.facts is not None:
@@ -367,7 +398,8 @@ def build_report(release, launch: "list[str] | str", *, host: Optional[Host] = N
             from .kv.suggestions import suggest as nearest_accepted
 
             report.suggestions = [] if verdict.facts is None else nearest_accepted(
-                verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name)
+                verdict.facts, argv=launch, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
+                speculative_config=spec)
     return report
 
 
@@ -379,7 +411,7 @@ def _model_dir(model) -> Optional[str]:
     return None
 
 
-def _env_assumptions(verdict, release, env: dict, host, model, model_dir, fields: dict):
+def _env_assumptions(verdict, release, env: dict, host, model, model_dir, fields: dict, spec=None):
     """The unset VLLM_* variables whose default decided ``verdict`` (kvguard.envdefaults), added to its
     assumptions as ``NAME unset``; each is checked by checking the launch again with the other value."""
     from .rules.check import check
@@ -393,7 +425,7 @@ def _env_assumptions(verdict, release, env: dict, host, model, model_dir, fields
         config = model.config if "VLLM_MLA_DISABLE" in other_env and "VLLM_MLA_DISABLE" not in env \
             else verdict.facts
         return check(config, vllm_version=release, env=other_env, host=host, model_path=model.name,
-                     model_dir=model_dir, **fields)
+                     model_dir=model_dir, speculative_config=spec, **fields)
 
     found = deciding_defaults(verdict, release, env, host, recheck)
     if not found:

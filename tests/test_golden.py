@@ -26,6 +26,27 @@ def _fields(release: str, case: dict) -> dict:
     return parse_serve(case["argv"], resolve(release)).fields
 
 
+def _write_files(case: dict) -> None:
+    """The speculative drafts a case names, written where its command line points (as the recorder did)."""
+    import os
+
+    for directory, config in (case.get("files") or {}).items():
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, "config.json"), "w") as fh:
+            json.dump(config, fh)
+
+
+def _speculative(release: str, case: dict):
+    """The case's speculative decoding input as the command line gives it (None without one)."""
+    if "argv" not in case:
+        return None
+    from kvguard.speculative.launch import input_from_command
+
+    _write_files(case)
+    cmd = parse_serve(case["argv"], resolve(release))
+    return input_from_command(cmd, model_config(case), model_path=case.get("model_path"))
+
+
 def _expected_view(verdict) -> dict:
     if verdict.ok:
         return {"ok": True}
@@ -37,7 +58,8 @@ def _expected_view(verdict) -> dict:
 
 def _kwargs(release, case):
     return dict(vllm_version=release, env=case.get("env"), host=kvguard.Host(**case.get("host", {})),
-                entry=case.get("entry", "serve"), model_path=case.get("model_path"), **_fields(release, case))
+                entry=case.get("entry", "serve"), model_path=case.get("model_path"),
+                speculative_config=_speculative(release, case), **_fields(release, case))
 
 
 @pytest.mark.parametrize(("release", "case"), golden_cases())
@@ -82,6 +104,7 @@ def test_golden_validate_raises_the_same(release, case):
 
 @pytest.mark.parametrize(("release", "case"), [c for c in golden_cases() if "argv" in c.values[1]])
 def test_golden_cli(release, case, tmp_path, capsys):
+    _write_files(case)
     cfg = tmp_path / "config.json"
     cfg.write_text(json.dumps(model_config(case)))
     argv = ["check", "--vllm-version", release, "--model-config", str(cfg), "--format", "json"]

@@ -42,7 +42,7 @@ def _mem_total() -> int:
 
 #: the oracle host: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL, this machine's memory
 ORACLE_HOST = {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
-               "cpu_memory_bytes": _mem_total()}
+               "cpu_memory_bytes": _mem_total(), "arctic_inference": False}
 
 
 def _config(inputs: dict, name: str) -> dict:
@@ -87,7 +87,7 @@ def main(argv=None) -> int:
     for env_key, group in groups.items():
         env = json.loads(env_key)
         spec = {"env": env, "cases": [{"id": c["id"], "config": _config(inputs, c["model"]), "args": c["argv"],
-                                       "model_dir": MODEL_DIR} for c in group]}
+                                       "model_dir": MODEL_DIR, "files": c.get("files") or {}} for c in group]}
         with tempfile.TemporaryDirectory() as tmp:
             inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
             Path(inp).write_text(json.dumps(spec))
@@ -119,6 +119,7 @@ def main(argv=None) -> int:
                 "env": case.get("env", {}),
                 "host": dict(ORACLE_HOST, **case.get("host", {})),
                 "model_path": MODEL_DIR,
+                **({"files": case["files"]} if case.get("files") else {}),
                 "expect": expect,
                 "recorded_from": f"vLLM {args.vllm} (serve path: argparse, EngineArgs.create_engine_config, "
                                  "CPU platform) via tools/record_golden.py",

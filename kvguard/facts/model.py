@@ -691,12 +691,15 @@ def _validate_arch(values: dict[str, Any], release: Release) -> dict[str, Any]:
 
 
 def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
-           trust_remote_code: bool = False, model_path: Optional[str] = None) -> "ModelFacts | Crash":
+           trust_remote_code: bool = False, model_path: Optional[str] = None,
+           hf_overrides: Optional[Any] = None) -> "ModelFacts | Crash":
     """Facts of ``raw`` under ``release``, or the :class:`Crash` vLLM hits building ModelConfig.
 
     ``trust_remote_code`` is vLLM's ``--trust-remote-code`` (default off, as in
     vLLM): without it a model type that needs repository code is refused, as
     vLLM refuses it; with it kvguard cannot run that code (Undecidable).
+    ``hf_overrides``: ModelConfig's callable ``hf_overrides`` (applied to the loaded config object
+    before anything reads it; the speculative draft's config override, kvguard.speculative.draft).
     Raises :class:`~kvguard.Undecidable` for inputs kvguard does not model.
     """
     from ..archs import arch_flag
@@ -704,6 +707,8 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
 
     try:
         cfg = loader.load_config(raw, release, path=model_path, trust_remote_code=trust_remote_code)
+        if hf_overrides is not None:
+            cfg = hf_overrides(cfg)
     except loader.LoadCrash as exc:
         return _modelled(Crash(exc.exc_type, exc.message, exc.wrapped_by))
     except Undecidable as exc:

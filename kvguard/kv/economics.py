@@ -276,7 +276,8 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
           env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
           trust_remote_code: bool = False, max_model_len: Optional[int] = None,
           kv_memory_gib: Optional[float] = None, available_kv_bytes: Optional[int] = None,
-          block_size: Optional[int] = None, pp: Optional[int] = None) -> AuditReport:
+          block_size: Optional[int] = None, pp: Optional[int] = None, speculative_config: Any = None,
+          draft_config: Any = None) -> AuditReport:
     """KV-cache economics of one or more models at ``-tp tp -pcp pcp -dcp dcp``.
 
     ``configs``: a path to config.json or its directory, a catalog model id, a
@@ -291,6 +292,10 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     each model also gets ``capacity``: vLLM's "GPU KV cache size" / "Maximum concurrency"
     (:func:`kvguard.kv.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
     the same at every legal ``-dcp`` size — or why kvguard does not model it.
+
+    With ``speculative_config`` (``--speculative-config`` as a mapping; the draft found as
+    :func:`kvguard.check` finds it, or read from ``draft_config``) each model's notes also say what the
+    draft refuses: at this ``-tp``, and with pipeline parallelism.
     """
     from ..versions import resolve
 
@@ -299,7 +304,28 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     capacity = _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size, pp)
     models = tuple(audit_one(c, tp, pcp, dcp, vllm_version=release.key, kv_cache_dtype=kv_cache_dtype, env=env,
                              host=host, trust_remote_code=trust_remote_code, capacity=capacity) for c in items)
+    if speculative_config is not None:
+        models = tuple(_with_draft_notes(m, c, speculative_config, draft_config, release, tp, pcp, dcp, env, host,
+                                         trust_remote_code) for m, c in zip(models, items))
     return AuditReport(models, vllm_version=release.key)
+
+
+def _with_draft_notes(model: "ModelAudit", config: Any, speculative_config: Any, draft_config: Any, release,
+                      tp: int, pcp: int, dcp: int, env, host, trust_remote_code: bool) -> "ModelAudit":
+    from dataclasses import replace
+
+    from ..rules.check import env_as_strings, model_facts, resolve_config, speculative_input
+    from ..speculative.report import draft_constraints
+
+    label, cfg, raw, model_path = resolve_config(config)
+    facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=release.key, env=env,
+                                                                trust_remote_code=trust_remote_code,
+                                                                model_path=model_path)
+    spec = speculative_input(speculative_config, raw if raw is not None else cfg, model_path=model_path or label,
+                             draft_config=draft_config, trust_remote_code=trust_remote_code)
+    lines = draft_constraints(facts, spec, release, tp, env=env_as_strings(env), host=host or Host(), pcp=pcp,
+                              dcp=dcp)
+    return replace(model, notes=model.notes + tuple(lines))
 
 
 def _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size, pp) -> Optional[dict]:

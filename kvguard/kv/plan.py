@@ -29,6 +29,7 @@ PCP axis; PCP ``tp * pcp``; PP ``tp * pcp * pp``; the expert-parallel group
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -140,13 +141,16 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
          max_model_len: Optional[int] = None, kv_cache_dtype: str = "auto",
          env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
          min_replica_gpus: int = 1, expert_parallel: bool = True,
-         trust_remote_code: bool = False, _prune: bool = True) -> PlanReport:
+         trust_remote_code: bool = False, speculative_config: Any = None, draft_config: Any = None,
+         _prune: bool = True) -> PlanReport:
     """Every layout of ``gpus`` GPUs that ``vllm serve`` of ``vllm_version`` accepts for this model,
     best KV capacity per GPU first (see the module docstring for the ranking).
 
     ``config``: a path, catalog model id, mapping or ModelFacts (as :func:`kvguard.audit`).
     ``host``: defaults to a stated CUDA node of ``gpus_per_node`` GPUs.  ``expert_parallel``:
-    also try ``--enable-expert-parallel`` (MoE models only).
+    also try ``--enable-expert-parallel`` (MoE models only).  ``speculative_config`` (``--speculative-config``
+    as a mapping; its draft found as :func:`kvguard.check` finds it, or read from ``draft_config``): only
+    layouts the launch's speculative decoding passes too are ranked.
     """
     from .. import archs
     from ..facts import ModelFacts
@@ -199,6 +203,17 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     if derived_len is not None and max_model_len is None:
         notes.append(f"max model len {derived_len:,}: the derived maximum ({derived.key}={derived.value}), as vLLM "
                      "uses it without --max-model-len")
+    spec = None
+    if speculative_config is not None:
+        from ..rules.check import speculative_input
+
+        if isinstance(raw, Mapping) and not isinstance(cfg, ModelFacts):
+            spec = speculative_input(speculative_config, raw, model_path=model_path or (label if isinstance(label, str) else None),
+                                     draft_config=draft_config, trust_remote_code=trust_remote_code)
+        else:
+            spec = speculative_input(speculative_config, cfg, draft_config=draft_config,
+                                     trust_remote_code=trust_remote_code)
+        notes.append("every layout is checked with --speculative-config " + json.dumps(dict(speculative_config)))
     has_pcp = release.within("0.12.0")
     pcp_shards = kv_token_shards(release.key, 2, 2) == 4   # does this release spread tokens over pcp?
     eps = (False, True) if (expert_parallel and facts.is_moe) else (False,)
@@ -245,7 +260,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                         if ep:
                             fields["enable_expert_parallel"] = True
                         lay = Layout(**fields)
-                        v = evaluate(release, facts, lay, env=env_d, host=host)
+                        v = evaluate(release, facts, lay, env=env_d, host=host, spec=spec)
                         if not v.ok:
                             refused[v.check or "?"] = refused.get(v.check or "?", 0) + 1
                             continue

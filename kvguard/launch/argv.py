@@ -105,6 +105,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("disable_sliding_window", ("--disable-sliding-window",), "bool"),
     Flag("kv_cache_dtype", ("--kv-cache-dtype",), "str"),
     Flag("enforce_eager", ("--enforce-eager",), "bool"),
+    Flag("attention_backend", ("--attention-backend",), "str", "0.13.0"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}
@@ -122,6 +123,9 @@ class ServeCommand:
     env: dict[str, str] = field(default_factory=dict)
     passed_over: list[str] = field(default_factory=list)
     revision: Optional[str] = None
+    #: speculative decoding: ``speculative_config`` (the --speculative-config / -sc value as its parser type
+    #: made it, dotted keys folded in) and the --spec-method / --spec-model / --spec-tokens values given
+    speculative: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -635,10 +639,42 @@ def _argparse(args: list[str], table: dict[str, _Opt], release: Release) -> tupl
     return actions, positionals
 
 
+#: the speculative decoding options kvguard reads (kvguard.speculative)
+_SPECULATIVE_DESTS = ("speculative_config", "spec_method", "spec_model", "spec_tokens")
+#: ``optional_type(json.loads)``'s error names the function object it was given, at the address it has
+#: in the vLLM process: kvguard cannot know that address and prints ``0x…`` in its place
+_LOADS_REPR = "<function loads at 0x…>"
+
+
+def _speculative_value(spec: _Opt, opt: str, values: list[str]) -> Any:
+    """The value argparse stores for a speculative option (``type`` and ``choices`` applied)."""
+    value = values[0] if values else None
+    if spec.dest == "speculative_config":
+        if value in ("", "None"):
+            return None
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise _ArgparseError(f"argument {spec.label(opt)}: Value {value} cannot be converted to {_LOADS_REPR}.",
+                                 opt) from None
+    if spec.type == "int":
+        try:
+            out: Any = int(value)
+        except (TypeError, ValueError):
+            raise _ArgparseError(f"argument {spec.label(opt)}: invalid int value: {value!r}", opt) from None
+    else:  # optional_type(str)
+        out = None if value in ("", "None") else value
+    if spec.choices is not None and out not in spec.choices:
+        raise _invalid_choice(spec, opt, out)
+    return out
+
+
 def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any:
     """argparse's ``type`` and ``choices`` checks of one option's values: the converted value of
     a launch flag kvguard reads, None for the others (passed over, their values checked where
     kvguard knows the ``type``)."""
+    if spec.dest in _SPECULATIVE_DESTS and spec.nargs == 1:
+        return _speculative_value(spec, opt, values)
     flag = _FIELDS.get(spec.dest)
     if flag is None or spec.dest in ("model", "revision"):
         _check_value(spec, opt, values, release)
@@ -787,6 +823,11 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         if dest == "eplb_config" and values:
             # EPLBConfig (0.12.0+ the only place of num_redundant_experts): read the field kvguard models
             eplb_redundant = _eplb_redundant(values[0], release, opt)
+            continue
+        if dest in _SPECULATIVE_DESTS:
+            cmd.speculative[dest] = converted
+            cmd.passed_over.append(original)
+            cmd.passed_over.extend(values)
             continue
         if flag is None:
             cmd.passed_over.append(original)

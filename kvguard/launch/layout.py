@@ -115,6 +115,8 @@ class Layout:
     kv_cache_dtype: str = "auto"
     #: ModelConfig's --enforce-eager (0.10.2's DualChunkFlashAttention needs it)
     enforce_eager: bool = False
+    #: --attention-backend (0.13.0+): the backend the workers use instead of the selector's choice
+    attention_backend: Optional[str] = None
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]
@@ -285,7 +287,8 @@ STANDARD_NODE = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": 
                  # H100-class GPUs: compute capability 9.0 (sm_90), as vLLM's to_int() writes it
                  "gpu_capability": 90}
 
-_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "gpu_capability")
+_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "gpu_capability",
+               "arctic_inference")
 
 
 @dataclass(frozen=True)
@@ -307,9 +310,12 @@ class Host:
     nixl: Optional[bool] = None
     #: psutil.virtual_memory().total — CacheConfig's swap-space check (0.10.2–0.17.1)
     cpu_memory_bytes: Optional[int] = None
-    #: the GPUs' compute capability as ``DeviceCapability.to_int()`` (90: H100-class sm_90; 100: B200) —
-    #: the kernels and attention backends vLLM selects (0.10.2's --kv-cache-dtype support check)
+    #: the GPUs' compute capability as ``DeviceCapability.to_int()`` (90: H100-class sm_90; 100: B200; 80:
+    #: A100) — the kernels model construction selects, the attention backend the release selects (worker
+    #: start), 0.10.2's --kv-cache-dtype support check
     gpu_capability: Optional[int] = None
+    #: whether the arctic-inference package imports (suffix decoding needs it)
+    arctic_inference: Optional[bool] = None
     in_ray_placement_group: bool = False
     assumed: frozenset = frozenset()
 

@@ -32,6 +32,10 @@ WRAPPER: dict[str, Optional[str]] = {
     "verify": "VllmConfig",
     # the worker building the model (layers' constructors, quantization methods' create_weights): raised as it is
     "model_init": None,
+    # SpeculativeConfig(**--speculative-config), built between ParallelConfig and VllmConfig
+    "speculative": "SpeculativeConfig",
+    # the workers' start (attention backend selection and its checks): nothing wraps these
+    "worker": None,
 }
 
 UPSTREAM = "https://github.com/vllm-project/vllm/blob/v{version}/{file}"

@@ -14,9 +14,13 @@ _STAGE_TITLES = {
     "model_config": "ModelConfig (pydantic dataclass: its field validation, then __post_init__; ValueError wrapped)",
     "engine_args": "EngineArgs.create_engine_config (raw exceptions)",
     "parallel_config": "ParallelConfig (pydantic dataclass: ValueError/AssertionError wrapped)",
+    "speculative": "SpeculativeConfig (--speculative-config; pydantic dataclass: ValueError/AssertionError wrapped "
+                   "by SpeculativeConfig) — see docs/speculative-decoding.md",
     "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",
     "model_init": "Model construction in the workers: layers, quantization methods, FusedMoE (raised unwrapped; "
                   "kvguard/data/quant_archs.json, docs/model-construction.md)",
+    "worker": "Worker start: the attention backend's context-parallel check (raw AssertionError in a worker) — see "
+              "docs/attention-backends.md",
 }
 
 
@@ -34,7 +38,7 @@ def _releases(row) -> str:
 def _surfacing(row) -> str:
     if isinstance(row, FieldRule):
         return f"pydantic ValidationError for {WRAPPER[row.stage]} (one entry per failing field)"
-    if row.exc in ("ValueError", "AssertionError") and WRAPPER[row.stage]:
+    if row.exc in ("ValueError", "AssertionError") and WRAPPER.get(row.stage):
         prefix = "Assertion failed, " if row.exc == "AssertionError" else "Value error, "
         return f"ValidationError for {WRAPPER[row.stage]} (`{prefix}…`)"
     return "raw"

@@ -31,6 +31,8 @@ from ..length import NotModelled as _LenNotModelled
 from ..length import allow_long as _allow_long
 from ..length import derive as _len_derive
 from ..length import outcome as _len_result
+from .. import attention as _attn
+from ..speculative import flow as _sc
 
 # ---------------------------------------------------------------------------
 # shared conditions and steps
@@ -166,6 +168,14 @@ def _pc_backend(s) -> None:
         s.backend = "uni"
 
 
+def _spec_dict_method(s):
+    """``self.speculative_config.get("method")`` of EngineArgs (the dict as given, before any merging)."""
+    spec = s.spec
+    if spec is None or not isinstance(spec.config, dict):
+        return None
+    return spec.config.get("method")
+
+
 def _dcp_guard(s) -> bool:
     return s.dcp > 1 and not s.use_mla
 
@@ -191,6 +201,60 @@ def _v2_env(s):
     return None if value is None else bool(int(value))
 
 
+# ---------------------------------------------------------------------------
+# speculative decoding (kvguard.speculative.flow builds s.sc; None without --speculative-config)
+
+
+def _spec_method(s):
+    return s.sc.method
+
+
+def _spec_method_label(s) -> str:
+    return f"speculative method '{s.sc.method}'"
+
+
+def _spec_in(s, names) -> bool:
+    return s.sc is not None and s.sc.method in names
+
+
+def _spec_not_in(s, names) -> bool:
+    return s.sc is not None and s.sc.method not in names
+
+
+def _parallel_drafting(s, exempt=()) -> bool:
+    return s.sc is not None and s.sc.parallel_drafting and s.sc.method not in exempt
+
+
+#: the speculative entries of ``_validate_v2_model_runner`` (0.20.0-0.21.0) and
+#: ``_get_v2_model_runner_unsupported_features`` (0.22.0+), in upstream order
+SPEC_MRV2_UNSUPPORTED = (
+    (_spec_method_label, "0.20.0", "0.21.0", lambda s: _spec_not_in(s, ("eagle", "eagle3", "mtp"))),
+    ("ngram/ngram_gpu speculative decoding", "0.22.0", "0.29.0", lambda s: _spec_in(s, ("ngram", "ngram_gpu"))),
+    (_spec_method_label, "0.22.0", "0.23.0",
+     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp"))),
+    (_spec_method_label, "0.24.0", "0.24.0",
+     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash"))),
+    (_spec_method_label, "0.25.0", "0.28.0",
+     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash", "dspark"))),
+    (_spec_method_label, "0.29.0", "0.29.0",
+     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash", "dspark",
+                                "extract_hidden_states"))),
+    (_spec_method_label, "0.30.0", "0.30.0",
+     lambda s: _spec_in(s, ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator",
+                            "custom_class"))),
+    (_spec_method_label, "0.31.0", "0.31.0",
+     lambda s: _spec_in(s, ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class"))),
+    (_spec_method_label, "0.32.0", "0.32.0", lambda s: _spec_in(s, ("suffix", "medusa", "mlp_speculator", "custom_class"))),
+    (_spec_method_label, "0.33.0", None, lambda s: _spec_in(s, ("suffix", "custom_class"))),
+    ("parallel drafting for speculative decoding", "0.22.0", "0.23.0", lambda s: _parallel_drafting(s)),
+    ("parallel drafting for EAGLE speculative decoding", "0.24.0", "0.24.0",
+     lambda s: _parallel_drafting(s, ("dflash",))),
+    ("parallel drafting for EAGLE speculative decoding", "0.25.0", None,
+     lambda s: _parallel_drafting(s, ("dflash", "dspark"))),
+    ("EAGLE3 with pipeline parallelism", "0.22.0", "0.29.0", lambda s: _spec_in(s, ("eagle3",)) and s.pp > 1),
+)
+
+
 #: ``_get_v2_model_runner_unsupported_features`` (``_validate_v2_model_runner`` before
 #: 0.22.0), the launch options kvguard models, in upstream order.
 MRV2_UNSUPPORTED = (
@@ -199,6 +263,7 @@ MRV2_UNSUPPORTED = (
     ("prefill context parallelism", "0.26.0", "0.28.0", lambda s: s.pcp > 1 and not s.use_mla),
     ("pipeline parallelism with external_launcher", "0.24.0", None,
      lambda s: s.backend == "external_launcher" and s.pp > 1),
+    *SPEC_MRV2_UNSUPPORTED,
     ("elastic expert parallelism", "0.24.0", "0.31.0", lambda s: s.elastic_ep),
     ("routed experts capture", "0.20.0", "0.27.1", lambda s: s.routed_experts),
 )
@@ -208,11 +273,13 @@ MRV1_UNSUPPORTED = (
     ("prefill context parallel", "0.29.0", None, lambda s: s.pcp > 1),
     ("pipeline parallelism with async scheduling", "0.31.0", None,
      lambda s: s.pp > 1 and s.async_scheduling is True),
+    ("dspark speculative decoding", "0.29.0", None, lambda s: s.sc is not None and s.sc.method == "dspark"),
 )
 
 
 def _unsupported(s, table) -> list:
-    return [label for label, since, until, when in table if s.r.within(since, until) and when(s)]
+    return [label(s) if callable(label) else label
+            for label, since, until, when in table if s.r.within(since, until) and when(s)]
 
 
 def _runner(s):
@@ -422,6 +489,7 @@ _S_PARALLEL = "vllm/config/parallel.py"
 _S_ARGS = "vllm/engine/arg_utils.py"
 _S_MODEL = "vllm/config/model.py"
 _S_VLLM = "vllm/config/vllm.py"
+_S_SPEC = "vllm/config/speculative.py"
 
 _MRV2_V1 = "VLLM_USE_V2_MODEL_RUNNER does not yet support: {unsupported}"
 _GPU_MSG = ("World size ({world_size}) is larger than the number of available GPUs ({gpus}) in "
@@ -530,6 +598,26 @@ RULES = (
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="--kv-cache-dtype needs an attention backend of the platform that supports it (V1 engine "
                       "forced; without VLLM_USE_V1=1 vLLM falls back to V0)"),
+    Check("EA_spec_draft_model", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
+          when=lambda s: _spec_dict_method(s) == "draft_model" and s.env.get("VLLM_USE_V1") != "0",
+          scope="feature",
+          template="Speculative decoding with draft model is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
+    Check("EA_spec_draft_model", "0.11.0", "0.11.0", stage="engine_args", exc="NotImplementedError",
+          when=lambda s: _spec_dict_method(s) == "draft_model" and s.env.get("VLLM_USE_V1") != "0",
+          scope="feature",
+          template="Draft model speculative decoding is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
+    Check("EA_spec_draft_model", "0.11.1", "0.14.1", stage="engine_args", exc="NotImplementedError",
+          when=lambda s: _spec_dict_method(s) == "draft_model", scope="feature",
+          template="Draft model speculative decoding is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
+          source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
+          description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
     Check("EA_attention_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
           scope="env",
           when=lambda s: _env_flag_set(s, "VLLM_USE_V1") and _v1_backend_refused(s),
@@ -726,6 +814,11 @@ RULES = (
           template="Async scheduling is not supported with pipeline-parallel-size > 1.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--async-scheduling is incompatible with PP"),
+    Check("EA_async_spec", "0.10.2", "0.11.0", stage="engine_args", scope="feature",
+          when=lambda s: s.async_scheduling and s.spec is not None and s.spec.config is not None,
+          template="Currently, speculative decoding is not supported with async scheduling.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--async-scheduling is incompatible with --speculative-config"),
     Step("ea_to_parallel_config", stage="engine_args", apply=_to_parallel_config,
          description="ParallelConfig receives data_parallel_rank=rank or 0 and the local DP size above"),
 
@@ -976,6 +1069,223 @@ RULES = (
           source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
           description="the ray executor needs Ray installed (note the missing space)"),
 
+    # ===================== speculative decoding =============================
+    # EngineArgs.create_speculative_config, then SpeculativeConfig(**dict) (pydantic field validation,
+    # __post_init__, _verify_args); kvguard.speculative.flow builds s.sc (None without a config)
+    Step("sc_start", stage="engine_args", apply=_sc.start,
+         description="the dict SpeculativeConfig receives: --speculative-config with the --spec-* flags merged "
+                     "in (0.22.0+), dashes in its keys as underscores (0.26.0+)"),
+    Check("EA_spec_flags", "0.22.0", stage="engine_args", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.conflict is not None,
+          bind=lambda s: {"flag": s.sc.conflict[0], "key": s.sc.conflict[1]},
+          template="{flag} and --speculative-config['{key}'] are mutually exclusive",
+          source=f"{_S_ARGS}::EngineArgs.create_speculative_config",
+          description="a --spec-* flag and the same --speculative-config key given together"),
+    Step("sc_fields", stage="speculative", apply=_sc.validate_fields,
+         description="pydantic validates the given keys against the release's SpeculativeConfig fields "
+                     "(kvguard/data/speculative.json; all failures at once, a ValidationError for "
+                     "SpeculativeConfig; unknown keys refused where the release forbids extra keys)"),
+    Step("sc_method", stage="speculative", apply=_sc.infer_method,
+         description="the method: a dotted proposer path is custom_class (0.22.0+), no method means "
+                     "draft_model / ngram (0.17.0+), deprecated MTP names become mtp (0.11.0+)"),
+    Step("sc_model", stage="speculative", apply=_sc.default_model,
+         description="num_speculative_tokens without a model: MTP / DSpark read the target's own checkpoint "
+                     "(0.10.2: any DeepSeek-V3 / MiMo / ERNIE-4.5-MoE / Qwen3-Next target), ngram names itself"),
+    Check("SC_custom_class_model", "0.22.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.custom_no_model,
+          template="method='custom_class' requires 'model' to contain the custom proposer module path "
+                   "(e.g., 'my_module.MyProposer').",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="method custom_class needs a proposer path as model"),
+    Check("SC_tokens_without_model", "0.10.2", "0.10.2", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.no_model,
+          template="num_speculative_tokens was provided without speculative model.",
+          source="vllm/config/__init__.py::SpeculativeConfig.__post_init__",
+          description="num_speculative_tokens with neither a draft model nor a method that supplies one"),
+    Check("SC_tokens_without_model", "0.11.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.no_model,
+          template="num_speculative_tokens was provided but without speculative model.",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="num_speculative_tokens with neither a draft model nor a method that supplies one"),
+    Step("sc_branch", stage="speculative", apply=_sc.branch,
+         description="the branch __post_init__ takes (ngram: prompt-lookup defaults 5/5 or one from the other; "
+                     "suffix; custom_class; a draft model)"),
+    Check("SC_lookup_min", "0.10.2", "0.11.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "ngram" and s.sc.lookup_min < 1,
+          bind=lambda s: {"lookup_min": s.sc.lookup_min},
+          template="prompt_lookup_min={lookup_min} must be > 0",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="ngram prompt_lookup_min must be positive (a field bound from 0.11.1)"),
+    Check("SC_lookup_max", "0.10.2", "0.11.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "ngram" and s.sc.lookup_max < 1,
+          bind=lambda s: {"lookup_max": s.sc.lookup_max},
+          template="prompt_lookup_max={lookup_max} must be > 0",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="ngram prompt_lookup_max must be positive (a field bound from 0.11.1)"),
+    Check("SC_lookup_order", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "ngram" and s.sc.lookup_min > s.sc.lookup_max,
+          bind=lambda s: {"lookup_min": s.sc.lookup_min, "lookup_max": s.sc.lookup_max},
+          template="prompt_lookup_min={lookup_min} must be <= prompt_lookup_max={lookup_max}",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="ngram prompt_lookup_min must not exceed prompt_lookup_max"),
+    Step("sc_target_as_draft", stage="speculative", apply=_sc.target_as_draft,
+         description="ngram / custom_class: the draft model and parallel configs are the target's"),
+    Check("SC_suffix_import", "0.11.1", stage="speculative", exc="ImportError", scope="env",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix" and not s.need("arctic_inference"),
+          template="Arctic Inference is required for suffix decoding. Install via `pip install "
+                   "arctic-inference==0.1.1`.",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding needs the arctic-inference package on the host"),
+    Step("sc_suffix_default", "0.11.1", stage="speculative", apply=_sc.suffix_default,
+         description="suffix decoding: num_speculative_tokens defaults to suffix_decoding_max_tree_depth"),
+    Check("SC_suffix_depth", "0.11.1", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
+          and s.sc.value("suffix_decoding_max_tree_depth", 24) < 1,
+          bind=lambda s: {"v": s.sc.value("suffix_decoding_max_tree_depth")},
+          template="suffix_decoding_max_tree_depth={v} must be >= 1",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding tree depth must be positive"),
+    Check("SC_suffix_cached", "0.11.1", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
+          and s.sc.value("suffix_decoding_max_cached_requests", 10000) < 0,
+          bind=lambda s: {"v": s.sc.value("suffix_decoding_max_cached_requests")},
+          template="suffix_decoding_max_cached_requests={v} must be >= 0",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding cache size must not be negative"),
+    Check("SC_suffix_factor", "0.11.1", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
+          and s.sc.value("suffix_decoding_max_spec_factor", 1.0) < 0,
+          bind=lambda s: {"v": s.sc.value("suffix_decoding_max_spec_factor")},
+          template="suffix_decoding_max_spec_factor={v} must be >= 0",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding spec factor must not be negative"),
+    Check("SC_suffix_prob", "0.11.1", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
+          and not 0 <= s.sc.value("suffix_decoding_min_token_prob", 0.1) <= 1,
+          bind=lambda s: {"v": s.sc.value("suffix_decoding_min_token_prob")},
+          template="suffix_decoding_min_token_prob={v} must be in [0, 1]",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding token probability must lie in [0, 1]"),
+    Step("sc_draft", stage="speculative", apply=_sc.build_draft,
+         description="the draft's ModelConfig: its checkpoint (the target's own for MTP; a path or Hub id "
+                     "resolved like the target) through the model facts with SpeculativeConfig's config "
+                     "override; vLLM's crash building it is re-raised wrapped by SpeculativeConfig"),
+    Step("sc_detect", stage="speculative", apply=_sc.detect_method,
+         description="the method from the draft: eagle-/eagle3/dflash/dspark in its name, its model type "
+                     "after the override (MTP types), else draft_model"),
+    Check("SC_draft_unsupported", "0.10.2", "0.10.2", stage="speculative", exc="NotImplementedError",
+          scope="feature", when=lambda s: s.sc is not None and s.sc.unsupported,
+          template="Speculative decoding with draft model is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp.",
+          source="vllm/config/__init__.py::SpeculativeConfig.__post_init__",
+          description="a draft that is no EAGLE / Medusa / MLP / MTP head is refused"),
+    Check("SC_draft_unsupported", "0.11.0", "0.14.1", stage="speculative", exc="NotImplementedError",
+          scope="feature", when=lambda s: s.sc is not None and s.sc.unsupported,
+          template="Speculative decoding with draft model is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="a draft that is no EAGLE / Medusa / MLP / MTP head is refused"),
+    Check("SC_draft_unsupported", "0.15.0", stage="speculative", exc="NotImplementedError",
+          scope="feature", when=lambda s: s.sc is not None and s.sc.unsupported,
+          template="Unsupported speculative method: '{method}'",
+          bind=lambda s: {"method": s.sc.method},
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="the method does not fit the draft (no method detected, not draft_model)"),
+    Step("sc_wrap", stage="speculative", apply=_sc.wrap_draft,
+         description="EAGLE / EAGLE-3 / DFlash drafts wrapped in EAGLEConfig (architectures Eagle..., "
+                     "Eagle3..., DFlash...; looked up in the registry from 0.15.0); num_speculative_tokens "
+                     "defaults to the draft's n_predict"),
+    Check("SC_n_predict", stage="speculative", scope="feature", when=_sc.n_predict_indivisible,
+          bind=lambda s: {"num": s.sc.num, "n_predict": s.sc.n_predict},
+          template="num_speculative_tokens:{num} must be divisible by n_predict={n_predict!r}",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="more speculative tokens than MTP layers must be a multiple of them"),
+    Check("SC_token_tree", "0.10.2", "0.16.0", stage="speculative", exc="TypeError", scope="feature",
+          when=_sc.tree_type_error, bind=lambda s: {"kind": type(s.sc.num).__name__},
+          template="'{kind}' object cannot be interpreted as an integer",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="a draft without num_speculative_tokens (nor n_predict): the default token tree "
+                      "crashes on range(None)"),
+    Check("SC_token_tree", "0.17.0", "0.20.2", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.draft is not None and not s.sc.unsupported
+          and s.sc.num is None,
+          template="A speculative model was provided, but neither `speculative_token_tree` nor "
+                   "`num_speculative_tokens` was provided",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="a draft needs num_speculative_tokens (or n_predict in its config)"),
+    Check("SC_token_tree", "0.21.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.draft is not None and not s.sc.unsupported
+          and s.sc.num is None,
+          template="A speculative model was provided, but `num_speculative_tokens` was not provided",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="a draft needs num_speculative_tokens (or n_predict in its config)"),
+    Step("sc_draft_tp", stage="speculative", apply=_sc.draft_tp,
+         description="the draft's tensor-parallel size: the target's unless draft_tensor_parallel_size"),
+    Check("SC_draft_tp", stage="speculative", when=_sc.draft_tp_invalid,
+          bind=lambda s: {"draft_tp": s.sc.draft_tp},
+          template="speculative_draft_tensor_parallel_size={draft_tp} cannot be other value than 1 or target "
+                   "model tensor_parallel_size",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_and_get_draft_tp",
+          description="draft_tensor_parallel_size must be 1 or the target's tp"),
+    Step("sc_draft_parallel", stage="speculative", apply=_sc.draft_parallel,
+         description="the draft's ParallelConfig: pp = the target's up to 0.29.0 (1 from 0.30.0); expert "
+                     "parallel off up to 0.29.0, the target's in 0.30.0, the target's for a MoE draft from 0.31.0"),
+    Check("SC_tp_key", "0.15.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.value("tensor_parallel_size") is not None,
+          template="'tensor_parallel_size' is not a valid argument in the speculative_config. Please pass "
+                   "'draft_tensor_parallel_size' instead.",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="tensor_parallel_size in --speculative-config (draft_tensor_parallel_size is meant)"),
+    Check("SC_tokens_required", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.num is None,
+          template="num_speculative_tokens must be provided with speculative model unless the draft model "
+                   "config contains an n_predict parameter.",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="num_speculative_tokens is required (unless the draft config has n_predict)"),
+    Check("SC_tokens_positive", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.num <= 0,
+          bind=lambda s: {"num": s.sc.num},
+          template="Expected num_speculative_tokens to be greater than zero ({num}).",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="num_speculative_tokens must be positive"),
+    Step("sc_draft_verify", stage="speculative", apply=_sc.verify_draft,
+         description="the draft's verify_with_parallel_config with the draft's ParallelConfig: the MC_* "
+                     "checks below on the draft (heads % draft tp, expert parallelism without experts, "
+                     "pipeline parallelism without SupportsPP in the release's registry); for ngram the "
+                     "target's own checks, raised here (wrapped by SpeculativeConfig); check id "
+                     "SC_draft_verify(MC_...)"),
+    Check("SC_disable_by_batch", "0.10.2", "0.11.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.value("disable_by_batch_size") is not None
+          and s.sc.value("disable_by_batch_size") < 2,
+          bind=lambda s: {"v": s.sc.value("disable_by_batch_size")},
+          template="Expect the batch size threshold of disabling speculative decoding is > 1, but got "
+                   "self.disable_by_batch_size={v!r}",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="disable_by_batch_size must exceed 1 (a field bound in 0.11.1 - 0.16.0)"),
+    Check("SC_eagle3_target", "0.10.2", "0.16.0", stage="speculative", scope="feature",
+          when=_sc.eagle3_unsupported_target, bind=_sc.eagle3_bind,
+          template="Eagle3 is only supported for {supported} models. Got "
+                   "self.target_model_config.hf_text_config.model_type={target_type}",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="EAGLE-3 only for the target model types the release lists"),
+    Check("SC_eagle3_target", "0.17.0", "0.21.0", stage="speculative", scope="feature",
+          when=_sc.eagle3_unsupported_target, bind=_sc.eagle3_bind,
+          template="{method} is only supported for {supported} models. Got "
+                   "self.target_model_config.hf_text_config.model_type={target_type}",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="EAGLE-3 / hidden-state methods only for the target model types the release lists"),
+    Check("SC_vocab", "0.15.0", stage="speculative", scope="feature",
+          when=_sc.vocab_mismatch, bind=_sc.vocab_bind,
+          template="Target and draft model should have the same vocabulary size. Target model "
+                   "vocab_size={target_vocab}. Draft model vocab_size={draft_vocab}. Using models with "
+                   "different tokenizers can cause out-of-bounds errors during speculative decoding.",
+          source=f"{_S_SPEC}::SpeculativeConfig.verify_equal_vocab_size_if_draft_model",
+          description="a draft_model draft must share the target's vocabulary size"),
+    Step("ea_lookahead_slots", "0.10.2", "0.11.0", stage="engine_args", apply=_sc.lookahead_slots,
+         description="SchedulerConfig(num_lookahead_slots=num_speculative_tokens): a token count that is no "
+                     "integer (not validated by SpeculativeConfig here) is refused by SchedulerConfig's int "
+                     "field (ValidationError for SchedulerConfig)"),
+
     # ===================== VllmConfig.__post_init__ ==========================
     Check("MC_heads_tp", stage="verify",
           when=lambda s: s.heads % s.tp != 0,
@@ -1080,12 +1390,71 @@ RULES = (
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="--async-scheduling is incompatible with PP"),
+    Check("VC_async_spec", "0.11.1", "0.13.0", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ()),
+          template="Currently, async scheduling is only supported with EAGLE/MTP kind of speculative decoding",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.14.0", "0.15.1", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ()),
+          template="Currently, async scheduling is only supported with EAGLE/MTP kind of speculative decoding.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.16.0", "0.17.1", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ("draft_model",)),
+          template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model kind of "
+                   "speculative decoding.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.18.0", "0.24.0", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model")),
+          template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU kind of "
+                   "speculative decoding",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.25.0", "0.30.0", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model", "dspark")),
+          template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark "
+                   "kind of speculative decoding",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.31.0", "0.32.0", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model", "dspark", "dflash")),
+          template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark/DFlash "
+                   "kind of speculative decoding",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec_padded", "0.11.1", "0.13.0", stage="verify", scope="feature",
+          when=_sc.async_padded_refused,
+          template="async scheduling for EAGLE/MTP kind of speculative decoding is enabled, but "
+                   "disable_padded_drafter_batch=True disable_padded_drafter_batch=True is not supported for "
+                   "this situation now. please set disable_padded_drafter_batch=Fasle",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with disable_padded_drafter_batch"),
+    Check("VC_async_spec_padded", "0.14.0", "0.32.0", stage="verify", scope="feature",
+          when=_sc.async_padded_refused,
+          template="Async scheduling is not compatible with disable_padded_drafter_batch=True.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with disable_padded_drafter_batch"),
     Check("VC_async_pp", "0.33.0", stage="verify", scope="feature",
-          when=lambda s: s.async_scheduling is True and s.pp > 1 and _runner(s) == "v1",
-          bind=lambda s: {"v1_async_sched_incompat": "pipeline parallelism"},
+          when=lambda s: s.async_scheduling is True and _sc.v1_async_incompat(s) is not None and _runner(s) == "v1",
+          bind=lambda s: {"v1_async_sched_incompat": _sc.v1_async_incompat(s)},
           template="Async scheduling is not supported by the V1 model runner with {v1_async_sched_incompat}.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
-          description="explicit --async-scheduling with PP on the V1 model runner"),
+          description="explicit --async-scheduling on the V1 model runner with a non-EAGLE-like speculative "
+                      "method, disable_padded_drafter_batch or PP"),
+    Check("VC_mtp_interleave", "0.11.1", "0.11.2", stage="verify", exc="AssertionError", scope="feature",
+          when=lambda s: s.sc is not None and s.layout.dcp_kv_cache_interleave_size != 1
+          and (s.dcp <= 1 or s.need("kv_block_size")),
+          template="MTP with dcp_kv_cache_interleave_size > 1 is not supported now.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="speculative decoding with --dcp-kv-cache-interleave-size > 1 (any method)"),
+    Check("VC_mtp_interleave", "0.12.0", "0.12.0", stage="verify", exc="AssertionError", scope="feature",
+          when=lambda s: s.sc is not None and (s.layout.cp_kv_cache_interleave_size or 1) != 1
+          and (s.dcp <= 1 or s.need("kv_block_size")),
+          template="MTP with cp_kv_cache_interleave_size > 1 is not supported now.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="speculative decoding with --cp-kv-cache-interleave-size > 1 (any method)"),
     Check("VC_routed_experts_pp", "0.22.0", "0.30.0", stage="verify", scope="feature",
           when=lambda s: s.routed_experts and s.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
@@ -1255,6 +1624,36 @@ RULES = (
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
           description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
+    # ===================== worker start: attention backends ==================
+    # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
+    # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare
+    # AssertionError in a worker, after the configuration was accepted
+    Check("W_dcp_lse", "0.10.2", "0.19.1", stage="worker", exc="AssertionError", scope="env",
+          when=lambda s: s.dcp > 1 and _attn.dcp_lse_refused(s), bind=_attn.impl_bind,
+          template="DCP requires attention impls to return the softmax lse for decode, but the impl {impl} does not "
+                   "return the softmax lse for decode.",
+          source="vllm/v1/worker/gpu_model_runner.py (0.13.0+: vllm/v1/worker/cp_utils.py::"
+                 "check_attention_cp_compatibility)",
+          description="-dcp needs an attention implementation that returns the softmax LSE for decode "
+                      "(FlashAttention / FlashInfer from 0.11.1; Triton / Flex never)"),
+    Check("W_dcp_lse", "0.20.0", stage="worker", exc="AssertionError", scope="env",
+          when=lambda s: s.dcp > 1 and _attn.dcp_lse_refused(s), bind=_attn.impl_bind,
+          template="Decode Context Parallelism (DCP) requires attention implementations to return the softmax LSE "
+                   "during decode, but {impl} does not. Try a different backend by setting --attention-backend or "
+                   "disable DCP.",
+          source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
+          description="-dcp needs an attention implementation that returns the softmax LSE for decode"),
+    Check("W_pcp_impl", "0.13.0", "0.25.1", stage="worker", exc="AssertionError", scope="env",
+          when=lambda s: s.pcp > 1 and _attn.pcp_refused(s), bind=_attn.impl_bind,
+          template="PCP requires attention impls' support, but the impl {impl} does not support PCP.",
+          source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
+          description="-pcp needs an attention implementation that supports it (none of these releases' does)"),
+    Check("W_pcp_backend", "0.26.0", stage="worker", exc="AssertionError", scope="env",
+          when=lambda s: s.pcp > 1 and _attn.pcp_backend_unmodelled(s),
+          template="PCP requires attention backend support, but {backend} does not support PCP.",
+          source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
+          description="-pcp on the selected backend: always listed as skipped (the selector filters backends by "
+                      "PCP support first; not modelled)"),
 )
 
 
@@ -1279,7 +1678,6 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
     ("MC_hcsp_model", "0.32.0", None, "--enable-hc-sp"),
     ("MC_hcsp_pp", "0.32.0", None, "--enable-hc-sp"),
     ("VC_dcp_block_size", "0.11.1", "0.17.1", "the platform-filled KV block size"),
-    ("VC_mtp_interleave", "0.11.1", "0.12.0", "speculative decoding (MTP) configs"),
     ("VC_nixl_pcp", "0.29.0", "0.29.0", "--kv-transfer-config with NixlConnector"),
     ("VC_nixl_dcp", "0.29.0", None, "--kv-transfer-config with NixlConnector"),
     ("VC_nixl_dcp_mla", "0.29.0", None, "--kv-transfer-config with NixlConnector"),
@@ -1288,5 +1686,8 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
     ("VC_hisparse_dcp", "0.30.0", None, "--attention-config with HiSparse"),
     ("VC_batch_sharded", "0.29.0", None, "--enable-batch-sharded-sampling"),
     ("VC_adaptive_pp", "0.29.0", None, "speculative adaptive verification"),
+    ("W_mtp_interleave", "0.13.0", None, "speculative decoding with cp_kv_cache_interleave_size > 1 on the "
+                                         "selected attention implementation"),
+    ("EA_spec_lora_tokens", "0.15.0", None, "--enable-lora with speculative decoding (max_num_batched_tokens)"),
     ("VC_recoverssm_pp", "0.29.0", None, "RecoverSSM cache mode"),
 )

@@ -39,7 +39,7 @@ from ..launch.pins import read_toml
 __all__ = ["Settings", "find_settings"]
 
 _HOST_FACTS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-               "cpu_memory_bytes": int, "gpu_capability": int}
+               "cpu_memory_bytes": int, "gpu_capability": int, "arctic_inference": bool}
 _KEYS = ("vllm-version", "nearest", "exclude", "variables", "host")
 
 

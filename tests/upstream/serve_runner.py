@@ -3,7 +3,10 @@
 usage: VLLM_TARGET_DEVICE=cpu python serve_runner.py CASES.json OUT.json
 
 CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the model],
-         "model_dir": optional fixed directory to write config.json to}]}
+         "model_dir": optional fixed directory to write config.json to,
+         "files": optional {directory: config.json contents} written first (speculative drafts),
+         "hf_cache": optional {"org/name": config.json contents} written as an offline Hugging Face cache
+                     (HF_HUB_CACHE) so that Hub ids resolve}]}
 
 Per case: the release's own ``make_arg_parser(FlexibleArgumentParser())``,
 ``EngineArgs.from_cli_args`` and ``create_engine_config()`` on the CPU platform
@@ -58,6 +61,10 @@ def main(cases_path, out_path):
         # VLLM_USE_V1 into os.environ (envs.set_vllm_use_v1), which a later case would read as set
         os.environ.clear()
         os.environ.update(environ)
+        for directory, config in (case.get("files") or {}).items():
+            os.makedirs(directory, exist_ok=True)
+            with open(os.path.join(directory, "config.json"), "w") as fh:
+                json.dump(config, fh)
         work = case.get("model_dir") or tempfile.mkdtemp(prefix="kvg-serve-")
         os.makedirs(work, exist_ok=True)
         with open(os.path.join(work, "config.json"), "w") as fh:
