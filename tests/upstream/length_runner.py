@@ -31,8 +31,9 @@ def main(cases_path, out_path):
     spec = json.load(open(cases_path))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from oracle_runner import describe, inspect_in_process, stub_torchvision
+    from oracle_runner import describe, inspect_in_process, stub_torchvision, torch_compat
 
+    torch_compat()
     from vllm.config import ModelConfig
 
     if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":

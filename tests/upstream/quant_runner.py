@@ -235,6 +235,9 @@ def _record_hooks(records):
 def main(inp: str, out: str) -> None:
     with open(inp) as fh:
         cases = json.load(fh)["cases"]
+    from oracle_runner import torch_compat  # this directory is the script's: first on sys.path
+
+    torch_compat()
     _setup()
     import torch
 

@@ -47,6 +47,9 @@ def main(cases_path, out_path):
     from argv_runner import _imports  # the CPU platform, EngineArgs and the release's parser builder
     from oracle_runner import describe  # the failing statement's exception, pydantic unwrapped
 
+    from oracle_runner import torch_compat
+
+    torch_compat()
     if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":  # before vLLM's imports, as oracle_runner
         from oracle_runner import stub_torchvision
         stub_torchvision()
