@@ -83,6 +83,14 @@ def normalize_arch(arch: str, release: Release) -> Optional[str]:
     return None
 
 
+def suffix_runner(arch: str, release: Release) -> Optional[str]:
+    """``try_match_architecture_defaults(arch)``'s runner type ("generate" / "pooling"), or None."""
+    for suffix, runner, _convert in _suffix_table(release):
+        if arch.endswith(suffix):
+            return runner
+    return None
+
+
 def registered_arch(architectures, release: Release) -> Optional[str]:
     """The registry entry ``release`` resolves ``architectures`` to (first hit wins), or None."""
     for arch in architectures:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import sys
 import textwrap
@@ -136,13 +137,16 @@ def _economics_parsers(sub) -> None:
                    "(default: a standard 8-GPU CUDA node)")
     a.add_argument("--trust-remote-code", action="store_true", help="as vLLM's flag (configs needing repo code)")
     a.add_argument("--kv-memory-gib", type=float, metavar="G",
-                   help="KV-cache memory of one GPU, the 'Available KV cache memory' vLLM logs: with --max-model-len, "
-                   "predict vLLM's 'GPU KV cache size' and 'Maximum concurrency' lines (and at every legal -dcp)")
-    a.add_argument("--max-model-len", type=int, metavar="L", help="max_model_len for the capacity prediction")
+                   help="KV-cache memory of one GPU, the 'Available KV cache memory' vLLM logs: predict vLLM's "
+                   "'GPU KV cache size' and 'Maximum concurrency' lines (and at every legal -dcp)")
+    a.add_argument("--max-model-len", type=_length_arg, metavar="L",
+                   help="max_model_len for the capacity prediction (default: each model's derived maximum, as vLLM; "
+                   "'128k', '1M' as vLLM reads them)")
     a.add_argument("--block-size", type=int, metavar="B",
                    help="tokens per KV-cache block (default: 16, MLA 64 — reported as an assumption)")
     a.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel size for the capacity prediction "
                    "(the stage with the most layers governs)")
+    _speculative_options(a)
     a.add_argument("--format", choices=_FORMATS, default="text")
     pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
                         description="Enumerate tp*pp*dp*pcp == GPUs (with every -dcp that can pass and expert "
@@ -155,8 +159,9 @@ def _economics_parsers(sub) -> None:
     pl.add_argument("--gpus-per-node", type=int, default=8, metavar="G")
     pl.add_argument("--vllm-version", help="vLLM release (default: the installed vLLM, else the newest supported)")
     pl.add_argument("--nearest", action="store_true", help="use the closest older ruleset for an unknown version")
-    pl.add_argument("--max-model-len", type=int, metavar="L",
-                    help="also report the KV GiB per GPU one L-token sequence needs, and add the flag")
+    pl.add_argument("--max-model-len", type=_length_arg, metavar="L",
+                    help="the KV GiB per GPU one L-token sequence needs (default: the derived maximum, as vLLM), and "
+                    "the flag in the commands; a length vLLM refuses for the model refuses every layout")
     pl.add_argument("--kv-cache-dtype", default="auto", metavar="DTYPE")
     pl.add_argument("--min-replica-gpus", type=int, default=1, metavar="M",
                     help="skip layouts whose replica (tp*pp*pcp) has fewer GPUs (e.g. too small for the weights)")
@@ -167,6 +172,38 @@ def _economics_parsers(sub) -> None:
     pl.add_argument("--top", type=int, default=10, metavar="K", help="layouts to print (default 10; 0: all)")
     pl.add_argument("--format", choices=_FORMATS, default="text")
     pl.add_argument("--plot", metavar="FILE.svg", help="also write an SVG scatter of the accepted layouts")
+    _speculative_options(pl)
+
+
+def _speculative_options(p) -> None:
+    p.add_argument("--speculative-config", metavar="JSON", type=_json_object,
+                   help="the launch's --speculative-config: its draft's constraints count (plan ranks only layouts "
+                   "it passes; audit says what it refuses)")
+    p.add_argument("--draft-config", metavar="PATH", help="the draft's config.json (or its directory), when the "
+                   "draft is neither a local directory, in the Hugging Face cache nor in the catalog")
+
+
+def _json_object(text: str):
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("expected a JSON object")
+    return value
+
+
+def _length_arg(value: str) -> int:
+    """``--max-model-len`` of audit/plan: an integer or vLLM's human-readable form ("128k", "1M")."""
+    from .length import parse_length
+    from .versions import KNOWN_RELEASES, resolve
+
+    try:
+        return parse_length(value, resolve(KNOWN_RELEASES[-1]))
+    except argparse.ArgumentTypeError:
+        raise
+    except (TypeError, ValueError) as exc:
+        raise argparse.ArgumentTypeError(f"invalid length {value!r}") from exc
 
 
 def _cmd_audit(args) -> int:
@@ -178,7 +215,8 @@ def _cmd_audit(args) -> int:
     report = audit(args.configs, args.tp, args.pcp, args.dcp, vllm_version=release.key,
                    kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
                    trust_remote_code=args.trust_remote_code, max_model_len=args.max_model_len,
-                   kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp)
+                   kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp,
+                   speculative_config=args.speculative_config, draft_config=args.draft_config)
     _write(_reporter(args).audit(report))
     return EXIT_ACCEPT
 
@@ -194,7 +232,8 @@ def _cmd_plan(args) -> int:
     report = plan(args.config, args.gpus, gpus_per_node=args.gpus_per_node, vllm_version=release.key,
                   max_model_len=args.max_model_len, kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env),
                   min_replica_gpus=args.min_replica_gpus, expert_parallel=not args.no_expert_parallel,
-                  trust_remote_code=args.trust_remote_code)
+                  trust_remote_code=args.trust_remote_code, speculative_config=args.speculative_config,
+                  draft_config=args.draft_config)
     top = args.top or None   # --top 0: every accepted layout
     if args.plot:
         try:
@@ -241,9 +280,10 @@ def _common(c: argparse.ArgumentParser) -> None:
                    help="host platform for platform-dependent checks (default: assumed cuda)")
     c.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the GPU-count check")
     c.add_argument("--host", action="append", default=[], metavar="K=V",
-                   help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1 "
-                   "(unstated facts are assumed to be the official vllm-openai image on a CUDA node: cuda, "
-                   "8 GPUs, Triton, Ray, no NIXL; the output lists the assumptions a check relied on)")
+                   help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1, "
+                   "gpu_capability=90 (unstated facts are assumed to be the official vllm-openai image on a "
+                   "CUDA node: cuda, 8 H100-class GPUs (capability 90), Triton, Ray, no NIXL; the output lists "
+                   "the assumptions a check relied on)")
     c.add_argument("--unknown-host", action="store_true",
                    help="assume nothing about the host: checks that depend on it are skipped and listed")
     c.add_argument("--format", choices=_FORMATS, default="text")
@@ -259,8 +299,21 @@ def _env_pairs(items: Sequence[str], what: str = "--env") -> dict[str, str]:
     return out
 
 
+def _capability(value: str) -> int:
+    """``--host gpu_capability=9.0`` or ``=90`` (vLLM's ``DeviceCapability.to_int()``: 9.0 -> 90)."""
+    if "." in value:
+        major, minor = value.split(".", 1)
+        if not (major.isdigit() and minor.isdigit() and len(minor) == 1):
+            raise ValueError(value)
+        return int(major) * 10 + int(minor)
+    number = int(value)
+    if number < 0:
+        raise ValueError(value)
+    return number
+
+
 _HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-              "cpu_memory_bytes": int}
+              "cpu_memory_bytes": int, "gpu_capability": _capability, "arctic_inference": bool}
 
 
 def _host(args, facts: Optional[dict] = None) -> Host:

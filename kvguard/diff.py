@@ -10,7 +10,8 @@ __all__ = ["LaunchDiff", "compare_reports"]
 #: facts worth a line in an upgrade review
 _FACT_KEYS = ("model_type", "use_mla", "total_num_kv_heads", "total_num_attention_heads", "head_size",
               "num_hidden_layers", "num_experts", "supports_pp", "cache_kv_heads", "duplication_factor",
-              "num_kv_heads_per_rank", "kv_bytes_per_token_per_rank", "legal_dcp_sizes", "transformers")
+              "num_kv_heads_per_rank", "kv_bytes_per_token_per_rank", "legal_dcp_sizes", "transformers",
+              "max_model_len")
 
 
 @dataclass

@@ -57,6 +57,11 @@ class LaunchReport(Record, frozen=False):
     suggestion_host: Optional[Any] = None
     #: where the release came from when not the default (e.g. the image tag of `docker run …`)
     release_source: Optional[str] = None
+    #: unset VLLM_* variables whose default decided the verdict (kvguard.envdefaults.EnvAssumption)
+    env_assumptions: list = field(default_factory=list)
+    #: the maximum length: derived, its key, the default, the given --max-model-len and what ModelConfig
+    #: ends with (:func:`_length_facts`); None when kvguard cannot tell
+    length: Optional[dict] = None
 
     @property
     def facts(self) -> Optional[ModelFacts]:
@@ -69,6 +74,10 @@ class LaunchReport(Record, frozen=False):
         tp = self.layout.get("tensor_parallel_size", 1)
         dcp = self.layout.get("decode_context_parallel_size", 1)
         out = f.to_dict()
+        if self.length is not None:
+            out["max_model_len"] = self.length["effective"]
+            out["max_model_len_derived"] = {"value": self.length["derived"], "key": self.length["key"],
+                                            "default": self.length["default"]}
         if f.use_mla is None or f.total_num_kv_heads is None or not isinstance(tp, int) or tp < 1:
             return out
         from .kv.kvsize import kv_cache_dtype_bytes
@@ -104,6 +113,8 @@ class LaunchReport(Record, frozen=False):
                                                              if k in h.assumed)}
         if self.release_source is not None:
             out["vllm_version_source"] = self.release_source
+        if self.env_assumptions:
+            out["env_assumptions"] = [a.to_dict() for a in self.env_assumptions]
         return out
 
 
@@ -148,9 +159,18 @@ def examine(release: "Release", launch: "Union[Sequence[str], str, ServeCommand]
     lookup_env.update(cmd.env)
     model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env,
                           allow_download=allow_download)
+    from .speculative.launch import speculative_for_launch
+
+    model, spec, refusal = speculative_for_launch(cmd, model, release, lookup_env=lookup_env,
+                                                  allow_download=allow_download, model_config=model_config)
+    if refusal is not None:
+        return LaunchReport(refusal, model=model.name, source=model.source, location=model.location,
+                            layout=dict(cmd.fields))
     host = Host.standard() if host is None else host
+    model_dir = _model_dir(model)
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
-                    **cmd.fields)
+                    model_dir=model_dir, speculative_config=spec, **cmd.fields)
+    verdict, env_assumed = _env_assumptions(verdict, release, vllm_env, host, model, model_dir, cmd.fields, spec)
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
     legal = legal_reason = None
     if verdict.facts is not None:
@@ -165,10 +185,16 @@ def examine(release: "Release", launch: "Union[Sequence[str], str, ServeCommand]
             verdict = verdict.with_notes(f"legal -dcp sizes not listed: {exc}")
         if legal is not None and not legal:
             legal_reason = _no_dcp_reason(verdict, release, vllm_env, host, model.name, cmd.fields)
+    length = _length_facts(verdict, release, vllm_env, model_dir)
+    if not verdict.ok and verdict.check == "MC_max_len" and length is not None:
+        verdict = verdict.with_notes(*_shorter_length_note(verdict, release, length, vllm_env, host, model,
+                                                           model_dir, cmd.fields))
     if not env_from_os:
         verdict = verdict.with_notes(*_unapplied_env_notes(vllm_env))
     report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
-                          layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason)
+                          layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason,
+                          env_assumptions=env_assumed, length=length,
+                          kv_cache_dtype=_sized_kv_cache_dtype(layout.get("kv_cache_dtype", "auto")))
     if suggest:
         report.suggestion_host = host
         if not verdict.ok:
@@ -178,10 +204,10 @@ def examine(release: "Release", launch: "Union[Sequence[str], str, ServeCommand]
                 report.suggestions = []
             elif argv is not None:
                 report.suggestions = nearest_accepted(verdict.facts, argv=argv, vllm_version=release, env=vllm_env,
-                                                      host=host, model_path=model.name)
+                                                      host=host, model_path=model.name, speculative_config=spec)
             else:
                 report.suggestions = nearest_accepted(verdict.facts, vllm_version=release, env=vllm_env, host=host,
-                                                      model_path=model.name, **cmd.fields)
+                                                      model_path=model.name, speculative_config=spec, **cmd.fields)
     return report
 
 
@@ -233,6 +259,83 @@ def examine_command(launch: Sequence[str], vllm_version: Optional[str] = None, *
     report = examine(release, tokens, **options)
     report.release_source = source
     return report
+
+
+def _model_dir(model) -> Optional[str]:
+    """The local directory of the checkpoint (its files beside config.json), if there is one."""
+    if model.source in ("directory", "file", "hf-cache", "hf-hub") and model.location:
+        directory = model.location if os.path.isdir(model.location) else os.path.dirname(model.location)
+        return directory or None
+    return None
+
+
+def _env_assumptions(verdict, release, env: dict, host, model, model_dir, fields: dict, spec=None):
+    """The unset VLLM_* variables whose default decided ``verdict`` (kvguard.envdefaults), added to its
+    assumptions as ``NAME unset``; each is checked by checking the launch again with the other value."""
+    from .envdefaults import deciding_defaults
+    from .record import replace
+    from .rules.check import check
+
+    if verdict.facts is None:
+        return verdict, []
+
+    def recheck(other_env: dict):
+        # the facts depend on the environment only through VLLM_MLA_DISABLE
+        config = model.config if "VLLM_MLA_DISABLE" in other_env and "VLLM_MLA_DISABLE" not in env \
+            else verdict.facts
+        return check(config, vllm_version=release, env=other_env, host=host, model_path=model.name,
+                     model_dir=model_dir, speculative_config=spec, **fields)
+
+    found = deciding_defaults(verdict, release, env, host, recheck)
+    if not found:
+        return verdict, []
+    return replace(verdict, assumptions=verdict.assumptions + tuple(f"{a.name} unset" for a in found)), found
+
+
+def _length_facts(verdict, release, env: dict, model_dir) -> Optional[dict]:
+    """The maximum length of the launch for the report (kvguard.length), or None."""
+    if verdict.facts is None or verdict.layout is None:
+        return None
+    from .length import NotModelled, find_sidecar, resolve
+
+    lay = verdict.layout
+    try:
+        out = resolve(verdict.facts, release, max_model_len=lay.max_model_len,
+                      disable_sliding_window=lay.disable_sliding_window, env=env,
+                      sidecar=find_sidecar(None, model_dir, None))
+    except (NotModelled, ArithmeticError, AttributeError, KeyError, TypeError, ValueError, NotImplementedError):
+        return None
+    d = out.derived
+    if d.error is not None or d.default_error is not None:
+        return None
+    return {"derived": d.value, "key": d.key, "model_max_length": d.model_max_length, "default": d.default,
+            "given": lay.max_model_len, "effective": out.final, "unread": d.unread}
+
+
+def _shorter_length_note(verdict, release, length: dict, env: dict, host, model, model_dir,
+                         fields: dict) -> list[str]:
+    """For a --max-model-len above the derived maximum: the longest length this release accepts, once
+    checked (the launch as given, that length in its place)."""
+    from .rules.check import check
+
+    longest = length.get("default")
+    if not isinstance(longest, int) or longest < 1:
+        return []
+    again = check(verdict.facts, vllm_version=release, env=env, host=host, model_path=model.name,
+                  model_dir=model_dir, **dict(fields, max_model_len=longest))
+    if again.stage == "model_config" and not again.ok:
+        return []
+    then = "the launch with it is accepted" if again.ok else \
+        f"with it the launch passes ModelConfig, then {again.check} refuses it"
+    return [f"the longest --max-model-len vLLM {verdict.vllm_version} takes for this model is {longest}, the derived "
+            f"maximum ({then}); VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 lets a longer one through at your own risk"]
+
+
+def _sized_kv_cache_dtype(value: str) -> str:
+    """The launch's --kv-cache-dtype when kvguard sizes it (kvguard.kv.kvsize), else "auto"."""
+    from .kv.kvsize import KV_CACHE_DTYPE_BYTES
+
+    return value if value in KV_CACHE_DTYPE_BYTES else "auto"
 
 
 def _unapplied_env_notes(applied: dict) -> "list[str]":

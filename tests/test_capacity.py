@@ -318,7 +318,7 @@ def test_cli_without_capacity_has_no_capacity_key(capsys):
 
 
 @pytest.mark.parametrize("argv", [
-    ["--kv-memory-gib", "40"],
+    # (--kv-memory-gib alone is valid: the derived maximum length, as vLLM — tests/test_length.py)
     ["--max-model-len", "4096"],
     ["--block-size", "16"],
     ["--pp", "2"],

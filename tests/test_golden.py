@@ -8,6 +8,7 @@ release's own code; the PR 55030 cases are typed from the PR reading).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -25,6 +26,27 @@ def _fields(release: str, case: dict) -> dict:
     return parse_serve(case["argv"], resolve(release)).fields
 
 
+def _write_files(case: dict) -> None:
+    """The speculative drafts a case names, written where its command line points (as the recorder did)."""
+    import os
+
+    for directory, config in (case.get("files") or {}).items():
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, "config.json"), "w") as fh:
+            json.dump(config, fh)
+
+
+def _speculative(release: str, case: dict):
+    """The case's speculative decoding input as the command line gives it (None without one)."""
+    if "argv" not in case:
+        return None
+    from kvguard.speculative.launch import input_from_command
+
+    _write_files(case)
+    cmd = parse_serve(case["argv"], resolve(release))
+    return input_from_command(cmd, model_config(case), model_path=case.get("model_path"))
+
+
 def _expected_view(verdict) -> dict:
     if verdict.ok:
         return {"ok": True}
@@ -36,14 +58,17 @@ def _expected_view(verdict) -> dict:
 
 def _kwargs(release, case):
     return dict(vllm_version=release, env=case.get("env"), host=kvguard.Host(**case.get("host", {})),
-                entry=case.get("entry", "serve"), model_path=case.get("model_path"), **_fields(release, case))
+                entry=case.get("entry", "serve"), model_path=case.get("model_path"),
+                speculative_config=_speculative(release, case), **_fields(release, case))
 
 
 @pytest.mark.parametrize(("release", "case"), golden_cases())
 def test_golden_api(release, case):
     if "argparse_error" in case["expect"]:
-        # vLLM's parser rejects the flag; so does kvguard's (an InputError, exit 2 on the CLI)
-        with pytest.raises(kvguard.InputError, match="unrecognized arguments"):
+        # vLLM's parser rejects the command line; so does kvguard's (an ArgparseRefusal: an InputError), with
+        # the recorded error (the recorder's parser named itself after its script: only the error is common)
+        recorded = case["expect"]["argparse_error"][0].split(": error: ", 1)[1]
+        with pytest.raises(kvguard.InputError, match=re.escape(recorded)):
             parse_serve(case["argv"], resolve(release))
         return
     verdict = kvguard.check(model_config(case), **_kwargs(release, case))
@@ -80,6 +105,7 @@ def test_golden_validate_raises_the_same(release, case):
 
 @pytest.mark.parametrize(("release", "case"), [c for c in golden_cases() if "argv" in c.values[1]])
 def test_golden_cli(release, case, tmp_path, capsys):
+    _write_files(case)
     cfg = tmp_path / "config.json"
     cfg.write_text(json.dumps(model_config(case)))
     argv = ["check", "--vllm-version", release, "--model-config", str(cfg), "--format", "json"]
@@ -97,7 +123,10 @@ def test_golden_cli(release, case, tmp_path, capsys):
         out = json.loads(captured.out)
         recorded = expect["argparse_error"][0].split(": error: ", 1)[1]
         assert status == 1 and (out["ok"], out["stage"], out["exc_type"]) == (False, "argparse", "SystemExit")
-        assert out["message"].startswith(f"vllm: error: {recorded}"), (out["message"], recorded)
+        # unrecognized arguments are the top-level parser's error ("vllm: error:"), a bad value the serve
+        # sub-parser's ("vllm serve: error:")
+        prog = "vllm" if recorded.startswith("unrecognized arguments") else "vllm serve"
+        assert out["message"].startswith(f"{prog}: error: {recorded}"), (out["message"], recorded)
         return
     out = json.loads(captured.out)
     assert status == (0 if expect.get("ok") else 1)

@@ -152,6 +152,7 @@ def test_the_wheel_metadata_is_complete(dist):
     requires = meta.get_all("Requires-Dist")
     assert "pydantic>=2" in requires and "packaging" in requires
     assert 'pyyaml; extra == "yaml"' in requires and 'huggingface_hub; extra == "hub"' in requires
+    assert 'transformers>=4.57; extra == "transformers"' in requires   # the optional real backend
     assert "kvguard = kvguard.cli:main" in dist["entry_points"]
     assert "kvguard = kvguard.pytest_plugin" in dist["entry_points"]
 

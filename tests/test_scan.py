@@ -220,8 +220,8 @@ def test_recipe_with_gpu_count_set():
     multi = synth["variant default × strategy multi_node_tp"]
     assert multi.status == "accepted"
     assert multi.launch.tokens[-6:] == ["--tensor-parallel-size", "16", "--nnodes", "2", "--node-rank", "0"]
-    # the FP8 / AWQ checkpoints are not in the built-in catalog
-    assert synth["variant fp8 × strategy single_node_tp"].reason_kind == "unknown-model"
+    # Qwen/Qwen3-32B-FP8 is in the built-in catalog (issue 12): 25600 / 8 = 3200 = 25 blocks of 128 per rank
+    assert synth["variant fp8 × strategy single_node_tp"].status == "accepted"
 
 
 def test_recipe_llama4_scout_multi_node_tp_refused():

@@ -97,7 +97,9 @@ CASES = [
     ("pins/serve.sh", None, 4, dict(
         status="refused", message="PCP does not support data parallelism yet.", release="0.26.0",
         source="uv pip install vllm==0.26.0 at")),
-    ("pins/serve.sh", None, 5, dict(status="accepted", release="0.25.1", source="image vllm/vllm-openai:v0.25.1")),
+    ("pins/serve.sh", None, 5, dict(                        # refused by the workers (attention backend)
+        status="refused", exc="AssertionError", release="0.25.1", source="image vllm/vllm-openai:v0.25.1",
+        message="PCP requires attention impls' support, but the impl FlashAttentionImpl does not support PCP.")),
     ("pins/serve.sh", None, 6, dict(status="accepted", release="0.33.0", source="latest: read as the newest")),
     ("pins/serve.sh", None, 7, dict(status="undecidable", reason_kind="unknown-version", release=None)),
     ("pins/serve.sh", None, 8, dict(status="undecidable", reason_kind="unknown-version", release=None)),

@@ -28,7 +28,7 @@ from kvguard import catalog  # noqa: E402  (only to read the built-in configs)
 
 #: the directory the oracle reads config.json from; vLLM quotes it in some messages, so the
 #: golden cases pass it to kvguard as ``model_path``
-MODEL_DIR = "/tmp/kvguard-golden/model"
+MODEL_DIR = os.environ.get("KVG_GOLDEN_MODEL_DIR", "/tmp/kvguard-golden/model")
 
 
 def _mem_total() -> int:
@@ -42,7 +42,7 @@ def _mem_total() -> int:
 
 #: the oracle host: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL, this machine's memory
 ORACLE_HOST = {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
-               "cpu_memory_bytes": _mem_total()}
+               "cpu_memory_bytes": _mem_total(), "arctic_inference": False}
 
 
 def _config(inputs: dict, name: str) -> dict:
@@ -65,6 +65,9 @@ def main(argv=None) -> int:
     ap.add_argument("--python", help="an oracle venv's python (else tools/oracle_env.py finds the release)")
     ap.add_argument("--oracle-root", help="root of tools/oracle_env.py (default $KVG_ORACLE_ROOT)")
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--vllm-cache", help="VLLM_CACHE_ROOT for the oracle (default: a fresh temporary one); a "
+                    "cache holding the registry's model inspections avoids inspecting where the oracle host "
+                    "cannot (e.g. 0.17.1's CPU kernels need a newer torch than its oracle base)")
     args = ap.parse_args(argv)
     extra_env: dict[str, str] = {}
     if not args.python:
@@ -84,12 +87,12 @@ def main(argv=None) -> int:
     for env_key, group in groups.items():
         env = json.loads(env_key)
         spec = {"env": env, "cases": [{"id": c["id"], "config": _config(inputs, c["model"]), "args": c["argv"],
-                                       "model_dir": MODEL_DIR} for c in group]}
+                                       "model_dir": MODEL_DIR, "files": c.get("files") or {}} for c in group]}
         with tempfile.TemporaryDirectory() as tmp:
             inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
             Path(inp).write_text(json.dumps(spec))
             proc_env = dict(os.environ, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1",
-                            VLLM_CACHE_ROOT=os.path.join(tmp, "cache"), **extra_env)
+                            VLLM_CACHE_ROOT=args.vllm_cache or os.path.join(tmp, "cache"), **extra_env)
             proc_env.update(env)
             proc = subprocess.run([args.python, str(ROOT / "tests" / "upstream" / "serve_runner.py"), inp, out],
                                   env=proc_env, capture_output=True, text=True)
@@ -116,6 +119,7 @@ def main(argv=None) -> int:
                 "env": case.get("env", {}),
                 "host": dict(ORACLE_HOST, **case.get("host", {})),
                 "model_path": MODEL_DIR,
+                **({"files": case["files"]} if case.get("files") else {}),
                 "expect": expect,
                 "recorded_from": f"vLLM {args.vllm} (serve path: argparse, EngineArgs.create_engine_config, "
                                  "CPU platform) via tools/record_golden.py",

@@ -163,10 +163,16 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "sliding_window_pattern", "attention_chunk_size", "layers_block_type", "hybrid_override_pattern",
     "full_attention_interval", "index_topk", "attn_type_list", "block_configs", "is_encoder_decoder",
     "tie_word_embeddings", "dtype", "quantization_config",
+    # the maximum length (kvguard.length): the convertor's last key, LongRoPE's default
+    "max_target_positions", "original_max_position_embeddings",
+    # model construction (kvguard.quant, kvguard/data/quant_archs.json)
+    "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
 )
 #: the same for the top-level config object
 RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "dtype",
-                                            "max_position_embeddings", "tie_word_embeddings")
+                                            "max_position_embeddings", "tie_word_embeddings",
+                                            # kvguard.length: a pooling model's tokenizer length
+                                            "position_embedding_type")
 
 
 def _snapshot(obj: Any, names: tuple[str, ...]) -> dict[str, Any]:
@@ -683,12 +689,15 @@ def _validate_arch(values: dict[str, Any], release: Release) -> dict[str, Any]:
 
 
 def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
-           trust_remote_code: bool = False, model_path: Optional[str] = None) -> "ModelFacts | Crash":
+           trust_remote_code: bool = False, model_path: Optional[str] = None,
+           hf_overrides: Optional[Any] = None) -> "ModelFacts | Crash":
     """Facts of ``raw`` under ``release``, or the :class:`Crash` vLLM hits building ModelConfig.
 
     ``trust_remote_code`` is vLLM's ``--trust-remote-code`` (default off, as in
     vLLM): without it a model type that needs repository code is refused, as
     vLLM refuses it; with it kvguard cannot run that code (Undecidable).
+    ``hf_overrides``: ModelConfig's callable ``hf_overrides`` (applied to the loaded config object
+    before anything reads it; the speculative draft's config override, kvguard.speculative.draft).
     Raises :class:`~kvguard.Undecidable` for inputs kvguard does not model.
     """
     from ..archs import arch_flag
@@ -696,6 +705,8 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
 
     try:
         cfg = loader.load_config(raw, release, path=model_path, trust_remote_code=trust_remote_code)
+        if hf_overrides is not None:
+            cfg = hf_overrides(cfg)
     except loader.LoadCrash as exc:
         return _modelled(Crash(exc.exc_type, exc.message, exc.wrapped_by))
     except Undecidable as exc:

@@ -61,8 +61,16 @@ class ModelAudit:
     duplication_waste_bytes_per_token: Optional[float]
     notes: tuple[str, ...] = ()
     #: vLLM's "GPU KV cache size" / "Maximum concurrency" (kvguard.kv.capacity.CapacityPrediction), or
-    #: CapacityNotModelledResult; None when no KV memory and max_model_len were given
+    #: CapacityNotModelledResult; None when no KV memory was given
     capacity: Any = None
+    #: the maximum length ModelConfig derives without --max-model-len (kvguard.length), the derived value as
+    #: vLLM holds and prints it (``40960.0``) and the config key it comes from; None when kvguard cannot tell
+    max_model_len: Optional[int] = None
+    max_model_len_derived: Any = None
+    max_model_len_key: Optional[str] = None
+    #: the tensor-parallel sizes the checkpoint's layers forbid at model construction, and why
+    #: (kvguard.quant.quant_audit); None for an unquantized model without such refusals
+    quantization: Optional[dict] = None
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -72,6 +80,8 @@ class ModelAudit:
             out.pop("capacity")
         else:
             out["capacity"] = self.capacity.to_dict()
+        if self.quantization is None:
+            out.pop("quantization")
         return out
 
 
@@ -97,14 +107,32 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
               trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None) -> ModelAudit:
     """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.kv.capacity.predict_capacity`
     (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section."""
-    result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
-                        host=host, name=name, trust_remote_code=trust_remote_code)
-    if capacity is None:
-        return result
     from dataclasses import replace
 
-    from ..errors import CapacityNotModelled
+    result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
+                        host=host, name=name, trust_remote_code=trust_remote_code)
+    result = replace(result, **_derived_length(config, result.vllm_version, env, trust_remote_code))
+    quant = _quant_section(config, result.vllm_version, env, host, trust_remote_code)
+    if quant is not None:
+        result = replace(result, quantization=quant)
+    if capacity is None:
+        return result
     from .capacity import CapacityNotModelledResult, predict_capacity
+    from ..errors import CapacityNotModelled
+
+    capacity = dict(capacity)
+    length_notes: tuple[str, ...] = ()
+    if capacity.get("max_model_len") is None:
+        # as vLLM does: without --max-model-len, the derived maximum
+        if result.max_model_len is None:
+            return replace(result, capacity=CapacityNotModelledResult(
+                f"{result.model}: kvguard cannot tell the maximum length vLLM derives for it: pass --max-model-len"))
+        capacity["max_model_len"] = result.max_model_len
+        length_notes = (f"max model len {result.max_model_len:,}: the derived maximum "
+                        f"({result.max_model_len_key}={result.max_model_len_derived}), as vLLM uses it without "
+                        "--max-model-len",)
+    else:
+        length_notes = _length_refusal(config, result.vllm_version, env, trust_remote_code, capacity["max_model_len"])
     try:
         cap = predict_capacity(config, tp=tp, pcp=pcp, dcp=dcp, vllm_version=result.vllm_version,
                                kv_cache_dtype=kv_cache_dtype, env=env, trust_remote_code=trust_remote_code,
@@ -112,9 +140,69 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
         if not result.dcp_legal:
             cap = replace(cap, notes=cap.notes + (f"vLLM refuses -dcp {dcp} at this layout: the figures are what "
                                                   "its accounting would give",))
+        if length_notes:
+            cap = replace(cap, notes=cap.notes + length_notes)
     except CapacityNotModelled as exc:
         cap = CapacityNotModelledResult(str(exc))
     return replace(result, capacity=cap)
+
+
+def _derived_length(config: Any, vllm_version: str, env: Optional[Mapping[str, str]],
+                    trust_remote_code: bool) -> dict[str, Any]:
+    """ModelAudit's maximum-length fields: the length ModelConfig derives (kvguard.length)."""
+    from ..errors import KvguardError
+    from ..length import default_length, find_sidecar
+    from ..rules.check import model_facts, resolve_config
+    from ..versions import resolve
+
+    _label, cfg, _raw, _path = resolve_config(config)
+    try:
+        facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=vllm_version, env=env,
+                                                                            trust_remote_code=trust_remote_code)
+    except KvguardError:
+        return {}
+    derived = default_length(facts, resolve(vllm_version), env=env,
+                             sidecar=find_sidecar(config if isinstance(config, str) else None, None, None))
+    if derived is None:
+        return {}
+    return {"max_model_len": derived.default, "max_model_len_derived": derived.value,
+            "max_model_len_key": derived.key}
+
+
+def _length_refusal(config: Any, vllm_version: str, env: Optional[Mapping[str, str]], trust_remote_code: bool,
+                    max_model_len: int) -> tuple[str, ...]:
+    """A note when ModelConfig refuses ``max_model_len`` for this model (the capacity is then what vLLM's
+    accounting would give, not what it starts with)."""
+    from ..errors import KvguardError
+    from ..rules.check import check, resolve_config
+
+    _label, cfg, _raw, _path = resolve_config(config)
+    try:
+        verdict = check(cfg, vllm_version=vllm_version, env=env, max_model_len=max_model_len,
+                        trust_remote_code=trust_remote_code)
+    except KvguardError:
+        return ()
+    if verdict.ok or verdict.stage != "model_config":
+        return ()
+    return (f"vLLM {vllm_version} refuses --max-model-len {max_model_len} for this model ({verdict.check}: "
+            f"{verdict.exc_type}): the figures are what its accounting would give",)
+
+
+def _quant_section(config: Any, vllm_version: str, env, host: Optional[Host], trust_remote_code: bool) -> Optional[dict]:
+    """kvguard.quant.quant_audit for the model; the FP8 MoE kernel host fact from ``host`` (None: the
+    default host, H100-class with Triton, reported as an assumption)."""
+    from ..quant import quant_audit
+    from ..rules.check import model_facts, resolve_config
+    from ..versions import resolve
+
+    release = resolve(vllm_version)
+    _, cfg, _, _ = resolve_config(config)
+    facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=release.key, env=env,
+                                                                trust_remote_code=trust_remote_code)
+    refined: Optional[bool] = True
+    if host is not None and host.gpu_capability is not None and "gpu_capability" not in host.assumed:
+        refined = host.gpu_capability == 90 and bool(host.triton)
+    return quant_audit(facts, release, refined_fp8_moe_kernel=refined)
 
 
 def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
@@ -194,7 +282,8 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
           env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
           trust_remote_code: bool = False, max_model_len: Optional[int] = None,
           kv_memory_gib: Optional[float] = None, available_kv_bytes: Optional[int] = None,
-          block_size: Optional[int] = None, pp: Optional[int] = None) -> AuditReport:
+          block_size: Optional[int] = None, pp: Optional[int] = None, speculative_config: Any = None,
+          draft_config: Any = None) -> AuditReport:
     """KV-cache economics of one or more models at ``-tp tp -pcp pcp -dcp dcp``.
 
     ``configs``: a path to config.json or its directory, a catalog model id, a
@@ -203,11 +292,16 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     lists the sizes it does, with ``host`` deciding host-dependent checks as in
     :func:`kvguard.legal_dcp_sizes`).
 
-    With ``max_model_len`` and the KV memory of one GPU (``kv_memory_gib``, the
-    "Available KV cache memory" vLLM logs, or ``available_kv_bytes``) each model
-    also gets ``capacity``: vLLM's "GPU KV cache size" / "Maximum concurrency"
+    Each model carries the maximum length vLLM derives for it (``max_model_len``).  With the KV
+    memory of one GPU (``kv_memory_gib``, the "Available KV cache memory" vLLM logs, or
+    ``available_kv_bytes``) and ``max_model_len`` (default: each model's derived maximum, as vLLM)
+    each model also gets ``capacity``: vLLM's "GPU KV cache size" / "Maximum concurrency"
     (:func:`kvguard.kv.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
     the same at every legal ``-dcp`` size — or why kvguard does not model it.
+
+    With ``speculative_config`` (``--speculative-config`` as a mapping; the draft found as
+    :func:`kvguard.check` finds it, or read from ``draft_config``) each model's notes also say what the
+    draft refuses: at this ``-tp``, and with pipeline parallelism.
     """
     from ..versions import resolve
 
@@ -216,7 +310,28 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     capacity = _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size, pp)
     models = tuple(audit_one(c, tp, pcp, dcp, vllm_version=release.key, kv_cache_dtype=kv_cache_dtype, env=env,
                              host=host, trust_remote_code=trust_remote_code, capacity=capacity) for c in items)
+    if speculative_config is not None:
+        models = tuple(_with_draft_notes(m, c, speculative_config, draft_config, release, tp, pcp, dcp, env, host,
+                                         trust_remote_code) for m, c in zip(models, items))
     return AuditReport(models, vllm_version=release.key)
+
+
+def _with_draft_notes(model: "ModelAudit", config: Any, speculative_config: Any, draft_config: Any, release,
+                      tp: int, pcp: int, dcp: int, env, host, trust_remote_code: bool) -> "ModelAudit":
+    from dataclasses import replace
+
+    from ..rules.check import env_as_strings, model_facts, resolve_config, speculative_input
+    from ..speculative.report import draft_constraints
+
+    label, cfg, raw, model_path = resolve_config(config)
+    facts = cfg if isinstance(cfg, ModelFacts) else model_facts(cfg, vllm_version=release.key, env=env,
+                                                                trust_remote_code=trust_remote_code,
+                                                                model_path=model_path)
+    spec = speculative_input(speculative_config, raw if raw is not None else cfg, model_path=model_path or label,
+                             draft_config=draft_config, trust_remote_code=trust_remote_code)
+    lines = draft_constraints(facts, spec, release, tp, env=env_as_strings(env), host=host or Host(), pcp=pcp,
+                              dcp=dcp)
+    return replace(model, notes=model.notes + tuple(lines))
 
 
 def _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size, pp) -> Optional[dict]:
@@ -224,11 +339,12 @@ def _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size,
     if not memory and max_model_len is None:
         if block_size is not None or pp is not None:
             raise InputError("block size and -pp apply to the capacity prediction: also give the KV memory "
-                             "(--kv-memory-gib) and --max-model-len", source="<audit>", key="kv_memory_gib")
+                             "(--kv-memory-gib)", source="<audit>", key="kv_memory_gib")
         return None
-    if not memory or max_model_len is None:
-        raise InputError("the capacity prediction needs both the KV memory per GPU (--kv-memory-gib) and "
-                         "--max-model-len", source="<audit>", key="kv_memory_gib" if not memory else "max_model_len")
+    if not memory:
+        raise InputError("the capacity prediction needs the KV memory per GPU (--kv-memory-gib); without "
+                         "--max-model-len it uses the derived maximum length, as vLLM does",
+                         source="<audit>", key="kv_memory_gib")
     out: dict[str, Any] = {"max_model_len": max_model_len, "block_size": block_size, "pp": 1 if pp is None else pp}
     if kv_memory_gib is not None:
         out["kv_memory_gib"] = kv_memory_gib

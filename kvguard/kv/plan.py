@@ -29,6 +29,7 @@ PCP axis; PCP ``tp * pcp``; PP ``tp * pcp * pp``; the expert-parallel group
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -114,12 +115,16 @@ class PlanReport:
     entries: tuple[PlanEntry, ...]
     notes: tuple[str, ...] = ()
     schema: int = 1
+    #: the maximum length vLLM derives for the model (kvguard.length; None: kvguard cannot tell) — the
+    #: length ``GiB/GPU@len`` uses when no max_model_len is given, as vLLM does
+    max_model_len_derived: Optional[int] = None
 
     def to_dict(self, top: Optional[int] = None) -> dict[str, Any]:
         rows = self.entries if top is None else self.entries[:top]
         return {"schema": self.schema, "model": self.model, "vllm_version": self.vllm_version,
                 "gpus": self.gpus, "gpus_per_node": self.gpus_per_node, "kv_cache_dtype": self.kv_cache_dtype,
                 "kv_cache_dtype_resolved": self.kv_cache_dtype_resolved, "max_model_len": self.max_model_len,
+                "max_model_len_derived": self.max_model_len_derived,
                 "candidates": self.candidates, "accepted": self.accepted,
                 "refused_by_check": dict(self.refused_by_check), "notes": list(self.notes),
                 "layouts": [e.to_dict() for e in rows]}
@@ -136,13 +141,16 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
          max_model_len: Optional[int] = None, kv_cache_dtype: str = "auto",
          env: Optional[Mapping[str, str]] = None, host: Optional[Host] = None,
          min_replica_gpus: int = 1, expert_parallel: bool = True,
-         trust_remote_code: bool = False, _prune: bool = True) -> PlanReport:
+         trust_remote_code: bool = False, speculative_config: Any = None, draft_config: Any = None,
+         _prune: bool = True) -> PlanReport:
     """Every layout of ``gpus`` GPUs that ``vllm serve`` of ``vllm_version`` accepts for this model,
     best KV capacity per GPU first (see the module docstring for the ranking).
 
     ``config``: a path, catalog model id, mapping or ModelFacts (as :func:`kvguard.audit`).
     ``host``: defaults to a stated CUDA node of ``gpus_per_node`` GPUs.  ``expert_parallel``:
-    also try ``--enable-expert-parallel`` (MoE models only).
+    also try ``--enable-expert-parallel`` (MoE models only).  ``speculative_config`` (``--speculative-config``
+    as a mapping; its draft found as :func:`kvguard.check` finds it, or read from ``draft_config``): only
+    layouts the launch's speculative decoding passes too are ranked.
     """
     from .. import archs
     from ..facts import ModelFacts
@@ -186,16 +194,39 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                              source="<plan>", key="gpus")
         notes.append(f"multi-node: run the command on each of the {nnodes} nodes with --node-rank 0…{nnodes - 1}")
     host = host or Host.cuda_node(g)
+    from ..length import default_length
+
+    derived = default_length(facts, release, env=env_d)
+    derived_len = derived.default if derived is not None else None
+    # the length one sequence may reach: the given one (refused below if vLLM refuses it), else vLLM's own
+    length = max_model_len if max_model_len is not None else derived_len
+    if derived_len is not None and max_model_len is None:
+        notes.append(f"max model len {derived_len:,}: the derived maximum ({derived.key}={derived.value}), as vLLM "
+                     "uses it without --max-model-len")
+    spec = None
+    if speculative_config is not None:
+        from ..rules.check import speculative_input
+
+        if isinstance(raw, Mapping) and not isinstance(cfg, ModelFacts):
+            spec = speculative_input(speculative_config, raw, model_path=model_path or (label if isinstance(label, str) else None),
+                                     draft_config=draft_config, trust_remote_code=trust_remote_code)
+        else:
+            spec = speculative_input(speculative_config, cfg, draft_config=draft_config,
+                                     trust_remote_code=trust_remote_code)
+        notes.append("every layout is checked with --speculative-config " + json.dumps(dict(speculative_config)))
     has_pcp = release.within("0.12.0")
     pcp_shards = kv_token_shards(release.key, 2, 2) == 4   # does this release spread tokens over pcp?
     eps = (False, True) if (expert_parallel and facts.is_moe) else (False,)
     rows: list[PlanEntry] = []
     refused: dict[str, int] = {}
+    unchecked: list[str] = []  # why model construction (kvguard.quant) was not checked
     candidates = 0
     per_layer_cache: dict[int, int] = {}
     base: dict[str, Any] = {"nnodes": nnodes} if nnodes > 1 else {}
     if trust_remote_code:
         base["trust_remote_code"] = True
+    if max_model_len is not None:
+        base["max_model_len"] = max_model_len   # a length ModelConfig refuses refuses every layout
     heads = facts.total_num_attention_heads
     span_rule = release.within("0.26.0")
     for tp in divisors(gpus):
@@ -230,10 +261,13 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                         if ep:
                             fields["enable_expert_parallel"] = True
                         lay = Layout(**fields)
-                        v = evaluate(release, facts, lay, env=env_d, host=host)
+                        v = evaluate(release, facts, lay, env=env_d, host=host, spec=spec)
                         if not v.ok:
                             refused[v.check or "?"] = refused.get(v.check or "?", 0) + 1
                             continue
+                        for skip in v.skipped:
+                            if skip.check == "MI_model" and skip.reason not in unchecked:
+                                unchecked.append(skip.reason)
                         shards = dcp * pcp if (pcp > 1 and pcp_shards) else dcp
                         per_rank = per_layer * stage_layers / shards
                         per_replica = GIB / per_rank
@@ -250,8 +284,8 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                             stage_layers=stage_layers, kv_bytes_per_token_per_rank=_num(per_rank),
                             kv_tokens_per_gpu_per_gib=per_replica / replica,
                             kv_tokens_per_replica_per_gib=per_replica,
-                            kv_gib_per_gpu_for_max_len=(max_model_len * per_rank / GIB
-                                                        if max_model_len is not None else None),
+                            kv_gib_per_gpu_for_max_len=(length * per_rank / GIB
+                                                        if length is not None else None),
                             tp_cross_node=_spans(tp, gpus, g),
                             dcp_cross_node=dcp > 1 and _spans(dcp if pcp == 1 else tp * pcp, gpus, g),
                             pcp_cross_node=pcp > 1 and _spans(tp * pcp, gpus, g),
@@ -260,13 +294,17 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                             flags=tuple(flags),
                             command=" ".join(["vllm", "serve", label, *flags]),
                         ))
+    notes.extend(f"model construction not checked: {reason}" for reason in unchecked)
     rows.sort(key=lambda e: (-e.kv_tokens_per_gpu_per_gib, e.cross_node_groups, -e.kv_tokens_per_replica_per_gib,
                              e.expert_parallel, e.tp, e.pcp, e.dcp, e.pp))
+    if not rows and refused and all(k.startswith("MC_max_len") or k == "MC_FIELD" for k in refused):
+        notes.append(f"vLLM {release.version} refuses --max-model-len {max_model_len} for this model, whatever the "
+                     "layout" + (f" (derived maximum {derived_len:,})" if derived_len is not None else ""))
     return PlanReport(model=label, vllm_version=release.key, gpus=gpus, gpus_per_node=g,
                       kv_cache_dtype=kv_cache_dtype, kv_cache_dtype_resolved=dtype_name,
                       max_model_len=max_model_len, candidates=candidates, accepted=len(rows),
                       refused_by_check=dict(sorted(refused.items(), key=lambda kv: -kv[1])),
-                      entries=tuple(rows), notes=tuple(notes))
+                      entries=tuple(rows), notes=tuple(notes), max_model_len_derived=derived_len)
 
 
 def _num(x: float) -> "int | float":

@@ -303,7 +303,8 @@ def edit_argv(tokens: Sequence[str], release, update: Mapping[str, Any],
 def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, argv: "Sequence[str] | str | None" = None,
             vllm_version: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
             host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
-            model_path: Optional[str] = None, limit: int = 3, **fields: Any) -> list[Suggestion]:
+            model_path: Optional[str] = None, limit: int = 3, speculative_config: Any = None,
+            **fields: Any) -> list[Suggestion]:
     """The launches nearest to a refused one that ``vllm_version`` accepts (``[]`` when it accepts
     the launch itself, or when no launch within :data:`MAX_CHANGES` parallel-flag edits starts).
 
@@ -313,6 +314,8 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     node and whether Ray is there (``None``: nothing is known — the checks that need the host are
     skipped and listed in each suggestion's verdict).  Each suggestion's command line is read
     back by the release's parser and checked by :func:`kvguard.check` before it is returned.
+    ``speculative_config`` (as for :func:`kvguard.check`): the launch's speculative decoding, whose draft
+    every suggestion must pass too (the launch's own when ``argv`` gives one and this is None).
     """
     from ..facts import Crash
     from ..launch.argv import parse_serve, split_command
@@ -345,7 +348,15 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     if isinstance(facts, Crash) or limit == 0:
         return []  # vLLM refuses the model config itself: no parallel flag changes that
     require_registered_architecture(facts, release)
-    if evaluate(release, facts, base, env=env_d, host=host, entry=entry).ok:
+    from ..rules.check import speculative_input
+
+    if speculative_config is None and argv is not None and cmd.speculative:
+        from ..speculative.launch import input_from_command
+
+        speculative_config = input_from_command(cmd, config, model_path=model_path)
+    spec = speculative_input(speculative_config, config, model_path=model_path) \
+        if speculative_config is not None else None
+    if evaluate(release, facts, base, env=env_d, host=host, entry=entry, spec=spec).ok:
         return []
     if argv is None:
         tokens = ["vllm", "serve", model_path or "MODEL", *base.flags()]
@@ -353,7 +364,7 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     editable = [n for n in EDITABLE if field_exists(n, release)]
 
     def accepted(lay: Layout) -> bool:
-        return evaluate(release, facts, lay, env=env_d, host=host, entry=entry).ok
+        return evaluate(release, facts, lay, env=env_d, host=host, entry=entry, spec=spec).ok
 
     others = {k: v for k, v in base.model_dump(exclude_unset=True).items() if k not in EDITABLE}
     out: list[Suggestion] = []
@@ -372,9 +383,9 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
         if Layout(**reread_fields) != cand.layout:
             continue  # the command line does not say what was meant (e.g. a value from a --config file)
         verdict = check(facts, vllm_version=release, env=env_d, host=host, entry=entry, model_path=model_path,
-                        **reread_fields)
+                        speculative_config=spec, **reread_fields)
         if not verdict.ok or not _every_node_accepted(check, facts, release, env_d, host, entry, model_path,
-                                                      cand.layout):
+                                                      cand.layout, spec):
             continue
         changes = tuple(Change(n, _long(n), getattr(base, n), v, Layout.model_fields[n].default)
                         for n, v in cand.update)
@@ -387,13 +398,14 @@ def _long(name: str) -> str:
     return _SHORT.get(name) or "--" + name.replace("_", "-")
 
 
-def _every_node_accepted(check, facts, release, env, host, entry, model_path, lay: Layout) -> bool:
+def _every_node_accepted(check, facts, release, env, host, entry, model_path, lay: Layout, spec=None) -> bool:
     """A multi-node launch runs on every node: node r > 0 with ``--node-rank r --headless``."""
     if _size(lay.nnodes) <= 1 or entry != "serve":
         return True
     for rank in range(1, lay.nnodes):
         worker = lay.model_copy(update={"node_rank": rank, "headless": True})
-        if not check(facts, worker, vllm_version=release, env=env, host=host, model_path=model_path).ok:
+        if not check(facts, worker, vllm_version=release, env=env, host=host, model_path=model_path,
+                     speculative_config=spec).ok:
             return False
     return True
 

@@ -55,7 +55,8 @@ __all__ = ["FLAGS", "ServeCommand", "parse_serve", "option_table"]
 class Flag(Record):
     field: str
     names: tuple[str, ...]          # option strings; the first is the long one
-    kind: str                       # "int" | "str" | "bool" (BooleanOptionalAction) | "store_true"
+    kind: str                       # "int" | "str" | "float" | "length" (human_readable_int[_or_auto]) |
+                                    # "bool" (BooleanOptionalAction) | "store_true"
     since: str = "0.10.2"
     until: Optional[str] = None
     alias_since: Optional[str] = None  # release that added the short alias (names[1:])
@@ -88,6 +89,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("distributed_executor_backend", ("--distributed-executor-backend",), "str",
          choices=("external_launcher", "mp", "ray", "uni")),
     Flag("enable_eplb", ("--enable-eplb",), "bool"),
+    Flag("num_redundant_experts", ("--num-redundant-experts",), "int", until="0.11.2"),
     Flag("enable_elastic_ep", ("--enable-elastic-ep",), "bool", "0.17.0"),
     Flag("enable_fault_tolerance", ("--enable-fault-tolerance",), "bool", "0.27.0"),
     Flag("enable_return_routed_experts", ("--enable-return-routed-experts",), "bool", "0.14.0"),
@@ -95,6 +97,12 @@ FLAGS: tuple[Flag, ...] = (
     Flag("headless", ("--headless",), "store_true"),
     Flag("trust_remote_code", ("--trust-remote-code",), "bool"),
     Flag("swap_space", ("--swap-space",), "float", until="0.17.1"),
+    # ModelConfig's maximum length and the KV-cache dtype (issue 12): types and choices from the option table
+    Flag("max_model_len", ("--max-model-len",), "length"),
+    Flag("disable_sliding_window", ("--disable-sliding-window",), "bool"),
+    Flag("kv_cache_dtype", ("--kv-cache-dtype",), "str"),
+    Flag("enforce_eager", ("--enforce-eager",), "bool"),
+    Flag("attention_backend", ("--attention-backend",), "str", "0.13.0"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}
@@ -111,6 +119,9 @@ class ServeCommand(Record, frozen=False):
     env: dict[str, str] = field(default_factory=dict)
     passed_over: list[str] = field(default_factory=list)
     revision: Optional[str] = None
+    #: speculative decoding: ``speculative_config`` (the --speculative-config / -sc value as its parser type
+    #: made it, dotted keys folded in) and the --spec-method / --spec-model / --spec-tokens values given
+    speculative: dict[str, Any] = field(default_factory=dict)
 
 
 class _Opt(NamedTuple):
@@ -637,10 +648,42 @@ def _argparse(args: list[str], table: dict[str, _Opt], release: Release) -> tupl
     return actions, positionals
 
 
+#: the speculative decoding options kvguard reads (kvguard.speculative)
+_SPECULATIVE_DESTS = ("speculative_config", "spec_method", "spec_model", "spec_tokens")
+#: ``optional_type(json.loads)``'s error names the function object it was given, at the address it has
+#: in the vLLM process: kvguard cannot know that address and prints ``0x…`` in its place
+_LOADS_REPR = "<function loads at 0x…>"
+
+
+def _speculative_value(spec: _Opt, opt: str, values: list[str]) -> Any:
+    """The value argparse stores for a speculative option (``type`` and ``choices`` applied)."""
+    value = values[0] if values else None
+    if spec.dest == "speculative_config":
+        if value in ("", "None"):
+            return None
+        try:
+            return json.loads(value)
+        except ValueError:
+            raise _ArgparseError(f"argument {spec.label(opt)}: Value {value} cannot be converted to {_LOADS_REPR}.",
+                                 opt) from None
+    if spec.type == "int":
+        try:
+            out: Any = int(value)
+        except (TypeError, ValueError):
+            raise _ArgparseError(f"argument {spec.label(opt)}: invalid int value: {value!r}", opt) from None
+    else:  # optional_type(str)
+        out = None if value in ("", "None") else value
+    if spec.choices is not None and out not in spec.choices:
+        raise _invalid_choice(spec, opt, out)
+    return out
+
+
 def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any:
     """argparse's ``type`` and ``choices`` checks of one option's values: the converted value of
     a launch flag kvguard reads, None for the others (passed over, their values checked where
     kvguard knows the ``type``)."""
+    if spec.dest in _SPECULATIVE_DESTS and spec.nargs == 1:
+        return _speculative_value(spec, opt, values)
     flag = _FIELDS.get(spec.dest)
     if flag is None or spec.dest in ("model", "revision"):
         _check_value(spec, opt, values, release)
@@ -667,6 +710,8 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
         def optional(text: str) -> Any:
             return None if text in ("", "None") else base.get(flag.kind, str)(text)
         convert = optional
+    elif kind in _LENGTH_TYPES:
+        return _length_value(spec, opt, value, release)
     else:
         raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option", release, opt)
     try:
@@ -679,6 +724,25 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
     return out
 
 
+#: vLLM's ``human_readable_int`` (to 0.13.0) / ``human_readable_int_or_auto`` (0.14.0+): "128k", "1M", -1
+_LENGTH_TYPES = ("human_readable_int", "human_readable_int_or_auto")
+
+
+def _length_value(spec: _Opt, opt: str, value: str, release: Release) -> int:
+    """argparse's ``type`` call of a human-readable integer: a ValueError is argparse's "invalid
+    <type> value", an ArgumentTypeError its own message (kvguard.length.parse_length)."""
+    import argparse
+
+    from ..length import parse_length
+
+    try:
+        return parse_length(value, release)
+    except argparse.ArgumentTypeError as exc:
+        raise _ArgparseError(f"argument {spec.label(opt)}: {exc}", opt) from None
+    except (TypeError, ValueError):
+        raise _ArgparseError(f"argument {spec.label(opt)}: invalid {spec.type} value: {value!r}", opt) from None
+
+
 #: argparse ``type`` callables of options kvguard does not model whose failures it reproduces
 #: (other types, e.g. vLLM's optional_type or parse_dataclass, are passed over unchecked)
 _PLAIN_TYPES: dict[str, Callable[[str], Any]] = {"str": str, "int": int, "float": float, "loads": json.loads}
@@ -688,11 +752,14 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
     """argparse's ``type`` and ``choices`` check for an option kvguard passes over: a value the
     release's parser cannot convert is an argparse error there, so it is one here."""
     convert = _PLAIN_TYPES.get(spec.type or "str")
-    if convert is None:
+    if convert is None and spec.type not in _LENGTH_TYPES:
         return
     for value in values:
         if "$" in value or (value.startswith("<") and value.endswith(">")):
             continue  # unexpanded shell text or a documentation placeholder (`--port $PORT`, `<PORT>`)
+        if convert is None:   # --max-num-batched-tokens 8k and the other human-readable integers
+            _length_value(spec, opt, value, release)
+            continue
         try:
             out = convert(value)
         except ValueError:
@@ -700,6 +767,24 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
                                  opt, words=(value,)) from None
         if spec.choices is not None and out not in spec.choices:
             raise _invalid_choice(spec, opt, out, value)
+
+
+def _eplb_redundant(value: str, release: Release, opt: str) -> Optional[int]:
+    """``num_redundant_experts`` of an ``--eplb-config`` JSON value (None: not given).  A value
+    kvguard cannot read as vLLM's EPLBConfig would (its pydantic validation) is not guessed at."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise _err(f"argument {opt}: kvguard reads only a JSON object here", release, opt)
+    if "num_redundant_experts" not in data:
+        return None
+    redundant = data["num_redundant_experts"]
+    if type(redundant) is not int or redundant < 0:
+        raise _err(f"argument {opt}: kvguard does not model EPLBConfig's validation of "
+                   f"num_redundant_experts={redundant!r}", release, opt)
+    return redundant
 
 
 def _prog(launcher: str) -> str:
@@ -737,6 +822,7 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
                               check="argparse", key=exc.key, hints=exc.hints, words=exc.words) from None
     cmd = ServeCommand(model=None, env=env)
     option_model = None
+    eplb_redundant: Optional[int] = None
     for opt, values, original, converted in actions:
         spec = table[opt]
         dest = spec.dest
@@ -746,6 +832,15 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             continue
         if dest == "revision":
             cmd.revision = values[0] if values else None
+            continue
+        if dest == "eplb_config" and values:
+            # EPLBConfig (0.12.0+ the only place of num_redundant_experts): read the field kvguard models
+            eplb_redundant = _eplb_redundant(values[0], release, opt)
+            continue
+        if dest in _SPECULATIVE_DESTS:
+            cmd.speculative[dest] = converted
+            cmd.passed_over.append(original)
+            cmd.passed_over.extend(values)
             continue
         if flag is None:
             cmd.passed_over.append(original)
@@ -759,6 +854,9 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.fields[flag.field] = converted
         else:
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)
+    if eplb_redundant is not None and "num_redundant_experts" not in cmd.fields:
+        # up to 0.11.2 the deprecated --num-redundant-experts, when given, overrides the EPLB config's
+        cmd.fields["num_redundant_experts"] = eplb_redundant
     if mode == "serve":
         cmd.model = positional[0] if positional else option_model
     else:

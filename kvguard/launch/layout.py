@@ -106,6 +106,16 @@ class Layout:
     trust_remote_code: bool = False
     #: CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
     swap_space: float = 4.0
+    #: ModelConfig's --max-model-len (None: derived from the config; -1: auto-fit, 0.14.0+)
+    max_model_len: Optional[int] = None
+    #: ModelConfig's --disable-sliding-window (caps the length at the sliding window)
+    disable_sliding_window: bool = False
+    #: CacheConfig's --kv-cache-dtype (0.10.2's V1 engine checks the platform supports it)
+    kv_cache_dtype: str = "auto"
+    #: ModelConfig's --enforce-eager (0.10.2's DualChunkFlashAttention needs it)
+    enforce_eager: bool = False
+    #: --attention-backend (0.13.0+): the backend the workers use instead of the selector's choice
+    attention_backend: Optional[str] = None
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]
@@ -286,9 +296,12 @@ def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any)
 #: the standard CUDA node the CLI assumes unless told otherwise (documented in the README): the
 #: standard deployment, vLLM's official vllm/vllm-openai image on an 8-GPU node.  That image ships
 #: Ray (vLLM's multi-node executor), so `--distributed-executor-backend ray` finds it.
-STANDARD_NODE: dict[str, Any] = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False}
+STANDARD_NODE: dict[str, Any] = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False,
+                                 # H100-class GPUs: compute capability 9.0 (sm_90), as vLLM's to_int() writes it
+                                 "gpu_capability": 90}
 
-_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes")
+_HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "gpu_capability",
+               "arctic_inference")
 
 
 class Host(Record):
@@ -309,12 +322,19 @@ class Host(Record):
     nixl: Optional[bool] = None
     #: psutil.virtual_memory().total — CacheConfig's swap-space check (0.10.2–0.17.1)
     cpu_memory_bytes: Optional[int] = None
+    #: the GPUs' compute capability as ``DeviceCapability.to_int()`` (90: H100-class sm_90; 100: B200; 80:
+    #: A100) — the kernels model construction selects, the attention backend the release selects (worker
+    #: start), 0.10.2's --kv-cache-dtype support check
+    gpu_capability: Optional[int] = None
+    #: whether the arctic-inference package imports (suffix decoding needs it)
+    arctic_inference: Optional[bool] = None
     in_ray_placement_group: bool = False
     assumed: frozenset = frozenset()
 
     @classmethod
     def cuda_node(cls, gpus_per_node: int = 8) -> "Host":
-        """A standard CUDA node (stated, not assumed): 8 GPUs, Triton and Ray installed, no NIXL."""
+        """A standard CUDA node (stated, not assumed): 8 H100-class GPUs (compute capability 9.0), Triton
+        and Ray installed, no NIXL."""
         return cls(**dict(STANDARD_NODE, gpus_per_node=gpus_per_node))
 
     @classmethod

@@ -87,7 +87,8 @@ class GithubReporter(Reporter):
                     f"{e.kv_bytes_per_token_per_rank:,.0f} KV bytes per token per rank; "
                     f"{e.kv_tokens_per_gpu_per_gib:,.0f} KV tokens per GPU per GiB")
             if e.kv_gib_per_gpu_for_max_len is not None:
-                what += f"; {e.kv_gib_per_gpu_for_max_len:.3f} GiB per GPU for one {report.max_model_len}-token sequence"
+                length = report.max_model_len or report.max_model_len_derived
+                what += f"; {e.kv_gib_per_gpu_for_max_len:.3f} GiB per GPU for one {length}-token sequence"
             if cross:
                 what += f"; groups across nodes: {cross}"
             lines.append(f"::notice title={_gh_prop(f'kvguard plan #{i}')}::{_gh_escape(what)}")

@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from ..diff import LaunchDiff
     from ..front import LaunchReport
     from ..kv.capacity import CapacityNotModelledResult, CapacityPrediction
-    from ..kv.economics import AuditReport
+    from ..kv.economics import AuditReport, ModelAudit
     from ..kv.plan import PlanReport
     from ..scan import ScanResult
     from ..verdict import Verdict
@@ -76,6 +76,8 @@ def _check(report: "LaunchReport", color: bool) -> str:
             if kv.get("kv_bytes_per_token_per_rank") is not None:
                 lines.append(f"  KV bytes per token per rank: {kv['kv_bytes_per_token_per_rank']:,} "
                              f"({kv['kv_cache_dtype']})")
+        if report.length is not None:
+            lines.append("  " + _length_text(report.length))
         legal = kv.get("legal_dcp_sizes")
         if legal:
             lines.append(f"  legal -dcp sizes at this layout: {legal}")
@@ -87,15 +89,34 @@ def _check(report: "LaunchReport", color: bool) -> str:
         lines.append(f"{dim}  skipped {s.check}: {s.reason}{reset}")
     for assumption in (report.facts.assumptions if report.facts is not None else ()):
         lines.append(f"{dim}  assumed: {assumption}{reset}")
-    if v.assumptions:
-        lines.append(f"{dim}  assumed a standard CUDA node: {', '.join(v.assumptions)} (state yours with "
+    host_assumed = [a for a in v.assumptions if not a.startswith("VLLM_")]
+    if host_assumed:
+        lines.append(f"{dim}  assumed a standard CUDA node: {', '.join(host_assumed)} (state yours with "
                      f"--platform/--gpus-per-node/--host, or --unknown-host to skip host checks){reset}")
+    for a in report.env_assumptions:
+        lines.append(f"{dim}  assumed: {a.describe()} (state yours with --env {a.name}=…){reset}")
     for note in v.notes:
         lines.append(f"{dim}  note: {note}{reset}")
     if report.suggestions is not None:
         lines += _suggestion_lines(report, dim, reset)
     return "\n".join(lines)
 
+
+def _length_text(length: dict) -> str:
+    derived = f"{length['key']}={length['derived']}" if length.get("key") else f"{length['derived']}"
+    effective = length.get("effective")
+    if length.get("given") is None:
+        text = f"max model len: {effective:,} (derived: {derived})" if effective is not None else \
+            f"max model len: derived {derived}"
+    elif length["given"] == -1:
+        text = f"max model len: -1 (auto-fit at start-up, from the derived {derived})"
+    elif effective is not None:
+        text = f"max model len: {effective:,} (--max-model-len; derived maximum {derived})"
+    else:
+        text = f"max model len: --max-model-len {length['given']:,} (derived maximum {derived})"
+    if length.get("unread"):
+        text += f"; not read: {length['unread']}"
+    return text
 
 
 def _suggestion_lines(report: "LaunchReport", dim: str, reset: str) -> list[str]:
@@ -104,6 +125,9 @@ def _suggestion_lines(report: "LaunchReport", dim: str, reset: str) -> list[str]
     v = report.verdict
     host = describe_host(report.suggestion_host) if report.suggestion_host is not None else "host unknown"
     if not report.suggestions:
+        if v.stage == "model_config" and (v.check or "").startswith("MC_"):
+            return [f"no nearby launch among the parallel flags: {v.check} refuses the maximum length whatever "
+                    "they are"]
         if v.stage == "model_config":
             return ["no nearby launch: vLLM refuses the model's config itself, whatever the parallel flags"]
         flags = ", ".join(f.replace("_", "-") for f in EDITABLE)
@@ -211,11 +235,40 @@ def _audit(report: "AuditReport") -> str:
             lines.append(f"  per token across the {m.tp * m.pcp} ranks of a replica: stored {_fmt_bytes(m.kv_bytes_per_token_stored)}, "
                          f"one copy {_fmt_bytes(m.kv_bytes_per_token_unique)}, duplication wastes "
                          f"{_fmt_bytes(m.duplication_waste_bytes_per_token)}")
+        if m.max_model_len is not None:
+            lines.append(f"  max model len (derived): {m.max_model_len:,} ({m.max_model_len_key}="
+                         f"{m.max_model_len_derived})")
         for n in m.notes:
             lines.append(f"  note: {n}")
+        if m.quantization is not None:
+            lines.extend(_quantization_lines(m))
         if m.capacity is not None:
             lines.extend(capacity_lines(m.capacity))
     return "\n".join(lines)
+
+
+def _quantization_lines(m: "ModelAudit") -> list[str]:
+    """The model-construction section of ``kvguard audit``: the tensor-parallel sizes the checkpoint's
+    quantization forbids, and why."""
+    q = m.quantization
+    head = f"  model construction ({q['method'] or 'unquantized'}"
+    if q.get("weight_block_size"):
+        head += f", weight blocks {q['weight_block_size'][0]}x{q['weight_block_size'][1]}"
+    lines = [head + "):"]
+    if not q.get("modelled", True):
+        lines.append(f"    not checked: {q.get('not_modelled')}")
+        return lines
+    forbidden = [f["tp"] for f in q["forbidden_tp"]]
+    lines.append(f"    tp sizes vLLM {m.vllm_version} refuses while building the model: "
+                 f"{forbidden if forbidden else 'none'} (of the sizes dividing the attention heads)")
+    for rule in q["rules"]:
+        lines.append(f"    why: {rule}")
+    if m.tp in forbidden:
+        f = next(f for f in q["forbidden_tp"] if f["tp"] == m.tp)
+        lines.append(f"    -tp {m.tp}: {f['exc_type']}: {f['message']}")
+    for a in q.get("assumptions", ()):
+        lines.append(f"    assumed: {a}")
+    return lines
 
 
 
@@ -257,7 +310,8 @@ def _plan(report: "PlanReport", top: Optional[int]) -> str:
              "ranked by KV tokens per GPU per GiB of KV memory per GPU (weights not modelled)"]
     hdr = (f"{'#':>3} {'tp':>4} {'pp':>3} {'dp':>5} {'pcp':>3} {'dcp':>4} {'ep':>2} {'dup':>4} {'resid':>5} "
            f"{'B/tok/rank':>11} {'tok/GPU/GiB':>12} {'tok/replica/GiB':>15}"
-           + (f" {'GiB/GPU@len':>11}" if report.max_model_len else "") + "  cross-node")
+           + (f" {'GiB/GPU@len':>11}" if report.max_model_len or report.max_model_len_derived else "")
+           + "  cross-node")
     lines.append(hdr)
     for i, e in enumerate(report.entries[:top], 1):
         cross = ",".join(n for n, f in (("tp", e.tp_cross_node), ("dcp", e.dcp_cross_node), ("pcp", e.pcp_cross_node),
@@ -265,7 +319,8 @@ def _plan(report: "PlanReport", top: Optional[int]) -> str:
         lines.append(f"{i:>3} {e.tp:>4} {e.pp:>3} {e.dp:>5} {e.pcp:>3} {e.dcp:>4} {'y' if e.expert_parallel else '-':>2} "
                      f"{e.duplication_factor:>4} {e.residual_duplication:>5g} {e.kv_bytes_per_token_per_rank:>11,.0f} "
                      f"{e.kv_tokens_per_gpu_per_gib:>12,.0f} {e.kv_tokens_per_replica_per_gib:>15,.0f}"
-                     + (f" {e.kv_gib_per_gpu_for_max_len:>11.3f}" if report.max_model_len else "") + f"  {cross}")
+                     + (f" {e.kv_gib_per_gpu_for_max_len:>11.3f}" if e.kv_gib_per_gpu_for_max_len is not None else "")
+                     + f"  {cross}")
     lines.append("")
     for i, e in enumerate(report.entries[:top], 1):
         lines.append(f"{i:>3} {e.command}")

@@ -30,6 +30,12 @@ WRAPPER: dict[str, Optional[str]] = {
     "engine_args": None,
     "parallel_config": "ParallelConfig",
     "verify": "VllmConfig",
+    # the worker building the model (layers' constructors, quantization methods' create_weights): raised as it is
+    "model_init": None,
+    # SpeculativeConfig(**--speculative-config), built between ParallelConfig and VllmConfig
+    "speculative": "SpeculativeConfig",
+    # the workers' start (attention backend selection and its checks): nothing wraps these
+    "worker": None,
 }
 
 
@@ -115,10 +121,12 @@ class _Values(dict):
 
 
 class FieldRule(_Row):
-    """pydantic ``Field`` constraints / types on ParallelConfig fields (all errors at once).
+    """pydantic ``Field`` constraints / types on a config's fields (all errors at once): ParallelConfig's,
+    and ModelConfig's ``max_model_len`` (stage ``model_config``).
 
     ``fields`` is ``(field_name, state_attr, kind, bound)`` in declaration
-    order; ``kind`` is ``"ge"`` (constraint) or ``"literal"`` (allowed values).
+    order; ``kind`` is ``"ge"`` (constraint) or ``"literal"`` (allowed values); ``"ge?"``, ``"gt?"``
+    and ``"literal?"`` also allow None (ModelConfig skips validating a None ``max_model_len``).
     """
 
     stage: str = "parallel_config"

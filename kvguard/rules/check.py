@@ -9,6 +9,7 @@ The library's answers: :func:`check`, :func:`validate`, :func:`model_facts`,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any, Optional
@@ -20,7 +21,7 @@ from ..launch.layout import Host, Layout, make_layout
 from ..launch.resolve import resolve_config as find_config
 from ..verdict import Verdict
 from ..versions import Release, resolve
-from .engine import evaluate, release_key, verdict_from_crash
+from .engine import evaluate, field_verdict, release_key, verdict_from_crash
 
 __all__ = ["check", "legal_dcp_sizes", "model_facts", "resolve_config", "validate"]
 
@@ -36,6 +37,7 @@ _FIELD_SINCE = {
     "enable_elastic_ep": "0.17.0",
     "enable_fault_tolerance": "0.27.0",
     "enable_return_routed_experts": "0.22.0",
+    "attention_backend": "0.13.0",
 }
 
 #: launch fields that exist only up to a given release
@@ -159,10 +161,48 @@ def require_registered_architecture(facts: ModelFacts, release: Release) -> None
         )
 
 
+def speculative_input(speculative_config: Any, config: Any, *, model_path: Optional[str] = None,
+                      draft_config: Any = None, trust_remote_code: bool = False) -> Any:
+    """The :class:`kvguard.speculative.SpeculativeInput` for ``check(..., speculative_config=…)``: a mapping
+    (``--speculative-config``'s JSON), or a prepared input (returned as it is), or None.
+
+    A draft named in it (``"model"``) is found as ``vllm serve`` would find a model — a local directory,
+    the Hugging Face cache (offline), kvguard's catalog — or taken from ``draft_config`` (a path to its
+    config.json or directory, or the parsed mapping) when given."""
+    from ..speculative import SpeculativeInput
+
+    if speculative_config is None or isinstance(speculative_config, SpeculativeInput):
+        return speculative_config
+    if not isinstance(speculative_config, Mapping):
+        raise InputError(f"speculative_config must be a mapping, not {type(speculative_config).__name__}",
+                         source="<speculative_config>")
+    target_raw = None
+    if not isinstance(config, ModelFacts):
+        target = find_config(config)   # a mapping, a path, or a model id (as check reads it)
+        target_raw = target.config
+        if model_path is None and target.source in ("file", "directory"):
+            model_path = os.path.dirname(target.location)
+
+    def resolve(name: str, revision: Optional[str]):
+        if draft_config is not None:
+            from ..launch.load import load_raw_config
+
+            raw, label = load_raw_config(draft_config)
+            return raw, label
+        from ..launch.resolve import resolve_model
+
+        found = resolve_model(name, revision=revision, env={})
+        return found.config, f"{found.source}: {found.location}"
+
+    return SpeculativeInput(config=dict(speculative_config), target_model=model_path or "/model",
+                            target_raw=target_raw, resolve=resolve, trust_remote_code=trust_remote_code)
+
+
 def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
           vllm_version: "str | Release | None" = None, env: Optional[Mapping[str, str]] = None,
           host: Optional[Host] = None, nearest: bool = False, entry: str = "serve",
-          model_path: Optional[str] = None, **fields: Any) -> Verdict:
+          model_path: Optional[str] = None, model_dir: Optional[str] = None, speculative_config: Any = None,
+          draft_config: Any = None, **fields: Any) -> Verdict:
     """What ``vllm serve`` of ``vllm_version`` does with this model and layout.
 
     ``config``: path to a config.json or its directory, a parsed mapping, or
@@ -175,6 +215,13 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     ``verify_with_parallel_config`` called directly instead of ``vllm serve``.
     ``model_path``: the model as vLLM is given it (``vllm serve MODEL``); a few
     upstream messages quote it (default: the config's directory, else "/model").
+    ``model_dir``: a local directory holding the checkpoint's other files vLLM reads for the
+    maximum length (sentence-transformers configs, tokenizer_config.json; default: ``model_path``
+    or the config's directory when it is one — none is read otherwise).
+    ``speculative_config``: ``--speculative-config`` as a mapping (``{"method": "mtp",
+    "num_speculative_tokens": 1}``, ``{"model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B", …}``); a draft it
+    names is found like a model (local directory, Hugging Face cache, catalog) or read from
+    ``draft_config``.
 
     Returns a :class:`Verdict`; raises :class:`InputError`,
     :class:`UnsupportedVersion` or :class:`Undecidable` when kvguard cannot answer.
@@ -185,12 +232,28 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     try:
         release, env_d, lay, facts = prepare_check(config, layout, vllm_version, env, fields, nearest, model_path)
         notes = _release_notes(release)
+        if lay.max_model_len is not None:
+            # ModelConfig's field validation (--max-model-len) comes before any config is read
+            refused = field_verdict(release, lay)
+            if refused is not None:
+                return refused.with_notes(*notes) if notes else refused
         if isinstance(facts, Crash):
             return verdict_from_crash(release, facts, stage="model_config", check="model_config",
                                       layout=lay, notes=notes)
         require_registered_architecture(facts, release)
+        spec = None
+        if speculative_config is not None:
+            spec = speculative_input(speculative_config, config, model_path=model_path, draft_config=draft_config,
+                                     trust_remote_code=lay.trust_remote_code)
+            notes = notes + tuple(spec.notes)
         all_notes = notes + tuple(facts.notes) if notes or facts.notes else ()
-        verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes)
+        sidecar = None
+        if model_dir is not None or model_path is not None or isinstance(config, (str, os.PathLike)):
+            from ..length import find_sidecar
+
+            sidecar = find_sidecar(config, model_dir, model_path)
+        verdict = evaluate(release, facts, lay, env=env_d, host=host or Host(), entry=entry, notes=all_notes,
+                           sidecar=sidecar, spec=spec)
         return verdict.with_notes(*all_notes) if all_notes else verdict
     except KvguardError:
         raise

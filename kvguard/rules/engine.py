@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from functools import lru_cache, partial
 from typing import Any, Optional
 
+from ..errors import KvguardError
 from ..facts import Crash, ModelFacts
 from ..launch.layout import Host, Layout
 from ..record import MISSING, fields, replace
@@ -20,7 +21,7 @@ from ..versions import Release
 from . import WRAPPER, Check, FieldRule, Step
 from .table import rows_for
 
-__all__ = ["State", "evaluate", "verdict_from_crash"]
+__all__ = ["Refusal", "State", "evaluate", "verdict_from_crash"]
 
 #: exceptions a condition may raise because vLLM's own statement would raise them
 _VLLM_CRASHES = (ArithmeticError, TypeError, KeyError, ValueError, AttributeError, IndexError)
@@ -32,23 +33,65 @@ class _Skip(Exception):
         self.need = need
 
 
+class Undecided(Exception):
+    """A row found that the answer depends on what kvguard does not model (not a vLLM exception:
+    :func:`evaluate` raises :class:`~kvguard.Undecidable` with the reason)."""
+
+
+#: public names of the row-level signals, for code that evaluates rows on a state of its own (the speculative
+#: draft's verify_with_parallel_config): a check skipped for an unknown fact, a fact whose read crashes
+SkipCheck = _Skip
+
+
 class _FactCrash(Exception):
     def __init__(self, crash: Crash):
         super().__init__(crash.message)
         self.crash = crash
 
 
+FactCrash = _FactCrash
+
+
+class Refusal(Exception):
+    """What vLLM raises, computed by a row rather than templated by it: a step that runs another
+    statement on other values (the speculative draft's ``verify_with_parallel_config``, pydantic's
+    field validation of ``--speculative-config``, the draft's ModelConfig).  ``check`` names the
+    refusing statement (default: the row's id); ``wrapped_by`` ``"stage"`` takes the wrapping of the
+    row's stage for ValueError / AssertionError / ValidationError entries, else it is given."""
+
+    def __init__(self, exc_type: str, message: str, *, check: Optional[str] = None,
+                 errors: tuple = (), wrapped_by: Optional[str] = "stage"):
+        super().__init__(message)
+        self.exc_type = exc_type
+        self.message = message
+        self.check = check
+        self.errors = errors
+        self.wrapped_by = wrapped_by
+
+
 class State:
     """The values the checks read: launch fields, derived sizes, facts, env, host."""
 
     def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
-                 env: Mapping[str, str], host: Host, *, entry: str = "serve"):
+                 env: Mapping[str, str], host: Host, *, entry: str = "serve", sidecar: Any = None,
+                 spec: Any = None):
         self.r = release
         self.env = env
         self.host = host
         self.assumed_read: set[str] = set()
         self._facts = facts
+        #: the model directory's files beyond config.json (kvguard.length.Sidecar; None: not read)
+        self.sidecar = sidecar
+        self.layout = layout
+        #: the launch's speculative decoding input (kvguard.speculative.SpeculativeInput) and the
+        #: SpeculativeConfig state its rows build (None without --speculative-config)
+        self.spec = spec
+        self.sc = None
         lay = layout
+        self.max_model_len = lay.max_model_len
+        self.disable_sliding_window = lay.disable_sliding_window
+        self.kv_cache_dtype = lay.kv_cache_dtype
+        self.enforce_eager = lay.enforce_eager
         self.tp = lay.tensor_parallel_size
         self.pp = lay.pipeline_parallel_size
         self.dp = lay.data_parallel_size
@@ -134,6 +177,14 @@ class State:
             raise _Skip("architecture")
         return value
 
+    @property
+    def facts(self) -> ModelFacts:
+        return self._facts
+
+    def unmodelled(self, reason: str) -> None:
+        """The reading check depends on something kvguard does not model: it is skipped with ``reason``."""
+        raise _Skip(reason)
+
     def need(self, name: str) -> Any:
         """A host fact; unknown (None) makes the reading check 'skipped'; assumed ones are recorded."""
         value = getattr(self.host, name, None)
@@ -143,6 +194,14 @@ class State:
             self.assumed_read.add(name)
         return value
 
+    def skip(self, reason: str) -> None:
+        """The reading check cannot be decided from the inputs: it is 'skipped' with ``reason``."""
+        raise _Skip(reason)
+
+    def undecided(self, reason: str) -> None:
+        """vLLM's answer depends on what kvguard does not model: the check raises Undecidable."""
+        raise Undecided(reason)
+
 class _EagerFacts(State):
     """A State for facts without deferred crashes (the usual case): the facts are plain attributes,
     read without a property call (the rule conditions read them on every check)."""
@@ -150,8 +209,9 @@ class _EagerFacts(State):
     heads = kv_heads = use_mla = num_experts = None  # shadow State's properties; set per instance
 
     def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
-                 env: Mapping[str, str], host: Host, *, entry: str = "serve"):
-        super().__init__(release, layout, facts, env, host, entry=entry)
+                 env: Mapping[str, str], host: Host, *, entry: str = "serve", sidecar: Any = None,
+                 spec: Any = None):
+        super().__init__(release, layout, facts, env, host, entry=entry, sidecar=sidecar, spec=spec)
         self.heads = facts.total_num_attention_heads
         self.kv_heads = facts.total_num_kv_heads
         self.use_mla = facts.use_mla
@@ -165,10 +225,33 @@ _SKIP_REASONS = {
     "triton": "depends on whether Triton is installed; pass a Host with triton=…",
     "nixl": "depends on whether NIXL is installed; pass a Host with nixl=…",
     "cpu_memory_bytes": "depends on the host's CPU memory; pass a Host with cpu_memory_bytes=…",
+    "gpu_capability": "depends on the GPUs' compute capability; pass a Host with gpu_capability=… (90: H100)",
     "architecture": "depends on the model registry entry of an architecture kvguard does not know",
+    "gpu_capability": "depends on the GPUs' compute capability (the kernels model construction selects); pass a "
+                      "Host with gpu_capability=…",
     "rocm_default_v1_architectures": "on ROCm vLLM picks the V1 model runner for some architectures "
                                      "(not modelled)",
+    "arctic_inference": "suffix decoding needs the arctic-inference package; kvguard does not know whether "
+                        "the host has it",
+    "kv_block_size": "depends on the KV-cache block size the platform fills in (not modelled)",
+    "gpu_capability": "depends on the GPUs' compute capability; pass a Host with gpu_capability=…",
+    "attention_backend": "the attention backend the workers select for this model, host or flag is not modelled "
+                         "(kvguard.attention: CUDA sm_90, non-MLA FlashAttention / --attention-backend, MLA -dcp)",
 }
+
+
+def field_verdict(release: Release, layout: Layout, stage: str = "model_config", **extra) -> Optional[Verdict]:
+    """The refusal of ``stage``'s pydantic field validation alone, or None.
+
+    ModelConfig validates its fields (``max_model_len``) before ``__post_init__`` reads any config:
+    that refusal stands even when building the model facts fails (kvguard.rules.check.check asks this first)."""
+    for row in rows_for(release):
+        if isinstance(row, FieldRule) and row.stage == stage:
+            values = type("_Fields", (), {attr: getattr(layout, attr) for _name, attr, _kind, _bound in row.fields})
+            errors = _field_errors(row, values)
+            if errors:
+                return _refusal(release, row, None, errors, [], {"layout": layout, **extra})
+    return None
 
 
 def _crash_verdict(release: Release, row, exc: BaseException, **extra) -> Verdict:
@@ -197,6 +280,9 @@ def _field_model(rule: FieldRule):
     for name, _attr, kind, bound in rule.fields:
         if kind == "ge":
             annotations[name] = Annotated[int, pydantic.Field(ge=bound)]
+        elif kind in ("ge?", "gt?"):   # skipped when None (ModelConfig's _skip_none_validation)
+            constraint = pydantic.Field(ge=bound) if kind == "ge?" else pydantic.Field(gt=bound)
+            annotations[name] = Opt[Annotated[int, constraint]]
         elif kind == "literal":
             annotations[name] = Literal[bound]  # type: ignore[valid-type]
         elif kind == "literal?":
@@ -213,6 +299,8 @@ def _plainly_valid(kind: str, bound: Any, value: Any) -> bool:
     anything else goes through pydantic itself."""
     if kind == "ge":
         return type(value) is int and value >= bound
+    if kind in ("ge?", "gt?"):
+        return value is None or (type(value) is int and (value >= bound if kind == "ge?" else value > bound))
     if kind == "literal?" and value is None:
         return True
     if kind in ("literal", "literal?") and type(value) is str:
@@ -240,12 +328,25 @@ def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
 
 def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
              env: Mapping[str, str], host: Host, entry: str = "serve",
-             notes: tuple[str, ...] = ()) -> Verdict:
+             notes: tuple[str, ...] = (), sidecar: Any = None, spec: Any = None) -> Verdict:
     """Run ``release``'s rows over the launch; the first refusal is the verdict (see _evaluate).
 
-    ``notes`` are attached to the verdict as they are."""
-    s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry)
-    verdict = _evaluate(s, release, facts, layout, entry, notes)
+    ``notes`` are attached to the verdict as they are; ``sidecar``: the model directory's files
+    (:class:`kvguard.length.Sidecar`, None: not read); ``spec`` is the launch's speculative decoding
+    input (:class:`kvguard.speculative.SpeculativeInput`, None without one).  Raises
+    :class:`~kvguard.Undecidable` when a row finds that vLLM's answer depends on what kvguard does not
+    model."""
+    s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry, sidecar=sidecar,
+                                                   spec=spec)
+    try:
+        # without speculative decoding its rows cannot fire: a program without them (the hot path of plan / scans)
+        verdict = _evaluate(s, release, facts, layout, entry + _WITH_SPEC if spec is not None else entry, notes)
+    except Undecided as exc:
+        from ..errors import Undecidable
+
+        raise Undecidable(str(exc)) from None
+    if s.sc is not None and s.sc.notes:
+        verdict = verdict.with_notes(*s.sc.notes)
     if s.assumed_read:
         verdict = replace(verdict, assumptions=tuple(
             f"{name}={getattr(host, name)!r}" for name in sorted(s.assumed_read)))
@@ -288,11 +389,13 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
 
 #: what ends a row early: a host fact that is unknown (the check is skipped), a fact whose read
 #: crashes in vLLM, or the crash of vLLM's own statement
-_STOPS = (_Skip, _FactCrash) + _VLLM_CRASHES
+_STOPS = (_Skip, _FactCrash, Refusal) + _VLLM_CRASHES
 
 
 def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: dict) -> Optional[Verdict]:
     """The verdict when ``row`` raised ``exc``, or None when the row is a skipped check (recorded)."""
+    if isinstance(exc, KvguardError):
+        raise exc  # kvguard cannot decide (a step that needs what it does not model): never vLLM's verdict
     if isinstance(exc, _Skip):
         if not isinstance(row, Check):
             raise exc
@@ -301,6 +404,15 @@ def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: di
     if isinstance(exc, _FactCrash):
         return verdict_from_crash(release, _rewrap(exc.crash, row.stage), stage=row.stage,
                                   check=row.id, skipped=tuple(skipped), **extra)
+    if isinstance(exc, Refusal):
+        wrapped = exc.wrapped_by
+        if wrapped == "stage":
+            wrapped = WRAPPER[row.stage] if exc.exc_type in ("ValueError", "AssertionError", "ValidationError") \
+                else None
+        loc = exc.errors[0].loc if exc.errors else None
+        return Verdict(ok=False, vllm_version=release_key(release), stage=row.stage, check=exc.check or row.id,
+                       exc_type=exc.exc_type, message=exc.message, wrapped_by=wrapped, loc=loc,
+                       errors=tuple(exc.errors), skipped=tuple(skipped), **extra)
     return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
 
 
@@ -379,10 +491,20 @@ def _release_key(version, patches: frozenset) -> str:
     return Release(version, patches).key
 
 
+#: the program variant for a launch with speculative decoding, and the rows only such a launch reads (a
+#: launch without one — the hot path of plan / scans — runs the entry's program without them)
+_WITH_SPEC = ":speculative"
+_SPECULATIVE_ONLY = ("sc_", "SC_", "EA_spec", "EA_async_spec", "VC_async_spec", "VC_mtp_interleave", "ea_lookahead")
+
+
 def _runs(row, entry: str) -> bool:
+    if entry.endswith(_WITH_SPEC):
+        entry = entry[:-len(_WITH_SPEC)]
+    elif row.id.startswith(_SPECULATIVE_ONLY):
+        return False
     if entry == "serve":
         return True
-    if row.stage == "engine_args":
+    if row.stage in ("engine_args", "model_init", "speculative", "worker"):
         return False
     if row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
         return False

@@ -11,9 +11,16 @@ from .table import NOT_MODELLED, RULES
 __all__ = ["render_markdown"]
 
 _STAGE_TITLES = {
+    "model_config": "ModelConfig (pydantic dataclass: its field validation, then __post_init__; ValueError wrapped)",
     "engine_args": "EngineArgs.create_engine_config (raw exceptions)",
     "parallel_config": "ParallelConfig (pydantic dataclass: ValueError/AssertionError wrapped)",
+    "speculative": "SpeculativeConfig (--speculative-config; pydantic dataclass: ValueError/AssertionError wrapped "
+                   "by SpeculativeConfig) — see docs/speculative-decoding.md",
     "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",
+    "model_init": "Model construction in the workers: layers, quantization methods, FusedMoE (raised unwrapped; "
+                  "kvguard/data/quant_archs.json, docs/model-construction.md)",
+    "worker": "Worker start: the attention backend's context-parallel check (raw AssertionError in a worker) — see "
+              "docs/attention-backends.md",
 }
 
 
@@ -31,7 +38,7 @@ def _releases(row) -> str:
 def _surfacing(row) -> str:
     if isinstance(row, FieldRule):
         return f"pydantic ValidationError for {WRAPPER[row.stage]} (one entry per failing field)"
-    if row.exc in ("ValueError", "AssertionError") and WRAPPER[row.stage]:
+    if row.exc in ("ValueError", "AssertionError") and WRAPPER.get(row.stage):
         prefix = "Assertion failed, " if row.exc == "AssertionError" else "Value error, "
         return f"ValidationError for {WRAPPER[row.stage]} (`{prefix}…`)"
     return "raw"
@@ -69,9 +76,14 @@ def render_markdown() -> str:
                           f"- releases: {_releases(row)}", "- raises: pydantic field validation",
                           f"- surfaces as: {_surfacing(row)}", f"- upstream: `{row.source}`", ""]
                 for name, _attr, kind, bound in row.fields:
-                    rule = f"`{name}` >= {bound}" if kind == "ge" else f"`{name}` in {list(bound)}"
-                    if kind == "literal?":
-                        rule += " or None"
+                    if kind in ("ge", "ge?"):
+                        rule = f"`{name}` >= {bound}"
+                    elif kind == "gt?":
+                        rule = f"`{name}` > {bound}"
+                    else:
+                        rule = f"`{name}` in {list(bound)}"
+                    if kind.endswith("?"):
+                        rule += " or None (not given)"
                     lines.append(f"  - {rule}")
                 lines.append("")
                 continue

@@ -23,6 +23,16 @@ import math
 
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
+from ..length import NIE_MML as _LEN_NIE_MML  # kvguard.length: ModelConfig's maximum length
+from ..length import NIE_ROPE as _LEN_NIE_ROPE
+from ..length import POSITIVE_TEMPLATE as _LEN_POSITIVE
+from ..length import TOO_LONG_TEMPLATE as _LEN_TOO_LONG
+from ..length import NotModelled as _LenNotModelled
+from ..length import allow_long as _allow_long
+from ..length import derive as _len_derive
+from ..length import outcome as _len_result
+from .. import attention as _attn
+from ..speculative import flow as _sc
 
 # ---------------------------------------------------------------------------
 # shared conditions and steps
@@ -158,6 +168,14 @@ def _pc_backend(s) -> None:
         s.backend = "uni"
 
 
+def _spec_dict_method(s):
+    """``self.speculative_config.get("method")`` of EngineArgs (the dict as given, before any merging)."""
+    spec = s.spec
+    if spec is None or not isinstance(spec.config, dict):
+        return None
+    return spec.config.get("method")
+
+
 def _dcp_guard(s) -> bool:
     return s.dcp > 1 and not s.use_mla
 
@@ -183,6 +201,60 @@ def _v2_env(s):
     return None if value is None else bool(int(value))
 
 
+# ---------------------------------------------------------------------------
+# speculative decoding (kvguard.speculative.flow builds s.sc; None without --speculative-config)
+
+
+def _spec_method(s):
+    return s.sc.method
+
+
+def _spec_method_label(s) -> str:
+    return f"speculative method '{s.sc.method}'"
+
+
+def _spec_in(s, names) -> bool:
+    return s.sc is not None and s.sc.method in names
+
+
+def _spec_not_in(s, names) -> bool:
+    return s.sc is not None and s.sc.method not in names
+
+
+def _parallel_drafting(s, exempt=()) -> bool:
+    return s.sc is not None and s.sc.parallel_drafting and s.sc.method not in exempt
+
+
+#: the speculative entries of ``_validate_v2_model_runner`` (0.20.0-0.21.0) and
+#: ``_get_v2_model_runner_unsupported_features`` (0.22.0+), in upstream order
+SPEC_MRV2_UNSUPPORTED = (
+    (_spec_method_label, "0.20.0", "0.21.0", lambda s: _spec_not_in(s, ("eagle", "eagle3", "mtp"))),
+    ("ngram/ngram_gpu speculative decoding", "0.22.0", "0.29.0", lambda s: _spec_in(s, ("ngram", "ngram_gpu"))),
+    (_spec_method_label, "0.22.0", "0.23.0",
+     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp"))),
+    (_spec_method_label, "0.24.0", "0.24.0",
+     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash"))),
+    (_spec_method_label, "0.25.0", "0.28.0",
+     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash", "dspark"))),
+    (_spec_method_label, "0.29.0", "0.29.0",
+     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash", "dspark",
+                                "extract_hidden_states"))),
+    (_spec_method_label, "0.30.0", "0.30.0",
+     lambda s: _spec_in(s, ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator",
+                            "custom_class"))),
+    (_spec_method_label, "0.31.0", "0.31.0",
+     lambda s: _spec_in(s, ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class"))),
+    (_spec_method_label, "0.32.0", "0.32.0", lambda s: _spec_in(s, ("suffix", "medusa", "mlp_speculator", "custom_class"))),
+    (_spec_method_label, "0.33.0", None, lambda s: _spec_in(s, ("suffix", "custom_class"))),
+    ("parallel drafting for speculative decoding", "0.22.0", "0.23.0", lambda s: _parallel_drafting(s)),
+    ("parallel drafting for EAGLE speculative decoding", "0.24.0", "0.24.0",
+     lambda s: _parallel_drafting(s, ("dflash",))),
+    ("parallel drafting for EAGLE speculative decoding", "0.25.0", None,
+     lambda s: _parallel_drafting(s, ("dflash", "dspark"))),
+    ("EAGLE3 with pipeline parallelism", "0.22.0", "0.29.0", lambda s: _spec_in(s, ("eagle3",)) and s.pp > 1),
+)
+
+
 #: ``_get_v2_model_runner_unsupported_features`` (``_validate_v2_model_runner`` before
 #: 0.22.0), the launch options kvguard models, in upstream order.
 MRV2_UNSUPPORTED = (
@@ -191,6 +263,7 @@ MRV2_UNSUPPORTED = (
     ("prefill context parallelism", "0.26.0", "0.28.0", lambda s: s.pcp > 1 and not s.use_mla),
     ("pipeline parallelism with external_launcher", "0.24.0", None,
      lambda s: s.backend == "external_launcher" and s.pp > 1),
+    *SPEC_MRV2_UNSUPPORTED,
     ("elastic expert parallelism", "0.24.0", "0.31.0", lambda s: s.elastic_ep),
     ("routed experts capture", "0.20.0", "0.27.1", lambda s: s.routed_experts),
 )
@@ -200,11 +273,13 @@ MRV1_UNSUPPORTED = (
     ("prefill context parallel", "0.29.0", None, lambda s: s.pcp > 1),
     ("pipeline parallelism with async scheduling", "0.31.0", None,
      lambda s: s.pp > 1 and s.async_scheduling is True),
+    ("dspark speculative decoding", "0.29.0", None, lambda s: s.sc is not None and s.sc.method == "dspark"),
 )
 
 
 def _unsupported(s, table) -> list:
-    return [label for label, since, until, when in table if s.r.within(since, until) and when(s)]
+    return [label(s) if callable(label) else label
+            for label, since, until, when in table if s.r.within(since, until) and when(s)]
 
 
 def _runner(s):
@@ -236,6 +311,161 @@ def _runner(s):
     return "v2"
 
 
+# ---------------------------------------------------------------------------
+# ModelConfig: maximum length (kvguard.length) and the V1 engine oracle's host checks (issue 12)
+
+
+def _len_outcome(s):
+    """kvguard.length's outcome for this launch: the derivation kept on the facts per release and switches,
+    the outcome per given length (a check reads it on every evaluation)."""
+    facts = s._facts
+    env = s.env
+    # what the derivation reads of the environment (0.10.2/0.11.0's V0 interleaved switch)
+    env_key = (env.get("VLLM_USE_V1"), env.get("VLLM_ATTENTION_BACKEND")) if env else None
+    # ids, not values, key the memo (hashing a Version per check costs); the entry keeps the release and the
+    # sidecar alive, so their ids stay their own
+    key = (id(s.r), s.disable_sliding_window is True, env_key, id(s.sidecar), s.max_model_len,
+           _allow_long(env) if s.max_model_len is not None else None)
+    memo = facts.__dict__.get("_kvg_len")
+    if memo is None:
+        memo = facts.__dict__.setdefault("_kvg_len", {})
+    hit = memo.get(key)
+    if hit is not None:
+        return hit[0]
+    try:
+        derived = _len_derive(facts, s.r, disable_sliding_window=s.disable_sliding_window, env=env,
+                              sidecar=s.sidecar)
+    except _LenNotModelled as exc:
+        result = str(exc)
+    else:
+        result = _len_result(derived, s.max_model_len, s.r, env)
+    if len(memo) < 256:
+        memo[key] = (result, s.r, s.sidecar)
+    return result
+
+
+def _mc_max_len(s) -> None:
+    """ModelConfig.__post_init__ → get_and_verify_max_len: the length ModelConfig ends with."""
+    out = _len_outcome(s)
+    if type(out) is str:
+        s.len_fired = s.len_final = s.len_unread = None
+        s.len_unknown = out
+        return
+    s.len_unknown = None
+    s.len_derived = derived = out.derived
+    s.len_unread = derived.unread
+    s.len_fired, s.len_final = out.fired, out.final
+    if out.fired == "error":
+        exc = out.error
+        if type(exc) is NotImplementedError and str(exc) == _LEN_NIE_ROPE:
+            s.len_fired = "disable_sw_rope"
+            return
+        raise type(exc)(*exc.args)
+
+
+def _len_refuses(s, kind: str) -> bool:
+    """The length check ``kind`` refuses; a user length kvguard cannot compare is 'skipped'."""
+    if s.max_model_len is not None and s.max_model_len != -1:
+        if s.len_unknown is not None:
+            s.skip(f"the maximum length: {s.len_unknown} (not modelled)")
+        if s.len_unread is not None:
+            s.skip(f"the maximum length also reads {s.len_unread}; kvguard read only config.json "
+                   "(pass the model directory)")
+    return s.len_fired == kind
+
+
+def _len_bind(s) -> dict:
+    d = s.len_derived
+    return {"len_key": d.key, "len_derived": d.value, "len_model_max_length": d.model_max_length}
+
+
+def _mc_len_undecided(s) -> None:
+    """A length below 1 passes ModelConfig before 0.23.0: what fails next is not ModelConfig's."""
+    final = s.len_final
+    if final is not None and final < 1:
+        s.undecided(f"vLLM {s.r.version} takes max_model_len {final} as it is (ModelConfig refuses lengths below "
+                    "1 from 0.23.0): what its scheduler and KV cache do with it depends on host defaults kvguard "
+                    "does not model")
+
+
+#: 0.10.2's ``_is_v1_supported_oracle``: the attention backends VLLM_ATTENTION_BACKEND may name
+V1_BACKENDS = {
+    "0.10.2": ("FLASH_ATTN_VLLM_V1", "FLASH_ATTN", "PALLAS", "PALLAS_VLLM_V1", "TRITON_ATTN_VLLM_V1", "TRITON_MLA",
+               "CUTLASS_MLA", "FLASHMLA", "FLASHMLA_VLLM_V1", "FLASH_ATTN_MLA", "FLASHINFER", "FLASHINFER_VLLM_V1",
+               "FLASHINFER_MLA", "ROCM_AITER_MLA", "TORCH_SDPA_VLLM_V1", "FLEX_ATTENTION", "TREE_ATTN",
+               "XFORMERS_VLLM_V1"),
+    "0.11.0": ("FLASH_ATTN", "PALLAS", "TRITON_ATTN", "TRITON_MLA", "CUTLASS_MLA", "FLASHMLA", "FLASH_ATTN_MLA",
+               "FLASHINFER", "FLASHINFER_MLA", "ROCM_AITER_MLA", "TORCH_SDPA", "FLEX_ATTENTION", "TREE_ATTN",
+               "XFORMERS", "ROCM_ATTN"),
+}
+#: 0.11.0: VLLM_ATTENTION_BACKEND is read through env_with_choices (the _Backend names)
+BACKEND_NAMES_0110 = ("FLASH_ATTN", "TRITON_ATTN", "XFORMERS", "ROCM_FLASH", "ROCM_AITER_MLA", "ROCM_AITER_FA",
+                      "TORCH_SDPA", "FLASHINFER", "FLASHINFER_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHMLA",
+                      "FLASH_ATTN_MLA", "PALLAS", "IPEX", "DUAL_CHUNK_FLASH_ATTN", "DIFFERENTIAL_FLASH_ATTN",
+                      "NO_ATTENTION", "FLEX_ATTENTION", "TREE_ATTN", "ROCM_ATTN")
+
+
+def _v1_backend_refused(s) -> bool:
+    backend = s.env.get("VLLM_ATTENTION_BACKEND")
+    if backend is None:
+        return False
+    if s.r.within("0.11.0") and backend not in BACKEND_NAMES_0110:
+        s.skip("VLLM_ATTENTION_BACKEND outside the release's backend names (its validation is not modelled)")
+    return backend not in V1_BACKENDS["0.11.0" if s.r.within("0.11.0") else "0.10.2"]
+
+
+def _fa3_fp8(s, capability: int) -> bool:
+    """``flash_attn_supports_fp8`` (0.10.2): FlashAttention 3 on a compute-capability-9 GPU.  The
+    official image's vllm-flash-attn builds FA3 for sm_90; VLLM_FLASH_ATTN_VERSION overrides
+    (``maybe_convert_int``: a non-integer raises ValueError; a value other than 2/3 fails an assert
+    that the function catches: no FA version, no FP8)."""
+    if capability // 10 != 9:
+        return False
+    forced = s.env.get("VLLM_FLASH_ATTN_VERSION")
+    return forced is None or int(forced) == 3
+
+
+def _kv_cache_dtype_unsupported(s) -> bool:
+    """``current_platform.is_kv_cache_dtype_supported`` (0.10.2) is False for ``--kv-cache-dtype``."""
+    platform = s.need("platform")
+    dtype = s.kv_cache_dtype
+    backend = s.env.get("VLLM_ATTENTION_BACKEND")
+    if platform in ("rocm", "tpu"):
+        return False
+    if platform == "xpu":
+        return not (backend == "TRITON_ATTN_VLLM_V1" and dtype in ("fp8_e4m3", "fp8_e5m2", "fp8"))
+    if platform != "cuda":
+        return True   # the CPU platform keeps the interface's answer: no FP8 KV cache backend
+    fp8 = dtype.startswith("fp8")
+    if s.use_mla:
+        if backend is None:
+            backend = "CUTLASS_MLA" if s.need("gpu_capability") == 100 else "FLASHMLA"
+        return not (backend in ("FLASHMLA", "CUTLASS_MLA") or not fp8)
+    if backend is None:
+        backend = "FLASH_ATTN_VLLM_V1"
+    capability = s.need("gpu_capability")
+    if capability == 100:
+        return False
+    if backend == "FLASH_ATTN_VLLM_V1":
+        return fp8 and not _fa3_fp8(s, capability)
+    if backend == "FLASHINFER":
+        return False
+    if backend == "TRITON_ATTN_VLLM_V1":
+        return not capability >= 89
+    return True
+
+
+def _cpu_sliding_window(s) -> bool:
+    """The V1 oracle's CPU check: the model keeps a sliding window (None after --disable-sliding-window)."""
+    if s.need("platform") != "cpu":
+        return False
+    derived = getattr(s, "len_derived", None)
+    if derived is not None and derived.disable_sliding_window:
+        return False
+    return s._facts.resolved.get("sliding_window") is not None
+
+
+
 GIB = 1 << 30
 
 
@@ -259,22 +489,166 @@ _S_PARALLEL = "vllm/config/parallel.py"
 _S_ARGS = "vllm/engine/arg_utils.py"
 _S_MODEL = "vllm/config/model.py"
 _S_VLLM = "vllm/config/vllm.py"
+_S_SPEC = "vllm/config/speculative.py"
 
 _MRV2_V1 = "VLLM_USE_V2_MODEL_RUNNER does not yet support: {unsupported}"
 _GPU_MSG = ("World size ({world_size}) is larger than the number of available GPUs ({gpus}) in "
             "this node. If this is intentional and you are using:\n- ray, set "
             "'--distributed-executor-backend ray'.\n- multiprocessing, set '--nnodes' appropriately.")
 
+
+# ---------------------------------------------------------------------------
+# model construction (kvguard.quant): the worker builds the model after every config check passed
+
+
+def _mi(s):
+    """The model-construction outcome of the launch (kvguard.quant.outcome), computed once per check."""
+    out = getattr(s, "_mi_out", None)
+    if out is None:
+        from ..quant import Launch, outcome
+
+        out = s._mi_out = outcome(s.facts, s.r, Launch(tp=s.tp, dp=s.dp, pcp=s.pcp, ep=bool(s.ep), eplb=bool(s.eplb),
+                                                       redundant=s.redundant, refined_fp8_moe_kernel=True))
+    return out
+
+
+#: the compute capability whose MoE kernel selection kvguard models (H100-class: Triton serves refined
+#: FP8 block scales, vllm/model_executor/layers/fused_moe/oracle/fp8.py)
+_MODELLED_CAPABILITY = 90
+
+
+def _mi_undecided(s) -> bool:
+    """MI_model: never refuses; skips the model-construction checks when kvguard cannot decide them
+    (an architecture or quantization method it does not model, an unknown host fact)."""
+    s._mi_skip = True
+    out = _mi(s)
+    if "refined_fp8_moe_kernel" in out.needs:
+        capability = s.need("gpu_capability")
+        if capability != _MODELLED_CAPABILITY or not s.need("triton"):
+            s.unmodelled(f"the FP8 MoE kernel selection for refined block scales is modelled for compute capability "
+                         f"{_MODELLED_CAPABILITY} with Triton (this host: {capability})")
+    if out.unmodelled:
+        s.unmodelled(out.unmodelled)
+    s._mi_skip = False
+    return False
+
+
+def _mi_fires(s, check: str) -> bool:
+    return not getattr(s, "_mi_skip", True) and _mi(s).check == check
+
+
+def _mi_values(s) -> dict:
+    return dict(_mi(s).values)
+
+
+_S_LINEAR = "vllm/model_executor/layers/linear.py"
+_S_FP8 = "vllm/model_executor/layers/quantization/fp8.py"
+_S_FP8_UTILS = "vllm/model_executor/layers/quantization/utils/fp8_utils.py"
+_S_FUSED_MOE = "vllm/model_executor/layers/fused_moe/layer.py"
+
 # ---------------------------------------------------------------------------
 
 RULES = (
+    # ===================== ModelConfig: maximum length (issue 12) ====================
+    # ModelConfig is the first config create_engine_config builds: its field validation runs
+    # before __post_init__ (and before any config.json is read), get_and_verify_max_len inside it
+    FieldRule("MC_FIELD", "0.13.0", "0.13.0", stage="model_config",
+              fields=(("max_model_len", "max_model_len", "gt?", 0),),
+              source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(gt=0))",
+              description="--max-model-len must be positive"),
+    FieldRule("MC_FIELD", "0.14.0", stage="model_config",
+              fields=(("max_model_len", "max_model_len", "ge?", -1),),
+              source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
+              description="--max-model-len must be -1 (auto-fit) or more"),
+    Step("mc_max_len", stage="model_config", apply=_mc_max_len,
+         description="the derived maximum length (kvguard.length: config keys, --disable-sliding-window, RoPE "
+                     "scaling, LongRoPE default) and what becomes of --max-model-len"),
+    Check("MC_max_len_rope_sliding", "0.10.2", "0.11.2", stage="model_config", exc="NotImplementedError",
+          scope="feature", when=lambda s: s.len_fired == "disable_sw_rope",
+          template=_LEN_NIE_ROPE,
+          source=f"{_S_MODEL}::_get_and_verify_max_len",
+          description="--disable-sliding-window with RoPE scaling (other than su/longrope/llama3)"),
+    Check("MC_max_len", stage="model_config", scope="other",
+          when=lambda s: _len_refuses(s, "too_long"), bind=_len_bind,
+          template=_LEN_TOO_LONG,
+          source=f"{_S_MODEL}::_get_and_verify_max_len",
+          description="--max-model-len above the derived maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 turns it into a "
+                      "warning)"),
+    Check("MC_max_len_model_max_length", "0.10.2", "0.11.2", stage="model_config", exc="NotImplementedError",
+          scope="feature", when=lambda s: _len_refuses(s, "disable_sw_mml"),
+          template=_LEN_NIE_MML,
+          source=f"{_S_MODEL}::_get_and_verify_max_len",
+          description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
+                      "allows"),
+    Check("MC_max_len_positive", "0.23.0", stage="model_config", scope="other",
+          when=lambda s: s.len_final is not None and s.len_final < 1,
+          bind=lambda s: {"len_final_type": type(s.len_final).__name__},
+          template=_LEN_POSITIVE,
+          source=f"{_S_MODEL}::ModelConfig.validate_model_config_after",
+          description="the maximum length ModelConfig ends with must be at least 1"),
+    Step("mc_max_len_undecided", stage="model_config", apply=_mc_len_undecided,
+         description="a length below 1 before 0.23.0 passes ModelConfig: kvguard cannot decide what follows"),
+
     # ===================== EngineArgs.create_engine_config ===================
+    Check("EA_kv_cache_dtype_oracle", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
+          scope="env",
+          when=lambda s: s.kv_cache_dtype != "auto" and _env_flag_set(s, "VLLM_USE_V1")
+          and _kv_cache_dtype_unsupported(s),
+          template="VLLM_USE_V1=1 is not supported with --kv-cache-dtype.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--kv-cache-dtype needs an attention backend of the platform that supports it (V1 engine "
+                      "forced; without VLLM_USE_V1=1 vLLM falls back to V0)"),
+    Check("EA_spec_draft_model", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
+          when=lambda s: _spec_dict_method(s) == "draft_model" and s.env.get("VLLM_USE_V1") != "0",
+          scope="feature",
+          template="Speculative decoding with draft model is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
+    Check("EA_spec_draft_model", "0.11.0", "0.11.0", stage="engine_args", exc="NotImplementedError",
+          when=lambda s: _spec_dict_method(s) == "draft_model" and s.env.get("VLLM_USE_V1") != "0",
+          scope="feature",
+          template="Draft model speculative decoding is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
+    Check("EA_spec_draft_model", "0.11.1", "0.14.1", stage="engine_args", exc="NotImplementedError",
+          when=lambda s: _spec_dict_method(s) == "draft_model", scope="feature",
+          template="Draft model speculative decoding is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
+          source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
+          description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
+    Check("EA_attention_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
+          scope="env",
+          when=lambda s: _env_flag_set(s, "VLLM_USE_V1") and _v1_backend_refused(s),
+          bind=lambda s: {"backend": s.env["VLLM_ATTENTION_BACKEND"]},
+          template="VLLM_USE_V1=1 is not supported with VLLM_ATTENTION_BACKEND={backend}.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="VLLM_ATTENTION_BACKEND must name a V1 backend (V1 engine forced)"),
     Check("EA_pp_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
           when=lambda s: _pp_backend(s) and _env_flag_set(s, "VLLM_USE_V1"), scope="env",
           template="VLLM_USE_V1=1 is not supported with Pipeline Parallelism without Ray distributed "
                    "executor or multiprocessing executor or external launcher.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="PP needs the ray, mp or external_launcher executor (V1 engine forced)"),
+    Check("EA_cpu_sliding_window_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
+          scope="env",
+          when=lambda s: _env_flag_set(s, "VLLM_USE_V1") and _cpu_sliding_window(s),
+          template="VLLM_USE_V1=1 is not supported with sliding window (CPU backend).",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="a sliding-window model on the CPU platform (V1 engine forced)"),
+    Check("EA_dual_chunk_eager", "0.10.2", "0.10.2", stage="engine_args", exc="AssertionError", scope="env",
+          when=lambda s: s.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN" and not s.enforce_eager,
+          template="Cuda graph is not supported with DualChunkFlashAttention. To run the model in eager mode, set "
+                   "'enforce_eager=True' or use '--enforce-eager' in the CLI.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN needs --enforce-eager"),
+    Check("EA_dual_chunk_cuda", "0.10.2", "0.10.2", stage="engine_args", exc="AssertionError", scope="env",
+          when=lambda s: s.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN"
+          and s.need("platform") != "cuda",
+          template="DualChunkFlashAttention is only supported on CUDA platform.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN needs a CUDA platform"),
     Check("EA_pp_backend", "0.11.1", stage="engine_args", exc="NotImplementedError",
           when=_pp_backend,
           template="Pipeline Parallelism without Ray distributed executor or multiprocessing executor "
@@ -440,6 +814,11 @@ RULES = (
           template="Async scheduling is not supported with pipeline-parallel-size > 1.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--async-scheduling is incompatible with PP"),
+    Check("EA_async_spec", "0.10.2", "0.11.0", stage="engine_args", scope="feature",
+          when=lambda s: s.async_scheduling and s.spec is not None and s.spec.config is not None,
+          template="Currently, speculative decoding is not supported with async scheduling.",
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--async-scheduling is incompatible with --speculative-config"),
     Step("ea_to_parallel_config", stage="engine_args", apply=_to_parallel_config,
          description="ParallelConfig receives data_parallel_rank=rank or 0 and the local DP size above"),
 
@@ -690,6 +1069,223 @@ RULES = (
           source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
           description="the ray executor needs Ray installed (note the missing space)"),
 
+    # ===================== speculative decoding =============================
+    # EngineArgs.create_speculative_config, then SpeculativeConfig(**dict) (pydantic field validation,
+    # __post_init__, _verify_args); kvguard.speculative.flow builds s.sc (None without a config)
+    Step("sc_start", stage="engine_args", apply=_sc.start,
+         description="the dict SpeculativeConfig receives: --speculative-config with the --spec-* flags merged "
+                     "in (0.22.0+), dashes in its keys as underscores (0.26.0+)"),
+    Check("EA_spec_flags", "0.22.0", stage="engine_args", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.conflict is not None,
+          bind=lambda s: {"flag": s.sc.conflict[0], "key": s.sc.conflict[1]},
+          template="{flag} and --speculative-config['{key}'] are mutually exclusive",
+          source=f"{_S_ARGS}::EngineArgs.create_speculative_config",
+          description="a --spec-* flag and the same --speculative-config key given together"),
+    Step("sc_fields", stage="speculative", apply=_sc.validate_fields,
+         description="pydantic validates the given keys against the release's SpeculativeConfig fields "
+                     "(kvguard/data/speculative.json; all failures at once, a ValidationError for "
+                     "SpeculativeConfig; unknown keys refused where the release forbids extra keys)"),
+    Step("sc_method", stage="speculative", apply=_sc.infer_method,
+         description="the method: a dotted proposer path is custom_class (0.22.0+), no method means "
+                     "draft_model / ngram (0.17.0+), deprecated MTP names become mtp (0.11.0+)"),
+    Step("sc_model", stage="speculative", apply=_sc.default_model,
+         description="num_speculative_tokens without a model: MTP / DSpark read the target's own checkpoint "
+                     "(0.10.2: any DeepSeek-V3 / MiMo / ERNIE-4.5-MoE / Qwen3-Next target), ngram names itself"),
+    Check("SC_custom_class_model", "0.22.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.custom_no_model,
+          template="method='custom_class' requires 'model' to contain the custom proposer module path "
+                   "(e.g., 'my_module.MyProposer').",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="method custom_class needs a proposer path as model"),
+    Check("SC_tokens_without_model", "0.10.2", "0.10.2", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.no_model,
+          template="num_speculative_tokens was provided without speculative model.",
+          source="vllm/config/__init__.py::SpeculativeConfig.__post_init__",
+          description="num_speculative_tokens with neither a draft model nor a method that supplies one"),
+    Check("SC_tokens_without_model", "0.11.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.no_model,
+          template="num_speculative_tokens was provided but without speculative model.",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="num_speculative_tokens with neither a draft model nor a method that supplies one"),
+    Step("sc_branch", stage="speculative", apply=_sc.branch,
+         description="the branch __post_init__ takes (ngram: prompt-lookup defaults 5/5 or one from the other; "
+                     "suffix; custom_class; a draft model)"),
+    Check("SC_lookup_min", "0.10.2", "0.11.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "ngram" and s.sc.lookup_min < 1,
+          bind=lambda s: {"lookup_min": s.sc.lookup_min},
+          template="prompt_lookup_min={lookup_min} must be > 0",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="ngram prompt_lookup_min must be positive (a field bound from 0.11.1)"),
+    Check("SC_lookup_max", "0.10.2", "0.11.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "ngram" and s.sc.lookup_max < 1,
+          bind=lambda s: {"lookup_max": s.sc.lookup_max},
+          template="prompt_lookup_max={lookup_max} must be > 0",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="ngram prompt_lookup_max must be positive (a field bound from 0.11.1)"),
+    Check("SC_lookup_order", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "ngram" and s.sc.lookup_min > s.sc.lookup_max,
+          bind=lambda s: {"lookup_min": s.sc.lookup_min, "lookup_max": s.sc.lookup_max},
+          template="prompt_lookup_min={lookup_min} must be <= prompt_lookup_max={lookup_max}",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="ngram prompt_lookup_min must not exceed prompt_lookup_max"),
+    Step("sc_target_as_draft", stage="speculative", apply=_sc.target_as_draft,
+         description="ngram / custom_class: the draft model and parallel configs are the target's"),
+    Check("SC_suffix_import", "0.11.1", stage="speculative", exc="ImportError", scope="env",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix" and not s.need("arctic_inference"),
+          template="Arctic Inference is required for suffix decoding. Install via `pip install "
+                   "arctic-inference==0.1.1`.",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding needs the arctic-inference package on the host"),
+    Step("sc_suffix_default", "0.11.1", stage="speculative", apply=_sc.suffix_default,
+         description="suffix decoding: num_speculative_tokens defaults to suffix_decoding_max_tree_depth"),
+    Check("SC_suffix_depth", "0.11.1", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
+          and s.sc.value("suffix_decoding_max_tree_depth", 24) < 1,
+          bind=lambda s: {"v": s.sc.value("suffix_decoding_max_tree_depth")},
+          template="suffix_decoding_max_tree_depth={v} must be >= 1",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding tree depth must be positive"),
+    Check("SC_suffix_cached", "0.11.1", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
+          and s.sc.value("suffix_decoding_max_cached_requests", 10000) < 0,
+          bind=lambda s: {"v": s.sc.value("suffix_decoding_max_cached_requests")},
+          template="suffix_decoding_max_cached_requests={v} must be >= 0",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding cache size must not be negative"),
+    Check("SC_suffix_factor", "0.11.1", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
+          and s.sc.value("suffix_decoding_max_spec_factor", 1.0) < 0,
+          bind=lambda s: {"v": s.sc.value("suffix_decoding_max_spec_factor")},
+          template="suffix_decoding_max_spec_factor={v} must be >= 0",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding spec factor must not be negative"),
+    Check("SC_suffix_prob", "0.11.1", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
+          and not 0 <= s.sc.value("suffix_decoding_min_token_prob", 0.1) <= 1,
+          bind=lambda s: {"v": s.sc.value("suffix_decoding_min_token_prob")},
+          template="suffix_decoding_min_token_prob={v} must be in [0, 1]",
+          source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
+          description="suffix decoding token probability must lie in [0, 1]"),
+    Step("sc_draft", stage="speculative", apply=_sc.build_draft,
+         description="the draft's ModelConfig: its checkpoint (the target's own for MTP; a path or Hub id "
+                     "resolved like the target) through the model facts with SpeculativeConfig's config "
+                     "override; vLLM's crash building it is re-raised wrapped by SpeculativeConfig"),
+    Step("sc_detect", stage="speculative", apply=_sc.detect_method,
+         description="the method from the draft: eagle-/eagle3/dflash/dspark in its name, its model type "
+                     "after the override (MTP types), else draft_model"),
+    Check("SC_draft_unsupported", "0.10.2", "0.10.2", stage="speculative", exc="NotImplementedError",
+          scope="feature", when=lambda s: s.sc is not None and s.sc.unsupported,
+          template="Speculative decoding with draft model is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp.",
+          source="vllm/config/__init__.py::SpeculativeConfig.__post_init__",
+          description="a draft that is no EAGLE / Medusa / MLP / MTP head is refused"),
+    Check("SC_draft_unsupported", "0.11.0", "0.14.1", stage="speculative", exc="NotImplementedError",
+          scope="feature", when=lambda s: s.sc is not None and s.sc.unsupported,
+          template="Speculative decoding with draft model is not supported yet. Please consider using other "
+                   "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="a draft that is no EAGLE / Medusa / MLP / MTP head is refused"),
+    Check("SC_draft_unsupported", "0.15.0", stage="speculative", exc="NotImplementedError",
+          scope="feature", when=lambda s: s.sc is not None and s.sc.unsupported,
+          template="Unsupported speculative method: '{method}'",
+          bind=lambda s: {"method": s.sc.method},
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="the method does not fit the draft (no method detected, not draft_model)"),
+    Step("sc_wrap", stage="speculative", apply=_sc.wrap_draft,
+         description="EAGLE / EAGLE-3 / DFlash drafts wrapped in EAGLEConfig (architectures Eagle..., "
+                     "Eagle3..., DFlash...; looked up in the registry from 0.15.0); num_speculative_tokens "
+                     "defaults to the draft's n_predict"),
+    Check("SC_n_predict", stage="speculative", scope="feature", when=_sc.n_predict_indivisible,
+          bind=lambda s: {"num": s.sc.num, "n_predict": s.sc.n_predict},
+          template="num_speculative_tokens:{num} must be divisible by n_predict={n_predict!r}",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="more speculative tokens than MTP layers must be a multiple of them"),
+    Check("SC_token_tree", "0.10.2", "0.16.0", stage="speculative", exc="TypeError", scope="feature",
+          when=_sc.tree_type_error, bind=lambda s: {"kind": type(s.sc.num).__name__},
+          template="'{kind}' object cannot be interpreted as an integer",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="a draft without num_speculative_tokens (nor n_predict): the default token tree "
+                      "crashes on range(None)"),
+    Check("SC_token_tree", "0.17.0", "0.20.2", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.draft is not None and not s.sc.unsupported
+          and s.sc.num is None,
+          template="A speculative model was provided, but neither `speculative_token_tree` nor "
+                   "`num_speculative_tokens` was provided",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="a draft needs num_speculative_tokens (or n_predict in its config)"),
+    Check("SC_token_tree", "0.21.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.draft is not None and not s.sc.unsupported
+          and s.sc.num is None,
+          template="A speculative model was provided, but `num_speculative_tokens` was not provided",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="a draft needs num_speculative_tokens (or n_predict in its config)"),
+    Step("sc_draft_tp", stage="speculative", apply=_sc.draft_tp,
+         description="the draft's tensor-parallel size: the target's unless draft_tensor_parallel_size"),
+    Check("SC_draft_tp", stage="speculative", when=_sc.draft_tp_invalid,
+          bind=lambda s: {"draft_tp": s.sc.draft_tp},
+          template="speculative_draft_tensor_parallel_size={draft_tp} cannot be other value than 1 or target "
+                   "model tensor_parallel_size",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_and_get_draft_tp",
+          description="draft_tensor_parallel_size must be 1 or the target's tp"),
+    Step("sc_draft_parallel", stage="speculative", apply=_sc.draft_parallel,
+         description="the draft's ParallelConfig: pp = the target's up to 0.29.0 (1 from 0.30.0); expert "
+                     "parallel off up to 0.29.0, the target's in 0.30.0, the target's for a MoE draft from 0.31.0"),
+    Check("SC_tp_key", "0.15.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.value("tensor_parallel_size") is not None,
+          template="'tensor_parallel_size' is not a valid argument in the speculative_config. Please pass "
+                   "'draft_tensor_parallel_size' instead.",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="tensor_parallel_size in --speculative-config (draft_tensor_parallel_size is meant)"),
+    Check("SC_tokens_required", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.num is None,
+          template="num_speculative_tokens must be provided with speculative model unless the draft model "
+                   "config contains an n_predict parameter.",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="num_speculative_tokens is required (unless the draft config has n_predict)"),
+    Check("SC_tokens_positive", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.num <= 0,
+          bind=lambda s: {"num": s.sc.num},
+          template="Expected num_speculative_tokens to be greater than zero ({num}).",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="num_speculative_tokens must be positive"),
+    Step("sc_draft_verify", stage="speculative", apply=_sc.verify_draft,
+         description="the draft's verify_with_parallel_config with the draft's ParallelConfig: the MC_* "
+                     "checks below on the draft (heads % draft tp, expert parallelism without experts, "
+                     "pipeline parallelism without SupportsPP in the release's registry); for ngram the "
+                     "target's own checks, raised here (wrapped by SpeculativeConfig); check id "
+                     "SC_draft_verify(MC_...)"),
+    Check("SC_disable_by_batch", "0.10.2", "0.11.0", stage="speculative", scope="feature",
+          when=lambda s: s.sc is not None and s.sc.value("disable_by_batch_size") is not None
+          and s.sc.value("disable_by_batch_size") < 2,
+          bind=lambda s: {"v": s.sc.value("disable_by_batch_size")},
+          template="Expect the batch size threshold of disabling speculative decoding is > 1, but got "
+                   "self.disable_by_batch_size={v!r}",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="disable_by_batch_size must exceed 1 (a field bound in 0.11.1 - 0.16.0)"),
+    Check("SC_eagle3_target", "0.10.2", "0.16.0", stage="speculative", scope="feature",
+          when=_sc.eagle3_unsupported_target, bind=_sc.eagle3_bind,
+          template="Eagle3 is only supported for {supported} models. Got "
+                   "self.target_model_config.hf_text_config.model_type={target_type}",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="EAGLE-3 only for the target model types the release lists"),
+    Check("SC_eagle3_target", "0.17.0", "0.21.0", stage="speculative", scope="feature",
+          when=_sc.eagle3_unsupported_target, bind=_sc.eagle3_bind,
+          template="{method} is only supported for {supported} models. Got "
+                   "self.target_model_config.hf_text_config.model_type={target_type}",
+          source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
+          description="EAGLE-3 / hidden-state methods only for the target model types the release lists"),
+    Check("SC_vocab", "0.15.0", stage="speculative", scope="feature",
+          when=_sc.vocab_mismatch, bind=_sc.vocab_bind,
+          template="Target and draft model should have the same vocabulary size. Target model "
+                   "vocab_size={target_vocab}. Draft model vocab_size={draft_vocab}. Using models with "
+                   "different tokenizers can cause out-of-bounds errors during speculative decoding.",
+          source=f"{_S_SPEC}::SpeculativeConfig.verify_equal_vocab_size_if_draft_model",
+          description="a draft_model draft must share the target's vocabulary size"),
+    Step("ea_lookahead_slots", "0.10.2", "0.11.0", stage="engine_args", apply=_sc.lookahead_slots,
+         description="SchedulerConfig(num_lookahead_slots=num_speculative_tokens): a token count that is no "
+                     "integer (not validated by SpeculativeConfig here) is refused by SchedulerConfig's int "
+                     "field (ValidationError for SchedulerConfig)"),
+
     # ===================== VllmConfig.__post_init__ ==========================
     Check("MC_heads_tp", stage="verify",
           when=lambda s: s.heads % s.tp != 0,
@@ -794,12 +1390,71 @@ RULES = (
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="--async-scheduling is incompatible with PP"),
+    Check("VC_async_spec", "0.11.1", "0.13.0", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ()),
+          template="Currently, async scheduling is only supported with EAGLE/MTP kind of speculative decoding",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.14.0", "0.15.1", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ()),
+          template="Currently, async scheduling is only supported with EAGLE/MTP kind of speculative decoding.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.16.0", "0.17.1", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ("draft_model",)),
+          template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model kind of "
+                   "speculative decoding.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.18.0", "0.24.0", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model")),
+          template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU kind of "
+                   "speculative decoding",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.25.0", "0.30.0", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model", "dspark")),
+          template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark "
+                   "kind of speculative decoding",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec", "0.31.0", "0.32.0", stage="verify", scope="feature",
+          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model", "dspark", "dflash")),
+          template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark/DFlash "
+                   "kind of speculative decoding",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
+    Check("VC_async_spec_padded", "0.11.1", "0.13.0", stage="verify", scope="feature",
+          when=_sc.async_padded_refused,
+          template="async scheduling for EAGLE/MTP kind of speculative decoding is enabled, but "
+                   "disable_padded_drafter_batch=True disable_padded_drafter_batch=True is not supported for "
+                   "this situation now. please set disable_padded_drafter_batch=Fasle",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with disable_padded_drafter_batch"),
+    Check("VC_async_spec_padded", "0.14.0", "0.32.0", stage="verify", scope="feature",
+          when=_sc.async_padded_refused,
+          template="Async scheduling is not compatible with disable_padded_drafter_batch=True.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="explicit --async-scheduling with disable_padded_drafter_batch"),
     Check("VC_async_pp", "0.33.0", stage="verify", scope="feature",
-          when=lambda s: s.async_scheduling is True and s.pp > 1 and _runner(s) == "v1",
-          bind=lambda s: {"v1_async_sched_incompat": "pipeline parallelism"},
+          when=lambda s: s.async_scheduling is True and _sc.v1_async_incompat(s) is not None and _runner(s) == "v1",
+          bind=lambda s: {"v1_async_sched_incompat": _sc.v1_async_incompat(s)},
           template="Async scheduling is not supported by the V1 model runner with {v1_async_sched_incompat}.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
-          description="explicit --async-scheduling with PP on the V1 model runner"),
+          description="explicit --async-scheduling on the V1 model runner with a non-EAGLE-like speculative "
+                      "method, disable_padded_drafter_batch or PP"),
+    Check("VC_mtp_interleave", "0.11.1", "0.11.2", stage="verify", exc="AssertionError", scope="feature",
+          when=lambda s: s.sc is not None and s.layout.dcp_kv_cache_interleave_size != 1
+          and (s.dcp <= 1 or s.need("kv_block_size")),
+          template="MTP with dcp_kv_cache_interleave_size > 1 is not supported now.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="speculative decoding with --dcp-kv-cache-interleave-size > 1 (any method)"),
+    Check("VC_mtp_interleave", "0.12.0", "0.12.0", stage="verify", exc="AssertionError", scope="feature",
+          when=lambda s: s.sc is not None and (s.layout.cp_kv_cache_interleave_size or 1) != 1
+          and (s.dcp <= 1 or s.need("kv_block_size")),
+          template="MTP with cp_kv_cache_interleave_size > 1 is not supported now.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="speculative decoding with --cp-kv-cache-interleave-size > 1 (any method)"),
     Check("VC_routed_experts_pp", "0.22.0", "0.30.0", stage="verify", scope="feature",
           when=lambda s: s.routed_experts and s.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
@@ -867,6 +1522,138 @@ RULES = (
           template="--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
+
+    # ===================== Model construction (worker: model init) ===========
+    # The layers raise in construction order (kvguard.quant walks them); each row below is one of the
+    # statements that can raise, with its release range.  Raised as they are (no pydantic wrapping).
+    Check("MI_model", stage="model_init", scope="geo",
+          when=_mi_undecided, template="",
+          source="vllm/model_executor/models/*.py (the architecture's layers, kvguard/data/quant_archs.json)",
+          description="model construction is decided (skipped when kvguard does not model the architecture's "
+                      "layers, the checkpoint's quantization method or the host's MoE kernel selection)"),
+    Check("MI_attn_assert", stage="model_init", exc="AssertionError",
+          when=lambda s: _mi_fires(s, "MI_attn_assert"), template="",
+          source="vllm/model_executor/models/{llama,qwen2,qwen3,qwen3_moe,minimax_m2,mixtral}.py (the attention "
+                 "module's __init__)",
+          description="the attention module's bare asserts: heads divide by tp, KV heads divide by tp or tp by "
+                      "them"),
+    Check("MI_tp_gt_experts", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_tp_gt_experts"), bind=_mi_values,
+          template="Tensor parallel size {tp} is greater than the number of experts {experts}.",
+          source="vllm/model_executor/models/{qwen3_moe,minimax_m2}.py (the MoE block's __init__)",
+          description="the MoE block refuses a tensor-parallel size above the expert count"),
+    Check("MI_divide", stage="model_init", exc="AssertionError",
+          when=lambda s: _mi_fires(s, "MI_divide"), bind=_mi_values,
+          template="{numerator} is not divisible by {denominator}",
+          source=f"vllm/distributed/utils.py::ensure_divisibility ({_S_LINEAR})",
+          description="a linear layer's sharded size (heads, KV-head replicas, input or output size) must "
+                      "divide by tp"),
+    Check("MI_merged_assert", stage="model_init", exc="AssertionError",
+          when=lambda s: _mi_fires(s, "MI_merged_assert"), template="",
+          source=f"{_S_LINEAR}::MergedColumnParallelLinear.__init__",
+          description="each output of a merged column-parallel layer must divide by tp (bare assert)"),
+    Check("MI_fused_shards", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fused_shards"), bind=_mi_values,
+          template="Detected some but not all shards of {prefix} are quantized. All shards of fused layers to "
+                   "have the same precision.",
+          source="vllm/model_executor/layers/quantization/utils/quant_utils.py::is_layer_skipped",
+          description="a fused layer (qkv_proj, gate_up_proj) whose shards the checkpoint leaves unquantized "
+                      "only in part"),
+    Check("MI_fp8_block_k", "0.10.2", "0.10.2", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_block_k"), bind=_mi_values,
+          template="Weight input_size_per_partition = {size} is not divisible by weight quantization block_k = "
+                   "{block}.",
+          source=f"{_S_FP8}::Fp8LinearMethod.create_weights",
+          description="block-FP8: a row-parallel layer's per-rank input must be a multiple of block_k"),
+    Check("MI_fp8_block_k", "0.11.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_block_k"), bind=_mi_values,
+          template="Weight input_size_per_partition = {size} is not divisible by weight quantization block_k = "
+                   "{block}.",
+          source=f"{_S_FP8_UTILS}::validate_fp8_block_shape",
+          description="block-FP8: a row-parallel layer's per-rank input must be a multiple of block_k"),
+    Check("MI_fp8_block_n", "0.10.2", "0.10.2", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_block_n"), bind=_mi_values,
+          template="Weight output_partition_size = {size} is not divisible by weight quantization block_n = "
+                   "{block}.",
+          source=f"{_S_FP8}::Fp8LinearMethod.create_weights",
+          description="block-FP8: a column-parallel layer's per-rank outputs must be multiples of block_n"),
+    Check("MI_fp8_block_n", "0.11.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_block_n"), bind=_mi_values,
+          template="Weight output_partition_size = {size} is not divisible by weight quantization block_n = "
+                   "{block}.",
+          source=f"{_S_FP8_UTILS}::validate_fp8_block_shape (merged layers with ragged shards exempt from 0.14.0: "
+                 f"{_S_LINEAR}::ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch)",
+          description="block-FP8: a column-parallel layer's per-rank outputs must be multiples of block_n"),
+    Check("MI_eplb_even", "0.10.2", "0.21.0", stage="model_init", exc="AssertionError", scope="feature",
+          when=lambda s: _mi_fires(s, "MI_eplb_even"),
+          template="EPLB currently only supports even distribution of experts across ranks.",
+          source=f"{_S_FUSED_MOE}::FusedMoE.__init__",
+          description="with EPLB, the experts (routed + redundant) must split evenly over the EP ranks"),
+    Check("MI_eplb_even", "0.22.0", stage="model_init", scope="feature",
+          when=lambda s: _mi_fires(s, "MI_eplb_even"), bind=_mi_values,
+          template="EPLB currently only supports even distribution of experts across ranks. Got {experts} experts "
+                   "and {ep_size} EP ranks.",
+          source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: the MoE layer factory)",
+          description="with EPLB, the experts (routed + redundant) must split evenly over the EP ranks"),
+    Check("MI_moe_intermediate", stage="model_init", exc="AssertionError",
+          when=lambda s: _mi_fires(s, "MI_moe_intermediate"), template="",
+          source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: vllm/model_executor/layers/fused_moe/config.py)",
+          description="the MoE intermediate size must divide by the MoE TP size (tp x dp x pcp without expert "
+                      "parallel; bare assert)"),
+    Check("MI_fp8_moe_block_n", "0.10.2", "0.29.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_n"), bind=_mi_values,
+          template="The output_size of gate's and up's weight = {size} is not divisible by weight quantization "
+                   "block_n = {block}.",
+          source=f"{_S_FP8}::Fp8MoEMethod.create_weights (0.29.0: unless the block scales are refined)",
+          description="block-FP8 MoE: the per-partition intermediate size must be a multiple of block_n"),
+    Check("MI_fp8_moe_block_n", "0.30.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_n"), bind=_mi_values,
+          template="The output_size of gate's and up's weight = {size} is not divisible by weight quantization "
+                   "block_n = {block}.",
+          source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
+          description="block-FP8 MoE: the per-partition intermediate size must be a multiple of block_n"),
+    Check("MI_fp8_moe_block_k", "0.10.2", "0.29.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_k"), bind=_mi_values,
+          template="The input_size of down's weight = {size} is not divisible by weight quantization block_k = "
+                   "{block}.",
+          source=f"{_S_FP8}::Fp8MoEMethod.create_weights (0.29.0: unless the block scales are refined)",
+          description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
+    Check("MI_fp8_moe_block_k", "0.30.0", stage="model_init",
+          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_k"), bind=_mi_values,
+          template="The input_size of down's weight = {size} is not divisible by weight quantization block_k = "
+                   "{block}.",
+          source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
+          description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
+    # ===================== worker start: attention backends ==================
+    # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
+    # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare
+    # AssertionError in a worker, after the configuration was accepted
+    Check("W_dcp_lse", "0.10.2", "0.19.1", stage="worker", exc="AssertionError", scope="env",
+          when=lambda s: s.dcp > 1 and _attn.dcp_lse_refused(s), bind=_attn.impl_bind,
+          template="DCP requires attention impls to return the softmax lse for decode, but the impl {impl} does not "
+                   "return the softmax lse for decode.",
+          source="vllm/v1/worker/gpu_model_runner.py (0.13.0+: vllm/v1/worker/cp_utils.py::"
+                 "check_attention_cp_compatibility)",
+          description="-dcp needs an attention implementation that returns the softmax LSE for decode "
+                      "(FlashAttention / FlashInfer from 0.11.1; Triton / Flex never)"),
+    Check("W_dcp_lse", "0.20.0", stage="worker", exc="AssertionError", scope="env",
+          when=lambda s: s.dcp > 1 and _attn.dcp_lse_refused(s), bind=_attn.impl_bind,
+          template="Decode Context Parallelism (DCP) requires attention implementations to return the softmax LSE "
+                   "during decode, but {impl} does not. Try a different backend by setting --attention-backend or "
+                   "disable DCP.",
+          source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
+          description="-dcp needs an attention implementation that returns the softmax LSE for decode"),
+    Check("W_pcp_impl", "0.13.0", "0.25.1", stage="worker", exc="AssertionError", scope="env",
+          when=lambda s: s.pcp > 1 and _attn.pcp_refused(s), bind=_attn.impl_bind,
+          template="PCP requires attention impls' support, but the impl {impl} does not support PCP.",
+          source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
+          description="-pcp needs an attention implementation that supports it (none of these releases' does)"),
+    Check("W_pcp_backend", "0.26.0", stage="worker", exc="AssertionError", scope="env",
+          when=lambda s: s.pcp > 1 and _attn.pcp_backend_unmodelled(s),
+          template="PCP requires attention backend support, but {backend} does not support PCP.",
+          source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
+          description="-pcp on the selected backend: always listed as skipped (the selector filters backends by "
+                      "PCP support first; not modelled)"),
 )
 
 
@@ -891,7 +1678,6 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
     ("MC_hcsp_model", "0.32.0", None, "--enable-hc-sp"),
     ("MC_hcsp_pp", "0.32.0", None, "--enable-hc-sp"),
     ("VC_dcp_block_size", "0.11.1", "0.17.1", "the platform-filled KV block size"),
-    ("VC_mtp_interleave", "0.11.1", "0.12.0", "speculative decoding (MTP) configs"),
     ("VC_nixl_pcp", "0.29.0", "0.29.0", "--kv-transfer-config with NixlConnector"),
     ("VC_nixl_dcp", "0.29.0", None, "--kv-transfer-config with NixlConnector"),
     ("VC_nixl_dcp_mla", "0.29.0", None, "--kv-transfer-config with NixlConnector"),
@@ -900,5 +1686,8 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
     ("VC_hisparse_dcp", "0.30.0", None, "--attention-config with HiSparse"),
     ("VC_batch_sharded", "0.29.0", None, "--enable-batch-sharded-sampling"),
     ("VC_adaptive_pp", "0.29.0", None, "speculative adaptive verification"),
+    ("W_mtp_interleave", "0.13.0", None, "speculative decoding with cp_kv_cache_interleave_size > 1 on the "
+                                         "selected attention implementation"),
+    ("EA_spec_lora_tokens", "0.15.0", None, "--enable-lora with speculative decoding (max_num_batched_tokens)"),
     ("VC_recoverssm_pp", "0.29.0", None, "RecoverSSM cache mode"),
 )

@@ -43,7 +43,7 @@ from ..launch.pins import read_toml
 __all__ = ["ScanSettings", "Settings", "find_settings", "resolve_settings", "settings_for"]
 
 _HOST_FACTS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-               "cpu_memory_bytes": int}
+               "cpu_memory_bytes": int, "gpu_capability": int, "arctic_inference": bool}
 _KEYS = ("vllm-version", "nearest", "exclude", "variables", "host")
 
 

@@ -35,11 +35,12 @@ def oracle_or_skip(version: str) -> tuple[str, dict[str, str]]:
 
 
 def run_runner(script: str, python: str, python_env: dict[str, str], cases: list[dict], *,
-               unset: tuple[str, ...] = ()) -> dict:
-    """Run ``tests/upstream/<script>`` with the oracle's ``python`` on ``{"cases": cases}``; its output."""
+               unset: tuple[str, ...] = (), env: "dict[str, str] | None" = None) -> dict:
+    """Run ``tests/upstream/<script>`` with the oracle's ``python`` on ``{"cases": cases}`` (and
+    ``"env"``: the environment vLLM sees, for runners that read it); its output."""
     with tempfile.TemporaryDirectory(prefix="kvg-runner-") as tmp:
         inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
-        Path(inp).write_text(json.dumps({"cases": cases}))
+        Path(inp).write_text(json.dumps({"cases": cases, **({"env": env} if env else {})}))
         env = dict(os.environ, VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
         for name in unset:
             env.pop(name, None)

@@ -47,7 +47,8 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "data_parallel_external_lb", "data_parallel_hybrid_lb", "data_parallel_backend",
           "data_parallel_address", "distributed_executor_backend", "enable_eplb", "enable_elastic_ep",
           "enable_fault_tolerance", "enable_return_routed_experts", "async_scheduling", "trust_remote_code",
-          "swap_space")
+          "swap_space", "max_model_len", "disable_sliding_window", "kv_cache_dtype", "enforce_eager",
+          "attention_backend")
 MISSING = "<absent>"
 
 

@@ -54,6 +54,22 @@ def fact(fn):
         return {"error": type(exc).__name__, "message": str(exc)}
 
 
+def torch_compat():
+    """The oracle's torch is its base env's, newer than 0.17.x pins: their CPU platform's kernel import
+    calls ``torch._C._cpu._is_avx512_supported()``, which newer torch no longer has (``torch.cpu.
+    _is_avx512_supported`` answers it; later releases call that).  Without the alias, importing any
+    model module (registry inspection in process, model loading) fails on the oracle host with an
+    AttributeError and every case reads "failed to be inspected" — the host's answer, not vLLM's."""
+    try:
+        import torch
+    except ImportError:
+        return
+    cpu = getattr(torch._C, "_cpu", None)
+    if cpu is not None and not hasattr(cpu, "_is_avx512_supported") \
+            and hasattr(getattr(torch, "cpu", None), "_is_avx512_supported"):
+        cpu._is_avx512_supported = torch.cpu._is_avx512_supported
+
+
 def inspect_in_process():
     """KVG_ORACLE_INSPECT=inprocess: run the model registry's class inspection here.
 
@@ -154,6 +170,7 @@ def main(cases_path, out_path):
     for key, value in (spec.get("env") or {}).items():
         os.environ[key] = str(value)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    torch_compat()
     from vllm.config import ModelConfig, ParallelConfig
 
     if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":

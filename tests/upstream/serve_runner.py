@@ -3,7 +3,10 @@
 usage: VLLM_TARGET_DEVICE=cpu python serve_runner.py CASES.json OUT.json
 
 CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the model],
-         "model_dir": optional fixed directory to write config.json to}]}
+         "model_dir": optional fixed directory to write config.json to,
+         "files": optional {directory: config.json contents} written first (speculative drafts),
+         "hf_cache": optional {"org/name": config.json contents} written as an offline Hugging Face cache
+                     (HF_HUB_CACHE) so that Hub ids resolve}]}
 
 Per case: the release's own ``make_arg_parser(FlexibleArgumentParser())``,
 ``EngineArgs.from_cli_args`` and ``create_engine_config()`` on the CPU platform
@@ -44,9 +47,27 @@ def main(cases_path, out_path):
     from argv_runner import _imports  # the CPU platform, EngineArgs and the release's parser builder
     from oracle_runner import describe  # the failing statement's exception, pydantic unwrapped
 
+    from oracle_runner import torch_compat
+
+    torch_compat()
+    if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":  # before vLLM's imports, as oracle_runner
+        from oracle_runner import stub_torchvision
+        stub_torchvision()
     EngineArgs, FlexibleArgumentParser, make_arg_parser = _imports()
+    if os.environ.get("KVG_ORACLE_INSPECT") == "inprocess":  # the same answer, ~10x faster (test_differential)
+        from oracle_runner import inspect_in_process
+        inspect_in_process()
     out = []
+    environ = dict(os.environ)
     for case in spec["cases"]:
+        # each case sees the run's environment only: 0.10.2/0.11.0's create_engine_config writes
+        # VLLM_USE_V1 into os.environ (envs.set_vllm_use_v1), which a later case would read as set
+        os.environ.clear()
+        os.environ.update(environ)
+        for directory, config in (case.get("files") or {}).items():
+            os.makedirs(directory, exist_ok=True)
+            with open(os.path.join(directory, "config.json"), "w") as fh:
+                json.dump(config, fh)
         work = case.get("model_dir") or tempfile.mkdtemp(prefix="kvg-serve-")
         os.makedirs(work, exist_ok=True)
         with open(os.path.join(work, "config.json"), "w") as fh:

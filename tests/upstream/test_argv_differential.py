@@ -59,13 +59,17 @@ MISSING = "<absent>"
 # release under test: an argparse error there)
 ALL_OPTION_NAMES = sorted({n for f in FLAGS for n in f.names})
 # options kvguard does not model, with values every release accepts
-UNMODELED = [["--max-model-len", "4096"], ["--enforce-eager"], ["--gpu-memory-utilization", "0.85"],
+UNMODELED = [["--max-num-batched-tokens", "8k"], ["--disable-log-stats"], ["--gpu-memory-utilization", "0.85"],
              ["--port", "8001"], ["--dtype", "bfloat16"], ["--seed", "3"], ["--max-num-seqs", "64"],
-             ["--disable-log-stats"], ["--host", "0.0.0.0"], ["--kv-cache-dtype", "auto"],
+             ["--disable-log-stats"], ["--host", "0.0.0.0"],
              ["--revision", "main"], ["--tokenizer", "T"], ["--load-format", "dummy"],
              ["--compilation-config", "{}"], ["--block-size", "16"], ["--api-server-count", "1"],
              ["--served-model-name", "svc"]]
 INT_VALUES = ["1", "2", "4", "8", "3", "16", "0"]
+# --max-model-len as operators write it (human_readable_int / _or_auto; some forms only some releases take)
+LENGTH_VALUES = ["4096", "32768", "128k", "1K", "32K", "1M", "1m", "25.6k", "1.5K", "1t", "1T", "2g", "auto", "AUTO",
+                 "-1", "0", "-2", " 100 ", "1_000", "+5", "abc", "1e5", "4096.5", ""]
+KV_CACHE_DTYPES = ["auto", "fp8", "fp8_e4m3", "fp8_e5m2", "bfloat16", "float16", "fp8_ds_mla", "nvfp4", "bogus"]
 ENV_PREFIXES = [[], [], ["VLLM_MLA_DISABLE=1"], ["HF_HOME=/x", "VLLM_USE_V1=1"], ["CUDA_VISIBLE_DEVICES=0,1"]]
 
 
@@ -116,6 +120,10 @@ def _spell(rng: random.Random, flag, table: dict, release) -> list[str]:
         return [name]
     if flag.choices:
         value = rng.choice(flag.choices) if rng.random() < 0.93 else rng.choice(["bogus", "None"])
+    elif kind == "length":
+        value = rng.choice(LENGTH_VALUES)
+    elif flag.field == "kv_cache_dtype":
+        value = rng.choice(KV_CACHE_DTYPES)
     elif kind == "int":
         value = rng.choice(INT_VALUES) if rng.random() < 0.97 else rng.choice(["x", "2.5", "-1"])
     elif kind == "float":
@@ -136,6 +144,10 @@ def _yaml_value(rng, flag):
         return rng.choice(flag.choices)
     if flag.kind in ("int", "float"):
         return rng.choice(["1", "2", "4", "8"])
+    if flag.kind == "length":
+        return rng.choice(["4096", "8192"])
+    if flag.field == "kv_cache_dtype":
+        return rng.choice(["auto", "fp8"])
     return rng.choice(["ray", "mp", "127.0.0.1"])
 
 

@@ -1,0 +1,655 @@
+"""Model construction: the checks vLLM's layers run while the model is built (worker, model init).
+
+When the config checks pass, each worker builds the model: every decoder layer constructs its
+linear layers (``QKVParallelLinear``, ``MergedColumnParallelLinear``, ``ColumnParallelLinear``,
+``RowParallelLinear``, ``ReplicatedLinear``; vllm/model_executor/layers/linear.py) and MoE
+layers (``FusedMoE``), each shards its weight by the tensor-parallel size (MoE layers by the
+flattened MoE size: tp x dp x pcp, or the expert-parallel size) and hands the per-rank sizes
+to the checkpoint's quantization method, whose ``create_weights`` refuses shards that do not
+fit its blocks.  The first layer that refuses ends the launch, raised as it is (no pydantic
+wrapping).
+
+What this module models (each a fact per vLLM release, kvguard/data/quant_archs.json for the
+architectures, :mod:`kvguard.rules.table` for the messages):
+
+- the architecture's layers in construction order (:func:`layers`);
+- vLLM's sharding: ``divide`` / ``ensure_divisibility`` ("X is not divisible by Y"), the merged
+  layer's bare ``assert``, KV-head replication of ``QKVParallelLinear``;
+- ``FusedMoE`` construction: EPLB's even-distribution check, the MoE TP size vLLM flattens
+  (``FusedMoEParallelConfig.make``), the per-partition intermediate size (bare ``assert``);
+- block-FP8 (``Fp8Config`` with ``weight_block_size``): ``validate_fp8_block_shape`` (dense),
+  merged column layers' mismatch allowance (0.14.0+), ``Fp8MoEMethod`` (inline checks, then
+  ``validate_fp8_block_shape_moe``), the MoE block-scale refinement of 0.29.0+ (an answer that
+  depends on the MoE kernel the GPU selects: a host fact), layers left unquantized
+  (``ignored_layers`` / ``modules_to_not_convert``, ``is_layer_skipped``).
+
+Other quantization methods and other architectures are reported as not modelled (the check is
+listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+from .expr import evaluate
+
+__all__ = ["Layer", "Outcome", "QuantScheme", "family_of", "forbidden_tp", "layers", "outcome", "scheme_of"]
+
+_DATA = Path(__file__).resolve().parent.parent / "data" / "quant_archs.json"
+
+
+@lru_cache(maxsize=1)
+def _families() -> dict[str, dict]:
+    with open(_DATA, encoding="utf-8") as fh:
+        return json.load(fh)["families"]
+
+
+def family_of(architectures: "tuple[str, ...] | list[str]") -> Optional[str]:
+    """The family name of the first architecture kvguard models, else None."""
+    for arch in architectures or ():
+        for name, fam in _families().items():
+            if arch in fam["architectures"]:
+                return name
+    return None
+
+
+# ---------------------------------------------------------------------------
+# the quantization scheme, as the release's quantization config class reads it
+
+
+@dataclass(frozen=True)
+class QuantScheme:
+    """What the checkpoint's ``quantization_config`` means to the release.
+
+    ``method``: the config's ``quant_method`` (lower case); ``block``: FP8's
+    ``weight_block_size`` (None: per-tensor FP8); ``ignored``: ``ignored_layers``, else
+    ``modules_to_not_convert``; ``modelled``: whether kvguard models the method's checks.
+    """
+
+    method: str
+    block: Optional[tuple[int, int]] = None
+    ignored: tuple[str, ...] = ()
+    modelled: bool = True
+
+
+def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any]) -> Optional[QuantScheme]:
+    """The checkpoint's quantization (None: unquantized).  ``ModelConfig._parse_quant_hf_config``
+    reads ``hf_config.quantization_config`` (the text config's as a fallback)."""
+    cfg = resolved_top.get("quantization_config")
+    if not isinstance(cfg, Mapping):
+        cfg = resolved.get("quantization_config")
+    if not isinstance(cfg, Mapping):
+        return None
+    method = str(cfg.get("quant_method", "")).lower()
+    if method == "fp8":
+        ignored = cfg.get("ignored_layers") or cfg.get("modules_to_not_convert") or ()
+        block = cfg.get("weight_block_size")
+        if block is not None:
+            if not (isinstance(block, (list, tuple)) and len(block) == 2
+                    and all(type(b) is int and b > 0 for b in block)):
+                return QuantScheme(method, modelled=False)
+            block = (block[0], block[1])
+        return QuantScheme(method, block, tuple(str(x) for x in ignored))
+    return QuantScheme(method or "unknown", modelled=False)
+
+
+# ---------------------------------------------------------------------------
+# the layers an architecture builds
+
+
+@dataclass(frozen=True)
+class Layer:
+    """One layer as the model constructs it (global sizes; sharding is applied per launch).
+
+    ``kind``: ``qkv`` / ``merged`` / ``column`` / ``row`` / ``replicated`` / ``moe`` / ``check``.
+    """
+
+    index: int
+    prefix: str
+    kind: str
+    input_size: int = 0
+    output_sizes: tuple[int, ...] = ()
+    shards: tuple[str, ...] = ()
+    #: True, False, or "sp_moe" (disabled when vLLM runs the MoE sequence-parallel)
+    disable_tp: Any = False
+    #: qkv: (hidden, head_size, heads, kv_heads)
+    qkv: tuple[int, int, int, int] = (0, 0, 0, 0)
+    #: moe: (experts, hidden, intermediate, passes enable_eplb)
+    moe: tuple[int, int, int, bool] = (0, 0, 0, False)
+    #: check: (row id, condition expression, {name: expression})
+    check: tuple = ()
+    names: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def signature(self) -> tuple:
+        """What decides the layer's checks apart from its name."""
+        return (self.kind, self.input_size, self.output_sizes, self.shards, self.disable_tp, self.qkv, self.moe,
+                self.check[:1])
+
+
+def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:
+    names = dict(resolved)
+    for key in ("head_dim",):
+        if key in fam:
+            names[key] = evaluate(fam[key], names)
+    names.setdefault("decoder_sparse_step", 1)
+    names.setdefault("moe_layer_freq", 1)
+    names.setdefault("first_k_dense_replace", 0)
+    return names
+
+
+def layers(resolved: Mapping[str, Any], family: str, release) -> list[Layer]:
+    """Every layer of the decoder stack of ``family`` for a config, in construction order."""
+    fam = _families()[family]
+    names = _names(resolved, fam)
+    count = names.get("num_hidden_layers") or 0
+    out: list[Layer] = []
+    for item in fam.get("pre", ()):
+        if release.within(item.get("since", "0.10.2"), item.get("until")):
+            out.append(_layer(item, dict(names, i=None), -1, release))
+    for i in range(int(count)):
+        scope = dict(names, i=i)
+        if "moe_layer" in fam:
+            scope["moe_layer"] = bool(evaluate(fam["moe_layer"], scope))
+        for item in fam["layer"]:
+            if not release.within(item.get("since", "0.10.2"), item.get("until")):
+                continue
+            if "when" in item and not evaluate(item["when"], scope):
+                continue
+            out.append(_layer(item, scope, i, release))
+    return out
+
+
+def _layer(item: dict, scope: dict, i: int, release) -> Layer:
+    kind = item["kind"]
+    if i < 0:
+        prefix = item["name"]
+    else:
+        prefix = f"model.layers.{i}.{item['name']}" if "name" in item else f"model.layers.{i}"
+    ev = lambda key: evaluate(item[key], scope)  # noqa: E731
+    if kind == "check":
+        return Layer(i, prefix, kind, check=(item["check"], item["fires"], tuple(item.get("values", {}).items())),
+                     names=scope)
+    if kind == "qkv":
+        return Layer(i, prefix, kind, input_size=ev("hidden"), shards=tuple(item.get("shards", ())),
+                     disable_tp=item.get("disable_tp", False),
+                     qkv=(ev("hidden"), ev("head_size"), ev("heads"), ev("kv_heads")))
+    if kind == "vocab":
+        return Layer(i, prefix, kind, output_sizes=(ev("vocab"),))
+    if kind == "moe":
+        eplb = item.get("eplb", False)
+        passes = release.within(eplb) if isinstance(eplb, str) else bool(eplb)
+        return Layer(i, prefix, kind, moe=(ev("experts"), ev("hidden"), ev("intermediate"), passes))
+    outs = tuple(evaluate(o, scope) for o in item["outs"]) if "outs" in item else (ev("out"),)
+    return Layer(i, prefix, kind, input_size=ev("in"), output_sizes=outs, shards=tuple(item.get("shards", ())),
+                 disable_tp=item.get("disable_tp", False))
+
+
+# ---------------------------------------------------------------------------
+# the launch's view: per-rank sizes and the checks, in vLLM's order
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The first refusal while building the model (``check`` is a rule id of the model_init
+    stage, ``values`` its template values), or ``check=None`` (the model builds).  ``needs``:
+    host facts the answer read; ``unmodelled``: why kvguard cannot answer (the check is skipped)."""
+
+    check: Optional[str] = None
+    values: Mapping[str, Any] = field(default_factory=dict)
+    layer: Optional[str] = None
+    needs: tuple[str, ...] = ()
+    unmodelled: Optional[str] = None
+
+
+class _Refused(Exception):
+    def __init__(self, check: str, **values: Any):
+        super().__init__(check)
+        self.check = check
+        self.values = values
+
+
+def _divide(n: int, d: int) -> int:
+    """vllm.distributed.utils.divide (ensure_divisibility's assert)."""
+    if n % d != 0:
+        raise _Refused("MI_divide", numerator=n, denominator=d)
+    return n // d
+
+
+@dataclass
+class Launch:
+    """The sizes the model construction reads from the launch."""
+
+    tp: int
+    dp: int = 1
+    pcp: int = 1
+    ep: bool = False
+    eplb: bool = False
+    redundant: int = 0
+    #: the default MoE kernel selection can take a refined FP8 block shape (a host fact; None: unknown)
+    refined_fp8_moe_kernel: Optional[bool] = None
+
+    def moe_sizes(self, release) -> tuple[int, int, bool]:
+        """(MoE TP size, EP size, use_ep): ``FusedMoEParallelConfig.make``."""
+        pcp = self.pcp if release.within("0.12.0") else 1
+        flat = self.dp * pcp * self.tp
+        use_ep = flat > 1 and self.ep
+        return (1, flat, True) if use_ep else (flat, 1, False)
+
+    def sp_moe(self, release) -> bool:
+        """``ParallelConfig.use_sequence_parallel_moe`` with the default all2all backend."""
+        return release.within("0.11.0") and self.ep and self.tp > 1 and self.dp > 1
+
+
+def _is_layer_skipped(prefix: str, ignored: tuple[str, ...], shards: tuple[str, ...], release) -> bool:
+    """vllm quant_utils.is_layer_skipped (exact match) with the model's packed-modules mapping."""
+    proj = prefix.split(".")[-1]
+    if shards:
+        if release.within("0.24.0") and prefix in ignored:
+            return True
+        skipped = None
+        for shard in shards:
+            hit = prefix.replace(proj, shard) in ignored
+            if skipped is None:
+                skipped = hit
+            elif hit != skipped:
+                raise _Refused("MI_fused_shards", prefix=prefix)
+        return bool(skipped)
+    if "experts" in prefix and release.within("0.11.0"):
+        return any(prefix in name for name in ignored if "experts" in name)
+    return prefix in ignored
+
+
+#: vllm.model_executor.layers.vocab_parallel_embedding.DEFAULT_VOCAB_PADDING_SIZE
+_VOCAB_PADDING = 64
+
+
+def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized") -> None:
+    if layer.kind == "replicated":
+        return
+    if layer.kind == "vocab":
+        # VocabParallelEmbedding: the vocabulary padded to a multiple of 64, divided over tp
+        vocab = layer.output_sizes[0]
+        _divide(-(-vocab // _VOCAB_PADDING) * _VOCAB_PADDING, launch.tp)
+        return
+    disable = layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
+    tp = 1 if disable else launch.tp
+    if layer.kind == "qkv":
+        hidden, head, heads, kv = layer.qkv
+        per_heads = _divide(heads, tp)
+        if tp >= kv:
+            per_kv = 1
+            _divide(tp, kv)
+        else:
+            per_kv = _divide(kv, tp)
+        outputs = (per_heads * head * tp, per_kv * head * tp, per_kv * head * tp)
+        input_size, output_size = hidden, sum(outputs)
+    else:
+        input_size, outputs = layer.input_size, layer.output_sizes
+        output_size = sum(outputs)
+    if layer.kind == "row":
+        ipp = _divide(input_size, tp)
+        parts = [output_size]
+    else:
+        if layer.kind == "merged" and not all(o % tp == 0 for o in outputs):
+            raise _Refused("MI_merged_assert")
+        ipp = input_size
+        _divide(output_size, tp)
+        parts = [_divide(o, tp) for o in outputs] if layer.kind in ("qkv", "merged") else [output_size // tp]
+    if scheme is None or scheme.method != "fp8":
+        return
+    if skip == "fused_error":
+        raise _Refused("MI_fused_shards", prefix=layer.prefix)
+    if skip == "skipped" or scheme.block is None:
+        return
+    block_n, block_k = scheme.block
+    if (release.within("0.14.0") and layer.kind != "row" and len(parts) > 1
+            and any(p % block_n != 0 for p in parts)):
+        return  # ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch
+    if tp > 1 and input_size // ipp == tp and ipp % block_k != 0:
+        raise _Refused("MI_fp8_block_k", size=ipp, block=block_k)
+    is_tp_split = tp > 1 and output_size // sum(parts) == tp
+    merged = len(parts) > 1
+    if is_tp_split or merged:
+        check = parts if is_tp_split else parts[:-1]
+        for size in check:
+            if size % block_n != 0:
+                raise _Refused("MI_fp8_block_n", size=size, block=block_n)
+
+
+def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, needs: list,
+         skip: str = "quantized") -> None:
+    experts, hidden, intermediate, passes_eplb = layer.moe
+    moe_tp, ep_size, use_ep = launch.moe_sizes(release)
+    eplb = launch.eplb and passes_eplb
+    redundant = launch.redundant if passes_eplb else 0
+    total = experts + redundant
+    if eplb and use_ep and total % ep_size != 0:
+        raise _Refused("MI_eplb_even", experts=total, ep_size=ep_size)
+    if intermediate % moe_tp != 0:
+        raise _Refused("MI_moe_intermediate")
+    ispp = intermediate // moe_tp
+    if scheme is None or scheme.method != "fp8" or scheme.block is None:
+        return
+    if skip == "skipped":
+        return
+    block_n, block_k = scheme.block
+    tp = launch.tp  # get_tensor_model_parallel_world_size(): the attention TP group
+    refined = False
+    if release.within("0.29.0") and not (ispp % block_n == 0 and (moe_tp == 1 or ispp % block_k == 0)):
+        refine = math.gcd(block_n, block_k, ispp, hidden)
+        if refine >= 32:
+            # the refined block shape is served only by kernels that take it as an argument (Triton):
+            # whether the host's MoE kernel selection has one is a host fact
+            needs.append("refined_fp8_moe_kernel")
+            if launch.refined_fp8_moe_kernel is None:
+                raise _Unknown("refined_fp8_moe_kernel")
+            if not launch.refined_fp8_moe_kernel:
+                raise _Unmodelled("the MoE kernel selection without a kernel for refined FP8 block scales is not "
+                                  "modelled")
+            refined = True
+    if refined:
+        return
+    if ispp % block_n != 0:
+        raise _Refused("MI_fp8_moe_block_n", size=ispp, block=block_n)
+    if tp > 1 and ispp % block_k != 0:
+        raise _Refused("MI_fp8_moe_block_k", size=ispp, block=block_k)
+
+
+class _Unknown(Exception):
+    """A host fact the answer needs is unknown."""
+
+
+class _Unmodelled(Exception):
+    """kvguard does not model what decides the answer."""
+
+
+class ModelInitBug(RuntimeError):
+    """kvguard's own failure while walking the model's layers (never a verdict: the engine lets a
+    RuntimeError through, and the API reports it as kvguard.InternalError)."""
+
+
+#: the config sizes the layer data reads: a config whose sizes are not positive integers (0, a string, a
+#: float) is not walked — vLLM's own arithmetic on it is not modelled
+_SIZES = ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
+          "moe_intermediate_size", "num_experts", "n_routed_experts", "num_local_experts", "q_lora_rank",
+          "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim", "vocab_size", "num_hidden_layers",
+          "n_shared_experts", "decoder_sparse_step", "moe_layer_freq")
+
+
+def _degenerate(facts, launch: Launch) -> Optional[str]:
+    for name in ("tp", "dp", "pcp"):
+        value = getattr(launch, name)
+        if type(value) is not int or value < 1:
+            return f"{name}={value!r}"
+    if type(launch.redundant) is not int or launch.redundant < 0:
+        return f"num_redundant_experts={launch.redundant!r}"
+    for name in _SIZES:
+        value = facts.resolved.get(name)
+        if value is not None and (type(value) is not int or value < 1):
+            return f"{name}={value!r}"
+    fk = facts.resolved.get("first_k_dense_replace")
+    if fk is not None and (type(fk) is not int or fk < 0):
+        return f"first_k_dense_replace={fk!r}"
+    return None
+
+
+_MEMO: dict = {}
+
+
+def outcome(facts, release, launch: Launch) -> Outcome:
+    """The model-construction outcome of a launch (see :class:`Outcome`), memoised per facts object,
+    release and launch sizes (plan and scan ask the same model many times)."""
+    mkey = (id(facts), release.version, release.patches)
+    entry = _MEMO.get(mkey)
+    if entry is None or entry[0] is not facts:
+        if len(_MEMO) > 256:
+            _MEMO.clear()
+        entry = _MEMO[mkey] = (facts, {})
+    lkey = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel)
+    try:
+        hit = entry[1].get(lkey)
+    except TypeError:  # an unhashable size: decided (as not modelled) below
+        hit = lkey = None
+    if hit is not None:
+        return hit
+    result = _decide(facts, release, launch)
+    if lkey is not None:
+        if len(entry[1]) > 4096:
+            entry[1].clear()
+        entry[1][lkey] = result
+    return result
+
+
+def _decide(facts, release, launch: Launch) -> Outcome:
+    bad = _degenerate(facts, launch)
+    if bad is not None:
+        return Outcome(unmodelled=f"model construction with {bad} is not modelled")
+    try:
+        return _outcome(facts, release, launch)
+    except ModelInitBug:
+        raise
+    except Exception as exc:  # noqa: BLE001 - a failure of kvguard's own walk, not vLLM's verdict
+        raise ModelInitBug(f"kvguard.quant: {type(exc).__name__}: {exc}") from exc
+
+
+def _outcome(facts, release, launch: Launch) -> Outcome:
+    family = family_of(facts.architectures)
+    scheme = scheme_of(facts.resolved_top, facts.resolved)
+    if family is None:
+        if scheme is not None:
+            return Outcome(unmodelled=f"the weight-shard checks of {', '.join(facts.architectures) or 'this model'} "
+                                      f"are not modelled")
+        if launch.eplb:
+            return Outcome(unmodelled=f"the MoE layers of {', '.join(facts.architectures) or 'this model'} are not "
+                                      f"modelled (EPLB's expert-distribution check)")
+        return Outcome()
+    if scheme is not None and not scheme.modelled:
+        return Outcome(unmodelled=f"the {scheme.method} quantization method's weight-shard checks are not modelled")
+    prepared = _prepared(facts, family, release, scheme)
+    key = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel)
+    memo = prepared[2]
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    needs: list[str] = []
+    result = Outcome()
+    for layer, skip in prepared[1]:
+        try:
+            if layer.kind == "check":
+                check_id, fires, values = layer.check
+                scope = dict(layer.names, tp=launch.tp, dp=launch.dp, pcp=launch.pcp, ep=launch.ep)
+                if evaluate(fires, scope):
+                    raise _Refused(check_id, **{k: evaluate(v, scope) for k, v in values})
+            elif layer.kind == "moe":
+                _moe(layer, launch, scheme, release, needs, skip)
+            else:
+                _linear(layer, launch, scheme, release, skip)
+        except _Refused as exc:
+            result = Outcome(exc.check, exc.values, layer.prefix, tuple(needs))
+            break
+        except _Unknown:
+            result = Outcome(needs=tuple(needs), layer=layer.prefix)
+            break
+        except _Unmodelled as exc:
+            result = Outcome(needs=tuple(needs), unmodelled=str(exc), layer=layer.prefix)
+            break
+    else:
+        result = Outcome(needs=tuple(needs))
+        if launch.eplb and any(layer.kind == "moe" and not layer.moe[3] for layer, _ in prepared[1]):
+            # the model passes no EPLB to its MoE layers (it does not implement MixtureOfExperts in this
+            # release): what --enable-eplb does after the model is built is not modelled
+            result = Outcome(needs=tuple(needs), unmodelled=f"--enable-eplb with {', '.join(facts.architectures)}, "
+                             f"whose MoE layers take no EPLB in vLLM {release.key}, is not modelled")
+    if len(memo) > 4096:
+        memo.clear()
+    memo[key] = result
+    return result
+
+
+def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
+    """Whether the quantization method leaves the layer unquantized (launch-independent)."""
+    if scheme is None or scheme.method != "fp8" or layer.kind in ("check", "vocab", "replicated"):
+        return "quantized"
+    try:
+        if layer.kind == "moe":
+            if not release.within("0.11.0"):
+                return "quantized"
+            return "skipped" if _is_layer_skipped(layer.prefix, scheme.ignored, (), release) else "quantized"
+        return "skipped" if _is_layer_skipped(layer.prefix, scheme.ignored, layer.shards, release) else "quantized"
+    except _Refused:
+        return "fused_error"
+
+
+_CACHE: dict = {}
+
+
+def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> tuple:
+    """(facts, [(layer, skip state)] without repeats, outcome memo) per facts object and release: layers with
+    the same sizes and skip state decide the same way, so only the first of each is walked."""
+    key = (id(facts), family, release.version, release.patches)
+    hit = _CACHE.get(key)
+    if hit is not None and hit[0] is facts:
+        return hit
+    if len(_CACHE) > 256:
+        _CACHE.clear()
+    unique, seen = [], set()
+    for layer in layers(facts.resolved, family, release):
+        skip = _skip_state(layer, scheme, release)
+        sig = (layer.signature(), skip)
+        if sig in seen:
+            continue
+        seen.add(sig)
+        unique.append((layer, skip))
+    value = (facts, unique, {})
+    _CACHE[key] = value
+    return value
+
+
+# ---------------------------------------------------------------------------
+# audit: which tensor-parallel sizes the checkpoint's quantization forbids
+
+
+def forbidden_tp(facts, release, sizes: "range | list[int]", *, dp: int = 1, ep: bool = False,
+                 refined_fp8_moe_kernel: Optional[bool] = True) -> list[tuple[int, Outcome]]:
+    """``(tp, outcome)`` for each size in ``sizes`` whose model construction refuses."""
+    out = []
+    for tp in sizes:
+        res = outcome(facts, release, Launch(tp=tp, dp=dp, ep=ep, refined_fp8_moe_kernel=refined_fp8_moe_kernel))
+        if res.check is not None:
+            out.append((tp, res))
+    return out
+
+
+def render(result: Outcome, release) -> tuple[str, str]:
+    """``(exception type, message)`` of a refusal, from the release's rule row for its check."""
+    from ..rules import Check
+    from ..rules.table import rows_for
+
+    for row in rows_for(release):
+        if isinstance(row, Check) and row.id == result.check:
+            return row.exc, row.template.format_map(dict(result.values))
+    raise LookupError(f"no rule row {result.check} in vLLM {release.key}")
+
+
+# ---------------------------------------------------------------------------
+# audit: the tensor-parallel sizes the checkpoint's layers forbid, and why
+
+#: what a refusal's per-rank size is a share of, by check (for the "why" line)
+_WHAT = {"MI_fp8_moe_block_n": "MoE intermediate size", "MI_fp8_moe_block_k": "MoE intermediate size"}
+
+
+def _why(res: Outcome, tp: int, moe_tp: int) -> Optional[tuple[str, int, int]]:
+    """(what, global size, blocks) of a block-FP8 refusal: the size that is cut into tp shards."""
+    size, block = res.values.get("size"), res.values.get("block")
+    if size is None or block is None:
+        return None
+    shards = moe_tp if res.check in _WHAT else tp
+    total = size * shards
+    what = _WHAT.get(res.check) or f"{(res.layer or '').split('.', 3)[-1]} {'input' if res.check == 'MI_fp8_block_k' else 'output'} size"
+    return what, total, block
+
+
+def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
+                refined_fp8_moe_kernel: Optional[bool] = True, max_tp: int = 256) -> Optional[dict]:
+    """What the checkpoint's layers say about tensor-parallel sizes (audit's ``quantization`` section).
+
+    Every tp that divides the attention heads (the others vLLM refuses before building the model),
+    up to ``max_tp``, is built as :func:`outcome` builds it (``dp``/``pcp``/``ep`` as given);
+    ``forbidden_tp`` lists the refused ones with vLLM's exception, and ``rules`` says why in
+    block arithmetic ("MoE intermediate size 1536 / 128 = 12 blocks: tp must divide 12").
+    None for an unquantized checkpoint of a model without refusals.
+    """
+    scheme = scheme_of(facts.resolved_top, facts.resolved)
+    heads = facts.total_num_attention_heads if isinstance(facts.total_num_attention_heads, int) else 0
+    sizes = [t for t in range(1, max_tp + 1) if heads > 0 and heads % t == 0]
+    out: dict[str, Any] = {"method": scheme.method if scheme else None,
+                           "weight_block_size": list(scheme.block) if scheme and scheme.block else None,
+                           "modelled": None, "tp_sizes_checked": sizes, "forbidden_tp": [], "rules": [],
+                           "assumptions": []}
+    launch = Launch(tp=1, dp=dp, pcp=pcp, ep=ep, refined_fp8_moe_kernel=refined_fp8_moe_kernel)
+    unmodelled = None
+    groups: dict[tuple, list[int]] = {}
+    for tp in sizes:
+        launch.tp = tp
+        res = outcome(facts, release, launch)
+        if "refined_fp8_moe_kernel" in res.needs and "refined FP8 MoE blocks" not in " ".join(out["assumptions"]):
+            out["assumptions"].append("refined FP8 MoE blocks served by Triton (an H100-class GPU, compute "
+                                      "capability 90, with Triton: the default host)")
+        if res.unmodelled:
+            unmodelled = res.unmodelled
+            break
+        if res.check is None:
+            continue
+        exc, message = render(res, release)
+        moe_tp = launch.moe_sizes(release)[0]
+        why = _why(res, tp, moe_tp)
+        out["forbidden_tp"].append({"tp": tp, "check": res.check, "exc_type": exc, "message": message,
+                                    "layer": res.layer})
+        if why is not None:
+            groups.setdefault(why, []).append(tp)
+    out["modelled"] = unmodelled is None
+    if unmodelled:
+        out["not_modelled"] = unmodelled
+        out["forbidden_tp"] = []
+        return out
+    scale = dp * (pcp if release.within("0.12.0") else 1)
+    hidden = facts.resolved.get("hidden_size")
+    for (what, total, block), tps in groups.items():
+        moe = what.startswith("MoE")
+        factor = "" if not moe or ep or scale == 1 else f" x {scale} (dp x pcp: without expert parallel the experts " \
+                                                              f"are split over tp x dp x pcp)"
+        first = f"first refusal at tp {', '.join(map(str, tps))}"
+        if total % block:
+            out["rules"].append(f"{what} {total} is not a multiple of {block}: {first}")
+            continue
+        n = total // block
+        rule = f"{what} {total} / {block} = {n} blocks: tp{factor} must divide {n}"
+        if moe and release.within("0.29.0"):
+            rule += (f", or the per-rank size, {block} and the hidden size {hidden} must share a block of at least 32 "
+                     f"(vLLM {release.key} then refines the block scales; assumed: an H100-class GPU with Triton)")
+        out["rules"].append(f"{rule} ({first})")
+    other: dict[str, list[int]] = {}
+    for item in out["forbidden_tp"]:
+        if not any(item["tp"] in tps for tps in groups.values()):
+            other.setdefault(item["check"], []).append(item["tp"])
+    for check, tps in other.items():
+        label = ", ".join(map(str, tps))
+        if check == "MI_attn_assert":
+            kv = facts.resolved.get("num_key_value_heads")
+            out["rules"].append(f"the attention module asserts that tp divides the {kv} KV heads or is a multiple of "
+                                f"them: refused at tp {label}")
+        elif check == "MI_tp_gt_experts":
+            out["rules"].append(f"tp above the expert count: refused at tp {label}")
+        else:
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            out["rules"].append(f"{item['layer']}: {item['exc_type']}: {item['message'] or '(bare assert)'}: refused "
+                                f"at tp {label}")
+    if scheme is None and not out["forbidden_tp"]:
+        return None
+    return out

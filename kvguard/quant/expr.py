@@ -1,0 +1,75 @@
+"""The small expression language of kvguard/data/quant_archs.json (layer sizes and conditions).
+
+Python expression syntax, restricted to what a layer template needs: names (resolved config
+attributes and launch values), integer and None constants, ``+ - * // %``, comparisons (``in``,
+``is None``), ``and``/``or``/``not``, conditional expressions and list literals.  Parsed once
+with :mod:`ast`; nothing else is evaluated.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["evaluate"]
+
+_BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+        ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+_CMP = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
+        ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+        ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+
+
+@lru_cache(maxsize=None)
+def _parse(expr: str) -> ast.expr:
+    return ast.parse(expr, mode="eval").body
+
+
+def evaluate(expr: Any, names: Mapping[str, Any]) -> Any:
+    """The value of ``expr`` (a string, or a constant used as it is) over ``names``."""
+    if not isinstance(expr, str):
+        return expr
+    return _eval(_parse(expr), names)
+
+
+def _eval(node: ast.expr, names: Mapping[str, Any]) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return names.get(node.id)
+    if isinstance(node, ast.BinOp) and type(node.op) in _BIN:
+        return _BIN[type(node.op)](_eval(node.left, names), _eval(node.right, names))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _eval(node.operand, names)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_eval(node.operand, names)
+    if isinstance(node, ast.BoolOp):
+        if isinstance(node.op, ast.And):
+            value: Any = True
+            for item in node.values:
+                value = _eval(item, names)
+                if not value:
+                    return value
+            return value
+        value = False
+        for item in node.values:
+            value = _eval(item, names)
+            if value:
+                return value
+        return value
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, names)
+        for op, comp in zip(node.ops, node.comparators):
+            right = _eval(comp, names)
+            if not _CMP[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.IfExp):
+        return _eval(node.body, names) if _eval(node.test, names) else _eval(node.orelse, names)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_eval(e, names) for e in node.elts]
+    raise ValueError(f"unsupported expression: {ast.unparse(node)}")

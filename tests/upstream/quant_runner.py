@@ -1,0 +1,305 @@
+"""Runs inside a vLLM release's oracle environment: the release builds the model, on the meta device.
+
+Usage: ``python quant_runner.py IN.json OUT.json`` with IN = ``{"cases": [{"config": {...},
+"layouts": [{"tp", "dp", "pcp", "ep", "eplb", "redundant"}, ...], "record": bool}, ...]}``.
+
+For each config the release's own ``EngineArgs(...).create_engine_config()`` builds the
+VllmConfig (CPU platform, one rank); for each layout the parallel sizes are then set as the
+workers of that layout see them — the tensor-parallel, data-parallel, PCP and expert-parallel
+groups report the layout's sizes (their getters return stand-in groups of that size; rank 0)
+and ``ParallelConfig`` holds the layout's fields — and the model class the release's registry
+picks is constructed under ``set_current_vllm_config`` on ``torch.device("meta")``: every
+linear layer shards its weight and calls the checkpoint's quantization method's
+``create_weights``, every MoE layer runs FusedMoE's construction.  The first exception is the
+outcome (type and ``str()``), else ``ok``.
+
+What is replaced, because it belongs to the GPU host rather than to the layer geometry (and
+runs after the geometry checks): the attention layers and rotary embeddings (stand-in modules:
+their kernels do not exist on CPU), the FP8 linear kernel choice (``init_fp8_linear_kernel``)
+and the FP8 MoE backend choice (``select_fp8_moe_backend`` returns Triton, the choice of the
+default host, an H100-class GPU with Triton).  The platform's quantization support check is
+bypassed (the CPU platform supports no FP8).  With ``record`` the constructed layers are
+listed (prefix, class, sizes) for comparison with kvguard's architecture data.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+import traceback
+
+
+def _setup():
+    import vllm.platforms as platforms
+    from vllm.platforms.cpu import CpuPlatform
+
+    CpuPlatform.verify_quantization = classmethod(lambda cls, quant: None)
+    platforms._current_platform = CpuPlatform()
+
+
+class _DeviceGroup:
+    def __init__(self, n):
+        self.n = n
+
+    def size(self):
+        return self.n
+
+    def rank(self):
+        return 0
+
+
+class _Group:
+    def __init__(self, n, first_last=True):
+        self.world_size = n
+        self.rank_in_group = 0
+        self.rank = 0
+        self.local_rank = 0
+        self.ranks = list(range(n))
+        self.device_group = _DeviceGroup(n)
+        self.cpu_group = _DeviceGroup(n)
+        self.is_first_rank = first_last
+        self.is_last_rank = first_last
+
+
+SIZES = {"tp": 1, "dp": 1, "pcp": 1}
+
+
+def _fakes():
+    tp, dp, pcp = SIZES["tp"], SIZES["dp"], SIZES["pcp"]
+    return {
+        "get_tensor_model_parallel_world_size": lambda: tp,
+        "get_tensor_model_parallel_rank": lambda: 0,
+        "get_tp_group": lambda: _Group(tp),
+        "get_dp_group": lambda: _Group(dp),
+        "get_pcp_group": lambda: _Group(pcp),
+        "get_ep_group": lambda: _Group(tp * dp * pcp),
+        "get_pp_group": lambda: _Group(1),
+        "get_dcp_group": lambda: _Group(1),
+        "get_pipeline_model_parallel_world_size": lambda: 1,
+    }
+
+
+_ORIGINALS: dict = {}
+
+
+def _patch():
+    """Point every loaded module's reference to a parallel-state getter at the stand-in."""
+    import vllm.distributed.parallel_state as ps
+
+    if not _ORIGINALS:
+        for name in _fakes():
+            if hasattr(ps, name):
+                _ORIGINALS[name] = getattr(ps, name)
+    fakes = _fakes()
+    # dispatchers that read SIZES at call time: patched once, valid for every later layout
+    for mod in list(sys.modules.values()):
+        if mod is None or not getattr(mod, "__name__", "").startswith("vllm"):
+            continue
+        for name, orig in _ORIGINALS.items():
+            try:
+                if getattr(mod, name, None) is orig or getattr(getattr(mod, name, None), "_kvg", False):
+                    setattr(mod, name, _dispatch(name))
+            except Exception:  # noqa: BLE001
+                pass
+    return fakes
+
+
+def _dispatch(name):
+    def fn(*a, **k):
+        return _fakes()[name](*a, **k)
+    fn._kvg = True
+    return fn
+
+
+def _stubs():
+    import torch.nn as nn
+
+    class Stub(nn.Module):
+        def __init__(self, *a, **k):
+            super().__init__()
+
+    def stub_fn(*a, **k):
+        return Stub()
+
+    classes = ("Attention", "MLAAttention", "MultiHeadLatentAttentionWrapper", "MultiHeadLatentAttention",
+               "EncoderOnlyAttention", "ChunkedLocalAttention", "DeepseekV32IndexerCache", "Indexer",
+               "SiluAndMul", "GeluAndMul", "MulAndSilu", "SwigluOAIAndMul", "SwigluStepAndMul")
+    for mname, mod in list(sys.modules.items()):
+        if mod is None or not mname.startswith("vllm.model_executor.models."):
+            continue
+        for n in classes:
+            if isinstance(getattr(mod, n, None), type):
+                setattr(mod, n, Stub)
+        if callable(getattr(mod, "get_rope", None)):
+            setattr(mod, "get_rope", stub_fn)
+    _expert_maps_on_cpu()
+    try:
+        import vllm.model_executor.layers.quantization.fp8 as f8
+    except Exception:  # noqa: BLE001
+        return
+
+    class Kernel:
+        def __getattr__(self, name):
+            return None
+
+    if hasattr(f8, "init_fp8_linear_kernel"):
+        f8.init_fp8_linear_kernel = lambda *a, **k: Kernel()
+    if hasattr(f8, "select_fp8_moe_backend"):
+        from vllm.model_executor.layers.fused_moe.oracle import fp8 as oracle_fp8
+
+        f8.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, None)
+
+
+def _expert_maps_on_cpu():
+    """Expert placement (expert maps and their log line) runs on the CPU: it reads tensor values,
+    which the meta device does not have (the values are what every device computes)."""
+    import torch
+
+    def on_cpu(fn):
+        if getattr(fn, "_kvg_cpu", False):
+            return fn
+
+        def wrapper(*a, **k):
+            with torch.device("cpu"):
+                return fn(*a, **k)
+        wrapper._kvg_cpu = True
+        return wrapper
+
+    for mname, mod in list(sys.modules.items()):
+        if mod is None or not mname.startswith("vllm.model_executor.layers.fused_moe"):
+            continue
+        for name in ("determine_expert_map", "get_compressed_expert_map", "determine_expert_placement_strategy"):
+            if callable(getattr(mod, name, None)):
+                setattr(mod, name, on_cpu(getattr(mod, name)))
+        cls = getattr(mod, "ExpertMapManager", None)
+        if isinstance(cls, type) and not getattr(cls.__init__, "_kvg_cpu", False):
+            cls.__init__ = on_cpu(cls.__init__)
+
+
+def _set(obj, name, value):
+    try:
+        object.__setattr__(obj, name, value)
+    except Exception:  # noqa: BLE001
+        pass
+
+
+def _vllm_config(cfg: dict):
+    from vllm.engine.arg_utils import EngineArgs
+
+    d = tempfile.mkdtemp(prefix="kvg-quant-")
+    with open(os.path.join(d, "config.json"), "w") as fh:
+        json.dump(cfg, fh)
+    return EngineArgs(model=d, skip_tokenizer_init=True).create_engine_config()
+
+
+def _record_hooks(records):
+    """Record each constructed linear / MoE layer (after its quantization method's create_weights)."""
+    from vllm.model_executor.layers import linear
+
+    wrapped: list = []
+
+    def wrap(cls):
+        real = cls.__init__
+        wrapped.append(cls)
+
+        def __init__(self, *a, **k):
+            real(self, *a, **k)
+            if next(c for c in type(self).__mro__ if c in wrapped) is cls:
+                records.append({"prefix": getattr(self, "prefix", None) or k.get("prefix"), "class": cls.__name__,
+                                "input_size": getattr(self, "input_size", None),
+                                "output_size": getattr(self, "output_size", None),
+                                "output_sizes": list(getattr(self, "output_sizes", []) or []),
+                                "tp_size": getattr(self, "tp_size", None)})
+        cls.__init__ = __init__
+
+    for name in ("ReplicatedLinear", "ColumnParallelLinear", "MergedColumnParallelLinear", "QKVParallelLinear",
+                 "RowParallelLinear"):
+        wrap(getattr(linear, name))
+    try:
+        from vllm.model_executor.layers.fused_moe.layer import UnquantizedFusedMoEMethod as um
+    except ImportError:
+        from vllm.model_executor.layers.fused_moe import UnquantizedFusedMoEMethod as um
+    real_cw = um.create_weights
+
+    def cw(self, layer, num_experts, hidden_size, intermediate_size_per_partition, params_dtype, **kw):
+        records.append({"prefix": getattr(layer, "layer_name", None), "class": "FusedMoE", "experts": num_experts,
+                        "hidden": hidden_size, "intermediate_per_partition": intermediate_size_per_partition})
+        return real_cw(self, layer, num_experts, hidden_size, intermediate_size_per_partition, params_dtype, **kw)
+
+    um.create_weights = cw
+
+
+def main(inp: str, out: str) -> None:
+    with open(inp) as fh:
+        cases = json.load(fh)["cases"]
+    from oracle_runner import torch_compat  # this directory is the script's: first on sys.path
+
+    torch_compat()
+    _setup()
+    import torch
+
+    try:  # FusedMoE's expert map uses nonzero(): its meta-device value (all non-zero) is what a GPU computes here
+        torch.fx.experimental._config.meta_nonzero_assume_all_nonzero = True
+    except Exception:  # noqa: BLE001
+        pass
+
+    try:
+        from vllm.config import set_current_vllm_config
+    except ImportError:
+        from vllm.config.vllm import set_current_vllm_config
+    from vllm.model_executor.model_loader.utils import get_model_architecture
+
+    _patch()
+    records: list = []
+    _record_hooks(records)
+    results = []
+    for case in cases:
+        t0 = time.time()
+        try:
+            vc = _vllm_config(case["config"])
+            cls = get_model_architecture(vc.model_config)[0]
+        except Exception as exc:  # noqa: BLE001
+            results.append({"setup_error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-1500:]})
+            continue
+        _patch()
+        _stubs()
+        outs = []
+        for lay in case["layouts"]:
+            SIZES.update(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1))
+            pc = vc.parallel_config
+            _set(pc, "tensor_parallel_size", lay["tp"])
+            _set(pc, "data_parallel_size", lay.get("dp", 1))
+            _set(pc, "prefill_context_parallel_size", lay.get("pcp", 1))
+            _set(pc, "enable_expert_parallel", bool(lay.get("ep")))
+            _set(pc, "enable_eplb", bool(lay.get("eplb")))
+            eplb_config = getattr(pc, "eplb_config", None)
+            if eplb_config is not None:
+                _set(eplb_config, "num_redundant_experts", lay.get("redundant", 0))
+            if hasattr(pc, "num_redundant_experts"):
+                _set(pc, "num_redundant_experts", lay.get("redundant", 0))
+            vc.compilation_config.static_forward_context.clear()
+            for attr in ("static_all_moe_layers",):
+                if isinstance(getattr(vc.compilation_config, attr, None), list):
+                    getattr(vc.compilation_config, attr).clear()
+            del records[:]
+            rec = {}
+            try:
+                with set_current_vllm_config(vc), torch.device("meta"):
+                    cls(vllm_config=vc, prefix="")
+                rec["ok"] = True
+            except Exception as exc:  # noqa: BLE001 - the outcome under test
+                rec.update(ok=False, exc_type=type(exc).__name__, message=str(exc),
+                           where=traceback.format_exc().strip().splitlines()[-3][:300], trace=traceback.format_exc()[-3000:])
+            if case.get("record"):
+                rec["layers"] = list(records)
+            outs.append(rec)
+        results.append({"outcomes": outs, "seconds": round(time.time() - t0, 2)})
+    with open(out, "w") as fh:
+        json.dump({"results": results}, fh)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])

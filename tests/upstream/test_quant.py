@@ -1,0 +1,297 @@
+"""Model construction (weight-shard geometry, block-FP8, EP/EPLB): kvguard vs the release building the model.
+
+Generated inputs derived from real checkpoints' configs (the catalog's block-FP8 checkpoints:
+DeepSeek-V3, Kimi-K2, Qwen3-30B-A3B-FP8, Qwen3-235B-A22B-FP8, Qwen3-32B-FP8, MiniMax-M2.5, and
+their unquantized siblings; variants that change one size the checks read: the MoE or dense
+intermediate size, the FP8 block, the ignored layers) and layouts (tp, dp, pcp, expert
+parallel, EPLB with redundant experts).  Each config is cut to the layers that differ (the first
+MoE layer and the dense ones before it), the same config for both sides.  The oracle
+(tests/upstream/quant_runner.py) builds the model with the release's own classes on the meta
+device at the layout's sizes; kvguard walks its architecture data (kvguard.quant).  Compared:
+accepted or not, exception type and message (the model-init stage raises unwrapped).
+
+The same runner call also builds the first two configs unquantized at tp=1 and compares the
+layers the release constructs (prefix, class, sizes, in order) with kvguard's architecture data
+(kvguard/data/quant_archs.json).
+
+Releases: KVG_ORACLE_VERSIONS; size: KVG_QUANT_CONFIGS configs x KVG_QUANT_LAYOUTS layouts per
+release (default 2 x 10, a sample: the configs start at a different base checkpoint per release so
+that the group releases of .ci/run cover all of them; each distinct architecture costs the oracle
+~10 s).  The full runs: tools/quant_differential.py.  Skipped without the oracle unless
+KVG_REQUIRE_ORACLE=1; KVG_DIFF_REPORT_DIR keeps the per-release reports (quant-X.json).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+
+import pytest
+
+from kvguard import catalog
+from kvguard.rules.check import model_facts
+from kvguard.quant import Launch, family_of, layers, outcome, render
+from kvguard.versions import resolve
+
+from ._oracle import oracle_or_skip as _python
+from ._oracle import run_runner
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.28.0").split()
+
+#: real checkpoints (kvguard/catalog, each with its source) the generated configs start from
+BASES = ("deepseek-ai/DeepSeek-V3", "moonshotai/Kimi-K2-Instruct", "Qwen/Qwen3-30B-A3B-FP8",
+         "Qwen/Qwen3-235B-A22B-FP8", "Qwen/Qwen3-32B-FP8", "MiniMaxAI/MiniMax-M2.5", "Qwen/Qwen3-30B-A3B",
+         "deepseek-ai/DeepSeek-V2-Lite", "meta-llama/Llama-3.1-8B-Instruct", "mistralai/Mixtral-8x7B-v0.1")
+
+
+def cut(config: dict) -> dict:
+    """The config with only the layers that differ: the dense ones before the first MoE layer, and one MoE."""
+    cfg = copy.deepcopy(config)
+    cfg.pop("auto_map", None)  # read as the model type the release registers (no repository code here)
+    first_moe = cfg.get("first_k_dense_replace") or 0
+    cfg["num_hidden_layers"] = min(cfg.get("num_hidden_layers", 2), max(2, first_moe + 1))
+    return cfg
+
+
+def variants(rng: random.Random, n: int, offset: int = 0) -> list[dict]:
+    """``n`` configs: the bases once each (starting at ``offset``, so that sampled runs of successive
+    releases cover all of them), then one-size variants of random bases."""
+    bases = BASES[offset % len(BASES):] + BASES[:offset % len(BASES)]
+    out = [cut(catalog.lookup(b).config) for b in bases]
+    while len(out) < n:
+        cfg = cut(catalog.lookup(rng.choice(BASES)).config)
+        q = cfg.get("quantization_config")
+        roll = rng.random()
+        experts_key = next((k for k in ("num_experts", "n_routed_experts", "num_local_experts") if cfg.get(k)), None)
+        if experts_key and roll < 0.12:
+            cfg[experts_key] = rng.choice([4, 6, 8, 12, 20, 60])
+            if cfg.get("num_experts_per_tok", 0) > cfg[experts_key]:
+                cfg["num_experts_per_tok"] = 2
+            if cfg.get("n_group") and cfg[experts_key] % cfg["n_group"]:
+                cfg["n_group"], cfg["topk_group"] = 1, 1
+        elif "moe_intermediate_size" in cfg and roll < 0.4:
+            cfg["moe_intermediate_size"] = rng.choice([256, 384, 512, 640, 768, 1024, 1280, 1536, 2048, 2560, 3072])
+        elif roll < 0.6:
+            cfg["intermediate_size"] = rng.choice([1536, 2048, 3072, 6144, 8960, 11008, 12288, 14336, 18432, 25600])
+        elif q is not None and roll < 0.8:
+            q = cfg["quantization_config"] = dict(q)
+            q["weight_block_size"] = rng.choice([[128, 128], [64, 64], [256, 128], [128, 64], [64, 128]])
+        elif q is not None:
+            q = cfg["quantization_config"] = dict(q)
+            prefix = "model.layers.0."
+            q["modules_to_not_convert"] = rng.choice([
+                [prefix + "mlp.down_proj"], [prefix + "self_attn.q_proj"], [prefix + "mlp.gate_proj", prefix + "mlp.up_proj"],
+                [prefix + "mlp.experts"], ["lm_head"]])
+            q.pop("ignored_layers", None)
+        else:
+            cfg.pop("quantization_config", None)
+        out.append(cfg)
+    return out[:n]
+
+
+def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
+    fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
+             {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
+             {"tp": 1, "dp": 5, "ep": True, "eplb": True}]
+    out = list(fixed)
+    while len(out) < n:
+        lay = {"tp": rng.choice([1, 2, 3, 4, 6, 8, 12, 16, 24, 32]), "dp": rng.choice([1, 1, 2, 3, 4, 8])}
+        if resolve(version).within("0.13.0") and rng.random() < 0.15:
+            lay["pcp"] = 2
+        if rng.random() < 0.4:
+            lay["ep"] = True
+            if rng.random() < 0.5:
+                lay.update(eplb=True, redundant=rng.choice([0, 0, 1, 8, 16, 32]))
+        out.append(lay)
+    rng.shuffle(out)
+    return out[:n]
+
+
+def kvguard_outcome(cfg: dict, lay: dict, version: str):
+    """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
+    release = resolve(version)
+    facts = model_facts(cfg, vllm_version=version)
+    res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
+                                         ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
+                                         redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True))
+    if res.unmodelled:
+        return None
+    if res.check is None:
+        return (True, None, None)
+    exc, message = render(res, release)
+    return (False, exc, message)
+
+
+#: the checks grouped into the families the report counts agreement by
+FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-dense",
+            "MI_fp8_moe_block_n": "block-fp8-moe", "MI_fp8_moe_block_k": "block-fp8-moe",
+            "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
+            "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
+            "MI_tp_gt_experts": "sharding"}
+
+
+def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
+    """The family a compared case counts for: the refusal's check family, else what the accepted case
+    exercised (block-FP8 / EP / unquantized)."""
+    if not ok:
+        import re
+        import string
+
+        from kvguard.rules import Check
+        from kvguard.rules.table import rows_for
+
+        best, best_len = "sharding", -1
+        for row in rows_for(resolve(version)):
+            if not (isinstance(row, Check) and row.id in FAMILIES and message is not None):
+                continue
+            parts = list(string.Formatter().parse(row.template))
+            pattern = "".join(re.escape(lit) + ("(.+?)" if f is not None else "") for lit, f, _, _ in parts)
+            literal = sum(len(lit) for lit, _, _, _ in parts)
+            if re.fullmatch(pattern, message) and literal > best_len:   # the most specific template
+                best, best_len = FAMILIES[row.id], literal
+        return best
+    if lay.get("eplb") or lay.get("ep"):
+        return "ep-eplb (accepted)"
+    q = cfg.get("quantization_config")
+    return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
+
+
+
+def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
+    from kvguard.errors import ModelConfigRefused
+
+    try:
+        model_facts(cfg, vllm_version=version)
+    except ModelConfigRefused:
+        return True
+    return False
+
+
+def compare(version: str, cases: list[dict], out: dict) -> dict:
+    counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0, "config_refused_both": 0}
+    by_family: dict = {}
+    mismatches = []
+    for case, res in zip(cases, out["results"]):
+        if "setup_error" in res:
+            if _kvguard_refuses_config(case["config"], version):
+                counts["config_refused_both"] += 1  # vLLM's ModelConfig refuses it: no model is built
+                continue
+            counts["oracle_setup_failures"] += 1
+            mismatches.append({"config": case["config"].get("architectures"), "setup_error": res["setup_error"]})
+            continue
+        for lay, rec in zip(case["layouts"], res["outcomes"]):
+            mine = kvguard_outcome(case["config"], lay, version)
+            if mine is None:
+                counts["undecided"] += 1
+                continue
+            theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
+            fam = by_family.setdefault(_family(case["config"], lay, version, rec["ok"], rec.get("message")),
+                                       {"agree": 0, "disagree": 0})
+            fam["agree" if mine == theirs else "disagree"] += 1
+            if mine == theirs:
+                counts["agree"] += 1
+            else:
+                counts["disagree"] += 1
+                mismatches.append({"arch": case["config"].get("architectures"), "layout": lay, "kvguard": mine,
+                                   "oracle": theirs, "where": rec.get("where"),
+                                   "sizes": {k: case["config"].get(k) for k in (
+                                       "intermediate_size", "moe_intermediate_size", "quantization_config")}})
+    return {"version": version, "counts": counts, "by_family": by_family, "mismatches": mismatches}
+
+
+def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: int = 2) -> dict:
+    """Build ``n_configs`` configs x ``n_layouts`` layouts in the release and compare; the first ``n_lists``
+    configs are also built unquantized at tp 1 and their layer lists compared with kvguard's data."""
+    from kvguard import SUPPORTED_VERSIONS
+
+    python, python_env = _python(version)
+    rng = random.Random(seed)
+    configs = variants(rng, n_configs, offset=SUPPORTED_VERSIONS.index(version) * max(1, n_configs))
+    cases = []
+    for cfg in configs:
+        # layouts the verify stage refuses (attention heads not divisible by tp) never reach model construction
+        heads = cfg.get("num_attention_heads") or 1
+        lays = [lay for lay in layouts(rng, n_layouts, version) if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": lays})
+    lists = []
+    for cfg in configs[:n_lists]:
+        plain = copy.deepcopy(cfg)
+        plain.pop("quantization_config", None)
+        lists.append({"config": plain, "layouts": [{"tp": 1}], "record": True})
+    out = run_runner("quant_runner.py", python, python_env, cases + lists)
+    report = compare(version, cases, {"results": out["results"][:len(cases)]})
+    report["layer_lists"] = {"agree": 0, "disagree": 0, "config_refused_both": 0}
+    for case, res in zip(lists, out["results"][len(cases):]):
+        cfg = case["config"]
+        if "setup_error" in res and _kvguard_refuses_config(cfg, version):
+            report["layer_lists"]["config_refused_both"] += 1
+            continue
+        rec = res.get("outcomes", [{}])[0]
+        mine = layer_list(cfg, version)
+        theirs = oracle_list(rec.get("layers", [])) if rec.get("ok") else res.get("setup_error") or rec
+        if mine == theirs:
+            report["layer_lists"]["agree"] += 1
+        else:
+            report["layer_lists"]["disagree"] += 1
+            report["mismatches"].append({"arch": cfg.get("architectures"), "layer_list_kvguard": mine[:12],
+                                         "layer_list_oracle": theirs[:12] if isinstance(theirs, list) else theirs})
+    return report
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_model_construction_agrees(version):
+    report = run(version, int(os.environ.get("KVG_QUANT_CONFIGS", "2")), int(os.environ.get("KVG_QUANT_LAYOUTS", "10")),
+                 int(os.environ.get("KVG_DIFF_SEED", "7")))
+    c, lists = report["counts"], report["layer_lists"]
+    print(f"\nvLLM {version}: model construction agree {c['agree']}, disagree {c['disagree']}, "
+          f"undecided {c['undecided']}, config refused by both {c['config_refused_both']}, oracle setup failures "
+          f"{c['oracle_setup_failures']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}; "
+          f"by family {report['by_family']}")
+    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, f"quant-{version}.json"), "w") as fh:
+            json.dump(report, fh, indent=1, default=str)
+    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
+    assert c["agree"] > 0 and lists["agree"] + lists["config_refused_both"] > 0
+
+
+def layer_list(cfg: dict, version: str) -> list[tuple]:
+    """kvguard's layers of a config at tp=1, as (prefix, class, input, outputs) for comparison."""
+    facts = model_facts(cfg, vllm_version=version)
+    fam = family_of(facts.architectures)
+    out = []
+    for layer in layers(facts.resolved, fam, resolve(version)):
+        if layer.kind in ("check", "vocab"):
+            continue
+        if layer.kind == "moe":
+            experts, hidden, inter, _ = layer.moe
+            out.append((layer.prefix, "FusedMoE", experts, hidden, inter))
+        elif layer.kind == "qkv":
+            hidden, head, heads, kv = layer.qkv
+            out.append((layer.prefix, "QKVParallelLinear", hidden, (heads * head, kv * head, kv * head)))
+        else:
+            cls = {"merged": "MergedColumnParallelLinear", "column": "ColumnParallelLinear", "row": "RowParallelLinear",
+                   "replicated": "ReplicatedLinear"}[layer.kind]
+            out.append((layer.prefix, cls, layer.input_size, tuple(layer.output_sizes)))
+    return out
+
+
+def oracle_list(records: list[dict]) -> list[tuple]:
+    out = []
+    for r in records:
+        if not (r.get("prefix") or "").startswith("model.layers."):
+            continue
+        if r["class"] == "FusedMoE":
+            out.append((r["prefix"], "FusedMoE", r["experts"], r["hidden"], r["intermediate_per_partition"]))
+        elif r["class"] == "QKVParallelLinear":
+            out.append((r["prefix"], r["class"], r["input_size"], tuple(r["output_sizes"])))
+        elif r["class"] == "MergedColumnParallelLinear":
+            out.append((r["prefix"], r["class"], r["input_size"], tuple(r["output_sizes"])))
+        else:
+            out.append((r["prefix"], r["class"], r["input_size"], (r["output_size"],)))
+    return out

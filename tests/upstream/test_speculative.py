@@ -1,0 +1,324 @@
+"""Differential test of speculative decoding: kvguard vs the real release's ``vllm serve`` path.
+
+Generates seeded launches with ``--speculative-config`` (JSON, dotted keys, ``-sc``, ``--spec-*``) over
+target checkpoints of the catalog and drafts derived from real draft checkpoints' configs (EAGLE and
+EAGLE-3 heads, a small draft model, a speculators-format EAGLE-3 head; the catalog's draft entries when
+present), with layouts (tp, pp, expert parallel, dcp) and ``--async-scheduling``.  Each launch runs in the
+release's oracle through ``tests/upstream/serve_runner.py`` (its own parser, EngineArgs and
+``create_engine_config`` on the CPU platform, the drafts written to the directories the launch names) and
+through :func:`kvguard.cli.build_report` with the oracle's host (CPU platform, no GPUs): the verdicts
+must agree — accepted, or the same exception type, message and pydantic wrapping; for an argparse
+refusal the same error line.  Launches kvguard declares undecidable are counted, never compared.
+
+Releases: KVG_ORACLE_VERSIONS (default "0.11.0 0.20.0 0.28.0 0.33.0"); KVG_SPEC_CASES launches per release
+(default 24); seed KVG_SPEC_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``speculative-<release>.json``.
+Run directly for a full report: ``python -m tests.upstream.test_speculative --vllm 0.28.0 --cases 150``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import re
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from kvguard import catalog  # noqa: E402
+
+from ._oracle import run_runner  # noqa: E402
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.11.0 0.20.0 0.28.0 0.33.0").split()
+
+#: targets: catalog entries (their real config.json)
+TARGETS = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-8B", "Qwen/Qwen3-30B-A3B", "deepseek-ai/DeepSeek-R1",
+           "deepseek-ai/DeepSeek-V3", "mistralai/Mistral-7B-Instruct-v0.3", "microsoft/phi-4")
+
+
+def oracle_host() -> dict:
+    """The oracle's host as kvguard states it: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL."""
+    with open("/proc/meminfo") as fh:
+        mem = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("MemTotal:"))
+    return {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
+            "cpu_memory_bytes": mem, "arctic_inference": False}
+
+
+def _config(name: str) -> dict:
+    entry = catalog.lookup(name)
+    assert entry is not None, name
+    cfg = copy.deepcopy(entry.config)
+    cfg.pop("auto_map", None)  # the oracle reads the config as vLLM's own class, like kvguard's catalog copy
+    return cfg
+
+
+def _head(target: dict, *, eagle3: bool, layers: int = 1) -> dict:
+    """A one-layer EAGLE / EAGLE-3 head of a target: the shape real heads have (yuhuili/EAGLE-LLaMA3.1-
+    Instruct-8B, yuhuili/EAGLE3-LLaMA3.1-Instruct-8B: the target's hidden size, heads and vocabulary, one
+    decoder layer, architectures LlamaForCausalLM / LlamaForCausalLMEagle3)."""
+    text = target.get("text_config", target)
+    head = {"architectures": ["LlamaForCausalLMEagle3" if eagle3 else "LlamaForCausalLM"], "model_type": "llama",
+            "hidden_act": "silu", "hidden_size": text["hidden_size"],
+            "intermediate_size": text.get("intermediate_size", 4 * text["hidden_size"]),
+            "max_position_embeddings": 2048, "num_attention_heads": text["num_attention_heads"],
+            "num_key_value_heads": text.get("num_key_value_heads", text["num_attention_heads"]),
+            "num_hidden_layers": layers, "rms_norm_eps": 1e-05, "vocab_size": text["vocab_size"],
+            "torch_dtype": "float16"}
+    if eagle3:
+        head["draft_vocab_size"] = 32000
+    return head
+
+
+def _small_draft(target: dict) -> dict:
+    """A small draft model of the target's family and vocabulary (Llama-3.2-1B / Qwen3-0.6B shaped)."""
+    text = target.get("text_config", target)
+    if text.get("model_type") == "qwen3":
+        return {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 1024,
+                "intermediate_size": 3072, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+                "num_hidden_layers": 28, "max_position_embeddings": 40960, "vocab_size": text["vocab_size"],
+                "rms_norm_eps": 1e-06, "torch_dtype": "bfloat16"}
+    return {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 2048,
+            "intermediate_size": 8192, "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 16,
+            "max_position_embeddings": 131072, "vocab_size": text["vocab_size"], "rms_norm_eps": 1e-05,
+            "torch_dtype": "bfloat16"}
+
+
+def _speculators(target_name: str, target: dict, tokens: int) -> dict:
+    """A speculators-format EAGLE-3 head (the layout of RedHatAI's ``*-speculator.eagle3`` checkpoints)."""
+    layer = _head(target, eagle3=False)
+    layer.pop("architectures")
+    layer.pop("torch_dtype")
+    return {"architectures": ["Eagle3Speculator"], "draft_vocab_size": 32000, "norm_before_residual": True,
+            "speculators_model_type": "eagle3", "speculators_version": "0.1.0",
+            "speculators_config": {"algorithm": "eagle3", "default_proposal_method": "greedy",
+                                   "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": tokens,
+                                                         "accept_tolerance": 0.0, "verifier_accept_k": 1}],
+                                   "verifier": {"architectures": target["architectures"],
+                                                "name_or_path": target_name}},
+            "target_hidden_size": None, "transformer_layer_config": layer}
+
+
+def _drafts(target_name: str, target: dict) -> dict[str, dict]:
+    """Draft directories (their names matter: vLLM detects EAGLE / EAGLE-3 from them)."""
+    out = {"EAGLE-head": _head(target, eagle3=False), "EAGLE3-head": _head(target, eagle3=True),
+           "draft-small": _small_draft(target), "head-plain": _head(target, eagle3=False),
+           "spec-eagle3": _speculators(target_name, target, 3)}
+    for entry in catalog.entries():
+        draft_for = entry.source.get("draft_for") if isinstance(entry.source, dict) else None
+        if draft_for == target_name:
+            out[entry.id.split("/")[-1]] = copy.deepcopy(entry.config)
+    return out
+
+
+_METHODS = [None, None, "ngram", "mtp", "deepseek_mtp", "eagle", "eagle3", "draft_model", "suffix", "bogus",
+            "ngram_gpu", "medusa"]
+_TOKENS = [None, 1, 2, 3, 3, 4, 0, "3", 2.5, -1]
+
+
+def _spec(rng: random.Random, drafts: list[str], root: str, tp: int) -> dict:
+    spec: dict = {}
+    method = rng.choice(_METHODS)
+    if method is not None:
+        spec["method"] = method
+    r = rng.random()
+    if r < 0.55 and method not in ("ngram", "mtp", "deepseek_mtp", "suffix", "ngram_gpu"):
+        spec["model"] = os.path.join(root, rng.choice(drafts))
+    elif r < 0.6:
+        spec["model"] = "ngram"
+    tokens = rng.choice(_TOKENS)
+    if tokens is not None:
+        spec["num_speculative_tokens"] = tokens
+    if rng.random() < 0.2:
+        spec["draft_tensor_parallel_size"] = rng.choice([1, tp, 3, 0])
+    if rng.random() < 0.15:
+        spec["prompt_lookup_min"] = rng.choice([1, 3, 5, 0])
+    if rng.random() < 0.15:
+        spec["prompt_lookup_max"] = rng.choice([2, 4, 0])
+    if rng.random() < 0.05:
+        spec["tensor_parallel_size"] = 2
+    if rng.random() < 0.05:
+        spec["foo"] = 1
+    if rng.random() < 0.05:
+        spec["disable_padded_drafter_batch"] = True
+    return spec
+
+
+def _spec_args(rng: random.Random, spec: dict, version: tuple) -> list[str]:
+    form = rng.random()
+    if form < 0.2 and spec:
+        args: list[str] = []
+        for key, value in spec.items():
+            args += [f"--speculative-config.{key}", value if isinstance(value, str) else json.dumps(value)]
+        return args
+    if version >= (0, 22, 0) and form < 0.35:
+        args = []
+        rest = dict(spec)
+        for key, flag in (("method", "--spec-method"), ("model", "--spec-model"),
+                          ("num_speculative_tokens", "--spec-tokens")):
+            if key in rest and rng.random() < 0.7 and not isinstance(rest[key], float):
+                args += [flag, str(rest.pop(key))]
+        if rest or rng.random() < 0.2:
+            if rng.random() < 0.3 and spec:
+                key = rng.choice(list(spec))
+                rest.setdefault(key, spec[key])
+            args += ["--speculative-config", json.dumps(rest)]
+        return args
+    flag = "-sc" if version >= (0, 19, 0) and rng.random() < 0.3 else "--speculative-config"
+    return [flag, json.dumps(spec)]
+
+
+def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
+    rng = random.Random(f"{seed}-{version}")
+    vt = tuple(int(x) for x in version.split("."))
+    cases = []
+    for i in range(n):
+        target_name = rng.choice(TARGETS)
+        target = _config(target_name)
+        drafts = _drafts(target_name, target)
+        case_root = os.path.join(root, f"c{i}")
+        tp = rng.choice([1, 1, 2, 4, 8, 3])
+        pp = rng.choice([1, 1, 1, 2])
+        spec = _spec(rng, list(drafts), case_root, tp)
+        args = _spec_args(rng, spec, vt)
+        if tp != 1:
+            args += ["-tp", str(tp)]
+        if pp != 1:
+            args += ["-pp", str(pp)]
+        if rng.random() < 0.1:
+            args.append("--enable-expert-parallel")
+        if rng.random() < 0.1:
+            args += ["-dcp", "2"]
+        if rng.random() < 0.12 and pp == 1:
+            # (with PP the CPU platform, which the oracle runs on, turns async scheduling off in
+            # check_and_update_config: a host difference, not the launch's)
+            args.append("--async-scheduling")
+        files = {os.path.join(case_root, name): cfg for name, cfg in drafts.items()}
+        cases.append({"id": f"s{i}", "target": target_name, "config": target, "args": args,
+                      "model_dir": os.path.join(case_root, "target"), "files": files})
+    return cases
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
+
+
+def _normalise(text):
+    return _ADDRESS.sub(" at 0x…>", text) if isinstance(text, str) else text
+
+
+def _oracle_outcome(rec: dict) -> dict:
+    if rec.get("stage") == "argparse":
+        line = (rec.get("stderr") or [""])[-1]
+        return {"argparse": _normalise(line.split(": error: ", 1)[-1])}
+    if rec.get("stage") == "ok":
+        return {"ok": True}
+    return {"ok": False, "exc_type": rec.get("exc_type"), "message": _normalise(rec.get("message")),
+            "wrapped_by": rec.get("wrapped_by")}
+
+
+def _kvguard_outcome(case: dict, version: str) -> dict:
+    from kvguard.cli import build_report
+    from kvguard.errors import Undecidable
+    from kvguard.launch.layout import Host
+    from kvguard.versions import resolve
+
+    release = resolve(version)
+    launch = ["vllm", "serve", case["model_dir"], *case["args"]]
+    try:
+        report = build_report(release, launch, host=Host(**oracle_host()), env={})
+    except Undecidable as exc:
+        return {"undecidable": str(exc)}
+    v = report.verdict
+    if v.stage == "argparse":
+        return {"argparse": (v.message or "").split(": error: ", 1)[-1]}
+    if v.ok:
+        return {"ok": True}
+    return {"ok": False, "exc_type": v.exc_type, "message": v.message, "wrapped_by": v.wrapped_by}
+
+
+def run(version: str, n: int, seed: int) -> dict:
+    from ._oracle import oracle_or_skip
+
+    python, python_env = oracle_or_skip(version)
+    root = tempfile.mkdtemp(prefix="kvg-spec-")
+    try:
+        cases = generate(seed, n, version, root)
+        for case in cases:
+            for directory, cfg in case["files"].items():
+                os.makedirs(directory, exist_ok=True)
+                Path(directory, "config.json").write_text(json.dumps(cfg))
+            os.makedirs(case["model_dir"], exist_ok=True)
+            Path(case["model_dir"], "config.json").write_text(json.dumps(case["config"]))
+        runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1")
+        runner_env.setdefault("KVG_ORACLE_INSPECT", os.environ.get("KVG_ORACLE_INSPECT", "inprocess"))
+        runner_env.setdefault("KVG_ORACLE_TORCHVISION", os.environ.get("KVG_ORACLE_TORCHVISION", "stub"))
+        records = run_runner("serve_runner.py", python, runner_env, cases)
+        by_id = {r["id"]: r for r in records}
+        counts: Counter = Counter()
+        mismatches, undecidable = [], []
+        for case in cases:
+            want = _oracle_outcome(by_id[case["id"]])
+            if "failed to be inspected" in (want.get("message") or ""):
+                counts["oracle_env_failures"] += 1   # the oracle host could not import the model class
+                continue
+            got = _kvguard_outcome(case, version)
+            key = "accepted" if want.get("ok") else ("argparse" if "argparse" in want else "refused")
+            if "undecidable" in got:
+                counts["undecidable"] += 1
+                undecidable.append({"id": case["id"], "args": case["args"], "reason": got["undecidable"],
+                                    "oracle": want})
+                continue
+            if got == want:
+                counts["agree"] += 1
+                counts[f"agree_{key}"] += 1
+            else:
+                counts["disagree"] += 1
+                mismatches.append({"id": case["id"], "target": case["target"], "args": case["args"],
+                                   "oracle": want, "kvguard": got})
+        return {"version": version, "seed": seed, "counts": dict(counts), "mismatches": mismatches,
+                "undecidable": undecidable}
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_speculative_agrees_with_real_vllm(version):
+    n = int(os.environ.get("KVG_SPEC_CASES", "24"))
+    seed = int(os.environ.get("KVG_SPEC_SEED", "5"))
+    report = run(version, n, seed)
+    out = os.environ.get("KVG_DIFF_REPORT_DIR")
+    if out:
+        Path(out).mkdir(parents=True, exist_ok=True)
+        (Path(out) / f"speculative-{version}.json").write_text(json.dumps(report, indent=1, default=str))
+    counts = report["counts"]
+    print(f"\nvLLM {version} speculative: {counts}")
+    assert counts.get("agree", 0) > 0
+    assert counts.get("undecidable", 0) <= n // 3, report["undecidable"][:5]
+    assert counts.get("oracle_env_failures", 0) <= max(1, n // 10)
+    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--vllm", nargs="+", required=True)
+    ap.add_argument("--cases", type=int, default=150)
+    ap.add_argument("--seed", type=int, default=5)
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args()
+    for v in a.vllm:
+        rep = run(v, a.cases, a.seed)
+        print(v, rep["counts"], flush=True)
+        if a.out:
+            Path(a.out).mkdir(parents=True, exist_ok=True)
+            (Path(a.out) / f"speculative-{v}.json").write_text(json.dumps(rep, indent=1, default=str))

@@ -1,0 +1,75 @@
+"""Full differential runs of model construction (kvguard.quant) against the releases.
+
+usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
+                                          [--report FILE.json]
+
+For each release (default: every built oracle), tests/upstream/test_quant.py's generated cases
+(configs from real checkpoints and their one-size variants, layouts with tp/dp/pcp/EP/EPLB) are
+built by the release on the meta device and compared with kvguard; the layer lists of the base
+configs at tp 1 are compared too.  Prints one line per release (agreement by family) and writes
+the report.  Exit 1 on any disagreement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    import pytest  # noqa: F401  (the test module's imports)
+
+    from tests.upstream import test_quant as T
+    from tests.upstream.differential import oracle_command
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vllm", nargs="*")
+    ap.add_argument("--configs", type=int, default=24)
+    ap.add_argument("--layouts", type=int, default=24)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--report", default=None)
+    ap.add_argument("--bases", nargs="*", help="the catalog checkpoints the configs derive from (default: all of "
+                    "tests/upstream/test_quant.py's; each distinct architecture costs the oracle ~10 s)")
+    args = ap.parse_args()
+    from kvguard import SUPPORTED_VERSIONS
+
+    if args.bases:
+        T.BASES = tuple(args.bases)
+    versions = args.vllm or [v for v in SUPPORTED_VERSIONS if "+" not in v and oracle_command(v) is not None]
+    reports, bad = [], 0
+    for version in versions:
+        t0 = time.time()
+        try:
+            rep = T.run(version, args.configs, args.layouts, args.seed, n_lists=len(T.BASES))
+        except Exception as exc:  # noqa: BLE001 - one release's failure is reported, the others still run
+            print(f"vLLM {version}: the run failed: {type(exc).__name__}: {exc}", flush=True)
+            bad += 1
+            continue
+        by_family: Counter = Counter()
+        for m in rep["mismatches"]:
+            by_family[str(m.get("arch") or m.get("config"))] += 1
+        rep["disagree_by_arch"] = dict(by_family)
+        rep["agree_by_family"] = rep.get("agree_by_family", {})
+        rep["seconds"] = round(time.time() - t0)
+        c = rep["counts"]
+        bad += c["disagree"] + c["oracle_setup_failures"]
+        print(f"vLLM {version}: agree {c['agree']}, disagree {c['disagree']}, undecided {c['undecided']}, "
+              f"config refused by both {c['config_refused_both']}, oracle setup failures "
+              f"{c['oracle_setup_failures']}; by family {rep['by_family']} ({rep['seconds']} s)", flush=True)
+        reports.append(rep)
+    if args.report:
+        Path(args.report).write_text(json.dumps(reports, indent=1, default=str))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("KVG_ORACLE_INSPECT", "inprocess")
+    sys.exit(main())

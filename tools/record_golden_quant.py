@@ -1,0 +1,140 @@
+"""Record the model-construction golden cases from the real vLLM releases (tests/cases/<release>/mi-*.json).
+
+usage: python tools/record_golden_quant.py [--vllm 0.28.0 ...] [--only ID ...]
+
+Each case below is a launch whose config checks pass on the stated host (an 8-GPU H100-class
+CUDA node, the official image) and which then reaches model construction.  The release itself
+builds the whole model (every layer of the catalog checkpoint's config) at the launch's sizes on
+the meta device (tests/upstream/quant_runner.py: the release's layers, quantization methods and
+FusedMoE; the host's kernel choices are those of the default host, Triton for FP8 MoE), and the
+case file records what it raised.  kvguard is not consulted for the expected values.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kvguard import catalog  # noqa: E402  (only to read the built-in configs)
+
+#: the host the cases state (the model-construction outcome is the default host's)
+HOST = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False, "gpu_capability": 90,
+        "cpu_memory_bytes": 1 << 40}
+
+#: the boundary releases the cases are recorded for
+RELEASES = ("0.10.2", "0.11.0", "0.13.0", "0.14.0", "0.21.0", "0.22.0", "0.28.0", "0.29.0", "0.30.0", "0.33.0")
+
+CASES = [
+    {"id": "mi-dsv3-tp32", "model": "deepseek-ai/DeepSeek-V3",
+     "argv": ["-tp", "32", "--nnodes", "4"], "layout": {"tp": 32},
+     "since": "0.11.1",
+     "why": "block-FP8 dense MLP at -tp 32 (576 per rank): the merged gate_up_proj refuses up to 0.13.0, from 0.14.0 "
+            "it is exempt (ragged merged shards) and the row-parallel down_proj refuses"},
+    {"id": "mi-dsv3-tp32-ray", "model": "deepseek-ai/DeepSeek-V3", "argv": ["-tp", "32"], "layout": {"tp": 32},
+     "until": "0.11.0",
+     "why": "block-FP8 dense MLP at -tp 32 (576 per rank; the official image's Ray spans the nodes before --nnodes "
+            "exists): the merged gate_up_proj refuses"},
+    {"id": "mi-qwen3-235b-fp8-tp8", "model": "Qwen/Qwen3-235B-A22B-FP8", "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "MoE intermediate 1536 / 128 = 12 blocks: tp 8 refused up to 0.28.0; 0.29.0+ refines the block scales "
+            "(Triton on an H100)"},
+    {"id": "mi-qwen3-235b-fp8-tp4", "model": "Qwen/Qwen3-235B-A22B-FP8", "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "tp 4 divides the 12 MoE blocks: accepted everywhere"},
+    {"id": "mi-qwen3-30b-fp8-tp4", "model": "Qwen/Qwen3-30B-A3B-FP8", "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "MoE intermediate 768 / 128 = 6 blocks: tp 4 refused up to 0.28.0, refined from 0.29.0"},
+    {"id": "mi-qwen3-30b-fp8-dp8", "model": "Qwen/Qwen3-30B-A3B-FP8", "argv": ["-dp", "8"], "layout": {"tp": 1, "dp": 8},
+     "why": "without expert parallel the experts are split over tp x dp = 8: refused like -tp 8 up to 0.28.0"},
+    {"id": "mi-qwen3-30b-fp8-dp8-ep", "model": "Qwen/Qwen3-30B-A3B-FP8", "argv": ["-dp", "8", "--enable-expert-parallel"],
+     "layout": {"tp": 1, "dp": 8, "ep": True},
+     "why": "with expert parallel the experts are not sharded: accepted"},
+    {"id": "mi-minimax-m25-tp8", "model": "MiniMaxAI/MiniMax-M2.5", "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0",
+     "why": "MiniMax-M2.5 MoE intermediate 1536 at -tp 8 (192 per rank): refused up to 0.28.0, refined from 0.29.0"},
+    {"id": "mi-dsv3-eplb-dp5", "model": "deepseek-ai/DeepSeek-V3",
+     "argv": ["-dp", "5", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 5, "ep": True, "eplb": True},
+     "why": "EPLB needs the 256 experts to split evenly over the 5 EP ranks: a bare assert up to 0.21.0, a ValueError "
+            "with the counts from 0.22.0"},
+    {"id": "mi-dsv3-eplb-redundant", "model": "deepseek-ai/DeepSeek-V3",
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb", "--eplb-config",
+              '{"num_redundant_experts": 4}'],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True, "redundant": 4},
+     "why": "256 + 4 redundant experts over 8 EP ranks"},
+    {"id": "mi-dsv3-eplb-redundant-32", "model": "deepseek-ai/DeepSeek-V3",
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb", "--eplb-config",
+              '{"num_redundant_experts": 32}'],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True, "redundant": 32},
+     "why": "256 + 32 redundant experts over 8 EP ranks: 36 per rank, accepted"},
+]
+
+
+def _within(version: str, since: str | None, until: str | None = None) -> bool:
+    from packaging.version import Version
+
+    return ((since is None or Version(version) >= Version(since))
+            and (until is None or Version(version) <= Version(until)))
+
+
+def _oracle(version: str) -> tuple[str, dict]:
+    out = subprocess.run([sys.executable, str(ROOT / "tools" / "oracle_env.py"), "python", version, "--json"],
+                         capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    return data["python"], data["env"]
+
+
+def record(version: str, only: list[str]) -> int:
+    python, env_over = _oracle(version)
+    chosen = [c for c in CASES if (not only or c["id"] in only) and _within(version, c.get("since"), c.get("until"))]
+    runner_cases = []
+    for c in chosen:
+        cfg = dict(catalog.lookup(c["model"]).config)
+        cfg.pop("auto_map", None)
+        runner_cases.append({"config": cfg, "layouts": [c["layout"]]})
+    with tempfile.TemporaryDirectory(prefix="kvg-golden-quant-") as tmp:
+        inp, outp = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
+        Path(inp).write_text(json.dumps({"cases": runner_cases}))
+        env = dict(os.environ, **env_over, VLLM_CACHE_ROOT=os.path.join(tmp, "cache"), HF_HUB_OFFLINE="1")
+        proc = subprocess.run([python, str(ROOT / "tests" / "upstream" / "quant_runner.py"), inp, outp], env=env,
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(proc.stderr[-3000:])
+        results = json.loads(Path(outp).read_text())["results"]
+    written = 0
+    for c, res in zip(chosen, results):
+        if "setup_error" in res:
+            print(f"{version} {c['id']}: oracle setup failed: {res['setup_error'][:200]}", file=sys.stderr)
+            continue
+        rec = res["outcomes"][0]
+        expect = {"ok": True} if rec["ok"] else {"ok": False, "exc_type": rec["exc_type"], "message": rec["message"],
+                                                 "wrapped_by": None}
+        case = {"id": c["id"], "why": c["why"], "model": c["model"], "argv": c["argv"], "env": {}, "host": HOST,
+                "expect": expect,
+                "recorded_from": f"vLLM {version}: the model built on the meta device at the launch's sizes "
+                                 f"(tests/upstream/quant_runner.py via tools/record_golden_quant.py; FP8 MoE kernel: "
+                                 f"Triton, the default host's)"}
+        path = ROOT / "tests" / "cases" / version / f"{c['id']}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(case, indent=1) + "\n")
+        written += 1
+        print(f"{version} {c['id']}: {'accepted' if rec['ok'] else rec['exc_type'] + ': ' + rec['message'][:90]}")
+    return written
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vllm", nargs="*", default=list(RELEASES))
+    ap.add_argument("--only", nargs="*", default=[])
+    args = ap.parse_args()
+    for version in args.vllm:
+        record(version, args.only)
+
+
+if __name__ == "__main__":
+    main()
