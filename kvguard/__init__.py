@@ -36,10 +36,10 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from .front import LaunchReport, examine
     from .kv.capacity import CapacityPrediction, predict_capacity
     from .kv.economics import AuditReport, ModelAudit, audit
     from .kv.plan import PlanEntry, PlanReport, plan
-    from .front import LaunchReport, examine
     from .kv.suggestions import Suggestion, suggest
 
 

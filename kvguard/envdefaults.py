@@ -14,16 +14,15 @@ that matter.  Variables vLLM's own launchers set for their worker processes (``V
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Optional
 
+from .record import Record
 from .versions import Release
 
 __all__ = ["EnvAssumption", "VERDICT_ENV", "deciding_defaults", "read_by"]
 
 
-@dataclass(frozen=True)
-class EnvVar:
+class EnvVar(Record):
     name: str
     since: str
     until: Optional[str]
@@ -80,8 +79,7 @@ VERDICT_ENV: tuple[EnvVar, ...] = (
 )
 
 
-@dataclass(frozen=True)
-class EnvAssumption:
+class EnvAssumption(Record):
     """An unset variable whose default decided the verdict: with ``value`` the verdict is ``other``."""
 
     name: str

@@ -30,12 +30,11 @@ from config.json.  The launch checks that use this are rows of :mod:`kvguard.rul
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Optional
 
+from .record import Record
 from .versions import Release
 
 __all__ = ["Derived", "LengthOutcome", "NotModelled", "Sidecar", "allow_long", "default_length", "derive",
@@ -122,8 +121,7 @@ def allow_long(env: Mapping[str, str]) -> bool:
 # files beside config.json that vLLM reads for the length
 
 
-@dataclass(frozen=True)
-class Sidecar:
+class Sidecar(Record):
     """What a model directory holds beyond config.json that the length depends on.
 
     ``pooling``: modules.json names a sentence-transformers Pooling module (vLLM's default runner is
@@ -190,8 +188,7 @@ class NotModelled(Exception):
     """The length depends on something kvguard does not see (not a vLLM exception)."""
 
 
-@dataclass(frozen=True)
-class Derived:
+class Derived(Record):
     """The part of ``_get_and_verify_max_len`` that does not depend on ``--max-model-len``."""
 
     #: the derived length before RoPE scaling / the encoder override, and whether it was infinite
@@ -428,8 +425,7 @@ def _default(text: Mapping[str, Any], v: int, value: Any, rope: Any) -> int:
 # the user's value
 
 
-@dataclass(frozen=True)
-class LengthOutcome:
+class LengthOutcome(Record):
     """What ModelConfig does with one ``--max-model-len`` (``user``; None = not given)."""
 
     user: Optional[int]
@@ -549,8 +545,8 @@ def max_model_len(config: Any, *, vllm_version: Optional[str] = None, max_model_
     refuses (a pydantic ``ValidationError`` titled ModelConfig, or the raw exception — as
     :func:`kvguard.validate`), :class:`~kvguard.Undecidable` when the answer depends on what kvguard
     does not see."""
-    from .rules.check import check, resolve_release, to_exception
     from .errors import Undecidable
+    from .rules.check import check, resolve_release, to_exception
 
     fields: dict[str, Any] = {"max_model_len": max_model_len, "disable_sliding_window": disable_sliding_window}
     if trust_remote_code:

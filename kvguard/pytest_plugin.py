@@ -70,8 +70,8 @@ class KvguardChecker:
 
     def __call__(self, launch: Any, vllm_version: Optional[str] = None, model_config: Optional[str] = None,
                  host: Any = None, env: Optional[Mapping[str, str]] = None, *, undecidable: str = "fail"):
-        from .front import examine
         from .errors import KvguardError
+        from .front import examine
         from .scan import Launch, check_launch, release_for
 
         def give_up(reason: str):

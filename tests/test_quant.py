@@ -14,8 +14,8 @@ import pytest
 
 import kvguard
 from kvguard import catalog
-from kvguard.launch.argv import parse_serve
 from kvguard.cli import run
+from kvguard.launch.argv import parse_serve
 from kvguard.versions import resolve
 
 H100 = kvguard.Host.cuda_node()          # stated: capability 90, Triton

@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, run
-from kvguard.front import examine as build_report
+from kvguard.front import examine
 from kvguard.launch.layout import Host
 from kvguard.scan import MAX_FILE_BYTES, find_launches, scan
 from kvguard.versions import resolve
@@ -29,7 +29,7 @@ V = "0.28.0"
 
 def _scan(paths, variables=None, host=None, version=V):
     release = resolve(version)
-    return scan(paths, release, lambda r, t: build_report(r, t, host=host), variables)
+    return scan(paths, release, lambda r, t: examine(r, t, host=host), variables)
 
 
 def _by_line(result, name):

@@ -12,8 +12,14 @@ import kvguard
 from kvguard.errors import InputError, ModelNotFound, Undecidable, UnsupportedVersion
 from kvguard.launch.resolve import resolve_model
 from kvguard.scan import Launch, check_launch, find_launches
-from kvguard.scan.undecidable import (BadArguments, NoRelease, Placeholder, UndecidableLaunch, UnresolvedVariable,
-                                      reason_kind_of)
+from kvguard.scan.undecidable import (
+    BadArguments,
+    NoRelease,
+    Placeholder,
+    UndecidableLaunch,
+    UnresolvedVariable,
+    reason_kind_of,
+)
 from kvguard.versions import resolve
 
 SCAN = Path(kvguard.__file__).resolve().parent / "scan"

@@ -13,10 +13,10 @@ import pytest
 
 import kvguard
 from kvguard import Host
-from kvguard.launch.argv import parse_serve
 from kvguard.catalog import lookup
-from kvguard.cli import build_report
 from kvguard.errors import ArgparseRefusal, Undecidable
+from kvguard.front import examine
+from kvguard.launch.argv import parse_serve
 from kvguard.versions import resolve
 
 LLAMA = lookup("meta-llama/Llama-3.1-8B-Instruct").config
@@ -62,7 +62,7 @@ def test_a_value_that_is_no_json_is_argparse_s_refusal():
 
 
 def test_a_flag_and_the_same_key_are_refused_together():
-    v = build_report(resolve("0.28.0"), ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
+    v = examine(resolve("0.28.0"), ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct",
                                                      "--spec-method", "ngram", "--speculative-config",
                                                      '{"method": "ngram", "num_speculative_tokens": 2}'],
                                  host=CPU).verdict
@@ -150,12 +150,12 @@ def test_a_served_speculators_checkpoint_serves_its_verifier(tmp_path):
     d = tmp_path / "Llama-3.1-8B-Instruct-speculator.eagle3"
     d.mkdir()
     (d / "config.json").write_text(json.dumps(SPECULATOR))
-    report = build_report(resolve("0.20.0"), ["vllm", "serve", str(d), "-pp", "2"], host=CPU)
+    report = examine(resolve("0.20.0"), ["vllm", "serve", str(d), "-pp", "2"], host=CPU)
     v = report.verdict
     assert report.model == "meta-llama/Llama-3.1-8B-Instruct"
     # the draft is the speculators checkpoint: Eagle3LlamaForCausalLM, no SupportsPP
     assert (v.check, v.exc_type) == ("SC_draft_verify(MC_pp_unsupported)", "NotImplementedError")
-    ok = build_report(resolve("0.30.0"), ["vllm", "serve", str(d), "-pp", "2"], host=CPU).verdict
+    ok = examine(resolve("0.30.0"), ["vllm", "serve", str(d), "-pp", "2"], host=CPU).verdict
     assert ok.ok
 
 
@@ -165,7 +165,7 @@ def test_0_33_0_refuses_a_local_verifier(tmp_path):
     local = dict(SPECULATOR, speculators_config=dict(SPECULATOR["speculators_config"],
                                                      verifier={"name_or_path": str(tmp_path)}))
     (d / "config.json").write_text(json.dumps(local))
-    v = build_report(resolve("0.33.0"), ["vllm", "serve", str(d)], host=CPU).verdict
+    v = examine(resolve("0.33.0"), ["vllm", "serve", str(d)], host=CPU).verdict
     assert (v.exc_type, v.message) == ("ValueError", "Speculators verifier must name a remote model repository. "
                                        "Select local verifiers explicitly with --model and --speculative-config.")
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from ..errors import Undecidable
 from . import rope_vllm
-from .objects import ConfigObject
 from .frame import TooLarge, literal
+from .objects import ConfigObject
 from .strict import StrictDataclassError
 from .tables import transformers_tables, vllm_release_entry, vllm_release_tables, vllm_releases
 from .transformers4 import Transformers4

@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-from . import vllm as R
 from ..errors import InternalError, Undecidable
 from ..record import Record, field
 from ..verdict import ErrorEntry
 from ..versions import Release
+from . import vllm as R
 
 __all__ = ["Crash", "ModelFacts", "derive"]
 

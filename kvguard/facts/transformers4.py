@@ -13,8 +13,8 @@ import copy
 from typing import Any
 
 from ..errors import Undecidable
-from .objects import ClassFacts, ConfigObject, torch_attribute
 from .frame import Frame, literal
+from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import run_steps
 
 __all__ = ["Transformers4"]
@@ -251,7 +251,7 @@ class Transformers4:
                 if isinstance(sub, ConfigObject):
                     sub.kvg_facts.library.set_attn_implementation(sub, sub_value)
                 else:
-                    setattr(sub, "_attn_implementation", sub_value)  # raises as on the real plain value
+                    sub._attn_implementation = sub_value  # raises as on the real plain value
 
     def for_model(self, kwargs: dict) -> ConfigObject:
         """``AutoConfig.for_model(**kwargs)``."""

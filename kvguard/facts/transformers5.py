@@ -21,8 +21,8 @@ from typing import Any
 
 from ..errors import Undecidable
 from . import hetero5, rope5
-from .objects import ClassFacts, ConfigObject, torch_attribute
 from .frame import Frame, literal
+from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
 

@@ -117,8 +117,8 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
         result = replace(result, quantization=quant)
     if capacity is None:
         return result
-    from .capacity import CapacityNotModelledResult, predict_capacity
     from ..errors import CapacityNotModelled
+    from .capacity import CapacityNotModelledResult, predict_capacity
 
     capacity = dict(capacity)
     length_notes: tuple[str, ...] = ()

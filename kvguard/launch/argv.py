@@ -674,7 +674,7 @@ def _speculative_value(spec: _Opt, opt: str, values: list[str]) -> Any:
     else:  # optional_type(str)
         out = None if value in ("", "None") else value
     if spec.choices is not None and out not in spec.choices:
-        raise _invalid_choice(spec, opt, out)
+        raise _invalid_choice(spec, opt, out, value)
     return out
 
 

@@ -32,11 +32,11 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
+from ..record import Record, field
 from .expr import evaluate
 
 __all__ = ["Layer", "Outcome", "QuantScheme", "family_of", "forbidden_tp", "layers", "outcome", "scheme_of"]
@@ -63,8 +63,7 @@ def family_of(architectures: "tuple[str, ...] | list[str]") -> Optional[str]:
 # the quantization scheme, as the release's quantization config class reads it
 
 
-@dataclass(frozen=True)
-class QuantScheme:
+class QuantScheme(Record):
     """What the checkpoint's ``quantization_config`` means to the release.
 
     ``method``: the config's ``quant_method`` (lower case); ``block``: FP8's
@@ -103,8 +102,7 @@ def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any]) -> O
 # the layers an architecture builds
 
 
-@dataclass(frozen=True)
-class Layer:
+class Layer(Record):
     """One layer as the model constructs it (global sizes; sharding is applied per launch).
 
     ``kind``: ``qkv`` / ``merged`` / ``column`` / ``row`` / ``replicated`` / ``moe`` / ``check``.
@@ -194,8 +192,7 @@ def _layer(item: dict, scope: dict, i: int, release) -> Layer:
 # the launch's view: per-rank sizes and the checks, in vLLM's order
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(Record):
     """The first refusal while building the model (``check`` is a rule id of the model_init
     stage, ``values`` its template values), or ``check=None`` (the model builds).  ``needs``:
     host facts the answer read; ``unmodelled``: why kvguard cannot answer (the check is skipped)."""
@@ -221,8 +218,7 @@ def _divide(n: int, d: int) -> int:
     return n // d
 
 
-@dataclass
-class Launch:
+class Launch(Record, frozen=False):
     """The sizes the model construction reads from the launch."""
 
     tp: int

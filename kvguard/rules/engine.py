@@ -225,10 +225,7 @@ _SKIP_REASONS = {
     "triton": "depends on whether Triton is installed; pass a Host with triton=…",
     "nixl": "depends on whether NIXL is installed; pass a Host with nixl=…",
     "cpu_memory_bytes": "depends on the host's CPU memory; pass a Host with cpu_memory_bytes=…",
-    "gpu_capability": "depends on the GPUs' compute capability; pass a Host with gpu_capability=… (90: H100)",
     "architecture": "depends on the model registry entry of an architecture kvguard does not know",
-    "gpu_capability": "depends on the GPUs' compute capability (the kernels model construction selects); pass a "
-                      "Host with gpu_capability=…",
     "rocm_default_v1_architectures": "on ROCm vLLM picks the V1 model runner for some architectures "
                                      "(not modelled)",
     "arctic_inference": "suffix decoding needs the arctic-inference package; kvguard does not know whether "

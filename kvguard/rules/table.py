@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import math
 
-from ..versions import Release
-from . import Check, FieldRule, Row, Step
+from .. import attention as _attn
 from ..length import NIE_MML as _LEN_NIE_MML  # kvguard.length: ModelConfig's maximum length
 from ..length import NIE_ROPE as _LEN_NIE_ROPE
 from ..length import POSITIVE_TEMPLATE as _LEN_POSITIVE
@@ -31,8 +30,9 @@ from ..length import NotModelled as _LenNotModelled
 from ..length import allow_long as _allow_long
 from ..length import derive as _len_derive
 from ..length import outcome as _len_result
-from .. import attention as _attn
 from ..speculative import flow as _sc
+from ..versions import Release
+from . import Check, FieldRule, Row, Step
 
 # ---------------------------------------------------------------------------
 # shared conditions and steps

@@ -237,7 +237,7 @@ def find_launches(paths: Iterable[str], variables: Optional[Mapping[str, str]] =
                 if here not in beside:      # requirements / pyproject pins beside the file
                     beside[here] = beside_pin(here, problems)
                 launch.pin = beside[here]
-        launches += sorted(found, key=lambda l: l.line)
+        launches += sorted(found, key=lambda found_launch: found_launch.line)
     for where, why in dict.fromkeys(problems):
         skipped.append(Skip(where, why))
     return launches, skipped, files

@@ -19,7 +19,7 @@ _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*\{?\.?([\w+.-]*)")
 
 
 def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variables) -> list[Launch]:
-    from .yamlfiles import yaml_text_launches   # YAML strings hold Markdown guides too: loaded on first use
+    from .yamlfiles import yaml_text_launches  # YAML strings hold Markdown guides too: loaded on first use
 
     out: list[Launch] = []
     i = 0

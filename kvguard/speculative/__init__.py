@@ -24,8 +24,9 @@ the values they read are built here:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any, Optional
+
+from ..record import Record, field
 
 __all__ = ["SpeculativeInput", "SPEC_FLAGS"]
 
@@ -38,8 +39,7 @@ SPEC_FLAGS: tuple[tuple[str, str, str], ...] = (
 )
 
 
-@dataclass(frozen=True, eq=False)
-class SpeculativeInput:
+class SpeculativeInput(Record):
     """A launch's speculative decoding input.
 
     ``config``: the ``--speculative-config`` dict as the parser produced it (None: not given);
@@ -60,6 +60,10 @@ class SpeculativeInput:
     notes: tuple[str, ...] = ()
     #: derived draft facts, per release and environment (the same draft is evaluated for many layouts)
     memo: dict = field(default_factory=dict, repr=False)
+
+    # one launch's input, compared and hashed by identity (its dicts are not hashable)
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     @property
     def given(self) -> bool:

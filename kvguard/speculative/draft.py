@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ..errors import Undecidable
 from ..versions import Release
 
-__all__ = ["hf_config_override", "derive_draft", "eagle_wrapped_raw"]
+__all__ = ["eagle_config", "hf_config_override", "override_callable"]
 
 
 def _undecidable(release: Release, what: str) -> Undecidable:

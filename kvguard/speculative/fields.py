@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any, Optional
+from typing import Any
 
 from ..errors import Undecidable
 from ..verdict import ErrorEntry
@@ -64,7 +64,8 @@ def field_names(release: Release) -> tuple[str, ...]:
 @lru_cache(maxsize=None)
 def _model(table_key: str):
     """A pydantic dataclass with the table's fields (annotations and bounds), every field defaulted."""
-    from typing import Annotated, Literal, Optional as Opt
+    from typing import Annotated, Literal
+    from typing import Optional as Opt
 
     import pydantic
 

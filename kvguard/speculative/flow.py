@@ -352,8 +352,8 @@ def _draft_facts(s, raw: dict, name: str, wrap: Optional[str] = None):
     """(facts, applied override) of the draft, memoised per release and environment; a Refusal for vLLM's
     crash building the draft ModelConfig (re-wrapped by SpeculativeConfig, as pydantic re-raises it).
     ``wrap``: the EAGLE method whose EAGLEConfig wraps the draft."""
-    from ..rules.engine import Refusal
     from ..facts import Crash, derive
+    from ..rules.engine import Refusal
     from .draft import override_callable
 
     r = s.r
@@ -510,8 +510,8 @@ def draft_parallel(s) -> None:
 def verify_draft(s) -> None:
     """``draft_model_config.verify_with_parallel_config(draft_parallel_config)``: the release's own
     ``MC_*`` rows, evaluated on the draft and its parallel layout (the target's for ngram)."""
-    from ..rules.engine import FactCrash, Refusal, SkipCheck, State
     from ..launch.layout import Layout
+    from ..rules.engine import FactCrash, Refusal, SkipCheck, State
     from ..rules.table import rows_for
 
     sc = s.sc

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 __all__ = ["draft_constraints"]
 
@@ -10,8 +10,8 @@ __all__ = ["draft_constraints"]
 def draft_constraints(facts: Any, spec: Any, release: Any, tp: int, *, env: dict, host: Any,
                       pcp: int = 1, dcp: int = 1) -> list[str]:
     """Lines saying what the launch's speculative decoding refuses at ``-tp tp`` (and with a pipeline)."""
-    from ..rules.engine import evaluate
     from ..launch.layout import Layout
+    from ..rules.engine import evaluate
 
     lines: list[str] = []
     base = dict(tensor_parallel_size=tp, prefill_context_parallel_size=pcp, decode_context_parallel_size=dcp)

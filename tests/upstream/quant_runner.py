@@ -134,7 +134,7 @@ def _stubs():
             if isinstance(getattr(mod, n, None), type):
                 setattr(mod, n, Stub)
         if callable(getattr(mod, "get_rope", None)):
-            setattr(mod, "get_rope", stub_fn)
+            mod.get_rope = stub_fn
     _expert_maps_on_cpu()
     try:
         import vllm.model_executor.layers.quantization.fp8 as f8

@@ -45,9 +45,10 @@ def main(cases_path, out_path):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from argv_runner import _imports  # the CPU platform, EngineArgs and the release's parser builder
-    from oracle_runner import describe  # the failing statement's exception, pydantic unwrapped
-
-    from oracle_runner import torch_compat
+    from oracle_runner import (
+        describe,  # the failing statement's exception, pydantic unwrapped
+        torch_compat,
+    )
 
     torch_compat()
     if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":  # before vLLM's imports, as oracle_runner

@@ -27,7 +27,6 @@ import copy
 import json
 import os
 import random
-import sys
 import tempfile
 from pathlib import Path
 
@@ -35,10 +34,10 @@ import pytest
 
 import kvguard
 from kvguard import catalog
-from kvguard.rules.check import resolve_release
 from kvguard.errors import Undecidable
 from kvguard.length import find_sidecar, resolve
 from kvguard.length import max_model_len as kv_max_model_len
+from kvguard.rules.check import resolve_release
 
 from ._oracle import oracle_or_skip as _python
 from ._oracle import run_runner

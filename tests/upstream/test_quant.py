@@ -31,8 +31,8 @@ import random
 import pytest
 
 from kvguard import catalog
-from kvguard.rules.check import model_facts
 from kvguard.quant import Launch, family_of, layers, outcome, render
+from kvguard.rules.check import model_facts
 from kvguard.versions import resolve
 
 from ._oracle import oracle_or_skip as _python

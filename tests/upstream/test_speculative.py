@@ -6,7 +6,7 @@ EAGLE-3 heads, a small draft model, a speculators-format EAGLE-3 head; the catal
 present), with layouts (tp, pp, expert parallel, dcp) and ``--async-scheduling``.  Each launch runs in the
 release's oracle through ``tests/upstream/serve_runner.py`` (its own parser, EngineArgs and
 ``create_engine_config`` on the CPU platform, the drafts written to the directories the launch names) and
-through :func:`kvguard.cli.build_report` with the oracle's host (CPU platform, no GPUs): the verdicts
+through :func:`kvguard.front.examine` with the oracle's host (CPU platform, no GPUs): the verdicts
 must agree — accepted, or the same exception type, message and pydantic wrapping; for an argparse
 refusal the same error line.  Launches kvguard declares undecidable are counted, never compared.
 
@@ -226,15 +226,15 @@ def _oracle_outcome(rec: dict) -> dict:
 
 
 def _kvguard_outcome(case: dict, version: str) -> dict:
-    from kvguard.cli import build_report
     from kvguard.errors import Undecidable
+    from kvguard.front import examine
     from kvguard.launch.layout import Host
     from kvguard.versions import resolve
 
     release = resolve(version)
     launch = ["vllm", "serve", case["model_dir"], *case["args"]]
     try:
-        report = build_report(release, launch, host=Host(**oracle_host()), env={})
+        report = examine(release, launch, host=Host(**oracle_host()), env={})
     except Undecidable as exc:
         return {"undecidable": str(exc)}
     v = report.verdict
