@@ -148,7 +148,7 @@ def test_the_wheel_metadata_is_complete(dist):
     for expected in ("Programming Language :: Python :: 3.10", "Programming Language :: Python :: 3.13",
                      "Framework :: Pytest", "Typing :: Typed", "Environment :: Console"):
         assert expected in classifiers
-    assert sorted(meta.get_all("Provides-Extra")) == ["hub", "test", "yaml"]
+    assert sorted(meta.get_all("Provides-Extra")) == ["hub", "test", "transformers", "yaml"]
     requires = meta.get_all("Requires-Dist")
     assert "pydantic>=2" in requires and "packaging" in requires
     assert 'pyyaml; extra == "yaml"' in requires and 'huggingface_hub; extra == "hub"' in requires
