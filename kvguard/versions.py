@@ -210,8 +210,13 @@ class Release(Record, order=True):
 
     @property
     def transformers(self) -> str:
-        """The transformers version whose config classes this release reads through."""
-        return self.info.transformers
+        """The transformers version whose config classes this release reads through (a release the manifest
+        does not list, e.g. a newer one, reads through the line of the newest listed release before it)."""
+        row = _BY_VERSION.get(self.version)
+        if row is None:
+            older = [v for v in _BY_VERSION if v <= self.version]
+            row = _BY_VERSION[max(older) if older else min(_BY_VERSION)]
+        return row.transformers
 
     @property
     def transformers_major(self) -> int:

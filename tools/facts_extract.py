@@ -700,6 +700,10 @@ def describe_class(cls) -> dict:
         else:
             rec["get_text_config"] = steps_of(cls.__dict__["get_text_config"])
     _CURRENT_CLASS.pop()
+    if not v5:
+        read = _class_values_read(cls, rec)
+        if read:
+            rec["class_attrs"] = read
     try:
         cls()
     except Exception as exc:  # noqa: BLE001 - measured: what building the class with no arguments raises
@@ -1154,6 +1158,23 @@ def refresh_fingerprints(releases: list[str], root: "str | None") -> None:
         merged["releases"][release]["loader_fingerprints"] = loader_fingerprints(release, root)
     with open(vllm_path, "w") as f:
         json.dump(merged, f, separators=(",", ":"), sort_keys=True)
+
+
+def _class_values_read(cls, rec: dict) -> dict:
+    """transformers 4.x: the class-level values (not methods or descriptors) the class's own steps read through
+    ``self.<name>`` — e.g. a table of default sub-config keywords; the 5.x records keep every class value."""
+    import re
+    text = json.dumps([rec.get(part) for part in ("init", "post_init", "get_text_config")])
+    names = set(re.findall(r'"self\.(\w+)"', text)) | set(re.findall(r'"under_class_value": "(\w+)"', text))
+    out = {}
+    for name in sorted(names):
+        if name not in cls.__dict__ or name in ("model_type", "attribute_map", "sub_configs"):
+            continue
+        value = cls.__dict__[name]
+        if callable(value) or isinstance(value, (property, classmethod, staticmethod)):
+            continue
+        out[name] = facts_transformers5._class_attr_value(value)
+    return out
 
 
 def regenerate(releases: list[str], root: "str | None") -> None:

@@ -284,12 +284,15 @@ def compare(o, k):
 
 
 def same_message(a: str, b: str) -> bool:
-    """Equal, or equal up to the iteration order of a printed set of strings (hash-seed dependent)."""
+    """Equal, or equal up to the iteration order of a printed set of strings (hash-seed dependent) and the
+    addresses of printed functions (``<function f at 0x7f…>``, process dependent; kvguard prints ``0x…``)."""
     if a == b:
         return True
     import re
     pat = re.compile(r"\{('[^']*'(?:, '[^']*')*)\}")
-    canon = lambda s: pat.sub(lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", s)  # noqa: E731
+    address = re.compile(r"(<function [\w.]+ at )0x(?:[0-9a-f]+|\u2026)>")
+    canon = lambda s: pat.sub(lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}",  # noqa: E731
+                              address.sub(r"\g<1>0x>", s))
     return canon(a) == canon(b)
 
 

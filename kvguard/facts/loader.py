@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import Undecidable
-from . import rope_vllm
+from . import rope_vllm, speculators
 from .frame import TooLarge, literal
 from .objects import ConfigObject
 from .strict import StrictDataclassError
@@ -317,7 +317,7 @@ def _parse(lib: Transformers4, raw: dict, release, path: str, trust_remote_code)
         config = _from_dict(lib, cls, config_dict, {"name_or_path": str(path)})
     elif direct:
         cls = _registry_class(lib, registry, model_type, release)
-        config = _from_pretrained(lib, cls, config_dict, trust_remote_code)
+        config = _from_pretrained(lib, cls, config_dict, trust_remote_code, release)
     else:
         if model_type in registry:
             cls = _registry_class(lib, registry, model_type, release)
@@ -369,8 +369,10 @@ def _registry_class(lib: Transformers4, registry: dict, model_type: str, release
     return lib.class_facts(name)
 
 
-def _from_pretrained(lib: Transformers4, cls, config_dict: dict, trust_remote_code) -> ConfigObject:
+def _from_pretrained(lib: Transformers4, cls, config_dict: dict, trust_remote_code, release) -> ConfigObject:
     """``config_class.from_pretrained(model, revision=, code_revision=, trust_remote_code=, ...)``."""
+    if cls.name == "vllm:SpeculatorsConfig":
+        return speculators.load(lib, cls, config_dict, release)
     kind = next((k.record["from_pretrained"] for k in _lineage(cls) if "from_pretrained" in k.record), "plain")
     if kind == "rename_num_keys":
         # Medusa: any key with "num" and "heads" becomes num_heads, with "num" and "layers" num_hidden_layers

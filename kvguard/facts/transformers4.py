@@ -72,6 +72,10 @@ class Transformers4:
             raise Undecidable(f"config class {name.removeprefix('vllm:')} is not in kvguard's {where} tables")
         parent = self.class_facts(record["parent"]) if record.get("parent") else None
         found = ClassFacts(name, record, self, parent)
+        # class-level values the class's own steps read (a table of default keywords, ...)
+        for key, spec in (record.get("class_attrs") or {}).items():
+            if "literal" in spec:
+                found.class_attrs[key] = literal(spec["literal"])
         self._classes[name] = found
         return found
 
