@@ -14,11 +14,15 @@ import json
 import os
 import sys
 import textwrap
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 from .__about__ import __version__
 from .errors import InternalError, KvguardError, reason_kind
 from .launch.layout import Host
+
+if TYPE_CHECKING:
+    from .front import LaunchReport
+    from .versions import Release
 
 __all__ = ["EXIT_ACCEPT", "EXIT_REFUSE", "EXIT_UNDECIDED", "main", "run"]
 
@@ -312,8 +316,9 @@ def _capability(value: str) -> int:
     return number
 
 
-_HOST_KEYS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-              "cpu_memory_bytes": int, "gpu_capability": _capability, "arctic_inference": bool}
+_HOST_KEYS: dict[str, Callable[[str], Any]] = {
+    "platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
+    "cpu_memory_bytes": int, "gpu_capability": _capability, "arctic_inference": bool}
 
 
 def _host(args, facts: Optional[dict] = None) -> Host:
@@ -391,7 +396,7 @@ def _cmd_diff(args) -> int:
     from .versions import resolve
 
     launch = _launch(args)
-    sides = []
+    sides: list[tuple[Release, Optional[LaunchReport], Optional[KvguardError]]] = []
     for version in (args.from_version, args.to_version):
         release = resolve(version, nearest=args.nearest)
         try:
@@ -476,7 +481,9 @@ def _undecided(args, argv: list[str], line: str, kind: str) -> int:
         from .report import reporter
 
         command = getattr(args, "command", None) or next((a for a in argv if not a.startswith("-")), None)
-        _write(reporter(fmt).undecided(line.split(": ", 1)[1], kind, command=command))
+        document = reporter(fmt).undecided(line.split(": ", 1)[1], kind, command=command)
+        assert document is not None  # the json, sarif and github reporters always write one
+        _write(document)
     return EXIT_UNDECIDED
 
 

@@ -147,8 +147,8 @@ def examine(release: "Release", launch: "Union[Sequence[str], str, ServeCommand]
     else:
         try:
             cmd = parse_serve(launch if isinstance(launch, str) else list(launch), release)
-        except ArgparseRefusal as refusal:  # vLLM's own parser refuses the command line: that is the verdict
-            return LaunchReport(argparse_verdict(release, refusal))
+        except ArgparseRefusal as parse_refusal:  # vLLM's own parser refuses the command line: that is the verdict
+            return LaunchReport(argparse_verdict(release, parse_refusal))
         argv = launch
     vllm_env = {}
     if env_from_os:

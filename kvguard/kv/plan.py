@@ -200,7 +200,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     derived_len = derived.default if derived is not None else None
     # the length one sequence may reach: the given one (refused below if vLLM refuses it), else vLLM's own
     length = max_model_len if max_model_len is not None else derived_len
-    if derived_len is not None and max_model_len is None:
+    if derived is not None and derived_len is not None and max_model_len is None:
         notes.append(f"max model len {derived_len:,}: the derived maximum ({derived.key}={derived.value}), as vLLM "
                      "uses it without --max-model-len")
     spec = None

@@ -657,7 +657,7 @@ _LOADS_REPR = "<function loads at 0x…>"
 
 def _speculative_value(spec: _Opt, opt: str, values: list[str]) -> Any:
     """The value argparse stores for a speculative option (``type`` and ``choices`` applied)."""
-    value = values[0] if values else None
+    value = values[0]   # nargs == 1 (the caller's test): the parse loop took exactly one word or raised
     if spec.dest == "speculative_config":
         if value in ("", "None"):
             return None

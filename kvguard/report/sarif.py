@@ -316,7 +316,7 @@ def render_sarif(items: Iterable[dict[str, Any]], version: str,
         if props:
             result["properties"] = props
         results.append(result)
-    doc = {
+    doc: dict[str, Any] = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [{
@@ -325,7 +325,7 @@ def render_sarif(items: Iterable[dict[str, Any]], version: str,
             "results": results,
         }],
     }
-    notes = [{"level": "warning" if fatal and fatal[0] else "note", "message": {"text": f"skipped: {reason}"},
+    notes: list[dict[str, Any]] = [{"level": "warning" if fatal and fatal[0] else "note", "message": {"text": f"skipped: {reason}"},
               "locations": _location(path, None)}
              for path, reason, *fatal in skipped]
     if failure is not None:

@@ -305,7 +305,8 @@ def _plainly_valid(kind: str, bound: Any, value: Any) -> bool:
     return False
 
 
-def _field_errors(rule: FieldRule, s: State) -> tuple[ErrorEntry, ...]:
+def _field_errors(rule: FieldRule, s: object) -> tuple[ErrorEntry, ...]:
+    # s: a State, or (field_verdict) a class holding the layout's field values; only getattr reads it
     for _name, attr, kind, bound in rule.fields:
         if not _plainly_valid(kind, bound, getattr(s, attr)):
             break
@@ -413,7 +414,7 @@ def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: di
     return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
 
 
-def _refusal(release: Release, row, s: "State", fired: Any, skipped: list, extra: dict) -> Verdict:
+def _refusal(release: Release, row, s: Optional["State"], fired: Any, skipped: list, extra: dict) -> Verdict:
     if isinstance(row, FieldRule):
         errors = fired
         return Verdict(ok=False, vllm_version=release_key(release), stage=row.stage, check=row.id,

@@ -197,7 +197,9 @@ def scan(paths: Iterable[str], release=None, build_report: Optional[Callable[[An
     from ..versions import resolve
 
     if build_report is None:
-        from ..front import examine as build_report
+        from ..front import examine
+
+        build_report = examine
     override = ReleaseChoice(resolve(release, nearest=nearest), release_source) if release is not None else None
     default = override or default_release(nearest)
     launches, skipped, files = find_launches(paths, variables, **find_options)

@@ -46,7 +46,8 @@ def _environment(keys: dict) -> list[str]:
             if isinstance(item, dict) and "name" in item and "value" in item:
                 pairs.append((item["name"], item["value"]))
             elif isinstance(item, str) and "=" in item:
-                pairs.append(tuple(item.split("=", 1)))
+                name, val = item.split("=", 1)
+                pairs.append((name, val))
     return [f"{k}={'' if v is None else str(v).lower() if isinstance(v, bool) else v}"
             for k, v in pairs if isinstance(k, str) and k.startswith("VLLM_") and not isinstance(v, (dict, list))]
 

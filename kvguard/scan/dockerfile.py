@@ -88,13 +88,13 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
                     continue
                 value = (lineno, tokens, missing)
             else:
-                expanded = []
-                missing: list[str] = []
+                exec_words: list[str] = []
+                missing = []
                 for tok in exec_form:   # exec form: no shell, but Docker substitutes nothing either;
                     e, miss = variables.expand(tok)   # ENV values are seen by `sh -c` only — we expand
-                    expanded.append(e)               # to let --set/ENV resolve them
+                    exec_words.append(e)             # to let --set/ENV resolve them
                     missing += miss
-                value = (lineno, expanded, missing)
+                value = (lineno, exec_words, missing)
             if instr == "ENTRYPOINT":
                 entry = value
             else:

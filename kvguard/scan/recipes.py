@@ -68,9 +68,11 @@ def recipe_launches(path: str, root, recipe: dict, variables: Variables, offset:
     model = recipe["model"]
     base = _strs(model.get("base_args"))
     base_env = model.get("base_env") if isinstance(model.get("base_env"), dict) else {}
-    variants = recipe.get("variants") if isinstance(recipe.get("variants"), dict) else {"default": {}}
+    raw_variants = recipe.get("variants")
+    variants = raw_variants if isinstance(raw_variants, dict) else {"default": {}}
     strategies = _strs(recipe.get("compatible_strategies"))
-    overrides = recipe.get("strategy_overrides") if isinstance(recipe.get("strategy_overrides"), dict) else {}
+    raw_overrides = recipe.get("strategy_overrides")
+    overrides = raw_overrides if isinstance(raw_overrides, dict) else {}
     out: list[Launch] = []
     for vname, variant in variants.items():
         variant = variant if isinstance(variant, dict) else {}

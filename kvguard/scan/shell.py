@@ -34,7 +34,8 @@ def split_commands(text: str) -> list[list[str]]:
         tokens = list(lex)
     except ValueError:
         return []
-    out, cur = [], []
+    out: list[list[str]] = []
+    cur: list[str] = []
     for tok in tokens:
         if tok in _OPERATORS:
             out.append(cur)
@@ -139,11 +140,11 @@ def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]
                 start -= 1
             return _strip_redirections(cmd[start:]), None
     if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
-        i = _container_image_at(cmd, cmd.index("run"))
-        tok = cmd[i] if i is not None else ""
-        if "vllm/vllm-openai" in tok:
-            rest = _strip_redirections(cmd[i + 1:])
-            entrypoint = _option_value(cmd[:i], ("--entrypoint",))
+        at = _container_image_at(cmd, cmd.index("run"))
+        if at is not None and "vllm/vllm-openai" in cmd[at]:
+            tok = cmd[at]
+            rest = _strip_redirections(cmd[at + 1:])
+            entrypoint = _option_value(cmd[:at], ("--entrypoint",))
             if entrypoint is not None:
                 # `--entrypoint X` replaces the image's `vllm serve`; the arguments follow X
                 try:
@@ -154,7 +155,7 @@ def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]
                     return None, None
             if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
                 return None, None     # an interactive container or another program: not a launch
-            env = _container_env(cmd[:i])
+            env = _container_env(cmd[:at])
             if _is_launcher(rest, 0):
                 return env + rest, tok
             return env + ["vllm", "serve"] + rest, tok
