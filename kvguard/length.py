@@ -389,6 +389,7 @@ def _rope(text: Mapping[str, Any], release: Release, v: int, value: Any, dsw: bo
     if (rope if v >= 6 else rope is not None) and "gemma3" not in _model_type(text):
         factor = 1.0
         not_scaled = _NOT_SCALED_030 if v >= 5 else _NOT_SCALED_OLD
+        assert rope is not None  # the test above: truthy (v >= 6) or not None
         for rp in rope:
             rope_type = rp["rope_type"]
             if rope_type not in not_scaled:
@@ -450,6 +451,7 @@ def outcome(derived: Derived, user: Optional[int], release: Release, env: Mappin
         if derived.default_error is not None:
             return LengthOutcome(user, None, "error", derived, derived.default_error)
         return LengthOutcome(user, derived.default, None, derived)
+    assert user is not None  # not auto
     if user > derived.value:
         mml = derived.model_max_length
         if v <= 1:

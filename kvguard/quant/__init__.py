@@ -283,7 +283,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             _divide(tp, kv)
         else:
             per_kv = _divide(kv, tp)
-        outputs = (per_heads * head * tp, per_kv * head * tp, per_kv * head * tp)
+        outputs: tuple[int, ...] = (per_heads * head * tp, per_kv * head * tp, per_kv * head * tp)
         input_size, output_size = hidden, sum(outputs)
     else:
         input_size, outputs = layer.input_size, layer.output_sizes
@@ -402,12 +402,12 @@ def outcome(facts, release, launch: Launch) -> Outcome:
     """The model-construction outcome of a launch (see :class:`Outcome`), memoised per facts object,
     release and launch sizes (plan and scan ask the same model many times)."""
     mkey = (id(facts), release.version, release.patches)
-    entry = _MEMO.get(mkey)
+    entry: Optional[tuple[Any, dict]] = _MEMO.get(mkey)
     if entry is None or entry[0] is not facts:
         if len(_MEMO) > 256:
             _MEMO.clear()
         entry = _MEMO[mkey] = (facts, {})
-    lkey = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel)
+    lkey: Optional[tuple] = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel)
     try:
         hit = entry[1].get(lkey)
     except TypeError:  # an unhashable size: decided (as not modelled) below
@@ -514,7 +514,8 @@ def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> tup
         return hit
     if len(_CACHE) > 256:
         _CACHE.clear()
-    unique, seen = [], set()
+    unique: list[tuple[Any, Any]] = []
+    seen: set[tuple[Any, Any]] = set()
     for layer in layers(facts.resolved, family, release):
         skip = _skip_state(layer, scheme, release)
         sig = (layer.signature(), skip)
@@ -522,7 +523,7 @@ def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> tup
             continue
         seen.add(sig)
         unique.append((layer, skip))
-    value = (facts, unique, {})
+    value: tuple[Any, list[tuple[Any, Any]], dict] = (facts, unique, {})
     _CACHE[key] = value
     return value
 
@@ -567,7 +568,7 @@ def _why(res: Outcome, tp: int, moe_tp: int) -> Optional[tuple[str, int, int]]:
         return None
     shards = moe_tp if res.check in _WHAT else tp
     total = size * shards
-    what = _WHAT.get(res.check) or f"{(res.layer or '').split('.', 3)[-1]} {'input' if res.check == 'MI_fp8_block_k' else 'output'} size"
+    what = _WHAT.get(res.check or "") or f"{(res.layer or '').split('.', 3)[-1]} {'input' if res.check == 'MI_fp8_block_k' else 'output'} size"
     return what, total, block
 
 

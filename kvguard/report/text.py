@@ -251,6 +251,7 @@ def _quantization_lines(m: "ModelAudit") -> list[str]:
     """The model-construction section of ``kvguard audit``: the tensor-parallel sizes the checkpoint's
     quantization forbids, and why."""
     q = m.quantization
+    assert q is not None  # the caller tests it
     head = f"  model construction ({q['method'] or 'unquantized'}"
     if q.get("weight_block_size"):
         head += f", weight blocks {q['weight_block_size'][0]}x{q['weight_block_size'][1]}"
@@ -288,6 +289,7 @@ def capacity_lines(cap: "CapacityPrediction | CapacityNotModelledResult", indent
         lines.append(f"{indent}  vLLM will log:")
         lines.extend(f"{indent}    {line}" for line in cap.log_lines)
     else:
+        assert cap.error is not None  # kvguard.kv.capacity sets error with every fits=False
         lines.append(f"{indent}  vLLM refuses to start: {cap.error[0]}: {cap.error[1]}")
     if cap.by_dcp:
         lines.append(f"{indent}  by -dcp (legal sizes): "

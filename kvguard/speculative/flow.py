@@ -65,7 +65,7 @@ def eagle_types(r: Release) -> tuple[str, ...]:
     """``EagleModelTypes`` (what async scheduling accepts as EAGLE-like)."""
     if not r.within("0.11.1"):
         return ("eagle", "eagle3", "mtp")
-    out = ("eagle", "eagle3")
+    out: tuple[str, ...] = ("eagle", "eagle3")
     if r.within("0.17.0"):
         out += ("extract_hidden_states",)
     out += mtp_types(r)
@@ -511,6 +511,7 @@ def verify_draft(s) -> None:
     """``draft_model_config.verify_with_parallel_config(draft_parallel_config)``: the release's own
     ``MC_*`` rows, evaluated on the draft and its parallel layout (the target's for ngram)."""
     from ..launch.layout import Layout
+    from ..rules import Check
     from ..rules.engine import FactCrash, Refusal, SkipCheck, State
     from ..rules.table import rows_for
 
@@ -531,6 +532,7 @@ def verify_draft(s) -> None:
     for row in rows_for(s.r):
         if not row.id.startswith("MC_") or getattr(row, "stage", None) != "verify":
             continue
+        assert isinstance(row, Check)  # every MC_ row of stage verify in kvguard.rules.table is a Check
         try:
             fired = row.when(sub)
         except SkipCheck as exc:
