@@ -100,7 +100,7 @@ class ClassFacts:
         subs = record.get("sub_configs")
         if isinstance(subs, dict) and "opaque_property" not in subs:
             attrs["sub_configs"] = dict(subs)   # keys are what code reads; values name the classes
-        self.class_attrs = attrs
+        self.class_attrs: dict[str, Any] = attrs
         props = dict(parent.properties) if parent is not None else {}
         props.update(record.get("properties") or {})
         self.properties: dict[str, dict] = props
@@ -109,7 +109,8 @@ class ClassFacts:
         self.hooks: dict[str, dict] = hooks
 
     def mro_names(self) -> list[str]:
-        out, k = [], self
+        out: list[str] = []
+        k: ClassFacts | None = self
         while k is not None:
             out.append(k.name)
             k = k.parent

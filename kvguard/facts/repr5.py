@@ -11,10 +11,10 @@ tools/facts_extract.py).  This module raises what that raises, in the same order
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from ..errors import Undecidable
-from .objects import ConfigObject, TorchDtype
+from .objects import ClassFacts, ConfigObject, TorchDtype
 from .strict import StrictDataclassClassValidationError, StrictDataclassFieldValidationError
 
 __all__ = ["base_to_dict", "check_repr", "measured_exception", "to_dict"]
@@ -31,7 +31,7 @@ def check_repr(lib: Any, obj: ConfigObject) -> None:
     lib.variant("to_json_string")
     lib.variant("module:recursive_diff_dict")
     out = to_dict(lib, obj)
-    k = obj.kvg_facts
+    k: ClassFacts | None = obj.kvg_facts
     while k is not None:
         if k.record.get("json_without_diff"):  # to_json_string(use_diff=False): to_dict() printed as is
             _json_check(out)
@@ -65,8 +65,10 @@ def measured_exception(exc_type: str, message: str) -> BaseException:
     base = bases.get(exc_type)
     if base is None:
         raise Undecidable(f"building the default instance raises {exc_type}, which kvguard does not model")
-    klass = type(exc_type, (base,), {"__str__": lambda self: message, "__module__": base.__module__,
-                                     "_kvg_module": getattr(base, "_kvg_module", base.__module__)})
+    namespace = {"__str__": lambda self: message, "__module__": base.__module__,
+                 "_kvg_module": getattr(base, "_kvg_module", base.__module__)}
+    # type() makes a subclass of base, one of the exception classes above
+    klass = cast("type[BaseException]", type(exc_type, (base,), namespace))
     exc = klass.__new__(klass)
     Exception.__init__(exc, message)
     return exc

@@ -92,7 +92,7 @@ def _longrope(config: Any, scaling: dict) -> None:
     head_dim = getattr(config, "head_dim", config.hidden_size // config.num_attention_heads)
     dim = int(head_dim * partial)
     for key in ("short_factor", "long_factor"):
-        value = scaling.get(key)
+        value: Any = scaling.get(key)   # what the config holds, unchecked: transformers iterates it as is
         if not isinstance(value, list) and all(isinstance(x, (int, float)) for x in value):
             pass
         if len(value) != dim // 2:

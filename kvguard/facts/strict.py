@@ -303,7 +303,7 @@ def type_check(name: str, value: Any, node: TypeNode, type_classes: dict) -> Non
             raise TypeError(f"Field '{name}' expected None, got {_type_name(value)}")
         return
     if kind in ("union", "typing_union"):
-        errors = []
+        errors: list[str | _Unprintable] = []
         for member in node.args:
             try:
                 type_check(name, value, member, type_classes)
@@ -316,17 +316,17 @@ def type_check(name: str, value: Any, node: TypeNode, type_classes: dict) -> Non
             raise Undecidable(f"the printed form of a {_type_name(value)} in a validation message is not modelled")
         args = "(" + ", ".join(type_repr(a) for a in node.args) + ("," if len(node.args) == 1 else "") + ")"
         raise TypeError(f"Field '{name}' with value {_value_repr(value)} doesn't match any type in {args}. "
-                        f"Errors: {'; '.join(errors)}")
+                        f"Errors: {'; '.join(str(e) for e in errors)}")  # all str here
     if kind == "literal":
-        args = node.args
-        shown = "(" + ", ".join(repr(a) for a in args) + ("," if len(args) == 1 else "") + ")"
+        choices = node.args
+        shown = "(" + ", ".join(repr(a) for a in choices) + ("," if len(choices) == 1 else "") + ")"
         if isinstance(value, bool):
-            ok = value in [a for a in args if isinstance(a, bool)]
+            ok = value in [a for a in choices if isinstance(a, bool)]
         elif isinstance(value, int):
-            ok = value in [a for a in args if isinstance(a, int) and not isinstance(a, bool)]
+            ok = value in [a for a in choices if isinstance(a, int) and not isinstance(a, bool)]
         else:
             _hashable_compare(value)
-            ok = value in args
+            ok = value in choices
         if not ok:
             raise TypeError(f"Field '{name}' expected one of {shown}, got {_plain_str(value)}")
         return

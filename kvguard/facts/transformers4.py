@@ -140,7 +140,7 @@ class Transformers4:
         return obj
 
     def _init(self, obj: ConfigObject, cls: ClassFacts, kwargs: dict) -> None:
-        owner = cls
+        owner: ClassFacts | None = cls
         while owner is not None and "init" not in owner.record:
             owner = owner.parent
         if owner is None:
@@ -515,7 +515,7 @@ def _label_range(count: Any) -> range:
 
 
 def _text_override(cls: ClassFacts):
-    k = cls
+    k: ClassFacts | None = cls
     while k is not None:
         if "text_config_rule" in k.record:
             rule = k.record["text_config_rule"]

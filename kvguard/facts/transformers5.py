@@ -705,7 +705,7 @@ class Transformers5:
         self.variant("get_text_config")
         return_both = decoder == encoder
         decoder_names = ("decoder", "generator", "text_config")
-        encoder_names = ("text_encoder",)
+        encoder_names: tuple[str, ...] = ("text_encoder",)
         if return_both:
             names = encoder_names + decoder_names
         elif decoder:
