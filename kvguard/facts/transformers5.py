@@ -59,6 +59,8 @@ class Transformers5:
     """The shared behaviour of transformers 5.x config classes, over one line's class tables."""
 
     major = 5
+    #: the vLLM release this load is for (set by the loader)
+    release: Any
 
     def __init__(self, tables: dict, vllm_tables: "dict | None" = None):
         self.line = tables["line"]
