@@ -203,8 +203,8 @@ def _plain_value(value: Any, depth: int = 0) -> Any:
         items = [_plain_value(v, depth + 1) for v in value]
         return _UNKEPT if any(v is _UNKEPT for v in items) else items
     if isinstance(value, dict):
-        items = {k: _plain_value(v, depth + 1) for k, v in value.items() if isinstance(k, str)}
-        return _UNKEPT if any(v is _UNKEPT for v in items.values()) else items
+        kept = {k: _plain_value(v, depth + 1) for k, v in value.items() if isinstance(k, str)}
+        return _UNKEPT if any(v is _UNKEPT for v in kept.values()) else kept
     return _UNKEPT
 
 
@@ -622,7 +622,7 @@ _ARCH_FIELDS_TAIL = (
 
 
 def _arch_fields(release: Release) -> tuple[tuple[str, str], ...]:
-    fields = _ARCH_FIELDS_014
+    fields: tuple[tuple[str, str], ...] = _ARCH_FIELDS_014
     if release.within("0.28.0"):
         fields += (("num_experts_per_token", "int"),)
     fields += _ARCH_FIELDS_TAIL

@@ -23,7 +23,7 @@ def active(table: Iterable[Ranged], release: Release) -> list:
     return [value for value, since, until in table if release.within(since, until)]
 
 
-def lookup(table: Iterable[tuple[str, T, str, "str | None"]], key: str, release: Release):
+def lookup(table: Iterable[tuple[str, T, str, "str | None"]], key: object, release: Release):
     """``table`` rows are ``(key, value, since, until)``; the value for ``key`` or None."""
     for k, value, since, until in table:
         if k == key and release.within(since, until):
