@@ -104,12 +104,19 @@ def _env_tokens(entries: Any) -> list[str]:
     return out
 
 
+def _dict_value(d: dict, key: str) -> dict:
+    """``d[key]`` when it is a mapping, else ``{}`` (a chart value of another type, or none)."""
+    value = d.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _kv_transfer(spec: dict, mode: str) -> list[str]:
     lmcache = spec.get("lmcacheConfig")
     if not isinstance(lmcache, dict) or not lmcache.get("enabled"):
         return []
-    vllm_config = spec.get("vllmConfig") if isinstance(spec.get("vllmConfig"), dict) else {}
+    vllm_config = _dict_value(spec, "vllmConfig")
     role = _text(lmcache.get("kvRole") or "kv_both")
+    config: dict[str, Any]
     if mode == "ray":
         v1 = "v1" in vllm_config and _text(vllm_config["v1"]) == "1"
         config = {"kv_connector": "LMCacheConnectorV1" if v1 else "LMCacheConnector", "kv_role": "kv_both"}
@@ -163,8 +170,8 @@ def _model_spec_launch(spec: dict, index: int, port: str) -> Optional[ChartLaunc
     model = spec.get("modelURL")
     if not isinstance(model, (str, int, float)) or not _text(model):
         return None
-    cfg = spec.get("vllmConfig") if isinstance(spec.get("vllmConfig"), dict) else {}
-    lws = spec.get("lwsSpec") if isinstance(spec.get("lwsSpec"), dict) else {}
+    cfg = _dict_value(spec, "vllmConfig")
+    lws = _dict_value(spec, "lwsSpec")
     mode = "ray" if "raySpec" in spec else "lws" if lws.get("enabled") else "deployment"
     env = _env_tokens(spec.get("env"))
     if mode == "ray":
@@ -234,7 +241,7 @@ def _main_container(pod: Any) -> tuple[int, dict]:
 
 
 def _kserve_role(spec: dict, model: str, role: str, prefix: tuple[str, ...], multi_node: bool) -> ChartLaunch:
-    par = spec.get("parallelism") if isinstance(spec.get("parallelism"), dict) else {}
+    par = _dict_value(spec, "parallelism")
     index, main = _main_container(spec.get("template"))
     env = _env_tokens(main.get("env"))
     args = ["vllm", "serve", model]
@@ -251,7 +258,8 @@ def _kserve_role(spec: dict, model: str, role: str, prefix: tuple[str, ...], mul
             args += ["--data-parallel-address", "$(LWS_LEADER_ADDRESS)",
                      "--data-parallel-rpc-port", _text(par.get("dataRPCPort") or 5555),
                      "--data-parallel-start-rank", "0"]
-    for entry in main.get("env") if isinstance(main.get("env"), list) else []:
+    env_entries = main.get("env")
+    for entry in env_entries if isinstance(env_entries, list) else []:
         if isinstance(entry, dict) and entry.get("name") == "VLLM_ADDITIONAL_ARGS":
             try:
                 args += shlex.split(_text(entry.get("value")))
@@ -266,13 +274,13 @@ def kserve_launches(doc: dict) -> list[ChartLaunch]:
     """The launches of a KServe ``LLMInferenceService`` document (decode/main, then prefill)."""
     if doc.get("kind") != "LLMInferenceService" or not str(doc.get("apiVersion", "")).startswith("serving.kserve.io/"):
         return []
-    spec = doc.get("spec") if isinstance(doc.get("spec"), dict) else {}
-    model_spec = spec.get("model") if isinstance(spec.get("model"), dict) else {}
+    spec = _dict_value(doc, "spec")
+    model_spec = _dict_value(spec, "model")
     uri, name = _text(model_spec.get("uri")), _text(model_spec.get("name"))
     model = uri[len("hf://"):] if uri.startswith("hf://") else (name or uri)
     if not model:
         return []
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    meta = _dict_value(doc, "metadata")
     label = f"LLMInferenceService {_text(meta.get('name')) or '?'}"
     prefill = spec.get("prefill")
     out = [_kserve_role(spec, model, label + (" decode" if isinstance(prefill, dict) else ""), ("spec",),
