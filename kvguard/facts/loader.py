@@ -449,11 +449,14 @@ def _remote_as_base(lib: Library, config_dict: dict, path: str, kwargs: dict, au
     if isinstance(model_type, str) and lib.knows_model_type(model_type):
         cls = lib.class_for_model_type(model_type)
         base = cls.display
-    else:
-        # a bug mypy shows: Transformers5 has no plain_class (a remote-code config of a type transformers 5
-        # does not know, with --trust-remote-code, is an InternalError); kept as is: a typing change only
-        cls = lib.plain_class(model_type)  # type: ignore[union-attr]
+    elif isinstance(lib, Transformers4):
+        cls = lib.plain_class(model_type)
         base = "PretrainedConfig"
+    else:
+        # transformers 5's base class is not in kvguard's tables as a class of its own
+        raise Undecidable(f"config.json names remote code ({remote_class}) for model type {model_type!r}, which "
+                          f"transformers {lib.line} does not know; kvguard does not read it as a plain "
+                          "PreTrainedConfig of transformers 5")
     shape = _REMOTE_SHAPES.get(model_type) if isinstance(model_type, str) else None
     if shape is not None:
         config_dict = shape(config_dict)
