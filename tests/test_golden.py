@@ -32,8 +32,12 @@ def _write_files(case: dict) -> None:
 
     for directory, config in (case.get("files") or {}).items():
         os.makedirs(directory, exist_ok=True)
-        with open(os.path.join(directory, "config.json"), "w") as fh:
+        # the path is the one the recorded messages print, shared by concurrent runs: replace the file
+        # whole, so another run never reads it half written
+        partial = os.path.join(directory, f"config.json.{os.getpid()}")
+        with open(partial, "w") as fh:
             json.dump(config, fh)
+        os.replace(partial, os.path.join(directory, "config.json"))
 
 
 def _speculative(release: str, case: dict):
