@@ -170,6 +170,9 @@ PATTERNS: list[tuple] = [
      "if self.layer_types is None:\n"
      "    self.layer_types = ['full_attention' if bool((i + 1) % K_n) else 'linear_attention'"
      " for i in range(self.num_hidden_layers)]"),
+    ("list_default_or_replace",
+     "if K_k not in V_d:\n    V_d[K_k] = K_v\nelif K_o in V_d[K_k]:\n    V_d[K_k].remove(K_o)\n"
+     "    V_d[K_k].append(K_n)"),
     ("layer_types_sliding_except_every",
      "if self.layer_types is None:\n"
      "    self.layer_types = ['sliding_attention' if (i + 1) % K_n != 0 else 'full_attention'"

@@ -873,6 +873,17 @@ def _const_if_contains(f: Frame, a: dict) -> None:
         f.set(a["t"], f.get(a["w"]))
 
 
+def _list_default_or_replace(f: Frame, a: dict) -> None:
+    """A mapping's list entry: set to a default when absent, else one name in it replaced by another
+    (moved to the end) — e.g. vLLM's Olmo3Config renaming its architecture."""
+    mapping, key = f.get(a["d"]), f.get(a["k"])
+    if key not in mapping:
+        mapping[key] = copy.deepcopy(f.get(a["v"]))
+    elif f.get(a["o"]) in mapping[key]:
+        mapping[key].remove(f.get(a["o"]))
+        mapping[key].append(f.get(a["n"]))
+
+
 def _floordiv_if_eq_const(f: Frame, a: dict) -> None:
     if f.get(a["t"]) == f.get(a["v"]):
         f.set(a["t"], f.get(a["a"]) // f.get(a["b"]))
@@ -1560,7 +1571,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "layer_types_all_full": _layer_types_all_full,
     "sub_config": _sub_config,
     "get_if_not_none": _get_if_not_none, "set_const_if_none_other": _set_const_if_none_other,
-    "const_if_contains": _const_if_contains, "floordiv_if_eq_const": _floordiv_if_eq_const,
+    "const_if_contains": _const_if_contains, "list_default_or_replace": _list_default_or_replace,
+    "floordiv_if_eq_const": _floordiv_if_eq_const,
     "raise_if_product_differs": _raise_if_product_differs, "rope_validation_if_eq": _rope_validation_if_eq,
     "pair_unless_sequence": _pair_unless_sequence, "to_list": _to_list,
     "dict_of_locals_if_none": _dict_of_locals_if_none, "exaone4_layer_types": _exaone4_layer_types,
