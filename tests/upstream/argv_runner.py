@@ -52,6 +52,16 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
 MISSING = "<absent>"
 
 
+def _redundant_experts(ea):
+    """The redundant experts the engine config ends with: the separate flag (to 0.11.2) when given, else
+    the EPLB config's field (as create_engine_config copies one into the other)."""
+    flag = getattr(ea, "num_redundant_experts", None)
+    if flag is not None:
+        return flag
+    eplb = getattr(ea, "eplb_config", None)
+    return getattr(eplb, "num_redundant_experts", MISSING) if eplb is not None else MISSING
+
+
 def _imports():
     import vllm.platforms as platforms
     from vllm.platforms.cpu import CpuPlatform
@@ -190,6 +200,7 @@ def main(cases_path, out_path):
                 continue
             rec["stage"] = "ok"
             rec["parsed"] = {k: _value(getattr(ea, k, MISSING)) for k in FIELDS}
+            rec["parsed"]["num_redundant_experts"] = _value(_redundant_experts(ea))
             rec["headless"] = bool(getattr(ns, "headless", False))
             out.append(rec)
         finally:
