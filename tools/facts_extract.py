@@ -965,6 +965,15 @@ def _refs_in(value) -> list[str]:
     return out
 
 
+def _unmodelled_ops(value) -> bool:
+    """Whether a sub_config step holds, at any depth, an ``unmodelled`` op (a guarded block kvguard declines)."""
+    if isinstance(value, dict):
+        return value.get("op") == "unmodelled" or any(_unmodelled_ops(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_unmodelled_ops(v) for v in value)
+    return False
+
+
 def _unmodelled_in(record: dict, known_steps: set) -> list[str]:
     """What in one class record the runtime cannot follow."""
     out = []
@@ -974,6 +983,8 @@ def _unmodelled_in(record: dict, known_steps: set) -> list[str]:
                 detail = step[1].get("method") or ",".join(step[1].get("writes", [])) or ",".join(
                     step[1].get("reads", [])[:3])
                 out.append(f"{part}: {step[0]} ({detail})")
+            elif step[0] == "sub_config" and _unmodelled_ops(step[1]):
+                out.append(f"{part}: sub_config ({step[1].get('var')}: a branch kvguard does not model)")
     for name, prop in (record.get("properties") or {}).items():
         if prop.get("kind") == "opaque":
             out.append(f"property {name}")

@@ -145,6 +145,9 @@ PATTERNS: list[tuple] = [
      "if self.rope_parameters is not None and 'type' in self.rope_parameters:\n"
      "    self.rope_parameters['rope_type'] = self.rope_parameters['type']"),
     ("raise_if_not_divisible", "if V_a % V_b != 0:\n    raise ValueError(F_msg)"),
+    ("raise_if_not_multiple_of", "if V_a % K_k != 0:\n    raise ValueError(K_msg)"),
+    ("halve_log2_times",   # Phi4MultimodalAudioConfig: the feature length after each stride-2 reduction
+     "for _ in range(int(math.log2(V_n))):\n    V_t = math.floor((V_t - 1) / 2 + 1)"),
     ("mllama_aspect_ratios",
      "if supported_aspect_ratios is None:\n    if max_num_tiles != 4:\n"
      "        raise ValueError('max_num_tiles must be 4 for default supported aspect ratios')\n"

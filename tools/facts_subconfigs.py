@@ -326,12 +326,19 @@ def recognise_dispatch(stmt: ast.If) -> dict:
     if var is None:
         raise NotSubConfig
     var_names = {var}
+    guarded = _guarded_block(stmt, var)
+    if guarded is not None:
+        return guarded
     cases = {}
     for kind in KINDS:
         node = stmt
         ops = None
         while node is not None:
             result = _test(node.test, var, kind)
+            if result is None and node is not stmt:
+                # ``elif`` about another variable: the rest of the chain is an if statement of its own
+                ops = [{"op": "branch", "step": recognise_dispatch(node)}]
+                break
             if result is None:
                 raise NotSubConfig
             if result:
@@ -352,6 +359,27 @@ def recognise_dispatch(stmt: ast.If) -> dict:
         else:
             grouped.append([[kind], cases[kind]])
     return {"var": var, "cases": grouped}
+
+
+def _guarded_block(stmt: ast.If, var: str) -> "dict | None":
+    """``if x is not None: <block>`` (no else, ``x`` a local name) whose block fits no op: nothing happens when
+    ``x`` is None; for any other value the block runs, and kvguard does not model it (an ``unmodelled`` op
+    naming what it reads)."""
+    test = stmt.test
+    if stmt.orelse or not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                           and isinstance(test.ops[0], ast.IsNot) and isinstance(test.left, ast.Name)
+                           and test.left.id == var and isinstance(test.comparators[0], ast.Constant)
+                           and test.comparators[0].value is None):
+        return None
+    try:
+        [op for s in stmt.body for op in _simple(s, {var})]
+        return None           # the block fits the ops: the ordinary dispatch records it
+    except NotSubConfig:
+        pass
+    reads = sorted({n.id for s in stmt.body for n in ast.walk(s) if isinstance(n, ast.Name)
+                    and isinstance(n.ctx, ast.Load)})
+    return {"var": var, "cases": [[["none"], []],
+                                  [[k for k in KINDS if k != "none"], [{"op": "unmodelled", "reads": reads}]]]}
 
 
 def _names_in_test(node) -> list[str]:

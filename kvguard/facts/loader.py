@@ -571,6 +571,19 @@ def repr_check(obj: ConfigObject, seen: "set | None" = None) -> None:
         if not isinstance(quant, dict) and not isinstance(quant, ConfigObject):
             raise AttributeError(f"'{type(quant).__name__}' object has no attribute 'to_dict'")
     _dtype_to_str(attrs)
+    subs = obj.kvg_facts.class_attrs.get("sub_configs") or {}
+    for key, value in attrs.items():   # the per-key diff, after to_dict()
+        if key in subs and not isinstance(value, ConfigObject):
+            _plain_sub_config_diff(value)
+
+
+def _plain_sub_config_diff(value: Any) -> None:
+    """The diff of a key the class names as a sub-config when it holds a plain value, not a config object:
+    the value's own type is built with no arguments and asked for ``to_dict`` (which plain values lack);
+    None skips that and is then read as a mapping."""
+    if value is not None:
+        raise AttributeError(f"'{type(value).__name__}' object has no attribute 'to_dict'")
+    raise AttributeError("'NoneType' object has no attribute 'items'")
 
 
 _BUILTIN_EXCEPTIONS = {e.__name__: e for e in (AssertionError, ValueError, TypeError, KeyError, AttributeError,

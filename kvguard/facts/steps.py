@@ -13,6 +13,8 @@ when the step cannot matter (see :func:`_opaque`).
 
 from __future__ import annotations
 
+import copy
+import math
 from typing import Any, Callable
 
 from ..errors import Undecidable
@@ -327,6 +329,12 @@ def _op_attr_set_if_eq(f: Frame, op: dict) -> None:
         setattr(f.get(op["var"]), op["attr"], op["new"])
 
 
+def _op_unmodelled(f: Frame, op: dict) -> None:
+    """A guarded block kvguard does not model, reached (``if x is not None: …`` with ``x`` set)."""
+    raise Undecidable(f"{f.cls.name}.{f.method} does something kvguard does not model "
+                      f"(reads {', '.join(op.get('reads', [])) or 'nothing'})")
+
+
 def _op_item_kwargs_get(f: Frame, op: dict) -> None:
     """``d[key] = kwargs.get(k1, kwargs.get(k2, ...))``."""
     kw = f.kwargs()
@@ -343,6 +351,7 @@ _SUB_OPS: dict[str, Callable[[Frame, dict], Any]] = {
     "empty_if_none": _op_empty_if_none, "build_discard": _op_build_discard,
     "model_type_rename": _op_model_type_rename, "item_kwargs_get": _op_item_kwargs_get,
     "local_rename": _op_local_rename, "read_attr": _op_read_attr, "attr_set_if_eq": _op_attr_set_if_eq,
+    "unmodelled": _op_unmodelled,
 }
 
 
@@ -703,6 +712,18 @@ def _validate_layer_types_either(f: Frame, a: dict, counted: bool, local: bool =
 def _raise_if_not_divisible(f: Frame, a: dict) -> None:
     if f.get(a["a"]) % f.get(a["b"]) != 0:
         raise ValueError(_format(f, a["msg"]["template"]))
+
+
+def _raise_if_not_multiple_of(f: Frame, a: dict) -> None:
+    """``a`` not a multiple of a literal: ValueError with the literal message."""
+    if f.get(a["a"]) % f.get(a["k"]) != 0:
+        raise ValueError(f.get(a["msg"]))
+
+
+def _halve_log2_times(f: Frame, a: dict) -> None:
+    """``t`` taken through ``int(log2(n))`` stride-2 reductions, each ``floor((t - 1) / 2 + 1)``."""
+    for _ in range(bounded_count(int(math.log2(f.get(a["n"]))))):
+        f.set(a["t"], math.floor((f.get(a["t"]) - 1) / 2 + 1))
 
 
 def _mllama_aspect_ratios(f: Frame, a: dict) -> None:
@@ -1631,7 +1652,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "validate_local_layer_types_either": lambda f, a: _validate_layer_types_either(f, a, counted=True,
                                                                                    local=True),
     "rope_parameters_default_theta": _rope_parameters_default_theta,
-    "raise_if_not_divisible": _raise_if_not_divisible, "mllama_aspect_ratios": _mllama_aspect_ratios,
+    "raise_if_not_divisible": _raise_if_not_divisible, "raise_if_not_multiple_of": _raise_if_not_multiple_of,
+    "halve_log2_times": _halve_log2_times, "mllama_aspect_ratios": _mllama_aspect_ratios,
     "layer_types_all_sliding_or_full": _layer_types_all_sliding_or_full,
     "rope_params_type_from_type": _rope_params_type_from_type, "layer_offset_below_period": _layer_offset_below_period,
     "opaque": _opaque,
