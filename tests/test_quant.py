@@ -254,3 +254,19 @@ def test_plan_ranks_only_layouts_whose_model_builds():
     assert report.refused_by_check.get("MI_fp8_moe_block_n", 0) > 0
     assert any(e.tp == 8 and not e.expert_parallel for e in kvguard.plan("Qwen/Qwen3-235B-A22B-FP8", 8,
                                                                         vllm_version="0.33.0").entries)
+
+
+def test_a_size_the_config_leaves_unset_skips_model_construction_instead_of_failing():
+    # found by tests/test_hostile.py's fuzzer: hidden_size None reached the layer arithmetic
+    import json
+    from pathlib import Path
+
+    config = dict(json.loads((Path(kvguard.__file__).parent / "catalog" / "Qwen--Qwen3-32B.json").read_text())["config"])
+    config["hidden_size"] = None
+    facts = kvguard.model_facts(config, vllm_version="0.10.2")
+    assert kvguard.legal_dcp_sizes(facts, 1, vllm_version="0.10.2") == [1]
+    verdict = kvguard.check(config, vllm_version="0.10.2", tp=1)
+    skipped = {s.check: s.reason for s in verdict.skipped}
+    assert verdict.ok is True
+    assert skipped["MI_model"].startswith("model construction of model.layers.0.self_attn.qkv_proj with sizes "
+                                          "(None, 128, 64, 8)")

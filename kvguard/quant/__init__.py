@@ -265,6 +265,13 @@ def _is_layer_skipped(prefix: str, ignored: tuple[str, ...], shards: tuple[str, 
 _VOCAB_PADDING = 64
 
 
+def _require_int_sizes(layer: Layer, sizes: tuple) -> None:
+    """A layer's sizes come from the config; one it leaves unset (None) or not an integer makes vLLM fail in
+    its own arithmetic while building the layer, which kvguard does not model."""
+    if any(type(size) is not int for size in sizes):
+        raise _Unmodelled(f"model construction of {layer.prefix} with sizes {tuple(sizes)!r} (a size the config "
+                          "leaves unset or not an integer) is not modelled")
+
 def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized") -> None:
     if layer.kind == "replicated":
         return
@@ -463,8 +470,12 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 if evaluate(fires, scope):
                     raise _Refused(check_id, **{k: evaluate(v, scope) for k, v in values})
             elif layer.kind == "moe":
+                _require_int_sizes(layer, layer.moe[:3])
                 _moe(layer, launch, scheme, release, needs, skip)
             else:
+                if layer.kind != "replicated":
+                    _require_int_sizes(layer, layer.qkv if layer.kind == "qkv"
+                                       else (layer.input_size, *layer.output_sizes))
                 _linear(layer, launch, scheme, release, skip)
         except _Refused as exc:
             result = Outcome(exc.check, exc.values, layer.prefix, tuple(needs))
