@@ -270,3 +270,15 @@ def test_a_size_the_config_leaves_unset_skips_model_construction_instead_of_fail
     assert verdict.ok is True
     assert skipped["MI_model"].startswith("model construction of model.layers.0.self_attn.qkv_proj with sizes "
                                           "(None, 128, 64, 8)")
+
+
+@pytest.mark.parametrize("key", ["num_experts", "decoder_sparse_step", "num_key_value_heads", "moe_intermediate_size"])
+def test_a_moe_size_the_config_leaves_unset_is_never_an_internal_error(key):
+    import json
+    from pathlib import Path
+
+    path = Path(kvguard.__file__).parent / "catalog" / "Qwen--Qwen3-30B-A3B.json"
+    config = dict(json.loads(path.read_text())["config"], **{key: None})
+    for version in ("0.10.2", "0.28.0", "0.33.0"):
+        verdict = kvguard.check(config, vllm_version=version, tp=8)   # raises InternalError on a kvguard bug
+        assert verdict.ok is not None

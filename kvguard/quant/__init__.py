@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..record import Record, field
-from .expr import evaluate
+from .expr import ExpressionError, evaluate
 
 __all__ = ["Layer", "Outcome", "QuantScheme", "family_of", "forbidden_tp", "layers", "outcome", "scheme_of"]
 
@@ -435,6 +435,8 @@ def _decide(facts, release, launch: Launch) -> Outcome:
         return Outcome(unmodelled=f"model construction with {bad} is not modelled")
     try:
         return _outcome(facts, release, launch)
+    except ExpressionError as exc:
+        return Outcome(unmodelled=f"model construction with the config's values is not modelled ({exc})")
     except ModelInitBug:
         raise
     except Exception as exc:  # noqa: BLE001 - a failure of kvguard's own walk, not vLLM's verdict

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["evaluate"]
+__all__ = ["ExpressionError", "evaluate"]
 
 _BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
         ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
@@ -28,11 +28,19 @@ def _parse(expr: str) -> ast.expr:
     return ast.parse(expr, mode="eval").body
 
 
+class ExpressionError(ValueError):
+    """A template's arithmetic failed on the values it was given: a config value left unset (None) or of
+    another type, where vLLM's own code fails in the same arithmetic."""
+
+
 def evaluate(expr: Any, names: Mapping[str, Any]) -> Any:
     """The value of ``expr`` (a string, or a constant used as it is) over ``names``."""
     if not isinstance(expr, str):
         return expr
-    return _eval(_parse(expr), names)
+    try:
+        return _eval(_parse(expr), names)
+    except (TypeError, ArithmeticError) as exc:
+        raise ExpressionError(f"{expr}: {type(exc).__name__}: {exc}") from exc
 
 
 def _eval(node: ast.expr, names: Mapping[str, Any]) -> Any:
