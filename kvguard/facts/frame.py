@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import Undecidable
 
-__all__ = ["MAX_LAYERS", "Frame", "TooLarge", "bounded_count", "literal"]
+__all__ = ["MAX_LAYERS", "Frame", "TooLarge", "bounded_count", "literal", "super_call_kwargs"]
 
 
 class Frame:
@@ -81,3 +81,25 @@ def bounded_count(n: Any) -> Any:
         raise TooLarge(f"num_hidden_layers={n} would build a per-layer list of {n} entries; kvguard stops at "
                        f"{MAX_LAYERS}")
     return n
+
+
+def super_call_kwargs(frame: Frame, call: dict, who: str) -> dict:
+    """The keyword arguments a measured ``super().__init__(...)`` call passes (``who`` names the caller in
+    the reasons kvguard gives when it cannot follow the call)."""
+    if call.get("positional"):
+        raise Undecidable(f"{who} passes positional arguments to its parent")
+    kwargs: dict = {}
+    for name, var in call["keywords"]:
+        if name == "**":
+            value = frame.get(var) if isinstance(var, str) else None
+            if not isinstance(value, dict):
+                raise Undecidable(f"{who}: **{var} is not modelled")
+            for key, item in value.items():
+                if key in kwargs:
+                    raise TypeError(f"__init__() got multiple values for keyword argument '{key}'")
+                kwargs[key] = item
+            continue
+        if var is None:
+            raise Undecidable(f"{who} passes a computed {name!r} to its parent")
+        kwargs[name] = frame.get(var)
+    return kwargs

@@ -13,7 +13,7 @@ import copy
 from typing import Any
 
 from ..errors import Undecidable
-from .frame import Frame, literal
+from .frame import Frame, literal, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import run_steps
 
@@ -165,22 +165,7 @@ class Transformers4:
         run_steps(frame, record["init"], lambda f, call: self._super_init(f, call, owner))
 
     def _super_init(self, frame: Frame, call: dict, owner: ClassFacts) -> None:
-        if call.get("positional"):
-            raise Undecidable(f"{owner.name}.__init__ passes positional arguments to its parent")
-        kwargs: dict = {}
-        for name, var in call["keywords"]:
-            if name == "**":
-                value = frame.get(var) if isinstance(var, str) else None
-                if not isinstance(value, dict):
-                    raise Undecidable(f"{owner.name}.__init__: **{var} is not modelled")
-                for key, item in value.items():
-                    if key in kwargs:
-                        raise TypeError(f"__init__() got multiple values for keyword argument '{key}'")
-                    kwargs[key] = item
-                continue
-            if var is None:
-                raise Undecidable(f"{owner.name}.__init__ passes a computed {name!r} to its parent")
-            kwargs[name] = frame.get(var)
+        kwargs = super_call_kwargs(frame, call, f"{owner.name}.__init__")
         parent = owner.parent
         if parent is None:
             self.base_init(frame.obj, kwargs)

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import Undecidable
 from . import hetero5, rope5
-from .frame import Frame, literal
+from .frame import Frame, literal, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
@@ -357,22 +357,7 @@ class Transformers5:
         _run(frame, owner.record["post_init"], lambda f, call: self._super(f, call, owner))
 
     def _super(self, frame: Frame, call: dict, owner: ClassFacts) -> None:
-        if call.get("positional"):
-            raise Undecidable(f"{owner.name} passes positional arguments to its parent")
-        kwargs: dict = {}
-        for name, var in call["keywords"]:
-            if name == "**":
-                value = frame.get(var) if isinstance(var, str) else None
-                if not isinstance(value, dict):
-                    raise Undecidable(f"{owner.name}: **{var} is not modelled")
-                for key, item in value.items():
-                    if key in kwargs:
-                        raise TypeError(f"__init__() got multiple values for keyword argument '{key}'")
-                    kwargs[key] = item
-                continue
-            if var is None:
-                raise Undecidable(f"{owner.name} passes a computed {name!r} to its parent")
-            kwargs[name] = frame.get(var)
+        kwargs = super_call_kwargs(frame, call, owner.name)
         if call.get("method") == "__post_init__":
             self.post_init(frame.obj, owner.parent, kwargs)
         else:
