@@ -565,4 +565,8 @@ def max_model_len(config: Any, *, vllm_version: Optional[str] = None, max_model_
         raise Undecidable(f"the maximum length: {exc}") from None
     if out.derived.unread is not None:
         raise Undecidable(f"the maximum length also reads {out.derived.unread}; pass the model directory")
+    if out.final is None:
+        # ModelConfig's own refusal was raised above, so a missing length here is a gap between
+        # kvguard's two readings, never vLLM's answer
+        raise Undecidable(f"the maximum length: ModelConfig's outcome is {out.fired!r} with no length")
     return out.final

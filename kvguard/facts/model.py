@@ -88,18 +88,25 @@ class ModelFacts(Record):
         """``ModelConfig.is_moe`` (``get_num_experts() > 0``)."""
         return self.num_experts > 0
 
+    def _known_kv_heads(self) -> int:
+        # callers ask only for models with an attention KV cache; an attention-free model (or one whose
+        # KV heads vLLM does not derive) has no H, and saying so beats a TypeError deep in the arithmetic
+        if self.total_num_kv_heads is None:
+            raise Undecidable(f"{self.model_type or 'this model'} has no attention KV heads kvguard derives")
+        return self.total_num_kv_heads
+
     @property
     def cache_kv_heads(self) -> int:
         """H of the duplication rule: 1 for MLA (one latent head), else the total KV heads."""
         if self.use_mla:
             return 1
-        return self.total_num_kv_heads
+        return self._known_kv_heads()
 
     def num_kv_heads(self, tp: int) -> int:
         """``ModelConfig.get_num_kv_heads``: KV heads per tensor-parallel rank."""
         if self.use_mla:
             return 1
-        return max(1, self.total_num_kv_heads // tp)
+        return max(1, self._known_kv_heads() // tp)
 
     def duplication_factor(self, tp: int) -> int:
         """How many TP ranks hold a copy of each KV head: ``max(1, tp // H)``."""
