@@ -16,6 +16,7 @@ Python keeps as a string (not checked).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -396,69 +397,61 @@ def _class_check(name: str, value: Any, dotted: str, type_classes: dict) -> None
         raise TypeError(f"Field '{name}' expected {short}, got {_type_name(value)} (value: {_value_repr(value)})")
 
 
+_CONTAINERS = {"list": (list, "a list"), "dict": (dict, "a dict"), "tuple": (tuple, "a tuple"), "set": (set, "a set")}
+
+
+def _check_each(checks: Iterable[tuple[str, Any, TypeNode, str]], type_classes: dict) -> None:
+    """Type-check the items of a container in order; an item's failure is re-raised as the container's
+    own TypeError (``refusal``), chained to the item's, which is how the validator reports it."""
+    for item_name, item, node, refusal in checks:
+        try:
+            type_check(item_name, item, node, type_classes)
+        except TypeError as exc:
+            raise TypeError(refusal) from exc
+
+
 def _generic_check(name: str, value: Any, node: TypeNode, type_classes: dict) -> None:
     from .objects import ConfigObject
     origin, args = node.name, node.args
+    if origin in _CONTAINERS:
+        container, article = _CONTAINERS[origin]
+        if not isinstance(value, container):
+            raise TypeError(f"Field '{name}' expected {article}, got {_type_name(value)}")
     if origin == "list":
-        if not isinstance(value, list):
-            raise TypeError(f"Field '{name}' expected a list, got {_type_name(value)}")
         if args:
-            for i, item in enumerate(value):
-                try:
-                    type_check(f"{name}[{i}]", item, args[0], type_classes)
-                except TypeError as exc:
-                    raise TypeError(f"Invalid item at index {i} in list '{name}'") from exc
+            _check_each(((f"{name}[{i}]", item, args[0], f"Invalid item at index {i} in list '{name}'")
+                         for i, item in enumerate(value)), type_classes)
         return
     if origin == "dict":
-        if not isinstance(value, dict):
-            raise TypeError(f"Field '{name}' expected a dict, got {_type_name(value)}")
         if args:
             key_type, value_type = args
-            for k, v in value.items():
-                try:
-                    type_check(f"{name}.key", k, key_type, type_classes)
-                    type_check(f"{name}[{_value_repr(k)}]", v, value_type, type_classes)
-                except TypeError as exc:
-                    raise TypeError(f"Invalid key or value in dict '{name}'") from exc
+            _check_each((check for k, v in value.items() for check in (
+                (f"{name}.key", k, key_type, f"Invalid key or value in dict '{name}'"),
+                (f"{name}[{_value_repr(k)}]", v, value_type, f"Invalid key or value in dict '{name}'"))),
+                type_classes)
         return
     if origin == "tuple":
-        if not isinstance(value, tuple):
-            raise TypeError(f"Field '{name}' expected a tuple, got {_type_name(value)}")
         if len(args) == 2 and args[1].kind == "ellipsis":
-            for i, item in enumerate(value):
-                try:
-                    type_check(f"{name}[{i}]", item, args[0], type_classes)
-                except TypeError as exc:
-                    raise TypeError(f"Invalid item at index {i} in tuple '{name}'") from exc
+            expected_types = [args[0]] * len(value)
         elif len(args) != len(value):
             raise TypeError(f"Field '{name}' expected a tuple of length {len(args)}, got {len(value)}")
         else:
-            for i, (item, expected) in enumerate(zip(value, args)):
-                try:
-                    type_check(f"{name}[{i}]", item, expected, type_classes)
-                except TypeError as exc:
-                    raise TypeError(f"Invalid item at index {i} in tuple '{name}'") from exc
+            expected_types = list(args)
+        _check_each(((f"{name}[{i}]", item, expected, f"Invalid item at index {i} in tuple '{name}'")
+                     for i, (item, expected) in enumerate(zip(value, expected_types))), type_classes)
         return
     if origin == "set":
-        if not isinstance(value, set):
-            raise TypeError(f"Field '{name}' expected a set, got {_type_name(value)}")
         if args:
-            for item in value:
-                try:
-                    type_check(f"{name} item", item, args[0], type_classes)
-                except TypeError as exc:
-                    raise TypeError(f"Invalid item in set '{name}'") from exc
+            _check_each(((f"{name} item", item, args[0], f"Invalid item in set '{name}'") for item in value),
+                        type_classes)
         return
     if origin == "Sequence":
         import collections.abc
         if isinstance(value, ConfigObject) or not isinstance(value, collections.abc.Sequence):
             raise TypeError(f"Field '{name}' expected a Sequence, got {_type_name(value)}")
         if args:
-            for i, item in enumerate(value):
-                try:
-                    type_check(f"{name}[{i}]", item, args[0], type_classes)
-                except TypeError as exc:
-                    raise TypeError(f"Invalid item at index {i} in sequence '{name}'") from exc
+            _check_each(((f"{name}[{i}]", item, args[0], f"Invalid item at index {i} in sequence '{name}'")
+                         for i, item in enumerate(value)), type_classes)
         return
     raise TypeError(f"Unsupported type for field '{name}': {_repr_in_generic(node)}")
 
