@@ -50,21 +50,21 @@ class NotDecided(Exception):
         self.reason = reason
 
 
-def selected_impl(s: Any) -> tuple[str, str, Optional[str]]:
+def selected_impl(state: Any) -> tuple[str, str, Optional[str]]:
     """(backend name, implementation class, release from which it returns the LSE) the workers of this launch
     build for a non-MLA model; raises :class:`NotDecided` where kvguard does not model the selection."""
     from .archs import arch_flag
 
-    facts = s._facts
-    if s.env.get("VLLM_ATTENTION_BACKEND"):
+    facts = state._facts
+    if state.env.get("VLLM_ATTENTION_BACKEND"):
         raise NotDecided("VLLM_ATTENTION_BACKEND is set (not modelled)")
     for flag in ("is_attention_free", "is_hybrid", "has_inner_state"):
-        if arch_flag(facts.architectures, flag, s.r):
+        if arch_flag(facts.architectures, flag, state.release):
             raise NotDecided("hybrid or attention-free models build other attention layers (not modelled)")
     head = facts.head_size
     if not isinstance(head, int) or head % 8 or not 0 < head <= 256:
         raise NotDecided(f"head size {head!r}: FlashAttention does not take it (the fallback is not modelled)")
-    name = getattr(s.layout, "attention_backend", None)
+    name = getattr(state.layout, "attention_backend", None)
     if name is None:
         name = "FLASH_ATTN"
     name = str(name).upper()
@@ -76,58 +76,58 @@ def selected_impl(s: Any) -> tuple[str, str, Optional[str]]:
     return name, impl, lse_since
 
 
-def _decided(s: Any) -> Optional[tuple[str, str, Optional[str]]]:
+def _decided(state: Any) -> Optional[tuple[str, str, Optional[str]]]:
     """The non-MLA selection, or None for an MLA model; a NotDecided becomes a skipped check."""
     from .rules.engine import SkipCheck
 
-    if s.need("platform") != "cuda" or s.need("gpu_capability") != 90:
+    if state.need("platform") != "cuda" or state.need("gpu_capability") != 90:
         raise SkipCheck("attention_backend")
-    if s.use_mla:
+    if state.use_mla:
         return None
     try:
-        return selected_impl(s)
+        return selected_impl(state)
     except NotDecided as exc:
         raise SkipCheck(f"the attention backend is not modelled here: {exc.reason}") from None
 
 
-def dcp_lse_refused(s: Any) -> bool:
+def dcp_lse_refused(state: Any) -> bool:
     """``-dcp`` > 1 and the layers' implementation does not return the softmax LSE for decode."""
-    if s.dcp <= 1:
+    if state.dcp <= 1:
         return False
-    sel = _decided(s)
+    sel = _decided(state)
     if sel is None:
-        if not s.r.within("0.11.0"):
+        if not state.release.within("0.11.0"):
             from .rules.engine import SkipCheck
             raise SkipCheck("attention_backend")   # 0.10.2's MLA implementations: not modelled
         return False                           # every CUDA MLA implementation returns the LSE (0.11.0+)
     _name, _impl, since = sel
-    return since is None or not s.r.within(since)
+    return since is None or not state.release.within(since)
 
 
-def pcp_refused(s: Any) -> bool:
+def pcp_refused(state: Any) -> bool:
     """``-pcp`` > 1 (0.13.0 - 0.25.1): no attention implementation of these releases supports PCP."""
-    if s.pcp <= 1:
+    if state.pcp <= 1:
         return False
-    sel = _decided(s)
+    sel = _decided(state)
     if sel is None:
         from .rules.engine import SkipCheck
         raise SkipCheck("attention_backend")       # which MLA implementation: not modelled
     return True
 
 
-def impl_bind(s: Any) -> dict:
-    sel = _decided(s)
+def impl_bind(state: Any) -> dict:
+    sel = _decided(state)
     return {"impl": sel[1] if sel else "?"}
 
 
-def pcp_backend_unmodelled(s: Any) -> bool:
+def pcp_backend_unmodelled(state: Any) -> bool:
     """``-pcp`` > 1 from 0.26.0: the selector keeps only backends that support PCP (MLA ones do, no other
     does); what a worker then meets is not modelled — listed as skipped, never guessed."""
     from .rules.engine import SkipCheck
 
-    if s.pcp <= 1:
+    if state.pcp <= 1:
         return False
-    if not s.use_mla:
+    if not state.use_mla:
         raise SkipCheck("from 0.26.0 the attention selector keeps only backends that support PCP, and no non-MLA "
                         "attention implementation of this release does: on a CUDA host its workers are expected to "
                         "refuse this launch ('No valid attention backend found for cuda with "

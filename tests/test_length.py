@@ -349,6 +349,6 @@ def test_every_environment_variable_a_check_reads_is_listed():
     for path in sources:
         text = path.read_text()
         read |= set(re.findall(r'env(?:\.get\(|\[)\s*"([A-Z][A-Z0-9_]+)"', text))
-        read |= set(re.findall(r'_env_flag_set\(s, "([A-Z][A-Z0-9_]+)"\)', text))
+        read |= set(re.findall(r'_env_flag_set\(state, "([A-Z][A-Z0-9_]+)"\)', text))
     launcher_set = {"VLLM_DP_SIZE", "VLLM_DP_RANK", "RANK"}
     assert read - launcher_set == {v.name for v in VERDICT_ENV}, read

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 def main() -> int:
     import pytest  # noqa: F401  (the test module's imports)
 
-    from tests.upstream import test_quant as T
+    from tests.upstream import test_quant as quant_tests
     from tests.upstream.differential import oracle_command
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -42,13 +42,13 @@ def main() -> int:
     from kvguard import SUPPORTED_VERSIONS
 
     if args.bases:
-        T.BASES = tuple(args.bases)
+        quant_tests.BASES = tuple(args.bases)
     versions = args.vllm or [v for v in SUPPORTED_VERSIONS if "+" not in v and oracle_command(v) is not None]
     reports, bad = [], 0
     for version in versions:
         t0 = time.time()
         try:
-            rep = T.run(version, args.configs, args.layouts, args.seed, n_lists=len(T.BASES))
+            rep = quant_tests.run(version, args.configs, args.layouts, args.seed, n_lists=len(quant_tests.BASES))
         except Exception as exc:  # noqa: BLE001 - one release's failure is reported, the others still run
             print(f"vLLM {version}: the run failed: {type(exc).__name__}: {exc}", flush=True)
             bad += 1

@@ -20,7 +20,7 @@ from ..errors import InternalError, Undecidable
 from ..record import Record, field
 from ..verdict import ErrorEntry
 from ..versions import Release
-from . import vllm as R
+from . import vllm as vllm_facts
 
 __all__ = ["Crash", "ModelFacts", "derive"]
 
@@ -272,43 +272,42 @@ class _Deriver:
     def __init__(self, cfg: Any, text: Any, release: Release, env: Mapping[str, str]):
         self.cfg = cfg
         self.text = text
-        self.r = release
+        self.release = release
         self.env = env
         self.model_type = getattr(cfg, "model_type", None)
-        self.kind = R.lookup(R.CONVERTORS, self.model_type, release) if release.within("0.14.0") \
+        self.kind = vllm_facts.lookup(vllm_facts.CONVERTORS, self.model_type, release) if release.within("0.14.0") \
             else None
 
     # -- MLA -------------------------------------------------------------
     def is_deepseek_mla(self) -> bool:
         """M1–M6 (is_deepseek_mla)."""
-        text = self.text
-        r = self.r
+        text, release = self.text, self.release
         if not hasattr(text, "model_type"):
             return False
         mt = text.model_type
-        if mt in R.active(R.MLA_MODEL_TYPES, r):
-            if r.within("0.20.0"):
-                if r.within("0.33.0"):
+        if mt in vllm_facts.active(vllm_facts.MLA_MODEL_TYPES, release):
+            if release.within("0.20.0"):
+                if release.within("0.33.0"):
                     if _compress_ratios(text):
                         return getattr(text, "head_dim", None) is not None
                 elif hasattr(text, "compress_ratios"):
                     return getattr(text, "head_dim", None) is not None
-            if r.within("0.19.0"):
+            if release.within("0.19.0"):
                 return getattr(text, "kv_lora_rank", None) is not None
             return text.kv_lora_rank is not None
         if mt == "eagle":
-            inner = text.model.model_type in R.active(R.MLA_EAGLE_INNER_TYPES, r)
-            if r.within("0.19.0"):
+            inner = text.model.model_type in vllm_facts.active(vllm_facts.MLA_EAGLE_INNER_TYPES, release)
+            if release.within("0.19.0"):
                 return inner and getattr(text, "kv_lora_rank", None) is not None
             return inner and text.kv_lora_rank is not None
         return False
 
     def use_mla(self, is_mla: bool) -> bool:
         """``ModelConfig.use_mla`` (a property: evaluated when first read)."""
-        if self.r.within("0.28.0"):
+        if self.release.within("0.28.0"):
             if mla_disabled(self.env):
                 return False
-            if self.r.within("0.29.0") and not getattr(self.text, "is_causal", True):
+            if self.release.within("0.29.0") and not getattr(self.text, "is_causal", True):
                 return False
             return is_mla
         return is_mla and not mla_disabled(self.env)
@@ -322,9 +321,9 @@ class _Deriver:
         return getattr(self.text, "num_attention_heads", 0)
 
     def total_num_kv_heads(self) -> Any:
-        r, text, cfg = self.r, self.text, self.cfg
-        attrs = R.active(R.KV_HEAD_ATTRIBUTES, r)
-        if not r.within("0.14.0"):
+        release, text, cfg = self.release, self.text, self.cfg
+        attrs = vllm_facts.active(vllm_facts.KV_HEAD_ATTRIBUTES, release)
+        if not release.within("0.14.0"):
             return self._kv_heads_inline(attrs)
         kind = self.kind
         if kind == "falcon":
@@ -349,7 +348,7 @@ class _Deriver:
         elif kind == "moss_audio":
             lang = cfg.language_config
             return getattr(lang, "num_key_value_heads", getattr(lang, "num_attention_heads", 0))
-        if r.within("0.18.0"):
+        if release.within("0.18.0"):
             return _getattr_iter(text, attrs, default_factory=lambda: getattr(text, "num_attention_heads", 0))
         return _getattr_iter(text, attrs, default_factory=lambda: text.num_attention_heads)
 
@@ -358,7 +357,7 @@ class _Deriver:
             if not block.attention.no_op:
                 return source.num_attention_heads // block.attention.n_heads_in_group
         arch = list(getattr(self.cfg, "architectures", None) or [])
-        if self.r.within("0.14.0"):
+        if self.release.within("0.14.0"):
             raise RuntimeError(
                 "Could not determine the number of key-value attention heads from model "
                 f"configuration. Architecture: {arch}. This usually indicates an unsupported "
@@ -370,7 +369,7 @@ class _Deriver:
     def _kv_heads_inline(self, attrs) -> Any:
         """KVH1 (0.10.2–0.13.0), inline in ModelConfig."""
         cfg, text = self.cfg, self.text
-        falcon = getattr(cfg, "model_type", None) in R.FALCON_MODEL_TYPES and getattr(
+        falcon = getattr(cfg, "model_type", None) in vllm_facts.FALCON_MODEL_TYPES and getattr(
             cfg, "new_decoder_architecture", False)
         if not falcon and getattr(text, "multi_query", False):
             return 1
@@ -395,7 +394,7 @@ class _Deriver:
         """``ModelConfig.is_attention_free`` (0.10.2–0.13.0): the architecture's registry flag."""
         from ..archs import arch_flag
 
-        return bool(arch_flag(getattr(self.cfg, "architectures", None) or [], "is_attention_free", self.r))
+        return bool(arch_flag(getattr(self.cfg, "architectures", None) or [], "is_attention_free", self.release))
 
     # -- sizes -------------------------------------------------------------
     def hidden_size(self) -> Any:
@@ -407,7 +406,7 @@ class _Deriver:
 
     def head_size(self, is_mla: bool) -> Any:
         """HS1–HS10 (get_head_size)."""
-        r, text = self.r, self.text
+        release, text = self.release, self.text
         kind = self.kind
         if kind == "zero_kv":
             return 0
@@ -425,13 +424,13 @@ class _Deriver:
             if heads == 0:
                 return 0
             return getattr(lang, "hidden_size", 0) // heads
-        if not r.within("0.14.0"):
+        if not release.within("0.14.0"):
             return self._head_size_inline(is_mla)
         if is_mla:
-            if r.within("0.33.0"):
+            if release.within("0.33.0"):
                 if _compress_ratios(text):
                     return text.head_dim
-            elif r.within("0.20.0") and hasattr(text, "compress_ratios"):
+            elif release.within("0.20.0") and hasattr(text, "compress_ratios"):
                 return text.head_dim
             rope = self._qk_rope_head_dim()
             if not mla_disabled(self.env):
@@ -439,19 +438,19 @@ class _Deriver:
             nope = getattr(text, "qk_nope_head_dim", 0)
             if rope and nope:
                 return rope + nope
-        if kind == "gemma4" and r.within("0.19.0", "0.27.1"):
+        if kind == "gemma4" and release.within("0.19.0", "0.27.1"):
             value = max(getattr(text, "head_dim", 0), getattr(text, "global_head_dim", 0))
             if value:
                 return value
         head_dim = getattr(text, "head_dim", None)
-        if r.within("0.25.0"):
+        if release.within("0.25.0"):
             if head_dim is not None and head_dim > 0:
                 return head_dim
         elif head_dim is not None:
             return head_dim
         if getattr(text, "hidden_size_per_head", None) is not None:
             return text.hidden_size_per_head
-        if r.within("0.18.0"):
+        if release.within("0.18.0"):
             heads = self.total_num_attention_heads()
             if heads == 0:
                 return 0
@@ -462,7 +461,7 @@ class _Deriver:
         """HS6 (0.23.0+): the transformers-5.4 attribute_map bug workaround reads raw config.json."""
         text = self.text
         rope = getattr(text, "qk_rope_head_dim", 0)
-        if not self.r.within("0.23.0"):
+        if not self.release.within("0.23.0"):
             return rope
         nope = getattr(text, "qk_nope_head_dim", 0)
         if rope == 0 or rope != nope:
@@ -494,13 +493,13 @@ class _Deriver:
 
     def num_hidden_layers(self) -> Any:
         """NL1–NL4."""
-        r, text, cfg = self.r, self.text, self.cfg
-        if not r.within("0.14.0"):
+        release, text, cfg = self.release, self.text, self.cfg
+        if not release.within("0.14.0"):
             tmt = getattr(text, "model_type", None)
             mt = getattr(cfg, "model_type", None)
-            if tmt == "deepseek_mtp" or mt in R.active(R.OLD_NEXTN_LAYER_TYPES, r):
+            if tmt == "deepseek_mtp" or mt in vllm_facts.active(vllm_facts.OLD_NEXTN_LAYER_TYPES, release):
                 return getattr(text, "num_nextn_predict_layers", 0)
-            if mt == "longcat_flash_mtp" and r.within("0.11.0"):
+            if mt == "longcat_flash_mtp" and release.within("0.11.0"):
                 return getattr(text, "num_nextn_predict_layers", 1)
             return getattr(text, "num_hidden_layers", 0)
         kind = self.kind or ""
@@ -525,17 +524,17 @@ class _Deriver:
         """get_num_experts: 0.10.2–0.11.0 inline loop (``> 0`` stops it), 0.11.1–0.13.0
         ``getattr_iter(...) or 0``, 0.14.0+ the convertor (falls back to block_configs)."""
         text = self.text
-        if not self.r.within("0.11.1"):
+        if not self.release.within("0.11.1"):
             value = 0
-            for name in R.OLD_EXPERT_ATTRIBUTES:
+            for name in vllm_facts.OLD_EXPERT_ATTRIBUTES:
                 value = getattr(text, name, 0)
                 if value > 0:
                     break
             return value
-        value = _getattr_iter(text, R.EXPERT_ATTRIBUTES, 0)
+        value = _getattr_iter(text, vllm_facts.EXPERT_ATTRIBUTES, 0)
         if isinstance(value, list):
             return value[0]
-        if not self.r.within("0.14.0"):
+        if not self.release.within("0.14.0"):
             return value or 0
         if not value:
             value = 0
@@ -550,7 +549,7 @@ class _Deriver:
         return value
 
     def num_experts_per_token(self) -> Any:
-        value = _getattr_iter(self.text, R.EXPERTS_PER_TOKEN_ATTRIBUTES, 0)
+        value = _getattr_iter(self.text, vllm_facts.EXPERTS_PER_TOKEN_ATTRIBUTES, 0)
         if isinstance(value, list):
             return max(value, default=0)
         return value or 0
@@ -568,7 +567,7 @@ class _Deriver:
             mpe = getattr(self.cfg.language_config, "max_position_embeddings", None)
             if mpe is not None:
                 return mpe, "language_config.max_position_embeddings"
-        for name in R.MAX_LEN_KEYS:
+        for name in vllm_facts.MAX_LEN_KEYS:
             value = getattr(text, name, None)
             if value is not None:
                 if value < derived:
@@ -745,7 +744,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
                           f"{release.version} does with that is not modelled")
     architectures = tuple(raw_archs or [])
     registry_crash = _registry_crash(architectures, cfg, release)
-    if registry_crash is not None and not release.within(R.ARCH_CONFIG_SINCE):
+    if registry_crash is not None and not release.within(vllm_facts.ARCH_CONFIG_SINCE):
         return registry_crash
     notes: list[str] = []
     emulation = getattr(cfg, "kvg_emulation", "generic")
@@ -827,14 +826,14 @@ def _registry_crash(architectures: tuple, cfg: Any, release: Release) -> "Crash 
     from ..archs import retired_refusal
 
     if not architectures:
-        return Crash("ValueError", R.NO_ARCHITECTURES, "ModelConfig")
+        return Crash("ValueError", vllm_facts.NO_ARCHITECTURES, "ModelConfig")
     message = retired_refusal(list(architectures), release, auto_map=bool(getattr(cfg, "auto_map", None)))
     return Crash("ValueError", message, "ModelConfig") if message else None
 
 
 def _convert(d: _Deriver) -> dict[str, Any]:
     """``ModelArchConfigConvertorBase.convert`` field by field, in its order."""
-    r = d.r
+    release = d.release
     values: dict[str, Any] = {
         "architectures": list(getattr(d.cfg, "architectures", None) or []),
         "model_type": d.cfg.model_type,
@@ -848,17 +847,17 @@ def _convert(d: _Deriver) -> dict[str, Any]:
     values["head_size"] = head_size
     values["vocab_size"] = d.vocab_size()
     kv_heads = d.total_num_kv_heads()
-    if d.kind == "gemma4" and r.within("0.28.0", "0.31.0"):
+    if d.kind == "gemma4" and release.within("0.28.0", "0.31.0"):
         head_size, kv_heads = _gemma4_per_layer(d, head_size, kv_heads)
         values["head_size"] = head_size
     values["total_num_kv_heads"] = kv_heads
     values["num_experts"] = d.num_experts()
-    if r.within("0.28.0"):
+    if release.within("0.28.0"):
         values["num_experts_per_token"] = d.num_experts_per_token()
     values["quantization_config"] = None  # not read by any launch check
     values["is_deepseek_mla"] = is_mla
     values["is_mm_prefix_lm"] = False
-    if r.within("0.28.0"):
+    if release.within("0.28.0"):
         values["rswa_window"] = None
     values["derived_max_model_len_and_key"] = d.max_model_len_and_key()
     return values

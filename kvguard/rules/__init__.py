@@ -71,20 +71,20 @@ class Check(_Row):
     stage: str = "parallel_config"
     exc: str = "ValueError"
     template: str = ""
-    when: Callable[[Any], bool] = field(default=lambda s: False, repr=False)
+    when: Callable[[Any], bool] = field(default=lambda state: False, repr=False)
     bind: Optional[Callable[[Any], dict[str, Any]]] = field(default=None, repr=False)
     scope: str = "geo"
     source: str = ""
     description: str = ""
 
-    def message(self, s: Any) -> str:
-        bound = self.bind(s) if self.bind is not None else None
+    def message(self, state: Any) -> str:
+        bound = self.bind(state) if self.bind is not None else None
         names = _plain_fields(self.template)
         if names is None:
-            return self.template.format_map(_Values(s, bound or ()))
+            return self.template.format_map(_Values(state, bound or ()))
         if bound:
-            return self.template.format_map({n: bound[n] if n in bound else getattr(s, n) for n in names})
-        return self.template.format_map({n: getattr(s, n) for n in names})
+            return self.template.format_map({n: bound[n] if n in bound else getattr(state, n) for n in names})
+        return self.template.format_map({n: getattr(state, n) for n in names})
 
 
 @lru_cache(maxsize=None)
@@ -107,15 +107,15 @@ class _Values(dict):
     """Template values: the row's ``bind`` values, else the state's attribute of that name
     (looked up only for the names a template uses)."""
 
-    __slots__ = ("_s",)
+    __slots__ = ("_state",)
 
-    def __init__(self, s: Any, bound: Any):
+    def __init__(self, state: Any, bound: Any):
         super().__init__(bound)
-        self._s = s
+        self._state = state
 
     def __missing__(self, key: str) -> Any:
         try:
-            return getattr(self._s, key)
+            return getattr(self._state, key)
         except AttributeError:
             raise KeyError(key) from None
 
@@ -140,7 +140,7 @@ class Step(_Row):
     """A derivation vLLM performs between checks (updates the state)."""
 
     stage: str = "parallel_config"
-    apply: Callable[[Any], None] = field(default=lambda s: None, repr=False)
+    apply: Callable[[Any], None] = field(default=lambda state: None, repr=False)
     description: str = ""
 
 

@@ -75,7 +75,7 @@ class State:
     def __init__(self, release: Release, layout: Layout, facts: ModelFacts,
                  env: Mapping[str, str], host: Host, *, entry: str = "serve", sidecar: Any = None,
                  spec: Any = None):
-        self.r = release
+        self.release = release
         self.env = env
         self.host = host
         self.assumed_read: set[str] = set()
@@ -172,7 +172,7 @@ class State:
     def has_inner_state(self):
         from ..archs import arch_flag
 
-        value = arch_flag(self._facts.architectures, "has_inner_state", self.r)
+        value = arch_flag(self._facts.architectures, "has_inner_state", self.release)
         if value is None:
             raise _Skip("architecture")
         return value
@@ -305,17 +305,17 @@ def _plainly_valid(kind: str, bound: Any, value: Any) -> bool:
     return False
 
 
-def _field_errors(rule: FieldRule, s: object) -> tuple[ErrorEntry, ...]:
+def _field_errors(rule: FieldRule, state: object) -> tuple[ErrorEntry, ...]:
     # s: a State, or (field_verdict) a class holding the layout's field values; only getattr reads it
     for _name, attr, kind, bound in rule.fields:
-        if not _plainly_valid(kind, bound, getattr(s, attr)):
+        if not _plainly_valid(kind, bound, getattr(state, attr)):
             break
     else:
         return ()
     import pydantic
 
     model = _field_model(rule)
-    values = {name: getattr(s, attr) for name, attr, _kind, _bound in rule.fields}
+    values = {name: getattr(state, attr) for name, attr, _kind, _bound in rule.fields}
     try:
         model(**values)
     except pydantic.ValidationError as exc:
@@ -334,24 +334,24 @@ def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
     input (:class:`kvguard.speculative.SpeculativeInput`, None without one).  Raises
     :class:`~kvguard.Undecidable` when a row finds that vLLM's answer depends on what kvguard does not
     model."""
-    s = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry, sidecar=sidecar,
+    state = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry, sidecar=sidecar,
                                                    spec=spec)
     try:
         # without speculative decoding its rows cannot fire: a program without them (the hot path of plan / scans)
-        verdict = _evaluate(s, release, facts, layout, entry + _WITH_SPEC if spec is not None else entry, notes)
+        verdict = _evaluate(state, release, facts, layout, entry + _WITH_SPEC if spec is not None else entry, notes)
     except Undecided as exc:
         from ..errors import Undecidable
 
         raise Undecidable(str(exc)) from None
-    if s.sc is not None and s.sc.notes:
-        verdict = verdict.with_notes(*s.sc.notes)
-    if s.assumed_read:
+    if state.sc is not None and state.sc.notes:
+        verdict = verdict.with_notes(*state.sc.notes)
+    if state.assumed_read:
         verdict = replace(verdict, assumptions=tuple(
-            f"{name}={getattr(host, name)!r}" for name in sorted(s.assumed_read)))
+            f"{name}={getattr(host, name)!r}" for name in sorted(state.assumed_read)))
     return verdict
 
 
-def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, entry: str,
+def _evaluate(state: "State", release: Release, facts: ModelFacts, layout: Layout, entry: str,
               notes: tuple[str, ...] = ()) -> Verdict:
     """``entry="serve"`` follows ``vllm serve`` (EngineArgs checks and
     derivations, then ParallelConfig, then VllmConfig); ``entry="config"``
@@ -373,9 +373,9 @@ def _evaluate(s: "State", release: Release, facts: ModelFacts, layout: Layout, e
     while i < n:
         try:
             while i < n:
-                fired = calls[i](s)
+                fired = calls[i](state)
                 if fired:
-                    return _refusal(release, rows[i], s, fired, skipped, extra)
+                    return _refusal(release, rows[i], state, fired, skipped, extra)
                 i += 1
         except _STOPS as exc:
             verdict = _stopped(release, rows[i], exc, skipped, extra)
@@ -414,7 +414,7 @@ def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: di
     return _crash_verdict(release, row, exc, skipped=tuple(skipped), **extra)
 
 
-def _refusal(release: Release, row, s: Optional["State"], fired: Any, skipped: list, extra: dict) -> Verdict:
+def _refusal(release: Release, row, state: Optional["State"], fired: Any, skipped: list, extra: dict) -> Verdict:
     if isinstance(row, FieldRule):
         errors = fired
         return Verdict(ok=False, vllm_version=release_key(release), stage=row.stage, check=row.id,
@@ -422,7 +422,7 @@ def _refusal(release: Release, row, s: Optional["State"], fired: Any, skipped: l
                        wrapped_by=WRAPPER[row.stage], loc=errors[0].loc, errors=errors,
                        skipped=tuple(skipped), **extra)
     head = _refusal_head(release_key(release), row)
-    return _verdict(head, message=row.message(s), skipped=tuple(skipped), **extra)
+    return _verdict(head, message=row.message(state), skipped=tuple(skipped), **extra)
 
 
 _VERDICT_DEFAULTS = {f.name: (f.default_factory() if f.default_factory is not MISSING else f.default)
@@ -473,9 +473,9 @@ def _build_program(version, patches: frozenset, entry: str) -> tuple[tuple[Any, 
 
 def _then_moe_flag(apply):
     """EngineArgs → ParallelConfig (0.14.0+): the step also hands ParallelConfig the model's is_moe."""
-    def step(s: "State") -> None:
-        apply(s)
-        s.is_moe_model = s._facts.is_moe
+    def step(state: "State") -> None:
+        apply(state)
+        state.is_moe_model = state._facts.is_moe
     return step
 
 

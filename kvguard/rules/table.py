@@ -9,11 +9,11 @@ ParallelConfig's pydantic field constraints, ``PC_`` ParallelConfig.__post_init_
 VllmConfig.__post_init__ (vllm/config/vllm.py), ``PLAT_`` the platform's
 check_and_update_config.  Lower-case ids are derivation steps.
 
-The evaluation state ``s`` (kvguard.rules.engine.State) exposes the launch fields
+The evaluation state ``state`` (kvguard.rules.engine.State) exposes the launch fields
 under short names (``tp pp dp dpl dp_rank start_rank pcp dcp ep nnodes node_rank
 backend dp_backend dp_address external_lb hybrid_lb headless …``), the model facts
-(``heads kv_heads use_mla is_moe supports_pp num_experts``), ``s.env`` (the
-environment vLLM sees) and ``s.need(name)`` for host facts (raises "skipped" when
+(``heads kv_heads use_mla is_moe supports_pp num_experts``), ``state.env`` (the
+environment vLLM sees) and ``state.need(name)`` for host facts (raises "skipped" when
 unknown).
 """
 
@@ -38,251 +38,251 @@ from . import Check, FieldRule, Row, Step
 # shared conditions and steps
 
 
-def _pp_backend(s) -> bool:
-    return s.pp > 1 and s.backend not in (None, "ray", "mp", "external_launcher")
+def _pp_backend(state) -> bool:
+    return state.pp > 1 and state.backend not in (None, "ray", "mp", "external_launcher")
 
 
-def _env_flag_set(s, name: str) -> bool:
-    value = s.env.get(name)
+def _env_flag_set(state, name: str) -> bool:
+    value = state.env.get(name)
     return value is not None and bool(int(value))
 
 
-def _ea_world(s) -> None:
+def _ea_world(state) -> None:
     """create_engine_config: world sizes used by the --nnodes checks (0.11.1+)."""
-    if s.nnodes > 1:
-        within = s.pp * s.tp * (s.pcp if s.r.within("0.30.0") else 1)
-        s.ea_world_size = s.dp * within
-        s.ea_world_within_dp = within
+    if state.nnodes > 1:
+        within = state.pp * state.tp * (state.pcp if state.release.within("0.30.0") else 1)
+        state.ea_world_size = state.dp * within
+        state.ea_world_within_dp = within
 
 
-def _ea_infer_rank(s) -> None:
+def _ea_infer_rank(state) -> None:
     """create_engine_config: infer the DP rank / local DP size from --node-rank (0.11.1+)."""
-    s.inferred_rank = 0
-    if s.nnodes > 1:
-        local = s.ea_world_size // s.nnodes
-        s.inferred_rank = (s.node_rank * local) // s.ea_world_within_dp
-        if s.dp > 1 and s.external_lb_flag:
-            if not s.r.within("0.31.0") or s.dp_rank is None:
-                s.dp_rank = s.inferred_rank
-        elif s.dpl is None:
-            s.dpl = max(local // s.ea_world_within_dp, 1)
+    state.inferred_rank = 0
+    if state.nnodes > 1:
+        local = state.ea_world_size // state.nnodes
+        state.inferred_rank = (state.node_rank * local) // state.ea_world_within_dp
+        if state.dp > 1 and state.external_lb_flag:
+            if not state.release.within("0.31.0") or state.dp_rank is None:
+                state.dp_rank = state.inferred_rank
+        elif state.dpl is None:
+            state.dpl = max(local // state.ea_world_within_dp, 1)
 
 
-def _ea_external_lb(s) -> None:
-    if s.r.within("0.11.1"):
-        s.external_lb = s.external_lb_flag or s.dp_rank is not None
+def _ea_external_lb(state) -> None:
+    if state.release.within("0.11.1"):
+        state.external_lb = state.external_lb_flag or state.dp_rank is not None
     else:
-        s.external_lb = s.dp_rank is not None
+        state.external_lb = state.dp_rank is not None
 
 
-def _ea_dp_local(s) -> None:
+def _ea_dp_local(state) -> None:
     """create_engine_config: the data_parallel_size_local / rank / LB mode ParallelConfig receives."""
-    r = s.r
-    if s.external_lb:
-        s.pc_dpl = 1
-        s.hybrid_lb = False
-    elif s.dpl is not None:
-        s.pc_dpl = s.dpl
-        start_set = (s.start_rank is not None) if r.within("0.28.0") else bool(s.start_rank)
-        if r.within("0.11.1") and start_set and not s.headless:
-            s.hybrid_lb = True
-        if s.hybrid_lb and s.pc_dpl == 1:
-            s.external_lb = True
-            s.hybrid_lb = False
-        if s.pc_dpl == s.dp:
-            s.hybrid_lb = False
-        if r.within("0.28.0"):
-            s.dp_rank = s.start_rank if s.start_rank is not None else s.inferred_rank
-        elif r.within("0.11.1"):
-            s.dp_rank = s.start_rank or s.inferred_rank
+    release = state.release
+    if state.external_lb:
+        state.pc_dpl = 1
+        state.hybrid_lb = False
+    elif state.dpl is not None:
+        state.pc_dpl = state.dpl
+        start_set = (state.start_rank is not None) if release.within("0.28.0") else bool(state.start_rank)
+        if release.within("0.11.1") and start_set and not state.headless:
+            state.hybrid_lb = True
+        if state.hybrid_lb and state.pc_dpl == 1:
+            state.external_lb = True
+            state.hybrid_lb = False
+        if state.pc_dpl == state.dp:
+            state.hybrid_lb = False
+        if release.within("0.28.0"):
+            state.dp_rank = state.start_rank if state.start_rank is not None else state.inferred_rank
+        elif release.within("0.11.1"):
+            state.dp_rank = state.start_rank or state.inferred_rank
         else:
-            s.dp_rank = s.start_rank or 0
+            state.dp_rank = state.start_rank or 0
     else:
-        span = (r.within("0.11.1") and s.dp_backend == "ray"
-                and s.env.get("VLLM_RAY_DP_PACK_STRATEGY", "strict") == "span")
-        s.pc_dpl = 1 if span else s.dp
+        span = (release.within("0.11.1") and state.dp_backend == "ray"
+                and state.env.get("VLLM_RAY_DP_PACK_STRATEGY", "strict") == "span")
+        state.pc_dpl = 1 if span else state.dp
 
 
-def _to_parallel_config(s) -> None:
+def _to_parallel_config(state) -> None:
     """The values ``ParallelConfig(...)`` is constructed with."""
-    s.dpl = s.pc_dpl
-    s.dp_rank = s.dp_rank or 0
+    state.dpl = state.pc_dpl
+    state.dp_rank = state.dp_rank or 0
 
 
-def _pc_world(s) -> None:
-    s.world_size = s.pp * s.tp * (s.pcp if s.r.within("0.12.0") else 1)
-    if s.backend == "external_launcher":
-        s.world_size *= s.dp
+def _pc_world(state) -> None:
+    state.world_size = state.pp * state.tp * (state.pcp if state.release.within("0.12.0") else 1)
+    if state.backend == "external_launcher":
+        state.world_size *= state.dp
 
 
-def _pc_dp_branch(s) -> None:
+def _pc_dp_branch(state) -> None:
     """__post_init__: explicit DP (rank from RANK for external_launcher) or the env fallback."""
-    s.dp_branch = s.dp > 1 or s.dpl == 0
-    if s.dp_branch and s.backend == "external_launcher" and s.r.within("0.11.0"):
-        s.dp_rank = int(s.env["RANK"]) // (s.world_size // s.dp)
+    state.dp_branch = state.dp > 1 or state.dpl == 0
+    if state.dp_branch and state.backend == "external_launcher" and state.release.within("0.11.0"):
+        state.dp_rank = int(state.env["RANK"]) // (state.world_size // state.dp)
 
 
-def _pc_env_dp(s) -> None:
-    if not s.dp_branch:
-        s.dp = int(s.env.get("VLLM_DP_SIZE", "1"))
-        s.dp_rank = int(s.env.get("VLLM_DP_RANK", "0"))
+def _pc_env_dp(state) -> None:
+    if not state.dp_branch:
+        state.dp = int(state.env.get("VLLM_DP_SIZE", "1"))
+        state.dp_rank = int(state.env.get("VLLM_DP_RANK", "0"))
 
 
-def _gpu_shortfall(s) -> bool:
-    across = s.world_size * s.dp if s.r.within("0.17.0") else s.world_size
-    if not (s.backend is None and across > 1):
+def _gpu_shortfall(state) -> bool:
+    across = state.world_size * state.dp if state.release.within("0.17.0") else state.world_size
+    if not (state.backend is None and across > 1):
         return False
-    platform = s.need("platform")
-    if platform == "tpu" and _env_flag_set(s, "VLLM_XLA_USE_SPMD"):
+    platform = state.need("platform")
+    if platform == "tpu" and _env_flag_set(state, "VLLM_XLA_USE_SPMD"):
         return False
-    if s.r.within("0.11.1") and platform == "cuda" and s.nnodes > 1:
+    if state.release.within("0.11.1") and platform == "cuda" and state.nnodes > 1:
         return False
     if platform != "cuda":
         return False
-    if s.need("gpus_per_node") >= s.world_size:
+    if state.need("gpus_per_node") >= state.world_size:
         return False
-    if not s.r.within("0.11.1"):
-        return not s.need("ray")
+    if not state.release.within("0.11.1"):
+        return not state.need("ray")
     return True
 
 
-def _pc_backend(s) -> None:
+def _pc_backend(state) -> None:
     """__post_init__: distributed executor backend auto-selection."""
-    across = s.world_size * s.dp if s.r.within("0.17.0") else s.world_size
-    if s.backend is None and across > 1:
-        platform = s.host.platform
+    across = state.world_size * state.dp if state.release.within("0.17.0") else state.world_size
+    if state.backend is None and across > 1:
+        platform = state.host.platform
         backend = "mp"
-        if platform == "tpu" and _env_flag_set(s, "VLLM_XLA_USE_SPMD"):
+        if platform == "tpu" and _env_flag_set(state, "VLLM_XLA_USE_SPMD"):
             backend = "uni"
-        elif s.r.within("0.11.1") and platform == "cuda" and s.nnodes > 1:
+        elif state.release.within("0.11.1") and platform == "cuda" and state.nnodes > 1:
             backend = "mp"
-        elif s.dp_backend == "ray":
+        elif state.dp_backend == "ray":
             backend = "ray"
-        elif s.host.ray and s.host.in_ray_placement_group:
+        elif state.host.ray and state.host.in_ray_placement_group:
             backend = "ray"
-        elif not s.r.within("0.11.1") and s.host.ray and platform == "cuda" \
-                and (s.host.gpus_per_node or 0) < s.world_size:
+        elif not state.release.within("0.11.1") and state.host.ray and platform == "cuda" \
+                and (state.host.gpus_per_node or 0) < state.world_size:
             backend = "ray"
-        s.backend = backend
-    if s.backend is None and s.world_size == 1:
-        s.backend = "uni"
+        state.backend = backend
+    if state.backend is None and state.world_size == 1:
+        state.backend = "uni"
 
 
-def _spec_dict_method(s):
+def _spec_dict_method(state):
     """``self.speculative_config.get("method")`` of EngineArgs (the dict as given, before any merging)."""
-    spec = s.spec
+    spec = state.spec
     if spec is None or not isinstance(spec.config, dict):
         return None
     return spec.config.get("method")
 
 
-def _dcp_guard(s) -> bool:
-    return s.dcp > 1 and not s.use_mla
+def _dcp_guard(state) -> bool:
+    return state.dcp > 1 and not state.use_mla
 
 
-def _max_tp_dcp(s) -> int:
-    return s.tp // s.kv_heads
+def _max_tp_dcp(state) -> int:
+    return state.tp // state.kv_heads
 
 
-def _pr_max_dcp(s) -> int:
+def _pr_max_dcp(state) -> int:
     """PR 55030: ceiling ``max(1, tp // H) * pcp`` (computed before the first check)."""
-    return max(1, s.tp // s.kv_heads) * s.pcp
+    return max(1, state.tp // state.kv_heads) * state.pcp
 
 
-def _v2_env(s):
+def _v2_env(state):
     """``envs.VLLM_USE_V2_MODEL_RUNNER``.
 
     0.20.0–0.21.0: ``bool(int(os.getenv(..., "0")))``; 0.22.0+:
     ``maybe_convert_bool`` — None when unset, else ``bool(int(value))``.
     """
-    value = s.env.get("VLLM_USE_V2_MODEL_RUNNER")
-    if not s.r.within("0.22.0"):
+    value = state.env.get("VLLM_USE_V2_MODEL_RUNNER")
+    if not state.release.within("0.22.0"):
         return bool(int("0" if value is None else value))
     return None if value is None else bool(int(value))
 
 
 # ---------------------------------------------------------------------------
-# speculative decoding (kvguard.speculative.flow builds s.sc; None without --speculative-config)
+# speculative decoding (kvguard.speculative.flow builds state.sc; None without --speculative-config)
 
 
-def _spec_method(s):
-    return s.sc.method
+def _spec_method(state):
+    return state.sc.method
 
 
-def _spec_method_label(s) -> str:
-    return f"speculative method '{s.sc.method}'"
+def _spec_method_label(state) -> str:
+    return f"speculative method '{state.sc.method}'"
 
 
-def _spec_in(s, names) -> bool:
-    return s.sc is not None and s.sc.method in names
+def _spec_in(state, names) -> bool:
+    return state.sc is not None and state.sc.method in names
 
 
-def _spec_not_in(s, names) -> bool:
-    return s.sc is not None and s.sc.method not in names
+def _spec_not_in(state, names) -> bool:
+    return state.sc is not None and state.sc.method not in names
 
 
-def _parallel_drafting(s, exempt=()) -> bool:
-    return s.sc is not None and s.sc.parallel_drafting and s.sc.method not in exempt
+def _parallel_drafting(state, exempt=()) -> bool:
+    return state.sc is not None and state.sc.parallel_drafting and state.sc.method not in exempt
 
 
 #: the speculative entries of ``_validate_v2_model_runner`` (0.20.0-0.21.0) and
 #: ``_get_v2_model_runner_unsupported_features`` (0.22.0+), in upstream order
 SPEC_MRV2_UNSUPPORTED = (
-    (_spec_method_label, "0.20.0", "0.21.0", lambda s: _spec_not_in(s, ("eagle", "eagle3", "mtp"))),
-    ("ngram/ngram_gpu speculative decoding", "0.22.0", "0.29.0", lambda s: _spec_in(s, ("ngram", "ngram_gpu"))),
+    (_spec_method_label, "0.20.0", "0.21.0", lambda state: _spec_not_in(state, ("eagle", "eagle3", "mtp"))),
+    ("ngram/ngram_gpu speculative decoding", "0.22.0", "0.29.0", lambda state: _spec_in(state, ("ngram", "ngram_gpu"))),
     (_spec_method_label, "0.22.0", "0.23.0",
-     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp"))),
+     lambda state: _spec_not_in(state, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp"))),
     (_spec_method_label, "0.24.0", "0.24.0",
-     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash"))),
+     lambda state: _spec_not_in(state, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash"))),
     (_spec_method_label, "0.25.0", "0.28.0",
-     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash", "dspark"))),
+     lambda state: _spec_not_in(state, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash", "dspark"))),
     (_spec_method_label, "0.29.0", "0.29.0",
-     lambda s: _spec_not_in(s, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash", "dspark",
+     lambda state: _spec_not_in(state, ("ngram", "ngram_gpu", "eagle", "eagle3", "mtp", "dflash", "dspark",
                                 "extract_hidden_states"))),
     (_spec_method_label, "0.30.0", "0.30.0",
-     lambda s: _spec_in(s, ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator",
+     lambda state: _spec_in(state, ("ngram", "ngram_gpu", "draft_model", "suffix", "medusa", "mlp_speculator",
                             "custom_class"))),
     (_spec_method_label, "0.31.0", "0.31.0",
-     lambda s: _spec_in(s, ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class"))),
-    (_spec_method_label, "0.32.0", "0.32.0", lambda s: _spec_in(s, ("suffix", "medusa", "mlp_speculator", "custom_class"))),
-    (_spec_method_label, "0.33.0", None, lambda s: _spec_in(s, ("suffix", "custom_class"))),
-    ("parallel drafting for speculative decoding", "0.22.0", "0.23.0", lambda s: _parallel_drafting(s)),
+     lambda state: _spec_in(state, ("ngram", "ngram_gpu", "suffix", "medusa", "mlp_speculator", "custom_class"))),
+    (_spec_method_label, "0.32.0", "0.32.0", lambda state: _spec_in(state, ("suffix", "medusa", "mlp_speculator", "custom_class"))),
+    (_spec_method_label, "0.33.0", None, lambda state: _spec_in(state, ("suffix", "custom_class"))),
+    ("parallel drafting for speculative decoding", "0.22.0", "0.23.0", lambda state: _parallel_drafting(state)),
     ("parallel drafting for EAGLE speculative decoding", "0.24.0", "0.24.0",
-     lambda s: _parallel_drafting(s, ("dflash",))),
+     lambda state: _parallel_drafting(state, ("dflash",))),
     ("parallel drafting for EAGLE speculative decoding", "0.25.0", None,
-     lambda s: _parallel_drafting(s, ("dflash", "dspark"))),
-    ("EAGLE3 with pipeline parallelism", "0.22.0", "0.29.0", lambda s: _spec_in(s, ("eagle3",)) and s.pp > 1),
+     lambda state: _parallel_drafting(state, ("dflash", "dspark"))),
+    ("EAGLE3 with pipeline parallelism", "0.22.0", "0.29.0", lambda state: _spec_in(state, ("eagle3",)) and state.pp > 1),
 )
 
 
 #: ``_get_v2_model_runner_unsupported_features`` (``_validate_v2_model_runner`` before
 #: 0.22.0), the launch options kvguard models, in upstream order.
 MRV2_UNSUPPORTED = (
-    ("hybrid/mamba models", "0.20.0", "0.22.1", lambda s: s.has_inner_state),
-    ("prefill context parallelism", "0.20.0", "0.25.1", lambda s: s.pcp > 1),
-    ("prefill context parallelism", "0.26.0", "0.28.0", lambda s: s.pcp > 1 and not s.use_mla),
+    ("hybrid/mamba models", "0.20.0", "0.22.1", lambda state: state.has_inner_state),
+    ("prefill context parallelism", "0.20.0", "0.25.1", lambda state: state.pcp > 1),
+    ("prefill context parallelism", "0.26.0", "0.28.0", lambda state: state.pcp > 1 and not state.use_mla),
     ("pipeline parallelism with external_launcher", "0.24.0", None,
-     lambda s: s.backend == "external_launcher" and s.pp > 1),
+     lambda state: state.backend == "external_launcher" and state.pp > 1),
     *SPEC_MRV2_UNSUPPORTED,
-    ("elastic expert parallelism", "0.24.0", "0.31.0", lambda s: s.elastic_ep),
-    ("routed experts capture", "0.20.0", "0.27.1", lambda s: s.routed_experts),
+    ("elastic expert parallelism", "0.24.0", "0.31.0", lambda state: state.elastic_ep),
+    ("routed experts capture", "0.20.0", "0.27.1", lambda state: state.routed_experts),
 )
 
 #: ``_get_v1_model_runner_unsupported_features`` (0.29.0+), modelled options, in order.
 MRV1_UNSUPPORTED = (
-    ("prefill context parallel", "0.29.0", None, lambda s: s.pcp > 1),
+    ("prefill context parallel", "0.29.0", None, lambda state: state.pcp > 1),
     ("pipeline parallelism with async scheduling", "0.31.0", None,
-     lambda s: s.pp > 1 and s.async_scheduling is True),
-    ("dspark speculative decoding", "0.29.0", None, lambda s: s.sc is not None and s.sc.method == "dspark"),
+     lambda state: state.pp > 1 and state.async_scheduling is True),
+    ("dspark speculative decoding", "0.29.0", None, lambda state: state.sc is not None and state.sc.method == "dspark"),
 )
 
 
-def _unsupported(s, table) -> list:
-    return [label(s) if callable(label) else label
-            for label, since, until, when in table if s.r.within(since, until) and when(s)]
+def _unsupported(state, table) -> list:
+    return [label(state) if callable(label) else label
+            for label, since, until, when in table if state.release.within(since, until) and when(state)]
 
 
-def _runner(s):
+def _runner(state):
     """Which model runner ``VllmConfig`` validates: "v2", "v1" or None (no validation can refuse).
 
     ``VllmConfig.use_v2_model_runner`` (vllm/config/vllm.py): the env var decides
@@ -292,21 +292,21 @@ def _runner(s):
     silently, so only the env var or PCP lead to a refusal.  Needs the host's
     Triton for the default selection.
     """
-    env = _v2_env(s)
-    r = s.r
-    if not r.within("0.22.0"):
+    env = _v2_env(state)
+    release = state.release
+    if not release.within("0.22.0"):
         return "v2" if env else None
     if env is not None:
-        return "v2" if env else ("v1" if r.within("0.29.0") else "v1-unchecked")
-    if r.within("0.27.0", "0.28.0") and s.pcp > 1:
+        return "v2" if env else ("v1" if release.within("0.29.0") else "v1-unchecked")
+    if release.within("0.27.0", "0.28.0") and state.pcp > 1:
         return "v2"
-    if not r.within("0.29.0"):
+    if not release.within("0.29.0"):
         return None
-    if r.within("0.29.0", "0.32.0") and s.need("platform") == "rocm":
-        s.need("rocm_default_v1_architectures")  # not modelled: ROCm picks V1 for some architectures
-    if not s.need("triton"):
+    if release.within("0.29.0", "0.32.0") and state.need("platform") == "rocm":
+        state.need("rocm_default_v1_architectures")  # not modelled: ROCm picks V1 for some architectures
+    if not state.need("triton"):
         return "v1"
-    if _unsupported(s, MRV2_UNSUPPORTED):
+    if _unsupported(state, MRV2_UNSUPPORTED):
         return "v1"
     return "v2"
 
@@ -315,17 +315,17 @@ def _runner(s):
 # ModelConfig: maximum length (kvguard.length) and the V1 engine oracle's host checks (issue 12)
 
 
-def _len_outcome(s):
+def _len_outcome(state):
     """kvguard.length's outcome for this launch: the derivation kept on the facts per release and switches,
     the outcome per given length (a check reads it on every evaluation)."""
-    facts = s._facts
-    env = s.env
+    facts = state._facts
+    env = state.env
     # what the derivation reads of the environment (0.10.2/0.11.0's V0 interleaved switch)
     env_key = (env.get("VLLM_USE_V1"), env.get("VLLM_ATTENTION_BACKEND")) if env else None
     # ids, not values, key the memo (hashing a Version per check costs); the entry keeps the release and the
     # sidecar alive, so their ids stay their own
-    key = (id(s.r), s.disable_sliding_window is True, env_key, id(s.sidecar), s.max_model_len,
-           _allow_long(env) if s.max_model_len is not None else None)
+    key = (id(state.release), state.disable_sliding_window is True, env_key, id(state.sidecar), state.max_model_len,
+           _allow_long(env) if state.max_model_len is not None else None)
     memo = facts.__dict__.get("_kvg_len")
     if memo is None:
         memo = facts.__dict__.setdefault("_kvg_len", {})
@@ -333,57 +333,57 @@ def _len_outcome(s):
     if hit is not None:
         return hit[0]
     try:
-        derived = _len_derive(facts, s.r, disable_sliding_window=s.disable_sliding_window, env=env,
-                              sidecar=s.sidecar)
+        derived = _len_derive(facts, state.release, disable_sliding_window=state.disable_sliding_window, env=env,
+                              sidecar=state.sidecar)
     except _LenNotModelled as exc:
         result = str(exc)
     else:
-        result = _len_result(derived, s.max_model_len, s.r, env)
+        result = _len_result(derived, state.max_model_len, state.release, env)
     if len(memo) < 256:
-        memo[key] = (result, s.r, s.sidecar)
+        memo[key] = (result, state.release, state.sidecar)
     return result
 
 
-def _mc_max_len(s) -> None:
+def _mc_max_len(state) -> None:
     """ModelConfig.__post_init__ → get_and_verify_max_len: the length ModelConfig ends with."""
-    out = _len_outcome(s)
+    out = _len_outcome(state)
     if type(out) is str:
-        s.len_fired = s.len_final = s.len_unread = None
-        s.len_unknown = out
+        state.len_fired = state.len_final = state.len_unread = None
+        state.len_unknown = out
         return
-    s.len_unknown = None
-    s.len_derived = derived = out.derived
-    s.len_unread = derived.unread
-    s.len_fired, s.len_final = out.fired, out.final
+    state.len_unknown = None
+    state.len_derived = derived = out.derived
+    state.len_unread = derived.unread
+    state.len_fired, state.len_final = out.fired, out.final
     if out.fired == "error":
         exc = out.error
         if type(exc) is NotImplementedError and str(exc) == _LEN_NIE_ROPE:
-            s.len_fired = "disable_sw_rope"
+            state.len_fired = "disable_sw_rope"
             return
         raise type(exc)(*exc.args)
 
 
-def _len_refuses(s, kind: str) -> bool:
+def _len_refuses(state, kind: str) -> bool:
     """The length check ``kind`` refuses; a user length kvguard cannot compare is 'skipped'."""
-    if s.max_model_len is not None and s.max_model_len != -1:
-        if s.len_unknown is not None:
-            s.skip(f"the maximum length: {s.len_unknown} (not modelled)")
-        if s.len_unread is not None:
-            s.skip(f"the maximum length also reads {s.len_unread}; kvguard read only config.json "
+    if state.max_model_len is not None and state.max_model_len != -1:
+        if state.len_unknown is not None:
+            state.skip(f"the maximum length: {state.len_unknown} (not modelled)")
+        if state.len_unread is not None:
+            state.skip(f"the maximum length also reads {state.len_unread}; kvguard read only config.json "
                    "(pass the model directory)")
-    return s.len_fired == kind
+    return state.len_fired == kind
 
 
-def _len_bind(s) -> dict:
-    d = s.len_derived
+def _len_bind(state) -> dict:
+    d = state.len_derived
     return {"len_key": d.key, "len_derived": d.value, "len_model_max_length": d.model_max_length}
 
 
-def _mc_len_undecided(s) -> None:
+def _mc_len_undecided(state) -> None:
     """A length below 1 passes ModelConfig before 0.23.0: what fails next is not ModelConfig's."""
-    final = s.len_final
+    final = state.len_final
     if final is not None and final < 1:
-        s.undecided(f"vLLM {s.r.version} takes max_model_len {final} as it is (ModelConfig refuses lengths below "
+        state.undecided(f"vLLM {state.release.version} takes max_model_len {final} as it is (ModelConfig refuses lengths below "
                     "1 from 0.23.0): what its scheduler and KV cache do with it depends on host defaults kvguard "
                     "does not model")
 
@@ -405,31 +405,31 @@ BACKEND_NAMES_0110 = ("FLASH_ATTN", "TRITON_ATTN", "XFORMERS", "ROCM_FLASH", "RO
                       "NO_ATTENTION", "FLEX_ATTENTION", "TREE_ATTN", "ROCM_ATTN")
 
 
-def _v1_backend_refused(s) -> bool:
-    backend = s.env.get("VLLM_ATTENTION_BACKEND")
+def _v1_backend_refused(state) -> bool:
+    backend = state.env.get("VLLM_ATTENTION_BACKEND")
     if backend is None:
         return False
-    if s.r.within("0.11.0") and backend not in BACKEND_NAMES_0110:
-        s.skip("VLLM_ATTENTION_BACKEND outside the release's backend names (its validation is not modelled)")
-    return backend not in V1_BACKENDS["0.11.0" if s.r.within("0.11.0") else "0.10.2"]
+    if state.release.within("0.11.0") and backend not in BACKEND_NAMES_0110:
+        state.skip("VLLM_ATTENTION_BACKEND outside the release's backend names (its validation is not modelled)")
+    return backend not in V1_BACKENDS["0.11.0" if state.release.within("0.11.0") else "0.10.2"]
 
 
-def _fa3_fp8(s, capability: int) -> bool:
+def _fa3_fp8(state, capability: int) -> bool:
     """``flash_attn_supports_fp8`` (0.10.2): FlashAttention 3 on a compute-capability-9 GPU.  The
     official image's vllm-flash-attn builds FA3 for sm_90; VLLM_FLASH_ATTN_VERSION overrides
     (``maybe_convert_int``: a non-integer raises ValueError; a value other than 2/3 fails an assert
     that the function catches: no FA version, no FP8)."""
     if capability // 10 != 9:
         return False
-    forced = s.env.get("VLLM_FLASH_ATTN_VERSION")
+    forced = state.env.get("VLLM_FLASH_ATTN_VERSION")
     return forced is None or int(forced) == 3
 
 
-def _kv_cache_dtype_unsupported(s) -> bool:
+def _kv_cache_dtype_unsupported(state) -> bool:
     """``current_platform.is_kv_cache_dtype_supported`` (0.10.2) is False for ``--kv-cache-dtype``."""
-    platform = s.need("platform")
-    dtype = s.kv_cache_dtype
-    backend = s.env.get("VLLM_ATTENTION_BACKEND")
+    platform = state.need("platform")
+    dtype = state.kv_cache_dtype
+    backend = state.env.get("VLLM_ATTENTION_BACKEND")
     if platform in ("rocm", "tpu"):
         return False
     if platform == "xpu":
@@ -437,17 +437,17 @@ def _kv_cache_dtype_unsupported(s) -> bool:
     if platform != "cuda":
         return True   # the CPU platform keeps the interface's answer: no FP8 KV cache backend
     fp8 = dtype.startswith("fp8")
-    if s.use_mla:
+    if state.use_mla:
         if backend is None:
-            backend = "CUTLASS_MLA" if s.need("gpu_capability") == 100 else "FLASHMLA"
+            backend = "CUTLASS_MLA" if state.need("gpu_capability") == 100 else "FLASHMLA"
         return not (backend in ("FLASHMLA", "CUTLASS_MLA") or not fp8)
     if backend is None:
         backend = "FLASH_ATTN_VLLM_V1"
-    capability = s.need("gpu_capability")
+    capability = state.need("gpu_capability")
     if capability == 100:
         return False
     if backend == "FLASH_ATTN_VLLM_V1":
-        return fp8 and not _fa3_fp8(s, capability)
+        return fp8 and not _fa3_fp8(state, capability)
     if backend == "FLASHINFER":
         return False
     if backend == "TRITON_ATTN_VLLM_V1":
@@ -455,26 +455,26 @@ def _kv_cache_dtype_unsupported(s) -> bool:
     return True
 
 
-def _cpu_sliding_window(s) -> bool:
+def _cpu_sliding_window(state) -> bool:
     """The V1 oracle's CPU check: the model keeps a sliding window (None after --disable-sliding-window)."""
-    if s.need("platform") != "cpu":
+    if state.need("platform") != "cpu":
         return False
-    derived = getattr(s, "len_derived", None)
+    derived = getattr(state, "len_derived", None)
     if derived is not None and derived.disable_sliding_window:
         return False
-    return s._facts.resolved.get("sliding_window") is not None
+    return state._facts.resolved.get("sliding_window") is not None
 
 
 
 GIB = 1 << 30
 
 
-def _swap_usage(s):
+def _swap_usage(state):
     """CacheConfig: swap space bytes x tp (``math.ceil`` of the bytes from 0.14.0)."""
-    per_gpu = s.swap_space * GIB
-    if s.r.within("0.14.0"):
+    per_gpu = state.swap_space * GIB
+    if state.release.within("0.14.0"):
         per_gpu = math.ceil(per_gpu)
-    return per_gpu * s.tp
+    return per_gpu * state.tp
 
 
 def _format_gib(b) -> str:
@@ -501,14 +501,14 @@ _GPU_MSG = ("World size ({world_size}) is larger than the number of available GP
 # model construction (kvguard.quant): the worker builds the model after every config check passed
 
 
-def _mi(s):
+def _mi(state):
     """The model-construction outcome of the launch (kvguard.quant.outcome), computed once per check."""
-    out = getattr(s, "_mi_out", None)
+    out = getattr(state, "_mi_out", None)
     if out is None:
         from ..quant import Launch, outcome
 
-        out = s._mi_out = outcome(s.facts, s.r, Launch(tp=s.tp, dp=s.dp, pcp=s.pcp, ep=bool(s.ep), eplb=bool(s.eplb),
-                                                       redundant=s.redundant, refined_fp8_moe_kernel=True))
+        out = state._mi_out = outcome(state.facts, state.release, Launch(tp=state.tp, dp=state.dp, pcp=state.pcp, ep=bool(state.ep), eplb=bool(state.eplb),
+                                                       redundant=state.redundant, refined_fp8_moe_kernel=True))
     return out
 
 
@@ -517,28 +517,28 @@ def _mi(s):
 _MODELLED_CAPABILITY = 90
 
 
-def _mi_undecided(s) -> bool:
+def _mi_undecided(state) -> bool:
     """MI_model: never refuses; skips the model-construction checks when kvguard cannot decide them
     (an architecture or quantization method it does not model, an unknown host fact)."""
-    s._mi_skip = True
-    out = _mi(s)
+    state._mi_skip = True
+    out = _mi(state)
     if "refined_fp8_moe_kernel" in out.needs:
-        capability = s.need("gpu_capability")
-        if capability != _MODELLED_CAPABILITY or not s.need("triton"):
-            s.unmodelled(f"the FP8 MoE kernel selection for refined block scales is modelled for compute capability "
+        capability = state.need("gpu_capability")
+        if capability != _MODELLED_CAPABILITY or not state.need("triton"):
+            state.unmodelled(f"the FP8 MoE kernel selection for refined block scales is modelled for compute capability "
                          f"{_MODELLED_CAPABILITY} with Triton (this host: {capability})")
     if out.unmodelled:
-        s.unmodelled(out.unmodelled)
-    s._mi_skip = False
+        state.unmodelled(out.unmodelled)
+    state._mi_skip = False
     return False
 
 
-def _mi_fires(s, check: str) -> bool:
-    return not getattr(s, "_mi_skip", True) and _mi(s).check == check
+def _mi_fires(state, check: str) -> bool:
+    return not getattr(state, "_mi_skip", True) and _mi(state).check == check
 
 
-def _mi_values(s) -> dict:
-    return dict(_mi(s).values)
+def _mi_values(state) -> dict:
+    return dict(_mi(state).values)
 
 
 _S_LINEAR = "vllm/model_executor/layers/linear.py"
@@ -564,25 +564,25 @@ RULES = (
          description="the derived maximum length (kvguard.length: config keys, --disable-sliding-window, RoPE "
                      "scaling, LongRoPE default) and what becomes of --max-model-len"),
     Check("MC_max_len_rope_sliding", "0.10.2", "0.11.2", stage="model_config", exc="NotImplementedError",
-          scope="feature", when=lambda s: s.len_fired == "disable_sw_rope",
+          scope="feature", when=lambda state: state.len_fired == "disable_sw_rope",
           template=_LEN_NIE_ROPE,
           source=f"{_S_MODEL}::_get_and_verify_max_len",
           description="--disable-sliding-window with RoPE scaling (other than su/longrope/llama3)"),
     Check("MC_max_len", stage="model_config", scope="other",
-          when=lambda s: _len_refuses(s, "too_long"), bind=_len_bind,
+          when=lambda state: _len_refuses(state, "too_long"), bind=_len_bind,
           template=_LEN_TOO_LONG,
           source=f"{_S_MODEL}::_get_and_verify_max_len",
           description="--max-model-len above the derived maximum (VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 turns it into a "
                       "warning)"),
     Check("MC_max_len_model_max_length", "0.10.2", "0.11.2", stage="model_config", exc="NotImplementedError",
-          scope="feature", when=lambda s: _len_refuses(s, "disable_sw_mml"),
+          scope="feature", when=lambda state: _len_refuses(state, "disable_sw_mml"),
           template=_LEN_NIE_MML,
           source=f"{_S_MODEL}::_get_and_verify_max_len",
           description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
                       "allows"),
     Check("MC_max_len_positive", "0.23.0", stage="model_config", scope="other",
-          when=lambda s: s.len_final is not None and s.len_final < 1,
-          bind=lambda s: {"len_final_type": type(s.len_final).__name__},
+          when=lambda state: state.len_final is not None and state.len_final < 1,
+          bind=lambda state: {"len_final_type": type(state.len_final).__name__},
           template=_LEN_POSITIVE,
           source=f"{_S_MODEL}::ModelConfig.validate_model_config_after",
           description="the maximum length ModelConfig ends with must be at least 1"),
@@ -592,60 +592,60 @@ RULES = (
     # ===================== EngineArgs.create_engine_config ===================
     Check("EA_kv_cache_dtype_oracle", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
           scope="env",
-          when=lambda s: s.kv_cache_dtype != "auto" and _env_flag_set(s, "VLLM_USE_V1")
-          and _kv_cache_dtype_unsupported(s),
+          when=lambda state: state.kv_cache_dtype != "auto" and _env_flag_set(state, "VLLM_USE_V1")
+          and _kv_cache_dtype_unsupported(state),
           template="VLLM_USE_V1=1 is not supported with --kv-cache-dtype.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="--kv-cache-dtype needs an attention backend of the platform that supports it (V1 engine "
                       "forced; without VLLM_USE_V1=1 vLLM falls back to V0)"),
     Check("EA_spec_draft_model", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
-          when=lambda s: _spec_dict_method(s) == "draft_model" and s.env.get("VLLM_USE_V1") != "0",
+          when=lambda state: _spec_dict_method(state) == "draft_model" and state.env.get("VLLM_USE_V1") != "0",
           scope="feature",
           template="Speculative decoding with draft model is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
     Check("EA_spec_draft_model", "0.11.0", "0.11.0", stage="engine_args", exc="NotImplementedError",
-          when=lambda s: _spec_dict_method(s) == "draft_model" and s.env.get("VLLM_USE_V1") != "0",
+          when=lambda state: _spec_dict_method(state) == "draft_model" and state.env.get("VLLM_USE_V1") != "0",
           scope="feature",
           template="Draft model speculative decoding is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
     Check("EA_spec_draft_model", "0.11.1", "0.14.1", stage="engine_args", exc="NotImplementedError",
-          when=lambda s: _spec_dict_method(s) == "draft_model", scope="feature",
+          when=lambda state: _spec_dict_method(state) == "draft_model", scope="feature",
           template="Draft model speculative decoding is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
           source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
           description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
     Check("EA_attention_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
           scope="env",
-          when=lambda s: _env_flag_set(s, "VLLM_USE_V1") and _v1_backend_refused(s),
-          bind=lambda s: {"backend": s.env["VLLM_ATTENTION_BACKEND"]},
+          when=lambda state: _env_flag_set(state, "VLLM_USE_V1") and _v1_backend_refused(state),
+          bind=lambda state: {"backend": state.env["VLLM_ATTENTION_BACKEND"]},
           template="VLLM_USE_V1=1 is not supported with VLLM_ATTENTION_BACKEND={backend}.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="VLLM_ATTENTION_BACKEND must name a V1 backend (V1 engine forced)"),
     Check("EA_pp_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
-          when=lambda s: _pp_backend(s) and _env_flag_set(s, "VLLM_USE_V1"), scope="env",
+          when=lambda state: _pp_backend(state) and _env_flag_set(state, "VLLM_USE_V1"), scope="env",
           template="VLLM_USE_V1=1 is not supported with Pipeline Parallelism without Ray distributed "
                    "executor or multiprocessing executor or external launcher.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="PP needs the ray, mp or external_launcher executor (V1 engine forced)"),
     Check("EA_cpu_sliding_window_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
           scope="env",
-          when=lambda s: _env_flag_set(s, "VLLM_USE_V1") and _cpu_sliding_window(s),
+          when=lambda state: _env_flag_set(state, "VLLM_USE_V1") and _cpu_sliding_window(state),
           template="VLLM_USE_V1=1 is not supported with sliding window (CPU backend).",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="a sliding-window model on the CPU platform (V1 engine forced)"),
     Check("EA_dual_chunk_eager", "0.10.2", "0.10.2", stage="engine_args", exc="AssertionError", scope="env",
-          when=lambda s: s.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN" and not s.enforce_eager,
+          when=lambda state: state.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN" and not state.enforce_eager,
           template="Cuda graph is not supported with DualChunkFlashAttention. To run the model in eager mode, set "
                    "'enforce_eager=True' or use '--enforce-eager' in the CLI.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN needs --enforce-eager"),
     Check("EA_dual_chunk_cuda", "0.10.2", "0.10.2", stage="engine_args", exc="AssertionError", scope="env",
-          when=lambda s: s.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN"
-          and s.need("platform") != "cuda",
+          when=lambda state: state.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN"
+          and state.need("platform") != "cuda",
           template="DualChunkFlashAttention is only supported on CUDA platform.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN needs a CUDA platform"),
@@ -658,34 +658,34 @@ RULES = (
           source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
           description="PP needs the ray, mp or external_launcher executor"),
     Check("EA_dcp_div", "0.10.2", "0.15.1", stage="engine_args", exc="AssertionError",
-          when=lambda s: not (s.tp % s.dcp == 0),
+          when=lambda state: not (state.tp % state.dcp == 0),
           template="tp_size={tp} must be divisible bydcp_size={dcp}.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="tp must be a multiple of dcp (bare assert; note the missing space)"),
     Check("EA_headless_hybrid", stage="engine_args", exc="AssertionError",
-          when=lambda s: s.headless and s.hybrid_lb,
+          when=lambda state: state.headless and state.hybrid_lb,
           template="data_parallel_hybrid_lb is not applicable in headless mode",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--data-parallel-hybrid-lb cannot be used with --headless"),
     Check("EA_hybrid_and_external", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
-          when=lambda s: s.hybrid_lb and s.external_lb_flag,
+          when=lambda state: state.hybrid_lb and state.external_lb_flag,
           template="data_parallel_hybrid_lb and data_parallel_external_lb cannot both be True.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="hybrid and external DP load balancing are exclusive"),
     Check("EA_hybrid_and_external", "0.27.0", stage="engine_args",
-          when=lambda s: s.hybrid_lb and s.external_lb_flag,
+          when=lambda state: state.hybrid_lb and state.external_lb_flag,
           template="Invalid data-parallel launch options: `--data-parallel-hybrid-lb` and "
                    "`--data-parallel-external-lb` cannot be enabled together. Enable only one "
                    "load-balancing mode.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="hybrid and external DP load balancing are exclusive"),
     Check("EA_nnodes_dp_backend", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
-          when=lambda s: not (s.dp_backend == "mp" or s.nnodes == 1),
+          when=lambda state: not (state.dp_backend == "mp" or state.nnodes == 1),
           template="nnodes > 1 is only supported with data_parallel_backend=mp",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--nnodes > 1 needs the mp data-parallel backend"),
     Check("EA_nnodes_dp_backend", "0.27.0", stage="engine_args",
-          when=lambda s: s.nnodes > 1 and s.dp_backend != "mp",
+          when=lambda state: state.nnodes > 1 and state.dp_backend != "mp",
           template="Invalid data-parallel launch options: `--nnodes {nnodes}` requires "
                    "`--data-parallel-backend mp`; got `--data-parallel-backend {dp_backend}`. Use the "
                    "MP backend or set `--nnodes 1`.",
@@ -694,19 +694,19 @@ RULES = (
     Step("ea_world", "0.11.1", stage="engine_args", apply=_ea_world,
          description="world size across nodes: dp*pp*tp (0.30.0+: *pcp)"),
     Check("EA_nnodes_world_size", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
-          when=lambda s: s.nnodes > 1 and not (s.ea_world_size % s.nnodes == 0),
+          when=lambda state: state.nnodes > 1 and not (state.ea_world_size % state.nnodes == 0),
           template="world_size={ea_world_size} must be divisible by nnodes={nnodes}.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="the world size must split evenly over --nnodes"),
     Check("EA_nnodes_world_size", "0.27.0", "0.29.0", stage="engine_args",
-          when=lambda s: s.nnodes > 1 and s.ea_world_size % s.nnodes != 0,
+          when=lambda state: state.nnodes > 1 and state.ea_world_size % state.nnodes != 0,
           template="Invalid data-parallel launch options: `--nnodes {nnodes}` must evenly divide the "
                    "total world size ({ea_world_size}). Adjust `--nnodes`, `--data-parallel-size`, "
                    "`--pipeline-parallel-size`, or `--tensor-parallel-size`.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="the world size must split evenly over --nnodes"),
     Check("EA_nnodes_world_size", "0.30.0", stage="engine_args",
-          when=lambda s: s.nnodes > 1 and s.ea_world_size % s.nnodes != 0,
+          when=lambda state: state.nnodes > 1 and state.ea_world_size % state.nnodes != 0,
           template="Invalid data-parallel launch options: `--nnodes {nnodes}` must evenly divide the "
                    "total world size ({ea_world_size}). Adjust `--nnodes`, `--data-parallel-size`, "
                    "`--pipeline-parallel-size`, `--tensor-parallel-size`, or "
@@ -714,20 +714,20 @@ RULES = (
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="the world size (with PCP) must split evenly over --nnodes"),
     Check("EA_node_rank", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
-          when=lambda s: s.nnodes > 1 and not (s.node_rank < s.nnodes),
+          when=lambda state: state.nnodes > 1 and not (state.node_rank < state.nnodes),
           template="node_rank={node_rank} must be less than nnodes={nnodes}.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--node-rank must be below --nnodes"),
     Check("EA_node_rank", "0.27.0", stage="engine_args",
-          when=lambda s: s.nnodes > 1 and not 0 <= s.node_rank < s.nnodes,
-          bind=lambda s: {"nnodes_max": s.nnodes - 1},
+          when=lambda state: state.nnodes > 1 and not 0 <= state.node_rank < state.nnodes,
+          bind=lambda state: {"nnodes_max": state.nnodes - 1},
           template="Invalid data-parallel launch options: `--node-rank` must be between 0 and "
                    "{nnodes_max}; got `--node-rank {node_rank}`. Set it to this node's zero-based index.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--node-rank must be in [0, nnodes)"),
     Check("EA_extlb_nnodes_dp", "0.31.0", stage="engine_args",
-          when=lambda s: (s.nnodes > 1 and s.dp > 1 and s.external_lb_flag and s.dp_rank is None
-                          and s.nnodes % s.dp != 0),
+          when=lambda state: (state.nnodes > 1 and state.dp > 1 and state.external_lb_flag and state.dp_rank is None
+                          and state.nnodes % state.dp != 0),
           template="Invalid data-parallel launch options: `--node-rank` cannot unambiguously identify "
                    "external data-parallel ranks when `--nnodes` is not divisible by "
                    "`--data-parallel-size`. Set a unique `--data-parallel-rank` for each external-LB "
@@ -739,59 +739,59 @@ RULES = (
     Step("ea_external_lb", stage="engine_args", apply=_ea_external_lb,
          description="external LB mode: --data-parallel-external-lb or an explicit --data-parallel-rank"),
     Check("EA_ft_requires_extlb", "0.27.0", stage="engine_args", scope="feature",
-          when=lambda s: s.fault_tolerance and not s.external_lb,
+          when=lambda state: state.fault_tolerance and not state.external_lb,
           template="Fault tolerance requires external load balancer mode (--data-parallel-external-lb "
                    "or --data-parallel-rank). Internal LB mode is not supported.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--enable-fault-tolerance needs external DP load balancing"),
     Check("EA_nonmoe_extdp", "0.21.0", stage="engine_args",
-          when=lambda s: s.dp > 1 and s.external_lb and not s.is_moe,
+          when=lambda state: state.dp > 1 and state.external_lb and not state.is_moe,
           template="Non-MoE models do not support external data parallel mode. For external load "
                    "balancing, launch independent vLLM instances without --data-parallel-* arguments.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="external DP load balancing needs a MoE model"),
     Check("EA_extlb_requires_rank", "0.11.1", "0.11.2", stage="engine_args", exc="AssertionError",
-          when=lambda s: s.external_lb and not (s.dp_rank is not None),
+          when=lambda state: state.external_lb and not (state.dp_rank is not None),
           template="data_parallel_rank or node_rank must be spefified if data_parallel_external_lb is "
                    "enable.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="external LB needs a DP rank (note the typo)"),
     Check("EA_extlb_requires_rank", "0.12.0", "0.26.0", stage="engine_args", exc="AssertionError",
-          when=lambda s: s.external_lb and not (s.dp_rank is not None),
+          when=lambda state: state.external_lb and not (state.dp_rank is not None),
           template="data_parallel_rank or node_rank must be specified if data_parallel_external_lb is "
                    "enable.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="external LB needs a DP rank"),
     Check("EA_extlb_requires_rank", "0.27.0", stage="engine_args",
-          when=lambda s: s.external_lb and s.dp_rank is None,
+          when=lambda state: state.external_lb and state.dp_rank is None,
           template="Invalid data-parallel launch options: `--data-parallel-external-lb` requires a "
                    "data-parallel rank. Set `--data-parallel-rank`, or set `--data-parallel-size` greater "
                    "than 1 and use `--nnodes` with `--node-rank` so the rank can be inferred.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="external LB needs a DP rank"),
     Check("EA_extlb_dpl", "0.10.2", "0.11.0", stage="engine_args", exc="AssertionError",
-          when=lambda s: s.external_lb and s.dpl not in (1, None),
+          when=lambda state: state.external_lb and state.dpl not in (1, None),
           template="data_parallel_size_local must be 1 when data_parallel_rank is set",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="an external DP rank needs --data-parallel-size-local 1"),
     Check("EA_extlb_dpl", "0.11.1", "0.26.0", stage="engine_args", exc="AssertionError",
-          when=lambda s: s.external_lb and s.dpl not in (1, None),
+          when=lambda state: state.external_lb and state.dpl not in (1, None),
           template="data_parallel_size_local must be 1 or None when data_parallel_rank is set",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="an external DP rank needs --data-parallel-size-local 1"),
     Check("EA_extlb_dpl", "0.27.0", stage="engine_args",
-          when=lambda s: s.external_lb and s.dpl not in (1, None),
+          when=lambda state: state.external_lb and state.dpl not in (1, None),
           template="Invalid data-parallel launch options: an external data-parallel rank requires "
                    "`--data-parallel-size-local 1`; got {dpl}. Set it to 1 or omit it.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="an external DP rank needs --data-parallel-size-local 1"),
     Check("EA_hybrid_requires_dpl", "0.10.2", "0.26.0", stage="engine_args", exc="AssertionError",
-          when=lambda s: not s.external_lb and s.dpl is None and s.hybrid_lb,
+          when=lambda state: not state.external_lb and state.dpl is None and state.hybrid_lb,
           template="data_parallel_size_local must be set to use data_parallel_hybrid_lb.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="hybrid LB needs --data-parallel-size-local"),
     Check("EA_hybrid_requires_dpl", "0.27.0", stage="engine_args",
-          when=lambda s: not s.external_lb and s.dpl is None and s.hybrid_lb,
+          when=lambda state: not state.external_lb and state.dpl is None and state.hybrid_lb,
           template="Invalid data-parallel launch options: `--data-parallel-hybrid-lb` requires "
                    "`--data-parallel-size-local`. Set it to the number of data-parallel ranks on this "
                    "node.",
@@ -800,22 +800,22 @@ RULES = (
     Step("ea_dp_local", stage="engine_args", apply=_ea_dp_local,
          description="the local DP size, DP rank and LB mode passed to ParallelConfig"),
     Check("EA_dp_backend", stage="engine_args", exc="AssertionError",
-          when=lambda s: s.dp_address is None and not s.dp_backend == "ray" and not s.dp_backend == "mp",
+          when=lambda state: state.dp_address is None and not state.dp_backend == "ray" and not state.dp_backend == "mp",
           template="('data_parallel_backend can only be ray or mp, got %s', {dp_backend!r})",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--data-parallel-backend must be mp or ray (the assert's message is a tuple)"),
     Check("EA_async_uni", "0.10.2", "0.10.2", stage="engine_args", scope="feature",
-          when=lambda s: s.async_scheduling and s.backend == "uni",
+          when=lambda state: state.async_scheduling and state.backend == "uni",
           template="Async scheduling is not supported with uni-process backend.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--async-scheduling needs a multi-process executor"),
     Check("EA_async_pp", "0.10.2", "0.11.0", stage="engine_args", scope="feature",
-          when=lambda s: s.async_scheduling and s.pp > 1,
+          when=lambda state: state.async_scheduling and state.pp > 1,
           template="Async scheduling is not supported with pipeline-parallel-size > 1.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--async-scheduling is incompatible with PP"),
     Check("EA_async_spec", "0.10.2", "0.11.0", stage="engine_args", scope="feature",
-          when=lambda s: s.async_scheduling and s.spec is not None and s.spec.config is not None,
+          when=lambda state: state.async_scheduling and state.spec is not None and state.spec.config is not None,
           template="Currently, speculative decoding is not supported with async scheduling.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--async-scheduling is incompatible with --speculative-config"),
@@ -858,118 +858,118 @@ RULES = (
     Step("pc_world_size", apply=_pc_world,
          description="world_size = pp * tp * pcp (* dp with external_launcher)"),
     Check("PC_elastic_needs_eplb", "0.17.0", scope="feature",
-          when=lambda s: s.elastic_ep and not s.eplb,
+          when=lambda state: state.elastic_ep and not state.eplb,
           template="Elastic EP is only supported with enable_eplb=True.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="elastic EP needs EPLB"),
     Check("PC_elastic_pp", "0.17.0", scope="feature",
-          when=lambda s: s.elastic_ep and s.pp > 1,
+          when=lambda state: state.elastic_ep and state.pp > 1,
           template="Elastic EP is not supported with pipeline parallelism (pipeline_parallel_size={pp}).",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="elastic EP is incompatible with PP"),
     Check("PC_elastic_lb", "0.17.0", "0.32.0", exc="NotImplementedError", scope="feature",
-          when=lambda s: s.elastic_ep and (s.external_lb or s.hybrid_lb),
+          when=lambda state: state.elastic_ep and (state.external_lb or state.hybrid_lb),
           template="Elastic EP is not compatible with data_parallel_external_lb or "
                    "data_parallel_hybrid_lb. Elastic EP relies on a single API server and core client to "
                    "coordinate scale up/down.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="elastic EP is incompatible with external/hybrid DP load balancing"),
     Check("PC_elastic_lb", "0.33.0", exc="NotImplementedError", scope="feature",
-          when=lambda s: s.elastic_ep and s.hybrid_lb,
+          when=lambda state: state.elastic_ep and state.hybrid_lb,
           template="Elastic EP is not compatible with data_parallel_hybrid_lb. Elastic EP supports a "
                    "single API server/core client path or data_parallel_external_lb, but not hybrid load "
                    "balancing.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="elastic EP is incompatible with hybrid DP load balancing"),
     Check("PC_elastic_nixl", "0.24.0", scope="feature",
-          when=lambda s: s.elastic_ep and s.eplb_async and not s.need("nixl"),
+          when=lambda state: state.elastic_ep and state.eplb_async and not state.need("nixl"),
           template="Elastic EP with async EPLB requires the NIXL package. Either install NIXL or set "
                    "--eplb-config.use_async=false.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="elastic EP with async EPLB needs NIXL installed"),
     Check("PC_dpl_gt_dp", "0.10.2", "0.11.0",
-          when=lambda s: s.dpl > s.dp,
+          when=lambda state: state.dpl > state.dp,
           template="data_parallel_size_local ({dpl}) must be <= data_parallel_size ({dp})",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="local DP size cannot exceed the DP size"),
     Step("pc_dp_branch", apply=_pc_dp_branch,
          description="explicit DP (dp > 1 or dpl == 0); external_launcher reads the rank from RANK"),
     Check("PC_dp_rank_range",
-          when=lambda s: s.dp_branch and not 0 <= s.dp_rank < s.dp,
+          when=lambda state: state.dp_branch and not 0 <= state.dp_rank < state.dp,
           template="data_parallel_rank ({dp_rank}) must be in the range [0, {dp})",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="the DP rank must be in [0, dp)"),
     Step("pc_env_dp", apply=_pc_env_dp,
          description="without explicit DP, data_parallel_size/rank come from VLLM_DP_SIZE/VLLM_DP_RANK"),
     Check("PC_extlb_dp1", "0.10.2", "0.11.0",
-          when=lambda s: not s.dp_branch and s.external_lb,
+          when=lambda state: not state.dp_branch and state.external_lb,
           template="data_parallel_external_lb can only be set when data_parallel_size > 1",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="external LB needs DP > 1"),
     Check("PC_eplb_platform", "0.10.2", "0.11.0", scope="feature",
-          when=lambda s: s.eplb and s.need("platform") != "cuda",
+          when=lambda state: state.eplb and state.need("platform") != "cuda",
           template="Expert parallelism load balancing is only supported on CUDA devices now.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="EPLB needs CUDA"),
     Check("PC_eplb_redundant_neg", "0.10.2", "0.11.0", scope="feature",
-          when=lambda s: s.eplb and s.redundant < 0,
+          when=lambda state: state.eplb and state.redundant < 0,
           template="num_redundant_experts must be non-negative, but got {redundant}.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="num_redundant_experts must be >= 0"),
     Check("PC_eplb_needs_ep", "0.10.2", "0.11.0", scope="feature",
-          when=lambda s: s.eplb and not s.ep,
+          when=lambda state: state.eplb and not state.ep,
           template="enable_expert_parallel must be True to use EPLB.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="EPLB needs expert parallelism"),
     Check("PC_eplb_needs_parallel", "0.10.2", "0.11.0", scope="feature",
-          when=lambda s: s.eplb and s.tp * s.dp <= 1,
+          when=lambda state: state.eplb and state.tp * state.dp <= 1,
           template="EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but "
                    "got TP={tp},DP={dp}.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="EPLB needs TP or DP > 1"),
     Check("PC_redundant_without_eplb", "0.10.2", "0.11.0", scope="feature",
-          when=lambda s: not s.eplb and s.redundant != 0,
+          when=lambda state: not state.eplb and state.redundant != 0,
           template="num_redundant_experts is set to {redundant} but EPLB is not enabled. Either enable "
                    "EPLB or unset num_redundant_experts.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="redundant experts need EPLB"),
     Check("PC_offline_dp_dense", "0.14.0", scope="env",
-          when=lambda s: not s.dp_branch and s.dp > 1 and s.is_moe_model is False,
+          when=lambda state: not state.dp_branch and state.dp > 1 and state.is_moe_model is False,
           template="Offline data parallel mode is not supported/useful for dense models.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="VLLM_DP_SIZE > 1 (offline DP) needs a MoE model"),
     Check("PC_gpu_count", "0.10.2", "0.11.0", scope="env",
           when=_gpu_shortfall,
-          bind=lambda s: {"ray_import_err": _RAY_IMPORT_ERR},
+          bind=lambda state: {"ray_import_err": _RAY_IMPORT_ERR},
           template="Unable to load Ray: {ray_import_err}. Ray is required for multi-node inference, "
                    "please install Ray with `pip install ray`.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="the world size exceeds this node's GPUs and Ray is not installed"),
     Check("PC_gpu_count", "0.11.1", "0.12.0", scope="env",
-          when=_gpu_shortfall, bind=lambda s: {"gpus": s.host.gpus_per_node},
+          when=_gpu_shortfall, bind=lambda state: {"gpus": state.host.gpus_per_node},
           template="Tensor parallel size ({world_size}) cannot be larger than the number of available "
                    "GPUs ({gpus}).",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="the world size exceeds this node's GPUs"),
     Check("PC_gpu_count", "0.13.0", scope="env",
-          when=_gpu_shortfall, bind=lambda s: {"gpus": s.host.gpus_per_node},
+          when=_gpu_shortfall, bind=lambda state: {"gpus": state.host.gpus_per_node},
           template=_GPU_MSG,
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="the world size exceeds this node's GPUs"),
     Step("pc_backend", apply=_pc_backend,
          description="executor backend auto-selection ('uni' for world size 1, else mp unless ray)"),
     Check("PC_nnodes_backend", "0.11.1", "0.11.2", scope="env",
-          when=lambda s: s.backend != "mp" and s.nnodes > 1,
+          when=lambda state: state.backend != "mp" and state.nnodes > 1,
           template="nnodes > 1 can only be set when distributed exectuor backend is mp.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="--nnodes > 1 needs the mp executor (note the typo)"),
     Check("PC_nnodes_backend", "0.12.0", "0.12.0", scope="env",
-          when=lambda s: s.backend not in ("mp", "uni") and s.nnodes > 1,
+          when=lambda state: state.backend not in ("mp", "uni") and state.nnodes > 1,
           template="nnodes > 1 can only be set when distributed executor backend is mp or uni.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
           description="--nnodes > 1 needs the mp or uni executor"),
     Check("PC_nnodes_backend", "0.13.0", scope="env",
-          when=lambda s: s.backend not in ("mp", "uni", "external_launcher") and s.nnodes > 1,
+          when=lambda state: state.backend not in ("mp", "uni", "external_launcher") and state.nnodes > 1,
           template="nnodes > 1 can only be set when distributed executor backend is mp, uni or "
                    "external_launcher.",
           source=f"{_S_PARALLEL}::ParallelConfig.__post_init__",
@@ -977,107 +977,107 @@ RULES = (
 
     # ===================== ParallelConfig._validate_parallel_config ===========
     Check("PV_ft_api", "0.27.0", scope="other",
-          when=lambda s: s.fault_tolerance and s.api_process_count > 1,
+          when=lambda state: state.fault_tolerance and state.api_process_count > 1,
           template="Fault tolerance requires a single API server process (--api-server-count=1), but "
                    "got {api_process_count}. The FT system assumes one AsyncMPClient manages all engines.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="fault tolerance needs one API server"),
     Check("PV_dpl_gt_dp", "0.11.1",
-          when=lambda s: s.dpl > s.dp,
+          when=lambda state: state.dpl > state.dp,
           template="data_parallel_size_local ({dpl}) must be <= data_parallel_size ({dp})",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="local DP size cannot exceed the DP size (after the VLLM_DP_SIZE fallback)"),
     Check("PV_extlb_dp1", "0.11.1",
-          when=lambda s: s.dp <= 1 and s.external_lb,
+          when=lambda state: state.dp <= 1 and state.external_lb,
           template="data_parallel_external_lb can only be set when data_parallel_size > 1",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="external LB needs DP > 1"),
     Check("PV_eplb_platform", "0.11.1", "0.30.0", scope="feature",
-          when=lambda s: s.eplb and s.need("platform") not in ("cuda", "rocm"),
+          when=lambda state: state.eplb and state.need("platform") not in ("cuda", "rocm"),
           template="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices "
                    "now.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs CUDA or ROCm"),
     Check("PV_eplb_platform", "0.31.0", scope="feature",
-          when=lambda s: s.eplb and s.need("platform") not in ("cuda", "rocm", "xpu"),
+          when=lambda state: state.eplb and state.need("platform") not in ("cuda", "rocm", "xpu"),
           template="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices "
                    "or XPU devices now.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs CUDA, ROCm or XPU"),
     Check("PV_eplb_needs_ep", "0.11.1", scope="feature",
-          when=lambda s: s.eplb and not s.ep,
+          when=lambda state: state.eplb and not state.ep,
           template="enable_expert_parallel must be True to use EPLB.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs expert parallelism"),
     Check("PV_eplb_needs_parallel", "0.11.1", "0.25.1", scope="feature",
-          when=lambda s: s.eplb and s.tp * s.dp <= 1,
+          when=lambda state: state.eplb and state.tp * state.dp <= 1,
           template="EPLB requires tensor_parallel_size or data_parallel_size to be greater than 1, but "
                    "got TP={tp},DP={dp}.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs TP or DP > 1"),
     Check("PV_eplb_needs_parallel", "0.26.0", scope="feature",
-          when=lambda s: s.eplb and s.tp * s.pcp * s.dp <= 1,
+          when=lambda state: state.eplb and state.tp * state.pcp * state.dp <= 1,
           template="EPLB requires tensor, prefill-context, or data parallelism, but got TP={tp}, "
                    "PCP={pcp}, DP={dp}.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="EPLB needs TP, PCP or DP > 1"),
     Check("PV_redundant_without_eplb", "0.11.1", scope="feature",
-          when=lambda s: not s.eplb and s.redundant != 0,
+          when=lambda state: not state.eplb and state.redundant != 0,
           template="num_redundant_experts is set to {redundant} but EPLB is not enabled. Either enable "
                    "EPLB or unset num_redundant_experts.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="redundant experts need EPLB"),
     Check("PV_pcp_unsupported", "0.12.0", "0.12.0",
-          when=lambda s: s.pcp > 1,
+          when=lambda state: state.pcp > 1,
           template="Prefill context parallelism is not fully supported. Please set "
                    "prefill_context_parallel_size to 1.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="PCP exists but is refused in 0.12.0"),
     Check("PV_pcp_dp", "0.26.0", "0.29.0",
-          when=lambda s: s.pcp > 1 and s.dp > 1,
+          when=lambda state: state.pcp > 1 and state.dp > 1,
           template="PCP does not support data parallelism yet.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="PCP cannot be combined with DP"),
     Check("PV_tp_dcp_div", "0.16.0", "0.25.1",
-          when=lambda s: s.tp % s.dcp != 0,
+          when=lambda state: state.tp % state.dcp != 0,
           template="tp_size={tp} must be divisible bydcp_size={dcp}.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="tp must be a multiple of dcp (note the missing space)"),
     Check("PV_tp_dcp_div", "0.26.0",
-          when=lambda s: s.pcp == 1 and s.tp % s.dcp != 0,
+          when=lambda state: state.pcp == 1 and state.tp % state.dcp != 0,
           template="tp_size={tp} must be divisible by dcp_size={dcp}.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="without PCP, tp must be a multiple of dcp"),
     Check("PV_pcp_dcp_span", "0.26.0",
-          when=lambda s: not (s.pcp == 1) and s.dcp not in (1, s.pcp, s.tp * s.pcp),
-          bind=lambda s: {"valid": sorted({1, s.pcp, s.tp * s.pcp})},
+          when=lambda state: not (state.pcp == 1) and state.dcp not in (1, state.pcp, state.tp * state.pcp),
+          bind=lambda state: {"valid": sorted({1, state.pcp, state.tp * state.pcp})},
           template="When PCP is enabled, DCP must be disabled, span the PCP axis, or span the full TP x "
                    "PCP axis. Got TP={tp}, PCP={pcp}, DCP={dcp}; valid DCP sizes are {valid}.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="with PCP, dcp must be 1, pcp or tp*pcp"),
     Check("PV_dcp_a2a", "0.18.0", "0.28.0",
-          when=lambda s: s.dcp_comm_backend == "a2a" and s.dcp <= 1,
+          when=lambda state: state.dcp_comm_backend == "a2a" and state.dcp <= 1,
           template="dcp_comm_backend='a2a' requires decode_context_parallel_size > 1.",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="the a2a DCP backend needs dcp > 1"),
 
     # ===================== ParallelConfig._verify_args ======================
     Check("PA_ray_available", scope="env",
-          when=lambda s: s.backend == "ray" and not s.need("ray"),
-          bind=lambda s: {"ray_import_err": _RAY_IMPORT_ERR},
+          when=lambda state: state.backend == "ray" and not state.need("ray"),
+          bind=lambda state: {"ray_import_err": _RAY_IMPORT_ERR},
           template="Failed to import Ray: {ray_import_err}.Please install Ray with `pip install ray`.",
           source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
           description="the ray executor needs Ray installed (note the missing space)"),
 
     # ===================== speculative decoding =============================
     # EngineArgs.create_speculative_config, then SpeculativeConfig(**dict) (pydantic field validation,
-    # __post_init__, _verify_args); kvguard.speculative.flow builds s.sc (None without a config)
+    # __post_init__, _verify_args); kvguard.speculative.flow builds state.sc (None without a config)
     Step("sc_start", stage="engine_args", apply=_sc.start,
          description="the dict SpeculativeConfig receives: --speculative-config with the --spec-* flags merged "
                      "in (0.22.0+), dashes in its keys as underscores (0.26.0+)"),
     Check("EA_spec_flags", "0.22.0", stage="engine_args", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.conflict is not None,
-          bind=lambda s: {"flag": s.sc.conflict[0], "key": s.sc.conflict[1]},
+          when=lambda state: state.sc is not None and state.sc.conflict is not None,
+          bind=lambda state: {"flag": state.sc.conflict[0], "key": state.sc.conflict[1]},
           template="{flag} and --speculative-config['{key}'] are mutually exclusive",
           source=f"{_S_ARGS}::EngineArgs.create_speculative_config",
           description="a --spec-* flag and the same --speculative-config key given together"),
@@ -1092,18 +1092,18 @@ RULES = (
          description="num_speculative_tokens without a model: MTP / DSpark read the target's own checkpoint "
                      "(0.10.2: any DeepSeek-V3 / MiMo / ERNIE-4.5-MoE / Qwen3-Next target), ngram names itself"),
     Check("SC_custom_class_model", "0.22.0", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.custom_no_model,
+          when=lambda state: state.sc is not None and state.sc.custom_no_model,
           template="method='custom_class' requires 'model' to contain the custom proposer module path "
                    "(e.g., 'my_module.MyProposer').",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="method custom_class needs a proposer path as model"),
     Check("SC_tokens_without_model", "0.10.2", "0.10.2", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.no_model,
+          when=lambda state: state.sc is not None and state.sc.no_model,
           template="num_speculative_tokens was provided without speculative model.",
           source="vllm/config/__init__.py::SpeculativeConfig.__post_init__",
           description="num_speculative_tokens with neither a draft model nor a method that supplies one"),
     Check("SC_tokens_without_model", "0.11.0", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.no_model,
+          when=lambda state: state.sc is not None and state.sc.no_model,
           template="num_speculative_tokens was provided but without speculative model.",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="num_speculative_tokens with neither a draft model nor a method that supplies one"),
@@ -1111,27 +1111,27 @@ RULES = (
          description="the branch __post_init__ takes (ngram: prompt-lookup defaults 5/5 or one from the other; "
                      "suffix; custom_class; a draft model)"),
     Check("SC_lookup_min", "0.10.2", "0.11.0", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.branch == "ngram" and s.sc.lookup_min < 1,
-          bind=lambda s: {"lookup_min": s.sc.lookup_min},
+          when=lambda state: state.sc is not None and state.sc.branch == "ngram" and state.sc.lookup_min < 1,
+          bind=lambda state: {"lookup_min": state.sc.lookup_min},
           template="prompt_lookup_min={lookup_min} must be > 0",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="ngram prompt_lookup_min must be positive (a field bound from 0.11.1)"),
     Check("SC_lookup_max", "0.10.2", "0.11.0", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.branch == "ngram" and s.sc.lookup_max < 1,
-          bind=lambda s: {"lookup_max": s.sc.lookup_max},
+          when=lambda state: state.sc is not None and state.sc.branch == "ngram" and state.sc.lookup_max < 1,
+          bind=lambda state: {"lookup_max": state.sc.lookup_max},
           template="prompt_lookup_max={lookup_max} must be > 0",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="ngram prompt_lookup_max must be positive (a field bound from 0.11.1)"),
     Check("SC_lookup_order", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.branch == "ngram" and s.sc.lookup_min > s.sc.lookup_max,
-          bind=lambda s: {"lookup_min": s.sc.lookup_min, "lookup_max": s.sc.lookup_max},
+          when=lambda state: state.sc is not None and state.sc.branch == "ngram" and state.sc.lookup_min > state.sc.lookup_max,
+          bind=lambda state: {"lookup_min": state.sc.lookup_min, "lookup_max": state.sc.lookup_max},
           template="prompt_lookup_min={lookup_min} must be <= prompt_lookup_max={lookup_max}",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="ngram prompt_lookup_min must not exceed prompt_lookup_max"),
     Step("sc_target_as_draft", stage="speculative", apply=_sc.target_as_draft,
          description="ngram / custom_class: the draft model and parallel configs are the target's"),
     Check("SC_suffix_import", "0.11.1", stage="speculative", exc="ImportError", scope="env",
-          when=lambda s: s.sc is not None and s.sc.branch == "suffix" and not s.need("arctic_inference"),
+          when=lambda state: state.sc is not None and state.sc.branch == "suffix" and not state.need("arctic_inference"),
           template="Arctic Inference is required for suffix decoding. Install via `pip install "
                    "arctic-inference==0.1.1`.",
           source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
@@ -1139,30 +1139,30 @@ RULES = (
     Step("sc_suffix_default", "0.11.1", stage="speculative", apply=_sc.suffix_default,
          description="suffix decoding: num_speculative_tokens defaults to suffix_decoding_max_tree_depth"),
     Check("SC_suffix_depth", "0.11.1", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
-          and s.sc.value("suffix_decoding_max_tree_depth", 24) < 1,
-          bind=lambda s: {"v": s.sc.value("suffix_decoding_max_tree_depth")},
+          when=lambda state: state.sc is not None and state.sc.branch == "suffix"
+          and state.sc.value("suffix_decoding_max_tree_depth", 24) < 1,
+          bind=lambda state: {"v": state.sc.value("suffix_decoding_max_tree_depth")},
           template="suffix_decoding_max_tree_depth={v} must be >= 1",
           source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
           description="suffix decoding tree depth must be positive"),
     Check("SC_suffix_cached", "0.11.1", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
-          and s.sc.value("suffix_decoding_max_cached_requests", 10000) < 0,
-          bind=lambda s: {"v": s.sc.value("suffix_decoding_max_cached_requests")},
+          when=lambda state: state.sc is not None and state.sc.branch == "suffix"
+          and state.sc.value("suffix_decoding_max_cached_requests", 10000) < 0,
+          bind=lambda state: {"v": state.sc.value("suffix_decoding_max_cached_requests")},
           template="suffix_decoding_max_cached_requests={v} must be >= 0",
           source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
           description="suffix decoding cache size must not be negative"),
     Check("SC_suffix_factor", "0.11.1", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
-          and s.sc.value("suffix_decoding_max_spec_factor", 1.0) < 0,
-          bind=lambda s: {"v": s.sc.value("suffix_decoding_max_spec_factor")},
+          when=lambda state: state.sc is not None and state.sc.branch == "suffix"
+          and state.sc.value("suffix_decoding_max_spec_factor", 1.0) < 0,
+          bind=lambda state: {"v": state.sc.value("suffix_decoding_max_spec_factor")},
           template="suffix_decoding_max_spec_factor={v} must be >= 0",
           source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
           description="suffix decoding spec factor must not be negative"),
     Check("SC_suffix_prob", "0.11.1", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.branch == "suffix"
-          and not 0 <= s.sc.value("suffix_decoding_min_token_prob", 0.1) <= 1,
-          bind=lambda s: {"v": s.sc.value("suffix_decoding_min_token_prob")},
+          when=lambda state: state.sc is not None and state.sc.branch == "suffix"
+          and not 0 <= state.sc.value("suffix_decoding_min_token_prob", 0.1) <= 1,
+          bind=lambda state: {"v": state.sc.value("suffix_decoding_min_token_prob")},
           template="suffix_decoding_min_token_prob={v} must be in [0, 1]",
           source=f"{_S_SPEC}::SpeculativeConfig._validate_suffix_decoding",
           description="suffix decoding token probability must lie in [0, 1]"),
@@ -1174,21 +1174,21 @@ RULES = (
          description="the method from the draft: eagle-/eagle3/dflash/dspark in its name, its model type "
                      "after the override (MTP types), else draft_model"),
     Check("SC_draft_unsupported", "0.10.2", "0.10.2", stage="speculative", exc="NotImplementedError",
-          scope="feature", when=lambda s: s.sc is not None and s.sc.unsupported,
+          scope="feature", when=lambda state: state.sc is not None and state.sc.unsupported,
           template="Speculative decoding with draft model is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp.",
           source="vllm/config/__init__.py::SpeculativeConfig.__post_init__",
           description="a draft that is no EAGLE / Medusa / MLP / MTP head is refused"),
     Check("SC_draft_unsupported", "0.11.0", "0.14.1", stage="speculative", exc="NotImplementedError",
-          scope="feature", when=lambda s: s.sc is not None and s.sc.unsupported,
+          scope="feature", when=lambda state: state.sc is not None and state.sc.unsupported,
           template="Speculative decoding with draft model is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="a draft that is no EAGLE / Medusa / MLP / MTP head is refused"),
     Check("SC_draft_unsupported", "0.15.0", stage="speculative", exc="NotImplementedError",
-          scope="feature", when=lambda s: s.sc is not None and s.sc.unsupported,
+          scope="feature", when=lambda state: state.sc is not None and state.sc.unsupported,
           template="Unsupported speculative method: '{method}'",
-          bind=lambda s: {"method": s.sc.method},
+          bind=lambda state: {"method": state.sc.method},
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="the method does not fit the draft (no method detected, not draft_model)"),
     Step("sc_wrap", stage="speculative", apply=_sc.wrap_draft,
@@ -1196,33 +1196,33 @@ RULES = (
                      "Eagle3..., DFlash...; looked up in the registry from 0.15.0); num_speculative_tokens "
                      "defaults to the draft's n_predict"),
     Check("SC_n_predict", stage="speculative", scope="feature", when=_sc.n_predict_indivisible,
-          bind=lambda s: {"num": s.sc.num, "n_predict": s.sc.n_predict},
+          bind=lambda state: {"num": state.sc.num, "n_predict": state.sc.n_predict},
           template="num_speculative_tokens:{num} must be divisible by n_predict={n_predict!r}",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="more speculative tokens than MTP layers must be a multiple of them"),
     Check("SC_token_tree", "0.10.2", "0.16.0", stage="speculative", exc="TypeError", scope="feature",
-          when=_sc.tree_type_error, bind=lambda s: {"kind": type(s.sc.num).__name__},
+          when=_sc.tree_type_error, bind=lambda state: {"kind": type(state.sc.num).__name__},
           template="'{kind}' object cannot be interpreted as an integer",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="a draft without num_speculative_tokens (nor n_predict): the default token tree "
                       "crashes on range(None)"),
     Check("SC_token_tree", "0.17.0", "0.20.2", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.draft is not None and not s.sc.unsupported
-          and s.sc.num is None,
+          when=lambda state: state.sc is not None and state.sc.draft is not None and not state.sc.unsupported
+          and state.sc.num is None,
           template="A speculative model was provided, but neither `speculative_token_tree` nor "
                    "`num_speculative_tokens` was provided",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="a draft needs num_speculative_tokens (or n_predict in its config)"),
     Check("SC_token_tree", "0.21.0", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.draft is not None and not s.sc.unsupported
-          and s.sc.num is None,
+          when=lambda state: state.sc is not None and state.sc.draft is not None and not state.sc.unsupported
+          and state.sc.num is None,
           template="A speculative model was provided, but `num_speculative_tokens` was not provided",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="a draft needs num_speculative_tokens (or n_predict in its config)"),
     Step("sc_draft_tp", stage="speculative", apply=_sc.draft_tp,
          description="the draft's tensor-parallel size: the target's unless draft_tensor_parallel_size"),
     Check("SC_draft_tp", stage="speculative", when=_sc.draft_tp_invalid,
-          bind=lambda s: {"draft_tp": s.sc.draft_tp},
+          bind=lambda state: {"draft_tp": state.sc.draft_tp},
           template="speculative_draft_tensor_parallel_size={draft_tp} cannot be other value than 1 or target "
                    "model tensor_parallel_size",
           source=f"{_S_SPEC}::SpeculativeConfig._verify_and_get_draft_tp",
@@ -1231,20 +1231,20 @@ RULES = (
          description="the draft's ParallelConfig: pp = the target's up to 0.29.0 (1 from 0.30.0); expert "
                      "parallel off up to 0.29.0, the target's in 0.30.0, the target's for a MoE draft from 0.31.0"),
     Check("SC_tp_key", "0.15.0", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.value("tensor_parallel_size") is not None,
+          when=lambda state: state.sc is not None and state.sc.value("tensor_parallel_size") is not None,
           template="'tensor_parallel_size' is not a valid argument in the speculative_config. Please pass "
                    "'draft_tensor_parallel_size' instead.",
           source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
           description="tensor_parallel_size in --speculative-config (draft_tensor_parallel_size is meant)"),
     Check("SC_tokens_required", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.num is None,
+          when=lambda state: state.sc is not None and state.sc.num is None,
           template="num_speculative_tokens must be provided with speculative model unless the draft model "
                    "config contains an n_predict parameter.",
           source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
           description="num_speculative_tokens is required (unless the draft config has n_predict)"),
     Check("SC_tokens_positive", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.num <= 0,
-          bind=lambda s: {"num": s.sc.num},
+          when=lambda state: state.sc is not None and state.sc.num <= 0,
+          bind=lambda state: {"num": state.sc.num},
           template="Expected num_speculative_tokens to be greater than zero ({num}).",
           source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
           description="num_speculative_tokens must be positive"),
@@ -1255,9 +1255,9 @@ RULES = (
                      "target's own checks, raised here (wrapped by SpeculativeConfig); check id "
                      "SC_draft_verify(MC_...)"),
     Check("SC_disable_by_batch", "0.10.2", "0.11.0", stage="speculative", scope="feature",
-          when=lambda s: s.sc is not None and s.sc.value("disable_by_batch_size") is not None
-          and s.sc.value("disable_by_batch_size") < 2,
-          bind=lambda s: {"v": s.sc.value("disable_by_batch_size")},
+          when=lambda state: state.sc is not None and state.sc.value("disable_by_batch_size") is not None
+          and state.sc.value("disable_by_batch_size") < 2,
+          bind=lambda state: {"v": state.sc.value("disable_by_batch_size")},
           template="Expect the batch size threshold of disabling speculative decoding is > 1, but got "
                    "self.disable_by_batch_size={v!r}",
           source=f"{_S_SPEC}::SpeculativeConfig._verify_args",
@@ -1288,44 +1288,44 @@ RULES = (
 
     # ===================== VllmConfig.__post_init__ ==========================
     Check("MC_heads_tp", stage="verify",
-          when=lambda s: s.heads % s.tp != 0,
+          when=lambda state: state.heads % state.tp != 0,
           template="Total number of attention heads ({heads}) must be divisible by tensor parallel size "
                    "({tp}).",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="attention heads must be a multiple of tp"),
     Check("MC_ep_needs_moe", "0.10.2", "0.13.0", stage="verify",
-          when=lambda s: s.ep and s.num_experts < 1,
+          when=lambda state: state.ep and state.num_experts < 1,
           template="Number of experts in the model must be greater than 0 when expert parallelism is "
                    "enabled.",
           source=f"{_S_MODEL}::ModelConfig._verify_with_expert_parallelism",
           description="expert parallelism needs a MoE model"),
     Check("MC_ep_needs_moe", "0.14.0", stage="verify",
-          when=lambda s: s.ep and not s.is_moe,
+          when=lambda state: state.ep and not state.is_moe,
           template="Number of experts in the model must be greater than 0 when expert parallelism is "
                    "enabled.",
           source=f"{_S_MODEL}::ModelConfig._verify_with_expert_parallelism",
           description="expert parallelism needs a MoE model"),
     Check("MC_pp_unsupported", stage="verify", exc="NotImplementedError",
-          when=lambda s: s.pp > 1 and not s.supports_pp,
+          when=lambda state: state.pp > 1 and not state.supports_pp,
           template="Pipeline parallelism is not supported for this model. Supported models implement the "
                    "`SupportsPP` interface.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="PP needs a model class implementing SupportsPP"),
     Check("MC_dcp_tp_gt_kv", "0.11.1", "0.26.0", stage="verify", exc="AssertionError",
-          when=lambda s: _dcp_guard(s) and not (s.tp > s.kv_heads),
+          when=lambda state: _dcp_guard(state) and not (state.tp > state.kv_heads),
           template="tensor parallel size {tp} must be greater than total num kv heads {kv_heads} when "
                    "enable decode context parallel for GQA/MQA",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="DCP on a GQA/MQA model needs tp > KV heads"),
     Check("MC_dcp_tp_gt_kv", "0.27.0", stage="verify", unless_patch="pr55030",
-          when=lambda s: _dcp_guard(s) and s.tp <= s.kv_heads,
+          when=lambda state: _dcp_guard(state) and state.tp <= state.kv_heads,
           template="Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to "
                    "be greater than the model's total number of KV heads ({kv_heads}). Increase "
                    "`--tensor-parallel-size` or set `--decode-context-parallel-size 1`.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="DCP on a GQA/MQA model needs tp > KV heads"),
     Check("MC_dcp_tp_gt_kv", "0.28.0", stage="verify", patch="pr55030",
-          when=lambda s: _dcp_guard(s) and _pr_max_dcp(s) >= 0 and s.tp <= s.kv_heads and s.pcp <= 1,
+          when=lambda state: _dcp_guard(state) and _pr_max_dcp(state) >= 0 and state.tp <= state.kv_heads and state.pcp <= 1,
           template="Decode context parallelism for GQA/MQA requires `--tensor-parallel-size` ({tp}) to "
                    "be greater than the model's total number of KV heads ({kv_heads}), or "
                    "`--prefill-context-parallel-size` ({pcp}) to be greater than 1. Increase "
@@ -1334,30 +1334,30 @@ RULES = (
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config (PR 55030)",
           description="DCP on a GQA/MQA model needs tp > KV heads or PCP > 1"),
     Check("MC_dcp_max", "0.11.1", "0.26.0", stage="verify", exc="AssertionError",
-          when=lambda s: _dcp_guard(s) and not (s.dcp <= _max_tp_dcp(s)),
-          bind=lambda s: {"max_dcp_size": _max_tp_dcp(s)},
+          when=lambda state: _dcp_guard(state) and not (state.dcp <= _max_tp_dcp(state)),
+          bind=lambda state: {"max_dcp_size": _max_tp_dcp(state)},
           template="decode context parallel size must less than or equal to (tensor parallel size {tp} "
                    "// total num kv heads {kv_heads}) = {max_dcp_size}, but got {dcp}",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="dcp is capped at tp // KV heads"),
     Check("MC_dcp_max", "0.27.0", stage="verify", unless_patch="pr55030",
-          when=lambda s: _dcp_guard(s) and s.dcp > _max_tp_dcp(s),
-          bind=lambda s: {"max_dcp_size": _max_tp_dcp(s)},
+          when=lambda state: _dcp_guard(state) and state.dcp > _max_tp_dcp(state),
+          bind=lambda state: {"max_dcp_size": _max_tp_dcp(state)},
           template="`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value "
                    "({max_dcp_size}) for `--tensor-parallel-size` ({tp}) and {kv_heads} model KV heads.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="dcp is capped at tp // KV heads"),
     Check("MC_dcp_max", "0.28.0", stage="verify", patch="pr55030",
-          when=lambda s: _dcp_guard(s) and s.dcp > _pr_max_dcp(s),
-          bind=lambda s: {"max_dcp_size": _pr_max_dcp(s)},
+          when=lambda state: _dcp_guard(state) and state.dcp > _pr_max_dcp(state),
+          bind=lambda state: {"max_dcp_size": _pr_max_dcp(state)},
           template="`--decode-context-parallel-size` ({dcp}) exceeds the maximum supported value "
                    "({max_dcp_size}) for `--tensor-parallel-size` ({tp}), "
                    "`--prefill-context-parallel-size` ({pcp}), and {kv_heads} model KV heads.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config (PR 55030)",
           description="dcp is capped at max(1, tp // KV heads) * pcp"),
     Check("MC_dcp_qperkv", "0.11.1", "0.26.0", stage="verify", exc="AssertionError",
-          when=lambda s: _dcp_guard(s) and not ((s.heads // s.kv_heads) % s.dcp == 0),
-          bind=lambda s: {"num_q_per_kv": s.heads // s.kv_heads},
+          when=lambda state: _dcp_guard(state) and not ((state.heads // state.kv_heads) % state.dcp == 0),
+          bind=lambda state: {"num_q_per_kv": state.heads // state.kv_heads},
           template="Total number of q per kv attn heads ({num_q_per_kv}) must be divisible by dcp world "
                    "size when enable decode context parallel for GQA ({dcp}).",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
@@ -1365,61 +1365,61 @@ RULES = (
     # PR 55030 leaves this check as it is: the PR branch divides by the full dcp too (its
     # description's `dcp // pcp` is not in the code)
     Check("MC_dcp_qperkv", "0.27.0", stage="verify",
-          when=lambda s: _dcp_guard(s) and (s.heads // s.kv_heads) % s.dcp != 0,
-          bind=lambda s: {"num_q_per_kv": s.heads // s.kv_heads},
+          when=lambda state: _dcp_guard(state) and (state.heads // state.kv_heads) % state.dcp != 0,
+          bind=lambda state: {"num_q_per_kv": state.heads // state.kv_heads},
           template="The model's number of query heads per KV head ({num_q_per_kv}) must be divisible by "
                    "`--decode-context-parallel-size` ({dcp}) for GQA/MQA.",
           source=f"{_S_MODEL}::ModelConfig.verify_with_parallel_config",
           description="query heads per KV head must be a multiple of dcp"),
     Check("CC_swap_space", "0.10.2", "0.13.0", stage="verify", scope="env",
-          when=lambda s: _swap_usage(s) > 0.7 * s.need("cpu_memory_bytes"),
-          bind=lambda s: {"usage": f"{_swap_usage(s) / GIB:.2f}", "total": f"{s.host.cpu_memory_bytes / GIB:.2f}"},
+          when=lambda state: _swap_usage(state) > 0.7 * state.need("cpu_memory_bytes"),
+          bind=lambda state: {"usage": f"{_swap_usage(state) / GIB:.2f}", "total": f"{state.host.cpu_memory_bytes / GIB:.2f}"},
           template="Too large swap space. {usage} GiB out of the {total} GiB total CPU memory is allocated for "
                    "the swap space.",
           source="vllm/config/cache.py::CacheConfig.verify_with_parallel_config",
           description="tp x --swap-space must stay within 70% of the host's CPU memory"),
     Check("CC_swap_space", "0.14.0", "0.17.1", stage="verify", scope="env",
-          when=lambda s: _swap_usage(s) > 0.7 * s.need("cpu_memory_bytes"),
-          bind=lambda s: {"usage": _format_gib(_swap_usage(s)), "total": _format_gib(s.host.cpu_memory_bytes)},
+          when=lambda state: _swap_usage(state) > 0.7 * state.need("cpu_memory_bytes"),
+          bind=lambda state: {"usage": _format_gib(_swap_usage(state)), "total": _format_gib(state.host.cpu_memory_bytes)},
           template="Too large swap space. {usage} GiB out of the {total} GiB total CPU memory is allocated for "
                    "the swap space.",
           source="vllm/config/cache.py::CacheConfig.verify_with_parallel_config",
           description="tp x --swap-space must stay within 70% of the host's CPU memory"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
-          when=lambda s: s.async_scheduling is True and s.pp > 1,
+          when=lambda state: state.async_scheduling is True and state.pp > 1,
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="--async-scheduling is incompatible with PP"),
     Check("VC_async_spec", "0.11.1", "0.13.0", stage="verify", scope="feature",
-          when=lambda s: _sc.async_method_refused(s, ()),
+          when=lambda state: _sc.async_method_refused(state, ()),
           template="Currently, async scheduling is only supported with EAGLE/MTP kind of speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
     Check("VC_async_spec", "0.14.0", "0.15.1", stage="verify", scope="feature",
-          when=lambda s: _sc.async_method_refused(s, ()),
+          when=lambda state: _sc.async_method_refused(state, ()),
           template="Currently, async scheduling is only supported with EAGLE/MTP kind of speculative decoding.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
     Check("VC_async_spec", "0.16.0", "0.17.1", stage="verify", scope="feature",
-          when=lambda s: _sc.async_method_refused(s, ("draft_model",)),
+          when=lambda state: _sc.async_method_refused(state, ("draft_model",)),
           template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model kind of "
                    "speculative decoding.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
     Check("VC_async_spec", "0.18.0", "0.24.0", stage="verify", scope="feature",
-          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model")),
+          when=lambda state: _sc.async_method_refused(state, ("ngram_gpu", "draft_model")),
           template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU kind of "
                    "speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
     Check("VC_async_spec", "0.25.0", "0.30.0", stage="verify", scope="feature",
-          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model", "dspark")),
+          when=lambda state: _sc.async_method_refused(state, ("ngram_gpu", "draft_model", "dspark")),
           template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark "
                    "kind of speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
     Check("VC_async_spec", "0.31.0", "0.32.0", stage="verify", scope="feature",
-          when=lambda s: _sc.async_method_refused(s, ("ngram_gpu", "draft_model", "dspark", "dflash")),
+          when=lambda state: _sc.async_method_refused(state, ("ngram_gpu", "draft_model", "dspark", "dflash")),
           template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark/DFlash "
                    "kind of speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
@@ -1437,88 +1437,88 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with disable_padded_drafter_batch"),
     Check("VC_async_pp", "0.33.0", stage="verify", scope="feature",
-          when=lambda s: s.async_scheduling is True and _sc.v1_async_incompat(s) is not None and _runner(s) == "v1",
-          bind=lambda s: {"v1_async_sched_incompat": _sc.v1_async_incompat(s)},
+          when=lambda state: state.async_scheduling is True and _sc.v1_async_incompat(state) is not None and _runner(state) == "v1",
+          bind=lambda state: {"v1_async_sched_incompat": _sc.v1_async_incompat(state)},
           template="Async scheduling is not supported by the V1 model runner with {v1_async_sched_incompat}.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling on the V1 model runner with a non-EAGLE-like speculative "
                       "method, disable_padded_drafter_batch or PP"),
     Check("VC_mtp_interleave", "0.11.1", "0.11.2", stage="verify", exc="AssertionError", scope="feature",
-          when=lambda s: s.sc is not None and s.layout.dcp_kv_cache_interleave_size != 1
-          and (s.dcp <= 1 or s.need("kv_block_size")),
+          when=lambda state: state.sc is not None and state.layout.dcp_kv_cache_interleave_size != 1
+          and (state.dcp <= 1 or state.need("kv_block_size")),
           template="MTP with dcp_kv_cache_interleave_size > 1 is not supported now.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="speculative decoding with --dcp-kv-cache-interleave-size > 1 (any method)"),
     Check("VC_mtp_interleave", "0.12.0", "0.12.0", stage="verify", exc="AssertionError", scope="feature",
-          when=lambda s: s.sc is not None and (s.layout.cp_kv_cache_interleave_size or 1) != 1
-          and (s.dcp <= 1 or s.need("kv_block_size")),
+          when=lambda state: state.sc is not None and (state.layout.cp_kv_cache_interleave_size or 1) != 1
+          and (state.dcp <= 1 or state.need("kv_block_size")),
           template="MTP with cp_kv_cache_interleave_size > 1 is not supported now.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="speculative decoding with --cp-kv-cache-interleave-size > 1 (any method)"),
     Check("VC_routed_experts_pp", "0.22.0", "0.30.0", stage="verify", scope="feature",
-          when=lambda s: s.routed_experts and s.pp > 1,
+          when=lambda state: state.routed_experts and state.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with PP"),
     Check("VC_routed_experts_cp", "0.28.0", "0.30.0", stage="verify", scope="feature",
-          when=lambda s: s.routed_experts and (s.dcp > 1 or s.pcp > 1),
+          when=lambda state: state.routed_experts and (state.dcp > 1 or state.pcp > 1),
           template="--enable-return-routed-experts is incompatible with context parallelism (DCP > 1 or "
                    "PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
     Check("PLAT_cuda_pcp_dp", "0.30.0", "0.30.0", stage="verify", scope="env",
-          when=lambda s: s.pcp > 1 and s.dp > 1 and s.need("platform") == "cuda",
+          when=lambda state: state.pcp > 1 and state.dp > 1 and state.need("platform") == "cuda",
           template="PCP does not support data parallelism on CUDA yet.",
           source="vllm/platforms/cuda.py::CudaPlatformBase.check_and_update_config",
           description="PCP cannot be combined with DP on CUDA"),
     Check("PLAT_rocm_pcp_dp", "0.30.0", "0.30.0", stage="verify", scope="env",
-          when=lambda s: s.pcp > 1 and s.dp > 1 and s.need("platform") == "rocm",
+          when=lambda state: state.pcp > 1 and state.dp > 1 and state.need("platform") == "rocm",
           template="PCP does not support data parallelism on ROCm yet.",
           source="vllm/platforms/rocm.py::RocmPlatform.check_and_update_config",
           description="PCP cannot be combined with DP on ROCm"),
     Check("VC_mrv2_triton", "0.22.0", "0.22.1", stage="verify", scope="env",
-          when=lambda s: _runner(s) == "v2" and not s.need("triton"),
+          when=lambda state: _runner(state) == "v2" and not state.need("triton"),
           template="VLLM_USE_V2_MODEL_RUNNER requires Triton.",
           source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
           description="the V2 model runner needs Triton"),
     Check("VC_mrv2_triton", "0.23.0", "0.32.0", stage="verify", scope="env",
-          when=lambda s: _runner(s) == "v2" and not s.need("triton"),
+          when=lambda state: _runner(state) == "v2" and not state.need("triton"),
           template="Model Runner V2 requires Triton.",
           source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
           description="the V2 model runner needs Triton"),
     Check("VC_mrv2_unsupported", "0.20.0", "0.22.1", stage="verify", scope="env",
-          when=lambda s: _runner(s) == "v2" and bool(_unsupported(s, MRV2_UNSUPPORTED)),
-          bind=lambda s: {"unsupported": ", ".join(_unsupported(s, MRV2_UNSUPPORTED))},
+          when=lambda state: _runner(state) == "v2" and bool(_unsupported(state, MRV2_UNSUPPORTED)),
+          bind=lambda state: {"unsupported": ", ".join(_unsupported(state, MRV2_UNSUPPORTED))},
           template=_MRV2_V1,
           source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
           description="the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=1) does not support some options"),
     Check("VC_mrv2_unsupported", "0.23.0", stage="verify", scope="env",
-          when=lambda s: _runner(s) == "v2" and bool(_unsupported(s, MRV2_UNSUPPORTED)),
-          bind=lambda s: {"unsupported": ", ".join(_unsupported(s, MRV2_UNSUPPORTED))},
+          when=lambda state: _runner(state) == "v2" and bool(_unsupported(state, MRV2_UNSUPPORTED)),
+          bind=lambda state: {"unsupported": ", ".join(_unsupported(state, MRV2_UNSUPPORTED))},
           template="Model Runner V2 does not yet support: {unsupported}",
           source=f"{_S_VLLM}::VllmConfig._validate_v2_model_runner",
           description="the V2 model runner (forced by VLLM_USE_V2_MODEL_RUNNER=1, or by PCP in "
                       "0.27.0-0.28.0) does not support some options"),
     Check("VC_pcp_requires_mrv2", "0.27.0", "0.28.0", stage="verify", scope="env",
-          when=lambda s: _runner(s) != "v2" and s.pcp > 1,
+          when=lambda state: _runner(state) != "v2" and state.pcp > 1,
           template="Prefill context parallelism requires Model Runner V2. Remove "
                    "VLLM_USE_V2_MODEL_RUNNER=0.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="PCP needs the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=0 forbids it)"),
     Check("VC_mrv1_unsupported", "0.29.0", stage="verify", scope="env",
-          when=lambda s: _runner(s) == "v1" and bool(_unsupported(s, MRV1_UNSUPPORTED)),
-          bind=lambda s: {"unsupported": ", ".join(_unsupported(s, MRV1_UNSUPPORTED))},
+          when=lambda state: _runner(state) == "v1" and bool(_unsupported(state, MRV1_UNSUPPORTED)),
+          bind=lambda state: {"unsupported": ", ".join(_unsupported(state, MRV1_UNSUPPORTED))},
           template="Model Runner V1 does not support: {unsupported}",
           source=f"{_S_VLLM}::VllmConfig._validate_v1_model_runner",
           description="the V1 model runner (VLLM_USE_V2_MODEL_RUNNER=0, or no Triton) does not support PCP "
                       "(and, from 0.31.0, explicit async scheduling with PP)"),
     Check("VC_aux_routed_pp", "0.31.0", stage="verify", scope="feature",
-          when=lambda s: s.routed_experts and s.pp > 1,
+          when=lambda state: state.routed_experts and state.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with PP"),
     Check("VC_aux_routed_cp", "0.31.0", stage="verify", scope="feature",
-          when=lambda s: s.routed_experts and (s.dcp > 1 or s.pcp > 1),
+          when=lambda state: state.routed_experts and (state.dcp > 1 or state.pcp > 1),
           template="--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
@@ -1532,94 +1532,94 @@ RULES = (
           description="model construction is decided (skipped when kvguard does not model the architecture's "
                       "layers, the checkpoint's quantization method or the host's MoE kernel selection)"),
     Check("MI_attn_assert", stage="model_init", exc="AssertionError",
-          when=lambda s: _mi_fires(s, "MI_attn_assert"), template="",
+          when=lambda state: _mi_fires(state, "MI_attn_assert"), template="",
           source="vllm/model_executor/models/{llama,qwen2,qwen3,qwen3_moe,minimax_m2,mixtral}.py (the attention "
                  "module's __init__)",
           description="the attention module's bare asserts: heads divide by tp, KV heads divide by tp or tp by "
                       "them"),
     Check("MI_tp_gt_experts", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_tp_gt_experts"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_tp_gt_experts"), bind=_mi_values,
           template="Tensor parallel size {tp} is greater than the number of experts {experts}.",
           source="vllm/model_executor/models/{qwen3_moe,minimax_m2}.py (the MoE block's __init__)",
           description="the MoE block refuses a tensor-parallel size above the expert count"),
     Check("MI_divide", stage="model_init", exc="AssertionError",
-          when=lambda s: _mi_fires(s, "MI_divide"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_divide"), bind=_mi_values,
           template="{numerator} is not divisible by {denominator}",
           source=f"vllm/distributed/utils.py::ensure_divisibility ({_S_LINEAR})",
           description="a linear layer's sharded size (heads, KV-head replicas, input or output size) must "
                       "divide by tp"),
     Check("MI_merged_assert", stage="model_init", exc="AssertionError",
-          when=lambda s: _mi_fires(s, "MI_merged_assert"), template="",
+          when=lambda state: _mi_fires(state, "MI_merged_assert"), template="",
           source=f"{_S_LINEAR}::MergedColumnParallelLinear.__init__",
           description="each output of a merged column-parallel layer must divide by tp (bare assert)"),
     Check("MI_fused_shards", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_fused_shards"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_fused_shards"), bind=_mi_values,
           template="Detected some but not all shards of {prefix} are quantized. All shards of fused layers to "
                    "have the same precision.",
           source="vllm/model_executor/layers/quantization/utils/quant_utils.py::is_layer_skipped",
           description="a fused layer (qkv_proj, gate_up_proj) whose shards the checkpoint leaves unquantized "
                       "only in part"),
     Check("MI_fp8_block_k", "0.10.2", "0.10.2", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_fp8_block_k"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_fp8_block_k"), bind=_mi_values,
           template="Weight input_size_per_partition = {size} is not divisible by weight quantization block_k = "
                    "{block}.",
           source=f"{_S_FP8}::Fp8LinearMethod.create_weights",
           description="block-FP8: a row-parallel layer's per-rank input must be a multiple of block_k"),
     Check("MI_fp8_block_k", "0.11.0", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_fp8_block_k"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_fp8_block_k"), bind=_mi_values,
           template="Weight input_size_per_partition = {size} is not divisible by weight quantization block_k = "
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape",
           description="block-FP8: a row-parallel layer's per-rank input must be a multiple of block_k"),
     Check("MI_fp8_block_n", "0.10.2", "0.10.2", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_fp8_block_n"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_fp8_block_n"), bind=_mi_values,
           template="Weight output_partition_size = {size} is not divisible by weight quantization block_n = "
                    "{block}.",
           source=f"{_S_FP8}::Fp8LinearMethod.create_weights",
           description="block-FP8: a column-parallel layer's per-rank outputs must be multiples of block_n"),
     Check("MI_fp8_block_n", "0.11.0", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_fp8_block_n"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_fp8_block_n"), bind=_mi_values,
           template="Weight output_partition_size = {size} is not divisible by weight quantization block_n = "
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape (merged layers with ragged shards exempt from 0.14.0: "
                  f"{_S_LINEAR}::ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch)",
           description="block-FP8: a column-parallel layer's per-rank outputs must be multiples of block_n"),
     Check("MI_eplb_even", "0.10.2", "0.21.0", stage="model_init", exc="AssertionError", scope="feature",
-          when=lambda s: _mi_fires(s, "MI_eplb_even"),
+          when=lambda state: _mi_fires(state, "MI_eplb_even"),
           template="EPLB currently only supports even distribution of experts across ranks.",
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__",
           description="with EPLB, the experts (routed + redundant) must split evenly over the EP ranks"),
     Check("MI_eplb_even", "0.22.0", stage="model_init", scope="feature",
-          when=lambda s: _mi_fires(s, "MI_eplb_even"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_eplb_even"), bind=_mi_values,
           template="EPLB currently only supports even distribution of experts across ranks. Got {experts} experts "
                    "and {ep_size} EP ranks.",
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: the MoE layer factory)",
           description="with EPLB, the experts (routed + redundant) must split evenly over the EP ranks"),
     Check("MI_moe_intermediate", stage="model_init", exc="AssertionError",
-          when=lambda s: _mi_fires(s, "MI_moe_intermediate"), template="",
+          when=lambda state: _mi_fires(state, "MI_moe_intermediate"), template="",
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: vllm/model_executor/layers/fused_moe/config.py)",
           description="the MoE intermediate size must divide by the MoE TP size (tp x dp x pcp without expert "
                       "parallel; bare assert)"),
     Check("MI_fp8_moe_block_n", "0.10.2", "0.29.0", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_n"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_fp8_moe_block_n"), bind=_mi_values,
           template="The output_size of gate's and up's weight = {size} is not divisible by weight quantization "
                    "block_n = {block}.",
           source=f"{_S_FP8}::Fp8MoEMethod.create_weights (0.29.0: unless the block scales are refined)",
           description="block-FP8 MoE: the per-partition intermediate size must be a multiple of block_n"),
     Check("MI_fp8_moe_block_n", "0.30.0", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_n"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_fp8_moe_block_n"), bind=_mi_values,
           template="The output_size of gate's and up's weight = {size} is not divisible by weight quantization "
                    "block_n = {block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
           description="block-FP8 MoE: the per-partition intermediate size must be a multiple of block_n"),
     Check("MI_fp8_moe_block_k", "0.10.2", "0.29.0", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_k"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_fp8_moe_block_k"), bind=_mi_values,
           template="The input_size of down's weight = {size} is not divisible by weight quantization block_k = "
                    "{block}.",
           source=f"{_S_FP8}::Fp8MoEMethod.create_weights (0.29.0: unless the block scales are refined)",
           description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
     Check("MI_fp8_moe_block_k", "0.30.0", stage="model_init",
-          when=lambda s: _mi_fires(s, "MI_fp8_moe_block_k"), bind=_mi_values,
+          when=lambda state: _mi_fires(state, "MI_fp8_moe_block_k"), bind=_mi_values,
           template="The input_size of down's weight = {size} is not divisible by weight quantization block_k = "
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
@@ -1629,7 +1629,7 @@ RULES = (
     # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare
     # AssertionError in a worker, after the configuration was accepted
     Check("W_dcp_lse", "0.10.2", "0.19.1", stage="worker", exc="AssertionError", scope="env",
-          when=lambda s: s.dcp > 1 and _attn.dcp_lse_refused(s), bind=_attn.impl_bind,
+          when=lambda state: state.dcp > 1 and _attn.dcp_lse_refused(state), bind=_attn.impl_bind,
           template="DCP requires attention impls to return the softmax lse for decode, but the impl {impl} does not "
                    "return the softmax lse for decode.",
           source="vllm/v1/worker/gpu_model_runner.py (0.13.0+: vllm/v1/worker/cp_utils.py::"
@@ -1637,19 +1637,19 @@ RULES = (
           description="-dcp needs an attention implementation that returns the softmax LSE for decode "
                       "(FlashAttention / FlashInfer from 0.11.1; Triton / Flex never)"),
     Check("W_dcp_lse", "0.20.0", stage="worker", exc="AssertionError", scope="env",
-          when=lambda s: s.dcp > 1 and _attn.dcp_lse_refused(s), bind=_attn.impl_bind,
+          when=lambda state: state.dcp > 1 and _attn.dcp_lse_refused(state), bind=_attn.impl_bind,
           template="Decode Context Parallelism (DCP) requires attention implementations to return the softmax LSE "
                    "during decode, but {impl} does not. Try a different backend by setting --attention-backend or "
                    "disable DCP.",
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
           description="-dcp needs an attention implementation that returns the softmax LSE for decode"),
     Check("W_pcp_impl", "0.13.0", "0.25.1", stage="worker", exc="AssertionError", scope="env",
-          when=lambda s: s.pcp > 1 and _attn.pcp_refused(s), bind=_attn.impl_bind,
+          when=lambda state: state.pcp > 1 and _attn.pcp_refused(state), bind=_attn.impl_bind,
           template="PCP requires attention impls' support, but the impl {impl} does not support PCP.",
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
           description="-pcp needs an attention implementation that supports it (none of these releases' does)"),
     Check("W_pcp_backend", "0.26.0", stage="worker", exc="AssertionError", scope="env",
-          when=lambda s: s.pcp > 1 and _attn.pcp_backend_unmodelled(s),
+          when=lambda state: state.pcp > 1 and _attn.pcp_backend_unmodelled(state),
           template="PCP requires attention backend support, but {backend} does not support PCP.",
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
           description="-pcp on the selected backend: always listed as skipped (the selector filters backends by "

@@ -2,7 +2,7 @@
 
 Each function here is one derivation of ``EngineArgs.create_speculative_config`` /
 ``SpeculativeConfig.__post_init__`` / ``_verify_args`` as a release performs it; the refusals are
-:mod:`kvguard.rules.table` rows that read :class:`SpecState` (``s.sc``).  Version boundaries are the
+:mod:`kvguard.rules.table` rows that read :class:`SpecState` (``state.sc``).  Version boundaries are the
 releases' own (read from each release's ``vllm/config/speculative.py``); names, lists and messages
 are upstream facts.
 """
@@ -53,30 +53,30 @@ EAGLE3_TARGETS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 
-def mtp_types(r: Release) -> tuple[str, ...]:
-    if not r.within("0.11.0"):
+def mtp_types(release: Release) -> tuple[str, ...]:
+    if not release.within("0.11.0"):
         return ()
-    if not r.within("0.11.1"):
+    if not release.within("0.11.1"):
         return ("deepseek_mtp", "mimo_mtp", "glm4_moe_mtp", "ernie_mtp", "qwen3_next_mtp", "longcat_flash_mtp")
-    return tuple(name for name, since, until in _MTP_TYPES if r.within(since, until))
+    return tuple(name for name, since, until in _MTP_TYPES if release.within(since, until))
 
 
-def eagle_types(r: Release) -> tuple[str, ...]:
+def eagle_types(release: Release) -> tuple[str, ...]:
     """``EagleModelTypes`` (what async scheduling accepts as EAGLE-like)."""
-    if not r.within("0.11.1"):
+    if not release.within("0.11.1"):
         return ("eagle", "eagle3", "mtp")
     out: tuple[str, ...] = ("eagle", "eagle3")
-    if r.within("0.17.0"):
+    if release.within("0.17.0"):
         out += ("extract_hidden_states",)
-    out += mtp_types(r)
-    if r.within("0.20.0"):
+    out += mtp_types(release)
+    if release.within("0.20.0"):
         out += ("dflash",)
     return out
 
 
-def eagle3_targets(r: Release) -> Optional[tuple[str, ...]]:
+def eagle3_targets(release: Release) -> Optional[tuple[str, ...]]:
     for since, until, names in EAGLE3_TARGETS:
-        if r.within(since, until):
+        if release.within(since, until):
             return names
     return None
 
@@ -141,16 +141,16 @@ class SpecState:
 # EngineArgs.create_speculative_config
 
 
-def start(s) -> None:
+def start(state) -> None:
     """The dict ``SpeculativeConfig(**…)`` receives: --speculative-config, the ``--spec-*`` flags merged in
     (0.22.0+; a key given both ways is refused), keys' dashes as underscores (0.26.0+)."""
-    spec = s.spec
+    spec = state.spec
     if spec is None or not spec.given:
         return
-    r = s.r
+    release = state.release
     given = dict(spec.config) if spec.config is not None else None
     conflict = None
-    if r.within("0.22.0"):
+    if release.within("0.22.0"):
         for dest, flag, key in SPEC_FLAGS:
             value = spec.flags.get(dest)
             if value is None:
@@ -163,23 +163,23 @@ def start(s) -> None:
             given[key] = value
     if given is None:
         return
-    if r.within("0.26.0") and conflict is None:
+    if release.within("0.26.0") and conflict is None:
         given = {str(k).replace("-", "_"): v for k, v in given.items()}
-    s.sc = SpecState(given, conflict)
+    state.sc = SpecState(given, conflict)
 
 
 # ---------------------------------------------------------------------------------------------
 # SpeculativeConfig: pydantic's validation, then __post_init__
 
 
-def validate_fields(s) -> None:
+def validate_fields(state) -> None:
     from ..rules.engine import Refusal
     from . import fields
 
-    sc = s.sc
+    sc = state.sc
     if sc is None:
         return
-    values, errors = fields.validate(sc.given, s.r)
+    values, errors = fields.validate(sc.given, state.release)
     if errors:
         raise Refusal("ValidationError", errors[0].msg, errors=errors)
     if "speculative_token_tree" in values and values["speculative_token_tree"] is not None:
@@ -188,7 +188,7 @@ def validate_fields(s) -> None:
         sc.notes.append("the draft's --speculative-config quantization is not checked against its checkpoint")
     if values.get("max_model_len") is not None:
         raise Undecidable("--speculative-config max_model_len (the draft's maximum length) is not modelled")
-    if s.r.within("0.19.0") and values.get("rejection_sample_method", "standard") not in ("standard", "strict"):
+    if state.release.within("0.19.0") and values.get("rejection_sample_method", "standard") not in ("standard", "strict"):
         raise Undecidable("--speculative-config rejection_sample_method other than the default is not modelled")
     sc.values = values
     sc.method = values.get("method")
@@ -211,65 +211,65 @@ def _custom_proposer_path(model: Any) -> bool:
     return len(parts) >= 2 and all(part.isidentifier() for part in parts)
 
 
-def infer_method(s) -> None:
+def infer_method(state) -> None:
     """The method before the draft is seen: a custom proposer path (0.22.0+), the default ``draft_model`` /
     ``ngram`` (0.17.0+), deprecated MTP names folded into ``mtp`` (0.11.0+)."""
-    sc, r = s.sc, s.r
+    sc, release = state.sc, state.release
     if sc is None:
         return
-    if r.within("0.22.0", "0.25.1"):
+    if release.within("0.22.0", "0.25.1"):
         m = sc.model
         if m is not None and "." in m and not m.startswith(("http://", "https://", "file://")) and "/" not in m:
             sc.method = "custom_class"
-        elif sc.method is None and r.within("0.17.0"):
+        elif sc.method is None and release.within("0.17.0"):
             sc.method = "ngram" if sc.model in ("ngram", "[ngram]") else "draft_model"
-    elif r.within("0.26.0") and sc.method is None and _custom_proposer_path(sc.model):
+    elif release.within("0.26.0") and sc.method is None and _custom_proposer_path(sc.model):
         sc.method = "custom_class"
-    elif sc.method is None and r.within("0.17.0"):
+    elif sc.method is None and release.within("0.17.0"):
         sc.method = "ngram" if sc.model in ("ngram", "[ngram]") else "draft_model"
-    if sc.method in mtp_types(r) and sc.method != "mtp":
+    if sc.method in mtp_types(release) and sc.method != "mtp":
         sc.method = "mtp"
 
 
-def default_model(s) -> None:
+def default_model(state) -> None:
     """``model`` from the method when only ``num_speculative_tokens`` is given (MTP: the target itself)."""
-    sc, r = s.sc, s.r
+    sc, release = state.sc, state.release
     if sc is None:
         return
     if sc.model is None and sc.num is not None:
-        if not r.within("0.11.0"):
-            if s._facts.text_model_type in _MTP_TARGETS_0102:
-                sc.model = s.spec.target_model
+        if not release.within("0.11.0"):
+            if state._facts.text_model_type in _MTP_TARGETS_0102:
+                sc.model = state.spec.target_model
             elif sc.method in ("ngram", "[ngram]"):
                 sc.model = "ngram"
             else:
                 sc.no_model = True
         elif sc.method == "mtp":
-            sc.model = s.spec.target_model
-        elif sc.method == "dspark" and r.within("0.25.0"):
-            sc.model = s.spec.target_model
+            sc.model = state.spec.target_model
+        elif sc.method == "dspark" and release.within("0.25.0"):
+            sc.model = state.spec.target_model
         elif sc.method in ("ngram", "[ngram]"):
             sc.model = "ngram"
-        elif sc.method == "ngram_gpu" and r.within("0.18.0"):
+        elif sc.method == "ngram_gpu" and release.within("0.18.0"):
             sc.model = "ngram_gpu"
-        elif sc.method == "suffix" and r.within("0.11.1"):
+        elif sc.method == "suffix" and release.within("0.11.1"):
             sc.model = "suffix"
-        elif sc.method == "extract_hidden_states" and r.within("0.17.0"):
+        elif sc.method == "extract_hidden_states" and release.within("0.17.0"):
             sc.model = "extract_hidden_states"
-        elif sc.method == "custom_class" and r.within("0.22.0"):
+        elif sc.method == "custom_class" and release.within("0.22.0"):
             sc.custom_no_model = True
         else:
             sc.no_model = True
-    if not r.within("0.17.0") and sc.method is None and sc.model in ("ngram", "[ngram]"):
+    if not release.within("0.17.0") and sc.method is None and sc.model in ("ngram", "[ngram]"):
         sc.method = "ngram"
 
 
-def branch(s) -> None:
+def branch(state) -> None:
     """Which ``__post_init__`` branch runs (ngram, suffix, custom_class, extract_hidden_states, a model)."""
-    sc, r = s.sc, s.r
+    sc, release = state.sc, state.release
     if sc is None:
         return
-    if sc.method in ("ngram", "[ngram]") or (sc.method == "ngram_gpu" and r.within("0.18.0")):
+    if sc.method in ("ngram", "[ngram]") or (sc.method == "ngram_gpu" and release.within("0.18.0")):
         if sc.method == "[ngram]":
             sc.method = "ngram"
         sc.branch = "ngram"
@@ -279,26 +279,26 @@ def branch(s) -> None:
             sc.lookup_min = sc.lookup_max
         elif sc.lookup_max is None:
             sc.lookup_max = sc.lookup_min
-    elif sc.method == "suffix" and r.within("0.11.1"):
+    elif sc.method == "suffix" and release.within("0.11.1"):
         sc.branch = "suffix"
-    elif sc.method == "custom_class" and r.within("0.22.0"):
+    elif sc.method == "custom_class" and release.within("0.22.0"):
         sc.branch = "custom_class"
         sc.draft_is_target = True
-    elif sc.method == "extract_hidden_states" and r.within("0.17.0"):
+    elif sc.method == "extract_hidden_states" and release.within("0.17.0"):
         raise Undecidable("speculative method 'extract_hidden_states' is not modelled")
     else:
         sc.branch = "model"
 
 
-def target_as_draft(s) -> None:
+def target_as_draft(state) -> None:
     """ngram / custom_class: the draft config and parallel config are the target's own."""
-    sc = s.sc
+    sc = state.sc
     if sc is not None and sc.branch in ("ngram", "custom_class"):
         sc.draft_is_target = True
 
 
-def suffix_default(s) -> None:
-    sc = s.sc
+def suffix_default(state) -> None:
+    sc = state.sc
     if sc is not None and sc.branch == "suffix" and sc.num is None:
         sc.num = sc.value("suffix_decoding_max_tree_depth", 24)
 
@@ -306,15 +306,15 @@ def suffix_default(s) -> None:
 # -- the model branch ----------------------------------------------------------------------------------
 
 
-def build_draft(s) -> None:
+def build_draft(state) -> None:
     """``ModelConfig(model=<draft>, runner="draft", hf_overrides=…)``: the draft's facts, or its crash."""
-    sc = s.sc
+    sc = state.sc
     if sc is None or sc.branch != "model" or sc.model is None:
         return
     from ..rules.engine import Refusal
 
-    r = s.r
-    spec = s.spec
+    release = state.release
+    spec = state.spec
     if sc.method in ("medusa", "mlp_speculator"):
         raise Undecidable(f"speculative method {sc.method!r} is not modelled")
     if sc.model == spec.target_model and spec.target_raw is not None:
@@ -331,24 +331,24 @@ def build_draft(s) -> None:
 
     if speculators.is_speculators(raw):
         try:
-            raw = speculators.draft_config(raw, r)
+            raw = speculators.draft_config(raw, release)
         except speculators.SpeculatorsError as exc:
             raise Refusal(exc.exc_type, exc.message, check="SC_draft_model_config",
                           wrapped_by="stage" if exc.exc_type == "ValueError" else None) from None
         kind = "speculators"
         sc.notes.append(f"the draft {sc.model} is a speculators checkpoint: read as vLLM's SpeculatorsConfig "
                         f"(its transformer_layer_config, a {raw.get('model_type')} config)")
-    result = _draft_facts(s, raw, sc.model)
+    result = _draft_facts(state, raw, sc.model)
     if isinstance(result, Refusal):
         raise result
     facts, applied = result
-    _registered(s, facts)
+    _registered(state, facts)
     model_type = kind or applied.get("model_type", facts.model_type)
     sc.draft = DraftModel(facts, sc.model, model_type=model_type,
                           n_predict=applied.get("n_predict"), source=source, raw=raw, applied=applied)
 
 
-def _draft_facts(s, raw: dict, name: str, wrap: Optional[str] = None):
+def _draft_facts(state, raw: dict, name: str, wrap: Optional[str] = None):
     """(facts, applied override) of the draft, memoised per release and environment; a Refusal for vLLM's
     crash building the draft ModelConfig (re-wrapped by SpeculativeConfig, as pydantic re-raises it).
     ``wrap``: the EAGLE method whose EAGLEConfig wraps the draft."""
@@ -356,14 +356,14 @@ def _draft_facts(s, raw: dict, name: str, wrap: Optional[str] = None):
     from ..rules.engine import Refusal
     from .draft import override_callable
 
-    r = s.r
-    key = (r.key, tuple(sorted(s.env.items())), name, wrap)
-    memo = s.spec.memo
+    release = state.release
+    key = (release.key, tuple(sorted(state.env.items())), name, wrap)
+    memo = state.spec.memo
     if key in memo:
         return memo[key]
     applied: dict = {}
-    facts = derive(raw, r, s.env, trust_remote_code=s.spec.trust_remote_code, model_path=name,
-                   hf_overrides=override_callable(r, applied, wrap))
+    facts = derive(raw, release, state.env, trust_remote_code=state.spec.trust_remote_code, model_path=name,
+                   hf_overrides=override_callable(release, applied, wrap))
     if isinstance(facts, Crash):
         wrapped = "stage" if facts.wrapped_by else None
         result: Any = Refusal(facts.exc_type, facts.message, check="SC_draft_model_config", wrapped_by=wrapped,
@@ -374,81 +374,81 @@ def _draft_facts(s, raw: dict, name: str, wrap: Optional[str] = None):
     return result
 
 
-def _registered(s, facts: Any) -> None:
+def _registered(state, facts: Any) -> None:
     """The draft's architecture must be in the release's registry (inspect_model_cls); kvguard does not
     model vLLM's answer for one that is not (the Transformers backend, or a long error)."""
     from .. import archs
 
-    if archs.registry_loaded() and archs.registered_arch(facts.architectures, s.r) is None:
+    if archs.registry_loaded() and archs.registered_arch(facts.architectures, state.release) is None:
         names = ", ".join(map(str, facts.architectures)) or "(none)"
-        raise Undecidable(f"the draft's architectures [{names}] are not in vLLM {s.r.version}'s model registry")
+        raise Undecidable(f"the draft's architectures [{names}] are not in vLLM {state.release.version}'s model registry")
 
 
-def detect_method(s) -> None:
+def detect_method(state) -> None:
     """``Automatically detect the method`` from the draft (its name, its model type after the override)."""
-    sc, r = s.sc, s.r
+    sc, release = state.sc, state.release
     if sc is None or sc.draft is None:
         return
     d = sc.draft
     name = d.name.lower()
     mt = d.model_type
-    wrapping = ("eagle", "eagle3") + (("dflash",) if r.within("0.20.0") else ()) \
-        + (("dspark",) if r.within("0.25.0") else ())
+    wrapping = ("eagle", "eagle3") + (("dflash",) if release.within("0.20.0") else ()) \
+        + (("dspark",) if release.within("0.25.0") else ())
     if sc.method in wrapping:
         pass
     elif "eagle-" in name:
         sc.method = "eagle"
     elif "eagle3" in name:
         sc.method = "eagle3"
-    elif r.within("0.20.0") and ("dflash" in name or (r.within("0.28.0") and
+    elif release.within("0.20.0") and ("dflash" in name or (release.within("0.28.0") and
                                                       "MuseGlimmerAssistantModel" in d.architectures)):
         sc.method = "dflash"
-    elif r.within("0.25.0") and ("dspark" in name or "Qwen3DSparkModel" in d.architectures):
+    elif release.within("0.25.0") and ("dspark" in name or "Qwen3DSparkModel" in d.architectures):
         sc.method = "dspark"
-    elif mt in ("medusa", "mlp_speculator") and not r.within("0.33.0"):
+    elif mt in ("medusa", "mlp_speculator") and not release.within("0.33.0"):
         raise Undecidable(f"{mt} drafts are not modelled")
-    elif not r.within("0.11.0"):
+    elif not release.within("0.11.0"):
         if mt in _MTP_0102:
             sc.method = _MTP_0102[mt]
         else:
             sc.method = "draft_model"
             sc.unsupported = True
-    elif mt in mtp_types(r):
+    elif mt in mtp_types(release):
         sc.method = "mtp"
-    elif not r.within("0.23.0") and isinstance(mt, str) and mt in "longcat_flash_mtp":  # substring test
+    elif not release.within("0.23.0") and isinstance(mt, str) and mt in "longcat_flash_mtp":  # substring test
         sc.method = "longcat_flash_mtp"
-    elif r.within("0.15.0") and sc.method == "draft_model":
+    elif release.within("0.15.0") and sc.method == "draft_model":
         pass
     else:
-        if not r.within("0.15.0"):
+        if not release.within("0.15.0"):
             sc.method = "draft_model"
         sc.unsupported = True
     if sc.method == "dspark":
         raise Undecidable("DSpark drafts are not modelled")
 
 
-def wrap_draft(s) -> None:
+def wrap_draft(state) -> None:
     """EAGLE / EAGLE-3 / DFlash drafts are wrapped in ``EAGLEConfig`` (architectures renamed); from 0.15.0
     the renamed architecture is looked up in the registry right away."""
     from ..rules.engine import Refusal
 
-    sc, r = s.sc, s.r
+    sc, release = state.sc, state.release
     if sc is None or sc.draft is None or sc.unsupported:
         return
     d = sc.draft
-    if sc.method in ("eagle", "eagle3") or (sc.method == "dflash" and r.within("0.20.0")):
+    if sc.method in ("eagle", "eagle3") or (sc.method == "dflash" and release.within("0.20.0")):
         if d.model_type not in ("eagle", "speculators"):
-            result = _draft_facts(s, d.raw, d.name, wrap=sc.method)
+            result = _draft_facts(state, d.raw, d.name, wrap=sc.method)
             if isinstance(result, Refusal):
                 raise result
             facts, applied = result
             sc.draft = DraftModel(facts, d.name, model_type="eagle", n_predict=d.n_predict, source=d.source,
                                   raw=d.raw, applied=applied)
-            if r.within("0.15.0"):
-                _registered(s, facts)
-    if r.within("0.15.0"):
-        _registered(s, sc.draft.facts)
-    if sc.method == "dflash" and r.within("0.20.0"):
+            if release.within("0.15.0"):
+                _registered(state, facts)
+    if release.within("0.15.0"):
+        _registered(state, sc.draft.facts)
+    if sc.method == "dflash" and release.within("0.20.0"):
         sc.parallel_drafting = True
     d = sc.draft
     sc.notes.append(f"speculative draft: {d.name} (method {sc.method}; architectures [{', '.join(d.architectures)}]; "
@@ -458,8 +458,8 @@ def wrap_draft(s) -> None:
         sc.num = sc.n_predict
 
 
-def n_predict_indivisible(s) -> bool:
-    sc = s.sc
+def n_predict_indivisible(state) -> bool:
+    sc = state.sc
     if sc is None or sc.draft is None or sc.unsupported or sc.n_predict is None or sc.num is None:
         return False
     if sc.num == sc.n_predict and sc.num is not None:
@@ -467,47 +467,47 @@ def n_predict_indivisible(s) -> bool:
     return sc.num > sc.n_predict and sc.num % sc.n_predict != 0
 
 
-def tree_type_error(s) -> bool:
+def tree_type_error(state) -> bool:
     """0.10.2–0.16.0: the default token tree is ``range(num_speculative_tokens)`` (TypeError for None)."""
-    sc = s.sc
+    sc = state.sc
     return sc is not None and sc.draft is not None and not sc.unsupported and not isinstance(sc.num, int)
 
 
-def draft_tp(s) -> None:
+def draft_tp(state) -> None:
     """``_verify_and_get_draft_tp``: the draft's tensor-parallel size (the target's unless given)."""
-    sc = s.sc
+    sc = state.sc
     if sc is None or sc.draft is None or sc.unsupported:
         return
     if sc.draft_tp is None:
-        sc.draft_tp = s.tp
+        sc.draft_tp = state.tp
 
 
-def draft_tp_invalid(s) -> bool:
-    sc = s.sc
+def draft_tp_invalid(state) -> bool:
+    sc = state.sc
     return (sc is not None and sc.draft is not None and not sc.unsupported and sc.value("draft_tensor_parallel_size")
-            is not None and sc.draft_tp not in (1, s.tp))
+            is not None and sc.draft_tp not in (1, state.tp))
 
 
-def draft_parallel(s) -> None:
+def draft_parallel(state) -> None:
     """``create_draft_parallel_config``: the target's pipeline size up to 0.29.0 (1 from 0.30.0), expert
     parallelism off up to 0.29.0, the target's in 0.30.0, the target's for a MoE draft from 0.31.0."""
-    sc, r = s.sc, s.r
+    sc, release = state.sc, state.release
     if sc is None or sc.draft is None or sc.unsupported:
         return
-    sc.draft_pp = 1 if r.within("0.30.0") else s.pp
-    if not r.within("0.30.0"):
+    sc.draft_pp = 1 if release.within("0.30.0") else state.pp
+    if not release.within("0.30.0"):
         sc.draft_ep = False
-    elif not r.within("0.31.0"):
-        sc.draft_ep = s.ep
+    elif not release.within("0.31.0"):
+        sc.draft_ep = state.ep
     else:
-        sc.draft_ep = s.ep and sc.draft.facts.is_moe
+        sc.draft_ep = state.ep and sc.draft.facts.is_moe
 
 
 # ---------------------------------------------------------------------------------------------
 # _verify_args
 
 
-def verify_draft(s) -> None:
+def verify_draft(state) -> None:
     """``draft_model_config.verify_with_parallel_config(draft_parallel_config)``: the release's own
     ``MC_*`` rows, evaluated on the draft and its parallel layout (the target's for ngram)."""
     from ..launch.layout import Layout
@@ -515,21 +515,21 @@ def verify_draft(s) -> None:
     from ..rules.engine import FactCrash, Refusal, SkipCheck, State
     from ..rules.table import rows_for
 
-    sc = s.sc
+    sc = state.sc
     if sc is None or sc.num is None:
         return
     if sc.draft_is_target:
-        sub = s
+        sub = state
         label = "the target model with its own parallel config"
     elif sc.draft is not None and not sc.unsupported:
         lay = Layout(tensor_parallel_size=sc.draft_tp, pipeline_parallel_size=sc.draft_pp,
                      enable_expert_parallel=sc.draft_ep)
-        sub = State(s.r, lay, sc.draft.facts, s.env, s.host, entry="config")
-        sub.backend = s.backend
+        sub = State(state.release, lay, sc.draft.facts, state.env, state.host, entry="config")
+        sub.backend = state.backend
         label = "the draft"
     else:
         return
-    for row in rows_for(s.r):
+    for row in rows_for(state.release):
         if not row.id.startswith("MC_") or getattr(row, "stage", None) != "verify":
             continue
         assert isinstance(row, Check)  # every MC_ row of stage verify in kvguard.rules.table is a Check
@@ -546,58 +546,58 @@ def verify_draft(s) -> None:
             raise Refusal(row.exc, row.message(sub), check=f"SC_draft_verify({row.id})")
 
 
-def eagle3_unsupported_target(s) -> bool:
-    sc = s.sc
+def eagle3_unsupported_target(state) -> bool:
+    sc = state.sc
     if sc is None or sc.method not in ("eagle3",) + (("extract_hidden_states", "dflash")
-                                                     if s.r.within("0.17.0") else ()):
+                                                     if state.release.within("0.17.0") else ()):
         return False
-    names = eagle3_targets(s.r)
+    names = eagle3_targets(state.release)
     if names is None:
         return False
-    mt = s._facts.text_model_type
+    mt = state._facts.text_model_type
     return not any(n in mt for n in names)
 
 
-def eagle3_bind(s) -> dict:
-    return {"supported": str(list(eagle3_targets(s.r) or ())), "target_type": repr(s._facts.text_model_type),
-            "method": s.sc.method}
+def eagle3_bind(state) -> dict:
+    return {"supported": str(list(eagle3_targets(state.release) or ())), "target_type": repr(state._facts.text_model_type),
+            "method": state.sc.method}
 
 
-def vocab_mismatch(s) -> bool:
-    sc = s.sc
+def vocab_mismatch(state) -> bool:
+    sc = state.sc
     if sc is None or sc.method != "draft_model" or sc.draft is None or sc.unsupported:
         return False
-    return vocab_size(s._facts) != sc.draft.vocab_size
+    return vocab_size(state._facts) != sc.draft.vocab_size
 
 
-def vocab_bind(s) -> dict:
-    return {"target_vocab": vocab_size(s._facts), "draft_vocab": s.sc.draft.vocab_size}
+def vocab_bind(state) -> dict:
+    return {"target_vocab": vocab_size(state._facts), "draft_vocab": state.sc.draft.vocab_size}
 
 
 # ---------------------------------------------------------------------------------------------
 # VllmConfig
 
 
-def async_method_refused(s, allowed: tuple[str, ...]) -> bool:
-    sc = s.sc
-    if sc is None or s.async_scheduling is not True:
+def async_method_refused(state, allowed: tuple[str, ...]) -> bool:
+    sc = state.sc
+    if sc is None or state.async_scheduling is not True:
         return False
-    return sc.method not in eagle_types(s.r) + allowed
+    return sc.method not in eagle_types(state.release) + allowed
 
 
-def async_padded_refused(s) -> bool:
-    sc = s.sc
-    return sc is not None and s.async_scheduling is True and bool(sc.value("disable_padded_drafter_batch", False))
+def async_padded_refused(state) -> bool:
+    sc = state.sc
+    return sc is not None and state.async_scheduling is True and bool(sc.value("disable_padded_drafter_batch", False))
 
 
-def v1_async_incompat(s) -> Optional[str]:
+def v1_async_incompat(state) -> Optional[str]:
     """0.33.0: what the V1 model runner cannot combine with async scheduling (first one wins)."""
-    sc = s.sc
-    if sc is not None and sc.method not in eagle_types(s.r) + ("ngram_gpu", "draft_model", "dspark", "dflash"):
+    sc = state.sc
+    if sc is not None and sc.method not in eagle_types(state.release) + ("ngram_gpu", "draft_model", "dspark", "dflash"):
         return f"{sc.method}-based speculative decoding"
     if sc is not None and sc.value("disable_padded_drafter_batch", False):
         return "disable_padded_drafter_batch=True"
-    if s.pp > 1:
+    if state.pp > 1:
         return "pipeline parallelism"
     return None
 
@@ -606,13 +606,13 @@ def v1_async_incompat(s) -> Optional[str]:
 # EngineArgs after SpeculativeConfig (0.10.2 - 0.11.0): SchedulerConfig(num_lookahead_slots=num)
 
 
-def lookahead_slots(s) -> None:
+def lookahead_slots(state) -> None:
     """``SchedulerConfig(num_lookahead_slots=speculative_config.num_lookahead_slots)``: the token count, which
     SpeculativeConfig did not validate in these releases, meets SchedulerConfig's ``int`` field."""
     from ..rules.engine import Refusal
     from ..verdict import ErrorEntry
 
-    sc = s.sc
+    sc = state.sc
     if sc is None or isinstance(sc.num, int):
         return
     import pydantic
