@@ -16,13 +16,9 @@ from typing import Any, Optional, Sequence, cast
 from ..errors import InputError, reports_internal_errors
 from ..facts import ModelFacts
 from ..launch.layout import Host
-from .kvsize import config_dtype, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards
+from .kvsize import config_dtype, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards, reported_number
 
 __all__ = ["AuditReport", "ModelAudit", "audit"]
-
-def _num(x: float) -> "int | float":
-    return int(x) if float(x).is_integer() else round(x, 4)
-
 
 @dataclass(frozen=True)
 class ModelAudit:
@@ -268,11 +264,11 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
         model=name or label, vllm_version=release.key, tp=tp, pcp=pcp, dcp=dcp, use_mla=mla,
         total_num_kv_heads=facts.total_num_kv_heads, cache_kv_heads=facts.cache_kv_heads,
         num_kv_heads_per_rank=heads, head_size=facts.head_size, num_layers=layers,
-        duplication_factor=dup, residual_duplication=_num(stored / unique), legal_dcp_sizes=legal,
+        duplication_factor=dup, residual_duplication=reported_number(stored / unique), legal_dcp_sizes=legal,
         dcp_legal=dcp in legal, kv_cache_dtype=kv_cache_dtype, kv_cache_dtype_resolved=dtype_name,
-        dtype_bytes=b, kv_token_shards=shards, kv_bytes_per_token_per_layer_per_rank=_num(per_layer / shards),
-        kv_bytes_per_token_per_rank=_num(per_rank), kv_bytes_per_token_unique=unique,
-        kv_bytes_per_token_stored=_num(stored), duplication_waste_bytes_per_token=_num(max(0.0, stored - unique)),
+        dtype_bytes=b, kv_token_shards=shards, kv_bytes_per_token_per_layer_per_rank=reported_number(per_layer / shards),
+        kv_bytes_per_token_per_rank=reported_number(per_rank), kv_bytes_per_token_unique=unique,
+        kv_bytes_per_token_stored=reported_number(stored), duplication_waste_bytes_per_token=reported_number(max(0.0, stored - unique)),
         notes=tuple(notes))
 
 

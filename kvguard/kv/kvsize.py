@@ -22,7 +22,7 @@ from ..errors import InputError
 from ..versions import resolve
 
 __all__ = ["KV_CACHE_DTYPE_BYTES", "config_dtype", "kv_bytes_per_token_per_layer", "kv_cache_dtype_bytes",
-           "kv_token_shards"]
+           "kv_token_shards", "reported_number"]
 
 #: ``--kv-cache-dtype`` values with a plain element layout -> bytes per element
 #: (vLLM's STR_DTYPE_TO_TORCH_DTYPE: fp8/fp8_e4m3/fp8_e5m2 -> torch.uint8,
@@ -111,3 +111,9 @@ def kv_token_shards(vllm_version: str, dcp: int = 1, pcp: int = 1) -> int:
     if pcp > 1 and resolve(vllm_version).within(*_PCP_SHARDS_KV):
         return dcp * pcp
     return dcp
+
+
+def reported_number(value: float) -> "int | float":
+    """A size or ratio as the reports carry it: an int when whole, else rounded to 4 decimals (a per-rank
+    share of a token's bytes is fractional when -dcp splits tokens)."""
+    return int(value) if float(value).is_integer() else round(value, 4)

@@ -38,6 +38,7 @@ from typing import Any, Optional, cast
 from ..errors import InputError, reports_internal_errors
 from ..launch.layout import Host
 from ..rules.check import divisors
+from .kvsize import reported_number
 
 __all__ = ["PlanEntry", "PlanReport", "plan"]
 
@@ -280,8 +281,8 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                         rows.append(PlanEntry(
                             tp=tp, pp=pp, dp=dp, pcp=pcp, dcp=dcp, expert_parallel=ep, nnodes=nnodes,
                             replica_gpus=replica, duplication_factor=dup,
-                            residual_duplication=_num(stored / unique_layer), kv_token_shards=shards,
-                            stage_layers=stage_layers, kv_bytes_per_token_per_rank=_num(per_rank),
+                            residual_duplication=reported_number(stored / unique_layer), kv_token_shards=shards,
+                            stage_layers=stage_layers, kv_bytes_per_token_per_rank=reported_number(per_rank),
                             kv_tokens_per_gpu_per_gib=per_replica / replica,
                             kv_tokens_per_replica_per_gib=per_replica,
                             kv_gib_per_gpu_for_max_len=(length * per_rank / GIB
@@ -307,5 +308,3 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                       entries=tuple(rows), notes=tuple(notes), max_model_len_derived=derived_len)
 
 
-def _num(x: float) -> "int | float":
-    return int(x) if float(x).is_integer() else round(x, 4)

@@ -24,12 +24,21 @@ if TYPE_CHECKING:
     from ..kv.plan import PlanReport
     from ..scan import ScanResult
 
-__all__ = ["COMMANDS", "FORMATS", "FormatNotOffered", "JSON_SCHEMA_VERSION", "Reporter", "reporter"]
+__all__ = ["COMMANDS", "FORMATS", "FormatNotOffered", "JSON_SCHEMA_VERSION", "Reporter", "byte_count", "reporter"]
 
 #: the formats, each the module (and the ``--format`` value) of one reporter
 FORMATS = ("text", "json", "github", "sarif", "svg")
 #: the subcommands, each a method of :class:`Reporter`
 COMMANDS = ("check", "scan", "audit", "plan", "diff")
+
+
+def byte_count(value: Optional[float], unit: str = "") -> str:
+    """A byte count as every format prints it: thousands separated, decimals only when fractional (a
+    per-rank share under -dcp), "n/a" when the model has no such size."""
+    if value is None:
+        return "n/a"
+    text = f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+    return f"{text} {unit}" if unit else text
 
 
 class FormatNotOffered(ValueError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional
 
-from . import Reporter
+from . import Reporter, byte_count
 
 if TYPE_CHECKING:
     from ..diff import LaunchDiff
@@ -115,7 +115,7 @@ def _audit_line(m: "ModelAudit") -> str:
         parts = [f"{kind}: H governing the cache {m.cache_kv_heads}, {m.num_kv_heads_per_rank} KV head(s) per rank; "
                  f"duplication factor {m.duplication_factor}, after -dcp {m.dcp}: {m.residual_duplication:g}; "
                  f"legal -dcp sizes {list(m.legal_dcp_sizes)}; KV bytes per token per rank "
-                 f"{_bytes(m.kv_bytes_per_token_per_rank)} ({m.kv_cache_dtype_resolved})"]
+                 f"{byte_count(m.kv_bytes_per_token_per_rank)} ({m.kv_cache_dtype_resolved})"]
         if not m.dcp_legal:
             warn = True
             parts.append(f"vLLM {m.vllm_version} refuses -dcp {m.dcp} at this layout"
@@ -131,10 +131,6 @@ def _audit_line(m: "ModelAudit") -> str:
             parts.append(f"capacity: vLLM refuses to start: {cap.error[0]}: {cap.error[1]}")
     parts += [f"note: {n}" for n in m.notes]
     return f"::{'warning' if warn else 'notice'} title={title}::{_gh_escape(chr(10).join(parts))}"
-
-
-def _bytes(x: Optional[float]) -> str:
-    return "n/a" if x is None else f"{x:,.0f}" if float(x).is_integer() else f"{x:,.2f}"
 
 
 def _gh_escape(text: str) -> str:

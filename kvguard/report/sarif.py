@@ -26,7 +26,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Optional
 
-from . import Reporter
+from . import Reporter, byte_count
 
 if TYPE_CHECKING:
     from ..diff import LaunchDiff
@@ -97,7 +97,7 @@ class SarifReporter(Reporter):
                     f"{where}: {'MLA' if m.use_mla else 'GQA/MHA'}, H governing the cache {m.cache_kv_heads}, "
                     f"duplication factor {m.duplication_factor}, after -dcp {m.dcp}: {m.residual_duplication:g}, "
                     f"legal -dcp sizes {list(m.legal_dcp_sizes)}, KV bytes per token per rank "
-                    f"{_bytes(m.kv_bytes_per_token_per_rank)} ({m.kv_cache_dtype_resolved})"))
+                    f"{byte_count(m.kv_bytes_per_token_per_rank)} ({m.kv_cache_dtype_resolved})"))
                 if not m.dcp_legal:
                     text = (f"vLLM {m.vllm_version} refuses -dcp {m.dcp} for {m.model} at -tp {m.tp} -pcp {m.pcp}: "
                             + (f"the legal -dcp sizes are {list(m.legal_dcp_sizes)}" if m.legal_dcp_sizes
@@ -244,10 +244,6 @@ def _location(path: Optional[str], line: Optional[int]) -> list[dict[str, Any]]:
     if line:
         phys["region"] = {"startLine": int(line)}
     return [{"physicalLocation": phys}]
-
-
-def _bytes(x: Optional[float]) -> str:
-    return "n/a" if x is None else f"{x:,.0f}" if float(x).is_integer() else f"{x:,.2f}"
 
 
 def _note(text: str) -> dict[str, Any]:

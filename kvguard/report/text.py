@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
-from . import Reporter
+from . import Reporter, byte_count
 
 if TYPE_CHECKING:
     from ..diff import LaunchDiff
@@ -206,14 +206,6 @@ def _scan(result: "ScanResult", color: bool, quiet: bool) -> str:
 
 
 
-def _fmt_bytes(x: Optional[float]) -> str:
-    if x is None:
-        return "n/a"
-    if float(x).is_integer():
-        return f"{int(x):,} B"
-    return f"{x:,.2f} B"
-
-
 
 def _audit(report: "AuditReport") -> str:
     lines = []
@@ -230,11 +222,11 @@ def _audit(report: "AuditReport") -> str:
                          + ("" if m.dcp_legal else "  (vLLM refuses this layout at every -dcp)" if not m.legal_dcp_sizes
                             else f"  (vLLM refuses -dcp {m.dcp} at this layout)"))
             lines.append(f"  legal -dcp sizes: {list(m.legal_dcp_sizes)}")
-            lines.append(f"  KV bytes/token/rank: {_fmt_bytes(m.kv_bytes_per_token_per_rank)} "
-                         f"({_fmt_bytes(m.kv_bytes_per_token_per_layer_per_rank)} per layer)")
-            lines.append(f"  per token across the {m.tp * m.pcp} ranks of a replica: stored {_fmt_bytes(m.kv_bytes_per_token_stored)}, "
-                         f"one copy {_fmt_bytes(m.kv_bytes_per_token_unique)}, duplication wastes "
-                         f"{_fmt_bytes(m.duplication_waste_bytes_per_token)}")
+            lines.append(f"  KV bytes/token/rank: {byte_count(m.kv_bytes_per_token_per_rank, 'B')} "
+                         f"({byte_count(m.kv_bytes_per_token_per_layer_per_rank, 'B')} per layer)")
+            lines.append(f"  per token across the {m.tp * m.pcp} ranks of a replica: stored {byte_count(m.kv_bytes_per_token_stored, 'B')}, "
+                         f"one copy {byte_count(m.kv_bytes_per_token_unique, 'B')}, duplication wastes "
+                         f"{byte_count(m.duplication_waste_bytes_per_token, 'B')}")
         if m.max_model_len is not None:
             lines.append(f"  max model len (derived): {m.max_model_len:,} ({m.max_model_len_key}="
                          f"{m.max_model_len_derived})")
