@@ -588,13 +588,13 @@ def _compress_ratios(c: Any) -> Any:
     return []
 
 
-def _gemma4_per_layer(d: _Deriver, head_size: Any, kv_heads: Any) -> tuple[Any, Any]:
+def _gemma4_per_layer(deriver: _Deriver, head_size: Any, kv_heads: Any) -> tuple[Any, Any]:
     """Gemma4 per-layer resolution (0.28.0–0.31.0): whole-model value = max over layers."""
-    text = d.text
+    text = deriver.text
     layer_types = getattr(text, "layer_types", None)
     if getattr(text, "is_heterogeneous", False) or not layer_types:
         return head_size, kv_heads
-    n = d.num_hidden_layers()
+    n = deriver.num_hidden_layers()
     best_hs, best_kv = None, None
     for i in range(n):
         hs, kv = head_size, kv_heads
@@ -728,9 +728,9 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         return _modelled(Crash(exc.exc_type, exc.message, exc.wrapped_by))
     except KVGUARD_FAILURES as exc:
         raise InternalError.of(exc) from exc
-    d = _Deriver(cfg, text, release, env)
-    if d.kind == "unmodelled":
-        raise Undecidable(f"model type {d.model_type!r}: vLLM {release.version} uses a config "
+    deriver = _Deriver(cfg, text, release, env)
+    if deriver.kind == "unmodelled":
+        raise Undecidable(f"model type {deriver.model_type!r}: vLLM {release.version} uses a config "
                           "convertor kvguard does not model yet")
     if (getattr(cfg, "is_heterogeneous", False) or getattr(text, "is_heterogeneous", False)) \
             and release.within("0.28.0"):
@@ -751,7 +751,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     deferred: dict[str, Crash] = {}
     if release.within("0.14.0"):
         try:
-            values = _catch(_convert, d)
+            values = _catch(_convert, deriver)
             values = _validate_arch(values, release)
         except _Raise as exc:
             crash = exc.crash
@@ -776,27 +776,27 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
                 deferred[name] = exc.crash
                 return None
 
-        is_mla = lazy("is_deepseek_mla", d.is_deepseek_mla)
+        is_mla = lazy("is_deepseek_mla", deriver.is_deepseek_mla)
         if is_mla is None and "is_deepseek_mla" in deferred:
             return deferred["is_deepseek_mla"]
-        heads = lazy("total_num_attention_heads", d.total_num_attention_heads)
-        kv_heads = lazy("total_num_kv_heads", d.total_num_kv_heads)
-        head_size = lazy("head_size", d.head_size, is_mla)
-        layers = lazy("num_hidden_layers", d.num_hidden_layers)
-        experts = lazy("num_experts", d.num_experts)
+        heads = lazy("total_num_attention_heads", deriver.total_num_attention_heads)
+        kv_heads = lazy("total_num_kv_heads", deriver.total_num_kv_heads)
+        head_size = lazy("head_size", deriver.head_size, is_mla)
+        layers = lazy("num_hidden_layers", deriver.num_hidden_layers)
+        experts = lazy("num_experts", deriver.num_experts)
         hidden = getattr(text, "hidden_size", None)
     try:
-        use_mla = _catch(d.use_mla, is_mla)
+        use_mla = _catch(deriver.use_mla, is_mla)
     except _Raise as exc:
         deferred["use_mla"] = exc.crash
         use_mla = None
     supports_pp = arch_flag(architectures, "supports_pp", release)
     if emulation != "exact":
-        notes.append(f"model type {d.model_type!r}: its transformers {release.transformers} / vLLM config class "
+        notes.append(f"model type {deriver.model_type!r}: its transformers {release.transformers} / vLLM config class "
                      "is emulated but not verified against the real class at scale")
     return ModelFacts(
         vllm_version=release.key,
-        model_type=d.model_type,
+        model_type=deriver.model_type,
         text_model_type=getattr(text, "model_type", None),
         architectures=architectures,
         use_mla=use_mla,
@@ -831,33 +831,33 @@ def _registry_crash(architectures: tuple, cfg: Any, release: Release) -> "Crash 
     return Crash("ValueError", message, "ModelConfig") if message else None
 
 
-def _convert(d: _Deriver) -> dict[str, Any]:
+def _convert(deriver: _Deriver) -> dict[str, Any]:
     """``ModelArchConfigConvertorBase.convert`` field by field, in its order."""
-    release = d.release
+    release = deriver.release
     values: dict[str, Any] = {
-        "architectures": list(getattr(d.cfg, "architectures", None) or []),
-        "model_type": d.cfg.model_type,
-        "text_model_type": getattr(d.text, "model_type", None),
-        "hidden_size": d.hidden_size(),
-        "total_num_hidden_layers": d.num_hidden_layers(),
-        "total_num_attention_heads": d.total_num_attention_heads(),
+        "architectures": list(getattr(deriver.cfg, "architectures", None) or []),
+        "model_type": deriver.cfg.model_type,
+        "text_model_type": getattr(deriver.text, "model_type", None),
+        "hidden_size": deriver.hidden_size(),
+        "total_num_hidden_layers": deriver.num_hidden_layers(),
+        "total_num_attention_heads": deriver.total_num_attention_heads(),
     }
-    is_mla = d.is_deepseek_mla()
-    head_size = d.head_size(is_mla)
+    is_mla = deriver.is_deepseek_mla()
+    head_size = deriver.head_size(is_mla)
     values["head_size"] = head_size
-    values["vocab_size"] = d.vocab_size()
-    kv_heads = d.total_num_kv_heads()
-    if d.kind == "gemma4" and release.within("0.28.0", "0.31.0"):
-        head_size, kv_heads = _gemma4_per_layer(d, head_size, kv_heads)
+    values["vocab_size"] = deriver.vocab_size()
+    kv_heads = deriver.total_num_kv_heads()
+    if deriver.kind == "gemma4" and release.within("0.28.0", "0.31.0"):
+        head_size, kv_heads = _gemma4_per_layer(deriver, head_size, kv_heads)
         values["head_size"] = head_size
     values["total_num_kv_heads"] = kv_heads
-    values["num_experts"] = d.num_experts()
+    values["num_experts"] = deriver.num_experts()
     if release.within("0.28.0"):
-        values["num_experts_per_token"] = d.num_experts_per_token()
+        values["num_experts_per_token"] = deriver.num_experts_per_token()
     values["quantization_config"] = None  # not read by any launch check
     values["is_deepseek_mla"] = is_mla
     values["is_mm_prefix_lm"] = False
     if release.within("0.28.0"):
         values["rswa_window"] = None
-    values["derived_max_model_len_and_key"] = d.max_model_len_and_key()
+    values["derived_max_model_len_and_key"] = deriver.max_model_len_and_key()
     return values
