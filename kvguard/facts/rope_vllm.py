@@ -229,23 +229,9 @@ def _legacy_rope_type_5(lib: Any, params: Any, release) -> None:
 
 def _normalise_5(params: Any, telechat: bool) -> None:
     import math
-    if "rope_type" in params and "type" in params:
-        rope_type, legacy = params["rope_type"], params["type"]
-        if (legacy == "su" and rope_type == "longrope") or (legacy == "mrope" and rope_type == "default"):
-            pass
-        elif rope_type != legacy:
-            raise ValueError(_CONFLICT.format(rope_type=rope_type, legacy=legacy))
-    if "rope_type" not in params and "type" in params:
-        params["rope_type"] = params["type"]
-    if "rope_type" not in params:
-        return
-    if params["rope_type"] == "su":
-        params["rope_type"] = "longrope"
-    elif params["rope_type"] == "mrope":
-        if "mrope_section" not in params:
-            raise ValueError("Legacy rope_type 'mrope' requires 'mrope_section' in rope_parameters")
-        params["rope_type"] = "default"
-    elif telechat and params["rope_type"] == "telechat3-yarn":
+    _normalise(params, "", strict_mrope=True, modern_pairs=True, tolerant=True)
+    # after the legacy names are mapped, only a telechat config can still name telechat3-yarn
+    if telechat and "rope_type" in params and params["rope_type"] == "telechat3-yarn":
         factor = params["factor"]
         params["rope_type"] = "yarn"
         params["attention_factor"] = 0.07 * math.log(factor) + 1.0
