@@ -277,6 +277,41 @@ class _Deriver:
         self.model_type = getattr(cfg, "model_type", None)
         self.kind = vllm_facts.lookup(vllm_facts.CONVERTORS, self.model_type, release) if release.within("0.14.0") \
             else None
+        #: hf_config.architectures as the convertor's __init__ left them (None: as loaded)
+        self.routed_architectures: Optional[list[str]] = None
+
+    # -- the convertor's __init__ ---------------------------------------------
+    def route_architectures(self, model_path: Optional[str]) -> Optional[str]:
+        """The architecture re-routing some convertors do before converting (vLLM mutates hf_config, so
+        the registry and every later reader see the routed name).  Returns what kvguard assumed, if any."""
+        cfg, release = self.cfg, self.release
+        if self.kind == "deepseek_v4":
+            # evaluated in the convertor's order, so an odd vision_n_layers raises as it does there
+            if (getattr(cfg, vllm_facts.DEEPSEEK_V4_VISION_LAYERS, 0) > 0
+                    and getattr(cfg, "architectures", None) == vllm_facts.DEEPSEEK_V4_TEXT_ARCHITECTURES
+                    and not getattr(cfg, vllm_facts.DEEPSEEK_V4_VL_INNER_MARK, False)):
+                self.routed_architectures = [vllm_facts.DEEPSEEK_V4_VL_ARCHITECTURE]
+            return None
+        if self.kind != "checkpoint_file_routes":
+            return None
+        loaded = getattr(cfg, "architectures", None)
+        for model_type, when, filename, routed, since, until in vllm_facts.CHECKPOINT_FILE_ROUTES:
+            if model_type != self.model_type or not release.within(since, until) or loaded != when:
+                continue
+            present = _checkpoint_has_file(model_path, filename)
+            if present is None:
+                return (f"the checkpoint has no {filename} (vLLM {release.version} serves {when[0]} as {routed} "
+                        "when it has one; pass the model directory to check)")
+            if present:
+                self.routed_architectures = [routed]
+            return None
+        return None
+
+    def architectures(self) -> list[str]:
+        """hf_config.architectures as the conversion reads them."""
+        if self.routed_architectures is not None:
+            return list(self.routed_architectures)
+        return list(getattr(self.cfg, "architectures", None) or [])
 
     # -- MLA -------------------------------------------------------------
     def is_deepseek_mla(self) -> bool:
@@ -729,9 +764,6 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     except KVGUARD_FAILURES as exc:
         raise InternalError.of(exc) from exc
     deriver = _Deriver(cfg, text, release, env)
-    if deriver.kind == "unmodelled":
-        raise Undecidable(f"model type {deriver.model_type!r}: vLLM {release.version} uses a config "
-                          "convertor kvguard does not model yet")
     if (getattr(cfg, "is_heterogeneous", False) or getattr(text, "is_heterogeneous", False)) \
             and release.within("0.28.0"):
         raise Undecidable("heterogeneous (per-layer) configs are not modelled yet")
@@ -742,7 +774,14 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         # ModelArchitectureConfig's list[str] field; kvguard does not model that
         raise Undecidable(f"config.json 'architectures' is {raw_archs!r:.80}, not a list of names: what vLLM "
                           f"{release.version} does with that is not modelled")
-    architectures = tuple(raw_archs or [])
+    assumed: list[str] = list(getattr(cfg, "kvg_assumptions", ()) or ())
+    try:
+        routing_assumption = _catch(deriver.route_architectures, model_path)
+    except _Raise as exc:
+        return _as_model_config_raises(exc.crash)
+    if routing_assumption is not None:
+        assumed.append(routing_assumption)
+    architectures = tuple(deriver.architectures())
     registry_crash = _registry_crash(architectures, cfg, release)
     if registry_crash is not None and not release.within(vllm_facts.ARCH_CONFIG_SINCE):
         return registry_crash
@@ -754,10 +793,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
             values = _catch(_convert, deriver)
             values = _validate_arch(values, release)
         except _Raise as exc:
-            crash = exc.crash
-            if crash.wrapped_by is None and crash.exc_type in ("ValueError", "AssertionError"):
-                crash = Crash(crash.exc_type, crash.message, "ModelConfig")
-            return crash
+            return _as_model_config_raises(exc.crash)
         if registry_crash is not None:
             return registry_crash
         is_mla = values["is_deepseek_mla"]
@@ -813,11 +849,37 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         transformers=release.transformers,
         emulation=emulation,
         notes=tuple(notes),
-        assumptions=tuple(getattr(cfg, "kvg_assumptions", ()) or ()),
+        assumptions=tuple(assumed),
         resolved=_snapshot(text, RESOLVED_ATTRIBUTES),
-        resolved_top=_snapshot(cfg, RESOLVED_TOP_ATTRIBUTES),
+        resolved_top=_routed_snapshot(cfg, deriver),
         deferred=deferred,
     )
+
+
+def _as_model_config_raises(crash: Crash) -> Crash:
+    """A statement of ModelConfig.__post_init__ that raised: pydantic wraps a ValueError or an
+    AssertionError in ModelConfig's ValidationError; other exceptions pass through raw."""
+    if crash.wrapped_by is None and crash.exc_type in ("ValueError", "AssertionError"):
+        return Crash(crash.exc_type, crash.message, "ModelConfig")
+    return crash
+
+
+def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
+    snapshot = _snapshot(cfg, RESOLVED_TOP_ATTRIBUTES)
+    if deriver.routed_architectures is not None:
+        snapshot["architectures"] = list(deriver.routed_architectures)
+    return snapshot
+
+
+def _checkpoint_has_file(model_path: Optional[str], filename: str) -> Optional[bool]:
+    """Whether the checkpoint directory has ``filename``, as vLLM's ``file_or_path_exists`` answers for a
+    local checkpoint; None when kvguard cannot see the checkpoint (no path, or a Hub id vLLM would ask the
+    Hub or its cache about)."""
+    import os
+
+    if not model_path or not os.path.exists(model_path):
+        return None
+    return os.path.isfile(os.path.join(model_path, filename))
 
 
 def _registry_crash(architectures: tuple, cfg: Any, release: Release) -> "Crash | None":
@@ -835,7 +897,7 @@ def _convert(deriver: _Deriver) -> dict[str, Any]:
     """``ModelArchConfigConvertorBase.convert`` field by field, in its order."""
     release = deriver.release
     values: dict[str, Any] = {
-        "architectures": list(getattr(deriver.cfg, "architectures", None) or []),
+        "architectures": deriver.architectures(),
         "model_type": deriver.cfg.model_type,
         "text_model_type": getattr(deriver.text, "model_type", None),
         "hidden_size": deriver.hidden_size(),

@@ -144,10 +144,29 @@ CONVERTORS: tuple[tuple[str, str, str, "str | None"], ...] = (
     ("mimo_v2_omni_mtp", "mimo_v2_mtp", "0.21.0", None),
     ("qwen4_exp_mtp", "qwen4_exp_mtp", "0.29.0", None),
     ("longcat_flash", "layers:num_layers:", "0.32.0", None),
-    # kinds whose bodies kvguard has not modelled yet (facts are Undecidable):
-    ("deepseek_v4", "unmodelled", "0.30.0", None),
-    ("qwen3_5", "unmodelled", "0.33.0", None),
-    ("qwen3_omni_moe", "unmodelled", "0.32.0", None),
+    # convertors whose __init__ re-routes hf_config.architectures before the conversion
+    ("deepseek_v4", "deepseek_v4", "0.30.0", None),
+    ("qwen3_5", "checkpoint_file_routes", "0.33.0", None),
+    ("qwen3_omni_moe", "checkpoint_file_routes", "0.32.0", None),
+)
+
+#: ``DeepseekV4ModelArchConfigConvertor.__init__`` (0.30.0+): a config with a vision tower
+#: (``vision_n_layers > 0``) whose architectures are exactly the text model's, and that is not the inner
+#: copy the VL wrapper marks, is routed to the VL class.
+DEEPSEEK_V4_TEXT_ARCHITECTURES = ["DeepseekV4ForCausalLM"]
+DEEPSEEK_V4_VL_ARCHITECTURE = "DeepseekV4ForConditionalGeneration"
+DEEPSEEK_V4_VISION_LAYERS = "vision_n_layers"
+DEEPSEEK_V4_VL_INNER_MARK = "_dsv4_vl_inner"
+
+#: ``checkpoint_file_routes`` convertors: when hf_config.architectures is exactly the first list and the
+#: checkpoint (``hf_config.name_or_path``) has the file, the architecture becomes the third entry
+#: (model type, architectures as loaded, file, routed architecture, since, until).
+CHECKPOINT_FILE_ROUTES: tuple[tuple[str, list[str], str, str, str, "str | None"], ...] = (
+    ("qwen3_5", ["Qwen3_5ForConditionalGeneration"], "joint_head_config.json", "ClefFlashForJointSchema",
+     "0.33.0", None),
+    ("qwen3_5", ["Qwen3_5Model"], "decision_config.json", "D3ForSequenceClassification", "0.33.0", None),
+    ("qwen3_omni_moe", ["Qwen3OmniMoeForConditionalGeneration"], "joint_head_config.json",
+     "ClefOmniForJointSchema", "0.32.0", None),
 )
 
 #: Layer-count rules before the convertors (0.10.2–0.13.0): ``get_layers_start_end_indices``

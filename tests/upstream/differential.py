@@ -318,6 +318,45 @@ def gen_glm4_moe_lite(rng):
     return cfg
 
 
+def gen_deepseek_v4(rng):
+    """DeepSeek-V4-Flash-like sizes; the vision-tower keys decide the convertor's routing (0.30.0+)."""
+    cfg = {"architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4", "hidden_size": 4096,
+           "num_hidden_layers": rng.choice([43, 61]), "num_attention_heads": rng.choice([64, 128]),
+           "num_key_value_heads": 1, "head_dim": 512, "vocab_size": 129280, "n_routed_experts": 256,
+           "num_experts_per_tok": 6, "n_shared_experts": 1, "moe_intermediate_size": 2048,
+           "index_topk": 512, "torch_dtype": "bfloat16"}
+    routing = rng.random()
+    if routing < 0.4:
+        cfg["vision_n_layers"] = rng.choice([0, 2, 24])
+    elif routing < 0.5:
+        cfg["vision_n_layers"] = rng.choice([None, "24"])
+    if rng.random() < 0.15:
+        cfg["_dsv4_vl_inner"] = True
+    if rng.random() < 0.15:
+        cfg["architectures"] = rng.choice([["DeepseekV4ForCausalLM", "DeepseekV4ForCausalLM"],
+                                           ["DeepseekV4ForConditionalGeneration"]])
+    return cfg
+
+
+def gen_qwen3_5(rng):
+    """Qwen3.5 (text model in text_config), as served: the 0.33.0 convertor checks the checkpoint for a
+    joint-schema head (the generated checkpoint has none).  Not its bare ``Qwen3_5Model``: ModelConfig loads
+    that one's image processor, a file the generated checkpoint does not have."""
+    cfg = _nested(rng, "Qwen3_5ForConditionalGeneration", "qwen3_5", "qwen3_5_text", text_arch="Qwen3_5ForCausalLM")
+    cfg["text_config"]["head_dim"] = 256
+    return cfg
+
+
+def gen_qwen3_omni_moe(rng):
+    """Qwen3-Omni-MoE: the thinker's text model is the one vLLM serves."""
+    text = _dense(rng, "Qwen3OmniMoeThinkerForConditionalGeneration", "qwen3_omni_moe_text")
+    del text["architectures"]
+    text.update(num_experts=128, num_experts_per_tok=8, moe_intermediate_size=768, head_dim=128)
+    return {"architectures": ["Qwen3OmniMoeForConditionalGeneration"], "model_type": "qwen3_omni_moe",
+            "thinker_config": {"model_type": "qwen3_omni_moe_thinker", "text_config": text},
+            "torch_dtype": "bfloat16"}
+
+
 MUTATIONS = (
     ("drop", ("num_key_value_heads", "head_dim", "kv_lora_rank", "num_attention_heads", "hidden_size",
               "num_hidden_layers", "max_position_embeddings")),
@@ -362,6 +401,7 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "starcoder2": gen_starcoder2, "olmo2": gen_olmo2, "granite": gen_granite, "glm4_moe": gen_glm4_moe,
     "gpt_oss": gen_gpt_oss, "phimoe": gen_phimoe, "qwen2_moe": gen_qwen2_moe, "jamba": gen_jamba,
     "falcon_mamba": gen_falcon_mamba, "deepseek_mtp": gen_deepseek_mtp, "glm4_moe_lite": gen_glm4_moe_lite,
+    "deepseek_v4": gen_deepseek_v4, "qwen3_5": gen_qwen3_5, "qwen3_omni_moe": gen_qwen3_omni_moe,
 }
 
 
@@ -399,9 +439,9 @@ def gen_layout(rng: random.Random, cfg: dict, version: str | None = None) -> dic
 
 
 def generate(seed: int, n_configs: int, n_layouts: int, mutation_rate: float = 0.2,
-             version: str | None = None) -> list[dict]:
+             version: str | None = None, families: "list[str] | None" = None) -> list[dict]:
     rng = random.Random(seed)
-    names = sorted(FAMILIES)
+    names = sorted(families or FAMILIES)
     rng.shuffle(names)
     cases = []
     for i in range(n_configs):
@@ -579,6 +619,7 @@ def main(argv=None) -> int:
     ap.add_argument("--layouts", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--env", action="append", default=[], help="K=V seen by both sides")
+    ap.add_argument("--families", help="comma-separated config families (default: all)")
     ap.add_argument("--report", help="write the full JSON report here")
     args = ap.parse_args(argv)
     env = dict(item.split("=", 1) for item in args.env)
@@ -588,7 +629,11 @@ def main(argv=None) -> int:
         if found is None:
             ap.error(f"no oracle for vLLM {args.vllm}: python tools/oracle_env.py ensure {args.vllm}")
         python, python_env = found
-    cases = generate(args.seed, args.configs, args.layouts, version=args.vllm)
+    families = args.families.split(",") if args.families else None
+    unknown = sorted(set(families or ()) - set(FAMILIES))
+    if unknown:
+        ap.error(f"unknown families: {', '.join(unknown)}")
+    cases = generate(args.seed, args.configs, args.layouts, version=args.vllm, families=families)
     results = run_oracle(python, cases, env, python_env=python_env)
     report = compare(args.vllm, cases, results, env)
     if args.report:
