@@ -93,6 +93,13 @@ class LaunchReport(Record, frozen=False):
             kv_bytes_per_token_per_rank=f.kv_bytes_per_token(tp, dcp=max(1, dcp) if isinstance(dcp, int) else 1,
                                                               dtype_bytes=b),
         )
+        from .kv.kvsize import kv_cache_groups_reason
+
+        # one figure per token is right only for one full-attention / MLA KV-cache group; for the others
+        # (sliding windows, hybrid or compressed layers) it would be a made-up size
+        groups = kv_cache_groups_reason(None, f)
+        if groups is not None:
+            out.update(kv_bytes_per_token_per_rank=None, kv_bytes_not_modelled=groups)
         if self.legal_dcp_sizes is not None:
             out["legal_dcp_sizes"] = self.legal_dcp_sizes
             if not self.legal_dcp_sizes and self.legal_dcp_reason:

@@ -54,3 +54,23 @@ def test_text_names_the_refusal_that_stands_with_dcp_1(capsys):
 def test_a_listed_dcp_size_keeps_the_list(capsys):
     _, out = _check(capsys, "0.28.0", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2")
     assert "  legal -dcp sizes at this layout: [1]\n" in out
+
+
+def test_kv_bytes_are_not_modelled_for_several_kv_cache_groups(capsys):
+    # Qwen3-Next keeps linear-attention layers beside its full-attention ones: one per-token KV size
+    # for every layer would be a made-up figure
+    status, out = _check(capsys, "0.28.0", "Qwen/Qwen3-Next-80B-A3B-Instruct", "-tp", "4")
+    assert status == 0
+    assert "  KV bytes per token per rank: not modelled (model type qwen3_next: linear-attention and " \
+           "full-attention layers)\n" in out
+    status, out = _check(capsys, "0.28.0", "Qwen/Qwen3-Next-80B-A3B-Instruct", "-tp", "4", fmt="json")
+    facts = json.loads(out)["facts"]
+    assert facts["kv_bytes_per_token_per_rank"] is None
+    assert facts["kv_bytes_not_modelled"] == "model type qwen3_next: linear-attention and full-attention layers"
+
+
+def test_kv_bytes_of_one_full_attention_group_are_shown(capsys):
+    # Qwen3-32B: 64 layers x 2 (K and V) x 8 KV heads / tp 4 x head size 128 x 2 bytes (bfloat16)
+    status, out = _check(capsys, "0.28.0", "Qwen/Qwen3-32B", "-tp", "4")
+    assert status == 0
+    assert "  KV bytes per token per rank: 65,536 (auto)\n" in out

@@ -41,7 +41,13 @@ from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence, cast
 
 from ..errors import CapacityNotModelled, InputError, reports_internal_errors
-from .kvsize import config_dtype, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards
+from .kvsize import (
+    config_dtype,
+    kv_bytes_per_token_per_layer,
+    kv_cache_dtype_bytes,
+    kv_cache_groups_reason,
+    kv_token_shards,
+)
 
 __all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "kv_capacity",
            "pp_partitions", "predict_capacity"]
@@ -394,61 +400,6 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
 # models
 
 
-#: model types whose layers do not share one full-attention / MLA KV-cache spec in vLLM
-_MULTI_GROUP_TYPES = {
-    "gemma2": "sliding-window and full-attention layers", "gemma3": "sliding-window and full-attention layers",
-    "gemma3_text": "sliding-window and full-attention layers", "gemma3n": "sliding-window and shared-KV layers",
-    "cohere2": "sliding-window and full-attention layers", "gpt_oss": "sliding-window and full-attention layers",
-    "llama4": "chunked-local and full-attention layers", "mllama": "cross-attention layers",
-    "jamba": "Mamba and attention layers", "mamba": "Mamba state, no attention KV cache",
-    "mamba2": "Mamba state, no attention KV cache", "falcon_mamba": "Mamba state, no attention KV cache",
-    "nemotron_h": "Mamba and attention layers", "falcon_h1": "Mamba and attention layers",
-    "bamba": "Mamba and attention layers", "zamba2": "Mamba and attention layers",
-    "granitemoehybrid": "Mamba and attention layers", "plamo2": "Mamba and attention layers",
-    "lfm2": "short-convolution and attention layers", "lfm2_moe": "short-convolution and attention layers",
-    "qwen3_next": "linear-attention and full-attention layers", "minimax": "linear-attention layers",
-    "minimax_text_01": "linear-attention layers", "minimax_m1": "linear-attention layers",
-    "deepseek_v32": "an indexer KV cache beside the MLA cache", "deepseek_v4": "several MLA KV-cache groups",
-    "glm_moe_dsa": "an indexer KV cache beside the MLA cache", "nemotron-nas": "layers of different shapes",
-    "phi4flash": "Mamba and attention layers", "whisper": "encoder-decoder cross attention",
-    "kimi_linear": "linear-attention and MLA layers", "hunyuan_v1_moe_hybrid": "Mamba and attention layers",
-}
-
-
-def _multi_group_reason(raw: Optional[Mapping[str, Any]], facts=None) -> Optional[str]:
-    """Why this config would not have one full-attention / MLA KV-cache group (None: it has).
-
-    Read from the config objects the release builds (``facts.resolved`` / ``resolved_top``: class
-    defaults included — a Mistral config.json without ``sliding_window`` gets 4096 from its class);
-    before the facts are derived, from ``raw`` (config.json), for the model types whose configs need
-    remote code."""
-    if facts is not None:
-        configs = [facts.resolved_top, facts.resolved]
-        types = {facts.model_type, facts.text_model_type}
-    else:
-        text = raw.get("text_config") if isinstance(raw, Mapping) else None
-        configs = [c for c in (raw, text) if isinstance(c, Mapping)]
-        types = {c.get("model_type") for c in configs}
-    for t in sorted(t for t in types if isinstance(t, str)):
-        if t in _MULTI_GROUP_TYPES:
-            return f"model type {t}: {_MULTI_GROUP_TYPES[t]}"
-    if facts is not None and (facts.use_mla is None or not facts.head_size or not facts.num_hidden_layers):
-        return "no attention KV cache facts (attention-free model, or facts vLLM does not derive)"
-    for cfg in configs:
-        layer_types = cfg.get("layer_types")
-        if isinstance(layer_types, (list, tuple)) and any(t != "full_attention" for t in layer_types):
-            return "layer_types mixes attention kinds: " + ", ".join(sorted({str(t) for t in layer_types}))
-        if cfg.get("sliding_window") is not None and cfg.get("use_sliding_window") is not False:
-            return f"sliding window {cfg.get('sliding_window')}: sliding-window KV-cache spec"
-        for key in ("sliding_window_pattern", "layers_block_type", "hybrid_override_pattern", "attention_chunk_size",
-                    "full_attention_interval", "block_configs", "index_topk", "attn_type_list"):
-            if cfg.get(key) is not None:
-                return f"{key} in the config: layers with different KV-cache specs"
-        if cfg.get("is_encoder_decoder"):
-            return "encoder-decoder model: cross-attention KV cache"
-    return None
-
-
 #: registry flags (``vllm/model_executor/models/interfaces.py``) of architectures whose cache is not
 #: (only) an attention KV cache
 _REGISTRY_FLAGS = (("is_attention_free", "attention-free (no attention KV cache)"),
@@ -548,7 +499,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         raise CapacityNotModelled(f"{label}: {reason} — vLLM keeps several KV-cache groups or other spec "
                                   "classes; kvguard predicts capacity only for one full-attention/MLA group")
 
-    reason = _multi_group_reason(raw)          # before model_facts: such configs may need remote code
+    reason = kv_cache_groups_reason(raw)          # before model_facts: such configs may need remote code
     if reason is not None:
         refuse(reason)
     if isinstance(cfg, ModelFacts):
@@ -557,13 +508,13 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         from ..rules.check import model_facts
         facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code,
                             model_path=model_path)
-    reason = _multi_group_reason(raw, facts) or _registry_reason(facts, release)
+    reason = kv_cache_groups_reason(raw, facts) or _registry_reason(facts, release)
     if reason is not None:
         refuse(reason)
     dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw), vllm_version=release.key)
     mla = bool(facts.use_mla)
     heads = facts.num_kv_heads(tp)
-    # numbers here: _multi_group_reason refused a model without a head size or layers
+    # numbers here: kv_cache_groups_reason refused a model without a head size or layers
     head_size, num_layers = cast(int, facts.head_size), cast(int, facts.num_hidden_layers)
     per_layer = kv_bytes_per_token_per_layer(heads, head_size, b, mla=mla)
     assumptions = []

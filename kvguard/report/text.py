@@ -76,6 +76,8 @@ def _check(report: "LaunchReport", color: bool) -> str:
             if kv.get("kv_bytes_per_token_per_rank") is not None:
                 lines.append(f"  KV bytes per token per rank: {kv['kv_bytes_per_token_per_rank']:,} "
                              f"({kv['kv_cache_dtype']})")
+            elif kv.get("kv_bytes_not_modelled"):
+                lines.append(f"  KV bytes per token per rank: not modelled ({kv['kv_bytes_not_modelled']})")
         if report.length is not None:
             lines.append("  " + _length_text(report.length))
         legal = kv.get("legal_dcp_sizes")
