@@ -91,3 +91,11 @@ def test_qwen3_omni_moe_checkpoint_with_a_joint_head_is_served_as_clef_omni(tmp_
     (tmp_path / "joint_head_config.json").write_text("{}")
     verdict = kvguard.check(QWEN3_OMNI, {"tp": 4}, vllm_version="0.32.0", model_path=str(tmp_path))
     assert verdict.facts.architectures == ("ClefOmniForJointSchema",)
+
+
+@pytest.mark.parametrize("release", ["0.30.0", "0.33.0"])
+def test_catalog_deepseek_v4_flash_is_decided(release):
+    # config.json: 43 layers, head_dim 512 (compress_ratios: the head size is head_dim), 1 KV head, 256 experts
+    facts = kvguard.model_facts("deepseek-ai/DeepSeek-V4-Flash", vllm_version=release)
+    assert (facts.use_mla, facts.head_size, facts.num_hidden_layers, facts.num_experts) == (True, 512, 43, 256)
+    assert kvguard.check("deepseek-ai/DeepSeek-V4-Flash", {"tp": 8}, vllm_version=release).ok
