@@ -133,7 +133,7 @@ def argparse_verdict(release, refusal) -> Verdict:
                    exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
 
 
-def examine(release: "Release", launch: "Union[Sequence[str], str, ServeCommand]", *, host: Optional[Host] = None,
+def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCommand]", *, host: Optional[Host] = None,
             env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False,
             allow_download: bool = False, suggest: bool = False) -> LaunchReport:
     """Parse ``launch`` as ``release`` does, resolve the model, check it: a :class:`LaunchReport`.
@@ -148,7 +148,10 @@ def examine(release: "Release", launch: "Union[Sequence[str], str, ServeCommand]
     from .launch.argv import ServeCommand, parse_serve
     from .launch.resolve import resolve_model
     from .rules.check import check, legal_dcp_sizes
+    from .versions import Release, resolve
 
+    if not isinstance(release, Release):
+        release = resolve(release)      # a version string, as kvguard.check takes it
     if isinstance(launch, ServeCommand):
         cmd, argv = launch, None
     else:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
+import kvguard
 from kvguard.errors import InputError
 from kvguard.launch.argv import FLAGS, parse_serve
 from kvguard.versions import Release
@@ -245,3 +246,17 @@ def test_option_spans_name_each_option_with_its_values():
         "decode_context_parallel_size": [(2, 4, "-dcp"), (8, 10, "-dcp")],
         "enforce_eager": [(7, 8, "--enforce-eager")],                  # the ambiguous `--qu` is passed over
     }
+
+
+def test_a_plugin_option_is_undecidable_not_a_refusal():
+    # vllm-omni adds --omni to `vllm serve`: plain vLLM refuses it, the plugin serves it, and kvguard cannot
+    # tell which is installed
+    from kvguard.cli import run
+
+    with pytest.raises(kvguard.Undecidable, match=r"^--omni is an option of the vllm-omni plugin, which kvguard "
+                                                  r"does not model \(plain vLLM refuses it as an unrecognized "
+                                                  r"argument\)$"):
+        kvguard.examine("0.33.0", ["vllm", "serve", "Qwen/Qwen3-32B", "--omni", "-tp", "2"])
+    assert run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "--omni"]) == 2
+    # an option no plugin is known for stays vLLM's refusal
+    assert run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "--omnix"]) == 1

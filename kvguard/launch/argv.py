@@ -45,7 +45,7 @@ import shlex
 from functools import lru_cache
 from typing import Any, Callable, NamedTuple, Optional
 
-from ..errors import ArgparseRefusal, InputError
+from ..errors import ArgparseRefusal, InputError, Undecidable
 from ..record import Record, field
 from ..versions import Release, parse_version
 
@@ -547,6 +547,19 @@ _TASK_OPTION = re.compile(r"^--task(=.+|$)")
 _TASK_IN_MESSAGE = re.compile(r"(^|\s)--task(=|\s|$)")
 
 
+#: options that vLLM plugin packages add to ``vllm serve`` (name -> the package): plain vLLM refuses them as
+#: unrecognized, the plugin serves them, and kvguard cannot tell which is installed
+PLUGIN_OPTIONS = {"--omni": "vllm-omni"}
+
+
+def _plugin_option(words: tuple, table: dict) -> "tuple[str, str] | None":
+    for word in words or ():
+        name = str(word).split("=", 1)[0]
+        if name in PLUGIN_OPTIONS and name not in table:
+            return name, PLUGIN_OPTIONS[name]
+    return None
+
+
 def _unrecognized(extras: list[str], release: Release) -> _ArgparseError:
     """argparse's "unrecognized arguments", every extra token in order as vLLM prints them, with
     kvguard's hints about the first unknown option (kept apart from vLLM's text)."""
@@ -811,6 +824,10 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         processed = _flexible(list(args), mode, table, release)
         actions, positional = _argparse(processed, table, release)
     except _ArgparseError as exc:
+        plugin = _plugin_option(exc.words, table)
+        if plugin is not None:
+            raise Undecidable(f"{plugin[0]} is an option of the {plugin[1]} plugin, which kvguard does not model "
+                              "(plain vLLM refuses it as an unrecognized argument)") from None
         top = _prog(launcher)
         prog = top if exc.top or mode != "serve" else f"{top} serve"
         message = exc.message
