@@ -224,14 +224,11 @@ def _build_op(f: Frame, op: dict) -> Any:
     if "kw" in op or "kw_vars" in op:
         if not hasattr(source, "keys"):
             raise Undecidable(f"{f.cls.name}: keyword and ** arguments together on a non-mapping")
-        merged = {k: literal(v) for k, v in op.get("kw", {}).items()}
-        merged.update({k: f.get(v) for k, v in op.get("kw_vars", {}).items()})
-        for key, value in source.items():
-            if key in merged:
-                raise TypeError(f"__init__() got multiple values for keyword argument '{key}'")
-            merged[key] = value
-        source = merged
-    value = f.lib.build_class_ref(f, _resolve_ref(f, op["class"]), source)
+        keywords = {k: literal(v) for k, v in op.get("kw", {}).items()}
+        keywords.update({k: f.get(v) for k, v in op.get("kw_vars", {}).items()})
+        value = f.lib.build_class_ref(f, _resolve_ref(f, op["class"]), source, keywords)
+    else:
+        value = f.lib.build_class_ref(f, _resolve_ref(f, op["class"]), source)
     f.set(op["target"], value)
     return value
 

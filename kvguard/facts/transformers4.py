@@ -13,7 +13,7 @@ import copy
 from typing import Any
 
 from ..errors import Undecidable
-from .frame import Frame, literal, super_call_kwargs
+from .frame import Frame, literal, merge_keywords, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import run_steps
 
@@ -103,9 +103,10 @@ class Transformers4:
     def build_by_model_type(self, model_type: Any, kwargs: dict) -> ConfigObject:
         return self.build(self.class_for_model_type(model_type), dict(kwargs))
 
-    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any) -> ConfigObject:
+    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any, keywords: "dict | None" = None) -> ConfigObject:
         """A class named in a step (``{"class": name}``, ``{"sub": key}`` or ``{"mapping": ...}``) built
-        with ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does)."""
+        with ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does),
+        after the call's explicit ``keywords``."""
         if "class" in ref:
             name = ref["class"]
             if frame.cls.name.startswith("vllm:"):
@@ -130,6 +131,8 @@ class Transformers4:
             # CPython names the called class by module and qualified name
             raise TypeError(f"{cls.record.get('module', '')}.{cls.display}() argument after ** must be a mapping, "
                             f"not {type(kwargs).__name__}")
+        if keywords:
+            return self.build(cls, merge_keywords(f"{cls.record.get('module', '')}.{cls.display}", keywords, kwargs))
         return self.build(cls, dict(kwargs))
 
     # -- building -----------------------------------------------------------------------------
@@ -165,7 +168,7 @@ class Transformers4:
         run_steps(frame, record["init"], lambda f, call: self._super_init(f, call, owner))
 
     def _super_init(self, frame: Frame, call: dict, owner: ClassFacts) -> None:
-        kwargs = super_call_kwargs(frame, call, f"{owner.name}.__init__")
+        kwargs = super_call_kwargs(frame, call, f"{owner.name}.__init__", _init_reached(owner.parent))
         parent = owner.parent
         if parent is None:
             self.base_init(frame.obj, kwargs)
@@ -382,6 +385,21 @@ class Transformers4:
         if num_hidden_layers is not None and num_hidden_layers != len(layer_types):
             raise ValueError(f"`num_hidden_layers` ({num_hidden_layers}) must be equal to the number of layer "
                              f"types ({len(layer_types)})")
+
+
+#: the qualified name of ``PretrainedConfig.__init__`` in this line, as CPython prints it
+BASE_INIT = "transformers.configuration_utils.PretrainedConfig.__init__"
+
+
+def _init_reached(start: "ClassFacts | None") -> str:
+    """The ``module.qualname`` of the ``__init__`` a call on ``start`` runs (the first class up the chain
+    that defines one, else PretrainedConfig's)."""
+    k = start
+    while k is not None and "init" not in k.record:
+        k = k.parent
+    if k is None:
+        return BASE_INIT
+    return f"{k.record.get('module', '')}.{k.display}.__init__"
 
 
 def _remove_unserialised(obj: ConfigObject, values: dict) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import Undecidable
 from . import hetero5, rope5
-from .frame import Frame, literal, super_call_kwargs
+from .frame import Frame, literal, merge_keywords, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
@@ -154,9 +154,10 @@ class Transformers5:
     def build_by_model_type(self, model_type: Any, kwargs: dict) -> ConfigObject:
         return self.build(self.class_for_model_type(model_type), dict(kwargs))
 
-    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any) -> ConfigObject:
+    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any, keywords: "dict | None" = None) -> ConfigObject:
         """A class named in a step (``{"class": name}``, ``{"sub": key}``, ``{"mapping": ...}``) built with
-        ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does)."""
+        ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does),
+        after the call's explicit ``keywords``."""
         if "class" in ref:
             name = ref["class"]
             if frame.cls.name.startswith("vllm:"):
@@ -180,6 +181,8 @@ class Transformers5:
             # CPython names the called class by module and qualified name
             raise TypeError(f"{cls.record.get('module', '')}.{cls.display}() argument after ** must be a mapping, "
                             f"not {type(kwargs).__name__}")
+        if keywords:
+            return self.build(cls, merge_keywords(f"{cls.record.get('module', '')}.{cls.display}", keywords, kwargs))
         return self.build(cls, dict(kwargs))
 
     def for_model(self, kwargs: dict) -> ConfigObject:
@@ -357,8 +360,9 @@ class Transformers5:
         _run(frame, owner.record["post_init"], lambda f, call: self._super(f, call, owner))
 
     def _super(self, frame: Frame, call: dict, owner: ClassFacts) -> None:
-        kwargs = super_call_kwargs(frame, call, owner.name)
-        if call.get("method") == "__post_init__":
+        method = "__post_init__" if call.get("method") == "__post_init__" else "__init__"
+        kwargs = super_call_kwargs(frame, call, owner.name, _method_reached(owner.parent, method))
+        if method == "__post_init__":
             self.post_init(frame.obj, owner.parent, kwargs)
         else:
             self._init(frame.obj, owner.parent, kwargs)
@@ -776,6 +780,21 @@ class Transformers5:
 
 
 # ---------------------------------------------------------------------------------------------
+
+
+def _method_reached(start: "ClassFacts | None", method: str) -> str:
+    """The ``module.qualname`` of the ``__init__`` / ``__post_init__`` a call on ``start`` runs (the first
+    class up the chain that defines one, else PreTrainedConfig's), as CPython names it in a call error."""
+    k = start
+    if method == "__post_init__":
+        while k is not None and "post_init" not in k.record:
+            k = k.parent
+    else:
+        while k is not None and k.record.get("init_kind") not in ("custom", "dataclass"):
+            k = k.parent
+    if k is None:
+        return f"transformers.configuration_utils.PreTrainedConfig.{method}"
+    return f"{k.record.get('module', '')}.{k.display}.{method}"
 
 
 def _ordered(record: dict, table: dict) -> list:
