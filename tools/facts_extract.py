@@ -538,16 +538,39 @@ def steps_of(fn) -> list:
     except (OSError, TypeError):
         return [["opaque", {"reads": [], "writes": [], "why": "no source"}]]
     tree = ast.parse(src).body[0]
+    stmts = [stmt for stmt in tree.body if not _is_noise(stmt)]
     out = []
-    for stmt in tree.body:
-        if _is_noise(stmt):
-            continue
+    i = 0
+    while i < len(stmts):
+        stmt = stmts[i]
         call = _super_call(stmt)
         if call is not None:
             out.append(["super", call])
+            i += 1
+            continue
+        several = _recognise_several(stmts, i)
+        if several is not None:
+            step, used = several
+            out.append(step)
+            i += used
             continue
         out.append(recognise(stmt))
+        i += 1
     return out
+
+
+def _recognise_several(stmts: list, i: int) -> "tuple[list, int] | None":
+    """A pattern of several statements matching ``stmts[i:]`` -> (its step, how many statements it took)."""
+    for name, pattern, fixed in _COMPILED:
+        if len(pattern) < 2 or i + len(pattern) > len(stmts):
+            continue
+        env: dict = {}
+        try:
+            _match(pattern, stmts[i:i + len(pattern)], env)
+        except _NoMatch:
+            continue
+        return [name, {**_plain(env), **fixed}], len(pattern)
+    return None
 
 
 def _text_config_rule(fn) -> "dict | None":

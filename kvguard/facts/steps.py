@@ -1114,6 +1114,29 @@ def _raise_if_not_dict(f: Frame, a: dict) -> None:
         raise ValueError(_format(f, a["msg"]["template"]))
 
 
+#: the builtin types ``raise_if_not_instance`` names
+_BUILTIN_TYPES = {"list": list, "tuple": tuple, "dict": dict, "str": str, "int": int, "float": float, "bool": bool}
+
+
+def _raise_if_not_instance(f: Frame, a: dict) -> None:
+    """``if not isinstance(a, <types>): raise TypeError(msg)``."""
+    types = tuple(_BUILTIN_TYPES[t] for t in a["types"])
+    if not isinstance(f.get(a["a"]), types):
+        raise TypeError(_format(f, a["msg"]["template"]))
+
+
+def _gated_act_split(f: Frame, a: dict) -> None:
+    """T5's activation spec ``"gated-<act>"`` / ``"<act>"``: ``s`` = its parts split at "-", ``d`` = the last part,
+    ``g`` = whether the first is "gated"; any other shape raises ValueError (``str.split`` itself raises on a
+    value that is not a string, as Python does)."""
+    parts = f.get(a["a"]).split("-")
+    f.set(a["s"], parts)
+    f.set(a["d"], parts[-1])
+    f.set(a["g"], parts[0] == "gated")
+    if len(parts) > 1 and parts[0] != "gated" or len(parts) > 2:
+        raise ValueError(_format(f, a["msg"]["template"]))
+
+
 def _remap_legacy(f: Frame, layer_types: Any) -> list:
     """``remap_legacy_layer_types(layer_types)``: legacy layer-type names renamed (the line's table)."""
     table = f.lib.base["legacy_layer_type_remap"]
@@ -1653,6 +1676,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "halve_log2_times": _halve_log2_times, "mllama_aspect_ratios": _mllama_aspect_ratios,
     "layer_types_all_sliding_or_full": _layer_types_all_sliding_or_full,
     "rope_params_type_from_type": _rope_params_type_from_type, "layer_offset_below_period": _layer_offset_below_period,
+    "raise_if_not_instance": _raise_if_not_instance, "gated_act_split": _gated_act_split,
     "opaque": _opaque,
     # -- transformers 5 --
     "return_value": _return_value, "call_method": _call_method, "super_method": _super_method,

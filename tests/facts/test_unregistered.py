@@ -38,3 +38,37 @@ def test_a_keyword_given_twice_to_a_class_call_names_the_class():
     assert crash(config, V5_19) == (
         "TypeError: transformers.models.superpoint.configuration_superpoint.SuperPointConfig() got multiple "
         "values for keyword argument 'attn_implementation'")
+
+
+# -- a type check on a plain value, and T5's activation spec --------------------------------------------
+
+def test_udop_relative_bias_args_must_be_a_list():
+    cfg = load_config({"model_type": "udop", "relative_bias_args": [{"type": "1d"}]}, V4)
+    assert cfg.relative_bias_args == [{"type": "1d"}]
+    assert (cfg.dense_act_fn, cfg.is_gated_act) == ("relu", False)
+    assert crash({"model_type": "udop", "relative_bias_args": {"type": "1d"}}, V4) == (
+        "TypeError: `relative_bias_args` should be a list of dictionaries.")
+
+
+@pytest.mark.parametrize("model_type,spec,act,gated", [
+    ("t5", "gated-gelu", "gelu_new", True),      # T5Config renames gated-gelu's activation afterwards
+    ("umt5", "gated-silu", "silu", True),
+    ("udop", "relu", "relu", False),
+])
+def test_feed_forward_proj_names_the_activation(model_type, spec, act, gated):
+    cfg = load_config({"model_type": model_type, "feed_forward_proj": spec}, V4)
+    assert (cfg.dense_act_fn, cfg.is_gated_act) == (act, gated)
+
+
+@pytest.mark.parametrize("model_type,spec,message", [
+    ("t5", "gated-a-b",
+     "ValueError: `feed_forward_proj`: gated-a-b is not a valid activation function of the dense layer. Please "
+     "make sure `feed_forward_proj` is of the format `gated-{ACT_FN}` or `{ACT_FN}`, e.g. 'gated-gelu' or 'relu'"),
+    # UdopConfig's message has no space between its two sentences
+    ("udop", "new-gelu",
+     "ValueError: `feed_forward_proj`: new-gelu is not a valid activation function of the dense layer.Please "
+     "make sure `feed_forward_proj` is of the format `gated-{ACT_FN}` or `{ACT_FN}`, e.g. 'gated-gelu' or 'relu'"),
+    ("udop", None, "AttributeError: 'NoneType' object has no attribute 'split'"),
+])
+def test_feed_forward_proj_of_another_shape_raises(model_type, spec, message):
+    assert crash({"model_type": model_type, "feed_forward_proj": spec}, V4) == message
