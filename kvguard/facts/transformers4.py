@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import Undecidable
 from .frame import Frame, literal, merge_keywords, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
-from .steps import run_steps
+from .steps import format_message, run_steps
 
 __all__ = ["Transformers4"]
 
@@ -327,10 +327,8 @@ class Transformers4:
             prop = cls.properties[name]
             if not prop.get("setter"):
                 raise AttributeError(f"property '{name}' of '{cls.display}' object has no setter")
-            if prop["kind"] == "alias":
-                setattr(obj, prop["a"], value)
-                return
-            raise Undecidable(f"{cls.display}.{name}: a property setter kvguard does not model")
+            class_property_set(obj, name, prop, value)
+            return
         setter = _BASE_SETTERS.get(name)
         if setter is not None:
             setter(self, obj, value)
@@ -485,6 +483,11 @@ def class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
                                        and len(linear["kda_layers"]) == 0))
     if kind == "alias":
         return getattr(obj, prop["a"])
+    if kind == "sum":
+        return getattr(obj, prop["a"]) + getattr(obj, prop["b"])
+    if kind == "round_up_mul":
+        value, multiple = getattr(obj, prop["a"]) * getattr(obj, prop["f"]), prop["multiple"]
+        return int(((value + multiple - 1) // multiple) * multiple)
     if kind == "layers_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [prop["hit"] if i % period == offset else prop["miss"]
@@ -500,6 +503,29 @@ def class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "layer_types_or_same":
         return obj.layer_types if obj.layer_types else [prop["value"]] * _count(obj.num_hidden_layers)
     raise Undecidable(f"{_short(obj.kvg_class_name)}.{name} is a property kvguard does not model")
+
+
+#: the exceptions a setter that only raises may raise (tables: ``setter_kind`` "raise")
+_SETTER_ERRORS: dict[str, type] = {"NotImplementedError": NotImplementedError, "ValueError": ValueError,
+                                   "TypeError": TypeError, "AttributeError": AttributeError}
+
+
+def class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> None:
+    """Assigning a property a class defines, as its setter does (both lines)."""
+    kind = prop.get("setter_kind")
+    args = prop.get("setter_args") or {}
+    if kind == "set_alias":
+        setattr(obj, args["a"], value)
+        return
+    if kind == "floordiv_into":
+        setattr(obj, args["a"], value // args["d"])
+        return
+    if kind == "ignore":
+        return
+    if kind == "raise" and args["type"] in _SETTER_ERRORS:
+        frame = Frame(obj, {"value": value}, obj.kvg_facts, obj.kvg_facts.library, name)
+        raise _SETTER_ERRORS[args["type"]](format_message(frame, args["msg"]["template"]))
+    raise Undecidable(f"{_short(obj.kvg_class_name)}.{name}: a property setter kvguard does not model")
 
 
 def _layers(n: Any) -> range:

@@ -25,6 +25,7 @@ from .frame import Frame, literal, merge_keywords, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
+from .transformers4 import class_property_set
 
 __all__ = ["Transformers5"]
 
@@ -655,7 +656,7 @@ class Transformers5:
         if name in cls.properties:
             if not cls.properties[name].get("setter"):
                 raise AttributeError(f"property '{name}' of '{cls.display}' object has no setter")
-            _class_property_set(obj, name, cls.properties[name], value)
+            class_property_set(obj, name, cls.properties[name], value)
             return
         if name in _BASE_PROPERTIES and name not in self._shadowed.get(cls.name, ()):
             setter = _BASE_SETTERS.get(name)
@@ -848,9 +849,6 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
         return len(getattr(obj, prop["a"]))
     if kind == "method_of":
         return obj.kvg_facts.library.call(obj, prop["m"], getattr(obj, prop["a"]))
-    if kind == "round_up_mul":
-        value, multiple = getattr(obj, prop["a"]) * getattr(obj, prop["f"]), prop["multiple"]
-        return int(((value + multiple - 1) // multiple) * multiple)
     if kind == "layers_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [prop["hit"] if i % period == offset else prop["miss"]
@@ -858,24 +856,10 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "experts_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [obj.num_experts if i % period == offset else 1 for i in range(bounded_count(obj.num_hidden_layers))]
-    # the kinds vLLM's own classes use (sub-config attributes, Kimi's MLA / linear-attention tests, ...)
+    # the kinds both lines share (xLSTM's sizes, vLLM's own classes: sub-config attributes, Kimi's MLA /
+    # linear-attention tests, ...)
     from .transformers4 import class_property as shared
     return shared(obj, name, prop)
-
-
-def _class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> None:
-    """Assigning a property a class defines, as its setter does."""
-    kind = prop.get("setter_kind")
-    args = prop.get("setter_args") or {}
-    if kind == "floordiv_into":
-        setattr(obj, args["a"], value // args["d"])
-        return
-    if kind == "ignore":
-        return
-    if kind == "set_alias":
-        setattr(obj, args["a"], value)
-        return
-    raise Undecidable(f"{obj.kvg_class_name}.{name}: a property setter kvguard does not model")
 
 
 def _label_range(count: Any) -> range:

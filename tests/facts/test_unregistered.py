@@ -72,3 +72,41 @@ def test_feed_forward_proj_names_the_activation(model_type, spec, act, gated):
 ])
 def test_feed_forward_proj_of_another_shape_raises(model_type, spec, message):
     assert crash({"model_type": model_type, "feed_forward_proj": spec}, V4) == message
+
+
+# -- properties: getters computed from other attributes, setters that refuse ----------------------------
+
+def test_prophetnet_num_hidden_layers_is_the_encoders():
+    cfg = load_config({"model_type": "prophetnet", "num_encoder_layers": 5, "num_decoder_layers": 7}, V4)
+    assert cfg.num_hidden_layers == 5
+
+
+def test_xlm_prophetnet_num_hidden_layers_counts_both_stacks():
+    cfg = load_config({"model_type": "xlm-prophetnet", "num_encoder_layers": 5, "num_decoder_layers": 7}, V4)
+    assert cfg.num_hidden_layers == 12
+    cfg = load_config({"model_type": "xlm-prophetnet", "num_encoder_layers": None}, V4)
+    with pytest.raises(TypeError, match=r"^unsupported operand type\(s\) for \+: 'NoneType' and 'int'$"):
+        cfg.num_hidden_layers  # noqa: B018
+
+
+@pytest.mark.parametrize("model_type", ["prophetnet", "xlm-prophetnet"])
+def test_setting_prophetnet_num_hidden_layers_raises(model_type):
+    assert crash({"model_type": model_type, "num_hidden_layers": 3}, V4) == (
+        "NotImplementedError: This model does not support the setting of `num_hidden_layers`. Please set "
+        "`num_encoder_layers` and `num_decoder_layers`.")
+
+
+@pytest.mark.parametrize("config,sizes", [
+    ({"hidden_size": 2048, "num_heads": 8}, (256, 128, 2048, 1024)),
+    # 1000 and 500 rounded up to multiples of 64
+    ({"hidden_size": 1000, "num_heads": 4, "qk_dim_factor": 0.5}, (256, 128, 1024, 512)),
+])
+def test_xlstm_head_sizes(config, sizes):
+    cfg = load_config({"model_type": "xlstm", **config}, V4)
+    assert (cfg.v_head_dim, cfg.qk_head_dim, cfg.v_dim, cfg.qk_dim) == sizes
+
+
+def test_xlstm_head_size_of_an_unset_factor_raises():
+    cfg = load_config({"model_type": "xlstm", "v_dim_factor": None}, V4)
+    with pytest.raises(TypeError, match=r"^unsupported operand type\(s\) for \*: 'int' and 'NoneType'$"):
+        cfg.v_head_dim  # noqa: B018
