@@ -302,6 +302,12 @@ KNOWN_FROM_PRETRAINED: dict[str, str] = {
     "5127989a7110": "rename_num_keys",                                                  # MedusaConfig
 }
 
+#: ``from_dict`` overrides of transformers' classes, by fingerprint: what they do to the dict and the keywords
+#: before PretrainedConfig.from_dict (kvguard/facts/loader.py)
+KNOWN_FROM_DICT: dict[str, str] = {
+    "d5aac7c89163": "timm_labels",      # TimmWrapperConfig, Gemma3nVisionConfig (4.57.6)
+}
+
 #: ``to_json_string`` overrides (by fingerprint) that print the whole config instead of its diff
 JSON_WITHOUT_DIFF = frozenset({"e7f1f9002af1"})
 
@@ -758,6 +764,10 @@ def describe_class(cls) -> dict:
     if "from_pretrained" in cls.__dict__:
         fp = _fingerprint_source(cls.__dict__["from_pretrained"].__func__)
         rec["from_pretrained"] = KNOWN_FROM_PRETRAINED.get(fp, "opaque")
+    if "from_dict" in cls.__dict__ and cls.__name__ not in _BASE_NAMES:
+        fn = cls.__dict__["from_dict"]
+        fp = _fingerprint_source(getattr(fn, "__func__", fn))
+        rec["from_dict"] = {"kind": KNOWN_FROM_DICT.get(fp or "", "opaque"), "fingerprint": fp}
     for meth in ("__post_init__",):
         fn = cls.__dict__.get(meth)
         if fn is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 
+from kvguard.errors import Undecidable
 from kvguard.facts.loader import LoadCrash, load_config
 from kvguard.versions import resolve
 
@@ -110,3 +111,32 @@ def test_xlstm_head_size_of_an_unset_factor_raises():
     cfg = load_config({"model_type": "xlstm", "v_dim_factor": None}, V4)
     with pytest.raises(TypeError, match=r"^unsupported operand type\(s\) for \*: 'int' and 'NoneType'$"):
         cfg.v_head_dim  # noqa: B018
+
+
+# -- a class's own from_dict: timm's label keys -----------------------------------------------------------
+
+def test_timm_label_names_become_the_label_maps():
+    cfg = load_config({"model_type": "timm_wrapper", "num_classes": 3, "label_names": ["a", "b", "c"],
+                       "pretrained_cfg": {"num_classes": 3, "x": 1}}, V4)
+    assert not hasattr(cfg, "num_classes")
+    assert (cfg.num_labels, cfg.id2label, cfg.label2id) == (3, {0: "a", 1: "b", 2: "c"}, {"a": 0, "b": 1, "c": 2})
+    assert cfg.pretrained_cfg == {"x": 1}
+
+
+def test_repeated_timm_label_names_have_no_reverse_map():
+    cfg = load_config({"model_type": "gemma3n_vision", "num_classes": 2, "label_names": ["a", "a"]}, V4)
+    assert not hasattr(cfg, "num_classes")
+    assert (cfg.num_labels, cfg.id2label, cfg.label2id) == (2, {0: "a", 1: "a"}, None)
+
+
+@pytest.mark.parametrize("extra,num_labels", [({"num_classes": 5}, "5"), ({}, "None")])
+def test_timm_class_count_must_match_the_label_names(extra, num_labels):
+    assert crash({"model_type": "timm_wrapper", "label_names": ["a", "b"], **extra}, V4) == (
+        f"ValueError: You passed along `num_labels={num_labels}` with an incompatible id to label map: "
+        "{0: 'a', 1: 'b'}. Since those arguments are inconsistent with each other, you should remove one of them.")
+
+
+def test_timm_without_label_names_depends_on_the_timm_package():
+    # the oracle environment has no timm: ImportError; with timm installed, ImageNet's labels
+    with pytest.raises(Undecidable, match="timm"):
+        load_config({"model_type": "timm_wrapper", "num_classes": 2}, V4)
