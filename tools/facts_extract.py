@@ -302,6 +302,12 @@ KNOWN_FROM_PRETRAINED: dict[str, str] = {
     "5127989a7110": "rename_num_keys",                                                  # MedusaConfig
 }
 
+#: ``from_dict`` overrides of transformers' classes, by fingerprint: what they do to the dict and the keywords
+#: before PretrainedConfig.from_dict (kvguard/facts/loader.py)
+KNOWN_FROM_DICT: dict[str, str] = {
+    "d5aac7c89163": "timm_labels",      # TimmWrapperConfig, Gemma3nVisionConfig (4.57.6)
+}
+
 #: ``to_json_string`` overrides (by fingerprint) that print the whole config instead of its diff
 JSON_WITHOUT_DIFF = frozenset({"e7f1f9002af1"})
 
@@ -331,6 +337,21 @@ KNOWN_PROPERTIES: dict[str, list] = {
     "2ad97e96c1ad": ["layer_types_or_same", {"value": "mamba"}],                        # GraniteMoeHybrid
     "34fc2b650dbc": ["same_per_layer", {"value": "sliding_attention"}],
     "d39e6feb921d": ["length_of", {"a": "supported_aspect_ratios"}],                    # Mllama vision
+    "bdd46b80f419": ["alias", {"a": "num_encoder_layers"}],                             # ProphetNet
+    "76bc14477737": ["sum", {"a": "num_encoder_layers", "b": "num_decoder_layers"}],     # XLMProphetNet
+    "981654c187ba": ["floordiv", {"a": "v_dim", "b": "num_heads"}],                     # xLSTM v_head_dim
+    "e7f64941d42f": ["floordiv", {"a": "qk_dim", "b": "num_heads"}],                    # xLSTM qk_head_dim
+    "f86240f7be70": ["round_up_mul", {"a": "hidden_size", "f": "v_dim_factor", "multiple": 64}],   # xLSTM v_dim
+    "8daa0d3b0592": ["round_up_mul", {"a": "hidden_size", "f": "qk_dim_factor", "multiple": 64}],  # xLSTM qk_dim
+}
+
+#: property setters, by fingerprint (tools/facts_transformers5.py ``fingerprint``): what assigning the
+#: property does (a setter that only raises is recognised by its shape, ``_raising_setter``)
+KNOWN_SETTERS: dict[str, list] = {
+    "af5a6770fe71": ["floordiv_into", {"a": "num_layers", "d": 2}],              # LongcatFlash num_hidden_layers
+    "3f7aaced9103": ["ignore", {}],                                              # NemotronH num_hidden_layers
+    "bf81c12d9ce8": ["set_alias", {"a": "audio_embed_dim"}],                     # Gemma4UnifiedAudio
+    "bf93b19fa3b8": ["set_alias", {"a": "num_heads"}],                           # vLLM Medusa lookahead tokens
 }
 
 
@@ -377,8 +398,39 @@ def _properties(cls) -> dict:
         known = KNOWN_PROPERTIES.get(fp)
         entry = {"kind": known[0], **known[1]} if known else {"kind": "opaque", "fingerprint": fp}
         entry["setter"] = value.fset is not None
+        if value.fset is not None:
+            entry.update(_setter(value.fset))
         out[name] = entry
     return out
+
+
+def _setter(fn) -> dict:
+    """What assigning a property does: a known setter (by fingerprint), one that only raises, or opaque."""
+    fp = facts_transformers5.fingerprint(fn)
+    known = KNOWN_SETTERS.get(fp) or _raising_setter(fn)
+    if known is None:
+        return {"setter_kind": "opaque", "setter_fingerprint": fp}
+    return {"setter_kind": known[0], "setter_args": known[1]}
+
+
+def _raising_setter(fn) -> "list | None":
+    """A setter whose body is only ``raise <BuiltinError>(<message>)`` -> ``["raise", {"type", "msg"}]``."""
+    import builtins
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError):
+        return None
+    body = [s for s in tree.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or not isinstance(body[0].exc, ast.Call):
+        return None
+    call = body[0].exc
+    exc = getattr(builtins, call.func.id, None) if isinstance(call.func, ast.Name) else None
+    if not (isinstance(exc, type) and issubclass(exc, Exception)) or len(call.args) != 1 or call.keywords:
+        return None
+    try:
+        return ["raise", {"type": call.func.id, "msg": {"template": _template(call.args[0])}}]
+    except _NoMatch:
+        return None
 
 
 def _fingerprint(fn) -> "str | None":
@@ -538,16 +590,39 @@ def steps_of(fn) -> list:
     except (OSError, TypeError):
         return [["opaque", {"reads": [], "writes": [], "why": "no source"}]]
     tree = ast.parse(src).body[0]
+    stmts = [stmt for stmt in tree.body if not _is_noise(stmt)]
     out = []
-    for stmt in tree.body:
-        if _is_noise(stmt):
-            continue
+    i = 0
+    while i < len(stmts):
+        stmt = stmts[i]
         call = _super_call(stmt)
         if call is not None:
             out.append(["super", call])
+            i += 1
+            continue
+        several = _recognise_several(stmts, i)
+        if several is not None:
+            step, used = several
+            out.append(step)
+            i += used
             continue
         out.append(recognise(stmt))
+        i += 1
     return out
+
+
+def _recognise_several(stmts: list, i: int) -> "tuple[list, int] | None":
+    """A pattern of several statements matching ``stmts[i:]`` -> (its step, how many statements it took)."""
+    for name, pattern, fixed in _COMPILED:
+        if len(pattern) < 2 or i + len(pattern) > len(stmts):
+            continue
+        env: dict = {}
+        try:
+            _match(pattern, stmts[i:i + len(pattern)], env)
+        except _NoMatch:
+            continue
+        return [name, {**_plain(env), **fixed}], len(pattern)
+    return None
 
 
 def _text_config_rule(fn) -> "dict | None":
@@ -689,6 +764,10 @@ def describe_class(cls) -> dict:
     if "from_pretrained" in cls.__dict__:
         fp = _fingerprint_source(cls.__dict__["from_pretrained"].__func__)
         rec["from_pretrained"] = KNOWN_FROM_PRETRAINED.get(fp, "opaque")
+    if "from_dict" in cls.__dict__ and cls.__name__ not in _BASE_NAMES:
+        fn = cls.__dict__["from_dict"]
+        fp = _fingerprint_source(getattr(fn, "__func__", fn))
+        rec["from_dict"] = {"kind": KNOWN_FROM_DICT.get(fp or "", "opaque"), "fingerprint": fp}
     for meth in ("__post_init__",):
         fn = cls.__dict__.get(meth)
         if fn is not None:

@@ -305,6 +305,12 @@ PATTERNS: list[tuple] = [
     ("raise_if_not_multiple", "if V_a % V_b != 0:\n    raise ValueError(F_msg)"),
     ("raise_if_ge", "if V_a >= V_b:\n    raise ValueError(F_msg)"),
     ("raise_if_not_dict", "if not isinstance(V_a, dict):\n    raise ValueError(F_msg)"),
+    ("raise_if_not_instance", "if not isinstance(V_a, list):\n    raise TypeError(F_msg)", {"types": ["list"]}),
+    # T5's ``feed_forward_proj`` ("gated-gelu" / "relu"): the activation and whether it is gated, in four
+    # statements (a pattern of several statements matches consecutive statements of a method)
+    ("gated_act_split",
+     'V_s = V_a.split("-")\nV_d = V_s[-1]\nV_g = V_s[0] == "gated"\n'
+     'if len(V_s) > 1 and V_s[0] != "gated" or len(V_s) > 2:\n    raise ValueError(F_msg)'),
     # layer-type lists a class derives (period from the keyword arguments, a local constant, a window)
     ("layer_types_every",
      "if self.layer_types is None:\n    V_p = kwargs.pop(K_k, K_default)\n"

@@ -264,6 +264,11 @@ def _model_type_rename(stmt: ast.If) -> "dict | None":
     return {"op": "model_type_rename", "var": var, "old": _lit(test.comparators[0]), "new": _lit(body.value)}
 
 
+#: builtin type names an ``isinstance`` test may name besides ``dict`` (none of them is a config class)
+_BUILTIN_TYPES = frozenset({"list", "tuple", "str", "int", "float", "bool", "set", "frozenset", "bytes",
+                            "type", "object"})
+
+
 def _test(node, var: str, kind: str):
     """The value of a branch test for a variable of ``kind`` (None: the test is not about ``var``)."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
@@ -304,6 +309,8 @@ def _test(node, var: str, kind: str):
         for n in names:
             if isinstance(n, ast.Name) and n.id == "dict":
                 hit = hit or kind in ("dict", "dict_mt", "empty_dict")
+            elif isinstance(n, ast.Name) and n.id in _BUILTIN_TYPES:
+                return None     # a test on a plain value's type: not a sub-config dispatch
             elif isinstance(n, (ast.Name, ast.Attribute)):
                 hit = hit or kind == "config"
             else:

@@ -733,37 +733,19 @@ KNOWN_PROPERTIES5: dict[str, list] = {
     "b2b9b06da7df": ["method_of", {"m": "_list_to_pattern", "a": "layers_block_type"}],      # NemotronH
     "6743b76b7a50": ["method_of", {"m": "_list_to_pattern", "a": "mtp_layers_block_type"}],  # NemotronH
     "8b4624553682": ["alias", {"a": "audio_embed_dim"}],          # Gemma4UnifiedAudio hidden_size and friends
-    "981654c187ba": ["floordiv", {"a": "v_dim", "b": "num_heads"}],                 # xLSTM v_head_dim
-    "e7f64941d42f": ["floordiv", {"a": "qk_dim", "b": "num_heads"}],                # xLSTM qk_head_dim
-    "f86240f7be70": ["round_up_mul", {"a": "hidden_size", "f": "v_dim_factor", "multiple": 64}],   # xLSTM v_dim
-    "8daa0d3b0592": ["round_up_mul", {"a": "hidden_size", "f": "qk_dim_factor", "multiple": 64}],  # xLSTM qk_dim
-}
-
-#: property setters, by fingerprint: what assigning the property does
-KNOWN_SETTERS5: dict[str, list] = {
-    "af5a6770fe71": ["floordiv_into", {"a": "num_layers", "d": 2}],              # LongcatFlash num_hidden_layers
-    "3f7aaced9103": ["ignore", {}],                                              # NemotronH num_hidden_layers
-    "bf81c12d9ce8": ["set_alias", {"a": "audio_embed_dim"}],                     # Gemma4UnifiedAudio
 }
 
 
 def known_properties(cls, props: dict) -> dict:
-    """The class's own properties with the 5.x derivations recognised (getter and setter)."""
+    """The class's own properties with the 5.x getter derivations recognised (setters: tools/facts_extract.py
+    ``_properties``)."""
     out = {}
     for name, entry in props.items():
-        value = cls.__dict__.get(name)
         entry = dict(entry)
         if entry.get("kind") == "opaque":
             known = KNOWN_PROPERTIES5.get(entry.get("fingerprint"))
             if known is not None:
-                entry = {"kind": known[0], **known[1], "setter": entry.get("setter", False)}
-        if isinstance(value, property) and value.fset is not None:
-            fp = fingerprint(value.fset)
-            known = KNOWN_SETTERS5.get(fp)
-            entry["setter_kind"] = known[0] if known else "opaque"
-            if known:
-                entry["setter_args"] = known[1]
-            else:
-                entry["setter_fingerprint"] = fp
+                setter = {k: v for k, v in entry.items() if k.startswith("setter")}
+                entry = {"kind": known[0], **known[1], **setter}
         out[name] = entry
     return out

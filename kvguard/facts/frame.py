@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import Undecidable
 
-__all__ = ["MAX_LAYERS", "Frame", "TooLarge", "bounded_count", "literal", "super_call_kwargs"]
+__all__ = ["MAX_LAYERS", "Frame", "TooLarge", "bounded_count", "literal", "merge_keywords", "super_call_kwargs"]
 
 
 class Frame:
@@ -83,9 +83,10 @@ def bounded_count(n: Any) -> Any:
     return n
 
 
-def super_call_kwargs(frame: Frame, call: dict, who: str) -> dict:
+def super_call_kwargs(frame: Frame, call: dict, who: str, callee: str) -> dict:
     """The keyword arguments a measured ``super().__init__(...)`` call passes (``who`` names the caller in
-    the reasons kvguard gives when it cannot follow the call)."""
+    the reasons kvguard gives when it cannot follow the call; ``callee`` is the ``module.qualname`` of the
+    method the call reaches, which CPython names when a keyword is given twice)."""
     if call.get("positional"):
         raise Undecidable(f"{who} passes positional arguments to its parent")
     kwargs: dict = {}
@@ -96,10 +97,21 @@ def super_call_kwargs(frame: Frame, call: dict, who: str) -> dict:
                 raise Undecidable(f"{who}: **{var} is not modelled")
             for key, item in value.items():
                 if key in kwargs:
-                    raise TypeError(f"__init__() got multiple values for keyword argument '{key}'")
+                    raise TypeError(f"{callee}() got multiple values for keyword argument '{key}'")
                 kwargs[key] = item
             continue
         if var is None:
             raise Undecidable(f"{who} passes a computed {name!r} to its parent")
         kwargs[name] = frame.get(var)
     return kwargs
+
+
+def merge_keywords(callee: str, keywords: dict, mapping: Any) -> dict:
+    """The keyword arguments of ``callee(**keywords, **mapping)``; a key given twice raises as CPython does,
+    naming ``callee`` by its ``module.qualname``."""
+    merged = dict(keywords)
+    for key, value in mapping.items():
+        if key in merged:
+            raise TypeError(f"{callee}() got multiple values for keyword argument '{key}'")
+        merged[key] = value
+    return merged

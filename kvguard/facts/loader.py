@@ -415,9 +415,10 @@ def _from_dict(lib: Library, cls, config_dict: dict, kwargs: dict) -> Any:
 
 def _from_dict_tables(lib: Library, cls, config_dict: dict, kwargs: dict) -> ConfigObject:
     """``cls.from_dict(config_dict, **kwargs)`` (transformers 4.x; 5.x: :meth:`Transformers5.from_dict`)."""
+    kwargs = dict(kwargs)
+    _own_from_dict(cls, config_dict, kwargs)
     if isinstance(lib, Transformers5):  # lib.major >= 5
         return lib.from_dict(cls, config_dict, kwargs)
-    kwargs = dict(kwargs)
     kwargs.pop("_from_auto", None)
     kwargs.pop("_from_pipeline", None)
     if "_commit_hash" in kwargs and "_commit_hash" in config_dict:
@@ -429,6 +430,12 @@ def _from_dict_tables(lib: Library, cls, config_dict: dict, kwargs: dict) -> Con
     config = lib.build(cls, dict(config_dict))
     if hasattr(config, "pruned_heads"):
         config.pruned_heads = {int(key): value for key, value in config.pruned_heads.items()}
+    if "num_labels" in kwargs and "id2label" in kwargs:
+        num_labels = kwargs["num_labels"]
+        if len(kwargs["id2label"] if kwargs["id2label"] is not None else []) != num_labels:
+            raise ValueError(f"You passed along `num_labels={num_labels}` with an incompatible id to label map: "
+                             f"{kwargs['id2label']}. Since those arguments are inconsistent with each other, you "
+                             "should remove one of them.")
     for key, value in kwargs.items():
         if hasattr(config, key):
             current = getattr(config, key)
@@ -437,6 +444,43 @@ def _from_dict_tables(lib: Library, cls, config_dict: dict, kwargs: dict) -> Con
             setattr(config, key, value)
     repr_check(config)
     return config
+
+
+def _own_from_dict(cls, config_dict: dict, kwargs: dict) -> None:
+    """What a class's own ``from_dict`` does to the dict and the keywords before PretrainedConfig's (the tables
+    name the behaviour by the override's fingerprint)."""
+    own = next((k.record["from_dict"] for k in _lineage(cls) if "from_dict" in k.record), None)
+    if own is None:
+        return
+    if own.get("kind") == "timm_labels":
+        _timm_labels(cls, config_dict, kwargs)
+        return
+    raise Undecidable(f"{cls.display}.from_dict is overridden in a way kvguard does not model")
+
+
+def _timm_labels(cls, config_dict: dict, kwargs: dict) -> None:
+    """timm's label keys: ``label_names`` become the ``id2label`` keyword (``label2id`` too when the names are
+    unique, else None) unless the caller passed ``num_labels`` or ``id2label``; ``num_classes`` leaves the dict
+    and becomes the ``num_labels`` keyword (a passed one wins when truthy); ``pretrained_cfg`` loses its own
+    ``num_classes``.  Without label names the class asks timm for ImageNet's."""
+    label_names = config_dict.get("label_names")
+    custom = "num_labels" in kwargs or "id2label" in kwargs
+    if label_names is None and not custom:
+        raise Undecidable(f"{cls.display}.from_dict without label_names needs the timm package (ImportError "
+                          "without it, ImageNet's labels with it); kvguard does not know which is installed")
+    if label_names is not None and not custom:
+        kwargs["id2label"] = dict(enumerate(label_names))
+        kwargs["label2id"] = ({name: i for i, name in enumerate(label_names)}
+                              if len(set(label_names)) == len(label_names) else None)
+    passed = kwargs.pop("num_labels", None)
+    num_classes = config_dict.pop("num_classes", None)
+    kwargs["num_labels"] = passed or num_classes
+    pretrained = config_dict.get("pretrained_cfg", _NO_VALUE)
+    if pretrained is not _NO_VALUE and "num_classes" in pretrained:
+        pretrained.pop("num_classes", None)
+
+
+_NO_VALUE = object()
 
 
 def _remote_as_base(lib: Library, config_dict: dict, path: str, kwargs: dict, auto_map: Any) -> ConfigObject:

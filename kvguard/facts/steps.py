@@ -21,7 +21,7 @@ from ..errors import Undecidable
 from .classes5 import STEPS5
 from .frame import Frame, bounded_count, literal
 
-__all__ = ["Returned", "STEPS", "run_steps"]
+__all__ = ["Returned", "STEPS", "format_message", "run_steps"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -224,14 +224,11 @@ def _build_op(f: Frame, op: dict) -> Any:
     if "kw" in op or "kw_vars" in op:
         if not hasattr(source, "keys"):
             raise Undecidable(f"{f.cls.name}: keyword and ** arguments together on a non-mapping")
-        merged = {k: literal(v) for k, v in op.get("kw", {}).items()}
-        merged.update({k: f.get(v) for k, v in op.get("kw_vars", {}).items()})
-        for key, value in source.items():
-            if key in merged:
-                raise TypeError(f"__init__() got multiple values for keyword argument '{key}'")
-            merged[key] = value
-        source = merged
-    value = f.lib.build_class_ref(f, _resolve_ref(f, op["class"]), source)
+        keywords = {k: literal(v) for k, v in op.get("kw", {}).items()}
+        keywords.update({k: f.get(v) for k, v in op.get("kw_vars", {}).items()})
+        value = f.lib.build_class_ref(f, _resolve_ref(f, op["class"]), source, keywords)
+    else:
+        value = f.lib.build_class_ref(f, _resolve_ref(f, op["class"]), source)
     f.set(op["target"], value)
     return value
 
@@ -423,7 +420,7 @@ def _const_if(f: Frame, a: dict) -> None:
         f.set(a["t"], f.get(a["v"]))
 
 
-def _format(f: Frame, template: str) -> str:
+def format_message(f: Frame, template: str) -> str:
     """A message template of the tables (``{name}`` / ``{self__name}`` / ``{name!r}``) filled like the f-string."""
     import string
     values = {}
@@ -437,12 +434,12 @@ def _format(f: Frame, template: str) -> str:
 
 def _one_of(f: Frame, a: dict) -> None:
     if f.get(a["a"]) not in f.get(a["allowed"]):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _raise_if_truthy(f: Frame, a: dict) -> None:
     if f.get(a["c"]):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _drop_kwargs(f: Frame, a: dict) -> None:
@@ -620,13 +617,13 @@ def _truncate_to_layers(f: Frame, a: dict) -> None:
 
 def _raise_if_value_missing(f: Frame, a: dict) -> None:
     if f.get(a["v"]) not in f.get(a["a"]):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _raise_if_all_equal(f: Frame, a: dict) -> None:
     wanted = f.get(a["v"])
     if all(t == wanted for t in f.get(a["a"])):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _int_scaled_div_if_none(f: Frame, a: dict) -> None:
@@ -711,7 +708,7 @@ def _validate_layer_types_either(f: Frame, a: dict, counted: bool, local: bool =
 
 def _raise_if_not_divisible(f: Frame, a: dict) -> None:
     if f.get(a["a"]) % f.get(a["b"]) != 0:
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _raise_if_not_multiple_of(f: Frame, a: dict) -> None:
@@ -912,7 +909,7 @@ def _floordiv_if_eq_const(f: Frame, a: dict) -> None:
 
 def _raise_if_product_differs(f: Frame, a: dict) -> None:
     if f.get(a["a"]) * f.get(a["b"]) != f.get(a["c"]):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _rope_validation_if_eq(f: Frame, a: dict) -> None:
@@ -997,7 +994,7 @@ def _gemma3n_intermediate_sizes(f: Frame, a: dict) -> None:
         length = len(size)
         f.set("intsize_len", length)
         if length != n:
-            raise ValueError(_format(f, a["msg"]["template"]))
+            raise ValueError(format_message(f, a["msg"]["template"]))
     else:
         f.set("intermediate_size", [size] * bounded_count(n))
 
@@ -1014,7 +1011,7 @@ def _gemma3n_sparsity_check(f: Frame, a: dict) -> None:
     length = len(f.get("activation_sparsity_pattern"))
     f.set("len_asp", length)
     if length != f.get("num_hidden_layers"):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _mamba2_head_check(f: Frame, a: dict) -> None:
@@ -1103,18 +1100,41 @@ def _set_super_method(f: Frame, a: dict) -> None:
 
 def _raise_if_not_multiple(f: Frame, a: dict) -> None:
     if f.get(a["a"]) % f.get(a["b"]) != 0:
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _raise_if_ge(f: Frame, a: dict) -> None:
     if f.get(a["a"]) >= f.get(a["b"]):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 
 def _raise_if_not_dict(f: Frame, a: dict) -> None:
     if not isinstance(f.get(a["a"]), dict):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
+
+
+#: the builtin types ``raise_if_not_instance`` names
+_BUILTIN_TYPES = {"list": list, "tuple": tuple, "dict": dict, "str": str, "int": int, "float": float, "bool": bool}
+
+
+def _raise_if_not_instance(f: Frame, a: dict) -> None:
+    """``if not isinstance(a, <types>): raise TypeError(msg)``."""
+    types = tuple(_BUILTIN_TYPES[t] for t in a["types"])
+    if not isinstance(f.get(a["a"]), types):
+        raise TypeError(format_message(f, a["msg"]["template"]))
+
+
+def _gated_act_split(f: Frame, a: dict) -> None:
+    """T5's activation spec ``"gated-<act>"`` / ``"<act>"``: ``s`` = its parts split at "-", ``d`` = the last part,
+    ``g`` = whether the first is "gated"; any other shape raises ValueError (``str.split`` itself raises on a
+    value that is not a string, as Python does)."""
+    parts = f.get(a["a"]).split("-")
+    f.set(a["s"], parts)
+    f.set(a["d"], parts[-1])
+    f.set(a["g"], parts[0] == "gated")
+    if len(parts) > 1 and parts[0] != "gated" or len(parts) > 2:
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _remap_legacy(f: Frame, layer_types: Any) -> list:
@@ -1494,7 +1514,7 @@ def _raise_if_len_ne(f: Frame, a: dict) -> None:
     if a.get("none_ok") and value is None:
         return
     if len(value) != f.get(a["n"]):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _dict_drop_if_dict(f: Frame, a: dict) -> None:
@@ -1510,7 +1530,7 @@ def _set_sub_attr_if_false(f: Frame, a: dict) -> None:
 
 def _raise_if_eq_and_ne(f: Frame, a: dict) -> None:
     if f.get(a["a"]) == f.get(a["v"]) and f.get(a["b"]) != f.get(a["n"]):
-        raise ValueError(_format(f, a["msg"]["template"]))
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _set_gt_const(f: Frame, a: dict) -> None:
@@ -1656,6 +1676,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "halve_log2_times": _halve_log2_times, "mllama_aspect_ratios": _mllama_aspect_ratios,
     "layer_types_all_sliding_or_full": _layer_types_all_sliding_or_full,
     "rope_params_type_from_type": _rope_params_type_from_type, "layer_offset_below_period": _layer_offset_below_period,
+    "raise_if_not_instance": _raise_if_not_instance, "gated_act_split": _gated_act_split,
     "opaque": _opaque,
     # -- transformers 5 --
     "return_value": _return_value, "call_method": _call_method, "super_method": _super_method,

@@ -13,9 +13,9 @@ import copy
 from typing import Any
 
 from ..errors import Undecidable
-from .frame import Frame, literal, super_call_kwargs
+from .frame import Frame, literal, merge_keywords, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
-from .steps import run_steps
+from .steps import format_message, run_steps
 
 __all__ = ["Transformers4"]
 
@@ -103,9 +103,10 @@ class Transformers4:
     def build_by_model_type(self, model_type: Any, kwargs: dict) -> ConfigObject:
         return self.build(self.class_for_model_type(model_type), dict(kwargs))
 
-    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any) -> ConfigObject:
+    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any, keywords: "dict | None" = None) -> ConfigObject:
         """A class named in a step (``{"class": name}``, ``{"sub": key}`` or ``{"mapping": ...}``) built
-        with ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does)."""
+        with ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does),
+        after the call's explicit ``keywords``."""
         if "class" in ref:
             name = ref["class"]
             if frame.cls.name.startswith("vllm:"):
@@ -130,6 +131,8 @@ class Transformers4:
             # CPython names the called class by module and qualified name
             raise TypeError(f"{cls.record.get('module', '')}.{cls.display}() argument after ** must be a mapping, "
                             f"not {type(kwargs).__name__}")
+        if keywords:
+            return self.build(cls, merge_keywords(f"{cls.record.get('module', '')}.{cls.display}", keywords, kwargs))
         return self.build(cls, dict(kwargs))
 
     # -- building -----------------------------------------------------------------------------
@@ -165,7 +168,7 @@ class Transformers4:
         run_steps(frame, record["init"], lambda f, call: self._super_init(f, call, owner))
 
     def _super_init(self, frame: Frame, call: dict, owner: ClassFacts) -> None:
-        kwargs = super_call_kwargs(frame, call, f"{owner.name}.__init__")
+        kwargs = super_call_kwargs(frame, call, f"{owner.name}.__init__", _init_reached(owner.parent))
         parent = owner.parent
         if parent is None:
             self.base_init(frame.obj, kwargs)
@@ -324,10 +327,8 @@ class Transformers4:
             prop = cls.properties[name]
             if not prop.get("setter"):
                 raise AttributeError(f"property '{name}' of '{cls.display}' object has no setter")
-            if prop["kind"] == "alias":
-                setattr(obj, prop["a"], value)
-                return
-            raise Undecidable(f"{cls.display}.{name}: a property setter kvguard does not model")
+            class_property_set(obj, name, prop, value)
+            return
         setter = _BASE_SETTERS.get(name)
         if setter is not None:
             setter(self, obj, value)
@@ -382,6 +383,21 @@ class Transformers4:
         if num_hidden_layers is not None and num_hidden_layers != len(layer_types):
             raise ValueError(f"`num_hidden_layers` ({num_hidden_layers}) must be equal to the number of layer "
                              f"types ({len(layer_types)})")
+
+
+#: the qualified name of ``PretrainedConfig.__init__`` in this line, as CPython prints it
+BASE_INIT = "transformers.configuration_utils.PretrainedConfig.__init__"
+
+
+def _init_reached(start: "ClassFacts | None") -> str:
+    """The ``module.qualname`` of the ``__init__`` a call on ``start`` runs (the first class up the chain
+    that defines one, else PretrainedConfig's)."""
+    k = start
+    while k is not None and "init" not in k.record:
+        k = k.parent
+    if k is None:
+        return BASE_INIT
+    return f"{k.record.get('module', '')}.{k.display}.__init__"
 
 
 def _remove_unserialised(obj: ConfigObject, values: dict) -> None:
@@ -467,6 +483,11 @@ def class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
                                        and len(linear["kda_layers"]) == 0))
     if kind == "alias":
         return getattr(obj, prop["a"])
+    if kind == "sum":
+        return getattr(obj, prop["a"]) + getattr(obj, prop["b"])
+    if kind == "round_up_mul":
+        value, multiple = getattr(obj, prop["a"]) * getattr(obj, prop["f"]), prop["multiple"]
+        return int(((value + multiple - 1) // multiple) * multiple)
     if kind == "layers_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [prop["hit"] if i % period == offset else prop["miss"]
@@ -482,6 +503,29 @@ def class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "layer_types_or_same":
         return obj.layer_types if obj.layer_types else [prop["value"]] * _count(obj.num_hidden_layers)
     raise Undecidable(f"{_short(obj.kvg_class_name)}.{name} is a property kvguard does not model")
+
+
+#: the exceptions a setter that only raises may raise (tables: ``setter_kind`` "raise")
+_SETTER_ERRORS: dict[str, type] = {"NotImplementedError": NotImplementedError, "ValueError": ValueError,
+                                   "TypeError": TypeError, "AttributeError": AttributeError}
+
+
+def class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> None:
+    """Assigning a property a class defines, as its setter does (both lines)."""
+    kind = prop.get("setter_kind")
+    args = prop.get("setter_args") or {}
+    if kind == "set_alias":
+        setattr(obj, args["a"], value)
+        return
+    if kind == "floordiv_into":
+        setattr(obj, args["a"], value // args["d"])
+        return
+    if kind == "ignore":
+        return
+    if kind == "raise" and args["type"] in _SETTER_ERRORS:
+        frame = Frame(obj, {"value": value}, obj.kvg_facts, obj.kvg_facts.library, name)
+        raise _SETTER_ERRORS[args["type"]](format_message(frame, args["msg"]["template"]))
+    raise Undecidable(f"{_short(obj.kvg_class_name)}.{name}: a property setter kvguard does not model")
 
 
 def _layers(n: Any) -> range:

@@ -21,10 +21,11 @@ from typing import Any
 
 from ..errors import Undecidable
 from . import hetero5, rope5
-from .frame import Frame, literal, super_call_kwargs
+from .frame import Frame, literal, merge_keywords, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
+from .transformers4 import class_property_set
 
 __all__ = ["Transformers5"]
 
@@ -154,9 +155,10 @@ class Transformers5:
     def build_by_model_type(self, model_type: Any, kwargs: dict) -> ConfigObject:
         return self.build(self.class_for_model_type(model_type), dict(kwargs))
 
-    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any) -> ConfigObject:
+    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any, keywords: "dict | None" = None) -> ConfigObject:
         """A class named in a step (``{"class": name}``, ``{"sub": key}``, ``{"mapping": ...}``) built with
-        ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does)."""
+        ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does),
+        after the call's explicit ``keywords``."""
         if "class" in ref:
             name = ref["class"]
             if frame.cls.name.startswith("vllm:"):
@@ -180,6 +182,8 @@ class Transformers5:
             # CPython names the called class by module and qualified name
             raise TypeError(f"{cls.record.get('module', '')}.{cls.display}() argument after ** must be a mapping, "
                             f"not {type(kwargs).__name__}")
+        if keywords:
+            return self.build(cls, merge_keywords(f"{cls.record.get('module', '')}.{cls.display}", keywords, kwargs))
         return self.build(cls, dict(kwargs))
 
     def for_model(self, kwargs: dict) -> ConfigObject:
@@ -357,8 +361,9 @@ class Transformers5:
         _run(frame, owner.record["post_init"], lambda f, call: self._super(f, call, owner))
 
     def _super(self, frame: Frame, call: dict, owner: ClassFacts) -> None:
-        kwargs = super_call_kwargs(frame, call, owner.name)
-        if call.get("method") == "__post_init__":
+        method = "__post_init__" if call.get("method") == "__post_init__" else "__init__"
+        kwargs = super_call_kwargs(frame, call, owner.name, _method_reached(owner.parent, method))
+        if method == "__post_init__":
             self.post_init(frame.obj, owner.parent, kwargs)
         else:
             self._init(frame.obj, owner.parent, kwargs)
@@ -651,7 +656,7 @@ class Transformers5:
         if name in cls.properties:
             if not cls.properties[name].get("setter"):
                 raise AttributeError(f"property '{name}' of '{cls.display}' object has no setter")
-            _class_property_set(obj, name, cls.properties[name], value)
+            class_property_set(obj, name, cls.properties[name], value)
             return
         if name in _BASE_PROPERTIES and name not in self._shadowed.get(cls.name, ()):
             setter = _BASE_SETTERS.get(name)
@@ -778,6 +783,21 @@ class Transformers5:
 # ---------------------------------------------------------------------------------------------
 
 
+def _method_reached(start: "ClassFacts | None", method: str) -> str:
+    """The ``module.qualname`` of the ``__init__`` / ``__post_init__`` a call on ``start`` runs (the first
+    class up the chain that defines one, else PreTrainedConfig's), as CPython names it in a call error."""
+    k = start
+    if method == "__post_init__":
+        while k is not None and "post_init" not in k.record:
+            k = k.parent
+    else:
+        while k is not None and k.record.get("init_kind") not in ("custom", "dataclass"):
+            k = k.parent
+    if k is None:
+        return f"transformers.configuration_utils.PreTrainedConfig.{method}"
+    return f"{k.record.get('module', '')}.{k.display}.{method}"
+
+
 def _ordered(record: dict, table: dict) -> list:
     """The keys of a class-level dict in the class's own order (the tables are written with sorted keys)."""
     order = record.get("sub_configs_order")
@@ -829,9 +849,6 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
         return len(getattr(obj, prop["a"]))
     if kind == "method_of":
         return obj.kvg_facts.library.call(obj, prop["m"], getattr(obj, prop["a"]))
-    if kind == "round_up_mul":
-        value, multiple = getattr(obj, prop["a"]) * getattr(obj, prop["f"]), prop["multiple"]
-        return int(((value + multiple - 1) // multiple) * multiple)
     if kind == "layers_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [prop["hit"] if i % period == offset else prop["miss"]
@@ -839,24 +856,10 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "experts_by_period":
         period, offset = getattr(obj, prop["period"]), getattr(obj, prop["offset"])
         return [obj.num_experts if i % period == offset else 1 for i in range(bounded_count(obj.num_hidden_layers))]
-    # the kinds vLLM's own classes use (sub-config attributes, Kimi's MLA / linear-attention tests, ...)
+    # the kinds both lines share (xLSTM's sizes, vLLM's own classes: sub-config attributes, Kimi's MLA /
+    # linear-attention tests, ...)
     from .transformers4 import class_property as shared
     return shared(obj, name, prop)
-
-
-def _class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> None:
-    """Assigning a property a class defines, as its setter does."""
-    kind = prop.get("setter_kind")
-    args = prop.get("setter_args") or {}
-    if kind == "floordiv_into":
-        setattr(obj, args["a"], value // args["d"])
-        return
-    if kind == "ignore":
-        return
-    if kind == "set_alias":
-        setattr(obj, args["a"], value)
-        return
-    raise Undecidable(f"{obj.kvg_class_name}.{name}: a property setter kvguard does not model")
 
 
 def _label_range(count: Any) -> range:
