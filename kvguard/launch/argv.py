@@ -103,6 +103,9 @@ FLAGS: tuple[Flag, ...] = (
     Flag("kv_cache_dtype", ("--kv-cache-dtype",), "str"),
     Flag("enforce_eager", ("--enforce-eager",), "bool"),
     Flag("attention_backend", ("--attention-backend",), "str", "0.13.0"),
+    # kernel selection (issue 12): KernelConfig's MoE backend and ParallelConfig's all2all backend
+    Flag("moe_backend", ("--moe-backend",), "str", "0.17.0"),
+    Flag("all2all_backend", ("--all2all-backend",), "str", "0.11.1"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}
@@ -725,6 +728,8 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
         convert = optional
     elif kind in _LENGTH_TYPES:
         return _length_value(spec, opt, value, release)
+    elif kind == "<lambda>" and spec.dest in _BACKEND_NAME_DESTS:
+        convert = _backend_name
     else:
         raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option", release, opt)
     try:
@@ -761,10 +766,22 @@ def _length_value(spec: _Opt, opt: str, value: str, release: Release) -> int:
 _PLAIN_TYPES: dict[str, Callable[[str], Any]] = {"str": str, "int": int, "float": float, "loads": json.loads}
 
 
+#: the kernel-backend options whose argparse ``type`` is vLLM's name normaliser (0.17.0+: lower case,
+#: dashes to underscores, then the choices check) — other ``<lambda>`` types are not this one
+_BACKEND_NAME_DESTS = frozenset({"moe_backend", "linear_backend", "sparse_indexer_topk_backend"})
+
+
+def _backend_name(text: str) -> str:
+    """What the release's parser makes of a kernel-backend name before checking its choices."""
+    return text.lower().replace("-", "_")
+
+
 def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> None:
     """argparse's ``type`` and ``choices`` check for an option kvguard passes over: a value the
     release's parser cannot convert is an argparse error there, so it is one here."""
     convert = _PLAIN_TYPES.get(spec.type or "str")
+    if spec.type == "<lambda>" and spec.dest in _BACKEND_NAME_DESTS:
+        convert = _backend_name
     if convert is None and spec.type not in _LENGTH_TYPES:
         return
     for value in values:

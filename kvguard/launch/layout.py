@@ -116,6 +116,10 @@ class Layout:
     enforce_eager: bool = False
     #: --attention-backend (0.13.0+): the backend the workers use instead of the selector's choice
     attention_backend: Optional[str] = None
+    #: --moe-backend (0.17.0+; KernelConfig.moe_backend): "auto" lets each MoE layer pick its kernel
+    moe_backend: str = "auto"
+    #: --all2all-backend (0.11.1+; ParallelConfig.all2all_backend): None means "the release's default"
+    all2all_backend: Optional[str] = None
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -38,6 +38,8 @@ _FIELD_SINCE = {
     "enable_fault_tolerance": "0.27.0",
     "enable_return_routed_experts": "0.22.0",
     "attention_backend": "0.13.0",
+    "moe_backend": "0.17.0",
+    "all2all_backend": "0.11.1",
 }
 
 #: launch fields that exist only up to a given release

@@ -541,6 +541,89 @@ def _mi_values(state) -> dict:
     return dict(_mi(state).values)
 
 
+# ---------------------------------------------------------------------------
+# kernel selection (issue 12): KernelConfig.set_platform_defaults, run by VllmConfig.__post_init__, and the
+# DeepSeek-V4 model's MegaMoE path (facts of vllm/config/kernel.py and vllm/models/deepseek_v4/nvidia/model.py)
+
+_S_KERNEL = "vllm/config/kernel.py"
+
+#: the MoE backends served by the FlashInfer MoE-EP runtime, which dispatches and combines by itself
+_FLASHINFER_MOE_EP_0_29 = frozenset({"flashinfer_moe_ep_mega_deep_gemm", "flashinfer_moe_ep_mega_cutedsl"})
+_FLASHINFER_MOE_EP_0_32 = frozenset({"flashinfer_moe_ep_mega_deep_gemm", "flashinfer_moe_ep_cutedsl"})
+
+#: the architectures a DeepSeek-V4-only MoE backend accepts, as the refusal prints them (sorted)
+_DSV4_ARCHS_0_29 = "['DeepSeekV4MTPModel', 'DeepseekV4ForCausalLM']"
+_DSV4_ARCHS_0_30 = "['DeepSeekV4MTPModel', 'DeepseekV41ForCausalLM', 'DeepseekV4ForCausalLM']"
+_DSV4_ARCH_NAMES = frozenset({"DeepSeekV4MTPModel", "DeepseekV41ForCausalLM", "DeepseekV4ForCausalLM"})
+
+_DSV4_ONLY_TEMPLATE = ("moe_backend={moe_backend!r} is only supported for DeepSeek-V4 models ({supported}), but "
+                       "the model is {architectures}.")
+
+
+def _moe_backend(state) -> str:
+    return state.layout.moe_backend
+
+
+def _dsv4_only_refused(state, backends: frozenset, archs_since_0_30: bool) -> bool:
+    """validate_flashinfer_moe_ep_model: a DeepSeek-V4-only backend on another model."""
+    if _moe_backend(state) not in backends:
+        return False
+    accepted = _DSV4_ARCH_NAMES if archs_since_0_30 else _DSV4_ARCH_NAMES - {"DeepseekV41ForCausalLM"}
+    return not any(arch in accepted for arch in state.facts.architectures)
+
+
+def _dsv4_only_bind(supported: str):
+    return lambda state: {"moe_backend": _moe_backend(state), "supported": supported,
+                          "architectures": repr(list(state.facts.architectures))}
+
+
+def _parallel_all2all(state) -> str:
+    """ParallelConfig.all2all_backend as set_platform_defaults reads it (0.32.0+): the flag, else the
+    default; the removed pplx / naive backends fall back to allgather_reducescatter (a warning)."""
+    given = state.layout.all2all_backend
+    if given is None or given in ("pplx", "naive"):
+        return "allgather_reducescatter"
+    return given
+
+
+def _moonep_undecided(state) -> bool:
+    """VllmConfig.__post_init__'s moonep requirements (0.31.0+): undecidable, never passed (a quantized or
+    non-BF16 checkpoint is refused there)."""
+    if _parallel_all2all(state) == "moonep":
+        state.undecided("--all2all-backend moonep: its checks read the checkpoint's quantization and dtype "
+                         "(--dtype) and --expert-placement-strategy (not modelled)")
+    return False
+
+
+#: the MoE backends that make the CUDA DeepseekV4Model take its MegaMoE path: vLLM's own DeepGEMM MegaMoE
+#: (0.22.0 – 0.28.0, and again from 0.32.0), plus the FlashInfer MoE-EP backends in 0.29.0 – 0.31.0
+_NATIVE_MEGA_MOE = frozenset({"deep_gemm_mega_moe"})
+_MEGA_MOE_0_29 = _NATIVE_MEGA_MOE | _FLASHINFER_MOE_EP_0_29
+#: architectures whose model builds something else first (a vision tower; DeepSeek-V4.1's PCP check)
+_DSV4_BUILT_AFTER_OTHERS = ("DeepseekV4ForConditionalGeneration", "DeepseekV41ForCausalLM")
+
+
+def _dsv4_mega_without_ep(state, backends: frozenset) -> bool:
+    """DeepseekV4Model.__init__ (the CUDA implementation), before any layer is built: the MegaMoE path
+    needs --enable-expert-parallel.  ``auto`` never selects it (the model reads the flag as given)."""
+    if _moe_backend(state) not in backends or state.ep:
+        return False
+    archs = state.facts.architectures
+    if "DeepseekV4ForCausalLM" not in archs:
+        if any(arch in _DSV4_BUILT_AFTER_OTHERS for arch in archs):
+            state.unmodelled(f"{archs[0]} builds other modules before its DeepSeek-V4 decoder (not modelled)")
+        return False
+    if state.need("platform") != "cuda":
+        state.unmodelled("DeepSeek-V4's model implementation is modelled for CUDA only (vllm/models/deepseek_v4/"
+                         "nvidia)")
+    return True
+
+
+_S_DSV4_MODEL = "vllm/models/deepseek_v4/nvidia/model.py::DeepseekV4Model.__init__"
+_DSV4_MEGA_EP = ("DeepSeek V4 MegaMoE currently requires expert parallel. Enable it with --enable-expert-parallel, "
+                 "or pick a different moe backend.")
+_DSV4_MEGA_EP_WHAT = ("DeepSeek-V4 (CUDA) with a MegaMoE --moe-backend needs --enable-expert-parallel (raised before "
+                      "any layer is built)")
 _S_LINEAR = "vllm/model_executor/layers/linear.py"
 _S_FP8 = "vllm/model_executor/layers/quantization/fp8.py"
 _S_FP8_UTILS = "vllm/model_executor/layers/quantization/utils/fp8_utils.py"
@@ -1466,6 +1549,42 @@ RULES = (
                    "PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
+    # KernelConfig.set_platform_defaults (VllmConfig.__post_init__, before the platform's check_and_update_config)
+    Check("VC_moe_backend_model", "0.29.0", "0.29.0", stage="verify", scope="feature",
+          when=lambda state: _dsv4_only_refused(state, _FLASHINFER_MOE_EP_0_29, archs_since_0_30=False),
+          bind=_dsv4_only_bind(_DSV4_ARCHS_0_29), template=_DSV4_ONLY_TEMPLATE,
+          source=f"{_S_KERNEL}::validate_flashinfer_moe_ep_model",
+          description="the FlashInfer MoE-EP --moe-backend values need a DeepSeek-V4 architecture"),
+    Check("VC_moe_backend_model", "0.30.0", "0.31.0", stage="verify", scope="feature",
+          when=lambda state: _dsv4_only_refused(state, _FLASHINFER_MOE_EP_0_29, archs_since_0_30=True),
+          bind=_dsv4_only_bind(_DSV4_ARCHS_0_30), template=_DSV4_ONLY_TEMPLATE,
+          source=f"{_S_KERNEL}::validate_flashinfer_moe_ep_model",
+          description="the FlashInfer MoE-EP --moe-backend values need a DeepSeek-V4 architecture"),
+    Check("VC_moe_backend_model", "0.32.0", stage="verify", scope="feature",
+          when=lambda state: _dsv4_only_refused(state, frozenset({"flashinfer_moe_ep_mega_deep_gemm"}),
+                                                archs_since_0_30=True),
+          bind=_dsv4_only_bind(_DSV4_ARCHS_0_30), template=_DSV4_ONLY_TEMPLATE,
+          source=f"{_S_KERNEL}::validate_flashinfer_moe_ep_model",
+          description="--moe-backend flashinfer_moe_ep_mega_deep_gemm needs a DeepSeek-V4 architecture"),
+    Check("VC_moe_backend_all2all", "0.32.0", stage="verify", scope="feature",
+          when=lambda state: _moe_backend(state) in _FLASHINFER_MOE_EP_0_32
+          and _parallel_all2all(state) not in ("passthrough", "allgather_reducescatter"),
+          bind=lambda state: {"moe_backend": _moe_backend(state), "a2a": _parallel_all2all(state)},
+          template="moe_backend={moe_backend!r} dispatches and combines itself and cannot be paired with "
+                   "all2all_backend={a2a!r}; leave --all2all-backend unset.",
+          source=f"{_S_KERNEL}::bind_passthrough_all2all_backend",
+          description="a FlashInfer MoE-EP --moe-backend with an explicit --all2all-backend (other than the "
+                      "default)"),
+    Check("VC_all2all_passthrough", "0.32.0", stage="verify", scope="feature",
+          when=lambda state: _moe_backend(state) not in _FLASHINFER_MOE_EP_0_32
+          and _parallel_all2all(state) == "passthrough",
+          bind=lambda state: {"moe_backend": _moe_backend(state)},
+          template="all2all_backend='passthrough' is only valid with a moe_backend that dispatches and combines "
+                   "itself (['flashinfer_moe_ep_cutedsl', 'flashinfer_moe_ep_mega_deep_gemm']), got "
+                   "moe_backend={moe_backend!r}.",
+          source=f"{_S_KERNEL}::bind_passthrough_all2all_backend",
+          description="all2all_backend='passthrough' (Python API only: the CLI does not offer it) needs a "
+                      "FlashInfer MoE-EP --moe-backend"),
     Check("PLAT_cuda_pcp_dp", "0.30.0", "0.30.0", stage="verify", scope="env",
           when=lambda state: state.pcp > 1 and state.dp > 1 and state.need("platform") == "cuda",
           template="PCP does not support data parallelism on CUDA yet.",
@@ -1512,6 +1631,11 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._validate_v1_model_runner",
           description="the V1 model runner (VLLM_USE_V2_MODEL_RUNNER=0, or no Triton) does not support PCP "
                       "(and, from 0.31.0, explicit async scheduling with PP)"),
+    Check("VC_moonep", "0.31.0", stage="verify", scope="feature",
+          when=_moonep_undecided,
+          template="", source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="--all2all-backend moonep's requirements (unquantized BF16 model, no EPLB, linear expert "
+                      "placement): kvguard cannot decide them"),
     Check("VC_aux_routed_pp", "0.31.0", stage="verify", scope="feature",
           when=lambda state: state.routed_experts and state.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
@@ -1526,6 +1650,15 @@ RULES = (
     # ===================== Model construction (worker: model init) ===========
     # The layers raise in construction order (kvguard.quant walks them); each row below is one of the
     # statements that can raise, with its release range.  Raised as they are (no pydantic wrapping).
+    Check("MI_dsv4_mega_moe_ep", "0.22.0", "0.28.0", stage="model_init", exc="NotImplementedError", scope="feature",
+          when=lambda state: _dsv4_mega_without_ep(state, _NATIVE_MEGA_MOE), template=_DSV4_MEGA_EP,
+          source=_S_DSV4_MODEL, description=_DSV4_MEGA_EP_WHAT),
+    Check("MI_dsv4_mega_moe_ep", "0.29.0", "0.31.0", stage="model_init", exc="NotImplementedError",
+          scope="feature", when=lambda state: _dsv4_mega_without_ep(state, _MEGA_MOE_0_29), template=_DSV4_MEGA_EP,
+          source=_S_DSV4_MODEL, description=_DSV4_MEGA_EP_WHAT),
+    Check("MI_dsv4_mega_moe_ep", "0.32.0", stage="model_init", exc="NotImplementedError", scope="feature",
+          when=lambda state: _dsv4_mega_without_ep(state, _NATIVE_MEGA_MOE), template=_DSV4_MEGA_EP,
+          source=_S_DSV4_MODEL, description=_DSV4_MEGA_EP_WHAT),
     Check("MI_model", stage="model_init", scope="geo",
           when=_mi_undecided, template="",
           source="vllm/model_executor/models/*.py (the architecture's layers, kvguard/data/quant_archs.json)",
@@ -1690,4 +1823,11 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
                                          "selected attention implementation"),
     ("EA_spec_lora_tokens", "0.15.0", None, "--enable-lora with speculative decoding (max_num_batched_tokens)"),
     ("VC_recoverssm_pp", "0.29.0", None, "RecoverSSM cache mode"),
+    ("VC_ubatch_all2all", "0.11.1", None, "--enable-dbo / microbatching (the all2all backends it supports)"),
+    ("LC_lora_mega_moe", "0.33.0", None, "--enable-lora with a megakernel --moe-backend"),
+    ("MI_dsv4_mega_moe_routing", "0.22.0", None, "DeepSeek-V4's layers before its first MoE block (MegaMoE "
+                                                 "with a checkpoint's scoring function, top-k normalisation or "
+                                                 "expert dtype it does not support)"),
+    ("MI_dsv4_mega_moe_experts", "0.23.0", None, "DeepSeek-V4's layers before its first MoE block (MegaMoE: "
+                                                 "routed + redundant experts must divide by the EP size)"),
 )
