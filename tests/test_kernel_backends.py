@@ -110,3 +110,19 @@ def test_deepseek_v4_mega_moe_is_skipped_off_cuda():
     v = kvguard.check(DSV4, vllm_version="0.33.0", host=Host(platform="rocm", gpus_per_node=8), tp=8,
                       moe_backend="deep_gemm_mega_moe")
     assert "MI_dsv4_mega_moe_ep" in {s.check for s in v.skipped}
+
+
+@pytest.mark.parametrize("value", ['{"moe_backend": "flashinfer_moe_ep_mega_deep_gemm"}', "not json"])
+def test_a_kernel_config_that_may_set_the_moe_backend_is_undecidable(value):
+    # the JSON's moe_backend is the one vLLM checks unless --moe-backend overrides it; kvguard reads the option
+    with pytest.raises(Undecidable, match="^--kernel-config sets moe_backend, which kvguard reads only from "
+                                          "--moe-backend$"):
+        parse_serve(["vllm", "serve", "m", "--kernel-config", value], resolve("0.33.0"))
+
+
+def test_moe_backend_option_overrides_the_kernel_config():
+    cmd = parse_serve(["vllm", "serve", "m", "--kernel-config", '{"moe_backend": "triton"}', "--moe-backend",
+                       "triton"], resolve("0.33.0"))
+    assert cmd.fields["moe_backend"] == "triton"
+    cmd = parse_serve(["vllm", "serve", "m", "--kernel-config", '{"linear_backend": "auto"}'], resolve("0.33.0"))
+    assert "moe_backend" not in cmd.fields

@@ -817,6 +817,16 @@ def _eplb_redundant(value: str, release: Release, opt: str) -> Optional[int]:
     return redundant
 
 
+def _sets_moe_backend(value: str) -> bool:
+    """Whether a ``--kernel-config`` value may set ``moe_backend`` (a value that is not a JSON object is
+    vLLM's to refuse or read; kvguard cannot tell which, so it counts as setting it)."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return True
+    return not isinstance(data, dict) or "moe_backend" in data
+
+
 def _prog(launcher: str) -> str:
     """argparse's ``prog``: the basename of ``sys.argv[0]`` of the process vLLM runs in."""
     return {"api": "api_server.py", "cli-main": "main.py"}.get(launcher, "vllm")
@@ -857,6 +867,7 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
     cmd = ServeCommand(model=None, env=env)
     option_model = None
     eplb_redundant: Optional[int] = None
+    kernel_config_moe_backend = False
     for opt, values, original, converted in actions:
         spec = table[opt]
         dest = spec.dest
@@ -871,6 +882,8 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             # EPLBConfig (0.12.0+ the only place of num_redundant_experts): read the field kvguard models
             eplb_redundant = _eplb_redundant(values[0], release, opt)
             continue
+        if dest == "kernel_config" and values:
+            kernel_config_moe_backend = kernel_config_moe_backend or _sets_moe_backend(values[0])
         if dest in _SPECULATIVE_DESTS:
             cmd.speculative[dest] = converted
             cmd.passed_over.append(original)
@@ -888,6 +901,10 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.fields[flag.field] = converted
         else:
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)
+    if kernel_config_moe_backend and cmd.fields.get("moe_backend", "auto") == "auto":
+        # --moe-backend, when given, overrides the kernel config's; otherwise the JSON's value is the one
+        # vLLM validates and checks, and kvguard reads only the option
+        raise Undecidable("--kernel-config sets moe_backend, which kvguard reads only from --moe-backend")
     if eplb_redundant is not None and "num_redundant_experts" not in cmd.fields:
         # up to 0.11.2 the deprecated --num-redundant-experts, when given, overrides the EPLB config's
         cmd.fields["num_redundant_experts"] = eplb_redundant
