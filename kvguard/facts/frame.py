@@ -8,7 +8,8 @@ from typing import Any
 
 from ..errors import Undecidable
 
-__all__ = ["MAX_LAYERS", "Frame", "TooLarge", "bounded_count", "literal", "merge_keywords", "super_call_kwargs"]
+__all__ = ["MAX_LAYERS", "Frame", "TooLarge", "bind_init_parameters", "bounded_count", "literal", "merge_keywords",
+           "super_call_kwargs"]
 
 
 class Frame:
@@ -115,3 +116,25 @@ def merge_keywords(callee: str, keywords: dict, mapping: Any) -> dict:
             raise TypeError(f"{callee}() got multiple values for keyword argument '{key}'")
         merged[key] = value
     return merged
+
+
+def bind_init_parameters(owner: Any, kwargs: dict) -> dict:
+    """The local names a measured ``__init__`` starts with: each parameter from ``kwargs`` (taken out of it)
+    or its literal default, and ``kwargs`` itself when the method takes ``**kwargs``; raises the TypeError
+    Python raises for a missing required argument or an unexpected keyword."""
+    record = owner.record
+    bound: dict = {}
+    for name, default in record.get("params", []):
+        if name in kwargs:
+            bound[name] = kwargs.pop(name)
+        elif "literal" in default:
+            bound[name] = literal(default["literal"])
+        elif default.get("required"):
+            raise TypeError(f"{owner.display}.__init__() missing 1 required positional argument: '{name}'")
+        else:
+            raise Undecidable(f"{owner.name}.__init__: the default of {name!r} is not a plain value")
+    if record.get("kwargs"):
+        bound["kwargs"] = kwargs
+    elif kwargs:
+        raise TypeError(f"{owner.display}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
+    return bound

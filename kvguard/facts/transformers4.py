@@ -13,7 +13,7 @@ import copy
 from typing import Any
 
 from ..errors import Undecidable
-from .frame import Frame, literal, merge_keywords, super_call_kwargs
+from .frame import Frame, bind_init_parameters, literal, merge_keywords, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import format_message, run_steps
 
@@ -150,21 +150,7 @@ class Transformers4:
             self.base_init(obj, kwargs)
             return
         record = owner.record
-        locals_: dict = {}
-        for name, default in record.get("params", []):
-            if name in kwargs:
-                locals_[name] = kwargs.pop(name)
-            elif "literal" in default:
-                locals_[name] = literal(default["literal"])
-            elif default.get("required"):
-                raise TypeError(f"{owner.display}.__init__() missing 1 required positional argument: '{name}'")
-            else:
-                raise Undecidable(f"{owner.name}.__init__: the default of {name!r} is not a plain value")
-        if record.get("kwargs"):
-            locals_["kwargs"] = kwargs
-        elif kwargs:
-            raise TypeError(f"{owner.display}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        frame = Frame(obj, locals_, owner, self, "__init__")
+        frame = Frame(obj, bind_init_parameters(owner, kwargs), owner, self, "__init__")
         run_steps(frame, record["init"], lambda f, call: self._super_init(f, call, owner))
 
     def _super_init(self, frame: Frame, call: dict, owner: ClassFacts) -> None:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import Undecidable
 from . import hetero5, rope5
-from .frame import Frame, literal, merge_keywords, super_call_kwargs
+from .frame import Frame, bind_init_parameters, literal, merge_keywords, super_call_kwargs
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
@@ -298,21 +298,7 @@ class Transformers5:
     def _custom_init(self, obj: ConfigObject, owner: ClassFacts, kwargs: dict) -> None:
         """A class's own ``__init__`` (vLLM's classes): its parameters and steps, as in transformers 4."""
         record = owner.record
-        locals_: dict = {}
-        for name, default in record.get("params", []):
-            if name in kwargs:
-                locals_[name] = kwargs.pop(name)
-            elif "literal" in default:
-                locals_[name] = literal(default["literal"])
-            elif default.get("required"):
-                raise TypeError(f"{owner.display}.__init__() missing 1 required positional argument: '{name}'")
-            else:
-                raise Undecidable(f"{owner.name}.__init__: the default of {name!r} is not a plain value")
-        if record.get("kwargs"):
-            locals_["kwargs"] = kwargs
-        elif kwargs:
-            raise TypeError(f"{owner.display}.__init__() got an unexpected keyword argument '{next(iter(kwargs))}'")
-        frame = Frame(obj, locals_, owner, self, "__init__")
+        frame = Frame(obj, bind_init_parameters(owner, kwargs), owner, self, "__init__")
         _run(frame, record.get("init", []), lambda f, call: self._super(f, call, owner))
 
     def _dataclass_init(self, obj: ConfigObject, owner: "ClassFacts | None", kwargs: dict) -> None:
