@@ -13,7 +13,8 @@ import copy
 from typing import Any
 
 from ..errors import Undecidable
-from .frame import Frame, bind_init_parameters, literal, merge_keywords, super_call_kwargs
+from .frame import Frame, bind_init_parameters, literal, super_call_kwargs
+from .library import ConfigLibrary
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import format_message, run_steps
 
@@ -33,7 +34,7 @@ BASE_CLASS_ATTRS: dict[str, Any] = {
 }
 
 
-class Transformers4:
+class Transformers4(ConfigLibrary):
     """The shared behaviour of transformers 4.x config classes, over one line's class tables."""
 
     major = 4
@@ -79,16 +80,10 @@ class Transformers4:
         self._classes[name] = found
         return found
 
-    def class_for_model_type(self, model_type: Any) -> ClassFacts:
-        """``CONFIG_MAPPING[model_type]`` (KeyError as transformers raises it)."""
-        if isinstance(model_type, str) and model_type in self.registered:
-            return self.registered[model_type]
-        name = self.config_mapping.get(model_type) if isinstance(model_type, str) else None
-        if name is None:
-            if not isinstance(model_type, str):
-                hash(model_type)  # TypeError: unhashable type, as the mapping lookup raises
-            raise KeyError(model_type)
-        return self.class_facts(name)
+    def sub_config_name(self, cls: ClassFacts, key: str) -> Any:
+        """The 4.x line records ``sub_configs`` (key -> class name) on the class itself."""
+        subs = cls.record.get("sub_configs") or {}
+        return subs.get(key) if isinstance(subs, dict) else None
 
     def plain_class(self, model_type: Any) -> ClassFacts:
         """The base PretrainedConfig as a class of its own, with ``model_type`` as its class attribute (a
@@ -96,52 +91,7 @@ class Transformers4:
         record = {"model_type": model_type if isinstance(model_type, str) else "", "module": "transformers"}
         return ClassFacts("PretrainedConfig", record, self, None)
 
-    def knows_model_type(self, model_type: Any) -> bool:
-        """``model_type in CONFIG_MAPPING``."""
-        return model_type in self.registered or model_type in self.config_mapping
-
-    def build_by_model_type(self, model_type: Any, kwargs: dict) -> ConfigObject:
-        return self.build(self.class_for_model_type(model_type), dict(kwargs))
-
-    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any, keywords: "dict | None" = None) -> ConfigObject:
-        """A class named in a step (``{"class": name}``, ``{"sub": key}`` or ``{"mapping": ...}``) built
-        with ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does),
-        after the call's explicit ``keywords``."""
-        if "class" in ref:
-            name = ref["class"]
-            if frame.cls.name.startswith("vllm:"):
-                if "vllm:" + name in self.vllm["classes"]:
-                    name = "vllm:" + name
-                else:
-                    name = self.vllm.get("class_aliases", {}).get(name, name)
-            cls = self.class_facts(name)
-        elif "sub" in ref:
-            subs = frame.obj.kvg_facts.record.get("sub_configs") or {}
-            name = subs.get(ref["sub"]) if isinstance(subs, dict) else None
-            if not isinstance(name, str):
-                raise Undecidable(f"{frame.cls.name}: sub-config {ref['sub']!r} is not modelled")
-            cls = self.class_facts(name)
-        elif "mapping" in ref:
-            cls = self.class_for_model_type(literal(ref["mapping"]))
-        elif "mapping_value" in ref:
-            cls = self.class_for_model_type(ref["mapping_value"])
-        else:
-            raise Undecidable(f"{frame.cls.name}: class reference {ref} is not modelled")
-        if kwargs is None or not hasattr(kwargs, "keys"):
-            # CPython names the called class by module and qualified name
-            raise TypeError(f"{cls.record.get('module', '')}.{cls.display}() argument after ** must be a mapping, "
-                            f"not {type(kwargs).__name__}")
-        if keywords:
-            return self.build(cls, merge_keywords(f"{cls.record.get('module', '')}.{cls.display}", keywords, kwargs))
-        return self.build(cls, dict(kwargs))
-
     # -- building -----------------------------------------------------------------------------
-    def build(self, cls: ClassFacts, kwargs: dict) -> ConfigObject:
-        """``cls(**kwargs)``."""
-        obj = ConfigObject(cls)
-        self._init(obj, cls, kwargs)
-        return obj
-
     def _init(self, obj: ConfigObject, cls: ClassFacts, kwargs: dict) -> None:
         owner: ClassFacts | None = cls
         while owner is not None and "init" not in owner.record:
@@ -231,16 +181,6 @@ class Transformers4:
                 else:
                     sub._attn_implementation = sub_value  # raises as on the real plain value
 
-    def for_model(self, kwargs: dict) -> ConfigObject:
-        """``AutoConfig.for_model(**kwargs)``."""
-        if "model_type" not in kwargs:
-            raise TypeError("AutoConfig.for_model() missing 1 required positional argument: 'model_type'")
-        model_type = kwargs.pop("model_type")
-        if self.knows_model_type(model_type):
-            return self.build(self.class_for_model_type(model_type), kwargs)
-        raise ValueError(f"Unrecognized model identifier: {model_type}. Should contain one of "
-                         f"{', '.join(self.mapping_keys())}")
-
     def mapping_keys(self) -> list:
         """``CONFIG_MAPPING.keys()`` in order (vLLM's registrations of this load come last)."""
         return list(self.config_mapping) + [k for k in self.registered if k not in self.config_mapping]
@@ -326,9 +266,6 @@ class Transformers4:
 
     def iterate(self, obj: ConfigObject):
         return iter(list(obj.kvg_attrs))
-
-    def getitem(self, obj: ConfigObject, key: Any) -> Any:
-        raise TypeError(f"'{obj.kvg_class_name}' object is not subscriptable")
 
     def text_config_of(self, obj: ConfigObject) -> Any:
         """``config.get_text_config()`` with no arguments."""

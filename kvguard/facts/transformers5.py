@@ -21,7 +21,8 @@ from typing import Any
 
 from ..errors import Undecidable
 from . import hetero5, rope5
-from .frame import Frame, bind_init_parameters, literal, merge_keywords, super_call_kwargs
+from .frame import Frame, bind_init_parameters, literal, super_call_kwargs
+from .library import ConfigLibrary
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
@@ -56,7 +57,7 @@ def _class_value(spec: dict) -> Any:
     return _OpaqueValue(spec.get("opaque_default", "a value"))
 
 
-class Transformers5:
+class Transformers5(ConfigLibrary):
     """The shared behaviour of transformers 5.x config classes, over one line's class tables."""
 
     major = 5
@@ -132,69 +133,10 @@ class Transformers5:
         self._classes[name] = found
         return found
 
-    def class_for_model_type(self, model_type: Any) -> ClassFacts:
-        """``CONFIG_MAPPING[model_type]`` (KeyError as transformers raises it)."""
-        if isinstance(model_type, str) and model_type in self.registered:
-            return self.registered[model_type]
-        name = self.config_mapping.get(model_type) if isinstance(model_type, str) else None
-        if name is None:
-            if not isinstance(model_type, str):
-                hash(model_type)  # TypeError: unhashable type, as the mapping lookup raises
-            raise KeyError(model_type)
-        return self.class_facts(name)
-
-    def knows_model_type(self, model_type: Any) -> bool:
-        """``model_type in CONFIG_MAPPING``."""
-        return model_type in self.registered or model_type in self.config_mapping
-
     def mapping_keys(self) -> list:
         """``CONFIG_MAPPING.keys()``: transformers' model types, then the ones registered for this load."""
         order = self.tables.get("config_mapping_order") or list(self.config_mapping)
         return list(order) + [k for k in self.registered if k not in self.config_mapping]
-
-    def build_by_model_type(self, model_type: Any, kwargs: dict) -> ConfigObject:
-        return self.build(self.class_for_model_type(model_type), dict(kwargs))
-
-    def build_class_ref(self, frame: Frame, ref: dict, kwargs: Any, keywords: "dict | None" = None) -> ConfigObject:
-        """A class named in a step (``{"class": name}``, ``{"sub": key}``, ``{"mapping": ...}``) built with
-        ``kwargs`` (``**kwargs`` in the source: a non-mapping raises as Python does),
-        after the call's explicit ``keywords``."""
-        if "class" in ref:
-            name = ref["class"]
-            if frame.cls.name.startswith("vllm:"):
-                if "vllm:" + name in self.vllm["classes"]:
-                    name = "vllm:" + name
-                else:
-                    name = self.vllm.get("class_aliases", {}).get(name, name)
-            cls = self.class_facts(name)
-        elif "sub" in ref:
-            name = self.sub_configs(frame.obj.kvg_facts).get(ref["sub"])
-            if not isinstance(name, str):
-                raise Undecidable(f"{frame.cls.name}: sub-config {ref['sub']!r} is not modelled")
-            cls = self.class_facts(name)
-        elif "mapping" in ref:
-            cls = self.class_for_model_type(literal(ref["mapping"]))
-        elif "mapping_value" in ref:
-            cls = self.class_for_model_type(ref["mapping_value"])
-        else:
-            raise Undecidable(f"{frame.cls.name}: class reference {ref} is not modelled")
-        if kwargs is None or not hasattr(kwargs, "keys"):
-            # CPython names the called class by module and qualified name
-            raise TypeError(f"{cls.record.get('module', '')}.{cls.display}() argument after ** must be a mapping, "
-                            f"not {type(kwargs).__name__}")
-        if keywords:
-            return self.build(cls, merge_keywords(f"{cls.record.get('module', '')}.{cls.display}", keywords, kwargs))
-        return self.build(cls, dict(kwargs))
-
-    def for_model(self, kwargs: dict) -> ConfigObject:
-        """``AutoConfig.for_model(**kwargs)``."""
-        if "model_type" not in kwargs:
-            raise TypeError("AutoConfig.for_model() missing 1 required positional argument: 'model_type'")
-        model_type = kwargs.pop("model_type")
-        if self.knows_model_type(model_type):
-            return self.build(self.class_for_model_type(model_type), kwargs)
-        raise ValueError(f"Unrecognized model identifier: {model_type}. Should contain one of "
-                         f"{', '.join(self.mapping_keys())}")
 
     def base_init(self, obj: ConfigObject, kwargs: dict) -> None:
         """``PreTrainedConfig.__init__(self, **kwargs)`` (the generated dataclass ``__init__``)."""
@@ -204,6 +146,9 @@ class Transformers5:
         """``obj.to_dict()``."""
         from .repr5 import to_dict
         return to_dict(self, obj)
+
+    def sub_config_name(self, cls: ClassFacts, key: str) -> Any:
+        return self.sub_configs(cls).get(key)
 
     def sub_configs(self, cls: ClassFacts) -> dict:
         """``cls.sub_configs``: key -> config class name (None for AutoConfig: resolved from the value)."""
@@ -270,12 +215,6 @@ class Transformers5:
         return out
 
     # -- building -----------------------------------------------------------------------------
-    def build(self, cls: ClassFacts, kwargs: dict) -> ConfigObject:
-        """``cls(**kwargs)``."""
-        obj = ConfigObject(cls)
-        self._init(obj, cls, kwargs)
-        return obj
-
     def _init(self, obj: ConfigObject, owner: "ClassFacts | None", kwargs: dict) -> None:
         """``owner.__init__(obj, **kwargs)``."""
         if owner is None:
@@ -659,9 +598,6 @@ class Transformers5:
         self.variant("__iter__")
         self.variant("_iter_config_keys_with_heterogeneous_adjustment")
         return iter(hetero5.iter_keys(obj, list(obj.kvg_attrs)))
-
-    def getitem(self, obj: ConfigObject, key: Any) -> Any:
-        raise TypeError(f"'{obj.kvg_class_name}' object is not subscriptable")
 
     def text_config_of(self, obj: ConfigObject, decoder: Any = None, encoder: Any = None) -> Any:
         """``config.get_text_config(decoder=, encoder=)``."""
