@@ -103,6 +103,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("kv_cache_dtype", ("--kv-cache-dtype",), "str"),
     Flag("enforce_eager", ("--enforce-eager",), "bool"),
     Flag("attention_backend", ("--attention-backend",), "str", "0.13.0"),
+    # ModelConfig's --quantization: which method builds the layers (issue 12: AWQ / GPTQ keep their plain kernels)
+    Flag("quantization", ("--quantization", "-q"), "str"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}

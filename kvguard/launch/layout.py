@@ -116,6 +116,8 @@ class Layout:
     enforce_eager: bool = False
     #: --attention-backend (0.13.0+): the backend the workers use instead of the selector's choice
     attention_backend: Optional[str] = None
+    #: ModelConfig's --quantization (None: the checkpoint's method, which vLLM may convert to a faster kernel)
+    quantization: Optional[str] = None
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]
