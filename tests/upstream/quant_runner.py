@@ -21,7 +21,8 @@ default host, an H100-class GPU with Triton).  The platform's quantization suppo
 bypassed (the CPU platform supports no FP8).  The AWQ / GPTQ path (the Marlin conversion, the
 Marlin layer check, the mixed-precision kernel selection) asks the platform what GPU it runs on:
 the quantization modules and the linear-kernel modules (``vllm.model_executor.layers.quantization.*``,
-``vllm.model_executor.kernels.*``, their ``current_platform`` name only) see a stand-in that
+``vllm.model_executor.kernels.*``, their ``current_platform`` name only; the CPU AWQ/GPTQ method of
+0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint) see a stand-in that
 answers as CUDA with compute capability 9.0 (the default host); everything else keeps the CPU
 platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
 listed (prefix, class, sizes) for comparison with kvguard's architecture data.
@@ -52,6 +53,7 @@ _QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_exe
                   "vllm.model_executor.layers.quantization.auto_awq", "vllm.model_executor.layers.quantization.gptq",
                   "vllm.model_executor.layers.quantization.gptq_marlin",
                   "vllm.model_executor.layers.quantization.auto_gptq",
+                  "vllm.model_executor.layers.quantization.cpu_wna16",
                   "vllm.model_executor.layers.quantization.utils.marlin_utils",
                   "vllm.model_executor.layers.quantization.utils.machete_utils",
                   "vllm.model_executor.layers.quantization.kernels.mixed_precision",
@@ -82,7 +84,7 @@ def _sees_cuda_90(mname: str) -> bool:
     """Only the AWQ / GPTQ / Marlin / mixed-precision-kernel modules: the FP8 and other methods keep the CPU
     platform (their GPU choices are stood in elsewhere or not exercised)."""
     return (mname.endswith((".awq", ".awq_marlin", ".auto_awq", ".gptq", ".gptq_marlin", ".auto_gptq",
-                            ".utils.marlin_utils", ".utils.machete_utils"))
+                            ".cpu_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
             or ".mixed_precision" in mname) and mname.startswith("vllm.model_executor.")
 
 
