@@ -483,10 +483,11 @@ def _wna16_layer(prefix: str, scheme: QuantScheme, path: str, input_size: int, i
     if path.startswith("marlin") and _marlin_takes(input_size, ipp, opp, group, path.endswith("_padded")):
         return
     # the plain AWQ kernels (chosen, or Marlin's fall-back for this layer): whole groups and packed words per rank
-    if ipp % (group if group != -1 else input_size) != 0:
-        raise _Refused("MI_awq_input")
+    whole = group if group != -1 else input_size
+    if ipp % whole != 0:
+        raise _Refused("MI_awq_input", size=ipp, group=whole, input=input_size)
     if opp % (32 // scheme.bits) != 0:
-        raise _Refused("MI_awq_output")
+        raise _Refused("MI_awq_output", size=opp, pack=32 // scheme.bits)
 
 
 def _wna16_skip_state(layer: Layer, scheme: QuantScheme) -> str:
@@ -771,6 +772,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
         if "refined_fp8_moe_kernel" in res.needs and "refined FP8 MoE blocks" not in " ".join(out["assumptions"]):
             out["assumptions"].append("refined FP8 MoE blocks served by Triton (an H100-class GPU, compute "
                                       "capability 90, with Triton: the default host)")
+        if scheme is not None and scheme.modelled and scheme.method in _WNA16 and not any(
+                "AWQ / GPTQ" in a for a in out["assumptions"]):
+            out["assumptions"].append("the AWQ / GPTQ kernels of an H100-class GPU (CUDA, compute capability 90: "
+                                      "the Marlin conversion and its layer check; the default host)")
         if res.unmodelled:
             unmodelled = res.unmodelled
             break
@@ -816,6 +821,15 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                                 f"them: refused at tp {label}")
         elif check == "MI_tp_gt_experts":
             out["rules"].append(f"tp above the expert count: refused at tp {label}")
+        elif check == "MI_awq_input":
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            res = outcome(facts, release, Launch(tp=item["tp"], dp=dp, pcp=pcp, ep=ep,
+                                                 refined_fp8_moe_kernel=refined_fp8_moe_kernel))
+            total, group = res.values["input"], res.values["group"]
+            layer = (item["layer"] or "").split(".", 3)[-1]
+            out["rules"].append(f"AWQ: {layer} input size {total} = {total // group} groups of {group}; a shard that "
+                                f"is not whole groups is not taken by Marlin and the plain AWQ kernels refuse it: "
+                                f"refused at tp {label}")
         else:
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             out["rules"].append(f"{item['layer']}: {item['exc_type']}: {item['message'] or '(bare assert)'}: refused "
