@@ -172,10 +172,81 @@ def test_attention_assert_and_vocab_padding():
 
 def test_unmodelled_quantization_is_skipped_not_accepted():
     c = cfg("Qwen/Qwen3-32B")
-    c["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}
+    # asymmetric GPTQ has no Marlin kernel: the plain kernels (0.21.0-) / the config's refusal (0.22.0+)
+    c["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": False,
+                                "desc_act": False}
     v = kvguard.check(c, vllm_version="0.28.0", tp=8, host=H100)
     assert v.ok and [s.check for s in v.skipped] == ["MI_model"]
-    assert "awq" in v.skipped[0].reason
+    assert "gptq" in v.skipped[0].reason
+
+
+AWQ_INPUT = ("The input size is not aligned with the quantized weight shape. This can be caused by too large tensor "
+             "parallel size.")
+
+
+def awq72(**quant) -> dict:
+    c = cfg("Qwen/Qwen2.5-72B-Instruct-AWQ")
+    c["torch_dtype"] = "float16"          # the checkpoint's config.json value (the catalog copy is partial)
+    c["quantization_config"].update(quant)
+    return c
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.1", "0.20.0", "0.28.0", "0.33.0"])
+def test_awq_72b_tp16_down_proj_shard_is_not_whole_groups(version):
+    # intermediate 29696 / 16 = 1856 per rank = 14.5 groups of 128: Marlin does not take it (1856 % 128 = 64),
+    # the plain AWQ kernels refuse it; tp 8: 3712 = 29 groups, Marlin takes it
+    big = kvguard.Host.cuda_node(gpus_per_node=16)
+    v = kvguard.check(awq72(), vllm_version=version, tp=16, host=big)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "model_init", "MI_awq_input", "ValueError", AWQ_INPUT, None)
+    assert kvguard.check(awq72(), vllm_version=version, tp=8, host=H100).ok
+
+
+def test_awq_group_64_takes_tp16_and_refuses_tp32():
+    # 1856 = 29 groups of 64 (tp 16); 928 = 14.5 groups (tp 32)
+    assert kvguard.check(awq72(group_size=64), vllm_version="0.20.0", tp=16, host=BIG).ok
+    v = kvguard.check(awq72(group_size=64), vllm_version="0.20.0", tp=32, host=BIG)
+    assert (v.check, v.message) == ("MI_awq_input", AWQ_INPUT)
+
+
+def test_awq_channelwise_groups_refuse_row_parallel_only_before_0_24():
+    # group_size -1: one group of the whole input. Up to 0.23.0 Marlin needs 128-aligned shards, so at tp 16
+    # (1856) the plain kernels take the layer and refuse any split input; from 0.24.0 Marlin pads the shard
+    old = kvguard.check(awq72(group_size=-1), vllm_version="0.20.0", tp=16, host=BIG)
+    assert (old.check, old.message) == ("MI_awq_input", AWQ_INPUT)
+    assert kvguard.check(awq72(group_size=-1), vllm_version="0.33.0", tp=64, host=BIG).ok
+
+
+def test_awq_explicit_plain_kernels_and_host():
+    # --quantization awq keeps the plain kernels (0.23.0-): the same refusal at tp 16; the kernel path is read
+    # for compute capability 90 only, so another capability or an unknown host skips the stage
+    v = kvguard.check(awq72(), vllm_version="0.10.2", tp=16, host=BIG, quantization="awq")
+    assert v.check == "MI_awq_input"
+    other = kvguard.check(awq72(), vllm_version="0.10.2", tp=16,
+                          host=kvguard.Host(**{**BIG.__dict__, "gpu_capability": 80}))
+    assert other.ok and "MI_model" in [s.check for s in other.skipped]
+    unknown = kvguard.check(awq72(), vllm_version="0.10.2", tp=16,
+                            host=kvguard.Host(platform="cuda", gpus_per_node=16, ray=True, triton=True))
+    assert unknown.ok and "MI_model" in [s.check for s in unknown.skipped]
+
+
+def test_gptq_marlin_accepts_or_leaves_the_kernel_choice_undecided():
+    c = awq72()
+    c["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True}
+    assert kvguard.check(c, vllm_version="0.20.0", tp=8, host=H100).ok
+    # tp 16: 1856 is not whole groups of 128: Marlin cannot run it; the other kernels' answer is the host's
+    v = kvguard.check(c, vllm_version="0.20.0", tp=16, host=BIG)
+    skipped = {s.check: s.reason for s in v.skipped}
+    assert v.ok and "kernel choice" in skipped["MI_model"]
+
+
+def test_audit_names_awq_forbidden_tp():
+    report = kvguard.audit(awq72(), tp=8, vllm_version="0.28.0")
+    q = report.models[0].quantization
+    assert [f["tp"] for f in q["forbidden_tp"]] == [16, 32, 64]
+    assert q["rules"] == ["AWQ: mlp.down_proj input size 29696 = 232 groups of 128; a shard that is not whole groups "
+                          "is not taken by Marlin and the plain AWQ kernels refuse it: refused at tp 16, 32, 64"]
+    assert any("compute capability 90" in a for a in q["assumptions"])
 
 
 def test_unmodelled_architecture_with_quantization_is_skipped():

@@ -106,6 +106,8 @@ FLAGS: tuple[Flag, ...] = (
     # kernel selection (issue 12): KernelConfig's MoE backend and ParallelConfig's all2all backend
     Flag("moe_backend", ("--moe-backend",), "str", "0.17.0"),
     Flag("all2all_backend", ("--all2all-backend",), "str", "0.11.1"),
+    # ModelConfig's --quantization: which method builds the layers (issue 12: AWQ / GPTQ keep their plain kernels)
+    Flag("quantization", ("--quantization", "-q"), "str"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}

@@ -120,6 +120,8 @@ class Layout:
     moe_backend: str = "auto"
     #: --all2all-backend (0.11.1+; ParallelConfig.all2all_backend): None means "the release's default"
     all2all_backend: Optional[str] = None
+    #: ModelConfig's --quantization (None: the checkpoint's method, which vLLM may convert to a faster kernel)
+    quantization: Optional[str] = None
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

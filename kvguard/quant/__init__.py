@@ -68,13 +68,21 @@ class QuantScheme(Record):
 
     ``method``: the config's ``quant_method`` (lower case); ``block``: FP8's
     ``weight_block_size`` (None: per-tensor FP8); ``ignored``: ``ignored_layers``, else
-    ``modules_to_not_convert``; ``modelled``: whether kvguard models the method's checks.
+    ``modules_to_not_convert``; ``modelled``: whether kvguard models the method's checks
+    (``reason``: why not).  AWQ / GPTQ (4- or 8-bit integer weights, "WNA16"): ``bits``,
+    ``group_size`` (-1: one group per input row), ``zero_point`` (AWQ), ``desc_act`` (GPTQ's
+    activation order).
     """
 
     method: str
     block: Optional[tuple[int, int]] = None
     ignored: tuple[str, ...] = ()
     modelled: bool = True
+    reason: Optional[str] = None
+    bits: int = 0
+    group_size: int = 0
+    zero_point: bool = False
+    desc_act: bool = False
 
 
 def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any]) -> Optional[QuantScheme]:
@@ -95,7 +103,43 @@ def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any]) -> O
                 return QuantScheme(method, modelled=False)
             block = (block[0], block[1])
         return QuantScheme(method, block, tuple(str(x) for x in ignored))
+    if method in ("awq", "gptq"):
+        return _wna16_scheme(method, cfg)
     return QuantScheme(method or "unknown", modelled=False)
+
+
+#: vllm marlin_utils.MARLIN_SUPPORTED_GROUP_SIZES (every release)
+_MARLIN_GROUP_SIZES = (-1, 32, 64, 128)
+
+
+def _wna16_scheme(method: str, cfg: Mapping[str, Any]) -> QuantScheme:
+    """An AWQ / GPTQ ``quantization_config``, or why kvguard does not model it."""
+    bits, group = cfg.get("bits"), cfg.get("group_size")
+
+    def unmodelled(why: str) -> QuantScheme:
+        return QuantScheme(method, modelled=False, reason=f"the {method} checkpoint's {why} is not modelled")
+
+    if type(group) is not int or group == 0 or group < -1:
+        return unmodelled(f"group_size {group!r}")
+    if cfg.get("lm_head"):
+        return unmodelled("quantized lm_head")
+    if method == "awq":
+        zero_point = cfg.get("zero_point")
+        if bits != 4 or type(zero_point) is not bool:
+            # AWQ's config refuses other widths before any layer is built
+            return unmodelled(f"bits={bits!r} / zero_point={zero_point!r}")
+        ignored = cfg.get("modules_to_not_convert") or ()
+        if not (isinstance(ignored, (list, tuple)) and all(isinstance(x, str) for x in ignored)):
+            return unmodelled("modules_to_not_convert")
+        return QuantScheme(method, ignored=tuple(ignored), bits=4, group_size=group, zero_point=zero_point)
+    desc_act, sym = cfg.get("desc_act"), cfg.get("sym")
+    if bits not in (4, 8) or sym is not True or type(desc_act) is not bool or group not in _MARLIN_GROUP_SIZES:
+        # not convertible to Marlin: the plain GPTQ kernels (up to 0.21.0) or the config's own refusal (0.22.0+)
+        return unmodelled(f"bits={bits!r} / sym={sym!r} / desc_act={desc_act!r} / group_size={group!r} (no "
+                          "Marlin kernel)")
+    if cfg.get("dynamic") or cfg.get("modules_in_block_to_quantize"):
+        return unmodelled("per-module rules (dynamic / modules_in_block_to_quantize)")
+    return QuantScheme(method, bits=bits, group_size=group, desc_act=desc_act)
 
 
 # ---------------------------------------------------------------------------
@@ -229,6 +273,8 @@ class Launch(Record, frozen=False):
     redundant: int = 0
     #: the default MoE kernel selection can take a refined FP8 block shape (a host fact; None: unknown)
     refined_fp8_moe_kernel: Optional[bool] = None
+    #: --quantization (None: the checkpoint's method, converted to its Marlin variant where vLLM does)
+    quantization: Optional[str] = None
 
     def moe_sizes(self, release) -> tuple[int, int, bool]:
         """(MoE TP size, EP size, use_ep): ``FusedMoEParallelConfig.make``."""
@@ -272,7 +318,8 @@ def _require_int_sizes(layer: Layer, sizes: tuple) -> None:
         raise _Unmodelled(f"model construction of {layer.prefix} with sizes {tuple(sizes)!r} (a size the config "
                           "leaves unset or not an integer) is not modelled")
 
-def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized") -> None:
+def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized",
+            path: Optional[str] = None) -> None:
     if layer.kind == "replicated":
         return
     if layer.kind == "vocab":
@@ -304,6 +351,12 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         ipp = input_size
         _divide(output_size, tp)
         parts = [_divide(o, tp) for o in outputs] if layer.kind in ("qkv", "merged") else [output_size // tp]
+    if scheme is not None and path is not None and skip != "skipped":
+        if skip == "unmodelled":
+            raise _Unmodelled(f"which shards of {layer.prefix} the {scheme.method} checkpoint's "
+                              f"modules_to_not_convert leaves unquantized is not modelled")
+        _wna16_layer(layer.prefix, scheme, path, input_size, ipp, sum(parts))
+        return
     if scheme is None or scheme.method != "fp8":
         return
     if skip == "fused_error":
@@ -364,6 +417,96 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
         raise _Refused("MI_fp8_moe_block_k", size=ispp, block=block_k)
 
 
+# ---------------------------------------------------------------------------
+# AWQ / GPTQ (integer weights, 16-bit activations) on the default host: CUDA, compute capability 9.0
+
+_WNA16 = ("awq", "gptq")
+#: vllm marlin_utils.GPTQ_MARLIN_MIN_THREAD_N / _K: the per-rank shape Marlin takes without padding
+_MARLIN_MIN_N, _MARLIN_MIN_K = 64, 128
+
+
+def _wna16_path(scheme: QuantScheme, release, user: Optional[str], top: Mapping[str, Any]) -> str:
+    """Which kernels build the layers: ``marlin`` (the Marlin layer check then, where it fails, the plain
+    kernels), ``plain`` (the plain AWQ kernels' checks), ``gptq_marlin`` (the mixed-precision kernel choice),
+    or ``unmodelled:<reason>``.  The conversion (``override_quantization_method``) happens on CUDA when the
+    checkpoint fits a Marlin kernel on the GPU (compute capability 9.0 here) unless --quantization names
+    another method; from 0.24.0 (AWQ) / 0.22.0 (GPTQ) one unified method takes every AWQ / GPTQ name."""
+    if scheme.method == "awq":
+        # the Marlin kernels carry AWQ's zero points only for 4-bit weights (uint4)
+        fits_marlin = scheme.zero_point and scheme.group_size in _MARLIN_GROUP_SIZES
+        if release.within("0.24.0"):
+            if user not in (None, "awq", "awq_marlin", "auto_awq", "marlin"):
+                return f"unmodelled:--quantization {user} with an AWQ checkpoint is not modelled"
+            return "marlin_padded" if fits_marlin else "plain"
+        if fits_marlin and user in (None, "marlin", "awq_marlin"):
+            return "marlin"
+        if user not in (None, "awq"):
+            return f"unmodelled:--quantization {user} with an AWQ checkpoint is not modelled"
+        dtype = top.get("torch_dtype") or top.get("dtype")
+        if dtype != "float16":
+            # the plain AWQ kernels run float16 activations only: the config check on the model's dtype
+            # (which --dtype may change) is not modelled
+            return (f"unmodelled:the plain awq kernels' dtype check (float16 only; config dtype {dtype!r}) is "
+                    f"not modelled")
+        return "plain"
+    if release.within("0.22.0"):
+        if user not in (None, "gptq", "gptq_marlin", "auto_gptq", "marlin"):
+            return f"unmodelled:--quantization {user} with a GPTQ checkpoint is not modelled"
+        if release.within("0.30.0") and scheme.desc_act and scheme.group_size != -1:
+            return "unmodelled:GPTQ desc_act=True (refused by the quantization config from 0.30.0) is not modelled"
+        padded = release.within("0.24.0") and not (scheme.desc_act and not release.within("0.30.0"))
+        return "gptq_marlin_padded" if padded else "gptq_marlin"
+    if user not in (None, "marlin", "gptq_marlin"):
+        return f"unmodelled:--quantization {user} with a GPTQ checkpoint (the plain GPTQ kernels) is not modelled"
+    return "gptq_marlin"
+
+
+def _marlin_takes(input_size: int, ipp: int, opp: int, group: int, padded: bool) -> bool:
+    """Whether Marlin takes the layer's per-rank shape: the thread tiles (unless the release pads the weight
+    to them) and a quantization group that does not straddle two ranks."""
+    straddles = group != -1 and group < input_size and ipp % group != 0
+    if padded:
+        return not straddles
+    return opp % _MARLIN_MIN_N == 0 and ipp % _MARLIN_MIN_K == 0 and not straddles
+
+
+def _wna16_layer(prefix: str, scheme: QuantScheme, path: str, input_size: int, ipp: int, opp: int) -> None:
+    """The AWQ / GPTQ checks of one quantized linear layer (per-rank input ``ipp``, output ``opp``)."""
+    group = scheme.group_size
+    if path.startswith("gptq_marlin"):
+        if not _marlin_takes(input_size, ipp, opp, group, path.endswith("_padded")):
+            # the mixed-precision kernel choice then tries the other kernels, whose answers (and the refusal's
+            # list of reasons) depend on the packages the host has installed
+            raise _Unmodelled(f"the GPU kernel choice for {prefix} (per-rank input {ipp}, output {opp}), which "
+                              f"Marlin cannot run, is not modelled")
+        return
+    if path.startswith("marlin") and _marlin_takes(input_size, ipp, opp, group, path.endswith("_padded")):
+        return
+    # the plain AWQ kernels (chosen, or Marlin's fall-back for this layer): whole groups and packed words per rank
+    whole = group if group != -1 else input_size
+    if ipp % whole != 0:
+        raise _Refused("MI_awq_input", size=ipp, group=whole, input=input_size)
+    if opp % (32 // scheme.bits) != 0:
+        raise _Refused("MI_awq_output", size=opp, pack=32 // scheme.bits)
+
+
+def _wna16_skip_state(layer: Layer, scheme: QuantScheme) -> str:
+    """AWQ's modules_to_not_convert: a layer is left unquantized when a listed name is part of its prefix; a
+    fused layer's shards are matched one by one from 0.12.0 (before, the fused name): only the answers every
+    release agrees on are modelled (a name in the parent module, or in none of the names)."""
+    if scheme.method != "awq" or not scheme.ignored:
+        return "quantized"
+    if not layer.shards:
+        return "skipped" if any(m in layer.prefix for m in scheme.ignored) else "quantized"
+    parent, proj = layer.prefix.rsplit(".", 1)
+    if any(m in parent for m in scheme.ignored):
+        return "skipped"
+    names = [layer.prefix] + [f"{parent}.{shard}" for shard in layer.shards]
+    if any(m in name for m in scheme.ignored for name in names):
+        return "unmodelled"
+    return "quantized"
+
+
 class _Unknown(Exception):
     """A host fact the answer needs is unknown."""
 
@@ -414,7 +557,8 @@ def outcome(facts, release, launch: Launch) -> Outcome:
         if len(_MEMO) > 256:
             _MEMO.clear()
         entry = _MEMO[mkey] = (facts, {})
-    lkey: Optional[tuple] = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel)
+    lkey: Optional[tuple] = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant,
+                             launch.refined_fp8_moe_kernel, launch.quantization)
     try:
         hit = entry[1].get(lkey)
     except TypeError:  # an unhashable size: decided (as not modelled) below
@@ -450,14 +594,29 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         if scheme is not None:
             return Outcome(unmodelled=f"the weight-shard checks of {', '.join(facts.architectures) or 'this model'} "
                                       f"are not modelled")
+        if launch.quantization is not None:
+            return Outcome(unmodelled=f"--quantization {launch.quantization} with "
+                                      f"{', '.join(facts.architectures) or 'this model'} is not modelled")
         if launch.eplb:
             return Outcome(unmodelled=f"the MoE layers of {', '.join(facts.architectures) or 'this model'} are not "
                                       f"modelled (EPLB's expert-distribution check)")
         return Outcome()
     if scheme is not None and not scheme.modelled:
-        return Outcome(unmodelled=f"the {scheme.method} quantization method's weight-shard checks are not modelled")
+        return Outcome(unmodelled=scheme.reason
+                       or f"the {scheme.method} quantization method's weight-shard checks are not modelled")
+    path = None
+    if scheme is not None and scheme.method in _WNA16:
+        if family != "llama":
+            return Outcome(unmodelled=f"{scheme.method} with MoE layers ({', '.join(facts.architectures)}) is not "
+                                      f"modelled")
+        path = _wna16_path(scheme, release, launch.quantization, facts.resolved_top)
+        if path.startswith("unmodelled:"):
+            return Outcome(unmodelled=path.split(":", 1)[1])
+    elif launch.quantization is not None and launch.quantization != (scheme.method if scheme else None):
+        return Outcome(unmodelled=f"--quantization {launch.quantization} with this checkpoint is not modelled")
     prepared = _prepared(facts, family, release, scheme)
-    key = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel)
+    key = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel,
+           launch.quantization)
     memo = prepared[2]
     hit = memo.get(key)
     if hit is not None:
@@ -478,7 +637,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 if layer.kind != "replicated":
                     _require_int_sizes(layer, layer.qkv if layer.kind == "qkv"
                                        else (layer.input_size, *layer.output_sizes))
-                _linear(layer, launch, scheme, release, skip)
+                _linear(layer, launch, scheme, release, skip, path)
         except _Refused as exc:
             result = Outcome(exc.check, exc.values, layer.prefix, tuple(needs))
             break
@@ -503,6 +662,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
 
 def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
     """Whether the quantization method leaves the layer unquantized (launch-independent)."""
+    if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab", "replicated"):
+        return _wna16_skip_state(layer, scheme)
     if scheme is None or scheme.method != "fp8" or layer.kind in ("check", "vocab", "replicated"):
         return "quantized"
     try:
@@ -611,6 +772,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
         if "refined_fp8_moe_kernel" in res.needs and "refined FP8 MoE blocks" not in " ".join(out["assumptions"]):
             out["assumptions"].append("refined FP8 MoE blocks served by Triton (an H100-class GPU, compute "
                                       "capability 90, with Triton: the default host)")
+        if scheme is not None and scheme.modelled and scheme.method in _WNA16 and not any(
+                "AWQ / GPTQ" in a for a in out["assumptions"]):
+            out["assumptions"].append("the AWQ / GPTQ kernels of an H100-class GPU (CUDA, compute capability 90: "
+                                      "the Marlin conversion and its layer check; the default host)")
         if res.unmodelled:
             unmodelled = res.unmodelled
             break
@@ -656,6 +821,15 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                                 f"them: refused at tp {label}")
         elif check == "MI_tp_gt_experts":
             out["rules"].append(f"tp above the expert count: refused at tp {label}")
+        elif check == "MI_awq_input":
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            res = outcome(facts, release, Launch(tp=item["tp"], dp=dp, pcp=pcp, ep=ep,
+                                                 refined_fp8_moe_kernel=refined_fp8_moe_kernel))
+            total, group = res.values["input"], res.values["group"]
+            layer = (item["layer"] or "").split(".", 3)[-1]
+            out["rules"].append(f"AWQ: {layer} input size {total} = {total // group} groups of {group}; a shard that "
+                                f"is not whole groups is not taken by Marlin and the plain AWQ kernels refuse it: "
+                                f"refused at tp {label}")
         else:
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             out["rules"].append(f"{item['layer']}: {item['exc_type']}: {item['message'] or '(bare assert)'}: refused "

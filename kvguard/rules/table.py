@@ -508,7 +508,8 @@ def _mi(state):
         from ..quant import Launch, outcome
 
         out = state._mi_out = outcome(state.facts, state.release, Launch(tp=state.tp, dp=state.dp, pcp=state.pcp, ep=bool(state.ep), eplb=bool(state.eplb),
-                                                       redundant=state.redundant, refined_fp8_moe_kernel=True))
+                                                       redundant=state.redundant, refined_fp8_moe_kernel=True,
+                                                       quantization=state.layout.quantization))
     return out
 
 
@@ -529,8 +530,26 @@ def _mi_undecided(state) -> bool:
                          f"{_MODELLED_CAPABILITY} with Triton (this host: {capability})")
     if out.unmodelled:
         state.unmodelled(out.unmodelled)
+    if _wna16_read(state):
+        # the AWQ / GPTQ kernel path is decided for CUDA compute capability 9.0 (Marlin's conversion, its layer
+        # check, the mixed-precision kernel choice); the environment variables that change it are not modelled
+        capability = state.need("gpu_capability")
+        if capability != _MODELLED_CAPABILITY:
+            state.unmodelled(f"the AWQ / GPTQ kernel choice is modelled for compute capability {_MODELLED_CAPABILITY} "
+                             f"(this host: {capability})")
+        for name in ("VLLM_BATCH_INVARIANT", "VLLM_DISABLED_KERNELS"):
+            if state.env.get(name):
+                state.unmodelled(f"{name} changes the AWQ / GPTQ kernel choice (not modelled)")
     state._mi_skip = False
     return False
+
+
+def _wna16_read(state) -> bool:
+    """Whether the outcome read the AWQ / GPTQ kernel path (a quantized model of a modelled family)."""
+    from ..quant import scheme_of
+
+    scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
+    return scheme is not None and scheme.modelled and scheme.method in ("awq", "gptq")
 
 
 def _mi_fires(state, check: str) -> bool:
@@ -628,6 +647,8 @@ _S_LINEAR = "vllm/model_executor/layers/linear.py"
 _S_FP8 = "vllm/model_executor/layers/quantization/fp8.py"
 _S_FP8_UTILS = "vllm/model_executor/layers/quantization/utils/fp8_utils.py"
 _S_FUSED_MOE = "vllm/model_executor/layers/fused_moe/layer.py"
+_S_AWQ = "vllm/model_executor/layers/quantization/awq.py"
+_S_AUTO_AWQ = "vllm/model_executor/layers/quantization/auto_awq.py"
 
 # ---------------------------------------------------------------------------
 
@@ -1757,6 +1778,22 @@ RULES = (
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
           description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
+    Check("MI_awq_input", stage="model_init",
+          when=lambda state: _mi_fires(state, "MI_awq_input"),
+          template="The input size is not aligned with the quantized weight shape. This can be caused by too large "
+                   "tensor parallel size.",
+          source=f"{_S_AWQ}::AWQLinearMethod.create_weights (0.24.0+: {_S_AUTO_AWQ}::BaseAWQLinearMethod."
+                 f"create_weights; on CUDA the Marlin kernels' fall-back for layers whose per-rank shape Marlin "
+                 f"does not take)",
+          description="AWQ: a layer's per-rank input must be whole quantization groups (group_size -1: the whole "
+                      "input, so no row-parallel split)"),
+    Check("MI_awq_output", stage="model_init",
+          when=lambda state: _mi_fires(state, "MI_awq_output"),
+          template="The output size is not aligned with the quantized weight shape. This can be caused by too large "
+                   "tensor parallel size.",
+          source=f"{_S_AWQ}::AWQLinearMethod.create_weights (0.24.0+: {_S_AUTO_AWQ}::BaseAWQLinearMethod."
+                 f"create_weights)",
+          description="AWQ: a layer's per-rank output must fill whole packed 32-bit words (8 four-bit values)"),
     # ===================== worker start: attention backends ==================
     # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
     # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare

@@ -18,7 +18,13 @@ runs after the geometry checks): the attention layers and rotary embeddings (sta
 their kernels do not exist on CPU), the FP8 linear kernel choice (``init_fp8_linear_kernel``)
 and the FP8 MoE backend choice (``select_fp8_moe_backend`` returns Triton, the choice of the
 default host, an H100-class GPU with Triton).  The platform's quantization support check is
-bypassed (the CPU platform supports no FP8).  With ``record`` the constructed layers are
+bypassed (the CPU platform supports no FP8).  The AWQ / GPTQ path (the Marlin conversion, the
+Marlin layer check, the mixed-precision kernel selection) asks the platform what GPU it runs on:
+the quantization modules and the linear-kernel modules (``vllm.model_executor.layers.quantization.*``,
+``vllm.model_executor.kernels.*``, their ``current_platform`` name only; the CPU AWQ/GPTQ method of
+0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint) see a stand-in that
+answers as CUDA with compute capability 9.0 (the default host); everything else keeps the CPU
+platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
 listed (prefix, class, sizes) for comparison with kvguard's architecture data.
 """
 
@@ -38,6 +44,81 @@ def _setup():
 
     CpuPlatform.verify_quantization = classmethod(lambda cls, quant: None)
     platforms._current_platform = CpuPlatform()
+    _quant_modules_see_cuda_90()
+
+
+#: the modules whose platform queries decide the AWQ / GPTQ kernel path (imported eagerly so that the
+#: stand-in is in place before the engine config asks for the Marlin conversion)
+_QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_executor.layers.quantization.awq_marlin",
+                  "vllm.model_executor.layers.quantization.auto_awq", "vllm.model_executor.layers.quantization.gptq",
+                  "vllm.model_executor.layers.quantization.gptq_marlin",
+                  "vllm.model_executor.layers.quantization.auto_gptq",
+                  "vllm.model_executor.layers.quantization.cpu_wna16",
+                  "vllm.model_executor.layers.quantization.utils.marlin_utils",
+                  "vllm.model_executor.layers.quantization.utils.machete_utils",
+                  "vllm.model_executor.layers.quantization.kernels.mixed_precision",
+                  "vllm.model_executor.kernels.linear", "vllm.model_executor.kernels.linear.mixed_precision")
+_STAND_IN: list = []
+
+
+def _cuda_90_stand_in():
+    """The CPU platform answering the GPU questions as the default host would: CUDA, capability 9.0."""
+    if not _STAND_IN:
+        import vllm.platforms as platforms
+        from vllm.platforms.interface import DeviceCapability, PlatformEnum
+
+        base = type(platforms._current_platform)
+
+        class Cuda90(base):
+            _enum = PlatformEnum.CUDA
+
+            @classmethod
+            def get_device_capability(cls, device_id=0):
+                return DeviceCapability(9, 0)
+
+        _STAND_IN.append(Cuda90())
+    return _STAND_IN[0]
+
+
+def _sees_cuda_90(mname: str) -> bool:
+    """Only the AWQ / GPTQ / Marlin / mixed-precision-kernel modules: the FP8 and other methods keep the CPU
+    platform (their GPU choices are stood in elsewhere or not exercised)."""
+    return (mname.endswith((".awq", ".awq_marlin", ".auto_awq", ".gptq", ".gptq_marlin", ".auto_gptq",
+                            ".cpu_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
+            or ".mixed_precision" in mname) and mname.startswith("vllm.model_executor.")
+
+
+def _quant_modules_see_cuda_90():
+    import importlib
+
+    for name in _QUANT_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - the module does not exist in this release
+            pass
+    stand_in = _cuda_90_stand_in()
+    for mname, mod in list(sys.modules.items()):
+        if mod is None or not _sees_cuda_90(mname):
+            continue
+        if "current_platform" in getattr(mod, "__dict__", {}) and mod.current_platform is not stand_in:
+            mod.current_platform = stand_in
+    # from 0.17.0 the kernel choice lives in vllm.model_executor.kernels.linear, next to the FP8 kernel choices:
+    # only the mixed-precision choice sees the stand-in, for the duration of the call
+    linear = sys.modules.get("vllm.model_executor.kernels.linear")
+    choose = getattr(linear, "choose_mp_linear_kernel", None)
+    if choose is not None and not getattr(choose, "_kvg", False):
+        def choose_on_cuda_90(*a, **k):
+            real = linear.current_platform
+            linear.current_platform = stand_in
+            try:
+                return choose(*a, **k)
+            finally:
+                linear.current_platform = real
+        choose_on_cuda_90._kvg = True
+        linear.choose_mp_linear_kernel = choose_on_cuda_90
+        for mname, mod in list(sys.modules.items()):
+            if mod is not None and mname.startswith("vllm.") and getattr(mod, "choose_mp_linear_kernel", None) is choose:
+                mod.choose_mp_linear_kernel = choose_on_cuda_90
 
 
 class _DeviceGroup:
@@ -186,13 +267,13 @@ def _set(obj, name, value):
         pass
 
 
-def _vllm_config(cfg: dict):
+def _vllm_config(cfg: dict, engine_args: dict):
     from vllm.engine.arg_utils import EngineArgs
 
     d = tempfile.mkdtemp(prefix="kvg-quant-")
     with open(os.path.join(d, "config.json"), "w") as fh:
         json.dump(cfg, fh)
-    return EngineArgs(model=d, skip_tokenizer_init=True).create_engine_config()
+    return EngineArgs(model=d, skip_tokenizer_init=True, **engine_args).create_engine_config()
 
 
 def _record_hooks(records):
@@ -259,13 +340,15 @@ def main(inp: str, out: str) -> None:
     for case in cases:
         t0 = time.time()
         try:
-            vc = _vllm_config(case["config"])
+            _quant_modules_see_cuda_90()
+            vc = _vllm_config(case["config"], case.get("engine_args") or {})
             cls = get_model_architecture(vc.model_config)[0]
         except Exception as exc:  # noqa: BLE001
             results.append({"setup_error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-1500:]})
             continue
         _patch()
         _stubs()
+        _quant_modules_see_cuda_90()
         outs = []
         for lay in case["layouts"]:
             SIZES.update(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1))
@@ -296,7 +379,8 @@ def main(inp: str, out: str) -> None:
             if case.get("record"):
                 rec["layers"] = list(records)
             outs.append(rec)
-        results.append({"outcomes": outs, "seconds": round(time.time() - t0, 2)})
+        results.append({"outcomes": outs, "seconds": round(time.time() - t0, 2),
+                        "quant_config": type(vc.quant_config).__name__ if vc.quant_config is not None else None})
     with open(out, "w") as fh:
         json.dump({"results": results}, fh)
 

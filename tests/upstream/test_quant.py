@@ -93,6 +93,40 @@ def variants(rng: random.Random, n: int, offset: int = 0) -> list[dict]:
     return out[:n]
 
 
+#: AWQ / GPTQ: real dense checkpoints (the catalog's Qwen2.5-72B-Instruct-AWQ, whose config.json says
+#: torch_dtype float16, and Llama-3.1-8B) with quantization configs in the form AutoAWQ / AutoGPTQ write
+#: them (AWQ: bits, group_size, zero_point, version, modules_to_not_convert; GPTQ: bits, group_size,
+#: damp_percent, desc_act, sym, true_sequential), varied over the values real checkpoints use
+WNA16_BASES = ("Qwen/Qwen2.5-72B-Instruct-AWQ", "meta-llama/Llama-3.1-8B-Instruct")
+
+
+def wna16_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
+    """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints, sometimes with --quantization."""
+    out = []
+    while len(out) < n:
+        cfg = cut(catalog.lookup(rng.choice(WNA16_BASES)).config)
+        cfg["torch_dtype"] = "float16"
+        cfg["num_hidden_layers"] = 1
+        if rng.random() < 0.35:
+            cfg["intermediate_size"] = rng.choice([11008, 13824, 14336, 18944, 27392, 29568, 29696])
+        group = rng.choice([128, 128, -1, 32, 64])
+        engine: dict = {}
+        if rng.random() < 0.55:
+            q = {"bits": 4, "group_size": group, "zero_point": rng.random() < 0.85, "version": "gemm",
+                 "modules_to_not_convert": rng.choice([None, None, ["lm_head"], ["mlp.down_proj"], ["self_attn"]]),
+                 "quant_method": "awq"}
+            if rng.random() < 0.3:
+                engine["quantization"] = rng.choice(["awq", "awq_marlin"])
+        else:
+            q = {"bits": rng.choice([4, 4, 8]), "group_size": group, "damp_percent": 0.01,
+                 "desc_act": rng.random() < 0.3, "sym": True, "true_sequential": True, "quant_method": "gptq"}
+            if rng.random() < 0.2:
+                engine["quantization"] = "gptq_marlin"
+        cfg["quantization_config"] = q
+        out.append((cfg, engine))
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -111,13 +145,14 @@ def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     return out[:n]
 
 
-def kvguard_outcome(cfg: dict, lay: dict, version: str):
+def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None):
     """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
     release = resolve(version)
     facts = model_facts(cfg, vllm_version=version)
     res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
                                          ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
-                                         redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True))
+                                         redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
+                                         quantization=quantization))
     if res.unmodelled:
         return None
     if res.check is None:
@@ -131,7 +166,7 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_fp8_moe_block_n": "block-fp8-moe", "MI_fp8_moe_block_k": "block-fp8-moe",
             "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
             "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
-            "MI_tp_gt_experts": "sharding"}
+            "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
@@ -157,6 +192,8 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     if lay.get("eplb") or lay.get("ep"):
         return "ep-eplb (accepted)"
     q = cfg.get("quantization_config")
+    if q and q.get("quant_method") in ("awq", "gptq"):
+        return f"{q['quant_method']} (accepted)"
     return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
 
 
@@ -180,13 +217,23 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             if _kvguard_refuses_config(case["config"], version):
                 counts["config_refused_both"] += 1  # vLLM's ModelConfig refuses it: no model is built
                 continue
+            quantization = (case.get("engine_args") or {}).get("quantization")
+            if all(kvguard_outcome(case["config"], lay, version, quantization) is None for lay in case["layouts"]):
+                # the engine config refuses it (GPTQ desc_act on 0.30.0+): kvguard leaves the stage undecided
+                counts["undecided"] += len(case["layouts"])
+                continue
             counts["oracle_setup_failures"] += 1
             mismatches.append({"config": case["config"].get("architectures"), "setup_error": res["setup_error"]})
             continue
         for lay, rec in zip(case["layouts"], res["outcomes"]):
-            mine = kvguard_outcome(case["config"], lay, version)
+            mine = kvguard_outcome(case["config"], lay, version, (case.get("engine_args") or {}).get("quantization"))
             if mine is None:
                 counts["undecided"] += 1
+                q = case["config"].get("quantization_config") or {}
+                key = f"{q.get('quant_method')} (undecided)" if q.get("quant_method") in ("awq", "gptq") else None
+                if key:
+                    by_family.setdefault(key, {"agree": 0, "disagree": 0})["agree"] += 0
+                    by_family[key]["count"] = by_family[key].get("count", 0) + 1
                 continue
             theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
             fam = by_family.setdefault(_family(case["config"], lay, version, rec["ok"], rec.get("message")),
@@ -197,6 +244,7 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             else:
                 counts["disagree"] += 1
                 mismatches.append({"arch": case["config"].get("architectures"), "layout": lay, "kvguard": mine,
+                                   "engine_args": case.get("engine_args"),
                                    "oracle": theirs, "where": rec.get("where"),
                                    "sizes": {k: case["config"].get(k) for k in (
                                        "intermediate_size", "moe_intermediate_size", "quantization_config")}})
@@ -217,6 +265,11 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg.get("num_attention_heads") or 1
         lays = [lay for lay in layouts(rng, n_layouts, version) if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": lays})
+    # AWQ / GPTQ (dense): tp sizes up to 64 reach every per-rank refusal of the 1-layer configs
+    for cfg, engine in wna16_variants(rng, max(1, n_configs // 2)):
+        heads = cfg["num_attention_heads"]
+        lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
+        cases.append({"config": cfg, "layouts": lays[-n_layouts:], "engine_args": engine})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)
