@@ -353,3 +353,15 @@ def test_a_moe_size_the_config_leaves_unset_is_never_an_internal_error(key):
     for version in ("0.10.2", "0.28.0", "0.33.0"):
         verdict = kvguard.check(config, vllm_version=version, tp=8)   # raises InternalError on a kvguard bug
         assert verdict.ok is not None
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+def test_a_given_dtype_with_an_awq_checkpoint_is_skipped_not_decided(dtype):
+    # --dtype changes the model's dtype, which the AWQ kernels' choice and their activation-dtype check read:
+    # kvguard models neither, so the model-construction check is skipped, never accepted on the config's dtype
+    v = kvguard.check(awq72(), vllm_version="0.20.0", tp=16, dtype=dtype, host=BIG)
+    assert v.ok
+    assert [s.check for s in v.skipped] == ["MI_model"]
+    assert v.skipped[0].reason == f"--dtype {dtype} with awq weights is not modelled"
+    # "auto" keeps the checkpoint's float16: decided (and refused at tp 16)
+    assert kvguard.check(awq72(), vllm_version="0.20.0", tp=16, dtype="auto", host=BIG).check == "MI_awq_input"

@@ -108,6 +108,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("all2all_backend", ("--all2all-backend",), "str", "0.11.1"),
     # ModelConfig's --quantization: which method builds the layers (issue 12: AWQ / GPTQ keep their plain kernels)
     Flag("quantization", ("--quantization", "-q"), "str"),
+    Flag("dtype", ("--dtype",), "str"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}

@@ -122,6 +122,8 @@ class Layout:
     all2all_backend: Optional[str] = None
     #: ModelConfig's --quantization (None: the checkpoint's method, which vLLM may convert to a faster kernel)
     quantization: Optional[str] = None
+    #: ModelConfig's --dtype ("auto": the checkpoint's); read only where a modelled check depends on it
+    dtype: str = "auto"
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -275,6 +275,8 @@ class Launch(Record, frozen=False):
     refined_fp8_moe_kernel: Optional[bool] = None
     #: --quantization (None: the checkpoint's method, converted to its Marlin variant where vLLM does)
     quantization: Optional[str] = None
+    #: --dtype ("auto": the checkpoint's)
+    dtype: str = "auto"
 
     def moe_sizes(self, release) -> tuple[int, int, bool]:
         """(MoE TP size, EP size, use_ep): ``FusedMoEParallelConfig.make``."""
@@ -609,6 +611,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         if family != "llama":
             return Outcome(unmodelled=f"{scheme.method} with MoE layers ({', '.join(facts.architectures)}) is not "
                                       f"modelled")
+        if launch.dtype != "auto":
+            # which kernels take the layers, and the kernels' activation-dtype check, read the model's dtype
+            return Outcome(unmodelled=f"--dtype {launch.dtype} with {scheme.method} weights is not modelled")
         path = _wna16_path(scheme, release, launch.quantization, facts.resolved_top)
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])

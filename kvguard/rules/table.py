@@ -509,7 +509,8 @@ def _mi(state):
 
         out = state._mi_out = outcome(state.facts, state.release, Launch(tp=state.tp, dp=state.dp, pcp=state.pcp, ep=bool(state.ep), eplb=bool(state.eplb),
                                                        redundant=state.redundant, refined_fp8_moe_kernel=True,
-                                                       quantization=state.layout.quantization))
+                                                       quantization=state.layout.quantization,
+                                                       dtype=state.layout.dtype))
     return out
 
 
