@@ -102,6 +102,47 @@ def test_the_draft_found_like_a_model_or_given(tmp_path):
     assert any("EagleLlamaForCausalLM" in n for n in by_path.notes)
 
 
+#: a Medusa head in vLLM's own format (config.json of abhigoyal/vllm-medusa-llama-68m-random's shape, with
+#: Llama-3.1-8B's hidden size and vocabulary): MedusaConfig, architecture MedusaModel
+MEDUSA = {"architectures": ["MedusaModel"], "hidden_size": 4096, "model_type": "medusa", "num_heads": 5,
+          "num_hidden_layers": 1, "vocab_size": 128256, "truncated_vocab_size": None, "torch_dtype": "float16"}
+
+
+@pytest.mark.parametrize("release", ["0.11.0", "0.20.0", "0.25.0", "0.32.0"])
+def test_a_medusa_draft(release):
+    """Detected from its model type; MedusaModel has no SupportsPP (the draft runs with the target's pp up to
+    0.29.0); it has no attention heads, so any draft tp passes; no n_predict, so the token count is required."""
+    spec = {"model": "/drafts/medusa-head", "num_speculative_tokens": 3}
+    assert kvguard.check(LLAMA, vllm_version=release, host=CPU, tp=2, speculative_config=spec,
+                         draft_config=MEDUSA).ok
+    v = kvguard.check(LLAMA, vllm_version=release, host=CPU, pp=2, speculative_config=spec, draft_config=MEDUSA)
+    if release == "0.32.0":  # the draft runs with pp 1 from 0.30.0
+        assert v.ok
+    else:
+        assert (v.check, v.exc_type) == ("SC_draft_verify(MC_pp_unsupported)", "NotImplementedError")
+    v = kvguard.check(LLAMA, vllm_version=release, host=CPU, speculative_config={"model": "/drafts/medusa-head"},
+                      draft_config=MEDUSA)
+    assert v.exc_type == ("TypeError" if release == "0.11.0" else "ValueError")
+
+
+def test_medusa_is_gone_in_0_33_0():
+    v = kvguard.check(LLAMA, vllm_version="0.33.0", host=CPU, draft_config=MEDUSA,
+                      speculative_config={"model": "/drafts/medusa-head", "num_speculative_tokens": 3})
+    assert (v.check, v.exc_type) == ("SC_draft_model_config", "ValueError")
+    assert v.message.startswith("The checkpoint you are trying to load has model type `medusa` but Transformers "
+                                "does not recognize this architecture.")
+
+
+def test_an_old_format_medusa_head():
+    """No model_type: 0.25.0+ reads it as MedusaConfig when the method is medusa (hf_overrides names the type);
+    otherwise AutoConfig matches the path against the types registered so far (process state: undecidable)."""
+    old = {"medusa_num_heads": 5, "medusa_num_layers": 1, "base_model_name_or_path": "lmsys/vicuna-7b-v1.3"}
+    spec = {"method": "medusa", "model": "/drafts/medusa-vicuna-7b-v1.3", "num_speculative_tokens": 3}
+    assert kvguard.check(LLAMA, vllm_version="0.25.0", host=CPU, speculative_config=spec, draft_config=old).ok
+    with pytest.raises(Undecidable, match="has no model_type"):
+        kvguard.check(LLAMA, vllm_version="0.20.0", host=CPU, speculative_config=spec, draft_config=old)
+
+
 def test_a_draft_kvguard_cannot_find_is_undecidable():
     with pytest.raises(Undecidable, match="cannot find a config.json"):
         kvguard.check(LLAMA, vllm_version="0.20.0", host=CPU,

@@ -186,7 +186,8 @@ def eagle_config(cfg: Any, method: str, r: Release) -> Any:
     raise Undecidable(f"an EAGLE draft in vLLM {r.version}: EAGLEConfig is not modelled for this config")
 
 
-def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional[str] = None):
+def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional[str] = None, *,
+                      override: bool = True):
     """The draft's config as SpeculativeConfig leaves it: the override (what ModelConfig's hf_overrides does),
     then, for ``wrap`` (eagle / eagle3 / dflash), the EAGLEConfig wrapper.  ``applied`` records the model
     type, n_predict and architectures the override left."""
@@ -194,7 +195,7 @@ def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional
 
     def apply(cfg: Any) -> Any:
         try:
-            out = hf_config_override(cfg, r)
+            out = hf_config_override(cfg, r) if override else cfg
             if applied is not None:
                 applied["model_type"] = getattr(out, "model_type", None)
                 applied["n_predict"] = getattr(out, "n_predict", None)

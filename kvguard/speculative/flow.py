@@ -315,8 +315,6 @@ def build_draft(state) -> None:
 
     release = state.release
     spec = state.spec
-    if sc.method in ("medusa", "mlp_speculator"):
-        raise Undecidable(f"speculative method {sc.method!r} is not modelled")
     if sc.model == spec.target_model and spec.target_raw is not None:
         raw, source = dict(spec.target_raw), "the target's own checkpoint"
     else:
@@ -329,7 +327,19 @@ def build_draft(state) -> None:
     kind = None
     from . import speculators
 
-    if speculators.is_speculators(raw):
+    # 0.25.0+: an explicit medusa method builds the draft with hf_overrides={"model_type": "medusa"} instead of
+    # the config override, so any checkpoint (old-format Medusa heads have no model_type) is read as MedusaConfig;
+    # the key wins over the checkpoint's own model_type, which ends up overwritten by the same value
+    medusa_forced = sc.method == "medusa" and release.within("0.25.0")
+    if medusa_forced:
+        raw["model_type"] = "medusa"
+    elif "model_type" not in raw and not speculators.is_speculators(raw):
+        # transformers' AutoConfig then matches the draft's path against every model type it knows, vLLM's own
+        # configs included once registered (an old-format Medusa head at .../medusa-vicuna-7b loads as
+        # MedusaConfig after vLLM has registered it); which are registered by then is process state
+        raise Undecidable(f"the draft {sc.model!r} has no model_type in its config.json: which config class "
+                          f"AutoConfig picks from its path in vLLM {release.version} is not modelled")
+    elif speculators.is_speculators(raw):
         try:
             raw = speculators.draft_config(raw, release)
         except speculators.SpeculatorsError as exc:
@@ -338,7 +348,7 @@ def build_draft(state) -> None:
         kind = "speculators"
         sc.notes.append(f"the draft {sc.model} is a speculators checkpoint: read as vLLM's SpeculatorsConfig "
                         f"(its transformer_layer_config, a {raw.get('model_type')} config)")
-    result = _draft_facts(state, raw, sc.model)
+    result = _draft_facts(state, raw, sc.model, override=not medusa_forced)
     if isinstance(result, Refusal):
         raise result
     facts, applied = result
@@ -348,22 +358,23 @@ def build_draft(state) -> None:
                           n_predict=applied.get("n_predict"), source=source, raw=raw, applied=applied)
 
 
-def _draft_facts(state, raw: dict, name: str, wrap: Optional[str] = None):
+def _draft_facts(state, raw: dict, name: str, wrap: Optional[str] = None, *, override: bool = True):
     """(facts, applied override) of the draft, memoised per release and environment; a Refusal for vLLM's
     crash building the draft ModelConfig (re-wrapped by SpeculativeConfig, as pydantic re-raises it).
-    ``wrap``: the EAGLE method whose EAGLEConfig wraps the draft."""
+    ``wrap``: the EAGLE method whose EAGLEConfig wraps the draft (or ``dspark-v4``, the DeepSeek-V4 DSpark
+    rewrite); ``override``: whether SpeculativeConfig's config override runs (not for a forced Medusa)."""
     from ..facts import Crash, derive
     from ..rules.engine import Refusal
     from .draft import override_callable
 
     release = state.release
-    key = (release.key, tuple(sorted(state.env.items())), name, wrap)
+    key = (release.key, tuple(sorted(state.env.items())), name, wrap, override, raw.get("model_type"))
     memo = state.spec.memo
     if key in memo:
         return memo[key]
     applied: dict = {}
     facts = derive(raw, release, state.env, trust_remote_code=state.spec.trust_remote_code, model_path=name,
-                   hf_overrides=override_callable(release, applied, wrap))
+                   hf_overrides=override_callable(release, applied, wrap, override=override))
     if isinstance(facts, Crash):
         wrapped = "stage" if facts.wrapped_by else None
         result: Any = Refusal(facts.exc_type, facts.message, check="SC_draft_model_config", wrapped_by=wrapped,
@@ -406,7 +417,7 @@ def detect_method(state) -> None:
     elif release.within("0.25.0") and ("dspark" in name or "Qwen3DSparkModel" in d.architectures):
         sc.method = "dspark"
     elif mt in ("medusa", "mlp_speculator") and not release.within("0.33.0"):
-        raise Undecidable(f"{mt} drafts are not modelled")
+        sc.method = mt
     elif not release.within("0.11.0"):
         if mt in _MTP_0102:
             sc.method = _MTP_0102[mt]
@@ -479,7 +490,9 @@ def draft_tp(state) -> None:
     if sc is None or sc.draft is None or sc.unsupported:
         return
     if sc.draft_tp is None:
-        sc.draft_tp = state.tp
+        # an MLP speculator runs unsharded unless told otherwise (up to 0.32.0, the releases that know it)
+        mlp = sc.draft.model_type == "mlp_speculator" and not state.release.within("0.33.0")
+        sc.draft_tp = 1 if mlp else state.tp
 
 
 def draft_tp_invalid(state) -> bool:
