@@ -143,6 +143,57 @@ def test_an_old_format_medusa_head():
         kvguard.check(LLAMA, vllm_version="0.20.0", host=CPU, speculative_config=spec, draft_config=old)
 
 
+V4_FLASH = lookup("deepseek-ai/DeepSeek-V4-Flash").config
+#: a Qwen3DSparkModel draft for Qwen3-8B: Qwen3-8B's attention geometry and vocabulary, one layer, and the keys
+#: vLLM's qwen3_dspark model / SpeculativeConfig read (markov_rank, dspark_block_size; no public checkpoint copy)
+DSPARK_QWEN3 = {"architectures": ["Qwen3DSparkModel"], "model_type": "qwen3", "hidden_size": 4096,
+                "intermediate_size": 12288, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+                "num_hidden_layers": 1, "max_position_embeddings": 40960, "vocab_size": 151936,
+                "rms_norm_eps": 1e-06, "rope_theta": 1000000, "torch_dtype": "bfloat16", "block_size": 7,
+                "dspark_block_size": 7, "markov_rank": 256}
+QWEN8 = lookup("Qwen/Qwen3-8B").config
+
+
+@pytest.mark.parametrize("release", ["0.25.0", "0.27.0", "0.28.0"])
+def test_deepseek_v4_s_own_dspark_stages(release):
+    """The target is its own draft, rewritten to DSparkDraftModel (no SupportsPP); DSpark forces the V2 model
+    runner, which needs Triton (recorded from the oracles, CPU platform)."""
+    spec = {"method": "dspark", "num_speculative_tokens": 3}
+    v = kvguard.check(V4_FLASH, vllm_version=release, host=CPU, tp=8, speculative_config=spec)
+    assert (v.check, v.exc_type, v.message) == ("VC_mrv2_triton", "ValueError", "Model Runner V2 requires Triton.")
+    v = kvguard.check(V4_FLASH, vllm_version=release, host=CPU, tp=8, pp=2, speculative_config=spec)
+    assert (v.check, v.exc_type) == ("SC_draft_verify(MC_pp_unsupported)", "NotImplementedError")
+    v = kvguard.check(V4_FLASH, vllm_version=release, host=CPU, tp=3, speculative_config=spec)
+    assert v.message == "Total number of attention heads (64) must be divisible by tensor parallel size (3)."
+
+
+@pytest.mark.parametrize(("release", "message"), [
+    ("0.25.0", "Model Runner V2 requires Triton."),
+    ("0.26.0", "DSpark requires num_speculative_tokens >= dspark_block_size (7); got 3. Smaller values produce "
+               "incorrect output. Use num_speculative_tokens=7 or larger (e.g. 7)."),
+    ("0.27.1", "DSpark requires num_speculative_tokens >= dspark_block_size (7); got 3. Smaller values produce "
+               "incorrect output. Use num_speculative_tokens=7 or larger (e.g. 7)."),
+    ("0.28.0", "Model Runner V2 requires Triton.")])
+def test_a_qwen3_dspark_draft_and_its_block_size(release, message):
+    spec = {"model": "/drafts/dspark_qwen3_8b_block7", "num_speculative_tokens": 3}
+    v = kvguard.check(QWEN8, vllm_version=release, host=CPU, speculative_config=spec, draft_config=DSPARK_QWEN3)
+    assert v.message == message
+
+
+def test_a_dspark_draft_topk_outside_the_vocabulary_in_0_28_0():
+    draft = dict(DSPARK_QWEN3, dspark_draft_topk=200000)
+    spec = {"model": "/drafts/qwen3-draft", "num_speculative_tokens": 7}
+    v = kvguard.check(QWEN8, vllm_version="0.28.0", host=CPU, speculative_config=spec, draft_config=draft)
+    assert (v.exc_type, v.message) == ("ValueError", "dspark_draft_topk must be between 1 and the draft vocabulary "
+                                                     "size (151936)")
+
+
+def test_dspark_from_0_29_0_is_undecidable():
+    with pytest.raises(Undecidable, match="DSpark drafts in vLLM 0.33.0 are not modelled"):
+        kvguard.check(V4_FLASH, vllm_version="0.33.0", host=CPU, tp=8,
+                      speculative_config={"method": "dspark", "num_speculative_tokens": 3})
+
+
 def test_a_draft_kvguard_cannot_find_is_undecidable():
     with pytest.raises(Undecidable, match="cannot find a config.json"):
         kvguard.check(LLAMA, vllm_version="0.20.0", host=CPU,

@@ -435,7 +435,35 @@ def detect_method(state) -> None:
             sc.method = "draft_model"
         sc.unsupported = True
     if sc.method == "dspark":
-        raise Undecidable("DSpark drafts are not modelled")
+        _dspark_modelled(state)
+
+
+#: DSpark drafts that carry their own model (not rewritten to DeepSeek-V4's DSparkDraftModel), per release
+_DSPARK_OWN_MODELS = (("Qwen3DSparkModel", "0.25.0"), ("Gemma4DSparkModel", "0.26.0"), ("K3DSparkModel", "0.27.0"))
+
+
+def _dspark_modelled(state) -> None:
+    """The DSpark paths kvguard models: 0.25.0-0.28.0, a Qwen3DSparkModel draft or DeepSeek-V4's own stages;
+    anything else is undecidable, named."""
+    release, d = state.release, state.sc.draft
+    if not release.within("0.25.0", "0.28.0"):
+        raise Undecidable(f"DSpark drafts in vLLM {release.version} are not modelled (0.29.0+ adds the Qwen3-Omni / "
+                          "Muse-Spark DSpark models, target-layer, auxiliary hidden-state and block checks)")
+    for arch in ("Gemma4DSparkModel", "K3DSparkModel"):
+        if arch in d.architectures:
+            raise Undecidable(f"a {arch} DSpark draft is not modelled")
+    if d.model_type == "speculators":
+        raise Undecidable("a speculators-format DSpark draft is not modelled")
+    if "Qwen3DSparkModel" not in d.architectures and (d.raw or {}).get("model_type") != "deepseek_v4":
+        # the rewrite gives any such draft DeepSeek-V4's model type; only a DeepSeek-V4 checkpoint is modelled
+        raise Undecidable(f"a DSpark draft that is neither Qwen3DSparkModel nor a DeepSeek-V4 checkpoint "
+                          f"(model type {(d.raw or {}).get('model_type')!r}) is not modelled")
+
+
+def dspark_own_model(state) -> bool:
+    sc = state.sc
+    return any(arch in sc.draft.architectures and state.release.within(since)
+               for arch, since in _DSPARK_OWN_MODELS)
 
 
 def wrap_draft(state) -> None:
@@ -457,9 +485,19 @@ def wrap_draft(state) -> None:
                                   raw=d.raw, applied=applied)
             if release.within("0.15.0"):
                 _registered(state, facts)
+    if sc.method == "dspark" and not dspark_own_model(state):
+        from .draft import DSPARK_V4
+
+        result = _draft_facts(state, d.raw or {}, d.name, wrap=DSPARK_V4)
+        if isinstance(result, Refusal):
+            raise result
+        facts, applied = result
+        sc.draft = DraftModel(facts, d.name, model_type="deepseek_v4", n_predict=d.n_predict, source=d.source,
+                              raw=d.raw, applied=applied)
+        _registered(state, facts)
     if release.within("0.15.0"):
         _registered(state, sc.draft.facts)
-    if sc.method == "dflash" and release.within("0.20.0"):
+    if sc.method in ("dflash", "dspark") and release.within("0.20.0"):
         sc.parallel_drafting = True
     d = sc.draft
     sc.notes.append(f"speculative draft: {d.name} (method {sc.method}; architectures [{', '.join(d.architectures)}]; "
@@ -467,6 +505,36 @@ def wrap_draft(state) -> None:
     sc.n_predict = sc.draft.n_predict
     if sc.n_predict is not None and sc.num is None:
         sc.num = sc.n_predict
+
+
+def _draft_attr(state, name: str) -> Any:
+    """``getattr(draft hf_config, name, None)`` for a key no config class of these drafts defines (the
+    checkpoint's own value, kept as an attribute)."""
+    sc = state.sc
+    if sc is None or sc.draft is None or sc.unsupported or sc.method != "dspark":
+        return None
+    return (sc.draft.raw or {}).get(name)
+
+
+def dspark_block_too_small(state) -> bool:
+    """0.26.0-0.27.1: fewer speculative tokens than the draft's ``dspark_block_size``."""
+    block = _draft_attr(state, "dspark_block_size")
+    return block is not None and state.sc.num < block
+
+
+def dspark_topk_refusal(state) -> Optional[str]:
+    """0.28.0: the draft's ``dspark_draft_topk`` (from its config; the field itself is not modelled) must lie
+    in [1, draft vocabulary] and needs a Qwen3DSparkModel draft."""
+    topk = _draft_attr(state, "dspark_draft_topk")
+    if topk is None:
+        return None
+    raw = state.sc.draft.raw or {}
+    vocab = raw.get("draft_vocab_size") or state.sc.draft.vocab_size
+    if not 1 <= topk <= vocab:
+        return f"dspark_draft_topk must be between 1 and the draft vocabulary size ({vocab})"
+    if "Qwen3DSparkModel" not in state.sc.draft.architectures:
+        return "dspark_draft_topk is only supported by Qwen3DSparkModel"
+    return None
 
 
 def n_predict_indivisible(state) -> bool:
