@@ -1224,7 +1224,7 @@ RULES = (
           description="a draft needs num_speculative_tokens (or n_predict in its config)"),
     Check("SC_dspark_block", "0.26.0", "0.27.1", stage="speculative", scope="feature",
           when=_sc.dspark_block_too_small,
-          bind=lambda state: {"block": _sc._draft_attr(state, "dspark_block_size"), "num": state.sc.num},
+          bind=lambda state: {"block": _sc.draft_attr(state, "dspark_block_size"), "num": state.sc.num},
           template="DSpark requires num_speculative_tokens >= dspark_block_size ({block}); got {num}. Smaller "
                    "values produce incorrect output. Use num_speculative_tokens={block} or larger (e.g. 7).",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",

@@ -507,7 +507,7 @@ def wrap_draft(state) -> None:
         sc.num = sc.n_predict
 
 
-def _draft_attr(state, name: str) -> Any:
+def draft_attr(state, name: str) -> Any:
     """``getattr(draft hf_config, name, None)`` for a key no config class of these drafts defines (the
     checkpoint's own value, kept as an attribute)."""
     sc = state.sc
@@ -518,14 +518,14 @@ def _draft_attr(state, name: str) -> Any:
 
 def dspark_block_too_small(state) -> bool:
     """0.26.0-0.27.1: fewer speculative tokens than the draft's ``dspark_block_size``."""
-    block = _draft_attr(state, "dspark_block_size")
+    block = draft_attr(state, "dspark_block_size")
     return block is not None and state.sc.num < block
 
 
 def dspark_topk_refusal(state) -> Optional[str]:
     """0.28.0: the draft's ``dspark_draft_topk`` (from its config; the field itself is not modelled) must lie
     in [1, draft vocabulary] and needs a Qwen3DSparkModel draft."""
-    topk = _draft_attr(state, "dspark_draft_topk")
+    topk = draft_attr(state, "dspark_draft_topk")
     if topk is None:
         return None
     raw = state.sc.draft.raw or {}
