@@ -206,8 +206,8 @@ def test_flag_table_matches_generated_option_table():
     (["--port", "abc"], True),                 # int option kvguard passes over: argparse refuses it
     (["--port", "$PORT"], False),              # unexpanded shell text is not what vLLM sees
     (["--port", "<PORT>"], False),             # a documentation placeholder
-    (["--dtype", "float8"], True),             # str option with choices
-    (["--dtype", "half"], False),
+    (["--runner", "bogus"], True),             # str option with choices
+    (["--runner", "generate"], False),
 ])
 def test_values_of_passed_over_options_are_type_checked(argv, bad):
     from kvguard.launch.argv import parse_serve
@@ -260,3 +260,10 @@ def test_a_plugin_option_is_undecidable_not_a_refusal():
     assert run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "--omni"]) == 2
     # an option no plugin is known for stays vLLM's refusal
     assert run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-32B", "--omnix"]) == 1
+
+
+def test_dtype_is_read():
+    from kvguard.launch.argv import parse_serve
+    from kvguard.versions import resolve
+
+    assert parse_serve(["vllm", "serve", "m", "--dtype", "half"], resolve("0.28.0")).fields == {"dtype": "half"}

@@ -102,6 +102,98 @@ def test_the_draft_found_like_a_model_or_given(tmp_path):
     assert any("EagleLlamaForCausalLM" in n for n in by_path.notes)
 
 
+#: a Medusa head in vLLM's own format (config.json of abhigoyal/vllm-medusa-llama-68m-random's shape, with
+#: Llama-3.1-8B's hidden size and vocabulary): MedusaConfig, architecture MedusaModel
+MEDUSA = {"architectures": ["MedusaModel"], "hidden_size": 4096, "model_type": "medusa", "num_heads": 5,
+          "num_hidden_layers": 1, "vocab_size": 128256, "truncated_vocab_size": None, "torch_dtype": "float16"}
+
+
+@pytest.mark.parametrize("release", ["0.11.0", "0.20.0", "0.25.0", "0.32.0"])
+def test_a_medusa_draft(release):
+    """Detected from its model type; MedusaModel has no SupportsPP (the draft runs with the target's pp up to
+    0.29.0); it has no attention heads, so any draft tp passes; no n_predict, so the token count is required."""
+    spec = {"model": "/drafts/medusa-head", "num_speculative_tokens": 3}
+    assert kvguard.check(LLAMA, vllm_version=release, host=CPU, tp=2, speculative_config=spec,
+                         draft_config=MEDUSA).ok
+    v = kvguard.check(LLAMA, vllm_version=release, host=CPU, pp=2, speculative_config=spec, draft_config=MEDUSA)
+    if release == "0.32.0":  # the draft runs with pp 1 from 0.30.0
+        assert v.ok
+    else:
+        assert (v.check, v.exc_type) == ("SC_draft_verify(MC_pp_unsupported)", "NotImplementedError")
+    v = kvguard.check(LLAMA, vllm_version=release, host=CPU, speculative_config={"model": "/drafts/medusa-head"},
+                      draft_config=MEDUSA)
+    assert v.exc_type == ("TypeError" if release == "0.11.0" else "ValueError")
+
+
+def test_medusa_is_gone_in_0_33_0():
+    v = kvguard.check(LLAMA, vllm_version="0.33.0", host=CPU, draft_config=MEDUSA,
+                      speculative_config={"model": "/drafts/medusa-head", "num_speculative_tokens": 3})
+    assert (v.check, v.exc_type) == ("SC_draft_model_config", "ValueError")
+    assert v.message.startswith("The checkpoint you are trying to load has model type `medusa` but Transformers "
+                                "does not recognize this architecture.")
+
+
+def test_an_old_format_medusa_head():
+    """No model_type: 0.25.0+ reads it as MedusaConfig when the method is medusa (hf_overrides names the type);
+    otherwise AutoConfig matches the path against the types registered so far (process state: undecidable)."""
+    old = {"medusa_num_heads": 5, "medusa_num_layers": 1, "base_model_name_or_path": "lmsys/vicuna-7b-v1.3"}
+    spec = {"method": "medusa", "model": "/drafts/medusa-vicuna-7b-v1.3", "num_speculative_tokens": 3}
+    assert kvguard.check(LLAMA, vllm_version="0.25.0", host=CPU, speculative_config=spec, draft_config=old).ok
+    with pytest.raises(Undecidable, match="has no model_type"):
+        kvguard.check(LLAMA, vllm_version="0.20.0", host=CPU, speculative_config=spec, draft_config=old)
+
+
+V4_FLASH = lookup("deepseek-ai/DeepSeek-V4-Flash").config
+#: a Qwen3DSparkModel draft for Qwen3-8B: Qwen3-8B's attention geometry and vocabulary, one layer, and the keys
+#: vLLM's qwen3_dspark model / SpeculativeConfig read (markov_rank, dspark_block_size; no public checkpoint copy)
+DSPARK_QWEN3 = {"architectures": ["Qwen3DSparkModel"], "model_type": "qwen3", "hidden_size": 4096,
+                "intermediate_size": 12288, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+                "num_hidden_layers": 1, "max_position_embeddings": 40960, "vocab_size": 151936,
+                "rms_norm_eps": 1e-06, "rope_theta": 1000000, "torch_dtype": "bfloat16", "block_size": 7,
+                "dspark_block_size": 7, "markov_rank": 256}
+QWEN8 = lookup("Qwen/Qwen3-8B").config
+
+
+@pytest.mark.parametrize("release", ["0.25.0", "0.27.0", "0.28.0"])
+def test_deepseek_v4_s_own_dspark_stages(release):
+    """The target is its own draft, rewritten to DSparkDraftModel (no SupportsPP); DSpark forces the V2 model
+    runner, which needs Triton (recorded from the oracles, CPU platform)."""
+    spec = {"method": "dspark", "num_speculative_tokens": 3}
+    v = kvguard.check(V4_FLASH, vllm_version=release, host=CPU, tp=8, speculative_config=spec)
+    assert (v.check, v.exc_type, v.message) == ("VC_mrv2_triton", "ValueError", "Model Runner V2 requires Triton.")
+    v = kvguard.check(V4_FLASH, vllm_version=release, host=CPU, tp=8, pp=2, speculative_config=spec)
+    assert (v.check, v.exc_type) == ("SC_draft_verify(MC_pp_unsupported)", "NotImplementedError")
+    v = kvguard.check(V4_FLASH, vllm_version=release, host=CPU, tp=3, speculative_config=spec)
+    assert v.message == "Total number of attention heads (64) must be divisible by tensor parallel size (3)."
+
+
+@pytest.mark.parametrize(("release", "message"), [
+    ("0.25.0", "Model Runner V2 requires Triton."),
+    ("0.26.0", "DSpark requires num_speculative_tokens >= dspark_block_size (7); got 3. Smaller values produce "
+               "incorrect output. Use num_speculative_tokens=7 or larger (e.g. 7)."),
+    ("0.27.1", "DSpark requires num_speculative_tokens >= dspark_block_size (7); got 3. Smaller values produce "
+               "incorrect output. Use num_speculative_tokens=7 or larger (e.g. 7)."),
+    ("0.28.0", "Model Runner V2 requires Triton.")])
+def test_a_qwen3_dspark_draft_and_its_block_size(release, message):
+    spec = {"model": "/drafts/dspark_qwen3_8b_block7", "num_speculative_tokens": 3}
+    v = kvguard.check(QWEN8, vllm_version=release, host=CPU, speculative_config=spec, draft_config=DSPARK_QWEN3)
+    assert v.message == message
+
+
+def test_a_dspark_draft_topk_outside_the_vocabulary_in_0_28_0():
+    draft = dict(DSPARK_QWEN3, dspark_draft_topk=200000)
+    spec = {"model": "/drafts/qwen3-draft", "num_speculative_tokens": 7}
+    v = kvguard.check(QWEN8, vllm_version="0.28.0", host=CPU, speculative_config=spec, draft_config=draft)
+    assert (v.exc_type, v.message) == ("ValueError", "dspark_draft_topk must be between 1 and the draft vocabulary "
+                                                     "size (151936)")
+
+
+def test_dspark_from_0_29_0_is_undecidable():
+    with pytest.raises(Undecidable, match="DSpark drafts in vLLM 0.33.0 are not modelled"):
+        kvguard.check(V4_FLASH, vllm_version="0.33.0", host=CPU, tp=8,
+                      speculative_config={"method": "dspark", "num_speculative_tokens": 3})
+
+
 def test_a_draft_kvguard_cannot_find_is_undecidable():
     with pytest.raises(Undecidable, match="cannot find a config.json"):
         kvguard.check(LLAMA, vllm_version="0.20.0", host=CPU,

@@ -286,7 +286,7 @@ def _runner(state):
     """Which model runner ``VllmConfig`` validates: "v2", "v1" or None (no validation can refuse).
 
     ``VllmConfig.use_v2_model_runner`` (vllm/config/vllm.py): the env var decides
-    when set; 0.27.0–0.28.0 force V2 for PCP; from 0.29.0 the default is V2
+    when set; 0.27.0–0.28.0 force V2 for PCP, 0.25.0–0.28.0 for DSpark; from 0.29.0 the default is V2
     when Triton imports and no V2-unsupported feature is used (else V1, which
     validates its own list).  Before 0.29.0 the default selection falls back
     silently, so only the env var or PCP lead to a refusal.  Needs the host's
@@ -300,6 +300,8 @@ def _runner(state):
         return "v2" if env else ("v1" if release.within("0.29.0") else "v1-unchecked")
     if release.within("0.27.0", "0.28.0") and state.pcp > 1:
         return "v2"
+    if release.within("0.25.0", "0.28.0") and state.sc is not None and state.sc.method == "dspark":
+        return "v2"  # DSpark runs only in the V2 model runner: forced, then validated
     if not release.within("0.29.0"):
         return None
     if release.within("0.29.0", "0.32.0") and state.need("platform") == "rocm":
@@ -1298,8 +1300,9 @@ RULES = (
           description="the method does not fit the draft (no method detected, not draft_model)"),
     Step("sc_wrap", stage="speculative", apply=_sc.wrap_draft,
          description="EAGLE / EAGLE-3 / DFlash drafts wrapped in EAGLEConfig (architectures Eagle..., "
-                     "Eagle3..., DFlash...; looked up in the registry from 0.15.0); num_speculative_tokens "
-                     "defaults to the draft's n_predict"),
+                     "Eagle3..., DFlash...; looked up in the registry from 0.15.0); a DSpark draft other than "
+                     "Qwen3DSparkModel rewritten to DeepSeek-V4's DSparkDraftModel (0.25.0+); DFlash / DSpark "
+                     "draft in parallel; num_speculative_tokens defaults to the draft's n_predict"),
     Check("SC_n_predict", stage="speculative", scope="feature", when=_sc.n_predict_indivisible,
           bind=lambda state: {"num": state.sc.num, "n_predict": state.sc.n_predict},
           template="num_speculative_tokens:{num} must be divisible by n_predict={n_predict!r}",
@@ -1324,6 +1327,19 @@ RULES = (
           template="A speculative model was provided, but `num_speculative_tokens` was not provided",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="a draft needs num_speculative_tokens (or n_predict in its config)"),
+    Check("SC_dspark_block", "0.26.0", "0.27.1", stage="speculative", scope="feature",
+          when=_sc.dspark_block_too_small,
+          bind=lambda state: {"block": _sc.draft_attr(state, "dspark_block_size"), "num": state.sc.num},
+          template="DSpark requires num_speculative_tokens >= dspark_block_size ({block}); got {num}. Smaller "
+                   "values produce incorrect output. Use num_speculative_tokens={block} or larger (e.g. 7).",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="a DSpark draft needs at least its dspark_block_size speculative tokens"),
+    Check("SC_dspark_topk", "0.28.0", "0.28.0", stage="speculative", scope="feature",
+          when=lambda state: _sc.dspark_topk_refusal(state) is not None,
+          bind=lambda state: {"reason": _sc.dspark_topk_refusal(state)},
+          template="{reason}",
+          source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
+          description="the DSpark draft's dspark_draft_topk: within [1, draft vocabulary], Qwen3DSparkModel only"),
     Step("sc_draft_tp", stage="speculative", apply=_sc.draft_tp,
          description="the draft's tensor-parallel size: the target's unless draft_tensor_parallel_size"),
     Check("SC_draft_tp", stage="speculative", when=_sc.draft_tp_invalid,

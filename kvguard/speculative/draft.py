@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ..errors import Undecidable
 from ..versions import Release
 
-__all__ = ["eagle_config", "hf_config_override", "override_callable"]
+__all__ = ["DSPARK_V4", "dspark_v4", "eagle_config", "hf_config_override", "override_callable"]
 
 
 def _undecidable(release: Release, what: str) -> Undecidable:
@@ -186,7 +186,21 @@ def eagle_config(cfg: Any, method: str, r: Release) -> Any:
     raise Undecidable(f"an EAGLE draft in vLLM {r.version}: EAGLEConfig is not modelled for this config")
 
 
-def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional[str] = None):
+#: ``wrap`` value for SpeculativeConfig's DeepSeek-V4 DSpark rewrite (0.25.0+)
+DSPARK_V4 = "dspark-v4"
+
+
+def dspark_v4(cfg: Any) -> Any:
+    """A DSpark draft that is no self-contained DSpark model is DeepSeek-V4's, whose stages ship in the target
+    checkpoint: SpeculativeConfig gives the (MTP-overridden) config back DeepSeek-V4's model type and the
+    DSparkDraftModel architecture, then re-reads the architecture (``update_arch_``)."""
+    cfg.model_type = "deepseek_v4"
+    cfg.architectures = ["DSparkDraftModel"]
+    return cfg
+
+
+def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional[str] = None, *,
+                      override: bool = True):
     """The draft's config as SpeculativeConfig leaves it: the override (what ModelConfig's hf_overrides does),
     then, for ``wrap`` (eagle / eagle3 / dflash), the EAGLEConfig wrapper.  ``applied`` records the model
     type, n_predict and architectures the override left."""
@@ -194,12 +208,14 @@ def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional
 
     def apply(cfg: Any) -> Any:
         try:
-            out = hf_config_override(cfg, r)
+            out = hf_config_override(cfg, r) if override else cfg
             if applied is not None:
                 applied["model_type"] = getattr(out, "model_type", None)
                 applied["n_predict"] = getattr(out, "n_predict", None)
                 applied["architectures"] = list(getattr(out, "architectures", None) or [])
-            if wrap is not None:
+            if wrap == DSPARK_V4:
+                out = dspark_v4(out)
+            elif wrap is not None:
                 out = eagle_config(out, wrap, r)
         except (Undecidable, loader.LoadCrash):
             raise

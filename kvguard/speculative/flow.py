@@ -315,8 +315,6 @@ def build_draft(state) -> None:
 
     release = state.release
     spec = state.spec
-    if sc.method in ("medusa", "mlp_speculator"):
-        raise Undecidable(f"speculative method {sc.method!r} is not modelled")
     if sc.model == spec.target_model and spec.target_raw is not None:
         raw, source = dict(spec.target_raw), "the target's own checkpoint"
     else:
@@ -329,7 +327,19 @@ def build_draft(state) -> None:
     kind = None
     from . import speculators
 
-    if speculators.is_speculators(raw):
+    # 0.25.0+: an explicit medusa method builds the draft with hf_overrides={"model_type": "medusa"} instead of
+    # the config override, so any checkpoint (old-format Medusa heads have no model_type) is read as MedusaConfig;
+    # the key wins over the checkpoint's own model_type, which ends up overwritten by the same value
+    medusa_forced = sc.method == "medusa" and release.within("0.25.0")
+    if medusa_forced:
+        raw["model_type"] = "medusa"
+    elif "model_type" not in raw and not speculators.is_speculators(raw):
+        # transformers' AutoConfig then matches the draft's path against every model type it knows, vLLM's own
+        # configs included once registered (an old-format Medusa head at .../medusa-vicuna-7b loads as
+        # MedusaConfig after vLLM has registered it); which are registered by then is process state
+        raise Undecidable(f"the draft {sc.model!r} has no model_type in its config.json: which config class "
+                          f"AutoConfig picks from its path in vLLM {release.version} is not modelled")
+    elif speculators.is_speculators(raw):
         try:
             raw = speculators.draft_config(raw, release)
         except speculators.SpeculatorsError as exc:
@@ -338,7 +348,7 @@ def build_draft(state) -> None:
         kind = "speculators"
         sc.notes.append(f"the draft {sc.model} is a speculators checkpoint: read as vLLM's SpeculatorsConfig "
                         f"(its transformer_layer_config, a {raw.get('model_type')} config)")
-    result = _draft_facts(state, raw, sc.model)
+    result = _draft_facts(state, raw, sc.model, override=not medusa_forced)
     if isinstance(result, Refusal):
         raise result
     facts, applied = result
@@ -348,22 +358,23 @@ def build_draft(state) -> None:
                           n_predict=applied.get("n_predict"), source=source, raw=raw, applied=applied)
 
 
-def _draft_facts(state, raw: dict, name: str, wrap: Optional[str] = None):
+def _draft_facts(state, raw: dict, name: str, wrap: Optional[str] = None, *, override: bool = True):
     """(facts, applied override) of the draft, memoised per release and environment; a Refusal for vLLM's
     crash building the draft ModelConfig (re-wrapped by SpeculativeConfig, as pydantic re-raises it).
-    ``wrap``: the EAGLE method whose EAGLEConfig wraps the draft."""
+    ``wrap``: the EAGLE method whose EAGLEConfig wraps the draft (or ``dspark-v4``, the DeepSeek-V4 DSpark
+    rewrite); ``override``: whether SpeculativeConfig's config override runs (not for a forced Medusa)."""
     from ..facts import Crash, derive
     from ..rules.engine import Refusal
     from .draft import override_callable
 
     release = state.release
-    key = (release.key, tuple(sorted(state.env.items())), name, wrap)
+    key = (release.key, tuple(sorted(state.env.items())), name, wrap, override, raw.get("model_type"))
     memo = state.spec.memo
     if key in memo:
         return memo[key]
     applied: dict = {}
     facts = derive(raw, release, state.env, trust_remote_code=state.spec.trust_remote_code, model_path=name,
-                   hf_overrides=override_callable(release, applied, wrap))
+                   hf_overrides=override_callable(release, applied, wrap, override=override))
     if isinstance(facts, Crash):
         wrapped = "stage" if facts.wrapped_by else None
         result: Any = Refusal(facts.exc_type, facts.message, check="SC_draft_model_config", wrapped_by=wrapped,
@@ -406,7 +417,7 @@ def detect_method(state) -> None:
     elif release.within("0.25.0") and ("dspark" in name or "Qwen3DSparkModel" in d.architectures):
         sc.method = "dspark"
     elif mt in ("medusa", "mlp_speculator") and not release.within("0.33.0"):
-        raise Undecidable(f"{mt} drafts are not modelled")
+        sc.method = mt
     elif not release.within("0.11.0"):
         if mt in _MTP_0102:
             sc.method = _MTP_0102[mt]
@@ -424,7 +435,35 @@ def detect_method(state) -> None:
             sc.method = "draft_model"
         sc.unsupported = True
     if sc.method == "dspark":
-        raise Undecidable("DSpark drafts are not modelled")
+        _dspark_modelled(state)
+
+
+#: DSpark drafts that carry their own model (not rewritten to DeepSeek-V4's DSparkDraftModel), per release
+_DSPARK_OWN_MODELS = (("Qwen3DSparkModel", "0.25.0"), ("Gemma4DSparkModel", "0.26.0"), ("K3DSparkModel", "0.27.0"))
+
+
+def _dspark_modelled(state) -> None:
+    """The DSpark paths kvguard models: 0.25.0-0.28.0, a Qwen3DSparkModel draft or DeepSeek-V4's own stages;
+    anything else is undecidable, named."""
+    release, d = state.release, state.sc.draft
+    if not release.within("0.25.0", "0.28.0"):
+        raise Undecidable(f"DSpark drafts in vLLM {release.version} are not modelled (0.29.0+ adds the Qwen3-Omni / "
+                          "Muse-Spark DSpark models, target-layer, auxiliary hidden-state and block checks)")
+    for arch in ("Gemma4DSparkModel", "K3DSparkModel"):
+        if arch in d.architectures:
+            raise Undecidable(f"a {arch} DSpark draft is not modelled")
+    if d.model_type == "speculators":
+        raise Undecidable("a speculators-format DSpark draft is not modelled")
+    if "Qwen3DSparkModel" not in d.architectures and (d.raw or {}).get("model_type") != "deepseek_v4":
+        # the rewrite gives any such draft DeepSeek-V4's model type; only a DeepSeek-V4 checkpoint is modelled
+        raise Undecidable(f"a DSpark draft that is neither Qwen3DSparkModel nor a DeepSeek-V4 checkpoint "
+                          f"(model type {(d.raw or {}).get('model_type')!r}) is not modelled")
+
+
+def dspark_own_model(state) -> bool:
+    sc = state.sc
+    return any(arch in sc.draft.architectures and state.release.within(since)
+               for arch, since in _DSPARK_OWN_MODELS)
 
 
 def wrap_draft(state) -> None:
@@ -446,9 +485,19 @@ def wrap_draft(state) -> None:
                                   raw=d.raw, applied=applied)
             if release.within("0.15.0"):
                 _registered(state, facts)
+    if sc.method == "dspark" and not dspark_own_model(state):
+        from .draft import DSPARK_V4
+
+        result = _draft_facts(state, d.raw or {}, d.name, wrap=DSPARK_V4)
+        if isinstance(result, Refusal):
+            raise result
+        facts, applied = result
+        sc.draft = DraftModel(facts, d.name, model_type="deepseek_v4", n_predict=d.n_predict, source=d.source,
+                              raw=d.raw, applied=applied)
+        _registered(state, facts)
     if release.within("0.15.0"):
         _registered(state, sc.draft.facts)
-    if sc.method == "dflash" and release.within("0.20.0"):
+    if sc.method in ("dflash", "dspark") and release.within("0.20.0"):
         sc.parallel_drafting = True
     d = sc.draft
     sc.notes.append(f"speculative draft: {d.name} (method {sc.method}; architectures [{', '.join(d.architectures)}]; "
@@ -456,6 +505,36 @@ def wrap_draft(state) -> None:
     sc.n_predict = sc.draft.n_predict
     if sc.n_predict is not None and sc.num is None:
         sc.num = sc.n_predict
+
+
+def draft_attr(state, name: str) -> Any:
+    """``getattr(draft hf_config, name, None)`` for a key no config class of these drafts defines (the
+    checkpoint's own value, kept as an attribute)."""
+    sc = state.sc
+    if sc is None or sc.draft is None or sc.unsupported or sc.method != "dspark":
+        return None
+    return (sc.draft.raw or {}).get(name)
+
+
+def dspark_block_too_small(state) -> bool:
+    """0.26.0-0.27.1: fewer speculative tokens than the draft's ``dspark_block_size``."""
+    block = draft_attr(state, "dspark_block_size")
+    return block is not None and state.sc.num < block
+
+
+def dspark_topk_refusal(state) -> Optional[str]:
+    """0.28.0: the draft's ``dspark_draft_topk`` (from its config; the field itself is not modelled) must lie
+    in [1, draft vocabulary] and needs a Qwen3DSparkModel draft."""
+    topk = draft_attr(state, "dspark_draft_topk")
+    if topk is None:
+        return None
+    raw = state.sc.draft.raw or {}
+    vocab = raw.get("draft_vocab_size") or state.sc.draft.vocab_size
+    if not 1 <= topk <= vocab:
+        return f"dspark_draft_topk must be between 1 and the draft vocabulary size ({vocab})"
+    if "Qwen3DSparkModel" not in state.sc.draft.architectures:
+        return "dspark_draft_topk is only supported by Qwen3DSparkModel"
+    return None
 
 
 def n_predict_indivisible(state) -> bool:
@@ -479,7 +558,9 @@ def draft_tp(state) -> None:
     if sc is None or sc.draft is None or sc.unsupported:
         return
     if sc.draft_tp is None:
-        sc.draft_tp = state.tp
+        # an MLP speculator runs unsharded unless told otherwise (up to 0.32.0, the releases that know it)
+        mlp = sc.draft.model_type == "mlp_speculator" and not state.release.within("0.33.0")
+        sc.draft_tp = 1 if mlp else state.tp
 
 
 def draft_tp_invalid(state) -> bool:

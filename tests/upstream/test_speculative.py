@@ -2,7 +2,8 @@
 
 Generates seeded launches with ``--speculative-config`` (JSON, dotted keys, ``-sc``, ``--spec-*``) over
 target checkpoints of the catalog and drafts derived from real draft checkpoints' configs (EAGLE and
-EAGLE-3 heads, a small draft model, a speculators-format EAGLE-3 head; the catalog's draft entries when
+EAGLE-3 heads, a small draft model, a speculators-format EAGLE-3 head, a Medusa head, an MLP speculator, a
+Qwen3 DSpark draft; DeepSeek-V4-Flash's own DSpark / MTP stages from 0.25.0; the catalog's draft entries when
 present), with layouts (tp, pp, expert parallel, dcp) and ``--async-scheduling``.  Each launch runs in the
 release's oracle through ``tests/upstream/serve_runner.py`` (its own parser, EngineArgs and
 ``create_engine_config`` on the CPU platform, the drafts written to the directories the launch names) and
@@ -108,11 +109,48 @@ def _speculators(target_name: str, target: dict, tokens: int) -> dict:
             "target_hidden_size": None, "transformer_layer_config": layer}
 
 
+def _medusa(target: dict) -> dict:
+    """A Medusa head in vLLM's format (the config.json shape of abhigoyal/vllm-medusa-llama-68m-random, the
+    head vLLM's own tests use: MedusaModel, hidden size, five heads, one residual layer, vocabulary) with the
+    target's hidden size and vocabulary."""
+    text = target.get("text_config", target)
+    return {"architectures": ["MedusaModel"], "hidden_size": text["hidden_size"], "model_type": "medusa",
+            "num_heads": 5, "num_hidden_layers": 1, "torch_dtype": "float32", "truncated_vocab_size": None,
+            "vocab_size": text["vocab_size"]}
+
+
+def _mlp_speculator(target: dict) -> dict:
+    """An MLP speculator (the config.json shape of ibm-ai-platform/llama3-8b-accelerator: emb_dim, inner_dim,
+    n_predict 4 with one top-k per head) with the target's hidden size and vocabulary."""
+    text = target.get("text_config", target)
+    return {"architectures": ["MLPSpeculatorPreTrainedModel"], "emb_dim": text["hidden_size"], "inner_dim": 3072,
+            "model_type": "mlp_speculator", "n_candidates": 5, "n_predict": 4, "scale_input": True,
+            "tie_weights": True, "top_k_tokens_per_head": [4, 3, 2, 2], "torch_dtype": "float16",
+            "vocab_size": text["vocab_size"]}
+
+
+def _dspark_qwen3(target: dict, block: int) -> dict:
+    """A Qwen3DSparkModel draft (no public config.json copy was found: the target's Qwen3 attention geometry and
+    vocabulary, one layer, and the keys vLLM's qwen3_dspark model and SpeculativeConfig read — markov_rank,
+    dspark_block_size / block_size, optionally dspark_draft_topk)."""
+    text = target.get("text_config", target)
+    return {"architectures": ["Qwen3DSparkModel"], "model_type": "qwen3", "hidden_size": text["hidden_size"],
+             "intermediate_size": text["intermediate_size"], "num_attention_heads": text["num_attention_heads"],
+             "num_key_value_heads": text["num_key_value_heads"], "head_dim": text.get("head_dim", 128),
+             "num_hidden_layers": 1, "max_position_embeddings": 40960, "vocab_size": text["vocab_size"],
+             "rms_norm_eps": 1e-06, "rope_theta": 1000000, "torch_dtype": "bfloat16", "block_size": block,
+             "dspark_block_size": block, "markov_rank": 256}
+
+
 def _drafts(target_name: str, target: dict) -> dict[str, dict]:
-    """Draft directories (their names matter: vLLM detects EAGLE / EAGLE-3 from them)."""
+    """Draft directories (their names matter: vLLM detects EAGLE / EAGLE-3 / DSpark from them)."""
     out = {"EAGLE-head": _head(target, eagle3=False), "EAGLE3-head": _head(target, eagle3=True),
            "draft-small": _small_draft(target), "head-plain": _head(target, eagle3=False),
-           "spec-eagle3": _speculators(target_name, target, 3)}
+           "spec-eagle3": _speculators(target_name, target, 3), "medusa-head": _medusa(target),
+           "mlp-accelerator": _mlp_speculator(target)}
+    if target.get("model_type") == "qwen3":
+        out["dspark_qwen3_block7"] = _dspark_qwen3(target, 7)
+        out["qwen3-spark-topk"] = dict(_dspark_qwen3(target, 4), dspark_draft_topk=target["vocab_size"] + 1)
     for entry in catalog.entries():
         draft_for = entry.source.get("draft_for") if isinstance(entry.source, dict) else None
         if draft_for == target_name:
@@ -121,19 +159,27 @@ def _drafts(target_name: str, target: dict) -> dict[str, dict]:
 
 
 _METHODS = [None, None, "ngram", "mtp", "deepseek_mtp", "eagle", "eagle3", "draft_model", "suffix", "bogus",
-            "ngram_gpu", "medusa"]
-_TOKENS = [None, 1, 2, 3, 3, 4, 0, "3", 2.5, -1]
+            "ngram_gpu", "medusa", "dspark", "mlp_speculator"]
+#: DeepSeek-V4 (its own DSpark / MTP stages), from the releases that know the model
+V4_TARGET, V4_SINCE = "deepseek-ai/DeepSeek-V4-Flash", (0, 25, 0)
+_TOKENS = [None, 1, 2, 3, 3, 4, 0, "3", 2.5, -1, 7]
 
 
-def _spec(rng: random.Random, drafts: list[str], root: str, tp: int) -> dict:
+def _spec(rng: random.Random, drafts: list[str], root: str, tp: int, own_stages: bool = False) -> dict:
+    """``own_stages``: the target ships its own DSpark stages (DeepSeek-V4)."""
     spec: dict = {}
     method = rng.choice(_METHODS)
+    spark = [d for d in drafts if "spark" in d]
+    if method == "dspark" and not spark and not own_stages:
+        method = None  # kvguard models DSpark only for Qwen3DSparkModel drafts and DeepSeek-V4's own stages
     if method is not None:
         spec["method"] = method
     r = rng.random()
-    if r < 0.55 and method not in ("ngram", "mtp", "deepseek_mtp", "suffix", "ngram_gpu"):
-        spec["model"] = os.path.join(root, rng.choice(drafts))
-    elif r < 0.6:
+    if method == "dspark" and not spark:
+        pass  # DSpark without a model: the target's own stages (DeepSeek-V4)
+    elif r < 0.55 and method not in ("ngram", "mtp", "deepseek_mtp", "suffix", "ngram_gpu"):
+        spec["model"] = os.path.join(root, rng.choice(spark if method == "dspark" else drafts))
+    elif r < 0.6 and method not in ("medusa", "mlp_speculator", "dspark"):
         spec["model"] = "ngram"
     tokens = rng.choice(_TOKENS)
     if tokens is not None:
@@ -182,13 +228,13 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     vt = tuple(int(x) for x in version.split("."))
     cases = []
     for i in range(n):
-        target_name = rng.choice(TARGETS)
+        target_name = rng.choice(TARGETS + ((V4_TARGET,) if vt >= V4_SINCE else ()))
         target = _config(target_name)
         drafts = _drafts(target_name, target)
         case_root = os.path.join(root, f"c{i}")
         tp = rng.choice([1, 1, 2, 4, 8, 3])
         pp = rng.choice([1, 1, 1, 2])
-        spec = _spec(rng, list(drafts), case_root, tp)
+        spec = _spec(rng, list(drafts), case_root, tp, own_stages=target_name == V4_TARGET)
         args = _spec_args(rng, spec, vt)
         if tp != 1:
             args += ["-tp", str(tp)]
