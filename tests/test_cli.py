@@ -140,12 +140,16 @@ def test_pcp_on_cuda_in_0_28_is_refused_by_the_model_runner(capsys):
 
 
 @pytest.mark.parametrize("version", ["0.29.0", "0.33.0"])
-def test_pcp_on_cuda_from_0_29_is_accepted_for_qwen3_32b(capsys, version):
-    # the Model Runner V2 refusal of 0.28.0 is gone from 0.29.0 on: the same launch starts
+def test_pcp_on_cuda_from_0_29_reaches_the_workers_for_qwen3_32b(capsys, version):
+    # the Model Runner V2 refusal of 0.28.0 is gone from 0.29.0 on: the configuration accepts the launch, and
+    # the workers refuse it — 0.29.0's attention selector keeps no backend (none supports PCP), 0.33.0's V2
+    # model runner refuses PCP for a non-MLA model in its constructor
     status, out, _ = _run(capsys, "check", "--vllm-version", version, "--format", "json", "--",
                           "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "4", "-pcp", "2")
-    assert status == 0
-    assert json.loads(out)["ok"] is True
+    data = json.loads(out)
+    assert status == 1 and data["ok"] is False
+    expected = {"0.29.0": ("W_attn_selector", "ValueError"), "0.33.0": ("W_mrv2_pcp", "NotImplementedError")}
+    assert (data["check"], data["exc_type"]) == expected[version]
 
 
 QWEN3_8B = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 4096,

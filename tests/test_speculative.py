@@ -300,10 +300,19 @@ def test_pcp_at_worker_start_and_the_skipped_releases():
     assert (v.stage, v.check, v.exc_type, v.wrapped_by, v.message) == (
         "worker", "W_pcp_impl", "AssertionError", None,
         "PCP requires attention impls' support, but the impl FlashAttentionImpl does not support PCP.")
+    # 0.26.0+: the selector filters backends by PCP support and no non-MLA one has it (text of 0.31.0's
+    # CudaPlatform.get_attn_backend_cls on an sm_90 host)
     later = kvguard.check(QWEN32, vllm_version="0.31.0", host=Host.cuda_node(), tp=4, pcp=2)
-    assert later.ok and [s.check for s in later.skipped] == ["W_pcp_backend"]
-    # a non-MLA model: no implementation of 0.26.0+ supports PCP, so the skip says the workers should refuse
-    assert "no non-MLA attention implementation of this release does" in later.skipped[0].reason
+    assert (later.stage, later.check, later.exc_type, later.wrapped_by) == (
+        "model_init", "W_attn_selector", "ValueError", None)
+    assert later.message == (
+        "No valid attention backend found for cuda with AttentionSelectorConfig(head_size=128, "
+        "dtype=torch.bfloat16, kv_cache_dtype=auto, block_size=None, use_mla=False, has_sink=False, "
+        "use_sparse=False, use_mm_prefix=False, use_per_head_quant_scales=False, attn_type=AttentionType.DECODER, "
+        "has_sliding_window=False, use_non_causal=False, use_batch_invariant=False, use_kv_connector=False, "
+        "use_adaptive_verification=False, use_pcp=True, use_dcp=False, use_rswa=False). Reasons: "
+        "{FLASH_ATTN: [PCP not supported], FLASHINFER: [PCP not supported], TRITON_ATTN: [PCP not supported], "
+        "FLEX_ATTENTION: [PCP not supported], TURBOQUANT: [kv_cache_dtype not supported, PCP not supported]}.")
 
 
 def test_triton_backend_cannot_do_dcp_and_other_hosts_are_skipped():

@@ -555,6 +555,37 @@ def _wna16_read(state) -> bool:
     return scheme is not None and scheme.modelled and scheme.method in ("awq", "gptq")
 
 
+def _before_first_attention(prefix: "str | None", check: "str | None" = None) -> bool:
+    """Whether a model-construction refusal at layer ``prefix`` comes before layer 0's attention backend is
+    selected: the embedding and other layers built before the decoder layers, or layer 0's attention
+    module (its projections and asserts)."""
+    if check == "MI_attn_assert":
+        return prefix in ("model.layers.0", None)
+    if not prefix:
+        return False
+    if ".layers." not in prefix and not prefix.startswith("layers."):
+        return True
+    after = prefix.split("layers.", 1)[1]
+    index, _, rest = after.partition(".")
+    return index == "0" and "attn" in rest
+
+
+def _selector_fires(state) -> bool:
+    """W_attn_selector: the selector refuses, unless a model-construction refusal comes first (then that row
+    reports it); skipped when model construction is not modelled and could refuse earlier."""
+    message = _attn.selector_refusal(state)
+    if message is None:
+        return False
+    out = _mi(state)
+    if out.unmodelled:
+        state.unmodelled(f"model construction before the first attention layer is not modelled ({out.unmodelled})")
+    if out.check is not None and _before_first_attention(out.layer, out.check):
+        return False
+    if out.check is None and out.layer is not None and _before_first_attention(out.layer):
+        state.unmodelled("model construction before the first attention layer depends on a host fact")
+    return True
+
+
 def _mi_fires(state, check: str) -> bool:
     return not getattr(state, "_mi_skip", True) and _mi(state).check == check
 
@@ -1688,6 +1719,12 @@ RULES = (
     # ===================== Model construction (worker: model init) ===========
     # The layers raise in construction order (kvguard.quant walks them); each row below is one of the
     # statements that can raise, with its release range.  Raised as they are (no pydantic wrapping).
+    # the V2 model runner's constructor (0.33.0+) validates PCP before the model is built
+    Check("W_mrv2_pcp", "0.33.0", stage="model_init", exc="NotImplementedError", scope="env",
+          when=lambda state: state.pcp > 1 and _attn.mrv2_pcp_mla_only(state),
+          template="MRV2 PCP currently supports MLA models only.",
+          source="vllm/v1/worker/gpu/pcp_manager.py::PCPManager.validate_config (GPUModelRunner.__init__)",
+          description="-pcp on the V2 model runner needs an MLA model (its other PCP checks: listed as skipped)"),
     Check("MI_dsv4_mega_moe_ep", "0.22.0", "0.28.0", stage="model_init", exc="NotImplementedError", scope="feature",
           when=lambda state: _dsv4_mega_without_ep(state, _NATIVE_MEGA_MOE), template=_DSV4_MEGA_EP,
           source=_S_DSV4_MODEL, description=_DSV4_MEGA_EP_WHAT),
@@ -1702,6 +1739,15 @@ RULES = (
           source="vllm/model_executor/models/*.py (the architecture's layers, kvguard/data/quant_archs.json)",
           description="model construction is decided (skipped when kvguard does not model the architecture's "
                       "layers, the checkpoint's quantization method or the host's MoE kernel selection)"),
+    # the attention selector (0.26.0+, kvguard.attention): the first attention layer's backend, chosen while
+    # layer 0 is built — after the embedding and layer 0's attention projections, before its MLP
+    Check("W_attn_selector", "0.26.0", stage="model_init", exc="ValueError", scope="env",
+          when=lambda state: _selector_fires(state), bind=lambda state: {"message": _attn.selector_refusal(state)},
+          template="{message}",
+          source="vllm/platforms/cuda.py::CudaPlatform.get_attn_backend_cls (vllm/v1/attention/selector.py::"
+                 "get_attn_backend)",
+          description="the attention selector finds no backend for the layer (sm_90 priority list, filtered by "
+                      "head size, dtype, PCP and, from 0.30.0, DCP support) or refuses --attention-backend"),
     Check("MI_attn_assert", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_attn_assert"), template="",
           source="vllm/model_executor/models/{llama,qwen2,qwen3,qwen3_moe,minimax_m2,mixtral}.py (the attention "
@@ -1835,12 +1881,18 @@ RULES = (
           template="PCP requires attention impls' support, but the impl {impl} does not support PCP.",
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
           description="-pcp needs an attention implementation that supports it (none of these releases' does)"),
+    Check("W_mrv2_pcp", "0.26.0", "0.32.0", stage="worker", exc="NotImplementedError", scope="env",
+          when=lambda state: state.pcp > 1 and _attn.mrv2_pcp_unmodelled(state),
+          template="MRV2 PCP currently supports MLA models only.",
+          source="vllm/v1/worker/gpu/pcp_manager.py::PCPManager.validate_config (initialize_kv_cache)",
+          description="-pcp on the V2 model runner: its PCP checks (listed as skipped for MLA models; a non-MLA "
+                      "model was refused by the attention selector before)"),
     Check("W_pcp_backend", "0.26.0", stage="worker", exc="AssertionError", scope="env",
-          when=lambda state: state.pcp > 1 and _attn.pcp_backend_unmodelled(state),
+          when=lambda state: state.pcp > 1 and _attn.pcp_backend_refused(state),
           template="PCP requires attention backend support, but {backend} does not support PCP.",
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
-          description="-pcp on the selected backend: always listed as skipped (the selector filters backends by "
-                      "PCP support first; not modelled)"),
+          description="-pcp on the selected backend: the selector kept only backends that support PCP (every MLA "
+                      "backend does; a non-MLA model was refused by the selector), so this check passes"),
 )
 
 

@@ -7,7 +7,7 @@ path, else the module by its conventional path), its implementation class name, 
 ``can_return_lse_for_decode`` and ``supports_pcp`` — read from the class itself, or, when the module cannot
 be imported on this CPU host (GPU kernels), from the class bodies of the release's own source with ``ast``
 (the attributes are class-level constants).  Also the worker check's messages as the release's source
-writes them (``gpu_model_runner.py`` / ``cp_utils.py``).  Must not import kvguard.
+writes them (``gpu_model_runner.py`` / ``cp_utils.py``, and the V2 model runner's ``pcp_manager.py``).  Must not import kvguard.
 """
 
 import ast
@@ -71,6 +71,12 @@ def messages():
                     text = ast.unparse(node.msg)
                     if "DCP" in text or "PCP" in text:
                         out.append(text)
+    # the V2 model runner's PCP checks (0.26.0+): the messages of its NotImplementedErrors
+    path = os.path.join(root, "v1", "worker", "gpu", "pcp_manager.py")
+    if os.path.exists(path):
+        for node in ast.walk(ast.parse(open(path).read())):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+                out.append(ast.unparse(node.exc.args[0]))
     return out
 
 
