@@ -191,3 +191,16 @@ def test_plot_writes_wellformed_svg(capsys, tmp_path):
     assert sum(c.getAttribute("fill") == "#d62728" for c in circles) == 3
     status, _, err = _run(capsys, "plan", "Qwen/Qwen3-32B", "--gpus", "8", "--plot", str(tmp_path / "no" / "x.svg"))
     assert status == EXIT_UNDECIDED and "--plot" in err
+
+
+def test_plan_says_what_it_did_not_check_and_when_kv_sizes_are_an_upper_bound():
+    report = kvguard.plan("deepseek-ai/DeepSeek-V4-Flash", gpus=16, vllm_version="0.33.0")
+    notes = report.notes
+    assert ("KV sizes count every layer as full attention (model type deepseek_v4: several MLA KV-cache groups): "
+            "an upper bound, so the ranking by KV tokens is approximate") in notes
+    # PCP layouts of an MLA model: the V2 runner's other PCP checks are listed, with how many layouts they concern
+    pcp_layouts = sum(1 for e in report.entries if e.pcp > 1)
+    assert any(n.startswith(f"W_mrv2_pcp not checked on {pcp_layouts} of the {report.accepted} accepted layouts: ")
+               for n in notes)
+    plain = kvguard.plan("Qwen/Qwen3-32B", gpus=8, vllm_version="0.33.0")
+    assert not any("upper bound" in n or "not checked" in n for n in plain.notes)

@@ -221,6 +221,8 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     rows: list[PlanEntry] = []
     refused: dict[str, int] = {}
     unchecked: list[str] = []  # why model construction (kvguard.quant) was not checked
+    #: other checks listed as skipped on accepted layouts: (check, reason) -> how many layouts
+    other_skips: dict[tuple[str, str], int] = {}
     candidates = 0
     per_layer_cache: dict[int, int] = {}
     base: dict[str, Any] = {"nnodes": nnodes} if nnodes > 1 else {}
@@ -267,8 +269,12 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                             refused[v.check or "?"] = refused.get(v.check or "?", 0) + 1
                             continue
                         for skip in v.skipped:
-                            if skip.check == "MI_model" and skip.reason not in unchecked:
-                                unchecked.append(skip.reason)
+                            if skip.check == "MI_model":
+                                if skip.reason not in unchecked:
+                                    unchecked.append(skip.reason)
+                            else:
+                                key = (skip.check, skip.reason)
+                                other_skips[key] = other_skips.get(key, 0) + 1
                         shards = dcp * pcp if (pcp > 1 and pcp_shards) else dcp
                         per_rank = per_layer * stage_layers / shards
                         per_replica = GIB / per_rank
@@ -296,6 +302,15 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                             command=" ".join(["vllm", "serve", label, *flags]),
                         ))
     notes.extend(f"model construction not checked: {reason}" for reason in unchecked)
+    notes.extend(f"{check} not checked on {count} of the {len(rows)} accepted layouts: {reason}"
+                 for (check, reason), count in other_skips.items())
+    from .kvsize import kv_cache_groups_reason
+
+    groups = kv_cache_groups_reason(None, facts)
+    if groups is not None:
+        # the ranking reads one KV size per token; for several KV-cache groups it is the full-attention size
+        notes.append(f"KV sizes count every layer as full attention ({groups}): an upper bound, so the "
+                     "ranking by KV tokens is approximate")
     rows.sort(key=lambda e: (-e.kv_tokens_per_gpu_per_gib, e.cross_node_groups, -e.kv_tokens_per_replica_per_gib,
                              e.expert_parallel, e.tp, e.pcp, e.dcp, e.pp))
     if not rows and refused and all(k.startswith("MC_max_len") or k == "MC_FIELD" for k in refused):
