@@ -23,7 +23,6 @@ import random
 import shutil
 import sys
 import tempfile
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from .test_speculative import _config, _kvguard_outcome, _oracle_outcome  # noqa: E402
+from .test_speculative import _config, compare_launches  # noqa: E402
 
 pytestmark = pytest.mark.upstream
 
@@ -82,43 +81,9 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
 
 
 def run(version: str, n: int, seed: int) -> dict:
-    from ._oracle import oracle_or_skip, run_runner
-
-    python, python_env = oracle_or_skip(version)
     root = tempfile.mkdtemp(prefix="kvg-kernel-")
     try:
-        cases = generate(seed, n, version, root)
-        for case in cases:
-            os.makedirs(case["model_dir"], exist_ok=True)
-            Path(case["model_dir"], "config.json").write_text(json.dumps(case["config"]))
-        runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1")
-        runner_env.setdefault("KVG_ORACLE_INSPECT", os.environ.get("KVG_ORACLE_INSPECT", "inprocess"))
-        runner_env.setdefault("KVG_ORACLE_TORCHVISION", os.environ.get("KVG_ORACLE_TORCHVISION", "stub"))
-        records = run_runner("serve_runner.py", python, runner_env, cases)
-        by_id = {r["id"]: r for r in records}
-        counts: Counter = Counter()
-        mismatches, undecidable = [], []
-        for case in cases:
-            want = _oracle_outcome(by_id[case["id"]])
-            if "failed to be inspected" in (want.get("message") or ""):
-                counts["oracle_env_failures"] += 1   # the oracle host could not import the model class
-                continue
-            got = _kvguard_outcome(case, version)
-            key = "accepted" if want.get("ok") else ("argparse" if "argparse" in want else "refused")
-            if "undecidable" in got:
-                counts["undecidable"] += 1
-                undecidable.append({"id": case["id"], "args": case["args"], "reason": got["undecidable"],
-                                    "oracle": want})
-                continue
-            if got == want:
-                counts["agree"] += 1
-                counts[f"agree_{key}"] += 1
-            else:
-                counts["disagree"] += 1
-                mismatches.append({"id": case["id"], "target": case["target"], "args": case["args"],
-                                   "oracle": want, "kvguard": got})
-        return {"version": version, "seed": seed, "counts": dict(counts), "mismatches": mismatches,
-                "undecidable": undecidable}
+        return compare_launches(version, seed, generate(seed, n, version, root))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

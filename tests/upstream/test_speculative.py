@@ -292,48 +292,53 @@ def _kvguard_outcome(case: dict, version: str) -> dict:
 
 
 def run(version: str, n: int, seed: int) -> dict:
+    root = tempfile.mkdtemp(prefix="kvg-spec-")
+    try:
+        return compare_launches(version, seed, generate(seed, n, version, root))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def compare_launches(version: str, seed: int, cases: list[dict]) -> dict:
+    """Write each case's checkpoint files, run the cases through the release's own serve path
+    (serve_runner.py) and compare with kvguard: the report's counts, mismatches and undecidable cases."""
     from ._oracle import oracle_or_skip
 
     python, python_env = oracle_or_skip(version)
-    root = tempfile.mkdtemp(prefix="kvg-spec-")
-    try:
-        cases = generate(seed, n, version, root)
-        for case in cases:
-            for directory, cfg in case["files"].items():
-                os.makedirs(directory, exist_ok=True)
-                Path(directory, "config.json").write_text(json.dumps(cfg))
-            os.makedirs(case["model_dir"], exist_ok=True)
-            Path(case["model_dir"], "config.json").write_text(json.dumps(case["config"]))
-        runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1")
-        runner_env.setdefault("KVG_ORACLE_INSPECT", os.environ.get("KVG_ORACLE_INSPECT", "inprocess"))
-        runner_env.setdefault("KVG_ORACLE_TORCHVISION", os.environ.get("KVG_ORACLE_TORCHVISION", "stub"))
-        records = run_runner("serve_runner.py", python, runner_env, cases)
-        by_id = {r["id"]: r for r in records}
-        counts: Counter = Counter()
-        mismatches, undecidable = [], []
-        for case in cases:
-            want = _oracle_outcome(by_id[case["id"]])
-            if "failed to be inspected" in (want.get("message") or ""):
-                counts["oracle_env_failures"] += 1   # the oracle host could not import the model class
-                continue
-            got = _kvguard_outcome(case, version)
-            key = "accepted" if want.get("ok") else ("argparse" if "argparse" in want else "refused")
-            if "undecidable" in got:
-                counts["undecidable"] += 1
-                undecidable.append({"id": case["id"], "args": case["args"], "reason": got["undecidable"],
-                                    "oracle": want})
-                continue
-            if got == want:
-                counts["agree"] += 1
-                counts[f"agree_{key}"] += 1
-            else:
-                counts["disagree"] += 1
-                mismatches.append({"id": case["id"], "target": case["target"], "args": case["args"],
-                                   "oracle": want, "kvguard": got})
-        return {"version": version, "seed": seed, "counts": dict(counts), "mismatches": mismatches,
-                "undecidable": undecidable}
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    for case in cases:
+        for directory, cfg in case.get("files", {}).items():
+            os.makedirs(directory, exist_ok=True)
+            Path(directory, "config.json").write_text(json.dumps(cfg))
+        os.makedirs(case["model_dir"], exist_ok=True)
+        Path(case["model_dir"], "config.json").write_text(json.dumps(case["config"]))
+    runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1")
+    runner_env.setdefault("KVG_ORACLE_INSPECT", os.environ.get("KVG_ORACLE_INSPECT", "inprocess"))
+    runner_env.setdefault("KVG_ORACLE_TORCHVISION", os.environ.get("KVG_ORACLE_TORCHVISION", "stub"))
+    records = run_runner("serve_runner.py", python, runner_env, cases)
+    by_id = {r["id"]: r for r in records}
+    counts: Counter = Counter()
+    mismatches, undecidable = [], []
+    for case in cases:
+        want = _oracle_outcome(by_id[case["id"]])
+        if "failed to be inspected" in (want.get("message") or ""):
+            counts["oracle_env_failures"] += 1   # the oracle host could not import the model class
+            continue
+        got = _kvguard_outcome(case, version)
+        key = "accepted" if want.get("ok") else ("argparse" if "argparse" in want else "refused")
+        if "undecidable" in got:
+            counts["undecidable"] += 1
+            undecidable.append({"id": case["id"], "args": case["args"], "reason": got["undecidable"],
+                                "oracle": want})
+            continue
+        if got == want:
+            counts["agree"] += 1
+            counts[f"agree_{key}"] += 1
+        else:
+            counts["disagree"] += 1
+            mismatches.append({"id": case["id"], "target": case["target"], "args": case["args"],
+                               "oracle": want, "kvguard": got})
+    return {"version": version, "seed": seed, "counts": dict(counts), "mismatches": mismatches,
+            "undecidable": undecidable}
 
 
 @pytest.mark.parametrize("version", VERSIONS)
