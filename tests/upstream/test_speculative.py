@@ -256,9 +256,9 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
 
 def dspark_launches(version: str, root: str) -> list[dict]:
     """Hand-picked DSpark launches: DeepSeek-V4-Flash's own stages (tp 8 / 3, pp 2, expert parallel, no / 0 / 4
-    tokens, async scheduling, MTP beside it) and Qwen3-8B drafts (a Qwen3DSparkModel draft with 3 / 7 / no
+    tokens, async scheduling, MTP beside it, a config asking for dspark_draft_topk) and Qwen3-8B drafts (a Qwen3DSparkModel draft with 3 / 7 / no
     tokens, pp 2, draft tp 1, dspark_draft_topk out of range and valid, a block_size-only draft, detection by
-    architecture alone, DSparkDraftModel with a qwen3 model type with and without the method)."""
+    architecture alone, DSparkDraftModel with a qwen3 model type with and without the method and with a top-k)."""
     v4, qwen = _config(V4_TARGET), _config("Qwen/Qwen3-8B")
     block7 = _dspark_qwen3(qwen, 7)
     block_only = {k: v for k, v in _dspark_qwen3(qwen, 5).items() if k != "dspark_block_size"}
@@ -267,7 +267,8 @@ def dspark_launches(version: str, root: str) -> list[dict]:
               "qwen3-spark-topk-ok": dict(_dspark_qwen3(qwen, 7), dspark_draft_topk=64),
               "qwen3-block-only": block_only,
               "qwen3-arch-only": dict(block7),
-              "qwen3-draftmodel": dict(block7, architectures=["DSparkDraftModel"])}
+              "qwen3-draftmodel": dict(block7, architectures=["DSparkDraftModel"]),
+              "qwen3-draftmodel-topk": dict(block7, architectures=["DSparkDraftModel"], dspark_draft_topk=64)}
     v4_specs = [({"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "8"]),
                 ({"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "3"]),
                 ({"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "8", "-pp", "2"]),
@@ -290,10 +291,14 @@ def dspark_launches(version: str, root: str) -> list[dict]:
                   ({"model": "qwen3-block-only"}, []),
                   ({"model": "qwen3-arch-only", "num_speculative_tokens": 7}, []),
                   ({"model": "qwen3-draftmodel", "num_speculative_tokens": 7}, []),
-                  ({"method": "dspark", "model": "qwen3-draftmodel", "num_speculative_tokens": 7}, [])]
+                  ({"method": "dspark", "model": "qwen3-draftmodel", "num_speculative_tokens": 7}, []),
+                  ({"model": "qwen3-draftmodel-topk", "num_speculative_tokens": 7}, [])]
+    # DeepSeek-V4 stages whose config asks for dspark_draft_topk (only Qwen3 DSpark models support it)
+    v4_topk = dict(v4, dspark_draft_topk=8)
     cases = []
     for i, (target_name, target, spec, args) in enumerate(
-            [(V4_TARGET, v4, s, a) for s, a in v4_specs] + [("Qwen/Qwen3-8B", qwen, s, a) for s, a in qwen_specs]):
+            [(V4_TARGET, v4, s, a) for s, a in v4_specs] + [("Qwen/Qwen3-8B", qwen, s, a) for s, a in qwen_specs]
+            + [(V4_TARGET, v4_topk, {"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "8"])]):
         case_root = os.path.join(root, f"d{i}")
         spec = dict(spec)
         if "model" in spec:
