@@ -1343,8 +1343,10 @@ RULES = (
     Step("sc_wrap", stage="speculative", apply=_sc.wrap_draft,
          description="EAGLE / EAGLE-3 / DFlash drafts wrapped in EAGLEConfig (architectures Eagle..., "
                      "Eagle3..., DFlash...; looked up in the registry from 0.15.0); a DSpark draft other than "
-                     "Qwen3DSparkModel rewritten to DeepSeek-V4's DSparkDraftModel (0.25.0+); DFlash / DSpark "
-                     "draft in parallel; num_speculative_tokens defaults to the draft's n_predict"),
+                     "Qwen3DSparkModel rewritten to DeepSeek-V4's DSparkDraftModel (0.25.0+; a qwen3 config naming "
+                     "DSparkDraftModel renamed to Qwen3DSparkModel from 0.29.0); DFlash / DSpark "
+                     "draft in parallel; num_speculative_tokens defaults to the draft's n_predict (DSpark, 0.31.0+: its "
+                     "block_size / dspark_block_size)"),
     Check("SC_n_predict", stage="speculative", scope="feature", when=_sc.n_predict_indivisible,
           bind=lambda state: {"num": state.sc.num, "n_predict": state.sc.n_predict},
           template="num_speculative_tokens:{num} must be divisible by n_predict={n_predict!r}",
