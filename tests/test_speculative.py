@@ -188,10 +188,88 @@ def test_a_dspark_draft_topk_outside_the_vocabulary_in_0_28_0():
                                                      "size (151936)")
 
 
-def test_dspark_from_0_29_0_is_undecidable():
-    with pytest.raises(Undecidable, match="DSpark drafts in vLLM 0.33.0 are not modelled"):
-        kvguard.check(V4_FLASH, vllm_version="0.33.0", host=CPU, tp=8,
+V1_REFUSES_DSPARK = "Model Runner V1 does not support: dspark speculative decoding"
+
+
+@pytest.mark.parametrize("release", ["0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"])
+def test_deepseek_v4_s_own_dspark_stages_from_0_29_0(release):
+    """From 0.29.0 DSpark no longer forces the V2 model runner: without Triton the V1 runner is chosen, which
+    lists DSpark as unsupported; the draft's pipeline size is the target's up to 0.29.0 and 1 from 0.30.0
+    (recorded from the oracles, CPU platform)."""
+    spec = {"method": "dspark", "num_speculative_tokens": 3}
+    v = kvguard.check(V4_FLASH, vllm_version=release, host=CPU, tp=8, speculative_config=spec)
+    assert (v.exc_type, v.message, v.wrapped_by) == ("ValueError", V1_REFUSES_DSPARK, "VllmConfig")
+    v = kvguard.check(V4_FLASH, vllm_version=release, host=CPU, tp=3, speculative_config=spec)
+    assert v.message == "Total number of attention heads (64) must be divisible by tensor parallel size (3)."
+    v = kvguard.check(V4_FLASH, vllm_version=release, host=CPU, tp=8, pp=2, speculative_config=spec)
+    if release == "0.29.0":
+        assert (v.check, v.exc_type) == ("SC_draft_verify(MC_pp_unsupported)", "NotImplementedError")
+    else:
+        assert v.message == V1_REFUSES_DSPARK
+
+
+@pytest.mark.parametrize(("release", "message"), [
+    ("0.29.0", "A speculative model was provided, but `num_speculative_tokens` was not provided"),
+    ("0.30.0", "A speculative model was provided, but `num_speculative_tokens` was not provided"),
+    ("0.31.0", V1_REFUSES_DSPARK), ("0.33.0", V1_REFUSES_DSPARK)])
+def test_a_qwen3_dspark_draft_s_token_count_defaults_to_its_block_from_0_31_0(release, message):
+    spec = {"model": "/drafts/dspark_qwen3_8b_block7"}
+    v = kvguard.check(QWEN8, vllm_version=release, host=CPU, speculative_config=spec, draft_config=DSPARK_QWEN3)
+    assert v.message == message
+
+
+@pytest.mark.parametrize(("release", "message"), [
+    ("0.28.0", "Model Runner V2 requires Triton."), ("0.29.0", V1_REFUSES_DSPARK), ("0.33.0", V1_REFUSES_DSPARK)])
+def test_a_dspark_draft_found_by_its_architecture_alone(release, message):
+    spec = {"model": "/drafts/qwen3-draft", "num_speculative_tokens": 7}
+    v = kvguard.check(QWEN8, vllm_version=release, host=CPU, speculative_config=spec, draft_config=DSPARK_QWEN3)
+    assert v.message == message
+
+
+@pytest.mark.parametrize("release", ["0.29.0", "0.33.0"])
+def test_a_qwen3_checkpoint_naming_dsparkdraftmodel_is_a_qwen3_dspark_draft_from_0_29_0(release):
+    draft = dict(DSPARK_QWEN3, architectures=["DSparkDraftModel"])
+    for spec in ({"model": "/drafts/qwen3-draft", "num_speculative_tokens": 7},
+                 {"method": "dspark", "model": "/drafts/qwen3-draft", "num_speculative_tokens": 7}):
+        v = kvguard.check(QWEN8, vllm_version=release, host=CPU, speculative_config=spec, draft_config=draft)
+        assert v.message == V1_REFUSES_DSPARK
+
+
+def test_a_qwen3_checkpoint_naming_dsparkdraftmodel_before_0_29_0_is_undecidable():
+    """0.25.0-0.28.0 rewrite it to DeepSeek-V4's DSparkDraftModel (a Qwen3 config with DeepSeek-V4's type)."""
+    draft = dict(DSPARK_QWEN3, architectures=["DSparkDraftModel"])
+    spec = {"method": "dspark", "model": "/drafts/qwen3-draft", "num_speculative_tokens": 7}
+    with pytest.raises(Undecidable, match="neither Qwen3DSparkModel nor a DeepSeek-V4 checkpoint"):
+        kvguard.check(QWEN8, vllm_version="0.28.0", host=CPU, speculative_config=spec, draft_config=draft)
+
+
+@pytest.mark.parametrize("release", ["0.29.0", "0.33.0"])
+def test_a_dspark_draft_topk_outside_the_vocabulary_from_0_29_0(release):
+    draft = dict(DSPARK_QWEN3, dspark_draft_topk=151937)
+    spec = {"model": "/drafts/dspark_qwen3", "num_speculative_tokens": 4}
+    v = kvguard.check(QWEN8, vllm_version=release, host=CPU, speculative_config=spec, draft_config=draft)
+    assert (v.exc_type, v.message) == ("ValueError", "dspark_draft_topk must be between 1 and the draft vocabulary "
+                                                     "size (151936)")
+
+
+@pytest.mark.parametrize(("release", "message"), [
+    ("0.28.0", "dspark_draft_topk is only supported by Qwen3DSparkModel"),
+    ("0.29.0", "dspark_draft_topk is only supported by Qwen3DSparkModel and Qwen3OmniDSparkModel"),
+    ("0.33.0", "dspark_draft_topk is only supported by Qwen3DSparkModel and Qwen3OmniDSparkModel")])
+def test_deepseek_v4_s_stages_cannot_take_a_dspark_draft_topk(release, message):
+    v4 = dict(V4_FLASH, dspark_draft_topk=8)
+    v = kvguard.check(v4, vllm_version=release, host=CPU, tp=8,
                       speculative_config={"method": "dspark", "num_speculative_tokens": 3})
+    assert (v.exc_type, v.message, v.wrapped_by) == ("ValueError", message, "SpeculativeConfig")
+
+
+@pytest.mark.parametrize(("release", "arch"), [("0.26.0", "Gemma4DSparkModel"), ("0.29.0", "Qwen3OmniDSparkModel"),
+                                               ("0.33.0", "MuseSparkDSparkModel")])
+def test_other_dspark_models_are_detected_and_undecidable(release, arch):
+    draft = dict(DSPARK_QWEN3, architectures=[arch])
+    spec = {"model": "/drafts/some-draft", "num_speculative_tokens": 7}
+    with pytest.raises(Undecidable, match=f"a {arch} DSpark draft is not modelled"):
+        kvguard.check(QWEN8, vllm_version=release, host=CPU, speculative_config=spec, draft_config=draft)
 
 
 def test_a_draft_kvguard_cannot_find_is_undecidable():

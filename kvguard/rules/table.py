@@ -277,6 +277,16 @@ MRV1_UNSUPPORTED = (
 )
 
 
+def _dspark_dcp_unmodelled(state) -> bool:
+    """0.29.0+: DSpark with -dcp on an MLA model meets the MLA metadata builder's DSpark-DCP check, which
+    depends on the backend and the draft's query mode; kvguard lists it as skipped."""
+    from .engine import SkipCheck
+
+    if state.sc is not None and state.sc.method == "dspark" and state.dcp > 1 and state.use_mla:
+        raise SkipCheck("whether the MLA backend supports DSpark with decode context parallelism")
+    return False
+
+
 def _unsupported(state, table) -> list:
     return [label(state) if callable(label) else label
             for label, since, until, when in table if state.release.within(since, until) and when(state)]
@@ -286,7 +296,8 @@ def _runner(state):
     """Which model runner ``VllmConfig`` validates: "v2", "v1" or None (no validation can refuse).
 
     ``VllmConfig.use_v2_model_runner`` (vllm/config/vllm.py): the env var decides
-    when set; 0.27.0–0.28.0 force V2 for PCP, 0.25.0–0.28.0 for DSpark; from 0.29.0 the default is V2
+    when set; 0.27.0–0.28.0 force V2 for PCP, 0.25.0–0.28.0 for DSpark (from 0.29.0 DSpark is on V1's
+    unsupported list instead); from 0.29.0 the default is V2
     when Triton imports and no V2-unsupported feature is used (else V1, which
     validates its own list).  Before 0.29.0 the default selection falls back
     silently, so only the env var or PCP lead to a refusal.  Needs the host's
@@ -1332,8 +1343,10 @@ RULES = (
     Step("sc_wrap", stage="speculative", apply=_sc.wrap_draft,
          description="EAGLE / EAGLE-3 / DFlash drafts wrapped in EAGLEConfig (architectures Eagle..., "
                      "Eagle3..., DFlash...; looked up in the registry from 0.15.0); a DSpark draft other than "
-                     "Qwen3DSparkModel rewritten to DeepSeek-V4's DSparkDraftModel (0.25.0+); DFlash / DSpark "
-                     "draft in parallel; num_speculative_tokens defaults to the draft's n_predict"),
+                     "Qwen3DSparkModel rewritten to DeepSeek-V4's DSparkDraftModel (0.25.0+; a qwen3 config naming "
+                     "DSparkDraftModel renamed to Qwen3DSparkModel from 0.29.0); DFlash / DSpark "
+                     "draft in parallel; num_speculative_tokens defaults to the draft's n_predict (DSpark, 0.31.0+: its "
+                     "block_size / dspark_block_size)"),
     Check("SC_n_predict", stage="speculative", scope="feature", when=_sc.n_predict_indivisible,
           bind=lambda state: {"num": state.sc.num, "n_predict": state.sc.n_predict},
           template="num_speculative_tokens:{num} must be divisible by n_predict={n_predict!r}",
@@ -1365,12 +1378,13 @@ RULES = (
                    "values produce incorrect output. Use num_speculative_tokens={block} or larger (e.g. 7).",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
           description="a DSpark draft needs at least its dspark_block_size speculative tokens"),
-    Check("SC_dspark_topk", "0.28.0", "0.28.0", stage="speculative", scope="feature",
+    Check("SC_dspark_topk", "0.28.0", stage="speculative", scope="feature",
           when=lambda state: _sc.dspark_topk_refusal(state) is not None,
           bind=lambda state: {"reason": _sc.dspark_topk_refusal(state)},
           template="{reason}",
           source=f"{_S_SPEC}::SpeculativeConfig.__post_init__",
-          description="the DSpark draft's dspark_draft_topk: within [1, draft vocabulary], Qwen3DSparkModel only"),
+          description="the DSpark draft's dspark_draft_topk: within [1, draft vocabulary], Qwen3DSparkModel only "
+                      "(0.29.0+: or Qwen3OmniDSparkModel)"),
     Step("sc_draft_tp", stage="speculative", apply=_sc.draft_tp,
          description="the draft's tensor-parallel size: the target's unless draft_tensor_parallel_size"),
     Check("SC_draft_tp", stage="speculative", when=_sc.draft_tp_invalid,
@@ -1887,6 +1901,14 @@ RULES = (
           source="vllm/v1/worker/gpu/pcp_manager.py::PCPManager.validate_config (initialize_kv_cache)",
           description="-pcp on the V2 model runner: its PCP checks (listed as skipped for MLA models; a non-MLA "
                       "model was refused by the attention selector before)"),
+    Check("W_dspark_dcp", "0.29.0", stage="worker", scope="env",
+          when=lambda state: _dspark_dcp_unmodelled(state),
+          template="{impl} does not support {query_mode} MLA attention for DSpark with decode context parallelism. "
+                   "Select a backend with explicit DSpark DCP support or set decode_context_parallel_size=1.",
+          source="vllm/model_executor/layers/attention/mla_attention.py::MLACommonMetadataBuilder."
+                 "_validate_dspark_dcp_support",
+          description="DSpark with -dcp on an MLA model: whether the selected MLA backend supports DSpark's draft "
+                      "queries with DCP (listed as skipped: not modelled)"),
     Check("W_pcp_backend", "0.26.0", stage="worker", exc="AssertionError", scope="env",
           when=lambda state: state.pcp > 1 and _attn.pcp_backend_refused(state),
           template="PCP requires attention backend support, but {backend} does not support PCP.",

@@ -18,7 +18,7 @@ from typing import Any, Optional
 from ..errors import Undecidable
 from ..versions import Release
 
-__all__ = ["DSPARK_V4", "dspark_v4", "eagle_config", "hf_config_override", "override_callable"]
+__all__ = ["DSPARK_QWEN3", "DSPARK_V4", "dspark_v4", "eagle_config", "hf_config_override", "override_callable"]
 
 
 def _undecidable(release: Release, what: str) -> Undecidable:
@@ -199,6 +199,10 @@ def dspark_v4(cfg: Any) -> Any:
     return cfg
 
 
+#: ``wrap`` value for 0.29.0+'s renaming of a Qwen3 checkpoint's DSparkDraftModel to Qwen3DSparkModel
+DSPARK_QWEN3 = "dspark-qwen3"
+
+
 def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional[str] = None, *,
                       override: bool = True):
     """The draft's config as SpeculativeConfig leaves it: the override (what ModelConfig's hf_overrides does),
@@ -215,6 +219,9 @@ def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional
                 applied["architectures"] = list(getattr(out, "architectures", None) or [])
             if wrap == DSPARK_V4:
                 out = dspark_v4(out)
+            elif wrap == DSPARK_QWEN3:
+                # the architecture only: the Qwen3 config stays as it is, then is re-read (update_arch_)
+                out.architectures = ["Qwen3DSparkModel"]
             elif wrap is not None:
                 out = eagle_config(out, wrap, r)
         except (Undecidable, loader.LoadCrash):

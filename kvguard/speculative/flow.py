@@ -414,7 +414,7 @@ def detect_method(state) -> None:
     elif release.within("0.20.0") and ("dflash" in name or (release.within("0.28.0") and
                                                       "MuseGlimmerAssistantModel" in d.architectures)):
         sc.method = "dflash"
-    elif release.within("0.25.0") and ("dspark" in name or "Qwen3DSparkModel" in d.architectures):
+    elif release.within("0.25.0") and ("dspark" in name or _dspark_architecture(d, release)):
         sc.method = "dspark"
     elif mt in ("medusa", "mlp_speculator") and not release.within("0.33.0"):
         sc.method = mt
@@ -438,26 +438,56 @@ def detect_method(state) -> None:
         _dspark_modelled(state)
 
 
+#: draft architectures that make SpeculativeConfig detect DSpark (with no method given), per release
+_DSPARK_DETECTED = (("Qwen3DSparkModel", "0.25.0"), ("Gemma4DSparkModel", "0.26.0"),
+                    ("Qwen3OmniDSparkModel", "0.29.0"), ("MuseSparkDSparkModel", "0.33.0"))
 #: DSpark drafts that carry their own model (not rewritten to DeepSeek-V4's DSparkDraftModel), per release
-_DSPARK_OWN_MODELS = (("Qwen3DSparkModel", "0.25.0"), ("Gemma4DSparkModel", "0.26.0"), ("K3DSparkModel", "0.27.0"))
+_DSPARK_OWN_MODELS = (("Qwen3DSparkModel", "0.25.0"), ("Gemma4DSparkModel", "0.26.0"), ("K3DSparkModel", "0.27.0"),
+                      ("Qwen3OmniDSparkModel", "0.29.0"), ("MuseSparkDSparkModel", "0.33.0"))
+#: DSpark models kvguard does not model (their config conventions and, for Qwen3-Omni, a checkpoint contract)
+_DSPARK_UNMODELLED = ("Gemma4DSparkModel", "K3DSparkModel", "Qwen3OmniDSparkModel", "MuseSparkDSparkModel")
+#: ``_QWEN3_OMNI_TARGET_ARCHITECTURES`` (0.29.0+): targets whose DSpark drafts must meet the Omni contract
+_QWEN3_OMNI_TARGETS = ("Qwen3OmniMoeForConditionalGeneration", "Qwen3OmniMoeThinkerForConditionalGeneration")
+
+
+def _qwen3_named_dspark_draft(d: "DraftModel", release: Release) -> bool:
+    """0.29.0+: a Qwen3 checkpoint that names DeepSeek's ``DSparkDraftModel`` is a Qwen3 DSpark draft (detected
+    as DSpark, its architecture renamed to Qwen3DSparkModel)."""
+    return release.within("0.29.0") and "DSparkDraftModel" in d.architectures and d.model_type == "qwen3"
+
+
+def _dspark_architecture(d: "DraftModel", release: Release) -> bool:
+    return (any(arch in d.architectures and release.within(since) for arch, since in _DSPARK_DETECTED)
+            or _qwen3_named_dspark_draft(d, release))
+
+
+def _qwen3_omni_target(state) -> bool:
+    raw = state.spec.target_raw or {}
+    return raw.get("model_type") == "qwen3_omni_moe" or bool(set(raw.get("architectures") or ()) &
+                                                             set(_QWEN3_OMNI_TARGETS))
 
 
 def _dspark_modelled(state) -> None:
-    """The DSpark paths kvguard models: 0.25.0-0.28.0, a Qwen3DSparkModel draft or DeepSeek-V4's own stages;
-    anything else is undecidable, named."""
+    """The DSpark paths kvguard models (0.25.0+): a Qwen3DSparkModel draft (0.29.0+: or a Qwen3 checkpoint
+    naming DSparkDraftModel) or DeepSeek-V4's own stages; anything else is undecidable, named."""
     release, d = state.release, state.sc.draft
-    if not release.within("0.25.0", "0.28.0"):
-        raise Undecidable(f"DSpark drafts in vLLM {release.version} are not modelled (0.29.0+ adds the Qwen3-Omni / "
-                          "Muse-Spark DSpark models, target-layer, auxiliary hidden-state and block checks)")
-    for arch in ("Gemma4DSparkModel", "K3DSparkModel"):
+    for arch in _DSPARK_UNMODELLED:
         if arch in d.architectures:
             raise Undecidable(f"a {arch} DSpark draft is not modelled")
     if d.model_type == "speculators":
         raise Undecidable("a speculators-format DSpark draft is not modelled")
-    if "Qwen3DSparkModel" not in d.architectures and (d.raw or {}).get("model_type") != "deepseek_v4":
+    if release.within("0.29.0") and _qwen3_omni_target(state):
+        raise Undecidable("a DSpark draft for a Qwen3-Omni target (vLLM's Qwen3-Omni DSpark checkpoint contract) "
+                          "is not modelled")
+    if "Qwen3DSparkModel" in d.architectures or _qwen3_named_dspark_draft(d, release):
+        return
+    model_type = (d.raw or {}).get("model_type")
+    if model_type == "deepseek_v41" or (release.within("0.30.0") and state._facts.model_type == "deepseek_v41"):
+        raise Undecidable("DeepSeek-V4.1's DSpark stages (DSparkV41DraftModel) are not modelled")
+    if model_type != "deepseek_v4":
         # the rewrite gives any such draft DeepSeek-V4's model type; only a DeepSeek-V4 checkpoint is modelled
         raise Undecidable(f"a DSpark draft that is neither Qwen3DSparkModel nor a DeepSeek-V4 checkpoint "
-                          f"(model type {(d.raw or {}).get('model_type')!r}) is not modelled")
+                          f"(model type {model_type!r}) is not modelled")
 
 
 def dspark_own_model(state) -> bool:
@@ -485,15 +515,16 @@ def wrap_draft(state) -> None:
                                   raw=d.raw, applied=applied)
             if release.within("0.15.0"):
                 _registered(state, facts)
-    if sc.method == "dspark" and not dspark_own_model(state):
-        from .draft import DSPARK_V4
+    if sc.method == "dspark" and (_qwen3_named_dspark_draft(d, release) or not dspark_own_model(state)):
+        from .draft import DSPARK_QWEN3, DSPARK_V4
 
-        result = _draft_facts(state, d.raw or {}, d.name, wrap=DSPARK_V4)
+        qwen3 = _qwen3_named_dspark_draft(d, release)
+        result = _draft_facts(state, d.raw or {}, d.name, wrap=DSPARK_QWEN3 if qwen3 else DSPARK_V4)
         if isinstance(result, Refusal):
             raise result
         facts, applied = result
-        sc.draft = DraftModel(facts, d.name, model_type="deepseek_v4", n_predict=d.n_predict, source=d.source,
-                              raw=d.raw, applied=applied)
+        sc.draft = DraftModel(facts, d.name, model_type=d.model_type if qwen3 else "deepseek_v4",
+                              n_predict=d.n_predict, source=d.source, raw=d.raw, applied=applied)
         _registered(state, facts)
     if release.within("0.15.0"):
         _registered(state, sc.draft.facts)
@@ -503,7 +534,14 @@ def wrap_draft(state) -> None:
     sc.notes.append(f"speculative draft: {d.name} (method {sc.method}; architectures [{', '.join(d.architectures)}]; "
                     f"{d.source})")
     sc.n_predict = sc.draft.n_predict
-    if sc.n_predict is not None and sc.num is None:
+    if sc.method == "dspark" and release.within("0.31.0"):
+        # 0.31.0+: a DSpark round drafts the draft's block, whatever its MTP stages: the token count defaults
+        # to the config's block_size (else dspark_block_size), and n_predict no longer bounds it
+        sc.n_predict = None
+        if sc.num is None:
+            block = draft_attr(state, "block_size")
+            sc.num = block if block is not None else draft_attr(state, "dspark_block_size")
+    elif sc.n_predict is not None and sc.num is None:
         sc.num = sc.n_predict
 
 
@@ -523,8 +561,9 @@ def dspark_block_too_small(state) -> bool:
 
 
 def dspark_topk_refusal(state) -> Optional[str]:
-    """0.28.0: the draft's ``dspark_draft_topk`` (from its config; the field itself is not modelled) must lie
-    in [1, draft vocabulary] and needs a Qwen3DSparkModel draft."""
+    """0.28.0+: the draft's ``dspark_draft_topk`` (from its config; the field itself is not modelled) must lie
+    in [1, draft vocabulary] and needs a Qwen3DSparkModel draft (0.29.0+: or Qwen3OmniDSparkModel, which
+    kvguard leaves undecidable before this check)."""
     topk = draft_attr(state, "dspark_draft_topk")
     if topk is None:
         return None
@@ -533,6 +572,8 @@ def dspark_topk_refusal(state) -> Optional[str]:
     if not 1 <= topk <= vocab:
         return f"dspark_draft_topk must be between 1 and the draft vocabulary size ({vocab})"
     if "Qwen3DSparkModel" not in state.sc.draft.architectures:
+        if state.release.within("0.29.0"):
+            return "dspark_draft_topk is only supported by Qwen3DSparkModel and Qwen3OmniDSparkModel"
         return "dspark_draft_topk is only supported by Qwen3DSparkModel"
     return None
 

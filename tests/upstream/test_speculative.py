@@ -254,6 +254,62 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     return cases
 
 
+def dspark_launches(version: str, root: str) -> list[dict]:
+    """Hand-picked DSpark launches: DeepSeek-V4-Flash's own stages (tp 8 / 3, pp 2, expert parallel, no / 0 / 4
+    tokens, async scheduling, MTP beside it, a config asking for dspark_draft_topk) and Qwen3-8B drafts (a Qwen3DSparkModel draft with 3 / 7 / no
+    tokens, pp 2, draft tp 1, dspark_draft_topk out of range and valid, a block_size-only draft, detection by
+    architecture alone, DSparkDraftModel with a qwen3 model type with and without the method and with a top-k)."""
+    v4, qwen = _config(V4_TARGET), _config("Qwen/Qwen3-8B")
+    block7 = _dspark_qwen3(qwen, 7)
+    block_only = {k: v for k, v in _dspark_qwen3(qwen, 5).items() if k != "dspark_block_size"}
+    drafts = {"dspark_qwen3_block7": block7,
+              "qwen3-spark-topk": dict(_dspark_qwen3(qwen, 4), dspark_draft_topk=qwen["vocab_size"] + 1),
+              "qwen3-spark-topk-ok": dict(_dspark_qwen3(qwen, 7), dspark_draft_topk=64),
+              "qwen3-block-only": block_only,
+              "qwen3-arch-only": dict(block7),
+              "qwen3-draftmodel": dict(block7, architectures=["DSparkDraftModel"]),
+              "qwen3-draftmodel-topk": dict(block7, architectures=["DSparkDraftModel"], dspark_draft_topk=64)}
+    v4_specs = [({"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "8"]),
+                ({"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "3"]),
+                ({"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "8", "-pp", "2"]),
+                ({"method": "dspark"}, ["-tp", "8"]),
+                ({"method": "dspark", "num_speculative_tokens": 0}, ["-tp", "8"]),
+                ({"method": "dspark", "num_speculative_tokens": 4}, ["-tp", "8"]),
+                ({"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "8", "--async-scheduling"]),
+                ({"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "8", "--enable-expert-parallel"]),
+                ({"method": "dspark", "num_speculative_tokens": 3, "draft_tensor_parallel_size": 1}, ["-tp", "8"]),
+                ({"method": "mtp", "num_speculative_tokens": 1}, ["-tp", "8"])]
+    qwen_specs = [({"model": "dspark_qwen3_block7", "num_speculative_tokens": 3}, []),
+                  ({"model": "dspark_qwen3_block7", "num_speculative_tokens": 7}, []),
+                  ({"model": "dspark_qwen3_block7"}, []),
+                  ({"model": "dspark_qwen3_block7", "num_speculative_tokens": 7}, ["-pp", "2"]),
+                  ({"model": "dspark_qwen3_block7", "num_speculative_tokens": 7, "draft_tensor_parallel_size": 1},
+                   ["-tp", "2"]),
+                  ({"model": "dspark_qwen3_block7", "num_speculative_tokens": 7}, ["--async-scheduling"]),
+                  ({"model": "qwen3-spark-topk", "num_speculative_tokens": 4}, []),
+                  ({"model": "qwen3-spark-topk-ok", "num_speculative_tokens": 7}, []),
+                  ({"model": "qwen3-block-only"}, []),
+                  ({"model": "qwen3-arch-only", "num_speculative_tokens": 7}, []),
+                  ({"model": "qwen3-draftmodel", "num_speculative_tokens": 7}, []),
+                  ({"method": "dspark", "model": "qwen3-draftmodel", "num_speculative_tokens": 7}, []),
+                  ({"model": "qwen3-draftmodel-topk", "num_speculative_tokens": 7}, [])]
+    # DeepSeek-V4 stages whose config asks for dspark_draft_topk (only Qwen3 DSpark models support it)
+    v4_topk = dict(v4, dspark_draft_topk=8)
+    cases = []
+    for i, (target_name, target, spec, args) in enumerate(
+            [(V4_TARGET, v4, s, a) for s, a in v4_specs] + [("Qwen/Qwen3-8B", qwen, s, a) for s, a in qwen_specs]
+            + [(V4_TARGET, v4_topk, {"method": "dspark", "num_speculative_tokens": 3}, ["-tp", "8"])]):
+        case_root = os.path.join(root, f"d{i}")
+        spec = dict(spec)
+        if "model" in spec:
+            spec["model"] = os.path.join(case_root, spec["model"])
+        files = {os.path.join(case_root, name): cfg for name, cfg in drafts.items()} if target is qwen else {}
+        cases.append({"id": f"d{i}", "target": target_name, "config": target,
+                      "args": ["--speculative-config", json.dumps(spec), *args],
+                      "model_dir": os.path.join(case_root, "target"), "files": files})
+    return cases
+
+
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 
 
@@ -366,9 +422,17 @@ if __name__ == "__main__":
     ap.add_argument("--cases", type=int, default=150)
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--out", default=None)
+    ap.add_argument("--dspark", action="store_true", help="the hand-picked DSpark launches instead")
     a = ap.parse_args()
     for v in a.vllm:
-        rep = run(v, a.cases, a.seed)
+        if a.dspark:
+            tmp = tempfile.mkdtemp(prefix="kvg-ds-")
+            try:
+                rep = compare_launches(v, 0, dspark_launches(v, tmp))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            rep = run(v, a.cases, a.seed)
         print(v, rep["counts"], flush=True)
         if a.out:
             Path(a.out).mkdir(parents=True, exist_ok=True)
