@@ -306,6 +306,8 @@ KNOWN_FROM_PRETRAINED: dict[str, str] = {
 #: before PretrainedConfig.from_dict (kvguard/facts/loader.py)
 KNOWN_FROM_DICT: dict[str, str] = {
     "d5aac7c89163": "timm_labels",      # TimmWrapperConfig, Gemma3nVisionConfig (4.57.6)
+    "757bd3f3bb08": "timm_labels_copy",  # the same on a shallow copy of the dict (5.17.0-5.24.0)
+    "2b8b6c544c58": "recurrent_loops_keyword",  # DoryConfig (5.24.0): n_recurrent_loops keyword into the dict
 }
 
 #: ``to_json_string`` overrides (by fingerprint) that print the whole config instead of its diff

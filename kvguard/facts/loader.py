@@ -416,7 +416,7 @@ def _from_dict(lib: Library, cls, config_dict: dict, kwargs: dict) -> Any:
 def _from_dict_tables(lib: Library, cls, config_dict: dict, kwargs: dict) -> ConfigObject:
     """``cls.from_dict(config_dict, **kwargs)`` (transformers 4.x; 5.x: :meth:`Transformers5.from_dict`)."""
     kwargs = dict(kwargs)
-    _own_from_dict(cls, config_dict, kwargs)
+    config_dict = _own_from_dict(cls, config_dict, kwargs)
     if isinstance(lib, Transformers5):  # lib.major >= 5
         return lib.from_dict(cls, config_dict, kwargs)
     kwargs.pop("_from_auto", None)
@@ -446,15 +446,26 @@ def _from_dict_tables(lib: Library, cls, config_dict: dict, kwargs: dict) -> Con
     return config
 
 
-def _own_from_dict(cls, config_dict: dict, kwargs: dict) -> None:
+def _own_from_dict(cls, config_dict: dict, kwargs: dict) -> dict:
     """What a class's own ``from_dict`` does to the dict and the keywords before PretrainedConfig's (the tables
-    name the behaviour by the override's fingerprint)."""
+    name the behaviour by the override's fingerprint) -> the dict PretrainedConfig's ``from_dict`` receives."""
     own = next((k.record["from_dict"] for k in _lineage(cls) if "from_dict" in k.record), None)
     if own is None:
-        return
-    if own.get("kind") == "timm_labels":
+        return config_dict
+    kind = own.get("kind")
+    if kind == "timm_labels":
         _timm_labels(cls, config_dict, kwargs)
-        return
+        return config_dict
+    if kind == "timm_labels_copy":       # transformers 5: the same on a shallow copy of the dict
+        config_dict = dict(config_dict)
+        _timm_labels(cls, config_dict, kwargs)
+        return config_dict
+    if kind == "recurrent_loops_keyword":
+        # transformers 5.24 DoryConfig: an ``n_recurrent_loops`` keyword moves into (a copy of) the dict, so the
+        # class's own checks see it while the object is built, not when from_dict applies the keywords after
+        if "n_recurrent_loops" in kwargs:
+            config_dict = {**config_dict, "n_recurrent_loops": kwargs.pop("n_recurrent_loops")}
+        return config_dict
     raise Undecidable(f"{cls.display}.from_dict is overridden in a way kvguard does not model")
 
 

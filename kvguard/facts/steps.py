@@ -1043,7 +1043,9 @@ def _bart_forced_bos(f: Frame, a: dict) -> None:
 
 
 def _set_nested_attr(f: Frame, a: dict) -> None:
-    setattr(f.get(a["o"]), a["name"], getattr(f.get(a["s"]), a["attr"]))
+    """``o.name = s.attr``; ``s`` may be ``self`` itself (``self.ffn_config.hidden_size = self.d_model``)."""
+    source = f.obj if a["s"] == "self" else f.get(a["s"])
+    setattr(f.get(a["o"]), a["name"], getattr(source, a["attr"]))
 
 
 def _causal_lm_type_check(f: Frame, a: dict) -> None:
