@@ -71,12 +71,17 @@ def messages():
                     text = ast.unparse(node.msg)
                     if "DCP" in text or "PCP" in text:
                         out.append(text)
-    # the V2 model runner's PCP checks (0.26.0+): the messages of its NotImplementedErrors
-    path = os.path.join(root, "v1", "worker", "gpu", "pcp_manager.py")
-    if os.path.exists(path):
-        for node in ast.walk(ast.parse(open(path).read())):
-            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
-                out.append(ast.unparse(node.exc.args[0]))
+    # the V2 model runner's PCP checks (0.26.0+): the messages of its NotImplementedErrors; the MLA layer's
+    # DSpark-with-DCP check (0.29.0+, W_dspark_dcp)
+    for rel, keep in (("v1/worker/gpu/pcp_manager.py", None),
+                      ("model_executor/layers/attention/mla_attention.py", "DSpark")):
+        path = os.path.join(root, rel)
+        if os.path.exists(path):
+            for node in ast.walk(ast.parse(open(path).read())):
+                if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+                    text = ast.unparse(node.exc.args[0])
+                    if keep is None or keep in text:
+                        out.append(text)
     return out
 
 

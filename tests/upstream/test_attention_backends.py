@@ -69,7 +69,8 @@ def test_backend_facts_agree_with_the_release(version):
             template = row.template.replace("{backend}", "{backend.get_name()}")
             words = _flat(template.replace("{impl}", "{layer_impl.__class__.__name__}"))
             alt = _flat(template.replace("{impl}", "{layer.impl.__class__.__name__}"))
-            assert words in flat or alt in flat, (version, row.id, row.template)
+            own = _flat(template.replace("{impl}", "{type(self).__name__}"))   # raised by the implementation
+            assert words in flat or alt in flat or own in flat, (version, row.id, row.template)
 
 
 #: releases whose selector filters by context parallelism (kvguard.attention.select_backend)
