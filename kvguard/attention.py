@@ -32,8 +32,8 @@ release and the messages are upstream facts):
 
 The selector is decided for the inputs kvguard sees — the checkpoint's dtype (bfloat16 / float16),
 ``--kv-cache-dtype auto``, a model without sliding-window layers, sinks or a multimodal prefix, no speculative
-decoding; other inputs of ``AttentionSelectorConfig`` keep vLLM's defaults (kvguard does not read ``--dtype``,
-``--block-size``, ``--kv-transfer-config``).
+decoding, ``--dtype`` when given (``half``/``float16``, ``bfloat16``, ``float``/``float32``); a launch that gives
+``--block-size`` or ``--kv-transfer-config`` (both in the selector's config and its reasons) is not decided here.
 
 Not modelled (skipped, listed): other platforms and GPU generations, ``VLLM_ATTENTION_BACKEND``, hybrid /
 attention-free models, selector inputs other than the above, the V2 model runner's PCP checks for MLA models
@@ -115,6 +115,10 @@ def selected_impl(state: Any) -> tuple[str, str, Optional[str]]:
             raise NotDecided(f"the {name} backend's implementation is not modelled")
         impl, lse_since = BACKENDS[name]
         return name, impl, lse_since
+    dtype = _GIVEN_DTYPES.get(state.layout.dtype) or str((facts.resolved or {}).get("dtype")
+                                                         or (facts.resolved_top or {}).get("dtype") or "")
+    if dtype.replace("torch.", "") not in ("bfloat16", "float16"):
+        raise NotDecided(f"dtype {dtype or '(unset)'}: the selection for it is not modelled")
     head = facts.head_size
     if not isinstance(head, int) or head % 8 or not 0 < head <= 256:
         raise NotDecided(f"head size {head!r}: FlashAttention does not take it (the fallback is not modelled)")
@@ -192,6 +196,11 @@ def select_backend(release: Any, *, head_size: int, dtype: str, pcp: int, dcp: i
                           f"{_selector_config(release, head_size, dtype, pcp, dcp)}. Reasons: {{{listed}}}.")
 
 
+#: ``--dtype`` values other than "auto" and the torch dtype ModelConfig makes of them (its string table)
+_GIVEN_DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16", "float": "float32",
+                 "float32": "float32"}
+
+
 def _selector_inputs(state: Any) -> tuple[int, str]:
     """(head size, dtype) of the model's decoder attention layers, when every other selector input is
     vLLM's default; NotDecided otherwise."""
@@ -204,11 +213,18 @@ def _selector_inputs(state: Any) -> tuple[int, str]:
     if getattr(state, "spec", None) is not None:
         raise NotDecided("speculative decoding builds draft layers and may ask for adaptive verification "
                          "(not modelled)")
-    dtype = str(resolved.get("dtype") or (facts.resolved_top or {}).get("dtype") or "")
-    dtype = dtype.replace("torch.", "")
-    if dtype not in ("bfloat16", "float16"):
-        raise NotDecided(f"the checkpoint's dtype {dtype or '(unset)'}: vLLM's 'auto' dtype resolution is "
-                         f"not modelled here")
+    layout = state.layout
+    if layout.block_size is not None:
+        raise NotDecided(f"--block-size {layout.block_size}: the backends' block sizes are not modelled")
+    if layout.kv_transfer_config:
+        raise NotDecided("--kv-transfer-config: the backends' KV-connector support is not modelled")
+    dtype = _GIVEN_DTYPES.get(layout.dtype)
+    if dtype is None:
+        dtype = str(resolved.get("dtype") or (facts.resolved_top or {}).get("dtype") or "")
+        dtype = dtype.replace("torch.", "")
+        if dtype not in ("bfloat16", "float16"):
+            raise NotDecided(f"the checkpoint's dtype {dtype or '(unset)'}: vLLM's 'auto' dtype resolution is "
+                             f"not modelled here")
     layer_types = resolved.get("layer_types") or ()
     if (resolved.get("sliding_window") and resolved.get("use_sliding_window", True) is not False) or \
             any(kind != "full_attention" for kind in layer_types):

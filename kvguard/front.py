@@ -83,6 +83,8 @@ class LaunchReport(Record, frozen=False):
         from .kv.kvsize import kv_cache_dtype_bytes
 
         _, b = kv_cache_dtype_bytes(self.kv_cache_dtype)   # "auto": bfloat16 on a CUDA node
+        if self.kv_cache_dtype == "auto" and self.layout.get("dtype") in ("float", "float32"):
+            b = 4   # the "auto" KV cache takes the model's dtype, which --dtype float32 makes 4 bytes wide
         out.update(
             tp=tp,
             cache_kv_heads=f.cache_kv_heads,

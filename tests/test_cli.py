@@ -460,3 +460,15 @@ def test_no_cache_is_still_accepted_and_changes_nothing(capsys):
     plain = _run(capsys, *argv)
     flagged = _run(capsys, argv[0], "--no-cache", *argv[1:])
     assert plain[0] == flagged[0] == EXIT_ACCEPT and plain[1] == flagged[1]
+
+
+@pytest.mark.parametrize(("options", "per_token"), [
+    ([], 36 * 2 * 8 * 128 * 2),                      # Qwen3-8B: 36 layers, K and V, 8 KV heads of 128, bfloat16
+    (["--dtype", "half"], 36 * 2 * 8 * 128 * 2),
+    (["--dtype", "float32"], 36 * 2 * 8 * 128 * 4),  # the "auto" KV cache takes the model's dtype
+])
+def test_kv_bytes_per_token_follow_the_given_dtype(capsys, options, per_token):
+    status, out, _ = _run(capsys, "check", "--vllm-version", "0.28.0", "--format", "json", "--",
+                          "vllm", "serve", "Qwen/Qwen3-8B", *options)
+    data = json.loads(out)
+    assert status == 0 and data["facts"]["kv_bytes_per_token_per_rank"] == per_token

@@ -352,3 +352,38 @@ def test_every_environment_variable_a_check_reads_is_listed():
         read |= set(re.findall(r'_env_flag_set\(state, "([A-Z][A-Z0-9_]+)"\)', text))
     launcher_set = {"VLLM_DP_SIZE", "VLLM_DP_RANK", "RANK"}
     assert read - launcher_set == {v.name for v in VERDICT_ENV}, read
+
+
+GEMMA3 = LENGTH_CONFIGS["google/gemma-3-27b-it"]["config"]
+GEMMA2 = LENGTH_CONFIGS["google/gemma-2-9b-it"]["config"]
+_NO_FLOAT16 = "does not support float16. Reason: Numerical instability. Please use bfloat16 or float32 instead."
+
+
+@pytest.mark.parametrize("release", ["0.10.2", "0.20.0", "0.28.0", "0.33.0"])
+@pytest.mark.parametrize("dtype", ["half", "float16"])
+def test_float16_is_refused_for_gemma_before_the_length(release, dtype):
+    # vllm/config/model.py::_check_valid_dtype, called from _get_and_verify_dtype before the maximum length
+    # is derived: the length refusal the same launch would meet is not reached
+    v = kvguard.check(GEMMA3, vllm_version=release, dtype=dtype, max_model_len=10**9)
+    assert (v.stage, v.check, v.exc_type, v.wrapped_by) == ("model_config", "MC_dtype_float16", "ValueError",
+                                                            "ModelConfig")
+    assert v.message == "The model type 'gemma3' " + _NO_FLOAT16
+    assert kvguard.check(GEMMA2, vllm_version=release, dtype=dtype).message == "The model type 'gemma2' " + _NO_FLOAT16
+
+
+@pytest.mark.parametrize("dtype", ["auto", "bfloat16", "float32", "float"])
+def test_other_dtypes_pass_for_gemma(dtype):
+    assert kvguard.check(GEMMA3, vllm_version="0.28.0", dtype=dtype).ok
+
+
+def test_float16_passes_for_models_vllm_does_not_list():
+    assert kvguard.check(QWEN, vllm_version="0.28.0", dtype="half").ok
+
+
+def test_float16_on_the_command_line(capsys, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(GEMMA2))
+    status = run(["check", "--vllm-version", "0.33.0", "--model-config", str(path), "--", "vllm", "serve", "m",
+                  "--dtype", "half"])
+    out = capsys.readouterr().out
+    assert status == 1 and "The model type 'gemma2' " + _NO_FLOAT16 in out

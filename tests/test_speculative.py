@@ -403,3 +403,47 @@ def test_triton_backend_cannot_do_dcp_and_other_hosts_are_skipped():
     skipped = kvguard.check(QWEN32, vllm_version="0.28.0", host=blackwell, tp=16, dcp=2,
                             attention_backend="TRITON_ATTN")
     assert skipped.ok and "W_dcp_lse" in [s.check for s in skipped.skipped]
+
+
+_SELECTOR_0_31 = (
+    "No valid attention backend found for cuda with AttentionSelectorConfig(head_size=128, dtype=torch.{dtype}, "
+    "kv_cache_dtype=auto, block_size=None, use_mla=False, has_sink=False, use_sparse=False, use_mm_prefix=False, "
+    "use_per_head_quant_scales=False, attn_type=AttentionType.DECODER, has_sliding_window=False, "
+    "use_non_causal=False, use_batch_invariant=False, use_kv_connector=False, use_adaptive_verification=False, "
+    "use_pcp=True, use_dcp=False, use_rswa=False). Reasons: {{{reasons}}}.")
+
+
+@pytest.mark.parametrize(("dtype", "torch_dtype", "reasons"), [
+    ("half", "float16", "FLASH_ATTN: [PCP not supported], FLASHINFER: [PCP not supported], TRITON_ATTN: [PCP not "
+                        "supported], FLEX_ATTENTION: [PCP not supported], TURBOQUANT: [kv_cache_dtype not supported, "
+                        "PCP not supported]"),
+    ("float32", "float32", "FLASH_ATTN: [dtype not supported, PCP not supported], FLASHINFER: [dtype not supported, "
+                           "PCP not supported], TRITON_ATTN: [PCP not supported], FLEX_ATTENTION: [PCP not "
+                           "supported], TURBOQUANT: [dtype not supported, kv_cache_dtype not supported, PCP not "
+                           "supported]"),
+])
+def test_the_selector_reads_the_given_dtype(dtype, torch_dtype, reasons):
+    v = kvguard.check(QWEN32, vllm_version="0.31.0", host=Host.cuda_node(), tp=4, pcp=2, dtype=dtype)
+    assert (v.check, v.exc_type) == ("W_attn_selector", "ValueError")
+    assert v.message == _SELECTOR_0_31.format(dtype=torch_dtype, reasons=reasons)
+
+
+@pytest.mark.parametrize(("options", "why"), [
+    (["--block-size", "32"], "--block-size 32"),
+    (["--kv-transfer-config", '{"kv_connector": "NixlConnector", "kv_role": "kv_both"}'], "--kv-transfer-config"),
+])
+def test_selector_inputs_kvguard_does_not_model_skip_the_selector(capsys, options, why):
+    from kvguard.cli import run
+
+    # both are shown in the selector's config (block_size=..., use_kv_connector=...) and enter its reasons
+    status = run(["check", "--vllm-version", "0.31.0", "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-32B",
+                  "-tp", "4", "-pcp", "2", *options])
+    data = json.loads(capsys.readouterr().out)
+    skipped = {s["check"]: s["reason"] for s in data["skipped"]}
+    assert status != 1 and why in skipped["W_attn_selector"]
+
+
+def test_kv_transfer_config_none_is_no_connector():
+    given = parse_serve(["vllm", "serve", "m", "--kv-transfer-config", "{}"], resolve("0.31.0"))
+    none = parse_serve(["vllm", "serve", "m", "--kv-transfer-config", "None"], resolve("0.31.0"))
+    assert given.fields["kv_transfer_config"] is True and none.fields["kv_transfer_config"] is False

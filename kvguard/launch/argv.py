@@ -109,6 +109,8 @@ FLAGS: tuple[Flag, ...] = (
     # ModelConfig's --quantization: which method builds the layers (issue 12: AWQ / GPTQ keep their plain kernels)
     Flag("quantization", ("--quantization", "-q"), "str"),
     Flag("dtype", ("--dtype",), "str"),
+    # CacheConfig's --block-size: an input of the attention selector (0.26.0+), shown in its refusal
+    Flag("block_size", ("--block-size",), "int"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}
@@ -884,6 +886,13 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         if dest == "eplb_config" and values:
             # EPLBConfig (0.12.0+ the only place of num_redundant_experts): read the field kvguard models
             eplb_redundant = _eplb_redundant(values[0], release, opt)
+            continue
+        if dest == "kv_transfer_config":
+            # read as given or not: a KV connector is an input of the attention selector (0.26.0+); the
+            # connector's own settings are not modelled ("None" and "" are optional_type's None)
+            cmd.fields["kv_transfer_config"] = bool(values) and values[0] not in ("", "None")
+            cmd.passed_over.append(original)
+            cmd.passed_over.extend(values)
             continue
         if dest == "kernel_config" and values:
             kernel_config_moe_backend = kernel_config_moe_backend or _sets_moe_backend(values[0])

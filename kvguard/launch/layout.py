@@ -124,6 +124,10 @@ class Layout:
     quantization: Optional[str] = None
     #: ModelConfig's --dtype ("auto": the checkpoint's); read only where a modelled check depends on it
     dtype: str = "auto"
+    #: CacheConfig's --block-size (None: the platform's default) and whether --kv-transfer-config names a KV
+    #: connector: inputs of the attention selector, read only there
+    block_size: Optional[int] = None
+    kv_transfer_config: bool = False
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -357,6 +357,22 @@ def _len_outcome(state):
     return result
 
 
+#: ModelConfig's ``_FLOAT16_NOT_SUPPORTED_MODELS``: the model types (the checkpoint's ``model_type``) that refuse
+#: an explicit float16 ``--dtype``, and the reason each prints; plamo2 is listed up to 0.26.0
+_FLOAT16_REFUSED = ("gemma2", "gemma3", "gemma3_text", "glm4")
+_FLOAT16_REFUSED_UNTIL_0_26 = ("plamo2",)
+_FLOAT16_REASON = "Numerical instability. Please use bfloat16 or float32 instead."
+
+
+def _float16_refused(state) -> bool:
+    """``--dtype half`` / ``float16`` for a model type ModelConfig keeps off float16 ("auto" never picks it)."""
+    if state.layout.dtype not in ("half", "float16"):
+        return False
+    model_type = state.facts.model_type
+    return model_type in _FLOAT16_REFUSED or (model_type in _FLOAT16_REFUSED_UNTIL_0_26
+                                              and state.release.within("0.10.2", "0.26.0"))
+
+
 def _mc_max_len(state) -> None:
     """ModelConfig.__post_init__ → get_and_verify_max_len: the length ModelConfig ends with."""
     out = _len_outcome(state)
@@ -709,6 +725,12 @@ RULES = (
               fields=(("max_model_len", "max_model_len", "ge?", -1),),
               source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
               description="--max-model-len must be -1 (auto-fit) or more"),
+    Check("MC_dtype_float16", stage="model_config", scope="feature", when=_float16_refused,
+          bind=lambda state: {"model_type": state.facts.model_type, "reason": _FLOAT16_REASON},
+          template="The model type {model_type!r} does not support float16. Reason: {reason}",
+          source=f"{_S_MODEL}::_check_valid_dtype (from _get_and_verify_dtype, before the maximum length)",
+          description="--dtype half / float16 for a model type vLLM keeps off float16 (gemma2, gemma3, gemma3_text, "
+                      "glm4; plamo2 up to 0.26.0)"),
     Step("mc_max_len", stage="model_config", apply=_mc_max_len,
          description="the derived maximum length (kvguard.length: config keys, --disable-sliding-window, RoPE "
                      "scaling, LongRoPE default) and what becomes of --max-model-len"),

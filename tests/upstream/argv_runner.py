@@ -48,7 +48,7 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "data_parallel_address", "distributed_executor_backend", "enable_eplb", "enable_elastic_ep",
           "enable_fault_tolerance", "enable_return_routed_experts", "async_scheduling", "trust_remote_code",
           "swap_space", "max_model_len", "disable_sliding_window", "kv_cache_dtype", "enforce_eager",
-          "attention_backend", "dtype", "quantization", "moe_backend", "all2all_backend")
+          "attention_backend", "dtype", "quantization", "moe_backend", "all2all_backend", "block_size")
 MISSING = "<absent>"
 
 
@@ -201,6 +201,8 @@ def main(cases_path, out_path):
             rec["stage"] = "ok"
             rec["parsed"] = {k: _value(getattr(ea, k, MISSING)) for k in FIELDS}
             rec["parsed"]["num_redundant_experts"] = _value(_redundant_experts(ea))
+            # kvguard reads only whether a KV connector is configured
+            rec["parsed"]["kv_transfer_config"] = getattr(ea, "kv_transfer_config", None) is not None
             rec["headless"] = bool(getattr(ns, "headless", False))
             out.append(rec)
         finally:

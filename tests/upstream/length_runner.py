@@ -3,10 +3,10 @@
 usage: python length_runner.py CASES.json OUT.json
 
 CASES: {"cases": [{"id", "config": {...config.json...}, "files": {name: json}, "model_dir": path,
-        "max_model_len": int | null, "disable_sliding_window": bool, "env": {...}}]}
+        "max_model_len": int | null, "disable_sliding_window": bool, "dtype": str | null, "env": {...}}]}
 
 Per case one ``ModelConfig(model=<dir with config.json and files>, max_model_len=…,
-disable_sliding_window=…)`` (offline, tokenizer init skipped) — what ``create_engine_config``
+disable_sliding_window=…, dtype=…)`` (offline, tokenizer init skipped) — what ``create_engine_config``
 builds first — and the ``max_model_len`` it ends with, or the exception the failing statement
 raised (oracle_runner.describe: pydantic's ValidationError unwrapped).  Each case's environment
 (VLLM_ALLOW_LONG_MAX_MODEL_LEN, …) is set for it alone: vLLM reads these variables when the
@@ -61,6 +61,8 @@ def main(cases_path, out_path):
                   "disable_sliding_window": bool(case.get("disable_sliding_window"))}
         if case.get("max_model_len") is not None:
             kwargs["max_model_len"] = case["max_model_len"]
+        if case.get("dtype"):
+            kwargs["dtype"] = case["dtype"]
         try:
             mc = ModelConfig(**kwargs)
         except BaseException as exc:  # noqa: BLE001

@@ -64,7 +64,8 @@ UNMODELED = [["--max-num-batched-tokens", "8k"], ["--disable-log-stats"], ["--gp
              ["--disable-log-stats"], ["--host", "0.0.0.0"],
              ["--revision", "main"], ["--tokenizer", "T"], ["--load-format", "dummy"],
              ["--compilation-config", "{}"], ["--block-size", "16"], ["--api-server-count", "1"],
-             ["--served-model-name", "svc"]]
+             ["--served-model-name", "svc"],
+             ["--kv-transfer-config", '{"kv_connector": "NixlConnector", "kv_role": "kv_both"}']]
 INT_VALUES = ["1", "2", "4", "8", "3", "16", "0"]
 # --max-model-len as operators write it (human_readable_int / _or_auto; some forms only some releases take)
 LENGTH_VALUES = ["4096", "32768", "128k", "1K", "32K", "1M", "1m", "25.6k", "1.5K", "1t", "1T", "2g", "auto", "AUTO",

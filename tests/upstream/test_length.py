@@ -131,6 +131,9 @@ def _around(rng: random.Random, derived) -> "int | None":
 def generate(seed: int, version: str, n: int) -> list[dict]:
     """``n`` cases, a third of them (at least 8) under an environment other than the default."""
     rng = random.Random(seed)
+    # --dtype from its own stream (the other inputs stay those of earlier runs of the same seed): ModelConfig
+    # checks it before the length (float16 for the model types it keeps off float16)
+    dtype_rng = random.Random(f"{seed}-dtype")
     pool = bases()
     cases = []
     # one directory per case: vLLM caches what it reads beside config.json by the model path
@@ -150,7 +153,8 @@ def generate(seed: int, version: str, n: int) -> list[dict]:
             files = mutate_files(rng, files)
         cases.append({"id": f"{base['id']}#{i}", "config": cfg, "files": files,
                       "max_model_len": _around(rng, derived), "disable_sliding_window": dsw, "env": env,
-                      "model_dir": model_dir.format(i=i)})
+                      "model_dir": model_dir.format(i=i),
+                      "dtype": dtype_rng.choice((None, None, None, "half", "float16", "bfloat16", "float32"))})
     return cases
 
 
@@ -176,7 +180,8 @@ def kvguard_view(case: dict, version: str) -> tuple[dict, str]:
         try:
             verdict = kvguard.check(case["config"], vllm_version=version, env=env, model_dir=model_dir,
                                     model_path=case["model_dir"], max_model_len=case["max_model_len"],
-                                    disable_sliding_window=case["disable_sliding_window"])
+                                    disable_sliding_window=case["disable_sliding_window"],
+                                    dtype=case.get("dtype") or "auto")
         except Undecidable as exc:
             if "takes max_model_len" not in str(exc):
                 raise
