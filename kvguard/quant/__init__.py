@@ -852,6 +852,11 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             out["rules"].append(f"AWQ: {layer} input size {total} = {total // group} groups of {group}; a shard that "
                                 f"is not whole groups is not taken by Marlin and the plain AWQ kernels refuse it: "
                                 f"refused at tp {label}")
+        elif check == "MI_moe_wna16_group":
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            launch.tp = item["tp"]
+            res = outcome(facts, release, launch)
+            out["rules"].append(_wna16_moe.audit_rule(res.values, launch.moe_sizes(release)[0], label))
         else:
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             out["rules"].append(f"{item['layer']}: {item['exc_type']}: {item['message'] or '(bare assert)'}: refused "

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["FAMILIES", "experts", "gate_quantized", "unmodelled_reason"]
+__all__ = ["FAMILIES", "audit_rule", "experts", "gate_quantized", "unmodelled_reason"]
 
 #: the MoE families whose AWQ / GPTQ construction kvguard models
 FAMILIES = ("qwen3_moe", "mixtral")
@@ -112,3 +112,11 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
         raise unmodelled(f"MoeWNA16Method with group_size -1 ({prefix}) is not modelled")
     if ispp % _WNA16_MIN_GROUP != 0 or hidden % _WNA16_MIN_GROUP != 0:
         raise refused("MI_moe_wna16_group", size=ispp, hidden=hidden, group=group)
+
+
+def audit_rule(values: Mapping[str, Any], moe_tp: int, label: str) -> str:
+    """audit's "why" line for the MoE WNA16 fall-back's refusal (``values`` of the first refused size)."""
+    size, hidden, group = values["size"], values["hidden"], values["group"]
+    return (f"AWQ / GPTQ MoE: MoE intermediate size {size * moe_tp} split over the MoE TP size; a per-rank size the "
+            f"fused MoE Marlin kernel does not take falls back to the MoE WNA16 kernels, whose group size ({group}, "
+            f"halved to no less than 32) must divide it and the hidden size {hidden}: refused at tp {label}")
