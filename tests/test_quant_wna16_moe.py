@@ -126,6 +126,12 @@ def test_group_minus_one_fall_back_is_not_modelled():
     assert v.check is None and any("group_size -1" in r for r in skipped_reasons(v))
 
 
+def test_awq_channelwise_experts_are_not_modelled():
+    # AWQMoEMethod sizes its scales hidden_size // -1 (0.10.2: a negative dimension torch refuses): skipped
+    v = kvguard.check(mixtral(dict(AWQ, group_size=-1)), vllm_version="0.10.2", tp=1, host=BIG)
+    assert v.check is None and any("group_size -1" in r for r in skipped_reasons(v))
+
+
 def test_other_moe_architectures_stay_unmodelled():
     c = copy.deepcopy(catalog.lookup("deepseek-ai/DeepSeek-V2-Lite").config)
     c["quantization_config"] = dict(AWQ)

@@ -19,7 +19,8 @@ What decides the answer beyond the layer geometry is left undecided (listed as n
 0.20.0 (GPTQ) / 0.22.0 (AWQ) the Marlin MoE methods, and from 0.28.0 ``MoeWNA16Method`` too, choose a
 kernel backend when constructed (``select_wna16_moe_backend``: the host's kernels); ``MoeWNA16``
 with ``group_size: -1``; the plain-AWQ route (``--quantization awq``) with ignored expert modules;
-architectures other than Qwen3-MoE and Mixtral.
+AWQ with ``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size //
+group_size``, a negative dimension torch refuses); architectures other than Qwen3-MoE and Mixtral.
 """
 
 from __future__ import annotations
@@ -93,6 +94,10 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
         raise unmodelled(f"the MoE method of {prefix} for an AWQ checkpoint without Marlin's form (zero point, group "
                          f"size -1/32/64/128) is not modelled")
     group = scheme.group_size
+    if scheme.method == "awq" and group == -1:
+        # the AWQ MoE methods size their scales hidden_size // group_size: torch refuses the negative dimension
+        raise unmodelled(f"the AWQ MoE method of {prefix} with group_size -1 (a negative scale dimension) is not "
+                         "modelled")
     if scheme.method == "awq":
         padded = release.within("0.25.0")
         selects = release.within("0.22.0")
