@@ -69,6 +69,13 @@ def test_data_parallel_splits_the_experts_too():
                          host=BIG).ok
 
 
+def test_eplb_with_quantized_experts_is_not_modelled():
+    # FusedMoE checks the quantization method's EPLB support (NotImplementedError for methods without it)
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.10.2", tp=1, dp=8, enable_expert_parallel=True, enable_eplb=True,
+                      host=BIG)
+    assert v.check is None and any("--enable-eplb with the gptq MoE method" in r for r in skipped_reasons(v))
+
+
 def test_mixtral_tp32_falls_back_and_builds():
     # 14336 / 32 = 448: 448 % 128 = 64 (no Marlin MoE), 448 % 32 = 0 (MoeWNA16 takes it); the gate is unquantized
     assert kvguard.check(mixtral(AWQ), vllm_version="0.10.2", tp=32, host=BIG).ok

@@ -515,7 +515,7 @@ def _wna16_experts(layer: Layer, launch: Launch, scheme: QuantScheme, path: str,
     _, hidden, intermediate, _ = layer.moe
     moe_tp = launch.moe_sizes(release)[0]
     _wna16_moe.experts(layer.prefix, hidden, intermediate // moe_tp, scheme, path, release, skip, _Refused,
-                       _Unmodelled)
+                       _Unmodelled, eplb=launch.eplb and layer.moe[3])
 
 
 class _Unknown(Exception):

@@ -18,7 +18,7 @@ quantization method from the checkpoint's config class (``get_quant_method``), p
 What decides the answer beyond the layer geometry is left undecided (listed as not modelled): from
 0.20.0 (GPTQ) / 0.22.0 (AWQ) the Marlin MoE methods, and from 0.28.0 ``MoeWNA16Method`` too, choose a
 kernel backend when constructed (``select_wna16_moe_backend``: the host's kernels); ``MoeWNA16``
-with ``group_size: -1``; the plain-AWQ route (``--quantization awq``) with ignored expert modules;
+with ``group_size: -1``; EPLB (FusedMoE's support check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules;
 AWQ with ``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size //
 group_size``, a negative dimension torch refuses); architectures other than Qwen3-MoE and Mixtral.
 """
@@ -79,12 +79,16 @@ def _moe_marlin_takes(hidden: int, ispp: int, group: int, padded: bool) -> bool:
 
 
 def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, skip: str,
-            refused: Any, unmodelled: Any) -> None:
+            refused: Any, unmodelled: Any, eplb: bool = False) -> None:
     """The experts' quantization method and its ``create_weights`` for per-rank intermediate size ``ispp``.
 
     ``refused(check, **values)`` / ``unmodelled(reason)`` build the exceptions kvguard.quant's walk
     catches."""
     plain = path == "plain"
+    if eplb and skip != "skipped":
+        # FusedMoE refuses EPLB for methods without EPLB support (NotImplementedError; which methods support it
+        # changes by release)
+        raise unmodelled(f"--enable-eplb with the {scheme.method} MoE method of {prefix} is not modelled")
     if skip == "skipped":
         if plain:
             raise unmodelled(f"the plain AWQ kernels' method for {prefix}, which modules_to_not_convert names, is "
