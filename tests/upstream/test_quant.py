@@ -14,6 +14,10 @@ The same runner call also builds the first two configs unquantized at tp=1 and c
 layers the release constructs (prefix, class, sizes, in order) with kvguard's architecture data
 (kvguard/data/quant_archs.json).
 
+AWQ / GPTQ: dense checkpoints (WNA16_BASES) at tp 1-64 and, from the MoE bases (WNA16_MOE_BASES:
+Qwen3-30B-A3B, Mixtral-8x7B), KVG_QUANT_CONFIGS // 2 MoE checkpoints at tp / dp / EP layouts (the
+experts' Marlin MoE method or its MoeWNA16 fall-back; kvguard.quant.wna16_moe).
+
 Releases: KVG_ORACLE_VERSIONS; size: KVG_QUANT_CONFIGS configs x KVG_QUANT_LAYOUTS layouts per
 release (default 2 x 10, a sample: the configs start at a different base checkpoint per release so
 that the group releases of .ci/run cover all of them; each distinct architecture costs the oracle
