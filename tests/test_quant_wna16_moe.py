@@ -100,11 +100,11 @@ def test_host_backend_selection_is_skipped_not_accepted():
                    skipped_reasons(kvguard.check(qwen3(AWQ), vllm_version="0.21.0", tp=2, host=BIG)))
 
 
-@pytest.mark.parametrize("version", ["0.20.0", "0.27.1"])
-def test_the_fall_back_is_decided_until_0_27(version):
-    # MoeWNA16Method selects no backend up to 0.27.1: tp 16 (48 per rank) is refused there, undecided from 0.28.0
+@pytest.mark.parametrize("version", ["0.20.0", "0.26.0"])
+def test_the_fall_back_is_decided_until_0_26(version):
+    # MoeWNA16Method selects no backend up to 0.26.0: tp 16 (48 per rank) is refused there, undecided from 0.27.0
     assert kvguard.check(qwen3(GPTQ), vllm_version=version, tp=16, host=BIG).check == "MI_moe_wna16_group"
-    later = kvguard.check(qwen3(GPTQ), vllm_version="0.28.0", tp=16, host=BIG)
+    later = kvguard.check(qwen3(GPTQ), vllm_version="0.27.0", tp=16, host=BIG)
     assert later.check is None
     assert any("MoeWNA16Method" in r for r in skipped_reasons(later))
 

@@ -16,7 +16,7 @@ quantization method from the checkpoint's config class (``get_quant_method``), p
   stays at least 32 (a bare ``AssertionError``).
 
 What decides the answer beyond the layer geometry is left undecided (listed as not modelled): from
-0.20.0 (GPTQ) / 0.22.0 (AWQ) the Marlin MoE methods, and from 0.28.0 ``MoeWNA16Method`` too, choose a
+0.20.0 (GPTQ) / 0.22.0 (AWQ) the Marlin MoE methods, and from 0.27.0 ``MoeWNA16Method`` too, choose a
 kernel backend when constructed (``select_wna16_moe_backend``: the host's kernels); ``MoeWNA16``
 with ``group_size: -1``; EPLB (FusedMoE's support check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules;
 AWQ with ``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size //
@@ -114,7 +114,7 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
                              "not modelled")
         return  # the Marlin MoE method
     # MoeWNA16Method
-    if release.within("0.28.0"):
+    if release.within("0.27.0"):
         raise unmodelled(f"the WNA16 MoE backend the host selects for {prefix} (MoeWNA16Method, "
                          "select_wna16_moe_backend) is not modelled")
     if group == -1:
