@@ -120,6 +120,24 @@ def test_tile_padding_from_0_25_keeps_marlin_for_whole_groups():
     assert any("select_wna16_moe_backend" in r for r in skipped_reasons(new))
 
 
+@pytest.mark.parametrize("version", ["0.10.2", "0.15.0", "0.21.0"])
+def test_qwen3_quantizes_its_router_gate_with_awq(version):
+    # 60 experts: the replicated gate's output 60 is not a multiple of Marlin's 64 -> the plain AWQ kernels,
+    # 60 % 8 = 4 -> the output refusal, at every tp; "gate" in modules_to_not_convert leaves it unquantized
+    v = kvguard.check(qwen3(AWQ, num_experts=60), vllm_version=version, tp=2, host=BIG)
+    assert (v.check, v.exc_type, v.message) == (
+        "MI_awq_output", "ValueError",
+        "The output size is not aligned with the quantized weight shape. This can be caused by too large tensor "
+        "parallel size.")
+    assert kvguard.check(qwen3(dict(AWQ, modules_to_not_convert=["gate"]), num_experts=60), vllm_version=version,
+                         tp=2, host=BIG).ok
+
+
+def test_mixtral_never_quantizes_its_gate():
+    # Mixtral builds block_sparse_moe.gate without a quantization config: 4 experts (output 4) is not checked
+    assert kvguard.check(mixtral(AWQ, num_local_experts=4), vllm_version="0.10.2", tp=1, host=BIG).ok
+
+
 def test_awq_modules_to_not_convert_leaves_experts_unquantized():
     # "experts" is part of the MoE layer's prefix: UnquantizedFusedMoEMethod, no group check
     q = dict(AWQ, modules_to_not_convert=["experts"])
