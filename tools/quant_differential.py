@@ -36,6 +36,7 @@ def main() -> int:
     ap.add_argument("--layouts", type=int, default=24)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--report", default=None)
+    ap.add_argument("--wna16-moe", type=int, default=None, help="AWQ / GPTQ MoE configs (default: configs // 2)")
     ap.add_argument("--bases", nargs="*", help="the catalog checkpoints the configs derive from (default: all of "
                     "tests/upstream/test_quant.py's; each distinct architecture costs the oracle ~10 s)")
     args = ap.parse_args()
@@ -48,7 +49,8 @@ def main() -> int:
     for version in versions:
         t0 = time.time()
         try:
-            rep = quant_tests.run(version, args.configs, args.layouts, args.seed, n_lists=len(quant_tests.BASES))
+            rep = quant_tests.run(version, args.configs, args.layouts, args.seed, n_lists=len(quant_tests.BASES),
+                                  n_moe=args.wna16_moe)
         except Exception as exc:  # noqa: BLE001 - one release's failure is reported, the others still run
             print(f"vLLM {version}: the run failed: {type(exc).__name__}: {exc}", flush=True)
             bad += 1

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..record import Record, field
+from . import wna16_moe as _wna16_moe
 from .expr import ExpressionError, evaluate
 
 __all__ = ["Layer", "Outcome", "QuantScheme", "family_of", "forbidden_tp", "layers", "outcome", "scheme_of"]
@@ -509,6 +510,14 @@ def _wna16_skip_state(layer: Layer, scheme: QuantScheme) -> str:
     return "quantized"
 
 
+def _wna16_experts(layer: Layer, launch: Launch, scheme: QuantScheme, path: str, release, skip: str) -> None:
+    """The AWQ / GPTQ method of a MoE layer (kvguard.quant.wna16_moe) at the launch's per-rank size."""
+    _, hidden, intermediate, _ = layer.moe
+    moe_tp = launch.moe_sizes(release)[0]
+    _wna16_moe.experts(layer.prefix, hidden, intermediate // moe_tp, scheme, path, release, skip, _Refused,
+                       _Unmodelled, eplb=launch.eplb and layer.moe[3])
+
+
 class _Unknown(Exception):
     """A host fact the answer needs is unknown."""
 
@@ -609,8 +618,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     path = None
     if scheme is not None and scheme.method in _WNA16:
         if family != "llama":
-            return Outcome(unmodelled=f"{scheme.method} with MoE layers ({', '.join(facts.architectures)}) is not "
-                                      f"modelled")
+            moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)
+            if moe_reason is not None:
+                return Outcome(unmodelled=moe_reason)
         if launch.dtype != "auto":
             # which kernels take the layers, and the kernels' activation-dtype check, read the model's dtype
             return Outcome(unmodelled=f"--dtype {launch.dtype} with {scheme.method} weights is not modelled")
@@ -638,6 +648,13 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             elif layer.kind == "moe":
                 _require_int_sizes(layer, layer.moe[:3])
                 _moe(layer, launch, scheme, release, needs, skip)
+                if path is not None and scheme is not None:
+                    _wna16_experts(layer, launch, scheme, path, release, skip)
+            elif layer.kind == "replicated" and path is not None and scheme is not None:
+                _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
+                if skip != "skipped" and _wna16_moe.gate_quantized(family, scheme, release):
+                    _wna16_layer(layer.prefix, scheme, path, layer.input_size, layer.input_size,
+                                 layer.output_sizes[0])
             else:
                 if layer.kind != "replicated":
                     _require_int_sizes(layer, layer.qkv if layer.kind == "qkv"
@@ -667,7 +684,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
 
 def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
     """Whether the quantization method leaves the layer unquantized (launch-independent)."""
-    if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab", "replicated"):
+    if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab"):
         return _wna16_skip_state(layer, scheme)
     if scheme is None or scheme.method != "fp8" or layer.kind in ("check", "vocab", "replicated"):
         return "quantized"
@@ -835,6 +852,11 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             out["rules"].append(f"AWQ: {layer} input size {total} = {total // group} groups of {group}; a shard that "
                                 f"is not whole groups is not taken by Marlin and the plain AWQ kernels refuse it: "
                                 f"refused at tp {label}")
+        elif check == "MI_moe_wna16_group":
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            launch.tp = item["tp"]
+            res = outcome(facts, release, launch)
+            out["rules"].append(_wna16_moe.audit_rule(res.values, launch.moe_sizes(release)[0], label))
         else:
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             out["rules"].append(f"{item['layer']}: {item['exc_type']}: {item['message'] or '(bare assert)'}: refused "

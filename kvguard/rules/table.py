@@ -1853,6 +1853,12 @@ RULES = (
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: vllm/model_executor/layers/fused_moe/config.py)",
           description="the MoE intermediate size must divide by the MoE TP size (tp x dp x pcp without expert "
                       "parallel; bare assert)"),
+    Check("MI_moe_wna16_group", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_moe_wna16_group"), template="",
+          source="vllm/model_executor/layers/quantization/moe_wna16.py::MoeWNA16Method.create_weights (the fall-back "
+                 "of the AWQ / GPTQ MoE methods when the fused MoE Marlin kernel does not take the layer)",
+          description="AWQ / GPTQ MoE experts on the MoE WNA16 kernels: the group size, halved until it divides the "
+                      "per-rank intermediate size and the hidden size, must stay at least 32 (bare assert)"),
     Check("MI_fp8_moe_block_n", "0.10.2", "0.29.0", stage="model_init",
           when=lambda state: _mi_fires(state, "MI_fp8_moe_block_n"), bind=_mi_values,
           template="The output_size of gate's and up's weight = {size} is not divisible by weight quantization "

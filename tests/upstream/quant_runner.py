@@ -17,12 +17,14 @@ What is replaced, because it belongs to the GPU host rather than to the layer ge
 runs after the geometry checks): the attention layers and rotary embeddings (stand-in modules:
 their kernels do not exist on CPU), the FP8 linear kernel choice (``init_fp8_linear_kernel``)
 and the FP8 MoE backend choice (``select_fp8_moe_backend`` returns Triton, the choice of the
-default host, an H100-class GPU with Triton).  The platform's quantization support check is
+default host, an H100-class GPU with Triton) and the Marlin workspace (``marlin_make_workspace_new``,
+sized from the GPU's multiprocessor count: an H100's 132).  The platform's quantization support check is
 bypassed (the CPU platform supports no FP8).  The AWQ / GPTQ path (the Marlin conversion, the
 Marlin layer check, the mixed-precision kernel selection) asks the platform what GPU it runs on:
 the quantization modules and the linear-kernel modules (``vllm.model_executor.layers.quantization.*``,
 ``vllm.model_executor.kernels.*``, their ``current_platform`` name only; the CPU AWQ/GPTQ method of
-0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint) see a stand-in that
+0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint; ``moe_wna16``, the MoE fall-back, which
+checks the GPU's capability for AWQ) see a stand-in that
 answers as CUDA with compute capability 9.0 (the default host); everything else keeps the CPU
 platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
 listed (prefix, class, sizes) for comparison with kvguard's architecture data.
@@ -54,6 +56,7 @@ _QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_exe
                   "vllm.model_executor.layers.quantization.gptq_marlin",
                   "vllm.model_executor.layers.quantization.auto_gptq",
                   "vllm.model_executor.layers.quantization.cpu_wna16",
+                  "vllm.model_executor.layers.quantization.moe_wna16",
                   "vllm.model_executor.layers.quantization.utils.marlin_utils",
                   "vllm.model_executor.layers.quantization.utils.machete_utils",
                   "vllm.model_executor.layers.quantization.kernels.mixed_precision",
@@ -84,7 +87,7 @@ def _sees_cuda_90(mname: str) -> bool:
     """Only the AWQ / GPTQ / Marlin / mixed-precision-kernel modules: the FP8 and other methods keep the CPU
     platform (their GPU choices are stood in elsewhere or not exercised)."""
     return (mname.endswith((".awq", ".awq_marlin", ".auto_awq", ".gptq", ".gptq_marlin", ".auto_gptq",
-                            ".cpu_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
+                            ".cpu_wna16", ".moe_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
             or ".mixed_precision" in mname) and mname.startswith("vllm.model_executor.")
 
 
@@ -217,6 +220,7 @@ def _stubs():
         if callable(getattr(mod, "get_rope", None)):
             mod.get_rope = stub_fn
     _expert_maps_on_cpu()
+    _marlin_workspace_on_h100()
     try:
         import vllm.model_executor.layers.quantization.fp8 as f8
     except Exception:  # noqa: BLE001
@@ -232,6 +236,21 @@ def _stubs():
         from vllm.model_executor.layers.fused_moe.oracle import fp8 as oracle_fp8
 
         f8.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, None)
+
+
+def _marlin_workspace_on_h100():
+    """The Marlin MoE methods allocate their workspace from the GPU's multiprocessor count while building the
+    layer (``marlin_make_workspace_new``): the stand-in sizes it for an H100 (132 SMs), on the meta device.  No
+    check reads it."""
+    import torch
+
+    def workspace(device, max_blocks_per_sm=1):
+        return torch.zeros(132 * max_blocks_per_sm, dtype=torch.int, device="meta", requires_grad=False)
+
+    for mname, mod in list(sys.modules.items()):
+        if mod is not None and mname.startswith("vllm.model_executor.") and callable(
+                getattr(mod, "marlin_make_workspace_new", None)):
+            mod.marlin_make_workspace_new = workspace
 
 
 def _expert_maps_on_cpu():

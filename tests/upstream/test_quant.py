@@ -14,6 +14,10 @@ The same runner call also builds the first two configs unquantized at tp=1 and c
 layers the release constructs (prefix, class, sizes, in order) with kvguard's architecture data
 (kvguard/data/quant_archs.json).
 
+AWQ / GPTQ: dense checkpoints (WNA16_BASES) at tp 1-64 and, from the MoE bases (WNA16_MOE_BASES:
+Qwen3-30B-A3B, Mixtral-8x7B), KVG_QUANT_CONFIGS // 2 MoE checkpoints at tp / dp / EP layouts (the
+experts' Marlin MoE method or its MoeWNA16 fall-back; kvguard.quant.wna16_moe).
+
 Releases: KVG_ORACLE_VERSIONS; size: KVG_QUANT_CONFIGS configs x KVG_QUANT_LAYOUTS layouts per
 release (default 2 x 10, a sample: the configs start at a different base checkpoint per release so
 that the group releases of .ci/run cover all of them; each distinct architecture costs the oracle
@@ -127,6 +131,45 @@ def wna16_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
     return out
 
 
+#: AWQ / GPTQ on MoE architectures (kvguard.quant.wna16_moe): the catalog's Qwen3-30B-A3B (the base of
+#: Qwen3-30B-A3B-GPTQ-Int4 / -AWQ) and Mixtral-8x7B, cut to their first (MoE) layer, with quantization configs
+#: in the form AutoAWQ / AutoGPTQ write them; the MoE intermediate size and the expert count are varied over
+#: sizes that reach the Marlin MoE kernel, its MoE WNA16 fall-back and the fall-back's refusal
+WNA16_MOE_BASES = ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-v0.1")
+
+
+def wna16_moe_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
+    """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints of MoE models, sometimes with --quantization."""
+    out = []
+    while len(out) < n:
+        base = WNA16_MOE_BASES[len(out) % len(WNA16_MOE_BASES)]
+        cfg = cut(catalog.lookup(base).config)
+        cfg["num_hidden_layers"] = 1
+        key = "moe_intermediate_size" if "moe_intermediate_size" in cfg else "intermediate_size"
+        if rng.random() < 0.6:
+            cfg[key] = rng.choice([704, 768, 896, 1408, 1536, 2560, 3072, 14336])
+        if "num_experts" in cfg and rng.random() < 0.25:
+            cfg["num_experts"] = rng.choice([60, 64, 128])
+            cfg["num_experts_per_tok"] = min(cfg.get("num_experts_per_tok", 8), 8)
+        group = rng.choice([128, 128, -1, 32, 64])
+        engine: dict = {}
+        if rng.random() < 0.55:
+            cfg["torch_dtype"] = rng.choice(["float16", "bfloat16"])
+            q = {"bits": 4, "group_size": group, "zero_point": rng.random() < 0.85, "version": "gemm",
+                 "modules_to_not_convert": rng.choice([None, None, ["gate"], ["mlp.gate"], ["experts"]]),
+                 "quant_method": "awq"}
+            if rng.random() < 0.15:
+                engine["quantization"] = rng.choice(["awq", "awq_marlin"])
+        else:
+            q = {"bits": rng.choice([4, 4, 8]), "group_size": group, "damp_percent": 0.01,
+                 "desc_act": rng.random() < 0.25, "sym": True, "true_sequential": True, "quant_method": "gptq"}
+            if rng.random() < 0.2:
+                engine["quantization"] = "gptq_marlin"
+        cfg["quantization_config"] = q
+        out.append((cfg, engine))
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -166,12 +209,17 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_fp8_moe_block_n": "block-fp8-moe", "MI_fp8_moe_block_k": "block-fp8-moe",
             "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
             "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
-            "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq"}
+            "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq",
+            "MI_moe_wna16_group": "awq-gptq-moe"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     """The family a compared case counts for: the refusal's check family, else what the accepted case
     exercised (block-FP8 / EP / unquantized)."""
+    q = cfg.get("quantization_config") or {}
+    moe = " moe" if any(k in cfg for k in ("num_experts", "num_local_experts")) else ""
+    if not ok and message == "" and moe and q.get("quant_method") in ("awq", "gptq"):
+        return "awq-gptq-moe (bare assert)"
     if not ok:
         import re
         import string
@@ -193,7 +241,8 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
         return "ep-eplb (accepted)"
     q = cfg.get("quantization_config")
     if q and q.get("quant_method") in ("awq", "gptq"):
-        return f"{q['quant_method']} (accepted)"
+        moe = " moe" if any(k in cfg for k in ("num_experts", "num_local_experts")) else ""
+        return f"{q['quant_method']}{moe} (accepted)"
     return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
 
 
@@ -230,7 +279,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             if mine is None:
                 counts["undecided"] += 1
                 q = case["config"].get("quantization_config") or {}
-                key = f"{q.get('quant_method')} (undecided)" if q.get("quant_method") in ("awq", "gptq") else None
+                moe = " moe" if any(k in case["config"] for k in ("num_experts", "num_local_experts")) else ""
+                key = f"{q.get('quant_method')}{moe} (undecided)" if q.get("quant_method") in ("awq", "gptq") else None
                 if key:
                     by_family.setdefault(key, {"agree": 0, "disagree": 0})["agree"] += 0
                     by_family[key]["count"] = by_family[key].get("count", 0) + 1
@@ -251,7 +301,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
     return {"version": version, "counts": counts, "by_family": by_family, "mismatches": mismatches}
 
 
-def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: int = 2) -> dict:
+def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: int = 2,
+        n_moe: "int | None" = None) -> dict:
     """Build ``n_configs`` configs x ``n_layouts`` layouts in the release and compare; the first ``n_lists``
     configs are also built unquantized at tp 1 and their layer lists compared with kvguard's data."""
     from kvguard import SUPPORTED_VERSIONS
@@ -270,6 +321,14 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg["num_attention_heads"]
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:], "engine_args": engine})
+    # AWQ / GPTQ on MoE models: the MoE TP size is tp x dp without expert parallel
+    moe_layouts = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
+                   {"tp": 4, "dp": 4}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 8, "dp": 2}]
+    for cfg, engine in wna16_moe_variants(random.Random(seed + 1), max(1, n_configs // 2) if n_moe is None
+                                          else n_moe):
+        heads = cfg["num_attention_heads"]
+        lays = [lay for lay in moe_layouts if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": lays[:n_layouts], "engine_args": engine})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)

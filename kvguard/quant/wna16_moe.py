@@ -1,0 +1,131 @@
+"""AWQ / GPTQ checkpoints on MoE architectures while the model is built (CUDA, compute capability 9.0).
+
+The linear layers (attention, dense MLPs, the router gate where the model quantizes it) take the
+dense AWQ / GPTQ path of :mod:`kvguard.quant`.  The MoE experts (``FusedMoE``) get their
+quantization method from the checkpoint's config class (``get_quant_method``), per release:
+
+- a layer the AWQ checkpoint's ``modules_to_not_convert`` names (substring of the prefix) is left
+  unquantized;
+- the fused MoE Marlin kernel takes the layer when ``check_moe_marlin_supports_layer`` holds (hidden
+  size a multiple of 128, the per-rank intermediate size a multiple of max(64, group_size); from
+  0.25.0 AWQ and GPTQ without ``desc_act`` pad the intermediate size to the tile, so only a group
+  straddling two ranks is refused; group size -1/32/64/128): ``AWQMoEMethod`` /
+  ``AWQMarlinMoEMethod`` / ``AutoAWQMoEMethod``, ``GPTQMarlinMoEMethod`` / ``AutoGPTQMoEMethod``;
+- otherwise the release falls back to ``MoeWNA16Method``, whose ``create_weights`` halves the group
+  size until it divides both the per-rank intermediate size and the hidden size, asserting that it
+  stays at least 32 (a bare ``AssertionError``).
+
+What decides the answer beyond the layer geometry is left undecided (listed as not modelled): from
+0.20.0 (GPTQ) / 0.22.0 (AWQ) the Marlin MoE methods, and from 0.27.0 ``MoeWNA16Method`` too, choose a
+kernel backend when constructed (``select_wna16_moe_backend``: the host's kernels); ``MoeWNA16``
+with ``group_size: -1``; EPLB (FusedMoE's support check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules;
+AWQ with ``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size //
+group_size``, a negative dimension torch refuses); architectures other than Qwen3-MoE and Mixtral.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Optional
+
+__all__ = ["FAMILIES", "audit_rule", "experts", "gate_quantized", "unmodelled_reason"]
+
+#: the MoE families whose AWQ / GPTQ construction kvguard models
+FAMILIES = ("qwen3_moe", "mixtral")
+
+#: vllm marlin_utils.check_moe_marlin_supports_layer: the hidden size's tile and the smallest intermediate tile
+_MOE_MARLIN_HIDDEN, _MOE_MARLIN_MIN_INTERMEDIATE = 128, 64
+_MARLIN_GROUP_SIZES = (-1, 32, 64, 128)
+#: MoeWNA16Method.create_weights: the smallest group size its halving loop accepts
+_WNA16_MIN_GROUP = 32
+
+
+def unmodelled_reason(family: str, scheme, facts, release) -> Optional[str]:
+    """Why kvguard does not decide an AWQ / GPTQ checkpoint of this MoE architecture (None: it does)."""
+    archs = ", ".join(facts.architectures)
+    if family not in FAMILIES:
+        return f"{scheme.method} with MoE layers ({archs}) is not modelled"
+    hidden_act = facts.resolved.get("hidden_act", "silu")
+    if hidden_act != "silu":
+        return f"{scheme.method} MoE layers with hidden_act {hidden_act!r} are not modelled"
+    if scheme.method == "gptq" and family == "qwen3_moe" and not release.within("0.15.0"):
+        q = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
+        if isinstance(q, Mapping) and q.get("autoround_version"):
+            return "the router gate of an AutoRound GPTQ checkpoint is not modelled"
+    return None
+
+
+def gate_quantized(family: str, scheme, release) -> bool:
+    """Whether the model hands the checkpoint's quantization to its router gate (a ReplicatedLinear).
+
+    Mixtral builds the gate without a quantization config (every release); Qwen3-MoE with the
+    checkpoint's, except GPTQ up to 0.14.1 (``_maybe_ignore_quant_config``: AutoGPTQ leaves the gate
+    unquantized).  An AWQ ``modules_to_not_convert`` entry that is part of its prefix leaves it unquantized too
+    (the walk's skip state)."""
+    if family == "mixtral":
+        return False
+    if scheme.method == "gptq":
+        return release.within("0.15.0")
+    return True
+
+
+def _moe_marlin_takes(hidden: int, ispp: int, group: int, padded: bool) -> bool:
+    """check_moe_marlin_supports_layer on CUDA (the activation is SiLU, no router weight on the input)."""
+    if group not in _MARLIN_GROUP_SIZES or hidden % _MOE_MARLIN_HIDDEN != 0:
+        return False
+    if padded:
+        return group <= 0 or ispp % group == 0
+    return ispp % max(_MOE_MARLIN_MIN_INTERMEDIATE, group) == 0
+
+
+def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, skip: str,
+            refused: Any, unmodelled: Any, eplb: bool = False) -> None:
+    """The experts' quantization method and its ``create_weights`` for per-rank intermediate size ``ispp``.
+
+    ``refused(check, **values)`` / ``unmodelled(reason)`` build the exceptions kvguard.quant's walk
+    catches."""
+    plain = path == "plain"
+    if eplb and skip != "skipped":
+        # FusedMoE refuses EPLB for methods without EPLB support (NotImplementedError; which methods support it
+        # changes by release)
+        raise unmodelled(f"--enable-eplb with the {scheme.method} MoE method of {prefix} is not modelled")
+    if skip == "skipped":
+        if plain:
+            raise unmodelled(f"the plain AWQ kernels' method for {prefix}, which modules_to_not_convert names, is "
+                             "not modelled")
+        return  # UnquantizedFusedMoEMethod
+    if plain and not (scheme.zero_point and scheme.group_size in _MARLIN_GROUP_SIZES):
+        raise unmodelled(f"the MoE method of {prefix} for an AWQ checkpoint without Marlin's form (zero point, group "
+                         f"size -1/32/64/128) is not modelled")
+    group = scheme.group_size
+    if scheme.method == "awq" and group == -1:
+        # the AWQ MoE methods size their scales hidden_size // group_size: torch refuses the negative dimension
+        raise unmodelled(f"the AWQ MoE method of {prefix} with group_size -1 (a negative scale dimension) is not "
+                         "modelled")
+    if scheme.method == "awq":
+        padded = release.within("0.25.0")
+        selects = release.within("0.22.0")
+    else:
+        padded = release.within("0.25.0") and not scheme.desc_act
+        selects = release.within("0.20.0")
+    if _moe_marlin_takes(hidden, ispp, group, padded):
+        if selects:
+            raise unmodelled(f"the WNA16 MoE backend the host selects for {prefix} (select_wna16_moe_backend) is "
+                             "not modelled")
+        return  # the Marlin MoE method
+    # MoeWNA16Method
+    if release.within("0.27.0"):
+        raise unmodelled(f"the WNA16 MoE backend the host selects for {prefix} (MoeWNA16Method, "
+                         "select_wna16_moe_backend) is not modelled")
+    if group == -1:
+        raise unmodelled(f"MoeWNA16Method with group_size -1 ({prefix}) is not modelled")
+    if ispp % _WNA16_MIN_GROUP != 0 or hidden % _WNA16_MIN_GROUP != 0:
+        raise refused("MI_moe_wna16_group", size=ispp, hidden=hidden, group=group)
+
+
+def audit_rule(values: Mapping[str, Any], moe_tp: int, label: str) -> str:
+    """audit's "why" line for the MoE WNA16 fall-back's refusal (``values`` of the first refused size)."""
+    size, hidden, group = values["size"], values["hidden"], values["group"]
+    return (f"AWQ / GPTQ MoE: MoE intermediate size {size * moe_tp} split over the MoE TP size; a per-rank size the "
+            f"fused MoE Marlin kernel does not take falls back to the MoE WNA16 kernels, whose group size ({group}, "
+            f"halved to no less than 32) must divide it and the hidden size {hidden}: refused at tp {label}")
