@@ -549,11 +549,11 @@ def _mi_undecided(state) -> bool:
         # check, the mixed-precision kernel choice); the environment variables that change it are not modelled
         capability = state.need("gpu_capability")
         if capability != _MODELLED_CAPABILITY:
-            state.unmodelled(f"the AWQ / GPTQ kernel choice is modelled for compute capability {_MODELLED_CAPABILITY} "
-                             f"(this host: {capability})")
+            state.unmodelled(f"the AWQ / GPTQ / compressed-tensors kernel choice is modelled for compute capability "
+                             f"{_MODELLED_CAPABILITY} (this host: {capability})")
         for name in ("VLLM_BATCH_INVARIANT", "VLLM_DISABLED_KERNELS"):
             if state.env.get(name):
-                state.unmodelled(f"{name} changes the AWQ / GPTQ kernel choice (not modelled)")
+                state.unmodelled(f"{name} changes the AWQ / GPTQ / compressed-tensors kernel choice (not modelled)")
     state._mi_skip = False
     return False
 
@@ -563,7 +563,7 @@ def _wna16_read(state) -> bool:
     from ..quant import scheme_of
 
     scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
-    return scheme is not None and scheme.modelled and scheme.method in ("awq", "gptq")
+    return scheme is not None and scheme.modelled and scheme.method in ("awq", "gptq", "compressed-tensors")
 
 
 def _before_first_attention(prefix: "str | None", check: "str | None" = None) -> bool:

@@ -57,7 +57,10 @@ _QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_exe
                   "vllm.model_executor.layers.quantization.utils.marlin_utils",
                   "vllm.model_executor.layers.quantization.utils.machete_utils",
                   "vllm.model_executor.layers.quantization.kernels.mixed_precision",
-                  "vllm.model_executor.kernels.linear", "vllm.model_executor.kernels.linear.mixed_precision")
+                  "vllm.model_executor.kernels.linear", "vllm.model_executor.kernels.linear.mixed_precision",
+                  "vllm.model_executor.layers.quantization.compressed_tensors.compressed_tensors",
+                  "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_wNa16",
+                  "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8")
 _STAND_IN: list = []
 
 
@@ -85,7 +88,7 @@ def _sees_cuda_90(mname: str) -> bool:
     platform (their GPU choices are stood in elsewhere or not exercised)."""
     return (mname.endswith((".awq", ".awq_marlin", ".auto_awq", ".gptq", ".gptq_marlin", ".auto_gptq",
                             ".cpu_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
-            or ".mixed_precision" in mname) and mname.startswith("vllm.model_executor.")
+            or ".mixed_precision" in mname or ".compressed_tensors." in mname) and mname.startswith("vllm.model_executor.")
 
 
 def _quant_modules_see_cuda_90():
@@ -232,6 +235,16 @@ def _stubs():
         from vllm.model_executor.layers.fused_moe.oracle import fp8 as oracle_fp8
 
         f8.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, None)
+    try:  # compressed-tensors FP8: the same kernel choices, stood in (they run after the geometry checks)
+        import vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8 as ct8
+    except Exception:  # noqa: BLE001
+        return
+    for name in ("init_fp8_linear_kernel", "Fp8LinearOp", "W8A8BlockFp8LinearOp"):
+        if hasattr(ct8, name):
+            setattr(ct8, name, lambda *a, **k: Kernel())
+    for name in ("cutlass_block_fp8_supported", "cutlass_fp8_supported", "maybe_create_device_identity"):
+        if hasattr(ct8, name):
+            setattr(ct8, name, lambda *a, **k: True if name != "maybe_create_device_identity" else None)
 
 
 def _expert_maps_on_cpu():

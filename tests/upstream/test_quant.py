@@ -127,6 +127,69 @@ def wna16_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
     return out
 
 
+#: compressed-tensors: real dense checkpoints with quantization configs in the form llm-compressor writes them
+#: (quant_method, format, quantization_status, config_groups {group_0: targets ["Linear"], weights,
+#: input_activations, output_activations, format}, ignore, kv_cache_scheme, sparsity_config), the weights and
+#: activations of its presets (FP8_DYNAMIC, FP8 static, FP8_BLOCK, W4A16, W8A16) varied over the values real
+#: checkpoints use, and a few forms kvguard leaves undecided (asymmetric, activation order, a layer ignored)
+#: how many compressed-tensors configs run() builds (None: half the configs); tools/quant_differential.py --ct-configs
+CT_CONFIGS: "int | None" = None
+CT_BASES = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8", "Qwen/Qwen2.5-72B-Instruct-AWQ")
+
+
+def _ct_args(**k) -> dict:
+    args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
+            "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
+    args.update(k)
+    return args
+
+
+def ct_quantization_config(rng: random.Random) -> dict:
+    """One compressed-tensors quantization_config, as llm-compressor writes it."""
+    roll = rng.random()
+    fmt = "float-quantized"
+    if roll < 0.2:      # FP8_DYNAMIC
+        w, a = _ct_args(), _ct_args(strategy="token", dynamic=True, observer=None)
+    elif roll < 0.3:    # FP8 (static per-tensor)
+        w, a = _ct_args(strategy="tensor"), _ct_args(strategy="tensor")
+    elif roll < 0.55:   # FP8_BLOCK
+        block = rng.choice([[128, 128], [128, 128], [64, 64], [128, 64], [64, 128]])
+        w = _ct_args(strategy="block", block_structure=block)
+        a = _ct_args(strategy="group", group_size=block[1], dynamic=True, observer=None)
+    else:               # W4A16 / W8A16 (pack-quantized)
+        fmt = "pack-quantized"
+        bits = rng.choice([4, 4, 4, 8])
+        group = rng.choice([128, 128, 64, 32, None])
+        w = _ct_args(num_bits=bits, type="int", strategy="group" if group else "channel", group_size=group)
+        a = None
+        if rng.random() < 0.1:
+            w["symmetric"] = False
+        elif rng.random() < 0.1:
+            w["actorder"] = "group"
+    ignore = ["lm_head"]
+    if rng.random() < 0.12:
+        ignore.append(rng.choice(["re:.*down_proj", "re:.*self_attn.*", "model.layers.0.mlp.gate_proj", "re:.*gate$"]))
+    return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": a,
+                                          "output_activations": None, "format": fmt}},
+            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
+            "global_compression_ratio": None}
+
+
+def ct_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` one-layer dense configs with compressed-tensors quantization."""
+    out = []
+    while len(out) < n:
+        cfg = cut(catalog.lookup(rng.choice(CT_BASES)).config)
+        cfg["num_hidden_layers"] = 1
+        cfg["torch_dtype"] = "bfloat16"
+        if rng.random() < 0.4:
+            cfg["intermediate_size"] = rng.choice([11008, 13824, 14336, 18944, 25600, 27392, 29568, 29696])
+        cfg["quantization_config"] = ct_quantization_config(rng)
+        out.append(cfg)
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -192,7 +255,7 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     if lay.get("eplb") or lay.get("ep"):
         return "ep-eplb (accepted)"
     q = cfg.get("quantization_config")
-    if q and q.get("quant_method") in ("awq", "gptq"):
+    if q and q.get("quant_method") in ("awq", "gptq", "compressed-tensors"):
         return f"{q['quant_method']} (accepted)"
     return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
 
@@ -230,14 +293,18 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             if mine is None:
                 counts["undecided"] += 1
                 q = case["config"].get("quantization_config") or {}
-                key = f"{q.get('quant_method')} (undecided)" if q.get("quant_method") in ("awq", "gptq") else None
+                key = (f"{q.get('quant_method')} (undecided)"
+                       if q.get("quant_method") in ("awq", "gptq", "compressed-tensors") else None)
                 if key:
                     by_family.setdefault(key, {"agree": 0, "disagree": 0})["agree"] += 0
                     by_family[key]["count"] = by_family[key].get("count", 0) + 1
                 continue
             theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
-            fam = by_family.setdefault(_family(case["config"], lay, version, rec["ok"], rec.get("message")),
-                                       {"agree": 0, "disagree": 0})
+            label = _family(case["config"], lay, version, rec["ok"], rec.get("message"))
+            if (case["config"].get("quantization_config") or {}).get("quant_method") == "compressed-tensors" \
+                    and not rec["ok"]:
+                label = f"compressed-tensors {label}"
+            fam = by_family.setdefault(label, {"agree": 0, "disagree": 0})
             fam["agree" if mine == theirs else "disagree"] += 1
             if mine == theirs:
                 counts["agree"] += 1
@@ -270,6 +337,11 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg["num_attention_heads"]
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:], "engine_args": engine})
+    # compressed-tensors (dense): the same tp sizes
+    for cfg in ct_variants(random.Random(seed + 1), CT_CONFIGS or max(1, n_configs // 2)):
+        heads = cfg["num_attention_heads"]
+        lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
+        cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)
