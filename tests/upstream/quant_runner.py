@@ -242,9 +242,10 @@ def _stubs():
     for name in ("init_fp8_linear_kernel", "Fp8LinearOp", "W8A8BlockFp8LinearOp"):
         if hasattr(ct8, name):
             setattr(ct8, name, lambda *a, **k: Kernel())
-    for name in ("cutlass_block_fp8_supported", "cutlass_fp8_supported", "maybe_create_device_identity"):
+    for name, value in (("cutlass_block_fp8_supported", True), ("cutlass_fp8_supported", True),
+                        ("maybe_create_device_identity", None)):
         if hasattr(ct8, name):
-            setattr(ct8, name, lambda *a, **k: True if name != "maybe_create_device_identity" else None)
+            setattr(ct8, name, lambda *a, _value=value, **k: _value)
 
 
 def _expert_maps_on_cpu():
