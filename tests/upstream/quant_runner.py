@@ -229,6 +229,9 @@ def _stubs():
         def __getattr__(self, name):
             return None
 
+        def input_quant_key(self):  # 0.24.0+ (expose_input_quant_key): the stand-in quantizes its own input
+            return None
+
     if hasattr(f8, "init_fp8_linear_kernel"):
         f8.init_fp8_linear_kernel = lambda *a, **k: Kernel()
     if hasattr(f8, "select_fp8_moe_backend"):

@@ -274,7 +274,8 @@ def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
 def compare(version: str, cases: list[dict], out: dict) -> dict:
     counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0, "config_refused_both": 0}
     by_family: dict = {}
-    mismatches = []
+    mismatches: list = []
+    undecided: dict = {}
     for case, res in zip(cases, out["results"]):
         if "setup_error" in res:
             if _kvguard_refuses_config(case["config"], version):
@@ -292,6 +293,7 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             mine = kvguard_outcome(case["config"], lay, version, (case.get("engine_args") or {}).get("quantization"))
             if mine is None:
                 counts["undecided"] += 1
+                _note_undecided(undecided, case, lay, version, rec)
                 q = case["config"].get("quantization_config") or {}
                 key = (f"{q.get('quant_method')} (undecided)"
                        if q.get("quant_method") in ("awq", "gptq", "compressed-tensors") else None)
@@ -315,7 +317,22 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                                    "oracle": theirs, "where": rec.get("where"),
                                    "sizes": {k: case["config"].get(k) for k in (
                                        "intermediate_size", "moe_intermediate_size", "quantization_config")}})
-    return {"version": version, "counts": counts, "by_family": by_family, "mismatches": mismatches}
+    return {"version": version, "counts": counts, "by_family": by_family, "mismatches": mismatches,
+            "undecided": undecided}
+
+
+def _note_undecided(undecided: dict, case: dict, lay: dict, version: str, rec: dict) -> None:
+    """Count an undecided case by kvguard's reason and the release's outcome (what kvguard leaves open)."""
+    release = resolve(version)
+    facts = model_facts(case["config"], vllm_version=version)
+    res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
+                                         ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
+                                         redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
+                                         quantization=(case.get("engine_args") or {}).get("quantization")))
+    reason = (res.unmodelled or "host fact").split(" (per-rank")[0].split(" (it may name")[0]
+    theirs = "accepted" if rec.get("ok") else f"{rec.get('exc_type')}: {(rec.get('message') or '')[:80]}"
+    key = f"{reason} -> {theirs}"
+    undecided[key] = undecided.get(key, 0) + 1
 
 
 def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: int = 2) -> dict:
