@@ -23,6 +23,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   depends on the MoE kernel the GPU selects: a host fact), layers left unquantized
   (``ignored_layers`` / ``modules_to_not_convert``, ``is_layer_skipped``).
 
+- AWQ / GPTQ (dense ``llama`` family) and compressed-tensors (:mod:`kvguard.quant.compressed_tensors`: FP8
+  per-tensor / channel / block, integer weights through Marlin) on the default host, CUDA compute capability 9.0.
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """

@@ -23,8 +23,11 @@ Marlin layer check, the mixed-precision kernel selection) asks the platform what
 the quantization modules and the linear-kernel modules (``vllm.model_executor.layers.quantization.*``,
 ``vllm.model_executor.kernels.*``, their ``current_platform`` name only; the CPU AWQ/GPTQ method of
 0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint) see a stand-in that
-answers as CUDA with compute capability 9.0 (the default host); everything else keeps the CPU
-platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
+answers as CUDA with compute capability 9.0 (the default host); the compressed-tensors
+modules (``...quantization.compressed_tensors.*``: the scheme choice reads the capability) see it too, and
+their FP8 scheme's kernel choices (``init_fp8_linear_kernel``, ``Fp8LinearOp``, ``W8A8BlockFp8LinearOp``)
+are stood in as the FP8 method's are (they run after ``validate_fp8_block_shape``); everything else keeps
+the CPU platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
 listed (prefix, class, sizes) for comparison with kvguard's architecture data.
 """
 

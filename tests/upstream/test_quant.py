@@ -10,6 +10,9 @@ MoE layer and the dense ones before it), the same config for both sides.  The or
 device at the layout's sizes; kvguard walks its architecture data (kvguard.quant).  Compared:
 accepted or not, exception type and message (the model-init stage raises unwrapped).
 
+AWQ / GPTQ and compressed-tensors configs (in the forms AutoAWQ / AutoGPTQ / llm-compressor write them) on
+dense bases are built at tp 1-64 (wna16_variants, ct_variants).
+
 The same runner call also builds the first two configs unquantized at tp=1 and compares the
 layers the release constructs (prefix, class, sizes, in order) with kvguard's architecture data
 (kvguard/data/quant_archs.json).
