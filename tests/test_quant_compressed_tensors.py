@@ -83,10 +83,12 @@ def test_fp8_block_contrasts_with_the_fp8_method_from_0_14():
     assert v.message == "Weight input_size_per_partition = 448 is not divisible by weight quantization block_k = 128."
 
 
-def test_fp8_block_in_0_10_2_is_not_decided():
-    # 0.10.2 has no block strategy (_is_fp8_w8a8): no scheme takes the layer; kvguard does not decide it
-    v = kvguard.check(llama(FP8_BLOCK), vllm_version="0.10.2", tp=32, host=BIG)
-    assert v.ok and "0.10.2" in skipped(v)["MI_model"]
+def test_fp8_block_in_0_10_2_has_no_scheme():
+    # 0.10.2 has no block strategy (_is_fp8_w8a8): no scheme takes the first quantized layer, at any tp
+    for tp in (1, 8):
+        v = kvguard.check(llama(FP8_BLOCK), vllm_version="0.10.2", tp=tp, host=H100)
+        assert (v.ok, v.check, v.exc_type, v.message, v.wrapped_by) == (
+            False, "MI_ct_no_scheme", "NotImplementedError", "No compressed-tensors compatible scheme was found.", None)
 
 
 @pytest.mark.parametrize("q", [FP8_DYNAMIC, FP8_STATIC], ids=["dynamic", "static"])

@@ -368,6 +368,8 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         ipp = input_size
         _divide(output_size, tp)
         parts = [_divide(o, tp) for o in outputs] if layer.kind in ("qkv", "merged") else [output_size // tp]
+    if path == "no_scheme":
+        raise _Refused("MI_ct_no_scheme")
     if scheme is not None and path is not None and skip != "skipped":
         if skip == "unmodelled":
             raise _Unmodelled(f"which shards of {layer.prefix} the {scheme.method} checkpoint's "
@@ -637,7 +639,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                         facts.architectures)
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
-        if not path.startswith("gptq_marlin"):
+        if path in ("fp8", "fp8_block"):
             path = None  # the FP8 schemes: the block-FP8 checks below
     elif launch.quantization is not None and launch.quantization != (scheme.method if scheme else None):
         return Outcome(unmodelled=f"--quantization {launch.quantization} with this checkpoint is not modelled")

@@ -13,7 +13,7 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   block scales; the block strategy calls ``validate_fp8_block_shape`` (utils/fp8_utils.py), the same
   check as ``Fp8Config``'s block-FP8 layers, without the merged-layer allowance of 0.14.0+
   (``ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch`` reads a ``weight_block_size`` the
-  compressed-tensors config does not have); 0.10.2 has no block strategy;
+  compressed-tensors config does not have); 0.10.2 has no block strategy (``NotImplementedError``);
 - ``schemes/compressed_tensors_wNa16.py``: integer weights with 16-bit activations through the
   mixed-precision kernel choice (``choose_mp_linear_kernel``; Marlin's ``can_implement``: the strict
   tile shape up to 0.23.0, tile padding from 0.24.0), the same path kvguard models for GPTQ.
@@ -115,7 +115,8 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
 def path(kind: str, family: str, release, quantization: Optional[str], dtype: str, top: Mapping[str, Any],
          architectures) -> str:
     """How the release builds the layers of a modelled scheme (``fp8`` / ``fp8_block``: the FP8 checks;
-    ``gptq_marlin`` / ``gptq_marlin_padded``: the Marlin layer check), or ``unmodelled:<reason>``."""
+    ``gptq_marlin`` / ``gptq_marlin_padded``: the Marlin layer check; ``no_scheme``: the first quantized layer
+    refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
     if family != "llama":
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
     if quantization not in (None, METHOD):
@@ -125,11 +126,8 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
     if kind == "fp8":
         return "fp8"
     if kind == "fp8_block":
-        if not release.within("0.11.0"):
-            # 0.10.2's _is_fp8_w8a8 takes no block strategy: no scheme is found for the layer
-            return ("unmodelled:compressed-tensors FP8 with block scales in vLLM 0.10.2 (no scheme takes it) is "
-                    "not modelled")
-        return "fp8_block"
+        # 0.10.2's _is_fp8_w8a8 takes no block strategy, nor does any later test: no scheme is found for the layer
+        return "fp8_block" if release.within("0.11.0") else "no_scheme"
     model_dtype = top.get("torch_dtype") or top.get("dtype")
     if model_dtype not in ("bfloat16", "float16"):
         return (f"unmodelled:compressed-tensors integer weights with the model dtype {model_dtype!r} (the kernels' "

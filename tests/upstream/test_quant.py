@@ -232,7 +232,8 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_fp8_moe_block_n": "block-fp8-moe", "MI_fp8_moe_block_k": "block-fp8-moe",
             "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
             "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
-            "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq"}
+            "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq",
+            "MI_ct_no_scheme": "no-scheme"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
