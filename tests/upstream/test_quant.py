@@ -359,7 +359,9 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:], "engine_args": engine})
     # compressed-tensors (dense): the same tp sizes
-    for cfg in ct_variants(random.Random(seed + 1), CT_CONFIGS or max(1, n_configs // 2)):
+    # (a stream of their own per release, so that the sampled .ci/run releases see different presets)
+    ct_rng = random.Random(seed * 1000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in ct_variants(ct_rng, CT_CONFIGS or max(1, n_configs // 2)):
         heads = cfg["num_attention_heads"]
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
