@@ -130,6 +130,18 @@ def test_w8a16_channelwise_needs_aligned_tiles_up_to_0_23_only():
     assert new.ok and "MI_model" not in skipped(new)
 
 
+def test_actorder_weight_has_no_group_index():
+    # actorder "weight" (weights reordered, no g_idx): the same Marlin path as none with groups; channelwise
+    # weights with any actorder are left undecided (the compressed-tensors package may refuse the config)
+    q = copy.deepcopy(W4A16)
+    q["config_groups"]["group_0"]["weights"]["actorder"] = "weight"
+    assert kvguard.check(qwen72(q), vllm_version="0.20.0", tp=8, host=H100).ok
+    assert "MI_model" not in skipped(kvguard.check(qwen72(q), vllm_version="0.20.0", tp=8, host=H100))
+    q["config_groups"]["group_0"]["weights"].update(strategy="channel", group_size=None)
+    v = kvguard.check(qwen72(q), vllm_version="0.20.0", tp=8, host=H100)
+    assert v.ok and "actorder" in skipped(v)["MI_model"]
+
+
 @pytest.mark.parametrize("change, words", [
     (lambda q: q["config_groups"].update(group_1=q["config_groups"]["group_0"]), "config_groups"),
     (lambda q: q["config_groups"]["group_0"].update(targets=["re:.*proj$"]), "targets"),

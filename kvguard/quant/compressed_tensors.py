@@ -101,7 +101,11 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
             return dict(out, kind="fp8_block", block=(block[0], block[1]))
         return no(desc)
     if wtype == "int" and bits in (4, 8) and a is None and fmt == "pack-quantized":
-        if w.get("actorder") not in (None, False):
+        # actorder "weight" reorders the weights only: no group index (has_g_idx is "group" only), the same
+        # kernel path as none; "group" / "dynamic" carry a group index ("static" is left out: the compressed-tensors
+        # package pinned by older releases may not know it)
+        # (with channelwise weights the compressed-tensors package refuses any actorder, or not, by its version)
+        if w.get("actorder") not in (None, False, "weight") or (w.get("actorder") and strategy != "group"):
             return no(f"actorder {w.get('actorder')!r}")
         group_size = w.get("group_size")
         if strategy == "channel" and group_size in (None, -1):

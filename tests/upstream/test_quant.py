@@ -169,6 +169,8 @@ def ct_quantization_config(rng: random.Random) -> dict:
             w["symmetric"] = False
         elif rng.random() < 0.1:
             w["actorder"] = "group"
+        elif rng.random() < 0.15:
+            w["actorder"] = "weight"
     ignore = ["lm_head"]
     if rng.random() < 0.12:
         ignore.append(rng.choice(["re:.*down_proj", "re:.*self_attn.*", "model.layers.0.mlp.gate_proj", "re:.*gate$"]))
