@@ -72,7 +72,45 @@ CASES = [
               '{"num_redundant_experts": 32}'],
      "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True, "redundant": 32},
      "why": "256 + 32 redundant experts over 8 EP ranks: 36 per rank, accepted"},
+    # compressed-tensors: the catalog checkpoint with the quantization_config llm-compressor writes for its presets
+    # (the case file carries the config inline)
+    {"id": "mi-ct-qwen25-72b-fp8-block-tp8", "model": "Qwen/Qwen2.5-72B-Instruct", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.11.0", "quantization_config": "FP8_BLOCK",
+     "why": "compressed-tensors FP8_BLOCK: intermediate 29568 / 8 = 3696 per rank (28.875 blocks of 128); the merged "
+            "gate_up_proj refuses in every release (no merged-layer allowance: the config has no weight_block_size)"},
+    {"id": "mi-ct-qwen25-72b-fp8-dynamic-tp8", "model": "Qwen/Qwen2.5-72B-Instruct", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "quantization_config": "FP8_DYNAMIC",
+     "why": "compressed-tensors FP8_DYNAMIC (per-channel weights, per-token activations): no shape check, accepted"},
 ]
+
+
+def _ct_args(**k) -> dict:
+    args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
+            "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
+    args.update(k)
+    return args
+
+
+#: llm-compressor's presets as it writes them into config.json (quant_method compressed-tensors)
+CT_PRESETS = {
+    "FP8_BLOCK": (_ct_args(strategy="block", block_structure=[128, 128]),
+                  _ct_args(strategy="group", group_size=128, dynamic=True, observer=None)),
+    "FP8_DYNAMIC": (_ct_args(), _ct_args(strategy="token", dynamic=True, observer=None)),
+}
+
+
+def _config(c: dict) -> dict:
+    cfg = dict(catalog.lookup(c["model"]).config)
+    cfg.pop("auto_map", None)
+    preset = c.get("quantization_config")
+    if preset:
+        weights, acts = CT_PRESETS[preset]
+        cfg["quantization_config"] = {
+            "quant_method": "compressed-tensors", "format": "float-quantized", "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights, "input_activations": acts,
+                                          "output_activations": None, "format": "float-quantized"}},
+            "ignore": ["lm_head"], "kv_cache_scheme": None, "sparsity_config": {}, "global_compression_ratio": None}
+    return cfg
 
 
 def _within(version: str, since: str | None, until: str | None = None) -> bool:
@@ -94,9 +132,7 @@ def record(version: str, only: list[str]) -> int:
     chosen = [c for c in CASES if (not only or c["id"] in only) and _within(version, c.get("since"), c.get("until"))]
     runner_cases = []
     for c in chosen:
-        cfg = dict(catalog.lookup(c["model"]).config)
-        cfg.pop("auto_map", None)
-        runner_cases.append({"config": cfg, "layouts": [c["layout"]]})
+        runner_cases.append({"config": _config(c), "layouts": [c["layout"]]})
     with tempfile.TemporaryDirectory(prefix="kvg-golden-quant-") as tmp:
         inp, outp = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
         Path(inp).write_text(json.dumps({"cases": runner_cases}))
@@ -119,6 +155,8 @@ def record(version: str, only: list[str]) -> int:
                 "recorded_from": f"vLLM {version}: the model built on the meta device at the launch's sizes "
                                  f"(tests/upstream/quant_runner.py via tools/record_golden_quant.py; FP8 MoE kernel: "
                                  f"Triton, the default host's)"}
+        if c.get("quantization_config"):
+            case["config"] = _config(c)
         path = ROOT / "tests" / "cases" / version / f"{c['id']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(case, indent=1) + "\n")

@@ -23,6 +23,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   depends on the MoE kernel the GPU selects: a host fact), layers left unquantized
   (``ignored_layers`` / ``modules_to_not_convert``, ``is_layer_skipped``).
 
+- AWQ / GPTQ (dense ``llama`` family) and compressed-tensors (:mod:`kvguard.quant.compressed_tensors`: FP8
+  per-tensor / channel / block, integer weights through Marlin) on the default host, CUDA compute capability 9.0.
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
@@ -37,6 +40,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..record import Record, field
+from . import compressed_tensors as _ct
 from . import wna16_moe as _wna16_moe
 from .expr import ExpressionError, evaluate
 
@@ -84,6 +88,8 @@ class QuantScheme(Record):
     group_size: int = 0
     zero_point: bool = False
     desc_act: bool = False
+    #: compressed-tensors: the scheme kvguard models (``fp8`` / ``fp8_block`` / ``wna16``; kvguard.quant.compressed_tensors)
+    ct: Optional[str] = None
 
 
 def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any]) -> Optional[QuantScheme]:
@@ -106,6 +112,12 @@ def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any]) -> O
         return QuantScheme(method, block, tuple(str(x) for x in ignored))
     if method in ("awq", "gptq"):
         return _wna16_scheme(method, cfg)
+    if method == _ct.METHOD:
+        read = _ct.scheme_from_config(cfg)
+        if "unmodelled" in read:
+            return QuantScheme(method, modelled=False, reason=read["unmodelled"])
+        return QuantScheme(method, read.get("block"), read["ignore"], bits=read.get("bits", 0),
+                           group_size=read.get("group_size", 0), ct=read["kind"])
     return QuantScheme(method or "unknown", modelled=False)
 
 
@@ -330,6 +342,9 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         vocab = layer.output_sizes[0]
         _divide(-(-vocab // _VOCAB_PADDING) * _VOCAB_PADDING, launch.tp)
         return
+    if skip == "ct_unmodelled":
+        raise _Unmodelled(f"which layers the compressed-tensors checkpoint's ignore list leaves unquantized (it may "
+                          f"name {layer.prefix} or a shard of it) is not modelled")
     disable = layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
     tp = 1 if disable else launch.tp
     if layer.kind == "qkv":
@@ -354,20 +369,22 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         ipp = input_size
         _divide(output_size, tp)
         parts = [_divide(o, tp) for o in outputs] if layer.kind in ("qkv", "merged") else [output_size // tp]
+    if path == "no_scheme":
+        raise _Refused("MI_ct_no_scheme")
     if scheme is not None and path is not None and skip != "skipped":
         if skip == "unmodelled":
             raise _Unmodelled(f"which shards of {layer.prefix} the {scheme.method} checkpoint's "
                               f"modules_to_not_convert leaves unquantized is not modelled")
         _wna16_layer(layer.prefix, scheme, path, input_size, ipp, sum(parts))
         return
-    if scheme is None or scheme.method != "fp8":
+    if scheme is None or scheme.method not in ("fp8", _ct.METHOD):
         return
     if skip == "fused_error":
         raise _Refused("MI_fused_shards", prefix=layer.prefix)
     if skip == "skipped" or scheme.block is None:
         return
     block_n, block_k = scheme.block
-    if (release.within("0.14.0") and layer.kind != "row" and len(parts) > 1
+    if (scheme.method == "fp8" and release.within("0.14.0") and layer.kind != "row" and len(parts) > 1
             and any(p % block_n != 0 for p in parts)):
         return  # ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch
     if tp > 1 and input_size // ipp == tp and ipp % block_k != 0:
@@ -627,6 +644,13 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         path = _wna16_path(scheme, release, launch.quantization, facts.resolved_top)
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
+    elif scheme is not None and scheme.method == _ct.METHOD:
+        path = _ct.path(scheme.ct or "", family, release, launch.quantization, launch.dtype, facts.resolved_top,
+                        facts.architectures)
+        if path.startswith("unmodelled:"):
+            return Outcome(unmodelled=path.split(":", 1)[1])
+        if path in ("fp8", "fp8_block"):
+            path = None  # the FP8 schemes: the block-FP8 checks below
     elif launch.quantization is not None and launch.quantization != (scheme.method if scheme else None):
         return Outcome(unmodelled=f"--quantization {launch.quantization} with this checkpoint is not modelled")
     prepared = _prepared(facts, family, release, scheme)
@@ -684,6 +708,10 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
 
 def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
     """Whether the quantization method leaves the layer unquantized (launch-independent)."""
+    if scheme is not None and scheme.method == _ct.METHOD:
+        quantizable = layer.kind in ("qkv", "merged", "column", "row")
+        return "ct_unmodelled" if quantizable and _ct.may_ignore(layer.prefix, layer.shards, scheme.ignored) \
+            else "quantized"
     if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab"):
         return _wna16_skip_state(layer, scheme)
     if scheme is None or scheme.method != "fp8" or layer.kind in ("check", "vocab", "replicated"):
@@ -794,6 +822,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
         if "refined_fp8_moe_kernel" in res.needs and "refined FP8 MoE blocks" not in " ".join(out["assumptions"]):
             out["assumptions"].append("refined FP8 MoE blocks served by Triton (an H100-class GPU, compute "
                                       "capability 90, with Triton: the default host)")
+        if scheme is not None and scheme.modelled and scheme.method == _ct.METHOD and not any(
+                "compressed-tensors" in a for a in out["assumptions"]):
+            out["assumptions"].append("the compressed-tensors schemes of an H100-class GPU (CUDA, compute capability "
+                                      "90: the scheme choice, the Marlin layer check; the default host)")
         if scheme is not None and scheme.modelled and scheme.method in _WNA16 and not any(
                 "AWQ / GPTQ" in a for a in out["assumptions"]):
             out["assumptions"].append("the AWQ / GPTQ kernels of an H100-class GPU (CUDA, compute capability 90: "

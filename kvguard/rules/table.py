@@ -565,11 +565,11 @@ def _mi_undecided(state) -> bool:
         # check, the mixed-precision kernel choice); the environment variables that change it are not modelled
         capability = state.need("gpu_capability")
         if capability != _MODELLED_CAPABILITY:
-            state.unmodelled(f"the AWQ / GPTQ kernel choice is modelled for compute capability {_MODELLED_CAPABILITY} "
-                             f"(this host: {capability})")
+            state.unmodelled(f"the AWQ / GPTQ / compressed-tensors kernel choice is modelled for compute capability "
+                             f"{_MODELLED_CAPABILITY} (this host: {capability})")
         for name in ("VLLM_BATCH_INVARIANT", "VLLM_DISABLED_KERNELS"):
             if state.env.get(name):
-                state.unmodelled(f"{name} changes the AWQ / GPTQ kernel choice (not modelled)")
+                state.unmodelled(f"{name} changes the AWQ / GPTQ / compressed-tensors kernel choice (not modelled)")
     state._mi_skip = False
     return False
 
@@ -579,7 +579,7 @@ def _wna16_read(state) -> bool:
     from ..quant import scheme_of
 
     scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
-    return scheme is not None and scheme.modelled and scheme.method in ("awq", "gptq")
+    return scheme is not None and scheme.modelled and scheme.method in ("awq", "gptq", "compressed-tensors")
 
 
 def _before_first_attention(prefix: "str | None", check: "str | None" = None) -> bool:
@@ -709,6 +709,7 @@ _S_FP8 = "vllm/model_executor/layers/quantization/fp8.py"
 _S_FP8_UTILS = "vllm/model_executor/layers/quantization/utils/fp8_utils.py"
 _S_FUSED_MOE = "vllm/model_executor/layers/fused_moe/layer.py"
 _S_AWQ = "vllm/model_executor/layers/quantization/awq.py"
+_S_CT = "vllm/model_executor/layers/quantization/compressed_tensors"
 _S_AUTO_AWQ = "vllm/model_executor/layers/quantization/auto_awq.py"
 
 # ---------------------------------------------------------------------------
@@ -1835,7 +1836,9 @@ RULES = (
           template="Weight output_partition_size = {size} is not divisible by weight quantization block_n = "
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape (merged layers with ragged shards exempt from 0.14.0: "
-                 f"{_S_LINEAR}::ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch)",
+                 f"{_S_LINEAR}::ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch, which reads the fp8 "
+                 f"config's weight_block_size; compressed-tensors block weights, {_S_CT}/schemes/"
+                 f"compressed_tensors_w8a8_fp8.py, are never exempt)",
           description="block-FP8: a column-parallel layer's per-rank outputs must be multiples of block_n"),
     Check("MI_eplb_even", "0.10.2", "0.21.0", stage="model_init", exc="AssertionError", scope="feature",
           when=lambda state: _mi_fires(state, "MI_eplb_even"),
@@ -1883,6 +1886,12 @@ RULES = (
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
           description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
+    Check("MI_ct_no_scheme", "0.10.2", "0.10.2", stage="model_init", exc="NotImplementedError",
+          when=lambda state: _mi_fires(state, "MI_ct_no_scheme"),
+          template="No compressed-tensors compatible scheme was found.",
+          source=f"{_S_CT}/compressed_tensors.py::CompressedTensorsConfig._get_scheme_from_parts",
+          description="compressed-tensors FP8 weights with block scales: 0.10.2 has no scheme for them (the first "
+                      "quantized linear layer refuses)"),
     Check("MI_awq_input", stage="model_init",
           when=lambda state: _mi_fires(state, "MI_awq_input"),
           template="The input size is not aligned with the quantized weight shape. This can be caused by too large "

@@ -25,8 +25,11 @@ the quantization modules and the linear-kernel modules (``vllm.model_executor.la
 ``vllm.model_executor.kernels.*``, their ``current_platform`` name only; the CPU AWQ/GPTQ method of
 0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint; ``moe_wna16``, the MoE fall-back, which
 checks the GPU's capability for AWQ) see a stand-in that
-answers as CUDA with compute capability 9.0 (the default host); everything else keeps the CPU
-platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
+answers as CUDA with compute capability 9.0 (the default host); the compressed-tensors
+modules (``...quantization.compressed_tensors.*``: the scheme choice reads the capability) see it too, and
+their FP8 scheme's kernel choices (``init_fp8_linear_kernel``, ``Fp8LinearOp``, ``W8A8BlockFp8LinearOp``)
+are stood in as the FP8 method's are (they run after ``validate_fp8_block_shape``); everything else keeps
+the CPU platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
 listed (prefix, class, sizes) for comparison with kvguard's architecture data.
 """
 
@@ -60,7 +63,10 @@ _QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_exe
                   "vllm.model_executor.layers.quantization.utils.marlin_utils",
                   "vllm.model_executor.layers.quantization.utils.machete_utils",
                   "vllm.model_executor.layers.quantization.kernels.mixed_precision",
-                  "vllm.model_executor.kernels.linear", "vllm.model_executor.kernels.linear.mixed_precision")
+                  "vllm.model_executor.kernels.linear", "vllm.model_executor.kernels.linear.mixed_precision",
+                  "vllm.model_executor.layers.quantization.compressed_tensors.compressed_tensors",
+                  "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_wNa16",
+                  "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8")
 _STAND_IN: list = []
 
 
@@ -88,7 +94,7 @@ def _sees_cuda_90(mname: str) -> bool:
     platform (their GPU choices are stood in elsewhere or not exercised)."""
     return (mname.endswith((".awq", ".awq_marlin", ".auto_awq", ".gptq", ".gptq_marlin", ".auto_gptq",
                             ".cpu_wna16", ".moe_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
-            or ".mixed_precision" in mname) and mname.startswith("vllm.model_executor.")
+            or ".mixed_precision" in mname or ".compressed_tensors." in mname) and mname.startswith("vllm.model_executor.")
 
 
 def _quant_modules_see_cuda_90():
@@ -230,12 +236,26 @@ def _stubs():
         def __getattr__(self, name):
             return None
 
+        def input_quant_key(self):  # 0.24.0+ (expose_input_quant_key): the stand-in quantizes its own input
+            return None
+
     if hasattr(f8, "init_fp8_linear_kernel"):
         f8.init_fp8_linear_kernel = lambda *a, **k: Kernel()
     if hasattr(f8, "select_fp8_moe_backend"):
         from vllm.model_executor.layers.fused_moe.oracle import fp8 as oracle_fp8
 
         f8.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, None)
+    try:  # compressed-tensors FP8: the same kernel choices, stood in (they run after the geometry checks)
+        import vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8 as ct8
+    except Exception:  # noqa: BLE001
+        return
+    for name in ("init_fp8_linear_kernel", "Fp8LinearOp", "W8A8BlockFp8LinearOp"):
+        if hasattr(ct8, name):
+            setattr(ct8, name, lambda *a, **k: Kernel())
+    for name, value in (("cutlass_block_fp8_supported", True), ("cutlass_fp8_supported", True),
+                        ("maybe_create_device_identity", None)):
+        if hasattr(ct8, name):
+            setattr(ct8, name, lambda *a, _value=value, **k: _value)
 
 
 def _marlin_workspace_on_h100():

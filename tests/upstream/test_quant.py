@@ -10,6 +10,9 @@ MoE layer and the dense ones before it), the same config for both sides.  The or
 device at the layout's sizes; kvguard walks its architecture data (kvguard.quant).  Compared:
 accepted or not, exception type and message (the model-init stage raises unwrapped).
 
+AWQ / GPTQ and compressed-tensors configs (in the forms AutoAWQ / AutoGPTQ / llm-compressor write them) on
+dense bases are built at tp 1-64 (wna16_variants, ct_variants).
+
 The same runner call also builds the first two configs unquantized at tp=1 and compares the
 layers the release constructs (prefix, class, sizes, in order) with kvguard's architecture data
 (kvguard/data/quant_archs.json).
@@ -170,6 +173,71 @@ def wna16_moe_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
     return out
 
 
+#: compressed-tensors: real dense checkpoints with quantization configs in the form llm-compressor writes them
+#: (quant_method, format, quantization_status, config_groups {group_0: targets ["Linear"], weights,
+#: input_activations, output_activations, format}, ignore, kv_cache_scheme, sparsity_config), the weights and
+#: activations of its presets (FP8_DYNAMIC, FP8 static, FP8_BLOCK, W4A16, W8A16) varied over the values real
+#: checkpoints use, and a few forms kvguard leaves undecided (asymmetric, activation order, a layer ignored)
+#: how many compressed-tensors configs run() builds (None: half the configs); tools/quant_differential.py --ct-configs
+CT_CONFIGS: "int | None" = None
+CT_BASES = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8", "Qwen/Qwen2.5-72B-Instruct-AWQ")
+
+
+def _ct_args(**k) -> dict:
+    args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
+            "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
+    args.update(k)
+    return args
+
+
+def ct_quantization_config(rng: random.Random) -> dict:
+    """One compressed-tensors quantization_config, as llm-compressor writes it."""
+    roll = rng.random()
+    fmt = "float-quantized"
+    if roll < 0.2:      # FP8_DYNAMIC
+        w, a = _ct_args(), _ct_args(strategy="token", dynamic=True, observer=None)
+    elif roll < 0.3:    # FP8 (static per-tensor)
+        w, a = _ct_args(strategy="tensor"), _ct_args(strategy="tensor")
+    elif roll < 0.55:   # FP8_BLOCK
+        block = rng.choice([[128, 128], [128, 128], [64, 64], [128, 64], [64, 128]])
+        w = _ct_args(strategy="block", block_structure=block)
+        a = _ct_args(strategy="group", group_size=block[1], dynamic=True, observer=None)
+    else:               # W4A16 / W8A16 (pack-quantized)
+        fmt = "pack-quantized"
+        bits = rng.choice([4, 4, 4, 8])
+        group = rng.choice([128, 128, 64, 32, None])
+        w = _ct_args(num_bits=bits, type="int", strategy="group" if group else "channel", group_size=group)
+        a = None
+        if rng.random() < 0.1:
+            w["symmetric"] = False
+        elif rng.random() < 0.1:
+            w["actorder"] = "group"
+        elif rng.random() < 0.15:
+            w["actorder"] = "weight"
+    ignore = ["lm_head"]
+    if rng.random() < 0.12:
+        ignore.append(rng.choice(["re:.*down_proj", "re:.*self_attn.*", "model.layers.0.mlp.gate_proj", "re:.*gate$"]))
+    return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": a,
+                                          "output_activations": None, "format": fmt}},
+            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
+            "global_compression_ratio": None}
+
+
+def ct_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` one-layer dense configs with compressed-tensors quantization."""
+    out = []
+    while len(out) < n:
+        cfg = cut(catalog.lookup(rng.choice(CT_BASES)).config)
+        cfg["num_hidden_layers"] = 1
+        cfg["torch_dtype"] = "bfloat16"
+        if rng.random() < 0.4:
+            cfg["intermediate_size"] = rng.choice([11008, 13824, 14336, 18944, 25600, 27392, 29568, 29696])
+        cfg["quantization_config"] = ct_quantization_config(rng)
+        out.append(cfg)
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -210,7 +278,7 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
             "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
             "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq",
-            "MI_moe_wna16_group": "awq-gptq-moe"}
+            "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
@@ -240,7 +308,7 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     if lay.get("eplb") or lay.get("ep"):
         return "ep-eplb (accepted)"
     q = cfg.get("quantization_config")
-    if q and q.get("quant_method") in ("awq", "gptq"):
+    if q and q.get("quant_method") in ("awq", "gptq", "compressed-tensors"):
         moe = " moe" if any(k in cfg for k in ("num_experts", "num_local_experts")) else ""
         return f"{q['quant_method']}{moe} (accepted)"
     return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
@@ -260,7 +328,8 @@ def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
 def compare(version: str, cases: list[dict], out: dict) -> dict:
     counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0, "config_refused_both": 0}
     by_family: dict = {}
-    mismatches = []
+    mismatches: list = []
+    undecided: dict = {}
     for case, res in zip(cases, out["results"]):
         if "setup_error" in res:
             if _kvguard_refuses_config(case["config"], version):
@@ -278,16 +347,21 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             mine = kvguard_outcome(case["config"], lay, version, (case.get("engine_args") or {}).get("quantization"))
             if mine is None:
                 counts["undecided"] += 1
+                _note_undecided(undecided, case, lay, version, rec)
                 q = case["config"].get("quantization_config") or {}
                 moe = " moe" if any(k in case["config"] for k in ("num_experts", "num_local_experts")) else ""
-                key = f"{q.get('quant_method')}{moe} (undecided)" if q.get("quant_method") in ("awq", "gptq") else None
+                key = (f"{q.get('quant_method')}{moe} (undecided)"
+                       if q.get("quant_method") in ("awq", "gptq", "compressed-tensors") else None)
                 if key:
                     by_family.setdefault(key, {"agree": 0, "disagree": 0})["agree"] += 0
                     by_family[key]["count"] = by_family[key].get("count", 0) + 1
                 continue
             theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
-            fam = by_family.setdefault(_family(case["config"], lay, version, rec["ok"], rec.get("message")),
-                                       {"agree": 0, "disagree": 0})
+            label = _family(case["config"], lay, version, rec["ok"], rec.get("message"))
+            if (case["config"].get("quantization_config") or {}).get("quant_method") == "compressed-tensors" \
+                    and not rec["ok"]:
+                label = f"compressed-tensors {label}"
+            fam = by_family.setdefault(label, {"agree": 0, "disagree": 0})
             fam["agree" if mine == theirs else "disagree"] += 1
             if mine == theirs:
                 counts["agree"] += 1
@@ -298,7 +372,22 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                                    "oracle": theirs, "where": rec.get("where"),
                                    "sizes": {k: case["config"].get(k) for k in (
                                        "intermediate_size", "moe_intermediate_size", "quantization_config")}})
-    return {"version": version, "counts": counts, "by_family": by_family, "mismatches": mismatches}
+    return {"version": version, "counts": counts, "by_family": by_family, "mismatches": mismatches,
+            "undecided": undecided}
+
+
+def _note_undecided(undecided: dict, case: dict, lay: dict, version: str, rec: dict) -> None:
+    """Count an undecided case by kvguard's reason and the release's outcome (what kvguard leaves open)."""
+    release = resolve(version)
+    facts = model_facts(case["config"], vllm_version=version)
+    res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
+                                         ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
+                                         redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
+                                         quantization=(case.get("engine_args") or {}).get("quantization")))
+    reason = (res.unmodelled or "host fact").split(" (per-rank")[0].split(" (it may name")[0]
+    theirs = "accepted" if rec.get("ok") else f"{rec.get('exc_type')}: {(rec.get('message') or '')[:80]}"
+    key = f"{reason} -> {theirs}"
+    undecided[key] = undecided.get(key, 0) + 1
 
 
 def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: int = 2,
@@ -329,6 +418,13 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": lays[:n_layouts], "engine_args": engine})
+    # compressed-tensors (dense): the same tp sizes
+    # (a stream of their own per release, so that the sampled .ci/run releases see different presets)
+    ct_rng = random.Random(seed * 1000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in ct_variants(ct_rng, CT_CONFIGS or max(1, n_configs // 2)):
+        heads = cfg["num_attention_heads"]
+        lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
+        cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)

@@ -1,0 +1,161 @@
+"""compressed-tensors checkpoints (``quant_method: compressed-tensors``) at model construction.
+
+What vLLM does with such a checkpoint while it builds a dense ``llama``-family model, as read in
+vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.10.2-0.33.0:
+
+- ``compressed_tensors.py``: ``CompressedTensorsConfig.from_config`` (``config_groups`` with
+  ``targets`` / ``weights`` / ``input_activations`` / ``format``, ``ignore``, the global ``format``,
+  ``sparsity_config``, ``transform_config``, ``kv_cache_scheme``), ``get_scheme`` and
+  ``_get_scheme_from_parts`` (which scheme class takes a layer on a GPU of compute capability 9.0);
+- ``utils.py``: ``should_ignore_layer`` / ``find_matched_target`` (names, ``re:`` regexes, module
+  class names such as ``Linear``, fused layers through their shards);
+- ``schemes/compressed_tensors_w8a8_fp8.py``: FP8 weights with per-tensor, per-channel or (0.11.0+)
+  block scales; the block strategy calls ``validate_fp8_block_shape`` (utils/fp8_utils.py), the same
+  check as ``Fp8Config``'s block-FP8 layers, without the merged-layer allowance of 0.14.0+
+  (``ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch`` reads a ``weight_block_size`` the
+  compressed-tensors config does not have); 0.10.2 has no block strategy (``NotImplementedError``);
+- ``schemes/compressed_tensors_wNa16.py``: integer weights with 16-bit activations through the
+  mixed-precision kernel choice (``choose_mp_linear_kernel``; Marlin's ``can_implement``: the strict
+  tile shape up to 0.23.0, tile padding from 0.24.0), the same path kvguard models for GPTQ.
+
+Only the forms every release reads the same way are modelled: one config group targeting
+``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
+that names no decoder-layer linear (``lm_head`` and the like), no sparsity, transform or KV-cache
+scheme.  Everything else (several groups, layer-name targets, NVFP4 / MXFP4 / W4A8 / INT8 W8A8,
+asymmetric or activation-ordered integer weights, MoE layers) is reported as not modelled.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping
+from typing import Any, Optional
+
+__all__ = ["METHOD", "scheme_from_config", "path", "may_ignore"]
+
+METHOD = "compressed-tensors"
+
+#: compressed_tensors utils.is_activation_quantization_format (the FP8 schemes' formats; NVFP4's left out)
+_ACTIVATION_FORMATS = ("naive-quantized", "int-quantized", "float-quantized")
+#: vllm marlin_utils.MARLIN_SUPPORTED_GROUP_SIZES
+_MARLIN_GROUP_SIZES = (32, 64, 128)
+
+
+def _bool(value: Any, default: bool) -> Optional[bool]:
+    if value is None:
+        return default
+    return value if type(value) is bool else None
+
+
+def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """What kvguard reads from a compressed-tensors ``quantization_config``: ``{"kind": "fp8" | "fp8_block" |
+    "wna16", "ignore": (...), "block": (n, k), "bits": b, "group_size": g}``, or ``{"unmodelled": reason}``."""
+
+    def no(why: str) -> dict[str, Any]:
+        return {"unmodelled": f"the compressed-tensors checkpoint's {why} is not modelled"}
+
+    for key, what in (("sparsity_config", "sparsity_config"), ("transform_config", "transform_config"),
+                      ("kv_cache_scheme", "kv_cache_scheme (quantized KV cache)")):
+        if cfg.get(key):
+            return no(what)
+    ignore = cfg.get("ignore") or []
+    if not (isinstance(ignore, list) and all(isinstance(x, str) for x in ignore)):
+        return no(f"ignore list {ignore!r}")
+    groups = cfg.get("config_groups")
+    if not isinstance(groups, Mapping) or len(groups) != 1:
+        return no(f"config_groups ({len(groups) if isinstance(groups, Mapping) else groups!r} groups; one group "
+                  f"is modelled)")
+    group = next(iter(groups.values()))
+    if not isinstance(group, Mapping) or group.get("targets") != ["Linear"]:
+        return no(f"targets {group.get('targets') if isinstance(group, Mapping) else group!r} (['Linear'] is "
+                  f"modelled)")
+    if group.get("output_activations"):
+        return no("output_activations")
+    fmt = group.get("format") or cfg.get("format")
+    w, a = group.get("weights"), group.get("input_activations")
+    if not isinstance(w, Mapping) or not (a is None or isinstance(a, Mapping)):
+        return no("weights / input_activations")
+    wtype, bits, strategy = w.get("type"), w.get("num_bits"), w.get("strategy")
+    sym, dyn = _bool(w.get("symmetric"), True), _bool(w.get("dynamic"), False)
+    desc = (f"scheme (weights {bits!r}-bit {wtype!r} {strategy!r}, symmetric={w.get('symmetric')!r}; "
+            f"activations {None if a is None else (a.get('num_bits'), a.get('type'), a.get('strategy'))}; "
+            f"format {fmt!r})")
+    if sym is not True or dyn is not False:
+        return no(desc)
+    out: dict[str, Any] = {"ignore": tuple(ignore)}
+    if wtype == "float" and bits == 8 and a is not None and fmt in _ACTIVATION_FORMATS:
+        if a.get("type") != "float" or a.get("num_bits") != 8:
+            return no(desc)
+        a_dyn, a_sym = _bool(a.get("dynamic"), False), _bool(a.get("symmetric"), True)
+        if a_dyn is None or a_sym is None:
+            return no(desc)
+        if strategy in ("tensor", "channel") and w.get("block_structure") is None:
+            # _is_fp8_w8a8: dynamic activations, or static per-tensor symmetric ones
+            if a_dyn or (a_sym and a.get("strategy") == "tensor"):
+                return dict(out, kind="fp8")
+            return no(desc)
+        block = w.get("block_structure")
+        if strategy == "block" and a_dyn and isinstance(block, list) and len(block) == 2 and all(
+                type(b) is int and b > 0 for b in block):
+            return dict(out, kind="fp8_block", block=(block[0], block[1]))
+        return no(desc)
+    if wtype == "int" and bits in (4, 8) and a is None and fmt == "pack-quantized":
+        # actorder "weight" reorders the weights only: no group index (has_g_idx is "group" only), the same
+        # kernel path as none; "group" / "dynamic" carry a group index ("static" is left out: the compressed-tensors
+        # package pinned by older releases may not know it)
+        # (with channelwise weights the compressed-tensors package refuses any actorder, or not, by its version)
+        if w.get("actorder") not in (None, False, "weight") or (w.get("actorder") and strategy != "group"):
+            return no(f"actorder {w.get('actorder')!r}")
+        group_size = w.get("group_size")
+        if strategy == "channel" and group_size in (None, -1):
+            return dict(out, kind="wna16", bits=bits, group_size=-1)
+        if strategy == "group" and group_size in _MARLIN_GROUP_SIZES:
+            return dict(out, kind="wna16", bits=bits, group_size=group_size)
+        return no(desc + f" with group_size {group_size!r}")
+    return no(desc)
+
+
+def path(kind: str, family: str, release, quantization: Optional[str], dtype: str, top: Mapping[str, Any],
+         architectures) -> str:
+    """How the release builds the layers of a modelled scheme (``fp8`` / ``fp8_block``: the FP8 checks;
+    ``gptq_marlin`` / ``gptq_marlin_padded``: the Marlin layer check; ``no_scheme``: the first quantized layer
+    refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
+    if family != "llama":
+        return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
+    if quantization not in (None, METHOD):
+        return f"unmodelled:--quantization {quantization} with a compressed-tensors checkpoint is not modelled"
+    if dtype != "auto":
+        return f"unmodelled:--dtype {dtype} with compressed-tensors weights is not modelled"
+    if kind == "fp8":
+        return "fp8"
+    if kind == "fp8_block":
+        # 0.10.2's _is_fp8_w8a8 takes no block strategy, nor does any later test: no scheme is found for the layer
+        return "fp8_block" if release.within("0.11.0") else "no_scheme"
+    model_dtype = top.get("torch_dtype") or top.get("dtype")
+    if model_dtype not in ("bfloat16", "float16"):
+        return (f"unmodelled:compressed-tensors integer weights with the model dtype {model_dtype!r} (the kernels' "
+                f"activation types) are not modelled")
+    return "gptq_marlin_padded" if release.within("0.24.0") else "gptq_marlin"
+
+
+def may_ignore(prefix: str, shards: tuple[str, ...], ignore: tuple[str, ...]) -> bool:
+    """Whether an ``ignore`` entry could name the layer or one of its shards.  A superset of what every
+    release's ``should_ignore_layer`` matches (exact names, ``re:`` regexes matched or searched, names
+    contained in the layer's, glob patterns): a layer it clears is quantized in every release; one it does not is left
+    to the caller as not modelled (a fused layer ignored in part refuses, in release-specific ways)."""
+    if not ignore:
+        return False
+    parent, proj = prefix.rsplit(".", 1) if "." in prefix else ("", prefix)
+    names = [prefix] + [f"{parent}.{shard}" if parent else shard for shard in shards]
+    for entry in ignore:
+        if entry.startswith("re:"):
+            try:
+                pattern = re.compile(entry[3:])
+            except re.error:
+                return True
+            if any(pattern.search(name) for name in names):
+                return True
+        elif any(entry in name or name in entry or fnmatch.fnmatchcase(name, entry) for name in names):
+            return True
+    return False

@@ -1,0 +1,210 @@
+"""compressed-tensors checkpoints at model construction (kvguard.quant.compressed_tensors).
+
+Expected values are worked out by hand from the catalog configs (sizes quoted in each test) and the
+messages of vLLM's validate_fp8_block_shape; the differential tier (tests/upstream/test_quant.py,
+ct_variants) compares with the releases building the model.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import kvguard
+from kvguard import catalog
+from kvguard.quant import compressed_tensors as ct
+from kvguard.quant import scheme_of
+
+H100 = kvguard.Host.cuda_node()
+BIG = kvguard.Host.cuda_node(gpus_per_node=64)
+
+
+def _args(**k) -> dict:
+    out = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
+           "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
+    out.update(k)
+    return out
+
+
+def quant(weights: dict, acts, fmt: str, ignore=("lm_head",), **extra) -> dict:
+    """A quantization_config in the form llm-compressor writes it."""
+    q = {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
+         "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights, "input_activations": acts,
+                                       "output_activations": None, "format": fmt}},
+         "ignore": list(ignore), "kv_cache_scheme": None, "sparsity_config": {}, "global_compression_ratio": None}
+    q.update(extra)
+    return q
+
+
+FP8_DYNAMIC = quant(_args(), _args(strategy="token", dynamic=True, observer=None), "float-quantized")
+FP8_STATIC = quant(_args(strategy="tensor"), _args(strategy="tensor"), "float-quantized")
+FP8_BLOCK = quant(_args(strategy="block", block_structure=[128, 128]),
+                  _args(strategy="group", group_size=128, dynamic=True, observer=None), "float-quantized")
+W4A16 = quant(_args(num_bits=4, type="int", strategy="group", group_size=128), None, "pack-quantized")
+
+
+def model(name: str, q: dict, **sizes) -> dict:
+    c = copy.deepcopy(catalog.lookup(name).config)
+    c["quantization_config"] = copy.deepcopy(q)
+    c.setdefault("torch_dtype", "bfloat16")
+    c.update(sizes)
+    return c
+
+
+def llama(q: dict, **sizes) -> dict:
+    return model("meta-llama/Llama-3.1-8B-Instruct", q, **sizes)
+
+
+def skipped(v) -> dict:
+    return {s.check: s.reason for s in v.skipped}
+
+
+@pytest.mark.parametrize("version", ["0.11.0", "0.14.1", "0.20.0", "0.28.0", "0.33.0"])
+def test_fp8_block_merged_layer_has_no_mismatch_allowance(version):
+    # Llama-3.1-8B: intermediate 14336 / tp 32 = 448 per rank on gate_up_proj; 448 % 128 = 64.  The
+    # compressed-tensors config has no weight_block_size, so ColumnParallelLinear's allowance (0.14.0+) never
+    # applies and the merged layer itself refuses
+    v = kvguard.check(llama(FP8_BLOCK), vllm_version=version, tp=32, host=BIG)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.wrapped_by) == (False, "model_init", "MI_fp8_block_n", "ValueError",
+                                                                  None)
+    assert v.message == "Weight output_partition_size = 448 is not divisible by weight quantization block_n = 128."
+    # tp 16: 896 = 7 blocks on gate_up_proj and down_proj's input: builds
+    assert kvguard.check(llama(FP8_BLOCK), vllm_version=version, tp=16, host=BIG).ok
+
+
+def test_fp8_block_contrasts_with_the_fp8_method_from_0_14():
+    # the same block with quant_method fp8: 0.14.0+ exempts the merged layer, down_proj's input refuses
+    c = llama({"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]})
+    v = kvguard.check(c, vllm_version="0.20.0", tp=32, host=BIG)
+    assert v.message == "Weight input_size_per_partition = 448 is not divisible by weight quantization block_k = 128."
+
+
+def test_fp8_block_in_0_10_2_has_no_scheme():
+    # 0.10.2 has no block strategy (_is_fp8_w8a8): no scheme takes the first quantized layer, at any tp
+    for tp in (1, 8):
+        v = kvguard.check(llama(FP8_BLOCK), vllm_version="0.10.2", tp=tp, host=H100)
+        assert (v.ok, v.check, v.exc_type, v.message, v.wrapped_by) == (
+            False, "MI_ct_no_scheme", "NotImplementedError", "No compressed-tensors compatible scheme was found.", None)
+
+
+@pytest.mark.parametrize("q", [FP8_DYNAMIC, FP8_STATIC], ids=["dynamic", "static"])
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
+def test_fp8_per_channel_and_per_tensor_have_no_shape_checks(q, version):
+    # intermediate 13824 / tp 32 = 432 per rank (not whole blocks of 128): the per-channel / per-tensor schemes
+    # do not check it
+    v = kvguard.check(llama(q, intermediate_size=13824), vllm_version=version, tp=32, host=BIG)
+    assert v.ok and "MI_model" not in skipped(v)
+
+
+def test_the_scheme_choice_is_read_for_compute_capability_90():
+    other = kvguard.check(llama(FP8_DYNAMIC), vllm_version="0.20.0", tp=8,
+                          host=kvguard.Host(**{**H100.__dict__, "gpu_capability": 80}))
+    assert other.ok and "compressed-tensors" in skipped(other)["MI_model"]
+    assumed = kvguard.check(llama(FP8_DYNAMIC), vllm_version="0.20.0", tp=8, host=kvguard.Host.standard())
+    assert assumed.ok and "gpu_capability=90" in assumed.assumptions
+
+
+def qwen72(q: dict) -> dict:
+    return model("Qwen/Qwen2.5-72B-Instruct-AWQ", q)
+
+
+def test_w4a16_marlin_takes_whole_groups_else_undecided():
+    # Qwen2.5-72B: intermediate 29696; tp 8 -> 3712 = 29 groups of 128 on down_proj: Marlin takes every shard
+    assert kvguard.check(qwen72(W4A16), vllm_version="0.20.0", tp=8, host=H100).ok
+    # tp 16 -> 1856 = 14.5 groups: Marlin refuses; the other kernels' answer is the host's
+    v = kvguard.check(qwen72(W4A16), vllm_version="0.20.0", tp=16, host=BIG)
+    assert v.ok and "kernel choice" in skipped(v)["MI_model"]
+
+
+def test_w8a16_channelwise_needs_aligned_tiles_up_to_0_23_only():
+    # channelwise (group -1): tp 16 -> down_proj input 1856; 1856 % 128 = 64: Marlin's strict shape (0.23.0-)
+    # refuses, tile padding (0.24.0+) takes it
+    q = quant(_args(num_bits=8, type="int", strategy="channel"), None, "pack-quantized")
+    old = kvguard.check(qwen72(q), vllm_version="0.20.0", tp=16, host=BIG)
+    assert old.ok and "kernel choice" in skipped(old)["MI_model"]
+    new = kvguard.check(qwen72(q), vllm_version="0.24.0", tp=16, host=BIG)
+    assert new.ok and "MI_model" not in skipped(new)
+
+
+def test_actorder_weight_has_no_group_index():
+    # actorder "weight" (weights reordered, no g_idx): the same Marlin path as none with groups; channelwise
+    # weights with any actorder are left undecided (the compressed-tensors package may refuse the config)
+    q = copy.deepcopy(W4A16)
+    q["config_groups"]["group_0"]["weights"]["actorder"] = "weight"
+    assert kvguard.check(qwen72(q), vllm_version="0.20.0", tp=8, host=H100).ok
+    assert "MI_model" not in skipped(kvguard.check(qwen72(q), vllm_version="0.20.0", tp=8, host=H100))
+    q["config_groups"]["group_0"]["weights"].update(strategy="channel", group_size=None)
+    v = kvguard.check(qwen72(q), vllm_version="0.20.0", tp=8, host=H100)
+    assert v.ok and "actorder" in skipped(v)["MI_model"]
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda q: q["config_groups"].update(group_1=q["config_groups"]["group_0"]), "config_groups"),
+    (lambda q: q["config_groups"]["group_0"].update(targets=["re:.*proj$"]), "targets"),
+    (lambda q: q.update(kv_cache_scheme={"num_bits": 8, "type": "float", "strategy": "tensor"}), "kv_cache"),
+    (lambda q: q["config_groups"]["group_0"]["weights"].update(symmetric=False), "scheme"),
+    (lambda q: q["config_groups"]["group_0"]["weights"].update(actorder="group"), "actorder"),
+    (lambda q: q["config_groups"]["group_0"]["weights"].update(group_size=16), "group_size"),
+    (lambda q: q["config_groups"]["group_0"]["weights"].update(num_bits=2), "scheme"),
+    (lambda q: q.update(ignore=["lm_head", "re:.*down_proj"]), "ignore"),
+    (lambda q: q.update(ignore=["model.layers.0.self_attn.k_proj"]), "ignore"),
+])
+def test_forms_kvguard_does_not_read_are_skipped_not_accepted(change, words):
+    q = copy.deepcopy(W4A16)
+    change(q)
+    v = kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and words in skipped(v)["MI_model"]
+
+
+def test_moe_families_are_skipped():
+    c = model("Qwen/Qwen3-30B-A3B", FP8_DYNAMIC)
+    v = kvguard.check(c, vllm_version="0.28.0", tp=4, host=H100)
+    assert v.ok and "MoE" in skipped(v)["MI_model"]
+
+
+def test_an_ignore_list_that_names_no_decoder_linear_is_read():
+    q = copy.deepcopy(FP8_BLOCK)
+    q["ignore"] = ["lm_head", "re:.*gate$", "model.embed_tokens"]
+    v = kvguard.check(llama(q), vllm_version="0.28.0", tp=32, host=BIG)
+    assert v.check == "MI_fp8_block_n"
+
+
+def test_scheme_reading():
+    s = scheme_of({"quantization_config": FP8_BLOCK}, {})
+    assert (s.method, s.modelled, s.ct, s.block) == ("compressed-tensors", True, "fp8_block", (128, 128))
+    s = scheme_of({"quantization_config": W4A16}, {})
+    assert (s.ct, s.bits, s.group_size) == ("wna16", 4, 128)
+    s = scheme_of({"quantization_config": quant(_args(num_bits=4, type="int"), None, "pack-quantized")}, {})
+    assert (s.ct, s.group_size) == ("wna16", -1)
+    # NVFP4 (tensor_group, 4-bit float) and INT8 W8A8 are not modelled
+    nvfp4 = quant(_args(num_bits=4, strategy="tensor_group", group_size=16),
+                  _args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local"), "nvfp4-pack-quantized")
+    int8 = quant(_args(type="int"), _args(type="int", strategy="token", dynamic=True), "int-quantized")
+    for q in (nvfp4, int8):
+        assert not scheme_of({"quantization_config": q}, {}).modelled
+
+
+_NAME = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True)
+
+
+@given(layer=st.integers(0, 80), proj=st.sampled_from(["qkv_proj", "gate_up_proj", "o_proj", "down_proj"]),
+       form=st.sampled_from(["exact", "regex", "suffix", "glob"]), pick=st.integers(0, 2))
+def test_may_ignore_catches_every_entry_naming_the_layer_or_a_shard(layer, proj, form, pick):
+    shards = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj")}.get(proj, ())
+    prefix = f"model.layers.{layer}.{'self_attn' if proj in ('qkv_proj', 'o_proj') else 'mlp'}.{proj}"
+    names = [prefix] + [prefix.rsplit(".", 1)[0] + "." + s for s in shards]
+    name = names[pick % len(names)]
+    entry = {"exact": name, "regex": "re:" + re.escape(name), "suffix": "re:.*" + re.escape(name.rsplit(".", 1)[1]),
+             "glob": "*" + name.rsplit(".", 1)[1]}[form]
+    assert ct.may_ignore(prefix, shards, ("lm_head", entry))
+
+
+@given(layer=st.integers(0, 80), other=_NAME)
+def test_may_ignore_clears_entries_of_other_modules(layer, other):
+    prefix = f"model.layers.{layer}.mlp.down_proj"
+    entries = ("lm_head", "re:.*lm_head", "model.embed_tokens", "re:.*gate$", f"{other}.weight_only_x")
+    assert not ct.may_ignore(prefix, (), entries)
