@@ -10,6 +10,7 @@ Mixtral-8x7B: hidden 4096, intermediate size 14336, 8 experts, 32 heads, 8 KV he
 
 from __future__ import annotations
 
+import json
 import copy
 
 import pytest
@@ -172,3 +173,26 @@ def test_audit_names_the_forbidden_tp_sizes():
                           "fused MoE Marlin kernel does not take falls back to the MoE WNA16 kernels, whose group size "
                           "(128, halved to no less than 32) must divide it and the hidden size 2048: refused at tp "
                           "16, 32"]
+
+
+def test_audit_keeps_the_decided_sizes_when_some_are_not():
+    # 0.22.0: the per-rank sizes the fused MoE Marlin kernel takes (768, 384: multiples of max(64, group 128))
+    # leave the kernel to the host's backend selection (undecided); 192 and 96 fall back to MoE WNA16 (builds),
+    # 48 and 24 are refused by its group-size assert
+    q = kvguard.audit(qwen3(GPTQ), tp=4, vllm_version="0.22.0").models[0].quantization
+    assert q["modelled"] is False and "not_modelled" not in q
+    assert [f["tp"] for f in q["forbidden_tp"]] == [16, 32]
+    assert [u["tp"] for u in q["undecided_tp"]] == [1, 2]
+    assert all("select_wna16_moe_backend" in u["reason"] for u in q["undecided_tp"])
+
+
+def test_audit_text_names_the_undecided_sizes(capsys, tmp_path):
+    from kvguard.cli import run
+
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(qwen3(GPTQ)))
+    assert run(["audit", str(path), "--tp", "4", "--vllm-version", "0.22.0"]) == 0
+    out = capsys.readouterr().out
+    assert "refuses while building the model: [16, 32] (of the sizes dividing the attention heads, among those " \
+           "kvguard decides)" in out
+    assert "not decided at tp 1, 2: the WNA16 MoE backend the host selects" in out

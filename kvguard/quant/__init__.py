@@ -803,7 +803,9 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
     Every tp that divides the attention heads (the others vLLM refuses before building the model),
     up to ``max_tp``, is built as :func:`outcome` builds it (``dp``/``pcp``/``ep`` as given);
     ``forbidden_tp`` lists the refused ones with vLLM's exception, and ``rules`` says why in
-    block arithmetic ("MoE intermediate size 1536 / 128 = 12 blocks: tp must divide 12").
+    block arithmetic ("MoE intermediate size 1536 / 128 = 12 blocks: tp must divide 12");
+    ``undecided_tp`` (with ``modelled`` False) the sizes kvguard cannot decide, with the reason — when no
+    size is decided, ``not_modelled`` gives the first reason instead.
     None for an unquantized checkpoint of a model without refusals.
     """
     scheme = scheme_of(facts.resolved_top, facts.resolved)
@@ -814,7 +816,7 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                            "modelled": None, "tp_sizes_checked": sizes, "forbidden_tp": [], "rules": [],
                            "assumptions": []}
     launch = Launch(tp=1, dp=dp, pcp=pcp, ep=ep, refined_fp8_moe_kernel=refined_fp8_moe_kernel)
-    unmodelled = None
+    undecided: list[dict[str, Any]] = []
     groups: dict[tuple, list[int]] = {}
     for tp in sizes:
         launch.tp = tp
@@ -831,8 +833,9 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             out["assumptions"].append("the AWQ / GPTQ kernels of an H100-class GPU (CUDA, compute capability 90: "
                                       "the Marlin conversion and its layer check; the default host)")
         if res.unmodelled:
-            unmodelled = res.unmodelled
-            break
+            # a size kvguard cannot decide (e.g. the host's kernel choice) does not hide the sizes it can
+            undecided.append({"tp": tp, "reason": res.unmodelled})
+            continue
         if res.check is None:
             continue
         exc, message = render(res, release)
@@ -842,11 +845,12 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                                     "layer": res.layer})
         if why is not None:
             groups.setdefault(why, []).append(tp)
-    out["modelled"] = unmodelled is None
-    if unmodelled:
-        out["not_modelled"] = unmodelled
-        out["forbidden_tp"] = []
+    out["modelled"] = not undecided
+    if undecided and len(undecided) == len(sizes):
+        out["not_modelled"] = undecided[0]["reason"]
         return out
+    if undecided:
+        out["undecided_tp"] = undecided
     scale = dp * (pcp if release.within("0.12.0") else 1)
     hidden = facts.resolved.get("hidden_size")
     for (what, total, block), tps in groups.items():

@@ -250,12 +250,17 @@ def _quantization_lines(m: "ModelAudit") -> list[str]:
     if q.get("weight_block_size"):
         head += f", weight blocks {q['weight_block_size'][0]}x{q['weight_block_size'][1]}"
     lines = [head + "):"]
-    if not q.get("modelled", True):
+    if q.get("not_modelled"):
         lines.append(f"    not checked: {q.get('not_modelled')}")
         return lines
     forbidden = [f["tp"] for f in q["forbidden_tp"]]
+    undecided = q.get("undecided_tp") or []
     lines.append(f"    tp sizes vLLM {m.vllm_version} refuses while building the model: "
-                 f"{forbidden if forbidden else 'none'} (of the sizes dividing the attention heads)")
+                 f"{forbidden if forbidden else 'none'} (of the sizes dividing the attention heads"
+                 f"{', among those kvguard decides' if undecided else ''})")
+    for reason in dict.fromkeys(u["reason"] for u in undecided):
+        tps = ", ".join(str(u["tp"]) for u in undecided if u["reason"] == reason)
+        lines.append(f"    not decided at tp {tps}: {reason}")
     for rule in q["rules"]:
         lines.append(f"    why: {rule}")
     if m.tp in forbidden:
