@@ -10,8 +10,8 @@ Mixtral-8x7B: hidden 4096, intermediate size 14336, 8 experts, 32 heads, 8 KV he
 
 from __future__ import annotations
 
-import json
 import copy
+import json
 
 import pytest
 
