@@ -447,3 +447,12 @@ def test_kv_transfer_config_none_is_no_connector():
     given = parse_serve(["vllm", "serve", "m", "--kv-transfer-config", "{}"], resolve("0.31.0"))
     none = parse_serve(["vllm", "serve", "m", "--kv-transfer-config", "None"], resolve("0.31.0"))
     assert given.fields["kv_transfer_config"] is True and none.fields["kv_transfer_config"] is False
+
+
+def test_before_0_26_float32_skips_the_worker_checks_and_auto_does_not():
+    refused = kvguard.check(QWEN32, vllm_version="0.20.0", host=Host.cuda_node(), tp=4, pcp=2)
+    assert refused.check == "W_pcp_impl"
+    fp32 = {**QWEN32, "torch_dtype": "float32"}   # "auto" runs a float32 checkpoint in bfloat16 on CUDA
+    assert kvguard.check(fp32, vllm_version="0.20.0", host=Host.cuda_node(), tp=4, pcp=2).check == "W_pcp_impl"
+    skipped = kvguard.check(QWEN32, vllm_version="0.20.0", host=Host.cuda_node(), tp=4, pcp=2, dtype="float32")
+    assert skipped.ok and "W_pcp_impl" in [s.check for s in skipped.skipped]
