@@ -165,6 +165,20 @@ def test_placeholders_are_undecidable(tmp_path):
     assert found[4].status == "accepted"          # a placeholder kvguard does not read
 
 
+def test_a_plugin_option_with_an_unresolved_variable_does_not_end_the_scan(tmp_path, capsys):
+    # a launch that is undecidable while its variables are probed (a vllm-omni option) is one finding; the
+    # other launches of the scan are still checked and the exit status is the scan's
+    script = tmp_path / "run.sh"
+    script.write_text("vllm serve Qwen/Qwen3-8B --omni --port $PORT\n"
+                      "vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8\n"
+                      "vllm serve Qwen/Qwen3-32B -tp 8 -dcp 3\n")
+    found = _by_line(_scan([str(script)]), "run.sh")
+    assert found[1].status == "undecidable" and "vllm-omni" in found[1].reason
+    assert (found[2].status, found[3].status) == ("accepted", "refused")
+    status, _, _ = _run(capsys, "scan", "--vllm-version", V, str(script))
+    assert status == EXIT_REFUSE
+
+
 def test_unreadable_files_exit_status(tmp_path, capsys):
     repo = tmp_path / "repo"
     (repo / "manifests").mkdir(parents=True)

@@ -28,12 +28,14 @@ def _mentions(text: str, unresolved: Iterable[str]) -> list[str]:
     return hits
 
 
-def _quoted(exc: InputError) -> tuple[str, ...]:
+def _quoted(exc: KvguardError) -> tuple[str, ...]:
     """The launch's own words an error about its arguments is about, as data (never its message):
     what vLLM's parser refused (:attr:`ArgparseRefusal.words`), else the file (``--config``) and
-    option kvguard could not read."""
+    option kvguard could not read (none for an Undecidable, e.g. a plugin's option)."""
     if isinstance(exc, ArgparseRefusal):
         return exc.words
+    if not isinstance(exc, InputError):
+        return ()
     return tuple(w for w in (exc.source, exc.key) if w and w != "<argv>")
 
 
@@ -118,7 +120,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     except ArgparseRefusal as refusal:
         if _variables_in(refusal.words, unresolved):
             return None
-    except InputError:
+    except KvguardError:            # kvguard could not read the probe (or cannot decide it): not this case
         return None
     else:
         return None                 # the refusal was about a variable's value
@@ -140,7 +142,7 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
     if launch.unresolved:
         try:
             cmd = parse_serve(launch.tokens, release)
-        except InputError as exc:
+        except KvguardError as exc:   # an argparse refusal, unreadable input, or a launch kvguard cannot decide
             if isinstance(exc, ArgparseRefusal):
                 refused = _refused_whatever_the_variables_hold(launch, release, build_report)
                 if refused is not None:
