@@ -179,6 +179,18 @@ def test_a_plugin_option_with_an_unresolved_variable_does_not_end_the_scan(tmp_p
     assert status == EXIT_REFUSE
 
 
+def test_a_placeholder_inside_a_value_is_a_placeholder(tmp_path):
+    # documentation writes the draft as <eagle3_model_name> inside the JSON: vLLM's parser would refuse the
+    # text as written, but the launch the page describes is not that text
+    doc = tmp_path / "doc.md"
+    doc.write_text("```bash\nvllm serve Qwen/Qwen3-8B --speculative-config "
+                   "'{\"model\": <eagle3_model_name>, \"method\": \"eagle3\", \"num_speculative_tokens\": 3}'\n"
+                   "vllm serve Qwen/Qwen3-8B --speculative-config '{\"model\": eagle, \"method\": \"eagle3\"}'\n```\n")
+    found = _by_line(_scan([str(doc)]), "doc.md")
+    assert found[2].reason_kind == "placeholder" and "<eagle3_model_name>" in found[2].reason
+    assert found[3].status == "refused"       # no placeholder: the JSON is broken as written
+
+
 def test_unreadable_files_exit_status(tmp_path, capsys):
     repo = tmp_path / "repo"
     (repo / "manifests").mkdir(parents=True)

@@ -686,12 +686,13 @@ def _speculative_value(spec: _Opt, opt: str, values: list[str]) -> Any:
             return json.loads(value)
         except ValueError:
             raise _ArgparseError(f"argument {spec.label(opt)}: Value {value} cannot be converted to {_LOADS_REPR}.",
-                                 opt) from None
+                                 opt, words=(value,)) from None
     if spec.type == "int":
         try:
             out: Any = int(value)
         except (TypeError, ValueError):
-            raise _ArgparseError(f"argument {spec.label(opt)}: invalid int value: {value!r}", opt) from None
+            raise _ArgparseError(f"argument {spec.label(opt)}: invalid int value: {value!r}", opt,
+                                 words=(value,)) from None
     else:  # optional_type(str)
         out = None if value in ("", "None") else value
     if spec.choices is not None and out not in spec.choices:

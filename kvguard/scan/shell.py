@@ -55,6 +55,9 @@ def _is_launcher(tokens: list[str], i: int) -> bool:
 
 
 PLACEHOLDER = re.compile(r"^(<[A-Za-z][^<>\s]*>|\.\.\.|…)$")     # <MODEL>, `vllm serve ... --flag`
+#: a placeholder inside a value (`--speculative-config '{"model": <draft_model>}'`): a name with an underscore or
+#: dash, or in capitals — not a tag a value may really hold (`<s>`, `<think>`)
+EMBEDDED_PLACEHOLDER = re.compile(r"<[A-Za-z][A-Za-z0-9]*[_-][A-Za-z0-9_-]*>|<[A-Z][A-Z0-9_]*>")
 
 
 def _strip_redirections(tokens: list[str]) -> list[str]:
@@ -244,7 +247,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             if tokens is None:
                 continue
             unresolved = tuple(dict.fromkeys([v for v in missing if any(v in t for t in tokens)] +
-                                             [t for t in tokens if PLACEHOLDER.match(t)]))
+                                             [t for t in tokens if PLACEHOLDER.match(t)] +
+                                             [m for t in tokens if not PLACEHOLDER.match(t)
+                                              for m in EMBEDDED_PLACEHOLDER.findall(t)]))
             given = {t.split("=", 1)[0] for t in tokens if ENV_TOKEN.match(t)}
             exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
             # a container runs the vLLM of its image, not the one installed beside `docker`
