@@ -29,7 +29,8 @@ from kvguard import catalog  # noqa: E402  (only to read the built-in configs)
 HOST = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False, "gpu_capability": 90,
         "cpu_memory_bytes": 1 << 40}
 
-#: the boundary releases the cases are recorded for
+#: the boundary releases the cases are recorded for (the AWQ cases were recorded for 0.10.2, 0.11.0, 0.14.1,
+#: 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-qwen25-72b-awq-tp16 ...``)
 RELEASES = ("0.10.2", "0.11.0", "0.13.0", "0.14.0", "0.21.0", "0.22.0", "0.28.0", "0.29.0", "0.30.0", "0.33.0")
 
 CASES = [
@@ -72,6 +73,29 @@ CASES = [
               '{"num_redundant_experts": 32}'],
      "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True, "redundant": 32},
      "why": "256 + 32 redundant experts over 8 EP ranks: 36 per rank, accepted"},
+    # AWQ (MI_awq_input / MI_awq_output): the plain AWQ kernels' per-rank alignment checks
+    {"id": "mi-qwen25-72b-awq-tp16", "model": "Qwen/Qwen2.5-72B-Instruct-AWQ", "argv": ["-tp", "16", "--nnodes", "2"],
+     "layout": {"tp": 16}, "since": "0.11.1",
+     "why": "AWQ down_proj input 29696 = 232 groups of 128: 1856 per rank at -tp 16 is not whole groups, Marlin "
+            "declines the layer and the plain AWQ kernel refuses it (MI_awq_input)"},
+    {"id": "mi-qwen25-72b-awq-tp16-ray", "model": "Qwen/Qwen2.5-72B-Instruct-AWQ", "argv": ["-tp", "16"],
+     "layout": {"tp": 16}, "until": "0.11.0",
+     "why": "AWQ down_proj input 1856 per rank at -tp 16 (the official image's Ray spans the nodes before --nnodes "
+            "exists): refused by the plain AWQ kernel (MI_awq_input)"},
+    {"id": "mi-qwen25-72b-awq-tp8", "model": "Qwen/Qwen2.5-72B-Instruct-AWQ", "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "AWQ down_proj input 3712 per rank at -tp 8 = 29 whole groups: accepted"},
+    {"id": "mi-qwen25-72b-awq-tp8-quant-awq", "model": "Qwen/Qwen2.5-72B-Instruct-AWQ",
+     "config_patch": {"torch_dtype": "float16"},
+     "argv": ["-tp", "8", "--quantization", "awq"], "layout": {"tp": 8}, "engine_args": {"quantization": "awq"},
+     "why": "--quantization awq at -tp 8 (the checkpoint's float16, which the catalog's partial config omits; the "
+            "plain AWQ kernels take float16 only): every layer whole groups and packed words, accepted"},
+    {"id": "mi-awq-i29568-tp64", "model": "Qwen/Qwen2.5-72B-Instruct-AWQ",
+     "config_patch": {"intermediate_size": 29568}, "argv": ["-tp", "64", "--nnodes", "8"], "layout": {"tp": 64},
+     "since": "0.11.1",
+     "why": "Qwen2.5-72B-Instruct-AWQ with intermediate size 29568 (231 groups of 128) at -tp 64, 462 per rank: up "
+            "to 0.23.0 Marlin declines gate_up_proj and the plain AWQ kernel refuses its outputs, not whole packed "
+            "words of 8 (MI_awq_output); from 0.24.0 Marlin pads that tile, and down_proj's inputs, a group "
+            "straddling two ranks, fall back and are refused (MI_awq_input)"},
     # compressed-tensors: the catalog checkpoint with the quantization_config llm-compressor writes for its presets
     # (the case file carries the config inline)
     {"id": "mi-ct-qwen25-72b-fp8-block-tp8", "model": "Qwen/Qwen2.5-72B-Instruct", "argv": ["-tp", "8"],
@@ -100,7 +124,9 @@ CT_PRESETS = {
 
 
 def _config(c: dict) -> dict:
-    cfg = dict(catalog.lookup(c["model"]).config)
+    """The case's config: the catalog checkpoint's, with the case's ``config_patch`` and compressed-tensors
+    ``quantization_config`` preset (the case file then carries the config inline)."""
+    cfg = dict(catalog.lookup(c["model"]).config, **c.get("config_patch", {}))
     cfg.pop("auto_map", None)
     preset = c.get("quantization_config")
     if preset:
@@ -132,7 +158,8 @@ def record(version: str, only: list[str]) -> int:
     chosen = [c for c in CASES if (not only or c["id"] in only) and _within(version, c.get("since"), c.get("until"))]
     runner_cases = []
     for c in chosen:
-        runner_cases.append({"config": _config(c), "layouts": [c["layout"]]})
+        runner_cases.append({"config": _config(c), "layouts": [c["layout"]],
+                             "engine_args": c.get("engine_args") or {}})
     with tempfile.TemporaryDirectory(prefix="kvg-golden-quant-") as tmp:
         inp, outp = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
         Path(inp).write_text(json.dumps({"cases": runner_cases}))
@@ -151,12 +178,14 @@ def record(version: str, only: list[str]) -> int:
         expect = {"ok": True} if rec["ok"] else {"ok": False, "exc_type": rec["exc_type"], "message": rec["message"],
                                                  "wrapped_by": None}
         case = {"id": c["id"], "why": c["why"], "model": c["model"], "argv": c["argv"], "env": {}, "host": HOST,
+                **({"config": _config(c)} if c.get("config_patch") or c.get("quantization_config") else {}),
                 "expect": expect,
                 "recorded_from": f"vLLM {version}: the model built on the meta device at the launch's sizes "
                                  f"(tests/upstream/quant_runner.py via tools/record_golden_quant.py; FP8 MoE kernel: "
-                                 f"Triton, the default host's)"}
-        if c.get("quantization_config"):
-            case["config"] = _config(c)
+                                 f"Triton, the default host's"
+                                 + ("; AWQ / GPTQ kernel choice: CUDA compute capability 9.0, the default host's)"
+                                    if _config(c).get("quantization_config", {}).get("quant_method") == "awq"
+                                    else ")")}
         path = ROOT / "tests" / "cases" / version / f"{c['id']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(case, indent=1) + "\n")
