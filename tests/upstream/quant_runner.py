@@ -244,7 +244,15 @@ def _stubs():
     if hasattr(f8, "select_fp8_moe_backend"):
         from vllm.model_executor.layers.fused_moe.oracle import fp8 as oracle_fp8
 
-        f8.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, None)
+        class TritonExpertsStandIn:
+            """The experts class the Triton choice names: modular, not monolithic (DeepSeek-V2's MoE block of
+            0.17.0-0.20.x asks, after building its experts, to pick the router's output dtype)."""
+
+            @staticmethod
+            def is_monolithic():
+                return False
+
+        f8.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, TritonExpertsStandIn)
     try:  # compressed-tensors FP8: the same kernel choices, stood in (they run after the geometry checks)
         import vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8 as ct8
     except Exception:  # noqa: BLE001
