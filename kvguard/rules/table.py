@@ -20,6 +20,8 @@ unknown).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 from .. import attention as _attn
 from ..length import NIE_MML as _LEN_NIE_MML  # kvguard.length: ModelConfig's maximum length
@@ -358,19 +360,15 @@ def _len_outcome(state):
 
 
 #: ModelConfig's ``_FLOAT16_NOT_SUPPORTED_MODELS``: the model types (the checkpoint's ``model_type``) that refuse
-#: an explicit float16 ``--dtype``, and the reason each prints; plamo2 is listed up to 0.26.0
+#: an explicit float16 ``--dtype`` (the rows below key the list by release: plamo2 is in it up to 0.26.0)
 _FLOAT16_REFUSED = ("gemma2", "gemma3", "gemma3_text", "glm4")
-_FLOAT16_REFUSED_UNTIL_0_26 = ("plamo2",)
-_FLOAT16_REASON = "Numerical instability. Please use bfloat16 or float32 instead."
+_FLOAT16_TEMPLATE = ("The model type {model_type!r} does not support float16. Reason: Numerical instability. Please "
+                     "use bfloat16 or float32 instead.")
 
 
-def _float16_refused(state) -> bool:
-    """``--dtype half`` / ``float16`` for a model type ModelConfig keeps off float16 ("auto" never picks it)."""
-    if state.layout.dtype not in ("half", "float16"):
-        return False
-    model_type = state.facts.model_type
-    return model_type in _FLOAT16_REFUSED or (model_type in _FLOAT16_REFUSED_UNTIL_0_26
-                                              and state.release.within("0.10.2", "0.26.0"))
+def _float16_refused(model_types: tuple[str, ...]) -> Callable[[Any], bool]:
+    """``--dtype half`` / ``float16`` for one of ``model_types`` ("auto" never picks float16 for them)."""
+    return lambda state: state.layout.dtype in ("half", "float16") and state.facts.model_type in model_types
 
 
 def _mc_max_len(state) -> None:
@@ -726,12 +724,16 @@ RULES = (
               fields=(("max_model_len", "max_model_len", "ge?", -1),),
               source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
               description="--max-model-len must be -1 (auto-fit) or more"),
-    Check("MC_dtype_float16", stage="model_config", scope="feature", when=_float16_refused,
-          bind=lambda state: {"model_type": state.facts.model_type, "reason": _FLOAT16_REASON},
-          template="The model type {model_type!r} does not support float16. Reason: {reason}",
+    Check("MC_dtype_float16", "0.10.2", "0.26.0", stage="model_config", scope="feature",
+          when=_float16_refused(_FLOAT16_REFUSED + ("plamo2",)), bind=lambda state: {"model_type": state.facts.model_type},
+          template=_FLOAT16_TEMPLATE,
           source=f"{_S_MODEL}::_check_valid_dtype (from _get_and_verify_dtype, before the maximum length)",
-          description="--dtype half / float16 for a model type vLLM keeps off float16 (gemma2, gemma3, gemma3_text, "
-                      "glm4; plamo2 up to 0.26.0)"),
+          description="--dtype half / float16 for gemma2, gemma3, gemma3_text, glm4 or plamo2"),
+    Check("MC_dtype_float16", "0.27.0", stage="model_config", scope="feature",
+          when=_float16_refused(_FLOAT16_REFUSED), bind=lambda state: {"model_type": state.facts.model_type},
+          template=_FLOAT16_TEMPLATE,
+          source=f"{_S_MODEL}::_check_valid_dtype (from _get_and_verify_dtype, before the maximum length)",
+          description="--dtype half / float16 for gemma2, gemma3, gemma3_text or glm4"),
     Step("mc_max_len", stage="model_config", apply=_mc_max_len,
          description="the derived maximum length (kvguard.length: config keys, --disable-sliding-window, RoPE "
                      "scaling, LongRoPE default) and what becomes of --max-model-len"),
