@@ -12,6 +12,8 @@ import os
 import shutil
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, run
 from kvguard.front import examine
@@ -221,13 +223,19 @@ def test_recipe_qwen3_32b():
     path = os.path.join(RECIPES, "models", "Qwen", "Qwen3-32B.yaml")
     res = _scan([path])
     found = [(f.launch.line, f.launch.label, f.status) for f in res.findings]
-    # 3 variants (lines 8, 10, 12) x 2 strategies: the GPU count is unknown
+    # 3 variants (lines 8, 10, 12) x 2 strategies, rendered for the site's default hardware (H200, 8 GPUs):
+    # single-node TP 8 (no vram_minimum_gb to fit); the multi-node ones need the node count
     synth = [f for f in res.findings if f.launch.kind == "recipe"]
     assert [(f.launch.line, f.launch.label) for f in synth] == [
         (8, "variant default × strategy single_node_tp"), (8, "variant default × strategy multi_node_tp"),
         (10, "variant fp8 × strategy single_node_tp"), (10, "variant fp8 × strategy multi_node_tp"),
         (12, "variant awq × strategy single_node_tp"), (12, "variant awq × strategy multi_node_tp")]
-    assert all(f.status == "undecidable" and f.reason_kind == "unresolved-variable" for f in synth)
+    single = [f for f in synth if f.launch.label.endswith("single_node_tp")]
+    assert [f.launch.tokens[-2:] for f in single] == [["--tensor-parallel-size", "8"]] * 3
+    assert [f.status for f in single] == ["accepted", "accepted", "undecidable"]   # no config.json for the AWQ one
+    assert all("rendered as the recipes site renders it for h200" in f.launch.notes[0] for f in synth)
+    multi = [f for f in synth if f.launch.label.endswith("multi_node_tp")]
+    assert all(f.status == "undecidable" and f.reason_kind == "unresolved-variable" for f in multi)
     # the guide's launches: TP from `export TP=4`, many flags, single node, docker run; not `vllm bench serve`
     guide = [(line, status) for line, label, status in found if label is None]
     # line 35 passes --disable-log-requests, which vLLM 0.17.0-0.32.0 no longer defines: vLLM's parser refuses
@@ -290,6 +298,53 @@ def test_recipe_kimi_k2_and_guide_markdown():
     md = _by_line(res, "Kimi-K2.md")
     assert sorted(md) == [9, 16, 19]
     assert md[9].status == "refused" and "--disable-log-requests" in md[9].report.verdict.message
+
+
+def _site_rules(variables=None):
+    launches, _, _ = find_launches([os.path.join(RECIPES, "models", "example", "Site-Rules.yaml")], variables or {})
+    return {x.label: x.tokens for x in launches if x.kind == "recipe"}
+
+
+def test_recipe_rendered_for_the_sites_default_hardware():
+    rendered = _site_rules()
+    head = ["VLLM_USE_V2_MODEL_RUNNER=1", "vllm", "serve"]
+    common = ["--trust-remote-code", "--max-model-len", "auto"]      # one base_args item, split as the shell splits it
+    # H200 (141 GB a GPU): 72 GB fits one GPU -> TP 1; the hopper block adds its flag and its env (over base_env);
+    # features on by default follow; spec_decoding and long_context are opt-in
+    assert rendered["variant default × strategy single_node_tp"] == head + ["Qwen/Qwen3-30B-A3B"] + common + [
+        "--tensor-parallel-size", "1", "--async-scheduling", "--reasoning-parser", "qwen3"]
+    # the variant's tp; its --max-num-seqs 64 is shadowed by the strategy override's 128 under TEP (last wins)
+    assert rendered["variant fp8 × strategy single_node_tp"] == head + ["Qwen/Qwen3-30B-A3B-FP8"] + common + [
+        "--max-num-seqs", "64", "--tensor-parallel-size", "4", "--async-scheduling", "--reasoning-parser", "qwen3"]
+    assert rendered["variant fp8 × strategy single_node_tep"] == head + ["Qwen/Qwen3-30B-A3B-FP8"] + common + [
+        "--enable-expert-parallel", "--tensor-parallel-size", "8", "--max-num-seqs", "128", "--async-scheduling",
+        "--reasoning-parser", "qwen3"]
+    # 200 GB does not fit one GPU -> the node's 8; the variant's hopper block follows the recipe's
+    assert rendered["variant big × strategy single_node_tp"] == head + ["Qwen/Qwen3-30B-A3B"] + common + [
+        "--tensor-parallel-size", "8", "--async-scheduling", "--kv-cache-dtype", "fp8", "--reasoning-parser", "qwen3"]
+    # NVFP4 opens on B200: the blackwell block, base_env as given
+    assert rendered["variant nvfp4 × strategy single_node_tp"] == [
+        "VLLM_USE_V2_MODEL_RUNNER=0", "vllm", "serve", "nvidia/Qwen3-30B-A3B-NVFP4"] + common + [
+        "--tensor-parallel-size", "1", "--attention-backend", "FLASHINFER", "--reasoning-parser", "qwen3"]
+
+
+def test_recipe_rendered_for_a_stated_hardware_profile():
+    rendered = _site_rules({"HARDWARE": "h100", "GPUS": "4"})
+    # NVFP4 is not offered on a Hopper GPU: no launch
+    assert sorted(label.split(" ×")[0] for label in rendered) == ["variant big"] * 2 + ["variant default"] * 2 + \
+        ["variant fp8"] * 2
+    assert rendered["variant default × strategy single_node_tep"][-8:] == [
+        "--enable-expert-parallel", "--tensor-parallel-size", "4", "--max-num-seqs", "128", "--async-scheduling",
+        "--reasoning-parser", "qwen3"]
+    assert rendered["variant fp8 × strategy single_node_tp"][-5:-3] == ["--tensor-parallel-size", "4"]
+    # the hardware the recipe marks unsupported offers nothing
+    assert _site_rules({"HARDWARE": "mi300x"}) == {}
+
+
+def test_recipe_unknown_hardware_profile_is_an_input_error(capsys):
+    status, _, err = _run(capsys, "scan", "--set", "HARDWARE=h800", os.path.join(RECIPES, "models", "example"))
+    assert status == EXIT_UNDECIDED
+    assert "HARDWARE=h800 is not a hardware profile of the vLLM recipes site" in err
 
 
 # ----------------------------------------------------------------- CLI
@@ -472,3 +527,27 @@ def test_an_argparse_refusal_that_no_value_of_the_variable_changes_is_a_refusal(
     code, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "json", str(script))
     assert code == EXIT_REFUSE
     assert json.loads(out)["summary"]["refused"] == 5
+
+
+# ----------------------------------------------------------------- the recipes site's de-duplication
+
+_ARG_WORDS = st.sampled_from(["--a", "--b", "-c", "1", "x", "--a=2", "-1"])
+
+
+@given(st.lists(_ARG_WORDS, max_size=12))
+def test_recipe_dedupe_keeps_each_flag_once(args):
+    from kvguard.scan.recipes import _dedupe
+    out = _dedupe(args)
+    assert _dedupe(out) == out                              # nothing left to remove
+    flags = [w for w in out if w.startswith("-")]
+    assert sorted(flags) == sorted({w for w in args if w.startswith("-")})
+    assert len(out) <= len(args)
+
+
+def test_recipe_dedupe_last_value_wins():
+    from kvguard.scan.recipes import _dedupe
+    assert _dedupe(["--max-num-seqs", "64", "-tp", "8", "--max-num-seqs", "128", "--x"]) == [
+        "-tp", "8", "--max-num-seqs", "128", "--x"]
+    # a flag item holding its value stays apart from the bare flag (the site compares whole items)
+    assert _dedupe(["--max-model-len auto", "--max-model-len", "4096"]) == ["--max-model-len auto", "--max-model-len",
+                                                                            "4096"]

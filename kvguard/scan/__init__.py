@@ -50,19 +50,12 @@ What is recognised
   parallel flag, the model from ``--model`` or a sibling ``model``/``modelName``
   key), and any string holding a launch (scripts, Markdown guides).
 - vLLM recipe YAMLs (``model.model_id`` + ``model.base_args``): besides the
-  guide's code blocks, one launch per variant × compatible strategy:
-  ``vllm serve MODEL base_args variant.extra_args strategy.vllm_args
-  strategy_overrides[strategy].vllm_args`` plus the strategy's parallel flag
-  set to ``$GPUS`` for single-node strategies, ``$TOTAL_GPUS`` (default
-  ``$NODES`` × ``$GPUS_PER_NODE``) for multi-node ones (``parallelism: tp_pp`` → ``-tp $GPUS_PER_NODE -pp $NODES``,
-  ``tp_dp`` → ``-tp $GPUS_PER_NODE -dp $NODES -dpl 1``; multi-node data-parallel
-  strategies add ``--data-parallel-size-local $GPUS_PER_NODE``, the other multi-node ones
-  the head node's rendezvous ``--nnodes $NODES --node-rank 0``).  The GPU
-  count is a deploy-time choice: those launches are undecidable until
-  ``--set GPUS=8`` (and ``--set NODES=2 --set GPUS_PER_NODE=8`` for
-  multi-node ones) states it.  Strategies are read from a ``strategies/`` directory next to
-  (or above) the recipe; ``pd_cluster`` (prefill/decode roles) is not synthesised;
-  only the head node (rank 0) of a multi-node launch is checked.
+  guide's code blocks, the commands the recipes site renders, one per variant × offered
+  strategy, for the hardware profile ``--set HARDWARE=ID`` names or the one the site opens the
+  variant on (:mod:`kvguard.scan.recipes` gives the rules); multi-node strategies use
+  ``$TOTAL_GPUS`` (default ``$NODES`` × ``$GPUS_PER_NODE``, the profile's GPU count) and are
+  undecidable until ``--set NODES=2`` states the node count.  ``pd_cluster`` (prefill/decode
+  roles) is not synthesised; only the head node (rank 0) of a multi-node launch is checked.
 
 Go templates (Helm chart ``templates/``, helmfile ``*.gotmpl``: any non-Markdown file
 with ``{{ .Values… }}``-style actions) are not deployment files until rendered: they are

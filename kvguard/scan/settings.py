@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 
 from ..errors import InputError
 from ..launch.pins import read_toml
+from .recipe_hardware import PROFILES
 
 __all__ = ["ScanSettings", "Settings", "find_settings", "resolve_settings", "settings_for"]
 
@@ -186,6 +187,10 @@ def resolve_settings(found: Settings, *, vllm_version: Optional[str] = None, nea
     says so; ``exclude`` adds to the settings' globs."""
     merged = dict(found.variables)
     merged.update(variables or {})
+    profile = merged.get("HARDWARE")
+    if profile is not None and profile not in PROFILES:
+        raise InputError(f"HARDWARE={profile} is not a hardware profile of the vLLM recipes site (one of "
+                         f"{', '.join(PROFILES)})")
     version, source = vllm_version, "--vllm-version"
     if version is None and found.vllm_version is not None:
         version, source = found.vllm_version, f"[tool.kvguard] vllm-version in {found.path}"
