@@ -10,7 +10,8 @@ the strategy's ``vllm_args`` and parallel flag; the recipe's ``strategy_override
 strategy (``extra_args``, ``vllm_args``); the ``hardware_overrides`` (the strategy's block for the
 profile's generation or the ``nvidia`` brand replaces the recipe's and the variant's, then the
 strategy's block for the exact id); the features that are on by default (every feature not in
-``opt_in_features``, and one a variant's ``default_modes`` turns on), each with its default mode
+``opt_in_features`` nor the profile's ``hardware_opt_in_features``, and one a variant's
+``default_modes`` turns on), each with its default mode
 and hardware block.  A flag given twice keeps its last occurrence (the site's "last wins"
 de-duplication), and an item the site prints as it is (a flag, or a word that is not a flag's
 value) is split as the shell splits it: ``"--max-model-len auto"`` is two words.
@@ -220,6 +221,7 @@ def _features(recipe: dict, variant: dict, vname: str, strategy: str, profile: H
     """The parts (args / env) of the features on by default."""
     features = _dict(recipe.get("features"))
     opt_in = set(_strs(recipe.get("opt_in_features")))
+    opt_in.update(_strs(_dict(recipe.get("hardware_opt_in_features")).get(profile.id)))
     modes_wanted = _dict(variant.get("default_modes"))
     parts = []
     for key, feature in features.items():
