@@ -102,11 +102,16 @@ def _total_gpus(variables: Variables) -> str:
 # --------------------------------------------------------------------------- which hardware
 
 
+def _precision_constraint(variant: dict) -> dict:
+    """The brand / generation the variant's precision needs (``precision_hardware`` overrides it)."""
+    given = variant.get("precision_hardware")
+    if isinstance(given, dict):
+        return given
+    return {"brand": "NVIDIA", "generation": "blackwell"} if variant.get("precision") in _BLACKWELL_PRECISIONS else {}
+
+
 def _precision_fits(profile: HardwareProfile, variant: dict) -> bool:
-    constraint = variant.get("precision_hardware")
-    if not isinstance(constraint, dict):
-        constraint = ({"brand": "NVIDIA", "generation": "blackwell"}
-                      if variant.get("precision") in _BLACKWELL_PRECISIONS else {})
+    constraint = _precision_constraint(variant)
     if constraint.get("brand") and profile.brand != constraint["brand"]:
         return False
     return not constraint.get("generation") or profile.generation == constraint["generation"]
@@ -131,10 +136,7 @@ def _default_profile(recipe: dict, variant: dict) -> HardwareProfile:
     authored = _dict(recipe.get("meta")).get("default_hardware")
     if authored in ids:
         return PROFILES[authored]
-    needs_blackwell = (isinstance(variant.get("precision_hardware"), dict)
-                       and variant["precision_hardware"].get("generation") == "blackwell") or (
-        not isinstance(variant.get("precision_hardware"), dict) and variant.get("precision") in _BLACKWELL_PRECISIONS)
-    if needs_blackwell:
+    if _precision_constraint(variant).get("generation") == "blackwell":
         for wanted in ("b200", "gb200"):
             if wanted in ids:
                 return PROFILES[wanted]
