@@ -79,17 +79,21 @@ def _moe_marlin_takes(hidden: int, ispp: int, group: int, padded: bool) -> bool:
 
 
 def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, skip: str,
-            refused: Any, unmodelled: Any, eplb: bool = False) -> None:
+            refused: Any, unmodelled: Any, eplb: bool = False, selection: Optional[Selection] = None) -> None:
     """The experts' quantization method and its ``create_weights`` for per-rank intermediate size ``ispp``.
 
     ``refused(check, **values)`` / ``unmodelled(reason)`` build the exceptions kvguard.quant's walk
-    catches."""
+    catches; ``selection``: what the kernel backend selection reads of the launch (None: the defaults)."""
+    selection = selection or Selection()
     plain = path == "plain"
     if eplb and skip != "skipped":
         # FusedMoE refuses EPLB for methods without EPLB support (NotImplementedError; which methods support it
         # changes by release)
         raise unmodelled(f"--enable-eplb with the {scheme.method} MoE method of {prefix} is not modelled")
     if skip == "skipped":
+        if selection.moe_backend != "auto" and release.within("0.25.0"):
+            raise unmodelled(f"--moe-backend {selection.moe_backend} with the unquantized experts of {prefix} "
+                             "(modules_to_not_convert) is not modelled")
         if plain:
             raise unmodelled(f"the plain AWQ kernels' method for {prefix}, which modules_to_not_convert names, is "
                              "not modelled")
@@ -110,13 +114,16 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
         selects = release.within("0.20.0")
     if _moe_marlin_takes(hidden, ispp, group, padded):
         if selects:
-            raise unmodelled(f"the WNA16 MoE backend the host selects for {prefix} (select_wna16_moe_backend) is "
-                             "not modelled")
+            _select_backend(prefix, "awq" if scheme.method == "awq" else "gptq", scheme, hidden, ispp, release,
+                            selection, refused, unmodelled)
         return  # the Marlin MoE method
     # MoeWNA16Method
     if release.within("0.27.0"):
-        raise unmodelled(f"the WNA16 MoE backend the host selects for {prefix} (MoeWNA16Method, "
-                         "select_wna16_moe_backend) is not modelled")
+        if scheme.bits == 8 and group != -1 and not release.within("0.29.0"):
+            # 0.27.0-0.28.0: MoeWNA16Method.__init__ asserts that 8-bit weights have one group per row, before
+            # the selection
+            raise refused("MI_moe_wna16_int8_group")
+        _select_backend(prefix, "moe_wna16", scheme, hidden, ispp, release, selection, refused, unmodelled)
     if group == -1:
         raise unmodelled(f"MoeWNA16Method with group_size -1 ({prefix}) is not modelled")
     if ispp % _WNA16_MIN_GROUP != 0 or hidden % _WNA16_MIN_GROUP != 0:
@@ -129,3 +136,108 @@ def audit_rule(values: Mapping[str, Any], moe_tp: int, label: str) -> str:
     return (f"AWQ / GPTQ MoE: MoE intermediate size {size * moe_tp} split over the MoE TP size; a per-rank size the "
             f"fused MoE Marlin kernel does not take falls back to the MoE WNA16 kernels, whose group size ({group}, "
             f"halved to no less than 32) must divide it and the hidden size {hidden}: refused at tp {label}")
+
+
+class Selection:
+    """What ``select_wna16_moe_backend`` reads of the launch: ``--moe-backend`` (KernelConfig.moe_backend),
+    ``--all2all-backend`` and whether the experts are split by expert parallelism (the activation format)."""
+
+    __slots__ = ("moe_backend", "all2all_backend", "use_ep")
+
+    def __init__(self, moe_backend: str = "auto", all2all_backend: Optional[str] = None, use_ep: bool = False):
+        self.moe_backend, self.all2all_backend, self.use_ep = moe_backend, all2all_backend, use_ep
+
+
+#: int_wna16._get_priority_backends on CUDA compute capability 9.0, by the release it first appears in
+_PRIORITY_SM90 = (
+    ("0.20.0", ("MARLIN", "BATCHED_MARLIN")),
+    ("0.23.0", ("FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN")),
+    ("0.25.0", ("FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN", "HUMMING")),
+    ("0.26.0", ("FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN", "HUMMING", "EMULATION")),
+    ("0.27.0", ("FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN", "TRITON", "HUMMING", "EMULATION")),
+    ("0.30.0", ("RDNA3", "FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN", "TRITON", "HUMMING", "EMULATION")),
+    # prioritize_humming: Humming outranks Marlin on compute capability 9.0
+    ("0.32.0", ("RDNA3", "FLASHINFER_TRTLLM", "HUMMING", "MARLIN", "BATCHED_MARLIN", "TRITON", "EMULATION")),
+)
+#: int_wna16.map_wna16_backend: the --moe-backend names the selection takes (0.25.0+), in the order it lists them
+_MOE_BACKEND_NAMES = (
+    ("0.25.0", ("marlin", "humming", "flashinfer_trtllm")),
+    ("0.26.0", ("marlin", "humming", "flashinfer_trtllm", "emulation")),
+    ("0.27.0", ("triton", "marlin", "humming", "flashinfer_trtllm", "emulation")),
+    ("0.30.0", ("triton", "marlin", "humming", "flashinfer_trtllm", "emulation", "rdna3")),
+)
+#: the all2all backend every release defaults to (standard activation format)
+_DEFAULT_ALL2ALL = "allgather_reducescatter"
+
+
+def _by_release(table: tuple, release) -> tuple:
+    found: tuple = ()
+    for since, value in table:
+        if release.within(since):
+            found = value
+    return found
+
+
+def _incompatibility(backend: str, kind: str, scheme, hidden: int, ispp: int, release) -> Optional[str]:
+    """int_wna16._backend_incompatibility_reason (0.27.0+) for an AWQ / GPTQ Marlin MoE method (``kind`` awq /
+    gptq: they declare possible expert bias; AWQ zero points as the checkpoint says) or MoeWNA16Method."""
+    if not release.within("0.27.0"):
+        return None
+    wna16 = kind == "moe_wna16"
+    zero_points = scheme.zero_point if scheme.method == "awq" else False
+    if backend == "FLASHINFER_TRTLLM" and (zero_points or not wna16):
+        return "zero points and bias are not supported"
+    if backend == "RDNA3":
+        return "only compressed-tensors checkpoints are supported"
+    if backend == "TRITON" and not wna16:
+        return "expert bias is not supported"
+    if backend in ("MARLIN", "BATCHED_MARLIN") and not wna16:
+        # the method's own padding flag: GPTQ pads without activation order only, until 0.30.0 pads always
+        padding = kind == "awq" or release.within("0.30.0") or not scheme.desc_act
+        if not _moe_marlin_takes(hidden, ispp, scheme.group_size, padding):
+            return "Marlin not supported for this layer"
+    if wna16 and backend in ("MARLIN", "BATCHED_MARLIN", "EMULATION"):
+        return "the MoeWNA16 checkpoint layout is not supported"
+    return None
+
+
+def _kernel_supported(backend: str, kind: str, scheme, prefix: str, unmodelled: Any) -> Optional[str]:
+    """The backend's experts ``is_supported_config`` on CUDA compute capability 9.0 with the standard activation
+    format, SiLU and the checkpoint's weight key: None, or the reason it gives."""
+    if backend == "FLASHINFER_TRTLLM":
+        return "kernel does not support current device cuda"  # the SM100 family only
+    if backend == "BATCHED_MARLIN":
+        return "kernel does not support Standard activation format"
+    if backend in ("MARLIN", "TRITON"):
+        # the weight keys of 4-bit (group 32 or other) and 8-bit weights are all in both kernels' lists
+        return None
+    raise unmodelled(f"the {backend} WNA16 MoE kernel's support for {prefix} is not modelled"
+                     + (" (its availability and checks come from the humming-kernels package vLLM installs)"
+                        if backend == "HUMMING" else ""))
+
+
+def _select_backend(prefix: str, kind: str, scheme, hidden: int, ispp: int, release, selection: Selection,
+                    refused: Any, unmodelled: Any) -> None:
+    """select_wna16_moe_backend on the default host (CUDA compute capability 9.0); returns when a backend takes
+    the layer.  ``kind``: ``awq`` / ``gptq`` (the Marlin MoE methods) or ``moe_wna16`` (MoeWNA16Method)."""
+    if selection.use_ep and (selection.all2all_backend or _DEFAULT_ALL2ALL) != _DEFAULT_ALL2ALL:
+        raise unmodelled(f"the WNA16 MoE backend selection for {prefix} with --all2all-backend "
+                         f"{selection.all2all_backend} (the experts' activation format) is not modelled")
+    requested = selection.moe_backend
+    if requested != "auto" and release.within("0.25.0"):
+        names = _by_release(_MOE_BACKEND_NAMES, release)
+        if requested not in names:
+            raise refused("MI_wna16_moe_backend_name", moe_backend=requested, names=list(names))
+        backend = requested.upper()
+        reason = _incompatibility(backend, kind, scheme, hidden, ispp, release)
+        if reason is None:
+            reason = _kernel_supported(backend, kind, scheme, prefix, unmodelled)
+        if reason is not None:
+            raise refused("MI_wna16_moe_backend_unsupported", backend=backend, reason=reason)
+        return
+    for backend in _by_release(_PRIORITY_SM90, release):
+        if _incompatibility(backend, kind, scheme, hidden, ispp, release) is not None:
+            continue
+        if _kernel_supported(backend, kind, scheme, prefix, unmodelled) is None:
+            return
+    raise refused("MI_wna16_moe_none")

@@ -66,7 +66,20 @@ _QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_exe
                   "vllm.model_executor.kernels.linear", "vllm.model_executor.kernels.linear.mixed_precision",
                   "vllm.model_executor.layers.quantization.compressed_tensors.compressed_tensors",
                   "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_wNa16",
-                  "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8")
+                  "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8",
+                  # the WNA16 MoE backend selection (0.20.0+) and the experts classes whose support checks it asks
+                  "vllm.model_executor.layers.fused_moe.oracle.int_wna16",
+                  "vllm.model_executor.layers.fused_moe.fused_marlin_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.marlin_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.triton_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.trtllm_mxint4_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.fused_humming_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.int4_emulation_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.rdna3_moe")
+#: the modules of the WNA16 MoE backend selection that see the CUDA 9.0 stand-in
+_WNA16_MOE_MODULES = (".oracle.int_wna16", ".fused_marlin_moe", ".experts.marlin_moe", ".experts.triton_moe",
+                      ".experts.trtllm_mxint4_moe", ".experts.fused_humming_moe", ".experts.int4_emulation_moe",
+                      ".experts.rdna3_moe")
 _STAND_IN: list = []
 
 
@@ -94,7 +107,9 @@ def _sees_cuda_90(mname: str) -> bool:
     platform (their GPU choices are stood in elsewhere or not exercised)."""
     return (mname.endswith((".awq", ".awq_marlin", ".auto_awq", ".gptq", ".gptq_marlin", ".auto_gptq",
                             ".cpu_wna16", ".moe_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
-            or ".mixed_precision" in mname or ".compressed_tensors." in mname) and mname.startswith("vllm.model_executor.")
+            or ".mixed_precision" in mname or ".compressed_tensors." in mname
+            or mname.startswith("vllm.model_executor.layers.fused_moe") and mname.endswith(_WNA16_MOE_MODULES)) \
+        and mname.startswith("vllm.model_executor.")
 
 
 def _quant_modules_see_cuda_90():
@@ -111,6 +126,15 @@ def _quant_modules_see_cuda_90():
             continue
         if "current_platform" in getattr(mod, "__dict__", {}) and mod.current_platform is not stand_in:
             mod.current_platform = stand_in
+    # 0.32.0+: the WNA16 MoE priority list moves Humming ahead of Marlin on compute capability 9.0; the check
+    # asks vllm.platforms.current_platform (the CPU platform here) unless given the capability: given 90
+    wna16 = sys.modules.get("vllm.model_executor.layers.fused_moe.oracle.int_wna16")
+    prioritize = getattr(wna16, "prioritize_humming", None)
+    if prioritize is not None and not getattr(prioritize, "_kvg", False):
+        def prioritize_on_cuda_90(kernels, compute_capability=None):
+            return prioritize(kernels, 90 if compute_capability is None else compute_capability)
+        prioritize_on_cuda_90._kvg = True
+        wna16.prioritize_humming = prioritize_on_cuda_90
     # from 0.17.0 the kernel choice lives in vllm.model_executor.kernels.linear, next to the FP8 kernel choices:
     # only the mixed-precision choice sees the stand-in, for the duration of the call
     linear = sys.modules.get("vllm.model_executor.kernels.linear")
