@@ -15,12 +15,30 @@ quantization method from the checkpoint's config class (``get_quant_method``), p
   size until it divides both the per-rank intermediate size and the hidden size, asserting that it
   stays at least 32 (a bare ``AssertionError``).
 
-What decides the answer beyond the layer geometry is left undecided (listed as not modelled): from
-0.20.0 (GPTQ) / 0.22.0 (AWQ) the Marlin MoE methods, and from 0.27.0 ``MoeWNA16Method`` too, choose a
-kernel backend when constructed (``select_wna16_moe_backend``: the host's kernels); ``MoeWNA16``
-with ``group_size: -1``; EPLB (FusedMoE's support check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules;
-AWQ with ``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size //
-group_size``, a negative dimension torch refuses); architectures other than Qwen3-MoE and Mixtral.
+The kernel backend selection (vllm/model_executor/layers/fused_moe/oracle/int_wna16.py,
+``select_wna16_moe_backend``): from 0.20.0 (GPTQ) / 0.22.0 (AWQ) the Marlin MoE methods, and from 0.27.0
+``MoeWNA16Method`` too, pick a backend when constructed.  It is decided for the default host, CUDA compute
+capability 9.0 (an assumption, as the host's other facts; another or unknown capability leaves it skipped):
+
+- ``--moe-backend`` (0.25.0+; ignored before): a name outside ``map_wna16_backend``'s list is a ValueError;
+  from 0.27.0 ``_backend_incompatibility_reason`` (the AWQ / GPTQ methods declare possible expert bias, AWQ its
+  zero points; Marlin's layer check with the method's tile padding; MoeWNA16's layout) and then the kernel's
+  ``is_supported_config`` refuse it with "WNA16 MoE backend 'X' does not support the deployment configuration
+  since ...";
+- otherwise the priority list of CUDA 9.0 per release (FLASHINFER_TRTLLM 0.23.0+, which needs the SM100 family;
+  MARLIN; BATCHED_MARLIN, the batched activation format only; TRITON 0.27.0+, which takes no expert bias;
+  HUMMING 0.25.0+, ahead of MARLIN from 0.32.0 (``prioritize_humming``); EMULATION 0.26.0+; RDNA3 0.30.0+,
+  compressed-tensors only): the first backend that takes the layer.  MARLIN takes the Marlin methods' 4- and
+  8-bit weights, TRITON MoeWNA16's; "No WNA16 MoE backend supports the deployment configuration." when none does.
+- 0.27.0-0.28.0 ``MoeWNA16Method.__init__`` asserts ``group_size == -1`` for 8-bit weights first.
+
+Left skipped: a path that reaches HUMMING (the humming-kernels package vLLM's wheel requires: its kernels'
+checks are not modelled — on 0.32.0+ every AWQ / GPTQ MoE layer) or EMULATION for the Marlin methods; an
+explicit ``--all2all-backend`` with expert parallelism (the batched activation format of the DeepEP low-latency
+/ NIXL kernels, FlashInfer's NVLink kernels); ``MoeWNA16`` with ``group_size: -1``; EPLB (FusedMoE's support
+check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules; AWQ with
+``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size // group_size``, a
+negative dimension torch refuses); architectures other than Qwen3-MoE and Mixtral.
 """
 
 from __future__ import annotations
