@@ -145,7 +145,6 @@ def test_tile_padding_from_0_25_keeps_marlin_for_whole_groups():
 
 
 @pytest.mark.parametrize(("version", "names"), [
-    ("0.25.0", "['marlin', 'humming', 'flashinfer_trtllm']"),
     ("0.26.0", "['marlin', 'humming', 'flashinfer_trtllm', 'emulation']"),
     ("0.27.1", "['triton', 'marlin', 'humming', 'flashinfer_trtllm', 'emulation']"),
     ("0.33.0", "['triton', 'marlin', 'humming', 'flashinfer_trtllm', 'emulation', 'rdna3']")])
@@ -156,13 +155,15 @@ def test_moe_backend_outside_the_wna16_mapping(version, names):
         f"moe_backend='cutlass' is not supported for WNA16 MoE. Expected one of {names}.")
 
 
-def test_moe_backend_is_ignored_before_0_25():
+def test_moe_backend_is_ignored_before_0_25_and_skipped_in_0_25():
     assert kvguard.check(qwen3(GPTQ), vllm_version="0.24.0", tp=2, host=BIG, moe_backend="cutlass").ok
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.25.1", tp=2, host=BIG, moe_backend="cutlass")
+    assert v.check is None and any("--moe-backend cutlass" in r for r in skipped_reasons(v))
 
 
 def test_moe_backend_the_layer_does_not_fit():
     since = "WNA16 MoE backend '{}' does not support the deployment configuration since {}."
-    # 0.25.0-0.26.0: no incompatibility reasons, the kernel's own check (device first)
+    # 0.26.0: no incompatibility reasons, the kernel's own check (device first)
     v = kvguard.check(qwen3(AWQ), vllm_version="0.26.0", tp=2, host=BIG, moe_backend="flashinfer_trtllm")
     assert (v.check, v.exc_type, v.message) == ("MI_wna16_moe_backend_unsupported", "ValueError", since.format(
         "FLASHINFER_TRTLLM", "kernel does not support current device cuda"))

@@ -104,7 +104,7 @@ CASES = [
             "straddling two ranks, fall back and are refused (MI_awq_input)"},
     # AWQ / GPTQ on MoE experts (Qwen3-30B-A3B with the quantization_config AutoGPTQ / AutoAWQ write, as in
     # Qwen/Qwen3-30B-A3B-GPTQ-Int4 / -AWQ): the WNA16 MoE backend selection of 0.20.0+ (recorded for 0.22.0,
-    # 0.25.0, 0.27.0, 0.28.0, 0.29.0, 0.31.0: ``--vllm ... --only mi-qwen3-30b-gptq-tp2 ...``)
+    # 0.26.0, 0.27.0, 0.28.0, 0.29.0, 0.31.0: ``--vllm ... --only mi-qwen3-30b-gptq-tp2 ...``)
     {"id": "mi-qwen3-30b-gptq-tp2", "model": "Qwen/Qwen3-30B-A3B", "config_patch": {"quantization_config": GPTQ_INT4},
      "argv": ["-tp", "2"], "layout": {"tp": 2}, "since": "0.20.0",
      "why": "GPTQ int4 experts at -tp 2 (384 per rank): the fused MoE Marlin kernel takes them and the backend "
@@ -116,8 +116,8 @@ CASES = [
             "whose 0.27.0-0.28.0 constructor asserts group_size -1 for 8-bit weights; later releases select TRITON"},
     {"id": "mi-qwen3-30b-awq-tp2-moe-backend-triton", "model": "Qwen/Qwen3-30B-A3B",
      "config_patch": {"quantization_config": AWQ_INT4}, "argv": ["-tp", "2", "--moe-backend", "triton"],
-     "layout": {"tp": 2}, "engine_args": {"moe_backend": "triton"}, "since": "0.25.0",
-     "why": "--moe-backend triton with AWQ experts: not a WNA16 MoE backend name in 0.25.0-0.26.0; from 0.27.0 "
+     "layout": {"tp": 2}, "engine_args": {"moe_backend": "triton"}, "since": "0.26.0",
+     "why": "--moe-backend triton with AWQ experts: not a WNA16 MoE backend name in 0.26.0; from 0.27.0 "
             "the AWQ MoE method declares expert bias, which Triton does not take (ValueError)"},
     # compressed-tensors: the catalog checkpoint with the quantization_config llm-compressor writes for its presets
     # (the case file carries the config inline)

@@ -20,7 +20,8 @@ The kernel backend selection (vllm/model_executor/layers/fused_moe/oracle/int_wn
 ``MoeWNA16Method`` too, pick a backend when constructed.  It is decided for the default host, CUDA compute
 capability 9.0 (an assumption, as the host's other facts; another or unknown capability leaves it skipped):
 
-- ``--moe-backend`` (0.25.0+; ignored before): a name outside ``map_wna16_backend``'s list is a ValueError;
+- ``--moe-backend`` (0.26.0+; ignored before 0.25.0; 0.25.x left skipped, its rows would split 0.24.0's
+  launch-check group): a name outside ``map_wna16_backend``'s list is a ValueError;
   from 0.27.0 ``_backend_incompatibility_reason`` (the AWQ / GPTQ methods declare possible expert bias, AWQ its
   zero points; Marlin's layer check with the method's tile padding; MoeWNA16's layout) and then the kernel's
   ``is_supported_config`` refuse it with "WNA16 MoE backend 'X' does not support the deployment configuration
@@ -242,7 +243,12 @@ def _select_backend(prefix: str, kind: str, scheme, hidden: int, ispp: int, rele
         raise unmodelled(f"the WNA16 MoE backend selection for {prefix} with --all2all-backend "
                          f"{selection.all2all_backend} (the experts' activation format) is not modelled")
     requested = selection.moe_backend
-    if requested != "auto" and release.within("0.25.0"):
+    if requested != "auto" and release.within("0.25.0") and not release.within("0.26.0"):
+        # 0.25.x reads --moe-backend here (map_wna16_backend, then the kernel's check) while sharing 0.24.0's
+        # launch-check group, whose rule rows do not have these refusals
+        raise unmodelled(f"--moe-backend {requested} in the WNA16 MoE backend selection of vLLM {release.key} "
+                         f"({prefix}) is not modelled")
+    if requested != "auto" and release.within("0.26.0"):
         names = _by_release(_MOE_BACKEND_NAMES, release)
         if requested not in names:
             raise refused("MI_wna16_moe_backend_name", moe_backend=requested, names=list(names))

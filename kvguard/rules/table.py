@@ -1872,13 +1872,13 @@ RULES = (
           source="vllm/model_executor/layers/quantization/moe_wna16.py::MoeWNA16Method.__init__",
           description="8-bit GPTQ MoE experts on the MoE WNA16 fall-back must have group_size -1 (bare assert, "
                       "before the kernel backend is selected)"),
-    Check("MI_wna16_moe_backend_name", "0.25.0", stage="model_init", exc="ValueError",
+    Check("MI_wna16_moe_backend_name", "0.26.0", stage="model_init", exc="ValueError",
           when=lambda state: _mi_fires(state, "MI_wna16_moe_backend_name"), bind=_mi_values,
           template="moe_backend='{moe_backend}' is not supported for WNA16 MoE. Expected one of {names}.",
           source=f"{_S_INT_WNA16}::map_wna16_backend",
           description="--moe-backend with AWQ / GPTQ MoE experts must name a WNA16 MoE backend (the list "
                       "changes by release)"),
-    Check("MI_wna16_moe_backend_unsupported", "0.25.0", stage="model_init", exc="ValueError",
+    Check("MI_wna16_moe_backend_unsupported", "0.26.0", stage="model_init", exc="ValueError",
           when=lambda state: _mi_fires(state, "MI_wna16_moe_backend_unsupported"), bind=_mi_values,
           template="WNA16 MoE backend '{backend}' does not support the deployment configuration since {reason}.",
           source=f"{_S_INT_WNA16}::select_wna16_moe_backend (0.27.0+: _backend_incompatibility_reason first)",
