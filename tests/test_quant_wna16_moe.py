@@ -102,17 +102,18 @@ def test_host_backend_selection_is_decided_on_the_default_host():
 
 
 @pytest.mark.parametrize("q", [GPTQ, AWQ], ids=["gptq", "awq"])
-def test_humming_ahead_of_marlin_from_0_32_is_skipped(q):
-    # 0.32.0+: prioritize_humming puts HUMMING ahead of MARLIN on compute capability 9.0; humming-kernels is a
-    # requirement of the vLLM wheel, and its kernels' checks are not modelled
-    v = kvguard.check(qwen3(q), vllm_version="0.33.0", tp=2, host=BIG)
-    assert v.check is None
-    assert any("HUMMING WNA16 MoE kernel" in r for r in skipped_reasons(v))
-    assert not any("HUMMING" in r for r in skipped_reasons(
-        kvguard.check(qwen3(q), vllm_version="0.31.0", tp=2, host=BIG)))
+def test_humming_ahead_of_marlin_from_0_32_does_not_change_construction(q):
+    # 0.32.0+: prioritize_humming puts HUMMING ahead of MARLIN on compute capability 9.0; whether Humming takes
+    # the layer (its checks are humming-kernels') or MARLIN does, create_weights is the same: tp 2 builds, tp 16
+    # (MoeWNA16: HUMMING or TRITON) asserts in create_weights
+    assert kvguard.check(qwen3(q), vllm_version="0.33.0", tp=2, host=BIG).ok
+    assert kvguard.check(qwen3(q), vllm_version="0.33.0", tp=16, host=BIG).check == "MI_moe_wna16_group"
+    # --moe-backend humming: its refusal would be humming's own (skipped)
+    v = kvguard.check(qwen3(q), vllm_version="0.33.0", tp=2, host=BIG, moe_backend="humming")
+    assert v.check is None and any("HUMMING WNA16 MoE kernel" in r for r in skipped_reasons(v))
 
 
-@pytest.mark.parametrize("version", ["0.20.0", "0.26.0", "0.27.0", "0.31.0"])
+@pytest.mark.parametrize("version", ["0.20.0", "0.26.0", "0.27.0", "0.31.0", "0.32.0"])
 def test_the_fall_back_refuses_at_tp16(version):
     # tp 16 (48 per rank): MoeWNA16Method.  From 0.27.0 it selects a backend first: FLASHINFER_TRTLLM (no zero
     # points for GPTQ, but the SM100 family only), MARLIN / BATCHED_MARLIN refuse its layout, TRITON takes 4-bit
@@ -273,11 +274,12 @@ def test_audit_decides_the_selected_sizes():
 
 
 def test_audit_text_names_the_undecided_sizes(capsys, tmp_path):
-    # 0.33.0: every size reaches HUMMING first (undecided)
+    # 0.33.0 with a batched all2all backend is not an audit input; AWQ with group_size -1 on the experts is
+    # undecided at every size (a negative scale dimension), so the text names the reason
     from kvguard.cli import run
 
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(qwen3(GPTQ)))
+    path.write_text(json.dumps(qwen3(dict(AWQ, group_size=-1))))
     assert run(["audit", str(path), "--tp", "4", "--vllm-version", "0.33.0"]) == 0
     out = capsys.readouterr().out
-    assert "HUMMING WNA16 MoE kernel" in out
+    assert "group_size -1" in out

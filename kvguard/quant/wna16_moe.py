@@ -33,8 +33,10 @@ capability 9.0 (an assumption, as the host's other facts; another or unknown cap
   8-bit weights, TRITON MoeWNA16's; "No WNA16 MoE backend supports the deployment configuration." when none does.
 - 0.27.0-0.28.0 ``MoeWNA16Method.__init__`` asserts ``group_size == -1`` for 8-bit weights first.
 
-Left skipped: a path that reaches HUMMING (the humming-kernels package vLLM's wheel requires: its kernels'
-checks are not modelled — on 0.32.0+ every AWQ / GPTQ MoE layer) or EMULATION for the Marlin methods; an
+HUMMING's support check (the humming-kernels package) is not modelled: from 0.32.0 it comes before MARLIN /
+TRITON, which take the layer when it does not — the backend is read only after the weights are loaded, so
+model construction goes on either way.  Left skipped: ``--moe-backend humming`` / ``emulation`` (Marlin
+methods), a layer only HUMMING or EMULATION could take; an
 explicit ``--all2all-backend`` with expert parallelism (the batched activation format of the DeepEP low-latency
 / NIXL kernels, FlashInfer's NVLink kernels); ``MoeWNA16`` with ``group_size: -1``; EPLB (FusedMoE's support
 check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules; AWQ with
@@ -220,9 +222,13 @@ def _incompatibility(backend: str, kind: str, scheme, hidden: int, ispp: int, re
     return None
 
 
-def _kernel_supported(backend: str, kind: str, scheme, prefix: str, unmodelled: Any) -> Optional[str]:
+#: _kernel_supported's answer for a kernel whose checks kvguard does not model
+_UNKNOWN = "unknown"
+
+
+def _kernel_supported(backend: str) -> Optional[str]:
     """The backend's experts ``is_supported_config`` on CUDA compute capability 9.0 with the standard activation
-    format, SiLU and the checkpoint's weight key: None, or the reason it gives."""
+    format, SiLU and the checkpoint's weight key: None (supported), the reason it gives, or ``_UNKNOWN``."""
     if backend == "FLASHINFER_TRTLLM":
         return "kernel does not support current device cuda"  # the SM100 family only
     if backend == "BATCHED_MARLIN":
@@ -230,9 +236,8 @@ def _kernel_supported(backend: str, kind: str, scheme, prefix: str, unmodelled: 
     if backend in ("MARLIN", "TRITON"):
         # the weight keys of 4-bit (group 32 or other) and 8-bit weights are all in both kernels' lists
         return None
-    raise unmodelled(f"the {backend} WNA16 MoE kernel's support for {prefix} is not modelled"
-                     + (" (its availability and checks come from the humming-kernels package vLLM installs)"
-                        if backend == "HUMMING" else ""))
+    # HUMMING (the humming-kernels package's checks) and EMULATION are not modelled
+    return _UNKNOWN
 
 
 def _select_backend(prefix: str, kind: str, scheme, hidden: int, ispp: int, release, selection: Selection,
@@ -255,13 +260,27 @@ def _select_backend(prefix: str, kind: str, scheme, hidden: int, ispp: int, rele
         backend = requested.upper()
         reason = _incompatibility(backend, kind, scheme, hidden, ispp, release)
         if reason is None:
-            reason = _kernel_supported(backend, kind, scheme, prefix, unmodelled)
+            reason = _kernel_supported(backend)
+            if reason == _UNKNOWN:
+                raise unmodelled(f"the {backend} WNA16 MoE kernel's support for {prefix} (--moe-backend "
+                                 f"{requested}) is not modelled")
         if reason is not None:
             raise refused("MI_wna16_moe_backend_unsupported", backend=backend, reason=reason)
         return
+    # the first backend that takes the layer: one whose support kvguard does not model (HUMMING, ahead of MARLIN
+    # from 0.32.0) may take it instead of a later one kvguard knows takes it, but which of the two serves the layer
+    # is read only after the weights are loaded (get_fused_moe_quant_config, process_weights_after_loading):
+    # model construction goes on either way
+    unknown = []
     for backend in _by_release(_PRIORITY_SM90, release):
         if _incompatibility(backend, kind, scheme, hidden, ispp, release) is not None:
             continue
-        if _kernel_supported(backend, kind, scheme, prefix, unmodelled) is None:
+        answer = _kernel_supported(backend)
+        if answer is None:
             return
+        if answer == _UNKNOWN:
+            unknown.append(backend)
+    if unknown:
+        raise unmodelled(f"whether the {' / '.join(unknown)} WNA16 MoE kernel takes {prefix}, which no other "
+                         "backend takes, is not modelled")
     raise refused("MI_wna16_moe_none")
