@@ -26,7 +26,11 @@ the quantization modules and the linear-kernel modules (``vllm.model_executor.la
 0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint; ``moe_wna16``, the MoE fall-back, which
 checks the GPU's capability for AWQ) see a stand-in that
 answers as CUDA with compute capability 9.0 (the default host); the compressed-tensors
-modules (``...quantization.compressed_tensors.*``: the scheme choice reads the capability) see it too, and
+modules (``...quantization.compressed_tensors.*``: the scheme choice reads the capability) see it too, as
+do the WNA16 MoE backend selection (``fused_moe.oracle.int_wna16``, 0.20.0+) and the experts modules whose
+``is_supported_config`` it asks (Marlin, Triton, FlashInfer TRT-LLM, Humming, emulation, RDNA3), with
+``prioritize_humming`` given capability 90 (0.32.0+: it would ask the CPU platform; this environment has no
+humming-kernels, so Humming declines and the next backend takes the layer, which construction does not read), and
 their FP8 scheme's kernel choices (``init_fp8_linear_kernel``, ``Fp8LinearOp``, ``W8A8BlockFp8LinearOp``)
 are stood in as the FP8 method's are (they run after ``validate_fp8_block_shape``); everything else keeps
 the CPU platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
