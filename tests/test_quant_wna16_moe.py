@@ -1,7 +1,8 @@
 """AWQ / GPTQ checkpoints on MoE architectures at model construction (kvguard.quant.wna16_moe).
 
 Expected values are worked out by hand from the catalog configs and the releases' source
-(vllm marlin_utils.check_moe_marlin_supports_layer, moe_wna16.MoeWNA16Method.create_weights);
+(vllm marlin_utils.check_moe_marlin_supports_layer, moe_wna16.MoeWNA16Method.create_weights, the WNA16
+MoE backend selection of fused_moe/oracle/int_wna16.py and the experts' is_supported_config);
 tests/upstream/test_quant.py compares with the releases building the models.
 
 Qwen3-30B-A3B: hidden 2048, MoE intermediate size 768, 128 experts, 32 heads, 4 KV heads.
