@@ -103,8 +103,8 @@ CASES = [
             "words of 8 (MI_awq_output); from 0.24.0 Marlin pads that tile, and down_proj's inputs, a group "
             "straddling two ranks, fall back and are refused (MI_awq_input)"},
     # AWQ / GPTQ on MoE experts (Qwen3-30B-A3B with the quantization_config AutoGPTQ / AutoAWQ write, as in
-    # Qwen/Qwen3-30B-A3B-GPTQ-Int4 / -AWQ): the WNA16 MoE backend selection of 0.20.0+ (recorded for 0.22.0,
-    # 0.26.0, 0.27.0, 0.28.0, 0.29.0, 0.31.0: ``--vllm ... --only mi-qwen3-30b-gptq-tp2 ...``)
+    # Qwen/Qwen3-30B-A3B-GPTQ-Int4 / -AWQ): the WNA16 MoE backend selection of 0.20.0+ (recorded for 0.20.0,
+    # 0.22.0, 0.26.0, 0.27.0, 0.28.0, 0.29.0, 0.32.0, 0.33.0: ``--vllm ... --only mi-qwen3-30b-gptq-tp2 ...``)
     {"id": "mi-qwen3-30b-gptq-tp2", "model": "Qwen/Qwen3-30B-A3B", "config_patch": {"quantization_config": GPTQ_INT4},
      "argv": ["-tp", "2"], "layout": {"tp": 2}, "since": "0.20.0",
      "why": "GPTQ int4 experts at -tp 2 (384 per rank): the fused MoE Marlin kernel takes them and the backend "
