@@ -1,7 +1,8 @@
 """AWQ / GPTQ checkpoints on MoE architectures at model construction (kvguard.quant.wna16_moe).
 
 Expected values are worked out by hand from the catalog configs and the releases' source
-(vllm marlin_utils.check_moe_marlin_supports_layer, moe_wna16.MoeWNA16Method.create_weights);
+(vllm marlin_utils.check_moe_marlin_supports_layer, moe_wna16.MoeWNA16Method.create_weights, the WNA16
+MoE backend selection of fused_moe/oracle/int_wna16.py and the experts' is_supported_config);
 tests/upstream/test_quant.py compares with the releases building the models.
 
 Qwen3-30B-A3B: hidden 2048, MoE intermediate size 768, 128 experts, 32 heads, 4 KV heads.
@@ -17,6 +18,7 @@ import pytest
 
 import kvguard
 from kvguard import catalog
+from kvguard.record import replace
 
 BIG = kvguard.Host.cuda_node(gpus_per_node=64)
 
@@ -90,35 +92,124 @@ def test_mixtral_odd_intermediate_refused():
     assert v1.check == "MI_moe_wna16_group"
 
 
-def test_host_backend_selection_is_skipped_not_accepted():
-    # GPTQ 0.20.0+, AWQ 0.22.0+: the Marlin MoE methods select a kernel backend when constructed
-    for q, version in ((GPTQ, "0.20.0"), (AWQ, "0.22.0"), (GPTQ, "0.33.0")):
+def test_host_backend_selection_is_decided_on_the_default_host():
+    # GPTQ 0.20.0+, AWQ 0.22.0+: the Marlin MoE methods select a kernel backend when constructed.  On CUDA 9.0 with
+    # the default all2all backend (standard activation format): MARLIN (0.20.0-0.22.x first; 0.23.0+ after
+    # FLASHINFER_TRTLLM, which needs the SM100 family; 0.27.0+ the AWQ / GPTQ methods declare expert bias, which
+    # FLASHINFER_TRTLLM refuses) takes 4-bit weights: tp 2 (384 per rank) builds
+    for q, version in ((GPTQ, "0.20.0"), (AWQ, "0.22.0"), (GPTQ, "0.24.0"), (AWQ, "0.27.1"), (GPTQ, "0.31.0")):
         v = kvguard.check(qwen3(q), vllm_version=version, tp=2, host=BIG)
-        assert any("select_wna16_moe_backend" in r for r in skipped_reasons(v)), (q["quant_method"], version)
-        assert v.check is None
-    # AWQ up to 0.21.0 does not select: tp 2 (384 per rank) builds on Marlin MoE
-    assert not any("select_wna16_moe_backend" in r for r in
-                   skipped_reasons(kvguard.check(qwen3(AWQ), vllm_version="0.21.0", tp=2, host=BIG)))
+        assert v.ok and not any("WNA16 MoE" in r for r in skipped_reasons(v)), (q["quant_method"], version)
 
 
-@pytest.mark.parametrize("version", ["0.20.0", "0.26.0"])
-def test_the_fall_back_is_decided_until_0_26(version):
-    # MoeWNA16Method selects no backend up to 0.26.0: tp 16 (48 per rank) is refused there, undecided from 0.27.0
+@pytest.mark.parametrize("q", [GPTQ, AWQ], ids=["gptq", "awq"])
+def test_humming_ahead_of_marlin_from_0_32_does_not_change_construction(q):
+    # 0.32.0+: prioritize_humming puts HUMMING ahead of MARLIN on compute capability 9.0; whether Humming takes
+    # the layer (its checks are humming-kernels') or MARLIN does, create_weights is the same: tp 2 builds, tp 16
+    # (MoeWNA16: HUMMING or TRITON) asserts in create_weights
+    assert kvguard.check(qwen3(q), vllm_version="0.33.0", tp=2, host=BIG).ok
+    assert kvguard.check(qwen3(q), vllm_version="0.33.0", tp=16, host=BIG).check == "MI_moe_wna16_group"
+    # --moe-backend humming: its refusal would be humming's own (skipped)
+    v = kvguard.check(qwen3(q), vllm_version="0.33.0", tp=2, host=BIG, moe_backend="humming")
+    assert v.check is None and any("HUMMING WNA16 MoE kernel" in r for r in skipped_reasons(v))
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "0.26.0", "0.27.0", "0.31.0", "0.32.0"])
+def test_the_fall_back_refuses_at_tp16(version):
+    # tp 16 (48 per rank): MoeWNA16Method.  From 0.27.0 it selects a backend first: FLASHINFER_TRTLLM (no zero
+    # points for GPTQ, but the SM100 family only), MARLIN / BATCHED_MARLIN refuse its layout, TRITON takes 4-bit
+    # weights; then create_weights' group halving reaches 16 and asserts
     assert kvguard.check(qwen3(GPTQ), vllm_version=version, tp=16, host=BIG).check == "MI_moe_wna16_group"
-    later = kvguard.check(qwen3(GPTQ), vllm_version="0.27.0", tp=16, host=BIG)
-    assert later.check is None
-    assert any("MoeWNA16Method" in r for r in skipped_reasons(later))
+
+
+def test_int8_fall_back_with_groups_asserts_in_0_27_and_0_28():
+    # MoeWNA16Method.__init__ of 0.27.0-0.28.0 asserts group_size == -1 for 8-bit weights (bare assert), before
+    # selecting; 0.29.0 dropped the assert: TRITON takes kInt8Static, and create_weights' halving (48 -> 16) asserts
+    q = dict(GPTQ, bits=8)
+    for version in ("0.27.0", "0.28.0"):
+        v = kvguard.check(qwen3(q), vllm_version=version, tp=16, host=BIG)
+        assert (v.check, v.exc_type, v.message) == ("MI_moe_wna16_int8_group", "AssertionError", ""), version
+    assert kvguard.check(qwen3(q), vllm_version="0.29.0", tp=16, host=BIG).check == "MI_moe_wna16_group"
+    # tp 2 (384 per rank: three whole groups of 128): Marlin MoE takes it, no assert; tp 4 (192: a group straddles
+    # two ranks) falls back and asserts
+    assert kvguard.check(qwen3(q), vllm_version="0.27.0", tp=2, host=BIG).ok
+    assert kvguard.check(qwen3(q), vllm_version="0.27.0", tp=4, host=BIG).check == "MI_moe_wna16_int8_group"
 
 
 def test_tile_padding_from_0_25_keeps_marlin_for_whole_groups():
     # group 32, tp 8: 96 per rank.  Up to 0.24.0 the Marlin MoE kernel needs a multiple of max(64, 32) = 64:
-    # MoeWNA16 (96 % 32 = 0) builds, decided; 0.25.0+ pads the tile and takes whole groups: Marlin MoE, whose
-    # backend selection is the host's (undecided)
+    # MoeWNA16 (96 % 32 = 0) builds; 0.25.0+ pads the tile and takes whole groups: Marlin MoE, whose backend
+    # selection picks MARLIN (kInt4Static: group 32 keys the scale as the general group scale)
     q = dict(GPTQ, group_size=32)
-    old = kvguard.check(qwen3(q), vllm_version="0.24.0", tp=8, host=BIG)
-    assert old.ok and not any("model construction" in r or "MoE" in r for r in skipped_reasons(old))
-    new = kvguard.check(qwen3(q), vllm_version="0.25.0", tp=8, host=BIG)
-    assert any("select_wna16_moe_backend" in r for r in skipped_reasons(new))
+    for version in ("0.24.0", "0.25.0"):
+        v = kvguard.check(qwen3(q), vllm_version=version, tp=8, host=BIG)
+        assert v.ok and not any("model construction" in r or "MoE" in r for r in skipped_reasons(v)), version
+
+
+@pytest.mark.parametrize(("version", "names"), [
+    ("0.26.0", "['marlin', 'humming', 'flashinfer_trtllm', 'emulation']"),
+    ("0.27.1", "['triton', 'marlin', 'humming', 'flashinfer_trtllm', 'emulation']"),
+    ("0.33.0", "['triton', 'marlin', 'humming', 'flashinfer_trtllm', 'emulation', 'rdna3']")])
+def test_moe_backend_outside_the_wna16_mapping(version, names):
+    v = kvguard.check(qwen3(GPTQ), vllm_version=version, tp=2, host=BIG, moe_backend="cutlass")
+    assert (v.stage, v.check, v.exc_type, v.message) == (
+        "model_init", "MI_wna16_moe_backend_name", "ValueError",
+        f"moe_backend='cutlass' is not supported for WNA16 MoE. Expected one of {names}.")
+
+
+def test_moe_backend_is_ignored_before_0_25_and_skipped_in_0_25():
+    assert kvguard.check(qwen3(GPTQ), vllm_version="0.24.0", tp=2, host=BIG, moe_backend="cutlass").ok
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.25.1", tp=2, host=BIG, moe_backend="cutlass")
+    assert v.check is None and any("--moe-backend cutlass" in r for r in skipped_reasons(v))
+
+
+def test_moe_backend_the_layer_does_not_fit():
+    since = "WNA16 MoE backend '{}' does not support the deployment configuration since {}."
+    # 0.26.0: no incompatibility reasons, the kernel's own check (device first)
+    v = kvguard.check(qwen3(AWQ), vllm_version="0.26.0", tp=2, host=BIG, moe_backend="flashinfer_trtllm")
+    assert (v.check, v.exc_type, v.message) == ("MI_wna16_moe_backend_unsupported", "ValueError", since.format(
+        "FLASHINFER_TRTLLM", "kernel does not support current device cuda"))
+    # 0.27.0+: the AWQ / GPTQ methods declare possible expert bias
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.28.0", tp=2, host=BIG, moe_backend="flashinfer_trtllm")
+    assert v.message == since.format("FLASHINFER_TRTLLM", "zero points and bias are not supported")
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.28.0", tp=2, host=BIG, moe_backend="triton")
+    assert v.message == since.format("TRITON", "expert bias is not supported")
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.30.0", tp=2, host=BIG, moe_backend="rdna3")
+    assert v.message == since.format("RDNA3", "only compressed-tensors checkpoints are supported")
+    # MoeWNA16Method (tp 16) refuses the Marlin and emulation backends by its layout; Triton takes it, and then
+    # create_weights asserts
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.28.0", tp=16, host=BIG, moe_backend="marlin")
+    assert v.message == since.format("MARLIN", "the MoeWNA16 checkpoint layout is not supported")
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.28.0", tp=16, host=BIG, moe_backend="emulation")
+    assert v.message == since.format("EMULATION", "the MoeWNA16 checkpoint layout is not supported")
+    assert kvguard.check(qwen3(GPTQ), vllm_version="0.28.0", tp=16, host=BIG,
+                         moe_backend="triton").check == "MI_moe_wna16_group"
+    # marlin takes the Marlin method's layer; humming is not modelled
+    assert kvguard.check(qwen3(GPTQ), vllm_version="0.33.0", tp=2, host=BIG, moe_backend="marlin").ok
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.28.0", tp=2, host=BIG, moe_backend="humming")
+    assert v.check is None and any("HUMMING" in r for r in skipped_reasons(v))
+
+
+def test_batched_all2all_backend_is_not_modelled():
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.28.0", tp=1, dp=8, enable_expert_parallel=True,
+                      all2all_backend="deepep_low_latency", host=BIG)
+    assert v.check is None and any("--all2all-backend deepep_low_latency" in r for r in skipped_reasons(v))
+
+
+def test_the_selection_is_the_default_hosts(capsys, tmp_path):
+    # an unknown host, or a GPU of another compute capability (B200: FLASHINFER_TRTLLM's SM100 family), leaves the
+    # selection skipped; the CLI's default host is assumed (and reported as such)
+    from kvguard.cli import run
+
+    for host in (kvguard.Host(), replace(BIG, gpu_capability=100)):
+        v = kvguard.check(qwen3(GPTQ), vllm_version="0.28.0", tp=16, host=host)
+        assert v.check is None and any("compute capability" in r for r in skipped_reasons(v))
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(qwen3(dict(GPTQ, bits=8))))
+    status = run(["check", "--vllm-version", "0.28.0", "--format", "json", "--", "vllm", "serve", str(tmp_path),
+                  "-tp", "4"])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 1 and out["check"] == "MI_moe_wna16_int8_group" and "gpu_capability=90" in out["assumptions"]
 
 
 @pytest.mark.parametrize("version", ["0.10.2", "0.15.0", "0.21.0"])
@@ -175,24 +266,21 @@ def test_audit_names_the_forbidden_tp_sizes():
                           "16, 32"]
 
 
-def test_audit_keeps_the_decided_sizes_when_some_are_not():
-    # 0.22.0: the per-rank sizes the fused MoE Marlin kernel takes (768, 384: multiples of max(64, group 128))
-    # leave the kernel to the host's backend selection (undecided); 192 and 96 fall back to MoE WNA16 (builds),
-    # 48 and 24 are refused by its group-size assert
+def test_audit_decides_the_selected_sizes():
+    # 0.22.0: 768 and 384 per rank (tp 1, 2) on Marlin MoE, whose selection picks MARLIN; 192 and 96 fall back to
+    # MoE WNA16 (builds), 48 and 24 are refused by its group-size assert
     q = kvguard.audit(qwen3(GPTQ), tp=4, vllm_version="0.22.0").models[0].quantization
-    assert q["modelled"] is False and "not_modelled" not in q
+    assert q["modelled"] is True and "undecided_tp" not in q
     assert [f["tp"] for f in q["forbidden_tp"]] == [16, 32]
-    assert [u["tp"] for u in q["undecided_tp"]] == [1, 2]
-    assert all("select_wna16_moe_backend" in u["reason"] for u in q["undecided_tp"])
 
 
 def test_audit_text_names_the_undecided_sizes(capsys, tmp_path):
+    # 0.33.0 with a batched all2all backend is not an audit input; AWQ with group_size -1 on the experts is
+    # undecided at every size (a negative scale dimension), so the text names the reason
     from kvguard.cli import run
 
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(qwen3(GPTQ)))
-    assert run(["audit", str(path), "--tp", "4", "--vllm-version", "0.22.0"]) == 0
+    path.write_text(json.dumps(qwen3(dict(AWQ, group_size=-1))))
+    assert run(["audit", str(path), "--tp", "4", "--vllm-version", "0.33.0"]) == 0
     out = capsys.readouterr().out
-    assert "refuses while building the model: [16, 32] (of the sizes dividing the attention heads, among those " \
-           "kvguard decides)" in out
-    assert "not decided at tp 1, 2: the WNA16 MoE backend the host selects" in out
+    assert "group_size -1" in out

@@ -33,6 +33,12 @@ HOST = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "ni
 #: 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-qwen25-72b-awq-tp16 ...``)
 RELEASES = ("0.10.2", "0.11.0", "0.13.0", "0.14.0", "0.21.0", "0.22.0", "0.28.0", "0.29.0", "0.30.0", "0.33.0")
 
+#: the quantization_config AutoGPTQ / AutoAWQ write (Qwen/Qwen3-30B-A3B-GPTQ-Int4, Qwen/Qwen3-30B-A3B-AWQ-style)
+GPTQ_INT4 = {"bits": 4, "group_size": 128, "damp_percent": 0.01, "desc_act": False, "sym": True,
+             "true_sequential": True, "quant_method": "gptq"}
+AWQ_INT4 = {"bits": 4, "group_size": 128, "zero_point": True, "version": "gemm", "modules_to_not_convert": None,
+            "quant_method": "awq"}
+
 CASES = [
     {"id": "mi-dsv3-tp32", "model": "deepseek-ai/DeepSeek-V3",
      "argv": ["-tp", "32", "--nnodes", "4"], "layout": {"tp": 32},
@@ -96,6 +102,23 @@ CASES = [
             "to 0.23.0 Marlin declines gate_up_proj and the plain AWQ kernel refuses its outputs, not whole packed "
             "words of 8 (MI_awq_output); from 0.24.0 Marlin pads that tile, and down_proj's inputs, a group "
             "straddling two ranks, fall back and are refused (MI_awq_input)"},
+    # AWQ / GPTQ on MoE experts (Qwen3-30B-A3B with the quantization_config AutoGPTQ / AutoAWQ write, as in
+    # Qwen/Qwen3-30B-A3B-GPTQ-Int4 / -AWQ): the WNA16 MoE backend selection of 0.20.0+ (recorded for 0.20.0,
+    # 0.22.0, 0.26.0, 0.27.0, 0.28.0, 0.29.0, 0.32.0, 0.33.0: ``--vllm ... --only mi-qwen3-30b-gptq-tp2 ...``)
+    {"id": "mi-qwen3-30b-gptq-tp2", "model": "Qwen/Qwen3-30B-A3B", "config_patch": {"quantization_config": GPTQ_INT4},
+     "argv": ["-tp", "2"], "layout": {"tp": 2}, "since": "0.20.0",
+     "why": "GPTQ int4 experts at -tp 2 (384 per rank): the fused MoE Marlin kernel takes them and the backend "
+            "selection on CUDA 9.0 picks MARLIN (after FLASHINFER_TRTLLM, SM100 only, from 0.23.0): accepted"},
+    {"id": "mi-qwen3-30b-gptq8-tp4", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": dict(GPTQ_INT4, bits=8)}, "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "since": "0.20.0",
+     "why": "GPTQ int8 experts at -tp 4 (192 per rank: a group of 128 straddles two ranks): the MoE WNA16 fall-back, "
+            "whose 0.27.0-0.28.0 constructor asserts group_size -1 for 8-bit weights; later releases select TRITON"},
+    {"id": "mi-qwen3-30b-awq-tp2-moe-backend-triton", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": AWQ_INT4}, "argv": ["-tp", "2", "--moe-backend", "triton"],
+     "layout": {"tp": 2}, "engine_args": {"moe_backend": "triton"}, "since": "0.26.0",
+     "why": "--moe-backend triton with AWQ experts: not a WNA16 MoE backend name in 0.26.0; from 0.27.0 "
+            "the AWQ MoE method declares expert bias, which Triton does not take (ValueError)"},
     # compressed-tensors: the catalog checkpoint with the quantization_config llm-compressor writes for its presets
     # (the case file carries the config inline)
     {"id": "mi-ct-qwen25-72b-fp8-block-tp8", "model": "Qwen/Qwen2.5-72B-Instruct", "argv": ["-tp", "8"],
@@ -184,7 +207,7 @@ def record(version: str, only: list[str]) -> int:
                                  f"(tests/upstream/quant_runner.py via tools/record_golden_quant.py; FP8 MoE kernel: "
                                  f"Triton, the default host's"
                                  + ("; AWQ / GPTQ kernel choice: CUDA compute capability 9.0, the default host's)"
-                                    if _config(c).get("quantization_config", {}).get("quant_method") == "awq"
+                                    if _config(c).get("quantization_config", {}).get("quant_method") in ("awq", "gptq")
                                     else ")")}
         path = ROOT / "tests" / "cases" / version / f"{c['id']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)

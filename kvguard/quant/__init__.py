@@ -290,6 +290,10 @@ class Launch(Record, frozen=False):
     quantization: Optional[str] = None
     #: --dtype ("auto": the checkpoint's)
     dtype: str = "auto"
+    #: --moe-backend (KernelConfig.moe_backend; "auto": each MoE layer's own selection)
+    moe_backend: str = "auto"
+    #: --all2all-backend (None: the release's default)
+    all2all_backend: Optional[str] = None
 
     def moe_sizes(self, release) -> tuple[int, int, bool]:
         """(MoE TP size, EP size, use_ep): ``FusedMoEParallelConfig.make``."""
@@ -530,9 +534,10 @@ def _wna16_skip_state(layer: Layer, scheme: QuantScheme) -> str:
 def _wna16_experts(layer: Layer, launch: Launch, scheme: QuantScheme, path: str, release, skip: str) -> None:
     """The AWQ / GPTQ method of a MoE layer (kvguard.quant.wna16_moe) at the launch's per-rank size."""
     _, hidden, intermediate, _ = layer.moe
-    moe_tp = launch.moe_sizes(release)[0]
+    moe_tp, _, use_ep = launch.moe_sizes(release)
     _wna16_moe.experts(layer.prefix, hidden, intermediate // moe_tp, scheme, path, release, skip, _Refused,
-                       _Unmodelled, eplb=launch.eplb and layer.moe[3])
+                       _Unmodelled, eplb=launch.eplb and layer.moe[3],
+                       selection=_wna16_moe.Selection(launch.moe_backend, launch.all2all_backend, use_ep))
 
 
 class _Unknown(Exception):
@@ -586,7 +591,8 @@ def outcome(facts, release, launch: Launch) -> Outcome:
             _MEMO.clear()
         entry = _MEMO[mkey] = (facts, {})
     lkey: Optional[tuple] = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant,
-                             launch.refined_fp8_moe_kernel, launch.quantization)
+                             launch.refined_fp8_moe_kernel, launch.quantization, launch.dtype, launch.moe_backend,
+                             launch.all2all_backend)
     try:
         hit = entry[1].get(lkey)
     except TypeError:  # an unhashable size: decided (as not modelled) below
@@ -655,7 +661,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         return Outcome(unmodelled=f"--quantization {launch.quantization} with this checkpoint is not modelled")
     prepared = _prepared(facts, family, release, scheme)
     key = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel,
-           launch.quantization)
+           launch.quantization, launch.dtype, launch.moe_backend, launch.all2all_backend)
     memo = prepared[2]
     hit = memo.get(key)
     if hit is not None:

@@ -15,12 +15,33 @@ quantization method from the checkpoint's config class (``get_quant_method``), p
   size until it divides both the per-rank intermediate size and the hidden size, asserting that it
   stays at least 32 (a bare ``AssertionError``).
 
-What decides the answer beyond the layer geometry is left undecided (listed as not modelled): from
-0.20.0 (GPTQ) / 0.22.0 (AWQ) the Marlin MoE methods, and from 0.27.0 ``MoeWNA16Method`` too, choose a
-kernel backend when constructed (``select_wna16_moe_backend``: the host's kernels); ``MoeWNA16``
-with ``group_size: -1``; EPLB (FusedMoE's support check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules;
-AWQ with ``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size //
-group_size``, a negative dimension torch refuses); architectures other than Qwen3-MoE and Mixtral.
+The kernel backend selection (vllm/model_executor/layers/fused_moe/oracle/int_wna16.py,
+``select_wna16_moe_backend``): from 0.20.0 (GPTQ) / 0.22.0 (AWQ) the Marlin MoE methods, and from 0.27.0
+``MoeWNA16Method`` too, pick a backend when constructed.  It is decided for the default host, CUDA compute
+capability 9.0 (an assumption, as the host's other facts; another or unknown capability leaves it skipped):
+
+- ``--moe-backend`` (0.26.0+; ignored before 0.25.0; 0.25.x left skipped, its rows would split 0.24.0's
+  launch-check group): a name outside ``map_wna16_backend``'s list is a ValueError;
+  from 0.27.0 ``_backend_incompatibility_reason`` (the AWQ / GPTQ methods declare possible expert bias, AWQ its
+  zero points; Marlin's layer check with the method's tile padding; MoeWNA16's layout) and then the kernel's
+  ``is_supported_config`` refuse it with "WNA16 MoE backend 'X' does not support the deployment configuration
+  since ...";
+- otherwise the priority list of CUDA 9.0 per release (FLASHINFER_TRTLLM 0.23.0+, which needs the SM100 family;
+  MARLIN; BATCHED_MARLIN, the batched activation format only; TRITON 0.27.0+, which takes no expert bias;
+  HUMMING 0.25.0+, ahead of MARLIN from 0.32.0 (``prioritize_humming``); EMULATION 0.26.0+; RDNA3 0.30.0+,
+  compressed-tensors only): the first backend that takes the layer.  MARLIN takes the Marlin methods' 4- and
+  8-bit weights, TRITON MoeWNA16's; "No WNA16 MoE backend supports the deployment configuration." when none does.
+- 0.27.0-0.28.0 ``MoeWNA16Method.__init__`` asserts ``group_size == -1`` for 8-bit weights first.
+
+HUMMING's support check (the humming-kernels package) is not modelled: from 0.32.0 it comes before MARLIN /
+TRITON, which take the layer when it does not — the backend is read only after the weights are loaded, so
+model construction goes on either way.  Left skipped: ``--moe-backend humming`` / ``emulation`` (Marlin
+methods), a layer only HUMMING or EMULATION could take; an
+explicit ``--all2all-backend`` with expert parallelism (the batched activation format of the DeepEP low-latency
+/ NIXL kernels, FlashInfer's NVLink kernels); ``MoeWNA16`` with ``group_size: -1``; EPLB (FusedMoE's support
+check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules; AWQ with
+``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size // group_size``, a
+negative dimension torch refuses); architectures other than Qwen3-MoE and Mixtral.
 """
 
 from __future__ import annotations
@@ -79,17 +100,21 @@ def _moe_marlin_takes(hidden: int, ispp: int, group: int, padded: bool) -> bool:
 
 
 def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, skip: str,
-            refused: Any, unmodelled: Any, eplb: bool = False) -> None:
+            refused: Any, unmodelled: Any, eplb: bool = False, selection: Optional[Selection] = None) -> None:
     """The experts' quantization method and its ``create_weights`` for per-rank intermediate size ``ispp``.
 
     ``refused(check, **values)`` / ``unmodelled(reason)`` build the exceptions kvguard.quant's walk
-    catches."""
+    catches; ``selection``: what the kernel backend selection reads of the launch (None: the defaults)."""
+    selection = selection or Selection()
     plain = path == "plain"
     if eplb and skip != "skipped":
         # FusedMoE refuses EPLB for methods without EPLB support (NotImplementedError; which methods support it
         # changes by release)
         raise unmodelled(f"--enable-eplb with the {scheme.method} MoE method of {prefix} is not modelled")
     if skip == "skipped":
+        if selection.moe_backend != "auto" and release.within("0.25.0"):
+            raise unmodelled(f"--moe-backend {selection.moe_backend} with the unquantized experts of {prefix} "
+                             "(modules_to_not_convert) is not modelled")
         if plain:
             raise unmodelled(f"the plain AWQ kernels' method for {prefix}, which modules_to_not_convert names, is "
                              "not modelled")
@@ -110,13 +135,16 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
         selects = release.within("0.20.0")
     if _moe_marlin_takes(hidden, ispp, group, padded):
         if selects:
-            raise unmodelled(f"the WNA16 MoE backend the host selects for {prefix} (select_wna16_moe_backend) is "
-                             "not modelled")
+            _select_backend(prefix, "awq" if scheme.method == "awq" else "gptq", scheme, hidden, ispp, release,
+                            selection, refused, unmodelled)
         return  # the Marlin MoE method
     # MoeWNA16Method
     if release.within("0.27.0"):
-        raise unmodelled(f"the WNA16 MoE backend the host selects for {prefix} (MoeWNA16Method, "
-                         "select_wna16_moe_backend) is not modelled")
+        if scheme.bits == 8 and group != -1 and not release.within("0.29.0"):
+            # 0.27.0-0.28.0: MoeWNA16Method.__init__ asserts that 8-bit weights have one group per row, before
+            # the selection
+            raise refused("MI_moe_wna16_int8_group")
+        _select_backend(prefix, "moe_wna16", scheme, hidden, ispp, release, selection, refused, unmodelled)
     if group == -1:
         raise unmodelled(f"MoeWNA16Method with group_size -1 ({prefix}) is not modelled")
     if ispp % _WNA16_MIN_GROUP != 0 or hidden % _WNA16_MIN_GROUP != 0:
@@ -129,3 +157,130 @@ def audit_rule(values: Mapping[str, Any], moe_tp: int, label: str) -> str:
     return (f"AWQ / GPTQ MoE: MoE intermediate size {size * moe_tp} split over the MoE TP size; a per-rank size the "
             f"fused MoE Marlin kernel does not take falls back to the MoE WNA16 kernels, whose group size ({group}, "
             f"halved to no less than 32) must divide it and the hidden size {hidden}: refused at tp {label}")
+
+
+class Selection:
+    """What ``select_wna16_moe_backend`` reads of the launch: ``--moe-backend`` (KernelConfig.moe_backend),
+    ``--all2all-backend`` and whether the experts are split by expert parallelism (the activation format)."""
+
+    __slots__ = ("moe_backend", "all2all_backend", "use_ep")
+
+    def __init__(self, moe_backend: str = "auto", all2all_backend: Optional[str] = None, use_ep: bool = False):
+        self.moe_backend, self.all2all_backend, self.use_ep = moe_backend, all2all_backend, use_ep
+
+
+#: int_wna16._get_priority_backends on CUDA compute capability 9.0, by the release it first appears in
+_PRIORITY_SM90 = (
+    ("0.20.0", ("MARLIN", "BATCHED_MARLIN")),
+    ("0.23.0", ("FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN")),
+    ("0.25.0", ("FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN", "HUMMING")),
+    ("0.26.0", ("FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN", "HUMMING", "EMULATION")),
+    ("0.27.0", ("FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN", "TRITON", "HUMMING", "EMULATION")),
+    ("0.30.0", ("RDNA3", "FLASHINFER_TRTLLM", "MARLIN", "BATCHED_MARLIN", "TRITON", "HUMMING", "EMULATION")),
+    # prioritize_humming: Humming outranks Marlin on compute capability 9.0
+    ("0.32.0", ("RDNA3", "FLASHINFER_TRTLLM", "HUMMING", "MARLIN", "BATCHED_MARLIN", "TRITON", "EMULATION")),
+)
+#: int_wna16.map_wna16_backend: the --moe-backend names the selection takes (0.25.0+), in the order it lists them
+_MOE_BACKEND_NAMES = (
+    ("0.25.0", ("marlin", "humming", "flashinfer_trtllm")),
+    ("0.26.0", ("marlin", "humming", "flashinfer_trtllm", "emulation")),
+    ("0.27.0", ("triton", "marlin", "humming", "flashinfer_trtllm", "emulation")),
+    ("0.30.0", ("triton", "marlin", "humming", "flashinfer_trtllm", "emulation", "rdna3")),
+)
+#: the all2all backend every release defaults to (standard activation format)
+_DEFAULT_ALL2ALL = "allgather_reducescatter"
+
+
+def _by_release(table: tuple, release) -> tuple:
+    found: tuple = ()
+    for since, value in table:
+        if release.within(since):
+            found = value
+    return found
+
+
+def _incompatibility(backend: str, kind: str, scheme, hidden: int, ispp: int, release) -> Optional[str]:
+    """int_wna16._backend_incompatibility_reason (0.27.0+) for an AWQ / GPTQ Marlin MoE method (``kind`` awq /
+    gptq: they declare possible expert bias; AWQ zero points as the checkpoint says) or MoeWNA16Method."""
+    if not release.within("0.27.0"):
+        return None
+    wna16 = kind == "moe_wna16"
+    zero_points = scheme.zero_point if scheme.method == "awq" else False
+    if backend == "FLASHINFER_TRTLLM" and (zero_points or not wna16):
+        return "zero points and bias are not supported"
+    if backend == "RDNA3":
+        return "only compressed-tensors checkpoints are supported"
+    if backend == "TRITON" and not wna16:
+        return "expert bias is not supported"
+    if backend in ("MARLIN", "BATCHED_MARLIN") and not wna16:
+        # the method's own padding flag: GPTQ pads without activation order only, until 0.30.0 pads always
+        padding = kind == "awq" or release.within("0.30.0") or not scheme.desc_act
+        if not _moe_marlin_takes(hidden, ispp, scheme.group_size, padding):
+            return "Marlin not supported for this layer"
+    if wna16 and backend in ("MARLIN", "BATCHED_MARLIN", "EMULATION"):
+        return "the MoeWNA16 checkpoint layout is not supported"
+    return None
+
+
+#: _kernel_supported's answer for a kernel whose checks kvguard does not model
+_UNKNOWN = "unknown"
+
+
+def _kernel_supported(backend: str) -> Optional[str]:
+    """The backend's experts ``is_supported_config`` on CUDA compute capability 9.0 with the standard activation
+    format, SiLU and the checkpoint's weight key: None (supported), the reason it gives, or ``_UNKNOWN``."""
+    if backend == "FLASHINFER_TRTLLM":
+        return "kernel does not support current device cuda"  # the SM100 family only
+    if backend == "BATCHED_MARLIN":
+        return "kernel does not support Standard activation format"
+    if backend in ("MARLIN", "TRITON"):
+        # the weight keys of 4-bit (group 32 or other) and 8-bit weights are all in both kernels' lists
+        return None
+    # HUMMING (the humming-kernels package's checks) and EMULATION are not modelled
+    return _UNKNOWN
+
+
+def _select_backend(prefix: str, kind: str, scheme, hidden: int, ispp: int, release, selection: Selection,
+                    refused: Any, unmodelled: Any) -> None:
+    """select_wna16_moe_backend on the default host (CUDA compute capability 9.0); returns when a backend takes
+    the layer.  ``kind``: ``awq`` / ``gptq`` (the Marlin MoE methods) or ``moe_wna16`` (MoeWNA16Method)."""
+    if selection.use_ep and (selection.all2all_backend or _DEFAULT_ALL2ALL) != _DEFAULT_ALL2ALL:
+        raise unmodelled(f"the WNA16 MoE backend selection for {prefix} with --all2all-backend "
+                         f"{selection.all2all_backend} (the experts' activation format) is not modelled")
+    requested = selection.moe_backend
+    if requested != "auto" and release.within("0.25.0") and not release.within("0.26.0"):
+        # 0.25.x reads --moe-backend here (map_wna16_backend, then the kernel's check) while sharing 0.24.0's
+        # launch-check group, whose rule rows do not have these refusals
+        raise unmodelled(f"--moe-backend {requested} in the WNA16 MoE backend selection of vLLM {release.key} "
+                         f"({prefix}) is not modelled")
+    if requested != "auto" and release.within("0.26.0"):
+        names = _by_release(_MOE_BACKEND_NAMES, release)
+        if requested not in names:
+            raise refused("MI_wna16_moe_backend_name", moe_backend=requested, names=list(names))
+        backend = requested.upper()
+        reason = _incompatibility(backend, kind, scheme, hidden, ispp, release)
+        if reason is None:
+            reason = _kernel_supported(backend)
+            if reason == _UNKNOWN:
+                raise unmodelled(f"the {backend} WNA16 MoE kernel's support for {prefix} (--moe-backend "
+                                 f"{requested}) is not modelled")
+        if reason is not None:
+            raise refused("MI_wna16_moe_backend_unsupported", backend=backend, reason=reason)
+        return
+    # the first backend that takes the layer: one whose support kvguard does not model (HUMMING, ahead of MARLIN
+    # from 0.32.0) may take it instead of a later one kvguard knows takes it, but which of the two serves the layer
+    # is read only after the weights are loaded (get_fused_moe_quant_config, process_weights_after_loading):
+    # model construction goes on either way
+    unknown = []
+    for backend in _by_release(_PRIORITY_SM90, release):
+        if _incompatibility(backend, kind, scheme, hidden, ispp, release) is not None:
+            continue
+        answer = _kernel_supported(backend)
+        if answer is None:
+            return
+        if answer == _UNKNOWN:
+            unknown.append(backend)
+    if unknown:
+        raise unmodelled(f"whether the {' / '.join(unknown)} WNA16 MoE kernel takes {prefix}, which no other "
+                         "backend takes, is not modelled")
+    raise refused("MI_wna16_moe_none")

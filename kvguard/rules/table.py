@@ -537,7 +537,9 @@ def _mi(state):
         out = state._mi_out = outcome(state.facts, state.release, Launch(tp=state.tp, dp=state.dp, pcp=state.pcp, ep=bool(state.ep), eplb=bool(state.eplb),
                                                        redundant=state.redundant, refined_fp8_moe_kernel=True,
                                                        quantization=state.layout.quantization,
-                                                       dtype=state.layout.dtype))
+                                                       dtype=state.layout.dtype,
+                                                       moe_backend=state.layout.moe_backend or "auto",
+                                                       all2all_backend=state.layout.all2all_backend))
     return out
 
 
@@ -624,6 +626,7 @@ def _mi_values(state) -> dict:
 # DeepSeek-V4 model's MegaMoE path (facts of vllm/config/kernel.py and vllm/models/deepseek_v4/nvidia/model.py)
 
 _S_KERNEL = "vllm/config/kernel.py"
+_S_INT_WNA16 = "vllm/model_executor/layers/fused_moe/oracle/int_wna16.py"
 
 #: the MoE backends served by the FlashInfer MoE-EP runtime, which dispatches and combines by itself
 _FLASHINFER_MOE_EP_0_29 = frozenset({"flashinfer_moe_ep_mega_deep_gemm", "flashinfer_moe_ep_mega_cutedsl"})
@@ -1864,6 +1867,28 @@ RULES = (
                  "of the AWQ / GPTQ MoE methods when the fused MoE Marlin kernel does not take the layer)",
           description="AWQ / GPTQ MoE experts on the MoE WNA16 kernels: the group size, halved until it divides the "
                       "per-rank intermediate size and the hidden size, must stay at least 32 (bare assert)"),
+    Check("MI_moe_wna16_int8_group", "0.27.0", "0.28.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_moe_wna16_int8_group"), template="",
+          source="vllm/model_executor/layers/quantization/moe_wna16.py::MoeWNA16Method.__init__",
+          description="8-bit GPTQ MoE experts on the MoE WNA16 fall-back must have group_size -1 (bare assert, "
+                      "before the kernel backend is selected)"),
+    Check("MI_wna16_moe_backend_name", "0.26.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_wna16_moe_backend_name"), bind=_mi_values,
+          template="moe_backend='{moe_backend}' is not supported for WNA16 MoE. Expected one of {names}.",
+          source=f"{_S_INT_WNA16}::map_wna16_backend",
+          description="--moe-backend with AWQ / GPTQ MoE experts must name a WNA16 MoE backend (the list "
+                      "changes by release)"),
+    Check("MI_wna16_moe_backend_unsupported", "0.26.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_wna16_moe_backend_unsupported"), bind=_mi_values,
+          template="WNA16 MoE backend '{backend}' does not support the deployment configuration since {reason}.",
+          source=f"{_S_INT_WNA16}::select_wna16_moe_backend (0.27.0+: _backend_incompatibility_reason first)",
+          description="the WNA16 MoE backend --moe-backend names must take the layer (on the default host, CUDA "
+                      "compute capability 9.0: FlashInfer TRT-LLM needs SM100; Triton takes no expert bias)"),
+    Check("MI_wna16_moe_none", "0.20.0", stage="model_init", exc="NotImplementedError",
+          when=lambda state: _mi_fires(state, "MI_wna16_moe_none"),
+          template="No WNA16 MoE backend supports the deployment configuration.",
+          source=f"{_S_INT_WNA16}::select_wna16_moe_backend",
+          description="no WNA16 MoE backend of the host's priority list takes the AWQ / GPTQ MoE layer"),
     Check("MI_fp8_moe_block_n", "0.10.2", "0.29.0", stage="model_init",
           when=lambda state: _mi_fires(state, "MI_fp8_moe_block_n"), bind=_mi_values,
           template="The output_size of gate's and up's weight = {size} is not divisible by weight quantization "

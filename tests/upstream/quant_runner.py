@@ -26,7 +26,11 @@ the quantization modules and the linear-kernel modules (``vllm.model_executor.la
 0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint; ``moe_wna16``, the MoE fall-back, which
 checks the GPU's capability for AWQ) see a stand-in that
 answers as CUDA with compute capability 9.0 (the default host); the compressed-tensors
-modules (``...quantization.compressed_tensors.*``: the scheme choice reads the capability) see it too, and
+modules (``...quantization.compressed_tensors.*``: the scheme choice reads the capability) see it too, as
+do the WNA16 MoE backend selection (``fused_moe.oracle.int_wna16``, 0.20.0+) and the experts modules whose
+``is_supported_config`` it asks (Marlin, Triton, FlashInfer TRT-LLM, Humming, emulation, RDNA3), with
+``prioritize_humming`` given capability 90 (0.32.0+: it would ask the CPU platform; this environment has no
+humming-kernels, so Humming declines and the next backend takes the layer, which construction does not read), and
 their FP8 scheme's kernel choices (``init_fp8_linear_kernel``, ``Fp8LinearOp``, ``W8A8BlockFp8LinearOp``)
 are stood in as the FP8 method's are (they run after ``validate_fp8_block_shape``); everything else keeps
 the CPU platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
@@ -66,7 +70,20 @@ _QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_exe
                   "vllm.model_executor.kernels.linear", "vllm.model_executor.kernels.linear.mixed_precision",
                   "vllm.model_executor.layers.quantization.compressed_tensors.compressed_tensors",
                   "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_wNa16",
-                  "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8")
+                  "vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8",
+                  # the WNA16 MoE backend selection (0.20.0+) and the experts classes whose support checks it asks
+                  "vllm.model_executor.layers.fused_moe.oracle.int_wna16",
+                  "vllm.model_executor.layers.fused_moe.fused_marlin_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.marlin_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.triton_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.trtllm_mxint4_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.fused_humming_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.int4_emulation_moe",
+                  "vllm.model_executor.layers.fused_moe.experts.rdna3_moe")
+#: the modules of the WNA16 MoE backend selection that see the CUDA 9.0 stand-in
+_WNA16_MOE_MODULES = (".oracle.int_wna16", ".fused_marlin_moe", ".experts.marlin_moe", ".experts.triton_moe",
+                      ".experts.trtllm_mxint4_moe", ".experts.fused_humming_moe", ".experts.int4_emulation_moe",
+                      ".experts.rdna3_moe")
 _STAND_IN: list = []
 
 
@@ -94,7 +111,9 @@ def _sees_cuda_90(mname: str) -> bool:
     platform (their GPU choices are stood in elsewhere or not exercised)."""
     return (mname.endswith((".awq", ".awq_marlin", ".auto_awq", ".gptq", ".gptq_marlin", ".auto_gptq",
                             ".cpu_wna16", ".moe_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
-            or ".mixed_precision" in mname or ".compressed_tensors." in mname) and mname.startswith("vllm.model_executor.")
+            or ".mixed_precision" in mname or ".compressed_tensors." in mname
+            or mname.startswith("vllm.model_executor.layers.fused_moe") and mname.endswith(_WNA16_MOE_MODULES)) \
+        and mname.startswith("vllm.model_executor.")
 
 
 def _quant_modules_see_cuda_90():
@@ -111,6 +130,15 @@ def _quant_modules_see_cuda_90():
             continue
         if "current_platform" in getattr(mod, "__dict__", {}) and mod.current_platform is not stand_in:
             mod.current_platform = stand_in
+    # 0.32.0+: the WNA16 MoE priority list moves Humming ahead of Marlin on compute capability 9.0; the check
+    # asks vllm.platforms.current_platform (the CPU platform here) unless given the capability: given 90
+    wna16 = sys.modules.get("vllm.model_executor.layers.fused_moe.oracle.int_wna16")
+    prioritize = getattr(wna16, "prioritize_humming", None)
+    if prioritize is not None and not getattr(prioritize, "_kvg", False):
+        def prioritize_on_cuda_90(kernels, compute_capability=None):
+            return prioritize(kernels, 90 if compute_capability is None else compute_capability)
+        prioritize_on_cuda_90._kvg = True
+        wna16.prioritize_humming = prioritize_on_cuda_90
     # from 0.17.0 the kernel choice lives in vllm.model_executor.kernels.linear, next to the FP8 kernel choices:
     # only the mixed-precision choice sees the stand-in, for the duration of the call
     linear = sys.modules.get("vllm.model_executor.kernels.linear")
