@@ -24,7 +24,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   (``ignored_layers`` / ``modules_to_not_convert``, ``is_layer_skipped``).
 
 - AWQ / GPTQ (dense ``llama`` family) and compressed-tensors (:mod:`kvguard.quant.compressed_tensors`: FP8
-  per-tensor / channel / block, integer weights through Marlin) on the default host, CUDA compute capability 9.0.
+  per-tensor / channel / block, integer weights through Marlin; FP8 experts of Qwen3-MoE, Mixtral and
+  DeepSeek-V2/V3, whose block shape is checked without refinement) on the default host, CUDA compute
+  capability 9.0.
 
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
@@ -876,7 +878,8 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             continue
         n = total // block
         rule = f"{what} {total} / {block} = {n} blocks: tp{factor} must divide {n}"
-        if moe and release.within("0.29.0"):
+        if moe and release.within("0.29.0") and scheme is not None and scheme.method == "fp8":
+            # (compressed-tensors MoE experts are never refined)
             rule += (f", or the per-rank size, {block} and the hidden size {hidden} must share a block of at least 32 "
                      f"(vLLM {release.key} then refines the block scales; assumed: an H100-class GPU with Triton)")
         out["rules"].append(f"{rule} ({first})")

@@ -1,6 +1,7 @@
 """compressed-tensors checkpoints (``quant_method: compressed-tensors``) at model construction.
 
-What vLLM does with such a checkpoint while it builds a dense ``llama``-family model, as read in
+What vLLM does with such a checkpoint while it builds a dense ``llama``-family model or the MoE models
+below, as read in
 vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.10.2-0.33.0:
 
 - ``compressed_tensors.py``: ``CompressedTensorsConfig.from_config`` (``config_groups`` with
@@ -18,11 +19,21 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   mixed-precision kernel choice (``choose_mp_linear_kernel``; Marlin's ``can_implement``: the strict
   tile shape up to 0.23.0, tile padding from 0.24.0), the same path kvguard models for GPTQ.
 
+- ``compressed_tensors_moe.py`` (``compressed_tensors_moe/`` from 0.20.0):
+  ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral and DeepSeek-V2/V3
+  (the ``Linear`` group; from 0.12.0 looked up, ``ignore`` included, by expert 0's projection names) and
+  ``CompressedTensorsW8A8Fp8MoEMethod``: per-tensor / per-tensor and per-channel / dynamic per-token FP8
+  without a shape check, block FP8 (0.11.0+) through the MoE block-shape check on the per-rank
+  intermediate size (never refined, unlike ``Fp8MoEMethod`` from 0.29.0); FusedMoE's EPLB support
+  check refuses this method up to 0.11.0.
+
 Only the forms every release reads the same way are modelled: one config group targeting
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
-that names no decoder-layer linear (``lm_head`` and the like), no sparsity, transform or KV-cache
-scheme.  Everything else (several groups, layer-name targets, NVFP4 / MXFP4 / W4A8 / INT8 W8A8,
-asymmetric or activation-ordered integer weights, MoE layers) is reported as not modelled.
+that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
+sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 /
+MXFP4 / W4A8 / INT8 W8A8, asymmetric or activation-ordered integer weights, integer-weight MoE experts,
+whose method and kernel backend kvguard does not model, other MoE architectures) is reported as not
+modelled.
 """
 
 from __future__ import annotations
@@ -43,8 +54,8 @@ _MARLIN_GROUP_SIZES = (32, 64, 128)
 #: the MoE families whose compressed-tensors experts kvguard models (their first quantized layer is the attention's
 #: QKVParallelLinear, as in the dense models)
 MOE_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2")
-#: the checkpoint names get_moe_method matches the ignore list and the targets with: expert 0's projections, by
-#: the fixed names (up to 0.32.x) or the model's checkpoint names (Mixtral's w1 / w3 / w2)
+#: the names get_moe_method matches the ignore list and the targets with (0.12.0+): expert 0's projections, by the
+#: fixed names (up to 0.31.0) or the model's checkpoint names (0.32.0+: Mixtral's w1 / w3 / w2)
 _EXPERT_PROJECTIONS = ("gate_proj", "up_proj", "down_proj", "w1", "w2", "w3")
 
 
