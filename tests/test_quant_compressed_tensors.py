@@ -334,3 +334,11 @@ def test_audit_of_fp8_block_experts_names_no_refinement():
     assert [f["tp"] for f in q["forbidden_tp"]] == [4, 8, 16, 32]
     assert q["rules"] == ["MoE intermediate size 768 / 128 = 6 blocks: tp must divide 6 (first refusal at tp 4, 8, 16, "
                           "32)"]
+
+
+def test_moe_experts_are_read_for_compute_capability_90():
+    assumed = kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.28.0", tp=4, host=kvguard.Host.standard())
+    assert assumed.check == "MI_fp8_moe_block_n" and "gpu_capability=90" in assumed.assumptions
+    other = kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.28.0", tp=4,
+                          host=kvguard.Host(**{**H100.__dict__, "gpu_capability": 80}))
+    assert other.ok and "compressed-tensors" in skipped(other)["MI_model"]
