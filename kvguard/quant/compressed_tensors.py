@@ -128,11 +128,8 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
         if w.get("actorder") not in (None, False, "weight") or (w.get("actorder") and strategy != "group"):
             return no(f"actorder {w.get('actorder')!r}")
         group_size = w.get("group_size")
-        # the experts' method (the fused Marlin MoE method or CompressedTensorsWNA16MoEMethod, each with its kernel
-        # backend from later releases: select_wna16_moe_backend, a host fact kvguard.quant.wna16_moe does not model
-        # for compressed-tensors)
-        moe = (f"compressed-tensors {bits}-bit integer weights on MoE experts (the WNA16 MoE method and its kernel "
-               f"backend) are not modelled")
+        # (the experts' method: path() says why it is not modelled, by release)
+        moe = "compressed-tensors integer weights on MoE experts are not modelled"
         if strategy == "channel" and group_size in (None, -1):
             return dict(out, kind="wna16", bits=bits, group_size=-1, moe=moe)
         if strategy == "group" and group_size in _MARLIN_GROUP_SIZES:
@@ -160,6 +157,13 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
     refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
     if family != "llama" and family not in MOE_FAMILIES:
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
+    if family != "llama" and kind == "wna16":
+        # which experts' method the release builds, and its checks
+        how = ("the WNA16 MoE kernel backend choice, select_wna16_moe_backend from 0.23.0: the host's kernels"
+               if release.within("0.23.0") else
+               "the fused Marlin MoE check, CompressedTensorsWNA16MarlinMoEMethod and the CompressedTensorsWNA16MoEMethod "
+               "fall-back")
+        return f"unmodelled:compressed-tensors integer weights on MoE experts ({how}) are not modelled"
     if family != "llama" and moe_unmodelled:
         return f"unmodelled:{moe_unmodelled}"
     if quantization not in (None, METHOD):
