@@ -11,7 +11,8 @@ device at the layout's sizes; kvguard walks its architecture data (kvguard.quant
 accepted or not, exception type and message (the model-init stage raises unwrapped).
 
 AWQ / GPTQ and compressed-tensors configs (in the forms AutoAWQ / AutoGPTQ / llm-compressor write them) on
-dense bases are built at tp 1-64 (wna16_variants, ct_variants).
+dense bases are built at tp 1-64 (wna16_variants, ct_variants); AWQ / GPTQ and compressed-tensors configs on
+MoE bases at MoE layouts (tp, tp x dp, EP, EPLB: wna16_moe_variants, ct_moe_variants).
 
 The same runner call also builds the first two configs unquantized at tp=1 and compares the
 layers the release constructs (prefix, class, sizes, in order) with kvguard's architecture data
@@ -245,8 +246,8 @@ CT_MOE_BASES = {"Qwen/Qwen3-30B-A3B": ["lm_head", "re:.*mlp.gate$"],
                 "Qwen/Qwen3-235B-A22B": ["lm_head", "re:.*mlp.gate$"],
                 "mistralai/Mixtral-8x7B-v0.1": ["lm_head", "re:.*block_sparse_moe.gate"],
                 "deepseek-ai/DeepSeek-V3": ["lm_head", "re:.*mlp.gate$"]}
-#: how many compressed-tensors MoE configs run() builds; tools/quant_differential.py --ct-moe
-CT_MOE_CONFIGS = 0
+#: how many compressed-tensors MoE configs run() builds (None: half the configs); tools/quant_differential.py --ct-moe
+CT_MOE_CONFIGS: "int | None" = None
 
 
 def ct_moe_variants(rng: random.Random, n: int) -> list[dict]:
@@ -472,7 +473,7 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
     # compressed-tensors on MoE models: the MoE layouts (tp x dp without expert parallel, EP, EPLB)
     ct_moe_rng = random.Random(seed * 2000 + SUPPORTED_VERSIONS.index(version))
-    for cfg in ct_moe_variants(ct_moe_rng, CT_MOE_CONFIGS):
+    for cfg in ct_moe_variants(ct_moe_rng, max(1, n_configs // 2) if CT_MOE_CONFIGS is None else CT_MOE_CONFIGS):
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}] if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": ct_moe_rng.sample(lays, min(n_layouts, len(lays)))})
