@@ -342,3 +342,11 @@ def test_moe_experts_are_read_for_compute_capability_90():
     other = kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.28.0", tp=4,
                           host=kvguard.Host(**{**H100.__dict__, "gpu_capability": 80}))
     assert other.ok and "compressed-tensors" in skipped(other)["MI_model"]
+
+
+def test_dynamic_per_tensor_activations_on_experts_are_skipped():
+    # a dense layer takes them; the MoE method's kernel choice by quantization keys (0.20.0+) is not modelled
+    q = quant(_args(strategy="tensor"), _args(strategy="tensor", dynamic=True, observer=None), "float-quantized")
+    assert kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100).ok
+    v = kvguard.check(qwen3_moe(q), vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and "FP8 MoE experts" in skipped(v)["MI_model"]

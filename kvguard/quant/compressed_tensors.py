@@ -141,11 +141,12 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
 def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> Optional[str]:
     """Why the experts' FP8 method (CompressedTensorsW8A8Fp8MoEMethod) is not modelled for this form, or None.
 
-    Every release's method takes per-tensor weights with per-tensor activations, or per-channel weights with
-    dynamic per-token activations (static per-token ones it refuses); the other forms reach an assert or a
-    refusal whose message prints the compressed-tensors package's argument objects, which kvguard does not
-    reproduce."""
-    if (weights, activations) == ("tensor", "tensor") or ((weights, activations) == ("channel", "token") and dynamic):
+    Every release's method takes per-tensor weights with static per-tensor activations (FP8 static), or
+    per-channel weights with dynamic per-token activations (FP8_DYNAMIC); the other forms reach an assert, a
+    refusal whose message prints the compressed-tensors package's argument objects, or (dynamic per-tensor
+    activations, 0.20.0+) a kernel choice by quantization keys no real checkpoint exercises."""
+    if ((weights, activations) == ("tensor", "tensor") and not dynamic) or (
+            (weights, activations) == ("channel", "token") and dynamic):
         return None
     return f"the FP8 MoE experts' {desc} is not modelled (per-tensor / per-tensor or per-channel / dynamic per-token)"
 
