@@ -160,8 +160,125 @@ def test_forms_kvguard_does_not_read_are_skipped_not_accepted(change, words):
     assert v.ok and words in skipped(v)["MI_model"]
 
 
-def test_moe_families_are_skipped():
-    c = model("Qwen/Qwen3-30B-A3B", FP8_DYNAMIC)
+# --- MoE models (Qwen3-30B-A3B: hidden 2048, 32 heads / 4 KV heads of 128, 128 experts, moe_intermediate 768;
+# Mixtral-8x7B: hidden 4096, 32 / 8 heads, 8 experts, intermediate 14336).  The experts' method is
+# CompressedTensorsW8A8Fp8MoEMethod; the real checkpoints (RedHatAI/Qwen3-30B-A3B-FP8-dynamic) ignore lm_head and the
+# router gates
+
+REDHAT_IGNORE = ("lm_head", "re:.*mlp.gate$")
+
+
+def qwen3_moe(q: dict, ignore=REDHAT_IGNORE, **sizes) -> dict:
+    q = copy.deepcopy(q)
+    q["ignore"] = list(ignore)
+    return model("Qwen/Qwen3-30B-A3B", q, **sizes)
+
+
+MOE_BLOCK_N = "The output_size of gate's and up's weight = {} is not divisible by weight quantization block_n = {}."
+MOE_BLOCK_K = "The input_size of down's weight = {} is not divisible by weight quantization block_k = {}."
+
+
+@pytest.mark.parametrize("version", ["0.11.0", "0.14.1", "0.20.0", "0.28.0", "0.29.0", "0.33.0"])
+def test_fp8_block_experts_refuse_ragged_per_rank_blocks_in_every_release(version):
+    # 768 / tp 4 = 192 per rank: 1.5 blocks of 128.  Unlike the fp8 method (0.29.0+ refines its block scales),
+    # the compressed-tensors MoE method checks the block shape as written in every release
+    v = kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version=version, tp=4, host=H100)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.wrapped_by) == (False, "model_init", "MI_fp8_moe_block_n",
+                                                                  "ValueError", None)
+    assert v.message == MOE_BLOCK_N.format(192, 128)
+    # tp 2: 384 = 3 blocks
+    assert kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version=version, tp=2, host=H100).ok
+
+
+def test_fp8_block_experts_contrast_with_the_fp8_method_from_0_29():
+    fp8 = kvguard.check(model("Qwen/Qwen3-30B-A3B-FP8", {"quant_method": "fp8", "weight_block_size": [128, 128]}),
+                        vllm_version="0.29.0", tp=4, host=H100)
+    assert fp8.ok
+    assert kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.29.0", tp=4, host=H100).check == "MI_fp8_moe_block_n"
+
+
+def test_fp8_block_experts_are_split_over_tp_x_dp_without_expert_parallel():
+    # -dp 8: the MoE TP size is 8 (96 per rank) without EP; with EP the experts keep 768
+    v = kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.28.0", dp=8, host=H100)
+    assert (v.check, v.message) == ("MI_fp8_moe_block_n", MOE_BLOCK_N.format(96, 128))
+    assert kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.28.0", dp=8, ep=True, host=H100).ok
+
+
+def test_fp8_block_experts_check_block_k_only_with_attention_tp():
+    # block [64, 128]: 192 per rank is 3 blocks of 64 but 1.5 of 128; the down projection's check reads the
+    # attention TP size: tp 4 refuses, dp 4 (MoE TP 4, attention TP 1) builds
+    q = copy.deepcopy(FP8_BLOCK)
+    q["config_groups"]["group_0"]["weights"]["block_structure"] = [64, 128]
+    v = kvguard.check(qwen3_moe(q), vllm_version="0.20.0", tp=4, host=H100)
+    assert (v.check, v.exc_type, v.message) == ("MI_fp8_moe_block_k", "ValueError", MOE_BLOCK_K.format(192, 128))
+    assert kvguard.check(qwen3_moe(q), vllm_version="0.20.0", dp=4, host=H100).ok
+
+
+def test_fp8_block_experts_of_mixtral():
+    # 14336 / tp 32 = 448 per rank (3.5 blocks); the attention's shards are whole blocks (q 128, o_proj input 128)
+    c = model("mistralai/Mixtral-8x7B-v0.1", dict(FP8_BLOCK, ignore=["lm_head", "re:.*block_sparse_moe.gate"]))
+    v = kvguard.check(c, vllm_version="0.24.0", tp=32, host=BIG)
+    assert (v.check, v.message) == ("MI_fp8_moe_block_n", MOE_BLOCK_N.format(448, 128))
+    assert kvguard.check(c, vllm_version="0.24.0", tp=16, host=BIG).ok
+
+
+def test_fp8_block_moe_in_0_10_2_has_no_scheme():
+    v = kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.10.2", tp=4, host=H100)
+    assert (v.check, v.exc_type, v.message) == ("MI_ct_no_scheme", "NotImplementedError",
+                                               "No compressed-tensors compatible scheme was found.")
+
+
+@pytest.mark.parametrize("q", [FP8_DYNAMIC, FP8_STATIC], ids=["dynamic", "static"])
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.1", "0.24.0", "0.33.0"])
+def test_fp8_per_channel_and_per_tensor_experts_have_no_shape_checks(q, version):
+    # 768 / tp 8 = 96 per rank: no block to fit
+    v = kvguard.check(qwen3_moe(q), vllm_version=version, tp=8, host=H100)
+    assert v.ok and "MI_model" not in skipped(v)
+
+
+def test_eplb_with_compressed_tensors_experts_up_to_0_11_0():
+    # FusedMoE takes EPLB only with the fp8 method's or unquantized experts up to 0.11.0; 128 experts over 8 EP ranks
+    # split evenly, so the support check is the refusal
+    v = kvguard.check(qwen3_moe(FP8_DYNAMIC), vllm_version="0.11.0", dp=8, ep=True, enable_eplb=True, host=H100)
+    assert (v.ok, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "MI_eplb_unsupported", "NotImplementedError", "EPLB is only supported for FP8 quantization for now.",
+        None)
+    new = kvguard.check(qwen3_moe(FP8_DYNAMIC), vllm_version="0.11.1", dp=8, ep=True, enable_eplb=True, host=H100)
+    assert new.ok and "MI_model" not in skipped(new)
+
+
+@pytest.mark.parametrize("q, words", [
+    (W4A16, "integer weights on MoE experts"),
+    # per-tensor weights with dynamic per-token activations: a dense layer takes them, the MoE method asserts
+    (quant(_args(strategy="tensor"), _args(strategy="token", dynamic=True, observer=None), "float-quantized"),
+     "FP8 MoE experts"),
+    # per-channel weights with static per-token activations (not read for dense models either)
+    (quant(_args(), _args(strategy="token"), "float-quantized"), "scheme"),
+])
+def test_moe_forms_kvguard_does_not_read_are_skipped(q, words):
+    v = kvguard.check(qwen3_moe(q), vllm_version="0.28.0", tp=4, host=H100)
+    assert v.ok and words in skipped(v)["MI_model"]
+
+
+def test_an_ignore_entry_that_may_name_the_experts_is_skipped():
+    v = kvguard.check(qwen3_moe(FP8_BLOCK, ignore=("lm_head", "re:.*experts.*")), vllm_version="0.28.0", tp=4,
+                      host=H100)
+    assert v.ok and "ignore list" in skipped(v)["MI_model"]
+    # the router gate's entry does not name the experts: decided
+    assert kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.28.0", tp=4, host=H100).check == "MI_fp8_moe_block_n"
+
+
+@pytest.mark.parametrize("entry, hit", [
+    ("re:.*mlp.gate$", False), ("re:.*block_sparse_moe.gate", False), ("lm_head", False),
+    ("re:.*experts.*", True), ("model.layers.3.mlp.experts", True), ("re:.*gate_proj", True),
+    ("re:.*\\.w2$", True), ("model.layers.3.mlp.experts.0.up_proj", True),
+])
+def test_may_ignore_experts(entry, hit):
+    assert ct.may_ignore_experts("model.layers.3.mlp.experts", ("lm_head", entry)) is hit
+
+
+def test_moe_architectures_kvguard_has_no_layers_for_are_skipped():
+    c = model("MiniMaxAI/MiniMax-M2.5", FP8_DYNAMIC)
     v = kvguard.check(c, vllm_version="0.28.0", tp=4, host=H100)
     assert v.ok and "MoE" in skipped(v)["MI_model"]
 
@@ -208,3 +325,28 @@ def test_may_ignore_clears_entries_of_other_modules(layer, other):
     prefix = f"model.layers.{layer}.mlp.down_proj"
     entries = ("lm_head", "re:.*lm_head", "model.embed_tokens", "re:.*gate$", f"{other}.weight_only_x")
     assert not ct.may_ignore(prefix, (), entries)
+
+
+def test_audit_of_fp8_block_experts_names_no_refinement():
+    # Qwen3-30B-A3B (32 heads: tp 1..32), MoE intermediate 768 = 6 blocks of 128: tp 4, 8, 16, 32 refused on 0.33.0,
+    # with no "refines the block scales" clause (that is the fp8 method's)
+    q = kvguard.audit(qwen3_moe(FP8_BLOCK), tp=2, vllm_version="0.33.0").models[0].quantization
+    assert [f["tp"] for f in q["forbidden_tp"]] == [4, 8, 16, 32]
+    assert q["rules"] == ["MoE intermediate size 768 / 128 = 6 blocks: tp must divide 6 (first refusal at tp 4, 8, 16, "
+                          "32)"]
+
+
+def test_moe_experts_are_read_for_compute_capability_90():
+    assumed = kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.28.0", tp=4, host=kvguard.Host.standard())
+    assert assumed.check == "MI_fp8_moe_block_n" and "gpu_capability=90" in assumed.assumptions
+    other = kvguard.check(qwen3_moe(FP8_BLOCK), vllm_version="0.28.0", tp=4,
+                          host=kvguard.Host(**{**H100.__dict__, "gpu_capability": 80}))
+    assert other.ok and "compressed-tensors" in skipped(other)["MI_model"]
+
+
+def test_dynamic_per_tensor_activations_on_experts_are_skipped():
+    # a dense layer takes them; the MoE method's kernel choice by quantization keys (0.20.0+) is not modelled
+    q = quant(_args(strategy="tensor"), _args(strategy="tensor", dynamic=True, observer=None), "float-quantized")
+    assert kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100).ok
+    v = kvguard.check(qwen3_moe(q), vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and "FP8 MoE experts" in skipped(v)["MI_model"]

@@ -24,7 +24,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   (``ignored_layers`` / ``modules_to_not_convert``, ``is_layer_skipped``).
 
 - AWQ / GPTQ (dense ``llama`` family) and compressed-tensors (:mod:`kvguard.quant.compressed_tensors`: FP8
-  per-tensor / channel / block, integer weights through Marlin) on the default host, CUDA compute capability 9.0.
+  per-tensor / channel / block, integer weights through Marlin; FP8 experts of Qwen3-MoE, Mixtral and
+  DeepSeek-V2/V3, whose block shape is checked without refinement) on the default host, CUDA compute
+  capability 9.0.
 
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
@@ -90,6 +92,8 @@ class QuantScheme(Record):
     desc_act: bool = False
     #: compressed-tensors: the scheme kvguard models (``fp8`` / ``fp8_block`` / ``wna16``; kvguard.quant.compressed_tensors)
     ct: Optional[str] = None
+    #: compressed-tensors on MoE experts: why kvguard does not model the experts' method (None: it does)
+    ct_moe: Optional[str] = None
 
 
 def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any]) -> Optional[QuantScheme]:
@@ -117,7 +121,7 @@ def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any]) -> O
         if "unmodelled" in read:
             return QuantScheme(method, modelled=False, reason=read["unmodelled"])
         return QuantScheme(method, read.get("block"), read["ignore"], bits=read.get("bits", 0),
-                           group_size=read.get("group_size", 0), ct=read["kind"])
+                           group_size=read.get("group_size", 0), ct=read["kind"], ct_moe=read.get("moe"))
     return QuantScheme(method or "unknown", modelled=False)
 
 
@@ -405,6 +409,10 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
 def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, needs: list,
          skip: str = "quantized") -> None:
     experts, hidden, intermediate, passes_eplb = layer.moe
+    compressed = scheme is not None and scheme.method == _ct.METHOD
+    if compressed and skip == "ct_unmodelled":
+        raise _Unmodelled(f"which MoE layers the compressed-tensors checkpoint's ignore list leaves unquantized (it "
+                          f"may name {layer.prefix} or its experts' projections) is not modelled")
     moe_tp, ep_size, use_ep = launch.moe_sizes(release)
     eplb = launch.eplb and passes_eplb
     redundant = launch.redundant if passes_eplb else 0
@@ -414,14 +422,19 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
     if intermediate % moe_tp != 0:
         raise _Refused("MI_moe_intermediate")
     ispp = intermediate // moe_tp
-    if scheme is None or scheme.method != "fp8" or scheme.block is None:
+    if compressed and eplb and not release.within("0.11.1"):
+        # the method is built, then FusedMoE takes EPLB only with Fp8MoEMethod or unquantized experts (0.11.1+:
+        # CompressedTensorsW8A8Fp8MoEMethod.supports_eplb is True); the block shape is checked after
+        raise _Refused("MI_eplb_unsupported")
+    if scheme is None or scheme.method not in ("fp8", _ct.METHOD) or scheme.block is None:
         return
     if skip == "skipped":
         return
     block_n, block_k = scheme.block
     tp = launch.tp  # get_tensor_model_parallel_world_size(): the attention TP group
     refined = False
-    if release.within("0.29.0") and not (ispp % block_n == 0 and (moe_tp == 1 or ispp % block_k == 0)):
+    # (CompressedTensorsW8A8Fp8MoEMethod validates the block shape as it is: no release refines its block scales)
+    if not compressed and release.within("0.29.0") and not (ispp % block_n == 0 and (moe_tp == 1 or ispp % block_k == 0)):
         refine = math.gcd(block_n, block_k, ispp, hidden)
         if refine >= 32:
             # the refined block shape is served only by kernels that take it as an argument (Triton):
@@ -652,7 +665,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=path.split(":", 1)[1])
     elif scheme is not None and scheme.method == _ct.METHOD:
         path = _ct.path(scheme.ct or "", family, release, launch.quantization, launch.dtype, facts.resolved_top,
-                        facts.architectures)
+                        facts.architectures, scheme.ct_moe)
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
         if path in ("fp8", "fp8_block"):
@@ -715,6 +728,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
 def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
     """Whether the quantization method leaves the layer unquantized (launch-independent)."""
     if scheme is not None and scheme.method == _ct.METHOD:
+        if layer.kind == "moe":
+            return "ct_unmodelled" if _ct.may_ignore_experts(layer.prefix, scheme.ignored) else "quantized"
         quantizable = layer.kind in ("qkv", "merged", "column", "row")
         return "ct_unmodelled" if quantizable and _ct.may_ignore(layer.prefix, layer.shards, scheme.ignored) \
             else "quantized"
@@ -869,7 +884,8 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             continue
         n = total // block
         rule = f"{what} {total} / {block} = {n} blocks: tp{factor} must divide {n}"
-        if moe and release.within("0.29.0"):
+        if moe and release.within("0.29.0") and scheme is not None and scheme.method == "fp8":
+            # (compressed-tensors MoE experts are never refined)
             rule += (f", or the per-rank size, {block} and the hidden size {hidden} must share a block of at least 32 "
                      f"(vLLM {release.key} then refines the block scales; assumed: an H100-class GPU with Triton)")
         out["rules"].append(f"{rule} ({first})")

@@ -1,6 +1,7 @@
 """compressed-tensors checkpoints (``quant_method: compressed-tensors``) at model construction.
 
-What vLLM does with such a checkpoint while it builds a dense ``llama``-family model, as read in
+What vLLM does with such a checkpoint while it builds a dense ``llama``-family model or the MoE models
+below, as read in
 vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.10.2-0.33.0:
 
 - ``compressed_tensors.py``: ``CompressedTensorsConfig.from_config`` (``config_groups`` with
@@ -18,11 +19,21 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   mixed-precision kernel choice (``choose_mp_linear_kernel``; Marlin's ``can_implement``: the strict
   tile shape up to 0.23.0, tile padding from 0.24.0), the same path kvguard models for GPTQ.
 
+- ``compressed_tensors_moe.py`` (``compressed_tensors_moe/`` from 0.20.0):
+  ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral and DeepSeek-V2/V3
+  (the ``Linear`` group; from 0.12.0 looked up, ``ignore`` included, by expert 0's projection names) and
+  ``CompressedTensorsW8A8Fp8MoEMethod``: per-tensor / per-tensor and per-channel / dynamic per-token FP8
+  without a shape check, block FP8 (0.11.0+) through the MoE block-shape check on the per-rank
+  intermediate size (never refined, unlike ``Fp8MoEMethod`` from 0.29.0); FusedMoE's EPLB support
+  check refuses this method up to 0.11.0.
+
 Only the forms every release reads the same way are modelled: one config group targeting
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
-that names no decoder-layer linear (``lm_head`` and the like), no sparsity, transform or KV-cache
-scheme.  Everything else (several groups, layer-name targets, NVFP4 / MXFP4 / W4A8 / INT8 W8A8,
-asymmetric or activation-ordered integer weights, MoE layers) is reported as not modelled.
+that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
+sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 /
+MXFP4 / W4A8 / INT8 W8A8, asymmetric or activation-ordered integer weights, integer-weight MoE experts,
+whose method and kernel backend kvguard does not model, other MoE architectures) is reported as not
+modelled.
 """
 
 from __future__ import annotations
@@ -32,7 +43,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["METHOD", "scheme_from_config", "path", "may_ignore"]
+__all__ = ["METHOD", "MOE_FAMILIES", "scheme_from_config", "path", "may_ignore", "may_ignore_experts"]
 
 METHOD = "compressed-tensors"
 
@@ -40,6 +51,12 @@ METHOD = "compressed-tensors"
 _ACTIVATION_FORMATS = ("naive-quantized", "int-quantized", "float-quantized")
 #: vllm marlin_utils.MARLIN_SUPPORTED_GROUP_SIZES
 _MARLIN_GROUP_SIZES = (32, 64, 128)
+#: the MoE families whose compressed-tensors experts kvguard models (their first quantized layer is the attention's
+#: QKVParallelLinear, as in the dense models)
+MOE_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2")
+#: the names get_moe_method matches the ignore list and the targets with (0.12.0+): expert 0's projections, by the
+#: fixed names (up to 0.31.0) or the model's checkpoint names (0.32.0+: Mixtral's w1 / w3 / w2)
+_EXPERT_PROJECTIONS = ("gate_proj", "up_proj", "down_proj", "w1", "w2", "w3")
 
 
 def _bool(value: Any, default: bool) -> Optional[bool]:
@@ -93,12 +110,15 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
         if strategy in ("tensor", "channel") and w.get("block_structure") is None:
             # _is_fp8_w8a8: dynamic activations, or static per-tensor symmetric ones
             if a_dyn or (a_sym and a.get("strategy") == "tensor"):
-                return dict(out, kind="fp8")
+                return dict(out, kind="fp8", moe=_fp8_moe_form(strategy, a.get("strategy"), a_dyn, desc))
             return no(desc)
         block = w.get("block_structure")
         if strategy == "block" and a_dyn and isinstance(block, list) and len(block) == 2 and all(
                 type(b) is int and b > 0 for b in block):
-            return dict(out, kind="fp8_block", block=(block[0], block[1]))
+            moe = None if a.get("strategy") == "group" else (
+                f"compressed-tensors FP8 block weights on MoE experts with {a.get('strategy')!r} activations are "
+                f"not modelled")
+            return dict(out, kind="fp8_block", block=(block[0], block[1]), moe=moe)
         return no(desc)
     if wtype == "int" and bits in (4, 8) and a is None and fmt == "pack-quantized":
         # actorder "weight" reorders the weights only: no group index (has_g_idx is "group" only), the same
@@ -108,21 +128,45 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
         if w.get("actorder") not in (None, False, "weight") or (w.get("actorder") and strategy != "group"):
             return no(f"actorder {w.get('actorder')!r}")
         group_size = w.get("group_size")
+        # (the experts' method: path() says why it is not modelled, by release)
+        moe = "compressed-tensors integer weights on MoE experts are not modelled"
         if strategy == "channel" and group_size in (None, -1):
-            return dict(out, kind="wna16", bits=bits, group_size=-1)
+            return dict(out, kind="wna16", bits=bits, group_size=-1, moe=moe)
         if strategy == "group" and group_size in _MARLIN_GROUP_SIZES:
-            return dict(out, kind="wna16", bits=bits, group_size=group_size)
+            return dict(out, kind="wna16", bits=bits, group_size=group_size, moe=moe)
         return no(desc + f" with group_size {group_size!r}")
     return no(desc)
 
 
+def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> Optional[str]:
+    """Why the experts' FP8 method (CompressedTensorsW8A8Fp8MoEMethod) is not modelled for this form, or None.
+
+    Every release's method takes per-tensor weights with static per-tensor activations (FP8 static), or
+    per-channel weights with dynamic per-token activations (FP8_DYNAMIC); the other forms reach an assert, a
+    refusal whose message prints the compressed-tensors package's argument objects, or (dynamic per-tensor
+    activations, 0.20.0+) a kernel choice by quantization keys no real checkpoint exercises."""
+    if ((weights, activations) == ("tensor", "tensor") and not dynamic) or (
+            (weights, activations) == ("channel", "token") and dynamic):
+        return None
+    return f"the FP8 MoE experts' {desc} is not modelled (per-tensor / per-tensor or per-channel / dynamic per-token)"
+
+
 def path(kind: str, family: str, release, quantization: Optional[str], dtype: str, top: Mapping[str, Any],
-         architectures) -> str:
+         architectures, moe_unmodelled: Optional[str] = None) -> str:
     """How the release builds the layers of a modelled scheme (``fp8`` / ``fp8_block``: the FP8 checks;
     ``gptq_marlin`` / ``gptq_marlin_padded``: the Marlin layer check; ``no_scheme``: the first quantized layer
     refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
-    if family != "llama":
+    if family != "llama" and family not in MOE_FAMILIES:
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
+    if family != "llama" and kind == "wna16":
+        # which experts' method the release builds, and its checks
+        how = ("the WNA16 MoE kernel backend choice, select_wna16_moe_backend from 0.23.0: the host's kernels"
+               if release.within("0.23.0") else
+               "the fused Marlin MoE check, CompressedTensorsWNA16MarlinMoEMethod and the CompressedTensorsWNA16MoEMethod "
+               "fall-back")
+        return f"unmodelled:compressed-tensors integer weights on MoE experts ({how}) are not modelled"
+    if family != "llama" and moe_unmodelled:
+        return f"unmodelled:{moe_unmodelled}"
     if quantization not in (None, METHOD):
         return f"unmodelled:--quantization {quantization} with a compressed-tensors checkpoint is not modelled"
     if dtype != "auto":
@@ -131,12 +175,25 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         return "fp8"
     if kind == "fp8_block":
         # 0.10.2's _is_fp8_w8a8 takes no block strategy, nor does any later test: no scheme is found for the layer
-        return "fp8_block" if release.within("0.11.0") else "no_scheme"
+        if release.within("0.11.0"):
+            return "fp8_block"
+        if family == "deepseek_v2":
+            # its first quantized layers are ReplicatedLinear / the MLA projections, whose order per config kvguard
+            # does not walk for this refusal
+            return "unmodelled:compressed-tensors FP8 block weights on DeepSeek in vLLM 0.10.2 are not modelled"
+        return "no_scheme"
     model_dtype = top.get("torch_dtype") or top.get("dtype")
     if model_dtype not in ("bfloat16", "float16"):
         return (f"unmodelled:compressed-tensors integer weights with the model dtype {model_dtype!r} (the kernels' "
                 f"activation types) are not modelled")
     return "gptq_marlin_padded" if release.within("0.24.0") else "gptq_marlin"
+
+
+def may_ignore_experts(prefix: str, ignore: tuple[str, ...]) -> bool:
+    """Whether an ``ignore`` entry could name the MoE layer (``...mlp.experts``) or expert 0's projections, the
+    names ``get_moe_method`` looks up (a superset, as :func:`may_ignore`)."""
+    return may_ignore(prefix, (), ignore) or any(
+        may_ignore(f"{prefix}.0.{proj}", (), ignore) for proj in _EXPERT_PROJECTIONS)
 
 
 def may_ignore(prefix: str, shards: tuple[str, ...], ignore: tuple[str, ...]) -> bool:

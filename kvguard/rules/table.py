@@ -1856,6 +1856,13 @@ RULES = (
                    "and {ep_size} EP ranks.",
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: the MoE layer factory)",
           description="with EPLB, the experts (routed + redundant) must split evenly over the EP ranks"),
+    Check("MI_eplb_unsupported", "0.10.2", "0.11.0", stage="model_init", exc="NotImplementedError", scope="feature",
+          when=lambda state: _mi_fires(state, "MI_eplb_unsupported"),
+          template="EPLB is only supported for FP8 quantization for now.",
+          source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (the quant method must be Fp8MoEMethod or unquantized)",
+          description="--enable-eplb with compressed-tensors MoE experts: up to 0.11.0 only the fp8 method's and "
+                      "the unquantized MoE layers take EPLB (from 0.11.1 the compressed-tensors FP8 method says it "
+                      "supports EPLB)"),
     Check("MI_moe_intermediate", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_moe_intermediate"), template="",
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: vllm/model_executor/layers/fused_moe/config.py)",

@@ -281,6 +281,25 @@ def _stubs():
                 return False
 
         f8.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, TritonExpertsStandIn)
+        # the compressed-tensors FP8 MoE method imports the choice into its own module: the same stand-in, in the
+        # form the release's function returns (the backend alone up to 0.19.x, with the experts class later)
+        import importlib
+        import inspect
+
+        for ct_moe_name in ("compressed_tensors_moe", "compressed_tensors_moe.compressed_tensors_moe_w8a8_fp8"):
+            try:
+                ct_moe = importlib.import_module(
+                    f"vllm.model_executor.layers.quantization.compressed_tensors.{ct_moe_name}")
+            except Exception:  # noqa: BLE001 - not in this release
+                continue
+            if not hasattr(ct_moe, "select_fp8_moe_backend"):
+                continue
+            # (read from the oracle module's own function: the method module's may be a stand-in already)
+            if "tuple" in str(inspect.signature(oracle_fp8.select_fp8_moe_backend).return_annotation):
+                ct_moe.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON,
+                                                                 TritonExpertsStandIn)
+            else:
+                ct_moe.select_fp8_moe_backend = lambda *a, **k: oracle_fp8.Fp8MoeBackend.TRITON
     try:  # compressed-tensors FP8: the same kernel choices, stood in (they run after the geometry checks)
         import vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8 as ct8
     except Exception:  # noqa: BLE001

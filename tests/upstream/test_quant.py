@@ -11,7 +11,8 @@ device at the layout's sizes; kvguard walks its architecture data (kvguard.quant
 accepted or not, exception type and message (the model-init stage raises unwrapped).
 
 AWQ / GPTQ and compressed-tensors configs (in the forms AutoAWQ / AutoGPTQ / llm-compressor write them) on
-dense bases are built at tp 1-64 (wna16_variants, ct_variants).
+dense bases are built at tp 1-64 (wna16_variants, ct_variants); AWQ / GPTQ and compressed-tensors configs on
+MoE bases at MoE layouts (tp, tp x dp, EP, EPLB: wna16_moe_variants, ct_moe_variants).
 
 The same runner call also builds the first two configs unquantized at tp=1 and compares the
 layers the release constructs (prefix, class, sizes, in order) with kvguard's architecture data
@@ -238,6 +239,49 @@ def ct_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+#: compressed-tensors on MoE models: the bases of llm-compressor's MoE checkpoints (RedHatAI/Qwen3-30B-A3B-FP8-dynamic,
+#: Qwen3-235B-A22B-FP8-dynamic, Qwen3-30B-A3B-quantized.w4a16, Mixtral-8x7B FP8, DeepSeek-V3 style FP8 block), with
+#: the ignore lists those checkpoints carry (lm_head and the router gates, as re: patterns)
+CT_MOE_BASES = {"Qwen/Qwen3-30B-A3B": ["lm_head", "re:.*mlp.gate$"],
+                "Qwen/Qwen3-235B-A22B": ["lm_head", "re:.*mlp.gate$"],
+                "mistralai/Mixtral-8x7B-v0.1": ["lm_head", "re:.*block_sparse_moe.gate"],
+                "deepseek-ai/DeepSeek-V3": ["lm_head", "re:.*mlp.gate$"]}
+#: how many compressed-tensors MoE configs run() builds (None: half the configs); tools/quant_differential.py --ct-moe
+CT_MOE_CONFIGS: "int | None" = None
+
+
+def ct_moe_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` MoE configs (the dense layers before the first MoE layer, and one MoE layer) with compressed-tensors
+    quantization, the real checkpoints' ignore lists and, sometimes, another MoE intermediate size."""
+    out = []
+    while len(out) < n:
+        base = rng.choice(list(CT_MOE_BASES))
+        cfg = cut(catalog.lookup(base).config)
+        cfg["torch_dtype"] = "bfloat16"
+        if "moe_intermediate_size" in cfg and rng.random() < 0.4:
+            cfg["moe_intermediate_size"] = rng.choice([256, 384, 512, 640, 768, 1024, 1280, 1536, 2048])
+        elif "moe_intermediate_size" not in cfg and rng.random() < 0.4:
+            cfg["intermediate_size"] = rng.choice([6144, 11008, 14336, 16384])
+        q = ct_quantization_config(rng)
+        if q["format"] == "pack-quantized" and rng.random() < 0.6:
+            q = ct_quantization_config(rng)  # more of the FP8 presets, the llm-compressor MoE checkpoints' usual form
+        roll = rng.random()
+        q["ignore"] = list(CT_MOE_BASES[base]) if roll < 0.8 else (
+            ["lm_head"] if roll < 0.9 else ["lm_head", rng.choice(["re:.*experts.*", "re:.*mlp.gate$"])])
+        w = q["config_groups"]["group_0"]["weights"]
+        a = q["config_groups"]["group_0"]["input_activations"]
+        if a is not None and rng.random() < 0.15:
+            # forms the FP8 MoE method treats apart: per-tensor weights with dynamic per-token activations,
+            # per-channel weights with static per-token ones
+            if w["strategy"] == "channel":
+                a["dynamic"] = False
+            elif w["strategy"] == "tensor":
+                a.update(strategy="token", dynamic=True)
+        cfg["quantization_config"] = q
+        out.append(cfg)
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -278,14 +322,15 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
             "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
             "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq",
-            "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme"}
+            "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme",
+            "MI_eplb_unsupported": "ep-eplb"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     """The family a compared case counts for: the refusal's check family, else what the accepted case
     exercised (block-FP8 / EP / unquantized)."""
     q = cfg.get("quantization_config") or {}
-    moe = " moe" if any(k in cfg for k in ("num_experts", "num_local_experts")) else ""
+    moe = " moe" if any(k in cfg for k in ("num_experts", "num_local_experts", "n_routed_experts")) else ""
     if not ok and message == "" and moe and q.get("quant_method") in ("awq", "gptq"):
         return "awq-gptq-moe (bare assert)"
     if not ok:
@@ -309,7 +354,7 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
         return "ep-eplb (accepted)"
     q = cfg.get("quantization_config")
     if q and q.get("quant_method") in ("awq", "gptq", "compressed-tensors"):
-        moe = " moe" if any(k in cfg for k in ("num_experts", "num_local_experts")) else ""
+        moe = " moe" if any(k in cfg for k in ("num_experts", "num_local_experts", "n_routed_experts")) else ""
         return f"{q['quant_method']}{moe} (accepted)"
     return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
 
@@ -349,7 +394,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                 counts["undecided"] += 1
                 _note_undecided(undecided, case, lay, version, rec)
                 q = case["config"].get("quantization_config") or {}
-                moe = " moe" if any(k in case["config"] for k in ("num_experts", "num_local_experts")) else ""
+                moe = " moe" if any(k in case["config"] for k in ("num_experts", "num_local_experts",
+                                                                  "n_routed_experts")) else ""
                 key = (f"{q.get('quant_method')}{moe} (undecided)"
                        if q.get("quant_method") in ("awq", "gptq", "compressed-tensors") else None)
                 if key:
@@ -425,6 +471,12 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg["num_attention_heads"]
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
+    # compressed-tensors on MoE models: the MoE layouts (tp x dp without expert parallel, EP, EPLB)
+    ct_moe_rng = random.Random(seed * 2000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in ct_moe_variants(ct_moe_rng, max(1, n_configs // 2) if CT_MOE_CONFIGS is None else CT_MOE_CONFIGS):
+        heads = cfg["num_attention_heads"]
+        lays = [lay for lay in moe_layouts + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}] if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": ct_moe_rng.sample(lays, min(n_layouts, len(lays)))})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)
