@@ -109,6 +109,10 @@ CASES = [
      "argv": ["-tp", "2"], "layout": {"tp": 2}, "since": "0.20.0",
      "why": "GPTQ int4 experts at -tp 2 (384 per rank): the fused MoE Marlin kernel takes them and the backend "
             "selection on CUDA 9.0 picks MARLIN (after FLASHINFER_TRTLLM, SM100 only, from 0.23.0): accepted"},
+    {"id": "mi-qwen3-30b-gptq-tp16", "model": "Qwen/Qwen3-30B-A3B", "config_patch": {"quantization_config": GPTQ_INT4},
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.11.1",
+     "why": "GPTQ int4 experts at -tp 16 (768 / 16 = 48 per rank): Marlin declines them, the MoE WNA16 kernels halve "
+            "the group of 128 to 32, which does not divide 48: bare AssertionError (MI_moe_wna16_group)"},
     {"id": "mi-qwen3-30b-gptq8-tp4", "model": "Qwen/Qwen3-30B-A3B",
      "config_patch": {"quantization_config": dict(GPTQ_INT4, bits=8)}, "argv": ["-tp", "4"], "layout": {"tp": 4},
      "since": "0.20.0",
