@@ -115,7 +115,6 @@ CASES = [
             "the group of 128 to 32, which does not divide 48: bare AssertionError (MI_moe_wna16_group)"},
     {"id": "mi-qwen3-30b-gptq8-tp4", "model": "Qwen/Qwen3-30B-A3B",
      "config_patch": {"quantization_config": dict(GPTQ_INT4, bits=8)}, "argv": ["-tp", "4"], "layout": {"tp": 4},
-     "since": "0.20.0",
      "why": "GPTQ int8 experts at -tp 4 (192 per rank: a group of 128 straddles two ranks): the MoE WNA16 fall-back, "
             "whose 0.27.0-0.28.0 constructor asserts group_size -1 for 8-bit weights; later releases select TRITON"},
     {"id": "mi-qwen3-30b-awq-tp2-moe-backend-triton", "model": "Qwen/Qwen3-30B-A3B",
