@@ -512,6 +512,45 @@ def _format_gib(b) -> str:
 #: str() of the ImportError vLLM keeps when ``import ray`` fails on a host without Ray
 _RAY_IMPORT_ERR = "No module named 'ray'"
 
+# ---------------------------------------------------------------------------
+# ModelConfig._verify_quantization (kvguard.quant.verify): the checkpoint's method against --quantization
+
+_QUANT_MISMATCH = ("Quantization method specified in the model config ({checkpoint}) does not match the quantization "
+                   "method specified in the `quantization` argument ({user}).")
+_QUANT_UNKNOWN = "Unknown quantization method: {method}. Must be one of {known}."
+#: vLLM passes the format string and the method to ValueError as two arguments: str() is the tuple's repr
+_QUANT_DEPRECATED = ("('The quantization method %s is deprecated and will be removed in future versions of vLLM. To "
+                     "bypass, set `--allow-deprecated-quantization`.', {method!r})")
+
+
+def _qv(state):
+    """The outcome of ``_verify_quantization`` (kvguard.quant.verify), computed once per check."""
+    out = getattr(state, "_qv_out", None)
+    if out is None:
+        from ..quant.verify import verify
+
+        out = state._qv_out = verify(state.facts.resolved_top, state.facts.resolved, state.release,
+                                     state.layout.quantization, bool(state.layout.allow_deprecated_quantization))
+    return out
+
+
+def _qv_fires(state, check: str) -> bool:
+    """Whether ``check`` is _verify_quantization's refusal; skipped when kvguard cannot decide it (an override
+    it leaves open) or the platform is not CUDA (other platforms have overrides and method lists of their own)."""
+    out = _qv(state)
+    if out.unmodelled:
+        state.unmodelled(out.unmodelled)
+    if out.check is None:
+        return False
+    if state.need("platform") != "cuda":
+        state.unmodelled("ModelConfig's quantization checks are modelled for CUDA")
+    return out.check == check
+
+
+def _qv_values(state) -> dict:
+    return dict(_qv(state).values)
+
+
 _S_PARALLEL = "vllm/config/parallel.py"
 _S_ARGS = "vllm/engine/arg_utils.py"
 _S_MODEL = "vllm/config/model.py"
@@ -754,6 +793,23 @@ RULES = (
           source=f"{_S_MODEL}::_get_and_verify_max_len",
           description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
                       "allows"),
+    Check("MC_quant_mismatch", stage="model_config", scope="feature",
+          when=lambda state: _qv_fires(state, "MC_quant_mismatch"), bind=_qv_values,
+          template=_QUANT_MISMATCH,
+          source=f"{_S_MODEL}::ModelConfig._verify_quantization (end of __post_init__; 0.10.2: vllm/config/__init__.py)",
+          description="the checkpoint's quant_method differs from --quantization and no method's "
+                      "override_quantization_method claims the checkpoint (CUDA)"),
+    Check("MC_quant_unknown", stage="model_config", scope="feature",
+          when=lambda state: _qv_fires(state, "MC_quant_unknown"), bind=_qv_values,
+          template=_QUANT_UNKNOWN,
+          source=f"{_S_MODEL}::ModelConfig._verify_quantization",
+          description="--quantization (argparse takes any string) or the checkpoint's quant_method is not one of the "
+                      "release's QUANTIZATION_METHODS (kvguard/data/quant_methods.json)"),
+    Check("MC_quant_deprecated", "0.14.0", stage="model_config", scope="feature",
+          when=lambda state: _qv_fires(state, "MC_quant_deprecated"), bind=_qv_values,
+          template=_QUANT_DEPRECATED,
+          source=f"{_S_MODEL}::ModelConfig._verify_quantization (DEPRECATED_QUANTIZATION_METHODS)",
+          description="a deprecated quantization method without --allow-deprecated-quantization"),
     Check("MC_max_len_positive", "0.23.0", stage="model_config", scope="other",
           when=lambda state: state.len_final is not None and state.len_final < 1,
           bind=lambda state: {"len_final_type": type(state.len_final).__name__},

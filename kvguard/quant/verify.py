@@ -1,0 +1,157 @@
+"""ModelConfig's quantization checks: ``ModelConfig._verify_quantization``, 0.10.2 – 0.33.0.
+
+Mirrors vllm/config/__init__.py (0.10.2) and vllm/config/model.py (0.11.0+), ``_verify_quantization``,
+which runs at the end of ``ModelConfig.__post_init__`` (after the maximum length): the checkpoint's
+quantization method (``quantization_config``, else ``compression_config``, else the text config's;
+``quant_method`` lower-cased, ``compressed_tensors`` spelled ``compressed-tensors``; from 0.11.0 an
+empty method reads as None), the override loop (a method whose ``override_quantization_method``
+claims the checkpoint becomes the method, so it never mismatches), then three refusals, each a
+``ValueError`` that pydantic wraps (``ModelConfig``):
+
+- the checkpoint's method differs from ``--quantization``;
+- the method is not one of the release's ``QUANTIZATION_METHODS`` (``--quantization`` takes any string:
+  argparse has no choices for it), the list printed in the message (kvguard/data/quant_methods.json);
+- 0.14.0+: a deprecated method without ``--allow-deprecated-quantization`` (vLLM passes the format string
+  and the method as two arguments to ``ValueError``: the message is the tuple's repr).
+
+The platform's own ``verify_quantization`` accepts every method on CUDA (no list of supported methods).
+
+What is decided: checkpoints without quantization and those whose method no override claims for the
+``--quantization`` given on CUDA.  The overrides kvguard leaves open (reported as not modelled): ModelOpt,
+auto-round and MXFP4 checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), ``humming``,
+``gguf`` (0.20.0 – 0.23.0) and ``moe_wna16`` requested for an AWQ / GPTQ checkpoint; AWQ / GPTQ
+checkpoints with one of their own method names (or none) take the Marlin conversion, which
+:mod:`kvguard.quant` decides later (``deferred``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+from ..record import Record, field
+
+__all__ = ["VerifyOutcome", "checkpoint_method", "methods", "verify"]
+
+_DATA = Path(__file__).resolve().parent.parent / "data" / "quant_methods.json"
+
+#: the --quantization names with which an AWQ / GPTQ checkpoint goes through its family's overrides
+_AWQ_NAMES = frozenset({"awq", "awq_marlin", "auto_awq", "marlin"})
+_GPTQ_NAMES = frozenset({"gptq", "gptq_marlin", "auto_gptq", "marlin", "gptq_marlin_24", "gptq_bitblas", "bitblas"})
+
+
+@lru_cache(maxsize=1)
+def _ranges() -> list[dict]:
+    with open(_DATA, encoding="utf-8") as fh:
+        return json.load(fh)["ranges"]
+
+
+def methods(release) -> tuple[list[str], list[str]]:
+    """(QUANTIZATION_METHODS, DEPRECATED_QUANTIZATION_METHODS) of a release."""
+    for row in _ranges():
+        if release.within(row["since"], row["until"]):
+            return row["methods"], row["deprecated"]
+    raise LookupError(f"no quantization methods for vLLM {release.version}")
+
+
+class VerifyOutcome(Record):
+    """``check`` (a rule id of the model_config stage) and ``values`` of the refusal, or ``check=None``;
+    ``quantization``: the method ModelConfig ends with (when known); ``deferred``: an AWQ / GPTQ override
+    decides it (kvguard.quant's kernel path); ``unmodelled``: why kvguard cannot decide."""
+
+    check: Optional[str] = None
+    values: Mapping[str, Any] = field(default_factory=dict)
+    quantization: Optional[str] = None
+    deferred: bool = False
+    unmodelled: Optional[str] = None
+
+
+class _NotModelled(Exception):
+    pass
+
+
+def _read_config(top: Mapping[str, Any]) -> Optional[Mapping[str, Any]]:
+    """``quantization_config``, else ``compression_config`` of one config level (None: neither)."""
+    for key in ("quantization_config", "compression_config"):
+        if key in top:
+            value = top[key]
+            if not isinstance(value, Mapping):
+                raise _NotModelled(f"a {key} that is not a mapping ({type(value).__name__}) is not modelled")
+            if key == "quantization_config" and (
+                    "producer" in value or isinstance(value.get("quantization"), Mapping)):
+                raise _NotModelled("a ModelOpt quantization_config (producer / quantization keys) is not modelled")
+            return value
+    return None
+
+
+def checkpoint_method(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
+                      ) -> tuple[Optional[Mapping[str, Any]], Optional[str]]:
+    """(the checkpoint's quantization config, its method as ``_verify_quantization`` reads it); (None, None)
+    without one.  Raises _NotModelled for what kvguard does not read."""
+    cfg = _read_config(resolved_top)
+    if cfg is None and isinstance(resolved_top.get("text_config"), Mapping):
+        cfg = _read_config(resolved_top["text_config"])
+    elif cfg is None and resolved is not resolved_top and _read_config(resolved) is not None:
+        # a text config kvguard resolved from another key: vLLM reads only ``text_config``
+        raise _NotModelled("a quantization config in a sub-config other than text_config is not modelled")
+    if cfg is None:
+        return None, None
+    raw = cfg.get("quant_method", "")
+    if not isinstance(raw, str):
+        raise _NotModelled(f"a quant_method that is not a string ({raw!r}) is not modelled")
+    method = raw.lower().replace("compressed_tensors", "compressed-tensors")
+    return cfg, method
+
+
+def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str], release) -> Optional[str]:
+    """Why an override might claim the checkpoint (kvguard leaves it open), else None."""
+    if method.startswith("modelopt") or method in ("auto-round", "mxfp4", "gpt_oss_mxfp4"):
+        return f"a {method} checkpoint (its override_quantization_method) is not modelled"
+    if not release.within("0.16.0") and ("checkpoint_format" in cfg or "is_bitblas_format" in cfg):
+        return "a checkpoint_format / is_bitblas_format key (the BitBLAS and Marlin-24 overrides) is not modelled"
+    if user == "humming" and release.within("0.20.0"):
+        return "--quantization humming (its override) is not modelled"
+    if user == "gguf" and release.within("0.20.0", "0.23.0"):
+        return "--quantization gguf (its override) is not modelled"
+    if user == "moe_wna16" and method in ("awq", "gptq"):
+        return f"--quantization moe_wna16 with a {method} checkpoint (its override) is not modelled"
+    return None
+
+
+def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
+           allow_deprecated: bool = False) -> VerifyOutcome:
+    """``_verify_quantization`` on CUDA for ``--quantization user``."""
+    try:
+        cfg, method = checkpoint_method(resolved_top, resolved, release)
+    except _NotModelled as exc:
+        return VerifyOutcome(unmodelled=str(exc))
+    quantization = user
+    if cfg is not None and method is not None:
+        why = _override_left_open(cfg, method, user, release)
+        if why is not None:
+            known, deprecated = methods(release)
+            if user is None and method in known and method not in deprecated:
+                # without --quantization nothing can mismatch, and every override names a current method
+                return VerifyOutcome(deferred=True)
+            return VerifyOutcome(unmodelled=why)
+        if (method == "awq" and (user is None or user in _AWQ_NAMES)) or \
+                (method == "gptq" and (user is None or user in _GPTQ_NAMES)):
+            # the Marlin conversion (an override) or the method as named: kvguard.quant's kernel path
+            return VerifyOutcome(quantization=user, deferred=True)
+        read: Optional[str] = method
+        if method == "" and release.within("0.11.0"):
+            read = None
+        if user is None:
+            quantization = read
+        elif user != read:
+            return VerifyOutcome("MC_quant_mismatch", {"checkpoint": read, "user": user})
+    if quantization is not None:
+        known, deprecated = methods(release)
+        if quantization not in known:
+            return VerifyOutcome("MC_quant_unknown", {"method": quantization, "known": known})
+        if release.within("0.14.0") and quantization in deprecated and not allow_deprecated:
+            return VerifyOutcome("MC_quant_deprecated", {"method": quantization})
+    return VerifyOutcome(quantization=quantization)
