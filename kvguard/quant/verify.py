@@ -18,10 +18,12 @@ The platform's own ``verify_quantization`` accepts every method on CUDA (no list
 
 What is decided: checkpoints without quantization and those whose method no override claims for the
 ``--quantization`` given on CUDA.  The overrides kvguard leaves open (reported as not modelled): ModelOpt,
-auto-round and MXFP4 checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), ``humming``,
-``gguf`` (0.20.0 – 0.23.0) and ``moe_wna16`` requested for an AWQ / GPTQ checkpoint; AWQ / GPTQ
-checkpoints with one of their own method names (or none) take the Marlin conversion, which
-:mod:`kvguard.quant` decides later (``deferred``).
+auto-round and MXFP4 checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's FP8 override (0.20.0+: an FP8
+checkpoint of a ``deepseek_v4*`` model, or ``--quantization deepseek_v4_fp8``), ``humming``,
+``gguf`` (0.20.0 – 0.23.0) and ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of
+an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
+GPTQ's BitBLAS conversion (up to 0.15.1, a host fact).  An AWQ / GPTQ checkpoint an override claims (or
+named as it is) goes on to :mod:`kvguard.quant`'s kernel path (``deferred``).
 """
 
 from __future__ import annotations
@@ -37,10 +39,6 @@ from ..record import Record, field
 __all__ = ["VerifyOutcome", "checkpoint_method", "methods", "verify"]
 
 _DATA = Path(__file__).resolve().parent.parent / "data" / "quant_methods.json"
-
-#: the --quantization names with which an AWQ / GPTQ checkpoint goes through its family's overrides
-_AWQ_NAMES = frozenset({"awq", "awq_marlin", "auto_awq", "marlin"})
-_GPTQ_NAMES = frozenset({"gptq", "gptq_marlin", "auto_gptq", "marlin", "gptq_marlin_24", "gptq_bitblas", "bitblas"})
 
 
 @lru_cache(maxsize=1)
@@ -106,7 +104,8 @@ def checkpoint_method(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
     return cfg, method
 
 
-def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str], release) -> Optional[str]:
+def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str], model_type: Any,
+                        release) -> Optional[str]:
     """Why an override might claim the checkpoint (kvguard leaves it open), else None."""
     if method.startswith("modelopt") or method in ("auto-round", "mxfp4", "gpt_oss_mxfp4"):
         return f"a {method} checkpoint (its override_quantization_method) is not modelled"
@@ -116,31 +115,73 @@ def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str]
         return "--quantization humming (its override) is not modelled"
     if user == "gguf" and release.within("0.20.0", "0.23.0"):
         return "--quantization gguf (its override) is not modelled"
+    if release.within("0.20.0") and method in ("fp8", "deepseek_v4_fp8", "quark") and (
+            user == "deepseek_v4_fp8" or str(model_type).startswith("deepseek_v4")):
+        return f"the DeepSeek-V4 FP8 override of a {method} checkpoint is not modelled"
     if user == "moe_wna16" and method in ("awq", "gptq"):
         return f"--quantization moe_wna16 with a {method} checkpoint (its override) is not modelled"
     return None
 
 
+#: the Marlin group sizes every release's check_marlin_supported takes (an AWQ or GPTQ checkpoint with one of
+#: these, 4-bit with zero points (AWQ) or 4/8-bit symmetric (GPTQ), converts on compute capability 9.0)
+_MARLIN_GROUPS = (32, 64, 128)
+
+
+def _wna16_override(cfg: Mapping[str, Any], method: str, user: Optional[str], release) -> Optional[bool]:
+    """Whether an override claims an AWQ / GPTQ checkpoint for ``--quantization user`` (another name than the
+    checkpoint's) on CUDA, compute capability 9.0; None: kvguard cannot tell.  0.24.0+ (AWQ) / 0.22.0+ (GPTQ):
+    one unified method claims every checkpoint of the family for the family's names; before, the Marlin
+    method claims it for ``marlin`` and its own name when the checkpoint fits Marlin, and (up to 0.15.1) the
+    GPTQ BitBLAS method for ``bitblas`` / ``gptq_bitblas`` when the BitBLAS package takes it (a host fact)."""
+    if method == "awq":
+        if release.within("0.24.0"):
+            return user in ("awq_marlin", "auto_awq", "marlin")
+        if user not in ("awq_marlin", "marlin"):
+            return False
+        fits = (cfg.get("bits") == 4 and cfg.get("zero_point") is True and cfg.get("group_size") in _MARLIN_GROUPS)
+        return True if fits else None
+    if release.within("0.22.0"):
+        return user in ("gptq_marlin", "auto_gptq", "marlin")
+    if user in ("bitblas", "gptq_bitblas") and not release.within("0.16.0"):
+        return None
+    if user not in ("gptq_marlin", "marlin"):
+        return False
+    fits = (cfg.get("bits") in (4, 8) and cfg.get("sym") is True and type(cfg.get("desc_act")) is bool
+            and cfg.get("group_size") in (-1, *_MARLIN_GROUPS))
+    return True if fits else None
+
+
 def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
            allow_deprecated: bool = False) -> VerifyOutcome:
-    """``_verify_quantization`` on CUDA for ``--quantization user``."""
+    """``_verify_quantization`` on CUDA for ``--quantization user`` (lower-cased first, as ModelConfig's field
+    validator does)."""
     try:
         cfg, method = checkpoint_method(resolved_top, resolved, release)
     except _NotModelled as exc:
         return VerifyOutcome(unmodelled=str(exc))
+    if isinstance(user, str):
+        user = user.lower()  # ModelConfig's field validator (validate_quantization_before)
     quantization = user
     if cfg is not None and method is not None:
-        why = _override_left_open(cfg, method, user, release)
+        why = _override_left_open(cfg, method, user, resolved_top.get("model_type"), release)
         if why is not None:
             known, deprecated = methods(release)
             if user is None and method in known and method not in deprecated:
                 # without --quantization nothing can mismatch, and every override names a current method
                 return VerifyOutcome(deferred=True)
             return VerifyOutcome(unmodelled=why)
-        if (method == "awq" and (user is None or user in _AWQ_NAMES)) or \
-                (method == "gptq" and (user is None or user in _GPTQ_NAMES)):
-            # the Marlin conversion (an override) or the method as named: kvguard.quant's kernel path
+        if method in ("awq", "gptq") and (user is None or user == method):
+            # the method as named or the Marlin conversion (an override): kvguard.quant's kernel path
             return VerifyOutcome(quantization=user, deferred=True)
+        if method in ("awq", "gptq"):
+            claimed = _wna16_override(cfg, method, user, release)
+            if claimed is None:
+                return VerifyOutcome(unmodelled=f"whether an override claims the {method} checkpoint for "
+                                                f"--quantization {user} (its Marlin / BitBLAS compatibility) is not "
+                                                f"modelled")
+            if claimed:
+                return VerifyOutcome(quantization=user, deferred=True)
         read: Optional[str] = method
         if method == "" and release.within("0.11.0"):
             read = None

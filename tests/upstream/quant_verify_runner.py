@@ -13,7 +13,8 @@ The outcome is the exception (oracle_runner.describe: pydantic's ValidationError
 
 The host is the default one, CUDA with compute capability 9.0: the quantization modules see the stand-in
 of quant_runner (their overrides ask ``current_platform``: the CPU AWQ / GPTQ methods must not claim the
-checkpoint, Marlin's conversion reads the capability) and the platform's ``verify_quantization`` is
+checkpoint, Marlin's conversion reads the capability; the IPEX method's override, up to 0.15.1, too) and the
+platform's ``verify_quantization`` is
 CUDA's (no list of supported methods: it accepts every method).
 
 This file must not import kvguard.
@@ -31,6 +32,21 @@ warnings.filterwarnings("ignore")
 logging.disable(logging.CRITICAL)
 
 
+def _ipex_sees_cuda_90():
+    """The IPEX method's override (up to 0.15.1) claims every AWQ / GPTQ checkpoint on a CPU or XPU platform:
+    on the default host (CUDA) it does not."""
+    import importlib
+
+    from quant_runner import _cuda_90_stand_in
+
+    try:
+        mod = importlib.import_module("vllm.model_executor.layers.quantization.ipex_quant")
+    except Exception:  # noqa: BLE001 - not in this release
+        return
+    if "current_platform" in mod.__dict__:
+        mod.current_platform = _cuda_90_stand_in()
+
+
 def main(cases_path, out_path):
     spec = json.load(open(cases_path))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -41,6 +57,7 @@ def main(cases_path, out_path):
     from quant_runner import _quant_modules_see_cuda_90, _setup
 
     _setup()
+    _ipex_sees_cuda_90()
     from vllm.config import ModelConfig
 
     results = []
@@ -57,6 +74,7 @@ def main(cases_path, out_path):
         if case.get("allow_deprecated_quantization"):
             kwargs["allow_deprecated_quantization"] = True
         _quant_modules_see_cuda_90()
+        _ipex_sees_cuda_90()
         try:
             mc = ModelConfig(**kwargs)
         except BaseException as exc:  # noqa: BLE001

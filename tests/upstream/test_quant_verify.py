@@ -1,0 +1,136 @@
+"""ModelConfig's quantization checks: kvguard vs the release's own ModelConfig, on generated inputs.
+
+Inputs: real checkpoints' configs (kvguard's catalog: unquantized, FP8, AWQ, compressed-tensors; plus a
+GPTQ and a few variants of the quantization config: no ``quant_method``, an upper-case or
+``compressed_tensors`` spelling, a method the release does not know, a deprecated one) crossed with
+``--quantization`` values (none, the release's methods, a few it does not know) and
+``--allow-deprecated-quantization``.  ``tests/upstream/quant_verify_runner.py`` builds
+``ModelConfig(model=dir, quantization=…)`` in the release's oracle (the quantization modules see CUDA
+with compute capability 9.0: the default host); kvguard must give the same refusal (exception type,
+message, pydantic wrapping), or accept when ModelConfig accepts.  A case kvguard leaves undecided (a
+skipped ``MC_quant_*`` check) is counted apart, never as agreement; every mismatch fails.
+
+Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0").  Size: KVG_QVERIFY_CASES per release (default
+24; ``python -m tests.upstream.test_quant_verify V1 V2 …`` runs more).  Reports:
+KVG_DIFF_REPORT_DIR/quant-verify-<release>.json.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import sys
+
+import pytest
+
+import kvguard
+from kvguard import catalog
+from kvguard.launch.layout import Host
+from kvguard.quant.verify import methods
+from kvguard.rules.check import resolve_release
+
+from ._oracle import oracle_or_skip as _python
+from ._oracle import run_runner
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.28.0").split()
+
+_BASES = ("Qwen/Qwen3-8B", "Qwen/Qwen3-32B-FP8", "Qwen/Qwen2.5-72B-Instruct-AWQ", "Qwen/Qwen3-30B-A3B-FP8")
+_GPTQ = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True}
+_NOT_METHODS = ("foo", "FP8", "awq-marlin", "bitsandbytes", "gguf", "ipex", "cpu_awq", "deepspeedfp")
+
+
+def _configs() -> list[tuple[str, dict]]:
+    entries = {e.id: e.config for e in catalog.entries()}
+    out = [(name, entries[name]) for name in _BASES]
+    plain = entries["Qwen/Qwen3-8B"]
+    out.append(("gptq", dict(plain, quantization_config=dict(_GPTQ))))
+    out.append(("no-method", dict(plain, quantization_config={"bits": 4})))
+    out.append(("upper-FP8", dict(plain, quantization_config={"quant_method": "FP8", "activation_scheme": "dynamic"})))
+    out.append(("ct-underscore", dict(plain, quantization_config={"quant_method": "compressed_tensors",
+                                                                    "config_groups": {}})))
+    out.append(("unknown-method", dict(plain, quantization_config={"quant_method": "bogus"})))
+    out.append(("fbgemm", dict(plain, quantization_config={"quant_method": "fbgemm_fp8"})))
+    out.append(("compression-config", dict(plain, compression_config={"quant_method": "compressed-tensors"})))
+    return out
+
+
+def generate(seed: int, version: str, n: int) -> list[dict]:
+    rng = random.Random(f"{seed}-{version}")
+    known, deprecated = methods(resolve_release(version))
+    users = [None, None, *known, *deprecated, *_NOT_METHODS, "fp8", "awq", "gptq", "compressed-tensors"]
+    configs = _configs()
+    cases = []
+    for i in range(n):
+        name, cfg = configs[i % len(configs)] if i < len(configs) else rng.choice(configs)
+        user = rng.choice(users)
+        cases.append({"id": f"{i}-{name}-{user}", "config": copy.deepcopy(cfg), "quantization": user,
+                      "allow_deprecated_quantization": rng.random() < 0.25})
+    return cases
+
+
+def _oracle_view(rec: dict) -> dict:
+    if rec["stage"] == "ok":
+        return {"ok": True}
+    return {"ok": False, "exc_type": rec["exc_type"], "message": rec["message"], "wrapped_by": rec.get("wrapped_by")}
+
+
+def kvguard_view(case: dict, version: str) -> "dict | None":
+    """kvguard's answer for ModelConfig, None when kvguard leaves it undecided."""
+    fields = {"quantization": case["quantization"]}
+    if case["allow_deprecated_quantization"] and resolve_release(version).within("0.14.0"):
+        fields["allow_deprecated_quantization"] = True
+    verdict = kvguard.check(case["config"], vllm_version=version, host=Host.standard(), **fields)
+    if not verdict.ok and verdict.stage == "model_config":
+        return {"ok": False, "exc_type": verdict.exc_type, "message": verdict.message,
+                "wrapped_by": verdict.wrapped_by}
+    if any(s.check.startswith("MC_quant") for s in verdict.skipped):
+        return None
+    return {"ok": True}
+
+
+def compare(version: str, cases: list[dict], records: list[dict]) -> dict:
+    out = {"version": version, "agree": 0, "undecided": 0, "disagree": [], "undecided_cases": []}
+    for case, rec in zip(cases, records):
+        want = _oracle_view(rec)
+        got = kvguard_view(case, version)
+        if got is None:
+            out["undecided"] += 1
+            out["undecided_cases"].append({"id": case["id"], "oracle": want})
+        elif got == want:
+            out["agree"] += 1
+        else:
+            out["disagree"].append({"id": case["id"], "oracle": want, "kvguard": got})
+    return out
+
+
+def run(version: str, n: int, seed: int) -> dict:
+    python, python_env = _python(version)
+    cases = generate(seed, version, n)
+    records = run_runner("quant_verify_runner.py", python, python_env, cases)
+    return compare(version, cases, records)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_quant_verify_agrees_with_real_vllm(version):
+    n = int(os.environ.get("KVG_QVERIFY_CASES", "24"))
+    seed = int(os.environ.get("KVG_DIFF_SEED", "7"))
+    report = run(version, n, seed)
+    out = os.environ.get("KVG_DIFF_REPORT_DIR")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, f"quant-verify-{version}.json"), "w") as fh:
+            json.dump(report, fh, indent=1)
+    assert not report["disagree"], json.dumps(report["disagree"][:5], indent=1)
+    assert report["agree"] > 0
+
+
+if __name__ == "__main__":
+    for v in sys.argv[1:] or VERSIONS:
+        r = run(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")), int(os.environ.get("KVG_DIFF_SEED", "7")))
+        print(v, "agree", r["agree"], "undecided", r["undecided"], "disagree", len(r["disagree"]))
+        for d in r["disagree"][:6]:
+            print("  ", json.dumps(d)[:600])
