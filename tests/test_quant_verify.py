@@ -49,9 +49,17 @@ def test_cli_exit_status_of_the_mismatch(capsys):
     status = run(["check", "--vllm-version", "0.28.0", "--format", "json", "--", "vllm", "serve",
                   "Qwen/Qwen3-32B-FP8", "-tp", "2", "--quantization", "awq"])
     out = json.loads(capsys.readouterr().out)
-    assert status == 1 and out["check"] == "MC_quant_mismatch" and "platform='cuda'" in out["assumptions"]
+    assert status == 1 and out["check"] == "MC_quant_mismatch"
+    # no override reads the platform for an FP8 checkpoint: decided on any host
     status = run(["check", "--vllm-version", "0.28.0", "--format", "json", "--unknown-host", "--", "vllm", "serve",
                   "Qwen/Qwen3-32B-FP8", "-tp", "2", "--quantization", "awq"])
+    assert status == 1 and json.loads(capsys.readouterr().out)["check"] == "MC_quant_mismatch"
+    # an AWQ checkpoint: the CPU / XPU platforms have AWQ methods whose overrides claim it
+    argv = ["vllm", "serve", "Qwen/Qwen2.5-72B-Instruct-AWQ", "-tp", "2", "--quantization", "gptq"]
+    status = run(["check", "--vllm-version", "0.28.0", "--format", "json", "--", *argv])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 1 and out["check"] == "MC_quant_mismatch" and "platform='cuda'" in out["assumptions"]
+    status = run(["check", "--vllm-version", "0.28.0", "--format", "json", "--unknown-host", "--", *argv])
     out = json.loads(capsys.readouterr().out)
     assert status == 0 and "MC_quant_mismatch" in [s["check"] for s in out["skipped"]]
 

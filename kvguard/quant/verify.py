@@ -65,6 +65,9 @@ class VerifyOutcome(Record):
     quantization: Optional[str] = None
     deferred: bool = False
     unmodelled: Optional[str] = None
+    #: the answer holds for CUDA only: it read an AWQ / GPTQ override (CPU / XPU methods of their own claim
+    #: those checkpoints) or passed the platform's verify_quantization (other platforms list their methods)
+    reads_platform: bool = False
 
 
 class _NotModelled(Exception):
@@ -182,6 +185,7 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
                                                 f"modelled")
             if claimed:
                 return VerifyOutcome(quantization=user, deferred=True)
+            return VerifyOutcome("MC_quant_mismatch", {"checkpoint": method, "user": user}, reads_platform=True)
         read: Optional[str] = method
         if method == "" and release.within("0.11.0"):
             read = None
@@ -194,5 +198,5 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
         if quantization not in known:
             return VerifyOutcome("MC_quant_unknown", {"method": quantization, "known": known})
         if release.within("0.14.0") and quantization in deprecated and not allow_deprecated:
-            return VerifyOutcome("MC_quant_deprecated", {"method": quantization})
-    return VerifyOutcome(quantization=quantization)
+            return VerifyOutcome("MC_quant_deprecated", {"method": quantization}, reads_platform=True)
+    return VerifyOutcome(quantization=quantization, reads_platform=quantization is not None)

@@ -536,14 +536,16 @@ def _qv(state):
 
 def _qv_fires(state, check: str) -> bool:
     """Whether ``check`` is _verify_quantization's refusal; skipped when kvguard cannot decide it (an override
-    it leaves open) or the platform is not CUDA (other platforms have overrides and method lists of their own)."""
+    it leaves open) or when the answer read the platform and the platform is not CUDA."""
     out = _qv(state)
     if out.unmodelled:
         state.unmodelled(out.unmodelled)
     if out.check is None:
         return False
-    if state.need("platform") != "cuda":
-        state.unmodelled("ModelConfig's quantization checks are modelled for CUDA")
+    if out.reads_platform and state.need("platform") != "cuda":
+        # the CPU / XPU platforms have AWQ / GPTQ overrides and lists of supported methods of their own
+        state.unmodelled("ModelConfig's quantization checks of AWQ / GPTQ checkpoints and its deprecated methods "
+                         "are modelled for CUDA")
     return out.check == check
 
 
