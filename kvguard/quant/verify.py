@@ -200,3 +200,114 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
         if release.within("0.14.0") and quantization in deprecated and not allow_deprecated:
             return VerifyOutcome("MC_quant_deprecated", {"method": quantization}, reads_platform=True)
     return VerifyOutcome(quantization=quantization, reads_platform=quantization is not None)
+
+
+# ---------------------------------------------------------------------------
+# VllmConfig._get_quantization_config (vllm/config/vllm.py; 0.10.2: vllm/config/__init__.py), run by
+# VllmConfig.__post_init__ after ModelConfig.verify_with_parallel_config: the method's minimum GPU capability,
+# then the model's dtype against the method's activation dtypes
+
+#: get_supported_act_dtypes() of the methods kvguard names, as vLLM prints them (the same in every release that
+#: has the method: awq 0.10.2 – 0.23.0, gptq 0.10.2 – 0.21.0, auto_awq 0.24.0+, auto_gptq 0.22.0+)
+_ACT_DTYPES = {
+    "fp8": ("bfloat16", "float16"),
+    "awq": ("float16",),
+    "gptq": ("float16",),
+    "awq_marlin": ("float16", "bfloat16"),
+    "gptq_marlin": ("float16", "bfloat16"),
+    "auto_awq": ("float16", "bfloat16"),
+    "auto_gptq": ("float16", "bfloat16"),
+    "compressed-tensors": ("float32", "float16", "bfloat16"),
+}
+#: get_min_capability() of those methods is at most 80 in every release (kvguard.rules.table reads the host's)
+
+#: --dtype as ModelConfig maps an explicit value (_STR_DTYPE_TO_TORCH_DTYPE)
+_EXPLICIT_DTYPES = {"half": "float16", "float16": "float16", "float": "float32", "float32": "float32",
+                    "bfloat16": "bfloat16"}
+
+def _method_built(cfg_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
+                  out: VerifyOutcome) -> "str | None":
+    """The ``quantization`` VllmConfig builds the config of (None: none); raises _NotModelled when kvguard
+    cannot tell which method an AWQ / GPTQ override chose."""
+    if not out.deferred:
+        return out.quantization
+    cfg, method = checkpoint_method(cfg_top, resolved, release)
+    if cfg is None or method not in ("awq", "gptq"):
+        raise _NotModelled("the method an override chose for this checkpoint is not modelled")
+    if user is not None:
+        user = user.lower()
+    unified = "0.24.0" if method == "awq" else "0.22.0"
+    if release.within(unified):
+        return f"auto_{method}"
+    if user == method:
+        return method  # the method as named (the Marlin override does not take its plain name)
+    if user is None:
+        # the Marlin override claims a checkpoint that fits Marlin (when it plainly does)
+        user = "marlin"
+    if _wna16_override(cfg, method, user, release):
+        return f"{method}_marlin"
+    raise _NotModelled(f"whether the Marlin conversion claims the {method} checkpoint is not modelled")
+
+
+def _model_dtype(top: Mapping[str, Any], model_type: Any, dtype: str) -> str:
+    """The model's dtype as ModelConfig resolves it on CUDA, compute capability 9.0 (bfloat16 and float16
+    both supported): an explicit --dtype as it maps, else the checkpoint's bfloat16 / float16."""
+    dtype = str(dtype).lower()
+    if dtype in _EXPLICIT_DTYPES:
+        return _EXPLICIT_DTYPES[dtype]
+    if dtype != "auto":
+        raise _NotModelled(f"--dtype {dtype} is not modelled")
+    config = top.get("dtype") or top.get("torch_dtype")
+    if config == "bfloat16":
+        return "bfloat16"
+    if config == "float16" and model_type not in ("gemma2", "gemma3", "gemma3_text", "glm4", "plamo2"):
+        return "float16"
+    if config is None:
+        # vLLM then reads the text / vision / encoder config's dtype, else the weights' safetensors metadata
+        raise _NotModelled("the model dtype of a checkpoint whose config.json has no dtype (vLLM reads the weights' "
+                           "safetensors metadata) is not modelled")
+    raise _NotModelled(f"the dtype --dtype auto resolves for a checkpoint of dtype {config!r} (the platform's "
+                       f"preferred dtype, the pooling runner) is not modelled")
+
+
+def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], method: str) -> Optional[str]:
+    """Why the method's config (built from the checkpoint's quantization config before the checks) may refuse
+    the checkpoint first, or None."""
+    from . import scheme_of
+
+    scheme = scheme_of(resolved_top, resolved)
+    if scheme is None or not scheme.modelled:
+        return f"building the {method} config from this quantization_config is not modelled"
+    if scheme.method == "fp8":
+        cfg = resolved_top.get("quantization_config") or {}
+        if cfg.get("activation_scheme") not in ("static", "dynamic"):
+            return "an FP8 quantization_config without a static / dynamic activation_scheme is not modelled"
+    return None
+
+
+def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
+                      dtype: str, out: VerifyOutcome) -> tuple[Optional[dict], Optional[str]]:
+    """(template values of the activation-dtype refusal or None, why kvguard cannot decide or None) for a
+    launch ModelConfig accepted (``out``: its quantization outcome)."""
+    try:
+        method = _method_built(resolved_top, resolved, release, user, out)
+        if method is None:
+            return None, None
+        if method not in _ACT_DTYPES:
+            return None, f"VllmConfig's capability and activation-dtype checks of quantization method {method} are " \
+                         f"not modelled"
+        if out.quantization is not None and out.quantization == user and resolved_top.get("quantization_config") \
+                is None and "compression_config" not in resolved_top:
+            return None, (f"online quantization (--quantization {user} of an unquantized checkpoint): the method's "
+                          f"config and its activation dtypes are not modelled")
+        why = _config_unread(resolved_top, resolved, method)
+        if why is not None:
+            return None, why
+        model = _model_dtype(resolved_top, resolved_top.get("model_type"), dtype)
+    except _NotModelled as exc:
+        return None, str(exc)
+    supported = _ACT_DTYPES[method]
+    if model in supported:
+        return None, None
+    return {"dtype": model, "method": method,
+            "supported": "[" + ", ".join(f"torch.{d}" for d in supported) + "]"}, None

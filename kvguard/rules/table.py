@@ -518,6 +518,7 @@ _RAY_IMPORT_ERR = "No module named 'ray'"
 _QUANT_MISMATCH = ("Quantization method specified in the model config ({checkpoint}) does not match the quantization "
                    "method specified in the `quantization` argument ({user}).")
 _QUANT_UNKNOWN = "Unknown quantization method: {method}. Must be one of {known}."
+_QUANT_ACT_DTYPE = "torch.{dtype} is not supported for quantization method {method}. Supported dtypes: {supported}"
 #: vLLM passes the format string and the method to ValueError as two arguments: str() is the tuple's repr
 _QUANT_DEPRECATED = ("('The quantization method %s is deprecated and will be removed in future versions of vLLM. To "
                      "bypass, set `--allow-deprecated-quantization`.', {method!r})")
@@ -551,6 +552,31 @@ def _qv_fires(state, check: str) -> bool:
 
 def _qv_values(state) -> dict:
     return dict(_qv(state).values)
+
+
+def _act_dtype(state):
+    """VllmConfig._get_quantization_config's activation-dtype refusal (kvguard.quant.verify), once per check."""
+    out = getattr(state, "_qd_out", None)
+    if out is None:
+        from ..quant.verify import act_dtype_refusal
+
+        out = state._qd_out = act_dtype_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
+                                                state.layout.quantization, state.layout.dtype, _qv(state))
+    return out
+
+
+def _act_dtype_refused(state) -> bool:
+    values, why = _act_dtype(state)
+    if why is not None:
+        if _qv(state).quantization is None and not _qv(state).deferred:
+            return False  # no quantization: no quantization config is built
+        state.unmodelled(why)
+    if values is None:
+        return False
+    # the method's minimum capability (at most 80 for the methods modelled) and the dtypes are CUDA's
+    if state.need("platform") != "cuda" or state.need("gpu_capability") < 80:
+        state.unmodelled("VllmConfig's quantization checks are modelled for CUDA, compute capability 80 or more")
+    return True
 
 
 _S_PARALLEL = "vllm/config/parallel.py"
@@ -1634,6 +1660,14 @@ RULES = (
                    "the swap space.",
           source="vllm/config/cache.py::CacheConfig.verify_with_parallel_config",
           description="tp x --swap-space must stay within 70% of the host's CPU memory"),
+    Check("VC_quant_act_dtype", stage="verify", scope="feature",
+          when=_act_dtype_refused, bind=lambda state: dict(_act_dtype(state)[0] or {}),
+          template=_QUANT_ACT_DTYPE,
+          source=f"{_S_VLLM}::VllmConfig._get_quantization_config (after verify_with_parallel_config; 0.10.2: "
+                 f"vllm/config/__init__.py)",
+          description="the model's dtype (--dtype, else the checkpoint's) is not one of the quantization method's "
+                      "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32); "
+                      "the minimum GPU capability passes on compute capability 80+"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
           when=lambda state: state.async_scheduling is True and state.pp > 1,
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",

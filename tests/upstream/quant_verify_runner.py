@@ -3,13 +3,16 @@
 usage: python quant_verify_runner.py CASES.json OUT.json
 
 CASES: {"cases": [{"id", "config": {...config.json...}, "quantization": str | null, "dtype": str | null,
-        "allow_deprecated_quantization": bool}]}
+        "allow_deprecated_quantization": bool, "vllm_config": bool}]}
 
 Per case one ``ModelConfig(model=<dir with config.json>, quantization=…, dtype=…)`` (offline, tokenizer
 init skipped): ``_verify_quantization`` (the checkpoint's ``quant_method``, the override loop, the
 mismatch, unknown-method and deprecated-method refusals) runs at the end of its ``__post_init__``.
-The outcome is the exception (oracle_runner.describe: pydantic's ValidationError unwrapped), else
-``ok`` with the ``quantization`` ModelConfig ends with.
+With ``vllm_config`` the whole ``EngineArgs(...).create_engine_config()`` runs instead (the CPU platform
+apart from the quantization modules): VllmConfig's ``_get_quantization_config`` (the method's minimum
+capability, which the CPU platform does not have, and the activation-dtype refusal) follows.  The outcome
+is the exception (oracle_runner.describe: pydantic's ValidationError unwrapped), else ``ok`` with the
+``quantization`` and ``dtype`` ModelConfig ends with.
 
 The host is the default one, CUDA with compute capability 9.0: the quantization modules see the stand-in
 of quant_runner (their overrides ask ``current_platform``: the CPU AWQ / GPTQ methods must not claim the
@@ -76,11 +79,18 @@ def main(cases_path, out_path):
         _quant_modules_see_cuda_90()
         _ipex_sees_cuda_90()
         try:
-            mc = ModelConfig(**kwargs)
+            if case.get("vllm_config"):
+                from vllm.engine.arg_utils import EngineArgs
+
+                kwargs.pop("tokenizer")
+                vc = EngineArgs(**kwargs).create_engine_config()
+                mc = vc.model_config
+            else:
+                mc = ModelConfig(**kwargs)
         except BaseException as exc:  # noqa: BLE001
             rec.update(stage="model", **describe(exc))
         else:
-            rec.update(stage="ok", quantization=mc.quantization)
+            rec.update(stage="ok", quantization=mc.quantization, dtype=str(mc.dtype))
         results.append(rec)
         shutil.rmtree(work, ignore_errors=True)
     with open(out_path, "w") as fh:

@@ -10,6 +10,11 @@ with compute capability 9.0: the default host); kvguard must give the same refus
 message, pydantic wrapping), or accept when ModelConfig accepts.  A case kvguard leaves undecided (a
 skipped ``MC_quant_*`` check) is counted apart, never as agreement; every mismatch fails.
 
+A second differential builds the whole ``create_engine_config`` (``vllm_config``) for FP8 / AWQ / GPTQ /
+unquantized checkpoints of several config dtypes × ``--quantization`` × ``--dtype``: VllmConfig's
+activation-dtype refusal (``VC_quant_act_dtype``) must agree; an oracle refusal elsewhere (the CPU oracle
+host) with kvguard passing these checks is counted apart (``oracle_other``).
+
 Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0").  Size: KVG_QVERIFY_CASES per release (default
 24; ``python -m tests.upstream.test_quant_verify V1 V2 …`` runs more).  Reports:
 KVG_DIFF_REPORT_DIR/quant-verify-<release>.json.
@@ -114,6 +119,99 @@ def run(version: str, n: int, seed: int) -> dict:
     return compare(version, cases, records)
 
 
+# ---------------------------------------------------------------------------
+# VllmConfig._get_quantization_config: the activation-dtype refusal (the whole create_engine_config in the oracle)
+
+_QUANT_IDS = ("MC_quant_mismatch", "MC_quant_unknown", "MC_quant_deprecated", "VC_quant_act_dtype")
+_QUANT_MESSAGES = ("Quantization method specified in the model config", "Unknown quantization method",
+                   "('The quantization method", " is not supported for quantization method ")
+_DTYPES = ("auto", "auto", "float16", "bfloat16", "float32", "half", "float")
+
+
+def _dtype_configs() -> list[tuple[str, dict]]:
+    entries = {e.id: e.config for e in catalog.entries()}
+    awq, fp8 = entries["Qwen/Qwen2.5-72B-Instruct-AWQ"], entries["Qwen/Qwen3-32B-FP8"]
+    plain = entries["Qwen/Qwen3-8B"]
+    gptq = dict(plain, quantization_config=dict(_GPTQ))
+    out = [("fp8", fp8), ("plain", plain)]
+    for dtype in ("float16", "bfloat16", None):
+        out.append((f"awq-{dtype}", dict(awq, torch_dtype=dtype) if dtype else awq))
+        out.append((f"gptq-{dtype}", dict(gptq, torch_dtype=dtype) if dtype else gptq))
+    out.append(("awq-g256-bfloat16", dict(awq, torch_dtype="bfloat16",
+                                          quantization_config=dict(awq["quantization_config"], group_size=256))))
+    return out
+
+
+def generate_dtype(seed: int, version: str, n: int) -> list[dict]:
+    rng = random.Random(f"dtype-{seed}-{version}")
+    users = [None, None, "awq", "gptq", "awq_marlin", "gptq_marlin", "marlin", "fp8", "auto_awq", "auto_gptq"]
+    configs = _dtype_configs()
+    cases = []
+    for i in range(n):
+        name, cfg = configs[i % len(configs)] if i < len(configs) else rng.choice(configs)
+        user, dtype = rng.choice(users), rng.choice(_DTYPES)
+        cases.append({"id": f"d{i}-{name}-{user}-{dtype}", "config": copy.deepcopy(cfg), "quantization": user,
+                      "dtype": None if dtype == "auto" else dtype, "allow_deprecated_quantization": False,
+                      "vllm_config": True})
+    return cases
+
+
+def _oracle_quant_view(rec: dict) -> "dict | str":
+    if rec["stage"] == "ok":
+        return {"ok": True}
+    if any(m in rec["message"] for m in _QUANT_MESSAGES):
+        return _oracle_view(rec)
+    return "other"
+
+
+def kvguard_quant_view(case: dict, version: str) -> "dict | None":
+    verdict = kvguard.check(case["config"], vllm_version=version, host=Host.standard(),
+                            quantization=case["quantization"], dtype=case["dtype"] or "auto")
+    if not verdict.ok and verdict.check in _QUANT_IDS:
+        return {"ok": False, "exc_type": verdict.exc_type, "message": verdict.message,
+                "wrapped_by": verdict.wrapped_by}
+    if any(s.check in _QUANT_IDS for s in verdict.skipped):
+        return None
+    return {"ok": True}
+
+
+def compare_dtype(version: str, cases: list[dict], records: list[dict]) -> dict:
+    out = {"version": version, "agree": 0, "undecided": 0, "oracle_other": 0, "disagree": [], "undecided_cases": []}
+    for case, rec in zip(cases, records):
+        want = _oracle_quant_view(rec)
+        got = kvguard_quant_view(case, version)
+        if got is None:
+            out["undecided"] += 1
+            out["undecided_cases"].append({"id": case["id"], "oracle": want})
+        elif want == "other" and got == {"ok": True}:
+            out["oracle_other"] += 1  # vLLM refused elsewhere (the CPU oracle host); these checks passed
+        elif got == want:
+            out["agree"] += 1
+        else:
+            out["disagree"].append({"id": case["id"], "oracle": want if want != "other" else rec, "kvguard": got})
+    return out
+
+
+def run_dtype(version: str, n: int, seed: int) -> dict:
+    python, python_env = _python(version)
+    cases = generate_dtype(seed, version, n)
+    records = run_runner("quant_verify_runner.py", python, python_env, cases)
+    return compare_dtype(version, cases, records)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_quant_act_dtype_agrees_with_real_vllm(version):
+    n = int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "12"))
+    report = run_dtype(version, n, int(os.environ.get("KVG_DIFF_SEED", "7")))
+    out = os.environ.get("KVG_DIFF_REPORT_DIR")
+    if out:
+        os.makedirs(out, exist_ok=True)
+        with open(os.path.join(out, f"quant-act-dtype-{version}.json"), "w") as fh:
+            json.dump(report, fh, indent=1)
+    assert not report["disagree"], json.dumps(report["disagree"][:5], indent=1)
+    assert report["agree"] > 0
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_quant_verify_agrees_with_real_vllm(version):
     n = int(os.environ.get("KVG_QVERIFY_CASES", "24"))
@@ -130,7 +228,15 @@ def test_quant_verify_agrees_with_real_vllm(version):
 
 if __name__ == "__main__":
     for v in sys.argv[1:] or VERSIONS:
-        r = run(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")), int(os.environ.get("KVG_DIFF_SEED", "7")))
-        print(v, "agree", r["agree"], "undecided", r["undecided"], "disagree", len(r["disagree"]))
-        for d in r["disagree"][:6]:
-            print("  ", json.dumps(d)[:600])
+        seed = int(os.environ.get("KVG_DIFF_SEED", "7"))
+        if os.environ.get("KVG_QVERIFY_PART", "both") in ("both", "model_config"):
+            r = run(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")), seed)
+            print(v, "model_config: agree", r["agree"], "undecided", r["undecided"], "disagree", len(r["disagree"]))
+            for d in r["disagree"][:6]:
+                print("  ", json.dumps(d)[:600])
+        if os.environ.get("KVG_QVERIFY_PART", "both") in ("both", "act_dtype"):
+            r = run_dtype(v, int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "40")), seed)
+            print(v, "act_dtype: agree", r["agree"], "undecided", r["undecided"], "oracle_other", r["oracle_other"],
+                  "disagree", len(r["disagree"]))
+            for d in r["disagree"][:6]:
+                print("  ", json.dumps(d)[:700])
