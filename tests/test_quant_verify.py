@@ -166,3 +166,58 @@ def test_online_quantization_is_skipped_with_its_reason():
     assert verdict.ok
     reason = next(s.reason for s in verdict.skipped if s.check == "MI_model")
     assert reason.startswith("online quantization of an unquantized checkpoint (--quantization fp8")
+
+
+def awq_of_dtype(dtype):
+    config = cfg("Qwen/Qwen2.5-72B-Instruct-AWQ")  # its config.json names no dtype
+    if dtype is not None:
+        config["torch_dtype"] = dtype
+    return config
+
+
+def test_plain_awq_refuses_bfloat16_up_to_0_23():
+    # AWQConfig.get_supported_act_dtypes() is [torch.half]; --quantization awq keeps the plain method up to 0.23.0
+    verdict = kvguard.check(awq_of_dtype("bfloat16"), vllm_version="0.23.0", tp=2, quantization="awq", host=H100)
+    assert (verdict.stage, verdict.check, verdict.exc_type, verdict.wrapped_by) == (
+        "verify", "VC_quant_act_dtype", "ValueError", "VllmConfig")
+    assert verdict.message == ("torch.bfloat16 is not supported for quantization method awq. Supported dtypes: "
+                               "[torch.float16]")
+    # 0.24.0: AutoAWQConfig takes the name (float16 and bfloat16)
+    assert kvguard.check(awq_of_dtype("bfloat16"), vllm_version="0.24.0", tp=2, quantization="awq",
+                         host=H100).check != "VC_quant_act_dtype"
+    # without --quantization the Marlin method takes a 4-bit, zero-point, group-128 checkpoint
+    assert kvguard.check(awq_of_dtype("bfloat16"), vllm_version="0.23.0", tp=2, host=H100).check != \
+        "VC_quant_act_dtype"
+
+
+def test_float32_refused_by_fp8_and_marlin_methods():
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B-FP8"), vllm_version="0.10.2", dtype="float", host=H100)
+    assert verdict.message == ("torch.float32 is not supported for quantization method fp8. Supported dtypes: "
+                               "[torch.bfloat16, torch.float16]")
+    verdict = kvguard.check(awq_of_dtype("float16"), vllm_version="0.20.0", tp=2, dtype="float32", host=H100)
+    assert verdict.message == ("torch.float32 is not supported for quantization method awq_marlin. Supported dtypes: "
+                               "[torch.float16, torch.bfloat16]")
+    verdict = kvguard.check(awq_of_dtype("float16"), vllm_version="0.28.0", tp=2, dtype="float32", host=H100)
+    assert verdict.message.startswith("torch.float32 is not supported for quantization method auto_awq.")
+
+
+def test_act_dtype_left_open_without_a_config_dtype():
+    # the dtype then comes from the weights' safetensors metadata
+    verdict = kvguard.check(awq_of_dtype(None), vllm_version="0.23.0", tp=2, quantization="awq", host=H100)
+    assert verdict.ok
+    reason = next(s.reason for s in verdict.skipped if s.check == "VC_quant_act_dtype")
+    assert "safetensors metadata" in reason
+    # an explicit --dtype decides it
+    verdict = kvguard.check(awq_of_dtype(None), vllm_version="0.23.0", tp=2, quantization="awq", dtype="half",
+                            host=H100)
+    assert "VC_quant_act_dtype" not in [s.check for s in verdict.skipped]
+    # an unquantized checkpoint builds no quantization config
+    assert "VC_quant_act_dtype" not in [s.check for s in kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.23.0",
+                                                                        host=H100).skipped]
+
+
+def test_online_quantization_act_dtype_left_open():
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.20.0", quantization="fp8", dtype="float32",
+                            host=H100)
+    reason = next(s.reason for s in verdict.skipped if s.check == "VC_quant_act_dtype")
+    assert reason.startswith("online quantization (--quantization fp8 of an unquantized checkpoint)")
