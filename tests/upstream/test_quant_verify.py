@@ -15,9 +15,10 @@ unquantized checkpoints of several config dtypes × ``--quantization`` × ``--dt
 activation-dtype refusal (``VC_quant_act_dtype``) must agree; an oracle refusal elsewhere (the CPU oracle
 host) with kvguard passing these checks is counted apart (``oracle_other``).
 
-Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0").  Size: KVG_QVERIFY_CASES per release (default
-24; ``python -m tests.upstream.test_quant_verify V1 V2 …`` runs more).  Reports:
-KVG_DIFF_REPORT_DIR/quant-verify-<release>.json.
+Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0").  Size: KVG_QVERIFY_CASES (default 16) and
+KVG_QVERIFY_DTYPE_CASES (default 12) per release; ``python -m tests.upstream.test_quant_verify V1 V2 …`` runs
+more (80 and 40).  Reports:
+KVG_DIFF_REPORT_DIR/qverify-<release>.json and qverify-dtype-<release>.json.
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ def test_quant_act_dtype_agrees_with_real_vllm(version):
     out = os.environ.get("KVG_DIFF_REPORT_DIR")
     if out:
         os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, f"quant-act-dtype-{version}.json"), "w") as fh:
+        with open(os.path.join(out, f"qverify-dtype-{version}.json"), "w") as fh:
             json.dump(report, fh, indent=1)
     assert not report["disagree"], json.dumps(report["disagree"][:5], indent=1)
     assert report["agree"] > 0
@@ -214,13 +215,13 @@ def test_quant_act_dtype_agrees_with_real_vllm(version):
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_quant_verify_agrees_with_real_vllm(version):
-    n = int(os.environ.get("KVG_QVERIFY_CASES", "24"))
+    n = int(os.environ.get("KVG_QVERIFY_CASES", "16"))
     seed = int(os.environ.get("KVG_DIFF_SEED", "7"))
     report = run(version, n, seed)
     out = os.environ.get("KVG_DIFF_REPORT_DIR")
     if out:
         os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, f"quant-verify-{version}.json"), "w") as fh:
+        with open(os.path.join(out, f"qverify-{version}.json"), "w") as fh:
             json.dump(report, fh, indent=1)
     assert not report["disagree"], json.dumps(report["disagree"][:5], indent=1)
     assert report["agree"] > 0
