@@ -289,10 +289,14 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
                       dtype: str, out: VerifyOutcome) -> tuple[Optional[dict], Optional[str]]:
     """(template values of the activation-dtype refusal or None, why kvguard cannot decide or None) for a
     launch ModelConfig accepted (``out``: its quantization outcome)."""
+    if out.unmodelled:
+        return None, f"the method VllmConfig builds depends on ModelConfig's quantization check ({out.unmodelled})"
     try:
         method = _method_built(resolved_top, resolved, release, user, out)
         if method is None:
-            return None, None
+            return None, None  # no quantization: no quantization config is built
+        if method in _ACT_DTYPES and len(_ACT_DTYPES[method]) == 3:
+            return None, None  # every dtype a model can have (compressed-tensors)
         if method not in _ACT_DTYPES:
             return None, f"VllmConfig's capability and activation-dtype checks of quantization method {method} are " \
                          f"not modelled"

@@ -568,8 +568,6 @@ def _act_dtype(state):
 def _act_dtype_refused(state) -> bool:
     values, why = _act_dtype(state)
     if why is not None:
-        if _qv(state).quantization is None and not _qv(state).deferred:
-            return False  # no quantization: no quantization config is built
         state.unmodelled(why)
     if values is None:
         return False
