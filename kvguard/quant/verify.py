@@ -285,10 +285,15 @@ def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any],
     return None
 
 
+#: act_dtype_refusal's second value when the answer (no refusal) holds for CUDA with compute capability 8.0+
+AUTO_PASSES = "auto-passes-on-cuda-80"
+
+
 def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
                       dtype: str, out: VerifyOutcome) -> tuple[Optional[dict], Optional[str]]:
     """(template values of the activation-dtype refusal or None, why kvguard cannot decide or None) for a
-    launch ModelConfig accepted (``out``: its quantization outcome)."""
+    launch ModelConfig accepted (``out``: its quantization outcome); the second value is :data:`AUTO_PASSES`
+    when no refusal follows on CUDA with compute capability 8.0 or more (bfloat16 and float16 supported)."""
     if out.unmodelled:
         return None, f"the method VllmConfig builds depends on ModelConfig's quantization check ({out.unmodelled})"
     try:
@@ -307,6 +312,10 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
         why = _config_unread(resolved_top, resolved, method)
         if why is not None:
             return None, why
+        if str(dtype).lower() == "auto" and {"bfloat16", "float16"} <= set(_ACT_DTYPES[method]):
+            # --dtype auto ends with bfloat16 or float16 on CUDA 8.0+ (a float32 or unsupported checkpoint dtype
+            # becomes the platform's preferred one): a method taking both passes, whatever the checkpoint's
+            return None, AUTO_PASSES
         model = _model_dtype(resolved_top, resolved_top.get("model_type"), dtype)
     except _NotModelled as exc:
         return None, str(exc)

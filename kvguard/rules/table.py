@@ -566,15 +566,20 @@ def _act_dtype(state):
 
 
 def _act_dtype_refused(state) -> bool:
+    from ..quant.verify import AUTO_PASSES
+
     values, why = _act_dtype(state)
+    if why == AUTO_PASSES:
+        values = why = None
+        host_read = True
+    else:
+        host_read = values is not None
     if why is not None:
         state.unmodelled(why)
-    if values is None:
-        return False
-    # the method's minimum capability (at most 80 for the methods modelled) and the dtypes are CUDA's
-    if state.need("platform") != "cuda" or state.need("gpu_capability") < 80:
+    if host_read and (state.need("platform") != "cuda" or state.need("gpu_capability") < 80):
         state.unmodelled("VllmConfig's quantization checks are modelled for CUDA, compute capability 80 or more")
-    return True
+    # the method's minimum capability (at most 80 for the methods modelled) and the dtypes are CUDA's
+    return values is not None
 
 
 _S_PARALLEL = "vllm/config/parallel.py"
