@@ -120,6 +120,45 @@ def run(version: str, n: int, seed: int) -> dict:
     return compare(version, cases, records)
 
 
+def _source_lists(path: str) -> tuple[list, list]:
+    """QuantizationMethods' literal values and DEPRECATED_QUANTIZATION_METHODS of a release's source."""
+    import ast
+
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    names: list = []
+    deprecated: list = []
+    for node in tree.body:
+        target = value = None
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            target, value = node.targets[0].id, node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            target, value = node.target.id, node.value
+        if target == "QuantizationMethods" and isinstance(value, ast.Subscript):
+            items = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+            names = [item.value for item in items if isinstance(item, ast.Constant)]
+        elif target == "DEPRECATED_QUANTIZATION_METHODS" and isinstance(value, ast.List):
+            deprecated = [item.value for item in value.elts if isinstance(item, ast.Constant)]
+    return names, deprecated
+
+
+def test_method_lists_match_the_release_sources():
+    """kvguard/data/quant_methods.json against each release's vllm/model_executor/layers/quantization/__init__.py
+    (the unpacked sources of the oracle)."""
+    from kvguard.versions import KNOWN_RELEASES
+
+    root = os.path.join(os.environ.get("KVG_ORACLE_ROOT", os.path.expanduser("~/.cache/kvguard-oracle")),
+                        "releases")
+    checked = 0
+    for version in KNOWN_RELEASES:
+        path = os.path.join(root, version, "vllm", "model_executor", "layers", "quantization", "__init__.py")
+        if not os.path.exists(path):
+            continue
+        assert methods(resolve_release(version)) == _source_lists(path), version
+        checked += 1
+    if not checked:
+        pytest.skip(f"no release sources under {root}")
+
+
 # ---------------------------------------------------------------------------
 # VllmConfig._get_quantization_config: the activation-dtype refusal (the whole create_engine_config in the oracle)
 
