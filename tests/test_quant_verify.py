@@ -145,8 +145,6 @@ def test_gptq_bitblas_is_left_open_up_to_0_15_1():
     ({"quant_method": "modelopt"}, "fp8", "0.28.0"),
     ({"quant_method": "fp8"}, "deepseek_v4_fp8", "0.20.0"),
     ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}, "moe_wna16", "0.28.0"),
-    ({"quant_method": "fp8"}, "humming", "0.21.0"),
-    ({"quant_method": "fp8"}, "gguf", "0.20.0"),
     ({"quant_method": "gptq", "checkpoint_format": "marlin_24"}, "gptq_marlin_24", "0.14.0"),
 ])
 def test_overrides_kvguard_leaves_open(quant, user, version):
@@ -159,6 +157,10 @@ def test_overrides_kvguard_leaves_open(quant, user, version):
 def test_gguf_is_a_mismatch_outside_its_override_releases():
     out = verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.24.0"), "gguf")
     assert dict(out.values) == {"checkpoint": "fp8", "user": "gguf"}
+    # 0.20.0 - 0.23.0: GGUFConfig's override claims any checkpoint when named; humming's from 0.20.0
+    assert verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.23.0"), "gguf").quantization == "gguf"
+    assert verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.33.0"), "humming").quantization == "humming"
+    assert verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.14.1"), "humming").check == "MC_quant_mismatch"
 
 
 def test_online_quantization_is_skipped_with_its_reason():

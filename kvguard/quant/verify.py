@@ -16,11 +16,11 @@ claims the checkpoint becomes the method, so it never mismatches), then three re
 
 The platform's own ``verify_quantization`` accepts every method on CUDA (no list of supported methods).
 
-What is decided: checkpoints without quantization and those whose method no override claims for the
-``--quantization`` given on CUDA.  The overrides kvguard leaves open (reported as not modelled): ModelOpt,
+What is decided: checkpoints without quantization, those whose method no override claims for the
+``--quantization`` given on CUDA, and ``humming`` (0.20.0+) / ``gguf`` (0.20.0 – 0.23.0), whose overrides claim
+any checkpoint.  The overrides kvguard leaves open (reported as not modelled): ModelOpt,
 auto-round and MXFP4 checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's FP8 override (0.20.0+: an FP8
-checkpoint of a ``deepseek_v4*`` model, or ``--quantization deepseek_v4_fp8``), ``humming``,
-``gguf`` (0.20.0 – 0.23.0) and ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of
+checkpoint of a ``deepseek_v4*`` model, or ``--quantization deepseek_v4_fp8``) and ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of
 an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
 GPTQ's BitBLAS conversion (up to 0.15.1, a host fact).  An AWQ / GPTQ checkpoint an override claims (or
 named as it is) goes on to :mod:`kvguard.quant`'s kernel path (``deferred``).
@@ -114,10 +114,6 @@ def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str]
         return f"a {method} checkpoint (its override_quantization_method) is not modelled"
     if not release.within("0.16.0") and ("checkpoint_format" in cfg or "is_bitblas_format" in cfg):
         return "a checkpoint_format / is_bitblas_format key (the BitBLAS and Marlin-24 overrides) is not modelled"
-    if user == "humming" and release.within("0.20.0"):
-        return "--quantization humming (its override) is not modelled"
-    if user == "gguf" and release.within("0.20.0", "0.23.0"):
-        return "--quantization gguf (its override) is not modelled"
     if release.within("0.20.0") and method in ("fp8", "deepseek_v4_fp8", "quark") and (
             user == "deepseek_v4_fp8" or str(model_type).startswith("deepseek_v4")):
         return f"the DeepSeek-V4 FP8 override of a {method} checkpoint is not modelled"
@@ -174,6 +170,10 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
                 # without --quantization nothing can mismatch, and every override names a current method
                 return VerifyOutcome(deferred=True)
             return VerifyOutcome(unmodelled=why)
+        if (user == "humming" and release.within("0.20.0")) or (user == "gguf" and release.within("0.20.0", "0.23.0")):
+            # these methods' overrides claim any checkpoint when named (humming first of all from 0.20.0; the
+            # gpt-oss MXFP4 refusal of 0.21.0+ is among the checkpoints left open above)
+            return VerifyOutcome(quantization=user)
         if method in ("awq", "gptq") and (user is None or user == method):
             # the method as named or the Marlin conversion (an override): kvguard.quant's kernel path
             return VerifyOutcome(quantization=user, deferred=True)
