@@ -55,7 +55,9 @@ def test_qwen3_235b_fp8_tp8_refined_from_0_29_on_h100(version):
     assert assumed.ok and "gpu_capability=90" in assumed.assumptions
     unknown = kvguard.check(cfg("Qwen/Qwen3-235B-A22B-FP8"), vllm_version=version, tp=8,
                             host=kvguard.Host(platform="cuda", gpus_per_node=8, ray=True, triton=True))
-    assert unknown.ok and [s.check for s in unknown.skipped] == ["MI_model"]
+    # without the compute capability VllmConfig's quantization checks (minimum capability, the dtype --dtype auto
+    # ends with) are not decided either
+    assert unknown.ok and [s.check for s in unknown.skipped] == ["VC_quant_act_dtype", "MI_model"]
     other = kvguard.check(cfg("Qwen/Qwen3-235B-A22B-FP8"), vllm_version=version, tp=8,
                           host=kvguard.Host(**{**H100.__dict__, "gpu_capability": 100}))
     assert other.ok and [s.check for s in other.skipped] == ["MI_model"]
@@ -176,8 +178,9 @@ def test_unmodelled_quantization_is_skipped_not_accepted():
     c["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": False,
                                 "desc_act": False}
     v = kvguard.check(c, vllm_version="0.28.0", tp=8, host=H100)
-    assert v.ok and [s.check for s in v.skipped] == ["MI_model"]
-    assert "gptq" in v.skipped[0].reason
+    # the quantization config built from it in VllmConfig is not modelled either
+    assert v.ok and [s.check for s in v.skipped] == ["VC_quant_act_dtype", "MI_model"]
+    assert "gptq" in v.skipped[0].reason and "gptq" in v.skipped[1].reason
 
 
 AWQ_INPUT = ("The input size is not aligned with the quantized weight shape. This can be caused by too large tensor "
@@ -355,13 +358,21 @@ def test_a_moe_size_the_config_leaves_unset_is_never_an_internal_error(key):
         assert verdict.ok is not None
 
 
-@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+@pytest.mark.parametrize("dtype", ["bfloat16"])
 def test_a_given_dtype_with_an_awq_checkpoint_is_skipped_not_decided(dtype):
-    # --dtype changes the model's dtype, which the AWQ kernels' choice and their activation-dtype check read:
-    # kvguard models neither, so the model-construction check is skipped, never accepted on the config's dtype
+    # --dtype changes the model's dtype, which the AWQ kernels' choice reads: kvguard does not model it, so the
+    # model-construction check is skipped, never accepted on the config's dtype (awq_marlin takes bfloat16)
     v = kvguard.check(awq72(), vllm_version="0.20.0", tp=16, dtype=dtype, host=BIG)
     assert v.ok
     assert [s.check for s in v.skipped] == ["MI_model"]
     assert v.skipped[0].reason == f"--dtype {dtype} with awq weights is not modelled"
     # "auto" keeps the checkpoint's float16: decided (and refused at tp 16)
     assert kvguard.check(awq72(), vllm_version="0.20.0", tp=16, dtype="auto", host=BIG).check == "MI_awq_input"
+
+
+def test_float32_with_an_awq_checkpoint_is_refused_before_the_model():
+    # the Marlin conversion's AWQMarlinConfig takes float16 and bfloat16 activations: VllmConfig refuses float32
+    v = kvguard.check(awq72(), vllm_version="0.20.0", tp=16, dtype="float32", host=BIG)
+    assert (v.check, v.stage, v.wrapped_by) == ("VC_quant_act_dtype", "verify", "VllmConfig")
+    assert v.message == ("torch.float32 is not supported for quantization method awq_marlin. Supported dtypes: "
+                         "[torch.float16, torch.bfloat16]")

@@ -176,7 +176,8 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
 )
 #: the same for the top-level config object
-RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "dtype",
+RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "compression_config",
+                                            "dtype",
                                             "max_position_embeddings", "tie_word_embeddings",
                                             # kvguard.length: a pooling model's tokenizer length
                                             "position_embedding_type")

@@ -109,6 +109,7 @@ FLAGS: tuple[Flag, ...] = (
     # ModelConfig's --quantization: which method builds the layers (issue 12: AWQ / GPTQ keep their plain kernels)
     Flag("quantization", ("--quantization", "-q"), "str"),
     Flag("dtype", ("--dtype",), "str"),
+    Flag("allow_deprecated_quantization", ("--allow-deprecated-quantization",), "bool", "0.14.0"),
     # CacheConfig's --block-size: an input of the attention selector (0.26.0+), shown in its refusal
     Flag("block_size", ("--block-size",), "int"),
 )

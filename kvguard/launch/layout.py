@@ -122,6 +122,8 @@ class Layout:
     all2all_backend: Optional[str] = None
     #: ModelConfig's --quantization (None: the checkpoint's method, which vLLM may convert to a faster kernel)
     quantization: Optional[str] = None
+    #: ModelConfig's --allow-deprecated-quantization (0.14.0+): a deprecated method warns instead of refusing
+    allow_deprecated_quantization: bool = False
     #: ModelConfig's --dtype ("auto": the checkpoint's); read only where a modelled check depends on it
     dtype: str = "auto"
     #: CacheConfig's --block-size (None: the platform's default) and whether --kv-transfer-config names a KV

@@ -670,8 +670,14 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=path.split(":", 1)[1])
         if path in ("fp8", "fp8_block"):
             path = None  # the FP8 schemes: the block-FP8 checks below
-    elif launch.quantization is not None and launch.quantization != (scheme.method if scheme else None):
-        return Outcome(unmodelled=f"--quantization {launch.quantization} with this checkpoint is not modelled")
+    elif launch.quantization is not None and scheme is None:
+        # ModelConfig accepted the method (kvguard.quant.verify); VllmConfig then builds the online method
+        return Outcome(unmodelled=f"online quantization of an unquantized checkpoint (--quantization "
+                                  f"{launch.quantization}: VllmConfig's capability and activation-dtype checks, the "
+                                  f"method's weight creation) is not modelled")
+    elif launch.quantization is not None and scheme is not None and launch.quantization != scheme.method:
+        return Outcome(unmodelled=f"--quantization {launch.quantization} with a {scheme.method} checkpoint (an "
+                                  f"override of the checkpoint's method) is not modelled")
     prepared = _prepared(facts, family, release, scheme)
     key = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel,
            launch.quantization, launch.dtype, launch.moe_backend, launch.all2all_backend)

@@ -512,6 +512,76 @@ def _format_gib(b) -> str:
 #: str() of the ImportError vLLM keeps when ``import ray`` fails on a host without Ray
 _RAY_IMPORT_ERR = "No module named 'ray'"
 
+# ---------------------------------------------------------------------------
+# ModelConfig._verify_quantization (kvguard.quant.verify): the checkpoint's method against --quantization
+
+_QUANT_MISMATCH = ("Quantization method specified in the model config ({checkpoint}) does not match the quantization "
+                   "method specified in the `quantization` argument ({user}).")
+_QUANT_UNKNOWN = "Unknown quantization method: {method}. Must be one of {known}."
+_QUANT_ACT_DTYPE = "torch.{dtype} is not supported for quantization method {method}. Supported dtypes: {supported}"
+#: vLLM passes the format string and the method to ValueError as two arguments: str() is the tuple's repr
+_QUANT_DEPRECATED = ("('The quantization method %s is deprecated and will be removed in future versions of vLLM. To "
+                     "bypass, set `--allow-deprecated-quantization`.', {method!r})")
+
+
+def _qv(state):
+    """The outcome of ``_verify_quantization`` (kvguard.quant.verify), computed once per check."""
+    out = getattr(state, "_qv_out", None)
+    if out is None:
+        from ..quant.verify import verify
+
+        out = state._qv_out = verify(state.facts.resolved_top, state.facts.resolved, state.release,
+                                     state.layout.quantization, bool(state.layout.allow_deprecated_quantization))
+    return out
+
+
+def _qv_fires(state, check: str) -> bool:
+    """Whether ``check`` is _verify_quantization's refusal; skipped when kvguard cannot decide it (an override
+    it leaves open) or when the answer read the platform and the platform is not CUDA."""
+    out = _qv(state)
+    if out.unmodelled:
+        state.unmodelled(out.unmodelled)
+    if out.check is None:
+        return False
+    if out.reads_platform and state.need("platform") != "cuda":
+        # the CPU / XPU platforms have AWQ / GPTQ overrides and lists of supported methods of their own
+        state.unmodelled("ModelConfig's quantization checks of AWQ / GPTQ checkpoints and its deprecated methods "
+                         "are modelled for CUDA")
+    return out.check == check
+
+
+def _qv_values(state) -> dict:
+    return dict(_qv(state).values)
+
+
+def _act_dtype(state):
+    """VllmConfig._get_quantization_config's activation-dtype refusal (kvguard.quant.verify), once per check."""
+    out = getattr(state, "_qd_out", None)
+    if out is None:
+        from ..quant.verify import act_dtype_refusal
+
+        out = state._qd_out = act_dtype_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
+                                                state.layout.quantization, state.layout.dtype, _qv(state))
+    return out
+
+
+def _act_dtype_refused(state) -> bool:
+    from ..quant.verify import AUTO_PASSES
+
+    values, why = _act_dtype(state)
+    if why == AUTO_PASSES:
+        values = why = None
+        host_read = True
+    else:
+        host_read = values is not None
+    if why is not None:
+        state.unmodelled(why)
+    if host_read and (state.need("platform") != "cuda" or state.need("gpu_capability") < 80):
+        state.unmodelled("VllmConfig's quantization checks are modelled for CUDA, compute capability 80 or more")
+    # the method's minimum capability (at most 80 for the methods modelled) and the dtypes are CUDA's
+    return values is not None
+
+
 _S_PARALLEL = "vllm/config/parallel.py"
 _S_ARGS = "vllm/engine/arg_utils.py"
 _S_MODEL = "vllm/config/model.py"
@@ -757,6 +827,23 @@ RULES = (
           source=f"{_S_MODEL}::_get_and_verify_max_len",
           description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
                       "allows"),
+    Check("MC_quant_mismatch", stage="model_config", scope="feature",
+          when=lambda state: _qv_fires(state, "MC_quant_mismatch"), bind=_qv_values,
+          template=_QUANT_MISMATCH,
+          source=f"{_S_MODEL}::ModelConfig._verify_quantization (end of __post_init__; 0.10.2: vllm/config/__init__.py)",
+          description="the checkpoint's quant_method differs from --quantization and no method's "
+                      "override_quantization_method claims the checkpoint (CUDA)"),
+    Check("MC_quant_unknown", stage="model_config", scope="feature",
+          when=lambda state: _qv_fires(state, "MC_quant_unknown"), bind=_qv_values,
+          template=_QUANT_UNKNOWN,
+          source=f"{_S_MODEL}::ModelConfig._verify_quantization",
+          description="--quantization (argparse takes any string) or the checkpoint's quant_method is not one of the "
+                      "release's QUANTIZATION_METHODS (kvguard/data/quant_methods.json)"),
+    Check("MC_quant_deprecated", "0.14.0", stage="model_config", scope="feature",
+          when=lambda state: _qv_fires(state, "MC_quant_deprecated"), bind=_qv_values,
+          template=_QUANT_DEPRECATED,
+          source=f"{_S_MODEL}::ModelConfig._verify_quantization (DEPRECATED_QUANTIZATION_METHODS)",
+          description="a deprecated quantization method without --allow-deprecated-quantization"),
     Check("MC_max_len_positive", "0.23.0", stage="model_config", scope="other",
           when=lambda state: state.len_final is not None and state.len_final < 1,
           bind=lambda state: {"len_final_type": type(state.len_final).__name__},
@@ -1579,6 +1666,14 @@ RULES = (
                    "the swap space.",
           source="vllm/config/cache.py::CacheConfig.verify_with_parallel_config",
           description="tp x --swap-space must stay within 70% of the host's CPU memory"),
+    Check("VC_quant_act_dtype", stage="verify", scope="feature",
+          when=_act_dtype_refused, bind=lambda state: dict(_act_dtype(state)[0] or {}),
+          template=_QUANT_ACT_DTYPE,
+          source=f"{_S_VLLM}::VllmConfig._get_quantization_config (after verify_with_parallel_config; 0.10.2: "
+                 f"vllm/config/__init__.py)",
+          description="the model's dtype (--dtype, else the checkpoint's) is not one of the quantization method's "
+                      "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32); "
+                      "the minimum GPU capability passes on compute capability 80+"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
           when=lambda state: state.async_scheduling is True and state.pp > 1,
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",

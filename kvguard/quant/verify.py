@@ -1,0 +1,326 @@
+"""ModelConfig's quantization checks: ``ModelConfig._verify_quantization``, 0.10.2 – 0.33.0.
+
+Mirrors vllm/config/__init__.py (0.10.2) and vllm/config/model.py (0.11.0+), ``_verify_quantization``,
+which runs at the end of ``ModelConfig.__post_init__`` (after the maximum length): the checkpoint's
+quantization method (``quantization_config``, else ``compression_config``, else the text config's;
+``quant_method`` lower-cased, ``compressed_tensors`` spelled ``compressed-tensors``; from 0.11.0 an
+empty method reads as None), the override loop (a method whose ``override_quantization_method``
+claims the checkpoint becomes the method, so it never mismatches), then three refusals, each a
+``ValueError`` that pydantic wraps (``ModelConfig``):
+
+- the checkpoint's method differs from ``--quantization``;
+- the method is not one of the release's ``QUANTIZATION_METHODS`` (``--quantization`` takes any string:
+  argparse has no choices for it), the list printed in the message (kvguard/data/quant_methods.json);
+- 0.14.0+: a deprecated method without ``--allow-deprecated-quantization`` (vLLM passes the format string
+  and the method as two arguments to ``ValueError``: the message is the tuple's repr).
+
+The platform's own ``verify_quantization`` accepts every method on CUDA (no list of supported methods).
+
+What is decided: checkpoints without quantization, those whose method no override claims for the
+``--quantization`` given on CUDA, and ``humming`` (0.20.0+) / ``gguf`` (0.20.0 – 0.23.0), whose overrides claim
+any checkpoint.  The overrides kvguard leaves open (reported as not modelled): ModelOpt,
+auto-round and MXFP4 checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's FP8 override (0.20.0+: an FP8
+checkpoint of a ``deepseek_v4*`` model, or ``--quantization deepseek_v4_fp8``) and ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of
+an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
+GPTQ's BitBLAS conversion (up to 0.15.1, a host fact).  An AWQ / GPTQ checkpoint an override claims (or
+named as it is) goes on to :mod:`kvguard.quant`'s kernel path (``deferred``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Optional
+
+from ..record import Record, field
+
+__all__ = ["VerifyOutcome", "checkpoint_method", "methods", "verify"]
+
+_DATA = Path(__file__).resolve().parent.parent / "data" / "quant_methods.json"
+
+
+@lru_cache(maxsize=1)
+def _ranges() -> list[dict]:
+    with open(_DATA, encoding="utf-8") as fh:
+        return json.load(fh)["ranges"]
+
+
+def methods(release) -> tuple[list[str], list[str]]:
+    """(QUANTIZATION_METHODS, DEPRECATED_QUANTIZATION_METHODS) of a release."""
+    for row in _ranges():
+        if release.within(row["since"], row["until"]):
+            return row["methods"], row["deprecated"]
+    raise LookupError(f"no quantization methods for vLLM {release.version}")
+
+
+class VerifyOutcome(Record):
+    """``check`` (a rule id of the model_config stage) and ``values`` of the refusal, or ``check=None``;
+    ``quantization``: the method ModelConfig ends with (when known); ``deferred``: an AWQ / GPTQ override
+    decides it (kvguard.quant's kernel path); ``unmodelled``: why kvguard cannot decide."""
+
+    check: Optional[str] = None
+    values: Mapping[str, Any] = field(default_factory=dict)
+    quantization: Optional[str] = None
+    deferred: bool = False
+    unmodelled: Optional[str] = None
+    #: the answer holds for CUDA only: it read an AWQ / GPTQ override (CPU / XPU methods of their own claim
+    #: those checkpoints) or passed the platform's verify_quantization (other platforms list their methods)
+    reads_platform: bool = False
+
+
+class _NotModelled(Exception):
+    pass
+
+
+def _read_config(top: Mapping[str, Any]) -> Optional[Mapping[str, Any]]:
+    """``quantization_config``, else ``compression_config`` of one config level (None: neither)."""
+    for key in ("quantization_config", "compression_config"):
+        if key in top:
+            value = top[key]
+            if not isinstance(value, Mapping):
+                raise _NotModelled(f"a {key} that is not a mapping ({type(value).__name__}) is not modelled")
+            if key == "quantization_config" and (
+                    "producer" in value or isinstance(value.get("quantization"), Mapping)):
+                raise _NotModelled("a ModelOpt quantization_config (producer / quantization keys) is not modelled")
+            return value
+    return None
+
+
+def checkpoint_method(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
+                      ) -> tuple[Optional[Mapping[str, Any]], Optional[str]]:
+    """(the checkpoint's quantization config, its method as ``_verify_quantization`` reads it); (None, None)
+    without one.  Raises _NotModelled for what kvguard does not read."""
+    cfg = _read_config(resolved_top)
+    if cfg is None and isinstance(resolved_top.get("text_config"), Mapping):
+        cfg = _read_config(resolved_top["text_config"])
+    elif cfg is None and resolved is not resolved_top and _read_config(resolved) is not None:
+        # a text config kvguard resolved from another key: vLLM reads only ``text_config``
+        raise _NotModelled("a quantization config in a sub-config other than text_config is not modelled")
+    if cfg is None:
+        return None, None
+    raw = cfg.get("quant_method", "")
+    if not isinstance(raw, str):
+        raise _NotModelled(f"a quant_method that is not a string ({raw!r}) is not modelled")
+    method = raw.lower().replace("compressed_tensors", "compressed-tensors")
+    return cfg, method
+
+
+def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str], model_type: Any,
+                        release) -> Optional[str]:
+    """Why an override might claim the checkpoint (kvguard leaves it open), else None."""
+    if method.startswith("modelopt") or method in ("auto-round", "mxfp4", "gpt_oss_mxfp4"):
+        return f"a {method} checkpoint (its override_quantization_method) is not modelled"
+    if not release.within("0.16.0") and ("checkpoint_format" in cfg or "is_bitblas_format" in cfg):
+        return "a checkpoint_format / is_bitblas_format key (the BitBLAS and Marlin-24 overrides) is not modelled"
+    if release.within("0.20.0") and method in ("fp8", "deepseek_v4_fp8", "quark") and (
+            user == "deepseek_v4_fp8" or str(model_type).startswith("deepseek_v4")):
+        return f"the DeepSeek-V4 FP8 override of a {method} checkpoint is not modelled"
+    if user == "moe_wna16" and method in ("awq", "gptq"):
+        return f"--quantization moe_wna16 with a {method} checkpoint (its override) is not modelled"
+    return None
+
+
+#: the Marlin group sizes every release's check_marlin_supported takes (an AWQ or GPTQ checkpoint with one of
+#: these, 4-bit with zero points (AWQ) or 4/8-bit symmetric (GPTQ), converts on compute capability 9.0)
+_MARLIN_GROUPS = (32, 64, 128)
+
+
+def _wna16_override(cfg: Mapping[str, Any], method: str, user: Optional[str], release) -> Optional[bool]:
+    """Whether an override claims an AWQ / GPTQ checkpoint for ``--quantization user`` (another name than the
+    checkpoint's) on CUDA, compute capability 9.0; None: kvguard cannot tell.  0.24.0+ (AWQ) / 0.22.0+ (GPTQ):
+    one unified method claims every checkpoint of the family for the family's names; before, the Marlin
+    method claims it for ``marlin`` and its own name when the checkpoint fits Marlin, and (up to 0.15.1) the
+    GPTQ BitBLAS method for ``bitblas`` / ``gptq_bitblas`` when the BitBLAS package takes it (a host fact)."""
+    if method == "awq":
+        if release.within("0.24.0"):
+            return user in ("awq_marlin", "auto_awq", "marlin")
+        if user not in ("awq_marlin", "marlin"):
+            return False
+        fits = (cfg.get("bits") == 4 and cfg.get("zero_point") is True and cfg.get("group_size") in _MARLIN_GROUPS)
+        return True if fits else None
+    if release.within("0.22.0"):
+        return user in ("gptq_marlin", "auto_gptq", "marlin")
+    if user in ("bitblas", "gptq_bitblas") and not release.within("0.16.0"):
+        return None
+    if user not in ("gptq_marlin", "marlin"):
+        return False
+    fits = (cfg.get("bits") in (4, 8) and cfg.get("sym") is True and type(cfg.get("desc_act")) is bool
+            and cfg.get("group_size") in (-1, *_MARLIN_GROUPS))
+    return True if fits else None
+
+
+def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
+           allow_deprecated: bool = False) -> VerifyOutcome:
+    """``_verify_quantization`` on CUDA for ``--quantization user`` (lower-cased first, as ModelConfig's field
+    validator does)."""
+    try:
+        cfg, method = checkpoint_method(resolved_top, resolved, release)
+    except _NotModelled as exc:
+        return VerifyOutcome(unmodelled=str(exc))
+    if isinstance(user, str):
+        user = user.lower()  # ModelConfig's field validator (validate_quantization_before)
+    quantization = user
+    if cfg is not None and method is not None:
+        why = _override_left_open(cfg, method, user, resolved_top.get("model_type"), release)
+        if why is not None:
+            known, deprecated = methods(release)
+            if user is None and method in known and method not in deprecated:
+                # without --quantization nothing can mismatch, and every override names a current method
+                return VerifyOutcome(deferred=True)
+            return VerifyOutcome(unmodelled=why)
+        if (user == "humming" and release.within("0.20.0")) or (user == "gguf" and release.within("0.20.0", "0.23.0")):
+            # these methods' overrides claim any checkpoint when named (humming first of all from 0.20.0; the
+            # gpt-oss MXFP4 refusal of 0.21.0+ is among the checkpoints left open above)
+            return VerifyOutcome(quantization=user)
+        if method in ("awq", "gptq") and (user is None or user == method):
+            # the method as named or the Marlin conversion (an override): kvguard.quant's kernel path
+            return VerifyOutcome(quantization=user, deferred=True)
+        if method in ("awq", "gptq"):
+            claimed = _wna16_override(cfg, method, user, release)
+            if claimed is None:
+                return VerifyOutcome(unmodelled=f"whether an override claims the {method} checkpoint for "
+                                                f"--quantization {user} (its Marlin / BitBLAS compatibility) is not "
+                                                f"modelled")
+            if claimed:
+                return VerifyOutcome(quantization=user, deferred=True)
+            return VerifyOutcome("MC_quant_mismatch", {"checkpoint": method, "user": user}, reads_platform=True)
+        read: Optional[str] = method
+        if method == "" and release.within("0.11.0"):
+            read = None
+        if user is None:
+            quantization = read
+        elif user != read:
+            return VerifyOutcome("MC_quant_mismatch", {"checkpoint": read, "user": user})
+    if quantization is not None:
+        known, deprecated = methods(release)
+        if quantization not in known:
+            return VerifyOutcome("MC_quant_unknown", {"method": quantization, "known": known})
+        if release.within("0.14.0") and quantization in deprecated and not allow_deprecated:
+            return VerifyOutcome("MC_quant_deprecated", {"method": quantization}, reads_platform=True)
+    return VerifyOutcome(quantization=quantization, reads_platform=quantization is not None)
+
+
+# ---------------------------------------------------------------------------
+# VllmConfig._get_quantization_config (vllm/config/vllm.py; 0.10.2: vllm/config/__init__.py), run by
+# VllmConfig.__post_init__ after ModelConfig.verify_with_parallel_config: the method's minimum GPU capability,
+# then the model's dtype against the method's activation dtypes
+
+#: get_supported_act_dtypes() of the methods kvguard names, as vLLM prints them (the same in every release that
+#: has the method: awq 0.10.2 – 0.23.0, gptq 0.10.2 – 0.21.0, auto_awq 0.24.0+, auto_gptq 0.22.0+)
+_ACT_DTYPES = {
+    "fp8": ("bfloat16", "float16"),
+    "awq": ("float16",),
+    "gptq": ("float16",),
+    "awq_marlin": ("float16", "bfloat16"),
+    "gptq_marlin": ("float16", "bfloat16"),
+    "auto_awq": ("float16", "bfloat16"),
+    "auto_gptq": ("float16", "bfloat16"),
+    "compressed-tensors": ("float32", "float16", "bfloat16"),
+}
+#: get_min_capability() of those methods is at most 80 in every release (kvguard.rules.table reads the host's)
+
+#: --dtype as ModelConfig maps an explicit value (_STR_DTYPE_TO_TORCH_DTYPE)
+_EXPLICIT_DTYPES = {"half": "float16", "float16": "float16", "float": "float32", "float32": "float32",
+                    "bfloat16": "bfloat16"}
+
+def _method_built(cfg_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
+                  out: VerifyOutcome) -> "str | None":
+    """The ``quantization`` VllmConfig builds the config of (None: none); raises _NotModelled when kvguard
+    cannot tell which method an AWQ / GPTQ override chose."""
+    if not out.deferred:
+        return out.quantization
+    cfg, method = checkpoint_method(cfg_top, resolved, release)
+    if cfg is None or method not in ("awq", "gptq"):
+        raise _NotModelled("the method an override chose for this checkpoint is not modelled")
+    if user is not None:
+        user = user.lower()
+    unified = "0.24.0" if method == "awq" else "0.22.0"
+    if release.within(unified):
+        return f"auto_{method}"
+    if user == method:
+        return method  # the method as named (the Marlin override does not take its plain name)
+    if user is None:
+        # the Marlin override claims a checkpoint that fits Marlin (when it plainly does)
+        user = "marlin"
+    if _wna16_override(cfg, method, user, release):
+        return f"{method}_marlin"
+    raise _NotModelled(f"whether the Marlin conversion claims the {method} checkpoint is not modelled")
+
+
+def _model_dtype(top: Mapping[str, Any], model_type: Any, dtype: str) -> str:
+    """The model's dtype as ModelConfig resolves it on CUDA, compute capability 9.0 (bfloat16 and float16
+    both supported): an explicit --dtype as it maps, else the checkpoint's bfloat16 / float16."""
+    dtype = str(dtype).lower()
+    if dtype in _EXPLICIT_DTYPES:
+        return _EXPLICIT_DTYPES[dtype]
+    if dtype != "auto":
+        raise _NotModelled(f"--dtype {dtype} is not modelled")
+    config = top.get("dtype") or top.get("torch_dtype")
+    if config == "bfloat16":
+        return "bfloat16"
+    if config == "float16" and model_type not in ("gemma2", "gemma3", "gemma3_text", "glm4", "plamo2"):
+        return "float16"
+    if config is None:
+        # vLLM then reads the text / vision / encoder config's dtype, else the weights' safetensors metadata
+        raise _NotModelled("the model dtype of a checkpoint whose config.json has no dtype (vLLM reads the weights' "
+                           "safetensors metadata) is not modelled")
+    raise _NotModelled(f"the dtype --dtype auto resolves for a checkpoint of dtype {config!r} (the platform's "
+                       f"preferred dtype, the pooling runner) is not modelled")
+
+
+def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], method: str) -> Optional[str]:
+    """Why the method's config (built from the checkpoint's quantization config before the checks) may refuse
+    the checkpoint first, or None."""
+    from . import scheme_of
+
+    scheme = scheme_of(resolved_top, resolved)
+    if scheme is None or not scheme.modelled:
+        return f"building the {method} config from this quantization_config is not modelled"
+    if scheme.method == "fp8":
+        cfg = resolved_top.get("quantization_config") or {}
+        if cfg.get("activation_scheme") not in ("static", "dynamic"):
+            return "an FP8 quantization_config without a static / dynamic activation_scheme is not modelled"
+    return None
+
+
+#: act_dtype_refusal's second value when the answer (no refusal) holds for CUDA with compute capability 8.0+
+AUTO_PASSES = "auto-passes-on-cuda-80"
+
+
+def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
+                      dtype: str, out: VerifyOutcome) -> tuple[Optional[dict], Optional[str]]:
+    """(template values of the activation-dtype refusal or None, why kvguard cannot decide or None) for a
+    launch ModelConfig accepted (``out``: its quantization outcome); the second value is :data:`AUTO_PASSES`
+    when no refusal follows on CUDA with compute capability 8.0 or more (bfloat16 and float16 supported)."""
+    if out.unmodelled:
+        return None, f"the method VllmConfig builds depends on ModelConfig's quantization check ({out.unmodelled})"
+    try:
+        method = _method_built(resolved_top, resolved, release, user, out)
+        if method is None:
+            return None, None  # no quantization: no quantization config is built
+        if method in _ACT_DTYPES and len(_ACT_DTYPES[method]) == 3:
+            return None, None  # every dtype a model can have (compressed-tensors)
+        if method not in _ACT_DTYPES:
+            return None, f"VllmConfig's capability and activation-dtype checks of quantization method {method} are " \
+                         f"not modelled"
+        if out.quantization is not None and out.quantization == user and resolved_top.get("quantization_config") \
+                is None and "compression_config" not in resolved_top:
+            return None, (f"online quantization (--quantization {user} of an unquantized checkpoint): the method's "
+                          f"config and its activation dtypes are not modelled")
+        why = _config_unread(resolved_top, resolved, method)
+        if why is not None:
+            return None, why
+        if str(dtype).lower() == "auto" and {"bfloat16", "float16"} <= set(_ACT_DTYPES[method]):
+            # --dtype auto ends with bfloat16 or float16 on CUDA 8.0+ (a float32 or unsupported checkpoint dtype
+            # becomes the platform's preferred one): a method taking both passes, whatever the checkpoint's
+            return None, AUTO_PASSES
+        model = _model_dtype(resolved_top, resolved_top.get("model_type"), dtype)
+    except _NotModelled as exc:
+        return None, str(exc)
+    supported = _ACT_DTYPES[method]
+    if model in supported:
+        return None, None
+    return {"dtype": model, "method": method,
+            "supported": "[" + ", ".join(f"torch.{d}" for d in supported) + "]"}, None

@@ -1,0 +1,225 @@
+"""ModelConfig._verify_quantization (kvguard.quant.verify): MC_quant_mismatch / _unknown / _deprecated.
+
+Expected values are written by hand from the release sources (vllm/config/model.py::_verify_quantization,
+vllm/model_executor/layers/quantization/__init__.py) and the messages the releases print; the differential
+tier (tests/upstream/test_quant_verify.py) compares with the releases themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+import kvguard
+from kvguard import catalog
+from kvguard.cli import run
+from kvguard.quant.verify import methods, verify
+from kvguard.versions import resolve
+
+H100 = kvguard.Host.cuda_node()
+
+_MISMATCH = ("Quantization method specified in the model config ({}) does not match the quantization method "
+             "specified in the `quantization` argument ({}).")
+#: vllm 0.28.0 QuantizationMethods, in the order of the Literal
+_METHODS_0_28 = ["awq", "auto_awq", "fp8", "fbgemm_fp8", "fp_quant", "modelopt", "modelopt_fp4", "modelopt_mxfp8",
+                 "modelopt_mixed", "auto_gptq", "gptq", "gptq_marlin", "awq_marlin", "humming",
+                 "compressed-tensors", "experts_int8", "quark", "moe_wna16", "torchao", "inc", "mxfp4",
+                 "gpt_oss_mxfp4", "deepseek_v4_fp8", "online", "fp8_per_tensor", "fp8_per_block", "fp8_per_channel",
+                 "int8_per_channel_weight_only", "nvfp4_per_token", "mxfp8"]
+
+
+def cfg(name: str) -> dict:
+    return copy.deepcopy(catalog.lookup(name).config)
+
+
+def plain_with(quant: dict) -> dict:
+    return dict(cfg("Qwen/Qwen3-8B"), quantization_config=quant)
+
+
+def test_fp8_checkpoint_with_awq_is_refused_in_model_config():
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B-FP8"), vllm_version="0.28.0", tp=2, quantization="awq", host=H100)
+    assert (verdict.ok, verdict.stage, verdict.check) == (False, "model_config", "MC_quant_mismatch")
+    assert (verdict.exc_type, verdict.wrapped_by) == ("ValueError", "ModelConfig")
+    assert verdict.message == _MISMATCH.format("fp8", "awq")
+
+
+def test_cli_exit_status_of_the_mismatch(capsys):
+    status = run(["check", "--vllm-version", "0.28.0", "--format", "json", "--", "vllm", "serve",
+                  "Qwen/Qwen3-32B-FP8", "-tp", "2", "--quantization", "awq"])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 1 and out["check"] == "MC_quant_mismatch"
+    # no override reads the platform for an FP8 checkpoint: decided on any host
+    status = run(["check", "--vllm-version", "0.28.0", "--format", "json", "--unknown-host", "--", "vllm", "serve",
+                  "Qwen/Qwen3-32B-FP8", "-tp", "2", "--quantization", "awq"])
+    assert status == 1 and json.loads(capsys.readouterr().out)["check"] == "MC_quant_mismatch"
+    # an AWQ checkpoint: the CPU / XPU platforms have AWQ methods whose overrides claim it
+    argv = ["vllm", "serve", "Qwen/Qwen2.5-72B-Instruct-AWQ", "-tp", "2", "--quantization", "gptq"]
+    status = run(["check", "--vllm-version", "0.28.0", "--format", "json", "--", *argv])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 1 and out["check"] == "MC_quant_mismatch" and "platform='cuda'" in out["assumptions"]
+    status = run(["check", "--vllm-version", "0.28.0", "--format", "json", "--unknown-host", "--", *argv])
+    out = json.loads(capsys.readouterr().out)
+    assert status == 0 and "MC_quant_mismatch" in [s["check"] for s in out["skipped"]]
+
+
+def test_unknown_method_prints_the_release_list():
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.28.0", quantization="foo", host=H100)
+    assert verdict.check == "MC_quant_unknown" and verdict.wrapped_by == "ModelConfig"
+    assert verdict.message == f"Unknown quantization method: foo. Must be one of {_METHODS_0_28!r}."
+    assert methods(resolve("0.28.0"))[0] == _METHODS_0_28
+
+
+def test_upper_case_quantization_is_lower_cased_first():
+    out = verify(plain_with({"quant_method": "bogus"}), {}, resolve("0.28.0"), "FP8")
+    assert (out.check, dict(out.values)) == ("MC_quant_mismatch", {"checkpoint": "bogus", "user": "fp8"})
+    assert verify(cfg("Qwen/Qwen3-32B-FP8"), {}, resolve("0.28.0"), "FP8").check is None
+
+
+def test_deprecated_method_from_0_14_0():
+    message = ("('The quantization method %s is deprecated and will be removed in future versions of vLLM. To bypass, "
+               "set `--allow-deprecated-quantization`.', 'fbgemm_fp8')")
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.14.0", quantization="fbgemm_fp8", host=H100)
+    assert (verdict.check, verdict.exc_type, verdict.message) == ("MC_quant_deprecated", "ValueError", message)
+    allowed = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.14.0", quantization="fbgemm_fp8",
+                            allow_deprecated_quantization=True, host=H100)
+    assert allowed.ok and "MI_model" in [s.check for s in allowed.skipped]
+    older = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.13.0", quantization="fbgemm_fp8", host=H100)
+    assert older.ok
+
+
+def test_deprecated_flag_parsed_from_the_command_line():
+    argv = ["vllm", "serve", "Qwen/Qwen3-32B", "--quantization", "fbgemm_fp8", "--allow-deprecated-quantization"]
+    assert run(["check", "--vllm-version", "0.28.0", "--", *argv]) == 0
+    # 0.13.0 has no such flag: argparse refuses it
+    assert run(["check", "--vllm-version", "0.13.0", "--", *argv]) == 1
+
+
+def test_quantization_config_without_quant_method():
+    quant = {"bits": 4}
+    # 0.10.2 keeps the empty method: ModelConfig ends with quantization "" and refuses it as unknown
+    out = verify(plain_with(quant), {}, resolve("0.10.2"), None)
+    assert out.check == "MC_quant_unknown" and out.values["method"] == ""
+    # 0.11.0 on: the empty method reads as None (unquantized) ...
+    assert verify(plain_with(quant), {}, resolve("0.11.0"), None).check is None
+    # ... and differs from any --quantization
+    out = verify(plain_with(quant), {}, resolve("0.11.0"), "awq")
+    assert (out.check, out.values["checkpoint"]) == ("MC_quant_mismatch", None)
+    verdict = kvguard.check(plain_with(quant), vllm_version="0.28.0", quantization="awq", host=H100)
+    assert verdict.message == _MISMATCH.format("None", "awq")
+
+
+def test_compressed_tensors_spelling_and_compression_config():
+    out = verify(plain_with({"quant_method": "compressed_tensors"}), {}, resolve("0.28.0"), "fp8")
+    assert dict(out.values) == {"checkpoint": "compressed-tensors", "user": "fp8"}
+    top = dict(cfg("Qwen/Qwen3-8B"), compression_config={"quant_method": "compressed-tensors"})
+    verdict = kvguard.check(top, vllm_version="0.28.0", quantization="experts_int8", host=H100)
+    assert verdict.message == _MISMATCH.format("compressed-tensors", "experts_int8")
+
+
+def test_awq_checkpoint_overrides_per_release():
+    awq = cfg("Qwen/Qwen2.5-72B-Instruct-AWQ")  # 4-bit, zero_point true, group_size 128
+    # another family's name: no override claims the checkpoint
+    assert verify(awq, {}, resolve("0.20.0"), "gptq").check == "MC_quant_mismatch"
+    # auto_awq is a method from 0.24.0 (AutoAWQConfig claims the checkpoint); before, it is a mismatch
+    out = verify(awq, {}, resolve("0.20.0"), "auto_awq")
+    assert dict(out.values) == {"checkpoint": "awq", "user": "auto_awq"}
+    assert verify(awq, {}, resolve("0.24.0"), "auto_awq").deferred
+    # the Marlin conversion claims a checkpoint that fits Marlin
+    assert verify(awq, {}, resolve("0.20.0"), "awq_marlin").deferred
+    odd = copy.deepcopy(awq)
+    odd["quantization_config"]["group_size"] = 256
+    assert verify(odd, {}, resolve("0.20.0"), "awq_marlin").unmodelled
+
+
+def test_gptq_bitblas_is_left_open_up_to_0_15_1():
+    gptq = plain_with({"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True})
+    assert verify(gptq, {}, resolve("0.15.1"), "gptq_bitblas").unmodelled
+    # 0.16.0 has no BitBLAS override (nor the method): the names differ
+    assert verify(gptq, {}, resolve("0.16.0"), "gptq_bitblas").check == "MC_quant_mismatch"
+    assert verify(gptq, {}, resolve("0.22.0"), "marlin").deferred
+
+
+@pytest.mark.parametrize("quant,user,version", [
+    ({"quant_method": "modelopt"}, "fp8", "0.28.0"),
+    ({"quant_method": "fp8"}, "deepseek_v4_fp8", "0.20.0"),
+    ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}, "moe_wna16", "0.28.0"),
+    ({"quant_method": "gptq", "checkpoint_format": "marlin_24"}, "gptq_marlin_24", "0.14.0"),
+])
+def test_overrides_kvguard_leaves_open(quant, user, version):
+    out = verify(plain_with(quant), {}, resolve(version), user)
+    assert out.unmodelled and out.check is None
+    verdict = kvguard.check(plain_with(quant), vllm_version=version, quantization=user, host=H100)
+    assert "MC_quant_mismatch" in [s.check for s in verdict.skipped]
+
+
+def test_gguf_is_a_mismatch_outside_its_override_releases():
+    out = verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.24.0"), "gguf")
+    assert dict(out.values) == {"checkpoint": "fp8", "user": "gguf"}
+    # 0.20.0 - 0.23.0: GGUFConfig's override claims any checkpoint when named; humming's from 0.20.0
+    assert verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.23.0"), "gguf").quantization == "gguf"
+    assert verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.33.0"), "humming").quantization == "humming"
+    assert verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.14.1"), "humming").check == "MC_quant_mismatch"
+
+
+def test_online_quantization_is_skipped_with_its_reason():
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.28.0", quantization="fp8", host=H100)
+    assert verdict.ok
+    reason = next(s.reason for s in verdict.skipped if s.check == "MI_model")
+    assert reason.startswith("online quantization of an unquantized checkpoint (--quantization fp8")
+
+
+def awq_of_dtype(dtype):
+    config = cfg("Qwen/Qwen2.5-72B-Instruct-AWQ")  # its config.json names no dtype
+    if dtype is not None:
+        config["torch_dtype"] = dtype
+    return config
+
+
+def test_plain_awq_refuses_bfloat16_up_to_0_23():
+    # AWQConfig.get_supported_act_dtypes() is [torch.half]; --quantization awq keeps the plain method up to 0.23.0
+    verdict = kvguard.check(awq_of_dtype("bfloat16"), vllm_version="0.23.0", tp=2, quantization="awq", host=H100)
+    assert (verdict.stage, verdict.check, verdict.exc_type, verdict.wrapped_by) == (
+        "verify", "VC_quant_act_dtype", "ValueError", "VllmConfig")
+    assert verdict.message == ("torch.bfloat16 is not supported for quantization method awq. Supported dtypes: "
+                               "[torch.float16]")
+    # 0.24.0: AutoAWQConfig takes the name (float16 and bfloat16)
+    assert kvguard.check(awq_of_dtype("bfloat16"), vllm_version="0.24.0", tp=2, quantization="awq",
+                         host=H100).check != "VC_quant_act_dtype"
+    # without --quantization the Marlin method takes a 4-bit, zero-point, group-128 checkpoint
+    assert kvguard.check(awq_of_dtype("bfloat16"), vllm_version="0.23.0", tp=2, host=H100).check != \
+        "VC_quant_act_dtype"
+
+
+def test_float32_refused_by_fp8_and_marlin_methods():
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B-FP8"), vllm_version="0.10.2", dtype="float", host=H100)
+    assert verdict.message == ("torch.float32 is not supported for quantization method fp8. Supported dtypes: "
+                               "[torch.bfloat16, torch.float16]")
+    verdict = kvguard.check(awq_of_dtype("float16"), vllm_version="0.20.0", tp=2, dtype="float32", host=H100)
+    assert verdict.message == ("torch.float32 is not supported for quantization method awq_marlin. Supported dtypes: "
+                               "[torch.float16, torch.bfloat16]")
+    verdict = kvguard.check(awq_of_dtype("float16"), vllm_version="0.28.0", tp=2, dtype="float32", host=H100)
+    assert verdict.message.startswith("torch.float32 is not supported for quantization method auto_awq.")
+
+
+def test_act_dtype_left_open_without_a_config_dtype():
+    # the dtype then comes from the weights' safetensors metadata
+    verdict = kvguard.check(awq_of_dtype(None), vllm_version="0.23.0", tp=2, quantization="awq", host=H100)
+    assert verdict.ok
+    reason = next(s.reason for s in verdict.skipped if s.check == "VC_quant_act_dtype")
+    assert "safetensors metadata" in reason
+    # an explicit --dtype decides it
+    verdict = kvguard.check(awq_of_dtype(None), vllm_version="0.23.0", tp=2, quantization="awq", dtype="half",
+                            host=H100)
+    assert "VC_quant_act_dtype" not in [s.check for s in verdict.skipped]
+    # an unquantized checkpoint builds no quantization config
+    assert "VC_quant_act_dtype" not in [s.check for s in kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.23.0",
+                                                                        host=H100).skipped]
+
+
+def test_online_quantization_act_dtype_left_open():
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.20.0", quantization="fp8", dtype="float32",
+                            host=H100)
+    reason = next(s.reason for s in verdict.skipped if s.check == "VC_quant_act_dtype")
+    assert reason.startswith("online quantization (--quantization fp8 of an unquantized checkpoint)")

@@ -1,0 +1,101 @@
+"""ModelConfig's quantization checks as a real release runs them; runs INSIDE an oracle venv.
+
+usage: python quant_verify_runner.py CASES.json OUT.json
+
+CASES: {"cases": [{"id", "config": {...config.json...}, "quantization": str | null, "dtype": str | null,
+        "allow_deprecated_quantization": bool, "vllm_config": bool}]}
+
+Per case one ``ModelConfig(model=<dir with config.json>, quantization=…, dtype=…)`` (offline, tokenizer
+init skipped): ``_verify_quantization`` (the checkpoint's ``quant_method``, the override loop, the
+mismatch, unknown-method and deprecated-method refusals) runs at the end of its ``__post_init__``.
+With ``vllm_config`` the whole ``EngineArgs(...).create_engine_config()`` runs instead (the CPU platform
+apart from the quantization modules): VllmConfig's ``_get_quantization_config`` (the method's minimum
+capability, which the CPU platform does not have, and the activation-dtype refusal) follows.  The outcome
+is the exception (oracle_runner.describe: pydantic's ValidationError unwrapped), else ``ok`` with the
+``quantization`` and ``dtype`` ModelConfig ends with.
+
+The host is the default one, CUDA with compute capability 9.0: the quantization modules see the stand-in
+of quant_runner (their overrides ask ``current_platform``: the CPU AWQ / GPTQ methods must not claim the
+checkpoint, Marlin's conversion reads the capability; the IPEX method's override, up to 0.15.1, too) and the
+platform's ``verify_quantization`` is
+CUDA's (no list of supported methods: it accepts every method).
+
+This file must not import kvguard.
+"""
+
+import json
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+
+warnings.filterwarnings("ignore")
+logging.disable(logging.CRITICAL)
+
+
+def _ipex_sees_cuda_90():
+    """The IPEX method's override (up to 0.15.1) claims every AWQ / GPTQ checkpoint on a CPU or XPU platform:
+    on the default host (CUDA) it does not."""
+    import importlib
+
+    from quant_runner import _cuda_90_stand_in
+
+    try:
+        mod = importlib.import_module("vllm.model_executor.layers.quantization.ipex_quant")
+    except Exception:  # noqa: BLE001 - not in this release
+        return
+    if "current_platform" in mod.__dict__:
+        mod.current_platform = _cuda_90_stand_in()
+
+
+def main(cases_path, out_path):
+    spec = json.load(open(cases_path))
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from oracle_runner import describe, torch_compat
+
+    torch_compat()
+    from quant_runner import _quant_modules_see_cuda_90, _setup
+
+    _setup()
+    _ipex_sees_cuda_90()
+    from vllm.config import ModelConfig
+
+    results = []
+    for case in spec["cases"]:
+        work = tempfile.mkdtemp(prefix="kvg-qv-")
+        with open(os.path.join(work, "config.json"), "w") as fh:
+            json.dump(case["config"], fh)
+        rec = {"id": case["id"]}
+        kwargs = {"model": work, "tokenizer": work, "skip_tokenizer_init": True}
+        if case.get("quantization") is not None:
+            kwargs["quantization"] = case["quantization"]
+        if case.get("dtype"):
+            kwargs["dtype"] = case["dtype"]
+        if case.get("allow_deprecated_quantization"):
+            kwargs["allow_deprecated_quantization"] = True
+        _quant_modules_see_cuda_90()
+        _ipex_sees_cuda_90()
+        try:
+            if case.get("vllm_config"):
+                from vllm.engine.arg_utils import EngineArgs
+
+                kwargs.pop("tokenizer")
+                vc = EngineArgs(**kwargs).create_engine_config()
+                mc = vc.model_config
+            else:
+                mc = ModelConfig(**kwargs)
+        except BaseException as exc:  # noqa: BLE001
+            rec.update(stage="model", **describe(exc))
+        else:
+            rec.update(stage="ok", quantization=mc.quantization, dtype=str(mc.dtype))
+        results.append(rec)
+        shutil.rmtree(work, ignore_errors=True)
+    with open(out_path, "w") as fh:
+        json.dump(results, fh, default=str)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1], sys.argv[2]))
