@@ -229,6 +229,12 @@ def test_nothing_nearby_is_said_plainly(capsys, tmp_path):
     run(["check", "--vllm-version", "0.28.0", *NO_RAY, "--env", "VLLM_MLA_DISABLE=true", *launch])
     assert capsys.readouterr().out.endswith(
         "no nearby launch: vLLM refuses the model's config itself, whatever the parallel flags\n")
+    # ModelConfig's own checks (here the quantization method) read no parallel flag
+    run(["check", "--vllm-version", "0.28.0", *NO_RAY, "--", "vllm", "serve", "Qwen/Qwen3-32B-FP8", "-tp", "2",
+         "--quantization", "awq"])
+    assert capsys.readouterr().out.endswith(
+        "no nearby launch among the parallel flags: ModelConfig refuses this launch (MC_quant_mismatch) whatever "
+        "they are\n")
 
 
 # --------------------------------------------------------------------------- bounded and fast

@@ -128,8 +128,9 @@ def _suggestion_lines(report: "LaunchReport", dim: str, reset: str) -> list[str]
     host = describe_host(report.suggestion_host) if report.suggestion_host is not None else "host unknown"
     if not report.suggestions:
         if v.stage == "model_config" and (v.check or "").startswith("MC_"):
-            return [f"no nearby launch among the parallel flags: {v.check} refuses the maximum length whatever "
-                    "they are"]
+            # ModelConfig's checks (length, dtype, quantization) read no parallel flag
+            return [f"no nearby launch among the parallel flags: ModelConfig refuses this launch ({v.check}) "
+                    "whatever they are"]
         if v.stage == "model_config":
             return ["no nearby launch: vLLM refuses the model's config itself, whatever the parallel flags"]
         flags = ", ".join(f.replace("_", "-") for f in EDITABLE)
