@@ -1666,6 +1666,19 @@ RULES = (
                    "the swap space.",
           source="vllm/config/cache.py::CacheConfig.verify_with_parallel_config",
           description="tp x --swap-space must stay within 70% of the host's CPU memory"),
+    # 0.22.0-0.30.0 check --enable-return-routed-experts right after verify_with_parallel_config, before the
+    # quantization config and async scheduling
+    Check("VC_routed_experts_pp", "0.22.0", "0.30.0", stage="verify", scope="feature",
+          when=lambda state: state.routed_experts and state.pp > 1,
+          template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="returning routed experts is incompatible with PP"),
+    Check("VC_routed_experts_cp", "0.28.0", "0.30.0", stage="verify", scope="feature",
+          when=lambda state: state.routed_experts and (state.dcp > 1 or state.pcp > 1),
+          template="--enable-return-routed-experts is incompatible with context parallelism (DCP > 1 or "
+                   "PCP > 1).",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="returning routed experts is incompatible with DCP/PCP"),
     Check("VC_quant_act_dtype", stage="verify", scope="feature",
           when=_act_dtype_refused, bind=lambda state: dict(_act_dtype(state)[0] or {}),
           template=_QUANT_ACT_DTYPE,
@@ -1744,17 +1757,6 @@ RULES = (
           template="MTP with cp_kv_cache_interleave_size > 1 is not supported now.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="speculative decoding with --cp-kv-cache-interleave-size > 1 (any method)"),
-    Check("VC_routed_experts_pp", "0.22.0", "0.30.0", stage="verify", scope="feature",
-          when=lambda state: state.routed_experts and state.pp > 1,
-          template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
-          source=f"{_S_VLLM}::VllmConfig.__post_init__",
-          description="returning routed experts is incompatible with PP"),
-    Check("VC_routed_experts_cp", "0.28.0", "0.30.0", stage="verify", scope="feature",
-          when=lambda state: state.routed_experts and (state.dcp > 1 or state.pcp > 1),
-          template="--enable-return-routed-experts is incompatible with context parallelism (DCP > 1 or "
-                   "PCP > 1).",
-          source=f"{_S_VLLM}::VllmConfig.__post_init__",
-          description="returning routed experts is incompatible with DCP/PCP"),
     # KernelConfig.set_platform_defaults (VllmConfig.__post_init__, before the platform's check_and_update_config)
     Check("VC_moe_backend_model", "0.29.0", "0.29.0", stage="verify", scope="feature",
           when=lambda state: _dsv4_only_refused(state, _FLASHINFER_MOE_EP_0_29, archs_since_0_30=False),
