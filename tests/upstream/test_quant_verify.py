@@ -239,31 +239,29 @@ def run_dtype(version: str, n: int, seed: int) -> dict:
     return compare_dtype(version, cases, records)
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_quant_act_dtype_agrees_with_real_vllm(version):
-    n = int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "12"))
-    report = run_dtype(version, n, int(os.environ.get("KVG_DIFF_SEED", "7")))
-    out = os.environ.get("KVG_DIFF_REPORT_DIR")
-    if out:
-        os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, f"qverify-dtype-{version}.json"), "w") as fh:
-            json.dump(report, fh, indent=1)
-    assert not report["disagree"], json.dumps(report["disagree"][:5], indent=1)
-    assert report["agree"] > 0
+def run_both(version: str, n: int, n_dtype: int, seed: int) -> tuple[dict, dict]:
+    """Both kinds of case through one oracle start (the release's import dominates the cost)."""
+    python, python_env = _python(version)
+    cases, dtype_cases = generate(seed, version, n), generate_dtype(seed, version, n_dtype)
+    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases)
+    return (compare(version, cases, records[:len(cases)]),
+            compare_dtype(version, dtype_cases, records[len(cases):]))
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_quant_verify_agrees_with_real_vllm(version):
-    n = int(os.environ.get("KVG_QVERIFY_CASES", "16"))
-    seed = int(os.environ.get("KVG_DIFF_SEED", "7"))
-    report = run(version, n, seed)
+def test_quant_checks_agree_with_real_vllm(version):
+    report, dtype_report = run_both(version, int(os.environ.get("KVG_QVERIFY_CASES", "16")),
+                                    int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "12")),
+                                    int(os.environ.get("KVG_DIFF_SEED", "7")))
     out = os.environ.get("KVG_DIFF_REPORT_DIR")
     if out:
         os.makedirs(out, exist_ok=True)
-        with open(os.path.join(out, f"qverify-{version}.json"), "w") as fh:
-            json.dump(report, fh, indent=1)
-    assert not report["disagree"], json.dumps(report["disagree"][:5], indent=1)
-    assert report["agree"] > 0
+        for name, rep in ((f"qverify-{version}.json", report), (f"qverify-dtype-{version}.json", dtype_report)):
+            with open(os.path.join(out, name), "w") as fh:
+                json.dump(rep, fh, indent=1)
+    for rep in (report, dtype_report):
+        assert not rep["disagree"], json.dumps(rep["disagree"][:5], indent=1)
+        assert rep["agree"] > 0
 
 
 if __name__ == "__main__":
