@@ -49,7 +49,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["FAMILIES", "audit_rule", "experts", "gate_quantized", "unmodelled_reason"]
+__all__ = ["FAMILIES", "audit_rule", "compressed_tensors_experts", "experts", "gate_quantized", "unmodelled_reason"]
 
 #: the MoE families whose AWQ / GPTQ construction kvguard models
 FAMILIES = ("qwen3_moe", "mixtral")
@@ -151,6 +151,46 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
         raise refused("MI_moe_wna16_group", size=ispp, hidden=hidden, group=group)
 
 
+def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, release, refused: Any, unmodelled: Any,
+                               eplb: bool = False, selection: Optional[Selection] = None) -> None:
+    """The integer-weight experts of a compressed-tensors checkpoint (symmetric group scales, actorder none or
+    ``weight``: no activation order, so Marlin may pad the tile from 0.25.0) at per-rank intermediate size
+    ``ispp``: the scheme adapter of this module's Marlin check and backend selection (``kind``
+    ``compressed_tensors``: QuantizationArgs, no zero points, no expert bias).
+
+    - up to 0.26.x ``get_moe_method`` builds ``CompressedTensorsWNA16MarlinMoEMethod`` where the fused Marlin MoE
+      check holds (strict up to 0.24.0, tile padding from 0.25.0), which selects a kernel backend from 0.23.0
+      (4-bit weights; 8-bit ones assert a group size of -1), else ``CompressedTensorsWNA16MoEMethod``, whose
+      ``create_weights`` checks from 0.24.0 that the group size divides the hidden size and the per-rank
+      intermediate size (a ValueError each);
+    - from 0.27.0 ``CompressedTensorsWNA16MoEMethod`` serves both: the 8-bit assert, the backend selection,
+      then the same ``create_weights`` checks whichever backend took the layer."""
+    selection = selection or Selection()
+    group = scheme.group_size
+    if eplb:
+        # 0.11.1+: FusedMoE asks the method whether it supports EPLB (up to 0.11.0 kvguard.quant refuses
+        # before this point, as for every compressed-tensors MoE method)
+        raise unmodelled(f"--enable-eplb with the compressed-tensors WNA16 MoE method of {prefix} is not modelled")
+    if not release.within("0.23.0"):
+        # the Marlin method or the fall-back; neither checks a size while it is built (the fall-back sizes its
+        # group scales by floor division)
+        return
+    if scheme.bits != 4:
+        raise unmodelled(f"the compressed-tensors 8-bit WNA16 MoE method of {prefix} in vLLM {release.key} (its "
+                         "kernel keys and group-size assert) is not modelled")
+    if release.within("0.27.0"):
+        _select_backend(prefix, "compressed_tensors", scheme, hidden, ispp, release, selection, refused, unmodelled)
+    elif _moe_marlin_takes(hidden, ispp, group, padded=release.within("0.25.0")):
+        _select_backend(prefix, "compressed_tensors", scheme, hidden, ispp, release, selection, refused, unmodelled)
+        return  # CompressedTensorsWNA16MarlinMoEMethod
+    elif not release.within("0.24.0"):
+        return  # CompressedTensorsWNA16MoEMethod without size checks (0.23.x)
+    if hidden % group != 0:
+        raise refused("MI_ct_wna16_moe_hidden", hidden=hidden, group=group)
+    if ispp % group != 0:
+        raise refused("MI_ct_wna16_moe_group", size=ispp, group=group)
+
+
 def audit_rule(values: Mapping[str, Any], moe_tp: int, label: str) -> str:
     """audit's "why" line for the MoE WNA16 fall-back's refusal (``values`` of the first refused size)."""
     size, hidden, group = values["size"], values["hidden"], values["group"]
@@ -204,6 +244,12 @@ def _incompatibility(backend: str, kind: str, scheme, hidden: int, ispp: int, re
     gptq: they declare possible expert bias; AWQ zero points as the checkpoint says) or MoeWNA16Method."""
     if not release.within("0.27.0"):
         return None
+    if kind == "compressed_tensors":
+        # QuantizationArgs of symmetric group scales without activation order: no zero points nor bias, group-wise
+        # scales (RDNA3's conditions), only Marlin's layer check (with tile padding) can refuse
+        if backend in ("MARLIN", "BATCHED_MARLIN") and not _moe_marlin_takes(hidden, ispp, scheme.group_size, True):
+            return "Marlin not supported for this layer"
+        return None
     wna16 = kind == "moe_wna16"
     zero_points = scheme.zero_point if scheme.method == "awq" else False
     if backend == "FLASHINFER_TRTLLM" and (zero_points or not wna16):
@@ -231,6 +277,8 @@ def _kernel_supported(backend: str) -> Optional[str]:
     format, SiLU and the checkpoint's weight key: None (supported), the reason it gives, or ``_UNKNOWN``."""
     if backend == "FLASHINFER_TRTLLM":
         return "kernel does not support current device cuda"  # the SM100 family only
+    if backend == "RDNA3":
+        return "kernel does not support current device cuda"  # ROCm gfx1100 only
     if backend == "BATCHED_MARLIN":
         return "kernel does not support Standard activation format"
     if backend in ("MARLIN", "TRITON"):
