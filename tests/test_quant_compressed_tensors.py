@@ -437,3 +437,12 @@ def test_w4a16_experts_of_deepseek_are_skipped():
     c = model("deepseek-ai/DeepSeek-V3", dict(W4A16, ignore=["lm_head", "re:.*mlp.gate$"]))
     v = kvguard.check(c, vllm_version="0.22.0", tp=8, host=H100)
     assert v.ok and "integer weights on the MoE experts of DeepseekV3ForCausalLM" in skipped(v)["MI_model"]
+
+
+def test_audit_of_w4a16_experts_counts_groups():
+    # 768 = 6 groups of 128: tp 1 and 2 leave whole groups, tp 4 / 8 / 16 / 32 do not (tp 3 and 6 do not divide
+    # the 32 heads)
+    q = kvguard.audit(qwen3_moe(W4A16), tp=2, vllm_version="0.28.0").models[0].quantization
+    assert [f["tp"] for f in q["forbidden_tp"]] == [4, 8, 16, 32]
+    assert q["rules"] == ["compressed-tensors integer-weight MoE: MoE intermediate size 768 (6 groups of 128) split "
+                          "over the MoE TP size must leave whole groups per rank: refused at tp 4, 8, 16, 32"]

@@ -925,6 +925,15 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             out["rules"].append(f"AWQ: {layer} input size {total} = {total // group} groups of {group}; a shard that "
                                 f"is not whole groups is not taken by Marlin and the plain AWQ kernels refuse it: "
                                 f"refused at tp {label}")
+        elif check == "MI_ct_wna16_moe_group":
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            launch.tp = item["tp"]
+            res = outcome(facts, release, launch)
+            total = res.values["size"] * launch.moe_sizes(release)[0]
+            group = res.values["group"]
+            whole = f"{total // group} groups of {group}" if total % group == 0 else f"not a multiple of {group}"
+            out["rules"].append(f"compressed-tensors integer-weight MoE: MoE intermediate size {total} ({whole}) split "
+                                f"over the MoE TP size must leave whole groups per rank: refused at tp {label}")
         elif check == "MI_moe_wna16_group":
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             launch.tp = item["tp"]
