@@ -33,6 +33,12 @@ capability 9.0 (an assumption, as the host's other facts; another or unknown cap
   8-bit weights, TRITON MoeWNA16's; "No WNA16 MoE backend supports the deployment configuration." when none does.
 - 0.27.0-0.28.0 ``MoeWNA16Method.__init__`` asserts ``group_size == -1`` for 8-bit weights first.
 
+compressed-tensors integer-weight experts (``CompressedTensorsWNA16MarlinMoEMethod`` /
+``CompressedTensorsWNA16MoEMethod``, vllm/model_executor/layers/quantization/compressed_tensors/
+compressed_tensors_moe*.py) reuse the Marlin check and the selection through
+:func:`compressed_tensors_experts` (``kind`` ``compressed_tensors``: the selection's QuantizationArgs, which RDNA3
+takes from 0.30.0 but whose kernel needs ROCm gfx1100).
+
 HUMMING's support check (the humming-kernels package) is not modelled: from 0.32.0 it comes before MARLIN /
 TRITON, which take the layer when it does not — the backend is read only after the weights are loaded, so
 model construction goes on either way.  Left skipped: ``--moe-backend humming`` / ``emulation`` (Marlin
