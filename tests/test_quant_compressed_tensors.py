@@ -250,7 +250,6 @@ def test_eplb_with_compressed_tensors_experts_up_to_0_11_0():
 
 @pytest.mark.parametrize("q, words", [
     (quant(_args(num_bits=4, type="int"), None, "pack-quantized"), "channelwise integer weights on MoE experts"),
-    (W8A16, "8-bit WNA16 MoE method"),
     # per-tensor weights with dynamic per-token activations: a dense layer takes them, the MoE method asserts
     (quant(_args(strategy="tensor"), _args(strategy="token", dynamic=True, observer=None), "float-quantized"),
      "FP8 MoE experts"),
@@ -446,3 +445,24 @@ def test_audit_of_w4a16_experts_counts_groups():
     assert [f["tp"] for f in q["forbidden_tp"]] == [4, 8, 16, 32]
     assert q["rules"] == ["compressed-tensors integer-weight MoE: MoE intermediate size 768 (6 groups of 128) split "
                           "over the MoE TP size must leave whole groups per rank: refused at tp 4, 8, 16, 32"]
+
+
+@pytest.mark.parametrize("version, tp2, tp4", [
+    # W8A16 group 128; tp 2: 384 per rank (Marlin takes it), tp 4: 192 (only the fall-back up to 0.26.x)
+    ("0.22.0", "ok", "ok"),                                   # no assert, no size check
+    ("0.23.0", "MI_ct_wna16_moe_int8_group", "ok"),           # the Marlin method asserts; the fall-back checks nothing
+    ("0.24.0", "skipped", "MI_ct_wna16_moe_group"),            # (its assert shares rule rows with 0.25.x: skipped)
+    ("0.26.0", "ok", "MI_ct_wna16_moe_group"),                # the assert is gone in 0.25.0-0.26.x
+    ("0.28.0", "MI_ct_wna16_moe_int8_group", "MI_ct_wna16_moe_int8_group"),  # one method, assert first
+    ("0.33.0", "ok", "MI_ct_wna16_moe_group"),
+])
+def test_w8a16_experts_by_release(version, tp2, tp4):
+    for tp, want in ((2, tp2), (4, tp4)):
+        v = kvguard.check(qwen3_moe(W8A16), vllm_version=version, tp=tp, host=H100)
+        if want == "skipped":
+            assert v.ok and "8-bit group-size assert" in skipped(v)["MI_model"]
+            continue
+        assert "MI_model" not in skipped(v)
+        assert (v.check or "ok") == want
+        if want == "MI_ct_wna16_moe_int8_group":
+            assert (v.exc_type, v.message) == ("AssertionError", "")

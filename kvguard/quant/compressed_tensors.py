@@ -38,7 +38,8 @@ Integer-weight experts (W4A16 / W8A16 group scales, actorder none or ``weight``)
 go through :func:`kvguard.quant.wna16_moe.compressed_tensors_experts` (the fused Marlin MoE check,
 ``CompressedTensorsWNA16MarlinMoEMethod`` or the ``CompressedTensorsWNA16MoEMethod`` fall-back, the WNA16 MoE
 kernel backend selection from 0.23.0, the fall-back's group-size checks from 0.24.0, one method from 0.27.0);
-channelwise integer experts stay skipped (the fall-back asserts group scales), as do 8-bit ones from 0.23.0.
+8-bit group scales meet a bare assert in 0.23.0-0.24.0 (where Marlin takes the layer) and 0.27.0-0.28.0;
+channelwise integer experts stay skipped (the fall-back asserts group scales).
 """
 
 from __future__ import annotations

@@ -166,10 +166,12 @@ def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, rele
 
     - up to 0.26.x ``get_moe_method`` builds ``CompressedTensorsWNA16MarlinMoEMethod`` where the fused Marlin MoE
       check holds (strict up to 0.24.0, tile padding from 0.25.0), which selects a kernel backend from 0.23.0
-      (4-bit weights; 8-bit ones assert a group size of -1), else ``CompressedTensorsWNA16MoEMethod``, whose
+      (8-bit weights assert a group size of -1 first in 0.23.0-0.24.0), else ``CompressedTensorsWNA16MoEMethod``,
+      whose
       ``create_weights`` checks from 0.24.0 that the group size divides the hidden size and the per-rank
       intermediate size (a ValueError each);
-    - from 0.27.0 ``CompressedTensorsWNA16MoEMethod`` serves both: the 8-bit assert, the backend selection,
+    - from 0.27.0 ``CompressedTensorsWNA16MoEMethod`` serves both: the 8-bit assert (0.27.0-0.28.0), the backend
+      selection,
       then the same ``create_weights`` checks whichever backend took the layer."""
     selection = selection or Selection()
     group = scheme.group_size
@@ -181,12 +183,22 @@ def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, rele
         # the Marlin method or the fall-back; neither checks a size while it is built (the fall-back sizes its
         # group scales by floor division)
         return
-    if scheme.bits != 4:
-        raise unmodelled(f"the compressed-tensors 8-bit WNA16 MoE method of {prefix} in vLLM {release.key} (its "
-                         "kernel keys and group-size assert) is not modelled")
+    # 0.23.0-0.24.0 (the Marlin method) and 0.27.0-0.28.0 (the one method) assert, before the selection, that
+    # 8-bit weights have one group per row
+    int8_assert = scheme.bits == 8 and group != -1 and (
+        release.within("0.23.0") and not release.within("0.25.0")
+        or release.within("0.27.0") and not release.within("0.29.0"))
     if release.within("0.27.0"):
+        if int8_assert:
+            raise refused("MI_ct_wna16_moe_int8_group")
         _select_backend(prefix, "compressed_tensors", scheme, hidden, ispp, release, selection, refused, unmodelled)
     elif _moe_marlin_takes(hidden, ispp, group, padded=release.within("0.25.0")):
+        if int8_assert and release.within("0.24.0"):
+            # 0.24.0 shares its launch-check group (and so its rule rows) with 0.25.x, which has no such assert
+            raise unmodelled(f"the 8-bit group-size assert of the compressed-tensors WNA16 Marlin MoE method of "
+                             f"{prefix} in vLLM {release.key} is not modelled")
+        if int8_assert:
+            raise refused("MI_ct_wna16_moe_int8_group")
         _select_backend(prefix, "compressed_tensors", scheme, hidden, ispp, release, selection, refused, unmodelled)
         return  # CompressedTensorsWNA16MarlinMoEMethod
     elif not release.within("0.24.0"):

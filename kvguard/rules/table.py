@@ -1910,6 +1910,18 @@ RULES = (
           description="compressed-tensors integer-weight MoE experts on the WNA16 MoE method: the group size must "
                       "divide the per-rank MoE intermediate size (the MoE TP size is tp x dp without expert "
                       "parallelism)"),
+    Check("MI_ct_wna16_moe_int8_group", "0.23.0", "0.23.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_ct_wna16_moe_int8_group"), template="",
+          source=f"{_S_CT}/compressed_tensors_moe/compressed_tensors_moe_wna16_marlin.py::CompressedTensorsWNA16MarlinMoEMethod.__init__",
+          description="compressed-tensors 8-bit integer-weight MoE experts with group scales (W8A16 group 128 and the "
+                      "like) on the WNA16 MoE method that selects a kernel backend: group_size must be -1 (bare "
+                      "assert, before the selection)"),
+    Check("MI_ct_wna16_moe_int8_group", "0.27.0", "0.28.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_ct_wna16_moe_int8_group"), template="",
+          source=f"{_S_CT}/compressed_tensors_moe/compressed_tensors_moe_wna16.py::CompressedTensorsWNA16MoEMethod.__init__",
+          description="compressed-tensors 8-bit integer-weight MoE experts with group scales (W8A16 group 128 and the "
+                      "like) on the WNA16 MoE method that selects a kernel backend: group_size must be -1 (bare "
+                      "assert, before the selection)"),
     Check("MI_wna16_moe_none", "0.20.0", stage="model_init", exc="NotImplementedError",
           when=lambda state: _mi_fires(state, "MI_wna16_moe_none"),
           template="No WNA16 MoE backend supports the deployment configuration.",
