@@ -45,6 +45,7 @@ FP8_STATIC = quant(_args(strategy="tensor"), _args(strategy="tensor"), "float-qu
 FP8_BLOCK = quant(_args(strategy="block", block_structure=[128, 128]),
                   _args(strategy="group", group_size=128, dynamic=True, observer=None), "float-quantized")
 W4A16 = quant(_args(num_bits=4, type="int", strategy="group", group_size=128), None, "pack-quantized")
+W8A16 = quant(_args(num_bits=8, type="int", strategy="group", group_size=128), None, "pack-quantized")
 
 
 def model(name: str, q: dict, **sizes) -> dict:
@@ -248,7 +249,7 @@ def test_eplb_with_compressed_tensors_experts_up_to_0_11_0():
 
 
 @pytest.mark.parametrize("q, words", [
-    (W4A16, "integer weights on MoE experts"),
+    (quant(_args(num_bits=4, type="int"), None, "pack-quantized"), "channelwise integer weights on MoE experts"),
     # per-tensor weights with dynamic per-token activations: a dense layer takes them, the MoE method asserts
     (quant(_args(strategy="tensor"), _args(strategy="token", dynamic=True, observer=None), "float-quantized"),
      "FP8 MoE experts"),
@@ -350,3 +351,118 @@ def test_dynamic_per_tensor_activations_on_experts_are_skipped():
     assert kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100).ok
     v = kvguard.check(qwen3_moe(q), vllm_version="0.28.0", tp=8, host=H100)
     assert v.ok and "FP8 MoE experts" in skipped(v)["MI_model"]
+
+
+# ---------------------------------------------------------------------------
+# integer-weight (W4A16) experts: Qwen3-30B-A3B, hidden 2048, moe_intermediate_size 768, 128 experts
+
+CT_MOE_GROUP = ("CompressedTensors WNA16 MoE with static group scales requires the MoE intermediate size per "
+                "tensor-parallel partition ({}) to be divisible by group_size ({}). Scale groups would otherwise cross "
+                "TP shard boundaries; use a compatible TP size or enable expert parallelism.")
+
+
+def w4a16(group: int) -> dict:
+    q = copy.deepcopy(W4A16)
+    q["config_groups"]["group_0"]["weights"]["group_size"] = group
+    return q
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.1", "0.22.0", "0.23.0"])
+def test_w4a16_experts_start_before_the_fall_back_checks_sizes(version):
+    # 768 / tp 4 = 192 per rank: 192 % 128 = 64, so the fused Marlin MoE check (strict tile) fails and the
+    # CompressedTensorsWNA16MoEMethod fall-back sizes its scales by floor division, without a check
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version=version, tp=4, host=H100)
+    assert v.ok and "MI_model" not in skipped(v)
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.25.0", "0.26.0", "0.28.0", "0.33.0"])
+def test_w4a16_experts_refuse_a_group_straddling_two_ranks_from_0_24(version):
+    # 192 per rank at tp 4 is a group and a half of 128
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version=version, tp=4, host=H100)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.wrapped_by) == (False, "model_init", "MI_ct_wna16_moe_group",
+                                                                  "ValueError", None)
+    assert v.message == CT_MOE_GROUP.format(192, 128)
+    # tp 2: 384 per rank, three whole groups (and a Marlin tile)
+    ok = kvguard.check(qwen3_moe(W4A16), vllm_version=version, tp=2, host=H100)
+    assert ok.ok and "MI_model" not in skipped(ok)
+
+
+def test_w4a16_experts_split_over_tp_x_dp_without_expert_parallel():
+    # group 64: 192 per rank at tp 4 is three groups; -dp 8 without EP splits the experts 8 ways: 96 per rank,
+    # a group and a half; with EP every rank keeps 768
+    assert kvguard.check(qwen3_moe(w4a16(64)), vllm_version="0.28.0", tp=4, host=H100).ok
+    v = kvguard.check(qwen3_moe(w4a16(64)), vllm_version="0.28.0", dp=8, host=H100)
+    assert (v.check, v.message) == ("MI_ct_wna16_moe_group", CT_MOE_GROUP.format(96, 64))
+    assert kvguard.check(qwen3_moe(w4a16(64)), vllm_version="0.28.0", dp=8, ep=True, host=H100).ok
+
+
+def test_w4a16_moe_backend_names_are_checked_before_the_group_sizes():
+    # 0.33.0, tp 4 (192 per rank, group 128): Marlin refuses the layer by name; Triton takes it, then create_weights
+    # refuses the straddling group
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version="0.33.0", tp=4, host=H100, moe_backend="marlin")
+    assert (v.check, v.exc_type, v.message) == (
+        "MI_wna16_moe_backend_unsupported", "ValueError",
+        "WNA16 MoE backend 'MARLIN' does not support the deployment configuration since Marlin not supported for this "
+        "layer.")
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version="0.33.0", tp=4, host=H100, moe_backend="triton")
+    assert (v.check, v.message) == ("MI_ct_wna16_moe_group", CT_MOE_GROUP.format(192, 128))
+    # RDNA3 takes compressed-tensors checkpoints, but its kernel runs on ROCm gfx1100 only
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version="0.30.0", tp=2, host=H100, moe_backend="rdna3")
+    assert (v.check, v.message) == (
+        "MI_wna16_moe_backend_unsupported",
+        "WNA16 MoE backend 'RDNA3' does not support the deployment configuration since kernel does not support "
+        "current device cuda.")
+
+
+def test_w4a16_experts_of_mixtral():
+    # Mixtral-8x7B: 14336 / tp 32 = 448 per rank, 3.5 groups of 128; tp 16: 896, 7 groups
+    c = model("mistralai/Mixtral-8x7B-v0.1", dict(W4A16, ignore=["lm_head", "re:.*block_sparse_moe.gate"]))
+    v = kvguard.check(c, vllm_version="0.28.0", tp=32, host=BIG)
+    assert (v.check, v.message) == ("MI_ct_wna16_moe_group", CT_MOE_GROUP.format(448, 128))
+    assert kvguard.check(c, vllm_version="0.28.0", tp=16, host=BIG).ok
+    assert kvguard.check(c, vllm_version="0.22.0", tp=32, host=BIG).ok
+
+
+def test_w4a16_experts_with_eplb():
+    # up to 0.11.0 FusedMoE refuses EPLB for every compressed-tensors method; later, the method's EPLB support is
+    # left skipped
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version="0.11.0", dp=8, ep=True, enable_eplb=True, host=H100)
+    assert v.check == "MI_eplb_unsupported"
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version="0.14.1", dp=8, ep=True, enable_eplb=True, host=H100)
+    assert v.ok and "--enable-eplb" in skipped(v)["MI_model"]
+
+
+def test_w4a16_experts_of_deepseek_are_skipped():
+    c = model("deepseek-ai/DeepSeek-V3", dict(W4A16, ignore=["lm_head", "re:.*mlp.gate$"]))
+    v = kvguard.check(c, vllm_version="0.22.0", tp=8, host=H100)
+    assert v.ok and "integer weights on the MoE experts of DeepseekV3ForCausalLM" in skipped(v)["MI_model"]
+
+
+def test_audit_of_w4a16_experts_counts_groups():
+    # 768 = 6 groups of 128: tp 1 and 2 leave whole groups, tp 4 / 8 / 16 / 32 do not (tp 3 and 6 do not divide
+    # the 32 heads)
+    q = kvguard.audit(qwen3_moe(W4A16), tp=2, vllm_version="0.28.0").models[0].quantization
+    assert [f["tp"] for f in q["forbidden_tp"]] == [4, 8, 16, 32]
+    assert q["rules"] == ["compressed-tensors integer-weight MoE: MoE intermediate size 768 (6 groups of 128) split "
+                          "over the MoE TP size must leave whole groups per rank: refused at tp 4, 8, 16, 32"]
+
+
+@pytest.mark.parametrize("version, tp2, tp4", [
+    # W8A16 group 128; tp 2: 384 per rank (Marlin takes it), tp 4: 192 (only the fall-back up to 0.26.x)
+    ("0.22.0", "ok", "ok"),                                   # no assert, no size check
+    ("0.23.0", "MI_ct_wna16_moe_int8_group", "ok"),           # the Marlin method asserts; the fall-back checks nothing
+    ("0.24.0", "skipped", "MI_ct_wna16_moe_group"),            # (its assert shares rule rows with 0.25.x: skipped)
+    ("0.26.0", "ok", "MI_ct_wna16_moe_group"),                # the assert is gone in 0.25.0-0.26.x
+    ("0.28.0", "MI_ct_wna16_moe_int8_group", "MI_ct_wna16_moe_int8_group"),  # one method, assert first
+    ("0.33.0", "ok", "MI_ct_wna16_moe_group"),
+])
+def test_w8a16_experts_by_release(version, tp2, tp4):
+    for tp, want in ((2, tp2), (4, tp4)):
+        v = kvguard.check(qwen3_moe(W8A16), vllm_version=version, tp=tp, host=H100)
+        if want == "skipped":
+            assert v.ok and "8-bit group-size assert" in skipped(v)["MI_model"]
+            continue
+        assert "MI_model" not in skipped(v)
+        assert (v.check or "ok") == want
+        if want == "MI_ct_wna16_moe_int8_group":
+            assert (v.exc_type, v.message) == ("AssertionError", "")

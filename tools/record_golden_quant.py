@@ -149,6 +149,17 @@ CASES = [
      "why": "EPLB with compressed-tensors FP8 experts: FusedMoE takes EPLB only with the fp8 method's or unquantized "
             "experts up to 0.11.0 (NotImplementedError); from 0.11.1 the compressed-tensors FP8 MoE method supports "
             "it"},
+    # compressed-tensors integer-weight experts: the form of RedHatAI/Qwen3-30B-A3B-quantized.w4a16
+    {"id": "mi-ct-qwen3-30b-w4a16-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
+     "layout": {"tp": 4}, "quantization_config": "W4A16", "ignore": ["lm_head", "re:.*mlp.gate$"],
+     "why": "compressed-tensors W4A16 experts (group 128): 768 / 4 = 192 per rank; the fused Marlin MoE check fails "
+            "up to 0.24.0 (192 is not a multiple of 128) and the CompressedTensorsWNA16MoEMethod fall-back takes the "
+            "layer, which checks no size up to 0.23.0 and refuses the straddling group from 0.24.0 (from 0.27.0 "
+            "whichever backend is chosen)"},
+    {"id": "mi-ct-qwen3-30b-w4a16-tp2", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "2"],
+     "layout": {"tp": 2}, "quantization_config": "W4A16", "ignore": ["lm_head", "re:.*mlp.gate$"],
+     "why": "compressed-tensors W4A16 experts (group 128): 384 per rank, three whole groups and a Marlin tile: "
+            "accepted"},
 ]
 
 
@@ -164,7 +175,10 @@ CT_PRESETS = {
     "FP8_BLOCK": (_ct_args(strategy="block", block_structure=[128, 128]),
                   _ct_args(strategy="group", group_size=128, dynamic=True, observer=None)),
     "FP8_DYNAMIC": (_ct_args(), _ct_args(strategy="token", dynamic=True, observer=None)),
+    "W4A16": (_ct_args(num_bits=4, type="int", strategy="group", group_size=128), None),
 }
+#: the presets' compression format (the FP8 ones: float-quantized)
+CT_FORMATS = {"W4A16": "pack-quantized"}
 
 
 def _config(c: dict) -> dict:
@@ -175,10 +189,11 @@ def _config(c: dict) -> dict:
     preset = c.get("quantization_config")
     if preset:
         weights, acts = CT_PRESETS[preset]
+        fmt = CT_FORMATS.get(preset, "float-quantized")
         cfg["quantization_config"] = {
-            "quant_method": "compressed-tensors", "format": "float-quantized", "quantization_status": "compressed",
+            "quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
             "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights, "input_activations": acts,
-                                          "output_activations": None, "format": "float-quantized"}},
+                                          "output_activations": None, "format": fmt}},
             "ignore": list(c.get("ignore", ["lm_head"])), "kv_cache_scheme": None, "sparsity_config": {}, "global_compression_ratio": None}
     return cfg
 

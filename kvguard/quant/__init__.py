@@ -548,6 +548,13 @@ def _wna16_experts(layer: Layer, launch: Launch, scheme: QuantScheme, path: str,
     """The AWQ / GPTQ method of a MoE layer (kvguard.quant.wna16_moe) at the launch's per-rank size."""
     _, hidden, intermediate, _ = layer.moe
     moe_tp, _, use_ep = launch.moe_sizes(release)
+    if scheme.method == _ct.METHOD:
+        if skip == "quantized":
+            _wna16_moe.compressed_tensors_experts(
+                layer.prefix, hidden, intermediate // moe_tp, scheme, release, _Refused, _Unmodelled,
+                eplb=launch.eplb and layer.moe[3],
+                selection=_wna16_moe.Selection(launch.moe_backend, launch.all2all_backend, use_ep))
+        return
     _wna16_moe.experts(layer.prefix, hidden, intermediate // moe_tp, scheme, path, release, skip, _Refused,
                        _Unmodelled, eplb=launch.eplb and layer.moe[3],
                        selection=_wna16_moe.Selection(launch.moe_backend, launch.all2all_backend, use_ep))
@@ -668,6 +675,14 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                         facts.architectures, scheme.ct_moe)
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
+        if family != "llama" and scheme.ct == "wna16":
+            # the integer-weight experts: kvguard.quant.wna16_moe's families and activation
+            if family not in _wna16_moe.FAMILIES:
+                return Outcome(unmodelled=f"compressed-tensors integer weights on the MoE experts of "
+                                          f"{', '.join(facts.architectures)} are not modelled")
+            moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)
+            if moe_reason is not None:
+                return Outcome(unmodelled=moe_reason)
         if path in ("fp8", "fp8_block"):
             path = None  # the FP8 schemes: the block-FP8 checks below
     elif launch.quantization is not None and scheme is None:
@@ -916,6 +931,15 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             out["rules"].append(f"AWQ: {layer} input size {total} = {total // group} groups of {group}; a shard that "
                                 f"is not whole groups is not taken by Marlin and the plain AWQ kernels refuse it: "
                                 f"refused at tp {label}")
+        elif check == "MI_ct_wna16_moe_group":
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            launch.tp = item["tp"]
+            res = outcome(facts, release, launch)
+            total = res.values["size"] * launch.moe_sizes(release)[0]
+            group = res.values["group"]
+            whole = f"{total // group} groups of {group}" if total % group == 0 else f"not a multiple of {group}"
+            out["rules"].append(f"compressed-tensors integer-weight MoE: MoE intermediate size {total} ({whole}) split "
+                                f"over the MoE TP size must leave whole groups per rank: refused at tp {label}")
         elif check == "MI_moe_wna16_group":
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             launch.tp = item["tp"]

@@ -31,9 +31,15 @@ Only the forms every release reads the same way are modelled: one config group t
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
 that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
 sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 /
-MXFP4 / W4A8 / INT8 W8A8, asymmetric or activation-ordered integer weights, integer-weight MoE experts,
-whose method and kernel backend kvguard does not model, other MoE architectures) is reported as not
-modelled.
+MXFP4 / W4A8 / INT8 W8A8, asymmetric or activation-ordered integer weights, other MoE architectures) is
+reported as not modelled.
+
+Integer-weight experts (W4A16 / W8A16 group scales, actorder none or ``weight``) on Qwen3-MoE and Mixtral
+go through :func:`kvguard.quant.wna16_moe.compressed_tensors_experts` (the fused Marlin MoE check,
+``CompressedTensorsWNA16MarlinMoEMethod`` or the ``CompressedTensorsWNA16MoEMethod`` fall-back, the WNA16 MoE
+kernel backend selection from 0.23.0, the fall-back's group-size checks from 0.24.0, one method from 0.27.0);
+8-bit group scales meet a bare assert in 0.23.0-0.24.0 (where Marlin takes the layer) and 0.27.0-0.28.0;
+channelwise integer experts stay skipped (the fall-back asserts group scales).
 """
 
 from __future__ import annotations
@@ -128,12 +134,13 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
         if w.get("actorder") not in (None, False, "weight") or (w.get("actorder") and strategy != "group"):
             return no(f"actorder {w.get('actorder')!r}")
         group_size = w.get("group_size")
-        # (the experts' method: path() says why it is not modelled, by release)
-        moe = "compressed-tensors integer weights on MoE experts are not modelled"
         if strategy == "channel" and group_size in (None, -1):
-            return dict(out, kind="wna16", bits=bits, group_size=-1, moe=moe)
+            # where the fused Marlin MoE kernel does not take the layer, the fall-back method asserts group
+            # scales: left skipped
+            return dict(out, kind="wna16", bits=bits, group_size=-1,
+                        moe="compressed-tensors channelwise integer weights on MoE experts are not modelled")
         if strategy == "group" and group_size in _MARLIN_GROUP_SIZES:
-            return dict(out, kind="wna16", bits=bits, group_size=group_size, moe=moe)
+            return dict(out, kind="wna16", bits=bits, group_size=group_size, moe=None)
         return no(desc + f" with group_size {group_size!r}")
     return no(desc)
 
@@ -158,13 +165,6 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
     refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
     if family != "llama" and family not in MOE_FAMILIES:
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
-    if family != "llama" and kind == "wna16":
-        # which experts' method the release builds, and its checks
-        how = ("the WNA16 MoE kernel backend choice, select_wna16_moe_backend from 0.23.0: the host's kernels"
-               if release.within("0.23.0") else
-               "the fused Marlin MoE check, CompressedTensorsWNA16MarlinMoEMethod and the CompressedTensorsWNA16MoEMethod "
-               "fall-back")
-        return f"unmodelled:compressed-tensors integer weights on MoE experts ({how}) are not modelled"
     if family != "llama" and moe_unmodelled:
         return f"unmodelled:{moe_unmodelled}"
     if quantization not in (None, METHOD):

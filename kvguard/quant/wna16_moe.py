@@ -33,6 +33,12 @@ capability 9.0 (an assumption, as the host's other facts; another or unknown cap
   8-bit weights, TRITON MoeWNA16's; "No WNA16 MoE backend supports the deployment configuration." when none does.
 - 0.27.0-0.28.0 ``MoeWNA16Method.__init__`` asserts ``group_size == -1`` for 8-bit weights first.
 
+compressed-tensors integer-weight experts (``CompressedTensorsWNA16MarlinMoEMethod`` /
+``CompressedTensorsWNA16MoEMethod``, vllm/model_executor/layers/quantization/compressed_tensors/
+compressed_tensors_moe*.py) reuse the Marlin check and the selection through
+:func:`compressed_tensors_experts` (``kind`` ``compressed_tensors``: the selection's QuantizationArgs, which RDNA3
+takes from 0.30.0 but whose kernel needs ROCm gfx1100).
+
 HUMMING's support check (the humming-kernels package) is not modelled: from 0.32.0 it comes before MARLIN /
 TRITON, which take the layer when it does not — the backend is read only after the weights are loaded, so
 model construction goes on either way.  Left skipped: ``--moe-backend humming`` / ``emulation`` (Marlin
@@ -49,7 +55,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["FAMILIES", "audit_rule", "experts", "gate_quantized", "unmodelled_reason"]
+__all__ = ["FAMILIES", "audit_rule", "compressed_tensors_experts", "experts", "gate_quantized", "unmodelled_reason"]
 
 #: the MoE families whose AWQ / GPTQ construction kvguard models
 FAMILIES = ("qwen3_moe", "mixtral")
@@ -151,6 +157,58 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
         raise refused("MI_moe_wna16_group", size=ispp, hidden=hidden, group=group)
 
 
+def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, release, refused: Any, unmodelled: Any,
+                               eplb: bool = False, selection: Optional[Selection] = None) -> None:
+    """The integer-weight experts of a compressed-tensors checkpoint (symmetric group scales, actorder none or
+    ``weight``: no activation order, so Marlin may pad the tile from 0.25.0) at per-rank intermediate size
+    ``ispp``: the scheme adapter of this module's Marlin check and backend selection (``kind``
+    ``compressed_tensors``: QuantizationArgs, no zero points, no expert bias).
+
+    - up to 0.26.x ``get_moe_method`` builds ``CompressedTensorsWNA16MarlinMoEMethod`` where the fused Marlin MoE
+      check holds (strict up to 0.24.0, tile padding from 0.25.0), which selects a kernel backend from 0.23.0
+      (8-bit weights assert a group size of -1 first in 0.23.0-0.24.0), else ``CompressedTensorsWNA16MoEMethod``,
+      whose
+      ``create_weights`` checks from 0.24.0 that the group size divides the hidden size and the per-rank
+      intermediate size (a ValueError each);
+    - from 0.27.0 ``CompressedTensorsWNA16MoEMethod`` serves both: the 8-bit assert (0.27.0-0.28.0), the backend
+      selection,
+      then the same ``create_weights`` checks whichever backend took the layer."""
+    selection = selection or Selection()
+    group = scheme.group_size
+    if eplb:
+        # 0.11.1+: FusedMoE asks the method whether it supports EPLB (up to 0.11.0 kvguard.quant refuses
+        # before this point, as for every compressed-tensors MoE method)
+        raise unmodelled(f"--enable-eplb with the compressed-tensors WNA16 MoE method of {prefix} is not modelled")
+    if not release.within("0.23.0"):
+        # the Marlin method or the fall-back; neither checks a size while it is built (the fall-back sizes its
+        # group scales by floor division)
+        return
+    # 0.23.0-0.24.0 (the Marlin method) and 0.27.0-0.28.0 (the one method) assert, before the selection, that
+    # 8-bit weights have one group per row
+    int8_assert = scheme.bits == 8 and group != -1 and (
+        release.within("0.23.0") and not release.within("0.25.0")
+        or release.within("0.27.0") and not release.within("0.29.0"))
+    if release.within("0.27.0"):
+        if int8_assert:
+            raise refused("MI_ct_wna16_moe_int8_group")
+        _select_backend(prefix, "compressed_tensors", scheme, hidden, ispp, release, selection, refused, unmodelled)
+    elif _moe_marlin_takes(hidden, ispp, group, padded=release.within("0.25.0")):
+        if int8_assert and release.within("0.24.0"):
+            # 0.24.0 shares its launch-check group (and so its rule rows) with 0.25.x, which has no such assert
+            raise unmodelled(f"the 8-bit group-size assert of the compressed-tensors WNA16 Marlin MoE method of "
+                             f"{prefix} in vLLM {release.key} is not modelled")
+        if int8_assert:
+            raise refused("MI_ct_wna16_moe_int8_group")
+        _select_backend(prefix, "compressed_tensors", scheme, hidden, ispp, release, selection, refused, unmodelled)
+        return  # CompressedTensorsWNA16MarlinMoEMethod
+    elif not release.within("0.24.0"):
+        return  # CompressedTensorsWNA16MoEMethod without size checks (0.23.x)
+    if hidden % group != 0:
+        raise refused("MI_ct_wna16_moe_hidden", hidden=hidden, group=group)
+    if ispp % group != 0:
+        raise refused("MI_ct_wna16_moe_group", size=ispp, group=group)
+
+
 def audit_rule(values: Mapping[str, Any], moe_tp: int, label: str) -> str:
     """audit's "why" line for the MoE WNA16 fall-back's refusal (``values`` of the first refused size)."""
     size, hidden, group = values["size"], values["hidden"], values["group"]
@@ -204,6 +262,12 @@ def _incompatibility(backend: str, kind: str, scheme, hidden: int, ispp: int, re
     gptq: they declare possible expert bias; AWQ zero points as the checkpoint says) or MoeWNA16Method."""
     if not release.within("0.27.0"):
         return None
+    if kind == "compressed_tensors":
+        # QuantizationArgs of symmetric group scales without activation order: no zero points nor bias, group-wise
+        # scales (RDNA3's conditions), only Marlin's layer check (with tile padding) can refuse
+        if backend in ("MARLIN", "BATCHED_MARLIN") and not _moe_marlin_takes(hidden, ispp, scheme.group_size, True):
+            return "Marlin not supported for this layer"
+        return None
     wna16 = kind == "moe_wna16"
     zero_points = scheme.zero_point if scheme.method == "awq" else False
     if backend == "FLASHINFER_TRTLLM" and (zero_points or not wna16):
@@ -231,6 +295,8 @@ def _kernel_supported(backend: str) -> Optional[str]:
     format, SiLU and the checkpoint's weight key: None (supported), the reason it gives, or ``_UNKNOWN``."""
     if backend == "FLASHINFER_TRTLLM":
         return "kernel does not support current device cuda"  # the SM100 family only
+    if backend == "RDNA3":
+        return "kernel does not support current device cuda"  # ROCm gfx1100 only
     if backend == "BATCHED_MARLIN":
         return "kernel does not support Standard activation format"
     if backend in ("MARLIN", "TRITON"):

@@ -1988,6 +1988,37 @@ RULES = (
           source=f"{_S_INT_WNA16}::select_wna16_moe_backend (0.27.0+: _backend_incompatibility_reason first)",
           description="the WNA16 MoE backend --moe-backend names must take the layer (on the default host, CUDA "
                       "compute capability 9.0: FlashInfer TRT-LLM needs SM100; Triton takes no expert bias)"),
+    Check("MI_ct_wna16_moe_hidden", "0.24.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_ct_wna16_moe_hidden"), bind=_mi_values,
+          template="CompressedTensors WNA16 MoE requires hidden_size ({hidden}) to be divisible by group_size "
+                   "({group}).",
+          source=f"{_S_CT}/compressed_tensors_moe/compressed_tensors_moe_wna16.py::"
+                 "CompressedTensorsWNA16MoEMethod.create_weights",
+          description="compressed-tensors integer-weight MoE experts on the WNA16 MoE method (up to 0.26.x the "
+                      "fall-back where the fused Marlin MoE kernel does not take the layer; from 0.27.0 always): "
+                      "the group size must divide the hidden size"),
+    Check("MI_ct_wna16_moe_group", "0.24.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_ct_wna16_moe_group"), bind=_mi_values,
+          template="CompressedTensors WNA16 MoE with static group scales requires the MoE intermediate size per "
+                   "tensor-parallel partition ({size}) to be divisible by group_size ({group}). Scale groups would "
+                   "otherwise cross TP shard boundaries; use a compatible TP size or enable expert parallelism.",
+          source=f"{_S_CT}/compressed_tensors_moe/compressed_tensors_moe_wna16.py::"
+                 "CompressedTensorsWNA16MoEMethod.create_weights",
+          description="compressed-tensors integer-weight MoE experts on the WNA16 MoE method: the group size must "
+                      "divide the per-rank MoE intermediate size (the MoE TP size is tp x dp without expert "
+                      "parallelism)"),
+    Check("MI_ct_wna16_moe_int8_group", "0.23.0", "0.23.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_ct_wna16_moe_int8_group"), template="",
+          source=f"{_S_CT}/compressed_tensors_moe/compressed_tensors_moe_wna16_marlin.py::CompressedTensorsWNA16MarlinMoEMethod.__init__",
+          description="compressed-tensors 8-bit integer-weight MoE experts with group scales (W8A16 group 128 and the "
+                      "like) on the WNA16 MoE method that selects a kernel backend: group_size must be -1 (bare "
+                      "assert, before the selection)"),
+    Check("MI_ct_wna16_moe_int8_group", "0.27.0", "0.28.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_ct_wna16_moe_int8_group"), template="",
+          source=f"{_S_CT}/compressed_tensors_moe/compressed_tensors_moe_wna16.py::CompressedTensorsWNA16MoEMethod.__init__",
+          description="compressed-tensors 8-bit integer-weight MoE experts with group scales (W8A16 group 128 and the "
+                      "like) on the WNA16 MoE method that selects a kernel backend: group_size must be -1 (bare "
+                      "assert, before the selection)"),
     Check("MI_wna16_moe_none", "0.20.0", stage="model_init", exc="NotImplementedError",
           when=lambda state: _mi_fires(state, "MI_wna16_moe_none"),
           template="No WNA16 MoE backend supports the deployment configuration.",
