@@ -113,13 +113,6 @@ def compare(version: str, cases: list[dict], records: list[dict]) -> dict:
     return out
 
 
-def run(version: str, n: int, seed: int) -> dict:
-    python, python_env = _python(version)
-    cases = generate(seed, version, n)
-    records = run_runner("quant_verify_runner.py", python, python_env, cases)
-    return compare(version, cases, records)
-
-
 def _source_lists(path: str) -> tuple[list, list]:
     """QuantizationMethods' literal values and DEPRECATED_QUANTIZATION_METHODS of a release's source."""
     import ast
@@ -232,13 +225,6 @@ def compare_dtype(version: str, cases: list[dict], records: list[dict]) -> dict:
     return out
 
 
-def run_dtype(version: str, n: int, seed: int) -> dict:
-    python, python_env = _python(version)
-    cases = generate_dtype(seed, version, n)
-    records = run_runner("quant_verify_runner.py", python, python_env, cases)
-    return compare_dtype(version, cases, records)
-
-
 def run_both(version: str, n: int, n_dtype: int, seed: int) -> tuple[dict, dict]:
     """Both kinds of case through one oracle start (the release's import dominates the cost)."""
     python, python_env = _python(version)
@@ -265,16 +251,17 @@ def test_quant_checks_agree_with_real_vllm(version):
 
 
 if __name__ == "__main__":
+    part = os.environ.get("KVG_QVERIFY_PART", "both")
     for v in sys.argv[1:] or VERSIONS:
-        seed = int(os.environ.get("KVG_DIFF_SEED", "7"))
-        if os.environ.get("KVG_QVERIFY_PART", "both") in ("both", "model_config"):
-            r = run(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")), seed)
+        r, d = run_both(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")) if part != "act_dtype" else 0,
+                        int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "40")) if part != "model_config" else 0,
+                        int(os.environ.get("KVG_DIFF_SEED", "7")))
+        if part != "act_dtype":
             print(v, "model_config: agree", r["agree"], "undecided", r["undecided"], "disagree", len(r["disagree"]))
-            for d in r["disagree"][:6]:
-                print("  ", json.dumps(d)[:600])
-        if os.environ.get("KVG_QVERIFY_PART", "both") in ("both", "act_dtype"):
-            r = run_dtype(v, int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "40")), seed)
-            print(v, "act_dtype: agree", r["agree"], "undecided", r["undecided"], "oracle_other", r["oracle_other"],
-                  "disagree", len(r["disagree"]))
-            for d in r["disagree"][:6]:
-                print("  ", json.dumps(d)[:700])
+            for case in r["disagree"][:6]:
+                print("  ", json.dumps(case)[:600])
+        if part != "model_config":
+            print(v, "act_dtype: agree", d["agree"], "undecided", d["undecided"], "oracle_other", d["oracle_other"],
+                  "disagree", len(d["disagree"]))
+            for case in d["disagree"][:6]:
+                print("  ", json.dumps(case)[:700])
