@@ -48,7 +48,8 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "data_parallel_address", "distributed_executor_backend", "enable_eplb", "enable_elastic_ep",
           "enable_fault_tolerance", "enable_return_routed_experts", "async_scheduling", "trust_remote_code",
           "swap_space", "max_model_len", "disable_sliding_window", "kv_cache_dtype", "enforce_eager",
-          "attention_backend", "dtype", "quantization", "moe_backend", "all2all_backend", "block_size")
+          "attention_backend", "dtype", "quantization", "moe_backend", "all2all_backend", "block_size",
+          "allow_deprecated_quantization")
 MISSING = "<absent>"
 
 
