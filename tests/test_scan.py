@@ -551,3 +551,15 @@ def test_recipe_dedupe_last_value_wins():
     # a flag item holding its value stays apart from the bare flag (the site compares whole items)
     assert _dedupe(["--max-model-len auto", "--max-model-len", "4096"]) == ["--max-model-len auto", "--max-model-len",
                                                                             "4096"]
+
+
+def test_markdown_closing_fence_glued_to_the_command(tmp_path):
+    guide = tmp_path / "guide.md"
+    guide.write_text("# Serve\n\n```bash\nvllm serve Qwen/Qwen3-32B -tp 8 -dcp 3  ```\n\nProse after the block.\n"
+                     "```bash\nvllm serve Qwen/Qwen3-32B -tp 2\n```\n")
+    found = _by_line(_scan([str(guide)]), "guide.md")
+    assert sorted(found) == [4, 8]
+    # the fence is markup, not a shell word: the command before it is the launch
+    assert found[4].launch.tokens == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "3"]
+    assert found[4].report.verdict.message == "tp_size=8 must be divisible by dcp_size=3."
+    assert found[8].status == "accepted"

@@ -18,6 +18,15 @@ _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "text", "shell-sess
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*\{?\.?([\w+.-]*)")
 
 
+def _glued_fence(text: str, fence: str) -> "str | None":
+    """The line without a closing fence glued to its end after other text, or None when it has none."""
+    stripped = text.rstrip()
+    run = len(stripped) - len(stripped.rstrip(fence[0]))
+    if run < len(fence) or not stripped[:-run].strip():
+        return None
+    return stripped[:-run].rstrip()
+
+
 def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variables) -> list[Launch]:
     from .yamlfiles import yaml_text_launches  # YAML strings hold Markdown guides too: loaded on first use
 
@@ -36,6 +45,13 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
             if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
                 break
             text = lines[i][1]
+            glued = _glued_fence(text, fence)
+            if glued is not None:
+                # "vllm serve X  ```": a closing fence typed at the end of the command's line. CommonMark keeps
+                # the block open, but what a reader runs is the command without the fence
+                cut = len(glued) - len(glued.lstrip(" "))
+                body.append((lines[i][0], glued[min(cut, indent):]))
+                break
             cut = len(text) - len(text.lstrip(" "))
             body.append((lines[i][0], text[min(cut, indent):]))
             i += 1
