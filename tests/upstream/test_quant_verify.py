@@ -61,13 +61,16 @@ def _configs() -> list[tuple[str, dict]]:
     out.append(("unknown-method", dict(plain, quantization_config={"quant_method": "bogus"})))
     out.append(("fbgemm", dict(plain, quantization_config={"quant_method": "fbgemm_fp8"})))
     out.append(("compression-config", dict(plain, compression_config={"quant_method": "compressed-tensors"})))
+    out.append(("gpt-oss-20b", entries["openai/gpt-oss-20b"]))
+    out.append(("mxfp4-qwen3", dict(plain, quantization_config={"quant_method": "mxfp4"})))
     return out
 
 
 def generate(seed: int, version: str, n: int) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
     known, deprecated = methods(resolve_release(version))
-    users = [None, None, *known, *deprecated, *_NOT_METHODS, "fp8", "awq", "gptq", "compressed-tensors"]
+    users = [None, None, *known, *deprecated, *_NOT_METHODS, "fp8", "awq", "gptq", "compressed-tensors", "mxfp4",
+             "gpt_oss_mxfp4"]
     configs = _configs()
     cases = []
     for i in range(n):
@@ -172,12 +175,17 @@ def _dtype_configs() -> list[tuple[str, dict]]:
         out.append((f"gptq-{dtype}", dict(gptq, torch_dtype=dtype) if dtype else gptq))
     out.append(("awq-g256-bfloat16", dict(awq, torch_dtype="bfloat16",
                                           quantization_config=dict(awq["quantization_config"], group_size=256))))
+    for size in ("20b", "120b"):
+        out.append((f"gpt-oss-{size}", entries[f"openai/gpt-oss-{size}"]))
+    for dtype in ("bfloat16", "float16", "float32"):
+        out.append((f"gpt-oss-20b-{dtype}", dict(entries["openai/gpt-oss-20b"], torch_dtype=dtype)))
     return out
 
 
 def generate_dtype(seed: int, version: str, n: int) -> list[dict]:
     rng = random.Random(f"dtype-{seed}-{version}")
-    users = [None, None, "awq", "gptq", "awq_marlin", "gptq_marlin", "marlin", "fp8", "auto_awq", "auto_gptq"]
+    users = [None, None, "awq", "gptq", "awq_marlin", "gptq_marlin", "marlin", "fp8", "auto_awq", "auto_gptq", "mxfp4",
+             "gpt_oss_mxfp4"]
     configs = _dtype_configs()
     cases = []
     for i in range(n):
