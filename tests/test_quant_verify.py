@@ -223,3 +223,75 @@ def test_online_quantization_act_dtype_left_open():
                             host=H100)
     reason = next(s.reason for s in verdict.skipped if s.check == "VC_quant_act_dtype")
     assert reason.startswith("online quantization (--quantization fp8 of an unquantized checkpoint)")
+
+
+# ---------------------------------------------------------------------------
+# gpt-oss MXFP4 checkpoints (quant_method mxfp4): Mxfp4Config up to 0.19.1, GptOssMxfp4Config's override from
+# 0.20.0; both take bfloat16 activations only (get_supported_act_dtypes), minimum capability 80
+
+_MXFP4_REFUSAL = "torch.{} is not supported for quantization method {}. Supported dtypes: [torch.bfloat16]"
+
+
+def gpt_oss(dtype=None, size="20b"):
+    config = cfg(f"openai/gpt-oss-{size}")  # its config.json names no dtype
+    if dtype is not None:
+        config["torch_dtype"] = dtype
+    return config
+
+
+@pytest.mark.parametrize("version,method", [("0.10.2", "mxfp4"), ("0.19.1", "mxfp4"), ("0.20.0", "gpt_oss_mxfp4"),
+                                            ("0.33.0", "gpt_oss_mxfp4")])
+def test_gpt_oss_refuses_float16_and_float32(version, method):
+    for dtype, shown in (("float16", "float16"), ("half", "float16"), ("float32", "float32"), ("float", "float32")):
+        verdict = kvguard.check(gpt_oss(size="120b"), vllm_version=version, tp=8, dtype=dtype, host=H100)
+        assert (verdict.stage, verdict.check, verdict.exc_type, verdict.wrapped_by) == (
+            "verify", "VC_quant_act_dtype", "ValueError", "VllmConfig")
+        assert verdict.message == _MXFP4_REFUSAL.format(shown, method)
+    verdict = kvguard.check(gpt_oss(size="120b"), vllm_version=version, tp=8, dtype="bfloat16", host=H100)
+    assert verdict.ok and "VC_quant_act_dtype" not in [s.check for s in verdict.skipped]
+
+
+def test_gpt_oss_config_dtype_decides_auto():
+    verdict = kvguard.check(gpt_oss("float16"), vllm_version="0.28.0", host=H100)
+    assert verdict.message == _MXFP4_REFUSAL.format("float16", "gpt_oss_mxfp4")
+    verdict = kvguard.check(gpt_oss("bfloat16"), vllm_version="0.14.1", host=H100)
+    assert verdict.ok and "VC_quant_act_dtype" not in [s.check for s in verdict.skipped]
+    # no dtype in config.json: vLLM reads the weights' safetensors metadata
+    verdict = kvguard.check(gpt_oss(), vllm_version="0.28.0", host=H100)
+    reason = next(s.reason for s in verdict.skipped if s.check == "VC_quant_act_dtype")
+    assert "safetensors metadata" in reason
+    # a CPU host: the check is CUDA's
+    verdict = kvguard.check(gpt_oss(), vllm_version="0.28.0", dtype="half", host=kvguard.Host(platform="cpu"))
+    assert "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+
+
+def test_gpt_oss_quantization_argument_per_release():
+    top = gpt_oss()
+    # up to 0.19.1 no override claims an MXFP4 checkpoint: the plain mismatch
+    out = verify(top, top, resolve("0.19.1"), "fp8")
+    assert (out.check, dict(out.values)) == ("MC_quant_mismatch", {"checkpoint": "mxfp4", "user": "fp8"})
+    out = verify(top, top, resolve("0.10.2"), "gpt_oss_mxfp4")
+    assert (out.check, dict(out.values)) == ("MC_quant_mismatch", {"checkpoint": "mxfp4", "user": "gpt_oss_mxfp4"})
+    assert verify(top, top, resolve("0.14.1"), "MXFP4").quantization == "mxfp4"
+    assert verify(top, top, resolve("0.14.1"), None).quantization == "mxfp4"
+    # 0.20.0+: GptOssMxfp4Config claims the gpt_oss checkpoint
+    for user in (None, "mxfp4", "gpt_oss_mxfp4"):
+        out = verify(top, top, resolve("0.20.0"), user)
+        assert (out.check, out.quantization, out.unmodelled) == (None, "gpt_oss_mxfp4", None)
+    # the names another override may take first (humming) or that kvguard does not follow are left open
+    assert verify(top, top, resolve("0.24.0"), "humming").unmodelled
+    assert verify(top, top, resolve("0.24.0"), "fp8").unmodelled
+    # an MXFP4 checkpoint of another model type: no override from 0.20.0 is modelled
+    other = plain_with({"quant_method": "mxfp4"})
+    assert verify(other, other, resolve("0.20.0"), None).deferred
+    assert verify(other, other, resolve("0.20.0"), "fp8").unmodelled
+    assert verify(other, other, resolve("0.19.1"), "fp8").check == "MC_quant_mismatch"
+    # ModelOpt-style keys beside quant_method: left open
+    assert verify(dict(top, quantization_config={"quant_method": "mxfp4", "quant_algo": "FP8"}), top,
+                  resolve("0.14.1"), "fp8").unmodelled
+
+
+def test_gpt_oss_model_construction_is_skipped_with_its_reason():
+    verdict = kvguard.check(gpt_oss(size="120b"), vllm_version="0.28.0", tp=8, dtype="bfloat16", host=H100)
+    reason = next(s.reason for s in verdict.skipped if s.check == "MI_model")
+    assert reason.startswith("the weight-shard checks of GptOssForCausalLM are not modelled (the MLP block's")

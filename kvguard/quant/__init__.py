@@ -645,6 +645,10 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     family = family_of(facts.architectures)
     scheme = scheme_of(facts.resolved_top, facts.resolved)
     if family is None:
+        if scheme is not None and scheme.method == "mxfp4" and "GptOssForCausalLM" in facts.architectures:
+            return Outcome(unmodelled="the weight-shard checks of GptOssForCausalLM are not modelled (the MLP block's "
+                                      "world-size assert, FusedMoE with the MXFP4 experts method, whose MoE backend "
+                                      "and per-rank padding the host selects: GPU, installed kernels, environment)")
         if scheme is not None:
             return Outcome(unmodelled=f"the weight-shard checks of {', '.join(facts.architectures) or 'this model'} "
                                       f"are not modelled")

@@ -18,8 +18,11 @@ The platform's own ``verify_quantization`` accepts every method on CUDA (no list
 
 What is decided: checkpoints without quantization, those whose method no override claims for the
 ``--quantization`` given on CUDA, and ``humming`` (0.20.0+) / ``gguf`` (0.20.0 – 0.23.0), whose overrides claim
-any checkpoint.  The overrides kvguard leaves open (reported as not modelled): ModelOpt,
-auto-round and MXFP4 checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's FP8 override (0.20.0+: an FP8
+any checkpoint, and MXFP4 checkpoints (``quant_method`` ``mxfp4``, vllm/model_executor/layers/quantization/mxfp4.py):
+no override claims one up to 0.19.1; from 0.20.0 ``GptOssMxfp4Config`` claims a ``gpt_oss`` model's whatever
+``--quantization`` names (decided for none, ``mxfp4`` and ``gpt_oss_mxfp4``; humming's override, probed first, takes
+``--quantization humming``).  The overrides kvguard leaves open (reported as not modelled): ModelOpt,
+auto-round checkpoints, MXFP4 checkpoints of other models from 0.20.0, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's FP8 override (0.20.0+: an FP8
 checkpoint of a ``deepseek_v4*`` model, or ``--quantization deepseek_v4_fp8``) and ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of
 an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
 GPTQ's BitBLAS conversion (up to 0.15.1, a host fact).  An AWQ / GPTQ checkpoint an override claims (or
@@ -107,9 +110,33 @@ def checkpoint_method(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
     return cfg, method
 
 
+#: the keys ModelOpt's and auto-round's overrides read besides ``quant_method``: an MXFP4 config with none of
+#: them is claimed by no override up to 0.19.1, by the gpt-oss one only from 0.20.0
+_OTHER_OVERRIDE_KEYS = ("quantization", "quant_algo", "producer", "checkpoint_format", "is_bitblas_format")
+
+
+def gpt_oss_mxfp4(cfg: Mapping[str, Any], method: str, user: Optional[str], model_type: Any,
+                  release) -> "str | None | bool":
+    """The method ModelConfig ends with for an MXFP4 checkpoint (``quant_method`` ``mxfp4``): False when
+    kvguard does not decide it, None when the plain checks below decide it (no override claims the
+    checkpoint: up to 0.19.1), else the override's name.  From 0.20.0 ``GptOssMxfp4Config`` claims the
+    checkpoint of a ``gpt_oss`` model (its ``model_type``) whatever --quantization names; among the overrides
+    probed before it only humming's (``--quantization humming``) takes an MXFP4 checkpoint, so kvguard decides
+    no --quantization, ``mxfp4`` and ``gpt_oss_mxfp4`` there."""
+    if method != "mxfp4" or any(key in cfg for key in _OTHER_OVERRIDE_KEYS):
+        return False
+    if not release.within("0.20.0"):
+        return None
+    if model_type != "gpt_oss" or user not in (None, "mxfp4", "gpt_oss_mxfp4"):
+        return False
+    return "gpt_oss_mxfp4"
+
+
 def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str], model_type: Any,
                         release) -> Optional[str]:
     """Why an override might claim the checkpoint (kvguard leaves it open), else None."""
+    if method == "mxfp4" and gpt_oss_mxfp4(cfg, method, user, model_type, release) is not False:
+        return None
     if method.startswith("modelopt") or method in ("auto-round", "mxfp4", "gpt_oss_mxfp4"):
         return f"a {method} checkpoint (its override_quantization_method) is not modelled"
     if not release.within("0.16.0") and ("checkpoint_format" in cfg or "is_bitblas_format" in cfg):
@@ -170,6 +197,9 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
                 # without --quantization nothing can mismatch, and every override names a current method
                 return VerifyOutcome(deferred=True)
             return VerifyOutcome(unmodelled=why)
+        claimed_by = gpt_oss_mxfp4(cfg, method, user, resolved_top.get("model_type"), release)
+        if isinstance(claimed_by, str):
+            return VerifyOutcome(quantization=claimed_by, reads_platform=True)
         if (user == "humming" and release.within("0.20.0")) or (user == "gguf" and release.within("0.20.0", "0.23.0")):
             # these methods' overrides claim any checkpoint when named (humming first of all from 0.20.0; the
             # gpt-oss MXFP4 refusal of 0.21.0+ is among the checkpoints left open above)
@@ -218,6 +248,8 @@ _ACT_DTYPES = {
     "auto_awq": ("float16", "bfloat16"),
     "auto_gptq": ("float16", "bfloat16"),
     "compressed-tensors": ("float32", "float16", "bfloat16"),
+    "mxfp4": ("bfloat16",),
+    "gpt_oss_mxfp4": ("bfloat16",),
 }
 #: get_min_capability() of those methods is at most 80 in every release (kvguard.rules.table reads the host's)
 
@@ -270,11 +302,18 @@ def _model_dtype(top: Mapping[str, Any], model_type: Any, dtype: str) -> str:
                        f"preferred dtype, the pooling runner) is not modelled")
 
 
+#: methods whose config ignores the checkpoint's quantization_config (``Mxfp4Config.from_config`` builds the
+#: config without reading it, every release; ``GptOssMxfp4Config`` inherits it)
+_CONFIG_TAKES_ANY = ("mxfp4", "gpt_oss_mxfp4")
+
+
 def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], method: str) -> Optional[str]:
     """Why the method's config (built from the checkpoint's quantization config before the checks) may refuse
     the checkpoint first, or None."""
     from . import scheme_of
 
+    if method in _CONFIG_TAKES_ANY:
+        return None
     scheme = scheme_of(resolved_top, resolved)
     if scheme is None or not scheme.modelled:
         return f"building the {method} config from this quantization_config is not modelled"

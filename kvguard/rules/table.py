@@ -1685,7 +1685,8 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._get_quantization_config (after verify_with_parallel_config; 0.10.2: "
                  f"vllm/config/__init__.py)",
           description="the model's dtype (--dtype, else the checkpoint's) is not one of the quantization method's "
-                      "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32); "
+                      "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32; MXFP4, "
+                      "mxfp4 / gpt_oss_mxfp4: bfloat16 only); "
                       "the minimum GPU capability passes on compute capability 80+"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
           when=lambda state: state.async_scheduling is True and state.pp > 1,

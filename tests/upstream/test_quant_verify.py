@@ -15,6 +15,10 @@ unquantized checkpoints of several config dtypes × ``--quantization`` × ``--dt
 activation-dtype refusal (``VC_quant_act_dtype``) must agree; an oracle refusal elsewhere (the CPU oracle
 host) with kvguard passing these checks is counted apart (``oracle_other``).
 
+A third, ``KVG_QVERIFY_PART=gpt_oss python -m tests.upstream.test_quant_verify V …`` (not in the pytest run),
+crosses every gpt-oss config (the catalog's 20b / 120b, config dtypes, other sizes, an MXFP4 checkpoint of another
+model type) with --quantization and --dtype (168 cases, both checks, compared as the second).
+
 Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0").  Size: KVG_QVERIFY_CASES (default 16) and
 KVG_QVERIFY_DTYPE_CASES (default 12) per release; ``python -m tests.upstream.test_quant_verify V1 V2 …`` runs
 more (80 and 40).  Reports:
@@ -61,13 +65,16 @@ def _configs() -> list[tuple[str, dict]]:
     out.append(("unknown-method", dict(plain, quantization_config={"quant_method": "bogus"})))
     out.append(("fbgemm", dict(plain, quantization_config={"quant_method": "fbgemm_fp8"})))
     out.append(("compression-config", dict(plain, compression_config={"quant_method": "compressed-tensors"})))
+    out.append(("gpt-oss-20b", entries["openai/gpt-oss-20b"]))
+    out.append(("mxfp4-qwen3", dict(plain, quantization_config={"quant_method": "mxfp4"})))
     return out
 
 
 def generate(seed: int, version: str, n: int) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
     known, deprecated = methods(resolve_release(version))
-    users = [None, None, *known, *deprecated, *_NOT_METHODS, "fp8", "awq", "gptq", "compressed-tensors"]
+    users = [None, None, *known, *deprecated, *_NOT_METHODS, "fp8", "awq", "gptq", "compressed-tensors", "mxfp4",
+             "gpt_oss_mxfp4"]
     configs = _configs()
     cases = []
     for i in range(n):
@@ -172,12 +179,17 @@ def _dtype_configs() -> list[tuple[str, dict]]:
         out.append((f"gptq-{dtype}", dict(gptq, torch_dtype=dtype) if dtype else gptq))
     out.append(("awq-g256-bfloat16", dict(awq, torch_dtype="bfloat16",
                                           quantization_config=dict(awq["quantization_config"], group_size=256))))
+    for size in ("20b", "120b"):
+        out.append((f"gpt-oss-{size}", entries[f"openai/gpt-oss-{size}"]))
+    for dtype in ("bfloat16", "float16", "float32"):
+        out.append((f"gpt-oss-20b-{dtype}", dict(entries["openai/gpt-oss-20b"], torch_dtype=dtype)))
     return out
 
 
 def generate_dtype(seed: int, version: str, n: int) -> list[dict]:
     rng = random.Random(f"dtype-{seed}-{version}")
-    users = [None, None, "awq", "gptq", "awq_marlin", "gptq_marlin", "marlin", "fp8", "auto_awq", "auto_gptq"]
+    users = [None, None, "awq", "gptq", "awq_marlin", "gptq_marlin", "marlin", "fp8", "auto_awq", "auto_gptq", "mxfp4",
+             "gpt_oss_mxfp4"]
     configs = _dtype_configs()
     cases = []
     for i in range(n):
@@ -225,6 +237,39 @@ def compare_dtype(version: str, cases: list[dict], records: list[dict]) -> dict:
     return out
 
 
+def _gpt_oss_configs() -> list[tuple[str, dict]]:
+    """The gpt-oss checkpoints (catalog) and variants: a config dtype, other head / expert / intermediate sizes
+    (ModelConfig and VllmConfig read no size of the MXFP4 method: these show that), another model type."""
+    entries = {e.id: e.config for e in catalog.entries()}
+    small, large = entries["openai/gpt-oss-20b"], entries["openai/gpt-oss-120b"]
+    out = [("gpt-oss-20b", small), ("gpt-oss-120b", large)]
+    for dtype in ("bfloat16", "float16", "float32"):
+        out.append((f"gpt-oss-20b-{dtype}", dict(small, torch_dtype=dtype)))
+    out.append(("gpt-oss-h32-e16-i1440", dict(small, num_attention_heads=32, num_local_experts=16,
+                                              intermediate_size=1440, torch_dtype="bfloat16")))
+    out.append(("mxfp4-qwen3", dict(entries["Qwen/Qwen3-8B"], quantization_config={"quant_method": "mxfp4"})))
+    return out
+
+
+def generate_gpt_oss(version: str) -> list[dict]:
+    """Every gpt-oss config x --quantization (none, the MXFP4 names, an upper-case spelling, another method, an
+    unknown one) x --dtype, through the whole create_engine_config."""
+    cases = []
+    for name, cfg in _gpt_oss_configs():
+        for user in (None, "mxfp4", "MXFP4", "gpt_oss_mxfp4", "fp8", "foo"):
+            for dtype in ("auto", "float16", "bfloat16", "float32"):
+                cases.append({"id": f"g-{name}-{user}-{dtype}", "config": copy.deepcopy(cfg), "quantization": user,
+                              "dtype": None if dtype == "auto" else dtype, "allow_deprecated_quantization": False,
+                              "vllm_config": True})
+    return cases
+
+
+def run_gpt_oss(version: str) -> dict:
+    python, python_env = _python(version)
+    cases = generate_gpt_oss(version)
+    return compare_dtype(version, cases, run_runner("quant_verify_runner.py", python, python_env, cases))
+
+
 def run_both(version: str, n: int, n_dtype: int, seed: int) -> tuple[dict, dict]:
     """Both kinds of case through one oracle start (the release's import dominates the cost)."""
     python, python_env = _python(version)
@@ -253,6 +298,13 @@ def test_quant_checks_agree_with_real_vllm(version):
 if __name__ == "__main__":
     part = os.environ.get("KVG_QVERIFY_PART", "both")
     for v in sys.argv[1:] or VERSIONS:
+        if part == "gpt_oss":
+            g = run_gpt_oss(v)
+            print(v, "gpt-oss: agree", g["agree"], "undecided", g["undecided"], "oracle_other", g["oracle_other"],
+                  "disagree", len(g["disagree"]))
+            for case in g["disagree"][:6]:
+                print("  ", json.dumps(case)[:700])
+            continue
         r, d = run_both(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")) if part != "act_dtype" else 0,
                         int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "40")) if part != "model_config" else 0,
                         int(os.environ.get("KVG_DIFF_SEED", "7")))
