@@ -225,37 +225,104 @@ def compare_dtype(version: str, cases: list[dict], records: list[dict]) -> dict:
     return out
 
 
-def run_both(version: str, n: int, n_dtype: int, seed: int) -> tuple[dict, dict]:
-    """Both kinds of case through one oracle start (the release's import dominates the cost)."""
+# ---------------------------------------------------------------------------
+# DeepSeek-V4 checkpoints (0.20.0+: DeepseekV4FP8Config's override claims their FP8 checkpoints)
+
+_DSV4_USERS = (None, None, "fp8", "deepseek_v4_fp8", "deepseek_v4_fp8", "humming", "gguf", "awq", "modelopt",
+               "mxfp4", "compressed-tensors", "foo")
+
+
+def _dsv4_configs() -> list[tuple[str, dict]]:
+    """The real DeepSeek-V4-Flash / -Pro configs and variants of their quantization config, dtype and model
+    type; a non-V4 FP8 checkpoint (--quantization deepseek_v4_fp8 claims it too)."""
+    entries = {e.id: e.config for e in catalog.entries()}
+    flash, pro = entries["deepseek-ai/DeepSeek-V4-Flash"], entries["deepseek-ai/DeepSeek-V4-Pro"]
+    quant = flash["quantization_config"]
+    out = [("v4-flash", flash), ("v4-pro", pro), ("v4-flash-fp8-experts", dict(flash, expert_dtype="fp8")),
+           ("v4-named-method", dict(flash, quantization_config=dict(quant, quant_method="deepseek_v4_fp8"))),
+           ("v4-upper-FP8", dict(pro, quantization_config=dict(quant, quant_method="FP8"))),
+           ("v4-float16", dict(flash, torch_dtype="float16")),
+           ("v4-no-dtype", {k: v for k, v in pro.items() if k != "torch_dtype"}),
+           ("v4-unquantized", {k: v for k, v in flash.items() if k != "quantization_config"}),
+           ("qwen3-fp8", entries["Qwen/Qwen3-32B-FP8"])]
+    return out
+
+
+def generate_dsv4(seed: int, version: str, n: int) -> list[dict]:
+    """Half ModelConfig cases, half whole-engine-config cases (with --dtype)."""
+    rng = random.Random(f"dsv4-{seed}-{version}")
+    configs = _dsv4_configs()
+    cases = []
+    for i in range(n):
+        name, cfg = configs[i % len(configs)] if i < len(configs) else rng.choice(configs)
+        user = rng.choice(_DSV4_USERS)
+        engine = i % 2 == 1
+        dtype = rng.choice(_DTYPES) if engine else "auto"
+        cases.append({"id": f"v{i}-{name}-{user}-{dtype}", "config": copy.deepcopy(cfg), "quantization": user,
+                      "dtype": None if dtype == "auto" else dtype, "allow_deprecated_quantization": False,
+                      "vllm_config": engine})
+    return cases
+
+
+def compare_dsv4(version: str, cases: list[dict], records: list[dict]) -> dict:
+    model = [(c, r) for c, r in zip(cases, records) if not c["vllm_config"]]
+    engine = [(c, r) for c, r in zip(cases, records) if c["vllm_config"]]
+    first = compare(version, [c for c, _ in model], [r for _, r in model])
+    second = compare_dtype(version, [c for c, _ in engine], [r for _, r in engine])
+    return {"version": version, "model_config": first, "vllm_config": second}
+
+
+def run_both(version: str, n: int, n_dtype: int, seed: int, n_dsv4: int = 0) -> tuple[dict, dict]:
+    """Both kinds of case through one oracle start (the release's import dominates the cost); with ``n_dsv4``
+    the DeepSeek-V4 cases too (their report is the second one's ``dsv4``)."""
     python, python_env = _python(version)
     cases, dtype_cases = generate(seed, version, n), generate_dtype(seed, version, n_dtype)
-    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases)
-    return (compare(version, cases, records[:len(cases)]),
-            compare_dtype(version, dtype_cases, records[len(cases):]))
+    dsv4_cases = generate_dsv4(seed, version, n_dsv4) if n_dsv4 else []
+    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases + dsv4_cases)
+    split = len(cases) + len(dtype_cases)
+    dtype_report = compare_dtype(version, dtype_cases, records[len(cases):split])
+    if dsv4_cases:
+        dtype_report["dsv4"] = compare_dsv4(version, dsv4_cases, records[split:])
+    return compare(version, cases, records[:len(cases)]), dtype_report
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_quant_checks_agree_with_real_vllm(version):
     report, dtype_report = run_both(version, int(os.environ.get("KVG_QVERIFY_CASES", "16")),
                                     int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "12")),
-                                    int(os.environ.get("KVG_DIFF_SEED", "7")))
+                                    int(os.environ.get("KVG_DIFF_SEED", "7")),
+                                    int(os.environ.get("KVG_QVERIFY_DSV4_CASES", "12")))
     out = os.environ.get("KVG_DIFF_REPORT_DIR")
     if out:
         os.makedirs(out, exist_ok=True)
         for name, rep in ((f"qverify-{version}.json", report), (f"qverify-dtype-{version}.json", dtype_report)):
             with open(os.path.join(out, name), "w") as fh:
                 json.dump(rep, fh, indent=1)
-    for rep in (report, dtype_report):
+    reports = [report, dtype_report]
+    if "dsv4" in dtype_report:
+        reports += [dtype_report["dsv4"]["model_config"], dtype_report["dsv4"]["vllm_config"]]
+    for rep in reports:
         assert not rep["disagree"], json.dumps(rep["disagree"][:5], indent=1)
-        assert rep["agree"] > 0
+    assert report["agree"] > 0 and dtype_report["agree"] > 0
 
 
 if __name__ == "__main__":
     part = os.environ.get("KVG_QVERIFY_PART", "both")
     for v in sys.argv[1:] or VERSIONS:
-        r, d = run_both(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")) if part != "act_dtype" else 0,
-                        int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "40")) if part != "model_config" else 0,
-                        int(os.environ.get("KVG_DIFF_SEED", "7")))
+        r, d = run_both(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")) if part not in ("act_dtype", "dsv4") else 0,
+                        int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "40")) if part not in ("model_config", "dsv4")
+                        else 0,
+                        int(os.environ.get("KVG_DIFF_SEED", "7")),
+                        int(os.environ.get("KVG_QVERIFY_DSV4_CASES", "40")) if part in ("both", "dsv4") else 0)
+        if "dsv4" in d:
+            for kind in ("model_config", "vllm_config"):
+                rep = d["dsv4"][kind]
+                print(v, f"dsv4 {kind}: agree", rep["agree"], "undecided", rep["undecided"], "oracle_other",
+                      rep.get("oracle_other", 0), "disagree", len(rep["disagree"]))
+                for case in rep["disagree"][:6]:
+                    print("  ", json.dumps(case)[:700])
+        if part == "dsv4":
+            continue
         if part != "act_dtype":
             print(v, "model_config: agree", r["agree"], "undecided", r["undecided"], "disagree", len(r["disagree"]))
             for case in r["disagree"][:6]:
