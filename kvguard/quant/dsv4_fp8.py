@@ -8,8 +8,9 @@ vllm/models/deepseek_v41/quant_config.py) and its place in the override loop of 
   the config's ``model_type`` is ``deepseek_v4`` or ``--quantization deepseek_v4_fp8`` is given; ModelConfig then
   ends with ``deepseek_v4_fp8`` whatever ``--quantization`` named (an override never mismatches);
 - ``--quantization humming`` puts Humming's override first (it claims any checkpoint when named);
-- ``--quantization gguf`` (0.20.0 – 0.23.0): GGUF's override claims any checkpoint when named; the releases
-  that list ``gguf`` after ``deepseek_v4_fp8`` among the overrides let DeepSeek-V4's claim first.
+- ``--quantization gguf`` (0.20.0 – 0.23.0): GGUF's override claims any checkpoint when named, but every one
+  of those releases lists ``gguf`` after ``deepseek_v4_fp8`` among the overrides: DeepSeek-V4's claim comes
+  first.
 
 What stays open (reported as not modelled): a ``quark`` checkpoint (0.28.0+ claims Quark MXFP4 exports of
 DeepSeek-V4; 0.33.0 never claims Quark) and the other DeepSeek-V4 model types (``deepseek_v4_text``,
@@ -33,8 +34,6 @@ ACT_DTYPES = ("bfloat16", "float16")
 
 #: the model type every release's override claims
 _MODEL_TYPE = "deepseek_v4"
-#: the releases whose override list puts gguf after deepseek_v4_fp8 (from the release sources' overrides lists)
-_GGUF_AFTER = ("0.20.0", "0.23.0")
 
 
 def claim(method: str, user: Optional[str], model_type, release) -> "bool | str":
@@ -50,8 +49,6 @@ def claim(method: str, user: Optional[str], model_type, release) -> "bool | str"
         return False
     if user == "humming":
         return False  # Humming's override is asked first and claims the checkpoint
-    if user == "gguf" and release.within("0.20.0", "0.23.0") and not release.within(*_GGUF_AFTER):
-        return False
     if model_type == _MODEL_TYPE or user == METHOD:
         return True
     if v4_type:

@@ -17,10 +17,11 @@ claims the checkpoint becomes the method, so it never mismatches), then three re
 The platform's own ``verify_quantization`` accepts every method on CUDA (no list of supported methods).
 
 What is decided: checkpoints without quantization, those whose method no override claims for the
-``--quantization`` given on CUDA, and ``humming`` (0.20.0+) / ``gguf`` (0.20.0 – 0.23.0), whose overrides claim
-any checkpoint.  The overrides kvguard leaves open (reported as not modelled): ModelOpt,
-auto-round and MXFP4 checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's FP8 override (0.20.0+: an FP8
-checkpoint of a ``deepseek_v4*`` model, or ``--quantization deepseek_v4_fp8``) and ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of
+``--quantization`` given on CUDA, ``humming`` (0.20.0+) / ``gguf`` (0.20.0 – 0.23.0), whose overrides claim
+any checkpoint, and DeepSeek-V4's FP8 override (0.20.0+, :mod:`kvguard.quant.dsv4_fp8`).  The overrides kvguard
+leaves open (reported as not modelled): ModelOpt, auto-round and MXFP4 checkpoints, the BitBLAS / Marlin-24
+checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a Quark checkpoint or of another DeepSeek-V4 model
+type, ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of
 an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
 GPTQ's BitBLAS conversion (up to 0.15.1, a host fact).  An AWQ / GPTQ checkpoint an override claims (or
 named as it is) goes on to :mod:`kvguard.quant`'s kernel path (``deferred``).
@@ -164,10 +165,10 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
         user = user.lower()  # ModelConfig's field validator (validate_quantization_before)
     quantization = user
     if cfg is not None and method is not None:
-        claimed = _dsv4.claim(method, user, resolved_top.get("model_type"), release)
-        if isinstance(claimed, str):
-            return VerifyOutcome(unmodelled=claimed)
-        if claimed:
+        dsv4 = _dsv4.claim(method, user, resolved_top.get("model_type"), release)
+        if isinstance(dsv4, str):
+            return VerifyOutcome(unmodelled=dsv4)
+        if dsv4:
             return _known(_dsv4.METHOD, release, allow_deprecated)
         why = _override_left_open(cfg, method, user, resolved_top.get("model_type"), release)
         if why is not None:

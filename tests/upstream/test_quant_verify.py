@@ -23,6 +23,7 @@ KVG_DIFF_REPORT_DIR/qverify-<release>.json and qverify-dtype-<release>.json.
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import os
@@ -147,6 +148,100 @@ def test_method_lists_match_the_release_sources():
         if not os.path.exists(path):
             continue
         assert methods(resolve_release(version)) == _source_lists(path), version
+        checked += 1
+    if not checked:
+        pytest.skip(f"no release sources under {root}")
+
+
+# ---------------------------------------------------------------------------
+# DeepSeek-V4's FP8 override, from each release's source: the function itself run on kvguard's inputs
+
+def _class_of(path: str, name: str):
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name), None)
+
+
+def _dsv4_override(vllm_dir: str):
+    """(override_quantization_method of the DeepseekV4FP8Config CUDA builds, its class node) or None."""
+    import __future__
+
+    init = open(os.path.join(vllm_dir, "model_executor", "layers", "quantization", "__init__.py"),
+                encoding="utf-8").read()
+    if "deepseek_v4_fp8" not in init:
+        return None
+    # from the release with DeepSeek-V4.1 CUDA builds its class (the package picks it on is_cuda())
+    sub = "deepseek_v41" if "vllm.models.deepseek_v41" in init else "deepseek_v4"
+    candidates = [os.path.join(vllm_dir, "models", sub, "quant_config.py"),
+                  os.path.join(vllm_dir, "model_executor", "models", f"{sub}.py")]
+    path = next(p for p in candidates if os.path.exists(p))
+    cls_node = _class_of(path, "DeepseekV4FP8Config")
+    funcs = [f for f in cls_node.body if isinstance(f, ast.FunctionDef)
+             and f.name in ("override_quantization_method", "_is_quark_mxfp4_ocp")]
+    for f in funcs:
+        f.decorator_list = []
+    code = compile(ast.Module(body=funcs, type_ignores=[]), path, "exec",
+                   flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    scope: dict = {}
+    exec(code, scope)  # noqa: S102 - two pure functions of the release's source
+
+    class Cls:
+        _is_quark_mxfp4_ocp = staticmethod(scope.get("_is_quark_mxfp4_ocp", lambda cfg: False))
+
+    class HfConfig:
+        def __init__(self, model_type):
+            self.model_type = model_type
+
+    fn = scope["override_quantization_method"]
+    return (lambda cfg, user, model_type: fn(Cls, cfg, user, hf_config=HfConfig(model_type))), cls_node
+
+
+def _overrides_list(vllm_dir: str) -> list:
+    tree = ast.parse(open(os.path.join(vllm_dir, "config", "model.py"), encoding="utf-8").read())
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "overrides" and isinstance(node.value, ast.List)):
+            return [e.value for e in node.value.elts]
+    raise LookupError("no overrides list")
+
+
+def test_dsv4_override_matches_the_release_sources():
+    """kvguard.quant.dsv4_fp8.claim against each release's own override function (run on the inputs kvguard
+    decides: methods fp8 / deepseek_v4_fp8 / others, model types, --quantization) and its overrides order
+    (gguf, humming); the class keeps Fp8Config's activation dtypes and minimum capability."""
+    from kvguard.quant import dsv4_fp8
+    from kvguard.versions import KNOWN_RELEASES
+
+    root = os.path.join(os.environ.get("KVG_ORACLE_ROOT", os.path.expanduser("~/.cache/kvguard-oracle")),
+                        "releases")
+    checked = 0
+    for version in KNOWN_RELEASES:
+        vllm_dir = os.path.join(root, version, "vllm")
+        if not os.path.isdir(vllm_dir):
+            continue
+        release = resolve_release(version)
+        found = _dsv4_override(vllm_dir)
+        if found is None:
+            assert not release.within("0.20.0"), version
+            continue
+        override, cls_node = found
+        assert release.within("0.20.0"), version
+        defined = {f.name for f in cls_node.body if isinstance(f, ast.FunctionDef)}
+        assert not defined & {"get_supported_act_dtypes", "get_min_capability"}, version
+        overrides = _overrides_list(vllm_dir)
+        known = methods(release)[0]
+        model_py = open(os.path.join(vllm_dir, "config", "model.py"), encoding="utf-8").read()
+        assert ('if self.quantization == "humming":' in model_py) is ("humming" in known), version
+        for method in ("fp8", "deepseek_v4_fp8", "awq", "compressed-tensors", "modelopt"):
+            for model_type in ("deepseek_v4", "deepseek_v3", None):
+                for user in (None, "fp8", "deepseek_v4_fp8", "awq", "humming", "gguf"):
+                    want = override({"quant_method": method}, user, model_type) == "deepseek_v4_fp8"
+                    if user == "humming" and "humming" in known:
+                        want = False  # asked first when named, and it claims
+                    if user == "gguf" and "gguf" in known and not (
+                            "gguf" in overrides and overrides.index("gguf") > overrides.index("deepseek_v4_fp8")):
+                        want = False  # GGUF's override claims first
+                    got = dsv4_fp8.claim(method, user, model_type, release)
+                    assert got is want, (version, method, model_type, user, got)
         checked += 1
     if not checked:
         pytest.skip(f"no release sources under {root}")
