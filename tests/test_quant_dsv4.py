@@ -61,6 +61,8 @@ def test_humming_and_gguf_order():
 def test_other_v4_model_types_and_quark_are_left_open():
     text = dict(cfg(FLASH), model_type="deepseek_v41")
     assert "deepseek_v41" in verify(text, text, resolve("0.33.0"), None).unmodelled
+    # before 0.30.0 CUDA builds DeepSeek-V4's own class, which claims model type deepseek_v4 only
+    assert verify(text, text, resolve("0.29.0"), None).quantization == "fp8"
     quark = dict(cfg(FLASH), quantization_config={"quant_method": "quark"})
     assert verify(quark, quark, resolve("0.28.0"), None).unmodelled
 

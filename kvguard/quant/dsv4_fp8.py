@@ -1,8 +1,9 @@
 """DeepSeek-V4's FP8 override in ``ModelConfig._verify_quantization``, 0.20.0 – 0.33.0.
 
-Mirrors ``DeepseekV4FP8Config.override_quantization_method`` (vllm/model_executor/models/deepseek_v4.py up to
-0.21.0 or so, vllm/models/deepseek_v4/quant_config.py later, and from 0.30.0 the CUDA class of
-vllm/models/deepseek_v41/quant_config.py) and its place in the override loop of vllm/config/model.py:
+Mirrors ``DeepseekV4FP8Config.override_quantization_method`` (vllm/model_executor/models/deepseek_v4.py in
+0.20.0 – 0.21.0, vllm/models/deepseek_v4/quant_config.py from 0.22.0, and the CUDA class of
+vllm/models/deepseek_v41/quant_config.py from 0.30.0) and its place in the override loop of
+vllm/config/model.py:
 
 - the override claims a checkpoint whose (lower-cased) ``quant_method`` is ``fp8`` or ``deepseek_v4_fp8`` when
   the config's ``model_type`` is ``deepseek_v4`` or ``--quantization deepseek_v4_fp8`` is given; ModelConfig then
@@ -12,10 +13,10 @@ vllm/models/deepseek_v41/quant_config.py) and its place in the override loop of 
   of those releases lists ``gguf`` after ``deepseek_v4_fp8`` among the overrides: DeepSeek-V4's claim comes
   first.
 
-What stays open (reported as not modelled): a ``quark`` checkpoint (0.28.0+ claims Quark MXFP4 exports of
-DeepSeek-V4; 0.33.0 never claims Quark) and the other DeepSeek-V4 model types (``deepseek_v4_text``,
-``deepseek_v41``, …), which the CUDA config class of the releases with DeepSeek-V4.1 claims but the CPU class
-does not (the oracle host cannot show the CUDA answer).
+What stays open (reported as not modelled): a ``quark`` checkpoint (0.27.0 – 0.30.0 claim Quark MXFP4 exports of
+DeepSeek-V4; 0.31.0 and later never claim Quark) and from 0.30.0 the other model types DeepSeek-V4.1's class claims on CUDA
+(``deepseek_v4_text``, ``deepseek_v41``, ``deepseek_v41_text``), which the CPU class does not claim (the oracle
+host cannot show the CUDA answer); before 0.30.0 no release claims them.
 
 The config vLLM builds is ``DeepseekV4FP8Config``, a subclass of ``Fp8Config`` that keeps its activation
 dtypes (bfloat16, float16) and minimum capability (75) in every release.
@@ -34,6 +35,9 @@ ACT_DTYPES = ("bfloat16", "float16")
 
 #: the model type every release's override claims
 _MODEL_TYPE = "deepseek_v4"
+#: from 0.30.0 CUDA builds DeepSeek-V4.1's config class, whose override claims these model types too
+_V41_SINCE = "0.30.0"
+_V41_MODEL_TYPES = ("deepseek_v4_text", "deepseek_v41", "deepseek_v41_text")
 
 
 def claim(method: str, user: Optional[str], model_type, release) -> "bool | str":
@@ -51,7 +55,7 @@ def claim(method: str, user: Optional[str], model_type, release) -> "bool | str"
         return False  # Humming's override is asked first and claims the checkpoint
     if model_type == _MODEL_TYPE or user == METHOD:
         return True
-    if v4_type:
-        return (f"the DeepSeek-V4 FP8 override of a {model_type} checkpoint (the CUDA config class of the releases "
-                f"with DeepSeek-V4.1 claims more model types) is not modelled")
+    if model_type in _V41_MODEL_TYPES and release.within(_V41_SINCE):
+        return (f"the DeepSeek-V4 FP8 override of a {model_type} checkpoint (the CUDA config class of DeepSeek-V4.1 "
+                f"claims it, the CPU one does not) is not modelled")
     return False

@@ -231,8 +231,8 @@ def test_dsv4_override_matches_the_release_sources():
         known = methods(release)[0]
         model_py = open(os.path.join(vllm_dir, "config", "model.py"), encoding="utf-8").read()
         assert ('if self.quantization == "humming":' in model_py) is ("humming" in known), version
-        for method in ("fp8", "deepseek_v4_fp8", "awq", "compressed-tensors", "modelopt"):
-            for model_type in ("deepseek_v4", "deepseek_v3", None):
+        for method in ("fp8", "deepseek_v4_fp8", "awq", "compressed-tensors", "modelopt", "quark"):
+            for model_type in ("deepseek_v4", "deepseek_v4_text", "deepseek_v41", "deepseek_v3", None):
                 for user in (None, "fp8", "deepseek_v4_fp8", "awq", "humming", "gguf"):
                     want = override({"quant_method": method}, user, model_type) == "deepseek_v4_fp8"
                     if user == "humming" and "humming" in known:
@@ -241,7 +241,11 @@ def test_dsv4_override_matches_the_release_sources():
                             "gguf" in overrides and overrides.index("gguf") > overrides.index("deepseek_v4_fp8")):
                         want = False  # GGUF's override claims first
                     got = dsv4_fp8.claim(method, user, model_type, release)
-                    assert got is want, (version, method, model_type, user, got)
+                    if isinstance(got, str):
+                        # left open: only where CUDA's class claims (the other model types) or for Quark
+                        assert want or method == "quark", (version, method, model_type, user, got)
+                    else:
+                        assert got is want, (version, method, model_type, user, got)
         checked += 1
     if not checked:
         pytest.skip(f"no release sources under {root}")
