@@ -643,8 +643,8 @@ def _decide(facts, release, launch: Launch) -> Outcome:
 
 #: why DeepSeek-V4's construction stays open: vLLM's CUDA implementation builds its own sparse-MLA attention,
 #: hyper-connection and hash-routed MoE modules, and its FP4 experts' method picks an MXFP4 MoE kernel on the
-#: GPU; the CPU oracle builds another implementation (or, before the per-platform packages, needs CUDA streams
-#: and kernels), so no construction answer could be checked against a release (docs/model-construction.md)
+#: GPU; the CPU oracle does not build it (CUDA streams in DeepseekV4Model.__init__, a CPU implementation of its
+#: own from 0.30.0), so no construction answer could be checked against a release (docs/model-construction.md)
 _DSV4_CONSTRUCTION = ("the model construction of DeepseekV4ForCausalLM (vLLM's CUDA implementation: sparse-MLA "
                       "attention, block-FP8 linears, MXFP4 / FP8 experts and their MoE kernel selection) is not "
                       "modelled")
