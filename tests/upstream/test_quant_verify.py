@@ -15,10 +15,14 @@ unquantized checkpoints of several config dtypes × ``--quantization`` × ``--dt
 activation-dtype refusal (``VC_quant_act_dtype``) must agree; an oracle refusal elsewhere (the CPU oracle
 host) with kvguard passing these checks is counted apart (``oracle_other``).
 
-Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0").  Size: KVG_QVERIFY_CASES (default 16) and
-KVG_QVERIFY_DTYPE_CASES (default 12) per release; ``python -m tests.upstream.test_quant_verify V1 V2 …`` runs
-more (80 and 40).  Reports:
-KVG_DIFF_REPORT_DIR/qverify-<release>.json and qverify-dtype-<release>.json.
+A third set (0.20.0+ matters) takes DeepSeek-V4 checkpoints (the real Flash / Pro configs and variants) through
+both, for DeepSeek-V4's FP8 override and the activation dtypes of ``deepseek_v4_fp8``; and
+``test_dsv4_override_matches_the_release_sources`` runs each release's own override function, read from its source.
+
+Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0").  Size: KVG_QVERIFY_CASES (default 16),
+KVG_QVERIFY_DTYPE_CASES (default 12) and KVG_QVERIFY_DSV4_CASES (default 12) per release; ``python -m
+tests.upstream.test_quant_verify V1 V2 …`` runs more (80, 40 and 40; KVG_QVERIFY_PART=dsv4: the DeepSeek-V4 cases
+only).  Reports: KVG_DIFF_REPORT_DIR/qverify-<release>.json and qverify-dtype-<release>.json (its ``dsv4`` key).
 """
 
 from __future__ import annotations
