@@ -143,7 +143,7 @@ def test_gptq_bitblas_is_left_open_up_to_0_15_1():
 
 @pytest.mark.parametrize("quant,user,version", [
     ({"quant_method": "modelopt"}, "fp8", "0.28.0"),
-    ({"quant_method": "fp8"}, "deepseek_v4_fp8", "0.20.0"),
+    ({"quant_method": "quark"}, "deepseek_v4_fp8", "0.28.0"),
     ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}, "moe_wna16", "0.28.0"),
     ({"quant_method": "gptq", "checkpoint_format": "marlin_24"}, "gptq_marlin_24", "0.14.0"),
 ])

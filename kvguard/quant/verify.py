@@ -17,13 +17,15 @@ claims the checkpoint becomes the method, so it never mismatches), then three re
 The platform's own ``verify_quantization`` accepts every method on CUDA (no list of supported methods).
 
 What is decided: checkpoints without quantization, those whose method no override claims for the
-``--quantization`` given on CUDA, and ``humming`` (0.20.0+) / ``gguf`` (0.20.0 – 0.23.0), whose overrides claim
-any checkpoint, and MXFP4 checkpoints (``quant_method`` ``mxfp4``, vllm/model_executor/layers/quantization/mxfp4.py):
-no override claims one up to 0.19.1; from 0.20.0 ``GptOssMxfp4Config`` claims a ``gpt_oss`` model's whatever
-``--quantization`` names (decided for none, ``mxfp4`` and ``gpt_oss_mxfp4``; humming's override, probed first, takes
-``--quantization humming``).  The overrides kvguard leaves open (reported as not modelled): ModelOpt,
-auto-round checkpoints, MXFP4 checkpoints of other models from 0.20.0, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's FP8 override (0.20.0+: an FP8
-checkpoint of a ``deepseek_v4*`` model, or ``--quantization deepseek_v4_fp8``) and ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of
+``--quantization`` given on CUDA, ``humming`` (0.20.0+) / ``gguf`` (0.20.0 – 0.23.0), whose overrides claim
+any checkpoint, DeepSeek-V4's FP8 override (0.20.0+, :mod:`kvguard.quant.dsv4_fp8`), and MXFP4 checkpoints
+(``quant_method`` ``mxfp4``, vllm/model_executor/layers/quantization/mxfp4.py): no override claims one up to 0.19.1;
+from 0.20.0 ``GptOssMxfp4Config`` claims a ``gpt_oss`` model's whatever ``--quantization`` names (decided for none,
+``mxfp4`` and ``gpt_oss_mxfp4``; humming's override, probed first, takes ``--quantization humming``).  The
+overrides kvguard leaves open (reported as not modelled): ModelOpt, auto-round checkpoints, MXFP4 checkpoints of
+other models from 0.20.0, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a
+Quark checkpoint or of another DeepSeek-V4 model type, ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the
+Marlin conversion of
 an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
 GPTQ's BitBLAS conversion (up to 0.15.1, a host fact).  An AWQ / GPTQ checkpoint an override claims (or
 named as it is) goes on to :mod:`kvguard.quant`'s kernel path (``deferred``).
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..record import Record, field
+from . import dsv4_fp8 as _dsv4
 
 __all__ = ["VerifyOutcome", "checkpoint_method", "methods", "verify"]
 
@@ -141,7 +144,7 @@ def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str]
         return f"a {method} checkpoint (its override_quantization_method) is not modelled"
     if not release.within("0.16.0") and ("checkpoint_format" in cfg or "is_bitblas_format" in cfg):
         return "a checkpoint_format / is_bitblas_format key (the BitBLAS and Marlin-24 overrides) is not modelled"
-    if release.within("0.20.0") and method in ("fp8", "deepseek_v4_fp8", "quark") and (
+    if release.within("0.20.0") and method == "quark" and (
             user == "deepseek_v4_fp8" or str(model_type).startswith("deepseek_v4")):
         return f"the DeepSeek-V4 FP8 override of a {method} checkpoint is not modelled"
     if user == "moe_wna16" and method in ("awq", "gptq"):
@@ -190,6 +193,11 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
         user = user.lower()  # ModelConfig's field validator (validate_quantization_before)
     quantization = user
     if cfg is not None and method is not None:
+        dsv4 = _dsv4.claim(method, user, resolved_top.get("model_type"), release)
+        if isinstance(dsv4, str):
+            return VerifyOutcome(unmodelled=dsv4)
+        if dsv4:
+            return _known(_dsv4.METHOD, release, allow_deprecated)
         why = _override_left_open(cfg, method, user, resolved_top.get("model_type"), release)
         if why is not None:
             known, deprecated = methods(release)
@@ -223,6 +231,11 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
             quantization = read
         elif user != read:
             return VerifyOutcome("MC_quant_mismatch", {"checkpoint": read, "user": user})
+    return _known(quantization, release, allow_deprecated)
+
+
+def _known(quantization: Optional[str], release, allow_deprecated: bool) -> VerifyOutcome:
+    """The method ModelConfig ends with against the release's lists (unknown, then deprecated)."""
     if quantization is not None:
         known, deprecated = methods(release)
         if quantization not in known:
@@ -250,6 +263,7 @@ _ACT_DTYPES = {
     "compressed-tensors": ("float32", "float16", "bfloat16"),
     "mxfp4": ("bfloat16",),
     "gpt_oss_mxfp4": ("bfloat16",),
+    _dsv4.METHOD: _dsv4.ACT_DTYPES,
 }
 #: get_min_capability() of those methods is at most 80 in every release (kvguard.rules.table reads the host's)
 
@@ -314,13 +328,35 @@ def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any],
 
     if method in _CONFIG_TAKES_ANY:
         return None
+    if method == _dsv4.METHOD:
+        # DeepseekV4FP8Config.from_config hands an fp8 / deepseek_v4_fp8 config to Fp8Config's as it is
+        cfg = resolved_top.get("quantization_config")
+        if not isinstance(cfg, Mapping) or str(cfg.get("quant_method", "")).lower() not in ("fp8", _dsv4.METHOD):
+            return f"building the {method} config from this quantization_config is not modelled"
+        return _fp8_config_unread(cfg)
     scheme = scheme_of(resolved_top, resolved)
     if scheme is None or not scheme.modelled:
         return f"building the {method} config from this quantization_config is not modelled"
     if scheme.method == "fp8":
-        cfg = resolved_top.get("quantization_config") or {}
-        if cfg.get("activation_scheme") not in ("static", "dynamic"):
-            return "an FP8 quantization_config without a static / dynamic activation_scheme is not modelled"
+        return _fp8_config_unread(resolved_top.get("quantization_config") or {})
+    return None
+
+
+def _fp8_config_unread(cfg: Mapping[str, Any]) -> Optional[str]:
+    """Why ``Fp8Config.from_config`` / ``__init__`` may refuse the checkpoint's config (kvguard leaves those
+    refusals open), or None: a static / dynamic activation scheme, and a well-formed weight_block_size only
+    with the dynamic one."""
+    scheme = cfg.get("activation_scheme")
+    if scheme not in ("static", "dynamic"):
+        return "an FP8 quantization_config without a static / dynamic activation_scheme is not modelled"
+    block = cfg.get("weight_block_size")
+    if block is None:
+        return None
+    if not (isinstance(block, (list, tuple)) and len(block) == 2 and all(type(b) is int and b > 0 for b in block)):
+        return f"an FP8 weight_block_size of {block!r} is not modelled"
+    if scheme != "dynamic":
+        return "a block-wise FP8 quantization_config with a static activation_scheme (Fp8Config refuses it) is " \
+               "not modelled"
     return None
 
 

@@ -19,14 +19,20 @@ A third, ``KVG_QVERIFY_PART=gpt_oss python -m tests.upstream.test_quant_verify V
 crosses every gpt-oss config (the catalog's 20b / 120b, config dtypes, other sizes, an MXFP4 checkpoint of another
 model type) with --quantization and --dtype (168 cases, both checks, compared as the second).
 
-Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0").  Size: KVG_QVERIFY_CASES (default 16) and
-KVG_QVERIFY_DTYPE_CASES (default 12) per release; ``python -m tests.upstream.test_quant_verify V1 V2 …`` runs
-more (80 and 40).  Reports:
-KVG_DIFF_REPORT_DIR/qverify-<release>.json and qverify-dtype-<release>.json.
+
+A third set (0.20.0+ matters) takes DeepSeek-V4 checkpoints (the real Flash / Pro configs and variants) through
+both, for DeepSeek-V4's FP8 override and the activation dtypes of ``deepseek_v4_fp8``; and
+``test_dsv4_override_matches_the_release_sources`` runs each release's own override function, read from its source.
+
+Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0").  Size: KVG_QVERIFY_CASES (default 16),
+KVG_QVERIFY_DTYPE_CASES (default 12) and KVG_QVERIFY_DSV4_CASES (default 12) per release; ``python -m
+tests.upstream.test_quant_verify V1 V2 …`` runs more (80, 40 and 40; KVG_QVERIFY_PART=dsv4: the DeepSeek-V4 cases
+only).  Reports: KVG_DIFF_REPORT_DIR/qverify-<release>.json and qverify-dtype-<release>.json (its ``dsv4`` key).
 """
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import os
@@ -160,6 +166,104 @@ def test_method_lists_match_the_release_sources():
 
 
 # ---------------------------------------------------------------------------
+# DeepSeek-V4's FP8 override, from each release's source: the function itself run on kvguard's inputs
+
+def _class_of(path: str, name: str):
+    tree = ast.parse(open(path, encoding="utf-8").read())
+    return next((n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and n.name == name), None)
+
+
+def _dsv4_override(vllm_dir: str):
+    """(override_quantization_method of the DeepseekV4FP8Config CUDA builds, its class node) or None."""
+    import __future__
+
+    init = open(os.path.join(vllm_dir, "model_executor", "layers", "quantization", "__init__.py"),
+                encoding="utf-8").read()
+    if "deepseek_v4_fp8" not in init:
+        return None
+    # from the release with DeepSeek-V4.1 CUDA builds its class (the package picks it on is_cuda())
+    sub = "deepseek_v41" if "vllm.models.deepseek_v41" in init else "deepseek_v4"
+    candidates = [os.path.join(vllm_dir, "models", sub, "quant_config.py"),
+                  os.path.join(vllm_dir, "model_executor", "models", f"{sub}.py")]
+    path = next(p for p in candidates if os.path.exists(p))
+    cls_node = _class_of(path, "DeepseekV4FP8Config")
+    funcs = [f for f in cls_node.body if isinstance(f, ast.FunctionDef)
+             and f.name in ("override_quantization_method", "_is_quark_mxfp4_ocp")]
+    for f in funcs:
+        f.decorator_list = []
+    code = compile(ast.Module(body=funcs, type_ignores=[]), path, "exec",
+                   flags=__future__.annotations.compiler_flag, dont_inherit=True)
+    scope: dict = {}
+    exec(code, scope)  # noqa: S102 - two pure functions of the release's source
+
+    class Cls:
+        _is_quark_mxfp4_ocp = staticmethod(scope.get("_is_quark_mxfp4_ocp", lambda cfg: False))
+
+    class HfConfig:
+        def __init__(self, model_type):
+            self.model_type = model_type
+
+    fn = scope["override_quantization_method"]
+    return (lambda cfg, user, model_type: fn(Cls, cfg, user, hf_config=HfConfig(model_type))), cls_node
+
+
+def _overrides_list(vllm_dir: str) -> list:
+    tree = ast.parse(open(os.path.join(vllm_dir, "config", "model.py"), encoding="utf-8").read())
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "overrides" and isinstance(node.value, ast.List)):
+            return [e.value for e in node.value.elts]
+    raise LookupError("no overrides list")
+
+
+def test_dsv4_override_matches_the_release_sources():
+    """kvguard.quant.dsv4_fp8.claim against each release's own override function (run on the inputs kvguard
+    decides: methods fp8 / deepseek_v4_fp8 / others, model types, --quantization) and its overrides order
+    (gguf, humming); the class keeps Fp8Config's activation dtypes and minimum capability."""
+    from kvguard.quant import dsv4_fp8
+    from kvguard.versions import KNOWN_RELEASES
+
+    root = os.path.join(os.environ.get("KVG_ORACLE_ROOT", os.path.expanduser("~/.cache/kvguard-oracle")),
+                        "releases")
+    checked = 0
+    for version in KNOWN_RELEASES:
+        vllm_dir = os.path.join(root, version, "vllm")
+        if not os.path.isdir(vllm_dir):
+            continue
+        release = resolve_release(version)
+        found = _dsv4_override(vllm_dir)
+        if found is None:
+            assert not release.within("0.20.0"), version
+            continue
+        override, cls_node = found
+        assert release.within("0.20.0"), version
+        defined = {f.name for f in cls_node.body if isinstance(f, ast.FunctionDef)}
+        assert not defined & {"get_supported_act_dtypes", "get_min_capability"}, version
+        overrides = _overrides_list(vllm_dir)
+        known = methods(release)[0]
+        model_py = open(os.path.join(vllm_dir, "config", "model.py"), encoding="utf-8").read()
+        assert ('if self.quantization == "humming":' in model_py) is ("humming" in known), version
+        for method in ("fp8", "deepseek_v4_fp8", "awq", "compressed-tensors", "modelopt", "quark"):
+            for model_type in ("deepseek_v4", "deepseek_v4_text", "deepseek_v41", "deepseek_v3", None):
+                for user in (None, "fp8", "deepseek_v4_fp8", "awq", "humming", "gguf"):
+                    want = override({"quant_method": method}, user, model_type) == "deepseek_v4_fp8"
+                    if user == "humming" and "humming" in known:
+                        want = False  # asked first when named, and it claims
+                    if user == "gguf" and "gguf" in known and not (
+                            "gguf" in overrides and overrides.index("gguf") > overrides.index("deepseek_v4_fp8")):
+                        want = False  # GGUF's override claims first
+                    got = dsv4_fp8.claim(method, user, model_type, release)
+                    if isinstance(got, str):
+                        # left open: only where CUDA's class claims (the other model types) or for Quark
+                        assert want or method == "quark", (version, method, model_type, user, got)
+                    else:
+                        assert got is want, (version, method, model_type, user, got)
+        checked += 1
+    if not checked:
+        pytest.skip(f"no release sources under {root}")
+
+
+# ---------------------------------------------------------------------------
 # VllmConfig._get_quantization_config: the activation-dtype refusal (the whole create_engine_config in the oracle)
 
 _QUANT_IDS = ("MC_quant_mismatch", "MC_quant_unknown", "MC_quant_deprecated", "VC_quant_act_dtype")
@@ -270,29 +374,85 @@ def run_gpt_oss(version: str) -> dict:
     return compare_dtype(version, cases, run_runner("quant_verify_runner.py", python, python_env, cases))
 
 
-def run_both(version: str, n: int, n_dtype: int, seed: int) -> tuple[dict, dict]:
-    """Both kinds of case through one oracle start (the release's import dominates the cost)."""
+# ---------------------------------------------------------------------------
+# DeepSeek-V4 checkpoints (0.20.0+: DeepseekV4FP8Config's override claims their FP8 checkpoints)
+
+_DSV4_USERS = (None, None, "fp8", "deepseek_v4_fp8", "deepseek_v4_fp8", "humming", "gguf", "awq", "modelopt",
+               "mxfp4", "compressed-tensors", "foo")
+
+
+def _dsv4_configs() -> list[tuple[str, dict]]:
+    """The real DeepSeek-V4-Flash / -Pro configs and variants of their quantization config, dtype and model
+    type; a non-V4 FP8 checkpoint (--quantization deepseek_v4_fp8 claims it too)."""
+    entries = {e.id: e.config for e in catalog.entries()}
+    flash, pro = entries["deepseek-ai/DeepSeek-V4-Flash"], entries["deepseek-ai/DeepSeek-V4-Pro"]
+    quant = flash["quantization_config"]
+    out = [("v4-flash", flash), ("v4-pro", pro), ("v4-flash-fp8-experts", dict(flash, expert_dtype="fp8")),
+           ("v4-named-method", dict(flash, quantization_config=dict(quant, quant_method="deepseek_v4_fp8"))),
+           ("v4-upper-FP8", dict(pro, quantization_config=dict(quant, quant_method="FP8"))),
+           ("v4-float16", dict(flash, torch_dtype="float16")),
+           ("v4-no-dtype", {k: v for k, v in pro.items() if k != "torch_dtype"}),
+           ("v4-unquantized", {k: v for k, v in flash.items() if k != "quantization_config"}),
+           ("qwen3-fp8", entries["Qwen/Qwen3-32B-FP8"])]
+    return out
+
+
+def generate_dsv4(seed: int, version: str, n: int) -> list[dict]:
+    """Half ModelConfig cases, half whole-engine-config cases (with --dtype)."""
+    rng = random.Random(f"dsv4-{seed}-{version}")
+    configs = _dsv4_configs()
+    cases = []
+    for i in range(n):
+        name, cfg = configs[i % len(configs)] if i < len(configs) else rng.choice(configs)
+        user = rng.choice(_DSV4_USERS)
+        engine = i % 2 == 1
+        dtype = rng.choice(_DTYPES) if engine else "auto"
+        cases.append({"id": f"v{i}-{name}-{user}-{dtype}", "config": copy.deepcopy(cfg), "quantization": user,
+                      "dtype": None if dtype == "auto" else dtype, "allow_deprecated_quantization": False,
+                      "vllm_config": engine})
+    return cases
+
+
+def compare_dsv4(version: str, cases: list[dict], records: list[dict]) -> dict:
+    model = [(c, r) for c, r in zip(cases, records) if not c["vllm_config"]]
+    engine = [(c, r) for c, r in zip(cases, records) if c["vllm_config"]]
+    first = compare(version, [c for c, _ in model], [r for _, r in model])
+    second = compare_dtype(version, [c for c, _ in engine], [r for _, r in engine])
+    return {"version": version, "model_config": first, "vllm_config": second}
+
+
+def run_both(version: str, n: int, n_dtype: int, seed: int, n_dsv4: int = 0) -> tuple[dict, dict]:
+    """Both kinds of case through one oracle start (the release's import dominates the cost); with ``n_dsv4``
+    the DeepSeek-V4 cases too (their report is the second one's ``dsv4``)."""
     python, python_env = _python(version)
     cases, dtype_cases = generate(seed, version, n), generate_dtype(seed, version, n_dtype)
-    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases)
-    return (compare(version, cases, records[:len(cases)]),
-            compare_dtype(version, dtype_cases, records[len(cases):]))
+    dsv4_cases = generate_dsv4(seed, version, n_dsv4) if n_dsv4 else []
+    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases + dsv4_cases)
+    split = len(cases) + len(dtype_cases)
+    dtype_report = compare_dtype(version, dtype_cases, records[len(cases):split])
+    if dsv4_cases:
+        dtype_report["dsv4"] = compare_dsv4(version, dsv4_cases, records[split:])
+    return compare(version, cases, records[:len(cases)]), dtype_report
 
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_quant_checks_agree_with_real_vllm(version):
     report, dtype_report = run_both(version, int(os.environ.get("KVG_QVERIFY_CASES", "16")),
                                     int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "12")),
-                                    int(os.environ.get("KVG_DIFF_SEED", "7")))
+                                    int(os.environ.get("KVG_DIFF_SEED", "7")),
+                                    int(os.environ.get("KVG_QVERIFY_DSV4_CASES", "12")))
     out = os.environ.get("KVG_DIFF_REPORT_DIR")
     if out:
         os.makedirs(out, exist_ok=True)
         for name, rep in ((f"qverify-{version}.json", report), (f"qverify-dtype-{version}.json", dtype_report)):
             with open(os.path.join(out, name), "w") as fh:
                 json.dump(rep, fh, indent=1)
-    for rep in (report, dtype_report):
+    reports = [report, dtype_report]
+    if "dsv4" in dtype_report:
+        reports += [dtype_report["dsv4"]["model_config"], dtype_report["dsv4"]["vllm_config"]]
+    for rep in reports:
         assert not rep["disagree"], json.dumps(rep["disagree"][:5], indent=1)
-        assert rep["agree"] > 0
+    assert report["agree"] > 0 and dtype_report["agree"] > 0
 
 
 if __name__ == "__main__":
@@ -305,9 +465,20 @@ if __name__ == "__main__":
             for case in g["disagree"][:6]:
                 print("  ", json.dumps(case)[:700])
             continue
-        r, d = run_both(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")) if part != "act_dtype" else 0,
-                        int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "40")) if part != "model_config" else 0,
-                        int(os.environ.get("KVG_DIFF_SEED", "7")))
+        r, d = run_both(v, int(os.environ.get("KVG_QVERIFY_CASES", "80")) if part not in ("act_dtype", "dsv4") else 0,
+                        int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "40")) if part not in ("model_config", "dsv4")
+                        else 0,
+                        int(os.environ.get("KVG_DIFF_SEED", "7")),
+                        int(os.environ.get("KVG_QVERIFY_DSV4_CASES", "40")) if part in ("both", "dsv4") else 0)
+        if "dsv4" in d:
+            for kind in ("model_config", "vllm_config"):
+                rep = d["dsv4"][kind]
+                print(v, f"dsv4 {kind}: agree", rep["agree"], "undecided", rep["undecided"], "oracle_other",
+                      rep.get("oracle_other", 0), "disagree", len(rep["disagree"]))
+                for case in rep["disagree"][:6]:
+                    print("  ", json.dumps(case)[:700])
+        if part == "dsv4":
+            continue
         if part != "act_dtype":
             print(v, "model_config: agree", r["agree"], "undecided", r["undecided"], "disagree", len(r["disagree"]))
             for case in r["disagree"][:6]:
