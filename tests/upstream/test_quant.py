@@ -282,6 +282,34 @@ def ct_moe_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+#: online FP8 (``--quantization fp8`` of an unquantized checkpoint): the unquantized bases of the families
+#: kvguard models (the FP8 checkpoints' quantization_config removed: their unquantized siblings' sizes), cut as the
+#: others; how many run() builds per release (None: a quarter of the configs); tools/quant_differential.py
+#: --online-fp8
+ONLINE_FP8_CONFIGS: "int | None" = None
+ONLINE_FP8_BASES = ("Qwen/Qwen3-30B-A3B", "meta-llama/Llama-3.1-8B-Instruct", "mistralai/Mixtral-8x7B-v0.1",
+                    "deepseek-ai/DeepSeek-V2-Lite", "MiniMaxAI/MiniMax-M2.5", "Qwen/Qwen3-32B-FP8",
+                    "deepseek-ai/DeepSeek-V3")
+
+
+def online_fp8_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` unquantized configs of the modelled families (one per base first, then random bases with, sometimes,
+    another MoE / dense intermediate size), for ``--quantization fp8``."""
+    out = []
+    while len(out) < n:
+        base = ONLINE_FP8_BASES[len(out)] if len(out) < len(ONLINE_FP8_BASES) else rng.choice(ONLINE_FP8_BASES)
+        cfg = cut(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        cfg["torch_dtype"] = "bfloat16"
+        if len(out) >= len(ONLINE_FP8_BASES):
+            if "moe_intermediate_size" in cfg and rng.random() < 0.5:
+                cfg["moe_intermediate_size"] = rng.choice([256, 384, 640, 768, 1408, 1536, 2048])
+            elif rng.random() < 0.5:
+                cfg["intermediate_size"] = rng.choice([6144, 11008, 14336, 18432, 25600])
+        out.append(cfg)
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -360,6 +388,14 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
 
 
+def _online_label(case: dict, label: str, quant_config: "str | None") -> str:
+    """The family of an online-FP8 case (``--quantization fp8`` of an unquantized config) is counted apart, with
+    the quantization config class the release built (Fp8Config, OnlineQuantizationConfig)."""
+    if (case.get("engine_args") or {}).get("quantization") == "fp8" and not case["config"].get("quantization_config"):
+        return f"online-fp8 [{quant_config}] {label.replace('unquantized ', '')}"
+    return label
+
+
 
 def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
     from kvguard.errors import ModelConfigRefused
@@ -404,7 +440,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                     by_family[key]["count"] = by_family[key].get("count", 0) + 1
                 continue
             theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
-            label = _family(case["config"], lay, version, rec["ok"], rec.get("message"))
+            label = _online_label(case, _family(case["config"], lay, version, rec["ok"], rec.get("message")),
+                                  res.get("quant_config"))
             if (case["config"].get("quantization_config") or {}).get("quant_method") == "compressed-tensors" \
                     and not rec["ok"]:
                 label = f"compressed-tensors {label}"
@@ -478,6 +515,16 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}] if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": ct_moe_rng.sample(lays, min(n_layouts, len(lays)))})
+    # online FP8 of unquantized checkpoints: the MoE layouts and EPLB (the online MoE method's EPLB support)
+    online_rng = random.Random(seed * 3000 + SUPPORTED_VERSIONS.index(version))
+    online_layouts = moe_layouts + [{"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8},
+                                    {"tp": 1, "dp": 8, "ep": True, "eplb": True}, {"tp": 3}, {"tp": 64}]
+    for cfg in online_fp8_variants(online_rng, max(1, n_configs // 4) if ONLINE_FP8_CONFIGS is None
+                                   else ONLINE_FP8_CONFIGS):
+        heads = cfg["num_attention_heads"]
+        lays = [lay for lay in online_layouts if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": online_rng.sample(lays, min(n_layouts, len(lays))),
+                      "engine_args": {"quantization": "fp8"}})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)
