@@ -3,17 +3,18 @@
 Mirrors what vllm/model_executor/model_loader/weight_utils.py (``get_quant_config``) and the FP8 method modules
 build for such a launch on the default host (CUDA, compute capability 9.0):
 
-- the config: ``Fp8Config()`` (no checkpoint config: ``get_config_filenames`` is empty, so the release builds the
-  class with its defaults: not FP8-serialized, dynamic activations, no ``weight_block_size``, nothing ignored) up
-  to 0.2x; from the release that moves ``--quantization fp8`` to online quantization, the
-  ``OnlineQuantizationConfig`` of the ``fp8_per_tensor`` shorthand (per-tensor weights, nothing ignored);
-- the linear layers: ``Fp8LinearMethod`` (0.10.2 – ), ``Fp8OnlineLinearMethod`` / the online per-tensor method
-  later: weights created at the full-precision shard size, no block, so no shard check beyond the unquantized
-  model's;
-- the MoE layers: ``Fp8MoEMethod`` (0.10.2 – 0.12.x), ``Fp8OnlineMoEMethod`` (0.13.0 – ), the online per-tensor
-  MoE method later: per-tensor scales, no block check; each takes EPLB (an ``Fp8MoEMethod`` subclass, or
-  ``supports_eplb``); the FP8 MoE backend it selects on compute capability 9.0 with the default settings is
-  one that takes per-tensor weights (Triton at least).
+- the config: ``Fp8Config()`` up to 0.30.x (the checkpoint has no quantization config and ``Fp8Config`` names no
+  config file, so the release builds the class with its defaults: not FP8-serialized, dynamic activations, no
+  ``weight_block_size``, nothing ignored; minimum capability 80 up to 0.13.x, 75 from 0.14.x); from 0.31.0 the
+  ``OnlineQuantizationConfig`` of the ``fp8_per_tensor`` shorthand (per-tensor weights, nothing ignored,
+  minimum capability 75);
+- the linear layers: ``Fp8LinearMethod`` (0.10.2 – 0.14.x), ``Fp8OnlineLinearMethod`` (0.15.0 – 0.23.x), the
+  online per-tensor method (0.24.0+): weights created at the full-precision shard size, no block, so no shard
+  check beyond the unquantized model's;
+- the MoE layers: ``Fp8MoEMethod`` (0.10.2 – 0.12.x), ``Fp8OnlineMoEMethod`` (0.13.0 – 0.24.x; 0.13.x asserts
+  that FlashInfer was not chosen), the online per-tensor MoE method (0.25.0+): per-tensor scales, no block
+  check; each takes EPLB (an ``Fp8MoEMethod`` subclass, or ``supports_eplb``); the FP8 MoE backend it selects on
+  compute capability 9.0 with the default settings takes per-tensor weights (Triton at least).
 
 What is left open (reported as not modelled): other online methods (``bitsandbytes``, ``experts_int8``, the
 online shorthands of the newer releases, ...), an explicit ``--moe-backend`` for the MoE layers and the

@@ -287,8 +287,8 @@ def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any],
 
 #: the methods whose online quantization (``--quantization`` of a checkpoint without a quantization config)
 #: kvguard models: the config VllmConfig builds takes bfloat16 / float16 activations, minimum capability at most
-#: 80 (``fp8``: ``Fp8Config()`` while the release builds it without a checkpoint config, then the online config
-#: of the fp8_per_tensor shorthand; kvguard.quant.online)
+#: 80 (``fp8``: ``Fp8Config()`` built without a checkpoint config up to 0.30.x, the online config of the
+#: fp8_per_tensor shorthand from 0.31.0; kvguard.quant.online)
 ONLINE_METHODS = ("fp8",)
 
 
@@ -329,8 +329,8 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
             if method not in ONLINE_METHODS:
                 return None, (f"online quantization (--quantization {method} of an unquantized checkpoint): the "
                               f"method's config and its activation dtypes are not modelled")
-            # online FP8: Fp8Config() up to 0.3x, OnlineQuantizationConfig after (see ONLINE_METHODS): the same
-            # activation dtypes, and a minimum capability of at most 80, whatever the release builds
+            # online FP8: Fp8Config() up to 0.30.x, the online config of fp8_per_tensor from 0.31.0 (see
+            # ONLINE_METHODS): the same activation dtypes and a minimum capability of at most 80 in every release
         else:
             why = _config_unread(resolved_top, resolved, method)
             if why is not None:

@@ -170,8 +170,19 @@ def wna16_moe_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
             if rng.random() < 0.2:
                 engine["quantization"] = "gptq_marlin"
         cfg["quantization_config"] = q
+        # --moe-backend (a stream of its own, so that the cases above stay those of earlier runs): the WNA16 MoE
+        # selection's names (and others the selection does not take), read from 0.25.0
+        backend_rng = random.Random(f"moe-backend-{len(out)}")
+        if backend_rng.random() < MOE_BACKEND_SHARE:
+            engine["moe_backend"] = backend_rng.choice(MOE_BACKENDS)
         out.append((cfg, engine))
     return out
+
+
+#: the share of the AWQ / GPTQ MoE cases with --moe-backend, and the names they take (KernelConfig.moe_backend's
+#: literals of 0.25.0+)
+MOE_BACKEND_SHARE = 0.5
+MOE_BACKENDS = ("marlin", "triton", "humming", "flashinfer_trtllm", "emulation", "cutlass", "deep_gemm")
 
 
 #: compressed-tensors: real dense checkpoints with quantization configs in the form llm-compressor writes them
@@ -328,14 +339,14 @@ def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     return out[:n]
 
 
-def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None):
+def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None, moe_backend: str = "auto"):
     """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
     release = resolve(version)
     facts = model_facts(cfg, vllm_version=version)
     res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
                                          ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
                                          redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
-                                         quantization=quantization))
+                                         quantization=quantization, moe_backend=moe_backend))
     if res.unmodelled:
         return None
     if res.check is None:
@@ -418,7 +429,9 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                 counts["config_refused_both"] += 1  # vLLM's ModelConfig refuses it: no model is built
                 continue
             quantization = (case.get("engine_args") or {}).get("quantization")
-            if all(kvguard_outcome(case["config"], lay, version, quantization) is None for lay in case["layouts"]):
+            backend = (case.get("engine_args") or {}).get("moe_backend", "auto")
+            if all(kvguard_outcome(case["config"], lay, version, quantization, backend) is None
+                   for lay in case["layouts"]):
                 # the engine config refuses it (GPTQ desc_act on 0.30.0+): kvguard leaves the stage undecided
                 counts["undecided"] += len(case["layouts"])
                 continue
@@ -426,7 +439,9 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             mismatches.append({"config": case["config"].get("architectures"), "setup_error": res["setup_error"]})
             continue
         for lay, rec in zip(case["layouts"], res["outcomes"]):
-            mine = kvguard_outcome(case["config"], lay, version, (case.get("engine_args") or {}).get("quantization"))
+            engine = case.get("engine_args") or {}
+            mine = kvguard_outcome(case["config"], lay, version, engine.get("quantization"),
+                                   engine.get("moe_backend", "auto"))
             if mine is None:
                 counts["undecided"] += 1
                 _note_undecided(undecided, case, lay, version, rec)
@@ -467,7 +482,8 @@ def _note_undecided(undecided: dict, case: dict, lay: dict, version: str, rec: d
     res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
                                          ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
                                          redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
-                                         quantization=(case.get("engine_args") or {}).get("quantization")))
+                                         quantization=(case.get("engine_args") or {}).get("quantization"),
+                                         moe_backend=(case.get("engine_args") or {}).get("moe_backend", "auto")))
     reason = (res.unmodelled or "host fact").split(" (per-rank")[0].split(" (it may name")[0]
     theirs = "accepted" if rec.get("ok") else f"{rec.get('exc_type')}: {(rec.get('message') or '')[:80]}"
     key = f"{reason} -> {theirs}"
