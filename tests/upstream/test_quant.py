@@ -142,8 +142,9 @@ def wna16_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
 WNA16_MOE_BASES = ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-v0.1")
 
 
-def wna16_moe_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
-    """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints of MoE models, sometimes with --quantization."""
+def wna16_moe_variants(rng: random.Random, n: int, version: "str | None" = None) -> list[tuple[dict, dict]]:
+    """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints of MoE models, sometimes with --quantization and
+    (``version`` 0.25.0+, where the WNA16 MoE selection reads it) --moe-backend."""
     out = []
     while len(out) < n:
         base = WNA16_MOE_BASES[len(out) % len(WNA16_MOE_BASES)]
@@ -171,9 +172,10 @@ def wna16_moe_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
                 engine["quantization"] = "gptq_marlin"
         cfg["quantization_config"] = q
         # --moe-backend (a stream of its own, so that the cases above stay those of earlier runs): the WNA16 MoE
-        # selection's names (and others the selection does not take), read from 0.25.0
+        # selection's names (and others the selection does not take), read from 0.25.0; earlier releases ignore it
+        # there (and up to 0.16.x have no such argument)
         backend_rng = random.Random(f"moe-backend-{len(out)}")
-        if backend_rng.random() < MOE_BACKEND_SHARE:
+        if version is not None and resolve(version).within("0.25.0") and backend_rng.random() < MOE_BACKEND_SHARE:
             engine["moe_backend"] = backend_rng.choice(MOE_BACKENDS)
         out.append((cfg, engine))
     return out
@@ -514,7 +516,7 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     moe_layouts = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
                    {"tp": 4, "dp": 4}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 8, "dp": 2}]
     for cfg, engine in wna16_moe_variants(random.Random(seed + 1), max(1, n_configs // 2) if n_moe is None
-                                          else n_moe):
+                                          else n_moe, version):
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": lays[:n_layouts], "engine_args": engine})
