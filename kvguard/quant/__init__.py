@@ -28,6 +28,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   DeepSeek-V2/V3, whose block shape is checked without refinement) on the default host, CUDA compute
   capability 9.0.
 
+- online FP8 (``--quantization fp8`` of an unquantized checkpoint, :mod:`kvguard.quant.online`): per-tensor FP8
+  linear and MoE methods, no block, nothing ignored.
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
