@@ -376,3 +376,47 @@ def test_float32_with_an_awq_checkpoint_is_refused_before_the_model():
     assert (v.check, v.stage, v.wrapped_by) == ("VC_quant_act_dtype", "verify", "VllmConfig")
     assert v.message == ("torch.float32 is not supported for quantization method awq_marlin. Supported dtypes: "
                          "[torch.float16, torch.bfloat16]")
+
+
+# --------------------------------------------------------------------------- online FP8 (kvguard.quant.online)
+# --quantization fp8 of an unquantized checkpoint: per-tensor FP8 linear and MoE methods (Fp8Config() up to 0.30.x,
+# the fp8_per_tensor online config from 0.31.0), no block and nothing ignored; the MoE methods take EPLB
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.13.0", "0.14.1", "0.20.0", "0.24.0", "0.25.0", "0.28.0", "0.33.0"])
+@pytest.mark.parametrize("model", ["Qwen/Qwen3-30B-A3B", "meta-llama/Llama-3.1-70B-Instruct",
+                                   "mistralai/Mixtral-8x7B-v0.1", "deepseek-ai/DeepSeek-V2-Lite"])
+def test_online_fp8_accepted_without_skips(version, model):
+    tp = 8 if model.startswith("meta-llama") else 4
+    v = kvguard.check(cfg(model), vllm_version=version, tp=tp, quantization="fp8", host=H100)
+    assert v.ok, (v.check, v.message)
+    assert not [s.check for s in v.skipped if s.check in ("MI_model", "VC_quant_act_dtype")]
+
+
+def test_online_fp8_experts_keep_the_eplb_distribution_check():
+    # Qwen3-30B-A3B: 128 experts over 3 EP ranks; the online FP8 MoE methods take EPLB
+    old = kvguard.check(cfg("Qwen/Qwen3-30B-A3B"), vllm_version="0.20.0", dp=3, enable_expert_parallel=True,
+                        enable_eplb=True, quantization="fp8", host=H100)
+    assert (old.check, old.exc_type, old.message) == (
+        "MI_eplb_even", "AssertionError", "EPLB currently only supports even distribution of experts across ranks.")
+    new = kvguard.check(cfg("Qwen/Qwen3-30B-A3B"), vllm_version="0.33.0", dp=3, enable_expert_parallel=True,
+                        enable_eplb=True, quantization="fp8", host=H100)
+    assert (new.check, new.exc_type, new.message) == (
+        "MI_eplb_even", "ValueError", "EPLB currently only supports even distribution of experts across ranks. Got "
+                                      "128 experts and 3 EP ranks.")
+
+
+def test_online_fp8_left_open_where_the_moe_backend_selection_is_steered():
+    v = kvguard.check(cfg("Qwen/Qwen3-30B-A3B"), vllm_version="0.28.0", tp=4, quantization="fp8",
+                      moe_backend="triton", host=H100)
+    assert [s.reason for s in v.skipped if s.check == "MI_model"] == [
+        "--moe-backend triton with online FP8 experts (the FP8 MoE backend selection) is not modelled"]
+    v = kvguard.check(cfg("Qwen/Qwen3-30B-A3B"), vllm_version="0.13.0", tp=4, quantization="fp8",
+                      env={"VLLM_USE_FLASHINFER_MOE_FP8": "1"}, host=H100)
+    assert [s.reason for s in v.skipped if s.check == "MI_model"] == [
+        "VLLM_USE_FLASHINFER_MOE_FP8 changes the FP8 MoE backend selection of online FP8 experts (not modelled)"]
+    # a dense model has no MoE layer to select for: decided
+    v = kvguard.check(cfg("meta-llama/Llama-3.1-8B-Instruct"), vllm_version="0.28.0", tp=4, quantization="fp8",
+                      moe_backend="triton", env={"VLLM_USE_DEEP_GEMM": "1"}, host=H100)
+    assert "MI_model" not in [s.check for s in v.skipped]
+

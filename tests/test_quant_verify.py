@@ -163,11 +163,19 @@ def test_gguf_is_a_mismatch_outside_its_override_releases():
     assert verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.14.1"), "humming").check == "MC_quant_mismatch"
 
 
-def test_online_quantization_is_skipped_with_its_reason():
-    verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.28.0", quantization="fp8", host=H100)
-    assert verdict.ok
+def test_online_fp8_is_decided():
+    # --quantization fp8 of an unquantized checkpoint: per-tensor FP8 built while loading, no check skipped
+    for version in ("0.10.2", "0.20.0", "0.28.0", "0.33.0"):
+        verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version=version, quantization="fp8", tp=4, host=H100)
+        assert verdict.ok, version
+        assert not [s for s in verdict.skipped if s.check in ("MI_model", "VC_quant_act_dtype")], version
+
+
+def test_other_online_methods_stay_skipped_with_their_reason():
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.28.0", quantization="experts_int8", host=H100)
     reason = next(s.reason for s in verdict.skipped if s.check == "MI_model")
-    assert reason.startswith("online quantization of an unquantized checkpoint (--quantization fp8")
+    assert reason == ("online quantization of an unquantized checkpoint (--quantization experts_int8: the method's "
+                      "weight creation) is not modelled")
 
 
 def awq_of_dtype(dtype):
@@ -218,11 +226,28 @@ def test_act_dtype_left_open_without_a_config_dtype():
                                                                         host=H100).skipped]
 
 
-def test_online_quantization_act_dtype_left_open():
-    verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.20.0", quantization="fp8", dtype="float32",
-                            host=H100)
+def test_online_fp8_refuses_float32():
+    # Fp8Config / the online FP8 config: get_supported_act_dtypes() is [torch.bfloat16, torch.half]
+    for version in ("0.10.2", "0.20.0", "0.33.0"):
+        verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version=version, quantization="fp8", dtype="float32",
+                                host=H100)
+        assert (verdict.stage, verdict.check, verdict.exc_type, verdict.wrapped_by) == (
+            "verify", "VC_quant_act_dtype", "ValueError", "VllmConfig"), version
+        assert verdict.message == ("torch.float32 is not supported for quantization method fp8. Supported dtypes: "
+                                   "[torch.bfloat16, torch.float16]")
+    # the method is lower-cased by ModelConfig first
+    assert kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.20.0", quantization="FP8", dtype="float",
+                         host=H100).check == "VC_quant_act_dtype"
+    for dtype in ("bfloat16", "float16", "half", "auto"):
+        assert kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.20.0", quantization="fp8", dtype=dtype,
+                             host=H100).ok, dtype
+
+
+def test_other_online_methods_act_dtype_left_open():
+    verdict = kvguard.check(cfg("Qwen/Qwen3-32B"), vllm_version="0.10.2", quantization="experts_int8",
+                            dtype="float32", host=H100)
     reason = next(s.reason for s in verdict.skipped if s.check == "VC_quant_act_dtype")
-    assert reason.startswith("online quantization (--quantization fp8 of an unquantized checkpoint)")
+    assert reason.startswith("VllmConfig's capability and activation-dtype checks of quantization method experts_int8")
 
 
 # ---------------------------------------------------------------------------

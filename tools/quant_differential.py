@@ -1,7 +1,7 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-moe N]
+                                          [--ct-configs N] [--ct-moe N] [--online-fp8 N]
                                           [--report FILE.json]
 
 For each release (default: every built oracle), tests/upstream/test_quant.py's generated cases
@@ -44,6 +44,8 @@ def main() -> int:
                     "half of --configs)")
     ap.add_argument("--ct-moe", type=int, default=None, help="compressed-tensors configs on MoE bases per release "
                     "(default: half of --configs)")
+    ap.add_argument("--online-fp8", type=int, default=None, help="unquantized configs built with --quantization fp8 "
+                    "per release (default: a quarter of --configs)")
     args = ap.parse_args()
     from kvguard import SUPPORTED_VERSIONS
 
@@ -51,6 +53,8 @@ def main() -> int:
         quant_tests.CT_CONFIGS = args.ct_configs
     if args.ct_moe is not None:
         quant_tests.CT_MOE_CONFIGS = args.ct_moe
+    if args.online_fp8 is not None:
+        quant_tests.ONLINE_FP8_CONFIGS = args.online_fp8
     if args.bases:
         quant_tests.BASES = tuple(args.bases)
     versions = args.vllm or [v for v in SUPPORTED_VERSIONS if "+" not in v and oracle_command(v) is not None]

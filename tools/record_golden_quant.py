@@ -122,6 +122,26 @@ CASES = [
      "layout": {"tp": 2}, "engine_args": {"moe_backend": "triton"}, "since": "0.26.0",
      "why": "--moe-backend triton with AWQ experts: not a WNA16 MoE backend name in 0.26.0; from 0.27.0 "
             "the AWQ MoE method declares expert bias, which Triton does not take (ValueError)"},
+    # online FP8: --quantization fp8 of an unquantized checkpoint (the release quantizes the weights while loading
+    # them: Fp8Config() built without a checkpoint config, or the online config of fp8_per_tensor; recorded for
+    # 0.10.2, 0.13.0, 0.14.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-qwen3-30b-online-fp8-tp4 ...``)
+    {"id": "mi-qwen3-30b-online-fp8-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4", "--quantization", "fp8"],
+     "layout": {"tp": 4}, "engine_args": {"quantization": "fp8"},
+     "why": "online FP8 of Qwen3-30B-A3B at -tp 4: per-tensor FP8 linear and MoE methods (no block, nothing "
+            "ignored), no shard check beyond the unquantized model's: accepted"},
+    {"id": "mi-qwen3-30b-online-fp8-eplb-dp3", "model": "Qwen/Qwen3-30B-A3B",
+     "argv": ["-dp", "3", "--enable-expert-parallel", "--enable-eplb", "--quantization", "fp8"],
+     "layout": {"tp": 1, "dp": 3, "ep": True, "eplb": True}, "engine_args": {"quantization": "fp8"},
+     "why": "online FP8 experts take EPLB (an Fp8MoEMethod, or supports_eplb), whose even-distribution check refuses "
+            "the 128 experts over 3 EP ranks: a bare assert up to 0.21.0, a ValueError with the counts from 0.22.0"},
+    {"id": "vc-qwen3-8b-online-fp8-float32", "model": "Qwen/Qwen3-8B", "argv": ["--quantization", "fp8", "--dtype",
+                                                                               "float32"],
+     "vllm_config": {"quantization": "fp8", "dtype": "float32"},
+     "why": "online FP8 with --dtype float32: VllmConfig refuses the model dtype, which the FP8 config "
+            "(Fp8Config() / the online config) does not take (bfloat16 / float16 activations only)"},
+    {"id": "vc-qwen3-8b-online-fp8-half", "model": "Qwen/Qwen3-8B", "argv": ["--quantization", "fp8", "--dtype", "half"],
+     "vllm_config": {"quantization": "fp8", "dtype": "half"},
+     "why": "online FP8 with --dtype half: float16 is among the FP8 config's activation dtypes, accepted"},
     # compressed-tensors: the catalog checkpoint with the quantization_config llm-compressor writes for its presets
     # (the case file carries the config inline)
     {"id": "mi-ct-qwen25-72b-fp8-block-tp8", "model": "Qwen/Qwen2.5-72B-Instruct", "argv": ["-tp", "8"],
@@ -212,9 +232,43 @@ def _oracle(version: str) -> tuple[str, dict]:
     return data["python"], data["env"]
 
 
+def _record_vllm_config(version: str, chosen: list[dict], python: str, env_over: dict) -> int:
+    """The cases VllmConfig decides (``vllm_config``: the whole create_engine_config, quantization modules on
+    CUDA 9.0; tests/upstream/quant_verify_runner.py), recorded with the pydantic wrapping it reports."""
+    cases = [{"id": c["id"], "config": _config(c), "quantization": c["vllm_config"].get("quantization"),
+              "dtype": c["vllm_config"].get("dtype"), "vllm_config": True} for c in chosen]
+    with tempfile.TemporaryDirectory(prefix="kvg-golden-vc-") as tmp:
+        inp, outp = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
+        Path(inp).write_text(json.dumps({"cases": cases}))
+        env = dict(os.environ, **env_over, VLLM_CACHE_ROOT=os.path.join(tmp, "cache"), HF_HUB_OFFLINE="1")
+        proc = subprocess.run([python, str(ROOT / "tests" / "upstream" / "quant_verify_runner.py"), inp, outp],
+                              env=env, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit(proc.stderr[-3000:])
+        results = json.loads(Path(outp).read_text())
+    for c, rec in zip(chosen, results):
+        expect = {"ok": True} if rec["stage"] == "ok" else {
+            "ok": False, "exc_type": rec["exc_type"], "message": rec["message"], "wrapped_by": rec.get("wrapped_by")}
+        case = {"id": c["id"], "why": c["why"], "model": c["model"], "argv": c["argv"], "env": {}, "host": HOST,
+                "expect": expect,
+                "recorded_from": f"vLLM {version}: EngineArgs.create_engine_config (tests/upstream/quant_verify_runner.py "
+                                 f"via tools/record_golden_quant.py; the CPU platform apart from the quantization "
+                                 f"modules, which see CUDA compute capability 9.0)"}
+        path = ROOT / "tests" / "cases" / version / f"{c['id']}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(case, indent=1) + "\n")
+        print(f"{version} {c['id']}: {'accepted' if expect['ok'] else expect['exc_type'] + ': ' + expect['message'][:90]}")
+    return len(chosen)
+
+
 def record(version: str, only: list[str]) -> int:
     python, env_over = _oracle(version)
     chosen = [c for c in CASES if (not only or c["id"] in only) and _within(version, c.get("since"), c.get("until"))]
+    verify_cases = [c for c in chosen if "vllm_config" in c]
+    chosen = [c for c in chosen if "vllm_config" not in c]
+    written = _record_vllm_config(version, verify_cases, python, env_over) if verify_cases else 0
+    if not chosen:
+        return written
     runner_cases = []
     for c in chosen:
         runner_cases.append({"config": _config(c), "layouts": [c["layout"]],
@@ -228,7 +282,6 @@ def record(version: str, only: list[str]) -> int:
         if proc.returncode != 0:
             raise SystemExit(proc.stderr[-3000:])
         results = json.loads(Path(outp).read_text())["results"]
-    written = 0
     for c, res in zip(chosen, results):
         if "setup_error" in res:
             print(f"{version} {c['id']}: oracle setup failed: {res['setup_error'][:200]}", file=sys.stderr)

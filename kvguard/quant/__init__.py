@@ -28,6 +28,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   DeepSeek-V2/V3, whose block shape is checked without refinement) on the default host, CUDA compute
   capability 9.0.
 
+- online FP8 (``--quantization fp8`` of an unquantized checkpoint, :mod:`kvguard.quant.online`): per-tensor FP8
+  linear and MoE methods, no block, nothing ignored.
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
@@ -43,6 +46,7 @@ from typing import Any, Optional
 
 from ..record import Record, field
 from . import compressed_tensors as _ct
+from . import online as _online
 from . import wna16_moe as _wna16_moe
 from .expr import ExpressionError, evaluate
 
@@ -701,10 +705,14 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         if path in ("fp8", "fp8_block"):
             path = None  # the FP8 schemes: the block-FP8 checks below
     elif launch.quantization is not None and scheme is None:
-        # ModelConfig accepted the method (kvguard.quant.verify); VllmConfig then builds the online method
-        return Outcome(unmodelled=f"online quantization of an unquantized checkpoint (--quantization "
-                                  f"{launch.quantization}: VllmConfig's capability and activation-dtype checks, the "
-                                  f"method's weight creation) is not modelled")
+        # ModelConfig accepted the method (kvguard.quant.verify); the release quantizes the weights as it loads
+        # them (kvguard.quant.online): per-tensor FP8, no block, nothing ignored
+        method = str(launch.quantization).lower()
+        has_moe = any(item.get("kind") == "moe" for item in _families()[family]["layer"])
+        why = _online.unmodelled_reason(method, has_moe, launch.moe_backend)
+        if why is not None:
+            return Outcome(unmodelled=why)
+        scheme = QuantScheme(method)
     elif launch.quantization is not None and scheme is not None and launch.quantization != scheme.method:
         return Outcome(unmodelled=f"--quantization {launch.quantization} with a {scheme.method} checkpoint (an "
                                   f"override of the checkpoint's method) is not modelled")

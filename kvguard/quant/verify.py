@@ -360,6 +360,26 @@ def _fp8_config_unread(cfg: Mapping[str, Any]) -> Optional[str]:
     return None
 
 
+#: the methods whose online quantization (``--quantization`` of a checkpoint without a quantization config)
+#: kvguard models: the config VllmConfig builds takes bfloat16 / float16 activations, minimum capability at most
+#: 80 (``fp8``: ``Fp8Config()`` built without a checkpoint config up to 0.30.x, the online config of the
+#: fp8_per_tensor shorthand from 0.31.0; kvguard.quant.online)
+ONLINE_METHODS = ("fp8",)
+
+
+def is_online(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
+              out: VerifyOutcome) -> bool:
+    """Whether ModelConfig accepted ``--quantization user`` for a checkpoint without a quantization config (the
+    release then quantizes the weights as it loads them)."""
+    if user is None or out.quantization is None or out.deferred or out.quantization != user.lower():
+        return False
+    try:
+        cfg, _ = checkpoint_method(resolved_top, resolved, release)
+    except _NotModelled:
+        return False
+    return cfg is None
+
+
 #: act_dtype_refusal's second value when the answer (no refusal) holds for CUDA with compute capability 8.0+
 AUTO_PASSES = "auto-passes-on-cuda-80"
 
@@ -380,13 +400,16 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
         if method not in _ACT_DTYPES:
             return None, f"VllmConfig's capability and activation-dtype checks of quantization method {method} are " \
                          f"not modelled"
-        if out.quantization is not None and out.quantization == user and resolved_top.get("quantization_config") \
-                is None and "compression_config" not in resolved_top:
-            return None, (f"online quantization (--quantization {user} of an unquantized checkpoint): the method's "
-                          f"config and its activation dtypes are not modelled")
-        why = _config_unread(resolved_top, resolved, method)
-        if why is not None:
-            return None, why
+        if is_online(resolved_top, resolved, release, user, out):
+            if method not in ONLINE_METHODS:
+                return None, (f"online quantization (--quantization {method} of an unquantized checkpoint): the "
+                              f"method's config and its activation dtypes are not modelled")
+            # online FP8: Fp8Config() up to 0.30.x, the online config of fp8_per_tensor from 0.31.0 (see
+            # ONLINE_METHODS): the same activation dtypes and a minimum capability of at most 80 in every release
+        else:
+            why = _config_unread(resolved_top, resolved, method)
+            if why is not None:
+                return None, why
         if str(dtype).lower() == "auto" and {"bfloat16", "float16"} <= set(_ACT_DTYPES[method]):
             # --dtype auto ends with bfloat16 or float16 on CUDA 8.0+ (a float32 or unsupported checkpoint dtype
             # becomes the platform's preferred one): a method taking both passes, whatever the checkpoint's

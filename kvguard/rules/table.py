@@ -640,8 +640,25 @@ def _mi_undecided(state) -> bool:
         for name in ("VLLM_BATCH_INVARIANT", "VLLM_DISABLED_KERNELS"):
             if state.env.get(name):
                 state.unmodelled(f"{name} changes the AWQ / GPTQ / compressed-tensors kernel choice (not modelled)")
+    if _online_moe_read(state):
+        from ..quant.online import FP8_MOE_ENV
+
+        for name in FP8_MOE_ENV:
+            if state.env.get(name):
+                state.unmodelled(f"{name} changes the FP8 MoE backend selection of online FP8 experts (not modelled)")
     state._mi_skip = False
     return False
+
+
+def _online_moe_read(state) -> bool:
+    """Whether the outcome read online FP8 experts (--quantization fp8 of an unquantized MoE model it models)."""
+    from ..quant import family_of, scheme_of
+
+    quantization = state.layout.quantization
+    if quantization is None or str(quantization).lower() != "fp8" or scheme_of(state.facts.resolved_top,
+                                                                               state.facts.resolved) is not None:
+        return False
+    return family_of(state.facts.architectures) not in (None, "llama")
 
 
 def _wna16_read(state) -> bool:

@@ -300,6 +300,16 @@ def _stubs():
                                                                  TritonExpertsStandIn)
             else:
                 ct_moe.select_fp8_moe_backend = lambda *a, **k: oracle_fp8.Fp8MoeBackend.TRITON
+    # online FP8 (0.3x+: the online methods' module imports both choices into its own namespace): the same stand-ins
+    try:
+        import vllm.model_executor.layers.quantization.online.fp8 as online_fp8
+    except Exception:  # noqa: BLE001 - not in this release
+        online_fp8 = None
+    if online_fp8 is not None:
+        if hasattr(online_fp8, "init_fp8_linear_kernel"):
+            online_fp8.init_fp8_linear_kernel = lambda *a, **k: Kernel()
+        if hasattr(online_fp8, "select_fp8_moe_backend") and hasattr(f8, "select_fp8_moe_backend"):
+            online_fp8.select_fp8_moe_backend = f8.select_fp8_moe_backend
     try:  # compressed-tensors FP8: the same kernel choices, stood in (they run after the geometry checks)
         import vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8 as ct8
     except Exception:  # noqa: BLE001

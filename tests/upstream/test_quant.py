@@ -142,8 +142,9 @@ def wna16_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
 WNA16_MOE_BASES = ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-v0.1")
 
 
-def wna16_moe_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
-    """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints of MoE models, sometimes with --quantization."""
+def wna16_moe_variants(rng: random.Random, n: int, version: "str | None" = None) -> list[tuple[dict, dict]]:
+    """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints of MoE models, sometimes with --quantization and
+    (``version`` 0.25.0+, where the WNA16 MoE selection reads it) --moe-backend."""
     out = []
     while len(out) < n:
         base = WNA16_MOE_BASES[len(out) % len(WNA16_MOE_BASES)]
@@ -170,8 +171,20 @@ def wna16_moe_variants(rng: random.Random, n: int) -> list[tuple[dict, dict]]:
             if rng.random() < 0.2:
                 engine["quantization"] = "gptq_marlin"
         cfg["quantization_config"] = q
+        # --moe-backend (a stream of its own, so that the cases above stay those of earlier runs): the WNA16 MoE
+        # selection's names (and others the selection does not take), read from 0.25.0; earlier releases ignore it
+        # there (and up to 0.16.x have no such argument)
+        backend_rng = random.Random(f"moe-backend-{len(out)}")
+        if version is not None and resolve(version).within("0.25.0") and backend_rng.random() < MOE_BACKEND_SHARE:
+            engine["moe_backend"] = backend_rng.choice(MOE_BACKENDS)
         out.append((cfg, engine))
     return out
+
+
+#: the share of the AWQ / GPTQ MoE cases with --moe-backend, and the names they take (KernelConfig.moe_backend's
+#: literals of 0.25.0+)
+MOE_BACKEND_SHARE = 0.5
+MOE_BACKENDS = ("marlin", "triton", "humming", "flashinfer_trtllm", "emulation", "cutlass", "deep_gemm")
 
 
 #: compressed-tensors: real dense checkpoints with quantization configs in the form llm-compressor writes them
@@ -282,6 +295,34 @@ def ct_moe_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+#: online FP8 (``--quantization fp8`` of an unquantized checkpoint): the unquantized bases of the families
+#: kvguard models (the FP8 checkpoints' quantization_config removed: their unquantized siblings' sizes), cut as the
+#: others; how many run() builds per release (None: a quarter of the configs); tools/quant_differential.py
+#: --online-fp8
+ONLINE_FP8_CONFIGS: "int | None" = None
+ONLINE_FP8_BASES = ("Qwen/Qwen3-30B-A3B", "meta-llama/Llama-3.1-8B-Instruct", "mistralai/Mixtral-8x7B-v0.1",
+                    "deepseek-ai/DeepSeek-V2-Lite", "MiniMaxAI/MiniMax-M2.5", "Qwen/Qwen3-32B-FP8",
+                    "deepseek-ai/DeepSeek-V3")
+
+
+def online_fp8_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` unquantized configs of the modelled families (one per base first, then random bases with, sometimes,
+    another MoE / dense intermediate size), for ``--quantization fp8``."""
+    out = []
+    while len(out) < n:
+        base = ONLINE_FP8_BASES[len(out)] if len(out) < len(ONLINE_FP8_BASES) else rng.choice(ONLINE_FP8_BASES)
+        cfg = cut(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        cfg["torch_dtype"] = "bfloat16"
+        if len(out) >= len(ONLINE_FP8_BASES):
+            if "moe_intermediate_size" in cfg and rng.random() < 0.5:
+                cfg["moe_intermediate_size"] = rng.choice([256, 384, 640, 768, 1408, 1536, 2048])
+            elif rng.random() < 0.5:
+                cfg["intermediate_size"] = rng.choice([6144, 11008, 14336, 18432, 25600])
+        out.append(cfg)
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -300,14 +341,14 @@ def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     return out[:n]
 
 
-def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None):
+def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None, moe_backend: str = "auto"):
     """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
     release = resolve(version)
     facts = model_facts(cfg, vllm_version=version)
     res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
                                          ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
                                          redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
-                                         quantization=quantization))
+                                         quantization=quantization, moe_backend=moe_backend))
     if res.unmodelled:
         return None
     if res.check is None:
@@ -360,6 +401,14 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     return "block-fp8 (accepted)" if q and q.get("weight_block_size") else "unquantized (accepted)"
 
 
+def _online_label(case: dict, label: str, quant_config: "str | None") -> str:
+    """The family of an online-FP8 case (``--quantization fp8`` of an unquantized config) is counted apart, with
+    the quantization config class the release built (Fp8Config, OnlineQuantizationConfig)."""
+    if (case.get("engine_args") or {}).get("quantization") == "fp8" and not case["config"].get("quantization_config"):
+        return f"online-fp8 [{quant_config}] {label.replace('unquantized ', '')}"
+    return label
+
+
 
 def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
     from kvguard.errors import ModelConfigRefused
@@ -382,7 +431,9 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                 counts["config_refused_both"] += 1  # vLLM's ModelConfig refuses it: no model is built
                 continue
             quantization = (case.get("engine_args") or {}).get("quantization")
-            if all(kvguard_outcome(case["config"], lay, version, quantization) is None for lay in case["layouts"]):
+            backend = (case.get("engine_args") or {}).get("moe_backend", "auto")
+            if all(kvguard_outcome(case["config"], lay, version, quantization, backend) is None
+                   for lay in case["layouts"]):
                 # the engine config refuses it (GPTQ desc_act on 0.30.0+): kvguard leaves the stage undecided
                 counts["undecided"] += len(case["layouts"])
                 continue
@@ -390,7 +441,9 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             mismatches.append({"config": case["config"].get("architectures"), "setup_error": res["setup_error"]})
             continue
         for lay, rec in zip(case["layouts"], res["outcomes"]):
-            mine = kvguard_outcome(case["config"], lay, version, (case.get("engine_args") or {}).get("quantization"))
+            engine = case.get("engine_args") or {}
+            mine = kvguard_outcome(case["config"], lay, version, engine.get("quantization"),
+                                   engine.get("moe_backend", "auto"))
             if mine is None:
                 counts["undecided"] += 1
                 _note_undecided(undecided, case, lay, version, rec)
@@ -404,7 +457,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                     by_family[key]["count"] = by_family[key].get("count", 0) + 1
                 continue
             theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
-            label = _family(case["config"], lay, version, rec["ok"], rec.get("message"))
+            label = _online_label(case, _family(case["config"], lay, version, rec["ok"], rec.get("message")),
+                                  res.get("quant_config"))
             if (case["config"].get("quantization_config") or {}).get("quant_method") == "compressed-tensors" \
                     and not rec["ok"]:
                 label = f"compressed-tensors {label}"
@@ -430,7 +484,8 @@ def _note_undecided(undecided: dict, case: dict, lay: dict, version: str, rec: d
     res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
                                          ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
                                          redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
-                                         quantization=(case.get("engine_args") or {}).get("quantization")))
+                                         quantization=(case.get("engine_args") or {}).get("quantization"),
+                                         moe_backend=(case.get("engine_args") or {}).get("moe_backend", "auto")))
     reason = (res.unmodelled or "host fact").split(" (per-rank")[0].split(" (it may name")[0]
     theirs = "accepted" if rec.get("ok") else f"{rec.get('exc_type')}: {(rec.get('message') or '')[:80]}"
     key = f"{reason} -> {theirs}"
@@ -461,7 +516,7 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     moe_layouts = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
                    {"tp": 4, "dp": 4}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 8, "dp": 2}]
     for cfg, engine in wna16_moe_variants(random.Random(seed + 1), max(1, n_configs // 2) if n_moe is None
-                                          else n_moe):
+                                          else n_moe, version):
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": lays[:n_layouts], "engine_args": engine})
@@ -478,6 +533,16 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}] if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": ct_moe_rng.sample(lays, min(n_layouts, len(lays)))})
+    # online FP8 of unquantized checkpoints: the MoE layouts and EPLB (the online MoE method's EPLB support)
+    online_rng = random.Random(seed * 3000 + SUPPORTED_VERSIONS.index(version))
+    online_layouts = moe_layouts + [{"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8},
+                                    {"tp": 1, "dp": 8, "ep": True, "eplb": True}, {"tp": 3}, {"tp": 64}]
+    for cfg in online_fp8_variants(online_rng, max(1, n_configs // 4) if ONLINE_FP8_CONFIGS is None
+                                   else ONLINE_FP8_CONFIGS):
+        heads = cfg["num_attention_heads"]
+        lays = [lay for lay in online_layouts if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": online_rng.sample(lays, min(n_layouts, len(lays))),
+                      "engine_args": {"quantization": "fp8"}})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)

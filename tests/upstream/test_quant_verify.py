@@ -302,6 +302,22 @@ def generate_dtype(seed: int, version: str, n: int) -> list[dict]:
         cases.append({"id": f"d{i}-{name}-{user}-{dtype}", "config": copy.deepcopy(cfg), "quantization": user,
                       "dtype": None if dtype == "auto" else dtype, "allow_deprecated_quantization": False,
                       "vllm_config": True})
+    return cases + online_dtype_cases() if n else cases
+
+
+def online_dtype_cases() -> list[dict]:
+    """Online FP8 (``--quantization fp8`` of an unquantized checkpoint, bfloat16 and float16 configs) at every
+    ``--dtype``: the online config's activation dtypes."""
+    plain = {e.id: e.config for e in catalog.entries()}["Qwen/Qwen3-8B"]
+    cases = []
+    for name, cfg in (("plain", plain), ("plain-float16", dict(plain, torch_dtype="float16"))):
+        for user in ("fp8", "FP8"):
+            for dtype in ("auto", "float16", "bfloat16", "float32", "half", "float"):
+                if user == "FP8" and dtype not in ("auto", "float32"):
+                    continue
+                cases.append({"id": f"online-{name}-{user}-{dtype}", "config": copy.deepcopy(cfg), "quantization": user,
+                              "dtype": None if dtype == "auto" else dtype, "allow_deprecated_quantization": False,
+                              "vllm_config": True})
     return cases
 
 
