@@ -50,7 +50,8 @@ from . import online as _online
 from . import wna16_moe as _wna16_moe
 from .expr import ExpressionError, evaluate
 
-__all__ = ["Layer", "Outcome", "QuantScheme", "family_of", "forbidden_tp", "layers", "outcome", "scheme_of"]
+__all__ = ["Layer", "Outcome", "QuantScheme", "family_has_moe", "family_of", "forbidden_tp", "layers", "outcome",
+           "scheme_of"]
 
 _DATA = Path(__file__).resolve().parent.parent / "data" / "quant_archs.json"
 
@@ -68,6 +69,11 @@ def family_of(architectures: "tuple[str, ...] | list[str]") -> Optional[str]:
             if arch in fam["architectures"]:
                 return name
     return None
+
+
+def family_has_moe(family: str) -> bool:
+    """Whether the family's layers include a MoE layer (kvguard/data/quant_archs.json)."""
+    return any(item.get("kind") == "moe" for item in _families()[family]["layer"])
 
 
 # ---------------------------------------------------------------------------
@@ -708,8 +714,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         # ModelConfig accepted the method (kvguard.quant.verify); the release quantizes the weights as it loads
         # them (kvguard.quant.online): per-tensor FP8, no block, nothing ignored
         method = str(launch.quantization).lower()
-        has_moe = any(item.get("kind") == "moe" for item in _families()[family]["layer"])
-        why = _online.unmodelled_reason(method, has_moe, launch.moe_backend)
+        why = _online.unmodelled_reason(method, family_has_moe(family), launch.moe_backend)
         if why is not None:
             return Outcome(unmodelled=why)
         scheme = QuantScheme(method)

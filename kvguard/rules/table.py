@@ -652,13 +652,14 @@ def _mi_undecided(state) -> bool:
 
 def _online_moe_read(state) -> bool:
     """Whether the outcome read online FP8 experts (--quantization fp8 of an unquantized MoE model it models)."""
-    from ..quant import family_of, scheme_of
+    from ..quant import family_has_moe, family_of, scheme_of
 
     quantization = state.layout.quantization
     if quantization is None or str(quantization).lower() != "fp8" or scheme_of(state.facts.resolved_top,
                                                                                state.facts.resolved) is not None:
         return False
-    return family_of(state.facts.architectures) not in (None, "llama")
+    family = family_of(state.facts.architectures)
+    return family is not None and family_has_moe(family)
 
 
 def _wna16_read(state) -> bool:
@@ -1702,8 +1703,8 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._get_quantization_config (after verify_with_parallel_config; 0.10.2: "
                  f"vllm/config/__init__.py)",
           description="the model's dtype (--dtype, else the checkpoint's) is not one of the quantization method's "
-                      "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32; MXFP4, "
-                      "mxfp4 / gpt_oss_mxfp4: bfloat16 only); "
+                      "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32; MXFP4 "
+                      "(mxfp4 / gpt_oss_mxfp4): bfloat16 only); "
                       "the minimum GPU capability passes on compute capability 80+"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
           when=lambda state: state.async_scheduling is True and state.pp > 1,
