@@ -144,9 +144,6 @@ def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str]
         return f"a {method} checkpoint (its override_quantization_method) is not modelled"
     if not release.within("0.16.0") and ("checkpoint_format" in cfg or "is_bitblas_format" in cfg):
         return "a checkpoint_format / is_bitblas_format key (the BitBLAS and Marlin-24 overrides) is not modelled"
-    if release.within("0.20.0") and method == "quark" and (
-            user == "deepseek_v4_fp8" or str(model_type).startswith("deepseek_v4")):
-        return f"the DeepSeek-V4 FP8 override of a {method} checkpoint is not modelled"
     if user == "moe_wna16" and method in ("awq", "gptq"):
         return f"--quantization moe_wna16 with a {method} checkpoint (its override) is not modelled"
     return None
