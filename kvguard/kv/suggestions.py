@@ -123,9 +123,12 @@ def _size(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 1 else 1
 
 
+_GPU_FACTORS = ("tensor_parallel_size", "pipeline_parallel_size", "prefill_context_parallel_size",
+                "data_parallel_size")
+
+
 def _gpus(lay: Layout) -> int:
-    return _size(lay.tensor_parallel_size) * _size(lay.pipeline_parallel_size) * \
-        _size(lay.prefill_context_parallel_size) * _size(lay.data_parallel_size)
+    return math.prod(_size(getattr(lay, name)) for name in _GPU_FACTORS)
 
 
 def _nodes(lay: Layout, gpus: int, host: Host) -> int:
@@ -202,14 +205,19 @@ def _search(evaluate_ok, base: Layout, fields: Sequence[str], host: Host, want: 
     for count in range(1, MAX_CHANGES + 1):
         level = []
         for names in combinations(fields, count):
+            # the GPU count before the edited layout is built: most edits are ruled out by it alone
+            unedited = math.prod(_size(getattr(base, n)) for n in _GPU_FACTORS if n not in names)
+            edited = [i for i, n in enumerate(names) if n in _GPU_FACTORS]
             for vals in product(*(values[n] for n in names)):
+                gpus = unedited
+                for i in edited:
+                    gpus *= _size(vals[i])
+                if gpus > cap:
+                    continue
                 update = dict(zip(names, vals))
                 if any(all(update.get(k, _ABSENT) == v for k, v in c.update) for c in found):
                     continue
                 lay = base.model_copy(update=update)
-                gpus = _gpus(lay)
-                if gpus > cap:
-                    continue
                 tp_pcp = _size(lay.tensor_parallel_size) * _size(lay.prefill_context_parallel_size)
                 if isinstance(lay.decode_context_parallel_size, int) and lay.decode_context_parallel_size >= 1 \
                         and tp_pcp % lay.decode_context_parallel_size:
