@@ -736,10 +736,10 @@ def test_huge_layer_counts_are_undecidable_quickly(release, key, capsys, tmp_pat
     import time
 
     cfg = dict(DEEPSEEK, **{key: 10**9})
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     got = outcome(kvguard.model_facts, cfg, vllm_version=release)
     assert got in ("Undecidable", "facts", "ModelConfigRefused")
-    assert time.perf_counter() - t0 < 1
+    assert time.process_time() - t0 < 1
     path = tmp_path / "config.json"
     path.write_text(json.dumps(dict(QWEN, num_hidden_layers=10**9)))
     from kvguard.cli import run

@@ -130,9 +130,9 @@ def test_printed_commands_pass_kvguard_check(capsys):
 
 
 def test_1024_gpus_is_fast():
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: a busy CI machine must not turn noise into a failure
     r = kvguard.plan("deepseek-ai/DeepSeek-R1", 1024, vllm_version="0.28.0")
-    elapsed = time.perf_counter() - t0
+    elapsed = time.process_time() - t0
     # block-FP8 DeepSeek-R1: the model builds only where tp divides its 144 dense-MLP blocks (tp <= 16 here)
     assert r.accepted > 200 and r.refused_by_check.get("MI_fp8_block_k", 0) > 0
     assert all(e.tp <= 16 for e in r.entries)

@@ -246,21 +246,21 @@ def test_a_refused_check_with_suggestions_stays_well_under_a_second(capsys):
     capsys.readouterr()
     worst = 0.0
     for version in ("0.28.0", "0.20.0", "0.33.0+pr55030"):
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: a busy CI machine must not turn noise into a failure
         run(["check", "--vllm-version", version, "--format", "json", *NO_RAY, "--", *launch])
-        worst = max(worst, time.perf_counter() - start)
+        worst = max(worst, time.process_time() - start)
         assert json.loads(capsys.readouterr().out)["suggestions"]
     assert worst < 0.5, worst
 
 
 def test_huge_sizes_keep_the_search_bounded():
-    start = time.perf_counter()
+    start = time.process_time()
     got = kvguard.suggest(QWEN, vllm_version="0.28.0", host=CUDA_NO_RAY, tp=10 ** 18, dcp=3)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     for s in got:
         assert s.layout.tensor_parallel_size <= 4096
     got = kvguard.suggest(KIMI, vllm_version="0.28.0", host=CUDA_NO_RAY, tp=4096, pp=4096, dcp=3)
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 # --------------------------------------------------------------------------- property
