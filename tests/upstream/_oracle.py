@@ -41,7 +41,8 @@ def run_runner(script: str, python: str, python_env: dict[str, str], cases: list
     with tempfile.TemporaryDirectory(prefix="kvg-runner-") as tmp:
         inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
         Path(inp).write_text(json.dumps({"cases": cases, **({"env": env} if env else {})}))
-        env = dict(os.environ, VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
+        # TMPDIR: the runner's per-case work folders go inside ``tmp`` and leave with it
+        env = dict(os.environ, VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"), TMPDIR=tmp)
         for name in unset:
             env.pop(name, None)
         env.update(python_env)

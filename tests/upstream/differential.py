@@ -522,7 +522,8 @@ def run_oracle(python: str, cases: list[dict], env: dict[str, str], timeout: int
         inp, out = os.path.join(tmp, "cases.json"), os.path.join(tmp, "out.json")
         with open(inp, "w") as fh:
             json.dump({"env": env, "cases": cases}, fh)
-        proc_env = dict(os.environ, HF_HUB_OFFLINE="1", VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"))
+        # TMPDIR: the runner's per-case work folders go inside ``tmp`` and leave with it
+        proc_env = dict(os.environ, HF_HUB_OFFLINE="1", VLLM_CACHE_ROOT=os.path.join(tmp, "vllm-cache"), TMPDIR=tmp)
         proc_env.update(python_env or {})
         proc_env.update(env)
         proc = subprocess.run([python, str(HERE / "oracle_runner.py"), inp, out], env=proc_env,

@@ -79,6 +79,7 @@ def run_runner(python: str, python_env: dict, args: list[str], timeout: int = 18
     env.update(python_env or {})
     with tempfile.TemporaryDirectory(prefix="kvg-argv-cache-") as cache:
         env["VLLM_CACHE_ROOT"] = cache
+        env["TMPDIR"] = cache  # the runner's per-case work folders leave with it
         proc = subprocess.run([python, str(HERE / "argv_runner.py"), *args], env=env, capture_output=True,
                               text=True, timeout=timeout)
     if proc.returncode != 0:
