@@ -54,7 +54,7 @@ def test_oracle_shortcuts_change_no_answer(version):
     equal those of vLLM's own subprocess inspection without the stand-in — except the configs the
     plain host fails to inspect (torchvision missing), which only the stand-in lets through."""
     python, python_env = _python(version)
-    cases = generate(11, 12, 4, version=version)
+    cases = generate(11, 6, 4, version=version)  # each architecture costs the plain host a subprocess (~15 s)
     plain = run_oracle(python, cases, {}, python_env=dict(python_env, KVG_ORACLE_INSPECT="subprocess",
                                                           KVG_ORACLE_TORCHVISION="none"))
     fast = run_oracle(python, cases, {}, python_env=dict(python_env, KVG_ORACLE_INSPECT="inprocess",
