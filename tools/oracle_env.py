@@ -38,9 +38,10 @@ re-derived on its next ``ensure``; ``python``/``command`` report such a release 
 built until then).
 
 usage:
-  python tools/oracle_env.py ensure X [X ...] [--root R]
+  python tools/oracle_env.py ensure X [X ...] [--root R] [--jobs N]
         build whatever is missing (base line, release target, overlay), probe, and print one
-        line per release:  ``X <python> <PYTHONPATH>``.  Exit 1 (one line per failed release
+        line per release:  ``X <python> <PYTHONPATH>``.  ``--jobs N``: N releases at a time
+        (their downloads, installs and probes overlap; .ci/run builds its 24 with 3).  Exit 1 (one line per failed release
         on stderr, ``oracle_env: vLLM X: <reason>``; logs under ROOT/logs/) if any release
         cannot be made to work.
   python tools/oracle_env.py python X [--root R] [--json]
@@ -82,8 +83,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import zipfile
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -180,6 +183,17 @@ def _locked(root: Path):
             yield
         finally:
             fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+_LINE_LOCKS: dict[str, threading.Lock] = {}
+_LINE_LOCKS_GUARD = threading.Lock()
+
+
+def _line_lock(line: str) -> threading.Lock:
+    """One lock per transformers line: the jobs of ``ensure --jobs N`` build a base once and change it one at
+    a time."""
+    with _LINE_LOCKS_GUARD:
+        return _LINE_LOCKS.setdefault(line, threading.Lock())
 
 
 def _read_json(path: Path):
@@ -568,12 +582,14 @@ def ensure(root: Path, version: str) -> tuple[str, dict[str, str]]:
     t_unpack = time.time() - t0
     line = transformers_line(root, version)
     t1 = time.time()
-    venv = ensure_base(root, line)
+    with _line_lock(line):
+        venv = ensure_base(root, line)
     t_base = time.time() - t1
     log = _log(root, f"release-{version}")
     python = venv / "bin" / "python"
     probes = [("import", IMPORT_PROBE, {}), ("serve-import", SERVE_PROBE, {"VLLM_TARGET_DEVICE": "cpu"})]
     attempt = 0
+    added_meanwhile: set[str] = set()
     while True:
         overlay = ensure_overlay(root, version, line)
         paths = [rel] + ([root / "overlays" / version] if overlay["requirements"] else [])
@@ -602,9 +618,15 @@ def ensure(root: Path, version: str) -> tuple[str, dict[str, str]]:
             raise Failure(f"vLLM {version} on base tf{line}: {name} probe failed: {last[0][:300]} (log {log})")
         dist = MODULE_DIST.get(top, top)
         attempt += 1
-        if attempt > 12 or _norm(dist) in base_packages(root, line):
+        if attempt > 12:
             raise Failure(f"vLLM {version} on base tf{line}: module {missing[0]!r} stays missing (log {log})")
-        _add_to_base(root, line, dist, log)
+        with _line_lock(line):
+            if _norm(dist) not in base_packages(root, line):
+                _add_to_base(root, line, dist, log)
+            elif dist in added_meanwhile:
+                raise Failure(f"vLLM {version} on base tf{line}: module {missing[0]!r} stays missing (log {log})")
+            else:
+                added_meanwhile.add(dist)  # another job added it while this probe ran: probe again
     state = {"version": version, "transformers": line,
              "python": str(python.relative_to(root)),
              "pythonpath": [str(Path(p).relative_to(root)) for p in paths],
@@ -613,6 +635,41 @@ def ensure(root: Path, version: str) -> tuple[str, dict[str, str]]:
              "total_seconds": round(time.time() - t0, 1)}
     (rel / ".kvguard-oracle.json").write_text(json.dumps(state, indent=1))
     return command(root, version)
+
+
+def ensure_many(root: Path, versions: list[str], jobs: int, done) -> int:
+    """``ensure`` each release, ``jobs`` at a time (downloads, pip installs and probes overlap; a base is built
+    once, by the first job that needs it); ``done(version, result_or_failure)`` as each finishes.  The
+    releases are started one transformers line after another, so that the first jobs build different bases.
+    A release whose base another job changed meanwhile (a module added by a probe) is ensured again at the
+    end (and reported again).  Returns the number of releases that failed."""
+    by_line: dict[str, list[str]] = {}
+    for version in dict.fromkeys(versions):
+        by_line.setdefault(MANIFEST.get(version, version), []).append(version)
+    queues = list(by_line.values())
+    order = [q[i] for i in range(max(map(len, queues), default=0)) for q in queues if i < len(q)]
+    failed: dict[str, Failure] = {}
+
+    def one(version: str):
+        try:
+            return ensure(root, version)
+        except Failure as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = {pool.submit(one, version): version for version in order}
+        for future in as_completed(futures):
+            version, result = futures[future], future.result()
+            if isinstance(result, Failure):
+                failed[version] = result
+            done(version, result)
+    for version in order:
+        if version not in failed and command(root, version) is None:
+            result = one(version)
+            if isinstance(result, Failure):
+                failed[version] = result
+            done(version, result)
+    return len(failed)
 
 
 # --------------------------------------------------------------------------- self-check
@@ -693,10 +750,20 @@ def main(argv=None) -> int:
     ap.add_argument("versions", nargs="*")
     ap.add_argument("--root", type=Path, default=None)
     ap.add_argument("--json", action="store_true", help="python: print {python, env} as JSON")
+    ap.add_argument("--jobs", type=int, default=1, help="ensure: releases built at a time (default 1)")
     args = ap.parse_args(argv)
     root = (args.root or default_root()).expanduser().resolve()
     if args.op in ("ensure", "python", "check") and not args.versions:
         ap.error(f"{args.op} needs at least one release")
+    if args.op == "ensure" and args.jobs > 1:
+        def report(version, result):
+            if isinstance(result, Failure):
+                print(f"oracle_env: vLLM {version}: {result}", file=sys.stderr, flush=True)
+            else:
+                print(version, result[0], result[1]["PYTHONPATH"], flush=True)
+
+        with _locked(root):
+            return 1 if ensure_many(root, args.versions, args.jobs, report) else 0
     if args.op == "ensure":
         rc = 0
         for v in args.versions:
