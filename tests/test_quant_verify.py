@@ -303,17 +303,60 @@ def test_gpt_oss_quantization_argument_per_release():
     for user in (None, "mxfp4", "gpt_oss_mxfp4"):
         out = verify(top, top, resolve("0.20.0"), user)
         assert (out.check, out.quantization, out.unmodelled) == (None, "gpt_oss_mxfp4", None)
-    # the names another override may take first (humming) or that kvguard does not follow are left open
-    assert verify(top, top, resolve("0.24.0"), "humming").unmodelled
-    assert verify(top, top, resolve("0.24.0"), "fp8").unmodelled
-    # an MXFP4 checkpoint of another model type: no override from 0.20.0 is modelled
+    # any other name, an unknown one included: GptOssMxfp4Config's override replaces it (no mismatch, no unknown)
+    for version in ("0.20.0", "0.24.0", "0.33.0"):
+        for user in ("fp8", "awq", "foo", "gguf", "moe_wna16", "modelopt", "compressed-tensors", "cpu_awq", "inc"):
+            out = verify(top, top, resolve(version), user)
+            assert (out.check, out.quantization, out.unmodelled) == (None, "gpt_oss_mxfp4", None), (version, user)
+    # humming's override is asked first when named: it claims the checkpoint on 0.20.x, refuses it from 0.21.0
+    out = verify(top, top, resolve("0.20.0"), "humming")
+    assert (out.check, out.quantization, out.unmodelled) == (None, "humming", None)
+    for version in ("0.21.0", "0.24.0", "0.33.0"):
+        out = verify(top, top, resolve(version), "HUMMING")
+        assert (out.check, out.unmodelled) == ("MC_quant_gpt_oss_humming", None)
+    # an MXFP4 checkpoint of another model type: no override claims it (gguf / humming take any when named)
     other = plain_with({"quant_method": "mxfp4"})
-    assert verify(other, other, resolve("0.20.0"), None).deferred
-    assert verify(other, other, resolve("0.20.0"), "fp8").unmodelled
+    assert verify(other, other, resolve("0.20.0"), None).quantization == "mxfp4"
+    out = verify(other, other, resolve("0.20.0"), "fp8")
+    assert (out.check, dict(out.values)) == ("MC_quant_mismatch", {"checkpoint": "mxfp4", "user": "fp8"})
+    assert verify(other, other, resolve("0.24.0"), "humming").quantization == "humming"
+    assert verify(other, other, resolve("0.23.0"), "gguf").quantization == "gguf"
+    assert verify(other, other, resolve("0.24.0"), "gguf").check == "MC_quant_mismatch"
     assert verify(other, other, resolve("0.19.1"), "fp8").check == "MC_quant_mismatch"
     # ModelOpt-style keys beside quant_method: left open
     assert verify(dict(top, quantization_config={"quant_method": "mxfp4", "quant_algo": "FP8"}), top,
                   resolve("0.14.1"), "fp8").unmodelled
+
+
+_HUMMING_REFUSAL = "For gpt-oss model, use '--moe-backend humming' instead of '--quantization humming'."
+
+
+def test_gpt_oss_other_quantization_names_through_check():
+    """vllm 0.20.0+ mxfp4.py GptOssMxfp4Config.override_quantization_method and 0.21.0+ humming.py's refusal, through
+    the whole check: the launch ends with gpt_oss_mxfp4 (its bfloat16-only activation check follows)."""
+    for version in ("0.20.0", "0.33.0"):
+        for user in ("fp8", "foo"):
+            verdict = kvguard.check(gpt_oss("bfloat16", "120b"), vllm_version=version, tp=8, quantization=user,
+                                    host=H100)
+            assert verdict.ok and not [s for s in verdict.skipped if "quant" in s.check], (version, user)
+            verdict = kvguard.check(gpt_oss("bfloat16", "120b"), vllm_version=version, tp=8, quantization=user,
+                                    dtype="float16", host=H100)
+            assert verdict.message == _MXFP4_REFUSAL.format("float16", "gpt_oss_mxfp4"), (version, user)
+    verdict = kvguard.check(gpt_oss(size="120b"), vllm_version="0.28.0", tp=8, quantization="humming", host=H100)
+    assert (verdict.stage, verdict.check, verdict.exc_type, verdict.wrapped_by, verdict.message) == (
+        "model_config", "MC_quant_gpt_oss_humming", "ValueError", "ModelConfig", _HUMMING_REFUSAL)
+    verdict = kvguard.check(gpt_oss(size="120b"), vllm_version="0.19.1", tp=8, quantization="fp8", host=H100)
+    assert verdict.message == _MISMATCH.format("mxfp4", "fp8")
+
+
+def test_gpt_oss_online_quantization_name_leaves_the_dtype_check_open():
+    """0.20.0 - 0.21.0: an online-quantization name becomes a quantization_config that get_quant_config refuses
+    for a checkpoint with one of its own (weight_utils.py); 0.22.0+ builds the checkpoint's config."""
+    verdict = kvguard.check(gpt_oss("bfloat16"), vllm_version="0.20.0", quantization="fp8_per_tensor", host=H100)
+    reason = next(s.reason for s in verdict.skipped if s.check == "VC_quant_act_dtype")
+    assert "online-quantization name" in reason
+    verdict = kvguard.check(gpt_oss("bfloat16"), vllm_version="0.22.1", quantization="fp8_per_tensor", host=H100)
+    assert verdict.ok and "VC_quant_act_dtype" not in [s.check for s in verdict.skipped]
 
 
 def test_gpt_oss_model_construction_is_skipped_with_its_reason():

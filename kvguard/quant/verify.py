@@ -20,10 +20,11 @@ What is decided: checkpoints without quantization, those whose method no overrid
 ``--quantization`` given on CUDA, ``humming`` (0.20.0+) / ``gguf`` (0.20.0 – 0.23.0), whose overrides claim
 any checkpoint, DeepSeek-V4's FP8 override (0.20.0+, :mod:`kvguard.quant.dsv4_fp8`), and MXFP4 checkpoints
 (``quant_method`` ``mxfp4``, vllm/model_executor/layers/quantization/mxfp4.py): no override claims one up to 0.19.1;
-from 0.20.0 ``GptOssMxfp4Config`` claims a ``gpt_oss`` model's whatever ``--quantization`` names (decided for none,
-``mxfp4`` and ``gpt_oss_mxfp4``; humming's override, probed first, takes ``--quantization humming``).  The
-overrides kvguard leaves open (reported as not modelled): ModelOpt, auto-round checkpoints, MXFP4 checkpoints of
-other models from 0.20.0, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a
+from 0.20.0 ``GptOssMxfp4Config`` claims a ``gpt_oss`` model's whatever ``--quantization`` names, an unknown name
+included (no mismatch, no unknown-method refusal), except ``humming``: humming's override, asked first when named,
+claims it on 0.20.x and refuses it from 0.21.0 (mxfp4.py, humming.py); another model's MXFP4 checkpoint no override
+claims (the plain checks).  The overrides kvguard leaves open (reported as not modelled): ModelOpt, auto-round
+checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a
 Quark checkpoint or of another DeepSeek-V4 model type, ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the
 Marlin conversion of
 an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
@@ -118,20 +119,28 @@ def checkpoint_method(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
 _OTHER_OVERRIDE_KEYS = ("quantization", "quant_algo", "producer", "checkpoint_format", "is_bitblas_format")
 
 
+#: the check id of humming's refusal of a gpt-oss MXFP4 checkpoint (0.21.0+), as gpt_oss_mxfp4 returns it
+GPT_OSS_HUMMING = "MC_quant_gpt_oss_humming"
+
+
 def gpt_oss_mxfp4(cfg: Mapping[str, Any], method: str, user: Optional[str], model_type: Any,
                   release) -> "str | None | bool":
-    """The method ModelConfig ends with for an MXFP4 checkpoint (``quant_method`` ``mxfp4``): False when
-    kvguard does not decide it, None when the plain checks below decide it (no override claims the
-    checkpoint: up to 0.19.1), else the override's name.  From 0.20.0 ``GptOssMxfp4Config`` claims the
-    checkpoint of a ``gpt_oss`` model (its ``model_type``) whatever --quantization names; among the overrides
-    probed before it only humming's (``--quantization humming``) takes an MXFP4 checkpoint, so kvguard decides
-    no --quantization, ``mxfp4`` and ``gpt_oss_mxfp4`` there."""
+    """What the override loop does with an MXFP4 checkpoint (``quant_method`` ``mxfp4``): False when kvguard
+    does not decide it, None when no override claims it (the plain checks and the humming / gguf overrides that
+    claim any checkpoint follow), :data:`GPT_OSS_HUMMING` for humming's refusal, else the method ModelConfig ends
+    with.  No override claims an MXFP4 checkpoint up to 0.19.1.  From 0.20.0 ``GptOssMxfp4Config`` claims the
+    checkpoint of a ``gpt_oss`` model (its ``model_type``) whatever --quantization names, an unknown name
+    included (the loop replaces it before the name is looked up); the overrides asked before it (the AWQ / GPTQ
+    ones, inc, moe_wna16, the ModelOpt ones, mxfp8, cpu_awq) read other ``quant_method`` values, so only humming,
+    asked first when named, comes before it: it claims the checkpoint on 0.20.x and refuses a gpt-oss one from
+    0.21.0.  Other model types: nothing claims it (gguf's override, asked after the gpt-oss one, 0.20.0 – 0.23.0,
+    and humming's take theirs when named)."""
     if method != "mxfp4" or any(key in cfg for key in _OTHER_OVERRIDE_KEYS):
         return False
-    if not release.within("0.20.0"):
+    if not release.within("0.20.0") or model_type != "gpt_oss":
         return None
-    if model_type != "gpt_oss" or user not in (None, "mxfp4", "gpt_oss_mxfp4"):
-        return False
+    if user == "humming":
+        return GPT_OSS_HUMMING if release.within("0.21.0") else "humming"
     return "gpt_oss_mxfp4"
 
 
@@ -203,11 +212,14 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
                 return VerifyOutcome(deferred=True)
             return VerifyOutcome(unmodelled=why)
         claimed_by = gpt_oss_mxfp4(cfg, method, user, resolved_top.get("model_type"), release)
+        if claimed_by == GPT_OSS_HUMMING:
+            # raised by humming's override, asked first of all when named: no platform method comes before it
+            return VerifyOutcome(GPT_OSS_HUMMING)
         if isinstance(claimed_by, str):
-            return VerifyOutcome(quantization=claimed_by, reads_platform=True)
+            return _known(claimed_by, release, allow_deprecated)
         if (user == "humming" and release.within("0.20.0")) or (user == "gguf" and release.within("0.20.0", "0.23.0")):
-            # these methods' overrides claim any checkpoint when named (humming first of all from 0.20.0; the
-            # gpt-oss MXFP4 refusal of 0.21.0+ is among the checkpoints left open above)
+            # these methods' overrides claim any checkpoint when named (humming first of all from 0.20.0; its
+            # refusal of a gpt-oss MXFP4 checkpoint, 0.21.0+, is gpt_oss_mxfp4's)
             return VerifyOutcome(quantization=user)
         if method in ("awq", "gptq") and (user is None or user == method):
             # the method as named or the Marlin conversion (an override): kvguard.quant's kernel path
@@ -377,6 +389,12 @@ def is_online(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], rele
     return cfg is None
 
 
+#: the online-quantization names of 0.20.0 – 0.21.0 (``OnlineQuantScheme`` and ``online``, vllm/config/quantization.py):
+#: EngineArgs turns them into a quantization_config, which ``get_quant_config`` refuses for a checkpoint with a
+#: quantization config of its own before the activation dtypes are read (0.22.0+ builds the checkpoint's config)
+_ONLINE_NAMES_0_20 = ("fp8_per_tensor", "fp8_per_block", "int8_per_channel_weight_only", "online")
+
+
 #: act_dtype_refusal's second value when the answer (no refusal) holds for CUDA with compute capability 8.0+
 AUTO_PASSES = "auto-passes-on-cuda-80"
 
@@ -392,6 +410,11 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
         method = _method_built(resolved_top, resolved, release, user, out)
         if method is None:
             return None, None  # no quantization: no quantization config is built
+        if (user is not None and user.lower() != method and user.lower() in _ONLINE_NAMES_0_20
+                and release.within("0.20.0", "0.21.0")):
+            return None, (f"--quantization {user.lower()} (an online-quantization name) of a checkpoint an override "
+                          f"claimed for {method}: get_quant_config's refusal of the online quantization_config is not "
+                          f"modelled")
         if method in _ACT_DTYPES and len(_ACT_DTYPES[method]) == 3:
             return None, None  # every dtype a model can have (compressed-tensors)
         if method not in _ACT_DTYPES:

@@ -845,6 +845,12 @@ RULES = (
           source=f"{_S_MODEL}::_get_and_verify_max_len",
           description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
                       "allows"),
+    Check("MC_quant_gpt_oss_humming", "0.21.0", stage="model_config", scope="feature",
+          when=lambda state: _qv_fires(state, "MC_quant_gpt_oss_humming"),
+          template="For gpt-oss model, use '--moe-backend humming' instead of '--quantization humming'.",
+          source="vllm/model_executor/layers/quantization/humming.py::HummingConfig.override_quantization_method "
+                 "(asked first of the override loop of ModelConfig._verify_quantization when named)",
+          description="--quantization humming for a gpt-oss checkpoint with quant_method mxfp4"),
     Check("MC_quant_mismatch", stage="model_config", scope="feature",
           when=lambda state: _qv_fires(state, "MC_quant_mismatch"), bind=_qv_values,
           template=_QUANT_MISMATCH,

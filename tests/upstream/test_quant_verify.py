@@ -17,7 +17,7 @@ host) with kvguard passing these checks is counted apart (``oracle_other``).
 
 A third, ``KVG_QVERIFY_PART=gpt_oss python -m tests.upstream.test_quant_verify V …`` (not in the pytest run),
 crosses every gpt-oss config (the catalog's 20b / 120b, config dtypes, other sizes, an MXFP4 checkpoint of another
-model type) with --quantization and --dtype (168 cases, both checks, compared as the second).
+model type) with --quantization and --dtype (308 cases, both checks, compared as the second).
 
 
 A third set (0.20.0+ matters) takes DeepSeek-V4 checkpoints (the real Flash / Pro configs and variants) through
@@ -266,9 +266,11 @@ def test_dsv4_override_matches_the_release_sources():
 # ---------------------------------------------------------------------------
 # VllmConfig._get_quantization_config: the activation-dtype refusal (the whole create_engine_config in the oracle)
 
-_QUANT_IDS = ("MC_quant_mismatch", "MC_quant_unknown", "MC_quant_deprecated", "VC_quant_act_dtype")
+_QUANT_IDS = ("MC_quant_mismatch", "MC_quant_unknown", "MC_quant_deprecated", "MC_quant_gpt_oss_humming",
+              "VC_quant_act_dtype")
 _QUANT_MESSAGES = ("Quantization method specified in the model config", "Unknown quantization method",
-                   "('The quantization method", " is not supported for quantization method ")
+                   "('The quantization method", " is not supported for quantization method ",
+                   "For gpt-oss model, use '--moe-backend humming'")
 _DTYPES = ("auto", "auto", "float16", "bfloat16", "float32", "half", "float")
 
 
@@ -371,13 +373,20 @@ def _gpt_oss_configs() -> list[tuple[str, dict]]:
     return out
 
 
+#: other names GptOssMxfp4Config's override replaces (or humming's claims / refuses first; gguf's and moe_wna16's
+#: overrides come after it; an online-quantization name; the CPU AWQ and auto-round overrides' names)
+_GPT_OSS_OTHER_USERS = ("awq", "humming", "gguf", "moe_wna16", "modelopt", "compressed-tensors", "cpu_awq", "inc",
+                        "fp8_per_tensor", "Foo-Bar")
+
+
 def generate_gpt_oss(version: str) -> list[dict]:
     """Every gpt-oss config x --quantization (none, the MXFP4 names, an upper-case spelling, another method, an
     unknown one) x --dtype, through the whole create_engine_config."""
     cases = []
     for name, cfg in _gpt_oss_configs():
-        for user in (None, "mxfp4", "MXFP4", "gpt_oss_mxfp4", "fp8", "foo"):
-            for dtype in ("auto", "float16", "bfloat16", "float32"):
+        for user in (None, "mxfp4", "MXFP4", "gpt_oss_mxfp4", "fp8", "foo", *_GPT_OSS_OTHER_USERS):
+            for dtype in ("auto", "float16", "bfloat16", "float32") if user not in _GPT_OSS_OTHER_USERS else (
+                    "auto", "float16"):
                 cases.append({"id": f"g-{name}-{user}-{dtype}", "config": copy.deepcopy(cfg), "quantization": user,
                               "dtype": None if dtype == "auto" else dtype, "allow_deprecated_quantization": False,
                               "vllm_config": True})
