@@ -31,15 +31,12 @@ def main(cases_path, out_path):
     spec = json.load(open(cases_path))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from oracle_runner import describe, inspect_in_process, stub_torchvision, torch_compat
+    from oracle_runner import describe, shortcuts_from_env, torch_compat
 
     torch_compat()
     from vllm.config import ModelConfig
 
-    if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":
-        stub_torchvision()
-    if os.environ.get("KVG_ORACLE_INSPECT") == "inprocess":
-        inspect_in_process()
+    shortcuts_from_env()
     results = []
     applied = {}
     for case in spec["cases"]:

@@ -95,6 +95,15 @@ def inspect_in_process():
     registry._run_in_subprocess = run_here
 
 
+def shortcuts_from_env():
+    """The oracle shortcuts the environment asks for (after vLLM's config imports): KVG_ORACLE_TORCHVISION=stub,
+    KVG_ORACLE_INSPECT=inprocess."""
+    if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":
+        stub_torchvision()
+    if os.environ.get("KVG_ORACLE_INSPECT") == "inprocess":
+        inspect_in_process()
+
+
 def stub_torchvision():
     """KVG_ORACLE_TORCHVISION=stub: an importable stand-in when torchvision is missing.
 
@@ -173,10 +182,7 @@ def main(cases_path, out_path):
     torch_compat()
     from vllm.config import ModelConfig, ParallelConfig
 
-    if os.environ.get("KVG_ORACLE_TORCHVISION") == "stub":
-        stub_torchvision()
-    if os.environ.get("KVG_ORACLE_INSPECT") == "inprocess":
-        inspect_in_process()
+    shortcuts_from_env()
     results = []
     for case in spec["cases"]:
         work = tempfile.mkdtemp(prefix="kvg-oracle-")

@@ -420,10 +420,11 @@ def _record_hooks(records):
 def main(inp: str, out: str) -> None:
     with open(inp) as fh:
         cases = json.load(fh)["cases"]
-    from oracle_runner import torch_compat  # this directory is the script's: first on sys.path
+    from oracle_runner import shortcuts_from_env, torch_compat  # this directory is the script's: first on sys.path
 
     torch_compat()
     _setup()
+    shortcuts_from_env()  # the registry's class inspection here, not a subprocess per architecture (~10 s each)
     import torch
 
     try:  # FusedMoE's expert map uses nonzero(): its meta-device value (all non-zero) is what a GPU computes here

@@ -54,7 +54,7 @@ def main(cases_path, out_path):
     spec = json.load(open(cases_path))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from oracle_runner import describe, torch_compat
+    from oracle_runner import describe, shortcuts_from_env, torch_compat
 
     torch_compat()
     from quant_runner import _quant_modules_see_cuda_90, _setup
@@ -62,6 +62,8 @@ def main(cases_path, out_path):
     _setup()
     _ipex_sees_cuda_90()
     from vllm.config import ModelConfig
+
+    shortcuts_from_env()  # the registry's class inspection here, not a subprocess per architecture (~10 s each)
 
     results = []
     for case in spec["cases"]:
