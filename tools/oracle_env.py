@@ -40,10 +40,10 @@ built until then).
 usage:
   python tools/oracle_env.py ensure X [X ...] [--root R] [--jobs N]
         build whatever is missing (base line, release target, overlay), probe, and print one
-        line per release:  ``X <python> <PYTHONPATH>``.  ``--jobs N``: N releases at a time
-        (their downloads, installs and probes overlap; .ci/run builds its 24 with 3).  Exit 1 (one line per failed release
+        line per release:  ``X <python> <PYTHONPATH>``.  Exit 1 (one line per failed release
         on stderr, ``oracle_env: vLLM X: <reason>``; logs under ROOT/logs/) if any release
-        cannot be made to work.
+        cannot be made to work.  ``--jobs N``: N releases at a time (their downloads, installs
+        and probes overlap; a base is built once; .ci/run builds its 24 with 3).
   python tools/oracle_env.py python X [--root R] [--json]
         the shell command prefix of a built release: ``env PYTHONPATH=... <python>``, e.g.
         ``$(python tools/oracle_env.py python 0.28.0) tests/upstream/oracle_runner.py IN OUT``
