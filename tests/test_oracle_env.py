@@ -81,3 +81,18 @@ def test_a_release_whose_base_changed_meanwhile_is_ensured_again(oracle_env, mon
     assert oracle_env.ensure_many(tmp_path, ["0.10.2", "0.11.0"], 2, lambda v, r: reported.append(v)) == 0
     assert sorted(calls) == ["0.10.2", "0.10.2", "0.11.0"]
     assert sorted(reported) == ["0.10.2", "0.10.2", "0.11.0"]
+
+
+@pytest.mark.parametrize("argv", [["ensure", "--jobs", "2", "0.10.2", "0.11.0"],
+                                  ["ensure", "0.10.2", "0.11.0", "--jobs", "2"],
+                                  ["ensure", "0.10.2", "--jobs", "2", "0.11.0"]])
+def test_options_may_come_before_among_or_after_the_releases(oracle_env, monkeypatch, tmp_path, argv, capsys):
+    seen = {}
+
+    def fake_many(root, versions, jobs, done):
+        seen.update(versions=versions, jobs=jobs)
+        return 0
+
+    monkeypatch.setattr(oracle_env, "ensure_many", fake_many)
+    assert oracle_env.main([*argv, "--root", str(tmp_path)]) == 0
+    assert seen == {"versions": ["0.10.2", "0.11.0"], "jobs": 2}

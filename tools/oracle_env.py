@@ -751,7 +751,7 @@ def main(argv=None) -> int:
     ap.add_argument("--root", type=Path, default=None)
     ap.add_argument("--json", action="store_true", help="python: print {python, env} as JSON")
     ap.add_argument("--jobs", type=int, default=1, help="ensure: releases built at a time (default 1)")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)  # options before or among the releases (ensure --jobs 3 X Y)
     root = (args.root or default_root()).expanduser().resolve()
     if args.op in ("ensure", "python", "check") and not args.versions:
         ap.error(f"{args.op} needs at least one release")
