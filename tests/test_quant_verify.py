@@ -154,6 +154,17 @@ def test_overrides_kvguard_leaves_open(quant, user, version):
     assert "MC_quant_mismatch" in [s.check for s in verdict.skipped]
 
 
+def test_humming_refusal_is_not_listed_as_skipped_without_quantization_humming():
+    """humming.py's refusal is raised only by its own override, asked only when --quantization names humming: a
+    launch that does not name it never lists that check, even when the other quantization checks are left open."""
+    verdict = kvguard.check(plain_with({"quant_method": "auto-round"}), vllm_version="0.33.0", host=H100)
+    skipped = [s.check for s in verdict.skipped]
+    assert "MC_quant_mismatch" in skipped and "MC_quant_gpt_oss_humming" not in skipped
+    verdict = kvguard.check(plain_with({"quant_method": "auto-round"}), vllm_version="0.33.0", quantization="Humming",
+                            host=H100)
+    assert "MC_quant_gpt_oss_humming" in [s.check for s in verdict.skipped]
+
+
 def test_gguf_is_a_mismatch_outside_its_override_releases():
     out = verify(plain_with({"quant_method": "fp8"}), {}, resolve("0.24.0"), "gguf")
     assert dict(out.values) == {"checkpoint": "fp8", "user": "gguf"}

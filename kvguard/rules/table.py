@@ -846,7 +846,8 @@ RULES = (
           description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
                       "allows"),
     Check("MC_quant_gpt_oss_humming", "0.21.0", stage="model_config", scope="feature",
-          when=lambda state: _qv_fires(state, "MC_quant_gpt_oss_humming"),
+          when=lambda state: (str(state.layout.quantization).lower() == "humming"
+                              and _qv_fires(state, "MC_quant_gpt_oss_humming")),
           template="For gpt-oss model, use '--moe-backend humming' instead of '--quantization humming'.",
           source="vllm/model_executor/layers/quantization/humming.py::HummingConfig.override_quantization_method "
                  "(asked first of the override loop of ModelConfig._verify_quantization when named)",
