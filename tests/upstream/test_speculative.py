@@ -319,9 +319,10 @@ _STAND_IN = {"meta-llama/Meta-Llama-3-8B-Instruct": "meta-llama/Llama-3.1-8B-Ins
 def catalog_draft_launches(version: str, root: str) -> list[dict]:
     """Hand-picked launches for every draft head of the catalog (``source.draft_for``) with its target: the
     method named (eagle / eagle3) and detected from the directory name, the other EAGLE method, no token
-    count, tp 1 / 2 / 8 / 3, pp 2, draft tp 1 and 2, async scheduling, expert parallel on a dense target.
-    The head's directory is named after the checkpoint (vLLM detects the method from the name), its
-    config.json the catalog's copy."""
+    count, tp 1 / 2 / 8 / 3, pp 2, draft tp 1 and 2, async scheduling, expert parallel on a dense target;
+    and the head served on its own (tp 2 / 3, pp 2, a max-model-len above its 2048 positions). The head's
+    directory is named after the checkpoint (vLLM detects the method from the name), its config.json the
+    catalog's copy."""
     cases = []
     heads = [e for e in catalog.entries() if isinstance(e.source, dict) and e.source.get("draft_for")]
     for h, entry in enumerate(heads):
@@ -349,6 +350,11 @@ def catalog_draft_launches(version: str, root: str) -> list[dict]:
                           "args": ["--speculative-config", json.dumps(spec), *args],
                           "model_dir": os.path.join(case_root, "target"),
                           "files": {os.path.join(case_root, name): copy.deepcopy(entry.config)}})
+        # the head served on its own (a one-layer Llama to vLLM's config checks)
+        for i, args in enumerate([["-tp", "2"], ["-tp", "3"], ["-pp", "2"], ["--max-model-len", "4096"]]):
+            case_root = os.path.join(root, f"h{h}-own{i}")
+            cases.append({"id": f"h{h}-own{i}", "target": entry.id, "config": copy.deepcopy(entry.config),
+                          "args": args, "model_dir": os.path.join(case_root, name), "files": {}})
     return cases
 
 
