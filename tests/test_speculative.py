@@ -272,6 +272,58 @@ def test_other_dspark_models_are_detected_and_undecidable(release, arch):
         kvguard.check(QWEN8, vllm_version=release, host=CPU, speculative_config=spec, draft_config=draft)
 
 
+#: the catalog's draft heads as tests/data/catalog_sources.md gives them (typed from SafeAILab/EAGLE's
+#: eagle/traineagle3/config.json and eagle/train/EAGLE-LLaMA3-Instruct-8B.json): the keys the checks read
+CATALOG_HEADS = {
+    "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B": dict(
+        architectures=["LlamaForCausalLM"], model_type="llama", hidden_size=4096, num_attention_heads=32,
+        num_key_value_heads=8, num_hidden_layers=1, vocab_size=128256, draft_vocab_size=32000,
+        max_position_embeddings=2048, torch_dtype="float16"),
+    "yuhuili/EAGLE-LLaMA3-Instruct-8B": dict(
+        architectures=["LlamaForCausalLM"], model_type="llama", hidden_size=4096, num_attention_heads=32,
+        num_key_value_heads=8, num_hidden_layers=1, vocab_size=128256, max_position_embeddings=2048,
+        torch_dtype="float16", rope_theta=500000.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CATALOG_HEADS))
+def test_the_catalog_heads_hold_their_sources_values(name):
+    entry = lookup(name)
+    assert entry is not None and entry.id == name
+    assert {k: entry.config.get(k) for k in CATALOG_HEADS[name]} == CATALOG_HEADS[name]
+    assert "draft_vocab_size" in entry.config if "EAGLE3" in name else "draft_vocab_size" not in entry.config
+
+
+@pytest.mark.parametrize(("release", "refused"), [("0.10.2", True), ("0.20.0", True), ("0.33.0", False)])
+def test_a_catalog_eagle3_head_named_by_its_hub_id(release, refused, monkeypatch, tmp_path, capsys):
+    """`vllm serve` with the head's Hub id: not local, not cached — the catalog gives the draft's config; the
+    method is detected from the name (no method given) and pp 2 decides per release (golden cases
+    spec-catalog-eagle3-pp2: refused up to 0.29.0, accepted from 0.30.0)."""
+    from kvguard.cli import run
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    spec = json.dumps({"model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3})
+    code = run(["check", "--vllm-version", release, "--unknown-host", "--format", "json", "--",
+                "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "-pp", "2", "--speculative-config", spec])
+    out = json.loads(capsys.readouterr().out)
+    assert any("architectures [Eagle3LlamaForCausalLM]" in n and "catalog: https://huggingface.co/yuhuili/EAGLE3-"
+               "LLaMA3.1-Instruct-8B/blob/main/config.json" in n for n in out["notes"]), out["notes"]
+    assert (code, out["exc_type"]) == ((1, "NotImplementedError") if refused else (0, None))
+
+
+def test_a_catalog_eagle_head_named_by_its_hub_id_is_accepted(monkeypatch, tmp_path, capsys):
+    from kvguard.cli import run
+
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    spec = json.dumps({"model": "yuhuili/EAGLE-LLaMA3-Instruct-8B", "num_speculative_tokens": 3,
+                       "method": "eagle"})
+    code = run(["check", "--vllm-version", "0.33.0", "--unknown-host", "--format", "json", "--",
+                "vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct", "-tp", "2", "--speculative-config", spec])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["ok"], out
+    assert any("architectures [EagleLlamaForCausalLM]" in n for n in out["notes"])
+
+
 def test_a_draft_kvguard_cannot_find_is_undecidable():
     with pytest.raises(Undecidable, match="cannot find a config.json"):
         kvguard.check(LLAMA, vllm_version="0.20.0", host=CPU,

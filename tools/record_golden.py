@@ -54,6 +54,22 @@ def _config(inputs: dict, name: str) -> dict:
     return entry.config
 
 
+def _hub_cache(root: str, names: list[str]) -> None:
+    """A Hugging Face cache holding the catalog's config.json of each Hub id a launch names (a case's ``hub``):
+    the release finds the checkpoint offline as if it had been downloaded, while kvguard, asked the same
+    command line, resolves the id from its catalog."""
+    for name in names:
+        entry = catalog.lookup(name)
+        if entry is None or entry.id != name:
+            raise SystemExit(f"hub: {name!r} is not a catalog id")
+        repo = os.path.join(root, "models--" + name.replace("/", "--"))
+        snapshot = os.path.join(repo, "snapshots", "0" * 40)
+        os.makedirs(snapshot, exist_ok=True)
+        os.makedirs(os.path.join(repo, "refs"), exist_ok=True)
+        Path(repo, "refs", "main").write_text("0" * 40)
+        Path(snapshot, "config.json").write_text(json.dumps(entry.config))
+
+
 def _applies(case: dict, version: str) -> bool:
     """A case lists the releases it is recorded for (default: the two supported since issue 2)."""
     return version in case.get("versions", ["0.20.0", "0.28.0"])
@@ -91,7 +107,9 @@ def main(argv=None) -> int:
         with tempfile.TemporaryDirectory() as tmp:
             inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
             Path(inp).write_text(json.dumps(spec))
-            proc_env = dict(os.environ, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1",
+            hub = os.path.join(tmp, "hub")
+            _hub_cache(hub, sorted({n for c in group for n in c.get("hub", ())}))
+            proc_env = dict(os.environ, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1", HF_HUB_CACHE=hub,
                             VLLM_CACHE_ROOT=args.vllm_cache or os.path.join(tmp, "cache"), **extra_env)
             proc_env.update(env)
             proc = subprocess.run([args.python, str(ROOT / "tests" / "upstream" / "serve_runner.py"), inp, out],
@@ -120,6 +138,7 @@ def main(argv=None) -> int:
                 "host": dict(ORACLE_HOST, **case.get("host", {})),
                 "model_path": MODEL_DIR,
                 **({"files": case["files"]} if case.get("files") else {}),
+                **({"hub": case["hub"]} if case.get("hub") else {}),
                 "expect": expect,
                 "recorded_from": f"vLLM {args.vllm} (serve path: argparse, EngineArgs.create_engine_config, "
                                  "CPU platform) via tools/record_golden.py",

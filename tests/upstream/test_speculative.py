@@ -12,7 +12,8 @@ must agree — accepted, or the same exception type, message and pydantic wrappi
 refusal the same error line.  Launches kvguard declares undecidable are counted, never compared.
 
 Releases: KVG_ORACLE_VERSIONS (default "0.11.0 0.20.0 0.28.0 0.33.0"); KVG_SPEC_CASES launches per release
-(default 24); seed KVG_SPEC_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``speculative-<release>.json``.
+(default 24); seed KVG_SPEC_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``speculative-<release>.json``.  The catalog's
+draft heads (hand-picked launches, ``--heads``) run on a sample of those releases (KVG_SPEC_HEADS_VERSIONS).
 Run directly for a full report: ``python -m tests.upstream.test_speculative --vllm 0.28.0 --cases 150``.
 """
 
@@ -310,6 +311,54 @@ def dspark_launches(version: str, root: str) -> list[dict]:
     return cases
 
 
+#: catalog drafts whose target is not in the catalog: a catalog target of the same geometry stands in
+#: (yuhuili/EAGLE-LLaMA3-Instruct-8B was trained for Meta-Llama-3-8B-Instruct; Llama-3.1-8B-Instruct has the
+#: same hidden size 4096, 32 heads / 8 KV heads, 32 layers and vocabulary 128256 — what the checks read)
+_STAND_IN = {"meta-llama/Meta-Llama-3-8B-Instruct": "meta-llama/Llama-3.1-8B-Instruct"}
+
+
+def catalog_draft_launches(version: str, root: str) -> list[dict]:
+    """Hand-picked launches for every draft head of the catalog (``source.draft_for``) with its target: the
+    method named (eagle / eagle3) and detected from the directory name, the other EAGLE method, no token
+    count, tp 1 / 2 / 8 / 3, pp 2, draft tp 1 and 2, async scheduling, expert parallel on a dense target;
+    and the head served on its own (tp 2 / 3, pp 2, a max-model-len above its 2048 positions). The head's
+    directory is named after the checkpoint (vLLM detects the method from the name), its config.json the
+    catalog's copy."""
+    cases = []
+    heads = [e for e in catalog.entries() if isinstance(e.source, dict) and e.source.get("draft_for")]
+    for h, entry in enumerate(heads):
+        target_name = _STAND_IN.get(entry.source["draft_for"], entry.source["draft_for"])
+        target = _config(target_name)
+        name = entry.id.split("/")[-1]
+        method = "eagle3" if "eagle3" in name.lower() else "eagle"
+        other = "eagle" if method == "eagle3" else "eagle3"
+        specs = [({"method": method, "num_speculative_tokens": 3}, []),
+                 ({"method": method, "num_speculative_tokens": 3}, ["-tp", "2"]),
+                 ({"method": method, "num_speculative_tokens": 3}, ["-tp", "8"]),
+                 ({"method": method, "num_speculative_tokens": 3}, ["-tp", "3"]),
+                 ({"method": method, "num_speculative_tokens": 3}, ["-pp", "2"]),
+                 ({"num_speculative_tokens": 3}, ["-tp", "2"]),
+                 ({"method": method}, ["-tp", "2"]),
+                 ({"method": other, "num_speculative_tokens": 3}, ["-tp", "2"]),
+                 ({"method": method, "num_speculative_tokens": 3, "draft_tensor_parallel_size": 1}, ["-tp", "2"]),
+                 ({"method": method, "num_speculative_tokens": 3, "draft_tensor_parallel_size": 2}, ["-tp", "4"]),
+                 ({"method": method, "num_speculative_tokens": 3}, ["-tp", "2", "--async-scheduling"]),
+                 ({"method": method, "num_speculative_tokens": 3}, ["-tp", "2", "--enable-expert-parallel"])]
+        for i, (spec, args) in enumerate(specs):
+            case_root = os.path.join(root, f"h{h}-{i}")
+            spec = dict(spec, model=os.path.join(case_root, name))
+            cases.append({"id": f"h{h}-{i}", "target": target_name, "config": target,
+                          "args": ["--speculative-config", json.dumps(spec), *args],
+                          "model_dir": os.path.join(case_root, "target"),
+                          "files": {os.path.join(case_root, name): copy.deepcopy(entry.config)}})
+        # the head served on its own (a one-layer Llama to vLLM's config checks)
+        for i, args in enumerate([["-tp", "2"], ["-tp", "3"], ["-pp", "2"], ["--max-model-len", "4096"]]):
+            case_root = os.path.join(root, f"h{h}-own{i}")
+            cases.append({"id": f"h{h}-own{i}", "target": entry.id, "config": copy.deepcopy(entry.config),
+                          "args": args, "model_dir": os.path.join(case_root, name), "files": {}})
+    return cases
+
+
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 
 
@@ -397,6 +446,26 @@ def compare_launches(version: str, seed: int, cases: list[dict]) -> dict:
             "undecidable": undecidable}
 
 
+#: the heads' launches (~35 s a release) on a sample of the releases asked for — the boundaries of the golden
+#: cases spec-catalog-* — or on all of them when none of the sample is asked (KVG_SPEC_HEADS_VERSIONS overrides)
+HEAD_VERSIONS = os.environ.get("KVG_SPEC_HEADS_VERSIONS", " ".join(
+    [v for v in VERSIONS if v in ("0.10.2", "0.20.0", "0.30.0", "0.33.0")] or VERSIONS)).split()
+
+
+@pytest.mark.parametrize("version", HEAD_VERSIONS)
+def test_catalog_draft_heads_agree_with_real_vllm(version):
+    """The catalog's EAGLE / EAGLE-3 heads (their config.json as the catalog holds it) with their targets."""
+    root = tempfile.mkdtemp(prefix="kvg-heads-")
+    try:
+        report = compare_launches(version, 0, catalog_draft_launches(version, root))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    counts = report["counts"]
+    print(f"\nvLLM {version} catalog draft heads: {counts}")
+    assert counts.get("agree", 0) > 0
+    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_speculative_agrees_with_real_vllm(version):
     n = int(os.environ.get("KVG_SPEC_CASES", "24"))
@@ -423,9 +492,16 @@ if __name__ == "__main__":
     ap.add_argument("--seed", type=int, default=5)
     ap.add_argument("--out", default=None)
     ap.add_argument("--dspark", action="store_true", help="the hand-picked DSpark launches instead")
+    ap.add_argument("--heads", action="store_true", help="the catalog's draft heads with their targets instead")
     a = ap.parse_args()
     for v in a.vllm:
-        if a.dspark:
+        if a.heads:
+            tmp = tempfile.mkdtemp(prefix="kvg-heads-")
+            try:
+                rep = compare_launches(v, 0, catalog_draft_launches(v, tmp))
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+        elif a.dspark:
             tmp = tempfile.mkdtemp(prefix="kvg-ds-")
             try:
                 rep = compare_launches(v, 0, dspark_launches(v, tmp))
