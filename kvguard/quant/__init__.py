@@ -689,6 +689,12 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)
             if moe_reason is not None:
                 return Outcome(unmodelled=moe_reason)
+        if (launch.all2all_backend is not None and launch.sp_moe(release)
+                and any(item.get("disable_tp") == "sp_moe" for item in _families()[family]["layer"])):
+            # ParallelConfig.use_sequence_parallel_moe holds for some all2all backends only (a list that grows by
+            # release): whether the shared experts are split by tp is not modelled for a named backend
+            return Outcome(unmodelled=f"the sequence-parallel MoE path with --all2all-backend "
+                                      f"{launch.all2all_backend} ({scheme.method} shared experts) is not modelled")
         if launch.dtype != "auto":
             # which kernels take the layers, and the kernels' activation-dtype check, read the model's dtype
             return Outcome(unmodelled=f"--dtype {launch.dtype} with {scheme.method} weights is not modelled")
@@ -744,7 +750,10 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                     _wna16_experts(layer, launch, scheme, path, release, skip)
             elif layer.kind == "replicated" and path is not None and scheme is not None:
                 _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
-                if skip != "skipped" and _wna16_moe.gate_quantized(family, scheme, release):
+                # the router gate (``*.gate``) takes the checkpoint's quantization where the model hands it over;
+                # other replicated layers (DeepSeek's kv_a_proj_with_mqa) always do
+                router = layer.prefix.endswith(".gate")
+                if skip != "skipped" and (not router or _wna16_moe.gate_quantized(family, scheme, release)):
                     _wna16_layer(layer.prefix, scheme, path, layer.input_size, layer.input_size,
                                  layer.output_sizes[0])
             else:

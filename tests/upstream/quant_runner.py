@@ -33,7 +33,8 @@ do the WNA16 MoE backend selection (``fused_moe.oracle.int_wna16``, 0.20.0+) and
 humming-kernels, so Humming declines and the next backend takes the layer, which construction does not read), and
 their FP8 scheme's kernel choices (``init_fp8_linear_kernel``, ``Fp8LinearOp``, ``W8A8BlockFp8LinearOp``)
 are stood in as the FP8 method's are (they run after ``validate_fp8_block_shape``); everything else keeps
-the CPU platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
+the CPU platform.  As ``initialize_model`` does, ``configure_quant_config`` hands the model class's packed-modules
+mapping and checkpoint-name mapper to the quantization config before the model is built.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
 listed (prefix, class, sizes) for comparison with kvguard's architecture data.
 """
 
@@ -438,6 +439,11 @@ def main(inp: str, out: str) -> None:
         from vllm.config.vllm import set_current_vllm_config
     from vllm.model_executor.model_loader.utils import get_model_architecture
 
+    try:
+        from vllm.model_executor.model_loader.utils import configure_quant_config
+    except ImportError:  # not in this release
+        configure_quant_config = None
+
     _patch()
     records: list = []
     _record_hooks(records)
@@ -448,6 +454,10 @@ def main(inp: str, out: str) -> None:
             _quant_modules_see_cuda_90()
             vc = _vllm_config(case["config"], case.get("engine_args") or {})
             cls = get_model_architecture(vc.model_config)[0]
+            if vc.quant_config is not None and configure_quant_config is not None:
+                # initialize_model hands the model class's packed-modules mapping (the fused layers' shards) and
+                # its checkpoint-name mapper to the quantization config before building the model
+                configure_quant_config(vc.quant_config, cls)
         except Exception as exc:  # noqa: BLE001
             results.append({"setup_error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-1500:]})
             continue
