@@ -83,6 +83,8 @@ def main() -> int:
         print(f"vLLM {version}: agree {c['agree']}, disagree {c['disagree']}, undecided {c['undecided']}, "
               f"config refused by both {c['config_refused_both']}, oracle setup failures "
               f"{c['oracle_setup_failures']}; by family {rep['by_family']} ({rep['seconds']} s)", flush=True)
+        for arch, tally in sorted(rep.get("by_arch", {}).items()):
+            print(f"    {arch}: agree {tally['agree']}, disagree {tally['disagree']}, undecided {tally['undecided']}")
         reports.append(rep)
     if args.report:
         Path(args.report).write_text(json.dumps(reports, indent=1, default=str))

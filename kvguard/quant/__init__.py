@@ -708,7 +708,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=path.split(":", 1)[1])
         if family != "llama" and scheme.ct == "wna16":
             # the integer-weight experts: kvguard.quant.wna16_moe's families and activation
-            if family not in _wna16_moe.FAMILIES:
+            if family not in _wna16_moe.CT_FAMILIES:
                 return Outcome(unmodelled=f"compressed-tensors integer weights on the MoE experts of "
                                           f"{', '.join(facts.architectures)} are not modelled")
             moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)

@@ -64,10 +64,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["FAMILIES", "audit_rule", "compressed_tensors_experts", "experts", "gate_quantized", "unmodelled_reason"]
+__all__ = ["CT_FAMILIES", "FAMILIES", "audit_rule", "compressed_tensors_experts", "experts", "gate_quantized", "unmodelled_reason"]
 
 #: the MoE families whose AWQ / GPTQ construction kvguard models
 FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2")
+#: the families whose compressed-tensors integer-weight experts kvguard models (compressed_tensors_experts: the
+#: differential builds those two; DeepSeek-V2/V3 and MiniMax-M2 integer experts stay skipped)
+CT_FAMILIES = ("qwen3_moe", "mixtral")
 #: the families whose router gate no release quantizes (built with ``quant_config=None``)
 _GATE_UNQUANTIZED = ("mixtral", "deepseek_v2", "minimax_m2")
 

@@ -198,12 +198,23 @@ WNA16_MLA_BASES = ("deepseek-ai/DeepSeek-V3", "MiniMaxAI/MiniMax-M2.5", "deepsee
 def wna16_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0) -> list[tuple[dict, dict]]:
     """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints of DeepSeek-V2/V3, Kimi-K2 and MiniMax-M2 (the
     latter from 0.11.1, where the release registers it), bases in turn from ``offset``."""
+    def readable(base: str) -> dict:
+        cfg = cut(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        if cfg.get("model_type") == "kimi_k2":
+            cfg["model_type"] = "deepseek_v3"  # its config class is DeepSeek-V3's (without its repository code)
+        if cfg.get("model_type") == "minimax_m2" and _kvguard_refuses_config(cfg, version):
+            # Transformers before 5.x has no minimax_m2 config class (the repository code's): Mixtral's reads the
+            # same sizes and keeps the other keys as attributes; the architecture picks vLLM's MiniMax-M2 model
+            cfg["model_type"] = "mixtral"
+        return cfg
+
+    # MiniMax-M2: registered from 0.11.1
     bases = [b for b in WNA16_MLA_BASES if "MiniMax" not in b or resolve(version).within("0.11.1")]
     out = []
     while len(out) < n:
         base = bases[(offset + len(out)) % len(bases)]
-        cfg = cut(catalog.lookup(base).config)
-        cfg.pop("quantization_config", None)
+        cfg = readable(base)
         if "first_k_dense_replace" in cfg:
             cfg["first_k_dense_replace"] = min(cfg["first_k_dense_replace"] or 0, 1)
             cfg["num_hidden_layers"] = cfg["first_k_dense_replace"] + 1
@@ -491,6 +502,7 @@ def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
 def compare(version: str, cases: list[dict], out: dict) -> dict:
     counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0, "config_refused_both": 0}
     by_family: dict = {}
+    by_arch: dict = {}
     mismatches: list = []
     undecided: dict = {}
     for case, res in zip(cases, out["results"]):
@@ -512,6 +524,12 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             engine = case.get("engine_args") or {}
             mine = kvguard_outcome(case["config"], lay, version, engine.get("quantization"),
                                    engine.get("moe_backend", "auto"))
+            # (architecture, quantization method): agree / disagree / undecided, for the per-family figures
+            arch_key = f"{(case['config'].get('architectures') or ['?'])[0]} " \
+                       f"{(case['config'].get('quantization_config') or {}).get('quant_method')}"
+            tally = by_arch.setdefault(arch_key, {"agree": 0, "disagree": 0, "undecided": 0})
+            tally["undecided" if mine is None else "agree" if mine == (rec["ok"], rec.get("exc_type"),
+                                                                       rec.get("message")) else "disagree"] += 1
             if mine is None:
                 counts["undecided"] += 1
                 _note_undecided(undecided, case, lay, version, rec)
@@ -542,7 +560,7 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                                    "sizes": {k: case["config"].get(k) for k in (
                                        "intermediate_size", "moe_intermediate_size", "quantization_config")}})
     return {"version": version, "counts": counts, "by_family": by_family, "mismatches": mismatches,
-            "undecided": undecided}
+            "undecided": undecided, "by_arch": by_arch}
 
 
 def _note_undecided(undecided: dict, case: dict, lay: dict, version: str, rec: dict) -> None:
