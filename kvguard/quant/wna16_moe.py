@@ -51,7 +51,7 @@ negative dimension torch refuses); architectures other than Qwen3-MoE, Mixtral, 
 
 DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py) and MiniMax-M2 (minimax_m2.py, registered from
 0.11.1), every release: the router gate is built without the checkpoint's quantization (``ReplicatedLinear`` with
-``quant_config=None``, from 0.2x ``GateLinear``, which passes None itself); DeepSeek's MLA projections
+``quant_config=None``; ``GateLinear``, which passes None itself, from 0.17.0 / 0.23.0); DeepSeek's MLA projections
 (``fused_qkv_a_proj`` / ``kv_a_proj_with_mqa``, ``q_b_proj`` / ``q_proj``, ``kv_b_proj``, ``o_proj``), its dense
 MLPs (the first ``first_k_dense_replace`` layers) and its shared experts take the dense AWQ / GPTQ path, the routed
 experts this module's.  Left skipped there: ``--all2all-backend`` with a layout where the sequence-parallel MoE
