@@ -365,13 +365,34 @@ def test_deepseek_v2_lite_quantizes_its_replicated_kv_a_projection():
         "caused by too large tensor parallel size.")
 
 
-def test_deepseek_gate_in_modules_to_not_convert_leaves_the_dense_mlp_open():
-    # "gate" is part of the dense layers' gate_up_proj (and of its gate_proj shard): which releases skip the fused
-    # layer, and which refuse mixed shards, is not modelled
+@pytest.mark.parametrize("version,expect", [
+    # up to 0.11.0 is_layer_skipped_awq: "gate" is part of model.layers.0.mlp.gate_up_proj -> left unquantized
+    ("0.10.2", None), ("0.11.0", None),
+    # 0.11.1-0.23.x: shard by shard, gate_proj listed and up_proj not -> ValueError
+    ("0.11.1", "MI_fused_shards"), ("0.14.1", "MI_fused_shards"), ("0.20.0", "MI_fused_shards"),
+    ("0.23.0", "MI_fused_shards"),
+    # 0.24.0+: the fused name first -> unquantized
+    ("0.24.0", None), ("0.28.0", None), ("0.33.0", None)])
+def test_deepseek_gate_in_modules_to_not_convert_by_release(version, expect):
     v = kvguard.check(catalog_config("deepseek-ai/DeepSeek-R1", dict(R1_AWQ, modules_to_not_convert=["gate"])),
-                      vllm_version="0.24.0", tp=8, host=BIG)
-    assert v.check is None and any("which shards of model.layers.0.mlp.gate_up_proj" in r
-                                   for r in skipped_reasons(v))
+                      vllm_version=version, tp=8, host=BIG)
+    if expect is None:
+        assert v.ok and not any("model construction" in r or "MoE" in r for r in skipped_reasons(v)), (
+            version, skipped_reasons(v))
+    else:
+        assert (v.check, v.exc_type, v.message) == (
+            expect, "ValueError", "Detected some but not all shards of model.layers.0.mlp.gate_up_proj are "
+            "quantized. All shards of fused layers to have the same precision."), version
+
+
+def test_deepseek_kv_a_proj_in_modules_to_not_convert_splits_the_fused_projection():
+    # fused_qkv_a_proj = q_a_proj + kv_a_proj_with_mqa: only the second is listed (0.11.1+: shard by shard; the fused
+    # name does not contain it)
+    v = kvguard.check(catalog_config("deepseek-ai/DeepSeek-R1", dict(R1_AWQ, modules_to_not_convert=[
+        "kv_a_proj_with_mqa"])), vllm_version="0.28.0", tp=8, host=BIG)
+    assert (v.check, v.message) == (
+        "MI_fused_shards", "Detected some but not all shards of model.layers.0.self_attn.fused_qkv_a_proj are "
+        "quantized. All shards of fused layers to have the same precision.")
 
 
 def test_deepseek_sequence_parallel_moe_with_a_named_all2all_backend_is_not_modelled():

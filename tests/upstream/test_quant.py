@@ -241,7 +241,7 @@ def wna16_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0
         engine: dict = {}
         cfg["torch_dtype"] = rng.choice(["float16", "bfloat16"])
         unconverted = [None, None, ["gate"], ["mlp.gate"], ["self_attn"], ["shared_experts"], ["model.layers.0."],
-                       ["experts"], ["kv_a_proj_with_mqa"], ["lm_head"]]
+                       ["experts"], ["kv_a_proj_with_mqa"], ["lm_head"], ["q_proj"], ["up_proj"]]
         if rng.random() < 0.55:
             q = {"bits": 4, "group_size": group, "zero_point": rng.random() < 0.85, "version": "gemm",
                  "modules_to_not_convert": rng.choice(unconverted), "quant_method": "awq"}
@@ -257,6 +257,37 @@ def wna16_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0
         if resolve(version).within("0.25.0") and backend_rng.random() < MOE_BACKEND_SHARE / 2:
             engine["moe_backend"] = backend_rng.choice(MOE_BACKENDS)
         out.append((cfg, engine))
+    return out
+
+
+#: AWQ modules_to_not_convert entries that name part of a fused layer (its own name, one shard): the fixed cases
+#: tools/quant_differential.py --fused-shards adds (not in the CI sample); (base, entries)
+FUSED_SHARD_CASES = (
+    ("meta-llama/Llama-3.1-8B-Instruct", ["q_proj"]), ("meta-llama/Llama-3.1-8B-Instruct", ["gate"]),
+    ("Qwen/Qwen3-30B-A3B", ["k_proj"]), ("deepseek-ai/DeepSeek-V3", ["gate"]),
+    ("deepseek-ai/DeepSeek-V3", ["kv_a_proj_with_mqa"]), ("deepseek-ai/DeepSeek-V3", ["up_proj"]),
+    ("deepseek-ai/DeepSeek-V2-Lite", ["gate"]), ("deepseek-ai/DeepSeek-V3", ["mlp.gate"]),
+    ("MiniMaxAI/MiniMax-M2.5", ["q_proj"]), ("MiniMaxAI/MiniMax-M2.5", ["qkv_proj"]))
+FUSED_SHARDS = False
+
+
+def fused_shard_configs(version: str) -> list[dict]:
+    """FUSED_SHARD_CASES as AWQ checkpoints (4-bit, zero points, groups of 64), cut to one dense and the first MoE
+    layer; MiniMax-M2 where the release reads its config without repository code."""
+    out = []
+    for base, entries in FUSED_SHARD_CASES:
+        cfg = cut(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        if "first_k_dense_replace" in cfg:
+            cfg["first_k_dense_replace"], cfg["num_hidden_layers"] = 1, 2
+        else:
+            cfg["num_hidden_layers"] = 1
+        cfg["torch_dtype"] = "bfloat16"
+        cfg["quantization_config"] = {"bits": 4, "group_size": 64, "zero_point": True, "version": "gemm",
+                                      "modules_to_not_convert": entries, "quant_method": "awq"}
+        if "MiniMax" in base and _kvguard_refuses_config(cfg, version):
+            continue
+        out.append(cfg)
     return out
 
 
@@ -616,6 +647,9 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         lays = [lay for lay in mla_layouts if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": mla_rng.sample(lays, min(n_layouts, len(lays))),
                       "engine_args": engine})
+    if FUSED_SHARDS:
+        for cfg in fused_shard_configs(version):
+            cases.append({"config": cfg, "layouts": [{"tp": 1}, {"tp": 8}]})
     # compressed-tensors (dense): the same tp sizes
     # (a stream of their own per release, so that the sampled .ci/run releases see different presets)
     ct_rng = random.Random(seed * 1000 + SUPPORTED_VERSIONS.index(version))
