@@ -135,6 +135,12 @@ CASES = [
      "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.11.1",
      "why": "AWQ groups of 64 at -tp 16: MLA projections, the dense MLP (1152 per rank) and the experts (2048 / 16 = "
             "128 per rank, the fused MoE Marlin kernel) all fit; the router gate is not quantized: accepted"},
+    {"id": "mi-dsr1-awq-gate-tp8", "model": "deepseek-ai/DeepSeek-R1",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, group_size=64, modules_to_not_convert=["gate"])},
+     "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "AWQ modules_to_not_convert [\"gate\"] (meant for the router): part of the dense gate_up_proj's name and of "
+            "its gate_proj shard; up to 0.11.0 the fused name leaves it unquantized, 0.11.1-0.23.x match shard by "
+            "shard and refuse the mixed layer (ValueError), 0.24.0+ match the fused name first: accepted"},
     {"id": "mi-minimax-m25-awq-tp16", "model": "MiniMaxAI/MiniMax-M2.5",
      "config_patch": {"quantization_config": AWQ_INT4, "torch_dtype": "bfloat16"},
      "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
