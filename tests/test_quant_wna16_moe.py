@@ -250,10 +250,10 @@ def test_awq_channelwise_experts_are_not_modelled():
 
 
 def test_other_moe_architectures_stay_unmodelled():
-    c = copy.deepcopy(catalog.lookup("deepseek-ai/DeepSeek-V2-Lite").config)
+    c = copy.deepcopy(catalog.lookup("Qwen/Qwen3-Next-80B-A3B-Instruct").config)
     c["quantization_config"] = dict(AWQ)
-    v = kvguard.check(c, vllm_version="0.10.2", tp=2, host=BIG)
-    assert any("with MoE layers" in r for r in skipped_reasons(v))
+    v = kvguard.check(c, vllm_version="0.24.0", tp=2, host=BIG)
+    assert any("weight-shard checks of Qwen3NextForCausalLM are not modelled" in r for r in skipped_reasons(v))
 
 
 def test_audit_names_the_forbidden_tp_sizes():
@@ -284,3 +284,119 @@ def test_audit_text_names_the_undecided_sizes(capsys, tmp_path):
     assert run(["audit", str(path), "--tp", "4", "--vllm-version", "0.33.0"]) == 0
     out = capsys.readouterr().out
     assert "group_size -1" in out
+
+
+# ---------------------------------------------------------------------------
+# DeepSeek-V2/V3 (MLA) and MiniMax-M2: the router gate unquantized, MLA / dense / shared-expert layers dense
+#
+# DeepSeek-R1: hidden 7168, dense intermediate 18432 (layers 0-2), MoE intermediate 2048, 256 experts, 1 shared
+# expert, 128 heads, q_lora_rank 1536, kv_lora_rank 512, qk_rope 64, qk_nope 128, v_head 128.
+# MiniMax-M2.5: hidden 3072, intermediate 1536, 256 experts, 48 heads, 8 KV heads, head_dim 128.
+# DeepSeek-V2-Lite: hidden 2048, MoE intermediate 1408, 64 experts, 2 shared experts, 16 heads, no q LoRA.
+
+#: the form of cognitivecomputations/DeepSeek-R1-AWQ's quantization_config (AutoAWQ: 4-bit GEMM, zero points)
+R1_AWQ = dict(AWQ, group_size=64)
+HUGE = kvguard.Host.cuda_node(gpus_per_node=128)
+
+
+def catalog_config(name: str, q: dict, **sizes) -> dict:
+    c = copy.deepcopy(catalog.lookup(name).config)
+    c.update(sizes)
+    c["quantization_config"] = dict(q)
+    return c
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.24.0", "0.28.0", "0.33.0"])
+def test_deepseek_r1_awq_experts_refused_when_a_group_straddles_ranks(version):
+    # tp 8 x dp 16 without expert parallel: MoE TP 128, 2048 / 128 = 16 per rank; Marlin MoE takes neither 16 %
+    # 64 (strict) nor a group of 64 over 16 rows (padded, 0.25.0+) -> MoeWNA16, whose halving 64 -> 32 -> 16 asserts
+    # (the MLA, dense and shared-expert layers before it fit Marlin at tp 8: q_b 1536 -> 3072, kv_b 512 -> 4096,
+    # o_proj 2048 -> 7168, dense down_proj 2304, shared down_proj 256)
+    v = kvguard.check(catalog_config("deepseek-ai/DeepSeek-R1", R1_AWQ), vllm_version=version, tp=8, dp=16,
+                      host=HUGE)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_moe_wna16_group", "AssertionError", ""), version
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.24.0", "0.28.0", "0.33.0"])
+@pytest.mark.parametrize("tp,dp,ep", [(8, 1, False), (16, 1, False), (8, 16, True)])
+def test_deepseek_r1_awq_builds(version, tp, dp, ep):
+    # 2048 / 8 = 256, / 16 = 128 per rank (Marlin MoE); with expert parallel the experts keep 2048
+    v = kvguard.check(catalog_config("deepseek-ai/DeepSeek-R1", R1_AWQ), vllm_version=version, tp=tp, dp=dp,
+                      enable_expert_parallel=ep, host=HUGE)
+    assert v.ok and not any("model construction" in r or "MoE" in r for r in skipped_reasons(v)), (
+        version, skipped_reasons(v))
+
+
+def test_deepseek_gptq_tp64_falls_back_and_builds():
+    # GPTQ 4-bit group 128 at tp 64: 2048 / 64 = 32 per rank: not Marlin's (strict) -> MoeWNA16 halves 128 -> 64 -> 32
+    # (divides 32 and 7168): builds in 0.10.2
+    v = kvguard.check(catalog_config("deepseek-ai/DeepSeek-R1", GPTQ), vllm_version="0.10.2", tp=64, host=BIG)
+    assert v.ok
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "0.24.0", "0.33.0"])
+def test_minimax_m2_gate_is_never_quantized(version):
+    # 60 experts: a quantized gate (3072 -> 60) would fall back from Marlin (60 % 64) to the plain AWQ kernels, whose
+    # packing refuses 60 % 8 (Qwen3-MoE's AWQ gate does); MiniMax-M2 builds its gate without the quantization
+    c = catalog_config("MiniMaxAI/MiniMax-M2.5", AWQ, num_local_experts=60, torch_dtype="float16")
+    v = kvguard.check(c, vllm_version=version, tp=4, host=BIG, trust_remote_code=True)
+    assert v.ok and not any("model construction" in r or "MoE" in r for r in skipped_reasons(v)), (
+        version, skipped_reasons(v))
+
+
+def test_minimax_m2_experts_refused_at_tp_8_dp_4():
+    # MoE TP 32: 1536 / 32 = 48 per rank; group 128: Marlin MoE refuses (48 % 128), MoeWNA16 halves 128 -> 64 -> 32
+    # -> 16 and asserts
+    c = catalog_config("MiniMaxAI/MiniMax-M2.5", AWQ, torch_dtype="float16")
+    v = kvguard.check(c, vllm_version="0.24.0", tp=8, dp=4, host=BIG, trust_remote_code=True)
+    assert (v.check, v.exc_type, v.message) == ("MI_moe_wna16_group", "AssertionError", "")
+
+
+def test_deepseek_v2_lite_quantizes_its_replicated_kv_a_projection():
+    # no q LoRA: kv_a_proj_with_mqa is a ReplicatedLinear with the checkpoint's quantization (unlike the gate):
+    # kv_lora_rank 500 -> output 500 + 64 = 564, which Marlin (strict, 0.10.2) does not take (564 % 64), and the plain
+    # AWQ kernels' packing refuses (564 % 8 = 4)
+    c = catalog_config("deepseek-ai/DeepSeek-V2-Lite", dict(AWQ, group_size=128), kv_lora_rank=500,
+                       torch_dtype="float16")
+    v = kvguard.check(c, vllm_version="0.10.2", tp=1, host=BIG)
+    assert (v.check, v.exc_type, v.message) == (
+        "MI_awq_output", "ValueError", "The output size is not aligned with the quantized weight shape. This can be "
+        "caused by too large tensor parallel size.")
+
+
+@pytest.mark.parametrize("version,expect", [
+    # up to 0.11.0 is_layer_skipped_awq: "gate" is part of model.layers.0.mlp.gate_up_proj -> left unquantized
+    ("0.10.2", None), ("0.11.0", None),
+    # 0.11.1-0.23.x: shard by shard, gate_proj listed and up_proj not -> ValueError
+    ("0.11.1", "MI_fused_shards"), ("0.14.1", "MI_fused_shards"), ("0.20.0", "MI_fused_shards"),
+    ("0.23.0", "MI_fused_shards"),
+    # 0.24.0+: the fused name first -> unquantized
+    ("0.24.0", None), ("0.28.0", None), ("0.33.0", None)])
+def test_deepseek_gate_in_modules_to_not_convert_by_release(version, expect):
+    v = kvguard.check(catalog_config("deepseek-ai/DeepSeek-R1", dict(R1_AWQ, modules_to_not_convert=["gate"])),
+                      vllm_version=version, tp=8, host=BIG)
+    if expect is None:
+        assert v.ok and not any("model construction" in r or "MoE" in r for r in skipped_reasons(v)), (
+            version, skipped_reasons(v))
+    else:
+        assert (v.check, v.exc_type, v.message) == (
+            expect, "ValueError", "Detected some but not all shards of model.layers.0.mlp.gate_up_proj are "
+            "quantized. All shards of fused layers to have the same precision."), version
+
+
+def test_deepseek_kv_a_proj_in_modules_to_not_convert_splits_the_fused_projection():
+    # fused_qkv_a_proj = q_a_proj + kv_a_proj_with_mqa: only the second is listed (0.11.1+: shard by shard; the fused
+    # name does not contain it)
+    v = kvguard.check(catalog_config("deepseek-ai/DeepSeek-R1", dict(R1_AWQ, modules_to_not_convert=[
+        "kv_a_proj_with_mqa"])), vllm_version="0.28.0", tp=8, host=BIG)
+    assert (v.check, v.message) == (
+        "MI_fused_shards", "Detected some but not all shards of model.layers.0.self_attn.fused_qkv_a_proj are "
+        "quantized. All shards of fused layers to have the same precision.")
+
+
+def test_deepseek_sequence_parallel_moe_with_a_named_all2all_backend_is_not_modelled():
+    v = kvguard.check(catalog_config("deepseek-ai/DeepSeek-R1", R1_AWQ), vllm_version="0.24.0", tp=2, dp=4,
+                      enable_expert_parallel=True, all2all_backend="naive", host=BIG)
+    assert v.check is None and any("sequence-parallel MoE path with --all2all-backend naive" in r
+                                   for r in skipped_reasons(v))

@@ -1,7 +1,8 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-moe N] [--online-fp8 N]
+                                          [--ct-configs N] [--ct-moe N] [--online-fp8 N] [--wna16-mla N]
+                                          [--fused-shards]
                                           [--report FILE.json]
 
 For each release (default: every built oracle), tests/upstream/test_quant.py's generated cases
@@ -38,6 +39,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--report", default=None)
     ap.add_argument("--wna16-moe", type=int, default=None, help="AWQ / GPTQ MoE configs (default: configs // 2)")
+    ap.add_argument("--wna16-mla", type=int, default=None, help="AWQ / GPTQ configs of DeepSeek-V2/V3, Kimi-K2 and "
+                    "MiniMax-M2 per release (default: half of --configs)")
+    ap.add_argument("--fused-shards", action="store_true", help="add the AWQ modules_to_not_convert cases that name "
+                    "part of a fused layer (FUSED_SHARD_CASES, tp 1 and 8)")
     ap.add_argument("--bases", nargs="*", help="the catalog checkpoints the configs derive from (default: all of "
                     "tests/upstream/test_quant.py's; each distinct architecture costs the oracle ~10 s)")
     ap.add_argument("--ct-configs", type=int, default=None, help="compressed-tensors configs per release (default: "
@@ -53,6 +58,9 @@ def main() -> int:
         quant_tests.CT_CONFIGS = args.ct_configs
     if args.ct_moe is not None:
         quant_tests.CT_MOE_CONFIGS = args.ct_moe
+    quant_tests.FUSED_SHARDS = args.fused_shards
+    if args.wna16_mla is not None:
+        quant_tests.WNA16_MLA_CONFIGS = args.wna16_mla
     if args.online_fp8 is not None:
         quant_tests.ONLINE_FP8_CONFIGS = args.online_fp8
     if args.bases:
@@ -79,6 +87,8 @@ def main() -> int:
         print(f"vLLM {version}: agree {c['agree']}, disagree {c['disagree']}, undecided {c['undecided']}, "
               f"config refused by both {c['config_refused_both']}, oracle setup failures "
               f"{c['oracle_setup_failures']}; by family {rep['by_family']} ({rep['seconds']} s)", flush=True)
+        for arch, tally in sorted(rep.get("by_arch", {}).items()):
+            print(f"    {arch}: agree {tally['agree']}, disagree {tally['disagree']}, undecided {tally['undecided']}")
         reports.append(rep)
     if args.report:
         Path(args.report).write_text(json.dumps(reports, indent=1, default=str))

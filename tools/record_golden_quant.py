@@ -122,6 +122,30 @@ CASES = [
      "layout": {"tp": 2}, "engine_args": {"moe_backend": "triton"}, "since": "0.26.0",
      "why": "--moe-backend triton with AWQ experts: not a WNA16 MoE backend name in 0.26.0; from 0.27.0 "
             "the AWQ MoE method declares expert bias, which Triton does not take (ValueError)"},
+    # AWQ on DeepSeek-V3/R1 and MiniMax-M2 (the quantization_config form of cognitivecomputations/DeepSeek-R1-AWQ,
+    # AutoAWQ GEMM with zero points and groups of 64, and of QuantTrio/MiniMax-M2.5-AWQ-style groups of 128; recorded
+    # for 0.10.2, 0.14.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-dsr1-awq-tp64 ...``)
+    {"id": "mi-dsr1-awq-tp64", "model": "deepseek-ai/DeepSeek-R1",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, group_size=64)},
+     "argv": ["-tp", "64", "--nnodes", "8"], "layout": {"tp": 64}, "since": "0.11.1",
+     "why": "AWQ groups of 64 at -tp 64: the dense MLP's down_proj gets 18432 / 64 = 288 inputs per rank, where a "
+            "group straddles two ranks; Marlin declines it and the plain AWQ kernels refuse (ValueError)"},
+    {"id": "mi-dsr1-awq-tp16", "model": "deepseek-ai/DeepSeek-R1",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, group_size=64)},
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.11.1",
+     "why": "AWQ groups of 64 at -tp 16: MLA projections, the dense MLP (1152 per rank) and the experts (2048 / 16 = "
+            "128 per rank, the fused MoE Marlin kernel) all fit; the router gate is not quantized: accepted"},
+    {"id": "mi-dsr1-awq-gate-tp8", "model": "deepseek-ai/DeepSeek-R1",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, group_size=64, modules_to_not_convert=["gate"])},
+     "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "AWQ modules_to_not_convert [\"gate\"] (meant for the router): part of the dense gate_up_proj's name and of "
+            "its gate_proj shard; up to 0.11.0 the fused name leaves it unquantized, 0.11.1-0.23.x match shard by "
+            "shard and refuse the mixed layer (ValueError), 0.24.0+ match the fused name first: accepted"},
+    {"id": "mi-minimax-m25-awq-tp16", "model": "MiniMaxAI/MiniMax-M2.5",
+     "config_patch": {"quantization_config": AWQ_INT4, "torch_dtype": "bfloat16"},
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
+     "why": "AWQ experts at -tp 16 (1536 / 16 = 96 per rank: a group of 128 straddles two ranks): Marlin declines "
+            "them, the MoE WNA16 kernels halve the group to 32, which divides 96: accepted"},
     # online FP8: --quantization fp8 of an unquantized checkpoint (the release quantizes the weights while loading
     # them: Fp8Config() built without a checkpoint config, or the online config of fp8_per_tensor; recorded for
     # 0.10.2, 0.13.0, 0.14.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-qwen3-30b-online-fp8-tp4 ...``)

@@ -390,9 +390,9 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
     if path == "no_scheme":
         raise _Refused("MI_ct_no_scheme")
     if scheme is not None and path is not None and skip != "skipped":
-        if skip == "unmodelled":
-            raise _Unmodelled(f"which shards of {layer.prefix} the {scheme.method} checkpoint's "
-                              f"modules_to_not_convert leaves unquantized is not modelled")
+        if skip == "fused_error":
+            # the quantization config's is_layer_skipped, after the sharding and before create_weights
+            raise _Refused("MI_fused_shards", prefix=layer.prefix)
         _wna16_layer(layer.prefix, scheme, path, input_size, ipp, sum(parts))
         return
     if scheme is None or scheme.method not in ("fp8", _ct.METHOD):
@@ -537,21 +537,30 @@ def _wna16_layer(prefix: str, scheme: QuantScheme, path: str, input_size: int, i
         raise _Refused("MI_awq_output", size=opp, pack=32 // scheme.bits)
 
 
-def _wna16_skip_state(layer: Layer, scheme: QuantScheme) -> str:
-    """AWQ's modules_to_not_convert: a layer is left unquantized when a listed name is part of its prefix; a
-    fused layer's shards are matched one by one from 0.12.0 (before, the fused name): only the answers every
-    release agrees on are modelled (a name in the parent module, or in none of the names)."""
+def _wna16_skip_state(layer: Layer, scheme: QuantScheme, release) -> str:
+    """AWQ's modules_to_not_convert (a listed name that is part of the prefix leaves the layer unquantized), with
+    the model's packed-modules mapping for fused layers (``layer.shards``, which ``configure_quant_config`` hands to
+    the quantization config):
+
+    - up to 0.11.0 ``is_layer_skipped_awq``: the fused layer by its own name;
+    - 0.11.1+ ``is_layer_skipped`` (substring matching): shard by shard, a fused layer whose shards disagree is a
+      ValueError (``fused_error``: ``MI_fused_shards``); from 0.24.0 a match of the fused name itself comes first
+      (skipped)."""
     if scheme.method != "awq" or not scheme.ignored:
         return "quantized"
-    if not layer.shards:
-        return "skipped" if any(m in layer.prefix for m in scheme.ignored) else "quantized"
-    parent, proj = layer.prefix.rsplit(".", 1)
-    if any(m in parent for m in scheme.ignored):
+
+    def listed(name: str) -> bool:
+        return any(m in name for m in scheme.ignored)
+
+    if not layer.shards or not release.within("0.11.1"):
+        return "skipped" if listed(layer.prefix) else "quantized"
+    if release.within("0.24.0") and listed(layer.prefix):
         return "skipped"
-    names = [layer.prefix] + [f"{parent}.{shard}" for shard in layer.shards]
-    if any(m in name for m in scheme.ignored for name in names):
-        return "unmodelled"
-    return "quantized"
+    proj = layer.prefix.split(".")[-1]
+    hits = {listed(layer.prefix.replace(proj, shard)) for shard in layer.shards}
+    if hits == {True}:
+        return "skipped"
+    return "quantized" if hits == {False} else "fused_error"
 
 
 def _wna16_experts(layer: Layer, launch: Launch, scheme: QuantScheme, path: str, release, skip: str) -> None:
@@ -689,6 +698,12 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)
             if moe_reason is not None:
                 return Outcome(unmodelled=moe_reason)
+        if (launch.all2all_backend is not None and launch.sp_moe(release)
+                and any(item.get("disable_tp") == "sp_moe" for item in _families()[family]["layer"])):
+            # ParallelConfig.use_sequence_parallel_moe holds for some all2all backends only (a list that grows by
+            # release): whether the shared experts are split by tp is not modelled for a named backend
+            return Outcome(unmodelled=f"the sequence-parallel MoE path with --all2all-backend "
+                                      f"{launch.all2all_backend} ({scheme.method} shared experts) is not modelled")
         if launch.dtype != "auto":
             # which kernels take the layers, and the kernels' activation-dtype check, read the model's dtype
             return Outcome(unmodelled=f"--dtype {launch.dtype} with {scheme.method} weights is not modelled")
@@ -702,7 +717,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=path.split(":", 1)[1])
         if family != "llama" and scheme.ct == "wna16":
             # the integer-weight experts: kvguard.quant.wna16_moe's families and activation
-            if family not in _wna16_moe.FAMILIES:
+            if family not in _wna16_moe.CT_FAMILIES:
                 return Outcome(unmodelled=f"compressed-tensors integer weights on the MoE experts of "
                                           f"{', '.join(facts.architectures)} are not modelled")
             moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)
@@ -744,7 +759,10 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                     _wna16_experts(layer, launch, scheme, path, release, skip)
             elif layer.kind == "replicated" and path is not None and scheme is not None:
                 _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
-                if skip != "skipped" and _wna16_moe.gate_quantized(family, scheme, release):
+                # the router gate (``*.gate``) takes the checkpoint's quantization where the model hands it over;
+                # other replicated layers (DeepSeek's kv_a_proj_with_mqa) always do
+                router = layer.prefix.endswith(".gate")
+                if skip != "skipped" and (not router or _wna16_moe.gate_quantized(family, scheme, release)):
                     _wna16_layer(layer.prefix, scheme, path, layer.input_size, layer.input_size,
                                  layer.output_sizes[0])
             else:
@@ -783,7 +801,7 @@ def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
         return "ct_unmodelled" if quantizable and _ct.may_ignore(layer.prefix, layer.shards, scheme.ignored) \
             else "quantized"
     if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab"):
-        return _wna16_skip_state(layer, scheme)
+        return _wna16_skip_state(layer, scheme, release)
     if scheme is None or scheme.method != "fp8" or layer.kind in ("check", "vocab", "replicated"):
         return "quantized"
     try:

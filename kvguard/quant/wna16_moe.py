@@ -47,7 +47,16 @@ explicit ``--all2all-backend`` with expert parallelism (the batched activation f
 / NIXL kernels, FlashInfer's NVLink kernels); ``MoeWNA16`` with ``group_size: -1``; EPLB (FusedMoE's support
 check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules; AWQ with
 ``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size // group_size``, a
-negative dimension torch refuses); architectures other than Qwen3-MoE and Mixtral.
+negative dimension torch refuses); architectures other than Qwen3-MoE, Mixtral, DeepSeek-V2/V3 and MiniMax-M2.
+
+DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py) and MiniMax-M2 (minimax_m2.py, registered from
+0.11.1), every release: the router gate is built without the checkpoint's quantization (``ReplicatedLinear`` with
+``quant_config=None``; ``GateLinear``, which passes None itself, from 0.17.0 / 0.23.0); DeepSeek's MLA projections
+(``fused_qkv_a_proj`` / ``kv_a_proj_with_mqa``, ``q_b_proj`` / ``q_proj``, ``kv_b_proj``, ``o_proj``), its dense
+MLPs (the first ``first_k_dense_replace`` layers) and its shared experts take the dense AWQ / GPTQ path, the routed
+experts this module's.  Left skipped there: ``--all2all-backend`` with a layout where the sequence-parallel MoE
+could apply (expert parallel, tp > 1, dp > 1: whether the shared experts are split by tp depends on the backend's
+name).
 """
 
 from __future__ import annotations
@@ -55,10 +64,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["FAMILIES", "audit_rule", "compressed_tensors_experts", "experts", "gate_quantized", "unmodelled_reason"]
+__all__ = ["CT_FAMILIES", "FAMILIES", "audit_rule", "compressed_tensors_experts", "experts", "gate_quantized", "unmodelled_reason"]
 
 #: the MoE families whose AWQ / GPTQ construction kvguard models
-FAMILIES = ("qwen3_moe", "mixtral")
+FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2")
+#: the families whose compressed-tensors integer-weight experts kvguard models (compressed_tensors_experts: the
+#: differential builds those two; DeepSeek-V2/V3 and MiniMax-M2 integer experts stay skipped)
+CT_FAMILIES = ("qwen3_moe", "mixtral")
+#: the families whose router gate no release quantizes (built with ``quant_config=None``)
+_GATE_UNQUANTIZED = ("mixtral", "deepseek_v2", "minimax_m2")
 
 #: vllm marlin_utils.check_moe_marlin_supports_layer: the hidden size's tile and the smallest intermediate tile
 _MOE_MARLIN_HIDDEN, _MOE_MARLIN_MIN_INTERMEDIATE = 128, 64
@@ -85,11 +99,12 @@ def unmodelled_reason(family: str, scheme, facts, release) -> Optional[str]:
 def gate_quantized(family: str, scheme, release) -> bool:
     """Whether the model hands the checkpoint's quantization to its router gate (a ReplicatedLinear).
 
-    Mixtral builds the gate without a quantization config (every release); Qwen3-MoE with the
+    Mixtral, DeepSeek-V2/V3 and MiniMax-M2 build the gate without a quantization config (every release);
+    Qwen3-MoE with the
     checkpoint's, except GPTQ up to 0.14.1 (``_maybe_ignore_quant_config``: AutoGPTQ leaves the gate
     unquantized).  An AWQ ``modules_to_not_convert`` entry that is part of its prefix leaves it unquantized too
     (the walk's skip state)."""
-    if family == "mixtral":
+    if family in _GATE_UNQUANTIZED:
         return False
     if scheme.method == "gptq":
         return release.within("0.15.0")

@@ -28,12 +28,14 @@ checks the GPU's capability for AWQ) see a stand-in that
 answers as CUDA with compute capability 9.0 (the default host); the compressed-tensors
 modules (``...quantization.compressed_tensors.*``: the scheme choice reads the capability) see it too, as
 do the WNA16 MoE backend selection (``fused_moe.oracle.int_wna16``, 0.20.0+) and the experts modules whose
-``is_supported_config`` it asks (Marlin, Triton, FlashInfer TRT-LLM, Humming, emulation, RDNA3), with
+``is_supported_config`` it asks (Marlin, Triton, FlashInfer TRT-LLM, Humming, emulation, RDNA3; and
+``fused_moe.modular_kernel``, whose shared check names the device in its refusal: "cuda"), with
 ``prioritize_humming`` given capability 90 (0.32.0+: it would ask the CPU platform; this environment has no
 humming-kernels, so Humming declines and the next backend takes the layer, which construction does not read), and
 their FP8 scheme's kernel choices (``init_fp8_linear_kernel``, ``Fp8LinearOp``, ``W8A8BlockFp8LinearOp``)
 are stood in as the FP8 method's are (they run after ``validate_fp8_block_shape``); everything else keeps
-the CPU platform.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
+the CPU platform.  As ``initialize_model`` does, ``configure_quant_config`` hands the model class's packed-modules
+mapping and checkpoint-name mapper to the quantization config before the model is built.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
 listed (prefix, class, sizes) for comparison with kvguard's architecture data.
 """
 
@@ -79,11 +81,13 @@ _QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_exe
                   "vllm.model_executor.layers.fused_moe.experts.trtllm_mxint4_moe",
                   "vllm.model_executor.layers.fused_moe.experts.fused_humming_moe",
                   "vllm.model_executor.layers.fused_moe.experts.int4_emulation_moe",
-                  "vllm.model_executor.layers.fused_moe.experts.rdna3_moe")
+                  "vllm.model_executor.layers.fused_moe.experts.rdna3_moe",
+                  # the experts' shared is_supported_config (its refusal names the device)
+                  "vllm.model_executor.layers.fused_moe.modular_kernel")
 #: the modules of the WNA16 MoE backend selection that see the CUDA 9.0 stand-in
 _WNA16_MOE_MODULES = (".oracle.int_wna16", ".fused_marlin_moe", ".experts.marlin_moe", ".experts.triton_moe",
                       ".experts.trtllm_mxint4_moe", ".experts.fused_humming_moe", ".experts.int4_emulation_moe",
-                      ".experts.rdna3_moe")
+                      ".experts.rdna3_moe", ".modular_kernel")
 _STAND_IN: list = []
 
 
@@ -97,6 +101,8 @@ def _cuda_90_stand_in():
 
         class Cuda90(base):
             _enum = PlatformEnum.CUDA
+            # the name the experts' support check reports ("kernel does not support current device cuda")
+            device_name = "cuda"
 
             @classmethod
             def get_device_capability(cls, device_id=0):
@@ -438,6 +444,11 @@ def main(inp: str, out: str) -> None:
         from vllm.config.vllm import set_current_vllm_config
     from vllm.model_executor.model_loader.utils import get_model_architecture
 
+    try:
+        from vllm.model_executor.model_loader.utils import configure_quant_config
+    except ImportError:  # not in this release
+        configure_quant_config = None
+
     _patch()
     records: list = []
     _record_hooks(records)
@@ -448,6 +459,10 @@ def main(inp: str, out: str) -> None:
             _quant_modules_see_cuda_90()
             vc = _vllm_config(case["config"], case.get("engine_args") or {})
             cls = get_model_architecture(vc.model_config)[0]
+            if vc.quant_config is not None and configure_quant_config is not None:
+                # initialize_model hands the model class's packed-modules mapping (the fused layers' shards) and
+                # its checkpoint-name mapper to the quantization config before building the model
+                configure_quant_config(vc.quant_config, cls)
         except Exception as exc:  # noqa: BLE001
             results.append({"setup_error": f"{type(exc).__name__}: {exc}", "trace": traceback.format_exc()[-1500:]})
             continue

@@ -20,7 +20,9 @@ layers the release constructs (prefix, class, sizes, in order) with kvguard's ar
 
 AWQ / GPTQ: dense checkpoints (WNA16_BASES) at tp 1-64 and, from the MoE bases (WNA16_MOE_BASES:
 Qwen3-30B-A3B, Mixtral-8x7B), KVG_QUANT_CONFIGS // 2 MoE checkpoints at tp / dp / EP layouts (the
-experts' Marlin MoE method or its MoeWNA16 fall-back; kvguard.quant.wna16_moe).
+experts' Marlin MoE method or its MoeWNA16 fall-back; kvguard.quant.wna16_moe), and as many of DeepSeek-V2/V3,
+Kimi-K2 and MiniMax-M2 (WNA16_MLA_BASES: MLA projections, shared experts, dense first layers, an unquantized
+router gate).
 
 Releases: KVG_ORACLE_VERSIONS; size: KVG_QUANT_CONFIGS configs x KVG_QUANT_LAYOUTS layouts per
 release (default 2 x 10, a sample: the configs start at a different base checkpoint per release so
@@ -178,6 +180,114 @@ def wna16_moe_variants(rng: random.Random, n: int, version: "str | None" = None)
         if version is not None and resolve(version).within("0.25.0") and backend_rng.random() < MOE_BACKEND_SHARE:
             engine["moe_backend"] = backend_rng.choice(MOE_BACKENDS)
         out.append((cfg, engine))
+    return out
+
+
+#: AWQ / GPTQ on the MLA / MiniMax MoE families (kvguard.quant.wna16_moe): the catalog's DeepSeek-V2-Lite (MLA
+#: without a q LoRA: a quantized replicated kv_a_proj_with_mqa), DeepSeek-V3 (the base of DeepSeek-R1-AWQ /
+#: DeepSeek-V3-AWQ), Kimi-K2 (384 experts) and MiniMax-M2.5 (the base of MiniMax-M2.5-AWQ; registered from 0.11.1),
+#: cut to one dense layer and the first MoE layer, with AWQ / GPTQ configs in the form AutoAWQ / AutoGPTQ /
+#: GPTQModel write them and the unquantized modules real releases name (the router gate, attention, the shared
+#: experts, the dense first layers); how many run() builds per release (None: half of the configs);
+#: tools/quant_differential.py --wna16-mla
+WNA16_MLA_CONFIGS: "int | None" = None
+WNA16_MLA_BASES = ("deepseek-ai/DeepSeek-V3", "MiniMaxAI/MiniMax-M2.5", "deepseek-ai/DeepSeek-V2-Lite",
+                   "moonshotai/Kimi-K2-Instruct")
+
+
+def wna16_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0) -> list[tuple[dict, dict]]:
+    """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints of DeepSeek-V2/V3, Kimi-K2 and MiniMax-M2 (the
+    latter from 0.11.1, where the release registers it), bases in turn from ``offset``."""
+    def readable(base: str) -> dict:
+        cfg = cut(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        if cfg.get("model_type") == "kimi_k2":
+            cfg["model_type"] = "deepseek_v3"  # its config class is DeepSeek-V3's (without its repository code)
+        if cfg.get("model_type") == "minimax_m2" and _kvguard_refuses_config(cfg, version):
+            # Transformers before 5.x has no minimax_m2 config class (the repository code's): Mixtral's reads the
+            # same sizes and keeps the other keys as attributes; the architecture picks vLLM's MiniMax-M2 model
+            cfg["model_type"] = "mixtral"
+        return cfg
+
+    # MiniMax-M2: registered from 0.11.1
+    bases = [b for b in WNA16_MLA_BASES if "MiniMax" not in b or resolve(version).within("0.11.1")]
+    out = []
+    while len(out) < n:
+        base = bases[(offset + len(out)) % len(bases)]
+        cfg = readable(base)
+        if "first_k_dense_replace" in cfg:
+            cfg["first_k_dense_replace"] = min(cfg["first_k_dense_replace"] or 0, 1)
+            cfg["num_hidden_layers"] = cfg["first_k_dense_replace"] + 1
+            cfg.pop("num_nextn_predict_layers", None)
+        else:
+            cfg["num_hidden_layers"] = 1
+        key = "moe_intermediate_size" if "moe_intermediate_size" in cfg else "intermediate_size"
+        if rng.random() < 0.6:
+            cfg[key] = rng.choice([704, 768, 1408, 1536, 2048, 2560, 3072])
+        if rng.random() < 0.2:
+            # a router width the Marlin layer check does not take (a quantized gate would be refused)
+            experts = "n_routed_experts" if "n_routed_experts" in cfg else "num_local_experts"
+            cfg[experts] = rng.choice([60, 72, 160])
+            cfg["num_experts_per_tok"] = min(cfg.get("num_experts_per_tok", 8), 8)
+            if cfg.get("n_group"):
+                cfg["n_group"], cfg["topk_group"] = 1, 1
+        if "first_k_dense_replace" in cfg and rng.random() < 0.3:
+            cfg["intermediate_size"] = rng.choice([10944, 12288, 18432, 14336])
+        if "kv_lora_rank" in cfg and rng.random() < 0.1:
+            # a latent width whose kv_a_proj output (kv_lora_rank + rope dims) Marlin does not take: the replicated
+            # projection is quantized (the plain kernels' packing check), unlike the router gate
+            cfg["kv_lora_rank"] = 500
+        group = rng.choice([128, 128, 64, -1, 32])
+        engine: dict = {}
+        cfg["torch_dtype"] = rng.choice(["float16", "bfloat16"])
+        unconverted = [None, None, ["gate"], ["mlp.gate"], ["self_attn"], ["shared_experts"], ["model.layers.0."],
+                       ["experts"], ["kv_a_proj_with_mqa"], ["lm_head"], ["q_proj"], ["up_proj"]]
+        if rng.random() < 0.55:
+            q = {"bits": 4, "group_size": group, "zero_point": rng.random() < 0.85, "version": "gemm",
+                 "modules_to_not_convert": rng.choice(unconverted), "quant_method": "awq"}
+            if rng.random() < 0.15:
+                engine["quantization"] = rng.choice(["awq", "awq_marlin"])
+        else:
+            q = {"bits": rng.choice([4, 4, 8]), "group_size": group, "damp_percent": 0.01,
+                 "desc_act": rng.random() < 0.25, "sym": True, "true_sequential": True, "quant_method": "gptq"}
+            if rng.random() < 0.2:
+                engine["quantization"] = "gptq_marlin"
+        cfg["quantization_config"] = q
+        backend_rng = random.Random(f"mla-moe-backend-{len(out)}")
+        if resolve(version).within("0.25.0") and backend_rng.random() < MOE_BACKEND_SHARE / 2:
+            engine["moe_backend"] = backend_rng.choice(MOE_BACKENDS)
+        out.append((cfg, engine))
+    return out
+
+
+#: AWQ modules_to_not_convert entries that name part of a fused layer (its own name, one shard): the fixed cases
+#: tools/quant_differential.py --fused-shards adds (not in the CI sample); (base, entries)
+FUSED_SHARD_CASES = (
+    ("meta-llama/Llama-3.1-8B-Instruct", ["q_proj"]), ("meta-llama/Llama-3.1-8B-Instruct", ["gate"]),
+    ("Qwen/Qwen3-30B-A3B", ["k_proj"]), ("deepseek-ai/DeepSeek-V3", ["gate"]),
+    ("deepseek-ai/DeepSeek-V3", ["kv_a_proj_with_mqa"]), ("deepseek-ai/DeepSeek-V3", ["up_proj"]),
+    ("deepseek-ai/DeepSeek-V2-Lite", ["gate"]), ("deepseek-ai/DeepSeek-V3", ["mlp.gate"]),
+    ("MiniMaxAI/MiniMax-M2.5", ["q_proj"]), ("MiniMaxAI/MiniMax-M2.5", ["qkv_proj"]))
+FUSED_SHARDS = False
+
+
+def fused_shard_configs(version: str) -> list[dict]:
+    """FUSED_SHARD_CASES as AWQ checkpoints (4-bit, zero points, groups of 64), cut to one dense and the first MoE
+    layer; MiniMax-M2 where the release reads its config without repository code."""
+    out = []
+    for base, entries in FUSED_SHARD_CASES:
+        cfg = cut(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        if "first_k_dense_replace" in cfg:
+            cfg["first_k_dense_replace"], cfg["num_hidden_layers"] = 1, 2
+        else:
+            cfg["num_hidden_layers"] = 1
+        cfg["torch_dtype"] = "bfloat16"
+        cfg["quantization_config"] = {"bits": 4, "group_size": 64, "zero_point": True, "version": "gemm",
+                                      "modules_to_not_convert": entries, "quant_method": "awq"}
+        if "MiniMax" in base and _kvguard_refuses_config(cfg, version):
+            continue
+        out.append(cfg)
     return out
 
 
@@ -423,6 +533,7 @@ def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
 def compare(version: str, cases: list[dict], out: dict) -> dict:
     counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0, "config_refused_both": 0}
     by_family: dict = {}
+    by_arch: dict = {}
     mismatches: list = []
     undecided: dict = {}
     for case, res in zip(cases, out["results"]):
@@ -444,6 +555,12 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             engine = case.get("engine_args") or {}
             mine = kvguard_outcome(case["config"], lay, version, engine.get("quantization"),
                                    engine.get("moe_backend", "auto"))
+            # (architecture, quantization method): agree / disagree / undecided, for the per-family figures
+            arch_key = f"{(case['config'].get('architectures') or ['?'])[0]} " \
+                       f"{(case['config'].get('quantization_config') or {}).get('quant_method')}"
+            tally = by_arch.setdefault(arch_key, {"agree": 0, "disagree": 0, "undecided": 0})
+            tally["undecided" if mine is None else "agree" if mine == (rec["ok"], rec.get("exc_type"),
+                                                                       rec.get("message")) else "disagree"] += 1
             if mine is None:
                 counts["undecided"] += 1
                 _note_undecided(undecided, case, lay, version, rec)
@@ -474,7 +591,7 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                                    "sizes": {k: case["config"].get(k) for k in (
                                        "intermediate_size", "moe_intermediate_size", "quantization_config")}})
     return {"version": version, "counts": counts, "by_family": by_family, "mismatches": mismatches,
-            "undecided": undecided}
+            "undecided": undecided, "by_arch": by_arch}
 
 
 def _note_undecided(undecided: dict, case: dict, lay: dict, version: str, rec: dict) -> None:
@@ -520,6 +637,19 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": lays[:n_layouts], "engine_args": engine})
+    # AWQ / GPTQ on DeepSeek-V2/V3, Kimi-K2, MiniMax-M2: the MoE layouts (their own stream, bases in turn per
+    # release so that the sampled .ci/run releases see all of them)
+    mla_rng = random.Random(seed * 4000 + SUPPORTED_VERSIONS.index(version))
+    mla_layouts = moe_layouts + [{"tp": 2, "dp": 4, "ep": True}, {"tp": 8, "dp": 16}, {"tp": 64}]
+    for cfg, engine in wna16_mla_variants(mla_rng, max(1, n_configs // 2) if WNA16_MLA_CONFIGS is None
+                                          else WNA16_MLA_CONFIGS, version, SUPPORTED_VERSIONS.index(version)):
+        heads = cfg["num_attention_heads"]
+        lays = [lay for lay in mla_layouts if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": mla_rng.sample(lays, min(n_layouts, len(lays))),
+                      "engine_args": engine})
+    if FUSED_SHARDS:
+        for cfg in fused_shard_configs(version):
+            cases.append({"config": cfg, "layouts": [{"tp": 1}, {"tp": 8}]})
     # compressed-tensors (dense): the same tp sizes
     # (a stream of their own per release, so that the sampled .ci/run releases see different presets)
     ct_rng = random.Random(seed * 1000 + SUPPORTED_VERSIONS.index(version))
