@@ -176,3 +176,51 @@ def unlisted_claim(cfg: Mapping[str, Any], method: str, release) -> Optional[str
     if release.within("0.24.0", "0.24.0") and _claim_shared(cfg, method, release) == "modelopt_mxfp8":
         return "mxfp8"
     return None
+
+
+# ---------------------------------------------------------------------------
+# VllmConfig._get_quantization_config: the ModelOpt config built from the checkpoint's quantization config
+# (``from_config``: ModelOptQuantConfigBase's from 0.12.0, each class's own before), then its minimum capability and
+# activation dtypes
+
+#: get_supported_act_dtypes() of the ModelOpt methods kvguard builds (the same in every release)
+ACT_DTYPES = {"modelopt": ("bfloat16", "float16"), "modelopt_fp4": ("bfloat16", "float16", "float8_e4m3fn")}
+
+#: the quant_algo each method's config is decided for (from_config and __init__ take it in every release)
+_CANONICAL = {"modelopt": "FP8", "modelopt_fp4": "NVFP4"}
+
+
+def min_capability(method: str, release) -> int:
+    """get_min_capability() of a ModelOpt method kvguard builds: ModelOptFp8Config's is 89 up to 0.26.0, 80 from
+    0.27.0; ModelOptNvFp4Config's 80 up to 0.13.0, 75 from 0.14.0."""
+    if method == "modelopt":
+        return 80 if release.within("0.27.0") else 89
+    return 75 if release.within(EARLY) else 80
+
+
+def config_unread(cfg: Mapping[str, Any], method: str) -> Optional[str]:
+    """Why building the config of ``method`` from the (normalized) checkpoint config may refuse it, or None: kvguard
+    decides the plain exports only — quant_algo exactly FP8 (modelopt) / NVFP4 (modelopt_fp4), a string or no
+    kv_cache_quant_algo, list exclusions, an integer group size; NVFP4's nested layout with all of group_size,
+    kv_cache_quant_algo and exclude_modules (its from_config requires them from 0.12.0)."""
+    want = _CANONICAL.get(method)
+    if want is None:
+        return f"building the {method} config (and its activation dtypes) is not modelled"
+    nested = "quantization" in cfg
+    src = cfg["quantization"] if nested else cfg
+    if not isinstance(src, Mapping):
+        return "a ModelOpt quantization_config whose quantization key is not a mapping is not modelled"
+    algo = src.get("quant_algo")
+    if algo != want:
+        return f"building the {method} config of a checkpoint with quant_algo {algo!r} is not modelled"
+    if src.get("kv_cache_quant_algo") not in (None, "FP8"):
+        return f"a ModelOpt kv_cache_quant_algo of {src.get('kv_cache_quant_algo')!r} is not modelled"
+    for key in ("exclude_modules",) if nested else ("ignore", "exclude_modules"):
+        if not isinstance(src.get(key, []), list):
+            return f"a ModelOpt {key} that is not a list is not modelled"
+    if src.get("group_size") is not None and type(src.get("group_size")) is not int:
+        return "a ModelOpt group_size that is not an integer is not modelled"
+    if method == "modelopt_fp4" and nested and not all(
+            key in src for key in ("group_size", "kv_cache_quant_algo", "exclude_modules")):
+        return "an NVFP4 quantization mapping without group_size, kv_cache_quant_algo and exclude_modules is not modelled"
+    return None

@@ -326,8 +326,18 @@ _ACT_DTYPES = {
     "mxfp4": ("bfloat16",),
     "gpt_oss_mxfp4": ("bfloat16",),
     _dsv4.METHOD: _dsv4.ACT_DTYPES,
+    **_modelopt.ACT_DTYPES,
 }
-#: get_min_capability() of those methods is at most 80 in every release (kvguard.rules.table reads the host's)
+#: get_min_capability() of those methods is at most 80 in every release (kvguard.rules.table reads the host's), but
+#: ModelOpt FP8's (min_capability)
+
+
+def min_capability(method: str, release) -> int:
+    """The minimum compute capability VllmConfig checks before the activation dtypes (a bound of at most 80 for the
+    methods other than ModelOpt's: 80)."""
+    if method in _modelopt.ACT_DTYPES:
+        return max(80, _modelopt.min_capability(method, release))
+    return 80
 
 #: --dtype as ModelConfig maps an explicit value (_STR_DTYPE_TO_TORCH_DTYPE)
 _EXPLICIT_DTYPES = {"half": "float16", "float16": "float16", "float": "float32", "float32": "float32",
@@ -383,13 +393,20 @@ def _model_dtype(top: Mapping[str, Any], model_type: Any, dtype: str) -> str:
 _CONFIG_TAKES_ANY = ("mxfp4", "gpt_oss_mxfp4")
 
 
-def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], method: str) -> Optional[str]:
+def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], method: str, release
+                   ) -> Optional[str]:
     """Why the method's config (built from the checkpoint's quantization config before the checks) may refuse
     the checkpoint first, or None."""
     from . import scheme_of
 
     if method in _CONFIG_TAKES_ANY:
         return None
+    if method in _modelopt.ACT_DTYPES:
+        try:
+            cfg, _ = checkpoint_method(resolved_top, resolved, release)
+        except (_NotModelled, _modelopt.UnknownAlgo):
+            return f"building the {method} config from this quantization_config is not modelled"
+        return _modelopt.config_unread(cfg or {}, method)
     if method == _dsv4.METHOD:
         # DeepseekV4FP8Config.from_config hands an fp8 / deepseek_v4_fp8 config to Fp8Config's as it is
         cfg = resolved_top.get("quantization_config")
@@ -468,7 +485,7 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
             return None, (f"--quantization {user.lower()} (an online-quantization name) of a checkpoint an override "
                           f"claimed for {method}: get_quant_config's refusal of the online quantization_config is not "
                           f"modelled")
-        if method in _ACT_DTYPES and len(_ACT_DTYPES[method]) == 3:
+        if method in _ACT_DTYPES and {"float32", "float16", "bfloat16"} <= set(_ACT_DTYPES[method]):
             return None, None  # every dtype a model can have (compressed-tensors)
         if method not in _ACT_DTYPES:
             return None, f"VllmConfig's capability and activation-dtype checks of quantization method {method} are " \
@@ -480,7 +497,7 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
             # online FP8: Fp8Config() up to 0.30.x, the online config of fp8_per_tensor from 0.31.0 (see
             # ONLINE_METHODS): the same activation dtypes and a minimum capability of at most 80 in every release
         else:
-            why = _config_unread(resolved_top, resolved, method)
+            why = _config_unread(resolved_top, resolved, method, release)
             if why is not None:
                 return None, why
         if str(dtype).lower() == "auto" and {"bfloat16", "float16"} <= set(_ACT_DTYPES[method]):

@@ -594,6 +594,14 @@ def _act_dtype_refused(state) -> bool:
         state.unmodelled(why)
     if host_read and (state.need("platform") != "cuda" or state.need("gpu_capability") < 80):
         state.unmodelled("VllmConfig's quantization checks are modelled for CUDA, compute capability 80 or more")
+    if values is not None:
+        from ..quant.verify import min_capability
+
+        floor = min_capability(values["method"], state.release)
+        if state.need("gpu_capability") < floor:
+            # the method's minimum capability is checked first (ModelOpt FP8: 89 up to 0.26.0)
+            state.unmodelled(f"VllmConfig's capability check of quantization method {values['method']} (minimum "
+                             f"{floor}) comes first: not modelled")
     # the method's minimum capability (at most 80 for the methods modelled) and the dtypes are CUDA's
     return values is not None
 

@@ -155,10 +155,28 @@ def generate_modelopt(version: str) -> list[dict]:
     return cases
 
 
-def run_modelopt(version: str) -> dict:
+def generate_modelopt_dtype(version: str) -> list[dict]:
+    """Every ModelOpt config x --quantization (none, fp8) x --dtype, through the whole create_engine_config: the
+    normalization and overrides, the ModelOpt config VllmConfig builds and its activation dtypes."""
+    plain = {e.id: e.config for e in catalog.entries()}["Qwen/Qwen3-8B"]
+    cases = []
+    for name, quant in modelopt_quant_configs():
+        for user in (None, "fp8"):
+            for dtype in ("auto", "float16", "float32"):
+                cases.append({"id": f"md-{name}-{user}-{dtype}",
+                              "config": dict(copy.deepcopy(plain), quantization_config=quant),
+                              "quantization": user, "dtype": None if dtype == "auto" else dtype,
+                              "allow_deprecated_quantization": False, "vllm_config": True})
+    return cases
+
+
+def run_modelopt(version: str) -> tuple[dict, dict]:
+    """(ModelConfig's report, the whole engine config's) for the ModelOpt cases, through one oracle start."""
     python, python_env = _python(version)
-    cases = generate_modelopt(version)
-    return compare(version, cases, run_runner("quant_verify_runner.py", python, python_env, cases))
+    cases, dtype_cases = generate_modelopt(version), generate_modelopt_dtype(version)
+    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases)
+    return (compare(version, cases, records[:len(cases)]),
+            compare_dtype(version, dtype_cases, records[len(cases):]))
 
 
 def generate(seed: int, version: str, n: int) -> list[dict]:
@@ -354,10 +372,14 @@ def test_dsv4_override_matches_the_release_sources():
 # VllmConfig._get_quantization_config: the activation-dtype refusal (the whole create_engine_config in the oracle)
 
 _QUANT_IDS = ("MC_quant_mismatch", "MC_quant_unknown", "MC_quant_deprecated", "MC_quant_gpt_oss_humming",
-              "VC_quant_act_dtype")
+              "MC_quant_modelopt_algo", "MC_quant_override_unlisted", "VC_quant_act_dtype")
+#: (the ModelOpt configs' own refusals while VllmConfig builds them count too: kvguard must leave them undecided)
 _QUANT_MESSAGES = ("Quantization method specified in the model config", "Unknown quantization method",
                    "('The quantization method", " is not supported for quantization method ",
-                   "For gpt-oss model, use '--moe-backend humming'")
+                   "For gpt-oss model, use '--moe-backend humming'", "Unknown ModelOpt quant algo",
+                   "is an override but is has not been added", "ModelOpt", "quant_algo",
+                   "NVFP4 quantization requires", "must be a string, got", "must be a list, got",
+                   "must be an integer, got")
 _DTYPES = ("auto", "auto", "float16", "bfloat16", "float32", "half", "float")
 
 
@@ -571,11 +593,15 @@ if __name__ == "__main__":
     part = os.environ.get("KVG_QVERIFY_PART", "both")
     for v in sys.argv[1:] or VERSIONS:
         if part == "modelopt":
-            m = run_modelopt(v)
+            m, md = run_modelopt(v)
             print(v, "modelopt model_config: agree", m["agree"], "undecided", m["undecided"], "disagree",
                   len(m["disagree"]))
             for case in m["disagree"][:8]:
                 print("  ", json.dumps(case)[:600])
+            print(v, "modelopt vllm_config: agree", md["agree"], "undecided", md["undecided"], "oracle_other",
+                  md["oracle_other"], "disagree", len(md["disagree"]))
+            for case in md["disagree"][:8]:
+                print("  ", json.dumps(case)[:700])
             continue
         if part == "gpt_oss":
             g = run_gpt_oss(v)
