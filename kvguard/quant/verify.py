@@ -23,8 +23,9 @@ any checkpoint, DeepSeek-V4's FP8 override (0.20.0+, :mod:`kvguard.quant.dsv4_fp
 from 0.20.0 ``GptOssMxfp4Config`` claims a ``gpt_oss`` model's whatever ``--quantization`` names, an unknown name
 included (no mismatch, no unknown-method refusal), except ``humming``: humming's override, asked first when named,
 claims it on 0.20.x and refuses it from 0.21.0 (mxfp4.py, humming.py); another model's MXFP4 checkpoint no override
-claims (the plain checks).  The overrides kvguard leaves open (reported as not modelled): ModelOpt, auto-round
-checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a
+claims (the plain checks); ModelOpt checkpoints (:mod:`kvguard.quant.modelopt`: the normalization of the nested
+export, its "Unknown ModelOpt quant algo" refusal, the four ModelOpt overrides, 0.24.0's unlisted ``mxfp8``).  The
+overrides kvguard leaves open (reported as not modelled): auto-round checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a
 Quark checkpoint or of another DeepSeek-V4 model type, ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the
 Marlin conversion of
 an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
