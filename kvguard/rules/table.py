@@ -884,15 +884,16 @@ RULES = (
                  f"vllm/config/__init__.py)",
           description="a ModelOpt checkpoint (producer modelopt) whose quantization.quant_algo is not FP8 or NVFP4 "
                       "(as written)"),
-    Check("MC_quant_override_unlisted", "0.24.0", "0.24.0", stage="model_config", scope="feature",
+    # the row spans the launch-check group 0.24.0 - 0.25.1; kvguard.quant.modelopt.unlisted_claim fires on 0.24.0 only
+    Check("MC_quant_override_unlisted", "0.24.0", "0.25.1", stage="model_config", scope="feature",
           when=lambda state: _qv_fires(state, "MC_quant_override_unlisted"), bind=_qv_values,
           template="Quantization method {name} is an override but is has not been added to the `overrides` list "
                    "above. This is necessary to ensure that the overrides are checked in order of preference.",
           source=f"{_S_MODEL}::ModelConfig._verify_quantization (the override loop asks the methods missing from "
                  f"its overrides list first; vllm/model_executor/layers/quantization/__init__.py registers mxfp8 as "
                  f"ModelOptMxFp8Config)",
-          description="a ModelOpt checkpoint whose quant_algo contains MXFP8: the unlisted mxfp8 method's override "
-                      "claims it first, whatever --quantization names"),
+          description="0.24.0: a ModelOpt checkpoint whose quant_algo contains MXFP8: the unlisted mxfp8 method's "
+                      "override claims it first, whatever --quantization names (0.25.0 lists it)"),
     Check("MC_quant_gpt_oss_humming", "0.21.0", stage="model_config", scope="feature",
           when=lambda state: _qv_fires(state, "MC_quant_gpt_oss_humming"),
           template="For gpt-oss model, use '--moe-backend humming' instead of '--quantization humming'.",
