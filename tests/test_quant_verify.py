@@ -508,3 +508,32 @@ def test_modelopt_configs_kvguard_does_not_build_stay_open():
                   plain_with({"producer": dict(_MO_PRODUCER), "quantization": {"quant_algo": "NVFP4"}})):
         verdict = kvguard.check(quant, vllm_version="0.28.0", dtype="float32", host=H100)
         assert "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+
+
+_ONLY_SUPPORTS = ("ModelOpt currently only supports: {} quantizations in vLLM. Please check the `hf_quant_config.json` "
+                  "file for your model's quant configuration.")
+
+
+@pytest.mark.parametrize("version,algos", [
+    ("0.10.2", "['FP8', 'NVFP4']"),
+    ("0.14.0", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4']"),
+    ("0.16.0", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4', 'MXFP8']"),
+    ("0.20.2", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4', 'MXFP8', 'MIXED_PRECISION']"),
+    ("0.21.0", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4', 'W4A16_NVFP4', 'MXFP8', 'MIXED_PRECISION']"),
+    ("0.33.0", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4', 'W4A16_NVFP4', 'MXFP8', 'MIXED_PRECISION']"),
+])
+def test_modelopt_config_refuses_an_algorithm_it_does_not_list(version, algos):
+    # the flat W4A8_AWQ export: no override claims it, ModelConfig takes "modelopt"; ModelOptFp8Config.from_config
+    # (the shared base's from 0.12.0) refuses the algorithm in VllmConfig
+    verdict = kvguard.check(mo_flat("W4A8_AWQ"), vllm_version=version, host=H100)
+    assert (verdict.stage, verdict.check, verdict.exc_type, verdict.wrapped_by) == (
+        "verify", "VC_quant_modelopt_algo", "ValueError", "VllmConfig")
+    assert verdict.message == _ONLY_SUPPORTS.format(algos)
+
+
+def test_modelopt_config_algorithm_compared_upper_cased_from_0_14_0():
+    # NVFP4_AWQ: claimed by ModelOptNvFp4Config's override ("FP4" in it), refused by from_config
+    assert kvguard.check(mo_flat("NVFP4_AWQ"), vllm_version="0.28.0", host=H100).check == "VC_quant_modelopt_algo"
+    # lower-case fp8 (flat, method "modelopt"): refused as written on 0.13.0, upper-cased on 0.14.0
+    assert kvguard.check(mo_flat("fp8"), vllm_version="0.13.0", host=H100).check == "VC_quant_modelopt_algo"
+    assert kvguard.check(mo_flat("fp8"), vllm_version="0.14.0", host=H100).check != "VC_quant_modelopt_algo"

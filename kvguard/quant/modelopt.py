@@ -224,3 +224,43 @@ def config_unread(cfg: Mapping[str, Any], method: str) -> Optional[str]:
             key in src for key in ("group_size", "kv_cache_quant_algo", "exclude_modules")):
         return "an NVFP4 quantization mapping without group_size, kv_cache_quant_algo and exclude_modules is not modelled"
     return None
+
+
+def quant_algos(release) -> list[str]:
+    """QUANT_ALGOS of the release's modelopt.py (the list from_config prints when it refuses an algorithm)."""
+    algos = ["FP8", "NVFP4"]
+    if release.within(EARLY):
+        algos = ["FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO", "NVFP4"]
+    if release.within("0.21.0"):
+        algos.append("W4A16_NVFP4")
+    if release.within("0.16.0"):
+        algos.append("MXFP8")
+    if release.within("0.17.0"):
+        algos.append("MIXED_PRECISION")
+    return algos
+
+
+def from_config_refusal(cfg: Mapping[str, Any], method: str, release) -> tuple[Optional[list], Optional[str]]:
+    """(QUANT_ALGOS when ``from_config`` of the ModelOpt FP8 / NVFP4 config refuses the checkpoint's algorithm,
+    why kvguard cannot tell): the refusal that follows the checks of a missing algorithm and of the
+    kv_cache_quant_algo / exclusion / group-size types (kvguard decides well-formed configs only); the algorithm is
+    compared upper-cased from 0.14.0."""
+    if method not in _CANONICAL:
+        return None, None  # other configs: VC_quant_act_dtype stays open with its own reason
+    nested = "quantization" in cfg
+    src = cfg["quantization"] if nested else cfg
+    if not isinstance(src, Mapping):
+        return None, "a ModelOpt quantization_config whose quantization key is not a mapping is not modelled"
+    algo = src.get("quant_algo")
+    if not isinstance(algo, str) or not algo:
+        return None, "a ModelOpt quantization_config without a quant_algo string (from_config) is not modelled"
+    if src.get("kv_cache_quant_algo") is not None and not isinstance(src.get("kv_cache_quant_algo"), str):
+        return None, "a ModelOpt kv_cache_quant_algo that is not a string is not modelled"
+    for key in ("exclude_modules",) if nested else ("ignore", "exclude_modules"):
+        if not isinstance(src.get(key, []), list):
+            return None, f"a ModelOpt {key} that is not a list is not modelled"
+    if src.get("group_size") is not None and type(src.get("group_size")) is not int:
+        return None, "a ModelOpt group_size that is not an integer is not modelled"
+    read = algo.upper() if release.within(EARLY) else algo
+    algos = quant_algos(release)
+    return (algos if read not in algos else None), None

@@ -515,3 +515,26 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
         return None, None
     return {"dtype": model, "method": method,
             "supported": "[" + ", ".join(f"torch.{d}" for d in supported) + "]"}, None
+
+
+def modelopt_config_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release,
+                            user: Optional[str], out: VerifyOutcome) -> tuple[Optional[dict], Optional[str]]:
+    """(template values, why kvguard cannot tell) of the ModelOpt FP8 / NVFP4 config's refusal of the checkpoint's
+    quant_algo while VllmConfig builds it (``from_config``, before the capability and the activation dtypes), for a
+    launch ModelConfig accepted with ``modelopt`` / ``modelopt_fp4``."""
+    if out.unmodelled or out.deferred or out.quantization not in _modelopt.ACT_DTYPES:
+        return None, None
+    if (user is not None and user.lower() in _ONLINE_NAMES_0_20 and user.lower() != out.quantization
+            and release.within("0.20.0", "0.21.0")):
+        return None, f"--quantization {user.lower()} (an online-quantization name): get_quant_config's refusal is not " \
+                     f"modelled"
+    try:
+        cfg, _ = checkpoint_method(resolved_top, resolved, release)
+    except (_NotModelled, _modelopt.UnknownAlgo):
+        return None, "the checkpoint's quantization config is not read"
+    if cfg is None:
+        return None, None  # online quantization: no checkpoint config to refuse
+    algos, why = _modelopt.from_config_refusal(cfg, out.quantization, release)
+    if algos is None:
+        return None, why
+    return {"algos": repr(algos)}, None

@@ -581,6 +581,22 @@ def _act_dtype(state):
     return out
 
 
+def _modelopt_config_refused(state) -> bool:
+    """The ModelOpt FP8 / NVFP4 config's refusal of the checkpoint's algorithm (kvguard.quant.verify), once."""
+    out = getattr(state, "_mo_out", None)
+    if out is None:
+        from ..quant.verify import modelopt_config_refusal
+
+        out = state._mo_out = modelopt_config_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
+                                                      state.layout.quantization, _qv(state))
+    values, why = out
+    if why is not None:
+        state.unmodelled(why)
+    if values is not None and state.need("platform") != "cuda":
+        state.unmodelled("VllmConfig's quantization checks of ModelOpt checkpoints are modelled for CUDA")
+    return values is not None
+
+
 def _act_dtype_refused(state) -> bool:
     from ..quant.verify import AUTO_PASSES
 
@@ -1752,6 +1768,15 @@ RULES = (
                    "PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
+    Check("VC_quant_modelopt_algo", stage="verify", scope="feature",
+          when=_modelopt_config_refused, bind=lambda state: dict(state._mo_out[0] or {}),
+          template="ModelOpt currently only supports: {algos} quantizations in vLLM. Please check the "
+                   "`hf_quant_config.json` file for your model's quant configuration.",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptQuantConfigBase.from_config (0.10.2 - "
+                 "0.11.x: ModelOptFp8Config / ModelOptNvFp4Config.from_config), from VllmConfig._get_quantization_config "
+                 "before the capability and activation dtypes",
+          description="a ModelOpt checkpoint ModelConfig took as modelopt / modelopt_fp4 whose quant_algo (upper-cased "
+                      "from 0.14.0) is not in the release's QUANT_ALGOS"),
     Check("VC_quant_act_dtype", stage="verify", scope="feature",
           when=_act_dtype_refused, bind=lambda state: dict(_act_dtype(state)[0] or {}),
           template=_QUANT_ACT_DTYPE,

@@ -372,7 +372,7 @@ def test_dsv4_override_matches_the_release_sources():
 # VllmConfig._get_quantization_config: the activation-dtype refusal (the whole create_engine_config in the oracle)
 
 _QUANT_IDS = ("MC_quant_mismatch", "MC_quant_unknown", "MC_quant_deprecated", "MC_quant_gpt_oss_humming",
-              "MC_quant_modelopt_algo", "MC_quant_override_unlisted", "VC_quant_act_dtype")
+              "MC_quant_modelopt_algo", "MC_quant_override_unlisted", "VC_quant_modelopt_algo", "VC_quant_act_dtype")
 #: (the ModelOpt configs' own refusals while VllmConfig builds them count too: kvguard must leave them undecided)
 _QUANT_MESSAGES = ("Quantization method specified in the model config", "Unknown quantization method",
                    "('The quantization method", " is not supported for quantization method ",
