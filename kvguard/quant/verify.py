@@ -25,10 +25,10 @@ included (no mismatch, no unknown-method refusal), except ``humming``: humming's
 claims it on 0.20.x and refuses it from 0.21.0 (mxfp4.py, humming.py); another model's MXFP4 checkpoint no override
 claims (the plain checks); ModelOpt checkpoints (:mod:`kvguard.quant.modelopt`: the normalization of the nested
 export, its "Unknown ModelOpt quant algo" refusal, the four ModelOpt overrides, 0.24.0's unlisted ``mxfp8``).  The
-overrides kvguard leaves open (reported as not modelled): auto-round checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a
-Quark checkpoint or of another DeepSeek-V4 model type, ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the
-Marlin conversion of
-an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
+overrides kvguard leaves open (reported as not modelled): auto-round checkpoints, the BitBLAS / Marlin-24
+checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a Quark checkpoint or of another DeepSeek-V4 model
+type, ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of an AWQ / GPTQ checkpoint that
+does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
 GPTQ's BitBLAS conversion (up to 0.15.1, a host fact).  An AWQ / GPTQ checkpoint an override claims (or
 named as it is) goes on to :mod:`kvguard.quant`'s kernel path (``deferred``).
 """
