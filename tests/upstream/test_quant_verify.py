@@ -20,6 +20,10 @@ crosses every gpt-oss config (the catalog's 20b / 120b, config dtypes, other siz
 model type) with --quantization and --dtype (308 cases, both checks, compared as the second).
 
 
+``KVG_QVERIFY_PART=modelopt python -m tests.upstream.test_quant_verify V …`` (not in the pytest run) crosses the
+ModelOpt configs of both export layouts (modelopt_quant_configs) with --quantization through ModelConfig (339 cases)
+and with --quantization none / fp8 x --dtype through the whole engine config (144); the CI sample takes three of them.
+
 A third set (0.20.0+ matters) takes DeepSeek-V4 checkpoints (the real Flash / Pro configs and variants) through
 both, for DeepSeek-V4's FP8 override and the activation dtypes of ``deepseek_v4_fp8``; and
 ``test_dsv4_override_matches_the_release_sources`` runs each release's own override function, read from its source.
