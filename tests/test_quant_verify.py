@@ -142,7 +142,7 @@ def test_gptq_bitblas_is_left_open_up_to_0_15_1():
 
 
 @pytest.mark.parametrize("quant,user,version", [
-    ({"quant_method": "modelopt"}, "fp8", "0.28.0"),
+    ({"quant_method": "modelopt", "quant_algo": ["FP8"]}, "fp8", "0.28.0"),
     ({"quant_method": "quark"}, "deepseek_v4_fp8", "0.28.0"),
     ({"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}, "moe_wna16", "0.28.0"),
     ({"quant_method": "gptq", "checkpoint_format": "marlin_24"}, "gptq_marlin_24", "0.14.0"),
@@ -374,3 +374,177 @@ def test_gpt_oss_model_construction_is_skipped_with_its_reason():
     verdict = kvguard.check(gpt_oss(size="120b"), vllm_version="0.28.0", tp=8, dtype="bfloat16", host=H100)
     reason = next(s.reason for s in verdict.skipped if s.check == "MI_model")
     assert reason.startswith("the weight-shard checks of GptOssForCausalLM are not modelled (the MLP block's")
+
+
+# ---------------------------------------------------------------------------
+# ModelOpt checkpoints (kvguard.quant.modelopt): expected values from each release's _parse_quant_hf_config /
+# _normalize_quantization_config and the ModelOpt override_quantization_method functions
+
+_MO_PRODUCER = {"name": "modelopt", "version": "0.29.0"}
+
+
+def mo_flat(algo: str, method: str = "modelopt", **extra) -> dict:
+    """The newer export (e.g. nvidia/Llama-3.3-70B-Instruct-FP4's config.json)."""
+    return plain_with({"quant_method": method, "quant_algo": algo, "producer": dict(_MO_PRODUCER),
+                       "ignore": ["lm_head"], **extra})
+
+
+def mo_nested(algo: str, **extra) -> dict:
+    """The older export (hf_quant_config.json's layout): no quant_method; producer + quantization."""
+    return plain_with({"producer": dict(_MO_PRODUCER), "quantization": {
+        "quant_algo": algo, "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"], **extra}})
+
+
+_UNKNOWN_ALGO = "Unknown ModelOpt quant algo: {}"
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.0", "0.22.0", "0.33.0"])
+def test_nvfp4_flat_export_claimed_whatever_quantization_names(version):
+    # ModelOptNvFp4Config's override: "FP4" in the upper-cased flat quant_algo; it ignores --quantization
+    for user in (None, "fp8", "modelopt", "foo"):
+        out = verify(mo_flat("NVFP4", group_size=16), {}, resolve(version), user)
+        assert (out.check, out.quantization, out.reads_platform) == (None, "modelopt_fp4", True), user
+
+
+def test_nested_export_normalized_then_overridden():
+    nested_fp8 = mo_nested("FP8")
+    # the normalization writes quant_method modelopt; ModelOptFp8Config's override then claims it for any name
+    assert verify(nested_fp8, {}, resolve("0.10.2"), None).quantization == "modelopt"
+    assert verify(nested_fp8, {}, resolve("0.10.2"), "modelopt_fp4").quantization == "modelopt"
+    # NVFP4 becomes modelopt_fp4, which no override reads up to 0.21.0 (exactly "modelopt"): a mismatch
+    out = verify(mo_nested("NVFP4", group_size=16), {}, resolve("0.21.0"), "fp8")
+    assert out.check == "MC_quant_mismatch" and dict(out.values) == {"checkpoint": "modelopt_fp4", "user": "fp8"}
+    # 0.22.0: _extract_modelopt_quant_algo takes every method starting with "modelopt"
+    assert verify(mo_nested("NVFP4", group_size=16), {}, resolve("0.22.0"), "fp8").quantization == "modelopt_fp4"
+
+
+@pytest.mark.parametrize("version,algo,want", [
+    ("0.13.0", "fp8", _UNKNOWN_ALGO.format("fp8")),        # compared as written up to 0.13.0
+    ("0.14.0", "fp8", None),                               # upper-cased from 0.14.0
+    ("0.13.0", "FP8_PB_WO", _UNKNOWN_ALGO.format("FP8_PB_WO")),
+    ("0.14.0", "FP8_PER_CHANNEL_PER_TOKEN", None),
+    ("0.32.0", "MIXED_PRECISION", _UNKNOWN_ALGO.format("MIXED_PRECISION")),
+    ("0.33.0", "MIXED_PRECISION", None),
+    ("0.33.0", "W4A8_AWQ", _UNKNOWN_ALGO.format("W4A8_AWQ")),
+])
+def test_normalization_refusal_per_release(version, algo, want):
+    verdict = kvguard.check(mo_nested(algo), vllm_version=version, host=H100)
+    if want is None:
+        assert verdict.check not in ("MC_quant_modelopt_algo", "MC_quant_mismatch", "MC_quant_unknown")
+    else:
+        assert (verdict.stage, verdict.check, verdict.exc_type, verdict.wrapped_by, verdict.message) == (
+            "model_config", "MC_quant_modelopt_algo", "ValueError", "ModelConfig", want)
+
+
+def test_normalization_refusal_moves_before_the_dtype_in_0_14_0():
+    gemma2 = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "torch_dtype": "bfloat16",
+              "num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1024, "max_position_embeddings": 4096,
+              "quantization_config": {"producer": dict(_MO_PRODUCER), "quantization": {"quant_algo": "W4A8_AWQ"}}}
+    # 0.13.0: _verify_quantization normalizes after the dtype check; 0.14.0: model_arch_config, before it
+    assert kvguard.check(gemma2, vllm_version="0.13.0", dtype="half", host=H100).check == "MC_dtype_float16"
+    assert kvguard.check(gemma2, vllm_version="0.14.0", dtype="half", host=H100).check == "MC_quant_modelopt_algo"
+
+
+def test_legacy_export_normalized_from_0_26_0():
+    legacy = plain_with({"quantization": {"quant_algo": "W4A16_AWQ", "modelopt_quant_config": {}}})
+    # before 0.26.0 nothing rewrites its empty quant_method: no quantization
+    out = verify(legacy, {}, resolve("0.25.1"), None)
+    assert (out.check, out.quantization) == (None, None)
+    assert dict(verify(legacy, {}, resolve("0.26.0"), None).values) == {"algo": "W4A16_AWQ"}
+
+
+def test_flat_algorithms_per_override_release():
+    # FP8_PB_WO: ModelOptFp8Config's override takes "FP8" in the algorithm up to 0.15.1, equality from 0.16.0
+    assert verify(mo_flat("FP8_PB_WO"), {}, resolve("0.15.1"), "fp8").quantization == "modelopt"
+    out = verify(mo_flat("FP8_PB_WO"), {}, resolve("0.16.0"), "fp8")
+    assert dict(out.values) == {"checkpoint": "modelopt", "user": "fp8"}
+    # MXFP8: no override before 0.16.0 (the method stays modelopt)
+    assert verify(mo_flat("MXFP8"), {}, resolve("0.15.1"), None).quantization == "modelopt"
+    assert verify(mo_flat("MXFP8"), {}, resolve("0.16.0"), "fp8").quantization == "modelopt_mxfp8"
+    assert verify(mo_flat("MXFP8"), {}, resolve("0.25.0"), "fp8").quantization == "modelopt_mxfp8"
+    # MIXED_PRECISION: ModelOptMixedPrecisionConfig from 0.17.0
+    assert dict(verify(mo_flat("MIXED_PRECISION"), {}, resolve("0.16.0"), "modelopt_mixed").values) == {
+        "checkpoint": "modelopt", "user": "modelopt_mixed"}
+    assert verify(mo_flat("MIXED_PRECISION"), {}, resolve("0.17.0"), "fp8").quantization == "modelopt_mixed"
+
+
+def test_unlisted_mxfp8_override_of_0_24_0():
+    verdict = kvguard.check(mo_flat("MXFP8"), vllm_version="0.24.0", host=H100)
+    assert (verdict.check, verdict.exc_type, verdict.wrapped_by) == (
+        "MC_quant_override_unlisted", "ValueError", "ModelConfig")
+    assert verdict.message == ("Quantization method mxfp8 is an override but is has not been added to the "
+                               "`overrides` list above. This is necessary to ensure that the overrides are checked "
+                               "in order of preference.")
+
+
+def test_humming_named_first_gguf_after_the_modelopt_overrides():
+    assert verify(mo_flat("NVFP4"), {}, resolve("0.20.0"), "humming").quantization == "humming"
+    assert verify(mo_flat("NVFP4"), {}, resolve("0.20.0"), "gguf").quantization == "modelopt_fp4"
+    # no algorithm an override reads: gguf's claims it
+    assert verify(mo_flat("W4A8_AWQ"), {}, resolve("0.20.0"), "gguf").quantization == "gguf"
+
+
+def test_modelopt_refusals_read_the_platform():
+    # a mismatch on CUDA; ROCm's petit_nvfp4 override reads ModelOpt checkpoints too
+    quant = mo_flat("W4A8_AWQ")
+    assert kvguard.check(quant, vllm_version="0.28.0", quantization="fp8", host=H100).check == "MC_quant_mismatch"
+    verdict = kvguard.check(quant, vllm_version="0.28.0", quantization="fp8",
+                            host=kvguard.Host.standard(platform="rocm"))
+    assert "MC_quant_mismatch" in [s.check for s in verdict.skipped]
+
+
+def test_modelopt_activation_dtypes():
+    verdict = kvguard.check(mo_flat("NVFP4", group_size=16), vllm_version="0.28.0", dtype="float32", host=H100)
+    assert (verdict.stage, verdict.check, verdict.wrapped_by) == ("verify", "VC_quant_act_dtype", "VllmConfig")
+    assert verdict.message == ("torch.float32 is not supported for quantization method modelopt_fp4. Supported "
+                               "dtypes: [torch.bfloat16, torch.float16, torch.float8_e4m3fn]")
+    verdict = kvguard.check(mo_nested("FP8"), vllm_version="0.10.2", dtype="float", host=H100)
+    assert verdict.message == ("torch.float32 is not supported for quantization method modelopt. Supported dtypes: "
+                               "[torch.bfloat16, torch.float16]")
+    assert kvguard.check(mo_nested("FP8"), vllm_version="0.10.2", host=H100).ok
+
+
+def test_modelopt_fp8_minimum_capability_comes_first_up_to_0_26_0():
+    a100 = kvguard.Host.standard(gpu_capability=80)
+    verdict = kvguard.check(mo_nested("FP8"), vllm_version="0.26.0", dtype="float32", host=a100)
+    assert "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+    verdict = kvguard.check(mo_nested("FP8"), vllm_version="0.27.0", dtype="float32", host=a100)
+    assert verdict.check == "VC_quant_act_dtype"
+
+
+def test_modelopt_configs_kvguard_does_not_build_stay_open():
+    # MIXED_PRECISION / MXFP8 configs, and an NVFP4 nested mapping without its required fields
+    for quant in (mo_flat("MIXED_PRECISION"), mo_flat("MXFP8"),
+                  plain_with({"producer": dict(_MO_PRODUCER), "quantization": {"quant_algo": "NVFP4"}})):
+        verdict = kvguard.check(quant, vllm_version="0.28.0", dtype="float32", host=H100)
+        assert "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+
+
+_ONLY_SUPPORTS = ("ModelOpt currently only supports: {} quantizations in vLLM. Please check the `hf_quant_config.json` "
+                  "file for your model's quant configuration.")
+
+
+@pytest.mark.parametrize("version,algos", [
+    ("0.10.2", "['FP8', 'NVFP4']"),
+    ("0.14.0", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4']"),
+    ("0.16.0", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4', 'MXFP8']"),
+    ("0.20.2", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4', 'MXFP8', 'MIXED_PRECISION']"),
+    ("0.21.0", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4', 'W4A16_NVFP4', 'MXFP8', 'MIXED_PRECISION']"),
+    ("0.33.0", "['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', 'FP8_PB_WO', 'NVFP4', 'W4A16_NVFP4', 'MXFP8', 'MIXED_PRECISION']"),
+])
+def test_modelopt_config_refuses_an_algorithm_it_does_not_list(version, algos):
+    # the flat W4A8_AWQ export: no override claims it, ModelConfig takes "modelopt"; ModelOptFp8Config.from_config
+    # (the shared base's from 0.12.0) refuses the algorithm in VllmConfig
+    verdict = kvguard.check(mo_flat("W4A8_AWQ"), vllm_version=version, host=H100)
+    assert (verdict.stage, verdict.check, verdict.exc_type, verdict.wrapped_by) == (
+        "verify", "VC_quant_modelopt_algo", "ValueError", "VllmConfig")
+    assert verdict.message == _ONLY_SUPPORTS.format(algos)
+
+
+def test_modelopt_config_algorithm_compared_upper_cased_from_0_14_0():
+    # NVFP4_AWQ: claimed by ModelOptNvFp4Config's override ("FP4" in it), refused by from_config
+    assert kvguard.check(mo_flat("NVFP4_AWQ"), vllm_version="0.28.0", host=H100).check == "VC_quant_modelopt_algo"
+    # lower-case fp8 (flat, method "modelopt"): refused as written on 0.13.0, upper-cased on 0.14.0
+    assert kvguard.check(mo_flat("fp8"), vllm_version="0.13.0", host=H100).check == "VC_quant_modelopt_algo"
+    assert kvguard.check(mo_flat("fp8"), vllm_version="0.14.0", host=H100).check != "VC_quant_modelopt_algo"

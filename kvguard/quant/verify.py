@@ -23,11 +23,12 @@ any checkpoint, DeepSeek-V4's FP8 override (0.20.0+, :mod:`kvguard.quant.dsv4_fp
 from 0.20.0 ``GptOssMxfp4Config`` claims a ``gpt_oss`` model's whatever ``--quantization`` names, an unknown name
 included (no mismatch, no unknown-method refusal), except ``humming``: humming's override, asked first when named,
 claims it on 0.20.x and refuses it from 0.21.0 (mxfp4.py, humming.py); another model's MXFP4 checkpoint no override
-claims (the plain checks).  The overrides kvguard leaves open (reported as not modelled): ModelOpt, auto-round
-checkpoints, the BitBLAS / Marlin-24 checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a
-Quark checkpoint or of another DeepSeek-V4 model type, ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the
-Marlin conversion of
-an AWQ / GPTQ checkpoint that does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
+claims (the plain checks); ModelOpt checkpoints (:mod:`kvguard.quant.modelopt`: the normalization of the nested
+export, its "Unknown ModelOpt quant algo" refusal, the four ModelOpt overrides, 0.24.0's unlisted ``mxfp8``).  The
+overrides kvguard leaves open (reported as not modelled): auto-round checkpoints, the BitBLAS / Marlin-24
+checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a Quark checkpoint or of another DeepSeek-V4 model
+type, ``moe_wna16`` requested for an AWQ / GPTQ checkpoint, the Marlin conversion of an AWQ / GPTQ checkpoint that
+does not plainly fit Marlin (before the unified methods of 0.24.0 / 0.22.0) and
 GPTQ's BitBLAS conversion (up to 0.15.1, a host fact).  An AWQ / GPTQ checkpoint an override claims (or
 named as it is) goes on to :mod:`kvguard.quant`'s kernel path (``deferred``).
 """
@@ -40,8 +41,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Optional
 
-from ..record import Record, field
+from ..record import Record, field, replace
 from . import dsv4_fp8 as _dsv4
+from . import modelopt as _modelopt
 
 __all__ = ["VerifyOutcome", "checkpoint_method", "methods", "verify"]
 
@@ -81,16 +83,22 @@ class _NotModelled(Exception):
     pass
 
 
-def _read_config(top: Mapping[str, Any]) -> Optional[Mapping[str, Any]]:
-    """``quantization_config``, else ``compression_config`` of one config level (None: neither)."""
+def _read_config(top: Mapping[str, Any], release) -> Optional[Mapping[str, Any]]:
+    """``quantization_config``, else ``compression_config`` of one config level (None: neither), a
+    ``quantization_config`` with the ``quant_method`` the ModelOpt normalization writes (kvguard.quant.modelopt;
+    raises its UnknownAlgo)."""
     for key in ("quantization_config", "compression_config"):
         if key in top:
             value = top[key]
             if not isinstance(value, Mapping):
                 raise _NotModelled(f"a {key} that is not a mapping ({type(value).__name__}) is not modelled")
-            if key == "quantization_config" and (
-                    "producer" in value or isinstance(value.get("quantization"), Mapping)):
-                raise _NotModelled("a ModelOpt quantization_config (producer / quantization keys) is not modelled")
+            if key == "quantization_config":
+                try:
+                    written = _modelopt.normalize(value, release)
+                except _modelopt.NotRead as exc:
+                    raise _NotModelled(str(exc)) from None
+                if written is not None:
+                    value = {**value, "quant_method": written}
             return value
     return None
 
@@ -98,11 +106,12 @@ def _read_config(top: Mapping[str, Any]) -> Optional[Mapping[str, Any]]:
 def checkpoint_method(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
                       ) -> tuple[Optional[Mapping[str, Any]], Optional[str]]:
     """(the checkpoint's quantization config, its method as ``_verify_quantization`` reads it); (None, None)
-    without one.  Raises _NotModelled for what kvguard does not read."""
-    cfg = _read_config(resolved_top)
+    without one.  Raises _NotModelled for what kvguard does not read, kvguard.quant.modelopt.UnknownAlgo for the
+    ModelOpt normalization's refusal."""
+    cfg = _read_config(resolved_top, release)
     if cfg is None and isinstance(resolved_top.get("text_config"), Mapping):
-        cfg = _read_config(resolved_top["text_config"])
-    elif cfg is None and resolved is not resolved_top and _read_config(resolved) is not None:
+        cfg = _read_config(resolved_top["text_config"], release)
+    elif cfg is None and resolved is not resolved_top and _read_config(resolved, release) is not None:
         # a text config kvguard resolved from another key: vLLM reads only ``text_config``
         raise _NotModelled("a quantization config in a sub-config other than text_config is not modelled")
     if cfg is None:
@@ -111,7 +120,25 @@ def checkpoint_method(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
     if not isinstance(raw, str):
         raise _NotModelled(f"a quant_method that is not a string ({raw!r}) is not modelled")
     method = raw.lower().replace("compressed_tensors", "compressed-tensors")
-    return cfg, method
+    return {**cfg, "quant_method": method}, method
+
+
+#: the check id of the ModelOpt normalization's refusal of a quant_algo it does not list
+MODELOPT_ALGO = "MC_quant_modelopt_algo"
+
+
+def modelopt_algo_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
+                          ) -> tuple[Optional[str], Optional[str]]:
+    """(the algorithm the ModelOpt normalization refuses, why kvguard cannot tell): what
+    ``_normalize_quantization_config`` does when ModelConfig builds its model_arch_config (0.14.0+, before the
+    dtype and the maximum length), reading only the quantization config (kvguard.quant.modelopt)."""
+    try:
+        checkpoint_method(resolved_top, resolved, release)
+    except _modelopt.UnknownAlgo as exc:
+        return str(exc.args[0]), None
+    except _NotModelled as exc:
+        return None, str(exc)
+    return None, None
 
 
 #: the keys ModelOpt's and auto-round's overrides read besides ``quant_method``: an MXFP4 config with none of
@@ -149,7 +176,7 @@ def _override_left_open(cfg: Mapping[str, Any], method: str, user: Optional[str]
     """Why an override might claim the checkpoint (kvguard leaves it open), else None."""
     if method == "mxfp4" and gpt_oss_mxfp4(cfg, method, user, model_type, release) is not False:
         return None
-    if method.startswith("modelopt") or method in ("auto-round", "mxfp4", "gpt_oss_mxfp4"):
+    if method in ("auto-round", "mxfp4", "gpt_oss_mxfp4"):
         return f"a {method} checkpoint (its override_quantization_method) is not modelled"
     if not release.within("0.16.0") and ("checkpoint_format" in cfg or "is_bitblas_format" in cfg):
         return "a checkpoint_format / is_bitblas_format key (the BitBLAS and Marlin-24 overrides) is not modelled"
@@ -195,10 +222,28 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
         cfg, method = checkpoint_method(resolved_top, resolved, release)
     except _NotModelled as exc:
         return VerifyOutcome(unmodelled=str(exc))
+    except _modelopt.UnknownAlgo as exc:
+        return VerifyOutcome(MODELOPT_ALGO, {"algo": exc.args[0]})
     if isinstance(user, str):
         user = user.lower()  # ModelConfig's field validator (validate_quantization_before)
+    out = _verify_read(cfg, method, resolved_top, release, user, allow_deprecated)
+    if method is not None and method.startswith("modelopt") and not out.reads_platform:
+        # ROCm's petit_nvfp4 override claims ModelOpt checkpoints, and other platforms list their methods
+        out = replace(out, reads_platform=True)
+    return out
+
+
+def _verify_read(cfg: Optional[Mapping[str, Any]], method: Optional[str], resolved_top: Mapping[str, Any], release,
+                 user: Optional[str], allow_deprecated: bool) -> VerifyOutcome:
+    """``_verify_quantization`` after the checkpoint's config was read (and normalized)."""
     quantization = user
     if cfg is not None and method is not None:
+        try:
+            unlisted = _modelopt.unlisted_claim(cfg, method, release)
+        except _modelopt.NotRead as exc:
+            return VerifyOutcome(unmodelled=str(exc))
+        if unlisted is not None:
+            return VerifyOutcome(_modelopt.UNLISTED, {"name": unlisted})
         dsv4 = _dsv4.claim(method, user, resolved_top.get("model_type"), release)
         if isinstance(dsv4, str):
             return VerifyOutcome(unmodelled=dsv4)
@@ -211,6 +256,15 @@ def verify(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release
                 # without --quantization nothing can mismatch, and every override names a current method
                 return VerifyOutcome(deferred=True)
             return VerifyOutcome(unmodelled=why)
+        if not (user == "humming" and release.within("0.20.0")):
+            # the ModelOpt overrides, asked after the AWQ / GPTQ, inc and moe_wna16 ones (which read other methods)
+            # and before gguf's; humming's, when named, comes first of all
+            try:
+                modelopt = _modelopt.claim(cfg, method, release)
+            except _modelopt.NotRead as exc:
+                return VerifyOutcome(unmodelled=str(exc))
+            if modelopt is not None:
+                return _known(modelopt, release, allow_deprecated)
         claimed_by = gpt_oss_mxfp4(cfg, method, user, resolved_top.get("model_type"), release)
         if claimed_by == GPT_OSS_HUMMING:
             # raised by humming's override, asked first of all when named: no platform method comes before it
@@ -273,8 +327,18 @@ _ACT_DTYPES = {
     "mxfp4": ("bfloat16",),
     "gpt_oss_mxfp4": ("bfloat16",),
     _dsv4.METHOD: _dsv4.ACT_DTYPES,
+    **_modelopt.ACT_DTYPES,
 }
-#: get_min_capability() of those methods is at most 80 in every release (kvguard.rules.table reads the host's)
+#: get_min_capability() of those methods is at most 80 in every release (kvguard.rules.table reads the host's), but
+#: ModelOpt FP8's (min_capability)
+
+
+def min_capability(method: str, release) -> int:
+    """The minimum compute capability VllmConfig checks before the activation dtypes (a bound of at most 80 for the
+    methods other than ModelOpt's: 80)."""
+    if method in _modelopt.ACT_DTYPES:
+        return max(80, _modelopt.min_capability(method, release))
+    return 80
 
 #: --dtype as ModelConfig maps an explicit value (_STR_DTYPE_TO_TORCH_DTYPE)
 _EXPLICIT_DTYPES = {"half": "float16", "float16": "float16", "float": "float32", "float32": "float32",
@@ -330,13 +394,20 @@ def _model_dtype(top: Mapping[str, Any], model_type: Any, dtype: str) -> str:
 _CONFIG_TAKES_ANY = ("mxfp4", "gpt_oss_mxfp4")
 
 
-def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], method: str) -> Optional[str]:
+def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], method: str, release
+                   ) -> Optional[str]:
     """Why the method's config (built from the checkpoint's quantization config before the checks) may refuse
     the checkpoint first, or None."""
     from . import scheme_of
 
     if method in _CONFIG_TAKES_ANY:
         return None
+    if method in _modelopt.ACT_DTYPES:
+        try:
+            cfg, _ = checkpoint_method(resolved_top, resolved, release)
+        except (_NotModelled, _modelopt.UnknownAlgo):
+            return f"building the {method} config from this quantization_config is not modelled"
+        return _modelopt.config_unread(cfg or {}, method)
     if method == _dsv4.METHOD:
         # DeepseekV4FP8Config.from_config hands an fp8 / deepseek_v4_fp8 config to Fp8Config's as it is
         cfg = resolved_top.get("quantization_config")
@@ -384,7 +455,7 @@ def is_online(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], rele
         return False
     try:
         cfg, _ = checkpoint_method(resolved_top, resolved, release)
-    except _NotModelled:
+    except (_NotModelled, _modelopt.UnknownAlgo):
         return False
     return cfg is None
 
@@ -415,7 +486,7 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
             return None, (f"--quantization {user.lower()} (an online-quantization name) of a checkpoint an override "
                           f"claimed for {method}: get_quant_config's refusal of the online quantization_config is not "
                           f"modelled")
-        if method in _ACT_DTYPES and len(_ACT_DTYPES[method]) == 3:
+        if method in _ACT_DTYPES and {"float32", "float16", "bfloat16"} <= set(_ACT_DTYPES[method]):
             return None, None  # every dtype a model can have (compressed-tensors)
         if method not in _ACT_DTYPES:
             return None, f"VllmConfig's capability and activation-dtype checks of quantization method {method} are " \
@@ -427,7 +498,7 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
             # online FP8: Fp8Config() up to 0.30.x, the online config of fp8_per_tensor from 0.31.0 (see
             # ONLINE_METHODS): the same activation dtypes and a minimum capability of at most 80 in every release
         else:
-            why = _config_unread(resolved_top, resolved, method)
+            why = _config_unread(resolved_top, resolved, method, release)
             if why is not None:
                 return None, why
         if str(dtype).lower() == "auto" and {"bfloat16", "float16"} <= set(_ACT_DTYPES[method]):
@@ -437,8 +508,33 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
         model = _model_dtype(resolved_top, resolved_top.get("model_type"), dtype)
     except _NotModelled as exc:
         return None, str(exc)
+    except _modelopt.UnknownAlgo:
+        return None, "the ModelOpt normalization refuses the checkpoint's quant_algo (ModelConfig)"
     supported = _ACT_DTYPES[method]
     if model in supported:
         return None, None
     return {"dtype": model, "method": method,
             "supported": "[" + ", ".join(f"torch.{d}" for d in supported) + "]"}, None
+
+
+def modelopt_config_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release,
+                            user: Optional[str], out: VerifyOutcome) -> tuple[Optional[dict], Optional[str]]:
+    """(template values, why kvguard cannot tell) of the ModelOpt FP8 / NVFP4 config's refusal of the checkpoint's
+    quant_algo while VllmConfig builds it (``from_config``, before the capability and the activation dtypes), for a
+    launch ModelConfig accepted with ``modelopt`` / ``modelopt_fp4``."""
+    if out.unmodelled or out.deferred or out.quantization not in _modelopt.ACT_DTYPES:
+        return None, None
+    if (user is not None and user.lower() in _ONLINE_NAMES_0_20 and user.lower() != out.quantization
+            and release.within("0.20.0", "0.21.0")):
+        return None, f"--quantization {user.lower()} (an online-quantization name): get_quant_config's refusal is not " \
+                     f"modelled"
+    try:
+        cfg, _ = checkpoint_method(resolved_top, resolved, release)
+    except (_NotModelled, _modelopt.UnknownAlgo):
+        return None, "the checkpoint's quantization config is not read"
+    if cfg is None:
+        return None, None  # online quantization: no checkpoint config to refuse
+    algos, why = _modelopt.from_config_refusal(cfg, out.quantization, release)
+    if algos is None:
+        return None, why
+    return {"algos": repr(algos)}, None

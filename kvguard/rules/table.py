@@ -554,6 +554,22 @@ def _qv_values(state) -> dict:
     return dict(_qv(state).values)
 
 
+_MODELOPT_ALGO = "Unknown ModelOpt quant algo: {algo}"
+_S_ARCH_CONVERTOR = "vllm/transformers_utils/model_arch_config_convertor.py"
+
+
+def _modelopt_algo_early(state) -> bool:
+    """0.14.0+: the ModelOpt normalization runs when ModelConfig builds its model_arch_config, before the dtype
+    and the maximum length (kvguard.quant.modelopt); only its own reading can skip this check."""
+    from ..quant.verify import modelopt_algo_refusal
+
+    algo, why = modelopt_algo_refusal(state.facts.resolved_top, state.facts.resolved, state.release)
+    if why is not None:
+        state.unmodelled(why)
+    state._modelopt_algo = algo
+    return algo is not None
+
+
 def _act_dtype(state):
     """VllmConfig._get_quantization_config's activation-dtype refusal (kvguard.quant.verify), once per check."""
     out = getattr(state, "_qd_out", None)
@@ -563,6 +579,22 @@ def _act_dtype(state):
         out = state._qd_out = act_dtype_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
                                                 state.layout.quantization, state.layout.dtype, _qv(state))
     return out
+
+
+def _modelopt_config_refused(state) -> bool:
+    """The ModelOpt FP8 / NVFP4 config's refusal of the checkpoint's algorithm (kvguard.quant.verify), once."""
+    out = getattr(state, "_mo_out", None)
+    if out is None:
+        from ..quant.verify import modelopt_config_refusal
+
+        out = state._mo_out = modelopt_config_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
+                                                      state.layout.quantization, _qv(state))
+    values, why = out
+    if why is not None:
+        state.unmodelled(why)
+    if values is not None and state.need("platform") != "cuda":
+        state.unmodelled("VllmConfig's quantization checks of ModelOpt checkpoints are modelled for CUDA")
+    return values is not None
 
 
 def _act_dtype_refused(state) -> bool:
@@ -578,6 +610,14 @@ def _act_dtype_refused(state) -> bool:
         state.unmodelled(why)
     if host_read and (state.need("platform") != "cuda" or state.need("gpu_capability") < 80):
         state.unmodelled("VllmConfig's quantization checks are modelled for CUDA, compute capability 80 or more")
+    if values is not None:
+        from ..quant.verify import min_capability
+
+        floor = min_capability(values["method"], state.release)
+        if state.need("gpu_capability") < floor:
+            # the method's minimum capability is checked first (ModelOpt FP8: 89 up to 0.26.0)
+            state.unmodelled(f"VllmConfig's capability check of quantization method {values['method']} (minimum "
+                             f"{floor}) comes first: not modelled")
     # the method's minimum capability (at most 80 for the methods modelled) and the dtypes are CUDA's
     return values is not None
 
@@ -815,6 +855,14 @@ RULES = (
               fields=(("max_model_len", "max_model_len", "ge?", -1),),
               source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
               description="--max-model-len must be -1 (auto-fit) or more"),
+    Check("MC_quant_modelopt_algo", "0.14.0", stage="model_config", scope="feature",
+          when=_modelopt_algo_early, bind=lambda state: {"algo": state._modelopt_algo},
+          template=_MODELOPT_ALGO,
+          source=f"{_S_ARCH_CONVERTOR}::ModelArchConfigConvertorBase._normalize_quantization_config (ModelConfig."
+                 f"get_model_arch_config, early in __post_init__)",
+          description="a ModelOpt checkpoint (producer modelopt; 0.26.0+ also a legacy modelopt_quant_config) whose "
+                      "quantization.quant_algo is not FP8 / FP8_PER_CHANNEL_PER_TOKEN / FP8_PB_WO / NVFP4 (0.33.0+: "
+                      "or MIXED_PRECISION), any case"),
     Check("MC_dtype_float16", "0.10.2", "0.26.0", stage="model_config", scope="feature",
           when=_float16_refused(_FLOAT16_REFUSED + ("plamo2",)), bind=lambda state: {"model_type": state.facts.model_type},
           template=_FLOAT16_TEMPLATE,
@@ -845,6 +893,23 @@ RULES = (
           source=f"{_S_MODEL}::_get_and_verify_max_len",
           description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
                       "allows"),
+    Check("MC_quant_modelopt_algo", "0.10.2", "0.13.0", stage="model_config", scope="feature",
+          when=lambda state: _qv_fires(state, "MC_quant_modelopt_algo"), bind=_qv_values,
+          template=_MODELOPT_ALGO,
+          source=f"{_S_MODEL}::ModelConfig._parse_quant_hf_config (start of _verify_quantization; 0.10.2: "
+                 f"vllm/config/__init__.py)",
+          description="a ModelOpt checkpoint (producer modelopt) whose quantization.quant_algo is not FP8 or NVFP4 "
+                      "(as written)"),
+    # the row spans the launch-check group 0.24.0 - 0.25.1; kvguard.quant.modelopt.unlisted_claim fires on 0.24.0 only
+    Check("MC_quant_override_unlisted", "0.24.0", "0.25.1", stage="model_config", scope="feature",
+          when=lambda state: _qv_fires(state, "MC_quant_override_unlisted"), bind=_qv_values,
+          template="Quantization method {name} is an override but is has not been added to the `overrides` list "
+                   "above. This is necessary to ensure that the overrides are checked in order of preference.",
+          source=f"{_S_MODEL}::ModelConfig._verify_quantization (the override loop asks the methods missing from "
+                 f"its overrides list first; vllm/model_executor/layers/quantization/__init__.py registers mxfp8 as "
+                 f"ModelOptMxFp8Config)",
+          description="0.24.0: a ModelOpt checkpoint whose quant_algo contains MXFP8: the unlisted mxfp8 method's "
+                      "override claims it first, whatever --quantization names (0.25.0 lists it)"),
     Check("MC_quant_gpt_oss_humming", "0.21.0", stage="model_config", scope="feature",
           when=lambda state: (str(state.layout.quantization).lower() == "humming"
                               and _qv_fires(state, "MC_quant_gpt_oss_humming")),
@@ -1704,6 +1769,15 @@ RULES = (
                    "PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
+    Check("VC_quant_modelopt_algo", stage="verify", scope="feature",
+          when=_modelopt_config_refused, bind=lambda state: dict(state._mo_out[0] or {}),
+          template="ModelOpt currently only supports: {algos} quantizations in vLLM. Please check the "
+                   "`hf_quant_config.json` file for your model's quant configuration.",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptQuantConfigBase.from_config (0.10.2 - "
+                 "0.11.x: ModelOptFp8Config / ModelOptNvFp4Config.from_config), from VllmConfig._get_quantization_config "
+                 "before the capability and activation dtypes",
+          description="a ModelOpt checkpoint ModelConfig took as modelopt / modelopt_fp4 whose quant_algo (upper-cased "
+                      "from 0.14.0) is not in the release's QUANT_ALGOS"),
     Check("VC_quant_act_dtype", stage="verify", scope="feature",
           when=_act_dtype_refused, bind=lambda state: dict(_act_dtype(state)[0] or {}),
           template=_QUANT_ACT_DTYPE,

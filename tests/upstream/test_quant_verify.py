@@ -20,6 +20,10 @@ crosses every gpt-oss config (the catalog's 20b / 120b, config dtypes, other siz
 model type) with --quantization and --dtype (308 cases, both checks, compared as the second).
 
 
+``KVG_QVERIFY_PART=modelopt python -m tests.upstream.test_quant_verify V …`` (not in the pytest run) crosses the
+ModelOpt configs of both export layouts (modelopt_quant_configs) with --quantization through ModelConfig (339 cases)
+and with --quantization none / fp8 x --dtype through the whole engine config (144); the CI sample takes three of them.
+
 A third set (0.20.0+ matters) takes DeepSeek-V4 checkpoints (the real Flash / Pro configs and variants) through
 both, for DeepSeek-V4's FP8 override and the activation dtypes of ``deepseek_v4_fp8``; and
 ``test_dsv4_override_matches_the_release_sources`` runs each release's own override function, read from its source.
@@ -76,6 +80,109 @@ def _configs() -> list[tuple[str, dict]]:
     return out
 
 
+_MO_PRODUCER = {"name": "modelopt", "version": "0.29.0"}
+_MO_GROUPS = {"group_0": {"input_activations": {"dynamic": False, "num_bits": 4, "type": "float", "group_size": 16},
+                          "weights": {"dynamic": False, "num_bits": 4, "type": "float", "group_size": 16},
+                          "targets": ["Linear"]}}
+
+
+def _nested(algo, **extra) -> dict:
+    """The older export (hf_quant_config.json's layout in config.json): producer + quantization."""
+    return {"producer": dict(_MO_PRODUCER, version="0.15.0"),
+            "quantization": {"quant_algo": algo, "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"], **extra}}
+
+
+def _flat(algo, method="modelopt", **extra) -> dict:
+    """The newer export: quant_method modelopt, quant_algo at the top level."""
+    return {"config_groups": _MO_GROUPS, "ignore": ["lm_head"], "quant_algo": algo, "producer": dict(_MO_PRODUCER),
+            "quant_method": method, **extra}
+
+
+def modelopt_quant_configs() -> list[tuple[str, dict]]:
+    """ModelOpt quantization configs of both layouts (the NVIDIA nvidia/*-FP8 / *-FP4 / *-NVFP4 exports and
+    variants): the algorithms each release's normalization and overrides read, spellings, a method named
+    directly, the legacy export without a producer, algorithms nothing lists."""
+    mixed_layers = {"model.layers.0.mlp.experts": {"quant_algo": "NVFP4", "group_size": 16},
+                    "model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"}}
+    return [
+        ("mo-flat-nvfp4", _flat("NVFP4", group_size=16)),
+        ("mo-flat-fp8", _flat("FP8")),
+        ("mo-flat-mxfp8", _flat("MXFP8")),
+        ("mo-flat-mixed", _flat("MIXED_PRECISION", quantized_layers=mixed_layers)),
+        ("mo-flat-w4a8", _flat("W4A8_AWQ")),
+        ("mo-flat-nvfp4-awq", _flat("NVFP4_AWQ")),
+        ("mo-flat-fp8-pbwo", _flat("FP8_PB_WO")),
+        ("mo-flat-fp4-method", _flat("NVFP4", method="modelopt_fp4")),
+        ("mo-flat-upper-method-lower-algo", _flat("fp8", method="ModelOpt")),
+        ("mo-flat-no-algo", {k: v for k, v in _flat("FP8").items() if k != "quant_algo"}),
+        ("mo-nested-fp8", _nested("FP8")),
+        ("mo-nested-nvfp4", _nested("NVFP4", group_size=16)),
+        ("mo-nested-fp8-lower", _nested("fp8")),
+        ("mo-nested-fp8-pbwo", _nested("FP8_PB_WO")),
+        ("mo-nested-fp8-pcpt", _nested("FP8_PER_CHANNEL_PER_TOKEN")),
+        ("mo-nested-mixed", _nested("MIXED_PRECISION", quantized_layers=mixed_layers)),
+        ("mo-nested-w4a8", _nested("W4A8_AWQ")),
+        ("mo-nested-mxfp8", _nested("MXFP8")),
+        ("mo-nested-no-algo", {"producer": dict(_MO_PRODUCER), "quantization": {"exclude_modules": ["lm_head"]}}),
+        ("mo-nested-method-no-producer", {"quant_method": "modelopt", "quantization": {"quant_algo": "NVFP4"}}),
+        ("mo-nested-fp4-method-no-producer", {"quant_method": "modelopt_fp4", "quantization": {"quant_algo": "FP8"}}),
+        ("mo-legacy-fp8", {"quantization": {"quant_algo": "FP8", "modelopt_quant_config": {}}}),
+        ("mo-legacy-int4", {"quantization": {"quant_algo": "W4A16_AWQ", "modelopt_quant_config": {}}}),
+        ("mo-other-producer", {"producer": {"name": "other"}, "quantization": {"quant_algo": "W4A8_AWQ"},
+                               "quant_method": "fp8", "activation_scheme": "dynamic"}),
+    ]
+
+
+#: --quantization values for ModelOpt checkpoints: none, each ModelOpt name, other methods (fp8, awq), the names
+#: whose overrides claim any checkpoint (humming, gguf), ROCm's petit_nvfp4, spellings, an unknown name
+_MO_USERS = (None, "modelopt", "modelopt_fp4", "modelopt_mxfp8", "modelopt_mixed", "fp8", "awq", "humming", "gguf",
+             "petit_nvfp4", "MODELOPT", "ModelOpt_FP4", "foo", "moe_wna16")
+
+
+def generate_modelopt(version: str) -> list[dict]:
+    """Every ModelOpt config (on Qwen3-8B's) x --quantization, through ModelConfig."""
+    plain = {e.id: e.config for e in catalog.entries()}["Qwen/Qwen3-8B"]
+    cases = []
+    for name, quant in modelopt_quant_configs():
+        for user in _MO_USERS:
+            cases.append({"id": f"m-{name}-{user}", "config": dict(copy.deepcopy(plain), quantization_config=quant),
+                          "quantization": user, "allow_deprecated_quantization": False})
+    # where the normalization's refusal stands among ModelConfig's checks: before the float16 refusal of gemma2
+    # from 0.14.0 (model_arch_config), after it before
+    gemma2 = {"architectures": ["Gemma2ForCausalLM"], "model_type": "gemma2", "torch_dtype": "bfloat16",
+              "num_hidden_layers": 2, "hidden_size": 256, "intermediate_size": 512, "num_attention_heads": 4,
+              "num_key_value_heads": 2, "head_dim": 64, "vocab_size": 1024, "max_position_embeddings": 4096}
+    for name in ("mo-nested-w4a8", "mo-nested-fp8", "mo-flat-nvfp4"):
+        quant = dict(modelopt_quant_configs())[name]
+        cases.append({"id": f"m-gemma2-{name}-half", "config": dict(gemma2, quantization_config=copy.deepcopy(quant)),
+                      "quantization": None, "dtype": "half", "allow_deprecated_quantization": False})
+    return cases
+
+
+def generate_modelopt_dtype(version: str) -> list[dict]:
+    """Every ModelOpt config x --quantization (none, fp8) x --dtype, through the whole create_engine_config: the
+    normalization and overrides, the ModelOpt config VllmConfig builds and its activation dtypes."""
+    plain = {e.id: e.config for e in catalog.entries()}["Qwen/Qwen3-8B"]
+    cases = []
+    for name, quant in modelopt_quant_configs():
+        for user in (None, "fp8"):
+            for dtype in ("auto", "float16", "float32"):
+                cases.append({"id": f"md-{name}-{user}-{dtype}",
+                              "config": dict(copy.deepcopy(plain), quantization_config=quant),
+                              "quantization": user, "dtype": None if dtype == "auto" else dtype,
+                              "allow_deprecated_quantization": False, "vllm_config": True})
+    return cases
+
+
+def run_modelopt(version: str) -> tuple[dict, dict]:
+    """(ModelConfig's report, the whole engine config's) for the ModelOpt cases, through one oracle start."""
+    python, python_env = _python(version)
+    cases, dtype_cases = generate_modelopt(version), generate_modelopt_dtype(version)
+    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases)
+    return (compare(version, cases, records[:len(cases)]),
+            compare_dtype(version, dtype_cases, records[len(cases):]))
+
+
 def generate(seed: int, version: str, n: int) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
     known, deprecated = methods(resolve_release(version))
@@ -100,6 +207,8 @@ def _oracle_view(rec: dict) -> dict:
 def kvguard_view(case: dict, version: str) -> "dict | None":
     """kvguard's answer for ModelConfig, None when kvguard leaves it undecided."""
     fields = {"quantization": case["quantization"]}
+    if case.get("dtype"):
+        fields["dtype"] = case["dtype"]
     if case["allow_deprecated_quantization"] and resolve_release(version).within("0.14.0"):
         fields["allow_deprecated_quantization"] = True
     verdict = kvguard.check(case["config"], vllm_version=version, host=Host.standard(), **fields)
@@ -267,10 +376,14 @@ def test_dsv4_override_matches_the_release_sources():
 # VllmConfig._get_quantization_config: the activation-dtype refusal (the whole create_engine_config in the oracle)
 
 _QUANT_IDS = ("MC_quant_mismatch", "MC_quant_unknown", "MC_quant_deprecated", "MC_quant_gpt_oss_humming",
-              "VC_quant_act_dtype")
+              "MC_quant_modelopt_algo", "MC_quant_override_unlisted", "VC_quant_modelopt_algo", "VC_quant_act_dtype")
+#: (the ModelOpt configs' own refusals while VllmConfig builds them count too: kvguard must leave them undecided)
 _QUANT_MESSAGES = ("Quantization method specified in the model config", "Unknown quantization method",
                    "('The quantization method", " is not supported for quantization method ",
-                   "For gpt-oss model, use '--moe-backend humming'")
+                   "For gpt-oss model, use '--moe-backend humming'", "Unknown ModelOpt quant algo",
+                   "is an override but is has not been added", "ModelOpt", "quant_algo",
+                   "NVFP4 quantization requires", "must be a string, got", "must be a list, got",
+                   "must be an integer, got")
 _DTYPES = ("auto", "auto", "float16", "bfloat16", "float32", "half", "float")
 
 
@@ -483,6 +596,17 @@ def test_quant_checks_agree_with_real_vllm(version):
 if __name__ == "__main__":
     part = os.environ.get("KVG_QVERIFY_PART", "both")
     for v in sys.argv[1:] or VERSIONS:
+        if part == "modelopt":
+            m, md = run_modelopt(v)
+            print(v, "modelopt model_config: agree", m["agree"], "undecided", m["undecided"], "disagree",
+                  len(m["disagree"]))
+            for case in m["disagree"][:8]:
+                print("  ", json.dumps(case)[:600])
+            print(v, "modelopt vllm_config: agree", md["agree"], "undecided", md["undecided"], "oracle_other",
+                  md["oracle_other"], "disagree", len(md["disagree"]))
+            for case in md["disagree"][:8]:
+                print("  ", json.dumps(case)[:700])
+            continue
         if part == "gpt_oss":
             g = run_gpt_oss(v)
             print(v, "gpt-oss: agree", g["agree"], "undecided", g["undecided"], "oracle_other", g["oracle_other"],
