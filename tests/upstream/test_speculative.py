@@ -495,16 +495,11 @@ if __name__ == "__main__":
     ap.add_argument("--heads", action="store_true", help="the catalog's draft heads with their targets instead")
     a = ap.parse_args()
     for v in a.vllm:
-        if a.heads:
-            tmp = tempfile.mkdtemp(prefix="kvg-heads-")
+        if a.heads or a.dspark:
+            hand_picked = catalog_draft_launches if a.heads else dspark_launches
+            tmp = tempfile.mkdtemp(prefix="kvg-launches-")
             try:
-                rep = compare_launches(v, 0, catalog_draft_launches(v, tmp))
-            finally:
-                shutil.rmtree(tmp, ignore_errors=True)
-        elif a.dspark:
-            tmp = tempfile.mkdtemp(prefix="kvg-ds-")
-            try:
-                rep = compare_launches(v, 0, dspark_launches(v, tmp))
+                rep = compare_launches(v, 0, hand_picked(v, tmp))
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         else:
