@@ -423,13 +423,57 @@ def test_w4a16_experts_of_mixtral():
     assert kvguard.check(c, vllm_version="0.22.0", tp=32, host=BIG).ok
 
 
-def test_w4a16_experts_with_eplb():
-    # up to 0.11.0 FusedMoE refuses EPLB for every compressed-tensors method; later, the method's EPLB support is
-    # left skipped
-    v = kvguard.check(qwen3_moe(W4A16), vllm_version="0.11.0", dp=8, ep=True, enable_eplb=True, host=H100)
-    assert v.check == "MI_eplb_unsupported"
-    v = kvguard.check(qwen3_moe(W4A16), vllm_version="0.14.1", dp=8, ep=True, enable_eplb=True, host=H100)
-    assert v.ok and "--enable-eplb" in skipped(v)["MI_model"]
+_FP8_ONLY = "EPLB is only supported for FP8 quantization for now."
+
+
+@pytest.mark.parametrize("version,message", [
+    ("0.11.0", _FP8_ONLY),
+    ("0.11.1", "EPLB is not supported CompressedTensorsWNA16MarlinMoEMethod. " + _FP8_ONLY),
+    ("0.14.1", "EPLB is not supported CompressedTensorsWNA16MarlinMoEMethod. " + _FP8_ONLY),
+    ("0.20.0", "EPLB is not supported CompressedTensorsWNA16MarlinMoEMethod."),
+    ("0.26.0", "EPLB is not supported CompressedTensorsWNA16MarlinMoEMethod."),
+    # 0.27.0+: one method, whose supports_eplb holds only on TRITON; MARLIN takes 768 (HUMMING, ahead of it from
+    # 0.32.0, is not TRITON either)
+    ("0.27.0", "EPLB is not supported CompressedTensorsWNA16MoEMethod."),
+    ("0.33.0", "EPLB is not supported CompressedTensorsWNA16MoEMethod."),
+])
+def test_w4a16_marlin_experts_with_eplb(version, message):
+    # dp 8 with expert parallel: 128 experts over 8 ranks, every rank keeps 768 (a Marlin MoE tile); FusedMoE
+    # refuses the method's missing EPLB support once it is built
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version=version, dp=8, ep=True, enable_eplb=True, host=H100)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_eplb_unsupported", "NotImplementedError", message)
+
+
+def test_w4a16_fall_back_experts_with_eplb():
+    # MoE intermediate 800, group 32: 800 % 64 leaves the strict Marlin MoE tile (up to 0.24.0) ->
+    # CompressedTensorsWNA16MoEMethod, which says it supports EPLB from 0.12.0 (not in 0.11.x)
+    c = qwen3_moe(w4a16(32), moe_intermediate_size=800)
+    v = kvguard.check(c, vllm_version="0.11.1", dp=8, ep=True, enable_eplb=True, host=H100)
+    assert (v.check, v.message) == ("MI_eplb_unsupported",
+                                    "EPLB is not supported CompressedTensorsWNA16MoEMethod. " + _FP8_ONLY)
+    for version in ("0.12.0", "0.20.0", "0.24.0"):
+        v = kvguard.check(c, vllm_version=version, dp=8, ep=True, enable_eplb=True, host=H100)
+        assert v.ok and "MI_model" not in skipped(v), (version, v.skipped)
+
+
+def test_w4a16_experts_with_eplb_on_the_triton_backend():
+    # 0.28.0: --moe-backend triton -> the method supports EPLB; marlin does not
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version="0.28.0", dp=8, ep=True, enable_eplb=True, host=H100,
+                      moe_backend="triton")
+    assert v.ok and "MI_model" not in skipped(v)
+    v = kvguard.check(qwen3_moe(W4A16), vllm_version="0.28.0", dp=8, ep=True, enable_eplb=True, host=H100,
+                      moe_backend="marlin")
+    assert (v.check, v.message) == ("MI_eplb_unsupported", "EPLB is not supported CompressedTensorsWNA16MoEMethod.")
+    # MoE intermediate 800, group 128: 800 % 128 = 32, so even the padded Marlin tile refuses the layer. 0.28.0's
+    # default order takes TRITON (EPLB supported), then create_weights refuses the straddling group
+    c = qwen3_moe(W4A16, moe_intermediate_size=800)
+    v = kvguard.check(c, vllm_version="0.28.0", dp=8, ep=True, enable_eplb=True, host=H100)
+    assert (v.check, v.message) == ("MI_ct_wna16_moe_group", CT_MOE_GROUP.format(800, 128))
+    # 0.33.0: HUMMING comes ahead of MARLIN and TRITON, and whether it takes the layer (no EPLB support) is not
+    # modelled
+    v = kvguard.check(c, vllm_version="0.33.0", dp=8, ep=True, enable_eplb=True, host=H100)
+    assert v.check is None and "ahead of TRITON" in skipped(v)["MI_model"]
 
 
 def test_w4a16_experts_of_deepseek_are_skipped():

@@ -72,11 +72,77 @@ def test_data_parallel_splits_the_experts_too():
                          host=BIG).ok
 
 
-def test_eplb_with_quantized_experts_is_not_modelled():
-    # FusedMoE checks the quantization method's EPLB support (NotImplementedError for methods without it)
-    v = kvguard.check(qwen3(GPTQ), vllm_version="0.10.2", tp=1, dp=8, enable_expert_parallel=True, enable_eplb=True,
+# --enable-eplb: FusedMoE refuses a quant method without EPLB support once the method is built (layer.py,
+# routed_experts.py from 0.24.0).  Up to 0.11.0 only Fp8MoEMethod and the unquantized method pass; from 0.11.1 the
+# method's supports_eplb, which none of the AWQ / GPTQ / MoeWNA16 methods sets, and the message names the class
+# (AWQMoEMethod, renamed AWQMarlinMoEMethod in 0.12.0, AutoAWQMoEMethod from 0.24.0; GPTQMarlinMoEMethod,
+# AutoGPTQMoEMethod from 0.22.0); the "only FP8" sentence is dropped in 0.15.0.
+_FP8_ONLY = "EPLB is only supported for FP8 quantization for now."
+
+
+@pytest.mark.parametrize("q,version,message", [
+    (GPTQ, "0.10.2", _FP8_ONLY),
+    (AWQ, "0.11.0", _FP8_ONLY),
+    (GPTQ, "0.11.1", "EPLB is not supported GPTQMarlinMoEMethod. " + _FP8_ONLY),
+    (AWQ, "0.11.1", "EPLB is not supported AWQMoEMethod. " + _FP8_ONLY),
+    (AWQ, "0.12.0", "EPLB is not supported AWQMarlinMoEMethod. " + _FP8_ONLY),
+    (GPTQ, "0.14.1", "EPLB is not supported GPTQMarlinMoEMethod. " + _FP8_ONLY),
+    (GPTQ, "0.15.0", "EPLB is not supported GPTQMarlinMoEMethod."),
+    (AWQ, "0.20.0", "EPLB is not supported AWQMarlinMoEMethod."),
+    (GPTQ, "0.22.0", "EPLB is not supported AutoGPTQMoEMethod."),
+    (AWQ, "0.23.0", "EPLB is not supported AWQMarlinMoEMethod."),
+    (AWQ, "0.24.0", "EPLB is not supported AutoAWQMoEMethod."),
+    (GPTQ, "0.28.0", "EPLB is not supported AutoGPTQMoEMethod."),
+    (AWQ, "0.33.0", "EPLB is not supported AutoAWQMoEMethod."),
+])
+def test_eplb_refuses_the_marlin_moe_methods(q, version, message):
+    # Qwen3-30B-A3B, dp 8 with expert parallel: 128 experts over 8 ranks (even), every rank keeps 768 (Marlin MoE)
+    v = kvguard.check(qwen3(q), vllm_version=version, tp=1, dp=8, enable_expert_parallel=True, enable_eplb=True,
                       host=BIG)
-    assert v.check is None and any("--enable-eplb with the gptq MoE method" in r for r in skipped_reasons(v))
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "model_init", "MI_eplb_unsupported", "NotImplementedError", message, None)
+
+
+@pytest.mark.parametrize("version,message", [
+    ("0.10.2", _FP8_ONLY),
+    ("0.14.1", "EPLB is not supported MoeWNA16Method. " + _FP8_ONLY),
+    ("0.20.0", "EPLB is not supported MoeWNA16Method."),
+    ("0.28.0", "EPLB is not supported MoeWNA16Method."),
+])
+def test_eplb_refuses_the_fall_back_before_its_group_assert(version, message):
+    # MoE intermediate 784: 784 % 64 (strict tile) and 784 % 128 (a group straddling, 0.25.0+) leave Marlin MoE ->
+    # MoeWNA16Method, whose create_weights would halve 128 -> 64 -> 32 -> 16 and assert; EPLB is refused first
+    plain = kvguard.check(qwen3(GPTQ, moe_intermediate_size=784), vllm_version=version, tp=1, dp=8,
+                          enable_expert_parallel=True, host=BIG)
+    assert (plain.check, plain.exc_type) == ("MI_moe_wna16_group", "AssertionError")
+    v = kvguard.check(qwen3(GPTQ, moe_intermediate_size=784), vllm_version=version, tp=1, dp=8,
+                      enable_expert_parallel=True, enable_eplb=True, host=BIG)
+    assert (v.check, v.exc_type, v.message) == ("MI_eplb_unsupported", "NotImplementedError", message)
+
+
+def test_eplb_comes_after_the_even_split_and_the_backend_choice():
+    # 128 + 4 redundant experts over 8 EP ranks: the even-distribution check (the MoE layer factory) comes first
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.24.0", tp=1, dp=8, enable_expert_parallel=True, enable_eplb=True,
+                      num_redundant_experts=4, host=BIG)
+    assert (v.check, v.message) == ("MI_eplb_even", "EPLB currently only supports even distribution of experts "
+                                                    "across ranks. Got 132 experts and 8 EP ranks.")
+    # --moe-backend flashinfer_trtllm: the method's backend selection (its __init__) refuses before FusedMoE reads
+    # supports_eplb (GPTQ's method declares possible expert bias)
+    v = kvguard.check(qwen3(GPTQ), vllm_version="0.33.0", tp=1, dp=8, enable_expert_parallel=True, enable_eplb=True,
+                      host=BIG, moe_backend="flashinfer_trtllm")
+    assert (v.check, v.exc_type, v.message) == (
+        "MI_wna16_moe_backend_unsupported", "ValueError",
+        "WNA16 MoE backend 'FLASHINFER_TRTLLM' does not support the deployment configuration since zero points and "
+        "bias are not supported.")
+
+
+def test_eplb_with_unquantized_experts_builds():
+    # modules_to_not_convert naming the experts: UnquantizedFusedMoEMethod supports EPLB
+    q = dict(AWQ, modules_to_not_convert=["experts"])
+    for version in ("0.10.2", "0.20.0", "0.33.0"):
+        v = kvguard.check(qwen3(q), vllm_version=version, tp=1, dp=8, enable_expert_parallel=True, enable_eplb=True,
+                          host=BIG)
+        assert v.ok and not any("EPLB" in r or "eplb" in r for r in skipped_reasons(v)), (version, v.skipped)
 
 
 def test_mixtral_tp32_falls_back_and_builds():
@@ -351,6 +417,31 @@ def test_minimax_m2_experts_refused_at_tp_8_dp_4():
     c = catalog_config("MiniMaxAI/MiniMax-M2.5", AWQ, torch_dtype="float16")
     v = kvguard.check(c, vllm_version="0.24.0", tp=8, dp=4, host=BIG, trust_remote_code=True)
     assert (v.check, v.exc_type, v.message) == ("MI_moe_wna16_group", "AssertionError", "")
+
+
+def test_minimax_m2_eplb_refused_from_0_24_only():
+    # MiniMax-M2 passes no enable_eplb to its MoE layers: up to 0.23.x FusedMoE reads the layer's (False) and what
+    # EPLB does after the model is built is left skipped; from 0.24.0 the check reads the MoE parallel config's
+    # enable_eplb (--enable-eplb) and refuses the AWQ method
+    c = catalog_config("MiniMaxAI/MiniMax-M2.5", AWQ, torch_dtype="float16")
+    old = kvguard.check(c, vllm_version="0.23.0", tp=4, dp=2, enable_expert_parallel=True, enable_eplb=True,
+                        host=BIG, trust_remote_code=True)
+    assert old.check is None and any("take no EPLB" in r for r in skipped_reasons(old)), old
+    v = kvguard.check(c, vllm_version="0.24.0", tp=4, dp=2, enable_expert_parallel=True, enable_eplb=True, host=BIG,
+                      trust_remote_code=True)
+    assert (v.check, v.exc_type, v.message) == ("MI_eplb_unsupported", "NotImplementedError",
+                                                "EPLB is not supported AutoAWQMoEMethod.")
+
+
+def test_deepseek_r1_awq_eplb_refused():
+    # DeepSeek-R1-AWQ at -tp 4 --enable-expert-parallel --enable-eplb: 256 experts over 4 EP ranks, each keeps
+    # 2048 (Marlin MoE), the MLA / dense / shared-expert layers fit Marlin at tp 4
+    for version, message in (("0.11.0", _FP8_ONLY), ("0.14.1", "EPLB is not supported AWQMarlinMoEMethod. " + _FP8_ONLY),
+                             ("0.20.0", "EPLB is not supported AWQMarlinMoEMethod."),
+                             ("0.28.0", "EPLB is not supported AutoAWQMoEMethod.")):
+        v = kvguard.check(catalog_config("deepseek-ai/DeepSeek-R1", R1_AWQ), vllm_version=version, tp=4,
+                          enable_expert_parallel=True, enable_eplb=True, host=HUGE)
+        assert (v.check, v.exc_type, v.message) == ("MI_eplb_unsupported", "NotImplementedError", message), version
 
 
 def test_deepseek_v2_lite_quantizes_its_replicated_kv_a_projection():

@@ -122,6 +122,21 @@ CASES = [
      "layout": {"tp": 2}, "engine_args": {"moe_backend": "triton"}, "since": "0.26.0",
      "why": "--moe-backend triton with AWQ experts: not a WNA16 MoE backend name in 0.26.0; from 0.27.0 "
             "the AWQ MoE method declares expert bias, which Triton does not take (ValueError)"},
+    # --enable-eplb with AWQ / GPTQ experts: FusedMoE refuses a method without EPLB support once it is built
+    # (recorded for 0.10.2, 0.11.1, 0.14.1, 0.15.0, 0.22.1, 0.24.0 and 0.33.0: ``--vllm ... --only
+    # mi-qwen3-30b-gptq-tp4-eplb mi-dsr1-awq-tp8-eplb``)
+    {"id": "mi-qwen3-30b-gptq-tp4-eplb", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": GPTQ_INT4},
+     "argv": ["-tp", "4", "--enable-expert-parallel", "--enable-eplb"], "layout": {"tp": 4, "ep": True, "eplb": True},
+     "why": "GPTQ int4 experts with EPLB (128 experts over 4 EP ranks, 768 each: the Marlin MoE method): no GPTQ MoE "
+            "method supports EPLB; NotImplementedError, 'only FP8' up to 0.11.0, then naming GPTQMarlinMoEMethod "
+            "(AutoGPTQMoEMethod from 0.22.0), without the 'only FP8' sentence from 0.15.0"},
+    {"id": "mi-dsr1-awq-tp8-eplb", "model": "deepseek-ai/DeepSeek-R1",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, group_size=64)},
+     "argv": ["-tp", "8", "--enable-expert-parallel", "--enable-eplb"], "layout": {"tp": 8, "ep": True, "eplb": True},
+     "why": "DeepSeek-R1-AWQ with EPLB: the MLA, dense and shared-expert layers fit Marlin at tp 8, then the routed "
+            "experts' AWQ MoE method (AWQMoEMethod, AWQMarlinMoEMethod from 0.12.0, AutoAWQMoEMethod from 0.24.0) "
+            "has no EPLB support: NotImplementedError"},
     # AWQ on DeepSeek-V3/R1 and MiniMax-M2 (the quantization_config form of cognitivecomputations/DeepSeek-R1-AWQ,
     # AutoAWQ GEMM with zero points and groups of 64, and of QuantTrio/MiniMax-M2.5-AWQ-style groups of 128; recorded
     # for 0.10.2, 0.14.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-dsr1-awq-tp64 ...``)

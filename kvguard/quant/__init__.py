@@ -565,17 +565,17 @@ def _wna16_skip_state(layer: Layer, scheme: QuantScheme, release) -> str:
 
 def _wna16_experts(layer: Layer, launch: Launch, scheme: QuantScheme, path: str, release, skip: str) -> None:
     """The AWQ / GPTQ method of a MoE layer (kvguard.quant.wna16_moe) at the launch's per-rank size."""
-    _, hidden, intermediate, _ = layer.moe
+    _, hidden, intermediate, passes_eplb = layer.moe
     moe_tp, _, use_ep = launch.moe_sizes(release)
+    eplb = _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)
     if scheme.method == _ct.METHOD:
         if skip == "quantized":
             _wna16_moe.compressed_tensors_experts(
-                layer.prefix, hidden, intermediate // moe_tp, scheme, release, _Refused, _Unmodelled,
-                eplb=launch.eplb and layer.moe[3],
+                layer.prefix, hidden, intermediate // moe_tp, scheme, release, _Refused, _Unmodelled, eplb=eplb,
                 selection=_wna16_moe.Selection(launch.moe_backend, launch.all2all_backend, use_ep))
         return
     _wna16_moe.experts(layer.prefix, hidden, intermediate // moe_tp, scheme, path, release, skip, _Refused,
-                       _Unmodelled, eplb=launch.eplb and layer.moe[3],
+                       _Unmodelled, eplb=eplb,
                        selection=_wna16_moe.Selection(launch.moe_backend, launch.all2all_backend, use_ep))
 
 

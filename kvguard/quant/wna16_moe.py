@@ -44,10 +44,21 @@ TRITON, which take the layer when it does not — the backend is read only after
 model construction goes on either way.  Left skipped: ``--moe-backend humming`` / ``emulation`` (Marlin
 methods), a layer only HUMMING or EMULATION could take; an
 explicit ``--all2all-backend`` with expert parallelism (the batched activation format of the DeepEP low-latency
-/ NIXL kernels, FlashInfer's NVLink kernels); ``MoeWNA16`` with ``group_size: -1``; EPLB (FusedMoE's support
-check of the method); the plain-AWQ route (``--quantization awq``) with ignored expert modules; AWQ with
+/ NIXL kernels, FlashInfer's NVLink kernels); ``MoeWNA16`` with ``group_size: -1`` (without EPLB); the
+plain-AWQ route (``--quantization awq``) with ignored expert modules; AWQ with
 ``group_size: -1`` on the experts (the AWQ MoE methods size their scales ``hidden_size // group_size``, a
 negative dimension torch refuses); architectures other than Qwen3-MoE, Mixtral, DeepSeek-V2/V3 and MiniMax-M2.
+
+``--enable-eplb`` (vllm/model_executor/layers/fused_moe/layer.py ``FusedMoE.__init__``, from 0.24.0
+routed_experts.py): once the quant method is built (its backend selection included) and before its
+``create_weights``, FusedMoE refuses a method without EPLB support with a NotImplementedError — up to 0.11.0
+any method but the FP8 and unquantized ones ("EPLB is only supported for FP8 quantization for now."), from
+0.11.1 a method whose ``supports_eplb`` is False, naming its class.  No AWQ / GPTQ / MoeWNA16 method of any
+release supports it; ``CompressedTensorsWNA16MarlinMoEMethod`` never, ``CompressedTensorsWNA16MoEMethod`` from
+0.12.0 and, from 0.27.0 (the one method), only when its backend is TRITON.  Up to 0.23.x the check reads the
+``enable_eplb`` the model passes the layer; from 0.24.0 the MoE parallel config's (``--enable-eplb`` itself, so
+MiniMax-M2, whose model passes none, is refused too).  Left skipped: the compressed-tensors method from 0.32.0
+when TRITON takes the layer (HUMMING, ahead of it, may take it instead).
 
 DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py) and MiniMax-M2 (minimax_m2.py, registered from
 0.11.1), every release: the router gate is built without the checkpoint's quantization (``ReplicatedLinear`` with
@@ -120,18 +131,41 @@ def _moe_marlin_takes(hidden: int, ispp: int, group: int, padded: bool) -> bool:
     return ispp % max(_MOE_MARLIN_MIN_INTERMEDIATE, group) == 0
 
 
+#: the class names FusedMoE's EPLB refusal names (``quant_method.__class__.__name__``), by the release they
+#: first appear in: the AWQ Marlin MoE method (renamed 0.12.0, unified 0.24.0), the GPTQ one (unified 0.22.0)
+_METHOD_CLASSES = {
+    "awq": (("0.10.2", "AWQMoEMethod"), ("0.12.0", "AWQMarlinMoEMethod"), ("0.24.0", "AutoAWQMoEMethod")),
+    "gptq": (("0.10.2", "GPTQMarlinMoEMethod"), ("0.22.0", "AutoGPTQMoEMethod")),
+    "moe_wna16": (("0.10.2", "MoeWNA16Method"),),
+    "ct_marlin": (("0.10.2", "CompressedTensorsWNA16MarlinMoEMethod"),),
+    "ct": (("0.10.2", "CompressedTensorsWNA16MoEMethod"),),
+}
+
+
+def eplb_applies(launch_eplb: bool, passes_eplb: bool, release) -> bool:
+    """Whether FusedMoE's EPLB support check of the quant method runs: up to 0.23.x it reads the ``enable_eplb``
+    the model hands the layer; from 0.24.0 the MoE parallel config's, i.e. ``--enable-eplb`` itself, whether or
+    not the model passes it (MiniMax-M2 does not)."""
+    return launch_eplb and (passes_eplb or release.within("0.24.0"))
+
+
+def _refuse_eplb(kind: str, release, refused: Any) -> None:
+    """FusedMoE's EPLB check for a method without EPLB support (NotImplementedError, after the method is built
+    and before its ``create_weights``): up to 0.11.0 every method but the FP8 and unquantized ones, from 0.11.1
+    ``supports_eplb`` with the method's class name in the message."""
+    raise refused("MI_eplb_unsupported", method=_by_release(_METHOD_CLASSES[kind], release))
+
+
 def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, skip: str,
             refused: Any, unmodelled: Any, eplb: bool = False, selection: Optional[Selection] = None) -> None:
     """The experts' quantization method and its ``create_weights`` for per-rank intermediate size ``ispp``.
 
     ``refused(check, **values)`` / ``unmodelled(reason)`` build the exceptions kvguard.quant's walk
-    catches; ``selection``: what the kernel backend selection reads of the launch (None: the defaults)."""
+    catches; ``eplb``: whether FusedMoE checks the method's EPLB support (:func:`eplb_applies`), which no AWQ /
+    GPTQ / MoeWNA16 method of any release has (the unquantized method of an ignored layer has it);
+    ``selection``: what the kernel backend selection reads of the launch (None: the defaults)."""
     selection = selection or Selection()
     plain = path == "plain"
-    if eplb and skip != "skipped":
-        # FusedMoE refuses EPLB for methods without EPLB support (NotImplementedError; which methods support it
-        # changes by release)
-        raise unmodelled(f"--enable-eplb with the {scheme.method} MoE method of {prefix} is not modelled")
     if skip == "skipped":
         if selection.moe_backend != "auto" and release.within("0.25.0"):
             raise unmodelled(f"--moe-backend {selection.moe_backend} with the unquantized experts of {prefix} "
@@ -139,15 +173,11 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
         if plain:
             raise unmodelled(f"the plain AWQ kernels' method for {prefix}, which modules_to_not_convert names, is "
                              "not modelled")
-        return  # UnquantizedFusedMoEMethod
+        return  # UnquantizedFusedMoEMethod (it supports EPLB)
     if plain and not (scheme.zero_point and scheme.group_size in _MARLIN_GROUP_SIZES):
         raise unmodelled(f"the MoE method of {prefix} for an AWQ checkpoint without Marlin's form (zero point, group "
                          f"size -1/32/64/128) is not modelled")
     group = scheme.group_size
-    if scheme.method == "awq" and group == -1:
-        # the AWQ MoE methods size their scales hidden_size // group_size: torch refuses the negative dimension
-        raise unmodelled(f"the AWQ MoE method of {prefix} with group_size -1 (a negative scale dimension) is not "
-                         "modelled")
     if scheme.method == "awq":
         padded = release.within("0.25.0")
         selects = release.within("0.22.0")
@@ -155,9 +185,16 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
         padded = release.within("0.25.0") and not scheme.desc_act
         selects = release.within("0.20.0")
     if _moe_marlin_takes(hidden, ispp, group, padded):
+        kind = "awq" if scheme.method == "awq" else "gptq"
         if selects:
-            _select_backend(prefix, "awq" if scheme.method == "awq" else "gptq", scheme, hidden, ispp, release,
-                            selection, refused, unmodelled)
+            _select_backend(prefix, kind, scheme, hidden, ispp, release, selection, refused, unmodelled)
+        if eplb:
+            _refuse_eplb(kind, release, refused)
+        if kind == "awq" and group == -1:
+            # the AWQ MoE methods size their scales hidden_size // group_size in create_weights: torch refuses the
+            # negative dimension
+            raise unmodelled(f"the AWQ MoE method of {prefix} with group_size -1 (a negative scale dimension) is "
+                             "not modelled")
         return  # the Marlin MoE method
     # MoeWNA16Method
     if release.within("0.27.0"):
@@ -166,6 +203,8 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
             # the selection
             raise refused("MI_moe_wna16_int8_group")
         _select_backend(prefix, "moe_wna16", scheme, hidden, ispp, release, selection, refused, unmodelled)
+    if eplb:
+        _refuse_eplb("moe_wna16", release, refused)
     if group == -1:
         raise unmodelled(f"MoeWNA16Method with group_size -1 ({prefix}) is not modelled")
     if ispp % _WNA16_MIN_GROUP != 0 or hidden % _WNA16_MIN_GROUP != 0:
@@ -187,13 +226,19 @@ def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, rele
       intermediate size (a ValueError each);
     - from 0.27.0 ``CompressedTensorsWNA16MoEMethod`` serves both: the 8-bit assert (0.27.0-0.28.0), the backend
       selection,
-      then the same ``create_weights`` checks whichever backend took the layer."""
+      then the same ``create_weights`` checks whichever backend took the layer.
+
+    ``eplb`` (0.11.1+, :func:`eplb_applies`; up to 0.11.0 kvguard.quant refuses before this point): FusedMoE
+    checks ``supports_eplb`` once the method is built, before ``create_weights``.  The Marlin method never
+    supports EPLB; ``CompressedTensorsWNA16MoEMethod`` from 0.12.0, and from 0.27.0 only when the selection
+    chose TRITON."""
     selection = selection or Selection()
     group = scheme.group_size
-    if eplb:
-        # 0.11.1+: FusedMoE asks the method whether it supports EPLB (up to 0.11.0 kvguard.quant refuses
-        # before this point, as for every compressed-tensors MoE method)
-        raise unmodelled(f"--enable-eplb with the compressed-tensors WNA16 MoE method of {prefix} is not modelled")
+    if not release.within("0.27.0"):
+        marlin = _moe_marlin_takes(hidden, ispp, group, padded=release.within("0.25.0"))
+        if eplb and not release.within("0.23.0") and (marlin or not release.within("0.12.0")):
+            # the Marlin method (or, in 0.11.x, either method): nothing is checked while it is built
+            _refuse_eplb("ct_marlin" if marlin else "ct", release, refused)
     if not release.within("0.23.0"):
         # the Marlin method or the fall-back; neither checks a size while it is built (the fall-back sizes its
         # group scales by floor division)
@@ -206,7 +251,16 @@ def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, rele
     if release.within("0.27.0"):
         if int8_assert:
             raise refused("MI_ct_wna16_moe_int8_group")
-        _select_backend(prefix, "compressed_tensors", scheme, hidden, ispp, release, selection, refused, unmodelled)
+        backend, ahead = _select_backend(prefix, "compressed_tensors", scheme, hidden, ispp, release, selection,
+                                         refused, unmodelled)
+        if eplb and backend != "TRITON":
+            # a backend whose support kvguard does not model (HUMMING) may come first, but it is not TRITON
+            # either: the refusal names the method's class, whichever backend it chose
+            _refuse_eplb("ct", release, refused)
+        if eplb and ahead:
+            raise unmodelled(f"whether the {' / '.join(ahead)} WNA16 MoE kernel takes {prefix} ahead of TRITON "
+                             "(the only backend of the compressed-tensors WNA16 MoE method with EPLB support) is "
+                             "not modelled")
     elif _moe_marlin_takes(hidden, ispp, group, padded=release.within("0.25.0")):
         if int8_assert and release.within("0.24.0"):
             # 0.24.0 shares its launch-check group (and so its rule rows) with 0.25.x, which has no such assert
@@ -215,6 +269,8 @@ def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, rele
         if int8_assert:
             raise refused("MI_ct_wna16_moe_int8_group")
         _select_backend(prefix, "compressed_tensors", scheme, hidden, ispp, release, selection, refused, unmodelled)
+        if eplb:
+            _refuse_eplb("ct_marlin", release, refused)
         return  # CompressedTensorsWNA16MarlinMoEMethod
     elif not release.within("0.24.0"):
         return  # CompressedTensorsWNA16MoEMethod without size checks (0.23.x)
@@ -322,9 +378,12 @@ def _kernel_supported(backend: str) -> Optional[str]:
 
 
 def _select_backend(prefix: str, kind: str, scheme, hidden: int, ispp: int, release, selection: Selection,
-                    refused: Any, unmodelled: Any) -> None:
-    """select_wna16_moe_backend on the default host (CUDA compute capability 9.0); returns when a backend takes
-    the layer.  ``kind``: ``awq`` / ``gptq`` (the Marlin MoE methods) or ``moe_wna16`` (MoeWNA16Method)."""
+                    refused: Any, unmodelled: Any) -> tuple[str, tuple[str, ...]]:
+    """select_wna16_moe_backend on the default host (CUDA compute capability 9.0).  ``kind``: ``awq`` / ``gptq``
+    (the Marlin MoE methods), ``moe_wna16`` (MoeWNA16Method) or ``compressed_tensors``.
+
+    Returns the backend kvguard knows takes the layer and the backends ahead of it whose support it does not
+    model (one of them may be the one chosen)."""
     if selection.use_ep and (selection.all2all_backend or _DEFAULT_ALL2ALL) != _DEFAULT_ALL2ALL:
         raise unmodelled(f"the WNA16 MoE backend selection for {prefix} with --all2all-backend "
                          f"{selection.all2all_backend} (the experts' activation format) is not modelled")
@@ -347,18 +406,19 @@ def _select_backend(prefix: str, kind: str, scheme, hidden: int, ispp: int, rele
                                  f"{requested}) is not modelled")
         if reason is not None:
             raise refused("MI_wna16_moe_backend_unsupported", backend=backend, reason=reason)
-        return
+        return backend, ()
     # the first backend that takes the layer: one whose support kvguard does not model (HUMMING, ahead of MARLIN
     # from 0.32.0) may take it instead of a later one kvguard knows takes it, but which of the two serves the layer
     # is read only after the weights are loaded (get_fused_moe_quant_config, process_weights_after_loading):
-    # model construction goes on either way
-    unknown = []
+    # model construction goes on either way (except where FusedMoE's EPLB check reads which backend was chosen: the
+    # caller gets the unknown ones ahead)
+    unknown: list[str] = []
     for backend in _by_release(_PRIORITY_SM90, release):
         if _incompatibility(backend, kind, scheme, hidden, ispp, release) is not None:
             continue
         answer = _kernel_supported(backend)
         if answer is None:
-            return
+            return backend, tuple(unknown)
         if answer == _UNKNOWN:
             unknown.append(backend)
     if unknown:

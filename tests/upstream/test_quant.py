@@ -632,11 +632,15 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     # AWQ / GPTQ on MoE models: the MoE TP size is tp x dp without expert parallel
     moe_layouts = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
                    {"tp": 4, "dp": 4}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 8, "dp": 2}]
+    # one EPLB layout per quantized MoE config (FusedMoE's EPLB support check of the experts' method, after the
+    # method's backend selection and before its create_weights), in place of the last sampled layout
+    eplb_layout = {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8}
     for cfg, engine in wna16_moe_variants(random.Random(seed + 1), max(1, n_configs // 2) if n_moe is None
                                           else n_moe, version):
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts if heads % lay["tp"] == 0]
-        cases.append({"config": cfg, "layouts": lays[:n_layouts], "engine_args": engine})
+        cases.append({"config": cfg, "layouts": lays[:max(0, n_layouts - 1)] + [eplb_layout],
+                      "engine_args": engine})
     # AWQ / GPTQ on DeepSeek-V2/V3, Kimi-K2, MiniMax-M2: the MoE layouts (their own stream, bases in turn per
     # release so that the sampled .ci/run releases see all of them)
     mla_rng = random.Random(seed * 4000 + SUPPORTED_VERSIONS.index(version))
@@ -645,8 +649,8 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
                                           else WNA16_MLA_CONFIGS, version, SUPPORTED_VERSIONS.index(version)):
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in mla_layouts if heads % lay["tp"] == 0]
-        cases.append({"config": cfg, "layouts": mla_rng.sample(lays, min(n_layouts, len(lays))),
-                      "engine_args": engine})
+        cases.append({"config": cfg, "layouts": mla_rng.sample(lays, min(max(0, n_layouts - 1), len(lays)))
+                      + [eplb_layout], "engine_args": engine})
     if FUSED_SHARDS:
         for cfg in fused_shard_configs(version):
             cases.append({"config": cfg, "layouts": [{"tp": 1}, {"tp": 8}]})
@@ -661,8 +665,9 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     ct_moe_rng = random.Random(seed * 2000 + SUPPORTED_VERSIONS.index(version))
     for cfg in ct_moe_variants(ct_moe_rng, max(1, n_configs // 2) if CT_MOE_CONFIGS is None else CT_MOE_CONFIGS):
         heads = cfg["num_attention_heads"]
-        lays = [lay for lay in moe_layouts + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}] if heads % lay["tp"] == 0]
-        cases.append({"config": cfg, "layouts": ct_moe_rng.sample(lays, min(n_layouts, len(lays)))})
+        lays = [lay for lay in moe_layouts if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": ct_moe_rng.sample(lays, min(max(0, n_layouts - 1), len(lays)))
+                      + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}]})
     # online FP8 of unquantized checkpoints: the MoE layouts and EPLB (the online MoE method's EPLB support)
     online_rng = random.Random(seed * 3000 + SUPPORTED_VERSIONS.index(version))
     online_layouts = moe_layouts + [{"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8},
