@@ -508,17 +508,116 @@ def test_modelopt_activation_dtypes():
 def test_modelopt_fp8_minimum_capability_comes_first_up_to_0_26_0():
     a100 = kvguard.Host.standard(gpu_capability=80)
     verdict = kvguard.check(mo_nested("FP8"), vllm_version="0.26.0", dtype="float32", host=a100)
-    assert "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+    assert verdict.check == "VC_quant_capability"
     verdict = kvguard.check(mo_nested("FP8"), vllm_version="0.27.0", dtype="float32", host=a100)
     assert verdict.check == "VC_quant_act_dtype"
 
 
 def test_modelopt_configs_kvguard_does_not_build_stay_open():
-    # MIXED_PRECISION / MXFP8 configs, and an NVFP4 nested mapping without its required fields
-    for quant in (mo_flat("MIXED_PRECISION"), mo_flat("MXFP8"),
-                  plain_with({"producer": dict(_MO_PRODUCER), "quantization": {"quant_algo": "NVFP4"}})):
+    # a MIXED_PRECISION export without a top-level quantized_layers (get_quant_config reads hf_quant_config.json),
+    # a block-FP8 layer; an NVFP4 nested mapping without its required fields before 0.12.0 (its own from_config)
+    block = {"model.layers.0.mlp.experts": {"quant_algo": "FP8_PB_WO", "group_size": 128}}
+    for quant in (mo_flat("MIXED_PRECISION"), mo_flat("MIXED_PRECISION", quantized_layers=block)):
         verdict = kvguard.check(quant, vllm_version="0.28.0", dtype="float32", host=H100)
-        assert "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+        assert verdict.ok and "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+    verdict = kvguard.check(plain_with({"producer": dict(_MO_PRODUCER), "quantization": {"quant_algo": "NVFP4"}}),
+                            vllm_version="0.11.0", dtype="float32", host=H100)
+    assert verdict.ok and "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+
+
+def test_modelopt_nested_mapping_without_required_fields():
+    # ModelOptNvFp4Config._from_config (0.12.0+) / ModelOptMxFp8Config._from_config: the missing ones, in the order
+    # of its list, before the capability and the activation dtypes
+    verdict = kvguard.check(plain_with({"producer": dict(_MO_PRODUCER), "quantization": {"quant_algo": "NVFP4"}}),
+                            vllm_version="0.28.0", dtype="float32", host=H100)
+    assert (verdict.check, verdict.exc_type, verdict.wrapped_by) == ("VC_quant_modelopt_fields", "ValueError",
+                                                                     "VllmConfig")
+    assert verdict.message == ("NVFP4 quantization requires the following fields in hf_quant_config.json: "
+                               "['group_size', 'kv_cache_quant_algo', 'exclude_modules']")
+    mx = plain_with({"quant_method": "modelopt", "quantization": {"quant_algo": "MXFP8", "exclude_modules": []}})
+    verdict = kvguard.check(mx, vllm_version="0.16.0", host=H100)
+    assert verdict.message == ("MXFP8 quantization requires the following fields in hf_quant_config.json: "
+                               "['kv_cache_quant_algo']")
+    verdict = kvguard.check(plain_with({"quant_method": "modelopt", "quantization": {"quant_algo": "MXFP8"}}),
+                            vllm_version="0.33.0", host=H100)
+    assert verdict.message == ("MXFP8 quantization requires the following fields in hf_quant_config.json: "
+                               "['kv_cache_quant_algo', 'exclude_modules']")
+    # with both: the capability (0.16.0: 100) refuses on a capability-9.0 GPU
+    mx["quantization_config"]["quantization"]["kv_cache_quant_algo"] = None
+    assert kvguard.check(mx, vllm_version="0.16.0", host=H100).check == "VC_quant_capability"
+
+
+_MIXED_LAYERS = {"model.layers.0.mlp.experts": {"quant_algo": "NVFP4", "group_size": 16},
+                 "model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"}}
+_CAPABILITY = ("The quantization method {} is not supported for the current GPU. Minimum capability: {}. Current "
+               "capability: {}.")
+
+
+@pytest.mark.parametrize("version,dtype,message", [
+    # ModelOptMxFp8Config: minimum capability 100 up to 0.19.x (checked before the activation dtypes), 80 from
+    # 0.20.0; activation dtypes [torch.bfloat16] (vllm/model_executor/layers/quantization/modelopt.py)
+    ("0.16.0", "bfloat16", _CAPABILITY.format("modelopt_mxfp8", 100, 90)),
+    ("0.19.1", "float32", _CAPABILITY.format("modelopt_mxfp8", 100, 90)),
+    ("0.20.0", "auto", None),
+    ("0.20.0", "float16", "torch.float16 is not supported for quantization method modelopt_mxfp8. Supported dtypes: "
+                          "[torch.bfloat16]"),
+    ("0.33.0", "float", "torch.float32 is not supported for quantization method modelopt_mxfp8. Supported dtypes: "
+                        "[torch.bfloat16]"),
+])
+def test_modelopt_mxfp8_capability_then_activation_dtypes(version, dtype, message):
+    verdict = kvguard.check(mo_flat("MXFP8"), vllm_version=version, dtype=dtype, host=H100)
+    if message is None:
+        assert verdict.ok and not [s for s in verdict.skipped if s.check.startswith("VC_quant")]
+        return
+    assert (verdict.stage, verdict.exc_type, verdict.wrapped_by) == ("verify", "ValueError", "VllmConfig")
+    assert verdict.check == ("VC_quant_capability" if "capability" in message else "VC_quant_act_dtype")
+    assert verdict.message == message
+
+
+def test_modelopt_mxfp8_float16_checkpoint_and_nested_export():
+    # --dtype auto keeps a float16 checkpoint's float16: refused
+    verdict = kvguard.check(dict(mo_flat("MXFP8"), torch_dtype="float16"), vllm_version="0.28.0", host=H100)
+    assert verdict.message == ("torch.float16 is not supported for quantization method modelopt_mxfp8. Supported "
+                               "dtypes: [torch.bfloat16]")
+    # the nested export (0.16.0 - 0.33.0: ModelConfig's normalization lists no MXFP8 from 0.14.0) is refused earlier
+    assert kvguard.check(mo_nested("MXFP8"), vllm_version="0.28.0", host=H100).check == "MC_quant_modelopt_algo"
+
+
+@pytest.mark.parametrize("version,dtype,message", [
+    # ModelOptMixedPrecisionConfig (0.17.0+): minimum capability 89 (75 from 0.24.0), activation dtypes
+    # [torch.bfloat16, torch.float16]
+    ("0.17.0", "float32", "torch.float32 is not supported for quantization method modelopt_mixed. Supported dtypes: "
+                          "[torch.bfloat16, torch.float16]"),
+    ("0.17.0", "float16", None),
+    ("0.33.0", "auto", None),
+    ("0.33.0", "float32", "torch.float32 is not supported for quantization method modelopt_mixed. Supported dtypes: "
+                          "[torch.bfloat16, torch.float16]"),
+])
+def test_modelopt_mixed_activation_dtypes(version, dtype, message):
+    verdict = kvguard.check(mo_flat("MIXED_PRECISION", quantized_layers=_MIXED_LAYERS), vllm_version=version,
+                            dtype=dtype, host=H100)
+    if message is None:
+        assert verdict.ok and not [s for s in verdict.skipped if s.check.startswith("VC_quant")]
+    else:
+        assert (verdict.check, verdict.message) == ("VC_quant_act_dtype", message)
+
+
+def test_modelopt_capability_on_other_gpus():
+    # ModelOptMixedPrecisionConfig's minimum is 89 up to 0.23.0, 75 from 0.24.0; ModelOpt FP8's 89 up to 0.26.0
+    a100 = kvguard.Host.standard(gpu_capability=80)
+    mixed = mo_flat("MIXED_PRECISION", quantized_layers=_MIXED_LAYERS)
+    verdict = kvguard.check(mixed, vllm_version="0.23.0", host=a100)
+    assert (verdict.check, verdict.message) == ("VC_quant_capability", _CAPABILITY.format("modelopt_mixed", 89, 80))
+    assert kvguard.check(mixed, vllm_version="0.24.0", host=a100).ok
+    verdict = kvguard.check(mo_nested("FP8"), vllm_version="0.26.0", dtype="float32", host=a100)
+    assert verdict.message == _CAPABILITY.format("modelopt", 89, 80)
+    # MXFP8 on a B200 (capability 100) before 0.20.0: the activation dtypes follow
+    b200 = kvguard.Host.standard(gpu_capability=100)
+    verdict = kvguard.check(mo_flat("MXFP8"), vllm_version="0.19.1", dtype="float16", host=b200)
+    assert verdict.check == "VC_quant_act_dtype"
+    # MXFP8 claimed, algorithm not listed (from_config comes before the capability)
+    verdict = kvguard.check(mo_flat("MXFP8_W8"), vllm_version="0.19.1", host=H100)
+    assert verdict.check == "VC_quant_modelopt_algo"
 
 
 _ONLY_SUPPORTS = ("ModelOpt currently only supports: {} quantizations in vLLM. Please check the `hf_quant_config.json` "
@@ -548,3 +647,31 @@ def test_modelopt_config_algorithm_compared_upper_cased_from_0_14_0():
     # lower-case fp8 (flat, method "modelopt"): refused as written on 0.13.0, upper-cased on 0.14.0
     assert kvguard.check(mo_flat("fp8"), vllm_version="0.13.0", host=H100).check == "VC_quant_modelopt_algo"
     assert kvguard.check(mo_flat("fp8"), vllm_version="0.14.0", host=H100).check != "VC_quant_modelopt_algo"
+
+
+def test_modelopt_config_reads_the_algorithm_upper_cased_and_the_fp8_forms_from_0_14_0():
+    # from_config upper-cases quant_algo from 0.14.0; ModelOptFp8Config takes FP8 / FP8_PER_CHANNEL_PER_TOKEN /
+    # FP8_PB_WO (its __init__)
+    fp32 = ("torch.float32 is not supported for quantization method modelopt. Supported dtypes: [torch.bfloat16, "
+            "torch.float16]")
+    for quant in (mo_flat("FP8_PB_WO"), mo_nested("FP8_PER_CHANNEL_PER_TOKEN"), mo_flat("fp8", method="ModelOpt")):
+        verdict = kvguard.check(quant, vllm_version="0.28.0", dtype="float32", host=H100)
+        assert (verdict.check, verdict.message) == ("VC_quant_act_dtype", fp32)
+    verdict = kvguard.check(mo_flat("mxfp8"), vllm_version="0.19.1", host=H100)
+    assert verdict.message == _CAPABILITY.format("modelopt_mxfp8", 100, 90)
+
+
+def test_modelopt_config_without_an_algorithm_and_mixed_without_layers():
+    # the shared from_config (0.12.0+) refuses a missing quant_algo first; before, each class's own: left open
+    no_algo = plain_with({"quant_method": "modelopt", "producer": dict(_MO_PRODUCER), "ignore": ["lm_head"]})
+    verdict = kvguard.check(no_algo, vllm_version="0.12.0", host=H100)
+    assert (verdict.check, verdict.exc_type, verdict.message) == (
+        "VC_quant_modelopt_no_algo", "ValueError", "Missing 'quant_algo' in quantization config")
+    assert kvguard.check(no_algo, vllm_version="0.33.0", dtype="float32", host=H100).check == "VC_quant_modelopt_no_algo"
+    verdict = kvguard.check(no_algo, vllm_version="0.11.0", host=H100)
+    assert verdict.ok and "VC_quant_modelopt_algo" in [s.check for s in verdict.skipped]
+    # ModelOptMixedPrecisionConfig._from_config (0.17.0+): an empty top-level quantized_layers
+    verdict = kvguard.check(mo_flat("MIXED_PRECISION", quantized_layers={}), vllm_version="0.17.0", host=H100)
+    assert (verdict.check, verdict.message) == ("VC_quant_modelopt_mixed_layers", "MIXED_PRECISION quant_algo "
+                                                "requires a non-empty 'quantized_layers' mapping in the quantization "
+                                                "config.")

@@ -21,6 +21,13 @@ The overrides asked before them (AWQ / GPTQ, their Marlin / BitBLAS forms, ipex,
 (0.20.0+) is asked first when named: kvguard.quant.verify handles those.  What kvguard does not read (a
 ``producer`` or ``quantization`` that is not a mapping, a ``quant_algo`` that is not a string: vLLM raises an
 AttributeError / TypeError or formats the value) raises :class:`NotRead`.
+
+The second half mirrors what ``VllmConfig._get_quantization_config`` (vllm/config/vllm.py; 0.10.2:
+vllm/config/__init__.py) does with the ModelOpt config it builds through ``get_quant_config``
+(vllm/model_executor/model_loader/weight_utils.py): ``from_config`` of ModelOptFp8Config / ModelOptNvFp4Config
+(every release), ModelOptMxFp8Config (0.16.0+) and ModelOptMixedPrecisionConfig (0.17.0+) — the algorithm list,
+the nested layout's required fields, the checks of their ``__init__`` kvguard decides (the plain exports) — then
+each class's ``get_min_capability`` and ``get_supported_act_dtypes`` (modelopt.py of each release).
 """
 
 from __future__ import annotations
@@ -183,26 +190,97 @@ def unlisted_claim(cfg: Mapping[str, Any], method: str, release) -> Optional[str
 # (``from_config``: ModelOptQuantConfigBase's from 0.12.0, each class's own before), then its minimum capability and
 # activation dtypes
 
-#: get_supported_act_dtypes() of the ModelOpt methods kvguard builds (the same in every release)
-ACT_DTYPES = {"modelopt": ("bfloat16", "float16"), "modelopt_fp4": ("bfloat16", "float16", "float8_e4m3fn")}
+#: get_supported_act_dtypes() of the ModelOpt methods kvguard builds (the same in every release that has the
+#: method: modelopt_mxfp8 0.16.0+, modelopt_mixed 0.17.0+)
+ACT_DTYPES = {"modelopt": ("bfloat16", "float16"), "modelopt_fp4": ("bfloat16", "float16", "float8_e4m3fn"),
+              "modelopt_mxfp8": ("bfloat16",), "modelopt_mixed": ("bfloat16", "float16")}
 
 #: the quant_algo each method's config is decided for (from_config and __init__ take it in every release)
-_CANONICAL = {"modelopt": "FP8", "modelopt_fp4": "NVFP4"}
+_CANONICAL = {"modelopt": "FP8", "modelopt_fp4": "NVFP4", "modelopt_mxfp8": "MXFP8",
+              "modelopt_mixed": "MIXED_PRECISION"}
+
+#: the per-layer algorithms of a MIXED_PRECISION checkpoint kvguard decides: the FP8 / NVFP4 sub-configs every
+#: release builds take them without a check (the block-FP8 ones (0.30.0+) and the b12x codecs (0.32.0+) have checks
+#: of their own)
+_MIXED_LAYER_ALGOS = ("FP8", "NVFP4")
 
 
 def min_capability(method: str, release) -> int:
     """get_min_capability() of a ModelOpt method kvguard builds: ModelOptFp8Config's is 89 up to 0.26.0, 80 from
-    0.27.0; ModelOptNvFp4Config's 80 up to 0.13.0, 75 from 0.14.0."""
+    0.27.0; ModelOptNvFp4Config's 80 up to 0.13.0, 75 from 0.14.0; ModelOptMxFp8Config's 100 up to 0.19.x, 80 from
+    0.20.0; ModelOptMixedPrecisionConfig's 89 up to 0.23.0, 75 from 0.24.0."""
     if method == "modelopt":
         return 80 if release.within("0.27.0") else 89
+    if method == "modelopt_mxfp8":
+        return 80 if release.within("0.20.0") else 100
+    if method == "modelopt_mixed":
+        return 75 if release.within("0.24.0") else 89
     return 75 if release.within(EARLY) else 80
 
 
-def config_unread(cfg: Mapping[str, Any], method: str) -> Optional[str]:
+def _mixed_unread(cfg: Mapping[str, Any]) -> Optional[str]:
+    """Why building ModelOptMixedPrecisionConfig from the checkpoint config may refuse it or read more than the
+    config, or None: kvguard decides the flat export with a non-empty top-level quantized_layers mapping whose
+    layers are FP8 / NVFP4 (get_quant_config reads hf_quant_config.json among the checkpoint's files when
+    quantized_layers is not a top-level key: the nested export)."""
+    if "quantization" in cfg or "quantized_layers" not in cfg:
+        return ("a MIXED_PRECISION checkpoint without a top-level quantized_layers mapping (get_quant_config reads "
+                "hf_quant_config.json among the checkpoint's files) is not modelled")
+    layers = cfg["quantized_layers"]
+    if not isinstance(layers, Mapping) or not layers:
+        return "a MIXED_PRECISION quantized_layers that is not a non-empty mapping is not modelled"
+    for info in layers.values():
+        algo = info.get("quant_algo") if isinstance(info, Mapping) else None
+        if not isinstance(algo, str) or algo.upper() not in _MIXED_LAYER_ALGOS:
+            return f"a MIXED_PRECISION layer of quant_algo {algo!r} (not FP8 / NVFP4) is not modelled"
+        if algo.upper() == "NVFP4" and type(info.get("group_size", 16)) is not int:
+            return "a MIXED_PRECISION NVFP4 layer whose group_size is not an integer is not modelled"
+    return None
+
+
+def _config_algo(algo: Any, release) -> Any:
+    """The quant_algo as the config's from_config passes it on: upper-cased from 0.14.0."""
+    return algo.upper() if isinstance(algo, str) and release.within(EARLY) else algo
+
+
+def _accepted_algos(method: str, release) -> tuple[str, ...]:
+    """The algorithms whose config kvguard decides: ModelOptFp8Config's __init__ takes the three FP8 forms from
+    0.14.0 (their linear methods differ, not the config's checks), the others their own."""
+    if method == "modelopt" and release.within(EARLY):
+        return ("FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO")
+    return (_CANONICAL[method],)
+
+
+#: the nested-layout fields each config's _from_config requires (in this order), and from which release
+REQUIRED_FIELDS = {"modelopt_fp4": ("NVFP4", ("group_size", "kv_cache_quant_algo", "exclude_modules"), "0.12.0"),
+                   "modelopt_mxfp8": ("MXFP8", ("kv_cache_quant_algo", "exclude_modules"), "0.16.0")}
+
+
+def missing_fields(cfg: Mapping[str, Any], method: str, release) -> Optional[tuple[str, list[str]]]:
+    """(the algorithm named in the message, the missing fields) when the NVFP4 / MXFP8 config's _from_config refuses
+    the nested layout for lack of its required fields, else None.  Only for a config config_unread otherwise
+    decides (a well-formed nested mapping of quant_algo NVFP4 / MXFP8) and from_config_refusal let through."""
+    entry = REQUIRED_FIELDS.get(method)
+    if entry is None or not release.within(entry[2]) or not isinstance(cfg.get("quantization"), Mapping):
+        return None
+    src = cfg["quantization"]
+    missing = [key for key in entry[1] if key not in src]
+    if not missing:
+        return None
+    complete = {**src, **{key: ([] if key == "exclude_modules" else None) for key in missing}}
+    if config_unread({**cfg, "quantization": complete}, method, release) is not None:
+        return None
+    return entry[0], missing
+
+
+def config_unread(cfg: Mapping[str, Any], method: str, release) -> Optional[str]:
     """Why building the config of ``method`` from the (normalized) checkpoint config may refuse it, or None: kvguard
-    decides the plain exports only — quant_algo exactly FP8 (modelopt) / NVFP4 (modelopt_fp4), a string or no
-    kv_cache_quant_algo, list exclusions, an integer group size; NVFP4's nested layout with all of group_size,
-    kv_cache_quant_algo and exclude_modules (its from_config requires them from 0.12.0)."""
+    decides the plain exports only — quant_algo FP8 (modelopt; 0.14.0+ also FP8_PER_CHANNEL_PER_TOKEN / FP8_PB_WO)
+    / NVFP4 (modelopt_fp4) / MXFP8 (modelopt_mxfp8) / MIXED_PRECISION (modelopt_mixed, see _mixed_unread), compared
+    upper-cased from 0.14.0 (from_config upper-cases it), a string or no kv_cache_quant_algo,
+    list exclusions, an integer group size; NVFP4's nested layout with all of group_size, kv_cache_quant_algo and
+    exclude_modules, MXFP8's with kv_cache_quant_algo and exclude_modules (missing_fields decides their refusals:
+    REQUIRED_FIELDS)."""
     want = _CANONICAL.get(method)
     if want is None:
         return f"building the {method} config (and its activation dtypes) is not modelled"
@@ -211,8 +289,12 @@ def config_unread(cfg: Mapping[str, Any], method: str) -> Optional[str]:
     if not isinstance(src, Mapping):
         return "a ModelOpt quantization_config whose quantization key is not a mapping is not modelled"
     algo = src.get("quant_algo")
-    if algo != want:
+    if _config_algo(algo, release) not in _accepted_algos(method, release):
         return f"building the {method} config of a checkpoint with quant_algo {algo!r} is not modelled"
+    if method == "modelopt_mixed":
+        why = _mixed_unread(cfg)
+        if why is not None:
+            return why
     if src.get("kv_cache_quant_algo") not in (None, "FP8"):
         return f"a ModelOpt kv_cache_quant_algo of {src.get('kv_cache_quant_algo')!r} is not modelled"
     for key in ("exclude_modules",) if nested else ("ignore", "exclude_modules"):
@@ -223,6 +305,9 @@ def config_unread(cfg: Mapping[str, Any], method: str) -> Optional[str]:
     if method == "modelopt_fp4" and nested and not all(
             key in src for key in ("group_size", "kv_cache_quant_algo", "exclude_modules")):
         return "an NVFP4 quantization mapping without group_size, kv_cache_quant_algo and exclude_modules is not modelled"
+    if method == "modelopt_mxfp8" and nested and not all(key in src for key in ("kv_cache_quant_algo",
+                                                                                "exclude_modules")):
+        return "an MXFP8 quantization mapping without kv_cache_quant_algo and exclude_modules is not modelled"
     return None
 
 
@@ -240,18 +325,53 @@ def quant_algos(release) -> list[str]:
     return algos
 
 
+#: from this release the ModelOpt configs share ModelOptQuantConfigBase.from_config, whose first check after the
+#: nested mapping's type is a missing (falsy) quant_algo, in both layouts
+SHARED_FROM_CONFIG = "0.12.0"
+
+
+def algo_missing(cfg: Mapping[str, Any], method: str, release) -> bool:
+    """Whether the shared from_config (0.12.0+) refuses the (normalized) checkpoint config for lack of a quant_algo
+    ("Missing 'quant_algo' in quantization config"): the nested mapping's or the flat config's is absent or falsy.
+    MIXED_PRECISION without a top-level quantized_layers is read from the checkpoint's files (left open)."""
+    if method not in _CANONICAL or not release.within(SHARED_FROM_CONFIG):
+        return False
+    if method == "modelopt_mixed" and "quantized_layers" not in cfg:
+        return False
+    src = cfg["quantization"] if "quantization" in cfg else cfg
+    return isinstance(src, Mapping) and not src.get("quant_algo")
+
+
+def mixed_layers_empty(cfg: Mapping[str, Any], method: str, release) -> bool:
+    """Whether ModelOptMixedPrecisionConfig._from_config refuses an empty top-level quantized_layers (after
+    from_config's checks, which kvguard must otherwise decide: config_unread of the same config with one layer)."""
+    if method != "modelopt_mixed" or "quantization" in cfg or "quantized_layers" not in cfg:
+        return False
+    layers = cfg["quantized_layers"]
+    if not (layers is None or (isinstance(layers, Mapping) and not layers)):
+        return False
+    one = {**cfg, "quantized_layers": {"layer": {"quant_algo": "FP8"}}}
+    return config_unread(one, method, release) is None
+
+
 def from_config_refusal(cfg: Mapping[str, Any], method: str, release) -> tuple[Optional[list], Optional[str]]:
-    """(QUANT_ALGOS when ``from_config`` of the ModelOpt FP8 / NVFP4 config refuses the checkpoint's algorithm,
-    why kvguard cannot tell): the refusal that follows the checks of a missing algorithm and of the
-    kv_cache_quant_algo / exclusion / group-size types (kvguard decides well-formed configs only); the algorithm is
-    compared upper-cased from 0.14.0."""
+    """(QUANT_ALGOS when ``from_config`` of the ModelOpt FP8 / NVFP4 / MXFP8 / MIXED_PRECISION config refuses the
+    checkpoint's algorithm, why kvguard cannot tell): the refusal that follows the checks of a missing algorithm and
+    of the kv_cache_quant_algo / exclusion / group-size types (kvguard decides well-formed configs only); the
+    algorithm is compared upper-cased from 0.14.0.  MIXED_PRECISION: get_quant_config reads hf_quant_config.json
+    among the checkpoint's files, not config.json, without a top-level quantized_layers (left open)."""
     if method not in _CANONICAL:
         return None, None  # other configs: VC_quant_act_dtype stays open with its own reason
+    if method == "modelopt_mixed" and "quantized_layers" not in cfg:
+        return None, ("a MIXED_PRECISION checkpoint without a top-level quantized_layers mapping (get_quant_config "
+                      "reads hf_quant_config.json among the checkpoint's files) is not modelled")
     nested = "quantization" in cfg
     src = cfg["quantization"] if nested else cfg
     if not isinstance(src, Mapping):
         return None, "a ModelOpt quantization_config whose quantization key is not a mapping is not modelled"
     algo = src.get("quant_algo")
+    if not algo and release.within(SHARED_FROM_CONFIG):
+        return None, None  # algo_missing: refused first
     if not isinstance(algo, str) or not algo:
         return None, "a ModelOpt quantization_config without a quant_algo string (from_config) is not modelled"
     if src.get("kv_cache_quant_algo") is not None and not isinstance(src.get("kv_cache_quant_algo"), str):

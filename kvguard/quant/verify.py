@@ -330,7 +330,7 @@ _ACT_DTYPES = {
     **_modelopt.ACT_DTYPES,
 }
 #: get_min_capability() of those methods is at most 80 in every release (kvguard.rules.table reads the host's), but
-#: ModelOpt FP8's (min_capability)
+#: the ModelOpt methods' (min_capability; VC_quant_capability decides theirs: capability_refusal)
 
 
 def min_capability(method: str, release) -> int:
@@ -407,7 +407,7 @@ def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any],
             cfg, _ = checkpoint_method(resolved_top, resolved, release)
         except (_NotModelled, _modelopt.UnknownAlgo):
             return f"building the {method} config from this quantization_config is not modelled"
-        return _modelopt.config_unread(cfg or {}, method)
+        return _modelopt.config_unread(cfg or {}, method, release)
     if method == _dsv4.METHOD:
         # DeepseekV4FP8Config.from_config hands an fp8 / deepseek_v4_fp8 config to Fp8Config's as it is
         cfg = resolved_top.get("quantization_config")
@@ -517,6 +517,31 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
             "supported": "[" + ", ".join(f"torch.{d}" for d in supported) + "]"}, None
 
 
+def capability_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
+                       out: VerifyOutcome, capability: int) -> tuple[Optional[dict], Optional[str]]:
+    """(template values, why kvguard cannot tell) of VllmConfig's minimum-capability refusal of the ModelOpt config
+    it built (after ``from_config``, before the activation dtypes) on a CUDA GPU of compute capability
+    ``capability`` (``major * 10 + minor``), for a launch ModelConfig accepted.  Only the ModelOpt methods, whose
+    minimum kvguard knows per release (kvguard.quant.modelopt.min_capability); the others' is at most 80, which
+    VC_quant_act_dtype reads."""
+    if out.unmodelled or out.deferred or out.quantization not in _modelopt.ACT_DTYPES:
+        return None, None
+    method = out.quantization
+    minimum = _modelopt.min_capability(method, release)
+    if capability >= minimum:
+        return None, None  # whatever config VllmConfig builds, this check passes
+    if (user is not None and user.lower() in _ONLINE_NAMES_0_20 and user.lower() != method
+            and release.within("0.20.0", "0.21.0")):
+        return None, f"--quantization {user.lower()} (an online-quantization name): get_quant_config's refusal is not " \
+                     f"modelled"
+    if is_online(resolved_top, resolved, release, user, out):
+        return None, f"online quantization with {method} (get_quant_config without a checkpoint config) is not modelled"
+    why = _config_unread(resolved_top, resolved, method, release)
+    if why is not None:
+        return None, why
+    return {"method": method, "minimum": minimum, "current": capability}, None
+
+
 def modelopt_config_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release,
                             user: Optional[str], out: VerifyOutcome) -> tuple[Optional[dict], Optional[str]]:
     """(template values, why kvguard cannot tell) of the ModelOpt FP8 / NVFP4 config's refusal of the checkpoint's
@@ -538,3 +563,44 @@ def modelopt_config_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[s
     if algos is None:
         return None, why
     return {"algos": repr(algos)}, None
+
+
+def _modelopt_built_cfg(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
+                        out: VerifyOutcome) -> Optional[Mapping[str, Any]]:
+    """The (normalized) checkpoint config VllmConfig builds a ModelOpt config from, or None (not a ModelOpt method,
+    no checkpoint config, not read, or a 0.20.x - 0.21.x online-quantization name whose refusal comes first)."""
+    if out.unmodelled or out.deferred or out.quantization not in _modelopt.ACT_DTYPES:
+        return None
+    if (user is not None and user.lower() in _ONLINE_NAMES_0_20 and user.lower() != out.quantization
+            and release.within("0.20.0", "0.21.0")):
+        return None
+    try:
+        cfg, _ = checkpoint_method(resolved_top, resolved, release)
+    except (_NotModelled, _modelopt.UnknownAlgo):
+        return None
+    return cfg
+
+
+def modelopt_no_algo_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release,
+                             user: Optional[str], out: VerifyOutcome) -> bool:
+    """Whether the shared ModelOpt from_config (0.12.0+) refuses the checkpoint config for lack of a quant_algo."""
+    cfg = _modelopt_built_cfg(resolved_top, resolved, release, user, out)
+    return cfg is not None and _modelopt.algo_missing(cfg, str(out.quantization), release)
+
+
+def modelopt_fields_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release,
+                            user: Optional[str], out: VerifyOutcome) -> Optional[dict]:
+    """Template values of the ``_from_config`` refusals that follow from_config's checks: the NVFP4 (0.12.0+) /
+    MXFP8 config's of a nested mapping without its required fields (``algo``, ``missing``), MIXED_PRECISION's of an
+    empty quantized_layers (``{"mixed": True}``); None otherwise (kvguard.quant.modelopt.missing_fields /
+    mixed_layers_empty: only configs otherwise decided; the rest stays with VC_quant_act_dtype's reason)."""
+    cfg = _modelopt_built_cfg(resolved_top, resolved, release, user, out)
+    if cfg is None:
+        return None
+    method = str(out.quantization)
+    if _modelopt.mixed_layers_empty(cfg, method, release):
+        return {"mixed": True}
+    found = _modelopt.missing_fields(cfg, method, release)
+    if found is None:
+        return None
+    return {"algo": found[0], "missing": repr(found[1])}

@@ -597,6 +597,48 @@ def _modelopt_config_refused(state) -> bool:
     return values is not None
 
 
+def _modelopt_fields(state) -> "dict | None":
+    """The _from_config refusals of the ModelOpt configs (kvguard.quant.verify.modelopt_fields_refusal), once."""
+    if not hasattr(state, "_mf_out"):
+        from ..quant.verify import modelopt_fields_refusal
+
+        state._mf_out = modelopt_fields_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
+                                                state.layout.quantization, _qv(state))
+    return state._mf_out
+
+
+def _modelopt_refusal_on_cuda(state, fired: bool) -> bool:
+    if fired and state.need("platform") != "cuda":
+        state.unmodelled("VllmConfig's quantization checks of ModelOpt checkpoints are modelled for CUDA")
+    return fired
+
+
+def _modelopt_no_algo(state) -> bool:
+    from ..quant.verify import modelopt_no_algo_refusal
+
+    return _modelopt_refusal_on_cuda(state, modelopt_no_algo_refusal(
+        state.facts.resolved_top, state.facts.resolved, state.release, state.layout.quantization, _qv(state)))
+
+
+def _capability_refused(state) -> bool:
+    """VllmConfig's minimum-capability refusal of the ModelOpt config it built (kvguard.quant.verify), once."""
+    out = getattr(state, "_qc_out", None)
+    if out is None:
+        from ..quant.modelopt import ACT_DTYPES
+        from ..quant.verify import capability_refusal
+
+        if _qv(state).quantization not in ACT_DTYPES:
+            return False  # not a ModelOpt method (the others' minimum is at most 80: VC_quant_act_dtype)
+        if state.need("platform") != "cuda":
+            state.unmodelled("VllmConfig's capability check of ModelOpt methods is modelled for CUDA")
+        out = state._qc_out = capability_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
+                                                 state.layout.quantization, _qv(state), state.need("gpu_capability"))
+    values, why = out
+    if why is not None:
+        state.unmodelled(why)
+    return values is not None
+
+
 def _act_dtype_refused(state) -> bool:
     from ..quant.verify import AUTO_PASSES
 
@@ -1769,6 +1811,13 @@ RULES = (
                    "PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
+    Check("VC_quant_modelopt_no_algo", "0.12.0", stage="verify", scope="feature",
+          when=_modelopt_no_algo,
+          template="Missing 'quant_algo' in quantization config",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptQuantConfigBase.from_config, from "
+                 "VllmConfig._get_quantization_config",
+          description="a ModelOpt checkpoint ModelConfig took as a ModelOpt method whose quantization config (the "
+                      "nested mapping or the flat config) has no quant_algo (or an empty one)"),
     Check("VC_quant_modelopt_algo", stage="verify", scope="feature",
           when=_modelopt_config_refused, bind=lambda state: dict(state._mo_out[0] or {}),
           template="ModelOpt currently only supports: {algos} quantizations in vLLM. Please check the "
@@ -1778,6 +1827,31 @@ RULES = (
                  "before the capability and activation dtypes",
           description="a ModelOpt checkpoint ModelConfig took as modelopt / modelopt_fp4 whose quant_algo (upper-cased "
                       "from 0.14.0) is not in the release's QUANT_ALGOS"),
+    Check("VC_quant_modelopt_fields", stage="verify", scope="feature",
+          when=lambda state: _modelopt_refusal_on_cuda(state, "algo" in (_modelopt_fields(state) or {})),
+          bind=lambda state: dict(_modelopt_fields(state) or {}),
+          template="{algo} quantization requires the following fields in hf_quant_config.json: {missing}",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptNvFp4Config._from_config (0.12.0+) / "
+                 "ModelOptMxFp8Config._from_config (0.16.0+), from VllmConfig._get_quantization_config",
+          description="a nested ModelOpt NVFP4 mapping without group_size / kv_cache_quant_algo / exclude_modules, or "
+                      "an MXFP8 one without kv_cache_quant_algo / exclude_modules (after the algorithm check)"),
+    Check("VC_quant_modelopt_mixed_layers", "0.17.0", stage="verify", scope="feature",
+          when=lambda state: _modelopt_refusal_on_cuda(state, "mixed" in (_modelopt_fields(state) or {})),
+          template="MIXED_PRECISION quant_algo requires a non-empty 'quantized_layers' mapping in the quantization "
+                   "config.",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptMixedPrecisionConfig._from_config, "
+                 "from VllmConfig._get_quantization_config",
+          description="a flat ModelOpt MIXED_PRECISION export whose top-level quantized_layers is empty (after the "
+                      "algorithm check)"),
+    Check("VC_quant_capability", stage="verify", scope="feature",
+          when=_capability_refused, bind=lambda state: dict(state._qc_out[0] or {}),
+          template="The quantization method {method} is not supported for the current GPU. Minimum capability: "
+                   "{minimum}. Current capability: {current}.",
+          source=f"{_S_VLLM}::VllmConfig._get_quantization_config (0.10.2: vllm/config/__init__.py), after "
+                 f"get_quant_config, before the activation dtypes",
+          description="the GPU's compute capability is below the ModelOpt method's minimum (modelopt: 89 up to 0.26.0, "
+                      "80 from 0.27.0; modelopt_fp4: 80, 75 from 0.14.0; modelopt_mxfp8: 100 up to 0.19.x, 80 from "
+                      "0.20.0; modelopt_mixed: 89 up to 0.23.0, 75 from 0.24.0)"),
     Check("VC_quant_act_dtype", stage="verify", scope="feature",
           when=_act_dtype_refused, bind=lambda state: dict(_act_dtype(state)[0] or {}),
           template=_QUANT_ACT_DTYPE,
@@ -1785,7 +1859,7 @@ RULES = (
                  f"vllm/config/__init__.py)",
           description="the model's dtype (--dtype, else the checkpoint's) is not one of the quantization method's "
                       "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32; MXFP4 "
-                      "(mxfp4 / gpt_oss_mxfp4): bfloat16 only); "
+                      "(mxfp4 / gpt_oss_mxfp4) and ModelOpt MXFP8 (modelopt_mxfp8): bfloat16 only); "
                       "the minimum GPU capability passes on compute capability 80+"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
           when=lambda state: state.async_scheduling is True and state.pp > 1,

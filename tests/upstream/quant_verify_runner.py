@@ -10,7 +10,8 @@ init skipped): ``_verify_quantization`` (the checkpoint's ``quant_method``, the 
 mismatch, unknown-method and deprecated-method refusals) runs at the end of its ``__post_init__``.
 With ``vllm_config`` the whole ``EngineArgs(...).create_engine_config()`` runs instead (the CPU platform
 apart from the quantization modules): VllmConfig's ``_get_quantization_config`` (the method's minimum
-capability, which the CPU platform does not have, and the activation-dtype refusal) follows.  The outcome
+capability, which the CPU platform does not have unless the case gives ``cuda_capability``, and the
+activation-dtype refusal) follows.  The outcome
 is the exception (oracle_runner.describe: pydantic's ValidationError unwrapped), else ``ok`` with the
 ``quantization`` and ``dtype`` ModelConfig ends with.
 
@@ -50,6 +51,39 @@ def _ipex_sees_cuda_90():
         mod.current_platform = _cuda_90_stand_in()
 
 
+_NO_OWN = object()
+
+
+def _quant_config_sees_capability(capability):
+    """With a case's ``cuda_capability`` (e.g. 90): while VllmConfig builds the quantization config, the platform
+    reports that compute capability, so the method's minimum-capability check runs as on the default host (the CPU
+    platform reports none and vLLM skips the check).  Returns the undo."""
+    import vllm.platforms as platforms
+    from vllm.platforms.interface import DeviceCapability
+
+    try:
+        from vllm.config.vllm import VllmConfig
+    except ImportError:  # 0.10.2: vllm/config/__init__.py
+        from vllm.config import VllmConfig
+    plat = type(platforms._current_platform)
+    real = VllmConfig.__dict__["_get_quantization_config"]
+
+    def build(model_config, load_config):
+        own = plat.__dict__.get("get_device_capability", _NO_OWN)
+        plat.get_device_capability = classmethod(
+            lambda cls, device_id=0: DeviceCapability(capability // 10, capability % 10))
+        try:
+            return real.__func__(model_config, load_config)
+        finally:
+            if own is _NO_OWN:
+                del plat.get_device_capability
+            else:
+                plat.get_device_capability = own
+
+    VllmConfig._get_quantization_config = staticmethod(build)
+    return lambda: setattr(VllmConfig, "_get_quantization_config", real)
+
+
 def main(cases_path, out_path):
     spec = json.load(open(cases_path))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -80,6 +114,7 @@ def main(cases_path, out_path):
             kwargs["allow_deprecated_quantization"] = True
         _quant_modules_see_cuda_90()
         _ipex_sees_cuda_90()
+        undo = _quant_config_sees_capability(case["cuda_capability"]) if case.get("cuda_capability") else None
         try:
             if case.get("vllm_config"):
                 from vllm.engine.arg_utils import EngineArgs
@@ -93,6 +128,9 @@ def main(cases_path, out_path):
             rec.update(stage="model", **describe(exc))
         else:
             rec.update(stage="ok", quantization=mc.quantization, dtype=str(mc.dtype))
+        finally:
+            if undo is not None:
+                undo()
         results.append(rec)
         shutil.rmtree(work, ignore_errors=True)
     with open(out_path, "w") as fh:

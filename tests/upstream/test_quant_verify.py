@@ -22,7 +22,9 @@ model type) with --quantization and --dtype (308 cases, both checks, compared as
 
 ``KVG_QVERIFY_PART=modelopt python -m tests.upstream.test_quant_verify V …`` (not in the pytest run) crosses the
 ModelOpt configs of both export layouts (modelopt_quant_configs) with --quantization through ModelConfig (339 cases)
-and with --quantization none / fp8 x --dtype through the whole engine config (144); the CI sample takes three of them.
+and with --quantization none / fp8 x --dtype through the whole engine config, the MXFP8 / MIXED_PRECISION exports and
+variants (modelopt_mx_mixed_configs) also with --dtype bfloat16 and their own method named (250); the CI sample takes
+three of them.
 
 A third set (0.20.0+ matters) takes DeepSeek-V4 checkpoints (the real Flash / Pro configs and variants) through
 both, for DeepSeek-V4's FP8 override and the activation dtypes of ``deepseek_v4_fp8``; and
@@ -159,18 +161,52 @@ def generate_modelopt(version: str) -> list[dict]:
     return cases
 
 
+def modelopt_mx_mixed_configs() -> list[tuple[str, dict]]:
+    """MXFP8 / MIXED_PRECISION exports and variants for the engine config: the config's dtype, the per-layer
+    algorithms, quantized_layers empty / nested only, an MXFP8 mapping without its required fields, MXFP8 spellings
+    from_config refuses."""
+    base = dict(modelopt_quant_configs())
+    layers = base["mo-flat-mixed"]["quantized_layers"]
+    # the nested layout without a producer (ModelConfig's normalization refuses MXFP8 from 0.14.0): the overrides
+    # claim it
+    nested_mx = {"quant_method": "modelopt", "quantization": {"quant_algo": "MXFP8", "exclude_modules": ["lm_head"]}}
+    return [
+        ("mo-flat-mxfp8-float16", _flat("MXFP8")),
+        ("mo-flat-mxfp8-lower", _flat("mxfp8")),
+        ("mo-flat-mxfp8-suffix", _flat("MXFP8_W8")),
+        ("mo-nested-mxfp8-no-kv", nested_mx),
+        ("mo-nested-mxfp8-method", {"quant_method": "modelopt", "quantization": dict(nested_mx["quantization"],
+                                                                                     kv_cache_quant_algo=None)}),
+        ("mo-flat-mixed-fp8-only", _flat("MIXED_PRECISION", quantized_layers={
+            "model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"}})),
+        ("mo-flat-mixed-float16", _flat("MIXED_PRECISION", quantized_layers=layers)),
+        ("mo-flat-mixed-empty", _flat("MIXED_PRECISION", quantized_layers={})),
+        ("mo-flat-mixed-pbwo", _flat("MIXED_PRECISION", quantized_layers={
+            "model.layers.0.mlp.experts": {"quant_algo": "FP8_PB_WO", "group_size": 128}})),
+    ]
+
+
 def generate_modelopt_dtype(version: str) -> list[dict]:
     """Every ModelOpt config x --quantization (none, fp8) x --dtype, through the whole create_engine_config: the
-    normalization and overrides, the ModelOpt config VllmConfig builds and its activation dtypes."""
+    normalization and overrides, the ModelOpt config VllmConfig builds, its minimum capability (the oracle's
+    platform reports compute capability 9.0 while VllmConfig builds it: ``cuda_capability``) and its activation
+    dtypes; the MXFP8 / MIXED_PRECISION exports also with --dtype bfloat16 and --quantization naming their method."""
     plain = {e.id: e.config for e in catalog.entries()}["Qwen/Qwen3-8B"]
+    mx_mixed = ("mxfp8", "mixed")
     cases = []
-    for name, quant in modelopt_quant_configs():
-        for user in (None, "fp8"):
-            for dtype in ("auto", "float16", "float32"):
-                cases.append({"id": f"md-{name}-{user}-{dtype}",
-                              "config": dict(copy.deepcopy(plain), quantization_config=quant),
+    for name, quant in modelopt_quant_configs() + modelopt_mx_mixed_configs():
+        config = dict(copy.deepcopy(plain), quantization_config=quant)
+        if name.endswith("-float16"):
+            config["torch_dtype"] = "float16"
+        ours = any(f"-{m}" in name for m in mx_mixed)
+        users = (None, "fp8", "modelopt_mxfp8" if "mxfp8" in name else "modelopt_mixed") if ours else (None, "fp8")
+        for user in users:
+            dtypes = ("auto", "float16", "float32", "bfloat16") if ours and user is None else ("auto", "float16",
+                                                                                              "float32")
+            for dtype in dtypes:
+                cases.append({"id": f"md-{name}-{user}-{dtype}", "config": copy.deepcopy(config),
                               "quantization": user, "dtype": None if dtype == "auto" else dtype,
-                              "allow_deprecated_quantization": False, "vllm_config": True})
+                              "allow_deprecated_quantization": False, "vllm_config": True, "cuda_capability": 90})
     return cases
 
 
@@ -376,14 +412,17 @@ def test_dsv4_override_matches_the_release_sources():
 # VllmConfig._get_quantization_config: the activation-dtype refusal (the whole create_engine_config in the oracle)
 
 _QUANT_IDS = ("MC_quant_mismatch", "MC_quant_unknown", "MC_quant_deprecated", "MC_quant_gpt_oss_humming",
-              "MC_quant_modelopt_algo", "MC_quant_override_unlisted", "VC_quant_modelopt_algo", "VC_quant_act_dtype")
+              "MC_quant_modelopt_algo", "MC_quant_override_unlisted", "VC_quant_modelopt_no_algo",
+              "VC_quant_modelopt_algo", "VC_quant_modelopt_fields", "VC_quant_modelopt_mixed_layers",
+              "VC_quant_capability", "VC_quant_act_dtype")
 #: (the ModelOpt configs' own refusals while VllmConfig builds them count too: kvguard must leave them undecided)
 _QUANT_MESSAGES = ("Quantization method specified in the model config", "Unknown quantization method",
                    "('The quantization method", " is not supported for quantization method ",
                    "For gpt-oss model, use '--moe-backend humming'", "Unknown ModelOpt quant algo",
                    "is an override but is has not been added", "ModelOpt", "quant_algo",
                    "NVFP4 quantization requires", "must be a string, got", "must be a list, got",
-                   "must be an integer, got")
+                   "must be an integer, got", "is not supported for the current GPU", "MXFP8 quantization requires",
+                   "MIXED_PRECISION", "quantized_layers")
 _DTYPES = ("auto", "auto", "float16", "bfloat16", "float32", "half", "float")
 
 
