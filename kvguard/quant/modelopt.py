@@ -35,7 +35,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["NotRead", "UnknownAlgo", "normalize", "claim", "EARLY"]
+__all__ = ["ACT_DTYPES", "EARLY", "LEGACY", "NotRead", "REQUIRED_FIELDS", "SHARED_FROM_CONFIG", "UNLISTED",
+           "UnknownAlgo", "algo_missing", "claim", "config_unread", "from_config_refusal", "min_capability",
+           "missing_fields", "mixed_layers_empty", "normalize", "quant_algos", "unlisted_claim"]
 
 #: from this release the normalization runs when ModelConfig builds its model_arch_config (before the dtype and
 #: the maximum length); before, at the start of _verify_quantization (after them)

@@ -75,7 +75,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["CT_FAMILIES", "FAMILIES", "audit_rule", "compressed_tensors_experts", "experts", "gate_quantized", "unmodelled_reason"]
+__all__ = ["CT_FAMILIES", "FAMILIES", "Selection", "audit_rule", "compressed_tensors_experts", "eplb_applies",
+           "experts", "gate_quantized", "unmodelled_reason"]
 
 #: the MoE families whose AWQ / GPTQ construction kvguard models
 FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2")
@@ -111,8 +112,7 @@ def gate_quantized(family: str, scheme, release) -> bool:
     """Whether the model hands the checkpoint's quantization to its router gate (a ReplicatedLinear).
 
     Mixtral, DeepSeek-V2/V3 and MiniMax-M2 build the gate without a quantization config (every release);
-    Qwen3-MoE with the
-    checkpoint's, except GPTQ up to 0.14.1 (``_maybe_ignore_quant_config``: AutoGPTQ leaves the gate
+    Qwen3-MoE with the checkpoint's, except GPTQ up to 0.14.1 (``_maybe_ignore_quant_config``: AutoGPTQ leaves the gate
     unquantized).  An AWQ ``modules_to_not_convert`` entry that is part of its prefix leaves it unquantized too
     (the walk's skip state)."""
     if family in _GATE_UNQUANTIZED:
