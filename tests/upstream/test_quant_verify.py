@@ -183,6 +183,20 @@ def modelopt_mx_mixed_configs() -> list[tuple[str, dict]]:
         ("mo-flat-mixed-empty", _flat("MIXED_PRECISION", quantized_layers={})),
         ("mo-flat-mixed-pbwo", _flat("MIXED_PRECISION", quantized_layers={
             "model.layers.0.mlp.experts": {"quant_algo": "FP8_PB_WO", "group_size": 128}})),
+        # W4A16_NVFP4 (QUANT_ALGOS from 0.21.0), flat and nested without a producer (the overrides claim both)
+        ("mo-flat-w4a16-nvfp4", _flat("W4A16_NVFP4", group_size=16)),
+        ("mo-nested-w4a16-nvfp4-method", {"quant_method": "modelopt", "quantization": {
+            "quant_algo": "W4A16_NVFP4", "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"],
+            "group_size": 16}}),
+        # a ModelOpt method of one class for an algorithm of another (the class's __init__ refuses it, or not)
+        ("mo-flat-fp4-method-fp8", _flat("FP8", method="modelopt_fp4")),
+        ("mo-flat-fp4-method-pbwo", _flat("FP8_PB_WO", method="modelopt_fp4")),
+        ("mo-flat-mxfp8-method-pbwo", _flat("FP8_PB_WO", method="modelopt_mxfp8")),
+        ("mo-nested-lower-nvfp4-method", {"quant_method": "modelopt", "quantization": {
+            "quant_algo": "nvfp4", "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"], "group_size": 16}}),
+        # no quant_algo in the nested mapping (each class's own from_config up to 0.11.x)
+        ("mo-nested-fp4-method-no-algo", {"quant_method": "modelopt_fp4", "quantization": {
+            "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"]}}),
     ]
 
 
