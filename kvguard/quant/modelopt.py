@@ -26,8 +26,10 @@ The second half mirrors what ``VllmConfig._get_quantization_config`` (vllm/confi
 vllm/config/__init__.py) does with the ModelOpt config it builds through ``get_quant_config``
 (vllm/model_executor/model_loader/weight_utils.py): ``from_config`` of ModelOptFp8Config / ModelOptNvFp4Config
 (every release), ModelOptMxFp8Config (0.16.0+) and ModelOptMixedPrecisionConfig (0.17.0+) — the algorithm list,
-the nested layout's required fields, the checks of their ``__init__`` kvguard decides (the plain exports) — then
-each class's ``get_min_capability`` and ``get_supported_act_dtypes`` (modelopt.py of each release).
+the nested layout's required fields (asked for the class's own algorithm only), the ``__init__`` refusal of another
+class's algorithm (ModelOptFp8Config 0.14.0+, ModelOptNvFp4Config 0.21.0+ with W4A16_NVFP4 its second form,
+ModelOptMxFp8Config) — then each class's ``get_min_capability`` and ``get_supported_act_dtypes`` (modelopt.py of each
+release; up to 0.11.x ModelOptFp8Config's and ModelOptNvFp4Config's own ``from_config``).
 """
 
 from __future__ import annotations
@@ -302,14 +304,13 @@ def missing_fields(cfg: Mapping[str, Any], method: str, release) -> Optional[tup
 
 def config_unread(cfg: Mapping[str, Any], method: str, release, check_init: bool = True) -> Optional[str]:
     """Why building the config of ``method`` from the (normalized) checkpoint config may refuse it, or None: kvguard
-    decides the plain exports only — quant_algo FP8 (modelopt; 0.14.0+ also FP8_PER_CHANNEL_PER_TOKEN / FP8_PB_WO)
-    / NVFP4 (modelopt_fp4) / MXFP8 (modelopt_mxfp8) / MIXED_PRECISION (modelopt_mixed, see _mixed_unread), compared
-    upper-cased from 0.14.0 (from_config upper-cases it), a string or no kv_cache_quant_algo,
-    list exclusions, an integer group size; NVFP4's nested layout with all of group_size, kv_cache_quant_algo and
-    exclude_modules, MXFP8's with kv_cache_quant_algo and exclude_modules (missing_fields decides their refusals:
-    REQUIRED_FIELDS)."""
-    want = _CANONICAL.get(method)
-    if want is None:
+    decides a quant_algo string the release's QUANT_ALGOS lists (compared upper-cased from 0.14.0, as from_config
+    does) which the config's __init__ takes (``check_init``: else the reason names the refusal, init_refusal decides
+    it), MIXED_PRECISION's flat export (see _mixed_unread), a string or no kv_cache_quant_algo, list exclusions, an
+    integer group size; for the class's own algorithm, NVFP4's nested layout with all of group_size,
+    kv_cache_quant_algo and exclude_modules, MXFP8's with kv_cache_quant_algo and exclude_modules (missing_fields
+    decides their refusals: REQUIRED_FIELDS)."""
+    if method not in _CANONICAL:
         return f"building the {method} config (and its activation dtypes) is not modelled"
     nested = "quantization" in cfg
     src = cfg["quantization"] if nested else cfg
