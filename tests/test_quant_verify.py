@@ -515,14 +515,102 @@ def test_modelopt_fp8_minimum_capability_comes_first_up_to_0_26_0():
 
 def test_modelopt_configs_kvguard_does_not_build_stay_open():
     # a MIXED_PRECISION export without a top-level quantized_layers (get_quant_config reads hf_quant_config.json),
-    # a block-FP8 layer; an NVFP4 nested mapping without its required fields before 0.12.0 (its own from_config)
+    # a block-FP8 layer
     block = {"model.layers.0.mlp.experts": {"quant_algo": "FP8_PB_WO", "group_size": 128}}
     for quant in (mo_flat("MIXED_PRECISION"), mo_flat("MIXED_PRECISION", quantized_layers=block)):
         verdict = kvguard.check(quant, vllm_version="0.28.0", dtype="float32", host=H100)
         assert verdict.ok and "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+
+
+def test_modelopt_own_from_config_before_0_12_0():
+    # 0.10.2 - 0.11.x: ModelOptNvFp4Config.from_config asks the nested mapping's required fields after QUANT_ALGOS,
+    # with the message of the shared one
     verdict = kvguard.check(plain_with({"producer": dict(_MO_PRODUCER), "quantization": {"quant_algo": "NVFP4"}}),
                             vllm_version="0.11.0", dtype="float32", host=H100)
-    assert verdict.ok and "VC_quant_act_dtype" in [s.check for s in verdict.skipped]
+    assert (verdict.check, verdict.exc_type, verdict.wrapped_by) == ("VC_quant_modelopt_fields", "ValueError",
+                                                                     "VllmConfig")
+    assert verdict.message == ("NVFP4 quantization requires the following fields in hf_quant_config.json: "
+                               "['group_size', 'kv_cache_quant_algo', 'exclude_modules']")
+    # a nested mapping without quant_algo: "Missing 'quant_algo'" from either class's own from_config
+    for method in ("modelopt", "modelopt_fp4"):
+        verdict = kvguard.check(plain_with({"quant_method": method, "quantization": {"exclude_modules": []}}),
+                                vllm_version="0.10.2", host=H100)
+        assert (verdict.check, verdict.message) == ("VC_quant_modelopt_no_algo",
+                                                    "Missing 'quant_algo' in quantization config"), method
+    # the flat layout reads a missing quant_algo as "": the QUANT_ALGOS refusal
+    verdict = kvguard.check(plain_with({"quant_method": "modelopt", "ignore": []}), vllm_version="0.11.0", host=H100)
+    assert (verdict.check, verdict.message) == (
+        "VC_quant_modelopt_algo", "ModelOpt currently only supports: ['FP8', 'NVFP4'] quantizations in vLLM. Please "
+        "check the `hf_quant_config.json` file for your model's quant configuration.")
+
+
+_FP8_INIT = ("Unsupported ModelOpt FP8 quant_algo for vLLM: {}. Supported: FP8 / FP8_PER_CHANNEL_PER_TOKEN / "
+             "FP8_PB_WO.")
+_NVFP4_INIT = "Unsupported ModelOpt NVFP4 quant_algo: {}. Supported: NVFP4 / W4A16_NVFP4."
+_MXFP8_INIT = "MXFP8 quantization requires a serialized checkpoint. Dynamic quantization is not supported."
+
+
+def test_modelopt_method_of_another_class_than_the_algorithm():
+    # ModelOptFp8Config.__init__ refuses NVFP4 from 0.14.0 (a nested lower-case nvfp4, which no override up to
+    # 0.16.x claims: compared as written); 0.12.0 - 0.13.x compare it as written (not in QUANT_ALGOS)
+    lower = plain_with({"quant_method": "modelopt", "quantization": {
+        "quant_algo": "nvfp4", "kv_cache_quant_algo": None, "exclude_modules": [], "group_size": 16}})
+    for version in ("0.14.0", "0.16.0"):
+        verdict = kvguard.check(lower, vllm_version=version, host=H100)
+        assert (verdict.check, verdict.exc_type, verdict.wrapped_by, verdict.message) == (
+            "VC_quant_modelopt_fp8_algo", "ValueError", "VllmConfig", _FP8_INIT.format("NVFP4")), version
+    assert kvguard.check(lower, vllm_version="0.13.0", host=H100).check == "VC_quant_modelopt_algo"
+    # 0.17.0+: the NVFP4 override claims it (upper-cased): modelopt_fp4, float32 refused by its dtypes
+    assert kvguard.check(lower, vllm_version="0.17.0", dtype="float32", host=H100).message == (
+        "torch.float32 is not supported for quantization method modelopt_fp4. Supported dtypes: [torch.bfloat16, "
+        "torch.float16, torch.float8_e4m3fn]")
+    # quant_method modelopt_fp4 for FP8: no override reads it up to 0.21.x; ModelOptNvFp4Config takes it before
+    # 0.21.0, refuses it from 0.21.0; 0.22.0+ the FP8 override claims it (modelopt)
+    fp8 = mo_flat("FP8", method="modelopt_fp4")
+    verdict = kvguard.check(fp8, vllm_version="0.20.0", dtype="float32", host=H100)
+    assert (verdict.check, verdict.message) == ("VC_quant_act_dtype", "torch.float32 is not supported for "
+                                                "quantization method modelopt_fp4. Supported dtypes: [torch.bfloat16, "
+                                                "torch.float16, torch.float8_e4m3fn]")
+    assert kvguard.check(fp8, vllm_version="0.20.0", host=H100).ok
+    verdict = kvguard.check(fp8, vllm_version="0.21.0", host=H100)
+    assert (verdict.check, verdict.message) == ("VC_quant_modelopt_nvfp4_algo", _NVFP4_INIT.format("FP8"))
+    assert kvguard.check(fp8, vllm_version="0.22.0", host=H100).ok
+    # FP8_PB_WO, which no override claims: refused from 0.21.0 (in QUANT_ALGOS from 0.14.0)
+    pbwo = mo_flat("FP8_PB_WO", method="modelopt_fp4")
+    assert kvguard.check(pbwo, vllm_version="0.28.0", host=H100).message == _NVFP4_INIT.format("FP8_PB_WO")
+    assert kvguard.check(pbwo, vllm_version="0.20.0", host=H100).ok
+    # ModelOptMxFp8Config refuses any algorithm but MXFP8 (0.16.0+)
+    mx = mo_flat("FP8_PB_WO", method="modelopt_mxfp8")
+    for version in ("0.16.0", "0.33.0"):
+        verdict = kvguard.check(mx, vllm_version=version, host=H100)
+        assert (verdict.check, verdict.message) == ("VC_quant_modelopt_mxfp8_serialized", _MXFP8_INIT), version
+    # a nested mapping of another algorithm than NVFP4 without its fields: the fields are not asked
+    nested = plain_with({"quant_method": "modelopt_fp4", "quantization": {"quant_algo": "FP8"}})
+    assert kvguard.check(nested, vllm_version="0.21.0", host=H100).check == "VC_quant_modelopt_nvfp4_algo"
+    assert kvguard.check(nested, vllm_version="0.11.0", host=H100).ok
+
+
+def test_modelopt_w4a16_nvfp4():
+    # QUANT_ALGOS lists W4A16_NVFP4 from 0.21.0: ModelOptNvFp4Config's second form (the NVFP4 override claims it)
+    flat = mo_flat("W4A16_NVFP4", group_size=16)
+    verdict = kvguard.check(flat, vllm_version="0.20.0", host=H100)
+    assert (verdict.check, verdict.message) == (
+        "VC_quant_modelopt_algo", "ModelOpt currently only supports: ['FP8', 'FP8_PER_CHANNEL_PER_TOKEN', "
+        "'FP8_PB_WO', 'NVFP4', 'MXFP8', 'MIXED_PRECISION'] quantizations in vLLM. Please check the "
+        "`hf_quant_config.json` file for your model's quant configuration.")
+    assert kvguard.check(flat, vllm_version="0.21.0", dtype="bfloat16", host=H100).ok
+    verdict = kvguard.check(flat, vllm_version="0.33.0", dtype="float32", host=H100)
+    assert (verdict.check, verdict.message) == ("VC_quant_act_dtype", "torch.float32 is not supported for "
+                                                "quantization method modelopt_fp4. Supported dtypes: [torch.bfloat16, "
+                                                "torch.float16, torch.float8_e4m3fn]")
+    # its minimum capability is ModelOptNvFp4Config's (75)
+    assert kvguard.check(flat, vllm_version="0.21.0", host=kvguard.Host.standard(gpu_capability=75)).ok
+    # the nested layout asks NVFP4's required fields ("NVFP4" in the algorithm)
+    nested = plain_with({"quant_method": "modelopt", "quantization": {"quant_algo": "W4A16_NVFP4"}})
+    verdict = kvguard.check(nested, vllm_version="0.24.0", host=H100)
+    assert (verdict.check, verdict.message) == ("VC_quant_modelopt_fields", "NVFP4 quantization requires the "
+                                                "following fields in hf_quant_config.json: ['group_size', "
+                                                "'kv_cache_quant_algo', 'exclude_modules']")
 
 
 def test_modelopt_nested_mapping_without_required_fields():
@@ -662,14 +750,15 @@ def test_modelopt_config_reads_the_algorithm_upper_cased_and_the_fp8_forms_from_
 
 
 def test_modelopt_config_without_an_algorithm_and_mixed_without_layers():
-    # the shared from_config (0.12.0+) refuses a missing quant_algo first; before, each class's own: left open
+    # from_config refuses a missing quant_algo first (0.12.0+: the shared one, in both layouts)
     no_algo = plain_with({"quant_method": "modelopt", "producer": dict(_MO_PRODUCER), "ignore": ["lm_head"]})
     verdict = kvguard.check(no_algo, vllm_version="0.12.0", host=H100)
     assert (verdict.check, verdict.exc_type, verdict.message) == (
         "VC_quant_modelopt_no_algo", "ValueError", "Missing 'quant_algo' in quantization config")
     assert kvguard.check(no_algo, vllm_version="0.33.0", dtype="float32", host=H100).check == "VC_quant_modelopt_no_algo"
+    # before, the flat layout's missing quant_algo is "" for the QUANT_ALGOS check
     verdict = kvguard.check(no_algo, vllm_version="0.11.0", host=H100)
-    assert verdict.ok and "VC_quant_modelopt_algo" in [s.check for s in verdict.skipped]
+    assert verdict.check == "VC_quant_modelopt_algo"
     # ModelOptMixedPrecisionConfig._from_config (0.17.0+): an empty top-level quantized_layers
     verdict = kvguard.check(mo_flat("MIXED_PRECISION", quantized_layers={}), vllm_version="0.17.0", host=H100)
     assert (verdict.check, verdict.message) == ("VC_quant_modelopt_mixed_layers", "MIXED_PRECISION quant_algo "

@@ -26,8 +26,10 @@ The second half mirrors what ``VllmConfig._get_quantization_config`` (vllm/confi
 vllm/config/__init__.py) does with the ModelOpt config it builds through ``get_quant_config``
 (vllm/model_executor/model_loader/weight_utils.py): ``from_config`` of ModelOptFp8Config / ModelOptNvFp4Config
 (every release), ModelOptMxFp8Config (0.16.0+) and ModelOptMixedPrecisionConfig (0.17.0+) — the algorithm list,
-the nested layout's required fields, the checks of their ``__init__`` kvguard decides (the plain exports) — then
-each class's ``get_min_capability`` and ``get_supported_act_dtypes`` (modelopt.py of each release).
+the nested layout's required fields (asked for the class's own algorithm only), the ``__init__`` refusal of another
+class's algorithm (ModelOptFp8Config 0.14.0+, ModelOptNvFp4Config 0.21.0+ with W4A16_NVFP4 its second form,
+ModelOptMxFp8Config) — then each class's ``get_min_capability`` and ``get_supported_act_dtypes`` (modelopt.py of each
+release; up to 0.11.x ModelOptFp8Config's and ModelOptNvFp4Config's own ``from_config``).
 """
 
 from __future__ import annotations
@@ -35,9 +37,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["ACT_DTYPES", "EARLY", "LEGACY", "NotRead", "REQUIRED_FIELDS", "SHARED_FROM_CONFIG", "UNLISTED",
-           "UnknownAlgo", "algo_missing", "claim", "config_unread", "from_config_refusal", "min_capability",
-           "missing_fields", "mixed_layers_empty", "normalize", "quant_algos", "unlisted_claim"]
+__all__ = ["ACT_DTYPES", "EARLY", "INIT_CHECKS", "LEGACY", "NotRead", "REQUIRED_FIELDS", "SHARED_FROM_CONFIG",
+           "UNLISTED", "UnknownAlgo", "algo_missing", "claim", "config_unread", "from_config_refusal",
+           "init_refusal", "min_capability", "missing_fields", "mixed_layers_empty", "normalize", "quant_algos",
+           "unlisted_claim"]
 
 #: from this release the normalization runs when ModelConfig builds its model_arch_config (before the dtype and
 #: the maximum length); before, at the start of _verify_quantization (after them)
@@ -245,16 +248,37 @@ def _config_algo(algo: Any, release) -> Any:
     return algo.upper() if isinstance(algo, str) and release.within(EARLY) else algo
 
 
-def _accepted_algos(method: str, release) -> tuple[str, ...]:
-    """The algorithms whose config kvguard decides: ModelOptFp8Config's __init__ takes the three FP8 forms from
-    0.14.0 (their linear methods differ, not the config's checks), the others their own."""
-    if method == "modelopt" and release.within(EARLY):
-        return ("FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO")
-    return (_CANONICAL[method],)
+#: the algorithms each config's ``__init__`` takes, and from which release it refuses the others of QUANT_ALGOS
+#: (before, it builds the config whatever the algorithm: the weights are not "serialized" and the linear methods
+#: refuse them at load time): ModelOptFp8Config from 0.14.0, ModelOptNvFp4Config from 0.21.0 (W4A16_NVFP4 its
+#: second form), ModelOptMxFp8Config always (from 0.16.0, the release that adds it); ModelOptMixedPrecisionConfig
+#: reads its quantized_layers whatever the algorithm
+_INIT_ALGOS = {"modelopt": (("FP8", "FP8_PER_CHANNEL_PER_TOKEN", "FP8_PB_WO"), EARLY),
+               "modelopt_fp4": (("NVFP4", "W4A16_NVFP4"), "0.21.0"),
+               "modelopt_mxfp8": (("MXFP8",), "0.16.0")}
+
+#: the check id of each __init__ refusal (VllmConfig, after from_config's checks and _from_config's fields)
+INIT_CHECKS = {"modelopt": "VC_quant_modelopt_fp8_algo", "modelopt_fp4": "VC_quant_modelopt_nvfp4_algo",
+               "modelopt_mxfp8": "VC_quant_modelopt_mxfp8_serialized"}
+
+
+def _init_refuses(method: str, read: str, release) -> bool:
+    """Whether the config's ``__init__`` refuses the algorithm from_config passes on (``read``, in QUANT_ALGOS)."""
+    entry = _INIT_ALGOS.get(method)
+    return entry is not None and release.within(entry[1]) and read not in entry[0]
+
+
+def _serialized(method: str, read: str) -> bool:
+    """``is_checkpoint_*_serialized`` as each _from_config sets it (what its required-fields check depends on)."""
+    if method == "modelopt_fp4":
+        return "NVFP4" in read
+    if method == "modelopt_mxfp8":
+        return "MXFP8" in read.upper()
+    return method == "modelopt" and "FP8" in read
 
 
 #: the nested-layout fields each config's _from_config requires (in this order), and from which release
-REQUIRED_FIELDS = {"modelopt_fp4": ("NVFP4", ("group_size", "kv_cache_quant_algo", "exclude_modules"), "0.12.0"),
+REQUIRED_FIELDS = {"modelopt_fp4": ("NVFP4", ("group_size", "kv_cache_quant_algo", "exclude_modules"), "0.10.2"),
                    "modelopt_mxfp8": ("MXFP8", ("kv_cache_quant_algo", "exclude_modules"), "0.16.0")}
 
 
@@ -266,6 +290,9 @@ def missing_fields(cfg: Mapping[str, Any], method: str, release) -> Optional[tup
     if entry is None or not release.within(entry[2]) or not isinstance(cfg.get("quantization"), Mapping):
         return None
     src = cfg["quantization"]
+    algo = src.get("quant_algo")
+    if not isinstance(algo, str) or not _serialized(method, _config_algo(algo, release)):
+        return None  # the check is asked for the config's own algorithm only (is_checkpoint_*_serialized)
     missing = [key for key in entry[1] if key not in src]
     if not missing:
         return None
@@ -275,24 +302,28 @@ def missing_fields(cfg: Mapping[str, Any], method: str, release) -> Optional[tup
     return entry[0], missing
 
 
-def config_unread(cfg: Mapping[str, Any], method: str, release) -> Optional[str]:
+def config_unread(cfg: Mapping[str, Any], method: str, release, check_init: bool = True) -> Optional[str]:
     """Why building the config of ``method`` from the (normalized) checkpoint config may refuse it, or None: kvguard
-    decides the plain exports only — quant_algo FP8 (modelopt; 0.14.0+ also FP8_PER_CHANNEL_PER_TOKEN / FP8_PB_WO)
-    / NVFP4 (modelopt_fp4) / MXFP8 (modelopt_mxfp8) / MIXED_PRECISION (modelopt_mixed, see _mixed_unread), compared
-    upper-cased from 0.14.0 (from_config upper-cases it), a string or no kv_cache_quant_algo,
-    list exclusions, an integer group size; NVFP4's nested layout with all of group_size, kv_cache_quant_algo and
-    exclude_modules, MXFP8's with kv_cache_quant_algo and exclude_modules (missing_fields decides their refusals:
-    REQUIRED_FIELDS)."""
-    want = _CANONICAL.get(method)
-    if want is None:
+    decides a quant_algo string the release's QUANT_ALGOS lists (compared upper-cased from 0.14.0, as from_config
+    does) which the config's __init__ takes (``check_init``: else the reason names the refusal, init_refusal decides
+    it), MIXED_PRECISION's flat export (see _mixed_unread), a string or no kv_cache_quant_algo, list exclusions, an
+    integer group size; for the class's own algorithm, NVFP4's nested layout with all of group_size,
+    kv_cache_quant_algo and exclude_modules, MXFP8's with kv_cache_quant_algo and exclude_modules (missing_fields
+    decides their refusals: REQUIRED_FIELDS)."""
+    if method not in _CANONICAL:
         return f"building the {method} config (and its activation dtypes) is not modelled"
     nested = "quantization" in cfg
     src = cfg["quantization"] if nested else cfg
     if not isinstance(src, Mapping):
         return "a ModelOpt quantization_config whose quantization key is not a mapping is not modelled"
     algo = src.get("quant_algo")
-    if _config_algo(algo, release) not in _accepted_algos(method, release):
+    read = _config_algo(algo, release)
+    if not isinstance(algo, str) or read not in quant_algos(release):
+        # a missing algorithm or one QUANT_ALGOS does not list: refused by from_config (algo_missing /
+        # from_config_refusal decide which, when they can)
         return f"building the {method} config of a checkpoint with quant_algo {algo!r} is not modelled"
+    if check_init and _init_refuses(method, read, release):
+        return f"the {method} config refuses quant_algo {read!r} ({INIT_CHECKS[method]})"
     if method == "modelopt_mixed":
         why = _mixed_unread(cfg)
         if why is not None:
@@ -304,11 +335,12 @@ def config_unread(cfg: Mapping[str, Any], method: str, release) -> Optional[str]
             return f"a ModelOpt {key} that is not a list is not modelled"
     if src.get("group_size") is not None and type(src.get("group_size")) is not int:
         return "a ModelOpt group_size that is not an integer is not modelled"
-    if method == "modelopt_fp4" and nested and not all(
+    serialized = _serialized(method, read)
+    if method == "modelopt_fp4" and nested and serialized and not all(
             key in src for key in ("group_size", "kv_cache_quant_algo", "exclude_modules")):
         return "an NVFP4 quantization mapping without group_size, kv_cache_quant_algo and exclude_modules is not modelled"
-    if method == "modelopt_mxfp8" and nested and not all(key in src for key in ("kv_cache_quant_algo",
-                                                                                "exclude_modules")):
+    if method == "modelopt_mxfp8" and nested and serialized and not all(key in src for key in ("kv_cache_quant_algo",
+                                                                                               "exclude_modules")):
         return "an MXFP8 quantization mapping without kv_cache_quant_algo and exclude_modules is not modelled"
     return None
 
@@ -328,15 +360,20 @@ def quant_algos(release) -> list[str]:
 
 
 #: from this release the ModelOpt configs share ModelOptQuantConfigBase.from_config, whose first check after the
-#: nested mapping's type is a missing (falsy) quant_algo, in both layouts
+#: nested mapping's type is a missing (falsy) quant_algo, in both layouts; before, ModelOptFp8Config's and
+#: ModelOptNvFp4Config's own from_config ask it of the nested layout only (the flat one reads a missing algorithm
+#: as "", which their QUANT_ALGOS check refuses)
 SHARED_FROM_CONFIG = "0.12.0"
 
 
 def algo_missing(cfg: Mapping[str, Any], method: str, release) -> bool:
-    """Whether the shared from_config (0.12.0+) refuses the (normalized) checkpoint config for lack of a quant_algo
-    ("Missing 'quant_algo' in quantization config"): the nested mapping's or the flat config's is absent or falsy.
-    MIXED_PRECISION without a top-level quantized_layers is read from the checkpoint's files (left open)."""
-    if method not in _CANONICAL or not release.within(SHARED_FROM_CONFIG):
+    """Whether from_config refuses the (normalized) checkpoint config for lack of a quant_algo ("Missing
+    'quant_algo' in quantization config"): the nested mapping's (every release) or, from 0.12.0, the flat config's
+    is absent or falsy.  MIXED_PRECISION without a top-level quantized_layers is read from the checkpoint's files
+    (left open)."""
+    if method not in _CANONICAL:
+        return False
+    if not release.within(SHARED_FROM_CONFIG) and "quantization" not in cfg:
         return False
     if method == "modelopt_mixed" and "quantized_layers" not in cfg:
         return False
@@ -372,9 +409,11 @@ def from_config_refusal(cfg: Mapping[str, Any], method: str, release) -> tuple[O
     if not isinstance(src, Mapping):
         return None, "a ModelOpt quantization_config whose quantization key is not a mapping is not modelled"
     algo = src.get("quant_algo")
-    if not algo and release.within(SHARED_FROM_CONFIG):
+    if not algo and (nested or release.within(SHARED_FROM_CONFIG)):
         return None, None  # algo_missing: refused first
-    if not isinstance(algo, str) or not algo:
+    if algo is None and not nested:
+        algo = ""  # 0.10.2 - 0.11.x, the flat layout: an absent or null algorithm is not in QUANT_ALGOS
+    if not isinstance(algo, str):
         return None, "a ModelOpt quantization_config without a quant_algo string (from_config) is not modelled"
     if src.get("kv_cache_quant_algo") is not None and not isinstance(src.get("kv_cache_quant_algo"), str):
         return None, "a ModelOpt kv_cache_quant_algo that is not a string is not modelled"
@@ -386,3 +425,17 @@ def from_config_refusal(cfg: Mapping[str, Any], method: str, release) -> tuple[O
     read = algo.upper() if release.within(EARLY) else algo
     algos = quant_algos(release)
     return (algos if read not in algos else None), None
+
+
+def init_refusal(cfg: Mapping[str, Any], method: str, release) -> Optional[tuple[str, str]]:
+    """(the check id, the algorithm as from_config passed it on) when the config's ``__init__`` refuses the
+    (normalized) checkpoint config's algorithm — a method of one class for an algorithm of another, which QUANT_ALGOS
+    lists (:data:`INIT_CHECKS`) — else None.  Only for a config kvguard otherwise decides: from_config's checks
+    pass and _from_config's required fields are not asked (the algorithm is not the class's own)."""
+    if method not in _INIT_ALGOS or config_unread(cfg, method, release, check_init=False) is not None:
+        return None
+    src = cfg["quantization"] if "quantization" in cfg else cfg
+    read = _config_algo(src.get("quant_algo"), release)
+    if not _init_refuses(method, read, release):
+        return None
+    return INIT_CHECKS[method], read

@@ -604,3 +604,17 @@ def modelopt_fields_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[s
     if found is None:
         return None
     return {"algo": found[0], "missing": repr(found[1])}
+
+
+def modelopt_init_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release,
+                          user: Optional[str], out: VerifyOutcome) -> Optional[tuple[str, dict]]:
+    """(the check id, its template values) of the ModelOpt FP8 (0.14.0+) / NVFP4 (0.21.0+) / MXFP8 config's
+    ``__init__`` refusal of an algorithm of another class, after from_config's checks and _from_config's
+    (kvguard.quant.modelopt.init_refusal); None otherwise."""
+    cfg = _modelopt_built_cfg(resolved_top, resolved, release, user, out)
+    if cfg is None:
+        return None
+    found = _modelopt.init_refusal(cfg, str(out.quantization), release)
+    if found is None:
+        return None
+    return found[0], {"algo": found[1]}

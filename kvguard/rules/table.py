@@ -607,6 +607,21 @@ def _modelopt_fields(state) -> "dict | None":
     return state._mf_out
 
 
+def _modelopt_init(state) -> "tuple[str, dict] | None":
+    """The ModelOpt configs' __init__ refusal of another class's algorithm (kvguard.quant.verify), once."""
+    if not hasattr(state, "_mi_out"):
+        from ..quant.verify import modelopt_init_refusal
+
+        state._mi_out = modelopt_init_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
+                                              state.layout.quantization, _qv(state))
+    return state._mi_out
+
+
+def _modelopt_init_refused(state, check_id: str) -> bool:
+    found = _modelopt_init(state)
+    return _modelopt_refusal_on_cuda(state, found is not None and found[0] == check_id)
+
+
 def _modelopt_refusal_on_cuda(state, fired: bool) -> bool:
     if fired and state.need("platform") != "cuda":
         state.unmodelled("VllmConfig's quantization checks of ModelOpt checkpoints are modelled for CUDA")
@@ -1811,13 +1826,14 @@ RULES = (
                    "PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
-    Check("VC_quant_modelopt_no_algo", "0.12.0", stage="verify", scope="feature",
+    Check("VC_quant_modelopt_no_algo", stage="verify", scope="feature",
           when=_modelopt_no_algo,
           template="Missing 'quant_algo' in quantization config",
-          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptQuantConfigBase.from_config, from "
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptQuantConfigBase.from_config (0.10.2 - "
+                 "0.11.x: ModelOptFp8Config / ModelOptNvFp4Config.from_config), from "
                  "VllmConfig._get_quantization_config",
           description="a ModelOpt checkpoint ModelConfig took as a ModelOpt method whose quantization config (the "
-                      "nested mapping or the flat config) has no quant_algo (or an empty one)"),
+                      "nested mapping; from 0.12.0 also the flat config) has no quant_algo (or an empty one)"),
     Check("VC_quant_modelopt_algo", stage="verify", scope="feature",
           when=_modelopt_config_refused, bind=lambda state: dict(state._mo_out[0] or {}),
           template="ModelOpt currently only supports: {algos} quantizations in vLLM. Please check the "
@@ -1831,10 +1847,37 @@ RULES = (
           when=lambda state: _modelopt_refusal_on_cuda(state, "algo" in (_modelopt_fields(state) or {})),
           bind=lambda state: dict(_modelopt_fields(state) or {}),
           template="{algo} quantization requires the following fields in hf_quant_config.json: {missing}",
-          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptNvFp4Config._from_config (0.12.0+) / "
-                 "ModelOptMxFp8Config._from_config (0.16.0+), from VllmConfig._get_quantization_config",
-          description="a nested ModelOpt NVFP4 mapping without group_size / kv_cache_quant_algo / exclude_modules, or "
-                      "an MXFP8 one without kv_cache_quant_algo / exclude_modules (after the algorithm check)"),
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptNvFp4Config._from_config (0.10.2 - "
+                 "0.11.x: its from_config) / ModelOptMxFp8Config._from_config (0.16.0+), from "
+                 "VllmConfig._get_quantization_config",
+          description="a nested ModelOpt NVFP4 (0.21.0+: or W4A16_NVFP4) mapping without group_size / "
+                      "kv_cache_quant_algo / exclude_modules, or an MXFP8 one without kv_cache_quant_algo / "
+                      "exclude_modules (after the algorithm check)"),
+    Check("VC_quant_modelopt_fp8_algo", "0.14.0", stage="verify", scope="feature",
+          when=lambda state: _modelopt_init_refused(state, "VC_quant_modelopt_fp8_algo"),
+          bind=lambda state: dict((_modelopt_init(state) or ("", {}))[1]),
+          template="Unsupported ModelOpt FP8 quant_algo for vLLM: {algo}. Supported: FP8 / "
+                   "FP8_PER_CHANNEL_PER_TOKEN / FP8_PB_WO.",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptFp8Config.__init__, from "
+                 "VllmConfig._get_quantization_config",
+          description="ModelConfig took a ModelOpt checkpoint as modelopt (FP8) whose quant_algo (upper-cased) is "
+                      "another class's in QUANT_ALGOS (NVFP4, W4A16_NVFP4, MXFP8, MIXED_PRECISION)"),
+    Check("VC_quant_modelopt_nvfp4_algo", "0.21.0", stage="verify", scope="feature",
+          when=lambda state: _modelopt_init_refused(state, "VC_quant_modelopt_nvfp4_algo"),
+          bind=lambda state: dict((_modelopt_init(state) or ("", {}))[1]),
+          template="Unsupported ModelOpt NVFP4 quant_algo: {algo}. Supported: NVFP4 / W4A16_NVFP4.",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptNvFp4Config.__init__, from "
+                 "VllmConfig._get_quantization_config",
+          description="ModelConfig took a ModelOpt checkpoint as modelopt_fp4 whose quant_algo (upper-cased) is "
+                      "another class's in QUANT_ALGOS (the FP8 forms, MXFP8, MIXED_PRECISION); before 0.21.0 the "
+                      "config takes any"),
+    Check("VC_quant_modelopt_mxfp8_serialized", "0.16.0", stage="verify", scope="feature",
+          when=lambda state: _modelopt_init_refused(state, "VC_quant_modelopt_mxfp8_serialized"),
+          template="MXFP8 quantization requires a serialized checkpoint. Dynamic quantization is not supported.",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptMxFp8Config.__init__, from "
+                 "VllmConfig._get_quantization_config",
+          description="ModelConfig took a ModelOpt checkpoint as modelopt_mxfp8 whose quant_algo (upper-cased) is "
+                      "another in QUANT_ALGOS (not MXFP8)"),
     Check("VC_quant_modelopt_mixed_layers", "0.17.0", stage="verify", scope="feature",
           when=lambda state: _modelopt_refusal_on_cuda(state, "mixed" in (_modelopt_fields(state) or {})),
           template="MIXED_PRECISION quant_algo requires a non-empty 'quantized_layers' mapping in the quantization "

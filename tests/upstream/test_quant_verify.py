@@ -23,7 +23,8 @@ model type) with --quantization and --dtype (308 cases, both checks, compared as
 ``KVG_QVERIFY_PART=modelopt python -m tests.upstream.test_quant_verify V …`` (not in the pytest run) crosses the
 ModelOpt configs of both export layouts (modelopt_quant_configs) with --quantization through ModelConfig (339 cases)
 and with --quantization none / fp8 x --dtype through the whole engine config, the MXFP8 / MIXED_PRECISION exports and
-variants (modelopt_mx_mixed_configs) also with --dtype bfloat16 and their own method named (250); the CI sample takes
+variants (modelopt_mx_mixed_configs: also W4A16_NVFP4 and methods of another class than the algorithm) also with
+--dtype bfloat16 and their own method named (306); the CI sample takes
 three of them.
 
 A third set (0.20.0+ matters) takes DeepSeek-V4 checkpoints (the real Flash / Pro configs and variants) through
@@ -183,6 +184,21 @@ def modelopt_mx_mixed_configs() -> list[tuple[str, dict]]:
         ("mo-flat-mixed-empty", _flat("MIXED_PRECISION", quantized_layers={})),
         ("mo-flat-mixed-pbwo", _flat("MIXED_PRECISION", quantized_layers={
             "model.layers.0.mlp.experts": {"quant_algo": "FP8_PB_WO", "group_size": 128}})),
+        # W4A16_NVFP4 (QUANT_ALGOS from 0.21.0), flat and nested without a producer (the overrides claim both)
+        ("mo-flat-w4a16-nvfp4", _flat("W4A16_NVFP4", group_size=16)),
+        ("mo-nested-w4a16-nvfp4-method", {"quant_method": "modelopt", "quantization": {
+            "quant_algo": "W4A16_NVFP4", "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"],
+            "group_size": 16}}),
+        # a ModelOpt method of one class for an algorithm of another (the class's __init__ refuses it, or not)
+        ("mo-flat-fp4-method-fp8", _flat("FP8", method="modelopt_fp4")),
+        ("mo-flat-fp4-method-pbwo", _flat("FP8_PB_WO", method="modelopt_fp4")),
+        ("mo-flat-mxfp8-method-pbwo", _flat("FP8_PB_WO", method="modelopt_mxfp8")),
+        ("mo-flat-mixed-method-pbwo", _flat("FP8_PB_WO", method="modelopt_mixed", quantized_layers=layers)),
+        ("mo-nested-lower-nvfp4-method", {"quant_method": "modelopt", "quantization": {
+            "quant_algo": "nvfp4", "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"], "group_size": 16}}),
+        # no quant_algo in the nested mapping (each class's own from_config up to 0.11.x)
+        ("mo-nested-fp4-method-no-algo", {"quant_method": "modelopt_fp4", "quantization": {
+            "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"]}}),
     ]
 
 
@@ -413,7 +429,8 @@ def test_dsv4_override_matches_the_release_sources():
 
 _QUANT_IDS = ("MC_quant_mismatch", "MC_quant_unknown", "MC_quant_deprecated", "MC_quant_gpt_oss_humming",
               "MC_quant_modelopt_algo", "MC_quant_override_unlisted", "VC_quant_modelopt_no_algo",
-              "VC_quant_modelopt_algo", "VC_quant_modelopt_fields", "VC_quant_modelopt_mixed_layers",
+              "VC_quant_modelopt_algo", "VC_quant_modelopt_fields", "VC_quant_modelopt_fp8_algo",
+              "VC_quant_modelopt_nvfp4_algo", "VC_quant_modelopt_mxfp8_serialized", "VC_quant_modelopt_mixed_layers",
               "VC_quant_capability", "VC_quant_act_dtype")
 #: (the ModelOpt configs' own refusals while VllmConfig builds them count too: kvguard must leave them undecided)
 _QUANT_MESSAGES = ("Quantization method specified in the model config", "Unknown quantization method",
