@@ -454,7 +454,7 @@ def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
         cfg["intermediate_size"] = rng.choice(MODELOPT_INTERMEDIATE)
         if rng.random() < 0.3 and "head_dim" not in cfg:
             # another hidden size (head_dim follows it): the column layers' unsplit input
-            cfg["hidden_size"] = rng.choice([3072, 4000, 5120])
+            cfg["hidden_size"] = rng.choice([3072, 4032, 5120])
         algo = "NVFP4" if rng.random() < 0.7 else "FP8"
         ignore = ["lm_head"] + (["model.layers.0.mlp*"] if rng.random() < 1 / 6 else [])
         if rng.random() < 0.3:
