@@ -93,3 +93,16 @@ def test_host_facts_the_kernel_choice_reads():
     assert "MI_model" in [s.check for s in v.skipped] and "compute capability 90" in _mi_reason(v)
     env = kvguard.check(llama(13696), vllm_version="0.24.0", tp=16, host=BIG, env={"VLLM_DISABLED_KERNELS": "x"})
     assert "VLLM_DISABLED_KERNELS" in _mi_reason(env)
+
+
+@pytest.mark.parametrize("version", ["0.14.1", "0.24.0", "0.33.0"])
+def test_modelopt_fp8_per_channel_checks_no_size(version):
+    # FP8_PER_CHANNEL_PER_TOKEN (0.14.0+): ModelOptFp8PcPtLinearMethod / KFp8StaticChannel check no size; 856 per rank
+    v = kvguard.check(llama(13696, "FP8_PER_CHANNEL_PER_TOKEN"), vllm_version=version, tp=16, host=BIG)
+    assert v.ok and "MI_model" not in [s.check for s in v.skipped]
+
+
+def test_fp8_pb_wo_stays_open():
+    # 128 x 128 blocks: refusals and padding that change by release (not modelled)
+    v = kvguard.check(llama(14336, "FP8_PB_WO"), vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and "FP8_PB_WO" in _mi_reason(v)

@@ -9,9 +9,14 @@ Mirrors vllm/model_executor/layers/quantization/modelopt.py of each release (rea
   built (inline up to 0.14.x, ``select_nvfp4_linear_backend`` 0.16.0 – 0.18.x, ``init_nvfp4_linear_kernel``
   0.20.0+); on the default host (CUDA, compute capability 9.0) that is FP4 Marlin, whose choice reads no layer
   size (``can_implement`` takes every layer; the emulation kernel is the last resort) — a host fact, assumed.
-- ModelOpt FP8 (method ``modelopt``, ``quant_algo`` FP8: per-tensor scales): ``create_weights`` checks no size.
+- ModelOpt FP8 (method ``modelopt``): ``quant_algo`` FP8 (per-tensor scales, every release) and
+  FP8_PER_CHANNEL_PER_TOKEN (``ModelOptFp8PcPtLinearMethod``, 0.14.0+; 0.33.0 the ``KFp8StaticChannel`` scheme):
+  ``create_weights`` checks no size.  FP8_PB_WO (128 x 128 blocks: 0.14.1 refuses a per-rank output or input that
+  is not a multiple of 128, 0.33.0 pads the output and picks a block-FP8 kernel while the layer is built) is not
+  modelled.
 
-Only the plain exports are decided: ``quant_algo`` exactly ``FP8`` or ``NVFP4``, nothing excluded but
+Only the plain exports are decided: ``quant_algo`` exactly ``FP8``, ``FP8_PER_CHANNEL_PER_TOKEN`` or ``NVFP4``
+(as ModelOpt writes them), nothing excluded but
 ``lm_head`` (which layers ``exclude_modules`` / ``ignore`` leave unquantized — exact names with the packed-modules
 mapping, substrings, wildcards, by release — is not modelled), dense families (the ModelOpt MoE methods choose a
 MoE backend on the GPU while they are built).
@@ -30,8 +35,8 @@ __all__ = ["INPUT_MULTIPLE", "METHODS", "read"]
 METHODS = ("modelopt", "modelopt_fp4")
 #: ModelOptNvFp4LinearMethod.create_weights: the per-rank input must be a multiple of this (every release)
 INPUT_MULTIPLE = 16
-#: the quant_algo each decided method is read for
-_ALGO = {"modelopt": "FP8", "modelopt_fp4": "NVFP4"}
+#: the quant_algo values each decided method is read for (as ModelOpt writes them, upper case)
+_ALGOS = {"modelopt": ("FP8", "FP8_PER_CHANNEL_PER_TOKEN"), "modelopt_fp4": ("NVFP4",)}
 #: exclusion entries that leave no decoder layer unquantized (the LM head is built after the decoder layers)
 _HARMLESS = ("lm_head",)
 
@@ -62,7 +67,7 @@ def read(cfg: Mapping[str, Any], release) -> tuple[Optional[str], Optional[str]]
     method = claimed or method
     nested = cfg.get("quantization")
     algo = nested.get("quant_algo") if isinstance(nested, Mapping) else cfg.get("quant_algo")
-    if method not in METHODS or algo != _ALGO[method]:
+    if method not in METHODS or algo not in _ALGOS[method]:
         return None, (f"the {method} quantization method's weight-shard checks with quant_algo {algo!r} are not "
                       f"modelled")
     named = [x for x in _exclusions(cfg) if x not in _HARMLESS]

@@ -442,9 +442,9 @@ MODELOPT_INTERMEDIATE = (14336, 11008, 13696, 12000, 11000, 18944, 4864, 8192)
 
 
 def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
-    """``n`` ModelOpt FP8 / NVFP4 exports of Llama-style configs (the flat layout of config.json, some with the
-    nested hf_quant_config layout), with varied intermediate / hidden sizes; one in six names a decoder layer in
-    its exclusions (kvguard leaves those undecided)."""
+    """``n`` ModelOpt FP8 (per-tensor, per-channel) / NVFP4 exports of Llama-style configs (the flat layout of
+    config.json, some with the nested hf_quant_config layout), with varied intermediate / hidden sizes; one in six
+    after the first names a decoder layer in its exclusions (kvguard leaves those undecided)."""
     bases = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8")
     out = []
     while len(out) < n:
@@ -455,8 +455,10 @@ def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
         if rng.random() < 0.3 and "head_dim" not in cfg:
             # another hidden size (head_dim follows it): the column layers' unsplit input
             cfg["hidden_size"] = rng.choice([3072, 4032, 5120])
-        algo = "NVFP4" if rng.random() < 0.7 else "FP8"
-        ignore = ["lm_head"] + (["model.layers.0.mlp*"] if rng.random() < 1 / 6 else [])
+        algo = "NVFP4" if rng.random() < 0.7 else "FP8" if rng.random() < 0.6 else "FP8_PER_CHANNEL_PER_TOKEN"
+        # (the first config names none: the one config CI builds per release is decided)
+        excluded = rng.random() < 1 / 6 and len(out) > 0
+        ignore = ["lm_head"] + (["model.layers.0.mlp*"] if excluded else [])
         if rng.random() < 0.3:
             q = {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.29.0"},
                  "quantization": {"quant_algo": algo, "kv_cache_quant_algo": None, "exclude_modules": ignore,
