@@ -106,3 +106,16 @@ def test_fp8_pb_wo_stays_open():
     # 128 x 128 blocks: refusals and padding that change by release (not modelled)
     v = kvguard.check(llama(14336, "FP8_PB_WO"), vllm_version="0.28.0", tp=8, host=H100)
     assert v.ok and "FP8_PB_WO" in _mi_reason(v)
+
+
+def test_audit_names_the_nvfp4_refusals():
+    # intermediate 12000 over 32 heads: tp 1 and 2 build (12000, 6000 = 375 x 16), tp 4 gives 3000 = 187 x 16 + 8
+    from kvguard.quant import quant_audit
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    audit = quant_audit(model_facts(llama(12000), vllm_version="0.33.0"), resolve("0.33.0"))
+    assert [f["tp"] for f in audit["forbidden_tp"]] == [4, 8, 16, 32]
+    assert audit["rules"] == ["ModelOpt NVFP4: mlp.down_proj takes 3000 input features per rank at tp 4, not a "
+                              "multiple of 16: refused at tp 4, 8, 16, 32"]
+    assert any("FP4 Marlin" in a for a in audit["assumptions"])

@@ -936,6 +936,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                 "AWQ / GPTQ" in a for a in out["assumptions"]):
             out["assumptions"].append("the AWQ / GPTQ kernels of an H100-class GPU (CUDA, compute capability 90: "
                                       "the Marlin conversion and its layer check; the default host)")
+        if scheme is not None and scheme.method.startswith("modelopt") and not res.unmodelled and not any(
+                "ModelOpt" in a for a in out["assumptions"]):
+            out["assumptions"].append("the ModelOpt linear kernels of an H100-class GPU (CUDA, compute capability 90: "
+                                      "FP4 Marlin for NVFP4, chosen without a size check; the default host)")
         if res.unmodelled:
             # a size kvguard cannot decide (e.g. the host's kernel choice) does not hide the sizes it can
             undecided.append({"tp": tp, "reason": res.unmodelled})
@@ -1002,6 +1006,13 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             whole = f"{total // group} groups of {group}" if total % group == 0 else f"not a multiple of {group}"
             out["rules"].append(f"compressed-tensors integer-weight MoE: MoE intermediate size {total} ({whole}) split "
                                 f"over the MoE TP size must leave whole groups per rank: refused at tp {label}")
+        elif check == "MI_nvfp4_input":
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            res = outcome(facts, release, Launch(tp=item["tp"], dp=dp, pcp=pcp, ep=ep,
+                                                 refined_fp8_moe_kernel=refined_fp8_moe_kernel))
+            layer = (item["layer"] or "").split(".", 3)[-1]
+            out["rules"].append(f"ModelOpt NVFP4: {layer} takes {res.values['size']} input features per rank at tp "
+                                f"{item['tp']}, not a multiple of 16: refused at tp {label}")
         elif check == "MI_moe_wna16_group":
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             launch.tp = item["tp"]
