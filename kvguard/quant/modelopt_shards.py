@@ -11,9 +11,9 @@ Mirrors vllm/model_executor/layers/quantization/modelopt.py of each release (rea
   size (``can_implement`` takes every layer; the emulation kernel is the last resort) — a host fact, assumed.
 - ModelOpt FP8 (method ``modelopt``): ``quant_algo`` FP8 (per-tensor scales, every release) and
   FP8_PER_CHANNEL_PER_TOKEN (``ModelOptFp8PcPtLinearMethod``, 0.14.0+; 0.33.0 the ``KFp8StaticChannel`` scheme):
-  ``create_weights`` checks no size.  FP8_PB_WO (128 x 128 blocks: 0.14.1 refuses a per-rank output or input that
-  is not a multiple of 128, 0.33.0 pads the output and picks a block-FP8 kernel while the layer is built) is not
-  modelled.
+  ``create_weights`` checks no size.  FP8_PB_WO (128 x 128 blocks: 0.14.1 – 0.28.0 refuse a per-rank output or
+  input that is not a multiple of 128, 0.29.0+ pad the output; from 0.20.0 the host's block-FP8 kernel choice runs
+  while the layer is built) is not modelled.
 
 Only the plain exports are decided: ``quant_algo`` exactly ``FP8``, ``FP8_PER_CHANNEL_PER_TOKEN`` or ``NVFP4``
 (as ModelOpt writes them), nothing excluded but
