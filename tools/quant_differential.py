@@ -1,7 +1,7 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-moe N] [--online-fp8 N] [--wna16-mla N]
+                                          [--ct-configs N] [--ct-moe N] [--online-fp8 N] [--wna16-mla N] [--modelopt N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -51,9 +51,13 @@ def main() -> int:
                     "(default: half of --configs)")
     ap.add_argument("--online-fp8", type=int, default=None, help="unquantized configs built with --quantization fp8 "
                     "per release (default: a quarter of --configs)")
+    ap.add_argument("--modelopt", type=int, default=None, help="ModelOpt FP8 / NVFP4 dense configs per release "
+                    "(default: half of --configs)")
     args = ap.parse_args()
     from kvguard import SUPPORTED_VERSIONS
 
+    if args.modelopt is not None:
+        quant_tests.MODELOPT_CONFIGS = args.modelopt
     if args.ct_configs is not None:
         quant_tests.CT_CONFIGS = args.ct_configs
     if args.ct_moe is not None:

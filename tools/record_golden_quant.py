@@ -39,6 +39,10 @@ GPTQ_INT4 = {"bits": 4, "group_size": 128, "damp_percent": 0.01, "desc_act": Fal
 AWQ_INT4 = {"bits": 4, "group_size": 128, "zero_point": True, "version": "gemm", "modules_to_not_convert": None,
             "quant_method": "awq"}
 
+#: the quantization_config a ModelOpt NVFP4 export writes into config.json (flat layout)
+MODELOPT_NVFP4 = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "ignore": ["lm_head"],
+                  "kv_cache_scheme": None, "producer": {"name": "modelopt", "version": "0.29.0"}}
+
 CASES = [
     {"id": "mi-dsv3-tp32", "model": "deepseek-ai/DeepSeek-V3",
      "argv": ["-tp", "32", "--nnodes", "4"], "layout": {"tp": 32},
@@ -221,6 +225,20 @@ CASES = [
             "accepted"},
 ]
 
+# ModelOpt NVFP4 (kvguard.quant.modelopt_shards): Llama-3.1-8B as the flat export ModelOpt writes into config.json
+# (nvidia/Llama-3.1-8B-Instruct-FP4-style), with an intermediate size of 12000 (750 groups of 16)
+CASES += [
+    {"id": "mi-modelopt-nvfp4-i12000-tp4", "model": "meta-llama/Llama-3.1-8B-Instruct",
+     "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16", "quantization_config": MODELOPT_NVFP4},
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "ModelOpt NVFP4, intermediate 12000 at -tp 4: down_proj takes 3000 input features per rank, not a "
+            "multiple of 16: refused in every release"},
+    {"id": "mi-modelopt-nvfp4-i12000-tp2", "model": "meta-llama/Llama-3.1-8B-Instruct",
+     "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16", "quantization_config": MODELOPT_NVFP4},
+     "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "ModelOpt NVFP4, intermediate 12000 at -tp 2: 6000 input features per rank (375 x 16): accepted"},
+]
+
 
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
@@ -336,6 +354,8 @@ def record(version: str, only: list[str]) -> int:
                                  f"Triton, the default host's"
                                  + ("; AWQ / GPTQ kernel choice: CUDA compute capability 9.0, the default host's)"
                                     if _config(c).get("quantization_config", {}).get("quant_method") in ("awq", "gptq")
+                                    else "; NVFP4 linear kernel: FP4 Marlin, the default host's)"
+                                    if _config(c).get("quantization_config", {}).get("quant_method") == "modelopt"
                                     else ")")}
         path = ROOT / "tests" / "cases" / version / f"{c['id']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -31,6 +31,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
 - online FP8 (``--quantization fp8`` of an unquantized checkpoint, :mod:`kvguard.quant.online`): per-tensor FP8
   linear and MoE methods, no block, nothing ignored.
 
+- ModelOpt FP8 / NVFP4 exports of the dense ``llama`` family (:mod:`kvguard.quant.modelopt_shards`): the NVFP4
+  linear method's per-rank input multiple of 16; FP8 per-tensor checks no size.
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
@@ -46,6 +49,7 @@ from typing import Any, Optional
 
 from ..record import Record, field
 from . import compressed_tensors as _ct
+from . import modelopt_shards as _mo_shards
 from . import online as _online
 from . import wna16_moe as _wna16_moe
 from .expr import ExpressionError, evaluate
@@ -395,6 +399,8 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             raise _Refused("MI_fused_shards", prefix=layer.prefix)
         _wna16_layer(layer.prefix, scheme, path, input_size, ipp, sum(parts))
         return
+    if scheme is not None and scheme.method == "modelopt_fp4" and ipp % _mo_shards.INPUT_MULTIPLE != 0:
+        raise _Refused("MI_nvfp4_input", size=ipp)
     if scheme is None or scheme.method not in ("fp8", _ct.METHOD):
         return
     if skip == "fused_error":
@@ -689,6 +695,16 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=f"the MoE layers of {', '.join(facts.architectures) or 'this model'} are not "
                                       f"modelled (EPLB's expert-distribution check)")
         return Outcome()
+    if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
+        # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's override names
+        method, why = _mo_shards.read(facts.resolved_top.get("quantization_config")
+                                      or facts.resolved.get("quantization_config") or {}, release)
+        if why is None and family_has_moe(family):
+            why = (f"the {method} quantization method's MoE experts (ModelOpt's MoE methods choose a MoE backend on "
+                   f"the GPU while they are built) are not modelled")
+        if why is not None:
+            return Outcome(unmodelled=why)
+        scheme = QuantScheme(str(method))
     if scheme is not None and not scheme.modelled:
         return Outcome(unmodelled=scheme.reason
                        or f"the {scheme.method} quantization method's weight-shard checks are not modelled")
@@ -920,6 +936,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                 "AWQ / GPTQ" in a for a in out["assumptions"]):
             out["assumptions"].append("the AWQ / GPTQ kernels of an H100-class GPU (CUDA, compute capability 90: "
                                       "the Marlin conversion and its layer check; the default host)")
+        if scheme is not None and scheme.method.startswith("modelopt") and not res.unmodelled and not any(
+                "ModelOpt" in a for a in out["assumptions"]):
+            out["assumptions"].append("the ModelOpt linear kernels of an H100-class GPU (CUDA, compute capability 90: "
+                                      "FP4 Marlin for NVFP4, chosen without a size check; the default host)")
         if res.unmodelled:
             # a size kvguard cannot decide (e.g. the host's kernel choice) does not hide the sizes it can
             undecided.append({"tp": tp, "reason": res.unmodelled})
@@ -986,6 +1006,13 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             whole = f"{total // group} groups of {group}" if total % group == 0 else f"not a multiple of {group}"
             out["rules"].append(f"compressed-tensors integer-weight MoE: MoE intermediate size {total} ({whole}) split "
                                 f"over the MoE TP size must leave whole groups per rank: refused at tp {label}")
+        elif check == "MI_nvfp4_input":
+            item = next(f for f in out["forbidden_tp"] if f["check"] == check)
+            res = outcome(facts, release, Launch(tp=item["tp"], dp=dp, pcp=pcp, ep=ep,
+                                                 refined_fp8_moe_kernel=refined_fp8_moe_kernel))
+            layer = (item["layer"] or "").split(".", 3)[-1]
+            out["rules"].append(f"ModelOpt NVFP4: {layer} takes {res.values['size']} input features per rank at tp "
+                                f"{item['tp']}, not a multiple of 16: refused at tp {label}")
         elif check == "MI_moe_wna16_group":
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             launch.tp = item["tp"]

@@ -737,6 +737,17 @@ def _mi_undecided(state) -> bool:
         for name in ("VLLM_BATCH_INVARIANT", "VLLM_DISABLED_KERNELS"):
             if state.env.get(name):
                 state.unmodelled(f"{name} changes the AWQ / GPTQ / compressed-tensors kernel choice (not modelled)")
+    if _modelopt_read(state):
+        # the NVFP4 GEMM kernel is chosen while each layer is built: decided for the default host (FP4 Marlin on
+        # compute capability 9.0, no size check); the environment variables that change the choice are not modelled
+        capability = state.need("gpu_capability")
+        if capability != _MODELLED_CAPABILITY:
+            state.unmodelled(f"the ModelOpt linear kernel choice is modelled for compute capability "
+                             f"{_MODELLED_CAPABILITY} (this host: {capability})")
+        for name in ("VLLM_DISABLED_KERNELS", "VLLM_NVFP4_GEMM_BACKEND", "VLLM_USE_FBGEMM",
+                     "VLLM_USE_NVFP4_CT_EMULATIONS", "VLLM_USE_TRTLLM_FP4_GEMM"):
+            if state.env.get(name):
+                state.unmodelled(f"{name} changes the ModelOpt NVFP4 linear kernel choice (not modelled)")
     if _online_moe_read(state):
         from ..quant.online import FP8_MOE_ENV
 
@@ -757,6 +768,14 @@ def _online_moe_read(state) -> bool:
         return False
     family = family_of(state.facts.architectures)
     return family is not None and family_has_moe(family)
+
+
+def _modelopt_read(state) -> bool:
+    """Whether the outcome read a ModelOpt checkpoint's layers (kvguard.quant.modelopt_shards decided them)."""
+    from ..quant import scheme_of
+
+    scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
+    return scheme is not None and scheme.method.startswith("modelopt") and not _mi(state).unmodelled
 
 
 def _wna16_read(state) -> bool:
@@ -2303,6 +2322,14 @@ RULES = (
           source=f"{_S_AWQ}::AWQLinearMethod.create_weights (0.24.0+: {_S_AUTO_AWQ}::BaseAWQLinearMethod."
                  f"create_weights)",
           description="AWQ: a layer's per-rank output must fill whole packed 32-bit words (8 four-bit values)"),
+    Check("MI_nvfp4_input", stage="model_init",
+          when=lambda state: _mi_fires(state, "MI_nvfp4_input"),
+          template="Unsupported model when in features size is not multiple of 16",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptNvFp4LinearMethod.create_weights "
+                 "(0.33.0: KNvfp4Static.create_weights of ModelOptLinearMethod)",
+          description="ModelOpt NVFP4 (quant_algo NVFP4): a quantized linear layer's per-rank input size must be a "
+                      "multiple of 16 (the kernel the default host selects, FP4 Marlin, checks no size while the "
+                      "layer is built)"),
     # ===================== worker start: attention backends ==================
     # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
     # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare

@@ -17,7 +17,8 @@ What is replaced, because it belongs to the GPU host rather than to the layer ge
 runs after the geometry checks): the attention layers and rotary embeddings (stand-in modules:
 their kernels do not exist on CPU), the FP8 linear kernel choice (``init_fp8_linear_kernel``)
 and the FP8 MoE backend choice (``select_fp8_moe_backend`` returns Triton, the choice of the
-default host, an H100-class GPU with Triton) and the Marlin workspace (``marlin_make_workspace_new``,
+default host, an H100-class GPU with Triton), the ModelOpt NVFP4 linear kernel choice (FP4 Marlin, the
+default host's: ``_modelopt_nvfp4_kernel_on_h100``) and the Marlin workspace (``marlin_make_workspace_new``,
 sized from the GPU's multiprocessor count: an H100's 132).  The platform's quantization support check is
 bypassed (the CPU platform supports no FP8).  The AWQ / GPTQ path (the Marlin conversion, the
 Marlin layer check, the mixed-precision kernel selection) asks the platform what GPU it runs on:
@@ -261,6 +262,7 @@ def _stubs():
             mod.get_rope = stub_fn
     _expert_maps_on_cpu()
     _marlin_workspace_on_h100()
+    _modelopt_nvfp4_kernel_on_h100()
     try:
         import vllm.model_executor.layers.quantization.fp8 as f8
     except Exception:  # noqa: BLE001
@@ -327,6 +329,42 @@ def _stubs():
                         ("maybe_create_device_identity", None)):
         if hasattr(ct8, name):
             setattr(ct8, name, lambda *a, _value=value, **k: _value)
+
+
+def _modelopt_nvfp4_kernel_on_h100():
+    """The ModelOpt NVFP4 linear method picks its GEMM kernel while it is built (before ``create_weights``): on the
+    default host (compute capability 9.0, no FP4 tensor cores, no FlashInfer) the FP4 Marlin kernel.  The
+    selection reads the GPU (0.10.2-0.14.x inline: ``has_flashinfer`` / ``cutlass_fp4_supported`` /
+    ``is_fp4_marlin_supported``; 0.16.0-0.18.x ``select_nvfp4_linear_backend``; 0.20.0+ ``init_nvfp4_linear_kernel``)
+    and checks no layer size; the stand-ins answer as that host would."""
+    try:
+        import vllm.model_executor.layers.quantization.modelopt as mo
+    except Exception:  # noqa: BLE001
+        return
+
+    class Kernel:
+        def __getattr__(self, name):
+            return None
+
+        def input_quant_key(self):  # Marlin quantizes no input outside the kernel (0.24.0+ asks)
+            return None
+
+    for name, value in (("has_flashinfer", False), ("cutlass_fp4_supported", False),
+                        ("is_fp4_marlin_supported", True)):
+        if callable(getattr(mo, name, None)):
+            setattr(mo, name, lambda *a, _value=value, **k: _value)
+    select = getattr(mo, "select_nvfp4_linear_backend", None)
+    if callable(select) and not getattr(select, "_kvg", False):  # (stood in once: _stubs runs per config)
+        import importlib
+
+        marlin = importlib.import_module(select.__module__).NvFp4LinearBackend.MARLIN
+
+        def select_marlin(*a, **k):
+            return marlin
+        select_marlin._kvg = True
+        mo.select_nvfp4_linear_backend = select_marlin
+    if callable(getattr(mo, "init_nvfp4_linear_kernel", None)):
+        mo.init_nvfp4_linear_kernel = lambda *a, **k: Kernel()
 
 
 def _marlin_workspace_on_h100():

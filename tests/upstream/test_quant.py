@@ -433,6 +433,44 @@ def online_fp8_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+#: ModelOpt exports (kvguard.quant.modelopt_shards); how many run() builds per release (None: half of the configs);
+#: tools/quant_differential.py --modelopt
+MODELOPT_CONFIGS: "int | None" = None
+#: dense intermediate sizes whose per-rank share stops being a multiple of 16 at some tp (11008: tp 32; 13696: tp
+#: 16; 12000: tp 4; 11000: tp 1) and some that never do
+MODELOPT_INTERMEDIATE = (14336, 11008, 13696, 12000, 11000, 18944, 4864, 8192)
+
+
+def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` ModelOpt FP8 (per-tensor, per-channel) / NVFP4 exports of Llama-style configs (the flat layout of
+    config.json, some with the nested hf_quant_config layout), with varied intermediate / hidden sizes; one in six
+    after the first names a decoder layer in its exclusions (kvguard leaves those undecided)."""
+    bases = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8")
+    out = []
+    while len(out) < n:
+        cfg = cut(catalog.lookup(rng.choice(bases)).config)
+        cfg.pop("quantization_config", None)
+        cfg["torch_dtype"] = "bfloat16"
+        cfg["intermediate_size"] = rng.choice(MODELOPT_INTERMEDIATE)
+        if rng.random() < 0.3 and "head_dim" not in cfg:
+            # another hidden size (head_dim follows it): the column layers' unsplit input
+            cfg["hidden_size"] = rng.choice([3072, 4032, 5120])
+        algo = "NVFP4" if rng.random() < 0.7 else "FP8" if rng.random() < 0.6 else "FP8_PER_CHANNEL_PER_TOKEN"
+        # (the first config names none: the one config CI builds per release is decided)
+        excluded = rng.random() < 1 / 6 and len(out) > 0
+        ignore = ["lm_head"] + (["model.layers.0.mlp*"] if excluded else [])
+        if rng.random() < 0.3:
+            q = {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.29.0"},
+                 "quantization": {"quant_algo": algo, "kv_cache_quant_algo": None, "exclude_modules": ignore,
+                                  **({"group_size": 16} if algo == "NVFP4" else {})}}
+        else:
+            q = {"quant_method": "modelopt", "quant_algo": algo, "producer": {"name": "modelopt", "version": "0.29.0"},
+                 "ignore": ignore, "kv_cache_scheme": None, **({"group_size": 16} if algo == "NVFP4" else {})}
+        cfg["quantization_config"] = q
+        out.append(cfg)
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -475,7 +513,8 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq",
             "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme",
             "MI_eplb_unsupported": "ep-eplb", "MI_ct_wna16_moe_group": "ct-wna16-moe",
-            "MI_ct_wna16_moe_hidden": "ct-wna16-moe", "MI_ct_wna16_moe_int8_group": "ct-wna16-moe"}
+            "MI_ct_wna16_moe_hidden": "ct-wna16-moe", "MI_ct_wna16_moe_int8_group": "ct-wna16-moe",
+            "MI_nvfp4_input": "modelopt-nvfp4"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
@@ -505,6 +544,9 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     if lay.get("eplb") or lay.get("ep"):
         return "ep-eplb (accepted)"
     q = cfg.get("quantization_config")
+    if q and q.get("quant_method") == "modelopt":
+        algo = q.get("quant_algo") or (q.get("quantization") or {}).get("quant_algo")
+        return f"modelopt {algo} (accepted)"
     if q and q.get("quant_method") in ("awq", "gptq", "compressed-tensors"):
         moe = " moe" if any(k in cfg for k in ("num_experts", "num_local_experts", "n_routed_experts")) else ""
         return f"{q['quant_method']}{moe} (accepted)"
@@ -678,6 +720,12 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         lays = [lay for lay in online_layouts if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": online_rng.sample(lays, min(n_layouts, len(lays))),
                       "engine_args": {"quantization": "fp8"}})
+    # ModelOpt FP8 / NVFP4 (dense): tp sizes up to 64 (a stream of its own per release)
+    mo_rng = random.Random(seed * 5000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in modelopt_variants(mo_rng, max(1, n_configs // 2) if MODELOPT_CONFIGS is None else MODELOPT_CONFIGS):
+        heads = cfg["num_attention_heads"]
+        lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
+        cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)

@@ -1,0 +1,121 @@
+"""Model construction of ModelOpt FP8 / NVFP4 exports (kvguard.quant.modelopt_shards).
+
+Expected values are worked out by hand from the configs' sizes (quoted in each test) and the message of
+ModelOptNvFp4LinearMethod.create_weights (vllm/model_executor/layers/quantization/modelopt.py, the same text in
+0.10.2 – 0.33.0); tests/upstream/test_quant.py (modelopt_variants) and the golden cases mi-modelopt-* compare with
+the releases themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import kvguard
+from kvguard import catalog
+
+H100 = kvguard.Host.cuda_node()
+BIG = kvguard.Host.cuda_node(gpus_per_node=64)
+NVFP4_INPUT = "Unsupported model when in features size is not multiple of 16"
+VERSIONS = ["0.10.2", "0.14.1", "0.16.0", "0.20.0", "0.24.0", "0.28.0", "0.33.0"]
+
+
+def llama(intermediate: int, algo: str = "NVFP4", **quant) -> dict:
+    """Llama-3.1-8B (hidden 4096, 32 heads of 128, 8 KV heads) as a flat ModelOpt export."""
+    c = copy.deepcopy(catalog.lookup("meta-llama/Llama-3.1-8B-Instruct").config)
+    c["torch_dtype"] = "bfloat16"
+    c["intermediate_size"] = intermediate
+    q = {"quant_method": "modelopt", "quant_algo": algo, "producer": {"name": "modelopt", "version": "0.29.0"},
+         "ignore": ["lm_head"], "kv_cache_scheme": None}
+    if algo == "NVFP4":
+        q["group_size"] = 16
+    q.update(quant)
+    c["quantization_config"] = q
+    return c
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_nvfp4_down_proj_shard_not_a_multiple_of_16(version):
+    # intermediate 13696: tp 16 gives down_proj 856 input features per rank (856 = 53 x 16 + 8): refused;
+    # tp 8 gives 1712 = 107 x 16: built
+    v = kvguard.check(llama(13696), vllm_version=version, tp=16, host=BIG)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "model_init", "MI_nvfp4_input", "ValueError", NVFP4_INPUT, None)
+    ok = kvguard.check(llama(13696), vllm_version=version, tp=8, host=H100)
+    assert ok.ok and "MI_model" not in [s.check for s in ok.skipped]
+
+
+def test_nvfp4_refuses_at_tp_1_when_the_whole_input_is_not_a_multiple_of_16():
+    # intermediate 11000 = 687 x 16 + 8: the unsplit down_proj already
+    v = kvguard.check(llama(11000), vllm_version="0.33.0", tp=1, host=H100)
+    assert (v.check, v.message) == ("MI_nvfp4_input", NVFP4_INPUT)
+
+
+def test_modelopt_fp8_per_tensor_checks_no_size():
+    # the same 13696 at tp 16 (856 per rank): per-tensor FP8 takes any shard
+    v = kvguard.check(llama(13696, "FP8"), vllm_version="0.28.0", tp=16, host=BIG)
+    assert v.ok and "MI_model" not in [s.check for s in v.skipped]
+
+
+def test_nested_layout_is_read_too():
+    c = llama(13696)
+    c["quantization_config"] = {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.29.0"},
+                                "quantization": {"quant_algo": "NVFP4", "group_size": 16, "kv_cache_quant_algo": None,
+                                                 "exclude_modules": ["lm_head"]}}
+    v = kvguard.check(c, vllm_version="0.20.0", tp=16, host=BIG)
+    assert (v.check, v.message) == ("MI_nvfp4_input", NVFP4_INPUT)
+
+
+def _mi_reason(v) -> str:
+    return {s.check: s.reason for s in v.skipped}.get("MI_model", "")
+
+
+def test_exclusions_naming_decoder_layers_leave_construction_open():
+    v = kvguard.check(llama(13696, ignore=["lm_head", "model.layers.0.mlp*"]), vllm_version="0.33.0", tp=16, host=BIG)
+    assert v.ok and "exclude_modules / ignore" in _mi_reason(v)
+
+
+def test_other_algorithms_and_moe_stay_open():
+    w4a16 = kvguard.check(llama(14336, "W4A16_NVFP4"), vllm_version="0.28.0", tp=8, host=H100)
+    assert w4a16.ok and "not modelled" in _mi_reason(w4a16)
+    moe = copy.deepcopy(catalog.lookup("Qwen/Qwen3-30B-A3B").config)
+    moe["torch_dtype"] = "bfloat16"
+    moe["quantization_config"] = llama(1)["quantization_config"]
+    v = kvguard.check(moe, vllm_version="0.28.0", tp=4, host=H100)
+    assert v.ok and "MoE experts" in _mi_reason(v)
+
+
+def test_host_facts_the_kernel_choice_reads():
+    # another GPU, or an environment variable that steers the NVFP4 kernel choice: left open, not decided
+    a100 = kvguard.Host(**{**BIG.__dict__, "gpu_capability": 100})
+    v = kvguard.check(llama(13696), vllm_version="0.33.0", tp=16, host=a100)
+    assert "MI_model" in [s.check for s in v.skipped] and "compute capability 90" in _mi_reason(v)
+    env = kvguard.check(llama(13696), vllm_version="0.24.0", tp=16, host=BIG, env={"VLLM_DISABLED_KERNELS": "x"})
+    assert "VLLM_DISABLED_KERNELS" in _mi_reason(env)
+
+
+@pytest.mark.parametrize("version", ["0.14.1", "0.24.0", "0.33.0"])
+def test_modelopt_fp8_per_channel_checks_no_size(version):
+    # FP8_PER_CHANNEL_PER_TOKEN (0.14.0+): ModelOptFp8PcPtLinearMethod / KFp8StaticChannel check no size; 856 per rank
+    v = kvguard.check(llama(13696, "FP8_PER_CHANNEL_PER_TOKEN"), vllm_version=version, tp=16, host=BIG)
+    assert v.ok and "MI_model" not in [s.check for s in v.skipped]
+
+
+def test_fp8_pb_wo_stays_open():
+    # 128 x 128 blocks: refusals and padding that change by release (not modelled)
+    v = kvguard.check(llama(14336, "FP8_PB_WO"), vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and "FP8_PB_WO" in _mi_reason(v)
+
+
+def test_audit_names_the_nvfp4_refusals():
+    # intermediate 12000 over 32 heads: tp 1 and 2 build (12000, 6000 = 375 x 16), tp 4 gives 3000 = 187 x 16 + 8
+    from kvguard.quant import quant_audit
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    audit = quant_audit(model_facts(llama(12000), vllm_version="0.33.0"), resolve("0.33.0"))
+    assert [f["tp"] for f in audit["forbidden_tp"]] == [4, 8, 16, 32]
+    assert audit["rules"] == ["ModelOpt NVFP4: mlp.down_proj takes 3000 input features per rank at tp 4, not a "
+                              "multiple of 16: refused at tp 4, 8, 16, 32"]
+    assert any("FP4 Marlin" in a for a in audit["assumptions"])
