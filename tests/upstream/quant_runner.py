@@ -239,6 +239,18 @@ def _dispatch(name):
     return fn
 
 
+class _KernelStandIn:
+    """What a GEMM kernel selector returns in the oracle: an object that answers every attribute with None.  The
+    quantization methods only keep it (the kernels are never run on the meta device); from 0.24.0 they also ask
+    ``input_quant_key`` (expose_input_quant_key), which is None for a kernel that quantizes its own input."""
+
+    def __getattr__(self, name):
+        return None
+
+    def input_quant_key(self):
+        return None
+
+
 def _stubs():
     import torch.nn as nn
 
@@ -268,15 +280,8 @@ def _stubs():
     except Exception:  # noqa: BLE001
         return
 
-    class Kernel:
-        def __getattr__(self, name):
-            return None
-
-        def input_quant_key(self):  # 0.24.0+ (expose_input_quant_key): the stand-in quantizes its own input
-            return None
-
     if hasattr(f8, "init_fp8_linear_kernel"):
-        f8.init_fp8_linear_kernel = lambda *a, **k: Kernel()
+        f8.init_fp8_linear_kernel = lambda *a, **k: _KernelStandIn()
     if hasattr(f8, "select_fp8_moe_backend"):
         from vllm.model_executor.layers.fused_moe.oracle import fp8 as oracle_fp8
 
@@ -315,7 +320,7 @@ def _stubs():
         online_fp8 = None
     if online_fp8 is not None:
         if hasattr(online_fp8, "init_fp8_linear_kernel"):
-            online_fp8.init_fp8_linear_kernel = lambda *a, **k: Kernel()
+            online_fp8.init_fp8_linear_kernel = lambda *a, **k: _KernelStandIn()
         if hasattr(online_fp8, "select_fp8_moe_backend") and hasattr(f8, "select_fp8_moe_backend"):
             online_fp8.select_fp8_moe_backend = f8.select_fp8_moe_backend
     try:  # compressed-tensors FP8: the same kernel choices, stood in (they run after the geometry checks)
@@ -324,7 +329,7 @@ def _stubs():
         return
     for name in ("init_fp8_linear_kernel", "Fp8LinearOp", "W8A8BlockFp8LinearOp"):
         if hasattr(ct8, name):
-            setattr(ct8, name, lambda *a, **k: Kernel())
+            setattr(ct8, name, lambda *a, **k: _KernelStandIn())
     for name, value in (("cutlass_block_fp8_supported", True), ("cutlass_fp8_supported", True),
                         ("maybe_create_device_identity", None)):
         if hasattr(ct8, name):
@@ -342,13 +347,6 @@ def _modelopt_nvfp4_kernel_on_h100():
     except Exception:  # noqa: BLE001
         return
 
-    class Kernel:
-        def __getattr__(self, name):
-            return None
-
-        def input_quant_key(self):  # Marlin quantizes no input outside the kernel (0.24.0+ asks)
-            return None
-
     for name, value in (("has_flashinfer", False), ("cutlass_fp4_supported", False),
                         ("is_fp4_marlin_supported", True)):
         if callable(getattr(mo, name, None)):
@@ -364,7 +362,7 @@ def _modelopt_nvfp4_kernel_on_h100():
         select_marlin._kvg = True
         mo.select_nvfp4_linear_backend = select_marlin
     if callable(getattr(mo, "init_nvfp4_linear_kernel", None)):
-        mo.init_nvfp4_linear_kernel = lambda *a, **k: Kernel()
+        mo.init_nvfp4_linear_kernel = lambda *a, **k: _KernelStandIn()
 
 
 def _marlin_workspace_on_h100():
