@@ -237,6 +237,20 @@ CASES += [
      "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16", "quantization_config": MODELOPT_NVFP4},
      "argv": ["-tp", "2"], "layout": {"tp": 2},
      "why": "ModelOpt NVFP4, intermediate 12000 at -tp 2: 6000 input features per rank (375 x 16): accepted"},
+    # Qwen2.5-72B-Instruct exported by ModelOpt as NVFP4 (the README's row)
+    {"id": "mi-modelopt-nvfp4-qwen25-72b-tp16", "model": "Qwen/Qwen2.5-72B-Instruct",
+     "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "16", "--nnodes", "2"],
+     "layout": {"tp": 16}, "since": "0.11.1",
+     "why": "ModelOpt NVFP4 Qwen2.5-72B at -tp 16: down_proj takes 29568 / 16 = 1848 input features per rank, "
+            "not a multiple of 16: refused in every release"},
+    {"id": "mi-modelopt-nvfp4-qwen25-72b-tp16-ray", "model": "Qwen/Qwen2.5-72B-Instruct",
+     "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "16"], "layout": {"tp": 16},
+     "until": "0.11.0",
+     "why": "ModelOpt NVFP4 Qwen2.5-72B at -tp 16 (Ray spans the nodes before --nnodes exists): 1848 input "
+            "features per rank in down_proj, not a multiple of 16: refused"},
+    {"id": "mi-modelopt-nvfp4-qwen25-72b-tp8", "model": "Qwen/Qwen2.5-72B-Instruct",
+     "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "ModelOpt NVFP4 Qwen2.5-72B at -tp 8: 3696 input features per rank (231 x 16): accepted"},
 ]
 
 
