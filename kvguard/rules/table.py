@@ -748,6 +748,15 @@ def _mi_undecided(state) -> bool:
                      "VLLM_USE_NVFP4_CT_EMULATIONS", "VLLM_USE_TRTLLM_FP4_GEMM"):
             if state.env.get(name):
                 state.unmodelled(f"{name} changes the ModelOpt NVFP4 linear kernel choice (not modelled)")
+        from ..quant import family_has_moe, family_of
+        from ..quant.modelopt_shards import MOE_ENV
+
+        family = family_of(state.facts.architectures)
+        if family is not None and family_has_moe(family):
+            # the experts' MoE backend is chosen while each MoE layer is built (decided for the default environment)
+            for name in MOE_ENV:
+                if state.env.get(name):
+                    state.unmodelled(f"{name} changes the ModelOpt MoE backend selection (not modelled)")
     if _online_moe_read(state):
         from ..quant.online import FP8_MOE_ENV
 
