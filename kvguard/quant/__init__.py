@@ -444,6 +444,13 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
         # the method is built, then FusedMoE takes EPLB only with Fp8MoEMethod or unquantized experts (0.11.1+:
         # CompressedTensorsW8A8Fp8MoEMethod.supports_eplb is True); the block shape is checked after
         raise _Refused("MI_eplb_unsupported")
+    if (scheme is not None and scheme.method in _mo_shards.METHODS and skip != "skipped"
+            and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)):
+        # the ModelOpt experts' method is built (its backend choice refuses nothing on the default host), then
+        # FusedMoE asks whether it takes EPLB
+        refusal = _mo_shards.eplb_refusal(scheme.method, release)
+        if refusal is not None:
+            raise _Refused("MI_eplb_unsupported", **refusal)
     if scheme is None or scheme.method not in ("fp8", _ct.METHOD) or scheme.block is None:
         return
     if skip == "skipped":
@@ -706,7 +713,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             # host, where its backend choice and create_weights refuse no per-rank size
             why = _mo_shards.moe_unmodelled(family, facts.resolved_top.get("quantization_config")
                                             or facts.resolved.get("quantization_config") or {}, str(method),
-                                            eplb=launch.eplb, moe_backend=launch.moe_backend,
+                                            moe_backend=launch.moe_backend,
                                             all2all_backend=launch.all2all_backend)
         if why is not None:
             return Outcome(unmodelled=why)

@@ -35,9 +35,15 @@ auto``, the default all2all backend) the backend choice refuses no layout:
 So the experts add no refusal of their own: the construction is FusedMoE's (the flattened MoE TP size, the
 per-partition intermediate size) and the linear layers' (NVFP4: the attention and dense layers' input multiple
 of 16).  Left skipped (:func:`moe_unmodelled`): other MoE families, ``FP8_PER_CHANNEL_PER_TOKEN`` experts,
-``--enable-eplb`` (which methods FusedMoE takes EPLB with, by release), ``--moe-backend`` other than auto, an
+``--moe-backend`` other than auto, an
 explicit ``--all2all-backend``, the NVFP4 ``moe`` activation override (0.32.0+), and (kvguard.rules.table) another
 compute capability or an environment variable of :data:`MOE_ENV`.
+
+``--enable-eplb`` (FusedMoE.__init__; 0.24.0+ routed_experts.py): after the method is built and before its
+``create_weights``, a method without EPLB support is refused (NotImplementedError, :func:`eplb_refusal`): up to
+0.11.0 every method but ``Fp8MoEMethod`` and the unquantized one ("EPLB is only supported for FP8 quantization for
+now."), from 0.11.1 by ``supports_eplb``, which ``ModelOptNvFp4FusedMoE`` sets from 0.13.0 and
+``ModelOptFp8MoEMethod`` never does.
 
 Only the plain exports are decided: ``quant_algo`` exactly ``FP8``, ``FP8_PER_CHANNEL_PER_TOKEN`` or ``NVFP4``
 (as ModelOpt writes them), nothing excluded but
@@ -52,7 +58,8 @@ from typing import Any, Optional
 
 from . import modelopt as _modelopt
 
-__all__ = ["INPUT_MULTIPLE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "moe_unmodelled", "read"]
+__all__ = ["INPUT_MULTIPLE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "eplb_refusal", "moe_unmodelled",
+           "read"]
 
 #: the quantization methods whose construction this module decides
 METHODS = ("modelopt", "modelopt_fp4")
@@ -114,7 +121,7 @@ def _algo(cfg: Mapping[str, Any]) -> Any:
     return nested.get("quant_algo") if isinstance(nested, Mapping) else cfg.get("quant_algo")
 
 
-def moe_unmodelled(family: str, cfg: Mapping[str, Any], method: str, *, eplb: bool, moe_backend: Optional[str],
+def moe_unmodelled(family: str, cfg: Mapping[str, Any], method: str, *, moe_backend: Optional[str],
                    all2all_backend: Optional[str]) -> Optional[str]:
     """Why the ModelOpt experts of a launch are not decided (None: they are; see the module docstring)."""
     algo = _algo(cfg)
@@ -126,12 +133,27 @@ def moe_unmodelled(family: str, cfg: Mapping[str, Any], method: str, *, eplb: bo
     nested = cfg.get("quantization")
     if "moe" in cfg or isinstance(nested, Mapping) and "moe" in nested:
         return "the ModelOpt checkpoint's MoE section (the NVFP4 MoE activation override) is not modelled"
-    if eplb:
-        return (f"--enable-eplb with {method} experts (which MoE methods FusedMoE takes EPLB with, by release) is "
-                f"not modelled")
     if moe_backend not in (None, "auto"):
         return f"--moe-backend {moe_backend} with {method} experts (the MoE backend selection) is not modelled"
     if all2all_backend is not None:
         return (f"--all2all-backend {all2all_backend} with {method} experts (the MoE backend selection reads the "
                 f"activation format) is not modelled")
     return None
+
+
+#: the experts' method classes, as FusedMoE's EPLB refusal names them (0.11.1+)
+_MOE_CLASSES = {"modelopt": "ModelOptFp8MoEMethod", "modelopt_fp4": "ModelOptNvFp4FusedMoE"}
+#: ModelOptNvFp4FusedMoE.supports_eplb is True from this release (ModelOptFp8MoEMethod never overrides the base's False)
+NVFP4_EPLB = "0.13.0"
+
+
+def eplb_refusal(method: str, release) -> Optional[dict]:
+    """FusedMoE's EPLB check of the experts' method (when it applies: kvguard.quant.wna16_moe.eplb_applies): the
+    ``MI_eplb_unsupported`` values, or None when the method takes EPLB.  Up to 0.11.0 only ``Fp8MoEMethod`` and the
+    unquantized method pass (an isinstance check: both ModelOpt methods refused); from 0.11.1 ``supports_eplb``
+    (FP8: never; NVFP4: from 0.13.0), the message naming the class."""
+    if not release.within("0.11.1"):
+        return {}
+    if method == "modelopt_fp4" and release.within(NVFP4_EPLB):
+        return None
+    return {"method": _MOE_CLASSES[method]}
