@@ -598,6 +598,20 @@ def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
     return False
 
 
+def _kvguard_refuses_engine_config(cfg: dict, version: str, setup_error: str) -> bool:
+    """Whether kvguard refuses the launch before model construction with the message the release's engine config
+    raised (VllmConfig's quantization checks: e.g. FP8_PER_CHANNEL_PER_TOKEN before 0.14.0, which ModelOpt's config
+    does not list yet): then no model is built on either side."""
+    import kvguard
+
+    try:
+        verdict = kvguard.check(cfg, vllm_version=version, tp=1, host=kvguard.Host.cuda_node())
+    except Exception:  # noqa: BLE001 - kvguard refuses the input itself: not this case
+        return False
+    return (not verdict.ok and verdict.stage not in ("model_init", None) and bool(verdict.message)
+            and verdict.message in setup_error)
+
+
 def compare(version: str, cases: list[dict], out: dict) -> dict:
     counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0, "config_refused_both": 0}
     by_family: dict = {}
@@ -606,7 +620,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
     undecided: dict = {}
     for case, res in zip(cases, out["results"]):
         if "setup_error" in res:
-            if _kvguard_refuses_config(case["config"], version):
+            if _kvguard_refuses_config(case["config"], version) or _kvguard_refuses_engine_config(
+                    case["config"], version, res["setup_error"]):
                 counts["config_refused_both"] += 1  # vLLM's ModelConfig refuses it: no model is built
                 continue
             quantization = (case.get("engine_args") or {}).get("quantization")
