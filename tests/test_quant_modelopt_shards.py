@@ -80,11 +80,32 @@ def test_exclusions_naming_decoder_layers_leave_construction_open():
 def test_other_algorithms_and_other_moe_families_stay_open():
     w4a16 = kvguard.check(llama(14336, "W4A16_NVFP4"), vllm_version="0.28.0", tp=8, host=H100)
     assert w4a16.ok and "not modelled" in _mi_reason(w4a16)
-    moe = copy.deepcopy(catalog.lookup("deepseek-ai/DeepSeek-V2-Lite").config)
+    moe = copy.deepcopy(catalog.lookup("MiniMaxAI/MiniMax-M2.5").config)
     moe["torch_dtype"] = "bfloat16"
     moe["quantization_config"] = llama(1)["quantization_config"]
     v = kvguard.check(moe, vllm_version="0.28.0", tp=4, host=H100)
-    assert v.ok and "MoE experts of the deepseek_v2 family" in _mi_reason(v)
+    assert v.ok and "MoE experts of the minimax_m2 family" in _mi_reason(v)
+
+
+def _deepseek_v2_lite(algo: str) -> dict:
+    """DeepSeek-V2-Lite (MLA, hidden 2048, 16 heads, a dense first layer, 64 routed experts of 1408 + 2 shared)."""
+    c = copy.deepcopy(catalog.lookup("deepseek-ai/DeepSeek-V2-Lite").config)
+    c["torch_dtype"] = "bfloat16"
+    c["quantization_config"] = llama(1, algo)["quantization_config"]
+    return c
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
+def test_deepseek_fp8_experts_decided_nvfp4_open(version):
+    # per-tensor FP8 checks no size in any layer: tp 16 (1408 / 16 = 88 expert features per rank) builds, and the FP8
+    # experts refuse EPLB as Qwen3-MoE's do; NVFP4 (the replicated MLA projections' input check) stays open
+    v = kvguard.check(_deepseek_v2_lite("FP8"), vllm_version=version, tp=16, host=BIG)
+    assert v.ok and "MI_model" not in [s.check for s in v.skipped]
+    e = kvguard.check(_deepseek_v2_lite("FP8"), vllm_version=version, host=H100, dp=8, enable_expert_parallel=True,
+                      enable_eplb=True)
+    assert (e.check, e.exc_type) == ("MI_eplb_unsupported", "NotImplementedError")
+    n = kvguard.check(_deepseek_v2_lite("NVFP4"), vllm_version=version, tp=8, host=H100)
+    assert n.ok and "on DeepSeek-V2/V3" in _mi_reason(n)
 
 
 def test_host_facts_the_kernel_choice_reads():

@@ -31,7 +31,7 @@ architectures, :mod:`kvguard.rules.table` for the messages):
 - online FP8 (``--quantization fp8`` of an unquantized checkpoint, :mod:`kvguard.quant.online`): per-tensor FP8
   linear and MoE methods, no block, nothing ignored.
 
-- ModelOpt FP8 / NVFP4 exports of the dense ``llama`` family and of Qwen3-MoE / Mixtral
+- ModelOpt FP8 / NVFP4 exports of the dense ``llama`` family and of Qwen3-MoE / Mixtral, FP8 of DeepSeek-V2/V3
   (:mod:`kvguard.quant.modelopt_shards`): the NVFP4 linear method's per-rank input multiple of 16; FP8 per-tensor
   checks no size; the experts' methods (FP8 per-tensor, NVFP4) choose a backend that takes every per-rank size on
   the default host and check none.

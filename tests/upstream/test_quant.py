@@ -446,6 +446,9 @@ MODELOPT_INTERMEDIATE = (14336, 11008, 13696, 12000, 11000, 18944, 4864, 8192)
 #: FusedMoE's bare assert (720: 32, 1000: 16, 1400: 16, 1416: 16); per-rank shares that are not multiples of 16 /
 #: 128 (768 at 16: 48, 1408 at 8: 176, 1416 at 8: 177) are taken by the experts' methods on the default host
 MODELOPT_MOE_BASES = ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-v0.1")
+#: DeepSeek-V2-Lite (MLA, a dense first layer, 64 routed + 2 shared experts) and DeepSeek-V3 (q_lora_rank, three dense
+#: layers, 256 routed experts): FP8 exports only
+MODELOPT_MLA_BASES = ("deepseek-ai/DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V3")
 MODELOPT_MOE_INTERMEDIATE = (768, 1408, 640, 1536, 14336, 720, 1000, 1400, 1416)
 #: the MoE layouts of those configs: tp 1-32 (the heads allow no more), tp x dp up to 64 without expert parallel,
 #: expert parallel, and one EPLB layout (left undecided)
@@ -464,7 +467,8 @@ def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
     out = []
     while len(out) < n:
         if rng.random() < 0.5:
-            cfg = cut(catalog.lookup(rng.choice(MODELOPT_MOE_BASES)).config)
+            base = rng.choice(MODELOPT_MOE_BASES + MODELOPT_MLA_BASES)
+            cfg = cut(catalog.lookup(base).config)
             key = "moe_intermediate_size" if "moe_intermediate_size" in cfg else "intermediate_size"
             cfg[key] = rng.choice(MODELOPT_MOE_INTERMEDIATE)
             moe = True
@@ -478,7 +482,9 @@ def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
         if rng.random() < 0.3 and "head_dim" not in cfg and not moe:
             # another hidden size (head_dim follows it): the column layers' unsplit input
             cfg["hidden_size"] = rng.choice([3072, 4032, 5120])
-        if moe:
+        if moe and "kv_lora_rank" in cfg:
+            algo = "FP8"  # (NVFP4 on DeepSeek stays undecided)
+        elif moe:
             algo = "NVFP4" if rng.random() < 0.6 else "FP8"
         else:
             algo = "NVFP4" if rng.random() < 0.7 else "FP8" if rng.random() < 0.6 else "FP8_PER_CHANNEL_PER_TOKEN"
@@ -765,7 +771,7 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     mo_rng = random.Random(seed * 5000 + SUPPORTED_VERSIONS.index(version))
     for cfg in modelopt_variants(mo_rng, max(1, n_configs // 2) if MODELOPT_CONFIGS is None else MODELOPT_CONFIGS):
         heads = cfg["num_attention_heads"]
-        if any(k in cfg for k in ("num_experts", "num_local_experts")):
+        if any(k in cfg for k in ("num_experts", "num_local_experts", "n_routed_experts")):
             # the MoE exports: the MoE layouts (a sample, the EPLB one last)
             lays = [dict(lay) for lay in MODELOPT_MOE_LAYOUTS if heads % lay["tp"] == 0]
             cases.append({"config": cfg, "layouts": mo_rng.sample(lays[:-1], min(max(0, n_layouts - 1),
