@@ -1,9 +1,10 @@
 """Model construction of ModelOpt FP8 / NVFP4 exports (kvguard.quant.modelopt_shards).
 
-Expected values are worked out by hand from the configs' sizes (quoted in each test) and the message of
+Expected values are worked out by hand from the configs' sizes (quoted in each test), the message of
 ModelOptNvFp4LinearMethod.create_weights (vllm/model_executor/layers/quantization/modelopt.py, the same text in
-0.10.2 – 0.33.0); tests/upstream/test_quant.py (modelopt_variants) and the golden cases mi-modelopt-* compare with
-the releases themselves.
+0.10.2 – 0.33.0) and FusedMoE's EPLB refusal (vllm/model_executor/layers/fused_moe/layer.py, 0.24.0+
+routed_experts.py; ModelOptNvFp4FusedMoE.supports_eplb from 0.13.0); tests/upstream/test_quant.py
+(modelopt_variants) and the golden cases mi-modelopt-* compare with the releases themselves.
 """
 
 from __future__ import annotations
@@ -76,14 +77,35 @@ def test_exclusions_naming_decoder_layers_leave_construction_open():
     assert v.ok and "exclude_modules / ignore" in _mi_reason(v)
 
 
-def test_other_algorithms_and_moe_stay_open():
+def test_other_algorithms_and_other_moe_families_stay_open():
     w4a16 = kvguard.check(llama(14336, "W4A16_NVFP4"), vllm_version="0.28.0", tp=8, host=H100)
     assert w4a16.ok and "not modelled" in _mi_reason(w4a16)
-    moe = copy.deepcopy(catalog.lookup("Qwen/Qwen3-30B-A3B").config)
+    moe = copy.deepcopy(catalog.lookup("MiniMaxAI/MiniMax-M2.5").config)
     moe["torch_dtype"] = "bfloat16"
     moe["quantization_config"] = llama(1)["quantization_config"]
     v = kvguard.check(moe, vllm_version="0.28.0", tp=4, host=H100)
-    assert v.ok and "MoE experts" in _mi_reason(v)
+    assert v.ok and "MoE experts of the minimax_m2 family" in _mi_reason(v)
+
+
+def _deepseek_v2_lite(algo: str) -> dict:
+    """DeepSeek-V2-Lite (MLA, hidden 2048, 16 heads, a dense first layer, 64 routed experts of 1408 + 2 shared)."""
+    c = copy.deepcopy(catalog.lookup("deepseek-ai/DeepSeek-V2-Lite").config)
+    c["torch_dtype"] = "bfloat16"
+    c["quantization_config"] = llama(1, algo)["quantization_config"]
+    return c
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
+def test_deepseek_fp8_experts_decided_nvfp4_open(version):
+    # per-tensor FP8 checks no size in any layer: tp 16 (1408 / 16 = 88 expert features per rank) builds, and the FP8
+    # experts refuse EPLB as Qwen3-MoE's do; NVFP4 (the replicated MLA projections' input check) stays open
+    v = kvguard.check(_deepseek_v2_lite("FP8"), vllm_version=version, tp=16, host=BIG)
+    assert v.ok and "MI_model" not in [s.check for s in v.skipped]
+    e = kvguard.check(_deepseek_v2_lite("FP8"), vllm_version=version, host=H100, dp=8, enable_expert_parallel=True,
+                      enable_eplb=True)
+    assert (e.check, e.exc_type) == ("MI_eplb_unsupported", "NotImplementedError")
+    n = kvguard.check(_deepseek_v2_lite("NVFP4"), vllm_version=version, tp=8, host=H100)
+    assert n.ok and "on DeepSeek-V2/V3" in _mi_reason(n)
 
 
 def test_host_facts_the_kernel_choice_reads():
@@ -119,3 +141,107 @@ def test_audit_names_the_nvfp4_refusals():
     assert audit["rules"] == ["ModelOpt NVFP4: mlp.down_proj takes 3000 input features per rank at tp 4, not a "
                               "multiple of 16: refused at tp 4, 8, 16, 32"]
     assert any("FP4 Marlin" in a for a in audit["assumptions"])
+
+
+# ---------------------------------------------------------------------------
+# MoE experts (Qwen3-MoE, Mixtral): ModelOptFp8MoEMethod / ModelOptNvFp4FusedMoE on the default host
+
+
+def qwen3_moe(algo: str = "NVFP4", moe_intermediate: int = 768, **quant) -> dict:
+    """Qwen3-30B-A3B (hidden 2048, 32 heads of 128, 4 KV heads, 128 experts of intermediate 768) as a flat ModelOpt
+    export."""
+    c = copy.deepcopy(catalog.lookup("Qwen/Qwen3-30B-A3B").config)
+    c["torch_dtype"] = "bfloat16"
+    c["moe_intermediate_size"] = moe_intermediate
+    c["quantization_config"] = llama(1, algo, **quant)["quantization_config"]
+    return c
+
+
+def _decided(v) -> bool:
+    return "MI_model" not in [s.check for s in v.skipped]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("algo", ["NVFP4", "FP8"])
+def test_experts_take_shares_that_are_not_multiples_of_16(version, algo):
+    # tp 32: the experts take 768 / 32 = 24 intermediate features per rank (24 = 16 + 8); o_proj 4096 / 32 = 128 input
+    # features, qkv_proj the whole 2048: nothing refuses on the default host (FP4 Marlin / per-tensor FP8 experts)
+    v = kvguard.check(qwen3_moe(algo), vllm_version=version, tp=32, host=BIG)
+    assert v.ok and _decided(v)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
+def test_experts_intermediate_not_divisible_by_the_moe_tp_size(version):
+    # moe_intermediate 720 = 2^4 x 45: tp 8 x dp 4 without expert parallel is a MoE TP size of 32 (720 / 32 = 22.5):
+    # FusedMoE's bare assert; tp 8 x dp 2 (16: 45 per rank) builds
+    v = kvguard.check(qwen3_moe("NVFP4", 720), vllm_version=version, tp=8, dp=4, host=BIG)
+    assert (v.ok, v.check, v.exc_type, v.message) == (False, "MI_moe_intermediate", "AssertionError", "")
+    ok = kvguard.check(qwen3_moe("NVFP4", 720), vllm_version=version, tp=8, dp=2, host=BIG)
+    assert ok.ok and _decided(ok)
+
+
+def test_mixtral_experts():
+    # Mixtral-8x7B (hidden 4096, 8 experts of intermediate 14336): tp 8 -> 1792 per rank; with expert parallel
+    # (tp 2 x dp 4) each rank holds whole experts
+    c = copy.deepcopy(catalog.lookup("mistralai/Mixtral-8x7B-v0.1").config)
+    c["torch_dtype"] = "bfloat16"
+    c["quantization_config"] = llama(1, "FP8")["quantization_config"]
+    for kw in ({"tp": 8}, {"tp": 2, "dp": 4, "enable_expert_parallel": True}):
+        v = kvguard.check(c, vllm_version="0.28.0", host=BIG, **kw)
+        assert v.ok and _decided(v), kw
+
+
+EPLB = {"dp": 8, "enable_expert_parallel": True, "enable_eplb": True}
+
+
+@pytest.mark.parametrize(("version", "message"), [
+    ("0.10.2", "EPLB is only supported for FP8 quantization for now."),
+    ("0.12.0", "EPLB is not supported ModelOptFp8MoEMethod. EPLB is only supported for FP8 quantization for now."),
+    ("0.14.1", "EPLB is not supported ModelOptFp8MoEMethod. EPLB is only supported for FP8 quantization for now."),
+    ("0.24.0", "EPLB is not supported ModelOptFp8MoEMethod."),
+    ("0.33.0", "EPLB is not supported ModelOptFp8MoEMethod.")])
+def test_fp8_experts_never_take_eplb(version, message):
+    v = kvguard.check(qwen3_moe("FP8"), vllm_version=version, host=H100, **EPLB)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (False, "model_init", "MI_eplb_unsupported",
+                                                               "NotImplementedError", message)
+
+
+@pytest.mark.parametrize(("version", "message"), [
+    ("0.10.2", "EPLB is only supported for FP8 quantization for now."),
+    ("0.12.0", "EPLB is not supported ModelOptNvFp4FusedMoE. EPLB is only supported for FP8 quantization for now."),
+    ("0.13.0", None), ("0.24.0", None), ("0.33.0", None)])
+def test_nvfp4_experts_take_eplb_from_0_13(version, message):
+    v = kvguard.check(qwen3_moe("NVFP4"), vllm_version=version, host=H100, **EPLB)
+    if message is None:
+        assert v.ok and _decided(v)
+    else:
+        assert (v.check, v.exc_type, v.message) == ("MI_eplb_unsupported", "NotImplementedError", message)
+
+
+def test_moe_selection_inputs_leave_the_experts_open():
+    # what steers the experts' MoE backend choice: an explicit --moe-backend / --all2all-backend, an environment
+    # variable, another GPU, the NVFP4 MoE activation override
+    c = qwen3_moe("NVFP4", 720)  # (refused at tp 8 x dp 4 when decided)
+    v = kvguard.check(c, vllm_version="0.33.0", tp=4, host=H100, moe_backend="marlin")
+    assert "--moe-backend marlin" in _mi_reason(v)
+    v = kvguard.check(c, vllm_version="0.33.0", tp=1, host=H100, dp=8, enable_expert_parallel=True,
+                      all2all_backend="deepep_low_latency")
+    assert "--all2all-backend deepep_low_latency" in _mi_reason(v)
+    v = kvguard.check(c, vllm_version="0.20.0", tp=8, host=H100, env={"VLLM_USE_FLASHINFER_MOE_FP4": "1"})
+    assert "VLLM_USE_FLASHINFER_MOE_FP4" in _mi_reason(v)
+    b200 = kvguard.Host(**{**H100.__dict__, "gpu_capability": 100})
+    v = kvguard.check(c, vllm_version="0.33.0", tp=8, host=b200)
+    assert "compute capability 90" in _mi_reason(v)
+    override = qwen3_moe("NVFP4", moe={"activation": "nvfp4_per_token"})
+    v = kvguard.check(override, vllm_version="0.33.0", tp=8, host=H100)
+    assert "MoE section" in _mi_reason(v)
+
+
+def test_audit_states_the_moe_assumption():
+    from kvguard.quant import quant_audit
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    audit = quant_audit(model_facts(qwen3_moe("NVFP4"), vllm_version="0.28.0"), resolve("0.28.0"))
+    assert audit["forbidden_tp"] == [] and audit["modelled"]
+    assert any("ModelOpt MoE backend" in a for a in audit["assumptions"])

@@ -43,6 +43,10 @@ AWQ_INT4 = {"bits": 4, "group_size": 128, "zero_point": True, "version": "gemm",
 MODELOPT_NVFP4 = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "ignore": ["lm_head"],
                   "kv_cache_scheme": None, "producer": {"name": "modelopt", "version": "0.29.0"}}
 
+#: the quantization_config a ModelOpt FP8 (per-tensor) export writes into config.json (flat layout)
+MODELOPT_FP8 = {"quant_method": "modelopt", "quant_algo": "FP8", "ignore": ["lm_head"], "kv_cache_scheme": None,
+                "producer": {"name": "modelopt", "version": "0.29.0"}}
+
 CASES = [
     {"id": "mi-dsv3-tp32", "model": "deepseek-ai/DeepSeek-V3",
      "argv": ["-tp", "32", "--nnodes", "4"], "layout": {"tp": 32},
@@ -251,6 +255,23 @@ CASES += [
     {"id": "mi-modelopt-nvfp4-qwen25-72b-tp8", "model": "Qwen/Qwen2.5-72B-Instruct",
      "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},
      "why": "ModelOpt NVFP4 Qwen2.5-72B at -tp 8: 3696 input features per rank (231 x 16): accepted"},
+    # Qwen3-30B-A3B exported by ModelOpt (nvidia/Qwen3-30B-A3B-FP4-style flat config): the experts' methods
+    # (ModelOptNvFp4FusedMoE / ModelOptFp8MoEMethod) on the default host
+    {"id": "mi-modelopt-nvfp4-qwen3-30b-a3b-tp8", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "ModelOpt NVFP4 Qwen3-30B-A3B at -tp 8: the experts take 768 / 8 = 96 intermediate features per rank "
+            "(FP4 Marlin on compute capability 9.0, no size check): accepted"},
+    {"id": "mi-modelopt-nvfp4-qwen3-30b-a3b-eplb", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": MODELOPT_NVFP4},
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True},
+     "why": "ModelOpt NVFP4 experts with EPLB: FusedMoE refuses ModelOptNvFp4FusedMoE up to 0.12.x (0.13.0 sets "
+            "supports_eplb)"},
+    {"id": "mi-modelopt-fp8-qwen3-30b-a3b-eplb", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": MODELOPT_FP8},
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True},
+     "why": "ModelOpt FP8 experts with EPLB: ModelOptFp8MoEMethod never takes EPLB: refused in every release"},
 ]
 
 
@@ -368,7 +389,8 @@ def record(version: str, only: list[str]) -> int:
                                  f"Triton, the default host's"
                                  + ("; AWQ / GPTQ kernel choice: CUDA compute capability 9.0, the default host's)"
                                     if _config(c).get("quantization_config", {}).get("quant_method") in ("awq", "gptq")
-                                    else "; NVFP4 linear kernel: FP4 Marlin, the default host's)"
+                                    else "; ModelOpt kernels: FP4 Marlin for NVFP4 linear layers and experts, the "
+                                         "default host's)"
                                     if _config(c).get("quantization_config", {}).get("quant_method") == "modelopt"
                                     else ")")}
         path = ROOT / "tests" / "cases" / version / f"{c['id']}.json"

@@ -31,8 +31,10 @@ architectures, :mod:`kvguard.rules.table` for the messages):
 - online FP8 (``--quantization fp8`` of an unquantized checkpoint, :mod:`kvguard.quant.online`): per-tensor FP8
   linear and MoE methods, no block, nothing ignored.
 
-- ModelOpt FP8 / NVFP4 exports of the dense ``llama`` family (:mod:`kvguard.quant.modelopt_shards`): the NVFP4
-  linear method's per-rank input multiple of 16; FP8 per-tensor checks no size.
+- ModelOpt FP8 / NVFP4 exports of the dense ``llama`` family and of Qwen3-MoE / Mixtral, FP8 of DeepSeek-V2/V3
+  (:mod:`kvguard.quant.modelopt_shards`): the NVFP4 linear method's per-rank input multiple of 16; FP8 per-tensor
+  checks no size; the experts' methods (FP8 per-tensor, NVFP4) choose a backend that takes every per-rank size on
+  the default host and check none.
 
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
@@ -442,6 +444,13 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
         # the method is built, then FusedMoE takes EPLB only with Fp8MoEMethod or unquantized experts (0.11.1+:
         # CompressedTensorsW8A8Fp8MoEMethod.supports_eplb is True); the block shape is checked after
         raise _Refused("MI_eplb_unsupported")
+    if (scheme is not None and scheme.method in _mo_shards.METHODS and skip != "skipped"
+            and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)):
+        # the ModelOpt experts' method is built (its backend choice refuses nothing on the default host), then
+        # FusedMoE asks whether it takes EPLB
+        refusal = _mo_shards.eplb_refusal(scheme.method, release)
+        if refusal is not None:
+            raise _Refused("MI_eplb_unsupported", **refusal)
     if scheme is None or scheme.method not in ("fp8", _ct.METHOD) or scheme.block is None:
         return
     if skip == "skipped":
@@ -700,8 +709,12 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         method, why = _mo_shards.read(facts.resolved_top.get("quantization_config")
                                       or facts.resolved.get("quantization_config") or {}, release)
         if why is None and family_has_moe(family):
-            why = (f"the {method} quantization method's MoE experts (ModelOpt's MoE methods choose a MoE backend on "
-                   f"the GPU while they are built) are not modelled")
+            # the experts' method (kvguard.quant.modelopt_shards): decided for Qwen3-MoE and Mixtral on the default
+            # host, where its backend choice and create_weights refuse no per-rank size
+            why = _mo_shards.moe_unmodelled(family, facts.resolved_top.get("quantization_config")
+                                            or facts.resolved.get("quantization_config") or {}, str(method),
+                                            moe_backend=launch.moe_backend,
+                                            all2all_backend=launch.all2all_backend)
         if why is not None:
             return Outcome(unmodelled=why)
         scheme = QuantScheme(str(method))
@@ -940,6 +953,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                 "ModelOpt" in a for a in out["assumptions"]):
             out["assumptions"].append("the ModelOpt linear kernels of an H100-class GPU (CUDA, compute capability 90: "
                                       "FP4 Marlin for NVFP4, chosen without a size check; the default host)")
+            if family_has_moe(family_of(facts.architectures) or "llama"):
+                out["assumptions"].append("the ModelOpt MoE backend of an H100-class GPU (CUDA, compute capability "
+                                          "90, default environment: FP4 Marlin for NVFP4 experts, a per-tensor FP8 "
+                                          "backend for FP8 experts, chosen without a size check; the default host)")
         if res.unmodelled:
             # a size kvguard cannot decide (e.g. the host's kernel choice) does not hide the sizes it can
             undecided.append({"tp": tp, "reason": res.unmodelled})

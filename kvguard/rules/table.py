@@ -748,6 +748,15 @@ def _mi_undecided(state) -> bool:
                      "VLLM_USE_NVFP4_CT_EMULATIONS", "VLLM_USE_TRTLLM_FP4_GEMM"):
             if state.env.get(name):
                 state.unmodelled(f"{name} changes the ModelOpt NVFP4 linear kernel choice (not modelled)")
+        from ..quant import family_has_moe, family_of
+        from ..quant.modelopt_shards import MOE_ENV
+
+        family = family_of(state.facts.architectures)
+        if family is not None and family_has_moe(family):
+            # the experts' MoE backend is chosen while each MoE layer is built (decided for the default environment)
+            for name in MOE_ENV:
+                if state.env.get(name):
+                    state.unmodelled(f"{name} changes the ModelOpt MoE backend selection (not modelled)")
     if _online_moe_read(state):
         from ..quant.online import FP8_MOE_ENV
 
@@ -2193,8 +2202,8 @@ RULES = (
           when=lambda state: _mi_fires(state, "MI_eplb_unsupported"),
           template="EPLB is only supported for FP8 quantization for now.",
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (the quant method must be Fp8MoEMethod or unquantized)",
-          description="--enable-eplb with compressed-tensors, AWQ or GPTQ MoE experts: up to 0.11.0 only the fp8 "
-                      "method's and the unquantized MoE layers take EPLB"),
+          description="--enable-eplb with compressed-tensors, AWQ, GPTQ or ModelOpt (FP8 / NVFP4) MoE experts: up to "
+                      "0.11.0 only the fp8 method's and the unquantized MoE layers take EPLB"),
     Check("MI_eplb_unsupported", "0.11.1", "0.14.1", stage="model_init", exc="NotImplementedError", scope="feature",
           when=lambda state: _mi_fires(state, "MI_eplb_unsupported"), bind=_mi_values,
           template="EPLB is not supported {method}. EPLB is only supported for FP8 quantization for now.",
@@ -2202,7 +2211,7 @@ RULES = (
                  f"built and before its create_weights)",
           description="--enable-eplb with a MoE method without EPLB support (the AWQ / GPTQ Marlin MoE methods, "
                       "MoeWNA16Method, CompressedTensorsWNA16MarlinMoEMethod; CompressedTensorsWNA16MoEMethod in "
-                      "0.11.x)"),
+                      "0.11.x; ModelOptFp8MoEMethod; ModelOptNvFp4FusedMoE up to 0.12.x)"),
     Check("MI_eplb_unsupported", "0.15.0", stage="model_init", exc="NotImplementedError", scope="feature",
           when=lambda state: _mi_fires(state, "MI_eplb_unsupported"), bind=_mi_values,
           template="EPLB is not supported {method}.",
@@ -2211,7 +2220,7 @@ RULES = (
                  f"supports_eplb, read after the method is built and before its create_weights)",
           description="--enable-eplb with a MoE method without EPLB support (the AWQ / GPTQ MoE methods, "
                       "MoeWNA16Method, CompressedTensorsWNA16MarlinMoEMethod up to 0.26.x, from 0.27.0 "
-                      "CompressedTensorsWNA16MoEMethod on a backend other than TRITON)"),
+                      "CompressedTensorsWNA16MoEMethod on a backend other than TRITON; ModelOptFp8MoEMethod)"),
     Check("MI_moe_intermediate", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_moe_intermediate"), template="",
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: vllm/model_executor/layers/fused_moe/config.py)",

@@ -275,6 +275,7 @@ def _stubs():
     _expert_maps_on_cpu()
     _marlin_workspace_on_h100()
     _modelopt_nvfp4_kernel_on_h100()
+    _modelopt_moe_backend_on_h100()
     try:
         import vllm.model_executor.layers.quantization.fp8 as f8
     except Exception:  # noqa: BLE001
@@ -313,6 +314,16 @@ def _stubs():
                                                                  TritonExpertsStandIn)
             else:
                 ct_moe.select_fp8_moe_backend = lambda *a, **k: oracle_fp8.Fp8MoeBackend.TRITON
+        # the ModelOpt FP8 MoE method imports the choice into its own module too: the same stand-in
+        try:
+            import vllm.model_executor.layers.quantization.modelopt as mo
+        except Exception:  # noqa: BLE001
+            mo = None
+        if mo is not None and hasattr(mo, "select_fp8_moe_backend"):
+            if "tuple" in str(inspect.signature(oracle_fp8.select_fp8_moe_backend).return_annotation):
+                mo.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, TritonExpertsStandIn)
+            else:
+                mo.select_fp8_moe_backend = lambda *a, **k: oracle_fp8.Fp8MoeBackend.TRITON
     # online FP8 (0.3x+: the online methods' module imports both choices into its own namespace): the same stand-ins
     try:
         import vllm.model_executor.layers.quantization.online.fp8 as online_fp8
@@ -363,6 +374,56 @@ def _modelopt_nvfp4_kernel_on_h100():
         mo.select_nvfp4_linear_backend = select_marlin
     if callable(getattr(mo, "init_nvfp4_linear_kernel", None)):
         mo.init_nvfp4_linear_kernel = lambda *a, **k: _KernelStandIn()
+
+
+def _modelopt_moe_backend_on_h100():
+    """The ModelOpt MoE methods pick their MoE backend while they are built (before ``create_weights``), reading the
+    GPU; on the default host (compute capability 9.0: no FP4 tensor cores, so neither FP4 CUTLASS nor FlashInfer's
+    FP4 kernels, which need the SM100 family) NVFP4 experts get FP4 Marlin:
+
+    - 0.10.2-0.13.x ``detect_nvfp4_moe_support`` (run as it is, its capability probes answered as that host:
+      ``cutlass_fp4_supported`` False, ``is_fp4_marlin_supported`` True, no FlashInfer FP4 MoE);
+    - 0.14.x ``select_nvfp4_moe_backend()`` (run as it is, with the same probes): MARLIN;
+    - 0.15.0+ ``select_nvfp4_moe_backend(config, ...)``: the priority list's first backend whose experts class takes
+      the configuration on 9.0 is MARLIN (``MarlinExperts``: CUDA 7.5+, standard activation format); stood in as
+      (MARLIN, the release's Marlin experts class).
+
+    FP8 per-tensor experts (0.14.0+ ``select_fp8_moe_backend``; before, FlashInfer only with
+    VLLM_USE_FLASHINFER_MOE_FP8): the same Triton stand-in as the FP8 method's (on 9.0 the selection ends with a
+    backend that takes per-tensor FP8; ``create_weights`` reads no backend).  No selection reads a layer size."""
+    import importlib
+
+    for mname in ("vllm.model_executor.layers.quantization.utils.nvfp4_moe_support",
+                  "vllm.model_executor.layers.fused_moe.oracle.nvfp4"):
+        try:
+            mod = importlib.import_module(mname)
+        except Exception:  # noqa: BLE001 - not in this release
+            continue
+        for name, value in (("cutlass_fp4_supported", False), ("is_fp4_marlin_supported", True),
+                            ("is_flashinfer_fp4_cutlass_moe_available", False),
+                            ("is_flashinfer_fp4_cutedsl_moe_available", False)):
+            if callable(getattr(mod, name, None)):
+                setattr(mod, name, lambda *a, _value=value, **k: _value)
+    try:
+        import vllm.model_executor.layers.quantization.modelopt as mo
+        from vllm.model_executor.layers.fused_moe.oracle import nvfp4 as oracle_nvfp4
+    except Exception:  # noqa: BLE001 - up to 0.13.x: no selection module
+        return
+    select = getattr(mo, "select_nvfp4_moe_backend", None)
+    if callable(select) and not getattr(select, "_kvg", False):
+        import inspect
+
+        marlin = oracle_nvfp4.NvFp4MoeBackend.MARLIN
+        if "tuple" in str(inspect.signature(oracle_nvfp4.select_nvfp4_moe_backend).return_annotation):
+            experts = oracle_nvfp4.backend_to_kernel_cls(marlin)
+            experts = experts[0] if isinstance(experts, (list, tuple)) else experts
+
+            def select_marlin(*a, **k):
+                return marlin, experts
+        else:
+            select_marlin = select  # 0.14.x: the release's own choice, with the probes above
+        select_marlin._kvg = True
+        mo.select_nvfp4_moe_backend = select_marlin
 
 
 def _marlin_workspace_on_h100():

@@ -441,21 +441,53 @@ MODELOPT_CONFIGS: "int | None" = None
 MODELOPT_INTERMEDIATE = (14336, 11008, 13696, 12000, 11000, 18944, 4864, 8192)
 
 
+#: MoE bases of the ModelOpt exports (kvguard.quant.modelopt_shards: the experts of Qwen3-MoE and Mixtral), and the
+#: expert intermediate sizes they take: a MoE TP size (tp x dp without expert parallel) that does not divide one is
+#: FusedMoE's bare assert (720: 32, 1000: 16, 1400: 16, 1416: 16); per-rank shares that are not multiples of 16 /
+#: 128 (768 at 16: 48, 1408 at 8: 176, 1416 at 8: 177) are taken by the experts' methods on the default host
+MODELOPT_MOE_BASES = ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-v0.1")
+#: DeepSeek-V2-Lite (MLA, a dense first layer, 64 routed + 2 shared experts) and DeepSeek-V3 (q_lora_rank, three dense
+#: layers, 256 routed experts): FP8 exports only
+MODELOPT_MLA_BASES = ("deepseek-ai/DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V3")
+MODELOPT_MOE_INTERMEDIATE = (768, 1408, 640, 1536, 14336, 720, 1000, 1400, 1416)
+#: the MoE layouts of those configs: tp 1-32 (the heads allow no more), tp x dp up to 64 without expert parallel,
+#: expert parallel, and one EPLB layout (left undecided)
+MODELOPT_MOE_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
+                        {"tp": 8, "dp": 8}, {"tp": 32, "dp": 2}, {"tp": 1, "dp": 8, "ep": True},
+                        {"tp": 4, "dp": 4, "ep": True}, {"tp": 16, "dp": 4, "ep": True},
+                        {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8})
+
+
 def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` ModelOpt FP8 (per-tensor, per-channel) / NVFP4 exports of Llama-style configs (the flat layout of
-    config.json, some with the nested hf_quant_config layout), with varied intermediate / hidden sizes; one in six
-    after the first names a decoder layer in its exclusions (kvguard leaves those undecided)."""
+    config.json, some with the nested hf_quant_config layout), with varied intermediate / hidden sizes, and (one in
+    two) of Qwen3-MoE / Mixtral configs with varied expert intermediate sizes (FP8 / NVFP4); one in six after the
+    first names a decoder layer in its exclusions (kvguard leaves those undecided)."""
     bases = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8")
     out = []
     while len(out) < n:
-        cfg = cut(catalog.lookup(rng.choice(bases)).config)
+        if rng.random() < 0.5:
+            base = rng.choice(MODELOPT_MOE_BASES + MODELOPT_MLA_BASES)
+            cfg = cut(catalog.lookup(base).config)
+            key = "moe_intermediate_size" if "moe_intermediate_size" in cfg else "intermediate_size"
+            cfg[key] = rng.choice(MODELOPT_MOE_INTERMEDIATE)
+            moe = True
+        else:
+            cfg = cut(catalog.lookup(rng.choice(bases)).config)
+            moe = False
         cfg.pop("quantization_config", None)
         cfg["torch_dtype"] = "bfloat16"
-        cfg["intermediate_size"] = rng.choice(MODELOPT_INTERMEDIATE)
-        if rng.random() < 0.3 and "head_dim" not in cfg:
+        if not moe:
+            cfg["intermediate_size"] = rng.choice(MODELOPT_INTERMEDIATE)
+        if rng.random() < 0.3 and "head_dim" not in cfg and not moe:
             # another hidden size (head_dim follows it): the column layers' unsplit input
             cfg["hidden_size"] = rng.choice([3072, 4032, 5120])
-        algo = "NVFP4" if rng.random() < 0.7 else "FP8" if rng.random() < 0.6 else "FP8_PER_CHANNEL_PER_TOKEN"
+        if moe and "kv_lora_rank" in cfg:
+            algo = "FP8"  # (NVFP4 on DeepSeek stays undecided)
+        elif moe:
+            algo = "NVFP4" if rng.random() < 0.6 else "FP8"
+        else:
+            algo = "NVFP4" if rng.random() < 0.7 else "FP8" if rng.random() < 0.6 else "FP8_PER_CHANNEL_PER_TOKEN"
         # (the first config names none: the one config CI builds per release is decided)
         excluded = rng.random() < 1 / 6 and len(out) > 0
         ignore = ["lm_head"] + (["model.layers.0.mlp*"] if excluded else [])
@@ -546,7 +578,7 @@ def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
     q = cfg.get("quantization_config")
     if q and q.get("quant_method") == "modelopt":
         algo = q.get("quant_algo") or (q.get("quantization") or {}).get("quant_algo")
-        return f"modelopt {algo} (accepted)"
+        return f"modelopt {algo}{moe} (accepted)"
     if q and q.get("quant_method") in ("awq", "gptq", "compressed-tensors"):
         moe = " moe" if any(k in cfg for k in ("num_experts", "num_local_experts", "n_routed_experts")) else ""
         return f"{q['quant_method']}{moe} (accepted)"
@@ -572,6 +604,20 @@ def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
     return False
 
 
+def _kvguard_refuses_engine_config(cfg: dict, version: str, setup_error: str) -> bool:
+    """Whether kvguard refuses the launch before model construction with the message the release's engine config
+    raised (VllmConfig's quantization checks: e.g. FP8_PER_CHANNEL_PER_TOKEN before 0.14.0, which ModelOpt's config
+    does not list yet): then no model is built on either side."""
+    import kvguard
+
+    try:
+        verdict = kvguard.check(cfg, vllm_version=version, tp=1, host=kvguard.Host.cuda_node())
+    except Exception:  # noqa: BLE001 - kvguard refuses the input itself: not this case
+        return False
+    return (not verdict.ok and verdict.stage not in ("model_init", None) and bool(verdict.message)
+            and verdict.message in setup_error)
+
+
 def compare(version: str, cases: list[dict], out: dict) -> dict:
     counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0, "config_refused_both": 0}
     by_family: dict = {}
@@ -580,7 +626,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
     undecided: dict = {}
     for case, res in zip(cases, out["results"]):
         if "setup_error" in res:
-            if _kvguard_refuses_config(case["config"], version):
+            if _kvguard_refuses_config(case["config"], version) or _kvguard_refuses_engine_config(
+                    case["config"], version, res["setup_error"]):
                 counts["config_refused_both"] += 1  # vLLM's ModelConfig refuses it: no model is built
                 continue
             quantization = (case.get("engine_args") or {}).get("quantization")
@@ -724,6 +771,12 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     mo_rng = random.Random(seed * 5000 + SUPPORTED_VERSIONS.index(version))
     for cfg in modelopt_variants(mo_rng, max(1, n_configs // 2) if MODELOPT_CONFIGS is None else MODELOPT_CONFIGS):
         heads = cfg["num_attention_heads"]
+        if any(k in cfg for k in ("num_experts", "num_local_experts", "n_routed_experts")):
+            # the MoE exports: the MoE layouts (a sample, the EPLB one last)
+            lays = [dict(lay) for lay in MODELOPT_MOE_LAYOUTS if heads % lay["tp"] == 0]
+            cases.append({"config": cfg, "layouts": mo_rng.sample(lays[:-1], min(max(0, n_layouts - 1),
+                                                                                len(lays) - 1)) + lays[-1:]})
+            continue
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
     lists = []
