@@ -576,6 +576,31 @@ def test_w4a16_on_minimax_m2(version, tp8):
     assert v.ok and "MI_model" not in skipped(v), v.skipped
 
 
+NO_TARGET = "Unable to find matching target for model.layers.0.self_attn.fused_qkv_a_proj in the compressed-tensors config."
+
+
+@pytest.mark.parametrize("q", [W4A16, W8A16, FP8_DYNAMIC, FP8_BLOCK])
+@pytest.mark.parametrize("version, refused", [("0.16.0", False), ("0.17.0", True), ("0.17.1", True),
+                                              ("0.18.0", False)])
+def test_deepseek_fused_qkv_a_proj_matches_no_target_in_0_17(q, version, refused):
+    # 0.17.x builds fused_qkv_a_proj as DeepSeekV2FusedQkvAProj: "Linear" is not in the class name and matches neither
+    # shard name (q_a_proj, kv_a_proj_with_mqa), so find_matched_target raises for the first layer's projection,
+    # whatever the scheme; 0.16.0 builds a MergedColumnParallelLinear, 0.18.0 DeepSeekV2FusedQkvAProjLinear
+    v = kvguard.check(deepseek(q), vllm_version=version, tp=8, host=H100)
+    if refused:
+        assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (False, "model_init", "MI_ct_no_target",
+                                                                   "ValueError", NO_TARGET)
+    else:
+        assert v.check != "MI_ct_no_target"
+
+
+def test_deepseek_without_q_lora_has_no_fused_qkv_a_proj_in_0_17():
+    # DeepSeek-V2-Lite (q_lora_rank null): q_proj and the replicated kv_a_proj_with_mqa, both matched by "Linear"
+    c = model("deepseek-ai/DeepSeek-V2-Lite", dict(w4a16(64), ignore=["lm_head", "re:.*mlp.gate$"]))
+    v = kvguard.check(c, vllm_version="0.17.1", tp=1, host=H100)
+    assert v.check != "MI_ct_no_target"
+
+
 def test_fp8_on_minimax_m2_stays_skipped():
     v = kvguard.check(minimax(FP8_DYNAMIC), vllm_version="0.28.0", tp=4, host=H100)
     assert v.ok and "compressed-tensors with MoE layers (MiniMaxM2ForCausalLM)" in skipped(v)["MI_model"]

@@ -367,6 +367,13 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
     if skip == "ct_unmodelled":
         raise _Unmodelled(f"which layers the compressed-tensors checkpoint's ignore list leaves unquantized (it may "
                           f"name {layer.prefix} or a shard of it) is not modelled")
+    if (scheme is not None and scheme.method == _ct.METHOD and layer.prefix.endswith(".self_attn.fused_qkv_a_proj")
+            and release.within("0.17.0") and not release.within("0.18.0")):
+        # DeepSeek's MLA: 0.17.x builds the layer as DeepSeekV2FusedQkvAProj, whose class name does not contain the
+        # "Linear" target and whose shards' names do not match it either, so find_matched_target refuses the layer
+        # it does not ignore (0.18.0 renames the class DeepSeekV2FusedQkvAProjLinear); its tp is disabled, so no
+        # sharding check comes first
+        raise _Refused("MI_ct_no_target", prefix=layer.prefix)
     disable = layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
     tp = 1 if disable else launch.tp
     if layer.kind == "qkv":

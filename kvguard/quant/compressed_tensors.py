@@ -45,7 +45,9 @@ their router gate with ``quant_config=None`` in every release (never quantized, 
 ``Linear`` target reaches every other linear, so DeepSeek's MLA projections (``fused_qkv_a_proj`` or the replicated
 ``kv_a_proj_with_mqa``, ``q_b_proj`` / ``q_proj``, ``kv_b_proj``, ``o_proj``), its dense first layers and shared
 experts, and MiniMax-M2's attention take ``CompressedTensorsWNA16`` (the Marlin check above).  MiniMax-M2's FP8
-forms are not modelled.
+forms are not modelled.  0.17.0-0.17.1 build DeepSeek's ``fused_qkv_a_proj`` as ``DeepSeekV2FusedQkvAProj`` (models/
+deepseek_v2.py), whose class name the ``Linear`` target does not match (``find_matched_target``, utils.py, nor do its
+shards' names): every scheme is refused there, ``MI_ct_no_target`` (kvguard.quant._linear).
 """
 
 from __future__ import annotations

@@ -560,7 +560,7 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
             "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
             "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq",
-            "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme",
+            "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme", "MI_ct_no_target": "no-scheme",
             "MI_eplb_unsupported": "ep-eplb", "MI_ct_wna16_moe_group": "ct-wna16-moe",
             "MI_ct_wna16_moe_hidden": "ct-wna16-moe", "MI_ct_wna16_moe_int8_group": "ct-wna16-moe",
             "MI_nvfp4_input": "modelopt-nvfp4"}
