@@ -476,10 +476,134 @@ def test_w4a16_experts_with_eplb_on_the_triton_backend():
     assert v.check is None and "ahead of TRITON" in skipped(v)["MI_model"]
 
 
-def test_w4a16_experts_of_deepseek_are_skipped():
-    c = model("deepseek-ai/DeepSeek-V3", dict(W4A16, ignore=["lm_head", "re:.*mlp.gate$"]))
-    v = kvguard.check(c, vllm_version="0.22.0", tp=8, host=H100)
-    assert v.ok and "integer weights on the MoE experts of DeepseekV3ForCausalLM" in skipped(v)["MI_model"]
+# DeepSeek-V3 / R1 (deepseek_v2.py): hidden 7168, 128 heads, q_lora_rank 1536, kv_lora_rank 512 (+64 rope), three
+# dense layers (intermediate 18432), 256 routed experts of 2048 and one shared expert (2048); the router gate is a
+# ReplicatedLinear / GateLinear built with quant_config=None, the MLA projections, dense MLPs and shared experts take
+# CompressedTensorsWNA16 (Marlin), the routed experts get_moe_method's WNA16 method.  MiniMax-M2.5 (minimax_m2.py,
+# registered from 0.11.1; its config is read without repository code from Transformers 5, 0.24.0 here): hidden 3072,
+# 48 / 8 heads of 128, 256 experts of 1536, no dense or shared layers, the gate built with quant_config=None.
+
+def deepseek(q: dict, name: str = "deepseek-ai/DeepSeek-V3", **sizes) -> dict:
+    return model(name, dict(q, ignore=["lm_head", "re:.*mlp.gate$"]), **sizes)
+
+
+def minimax(q: dict, **sizes) -> dict:
+    return model("MiniMaxAI/MiniMax-M2.5", dict(q, ignore=["lm_head", "re:.*block_sparse_moe.gate$"]), **sizes)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.1", "0.22.0", "0.24.0", "0.28.0", "0.33.0"])
+def test_w4a16_on_deepseek_fits_at_tp16(version):
+    # tp 16: o_proj 16384 / 16 = 1024 inputs, kv_b_proj 128 x 256 / 16 = 2048 outputs, the dense down_proj 1152
+    # inputs (9 groups), the shared expert's 128, the routed experts 2048 / 16 = 128 per rank (a Marlin MoE tile)
+    v = kvguard.check(deepseek(W4A16), vllm_version=version, tp=16, host=BIG)
+    assert v.ok and "MI_model" not in skipped(v), (version, v.skipped)
+
+
+@pytest.mark.parametrize("version, want", [("0.10.2", "ok"), ("0.22.0", "ok"), ("0.24.0", "MI_ct_wna16_moe_group"),
+                                           ("0.28.0", "MI_ct_wna16_moe_group"), ("0.33.0", "MI_ct_wna16_moe_group")])
+def test_w4a16_deepseek_experts_split_over_tp_x_dp(version, want):
+    # tp 16 x dp 2 without expert parallel: the attention, dense and shared layers are split 16 ways (as at tp 16),
+    # the routed experts 32 ways: 64 per rank, half a group of 128.  Up to 0.23.x the fall-back method checks no
+    # size; from 0.24.0 its create_weights refuses (from 0.27.0 after TRITON takes the layer Marlin declines)
+    v = kvguard.check(deepseek(W4A16), vllm_version=version, tp=16, dp=2, host=BIG)
+    assert "MI_model" not in skipped(v)
+    assert (v.check or "ok") == want
+    if want != "ok":
+        assert (v.stage, v.exc_type, v.message) == ("model_init", "ValueError", CT_MOE_GROUP.format(64, 128))
+
+
+def test_deepseek_router_gate_is_not_quantized():
+    # 72 routed experts: a gate output Marlin's 64-wide tile does not take; DeepSeek builds the gate unquantized,
+    # so neither the ignore list nor the width matters (a quantized Qwen3-MoE gate would meet the kernel choice)
+    c = deepseek(W4A16, n_routed_experts=72, n_group=1, topk_group=1)
+    c["quantization_config"]["ignore"] = ["lm_head"]
+    v = kvguard.check(c, vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and "MI_model" not in skipped(v), v.skipped
+
+
+@pytest.mark.parametrize("version, want", [
+    # tp 8: 2048 / 8 = 256 per rank, a Marlin MoE tile
+    ("0.22.0", "ok"),                              # no assert
+    ("0.23.0", "MI_ct_wna16_moe_int8_group"),      # the Marlin MoE method asserts group_size -1 for 8 bits
+    ("0.24.0", "skipped"),                         # the same assert, but 0.24.0 shares rule rows with 0.25.x
+    ("0.26.0", "ok"),
+    ("0.28.0", "MI_ct_wna16_moe_int8_group"),      # the one method asserts first
+    ("0.33.0", "ok"),
+])
+def test_w8a16_on_deepseek_by_release(version, want):
+    v = kvguard.check(deepseek(W8A16), vllm_version=version, tp=8, host=H100)
+    if want == "skipped":
+        assert v.ok and "8-bit group-size assert" in skipped(v)["MI_model"]
+        return
+    assert "MI_model" not in skipped(v)
+    assert (v.check or "ok") == want
+    if want != "ok":
+        assert (v.exc_type, v.message) == ("AssertionError", "")
+
+
+@pytest.mark.parametrize("version, message", [
+    ("0.20.0", "EPLB is not supported CompressedTensorsWNA16MarlinMoEMethod."),
+    ("0.28.0", "EPLB is not supported CompressedTensorsWNA16MoEMethod."),
+])
+def test_w4a16_on_deepseek_with_eplb(version, message):
+    # tp 8 with expert parallel: 2048 per rank, the Marlin MoE method (0.27.0+: the one method on MARLIN)
+    v = kvguard.check(deepseek(W4A16, name="deepseek-ai/DeepSeek-R1"), vllm_version=version, tp=8, ep=True,
+                      enable_eplb=True, host=H100)
+    assert (v.check, v.exc_type, v.message) == ("MI_eplb_unsupported", "NotImplementedError", message)
+
+
+def test_an_ignored_kv_a_proj_of_deepseek_v2_lite_is_skipped():
+    # DeepSeek-V2-Lite has no q LoRA: kv_a_proj_with_mqa is a ReplicatedLinear the model quantizes; an ignore entry
+    # that may name it is not decided (the router gate's entry is: the model never quantizes the gate).  tp 1, groups
+    # of 64: the dense intermediate 10944 is 171 groups (Marlin pads its tile from 0.24.0)
+    q = w4a16(64)
+    c = model("deepseek-ai/DeepSeek-V2-Lite", dict(q, ignore=["lm_head", "re:.*kv_a_proj_with_mqa"]))
+    v = kvguard.check(c, vllm_version="0.28.0", tp=1, host=H100)
+    assert v.ok and "kv_a_proj_with_mqa" in skipped(v)["MI_model"]
+    c = model("deepseek-ai/DeepSeek-V2-Lite", dict(q, ignore=["lm_head", "re:.*mlp.gate$"]))
+    v = kvguard.check(c, vllm_version="0.28.0", tp=1, host=H100)
+    assert v.ok and "MI_model" not in skipped(v), v.skipped
+
+
+@pytest.mark.parametrize("version, tp8", [("0.24.0", "MI_ct_wna16_moe_group"), ("0.28.0", "MI_ct_wna16_moe_group"),
+                                          ("0.33.0", "MI_ct_wna16_moe_group")])
+def test_w4a16_on_minimax_m2(version, tp8):
+    # tp 8: 1536 / 8 = 192 per rank, a group and a half of 128 (qkv 1024 outputs, o_proj 768 inputs: Marlin takes
+    # them); tp 4: 384, three groups
+    v = kvguard.check(minimax(W4A16), vllm_version=version, tp=8, host=H100)
+    assert (v.check, v.exc_type, v.message) == (tp8, "ValueError", CT_MOE_GROUP.format(192, 128))
+    v = kvguard.check(minimax(W4A16), vllm_version=version, tp=4, host=H100)
+    assert v.ok and "MI_model" not in skipped(v), v.skipped
+
+
+NO_TARGET = "Unable to find matching target for model.layers.0.self_attn.fused_qkv_a_proj in the compressed-tensors config."
+
+
+@pytest.mark.parametrize("q", [W4A16, W8A16, FP8_DYNAMIC, FP8_BLOCK])
+@pytest.mark.parametrize("version, refused", [("0.16.0", False), ("0.17.0", True), ("0.17.1", True),
+                                              ("0.18.0", False)])
+def test_deepseek_fused_qkv_a_proj_matches_no_target_in_0_17(q, version, refused):
+    # 0.17.x builds fused_qkv_a_proj as DeepSeekV2FusedQkvAProj: "Linear" is not in the class name and matches neither
+    # shard name (q_a_proj, kv_a_proj_with_mqa), so find_matched_target raises for the first layer's projection,
+    # whatever the scheme; 0.16.0 builds a MergedColumnParallelLinear, 0.18.0 DeepSeekV2FusedQkvAProjLinear
+    v = kvguard.check(deepseek(q), vllm_version=version, tp=8, host=H100)
+    if refused:
+        assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (False, "model_init", "MI_ct_no_target",
+                                                                   "ValueError", NO_TARGET)
+    else:
+        assert v.check != "MI_ct_no_target"
+
+
+def test_deepseek_without_q_lora_has_no_fused_qkv_a_proj_in_0_17():
+    # DeepSeek-V2-Lite (q_lora_rank null): q_proj and the replicated kv_a_proj_with_mqa, both matched by "Linear"
+    c = model("deepseek-ai/DeepSeek-V2-Lite", dict(w4a16(64), ignore=["lm_head", "re:.*mlp.gate$"]))
+    v = kvguard.check(c, vllm_version="0.17.1", tp=1, host=H100)
+    assert v.check != "MI_ct_no_target"
+
+
+def test_fp8_on_minimax_m2_stays_skipped():
+    v = kvguard.check(minimax(FP8_DYNAMIC), vllm_version="0.28.0", tp=4, host=H100)
+    assert v.ok and "compressed-tensors with MoE layers (MiniMaxM2ForCausalLM)" in skipped(v)["MI_model"]
 
 
 def test_audit_of_w4a16_experts_counts_groups():

@@ -1,7 +1,7 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-moe N] [--online-fp8 N] [--wna16-mla N] [--modelopt N]
+                                          [--ct-configs N] [--ct-moe N] [--ct-mla N] [--online-fp8 N] [--wna16-mla N] [--modelopt N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -49,6 +49,8 @@ def main() -> int:
                     "half of --configs)")
     ap.add_argument("--ct-moe", type=int, default=None, help="compressed-tensors configs on MoE bases per release "
                     "(default: half of --configs)")
+    ap.add_argument("--ct-mla", type=int, default=None, help="compressed-tensors W4A16 / W8A16 configs of "
+                    "DeepSeek-V2/V3, Kimi-K2 and MiniMax-M2 per release (default: one)")
     ap.add_argument("--online-fp8", type=int, default=None, help="unquantized configs built with --quantization fp8 "
                     "per release (default: a quarter of --configs)")
     ap.add_argument("--modelopt", type=int, default=None, help="ModelOpt FP8 / NVFP4 dense configs per release "
@@ -62,6 +64,8 @@ def main() -> int:
         quant_tests.CT_CONFIGS = args.ct_configs
     if args.ct_moe is not None:
         quant_tests.CT_MOE_CONFIGS = args.ct_moe
+    if args.ct_mla is not None:
+        quant_tests.CT_MLA_CONFIGS = args.ct_mla
     quant_tests.FUSED_SHARDS = args.fused_shards
     if args.wna16_mla is not None:
         quant_tests.WNA16_MLA_CONFIGS = args.wna16_mla

@@ -227,6 +227,23 @@ CASES = [
      "layout": {"tp": 2}, "quantization_config": "W4A16", "ignore": ["lm_head", "re:.*mlp.gate$"],
      "why": "compressed-tensors W4A16 experts (group 128): 384 per rank, three whole groups and a Marlin tile: "
             "accepted"},
+    # compressed-tensors integer-weight experts on DeepSeek-V3/R1 and MiniMax-M2 (llm-compressor's W4A16 preset, its
+    # ignore list: lm_head and the router gates; recorded for 0.10.2, 0.24.0, 0.28.0 and 0.33.0:
+    # ``--vllm ... --only mi-ct-dsr1-w4a16-tp8-eplb mi-ct-minimax-m25-w4a16-tp8``)
+    {"id": "mi-ct-dsr1-w4a16-tp8-eplb", "model": "deepseek-ai/DeepSeek-R1",
+     "argv": ["-tp", "8", "--enable-expert-parallel", "--enable-eplb"], "layout": {"tp": 8, "ep": True, "eplb": True},
+     "quantization_config": "W4A16", "ignore": ["lm_head", "re:.*mlp.gate$"],
+     "why": "compressed-tensors W4A16 on DeepSeek-R1 with EPLB: the MLA projections, the dense MLP (2304 per rank) and "
+            "the shared experts (256 per rank) take the WNA16 linear scheme (Marlin), the router gate is built "
+            "unquantized; the routed experts (2048 per EP rank) take the fused Marlin MoE method, which has no EPLB "
+            "support: NotImplementedError ('only FP8' up to 0.11.0, naming CompressedTensorsWNA16MarlinMoEMethod, "
+            "from 0.27.0 CompressedTensorsWNA16MoEMethod on a backend other than TRITON)"},
+    {"id": "mi-ct-minimax-m25-w4a16-tp8", "model": "MiniMaxAI/MiniMax-M2.5", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.24.0", "config_patch": {"torch_dtype": "bfloat16"},
+     "quantization_config": "W4A16", "ignore": ["lm_head", "re:.*block_sparse_moe.gate$"],
+     "why": "compressed-tensors W4A16 experts on MiniMax-M2.5 (group 128): 1536 / 8 = 192 per rank, a group and a "
+            "half; Marlin declines the straddling group and the compressed-tensors WNA16 MoE method refuses it "
+            "(ValueError, from 0.24.0)"},
 ]
 
 # ModelOpt NVFP4 (kvguard.quant.modelopt_shards): Llama-3.1-8B as the flat export ModelOpt writes into config.json

@@ -369,6 +369,13 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
     if skip == "ct_unmodelled":
         raise _Unmodelled(f"which layers the compressed-tensors checkpoint's ignore list leaves unquantized (it may "
                           f"name {layer.prefix} or a shard of it) is not modelled")
+    if (scheme is not None and scheme.method == _ct.METHOD and layer.prefix.endswith(".self_attn.fused_qkv_a_proj")
+            and release.within("0.17.0") and not release.within("0.18.0")):
+        # DeepSeek's MLA: 0.17.x builds the layer as DeepSeekV2FusedQkvAProj, whose class name does not contain the
+        # "Linear" target and whose shards' names do not match it either, so find_matched_target refuses the layer
+        # it does not ignore (0.18.0 renames the class DeepSeekV2FusedQkvAProjLinear); its tp is disabled, so no
+        # sharding check comes first
+        raise _Refused("MI_ct_no_target", prefix=layer.prefix)
     disable = layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
     tp = 1 if disable else launch.tp
     if layer.kind == "qkv":
@@ -684,6 +691,18 @@ _DSV4_CONSTRUCTION = ("the model construction of DeepseekV4ForCausalLM (vLLM's C
                       "modelled")
 
 
+def _sp_moe_shared_experts(family: str, scheme: QuantScheme, launch: Launch, release) -> Optional[str]:
+    """Why an integer-weight checkpoint's shared experts (DeepSeek's, split by tp unless the MoE runs
+    sequence-parallel) are not decided for this launch, or None."""
+    if (launch.all2all_backend is not None and launch.sp_moe(release)
+            and any(item.get("disable_tp") == "sp_moe" for item in _families()[family]["layer"])):
+        # ParallelConfig.use_sequence_parallel_moe holds for some all2all backends only (a list that grows by
+        # release): whether the shared experts are split by tp is not modelled for a named backend
+        return (f"the sequence-parallel MoE path with --all2all-backend {launch.all2all_backend} ({scheme.method} "
+                f"shared experts) is not modelled")
+    return None
+
+
 def _outcome(facts, release, launch: Launch) -> Outcome:
     family = family_of(facts.architectures)
     scheme = scheme_of(facts.resolved_top, facts.resolved)
@@ -727,12 +746,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)
             if moe_reason is not None:
                 return Outcome(unmodelled=moe_reason)
-        if (launch.all2all_backend is not None and launch.sp_moe(release)
-                and any(item.get("disable_tp") == "sp_moe" for item in _families()[family]["layer"])):
-            # ParallelConfig.use_sequence_parallel_moe holds for some all2all backends only (a list that grows by
-            # release): whether the shared experts are split by tp is not modelled for a named backend
-            return Outcome(unmodelled=f"the sequence-parallel MoE path with --all2all-backend "
-                                      f"{launch.all2all_backend} ({scheme.method} shared experts) is not modelled")
+        sp_reason = _sp_moe_shared_experts(family, scheme, launch, release)
+        if sp_reason is not None:
+            return Outcome(unmodelled=sp_reason)
         if launch.dtype != "auto":
             # which kernels take the layers, and the kernels' activation-dtype check, read the model's dtype
             return Outcome(unmodelled=f"--dtype {launch.dtype} with {scheme.method} weights is not modelled")
@@ -752,6 +768,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)
             if moe_reason is not None:
                 return Outcome(unmodelled=moe_reason)
+            sp_reason = _sp_moe_shared_experts(family, scheme, launch, release)
+            if sp_reason is not None:
+                return Outcome(unmodelled=sp_reason)
         if path in ("fp8", "fp8_block"):
             path = None  # the FP8 schemes: the block-FP8 checks below
     elif launch.quantization is not None and scheme is None:
@@ -791,6 +810,12 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 # the router gate (``*.gate``) takes the checkpoint's quantization where the model hands it over;
                 # other replicated layers (DeepSeek's kv_a_proj_with_mqa) always do
                 router = layer.prefix.endswith(".gate")
+                if (not router and scheme.method == _ct.METHOD
+                        and _ct.may_ignore(layer.prefix, layer.shards, scheme.ignored)):
+                    # a replicated projection the model quantizes (DeepSeek's kv_a_proj_with_mqa without a q LoRA)
+                    # that the ignore list may name: should_ignore_layer's matching is not decided here
+                    raise _Unmodelled(f"whether the compressed-tensors checkpoint's ignore list leaves {layer.prefix} "
+                                      f"unquantized is not modelled")
                 if skip != "skipped" and (not router or _wna16_moe.gate_quantized(family, scheme, release)):
                     _wna16_layer(layer.prefix, scheme, path, layer.input_size, layer.input_size,
                                  layer.output_sizes[0])

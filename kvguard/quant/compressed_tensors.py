@@ -20,8 +20,8 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   tile shape up to 0.23.0, tile padding from 0.24.0), the same path kvguard models for GPTQ.
 
 - ``compressed_tensors_moe.py`` (``compressed_tensors_moe/`` from 0.20.0):
-  ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral and DeepSeek-V2/V3
-  (the ``Linear`` group; from 0.12.0 looked up, ``ignore`` included, by expert 0's projection names) and
+  ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral, DeepSeek-V2/V3 and (integer
+  weights) MiniMax-M2 (the ``Linear`` group; from 0.12.0 looked up, ``ignore`` included, by expert 0's projection names) and
   ``CompressedTensorsW8A8Fp8MoEMethod``: per-tensor / per-tensor and per-channel / dynamic per-token FP8
   without a shape check, block FP8 (0.11.0+) through the MoE block-shape check on the per-rank
   intermediate size (never refined, unlike ``Fp8MoEMethod`` from 0.29.0); FusedMoE's EPLB support
@@ -31,15 +31,23 @@ Only the forms every release reads the same way are modelled: one config group t
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
 that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
 sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 /
-MXFP4 / W4A8 / INT8 W8A8, asymmetric or activation-ordered integer weights, other MoE architectures) is
-reported as not modelled.
+MXFP4 / W4A8 / INT8 W8A8, asymmetric or activation-ordered integer weights, other MoE architectures, FP8 on
+MiniMax-M2) is reported as not modelled.
 
-Integer-weight experts (W4A16 / W8A16 group scales, actorder none or ``weight``) on Qwen3-MoE and Mixtral
-go through :func:`kvguard.quant.wna16_moe.compressed_tensors_experts` (the fused Marlin MoE check,
+Integer-weight experts (W4A16 / W8A16 group scales, actorder none or ``weight``) on Qwen3-MoE, Mixtral,
+DeepSeek-V2/V3 (models/deepseek_v2.py: Kimi-K2 included) and MiniMax-M2 (models/minimax_m2.py, registered from
+0.11.1) go through :func:`kvguard.quant.wna16_moe.compressed_tensors_experts` (the fused Marlin MoE check,
 ``CompressedTensorsWNA16MarlinMoEMethod`` or the ``CompressedTensorsWNA16MoEMethod`` fall-back, the WNA16 MoE
 kernel backend selection from 0.23.0, the fall-back's group-size checks from 0.24.0, one method from 0.27.0);
 8-bit group scales meet a bare assert in 0.23.0-0.24.0 (where Marlin takes the layer) and 0.27.0-0.28.0;
-channelwise integer experts stay skipped (the fall-back asserts group scales).
+channelwise integer experts stay skipped (the fall-back asserts group scales).  DeepSeek and MiniMax-M2 build
+their router gate with ``quant_config=None`` in every release (never quantized, whatever ``ignore`` says); the
+``Linear`` target reaches every other linear, so DeepSeek's MLA projections (``fused_qkv_a_proj`` or the replicated
+``kv_a_proj_with_mqa``, ``q_b_proj`` / ``q_proj``, ``kv_b_proj``, ``o_proj``), its dense first layers and shared
+experts, and MiniMax-M2's attention take ``CompressedTensorsWNA16`` (the Marlin check above).  MiniMax-M2's FP8
+forms are not modelled.  0.17.0-0.17.1 build DeepSeek's ``fused_qkv_a_proj`` as ``DeepSeekV2FusedQkvAProj`` (models/
+deepseek_v2.py), whose class name the ``Linear`` target does not match (``find_matched_target``, utils.py, nor do its
+shards' names): every scheme is refused there, ``MI_ct_no_target`` (kvguard.quant._linear).
 """
 
 from __future__ import annotations
@@ -49,7 +57,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["METHOD", "MOE_FAMILIES", "scheme_from_config", "path", "may_ignore", "may_ignore_experts"]
+__all__ = ["METHOD", "MOE_FAMILIES", "WNA16_ONLY_FAMILIES", "scheme_from_config", "path", "may_ignore", "may_ignore_experts"]
 
 METHOD = "compressed-tensors"
 
@@ -60,6 +68,9 @@ _MARLIN_GROUP_SIZES = (32, 64, 128)
 #: the MoE families whose compressed-tensors experts kvguard models (their first quantized layer is the attention's
 #: QKVParallelLinear, as in the dense models)
 MOE_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2")
+#: the MoE families kvguard models with compressed-tensors integer weights only (MiniMax-M2: its FP8 forms are not
+#: checked against the releases)
+WNA16_ONLY_FAMILIES = ("minimax_m2",)
 #: the names get_moe_method matches the ignore list and the targets with (0.12.0+): expert 0's projections, by the
 #: fixed names (up to 0.31.0) or the model's checkpoint names (0.32.0+: Mixtral's w1 / w3 / w2)
 _EXPERT_PROJECTIONS = ("gate_proj", "up_proj", "down_proj", "w1", "w2", "w3")
@@ -163,7 +174,7 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
     """How the release builds the layers of a modelled scheme (``fp8`` / ``fp8_block``: the FP8 checks;
     ``gptq_marlin`` / ``gptq_marlin_padded``: the Marlin layer check; ``no_scheme``: the first quantized layer
     refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
-    if family != "llama" and family not in MOE_FAMILIES:
+    if family != "llama" and family not in MOE_FAMILIES and not (family in WNA16_ONLY_FAMILIES and kind == "wna16"):
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
     if family != "llama" and moe_unmodelled:
         return f"unmodelled:{moe_unmodelled}"

@@ -37,7 +37,7 @@ compressed-tensors integer-weight experts (``CompressedTensorsWNA16MarlinMoEMeth
 ``CompressedTensorsWNA16MoEMethod``, vllm/model_executor/layers/quantization/compressed_tensors/
 compressed_tensors_moe*.py) reuse the Marlin check and the selection through
 :func:`compressed_tensors_experts` (``kind`` ``compressed_tensors``: the selection's QuantizationArgs, which RDNA3
-takes from 0.30.0 but whose kernel needs ROCm gfx1100).
+takes from 0.30.0 but whose kernel needs ROCm gfx1100), for the four families (``CT_FAMILIES``).
 
 HUMMING's support check (the humming-kernels package) is not modelled: from 0.32.0 it comes before MARLIN /
 TRITON, which take the layer when it does not — the backend is read only after the weights are loaded, so
@@ -65,8 +65,9 @@ DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py) and MiniMax-M2 (minim
 ``quant_config=None``; ``GateLinear``, which passes None itself, from 0.17.0 / 0.23.0); DeepSeek's MLA projections
 (``fused_qkv_a_proj`` / ``kv_a_proj_with_mqa``, ``q_b_proj`` / ``q_proj``, ``kv_b_proj``, ``o_proj``), its dense
 MLPs (the first ``first_k_dense_replace`` layers) and its shared experts take the dense AWQ / GPTQ path, the routed
-experts this module's.  Left skipped there: ``--all2all-backend`` with a layout where the sequence-parallel MoE
-could apply (expert parallel, tp > 1, dp > 1: whether the shared experts are split by tp depends on the backend's
+experts this module's; with a compressed-tensors checkpoint the same layers take ``CompressedTensorsWNA16`` (the
+GPTQ Marlin check) and the routed experts :func:`compressed_tensors_experts`.  Left skipped there: ``--all2all-backend``
+with a layout where the sequence-parallel MoE could apply (expert parallel, tp > 1, dp > 1: whether the shared experts are split by tp depends on the backend's
 name).
 """
 
@@ -80,9 +81,10 @@ __all__ = ["CT_FAMILIES", "FAMILIES", "Selection", "audit_rule", "compressed_ten
 
 #: the MoE families whose AWQ / GPTQ construction kvguard models
 FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2")
-#: the families whose compressed-tensors integer-weight experts kvguard models (compressed_tensors_experts: the
-#: differential builds those two; DeepSeek-V2/V3 and MiniMax-M2 integer experts stay skipped)
-CT_FAMILIES = ("qwen3_moe", "mixtral")
+#: the families whose compressed-tensors integer-weight experts kvguard models (compressed_tensors_experts), all four
+#: checked against the releases (tests/upstream/test_quant.py ct_moe_variants and ct_mla_variants: DeepSeek-V2/V3 /
+#: Kimi-K2 with MLA, shared experts and dense first layers on the dense WNA16 scheme, MiniMax-M2 from 0.11.1)
+CT_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2")
 #: the families whose router gate no release quantizes (built with ``quant_config=None``)
 _GATE_UNQUANTIZED = ("mixtral", "deepseek_v2", "minimax_m2")
 

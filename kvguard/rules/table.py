@@ -2315,6 +2315,13 @@ RULES = (
           source=f"{_S_CT}/compressed_tensors.py::CompressedTensorsConfig._get_scheme_from_parts",
           description="compressed-tensors FP8 weights with block scales: 0.10.2 has no scheme for them (the first "
                       "quantized linear layer refuses)"),
+    Check("MI_ct_no_target", "0.17.0", "0.17.1", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_ct_no_target"), bind=_mi_values,
+          template="Unable to find matching target for {prefix} in the compressed-tensors config.",
+          source=f"{_S_CT}/utils.py::find_matched_target (vllm/model_executor/models/deepseek_v2.py::"
+                 f"DeepSeekV2FusedQkvAProj)",
+          description="compressed-tensors with the 'Linear' target on DeepSeek-V2/V3 with a q LoRA rank: 0.17.x "
+                      "builds fused_qkv_a_proj as DeepSeekV2FusedQkvAProj, which no target matches (unless ignored)"),
     Check("MI_awq_input", stage="model_init",
           when=lambda state: _mi_fires(state, "MI_awq_input"),
           template="The input size is not aligned with the quantized weight shape. This can be caused by too large "

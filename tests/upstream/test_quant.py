@@ -195,32 +195,35 @@ WNA16_MLA_BASES = ("deepseek-ai/DeepSeek-V3", "MiniMaxAI/MiniMax-M2.5", "deepsee
                    "moonshotai/Kimi-K2-Instruct")
 
 
+def _mla_base(base: str, version: str) -> dict:
+    """The catalog config of a WNA16_MLA_BASES checkpoint as the release reads it, cut to one dense layer (where the
+    model has them) and the first MoE layer, without its quantization_config."""
+    cfg = cut(catalog.lookup(base).config)
+    cfg.pop("quantization_config", None)
+    if cfg.get("model_type") == "kimi_k2":
+        cfg["model_type"] = "deepseek_v3"  # its config class is DeepSeek-V3's (without its repository code)
+    if cfg.get("model_type") == "minimax_m2" and _kvguard_refuses_config(cfg, version):
+        # Transformers before 5.x has no minimax_m2 config class (the repository code's): Mixtral's reads the
+        # same sizes and keeps the other keys as attributes; the architecture picks vLLM's MiniMax-M2 model
+        cfg["model_type"] = "mixtral"
+    if "first_k_dense_replace" in cfg:
+        cfg["first_k_dense_replace"] = min(cfg["first_k_dense_replace"] or 0, 1)
+        cfg["num_hidden_layers"] = cfg["first_k_dense_replace"] + 1
+        cfg.pop("num_nextn_predict_layers", None)
+    else:
+        cfg["num_hidden_layers"] = 1
+    return cfg
+
+
 def wna16_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0) -> list[tuple[dict, dict]]:
     """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints of DeepSeek-V2/V3, Kimi-K2 and MiniMax-M2 (the
     latter from 0.11.1, where the release registers it), bases in turn from ``offset``."""
-    def readable(base: str) -> dict:
-        cfg = cut(catalog.lookup(base).config)
-        cfg.pop("quantization_config", None)
-        if cfg.get("model_type") == "kimi_k2":
-            cfg["model_type"] = "deepseek_v3"  # its config class is DeepSeek-V3's (without its repository code)
-        if cfg.get("model_type") == "minimax_m2" and _kvguard_refuses_config(cfg, version):
-            # Transformers before 5.x has no minimax_m2 config class (the repository code's): Mixtral's reads the
-            # same sizes and keeps the other keys as attributes; the architecture picks vLLM's MiniMax-M2 model
-            cfg["model_type"] = "mixtral"
-        return cfg
-
     # MiniMax-M2: registered from 0.11.1
     bases = [b for b in WNA16_MLA_BASES if "MiniMax" not in b or resolve(version).within("0.11.1")]
     out = []
     while len(out) < n:
         base = bases[(offset + len(out)) % len(bases)]
-        cfg = readable(base)
-        if "first_k_dense_replace" in cfg:
-            cfg["first_k_dense_replace"] = min(cfg["first_k_dense_replace"] or 0, 1)
-            cfg["num_hidden_layers"] = cfg["first_k_dense_replace"] + 1
-            cfg.pop("num_nextn_predict_layers", None)
-        else:
-            cfg["num_hidden_layers"] = 1
+        cfg = _mla_base(base, version)
         key = "moe_intermediate_size" if "moe_intermediate_size" in cfg else "intermediate_size"
         if rng.random() < 0.6:
             cfg[key] = rng.choice([704, 768, 1408, 1536, 2048, 2560, 3072])
@@ -405,6 +408,52 @@ def ct_moe_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+#: compressed-tensors W4A16 / W8A16 (llm-compressor's pack-quantized presets) on the MLA / MiniMax MoE families: the
+#: WNA16_MLA_BASES cut as wna16_mla_variants cuts them, with the ignore lists llm-compressor's DeepSeek / MiniMax
+#: recipes write (lm_head and the router gate, as a re: pattern) and, sometimes, another MoE / dense / latent size;
+#: how many run() builds per release (None: one, the CI's share); tools/quant_differential.py --ct-mla
+CT_MLA_CONFIGS: "int | None" = None
+#: the layouts of those configs: tp 1-64 with and without expert parallel, tp x dp, EPLB
+CT_MLA_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 64},
+                  {"tp": 4, "ep": True}, {"tp": 16, "ep": True}, {"tp": 64, "ep": True}, {"tp": 1, "dp": 8, "ep": True},
+                  {"tp": 2, "dp": 4}, {"tp": 8, "dp": 2}, {"tp": 8, "dp": 16}, {"tp": 2, "dp": 4, "ep": True})
+
+
+def ct_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0) -> list[dict]:
+    """``n`` compressed-tensors integer-weight configs of DeepSeek-V2/V3, Kimi-K2 and MiniMax-M2 (from 0.11.1),
+    bases in turn from ``offset``."""
+    bases = [b for b in WNA16_MLA_BASES if "MiniMax" not in b or resolve(version).within("0.11.1")]
+    out = []
+    while len(out) < n:
+        base = bases[(offset + len(out)) % len(bases)]
+        cfg = _mla_base(base, version)
+        cfg["torch_dtype"] = "bfloat16"
+        key = "moe_intermediate_size" if "moe_intermediate_size" in cfg else "intermediate_size"
+        if rng.random() < 0.6:
+            cfg[key] = rng.choice([256, 384, 704, 768, 1408, 1536, 2048, 2560, 3072])
+        if "first_k_dense_replace" in cfg and rng.random() < 0.3:
+            cfg["intermediate_size"] = rng.choice([10944, 12288, 18432, 14336])
+        if "kv_lora_rank" in cfg and rng.random() < 0.1:
+            cfg["kv_lora_rank"] = 500  # a kv_a_proj output (with the rope dims) off Marlin's tile
+        bits = rng.choice([4, 4, 8])
+        group = rng.choice([128, 128, 64, 32, None])
+        w = _ct_args(num_bits=bits, type="int", strategy="group" if group else "channel", group_size=group)
+        if group and rng.random() < 0.15:
+            w["actorder"] = "weight"
+        gate = "re:.*block_sparse_moe.gate$" if "MiniMax" in base else "re:.*mlp.gate$"
+        roll = rng.random()
+        ignore = ["lm_head", gate] if roll < 0.8 else ["lm_head"] if roll < 0.9 else ["lm_head", rng.choice(
+            ["re:.*self_attn.*", "re:.*shared_experts.*", "re:.*experts.*"])]
+        cfg["quantization_config"] = {
+            "quant_method": "compressed-tensors", "format": "pack-quantized", "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": None,
+                                          "output_activations": None, "format": "pack-quantized"}},
+            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
+            "global_compression_ratio": None}
+        out.append(cfg)
+    return out
+
+
 #: online FP8 (``--quantization fp8`` of an unquantized checkpoint): the unquantized bases of the families
 #: kvguard models (the FP8 checkpoints' quantization_config removed: their unquantized siblings' sizes), cut as the
 #: others; how many run() builds per release (None: a quarter of the configs); tools/quant_differential.py
@@ -543,7 +592,7 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
             "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
             "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq",
-            "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme",
+            "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme", "MI_ct_no_target": "no-scheme",
             "MI_eplb_unsupported": "ep-eplb", "MI_ct_wna16_moe_group": "ct-wna16-moe",
             "MI_ct_wna16_moe_hidden": "ct-wna16-moe", "MI_ct_wna16_moe_int8_group": "ct-wna16-moe",
             "MI_nvfp4_input": "modelopt-nvfp4"}
@@ -756,6 +805,15 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": ct_moe_rng.sample(lays, min(max(0, n_layouts - 1), len(lays)))
+                      + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}]})
+    # compressed-tensors integer weights on DeepSeek-V2/V3, Kimi-K2, MiniMax-M2: tp 1-64 with and without expert
+    # parallel (a stream of their own, bases in turn per release)
+    ct_mla_rng = random.Random(seed * 6000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in ct_mla_variants(ct_mla_rng, 1 if CT_MLA_CONFIGS is None else CT_MLA_CONFIGS, version,
+                               SUPPORTED_VERSIONS.index(version)):
+        heads = cfg["num_attention_heads"]
+        lays = [lay for lay in CT_MLA_LAYOUTS if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": ct_mla_rng.sample(lays, min(max(0, n_layouts - 1), len(lays)))
                       + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}]})
     # online FP8 of unquantized checkpoints: the MoE layouts and EPLB (the online MoE method's EPLB support)
     online_rng = random.Random(seed * 3000 + SUPPORTED_VERSIONS.index(version))
