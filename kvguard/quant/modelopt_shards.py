@@ -15,8 +15,8 @@ Mirrors vllm/model_executor/layers/quantization/modelopt.py of each release (rea
   input that is not a multiple of 128, 0.29.0+ pad the output; from 0.20.0 the host's block-FP8 kernel choice runs
   while the layer is built) is not modelled.
 
-The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE and Mixtral (DeepSeek-V2/V3: FP8), ``quant_algo`` FP8
-(``ModelOptFp8MoEMethod``) and NVFP4 (``ModelOptNvFp4FusedMoE``), read in 0.10.2, 0.13.0, 0.14.1, 0.15.0, 0.16.0,
+The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE and Mixtral (DeepSeek-V2/V3: FP8),
+``quant_algo`` FP8 (``ModelOptFp8MoEMethod``) and NVFP4 (``ModelOptNvFp4FusedMoE``), read in 0.10.2, 0.13.0, 0.14.1, 0.15.0, 0.16.0,
 0.20.0, 0.24.0, 0.28.0, 0.30.0, 0.33.0: the method picks its MoE backend while it is built, then ``create_weights``
 sizes the expert weights and scales from the per-rank intermediate size (``// 2`` packed FP4, ``// group_size``
 block scales: floor divisions, no check; no padding at construction — 0.12.0+ pad for FlashInfer only after the
@@ -39,11 +39,10 @@ which is not modelled.
 
 So the experts add no refusal of their own: the construction is FusedMoE's (the flattened MoE TP size, the
 per-partition intermediate size) and the linear layers' (NVFP4: the attention and dense layers' input multiple
-of 16).  Left skipped (:func:`moe_unmodelled`): other MoE families, NVFP4 on DeepSeek-V2/V3, ``FP8_PER_CHANNEL_PER_TOKEN``
-experts,
-``--moe-backend`` other than auto, an
-explicit ``--all2all-backend``, the NVFP4 ``moe`` activation override (0.32.0+), and (kvguard.rules.table) another
-compute capability or an environment variable of :data:`MOE_ENV`.
+of 16).  Left skipped (:func:`moe_unmodelled`): other MoE families, NVFP4 on DeepSeek-V2/V3,
+``FP8_PER_CHANNEL_PER_TOKEN`` experts, ``--moe-backend`` other than auto, an explicit ``--all2all-backend``, the NVFP4
+``moe`` activation override (0.32.0+), and (kvguard.rules.table) another compute capability or an environment
+variable of :data:`MOE_ENV`.
 
 ``--enable-eplb`` (FusedMoE.__init__; 0.24.0+ routed_experts.py): after the method is built and before its
 ``create_weights``, a method without EPLB support is refused (NotImplementedError, :func:`eplb_refusal`): up to
