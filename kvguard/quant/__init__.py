@@ -357,6 +357,15 @@ def _require_int_sizes(layer: Layer, sizes: tuple) -> None:
         raise _Unmodelled(f"model construction of {layer.prefix} with sizes {tuple(sizes)!r} (a size the config "
                           "leaves unset or not an integer) is not modelled")
 
+
+def _row_applies(check_id: str, release) -> bool:
+    """Whether the release has the refusal ``check_id``: its rule row (kvguard.rules.table) holds the range, so the
+    model construction and the verdict cannot disagree on it."""
+    from ..rules.table import RULES  # the rules import this package lazily; already loaded by ``import kvguard``
+
+    return next(row for row in RULES if row.id == check_id).applies(release)
+
+
 def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized",
             path: Optional[str] = None) -> None:
     if layer.kind == "replicated":
@@ -370,7 +379,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         raise _Unmodelled(f"which layers the compressed-tensors checkpoint's ignore list leaves unquantized (it may "
                           f"name {layer.prefix} or a shard of it) is not modelled")
     if (scheme is not None and scheme.method == _ct.METHOD and layer.prefix.endswith(".self_attn.fused_qkv_a_proj")
-            and release.within("0.17.0") and not release.within("0.18.0")):
+            and _row_applies("MI_ct_no_target", release)):
         # DeepSeek's MLA: 0.17.x builds the layer as DeepSeekV2FusedQkvAProj, whose class name does not contain the
         # "Linear" target and whose shards' names do not match it either, so find_matched_target refuses the layer
         # it does not ignore (0.18.0 renames the class DeepSeekV2FusedQkvAProjLinear); its tp is disabled, so no
