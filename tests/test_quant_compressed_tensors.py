@@ -46,6 +46,8 @@ FP8_BLOCK = quant(_args(strategy="block", block_structure=[128, 128]),
                   _args(strategy="group", group_size=128, dynamic=True, observer=None), "float-quantized")
 W4A16 = quant(_args(num_bits=4, type="int", strategy="group", group_size=128), None, "pack-quantized")
 W8A16 = quant(_args(num_bits=8, type="int", strategy="group", group_size=128), None, "pack-quantized")
+#: llm-compressor's W8A8 preset (RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8 and the like)
+W8A8_INT8 = quant(_args(type="int"), _args(type="int", strategy="token", dynamic=True, observer=None), "int-quantized")
 
 
 def model(name: str, q: dict, **sizes) -> dict:
@@ -107,6 +109,49 @@ def test_the_scheme_choice_is_read_for_compute_capability_90():
     assert other.ok and "compressed-tensors" in skipped(other)["MI_model"]
     assumed = kvguard.check(llama(FP8_DYNAMIC), vllm_version="0.20.0", tp=8, host=kvguard.Host.standard())
     assert assumed.ok and "gpu_capability=90" in assumed.assumptions
+
+
+@pytest.mark.parametrize("activations", [
+    {"strategy": "token", "dynamic": True, "observer": None},               # the W8A8 preset
+    {"strategy": "token", "dynamic": True, "observer": None, "symmetric": False},
+    {"strategy": "tensor"},                                                 # static per-tensor (SmoothQuant exports)
+], ids=["dynamic", "dynamic-asymmetric", "static"])
+@pytest.mark.parametrize("weights", ["channel", "tensor"])
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.1", "0.20.0", "0.33.0"])
+def test_int8_w8a8_has_no_shape_check(version, weights, activations):
+    # CompressedTensorsW8A8Int8 on compute capability 9.0: intermediate 13824 / tp 32 = 432 per rank, not a whole
+    # multiple of any tile: its create_weights and the CUTLASS INT8 kernel check no size
+    q = quant(_args(type="int", strategy=weights), _args(type="int", **activations), "int-quantized")
+    v = kvguard.check(llama(q, intermediate_size=13824), vllm_version=version, tp=32, host=BIG)
+    assert v.ok and "MI_model" not in skipped(v)
+    # the sharding checks still run first: 13824 / tp 64 = 216, but 32 heads / tp 64 is refused before
+    assert not kvguard.check(llama(q), vllm_version=version, tp=64, host=BIG).ok
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda w, a: w.update(symmetric=False), "symmetric=False"),   # no W8A8 test takes asymmetric weights
+    (lambda w, a: a.update(strategy="group", group_size=128), "'group'"),
+    (lambda w, a: a.update(dynamic=False), "'token'"),              # static per-token activations
+    (lambda w, a: a.update(type="float"), "'float'"),
+    (lambda w, a: w.update(strategy="group", group_size=128), "'group'"),
+])
+def test_int8_w8a8_forms_kvguard_does_not_read_are_skipped(change, words):
+    q = copy.deepcopy(W8A8_INT8)
+    group = q["config_groups"]["group_0"]
+    change(group["weights"], group["input_activations"])
+    v = kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and words in skipped(v)["MI_model"]
+
+
+def test_int8_w8a8_experts_are_skipped():
+    v = kvguard.check(qwen3_moe(W8A8_INT8), vllm_version="0.28.0", tp=4, host=H100)
+    assert v.ok and skipped(v)["MI_model"] == "compressed-tensors INT8 W8A8 weights on MoE experts are not modelled"
+
+
+def test_int8_w8a8_needs_compute_capability_75_which_the_host_states():
+    other = kvguard.check(llama(W8A8_INT8), vllm_version="0.20.0", tp=8,
+                          host=kvguard.Host(**{**H100.__dict__, "gpu_capability": 80}))
+    assert other.ok and "compressed-tensors" in skipped(other)["MI_model"]
 
 
 def qwen72(q: dict) -> dict:

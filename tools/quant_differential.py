@@ -1,7 +1,7 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-moe N] [--ct-mla N] [--online-fp8 N] [--wna16-mla N] [--modelopt N]
+                                          [--ct-configs N] [--ct-int8 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N] [--wna16-mla N] [--modelopt N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -47,6 +47,8 @@ def main() -> int:
                     "tests/upstream/test_quant.py's; each distinct architecture costs the oracle ~10 s)")
     ap.add_argument("--ct-configs", type=int, default=None, help="compressed-tensors configs per release (default: "
                     "half of --configs)")
+    ap.add_argument("--ct-int8", type=int, default=None, help="compressed-tensors INT8 W8A8 dense configs per release "
+                    "(default: one)")
     ap.add_argument("--ct-moe", type=int, default=None, help="compressed-tensors configs on MoE bases per release "
                     "(default: half of --configs)")
     ap.add_argument("--ct-mla", type=int, default=None, help="compressed-tensors W4A16 / W8A16 configs of "
@@ -62,6 +64,8 @@ def main() -> int:
         quant_tests.MODELOPT_CONFIGS = args.modelopt
     if args.ct_configs is not None:
         quant_tests.CT_CONFIGS = args.ct_configs
+    if args.ct_int8 is not None:
+        quant_tests.CT_INT8_CONFIGS = args.ct_int8
     if args.ct_moe is not None:
         quant_tests.CT_MOE_CONFIGS = args.ct_moe
     if args.ct_mla is not None:

@@ -198,6 +198,10 @@ CASES = [
     {"id": "mi-ct-qwen25-72b-fp8-dynamic-tp8", "model": "Qwen/Qwen2.5-72B-Instruct", "argv": ["-tp", "8"],
      "layout": {"tp": 8}, "quantization_config": "FP8_DYNAMIC",
      "why": "compressed-tensors FP8_DYNAMIC (per-channel weights, per-token activations): no shape check, accepted"},
+    {"id": "mi-ct-qwen25-72b-w8a8-tp8", "model": "Qwen/Qwen2.5-72B-Instruct", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "quantization_config": "W8A8",
+     "why": "compressed-tensors INT8 W8A8 (per-channel INT8 weights, dynamic per-token INT8 activations): "
+            "CompressedTensorsW8A8Int8 checks no size (intermediate 29568 / 8 = 3696 per rank), accepted"},
     # compressed-tensors on MoE models: the forms of RedHatAI/Qwen3-30B-A3B-FP8-dynamic and FP8-block MoE checkpoints
     # (ignore: lm_head and the router gates)
     {"id": "mi-ct-qwen3-30b-fp8-block-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
@@ -305,9 +309,10 @@ CT_PRESETS = {
                   _ct_args(strategy="group", group_size=128, dynamic=True, observer=None)),
     "FP8_DYNAMIC": (_ct_args(), _ct_args(strategy="token", dynamic=True, observer=None)),
     "W4A16": (_ct_args(num_bits=4, type="int", strategy="group", group_size=128), None),
+    "W8A8": (_ct_args(type="int"), _ct_args(type="int", strategy="token", dynamic=True, observer=None)),
 }
 #: the presets' compression format (the FP8 ones: float-quantized)
-CT_FORMATS = {"W4A16": "pack-quantized"}
+CT_FORMATS = {"W4A16": "pack-quantized", "W8A8": "int-quantized"}
 
 
 def _config(c: dict) -> dict:

@@ -780,8 +780,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             sp_reason = _sp_moe_shared_experts(family, scheme, launch, release)
             if sp_reason is not None:
                 return Outcome(unmodelled=sp_reason)
-        if path in ("fp8", "fp8_block"):
-            path = None  # the FP8 schemes: the block-FP8 checks below
+        if path in ("fp8", "fp8_block", "int8"):
+            path = None  # the FP8 schemes: the block-FP8 checks below; INT8 W8A8: none
     elif launch.quantization is not None and scheme is None:
         # ModelConfig accepted the method (kvguard.quant.verify); the release quantizes the weights as it loads
         # them (kvguard.quant.online): per-tensor FP8, no block, nothing ignored

@@ -15,6 +15,9 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   check as ``Fp8Config``'s block-FP8 layers, without the merged-layer allowance of 0.14.0+
   (``ColumnParallelLinear._maybe_allow_fp8_block_shape_mismatch`` reads a ``weight_block_size`` the
   compressed-tensors config does not have); 0.10.2 has no block strategy (``NotImplementedError``);
+- ``schemes/compressed_tensors_w8a8_int8.py``: INT8 weights (per-channel / per-tensor, symmetric) with INT8
+  activations (dynamic per-token or static per-tensor): no size check at construction; the INT8 GEMM kernel
+  (``choose_scaled_mm_linear_kernel``, 0.16.0+ ``init_int8_linear_kernel``: CUTLASS first on CUDA) takes every layer;
 - ``schemes/compressed_tensors_wNa16.py``: integer weights with 16-bit activations through the
   mixed-precision kernel choice (``choose_mp_linear_kernel``; Marlin's ``can_implement``: the strict
   tile shape up to 0.23.0, tile padding from 0.24.0), the same path kvguard models for GPTQ.
@@ -31,7 +34,7 @@ Only the forms every release reads the same way are modelled: one config group t
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
 that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
 sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 /
-MXFP4 / W4A8 / INT8 W8A8, asymmetric or activation-ordered integer weights, other MoE architectures, FP8 on
+MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or activation-ordered integer weights, other MoE architectures, FP8 on
 MiniMax-M2) is reported as not modelled.
 
 Integer-weight experts (W4A16 / W8A16 group scales, actorder none or ``weight``) on Qwen3-MoE, Mixtral,
@@ -84,7 +87,7 @@ def _bool(value: Any, default: bool) -> Optional[bool]:
 
 def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """What kvguard reads from a compressed-tensors ``quantization_config``: ``{"kind": "fp8" | "fp8_block" |
-    "wna16", "ignore": (...), "block": (n, k), "bits": b, "group_size": g}``, or ``{"unmodelled": reason}``."""
+    "int8" | "wna16", "ignore": (...), "block": (n, k), "bits": b, "group_size": g}``, or ``{"unmodelled": reason}``."""
 
     def no(why: str) -> dict[str, Any]:
         return {"unmodelled": f"the compressed-tensors checkpoint's {why} is not modelled"}
@@ -137,6 +140,8 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
                 f"not modelled")
             return dict(out, kind="fp8_block", block=(block[0], block[1]), moe=moe)
         return no(desc)
+    if wtype == "int" and bits == 8 and a is not None and fmt in _ACTIVATION_FORMATS:
+        return _int8_w8a8(out, strategy, w, a, desc)
     if wtype == "int" and bits in (4, 8) and a is None and fmt == "pack-quantized":
         # actorder "weight" reorders the weights only: no group index (has_g_idx is "group" only), the same
         # kernel path as none; "group" / "dynamic" carry a group index ("static" is left out: the compressed-tensors
@@ -154,6 +159,27 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
             return dict(out, kind="wna16", bits=bits, group_size=group_size, moe=None)
         return no(desc + f" with group_size {group_size!r}")
     return no(desc)
+
+
+def _int8_w8a8(out: dict[str, Any], strategy: Any, weights: Mapping[str, Any], activations: Mapping[str, Any],
+               desc: str) -> dict[str, Any]:
+    """INT8 weights with INT8 activations (llm-compressor's W8A8 preset, SmoothQuant / GPTQ exports): the releases'
+    ``_is_dynamic_token_w8a8`` (per-tensor or per-channel symmetric weights, dynamic per-token activations) and
+    ``_is_static_tensor_w8a8`` (static per-tensor activations) pick ``CompressedTensorsW8A8Int8``, activations
+    symmetric or not.  Its ``create_weights`` checks no size; the INT8 GEMM kernel it chooses on CUDA (CUTLASS,
+    first in every release's list) takes every layer (``can_implement`` reads no shape) — a host fact."""
+    if strategy not in ("tensor", "channel") or weights.get("block_structure") is not None:
+        return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
+    if activations.get("type") != "int" or activations.get("num_bits") != 8:
+        return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
+    a_dyn, a_sym = _bool(activations.get("dynamic"), False), _bool(activations.get("symmetric"), True)
+    if a_dyn is None or a_sym is None:
+        return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
+    if not ((a_dyn and activations.get("strategy") == "token") or (not a_dyn and activations.get("strategy") == "tensor")):
+        return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
+    # the experts' CompressedTensorsW8A8Int8MoEMethod (its form checks, and from 0.20.0 the INT8 MoE backend choice)
+    # is not checked against the releases
+    return dict(out, kind="int8", moe="compressed-tensors INT8 W8A8 weights on MoE experts are not modelled")
 
 
 def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> Optional[str]:
@@ -182,8 +208,8 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         return f"unmodelled:--quantization {quantization} with a compressed-tensors checkpoint is not modelled"
     if dtype != "auto":
         return f"unmodelled:--dtype {dtype} with compressed-tensors weights is not modelled"
-    if kind == "fp8":
-        return "fp8"
+    if kind in ("fp8", "int8"):
+        return kind
     if kind == "fp8_block":
         # 0.10.2's _is_fp8_w8a8 takes no block strategy, nor does any later test: no scheme is found for the layer
         if release.within("0.11.0"):

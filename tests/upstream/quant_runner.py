@@ -334,6 +334,15 @@ def _stubs():
             online_fp8.init_fp8_linear_kernel = lambda *a, **k: _KernelStandIn()
         if hasattr(online_fp8, "select_fp8_moe_backend") and hasattr(f8, "select_fp8_moe_backend"):
             online_fp8.select_fp8_moe_backend = f8.select_fp8_moe_backend
+    try:  # compressed-tensors INT8 W8A8: the INT8 GEMM kernel choice (CUTLASS on CUDA takes every layer), stood in
+        import vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_int8 as ct_int8
+    except Exception:  # noqa: BLE001
+        ct_int8 = None
+    if ct_int8 is not None:
+        if hasattr(ct_int8, "init_int8_linear_kernel"):  # 0.16.0+: the kernel object
+            ct_int8.init_int8_linear_kernel = lambda *a, **k: _KernelStandIn()
+        if hasattr(ct_int8, "choose_scaled_mm_linear_kernel"):  # up to 0.15.x: the kernel class
+            ct_int8.choose_scaled_mm_linear_kernel = lambda *a, **k: (lambda *a2, **k2: _KernelStandIn())
     try:  # compressed-tensors FP8: the same kernel choices, stood in (they run after the geometry checks)
         import vllm.model_executor.layers.quantization.compressed_tensors.schemes.compressed_tensors_w8a8_fp8 as ct8
     except Exception:  # noqa: BLE001

@@ -365,6 +365,53 @@ def ct_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+#: compressed-tensors INT8 W8A8 on the dense bases: llm-compressor's W8A8 preset (per-channel symmetric INT8 weights,
+#: dynamic per-token INT8 activations, format int-quantized, e.g. RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w8a8),
+#: varied over the forms the releases read apart (per-tensor weights, static per-tensor activations as SmoothQuant
+#: exports write them, asymmetric activations) and a few kvguard leaves undecided (group activations, pack-quantized,
+#: asymmetric weights, an ignored layer); how many run() builds per release (None: one, the CI's share);
+#: tools/quant_differential.py --ct-int8
+CT_INT8_CONFIGS: "int | None" = None
+
+
+def ct_int8_quantization_config(rng: random.Random) -> dict:
+    """One compressed-tensors INT8 W8A8 quantization_config."""
+    w = _ct_args(type="int", strategy=rng.choice(["channel", "channel", "channel", "tensor"]))
+    a = _ct_args(type="int", strategy="token", dynamic=True, observer=None)
+    roll = rng.random()
+    if roll < 0.25:     # static per-tensor activations (SmoothQuant-style exports)
+        a.update(strategy="tensor", dynamic=False, observer="minmax")
+    elif roll < 0.35:
+        a["symmetric"] = False
+    elif roll < 0.42:   # forms kvguard leaves undecided
+        a.update(strategy="group", group_size=128)
+    elif roll < 0.47:
+        w["symmetric"] = False
+    fmt = "pack-quantized" if rng.random() < 0.05 else "int-quantized"
+    ignore = ["lm_head"]
+    if rng.random() < 0.1:
+        ignore.append(rng.choice(["re:.*down_proj", "model.layers.0.self_attn.q_proj"]))
+    return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": a,
+                                          "output_activations": None, "format": fmt}},
+            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
+            "global_compression_ratio": None}
+
+
+def ct_int8_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` one-layer dense configs with compressed-tensors INT8 W8A8 quantization."""
+    out = []
+    while len(out) < n:
+        cfg = cut(catalog.lookup(rng.choice(CT_BASES)).config)
+        cfg["num_hidden_layers"] = 1
+        cfg["torch_dtype"] = rng.choice(["bfloat16", "bfloat16", "float16"])
+        if rng.random() < 0.4:
+            cfg["intermediate_size"] = rng.choice([11008, 13824, 14336, 18944, 25600, 27392, 29568, 29696])
+        cfg["quantization_config"] = ct_int8_quantization_config(rng)
+        out.append(cfg)
+    return out
+
+
 #: compressed-tensors on MoE models: the bases of llm-compressor's MoE checkpoints (RedHatAI/Qwen3-30B-A3B-FP8-dynamic,
 #: Qwen3-235B-A22B-FP8-dynamic, Qwen3-30B-A3B-quantized.w4a16, Mixtral-8x7B FP8, DeepSeek-V3 style FP8 block), with
 #: the ignore lists those checkpoints carry (lm_head and the router gates, as re: patterns)
@@ -796,6 +843,12 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     # (a stream of their own per release, so that the sampled .ci/run releases see different presets)
     ct_rng = random.Random(seed * 1000 + SUPPORTED_VERSIONS.index(version))
     for cfg in ct_variants(ct_rng, CT_CONFIGS or max(1, n_configs // 2)):
+        heads = cfg["num_attention_heads"]
+        lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
+        cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
+    # compressed-tensors INT8 W8A8 (dense): the same tp sizes (a stream of its own per release)
+    ct_int8_rng = random.Random(seed * 7000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in ct_int8_variants(ct_int8_rng, 1 if CT_INT8_CONFIGS is None else CT_INT8_CONFIGS):
         heads = cfg["num_attention_heads"]
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
