@@ -160,10 +160,15 @@ QWEN3_8B = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidde
 def _fake_hub(monkeypatch, tmp_path, calls, fail=None):
     import types
 
+    class EntryNotFoundError(Exception):
+        """huggingface_hub's answer for a file the repository does not have"""
+
     def hf_hub_download(repo_id, filename, revision=None):
         calls.append((repo_id, filename, revision))
         if fail:
             raise fail
+        if filename != "config.json":
+            raise EntryNotFoundError(f"404: {filename}")
         path = tmp_path / "dl" / "config.json"
         path.parent.mkdir(exist_ok=True)
         path.write_text(json.dumps(QWEN3_8B))
@@ -181,7 +186,8 @@ def test_download_only_when_asked(capsys, monkeypatch, tmp_path):
     assert code == EXIT_UNDECIDED and calls == []          # not local, not cached, not in the catalog
     code, out, err = _run(capsys, "check", "--allow-download", "--format", "json", "--", "vllm", "serve",
                           "acme/unknown-8b", "--revision", "v1", "-tp", "8", "-dcp", "2")
-    assert calls == [("acme/unknown-8b", "config.json", "v1")]
+    # config.json has no quantization_config: vLLM would read the repository's hf_quant_config.json (404 here)
+    assert calls == [("acme/unknown-8b", "config.json", "v1"), ("acme/unknown-8b", "hf_quant_config.json", "v1")]
     doc = json.loads(out)
     assert doc["source"] == "hf-hub" and doc["facts"]["total_num_kv_heads"] == 8
     assert code == EXIT_REFUSE    # 8 KV heads at -tp 8: tp must exceed H for -dcp 2
@@ -472,3 +478,48 @@ def test_kv_bytes_per_token_follow_the_given_dtype(capsys, options, per_token):
                           "vllm", "serve", "Qwen/Qwen3-8B", *options)
     data = json.loads(out)
     assert status == 0 and data["facts"]["kv_bytes_per_token_per_rank"] == per_token
+
+
+def test_download_reads_the_repository_s_hf_quant_config(capsys, monkeypatch, tmp_path):
+    # a ModelOpt NVFP4 export up to ModelOpt 0.29: config.json without quantization_config, hf_quant_config.json
+    # beside it; a Qwen3-8B with intermediate size 12000 at -tp 8: down_proj's 1500 inputs per rank are not a
+    # multiple of 16, which only the NVFP4 linear method refuses
+    side = {"producer": {"name": "modelopt", "version": "0.23.0"},
+            "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": None, "group_size": 16,
+                             "exclude_modules": ["lm_head"]}}
+    calls = []
+
+    def hf_hub_download(repo_id, filename, revision=None):
+        calls.append(filename)
+        path = tmp_path / "dl" / filename
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(dict(QWEN3_8B, intermediate_size=12000) if filename == "config.json" else side))
+        return str(path)
+
+    import types
+
+    monkeypatch.setitem(sys.modules, "huggingface_hub", types.SimpleNamespace(hf_hub_download=hf_hub_download))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    code, out, err = _run(capsys, "check", "--allow-download", "--format", "json", "--vllm-version", "0.33.0",
+                          "--", "vllm", "serve", "acme/model-fp4", "-tp", "8")
+    assert calls == ["config.json", "hf_quant_config.json"]
+    doc = json.loads(out)
+    assert (code, doc["check"], doc["message"]) == (EXIT_REFUSE, "MI_nvfp4_input", "Unsupported model when in "
+                                                                                   "features size is not multiple of 16")
+
+
+def test_a_failed_hf_quant_config_download_is_undecided(capsys, monkeypatch, tmp_path):
+    def hf_hub_download(repo_id, filename, revision=None):
+        if filename != "config.json":
+            raise OSError("502 bad gateway")
+        path = tmp_path / "dl" / filename
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(json.dumps(QWEN3_8B))
+        return str(path)
+
+    import types
+
+    monkeypatch.setitem(sys.modules, "huggingface_hub", types.SimpleNamespace(hf_hub_download=hf_hub_download))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
+    code, out, err = _run(capsys, "check", "--allow-download", "--", "vllm", "serve", "acme/model", "-tp", "8")
+    assert code == EXIT_UNDECIDED and "hf_quant_config.json" in err and "502 bad gateway" in err

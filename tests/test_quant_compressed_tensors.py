@@ -343,10 +343,15 @@ def test_scheme_reading():
     assert (s.ct, s.bits, s.group_size) == ("wna16", 4, 128)
     s = scheme_of({"quantization_config": quant(_args(num_bits=4, type="int"), None, "pack-quantized")}, {})
     assert (s.ct, s.group_size) == ("wna16", -1)
-    # NVFP4 (tensor_group, 4-bit float) and INT8 W8A8 are not modelled
+    # INT8 W8A8: the dense scheme is read, the experts are not
+    s = scheme_of({"quantization_config": W8A8_INT8}, {})
+    assert (s.modelled, s.ct, s.ct_moe) == (True, "int8", "compressed-tensors INT8 W8A8 weights on MoE experts are "
+                                                          "not modelled")
+    # NVFP4 (tensor_group, 4-bit float) and INT8 with asymmetric weights are not modelled
     nvfp4 = quant(_args(num_bits=4, strategy="tensor_group", group_size=16),
                   _args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local"), "nvfp4-pack-quantized")
-    int8 = quant(_args(type="int"), _args(type="int", strategy="token", dynamic=True), "int-quantized")
+    int8 = quant(_args(type="int", symmetric=False), _args(type="int", strategy="token", dynamic=True),
+                 "int-quantized")
     for q in (nvfp4, int8):
         assert not scheme_of({"quantization_config": q}, {}).modelled
 

@@ -1,7 +1,7 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-int8 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N] [--wna16-mla N] [--modelopt N]
+                                          [--ct-configs N] [--ct-int8 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N] [--wna16-mla N] [--modelopt N] [--hf-quant-config N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -57,9 +57,13 @@ def main() -> int:
                     "per release (default: a quarter of --configs)")
     ap.add_argument("--modelopt", type=int, default=None, help="ModelOpt FP8 / NVFP4 dense configs per release "
                     "(default: half of --configs)")
+    ap.add_argument("--hf-quant-config", type=int, default=None, help="ModelOpt checkpoints with hf_quant_config.json "
+                    "beside config.json per release (default: one)")
     args = ap.parse_args()
     from kvguard import SUPPORTED_VERSIONS
 
+    if args.hf_quant_config is not None:
+        quant_tests.HF_QUANT_CONFIGS = args.hf_quant_config
     if args.modelopt is not None:
         quant_tests.MODELOPT_CONFIGS = args.modelopt
     if args.ct_configs is not None:

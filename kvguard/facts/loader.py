@@ -190,9 +190,13 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
     """
     if not isinstance(raw, Mapping):
         raise TypeError("raw config must be a mapping")
+    from ..launch.load import SIDE_QUANT_CONFIG
+
+    raw = dict(raw)
+    side_quant = raw.pop(SIDE_QUANT_CONFIG, None)
     lib = library_for(release)
     try:
-        config = _get_config(lib, dict(raw), release, path or DEFAULT_PATH, trust_remote_code)
+        config = _get_config(lib, dict(raw), release, path or DEFAULT_PATH, trust_remote_code, side_quant)
     except (LoadCrash, Undecidable):
         raise
     except RecursionError:
@@ -270,7 +274,7 @@ def _config_dict_for(lib: Library, raw: dict) -> dict:
     return out
 
 
-def _get_config(lib: Library, raw: dict, release, path: str, trust_remote_code):
+def _get_config(lib: Library, raw: dict, release, path: str, trust_remote_code, side_quant: Any = None):
     attempts = 2 if _feature(release, "parse_with_retry") else 1
     for attempt in range(attempts):
         try:
@@ -287,6 +291,9 @@ def _get_config(lib: Library, raw: dict, release, path: str, trust_remote_code):
         if model_type in names:
             config.update({"architectures": [literal(names[model_type])]})
     quantization = config_dict.get("quantization_config", None)
+    if quantization is None:
+        # ModelOpt up to 0.29: the checkpoint's hf_quant_config.json (kvguard.launch.load.load_checkpoint_config)
+        quantization = side_quant
     if quantization is not None:
         config.quantization_config = quantization
         quantization.get("scale_fmt", None)

@@ -15,7 +15,15 @@ from typing import Any
 
 from ..errors import InputError
 
-__all__ = ["MAX_CONFIG_BYTES", "load_raw_config"]
+__all__ = ["HF_QUANT_CONFIG", "MAX_CONFIG_BYTES", "SIDE_QUANT_CONFIG", "load_checkpoint_config", "load_raw_config"]
+
+#: the file ModelOpt up to 0.29 writes its quantization config into, beside config.json: every release's
+#: ``get_config`` (vllm/transformers_utils/config.py, 0.10.2–0.33.0) reads it as the model's
+#: ``quantization_config`` when config.json has none (``file_or_path_exists``: a file of the model directory)
+HF_QUANT_CONFIG = "hf_quant_config.json"
+#: the key the file's mapping is carried under in the loaded config (not a config.json key: kvguard.facts.loader
+#: takes it out before the config is parsed)
+SIDE_QUANT_CONFIG = "kvguard:hf_quant_config.json"
 
 #: config.json files are a few KB; anything this large is not one
 MAX_CONFIG_BYTES = 32 * 1024 * 1024
@@ -73,6 +81,21 @@ def load_raw_config(source: Any) -> tuple[dict[str, Any], str]:
             raise InputError(f"not UTF-8 text ({exc.reason} at byte {exc.start})", source=label) from None
         return _check_mapping(parse_json(text, label), label), label
     raise InputError(f"config must be a path or a mapping, not {type(source).__name__}", source="<config>")
+
+
+def load_checkpoint_config(source: Any) -> tuple[dict[str, Any], str]:
+    """:func:`load_raw_config`, plus the ``hf_quant_config.json`` beside a config.json whose
+    ``quantization_config`` is absent or null, under :data:`SIDE_QUANT_CONFIG` (the facts loader applies it where
+    the release's ``get_config`` does: after transformers has parsed config.json, which some releases' transformers
+    refuse with a null ``quantization_config``)."""
+    raw, label = load_raw_config(source)
+    if raw.get("quantization_config") is not None or isinstance(source, Mapping):
+        return raw, label
+    beside = os.path.join(os.path.dirname(label), HF_QUANT_CONFIG)
+    if not os.path.isfile(beside):
+        return raw, label
+    quant, _ = load_raw_config(beside)
+    return dict(raw, **{SIDE_QUANT_CONFIG: quant}), label
 
 
 def parse_json(text: str, label: str) -> Any:

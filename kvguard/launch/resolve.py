@@ -12,7 +12,7 @@ from typing import Any, Mapping, Optional
 from .. import catalog
 from ..errors import InputError, ModelNotFound, Undecidable
 from ..record import Record
-from .load import load_raw_config
+from .load import HF_QUANT_CONFIG, load_checkpoint_config, load_raw_config
 
 __all__ = ["ResolvedModel", "hf_cache_dir", "resolve_config", "resolve_model"]
 
@@ -70,11 +70,22 @@ def _download(repo: str, revision: Optional[str]) -> str:
         raise InputError("--allow-download needs huggingface_hub: pip install 'kvguard[hub]'",
                          source=repo) from None
     try:
-        return hf_hub_download(repo_id=repo, filename="config.json", revision=revision)
+        path = hf_hub_download(repo_id=repo, filename="config.json", revision=revision)
     except Exception as exc:  # noqa: BLE001 - network, 404, gated repo, bad id: all "cannot fetch"
         reason = " ".join(str(exc).split())[:200] or type(exc).__name__
         raise Undecidable(f"could not download config.json of {repo!r} from the Hugging Face Hub: {reason}") \
             from None
+    if load_raw_config(path)[0].get("quantization_config") is None:
+        # vLLM then reads the repository's hf_quant_config.json, if it has one (load_checkpoint_config finds it
+        # beside config.json in the snapshot)
+        try:
+            hf_hub_download(repo_id=repo, filename=HF_QUANT_CONFIG, revision=revision)
+        except Exception as exc:  # noqa: BLE001
+            if type(exc).__name__ not in ("EntryNotFoundError", "RemoteEntryNotFoundError"):
+                reason = " ".join(str(exc).split())[:200] or type(exc).__name__
+                raise Undecidable(f"could not download {HF_QUANT_CONFIG} of {repo!r} from the Hugging Face Hub "
+                                  f"(vLLM reads it when config.json has no quantization_config): {reason}") from None
+    return path
 
 
 def resolve_model(model: Optional[str], *, model_config: Optional[str] = None,
@@ -84,20 +95,20 @@ def resolve_model(model: Optional[str], *, model_config: Optional[str] = None,
     Hub (only with ``allow_download``), the built-in catalog.  No network unless asked."""
     env = os.environ if env is None else env
     if model_config:
-        raw, label = load_raw_config(model_config)
+        raw, label = load_checkpoint_config(model_config)
         return ResolvedModel(model or label, raw, "file" if os.path.isfile(model_config) else "directory", label)
     if not model:
         raise InputError("no model given (expected `vllm serve MODEL …` or --model-config)", source="<argv>")
     if os.path.exists(model):
-        raw, label = load_raw_config(model)
+        raw, label = load_checkpoint_config(model)
         return ResolvedModel(model, raw, "directory" if os.path.isdir(model) else "file", label)
     cached = _from_hf_cache(model, revision, env)
     if cached:
-        raw, label = load_raw_config(cached)
+        raw, label = load_checkpoint_config(cached)
         return ResolvedModel(model, raw, "hf-cache", label)
     if allow_download and model.count("/") == 1:
         path = _download(model, revision)
-        raw, label = load_raw_config(path)
+        raw, label = load_checkpoint_config(path)
         return ResolvedModel(model, raw, "hf-hub", label)
     entry = catalog.lookup(model)
     if entry is not None:
@@ -125,6 +136,6 @@ def resolve_config(config: Any, *, env: Optional[Mapping[str, str]] = None) -> R
     if isinstance(config, str) and _MODEL_ID.match(config) and not config.endswith(".json") \
             and not os.path.exists(config):
         return resolve_model(config, env=env)
-    raw, label = load_raw_config(config)
+    raw, label = load_checkpoint_config(config)
     path = os.fspath(config)
     return ResolvedModel(path, raw, "directory" if os.path.isdir(path) else "file", label)

@@ -732,8 +732,13 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=f"the MoE layers of {', '.join(facts.architectures) or 'this model'} are not "
                                       f"modelled (EPLB's expert-distribution check)")
         return Outcome()
-    if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
-        # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's override names
+    quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
+    if scheme is not None and not scheme.modelled and (
+            scheme.method.startswith("modelopt")
+            or scheme.method == "unknown" and isinstance(quant_cfg.get("producer"), Mapping)
+            and quant_cfg["producer"].get("name") == "modelopt"):
+        # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's normalization (a config
+        # without quant_method: ModelOpt's hf_quant_config.json) or override names
         method, why = _mo_shards.read(facts.resolved_top.get("quantization_config")
                                       or facts.resolved.get("quantization_config") or {}, release)
         if why is None and family_has_moe(family):

@@ -187,9 +187,9 @@ def speculative_input(speculative_config: Any, config: Any, *, model_path: Optio
 
     def resolve(name: str, revision: Optional[str]):
         if draft_config is not None:
-            from ..launch.load import load_raw_config
+            from ..launch.load import load_checkpoint_config
 
-            raw, label = load_raw_config(draft_config)
+            raw, label = load_checkpoint_config(draft_config)
             return raw, label
         from ..launch.resolve import resolve_model
 

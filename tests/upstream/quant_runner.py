@@ -483,12 +483,15 @@ def _set(obj, name, value):
         pass
 
 
-def _vllm_config(cfg: dict, engine_args: dict):
+def _vllm_config(cfg: dict, engine_args: dict, files: "dict | None" = None):
     from vllm.engine.arg_utils import EngineArgs
 
     d = tempfile.mkdtemp(prefix="kvg-quant-")
     with open(os.path.join(d, "config.json"), "w") as fh:
         json.dump(cfg, fh)
+    for name, content in (files or {}).items():  # e.g. ModelOpt's hf_quant_config.json beside config.json
+        with open(os.path.join(d, name), "w") as fh:
+            json.dump(content, fh)
     return EngineArgs(model=d, skip_tokenizer_init=True, **engine_args).create_engine_config()
 
 
@@ -563,7 +566,7 @@ def main(inp: str, out: str) -> None:
         t0 = time.time()
         try:
             _quant_modules_see_cuda_90()
-            vc = _vllm_config(case["config"], case.get("engine_args") or {})
+            vc = _vllm_config(case["config"], case.get("engine_args") or {}, case.get("files"))
             cls = get_model_architecture(vc.model_config)[0]
             if vc.quant_config is not None and configure_quant_config is not None:
                 # initialize_model hands the model class's packed-modules mapping (the fused layers' shards) and

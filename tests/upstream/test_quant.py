@@ -599,6 +599,43 @@ def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+#: ModelOpt exports up to ModelOpt 0.29 keep their quantization config in hf_quant_config.json beside config.json
+#: (the nested layout, no quant_method), which every release reads when config.json has no quantization_config;
+#: how many such checkpoints run() builds per release (None: one, the CI's share); tools/quant_differential.py
+#: --hf-quant-config
+HF_QUANT_CONFIGS: "int | None" = None
+HF_QUANT_BASES = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8", "Qwen/Qwen3-30B-A3B")
+
+
+def hf_quant_config_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` ModelOpt FP8 / NVFP4 checkpoints as (config.json, {"hf_quant_config.json": …}) cases: config.json
+    without a quantization_config (or with a null one), or with one of its own that the file must not replace."""
+    out = []
+    while len(out) < n:
+        base = rng.choice(HF_QUANT_BASES)
+        cfg = cut(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        cfg["torch_dtype"] = "bfloat16"
+        key = "moe_intermediate_size" if "moe_intermediate_size" in cfg else "intermediate_size"
+        cfg[key] = rng.choice(MODELOPT_MOE_INTERMEDIATE if key.startswith("moe") else MODELOPT_INTERMEDIATE)
+        algo = rng.choice(["NVFP4", "NVFP4", "FP8"])
+        side = {"producer": {"name": "modelopt", "version": rng.choice(["0.23.0", "0.29.0"])},
+                # (kv_cache_quant_algo None: an FP8 KV cache makes the CPU oracle's platform refuse the engine config)
+                "quantization": {"quant_algo": algo, "kv_cache_quant_algo": None,
+                                 "exclude_modules": ["lm_head"], **({"group_size": 16} if algo == "NVFP4" else {})}}
+        roll = rng.random()
+        if roll < 0.2:
+            cfg["quantization_config"] = None
+        elif roll < 0.35:
+            # config.json's own (flat ModelOpt form, the other algorithm) wins over the file
+            other = "FP8" if algo == "NVFP4" else "NVFP4"
+            cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": other,
+                                          "producer": {"name": "modelopt", "version": "0.31.0"}, "ignore": ["lm_head"],
+                                          "kv_cache_scheme": None, **({"group_size": 16} if other == "NVFP4" else {})}
+        out.append({"config": cfg, "files": {"hf_quant_config.json": side}})
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -690,7 +727,7 @@ def _online_label(case: dict, label: str, quant_config: "str | None") -> str:
 
 
 
-def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
+def _kvguard_refuses_config(cfg, version: str) -> bool:
     from kvguard.errors import ModelConfigRefused
 
     try:
@@ -700,7 +737,7 @@ def _kvguard_refuses_config(cfg: dict, version: str) -> bool:
     return False
 
 
-def _kvguard_refuses_engine_config(cfg: dict, version: str, setup_error: str) -> bool:
+def _kvguard_refuses_engine_config(cfg, version: str, setup_error: str) -> bool:
     """Whether kvguard refuses the launch before model construction with the message the release's engine config
     raised (VllmConfig's quantization checks: e.g. FP8_PER_CHANNEL_PER_TOKEN before 0.14.0, which ModelOpt's config
     does not list yet): then no model is built on either side."""
@@ -714,6 +751,33 @@ def _kvguard_refuses_engine_config(cfg: dict, version: str, setup_error: str) ->
             and verdict.message in setup_error)
 
 
+def _kvguard_source(case: dict):
+    """What kvguard reads for a case: its config, or (a case with ``files`` beside config.json) the checkpoint
+    directory, written once, as the release reads it."""
+    if not case.get("files"):
+        return case["config"]
+    if "_dir" not in case:
+        import tempfile
+
+        directory = tempfile.mkdtemp(prefix="kvg-quant-kvguard-")
+        for name, content in {"config.json": case["config"], **case["files"]}.items():
+            with open(os.path.join(directory, name), "w") as fh:
+                json.dump(content, fh)
+        case["_dir"] = directory
+    return case["_dir"]
+
+
+def _label_config(case: dict) -> dict:
+    """The case's config as the reports label it: with the hf_quant_config.json it carries as its
+    quantization_config when config.json has none (the ModelOpt method its normalization names)."""
+    side = (case.get("files") or {}).get("hf_quant_config.json")
+    if side is None or case["config"].get("quantization_config") is not None:
+        return case["config"]
+    algo = (side.get("quantization") or {}).get("quant_algo")
+    return dict(case["config"], quantization_config=dict(side, quant_method="modelopt_fp4" if algo == "NVFP4"
+                                                         else "modelopt"))
+
+
 def compare(version: str, cases: list[dict], out: dict) -> dict:
     counts = {"agree": 0, "disagree": 0, "undecided": 0, "oracle_setup_failures": 0, "config_refused_both": 0}
     by_family: dict = {}
@@ -722,13 +786,13 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
     undecided: dict = {}
     for case, res in zip(cases, out["results"]):
         if "setup_error" in res:
-            if _kvguard_refuses_config(case["config"], version) or _kvguard_refuses_engine_config(
-                    case["config"], version, res["setup_error"]):
+            if _kvguard_refuses_config(_kvguard_source(case), version) or _kvguard_refuses_engine_config(
+                    _kvguard_source(case), version, res["setup_error"]):
                 counts["config_refused_both"] += 1  # vLLM's ModelConfig refuses it: no model is built
                 continue
             quantization = (case.get("engine_args") or {}).get("quantization")
             backend = (case.get("engine_args") or {}).get("moe_backend", "auto")
-            if all(kvguard_outcome(case["config"], lay, version, quantization, backend) is None
+            if all(kvguard_outcome(_kvguard_source(case), lay, version, quantization, backend) is None
                    for lay in case["layouts"]):
                 # the engine config refuses it (GPTQ desc_act on 0.30.0+): kvguard leaves the stage undecided
                 counts["undecided"] += len(case["layouts"])
@@ -738,11 +802,11 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             continue
         for lay, rec in zip(case["layouts"], res["outcomes"]):
             engine = case.get("engine_args") or {}
-            mine = kvguard_outcome(case["config"], lay, version, engine.get("quantization"),
+            mine = kvguard_outcome(_kvguard_source(case), lay, version, engine.get("quantization"),
                                    engine.get("moe_backend", "auto"))
             # (architecture, quantization method): agree / disagree / undecided, for the per-family figures
             arch_key = f"{(case['config'].get('architectures') or ['?'])[0]} " \
-                       f"{(case['config'].get('quantization_config') or {}).get('quant_method')}"
+                       f"{(_label_config(case).get('quantization_config') or {}).get('quant_method')}"
             tally = by_arch.setdefault(arch_key, {"agree": 0, "disagree": 0, "undecided": 0})
             tally["undecided" if mine is None else "agree" if mine == (rec["ok"], rec.get("exc_type"),
                                                                        rec.get("message")) else "disagree"] += 1
@@ -759,7 +823,7 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                     by_family[key]["count"] = by_family[key].get("count", 0) + 1
                 continue
             theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
-            label = _online_label(case, _family(case["config"], lay, version, rec["ok"], rec.get("message")),
+            label = _online_label(case, _family(_label_config(case), lay, version, rec["ok"], rec.get("message")),
                                   res.get("quant_config"))
             if (case["config"].get("quantization_config") or {}).get("quant_method") == "compressed-tensors" \
                     and not rec["ok"]:
@@ -890,6 +954,15 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
             continue
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
+    # ModelOpt checkpoints with hf_quant_config.json beside config.json (a stream of their own per release)
+    hfq_rng = random.Random(seed * 8000 + SUPPORTED_VERSIONS.index(version))
+    for case in hf_quant_config_variants(hfq_rng, 1 if HF_QUANT_CONFIGS is None else HF_QUANT_CONFIGS):
+        heads = case["config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in MODELOPT_MOE_LAYOUTS[:-1] if heads % lay["tp"] == 0]
+        if "moe_intermediate_size" not in case["config"]:
+            lays = [lay for lay in lays if set(lay) == {"tp"}] + [{"tp": 64}] * (heads % 64 == 0)
+        case["layouts"] = hfq_rng.sample(lays, min(n_layouts, len(lays)))
+        cases.append(case)
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)

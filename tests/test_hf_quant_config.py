@@ -1,0 +1,107 @@
+"""ModelOpt's hf_quant_config.json beside config.json (kvguard.launch.load.load_checkpoint_config).
+
+vLLM's get_config (vllm/transformers_utils/config.py, every release 0.10.2–0.33.0) reads the file as the model's
+quantization_config when config.json has none (absent or null).  The expected verdicts are worked out by hand: the
+ModelOpt NVFP4 linear method refuses a per-rank input that is not a multiple of 16 ("Unsupported model when in
+features size is not multiple of 16"), which a bfloat16 checkpoint never meets.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+import kvguard
+from kvguard import catalog
+from kvguard.cli import run
+from kvguard.launch.load import SIDE_QUANT_CONFIG, load_checkpoint_config
+
+H100 = kvguard.Host.cuda_node()
+BIG = kvguard.Host.cuda_node(gpus_per_node=64)
+
+#: the layout ModelOpt up to 0.29 writes (nvidia/Llama-3.1-70B-Instruct-FP8's hf_quant_config.json, with NVFP4)
+NVFP4_SIDE = {"producer": {"name": "modelopt", "version": "0.23.0"},
+              "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": None, "group_size": 16,
+                               "exclude_modules": ["lm_head"]}}
+
+
+def checkpoint(tmp_path, side, **config_keys):
+    cfg = copy.deepcopy(catalog.lookup("meta-llama/Llama-3.1-8B-Instruct").config)
+    cfg.pop("quantization_config", None)
+    # 13696 / tp 16 = 856 per rank on down_proj: not a multiple of 16 (tp 8: 1712 = 107 x 16)
+    cfg.update(intermediate_size=13696, **config_keys)
+    (tmp_path / "config.json").write_text(json.dumps(cfg))
+    if side is not None:
+        (tmp_path / "hf_quant_config.json").write_text(json.dumps(side))
+    return tmp_path
+
+
+def quant_of(directory, version: str):
+    return kvguard.model_facts(str(directory), vllm_version=version).resolved_top.get("quantization_config")
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
+def test_the_file_is_read_when_config_json_has_no_quantization_config(tmp_path, version):
+    directory = checkpoint(tmp_path, NVFP4_SIDE)
+    raw, _ = load_checkpoint_config(directory)
+    assert "quantization_config" not in raw           # config.json as written; the file rides along
+    assert raw[SIDE_QUANT_CONFIG] == NVFP4_SIDE
+    assert quant_of(directory, version)["quantization"] == NVFP4_SIDE["quantization"]
+
+
+def test_a_null_quantization_config_is_the_release_s_transformers_answer(tmp_path):
+    # a null quantization_config: transformers 4.x (up to vLLM 0.2x) fails on it while vLLM parses config.json
+    # (AttributeError, the same with or without the file); where the release takes it, the file is read
+    directory = checkpoint(tmp_path, NVFP4_SIDE, quantization_config=None)
+    old = kvguard.check(str(directory), vllm_version="0.20.0", tp=8, host=H100)
+    assert (old.ok, old.exc_type, old.message) == (False, "AttributeError", "'NoneType' object has no attribute "
+                                                                            "'to_dict'")
+    assert quant_of(directory, "0.33.0")["quantization"] == NVFP4_SIDE["quantization"]
+
+
+def test_config_json_s_own_quantization_config_wins(tmp_path):
+    own = {"quant_method": "fp8", "activation_scheme": "dynamic"}
+    directory = checkpoint(tmp_path, NVFP4_SIDE, quantization_config=own)
+    raw, _ = load_checkpoint_config(directory)
+    assert raw["quantization_config"] == own and SIDE_QUANT_CONFIG not in raw
+    assert quant_of(directory, "0.33.0")["quant_method"] == "fp8"
+
+
+def test_without_the_file_nothing_changes(tmp_path):
+    raw, _ = load_checkpoint_config(checkpoint(tmp_path, None))
+    assert "quantization_config" not in raw and SIDE_QUANT_CONFIG not in raw
+
+
+def test_a_mapping_has_no_directory(tmp_path):
+    raw, label = load_checkpoint_config({"model_type": "llama"})
+    assert (raw, label) == ({"model_type": "llama"}, "<mapping>")
+
+
+def test_a_bad_file_is_an_input_error(tmp_path):
+    directory = checkpoint(tmp_path, None)
+    (directory / "hf_quant_config.json").write_text("{not json")
+    with pytest.raises(kvguard.InputError, match="hf_quant_config.json"):
+        load_checkpoint_config(directory)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
+def test_the_nvfp4_checkpoint_is_checked_through_the_api(tmp_path, version):
+    directory = checkpoint(tmp_path, NVFP4_SIDE)
+    refused = kvguard.check(str(directory), vllm_version=version, tp=16, host=BIG)
+    assert (refused.ok, refused.check, refused.exc_type) == (False, "MI_nvfp4_input", "ValueError")
+    assert refused.message == "Unsupported model when in features size is not multiple of 16"
+    accepted = kvguard.check(str(directory), vllm_version=version, tp=8, host=H100)
+    assert accepted.ok and "MI_model" not in {s.check for s in accepted.skipped}
+
+
+def test_the_nvfp4_checkpoint_is_checked_through_the_cli(tmp_path, capsys):
+    directory = checkpoint(tmp_path, NVFP4_SIDE)
+    code = run(["check", "--vllm-version", "0.33.0", "--gpus-per-node", "16", "--", "vllm", "serve",
+                str(directory), "-tp", "16"])
+    assert code == 1 and "MI_nvfp4_input" in capsys.readouterr().out
+    # the same config.json without its hf_quant_config.json is an unquantized model: accepted
+    (directory / "hf_quant_config.json").unlink()
+    assert run(["check", "--vllm-version", "0.33.0", "--gpus-per-node", "16", "--", "vllm", "serve",
+                str(directory), "-tp", "16"]) == 0
