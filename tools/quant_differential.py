@@ -55,8 +55,13 @@ def main() -> int:
                     "per release (default: a quarter of --configs)")
     ap.add_argument("--modelopt", type=int, default=None, help="ModelOpt FP8 / NVFP4 dense configs per release "
                     "(default: half of --configs)")
+    ap.add_argument("--gpt-oss", type=int, default=None, help="gpt-oss configs (MXFP4 experts, BF16 form) per release "
+                    "(default: 1)")
     args = ap.parse_args()
     from kvguard import SUPPORTED_VERSIONS
+
+    if args.gpt_oss is not None:
+        quant_tests.GPT_OSS_CONFIGS = args.gpt_oss
 
     if args.modelopt is not None:
         quant_tests.MODELOPT_CONFIGS = args.modelopt

@@ -36,6 +36,10 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   checks no size; the experts' methods (FP8 per-tensor, NVFP4) choose a backend that takes every per-rank size on
   the default host and check none.
 
+- gpt-oss (:mod:`kvguard.quant.gpt_oss`): the MLP block's assert on torch.distributed's world size (tp x pp x pcp x
+  dp), the MXFP4 experts on the default host (their backend choice pads, checks no size), their EPLB refusal from
+  0.24.0; the BF16 form's refusals (its unquantized experts' backend choice is not modelled).
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
