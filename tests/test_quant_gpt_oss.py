@@ -120,3 +120,14 @@ def test_other_quantization_of_gpt_oss_stays_open():
     fp8 = gpt_oss(quantization_config={"quant_method": "fp8", "weight_block_size": [128, 128]})
     v = kvguard.check(fp8, vllm_version="0.28.0", tp=8, host=H100)
     assert not _decided(v)
+
+
+def test_audit_names_the_world_assert():
+    # dp 16: tp 8 makes a world of 128 (2880 / 128 = 22.5), tp 4 a world of 64 (45): refused from tp 8 up
+    from kvguard.quant import quant_audit
+
+    audit = quant_audit(model_facts(gpt_oss(), vllm_version="0.33.0"), resolve("0.33.0"), dp=16)
+    assert [f["tp"] for f in audit["forbidden_tp"]] == [8, 16, 32, 64]
+    assert audit["rules"] == ["gpt-oss's MLP block asserts that torch.distributed's world size (tp x pp x pcp x dp, "
+                              "expert parallel or not) divides the intermediate size 2880: refused at tp 8, 16, 32, 64"]
+    assert any("MXFP4" in a for a in audit["assumptions"])

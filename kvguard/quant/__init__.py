@@ -1011,6 +1011,11 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                 out["assumptions"].append("the ModelOpt MoE backend of an H100-class GPU (CUDA, compute capability "
                                           "90, default environment: FP4 Marlin for NVFP4 experts, a per-tensor FP8 "
                                           "backend for FP8 experts, chosen without a size check; the default host)")
+        if scheme is not None and scheme.method == "mxfp4" and not res.unmodelled and not any(
+                "MXFP4" in a for a in out["assumptions"]):
+            out["assumptions"].append("the MXFP4 MoE backend of an H100-class GPU (CUDA, compute capability 90, default "
+                                      "environment: Triton with triton_kernels, else Marlin; either pads the per-rank "
+                                      "sizes and checks none; the default host)")
         if res.unmodelled:
             # a size kvguard cannot decide (e.g. the host's kernel choice) does not hide the sizes it can
             undecided.append({"tp": tp, "reason": res.unmodelled})
@@ -1057,6 +1062,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             kv = facts.resolved.get("num_key_value_heads")
             out["rules"].append(f"the attention module asserts that tp divides the {kv} KV heads or is a multiple of "
                                 f"them: refused at tp {label}")
+        elif check == "MI_gptoss_world":
+            inter = facts.resolved.get("intermediate_size")
+            out["rules"].append(f"gpt-oss's MLP block asserts that torch.distributed's world size (tp x pp x pcp x dp, "
+                                f"expert parallel or not) divides the intermediate size {inter}: refused at tp {label}")
         elif check == "MI_tp_gt_experts":
             out["rules"].append(f"tp above the expert count: refused at tp {label}")
         elif check == "MI_awq_input":

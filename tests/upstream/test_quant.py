@@ -565,6 +565,12 @@ GPT_OSS_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp"
                    {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8})
 
 
+def gpt_oss_layouts(version: str) -> list[dict]:
+    """GPT_OSS_LAYOUTS, with two PCP layouts from 0.12.0 (the world counts pcp), the EPLB one last."""
+    extra = [{"tp": 4, "pcp": 2}, {"tp": 8, "pcp": 16}] if resolve(version).within("0.12.0") else []
+    return list(GPT_OSS_LAYOUTS[:-1]) + extra + list(GPT_OSS_LAYOUTS[-1:])
+
+
 def gpt_oss_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` gpt-oss configs (two decoder layers: one sliding-window, one full attention): the first the catalog's
     checkpoint as it is, then variants of one or two sizes; one in four in the BF16 form (no quantization_config)."""
@@ -879,7 +885,7 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     go_rng = random.Random(seed * 7000 + SUPPORTED_VERSIONS.index(version))
     for cfg in gpt_oss_variants(go_rng, 1 if GPT_OSS_CONFIGS is None else GPT_OSS_CONFIGS):
         heads = cfg["num_attention_heads"]
-        lays = [dict(lay) for lay in GPT_OSS_LAYOUTS if heads % lay["tp"] == 0]
+        lays = [dict(lay) for lay in gpt_oss_layouts(version) if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": go_rng.sample(lays[:-1], min(max(0, n_layouts - 1), len(lays) - 1))
                       + lays[-1:]})
     lists = []
