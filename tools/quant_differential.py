@@ -59,11 +59,16 @@ def main() -> int:
                     "(default: half of --configs)")
     ap.add_argument("--hf-quant-config", type=int, default=None, help="ModelOpt checkpoints with hf_quant_config.json "
                     "beside config.json per release (default: one)")
+    ap.add_argument("--gpt-oss", type=int, default=None, help="gpt-oss configs (MXFP4 experts, BF16 form) per release "
+                    "(default: 1)")
     args = ap.parse_args()
     from kvguard import SUPPORTED_VERSIONS
 
     if args.hf_quant_config is not None:
         quant_tests.HF_QUANT_CONFIGS = args.hf_quant_config
+    if args.gpt_oss is not None:
+        quant_tests.GPT_OSS_CONFIGS = args.gpt_oss
+
     if args.modelopt is not None:
         quant_tests.MODELOPT_CONFIGS = args.modelopt
     if args.ct_configs is not None:

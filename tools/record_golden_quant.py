@@ -293,6 +293,20 @@ CASES += [
      "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
      "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True},
      "why": "ModelOpt FP8 experts with EPLB: ModelOptFp8MoEMethod never takes EPLB: refused in every release"},
+    # gpt-oss-120b as published (MXFP4 experts; kvguard.quant.gpt_oss), recorded for 0.10.2, 0.16.0, 0.20.0, 0.24.0,
+    # 0.33.0 (``--only mi-gptoss-120b-tp8 mi-gptoss-120b-dp7-ep mi-gptoss-120b-eplb``)
+    {"id": "mi-gptoss-120b-tp8", "model": "openai/gpt-oss-120b", "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "gpt-oss-120b at -tp 8: world 8 divides the intermediate size 2880; the MXFP4 experts (Triton on the "
+            "default host) pad 360 per rank and check nothing: accepted"},
+    {"id": "mi-gptoss-120b-dp7-ep", "model": "openai/gpt-oss-120b", "argv": ["-dp", "7", "--enable-expert-parallel"],
+     "layout": {"tp": 1, "dp": 7, "ep": True},
+     "why": "gpt-oss-120b at -dp 7 with expert parallel: the MLP block asserts that torch.distributed's world size "
+            "(7) divides the intermediate size 2880: a bare AssertionError in every release"},
+    {"id": "mi-gptoss-120b-eplb", "model": "openai/gpt-oss-120b",
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.24.0",
+     "why": "gpt-oss-120b with EPLB: from 0.24.0 the MoE layer reads --enable-eplb and refuses GptOssMxfp4MoEMethod "
+            "(no supports_eplb)"},
 ]
 
 
@@ -414,6 +428,9 @@ def record(version: str, only: list[str]) -> int:
                                     else "; ModelOpt kernels: FP4 Marlin for NVFP4 linear layers and experts, the "
                                          "default host's)"
                                     if _config(c).get("quantization_config", {}).get("quant_method") == "modelopt"
+                                    else "; MXFP4 MoE backend: Triton, the default host's; torch.distributed's world "
+                                         "size: tp x dp)"
+                                    if _config(c).get("quantization_config", {}).get("quant_method") == "mxfp4"
                                     else ")")}
         path = ROOT / "tests" / "cases" / version / f"{c['id']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)

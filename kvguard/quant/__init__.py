@@ -36,6 +36,10 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   checks no size; the experts' methods (FP8 per-tensor, NVFP4) choose a backend that takes every per-rank size on
   the default host and check none.
 
+- gpt-oss (:mod:`kvguard.quant.gpt_oss`): the MLP block's assert on torch.distributed's world size (tp x pp x pcp x
+  dp), the MXFP4 experts on the default host (their backend choice pads, checks no size), their EPLB refusal from
+  0.24.0; the BF16 form's refusals (its unquantized experts' backend choice is not modelled).
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
@@ -50,7 +54,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 from ..record import Record, field
+from ..record import replace as _replace
 from . import compressed_tensors as _ct
+from . import gpt_oss as _gpt_oss
 from . import modelopt_shards as _mo_shards
 from . import online as _online
 from . import wna16_moe as _wna16_moe
@@ -302,6 +308,8 @@ class Launch(Record, frozen=False):
     dp: int = 1
     pcp: int = 1
     ep: bool = False
+    #: -pp: read only by checks on torch.distributed's world size (gpt-oss's MLP block)
+    pp: int = 1
     eplb: bool = False
     redundant: int = 0
     #: the default MoE kernel selection can take a refined FP8 block shape (a host fact; None: unknown)
@@ -321,6 +329,11 @@ class Launch(Record, frozen=False):
         flat = self.dp * pcp * self.tp
         use_ep = flat > 1 and self.ep
         return (1, flat, True) if use_ep else (flat, 1, False)
+
+    def world_size(self, release) -> int:
+        """torch.distributed's world size on a worker: ParallelConfig.world_size (tp x pp, x pcp from 0.12.0), times
+        dp with more than one DP rank (``init_distributed_environment``)."""
+        return self.pp * self.tp * (self.pcp if release.within("0.12.0") else 1) * self.dp
 
     def sp_moe(self, release) -> bool:
         """``ParallelConfig.use_sequence_parallel_moe`` with the default all2all backend."""
@@ -465,6 +478,13 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
         # the ModelOpt experts' method is built (its backend choice refuses nothing on the default host), then
         # FusedMoE asks whether it takes EPLB
         refusal = _mo_shards.eplb_refusal(scheme.method, release)
+        if refusal is not None:
+            raise _Refused("MI_eplb_unsupported", **refusal)
+    if (scheme is not None and scheme.method == "mxfp4"
+            and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)):
+        # gpt-oss's MXFP4 experts (kvguard.quant.gpt_oss): the method is built (its backend choice refuses nothing on
+        # the default host), then the MoE layer asks whether it takes EPLB (0.24.0+)
+        refusal = _gpt_oss.eplb_refusal(release)
         if refusal is not None:
             raise _Refused("MI_eplb_unsupported", **refusal)
     if scheme is None or scheme.method not in ("fp8", _ct.METHOD) or scheme.block is None:
@@ -632,7 +652,7 @@ _SIZES = ("hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim
 
 
 def _degenerate(facts, launch: Launch) -> Optional[str]:
-    for name in ("tp", "dp", "pcp"):
+    for name in ("tp", "dp", "pcp", "pp"):
         value = getattr(launch, name)
         if type(value) is not int or value < 1:
             return f"{name}={value!r}"
@@ -660,7 +680,7 @@ def outcome(facts, release, launch: Launch) -> Outcome:
         if len(_MEMO) > 256:
             _MEMO.clear()
         entry = _MEMO[mkey] = (facts, {})
-    lkey: Optional[tuple] = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant,
+    lkey: Optional[tuple] = (launch.tp, launch.dp, launch.pcp, launch.pp, launch.ep, launch.eplb, launch.redundant,
                              launch.refined_fp8_moe_kernel, launch.quantization, launch.dtype, launch.moe_backend,
                              launch.all2all_backend)
     try:
@@ -716,10 +736,6 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     family = family_of(facts.architectures)
     scheme = scheme_of(facts.resolved_top, facts.resolved)
     if family is None:
-        if scheme is not None and scheme.method == "mxfp4" and "GptOssForCausalLM" in facts.architectures:
-            return Outcome(unmodelled="the weight-shard checks of GptOssForCausalLM are not modelled (the MLP block's "
-                                      "world-size assert, FusedMoE with the MXFP4 experts method, whose MoE backend "
-                                      "and per-rank padding the host selects: GPU, installed kernels, environment)")
         if scheme is not None and "DeepseekV4ForCausalLM" in facts.architectures:
             return Outcome(unmodelled=_DSV4_CONSTRUCTION)
         if scheme is not None:
@@ -732,6 +748,15 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=f"the MoE layers of {', '.join(facts.architectures) or 'this model'} are not "
                                       f"modelled (EPLB's expert-distribution check)")
         return Outcome()
+    if family == _gpt_oss.FAMILY:
+        # gpt-oss (kvguard.quant.gpt_oss): the MXFP4 experts on the default host, or the BF16 form
+        why = _gpt_oss.unmodelled(scheme.method if scheme is not None else None, quantization=launch.quantization,
+                                  moe_backend=launch.moe_backend, all2all_backend=launch.all2all_backend)
+        if why is not None:
+            return Outcome(unmodelled=why)
+        if scheme is not None:
+            scheme = QuantScheme("mxfp4")
+        launch = _replace(launch, quantization=None) if launch.quantization else launch
     quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
     if scheme is not None and not scheme.modelled and (
             scheme.method.startswith("modelopt")
@@ -799,7 +824,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         return Outcome(unmodelled=f"--quantization {launch.quantization} with a {scheme.method} checkpoint (an "
                                   f"override of the checkpoint's method) is not modelled")
     prepared = _prepared(facts, family, release, scheme)
-    key = (launch.tp, launch.dp, launch.pcp, launch.ep, launch.eplb, launch.redundant, launch.refined_fp8_moe_kernel,
+    key = (launch.tp, launch.dp, launch.pcp, launch.pp, launch.ep, launch.eplb, launch.redundant,
+           launch.refined_fp8_moe_kernel,
            launch.quantization, launch.dtype, launch.moe_backend, launch.all2all_backend)
     memo = prepared[2]
     hit = memo.get(key)
@@ -811,12 +837,15 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         try:
             if layer.kind == "check":
                 check_id, fires, values = layer.check
-                scope = dict(layer.names, tp=launch.tp, dp=launch.dp, pcp=launch.pcp, ep=launch.ep)
+                scope = dict(layer.names, tp=launch.tp, dp=launch.dp, pcp=launch.pcp, ep=launch.ep,
+                             world=launch.world_size(release))
                 if evaluate(fires, scope):
                     raise _Refused(check_id, **{k: evaluate(v, scope) for k, v in values})
             elif layer.kind == "moe":
                 _require_int_sizes(layer, layer.moe[:3])
                 _moe(layer, launch, scheme, release, needs, skip)
+                if family == _gpt_oss.FAMILY and scheme is None:
+                    raise _Unmodelled(_gpt_oss.BF16_EXPERTS)
                 if path is not None and scheme is not None:
                     _wna16_experts(layer, launch, scheme, path, release, skip)
             elif layer.kind == "replicated" and path is not None and scheme is not None:
@@ -996,6 +1025,11 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                 out["assumptions"].append("the ModelOpt MoE backend of an H100-class GPU (CUDA, compute capability "
                                           "90, default environment: FP4 Marlin for NVFP4 experts, a per-tensor FP8 "
                                           "backend for FP8 experts, chosen without a size check; the default host)")
+        if scheme is not None and scheme.method == "mxfp4" and not res.unmodelled and not any(
+                "MXFP4" in a for a in out["assumptions"]):
+            out["assumptions"].append("the MXFP4 MoE backend of an H100-class GPU (CUDA, compute capability 90, default "
+                                      "environment: Triton with triton_kernels, else Marlin; either pads the per-rank "
+                                      "sizes and checks none; the default host)")
         if res.unmodelled:
             # a size kvguard cannot decide (e.g. the host's kernel choice) does not hide the sizes it can
             undecided.append({"tp": tp, "reason": res.unmodelled})
@@ -1042,6 +1076,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             kv = facts.resolved.get("num_key_value_heads")
             out["rules"].append(f"the attention module asserts that tp divides the {kv} KV heads or is a multiple of "
                                 f"them: refused at tp {label}")
+        elif check == "MI_gptoss_world":
+            inter = facts.resolved.get("intermediate_size")
+            out["rules"].append(f"gpt-oss's MLP block asserts that torch.distributed's world size (tp x pp x pcp x dp, "
+                                f"expert parallel or not) divides the intermediate size {inter}: refused at tp {label}")
         elif check == "MI_tp_gt_experts":
             out["rules"].append(f"tp above the expert count: refused at tp {label}")
         elif check == "MI_awq_input":

@@ -701,7 +701,7 @@ def _mi(state):
     if out is None:
         from ..quant import Launch, outcome
 
-        out = state._mi_out = outcome(state.facts, state.release, Launch(tp=state.tp, dp=state.dp, pcp=state.pcp, ep=bool(state.ep), eplb=bool(state.eplb),
+        out = state._mi_out = outcome(state.facts, state.release, Launch(tp=state.tp, dp=state.dp, pcp=state.pcp, pp=state.pp, ep=bool(state.ep), eplb=bool(state.eplb),
                                                        redundant=state.redundant, refined_fp8_moe_kernel=True,
                                                        quantization=state.layout.quantization,
                                                        dtype=state.layout.dtype,
@@ -757,6 +757,8 @@ def _mi_undecided(state) -> bool:
             for name in MOE_ENV:
                 if state.env.get(name):
                     state.unmodelled(f"{name} changes the ModelOpt MoE backend selection (not modelled)")
+    if _gpt_oss_read(state):
+        _gpt_oss_host(state, out)
     if _online_moe_read(state):
         from ..quant.online import FP8_MOE_ENV
 
@@ -765,6 +767,42 @@ def _mi_undecided(state) -> bool:
                 state.unmodelled(f"{name} changes the FP8 MoE backend selection of online FP8 experts (not modelled)")
     state._mi_skip = False
     return False
+
+
+def _gpt_oss_read(state) -> bool:
+    """Whether the outcome read gpt-oss's layers (kvguard.quant.gpt_oss)."""
+    from ..quant import family_of
+    from ..quant.gpt_oss import FAMILY
+
+    return family_of(state.facts.architectures) == FAMILY
+
+
+def _gpt_oss_host(state, out) -> None:
+    """gpt-oss: the MLP block's world-size assert reads torch.distributed's world, which kvguard models as tp x pp x
+    pcp x dp; the MXFP4 experts' backend choice is decided for the default host (compute capability 9.0, default
+    environment).  A refusal before the experts (the sharding checks, the world assert) reads neither the GPU nor
+    the environment."""
+    if state.dp > 1 and state.backend == "external_launcher":
+        state.unmodelled("torch.distributed's world size with --distributed-executor-backend external_launcher and "
+                         "data parallelism (gpt-oss's MLP block asserts on it) is not modelled")
+    if state.elastic_ep:
+        state.unmodelled("torch.distributed's world size with elastic expert parallelism (gpt-oss's MLP block asserts "
+                         "on it) is not modelled")
+    if out.check in ("MI_gptoss_world", "MI_divide") or out.unmodelled:
+        return
+    from ..quant import scheme_of
+    from ..quant.gpt_oss import MXFP4_ENV
+
+    scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
+    if scheme is None or scheme.method != "mxfp4":
+        return
+    capability = state.need("gpu_capability")
+    if capability != _MODELLED_CAPABILITY:
+        state.unmodelled(f"the MXFP4 MoE backend selection of gpt-oss's experts is modelled for compute capability "
+                         f"{_MODELLED_CAPABILITY} (this host: {capability})")
+    for name in MXFP4_ENV:
+        if state.env.get(name):
+            state.unmodelled(f"{name} changes the MXFP4 MoE backend selection (not modelled)")
 
 
 def _online_moe_read(state) -> bool:
@@ -2221,6 +2259,12 @@ RULES = (
           description="--enable-eplb with a MoE method without EPLB support (the AWQ / GPTQ MoE methods, "
                       "MoeWNA16Method, CompressedTensorsWNA16MarlinMoEMethod up to 0.26.x, from 0.27.0 "
                       "CompressedTensorsWNA16MoEMethod on a backend other than TRITON; ModelOptFp8MoEMethod)"),
+    Check("MI_gptoss_world", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_gptoss_world"), template="",
+          source="vllm/model_executor/models/gpt_oss.py::MLPBlock.__init__ (torch.distributed's world size: "
+                 "vllm/distributed/parallel_state.py::init_distributed_environment)",
+          description="gpt-oss: the intermediate size must divide torch.distributed's world size, tp x pp x pcp x dp "
+                      "with or without expert parallel (bare assert)"),
     Check("MI_moe_intermediate", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_moe_intermediate"), template="",
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: vllm/model_executor/layers/fused_moe/config.py)",

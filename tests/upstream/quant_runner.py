@@ -276,6 +276,8 @@ def _stubs():
     _marlin_workspace_on_h100()
     _modelopt_nvfp4_kernel_on_h100()
     _modelopt_moe_backend_on_h100()
+    _mxfp4_moe_backend_on_h100()
+    _gpt_oss_world_size()
     try:
         import vllm.model_executor.layers.quantization.fp8 as f8
     except Exception:  # noqa: BLE001
@@ -433,6 +435,73 @@ def _modelopt_moe_backend_on_h100():
             select_marlin = select  # 0.14.x: the release's own choice, with the probes above
         select_marlin._kvg = True
         mo.select_nvfp4_moe_backend = select_marlin
+
+
+#: the MXFP4 MoE backend the stand-in names (KVG_MXFP4_BACKEND): TRITON (the default host with the triton_kernels
+#: package) or MARLIN (without it)
+MXFP4_BACKEND = os.environ.get("KVG_MXFP4_BACKEND", "TRITON")
+
+
+def _mxfp4_moe_backend_on_h100():
+    """gpt-oss's MXFP4 experts' method picks its MoE backend while it is built (before ``create_weights``, which pads
+    the per-rank sizes for that backend).  On the default host (compute capability 9.0, default environment, no
+    FlashInfer MXFP4 switch) the releases' selectors (0.10.2-0.18.x ``get_mxfp4_backend``, 0.19.1+ the priority list
+    of ``select_mxfp4_moe_backend`` / ``select_gpt_oss_mxfp4_moe_backend``, whose FlashInfer TRT-LLM and CK entries
+    need SM100 / ROCm) name Triton with the triton_kernels package, else Marlin; the CPU platform answers NONE (the
+    method's assert).  Stood in as that host's answer, ``MXFP4_BACKEND`` (the experts class as the release maps
+    it)."""
+    try:
+        import vllm.model_executor.layers.quantization.mxfp4 as mx
+    except Exception:  # noqa: BLE001 - not in this release
+        return
+    if callable(getattr(mx, "get_mxfp4_backend", None)) and not getattr(mx.get_mxfp4_backend, "_kvg", False):
+        backend = mx.Mxfp4Backend[MXFP4_BACKEND]
+
+        def get_backend(*a, **k):
+            return backend
+        get_backend._kvg = True
+        mx.get_mxfp4_backend = get_backend
+    for name in ("select_mxfp4_moe_backend", "select_gpt_oss_mxfp4_moe_backend"):
+        select = getattr(mx, name, None)
+        if not callable(select) or getattr(select, "_kvg", False):
+            continue
+        import importlib
+
+        oracle = importlib.import_module(select.__module__)
+        backend = oracle.Mxfp4MoeBackend[MXFP4_BACKEND]
+        experts = oracle.backend_to_kernel_cls(backend)
+        experts = experts[0] if isinstance(experts, (list, tuple)) else experts
+
+        def select_on_h100(*a, _b=backend, _e=experts, **k):
+            return _b, _e
+        select_on_h100._kvg = True
+        setattr(mx, name, select_on_h100)
+
+
+class _World:
+    """``torch.distributed`` as gpt-oss's MLP block reads it on a worker: initialized, with the world
+    ``init_distributed_environment`` sets up (tp x pp x pcp, times dp with more than one DP rank; pp is 1 here)."""
+
+    @staticmethod
+    def is_initialized():
+        return True
+
+    @staticmethod
+    def get_world_size(group=None):
+        return SIZES["tp"] * SIZES["dp"] * SIZES["pcp"]
+
+    def __getattr__(self, name):
+        import torch.distributed
+
+        return getattr(torch.distributed, name)
+
+
+def _gpt_oss_world_size():
+    """gpt-oss's MLP block asserts that the intermediate size divides ``torch.distributed``'s world size (not the TP
+    size): the one rank here has no process group, so the module sees the layout's world (:class:`_World`)."""
+    mod = sys.modules.get("vllm.model_executor.models.gpt_oss")
+    if mod is not None and not isinstance(getattr(mod, "dist", None), _World):
+        mod.dist = _World()
 
 
 def _marlin_workspace_on_h100():

@@ -636,6 +636,50 @@ def hf_quant_config_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+GPT_OSS_CONFIGS: "int | None" = None
+#: gpt-oss (kvguard.quant.gpt_oss): the catalog's MXFP4 checkpoints and their BF16 form, with varied sizes the
+#: construction reads: the intermediate size (the MLP block's assert on torch.distributed's world size: 2880 = 2^6 x
+#: 45 refuses a world of 128; 2048, 1536, 3000, 2112 others), the hidden size, the expert count, the heads
+GPT_OSS_BASES = ("openai/gpt-oss-120b", "openai/gpt-oss-20b")
+GPT_OSS_INTERMEDIATE = (2880, 2048, 1536, 3000, 2112, 1440, 720)
+#: tp x dp x pcp worlds that divide 2880 or not (128, 7, 14, 24 x 3 ...), with and without expert parallel, and EPLB
+GPT_OSS_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 64}, {"tp": 8, "dp": 16},
+                   {"tp": 8, "dp": 16, "ep": True}, {"tp": 1, "dp": 7}, {"tp": 2, "dp": 7, "ep": True},
+                   {"tp": 4, "dp": 3}, {"tp": 8, "dp": 4, "ep": True}, {"tp": 1, "dp": 5, "ep": True, "eplb": True},
+                   {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8})
+
+
+def gpt_oss_layouts(version: str) -> list[dict]:
+    """GPT_OSS_LAYOUTS, with two PCP layouts from 0.12.0 (the world counts pcp), the EPLB one last."""
+    extra = [{"tp": 4, "pcp": 2}, {"tp": 8, "pcp": 16}] if resolve(version).within("0.12.0") else []
+    return list(GPT_OSS_LAYOUTS[:-1]) + extra + list(GPT_OSS_LAYOUTS[-1:])
+
+
+def gpt_oss_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` gpt-oss configs (two decoder layers: one sliding-window, one full attention): the first the catalog's
+    checkpoint as it is, then variants of one or two sizes; one in four in the BF16 form (no quantization_config)."""
+    out = []
+    while len(out) < n:
+        cfg = copy.deepcopy(catalog.lookup(GPT_OSS_BASES[len(out) % 2] if len(out) < 2 else
+                                           rng.choice(GPT_OSS_BASES)).config)
+        cfg["num_hidden_layers"] = 2
+        cfg["layer_types"] = list(cfg.get("layer_types") or ["sliding_attention", "full_attention"])[:2]
+        if out:
+            roll = rng.random()
+            if roll < 0.5:
+                cfg["intermediate_size"] = rng.choice(GPT_OSS_INTERMEDIATE)
+            elif roll < 0.65:
+                cfg["hidden_size"] = rng.choice([2048, 3072, 2880])
+            elif roll < 0.8:
+                cfg["num_local_experts"] = rng.choice([8, 16, 32, 60, 128])
+            else:
+                cfg["num_attention_heads"], cfg["num_key_value_heads"] = rng.choice([(64, 8), (32, 4), (48, 8)])
+            if rng.random() < 0.25:
+                cfg.pop("quantization_config", None)
+        out.append(cfg)
+    return out
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -679,7 +723,7 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme", "MI_ct_no_target": "no-scheme",
             "MI_eplb_unsupported": "ep-eplb", "MI_ct_wna16_moe_group": "ct-wna16-moe",
             "MI_ct_wna16_moe_hidden": "ct-wna16-moe", "MI_ct_wna16_moe_int8_group": "ct-wna16-moe",
-            "MI_nvfp4_input": "modelopt-nvfp4"}
+            "MI_nvfp4_input": "modelopt-nvfp4", "MI_gptoss_world": "sharding"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
@@ -963,6 +1007,13 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
             lays = [lay for lay in lays if set(lay) == {"tp"}] + [{"tp": 64}] * (heads % 64 == 0)
         case["layouts"] = hfq_rng.sample(lays, min(n_layouts, len(lays)))
         cases.append(case)
+    # gpt-oss (MXFP4 experts, BF16 form): the world-size layouts (a stream of its own per release, the EPLB one last)
+    go_rng = random.Random(seed * 7000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in gpt_oss_variants(go_rng, 1 if GPT_OSS_CONFIGS is None else GPT_OSS_CONFIGS):
+        heads = cfg["num_attention_heads"]
+        lays = [dict(lay) for lay in gpt_oss_layouts(version) if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": go_rng.sample(lays[:-1], min(max(0, n_layouts - 1), len(lays) - 1))
+                      + lays[-1:]})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)
