@@ -98,6 +98,9 @@ def selected_impl(state: Any) -> tuple[str, str, Optional[str]]:
     facts = state._facts
     if state.env.get("VLLM_ATTENTION_BACKEND"):
         raise NotDecided("VLLM_ATTENTION_BACKEND is set (not modelled)")
+    if state.kv_cache_dtype == "auto" and state.cache_dtype != "auto":
+        raise NotDecided(f"the KV-cache dtype {state.cache_dtype} (--kv-cache-dtype auto resolved from the "
+                         f"checkpoint's KV-cache quantization): the backends' KV-cache dtypes are not modelled")
     for flag in ("is_attention_free", "is_hybrid", "has_inner_state"):
         if arch_flag(facts.architectures, flag, state.release):
             raise NotDecided("hybrid or attention-free models build other attention layers (not modelled)")
@@ -207,6 +210,7 @@ def _selector_inputs(state: Any) -> tuple[int, str]:
     resolved = facts.resolved or {}
     if state.kv_cache_dtype != "auto":
         raise NotDecided(f"--kv-cache-dtype {state.kv_cache_dtype}: the backends' KV-cache dtypes are not modelled")
+
     if state.env.get("VLLM_BATCH_INVARIANT"):
         raise NotDecided("VLLM_BATCH_INVARIANT is set (not modelled)")
     if getattr(state, "spec", None) is not None:

@@ -80,8 +80,10 @@ class LaunchReport(Record, frozen=False):
                                             "default": self.length["default"]}
         if f.use_mla is None or f.total_num_kv_heads is None or not isinstance(tp, int) or tp < 1:
             return out
-        from .kv.kvsize import kv_cache_dtype_bytes
+        from .kv.kvsize import KV_CACHE_DTYPE_BYTES, kv_cache_dtype_bytes
 
+        if self.kv_cache_dtype not in KV_CACHE_DTYPE_BYTES and self.kv_cache_dtype != "auto":
+            return out   # a packed cache (NVFP4 from the checkpoint): its bytes are not modelled
         _, b = kv_cache_dtype_bytes(self.kv_cache_dtype)   # "auto": bfloat16 on a CUDA node
         if self.kv_cache_dtype == "auto" and self.layout.get("dtype") in ("float", "float32"):
             b = 4   # the "auto" KV cache takes the model's dtype, which --dtype float32 makes 4 bytes wide
@@ -203,10 +205,20 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
                                                            model_dir, cmd.fields))
     if not env_from_os:
         verdict = verdict.with_notes(*_unapplied_env_notes(vllm_env))
+    kv_cache_dtype = layout.get("kv_cache_dtype", "auto")
+    if kv_cache_dtype == "auto" and isinstance(verdict.facts, ModelFacts):
+        from .quant.kv_cache import checkpoint_cache_dtype
+
+        named = checkpoint_cache_dtype(verdict.facts.resolved_top or {}, release)
+        if named not in (None, "auto"):
+            kv_cache_dtype = named
+            verdict = verdict.with_notes(f"KV cache: --kv-cache-dtype auto is {named} for this checkpoint (vLLM "
+                                         f"{release.key} takes the KV-cache quantization its quantization_config "
+                                         f"names)")
     report = LaunchReport(verdict, model=model.name, source=model.source, location=model.location,
                           layout=layout, legal_dcp_sizes=legal, legal_dcp_reason=legal_reason,
                           env_assumptions=env_assumed, length=length,
-                          kv_cache_dtype=_sized_kv_cache_dtype(layout.get("kv_cache_dtype", "auto")))
+                          kv_cache_dtype=_sized_kv_cache_dtype(kv_cache_dtype))
     if suggest:
         report.suggestion_host = host
         if not verdict.ok:
@@ -344,10 +356,11 @@ def _shorter_length_note(verdict, release, length: dict, env: dict, host, model,
 
 
 def _sized_kv_cache_dtype(value: str) -> str:
-    """The launch's --kv-cache-dtype when kvguard sizes it (kvguard.kv.kvsize), else "auto"."""
+    """The launch's KV-cache dtype when kvguard sizes it (kvguard.kv.kvsize), "auto" for an unsized value the
+    command line gave, the value itself for a packed one a checkpoint names (``nvfp4``: no bytes reported)."""
     from .kv.kvsize import KV_CACHE_DTYPE_BYTES
 
-    return value if value in KV_CACHE_DTYPE_BYTES else "auto"
+    return value if value in KV_CACHE_DTYPE_BYTES or value == "nvfp4" else "auto"
 
 
 def _unapplied_env_notes(applied: dict) -> "list[str]":

@@ -511,7 +511,10 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     reason = kv_cache_groups_reason(raw, facts) or _registry_reason(facts, release)
     if reason is not None:
         refuse(reason)
-    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw), vllm_version=release.key)
+    from ..quant.kv_cache import effective
+
+    sized, named = effective(kv_cache_dtype, facts.resolved_top or {}, release)
+    dtype_name, b = kv_cache_dtype_bytes(sized, model_dtype=config_dtype(raw), vllm_version=release.key)
     mla = bool(facts.use_mla)
     heads = facts.num_kv_heads(tp)
     # numbers here: kv_cache_groups_reason refused a model without a head size or layers
@@ -524,8 +527,8 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
             f"block size {block_size}: " + ("what FlashMLA (Hopper) uses; other MLA backends differ (CUTLASS MLA on "
                                              "Blackwell: 128)" if mla else "vLLM's CacheConfig default on CUDA")
             + " — the attention backend can change it; pass the block size your launch uses")
-    notes = list(mem_notes)
-    if kv_cache_dtype == "auto" and config_dtype(raw) in (None, "float32", "float"):
+    notes = list(mem_notes) + ([named] if named else [])
+    if sized == "auto" and config_dtype(raw) in (None, "float32", "float"):
         notes.append("config dtype float32/unknown: --dtype auto sized as bfloat16 (a bf16-capable CUDA GPU)")
     partition = (env or {}).get("VLLM_PP_LAYER_PARTITION")
     core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=num_layers,

@@ -218,9 +218,12 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
     else:
         facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code,
                             model_path=model_path)
-    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw), vllm_version=release.key)
-    notes = []
-    if kv_cache_dtype == "auto" and config_dtype(raw) in (None, "float32", "float"):
+    from ..quant.kv_cache import effective
+
+    sized, named = effective(kv_cache_dtype, facts.resolved_top or {}, release)
+    dtype_name, b = kv_cache_dtype_bytes(sized, model_dtype=config_dtype(raw), vllm_version=release.key)
+    notes = [named] if named else []
+    if sized == "auto" and config_dtype(raw) in (None, "float32", "float"):
         notes.append("config dtype float32/unknown: --dtype auto sized as bfloat16 (a bf16-capable CUDA GPU)")
     if raw is not None and any(k in raw or k in (raw.get("text_config") or {}) for k in _HYBRID_HINTS):
         notes.append("layers differ (sliding window / chunked / hybrid): every layer is sized as full attention, "

@@ -179,13 +179,16 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
         from ..errors import Undecidable
         raise Undecidable(f"architectures {list(facts.architectures)} are not in vLLM {release.version}'s "
                           "model registry")
-    dtype_name, b = kv_cache_dtype_bytes(kv_cache_dtype, model_dtype=config_dtype(raw),
+    from ..quant.kv_cache import effective
+
+    sized, named = effective(kv_cache_dtype, facts.resolved_top or {}, release)
+    dtype_name, b = kv_cache_dtype_bytes(sized, model_dtype=config_dtype(raw),
                                          vllm_version=release.key)
     layers = facts.num_hidden_layers
     if facts.use_mla is None or not facts.head_size or not layers or facts.total_num_kv_heads is None:
         raise InputError("the model has no attention KV cache kvguard can size", source="<plan>")
     nnodes = 1
-    notes = []
+    notes = [named] if named else []
     if gpus > g:
         if gpus % g:
             raise InputError(f"{gpus} GPUs do not fill nodes of {g}", source="<plan>", key="gpus")

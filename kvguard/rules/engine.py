@@ -181,6 +181,16 @@ class State:
     def facts(self) -> ModelFacts:
         return self._facts
 
+    @property
+    def cache_dtype(self) -> str:
+        """``CacheConfig.cache_dtype``: ``--kv-cache-dtype``, its ``auto`` resolved from a ModelOpt checkpoint's
+        KV-cache quantization by the engine arguments (0.14.0+, kvguard.quant.kv_cache)."""
+        if self.kv_cache_dtype != "auto":
+            return self.kv_cache_dtype
+        from ..quant.kv_cache import checkpoint_cache_dtype
+
+        return checkpoint_cache_dtype(self._facts.resolved_top or {}, self.release) or "auto"
+
     def unmodelled(self, reason: str) -> None:
         """The reading check depends on something kvguard does not model: it is skipped with ``reason``."""
         raise _Skip(reason)

@@ -3,7 +3,8 @@
 usage: python quant_verify_runner.py CASES.json OUT.json
 
 CASES: {"cases": [{"id", "config": {...config.json...}, "quantization": str | null, "dtype": str | null,
-        "allow_deprecated_quantization": bool, "vllm_config": bool}]}
+        "allow_deprecated_quantization": bool, "vllm_config": bool, "files": {name: json} beside config.json,
+        "cache_dtype": bool (also record what ``--kv-cache-dtype auto`` resolves to)}]}
 
 Per case one ``ModelConfig(model=<dir with config.json>, quantization=…, dtype=…)`` (offline, tokenizer
 init skipped): ``_verify_quantization`` (the checkpoint's ``quant_method``, the override loop, the
@@ -84,6 +85,17 @@ def _quant_config_sees_capability(capability):
     return lambda: setattr(VllmConfig, "_get_quantization_config", real)
 
 
+def _auto_cache_dtype(model_config):
+    """What ``--kv-cache-dtype auto`` becomes: the call EngineArgs.create_engine_config makes before it builds
+    CacheConfig (0.14.0+, vllm.utils.torch_utils.resolve_kv_cache_dtype_string); "auto" in releases without it.
+    (The whole engine config is not built: the CPU platform refuses an FP8 KV cache, the GPU does not.)"""
+    try:
+        from vllm.utils.torch_utils import resolve_kv_cache_dtype_string
+    except ImportError:
+        return "auto"
+    return resolve_kv_cache_dtype_string("auto", model_config)
+
+
 def main(cases_path, out_path):
     spec = json.load(open(cases_path))
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -104,6 +116,9 @@ def main(cases_path, out_path):
         work = tempfile.mkdtemp(prefix="kvg-qv-")
         with open(os.path.join(work, "config.json"), "w") as fh:
             json.dump(case["config"], fh)
+        for name, content in (case.get("files") or {}).items():   # e.g. hf_quant_config.json beside config.json
+            with open(os.path.join(work, name), "w") as fh:
+                json.dump(content, fh)
         rec = {"id": case["id"]}
         kwargs = {"model": work, "tokenizer": work, "skip_tokenizer_init": True}
         if case.get("quantization") is not None:
@@ -128,6 +143,8 @@ def main(cases_path, out_path):
             rec.update(stage="model", **describe(exc))
         else:
             rec.update(stage="ok", quantization=mc.quantization, dtype=str(mc.dtype))
+            if case.get("cache_dtype"):
+                rec["cache_dtype"] = _auto_cache_dtype(mc)
         finally:
             if undo is not None:
                 undo()

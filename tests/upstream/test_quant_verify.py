@@ -615,17 +615,105 @@ def compare_dsv4(version: str, cases: list[dict], records: list[dict]) -> dict:
     return {"version": version, "model_config": first, "vllm_config": second}
 
 
-def run_both(version: str, n: int, n_dtype: int, seed: int, n_dsv4: int = 0) -> tuple[dict, dict]:
+# ---------------------------------------------------------------------------
+# the KV-cache dtype a checkpoint gives --kv-cache-dtype auto (0.14.0+: ModelOpt's KV-cache quantization;
+# kvguard.quant.kv_cache)
+
+_KV_ENTRIES = (None, "FP8", "fp8", "NVFP4", "nvfp4", "INT8", "bf16",
+               {"dynamic": False, "num_bits": 8, "type": "float"}, {"dynamic": False, "num_bits": 4, "type": "float"},
+               {"dynamic": True, "num_bits": 8, "type": "float"}, {"num_bits": 8, "type": "int", "dynamic": False})
+
+
+def generate_cache_dtype(seed: int, version: str, n: int) -> list[dict]:
+    """ModelConfig cases of ModelOpt FP8 / NVFP4 checkpoints (flat config.json, nested with and without
+    quant_method, nested in hf_quant_config.json beside config.json) whose KV-cache entries (kv_cache_quant_algo,
+    kv_cache_scheme, at either level) vary, and compressed-tensors / fp8 checkpoints with a KV-cache scheme."""
+    rng = random.Random(f"cache-dtype-{seed}-{version}")
+    base = {k: v for k, v in catalog.lookup("meta-llama/Llama-3.1-8B-Instruct").config.items()}
+    ct = catalog.lookup("Qwen/Qwen3-32B-FP8").config
+    cases = []
+    for i in range(n):
+        algo = rng.choice(["FP8", "NVFP4"])
+        extra = {"group_size": 16} if algo == "NVFP4" else {}
+        entry, key = rng.choice(_KV_ENTRIES), rng.choice(["kv_cache_quant_algo", "kv_cache_scheme"])
+        form = rng.choice(["flat", "nested", "nested-named", "file", "other-method"])
+        files = {}
+        cfg = dict(base)
+        if form == "flat":
+            cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": algo, "ignore": ["lm_head"],
+                                          "producer": {"name": "modelopt", "version": "0.31.0"}, key: entry,
+                                          **({"kv_cache_scheme": None} if key != "kv_cache_scheme" else {}), **extra}
+        elif form == "other-method":
+            # compressed-tensors' kv_cache_scheme / an fp8 checkpoint's: the releases leave "auto" as it is
+            q = dict(ct["quantization_config"])
+            q["kv_cache_scheme"] = entry if isinstance(entry, dict) else None
+            cfg = dict(ct, quantization_config=q)
+        else:
+            nested = {"producer": {"name": "modelopt", "version": "0.23.0"},
+                      "quantization": {"quant_algo": algo, "exclude_modules": ["lm_head"], key: entry,
+                                       **({"kv_cache_quant_algo": None} if key != "kv_cache_quant_algo" else {}),
+                                       **extra}}
+            if form == "nested-named":
+                nested["quant_method"] = "modelopt_fp4" if algo == "NVFP4" else "modelopt"
+            if form == "file":
+                files["hf_quant_config.json"] = nested
+            else:
+                cfg["quantization_config"] = nested
+        cases.append({"id": f"kv{i}-{form}-{algo}-{key}-{entry}", "config": copy.deepcopy(cfg), "files": files,
+                      "quantization": None, "dtype": None, "allow_deprecated_quantization": False,
+                      "vllm_config": False, "cache_dtype": True})
+    return cases
+
+
+def compare_cache_dtype(version: str, cases: list[dict], records: list[dict]) -> dict:
+    """kvguard's ``--kv-cache-dtype auto`` (kvguard.quant.kv_cache) against the release's, where both build the
+    ModelConfig; a case ModelConfig refuses counts apart (the first differential compares those)."""
+    import tempfile
+
+    from kvguard.errors import ModelConfigRefused
+    from kvguard.quant.kv_cache import checkpoint_cache_dtype
+
+    release = resolve_release(version, False)
+    agree, refused, disagree = 0, 0, []
+    for case, rec in zip(cases, records):
+        source = case["config"]
+        if case["files"]:
+            source = tempfile.mkdtemp(prefix="kvg-kvdtype-")
+            for name, content in {"config.json": case["config"], **case["files"]}.items():
+                with open(os.path.join(source, name), "w") as fh:
+                    json.dump(content, fh)
+        try:
+            facts = kvguard.model_facts(source, vllm_version=version)
+        except ModelConfigRefused:
+            facts = None
+        if rec.get("stage") != "ok" or facts is None:
+            refused += 1
+            continue
+        mine = checkpoint_cache_dtype(facts.resolved_top or {}, release) or "auto"
+        if mine == rec["cache_dtype"]:
+            agree += 1
+        else:
+            disagree.append({"id": case["id"], "kvguard": mine, "release": rec["cache_dtype"]})
+    return {"version": version, "agree": agree, "refused": refused, "disagree": disagree}
+
+
+def run_both(version: str, n: int, n_dtype: int, seed: int, n_dsv4: int = 0, n_cache: int = 0
+             ) -> tuple[dict, dict]:
     """Both kinds of case through one oracle start (the release's import dominates the cost); with ``n_dsv4``
-    the DeepSeek-V4 cases too (their report is the second one's ``dsv4``)."""
+    the DeepSeek-V4 cases too (their report is the second one's ``dsv4``), with ``n_cache`` the KV-cache dtype
+    cases (its ``cache_dtype``)."""
     python, python_env = _python(version)
     cases, dtype_cases = generate(seed, version, n), generate_dtype(seed, version, n_dtype)
     dsv4_cases = generate_dsv4(seed, version, n_dsv4) if n_dsv4 else []
-    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases + dsv4_cases)
+    cache_cases = generate_cache_dtype(seed, version, n_cache) if n_cache else []
+    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases + dsv4_cases
+                         + cache_cases)
     split = len(cases) + len(dtype_cases)
     dtype_report = compare_dtype(version, dtype_cases, records[len(cases):split])
     if dsv4_cases:
-        dtype_report["dsv4"] = compare_dsv4(version, dsv4_cases, records[split:])
+        dtype_report["dsv4"] = compare_dsv4(version, dsv4_cases, records[split:split + len(dsv4_cases)])
+    if cache_cases:
+        dtype_report["cache_dtype"] = compare_cache_dtype(version, cache_cases, records[split + len(dsv4_cases):])
     return compare(version, cases, records[:len(cases)]), dtype_report
 
 
@@ -634,7 +722,8 @@ def test_quant_checks_agree_with_real_vllm(version):
     report, dtype_report = run_both(version, int(os.environ.get("KVG_QVERIFY_CASES", "16")),
                                     int(os.environ.get("KVG_QVERIFY_DTYPE_CASES", "12")),
                                     int(os.environ.get("KVG_DIFF_SEED", "7")),
-                                    int(os.environ.get("KVG_QVERIFY_DSV4_CASES", "12")))
+                                    int(os.environ.get("KVG_QVERIFY_DSV4_CASES", "12")),
+                                    int(os.environ.get("KVG_QVERIFY_CACHE_CASES", "8")))
     out = os.environ.get("KVG_DIFF_REPORT_DIR")
     if out:
         os.makedirs(out, exist_ok=True)
@@ -644,6 +733,8 @@ def test_quant_checks_agree_with_real_vllm(version):
     reports = [report, dtype_report]
     if "dsv4" in dtype_report:
         reports += [dtype_report["dsv4"]["model_config"], dtype_report["dsv4"]["vllm_config"]]
+    if "cache_dtype" in dtype_report:
+        reports.append(dtype_report["cache_dtype"])
     for rep in reports:
         assert not rep["disagree"], json.dumps(rep["disagree"][:5], indent=1)
     assert report["agree"] > 0 and dtype_report["agree"] > 0
@@ -662,6 +753,14 @@ if __name__ == "__main__":
                   md["oracle_other"], "disagree", len(md["disagree"]))
             for case in md["disagree"][:8]:
                 print("  ", json.dumps(case)[:700])
+            continue
+        if part == "cache_dtype":
+            _, d = run_both(v, 0, 0, int(os.environ.get("KVG_DIFF_SEED", "7")), 0,
+                            int(os.environ.get("KVG_QVERIFY_CACHE_CASES", "60")))
+            c = d["cache_dtype"]
+            print(v, "cache_dtype: agree", c["agree"], "refused", c["refused"], "disagree", len(c["disagree"]))
+            for case in c["disagree"][:8]:
+                print("  ", json.dumps(case)[:400])
             continue
         if part == "gpt_oss":
             g = run_gpt_oss(v)
