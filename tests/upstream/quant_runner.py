@@ -631,7 +631,13 @@ def main(inp: str, out: str) -> None:
     records: list = []
     _record_hooks(records)
     results = []
+    environ = dict(os.environ)
     for case in cases:
+        # each case sees the run's environment only: 0.10.2/0.11.0's create_engine_config writes VLLM_USE_V1 into
+        # os.environ (envs.set_vllm_use_v1), and a later case would read it as set (then the CPU platform's V1
+        # refusal of sliding-window models raises instead of falling back to V0)
+        os.environ.clear()
+        os.environ.update(environ)
         t0 = time.time()
         try:
             _quant_modules_see_cuda_90()
