@@ -2,6 +2,7 @@
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
                                           [--ct-configs N] [--ct-moe N] [--ct-mla N] [--online-fp8 N] [--wna16-mla N] [--modelopt N]
+                                          [--modelopt-exclusions N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -55,11 +56,15 @@ def main() -> int:
                     "per release (default: a quarter of --configs)")
     ap.add_argument("--modelopt", type=int, default=None, help="ModelOpt FP8 / NVFP4 dense configs per release "
                     "(default: half of --configs)")
+    ap.add_argument("--modelopt-exclusions", type=int, default=None, help="ModelOpt exports with exclusion lists "
+                    "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
     args = ap.parse_args()
     from kvguard import SUPPORTED_VERSIONS
 
     if args.modelopt is not None:
         quant_tests.MODELOPT_CONFIGS = args.modelopt
+    if args.modelopt_exclusions is not None:
+        quant_tests.MODELOPT_EXCL_CONFIGS = args.modelopt_exclusions
     if args.ct_configs is not None:
         quant_tests.CT_CONFIGS = args.ct_configs
     if args.ct_moe is not None:

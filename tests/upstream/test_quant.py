@@ -511,7 +511,7 @@ def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` ModelOpt FP8 (per-tensor, per-channel) / NVFP4 exports of Llama-style configs (the flat layout of
     config.json, some with the nested hf_quant_config layout), with varied intermediate / hidden sizes, and (one in
     two) of Qwen3-MoE / Mixtral configs with varied expert intermediate sizes (FP8 / NVFP4); one in six after the
-    first names a decoder layer in its exclusions (kvguard leaves those undecided)."""
+    first names a decoder layer in its exclusions (kvguard.quant.modelopt_shards.layer_state)."""
     bases = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8")
     out = []
     while len(out) < n:
@@ -548,6 +548,48 @@ def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
             q = {"quant_method": "modelopt", "quant_algo": algo, "producer": {"name": "modelopt", "version": "0.29.0"},
                  "ignore": ignore, "kv_cache_scheme": None, **({"group_size": 16} if algo == "NVFP4" else {})}
         cfg["quantization_config"] = q
+        out.append(cfg)
+    return out
+
+
+#: ModelOpt exclusion lists (kvguard.quant.modelopt_shards.layer_state); how many exports run() builds per release
+#: (None: a quarter of the configs, at least one); tools/quant_differential.py --modelopt-exclusions
+MODELOPT_EXCL_CONFIGS: "int | None" = None
+#: exclusion lists derived from real ModelOpt exports (docs/model-construction.md quotes the sources:
+#: nvidia/DeepSeek-R1-FP4's "model.layers.61*" (vllm-project/vllm#25987), its new-style list naming every layer
+#: and "*qkv_a_proj*" patterns (sgl-project/sglang#9712), the router "*.mlp.gate" (NVIDIA/TensorRT-LLM#11324)), in
+#: every form the matching reads: exact names, fused and shard names, substrings, wildcards (with and without a dot
+#: before the ``*``), the MoE router and experts, the attention of layer 0; "{moe}" is the MoE block's name
+MODELOPT_EXCLUSIONS = (
+    ["lm_head", "model.layers.0.self_attn*"], ["lm_head", "model.layers.*.{moe}.gate"], ["lm_head", "*.{moe}.gate"],
+    ["lm_head", "model.layers.1*"], ["lm_head", "model.layers.0.mlp*"], ["lm_head", "*mlp.gate*"],
+    ["lm_head", "model.layers.1.self_attn.q_proj", "model.layers.1.self_attn.k_proj",
+     "model.layers.1.self_attn.v_proj"],
+    ["lm_head", "model.layers.1.self_attn.q_proj"], ["lm_head", "model.layers.1.self_attn.qkv_proj"],
+    ["lm_head", "model.layers.1.mlp.down_proj"], ["lm_head", "model.layers.1.mlp.gate_up_proj"],
+    ["lm_head", "model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj"], ["lm_head", "down_proj"],
+    ["lm_head", "model.layers.1.{moe}.experts*"], ["lm_head", "*experts*"], ["lm_head", "*.experts.*"],
+    ["lm_head", "model.layers.1.{moe}.experts.0.down_proj"], ["lm_head", "model.layers.1.{moe}.experts"],
+    ["*self_attn*", "lm_head"], ["lm_head", "*.mlp.*"], ["lm_head", "model.layers.*.mlp.down_proj"],
+    ["lm_head", "model.layers.0.self_attn.kv_a_proj_with_mqa"], ["lm_head", "*qkv_a_proj*"],
+    ["lm_head", "*kv_a_proj_with_mqa*", "*q_a_proj*"], ["lm_head", "model.layers.1.mlp.shared_experts.down_proj"],
+    ["model.layers.1.mlp"], [], ["lm_*"],
+)
+
+
+def modelopt_exclusion_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` ModelOpt exports (modelopt_variants' configs) whose exclusion list is one of MODELOPT_EXCLUSIONS, under
+    the key a release may read (nested ``exclude_modules``, flat ``ignore`` or flat ``exclude_modules``)."""
+    out = []
+    for cfg in modelopt_variants(rng, n):
+        moe = "block_sparse_moe" if "num_local_experts" in cfg else "mlp"
+        names = [x.format(moe=moe) for x in rng.choice(MODELOPT_EXCLUSIONS)]
+        q = cfg["quantization_config"]
+        if "quantization" in q:
+            q["quantization"]["exclude_modules"] = names
+        else:
+            q.pop("ignore", None)
+            q["ignore" if rng.random() < 0.6 else "exclude_modules"] = names
         out.append(cfg)
     return out
 
@@ -833,6 +875,18 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
             # the MoE exports: the MoE layouts (a sample, the EPLB one last)
             lays = [dict(lay) for lay in MODELOPT_MOE_LAYOUTS if heads % lay["tp"] == 0]
             cases.append({"config": cfg, "layouts": mo_rng.sample(lays[:-1], min(max(0, n_layouts - 1),
+                                                                                len(lays) - 1)) + lays[-1:]})
+            continue
+        lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
+        cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
+    # ModelOpt exclusion lists (a stream of its own per release): the same layouts
+    mx_rng = random.Random(seed * 7000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in modelopt_exclusion_variants(mx_rng, max(1, n_configs // 4) if MODELOPT_EXCL_CONFIGS is None
+                                           else MODELOPT_EXCL_CONFIGS):
+        heads = cfg["num_attention_heads"]
+        if any(k in cfg for k in ("num_experts", "num_local_experts", "n_routed_experts")):
+            lays = [dict(lay) for lay in MODELOPT_MOE_LAYOUTS if heads % lay["tp"] == 0]
+            cases.append({"config": cfg, "layouts": mx_rng.sample(lays[:-1], min(max(0, n_layouts - 1),
                                                                                 len(lays) - 1)) + lays[-1:]})
             continue
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
