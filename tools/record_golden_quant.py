@@ -289,6 +289,21 @@ CASES += [
      "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
      "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True},
      "why": "ModelOpt FP8 experts with EPLB: ModelOptFp8MoEMethod never takes EPLB: refused in every release"},
+    # exclusion lists (kvguard.quant.modelopt_shards.layer_state): the flat "ignore" is read from 0.11.1
+    {"id": "mi-modelopt-nvfp4-i12000-tp4-mlp-excluded", "model": "meta-llama/Llama-3.1-8B-Instruct",
+     "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16",
+                      "quantization_config": dict(MODELOPT_NVFP4, ignore=["lm_head", "model.layers.*.mlp*"])},
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "ModelOpt NVFP4, intermediate 12000 at -tp 4 (down_proj: 3000 input features per rank) with ignore "
+            "[lm_head, model.layers.*.mlp*]: 0.10.2 - 0.11.0 read the flat exclude_modules only, so down_proj is "
+            "quantized and refused; from 0.11.1 ignore is read and every MLP matches (regular expression, then "
+            "fnmatch; 0.26.0+ as model.layers.*.mlp / model.layers.*.mlp.* after the Llama mapper): accepted"},
+    {"id": "mi-modelopt-fp8-qwen3-30b-a3b-eplb-experts-excluded", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": dict(MODELOPT_FP8, ignore=["lm_head", "model.layers.*.mlp.experts*"])},
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True},
+     "why": "ModelOpt FP8 with the experts excluded, EPLB: up to 0.11.x FusedMoE takes ModelOptFp8MoEMethod anyway "
+            "(refused: no EPLB); from 0.12.0 the excluded experts are unquantized, which take EPLB: accepted"},
 ]
 
 
