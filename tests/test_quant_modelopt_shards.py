@@ -191,16 +191,58 @@ def _deepseek_v2_lite(algo: str) -> dict:
 
 
 @pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
-def test_deepseek_fp8_experts_decided_nvfp4_open(version):
+def test_deepseek_fp8_experts_decided(version):
     # per-tensor FP8 checks no size in any layer: tp 16 (1408 / 16 = 88 expert features per rank) builds, and the FP8
-    # experts refuse EPLB as Qwen3-MoE's do; NVFP4 (the replicated MLA projections' input check) stays open
+    # experts refuse EPLB as Qwen3-MoE's do
     v = kvguard.check(_deepseek_v2_lite("FP8"), vllm_version=version, tp=16, host=BIG)
     assert v.ok and "MI_model" not in [s.check for s in v.skipped]
     e = kvguard.check(_deepseek_v2_lite("FP8"), vllm_version=version, host=H100, dp=8, enable_expert_parallel=True,
                       enable_eplb=True)
     assert (e.check, e.exc_type) == ("MI_eplb_unsupported", "NotImplementedError")
-    n = kvguard.check(_deepseek_v2_lite("NVFP4"), vllm_version=version, tp=8, host=H100)
-    assert n.ok and "on DeepSeek-V2/V3" in _mi_reason(n)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.13.0", "0.20.0", "0.33.0"])
+def test_deepseek_nvfp4(version):
+    # DeepSeek-V2-Lite NVFP4: the dense first layer's down_proj takes 10944 / 8 = 1368 = 85.5 x 16 input features at
+    # tp 8: refused; tp 4 gives 2736 = 171 x 16 (o_proj 16 x 128 / 4 = 512, shared experts' down_proj 2816 / 4 = 704,
+    # q_proj / kv_a_proj_with_mqa 2048, kv_b_proj 512): built
+    v = kvguard.check(_deepseek_v2_lite("NVFP4"), vllm_version=version, tp=8, host=H100)
+    assert (v.ok, v.check, v.exc_type, v.message) == (False, "MI_nvfp4_input", "ValueError", NVFP4_INPUT)
+    ok = kvguard.check(_deepseek_v2_lite("NVFP4"), vllm_version=version, tp=4, host=H100)
+    assert ok.ok and "MI_model" not in [s.check for s in ok.skipped]
+    # layer 0's MLP excluded (no mapper on DeepSeek: "model.layers.0.mlp*" matches as a wildcard from 0.12.0, as a
+    # regular expression before): the shared experts' 2816 / 8 = 352 = 22 x 16 per rank: built.  The flat "ignore"
+    # is read from 0.11.1; 0.10.2 reads "exclude_modules"
+    c = _deepseek_v2_lite("NVFP4")
+    q = c["quantization_config"]
+    q["exclude_modules" if version == "0.10.2" else "ignore"] = ["lm_head", "model.layers.0.mlp*"]
+    ex = kvguard.check(c, vllm_version=version, tp=8, host=H100)
+    assert ex.ok and "MI_model" not in [s.check for s in ex.skipped]
+
+
+def test_deepseek_nvfp4_replicated_kv_a_proj_input():
+    # 20 heads, hidden 2060 (128.75 x 16) with every q_proj excluded: the next quantized layer reading the hidden size
+    # is the replicated kv_a_proj_with_mqa (tp does not split it): refused on its whole input
+    c = _deepseek_v2_lite("NVFP4")
+    c["num_attention_heads"], c["hidden_size"] = 20, 2060
+    c["quantization_config"]["ignore"] = ["lm_head", "model.layers.*.self_attn.q_proj"]
+    v = kvguard.check(c, vllm_version="0.33.0", tp=4, host=H100)
+    assert (v.ok, v.check, v.message) == (False, "MI_nvfp4_input", NVFP4_INPUT)
+    # the MLPs excluded too: kv_a_proj_with_mqa is the only quantized layer reading 2060; excluded as well: built
+    c["quantization_config"]["ignore"] = ["lm_head", "model.layers.*.self_attn.q_proj", "model.layers.*.mlp.*"]
+    from kvguard.quant import Launch, outcome
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    res = outcome(model_facts(c, vllm_version="0.20.0"), resolve("0.20.0"), Launch(tp=4))
+    assert (res.check, res.layer, dict(res.values)) == ("MI_nvfp4_input", "model.layers.0.self_attn.kv_a_proj_with_mqa",
+                                                        {"size": 2060})
+    c["quantization_config"]["ignore"].append("*kv_a_proj_with_mqa")
+    assert kvguard.check(c, vllm_version="0.20.0", tp=4, host=H100).ok
+    # the attention excluded as a whole: the dense MLP's gate_up_proj (input 2060) refuses instead
+    c["quantization_config"]["ignore"] = ["lm_head", "model.layers.*.self_attn*"]
+    v2 = kvguard.check(c, vllm_version="0.33.0", tp=4, host=H100)
+    assert (v2.ok, v2.check) == (False, "MI_nvfp4_input")
 
 
 def test_host_facts_the_kernel_choice_reads():

@@ -31,7 +31,7 @@ architectures, :mod:`kvguard.rules.table` for the messages):
 - online FP8 (``--quantization fp8`` of an unquantized checkpoint, :mod:`kvguard.quant.online`): per-tensor FP8
   linear and MoE methods, no block, nothing ignored.
 
-- ModelOpt FP8 / NVFP4 exports of the dense ``llama`` family and of Qwen3-MoE / Mixtral, FP8 of DeepSeek-V2/V3
+- ModelOpt FP8 / NVFP4 exports of the dense ``llama`` family, Qwen3-MoE, Mixtral and DeepSeek-V2/V3
   (:mod:`kvguard.quant.modelopt_shards`, with the layers their exclusion lists leave unquantized, by release): the
   NVFP4 linear method's per-rank input multiple of 16; FP8 per-tensor
   checks no size; the experts' methods (FP8 per-tensor, NVFP4) choose a backend that takes every per-rank size on
@@ -361,6 +361,13 @@ def _require_int_sizes(layer: Layer, sizes: tuple) -> None:
 def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized",
             path: Optional[str] = None) -> None:
     if layer.kind == "replicated":
+        if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
+                and not layer.prefix.endswith(".gate")):
+            # a replicated projection built with the quantization config (DeepSeek's kv_a_proj_with_mqa without a
+            # q LoRA; the MoE router gate never takes it): the NVFP4 input check on the whole input
+            _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
+            if layer.input_size % _mo_shards.INPUT_MULTIPLE != 0:
+                raise _Refused("MI_nvfp4_input", size=layer.input_size)
         return
     if layer.kind == "vocab":
         # VocabParallelEmbedding: the vocabulary padded to a multiple of 64, divided over tp
@@ -868,8 +875,8 @@ def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
     if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab"):
         return _wna16_skip_state(layer, scheme, release)
     if scheme is not None and scheme.method in _mo_shards.METHODS:
-        # replicated layers: no ModelOpt check reads their sizes, and none is a fused layer
-        if layer.kind not in ("qkv", "merged", "column", "row", "moe"):
+        # replicated layers are matched too (none is a fused layer): NVFP4 checks DeepSeek's kv_a_proj_with_mqa
+        if layer.kind not in ("qkv", "merged", "column", "row", "moe", "replicated"):
             return "quantized"
         return _mo_shards.layer_state(layer.prefix, layer.shards, "moe" if layer.kind == "moe" else "linear",
                                       scheme.ignored, scheme.method, release)

@@ -15,7 +15,7 @@ Mirrors vllm/model_executor/layers/quantization/modelopt.py of each release (rea
   input that is not a multiple of 128, 0.29.0+ pad the output; from 0.20.0 the host's block-FP8 kernel choice runs
   while the layer is built) is not modelled.
 
-The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE and Mixtral (DeepSeek-V2/V3: FP8),
+The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE, Mixtral and DeepSeek-V2/V3,
 ``quant_algo`` FP8 (``ModelOptFp8MoEMethod``) and NVFP4 (``ModelOptNvFp4FusedMoE``), read in 0.10.2, 0.13.0, 0.14.1, 0.15.0, 0.16.0,
 0.20.0, 0.24.0, 0.28.0, 0.30.0, 0.33.0: the method picks its MoE backend while it is built, then ``create_weights``
 sizes the expert weights and scales from the per-rank intermediate size (``// 2`` packed FP4, ``// group_size``
@@ -32,15 +32,17 @@ auto``, the default all2all backend) the backend choice refuses no layout:
   all2all backend, no size check; 0.32.0+ HUMMING may come before it, taking the layer or not; 0.20.0+ EMULATION
   after it) takes the layer.
 
-DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py): the FP8 exports only — per-tensor FP8 checks no size in
-any layer (the MLA projections, replicated or not, the dense and shared-expert MLPs), and the experts are Qwen3-MoE's
-case; NVFP4 there would need the input check of the replicated MLA projections (``kv_a_proj_with_mqa``, by release),
-which is not modelled.
+DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py, read in 0.10.2, 0.20.0, 0.33.0): per-tensor FP8 checks no
+size in any layer (the MLA projections, replicated or not, the dense and shared-expert MLPs); NVFP4 checks the input
+of every linear layer built with the quantization config: the split ones as in the dense models, the replicated
+``kv_a_proj_with_mqa`` (no q LoRA) and the tp-disabled ``fused_qkv_a_proj`` (q LoRA) on their whole input (the
+hidden size), while the MoE router gate is built without it in every release (``ReplicatedLinear`` / 0.20.0+
+``GateLinear`` with ``quant_config=None``).  The experts are Qwen3-MoE's case.
 
 So the experts add no refusal of their own: the construction is FusedMoE's (the flattened MoE TP size, the
 per-partition intermediate size) and the linear layers' (NVFP4: the attention and dense layers' input multiple
-of 16).  Left skipped (:func:`moe_unmodelled`): other MoE families, NVFP4 on DeepSeek-V2/V3,
-``FP8_PER_CHANNEL_PER_TOKEN`` experts, ``--moe-backend`` other than auto, an explicit ``--all2all-backend``, the NVFP4
+of 16).  Left skipped (:func:`moe_unmodelled`): other MoE families, ``FP8_PER_CHANNEL_PER_TOKEN`` experts,
+``--moe-backend`` other than auto, an explicit ``--all2all-backend``, the NVFP4
 ``moe`` activation override (0.32.0+), and (kvguard.rules.table) another compute capability or an environment
 variable of :data:`MOE_ENV`.
 
@@ -97,8 +99,8 @@ METHODS = ("modelopt", "modelopt_fp4")
 INPUT_MULTIPLE = 16
 #: the quant_algo values each decided method is read for (as ModelOpt writes them, upper case)
 _ALGOS = {"modelopt": ("FP8", "FP8_PER_CHANNEL_PER_TOKEN"), "modelopt_fp4": ("NVFP4",)}
-#: the MoE families whose ModelOpt experts are decided (kvguard/data/quant_archs.json names; deepseek_v2 for FP8
-#: only, in moe_unmodelled)
+#: the MoE families whose ModelOpt experts are decided (kvguard/data/quant_archs.json names; deepseek_v2 too, in
+#: moe_unmodelled)
 MOE_FAMILIES = ("qwen3_moe", "mixtral")
 #: the environment variables that steer the ModelOpt MoE backend selection in some release (FP8 / NVFP4 FlashInfer,
 #: DeepGEMM, AITER, the forced-Marlin test switch, 0.30.0+ the B12X FP4 override, the Marlin input dtype, batch
@@ -235,11 +237,8 @@ def moe_unmodelled(family: str, cfg: Mapping[str, Any], method: str, *, moe_back
                    all2all_backend: Optional[str]) -> Optional[str]:
     """Why the ModelOpt experts of a launch are not decided (None: they are; see the module docstring)."""
     algo = _algo(cfg)
-    if family == "deepseek_v2" and algo == "FP8":
-        pass  # per-tensor FP8 checks no size in any layer: DeepSeek's replicated MLA projections included
-    elif family == "deepseek_v2":
-        return (f"the {method} quantization method on DeepSeek-V2/V3 (the NVFP4 check of the replicated MLA "
-                f"projections, by release) is not modelled")
+    if family == "deepseek_v2":
+        pass  # FP8 checks no size in any layer; NVFP4 checks every quantized linear's input (the replicated too)
     elif family not in MOE_FAMILIES:
         return (f"the {method} quantization method's MoE experts of the {family} family (ModelOpt's MoE methods "
                 f"choose a MoE backend on the GPU while they are built) are not modelled")

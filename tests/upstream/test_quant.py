@@ -496,7 +496,7 @@ MODELOPT_INTERMEDIATE = (14336, 11008, 13696, 12000, 11000, 18944, 4864, 8192)
 #: 128 (768 at 16: 48, 1408 at 8: 176, 1416 at 8: 177) are taken by the experts' methods on the default host
 MODELOPT_MOE_BASES = ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-v0.1")
 #: DeepSeek-V2-Lite (MLA, a dense first layer, 64 routed + 2 shared experts) and DeepSeek-V3 (q_lora_rank, three dense
-#: layers, 256 routed experts): FP8 exports only
+#: layers, 256 routed experts): FP8 and NVFP4 exports
 MODELOPT_MLA_BASES = ("deepseek-ai/DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V3")
 MODELOPT_MOE_INTERMEDIATE = (768, 1408, 640, 1536, 14336, 720, 1000, 1400, 1416)
 #: the MoE layouts of those configs: tp 1-32 (the heads allow no more), tp x dp up to 64 without expert parallel,
@@ -510,8 +510,8 @@ MODELOPT_MOE_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, 
 def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` ModelOpt FP8 (per-tensor, per-channel) / NVFP4 exports of Llama-style configs (the flat layout of
     config.json, some with the nested hf_quant_config layout), with varied intermediate / hidden sizes, and (one in
-    two) of Qwen3-MoE / Mixtral configs with varied expert intermediate sizes (FP8 / NVFP4); one in six after the
-    first names a decoder layer in its exclusions (kvguard.quant.modelopt_shards.layer_state)."""
+    two) of Qwen3-MoE / Mixtral / DeepSeek-V2/V3 configs with varied expert intermediate sizes (FP8 / NVFP4); one in
+    six after the first names a decoder layer in its exclusions (kvguard.quant.modelopt_shards.layer_state)."""
     bases = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8")
     out = []
     while len(out) < n:
@@ -531,9 +531,7 @@ def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
         if rng.random() < 0.3 and "head_dim" not in cfg and not moe:
             # another hidden size (head_dim follows it): the column layers' unsplit input
             cfg["hidden_size"] = rng.choice([3072, 4032, 5120])
-        if moe and "kv_lora_rank" in cfg:
-            algo = "FP8"  # (NVFP4 on DeepSeek stays undecided)
-        elif moe:
+        if moe:
             algo = "NVFP4" if rng.random() < 0.6 else "FP8"
         else:
             algo = "NVFP4" if rng.random() < 0.7 else "FP8" if rng.random() < 0.6 else "FP8_PER_CHANNEL_PER_TOKEN"
@@ -573,7 +571,8 @@ MODELOPT_EXCLUSIONS = (
     ["*self_attn*", "lm_head"], ["lm_head", "*.mlp.*"], ["lm_head", "model.layers.*.mlp.down_proj"],
     ["lm_head", "model.layers.0.self_attn.kv_a_proj_with_mqa"], ["lm_head", "*qkv_a_proj*"],
     ["lm_head", "*kv_a_proj_with_mqa*", "*q_a_proj*"], ["lm_head", "model.layers.1.mlp.shared_experts.down_proj"],
-    ["model.layers.1.mlp"], [], ["lm_*"],
+    ["model.layers.1.mlp"], [], ["lm_*"], ["lm_head", "model.layers.*.self_attn.q_proj"],
+    ["lm_head", "model.layers.*.self_attn*", "model.layers.*.mlp.gate", "model.layers.*.mlp.shared_experts*"],
 )
 
 
@@ -584,6 +583,16 @@ def modelopt_exclusion_variants(rng: random.Random, n: int) -> list[dict]:
     for cfg in modelopt_variants(rng, n):
         moe = "block_sparse_moe" if "num_local_experts" in cfg else "mlp"
         names = [x.format(moe=moe) for x in rng.choice(MODELOPT_EXCLUSIONS)]
+        if "kv_lora_rank" in cfg and rng.random() < 0.3:
+            # a hidden size that is not a multiple of 16 (20 heads: the config checks take it): the NVFP4 check of
+            # the first quantized layer reading it (q_proj / fused_qkv_a_proj, kv_a_proj_with_mqa when the list
+            # leaves it quantized, the dense MLP).  The routed experts stay quantized: unquantized ones go through
+            # the release's unquantized MoE backend choice, which the CPU oracle answers with its CPU kernels'
+            # hidden-size alignment (not the GPU's Triton, which takes any)
+            cfg["num_attention_heads"], cfg["hidden_size"] = 20, 2060
+            names = rng.choice((["lm_head", "model.layers.*.self_attn.q_proj"],
+                                ["lm_head", "model.layers.*.self_attn.q_proj", "model.layers.0.mlp.*",
+                                 "model.layers.*.mlp.shared_experts.*"]))
         q = cfg["quantization_config"]
         if "quantization" in q:
             q["quantization"]["exclude_modules"] = names
