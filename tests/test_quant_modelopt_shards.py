@@ -72,9 +72,104 @@ def _mi_reason(v) -> str:
     return {s.check: s.reason for s in v.skipped}.get("MI_model", "")
 
 
-def test_exclusions_naming_decoder_layers_leave_construction_open():
+def test_excluding_the_refusing_mlp_builds_the_rest():
+    # intermediate 13696 at tp 16: every down_proj takes 856 features per rank.  0.33.0: the Llama mapper turns
+    # "model.layers.0.mlp*" into "model.layers.0.mlp" (a substring of layer 0's MLP names only, not of layer 10's)
+    # and "model.layers.0.mlp.*": layer 0's down_proj is unquantized, layer 1's refuses
     v = kvguard.check(llama(13696, ignore=["lm_head", "model.layers.0.mlp*"]), vllm_version="0.33.0", tp=16, host=BIG)
-    assert v.ok and "exclude_modules / ignore" in _mi_reason(v)
+    assert (v.ok, v.check, v.message) == (False, "MI_nvfp4_input", NVFP4_INPUT)
+    # every MLP excluded by a wildcard (fnmatch, 0.12.0+): the attention layers (4096 in, 4096 / 16 per rank for
+    # o_proj = 256) are multiples of 16: built
+    ok = kvguard.check(llama(13696, ignore=["lm_head", "model.layers.*.mlp.down_proj"]), vllm_version="0.33.0",
+                       tp=16, host=BIG)
+    assert ok.ok and "MI_model" not in [s.check for s in ok.skipped]
+
+
+@pytest.mark.parametrize("version,built", [("0.10.2", True), ("0.11.0", True), ("0.11.1", False), ("0.12.0", False),
+                                           ("0.20.0", False), ("0.33.0", True)])
+def test_the_exclusion_key_by_release(version, built):
+    # a flat config naming "exclude_modules" (no "ignore"): read up to 0.11.0 and again from 0.33.0 (its fallback
+    # when "ignore" is absent); 0.11.1 - 0.32.x read "ignore" only, so nothing is excluded and every down_proj
+    # (856 features per rank at tp 16) refuses.  "*mlp.down_proj" matches every down_proj as a regular expression
+    # (0.10.2 - 0.11.0 NVFP4) and as a wildcard (0.33.0; no trailing "*", so the mapper leaves it whole)
+    cfg = llama(13696)
+    q = cfg["quantization_config"]
+    del q["ignore"]
+    q["exclude_modules"] = ["lm_head", "*mlp.down_proj"]
+    v = kvguard.check(cfg, vllm_version=version, tp=16, host=BIG)
+    if built:
+        assert v.ok and "MI_model" not in [s.check for s in v.skipped]
+    else:
+        assert (v.ok, v.check, v.message) == (False, "MI_nvfp4_input", NVFP4_INPUT)
+
+
+@pytest.mark.parametrize("version,method,state", [
+    ("0.10.2", "modelopt", "skipped"),       # FP8: a listed name contained in the prefix (no equality exception)
+    ("0.10.2", "modelopt_fp4", "skipped"),   # NVFP4: every entry fully matched as a regular expression
+    ("0.11.0", "modelopt", "quantized"),     # FP8 0.11.x: the substring stage skips a name equal to the prefix
+    ("0.11.1", "modelopt", "quantized"),
+    ("0.11.1", "modelopt_fp4", "skipped"),   # NVFP4 0.11.x: entries with a "." as regular expressions
+    ("0.12.0", "modelopt", "skipped"),       # fnmatch of the name itself
+    ("0.24.0", "modelopt_fp4", "skipped"),   # is_layer_skipped: the fused name first
+])
+def test_fused_name_listed_by_release(version, method, state):
+    from kvguard.quant import modelopt_shards as ms
+    from kvguard.versions import resolve
+
+    prefix = "model.layers.1.mlp.gate_up_proj"
+    assert ms.layer_state(prefix, ("gate_proj", "up_proj"), "linear", (prefix,), method, resolve(version)) == state
+
+
+def test_split_of_a_trailing_star_by_release():
+    # "*mlp.gate*" matches gate_up_proj as a wildcard; from 0.26.0 the Llama model has a checkpoint-name mapper and
+    # 0.13.0+ then split the entry into "*mlp.gate" and "*mlp.gate.*", neither of which matches gate_up_proj
+    from kvguard.quant import modelopt_shards as ms
+    from kvguard.versions import resolve
+
+    cfg = {"quant_method": "modelopt", "quant_algo": "FP8", "ignore": ["lm_head", "*mlp.gate*"]}
+    prefix = "model.layers.3.mlp.gate_up_proj"
+    for version, state in (("0.24.0", "skipped"), ("0.26.0", "quantized"), ("0.33.0", "quantized")):
+        names, why = ms.exclusions(cfg, "llama", "modelopt", resolve(version))
+        assert why is None
+        assert ms.layer_state(prefix, ("gate_proj", "up_proj"), "linear", names, "modelopt", resolve(version)) == state
+    # DeepSeek-V2/V3 have no mapper: the entry stays whole
+    names, _ = ms.exclusions(cfg, "deepseek_v2", "modelopt", resolve("0.33.0"))
+    assert names == ("lm_head", "*mlp.gate*")
+
+
+@pytest.mark.parametrize("version,method,state", [("0.11.0", "modelopt_fp4", "quantized"),
+                                                  ("0.11.1", "modelopt_fp4", "skipped"),
+                                                  ("0.11.1", "modelopt", "quantized"),
+                                                  ("0.12.0", "modelopt", "skipped")])
+def test_experts_consult_the_list_by_release(version, method, state):
+    from kvguard.quant import modelopt_shards as ms
+    from kvguard.versions import resolve
+
+    assert ms.layer_state("model.layers.1.mlp.experts", (), "moe", ("lm_head", "*experts*"), method,
+                          resolve(version)) == state
+
+
+def test_fp8_partial_fused_layer_is_the_shards_value_error():
+    # q_proj listed, k_proj / v_proj not: is_layer_skipped raises (every release), at layer 1's qkv_proj
+    v = kvguard.check(llama(14336, "FP8", ignore=["lm_head", "model.layers.1.self_attn.q_proj"]),
+                      vllm_version="0.28.0", tp=2, host=H100)
+    assert (v.ok, v.check, v.exc_type, v.message) == (
+        False, "MI_fused_shards", "ValueError", "Detected some but not all shards of model.layers.1.self_attn.qkv_proj "
+        "are quantized. All shards of fused layers to have the same precision.")
+
+
+def test_quantized_nvfp4_lm_head_is_open_from_0_24_0():
+    # nothing excluded: 0.24.0+ build the LM head with the NVFP4 linear method (not modelled); 0.20.0 does not
+    v = kvguard.check(llama(14336, ignore=[]), vllm_version="0.24.0", tp=8, host=H100)
+    assert v.ok and "LM head" in _mi_reason(v)
+    ok = kvguard.check(llama(14336, ignore=[]), vllm_version="0.20.0", tp=8, host=H100)
+    assert ok.ok and "MI_model" not in [s.check for s in ok.skipped]
+
+
+def test_regex_reading_of_nvfp4_entries_before_0_12_0_is_open():
+    v = kvguard.check(llama(14336, ignore=["lm_head", "model.layers.[0-3].mlp*"]), vllm_version="0.11.1", tp=8,
+                      host=H100)
+    assert v.ok and "regular expression" in _mi_reason(v)
 
 
 def test_other_algorithms_and_other_moe_families_stay_open():
@@ -96,16 +191,58 @@ def _deepseek_v2_lite(algo: str) -> dict:
 
 
 @pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
-def test_deepseek_fp8_experts_decided_nvfp4_open(version):
+def test_deepseek_fp8_experts_decided(version):
     # per-tensor FP8 checks no size in any layer: tp 16 (1408 / 16 = 88 expert features per rank) builds, and the FP8
-    # experts refuse EPLB as Qwen3-MoE's do; NVFP4 (the replicated MLA projections' input check) stays open
+    # experts refuse EPLB as Qwen3-MoE's do
     v = kvguard.check(_deepseek_v2_lite("FP8"), vllm_version=version, tp=16, host=BIG)
     assert v.ok and "MI_model" not in [s.check for s in v.skipped]
     e = kvguard.check(_deepseek_v2_lite("FP8"), vllm_version=version, host=H100, dp=8, enable_expert_parallel=True,
                       enable_eplb=True)
     assert (e.check, e.exc_type) == ("MI_eplb_unsupported", "NotImplementedError")
-    n = kvguard.check(_deepseek_v2_lite("NVFP4"), vllm_version=version, tp=8, host=H100)
-    assert n.ok and "on DeepSeek-V2/V3" in _mi_reason(n)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.13.0", "0.20.0", "0.33.0"])
+def test_deepseek_nvfp4(version):
+    # DeepSeek-V2-Lite NVFP4: the dense first layer's down_proj takes 10944 / 8 = 1368 = 85.5 x 16 input features at
+    # tp 8: refused; tp 4 gives 2736 = 171 x 16 (o_proj 16 x 128 / 4 = 512, shared experts' down_proj 2816 / 4 = 704,
+    # q_proj / kv_a_proj_with_mqa 2048, kv_b_proj 512): built
+    v = kvguard.check(_deepseek_v2_lite("NVFP4"), vllm_version=version, tp=8, host=H100)
+    assert (v.ok, v.check, v.exc_type, v.message) == (False, "MI_nvfp4_input", "ValueError", NVFP4_INPUT)
+    ok = kvguard.check(_deepseek_v2_lite("NVFP4"), vllm_version=version, tp=4, host=H100)
+    assert ok.ok and "MI_model" not in [s.check for s in ok.skipped]
+    # layer 0's MLP excluded (no mapper on DeepSeek: "model.layers.0.mlp*" matches as a wildcard from 0.12.0, as a
+    # regular expression before): the shared experts' 2816 / 8 = 352 = 22 x 16 per rank: built.  The flat "ignore"
+    # is read from 0.11.1; 0.10.2 reads "exclude_modules"
+    c = _deepseek_v2_lite("NVFP4")
+    q = c["quantization_config"]
+    q["exclude_modules" if version == "0.10.2" else "ignore"] = ["lm_head", "model.layers.0.mlp*"]
+    ex = kvguard.check(c, vllm_version=version, tp=8, host=H100)
+    assert ex.ok and "MI_model" not in [s.check for s in ex.skipped]
+
+
+def test_deepseek_nvfp4_replicated_kv_a_proj_input():
+    # 20 heads, hidden 2060 (128.75 x 16) with every q_proj excluded: the next quantized layer reading the hidden size
+    # is the replicated kv_a_proj_with_mqa (tp does not split it): refused on its whole input
+    c = _deepseek_v2_lite("NVFP4")
+    c["num_attention_heads"], c["hidden_size"] = 20, 2060
+    c["quantization_config"]["ignore"] = ["lm_head", "model.layers.*.self_attn.q_proj"]
+    v = kvguard.check(c, vllm_version="0.33.0", tp=4, host=H100)
+    assert (v.ok, v.check, v.message) == (False, "MI_nvfp4_input", NVFP4_INPUT)
+    # the MLPs excluded too: kv_a_proj_with_mqa is the only quantized layer reading 2060; excluded as well: built
+    c["quantization_config"]["ignore"] = ["lm_head", "model.layers.*.self_attn.q_proj", "model.layers.*.mlp.*"]
+    from kvguard.quant import Launch, outcome
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    res = outcome(model_facts(c, vllm_version="0.20.0"), resolve("0.20.0"), Launch(tp=4))
+    assert (res.check, res.layer, dict(res.values)) == ("MI_nvfp4_input", "model.layers.0.self_attn.kv_a_proj_with_mqa",
+                                                        {"size": 2060})
+    c["quantization_config"]["ignore"].append("*kv_a_proj_with_mqa")
+    assert kvguard.check(c, vllm_version="0.20.0", tp=4, host=H100).ok
+    # the attention excluded as a whole: the dense MLP's gate_up_proj (input 2060) refuses instead
+    c["quantization_config"]["ignore"] = ["lm_head", "model.layers.*.self_attn*"]
+    v2 = kvguard.check(c, vllm_version="0.33.0", tp=4, host=H100)
+    assert (v2.ok, v2.check) == (False, "MI_nvfp4_input")
 
 
 def test_host_facts_the_kernel_choice_reads():

@@ -1,7 +1,9 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-int8 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N] [--wna16-mla N] [--modelopt N] [--hf-quant-config N]
+                                          [--ct-configs N] [--ct-int8 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
+                                          [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
+                                          [--hf-quant-config N] [--gpt-oss N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -61,6 +63,8 @@ def main() -> int:
                     "beside config.json per release (default: one)")
     ap.add_argument("--gpt-oss", type=int, default=None, help="gpt-oss configs (MXFP4 experts, BF16 form) per release "
                     "(default: 1)")
+    ap.add_argument("--modelopt-exclusions", type=int, default=None, help="ModelOpt exports with exclusion lists "
+                    "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
     args = ap.parse_args()
     from kvguard import SUPPORTED_VERSIONS
 
@@ -71,6 +75,8 @@ def main() -> int:
 
     if args.modelopt is not None:
         quant_tests.MODELOPT_CONFIGS = args.modelopt
+    if args.modelopt_exclusions is not None:
+        quant_tests.MODELOPT_EXCL_CONFIGS = args.modelopt_exclusions
     if args.ct_configs is not None:
         quant_tests.CT_CONFIGS = args.ct_configs
     if args.ct_int8 is not None:

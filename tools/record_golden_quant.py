@@ -307,6 +307,44 @@ CASES += [
      "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.24.0",
      "why": "gpt-oss-120b with EPLB: from 0.24.0 the MoE layer reads --enable-eplb and refuses GptOssMxfp4MoEMethod "
             "(no supports_eplb)"},
+    # exclusion lists (kvguard.quant.modelopt_shards.layer_state): the flat "ignore" is read from 0.11.1
+    {"id": "mi-modelopt-nvfp4-i12000-tp4-mlp-excluded", "model": "meta-llama/Llama-3.1-8B-Instruct",
+     "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16",
+                      "quantization_config": dict(MODELOPT_NVFP4, ignore=["lm_head", "model.layers.*.mlp*"])},
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "ModelOpt NVFP4, intermediate 12000 at -tp 4 (down_proj: 3000 input features per rank) with ignore "
+            "[lm_head, model.layers.*.mlp*]: 0.10.2 - 0.11.0 read the flat exclude_modules only, so down_proj is "
+            "quantized and refused; from 0.11.1 ignore is read and every MLP matches (regular expression, then "
+            "fnmatch; 0.26.0+ as model.layers.*.mlp / model.layers.*.mlp.* after the Llama mapper): accepted"},
+    {"id": "mi-modelopt-fp8-qwen3-30b-a3b-eplb-experts-excluded", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": dict(MODELOPT_FP8, ignore=["lm_head", "model.layers.*.mlp.experts*"])},
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True},
+     "why": "ModelOpt FP8 with the experts excluded, EPLB: up to 0.11.x FusedMoE takes ModelOptFp8MoEMethod anyway "
+            "(refused: no EPLB); from 0.12.0 the excluded experts are unquantized, which take EPLB: accepted"},
+    # NVFP4 on DeepSeek-V2/V3 (kvguard.quant.modelopt_shards): every quantized linear's input, the replicated too
+    {"id": "mi-modelopt-nvfp4-dsv2-lite-tp8", "model": "deepseek-ai/DeepSeek-V2-Lite",
+     "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "ModelOpt NVFP4 DeepSeek-V2-Lite at -tp 8: the dense first layer's down_proj takes 10944 / 8 = 1368 "
+            "input features per rank, not a multiple of 16: refused in every release"},
+    {"id": "mi-modelopt-nvfp4-dsv2-lite-kv-a-proj", "model": "deepseek-ai/DeepSeek-V2-Lite",
+     "config_patch": {"num_attention_heads": 20, "hidden_size": 2060,
+                      "quantization_config": dict(MODELOPT_NVFP4, ignore=[
+                          "lm_head", "model.layers.*.self_attn.q_proj", "model.layers.*.mlp.*"])},
+     "argv": ["-tp", "4"], "layout": {"tp": 4}, "since": "0.11.1",
+     "why": "ModelOpt NVFP4 DeepSeek-V2-Lite variant (20 heads, hidden 2060) with every q_proj and MLP excluded: the "
+            "only quantized layer reading the hidden size is the replicated kv_a_proj_with_mqa, whose whole input, "
+            "2060, is not a multiple of 16: refused"},
+    {"id": "mi-modelopt-nvfp4-dsv2-lite-kv-a-proj-excluded", "model": "deepseek-ai/DeepSeek-V2-Lite",
+     "config_patch": {"num_attention_heads": 20, "hidden_size": 2060,
+                      "quantization_config": dict(MODELOPT_NVFP4, ignore=[
+                          "lm_head", "model.layers.*.self_attn.q_proj", "model.layers.0.mlp.*",
+                          "model.layers.*.mlp.shared_experts.*", "*kv_a_proj_with_mqa"])},
+     "argv": ["-tp", "4"], "layout": {"tp": 4}, "since": "0.11.1",
+     "why": "the same with kv_a_proj_with_mqa excluded too and the routed experts left quantized (NVFP4 experts "
+            "check no size; unquantized experts would go through the release's unquantized MoE backend choice, "
+            "which the CPU oracle answers with its own CPU kernels' hidden-size alignment, not the GPU's): no "
+            "quantized linear layer reads the hidden size: accepted"},
 ]
 
 

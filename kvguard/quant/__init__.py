@@ -31,8 +31,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
 - online FP8 (``--quantization fp8`` of an unquantized checkpoint, :mod:`kvguard.quant.online`): per-tensor FP8
   linear and MoE methods, no block, nothing ignored.
 
-- ModelOpt FP8 / NVFP4 exports of the dense ``llama`` family and of Qwen3-MoE / Mixtral, FP8 of DeepSeek-V2/V3
-  (:mod:`kvguard.quant.modelopt_shards`): the NVFP4 linear method's per-rank input multiple of 16; FP8 per-tensor
+- ModelOpt FP8 / NVFP4 exports of the dense ``llama`` family, Qwen3-MoE, Mixtral and DeepSeek-V2/V3
+  (:mod:`kvguard.quant.modelopt_shards`, with the layers their exclusion lists leave unquantized, by release): the
+  NVFP4 linear method's per-rank input multiple of 16; FP8 per-tensor
   checks no size; the experts' methods (FP8 per-tensor, NVFP4) choose a backend that takes every per-rank size on
   the default host and check none.
 
@@ -382,6 +383,13 @@ def _row_applies(check_id: str, release) -> bool:
 def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized",
             path: Optional[str] = None) -> None:
     if layer.kind == "replicated":
+        if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
+                and not layer.prefix.endswith(".gate")):
+            # a replicated projection built with the quantization config (DeepSeek's kv_a_proj_with_mqa without a
+            # q LoRA; the MoE router gate never takes it): the NVFP4 input check on the whole input
+            _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
+            if layer.input_size % _mo_shards.INPUT_MULTIPLE != 0:
+                raise _Refused("MI_nvfp4_input", size=layer.input_size)
         return
     if layer.kind == "vocab":
         # VocabParallelEmbedding: the vocabulary padded to a multiple of 64, divided over tp
@@ -430,8 +438,12 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             raise _Refused("MI_fused_shards", prefix=layer.prefix)
         _wna16_layer(layer.prefix, scheme, path, input_size, ipp, sum(parts))
         return
-    if scheme is not None and scheme.method == "modelopt_fp4" and ipp % _mo_shards.INPUT_MULTIPLE != 0:
-        raise _Refused("MI_nvfp4_input", size=ipp)
+    if scheme is not None and scheme.method in _mo_shards.METHODS:
+        if skip == "fused_error":
+            # ModelOpt's is_layer_excluded, after the sharding and before create_weights
+            raise _Refused("MI_fused_shards", prefix=layer.prefix)
+        if skip != "skipped" and scheme.method == "modelopt_fp4" and ipp % _mo_shards.INPUT_MULTIPLE != 0:
+            raise _Refused("MI_nvfp4_input", size=ipp)
     if scheme is None or scheme.method not in ("fp8", _ct.METHOD):
         return
     if skip == "fused_error":
@@ -773,9 +785,15 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                                             or facts.resolved.get("quantization_config") or {}, str(method),
                                             moe_backend=launch.moe_backend,
                                             all2all_backend=launch.all2all_backend)
+        names: tuple[str, ...] = ()
+        if why is None:
+            # the exclusion list as the release matches it (kvguard.quant.modelopt_shards.layer_state)
+            names, why = _mo_shards.exclusions(facts.resolved_top.get("quantization_config")
+                                               or facts.resolved.get("quantization_config") or {}, family,
+                                               str(method), release)
         if why is not None:
             return Outcome(unmodelled=why)
-        scheme = QuantScheme(str(method))
+        scheme = QuantScheme(str(method), ignored=names)
     if scheme is not None and not scheme.modelled:
         return Outcome(unmodelled=scheme.reason
                        or f"the {scheme.method} quantization method's weight-shard checks are not modelled")
@@ -899,6 +917,12 @@ def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
             else "quantized"
     if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab"):
         return _wna16_skip_state(layer, scheme, release)
+    if scheme is not None and scheme.method in _mo_shards.METHODS:
+        # replicated layers are matched too (none is a fused layer): NVFP4 checks DeepSeek's kv_a_proj_with_mqa
+        if layer.kind not in ("qkv", "merged", "column", "row", "moe", "replicated"):
+            return "quantized"
+        return _mo_shards.layer_state(layer.prefix, layer.shards, "moe" if layer.kind == "moe" else "linear",
+                                      scheme.ignored, scheme.method, release)
     if scheme is None or scheme.method != "fp8" or layer.kind in ("check", "vocab", "replicated"):
         return "quantized"
     try:

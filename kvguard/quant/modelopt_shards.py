@@ -15,7 +15,7 @@ Mirrors vllm/model_executor/layers/quantization/modelopt.py of each release (rea
   input that is not a multiple of 128, 0.29.0+ pad the output; from 0.20.0 the host's block-FP8 kernel choice runs
   while the layer is built) is not modelled.
 
-The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE and Mixtral (DeepSeek-V2/V3: FP8),
+The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE, Mixtral and DeepSeek-V2/V3,
 ``quant_algo`` FP8 (``ModelOptFp8MoEMethod``) and NVFP4 (``ModelOptNvFp4FusedMoE``), read in 0.10.2, 0.13.0, 0.14.1, 0.15.0, 0.16.0,
 0.20.0, 0.24.0, 0.28.0, 0.30.0, 0.33.0: the method picks its MoE backend while it is built, then ``create_weights``
 sizes the expert weights and scales from the per-rank intermediate size (``// 2`` packed FP4, ``// group_size``
@@ -32,15 +32,17 @@ auto``, the default all2all backend) the backend choice refuses no layout:
   all2all backend, no size check; 0.32.0+ HUMMING may come before it, taking the layer or not; 0.20.0+ EMULATION
   after it) takes the layer.
 
-DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py): the FP8 exports only — per-tensor FP8 checks no size in
-any layer (the MLA projections, replicated or not, the dense and shared-expert MLPs), and the experts are Qwen3-MoE's
-case; NVFP4 there would need the input check of the replicated MLA projections (``kv_a_proj_with_mqa``, by release),
-which is not modelled.
+DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py, read in 0.10.2, 0.20.0, 0.33.0): per-tensor FP8 checks no
+size in any layer (the MLA projections, replicated or not, the dense and shared-expert MLPs); NVFP4 checks the input
+of every linear layer built with the quantization config: the split ones as in the dense models, the replicated
+``kv_a_proj_with_mqa`` (no q LoRA) and the tp-disabled ``fused_qkv_a_proj`` (q LoRA) on their whole input (the
+hidden size), while the MoE router gate is built without it in every release (``ReplicatedLinear`` / 0.20.0+
+``GateLinear`` with ``quant_config=None``).  The experts are Qwen3-MoE's case.
 
 So the experts add no refusal of their own: the construction is FusedMoE's (the flattened MoE TP size, the
 per-partition intermediate size) and the linear layers' (NVFP4: the attention and dense layers' input multiple
-of 16).  Left skipped (:func:`moe_unmodelled`): other MoE families, NVFP4 on DeepSeek-V2/V3,
-``FP8_PER_CHANNEL_PER_TOKEN`` experts, ``--moe-backend`` other than auto, an explicit ``--all2all-backend``, the NVFP4
+of 16).  Left skipped (:func:`moe_unmodelled`): other MoE families, ``FP8_PER_CHANNEL_PER_TOKEN`` experts,
+``--moe-backend`` other than auto, an explicit ``--all2all-backend``, the NVFP4
 ``moe`` activation override (0.32.0+), and (kvguard.rules.table) another compute capability or an environment
 variable of :data:`MOE_ENV`.
 
@@ -51,20 +53,45 @@ now."), from 0.11.1 by ``supports_eplb``, which ``ModelOptNvFp4FusedMoE`` sets f
 ``ModelOptFp8MoEMethod`` never does.
 
 Only the plain exports are decided: ``quant_algo`` exactly ``FP8``, ``FP8_PER_CHANNEL_PER_TOKEN`` or ``NVFP4``
-(as ModelOpt writes them), nothing excluded but
-``lm_head`` (which layers ``exclude_modules`` / ``ignore`` leave unquantized — exact names with the packed-modules
-mapping, substrings, wildcards, by release — is not modelled).
+(as ModelOpt writes them).
+
+Exclusions (``is_layer_excluded`` / ``get_quant_method`` of the ModelOpt configs, read in 0.10.2, 0.11.0, 0.11.1,
+0.12.0, 0.13.0, 0.16.0, 0.20.0, 0.24.0, 0.26.0, 0.28.0, 0.29.0, 0.33.0; :func:`exclusions`, :func:`layer_state`):
+
+- the list: the nested ``quantization.exclude_modules`` (hf_quant_config layout), else the flat config's
+  ``exclude_modules`` (0.10.2 – 0.11.0), ``ignore`` (0.11.1 – 0.32.x), ``ignore`` falling back to
+  ``exclude_modules`` (0.33.0);
+- the model's checkpoint-name mapper, where the model class has one (the ``llama`` family, Qwen3-MoE and Mixtral
+  from 0.26.0; DeepSeek-V2/V3 none), rewrites the list first: from 0.13.0 a pattern ending in ``*`` not after a dot
+  (``a*``) becomes ``a`` and ``a.*``; Mixtral's renames (0.29.0+) turn ``.gate_proj.`` / ``.up_proj.`` /
+  ``.down_proj.`` into ``.w1.`` / ``.w3.`` / ``.w2.``;
+- a linear layer is excluded when ``is_layer_skipped`` (exact names; a fused layer shard by shard — shards that
+  disagree are a ValueError, ``MI_fused_shards``; 0.24.0+ the fused name itself first; 0.11.0+ an ``experts``
+  prefix contained in a listed ``experts`` name) says so, then by release: FP8 0.10.2 a listed name contained in
+  the prefix, 0.11.0 – 0.11.x the same but not the prefix itself; NVFP4 0.10.2 every entry as a regular expression
+  (``.`` literal, ``*`` any run), 0.11.0 – 0.11.x the entries with a ``*`` or a ``.``; 0.12.0+ (both methods) a
+  listed name contained in the prefix but not equal to it, then ``fnmatch`` wildcards;
+- the MoE experts consult the list from 0.11.1 (NVFP4) / 0.12.0 (FP8) (excluded: ``UnquantizedFusedMoEMethod``,
+  which takes EPLB); before, they are always quantized;
+- 0.24.0+ the LM head (``ParallelLMHead``) takes the linear method unless excluded: a quantized NVFP4 LM head is not
+  modelled (undecided).
+
+An excluded layer gets ``UnquantizedLinearMethod``: no quantized-shape check.  An entry whose regular-expression
+reading (NVFP4, 0.10.2 – 0.11.x) is unsure (a character other than letters, digits, ``_ . * - /``) or that is not a
+string is not modelled.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from fnmatch import fnmatchcase
 from typing import Any, Optional
 
 from . import modelopt as _modelopt
 
-__all__ = ["INPUT_MULTIPLE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "eplb_refusal", "moe_unmodelled",
-           "read"]
+__all__ = ["INPUT_MULTIPLE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "eplb_refusal", "exclusions",
+           "layer_state", "moe_unmodelled", "read"]
 
 #: the quantization methods whose construction this module decides
 METHODS = ("modelopt", "modelopt_fp4")
@@ -72,10 +99,8 @@ METHODS = ("modelopt", "modelopt_fp4")
 INPUT_MULTIPLE = 16
 #: the quant_algo values each decided method is read for (as ModelOpt writes them, upper case)
 _ALGOS = {"modelopt": ("FP8", "FP8_PER_CHANNEL_PER_TOKEN"), "modelopt_fp4": ("NVFP4",)}
-#: exclusion entries that leave no decoder layer unquantized (the LM head is built after the decoder layers)
-_HARMLESS = ("lm_head",)
-#: the MoE families whose ModelOpt experts are decided (kvguard/data/quant_archs.json names; deepseek_v2 for FP8
-#: only, in moe_unmodelled)
+#: the MoE families whose ModelOpt experts are decided (kvguard/data/quant_archs.json names; deepseek_v2 too, in
+#: moe_unmodelled)
 MOE_FAMILIES = ("qwen3_moe", "mixtral")
 #: the environment variables that steer the ModelOpt MoE backend selection in some release (FP8 / NVFP4 FlashInfer,
 #: DeepGEMM, AITER, the forced-Marlin test switch, 0.30.0+ the B12X FP4 override, the Marlin input dtype, batch
@@ -84,21 +109,6 @@ MOE_ENV = ("VLLM_USE_FLASHINFER_MOE_FP8", "VLLM_USE_FLASHINFER_MOE_FP4", "VLLM_F
            "VLLM_TEST_FORCE_FP8_MARLIN", "VLLM_USE_DEEP_GEMM", "VLLM_MOE_USE_DEEP_GEMM", "VLLM_ROCM_USE_AITER",
            "VLLM_ROCM_USE_AITER_MOE", "VLLM_B12X_MOE_FP4_FORCE_A16", "VLLM_MARLIN_INPUT_DTYPE",
            "VLLM_BATCH_INVARIANT")
-
-
-def _exclusions(cfg: Mapping[str, Any]) -> list:
-    """Every list the releases read exclusions from (nested ``exclude_modules``; flat ``exclude_modules`` up to
-    0.11.x, ``ignore`` later): the union, since kvguard only asks whether anything but the LM head is named."""
-    out: list = []
-    nested = cfg.get("quantization")
-    sources = [nested.get("exclude_modules")] if isinstance(nested, Mapping) else []
-    sources += [cfg.get("exclude_modules"), cfg.get("ignore")]
-    for src in sources:
-        if isinstance(src, (list, tuple)):
-            out.extend(src)
-        elif src is not None:
-            out.append(src)
-    return out
 
 
 def read(cfg: Mapping[str, Any], release) -> tuple[Optional[str], Optional[str]]:
@@ -115,11 +125,107 @@ def read(cfg: Mapping[str, Any], release) -> tuple[Optional[str], Optional[str]]
     if method not in METHODS or algo not in _ALGOS[method]:
         return None, (f"the {method} quantization method's weight-shard checks with quant_algo {algo!r} are not "
                       f"modelled")
-    named = [x for x in _exclusions(cfg) if x not in _HARMLESS]
-    if named:
-        return None, (f"which layers the ModelOpt checkpoint's exclude_modules / ignore ({named[:4]!r}) leave "
-                      f"unquantized is not modelled")
     return method, None
+
+
+#: the families whose model class hands the quantization config a checkpoint-name mapper, from this release
+#: (LlamaModel / Qwen2Model / Qwen3MoeModel / MixtralModel.hf_to_vllm_mapper; DeepSeek-V2/V3 have none)
+MAPPER_SINCE = {"llama": "0.26.0", "qwen3_moe": "0.26.0", "mixtral": "0.26.0"}
+#: ModelOptQuantConfigBase.apply_vllm_mapper splits ``a*`` into ``a`` and ``a.*`` from this release
+SPLIT_SINCE = "0.13.0"
+#: MixtralModel's mapper renames the experts' projections in names (orig_to_new_substr) from this release
+MIXTRAL_RENAMES_SINCE = "0.29.0"
+_MIXTRAL_RENAMES = ((".gate_proj.", ".w1."), (".up_proj.", ".w3."), (".down_proj.", ".w2."))
+#: entries whose reading as a regular expression (NVFP4 up to 0.11.x) is the same as a ``*``-only wildcard
+_PLAIN = re.compile(r"[A-Za-z0-9_.*/-]*")
+#: get_quant_method leaves an excluded FusedMoE unquantized (returns None) from this release, by method
+MOE_EXCLUDED_SINCE = {"modelopt": "0.12.0", "modelopt_fp4": "0.11.1"}
+
+
+def _listed(cfg: Mapping[str, Any], release) -> Any:
+    """The list the release's ``from_config`` reads (None: absent)."""
+    nested = cfg.get("quantization")
+    if isinstance(nested, Mapping):
+        return nested.get("exclude_modules")
+    if not release.within("0.11.1"):
+        return cfg.get("exclude_modules")
+    if release.within("0.33.0") and "ignore" not in cfg:
+        return cfg.get("exclude_modules")
+    return cfg.get("ignore")
+
+
+def exclusions(cfg: Mapping[str, Any], family: str, method: str,
+               release) -> tuple[tuple[str, ...], Optional[str]]:
+    """``(names, None)``: the exclusion list as the release matches layers against it (after the model's
+    checkpoint-name mapper), or ``((), reason)`` when kvguard does not model it."""
+    raw = _listed(cfg, release)
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
+        return (), f"the ModelOpt checkpoint's exclusion list {raw!r} (not a list of names) is not modelled"
+    names = list(raw)
+    if family in MAPPER_SINCE and release.within(MAPPER_SINCE[family]):
+        if release.within(SPLIT_SINCE):
+            split: list[str] = []
+            for name in names:
+                if len(name) >= 2 and name[-1] == "*" and name[-2] != ".":
+                    split += [name[:-1], name[:-1] + ".*"]
+                else:
+                    split.append(name)
+            names = split
+        if family == "mixtral" and release.within(MIXTRAL_RENAMES_SINCE):
+            renamed = []
+            for name in names:
+                for old, new in _MIXTRAL_RENAMES:
+                    if old in name:
+                        name = name.replace(old, new, 1)
+                renamed.append(name)
+            names = renamed
+    if method == "modelopt_fp4" and not release.within("0.12.0"):
+        unsure = [n for n in names if not _PLAIN.fullmatch(n)]
+        if unsure:
+            return (), (f"the ModelOpt NVFP4 exclusion {unsure[0]!r} read as a regular expression (vLLM "
+                        f"{release.key}) is not modelled")
+    if method == "modelopt_fp4" and release.within("0.24.0") and layer_state("lm_head", (), "linear", tuple(names),
+                                                                               method, release) != "skipped":
+        return (), ("the quantized LM head (ParallelLMHead takes the ModelOpt NVFP4 linear method unless excluded) "
+                    "is not modelled")
+    return tuple(names), None
+
+
+def _exact(prefix: str, names: tuple[str, ...], shards: tuple[str, ...], release) -> Optional[bool]:
+    """quant_utils.is_layer_skipped (exact names) with the packed-modules mapping; None: the shards disagree."""
+    if shards:
+        if release.within("0.24.0") and prefix in names:
+            return True
+        proj = prefix.split(".")[-1]
+        hits = {prefix.replace(proj, shard) in names for shard in shards}
+        return None if len(hits) > 1 else hits.pop()
+    if "experts" in prefix and release.within("0.11.0"):
+        return any(prefix in name for name in names if "experts" in name)
+    return prefix in names
+
+
+def layer_state(prefix: str, shards: tuple[str, ...], kind: str, names: tuple[str, ...], method: str,
+                release) -> str:
+    """``skipped`` (excluded: unquantized), ``quantized`` or ``fused_error`` (is_layer_skipped's ValueError) for a
+    layer (``kind``: ``linear`` or ``moe``) and the list :func:`exclusions` returned."""
+    if kind == "moe" and not release.within(MOE_EXCLUDED_SINCE[method]):
+        return "quantized"  # FusedMoE takes the ModelOpt MoE method without consulting the list
+    exact = _exact(prefix, names, shards, release)
+    if exact is None:
+        return "fused_error"
+    if exact:
+        return "skipped"
+    if release.within("0.12.0"):
+        hit = any(n != prefix and n in prefix for n in names) or any(fnmatchcase(prefix, n) for n in names)
+    elif method == "modelopt":
+        hit = any((n != prefix or not release.within("0.11.0")) and n in prefix for n in names)
+    elif release.within("0.11.0"):
+        hit = any(fnmatchcase(prefix, n) for n in names if "*" in n or "." in n)
+    else:
+        hit = any(fnmatchcase(prefix, n) for n in names)
+    return "skipped" if hit else "quantized"
 
 
 def _algo(cfg: Mapping[str, Any]) -> Any:
@@ -131,11 +237,8 @@ def moe_unmodelled(family: str, cfg: Mapping[str, Any], method: str, *, moe_back
                    all2all_backend: Optional[str]) -> Optional[str]:
     """Why the ModelOpt experts of a launch are not decided (None: they are; see the module docstring)."""
     algo = _algo(cfg)
-    if family == "deepseek_v2" and algo == "FP8":
-        pass  # per-tensor FP8 checks no size in any layer: DeepSeek's replicated MLA projections included
-    elif family == "deepseek_v2":
-        return (f"the {method} quantization method on DeepSeek-V2/V3 (the NVFP4 check of the replicated MLA "
-                f"projections, by release) is not modelled")
+    if family == "deepseek_v2":
+        pass  # FP8 checks no size in any layer; NVFP4 checks every quantized linear's input (the replicated too)
     elif family not in MOE_FAMILIES:
         return (f"the {method} quantization method's MoE experts of the {family} family (ModelOpt's MoE methods "
                 f"choose a MoE backend on the GPU while they are built) are not modelled")

@@ -543,7 +543,7 @@ MODELOPT_INTERMEDIATE = (14336, 11008, 13696, 12000, 11000, 18944, 4864, 8192)
 #: 128 (768 at 16: 48, 1408 at 8: 176, 1416 at 8: 177) are taken by the experts' methods on the default host
 MODELOPT_MOE_BASES = ("Qwen/Qwen3-30B-A3B", "mistralai/Mixtral-8x7B-v0.1")
 #: DeepSeek-V2-Lite (MLA, a dense first layer, 64 routed + 2 shared experts) and DeepSeek-V3 (q_lora_rank, three dense
-#: layers, 256 routed experts): FP8 exports only
+#: layers, 256 routed experts): FP8 and NVFP4 exports
 MODELOPT_MLA_BASES = ("deepseek-ai/DeepSeek-V2-Lite", "deepseek-ai/DeepSeek-V3")
 MODELOPT_MOE_INTERMEDIATE = (768, 1408, 640, 1536, 14336, 720, 1000, 1400, 1416)
 #: the MoE layouts of those configs: tp 1-32 (the heads allow no more), tp x dp up to 64 without expert parallel,
@@ -557,8 +557,8 @@ MODELOPT_MOE_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, 
 def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` ModelOpt FP8 (per-tensor, per-channel) / NVFP4 exports of Llama-style configs (the flat layout of
     config.json, some with the nested hf_quant_config layout), with varied intermediate / hidden sizes, and (one in
-    two) of Qwen3-MoE / Mixtral configs with varied expert intermediate sizes (FP8 / NVFP4); one in six after the
-    first names a decoder layer in its exclusions (kvguard leaves those undecided)."""
+    two) of Qwen3-MoE / Mixtral / DeepSeek-V2/V3 configs with varied expert intermediate sizes (FP8 / NVFP4); one in
+    six after the first names a decoder layer in its exclusions (kvguard.quant.modelopt_shards.layer_state)."""
     bases = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8")
     out = []
     while len(out) < n:
@@ -578,9 +578,7 @@ def modelopt_variants(rng: random.Random, n: int) -> list[dict]:
         if rng.random() < 0.3 and "head_dim" not in cfg and not moe:
             # another hidden size (head_dim follows it): the column layers' unsplit input
             cfg["hidden_size"] = rng.choice([3072, 4032, 5120])
-        if moe and "kv_lora_rank" in cfg:
-            algo = "FP8"  # (NVFP4 on DeepSeek stays undecided)
-        elif moe:
+        if moe:
             algo = "NVFP4" if rng.random() < 0.6 else "FP8"
         else:
             algo = "NVFP4" if rng.random() < 0.7 else "FP8" if rng.random() < 0.6 else "FP8_PER_CHANNEL_PER_TOKEN"
@@ -676,6 +674,59 @@ def gpt_oss_variants(rng: random.Random, n: int) -> list[dict]:
                 cfg["num_attention_heads"], cfg["num_key_value_heads"] = rng.choice([(64, 8), (32, 4), (48, 8)])
             if rng.random() < 0.25:
                 cfg.pop("quantization_config", None)
+        out.append(cfg)
+    return out
+
+
+#: ModelOpt exclusion lists (kvguard.quant.modelopt_shards.layer_state); how many exports run() builds per release
+#: (None: a quarter of the configs, at least one); tools/quant_differential.py --modelopt-exclusions
+MODELOPT_EXCL_CONFIGS: "int | None" = None
+#: exclusion lists derived from real ModelOpt exports (docs/model-construction.md quotes the sources:
+#: nvidia/DeepSeek-R1-FP4's "model.layers.61*" (vllm-project/vllm#25987), its new-style list naming every layer
+#: and "*qkv_a_proj*" patterns (sgl-project/sglang#9712), the router "*.mlp.gate" (NVIDIA/TensorRT-LLM#11324)), in
+#: every form the matching reads: exact names, fused and shard names, substrings, wildcards (with and without a dot
+#: before the ``*``), the MoE router and experts, the attention of layer 0; "{moe}" is the MoE block's name
+MODELOPT_EXCLUSIONS = (
+    ["lm_head", "model.layers.0.self_attn*"], ["lm_head", "model.layers.*.{moe}.gate"], ["lm_head", "*.{moe}.gate"],
+    ["lm_head", "model.layers.1*"], ["lm_head", "model.layers.0.mlp*"], ["lm_head", "*mlp.gate*"],
+    ["lm_head", "model.layers.1.self_attn.q_proj", "model.layers.1.self_attn.k_proj",
+     "model.layers.1.self_attn.v_proj"],
+    ["lm_head", "model.layers.1.self_attn.q_proj"], ["lm_head", "model.layers.1.self_attn.qkv_proj"],
+    ["lm_head", "model.layers.1.mlp.down_proj"], ["lm_head", "model.layers.1.mlp.gate_up_proj"],
+    ["lm_head", "model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj"], ["lm_head", "down_proj"],
+    ["lm_head", "model.layers.1.{moe}.experts*"], ["lm_head", "*experts*"], ["lm_head", "*.experts.*"],
+    ["lm_head", "model.layers.1.{moe}.experts.0.down_proj"], ["lm_head", "model.layers.1.{moe}.experts"],
+    ["*self_attn*", "lm_head"], ["lm_head", "*.mlp.*"], ["lm_head", "model.layers.*.mlp.down_proj"],
+    ["lm_head", "model.layers.0.self_attn.kv_a_proj_with_mqa"], ["lm_head", "*qkv_a_proj*"],
+    ["lm_head", "*kv_a_proj_with_mqa*", "*q_a_proj*"], ["lm_head", "model.layers.1.mlp.shared_experts.down_proj"],
+    ["model.layers.1.mlp"], [], ["lm_*"], ["lm_head", "model.layers.*.self_attn.q_proj"],
+    ["lm_head", "model.layers.*.self_attn*", "model.layers.*.mlp.gate", "model.layers.*.mlp.shared_experts*"],
+)
+
+
+def modelopt_exclusion_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` ModelOpt exports (modelopt_variants' configs) whose exclusion list is one of MODELOPT_EXCLUSIONS, under
+    the key a release may read (nested ``exclude_modules``, flat ``ignore`` or flat ``exclude_modules``)."""
+    out = []
+    for cfg in modelopt_variants(rng, n):
+        moe = "block_sparse_moe" if "num_local_experts" in cfg else "mlp"
+        names = [x.format(moe=moe) for x in rng.choice(MODELOPT_EXCLUSIONS)]
+        if "kv_lora_rank" in cfg and rng.random() < 0.3:
+            # a hidden size that is not a multiple of 16 (20 heads: the config checks take it): the NVFP4 check of
+            # the first quantized layer reading it (q_proj / fused_qkv_a_proj, kv_a_proj_with_mqa when the list
+            # leaves it quantized, the dense MLP).  The routed experts stay quantized: unquantized ones go through
+            # the release's unquantized MoE backend choice, which the CPU oracle answers with its CPU kernels'
+            # hidden-size alignment (not the GPU's Triton, which takes any)
+            cfg["num_attention_heads"], cfg["hidden_size"] = 20, 2060
+            names = rng.choice((["lm_head", "model.layers.*.self_attn.q_proj"],
+                                ["lm_head", "model.layers.*.self_attn.q_proj", "model.layers.0.mlp.*",
+                                 "model.layers.*.mlp.shared_experts.*"]))
+        q = cfg["quantization_config"]
+        if "quantization" in q:
+            q["quantization"]["exclude_modules"] = names
+        else:
+            q.pop("ignore", None)
+            q["ignore" if rng.random() < 0.6 else "exclude_modules"] = names
         out.append(cfg)
     return out
 
@@ -1014,6 +1065,18 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         lays = [dict(lay) for lay in gpt_oss_layouts(version) if heads % lay["tp"] == 0]
         cases.append({"config": cfg, "layouts": go_rng.sample(lays[:-1], min(max(0, n_layouts - 1), len(lays) - 1))
                       + lays[-1:]})
+    # ModelOpt exclusion lists (a stream of its own per release): the same layouts
+    mx_rng = random.Random(seed * 7000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in modelopt_exclusion_variants(mx_rng, max(1, n_configs // 4) if MODELOPT_EXCL_CONFIGS is None
+                                           else MODELOPT_EXCL_CONFIGS):
+        heads = cfg["num_attention_heads"]
+        if any(k in cfg for k in ("num_experts", "num_local_experts", "n_routed_experts")):
+            lays = [dict(lay) for lay in MODELOPT_MOE_LAYOUTS if heads % lay["tp"] == 0]
+            cases.append({"config": cfg, "layouts": mx_rng.sample(lays[:-1], min(max(0, n_layouts - 1),
+                                                                                len(lays) - 1)) + lays[-1:]})
+            continue
+        lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
+        cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)
