@@ -105,3 +105,23 @@ def test_the_nvfp4_checkpoint_is_checked_through_the_cli(tmp_path, capsys):
     (directory / "hf_quant_config.json").unlink()
     assert run(["check", "--vllm-version", "0.33.0", "--gpus-per-node", "16", "--", "vllm", "serve",
                 str(directory), "-tp", "16"]) == 0
+
+
+@pytest.mark.parametrize("name, algo", [("nvidia/Llama-3.1-70B-Instruct-FP8", "FP8"),
+                                        ("nvidia/DeepSeek-V3.1-NVFP4", "NVFP4"),
+                                        ("nvidia/Qwen3-235B-A22B-NVFP4", "NVFP4")])
+def test_catalog_modelopt_exports_carry_their_hf_quant_config(name, algo):
+    entry = catalog.lookup(name)
+    assert entry.config.get("quantization_config") is None            # config.json as published
+    assert entry.hf_quant_config["quantization"]["quant_algo"] == algo
+    facts = kvguard.model_facts(name, vllm_version="0.33.0")
+    assert facts.resolved_top["quantization_config"]["quantization"]["quant_algo"] == algo
+
+
+def test_catalog_modelopt_fp8_kv_cache_is_sized_in_fp8():
+    # nvidia/Llama-3.1-70B-Instruct-FP8 (kv_cache_quant_algo FP8) at tp 8: 80 layers x K and V x 1 KV head x 128 x
+    # 1 byte from 0.14.0; 2 bytes (the model's bfloat16) up to 0.13.x
+    new = kvguard.audit(["nvidia/Llama-3.1-70B-Instruct-FP8"], tp=8, vllm_version="0.20.0").models[0]
+    old = kvguard.audit(["nvidia/Llama-3.1-70B-Instruct-FP8"], tp=8, vllm_version="0.13.0").models[0]
+    assert (new.kv_cache_dtype_resolved, new.kv_bytes_per_token_per_rank) == ("fp8_e4m3", 80 * 2 * 128)
+    assert (old.kv_cache_dtype_resolved, old.kv_bytes_per_token_per_rank) == ("bfloat16", 80 * 2 * 128 * 2)

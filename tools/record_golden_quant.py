@@ -307,6 +307,17 @@ CASES += [
      "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.24.0",
      "why": "gpt-oss-120b with EPLB: from 0.24.0 the MoE layer reads --enable-eplb and refuses GptOssMxfp4MoEMethod "
             "(no supports_eplb)"},
+    # NVIDIA's ModelOpt exports as published (catalog: config.json and hf_quant_config.json, with their exclusion lists
+    # and FP8 KV cache), recorded for 0.10.2, 0.13.0, 0.33.0 (0.14.0 - 0.2x: the CPU oracle refuses an FP8 KV cache with
+    # chunked prefill, a refusal of the CPU platform)
+    {"id": "mi-modelopt-nvfp4-qwen3-235b-a22b-tp8", "model": "nvidia/Qwen3-235B-A22B-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8},
+     "why": "nvidia/Qwen3-235B-A22B-NVFP4 at -tp 8 (hf_quant_config.json: NVFP4, every router gate excluded): the "
+            "attention and the experts' inputs per rank are multiples of 16: accepted"},
+    {"id": "mi-modelopt-nvfp4-deepseek-v31-tp8", "model": "nvidia/DeepSeek-V3.1-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8},
+     "why": "nvidia/DeepSeek-V3.1-NVFP4 at -tp 8 (hf_quant_config.json: NVFP4, every MLA projection and the last "
+            "layer excluded): the dense and expert inputs per rank are multiples of 16: accepted"},
     # exclusion lists (kvguard.quant.modelopt_shards.layer_state): the flat "ignore" is read from 0.11.1
     {"id": "mi-modelopt-nvfp4-i12000-tp4-mlp-excluded", "model": "meta-llama/Llama-3.1-8B-Instruct",
      "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16",
@@ -437,8 +448,12 @@ def record(version: str, only: list[str]) -> int:
         return written
     runner_cases = []
     for c in chosen:
+        entry = catalog.lookup(c["model"])
+        # a ModelOpt export's hf_quant_config.json beside config.json, as the checkpoint's directory holds it
+        files = ({"hf_quant_config.json": entry.hf_quant_config}
+                 if entry is not None and entry.hf_quant_config and "config_patch" not in c else {})
         runner_cases.append({"config": _config(c), "layouts": [c["layout"]],
-                             "engine_args": c.get("engine_args") or {}})
+                             "engine_args": c.get("engine_args") or {}, "files": files})
     with tempfile.TemporaryDirectory(prefix="kvg-golden-quant-") as tmp:
         inp, outp = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
         Path(inp).write_text(json.dumps({"cases": runner_cases}))

@@ -1,9 +1,11 @@
 """Built-in config.json copies of well-known checkpoints (offline model resolution).
 
-One JSON file per checkpoint: ``{"id", "aliases", "source", "config"}``;
-``source`` says where the values come from (tests/data/catalog_sources.md has
-the cross-checks).  Used when a ``vllm serve`` model is neither a local path
-nor in the Hugging Face cache.
+One JSON file per checkpoint: ``{"id", "aliases", "source", "config"}``, and
+``hf_quant_config`` for a ModelOpt export that keeps its quantization config in
+``hf_quant_config.json`` beside config.json (read as vLLM's ``get_config`` reads
+that file: kvguard.launch.load); ``source`` says where the values come from
+(tests/data/catalog_sources.md has the cross-checks).  Used when a ``vllm serve``
+model is neither a local path nor in the Hugging Face cache.
 """
 
 from __future__ import annotations
@@ -23,6 +25,16 @@ class CatalogEntry(Record):
     aliases: tuple[str, ...]
     source: dict[str, Any]
     config: dict[str, Any]
+    #: the checkpoint's hf_quant_config.json (ModelOpt up to 0.29), None when it has none
+    hf_quant_config: Optional[dict[str, Any]] = None
+
+    def checkpoint_config(self) -> dict[str, Any]:
+        """config.json as the loader reads the checkpoint's directory (with its hf_quant_config.json)."""
+        if self.hf_quant_config is None or self.config.get("quantization_config") is not None:
+            return self.config
+        from ..launch.load import SIDE_QUANT_CONFIG
+
+        return {**self.config, SIDE_QUANT_CONFIG: self.hf_quant_config}
 
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,7 +43,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 def _read(name: str) -> CatalogEntry:
     with open(os.path.join(_HERE, name), encoding="utf-8") as fh:
         data = json.load(fh)
-    return CatalogEntry(data["id"], tuple(data.get("aliases") or ()), data.get("source") or {}, data["config"])
+    return CatalogEntry(data["id"], tuple(data.get("aliases") or ()), data.get("source") or {}, data["config"],
+                        data.get("hf_quant_config"))
 
 
 @lru_cache(maxsize=1)

@@ -112,7 +112,7 @@ def resolve_model(model: Optional[str], *, model_config: Optional[str] = None,
         return ResolvedModel(model, raw, "hf-hub", label)
     entry = catalog.lookup(model)
     if entry is not None:
-        return ResolvedModel(entry.id, entry.config, "catalog", entry.source.get("url", ""))
+        return ResolvedModel(entry.id, entry.checkpoint_config(), "catalog", entry.source.get("url", ""))
     raise ModelNotFound(f"cannot find a config.json for {model!r}: not a local path, not in the Hugging Face "
                         f"cache ({hf_cache_dir(env)}), not in kvguard's catalog; pass --model-config PATH", model=model)
 
