@@ -45,6 +45,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from .moe_backend import named_backend_unmodelled
+
 __all__ = ["BF16_EXPERTS", "EPLB_SINCE", "FAMILY", "MXFP4_ENV", "eplb_refusal", "unmodelled"]
 
 #: the kvguard/data/quant_archs.json family
@@ -72,12 +74,7 @@ def unmodelled(method: Optional[str], *, quantization: Optional[str], moe_backen
         return f"--quantization {quantization} with GptOssForCausalLM is not modelled"
     if method is None:
         return None
-    if moe_backend not in (None, "auto"):
-        return f"--moe-backend {moe_backend} with MXFP4 experts (the MoE backend selection) is not modelled"
-    if all2all_backend is not None:
-        return (f"--all2all-backend {all2all_backend} with MXFP4 experts (the MoE backend selection reads the "
-                f"activation format) is not modelled")
-    return None
+    return named_backend_unmodelled("MXFP4 experts", moe_backend, all2all_backend)
 
 
 def eplb_refusal(release) -> Optional[dict]:

@@ -89,6 +89,7 @@ from fnmatch import fnmatchcase
 from typing import Any, Optional
 
 from . import modelopt as _modelopt
+from .moe_backend import named_backend_unmodelled
 
 __all__ = ["INPUT_MULTIPLE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "eplb_refusal", "exclusions",
            "layer_state", "moe_unmodelled", "read"]
@@ -247,12 +248,7 @@ def moe_unmodelled(family: str, cfg: Mapping[str, Any], method: str, *, moe_back
     nested = cfg.get("quantization")
     if "moe" in cfg or isinstance(nested, Mapping) and "moe" in nested:
         return "the ModelOpt checkpoint's MoE section (the NVFP4 MoE activation override) is not modelled"
-    if moe_backend not in (None, "auto"):
-        return f"--moe-backend {moe_backend} with {method} experts (the MoE backend selection) is not modelled"
-    if all2all_backend is not None:
-        return (f"--all2all-backend {all2all_backend} with {method} experts (the MoE backend selection reads the "
-                f"activation format) is not modelled")
-    return None
+    return named_backend_unmodelled(f"{method} experts", moe_backend, all2all_backend)
 
 
 #: the experts' method classes, as FusedMoE's EPLB refusal names them (0.11.1+)
