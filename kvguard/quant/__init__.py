@@ -776,21 +776,17 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             and quant_cfg["producer"].get("name") == "modelopt"):
         # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's normalization (a config
         # without quant_method: ModelOpt's hf_quant_config.json) or override names
-        method, why = _mo_shards.read(facts.resolved_top.get("quantization_config")
-                                      or facts.resolved.get("quantization_config") or {}, release)
+        method, why = _mo_shards.read(quant_cfg, release)
         if why is None and family_has_moe(family):
             # the experts' method (kvguard.quant.modelopt_shards): decided for Qwen3-MoE and Mixtral on the default
             # host, where its backend choice and create_weights refuse no per-rank size
-            why = _mo_shards.moe_unmodelled(family, facts.resolved_top.get("quantization_config")
-                                            or facts.resolved.get("quantization_config") or {}, str(method),
+            why = _mo_shards.moe_unmodelled(family, quant_cfg, str(method),
                                             moe_backend=launch.moe_backend,
                                             all2all_backend=launch.all2all_backend)
         names: tuple[str, ...] = ()
         if why is None:
             # the exclusion list as the release matches it (kvguard.quant.modelopt_shards.layer_state)
-            names, why = _mo_shards.exclusions(facts.resolved_top.get("quantization_config")
-                                               or facts.resolved.get("quantization_config") or {}, family,
-                                               str(method), release)
+            names, why = _mo_shards.exclusions(quant_cfg, family, str(method), release)
         if why is not None:
             return Outcome(unmodelled=why)
         scheme = QuantScheme(str(method), ignored=names)
