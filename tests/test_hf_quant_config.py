@@ -125,3 +125,23 @@ def test_catalog_modelopt_fp8_kv_cache_is_sized_in_fp8():
     old = kvguard.audit(["nvidia/Llama-3.1-70B-Instruct-FP8"], tp=8, vllm_version="0.13.0").models[0]
     assert (new.kv_cache_dtype_resolved, new.kv_bytes_per_token_per_rank) == ("fp8_e4m3", 80 * 2 * 128)
     assert (old.kv_cache_dtype_resolved, old.kv_bytes_per_token_per_rank) == ("bfloat16", 80 * 2 * 128 * 2)
+
+
+#: the legacy ModelOpt export: no producer, a ``modelopt_quant_config`` key in ``quantization``
+LEGACY_SIDE = {"quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": None, "group_size": 16,
+                                "exclude_modules": ["lm_head"], "modelopt_quant_config": {}}}
+
+
+@pytest.mark.parametrize("version", ["0.26.0", "0.33.0"])
+def test_the_legacy_export_is_modelopt_from_0_26_0(tmp_path, version):
+    # _normalize_quantization_config rewrites quant_method from quant_algo for such a config from 0.26.0: NVFP4,
+    # whose down_proj shard at tp 16 (856 inputs) is refused
+    v = kvguard.check(str(checkpoint(tmp_path, LEGACY_SIDE)), vllm_version=version, tp=16, host=BIG)
+    assert (v.ok, v.check, v.exc_type, v.message) == (
+        False, "MI_nvfp4_input", "ValueError", "Unsupported model when in features size is not multiple of 16")
+
+
+def test_the_legacy_export_is_no_modelopt_config_before_0_26_0(tmp_path):
+    # 0.24.0 normalizes only a producer-modelopt config: no method is named, which kvguard does not walk
+    v = kvguard.check(str(checkpoint(tmp_path, LEGACY_SIDE)), vllm_version="0.24.0", tp=16, host=BIG)
+    assert v.ok is True and "MI_model" in [s.check for s in v.skipped]

@@ -58,6 +58,7 @@ from ..record import Record, field
 from ..record import replace as _replace
 from . import compressed_tensors as _ct
 from . import gpt_oss as _gpt_oss
+from . import modelopt as _modelopt
 from . import modelopt_shards as _mo_shards
 from . import online as _online
 from . import wna16_moe as _wna16_moe
@@ -119,15 +120,25 @@ class QuantScheme(Record):
     ct_moe: Optional[str] = None
 
 
-def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any]) -> Optional[QuantScheme]:
+def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release=None
+              ) -> Optional[QuantScheme]:
     """The checkpoint's quantization (None: unquantized).  ``ModelConfig._parse_quant_hf_config``
-    reads ``hf_config.quantization_config`` (the text config's as a fallback)."""
+    reads ``hf_config.quantization_config`` (the text config's as a fallback).  With a ``release``, the method is
+    the one that release's normalization of a ModelOpt config writes (kvguard.quant.modelopt.normalize: a
+    ``producer`` ``modelopt`` config, ModelOpt's ``hf_quant_config.json`` among them, names no ``quant_method``
+    of its own)."""
     cfg = resolved_top.get("quantization_config")
     if not isinstance(cfg, Mapping):
         cfg = resolved.get("quantization_config")
     if not isinstance(cfg, Mapping):
         return None
     method = str(cfg.get("quant_method", "")).lower()
+    if release is not None:
+        try:
+            method = _modelopt.normalize(cfg, release) or method
+        except (_modelopt.NotRead, _modelopt.UnknownAlgo):
+            # the ModelOpt checks give the reason (kvguard.quant.modelopt_shards.read)
+            return QuantScheme("modelopt", modelled=False)
     if method == "fp8":
         ignored = cfg.get("ignored_layers") or cfg.get("modules_to_not_convert") or ()
         block = cfg.get("weight_block_size")
@@ -746,7 +757,7 @@ def _sp_moe_shared_experts(family: str, scheme: QuantScheme, launch: Launch, rel
 
 def _outcome(facts, release, launch: Launch) -> Outcome:
     family = family_of(facts.architectures)
-    scheme = scheme_of(facts.resolved_top, facts.resolved)
+    scheme = scheme_of(facts.resolved_top, facts.resolved, release)
     if family is None:
         if scheme is not None and "DeepseekV4ForCausalLM" in facts.architectures:
             return Outcome(unmodelled=_DSV4_CONSTRUCTION)
@@ -770,12 +781,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             scheme = QuantScheme("mxfp4")
         launch = _replace(launch, quantization=None) if launch.quantization else launch
     quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
-    if scheme is not None and not scheme.modelled and (
-            scheme.method.startswith("modelopt")
-            or scheme.method == "unknown" and isinstance(quant_cfg.get("producer"), Mapping)
-            and quant_cfg["producer"].get("name") == "modelopt"):
-        # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's normalization (a config
-        # without quant_method: ModelOpt's hf_quant_config.json) or override names
+    if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
+        # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's override names
         method, why = _mo_shards.read(quant_cfg, release)
         if why is None and family_has_moe(family):
             # the experts' method (kvguard.quant.modelopt_shards): decided for Qwen3-MoE and Mixtral on the default

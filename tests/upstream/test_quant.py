@@ -607,7 +607,8 @@ HF_QUANT_BASES = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8", "Qwe
 
 def hf_quant_config_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` ModelOpt FP8 / NVFP4 checkpoints as (config.json, {"hf_quant_config.json": …}) cases: config.json
-    without a quantization_config (or with a null one), or with one of its own that the file must not replace."""
+    without a quantization_config (or with a null one), or with one of its own that the file must not replace; some
+    files in the legacy export's form (no producer, a ``modelopt_quant_config`` key)."""
     out = []
     while len(out) < n:
         base = rng.choice(HF_QUANT_BASES)
@@ -630,6 +631,10 @@ def hf_quant_config_variants(rng: random.Random, n: int) -> list[dict]:
             cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": other,
                                           "producer": {"name": "modelopt", "version": "0.31.0"}, "ignore": ["lm_head"],
                                           "kv_cache_scheme": None, **({"group_size": 16} if other == "NVFP4" else {})}
+        elif roll < 0.5:
+            # the legacy export: no producer, a modelopt_quant_config key (normalized from 0.26.0 only)
+            del side["producer"]
+            side["quantization"]["modelopt_quant_config"] = {}
         out.append({"config": cfg, "files": {"hf_quant_config.json": side}})
     return out
 
