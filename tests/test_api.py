@@ -89,7 +89,6 @@ def test_a_model_name_resolves_as_audit_and_the_command_line_resolve_it(tmp_path
 @pytest.mark.parametrize("content, fragment", [
     ("{not json", "invalid JSON"),
     ("[1, 2]", "top level must be a JSON object"),
-    ('{"a": NaN}', "non-finite"),
     ("", "invalid JSON"),
 ])
 def test_broken_config_files_are_input_errors(tmp_path, content, fragment):

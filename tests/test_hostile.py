@@ -186,7 +186,7 @@ def test_bad_config_files_cli(tmp_path, capsys, name):
 
 
 def test_json_errors_are_input_errors(tmp_path):
-    for name in ("nan", "infinity", "neg-infinity", "truncated", "non-utf8", "top-list", "top-null", "deep-list"):
+    for name in ("truncated", "non-utf8", "top-list", "top-null", "deep-list"):
         path = write(tmp_path, BAD_FILES[name])
         with pytest.raises(kvguard.InputError) as info:
             kvguard.model_facts(path, vllm_version=V)
@@ -958,3 +958,19 @@ def test_a_bug_anywhere_in_check_is_an_internal_error(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert rc == 2 and json.loads(out)["reason_kind"] == "internal_error"
     assert err.startswith("kvguard: cannot decide: internal error: AttributeError") and len(err.splitlines()) == 1
+
+
+def test_non_finite_numbers_are_read_as_transformers_reads_them(tmp_path):
+    # Python's json (transformers' PretrainedConfig reader, vLLM's get_config) takes NaN / Infinity; Mamba configs
+    # such as nvidia/Nemotron-H-56B-Base-8K hold "time_step_limit": [0.0, Infinity]
+    cfg = dict(catalog.lookup("Qwen/Qwen3-32B").config, time_step_limit=[0.0, float("inf")])
+    path = write(tmp_path, json.dumps(cfg))
+    assert "Infinity" in path.read_text()
+    assert kvguard.model_facts(path, vllm_version="0.28.0").total_num_kv_heads == 8
+    assert kvguard.check(path, vllm_version="0.28.0", tp=8).ok is True
+    # a non-finite head count is the release's own refusal (transformers 5's strict field validation), not bad input
+    path = write(tmp_path, BAD_FILES["nan"])
+    refused = kvguard.check(path, vllm_version="0.28.0", tp=8)
+    assert (refused.ok, refused.stage, refused.exc_type) == (False, "model_config",
+                                                             "StrictDataclassFieldValidationError")
+    assert "Field 'num_attention_heads' expected int, got float (value: nan)" in refused.message

@@ -29,10 +29,6 @@ SIDE_QUANT_CONFIG = "kvguard:hf_quant_config.json"
 MAX_CONFIG_BYTES = 32 * 1024 * 1024
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"non-finite number {name} is not valid JSON")
-
-
 def load_raw_config(source: Any) -> tuple[dict[str, Any], str]:
     """Return ``(mapping, label)`` for a path to config.json, a directory holding one, or a mapping."""
     if isinstance(source, Mapping):
@@ -99,8 +95,11 @@ def load_checkpoint_config(source: Any) -> tuple[dict[str, Any], str]:
 
 
 def parse_json(text: str, label: str) -> Any:
+    """The file's JSON as Python's ``json`` reads it, which is how transformers' ``PretrainedConfig`` and vLLM's
+    ``get_config`` read config.json and hf_quant_config.json: ``NaN`` and ``Infinity`` are numbers there (Mamba
+    configs such as nvidia/Nemotron-H-56B-Base-8K's ``time_step_limit`` hold ``Infinity``)."""
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text)
     except RecursionError:
         raise InputError("JSON nested too deeply", source=label) from None
     except ValueError as exc:
