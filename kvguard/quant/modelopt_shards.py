@@ -41,7 +41,8 @@ hidden size), while the MoE router gate is built without it in every release (``
 
 So the experts add no refusal of their own: the construction is FusedMoE's (the flattened MoE TP size, the
 per-partition intermediate size) and the linear layers' (NVFP4: the attention and dense layers' input multiple
-of 16).  Left skipped (:func:`moe_unmodelled`): other MoE families, ``FP8_PER_CHANNEL_PER_TOKEN`` experts,
+of 16; Qwen3-MoE's router gate, a ``ReplicatedLinear`` (0.33.0 ``GateLinear``) the model hands the quantization
+config in every release, on its whole input, the hidden size — Mixtral's is built without it).  Left skipped (:func:`moe_unmodelled`): other MoE families, ``FP8_PER_CHANNEL_PER_TOKEN`` experts,
 ``--moe-backend`` other than auto, an explicit ``--all2all-backend``, the NVFP4
 ``moe`` activation override (0.32.0+), and (kvguard.rules.table) another compute capability or an environment
 variable of :data:`MOE_ENV`.
