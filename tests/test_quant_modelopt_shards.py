@@ -208,8 +208,8 @@ def test_excluded_or_aligned_lm_head_builds(version):
     assert _built(kvguard.check(c, vllm_version=version, tp=4, host=H100))
 
 
-@pytest.mark.parametrize("version,tie_refused", [("0.23.0", False), ("0.24.0", True), ("0.26.0", False),
-                                                 ("0.33.0", False)])
+@pytest.mark.parametrize("version,tie_refused", [("0.23.0", False), ("0.24.0", True), ("0.25.0", False),
+                                                 ("0.25.1", False), ("0.26.0", False), ("0.33.0", False)])
 @pytest.mark.parametrize("algo,ignore", [("NVFP4", ["lm_head"]), ("NVFP4", []), ("FP8", ["lm_head"])])
 def test_tied_llama_head_in_0_24_0(version, tie_refused, algo, ignore):
     # LlamaForCausalLM ties its built head through ParallelLMHead.tie_weights -> quant_method.tie_weights; in 0.24.0
@@ -255,6 +255,27 @@ def test_qwen3_moe_router_gate_takes_nvfp4():
     for version in ("0.20.0", "0.33.0"):
         v = kvguard.check(c, vllm_version=version, tp=1, host=H100)
         assert (v.check, v.message) == ("MI_nvfp4_input", NVFP4_INPUT)
+
+
+def test_audit_names_the_lm_head_refusals():
+    from kvguard.quant import quant_audit
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    # 28 heads: tp 1, 2, 4, 7, 14, 28 are checked; the vocabulary 128256 (a multiple of 64) does not divide by 7,
+    # so the embedding refuses tp 7, 14, 28 first; the head reads the unsplit 2072 at tp 1, 2, 4
+    audit = quant_audit(model_facts(_head(ignore=["model.layers.*"], hidden=2072), vllm_version="0.28.0"),
+                        resolve("0.28.0"))
+    assert [f["tp"] for f in audit["forbidden_tp"]] == [1, 2, 4, 7, 14, 28]
+    assert audit["rules"] == ["ModelOpt NVFP4: lm_head takes 2072 input features per rank at tp 1, not a multiple "
+                              "of 16: refused at tp 1, 2, 4",
+                              "model.embed_tokens: AssertionError: 128256 is not divisible by 7: refused at tp 7, 14, "
+                              "28"]
+    tied = quant_audit(model_facts(_head(tied=True, ignore=["lm_head"]), vllm_version="0.24.0"), resolve("0.24.0"))
+    assert [f["tp"] for f in tied["forbidden_tp"]] == [1, 2, 4, 8, 16, 32]
+    assert tied["rules"] == ["tied word embeddings: the LM head is tied through its ModelOpt / unquantized linear "
+                             "method, whose tie_weights raises NotImplementedError in vLLM 0.24.0: refused at tp 1, 2, "
+                             "4, 8, 16, 32"]
 
 
 def test_unwritten_tie_takes_the_config_class_default():

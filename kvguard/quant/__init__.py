@@ -383,7 +383,7 @@ def _lm_head(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], releas
     if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
             and layer.input_size % _mo_shards.INPUT_MULTIPLE != 0):
         raise _Refused("MI_nvfp4_input", size=layer.input_size)
-    if layer.names.get("tie") == "method" and _row_applies("MI_lm_head_tie", release):
+    if layer.names.get("tie") == "method" and release.within(*_mo_shards.TIE_RAISES):
         raise _Refused("MI_lm_head_tie")
 
 
@@ -1157,6 +1157,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             layer = (item["layer"] or "").split(".", 3)[-1]
             out["rules"].append(f"ModelOpt NVFP4: {layer} takes {res.values['size']} input features per rank at tp "
                                 f"{item['tp']}, not a multiple of 16: refused at tp {label}")
+        elif check == "MI_lm_head_tie":
+            out["rules"].append(f"tied word embeddings: the LM head is tied through its ModelOpt / unquantized linear "
+                                f"method, whose tie_weights raises NotImplementedError in vLLM {release.key}: refused "
+                                f"at tp {label}")
         elif check == "MI_moe_wna16_group":
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             launch.tp = item["tp"]

@@ -105,8 +105,8 @@ from typing import Any, Optional
 from . import modelopt as _modelopt
 from .moe_backend import named_backend_unmodelled
 
-__all__ = ["INPUT_MULTIPLE", "LM_HEAD_SINCE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "eplb_refusal",
-           "exclusions", "layer_state", "lm_head", "moe_unmodelled", "read"]
+__all__ = ["INPUT_MULTIPLE", "LM_HEAD_SINCE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "TIE_RAISES",
+           "eplb_refusal", "exclusions", "layer_state", "lm_head", "moe_unmodelled", "read"]
 
 #: the quantization methods whose construction this module decides
 METHODS = ("modelopt", "modelopt_fp4")
@@ -214,11 +214,13 @@ QWEN_TIED_HEAD_SINCE = "0.28.0"
 #: QWEN_TIED_HEAD_SINCE
 _QWEN_ARCHS = ("Qwen2ForCausalLM", "Qwen3ForCausalLM")
 #: LlamaForCausalLM (MistralForCausalLM inherits its __init__) ties a built LM head through
-#: ParallelLMHead.tie_weights, which hands it to the head's quantization method; in 0.24.0 the base
-#: QuantizeMethodBase.tie_weights raises a bare NotImplementedError and neither the ModelOpt linear methods nor
-#: UnquantizedLinearMethod override it (0.25.0+ the base shares the embedding's weight): the row MI_lm_head_tie
-#: holds the range
+#: ParallelLMHead.tie_weights, which hands it to the head's quantization method from 0.24.0 (0.23.0 sets the weight
+#: itself)
 TIE_THROUGH_METHOD = ("LlamaForCausalLM", "MistralForCausalLM")
+#: the releases whose base QuantizeMethodBase.tie_weights raises a bare NotImplementedError, which neither the
+#: ModelOpt linear methods nor UnquantizedLinearMethod override (read in 0.24.0; 0.25.0 and 0.25.1 — the same
+#: launch-check group, whose rows MI_lm_head_tie spans — and 0.26.0+ share the embedding's weight instead)
+TIE_RAISES = ("0.24.0", "0.24.0")
 
 
 def lm_head(architectures: tuple[str, ...], resolved: Mapping[str, Any], release) -> tuple[Optional[bool], str]:
