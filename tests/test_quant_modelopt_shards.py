@@ -3,7 +3,9 @@
 Expected values are worked out by hand from the configs' sizes (quoted in each test), the message of
 ModelOptNvFp4LinearMethod.create_weights (vllm/model_executor/layers/quantization/modelopt.py, the same text in
 0.10.2 – 0.33.0) and FusedMoE's EPLB refusal (vllm/model_executor/layers/fused_moe/layer.py, 0.24.0+
-routed_experts.py; ModelOptNvFp4FusedMoE.supports_eplb from 0.13.0); tests/upstream/test_quant.py
+routed_experts.py; ModelOptNvFp4FusedMoE.supports_eplb from 0.13.0), and the LM head's construction
+(vllm/model_executor/layers/vocab_parallel_embedding.py::ParallelLMHead, 0.24.0's bare NotImplementedError of
+QuantizeMethodBase.tie_weights, the model classes' tying); tests/upstream/test_quant.py
 (modelopt_variants) and the golden cases mi-modelopt-* compare with the releases themselves.
 """
 
