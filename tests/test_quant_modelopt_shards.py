@@ -3,7 +3,9 @@
 Expected values are worked out by hand from the configs' sizes (quoted in each test), the message of
 ModelOptNvFp4LinearMethod.create_weights (vllm/model_executor/layers/quantization/modelopt.py, the same text in
 0.10.2 – 0.33.0) and FusedMoE's EPLB refusal (vllm/model_executor/layers/fused_moe/layer.py, 0.24.0+
-routed_experts.py; ModelOptNvFp4FusedMoE.supports_eplb from 0.13.0); tests/upstream/test_quant.py
+routed_experts.py; ModelOptNvFp4FusedMoE.supports_eplb from 0.13.0), and the LM head's construction
+(vllm/model_executor/layers/vocab_parallel_embedding.py::ParallelLMHead, 0.24.0's bare NotImplementedError of
+QuantizeMethodBase.tie_weights, the model classes' tying); tests/upstream/test_quant.py
 (modelopt_variants) and the golden cases mi-modelopt-* compare with the releases themselves.
 """
 
@@ -158,12 +160,131 @@ def test_fp8_partial_fused_layer_is_the_shards_value_error():
         "are quantized. All shards of fused layers to have the same precision.")
 
 
-def test_quantized_nvfp4_lm_head_is_open_from_0_24_0():
-    # nothing excluded: 0.24.0+ build the LM head with the NVFP4 linear method (not modelled); 0.20.0 does not
-    v = kvguard.check(llama(14336, ignore=[]), vllm_version="0.24.0", tp=8, host=H100)
-    assert v.ok and "LM head" in _mi_reason(v)
-    ok = kvguard.check(llama(14336, ignore=[]), vllm_version="0.20.0", tp=8, host=H100)
-    assert ok.ok and "MI_model" not in [s.check for s in ok.skipped]
+def _head(base: str = "meta-llama/Llama-3.1-8B-Instruct", algo: str = "NVFP4", ignore=(), tied: bool = False,
+          hidden: "int | None" = None, arch: "str | None" = None) -> dict:
+    """A two-layer ModelOpt export of ``base`` (flat layout); ``hidden`` 2072 takes 28 heads of 74 (4 KV heads) in
+    the Llama config (2072 = 129 x 16 + 8), the Qwen3 configs keep head_dim 128."""
+    c = copy.deepcopy(catalog.lookup(base).config)
+    c.pop("quantization_config", None)
+    c.update(torch_dtype="bfloat16", num_hidden_layers=2, tie_word_embeddings=tied)
+    if hidden is not None:
+        c["hidden_size"] = hidden
+        if "head_dim" not in c:
+            c["num_attention_heads"], c["num_key_value_heads"] = 28, 4
+    if arch:
+        c["architectures"] = [arch]
+    c["quantization_config"] = {"quant_method": "modelopt", "quant_algo": algo, "ignore": list(ignore),
+                                "producer": {"name": "modelopt", "version": "0.29.0"}, "kv_cache_scheme": None,
+                                **({"group_size": 16} if algo == "NVFP4" else {})}
+    return c
+
+
+def _built(v) -> bool:
+    return v.ok and "MI_model" not in [s.check for s in v.skipped]
+
+
+@pytest.mark.parametrize("version,refused", [("0.20.0", False), ("0.22.1", False), ("0.23.0", True),
+                                             ("0.24.0", True), ("0.28.0", True), ("0.33.0", True)])
+def test_quantized_nvfp4_lm_head_checks_the_hidden_size(version, refused):
+    # every decoder layer excluded ("model.layers.*"), hidden 2072 (not a multiple of 16): from 0.23.0 the LM head
+    # takes the NVFP4 linear method and its create_weights sees the unsplit hidden size 2072 — refused at any tp;
+    # up to 0.22.x the head is unquantized and nothing reads 2072 quantized
+    for tp in (1, 4):
+        v = kvguard.check(_head(ignore=["model.layers.*"], hidden=2072), vllm_version=version, tp=tp, host=H100)
+        if refused:
+            assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+                False, "model_init", "MI_nvfp4_input", "ValueError", NVFP4_INPUT)
+        else:
+            assert _built(v)
+
+
+@pytest.mark.parametrize("version", ["0.23.0", "0.24.0", "0.33.0"])
+def test_excluded_or_aligned_lm_head_builds(version):
+    # "lm_*" matches lm_head (fnmatch; 0.26.0+ the Llama mapper also splits it into "lm_" — a substring — and
+    # "lm_.*"): the head is unquantized, and with hidden 4096 nothing else refuses.  Nothing excluded, hidden 4096
+    # (256 x 16) and a vocabulary of 128257 (padded to 128320 = 2005 x 64, 32080 per rank at tp 4): built
+    assert _built(kvguard.check(_head(ignore=["lm_*", "model.layers.*"], hidden=2072), vllm_version=version, tp=4,
+                                host=H100))
+    c = _head()
+    c["vocab_size"] = 128257
+    assert _built(kvguard.check(c, vllm_version=version, tp=4, host=H100))
+
+
+@pytest.mark.parametrize("version,tie_refused", [("0.23.0", False), ("0.24.0", True), ("0.25.0", False),
+                                                 ("0.25.1", False), ("0.26.0", False), ("0.33.0", False)])
+@pytest.mark.parametrize("algo,ignore", [("NVFP4", ["lm_head"]), ("NVFP4", []), ("FP8", ["lm_head"])])
+def test_tied_llama_head_in_0_24_0(version, tie_refused, algo, ignore):
+    # LlamaForCausalLM ties its built head through ParallelLMHead.tie_weights -> quant_method.tie_weights; in 0.24.0
+    # the base class's is a bare NotImplementedError and the ModelOpt methods and UnquantizedLinearMethod (the
+    # excluded head) keep it; 0.23.0 set the weight itself, 0.25.0+ the base shares the weight
+    v = kvguard.check(_head(algo=algo, ignore=ignore, tied=True), vllm_version=version, tp=2, host=H100)
+    if tie_refused:
+        assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+            False, "model_init", "MI_lm_head_tie", "NotImplementedError", "")
+    else:
+        assert _built(v)
+
+
+def test_the_head_create_weights_comes_before_the_tie():
+    # MistralForCausalLM (LlamaForCausalLM's __init__), tied, every decoder layer excluded, hidden 2072: the head's
+    # NVFP4 create_weights refuses before tie_weights runs
+    v = kvguard.check(_head(ignore=["model.layers.*"], hidden=2072, tied=True, arch="MistralForCausalLM"),
+                      vllm_version="0.24.0", tp=1, host=H100)
+    assert (v.check, v.exc_type, v.message) == ("MI_nvfp4_input", "ValueError", NVFP4_INPUT)
+
+
+@pytest.mark.parametrize("version,refused", [("0.23.0", False), ("0.27.0", False), ("0.28.0", True),
+                                             ("0.33.0", True)])
+def test_tied_qwen3_builds_its_head_from_0_28_0(version, refused):
+    # Qwen3ForCausalLM with tied embeddings: up to 0.27.x the embedding is the head (no ParallelLMHead); 0.28.0+
+    # build a head and tie it.  Hidden 5128 (320 x 16 + 8), every decoder layer excluded
+    v = kvguard.check(_head("Qwen/Qwen3-32B-FP8", ignore=["model.layers.*"], tied=True, hidden=5128),
+                      vllm_version=version, tp=1, host=H100)
+    if refused:
+        assert (v.check, v.message) == ("MI_nvfp4_input", NVFP4_INPUT)
+    else:
+        assert _built(v)
+    untied = kvguard.check(_head("Qwen/Qwen3-32B-FP8", ignore=["model.layers.*"], hidden=5128),
+                           vllm_version=version, tp=1, host=H100)
+    assert (untied.check, untied.message) == ("MI_nvfp4_input", NVFP4_INPUT)
+
+
+def test_qwen3_moe_router_gate_takes_nvfp4():
+    # Qwen3-MoE hands its router gate (ReplicatedLinear, input hidden) the quantization config in every release:
+    # the attention excluded, hidden 2056 (128 x 16 + 8) is refused by the gate already in 0.20.0 (before the LM
+    # head is quantized at all)
+    c = _head("Qwen/Qwen3-30B-A3B", ignore=["*self_attn*"], hidden=2056)
+    for version in ("0.20.0", "0.33.0"):
+        v = kvguard.check(c, vllm_version=version, tp=1, host=H100)
+        assert (v.check, v.message) == ("MI_nvfp4_input", NVFP4_INPUT)
+
+
+def test_audit_names_the_lm_head_refusals():
+    from kvguard.quant import quant_audit
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    # 28 heads: tp 1, 2, 4, 7, 14, 28 are checked; the vocabulary 128256 (a multiple of 64) does not divide by 7,
+    # so the embedding refuses tp 7, 14, 28 first; the head reads the unsplit 2072 at tp 1, 2, 4
+    audit = quant_audit(model_facts(_head(ignore=["model.layers.*"], hidden=2072), vllm_version="0.28.0"),
+                        resolve("0.28.0"))
+    assert [f["tp"] for f in audit["forbidden_tp"]] == [1, 2, 4, 7, 14, 28]
+    assert audit["rules"] == ["ModelOpt NVFP4: lm_head takes 2072 input features per rank at tp 1, not a multiple "
+                              "of 16: refused at tp 1, 2, 4",
+                              "model.embed_tokens: AssertionError: 128256 is not divisible by 7: refused at tp 7, 14, "
+                              "28"]
+    tied = quant_audit(model_facts(_head(tied=True, ignore=["lm_head"]), vllm_version="0.24.0"), resolve("0.24.0"))
+    assert [f["tp"] for f in tied["forbidden_tp"]] == [1, 2, 4, 8, 16, 32]
+    assert tied["rules"] == ["tied word embeddings: the LM head is tied through its ModelOpt / unquantized linear "
+                             "method, whose tie_weights raises NotImplementedError in vLLM 0.24.0: refused at tp 1, 2, "
+                             "4, 8, 16, 32"]
+
+
+def test_unwritten_tie_takes_the_config_class_default():
+    # config.json without tie_word_embeddings: LlamaConfig's default (False) — no tie, built in 0.24.0
+    c = _head(tied=True)
+    del c["tie_word_embeddings"]
+    assert _built(kvguard.check(c, vllm_version="0.24.0", tp=1, host=H100))
 
 
 def test_regex_reading_of_nvfp4_entries_before_0_12_0_is_open():

@@ -3,7 +3,7 @@
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
                                           [--ct-configs N] [--ct-int8 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -65,6 +65,8 @@ def main() -> int:
                     "(default: 1)")
     ap.add_argument("--modelopt-exclusions", type=int, default=None, help="ModelOpt exports with exclusion lists "
                     "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
+    ap.add_argument("--modelopt-lm-head", type=int, default=None, help="ModelOpt exports whose LM head decides "
+                    "(MODELOPT_LM_HEAD_CASES) per release (default: one)")
     args = ap.parse_args()
     from kvguard import SUPPORTED_VERSIONS
 
@@ -75,6 +77,8 @@ def main() -> int:
 
     if args.modelopt is not None:
         quant_tests.MODELOPT_CONFIGS = args.modelopt
+    if args.modelopt_lm_head is not None:
+        quant_tests.MODELOPT_LM_HEAD_CONFIGS = args.modelopt_lm_head
     if args.modelopt_exclusions is not None:
         quant_tests.MODELOPT_EXCL_CONFIGS = args.modelopt_exclusions
     if args.ct_configs is not None:

@@ -333,6 +333,22 @@ CASES += [
      "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True},
      "why": "ModelOpt FP8 with the experts excluded, EPLB: up to 0.11.x FusedMoE takes ModelOptFp8MoEMethod anyway "
             "(refused: no EPLB); from 0.12.0 the excluded experts are unquantized, which take EPLB: accepted"},
+    # the LM head (kvguard.quant.modelopt_shards.lm_head): 0.23.0+ ParallelLMHead takes the ModelOpt linear method
+    {"id": "mi-modelopt-nvfp4-qwen3-32b-h5128-lm-head", "model": "Qwen/Qwen3-32B-FP8",
+     "config_patch": {"hidden_size": 5128, "torch_dtype": "bfloat16",
+                      "quantization_config": dict(MODELOPT_NVFP4, ignore=["model.layers.*"])},
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "ModelOpt NVFP4 with every decoder layer excluded and the LM head not, hidden 5128 (not a multiple of "
+            "16; head_dim 128): up to 0.22.x the head is unquantized and nothing quantized reads 5128: accepted; from "
+            "0.23.0 ParallelLMHead takes the NVFP4 linear method, whose create_weights sees the unsplit hidden size: "
+            "refused"},
+    {"id": "mi-modelopt-nvfp4-llama-tied-lm-head", "model": "meta-llama/Llama-3.1-8B-Instruct",
+     "config_patch": {"tie_word_embeddings": True, "torch_dtype": "bfloat16", "quantization_config": MODELOPT_NVFP4},
+     "argv": ["-tp", "1"], "layout": {"tp": 1},
+     "why": "ModelOpt NVFP4 (lm_head excluded) with tied word embeddings: LlamaForCausalLM ties its head through "
+            "ParallelLMHead.tie_weights, which 0.24.0 hands to the head's method (UnquantizedLinearMethod here), "
+            "whose tie_weights is the base class's bare NotImplementedError: refused in 0.24.0 only (0.23.0 sets the "
+            "weight itself, 0.25.0+ the base shares it)"},
     # NVFP4 on DeepSeek-V2/V3 (kvguard.quant.modelopt_shards): every quantized linear's input, the replicated too
     {"id": "mi-modelopt-nvfp4-dsv2-lite-tp8", "model": "deepseek-ai/DeepSeek-V2-Lite",
      "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},

@@ -383,6 +383,21 @@ def _require_int_sizes(layer: Layer, sizes: tuple) -> None:
                           "leaves unset or not an integer) is not modelled")
 
 
+def _lm_head(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str) -> None:
+    """ParallelLMHead under a ModelOpt config (kvguard.quant.modelopt_shards.lm_head): the vocabulary padded to a
+    multiple of 64 and divided over tp (VocabParallelEmbedding.__init__), the method's create_weights on the unsplit
+    hidden size (NVFP4: a multiple of 16), then, where the model ties the head through its method, the release's
+    tie_weights (MI_lm_head_tie)."""
+    _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
+    vocab = layer.output_sizes[0]
+    _divide(-(-vocab // _VOCAB_PADDING) * _VOCAB_PADDING, launch.tp)
+    if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
+            and layer.input_size % _mo_shards.INPUT_MULTIPLE != 0):
+        raise _Refused("MI_nvfp4_input", size=layer.input_size)
+    if layer.names.get("tie") == "method" and release.within(*_mo_shards.TIE_RAISES):
+        raise _Refused("MI_lm_head_tie")
+
+
 def _row_applies(check_id: str, release) -> bool:
     """Whether the release has the refusal ``check_id``: its rule row (kvguard.rules.table) holds the range, so the
     model construction and the verdict cannot disagree on it."""
@@ -392,12 +407,14 @@ def _row_applies(check_id: str, release) -> bool:
 
 
 def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized",
-            path: Optional[str] = None) -> None:
+            path: Optional[str] = None, family: Optional[str] = None) -> None:
     if layer.kind == "replicated":
         if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
-                and not layer.prefix.endswith(".gate")):
+                and (not layer.prefix.endswith(".gate")
+                     or family is not None and _wna16_moe.gate_quantized(family, scheme, release))):
             # a replicated projection built with the quantization config (DeepSeek's kv_a_proj_with_mqa without a
-            # q LoRA; the MoE router gate never takes it): the NVFP4 input check on the whole input
+            # q LoRA; Qwen3-MoE's router gate, which the model hands the config in every release — Mixtral's,
+            # DeepSeek's and MiniMax-M2's never take it): the NVFP4 input check on the whole input
             _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
             if layer.input_size % _mo_shards.INPUT_MULTIPLE != 0:
                 raise _Refused("MI_nvfp4_input", size=layer.input_size)
@@ -794,6 +811,10 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         if why is None:
             # the exclusion list as the release matches it (kvguard.quant.modelopt_shards.layer_state)
             names, why = _mo_shards.exclusions(quant_cfg, family, str(method), release)
+        if why is None:
+            # the LM head the config hands a linear method (0.23.0+), built after the decoder
+            built, tie = _mo_shards.lm_head(tuple(facts.architectures), facts.resolved, release)
+            why = tie if built is None else None
         if why is not None:
             return Outcome(unmodelled=why)
         scheme = QuantScheme(str(method), ignored=names)
@@ -862,6 +883,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                              world=launch.world_size(release))
                 if evaluate(fires, scope):
                     raise _Refused(check_id, **{k: evaluate(v, scope) for k, v in values})
+            elif layer.kind == "lm_head":
+                _lm_head(layer, launch, scheme, release, skip)
             elif layer.kind == "moe":
                 _require_int_sizes(layer, layer.moe[:3])
                 _moe(layer, launch, scheme, release, needs, skip)
@@ -887,7 +910,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 if layer.kind != "replicated":
                     _require_int_sizes(layer, layer.qkv if layer.kind == "qkv"
                                        else (layer.input_size, *layer.output_sizes))
-                _linear(layer, launch, scheme, release, skip, path)
+                _linear(layer, launch, scheme, release, skip, path, family)
         except _Refused as exc:
             result = Outcome(exc.check, exc.values, layer.prefix, tuple(needs))
             break
@@ -922,7 +945,7 @@ def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
         return _wna16_skip_state(layer, scheme, release)
     if scheme is not None and scheme.method in _mo_shards.METHODS:
         # replicated layers are matched too (none is a fused layer): NVFP4 checks DeepSeek's kv_a_proj_with_mqa
-        if layer.kind not in ("qkv", "merged", "column", "row", "moe", "replicated"):
+        if layer.kind not in ("qkv", "merged", "column", "row", "moe", "replicated", "lm_head"):
             return "quantized"
         return _mo_shards.layer_state(layer.prefix, layer.shards, "moe" if layer.kind == "moe" else "linear",
                                       scheme.ignored, scheme.method, release)
@@ -959,6 +982,13 @@ def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> tup
             continue
         seen.add(sig)
         unique.append((layer, skip))
+    if scheme is not None and scheme.method in _mo_shards.METHODS:
+        # the LM head (ParallelLMHead), built after the decoder when the ModelOpt config hands it a linear method
+        built, tie = _mo_shards.lm_head(tuple(facts.architectures), facts.resolved, release)
+        if built:
+            head = Layer(len(unique), "lm_head", "lm_head", input_size=facts.resolved.get("hidden_size"),
+                         output_sizes=(facts.resolved.get("vocab_size"),), names={"tie": tie})
+            unique.append((head, _skip_state(head, scheme, release)))
     value: tuple[Any, list[tuple[Any, Any]], dict] = (facts, unique, {})
     _CACHE[key] = value
     return value
@@ -1134,6 +1164,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             layer = (item["layer"] or "").split(".", 3)[-1]
             out["rules"].append(f"ModelOpt NVFP4: {layer} takes {res.values['size']} input features per rank at tp "
                                 f"{item['tp']}, not a multiple of 16: refused at tp {label}")
+        elif check == "MI_lm_head_tie":
+            out["rules"].append(f"tied word embeddings: the LM head is tied through its ModelOpt / unquantized linear "
+                                f"method, whose tie_weights raises NotImplementedError in vLLM {release.key}: refused "
+                                f"at tp {label}")
         elif check == "MI_moe_wna16_group":
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             launch.tp = item["tp"]

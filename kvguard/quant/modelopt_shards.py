@@ -41,7 +41,8 @@ hidden size), while the MoE router gate is built without it in every release (``
 
 So the experts add no refusal of their own: the construction is FusedMoE's (the flattened MoE TP size, the
 per-partition intermediate size) and the linear layers' (NVFP4: the attention and dense layers' input multiple
-of 16).  Left skipped (:func:`moe_unmodelled`): other MoE families, ``FP8_PER_CHANNEL_PER_TOKEN`` experts,
+of 16; Qwen3-MoE's router gate, a ``ReplicatedLinear`` (0.33.0 ``GateLinear``) the model hands the quantization
+config in every release, on its whole input, the hidden size — Mixtral's is built without it).  Left skipped (:func:`moe_unmodelled`): other MoE families, ``FP8_PER_CHANNEL_PER_TOKEN`` experts,
 ``--moe-backend`` other than auto, an explicit ``--all2all-backend``, the NVFP4
 ``moe`` activation override (0.32.0+), and (kvguard.rules.table) another compute capability or an environment
 variable of :data:`MOE_ENV`.
@@ -73,8 +74,21 @@ Exclusions (``is_layer_excluded`` / ``get_quant_method`` of the ModelOpt configs
   listed name contained in the prefix but not equal to it, then ``fnmatch`` wildcards;
 - the MoE experts consult the list from 0.11.1 (NVFP4) / 0.12.0 (FP8) (excluded: ``UnquantizedFusedMoEMethod``,
   which takes EPLB); before, they are always quantized;
-- 0.24.0+ the LM head (``ParallelLMHead``) takes the linear method unless excluded: a quantized NVFP4 LM head is not
-  modelled (undecided).
+- 0.23.0+ the LM head (``ParallelLMHead``) takes the linear method unless excluded (:func:`lm_head`).
+
+The LM head (vllm/model_executor/layers/vocab_parallel_embedding.py and the model classes, read in 0.20.0, 0.22.1,
+0.23.0, 0.24.0, 0.25.0, 0.25.1, 0.26.0 – 0.33.0): ``ParallelLMHead`` is built after the decoder (on the last
+pipeline rank; Qwen3-MoE and Mixtral on every rank, which changes nothing here).  Its ``__init__`` asks the config for
+a method (0.23.0+: the ModelOpt linear method, or ``UnquantizedLinearMethod`` when excluded; before: none, the head
+is unquantized), divides the vocabulary padded to 64 over tp (the embedding's division, already passed), then calls
+the method's ``create_weights`` with the unsplit hidden size as its input: NVFP4 refuses a hidden size that is not
+a multiple of 16 (the decoder's first quantized layer reading it refuses first, with the same text, unless the list
+excludes every such layer; Qwen3-MoE's router gate reads it too); the output (the padded vocabulary per rank) is not
+checked, FP8 checks nothing.  Tied word embeddings: LlamaForCausalLM (and MistralForCausalLM) tie the built head
+through ``ParallelLMHead.tie_weights``, which from 0.24.0 hands it to the head's method — 0.24.0's base
+``QuantizeMethodBase.tie_weights`` is a bare ``NotImplementedError`` (``MI_lm_head_tie``, FP8 and NVFP4, the head
+excluded or not), 0.25.0+ it shares the weight; Qwen2 / Qwen3 build no head when tied up to 0.27.x (the embedding
+is the head), and build and tie one from 0.28.0; Qwen3-MoE, Mixtral and DeepSeek-V2/V3 tie without a check.
 
 An excluded layer gets ``UnquantizedLinearMethod``: no quantized-shape check.  An entry whose regular-expression
 reading (NVFP4, 0.10.2 – 0.11.x) is unsure (a character other than letters, digits, ``_ . * - /``) or that is not a
@@ -91,8 +105,8 @@ from typing import Any, Optional
 from . import modelopt as _modelopt
 from .moe_backend import named_backend_unmodelled
 
-__all__ = ["INPUT_MULTIPLE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "eplb_refusal", "exclusions",
-           "layer_state", "moe_unmodelled", "read"]
+__all__ = ["INPUT_MULTIPLE", "LM_HEAD_SINCE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "TIE_RAISES",
+           "eplb_refusal", "exclusions", "layer_state", "lm_head", "moe_unmodelled", "read"]
 
 #: the quantization methods whose construction this module decides
 METHODS = ("modelopt", "modelopt_fp4")
@@ -187,11 +201,50 @@ def exclusions(cfg: Mapping[str, Any], family: str, method: str,
         if unsure:
             return (), (f"the ModelOpt NVFP4 exclusion {unsure[0]!r} read as a regular expression (vLLM "
                         f"{release.key}) is not modelled")
-    if method == "modelopt_fp4" and release.within("0.24.0") and layer_state("lm_head", (), "linear", tuple(names),
-                                                                               method, release) != "skipped":
-        return (), ("the quantized LM head (ParallelLMHead takes the ModelOpt NVFP4 linear method unless excluded) "
-                    "is not modelled")
     return tuple(names), None
+
+
+#: ModelOptQuantConfigBase.get_quant_method hands a ``ParallelLMHead`` the linear method (``UnquantizedLinearMethod``
+#: when the list excludes ``lm_head``) from this release; before, it answers None and the head is unquantized
+LM_HEAD_SINCE = "0.23.0"
+#: Qwen2ForCausalLM / Qwen3ForCausalLM with tied word embeddings use the embedding itself as their LM head (no
+#: ParallelLMHead is built) before this release; from it they build one and tie it (qwen2.py / qwen3.py)
+QWEN_TIED_HEAD_SINCE = "0.28.0"
+#: the model classes of kvguard's families that build a ParallelLMHead only when the embeddings are not tied, until
+#: QWEN_TIED_HEAD_SINCE
+_QWEN_ARCHS = ("Qwen2ForCausalLM", "Qwen3ForCausalLM")
+#: LlamaForCausalLM (MistralForCausalLM inherits its __init__) ties a built LM head through
+#: ParallelLMHead.tie_weights, which hands it to the head's quantization method from 0.24.0 (0.23.0 sets the weight
+#: itself)
+TIE_THROUGH_METHOD = ("LlamaForCausalLM", "MistralForCausalLM")
+#: the releases whose base QuantizeMethodBase.tie_weights raises a bare NotImplementedError, which neither the
+#: ModelOpt linear methods nor UnquantizedLinearMethod override (read in 0.24.0; 0.25.0 and 0.25.1 — the same
+#: launch-check group, whose rows MI_lm_head_tie spans — and 0.26.0+ share the embedding's weight instead)
+TIE_RAISES = ("0.24.0", "0.24.0")
+
+
+def lm_head(architectures: tuple[str, ...], resolved: Mapping[str, Any], release) -> tuple[Optional[bool], str]:
+    """Whether the model builds a ParallelLMHead that the ModelOpt config hands a linear method (after the decoder,
+    on the last pipeline rank — Qwen3-MoE and Mixtral on every rank), and how it is tied: ``(built, tie)`` with
+    ``tie`` ``"method"`` (ParallelLMHead.tie_weights, :data:`TIE_THROUGH_METHOD`), ``"shared"`` (another way that
+    checks nothing) or ``""`` (not tied).  ``(None, reason)`` when the config leaves it open."""
+    if not release.within(LM_HEAD_SINCE):
+        return False, ""
+    tied = resolved.get("tie_word_embeddings")
+    arch = architectures[0] if len(architectures) == 1 else None
+    matters = arch in TIE_THROUGH_METHOD or arch in _QWEN_ARCHS and not release.within(QWEN_TIED_HEAD_SINCE)
+    if not isinstance(tied, bool):
+        if matters or arch is None:
+            return None, (f"the LM head of a ModelOpt checkpoint whose tie_word_embeddings is {tied!r} (not written "
+                          f"as true or false) is not modelled")
+        tied = False
+    if arch is None:
+        return None, f"the LM head of {', '.join(architectures) or 'this model'} is not modelled"
+    if tied and arch in _QWEN_ARCHS and not release.within(QWEN_TIED_HEAD_SINCE):
+        return False, ""
+    if not tied:
+        return True, ""
+    return True, "method" if arch in TIE_THROUGH_METHOD else "shared"
 
 
 def _exact(prefix: str, names: tuple[str, ...], shards: tuple[str, ...], release) -> Optional[bool]:

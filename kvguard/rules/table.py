@@ -2390,6 +2390,16 @@ RULES = (
           description="ModelOpt NVFP4 (quant_algo NVFP4): a quantized linear layer's per-rank input size must be a "
                       "multiple of 16 (the kernel the default host selects, FP4 Marlin, checks no size while the "
                       "layer is built)"),
+    # (the row spans 0.24.0's launch-check group, 0.24.0 - 0.25.1; it fires in the releases of
+    # kvguard.quant.modelopt_shards.TIE_RAISES, 0.24.0 only: 0.25.0's base class shares the weight)
+    Check("MI_lm_head_tie", "0.24.0", "0.25.1", stage="model_init", exc="NotImplementedError",
+          when=lambda state: _mi_fires(state, "MI_lm_head_tie"), template="",
+          source="vllm/model_executor/models/llama.py::LlamaForCausalLM.__init__ -> vocab_parallel_embedding.py::"
+                 "ParallelLMHead.tie_weights -> quantization/base_config.py::QuantizeMethodBase.tie_weights",
+          description="ModelOpt FP8 / NVFP4 with LlamaForCausalLM / MistralForCausalLM and tied word embeddings: "
+                      "the LM head takes a linear method (the ModelOpt one, or UnquantizedLinearMethod when "
+                      "excluded) whose tie_weights is the base class's bare NotImplementedError — in 0.24.0 only: "
+                      "0.25.0+ the base shares the embedding's weight, so the row never fires in 0.25.x"),
     # ===================== worker start: attention backends ==================
     # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
     # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare

@@ -706,12 +706,15 @@ MODELOPT_EXCLUSIONS = (
     ["lm_head", "*kv_a_proj_with_mqa*", "*q_a_proj*"], ["lm_head", "model.layers.1.mlp.shared_experts.down_proj"],
     ["model.layers.1.mlp"], [], ["lm_*"], ["lm_head", "model.layers.*.self_attn.q_proj"],
     ["lm_head", "model.layers.*.self_attn*", "model.layers.*.mlp.gate", "model.layers.*.mlp.shared_experts*"],
+    ["model.layers.*"],
 )
 
 
 def modelopt_exclusion_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` ModelOpt exports (modelopt_variants' configs) whose exclusion list is one of MODELOPT_EXCLUSIONS, under
-    the key a release may read (nested ``exclude_modules``, flat ``ignore`` or flat ``exclude_modules``)."""
+    the key a release may read (nested ``exclude_modules``, flat ``ignore`` or flat ``exclude_modules``); some lists
+    leave ``lm_head`` quantized (0.23.0+ the LM head takes the method), and about a third of the configs have a
+    vocabulary that is not a multiple of 64."""
     out = []
     for cfg in modelopt_variants(rng, n):
         moe = "block_sparse_moe" if "num_local_experts" in cfg else "mlp"
@@ -726,12 +729,67 @@ def modelopt_exclusion_variants(rng: random.Random, n: int) -> list[dict]:
             names = rng.choice((["lm_head", "model.layers.*.self_attn.q_proj"],
                                 ["lm_head", "model.layers.*.self_attn.q_proj", "model.layers.0.mlp.*",
                                  "model.layers.*.mlp.shared_experts.*"]))
+        if rng.random() < 0.3:
+            # a vocabulary that is not a multiple of 64 (the LM head pads it to one and divides it over tp; its
+            # quantized create_weights reads only the hidden size)
+            cfg["vocab_size"] = cfg["vocab_size"] + rng.choice([1, 3, 37])
         q = cfg["quantization_config"]
         if "quantization" in q:
             q["quantization"]["exclude_modules"] = names
         else:
             q.pop("ignore", None)
             q["ignore" if rng.random() < 0.6 else "exclude_modules"] = names
+        out.append(cfg)
+    return out
+
+
+#: ModelOpt exports whose LM head decides (kvguard.quant.modelopt_shards.lm_head); how many run() builds per release
+#: (None: one, the CI's share; they are taken in turn from MODELOPT_LM_HEAD_CASES, starting at a per-release offset);
+#: tools/quant_differential.py --modelopt-lm-head
+MODELOPT_LM_HEAD_CONFIGS: "int | None" = None
+#: (base, algo, exclusion list, tie_word_embeddings, hidden size, vocab size, architecture override): lists that
+#: leave ``lm_head`` quantized (every decoder layer excluded, so the LM head is the first quantized layer reading
+#: the hidden size; or nothing excluded), hidden sizes that are and are not multiples of 16 (2072, 5128, 2056),
+#: vocab sizes that are and are not multiples of 64 (128256 / 128257, 151936 / 151669, 32000 / 32003), tied
+#: embeddings (LlamaForCausalLM ties through the head's method, Qwen3 builds a tied head from 0.28.0, Qwen3-MoE
+#: and Mixtral assign the weight), FP8 and NVFP4
+MODELOPT_LM_HEAD_CASES = (
+    ("meta-llama/Llama-3.1-8B-Instruct", "NVFP4", ["model.layers.*"], False, 2072, 128257, None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "NVFP4", [], False, 4096, 128257, None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "NVFP4", ["lm_head"], True, 4096, 128256, None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "FP8", [], True, 4096, 128257, None),
+    ("Qwen/Qwen3-32B-FP8", "NVFP4", ["model.layers.*"], True, 5128, 151669, None),
+    ("Qwen/Qwen3-32B-FP8", "NVFP4", ["model.layers.*"], False, 5128, 151936, None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "NVFP4", ["model.layers.*"], True, 2072, 128256, "MistralForCausalLM"),
+    ("Qwen/Qwen3-30B-A3B", "NVFP4", ["*self_attn*"], True, 2056, 151669, None),
+    ("mistralai/Mixtral-8x7B-v0.1", "NVFP4", [], True, 4096, 32003, None),
+    ("meta-llama/Llama-3.1-8B-Instruct", "NVFP4", ["lm_*"], False, 2072, 128256, None),
+)
+
+
+def modelopt_lm_head_variants(n: int, offset: int = 0) -> list[dict]:
+    """``n`` ModelOpt exports from MODELOPT_LM_HEAD_CASES (in turn from ``offset``), flat layout, two decoder
+    layers.  Hidden 2072 takes 28 heads of 74 (4 KV heads) in the Llama configs; the Qwen3 ones keep head_dim 128."""
+    out = []
+    for k in range(n):
+        base, algo, names, tied, hidden, vocab, arch = MODELOPT_LM_HEAD_CASES[(offset + k) % len(MODELOPT_LM_HEAD_CASES)]
+        cfg = cut(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        cfg["torch_dtype"] = "bfloat16"
+        cfg["num_hidden_layers"] = 2
+        cfg["tie_word_embeddings"] = tied
+        cfg["vocab_size"] = vocab
+        if hidden != cfg["hidden_size"]:
+            cfg["hidden_size"] = hidden
+            if "head_dim" not in cfg:
+                cfg["num_attention_heads"], cfg["num_key_value_heads"] = 28, 4
+        if arch:
+            cfg["architectures"] = [arch]
+        if "moe_intermediate_size" in cfg:
+            cfg["moe_intermediate_size"] = 768
+        cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": algo,
+                                      "producer": {"name": "modelopt", "version": "0.29.0"}, "ignore": list(names),
+                                      "kv_cache_scheme": None, **({"group_size": 16} if algo == "NVFP4" else {})}
         out.append(cfg)
     return out
 
@@ -1082,6 +1140,10 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
             continue
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
+    # ModelOpt LM heads (a fixed table taken in turn, one per release by default): tp 1 and 4
+    for cfg in modelopt_lm_head_variants(1 if MODELOPT_LM_HEAD_CONFIGS is None else MODELOPT_LM_HEAD_CONFIGS,
+                                         SUPPORTED_VERSIONS.index(version)):
+        cases.append({"config": cfg, "layouts": [{"tp": 1}, {"tp": 4}]})
     lists = []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)
