@@ -173,8 +173,10 @@ def _jsonable(value):
 
 
 def _value(value) -> dict:
+    # infinities are written as Python's json writes them (``Infinity``), as tools/facts_extract.py writes the
+    # transformers 4 defaults: the Mamba-family ``time_step_limit`` default is ``(0.0, inf)``
     try:
-        return {"literal": json.loads(json.dumps(_jsonable(value), allow_nan=False))}
+        return {"literal": json.loads(json.dumps(_jsonable(value)))}
     except (TypeError, ValueError):
         return {"opaque_default": type(value).__name__}
 

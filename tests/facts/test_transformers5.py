@@ -327,3 +327,11 @@ def test_tied_embeddings_copy_the_tensor_parallel_plan_before_5_24(rel):
         keys = sorted(k for k in cfg if not str(k).startswith("_"))
         assert keys == case["oracle"]["hf_config"]["__keys__"]
         assert ("base_model_tp_plan" in keys) is (release(rel).transformers != "5.24.0")
+
+
+@pytest.mark.parametrize("rel", ["0.24.0", "0.31.0", "0.32.0", "0.33.0"])
+def test_an_infinite_field_default_is_read(rel):
+    # NemotronHConfig's dataclass field ``time_step_limit: ... = (0.0, float("inf"))`` (transformers 5.x
+    # configuration_nemotron_h.py); a config.json without the key takes it
+    obj = load_config({"model_type": "nemotron_h"}, release(rel))
+    assert obj.time_step_limit == (0.0, float("inf"))
