@@ -777,19 +777,23 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's normalization (a config
         # without quant_method: ModelOpt's hf_quant_config.json) or override names
         method, why = _mo_shards.read(quant_cfg, release)
-        if why is None and family_has_moe(family):
+        if why is None and method == "" and launch.quantization is not None:
+            # ModelConfig compares the named method with the checkpoint's empty one (kvguard.quant.verify)
+            why = f"--quantization {launch.quantization} with a ModelOpt config that names no method is not modelled"
+        if why is None and family_has_moe(family) and method:
             # the experts' method (kvguard.quant.modelopt_shards): decided for Qwen3-MoE and Mixtral on the default
             # host, where its backend choice and create_weights refuse no per-rank size
             why = _mo_shards.moe_unmodelled(family, quant_cfg, str(method),
                                             moe_backend=launch.moe_backend,
                                             all2all_backend=launch.all2all_backend)
         names: tuple[str, ...] = ()
-        if why is None:
+        if why is None and method:
             # the exclusion list as the release matches it (kvguard.quant.modelopt_shards.layer_state)
             names, why = _mo_shards.exclusions(quant_cfg, family, str(method), release)
         if why is not None:
             return Outcome(unmodelled=why)
-        scheme = QuantScheme(str(method), ignored=names)
+        # no method (kvguard.quant.modelopt_shards.read): the release builds the layers unquantized
+        scheme = QuantScheme(str(method), ignored=names) if method else None
     if scheme is not None and not scheme.modelled:
         return Outcome(unmodelled=scheme.reason
                        or f"the {scheme.method} quantization method's weight-shard checks are not modelled")

@@ -121,6 +121,11 @@ def read(cfg: Mapping[str, Any], release) -> tuple[Optional[str], Optional[str]]
     except (_modelopt.NotRead, _modelopt.UnknownAlgo):
         return None, "the ModelOpt checkpoint's weight-shard checks are not modelled (its config is not read)"
     method = claimed or method
+    if method == "":
+        # neither the normalization (no nested ``quantization``) nor a ModelOpt override names a method (a flat
+        # config without ``quant_method``): ModelConfig's quantization stays None (0.11.0+: an empty method reads as
+        # None; 0.10.2 refuses the empty name before) and the release builds the model unquantized
+        return "", None
     nested = cfg.get("quantization")
     algo = nested.get("quant_algo") if isinstance(nested, Mapping) else cfg.get("quant_algo")
     if method not in METHODS or algo not in _ALGOS[method]:
