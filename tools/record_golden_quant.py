@@ -354,6 +354,19 @@ CASES += [
             "[lm_head, model.layers.*.mlp*]: 0.10.2 - 0.11.0 read the flat exclude_modules only, so down_proj is "
             "quantized and refused; from 0.11.1 ignore is read and every MLP matches (regular expression, then "
             "fnmatch; 0.26.0+ as model.layers.*.mlp / model.layers.*.mlp.* after the Llama mapper): accepted"},
+    # the same exports with the experts split by expert parallel over 8 data-parallel ranks
+    {"id": "mi-modelopt-nvfp4-dsv32-dp8-ep", "model": "nvidia/DeepSeek-V3.2-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.11.0",
+     "why": "nvidia/DeepSeek-V3.2-NVFP4 at -dp 8 --enable-expert-parallel (NVFP4 experts whole on each rank, 8 ranks): accepted"},
+    {"id": "mi-modelopt-nvfp4-glm5-dp8-ep", "model": "nvidia/GLM-5-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.24.0",
+     "why": "nvidia/GLM-5-NVFP4 at -dp 8 --enable-expert-parallel (NVFP4 experts whole on each rank, 8 ranks): accepted"},
+    {"id": "mi-modelopt-nvfp4-kimi-k26-dp8-ep", "model": "nvidia/Kimi-K2.6-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.15.0",
+     "why": "nvidia/Kimi-K2.6-NVFP4 at -dp 8 --enable-expert-parallel (NVFP4 experts whole on each rank, 8 ranks): accepted"},
+    {"id": "mi-modelopt-nvfp4-minimax-m25-dp8-ep", "model": "nvidia/MiniMax-M2.5-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.24.0",
+     "why": "nvidia/MiniMax-M2.5-NVFP4 at -dp 8 --enable-expert-parallel (NVFP4 experts whole on each rank, 8 ranks): accepted"},
     {"id": "mi-modelopt-flat-no-method-i12000-tp4", "model": "meta-llama/Llama-3.1-8B-Instruct", "since": "0.11.0",
      "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16",
                       "quantization_config": {k: v for k, v in MODELOPT_NVFP4.items() if k != "quant_method"}},
