@@ -109,7 +109,9 @@ def test_the_nvfp4_checkpoint_is_checked_through_the_cli(tmp_path, capsys):
 
 @pytest.mark.parametrize("name, algo", [("nvidia/Llama-3.1-70B-Instruct-FP8", "FP8"),
                                         ("nvidia/DeepSeek-V3.1-NVFP4", "NVFP4"),
-                                        ("nvidia/Qwen3-235B-A22B-NVFP4", "NVFP4")])
+                                        ("nvidia/Qwen3-235B-A22B-NVFP4", "NVFP4"),
+                                        ("nvidia/DeepSeek-V3.2-NVFP4", "NVFP4"),
+                                        ("nvidia/GLM-5-NVFP4", "NVFP4")])
 def test_catalog_modelopt_exports_carry_their_hf_quant_config(name, algo):
     entry = catalog.lookup(name)
     assert entry.config.get("quantization_config") is None            # config.json as published
@@ -142,6 +144,56 @@ def test_the_legacy_export_is_modelopt_from_0_26_0(tmp_path, version):
 
 
 def test_the_legacy_export_is_no_modelopt_config_before_0_26_0(tmp_path):
-    # 0.24.0 normalizes only a producer-modelopt config: no method is named, which kvguard does not walk
+    # 0.24.0 normalizes only a producer-modelopt config and no override claims a config without quant_method:
+    # ModelConfig's quantization stays None and the model is built unquantized (the 856-input shard is fine)
     v = kvguard.check(str(checkpoint(tmp_path, LEGACY_SIDE)), vllm_version="0.24.0", tp=16, host=BIG)
-    assert v.ok is True and "MI_model" in [s.check for s in v.skipped]
+    assert v.ok is True and "MI_model" not in [s.check for s in v.skipped]
+
+
+# the exports whose config.json carries its own (flat) quantization_config: vLLM reads it and never the
+# hf_quant_config.json beside it (get_config reads that file only when config.json has none)
+@pytest.mark.parametrize("name, method, algo", [("nvidia/MiniMax-M2.5-NVFP4", "modelopt", "NVFP4"),
+                                                ("nvidia/Kimi-K2.6-NVFP4", "modelopt", "NVFP4"),
+                                                ("Qwen/Qwen3-32B-FP8-Static-PerTensor", None, "FP8")])
+def test_catalog_exports_with_their_own_quantization_config(name, method, algo):
+    entry = catalog.lookup(name)
+    assert entry.hf_quant_config["quantization"]["quant_algo"] == algo   # the file beside, as published
+    assert entry.checkpoint_config() is entry.config
+    assert entry.config["quantization_config"].get("quant_method") == method
+    assert entry.config["quantization_config"]["quant_algo"] == algo
+
+
+# facts worked out by hand from the published config.json (tests/data/catalog_sources.md)
+@pytest.mark.parametrize("name, model_type, heads, head_size, layers", [
+    ("nvidia/DeepSeek-V3.2-NVFP4", "deepseek_v32", 128, 512 + 64, 61),    # MLA: kv_lora_rank + qk_rope_head_dim
+    ("nvidia/GLM-5-NVFP4", "glm_moe_dsa", 64, 512 + 64, 78),
+    ("nvidia/Kimi-K2.6-NVFP4", "kimi_k25", 64, 512 + 64, 61),             # text_config (deepseek_v3)
+    ("nvidia/MiniMax-M2.5-NVFP4", "minimax_m2", 48, 128, 62),
+    ("Qwen/Qwen3-32B-FP8-Static-PerTensor", "qwen3", 64, 128, 64),
+])
+def test_new_catalog_exports_facts(name, model_type, heads, head_size, layers):
+    facts = kvguard.model_facts(name, vllm_version="0.33.0")
+    assert (facts.model_type, facts.total_num_attention_heads, facts.head_size, facts.num_hidden_layers) == (
+        model_type, heads, head_size, layers)
+
+
+def test_kimi_k26_nvfp4_kv_cache_is_fp8_mla():
+    # MLA caches one latent of 512 + 64 per layer on every rank: 61 layers x 576 x 1 byte (fp8_e4m3, the
+    # checkpoint's kv_cache_scheme of 8-bit static floats), whatever -tp
+    for tp in (4, 8):
+        row = kvguard.audit(["nvidia/Kimi-K2.6-NVFP4"], tp=tp, vllm_version="0.33.0").models[0]
+        assert (row.kv_cache_dtype_resolved, row.kv_bytes_per_token_per_rank) == ("fp8_e4m3", 61 * 576)
+
+
+def test_qwen3_32b_fp8_static_without_quant_method_is_built_unquantized():
+    # quantization_config without quant_method and without the nested "quantization" mapping: the normalization
+    # names nothing, no override claims it (each asks for a quant_method starting with "modelopt"), so
+    # ModelConfig's quantization is None from 0.11.0: a bfloat16 KV cache (64 layers x K and V x 1 KV head at tp 8
+    # x 128 x 2 bytes) and the model built unquantized; 0.10.2 refuses the empty name as an unknown method
+    row = kvguard.audit(["Qwen/Qwen3-32B-FP8-Static-PerTensor"], tp=8, vllm_version="0.33.0").models[0]
+    assert (row.kv_cache_dtype_resolved, row.kv_bytes_per_token_per_rank) == ("bfloat16", 64 * 2 * 128 * 2)
+    for version in ("0.11.0", "0.20.0", "0.33.0"):
+        verdict = kvguard.check("Qwen/Qwen3-32B-FP8-Static-PerTensor", tp=4, vllm_version=version, host=H100)
+        assert verdict.ok and "MI_model" not in {s.check for s in verdict.skipped}, version
+    old = kvguard.check("Qwen/Qwen3-32B-FP8-Static-PerTensor", tp=4, vllm_version="0.10.2", host=H100)
+    assert (old.ok, old.message.split(" Must be")[0]) == (False, "Unknown quantization method: .")

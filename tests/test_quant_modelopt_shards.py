@@ -55,6 +55,18 @@ def test_nvfp4_refuses_at_tp_1_when_the_whole_input_is_not_a_multiple_of_16():
     assert (v.check, v.message) == ("MI_nvfp4_input", NVFP4_INPUT)
 
 
+@pytest.mark.parametrize("version", ["0.11.0", "0.20.0", "0.28.0", "0.33.0"])
+def test_flat_config_without_quant_method_is_built_unquantized(version):
+    # Qwen/Qwen3-32B-FP8-Static-PerTensor's layout: the flat NVFP4 fields but no quant_method.  No normalization
+    # (no nested "quantization") and no ModelOpt override (each asks for a quant_method starting with "modelopt")
+    # names a method: ModelConfig's quantization is None and the layers are built unquantized, so the 856-feature
+    # down_proj shard (intermediate 13696 at tp 16) that NVFP4 refuses is built
+    cfg = llama(13696)
+    del cfg["quantization_config"]["quant_method"]
+    v = kvguard.check(cfg, vllm_version=version, tp=16, host=BIG)
+    assert v.ok and "MI_model" not in [s.check for s in v.skipped]
+
+
 def test_modelopt_fp8_per_tensor_checks_no_size():
     # the same 13696 at tp 16 (856 per rank): per-tensor FP8 takes any shard
     v = kvguard.check(llama(13696, "FP8"), vllm_version="0.28.0", tp=16, host=BIG)

@@ -318,6 +318,33 @@ CASES += [
      "layout": {"tp": 8},
      "why": "nvidia/DeepSeek-V3.1-NVFP4 at -tp 8 (hf_quant_config.json: NVFP4, every MLA projection and the last "
             "layer excluded): the dense and expert inputs per rank are multiples of 16: accepted"},
+    # more of NVIDIA's published exports (catalog, aiconfigurator-core 0.12.0's copies); the NVFP4 ones name an FP8 KV
+    # cache, so they are recorded where the CPU oracle builds one (not 0.14.0 - 0.2x, see above)
+    {"id": "mi-modelopt-fp8-static-qwen3-32b-tp4", "model": "Qwen/Qwen3-32B-FP8-Static-PerTensor",
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "Qwen/Qwen3-32B-FP8-Static-PerTensor at -tp 4: its config.json's quantization_config (ModelOpt's flat "
+            "FP8 layout) has no quant_method, so no override claims it: ModelConfig's quantization is None from "
+            "0.11.0 and the model is built unquantized (0.10.2 refuses the empty method name)"},
+    {"id": "vc-modelopt-fp8-static-qwen3-32b", "model": "Qwen/Qwen3-32B-FP8-Static-PerTensor", "argv": [],
+     "vllm_config": {}, "until": "0.11.0",
+     "why": "Qwen/Qwen3-32B-FP8-Static-PerTensor: the quantization_config without quant_method: 0.10.2 takes the empty "
+            "method as a name and refuses it as unknown; from 0.11.0 it reads as no quantization"},
+    {"id": "mi-modelopt-nvfp4-dsv32-tp8", "model": "nvidia/DeepSeek-V3.2-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.11.0",
+     "why": "nvidia/DeepSeek-V3.2-NVFP4 at -tp 8 (hf_quant_config.json: NVFP4, the MLA projections and indexers "
+            "excluded): accepted"},
+    {"id": "mi-modelopt-nvfp4-glm5-tp8", "model": "nvidia/GLM-5-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "nvidia/GLM-5-NVFP4 at -tp 8 (hf_quant_config.json: NVFP4, the attention excluded): accepted (before "
+            "0.24.0 the release's Transformers does not know glm_moe_dsa)"},
+    {"id": "mi-modelopt-nvfp4-kimi-k26-tp8", "model": "nvidia/Kimi-K2.6-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.15.0",
+     "why": "nvidia/Kimi-K2.6-NVFP4 at -tp 8 (quantization_config in config.json: flat NVFP4, the attention and "
+            "shared experts excluded): accepted"},
+    {"id": "mi-modelopt-nvfp4-minimax-m25-tp8", "model": "nvidia/MiniMax-M2.5-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "nvidia/MiniMax-M2.5-NVFP4 at -tp 8 (quantization_config in config.json: flat NVFP4, the attention "
+            "and router gates excluded): accepted (before 0.24.0 minimax_m2 needs the checkpoint's custom code)"},
     # exclusion lists (kvguard.quant.modelopt_shards.layer_state): the flat "ignore" is read from 0.11.1
     {"id": "mi-modelopt-nvfp4-i12000-tp4-mlp-excluded", "model": "meta-llama/Llama-3.1-8B-Instruct",
      "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16",
@@ -327,6 +354,27 @@ CASES += [
             "[lm_head, model.layers.*.mlp*]: 0.10.2 - 0.11.0 read the flat exclude_modules only, so down_proj is "
             "quantized and refused; from 0.11.1 ignore is read and every MLP matches (regular expression, then "
             "fnmatch; 0.26.0+ as model.layers.*.mlp / model.layers.*.mlp.* after the Llama mapper): accepted"},
+    # the same exports with the experts split by expert parallel over 8 data-parallel ranks
+    {"id": "mi-modelopt-nvfp4-dsv32-dp8-ep", "model": "nvidia/DeepSeek-V3.2-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.11.0",
+     "why": "nvidia/DeepSeek-V3.2-NVFP4 at -dp 8 --enable-expert-parallel (NVFP4 experts whole on each rank, 8 ranks): accepted"},
+    {"id": "mi-modelopt-nvfp4-glm5-dp8-ep", "model": "nvidia/GLM-5-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.24.0",
+     "why": "nvidia/GLM-5-NVFP4 at -dp 8 --enable-expert-parallel (NVFP4 experts whole on each rank, 8 ranks): accepted"},
+    {"id": "mi-modelopt-nvfp4-kimi-k26-dp8-ep", "model": "nvidia/Kimi-K2.6-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.15.0",
+     "why": "nvidia/Kimi-K2.6-NVFP4 at -dp 8 --enable-expert-parallel (NVFP4 experts whole on each rank, 8 ranks): accepted"},
+    {"id": "mi-modelopt-nvfp4-minimax-m25-dp8-ep", "model": "nvidia/MiniMax-M2.5-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.24.0",
+     "why": "nvidia/MiniMax-M2.5-NVFP4 at -dp 8 --enable-expert-parallel (NVFP4 experts whole on each rank, 8 ranks): accepted"},
+    {"id": "mi-modelopt-flat-no-method-i12000-tp4", "model": "meta-llama/Llama-3.1-8B-Instruct", "since": "0.11.0",
+     "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16",
+                      "quantization_config": {k: v for k, v in MODELOPT_NVFP4.items() if k != "quant_method"}},
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "the flat ModelOpt NVFP4 fields without quant_method (Qwen/Qwen3-32B-FP8-Static-PerTensor's layout), "
+            "intermediate 12000 at -tp 4 (down_proj: 3000 input features per rank, which NVFP4 refuses): no "
+            "normalization or override names a method, ModelConfig's quantization is None from 0.11.0 and the "
+            "model is built unquantized: accepted"},
     {"id": "mi-modelopt-fp8-qwen3-30b-a3b-eplb-experts-excluded", "model": "Qwen/Qwen3-30B-A3B",
      "config_patch": {"quantization_config": dict(MODELOPT_FP8, ignore=["lm_head", "model.layers.*.mlp.experts*"])},
      "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],

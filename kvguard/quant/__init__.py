@@ -772,9 +772,21 @@ def _sp_moe_shared_experts(family: str, scheme: QuantScheme, launch: Launch, rel
     return None
 
 
+def _names_no_method(facts, release, launch: Launch) -> bool:
+    """Whether ModelConfig ends without a quantization method for a quantization config that names none (no
+    ``quant_method``, nothing the release's normalization or an override names: kvguard.quant.verify): from 0.11.0
+    an empty method reads as None, and the release builds the model unquantized."""
+    from . import verify as _verify
+
+    out = _verify.verify(facts.resolved_top, facts.resolved, release, launch.quantization)
+    return out.check is None and out.unmodelled is None and not out.deferred and out.quantization is None
+
+
 def _outcome(facts, release, launch: Launch) -> Outcome:
     family = family_of(facts.architectures)
     scheme = scheme_of(facts.resolved_top, facts.resolved, release)
+    if scheme is not None and scheme.method == "unknown" and _names_no_method(facts, release, launch):
+        scheme = None
     if family is None:
         if scheme is not None and "DeepseekV4ForCausalLM" in facts.architectures:
             return Outcome(unmodelled=_DSV4_CONSTRUCTION)

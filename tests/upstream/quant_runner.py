@@ -251,12 +251,47 @@ class _KernelStandIn:
         return None
 
 
+def _load_text_model_class(model_config) -> None:
+    """Import the text config's own architecture (a multimodal wrapper such as Kimi-K2.5 builds its language
+    model through the registry while it is built): its module then gets the parallel-state stand-ins and stubs."""
+    text = getattr(model_config, "hf_text_config", None)
+    if text is None or text is model_config.hf_config:
+        return
+    from vllm.model_executor.models import ModelRegistry
+
+    for arch in getattr(text, "architectures", None) or ():
+        try:
+            ModelRegistry._try_load_model_cls(arch)
+        except Exception:  # noqa: BLE001 - a release without it: the wrapper's own import decides
+            pass
+
+
+def _meta_modules_stay():
+    """The model is built on the meta device: a module that moves itself while it is built (Kimi-K2.5's vision
+    tower, ``.to(device)``) stays there instead of failing to copy meta tensors (a GPU build moves real ones)."""
+    import torch.nn as nn
+
+    original = nn.Module.to
+
+    def to(self, *a, **k):
+        if any(p.is_meta for p in self.parameters()):
+            return self
+        return original(self, *a, **k)
+
+    nn.Module.to = to
+
+
 def _stubs():
     import torch.nn as nn
 
     class Stub(nn.Module):
         def __init__(self, *a, **k):
             super().__init__()
+
+        @staticmethod
+        def enabled():
+            # DeepSeek-V3.2's indexer asks its rotary embedding (a stub here) whether its custom op is enabled
+            return False
 
     def stub_fn(*a, **k):
         return Stub()
@@ -272,6 +307,7 @@ def _stubs():
                 setattr(mod, n, Stub)
         if callable(getattr(mod, "get_rope", None)):
             mod.get_rope = stub_fn
+    _meta_modules_stay()
     _expert_maps_on_cpu()
     _marlin_workspace_on_h100()
     _modelopt_nvfp4_kernel_on_h100()
@@ -643,6 +679,7 @@ def main(inp: str, out: str) -> None:
             _quant_modules_see_cuda_90()
             vc = _vllm_config(case["config"], case.get("engine_args") or {}, case.get("files"))
             cls = get_model_architecture(vc.model_config)[0]
+            _load_text_model_class(vc.model_config)
             if vc.quant_config is not None and configure_quant_config is not None:
                 # initialize_model hands the model class's packed-modules mapping (the fused layers' shards) and
                 # its checkpoint-name mapper to the quantization config before building the model
