@@ -11,6 +11,11 @@ own classes.  The dtype size is the one the release gives ``--kv-cache-dtype``
 is the model dtype).  Packed / scaled cache formats (``fp8_ds_mla``,
 ``nvfp4``, ``turboquant_*``, ``*_per_token_head``) are not modelled: an
 :class:`~kvguard.InputError`.
+
+Only models with one full-attention / MLA KV-cache group are sized (:func:`kv_cache_groups_reason`); a config key
+that marks other layers is passed over where the release's model class never reads it (:data:`UNREAD_LAYER_KEYS`:
+``attn_type_list`` in ``vllm/model_executor/models/minimax_m2.py``, 0.11.1–0.33.0, read in each release;
+``tests/upstream/test_kvspec_model.py`` checks the layers the model builds).
 """
 
 from __future__ import annotations
