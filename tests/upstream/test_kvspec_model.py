@@ -12,7 +12,9 @@ number is not).
 
 Configs: the catalog's MiniMax-M2.5 checkpoints (``attn_type_list`` of all 1s, which minimax_m2.py never reads:
 kvguard.kv.kvsize.UNREAD_LAYER_KEYS) and variants of KV heads, head_dim, layers and tp, under ``--kv-cache-dtype``
-auto and fp8.  Releases: KVG_ORACLE_VERSIONS (default "0.11.1 0.28.0"); MiniMax-M2 is registered from 0.11.1.
+auto and fp8.  The other side: MiniMax-Text-01 configs (``minimax_text_01.py``, 0.10.2-0.23.0, reads the key: 0 =
+linear attention) build ``Attention`` only where the list says 1, and kvguard keeps refusing them.
+Releases: KVG_ORACLE_VERSIONS (default "0.11.1 0.28.0"); MiniMax-M2 is registered from 0.11.1.
 """
 
 from __future__ import annotations
@@ -133,3 +135,39 @@ def test_minimax_m2_kv_bytes_match_the_models_attention_layers(version):
     assert len(out["results"]) == len(cases)
     assert not bad, json.dumps(bad[:3], indent=1)[:4000]
     assert not undecided, undecided[:3]
+
+
+def text01_cases(seed: int) -> list[dict]:
+    """MiniMax-Text-01 / M1 configs (transformers' ``minimax`` config class) whose ``attn_type_list`` mixes 0
+    (linear "lightning" attention) and 1 (softmax attention)."""
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(4):
+        layers = rng.choice([2, 3, 4, 6])
+        types = [rng.choice([0, 1]) for _ in range(layers)]
+        types[rng.randrange(layers)] = 0  # at least one linear layer
+        cfg = {"architectures": ["MiniMaxText01ForCausalLM"], "model_type": "minimax", "hidden_size": 512,
+               "num_attention_heads": 8, "num_key_value_heads": rng.choice([1, 2, 8]), "head_dim": 64,
+               "num_hidden_layers": layers, "attn_type_list": types, "intermediate_size": 256,
+               "num_local_experts": 4, "num_experts_per_tok": 2, "vocab_size": 1000, "max_position_embeddings": 4096,
+               "rotary_dim": 64, "torch_dtype": "bfloat16", "rms_norm_eps": 1e-6, "postnorm": True}
+        cases.append({"config": cfg, "tp": 1, "block_size": 16, "kv_cache_dtype": "auto", "engine_args": {}})
+    return cases
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_minimax_text01_reads_attn_type_list_and_stays_refused(version):
+    """The other side of UNREAD_LAYER_KEYS: minimax_text_01.py (registered 0.10.2-0.23.0) builds ``Attention`` only
+    for the layers ``attn_type_list`` marks 1, so kvguard must keep refusing to size these models."""
+    if not resolve(version).within(None, "0.23.0"):
+        pytest.skip(f"vLLM {version} does not register MiniMaxText01ForCausalLM")
+    python, python_env = _python(version)
+    cases = text01_cases(int(os.environ.get("KVG_DIFF_SEED", "7")))
+    out = run_runner("kvspec_model_runner.py", python, python_env, cases)
+    for case, rec in zip(cases, out["results"]):
+        assert "error" not in rec, rec
+        softmax = [i for i, t in enumerate(case["config"]["attn_type_list"]) if t == 1]
+        assert [la["prefix"] for la in rec["layers"]] == [f"model.layers.{i}.attn" for i in softmax]
+        assert isinstance(kvguard_answer(case, version), str)
+    print(f"\nvLLM {version}: MiniMax-Text-01 {len(cases)} configs: attention layers where attn_type_list is 1, "
+          "kvguard refuses")
