@@ -499,7 +499,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         raise CapacityNotModelled(f"{label}: {reason} — vLLM keeps several KV-cache groups or other spec "
                                   "classes; kvguard predicts capacity only for one full-attention/MLA group")
 
-    reason = kv_cache_groups_reason(raw)          # before model_facts: such configs may need remote code
+    reason = kv_cache_groups_reason(raw, release=release)  # before model_facts: such configs may need remote code
     if reason is not None:
         refuse(reason)
     if isinstance(cfg, ModelFacts):
@@ -508,7 +508,7 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         from ..rules.check import model_facts
         facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code,
                             model_path=model_path)
-    reason = kv_cache_groups_reason(raw, facts) or _registry_reason(facts, release)
+    reason = kv_cache_groups_reason(raw, facts, release) or _registry_reason(facts, release)
     if reason is not None:
         refuse(reason)
     from ..quant.kv_cache import effective

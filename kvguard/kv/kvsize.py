@@ -11,6 +11,11 @@ own classes.  The dtype size is the one the release gives ``--kv-cache-dtype``
 is the model dtype).  Packed / scaled cache formats (``fp8_ds_mla``,
 ``nvfp4``, ``turboquant_*``, ``*_per_token_head``) are not modelled: an
 :class:`~kvguard.InputError`.
+
+Only models with one full-attention / MLA KV-cache group are sized (:func:`kv_cache_groups_reason`); a config key
+that marks other layers is passed over where the release's model class never reads it (:data:`UNREAD_LAYER_KEYS`:
+``attn_type_list`` in ``vllm/model_executor/models/minimax_m2.py``, 0.11.1–0.33.0, read in each release;
+``tests/upstream/test_kvspec_model.py`` checks the layers the model builds).
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from ..errors import InputError
 from ..versions import resolve
 
 __all__ = ["KV_CACHE_DTYPE_BYTES", "config_dtype", "kv_bytes_per_token_per_layer", "kv_cache_dtype_bytes",
-           "kv_cache_groups_reason", "kv_token_shards", "reported_number"]
+           "kv_cache_groups_reason", "kv_token_shards", "reported_number", "UNREAD_LAYER_KEYS",
+           "unread_layer_key"]
 
 #: ``--kv-cache-dtype`` values with a plain element layout -> bytes per element
 #: (vLLM's STR_DTYPE_TO_TORCH_DTYPE: fp8/fp8_e4m3/fp8_e5m2 -> torch.uint8,
@@ -140,20 +146,55 @@ _MULTI_GROUP_TYPES = {
 }
 
 
-def kv_cache_groups_reason(raw: Optional[Mapping[str, Any]], facts=None) -> Optional[str]:
+#: Config keys that mark layers of different KV-cache specs in general, but that the model class of an
+#: architecture never reads: (key, architecture as registered, first release, last release, why).  For these
+#: architectures the key's presence says nothing about the KV cache; every other config holding it stays refused.
+#: The range starts where the release registers the architecture (kvguard/data/archs.json) and ends at the last
+#: release whose model file was read: a later release is refused until its file is read again.
+UNREAD_LAYER_KEYS: tuple[tuple[str, str, str, str, str], ...] = (
+    ("attn_type_list", "MiniMaxM2ForCausalLM", "0.11.1", "0.33.0",
+     # MiniMax-M2 / M2.5 / M2.7 checkpoints ship attn_type_list = [1] * num_hidden_layers (a MiniMax-Text-01
+     # leftover); minimax_text_01.py reads it (0 = lightning linear attention), minimax_m2.py does not
+     "vllm/model_executor/models/minimax_m2.py builds one Attention per hidden layer (num_key_value_heads, "
+     "head_dim, no per-layer sliding window: the decoder layer never passes attn_window_size) and never reads "
+     "attn_type_list"),
+)
+
+
+def unread_layer_key(key: str, architectures, release) -> Optional[str]:
+    """Why ``key`` is not read by the model class ``release`` picks for ``architectures`` (None: it may be)."""
+    if release is None or not architectures:
+        return None
+    from ..archs import registered_arch
+
+    rel = resolve(release) if isinstance(release, str) else release
+    arch = registered_arch(architectures, rel)
+    for row_key, row_arch, first, last, why in UNREAD_LAYER_KEYS:
+        if row_key == key and row_arch == arch and rel.within(first, last):
+            return why
+    return None
+
+
+def kv_cache_groups_reason(raw: Optional[Mapping[str, Any]], facts=None, release=None) -> Optional[str]:
     """Why this config would not have one full-attention / MLA KV-cache group (None: it has).
 
     Read from the config objects the release builds (``facts.resolved`` / ``resolved_top``: class
     defaults included — a Mistral config.json without ``sliding_window`` gets 4096 from its class);
     before the facts are derived, from ``raw`` (config.json), for the model types whose configs need
-    remote code."""
+    remote code.  A key of :data:`UNREAD_LAYER_KEYS` is passed over when the release (``release``, else
+    the facts' release) builds an architecture that never reads it; without a release it refuses."""
     if facts is not None:
         configs = [facts.resolved_top, facts.resolved]
         types = {facts.model_type, facts.text_model_type}
+        architectures = facts.architectures
+        if release is None:
+            release = facts.vllm_version
     else:
         text = raw.get("text_config") if isinstance(raw, Mapping) else None
         configs = [c for c in (raw, text) if isinstance(c, Mapping)]
         types = {c.get("model_type") for c in configs}
+        arch_list = raw.get("architectures") if isinstance(raw, Mapping) else None
+        architectures = tuple(arch_list) if isinstance(arch_list, (list, tuple)) else ()
     for t in sorted(t for t in types if isinstance(t, str)):
         if t in _MULTI_GROUP_TYPES:
             return f"model type {t}: {_MULTI_GROUP_TYPES[t]}"
@@ -167,7 +208,7 @@ def kv_cache_groups_reason(raw: Optional[Mapping[str, Any]], facts=None) -> Opti
             return f"sliding window {cfg.get('sliding_window')}: sliding-window KV-cache spec"
         for key in ("sliding_window_pattern", "layers_block_type", "hybrid_override_pattern", "attention_chunk_size",
                     "full_attention_interval", "block_configs", "index_topk", "attn_type_list"):
-            if cfg.get(key) is not None:
+            if cfg.get(key) is not None and unread_layer_key(key, architectures, release) is None:
                 return f"{key} in the config: layers with different KV-cache specs"
         if cfg.get("is_encoder_decoder"):
             return "encoder-decoder model: cross-attention KV cache"
