@@ -338,6 +338,10 @@ KNOWN_PROPERTIES: dict[str, list] = {
     "633b389f5c18": ["same_per_layer", {"value": "attention"}],                        # FalconH1
     "2ad97e96c1ad": ["layer_types_or_same", {"value": "mamba"}],                        # GraniteMoeHybrid
     "34fc2b650dbc": ["same_per_layer", {"value": "sliding_attention"}],
+    # transformers 5 spellings: the same shapes over the line's layer-type names
+    "eb15c8637adf": ["layers_at_indices", {"indices": "attn_layer_indices", "hit": "full_attention",
+                                           "miss": "linear_attention"}],              # Bamba 5.x
+    "ba6e8465f517": ["same_per_layer", {"value": "hybrid"}],                           # FalconH1 5.x
     "d39e6feb921d": ["length_of", {"a": "supported_aspect_ratios"}],                    # Mllama vision
     "bdd46b80f419": ["alias", {"a": "num_encoder_layers"}],                             # ProphetNet
     "76bc14477737": ["sum", {"a": "num_encoder_layers", "b": "num_decoder_layers"}],     # XLMProphetNet

@@ -97,6 +97,10 @@ PATTERNS: list[tuple] = [
     ("const_mul_if_none_here", "if V_t is None:\n    V_t = K_k * V_a"),
     ("kwargs_setdefault_to", "V_t = kwargs.setdefault(K_k, K_v)"),
     ("list_if_int", "if V_a is not None and isinstance(V_a, int):\n    V_a = [V_a]"),
+    # Mamba-hybrid configs of transformers 5 (Bamba, FalconH1, GraniteMoeHybrid): a pair kept as a tuple, and the
+    # Mamba head size derived from the inner width when given as "auto"
+    ("tuple_unless_none", "V_t = tuple(V_a) if V_a is not None else None"),
+    ("mul_floordiv_if_eq_const", "if V_t == K_v:\n    V_t = V_a * V_b // V_c"),
     # vLLM's DeepseekVLV2Config: the OCR checkpoints take their own model type (spellings over releases)
     ("deepseek_ocr_model_type",
      "if 'DeepseekOCRForCausalLM' in V_a:\n    kwargs['model_type'] = 'deepseek_ocr'\n"
@@ -211,6 +215,11 @@ PATTERNS: list[tuple] = [
      "if hidden_size * expand != num_heads * head_dim:\n"
      "    raise ValueError(f'Inconsistent configuration: hidden_size * expand ({hidden_size * expand}) must equal "
      "num_heads * head_dim ({num_heads * head_dim}).')"),
+    # transformers 5's Mamba2Config.validate_architecture: the same check over the object's attributes
+    ("mamba2_head_check",
+     "if self.hidden_size * self.expand != self.num_heads * self.head_dim:\n"
+     "    raise ValueError(f'Inconsistent configuration: hidden_size * expand ({self.hidden_size * self.expand}) must "
+     "equal num_heads * head_dim ({self.num_heads * self.head_dim}).')", {"on_self": True}),
     ("granite_layer_types_check",
      "if layer_types is not None and any((layer_type not in ['mamba', 'attention'] for layer_type in layer_types)):\n"
      "    raise ValueError('layer_types must be a list strings in  [`mamba` `attention`]')"),
@@ -335,6 +344,8 @@ PATTERNS: list[tuple] = [
      "if V_t is None:\n    V_n = min(V_k, self.num_hidden_layers)\n"
      "    V_t = K_first * V_n + K_rest * (self.num_hidden_layers - V_n)"),
     ("const_if_none_else_remap", "if V_t is None:\n    V_t = K_v\nelse:\n    V_t = remap_legacy_layer_types(V_t)"),
+    ("const_mul_if_none_else_remap",   # GraniteMoeHybrid (transformers 5.17)
+     "if V_t is None:\n    V_t = K_k * V_a\nelse:\n    V_t = remap_legacy_layer_types(V_t)"),
     ("last_layer_type_forced",
      "if self.layer_types and (V_l := self.layer_types[-1]) != K_v:\n    self.layer_types[-1] = K_v"),
     # plain derivations

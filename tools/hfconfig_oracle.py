@@ -60,6 +60,8 @@ SCOPE = [
     # the validate_rope / layer-type / nested-rope patches, the gemma4_text path) and newer families
     "gemma4", "gemma4_text", "glm_moe_dsa", "laguna", "sarvam_mla", "deepseek_v4", "qwen3_5", "qwen3_5_moe",
     "step3p5", "hy_v3", "kimi_k25", "afmoe", "olmo_hybrid", "lfm2_moe", "flex_olmo", "mistral4",
+    # Mamba hybrids built with a tuple-valued time_step_limit and "auto" Mamba head sizes on 5.x
+    "granitemoehybrid", "falcon_h1", "bamba", "mamba2",
 ]
 
 # keys worth mutating (present or not in the template)

@@ -139,6 +139,60 @@ HAND = {
     },
 }
 
+# Mamba-hybrid checkpoints (shaped like ibm-granite/granite-4.0-h-small, tiiuae/Falcon-H1-7B-Instruct,
+# ibm-ai-platform/Bamba-9B, mistralai/Mamba-Codestral-7B-v0.1)
+_GRANITE_H_LAYERS = ["attention" if i in (5, 15, 25, 35) else "mamba" for i in range(40)]
+HAND.update({
+    "granitemoehybrid": {
+        "architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid", "attention_bias": False,
+        "attention_dropout": 0.0, "attention_multiplier": 0.0078125, "bos_token_id": 100257, "eos_token_id": 100257,
+        "pad_token_id": 100256, "embedding_multiplier": 12, "hidden_act": "silu", "hidden_size": 4096,
+        "init_method": "mup", "initializer_range": 0.1, "intermediate_size": 512, "layer_types": _GRANITE_H_LAYERS,
+        "logits_scaling": 16, "mamba_chunk_size": 256, "mamba_conv_bias": True, "mamba_d_conv": 4,
+        "mamba_d_head": 64, "mamba_d_state": 128, "mamba_expand": 2, "mamba_n_groups": 1, "mamba_n_heads": 128,
+        "mamba_proj_bias": False, "max_position_embeddings": 131072, "normalization_function": "rmsnorm",
+        "num_attention_heads": 32, "num_experts_per_tok": 10, "num_hidden_layers": 40, "num_key_value_heads": 8,
+        "num_local_experts": 72, "output_router_logits": False, "position_embedding_type": "nope",
+        "residual_multiplier": 0.22, "rms_norm_eps": 1e-05, "rope_scaling": None, "rope_theta": 10000,
+        "router_aux_loss_coef": 0.0, "shared_intermediate_size": 8192, "tie_word_embeddings": True,
+        "torch_dtype": "bfloat16", "use_cache": True, "vocab_size": 100352},
+    "falcon_h1": {
+        "architectures": ["FalconH1ForCausalLM"], "model_type": "falcon_h1", "attention_bias": False,
+        "attention_dropout": 0.0, "attention_in_multiplier": 1.0, "attention_out_multiplier": 0.9375,
+        "attn_layer_indices": None, "bos_token_id": 1, "eos_token_id": 11, "pad_token_id": 0,
+        "embedding_multiplier": 5.656854249492381, "head_dim": 128, "hidden_act": "silu", "hidden_size": 3072,
+        "initializer_range": 0.02, "intermediate_size": 12288, "key_multiplier": 0.390625,
+        "lm_head_multiplier": 0.0390625, "mamba_chunk_size": 128, "mamba_conv_bias": True, "mamba_d_conv": 4,
+        "mamba_d_head": 128, "mamba_d_ssm": 6144, "mamba_d_state": 256, "mamba_expand": 2, "mamba_n_groups": 1,
+        "mamba_n_heads": 48, "mamba_norm_before_gate": False, "mamba_proj_bias": False, "mamba_rms_norm": False,
+        "mamba_use_mlp": True, "max_position_embeddings": 262144, "mlp_bias": False, "mlp_expansion_factor": 8,
+        "mlp_multipliers": [0.8838834764831844, 0.5859375], "num_attention_heads": 12, "num_hidden_layers": 44,
+        "num_key_value_heads": 2, "num_logits_to_keep": 1, "projectors_bias": False, "rms_norm_eps": 1e-05,
+        "rope_scaling": None, "rope_theta": 100000000000.0, "ssm_in_multiplier": 1.25,
+        "ssm_multipliers": [0.3535533905932738, 0.25, 0.3535533905932738, 0.5, 0.3535533905932738],
+        "ssm_out_multiplier": 0.23570226039551587, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+        "use_cache": True, "vocab_size": 130049},
+    "bamba": {
+        "architectures": ["BambaForCausalLM"], "model_type": "bamba", "attention_dropout": 0.0,
+        "attn_layer_indices": [9, 18, 27], "attn_rotary_emb": 64, "bos_token_id": 0, "eos_token_id": 0,
+        "pad_token_id": 0, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+        "intermediate_size": 14336, "mamba_chunk_size": 256, "mamba_conv_bias": True, "mamba_d_conv": 4,
+        "mamba_d_head": 64, "mamba_d_state": 128, "mamba_expand": 2, "mamba_n_groups": 1, "mamba_n_heads": 128,
+        "mamba_proj_bias": False, "max_position_embeddings": 262144, "num_attention_heads": 32,
+        "num_hidden_layers": 32, "num_key_value_heads": 8, "num_logits_to_keep": 1, "rms_norm_eps": 1e-05,
+        "rope_theta": 10000.0, "tie_word_embeddings": False, "torch_dtype": "bfloat16", "use_cache": True,
+        "use_mamba_kernels": True, "vocab_size": 128256},
+    "mamba2": {
+        "architectures": ["Mamba2ForCausalLM"], "model_type": "mamba2", "bos_token_id": 0, "eos_token_id": 2,
+        "pad_token_id": 0, "chunk_size": 256, "conv_kernel": 4, "expand": 2, "head_dim": 64, "hidden_act": "silu",
+        "hidden_size": 4096, "initializer_range": 0.1, "layer_norm_epsilon": 1e-05, "n_groups": 8,
+        "norm_before_gate": False, "num_heads": 128, "num_hidden_layers": 64, "rescale_prenorm_residual": False,
+        "residual_in_fp32": True, "rms_norm": True, "state_size": 128, "tie_word_embeddings": False,
+        "time_step_floor": 0.0001, "time_step_init_scheme": "random", "time_step_max": 0.1, "time_step_min": 0.001,
+        "time_step_rank": 256, "torch_dtype": "bfloat16", "use_bias": False, "use_cache": True,
+        "use_conv_bias": True, "vocab_size": 32768},
+})
+
 
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle

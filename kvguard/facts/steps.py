@@ -640,6 +640,17 @@ def _kwargs_setdefault_to(f: Frame, a: dict) -> None:
     f.set(a["t"], f.kwargs().setdefault(f.get(a["k"]), f.get(a["v"])))
 
 
+def _tuple_unless_none(f: Frame, a: dict) -> None:
+    # tuple() of a value that is not iterable raises the same TypeError here as in the class
+    value = f.get(a["a"])
+    f.set(a["t"], tuple(value) if value is not None else None)
+
+
+def _mul_floordiv_if_eq_const(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) == f.get(a["v"]):
+        f.set(a["t"], f.get(a["a"]) * f.get(a["b"]) // f.get(a["c"]))
+
+
 def _list_if_int(f: Frame, a: dict) -> None:
     value = f.get(a["a"])
     if value is not None and isinstance(value, int):
@@ -1015,8 +1026,10 @@ def _gemma3n_sparsity_check(f: Frame, a: dict) -> None:
 
 
 def _mamba2_head_check(f: Frame, a: dict) -> None:
-    inner = f.get("hidden_size") * f.get("expand")
-    heads = f.get("num_heads") * f.get("head_dim")
+    # transformers 4 checks the __init__ parameters, transformers 5 (on_self) the object's attributes
+    at = "self." if a.get("on_self") else ""
+    inner = f.get(at + "hidden_size") * f.get(at + "expand")
+    heads = f.get(at + "num_heads") * f.get(at + "head_dim")
     if inner != heads:
         raise ValueError(f"Inconsistent configuration: hidden_size * expand ({inner}) must equal num_heads * "
                          f"head_dim ({heads}).")
@@ -1198,6 +1211,13 @@ def _first_k_then_rest_if_none(f: Frame, a: dict) -> None:
 def _const_if_none_else_remap(f: Frame, a: dict) -> None:
     if f.get(a["t"]) is None:
         f.set(a["t"], f.get(a["v"]))
+    else:
+        f.set(a["t"], _remap_legacy(f, f.get(a["t"])))
+
+
+def _const_mul_if_none_else_remap(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["k"]) * f.get(a["a"]))
     else:
         f.set(a["t"], _remap_legacy(f, f.get(a["t"])))
 
@@ -1657,7 +1677,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "truncate_to_layers": _truncate_to_layers, "raise_if_value_missing": _raise_if_value_missing,
     "raise_if_all_equal": _raise_if_all_equal, "int_scaled_div_if_none": _int_scaled_div_if_none,
     "const_mul_if_none_here": _const_mul_if_none_here, "kwargs_setdefault_to": _kwargs_setdefault_to,
-    "list_if_int": _list_if_int,
+    "list_if_int": _list_if_int, "tuple_unless_none": _tuple_unless_none,
+    "mul_floordiv_if_eq_const": _mul_floordiv_if_eq_const,
     "deepseek_ocr_model_type": lambda f, a: _deepseek_ocr_model_type(f, f.get(a["a"]), on_kwargs=True),
     "deepseek_ocr_model_type_attr": lambda f, a: _deepseek_ocr_model_type(f, f.get(a["a"]), on_kwargs=False),
     "deepseek_ocr_model_type_attr_kwargs": lambda f, a: _deepseek_ocr_model_type(
@@ -1689,7 +1710,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "layer_types_every_within_window": _layer_types_every_within_window,
     "layer_types_chunked_if_size": _layer_types_chunked_if_size, "per_layer_const_if_none": _per_layer_const_if_none,
     "first_then_rest_if_none": _first_then_rest_if_none, "first_k_then_rest_if_none": _first_k_then_rest_if_none,
-    "const_if_none_else_remap": _const_if_none_else_remap, "last_layer_type_forced": _last_layer_type_forced,
+    "const_if_none_else_remap": _const_if_none_else_remap,
+    "const_mul_if_none_else_remap": _const_mul_if_none_else_remap, "last_layer_type_forced": _last_layer_type_forced,
     "set_attr_on": _set_attr_on, "mul_const_if_none_set": _mul_const_if_none_set,
     "set_or_const_mul": _set_or_const_mul, "set_attr_of_if_none": _set_attr_of_if_none,
     "list_if_tuple": _list_if_tuple, "set_from_kwarg_if_not_none": _set_from_kwarg_if_not_none,
