@@ -765,9 +765,6 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     except KVGUARD_FAILURES as exc:
         raise InternalError.of(exc) from exc
     deriver = _Deriver(cfg, text, release, env)
-    if (getattr(cfg, "is_heterogeneous", False) or getattr(text, "is_heterogeneous", False)) \
-            and release.within("0.28.0"):
-        raise Undecidable("heterogeneous (per-layer) configs are not modelled yet")
     raw_archs = getattr(cfg, "architectures", None)
     if raw_archs is not None and (not isinstance(raw_archs, (list, tuple))
                                   or not all(isinstance(a, str) for a in raw_archs)):
@@ -791,8 +788,22 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     deferred: dict[str, Crash] = {}
     if release.within("0.14.0"):
         try:
-            values = _catch(_convert, deriver)
-            values = _validate_arch(values, release)
+            per_layer = (_catch(_per_layer_configs, deriver)
+                         if release.within(vllm_facts.PER_LAYER_CONVERSION_SINCE) else None)
+            if per_layer is None:
+                values = _validate_arch(_catch(_convert, deriver), release)
+            else:
+                values, overrides = _catch(_convert_layers, deriver, per_layer)
+                notes.extend(_per_layer_notes(overrides, len(per_layer)))
+            if getattr(text, "is_heterogeneous", False):
+                # the whole-config reads of ModelConfig.__post_init__ (0.24.0-0.33.0) that can meet an
+                # attribute that varies per layer: attention_chunk_size right after the conversion, and
+                # get_sliding_window() after the dtype is verified (surfaced there: MC_sliding_window_read)
+                _catch(getattr, text, "attention_chunk_size", None)
+                try:
+                    _catch(getattr, text, "sliding_window", None)
+                except _Raise as exc:
+                    deferred[SLIDING_WINDOW_READ] = _as_model_config_raises(exc.crash)
         except _Raise as exc:
             return _as_model_config_raises(exc.crash)
         if registry_crash is not None:
@@ -894,8 +905,9 @@ def _registry_crash(architectures: tuple, cfg: Any, release: Release) -> "Crash 
     return Crash("ValueError", message, "ModelConfig") if message else None
 
 
-def _convert(deriver: _Deriver) -> dict[str, Any]:
-    """``ModelArchConfigConvertorBase.convert`` field by field, in its order."""
+def _convert(deriver: _Deriver, *, one_layer: bool = False) -> dict[str, Any]:
+    """``ModelArchConfigConvertorBase.convert`` field by field, in its order (``one_layer``: ``convert_layer``
+    on one layer's configs, which resolves nothing per layer)."""
     release = deriver.release
     values: dict[str, Any] = {
         "architectures": deriver.architectures(),
@@ -910,7 +922,7 @@ def _convert(deriver: _Deriver) -> dict[str, Any]:
     values["head_size"] = head_size
     values["vocab_size"] = deriver.vocab_size()
     kv_heads = deriver.total_num_kv_heads()
-    if deriver.kind == "gemma4" and release.within("0.28.0", "0.31.0"):
+    if deriver.kind == "gemma4" and release.within("0.28.0", "0.31.0") and not one_layer:
         head_size, kv_heads = _gemma4_per_layer(deriver, head_size, kv_heads)
         values["head_size"] = head_size
     values["total_num_kv_heads"] = kv_heads
@@ -924,3 +936,91 @@ def _convert(deriver: _Deriver) -> dict[str, Any]:
         values["rswa_window"] = None
     values["derived_max_model_len_and_key"] = deriver.max_model_len_and_key()
     return values
+
+
+#: config attributes read by the ModelArchitectureConfig fields kvguard fills with a constant (no launch
+#: check reads those fields): a config that varies one of them per layer would need the real values
+_UNMODELLED_PER_LAYER = frozenset({"quantization_config", "use_bidirectional_attention", "rswa_window"})
+
+
+def _per_layer_configs(deriver: _Deriver) -> Optional[list[tuple[Any, Any]]]:
+    """``get_per_layer_hf_configs`` (0.28.0+): ``(hf_config, hf_text_config)`` of each layer, None for a
+    homogeneous config.  The heterogeneous text config, else hf_config, decides the number of layers."""
+    from . import hetero5
+
+    cfg, text, release = deriver.cfg, deriver.text, deriver.release
+    cfg_varies = bool(getattr(cfg, "is_heterogeneous", False))
+    text_varies = bool(getattr(text, "is_heterogeneous", False))
+    if not (cfg_varies or text_varies):
+        return None
+    for obj, varies in ((cfg, cfg_varies), (text, text_varies)):
+        spec = hetero5.spec_of(obj) if varies else None
+        unmodelled = sorted(set(spec.per_layer_attributes) & _UNMODELLED_PER_LAYER) if spec else []
+        if unmodelled:
+            raise Undecidable(f"a per-layer {', '.join(unmodelled)}: vLLM {release.version} converts each layer's "
+                              "value, which kvguard does not model")
+    source = text if text_varies else cfg
+    pairs = [(cfg.per_layer_config[i] if cfg_varies else cfg, text.per_layer_config[i] if text_varies else text)
+             for i in range(len(source.per_layer_config))]
+    if deriver.model_type in vllm_facts.active(vllm_facts.PER_LAYER_BY_MTP_TYPE, release):
+        layer_types = text.layer_types
+        pairs = [pairs[layer_types.index(layer_type)] for layer_type in text.mtp_layer_types or []]
+    return pairs
+
+
+def _convert_layers(deriver: _Deriver, per_layer: list[tuple[Any, Any]]) -> tuple[dict[str, Any], Optional[list]]:
+    """``convert`` of a heterogeneous config: each layer converted (and validated) on its own, then merged
+    as ``ModelArchitectureConfig.from_layers`` does.  Returns the whole-model values and the per-layer
+    overrides (None when no field vLLM reads varies)."""
+    release = deriver.release
+    if deriver.is_deepseek_mla():
+        raise NotImplementedError(vllm_facts.PER_LAYER_MLA_REFUSAL)
+    layers = []
+    for layer_cfg, layer_text in per_layer:
+        layer = _Deriver(layer_cfg, layer_text, release, deriver.env)
+        layer.routed_architectures = deriver.routed_architectures
+        layers.append(_validate_arch(_convert(layer, one_layer=True), release))
+    if not layers:
+        raise ValueError(vllm_facts.PER_LAYER_NO_LAYERS)
+    merged: dict[str, Any] = {}
+    overrides: list[dict[str, Any]] = [{} for _ in layers]
+    for name, _ in _arch_fields(release):
+        values = [layer[name] for layer in layers]
+        if all(value == values[0] for value in values):
+            merged[name] = values[0]
+            continue
+        # bool is an int subclass: a varying flag is refused, not collapsed
+        if not all(type(value) in (int, float) for value in values):
+            raise ValueError(vllm_facts.PER_LAYER_NOT_NUMERIC.format(
+                name=name, values=sorted(set(map(repr, values)))))
+        merged[name] = max(values)
+        for override, value in zip(overrides, values):
+            if value != merged[name]:
+                override[name] = value
+    if len(layers) != merged["total_num_hidden_layers"]:
+        raise ValueError(vllm_facts.PER_LAYER_COUNT.format(count=len(layers),
+                                                            layers=merged["total_num_hidden_layers"]))
+    return merged, (overrides if any(overrides) else None)
+
+
+#: the ``deferred`` key of ModelConfig's read of ``hf_text_config.sliding_window`` (get_sliding_window), which
+#: raises when a heterogeneous config varies it per layer
+SLIDING_WINDOW_READ = "sliding_window"
+
+#: how the notes of a heterogeneous config begin (audit repeats them beside the KV figures)
+PER_LAYER_NOTE = "per-layer config: "
+
+
+def _per_layer_notes(overrides: Optional[list[dict[str, Any]]], count: int) -> list[str]:
+    """What the whole-model facts hide of a heterogeneous config (vLLM keeps the largest value)."""
+    if not overrides:
+        return []
+    smaller: dict[str, dict[Any, int]] = {}
+    for override in overrides:
+        for name, value in override.items():
+            smaller.setdefault(name, {}).setdefault(value, 0)
+            smaller[name][value] += 1
+    parts = []
+    for name, by_value in smaller.items():
+        parts.append(f"{name} " + ", ".join(f"{value} on {n} of {count} layers" for value, n in by_value.items()))
+    return [PER_LAYER_NOTE + "vLLM sizes the model by its largest layer; smaller layers have " + "; ".join(parts)]

@@ -190,3 +190,22 @@ FALCON_MODEL_TYPES: tuple[str, ...] = ("falcon", "RefinedWeb", "RefinedWebModel"
 NO_ARCHITECTURES = "No model architectures are specified"
 #: the first release that converts the config into ModelArchitectureConfig before asking the registry
 ARCH_CONFIG_SINCE = "0.14.0"
+
+#: Heterogeneous (per-layer) configs, vllm/config/model_arch.py and model_arch_config_convertor.py (0.28.0+):
+#: a config whose ``is_heterogeneous`` is true is converted one layer at a time (the convertor's
+#: ``get_per_layer_hf_configs`` and ``convert_layer``) and ModelArchitectureConfig.from_layers merges the
+#: layers: a field equal on every layer is kept, a numeric one that varies becomes its maximum, anything
+#: else that varies is refused.  Messages as the releases word them.
+PER_LAYER_CONVERSION_SINCE = "0.28.0"
+PER_LAYER_MLA_REFUSAL = (
+    "Heterogeneous MLA models are not supported: `get_head_size` patches the config in place for them, "
+    "which a per-layer conversion would apply to a throwaway copy.")
+PER_LAYER_NO_LAYERS = "a model must have at least one layer"
+PER_LAYER_NOT_NUMERIC = (
+    "{name!r} varies across layers and has no whole-model value: {values}. Only numeric fields collapse "
+    "(with `max`, to size buffers for the largest layer); give this one an explicit rule in "
+    "ModelArchitectureConfig.from_layers.")
+PER_LAYER_COUNT = "got {count} per-layer configs for a model with {layers} layers"
+#: convertors whose per-layer configs are the main stack's, picked by ``mtp_layer_types`` (each MTP layer
+#: takes the first main layer of its type): model type, since, until
+PER_LAYER_BY_MTP_TYPE: tuple[Ranged[str], ...] = (("step3p5_mtp", "0.33.0", None),)

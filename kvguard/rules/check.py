@@ -17,6 +17,7 @@ from typing import Any, Optional
 from .. import archs
 from ..errors import InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable, reports_internal_errors
 from ..facts import Crash, ModelFacts, derive
+from ..facts.model import SLIDING_WINDOW_READ
 from ..launch.layout import Host, Layout, make_layout
 from ..launch.resolve import resolve_config as find_config
 from ..verdict import Verdict
@@ -290,6 +291,11 @@ def model_facts(config: Any, *, vllm_version: Optional[str] = None,
                             model_path=model_path)
     if isinstance(facts, Crash):
         raise ModelConfigRefused(verdict_from_crash(release, facts, stage="model_config",
+                                                    check="model_config"))
+    # ModelConfig built with its defaults reaches get_sliding_window(), whatever the launch
+    read_crash = facts.deferred.get(SLIDING_WINDOW_READ)
+    if read_crash is not None:
+        raise ModelConfigRefused(verdict_from_crash(release, read_crash, stage="model_config",
                                                     check="model_config"))
     return facts
 

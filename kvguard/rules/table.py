@@ -24,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import attention as _attn
+from ..facts.model import SLIDING_WINDOW_READ
 from ..length import NIE_MML as _LEN_NIE_MML  # kvguard.length: ModelConfig's maximum length
 from ..length import NIE_ROPE as _LEN_NIE_ROPE
 from ..length import POSITIVE_TEMPLATE as _LEN_POSITIVE
@@ -373,6 +374,8 @@ def _float16_refused(model_types: tuple[str, ...]) -> Callable[[Any], bool]:
 
 def _mc_max_len(state) -> None:
     """ModelConfig.__post_init__ → get_and_verify_max_len: the length ModelConfig ends with."""
+    # get_sliding_window() just before it: a heterogeneous config that varies the window per layer raises
+    state._fact(SLIDING_WINDOW_READ, None)
     out = _len_outcome(state)
     if type(out) is str:
         state.len_fired = state.len_final = state.len_unread = None

@@ -203,6 +203,89 @@ def gen_gemma3(rng):
     return cfg
 
 
+#: Gemma 4's text config as google/gemma-4-26B-A4B ships it (layer_types and the sizes varied below)
+_GEMMA4_TEXT = {
+    "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 2, "dtype": "bfloat16", "eos_token_id": 1,
+    "final_logit_softcapping": 30.0, "hidden_activation": "gelu_pytorch_tanh", "hidden_size_per_layer_input": 0,
+    "initializer_range": 0.02, "max_position_embeddings": 262144, "model_type": "gemma4_text",
+    "num_kv_shared_layers": 0, "pad_token_id": 0, "rms_norm_eps": 1e-06,
+    "rope_parameters": {"full_attention": {"partial_rotary_factor": 0.25, "rope_theta": 1000000.0,
+                                           "rope_type": "proportional"},
+                        "sliding_attention": {"rope_theta": 10000.0, "rope_type": "default"}},
+    "sliding_window": 1024, "tie_word_embeddings": True, "use_cache": True, "use_double_wide_mlp": False,
+    "vocab_size": 262144, "vocab_size_per_layer_input": 262144,
+}
+_GEMMA4_VISION = {"model_type": "gemma4_vision", "hidden_size": 1152, "intermediate_size": 4304,
+                  "num_attention_heads": 16, "num_hidden_layers": 27, "num_key_value_heads": 16, "head_dim": 72,
+                  "global_head_dim": 72, "patch_size": 16, "pooling_kernel_size": 3,
+                  "position_embedding_size": 10240, "rope_parameters": {"rope_theta": 100.0, "rope_type": "default"}}
+
+
+def _gemma4_text(rng: random.Random) -> dict:
+    """Sizes around the real Gemma 4 checkpoints (E2B–31B, 26B-A4B): every sixth layer full attention with a
+    larger head (``global_head_dim``) and, with ``attention_k_eq_v``, its own KV-head count."""
+    text = copy.deepcopy(_GEMMA4_TEXT)
+    heads = rng.choice([4, 8, 16, 32])
+    layers = rng.choice([6, 12, 30, 35, 60])
+    head_dim = rng.choice([128, 256, 256])
+    text.update(num_attention_heads=heads, num_hidden_layers=layers, head_dim=head_dim,
+                hidden_size=rng.choice([1536, 2560, 2816, 5376]), intermediate_size=rng.choice([2112, 8192, 21504]),
+                num_key_value_heads=rng.choice(_divisors(heads)),
+                global_head_dim=rng.choice([512, 512, 512, head_dim, head_dim, None]),
+                attention_k_eq_v=rng.random() < 0.6,
+                num_global_key_value_heads=rng.choice([*_divisors(heads), None]),
+                layer_types=[("full_attention" if (i + 1) % 6 == 0 else "sliding_attention")
+                             for i in range(layers + (6 if rng.random() < 0.1 else 0))])
+    if rng.random() < 0.5:
+        text.update(enable_moe_block=True, num_experts=rng.choice([64, 128]), top_k_experts=8,
+                    moe_intermediate_size=704)
+    else:
+        text.update(enable_moe_block=False, num_experts=None, top_k_experts=None)
+    if rng.random() < 0.2:
+        text["num_kv_shared_layers"] = rng.choice([layers // 3, layers])
+    return text
+
+
+def gen_gemma4_text(rng):
+    text = _gemma4_text(rng)
+    text["architectures"] = ["Gemma4ForCausalLM"]
+    return text
+
+
+def gen_gemma4(rng):
+    text = _gemma4_text(rng)
+    text["use_bidirectional_attention"] = rng.choice(["vision", None])
+    return {"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "dtype": "bfloat16",
+            "text_config": text, "vision_config": copy.deepcopy(_GEMMA4_VISION), "audio_config": None,
+            "image_token_id": 258880, "tie_word_embeddings": True, "vision_soft_tokens_per_image": 280}
+
+
+def gen_per_layer(rng):
+    """A Llama or Qwen3 config.json with transformers 5's ``per_layer_config`` (layer index -> attribute
+    overrides): from transformers 5.x the config becomes heterogeneous, and vLLM 0.28.0+ converts it layer by
+    layer; before that the key is one more attribute."""
+    cfg = rng.choice([gen_llama, gen_qwen3])(rng)
+    layers = cfg["num_hidden_layers"]
+    heads = cfg["num_attention_heads"]
+    head_dim = cfg.get("head_dim") or cfg["hidden_size"] // heads
+    attribute_values = {
+        "num_key_value_heads": _divisors(heads),
+        "head_dim": [head_dim, 2 * head_dim, head_dim // 2 or 1],
+        "num_attention_heads": [heads, 2 * heads, max(1, heads // 2)],
+        "max_position_embeddings": [2048, 4096, 131072],
+        "sliding_window": [None, 1024],
+        "intermediate_size": [1024, 8192],
+        "attention_chunk_size": [None, 8192],
+    }
+    overrides: dict[str, dict] = {}
+    for _ in range(rng.choice([1, 1, 2, 3])):
+        index = rng.randrange(layers + (2 if rng.random() < 0.1 else 0))
+        name = rng.choice(sorted(attribute_values))
+        overrides.setdefault(str(index), {})[name] = rng.choice(attribute_values[name])
+    cfg["per_layer_config"] = overrides
+    return cfg
+
+
 def gen_llama4(rng):
     cfg = _nested(rng, "Llama4ForConditionalGeneration", "llama4", "llama4_text")
     cfg["text_config"].update(num_local_experts=rng.choice([16, 128]), num_experts_per_tok=1,
@@ -427,14 +510,15 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "gpt_oss": gen_gpt_oss, "phimoe": gen_phimoe, "qwen2_moe": gen_qwen2_moe, "jamba": gen_jamba,
     "falcon_mamba": gen_falcon_mamba, "deepseek_mtp": gen_deepseek_mtp, "glm4_moe_lite": gen_glm4_moe_lite,
     "deepseek_v4": gen_deepseek_v4, "deepseek_v4_checkpoint": gen_deepseek_v4_checkpoint, "qwen3_5": gen_qwen3_5, "qwen3_omni_moe": gen_qwen3_omni_moe,
+    "gemma4_text": gen_gemma4_text, "gemma4": gen_gemma4, "per_layer": gen_per_layer,
 }
 
 
 #: the first release whose model registry has the family's architecture (before it vLLM falls back to its
 #: Transformers backend, which kvguard does not model: such configs are not generated there)
 #: families generated only when named (--families): the default sample of the CI runs stays as it was
-OPT_IN = frozenset({"deepseek_v4_checkpoint"})
-FAMILY_SINCE = {"deepseek_v4": Version("0.20.0"), "deepseek_v4_checkpoint": Version("0.20.0"), "qwen3_5": Version("0.17.0"),
+OPT_IN = frozenset({"deepseek_v4_checkpoint", "gemma4_text", "gemma4", "per_layer"})
+FAMILY_SINCE = {"gemma4_text": Version("0.19.0"), "gemma4": Version("0.19.0"), "deepseek_v4": Version("0.20.0"), "deepseek_v4_checkpoint": Version("0.20.0"), "qwen3_5": Version("0.17.0"),
                 "qwen3_omni_moe": Version("0.11.1")}
 
 #: the first release whose ParallelConfig has the field (older ones reject it as an unknown argument)

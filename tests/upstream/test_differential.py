@@ -47,6 +47,30 @@ def test_agrees_with_real_vllm(version, env):
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
 
 
+def _per_layer_sample(versions: list[str]) -> list[str]:
+    """transformers 5 releases (0.24.0+) among ``versions``: the first, 0.28.0 (the per-layer conversion) and the
+    last."""
+    from packaging.version import Version
+
+    later = [v for v in versions if Version(v.split("+")[0]) >= Version("0.24.0")]
+    picked = later[:1] + [v for v in later if v == "0.28.0"] + later[-1:]
+    return list(dict.fromkeys(picked))
+
+
+@pytest.mark.parametrize("version", _per_layer_sample(VERSIONS))
+def test_per_layer_configs_agree(version):
+    """Heterogeneous configs (transformers 5's per_layer_config; Gemma 4, whose text config is one): refused
+    where a release reads a varying attribute off the whole config, converted layer by layer from 0.28.0
+    (families opted into the generator; the full runs are tests/upstream/differential.py --families)."""
+    python, python_env = _python(version)
+    cases = generate(int(os.environ.get("KVG_DIFF_SEED", "7")) + 2, int(os.environ.get("KVG_PER_LAYER_CONFIGS", "9")),
+                     6, version=version, families=["gemma4_text", "gemma4", "per_layer"])
+    report = compare(version, cases, run_oracle(python, cases, {}, python_env=python_env), {})
+    print(f"\nvLLM {version} per-layer: {report['counts']}")
+    assert report["counts"].get("agree", 0) > 0
+    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+
+
 @pytest.mark.parametrize("version", VERSIONS[:1] + VERSIONS[-1:] if len(VERSIONS) > 1 else VERSIONS)
 def test_oracle_shortcuts_change_no_answer(version):
     """CI runs the oracle with KVG_ORACLE_INSPECT=inprocess and KVG_ORACLE_TORCHVISION=stub
