@@ -81,6 +81,9 @@ class ModelFacts(Record):
     resolved_top: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: facts whose read raises in vLLM (lazy in that release): name -> Crash
     deferred: Mapping[str, Crash] = field(default_factory=dict, compare=False, repr=False)
+    #: a heterogeneous config (0.28.0+): per layer, the ModelArchitectureConfig fields whose value differs from the
+    #: whole-model one above (vLLM's ``per_layer_overrides``; ``model_arch_config[i]``); empty when no field varies
+    layer_overrides: tuple[Mapping[str, Any], ...] = field(default_factory=tuple, compare=False, repr=False)
 
     # -- derived -----------------------------------------------------------
     @property
@@ -114,6 +117,15 @@ class ModelFacts(Record):
         if h <= 0:
             return 1
         return max(1, tp // h)
+
+    def layer_kv(self) -> tuple[tuple[int, int], ...]:
+        """``(total KV heads, head size)`` of every layer of a heterogeneous config, as ``model_arch_config[i]`` gives
+        them to the layer's attention (``get_num_kv_heads(parallel_config, arch_config)``); empty otherwise."""
+        if not self.layer_overrides:
+            return ()
+        kv, size = self._known_kv_heads(), self.head_size
+        return tuple((layer.get("total_num_kv_heads", kv), layer.get("head_size", size))
+                     for layer in self.layer_overrides)
 
     def kv_bytes_per_token(self, tp: int = 1, *, dcp: int = 1, dtype_bytes: int = 2,
                            layers: Optional[int] = None) -> Optional[int]:
@@ -174,6 +186,8 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "max_target_positions", "original_max_position_embeddings",
     # model construction (kvguard.quant, kvguard/data/quant_archs.json)
     "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
+    # layers that reuse another layer's KV cache (Gemma 3n / Gemma 4)
+    "num_kv_shared_layers",
 )
 #: the same for the top-level config object
 RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "compression_config",
@@ -786,6 +800,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     notes: list[str] = []
     emulation = getattr(cfg, "kvg_emulation", "generic")
     deferred: dict[str, Crash] = {}
+    layer_overrides: tuple[dict[str, Any], ...] = ()
     if release.within("0.14.0"):
         try:
             per_layer = (_catch(_per_layer_configs, deriver)
@@ -795,6 +810,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
             else:
                 values, overrides = _catch(_convert_layers, deriver, per_layer)
                 notes.extend(_per_layer_notes(overrides, len(per_layer)))
+                layer_overrides = tuple(overrides or ())
             if getattr(text, "is_heterogeneous", False):
                 # the whole-config reads of ModelConfig.__post_init__ (0.24.0-0.33.0) that can meet an
                 # attribute that varies per layer: attention_chunk_size right after the conversion, and
@@ -865,6 +881,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         resolved=_snapshot(text, RESOLVED_ATTRIBUTES),
         resolved_top=_routed_snapshot(cfg, deriver),
         deferred=deferred,
+        layer_overrides=layer_overrides,
     )
 
 

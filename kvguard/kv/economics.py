@@ -255,16 +255,26 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
             notes=tuple(notes))
     dup = facts.duplication_factor(tp)
     heads = facts.num_kv_heads(tp)
-    per_layer = kv_bytes_per_token_per_layer(heads, facts.head_size, b, mla=bool(mla))
+    per_layer: Optional[int] = kv_bytes_per_token_per_layer(heads, facts.head_size, b, mla=bool(mla))
     # numbers here: a model without them returned above
     full = cast(int, facts.kv_bytes_per_token(tp, dtype_bytes=b))          # all layers, one rank, no DCP
     shards = kv_token_shards(release.key, dcp, pcp)
-    per_rank = full / shards
     layers = facts.num_hidden_layers
     if mla:
         unique = full
     else:
         unique = kv_bytes_per_token_per_layer(facts.total_num_kv_heads, facts.head_size, b, mla=False) * layers
+    layer_kv = facts.layer_kv() if not mla else ()
+    if layer_kv and not facts.resolved.get("num_kv_shared_layers"):
+        # each layer's own KV heads and head size (vLLM sizes every attention layer from model_arch_config[i])
+        full = sum(kv_bytes_per_token_per_layer(max(1, kv // tp), size, b, mla=False) for kv, size in layer_kv)
+        unique = sum(kv_bytes_per_token_per_layer(kv, size, b, mla=False) for kv, size in layer_kv)
+        per_layer = None
+        notes.append(_layer_groups_note(layer_kv, tp, b, shards))
+    elif layer_kv:
+        notes.append("layers that reuse another layer's KV cache (num_kv_shared_layers) are not modelled: every "
+                     "layer is sized with the largest layer's KV heads and head size, an upper bound")
+    per_rank = full / shards
     stored = per_rank * tp * pcp
     return ModelAudit(
         model=name or label, vllm_version=release.key, tp=tp, pcp=pcp, dcp=dcp, use_mla=mla,
@@ -272,7 +282,8 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
         num_kv_heads_per_rank=heads, head_size=facts.head_size, num_layers=layers,
         duplication_factor=dup, residual_duplication=reported_number(stored / unique), legal_dcp_sizes=legal,
         dcp_legal=dcp in legal, kv_cache_dtype=kv_cache_dtype, kv_cache_dtype_resolved=dtype_name,
-        dtype_bytes=b, kv_token_shards=shards, kv_bytes_per_token_per_layer_per_rank=reported_number(per_layer / shards),
+        dtype_bytes=b, kv_token_shards=shards,
+        kv_bytes_per_token_per_layer_per_rank=None if per_layer is None else reported_number(per_layer / shards),
         kv_bytes_per_token_per_rank=reported_number(per_rank), kv_bytes_per_token_unique=unique,
         kv_bytes_per_token_stored=reported_number(stored), duplication_waste_bytes_per_token=reported_number(max(0.0, stored - unique)),
         notes=tuple(notes))
@@ -353,3 +364,19 @@ def _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size,
     if available_kv_bytes is not None:
         out["available_kv_bytes"] = available_kv_bytes
     return out
+
+
+def _layer_groups_note(layer_kv: Sequence[tuple[int, int]], tp: int, dtype_bytes: int, shards: int) -> str:
+    """The layers of a heterogeneous config grouped by (KV heads, head size): their bytes per token per rank and
+    the duplication factor each group has at this tp."""
+    groups: dict[tuple[int, int], int] = {}
+    for kv, size in layer_kv:
+        groups[(kv, size)] = groups.get((kv, size), 0) + 1
+    parts = []
+    for (kv, size), count in groups.items():
+        per_rank = kv_bytes_per_token_per_layer(max(1, kv // tp), size, dtype_bytes, mla=False) / shards
+        shown = f"{per_rank:,.0f}" if float(per_rank).is_integer() else f"{per_rank:,.2f}"
+        parts.append(f"{count} of {len(layer_kv)} layers with {kv} KV heads of size {size}: {shown} B per layer, "
+                     f"duplication factor {max(1, tp // kv)}")
+    return "KV bytes summed layer by layer: " + "; ".join(parts)
+

@@ -118,3 +118,17 @@ def test_a_per_layer_sliding_window_fails_modelconfigs_read(version):
     verdict = kvguard.check(copy.deepcopy(QWEN3), {"tensor_parallel_size": 4}, vllm_version=version)
     assert (verdict.ok, verdict.stage, verdict.exc_type, verdict.wrapped_by) == (
         False, "model_config", "AmbiguousGlobalPerLayerAttributeError", None)
+
+
+def test_audit_sums_gemma4_layer_by_layer():
+    """google/gemma-4-26B-A4B at -tp 8, bf16: 25 sliding layers with 8 KV heads of 256 (1 per rank: 2*1*256*2 =
+    1,024 B) and 5 full-attention layers with 2 KV heads of 512 (still 1 per rank, replicated 4 times: 2*1*512*2 =
+    2,048 B) -> 25*1,024 + 5*2,048 = 35,840 B per rank; one copy 25*(2*8*256*2) + 5*(2*2*512*2) = 204,800 + 20,480
+    = 225,280 B; stored on 8 ranks 286,720 B, duplication wastes 61,440 B."""
+    model = kvguard.audit("google/gemma-4-26B-A4B", tp=8, vllm_version="0.33.0").models[0]
+    assert (model.kv_bytes_per_token_per_rank, model.kv_bytes_per_token_unique, model.kv_bytes_per_token_stored,
+            model.duplication_waste_bytes_per_token) == (35840, 225280, 286720, 61440)
+    assert model.kv_bytes_per_token_per_layer_per_rank is None
+    assert ("KV bytes summed layer by layer: 25 of 30 layers with 8 KV heads of size 256: 1,024 B per layer, "
+            "duplication factor 1; 5 of 30 layers with 2 KV heads of size 512: 2,048 B per layer, duplication "
+            "factor 4") in model.notes

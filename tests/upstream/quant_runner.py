@@ -307,6 +307,9 @@ def _stubs():
                 setattr(mod, n, Stub)
         if callable(getattr(mod, "get_rope", None)):
             mod.get_rope = stub_fn
+        if callable(getattr(mod, "get_act_and_mul_fn", None)):
+            # Gemma 4's MLP asks for its activation by name: the CPU build has no gelu_tanh_and_mul op
+            mod.get_act_and_mul_fn = stub_fn
     _meta_modules_stay()
     _expert_maps_on_cpu()
     _marlin_workspace_on_h100()

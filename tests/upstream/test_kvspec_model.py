@@ -26,6 +26,7 @@ import random
 
 import pytest
 
+import kvguard
 from kvguard import catalog
 from kvguard.kv.kvsize import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_cache_groups_reason
 from kvguard.versions import resolve
@@ -117,19 +118,21 @@ def text01_cases(seed: int) -> list[dict]:
     return cases
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+#: the releases whose CPU oracle builds a MiniMax model (MiniMax-M2 is registered from 0.11.1; up to 0.11.0 the CPU
+#: platform refuses the hybrid Text-01's block size of 128 before the model is built: "--block-size=128 requires
+#: intel_extension_for_pytorch", a limit of the CPU oracle)
+BUILT = [v for v in VERSIONS if resolve(v).within("0.11.1")]
+
+
+@pytest.mark.parametrize("version", BUILT)
 def test_minimax_kv_bytes_match_the_models_attention_layers(version):
     """MiniMax-M2 (registered 0.11.1+): kvguard's bytes equal the release's pages.  MiniMax-Text-01 (registered
     0.10.2-0.23.0; built by the CPU oracle from 0.11.1), the other side of UNREAD_LAYER_KEYS: minimax_text_01.py builds ``Attention`` only for the layers
     ``attn_type_list`` marks 1, so kvguard must keep refusing to size it.  One oracle start per release for both."""
     release = resolve(version)
     seed = int(os.environ.get("KVG_DIFF_SEED", "7"))
-    m2 = generate(seed, version) if release.within("0.11.1") else []
-    # (up to 0.11.0 the CPU platform refuses the hybrid model's block size of 128 before the model is built:
-    # "--block-size=128 requires intel_extension_for_pytorch", a limit of the CPU oracle)
+    m2 = generate(seed, version)
     text01 = text01_cases(seed) if release.within("0.11.1", "0.23.0") else []
-    if not m2 + text01:
-        pytest.skip(f"vLLM {version}: no MiniMax model the CPU oracle builds")
     python, python_env = _python(version)
     out = run_runner("kvspec_model_runner.py", python, python_env, m2 + text01)
     assert len(out["results"]) == len(m2) + len(text01)
@@ -166,3 +169,58 @@ def test_minimax_kv_bytes_match_the_models_attention_layers(version):
         softmax = [i for i, t in enumerate(case["config"]["attn_type_list"]) if t == 1]
         assert [la["prefix"] for la in rec["layers"]] == [f"model.layers.{i}.attn" for i in softmax]
         assert isinstance(kvguard_answer(case, version), str)
+
+
+#: the first release that builds a Gemma 4 launch (the per-layer conversion); before it ModelConfig refuses
+GEMMA4_BUILT = [v for v in VERSIONS if resolve(v).within("0.28.0")]
+
+
+def gemma4_cases(seed: int, n: int = 8) -> list[dict]:
+    """Gemma 4 text configs (the differential tier's generator: sliding layers with head_dim, full-attention layers
+    with global_head_dim and, with attention_k_eq_v, their own KV heads), no KV-sharing layers, a few layers."""
+    from .differential import _gemma4_text
+
+    rng = random.Random(seed)
+    cases = []
+    for _ in range(n):
+        cfg = _gemma4_text(rng)
+        layers = rng.choice([6, 7, 12])
+        cfg.update(architectures=["Gemma4ForCausalLM"], num_hidden_layers=layers, num_kv_shared_layers=0,
+                   layer_types=[("full_attention" if (i + 1) % 6 == 0 else "sliding_attention") for i in range(layers)],
+                   global_head_dim=rng.choice([512, cfg["head_dim"]]))
+        if cfg.get("enable_moe_block"):
+            cfg["num_experts"] = 8
+        kv_heads = [k for k in (cfg["num_key_value_heads"], cfg.get("num_global_key_value_heads")) if k]
+        tp = rng.choice([t for t in (1, 2, 4, 8) if cfg["num_attention_heads"] % t == 0
+                         and all(t <= k or t % k == 0 for k in kv_heads)])
+        cases.append({"config": cfg, "tp": tp, "block_size": rng.choice([16, 32]),
+                      "kv_cache_dtype": rng.choice(["auto", "fp8"]), "engine_args": {}})
+    return cases
+
+
+@pytest.mark.parametrize("version", GEMMA4_BUILT)
+def test_gemma4_layers_get_their_own_kv_heads_and_head_size(version):
+    """A heterogeneous Gemma 4 config: every attention layer the release builds has the KV heads per rank and the
+    head size kvguard gives that layer (ModelFacts.layer_kv: vLLM's model_arch_config[i]), and the per-token bytes
+    of the layers sum to audit's exact figure."""
+    from kvguard.kv.economics import audit
+
+    cases = gemma4_cases(int(os.environ.get("KVG_DIFF_SEED", "7")))
+    python, python_env = _python(version)
+    out = run_runner("kvspec_model_runner.py", python, python_env, cases)
+    assert len(out["results"]) == len(cases)
+    bad = []
+    for case, rec in zip(cases, out["results"]):
+        assert "error" not in rec, rec.get("error")
+        facts = kvguard.model_facts(case["config"], vllm_version=version)
+        layer_kv = facts.layer_kv() or ((facts.total_num_kv_heads, facts.head_size),) * facts.num_hidden_layers
+        mine = [(max(1, kv // case["tp"]), size) for kv, size in layer_kv]
+        theirs = [(la["num_kv_heads"], la["head_size"]) for la in rec["layers"]]
+        report = audit(case["config"], tp=case["tp"], vllm_version=version,
+                       kv_cache_dtype=case["kv_cache_dtype"]).models[0]
+        pages = sum(la["page_size_bytes"] for la in rec["layers"]) / case["block_size"]
+        if mine != theirs or report.kv_bytes_per_token_per_rank != pages:
+            bad.append({"tp": case["tp"], "kvguard": mine, "oracle": theirs,
+                        "bytes": (report.kv_bytes_per_token_per_rank, pages)})
+    print(f"\nvLLM {version}: Gemma 4 per-layer KV agree {len(cases) - len(bad)}, disagree {len(bad)}")
+    assert not bad, json.dumps(bad[:3], indent=1)[:4000]
