@@ -38,6 +38,7 @@ from typing import Any, Optional, cast
 from ..errors import InputError, reports_internal_errors
 from ..launch.layout import Host
 from ..rules.check import divisors
+from .capacity import pp_partitions
 from .kvsize import reported_number
 
 __all__ = ["PlanEntry", "PlanReport", "plan"]
@@ -228,6 +229,11 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     other_skips: dict[tuple[str, str], int] = {}
     candidates = 0
     per_layer_cache: dict[int, int] = {}
+    # a heterogeneous config: each layer's own KV heads and head size (vLLM's model_arch_config[i]); layers that share
+    # another's cache are not modelled, so such a model keeps the largest layer's size (an upper bound)
+    layer_kv = facts.layer_kv() if not facts.use_mla and not facts.resolved.get("num_kv_shared_layers") else ()
+    if layer_kv:
+        notes.append("per-layer config: the KV bytes of each pipeline stage are summed layer by layer")
     base: dict[str, Any] = {"nnodes": nnodes} if nnodes > 1 else {}
     if trust_remote_code:
         base["trust_remote_code"] = True
@@ -245,6 +251,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
         # the facts carry attention KV sizes here (checked above), so the sizes are numbers
         per_layer = per_layer_cache.setdefault(tp, cast(int, facts.kv_bytes_per_token(tp, dtype_bytes=b, layers=1)))
         unique_layer = (per_layer if facts.use_mla else 2 * facts.total_num_kv_heads * facts.head_size * b)
+        layer_bytes = [2 * max(1, kv // tp) * size * b for kv, size in layer_kv]
         for pcp in (divisors(gpus // tp) if has_pcp else [1]):
             dcps = sorted(set(d for d in divisors(tp)) | ({pcp, tp * pcp} if pcp > 1 else set()))
             if _prune and span_rule and pcp > 1:
@@ -255,6 +262,11 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                 if replica < min_replica_gpus:
                     continue
                 stage_layers = math.ceil(layers / pp)
+                if layer_bytes:
+                    stage_sums, start = [], 0
+                    for count in pp_partitions(layers, pp):
+                        stage_sums.append(sum(layer_bytes[start:start + count]))
+                        start += count
                 for dcp in dcps:
                     for ep in eps:
                         candidates += 1
@@ -279,9 +291,15 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                                 key = (skip.check, skip.reason)
                                 other_skips[key] = other_skips.get(key, 0) + 1
                         shards = dcp * pcp if (pcp > 1 and pcp_shards) else dcp
-                        per_rank = per_layer * stage_layers / shards
+                        if layer_bytes:
+                            # the stage with the most bytes governs; stored / unique compares whole models
+                            per_rank = max(stage_sums) / shards
+                            stored, unique = sum(layer_bytes) * tp * pcp / shards, sum(
+                                2 * kv * size * b for kv, size in layer_kv)
+                        else:
+                            per_rank = per_layer * stage_layers / shards
+                            stored, unique = per_layer * tp * pcp / shards, unique_layer
                         per_replica = GIB / per_rank
-                        stored = per_layer * tp * pcp / shards
                         flags = lay.flags()
                         if kv_cache_dtype != "auto":
                             flags += ["--kv-cache-dtype", kv_cache_dtype]
@@ -290,7 +308,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                         rows.append(PlanEntry(
                             tp=tp, pp=pp, dp=dp, pcp=pcp, dcp=dcp, expert_parallel=ep, nnodes=nnodes,
                             replica_gpus=replica, duplication_factor=dup,
-                            residual_duplication=reported_number(stored / unique_layer), kv_token_shards=shards,
+                            residual_duplication=reported_number(stored / unique), kv_token_shards=shards,
                             stage_layers=stage_layers, kv_bytes_per_token_per_rank=reported_number(per_rank),
                             kv_tokens_per_gpu_per_gib=per_replica / replica,
                             kv_tokens_per_replica_per_gib=per_replica,

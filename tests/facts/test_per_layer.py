@@ -132,3 +132,16 @@ def test_audit_sums_gemma4_layer_by_layer():
     assert ("KV bytes summed layer by layer: 25 of 30 layers with 8 KV heads of size 256: 1,024 B per layer, "
             "duplication factor 1; 5 of 30 layers with 2 KV heads of size 512: 2,048 B per layer, duplication "
             "factor 4") in model.notes
+
+
+def test_plan_sums_each_pipeline_stage_layer_by_layer():
+    """google/gemma-4-26B-A4B, bf16, -tp 2: a sliding layer holds 4 of 8 KV heads of 256 (2*4*256*2 = 4,096 B), a
+    full-attention layer 1 of 2 heads of 512 (2*1*512*2 = 2,048 B).  -pp 2 splits the 30 layers 15 / 15: the first
+    stage has the full layers 5 and 11 (13*4,096 + 2*2,048 = 57,344 B), the second 17, 23 and 29 (55,296 B): the
+    first governs.  -tp 4: every layer 2,048 B per rank; stored 30*2,048*4 = 245,760 B for one copy of 225,280 B."""
+    report = kvguard.plan("google/gemma-4-26B-A4B", 8, vllm_version="0.33.0")
+    rows = {(row.tp, row.pp, row.expert_parallel): row for row in report.entries}
+    assert rows[(2, 2, False)].kv_bytes_per_token_per_rank == 57344
+    assert rows[(2, 1, False)].kv_bytes_per_token_per_rank == 112640
+    assert rows[(4, 2, False)].kv_bytes_per_token_per_rank == 30720
+    assert rows[(4, 2, False)].residual_duplication == pytest.approx(245760 / 225280, abs=1e-4)
