@@ -17,7 +17,14 @@ from ..errors import InputError, reports_internal_errors
 from ..facts import ModelFacts
 from ..facts.model import PER_LAYER_NOTE
 from ..launch.layout import Host
-from .kvsize import config_dtype, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_token_shards, reported_number
+from .kvsize import (
+    cache_layers,
+    config_dtype,
+    kv_bytes_per_token_per_layer,
+    kv_cache_dtype_bytes,
+    kv_token_shards,
+    reported_number,
+)
 
 __all__ = ["AuditReport", "ModelAudit", "audit"]
 
@@ -264,16 +271,16 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
         unique = full
     else:
         unique = kv_bytes_per_token_per_layer(facts.total_num_kv_heads, facts.head_size, b, mla=False) * layers
-    layer_kv = facts.layer_kv() if not mla else ()
-    if layer_kv and not facts.resolved.get("num_kv_shared_layers"):
-        # each layer's own KV heads and head size (vLLM sizes every attention layer from model_arch_config[i])
+    layer_kv, unmodelled = cache_layers(facts, release)
+    if layer_kv is not None:
+        # each layer's own KV heads and head size (vLLM sizes every attention layer from model_arch_config[i]);
+        # layers sharing another's cache hold none
         full = sum(kv_bytes_per_token_per_layer(max(1, kv // tp), size, b, mla=False) for kv, size in layer_kv)
         unique = sum(kv_bytes_per_token_per_layer(kv, size, b, mla=False) for kv, size in layer_kv)
         per_layer = None
-        notes.append(_layer_groups_note(layer_kv, tp, b, shards))
-    elif layer_kv:
-        notes.append("layers that reuse another layer's KV cache (num_kv_shared_layers) are not modelled: every "
-                     "layer is sized with the largest layer's KV heads and head size, an upper bound")
+        notes.append(_layer_groups_note(layer_kv, layers, tp, b, shards))
+    elif unmodelled:
+        notes.append(unmodelled)
     per_rank = full / shards
     stored = per_rank * tp * pcp
     return ModelAudit(
@@ -366,7 +373,7 @@ def _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size,
     return out
 
 
-def _layer_groups_note(layer_kv: Sequence[tuple[int, int]], tp: int, dtype_bytes: int, shards: int) -> str:
+def _layer_groups_note(layer_kv: Sequence[tuple[int, int]], layers: int, tp: int, dtype_bytes: int, shards: int) -> str:
     """The layers of a heterogeneous config grouped by (KV heads, head size): their bytes per token per rank and
     the duplication factor each group has at this tp."""
     groups: dict[tuple[int, int], int] = {}
@@ -376,7 +383,9 @@ def _layer_groups_note(layer_kv: Sequence[tuple[int, int]], tp: int, dtype_bytes
     for (kv, size), count in groups.items():
         per_rank = kv_bytes_per_token_per_layer(max(1, kv // tp), size, dtype_bytes, mla=False) / shards
         shown = f"{per_rank:,.0f}" if float(per_rank).is_integer() else f"{per_rank:,.2f}"
-        parts.append(f"{count} of {len(layer_kv)} layers with {kv} KV heads of size {size}: {shown} B per layer, "
+        parts.append(f"{count} of {layers} layers with {kv} KV heads of size {size}: {shown} B per layer, "
                      f"duplication factor {max(1, tp // kv)}")
-    return "KV bytes summed layer by layer: " + "; ".join(parts)
+    shared = layers - len(layer_kv)
+    return ("KV bytes summed layer by layer: " + "; ".join(parts)
+            + (f"; {shared} of {layers} layers reuse another layer's KV cache (none of their own)" if shared else ""))
 

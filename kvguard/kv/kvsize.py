@@ -28,7 +28,7 @@ from ..versions import resolve
 
 __all__ = ["KV_CACHE_DTYPE_BYTES", "config_dtype", "kv_bytes_per_token_per_layer", "kv_cache_dtype_bytes",
            "kv_cache_groups_reason", "kv_token_shards", "reported_number", "UNREAD_LAYER_KEYS",
-           "unread_layer_key"]
+           "unread_layer_key", "KV_SHARED_TAIL", "cache_layers"]
 
 #: ``--kv-cache-dtype`` values with a plain element layout -> bytes per element
 #: (vLLM's STR_DTYPE_TO_TORCH_DTYPE: fp8/fp8_e4m3/fp8_e5m2 -> torch.uint8,
@@ -213,3 +213,43 @@ def kv_cache_groups_reason(raw: Optional[Mapping[str, Any]], facts=None, release
         if cfg.get("is_encoder_decoder"):
             return "encoder-decoder model: cross-attention KV cache"
     return None
+
+
+#: architectures whose last ``num_kv_shared_layers`` layers read the KV cache of the last earlier layer of their
+#: type instead of holding their own (``Attention(kv_sharing_target_layer_name=…)``; the GPU model runner's
+#: ``get_kv_cache_spec`` gives them no spec): architecture, first release, last release read
+KV_SHARED_TAIL: tuple[tuple[str, str, str], ...] = (
+    ("Gemma4ForCausalLM", "0.28.0", "0.33.0"),
+    ("Gemma4ForConditionalGeneration", "0.28.0", "0.33.0"),
+)
+
+
+def cache_layers(facts: Any, release: Any) -> "tuple[Optional[tuple[tuple[int, int], ...]], Optional[str]]":
+    """``(KV heads, head size)`` of every layer that holds its own KV cache, when they are not all the whole model's
+    (a heterogeneous config, or a tail of layers sharing another's cache): ``(layers, None)``; ``(None, None)`` for
+    the plain path (every layer the whole model's size); ``(None, reason)`` when kvguard does not know which layers
+    hold a cache (an upper bound is then all of them at the largest size)."""
+    if facts.use_mla:
+        return None, None
+    layers = facts.layer_kv()
+    shared = facts.resolved.get("num_kv_shared_layers")
+    if not isinstance(shared, int) or isinstance(shared, bool) or shared <= 0:
+        return (layers or None), None
+    count = facts.num_hidden_layers
+    arch = facts.architectures[0] if len(facts.architectures) == 1 else None
+    known = any(arch == name and release.within(since, until) for name, since, until in KV_SHARED_TAIL)
+    if not known or not isinstance(count, int) or shared >= count:
+        return None, (f"layers that reuse another layer's KV cache (num_kv_shared_layers {shared}) are not modelled "
+                      f"for {arch or 'this model'} in vLLM {release.version}: every layer is sized with the largest "
+                      "layer's KV heads and head size, an upper bound")
+    types = facts.resolved.get("layer_types")
+    first_shared = count - shared
+    if not isinstance(types, list) or len(types) < count \
+            or any(kind not in types[:first_shared] for kind in types[first_shared:count]):
+        # Gemma4Attention looks the target up by type: without an earlier layer of that type the model raises
+        return None, ("a layer that reuses another layer's KV cache with no earlier layer of its type (layer_types "
+                      f"{str(types)[:80]}): not modelled")
+    if not layers:
+        layers = ((facts.total_num_kv_heads, facts.head_size),) * count
+    return layers[:first_shared], None
+

@@ -39,7 +39,7 @@ from ..errors import InputError, reports_internal_errors
 from ..launch.layout import Host
 from ..rules.check import divisors
 from .capacity import pp_partitions
-from .kvsize import reported_number
+from .kvsize import cache_layers, reported_number
 
 __all__ = ["PlanEntry", "PlanReport", "plan"]
 
@@ -229,11 +229,16 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     other_skips: dict[tuple[str, str], int] = {}
     candidates = 0
     per_layer_cache: dict[int, int] = {}
-    # a heterogeneous config: each layer's own KV heads and head size (vLLM's model_arch_config[i]); layers that share
-    # another's cache are not modelled, so such a model keeps the largest layer's size (an upper bound)
-    layer_kv = facts.layer_kv() if not facts.use_mla and not facts.resolved.get("num_kv_shared_layers") else ()
-    if layer_kv:
-        notes.append("per-layer config: the KV bytes of each pipeline stage are summed layer by layer")
+    # a heterogeneous config: each layer's own KV heads and head size (vLLM's model_arch_config[i]); a tail of layers
+    # sharing another's cache holds none
+    own_cache, unmodelled = cache_layers(facts, release)
+    layer_kv = list(own_cache or ())
+    if own_cache is not None:
+        notes.append("the KV bytes of each pipeline stage are summed layer by layer (layers differ, or reuse "
+                     "another layer's cache)")
+        layer_kv += [(0, 0)] * (layers - len(layer_kv))   # the sharing tail: no bytes of its own
+    elif unmodelled:
+        notes.append(unmodelled)
     base: dict[str, Any] = {"nnodes": nnodes} if nnodes > 1 else {}
     if trust_remote_code:
         base["trust_remote_code"] = True
@@ -251,7 +256,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
         # the facts carry attention KV sizes here (checked above), so the sizes are numbers
         per_layer = per_layer_cache.setdefault(tp, cast(int, facts.kv_bytes_per_token(tp, dtype_bytes=b, layers=1)))
         unique_layer = (per_layer if facts.use_mla else 2 * facts.total_num_kv_heads * facts.head_size * b)
-        layer_bytes = [2 * max(1, kv // tp) * size * b for kv, size in layer_kv]
+        layer_bytes = [2 * max(1, kv // tp) * size * b if kv else 0 for kv, size in layer_kv]
         for pcp in (divisors(gpus // tp) if has_pcp else [1]):
             dcps = sorted(set(d for d in divisors(tp)) | ({pcp, tp * pcp} if pcp > 1 else set()))
             if _prune and span_rule and pcp > 1:

@@ -145,3 +145,26 @@ def test_plan_sums_each_pipeline_stage_layer_by_layer():
     assert rows[(2, 1, False)].kv_bytes_per_token_per_rank == 112640
     assert rows[(4, 2, False)].kv_bytes_per_token_per_rank == 30720
     assert rows[(4, 2, False)].residual_duplication == pytest.approx(245760 / 225280, abs=1e-4)
+
+
+def test_audit_leaves_out_layers_that_reuse_another_layers_cache():
+    """Gemma 4 with num_kv_shared_layers 10 of 30 (as E2B / E4B share theirs): layers 20-29 read the cache of the last
+    earlier layer of their type and hold none.  Layers 0-19 at -tp 1, bf16: 17 sliding (2*8*256*2 = 8,192 B) and the
+    full-attention layers 5, 11, 17 (2*2*512*2 = 4,096 B): 139,264 + 12,288 = 151,552 B per token."""
+    config = _gemma4()
+    config["text_config"]["num_kv_shared_layers"] = 10
+    model = kvguard.audit(config, tp=1, vllm_version="0.33.0").models[0]
+    assert model.kv_bytes_per_token_per_rank == 151552
+    assert any(note.endswith("10 of 30 layers reuse another layer's KV cache (none of their own)")
+               for note in model.notes)
+
+
+def test_a_sharing_layer_without_an_earlier_layer_of_its_type_is_not_sized():
+    """26 of 30 shared: the first four layers are all sliding, so the full-attention layers 5, 11, … have no layer
+    to read from (vLLM's Gemma4Attention raises while the model is built): no exact figure, the upper bound of
+    30 layers of the largest size (2*8*512*2 = 16,384 B each at -tp 1) with the reason."""
+    config = _gemma4()
+    config["text_config"]["num_kv_shared_layers"] = 26
+    model = kvguard.audit(config, tp=1, vllm_version="0.33.0").models[0]
+    assert model.kv_bytes_per_token_per_rank == 30 * 16384
+    assert any("no earlier layer of its type" in note for note in model.notes)

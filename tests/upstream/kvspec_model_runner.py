@@ -14,7 +14,9 @@ cache config's ``sliding_window``).  For each recorded layer the release's own `
 (``cache_config.cache_dtype`` through the release's ``STR_DTYPE_TO_TORCH_DTYPE``, ``auto`` = the model dtype),
 as the release's ``Attention.get_kv_cache_spec`` / the GPU model runner's ``get_kv_cache_spec`` does for a decoder
 layer, and its ``page_size_bytes`` read.  OUT: ``{"results": [{"layers": [{prefix, num_kv_heads, head_size,
-sliding_window, attn_type, spec_class, page_size_bytes}], "num_hidden_layers", "cache_dtype"} or {"error"}]}``.
+sliding_window, attn_type, spec_class, page_size_bytes}` or `{prefix, shared_with}` for a layer that reads another
+layer's cache (``kv_sharing_target_layer_name``: no spec of its own)], "num_hidden_layers", "cache_dtype"} or
+{"error"}]}``.
 
 Layers a model builds from other classes (MiniMax-Text-01's linear attention, Mamba mixers) are not
 ``Attention`` and are not recorded: a count below ``num_hidden_layers`` says the model is not all full attention.
@@ -39,6 +41,7 @@ def _recorder(records):
                             "num_kv_heads": num_heads if num_kv_heads is None else num_kv_heads,
                             "per_layer_sliding_window": kw.get("per_layer_sliding_window"),
                             "cache_sliding_window": getattr(cache_config, "sliding_window", None),
+                            "kv_sharing_target": kw.get("kv_sharing_target_layer_name"),
                             "attn_type": str(kw.get("attn_type", "decoder"))})
 
     return AttentionRecorder
@@ -115,6 +118,10 @@ def main(inp: str, out: str) -> None:
             dtype = vc.model_config.dtype if cache_dtype == "auto" else _str_dtype_map()[cache_dtype]
             layers = []
             for rec in records:
+                if rec["kv_sharing_target"]:
+                    # the GPU model runner's get_kv_cache_spec gives a layer that reads another's cache no spec
+                    layers.append({"prefix": rec["prefix"], "shared_with": rec["kv_sharing_target"]})
+                    continue
                 spec = _spec(rec, case["block_size"], dtype)
                 layers.append({"prefix": rec["prefix"], "num_kv_heads": rec["num_kv_heads"],
                                "head_size": rec["head_size"], "attn_type": rec["attn_type"],

@@ -28,7 +28,7 @@ import pytest
 
 import kvguard
 from kvguard import catalog
-from kvguard.kv.kvsize import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_cache_groups_reason
+from kvguard.kv.kvsize import cache_layers, kv_bytes_per_token_per_layer, kv_cache_dtype_bytes, kv_cache_groups_reason
 from kvguard.versions import resolve
 
 from ._oracle import oracle_or_skip as _python
@@ -142,8 +142,8 @@ def test_minimax_kv_bytes_match_the_models_attention_layers(version):
         if "error" in rec:
             bad.append({"case": case["config"].get("num_key_value_heads"), "oracle": rec, "kvguard": mine})
             continue
-        layers = rec["layers"]
-        one_group = (len(layers) == rec["num_hidden_layers"]
+        layers = [la for la in rec["layers"] if "shared_with" not in la]
+        one_group = (len(layers) == len(rec["layers"]) == rec["num_hidden_layers"]
                      and all(la["spec_class"] == "FullAttentionSpec" and "DECODER" in la["attn_type"].upper()
                              for la in layers))
         if isinstance(mine, str):
@@ -177,15 +177,18 @@ GEMMA4_BUILT = [v for v in VERSIONS if resolve(v).within("0.28.0")]
 
 def gemma4_cases(seed: int, n: int = 8) -> list[dict]:
     """Gemma 4 text configs (the differential tier's generator: sliding layers with head_dim, full-attention layers
-    with global_head_dim and, with attention_k_eq_v, their own KV heads), no KV-sharing layers, a few layers."""
+    with global_head_dim and, with attention_k_eq_v, their own KV heads), a few layers, a third of them reading an
+    earlier layer's KV cache in some (num_kv_shared_layers, as Gemma 4 E2B / E4B)."""
     from .differential import _gemma4_text
 
     rng = random.Random(seed)
     cases = []
     for _ in range(n):
         cfg = _gemma4_text(rng)
-        layers = rng.choice([6, 7, 12])
-        cfg.update(architectures=["Gemma4ForCausalLM"], num_hidden_layers=layers, num_kv_shared_layers=0,
+        shared = rng.choice([0, 0, 4])
+        # a sharing layer needs an earlier layer of its type (else the model raises while it is built)
+        layers = 12 if shared else rng.choice([6, 7, 12])
+        cfg.update(architectures=["Gemma4ForCausalLM"], num_hidden_layers=layers, num_kv_shared_layers=shared,
                    layer_types=[("full_attention" if (i + 1) % 6 == 0 else "sliding_attention") for i in range(layers)],
                    global_head_dim=rng.choice([512, cfg["head_dim"]]))
         if cfg.get("enable_moe_block"):
@@ -213,12 +216,16 @@ def test_gemma4_layers_get_their_own_kv_heads_and_head_size(version):
     for case, rec in zip(cases, out["results"]):
         assert "error" not in rec, rec.get("error")
         facts = kvguard.model_facts(case["config"], vllm_version=version)
-        layer_kv = facts.layer_kv() or ((facts.total_num_kv_heads, facts.head_size),) * facts.num_hidden_layers
+        own, unmodelled = cache_layers(facts, resolve(version))
+        assert unmodelled is None, unmodelled
+        layer_kv = own or ((facts.total_num_kv_heads, facts.head_size),) * facts.num_hidden_layers
         mine = [(max(1, kv // case["tp"]), size) for kv, size in layer_kv]
-        theirs = [(la["num_kv_heads"], la["head_size"]) for la in rec["layers"]]
+        theirs = [(la["num_kv_heads"], la["head_size"]) for la in rec["layers"] if "shared_with" not in la]
+        if len(rec["layers"]) != facts.num_hidden_layers:
+            bad.append({"layers built": len(rec["layers"]), "kvguard": facts.num_hidden_layers})
         report = audit(case["config"], tp=case["tp"], vllm_version=version,
                        kv_cache_dtype=case["kv_cache_dtype"]).models[0]
-        pages = sum(la["page_size_bytes"] for la in rec["layers"]) / case["block_size"]
+        pages = sum(la.get("page_size_bytes", 0) for la in rec["layers"]) / case["block_size"]
         if mine != theirs or report.kv_bytes_per_token_per_rank != pages:
             bad.append({"tp": case["tp"], "kvguard": mine, "oracle": theirs,
                         "bytes": (report.kv_bytes_per_token_per_rank, pages)})
