@@ -867,7 +867,8 @@ def run_gemma4(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
     for case in gemma4_variants(rng, n):
         text = case["config"].get("text_config") or case["config"]
         heads = text["num_attention_heads"]
-        lays = [dict(lay) for lay in GEMMA4_LAYOUTS if heads % lay["tp"] == 0]
+        lays = [dict(lay) for lay in GEMMA4_LAYOUTS if heads % lay["tp"] == 0
+                and (text.get("num_experts") or not lay.get("ep"))]  # (VllmConfig refuses EP without experts)
         case["layouts"] = rng.sample(lays[:-1], min(max(1, n_layouts - 1), len(lays) - 1)) + lays[-1:]
         cases.append(case)
     lists = []
