@@ -224,8 +224,10 @@ class Layer(Record):
 
     def signature(self) -> tuple:
         """What decides the layer's checks apart from its name."""
+        # a check whose condition reads a per-layer value (``…[i]``) is its own layer's: never folded into another's
+        per_layer = (self.index,) if self.check and "[i]" in self.check[1] else ()
         return (self.kind, self.input_size, self.output_sizes, self.shards, self.disable_tp, self.qkv, self.moe,
-                self.check[:1], self.quantized)
+                self.check[:1] + per_layer, self.quantized)
 
 
 def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:

@@ -825,8 +825,8 @@ def gemma4_variants(rng: random.Random, n: int) -> list[dict]:
             text["moe_intermediate_size"] = rng.choice([704, 704, 712, 720, 696, 1408, 736])
         text["intermediate_size"] = rng.choice([21504, 2112, 2120, 13696, 5376, 2048, 2104])
         if rng.random() < 0.5:
-            text["num_key_value_heads"] = rng.choice([4, 8, 16])
-            text["num_global_key_value_heads"] = rng.choice([1, 2, 4, 8])
+            text["num_key_value_heads"] = rng.choice([4, 6, 8, 16])
+            text["num_global_key_value_heads"] = rng.choice([1, 2, 3, 4, 8])
         if rng.random() < 0.3:
             text["head_dim"], text["global_head_dim"] = rng.choice([(256, 512), (128, 256), (200, 400), (256, 264)])
         kind = rng.choice(["nvfp4", "nvfp4", "fp8", "fp8_block", "online", "none"])
