@@ -41,6 +41,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   dp), the MXFP4 experts on the default host (their backend choice pads, checks no size), their EPLB refusal from
   0.24.0; the BF16 form's refusals (its unquantized experts' backend choice is not modelled).
 
+- Gemma 4 (0.28.0+, :mod:`kvguard.quant.gemma4`): per-layer head sizes and KV heads, the wrapper's module names,
+  unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers; its quantized experts are not modelled.
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
