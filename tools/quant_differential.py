@@ -3,7 +3,7 @@
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
                                           [--ct-configs N] [--ct-int8 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -65,6 +65,8 @@ def main() -> int:
                     "(default: 1)")
     ap.add_argument("--modelopt-exclusions", type=int, default=None, help="ModelOpt exports with exclusion lists "
                     "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
+    ap.add_argument("--gemma4", type=int, default=None, help="run only the Gemma 4 configs (run_gemma4), this many "
+                    "per release")
     ap.add_argument("--modelopt-lm-head", type=int, default=None, help="ModelOpt exports whose LM head decides "
                     "(MODELOPT_LM_HEAD_CASES) per release (default: one)")
     args = ap.parse_args()
@@ -101,8 +103,11 @@ def main() -> int:
     for version in versions:
         t0 = time.time()
         try:
-            rep = quant_tests.run(version, args.configs, args.layouts, args.seed, n_lists=len(quant_tests.BASES),
-                                  n_moe=args.wna16_moe)
+            if args.gemma4:
+                rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
+            else:
+                rep = quant_tests.run(version, args.configs, args.layouts, args.seed, n_lists=len(quant_tests.BASES),
+                                      n_moe=args.wna16_moe)
         except Exception as exc:  # noqa: BLE001 - one release's failure is reported, the others still run
             print(f"vLLM {version}: the run failed: {type(exc).__name__}: {exc}", flush=True)
             bad += 1

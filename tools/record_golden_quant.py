@@ -398,6 +398,28 @@ CASES += [
             "whose tie_weights is the base class's bare NotImplementedError: refused in 0.24.0 only (0.23.0 sets the "
             "weight itself, 0.25.0+ the base shares it)"},
     # NVFP4 on DeepSeek-V2/V3 (kvguard.quant.modelopt_shards): every quantized linear's input, the replicated too
+    # Gemma 4 (kvguard.quant.gemma4, 0.28.0+: earlier releases do not build it): NVIDIA's exports as published
+    # (flat NVFP4 quantization_config in config.json, the exclusion list naming each layer's attention — and, on
+    # the MoE model, its dense MLP and router — through the multimodal wrapper's names)
+    {"id": "mi-modelopt-nvfp4-gemma4-31b-tp4", "model": "nvidia/Gemma-4-31B-IT-NVFP4", "argv": ["-tp", "4"],
+     "layout": {"tp": 4}, "since": "0.28.0",
+     "why": "nvidia/Gemma-4-31B-IT-NVFP4 at -tp 4 (attention excluded; the dense MLP quantized: down_proj takes "
+            "21504 / 4 = 5376 input features per rank, a multiple of 16): accepted"},
+    {"id": "mi-modelopt-nvfp4-gemma4-31b-tp8", "model": "nvidia/Gemma-4-31B-IT-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.28.0",
+     "why": "nvidia/Gemma-4-31B-IT-NVFP4 at -tp 8 (down_proj: 2688 input features per rank; the full-attention "
+            "layers' 4 KV heads replicated over 8 ranks): accepted"},
+    {"id": "mi-modelopt-nvfp4-gemma4-31b-tp2", "model": "nvidia/Gemma-4-31B-IT-NVFP4", "argv": ["-tp", "2"],
+     "layout": {"tp": 2}, "since": "0.28.0",
+     "why": "nvidia/Gemma-4-31B-IT-NVFP4 at -tp 2 (down_proj: 10752 = 672 x 16 input features per rank): accepted"},
+    {"id": "mi-modelopt-nvfp4-gemma4-26b-a4b-tp4", "model": "nvidia/Gemma-4-26B-A4B-NVFP4", "argv": ["-tp", "4"],
+     "layout": {"tp": 4}, "since": "0.28.0",
+     "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -tp 4 (attention, dense MLP and router excluded; NVFP4 experts): "
+            "accepted (kvguard leaves the quantized experts of Gemma 4 open)"},
+    {"id": "mi-modelopt-nvfp4-gemma4-26b-a4b-dp8-ep", "model": "nvidia/Gemma-4-26B-A4B-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.28.0",
+     "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -dp 8 --enable-expert-parallel (16 NVFP4 experts per rank): accepted "
+            "(kvguard leaves the quantized experts of Gemma 4 open)"},
     {"id": "mi-modelopt-nvfp4-dsv2-lite-tp8", "model": "deepseek-ai/DeepSeek-V2-Lite",
      "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},
      "why": "ModelOpt NVFP4 DeepSeek-V2-Lite at -tp 8: the dense first layer's down_proj takes 10944 / 8 = 1368 "

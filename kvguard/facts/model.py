@@ -186,8 +186,10 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "max_target_positions", "original_max_position_embeddings",
     # model construction (kvguard.quant, kvguard/data/quant_archs.json)
     "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
-    # layers that reuse another layer's KV cache (Gemma 3n / Gemma 4)
-    "num_kv_shared_layers",
+    # Gemma 4's layers (kvguard/data/quant_archs.json family gemma4; vllm/model_executor/models/gemma4.py); the
+    # layers that reuse another layer's KV cache (kvguard.kv.kvsize.KV_SHARED_TAIL)
+    "enable_moe_block", "use_second_mlp_block", "expert_intermediate_size", "top_k_experts", "num_kv_shared_layers",
+    "use_double_wide_mlp", "hidden_size_per_layer_input", "attention_k_eq_v",
 )
 #: the same for the top-level config object
 RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "compression_config",
@@ -878,7 +880,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         emulation=emulation,
         notes=tuple(notes),
         assumptions=tuple(assumed),
-        resolved=_snapshot(text, RESOLVED_ATTRIBUTES),
+        resolved=_snapshot(text, RESOLVED_ATTRIBUTES) | _layer_sizes(text),
         resolved_top=_routed_snapshot(cfg, deriver),
         deferred=deferred,
         layer_overrides=layer_overrides,
@@ -893,8 +895,35 @@ def _as_model_config_raises(crash: Crash) -> Crash:
     return crash
 
 
+def _layer_sizes(text: Any) -> dict[str, Any]:
+    """A heterogeneous text config's per-layer attention sizes (``per_layer_config[i].head_dim`` /
+    ``.num_key_value_heads``, what Gemma 4's decoder layers read on 0.28.0+) as ``layer_head_dim`` /
+    ``layer_num_key_value_heads``: the model-construction data indexes them by layer (kvguard.quant.expr)."""
+    if not getattr(text, "is_heterogeneous", False):
+        return {}
+    try:
+        layers = list(text.per_layer_config)
+    except Exception:  # noqa: BLE001 - no per-layer list to read: the family's expressions then fail (unmodelled)
+        return {}
+    out: dict[str, Any] = {}
+    for key, attr in (("layer_head_dim", "head_dim"), ("layer_num_key_value_heads", "num_key_value_heads")):
+        values = [_plain_value(getattr(layer, attr, None)) for layer in layers]
+        if not any(v is _UNKEPT for v in values):
+            out[key] = values
+    return out
+
+
+#: the multimodal towers whose sizes decide whether Gemma 4's wrapper hands them the quantization config
+#: (gemma4_mm.py: hidden and intermediate sizes multiples of 64); kept as ``{tower: [hidden, intermediate]}``
+_TOWERS = ("vision_config", "audio_config")
+
+
 def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
     snapshot = _snapshot(cfg, RESOLVED_TOP_ATTRIBUTES)
+    if getattr(cfg, "model_type", None) in ("gemma4", "gemma4_text"):
+        snapshot["towers"] = {name: [_plain_value(getattr(tower, "hidden_size", None)),
+                                     _plain_value(getattr(tower, "intermediate_size", None))]
+                              for name in _TOWERS if (tower := getattr(cfg, name, None)) is not None}
     if deriver.routed_architectures is not None:
         snapshot["architectures"] = list(deriver.routed_architectures)
     return snapshot

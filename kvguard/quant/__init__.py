@@ -41,6 +41,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   dp), the MXFP4 experts on the default host (their backend choice pads, checks no size), their EPLB refusal from
   0.24.0; the BF16 form's refusals (its unquantized experts' backend choice is not modelled).
 
+- Gemma 4 (0.28.0+, :mod:`kvguard.quant.gemma4`): per-layer head sizes and KV heads, the wrapper's module names,
+  unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers; its quantized experts are not modelled.
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
@@ -57,6 +60,7 @@ from typing import Any, Optional
 from ..record import Record, field
 from ..record import replace as _replace
 from . import compressed_tensors as _ct
+from . import gemma4 as _gemma4
 from . import gpt_oss as _gpt_oss
 from . import modelopt as _modelopt
 from . import modelopt_shards as _mo_shards
@@ -217,12 +221,16 @@ class Layer(Record):
     moe: tuple[int, int, int, bool] = (0, 0, 0, False)
     #: check: (row id, condition expression, {name: expression})
     check: tuple = ()
+    #: False: built without the quantization config (Gemma 4's router GateLinear), whatever the checkpoint holds
+    quantized: bool = True
     names: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def signature(self) -> tuple:
         """What decides the layer's checks apart from its name."""
+        # a check whose condition reads a per-layer value (``…[i]``) is its own layer's: never folded into another's
+        per_layer = (self.index,) if self.check and "[i]" in self.check[1] else ()
         return (self.kind, self.input_size, self.output_sizes, self.shards, self.disable_tp, self.qkv, self.moe,
-                self.check[:1])
+                self.check[:1] + per_layer, self.quantized)
 
 
 def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:
@@ -236,15 +244,30 @@ def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:
     return names
 
 
-def layers(resolved: Mapping[str, Any], family: str, release) -> list[Layer]:
+def root_of(family: str, architectures: "tuple[str, ...] | list[str]" = ()) -> str:
+    """The decoder's module path in the model the architecture builds (``model``; Gemma 4's multimodal wrapper
+    ``language_model.model``: the family's ``root``)."""
+    roots = _families()[family].get("root") or {}
+    return next((roots[a] for a in architectures or () if a in roots), "model")
+
+
+def head_of(family: str, architectures: "tuple[str, ...] | list[str]" = ()) -> str:
+    """The LM head's module name (``lm_head``; the family's ``head`` by architecture)."""
+    heads = _families()[family].get("head") or {}
+    return next((heads[a] for a in architectures or () if a in heads), "lm_head")
+
+
+def layers(resolved: Mapping[str, Any], family: str, release,
+           architectures: "tuple[str, ...] | list[str]" = ()) -> list[Layer]:
     """Every layer of the decoder stack of ``family`` for a config, in construction order."""
     fam = _families()[family]
     names = _names(resolved, fam)
     count = names.get("num_hidden_layers") or 0
+    root = root_of(family, architectures)
     out: list[Layer] = []
     for item in fam.get("pre", ()):
         if release.within(item.get("since", "0.10.2"), item.get("until")):
-            out.append(_layer(item, dict(names, i=None), -1, release))
+            out.append(_layer(item, dict(names, i=None), -1, release, root))
     for i in range(int(count)):
         scope = dict(names, i=i)
         if "moe_layer" in fam:
@@ -254,16 +277,16 @@ def layers(resolved: Mapping[str, Any], family: str, release) -> list[Layer]:
                 continue
             if "when" in item and not evaluate(item["when"], scope):
                 continue
-            out.append(_layer(item, scope, i, release))
+            out.append(_layer(item, scope, i, release, root))
     return out
 
 
-def _layer(item: dict, scope: dict, i: int, release) -> Layer:
+def _layer(item: dict, scope: dict, i: int, release, root: str = "model") -> Layer:
     kind = item["kind"]
     if i < 0:
-        prefix = item["name"]
+        prefix = item["name"].replace("{model}", root)
     else:
-        prefix = f"model.layers.{i}.{item['name']}" if "name" in item else f"model.layers.{i}"
+        prefix = f"{root}.layers.{i}.{item['name']}" if "name" in item else f"{root}.layers.{i}"
     ev = lambda key: evaluate(item[key], scope)  # noqa: E731
     if kind == "check":
         return Layer(i, prefix, kind, check=(item["check"], item["fires"], tuple(item.get("values", {}).items())),
@@ -280,7 +303,7 @@ def _layer(item: dict, scope: dict, i: int, release) -> Layer:
         return Layer(i, prefix, kind, moe=(ev("experts"), ev("hidden"), ev("intermediate"), passes))
     outs = tuple(evaluate(o, scope) for o in item["outs"]) if "outs" in item else (ev("out"),)
     return Layer(i, prefix, kind, input_size=ev("in"), output_sizes=outs, shards=tuple(item.get("shards", ())),
-                 disable_tp=item.get("disable_tp", False))
+                 disable_tp=item.get("disable_tp", False), quantized=item.get("quantized", True))
 
 
 # ---------------------------------------------------------------------------
@@ -409,7 +432,7 @@ def _row_applies(check_id: str, release) -> bool:
 def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, skip: str = "quantized",
             path: Optional[str] = None, family: Optional[str] = None) -> None:
     if layer.kind == "replicated":
-        if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
+        if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized" and layer.quantized
                 and (not layer.prefix.endswith(".gate")
                      or family is not None and _wna16_moe.gate_quantized(family, scheme, release))):
             # a replicated projection built with the quantization config (DeepSeek's kv_a_proj_with_mqa without a
@@ -800,6 +823,16 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=f"the MoE layers of {', '.join(facts.architectures) or 'this model'} are not "
                                       f"modelled (EPLB's expert-distribution check)")
         return Outcome()
+    since = _families()[family].get("since")
+    if since is not None and not release.within(since):
+        return Outcome(unmodelled=f"the model construction of {', '.join(facts.architectures)} is modelled from vLLM "
+                                  f"{since}")
+    if family == _gemma4.FAMILY:
+        # (kvguard.quant.gemma4) the E2B / E4B layers, the methods and the quantized towers left open
+        why = _gemma4.unmodelled(facts.resolved, facts.resolved_top,
+                                 scheme.method if scheme is not None else launch.quantization)
+        if why is not None:
+            return Outcome(unmodelled=why)
     if family == _gpt_oss.FAMILY:
         # gpt-oss (kvguard.quant.gpt_oss): the MXFP4 experts on the default host, or the BF16 form
         why = _gpt_oss.unmodelled(scheme.method if scheme is not None else None, quantization=launch.quantization,
@@ -813,7 +846,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
         # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's override names
         method, why = _mo_shards.read(quant_cfg, release)
-        if why is None and family_has_moe(family):
+        if why is None and family_has_moe(family) and family != _gemma4.FAMILY:
             # the experts' method (kvguard.quant.modelopt_shards): decided for Qwen3-MoE and Mixtral on the default
             # host, where its backend choice and create_weights refuse no per-rank size
             why = _mo_shards.moe_unmodelled(family, quant_cfg, str(method),
@@ -822,7 +855,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         names: tuple[str, ...] = ()
         if why is None:
             # the exclusion list as the release matches it (kvguard.quant.modelopt_shards.layer_state)
-            names, why = _mo_shards.exclusions(quant_cfg, family, str(method), release)
+            names, why = _mo_shards.exclusions(quant_cfg, family, str(method), release, tuple(facts.architectures))
         if why is None:
             # the LM head the config hands a linear method (0.23.0+), built after the decoder
             built, tie = _mo_shards.lm_head(tuple(facts.architectures), facts.resolved, release)
@@ -899,6 +932,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 _lm_head(layer, launch, scheme, release, skip)
             elif layer.kind == "moe":
                 _require_int_sizes(layer, layer.moe[:3])
+                if family == _gemma4.FAMILY and scheme is not None and skip != "skipped":
+                    raise _Unmodelled(_gemma4.QUANTIZED_EXPERTS)
                 _moe(layer, launch, scheme, release, needs, skip)
                 if family == _gpt_oss.FAMILY and scheme is None:
                     raise _Unmodelled(_gpt_oss.BF16_EXPERTS)
@@ -987,7 +1022,7 @@ def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> tup
         _CACHE.clear()
     unique: list[tuple[Any, Any]] = []
     seen: set[tuple[Any, Any]] = set()
-    for layer in layers(facts.resolved, family, release):
+    for layer in layers(facts.resolved, family, release, tuple(facts.architectures)):
         skip = _skip_state(layer, scheme, release)
         sig = (layer.signature(), skip)
         if sig in seen:
@@ -998,7 +1033,8 @@ def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> tup
         # the LM head (ParallelLMHead), built after the decoder when the ModelOpt config hands it a linear method
         built, tie = _mo_shards.lm_head(tuple(facts.architectures), facts.resolved, release)
         if built:
-            head = Layer(len(unique), "lm_head", "lm_head", input_size=facts.resolved.get("hidden_size"),
+            head = Layer(len(unique), head_of(family, tuple(facts.architectures)), "lm_head",
+                         input_size=facts.resolved.get("hidden_size"),
                          output_sizes=(facts.resolved.get("vocab_size"),), names={"tie": tie})
             unique.append((head, _skip_state(head, scheme, release)))
     value: tuple[Any, list[tuple[Any, Any]], dict] = (facts, unique, {})

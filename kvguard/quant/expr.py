@@ -2,7 +2,8 @@
 
 Python expression syntax, restricted to what a layer template needs: names (resolved config
 attributes and launch values), integer and None constants, ``+ - * // %``, comparisons (``in``,
-``is None``), ``and``/``or``/``not``, conditional expressions and list literals.  Parsed once
+``is None``), ``and``/``or``/``not``, conditional expressions, list literals and indexing a list by an integer
+(``layer_head_dim[i]``: a per-layer value, Gemma 4's heterogeneous layers).  Parsed once
 with :mod:`ast`; nothing else is evaluated.
 """
 
@@ -78,6 +79,12 @@ def _eval(node: ast.expr, names: Mapping[str, Any]) -> Any:
         return True
     if isinstance(node, ast.IfExp):
         return _eval(node.body, names) if _eval(node.test, names) else _eval(node.orelse, names)
+    if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
+        seq, index = _eval(node.value, names), _eval(node.slice, names)
+        if not isinstance(seq, (list, tuple)) or type(index) is not int or not -len(seq) <= index < len(seq):
+            # a per-layer list the config does not hold (or shorter than the layers): vLLM's own read fails too
+            raise TypeError(f"{ast.unparse(node)}: no item {index!r} in {type(seq).__name__}")
+        return seq[index]
     if isinstance(node, (ast.List, ast.Tuple)):
         return [_eval(e, names) for e in node.elts]
     raise ValueError(f"unsupported expression: {ast.unparse(node)}")

@@ -145,7 +145,7 @@ def read(cfg: Mapping[str, Any], release) -> tuple[Optional[str], Optional[str]]
 
 #: the families whose model class hands the quantization config a checkpoint-name mapper, from this release
 #: (LlamaModel / Qwen2Model / Qwen3MoeModel / MixtralModel.hf_to_vllm_mapper; DeepSeek-V2/V3 have none)
-MAPPER_SINCE = {"llama": "0.26.0", "qwen3_moe": "0.26.0", "mixtral": "0.26.0"}
+MAPPER_SINCE = {"llama": "0.26.0", "qwen3_moe": "0.26.0", "mixtral": "0.26.0", "gemma4": "0.28.0"}
 #: ModelOptQuantConfigBase.apply_vllm_mapper splits ``a*`` into ``a`` and ``a.*`` from this release
 SPLIT_SINCE = "0.13.0"
 #: MixtralModel's mapper renames the experts' projections in names (orig_to_new_substr) from this release
@@ -170,7 +170,7 @@ def _listed(cfg: Mapping[str, Any], release) -> Any:
 
 
 def exclusions(cfg: Mapping[str, Any], family: str, method: str,
-               release) -> tuple[tuple[str, ...], Optional[str]]:
+               release, architectures: tuple[str, ...] = ()) -> tuple[tuple[str, ...], Optional[str]]:
     """``(names, None)``: the exclusion list as the release matches layers against it (after the model's
     checkpoint-name mapper), or ``((), reason)`` when kvguard does not model it."""
     raw = _listed(cfg, release)
@@ -188,6 +188,10 @@ def exclusions(cfg: Mapping[str, Any], family: str, method: str,
                 else:
                     split.append(name)
             names = split
+        if family == "gemma4":
+            from .gemma4 import exclusion_names
+
+            names = exclusion_names(names, architectures, release)
         if family == "mixtral" and release.within(MIXTRAL_RENAMES_SINCE):
             renamed = []
             for name in names:

@@ -308,7 +308,8 @@ def _stubs():
         if callable(getattr(mod, "get_rope", None)):
             mod.get_rope = stub_fn
         if callable(getattr(mod, "get_act_and_mul_fn", None)):
-            # Gemma 4's MLP asks for its activation by name: the CPU build has no gelu_tanh_and_mul op
+            # Gemma 4's MLP (0.28.0 – 0.30.x) builds its gelu_tanh activation through the factory, whose CustomOp
+            # binds the CUDA kernel while it is built: no geometry, stood in like the activation classes
             mod.get_act_and_mul_fn = stub_fn
     _meta_modules_stay()
     _expert_maps_on_cpu()

@@ -794,6 +794,105 @@ def modelopt_lm_head_variants(n: int, offset: int = 0) -> list[dict]:
     return out
 
 
+#: Gemma 4 (kvguard/data/quant_archs.json family gemma4, kvguard.quant.gemma4): how many generated configs
+#: run_gemma4 builds per release (tools/quant_differential.py --gemma4)
+GEMMA4_CONFIGS = 12
+GEMMA4_BASES = ("nvidia/Gemma-4-31B-IT-NVFP4", "nvidia/Gemma-4-26B-A4B-NVFP4", "google/gemma-4-26B-A4B")
+#: tp 1-16 with and without data / expert parallel (no EPLB: the multimodal wrapper validates a copy of the
+#: VllmConfig while it is built, which refuses EPLB on the CPU oracle's platform — a GPU accepts it)
+GEMMA4_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 2, "dp": 4}, {"tp": 4, "dp": 2},
+                  {"tp": 1, "dp": 8, "ep": True}, {"tp": 4, "dp": 4, "ep": True}, {"tp": 16, "dp": 2, "ep": True},
+                  {"tp": 2, "dp": 4, "ep": True})
+
+
+def gemma4_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Gemma 4 configs from the catalog's checkpoints (Gemma-4-31B-IT-NVFP4: dense, 26B-A4B: MoE block beside
+    the dense MLP; the multimodal wrapper, one in four the text-only Gemma4ForCausalLM), cut to six layers (five
+    sliding, one full attention: the per-layer head size and KV heads), with varied sizes (intermediate, expert
+    intermediate, KV heads of either kind, head sizes) and quantization: ModelOpt NVFP4 / FP8 (the flat config.json
+    layout with an ignore list that names the attention and MLP of some layers, the vision embedder, lm_head),
+    block FP8 (Fp8Config), online FP8 (``--quantization fp8``), unquantized."""
+    out = []
+    while len(out) < n:
+        base = GEMMA4_BASES[len(out) % len(GEMMA4_BASES)]
+        cfg = copy.deepcopy(catalog.lookup(base).config)
+        cfg.pop("quantization_config", None)
+        text = cfg["text_config"]
+        text["num_hidden_layers"] = 6
+        text["layer_types"] = text["layer_types"][:6]
+        moe = bool(text.get("enable_moe_block"))
+        if moe:
+            text["moe_intermediate_size"] = rng.choice([704, 704, 712, 720, 696, 1408, 736])
+        text["intermediate_size"] = rng.choice([21504, 2112, 2120, 13696, 5376, 2048, 2104])
+        if rng.random() < 0.5:
+            text["num_key_value_heads"] = rng.choice([4, 6, 8, 16])
+            text["num_global_key_value_heads"] = rng.choice([1, 2, 3, 4, 8])
+        if rng.random() < 0.3:
+            text["head_dim"], text["global_head_dim"] = rng.choice([(256, 512), (128, 256), (200, 400), (256, 264)])
+        kind = rng.choice(["nvfp4", "nvfp4", "fp8", "fp8_block", "online", "none"])
+        engine = {}
+        layers_named = [i for i in range(6) if rng.random() < 0.5]
+        parts = rng.choice([("self_attn",), ("mlp", "router"), ("self_attn", "mlp", "router")])
+        ignore = ["lm_head", "model.embed_vision*"] + [f"model.language_model.layers.{i}.{p}*" for i in layers_named
+                                                      for p in parts]
+        if kind in ("nvfp4", "fp8"):
+            algo = "NVFP4" if kind == "nvfp4" else "FP8"
+            cfg["quantization_config"] = {
+                "quant_method": "modelopt", "quant_algo": algo, "producer": {"name": "modelopt", "version": "0.43.0"},
+                "ignore": ignore, "kv_cache_scheme": None, **({"group_size": 16} if algo == "NVFP4" else {})}
+        elif kind == "fp8_block":
+            cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic",
+                                          "weight_block_size": [128, 128]}
+        elif kind == "online":
+            engine = {"quantization": "fp8"}
+        if rng.random() < 0.25:
+            # the text-only form (model type gemma4_text: Gemma4ForCausalLM), its names without the wrapper's
+            q = cfg.get("quantization_config")
+            cfg = dict(text, architectures=["Gemma4ForCausalLM"])
+            if q is not None:
+                if "ignore" in q:
+                    q = dict(q, ignore=[x.replace("model.language_model.", "model.") for x in q["ignore"]
+                                        if "vision" not in x])
+                cfg["quantization_config"] = q
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_gemma4(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` Gemma 4 configs (gemma4_variants) at ``n_layouts`` of GEMMA4_LAYOUTS each in the release and
+    compare; the layer lists of the three catalog bases (cut, unquantized, tp 1) are compared too."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9000 + 1)
+    cases = []
+    for case in gemma4_variants(rng, n):
+        text = case["config"].get("text_config") or case["config"]
+        heads = text["num_attention_heads"]
+        lays = [dict(lay) for lay in GEMMA4_LAYOUTS if heads % lay["tp"] == 0
+                and (text.get("num_experts") or not lay.get("ep"))]  # (VllmConfig refuses EP without experts)
+        case["layouts"] = rng.sample(lays[:-1], min(max(1, n_layouts - 1), len(lays) - 1)) + lays[-1:]
+        cases.append(case)
+    lists = []
+    for base in GEMMA4_BASES:
+        plain = copy.deepcopy(catalog.lookup(base).config)
+        plain.pop("quantization_config", None)
+        plain["text_config"]["num_hidden_layers"] = 6
+        plain["text_config"]["layer_types"] = plain["text_config"]["layer_types"][:6]
+        lists.append({"config": plain, "layouts": [{"tp": 1}], "record": True})
+    out = run_runner("quant_runner.py", python, python_env, cases + lists)
+    report = compare(version, cases, {"results": out["results"][:len(cases)]})
+    report["layer_lists"] = {"agree": 0, "disagree": 0}
+    for case, res in zip(lists, out["results"][len(cases):]):
+        rec = res.get("outcomes", [{}])[0]
+        mine = layer_list(case["config"], version)
+        theirs = oracle_list(rec.get("layers", [])) if rec.get("ok") else res.get("setup_error") or rec
+        key = "agree" if mine == theirs else "disagree"
+        report["layer_lists"][key] += 1
+        if key == "disagree":
+            report["mismatches"].append({"arch": case["config"].get("architectures"), "layer_list_kvguard": mine[:12],
+                                         "layer_list_oracle": theirs[:12] if isinstance(theirs, list) else theirs})
+    return report
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -1192,7 +1291,7 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
     facts = model_facts(cfg, vllm_version=version)
     fam = family_of(facts.architectures)
     out = []
-    for layer in layers(facts.resolved, fam, resolve(version)):
+    for layer in layers(facts.resolved, fam, resolve(version), facts.architectures):
         if layer.kind in ("check", "vocab"):
             continue
         if layer.kind == "moe":
@@ -1211,7 +1310,7 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
 def oracle_list(records: list[dict]) -> list[tuple]:
     out = []
     for r in records:
-        if not (r.get("prefix") or "").startswith("model.layers."):
+        if not (r.get("prefix") or "").startswith(("model.layers.", "language_model.model.layers.")):
             continue
         if r["class"] == "FusedMoE":
             out.append((r["prefix"], "FusedMoE", r["experts"], r["hidden"], r["intermediate_per_partition"]))

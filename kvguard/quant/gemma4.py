@@ -1,0 +1,98 @@
+"""Gemma 4 at model construction, vLLM 0.28.0 – 0.33.0 (what kvguard/data/quant_archs.json's ``gemma4`` family
+cannot say by itself).
+
+Mirrors vllm/model_executor/models/gemma4.py and gemma4_mm.py (read in 0.28.0, 0.29.0, 0.30.0, 0.31.0, 0.32.0,
+0.33.0) and vllm/transformers_utils/configs/gemma4.py (0.28.0 – 0.31.0).  The layer geometry is data (the
+``gemma4`` family): each decoder layer's attention reads the layer's own config (``gemma4_layer_config``, 0.32.0+
+``per_layer_config[i]`` directly), so full-attention layers build ``qkv_proj`` / ``o_proj`` with head size
+``global_head_dim`` and, with ``attention_k_eq_v``, ``num_global_key_value_heads`` KV heads.  ``attention_k_eq_v``
+changes no module: the layer still builds a full ``QKVParallelLinear`` and the checkpoint's K weights are loaded
+into both the K and V slots.  The dense MLP is built in every layer; with the MoE block (0.28.0 – 0.31.x:
+``enable_moe_block`` or ``use_second_mlp_block``; 0.32.0+: ``num_experts`` set) a router projection (``GateLinear``,
+built without the quantization config) and the experts follow it (``<layer>.moe.experts`` up to 0.30.x,
+``<layer>.experts`` from 0.31.0).
+
+What this module adds:
+
+- :func:`unmodelled`: why a launch is not decided — the E2B / E4B layers (per-layer embeddings,
+  ``hidden_size_per_layer_input``; KV-shared layers, ``num_kv_shared_layers``, which build only ``q_proj`` from
+  0.30.0 and a double-wide MLP with ``use_double_wide_mlp``), quantization methods other than FP8 (``Fp8Config``,
+  online ``--quantization fp8``) and ModelOpt FP8 / NVFP4, and a multimodal tower the wrapper hands the
+  quantization config (it does when the tower's hidden and intermediate sizes are multiples of 64 — the released
+  checkpoints' vision tower, 1152 / 4304, is built unquantized and checks nothing; the audio tower is not modelled
+  under quantization);
+- :data:`QUANTIZED_EXPERTS`: the quantized experts (their MoE method picks its kernel on the GPU for the
+  ``gelu_tanh`` activation) are not decided; unquantized experts are FusedMoE's geometry as for the other families;
+- :func:`exclusion_names`: a ModelOpt exclusion list as the release matches it — the model class's checkpoint-name
+  mapper (``Gemma4ForConditionalGeneration``: ``model.language_model.`` → ``language_model.model.``,
+  ``model.embed_vision`` → ``embed_vision``, ``lm_head.`` → ``language_model.lm_head.``, ``model`` →
+  ``language_model.model``, applied in turn; ``Gemma4ForCausalLM``: ``model.language_model.`` → ``model.``; up to
+  0.30.x both first rename a name ending in ``.experts`` to ``.moe.experts``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Optional
+
+__all__ = ["FAMILY", "QUANTIZED_EXPERTS", "exclusion_names", "unmodelled"]
+
+FAMILY = "gemma4"
+#: the methods whose Gemma 4 construction kvguard decides (Fp8Config, online FP8, ModelOpt FP8 / NVFP4)
+METHODS = ("fp8", "modelopt", "modelopt_fp4")
+#: gemma4_mm.py: a tower whose hidden (and intermediate, where it has one) size is a multiple of this is handed the
+#: quantization config (bitsandbytes / torchao / compressed-tensors always: not decided here)
+TOWER_MULTIPLE = 64
+QUANTIZED_EXPERTS = ("the quantized MoE experts of Gemma 4 (the experts' method chooses its MoE kernel on the GPU for "
+                     "the gelu_tanh activation) are not modelled")
+#: _GEMMA4_EXPERT_PARENT_MAPPER (0.28.0 – 0.30.x): ``…experts`` at the end of a name becomes ``…moe.experts``
+_EXPERT_PARENT = re.compile(r"(?<!\.moe)\.experts$")
+_EXPERT_PARENT_UNTIL = "0.30.0"
+_MM_PREFIXES = (("model.vision_tower", "vision_tower"), ("model.embed_vision", "embed_vision"),
+                ("model.audio_tower.", "audio_tower."), ("model.embed_audio.", "embed_audio."),
+                ("model.language_model.", "language_model.model."), ("lm_head.", "language_model.lm_head."),
+                ("model", "language_model.model"))
+_TEXT_PREFIXES = (("model.language_model.", "model."),)
+
+
+def unmodelled(resolved: Mapping[str, Any], resolved_top: Mapping[str, Any], method: Optional[str]) -> Optional[str]:
+    """Why the construction of this Gemma 4 config with quantization ``method`` (None: unquantized; the
+    checkpoint's, else ``--quantization``'s) is not decided, or None."""
+    ple = resolved.get("hidden_size_per_layer_input")
+    shared = resolved.get("num_kv_shared_layers")
+    if ple or shared:
+        return (f"the model construction of Gemma 4's per-layer embeddings / KV-shared layers "
+                f"(hidden_size_per_layer_input={ple!r}, num_kv_shared_layers={shared!r}: E2B / E4B) is not modelled")
+    if method is None:
+        return None
+    if method not in METHODS:
+        return f"the {method} weight-shard checks of Gemma 4 are not modelled"
+    towers = resolved_top.get("towers")
+    if not isinstance(towers, Mapping):
+        return "the multimodal towers of this Gemma 4 config are not modelled"
+    for name, sizes in towers.items():
+        if name == "audio_config":
+            return "the audio tower of Gemma 4 under a quantization method is not modelled"
+        hidden, intermediate = (list(sizes) + [None, None])[:2] if isinstance(sizes, list) else (None, None)
+        if type(hidden) is not int or intermediate is not None and type(intermediate) is not int:
+            return f"the {name.split('_')[0]} tower of Gemma 4 with sizes {sizes!r} is not modelled"
+        if hidden % TOWER_MULTIPLE == 0 and (intermediate is None or intermediate % TOWER_MULTIPLE == 0):
+            return (f"the quantized {name.split('_')[0]} tower of Gemma 4 (hidden {hidden}, intermediate "
+                    f"{intermediate}: multiples of {TOWER_MULTIPLE}, so the wrapper hands it the quantization "
+                    f"config) is not modelled")
+    return None
+
+
+def exclusion_names(names: list[str], architectures: "tuple[str, ...] | list[str]", release) -> list[str]:
+    """The ModelOpt exclusion list after the model class's checkpoint-name mapper (the caller has split ``a*``)."""
+    prefixes = _MM_PREFIXES if "Gemma4ForConditionalGeneration" in (architectures or ()) else _TEXT_PREFIXES
+    out = []
+    for name in names:
+        if release.within(None, _EXPERT_PARENT_UNTIL):
+            name = _EXPERT_PARENT.sub(".moe.experts", name)
+        for old, new in prefixes:
+            if name.startswith(old):
+                name = new + name[len(old):]
+        out.append(name)
+    return out
