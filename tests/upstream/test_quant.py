@@ -1286,6 +1286,23 @@ def test_model_construction_agrees(version):
     assert c["agree"] > 0 and lists["agree"] + lists["config_refused_both"] > 0
 
 
+#: Gemma 4 is built from 0.28.0 (before, ModelConfig refuses its per-layer config): CI samples the first and the
+#: last such release (the full runs: tools/quant_differential.py --gemma4 N)
+GEMMA4_SAMPLE = list(dict.fromkeys([v for v in VERSIONS if resolve(v).within("0.28.0")][:1]
+                                   + [v for v in VERSIONS if resolve(v).within("0.28.0")][-1:]))
+
+
+@pytest.mark.parametrize("version", GEMMA4_SAMPLE)
+def test_gemma4_construction_agrees(version):
+    report = run_gemma4(version, int(os.environ.get("KVG_GEMMA4_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
+                        n_layouts=3)
+    c, lists = report["counts"], report["layer_lists"]
+    print(f"\nvLLM {version}: Gemma 4 construction agree {c['agree']}, disagree {c['disagree']}, undecided "
+          f"{c['undecided']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}")
+    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
+    assert c["agree"] > 0 and lists["agree"] == len(GEMMA4_BASES)
+
+
 def layer_list(cfg: dict, version: str) -> list[tuple]:
     """kvguard's layers of a config at tp=1, as (prefix, class, input, outputs) for comparison."""
     facts = model_facts(cfg, vllm_version=version)
