@@ -816,7 +816,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
             if getattr(text, "is_heterogeneous", False):
                 # the whole-config reads of ModelConfig.__post_init__ (0.24.0-0.33.0) that can meet an
                 # attribute that varies per layer: attention_chunk_size right after the conversion, and
-                # get_sliding_window() after the dtype is verified (surfaced there: MC_sliding_window_read)
+                # get_sliding_window() after the dtype is verified (surfaced there: the mc_max_len step)
                 _catch(getattr, text, "attention_chunk_size", None)
                 try:
                     _catch(getattr, text, "sliding_window", None)

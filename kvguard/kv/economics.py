@@ -388,4 +388,3 @@ def _layer_groups_note(layer_kv: Sequence[tuple[int, int]], layers: int, tp: int
     shared = layers - len(layer_kv)
     return ("KV bytes summed layer by layer: " + "; ".join(parts)
             + (f"; {shared} of {layers} layers reuse another layer's KV cache (none of their own)" if shared else ""))
-

@@ -252,4 +252,3 @@ def cache_layers(facts: Any, release: Any) -> "tuple[Optional[tuple[tuple[int, i
     if not layers:
         layers = ((facts.total_num_kv_heads, facts.head_size),) * count
     return layers[:first_shared], None
-
