@@ -81,6 +81,14 @@ def _literal(node):
         if not isinstance(inner, (int, float)) or isinstance(inner, bool):
             raise _NoMatch
         return int(inner) if node.func.id == "int" else float(inner)
+    # containers whose items are such expressions (vLLM's MiniMaxM3TextConfig default sparse_attention_config
+    # holds per-layer lists written as ``[0] * 3 + [1] * 57``), folded item by item
+    if isinstance(node, (ast.List, ast.Tuple)) and any(isinstance(e, ast.BinOp) for e in node.elts):
+        items = [_literal(e) for e in node.elts]
+        return items if isinstance(node, ast.List) else tuple(items)
+    if isinstance(node, ast.Dict) and any(isinstance(v, ast.BinOp) for v in node.values) \
+            and all(k is not None for k in node.keys):
+        return {_literal(k): _literal(v) for k, v in zip(node.keys, node.values)}
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
@@ -331,6 +339,8 @@ KNOWN_PROPERTIES: dict[str, list] = {
     "e5197973c443": ["kimi_is_linear_attn", {}],
     "f78bcc8cec00": ["sub_attribute", {"sub": "text_config", "a": "hidden_size"}],     # vLLM KimiK25
     "5535f6c42bed": ["sub_attribute", {"sub": "text_config", "a": "vocab_size"}],
+    "1bf56263f135": ["sub_attribute", {"sub": "text_config", "a": "hidden_size"}],     # vLLM KimiK3 (-> int)
+    "db2c8b3abf76": ["sub_attribute", {"sub": "text_config", "a": "vocab_size"}],
     "976e966deea9": ["layers_by_period", {"period": "attn_layer_period", "offset": "attn_layer_offset",
                                           "hit": "attention", "miss": "mamba"}],        # Jamba layers_block_type
     "2d560dd7bdef": ["experts_by_period", {"period": "expert_layer_period", "offset": "expert_layer_offset"}],

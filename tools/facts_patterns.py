@@ -101,6 +101,8 @@ PATTERNS: list[tuple] = [
     # Mamba head size derived from the inner width when given as "auto"
     ("tuple_unless_none", "V_t = tuple(V_a) if V_a is not None else None"),
     ("mul_floordiv_if_eq_const", "if V_t == K_v:\n    V_t = V_a * V_b // V_c"),
+    # vLLM's KimiK3VisionConfig: a pair kept as a tuple whatever the checkpoint stored
+    ("set_tuple", "V_t = tuple(V_a)"),
     # vLLM's DeepseekVLV2Config: the OCR checkpoints take their own model type (spellings over releases)
     ("deepseek_ocr_model_type",
      "if 'DeepseekOCRForCausalLM' in V_a:\n    kwargs['model_type'] = 'deepseek_ocr'\n"
@@ -331,6 +333,9 @@ PATTERNS: list[tuple] = [
     ("layer_types_every",
      "if self.layer_types is None:\n    V_p = K_n\n"
      "    self.layer_types = [K_hit if bool((i + 1) % V_p) else K_miss for i in range(self.num_hidden_layers)]"),
+    ("layer_types_first_and_every",   # MiMoV2FlashConfig (transformers 5)
+     "if self.layer_types is None:\n"
+     "    self.layer_types = [K_hit if i == 0 or not (i + 1) % K_n else K_miss for i in range(self.num_hidden_layers)]"),
     ("layer_types_every_within_window",
      "if self.layer_types is None:\n"
      "    self.layer_types = [K_hit if bool((i + 1) % K_n) and i < V_w and V_u else K_miss"
@@ -350,11 +355,14 @@ PATTERNS: list[tuple] = [
      "if self.layer_types and (V_l := self.layer_types[-1]) != K_v:\n    self.layer_types[-1] = K_v"),
     # plain derivations
     ("set_attr_on", "V_o.A_attr = V_v"),
+    # vLLM's KimiK3Config: one sub-config's attribute made to follow another's (its log call stripped)
+    ("copy_attr_across_if_differs", "if V_o.A_x != V_s.A_y:\n    V_o.A_x = V_s.A_y"),
     ("mul_const_if_none_set", "if V_t is None:\n    V_t = V_b * K_k"),
     ("set_or_const_mul", "V_t = V_a or K_k * V_b"),
     ("set_attr_of_if_none", "if V_t is None:\n    V_t = V_s.A_attr"),
     ("list_if_tuple", "if isinstance(V_a, tuple):\n    V_a = list(V_a)"),
     ("set_from_kwarg_if_not_none", "if (V_l := kwargs.get(K_k)) is not None:\n    V_t = V_l"),
+    ("set_kwarg_plus_if_not_none", "if kwargs.get(K_k) is not None:\n    V_t = kwargs[K_k] + K_d"),
     ("kwarg_pop_if_present_else", "V_t = kwargs.pop(K_k) if K_k in kwargs else V_a"),
     ("const_if_false_and_attr",
      "if not V_a and getattr(V_s, K_k, K_d):\n    V_a = K_v"),

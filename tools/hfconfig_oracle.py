@@ -62,6 +62,8 @@ SCOPE = [
     "step3p5", "hy_v3", "kimi_k25", "afmoe", "olmo_hybrid", "lfm2_moe", "flex_olmo", "mistral4",
     # Mamba hybrids built with a tuple-valued time_step_limit and "auto" Mamba head sizes on 5.x
     "granitemoehybrid", "falcon_h1", "bamba", "mamba2",
+    # MiMo-V2-Flash (transformers 5's derived layer types and window), vLLM's Kimi-K3 and MiniMax-M3 classes
+    "mimo_v2_flash", "kimi_k3", "minimax_m3_vl",
 ]
 
 # keys worth mutating (present or not in the template)

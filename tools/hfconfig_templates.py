@@ -193,6 +193,94 @@ HAND.update({
         "use_conv_bias": True, "vocab_size": 32768},
 })
 
+# checkpoints of aiconfigurator-core 0.12.0"s model_configs (XiaomiMiMo/MiMo-V2-Flash; moonshotai/Kimi-K3 with
+# the text config"s printed PretrainedConfig defaults and its quantization config left out; nvidia/MiniMax-M3-NVFP4
+# without its per-layer ModelOpt quantization config)
+_MIMO_HYBRID = [0 if i == 0 or (i + 1) % 6 == 0 else 1 for i in range(48)]
+_M3_PER_LAYER = [0] * 3 + [1] * 57
+HAND.update({
+    "mimo_v2_flash": {
+        "architectures": ["MiMoV2FlashForCausalLM"], "model_type": "mimo_v2_flash", "num_hidden_layers": 48,
+        "hidden_size": 4096, "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 192, "v_head_dim": 128,
+        "intermediate_size": 16384, "vocab_size": 152576, "max_position_embeddings": 262144, "rope_theta": 5000000,
+        "swa_rope_theta": 10000, "partial_rotary_factor": 0.334, "sliding_window": 128, "sliding_window_size": 128,
+        "attention_chunk_size": 128, "swa_num_attention_heads": 64, "swa_num_key_value_heads": 8,
+        "swa_head_dim": 192, "swa_v_head_dim": 128, "hybrid_layer_pattern": _MIMO_HYBRID,
+        "moe_layer_freq": [0] + [1] * 47, "moe_intermediate_size": 2048, "n_routed_experts": 256,
+        "n_shared_experts": None, "num_experts_per_tok": 8, "norm_topk_prob": True, "scoring_func": "sigmoid",
+        "n_group": 1, "topk_group": 1, "topk_method": "noaux_tc", "routed_scaling_factor": None,
+        "hidden_act": "silu", "layernorm_epsilon": 1e-05, "attention_dropout": 0.0, "attention_bias": False,
+        "attention_value_scale": 0.707, "add_swa_attention_sink_bias": True, "add_full_attention_sink_bias": False,
+        "tie_word_embeddings": False, "torch_dtype": "bfloat16", "use_cache": True,
+        "quantization_config": {
+            "activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": [128, 128]}},
+    "kimi_k3": {
+        "architectures": ["KimiK3ForConditionalGeneration"],
+        "auto_map": {
+            "AutoConfig": "configuration_kimi_k3.KimiK3Config",
+            "AutoModel": "modeling_kimi_k3.KimiK3ForConditionalGeneration",
+            "AutoModelForCausalLM": "modeling_kimi_k3.KimiK3ForConditionalGeneration"},
+        "bos_token_id": 163584, "dtype": "bfloat16", "eos_token_id": 163586, "ignore_index": -100,
+        "image_placeholder": "<|kimi_image_placeholder|>", "media_placeholder_token_id": 163605,
+        "model_type": "kimi_k3", "pad_token_id": 163839,
+        "text_config": {
+            "activation_situ_beta": 4.0, "activation_situ_linear_beta": 25.0,
+            "architectures": ["KimiLinearForCausalLM"], "attn_res_block_size": 12,
+            "auto_map": {"AutoConfig": "configuration_kimi_k3.KimiLinearConfig", "AutoModel": "modeling_kimi_linear.KimiLinearModel", "AutoModelForCausalLM": "modeling_kimi_linear.KimiLinearForCausalLM"},
+            "bos_token_id": 163584, "dtype": "bfloat16", "eos_token_id": 163586, "first_k_dense_replace": 1,
+            "hidden_act": "situ", "hidden_size": 7168, "initializer_range": 0.02, "intermediate_size": 33792,
+            "kv_lora_rank": 512, "latent_moe_use_norm": True,
+            "linear_attn_config": {"full_attn_layers": [4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 64, 68, 72, 76, 80, 84, 88, 92, 93], "gate_lower_bound": -5.0, "head_dim": 128, "kda_layers": [1, 2, 3, 5, 6, 7, 9, 10, 11, 13, 14, 15, 17, 18, 19, 21, 22, 23, 25, 26, 27, 29, 30, 31, 33, 34, 35, 37, 38, 39, 41, 42, 43, 45, 46, 47, 49, 50, 51, 53, 54, 55, 57, 58, 59, 61, 62, 63, 65, 66, 67, 69, 70, 71, 73, 74, 75, 77, 78, 79, 81, 82, 83, 85, 86, 87, 89, 90, 91], "num_heads": 96, "short_conv_kernel_size": 4, "use_full_rank_gate": True},
+            "max_position_embeddings": 1048576, "mla_use_nope": True, "mla_use_output_gate": True,
+            "model_type": "kimi_linear", "moe_intermediate_size": 3072, "moe_layer_freq": 1, "moe_renormalize": True,
+            "moe_router_activation_func": "sigmoid", "num_attention_heads": 96, "num_expert_group": 1,
+            "num_experts": 896, "num_experts_per_token": 16, "num_hidden_layers": 93, "num_key_value_heads": 96,
+            "num_nextn_predict_layers": 0, "num_shared_experts": 2, "pad_token_id": 163839, "q_lora_rank": 1536,
+            "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "rms_norm_eps": 1e-05,
+            "routed_expert_hidden_size": 3584, "routed_scaling_factor": 1.0, "tie_word_embeddings": False,
+            "topk_group": 1, "topk_method": "noaux_tc", "use_cache": True, "use_grouped_topk": True,
+            "v_head_dim": 128, "vocab_size": 163840},
+        "tie_word_embeddings": False,
+        "vision_config": {
+            "_attn_implementation": "flash_attention_2", "activation_func": "gelu_pytorch_tanh", "attn_bias": False,
+            "init_pos_emb_height": 64, "init_pos_emb_time": 4, "init_pos_emb_width": 64, "linear_bias": False,
+            "merge_kernel_size": [2, 2], "merge_type": "sd2_tpool", "mlp_type": "mlp2", "mm_hidden_size": 1024,
+            "mm_projector_type": "patchmergerv2", "norm_type": "rmsnorm", "patch_embed_proj_bias": False,
+            "patch_size": 14, "pos_emb_interpolation_mode": "bilinear", "pos_emb_type": "divided_fixed",
+            "projector_hidden_act": "gelu", "projector_ln_eps": 1e-05, "qkv_hidden_size": 1536,
+            "text_hidden_size": 7168, "vt_hidden_size": 1024, "vt_intermediate_size": 4096,
+            "vt_num_attention_heads": 12, "vt_num_hidden_layers": 27}},
+    "minimax_m3_vl": {
+        "architectures": ["MiniMaxM3SparseForConditionalGeneration"],
+        "auto_map": {"AutoConfig": "configuration_minimax_m3_vl.MiniMaxM3VLConfig"}, "model_type": "minimax_m3_vl",
+        "text_config": {
+            "dtype": "bfloat16", "hidden_size": 6144, "intermediate_size": 3072, "num_hidden_layers": 60,
+            "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 200064,
+            "max_position_embeddings": 1048576, "rms_norm_eps": 1e-06, "use_gemma_norm": True,
+            "attention_output_gate": False, "rope_theta": 5000000, "rotary_dim": 64, "partial_rotary_factor": 0.5,
+            "hidden_act": "swigluoai", "use_qk_norm": True, "tie_word_embeddings": False,
+            "dense_intermediate_size": 12288, "shared_intermediate_size": 3072, "num_local_experts": 128,
+            "num_experts_per_tok": 4, "n_shared_experts": 1, "scoring_func": "sigmoid", "use_routing_bias": True,
+            "moe_layer_freq": _M3_PER_LAYER, "qk_norm_type": "per_head", "num_mtp_modules": 1, "swiglu_alpha": 1.702,
+            "swiglu_limit": 7.0, "routed_scaling_factor": 2.0,
+            "sparse_attention_config": {"use_sparse_attention": True, "sparse_index_dim": 128, "sparse_num_index_heads": 4, "sparse_topk_blocks": 16, "sparse_block_size": 128, "sparse_disable_index_value": _M3_PER_LAYER, "sparse_score_type": "max", "sparse_init_block": 0, "sparse_local_block": 1, "sparse_attention_freq": _M3_PER_LAYER},
+            "architectures": ["MiniMaxM3SparseForCausalLM"]},
+        "vision_config": {
+            "hidden_size": 1280, "num_attention_heads": 16, "num_hidden_layers": 32, "intermediate_size": 5120,
+            "patch_size": 14, "image_size": 2016, "projection_dim": 6144, "position_embedding_type": "rope",
+            "rope_mode": "3d", "rope_theta": 10000.0, "attention_dropout": 0.0, "hidden_act": "gelu",
+            "initializer_factor": 1.0, "initializer_range": 0.02, "layer_norm_eps": 1e-05,
+            "model_type": "clip_vision_model", "num_channels": 3, "vocab_size": 32000,
+            "img_token_compression_config": {"image_token_compression_method": "patch_merge", "spatial_merge_size": 2, "temporal_patch_size": 2},
+            "vision_segment_max_frames": 4},
+        "img_token_compression_config": {"image_token_compression_method": "patch_merge", "spatial_merge_size": 2, "temporal_patch_size": 2},
+        "image_grid_pinpoints": "[(336, 336), (336, 672), (336, 1008), (336, 1344), (336, 1680), (336, 2016), (672, 336), (672, 672), (672, 1008), (672, 1344), (672, 1680), (672, 2016), (1008, 336), (1008, 672), (1008, 1008), (1008, 1344), (1008, 1680), (1008, 2016), (1344, 336), (1344, 672), (1344, 1008), (1344, 1344), (1344, 1680), (1344, 2016), (1680, 336), (1680, 672), (1680, 1008), (1680, 1344), (1680, 1680), (1680, 2016), (2016, 336), (2016, 672), (2016, 1008), (2016, 1344), (2016, 1680), (2016, 2016)]",
+        "image_seq_length": 576, "image_token_index": 200025, "video_token_index": 200026,
+        "multimodal_projector_bias": True, "num_reward_heads": 0, "process_image_mode": "dynamic_res",
+        "projector_hidden_act": "gelu", "vision_feature_layer": -1, "vision_feature_select_strategy": "full",
+        "torch_dtype": "bfloat16", "projector_hidden_size": 6144},
+})
+
 
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle

@@ -646,6 +646,12 @@ def _tuple_unless_none(f: Frame, a: dict) -> None:
     f.set(a["t"], tuple(value) if value is not None else None)
 
 
+def _set_tuple(f: Frame, a: dict) -> None:
+    # vLLM's KimiK3VisionConfig keeps merge_kernel_size as a tuple; tuple() of None or of a number raises the
+    # TypeError the class raises
+    f.set(a["t"], tuple(f.get(a["a"])))
+
+
 def _mul_floordiv_if_eq_const(f: Frame, a: dict) -> None:
     if f.get(a["t"]) == f.get(a["v"]):
         f.set(a["t"], f.get(a["a"]) * f.get(a["b"]) // f.get(a["c"]))
@@ -1171,6 +1177,17 @@ def _layer_types_every(f: Frame, a: dict) -> None:
         obj.layer_types = _remap_legacy(f, obj.layer_types)
 
 
+def _layer_types_first_and_every(f: Frame, a: dict) -> None:
+    """``layer_types`` defaults to ``hit`` on the first layer and on every ``n``-th one, ``miss`` elsewhere
+    (transformers 5's MiMoV2FlashConfig: full attention there, sliding attention in between)."""
+    obj = f.obj
+    if obj.layer_types is None:
+        period = f.get(a["n"])
+        hit, miss = f.get(a["hit"]), f.get(a["miss"])
+        obj.layer_types = [hit if i == 0 or (i + 1) % period == 0 else miss
+                           for i in _layer_range(obj.num_hidden_layers)]
+
+
 def _layer_types_every_within_window(f: Frame, a: dict) -> None:
     obj = f.obj
     if obj.layer_types is None:
@@ -1235,6 +1252,14 @@ def _set_attr_on(f: Frame, a: dict) -> None:
     setattr(f.get(a["o"]), a["attr"], f.get(a["v"]))
 
 
+def _copy_attr_across_if_differs(f: Frame, a: dict) -> None:
+    # vLLM's KimiK3Config: the vision projector's text_hidden_size follows the text model's hidden_size; the
+    # comparison reads both attributes first (an object without one raises AttributeError there)
+    target, source = f.get(a["o"]), f.get(a["s"])
+    if getattr(target, a["x"]) != getattr(source, a["y"]):
+        setattr(target, a["x"], getattr(source, a["y"]))
+
+
 def _mul_const_if_none_set(f: Frame, a: dict) -> None:
     if f.get(a["t"]) is None:
         f.set(a["t"], f.get(a["b"]) * f.get(a["k"]))
@@ -1260,6 +1285,14 @@ def _set_from_kwarg_if_not_none(f: Frame, a: dict) -> None:
     f.set(a["l"], value)
     if value is not None:
         f.set(a["t"], value)
+
+
+def _set_kwarg_plus_if_not_none(f: Frame, a: dict) -> None:
+    # MiMoV2FlashConfig (transformers 5.20+): the window is the checkpoint's sliding_window_size keyword plus
+    # the query token; the keyword is read, not popped, so it also stays an attribute
+    value = f.kwargs().get(f.get(a["k"]))
+    if value is not None:
+        f.set(a["t"], value + f.get(a["d"]))
 
 
 def _kwarg_pop_if_present_else(f: Frame, a: dict) -> None:
@@ -1677,7 +1710,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "truncate_to_layers": _truncate_to_layers, "raise_if_value_missing": _raise_if_value_missing,
     "raise_if_all_equal": _raise_if_all_equal, "int_scaled_div_if_none": _int_scaled_div_if_none,
     "const_mul_if_none_here": _const_mul_if_none_here, "kwargs_setdefault_to": _kwargs_setdefault_to,
-    "list_if_int": _list_if_int, "tuple_unless_none": _tuple_unless_none,
+    "list_if_int": _list_if_int, "tuple_unless_none": _tuple_unless_none, "set_tuple": _set_tuple,
     "mul_floordiv_if_eq_const": _mul_floordiv_if_eq_const,
     "deepseek_ocr_model_type": lambda f, a: _deepseek_ocr_model_type(f, f.get(a["a"]), on_kwargs=True),
     "deepseek_ocr_model_type_attr": lambda f, a: _deepseek_ocr_model_type(f, f.get(a["a"]), on_kwargs=False),
@@ -1706,15 +1739,17 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "return_super_method_kwargs": _return_super_method_kwargs, "set_super_method": _set_super_method,
     "raise_if_not_multiple": _raise_if_not_multiple, "raise_if_ge": _raise_if_ge,
     "raise_if_not_dict": _raise_if_not_dict, "layer_types_every": _layer_types_every,
+    "layer_types_first_and_every": _layer_types_first_and_every,
     "layer_types_every_else_remap": lambda f, a: _layer_types_every(f, {**a, "else_remap": True}),
     "layer_types_every_within_window": _layer_types_every_within_window,
     "layer_types_chunked_if_size": _layer_types_chunked_if_size, "per_layer_const_if_none": _per_layer_const_if_none,
     "first_then_rest_if_none": _first_then_rest_if_none, "first_k_then_rest_if_none": _first_k_then_rest_if_none,
     "const_if_none_else_remap": _const_if_none_else_remap,
     "const_mul_if_none_else_remap": _const_mul_if_none_else_remap, "last_layer_type_forced": _last_layer_type_forced,
-    "set_attr_on": _set_attr_on, "mul_const_if_none_set": _mul_const_if_none_set,
+    "set_attr_on": _set_attr_on, "copy_attr_across_if_differs": _copy_attr_across_if_differs, "mul_const_if_none_set": _mul_const_if_none_set,
     "set_or_const_mul": _set_or_const_mul, "set_attr_of_if_none": _set_attr_of_if_none,
     "list_if_tuple": _list_if_tuple, "set_from_kwarg_if_not_none": _set_from_kwarg_if_not_none,
+    "set_kwarg_plus_if_not_none": _set_kwarg_plus_if_not_none,
     "kwarg_pop_if_present_else": _kwarg_pop_if_present_else, "const_if_false_and_attr": _const_if_false_and_attr,
     "bidirectional_window": _bidirectional_window, "per_layer_overrides_by_type": _per_layer_overrides_by_type, "dict_model_type_rename": _dict_model_type_rename,
     "dict_item_update_if_not_none": _dict_item_update_if_not_none,
