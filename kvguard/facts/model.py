@@ -1053,10 +1053,6 @@ def _convert_layers(deriver: _Deriver, per_layer: list[tuple[Any, Any]]) -> tupl
 #: raises when a heterogeneous config varies it per layer
 SLIDING_WINDOW_READ = "sliding_window"
 
-#: how the notes of a heterogeneous config begin (audit repeats them beside the KV figures)
-PER_LAYER_NOTE = "per-layer config: "
-
-
 def _per_layer_notes(overrides: Optional[list[dict[str, Any]]], count: int) -> list[str]:
     """What the whole-model facts hide of a heterogeneous config (vLLM keeps the largest value)."""
     if not overrides:
@@ -1069,4 +1065,4 @@ def _per_layer_notes(overrides: Optional[list[dict[str, Any]]], count: int) -> l
     parts = []
     for name, by_value in smaller.items():
         parts.append(f"{name} " + ", ".join(f"{value} on {n} of {count} layers" for value, n in by_value.items()))
-    return [PER_LAYER_NOTE + "vLLM sizes the model by its largest layer; smaller layers have " + "; ".join(parts)]
+    return ["per-layer config: vLLM sizes the model by its largest layer; smaller layers have " + "; ".join(parts)]

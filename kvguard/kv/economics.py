@@ -15,7 +15,6 @@ from typing import Any, Optional, Sequence, cast
 
 from ..errors import InputError, reports_internal_errors
 from ..facts import ModelFacts
-from ..facts.model import PER_LAYER_NOTE
 from ..launch.layout import Host
 from .kvsize import (
     cache_layers,
@@ -236,8 +235,6 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
     if raw is not None and any(k in raw or k in (raw.get("text_config") or {}) for k in _HYBRID_HINTS):
         notes.append("layers differ (sliding window / chunked / hybrid): every layer is sized as full attention, "
                      "an upper bound")
-    # a heterogeneous config: the KV heads and head size above are its largest layer's
-    notes.extend(note for note in facts.notes if note.startswith(PER_LAYER_NOTE))
     extra: dict[str, Any] = {}
     g = host.gpus_per_node if host is not None else None
     if g and tp * pcp > g and (tp * pcp) % g == 0 and release.within("0.11.1"):

@@ -232,11 +232,11 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     # a heterogeneous config: each layer's own KV heads and head size (vLLM's model_arch_config[i]); a tail of layers
     # sharing another's cache holds none
     own_cache, unmodelled = cache_layers(facts, release)
-    layer_kv = list(own_cache or ())
-    if own_cache is not None:
+    own_cache = own_cache or ()
+    if own_cache:
         notes.append("the KV bytes of each pipeline stage are summed layer by layer (layers differ, or reuse "
                      "another layer's cache)")
-        layer_kv += [(0, 0)] * (layers - len(layer_kv))   # the sharing tail: no bytes of its own
+        unique_model = sum(2 * kv * size * b for kv, size in own_cache)
     elif unmodelled:
         notes.append(unmodelled)
     base: dict[str, Any] = {"nnodes": nnodes} if nnodes > 1 else {}
@@ -256,7 +256,9 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
         # the facts carry attention KV sizes here (checked above), so the sizes are numbers
         per_layer = per_layer_cache.setdefault(tp, cast(int, facts.kv_bytes_per_token(tp, dtype_bytes=b, layers=1)))
         unique_layer = (per_layer if facts.use_mla else 2 * facts.total_num_kv_heads * facts.head_size * b)
-        layer_bytes = [2 * max(1, kv // tp) * size * b if kv else 0 for kv, size in layer_kv]
+        # the sharing tail (after the layers with a cache of their own) holds no bytes
+        layer_bytes = ([2 * max(1, kv // tp) * size * b for kv, size in own_cache] + [0] * (layers - len(own_cache))
+                       if own_cache else [])
         for pcp in (divisors(gpus // tp) if has_pcp else [1]):
             dcps = sorted(set(d for d in divisors(tp)) | ({pcp, tp * pcp} if pcp > 1 else set()))
             if _prune and span_rule and pcp > 1:
@@ -299,8 +301,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                         if layer_bytes:
                             # the stage with the most bytes governs; stored / unique compares whole models
                             per_rank = max(stage_sums) / shards
-                            stored, unique = sum(layer_bytes) * tp * pcp / shards, sum(
-                                2 * kv * size * b for kv, size in layer_kv)
+                            stored, unique = sum(layer_bytes) * tp * pcp / shards, unique_model
                         else:
                             per_rank = per_layer * stage_layers / shards
                             stored, unique = per_layer * tp * pcp / shards, unique_layer
