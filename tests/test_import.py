@@ -71,7 +71,9 @@ def test_a_cli_check_imports_nothing_it_does_not_use():
 def test_the_first_check_of_a_model_costs_a_few_python_starts(tmp_path):
     """kvguard keeps no facts cache: every check derives the model facts.  Its CPU time stays
     within a small multiple of a bare ``python -c pass`` (measured alternately in this run; the
-    benchmark's target is 3x, this bound is looser so a busy machine does not fail the suite)."""
+    benchmark's target is 3x, this bound is looser so a busy machine does not fail the suite).
+    The least of seven runs is compared, as ``timeit`` advises: a loaded machine only ever adds
+    CPU time (cache misses, page faults), so the minimum is the estimate least disturbed by it."""
     import os
     import resource
     import statistics
@@ -92,5 +94,6 @@ def test_the_first_check_of_a_model_costs_a_few_python_starts(tmp_path):
     for _ in range(7):
         checks.append(cpu(check))
         bares.append(cpu(bare))
-    ratio = statistics.median(checks) / statistics.median(bares)
-    assert ratio <= 3.5, f"first check {statistics.median(checks) * 1e3:.1f} ms CPU = {ratio:.2f}x python -c pass"
+    ratio = min(checks) / min(bares)
+    assert ratio <= 3.5, (f"first check {min(checks) * 1e3:.1f} ms CPU = {ratio:.2f}x python -c pass "
+                          f"(medians {statistics.median(checks) * 1e3:.1f} / {statistics.median(bares) * 1e3:.1f} ms)")
