@@ -21,6 +21,7 @@ from ..record import Record, field
 from ..verdict import ErrorEntry
 from ..versions import Release
 from . import vllm as vllm_facts
+from .strict import StrictDataclassError
 
 __all__ = ["Crash", "ModelFacts", "derive"]
 
@@ -857,6 +858,10 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         deferred["use_mla"] = exc.crash
         use_mla = None
     supports_pp = arch_flag(architectures, "supports_pp", release)
+    resolved = _snapshot(text, RESOLVED_ATTRIBUTES) | _layer_sizes(text)
+    unset_crash = _sliding_window_unset(text)
+    if unset_crash is not None:
+        deferred[SLIDING_WINDOW_UNSET] = unset_crash
     if emulation != "exact":
         notes.append(f"model type {deriver.model_type!r}: its transformers {release.transformers} / vLLM config class "
                      "is emulated but not verified against the real class at scale")
@@ -880,7 +885,7 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         emulation=emulation,
         notes=tuple(notes),
         assumptions=tuple(assumed),
-        resolved=_snapshot(text, RESOLVED_ATTRIBUTES) | _layer_sizes(text),
+        resolved=resolved,
         resolved_top=_routed_snapshot(cfg, deriver),
         deferred=deferred,
         layer_overrides=layer_overrides,
@@ -1052,6 +1057,26 @@ def _convert_layers(deriver: _Deriver, per_layer: list[tuple[Any, Any]]) -> tupl
 #: the ``deferred`` key of ModelConfig's read of ``hf_text_config.sliding_window`` (get_sliding_window), which
 #: raises when a heterogeneous config varies it per layer
 SLIDING_WINDOW_READ = "sliding_window"
+#: the ``deferred`` key of ModelConfig's ``hf_text_config.sliding_window = None`` (``--disable-sliding-window``, or
+#: a window of 0 from 0.19.0), which transformers 5's strict classes refuse where the field is typed ``int``
+SLIDING_WINDOW_UNSET = "sliding_window = None"
+
+
+def _sliding_window_unset(text: Any) -> Optional[Crash]:
+    """What assigning None to the text config's ``sliding_window`` raises, or None.  The assignment is tried on
+    the object and undone: the loaded config may be shared by other checks of the same checkpoint."""
+    attrs = getattr(text, "kvg_attrs", None)
+    if not isinstance(attrs, dict):
+        return None
+    saved = dict(attrs)
+    try:
+        text.sliding_window = None
+    except StrictDataclassError as exc:
+        return Crash.of(exc)
+    finally:
+        attrs.clear()
+        attrs.update(saved)
+    return None
 
 def _per_layer_notes(overrides: Optional[list[dict[str, Any]]], count: int) -> list[str]:
     """What the whole-model facts hide of a heterogeneous config (vLLM keeps the largest value)."""

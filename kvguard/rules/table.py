@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import attention as _attn
-from ..facts.model import SLIDING_WINDOW_READ
+from ..facts.model import SLIDING_WINDOW_READ, SLIDING_WINDOW_UNSET
 from ..length import NIE_MML as _LEN_NIE_MML  # kvguard.length: ModelConfig's maximum length
 from ..length import NIE_ROPE as _LEN_NIE_ROPE
 from ..length import POSITIVE_TEMPLATE as _LEN_POSITIVE
@@ -376,6 +376,9 @@ def _mc_max_len(state) -> None:
     """ModelConfig.__post_init__ → get_and_verify_max_len: the length ModelConfig ends with."""
     # get_sliding_window() just before it: a heterogeneous config that varies the window per layer raises
     state._fact(SLIDING_WINDOW_READ, None)
+    if state.release.within("0.19.0") and state._facts.resolved.get("sliding_window") == 0:
+        # a window of 0 means none: ModelConfig assigns None to the text config before the length
+        state._fact(SLIDING_WINDOW_UNSET, None)
     out = _len_outcome(state)
     if type(out) is str:
         state.len_fired = state.len_final = state.len_unread = None
@@ -1019,6 +1022,13 @@ RULES = (
           source=f"{_S_MODEL}::_get_and_verify_max_len",
           description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
                       "allows"),
+    # ModelConfig.__post_init__ assigns hf_text_config.sliding_window = None after the maximum length and the
+    # multimodal config; transformers 5's strict config classes check the assignment against the field's type
+    Step("mc_sliding_window_unset", stage="model_config",
+         apply=lambda state: state._fact(SLIDING_WINDOW_UNSET, None) if state.disable_sliding_window else None,
+         description="--disable-sliding-window on a text config whose sliding_window field does not take None "
+                     "(transformers 5: Gemma 3n / Gemma 4, MiMo-V2-Flash, DeepSeek-V4, …): the strict dataclass "
+                     "refuses the assignment (StrictDataclassFieldValidationError, raw)"),
     Check("MC_quant_modelopt_algo", "0.10.2", "0.13.0", stage="model_config", scope="feature",
           when=lambda state: _qv_fires(state, "MC_quant_modelopt_algo"), bind=_qv_values,
           template=_MODELOPT_ALGO,
