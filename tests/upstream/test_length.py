@@ -285,3 +285,49 @@ if __name__ == "__main__":   # the full run: every release, more cases, figures 
         if args.out:
             Path(args.out).write_text(json.dumps({"figures": figures}, indent=1))
     print(json.dumps(figures, indent=1))
+
+
+#: catalog checkpoints whose text config class types ``sliding_window`` as ``int`` under transformers 5 (the
+#: strict dataclass refuses ModelConfig's None), and two whose class takes None
+_UNSET_BASES = ("google/gemma-4-26B-A4B", "nvidia/Gemma-4-31B-IT-NVFP4", "XiaomiMiMo/MiMo-V2-Flash",
+                "deepseek-ai/DeepSeek-V4-Flash", "mistralai/Mistral-7B-Instruct-v0.3", "meta-llama/Llama-3.1-8B-Instruct")
+
+
+def _transformers5_sample(versions: list[str]) -> list[str]:
+    """The first release on transformers 5 (0.24.0+) among ``versions``, 0.28.0 (per-layer configs) and the last."""
+    from packaging.version import Version
+
+    later = [v for v in versions if Version(v.split("+")[0]) >= Version("0.24.0")]
+    return list(dict.fromkeys(later[:1] + [v for v in later if v == "0.28.0"] + later[-1:]))
+
+
+def unset_cases() -> list[dict]:
+    """--disable-sliding-window, and a window of 0, on the checkpoints of :data:`_UNSET_BASES`."""
+    entries = {e.id: e.config for e in catalog.entries()}
+    model_dir = os.path.join(tempfile.gettempdir(), f"kvg-length-unset-{os.getpid()}", "{i}")
+    cases = []
+    for name in _UNSET_BASES:
+        if name not in entries:
+            continue
+        zero = copy.deepcopy(entries[name])
+        _text(zero)["sliding_window"] = 0
+        for tag, cfg, dsw, length in (("dsw", entries[name], True, None), ("dsw-len", entries[name], True, 2048),
+                                      ("zero", zero, False, None)):
+            i = len(cases)
+            cases.append({"id": f"{name}#{tag}", "config": cfg, "files": {}, "max_model_len": length,
+                          "disable_sliding_window": dsw, "env": {}, "model_dir": model_dir.format(i=i),
+                          "dtype": None})
+    return cases
+
+
+@pytest.mark.parametrize("version", _transformers5_sample(VERSIONS))
+def test_unset_sliding_window_agrees(version):
+    """ModelConfig's ``hf_text_config.sliding_window = None`` against transformers 5's strict config classes."""
+    python, python_env = _python(version)
+    cases = unset_cases()
+    assert len(cases) == 3 * len(_UNSET_BASES)
+    report = compare(version, cases, run_runner("length_runner.py", python, python_env, cases))
+    print(f"\nvLLM {version}: {report['counts']}")
+    assert not report["mismatches"], json.dumps(report["mismatches"][:3], indent=1, default=str)[:6000]
+    assert report["counts"]["undecidable"] == 0, report["undecidable"]
+    assert report["counts"]["agree"] == len(cases) and report["counts"]["refusals_agreed"] > 0
