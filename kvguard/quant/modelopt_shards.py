@@ -116,7 +116,7 @@ INPUT_MULTIPLE = 16
 _ALGOS = {"modelopt": ("FP8", "FP8_PER_CHANNEL_PER_TOKEN"), "modelopt_fp4": ("NVFP4",)}
 #: the MoE families whose ModelOpt experts are decided (kvguard/data/quant_archs.json names; deepseek_v2 too, in
 #: moe_unmodelled)
-MOE_FAMILIES = ("qwen3_moe", "mixtral")
+MOE_FAMILIES = ("qwen3_moe", "mixtral", "gemma4")
 #: the environment variables that steer the ModelOpt MoE backend selection in some release (FP8 / NVFP4 FlashInfer,
 #: DeepGEMM, AITER, the forced-Marlin test switch, 0.30.0+ the B12X FP4 override, the Marlin input dtype, batch
 #: invariance): a launch that sets one is not decided
