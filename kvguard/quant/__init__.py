@@ -42,7 +42,8 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   0.24.0; the BF16 form's refusals (its unquantized experts' backend choice is not modelled).
 
 - Gemma 4 (0.28.0+, :mod:`kvguard.quant.gemma4`): per-layer head sizes and KV heads, the wrapper's module names,
-  unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers; its quantized experts are not modelled.
+  unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers and experts (their gelu_tanh activation takes the default
+  host's MoE backends: Marlin for NVFP4, Triton at the latest for FP8).
 
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
