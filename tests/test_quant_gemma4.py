@@ -90,9 +90,69 @@ def test_full_attention_kv_heads_assert(version):
     assert ok.ok and mi_skip(ok) == ""
 
 
-def test_quantized_experts_are_left_open():
-    v = kvguard.check("nvidia/Gemma-4-26B-A4B-NVFP4", vllm_version="0.33.0", tp=4, host=H100)
-    assert v.ok and "quantized MoE experts of Gemma 4" in mi_skip(v)
+def gemma4_26b_fp8_block(**text) -> dict:
+    """google/gemma-4-26B-A4B (hidden 2816, 16 heads, experts 128 x 704 with gelu_tanh) as a block-FP8 (Fp8Config,
+    128 x 128) checkpoint, its dense MLP narrowed to 2048 (256 per rank at tp 8: a multiple of 128)."""
+    c = copy.deepcopy(catalog.lookup("google/gemma-4-26B-A4B").config)
+    c["text_config"].update(dict({"intermediate_size": 2048}, **text))
+    c["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}
+    return c
+
+
+FP8_BLOCK_N = "The output_size of gate's and up's weight = {} is not divisible by weight quantization block_n = 128."
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("tp", [4, 8, 16])
+def test_published_26b_nvfp4_experts_are_decided(version, tp):
+    # attention, dense MLP and router excluded; the NVFP4 experts (704 / tp per rank: 176, 88, 44 — floor-divided by
+    # the 16-wide scale group, no check) on FP4 Marlin, which takes gelu_tanh on compute capability 9.0: built
+    v = kvguard.check("nvidia/Gemma-4-26B-A4B-NVFP4", vllm_version=version, tp=tp, host=H100 if tp <= 8 else BIG)
+    assert v.ok and v.skipped == ()
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_modelopt_fp8_and_online_fp8_experts_are_decided(version):
+    # per-tensor FP8 experts (ModelOpt FP8; --quantization fp8 of the bf16 checkpoint): no size check, the FP8 MoE
+    # backend selection ends with Triton, which takes gelu_tanh
+    c = copy.deepcopy(catalog.lookup("nvidia/Gemma-4-26B-A4B-NVFP4").config)
+    c["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "FP8", "kv_cache_scheme": None,
+                                "ignore": c["quantization_config"]["ignore"]}
+    v = kvguard.check(c, vllm_version=version, tp=8, host=H100)
+    assert v.ok and mi_skip(v) == ""
+    online = kvguard.check("google/gemma-4-26B-A4B", vllm_version=version, tp=8, quantization="fp8", host=H100)
+    assert online.ok and mi_skip(online) == ""
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_block_fp8_experts_check_the_block_shape(version):
+    # tp 8: the experts' per-rank intermediate 704 / 8 = 88 is not a multiple of block_n 128 (gcd(128, 88, 2816) = 8:
+    # too small to refine from 0.29.0) — refused in the experts of layer 0, after its dense MLP (2048 / 8 = 256)
+    v = kvguard.check(gemma4_26b_fp8_block(), vllm_version=version, tp=8, host=H100)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_fp8_moe_block_n", "ValueError", FP8_BLOCK_N.format(88))
+
+
+def test_block_fp8_experts_refined_from_0_29():
+    # tp 1: 704 is not a multiple of 128: refused in 0.28.0; from 0.29.0 the scales are refined to
+    # gcd(128, 128, 704, 2816) = 64 (the default host's Triton MoE kernel takes it, and gelu_tanh): built
+    old = kvguard.check(gemma4_26b_fp8_block(), vllm_version="0.28.0", tp=1, host=H100)
+    assert (old.ok, old.check, old.message) == (False, "MI_fp8_moe_block_n", FP8_BLOCK_N.format(704))
+    new = kvguard.check(gemma4_26b_fp8_block(), vllm_version="0.29.0", tp=1, host=H100)
+    assert new.ok and mi_skip(new) == ""
+
+
+def test_nvfp4_moe_activation_override_is_left_open():
+    # 0.32.0+: a ``moe`` section (the NVFP4 MoE activation override) changes the backend the experts need
+    c = copy.deepcopy(catalog.lookup("nvidia/Gemma-4-26B-A4B-NVFP4").config)
+    c["quantization_config"]["moe"] = {"activation": "nvfp4_per_token"}
+    v = kvguard.check(c, vllm_version="0.33.0", tp=4, host=H100)
+    assert v.ok and "MoE section" in mi_skip(v)
+
+
+def test_named_moe_backend_is_left_open():
+    v = kvguard.check("nvidia/Gemma-4-26B-A4B-NVFP4", vllm_version="0.33.0", tp=4, moe_backend="marlin", host=H100)
+    assert v.ok and "--moe-backend marlin" in mi_skip(v)
 
 
 @pytest.mark.parametrize("version", ["0.28.0", "0.33.0"])

@@ -414,12 +414,41 @@ CASES += [
      "why": "nvidia/Gemma-4-31B-IT-NVFP4 at -tp 2 (down_proj: 10752 = 672 x 16 input features per rank): accepted"},
     {"id": "mi-modelopt-nvfp4-gemma4-26b-a4b-tp4", "model": "nvidia/Gemma-4-26B-A4B-NVFP4", "argv": ["-tp", "4"],
      "layout": {"tp": 4}, "since": "0.28.0",
-     "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -tp 4 (attention, dense MLP and router excluded; NVFP4 experts): "
-            "accepted (kvguard leaves the quantized experts of Gemma 4 open)"},
+     "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -tp 4 (attention, dense MLP and router excluded; NVFP4 experts, "
+            "704 / 4 = 176 intermediate features per rank, on FP4 Marlin, which takes gelu_tanh): accepted"},
+    {"id": "mi-modelopt-nvfp4-gemma4-26b-a4b-tp8", "model": "nvidia/Gemma-4-26B-A4B-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.28.0",
+     "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -tp 8 (NVFP4 experts: 88 intermediate features per rank, not a "
+            "multiple of the 16-wide scale group — create_weights floors, checks nothing): accepted"},
+    {"id": "mi-modelopt-nvfp4-gemma4-26b-a4b-tp2-dp4-ep", "model": "nvidia/Gemma-4-26B-A4B-NVFP4",
+     "argv": ["-tp", "2", "-dp", "4", "--enable-expert-parallel"], "layout": {"tp": 2, "dp": 4, "ep": True},
+     "since": "0.28.0",
+     "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -tp 2 -dp 4 --enable-expert-parallel (16 NVFP4 experts per rank of the "
+            "8-wide expert-parallel group, each whole): accepted"},
     {"id": "mi-modelopt-nvfp4-gemma4-26b-a4b-dp8-ep", "model": "nvidia/Gemma-4-26B-A4B-NVFP4",
      "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.28.0",
-     "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -dp 8 --enable-expert-parallel (16 NVFP4 experts per rank): accepted "
-            "(kvguard leaves the quantized experts of Gemma 4 open)"},
+     "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -dp 8 --enable-expert-parallel (16 NVFP4 experts per rank, on FP4 "
+            "Marlin): accepted"},
+    # Gemma 4's block-FP8 experts (Fp8Config; kvguard.quant.gemma4): the dense MLP narrowed to 2048 (a multiple of
+    # 128 per rank at tp 1 – 16) so that the experts (moe_intermediate_size 704, gelu_tanh) are the first layer
+    # whose block shape the method checks
+    {"id": "mi-fp8-block-gemma4-26b-a4b-tp8", "model": "google/gemma-4-26B-A4B",
+     "config_patch": {"text_config": dict(catalog.lookup("google/gemma-4-26B-A4B").config["text_config"],
+                                          intermediate_size=2048),
+                      "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic",
+                                              "weight_block_size": [128, 128]}},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.28.0",
+     "why": "block-FP8 Gemma 4 26B-A4B at -tp 8: the experts' per-rank intermediate 704 / 8 = 88 is not a multiple "
+            "of block_n 128 (and gcd(128, 88, 2816) = 8 is too small to refine the scales from 0.29.0): refused"},
+    {"id": "mi-fp8-block-gemma4-26b-a4b-tp1", "model": "google/gemma-4-26B-A4B",
+     "config_patch": {"text_config": dict(catalog.lookup("google/gemma-4-26B-A4B").config["text_config"],
+                                          intermediate_size=2048),
+                      "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic",
+                                              "weight_block_size": [128, 128]}},
+     "argv": [], "layout": {"tp": 1}, "since": "0.28.0",
+     "why": "block-FP8 Gemma 4 26B-A4B at tp 1: the experts' intermediate 704 is not a multiple of block_n 128: "
+            "refused in 0.28.0; from 0.29.0 the block scales are refined to gcd(128, 704, 2816) = 64, which the "
+            "default host's Triton MoE kernel takes (with gelu_tanh): accepted"},
     {"id": "mi-modelopt-nvfp4-dsv2-lite-tp8", "model": "deepseek-ai/DeepSeek-V2-Lite",
      "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},
      "why": "ModelOpt NVFP4 DeepSeek-V2-Lite at -tp 8: the dense first layer's down_proj takes 10944 / 8 = 1368 "

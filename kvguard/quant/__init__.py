@@ -42,7 +42,8 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   0.24.0; the BF16 form's refusals (its unquantized experts' backend choice is not modelled).
 
 - Gemma 4 (0.28.0+, :mod:`kvguard.quant.gemma4`): per-layer head sizes and KV heads, the wrapper's module names,
-  unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers; its quantized experts are not modelled.
+  unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers and experts (their gelu_tanh activation takes the default
+  host's MoE backends: Marlin for NVFP4, Triton at the latest for FP8).
 
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
@@ -846,9 +847,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
         # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's override names
         method, why = _mo_shards.read(quant_cfg, release)
-        if why is None and family_has_moe(family) and family != _gemma4.FAMILY:
-            # the experts' method (kvguard.quant.modelopt_shards): decided for Qwen3-MoE and Mixtral on the default
-            # host, where its backend choice and create_weights refuse no per-rank size
+        if why is None and family_has_moe(family):
+            # the experts' method (kvguard.quant.modelopt_shards): decided for Qwen3-MoE, Mixtral and Gemma 4 on the
+            # default host, where its backend choice and create_weights refuse no per-rank size
             why = _mo_shards.moe_unmodelled(family, quant_cfg, str(method),
                                             moe_backend=launch.moe_backend,
                                             all2all_backend=launch.all2all_backend)
@@ -932,8 +933,6 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 _lm_head(layer, launch, scheme, release, skip)
             elif layer.kind == "moe":
                 _require_int_sizes(layer, layer.moe[:3])
-                if family == _gemma4.FAMILY and scheme is not None and skip != "skipped":
-                    raise _Unmodelled(_gemma4.QUANTIZED_EXPERTS)
                 _moe(layer, launch, scheme, release, needs, skip)
                 if family == _gpt_oss.FAMILY and scheme is None:
                     raise _Unmodelled(_gpt_oss.BF16_EXPERTS)

@@ -21,8 +21,19 @@ What this module adds:
   quantization config (it does when the tower's hidden and intermediate sizes are multiples of 64 — the released
   checkpoints' vision tower, 1152 / 4304, is built unquantized and checks nothing; the audio tower is not modelled
   under quantization);
-- :data:`QUANTIZED_EXPERTS`: the quantized experts (their MoE method picks its kernel on the GPU for the
-  ``gelu_tanh`` activation) are not decided; unquantized experts are FusedMoE's geometry as for the other families;
+- the quantized experts are decided (the block is FusedMoE's geometry as for the other families, plus the method's
+  own construction): their method picks its MoE backend while it is built, for the experts' ``gelu_tanh``
+  activation (``FusedMoEFactory(..., activation="gelu_tanh")``).  Read in 0.28.0 – 0.33.0
+  (vllm/model_executor/layers/fused_moe/oracle/nvfp4.py and fp8.py, experts/marlin_moe.py, experts/triton_moe.py,
+  activation.py, modular_kernel.py): on the default host (CUDA, compute capability 9.0, default environment,
+  ``--moe-backend auto``, the default all2all backend) the NVFP4 priority list's FlashInfer and CUTLASS FP4 entries
+  need the SM100 family, and its MARLIN entry (``MarlinExperts``: CUDA 7.5+, any activation
+  ``apply_moe_activation`` implements, ``gelu_tanh`` among them in every one of these releases) takes the layer
+  (0.32.0+ HUMMING may come first, taking it or not); the FP8 list (ModelOpt FP8, ``Fp8Config`` block FP8, online
+  FP8) ends, at the latest, with TRITON (``TritonExperts``: the same activation set), while DeepGEMM and the
+  TRT-LLM kernels decline ``gelu_tanh``.  So no selection refuses the activation, and ``create_weights`` reads no
+  backend: the experts' checks are those kvguard.quant.modelopt_shards (NVFP4: floor divisions, no check) and the
+  block-FP8 checks of kvguard.quant (block N / K, 0.29.0+ the refined block scales, a host fact) apply to Qwen3-MoE;
 - :func:`exclusion_names`: a ModelOpt exclusion list as the release matches it — the model class's checkpoint-name
   mapper (``Gemma4ForConditionalGeneration``: ``model.language_model.`` → ``language_model.model.``,
   ``model.embed_vision`` → ``embed_vision``, ``lm_head.`` → ``language_model.lm_head.``, ``model`` →
@@ -36,7 +47,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["FAMILY", "QUANTIZED_EXPERTS", "exclusion_names", "unmodelled"]
+__all__ = ["FAMILY", "exclusion_names", "unmodelled"]
 
 FAMILY = "gemma4"
 #: the methods whose Gemma 4 construction kvguard decides (Fp8Config, online FP8, ModelOpt FP8 / NVFP4)
@@ -44,8 +55,6 @@ METHODS = ("fp8", "modelopt", "modelopt_fp4")
 #: gemma4_mm.py: a tower whose hidden (and intermediate, where it has one) size is a multiple of this is handed the
 #: quantization config (bitsandbytes / torchao / compressed-tensors always: not decided here)
 TOWER_MULTIPLE = 64
-QUANTIZED_EXPERTS = ("the quantized MoE experts of Gemma 4 (the experts' method chooses its MoE kernel on the GPU for "
-                     "the gelu_tanh activation) are not modelled")
 #: _GEMMA4_EXPERT_PARENT_MAPPER (0.28.0 – 0.30.x): ``…experts`` at the end of a name becomes ``…moe.experts``
 _EXPERT_PARENT = re.compile(r"(?<!\.moe)\.experts$")
 _EXPERT_PARENT_UNTIL = "0.30.0"

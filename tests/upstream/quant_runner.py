@@ -336,7 +336,18 @@ def _stubs():
             def is_monolithic():
                 return False
 
-        f8.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, TritonExpertsStandIn)
+        try:  # the Triton experts class itself: its activation check (_experts_take_activation)
+            triton_cls = oracle_fp8.backend_to_kernel_cls(oracle_fp8.Fp8MoeBackend.TRITON)
+            triton_cls = triton_cls[0] if isinstance(triton_cls, (list, tuple)) else triton_cls
+        except Exception:  # noqa: BLE001 - no such mapping in this release
+            triton_cls = None
+
+        def select_triton(*a, **k):
+            if triton_cls is not None:
+                _experts_take_activation(triton_cls, a, k)
+            return oracle_fp8.Fp8MoeBackend.TRITON, TritonExpertsStandIn
+
+        f8.select_fp8_moe_backend = select_triton
         # the compressed-tensors FP8 MoE method imports the choice into its own module: the same stand-in, in the
         # form the release's function returns (the backend alone up to 0.19.x, with the experts class later)
         import importlib
@@ -363,7 +374,7 @@ def _stubs():
             mo = None
         if mo is not None and hasattr(mo, "select_fp8_moe_backend"):
             if "tuple" in str(inspect.signature(oracle_fp8.select_fp8_moe_backend).return_annotation):
-                mo.select_fp8_moe_backend = lambda *a, **k: (oracle_fp8.Fp8MoeBackend.TRITON, TritonExpertsStandIn)
+                mo.select_fp8_moe_backend = select_triton
             else:
                 mo.select_fp8_moe_backend = lambda *a, **k: oracle_fp8.Fp8MoeBackend.TRITON
     # online FP8 (0.3x+: the online methods' module imports both choices into its own namespace): the same stand-ins
@@ -470,11 +481,23 @@ def _modelopt_moe_backend_on_h100():
             experts = experts[0] if isinstance(experts, (list, tuple)) else experts
 
             def select_marlin(*a, **k):
+                _experts_take_activation(experts, a, k)
                 return marlin, experts
         else:
             select_marlin = select  # 0.14.x: the release's own choice, with the probes above
         select_marlin._kvg = True
         mo.select_nvfp4_moe_backend = select_marlin
+
+
+def _experts_take_activation(experts, args, kwargs) -> None:
+    """A MoE backend stand-in names the experts class the default host's selection ends with; that class must also
+    take the layer's activation (``_supports_activation``, part of the ``is_supported_config`` the selection asks:
+    Gemma 4's experts are ``gelu_tanh``), else the stand-in refuses (never the release's message: a mismatch)."""
+    config = kwargs.get("config", args[0] if args else None)
+    activation = getattr(config, "activation", None)
+    takes = getattr(experts, "_supports_activation", None)
+    if activation is not None and callable(takes) and not takes(activation):
+        raise NotImplementedError(f"kvguard stand-in: {experts.__name__} does not take the {activation} activation")
 
 
 #: the MXFP4 MoE backend the stand-in names (KVG_MXFP4_BACKEND): TRITON (the default host with the triton_kernels

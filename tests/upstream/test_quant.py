@@ -810,7 +810,8 @@ def gemma4_variants(rng: random.Random, n: int) -> list[dict]:
     the dense MLP; the multimodal wrapper, one in four the text-only Gemma4ForCausalLM), cut to six layers (five
     sliding, one full attention: the per-layer head size and KV heads), with varied sizes (intermediate, expert
     intermediate, KV heads of either kind, head sizes) and quantization: ModelOpt NVFP4 / FP8 (the flat config.json
-    layout with an ignore list that names the attention and MLP of some layers, the vision embedder, lm_head),
+    layout with an ignore list that names the attention and MLP of some layers, sometimes their experts, the vision
+    embedder, lm_head; the quantized experts on the default host's MoE backend),
     block FP8 (Fp8Config), online FP8 (``--quantization fp8``), unquantized."""
     out = []
     while len(out) < n:
@@ -833,6 +834,10 @@ def gemma4_variants(rng: random.Random, n: int) -> list[dict]:
         engine = {}
         layers_named = [i for i in range(6) if rng.random() < 0.5]
         parts = rng.choice([("self_attn",), ("mlp", "router"), ("self_attn", "mlp", "router")])
+        if moe and rng.random() < 0.3:
+            # some layers' experts excluded too (the checkpoint's name ``…layers.<i>.experts``; up to 0.30.x the
+            # model's mapper renames it to ``…moe.experts``)
+            parts = parts + ("experts",)
         ignore = ["lm_head", "model.embed_vision*"] + [f"model.language_model.layers.{i}.{p}*" for i in layers_named
                                                       for p in parts]
         if kind in ("nvfp4", "fp8"):
