@@ -347,12 +347,17 @@ def test_scheme_reading():
     s = scheme_of({"quantization_config": W8A8_INT8}, {})
     assert (s.modelled, s.ct, s.ct_moe) == (True, "int8", "compressed-tensors INT8 W8A8 weights on MoE experts are "
                                                           "not modelled")
-    # NVFP4 (tensor_group, 4-bit float) and INT8 with asymmetric weights are not modelled
+    # NVFP4 (tensor_group, 4-bit float): the dense scheme is read, the experts are not
     nvfp4 = quant(_args(num_bits=4, strategy="tensor_group", group_size=16),
                   _args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local"), "nvfp4-pack-quantized")
+    s = scheme_of({"quantization_config": nvfp4}, {})
+    assert (s.modelled, s.ct, s.block, s.ct_new_args) == (True, "nvfp4", None, False)
+    assert s.ct_moe is not None and s.ct_moe.startswith("compressed-tensors NVFP4 weights on MoE experts")
+    # NVFP4 under another format, INT8 with asymmetric weights are not modelled
+    other = quant(_args(num_bits=4, strategy="tensor_group", group_size=16), None, "pack-quantized")
     int8 = quant(_args(type="int", symmetric=False), _args(type="int", strategy="token", dynamic=True),
                  "int-quantized")
-    for q in (nvfp4, int8):
+    for q in (other, int8):
         assert not scheme_of({"quantization_config": q}, {}).modelled
 
 
