@@ -26,9 +26,6 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   0.15.x, then ``CompressedTensorsW4A4Fp4`` with FP4 Marlin (``select_nvfp4_linear_backend`` 0.16.0-0.19.x,
   kernels/linear ``init_nvfp4_linear_kernel`` 0.20.0+): no size check while the layer is built (:func:`_nvfp4`).
 
-QuantizationArgs fields newer llm-compressor exports carry (``scale_dtype``, ``zp_dtype``) are forbidden by the
-compressed-tensors package 0.10.2-0.13.x pin (VllmConfig's validation refuses the config): not modelled there.
-
 - ``compressed_tensors_moe.py`` (``compressed_tensors_moe/`` from 0.20.0):
   ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral, DeepSeek-V2/V3 and (integer
   weights) MiniMax-M2 (the ``Linear`` group; from 0.12.0 looked up, ``ignore`` included, by expert 0's projection names) and
@@ -42,7 +39,9 @@ Only the forms every release reads the same way are modelled: one config group t
 that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
 sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 weights with
 other activations and NVFP4 experts, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
-activation-ordered integer weights, other MoE architectures, FP8 on MiniMax-M2) is reported as not modelled.
+activation-ordered integer weights, other MoE architectures, FP8 on MiniMax-M2) is reported as not modelled, and so
+are the QuantizationArgs fields newer llm-compressor exports carry (``scale_dtype``, ``zp_dtype``) up to 0.13.x: the
+compressed-tensors package those releases pin forbids them (VllmConfig's validation refuses the config).
 
 Integer-weight experts (W4A16 / W8A16 group scales, actorder none or ``weight``) on Qwen3-MoE, Mixtral,
 DeepSeek-V2/V3 (models/deepseek_v2.py: Kimi-K2 included) and MiniMax-M2 (models/minimax_m2.py, registered from
@@ -234,15 +233,15 @@ def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optiona
     moe = ("compressed-tensors NVFP4 weights on MoE experts (CompressedTensorsW4A4Nvfp4MoEMethod and its weight-only "
            "form, the NVFP4 MoE backend choice) are not modelled")
     if activations is None:
-        return dict(out, kind="nvfp4", nvfp4="w4a16", moe=moe)
+        return dict(out, kind="nvfp4", moe=moe)
     a_sym = _bool(activations.get("symmetric"), True)
     if (activations.get("type") != "float" or activations.get("num_bits") != 4
             or activations.get("strategy") != "tensor_group" or activations.get("group_size") != 16
             or a_sym is not True or activations.get("dynamic") != "local"):
-        # other activations beside NVFP4 weights: 0.24.0+ refuses them (a ValueError), earlier releases look on for
-        # another scheme
+        # other activations beside NVFP4 weights: 0.23.0+ refuses them (a ValueError), earlier releases look on for
+        # another scheme (none takes FP4 weights: NotImplementedError)
         return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
-    return dict(out, kind="nvfp4", nvfp4="w4a4", moe=moe)
+    return dict(out, kind="nvfp4", moe=moe)
 
 
 def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> Optional[str]:
