@@ -347,12 +347,17 @@ def test_scheme_reading():
     s = scheme_of({"quantization_config": W8A8_INT8}, {})
     assert (s.modelled, s.ct, s.ct_moe) == (True, "int8", "compressed-tensors INT8 W8A8 weights on MoE experts are "
                                                           "not modelled")
-    # NVFP4 (tensor_group, 4-bit float) and INT8 with asymmetric weights are not modelled
+    # NVFP4 (tensor_group, 4-bit float): the dense scheme is read, the experts are not
     nvfp4 = quant(_args(num_bits=4, strategy="tensor_group", group_size=16),
                   _args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local"), "nvfp4-pack-quantized")
+    s = scheme_of({"quantization_config": nvfp4}, {})
+    assert (s.modelled, s.ct, s.block, s.ct_new_args) == (True, "nvfp4", None, False)
+    assert s.ct_moe is not None and s.ct_moe.startswith("compressed-tensors NVFP4 weights on MoE experts")
+    # NVFP4 under another format, INT8 with asymmetric weights are not modelled
+    other = quant(_args(num_bits=4, strategy="tensor_group", group_size=16), None, "pack-quantized")
     int8 = quant(_args(type="int", symmetric=False), _args(type="int", strategy="token", dynamic=True),
                  "int-quantized")
-    for q in (nvfp4, int8):
+    for q in (other, int8):
         assert not scheme_of({"quantization_config": q}, {}).modelled
 
 
@@ -684,3 +689,75 @@ def test_w8a16_experts_by_release(version, tp2, tp4):
         assert (v.check or "ok") == want
         if want == "MI_ct_wna16_moe_int8_group":
             assert (v.exc_type, v.message) == ("AssertionError", "")
+
+
+#: llm-compressor's NVFP4 preset (RedHatAI/Qwen3-8B-NVFP4, RedHatAI/Llama-3.3-70B-Instruct-NVFP4: FP4 weights and
+#: activations in groups of 16 with a global scale, activations dynamic "local") and its weight-only NVFP4A16 form
+_FP4 = {"num_bits": 4, "strategy": "tensor_group", "group_size": 16}
+NVFP4 = quant(_args(**_FP4), _args(**_FP4, dynamic="local"), "nvfp4-pack-quantized")
+NVFP4A16 = quant(_args(**_FP4), None, "nvfp4-pack-quantized")
+
+
+@pytest.mark.parametrize("q", [NVFP4, NVFP4A16], ids=["w4a4", "w4a16"])
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.1", "0.16.0", "0.20.0", "0.23.0", "0.28.0", "0.33.0"])
+def test_nvfp4_has_no_shape_check_on_compute_capability_90(q, version):
+    # Qwen2.5-72B: intermediate 29568 / tp 16 = 1848 input features per rank in down_proj (115.5 groups of 16); no FP4
+    # CUTLASS on 9.0, the FP4 Marlin path (the W4A16 FP4 scheme up to 0.15.x) checks no size while it is built
+    v = kvguard.check(model("Qwen/Qwen2.5-72B-Instruct", q), vllm_version=version, tp=16, host=BIG)
+    assert v.ok and "MI_model" not in skipped(v)
+
+
+def test_nvfp4_audit_states_the_host_kernel_choice():
+    q = kvguard.audit(model("Qwen/Qwen2.5-72B-Instruct", NVFP4), tp=8, vllm_version="0.28.0").models[0].quantization
+    assert q["forbidden_tp"] == []
+    assert any(a.startswith("compressed-tensors NVFP4 on an H100-class GPU") for a in q["assumptions"])
+
+
+def test_nvfp4_contrasts_with_modelopt_nvfp4():
+    # the same layout with ModelOpt's NVFP4 export: its linear method refuses 1848 input features per rank
+    c = model("Qwen/Qwen2.5-72B-Instruct", {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+                                            "ignore": ["lm_head"], "kv_cache_scheme": None,
+                                            "producer": {"name": "modelopt", "version": "0.29.0"}})
+    v = kvguard.check(c, vllm_version="0.20.0", tp=16, host=BIG)
+    assert (v.ok, v.check, v.message) == (False, "MI_nvfp4_input",
+                                          "Unsupported model when in features size is not multiple of 16")
+
+
+def test_nvfp4_reads_the_scheme_for_compute_capability_90_only():
+    other = kvguard.check(llama(NVFP4), vllm_version="0.28.0", tp=8,
+                          host=kvguard.Host(**{**H100.__dict__, "gpu_capability": 100}))
+    assert other.ok and "compressed-tensors" in skipped(other)["MI_model"]
+
+
+def test_nvfp4_experts_are_skipped():
+    v = kvguard.check(qwen3_moe(NVFP4), vllm_version="0.28.0", tp=4, host=H100)
+    assert v.ok and skipped(v)["MI_model"] == (
+        "compressed-tensors NVFP4 weights on MoE experts (CompressedTensorsW4A4Nvfp4MoEMethod and its weight-only "
+        "form, the NVFP4 MoE backend choice) are not modelled")
+
+
+@pytest.mark.parametrize("change", [
+    lambda w, a: a.update(num_bits=8, strategy="token", dynamic=True, group_size=None),  # FP8 activations
+    lambda w, a: a.update(dynamic=True),
+    lambda w, a: w.update(group_size=32),
+])
+def test_nvfp4_forms_kvguard_does_not_read_are_skipped(change):
+    q = copy.deepcopy(NVFP4)
+    group = q["config_groups"]["group_0"]
+    change(group["weights"], group["input_activations"])
+    v = kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and "not modelled" in skipped(v)["MI_model"]
+
+
+@pytest.mark.parametrize("version, decided", [("0.10.2", False), ("0.13.0", False), ("0.14.1", True),
+                                              ("0.33.0", True)])
+def test_scale_dtype_fields_are_read_from_0_14(version, decided):
+    # compressed-tensors 0.11.0 / 0.12.2 (pinned by 0.10.2-0.13.x) forbid QuantizationArgs' scale_dtype / zp_dtype
+    q = copy.deepcopy(NVFP4)
+    for args in (q["config_groups"]["group_0"]["weights"], q["config_groups"]["group_0"]["input_activations"]):
+        args.update(scale_dtype="torch.float8_e4m3fn", zp_dtype=None)
+    v = kvguard.check(llama(q), vllm_version=version, tp=8, host=H100)
+    assert v.ok
+    assert ("MI_model" not in skipped(v)) is decided
+    if not decided:
+        assert "scale_dtype / zp_dtype" in skipped(v)["MI_model"]

@@ -1,7 +1,7 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-int8 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
+                                          [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
                                           [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N]
                                           [--fused-shards]
@@ -51,6 +51,8 @@ def main() -> int:
                     "half of --configs)")
     ap.add_argument("--ct-int8", type=int, default=None, help="compressed-tensors INT8 W8A8 dense configs per release "
                     "(default: one)")
+    ap.add_argument("--ct-nvfp4", type=int, default=None, help="compressed-tensors NVFP4 / NVFP4A16 configs per release "
+                    "(dense bases, one in ten Qwen3-MoE; default: one)")
     ap.add_argument("--ct-moe", type=int, default=None, help="compressed-tensors configs on MoE bases per release "
                     "(default: half of --configs)")
     ap.add_argument("--ct-mla", type=int, default=None, help="compressed-tensors W4A16 / W8A16 configs of "
@@ -87,6 +89,8 @@ def main() -> int:
         quant_tests.CT_CONFIGS = args.ct_configs
     if args.ct_int8 is not None:
         quant_tests.CT_INT8_CONFIGS = args.ct_int8
+    if args.ct_nvfp4 is not None:
+        quant_tests.CT_NVFP4_CONFIGS = args.ct_nvfp4
     if args.ct_moe is not None:
         quant_tests.CT_MOE_CONFIGS = args.ct_moe
     if args.ct_mla is not None:

@@ -202,6 +202,19 @@ CASES = [
      "layout": {"tp": 8}, "quantization_config": "W8A8",
      "why": "compressed-tensors INT8 W8A8 (per-channel INT8 weights, dynamic per-token INT8 activations): "
             "CompressedTensorsW8A8Int8 checks no size (intermediate 29568 / 8 = 3696 per rank), accepted"},
+    # compressed-tensors NVFP4 (llm-compressor's NVFP4 / NVFP4A16 presets): on the default host no FP4 CUTLASS, FP4
+    # Marlin, no size check - the sizes ModelOpt NVFP4 refuses (mi-modelopt-nvfp4-*) are accepted
+    {"id": "mi-ct-qwen25-72b-nvfp4-tp16", "model": "Qwen/Qwen2.5-72B-Instruct", "argv": ["-tp", "16", "--nnodes", "2"],
+     "layout": {"tp": 16}, "since": "0.11.1", "quantization_config": "NVFP4",
+     "why": "compressed-tensors NVFP4 (W4A4) Qwen2.5-72B at -tp 16: down_proj takes 29568 / 16 = 1848 input features "
+            "per rank, not a multiple of 16; no FP4 CUTLASS on compute capability 9.0, the FP4 Marlin path checks no "
+            "size while the layer is built: accepted"},
+    {"id": "mi-ct-llama31-8b-nvfp4a16-i12000-tp4", "model": "meta-llama/Llama-3.1-8B-Instruct",
+     "config_patch": {"intermediate_size": 12000, "torch_dtype": "bfloat16"}, "argv": ["-tp", "4"],
+     "layout": {"tp": 4}, "quantization_config": "NVFP4A16",
+     "why": "compressed-tensors NVFP4A16 (weight-only), intermediate 12000 at -tp 4: down_proj takes 3000 input "
+            "features per rank, not a multiple of 16: no size check (CompressedTensorsW4A16Fp4 up to 0.22.x, "
+            "CompressedTensorsW4A4Fp4(use_a16=True) from 0.23.0), accepted"},
     # compressed-tensors on MoE models: the forms of RedHatAI/Qwen3-30B-A3B-FP8-dynamic and FP8-block MoE checkpoints
     # (ignore: lm_head and the router gates)
     {"id": "mi-ct-qwen3-30b-fp8-block-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
@@ -488,9 +501,17 @@ CT_PRESETS = {
     "FP8_DYNAMIC": (_ct_args(), _ct_args(strategy="token", dynamic=True, observer=None)),
     "W4A16": (_ct_args(num_bits=4, type="int", strategy="group", group_size=128), None),
     "W8A8": (_ct_args(type="int"), _ct_args(type="int", strategy="token", dynamic=True, observer=None)),
+    # NVFP4 (W4A4) as RedHatAI's NVFP4 checkpoints are made (the recipe of RedHatAI/Meta-Llama-3.1-8B-Instruct-NVFP4's
+    # model card, https://huggingface.co/RedHatAI/Meta-Llama-3.1-8B-Instruct-NVFP4, llm-compressor's
+    # examples/quantization_w4a4_fp4/llama3_example.py: tensor_group weights and activations in groups of 16,
+    # activations dynamic "local"), and its weight-only NVFP4A16 form
+    "NVFP4": (_ct_args(num_bits=4, strategy="tensor_group", group_size=16),
+              _ct_args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local")),
+    "NVFP4A16": (_ct_args(num_bits=4, strategy="tensor_group", group_size=16), None),
 }
 #: the presets' compression format (the FP8 ones: float-quantized)
-CT_FORMATS = {"W4A16": "pack-quantized", "W8A8": "int-quantized"}
+CT_FORMATS = {"W4A16": "pack-quantized", "W8A8": "int-quantized", "NVFP4": "nvfp4-pack-quantized",
+              "NVFP4A16": "nvfp4-pack-quantized"}
 
 
 def _config(c: dict) -> dict:

@@ -24,7 +24,8 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   (``ignored_layers`` / ``modules_to_not_convert``, ``is_layer_skipped``).
 
 - AWQ / GPTQ (dense ``llama`` family) and compressed-tensors (:mod:`kvguard.quant.compressed_tensors`: FP8
-  per-tensor / channel / block, integer weights through Marlin; FP8 experts of Qwen3-MoE, Mixtral and
+  per-tensor / channel / block, INT8 W8A8, NVFP4 (no size check on the default host), integer weights through
+  Marlin; FP8 experts of Qwen3-MoE, Mixtral and
   DeepSeek-V2/V3, whose block shape is checked without refinement) on the default host, CUDA compute
   capability 9.0.
 
@@ -119,10 +120,14 @@ class QuantScheme(Record):
     group_size: int = 0
     zero_point: bool = False
     desc_act: bool = False
-    #: compressed-tensors: the scheme kvguard models (``fp8`` / ``fp8_block`` / ``wna16``; kvguard.quant.compressed_tensors)
+    #: compressed-tensors: the scheme kvguard models (``fp8`` / ``fp8_block`` / ``int8`` / ``nvfp4`` / ``wna16``;
+    #: kvguard.quant.compressed_tensors)
     ct: Optional[str] = None
     #: compressed-tensors on MoE experts: why kvguard does not model the experts' method (None: it does)
     ct_moe: Optional[str] = None
+    #: compressed-tensors: the QuantizationArgs carry fields older compressed-tensors packages forbid (scale_dtype /
+    #: zp_dtype; kvguard.quant.compressed_tensors)
+    ct_new_args: bool = False
 
 
 def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release=None
@@ -160,7 +165,8 @@ def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], rele
         if "unmodelled" in read:
             return QuantScheme(method, modelled=False, reason=read["unmodelled"])
         return QuantScheme(method, read.get("block"), read["ignore"], bits=read.get("bits", 0),
-                           group_size=read.get("group_size", 0), ct=read["kind"], ct_moe=read.get("moe"))
+                           group_size=read.get("group_size", 0), ct=read["kind"], ct_moe=read.get("moe"),
+                           ct_new_args=read["new_args"])
     return QuantScheme(method or "unknown", modelled=False)
 
 
@@ -884,7 +890,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=path.split(":", 1)[1])
     elif scheme is not None and scheme.method == _ct.METHOD:
         path = _ct.path(scheme.ct or "", family, release, launch.quantization, launch.dtype, facts.resolved_top,
-                        facts.architectures, scheme.ct_moe)
+                        facts.architectures, scheme.ct_moe, scheme.ct_new_args)
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
         if family != "llama" and scheme.ct == "wna16":
@@ -898,8 +904,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             sp_reason = _sp_moe_shared_experts(family, scheme, launch, release)
             if sp_reason is not None:
                 return Outcome(unmodelled=sp_reason)
-        if path in ("fp8", "fp8_block", "int8"):
-            path = None  # the FP8 schemes: the block-FP8 checks below; INT8 W8A8: none
+        if path in ("fp8", "fp8_block", "int8", "nvfp4"):
+            path = None  # the FP8 schemes: the block-FP8 checks below; INT8 W8A8 and NVFP4: none
     elif launch.quantization is not None and scheme is None:
         # ModelConfig accepted the method (kvguard.quant.verify); the release quantizes the weights as it loads
         # them (kvguard.quant.online): per-tensor FP8, no block, nothing ignored
@@ -1117,6 +1123,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                 "compressed-tensors" in a for a in out["assumptions"]):
             out["assumptions"].append("the compressed-tensors schemes of an H100-class GPU (CUDA, compute capability "
                                       "90: the scheme choice, the Marlin layer check; the default host)")
+            if scheme.ct == "nvfp4":
+                out["assumptions"].append("compressed-tensors NVFP4 on an H100-class GPU (CUDA, compute capability 90, "
+                                          "default environment: no FP4 CUTLASS, so FP4 Marlin - the W4A16 FP4 scheme up "
+                                          "to 0.15.x - chosen without a size check; the default host)")
         if scheme is not None and scheme.modelled and scheme.method in _WNA16 and not any(
                 "AWQ / GPTQ" in a for a in out["assumptions"]):
             out["assumptions"].append("the AWQ / GPTQ kernels of an H100-class GPU (CUDA, compute capability 90: "

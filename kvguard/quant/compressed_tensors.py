@@ -20,7 +20,11 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   (``choose_scaled_mm_linear_kernel``, 0.16.0+ ``init_int8_linear_kernel``: CUTLASS first on CUDA) takes every layer;
 - ``schemes/compressed_tensors_wNa16.py``: integer weights with 16-bit activations through the
   mixed-precision kernel choice (``choose_mp_linear_kernel``; Marlin's ``can_implement``: the strict
-  tile shape up to 0.23.0, tile padding from 0.24.0), the same path kvguard models for GPTQ.
+  tile shape up to 0.23.0, tile padding from 0.24.0), the same path kvguard models for GPTQ;
+- ``schemes/compressed_tensors_w4a16_nvfp4.py`` (up to 0.22.x) and ``schemes/compressed_tensors_w4a4_nvfp4.py``:
+  NVFP4 (``nvfp4-pack-quantized``, W4A4 and weight-only) on a GPU without FP4 CUTLASS - the W4A16 FP4 fallback up to
+  0.15.x, then ``CompressedTensorsW4A4Fp4`` with FP4 Marlin (``select_nvfp4_linear_backend`` 0.16.0-0.19.x,
+  kernels/linear ``init_nvfp4_linear_kernel`` 0.20.0+): no size check while the layer is built (:func:`_nvfp4`).
 
 - ``compressed_tensors_moe.py`` (``compressed_tensors_moe/`` from 0.20.0):
   ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral, DeepSeek-V2/V3 and (integer
@@ -33,9 +37,11 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
 Only the forms every release reads the same way are modelled: one config group targeting
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
 that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
-sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 /
-MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or activation-ordered integer weights, other MoE architectures, FP8 on
-MiniMax-M2) is reported as not modelled.
+sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 weights with
+other activations and NVFP4 experts, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
+activation-ordered integer weights, other MoE architectures, FP8 on MiniMax-M2) is reported as not modelled, and so
+are the QuantizationArgs fields newer llm-compressor exports carry (``scale_dtype``, ``zp_dtype``) up to 0.13.x: the
+compressed-tensors package those releases pin forbids them (VllmConfig's validation refuses the config).
 
 Integer-weight experts (W4A16 / W8A16 group scales, actorder none or ``weight``) on Qwen3-MoE, Mixtral,
 DeepSeek-V2/V3 (models/deepseek_v2.py: Kimi-K2 included) and MiniMax-M2 (models/minimax_m2.py, registered from
@@ -79,6 +85,14 @@ WNA16_ONLY_FAMILIES = ("minimax_m2",)
 _EXPERT_PROJECTIONS = ("gate_proj", "up_proj", "down_proj", "w1", "w2", "w3")
 
 
+#: QuantizationArgs fields llm-compressor writes since compressed-tensors 0.13 (``scale_dtype``, ``zp_dtype``): the
+#: package vLLM pins up to 0.13.x (==0.11.0 for 0.10.2-0.11.0, ==0.12.2 for 0.11.1-0.13.x) forbids extra fields, so
+#: VllmConfig's validation refuses them before any layer is built (a pydantic ValidationError, not modelled); from
+#: 0.14.0 (==0.13.0) they are read
+_NEW_ARGS = ("scale_dtype", "zp_dtype")
+_NEW_ARGS_READ = "0.14.0"
+
+
 def _bool(value: Any, default: bool) -> Optional[bool]:
     if value is None:
         return default
@@ -87,7 +101,8 @@ def _bool(value: Any, default: bool) -> Optional[bool]:
 
 def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """What kvguard reads from a compressed-tensors ``quantization_config``: ``{"kind": "fp8" | "fp8_block" |
-    "int8" | "wna16", "ignore": (...), "block": (n, k), "bits": b, "group_size": g}``, or ``{"unmodelled": reason}``."""
+    "int8" | "nvfp4" | "wna16", "ignore": (...), "block": (n, k), "bits": b, "group_size": g, "new_args": bool}``, or
+    ``{"unmodelled": reason}``."""
 
     def no(why: str) -> dict[str, Any]:
         return {"unmodelled": f"the compressed-tensors checkpoint's {why} is not modelled"}
@@ -120,7 +135,9 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
             f"format {fmt!r})")
     if sym is not True or dyn is not False:
         return no(desc)
-    out: dict[str, Any] = {"ignore": tuple(ignore)}
+    out: dict[str, Any] = {"ignore": tuple(ignore),
+                           "new_args": any(isinstance(args, Mapping) and any(k in args for k in _NEW_ARGS)
+                                           for args in (w, a))}
     if wtype == "float" and bits == 8 and a is not None and fmt in _ACTIVATION_FORMATS:
         if a.get("type") != "float" or a.get("num_bits") != 8:
             return no(desc)
@@ -142,6 +159,8 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
         return no(desc)
     if wtype == "int" and bits == 8 and a is not None and fmt in _ACTIVATION_FORMATS:
         return _int8_w8a8(out, strategy, w, a, desc)
+    if wtype == "float" and bits == 4 and strategy == "tensor_group":
+        return _nvfp4(out, w, a, fmt, desc)
     if wtype == "int" and bits in (4, 8) and a is None and fmt == "pack-quantized":
         # actorder "weight" reorders the weights only: no group index (has_g_idx is "group" only), the same
         # kernel path as none; "group" / "dynamic" carry a group index ("static" is left out: the compressed-tensors
@@ -182,6 +201,49 @@ def _int8_w8a8(out: dict[str, Any], strategy: Any, weights: Mapping[str, Any], a
     return dict(out, kind="int8", moe="compressed-tensors INT8 W8A8 weights on MoE experts are not modelled")
 
 
+#: the format llm-compressor writes for NVFP4 (compressed-tensors CompressionFormat.nvfp4_pack_quantized); every
+#: release's is_activation_quantization_format (compressed_tensors/utils.py) lists it
+NVFP4_FORMAT = "nvfp4-pack-quantized"
+
+
+def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optional[Mapping[str, Any]], fmt: Any,
+           desc: str) -> dict[str, Any]:
+    """NVFP4 (llm-compressor's NVFP4 preset, W4A4, and NVFP4A16, weight-only): FP4 weights in groups of 16 with a
+    per-tensor global scale (``tensor_group``), activations the same with dynamic ``local`` scales or none.
+
+    Every release reads these two forms by ``_is_fp4a4_nvfp4`` / ``_is_fp4a16_nvfp4`` (0.10.2-0.13.x) or
+    ``_is_nvfp4_format`` (0.14.0+): tensor_group strategy, float type, 4 bits, group size 16, symmetric.  On a GPU of
+    compute capability 9.0 (no FP4 CUTLASS kernels, which need the SM100 family) the layer is built by
+
+    - weight-only: ``CompressedTensorsW4A16Fp4`` up to 0.22.x, ``CompressedTensorsW4A4Fp4(use_a16=True)`` from 0.23.0;
+    - W4A4: up to 0.15.x ``cutlass_fp4_supported()`` is False, so ``_get_scheme_from_parts`` falls back to
+      ``CompressedTensorsW4A16Fp4(has_input_global_scale=True)`` (FP4 Marlin); from 0.16.0
+      ``CompressedTensorsW4A4Fp4``, whose kernel choice (``select_nvfp4_linear_backend`` 0.16.0-0.19.x,
+      ``init_nvfp4_linear_kernel`` 0.20.0+) falls to FP4 Marlin and is made before any layer size is known.
+
+    None of these ``create_weights`` checks a size (the packed weight and the group scales take the per-rank input
+    size floor-divided by 2 and 16), and the minimum capabilities (80, then 75) pass on 9.0: every layer is
+    accepted at construction (a host fact: the default host, default environment - no emulation, FBGEMM or
+    forced GEMM backend).  The experts (CompressedTensorsW4A4Nvfp4MoEMethod and its weight-only form, with their
+    NVFP4 MoE backend choice) are not checked against the releases."""
+    if fmt != NVFP4_FORMAT:
+        return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
+    if weights.get("group_size") != 16 or weights.get("actorder") or weights.get("block_structure") is not None:
+        return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
+    moe = ("compressed-tensors NVFP4 weights on MoE experts (CompressedTensorsW4A4Nvfp4MoEMethod and its weight-only "
+           "form, the NVFP4 MoE backend choice) are not modelled")
+    if activations is None:
+        return dict(out, kind="nvfp4", moe=moe)
+    a_sym = _bool(activations.get("symmetric"), True)
+    if (activations.get("type") != "float" or activations.get("num_bits") != 4
+            or activations.get("strategy") != "tensor_group" or activations.get("group_size") != 16
+            or a_sym is not True or activations.get("dynamic") != "local"):
+        # other activations beside NVFP4 weights: 0.23.0+ refuses them (a ValueError), earlier releases look on for
+        # another scheme (none takes FP4 weights: NotImplementedError)
+        return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
+    return dict(out, kind="nvfp4", moe=moe)
+
+
 def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> Optional[str]:
     """Why the experts' FP8 method (CompressedTensorsW8A8Fp8MoEMethod) is not modelled for this form, or None.
 
@@ -196,10 +258,14 @@ def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> O
 
 
 def path(kind: str, family: str, release, quantization: Optional[str], dtype: str, top: Mapping[str, Any],
-         architectures, moe_unmodelled: Optional[str] = None) -> str:
+         architectures, moe_unmodelled: Optional[str] = None, new_args: bool = False) -> str:
     """How the release builds the layers of a modelled scheme (``fp8`` / ``fp8_block``: the FP8 checks;
     ``gptq_marlin`` / ``gptq_marlin_padded``: the Marlin layer check; ``no_scheme``: the first quantized layer
     refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
+    if new_args and not release.within(_NEW_ARGS_READ):
+        return (f"unmodelled:the compressed-tensors QuantizationArgs fields {' / '.join(_NEW_ARGS)} (written by "
+                f"compressed-tensors 0.13+) under the compressed-tensors package vLLM {release.key} pins (it forbids "
+                f"extra fields: VllmConfig's validation refuses them) are not modelled")
     if family != "llama" and family not in MOE_FAMILIES and not (family in WNA16_ONLY_FAMILIES and kind == "wna16"):
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
     if family != "llama" and moe_unmodelled:
@@ -208,7 +274,7 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         return f"unmodelled:--quantization {quantization} with a compressed-tensors checkpoint is not modelled"
     if dtype != "auto":
         return f"unmodelled:--dtype {dtype} with compressed-tensors weights is not modelled"
-    if kind in ("fp8", "int8"):
+    if kind in ("fp8", "int8", "nvfp4"):
         return kind
     if kind == "fp8_block":
         # 0.10.2's _is_fp8_w8a8 takes no block strategy, nor does any later test: no scheme is found for the layer

@@ -315,6 +315,7 @@ def _stubs():
     _expert_maps_on_cpu()
     _marlin_workspace_on_h100()
     _modelopt_nvfp4_kernel_on_h100()
+    _ct_nvfp4_kernel_on_h100()
     _modelopt_moe_backend_on_h100()
     _mxfp4_moe_backend_on_h100()
     _gpt_oss_world_size()
@@ -436,6 +437,35 @@ def _modelopt_nvfp4_kernel_on_h100():
         mo.select_nvfp4_linear_backend = select_marlin
     if callable(getattr(mo, "init_nvfp4_linear_kernel", None)):
         mo.init_nvfp4_linear_kernel = lambda *a, **k: _KernelStandIn()
+
+
+def _ct_nvfp4_kernel_on_h100():
+    """compressed-tensors NVFP4 (W4A4) on the default host (compute capability 9.0, no FP4 CUTLASS, no FlashInfer FP4
+    GEMM): up to 0.15.x ``_get_scheme_from_parts`` asks ``cutlass_fp4_supported()`` and falls back to the W4A16
+    FP4 scheme; from 0.16.0 ``CompressedTensorsW4A4Fp4`` picks its GEMM while it is built (0.16.0-0.19.x
+    ``select_nvfp4_linear_backend``: MARLIN; 0.20.0+ ``init_nvfp4_linear_kernel``, weight-only too from 0.23.0: the
+    FP4 Marlin kernel), before any layer size is known.  The stand-ins answer as that host would."""
+    import importlib
+
+    base = "vllm.model_executor.layers.quantization.compressed_tensors"
+    for mname in (f"{base}.compressed_tensors", f"{base}.schemes.compressed_tensors_w4a4_nvfp4"):
+        try:
+            mod = importlib.import_module(mname)
+        except Exception:  # noqa: BLE001 - the module does not exist in this release
+            continue
+        for name, value in (("has_flashinfer", False), ("cutlass_fp4_supported", False)):
+            if callable(getattr(mod, name, None)):
+                setattr(mod, name, lambda *a, _value=value, **k: _value)
+        select = getattr(mod, "select_nvfp4_linear_backend", None)
+        if callable(select) and not getattr(select, "_kvg", False):
+            marlin = importlib.import_module(select.__module__).NvFp4LinearBackend.MARLIN
+
+            def select_marlin(*a, _m=marlin, **k):
+                return _m
+            select_marlin._kvg = True
+            mod.select_nvfp4_linear_backend = select_marlin
+        if callable(getattr(mod, "init_nvfp4_linear_kernel", None)):
+            mod.init_nvfp4_linear_kernel = lambda *a, **k: _KernelStandIn()
 
 
 def _modelopt_moe_backend_on_h100():

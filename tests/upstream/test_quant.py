@@ -412,6 +412,61 @@ def ct_int8_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+#: compressed-tensors NVFP4 on the dense bases: llm-compressor's NVFP4 preset (FP4 weights and activations in groups of
+#: 16 with a global scale, activations dynamic "local", format nvfp4-pack-quantized, e.g. RedHatAI/Qwen3-8B-NVFP4,
+#: RedHatAI/Llama-3.3-70B-Instruct-NVFP4) and its weight-only NVFP4A16 form, on intermediate sizes whose per-rank share
+#: is and is not a multiple of 16 (29568 / 16 = 1848); a few forms kvguard leaves undecided (FP8 activations beside
+#: NVFP4 weights, an ignored layer, a Qwen3-MoE base: the NVFP4 experts, the scale_dtype / zp_dtype fields of newer
+#: exports up to 0.13.x); how many run() builds per release (None: one,
+#: the CI's share); tools/quant_differential.py --ct-nvfp4
+CT_NVFP4_CONFIGS: "int | None" = None
+
+
+def ct_nvfp4_quantization_config(rng: random.Random) -> dict:
+    """One compressed-tensors NVFP4 quantization_config, as llm-compressor writes it."""
+    w = _ct_args(num_bits=4, strategy="tensor_group", group_size=16)
+    a = _ct_args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local")
+    if rng.random() < 0.5:
+        # the fields llm-compressor writes with compressed-tensors 0.13+ (0.10.2-0.13.x pin packages that refuse them)
+        for args in (w, a):
+            args.update(scale_dtype="torch.float8_e4m3fn", zp_dtype=None)
+    roll = rng.random()
+    if roll < 0.35:     # NVFP4A16 (weight-only)
+        a = None
+    elif roll < 0.42:   # a form kvguard leaves undecided: FP8 per-token activations beside NVFP4 weights
+        a = _ct_args(strategy="token", dynamic=True, observer=None)
+    fmt = "nvfp4-pack-quantized"
+    ignore = ["lm_head"]
+    if rng.random() < 0.08:
+        ignore.append(rng.choice(["re:.*down_proj", "model.layers.0.self_attn.q_proj"]))
+    return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": a,
+                                          "output_activations": None, "format": fmt}},
+            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
+            "global_compression_ratio": None}
+
+
+def ct_nvfp4_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` one-layer configs with compressed-tensors NVFP4 quantization (dense bases; one in ten Qwen3-MoE)."""
+    out = []
+    while len(out) < n:
+        if rng.random() < 0.1:
+            cfg = cut(catalog.lookup("Qwen/Qwen3-30B-A3B").config)
+            cfg["num_hidden_layers"] = 1
+            cfg["quantization_config"] = ct_nvfp4_quantization_config(rng)
+            cfg["quantization_config"]["ignore"] = ["lm_head", "re:.*mlp.gate$"]
+            out.append(cfg)
+            continue
+        cfg = cut(catalog.lookup(rng.choice(CT_BASES)).config)
+        cfg["num_hidden_layers"] = 1
+        cfg["torch_dtype"] = "bfloat16"
+        if rng.random() < 0.5:
+            cfg["intermediate_size"] = rng.choice([11008, 13824, 14336, 18944, 25600, 27392, 29568, 29696, 12296])
+        cfg["quantization_config"] = ct_nvfp4_quantization_config(rng)
+        out.append(cfg)
+    return out
+
+
 #: compressed-tensors on MoE models: the bases of llm-compressor's MoE checkpoints (RedHatAI/Qwen3-30B-A3B-FP8-dynamic,
 #: Qwen3-235B-A22B-FP8-dynamic, Qwen3-30B-A3B-quantized.w4a16, Mixtral-8x7B FP8, DeepSeek-V3 style FP8 block), with
 #: the ignore lists those checkpoints carry (lm_head and the router gates, as re: patterns)
@@ -1078,7 +1133,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
                 q = case["config"].get("quantization_config") or {}
                 moe = " moe" if any(k in case["config"] for k in ("num_experts", "num_local_experts",
                                                                   "n_routed_experts")) else ""
-                key = (f"{q.get('quant_method')}{moe} (undecided)"
+                nvfp4 = " NVFP4" if q.get("format") == "nvfp4-pack-quantized" else ""
+                key = (f"{q.get('quant_method')}{nvfp4}{moe} (undecided)"
                        if q.get("quant_method") in ("awq", "gptq", "compressed-tensors") else None)
                 if key:
                     by_family.setdefault(key, {"agree": 0, "disagree": 0})["agree"] += 0
@@ -1090,6 +1146,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             if (case["config"].get("quantization_config") or {}).get("quant_method") == "compressed-tensors" \
                     and not rec["ok"]:
                 label = f"compressed-tensors {label}"
+            if (case["config"].get("quantization_config") or {}).get("format") == "nvfp4-pack-quantized":
+                label = f"NVFP4 {label}"
             fam = by_family.setdefault(label, {"agree": 0, "disagree": 0})
             fam["agree" if mine == theirs else "disagree"] += 1
             if mine == theirs:
@@ -1175,6 +1233,12 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     # compressed-tensors INT8 W8A8 (dense): the same tp sizes (a stream of its own per release)
     ct_int8_rng = random.Random(seed * 7000 + SUPPORTED_VERSIONS.index(version))
     for cfg in ct_int8_variants(ct_int8_rng, 1 if CT_INT8_CONFIGS is None else CT_INT8_CONFIGS):
+        heads = cfg["num_attention_heads"]
+        lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
+        cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
+    # compressed-tensors NVFP4 (dense; a Qwen3-MoE base now and then): the same tp sizes (a stream of its own)
+    ct_nvfp4_rng = random.Random(seed * 8000 + SUPPORTED_VERSIONS.index(version))
+    for cfg in ct_nvfp4_variants(ct_nvfp4_rng, 1 if CT_NVFP4_CONFIGS is None else CT_NVFP4_CONFIGS):
         heads = cfg["num_attention_heads"]
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
