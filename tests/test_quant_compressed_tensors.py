@@ -752,12 +752,42 @@ def test_nvfp4_forms_kvguard_does_not_read_are_skipped(change):
 @pytest.mark.parametrize("version, decided", [("0.10.2", False), ("0.13.0", False), ("0.14.1", True),
                                               ("0.33.0", True)])
 def test_scale_dtype_fields_are_read_from_0_14(version, decided):
-    # compressed-tensors 0.11.0 / 0.12.2 (pinned by 0.10.2-0.13.x) forbid QuantizationArgs' scale_dtype / zp_dtype
+    # compressed-tensors 0.11.0 / 0.12.2 (pinned by 0.10.2-0.13.x) forbid QuantizationArgs' scale_dtype / zp_dtype:
+    # vLLM refuses with a pydantic message that names the host's pydantic version (undecidable, never accepted)
     q = copy.deepcopy(NVFP4)
     for args in (q["config_groups"]["group_0"]["weights"], q["config_groups"]["group_0"]["input_activations"]):
         args.update(scale_dtype="torch.float8_e4m3fn", zp_dtype=None)
-    v = kvguard.check(llama(q), vllm_version=version, tp=8, host=H100)
-    assert v.ok
-    assert ("MI_model" not in skipped(v)) is decided
     if not decided:
-        assert "scale_dtype / zp_dtype" in skipped(v)["MI_model"]
+        with pytest.raises(kvguard.Undecidable, match=r"refuses this compressed-tensors checkpoint: .* field\(s\) "
+                                                       r"scale_dtype / zp_dtype"):
+            kvguard.check(llama(q), vllm_version=version, tp=8, host=H100)
+        return
+    v = kvguard.check(llama(q), vllm_version=version, tp=8, host=H100)
+    assert v.ok and "MI_model" not in skipped(v)
+
+
+@pytest.mark.parametrize("where", ["weights", "input_activations"])
+def test_one_forbidden_field_in_any_group_is_enough(where):
+    # a second config group (a form kvguard's construction does not read) still meets the pinned package first
+    q = copy.deepcopy(NVFP4)
+    q["config_groups"]["group_1"] = copy.deepcopy(q["config_groups"]["group_0"])
+    q["config_groups"]["group_1"]["targets"] = ["re:.*down_proj"]
+    q["config_groups"]["group_1"][where]["zp_dtype"] = None
+    with pytest.raises(kvguard.Undecidable, match=r"field\(s\) zp_dtype \("):
+        kvguard.check(llama(q), vllm_version="0.12.0", tp=8, host=H100)
+    v = kvguard.check(llama(q), vllm_version="0.14.1", tp=8, host=H100)
+    assert v.ok  # read from 0.14.0 (the two groups themselves are not modelled: skipped, not refused)
+
+
+def test_the_cli_exits_2_on_a_forbidden_field(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    q = copy.deepcopy(NVFP4)
+    q["config_groups"]["group_0"]["weights"]["scale_dtype"] = "torch.float8_e4m3fn"
+    (tmp_path / "config.json").write_text(json.dumps(llama(q)))
+    run = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.11.0", "--", "vllm", "serve",
+                          str(tmp_path), "-tp", "4"], capture_output=True, text=True)
+    assert run.returncode == 2 and run.stdout == ""
+    assert "cannot decide: vLLM 0.11.0 refuses this compressed-tensors checkpoint" in run.stderr

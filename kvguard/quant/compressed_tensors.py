@@ -41,7 +41,9 @@ sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-
 other activations and NVFP4 experts, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
 activation-ordered integer weights, other MoE architectures, FP8 on MiniMax-M2) is reported as not modelled, and so
 are the QuantizationArgs fields newer llm-compressor exports carry (``scale_dtype``, ``zp_dtype``) up to 0.13.x: the
-compressed-tensors package those releases pin forbids them (VllmConfig's validation refuses the config).
+compressed-tensors package those releases pin forbids them (VllmConfig's validation refuses the config with a pydantic
+message that names the host's pydantic version): :func:`forbidden_args`, which makes the whole launch undecidable
+(kvguard.rules.table, step ``vc_quant_ct_forbidden_args``), not only this stage.
 
 Integer-weight experts (W4A16 / W8A16 group scales, actorder none or ``weight``) on Qwen3-MoE, Mixtral,
 DeepSeek-V2/V3 (models/deepseek_v2.py: Kimi-K2 included) and MiniMax-M2 (models/minimax_m2.py, registered from
@@ -66,7 +68,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["METHOD", "MOE_FAMILIES", "WNA16_ONLY_FAMILIES", "scheme_from_config", "path", "may_ignore", "may_ignore_experts"]
+__all__ = ["METHOD", "MOE_FAMILIES", "WNA16_ONLY_FAMILIES", "forbidden_args", "scheme_from_config", "path", "may_ignore",
+           "may_ignore_experts"]
 
 METHOD = "compressed-tensors"
 
@@ -91,6 +94,23 @@ _EXPERT_PROJECTIONS = ("gate_proj", "up_proj", "down_proj", "w1", "w2", "w3")
 #: 0.14.0 (==0.13.0) they are read
 _NEW_ARGS = ("scale_dtype", "zp_dtype")
 _NEW_ARGS_READ = "0.14.0"
+
+
+def forbidden_args(quant_cfg: Mapping[str, Any], release) -> tuple[str, ...]:
+    """The QuantizationArgs fields of ``quant_cfg``'s config groups that the compressed-tensors package ``release``
+    pins forbids (empty from 0.14.0).  ``CompressedTensorsConfig.from_config`` validates each group's weights, and
+    its input activations when written, with ``QuantizationArgs.model_validate`` while VllmConfig is built."""
+    if release.within(_NEW_ARGS_READ):
+        return ()
+    groups = quant_cfg.get("config_groups")
+    found: list[str] = []
+    for group in (groups.values() if isinstance(groups, Mapping) else ()):
+        if not isinstance(group, Mapping):
+            continue
+        for args in (group.get("weights"), group.get("input_activations")):
+            if isinstance(args, Mapping):
+                found.extend(key for key in _NEW_ARGS if key in args and key not in found)
+    return tuple(found)
 
 
 def _bool(value: Any, default: bool) -> Optional[bool]:

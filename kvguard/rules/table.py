@@ -20,7 +20,7 @@ unknown).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .. import attention as _attn
@@ -639,6 +639,23 @@ def _modelopt_no_algo(state) -> bool:
 
     return _modelopt_refusal_on_cuda(state, modelopt_no_algo_refusal(
         state.facts.resolved_top, state.facts.resolved, state.release, state.layout.quantization, _qv(state)))
+
+
+def _ct_forbidden_args(state) -> None:
+    """CompressedTensorsConfig.from_config (VllmConfig._get_quantization_config) on the pinned compressed-tensors
+    package of 0.10.2 - 0.13.x, which forbids QuantizationArgs fields it does not know."""
+    if _qv(state).quantization != "compressed-tensors":
+        return
+    from ..quant.compressed_tensors import forbidden_args
+
+    top, text = state.facts.resolved_top, state.facts.resolved
+    quant_cfg = top.get("quantization_config") or text.get("quantization_config")
+    fields = forbidden_args(quant_cfg, state.release) if isinstance(quant_cfg, Mapping) else ()
+    if fields:
+        state.undecided(f"vLLM {state.release.version} refuses this compressed-tensors checkpoint: its pinned "
+                        f"compressed-tensors package forbids the QuantizationArgs field(s) {' / '.join(fields)} "
+                        f"(a pydantic ValidationError while VllmConfig builds the quantization config, whose message "
+                        f"names the host's pydantic version: not modelled)")
 
 
 def _capability_refused(state) -> bool:
@@ -1965,6 +1982,11 @@ RULES = (
                  "from VllmConfig._get_quantization_config",
           description="a flat ModelOpt MIXED_PRECISION export whose top-level quantized_layers is empty (after the "
                       "algorithm check)"),
+    Step("vc_quant_ct_forbidden_args", stage="verify", apply=_ct_forbidden_args,
+         description="0.10.2 - 0.13.x: a compressed-tensors checkpoint whose QuantizationArgs carry scale_dtype / "
+                     "zp_dtype (compressed-tensors 0.13+ exports): the pinned compressed-tensors package forbids "
+                     "them and VllmConfig's validation refuses the config; the pydantic message names the host's "
+                     "pydantic version, so the launch is undecidable, never accepted"),
     Check("VC_quant_capability", stage="verify", scope="feature",
           when=_capability_refused, bind=lambda state: dict(state._qc_out[0] or {}),
           template="The quantization method {method} is not supported for the current GPU. Minimum capability: "
