@@ -351,7 +351,7 @@ def test_scheme_reading():
     nvfp4 = quant(_args(num_bits=4, strategy="tensor_group", group_size=16),
                   _args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local"), "nvfp4-pack-quantized")
     s = scheme_of({"quantization_config": nvfp4}, {})
-    assert (s.modelled, s.ct, s.block, s.ct_new_args) == (True, "nvfp4", None, False)
+    assert (s.modelled, s.ct, s.block) == (True, "nvfp4", None)
     assert s.ct_moe is not None and s.ct_moe.startswith("compressed-tensors NVFP4 weights on MoE experts")
     # NVFP4 under another format, INT8 with asymmetric weights are not modelled
     other = quant(_args(num_bits=4, strategy="tensor_group", group_size=16), None, "pack-quantized")

@@ -125,9 +125,6 @@ class QuantScheme(Record):
     ct: Optional[str] = None
     #: compressed-tensors on MoE experts: why kvguard does not model the experts' method (None: it does)
     ct_moe: Optional[str] = None
-    #: compressed-tensors: the QuantizationArgs carry fields older compressed-tensors packages forbid (scale_dtype /
-    #: zp_dtype; kvguard.quant.compressed_tensors)
-    ct_new_args: bool = False
 
 
 def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release=None
@@ -165,8 +162,7 @@ def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], rele
         if "unmodelled" in read:
             return QuantScheme(method, modelled=False, reason=read["unmodelled"])
         return QuantScheme(method, read.get("block"), read["ignore"], bits=read.get("bits", 0),
-                           group_size=read.get("group_size", 0), ct=read["kind"], ct_moe=read.get("moe"),
-                           ct_new_args=read["new_args"])
+                           group_size=read.get("group_size", 0), ct=read["kind"], ct_moe=read.get("moe"))
     return QuantScheme(method or "unknown", modelled=False)
 
 
@@ -890,7 +886,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=path.split(":", 1)[1])
     elif scheme is not None and scheme.method == _ct.METHOD:
         path = _ct.path(scheme.ct or "", family, release, launch.quantization, launch.dtype, facts.resolved_top,
-                        facts.architectures, scheme.ct_moe, scheme.ct_new_args)
+                        facts.architectures, scheme.ct_moe,
+                        _ct.forbidden_args(quant_cfg, release))
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
         if family != "llama" and scheme.ct == "wna16":

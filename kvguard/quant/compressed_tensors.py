@@ -121,7 +121,7 @@ def _bool(value: Any, default: bool) -> Optional[bool]:
 
 def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """What kvguard reads from a compressed-tensors ``quantization_config``: ``{"kind": "fp8" | "fp8_block" |
-    "int8" | "nvfp4" | "wna16", "ignore": (...), "block": (n, k), "bits": b, "group_size": g, "new_args": bool}``, or
+    "int8" | "nvfp4" | "wna16", "ignore": (...), "block": (n, k), "bits": b, "group_size": g}``, or
     ``{"unmodelled": reason}``."""
 
     def no(why: str) -> dict[str, Any]:
@@ -155,9 +155,7 @@ def scheme_from_config(cfg: Mapping[str, Any]) -> dict[str, Any]:
             f"format {fmt!r})")
     if sym is not True or dyn is not False:
         return no(desc)
-    out: dict[str, Any] = {"ignore": tuple(ignore),
-                           "new_args": any(isinstance(args, Mapping) and any(k in args for k in _NEW_ARGS)
-                                           for args in (w, a))}
+    out: dict[str, Any] = {"ignore": tuple(ignore)}
     if wtype == "float" and bits == 8 and a is not None and fmt in _ACTIVATION_FORMATS:
         if a.get("type") != "float" or a.get("num_bits") != 8:
             return no(desc)
@@ -278,12 +276,14 @@ def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> O
 
 
 def path(kind: str, family: str, release, quantization: Optional[str], dtype: str, top: Mapping[str, Any],
-         architectures, moe_unmodelled: Optional[str] = None, new_args: bool = False) -> str:
+         architectures, moe_unmodelled: Optional[str] = None, forbidden: tuple[str, ...] = ()) -> str:
     """How the release builds the layers of a modelled scheme (``fp8`` / ``fp8_block``: the FP8 checks;
     ``gptq_marlin`` / ``gptq_marlin_padded``: the Marlin layer check; ``no_scheme``: the first quantized layer
     refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
-    if new_args and not release.within(_NEW_ARGS_READ):
-        return (f"unmodelled:the compressed-tensors QuantizationArgs fields {' / '.join(_NEW_ARGS)} (written by "
+    if forbidden:
+        # :func:`forbidden_args`: VllmConfig refuses the config before any layer is built (the rules make the launch
+        # undecidable; here the stage is left open)
+        return (f"unmodelled:the compressed-tensors QuantizationArgs field(s) {' / '.join(forbidden)} (written by "
                 f"compressed-tensors 0.13+) under the compressed-tensors package vLLM {release.key} pins (it forbids "
                 f"extra fields: VllmConfig's validation refuses them) are not modelled")
     if family != "llama" and family not in MOE_FAMILIES and not (family in WNA16_ONLY_FAMILIES and kind == "wna16"):
