@@ -23,6 +23,14 @@ from .differential import oracle_command
 HERE = Path(__file__).resolve().parent
 
 
+def release_sample(versions: list[str], since: str, *, also: tuple[str, ...] = ()) -> list[str]:
+    """A CI sample of ``versions``: the first release from ``since``, those of ``also`` among them, and the last."""
+    from packaging.version import Version
+
+    later = [v for v in versions if Version(v.split("+")[0]) >= Version(since)]
+    return list(dict.fromkeys(later[:1] + [v for v in later if v in also] + later[-1:]))
+
+
 def oracle_or_skip(version: str) -> tuple[str, dict[str, str]]:
     """(python, environment overrides) of the oracle for ``version`` (differential.oracle_command)."""
     found = oracle_command(version)

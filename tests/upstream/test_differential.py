@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from ._oracle import oracle_or_skip as _python
+from ._oracle import release_sample
 from .differential import compare, generate, run_oracle
 
 pytestmark = pytest.mark.upstream
@@ -47,17 +48,8 @@ def test_agrees_with_real_vllm(version, env):
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
 
 
-def _per_layer_sample(versions: list[str]) -> list[str]:
-    """transformers 5 releases (0.24.0+) among ``versions``: the first, 0.28.0 (the per-layer conversion) and the
-    last."""
-    from packaging.version import Version
-
-    later = [v for v in versions if Version(v.split("+")[0]) >= Version("0.24.0")]
-    picked = later[:1] + [v for v in later if v == "0.28.0"] + later[-1:]
-    return list(dict.fromkeys(picked))
-
-
-@pytest.mark.parametrize("version", _per_layer_sample(VERSIONS))
+# transformers 5 releases: the first, 0.28.0 (the per-layer conversion) and the last
+@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.24.0", also=("0.28.0",)))
 def test_per_layer_configs_agree(version):
     """Heterogeneous configs (transformers 5's per_layer_config; Gemma 4, whose text config is one): refused
     where a release reads a varying attribute off the whole config, converted layer by layer from 0.28.0

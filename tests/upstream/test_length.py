@@ -40,7 +40,7 @@ from kvguard.length import max_model_len as kv_max_model_len
 from kvguard.rules.check import resolve_release
 
 from ._oracle import oracle_or_skip as _python
-from ._oracle import run_runner
+from ._oracle import release_sample, run_runner
 
 pytestmark = pytest.mark.upstream
 
@@ -293,14 +293,6 @@ _UNSET_BASES = ("google/gemma-4-26B-A4B", "nvidia/Gemma-4-31B-IT-NVFP4", "Xiaomi
                 "deepseek-ai/DeepSeek-V4-Flash", "mistralai/Mistral-7B-Instruct-v0.3", "meta-llama/Llama-3.1-8B-Instruct")
 
 
-def _transformers5_sample(versions: list[str]) -> list[str]:
-    """The first release on transformers 5 (0.24.0+) among ``versions``, 0.28.0 (per-layer configs) and the last."""
-    from packaging.version import Version
-
-    later = [v for v in versions if Version(v.split("+")[0]) >= Version("0.24.0")]
-    return list(dict.fromkeys(later[:1] + [v for v in later if v == "0.28.0"] + later[-1:]))
-
-
 def unset_cases() -> list[dict]:
     """--disable-sliding-window, and a window of 0, on the checkpoints of :data:`_UNSET_BASES`."""
     entries = {e.id: e.config for e in catalog.entries()}
@@ -320,7 +312,8 @@ def unset_cases() -> list[dict]:
     return cases
 
 
-@pytest.mark.parametrize("version", _transformers5_sample(VERSIONS))
+# transformers 5 releases: the first, 0.28.0 (per-layer configs) and the last
+@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.24.0", also=("0.28.0",)))
 def test_unset_sliding_window_agrees(version):
     """ModelConfig's ``hf_text_config.sliding_window = None`` against transformers 5's strict config classes."""
     python, python_env = _python(version)

@@ -46,7 +46,7 @@ from kvguard.rules.check import model_facts
 from kvguard.versions import resolve
 
 from ._oracle import oracle_or_skip as _python
-from ._oracle import run_runner
+from ._oracle import release_sample, run_runner
 
 pytestmark = pytest.mark.upstream
 
@@ -1357,8 +1357,7 @@ def test_model_construction_agrees(version):
 
 #: Gemma 4 is built from 0.28.0 (before, ModelConfig refuses its per-layer config): CI samples the first and the
 #: last such release (the full runs: tools/quant_differential.py --gemma4 N)
-GEMMA4_SAMPLE = list(dict.fromkeys([v for v in VERSIONS if resolve(v).within("0.28.0")][:1]
-                                   + [v for v in VERSIONS if resolve(v).within("0.28.0")][-1:]))
+GEMMA4_SAMPLE = release_sample(VERSIONS, "0.28.0")
 
 
 @pytest.mark.parametrize("version", GEMMA4_SAMPLE)
