@@ -2312,7 +2312,7 @@ RULES = (
           description="--enable-eplb with a MoE method without EPLB support (the AWQ / GPTQ MoE methods, "
                       "MoeWNA16Method, CompressedTensorsWNA16MarlinMoEMethod up to 0.26.x, from 0.27.0 "
                       "CompressedTensorsWNA16MoEMethod on a backend other than TRITON; ModelOptFp8MoEMethod; "
-                      "CompressedTensorsW4A4Nvfp4MoEMethod (compressed-tensors NVFP4 / NVFP4A16 experts, 0.24.0+ "
+                      "CompressedTensorsW4A4Nvfp4MoEMethod (compressed-tensors NVFP4 / NVFP4A16 experts, 0.20.0+ "
                       "decided) on the FP4 Marlin backend of compute capability 9.0)"),
     Check("MI_gptoss_world", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_gptoss_world"), template="",
