@@ -54,7 +54,7 @@ def main() -> int:
     ap.add_argument("--ct-nvfp4", type=int, default=None, help="compressed-tensors NVFP4 / NVFP4A16 configs per release "
                     "(dense bases, one in ten Qwen3-MoE; default: one)")
     ap.add_argument("--ct-nvfp4-moe", type=int, default=None, help="compressed-tensors NVFP4 / NVFP4A16 MoE configs "
-                    "per release (default: one from 0.20.0)")
+                    "per release (default: one where kvguard decides them)")
     ap.add_argument("--ct-nvfp4-moe-only", type=int, default=None, help="run only this many compressed-tensors NVFP4 "
                     "MoE configs (run_ct_nvfp4_moe)")
     ap.add_argument("--ct-moe", type=int, default=None, help="compressed-tensors configs on MoE bases per release "

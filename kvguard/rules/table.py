@@ -2312,8 +2312,8 @@ RULES = (
           description="--enable-eplb with a MoE method without EPLB support (the AWQ / GPTQ MoE methods, "
                       "MoeWNA16Method, CompressedTensorsWNA16MarlinMoEMethod up to 0.26.x, from 0.27.0 "
                       "CompressedTensorsWNA16MoEMethod on a backend other than TRITON; ModelOptFp8MoEMethod; "
-                      "CompressedTensorsW4A4Nvfp4MoEMethod (compressed-tensors NVFP4 / NVFP4A16 experts, 0.20.0+ "
-                      "decided) on the FP4 Marlin backend of compute capability 9.0)"),
+                      "CompressedTensorsW4A4Nvfp4MoEMethod (compressed-tensors NVFP4 / NVFP4A16 experts, decided "
+                      "0.15.0-0.16.x and 0.20.0+) on the FP4 Marlin backend of compute capability 9.0)"),
     Check("MI_gptoss_world", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_gptoss_world"), template="",
           source="vllm/model_executor/models/gpt_oss.py::MLPBlock.__init__ (torch.distributed's world size: "
