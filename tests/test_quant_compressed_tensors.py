@@ -347,12 +347,11 @@ def test_scheme_reading():
     s = scheme_of({"quantization_config": W8A8_INT8}, {})
     assert (s.modelled, s.ct, s.ct_moe) == (True, "int8", "compressed-tensors INT8 W8A8 weights on MoE experts are "
                                                           "not modelled")
-    # NVFP4 (tensor_group, 4-bit float): the dense scheme is read, the experts are not
+    # NVFP4 (tensor_group, 4-bit float): the dense scheme and the experts are read (the experts by release)
     nvfp4 = quant(_args(num_bits=4, strategy="tensor_group", group_size=16),
                   _args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local"), "nvfp4-pack-quantized")
     s = scheme_of({"quantization_config": nvfp4}, {})
-    assert (s.modelled, s.ct, s.block) == (True, "nvfp4", None)
-    assert s.ct_moe is not None and s.ct_moe.startswith("compressed-tensors NVFP4 weights on MoE experts")
+    assert (s.modelled, s.ct, s.block, s.ct_moe) == (True, "nvfp4", None, None)
     # NVFP4 under another format, INT8 with asymmetric weights are not modelled
     other = quant(_args(num_bits=4, strategy="tensor_group", group_size=16), None, "pack-quantized")
     int8 = quant(_args(type="int", symmetric=False), _args(type="int", strategy="token", dynamic=True),
@@ -729,11 +728,68 @@ def test_nvfp4_reads_the_scheme_for_compute_capability_90_only():
     assert other.ok and "compressed-tensors" in skipped(other)["MI_model"]
 
 
-def test_nvfp4_experts_are_skipped():
-    v = kvguard.check(qwen3_moe(NVFP4), vllm_version="0.28.0", tp=4, host=H100)
+def mixtral(q: dict, **sizes) -> dict:
+    return model("mistralai/Mixtral-8x7B-v0.1", dict(q, ignore=["lm_head", "re:.*block_sparse_moe.gate"]), **sizes)
+
+
+@pytest.mark.parametrize("q", [NVFP4, NVFP4A16], ids=["w4a4", "w4a16"])
+@pytest.mark.parametrize("version", ["0.15.0", "0.15.1", "0.16.0", "0.20.0", "0.23.0", "0.24.0", "0.25.1", "0.28.0",
+                                     "0.32.0", "0.33.0"])
+@pytest.mark.parametrize("tp", [4, 8])
+def test_nvfp4_experts_are_accepted(q, version, tp):
+    # compressed_tensors_moe.py 0.15.0-0.16.x, compressed_tensors_moe_w4a4_nvfp4.py 0.20.0-0.33.0:
+    # CompressedTensorsW4A4Nvfp4MoEMethod picks FP4 Marlin on
+    # compute capability 9.0 (select_nvfp4_moe_backend) and its create_weights floor-divides 768 / tp (192, 96 per
+    # rank) by 2 and 16 without a check
+    for cfg in (qwen3_moe(q), mixtral(q, intermediate_size=1000)):
+        v = kvguard.check(cfg, vllm_version=version, tp=tp, host=H100)
+        assert v.ok and "MI_model" not in skipped(v), (version, skipped(v))
+
+
+@pytest.mark.parametrize("q", [NVFP4, NVFP4A16], ids=["w4a4", "w4a16"])
+@pytest.mark.parametrize("version", ["0.15.0", "0.16.0", "0.20.0", "0.24.0", "0.27.0", "0.28.0", "0.33.0"])
+def test_nvfp4_experts_refuse_eplb(q, version):
+    # supports_eplb: the base's False up to 0.27.x, then only the FlashInfer backends (_EPLB_SUPPORTED_NVFP4_BACKENDS);
+    # FusedMoE (0.24.0+ RoutedExperts) raises after the method is built
+    v = kvguard.check(qwen3_moe(q), vllm_version=version, tp=1, dp=8, enable_expert_parallel=True, enable_eplb=True,
+                      host=H100)
+    assert (v.ok, v.check, v.exc_type, v.message) == (
+        False, "MI_eplb_unsupported", "NotImplementedError", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod.")
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.1"])
+def test_nvfp4_experts_before_0_15_are_skipped(version):
+    v = kvguard.check(qwen3_moe(NVFP4), vllm_version=version, tp=4, host=H100)
     assert v.ok and skipped(v)["MI_model"] == (
-        "compressed-tensors NVFP4 weights on MoE experts (CompressedTensorsW4A4Nvfp4MoEMethod and its weight-only "
-        "form, the NVFP4 MoE backend choice) are not modelled")
+        f"compressed-tensors NVFP4 weights on MoE experts in vLLM {version} (its NVFP4 MoE method and backend "
+        f"detection before 0.15.0) are not modelled")
+
+
+@pytest.mark.parametrize("version", ["0.17.0", "0.17.1", "0.18.1", "0.19.1"])
+def test_nvfp4_experts_of_0_17_to_0_19_are_skipped(version):
+    # the same method, but select_nvfp4_moe_backend imports the FlashInfer TRT-LLM MoE module first (not checked)
+    v = kvguard.check(qwen3_moe(NVFP4), vllm_version=version, tp=4, host=H100)
+    assert v.ok and skipped(v)["MI_model"] == (
+        f"compressed-tensors NVFP4 weights on MoE experts in vLLM {version} (its NVFP4 MoE backend selection imports "
+        f"the FlashInfer TRT-LLM MoE module before MARLIN; not checked against the release) are not modelled")
+
+
+def test_nvfp4_experts_on_deepseek_are_skipped():
+    v = kvguard.check(model("deepseek-ai/DeepSeek-V3", dict(NVFP4, ignore=["lm_head", "re:.*mlp.gate$"])),
+                      vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and skipped(v)["MI_model"] == ("compressed-tensors NVFP4 weights on the MoE experts of the deepseek_v2 "
+                                               "family are not modelled")
+
+
+@pytest.mark.parametrize("extra, env, reason", [
+    ({"moe_backend": "marlin"}, {}, "--moe-backend marlin with compressed-tensors NVFP4 experts"),
+    ({"all2all_backend": "deepep_low_latency"}, {}, "--all2all-backend deepep_low_latency with compressed-tensors"),
+    ({}, {"VLLM_USE_FLASHINFER_MOE_FP4": "1"}, "VLLM_USE_FLASHINFER_MOE_FP4 changes the NVFP4 MoE backend selection"),
+    ({}, {"VLLM_TEST_FORCE_FP8_MARLIN": "1"}, "VLLM_TEST_FORCE_FP8_MARLIN changes the NVFP4 MoE backend selection"),
+])
+def test_nvfp4_experts_with_a_named_backend_or_env_are_skipped(extra, env, reason):
+    v = kvguard.check(qwen3_moe(NVFP4), vllm_version="0.28.0", tp=4, host=H100, env=env, **extra)
+    assert v.ok and reason in skipped(v)["MI_model"], skipped(v)
 
 
 @pytest.mark.parametrize("change", [
@@ -791,3 +847,10 @@ def test_the_cli_exits_2_on_a_forbidden_field(tmp_path):
                           str(tmp_path), "-tp", "4"], capture_output=True, text=True)
     assert run.returncode == 2 and run.stdout == ""
     assert "cannot decide: vLLM 0.11.0 refuses this compressed-tensors checkpoint" in run.stderr
+
+
+def test_nvfp4_experts_audit_states_the_moe_backend():
+    q = kvguard.audit(qwen3_moe(NVFP4), tp=4, vllm_version="0.28.0").models[0].quantization
+    assert q["forbidden_tp"] == []
+    assert any(a.startswith("the NVFP4 MoE backend of an H100-class GPU for compressed-tensors experts")
+               for a in q["assumptions"])

@@ -1,7 +1,7 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
+                                          [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
                                           [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N]
                                           [--fused-shards]
@@ -53,6 +53,10 @@ def main() -> int:
                     "(default: one)")
     ap.add_argument("--ct-nvfp4", type=int, default=None, help="compressed-tensors NVFP4 / NVFP4A16 configs per release "
                     "(dense bases, one in ten Qwen3-MoE; default: one)")
+    ap.add_argument("--ct-nvfp4-moe", type=int, default=None, help="compressed-tensors NVFP4 / NVFP4A16 MoE configs "
+                    "per release (default: one where kvguard decides them)")
+    ap.add_argument("--ct-nvfp4-moe-only", type=int, default=None, help="run only this many compressed-tensors NVFP4 "
+                    "MoE configs (run_ct_nvfp4_moe)")
     ap.add_argument("--ct-moe", type=int, default=None, help="compressed-tensors configs on MoE bases per release "
                     "(default: half of --configs)")
     ap.add_argument("--ct-mla", type=int, default=None, help="compressed-tensors W4A16 / W8A16 configs of "
@@ -91,6 +95,8 @@ def main() -> int:
         quant_tests.CT_INT8_CONFIGS = args.ct_int8
     if args.ct_nvfp4 is not None:
         quant_tests.CT_NVFP4_CONFIGS = args.ct_nvfp4
+    if args.ct_nvfp4_moe is not None:
+        quant_tests.CT_NVFP4_MOE_CONFIGS = args.ct_nvfp4_moe
     if args.ct_moe is not None:
         quant_tests.CT_MOE_CONFIGS = args.ct_moe
     if args.ct_mla is not None:
@@ -107,7 +113,9 @@ def main() -> int:
     for version in versions:
         t0 = time.time()
         try:
-            if args.gemma4:
+            if args.ct_nvfp4_moe_only:
+                rep = quant_tests.run_ct_nvfp4_moe(version, args.ct_nvfp4_moe_only, args.seed, args.layouts)
+            elif args.gemma4:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
             else:
                 rep = quant_tests.run(version, args.configs, args.layouts, args.seed, n_lists=len(quant_tests.BASES),

@@ -233,6 +233,23 @@ CASES = [
      "why": "EPLB with compressed-tensors FP8 experts: FusedMoE takes EPLB only with the fp8 method's or unquantized "
             "experts up to 0.11.0 (NotImplementedError); from 0.11.1 the compressed-tensors FP8 MoE method supports "
             "it"},
+    # compressed-tensors NVFP4 experts: the form of RedHatAI/Qwen3-30B-A3B-NVFP4 (CompressedTensorsW4A4Nvfp4MoEMethod,
+    # its backend FP4 Marlin on the default host; recorded for 0.16.0, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only
+    # mi-ct-qwen3-30b-nvfp4-tp4 mi-ct-qwen3-30b-nvfp4a16-tp4 mi-ct-qwen3-30b-nvfp4-dp8-eplb``)
+    {"id": "mi-ct-qwen3-30b-nvfp4-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
+     "layout": {"tp": 4}, "since": "0.15.0", "quantization_config": "NVFP4", "ignore": ["lm_head", "re:.*mlp.gate$"],
+     "why": "compressed-tensors NVFP4 experts: MoE intermediate 768 / 4 = 192 per rank; the NVFP4 MoE backend "
+            "selection falls to FP4 Marlin on compute capability 9.0 and create_weights checks no size: accepted"},
+    {"id": "mi-ct-qwen3-30b-nvfp4a16-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
+     "layout": {"tp": 4}, "since": "0.15.0", "quantization_config": "NVFP4A16",
+     "ignore": ["lm_head", "re:.*mlp.gate$"],
+     "why": "compressed-tensors NVFP4A16 experts (use_a16: no activation key, the same method and backend): accepted"},
+    {"id": "mi-ct-qwen3-30b-nvfp4-dp8-eplb", "model": "Qwen/Qwen3-30B-A3B",
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.15.0", "quantization_config": "NVFP4",
+     "ignore": ["lm_head", "re:.*mlp.gate$"],
+     "why": "EPLB with compressed-tensors NVFP4 experts: CompressedTensorsW4A4Nvfp4MoEMethod supports EPLB only on "
+            "FlashInfer backends (0.28.0+; never up to 0.27.x), not on FP4 Marlin: NotImplementedError"},
     # compressed-tensors integer-weight experts: the form of RedHatAI/Qwen3-30B-A3B-quantized.w4a16
     {"id": "mi-ct-qwen3-30b-w4a16-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
      "layout": {"tp": 4}, "quantization_config": "W4A16", "ignore": ["lm_head", "re:.*mlp.gate$"],

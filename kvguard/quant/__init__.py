@@ -539,6 +539,11 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
         # the method is built, then FusedMoE takes EPLB only with Fp8MoEMethod or unquantized experts (0.11.1+:
         # CompressedTensorsW8A8Fp8MoEMethod.supports_eplb is True); the block shape is checked after
         raise _Refused("MI_eplb_unsupported")
+    if (compressed and scheme is not None and scheme.ct == "nvfp4" and skip != "skipped"
+            and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)):
+        # CompressedTensorsW4A4Nvfp4MoEMethod is built (its backend choice, FP4 Marlin on the default host, refuses
+        # nothing), then FusedMoE asks whether it takes EPLB: no backend the default host picks does
+        raise _Refused("MI_eplb_unsupported", method=_ct.NVFP4_MOE_CLASS)
     if (scheme is not None and scheme.method in _mo_shards.METHODS and skip != "skipped"
             and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)):
         # the ModelOpt experts' method is built (its backend choice refuses nothing on the default host), then
@@ -890,6 +895,11 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                         _ct.forbidden_args(quant_cfg, release))
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
+        if family != "llama" and scheme.ct == "nvfp4":
+            # the NVFP4 experts: decided by release on the default MoE / all2all backends
+            why = _ct.nvfp4_moe_unmodelled(family, release, launch.moe_backend, launch.all2all_backend)
+            if why is not None:
+                return Outcome(unmodelled=why)
         if family != "llama" and scheme.ct == "wna16":
             # the integer-weight experts: kvguard.quant.wna16_moe's families and activation
             if family not in _wna16_moe.CT_FAMILIES:
@@ -1124,6 +1134,10 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                 out["assumptions"].append("compressed-tensors NVFP4 on an H100-class GPU (CUDA, compute capability 90, "
                                           "default environment: no FP4 CUTLASS, so FP4 Marlin - the W4A16 FP4 scheme up "
                                           "to 0.15.x - chosen without a size check; the default host)")
+                if family_has_moe(family_of(facts.architectures) or "llama") and not res.unmodelled:
+                    out["assumptions"].append("the NVFP4 MoE backend of an H100-class GPU for compressed-tensors "
+                                              "experts (CUDA, compute capability 90, default environment: FP4 Marlin, "
+                                              "chosen without a size check and without EPLB support; the default host)")
         if scheme is not None and scheme.modelled and scheme.method in _WNA16 and not any(
                 "AWQ / GPTQ" in a for a in out["assumptions"]):
             out["assumptions"].append("the AWQ / GPTQ kernels of an H100-class GPU (CUDA, compute capability 90: "

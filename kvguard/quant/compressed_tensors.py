@@ -33,12 +33,18 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   without a shape check, block FP8 (0.11.0+) through the MoE block-shape check on the per-rank
   intermediate size (never refined, unlike ``Fp8MoEMethod`` from 0.29.0); FusedMoE's EPLB support
   check refuses this method up to 0.11.0.
+- ``compressed_tensors_moe.py`` 0.15.0-0.16.x, ``compressed_tensors_moe/compressed_tensors_moe_w4a4_nvfp4.py``
+  0.20.0-0.33.0: ``CompressedTensorsW4A4Nvfp4MoEMethod``
+  for the NVFP4 / NVFP4A16 experts of Qwen3-MoE and Mixtral, its backend from ``select_nvfp4_moe_backend``
+  (fused_moe/oracle/nvfp4.py: FP4 Marlin on compute capability 9.0), no size check, no EPLB support
+  (:func:`nvfp4_moe_unmodelled`; releases before 0.15.0, 0.17.0-0.19.x and DeepSeek's NVFP4 experts are left
+  skipped).
 
 Only the forms every release reads the same way are modelled: one config group targeting
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
 that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
 sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 weights with
-other activations and NVFP4 experts, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
+other activations, NVFP4 experts before 0.15.0, in 0.17.0-0.19.x or on DeepSeek, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
 activation-ordered integer weights, other MoE architectures, FP8 on MiniMax-M2) is reported as not modelled, and so
 are the QuantizationArgs fields newer llm-compressor exports carry (``scale_dtype``, ``zp_dtype``) up to 0.13.x: the
 compressed-tensors package those releases pin forbids them (VllmConfig's validation refuses the config with a pydantic
@@ -68,8 +74,8 @@ import re
 from collections.abc import Mapping
 from typing import Any, Optional
 
-__all__ = ["METHOD", "MOE_FAMILIES", "WNA16_ONLY_FAMILIES", "forbidden_args", "scheme_from_config", "path", "may_ignore",
-           "may_ignore_experts"]
+__all__ = ["METHOD", "MOE_FAMILIES", "NVFP4_MOE_CLASS", "WNA16_ONLY_FAMILIES", "forbidden_args", "scheme_from_config",
+           "path", "may_ignore", "may_ignore_experts", "nvfp4_moe_unmodelled"]
 
 METHOD = "compressed-tensors"
 
@@ -242,16 +248,14 @@ def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optiona
     None of these ``create_weights`` checks a size (the packed weight and the group scales take the per-rank input
     size floor-divided by 2 and 16), and the minimum capabilities (80, then 75) pass on 9.0: every layer is
     accepted at construction (a host fact: the default host, default environment - no emulation, FBGEMM or
-    forced GEMM backend).  The experts (CompressedTensorsW4A4Nvfp4MoEMethod and its weight-only form, with their
-    NVFP4 MoE backend choice) are not checked against the releases."""
+    forced GEMM backend).  The experts: :func:`nvfp4_moe_unmodelled`."""
     if fmt != NVFP4_FORMAT:
         return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
     if weights.get("group_size") != 16 or weights.get("actorder") or weights.get("block_structure") is not None:
         return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
-    moe = ("compressed-tensors NVFP4 weights on MoE experts (CompressedTensorsW4A4Nvfp4MoEMethod and its weight-only "
-           "form, the NVFP4 MoE backend choice) are not modelled")
+    # the experts are decided by release and launch (nvfp4_moe_unmodelled)
     if activations is None:
-        return dict(out, kind="nvfp4", moe=moe)
+        return dict(out, kind="nvfp4", moe=None)
     a_sym = _bool(activations.get("symmetric"), True)
     if (activations.get("type") != "float" or activations.get("num_bits") != 4
             or activations.get("strategy") != "tensor_group" or activations.get("group_size") != 16
@@ -259,7 +263,53 @@ def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optiona
         # other activations beside NVFP4 weights: 0.23.0+ refuses them (a ValueError), earlier releases look on for
         # another scheme (none takes FP4 weights: NotImplementedError)
         return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
-    return dict(out, kind="nvfp4", moe=moe)
+    return dict(out, kind="nvfp4", moe=None)
+
+
+#: the releases whose NVFP4 experts kvguard decides (compressed_tensors_moe.py 0.15.0 - 0.19.x, then
+#: compressed_tensors_moe/compressed_tensors_moe_w4a4_nvfp4.py: read in 0.15.0, 0.16.0 - 0.24.0 and 0.26.0 - 0.33.0;
+#: 0.15.1, 0.25.x and 0.27.1 lie between identical readings): one method for both forms, its backend chosen by
+#: select_nvfp4_moe_backend.  0.17.0 - 0.19.x have the same method, but their backend selection imports the FlashInfer
+#: TRT-LLM NVFP4 MoE module (which imports flashinfer) before it reaches MARLIN: not checked against the releases
+#: (the CPU oracle has no flashinfer), left skipped
+NVFP4_MOE_RANGES = (("0.15.0", "0.16.0"), ("0.20.0", None))
+#: the MoE families whose NVFP4 experts are decided (Qwen3-MoE, Mixtral: a FusedMoE / RoutedExperts of SiLU-and-mul
+#: experts, the router gate a plain linear layer)
+NVFP4_MOE_FAMILIES = ("qwen3_moe", "mixtral")
+#: the experts' method, as FusedMoE's EPLB refusal names it (both forms: use_a16 only changes the activation key)
+NVFP4_MOE_CLASS = "CompressedTensorsW4A4Nvfp4MoEMethod"
+
+
+def nvfp4_moe_unmodelled(family: str, release, moe_backend: Optional[str],
+                         all2all_backend: Optional[str]) -> Optional[str]:
+    """Why the NVFP4 / NVFP4A16 experts of ``family`` are not decided for this release and launch (None: they are).
+
+    0.15.0 - 0.16.x and 0.20.0 - 0.33.0 (:data:`NVFP4_MOE_RANGES`; ``CompressedTensorsMoEMethod.get_moe_method``, then
+    ``CompressedTensorsW4A4Nvfp4MoEMethod``):
+    NVFP4 weights with NVFP4 or no input activations take the one NVFP4 MoE method (``use_a16`` for the weight-only
+    form), which picks its backend while it is built (``select_nvfp4_moe_backend``, fused_moe/oracle/nvfp4.py, the
+    function ModelOpt's NVFP4 experts call: kvguard.quant.modelopt_shards) with the weight key ``kNvfp4Static`` and
+    the activation key ``kNvfp4Dynamic`` or None.  On the default host (compute capability 9.0, default environment,
+    ``--moe-backend auto``, the default all2all backend) the FlashInfer and CUTLASS FP4 entries need the SM100 family
+    and MARLIN (``MarlinExperts``: CUDA 7.5+, reads the weight key only; the last entry up to 0.19.x, EMULATION after
+    it from 0.20.0) takes the layer (0.32.0+ HUMMING before it
+    takes it or not - no size check either way).  ``create_weights`` sizes the packed weights and group scales by
+    floor division of the hidden and per-rank intermediate sizes (``// 2``, ``// 16``): no check, no padding.
+    ``supports_eplb``: the base's False up to 0.27.x, then true only for FlashInfer backends the host does not pick:
+    ``--enable-eplb`` is refused (:data:`NVFP4_MOE_CLASS`).  Releases before 0.15.0 (a ``use_marlin`` method with
+    its own backend detection) are not read, nor are DeepSeek-V2/V3's NVFP4 experts."""
+    if family not in NVFP4_MOE_FAMILIES:
+        return f"compressed-tensors NVFP4 weights on the MoE experts of the {family} family are not modelled"
+    if not release.within("0.15.0"):
+        return (f"compressed-tensors NVFP4 weights on MoE experts in vLLM {release.key} (its NVFP4 MoE method and "
+                f"backend detection before 0.15.0) are not modelled")
+    if not any(release.within(first, last) for first, last in NVFP4_MOE_RANGES):
+        return (f"compressed-tensors NVFP4 weights on MoE experts in vLLM {release.key} (its NVFP4 MoE backend "
+                f"selection imports the FlashInfer TRT-LLM MoE module before MARLIN; not checked against the release) "
+                f"are not modelled")
+    from .moe_backend import named_backend_unmodelled
+
+    return named_backend_unmodelled("compressed-tensors NVFP4 experts", moe_backend, all2all_backend)
 
 
 def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> Optional[str]:

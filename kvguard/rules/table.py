@@ -760,6 +760,7 @@ def _mi_undecided(state) -> bool:
         for name in ("VLLM_BATCH_INVARIANT", "VLLM_DISABLED_KERNELS"):
             if state.env.get(name):
                 state.unmodelled(f"{name} changes the AWQ / GPTQ / compressed-tensors kernel choice (not modelled)")
+        _ct_nvfp4_moe_env(state)
     if _modelopt_read(state):
         # the NVFP4 GEMM kernel is chosen while each layer is built: decided for the default host (FP4 Marlin on
         # compute capability 9.0, no size check); the environment variables that change the choice are not modelled
@@ -846,6 +847,23 @@ def _modelopt_read(state) -> bool:
 
     scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
     return scheme is not None and scheme.method.startswith("modelopt") and not _mi(state).unmodelled
+
+
+def _ct_nvfp4_moe_env(state) -> None:
+    """compressed-tensors NVFP4 experts (kvguard.quant.compressed_tensors.nvfp4_moe_unmodelled): their MoE backend is
+    chosen while each MoE layer is built by the function ModelOpt's NVFP4 experts call, decided for the default
+    environment only (the environment variables of kvguard.quant.modelopt_shards.MOE_ENV)."""
+    from ..quant import family_has_moe, family_of, scheme_of
+    from ..quant.modelopt_shards import MOE_ENV
+
+    scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
+    family = family_of(state.facts.architectures)
+    if scheme is None or scheme.ct != "nvfp4" or family is None or not family_has_moe(family):
+        return
+    for name in MOE_ENV:
+        if state.env.get(name):
+            state.unmodelled(f"{name} changes the NVFP4 MoE backend selection of compressed-tensors experts (not "
+                             f"modelled)")
 
 
 def _wna16_read(state) -> bool:
@@ -2293,7 +2311,9 @@ RULES = (
                  f"supports_eplb, read after the method is built and before its create_weights)",
           description="--enable-eplb with a MoE method without EPLB support (the AWQ / GPTQ MoE methods, "
                       "MoeWNA16Method, CompressedTensorsWNA16MarlinMoEMethod up to 0.26.x, from 0.27.0 "
-                      "CompressedTensorsWNA16MoEMethod on a backend other than TRITON; ModelOptFp8MoEMethod)"),
+                      "CompressedTensorsWNA16MoEMethod on a backend other than TRITON; ModelOptFp8MoEMethod; "
+                      "CompressedTensorsW4A4Nvfp4MoEMethod (compressed-tensors NVFP4 / NVFP4A16 experts, decided "
+                      "0.15.0-0.16.x and 0.20.0+) on the FP4 Marlin backend of compute capability 9.0)"),
     Check("MI_gptoss_world", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_gptoss_world"), template="",
           source="vllm/model_executor/models/gpt_oss.py::MLPBlock.__init__ (torch.distributed's world size: "

@@ -467,6 +467,43 @@ def ct_nvfp4_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+#: compressed-tensors NVFP4 / NVFP4A16 experts (RedHatAI/Qwen3-30B-A3B-NVFP4, RedHatAI/Qwen3-235B-A22B-NVFP4; Mixtral
+#: the same method): the MoE bases with the ignore lists those checkpoints carry, other MoE intermediate sizes (per-rank
+#: shares that are not multiples of 16 or 2), the MoE layouts and EPLB; how many run() builds per release (None: one
+#: in 0.15.0-0.16.x and from 0.20.0, the releases kvguard decides, none in the others); tools/quant_differential.py
+#: --ct-nvfp4-moe
+CT_NVFP4_MOE_CONFIGS: "int | None" = None
+CT_NVFP4_MOE_BASES = ("Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B", "mistralai/Mixtral-8x7B-v0.1")
+
+
+def _ct_nvfp4_moe_decided(version: str) -> bool:
+    """The releases whose NVFP4 experts kvguard decides (written out here, not read from kvguard)."""
+    release = resolve(version)
+    return release.within("0.15.0", "0.16.0") or release.within("0.20.0")
+
+
+def ct_nvfp4_moe_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` MoE configs (one MoE layer) with compressed-tensors NVFP4 or NVFP4A16 quantization."""
+    out = []
+    while len(out) < n:
+        base = CT_NVFP4_MOE_BASES[len(out) % len(CT_NVFP4_MOE_BASES)]
+        cfg = cut(catalog.lookup(base).config)
+        cfg["num_hidden_layers"] = 1
+        cfg["torch_dtype"] = "bfloat16"
+        key = "moe_intermediate_size" if "moe_intermediate_size" in cfg else "intermediate_size"
+        if rng.random() < 0.5:
+            cfg[key] = rng.choice([200, 384, 520, 768, 1000, 1536, 3000, 14336])
+        q = ct_nvfp4_quantization_config(rng)
+        for args in (q["config_groups"]["group_0"]["weights"], q["config_groups"]["group_0"]["input_activations"]):
+            if isinstance(args, dict) and args.get("num_bits") == 8:
+                # the FP8-activation form is refused (0.23.0+) before any MoE method: not this family's subject
+                q["config_groups"]["group_0"]["input_activations"] = None
+        q["ignore"] = list(CT_MOE_BASES[base])
+        cfg["quantization_config"] = q
+        out.append(cfg)
+    return out
+
+
 #: compressed-tensors on MoE models: the bases of llm-compressor's MoE checkpoints (RedHatAI/Qwen3-30B-A3B-FP8-dynamic,
 #: Qwen3-235B-A22B-FP8-dynamic, Qwen3-30B-A3B-quantized.w4a16, Mixtral-8x7B FP8, DeepSeek-V3 style FP8 block), with
 #: the ignore lists those checkpoints carry (lm_head and the router gates, as re: patterns)
@@ -918,6 +955,24 @@ def gemma4_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+def run_ct_nvfp4_moe(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build only ``n`` compressed-tensors NVFP4 MoE configs (ct_nvfp4_moe_variants) at ``n_layouts`` MoE layouts each,
+    EPLB last, in the release and compare (tools/quant_differential.py --ct-nvfp4-moe-only)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9100 + 1)
+    layouts = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
+               {"tp": 4, "dp": 4}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 8, "dp": 2}, {"tp": 2, "dp": 4, "ep": True},
+               {"tp": 4, "ep": True}]
+    cases = []
+    for cfg in ct_nvfp4_moe_variants(rng, n):
+        heads = cfg["num_attention_heads"]
+        lays = [lay for lay in layouts if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": rng.sample(lays, min(max(1, n_layouts - 1), len(lays)))
+                      + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}]})
+    out = run_runner("quant_runner.py", python, python_env, cases)
+    return compare(version, cases, out)
+
+
 def run_gemma4(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
     """Build ``n`` Gemma 4 configs (gemma4_variants) at ``n_layouts`` of GEMMA4_LAYOUTS each in the release and
     compare; the layer lists of the three catalog bases (cut, unquantized, tp 1) are compared too."""
@@ -1242,6 +1297,15 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         heads = cfg["num_attention_heads"]
         lays = [{"tp": tp} for tp in (1, 2, 4, 8, 16, 32, 64) if heads % tp == 0]
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
+    # compressed-tensors NVFP4 experts: the MoE layouts, EPLB last (a stream of its own per release)
+    ct_nvfp4_moe_rng = random.Random(seed * 9000 + SUPPORTED_VERSIONS.index(version))
+    n_nvfp4_moe = (int(_ct_nvfp4_moe_decided(version)) if CT_NVFP4_MOE_CONFIGS is None
+                   else CT_NVFP4_MOE_CONFIGS)
+    for cfg in ct_nvfp4_moe_variants(ct_nvfp4_moe_rng, n_nvfp4_moe):
+        heads = cfg["num_attention_heads"]
+        lays = [lay for lay in moe_layouts + [{"tp": 2, "dp": 4, "ep": True}] if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": ct_nvfp4_moe_rng.sample(lays, min(max(0, n_layouts - 1), len(lays)))
+                      + [{"tp": 2, "dp": 4, "ep": True, "eplb": True}]})
     # compressed-tensors on MoE models: the MoE layouts (tp x dp without expert parallel, EP, EPLB)
     ct_moe_rng = random.Random(seed * 2000 + SUPPORTED_VERSIONS.index(version))
     for cfg in ct_moe_variants(ct_moe_rng, max(1, n_configs // 2) if CT_MOE_CONFIGS is None else CT_MOE_CONFIGS):
