@@ -1078,6 +1078,7 @@ def _sliding_window_unset(text: Any) -> Optional[Crash]:
         attrs.update(saved)
     return None
 
+
 def _per_layer_notes(overrides: Optional[list[dict[str, Any]]], count: int) -> list[str]:
     """What the whole-model facts hide of a heterogeneous config (vLLM keeps the largest value)."""
     if not overrides:
