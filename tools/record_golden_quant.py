@@ -280,6 +280,13 @@ CASES = [
             "(ValueError, from 0.24.0)"},
 ]
 
+#: Gemma 4 26B-A4B as block FP8 (Fp8Config), the dense MLP narrowed to 2048 (a multiple of 128 per rank at tp 1 – 16)
+#: so that the experts (moe_intermediate_size 704, gelu_tanh) are the first layer whose block shape the method checks
+_GEMMA4_BLOCK_FP8 = {"text_config": dict(catalog.lookup("google/gemma-4-26B-A4B").config["text_config"],
+                                         intermediate_size=2048),
+                     "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic",
+                                             "weight_block_size": [128, 128]}}
+
 # ModelOpt NVFP4 (kvguard.quant.modelopt_shards): Llama-3.1-8B as the flat export ModelOpt writes into config.json
 # (nvidia/Llama-3.1-8B-Instruct-FP4-style), with an intermediate size of 12000 (750 groups of 16)
 CASES += [
@@ -459,22 +466,14 @@ CASES += [
      "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.28.0",
      "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -dp 8 --enable-expert-parallel (16 NVFP4 experts per rank, on FP4 "
             "Marlin): accepted"},
-    # Gemma 4's block-FP8 experts (Fp8Config; kvguard.quant.gemma4): the dense MLP narrowed to 2048 (a multiple of
-    # 128 per rank at tp 1 – 16) so that the experts (moe_intermediate_size 704, gelu_tanh) are the first layer
-    # whose block shape the method checks
+    # Gemma 4's block-FP8 experts (Fp8Config; kvguard.quant.gemma4): _GEMMA4_BLOCK_FP8
     {"id": "mi-fp8-block-gemma4-26b-a4b-tp8", "model": "google/gemma-4-26B-A4B",
-     "config_patch": {"text_config": dict(catalog.lookup("google/gemma-4-26B-A4B").config["text_config"],
-                                          intermediate_size=2048),
-                      "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic",
-                                              "weight_block_size": [128, 128]}},
+     "config_patch": _GEMMA4_BLOCK_FP8,
      "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.28.0",
      "why": "block-FP8 Gemma 4 26B-A4B at -tp 8: the experts' per-rank intermediate 704 / 8 = 88 is not a multiple "
             "of block_n 128 (and gcd(128, 88, 2816) = 8 is too small to refine the scales from 0.29.0): refused"},
     {"id": "mi-fp8-block-gemma4-26b-a4b-tp1", "model": "google/gemma-4-26B-A4B",
-     "config_patch": {"text_config": dict(catalog.lookup("google/gemma-4-26B-A4B").config["text_config"],
-                                          intermediate_size=2048),
-                      "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic",
-                                              "weight_block_size": [128, 128]}},
+     "config_patch": _GEMMA4_BLOCK_FP8,
      "argv": [], "layout": {"tp": 1}, "since": "0.28.0",
      "why": "block-FP8 Gemma 4 26B-A4B at tp 1: the experts' intermediate 704 is not a multiple of block_n 128: "
             "refused in 0.28.0; from 0.29.0 the block scales are refined to gcd(128, 704, 2816) = 64, which the "

@@ -292,8 +292,8 @@ def nvfp4_moe_unmodelled(family: str, release, moe_backend: Optional[str],
     the activation key ``kNvfp4Dynamic`` or None.  On the default host (compute capability 9.0, default environment,
     ``--moe-backend auto``, the default all2all backend) the FlashInfer and CUTLASS FP4 entries need the SM100 family
     and MARLIN (``MarlinExperts``: CUDA 7.5+, reads the weight key only; the last entry up to 0.19.x, EMULATION after
-    it from 0.20.0) takes the layer (0.32.0+ HUMMING before it
-    takes it or not - no size check either way).  ``create_weights`` sizes the packed weights and group scales by
+    it from 0.20.0) takes the layer (0.32.0+ HUMMING before it takes it or not - no size check either way).
+    ``create_weights`` sizes the packed weights and group scales by
     floor division of the hidden and per-rank intermediate sizes (``// 2``, ``// 16``): no check, no padding.
     ``supports_eplb``: the base's False up to 0.27.x, then true only for FlashInfer backends the host does not pick:
     ``--enable-eplb`` is refused (:data:`NVFP4_MOE_CLASS`).  Releases before 0.15.0 (a ``use_marlin`` method with

@@ -317,6 +317,15 @@ def _ct_args(**k) -> dict:
     return args
 
 
+def _ct_config(weights: dict, activations: "dict | None", fmt: str, ignore: list[str]) -> dict:
+    """A compressed-tensors quantization_config of one ``Linear`` group, as llm-compressor writes it."""
+    return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights, "input_activations": activations,
+                                          "output_activations": None, "format": fmt}},
+            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
+            "global_compression_ratio": None}
+
+
 def ct_quantization_config(rng: random.Random) -> dict:
     """One compressed-tensors quantization_config, as llm-compressor writes it."""
     roll = rng.random()
@@ -344,11 +353,7 @@ def ct_quantization_config(rng: random.Random) -> dict:
     ignore = ["lm_head"]
     if rng.random() < 0.12:
         ignore.append(rng.choice(["re:.*down_proj", "re:.*self_attn.*", "model.layers.0.mlp.gate_proj", "re:.*gate$"]))
-    return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
-            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": a,
-                                          "output_activations": None, "format": fmt}},
-            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
-            "global_compression_ratio": None}
+    return _ct_config(w, a, fmt, ignore)
 
 
 def ct_variants(rng: random.Random, n: int) -> list[dict]:
@@ -391,11 +396,7 @@ def ct_int8_quantization_config(rng: random.Random) -> dict:
     ignore = ["lm_head"]
     if rng.random() < 0.1:
         ignore.append(rng.choice(["re:.*down_proj", "model.layers.0.self_attn.q_proj"]))
-    return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
-            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": a,
-                                          "output_activations": None, "format": fmt}},
-            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
-            "global_compression_ratio": None}
+    return _ct_config(w, a, fmt, ignore)
 
 
 def ct_int8_variants(rng: random.Random, n: int) -> list[dict]:
@@ -439,11 +440,7 @@ def ct_nvfp4_quantization_config(rng: random.Random) -> dict:
     ignore = ["lm_head"]
     if rng.random() < 0.08:
         ignore.append(rng.choice(["re:.*down_proj", "model.layers.0.self_attn.q_proj"]))
-    return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
-            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": a,
-                                          "output_activations": None, "format": fmt}},
-            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
-            "global_compression_ratio": None}
+    return _ct_config(w, a, fmt, ignore)
 
 
 def ct_nvfp4_variants(rng: random.Random, n: int) -> list[dict]:
@@ -583,12 +580,7 @@ def ct_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0) -
         roll = rng.random()
         ignore = ["lm_head", gate] if roll < 0.8 else ["lm_head"] if roll < 0.9 else ["lm_head", rng.choice(
             ["re:.*self_attn.*", "re:.*shared_experts.*", "re:.*experts.*"])]
-        cfg["quantization_config"] = {
-            "quant_method": "compressed-tensors", "format": "pack-quantized", "quantization_status": "compressed",
-            "config_groups": {"group_0": {"targets": ["Linear"], "weights": w, "input_activations": None,
-                                          "output_activations": None, "format": "pack-quantized"}},
-            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}, "transform_config": {},
-            "global_compression_ratio": None}
+        cfg["quantization_config"] = _ct_config(w, None, "pack-quantized", ignore)
         out.append(cfg)
     return out
 
