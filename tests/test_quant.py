@@ -133,9 +133,13 @@ def test_eplb_config_kvguard_cannot_read_is_undecidable():
 def test_minimax_has_no_eplb_and_checks_tp_against_experts():
     c = cfg("MiniMaxAI/MiniMax-M2.5")
     c.pop("auto_map")
-    # MiniMax passes no enable_eplb: 256 experts over 5 EP ranks builds, and what EPLB does later is not modelled
+    # MiniMax passes no enable_eplb: 256 experts over 5 EP ranks builds; the model implements no MixtureOfExperts,
+    # so the V1 runner (0.28.0's default) fails its first EPLB step, the V2 runner accepts
     v = kvguard.check(c, vllm_version="0.28.0", dp=5, ep=True, enable_eplb=True, host=H100)
-    assert v.ok and [s.check for s in v.skipped] == ["MI_model"] and "EPLB" in v.skipped[0].reason
+    assert (v.ok, v.stage, v.check, v.exc_type) == (False, "worker", "W_eplb_no_moe_model", "AssertionError")
+    v = kvguard.check(c, vllm_version="0.28.0", dp=5, ep=True, enable_eplb=True, host=H100,
+                      env={"VLLM_USE_V2_MODEL_RUNNER": "1"})
+    assert v.ok and not v.skipped
     small = dict(c, num_local_experts=4, num_attention_heads=48, num_key_value_heads=8)
     v = kvguard.check(small, vllm_version="0.28.0", tp=8, host=H100)
     assert (v.check, v.message) == ("MI_tp_gt_experts", "Tensor parallel size 8 is greater than the number of experts 4.")

@@ -78,17 +78,28 @@ def test_dp_7_refused_in_every_release():
         assert (v.check, v.exc_type, v.message) == ("MI_gptoss_world", "AssertionError", "")
 
 
-@pytest.mark.parametrize(("version", "refused"), [("0.10.2", False), ("0.20.0", False), ("0.23.0", False),
-                                                  ("0.24.0", True), ("0.28.0", True), ("0.33.0", True)])
-def test_eplb_refused_from_0_24(version, refused):
-    # gpt-oss hands its experts no EPLB; from 0.24.0 the MoE layer reads --enable-eplb itself and refuses the MXFP4
-    # method (no supports_eplb); before, what EPLB does later is not modelled
+@pytest.mark.parametrize(("version", "check", "exc_type", "message"), [
+    ("0.10.2", "W_eplb_no_moe_model", "AssertionError", ""),
+    ("0.20.0", "W_eplb_no_moe_model", "AssertionError", ""),
+    ("0.23.0", "W_eplb_no_moe_model", "AssertionError", ""),
+    ("0.24.0", "MI_eplb_unsupported", "NotImplementedError", "EPLB is not supported GptOssMxfp4MoEMethod."),
+    ("0.28.0", "MI_eplb_unsupported", "NotImplementedError", "EPLB is not supported GptOssMxfp4MoEMethod."),
+    ("0.33.0", "MI_eplb_unsupported", "NotImplementedError", "EPLB is not supported GptOssMxfp4MoEMethod.")])
+def test_eplb_refused_in_every_release(version, check, exc_type, message):
+    # gpt-oss implements no MixtureOfExperts: up to 0.23.x the model builds and the V1 runner's first EPLB step
+    # asserts on the state it never registered a model with; from 0.24.0 the MoE layer reads --enable-eplb itself
+    # and refuses the MXFP4 method first
     v = kvguard.check(gpt_oss(), vllm_version=version, dp=8, enable_expert_parallel=True, enable_eplb=True, host=H100)
-    if refused:
-        assert (v.ok, v.check, v.exc_type, v.message) == (
-            False, "MI_eplb_unsupported", "NotImplementedError", "EPLB is not supported GptOssMxfp4MoEMethod.")
-    else:
-        assert "take no EPLB" in _mi_reason(v)
+    assert (v.ok, v.check, v.exc_type, v.message) == (False, check, exc_type, message)
+    assert v.stage == ("worker" if check.startswith("W_") else "model_init")
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "0.22.1", "0.23.0"])
+def test_eplb_accepted_on_the_v2_model_runner(version):
+    # the V2 runner's EPLB controller steps only the models it registered
+    v = kvguard.check(gpt_oss(), vllm_version=version, dp=8, enable_expert_parallel=True, enable_eplb=True, host=H100,
+                      env={"VLLM_USE_V2_MODEL_RUNNER": "1"})
+    assert v.ok is True
 
 
 def test_bf16_form_refusals_decided_acceptance_open():

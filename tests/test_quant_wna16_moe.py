@@ -420,13 +420,13 @@ def test_minimax_m2_experts_refused_at_tp_8_dp_4():
 
 
 def test_minimax_m2_eplb_refused_from_0_24_only():
-    # MiniMax-M2 passes no enable_eplb to its MoE layers: up to 0.23.x FusedMoE reads the layer's (False) and what
-    # EPLB does after the model is built is left skipped; from 0.24.0 the check reads the MoE parallel config's
-    # enable_eplb (--enable-eplb) and refuses the AWQ method
+    # MiniMax-M2 passes no enable_eplb to its MoE layers: up to 0.23.x FusedMoE reads the layer's (False), the model
+    # builds, and the V1 runner's first EPLB step finds no MixtureOfExperts model (a bare assert); from 0.24.0 the
+    # check reads the MoE parallel config's enable_eplb (--enable-eplb) and refuses the AWQ method first
     c = catalog_config("MiniMaxAI/MiniMax-M2.5", AWQ, torch_dtype="float16")
     old = kvguard.check(c, vllm_version="0.23.0", tp=4, dp=2, enable_expert_parallel=True, enable_eplb=True,
                         host=BIG, trust_remote_code=True)
-    assert old.check is None and any("take no EPLB" in r for r in skipped_reasons(old)), old
+    assert (old.stage, old.check, old.exc_type, old.message) == ("worker", "W_eplb_no_moe_model", "AssertionError", "")
     v = kvguard.check(c, vllm_version="0.24.0", tp=4, dp=2, enable_expert_parallel=True, enable_eplb=True, host=BIG,
                       trust_remote_code=True)
     assert (v.check, v.exc_type, v.message) == ("MI_eplb_unsupported", "NotImplementedError",

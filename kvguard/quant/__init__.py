@@ -70,8 +70,8 @@ from . import online as _online
 from . import wna16_moe as _wna16_moe
 from .expr import ExpressionError, evaluate
 
-__all__ = ["Layer", "Outcome", "QuantScheme", "family_has_moe", "family_of", "forbidden_tp", "layers", "outcome",
-           "scheme_of"]
+__all__ = ["Layer", "Outcome", "QuantScheme", "family_has_moe", "family_of", "forbidden_tp", "implements_moe", "layers",
+           "outcome", "scheme_of"]
 
 _DATA = Path(__file__).resolve().parent.parent / "data" / "quant_archs.json"
 
@@ -89,6 +89,13 @@ def family_of(architectures: "tuple[str, ...] | list[str]") -> Optional[str]:
             if arch in fam["architectures"]:
                 return name
     return None
+
+
+def implements_moe(family: str, release) -> bool:
+    """Whether the model the worker resolves for EPLB implements ``MixtureOfExperts`` in ``release`` (the family's
+    ``mixture_of_experts``, kvguard/data/quant_archs.json)."""
+    fact = _families()[family].get("mixture_of_experts", True)
+    return release.within(fact) if isinstance(fact, str) else bool(fact)
 
 
 def family_has_moe(family: str) -> bool:
@@ -323,6 +330,9 @@ class Outcome(Record):
     layer: Optional[str] = None
     needs: tuple[str, ...] = ()
     unmodelled: Optional[str] = None
+    #: built with ``--enable-eplb``, but the model the worker resolves for EPLB implements no
+    #: ``MixtureOfExperts`` (its MoE layers take no EPLB from it): the worker's first step decides
+    eplb_without_moe_model: bool = False
 
 
 class _Refused(Exception):
@@ -982,10 +992,14 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     else:
         result = Outcome(needs=tuple(needs))
         if launch.eplb and any(layer.kind == "moe" and not layer.moe[3] for layer, _ in prepared[1]):
-            # the model passes no EPLB to its MoE layers (it does not implement MixtureOfExperts in this
-            # release): what --enable-eplb does after the model is built is not modelled
-            result = Outcome(needs=tuple(needs), unmodelled=f"--enable-eplb with {', '.join(facts.architectures)}, "
-                             f"whose MoE layers take no EPLB in vLLM {release.key}, is not modelled")
+            if not implements_moe(family, release):
+                # the worker finds no MoE model to balance (W_eplb_no_moe_model decides what follows)
+                result = Outcome(needs=tuple(needs), eplb_without_moe_model=True)
+            else:
+                # a MoE model whose layers the model hands no EPLB (Gemma 4's, through its language model): what
+                # EPLB does with them after the model is built is not modelled
+                result = Outcome(needs=tuple(needs), unmodelled=f"--enable-eplb with {', '.join(facts.architectures)}, "
+                                 f"whose MoE layers take no EPLB in vLLM {release.key}, is not modelled")
     if len(memo) > 4096:
         memo.clear()
     memo[key] = result

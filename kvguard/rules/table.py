@@ -905,6 +905,14 @@ def _selector_fires(state) -> bool:
     return True
 
 
+def _eplb_without_moe_model(state) -> bool:
+    """W_eplb_no_moe_model: the model was built (its construction decided) with ``--enable-eplb`` but implements
+    no ``MixtureOfExperts``.  The V1 runner's ``eplb_step`` asserts on what it never registered (``eplb_state``,
+    from 0.22.0 ``_moe_model``) in the profile run's dummy batch; the V2 runner's EPLB controller (0.20.0+, read in
+    0.20.0-0.33.0) steps only registered models."""
+    return not getattr(state, "_mi_skip", True) and _mi(state).eplb_without_moe_model and _runner(state) != "v2"
+
+
 def _mi_fires(state, check: str) -> bool:
     return not getattr(state, "_mi_skip", True) and _mi(state).check == check
 
@@ -2459,6 +2467,14 @@ RULES = (
     # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
     # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare
     # AssertionError in a worker, after the configuration was accepted
+    # the first profiling step of the worker's EPLB state, before the KV cache is allocated (the checks below)
+    Check("W_eplb_no_moe_model", stage="worker", exc="AssertionError", scope="feature",
+          when=_eplb_without_moe_model, template="",
+          source="vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.eplb_step (the profile run's dummy batch; "
+                 "the V2 runner, vllm/v1/worker/gpu/eplb_utils.py, steps only registered MoE models)",
+          description="--enable-eplb with a MoE model that implements no MixtureOfExperts (gpt-oss, MiniMax-M2, "
+                      "Gemma 4, Mixtral in 0.10.2): the V1 model runner finds no model to balance (bare assert); "
+                      "the V2 runner skips EPLB"),
     Check("W_dcp_lse", "0.10.2", "0.19.1", stage="worker", exc="AssertionError", scope="env",
           when=lambda state: state.dcp > 1 and _attn.dcp_lse_refused(state), bind=_attn.impl_bind,
           template="DCP requires attention impls to return the softmax lse for decode, but the impl {impl} does not "

@@ -37,7 +37,8 @@ their FP8 scheme's kernel choices (``init_fp8_linear_kernel``, ``Fp8LinearOp``, 
 are stood in as the FP8 method's are (they run after ``validate_fp8_block_shape``); everything else keeps
 the CPU platform.  As ``initialize_model`` does, ``configure_quant_config`` hands the model class's packed-modules
 mapping and checkpoint-name mapper to the quantization config before the model is built.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
-listed (prefix, class, sizes) for comparison with kvguard's architecture data.
+listed (prefix, class, sizes) for comparison with kvguard's architecture data.  A built model's outcome says
+whether it (and a multimodal model's language model) implements ``MixtureOfExperts`` (``moe_model``).
 """
 
 from __future__ import annotations
@@ -638,6 +639,20 @@ def _expert_maps_on_cpu():
             cls.__init__ = on_cpu(cls.__init__)
 
 
+def _moe_models(model) -> dict:
+    """Whether the built model, and the language model of a multimodal one, implement ``MixtureOfExperts`` as the
+    release's ``is_mixture_of_experts`` sees them (what the worker registers with EPLB)."""
+    from vllm.model_executor.models import interfaces
+
+    language = None
+    if hasattr(model, "get_language_model"):
+        try:
+            language = bool(interfaces.is_mixture_of_experts(model.get_language_model()))
+        except Exception:  # noqa: BLE001 - a model without one
+            language = None
+    return {"model": bool(interfaces.is_mixture_of_experts(model)), "language_model": language}
+
+
 def _set(obj, name, value):
     try:
         object.__setattr__(obj, name, value)
@@ -769,8 +784,9 @@ def main(inp: str, out: str) -> None:
             rec = {}
             try:
                 with set_current_vllm_config(vc), torch.device("meta"):
-                    cls(vllm_config=vc, prefix="")
+                    model = cls(vllm_config=vc, prefix="")
                 rec["ok"] = True
+                rec["moe_model"] = _moe_models(model)
             except Exception as exc:  # noqa: BLE001 - the outcome under test
                 rec.update(ok=False, exc_type=type(exc).__name__, message=str(exc),
                            where=traceback.format_exc().strip().splitlines()[-3][:300], trace=traceback.format_exc()[-3000:])

@@ -41,7 +41,7 @@ import random
 import pytest
 
 from kvguard import catalog
-from kvguard.quant import Launch, family_of, layers, outcome, render
+from kvguard.quant import Launch, family_of, implements_moe, layers, outcome, render
 from kvguard.rules.check import model_facts
 from kvguard.versions import resolve
 
@@ -1462,3 +1462,56 @@ def oracle_list(records: list[dict]) -> list[tuple]:
         else:
             out.append((r["prefix"], r["class"], r["input_size"], (r["output_size"],)))
     return out
+
+
+#: MoE checkpoints of every family kvguard builds (kvguard/catalog), and the first release each is built in
+EPLB_MODEL_BASES = (("Qwen/Qwen3-30B-A3B", "0.10.2"), ("deepseek-ai/DeepSeek-V2-Lite", "0.10.2"),
+                    ("mistralai/Mixtral-8x7B-v0.1", "0.10.2"), ("MiniMaxAI/MiniMax-M2.5", "0.24.0"),
+                    ("openai/gpt-oss-20b", "0.10.2"), ("google/gemma-4-26B-A4B", "0.28.0"))
+#: the releases whose worker code was read for --enable-eplb with a model that implements no MixtureOfExperts
+#: (W_eplb_no_moe_model): CI builds the models in a sample, the oracle run of each release by hand
+EPLB_MODEL_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.24.0", "0.28.0"))
+
+
+def eplb_model_cases(version: str) -> list[dict]:
+    """One small build (tp 1) of each MoE family the release builds."""
+    from packaging.version import Version
+
+    cases = []
+    for base, since in EPLB_MODEL_BASES:
+        if Version(version.split("+")[0]) < Version(since):
+            continue
+        cfg = copy.deepcopy(catalog.lookup(base).config)
+        cfg.pop("auto_map", None)
+        text = cfg.get("text_config") or cfg
+        text["num_hidden_layers"] = min(text.get("num_hidden_layers", 2), max(2, (text.get("first_k_dense_replace")
+                                                                                   or 0) + 1))
+        if "layer_types" in text:
+            text["layer_types"] = text["layer_types"][:text["num_hidden_layers"]]
+        cases.append({"config": cfg, "layouts": [{"tp": 1}]})
+    return cases
+
+
+@pytest.mark.parametrize("version", EPLB_MODEL_SAMPLE)
+def test_eplb_registration_of_the_model_agrees(version):
+    """kvguard's fact behind W_eplb_no_moe_model — whether the model, or a multimodal model's language model,
+    implements MixtureOfExperts (the family's ``mixture_of_experts``) — against the release's own
+    ``is_mixture_of_experts`` on the built model."""
+    python, python_env = _python(version)
+    cases = eplb_model_cases(version)
+    out = run_runner("quant_runner.py", python, python_env, cases)
+    release = resolve(version)
+    seen = []
+    for case, res in zip(cases, out["results"]):
+        rec = (res.get("outcomes") or [{}])[0]
+        arch = case["config"]["architectures"][0]
+        assert rec.get("ok"), (arch, res.get("setup_error"), rec.get("message"))
+        facts = model_facts(case["config"], vllm_version=version)
+        family = family_of(facts.architectures)
+        assert family is not None, arch
+        kvguard_registers = implements_moe(family, release)
+        oracle_registers = rec["moe_model"]["model"] or bool(rec["moe_model"]["language_model"])
+        seen.append((arch, oracle_registers))
+        assert kvguard_registers == oracle_registers, (arch, rec["moe_model"])
+    print(f"\nvLLM {version}: the models EPLB registers agree: {seen}")
+    assert len(seen) == len(cases) >= 4
