@@ -218,7 +218,7 @@ def test_nothing_nearby_is_said_plainly(capsys, tmp_path):
     assert out.endswith(
         "no launch within 3 changes of the parallel flags (tensor-parallel-size, pipeline-parallel-size, "
         "data-parallel-size, prefill-context-parallel-size, decode-context-parallel-size, enable-expert-parallel, "
-        "nnodes, distributed-executor-backend) is accepted by vLLM 0.20.0 on this host (platform cuda, 8 GPUs per "
+        "enable-eplb, nnodes, distributed-executor-backend) is accepted by vLLM 0.20.0 on this host (platform cuda, 8 GPUs per "
         "node, Ray not installed)\n")
     # vLLM refuses the model config itself: the refusal is not about the layout at all
     launch = ["--", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "3"]
@@ -326,3 +326,14 @@ def test_a_failure_of_the_search_is_an_internal_error_not_an_answer(monkeypatch)
     with pytest.raises(kvguard.InternalError, match="internal error: AttributeError") as info:
         kvguard.suggest(QWEN, vllm_version="0.28.0", host=CUDA_NO_RAY, tp=8, dcp=2)
     assert isinstance(info.value, kvguard.Undecidable) and isinstance(info.value.__cause__, AttributeError)
+
+
+def test_an_eplb_refusal_suggests_dropping_eplb():
+    # gpt-oss implements no MixtureOfExperts: with EPLB the V1 runner refuses it, without EPLB it starts
+    # (--enable-eplb is only ever dropped by a suggestion, never added)
+    cfg = catalog.lookup("openai/gpt-oss-120b").config
+    found = kvguard.suggest(cfg, argv="vllm serve openai/gpt-oss-120b -tp 2 -dp 4 --enable-expert-parallel --enable-eplb",
+                            vllm_version="0.20.0", host=kvguard.Host.cuda_node())
+    assert found[0].command == "vllm serve openai/gpt-oss-120b -tp 2 -dp 4 --enable-expert-parallel"
+    assert found[0].describe() == "without --enable-eplb"
+    assert all(c.field != "enable_eplb" or c.after is False for s in found for c in s.changes)

@@ -1,7 +1,8 @@
 """The nearest launches a release accepts, for a launch it refuses.
 
 A suggestion edits only the launch's parallel flags — ``-tp``, ``-pp``, ``-dp``, ``-pcp``,
-``-dcp``, ``--enable-expert-parallel``, ``--nnodes`` and ``--distributed-executor-backend`` —
+``-dcp``, ``--enable-expert-parallel``, ``--enable-eplb`` (dropped only), ``--nnodes`` and
+``--distributed-executor-backend`` —
 never the model, the release or any other flag; its command line is the launch as given with
 those edits applied.  The search is bounded (at most :data:`MAX_CHANGES` flags changed, a GPU
 count at most twice the launch's or one node's), deterministic, and honest: a suggestion is
@@ -30,7 +31,7 @@ __all__ = ["Change", "EDITABLE", "MAX_CHANGES", "Suggestion", "describe_host", "
 #: the flags a suggestion may change, in the order changes are listed
 EDITABLE: tuple[str, ...] = (
     "tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size", "prefill_context_parallel_size",
-    "decode_context_parallel_size", "enable_expert_parallel", "nnodes", "distributed_executor_backend",
+    "decode_context_parallel_size", "enable_expert_parallel", "enable_eplb", "nnodes", "distributed_executor_backend",
 )
 _SIZES = EDITABLE[:5]
 #: the spelling a new flag gets: the short alias where the release defines it (as vLLM's docs write them)
@@ -166,6 +167,9 @@ def _values(name: str, original: Any, cap: int, host: Host) -> list[Any]:
         return _sizes(original, cap)
     if name == "enable_expert_parallel":
         return [not original]
+    if name == "enable_eplb":
+        # dropped, never added: balancing the experts is what a refusal may ask to give up, not a way to start
+        return [False] if original else []
     if name == "nnodes":
         per_node = host.gpus_per_node or 1
         return [n for n in _sizes(original, max(1, -(-cap // per_node)))]
