@@ -907,9 +907,10 @@ def _selector_fires(state) -> bool:
 
 def _eplb_without_moe_model(state) -> bool:
     """W_eplb_no_moe_model: the model was built (its construction decided) with ``--enable-eplb`` but implements
-    no ``MixtureOfExperts``.  The V1 runner's ``eplb_step`` asserts on what it never registered (``eplb_state``,
-    from 0.22.0 ``_moe_model``) in the profile run's dummy batch; the V2 runner's EPLB controller (0.20.0+, read in
-    0.20.0-0.33.0) steps only registered models."""
+    no ``MixtureOfExperts``.  The V1 runner's ``eplb_step``, in the profile run's dummy batch, asserts on the EPLB
+    state (built only for such a model up to some releases), then that the model is one (up to 0.21.x) or on the
+    MoE model it registered (0.22.0+): a bare ``AssertionError`` in every release.  The V2 runner's EPLB controller
+    (0.20.0+, read in 0.20.0-0.33.0) steps only registered models."""
     return not getattr(state, "_mi_skip", True) and _mi(state).eplb_without_moe_model and _runner(state) != "v2"
 
 

@@ -782,6 +782,13 @@ def main(inp: str, out: str) -> None:
                     getattr(vc.compilation_config, attr).clear()
             del records[:]
             rec = {}
+            parallel = sys.modules.get("vllm.config.parallel")
+            cpu = getattr(parallel, "current_platform", None)
+            if lay.get("eplb") and cpu is not None:
+                # a model that re-validates a copy of the config (Gemma 4's multimodal wrapper) meets
+                # ParallelConfig's EPLB platform check: the platform is the host's question (PV_eplb_platform),
+                # answered here as the default host's, CUDA
+                parallel.current_platform = _cuda_90_stand_in()
             try:
                 with set_current_vllm_config(vc), torch.device("meta"):
                     model = cls(vllm_config=vc, prefix="")
@@ -790,6 +797,9 @@ def main(inp: str, out: str) -> None:
             except Exception as exc:  # noqa: BLE001 - the outcome under test
                 rec.update(ok=False, exc_type=type(exc).__name__, message=str(exc),
                            where=traceback.format_exc().strip().splitlines()[-3][:300], trace=traceback.format_exc()[-3000:])
+            finally:
+                if cpu is not None:
+                    parallel.current_platform = cpu
             if case.get("record"):
                 rec["layers"] = list(records)
             outs.append(rec)

@@ -886,6 +886,7 @@ GEMMA4_BASES = ("nvidia/Gemma-4-31B-IT-NVFP4", "nvidia/Gemma-4-26B-A4B-NVFP4", "
 #: VllmConfig while it is built, which refuses EPLB on the CPU oracle's platform — a GPU accepts it)
 GEMMA4_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 2, "dp": 4}, {"tp": 4, "dp": 2},
                   {"tp": 1, "dp": 8, "ep": True}, {"tp": 4, "dp": 4, "ep": True}, {"tp": 16, "dp": 2, "ep": True},
+                  {"tp": 2, "dp": 4, "ep": True, "eplb": True}, {"tp": 1, "dp": 5, "ep": True, "eplb": True},
                   {"tp": 2, "dp": 4, "ep": True})
 
 
