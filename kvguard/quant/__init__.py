@@ -331,7 +331,7 @@ class Outcome(Record):
     needs: tuple[str, ...] = ()
     unmodelled: Optional[str] = None
     #: built with ``--enable-eplb``, but the model the worker resolves for EPLB implements no
-    #: ``MixtureOfExperts`` (its MoE layers take no EPLB from it): the worker's first step decides
+    #: ``MixtureOfExperts``: the worker's first EPLB step decides (``W_eplb_no_moe_model``)
     eplb_without_moe_model: bool = False
 
 
@@ -991,15 +991,15 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             break
     else:
         result = Outcome(needs=tuple(needs))
-        if launch.eplb and any(layer.kind == "moe" and not layer.moe[3] for layer, _ in prepared[1]):
-            if not implements_moe(family, release):
-                # the worker finds no MoE model to balance (W_eplb_no_moe_model decides what follows)
-                result = Outcome(needs=tuple(needs), eplb_without_moe_model=True)
-            else:
-                # a MoE model whose layers the model hands no EPLB (Gemma 4's, through its language model): what
-                # EPLB does with them after the model is built is not modelled
-                result = Outcome(needs=tuple(needs), unmodelled=f"--enable-eplb with {', '.join(facts.architectures)}, "
-                                 f"whose MoE layers take no EPLB in vLLM {release.key}, is not modelled")
+        moe = [layer for layer, _ in prepared[1] if layer.kind == "moe"]
+        if launch.eplb and moe and not implements_moe(family, release):
+            # the worker finds no MoE model to balance (W_eplb_no_moe_model decides what follows)
+            result = Outcome(needs=tuple(needs), eplb_without_moe_model=True)
+        elif launch.eplb and any(not layer.moe[3] for layer in moe):
+            # a MoE model whose layers the model hands no EPLB (Gemma 4's, through its language model): what
+            # EPLB does with them after the model is built is not modelled
+            result = Outcome(needs=tuple(needs), unmodelled=f"--enable-eplb with {', '.join(facts.architectures)}, "
+                             f"whose MoE layers take no EPLB in vLLM {release.key}, is not modelled")
     if len(memo) > 4096:
         memo.clear()
     memo[key] = result

@@ -908,9 +908,9 @@ def _selector_fires(state) -> bool:
 def _eplb_without_moe_model(state) -> bool:
     """W_eplb_no_moe_model: the model was built (its construction decided) with ``--enable-eplb`` but implements
     no ``MixtureOfExperts``.  The V1 runner's ``eplb_step``, in the profile run's dummy batch, asserts on the EPLB
-    state (built only for such a model up to some releases), then that the model is one (up to 0.21.x) or on the
-    MoE model it registered (0.22.0+): a bare ``AssertionError`` in every release.  The V2 runner's EPLB controller
-    (0.20.0+, read in 0.20.0-0.33.0) steps only registered models."""
+    state (0.10.2-0.11.0 build it only for such a model), that the model is one (0.11.1-0.21.x) or on the MoE model
+    it registered (0.22.0+): a bare ``AssertionError`` in every release.  The V2 runner's EPLB controller (0.20.0+,
+    read in 0.20.0-0.33.0) steps only registered models."""
     return not getattr(state, "_mi_skip", True) and _mi(state).eplb_without_moe_model and _runner(state) != "v2"
 
 
@@ -2465,17 +2465,18 @@ RULES = (
                       "excluded) whose tie_weights is the base class's bare NotImplementedError — in 0.24.0 only: "
                       "0.25.0+ the base shares the embedding's weight, so the row never fires in 0.25.x"),
     # ===================== worker start: attention backends ==================
-    # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
-    # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare
-    # AssertionError in a worker, after the configuration was accepted
-    # the first profiling step of the worker's EPLB state, before the KV cache is allocated (the checks below)
+    # the V1 runner's first EPLB step, in the profile run's dummy batch, before the KV cache is allocated (where
+    # the checks below run)
     Check("W_eplb_no_moe_model", stage="worker", exc="AssertionError", scope="feature",
           when=_eplb_without_moe_model, template="",
           source="vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.eplb_step (the profile run's dummy batch; "
                  "the V2 runner, vllm/v1/worker/gpu/eplb_utils.py, steps only registered MoE models)",
           description="--enable-eplb with a MoE model that implements no MixtureOfExperts (gpt-oss, MiniMax-M2, "
-                      "Gemma 4, Mixtral in 0.10.2): the V1 model runner finds no model to balance (bare assert); "
-                      "the V2 runner skips EPLB"),
+                      "Mixtral in 0.10.2): the V1 model runner finds no model to balance (bare assert); the V2 "
+                      "runner skips EPLB"),
+    # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
+    # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare
+    # AssertionError in a worker, after the configuration was accepted
     Check("W_dcp_lse", "0.10.2", "0.19.1", stage="worker", exc="AssertionError", scope="env",
           when=lambda state: state.dcp > 1 and _attn.dcp_lse_refused(state), bind=_attn.impl_bind,
           template="DCP requires attention impls to return the softmax lse for decode, but the impl {impl} does not "
