@@ -793,13 +793,17 @@ def main(inp: str, out: str) -> None:
                 with set_current_vllm_config(vc), torch.device("meta"):
                     model = cls(vllm_config=vc, prefix="")
                 rec["ok"] = True
-                rec["moe_model"] = _moe_models(model)
             except Exception as exc:  # noqa: BLE001 - the outcome under test
                 rec.update(ok=False, exc_type=type(exc).__name__, message=str(exc),
                            where=traceback.format_exc().strip().splitlines()[-3][:300], trace=traceback.format_exc()[-3000:])
             finally:
                 if cpu is not None:
                     parallel.current_platform = cpu
+            if rec["ok"]:
+                try:  # a fact about the built model, not the construction's outcome
+                    rec["moe_model"] = _moe_models(model)
+                except Exception as exc:  # noqa: BLE001
+                    rec["moe_model"] = {"error": f"{type(exc).__name__}: {exc}"}
             if case.get("record"):
                 rec["layers"] = list(records)
             outs.append(rec)
