@@ -256,14 +256,49 @@ def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optiona
     # the experts are decided by release and launch (nvfp4_moe_unmodelled)
     if activations is None:
         return dict(out, kind="nvfp4", moe=None)
+    if fp8_activations(activations):
+        # refused at the first quantized linear layer, by release (:func:`path`); the experts are never reached
+        return dict(out, kind="nvfp4_fp8", moe=None)
     a_sym = _bool(activations.get("symmetric"), True)
     if (activations.get("type") != "float" or activations.get("num_bits") != 4
             or activations.get("strategy") != "tensor_group" or activations.get("group_size") != 16
             or a_sym is not True or activations.get("dynamic") != "local"):
-        # other activations beside NVFP4 weights: 0.23.0+ refuses them (a ValueError), earlier releases look on for
-        # another scheme (none takes FP4 weights: NotImplementedError)
+        # other activations beside NVFP4 weights (INT8, static NVFP4, other FP8 forms) are not checked against the
+        # releases
         return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
     return dict(out, kind="nvfp4", moe=None)
+
+
+def fp8_activations(activations: Mapping[str, Any]) -> bool:
+    """Whether ``activations`` are FP8 per-token or per-tensor, dynamic or static, symmetric or not (llm-compressor's
+    FP8_DYNAMIC activations are dynamic per-token, its FP8 ones static per-tensor): the forms checked against the
+    releases beside NVFP4 weights (:data:`NVFP4_FP8_REFUSED`).  Group-wise FP8 activations are left out."""
+    if activations.get("type") != "float" or activations.get("num_bits") != 8:
+        return False
+    if activations.get("group_size") is not None or activations.get("actorder") or (
+            activations.get("block_structure") is not None):
+        return False
+    if _bool(activations.get("symmetric"), True) is None or _bool(activations.get("dynamic"), False) is None:
+        return False
+    return activations.get("strategy") in ("token", "tensor")
+
+
+#: NVFP4 weights with FP8 input activations (:func:`fp8_activations`), as each release's
+#: ``CompressedTensorsConfig._get_scheme_from_parts`` (compressed_tensors.py) meets them at the first quantized linear
+#: layer (``get_quant_method`` from ``LinearBase.__init__``, after the layer's own sharding divisions and before its
+#: ``create_weights``):
+#:
+#: - 0.10.2 - 0.22.x (``_is_fp4a4_nvfp4`` / ``_is_fp4a16_nvfp4``, then ``_is_nvfp4_format``): neither NVFP4 test takes
+#:   FP8 activations, and no other test takes ``tensor_group`` weights (the FP8 tests want tensor / channel / block
+#:   weights, the W4A8 and INT8 tests group / channel / tensor ones): the closing ``NotImplementedError``, whose message
+#:   is the bare sentence up to :data:`NVFP4_FP8_PLAIN_UNTIL` and from 0.12.0 prints the layer name and the
+#:   compressed-tensors package's ``QuantizationArgs`` objects (their repr is the package's, not modelled);
+#: - 0.23.0+: the NVFP4 branch comes first and refuses any input activations that are not NVFP4 with a ValueError,
+#:   given two arguments up to :data:`NVFP4_FP8_TUPLE_UNTIL` (its message is the tuple's repr) and one from the next
+#:   group release.
+NVFP4_FP8_REFUSED = "0.23.0"
+NVFP4_FP8_PLAIN_UNTIL = "0.16.0"
+NVFP4_FP8_TUPLE_UNTIL = "0.28.0"
 
 
 #: the releases whose NVFP4 experts kvguard decides (compressed_tensors_moe.py 0.15.0 - 0.19.x, then
@@ -346,6 +381,18 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         return f"unmodelled:--dtype {dtype} with compressed-tensors weights is not modelled"
     if kind in ("fp8", "int8", "nvfp4"):
         return kind
+    if kind == "nvfp4_fp8":
+        if family == "deepseek_v2":
+            # its first quantized layers are ReplicatedLinear / the MLA projections, whose order per config kvguard
+            # does not walk for this refusal
+            return "unmodelled:compressed-tensors NVFP4 weights with FP8 activations on DeepSeek are not modelled"
+        if release.within(NVFP4_FP8_REFUSED):
+            return "nvfp4_fp8_refused"
+        if release.within(None, NVFP4_FP8_PLAIN_UNTIL):
+            return "no_scheme"
+        return (f"unmodelled:compressed-tensors NVFP4 weights with FP8 activations in vLLM {release.key} (no scheme "
+                f"takes them: the NotImplementedError prints the compressed-tensors package's QuantizationArgs "
+                f"objects) are not modelled")
     if kind == "fp8_block":
         # 0.10.2's _is_fp8_w8a8 takes no block strategy, nor does any later test: no scheme is found for the layer
         if release.within("0.11.0"):

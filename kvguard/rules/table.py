@@ -2408,12 +2408,25 @@ RULES = (
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
           description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
-    Check("MI_ct_no_scheme", "0.10.2", "0.10.2", stage="model_init", exc="NotImplementedError",
+    Check("MI_ct_no_scheme", "0.10.2", "0.16.0", stage="model_init", exc="NotImplementedError",
           when=lambda state: _mi_fires(state, "MI_ct_no_scheme"),
           template="No compressed-tensors compatible scheme was found.",
           source=f"{_S_CT}/compressed_tensors.py::CompressedTensorsConfig._get_scheme_from_parts",
-          description="compressed-tensors FP8 weights with block scales: 0.10.2 has no scheme for them (the first "
-                      "quantized linear layer refuses)"),
+          description="compressed-tensors FP8 weights with block scales (0.10.2) and NVFP4 weights with FP8 "
+                      "activations (0.10.2-0.11.x): no scheme takes them (the first quantized linear layer refuses)"),
+    Check("MI_ct_nvfp4_activations", "0.23.0", "0.28.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_ct_nvfp4_activations"),
+          template="('For NVFP4 weights, input quantization must also be NVFP4 format, ', 'None for NVFP4A16')",
+          source=f"{_S_CT}/compressed_tensors.py::CompressedTensorsConfig._get_scheme_from_parts (the ValueError "
+                 f"is given two arguments: its message is the tuple's repr)",
+          description="compressed-tensors NVFP4 weights with FP8 input activations: the NVFP4 branch refuses any "
+                      "input activations other than NVFP4 or none (the first quantized linear layer refuses)"),
+    Check("MI_ct_nvfp4_activations", "0.29.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_ct_nvfp4_activations"),
+          template="For NVFP4 weights, input quantization must also be NVFP4 format, None for NVFP4A16",
+          source=f"{_S_CT}/compressed_tensors.py::CompressedTensorsConfig._get_scheme_from_parts",
+          description="compressed-tensors NVFP4 weights with FP8 input activations: the NVFP4 branch refuses any "
+                      "input activations other than NVFP4 or none (the first quantized linear layer refuses)"),
     Check("MI_ct_no_target", "0.17.0", "0.17.1", stage="model_init", exc="ValueError",
           when=lambda state: _mi_fires(state, "MI_ct_no_target"), bind=_mi_values,
           template="Unable to find matching target for {prefix} in the compressed-tensors config.",
