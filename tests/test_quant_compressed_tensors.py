@@ -862,7 +862,7 @@ def test_nvfp4_experts_audit_states_the_moe_backend():
 NVFP4_FP8_DYNAMIC = quant(_args(**_FP4), _args(strategy="token", dynamic=True, observer=None), "nvfp4-pack-quantized")
 NVFP4_FP8_STATIC = quant(_args(**_FP4), _args(strategy="tensor"), "nvfp4-pack-quantized")
 #: the releases' messages, copied from compressed_tensors.py (_get_scheme_from_parts): the bare NotImplementedError
-#: (0.10.2-0.14.1 read); 0.23.0-0.28.0 a ValueError of two arguments (str() is the tuple's repr); 0.29.0+ one argument
+#: up to 0.22.x; 0.23.0-0.28.0 a ValueError of two arguments (str() is the tuple's repr); 0.29.0+ one argument
 NO_SCHEME = "No compressed-tensors compatible scheme was found."
 NVFP4_ACT_TUPLE = "('For NVFP4 weights, input quantization must also be NVFP4 format, ', 'None for NVFP4A16')"
 NVFP4_ACT = "For NVFP4 weights, input quantization must also be NVFP4 format, None for NVFP4A16"
@@ -871,7 +871,8 @@ NVFP4_ACT = "For NVFP4 weights, input quantization must also be NVFP4 format, No
 @pytest.mark.parametrize("q", [NVFP4_FP8_DYNAMIC, NVFP4_FP8_STATIC], ids=["fp8-dynamic", "fp8-static"])
 @pytest.mark.parametrize("version, exc, message", [
     ("0.10.2", "NotImplementedError", NO_SCHEME), ("0.11.1", "NotImplementedError", NO_SCHEME),
-    ("0.12.0", "NotImplementedError", NO_SCHEME),
+    ("0.12.0", "NotImplementedError", NO_SCHEME), ("0.14.1", "NotImplementedError", NO_SCHEME),
+    ("0.17.1", "NotImplementedError", NO_SCHEME), ("0.22.1", "NotImplementedError", NO_SCHEME),
     ("0.23.0", "ValueError", NVFP4_ACT_TUPLE), ("0.24.0", "ValueError", NVFP4_ACT_TUPLE),
     ("0.27.0", "ValueError", NVFP4_ACT_TUPLE), ("0.28.0", "ValueError", NVFP4_ACT_TUPLE),
     ("0.29.0", "ValueError", NVFP4_ACT), ("0.31.0", "ValueError", NVFP4_ACT), ("0.33.0", "ValueError", NVFP4_ACT),
@@ -890,13 +891,14 @@ def test_nvfp4_weights_with_fp8_activations_are_refused_at_the_first_linear(q, v
     {"strategy": "token"},                                          # static per-token
     {"strategy": "token", "dynamic": True, "observer": None, "symmetric": False},
 ])
-@pytest.mark.parametrize("version, exc", [("0.11.0", "NotImplementedError"), ("0.28.0", "ValueError"),
-                                          ("0.30.0", "ValueError")])
+@pytest.mark.parametrize("version, exc", [("0.11.0", "NotImplementedError"), ("0.20.0", "NotImplementedError"),
+                                          ("0.28.0", "ValueError"), ("0.30.0", "ValueError")])
 def test_nvfp4_weights_with_other_fp8_activation_forms_are_refused_alike(activations, version, exc):
     v = kvguard.check(llama(quant(_args(**_FP4), _args(**activations), "nvfp4-pack-quantized")),
                       vllm_version=version, tp=4, host=H100)
     assert (v.ok, v.exc_type) == (False, exc)
-    assert v.message == {"0.11.0": NO_SCHEME, "0.28.0": NVFP4_ACT_TUPLE, "0.30.0": NVFP4_ACT}[version]
+    assert v.message == {"0.11.0": NO_SCHEME, "0.20.0": NO_SCHEME, "0.28.0": NVFP4_ACT_TUPLE,
+                         "0.30.0": NVFP4_ACT}[version]
 
 
 @pytest.mark.parametrize("version", ["0.24.0", "0.33.0"])
@@ -906,14 +908,6 @@ def test_nvfp4_fp8_refusal_comes_before_the_experts(version):
     for c in (qwen3_moe(NVFP4_FP8_DYNAMIC), mixtral(NVFP4_FP8_STATIC)):
         v = kvguard.check(c, vllm_version=version, dp=8, ep=True, enable_eplb=True, host=H100)
         assert (v.check, v.exc_type) == ("MI_ct_nvfp4_activations", "ValueError")
-
-
-@pytest.mark.parametrize("version", ["0.13.0", "0.14.1", "0.20.0", "0.22.1"])
-def test_nvfp4_fp8_between_0_13_and_0_22_is_skipped(version):
-    # the NotImplementedError of these releases prints the layer name and the compressed-tensors package's
-    # QuantizationArgs objects (their repr is the package's): never a verdict
-    v = kvguard.check(llama(NVFP4_FP8_DYNAMIC), vllm_version=version, tp=8, host=H100)
-    assert v.ok and "QuantizationArgs" in skipped(v)["MI_model"]
 
 
 def test_nvfp4_fp8_cases_kvguard_leaves_open():

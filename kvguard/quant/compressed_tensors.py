@@ -24,7 +24,9 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
 - ``schemes/compressed_tensors_w4a16_nvfp4.py`` (up to 0.22.x) and ``schemes/compressed_tensors_w4a4_nvfp4.py``:
   NVFP4 (``nvfp4-pack-quantized``, W4A4 and weight-only) on a GPU without FP4 CUTLASS - the W4A16 FP4 fallback up to
   0.15.x, then ``CompressedTensorsW4A4Fp4`` with FP4 Marlin (``select_nvfp4_linear_backend`` 0.16.0-0.19.x,
-  kernels/linear ``init_nvfp4_linear_kernel`` 0.20.0+): no size check while the layer is built (:func:`_nvfp4`).
+  kernels/linear ``init_nvfp4_linear_kernel`` 0.20.0+): no size check while the layer is built (:func:`_nvfp4`);
+  NVFP4 weights with FP8 activations find no scheme (0.10.2-0.22.x) or meet the NVFP4 branch's refusal (0.23.0+) at the
+  first quantized linear layer (:data:`NVFP4_FP8_REFUSED`).
 
 - ``compressed_tensors_moe.py`` (``compressed_tensors_moe/`` from 0.20.0):
   ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral, DeepSeek-V2/V3 and (integer
@@ -44,7 +46,7 @@ Only the forms every release reads the same way are modelled: one config group t
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
 that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
 sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 weights with
-other activations, NVFP4 experts before 0.15.0, in 0.17.0-0.19.x or on DeepSeek, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
+activations other than NVFP4, FP8 per-token / per-tensor or none, NVFP4 experts before 0.15.0, in 0.17.0-0.19.x or on DeepSeek, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
 activation-ordered integer weights, other MoE architectures, FP8 on MiniMax-M2) is reported as not modelled, and so
 are the QuantizationArgs fields newer llm-compressor exports carry (``scale_dtype``, ``zp_dtype``) up to 0.13.x: the
 compressed-tensors package those releases pin forbids them (VllmConfig's validation refuses the config with a pydantic
@@ -286,18 +288,16 @@ def fp8_activations(activations: Mapping[str, Any]) -> bool:
 #: NVFP4 weights with FP8 input activations (:func:`fp8_activations`), as each release's
 #: ``CompressedTensorsConfig._get_scheme_from_parts`` (compressed_tensors.py) meets them at the first quantized linear
 #: layer (``get_quant_method`` from ``LinearBase.__init__``, after the layer's own sharding divisions and before its
-#: ``create_weights``):
+#: ``create_weights``); read in every group release 0.10.2 - 0.33.0:
 #:
-#: - 0.10.2 - 0.22.x (``_is_fp4a4_nvfp4`` / ``_is_fp4a16_nvfp4``, then ``_is_nvfp4_format``): neither NVFP4 test takes
-#:   FP8 activations, and no other test takes ``tensor_group`` weights (the FP8 tests want tensor / channel / block
-#:   weights, the W4A8 and INT8 tests group / channel / tensor ones): the closing ``NotImplementedError``, whose message
-#:   is the bare sentence up to :data:`NVFP4_FP8_PLAIN_UNTIL` and from 0.12.0 prints the layer name and the
-#:   compressed-tensors package's ``QuantizationArgs`` objects (their repr is the package's, not modelled);
-#: - 0.23.0+: the NVFP4 branch comes first and refuses any input activations that are not NVFP4 with a ValueError,
-#:   given two arguments up to :data:`NVFP4_FP8_TUPLE_UNTIL` (its message is the tuple's repr) and one from the next
-#:   group release.
+#: - 0.10.2 - 0.22.x (``_is_fp4a4_nvfp4`` / ``_is_fp4a16_nvfp4``, from 0.14.0 ``_is_nvfp4_format``): neither NVFP4 test
+#:   takes FP8 activations and no other test takes ``tensor_group`` weights (the FP8 tests want tensor / channel /
+#:   block weights, W4A8 / INT8 / MXFP4 / MXFP8 group, channel or tensor ones): the closing ``NotImplementedError``,
+#:   its message the bare sentence in all of them (``MI_ct_no_scheme``);
+#: - 0.23.0+: the NVFP4 branch comes first and refuses any input activations that are not NVFP4 with a ValueError
+#:   (``MI_ct_nvfp4_activations``), given two arguments up to :data:`NVFP4_FP8_TUPLE_UNTIL` (its message is the
+#:   tuple's repr), one from 0.29.0.
 NVFP4_FP8_REFUSED = "0.23.0"
-NVFP4_FP8_PLAIN_UNTIL = "0.16.0"
 NVFP4_FP8_TUPLE_UNTIL = "0.28.0"
 
 
@@ -386,13 +386,7 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
             # its first quantized layers are ReplicatedLinear / the MLA projections, whose order per config kvguard
             # does not walk for this refusal
             return "unmodelled:compressed-tensors NVFP4 weights with FP8 activations on DeepSeek are not modelled"
-        if release.within(NVFP4_FP8_REFUSED):
-            return "nvfp4_fp8_refused"
-        if release.within(None, NVFP4_FP8_PLAIN_UNTIL):
-            return "no_scheme"
-        return (f"unmodelled:compressed-tensors NVFP4 weights with FP8 activations in vLLM {release.key} (no scheme "
-                f"takes them: the NotImplementedError prints the compressed-tensors package's QuantizationArgs "
-                f"objects) are not modelled")
+        return "nvfp4_fp8_refused" if release.within(NVFP4_FP8_REFUSED) else "no_scheme"
     if kind == "fp8_block":
         # 0.10.2's _is_fp8_w8a8 takes no block strategy, nor does any later test: no scheme is found for the layer
         if release.within("0.11.0"):
