@@ -888,7 +888,7 @@ def test_nvfp4_weights_with_fp8_activations_are_refused_at_the_first_linear(q, v
 
 @pytest.mark.parametrize("activations", [
     {"strategy": "tensor", "dynamic": True, "observer": None},
-    {"strategy": "token"},                                          # static per-token
+    {"strategy": "tensor", "symmetric": False},
     {"strategy": "token", "dynamic": True, "observer": None, "symmetric": False},
 ])
 @pytest.mark.parametrize("version, exc", [("0.11.0", "NotImplementedError"), ("0.20.0", "NotImplementedError"),
@@ -908,6 +908,14 @@ def test_nvfp4_fp8_refusal_comes_before_the_experts(version):
     for c in (qwen3_moe(NVFP4_FP8_DYNAMIC), mixtral(NVFP4_FP8_STATIC)):
         v = kvguard.check(c, vllm_version=version, dp=8, ep=True, enable_eplb=True, host=H100)
         assert (v.check, v.exc_type) == ("MI_ct_nvfp4_activations", "ValueError")
+
+
+def test_nvfp4_with_static_per_token_fp8_activations_is_skipped():
+    # the compressed-tensors package refuses static per-token quantization while VllmConfig is built ("Cannot perform
+    # static token quantization, please use `dynamic=True`", a pydantic message naming the host's pydantic version)
+    q = quant(_args(**_FP4), _args(strategy="token"), "nvfp4-pack-quantized")
+    v = kvguard.check(llama(q), vllm_version="0.24.0", tp=4, host=H100)
+    assert v.ok and "static per-token activations" in skipped(v)["MI_model"]
 
 
 def test_nvfp4_fp8_cases_kvguard_leaves_open():

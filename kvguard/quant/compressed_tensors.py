@@ -265,24 +265,32 @@ def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optiona
     if (activations.get("type") != "float" or activations.get("num_bits") != 4
             or activations.get("strategy") != "tensor_group" or activations.get("group_size") != 16
             or a_sym is not True or activations.get("dynamic") != "local"):
-        # other activations beside NVFP4 weights (INT8, static NVFP4, other FP8 forms) are not checked against the
+        if (activations.get("type") == "float" and activations.get("num_bits") == 8
+                and activations.get("strategy") == "token" and _bool(activations.get("dynamic"), False) is False):
+            return {"unmodelled": "static per-token activations in a compressed-tensors checkpoint (the compressed-"
+                                  "tensors package's QuantizationArgs refuses them while VllmConfig is built, with a "
+                                  "pydantic message naming the host's pydantic version) are not modelled"}
+        # other activations beside NVFP4 weights (INT8, static NVFP4, group-wise FP8) are not checked against the
         # releases
         return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
     return dict(out, kind="nvfp4", moe=None)
 
 
 def fp8_activations(activations: Mapping[str, Any]) -> bool:
-    """Whether ``activations`` are FP8 per-token or per-tensor, dynamic or static, symmetric or not (llm-compressor's
-    FP8_DYNAMIC activations are dynamic per-token, its FP8 ones static per-tensor): the forms checked against the
-    releases beside NVFP4 weights (:data:`NVFP4_FP8_REFUSED`).  Group-wise FP8 activations are left out."""
+    """Whether ``activations`` are FP8 dynamic per-token or per-tensor (dynamic or static), symmetric or not
+    (llm-compressor's FP8_DYNAMIC activations are dynamic per-token, its FP8 ones static per-tensor): the forms checked
+    against the releases beside NVFP4 weights (:data:`NVFP4_FP8_REFUSED`).  Left out: static per-token activations
+    (the compressed-tensors package's QuantizationArgs validation refuses them while VllmConfig is built, a pydantic
+    message that names the host's pydantic version) and group-wise ones."""
     if activations.get("type") != "float" or activations.get("num_bits") != 8:
         return False
     if activations.get("group_size") is not None or activations.get("actorder") or (
             activations.get("block_structure") is not None):
         return False
-    if _bool(activations.get("symmetric"), True) is None or _bool(activations.get("dynamic"), False) is None:
+    dynamic = _bool(activations.get("dynamic"), False)
+    if _bool(activations.get("symmetric"), True) is None or dynamic is None:
         return False
-    return activations.get("strategy") in ("token", "tensor")
+    return activations.get("strategy") == "tensor" or (activations.get("strategy") == "token" and dynamic)
 
 
 #: NVFP4 weights with FP8 input activations (:func:`fp8_activations`), as each release's

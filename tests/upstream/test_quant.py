@@ -466,8 +466,9 @@ def ct_nvfp4_variants(rng: random.Random, n: int) -> list[dict]:
 
 def ct_nvfp4_fp8_activations(rng: random.Random) -> dict:
     """FP8 input activations beside NVFP4 weights: llm-compressor's FP8_DYNAMIC (dynamic per-token) and FP8 (static
-    per-tensor) activation forms, the other per-token / per-tensor FP8 forms (dynamic per-tensor, static per-token,
-    asymmetric), now and then one kvguard leaves undecided (group-wise FP8, INT8 per-token)."""
+    per-tensor) activation forms, the other per-token / per-tensor FP8 forms (dynamic per-tensor, asymmetric), now and
+    then one kvguard leaves undecided (static per-token, which the compressed-tensors package refuses while VllmConfig
+    is built; group-wise FP8; INT8 per-token)."""
     roll = rng.random()
     if roll < 0.45:
         return _ct_args(strategy="token", dynamic=True, observer=None)
