@@ -131,7 +131,6 @@ def test_int8_w8a8_has_no_shape_check(version, weights, activations):
 @pytest.mark.parametrize("change, words", [
     (lambda w, a: w.update(symmetric=False), "symmetric=False"),   # no W8A8 test takes asymmetric weights
     (lambda w, a: a.update(strategy="group", group_size=128), "'group'"),
-    (lambda w, a: a.update(dynamic=False), "'token'"),              # static per-token activations
     (lambda w, a: a.update(type="float"), "'float'"),
     (lambda w, a: w.update(strategy="group", group_size=128), "'group'"),
 ])
@@ -298,8 +297,6 @@ def test_eplb_with_compressed_tensors_experts_up_to_0_11_0():
     # per-tensor weights with dynamic per-token activations: a dense layer takes them, the MoE method asserts
     (quant(_args(strategy="tensor"), _args(strategy="token", dynamic=True, observer=None), "float-quantized"),
      "FP8 MoE experts"),
-    # per-channel weights with static per-token activations (not read for dense models either)
-    (quant(_args(), _args(strategy="token"), "float-quantized"), "scheme"),
 ])
 def test_moe_forms_kvguard_does_not_read_are_skipped(q, words):
     v = kvguard.check(qwen3_moe(q), vllm_version="0.28.0", tp=4, host=H100)
@@ -910,12 +907,24 @@ def test_nvfp4_fp8_refusal_comes_before_the_experts(version):
         assert (v.check, v.exc_type) == ("MI_ct_nvfp4_activations", "ValueError")
 
 
-def test_nvfp4_with_static_per_token_fp8_activations_is_skipped():
-    # the compressed-tensors package refuses static per-token quantization while VllmConfig is built ("Cannot perform
-    # static token quantization, please use `dynamic=True`", a pydantic message naming the host's pydantic version)
+@pytest.mark.parametrize("weights, fmt", [(_args(**_FP4), "nvfp4-pack-quantized"), (_args(), "float-quantized"),
+                                          (_args(type="int"), "int-quantized")], ids=["nvfp4", "fp8", "int8"])
+@pytest.mark.parametrize("version", ["0.14.1", "0.24.0", "0.33.0"])
+def test_static_per_token_activations_make_the_launch_undecidable_from_0_14(weights, fmt, version):
+    # the compressed-tensors package of 0.14.0+ refuses static per-token quantization while VllmConfig is built
+    # ("Cannot perform static token quantization, please use `dynamic=True`", a pydantic message naming the host's
+    # pydantic version): never accepted, never a made-up message
+    act = _args(type=weights["type"] if weights["num_bits"] == 8 else "float", strategy="token")
+    with pytest.raises(kvguard.Undecidable, match="refuses static per-token quantization"):
+        kvguard.check(llama(quant(weights, act, fmt)), vllm_version=version, tp=4, host=H100)
+
+
+def test_static_per_token_fp8_activations_beside_nvfp4_weights_up_to_0_13():
+    # the packages of 0.10.2-0.13.x take them: no scheme takes the NVFP4 weights, as with the other FP8 forms
     q = quant(_args(**_FP4), _args(strategy="token"), "nvfp4-pack-quantized")
-    v = kvguard.check(llama(q), vllm_version="0.24.0", tp=4, host=H100)
-    assert v.ok and "static per-token activations" in skipped(v)["MI_model"]
+    for version in ("0.10.2", "0.13.0"):
+        v = kvguard.check(llama(q), vllm_version=version, tp=4, host=H100)
+        assert (v.check, v.exc_type, v.message) == ("MI_ct_no_scheme", "NotImplementedError", NO_SCHEME)
 
 
 def test_nvfp4_fp8_cases_kvguard_leaves_open():

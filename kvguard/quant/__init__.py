@@ -895,7 +895,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     elif scheme is not None and scheme.method == _ct.METHOD:
         path = _ct.path(scheme.ct or "", family, release, launch.quantization, launch.dtype, facts.resolved_top,
                         facts.architectures, scheme.ct_moe,
-                        _ct.forbidden_args(quant_cfg, release))
+                        _ct.forbidden_args(quant_cfg, release), _ct.static_token_args(quant_cfg, release))
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
         if family != "llama" and scheme.ct == "nvfp4":

@@ -77,7 +77,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 __all__ = ["METHOD", "MOE_FAMILIES", "NVFP4_MOE_CLASS", "WNA16_ONLY_FAMILIES", "forbidden_args", "scheme_from_config",
-           "path", "may_ignore", "may_ignore_experts", "nvfp4_moe_unmodelled"]
+           "path", "may_ignore", "may_ignore_experts", "nvfp4_moe_unmodelled", "static_token_args", "fp8_activations"]
 
 METHOD = "compressed-tensors"
 
@@ -118,6 +118,30 @@ def forbidden_args(quant_cfg: Mapping[str, Any], release) -> tuple[str, ...]:
         for args in (group.get("weights"), group.get("input_activations")):
             if isinstance(args, Mapping):
                 found.extend(key for key in _NEW_ARGS if key in args and key not in found)
+    return tuple(found)
+
+
+#: from 0.14.0 the pinned compressed-tensors package (0.13.0+) refuses QuantizationArgs of strategy ``token`` that are
+#: not dynamic ("Cannot perform static token quantization, please use `dynamic=True`"), seen on the oracles of
+#: 0.14.1 - 0.33.0; the packages of 0.10.2 - 0.13.x take them (those releases then look for a scheme)
+_STATIC_TOKEN_REFUSED = "0.14.0"
+
+
+def static_token_args(quant_cfg: Mapping[str, Any], release) -> tuple[str, ...]:
+    """The config groups' QuantizationArgs (``group.weights`` / ``group.input_activations``) of static per-token
+    strategy that the compressed-tensors package ``release`` pins refuses while VllmConfig builds the quantization
+    config (a pydantic ValidationError naming the host's pydantic version); empty before 0.14.0."""
+    if not release.within(_STATIC_TOKEN_REFUSED):
+        return ()
+    groups = quant_cfg.get("config_groups")
+    found: list[str] = []
+    for name, group in (groups.items() if isinstance(groups, Mapping) else ()):
+        if not isinstance(group, Mapping):
+            continue
+        for key in ("weights", "input_activations"):
+            args = group.get(key)
+            if isinstance(args, Mapping) and args.get("strategy") == "token" and not args.get("dynamic"):
+                found.append(f"{name}.{key}")
     return tuple(found)
 
 
@@ -265,11 +289,6 @@ def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optiona
     if (activations.get("type") != "float" or activations.get("num_bits") != 4
             or activations.get("strategy") != "tensor_group" or activations.get("group_size") != 16
             or a_sym is not True or activations.get("dynamic") != "local"):
-        if (activations.get("type") == "float" and activations.get("num_bits") == 8
-                and activations.get("strategy") == "token" and _bool(activations.get("dynamic"), False) is False):
-            return {"unmodelled": "static per-token activations in a compressed-tensors checkpoint (the compressed-"
-                                  "tensors package's QuantizationArgs refuses them while VllmConfig is built, with a "
-                                  "pydantic message naming the host's pydantic version) are not modelled"}
         # other activations beside NVFP4 weights (INT8, static NVFP4, group-wise FP8) are not checked against the
         # releases
         return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
@@ -277,20 +296,18 @@ def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optiona
 
 
 def fp8_activations(activations: Mapping[str, Any]) -> bool:
-    """Whether ``activations`` are FP8 dynamic per-token or per-tensor (dynamic or static), symmetric or not
-    (llm-compressor's FP8_DYNAMIC activations are dynamic per-token, its FP8 ones static per-tensor): the forms checked
-    against the releases beside NVFP4 weights (:data:`NVFP4_FP8_REFUSED`).  Left out: static per-token activations
-    (the compressed-tensors package's QuantizationArgs validation refuses them while VllmConfig is built, a pydantic
-    message that names the host's pydantic version) and group-wise ones."""
+    """Whether ``activations`` are FP8 per-token or per-tensor, dynamic or static, symmetric or not (llm-compressor's
+    FP8_DYNAMIC activations are dynamic per-token, its FP8 ones static per-tensor): the forms checked against the
+    releases beside NVFP4 weights (:data:`NVFP4_FP8_REFUSED`; static per-token ones are refused earlier from 0.14.0,
+    :func:`static_token_args`).  Group-wise ones are left out."""
     if activations.get("type") != "float" or activations.get("num_bits") != 8:
         return False
     if activations.get("group_size") is not None or activations.get("actorder") or (
             activations.get("block_structure") is not None):
         return False
-    dynamic = _bool(activations.get("dynamic"), False)
-    if _bool(activations.get("symmetric"), True) is None or dynamic is None:
+    if _bool(activations.get("symmetric"), True) is None or _bool(activations.get("dynamic"), False) is None:
         return False
-    return activations.get("strategy") == "tensor" or (activations.get("strategy") == "token" and dynamic)
+    return activations.get("strategy") in ("token", "tensor")
 
 
 #: NVFP4 weights with FP8 input activations (:func:`fp8_activations`), as each release's
@@ -369,7 +386,8 @@ def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> O
 
 
 def path(kind: str, family: str, release, quantization: Optional[str], dtype: str, top: Mapping[str, Any],
-         architectures, moe_unmodelled: Optional[str] = None, forbidden: tuple[str, ...] = ()) -> str:
+         architectures, moe_unmodelled: Optional[str] = None, forbidden: tuple[str, ...] = (),
+         static_token: tuple[str, ...] = ()) -> str:
     """How the release builds the layers of a modelled scheme (``fp8`` / ``fp8_block``: the FP8 checks;
     ``gptq_marlin`` / ``gptq_marlin_padded``: the Marlin layer check; ``no_scheme``: the first quantized layer
     refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
@@ -379,6 +397,10 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         return (f"unmodelled:the compressed-tensors QuantizationArgs field(s) {' / '.join(forbidden)} (written by "
                 f"compressed-tensors 0.13+) under the compressed-tensors package vLLM {release.key} pins (it forbids "
                 f"extra fields: VllmConfig's validation refuses them) are not modelled")
+    if static_token:
+        # :func:`static_token_args`: VllmConfig refuses the config first (the rules make the launch undecidable)
+        return (f"unmodelled:static per-token QuantizationArgs ({' / '.join(static_token)}) under the compressed-"
+                f"tensors package vLLM {release.key} pins (VllmConfig's validation refuses them) are not modelled")
     if family != "llama" and family not in MOE_FAMILIES and not (family in WNA16_ONLY_FAMILIES and kind == "wna16"):
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
     if family != "llama" and moe_unmodelled:

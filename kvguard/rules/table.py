@@ -658,6 +658,24 @@ def _ct_forbidden_args(state) -> None:
                         f"names the host's pydantic version: not modelled)")
 
 
+def _ct_static_token(state) -> None:
+    """CompressedTensorsConfig.from_config (VllmConfig._get_quantization_config) on the compressed-tensors package of
+    0.14.0+, whose QuantizationArgs validation refuses static per-token quantization."""
+    if _qv(state).quantization != "compressed-tensors":
+        return
+    from ..quant.compressed_tensors import static_token_args
+
+    top, text = state.facts.resolved_top, state.facts.resolved
+    quant_cfg = top.get("quantization_config") or text.get("quantization_config")
+    args = static_token_args(quant_cfg, state.release) if isinstance(quant_cfg, Mapping) else ()
+    if args:
+        state.undecided(f"vLLM {state.release.version} refuses this compressed-tensors checkpoint: its pinned "
+                        f"compressed-tensors package refuses static per-token quantization ({' / '.join(args)}: "
+                        f"'Cannot perform static token quantization, please use `dynamic=True`', a pydantic "
+                        f"ValidationError while VllmConfig builds the quantization config, whose message names the "
+                        f"host's pydantic version: not modelled)")
+
+
 def _capability_refused(state) -> bool:
     """VllmConfig's minimum-capability refusal of the ModelOpt config it built (kvguard.quant.verify), once."""
     out = getattr(state, "_qc_out", None)
@@ -2005,6 +2023,11 @@ RULES = (
                      "zp_dtype (compressed-tensors 0.13+ exports): the pinned compressed-tensors package forbids "
                      "them and VllmConfig's validation refuses the config; the pydantic message names the host's "
                      "pydantic version, so the launch is undecidable, never accepted"),
+    Step("vc_quant_ct_static_token", stage="verify", apply=_ct_static_token,
+         description="0.14.0+: a compressed-tensors checkpoint whose weights or input activations are static "
+                     "per-token: the compressed-tensors package these releases pin refuses them while VllmConfig "
+                     "builds the quantization config; the pydantic message names the host's pydantic version, so "
+                     "the launch is undecidable, never accepted"),
     Check("VC_quant_capability", stage="verify", scope="feature",
           when=_capability_refused, bind=lambda state: dict(state._qc_out[0] or {}),
           template="The quantization method {method} is not supported for the current GPU. Minimum capability: "
