@@ -131,7 +131,6 @@ def test_int8_w8a8_has_no_shape_check(version, weights, activations):
 @pytest.mark.parametrize("change, words", [
     (lambda w, a: w.update(symmetric=False), "symmetric=False"),   # no W8A8 test takes asymmetric weights
     (lambda w, a: a.update(strategy="group", group_size=128), "'group'"),
-    (lambda w, a: a.update(dynamic=False), "'token'"),              # static per-token activations
     (lambda w, a: a.update(type="float"), "'float'"),
     (lambda w, a: w.update(strategy="group", group_size=128), "'group'"),
 ])
@@ -298,8 +297,6 @@ def test_eplb_with_compressed_tensors_experts_up_to_0_11_0():
     # per-tensor weights with dynamic per-token activations: a dense layer takes them, the MoE method asserts
     (quant(_args(strategy="tensor"), _args(strategy="token", dynamic=True, observer=None), "float-quantized"),
      "FP8 MoE experts"),
-    # per-channel weights with static per-token activations (not read for dense models either)
-    (quant(_args(), _args(strategy="token"), "float-quantized"), "scheme"),
 ])
 def test_moe_forms_kvguard_does_not_read_are_skipped(q, words):
     v = kvguard.check(qwen3_moe(q), vllm_version="0.28.0", tp=4, host=H100)
@@ -793,7 +790,8 @@ def test_nvfp4_experts_with_a_named_backend_or_env_are_skipped(extra, env, reaso
 
 
 @pytest.mark.parametrize("change", [
-    lambda w, a: a.update(num_bits=8, strategy="token", dynamic=True, group_size=None),  # FP8 activations
+    lambda w, a: a.update(num_bits=8, strategy="group", group_size=128, dynamic=True),  # group-wise FP8
+    lambda w, a: a.update(num_bits=8, type="int", strategy="token", dynamic=True, group_size=None),  # INT8
     lambda w, a: a.update(dynamic=True),
     lambda w, a: w.update(group_size=32),
 ])
@@ -854,3 +852,99 @@ def test_nvfp4_experts_audit_states_the_moe_backend():
     assert q["forbidden_tp"] == []
     assert any(a.startswith("the NVFP4 MoE backend of an H100-class GPU for compressed-tensors experts")
                for a in q["assumptions"])
+
+
+#: NVFP4 weights with FP8 input activations: llm-compressor's FP8_DYNAMIC activations (dynamic per-token) and its FP8
+#: ones (static per-tensor) beside the NVFP4 preset's weights
+NVFP4_FP8_DYNAMIC = quant(_args(**_FP4), _args(strategy="token", dynamic=True, observer=None), "nvfp4-pack-quantized")
+NVFP4_FP8_STATIC = quant(_args(**_FP4), _args(strategy="tensor"), "nvfp4-pack-quantized")
+#: the releases' messages, copied from compressed_tensors.py (_get_scheme_from_parts): the bare NotImplementedError
+#: up to 0.22.x; 0.23.0-0.28.0 a ValueError of two arguments (str() is the tuple's repr); 0.29.0+ one argument
+NO_SCHEME = "No compressed-tensors compatible scheme was found."
+NVFP4_ACT_TUPLE = "('For NVFP4 weights, input quantization must also be NVFP4 format, ', 'None for NVFP4A16')"
+NVFP4_ACT = "For NVFP4 weights, input quantization must also be NVFP4 format, None for NVFP4A16"
+
+
+@pytest.mark.parametrize("q", [NVFP4_FP8_DYNAMIC, NVFP4_FP8_STATIC], ids=["fp8-dynamic", "fp8-static"])
+@pytest.mark.parametrize("version, exc, message", [
+    ("0.10.2", "NotImplementedError", NO_SCHEME), ("0.11.1", "NotImplementedError", NO_SCHEME),
+    ("0.12.0", "NotImplementedError", NO_SCHEME), ("0.14.1", "NotImplementedError", NO_SCHEME),
+    ("0.17.1", "NotImplementedError", NO_SCHEME), ("0.22.1", "NotImplementedError", NO_SCHEME),
+    ("0.23.0", "ValueError", NVFP4_ACT_TUPLE), ("0.24.0", "ValueError", NVFP4_ACT_TUPLE),
+    ("0.27.0", "ValueError", NVFP4_ACT_TUPLE), ("0.28.0", "ValueError", NVFP4_ACT_TUPLE),
+    ("0.29.0", "ValueError", NVFP4_ACT), ("0.31.0", "ValueError", NVFP4_ACT), ("0.33.0", "ValueError", NVFP4_ACT),
+])
+def test_nvfp4_weights_with_fp8_activations_are_refused_at_the_first_linear(q, version, exc, message):
+    # no scheme takes tensor_group FP4 weights beside FP8 activations; from 0.23.0 the NVFP4 branch refuses them
+    # itself.  Llama-3.1-8B at tp 8: the attention's qkv_proj (layer 0) is the first layer get_quant_method sees
+    v = kvguard.check(llama(q), vllm_version=version, tp=8, host=H100)
+    check = "MI_ct_no_scheme" if exc == "NotImplementedError" else "MI_ct_nvfp4_activations"
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (False, "model_init", check, exc,
+                                                                            message, None)
+
+
+@pytest.mark.parametrize("activations", [
+    {"strategy": "tensor", "dynamic": True, "observer": None},
+    {"strategy": "tensor", "symmetric": False},
+    {"strategy": "token", "dynamic": True, "observer": None, "symmetric": False},
+])
+@pytest.mark.parametrize("version, exc", [("0.11.0", "NotImplementedError"), ("0.20.0", "NotImplementedError"),
+                                          ("0.28.0", "ValueError"), ("0.30.0", "ValueError")])
+def test_nvfp4_weights_with_other_fp8_activation_forms_are_refused_alike(activations, version, exc):
+    v = kvguard.check(llama(quant(_args(**_FP4), _args(**activations), "nvfp4-pack-quantized")),
+                      vllm_version=version, tp=4, host=H100)
+    assert (v.ok, v.exc_type) == (False, exc)
+    assert v.message == {"0.11.0": NO_SCHEME, "0.20.0": NO_SCHEME, "0.28.0": NVFP4_ACT_TUPLE,
+                         "0.30.0": NVFP4_ACT}[version]
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.33.0"])
+def test_nvfp4_fp8_refusal_comes_before_the_experts(version):
+    # Qwen3-30B-A3B and Mixtral build layer 0's attention before its experts: the experts' method (and its EPLB
+    # support check) is never reached
+    for c in (qwen3_moe(NVFP4_FP8_DYNAMIC), mixtral(NVFP4_FP8_STATIC)):
+        v = kvguard.check(c, vllm_version=version, dp=8, ep=True, enable_eplb=True, host=H100)
+        assert (v.check, v.exc_type) == ("MI_ct_nvfp4_activations", "ValueError")
+
+
+@pytest.mark.parametrize("weights, fmt", [(_args(**_FP4), "nvfp4-pack-quantized"), (_args(), "float-quantized"),
+                                          (_args(type="int"), "int-quantized")], ids=["nvfp4", "fp8", "int8"])
+@pytest.mark.parametrize("version", ["0.14.1", "0.24.0", "0.33.0"])
+def test_static_per_token_activations_make_the_launch_undecidable_from_0_14(weights, fmt, version):
+    # the compressed-tensors package of 0.14.0+ refuses static per-token quantization while VllmConfig is built
+    # ("Cannot perform static token quantization, please use `dynamic=True`", a pydantic message naming the host's
+    # pydantic version): never accepted, never a made-up message
+    act = _args(type=weights["type"] if weights["num_bits"] == 8 else "float", strategy="token")
+    with pytest.raises(kvguard.Undecidable, match="refuses static per-token quantization"):
+        kvguard.check(llama(quant(weights, act, fmt)), vllm_version=version, tp=4, host=H100)
+
+
+def test_static_per_token_fp8_activations_beside_nvfp4_weights_up_to_0_13():
+    # the packages of 0.10.2-0.13.x take them: no scheme takes the NVFP4 weights, as with the other FP8 forms
+    q = quant(_args(**_FP4), _args(strategy="token"), "nvfp4-pack-quantized")
+    for version in ("0.10.2", "0.13.0"):
+        v = kvguard.check(llama(q), vllm_version=version, tp=4, host=H100)
+        assert (v.check, v.exc_type, v.message) == ("MI_ct_no_scheme", "NotImplementedError", NO_SCHEME)
+
+
+def test_nvfp4_fp8_cases_kvguard_leaves_open():
+    # an ignore list that may name the attention: the first quantized layer is not decided
+    q = dict(NVFP4_FP8_DYNAMIC, ignore=["lm_head", "re:.*self_attn.*"])
+    v = kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and "ignore list" in skipped(v)["MI_model"]
+    # DeepSeek's first quantized layers are the MLA projections: not walked for this refusal
+    v = kvguard.check(model("deepseek-ai/DeepSeek-V3", dict(NVFP4_FP8_DYNAMIC, ignore=["lm_head", "re:.*mlp.gate$"])),
+                      vllm_version="0.28.0", tp=8, host=H100)
+    assert v.ok and "FP8 activations on DeepSeek" in skipped(v)["MI_model"]
+    # an ignore list that clears the attention still reaches layer 0's qkv_proj
+    q = dict(NVFP4_FP8_STATIC, ignore=["lm_head", "re:.*down_proj"])
+    assert kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100).check == "MI_ct_nvfp4_activations"
+
+
+@given(tp=st.sampled_from([1, 2, 4, 8, 16, 32]), inter=st.integers(1, 60000),
+       version=st.sampled_from(["0.23.0", "0.26.0", "0.28.0", "0.29.0", "0.33.0"]))
+def test_nvfp4_fp8_refusal_ignores_the_mlp_sizes(tp, inter, version):
+    # the refusal is at qkv_proj, before gate_up_proj's sharding assert: any intermediate size gives the same verdict
+    v = kvguard.check(llama(NVFP4_FP8_STATIC, intermediate_size=inter), vllm_version=version, tp=tp, host=BIG)
+    want = NVFP4_ACT_TUPLE if version in ("0.23.0", "0.26.0", "0.28.0") else NVFP4_ACT
+    assert (v.check, v.exc_type, v.message) == ("MI_ct_nvfp4_activations", "ValueError", want)

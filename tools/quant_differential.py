@@ -1,7 +1,8 @@
 """Full differential runs of model construction (kvguard.quant) against the releases.
 
 usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layouts 24] [--seed 7]
-                                          [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
+                                          [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N]
+                                          [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
                                           [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N]
                                           [--fused-shards]
@@ -57,6 +58,8 @@ def main() -> int:
                     "per release (default: one where kvguard decides them)")
     ap.add_argument("--ct-nvfp4-moe-only", type=int, default=None, help="run only this many compressed-tensors NVFP4 "
                     "MoE configs (run_ct_nvfp4_moe)")
+    ap.add_argument("--ct-nvfp4-fp8-only", type=int, default=None, help="run only this many compressed-tensors "
+                    "configs of NVFP4 weights with FP8 activations (run_ct_nvfp4_fp8)")
     ap.add_argument("--ct-moe", type=int, default=None, help="compressed-tensors configs on MoE bases per release "
                     "(default: half of --configs)")
     ap.add_argument("--ct-mla", type=int, default=None, help="compressed-tensors W4A16 / W8A16 configs of "
@@ -113,7 +116,9 @@ def main() -> int:
     for version in versions:
         t0 = time.time()
         try:
-            if args.ct_nvfp4_moe_only:
+            if args.ct_nvfp4_fp8_only:
+                rep = quant_tests.run_ct_nvfp4_fp8(version, args.ct_nvfp4_fp8_only, args.seed, args.layouts)
+            elif args.ct_nvfp4_moe_only:
                 rep = quant_tests.run_ct_nvfp4_moe(version, args.ct_nvfp4_moe_only, args.seed, args.layouts)
             elif args.gemma4:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)

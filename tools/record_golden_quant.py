@@ -215,6 +215,21 @@ CASES = [
      "why": "compressed-tensors NVFP4A16 (weight-only), intermediate 12000 at -tp 4: down_proj takes 3000 input "
             "features per rank, not a multiple of 16: no size check (CompressedTensorsW4A16Fp4 up to 0.22.x, "
             "CompressedTensorsW4A4Fp4(use_a16=True) from 0.23.0), accepted"},
+    # compressed-tensors NVFP4 weights with FP8 activations: no scheme takes them up to 0.22.x (NotImplementedError;
+    # its message prints the QuantizationArgs objects from a release kvguard leaves undecided), the NVFP4 branch refuses
+    # them from 0.23.0 (ValueError of two arguments up to 0.28.0, one from 0.29.0); recorded for 0.10.2, 0.16.0,
+    # 0.23.0, 0.28.0, 0.29.0 and 0.33.0: ``--vllm ... --only mi-ct-llama31-8b-nvfp4-fp8-dynamic-tp8
+    # mi-ct-qwen3-30b-nvfp4-fp8-static-tp4``
+    {"id": "mi-ct-llama31-8b-nvfp4-fp8-dynamic-tp8", "model": "meta-llama/Llama-3.1-8B-Instruct",
+     "config_patch": {"torch_dtype": "bfloat16"}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "quantization_config": "NVFP4_FP8_DYNAMIC",
+     "why": "compressed-tensors NVFP4 weights with dynamic per-token FP8 activations: the first quantized layer "
+            "(layer 0's qkv_proj) finds no scheme (NotImplementedError) or, from 0.23.0, the NVFP4 branch refuses "
+            "the activations (ValueError)"},
+    {"id": "mi-ct-qwen3-30b-nvfp4-fp8-static-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
+     "layout": {"tp": 4}, "quantization_config": "NVFP4_FP8_STATIC", "ignore": ["lm_head", "re:.*mlp.gate$"],
+     "why": "compressed-tensors NVFP4 weights with static per-tensor FP8 activations on Qwen3-30B-A3B: layer 0's "
+            "attention is built before its experts, so its qkv_proj refuses first, as in the dense models"},
     # compressed-tensors on MoE models: the forms of RedHatAI/Qwen3-30B-A3B-FP8-dynamic and FP8-block MoE checkpoints
     # (ignore: lm_head and the router gates)
     {"id": "mi-ct-qwen3-30b-fp8-block-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
@@ -524,10 +539,16 @@ CT_PRESETS = {
     "NVFP4": (_ct_args(num_bits=4, strategy="tensor_group", group_size=16),
               _ct_args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local")),
     "NVFP4A16": (_ct_args(num_bits=4, strategy="tensor_group", group_size=16), None),
+    # NVFP4 weights with the activations of the FP8_DYNAMIC preset (dynamic per-token) or of the FP8 one (static
+    # per-tensor)
+    "NVFP4_FP8_DYNAMIC": (_ct_args(num_bits=4, strategy="tensor_group", group_size=16),
+                          _ct_args(strategy="token", dynamic=True, observer=None)),
+    "NVFP4_FP8_STATIC": (_ct_args(num_bits=4, strategy="tensor_group", group_size=16), _ct_args(strategy="tensor")),
 }
 #: the presets' compression format (the FP8 ones: float-quantized)
 CT_FORMATS = {"W4A16": "pack-quantized", "W8A8": "int-quantized", "NVFP4": "nvfp4-pack-quantized",
-              "NVFP4A16": "nvfp4-pack-quantized"}
+              "NVFP4A16": "nvfp4-pack-quantized", "NVFP4_FP8_DYNAMIC": "nvfp4-pack-quantized",
+              "NVFP4_FP8_STATIC": "nvfp4-pack-quantized"}
 
 
 def _config(c: dict) -> dict:

@@ -496,6 +496,9 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         parts = [_divide(o, tp) for o in outputs] if layer.kind in ("qkv", "merged") else [output_size // tp]
     if path == "no_scheme":
         raise _Refused("MI_ct_no_scheme")
+    if path == "nvfp4_fp8_refused":
+        # compressed-tensors NVFP4 weights with FP8 activations (kvguard.quant.compressed_tensors.NVFP4_FP8_REFUSED)
+        raise _Refused("MI_ct_nvfp4_activations")
     if scheme is not None and path is not None and skip != "skipped":
         if skip == "fused_error":
             # the quantization config's is_layer_skipped, after the sharding and before create_weights
@@ -902,7 +905,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     elif scheme is not None and scheme.method == _ct.METHOD:
         path = _ct.path(scheme.ct or "", family, release, launch.quantization, launch.dtype, facts.resolved_top,
                         facts.architectures, scheme.ct_moe,
-                        _ct.forbidden_args(quant_cfg, release))
+                        _ct.forbidden_args(quant_cfg, release), _ct.static_token_args(quant_cfg, release))
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
         if family != "llama" and scheme.ct == "nvfp4":

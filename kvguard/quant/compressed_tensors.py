@@ -24,7 +24,9 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
 - ``schemes/compressed_tensors_w4a16_nvfp4.py`` (up to 0.22.x) and ``schemes/compressed_tensors_w4a4_nvfp4.py``:
   NVFP4 (``nvfp4-pack-quantized``, W4A4 and weight-only) on a GPU without FP4 CUTLASS - the W4A16 FP4 fallback up to
   0.15.x, then ``CompressedTensorsW4A4Fp4`` with FP4 Marlin (``select_nvfp4_linear_backend`` 0.16.0-0.19.x,
-  kernels/linear ``init_nvfp4_linear_kernel`` 0.20.0+): no size check while the layer is built (:func:`_nvfp4`).
+  kernels/linear ``init_nvfp4_linear_kernel`` 0.20.0+): no size check while the layer is built (:func:`_nvfp4`);
+  NVFP4 weights with FP8 activations find no scheme (0.10.2-0.22.x) or meet the NVFP4 branch's refusal (0.23.0+) at the
+  first quantized linear layer (:data:`NVFP4_FP8_REFUSED`).
 
 - ``compressed_tensors_moe.py`` (``compressed_tensors_moe/`` from 0.20.0):
   ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral, DeepSeek-V2/V3 and (integer
@@ -44,7 +46,7 @@ Only the forms every release reads the same way are modelled: one config group t
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
 that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
 sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 weights with
-other activations, NVFP4 experts before 0.15.0, in 0.17.0-0.19.x or on DeepSeek, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
+activations other than NVFP4, FP8 per-token / per-tensor or none, NVFP4 experts before 0.15.0, in 0.17.0-0.19.x or on DeepSeek, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
 activation-ordered integer weights, other MoE architectures, FP8 on MiniMax-M2) is reported as not modelled, and so
 are the QuantizationArgs fields newer llm-compressor exports carry (``scale_dtype``, ``zp_dtype``) up to 0.13.x: the
 compressed-tensors package those releases pin forbids them (VllmConfig's validation refuses the config with a pydantic
@@ -75,7 +77,7 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 __all__ = ["METHOD", "MOE_FAMILIES", "NVFP4_MOE_CLASS", "WNA16_ONLY_FAMILIES", "forbidden_args", "scheme_from_config",
-           "path", "may_ignore", "may_ignore_experts", "nvfp4_moe_unmodelled"]
+           "path", "may_ignore", "may_ignore_experts", "nvfp4_moe_unmodelled", "static_token_args", "fp8_activations"]
 
 METHOD = "compressed-tensors"
 
@@ -116,6 +118,30 @@ def forbidden_args(quant_cfg: Mapping[str, Any], release) -> tuple[str, ...]:
         for args in (group.get("weights"), group.get("input_activations")):
             if isinstance(args, Mapping):
                 found.extend(key for key in _NEW_ARGS if key in args and key not in found)
+    return tuple(found)
+
+
+#: from 0.14.0 the pinned compressed-tensors package (0.13.0+) refuses QuantizationArgs of strategy ``token`` that are
+#: not dynamic ("Cannot perform static token quantization, please use `dynamic=True`"), seen on the oracles of
+#: 0.14.1 - 0.33.0; the packages of 0.10.2 - 0.13.x take them (those releases then look for a scheme)
+_STATIC_TOKEN_REFUSED = "0.14.0"
+
+
+def static_token_args(quant_cfg: Mapping[str, Any], release) -> tuple[str, ...]:
+    """The config groups' QuantizationArgs (``group.weights`` / ``group.input_activations``) of static per-token
+    strategy that the compressed-tensors package ``release`` pins refuses while VllmConfig builds the quantization
+    config (a pydantic ValidationError naming the host's pydantic version); empty before 0.14.0."""
+    if not release.within(_STATIC_TOKEN_REFUSED):
+        return ()
+    groups = quant_cfg.get("config_groups")
+    found: list[str] = []
+    for name, group in (groups.items() if isinstance(groups, Mapping) else ()):
+        if not isinstance(group, Mapping):
+            continue
+        for key in ("weights", "input_activations"):
+            args = group.get(key)
+            if isinstance(args, Mapping) and args.get("strategy") == "token" and not args.get("dynamic"):
+                found.append(f"{name}.{key}")
     return tuple(found)
 
 
@@ -256,14 +282,48 @@ def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optiona
     # the experts are decided by release and launch (nvfp4_moe_unmodelled)
     if activations is None:
         return dict(out, kind="nvfp4", moe=None)
+    if fp8_activations(activations):
+        # refused at the first quantized linear layer, by release (:func:`path`); the experts are never reached
+        return dict(out, kind="nvfp4_fp8", moe=None)
     a_sym = _bool(activations.get("symmetric"), True)
     if (activations.get("type") != "float" or activations.get("num_bits") != 4
             or activations.get("strategy") != "tensor_group" or activations.get("group_size") != 16
             or a_sym is not True or activations.get("dynamic") != "local"):
-        # other activations beside NVFP4 weights: 0.23.0+ refuses them (a ValueError), earlier releases look on for
-        # another scheme (none takes FP4 weights: NotImplementedError)
+        # other activations beside NVFP4 weights (INT8, static NVFP4, group-wise FP8) are not checked against the
+        # releases
         return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
     return dict(out, kind="nvfp4", moe=None)
+
+
+def fp8_activations(activations: Mapping[str, Any]) -> bool:
+    """Whether ``activations`` are FP8 per-token or per-tensor, dynamic or static, symmetric or not (llm-compressor's
+    FP8_DYNAMIC activations are dynamic per-token, its FP8 ones static per-tensor): the forms checked against the
+    releases beside NVFP4 weights (:data:`NVFP4_FP8_REFUSED`; static per-token ones are refused earlier from 0.14.0,
+    :func:`static_token_args`).  Group-wise ones are left out."""
+    if activations.get("type") != "float" or activations.get("num_bits") != 8:
+        return False
+    if activations.get("group_size") is not None or activations.get("actorder") or (
+            activations.get("block_structure") is not None):
+        return False
+    if _bool(activations.get("symmetric"), True) is None or _bool(activations.get("dynamic"), False) is None:
+        return False
+    return activations.get("strategy") in ("token", "tensor")
+
+
+#: NVFP4 weights with FP8 input activations (:func:`fp8_activations`), as each release's
+#: ``CompressedTensorsConfig._get_scheme_from_parts`` (compressed_tensors.py) meets them at the first quantized linear
+#: layer (``get_quant_method`` from ``LinearBase.__init__``, after the layer's own sharding divisions and before its
+#: ``create_weights``); read in every group release 0.10.2 - 0.33.0:
+#:
+#: - 0.10.2 - 0.22.x (``_is_fp4a4_nvfp4`` / ``_is_fp4a16_nvfp4``, from 0.14.0 ``_is_nvfp4_format``): neither NVFP4 test
+#:   takes FP8 activations and no other test takes ``tensor_group`` weights (the FP8 tests want tensor / channel /
+#:   block weights, W4A8 / INT8 / MXFP4 / MXFP8 group, channel or tensor ones): the closing ``NotImplementedError``,
+#:   its message the bare sentence in all of them (``MI_ct_no_scheme``);
+#: - 0.23.0+: the NVFP4 branch comes first and refuses any input activations that are not NVFP4 with a ValueError
+#:   (``MI_ct_nvfp4_activations``), given two arguments up to :data:`NVFP4_FP8_TUPLE_UNTIL` (its message is the
+#:   tuple's repr), one from 0.29.0.
+NVFP4_FP8_REFUSED = "0.23.0"
+NVFP4_FP8_TUPLE_UNTIL = "0.28.0"
 
 
 #: the releases whose NVFP4 experts kvguard decides (compressed_tensors_moe.py 0.15.0 - 0.19.x, then
@@ -326,7 +386,8 @@ def _fp8_moe_form(weights: Any, activations: Any, dynamic: bool, desc: str) -> O
 
 
 def path(kind: str, family: str, release, quantization: Optional[str], dtype: str, top: Mapping[str, Any],
-         architectures, moe_unmodelled: Optional[str] = None, forbidden: tuple[str, ...] = ()) -> str:
+         architectures, moe_unmodelled: Optional[str] = None, forbidden: tuple[str, ...] = (),
+         static_token: tuple[str, ...] = ()) -> str:
     """How the release builds the layers of a modelled scheme (``fp8`` / ``fp8_block``: the FP8 checks;
     ``gptq_marlin`` / ``gptq_marlin_padded``: the Marlin layer check; ``no_scheme``: the first quantized layer
     refuses, ``MI_ct_no_scheme``), or ``unmodelled:<reason>``."""
@@ -336,6 +397,10 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         return (f"unmodelled:the compressed-tensors QuantizationArgs field(s) {' / '.join(forbidden)} (written by "
                 f"compressed-tensors 0.13+) under the compressed-tensors package vLLM {release.key} pins (it forbids "
                 f"extra fields: VllmConfig's validation refuses them) are not modelled")
+    if static_token:
+        # :func:`static_token_args`: VllmConfig refuses the config first (the rules make the launch undecidable)
+        return (f"unmodelled:static per-token QuantizationArgs ({' / '.join(static_token)}) under the compressed-"
+                f"tensors package vLLM {release.key} pins (VllmConfig's validation refuses them) are not modelled")
     if family != "llama" and family not in MOE_FAMILIES and not (family in WNA16_ONLY_FAMILIES and kind == "wna16"):
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
     if family != "llama" and moe_unmodelled:
@@ -346,6 +411,12 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         return f"unmodelled:--dtype {dtype} with compressed-tensors weights is not modelled"
     if kind in ("fp8", "int8", "nvfp4"):
         return kind
+    if kind == "nvfp4_fp8":
+        if family == "deepseek_v2":
+            # its first quantized layers are ReplicatedLinear / the MLA projections, whose order per config kvguard
+            # does not walk for this refusal
+            return "unmodelled:compressed-tensors NVFP4 weights with FP8 activations on DeepSeek are not modelled"
+        return "nvfp4_fp8_refused" if release.within(NVFP4_FP8_REFUSED) else "no_scheme"
     if kind == "fp8_block":
         # 0.10.2's _is_fp8_w8a8 takes no block strategy, nor does any later test: no scheme is found for the layer
         if release.within("0.11.0"):

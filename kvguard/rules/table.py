@@ -658,6 +658,24 @@ def _ct_forbidden_args(state) -> None:
                         f"names the host's pydantic version: not modelled)")
 
 
+def _ct_static_token(state) -> None:
+    """CompressedTensorsConfig.from_config (VllmConfig._get_quantization_config) on the compressed-tensors package of
+    0.14.0+, whose QuantizationArgs validation refuses static per-token quantization."""
+    if _qv(state).quantization != "compressed-tensors":
+        return
+    from ..quant.compressed_tensors import static_token_args
+
+    top, text = state.facts.resolved_top, state.facts.resolved
+    quant_cfg = top.get("quantization_config") or text.get("quantization_config")
+    args = static_token_args(quant_cfg, state.release) if isinstance(quant_cfg, Mapping) else ()
+    if args:
+        state.undecided(f"vLLM {state.release.version} refuses this compressed-tensors checkpoint: its pinned "
+                        f"compressed-tensors package refuses static per-token quantization ({' / '.join(args)}: "
+                        f"'Cannot perform static token quantization, please use `dynamic=True`', a pydantic "
+                        f"ValidationError while VllmConfig builds the quantization config, whose message names the "
+                        f"host's pydantic version: not modelled)")
+
+
 def _capability_refused(state) -> bool:
     """VllmConfig's minimum-capability refusal of the ModelOpt config it built (kvguard.quant.verify), once."""
     out = getattr(state, "_qc_out", None)
@@ -2014,6 +2032,11 @@ RULES = (
                      "zp_dtype (compressed-tensors 0.13+ exports): the pinned compressed-tensors package forbids "
                      "them and VllmConfig's validation refuses the config; the pydantic message names the host's "
                      "pydantic version, so the launch is undecidable, never accepted"),
+    Step("vc_quant_ct_static_token", stage="verify", apply=_ct_static_token,
+         description="0.14.0+: a compressed-tensors checkpoint whose weights or input activations are static "
+                     "per-token: the compressed-tensors package these releases pin refuses them while VllmConfig "
+                     "builds the quantization config; the pydantic message names the host's pydantic version, so "
+                     "the launch is undecidable, never accepted"),
     Check("VC_quant_capability", stage="verify", scope="feature",
           when=_capability_refused, bind=lambda state: dict(state._qc_out[0] or {}),
           template="The quantization method {method} is not supported for the current GPU. Minimum capability: "
@@ -2417,12 +2440,25 @@ RULES = (
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
           description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
-    Check("MI_ct_no_scheme", "0.10.2", "0.10.2", stage="model_init", exc="NotImplementedError",
+    Check("MI_ct_no_scheme", "0.10.2", "0.22.1", stage="model_init", exc="NotImplementedError",
           when=lambda state: _mi_fires(state, "MI_ct_no_scheme"),
           template="No compressed-tensors compatible scheme was found.",
           source=f"{_S_CT}/compressed_tensors.py::CompressedTensorsConfig._get_scheme_from_parts",
-          description="compressed-tensors FP8 weights with block scales: 0.10.2 has no scheme for them (the first "
-                      "quantized linear layer refuses)"),
+          description="compressed-tensors FP8 weights with block scales (0.10.2) and NVFP4 weights with FP8 "
+                      "activations (0.10.2-0.22.x): no scheme takes them (the first quantized linear layer refuses)"),
+    Check("MI_ct_nvfp4_activations", "0.23.0", "0.28.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_ct_nvfp4_activations"),
+          template="('For NVFP4 weights, input quantization must also be NVFP4 format, ', 'None for NVFP4A16')",
+          source=f"{_S_CT}/compressed_tensors.py::CompressedTensorsConfig._get_scheme_from_parts (the ValueError "
+                 f"is given two arguments: its message is the tuple's repr)",
+          description="compressed-tensors NVFP4 weights with FP8 input activations: the NVFP4 branch refuses any "
+                      "input activations other than NVFP4 or none (the first quantized linear layer refuses)"),
+    Check("MI_ct_nvfp4_activations", "0.29.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_ct_nvfp4_activations"),
+          template="For NVFP4 weights, input quantization must also be NVFP4 format, None for NVFP4A16",
+          source=f"{_S_CT}/compressed_tensors.py::CompressedTensorsConfig._get_scheme_from_parts",
+          description="compressed-tensors NVFP4 weights with FP8 input activations: the NVFP4 branch refuses any "
+                      "input activations other than NVFP4 or none (the first quantized linear layer refuses)"),
     Check("MI_ct_no_target", "0.17.0", "0.17.1", stage="model_init", exc="ValueError",
           when=lambda state: _mi_fires(state, "MI_ct_no_target"), bind=_mi_values,
           template="Unable to find matching target for {prefix} in the compressed-tensors config.",
