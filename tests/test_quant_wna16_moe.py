@@ -491,3 +491,21 @@ def test_deepseek_sequence_parallel_moe_with_a_named_all2all_backend_is_not_mode
                       enable_expert_parallel=True, all2all_backend="naive", host=BIG)
     assert v.check is None and any("sequence-parallel MoE path with --all2all-backend naive" in r
                                    for r in skipped_reasons(v))
+
+
+@pytest.mark.parametrize("version,message", [
+    ("0.10.2", _FP8_ONLY),
+    ("0.11.0", _FP8_ONLY),
+    ("0.11.1", "EPLB is not supported AWQMoEMethod. " + _FP8_ONLY),
+])
+def test_explicit_awq_with_eplb_is_refused_on_the_cuda_host(version, message):
+    # --quantization awq: AWQ Marlin's override declines (the user named plain awq) and so does ipex's on a CUDA
+    # host (it claims AWQ / GPTQ checkpoints only on CPU / XPU up to 0.11.x), so AWQConfig builds the experts:
+    # 128 experts over tp 2 x dp 4 = 8 EP ranks keep 14336 each (Marlin MoE), and FusedMoE refuses EPLB.
+    # Seed-5303 sweep of 0.11.1: the CPU oracle had let ipex claim the checkpoint (its experts unquantized) and
+    # accepted; with ipex_quant seeing the CUDA stand-in it refuses with this message.
+    c = qwen3(AWQ, moe_intermediate_size=14336, torch_dtype="float16")
+    v = kvguard.check(c, vllm_version=version, tp=2, dp=4, enable_expert_parallel=True, enable_eplb=True,
+                      num_redundant_experts=8, quantization="awq", host=BIG)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "model_init", "MI_eplb_unsupported", "NotImplementedError", message, None)

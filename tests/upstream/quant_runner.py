@@ -24,7 +24,9 @@ bypassed (the CPU platform supports no FP8).  The AWQ / GPTQ path (the Marlin co
 Marlin layer check, the mixed-precision kernel selection) asks the platform what GPU it runs on:
 the quantization modules and the linear-kernel modules (``vllm.model_executor.layers.quantization.*``,
 ``vllm.model_executor.kernels.*``, their ``current_platform`` name only; the CPU AWQ/GPTQ method of
-0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint; ``moe_wna16``, the MoE fall-back, which
+0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint, and up to 0.11.x ``ipex_quant``, whose
+override claims every AWQ / GPTQ checkpoint on a CPU platform (with ``--quantization awq`` it comes before any
+other; on the CUDA host it declines); ``moe_wna16``, the MoE fall-back, which
 checks the GPU's capability for AWQ) see a stand-in that
 answers as CUDA with compute capability 9.0 (the default host); the compressed-tensors
 modules (``...quantization.compressed_tensors.*``: the scheme choice reads the capability) see it too, as
@@ -66,6 +68,7 @@ _QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_exe
                   "vllm.model_executor.layers.quantization.gptq_marlin",
                   "vllm.model_executor.layers.quantization.auto_gptq",
                   "vllm.model_executor.layers.quantization.cpu_wna16",
+                  "vllm.model_executor.layers.quantization.ipex_quant",
                   "vllm.model_executor.layers.quantization.moe_wna16",
                   "vllm.model_executor.layers.quantization.utils.marlin_utils",
                   "vllm.model_executor.layers.quantization.utils.machete_utils",
@@ -117,7 +120,7 @@ def _sees_cuda_90(mname: str) -> bool:
     """Only the AWQ / GPTQ / Marlin / mixed-precision-kernel modules: the FP8 and other methods keep the CPU
     platform (their GPU choices are stood in elsewhere or not exercised)."""
     return (mname.endswith((".awq", ".awq_marlin", ".auto_awq", ".gptq", ".gptq_marlin", ".auto_gptq",
-                            ".cpu_wna16", ".moe_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
+                            ".cpu_wna16", ".ipex_quant", ".moe_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
             or ".mixed_precision" in mname or ".compressed_tensors." in mname
             or mname.startswith("vllm.model_executor.layers.fused_moe") and mname.endswith(_WNA16_MOE_MODULES)) \
         and mname.startswith("vllm.model_executor.")
