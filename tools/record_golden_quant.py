@@ -145,6 +145,16 @@ CASES = [
      "why": "DeepSeek-R1-AWQ with EPLB: the MLA, dense and shared-expert layers fit Marlin at tp 8, then the routed "
             "experts' AWQ MoE method (AWQMoEMethod, AWQMarlinMoEMethod from 0.12.0, AutoAWQMoEMethod from 0.24.0) "
             "has no EPLB support: NotImplementedError"},
+    # --quantization awq named with EPLB (recorded for 0.10.2, 0.11.0, 0.11.1 and 0.12.0: ``--vllm ... --only
+    # mi-qwen3-30b-awq-explicit-tp4-eplb``): AWQConfig itself builds the experts (the Marlin override declines a
+    # named plain awq); the seed-5303 sweep of 0.11.1 found the CPU oracle's ipex override claiming it instead
+    {"id": "mi-qwen3-30b-awq-explicit-tp4-eplb", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": AWQ_INT4, "torch_dtype": "float16"},
+     "argv": ["-tp", "4", "--enable-expert-parallel", "--enable-eplb", "--quantization", "awq"],
+     "layout": {"tp": 4, "ep": True, "eplb": True}, "engine_args": {"quantization": "awq"},
+     "why": "AWQ int4 experts named with --quantization awq and EPLB (128 experts over 4 EP ranks, 768 each: the "
+            "AWQ MoE method): no EPLB support; NotImplementedError, 'only FP8' up to 0.11.0, then naming "
+            "AWQMoEMethod (AWQMarlinMoEMethod from 0.12.0)"},
     # AWQ on DeepSeek-V3/R1 and MiniMax-M2 (the quantization_config form of cognitivecomputations/DeepSeek-R1-AWQ,
     # AutoAWQ GEMM with zero points and groups of 64, and of QuantTrio/MiniMax-M2.5-AWQ-style groups of 128; recorded
     # for 0.10.2, 0.14.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-dsr1-awq-tp64 ...``)
