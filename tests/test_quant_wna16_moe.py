@@ -509,3 +509,21 @@ def test_explicit_awq_with_eplb_is_refused_on_the_cuda_host(version, message):
                       num_redundant_experts=8, quantization="awq", host=BIG)
     assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
         False, "model_init", "MI_eplb_unsupported", "NotImplementedError", message, None)
+
+
+@pytest.mark.parametrize("version,refused", [("0.11.1", False), ("0.14.1", False), ("0.15.0", True),
+                                             ("0.24.0", True), ("0.33.0", True)])
+def test_minimax_m2_fuses_qkv_shards_for_awq_from_0_15(version, refused):
+    # AWQ modules_to_not_convert ["q_proj"]: MiniMaxM2ForCausalLM declares its packed-modules mapping (qkv_proj ->
+    # q_proj, k_proj, v_proj) from 0.15.0 only.  Before, is_layer_skipped matches the fused name by substring
+    # ("q_proj" is no part of "qkv_proj") and quantizes the whole layer; from 0.15.0 it reads the shards, of which
+    # only q_proj is listed, and refuses.  (Seed-4177 sweep of 0.14.1: kvguard had applied the mapping there.)
+    q = dict(AWQ, modules_to_not_convert=["q_proj"])
+    v = kvguard.check(catalog_config("MiniMaxAI/MiniMax-M2.5", q, torch_dtype="float16"), vllm_version=version,
+                      tp=4, host=BIG, trust_remote_code=True)
+    if not refused:
+        assert v.ok and not any("model construction" in r for r in skipped_reasons(v)), (version, skipped_reasons(v))
+        return
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "model_init", "MI_fused_shards", "ValueError", "Detected some but not all shards of "
+        "model.layers.0.self_attn.qkv_proj are quantized. All shards of fused layers to have the same precision.", None)

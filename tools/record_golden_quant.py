@@ -179,6 +179,14 @@ CASES = [
      "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
      "why": "AWQ experts at -tp 16 (1536 / 16 = 96 per rank: a group of 128 straddles two ranks): Marlin declines "
             "them, the MoE WNA16 kernels halve the group to 32, which divides 96: accepted"},
+    # (recorded for 0.24.0 and 0.33.0: ``--vllm ... --only mi-minimax-m25-awq-qproj-tp4``; the releases before 0.24.0
+    # need the checkpoint's config code, which the oracle environment does not have)
+    {"id": "mi-minimax-m25-awq-qproj-tp4", "model": "MiniMaxAI/MiniMax-M2.5",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, modules_to_not_convert=["q_proj"]),
+                      "torch_dtype": "bfloat16"},
+     "argv": ["-tp", "4"], "layout": {"tp": 4}, "since": "0.24.0",
+     "why": "AWQ modules_to_not_convert [q_proj]: MiniMax-M2's packed-modules mapping (from 0.15.0) makes qkv_proj's "
+            "shards disagree (q_proj unquantized, k_proj / v_proj quantized): ValueError"},
     # online FP8: --quantization fp8 of an unquantized checkpoint (the release quantizes the weights while loading
     # them: Fp8Config() built without a checkpoint config, or the online config of fp8_per_tensor; recorded for
     # 0.10.2, 0.13.0, 0.14.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-qwen3-30b-online-fp8-tp4 ...``)
