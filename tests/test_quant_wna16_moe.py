@@ -527,3 +527,24 @@ def test_minimax_m2_fuses_qkv_shards_for_awq_from_0_15(version, refused):
     assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
         False, "model_init", "MI_fused_shards", "ValueError", "Detected some but not all shards of "
         "model.layers.0.self_attn.qkv_proj are quantized. All shards of fused layers to have the same precision.", None)
+
+
+@pytest.mark.parametrize("version,mlp_only_layers,refused", [
+    ("0.11.0", [0], False), ("0.11.1", [], False), ("0.11.1", [0], True), ("0.23.0", [], False),
+    ("0.23.0", [0], True), ("0.24.0", [0], False)])
+def test_qwen3_moe_gate_up_shards_only_with_mlp_only_layers(version, mlp_only_layers, refused):
+    # AWQ modules_to_not_convert ["gate"], layer 0 a dense MLP (by mlp_only_layers, else by decoder_sparse_step 2).
+    # From 0.11.1 Qwen3MoeForCausalLM adds gate_up_proj to its packed-modules mapping only when mlp_only_layers is
+    # set: without it the dense gate_up_proj is matched by its own name ("gate" is part of it: unquantized); with it
+    # shard by shard (gate_proj listed, up_proj not) and refused up to 0.23.x; 0.24.0+ matches the fused name first;
+    # up to 0.11.0 is_layer_skipped_awq matches the fused name only.
+    q = dict(AWQ, modules_to_not_convert=["gate"])
+    c = qwen3(q, num_hidden_layers=2, mlp_only_layers=mlp_only_layers, decoder_sparse_step=1 if mlp_only_layers else 2,
+              torch_dtype="float16")
+    v = kvguard.check(c, vllm_version=version, tp=1, host=BIG)
+    if not refused:
+        assert v.ok and not any("model construction" in r for r in skipped_reasons(v)), (version, skipped_reasons(v))
+        return
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "model_init", "MI_fused_shards", "ValueError", "Detected some but not all shards of "
+        "model.layers.0.mlp.gate_up_proj are quantized. All shards of fused layers to have the same precision.", None)

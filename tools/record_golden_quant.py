@@ -145,6 +145,16 @@ CASES = [
      "why": "DeepSeek-R1-AWQ with EPLB: the MLA, dense and shared-expert layers fit Marlin at tp 8, then the routed "
             "experts' AWQ MoE method (AWQMoEMethod, AWQMarlinMoEMethod from 0.12.0, AutoAWQMoEMethod from 0.24.0) "
             "has no EPLB support: NotImplementedError"},
+    # a Qwen3-MoE config with dense layers by decoder_sparse_step only (recorded for 0.11.1, 0.14.1 and 0.23.0:
+    # ``--vllm ... --only mi-qwen3-30b-awq-gate-sparse-step2``): from 0.11.1 the model adds gate_up_proj to its
+    # packed-modules mapping only when mlp_only_layers is set
+    {"id": "mi-qwen3-30b-awq-gate-sparse-step2", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, modules_to_not_convert=["gate"]),
+                      "torch_dtype": "float16", "decoder_sparse_step": 2},
+     "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "AWQ modules_to_not_convert [gate] with every other layer dense (decoder_sparse_step 2, no mlp_only_layers): "
+            "no gate_up_proj in the packed-modules mapping, so the dense gate_up_proj is matched by its own name "
+            "('gate' is part of it) and left unquantized: accepted"},
     # --quantization awq named with EPLB (recorded for 0.10.2, 0.11.0, 0.11.1 and 0.12.0: ``--vllm ... --only
     # mi-qwen3-30b-awq-explicit-tp4-eplb``): AWQConfig itself builds the experts (the Marlin override declines a
     # named plain awq); the seed-5303 sweep of 0.11.1 found the CPU oracle's ipex override claiming it instead
