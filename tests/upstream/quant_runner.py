@@ -94,6 +94,24 @@ _WNA16_MOE_MODULES = (".oracle.int_wna16", ".fused_marlin_moe", ".experts.marlin
                       ".experts.rdna3_moe", ".modular_kernel")
 _STAND_IN: list = []
 
+#: each model class's packed-modules mapping as first seen (id of the class-level dict -> a copy)
+_PACKED_ORIGINAL: dict = {}
+
+
+def _fresh_packed_mapping(cls) -> None:
+    """Give the model class back the packed-modules mapping it was imported with.  Some models add entries to
+    the class-level dict in ``__init__`` (Qwen3-MoE's gate_up_proj with mlp_only_layers, DeepSeek-V2's
+    fused_qkv_a_proj / qkv_proj), which a real launch sees once; here many configs are built in one process, and a
+    later case would otherwise inherit an earlier case's shards."""
+    import copy
+
+    mapping = getattr(cls, "packed_modules_mapping", None)
+    if not isinstance(mapping, dict):
+        return
+    original = _PACKED_ORIGINAL.setdefault(id(mapping), copy.deepcopy(mapping))
+    mapping.clear()
+    mapping.update(copy.deepcopy(original))
+
 
 def _cuda_90_stand_in():
     """The CPU platform answering the GPU questions as the default host would: CUDA, capability 9.0."""
@@ -739,6 +757,7 @@ def main(inp: str, out: str) -> None:
             _quant_modules_see_cuda_90()
             vc = _vllm_config(case["config"], case.get("engine_args") or {}, case.get("files"))
             cls = get_model_architecture(vc.model_config)[0]
+            _fresh_packed_mapping(cls)
             _load_text_model_class(vc.model_config)
             if vc.quant_config is not None and configure_quant_config is not None:
                 # initialize_model hands the model class's packed-modules mapping (the fused layers' shards) and
