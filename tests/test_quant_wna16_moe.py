@@ -491,3 +491,60 @@ def test_deepseek_sequence_parallel_moe_with_a_named_all2all_backend_is_not_mode
                       enable_expert_parallel=True, all2all_backend="naive", host=BIG)
     assert v.check is None and any("sequence-parallel MoE path with --all2all-backend naive" in r
                                    for r in skipped_reasons(v))
+
+
+@pytest.mark.parametrize("version,message", [
+    ("0.10.2", _FP8_ONLY),
+    ("0.11.0", _FP8_ONLY),
+    ("0.11.1", "EPLB is not supported AWQMoEMethod. " + _FP8_ONLY),
+])
+def test_explicit_awq_with_eplb_is_refused_on_the_cuda_host(version, message):
+    # --quantization awq: AWQ Marlin's override declines (the user named plain awq) and so does ipex's on a CUDA
+    # host (it claims AWQ / GPTQ checkpoints only on CPU / XPU up to 0.11.x), so AWQConfig builds the experts:
+    # 128 experts over tp 2 x dp 4 = 8 EP ranks keep 14336 each (Marlin MoE), and FusedMoE refuses EPLB.
+    # Seed-5303 sweep of 0.11.1: the CPU oracle had let ipex claim the checkpoint (its experts unquantized) and
+    # accepted; with ipex_quant seeing the CUDA stand-in it refuses with this message.
+    c = qwen3(AWQ, moe_intermediate_size=14336, torch_dtype="float16")
+    v = kvguard.check(c, vllm_version=version, tp=2, dp=4, enable_expert_parallel=True, enable_eplb=True,
+                      num_redundant_experts=8, quantization="awq", host=BIG)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "model_init", "MI_eplb_unsupported", "NotImplementedError", message, None)
+
+
+@pytest.mark.parametrize("version,refused", [("0.11.1", False), ("0.14.1", False), ("0.15.0", True),
+                                             ("0.24.0", True), ("0.33.0", True)])
+def test_minimax_m2_fuses_qkv_shards_for_awq_from_0_15(version, refused):
+    # AWQ modules_to_not_convert ["q_proj"]: MiniMaxM2ForCausalLM declares its packed-modules mapping (qkv_proj ->
+    # q_proj, k_proj, v_proj) from 0.15.0 only.  Before, is_layer_skipped matches the fused name by substring
+    # ("q_proj" is no part of "qkv_proj") and quantizes the whole layer; from 0.15.0 it reads the shards, of which
+    # only q_proj is listed, and refuses.  (Seed-4177 sweep of 0.14.1: kvguard had applied the mapping there.)
+    q = dict(AWQ, modules_to_not_convert=["q_proj"])
+    v = kvguard.check(catalog_config("MiniMaxAI/MiniMax-M2.5", q, torch_dtype="float16"), vllm_version=version,
+                      tp=4, host=BIG, trust_remote_code=True)
+    if not refused:
+        assert v.ok and not any("model construction" in r for r in skipped_reasons(v)), (version, skipped_reasons(v))
+        return
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "model_init", "MI_fused_shards", "ValueError", "Detected some but not all shards of "
+        "model.layers.0.self_attn.qkv_proj are quantized. All shards of fused layers to have the same precision.", None)
+
+
+@pytest.mark.parametrize("version,mlp_only_layers,refused", [
+    ("0.11.0", [0], False), ("0.11.1", [], False), ("0.11.1", [0], True), ("0.23.0", [], False),
+    ("0.23.0", [0], True), ("0.24.0", [0], False)])
+def test_qwen3_moe_gate_up_shards_only_with_mlp_only_layers(version, mlp_only_layers, refused):
+    # AWQ modules_to_not_convert ["gate"], layer 0 a dense MLP (by mlp_only_layers, else by decoder_sparse_step 2).
+    # From 0.11.1 Qwen3MoeForCausalLM adds gate_up_proj to its packed-modules mapping only when mlp_only_layers is
+    # set: without it the dense gate_up_proj is matched by its own name ("gate" is part of it: unquantized); with it
+    # shard by shard (gate_proj listed, up_proj not) and refused up to 0.23.x; 0.24.0+ matches the fused name first;
+    # up to 0.11.0 is_layer_skipped_awq matches the fused name only.
+    q = dict(AWQ, modules_to_not_convert=["gate"])
+    c = qwen3(q, num_hidden_layers=2, mlp_only_layers=mlp_only_layers, decoder_sparse_step=1 if mlp_only_layers else 2,
+              torch_dtype="float16")
+    v = kvguard.check(c, vllm_version=version, tp=1, host=BIG)
+    if not refused:
+        assert v.ok and not any("model construction" in r for r in skipped_reasons(v)), (version, skipped_reasons(v))
+        return
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+        False, "model_init", "MI_fused_shards", "ValueError", "Detected some but not all shards of "
+        "model.layers.0.mlp.gate_up_proj are quantized. All shards of fused layers to have the same precision.", None)

@@ -145,6 +145,26 @@ CASES = [
      "why": "DeepSeek-R1-AWQ with EPLB: the MLA, dense and shared-expert layers fit Marlin at tp 8, then the routed "
             "experts' AWQ MoE method (AWQMoEMethod, AWQMarlinMoEMethod from 0.12.0, AutoAWQMoEMethod from 0.24.0) "
             "has no EPLB support: NotImplementedError"},
+    # a Qwen3-MoE config with dense layers by decoder_sparse_step only (recorded for 0.11.1, 0.14.1 and 0.23.0:
+    # ``--vllm ... --only mi-qwen3-30b-awq-gate-sparse-step2``): from 0.11.1 the model adds gate_up_proj to its
+    # packed-modules mapping only when mlp_only_layers is set
+    {"id": "mi-qwen3-30b-awq-gate-sparse-step2", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, modules_to_not_convert=["gate"]),
+                      "torch_dtype": "float16", "decoder_sparse_step": 2},
+     "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "AWQ modules_to_not_convert [gate] with every other layer dense (decoder_sparse_step 2, no mlp_only_layers): "
+            "no gate_up_proj in the packed-modules mapping, so the dense gate_up_proj is matched by its own name "
+            "('gate' is part of it) and left unquantized: accepted"},
+    # --quantization awq named with EPLB (recorded for 0.10.2, 0.11.0, 0.11.1 and 0.12.0: ``--vllm ... --only
+    # mi-qwen3-30b-awq-explicit-tp4-eplb``): AWQConfig itself builds the experts (the Marlin override declines a
+    # named plain awq); the seed-5303 sweep of 0.11.1 found the CPU oracle's ipex override claiming it instead
+    {"id": "mi-qwen3-30b-awq-explicit-tp4-eplb", "model": "Qwen/Qwen3-30B-A3B",
+     "config_patch": {"quantization_config": AWQ_INT4, "torch_dtype": "float16"},
+     "argv": ["-tp", "4", "--enable-expert-parallel", "--enable-eplb", "--quantization", "awq"],
+     "layout": {"tp": 4, "ep": True, "eplb": True}, "engine_args": {"quantization": "awq"},
+     "why": "AWQ int4 experts named with --quantization awq and EPLB (128 experts over 4 EP ranks, 768 each: the "
+            "AWQ MoE method): no EPLB support; NotImplementedError, 'only FP8' up to 0.11.0, then naming "
+            "AWQMoEMethod (AWQMarlinMoEMethod from 0.12.0)"},
     # AWQ on DeepSeek-V3/R1 and MiniMax-M2 (the quantization_config form of cognitivecomputations/DeepSeek-R1-AWQ,
     # AutoAWQ GEMM with zero points and groups of 64, and of QuantTrio/MiniMax-M2.5-AWQ-style groups of 128; recorded
     # for 0.10.2, 0.14.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-dsr1-awq-tp64 ...``)
@@ -169,6 +189,14 @@ CASES = [
      "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
      "why": "AWQ experts at -tp 16 (1536 / 16 = 96 per rank: a group of 128 straddles two ranks): Marlin declines "
             "them, the MoE WNA16 kernels halve the group to 32, which divides 96: accepted"},
+    # (recorded for 0.24.0 and 0.33.0: ``--vllm ... --only mi-minimax-m25-awq-qproj-tp4``; the releases before 0.24.0
+    # need the checkpoint's config code, which the oracle environment does not have)
+    {"id": "mi-minimax-m25-awq-qproj-tp4", "model": "MiniMaxAI/MiniMax-M2.5",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, modules_to_not_convert=["q_proj"]),
+                      "torch_dtype": "bfloat16"},
+     "argv": ["-tp", "4"], "layout": {"tp": 4}, "since": "0.24.0",
+     "why": "AWQ modules_to_not_convert [q_proj]: MiniMax-M2's packed-modules mapping (from 0.15.0) makes qkv_proj's "
+            "shards disagree (q_proj unquantized, k_proj / v_proj quantized): ValueError"},
     # online FP8: --quantization fp8 of an unquantized checkpoint (the release quantizes the weights while loading
     # them: Fp8Config() built without a checkpoint config, or the online config of fp8_per_tensor; recorded for
     # 0.10.2, 0.13.0, 0.14.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-qwen3-30b-online-fp8-tp4 ...``)

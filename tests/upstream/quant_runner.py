@@ -24,7 +24,9 @@ bypassed (the CPU platform supports no FP8).  The AWQ / GPTQ path (the Marlin co
 Marlin layer check, the mixed-precision kernel selection) asks the platform what GPU it runs on:
 the quantization modules and the linear-kernel modules (``vllm.model_executor.layers.quantization.*``,
 ``vllm.model_executor.kernels.*``, their ``current_platform`` name only; the CPU AWQ/GPTQ method of
-0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint; ``moe_wna16``, the MoE fall-back, which
+0.12.0+, ``cpu_wna16``, too, so that it does not claim the checkpoint, and up to 0.11.x ``ipex_quant``, whose
+override claims every AWQ / GPTQ checkpoint on a CPU platform (with ``--quantization awq`` it comes before any
+other; on the CUDA host it declines); ``moe_wna16``, the MoE fall-back, which
 checks the GPU's capability for AWQ) see a stand-in that
 answers as CUDA with compute capability 9.0 (the default host); the compressed-tensors
 modules (``...quantization.compressed_tensors.*``: the scheme choice reads the capability) see it too, as
@@ -67,6 +69,7 @@ _QUANT_MODULES = ("vllm.model_executor.layers.quantization.awq", "vllm.model_exe
                   "vllm.model_executor.layers.quantization.gptq_marlin",
                   "vllm.model_executor.layers.quantization.auto_gptq",
                   "vllm.model_executor.layers.quantization.cpu_wna16",
+                  "vllm.model_executor.layers.quantization.ipex_quant",
                   "vllm.model_executor.layers.quantization.moe_wna16",
                   "vllm.model_executor.layers.quantization.utils.marlin_utils",
                   "vllm.model_executor.layers.quantization.utils.machete_utils",
@@ -91,6 +94,24 @@ _WNA16_MOE_MODULES = (".oracle.int_wna16", ".fused_marlin_moe", ".experts.marlin
                       ".experts.trtllm_mxint4_moe", ".experts.fused_humming_moe", ".experts.int4_emulation_moe",
                       ".experts.rdna3_moe", ".modular_kernel")
 _STAND_IN: list = []
+
+#: each model class's packed-modules mapping as first seen (id of the class-level dict -> a copy)
+_PACKED_ORIGINAL: dict = {}
+
+
+def _fresh_packed_mapping(cls) -> None:
+    """Give the model class back the packed-modules mapping it was imported with.  Some models add entries to
+    the class-level dict in ``__init__`` (Qwen3-MoE's gate_up_proj with mlp_only_layers, DeepSeek-V2's
+    fused_qkv_a_proj / qkv_proj), which a real launch sees once; here many configs are built in one process, and a
+    later case would otherwise inherit an earlier case's shards."""
+    import copy
+
+    mapping = getattr(cls, "packed_modules_mapping", None)
+    if not isinstance(mapping, dict):
+        return
+    original = _PACKED_ORIGINAL.setdefault(id(mapping), copy.deepcopy(mapping))
+    mapping.clear()
+    mapping.update(copy.deepcopy(original))
 
 
 def _cuda_90_stand_in():
@@ -118,7 +139,7 @@ def _sees_cuda_90(mname: str) -> bool:
     """Only the AWQ / GPTQ / Marlin / mixed-precision-kernel modules: the FP8 and other methods keep the CPU
     platform (their GPU choices are stood in elsewhere or not exercised)."""
     return (mname.endswith((".awq", ".awq_marlin", ".auto_awq", ".gptq", ".gptq_marlin", ".auto_gptq",
-                            ".cpu_wna16", ".moe_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
+                            ".cpu_wna16", ".ipex_quant", ".moe_wna16", ".utils.marlin_utils", ".utils.machete_utils"))
             or ".mixed_precision" in mname or ".compressed_tensors." in mname
             or mname.startswith("vllm.model_executor.layers.fused_moe") and mname.endswith(_WNA16_MOE_MODULES)) \
         and mname.startswith("vllm.model_executor.")
@@ -751,6 +772,7 @@ def main(inp: str, out: str) -> None:
             _quant_modules_see_cuda_90()
             vc = _vllm_config(case["config"], case.get("engine_args") or {}, case.get("files"))
             cls = get_model_architecture(vc.model_config)[0]
+            _fresh_packed_mapping(cls)
             _load_text_model_class(vc.model_config)
             if vc.quant_config is not None and configure_quant_config is not None:
                 # initialize_model hands the model class's packed-modules mapping (the fused layers' shards) and
