@@ -502,8 +502,6 @@ def test_explicit_awq_with_eplb_is_refused_on_the_cuda_host(version, message):
     # --quantization awq: AWQ Marlin's override declines (the user named plain awq) and so does ipex's on a CUDA
     # host (it claims AWQ / GPTQ checkpoints only on CPU / XPU up to 0.11.x), so AWQConfig builds the experts:
     # 128 experts over tp 2 x dp 4 = 8 EP ranks keep 14336 each (Marlin MoE), and FusedMoE refuses EPLB.
-    # Seed-5303 sweep of 0.11.1: the CPU oracle had let ipex claim the checkpoint (its experts unquantized) and
-    # accepted; with ipex_quant seeing the CUDA stand-in it refuses with this message.
     c = qwen3(AWQ, moe_intermediate_size=14336, torch_dtype="float16")
     v = kvguard.check(c, vllm_version=version, tp=2, dp=4, enable_expert_parallel=True, enable_eplb=True,
                       num_redundant_experts=8, quantization="awq", host=BIG)
@@ -517,7 +515,7 @@ def test_minimax_m2_fuses_qkv_shards_for_awq_from_0_15(version, refused):
     # AWQ modules_to_not_convert ["q_proj"]: MiniMaxM2ForCausalLM declares its packed-modules mapping (qkv_proj ->
     # q_proj, k_proj, v_proj) from 0.15.0 only.  Before, is_layer_skipped matches the fused name by substring
     # ("q_proj" is no part of "qkv_proj") and quantizes the whole layer; from 0.15.0 it reads the shards, of which
-    # only q_proj is listed, and refuses.  (Seed-4177 sweep of 0.14.1: kvguard had applied the mapping there.)
+    # only q_proj is listed, and refuses.
     q = dict(AWQ, modules_to_not_convert=["q_proj"])
     v = kvguard.check(catalog_config("MiniMaxAI/MiniMax-M2.5", q, torch_dtype="float16"), vllm_version=version,
                       tp=4, host=BIG, trust_remote_code=True)
