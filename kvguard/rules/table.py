@@ -641,39 +641,36 @@ def _modelopt_no_algo(state) -> bool:
         state.facts.resolved_top, state.facts.resolved, state.release, state.layout.quantization, _qv(state)))
 
 
-def _ct_forbidden_args(state) -> None:
-    """CompressedTensorsConfig.from_config (VllmConfig._get_quantization_config) on the pinned compressed-tensors
-    package of 0.10.2 - 0.13.x, which forbids QuantizationArgs fields it does not know."""
+def _ct_package_refuses(state, read, refusal) -> None:
+    """CompressedTensorsConfig.from_config (VllmConfig._get_quantization_config): the compressed-tensors package the
+    release pins validates the checkpoint's QuantizationArgs; a refusal there is a pydantic ValidationError whose
+    message names the host's pydantic version, so the launch is undecidable.  ``read``: the QuantizationArgs the
+    package refuses (kvguard.quant.compressed_tensors); ``refusal``: what it refuses, given their names."""
     if _qv(state).quantization != "compressed-tensors":
         return
-    from ..quant.compressed_tensors import forbidden_args
-
     top, text = state.facts.resolved_top, state.facts.resolved
     quant_cfg = top.get("quantization_config") or text.get("quantization_config")
-    fields = forbidden_args(quant_cfg, state.release) if isinstance(quant_cfg, Mapping) else ()
-    if fields:
+    found = read(quant_cfg, state.release) if isinstance(quant_cfg, Mapping) else ()
+    if found:
         state.undecided(f"vLLM {state.release.version} refuses this compressed-tensors checkpoint: its pinned "
-                        f"compressed-tensors package forbids the QuantizationArgs field(s) {' / '.join(fields)} "
-                        f"(a pydantic ValidationError while VllmConfig builds the quantization config, whose message "
-                        f"names the host's pydantic version: not modelled)")
+                        f"compressed-tensors package {refusal(' / '.join(found))} (a pydantic ValidationError while "
+                        f"VllmConfig builds the quantization config, whose message names the host's pydantic version: "
+                        f"not modelled)")
+
+
+def _ct_forbidden_args(state) -> None:
+    """0.10.2 - 0.13.x: the pinned package forbids QuantizationArgs fields it does not know."""
+    from ..quant.compressed_tensors import forbidden_args
+
+    _ct_package_refuses(state, forbidden_args, lambda names: f"forbids the QuantizationArgs field(s) {names}")
 
 
 def _ct_static_token(state) -> None:
-    """CompressedTensorsConfig.from_config (VllmConfig._get_quantization_config) on the compressed-tensors package of
-    0.14.0+, whose QuantizationArgs validation refuses static per-token quantization."""
-    if _qv(state).quantization != "compressed-tensors":
-        return
+    """0.14.0+: the pinned package refuses static per-token quantization."""
     from ..quant.compressed_tensors import static_token_args
 
-    top, text = state.facts.resolved_top, state.facts.resolved
-    quant_cfg = top.get("quantization_config") or text.get("quantization_config")
-    args = static_token_args(quant_cfg, state.release) if isinstance(quant_cfg, Mapping) else ()
-    if args:
-        state.undecided(f"vLLM {state.release.version} refuses this compressed-tensors checkpoint: its pinned "
-                        f"compressed-tensors package refuses static per-token quantization ({' / '.join(args)}: "
-                        f"'Cannot perform static token quantization, please use `dynamic=True`', a pydantic "
-                        f"ValidationError while VllmConfig builds the quantization config, whose message names the "
-                        f"host's pydantic version: not modelled)")
+    _ct_package_refuses(state, static_token_args, lambda names: f"refuses static per-token quantization ({names}: "
+                        f"'Cannot perform static token quantization, please use `dynamic=True`')")
 
 
 def _capability_refused(state) -> bool:
