@@ -320,10 +320,9 @@ def fp8_activations(activations: Mapping[str, Any]) -> bool:
 #:   block weights, W4A8 / INT8 / MXFP4 / MXFP8 group, channel or tensor ones): the closing ``NotImplementedError``,
 #:   its message the bare sentence in all of them (``MI_ct_no_scheme``);
 #: - 0.23.0+: the NVFP4 branch comes first and refuses any input activations that are not NVFP4 with a ValueError
-#:   (``MI_ct_nvfp4_activations``), given two arguments up to :data:`NVFP4_FP8_TUPLE_UNTIL` (its message is the
-#:   tuple's repr), one from 0.29.0.
+#:   (``MI_ct_nvfp4_activations``; given two arguments up to 0.28.0, so its message is the tuple's repr, one from
+#:   0.29.0: the two rows of kvguard/rules/table.py).
 NVFP4_FP8_REFUSED = "0.23.0"
-NVFP4_FP8_TUPLE_UNTIL = "0.28.0"
 
 
 #: the releases whose NVFP4 experts kvguard decides (compressed_tensors_moe.py 0.15.0 - 0.19.x, then
