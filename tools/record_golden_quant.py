@@ -157,7 +157,7 @@ CASES = [
             "('gate' is part of it) and left unquantized: accepted"},
     # --quantization awq named with EPLB (recorded for 0.10.2, 0.11.0, 0.11.1 and 0.12.0: ``--vllm ... --only
     # mi-qwen3-30b-awq-explicit-tp4-eplb``): AWQConfig itself builds the experts (the Marlin override declines a
-    # named plain awq); the seed-5303 sweep of 0.11.1 found the CPU oracle's ipex override claiming it instead
+    # named plain awq); the recorder must not let the CPU oracle's ipex override claim it
     {"id": "mi-qwen3-30b-awq-explicit-tp4-eplb", "model": "Qwen/Qwen3-30B-A3B",
      "config_patch": {"quantization_config": AWQ_INT4, "torch_dtype": "float16"},
      "argv": ["-tp", "4", "--enable-expert-parallel", "--enable-eplb", "--quantization", "awq"],
