@@ -397,6 +397,155 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
 
 
 # ---------------------------------------------------------------------------------------------
+# sliding-window layers (several KV-cache groups of one page size)
+
+#: releases whose sliding-window accounting was read and proven (the 24 group releases and every
+#: point release whose rules equal a neighbour's); 0.25.x falls between the 0.24.0 rule (window
+#: plus max_num_batched_tokens) and the 0.26.0 one (plus max_in_flight_tokens) and was not read
+_SLIDING_UNREAD = (("0.25.0", "0.25.1"),)
+
+
+def _sliding_release(release) -> None:
+    for since, until in _SLIDING_UNREAD:
+        if release.within(since, until):
+            raise CapacityNotModelled(f"sliding-window capacity is not modelled for vLLM {release.key}: its "
+                                      "SlidingWindowSpec memory bound was not read")
+
+
+def in_flight_tokens(vllm_version: Any, max_num_batched_tokens: int, async_scheduling: bool, pp: int = 1) -> int:
+    """The token count a sliding-window layer reserves beyond its window (``SlidingWindowSpec.
+    max_memory_usage_bytes``): the scheduler's ``max_num_batched_tokens`` to 0.24.0; from 0.26.0
+    ``VllmConfig.max_in_flight_tokens`` = ``max_concurrent_batches * max_num_batched_tokens``, where
+    ``max_concurrent_batches`` is 2 with async scheduling at ``-pp 1`` (either model runner), else pp."""
+    release = _release(vllm_version)
+    _sliding_release(release)
+    if not release.within("0.26.0"):
+        return max_num_batched_tokens
+    if pp != 1:
+        raise CapacityNotModelled("sliding-window capacity with -pp > 1 is not modelled")
+    return max_num_batched_tokens * (2 if async_scheduling else 1)
+
+
+def kv_cache_group_layout(vllm_version: Any, layer_windows: Sequence[Optional[int]]) -> list[Optional[int]]:
+    """The KV-cache groups vLLM forms for layers of one page size, one entry per group: ``None`` a
+    full-attention group, an int a sliding-window group of that window.
+
+    ``get_kv_cache_groups`` (kv_cache_utils.py; kv_cache_planning.py in 0.33.0): one group when every
+    layer has the same spec; else the layers are bucketed by spec in first-seen order, the group size
+    is the smallest bucket (from 0.18.0 the largest when it is under 1.5 times the smallest), and
+    each bucket is split into ``cdiv(len, group_size)`` groups (the last padded)."""
+    release = _release(vllm_version)
+    buckets: dict[Optional[int], int] = {}
+    for window in layer_windows:
+        buckets[window] = buckets.get(window, 0) + 1
+    size = _hybrid_group_size(release, list(buckets.values()))
+    return [kind for kind, count in buckets.items() for _ in range(_cdiv(count, size))]
+
+
+def _hybrid_group_size(release, bucket_sizes: list[int]) -> int:
+    smallest, largest = min(bucket_sizes), max(bucket_sizes)
+    if release.within("0.18.0") and largest < smallest * 1.5:
+        return largest
+    return smallest
+
+
+def _group_blocks(window: Optional[int], model_len: int, block_size: int, in_flight: int) -> int:
+    """Blocks one request of ``model_len`` tokens holds in one layer of the group: full attention
+    ``cdiv(model_len, block_size)``; a window W ``cdiv(min(W - 1 + in_flight, model_len), block_size) + 1``
+    (``SlidingWindowSpec.max_memory_usage_bytes`` / page)."""
+    if window is None:
+        return _cdiv(model_len, block_size)
+    return _cdiv(min(window - 1 + in_flight, model_len), block_size) + 1
+
+
+def kv_capacity_sliding(vllm_version: Any, *, bytes_per_token_per_layer: int, layer_windows: Sequence[Optional[int]],
+                        block_size: int, available_kv_bytes: int, max_model_len: int, max_num_batched_tokens: int,
+                        async_scheduling: bool = True) -> dict[str, Any]:
+    """vLLM's KV-cache accounting for layers of one page size, some or all of them sliding-window
+    (``layer_windows``: one entry per layer, ``None`` full attention, an int the window), one worker
+    (``-pp 1``, no context parallelism), the hybrid KV-cache manager on.  Returns the same keys as
+    :func:`kv_capacity` plus ``kv_cache_groups`` and ``group_size``."""
+    try:
+        return _kv_capacity_sliding(vllm_version, bytes_per_token_per_layer, list(layer_windows), block_size,
+                                    available_kv_bytes, max_model_len, max_num_batched_tokens, async_scheduling)
+    except OverflowError:
+        raise InputError("numbers too large to size (a ratio overflows a float)", source="<capacity>") from None
+
+
+def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
+                         max_model_len: int, batched: int, async_scheduling: bool) -> dict[str, Any]:
+    release = _release(vllm_version)
+    for key, value in (("bytes_per_token_per_layer", per_layer), ("block_size", block_size),
+                       ("max_model_len", max_model_len), ("max_num_batched_tokens", batched)):
+        _positive_int(value, key)
+    if not isinstance(available, int) or isinstance(available, bool):
+        raise InputError("must be an integer number of bytes", source="<capacity>", key="available_kv_bytes")
+    if not windows:
+        raise InputError("no layers", source="<capacity>", key="layer_windows")
+    for w in windows:
+        if w is not None:
+            _positive_int(w, "layer_windows")
+    in_flight = in_flight_tokens(release.key, batched, async_scheduling)
+    groups = kv_cache_group_layout(release.key, windows)
+    counts: dict[Optional[int], int] = {}
+    for w in windows:
+        counts[w] = counts.get(w, 0) + 1
+    group_size = _hybrid_group_size(release, list(counts.values()))
+    page = block_size * per_layer
+
+    def per_group_blocks(model_len: int) -> int:
+        return sum(_group_blocks(w, model_len, block_size, in_flight) for w in groups)
+
+    if release.within(None, "0.13.0"):
+        # check_enough_kv_cache_memory: every layer's own spec, no padding layers
+        def needed(model_len: int) -> int:
+            return sum(_group_blocks(w, model_len, block_size, in_flight) for w in windows) * page
+    else:
+        # _max_memory_usage_bytes_from_groups: group_size pools of one page per group's block
+        def needed(model_len: int) -> int:
+            return group_size * page * per_group_blocks(model_len)
+
+    blocks_per_request = per_group_blocks(max_model_len)
+    out: dict[str, Any] = {
+        "vllm_version": release.key, "block_size": block_size, "scheduler_block_size": block_size,
+        "page_size_bytes": page, "bytes_per_token_per_layer": per_layer, "layers_per_stage": (len(windows),),
+        "kv_token_shards": 1, "blocks_per_request": blocks_per_request, "available_kv_bytes": available,
+        "max_model_len": max_model_len, "needed_bytes_per_request": needed(max_model_len),
+        "estimated_max_model_len": None, "error": None, "fits": True,
+        "kv_cache_groups": tuple(groups), "group_size": group_size, "in_flight_tokens": in_flight,
+    }
+    # 0.29.0 on: the null block (one block of every pool) is held back before the check
+    check_mem = available - page * group_size if release.within("0.29.0") else available
+    if check_mem <= 0:
+        out.update(fits=False, error=("ValueError", _no_memory_message(release)))
+    elif out["needed_bytes_per_request"] > check_mem:
+        est = 0
+        if needed(1) <= check_mem:
+            lo, hi, est = 1, max_model_len, 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                if needed(mid) <= check_mem:
+                    est, lo = mid, mid + 1
+                else:
+                    hi = mid - 1
+        out.update(fits=False, estimated_max_model_len=est,
+                   error=("ValueError", _not_enough_message(release, max_model_len, out["needed_bytes_per_request"],
+                                                            check_mem, est)))
+    num_blocks = max(available // page // group_size, 0)
+    concurrency = num_blocks / blocks_per_request
+    if release.within(None, "0.20.0"):
+        # num_blocks // len(kv_cache_groups) * min block size
+        tokens = num_blocks // len(groups) * block_size
+        lines = [f"GPU KV cache size: {tokens:,} tokens",
+                 f"Maximum concurrency for {max_model_len:,} tokens per request: {concurrency:.2f}x"]
+    else:
+        tokens, lines = _report_lines(release, num_blocks, block_size, 1, 1, max_model_len, concurrency)
+    out.update(num_blocks=num_blocks, max_concurrency=concurrency, num_tokens=tokens,
+               log_lines=tuple(lines) if out["fits"] else ())
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # models
 
 
