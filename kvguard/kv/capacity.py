@@ -399,10 +399,11 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
 # ---------------------------------------------------------------------------------------------
 # sliding-window layers (several KV-cache groups of one page size)
 
-#: releases whose sliding-window accounting was read and proven (the 24 group releases and every
-#: point release whose rules equal a neighbour's); 0.25.x falls between the 0.24.0 rule (window
-#: plus max_num_batched_tokens) and the 0.26.0 one (plus max_in_flight_tokens) and was not read
-_SLIDING_UNREAD = (("0.25.0", "0.25.1"),)
+#: point releases between two group releases whose sliding-window rules differ, so the rule they
+#: carry is unknown (their source was not read): 0.11.2 (0.11.1 has no group-size heuristic, 0.12.0
+#: has 1.25), 0.18.1 / 0.19.0 (0.18.0 sizes the fit check by the first group only, 0.19.1 by every
+#: group), 0.25.x (0.24.0 adds max_num_batched_tokens to the window, 0.26.0 max_in_flight_tokens)
+_SLIDING_UNREAD = (("0.11.2", "0.11.2"), ("0.18.1", "0.19.0"), ("0.25.0", "0.25.1"))
 
 
 def _sliding_release(release) -> None:
@@ -432,9 +433,9 @@ def kv_cache_group_layout(vllm_version: Any, layer_windows: Sequence[Optional[in
 
     ``get_kv_cache_groups`` (kv_cache_utils.py; kv_cache_planning.py in 0.33.0): one group when every
     layer has the same spec; else the layers are bucketed by spec in first-seen order, the group size
-    is the smallest bucket (from 0.18.0 the largest when it is under 1.5 times the smallest), and
-    each bucket is split into ``cdiv(len, group_size)`` groups (the last padded)."""
+    is :func:`_hybrid_group_size`, and each bucket is split into ``cdiv(len, group_size)`` groups (the last padded)."""
     release = _release(vllm_version)
+    _sliding_release(release)
     buckets: dict[Optional[int], int] = {}
     for window in layer_windows:
         buckets[window] = buckets.get(window, 0) + 1
@@ -443,8 +444,11 @@ def kv_cache_group_layout(vllm_version: Any, layer_windows: Sequence[Optional[in
 
 
 def _hybrid_group_size(release, bucket_sizes: list[int]) -> int:
+    """``_get_kv_cache_groups_uniform_page_size``: the smallest bucket; from 0.12.0 the largest when it
+    is under 1.25 times the smallest, from 0.18.0 under 1.5 times."""
     smallest, largest = min(bucket_sizes), max(bucket_sizes)
-    if release.within("0.18.0") and largest < smallest * 1.5:
+    ratio = 1.5 if release.within("0.18.0") else 1.25 if release.within("0.12.0") else None
+    if ratio is not None and largest < smallest * ratio:
         return largest
     return smallest
 
@@ -500,6 +504,10 @@ def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size
         # check_enough_kv_cache_memory: every layer's own spec, no padding layers
         def needed(model_len: int) -> int:
             return sum(_group_blocks(w, model_len, block_size, in_flight) for w in windows) * page
+    elif release.within(None, "0.18.0"):
+        # _max_memory_usage_bytes_from_groups 0.14.0-0.18.0: the first group's spec stands for every group
+        def needed(model_len: int) -> int:
+            return group_size * page * _group_blocks(groups[0], model_len, block_size, in_flight)
     else:
         # _max_memory_usage_bytes_from_groups: group_size pools of one page per group's block
         def needed(model_len: int) -> int:
