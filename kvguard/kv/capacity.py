@@ -625,7 +625,9 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
                      kv_memory_gib: Optional[float] = None, gpu_memory_gib: Optional[float] = None,
                      gpu_memory_utilization: Optional[float] = None, weights_gib: Optional[float] = None,
                      other_gib: float = 0.0, dcp_sizes: Optional[Sequence[int]] = None,
-                     env: Optional[Mapping[str, str]] = None, trust_remote_code: bool = False) -> CapacityPrediction:
+                     env: Optional[Mapping[str, str]] = None, trust_remote_code: bool = False,
+                     max_num_batched_tokens: Optional[int] = None, async_scheduling: Optional[bool] = None,
+                     disable_sliding_window: bool = False) -> CapacityPrediction:
     """vLLM's ``GPU KV cache size`` / ``Maximum concurrency`` for ``config`` at this layout.
 
     ``config``: a path to config.json or its directory, a catalog model id, a mapping or
@@ -636,6 +638,13 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     (activation peak, non-torch memory, CUDA graphs: yours to supply).  ``block_size`` defaults to
     16 (MLA: 64) and the result says so in ``assumptions``.  ``dcp_sizes``: also compute the
     capacity at each of these ``-dcp`` sizes (``by_dcp``).
+
+    Models with sliding-window layers (:mod:`kvguard.kv.sliding`: gpt-oss, Gemma 2 / 3, Cohere2,
+    Llama / Mistral, Qwen2 / Qwen3 as their configs make them) are sized with
+    :func:`kv_capacity_sliding` at ``-pp 1`` without context parallelism; their figures depend on
+    ``max_num_batched_tokens`` (default 8192, the ``vllm serve`` default on an H100-class 80 GB GPU)
+    and, from 0.26.0, ``async_scheduling`` (default on), both reported as assumptions.
+    ``disable_sliding_window``: ``--disable-sliding-window``.
 
     Raises :class:`~kvguard.errors.CapacityNotModelled` for models with more than one KV-cache
     group or spec kvguard does not size, :class:`~kvguard.InputError` for bad input.
@@ -656,8 +665,14 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         raise CapacityNotModelled(f"{label}: {reason} — vLLM keeps several KV-cache groups or other spec "
                                   "classes; kvguard predicts capacity only for one full-attention/MLA group")
 
+    from .sliding import SLIDING_ARCHITECTURES, sliding_layer_windows
+
+    if max_num_batched_tokens is not None:
+        _positive_int(max_num_batched_tokens, "max_num_batched_tokens")
     reason = kv_cache_groups_reason(raw, release=release)  # before model_facts: such configs may need remote code
-    if reason is not None:
+    raw_archs = raw.get("architectures") if isinstance(raw, Mapping) else None
+    sliding_candidate = isinstance(raw_archs, list) and any(a in SLIDING_ARCHITECTURES for a in raw_archs)
+    if reason is not None and not sliding_candidate:
         refuse(reason)
     if isinstance(cfg, ModelFacts):
         facts = cfg
@@ -665,9 +680,21 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         from ..rules.check import model_facts
         facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code,
                             model_path=model_path)
-    reason = kv_cache_groups_reason(raw, facts, release) or _registry_reason(facts, release)
-    if reason is not None:
-        refuse(reason)
+    windows: Optional[list[Optional[int]]] = None
+    registry_reason = _registry_reason(facts, release)
+    if registry_reason is not None:
+        refuse(registry_reason)
+    reason = kv_cache_groups_reason(raw, facts, release)
+    if reason is not None or disable_sliding_window:
+        windows, why = sliding_layer_windows(facts, release, raw if isinstance(raw, Mapping) else None,
+                                             disable_sliding_window=disable_sliding_window)
+        if windows is None:
+            if reason is None:  # --disable-sliding-window on a model without sliding layers: nothing changes
+                windows = None
+            else:
+                refuse(f"{reason}; {why}")
+        elif all(w is None for w in windows):
+            windows = None      # every layer full attention: the one-group accounting below
     from ..quant.kv_cache import effective
 
     sized, named = effective(kv_cache_dtype, facts.resolved_top or {}, release)
@@ -688,6 +715,12 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     if sized == "auto" and config_dtype(raw) in (None, "float32", "float"):
         notes.append("config dtype float32/unknown: --dtype auto sized as bfloat16 (a bf16-capable CUDA GPU)")
     partition = (env or {}).get("VLLM_PP_LAYER_PARTITION")
+    if windows is not None:
+        return _predict_sliding(release, label, windows, tp=tp, pp=pp, pcp=pcp, dcp=dcp, per_layer=per_layer,
+                                block_size=block_size, avail=avail, max_model_len=max_model_len,
+                                max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
+                                heads=heads, head_size=head_size, dtype_name=dtype_name, b=b,
+                                assumptions=assumptions, notes=notes)
     core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=num_layers,
                        block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len, pp=pp,
                        dcp=dcp, pcp=pcp, pp_partition=partition)
@@ -702,3 +735,48 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     return CapacityPrediction(tp=tp, pp=pp, pcp=pcp, dcp=dcp, use_mla=mla, num_kv_heads_per_rank=heads,
                               head_size=facts.head_size, kv_cache_dtype=dtype_name, dtype_bytes=b,
                               by_dcp=tuple(by_dcp), assumptions=tuple(assumptions), notes=tuple(notes), **core)
+
+
+#: ``vllm serve``'s ``max_num_batched_tokens`` on an H100-class GPU of 80 GB (``EngineArgs.get_batch_defaults``:
+#: device memory >= 70 GiB and not an A100, OPENAI_API_SERVER; the same in 0.10.2-0.33.0; 0.33.0 gives
+#: 16384 from 160 GB), when it is not clamped to ``max_num_seqs * max_model_len`` (1024 sequences)
+_SERVE_MAX_NUM_BATCHED_TOKENS = 8192
+_SERVE_MAX_NUM_SEQS = 1024
+
+
+def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pcp: int, dcp: int, per_layer: int,
+                     block_size: int, avail: int, max_model_len: int, max_num_batched_tokens: Optional[int],
+                     async_scheduling: Optional[bool], heads: int, head_size: int, dtype_name: str, b: int,
+                     assumptions: list, notes: list) -> CapacityPrediction:
+    if pp != 1 or pcp != 1 or dcp != 1:
+        raise CapacityNotModelled(f"{label}: sliding-window layers with -pp/-pcp/-dcp above 1 are not modelled "
+                                  "(vLLM's SlidingWindowSpec refuses -dcp; pipeline stages re-group the layers)")
+    kinds = sorted({w for w in windows if w is not None})
+    assumptions = list(assumptions)
+    if max_num_batched_tokens is None:
+        max_num_batched_tokens = min(_SERVE_MAX_NUM_BATCHED_TOKENS, _SERVE_MAX_NUM_SEQS * max_model_len)
+        assumptions.append(f"max_num_batched_tokens {max_num_batched_tokens}: the `vllm serve` default on an H100-class "
+                           "80 GB GPU (chunked prefill on); a sliding-window layer reserves its window plus that many "
+                           "tokens — pass --max-num-batched-tokens if yours differs")
+    if async_scheduling is None:
+        async_scheduling = True
+        if release.within("0.26.0"):
+            assumptions.append("async scheduling on (the default for a generative model without an incompatible "
+                               "speculative method): a sliding-window layer reserves two batches of tokens in flight")
+    assumptions.append("hybrid KV-cache manager on (the CUDA default: no --disable-hybrid-kv-cache-manager, "
+                       "--kv-transfer-config or --kv-events-config)")
+    core = kv_capacity_sliding(release.key, bytes_per_token_per_layer=per_layer, layer_windows=windows,
+                               block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len,
+                               max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling)
+    groups = core.pop("kv_cache_groups")
+    group_size = core.pop("group_size")
+    in_flight = core.pop("in_flight_tokens")
+    full = sum(w is None for w in windows)
+    notes = list(notes) + [
+        f"{len(windows) - full} sliding-window layers (window {', '.join(str(k) for k in kinds)}) and {full} "
+        f"full-attention layers: {len(groups)} KV-cache groups of {group_size} layers "
+        f"({', '.join('full' if g is None else f'window {g}' for g in groups)}); a sliding-window layer holds at "
+        f"most cdiv(min(window - 1 + {in_flight}, max_model_len), block_size) + 1 blocks per request"]
+    return CapacityPrediction(tp=tp, pp=pp, pcp=pcp, dcp=dcp, use_mla=False, num_kv_heads_per_rank=heads,
+                              head_size=head_size, kv_cache_dtype=dtype_name, dtype_bytes=b, by_dcp=(),
+                              assumptions=tuple(assumptions), notes=tuple(notes), **core)
