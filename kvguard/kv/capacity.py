@@ -744,6 +744,14 @@ _SERVE_MAX_NUM_BATCHED_TOKENS = 8192
 _SERVE_MAX_NUM_SEQS = 1024
 
 
+def _group_summary(groups: Sequence[Optional[int]]) -> str:
+    """"6 x window 1024, 1 x full" in the groups' order."""
+    counts: dict[Optional[int], int] = {}
+    for g in groups:
+        counts[g] = counts.get(g, 0) + 1
+    return ", ".join(f"{n} x {'full' if g is None else f'window {g}'}" for g, n in counts.items())
+
+
 def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pcp: int, dcp: int, per_layer: int,
                      block_size: int, avail: int, max_model_len: int, max_num_batched_tokens: Optional[int],
                      async_scheduling: Optional[bool], heads: int, head_size: int, dtype_name: str, b: int,
@@ -775,7 +783,7 @@ def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pc
     notes = list(notes) + [
         f"{len(windows) - full} sliding-window layers (window {', '.join(str(k) for k in kinds)}) and {full} "
         f"full-attention layers: {len(groups)} KV-cache groups of {group_size} layers "
-        f"({', '.join('full' if g is None else f'window {g}' for g in groups)}); a sliding-window layer holds at "
+        f"({_group_summary(groups)}); a sliding-window layer holds at "
         f"most cdiv(min(window - 1 + {in_flight}, max_model_len), block_size) + 1 blocks per request"]
     return CapacityPrediction(tp=tp, pp=pp, pcp=pcp, dcp=dcp, use_mla=False, num_kv_heads_per_rank=heads,
                               head_size=head_size, kv_cache_dtype=dtype_name, dtype_bytes=b, by_dcp=(),
