@@ -450,6 +450,7 @@ def test_sliding_window_knobs():
     ({"vllm_version": "0.25.0"}, "was not read"),
     ({"vllm_version": "0.18.1"}, "was not read"),
     ({"vllm_version": "0.11.2"}, "was not read"),
+    ({"vllm_version": "0.14.0"}, "was not read"),
 ])
 def test_sliding_window_layouts_not_modelled(kwargs, why):
     args = {"tp": 1, "max_model_len": 4096, "kv_memory_gib": 40, "vllm_version": "0.28.0", **kwargs}

@@ -401,9 +401,10 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
 
 #: point releases between two group releases whose sliding-window rules differ, so the rule they
 #: carry is unknown (their source was not read): 0.11.2 (0.11.1 has no group-size heuristic, 0.12.0
-#: has 1.25), 0.18.1 / 0.19.0 (0.18.0 sizes the fit check by the first group only, 0.19.1 by every
-#: group), 0.25.x (0.24.0 adds max_num_batched_tokens to the window, 0.26.0 max_in_flight_tokens)
-_SLIDING_UNREAD = (("0.11.2", "0.11.2"), ("0.18.1", "0.19.0"), ("0.25.0", "0.25.1"))
+#: has 1.25), 0.14.0 (0.13.0 checks every layer's own bound, 0.14.1 the first group's), 0.18.1 /
+#: 0.19.0 (0.18.0 sizes the fit check by the first group only, 0.19.1 by every group), 0.25.x (0.24.0
+#: adds max_num_batched_tokens to the window, 0.26.0 max_in_flight_tokens)
+_SLIDING_UNREAD = (("0.11.2", "0.11.2"), ("0.14.0", "0.14.0"), ("0.18.1", "0.19.0"), ("0.25.0", "0.25.1"))
 
 
 def _sliding_release(release) -> None:
@@ -505,7 +506,7 @@ def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size
         def needed(model_len: int) -> int:
             return sum(_group_blocks(w, model_len, block_size, in_flight) for w in windows) * page
     elif release.within(None, "0.18.0"):
-        # _max_memory_usage_bytes_from_groups 0.14.0-0.18.0: the first group's spec stands for every group
+        # _max_memory_usage_bytes_from_groups 0.14.1-0.18.0: the first group's spec stands for every group
         def needed(model_len: int) -> int:
             return group_size * page * _group_blocks(groups[0], model_len, block_size, in_flight)
     else:

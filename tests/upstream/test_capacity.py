@@ -15,6 +15,10 @@ Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0"); every one of them must 
 kvguard.kv.capacity.CAPACITY_RELEASES (0.10.2–0.33.0), else the test fails: a release kvguard claims
 is always compared.  Skips without an oracle unless KVG_REQUIRE_ORACLE=1.  KVG_CAPACITY_CASES sets
 the number of cases (default 300).
+
+Sliding-window cases (:func:`generate_sliding`, KVG_CAPACITY_SLIDING_CASES, default 40) give the runner one
+window per layer (None = full attention) and ``max_num_batched_tokens`` / async scheduling; kvguard's
+:func:`kvguard.kv.capacity.kv_capacity_sliding` must agree the same way.  They run in the same oracle start.
 """
 
 from __future__ import annotations
@@ -179,44 +183,30 @@ def compare(case: dict, oracle: dict, mine: dict) -> list[str]:
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_capacity_matches_vllm_accounting(version):
+    """One KV-cache group (KVG_CAPACITY_CASES) and sliding-window layers (KVG_CAPACITY_SLIDING_CASES: all sliding,
+    alternating with full layers, 5:1 and other patterns, the release's SlidingWindowSpec / FullAttentionSpec per
+    layer and its grouping) in one start of the release's oracle."""
     # a release named in KVG_ORACLE_VERSIONS that kvguard's capacity rules claim is compared, never skipped
     assert resolve(version).within(*CAPACITY_RELEASES), f"vLLM {version} outside kvguard capacity releases"
     python, python_env = _python(version)
-    cases = generate(int(os.environ.get("KVG_DIFF_SEED", "7")), version,
-                     int(os.environ.get("KVG_CAPACITY_CASES", "300")))
-    out = run_runner("capacity_runner.py", python, python_env, cases, unset=("VLLM_PP_LAYER_PARTITION",))
-    assert len(out["results"]) == len(cases)
-    mismatches, agree, refused = [], 0, 0
-    for case, rec in zip(cases, out["results"]):
-        diffs = compare(case, rec, kvguard_capacity(case, version))
-        if diffs:
-            mismatches.append({"case": case, "diffs": diffs})
-        else:
-            agree += 1
-            refused += rec.get("error") is not None
-    print(f"\nvLLM {version}: capacity agrees {agree}/{len(cases)} ({refused} refused launches)")
-    assert not mismatches, json.dumps(mismatches[:5], indent=1)
-    assert refused < len(cases) - refused, "the generator should mostly produce launches that start"
-
-
-@pytest.mark.parametrize("version", VERSIONS)
-def test_sliding_capacity_matches_vllm_accounting(version):
-    """Sliding-window layers (all sliding, alternating with full layers, 5:1 and other patterns): the
-    release's SlidingWindowSpec / FullAttentionSpec per layer, its grouping and accounting."""
-    assert resolve(version).within(*CAPACITY_RELEASES), f"vLLM {version} outside kvguard capacity releases"
-    python, python_env = _python(version)
-    cases = generate_sliding(int(os.environ.get("KVG_DIFF_SEED", "7")), version,
-                             int(os.environ.get("KVG_CAPACITY_SLIDING_CASES", "40")))
-    out = run_runner("capacity_runner.py", python, python_env, cases, unset=("VLLM_PP_LAYER_PARTITION",))
-    assert len(out["results"]) == len(cases)
-    mismatches, agree, refused = [], 0, 0
-    for case, rec in zip(cases, out["results"]):
-        diffs = compare(case, rec, kvguard_capacity(case, version))
-        if diffs:
-            mismatches.append({"case": {k: v for k, v in case.items() if k != "layer_windows"}, "diffs": diffs})
-        else:
-            agree += 1
-            refused += rec.get("error") is not None
-    print(f"\nvLLM {version}: sliding-window capacity agrees {agree}/{len(cases)} ({refused} refused launches)")
-    assert not mismatches, json.dumps(mismatches[:5], indent=1)
-    assert refused < len(cases) - refused, "the generator should mostly produce launches that start"
+    seed = int(os.environ.get("KVG_DIFF_SEED", "7"))
+    cases = generate(seed, version, int(os.environ.get("KVG_CAPACITY_CASES", "300")))
+    sliding = generate_sliding(seed, version, int(os.environ.get("KVG_CAPACITY_SLIDING_CASES", "40")))
+    out = run_runner("capacity_runner.py", python, python_env, cases + sliding, unset=("VLLM_PP_LAYER_PARTITION",))
+    assert len(out["results"]) == len(cases) + len(sliding)
+    failures = []
+    for name, part, results in (("capacity", cases, out["results"][:len(cases)]),
+                                ("sliding-window capacity", sliding, out["results"][len(cases):])):
+        mismatches, agree, refused = [], 0, 0
+        for case, rec in zip(part, results):
+            diffs = compare(case, rec, kvguard_capacity(case, version))
+            if diffs:
+                mismatches.append({"case": {k: v for k, v in case.items() if k != "layer_windows"}, "diffs": diffs})
+            else:
+                agree += 1
+                refused += rec.get("error") is not None
+        print(f"\nvLLM {version}: {name} agrees {agree}/{len(part)} ({refused} refused launches)")
+        failures += mismatches[:5]
+        if part:
+            assert refused < len(part) - refused, f"{name}: the generator should mostly produce launches that start"
+    assert not failures, json.dumps(failures, indent=1)
