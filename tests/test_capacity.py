@@ -458,6 +458,17 @@ def test_sliding_window_layouts_not_modelled(kwargs, why):
         predict_capacity("openai/gpt-oss-20b", **args)
 
 
+def test_layer_types_all_full_with_a_window_slides_every_layer_in_0_11_1_to_0_26_0():
+    # CacheConfig.sliding_window is the config's window unless layer_types mixes kinds (to 0.26.0) / is not all
+    # sliding (0.27.0 on); Llama's layers take it when their own type gives none.  -tp 8: 1 KV head per rank,
+    # 512 B/token/layer, page 8,192: 40 GiB // 8,192 // 32 = 163,840 blocks; max_model_len 4,096: full 256 blocks,
+    # sliding cdiv(min(4,095 + 8,192, 4,096), 16) + 1 = 257
+    cfg = _llama(layer_types=["full_attention"] * 32, sliding_window=4096, use_sliding_window=False)
+    for version, blocks in (("0.11.1", 257), ("0.20.0", 257), ("0.26.0", 257), ("0.27.0", 256), ("0.28.0", 256)):
+        cap = predict_capacity(cfg, tp=8, max_model_len=4096, kv_memory_gib=40, vllm_version=version)
+        assert (cap.num_blocks, cap.blocks_per_request) == (163840, blocks), version
+
+
 def test_sliding_mistral_every_layer_and_qwen2_mixed_layers():
     # Mistral-7B-v0.1: no layer_types, sliding_window 4096 -> CacheConfig.sliding_window on every layer, one group
     mistral = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 4096,

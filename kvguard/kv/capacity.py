@@ -686,7 +686,13 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     if registry_reason is not None:
         refuse(registry_reason)
     reason = kv_cache_groups_reason(raw, facts, release)
-    if reason is not None or disable_sliding_window:
+    from ..archs import registered_arch
+
+    # the sliding-window architectures are always read layer by layer: CacheConfig.sliding_window can slide every
+    # layer of a config whose keys alone look like one full-attention group (layer_types all full_attention with a
+    # sliding_window, 0.11.1-0.26.0)
+    if reason is not None or disable_sliding_window or registered_arch(facts.architectures, release) \
+            in SLIDING_ARCHITECTURES:
         windows, why = sliding_layer_windows(facts, release, raw if isinstance(raw, Mapping) else None,
                                              disable_sliding_window=disable_sliding_window)
         if windows is None:

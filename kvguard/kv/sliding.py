@@ -20,7 +20,8 @@ The model classes read (each release 0.10.2–0.33.0, vllm/model_executor/models
 * ``gemma2.py``, ``gemma3.py`` (also the language model of ``gemma3_mm.py``), ``llama.py`` (Llama and,
   through ``mistral.py``'s ``MistralAttention(LlamaAttention)`` from 0.15.0, Mistral): layer i gets
   ``config.sliding_window`` when ``layer_types[i] == "sliding_attention"``, else none;
-* ``commandr.py`` (Cohere2): the same, ``config.sliding_window + 1`` from 0.29.0;
+* ``commandr.py`` (Cohere2): the same, ``config.sliding_window + 1`` from 0.29.0 (a sliding layer without
+  a window then fails to build: not modelled);
 * ``qwen2.py``, ``qwen3.py``: no per-layer window, every layer has the model-wide one (``Qwen2Model``
   asserts when ``layer_types`` mixes kinds: not modelled here).
 
@@ -49,9 +50,17 @@ def _by_layer_type(index: int, window: Optional[int], layer_types: Optional[Sequ
     return window if layer_types[index] == _SLIDING else None
 
 
+class _NotBuilt(Exception):
+    """The model class raises while it builds this layer (no KV cache to size)."""
+
+
 def _by_layer_type_plus_one(index: int, window: Optional[int], layer_types: Optional[Sequence[Any]]) -> Optional[int]:
-    chosen = _by_layer_type(index, window, layer_types)
-    return None if chosen is None else chosen + 1
+    if not layer_types or layer_types[index] != _SLIDING:
+        return None
+    if window is None:  # commandr.py adds 1 to config.sliding_window: None + 1 raises TypeError
+        raise _NotBuilt("a sliding_attention layer without a window (None + 1 raises TypeError while vLLM builds "
+                        "Cohere2; --disable-sliding-window does it too)")
+    return window + 1
 
 
 def _model_wide_only(index: int, window: Optional[int], layer_types: Optional[Sequence[Any]]) -> Optional[int]:
@@ -151,6 +160,9 @@ def sliding_layer_windows(facts: Any, release: Any, raw: Optional[Mapping[str, A
     fallback = model_wide_sliding_window(release, window, layer_types)
     windows = []
     for index in range(layers):
-        own = rule(index, window, layer_types)
+        try:
+            own = rule(index, window, layer_types)
+        except _NotBuilt as exc:
+            return None, str(exc)
         windows.append(own if own is not None else fallback)
     return windows, ""

@@ -9,7 +9,8 @@ equal to kvguard's per-layer bytes; where kvguard declines (a reason) the case i
 only where the release does not build the model (Qwen2 with mixed layer types asserts) or the test says so.
 
 Configs: small gpt-oss (from the catalog's gpt-oss-20b), Gemma 2, Gemma 3 (text), Cohere2, Mistral (from the
-catalog's Mistral-7B-Instruct-v0.3, with and without a window), Qwen2 (from Qwen2.5-72B-Instruct) and Qwen3 with
+catalog's Mistral-7B-Instruct-v0.3, with and without a window), Llama (layer_types all full, all sliding, mixed
+or absent, with and without a window), Qwen2 (from Qwen2.5-72B-Instruct) and Qwen3 with
 ``use_sliding_window`` and ``max_window_layers`` of every kind, some under ``--disable-sliding-window``.
 Releases: KVG_SLIDING_MODEL_VERSIONS (default "0.11.1 0.28.0", a sample: each release builds every model, ~15 s;
 the full run names all 24 group releases); KVG_SLIDING_MODEL_CASES (default 12).
@@ -88,6 +89,20 @@ def _mistral(rng):
     return cfg
 
 
+def _llama(rng):
+    """Llama with layer_types of every kind and a sliding_window (kept as an attribute by LlamaConfig): all
+    full_attention slides every layer through CacheConfig.sliding_window in 0.11.1-0.26.0, not in 0.27.0+."""
+    cfg = copy.deepcopy(catalog.lookup("mistralai/Mistral-7B-Instruct-v0.3").config)
+    cfg.update(_small(rng), architectures=["LlamaForCausalLM"], model_type="llama",
+               sliding_window=rng.choice([4096, None]), use_sliding_window=False)
+    n = cfg["num_hidden_layers"]
+    kind = rng.choice(["full", "sliding", "mixed", "absent"])
+    if kind != "absent":
+        cfg["layer_types"] = [("sliding_attention" if kind == "sliding" or (kind == "mixed" and i % 2) else
+                               "full_attention") for i in range(n)]
+    return cfg
+
+
 def _qwen2(rng):
     cfg = copy.deepcopy(catalog.lookup("Qwen/Qwen2.5-72B-Instruct").config)
     cfg.update(_small(rng))
@@ -103,7 +118,7 @@ def _qwen3(rng):
     return cfg
 
 
-BUILDERS = (_gpt_oss, _gemma2, _gemma3, _cohere2, _mistral, _qwen2, _qwen3)
+BUILDERS = (_gpt_oss, _gemma2, _gemma3, _cohere2, _mistral, _llama, _qwen2, _qwen3)
 
 
 def generate(seed: int, n: int = 12) -> list[dict]:
