@@ -444,6 +444,26 @@ def test_sliding_window_knobs():
     assert (cap.num_blocks, cap.blocks_per_request) == (54613, 256)
 
 
+def test_cohere2_sliding_layer_without_a_window_is_not_modelled_from_0_29_0():
+    # commandr.py 0.29.0+ gives a sliding_attention layer config.sliding_window + 1: with --disable-sliding-window
+    # (the window None) the model raises TypeError while it is built (tests/upstream/test_sliding_layers.py saw it)
+    cohere2 = {"architectures": ["Cohere2ForCausalLM"], "model_type": "cohere2", "hidden_size": 512,
+               "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 8, "intermediate_size": 1024,
+               "vocab_size": 1000, "max_position_embeddings": 8192, "sliding_window": 4096,
+               "sliding_window_pattern": 4, "torch_dtype": "bfloat16"}
+    # 2 * 2 * 128 * 2 = 1,024 B/token/layer, page 16,384; 6 sliding (window 4,097) + 2 full: group size 2, 3 + 1 groups
+    cap = predict_capacity(cohere2, tp=1, max_model_len=8192, kv_memory_gib=1, vllm_version="0.29.0")
+    assert cap.num_blocks == GIB // 16384 // 2
+    assert cap.blocks_per_request == 512 + 3 * (_cdiv(min(4096 + 16384, 8192), 16) + 1)
+    with pytest.raises(CapacityNotModelled, match="TypeError"):
+        predict_capacity(cohere2, tp=1, max_model_len=4096, kv_memory_gib=1, vllm_version="0.29.0",
+                         disable_sliding_window=True)
+    # 0.28.0 uses the window as it is and --disable-sliding-window leaves every layer full attention
+    cap = predict_capacity(cohere2, tp=1, max_model_len=4096, kv_memory_gib=1, vllm_version="0.28.0",
+                           disable_sliding_window=True)
+    assert (cap.num_blocks, cap.blocks_per_request) == (GIB // 16384 // 8, 256)
+
+
 @pytest.mark.parametrize("kwargs, why", [
     ({"pp": 2}, "-pp/-pcp/-dcp above 1"),
     ({"dcp": 2, "tp": 2}, "-pp/-pcp/-dcp above 1"),

@@ -6,10 +6,12 @@ tokens and the maximum concurrency vLLM computes for a layout, and the log lines
 release words them.  :func:`kv_capacity` is the same arithmetic on plain numbers.
 
 Scope: models whose every attention layer has one and the same full-attention or MLA KV-cache
-spec, i.e. **one KV-cache group** (``FullAttentionSpec`` / ``MLAAttentionSpec``).  Sliding-window,
-chunked-local, hybrid (Mamba / linear attention), encoder-decoder, heterogeneous-layer and
-indexer/compressed models (DeepSeek-V3.2 / V4) get several groups or other spec classes and are
-:class:`~kvguard.errors.CapacityNotModelled` — never a number.
+spec, i.e. **one KV-cache group** (``FullAttentionSpec`` / ``MLAAttentionSpec``); and models whose
+layers are sliding-window (``SlidingWindowSpec``), or sliding-window and full attention, of one page
+size at ``-pp 1`` without context parallelism (:func:`kv_capacity_sliding`: several groups of one
+group size; which layers slide: :mod:`kvguard.kv.sliding`).  Chunked-local, hybrid (Mamba / linear
+attention), encoder-decoder, heterogeneous-layer (different page sizes) and indexer/compressed
+models (DeepSeek-V3.2 / V4) are :class:`~kvguard.errors.CapacityNotModelled` — never a number.
 
 The rules mirror ``vllm/v1/core/kv_cache_utils.py`` (``kv_cache_planning.py`` in 0.33.0) and
 ``vllm/v1/kv_cache_interface.py`` of each release, one function per rule below; the differential
@@ -49,8 +51,8 @@ from .kvsize import (
     kv_token_shards,
 )
 
-__all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "kv_capacity",
-           "pp_partitions", "predict_capacity"]
+__all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "in_flight_tokens",
+           "kv_cache_group_layout", "kv_capacity", "kv_capacity_sliding", "pp_partitions", "predict_capacity"]
 
 GIB = 1 << 30
 #: the largest memory figure taken, in GiB (2**40 GiB: far above any GPU, far below float overflow)
