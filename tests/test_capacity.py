@@ -531,3 +531,11 @@ def test_sliding_accounting_invariants(version, windows, block_size, max_model_l
     full_blocks = _cdiv(max_model_len, block_size)
     assert out["blocks_per_request"] <= len(out["kv_cache_groups"]) * (full_blocks + 1)
     assert out["num_blocks"] == max(available // (block_size * 1024) // out["group_size"], 0)
+
+
+def test_cli_disable_sliding_window_caps_the_derived_length(capsys):
+    # ModelConfig caps the derived length at the window under --disable-sliding-window (gpt-oss: 128), with or
+    # without a capacity section
+    assert run(["audit", "openai/gpt-oss-120b", "--tp", "2", "--vllm-version", "0.33.0",
+                "--disable-sliding-window"]) == EXIT_ACCEPT
+    assert "max model len (derived): 128 (sliding_window=128.0)" in capsys.readouterr().out

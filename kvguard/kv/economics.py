@@ -107,14 +107,16 @@ _HYBRID_HINTS = ("layer_types", "sliding_window_pattern", "layers_block_type", "
 def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
               kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
               host: Optional[Host] = None, name: Optional[str] = None,
-              trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None) -> ModelAudit:
+              trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None,
+              disable_sliding_window: bool = False) -> ModelAudit:
     """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.kv.capacity.predict_capacity`
-    (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section."""
+    (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section;
+    ``disable_sliding_window``: ``--disable-sliding-window`` (the derived length is capped at the window)."""
     from dataclasses import replace
 
     result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
                         host=host, name=name, trust_remote_code=trust_remote_code)
-    dsw = bool((capacity or {}).get("disable_sliding_window"))
+    dsw = disable_sliding_window or bool((capacity or {}).get("disable_sliding_window"))
     result = replace(result, **_derived_length(config, result.vllm_version, env, trust_remote_code, dsw))
     quant = _quant_section(config, result.vllm_version, env, host, trust_remote_code)
     if quant is not None:
@@ -333,7 +335,8 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
         capacity.update(max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
                         disable_sliding_window=disable_sliding_window)
     models = tuple(audit_one(c, tp, pcp, dcp, vllm_version=release.key, kv_cache_dtype=kv_cache_dtype, env=env,
-                             host=host, trust_remote_code=trust_remote_code, capacity=capacity) for c in items)
+                             host=host, trust_remote_code=trust_remote_code, capacity=capacity,
+                             disable_sliding_window=disable_sliding_window) for c in items)
     if speculative_config is not None:
         models = tuple(_with_draft_notes(m, c, speculative_config, draft_config, release, tp, pcp, dcp, env, host,
                                          trust_remote_code) for m, c in zip(models, items))
