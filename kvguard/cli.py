@@ -150,6 +150,13 @@ def _economics_parsers(sub) -> None:
                    help="tokens per KV-cache block (default: 16, MLA 64 — reported as an assumption)")
     a.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel size for the capacity prediction "
                    "(the stage with the most layers governs)")
+    a.add_argument("--max-num-batched-tokens", type=int, metavar="N",
+                   help="vLLM's flag, for the capacity of models with sliding-window layers (a window layer reserves "
+                   "its window plus these tokens; default: 8192, `vllm serve` on an H100-class 80 GB GPU)")
+    a.add_argument("--no-async-scheduling", action="store_true",
+                   help="vLLM's flag (0.26.0+: a sliding-window layer then reserves one batch in flight, not two)")
+    a.add_argument("--disable-sliding-window", action="store_true",
+                   help="vLLM's flag: every layer full attention, the derived length capped at the window")
     _speculative_options(a)
     a.add_argument("--format", choices=_FORMATS, default="text")
     pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
@@ -220,7 +227,10 @@ def _cmd_audit(args) -> int:
                    kv_cache_dtype=args.kv_cache_dtype, env=_env_pairs(args.env), host=host,
                    trust_remote_code=args.trust_remote_code, max_model_len=args.max_model_len,
                    kv_memory_gib=args.kv_memory_gib, block_size=args.block_size, pp=args.pp,
-                   speculative_config=args.speculative_config, draft_config=args.draft_config)
+                   speculative_config=args.speculative_config, draft_config=args.draft_config,
+                   max_num_batched_tokens=args.max_num_batched_tokens,
+                   async_scheduling=False if args.no_async_scheduling else None,
+                   disable_sliding_window=args.disable_sliding_window)
     _write(_reporter(args).audit(report))
     return EXIT_ACCEPT
 

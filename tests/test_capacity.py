@@ -179,14 +179,14 @@ def _llama(**extra):
 
 
 @pytest.mark.parametrize("config", [
-    "openai/gpt-oss-120b",                                   # sliding window + full attention
     "Qwen/Qwen3-Next-80B-A3B-Instruct",                      # linear + full attention
     "meta-llama/Llama-4-Scout-17B-16E-Instruct",             # chunked local attention
     "state-spaces/mamba-2.8b-hf",                            # Mamba, no attention KV cache
     "nvidia/Llama-3_3-Nemotron-Super-49B-v1",                # heterogeneous layers
-    _llama(sliding_window=4096),                             # every layer sliding window
-    _llama(layer_types=["full_attention", "sliding_attention"] * 16),
-    {**_llama(), "model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"]},
+    "google/gemma-4-26B-A4B",                                # sliding + full layers of another head size
+    "deepseek-ai/DeepSeek-V4-Flash",                         # MLA with sliding-window MLA layers
+    # sliding window on an architecture whose layer windows were not read
+    {**_llama(sliding_window=4096), "architectures": ["GraniteForCausalLM"], "model_type": "granite"},
 ])
 def test_multi_group_models_are_not_modelled(config):
     with pytest.raises(CapacityNotModelled) as info:
@@ -309,7 +309,18 @@ def test_cli_json_shape(capsys):
     assert [d["dcp"] for d in cap["by_dcp"]] == data["models"][0]["legal_dcp_sizes"]
     assert {"block_size", "scheduler_block_size", "page_size_bytes", "num_tokens", "max_concurrency",
             "assumptions"} <= set(cap)
-    assert data["models"][1]["capacity"]["modelled"] is False and "gpt_oss" in data["models"][1]["capacity"]["reason"]
+    # gpt-oss's sliding-window layers are sized at -pp 1 only
+    assert data["models"][1]["capacity"]["modelled"] is False
+    assert "sliding-window layers with -pp/-pcp/-dcp above 1" in data["models"][1]["capacity"]["reason"]
+
+
+def test_cli_sliding_window_model(capsys):
+    rc = run(["audit", "openai/gpt-oss-20b", "--tp", "1", "--kv-memory-gib", "40", "--max-model-len", "131072",
+              "--vllm-version", "0.26.0", "--no-async-scheduling", "--max-num-batched-tokens", "2048"])
+    out = capsys.readouterr().out
+    # one batch of 2,048 in flight: cdiv(127 + 2,048, 16) + 1 = 137 -> 8,329 blocks; 109,226 / 8,329
+    assert rc == EXIT_ACCEPT and "8,329 blocks per request" in out
+    assert "Maximum concurrency for 131,072 tokens per request: 13.11x" in out
 
 
 def test_cli_without_capacity_has_no_capacity_key(capsys):
@@ -337,7 +348,8 @@ def test_cli_bad_capacity_input_exits_2(capsys, argv):
 
 def test_not_modelled_result_type():
     from kvguard.kv.economics import audit
-    report = audit(["openai/gpt-oss-20b"], 8, max_model_len=4096, kv_memory_gib=10, vllm_version="0.28.0")
+    report = audit(["Qwen/Qwen3-Next-80B-A3B-Instruct"], 8, max_model_len=4096, kv_memory_gib=10,
+                   vllm_version="0.28.0")
     assert isinstance(report.models[0].capacity, CapacityNotModelledResult)
 
 
@@ -353,3 +365,177 @@ def test_registry_flags_catch_a_hybrid_whatever_its_config_says():
     cfg = dict(catalog.lookup("Qwen/Qwen3-32B").config, architectures=["Qwen3NextForCausalLM"])
     with pytest.raises(CapacityNotModelled, match="is_hybrid"):
         predict_capacity(cfg, tp=8, max_model_len=4096, kv_memory_gib=40.0, vllm_version="0.28.0")
+
+
+# -- sliding-window layers -------------------------------------------------------------------------
+#
+# Worked out by hand from vLLM's rules (kv_cache_utils.py, kv_cache_interface.py SlidingWindowSpec), not by calling
+# kvguard:
+#
+# - gpt-oss-20b (24 layers, even ones sliding window 128, 8 KV heads of 64, bf16) at -tp 1, block size 16:
+#   2 * 8 * 64 * 2 = 2,048 B/token/layer, page 32,768 B.  12 sliding + 12 full -> 2 groups of 12 layers.
+#   40 GiB // 32,768 // 12 = 109,226 blocks.  max_model_len 131,072: full 8,192 blocks per request; sliding
+#   cdiv(min(127 + 8,192, 131,072), 16) + 1 = 521 (to 0.24.0: max_num_batched_tokens 8,192) -> 8,713 blocks,
+#   12.535980718466659x; from 0.26.0 two batches in flight: cdiv(127 + 16,384, 16) + 1 = 1,033 -> 9,225 blocks,
+#   11.840216802168023x.  Tokens: 109,226 // 2 groups * 16 = 873,808 (to 0.20.0); int(x * 131,072) = 1,643,116
+#   (0.20.1-0.24.0) and 1,551,920 (0.26.0 on).
+# - gemma-3-27b (62 layers, every 6th full, the rest sliding window 1,024; 16 KV heads of 128, bf16) at -tp 2:
+#   8 heads per rank, 4,096 B/token/layer, page 65,536 B.  52 sliding + 10 full: group size 10 (52 is not under
+#   1.5 * 10), 6 sliding groups + 1 full group.  20 GiB // 65,536 // 10 = 32,768 blocks.  max_model_len 131,072:
+#   8,192 + 6 * (cdiv(1,023 + 8,192, 16) + 1 = 577) = 11,654 blocks -> 2.8117384588982324x, 32,768 // 7 * 16 =
+#   74,896 tokens (to 0.20.0); from 0.26.0 6 * (cdiv(1,023 + 16,384, 16) + 1 = 1,089) + 8,192 = 14,726 blocks,
+#   int(32,768 / 14,726 * 131,072) = 291,658 tokens.
+
+_GEMMA3_27B = {
+    "architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "torch_dtype": "bfloat16",
+    "boi_token_index": 255999, "eoi_token_index": 256000, "image_token_index": 262144, "mm_tokens_per_image": 256,
+    "text_config": {"head_dim": 128, "hidden_size": 5376, "intermediate_size": 21504, "model_type": "gemma3_text",
+                    "num_attention_heads": 32, "num_hidden_layers": 62, "num_key_value_heads": 16,
+                    "query_pre_attn_scalar": 168, "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+                    "sliding_window": 1024},
+    "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+                      "model_type": "siglip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 27,
+                      "patch_size": 14, "vision_use_head": False}}
+
+
+@pytest.mark.parametrize("version, blocks_per_request, concurrency, tokens, lines", [
+    ("0.10.2", 8713, 12.535980718466659, 873808, ("GPU KV cache size: 873,808 tokens",
+                                                  "Maximum concurrency for 131,072 tokens per request: 12.54x")),
+    ("0.20.0", 8713, 12.535980718466659, 873808, ("GPU KV cache size: 873,808 tokens",
+                                                  "Maximum concurrency for 131,072 tokens per request: 12.54x")),
+    ("0.24.0", 8713, 12.535980718466659, 1643116, ("GPU KV cache size: 1,643,116 tokens",
+                                                   "Maximum concurrency for 131,072 tokens per request: 12.54x")),
+    ("0.26.0", 9225, 11.840216802168023, 1551920, ("GPU KV cache size: 1,551,920 tokens",
+                                                   "Maximum concurrency for 131,072 tokens per request: 11.84x")),
+    ("0.33.0", 9225, 11.840216802168023, 1551920, ("GPU KV cache size: 1,551,920 tokens, Maximum concurrency for "
+                                                   "131,072 tokens per request: 11.84x",)),
+])
+def test_gpt_oss_20b_sliding_and_full_groups(version, blocks_per_request, concurrency, tokens, lines):
+    cap = predict_capacity("openai/gpt-oss-20b", tp=1, max_model_len=131072, kv_memory_gib=40, vllm_version=version)
+    assert (cap.num_blocks, cap.blocks_per_request, cap.max_concurrency, cap.num_tokens, cap.log_lines) == \
+        (109226, blocks_per_request, concurrency, tokens, lines)
+    assert any("max_num_batched_tokens 8192" in a for a in cap.assumptions)
+    assert any("2 KV-cache groups of 12 layers" in n for n in cap.notes)
+
+
+@pytest.mark.parametrize("version, blocks_per_request, concurrency, tokens", [
+    ("0.10.2", 11654, 2.8117384588982324, 74896), ("0.18.0", 11654, 2.8117384588982324, 74896),
+    ("0.20.0", 11654, 2.8117384588982324, 74896), ("0.26.0", 14726, 2.22517995382317, 291658),
+    ("0.33.0", 14726, 2.22517995382317, 291658),
+])
+def test_gemma3_27b_five_sliding_one_full(version, blocks_per_request, concurrency, tokens):
+    cap = predict_capacity(_GEMMA3_27B, tp=2, max_model_len=131072, available_kv_bytes=20 * GIB, vllm_version=version)
+    assert (cap.num_blocks, cap.blocks_per_request, cap.max_concurrency, cap.num_tokens) == \
+        (32768, blocks_per_request, concurrency, tokens)
+
+
+def test_sliding_window_knobs():
+    # --max-num-batched-tokens 2048 at 0.20.0: sliding cdiv(127 + 2,048, 16) + 1 = 137 -> 8,329 blocks
+    cap = predict_capacity("openai/gpt-oss-20b", tp=1, max_model_len=131072, kv_memory_gib=40, vllm_version="0.20.0",
+                           max_num_batched_tokens=2048)
+    assert cap.blocks_per_request == 8192 + 137
+    # --no-async-scheduling at 0.26.0: one batch in flight, as 0.24.0
+    cap = predict_capacity("openai/gpt-oss-20b", tp=1, max_model_len=131072, kv_memory_gib=40, vllm_version="0.26.0",
+                           async_scheduling=False)
+    assert cap.blocks_per_request == 8713
+    # --disable-sliding-window: every layer full attention, one group of 24: 40 GiB // 32,768 // 24 = 54,613 blocks
+    cap = predict_capacity("openai/gpt-oss-20b", tp=1, max_model_len=4096, kv_memory_gib=40, vllm_version="0.26.0",
+                           disable_sliding_window=True)
+    assert (cap.num_blocks, cap.blocks_per_request) == (54613, 256)
+
+
+def test_cohere2_sliding_layer_without_a_window_is_not_modelled_from_0_29_0():
+    # commandr.py 0.29.0+ gives a sliding_attention layer config.sliding_window + 1: with --disable-sliding-window
+    # (the window None) the model raises TypeError while it is built (tests/upstream/test_sliding_layers.py saw it)
+    cohere2 = {"architectures": ["Cohere2ForCausalLM"], "model_type": "cohere2", "hidden_size": 512,
+               "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 8, "intermediate_size": 1024,
+               "vocab_size": 1000, "max_position_embeddings": 8192, "sliding_window": 4096,
+               "sliding_window_pattern": 4, "torch_dtype": "bfloat16"}
+    # 2 * 2 * 128 * 2 = 1,024 B/token/layer, page 16,384; 6 sliding (window 4,097) + 2 full: group size 2, 3 + 1 groups
+    cap = predict_capacity(cohere2, tp=1, max_model_len=8192, kv_memory_gib=1, vllm_version="0.29.0")
+    assert cap.num_blocks == GIB // 16384 // 2
+    assert cap.blocks_per_request == 512 + 3 * (_cdiv(min(4096 + 16384, 8192), 16) + 1)
+    with pytest.raises(CapacityNotModelled, match="TypeError"):
+        predict_capacity(cohere2, tp=1, max_model_len=4096, kv_memory_gib=1, vllm_version="0.29.0",
+                         disable_sliding_window=True)
+    # 0.28.0 uses the window as it is and --disable-sliding-window leaves every layer full attention
+    cap = predict_capacity(cohere2, tp=1, max_model_len=4096, kv_memory_gib=1, vllm_version="0.28.0",
+                           disable_sliding_window=True)
+    assert (cap.num_blocks, cap.blocks_per_request) == (GIB // 16384 // 8, 256)
+
+
+@pytest.mark.parametrize("kwargs, why", [
+    ({"pp": 2}, "-pp/-pcp/-dcp above 1"),
+    ({"dcp": 2, "tp": 2}, "-pp/-pcp/-dcp above 1"),
+    ({"vllm_version": "0.25.0"}, "was not read"),
+    ({"vllm_version": "0.18.1"}, "was not read"),
+    ({"vllm_version": "0.11.2"}, "was not read"),
+    ({"vllm_version": "0.14.0"}, "was not read"),
+])
+def test_sliding_window_layouts_not_modelled(kwargs, why):
+    args = {"tp": 1, "max_model_len": 4096, "kv_memory_gib": 40, "vllm_version": "0.28.0", **kwargs}
+    with pytest.raises(CapacityNotModelled, match=why):
+        predict_capacity("openai/gpt-oss-20b", **args)
+
+
+def test_layer_types_all_full_with_a_window_slides_every_layer_in_0_11_1_to_0_26_0():
+    # CacheConfig.sliding_window is the config's window unless layer_types mixes kinds (to 0.26.0) / is not all
+    # sliding (0.27.0 on); Llama's layers take it when their own type gives none.  -tp 8: 1 KV head per rank,
+    # 512 B/token/layer, page 8,192: 40 GiB // 8,192 // 32 = 163,840 blocks; max_model_len 4,096: full 256 blocks,
+    # sliding cdiv(min(4,095 + 8,192, 4,096), 16) + 1 = 257
+    cfg = _llama(layer_types=["full_attention"] * 32, sliding_window=4096, use_sliding_window=False)
+    for version, blocks in (("0.11.1", 257), ("0.20.0", 257), ("0.26.0", 257), ("0.27.0", 256), ("0.28.0", 256)):
+        cap = predict_capacity(cfg, tp=8, max_model_len=4096, kv_memory_gib=40, vllm_version=version)
+        assert (cap.num_blocks, cap.blocks_per_request) == (163840, blocks), version
+
+
+def test_sliding_mistral_every_layer_and_qwen2_mixed_layers():
+    # Mistral-7B-v0.1: no layer_types, sliding_window 4096 -> CacheConfig.sliding_window on every layer, one group
+    mistral = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 4096,
+               "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+               "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 32768,
+               "sliding_window": 4096, "torch_dtype": "bfloat16"}
+    cap = predict_capacity(mistral, tp=1, max_model_len=32768, kv_memory_gib=40, vllm_version="0.20.0")
+    # 2 * 8 * 128 * 2 = 4,096 B/token/layer, page 65,536: 40 GiB // 65,536 // 32 = 20,480 blocks; per request
+    # cdiv(min(4,095 + 8,192, 32,768), 16) + 1 = 769 -> 26.63x, 20,480 // 1 * 16 = 327,680 tokens
+    assert (cap.num_blocks, cap.blocks_per_request, cap.num_tokens) == (20480, 769, 327680)
+    qwen = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 1024,
+            "num_attention_heads": 8, "num_key_value_heads": 2, "num_hidden_layers": 12, "intermediate_size": 2048,
+            "vocab_size": 1000, "max_position_embeddings": 32768, "use_sliding_window": True, "sliding_window": 4096,
+            "max_window_layers": 6, "torch_dtype": "bfloat16"}
+    with pytest.raises(CapacityNotModelled, match="asserts"):
+        predict_capacity(qwen, tp=1, max_model_len=4096, kv_memory_gib=40, vllm_version="0.20.0")
+
+
+_sliding_versions = st.sampled_from(["0.10.2", "0.11.1", "0.12.0", "0.14.1", "0.18.0", "0.20.0", "0.20.1", "0.24.0",
+                                     "0.26.0", "0.28.0", "0.29.0", "0.33.0"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(_sliding_versions, st.lists(st.sampled_from([None, 128, 1024]), min_size=1, max_size=40),
+       st.sampled_from([1, 16, 64]), st.integers(1, 1 << 18), st.integers(1, 40000), st.integers(0, 4 * GIB))
+def test_sliding_accounting_invariants(version, windows, block_size, max_model_len, batched, available):
+    from kvguard.kv.capacity import kv_capacity_sliding
+
+    out = kv_capacity_sliding(version, bytes_per_token_per_layer=1024, layer_windows=windows, block_size=block_size,
+                              available_kv_bytes=available, max_model_len=max_model_len,
+                              max_num_batched_tokens=batched)
+    # every layer full attention: the one-group accounting, exactly
+    if all(w is None for w in windows):
+        plain = kv_capacity(version, bytes_per_token_per_layer=1024, num_layers=len(windows), block_size=block_size,
+                            available_kv_bytes=available, max_model_len=max_model_len)
+        assert (out["num_blocks"], out["max_concurrency"], out["fits"]) == \
+            (plain["num_blocks"], plain["max_concurrency"], plain["fits"])
+        assert out["log_lines"] == plain["log_lines"]
+    # a sliding-window group never needs more blocks per request than a full-attention one (+1 for the window edge)
+    full_blocks = _cdiv(max_model_len, block_size)
+    assert out["blocks_per_request"] <= len(out["kv_cache_groups"]) * (full_blocks + 1)
+    assert out["num_blocks"] == max(available // (block_size * 1024) // out["group_size"], 0)
+
+
+def test_cli_disable_sliding_window_caps_the_derived_length(capsys):
+    # ModelConfig caps the derived length at the window under --disable-sliding-window (gpt-oss: 128), with or
+    # without a capacity section
+    assert run(["audit", "openai/gpt-oss-120b", "--tp", "2", "--vllm-version", "0.33.0",
+                "--disable-sliding-window"]) == EXIT_ACCEPT
+    assert "max model len (derived): 128 (sliding_window=128.0)" in capsys.readouterr().out

@@ -6,10 +6,12 @@ tokens and the maximum concurrency vLLM computes for a layout, and the log lines
 release words them.  :func:`kv_capacity` is the same arithmetic on plain numbers.
 
 Scope: models whose every attention layer has one and the same full-attention or MLA KV-cache
-spec, i.e. **one KV-cache group** (``FullAttentionSpec`` / ``MLAAttentionSpec``).  Sliding-window,
-chunked-local, hybrid (Mamba / linear attention), encoder-decoder, heterogeneous-layer and
-indexer/compressed models (DeepSeek-V3.2 / V4) get several groups or other spec classes and are
-:class:`~kvguard.errors.CapacityNotModelled` — never a number.
+spec, i.e. **one KV-cache group** (``FullAttentionSpec`` / ``MLAAttentionSpec``); and models whose
+layers are sliding-window (``SlidingWindowSpec``), or sliding-window and full attention, of one page
+size at ``-pp 1`` without context parallelism (:func:`kv_capacity_sliding`: several groups of one
+group size; which layers slide: :mod:`kvguard.kv.sliding`).  Chunked-local, hybrid (Mamba / linear
+attention), encoder-decoder, heterogeneous-layer (different page sizes) and indexer/compressed
+models (DeepSeek-V3.2 / V4) are :class:`~kvguard.errors.CapacityNotModelled` — never a number.
 
 The rules mirror ``vllm/v1/core/kv_cache_utils.py`` (``kv_cache_planning.py`` in 0.33.0) and
 ``vllm/v1/kv_cache_interface.py`` of each release, one function per rule below; the differential
@@ -49,8 +51,8 @@ from .kvsize import (
     kv_token_shards,
 )
 
-__all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "kv_capacity",
-           "pp_partitions", "predict_capacity"]
+__all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "in_flight_tokens",
+           "kv_cache_group_layout", "kv_capacity", "kv_capacity_sliding", "pp_partitions", "predict_capacity"]
 
 GIB = 1 << 30
 #: the largest memory figure taken, in GiB (2**40 GiB: far above any GPU, far below float overflow)
@@ -397,6 +399,164 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
 
 
 # ---------------------------------------------------------------------------------------------
+# sliding-window layers (several KV-cache groups of one page size)
+
+#: point releases between two group releases whose sliding-window rules differ, so the rule they
+#: carry is unknown (their source was not read): 0.11.2 (0.11.1 has no group-size heuristic, 0.12.0
+#: has 1.25), 0.14.0 (0.13.0 checks every layer's own bound, 0.14.1 the first group's), 0.18.1 /
+#: 0.19.0 (0.18.0 sizes the fit check by the first group only, 0.19.1 by every group), 0.25.x (0.24.0
+#: adds max_num_batched_tokens to the window, 0.26.0 max_in_flight_tokens)
+_SLIDING_UNREAD = (("0.11.2", "0.11.2"), ("0.14.0", "0.14.0"), ("0.18.1", "0.19.0"), ("0.25.0", "0.25.1"))
+
+
+def _sliding_release(release) -> None:
+    for since, until in _SLIDING_UNREAD:
+        if release.within(since, until):
+            raise CapacityNotModelled(f"sliding-window capacity is not modelled for vLLM {release.key}: its "
+                                      "SlidingWindowSpec memory bound was not read")
+
+
+def in_flight_tokens(vllm_version: Any, max_num_batched_tokens: int, async_scheduling: bool, pp: int = 1) -> int:
+    """The token count a sliding-window layer reserves beyond its window (``SlidingWindowSpec.
+    max_memory_usage_bytes``): the scheduler's ``max_num_batched_tokens`` to 0.24.0; from 0.26.0
+    ``VllmConfig.max_in_flight_tokens`` = ``max_concurrent_batches * max_num_batched_tokens``, where
+    ``max_concurrent_batches`` is 2 with async scheduling at ``-pp 1`` (either model runner), else pp."""
+    release = _release(vllm_version)
+    _sliding_release(release)
+    if not release.within("0.26.0"):
+        return max_num_batched_tokens
+    if pp != 1:
+        raise CapacityNotModelled("sliding-window capacity with -pp > 1 is not modelled")
+    return max_num_batched_tokens * (2 if async_scheduling else 1)
+
+
+def kv_cache_group_layout(vllm_version: Any, layer_windows: Sequence[Optional[int]]) -> list[Optional[int]]:
+    """The KV-cache groups vLLM forms for layers of one page size, one entry per group: ``None`` a
+    full-attention group, an int a sliding-window group of that window.
+
+    ``get_kv_cache_groups`` (kv_cache_utils.py; kv_cache_planning.py in 0.33.0): one group when every
+    layer has the same spec; else the layers are bucketed by spec in first-seen order, the group size
+    is :func:`_hybrid_group_size`, and each bucket is split into ``cdiv(len, group_size)`` groups (the last padded)."""
+    release = _release(vllm_version)
+    _sliding_release(release)
+    buckets: dict[Optional[int], int] = {}
+    for window in layer_windows:
+        buckets[window] = buckets.get(window, 0) + 1
+    size = _hybrid_group_size(release, list(buckets.values()))
+    return [kind for kind, count in buckets.items() for _ in range(_cdiv(count, size))]
+
+
+def _hybrid_group_size(release, bucket_sizes: list[int]) -> int:
+    """``_get_kv_cache_groups_uniform_page_size``: the smallest bucket; from 0.12.0 the largest when it
+    is under 1.25 times the smallest, from 0.18.0 under 1.5 times."""
+    smallest, largest = min(bucket_sizes), max(bucket_sizes)
+    ratio = 1.5 if release.within("0.18.0") else 1.25 if release.within("0.12.0") else None
+    if ratio is not None and largest < smallest * ratio:
+        return largest
+    return smallest
+
+
+def _group_blocks(window: Optional[int], model_len: int, block_size: int, in_flight: int) -> int:
+    """Blocks one request of ``model_len`` tokens holds in one layer of the group: full attention
+    ``cdiv(model_len, block_size)``; a window W ``cdiv(min(W - 1 + in_flight, model_len), block_size) + 1``
+    (``SlidingWindowSpec.max_memory_usage_bytes`` / page)."""
+    if window is None:
+        return _cdiv(model_len, block_size)
+    return _cdiv(min(window - 1 + in_flight, model_len), block_size) + 1
+
+
+def kv_capacity_sliding(vllm_version: Any, *, bytes_per_token_per_layer: int, layer_windows: Sequence[Optional[int]],
+                        block_size: int, available_kv_bytes: int, max_model_len: int, max_num_batched_tokens: int,
+                        async_scheduling: bool = True) -> dict[str, Any]:
+    """vLLM's KV-cache accounting for layers of one page size, some or all of them sliding-window
+    (``layer_windows``: one entry per layer, ``None`` full attention, an int the window), one worker
+    (``-pp 1``, no context parallelism), the hybrid KV-cache manager on.  Returns the same keys as
+    :func:`kv_capacity` plus ``kv_cache_groups`` and ``group_size``."""
+    try:
+        return _kv_capacity_sliding(vllm_version, bytes_per_token_per_layer, list(layer_windows), block_size,
+                                    available_kv_bytes, max_model_len, max_num_batched_tokens, async_scheduling)
+    except OverflowError:
+        raise InputError("numbers too large to size (a ratio overflows a float)", source="<capacity>") from None
+
+
+def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
+                         max_model_len: int, batched: int, async_scheduling: bool) -> dict[str, Any]:
+    release = _release(vllm_version)
+    for key, value in (("bytes_per_token_per_layer", per_layer), ("block_size", block_size),
+                       ("max_model_len", max_model_len), ("max_num_batched_tokens", batched)):
+        _positive_int(value, key)
+    if not isinstance(available, int) or isinstance(available, bool):
+        raise InputError("must be an integer number of bytes", source="<capacity>", key="available_kv_bytes")
+    if not windows:
+        raise InputError("no layers", source="<capacity>", key="layer_windows")
+    for w in windows:
+        if w is not None:
+            _positive_int(w, "layer_windows")
+    in_flight = in_flight_tokens(release.key, batched, async_scheduling)
+    groups = kv_cache_group_layout(release.key, windows)
+    counts: dict[Optional[int], int] = {}
+    for w in windows:
+        counts[w] = counts.get(w, 0) + 1
+    group_size = _hybrid_group_size(release, list(counts.values()))
+    page = block_size * per_layer
+
+    def per_group_blocks(model_len: int) -> int:
+        return sum(_group_blocks(w, model_len, block_size, in_flight) for w in groups)
+
+    if release.within(None, "0.13.0"):
+        # check_enough_kv_cache_memory: every layer's own spec, no padding layers
+        def needed(model_len: int) -> int:
+            return sum(_group_blocks(w, model_len, block_size, in_flight) for w in windows) * page
+    elif release.within(None, "0.18.0"):
+        # _max_memory_usage_bytes_from_groups 0.14.1-0.18.0: the first group's spec stands for every group
+        def needed(model_len: int) -> int:
+            return group_size * page * _group_blocks(groups[0], model_len, block_size, in_flight)
+    else:
+        # _max_memory_usage_bytes_from_groups: group_size pools of one page per group's block
+        def needed(model_len: int) -> int:
+            return group_size * page * per_group_blocks(model_len)
+
+    blocks_per_request = per_group_blocks(max_model_len)
+    out: dict[str, Any] = {
+        "vllm_version": release.key, "block_size": block_size, "scheduler_block_size": block_size,
+        "page_size_bytes": page, "bytes_per_token_per_layer": per_layer, "layers_per_stage": (len(windows),),
+        "kv_token_shards": 1, "blocks_per_request": blocks_per_request, "available_kv_bytes": available,
+        "max_model_len": max_model_len, "needed_bytes_per_request": needed(max_model_len),
+        "estimated_max_model_len": None, "error": None, "fits": True,
+        "kv_cache_groups": tuple(groups), "group_size": group_size, "in_flight_tokens": in_flight,
+    }
+    # 0.29.0 on: the null block (one block of every pool) is held back before the check
+    check_mem = available - page * group_size if release.within("0.29.0") else available
+    if check_mem <= 0:
+        out.update(fits=False, error=("ValueError", _no_memory_message(release)))
+    elif out["needed_bytes_per_request"] > check_mem:
+        est = 0
+        if needed(1) <= check_mem:
+            lo, hi, est = 1, max_model_len, 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                if needed(mid) <= check_mem:
+                    est, lo = mid, mid + 1
+                else:
+                    hi = mid - 1
+        out.update(fits=False, estimated_max_model_len=est,
+                   error=("ValueError", _not_enough_message(release, max_model_len, out["needed_bytes_per_request"],
+                                                            check_mem, est)))
+    num_blocks = max(available // page // group_size, 0)
+    concurrency = num_blocks / blocks_per_request
+    if release.within(None, "0.20.0"):
+        # num_blocks // len(kv_cache_groups) * min block size
+        tokens = num_blocks // len(groups) * block_size
+        lines = [f"GPU KV cache size: {tokens:,} tokens",
+                 f"Maximum concurrency for {max_model_len:,} tokens per request: {concurrency:.2f}x"]
+    else:
+        tokens, lines = _report_lines(release, num_blocks, block_size, 1, 1, max_model_len, concurrency)
+    out.update(num_blocks=num_blocks, max_concurrency=concurrency, num_tokens=tokens,
+               log_lines=tuple(lines) if out["fits"] else ())
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
 # models
 
 
@@ -468,7 +628,9 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
                      kv_memory_gib: Optional[float] = None, gpu_memory_gib: Optional[float] = None,
                      gpu_memory_utilization: Optional[float] = None, weights_gib: Optional[float] = None,
                      other_gib: float = 0.0, dcp_sizes: Optional[Sequence[int]] = None,
-                     env: Optional[Mapping[str, str]] = None, trust_remote_code: bool = False) -> CapacityPrediction:
+                     env: Optional[Mapping[str, str]] = None, trust_remote_code: bool = False,
+                     max_num_batched_tokens: Optional[int] = None, async_scheduling: Optional[bool] = None,
+                     disable_sliding_window: bool = False) -> CapacityPrediction:
     """vLLM's ``GPU KV cache size`` / ``Maximum concurrency`` for ``config`` at this layout.
 
     ``config``: a path to config.json or its directory, a catalog model id, a mapping or
@@ -479,6 +641,13 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     (activation peak, non-torch memory, CUDA graphs: yours to supply).  ``block_size`` defaults to
     16 (MLA: 64) and the result says so in ``assumptions``.  ``dcp_sizes``: also compute the
     capacity at each of these ``-dcp`` sizes (``by_dcp``).
+
+    Models with sliding-window layers (:mod:`kvguard.kv.sliding`: gpt-oss, Gemma 2 / 3, Cohere2,
+    Llama / Mistral, Qwen2 / Qwen3 as their configs make them) are sized with
+    :func:`kv_capacity_sliding` at ``-pp 1`` without context parallelism; their figures depend on
+    ``max_num_batched_tokens`` (default 8192, the ``vllm serve`` default on an H100-class 80 GB GPU)
+    and, from 0.26.0, ``async_scheduling`` (default on), both reported as assumptions.
+    ``disable_sliding_window``: ``--disable-sliding-window``.
 
     Raises :class:`~kvguard.errors.CapacityNotModelled` for models with more than one KV-cache
     group or spec kvguard does not size, :class:`~kvguard.InputError` for bad input.
@@ -499,8 +668,14 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         raise CapacityNotModelled(f"{label}: {reason} — vLLM keeps several KV-cache groups or other spec "
                                   "classes; kvguard predicts capacity only for one full-attention/MLA group")
 
+    from .sliding import SLIDING_ARCHITECTURES, sliding_layer_windows
+
+    if max_num_batched_tokens is not None:
+        _positive_int(max_num_batched_tokens, "max_num_batched_tokens")
     reason = kv_cache_groups_reason(raw, release=release)  # before model_facts: such configs may need remote code
-    if reason is not None:
+    raw_archs = raw.get("architectures") if isinstance(raw, Mapping) else None
+    sliding_candidate = isinstance(raw_archs, list) and any(a in SLIDING_ARCHITECTURES for a in raw_archs)
+    if reason is not None and not sliding_candidate:
         refuse(reason)
     if isinstance(cfg, ModelFacts):
         facts = cfg
@@ -508,9 +683,27 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
         from ..rules.check import model_facts
         facts = model_facts(cfg, vllm_version=release.key, env=env, trust_remote_code=trust_remote_code,
                             model_path=model_path)
-    reason = kv_cache_groups_reason(raw, facts, release) or _registry_reason(facts, release)
-    if reason is not None:
-        refuse(reason)
+    windows: Optional[list[Optional[int]]] = None
+    registry_reason = _registry_reason(facts, release)
+    if registry_reason is not None:
+        refuse(registry_reason)
+    reason = kv_cache_groups_reason(raw, facts, release)
+    from ..archs import registered_arch
+
+    # the sliding-window architectures are always read layer by layer: CacheConfig.sliding_window can slide every
+    # layer of a config whose keys alone look like one full-attention group (layer_types all full_attention with a
+    # sliding_window, 0.11.1-0.26.0)
+    if reason is not None or disable_sliding_window or registered_arch(facts.architectures, release) \
+            in SLIDING_ARCHITECTURES:
+        windows, why = sliding_layer_windows(facts, release, raw if isinstance(raw, Mapping) else None,
+                                             disable_sliding_window=disable_sliding_window)
+        if windows is None:
+            if reason is None:  # --disable-sliding-window on a model without sliding layers: nothing changes
+                windows = None
+            else:
+                refuse(f"{reason}; {why}")
+        elif all(w is None for w in windows):
+            windows = None      # every layer full attention: the one-group accounting below
     from ..quant.kv_cache import effective
 
     sized, named = effective(kv_cache_dtype, facts.resolved_top or {}, release)
@@ -531,6 +724,12 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     if sized == "auto" and config_dtype(raw) in (None, "float32", "float"):
         notes.append("config dtype float32/unknown: --dtype auto sized as bfloat16 (a bf16-capable CUDA GPU)")
     partition = (env or {}).get("VLLM_PP_LAYER_PARTITION")
+    if windows is not None:
+        return _predict_sliding(release, label, windows, tp=tp, pp=pp, pcp=pcp, dcp=dcp, per_layer=per_layer,
+                                block_size=block_size, avail=avail, max_model_len=max_model_len,
+                                max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
+                                heads=heads, head_size=head_size, dtype_name=dtype_name, b=b,
+                                assumptions=assumptions, notes=notes)
     core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=num_layers,
                        block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len, pp=pp,
                        dcp=dcp, pcp=pcp, pp_partition=partition)
@@ -545,3 +744,56 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     return CapacityPrediction(tp=tp, pp=pp, pcp=pcp, dcp=dcp, use_mla=mla, num_kv_heads_per_rank=heads,
                               head_size=facts.head_size, kv_cache_dtype=dtype_name, dtype_bytes=b,
                               by_dcp=tuple(by_dcp), assumptions=tuple(assumptions), notes=tuple(notes), **core)
+
+
+#: ``vllm serve``'s ``max_num_batched_tokens`` on an H100-class GPU of 80 GB (``EngineArgs.get_batch_defaults``:
+#: device memory >= 70 GiB and not an A100, OPENAI_API_SERVER; the same in 0.10.2-0.33.0; 0.33.0 gives
+#: 16384 from 160 GB), when it is not clamped to ``max_num_seqs * max_model_len`` (1024 sequences)
+_SERVE_MAX_NUM_BATCHED_TOKENS = 8192
+_SERVE_MAX_NUM_SEQS = 1024
+
+
+def _group_summary(groups: Sequence[Optional[int]]) -> str:
+    """"6 x window 1024, 1 x full" in the groups' order."""
+    counts: dict[Optional[int], int] = {}
+    for g in groups:
+        counts[g] = counts.get(g, 0) + 1
+    return ", ".join(f"{n} x {'full' if g is None else f'window {g}'}" for g, n in counts.items())
+
+
+def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pcp: int, dcp: int, per_layer: int,
+                     block_size: int, avail: int, max_model_len: int, max_num_batched_tokens: Optional[int],
+                     async_scheduling: Optional[bool], heads: int, head_size: int, dtype_name: str, b: int,
+                     assumptions: list, notes: list) -> CapacityPrediction:
+    if pp != 1 or pcp != 1 or dcp != 1:
+        raise CapacityNotModelled(f"{label}: sliding-window layers with -pp/-pcp/-dcp above 1 are not modelled "
+                                  "(vLLM's SlidingWindowSpec refuses -dcp; pipeline stages re-group the layers)")
+    kinds = sorted({w for w in windows if w is not None})
+    assumptions = list(assumptions)
+    if max_num_batched_tokens is None:
+        max_num_batched_tokens = min(_SERVE_MAX_NUM_BATCHED_TOKENS, _SERVE_MAX_NUM_SEQS * max_model_len)
+        assumptions.append(f"max_num_batched_tokens {max_num_batched_tokens}: the `vllm serve` default on an H100-class "
+                           "80 GB GPU (chunked prefill on); a sliding-window layer reserves its window plus that many "
+                           "tokens — pass --max-num-batched-tokens if yours differs")
+    if async_scheduling is None:
+        async_scheduling = True
+        if release.within("0.26.0"):
+            assumptions.append("async scheduling on (the default for a generative model without an incompatible "
+                               "speculative method): a sliding-window layer reserves two batches of tokens in flight")
+    assumptions.append("hybrid KV-cache manager on (the CUDA default: no --disable-hybrid-kv-cache-manager, "
+                       "--kv-transfer-config or --kv-events-config)")
+    core = kv_capacity_sliding(release.key, bytes_per_token_per_layer=per_layer, layer_windows=windows,
+                               block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len,
+                               max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling)
+    groups = core.pop("kv_cache_groups")
+    group_size = core.pop("group_size")
+    in_flight = core.pop("in_flight_tokens")
+    full = sum(w is None for w in windows)
+    notes = list(notes) + [
+        f"{len(windows) - full} sliding-window layers (window {', '.join(str(k) for k in kinds)}) and {full} "
+        f"full-attention layers: {len(groups)} KV-cache groups of {group_size} layers "
+        f"({_group_summary(groups)}); a sliding-window layer holds at "
+        f"most cdiv(min(window - 1 + {in_flight}, max_model_len), block_size) + 1 blocks per request"]
+    return CapacityPrediction(tp=tp, pp=pp, pcp=pcp, dcp=dcp, use_mla=False, num_kv_heads_per_rank=heads,
+                              head_size=head_size, kv_cache_dtype=dtype_name, dtype_bytes=b, by_dcp=(),
+                              assumptions=tuple(assumptions), notes=tuple(notes), **core)

@@ -107,14 +107,17 @@ _HYBRID_HINTS = ("layer_types", "sliding_window_pattern", "layers_block_type", "
 def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version: Optional[str] = None,
               kv_cache_dtype: str = "auto", env: Optional[Mapping[str, str]] = None,
               host: Optional[Host] = None, name: Optional[str] = None,
-              trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None) -> ModelAudit:
+              trust_remote_code: bool = False, capacity: Optional[Mapping[str, Any]] = None,
+              disable_sliding_window: bool = False) -> ModelAudit:
     """One model's audit; ``capacity``: keyword arguments of :func:`kvguard.kv.capacity.predict_capacity`
-    (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section."""
+    (``max_model_len``, a KV memory figure, ``block_size``, ``pp``) to add the capacity section;
+    ``disable_sliding_window``: ``--disable-sliding-window`` (the derived length is capped at the window)."""
     from dataclasses import replace
 
     result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
                         host=host, name=name, trust_remote_code=trust_remote_code)
-    result = replace(result, **_derived_length(config, result.vllm_version, env, trust_remote_code))
+    dsw = disable_sliding_window or bool((capacity or {}).get("disable_sliding_window"))
+    result = replace(result, **_derived_length(config, result.vllm_version, env, trust_remote_code, dsw))
     quant = _quant_section(config, result.vllm_version, env, host, trust_remote_code)
     if quant is not None:
         result = replace(result, quantization=quant)
@@ -151,7 +154,7 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
 
 
 def _derived_length(config: Any, vllm_version: str, env: Optional[Mapping[str, str]],
-                    trust_remote_code: bool) -> dict[str, Any]:
+                    trust_remote_code: bool, disable_sliding_window: bool = False) -> dict[str, Any]:
     """ModelAudit's maximum-length fields: the length ModelConfig derives (kvguard.length)."""
     from ..errors import KvguardError
     from ..length import default_length, find_sidecar
@@ -164,7 +167,7 @@ def _derived_length(config: Any, vllm_version: str, env: Optional[Mapping[str, s
                                                                             trust_remote_code=trust_remote_code)
     except KvguardError:
         return {}
-    derived = default_length(facts, resolve(vllm_version), env=env,
+    derived = default_length(facts, resolve(vllm_version), env=env, disable_sliding_window=disable_sliding_window,
                              sidecar=find_sidecar(config if isinstance(config, str) else None, None, None))
     if derived is None:
         return {}
@@ -300,7 +303,8 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
           trust_remote_code: bool = False, max_model_len: Optional[int] = None,
           kv_memory_gib: Optional[float] = None, available_kv_bytes: Optional[int] = None,
           block_size: Optional[int] = None, pp: Optional[int] = None, speculative_config: Any = None,
-          draft_config: Any = None) -> AuditReport:
+          draft_config: Any = None, max_num_batched_tokens: Optional[int] = None,
+          async_scheduling: Optional[bool] = None, disable_sliding_window: bool = False) -> AuditReport:
     """KV-cache economics of one or more models at ``-tp tp -pcp pcp -dcp dcp``.
 
     ``configs``: a path to config.json or its directory, a catalog model id, a
@@ -314,7 +318,9 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     ``available_kv_bytes``) and ``max_model_len`` (default: each model's derived maximum, as vLLM)
     each model also gets ``capacity``: vLLM's "GPU KV cache size" / "Maximum concurrency"
     (:func:`kvguard.kv.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
-    the same at every legal ``-dcp`` size — or why kvguard does not model it.
+    the same at every legal ``-dcp`` size — or why kvguard does not model it.  Models with
+    sliding-window layers also read ``max_num_batched_tokens``, ``async_scheduling`` and
+    ``disable_sliding_window`` (``--disable-sliding-window``; it also caps the derived length).
 
     With ``speculative_config`` (``--speculative-config`` as a mapping; the draft found as
     :func:`kvguard.check` finds it, or read from ``draft_config``) each model's notes also say what the
@@ -325,8 +331,12 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     items = list(configs) if isinstance(configs, (list, tuple)) else [configs]
     release = resolve(vllm_version)
     capacity = _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size, pp)
+    if capacity is not None:
+        capacity.update(max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
+                        disable_sliding_window=disable_sliding_window)
     models = tuple(audit_one(c, tp, pcp, dcp, vllm_version=release.key, kv_cache_dtype=kv_cache_dtype, env=env,
-                             host=host, trust_remote_code=trust_remote_code, capacity=capacity) for c in items)
+                             host=host, trust_remote_code=trust_remote_code, capacity=capacity,
+                             disable_sliding_window=disable_sliding_window) for c in items)
     if speculative_config is not None:
         models = tuple(_with_draft_notes(m, c, speculative_config, draft_config, release, tp, pcp, dcp, env, host,
                                          trust_remote_code) for m, c in zip(models, items))

@@ -2,7 +2,12 @@
 
 Usage: ``python capacity_runner.py IN.json OUT.json`` with IN = ``{"cases": [{"heads", "head_size",
 "mla", "kv_cache_dtype", "model_dtype", "block_size", "layers", "pp", "dcp", "pcp", "tp",
-"available", "max_model_len"}, …]}``.
+"available", "max_model_len"}, …]}``; a case may add ``"layer_windows"`` (one entry per layer:
+``null`` a full-attention layer, an integer a sliding-window layer of that window, built as the
+release's ``SlidingWindowSpec``) with ``"max_num_batched_tokens"`` and ``"async_scheduling"`` (what
+the sliding-window spec's memory bound reads: the scheduler's ``max_num_batched_tokens``, and from
+0.26.0 the release's own ``VllmConfig.max_in_flight_tokens`` / ``max_concurrent_batches`` properties,
+bound to the stand-in).
 
 For each case the release's own ``FullAttentionSpec`` / ``MLAAttentionSpec`` is built (as
 ``kvspec_runner.py`` does) once per layer name ``model.layers.{i}.self_attn.attn``; the layers are
@@ -44,6 +49,9 @@ import types
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from kvspec_runner import _kv_dtype, _spec  # noqa: E402
+
+#: VllmConfig properties the sliding-window spec reads (0.26.0 on), taken from the release's own class
+_VLLM_CONFIG_PROPERTIES = ("max_in_flight_tokens", "max_concurrent_batches")
 
 
 class _Strict:
@@ -104,8 +112,20 @@ def _config(case: dict, modules):
     parallel = _Strict("parallel_config", decode_context_parallel_size=case["dcp"],
                        prefill_context_parallel_size=case["pcp"], tensor_parallel_size=case["tp"],
                        pipeline_parallel_size=case["pp"])
-    return _Strict("vllm_config", model_config=model, parallel_config=parallel, cache_config=cache,
-                   scheduler_config=_Strict("scheduler_config", disable_hybrid_kv_cache_manager=False),
+    scheduler = _Strict("scheduler_config", disable_hybrid_kv_cache_manager=False)
+    stand_in = _Strict
+    if case.get("layer_windows") is not None:
+        scheduler.max_num_batched_tokens = case["max_num_batched_tokens"]
+        scheduler.async_scheduling = case["async_scheduling"]
+        from vllm.config import VllmConfig
+        props = {name: getattr(VllmConfig, name) for name in _VLLM_CONFIG_PROPERTIES if hasattr(VllmConfig, name)}
+        stand_in = type("VllmConfigStandIn", (_Strict,), props)
+    extra = {}
+    if case.get("layer_windows") is not None:
+        # max_concurrent_batches reads it only with async scheduling and -pp 1 gives pp + 1 = 2 either way
+        extra["use_v2_model_runner"] = False
+    return stand_in("vllm_config", model_config=model, parallel_config=parallel, cache_config=cache,
+                   scheduler_config=scheduler, **extra,
                    speculative_config=None, kv_transfer_config=None,
                    device_config=_Strict("device_config", device_type="cuda"),
                    attention_config=_Strict("attention_config", hisparse_config=None),
@@ -116,11 +136,29 @@ def _specs(case: dict, dtype) -> list[dict]:
     from vllm.distributed.utils import get_pp_indices
 
     spec = _spec(case, dtype)
+    windows = case.get("layer_windows")
+    if windows is not None:
+        assert len(windows) == case["layers"], "one window entry per layer"
+        from vllm.v1.kv_cache_interface import SlidingWindowSpec
+        layer_specs = [spec if w is None else _sliding(SlidingWindowSpec, spec, w) for w in windows]
+    else:
+        layer_specs = [spec] * case["layers"]
     workers = []
     for rank in range(case["pp"]):
         start, end = get_pp_indices(case["layers"], rank, case["pp"])
-        workers.append({f"model.layers.{i}.self_attn.attn": spec for i in range(start, end)})
+        workers.append({f"model.layers.{i}.self_attn.attn": layer_specs[i] for i in range(start, end)})
     return workers
+
+
+def _sliding(cls, full, window: int):
+    """The release's SlidingWindowSpec with the full-attention spec's shape (block size, heads, head size,
+    dtype, and ``use_mla`` where the release's spec has that field)."""
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(cls)}
+    kwargs = {f.name: getattr(full, f.name) for f in dataclasses.fields(full)
+              if f.name in names and f.name in ("block_size", "num_kv_heads", "head_size", "dtype", "use_mla")}
+    return cls(sliding_window=window, **kwargs)
 
 
 def run_case(case: dict, dtype, ku, planning) -> dict:

@@ -15,6 +15,10 @@ Releases: KVG_ORACLE_VERSIONS (default "0.20.0 0.28.0"); every one of them must 
 kvguard.kv.capacity.CAPACITY_RELEASES (0.10.2–0.33.0), else the test fails: a release kvguard claims
 is always compared.  Skips without an oracle unless KVG_REQUIRE_ORACLE=1.  KVG_CAPACITY_CASES sets
 the number of cases (default 300).
+
+Sliding-window cases (:func:`generate_sliding`, KVG_CAPACITY_SLIDING_CASES, default 40) give the runner one
+window per layer (None = full attention) and ``max_num_batched_tokens`` / async scheduling; kvguard's
+:func:`kvguard.kv.capacity.kv_capacity_sliding` must agree the same way.  They run in the same oracle start.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import re
 
 import pytest
 
-from kvguard.kv.capacity import CAPACITY_RELEASES, kv_capacity
+from kvguard.kv.capacity import CAPACITY_RELEASES, kv_capacity, kv_capacity_sliding
 from kvguard.kv.kvsize import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 from kvguard.versions import resolve
 
@@ -74,9 +78,69 @@ def generate(seed: int, version: str, n: int = 300) -> list[dict]:
     return cases
 
 
+#: layer patterns of the sliding-window cases: name -> (layers -> per-layer windows), W the window
+_SLIDING_PATTERNS = {
+    # every layer sliding (Mistral-7B-v0.1, Qwen2 with use_sliding_window and max_window_layers >= layers)
+    "all": lambda n, w, w2: [w] * n,
+    # gpt-oss: sliding, full, sliding, full, ...
+    "alternate": lambda n, w, w2: [w if i % 2 == 0 else None for i in range(n)],
+    # Gemma 2: even layers sliding
+    "alternate_full_first": lambda n, w, w2: [None if i % 2 == 0 else w for i in range(n)],
+    # Gemma 3 / Cohere2 style: every k-th layer full
+    "every_6th_full": lambda n, w, w2: [None if (i + 1) % 6 == 0 else w for i in range(n)],
+    "every_4th_full": lambda n, w, w2: [None if (i + 1) % 4 == 0 else w for i in range(n)],
+    # Qwen2 max_window_layers: the first layers full, the rest sliding
+    "full_then_sliding": lambda n, w, w2: [None if i < n // 3 else w for i in range(n)],
+    # two windows and full layers
+    "two_windows": lambda n, w, w2: [None if i % 3 == 0 else (w if i % 3 == 1 else w2) for i in range(n)],
+    "one_full": lambda n, w, w2: [None if i == n - 1 else w for i in range(n)],
+}
+
+
+def generate_sliding(seed: int, version: str, n: int = 40) -> list[dict]:
+    """Cases with sliding-window layers (one page size, -pp 1, no context parallelism)."""
+    rng = random.Random(seed * 7919 + 17)
+    dtypes = [d for d in accepted_kv_cache_dtypes(version)]
+    cases = []
+    for i in range(n):
+        heads, head_size = attention_shape(rng, False, heads=(1, 2, 4, 8, 16))
+        pattern = list(_SLIDING_PATTERNS)[i % len(_SLIDING_PATTERNS)]
+        layers = rng.choice([2, 3, 5, 6, 7, 12, 24, 26, 32, 34, 36, 42, 46, 48, 62])
+        window = rng.choice([1, 2, 16, 128, 512, 1000, 1024, 4096, 8192, 32768])
+        window2 = rng.choice([128, 4096, window + 1])
+        windows = _SLIDING_PATTERNS[pattern](layers, window, window2)
+        block_size = rng.choice([16, 16, 32, 64, 128, 8, 1])
+        max_model_len = rng.choice([1, 7, 127, 128, 2048, 4096, 8192, 32768, 131072, rng.randint(1, 300000)])
+        batched = rng.choice([8192, 8192, 2048, 16384, 1, 512, rng.randint(1, 70000)])
+        async_scheduling = rng.choice([True, True, False])
+        kv_cache_dtype = rng.choice(dtypes)
+        model_dtype = rng.choice(["bfloat16", "float16"])
+        b = 2 if kv_cache_dtype in ("auto", "float16", "bfloat16") else 1
+        per_layer = kv_bytes_per_token_per_layer(heads, head_size, b, mla=False)
+        full_blocks = _cdiv(max_model_len, block_size)
+        win_blocks = _cdiv(min(window - 1 + 2 * batched, max_model_len), block_size) + 1
+        need = sum(full_blocks if w is None else win_blocks for w in windows) * block_size * per_layer
+        factor = rng.choice([0.3, 0.9, 1.0, 1.01, 1.2, 1.5, 3, 10, 50, 200, 1000])
+        available = int(need * factor) + rng.randint(-4096, 4096)
+        if i % 25 == 24:
+            available = rng.choice([0, -1, 1, 1 << 20])
+        cases.append({"heads": heads, "head_size": head_size, "mla": False, "kv_cache_dtype": kv_cache_dtype,
+                      "model_dtype": model_dtype, "block_size": block_size, "layers": layers, "pp": 1,
+                      "dcp": 1, "pcp": 1, "tp": rng.choice([1, 2, 4]), "available": available,
+                      "max_model_len": max_model_len, "layer_windows": windows, "pattern": pattern,
+                      "max_num_batched_tokens": batched, "async_scheduling": async_scheduling})
+    return cases
+
+
 def kvguard_capacity(case: dict, version: str) -> dict:
     _, b = kv_cache_dtype_bytes(case["kv_cache_dtype"], model_dtype=case["model_dtype"], vllm_version=version)
     per_layer = kv_bytes_per_token_per_layer(case["heads"], case["head_size"], b, mla=case["mla"])
+    if case.get("layer_windows") is not None:
+        return kv_capacity_sliding(version, bytes_per_token_per_layer=per_layer, layer_windows=case["layer_windows"],
+                                   block_size=case["block_size"], available_kv_bytes=case["available"],
+                                   max_model_len=case["max_model_len"],
+                                   max_num_batched_tokens=case["max_num_batched_tokens"],
+                                   async_scheduling=case["async_scheduling"])
     return kv_capacity(version, bytes_per_token_per_layer=per_layer, num_layers=case["layers"],
                        block_size=case["block_size"], available_kv_bytes=case["available"],
                        max_model_len=case["max_model_len"], pp=case["pp"], dcp=case["dcp"], pcp=case["pcp"])
@@ -119,21 +183,30 @@ def compare(case: dict, oracle: dict, mine: dict) -> list[str]:
 
 @pytest.mark.parametrize("version", VERSIONS)
 def test_capacity_matches_vllm_accounting(version):
+    """One KV-cache group (KVG_CAPACITY_CASES) and sliding-window layers (KVG_CAPACITY_SLIDING_CASES: all sliding,
+    alternating with full layers, 5:1 and other patterns, the release's SlidingWindowSpec / FullAttentionSpec per
+    layer and its grouping) in one start of the release's oracle."""
     # a release named in KVG_ORACLE_VERSIONS that kvguard's capacity rules claim is compared, never skipped
     assert resolve(version).within(*CAPACITY_RELEASES), f"vLLM {version} outside kvguard capacity releases"
     python, python_env = _python(version)
-    cases = generate(int(os.environ.get("KVG_DIFF_SEED", "7")), version,
-                     int(os.environ.get("KVG_CAPACITY_CASES", "300")))
-    out = run_runner("capacity_runner.py", python, python_env, cases, unset=("VLLM_PP_LAYER_PARTITION",))
-    assert len(out["results"]) == len(cases)
-    mismatches, agree, refused = [], 0, 0
-    for case, rec in zip(cases, out["results"]):
-        diffs = compare(case, rec, kvguard_capacity(case, version))
-        if diffs:
-            mismatches.append({"case": case, "diffs": diffs})
-        else:
-            agree += 1
-            refused += rec.get("error") is not None
-    print(f"\nvLLM {version}: capacity agrees {agree}/{len(cases)} ({refused} refused launches)")
-    assert not mismatches, json.dumps(mismatches[:5], indent=1)
-    assert refused < len(cases) - refused, "the generator should mostly produce launches that start"
+    seed = int(os.environ.get("KVG_DIFF_SEED", "7"))
+    cases = generate(seed, version, int(os.environ.get("KVG_CAPACITY_CASES", "300")))
+    sliding = generate_sliding(seed, version, int(os.environ.get("KVG_CAPACITY_SLIDING_CASES", "40")))
+    out = run_runner("capacity_runner.py", python, python_env, cases + sliding, unset=("VLLM_PP_LAYER_PARTITION",))
+    assert len(out["results"]) == len(cases) + len(sliding)
+    failures = []
+    for name, part, results in (("capacity", cases, out["results"][:len(cases)]),
+                                ("sliding-window capacity", sliding, out["results"][len(cases):])):
+        mismatches, agree, refused = [], 0, 0
+        for case, rec in zip(part, results):
+            diffs = compare(case, rec, kvguard_capacity(case, version))
+            if diffs:
+                mismatches.append({"case": {k: v for k, v in case.items() if k != "layer_windows"}, "diffs": diffs})
+            else:
+                agree += 1
+                refused += rec.get("error") is not None
+        print(f"\nvLLM {version}: {name} agrees {agree}/{len(part)} ({refused} refused launches)")
+        failures += mismatches[:5]
+        if part:
+            assert refused < len(part) - refused, f"{name}: the generator should mostly produce launches that start"
+    assert not failures, json.dumps(failures, indent=1)
