@@ -112,7 +112,13 @@ def main(cases_path, out_path):
     shortcuts_from_env()  # the registry's class inspection here, not a subprocess per architecture (~10 s each)
 
     results = []
+    environ = dict(os.environ)
     for case in spec["cases"]:
+        # each case sees the run's environment only: 0.10.2/0.11.0's create_engine_config writes VLLM_USE_V1 into
+        # os.environ (envs.set_vllm_use_v1); a later case read it as set, and the CPU platform's V1 refusal of
+        # sliding-window models then raised (before VllmConfig's checks) instead of falling back to V0
+        os.environ.clear()
+        os.environ.update(environ)
         work = tempfile.mkdtemp(prefix="kvg-qv-")
         with open(os.path.join(work, "config.json"), "w") as fh:
             json.dump(case["config"], fh)

@@ -717,6 +717,23 @@ def run_both(version: str, n: int, n_dtype: int, seed: int, n_dsv4: int = 0, n_c
     return compare(version, cases, records[:len(cases)]), dtype_report
 
 
+def test_a_case_does_not_see_the_engine_an_earlier_case_chose():
+    """0.10.2's create_engine_config writes VLLM_USE_V1=1 into os.environ after a model V1 takes (Qwen3-8B); a
+    sliding-window model built next (gpt-oss-120b at float32) must still fall back to V0 on the CPU oracle and reach
+    VllmConfig's activation-dtype refusal, as in a fresh process (not the CPU platform's V1 refusal)."""
+    python, python_env = _python("0.10.2")
+    entries = {e.id: e.config for e in catalog.entries()}
+    cases = [{"id": "first", "config": copy.deepcopy(entries["Qwen/Qwen3-8B"]), "quantization": None,
+              "dtype": None, "vllm_config": True},
+             {"id": "second", "config": copy.deepcopy(entries["openai/gpt-oss-120b"]), "quantization": None,
+              "dtype": "float32", "vllm_config": True}]
+    first, second = run_runner("quant_verify_runner.py", python, python_env, cases)
+    assert first["stage"] == "ok", first
+    assert (second["exc_type"], second["message"]) == (
+        "ValueError", "torch.float32 is not supported for quantization method mxfp4. Supported dtypes: "
+                      "[torch.bfloat16]"), second
+
+
 @pytest.mark.parametrize("version", VERSIONS)
 def test_quant_checks_agree_with_real_vllm(version):
     report, dtype_report = run_both(version, int(os.environ.get("KVG_QVERIFY_CASES", "16")),
