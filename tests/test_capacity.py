@@ -539,3 +539,11 @@ def test_cli_disable_sliding_window_caps_the_derived_length(capsys):
     assert run(["audit", "openai/gpt-oss-120b", "--tp", "2", "--vllm-version", "0.33.0",
                 "--disable-sliding-window"]) == EXIT_ACCEPT
     assert "max model len (derived): 128 (sliding_window=128.0)" in capsys.readouterr().out
+
+
+def test_cli_disable_sliding_window_sizes_every_layer_as_full_attention(capsys):
+    # gpt-oss-20b, --disable-sliding-window: one group of 24 full-attention layers, page 32,768 B:
+    # 40 GiB // 32,768 // 24 = 54,613 blocks; the derived 131,072 tokens (yarn from the window key) need 8,192 blocks
+    assert run(["audit", "openai/gpt-oss-20b", "--tp", "1", "--kv-memory-gib", "40", "--vllm-version", "0.26.0",
+                "--disable-sliding-window"]) == EXIT_ACCEPT
+    assert "54,613 blocks, 8,192 blocks per request" in capsys.readouterr().out

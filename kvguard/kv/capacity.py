@@ -38,6 +38,7 @@ test ``tests/upstream/test_capacity.py`` runs the releases' own functions on gen
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Optional, Sequence, cast
@@ -439,11 +440,14 @@ def kv_cache_group_layout(vllm_version: Any, layer_windows: Sequence[Optional[in
     is :func:`_hybrid_group_size`, and each bucket is split into ``cdiv(len, group_size)`` groups (the last padded)."""
     release = _release(vllm_version)
     _sliding_release(release)
-    buckets: dict[Optional[int], int] = {}
-    for window in layer_windows:
-        buckets[window] = buckets.get(window, 0) + 1
+    return _groups(release, layer_windows)[0]
+
+
+def _groups(release, layer_windows: Sequence[Optional[int]]) -> tuple[list[Optional[int]], int]:
+    """(:func:`kv_cache_group_layout`'s groups, the group size)."""
+    buckets = Counter(layer_windows)  # first-seen order, as vLLM buckets the specs
     size = _hybrid_group_size(release, list(buckets.values()))
-    return [kind for kind, count in buckets.items() for _ in range(_cdiv(count, size))]
+    return [kind for kind, count in buckets.items() for _ in range(_cdiv(count, size))], size
 
 
 def _hybrid_group_size(release, bucket_sizes: list[int]) -> int:
@@ -493,11 +497,7 @@ def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size
         if w is not None:
             _positive_int(w, "layer_windows")
     in_flight = in_flight_tokens(release.key, batched, async_scheduling)
-    groups = kv_cache_group_layout(release.key, windows)
-    counts: dict[Optional[int], int] = {}
-    for w in windows:
-        counts[w] = counts.get(w, 0) + 1
-    group_size = _hybrid_group_size(release, list(counts.values()))
+    groups, group_size = _groups(release, windows)
     page = block_size * per_layer
 
     def per_group_blocks(model_len: int) -> int:
@@ -697,12 +697,10 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
             in SLIDING_ARCHITECTURES:
         windows, why = sliding_layer_windows(facts, release, raw if isinstance(raw, Mapping) else None,
                                              disable_sliding_window=disable_sliding_window)
-        if windows is None:
-            if reason is None:  # --disable-sliding-window on a model without sliding layers: nothing changes
-                windows = None
-            else:
-                refuse(f"{reason}; {why}")
-        elif all(w is None for w in windows):
+        if windows is None and reason is not None:
+            refuse(f"{reason}; {why}")
+        # windows None without a reason: the keys mark no sliding layer, the one-group accounting below
+        if windows is not None and all(w is None for w in windows):
             windows = None      # every layer full attention: the one-group accounting below
     from ..quant.kv_cache import effective
 
@@ -755,10 +753,7 @@ _SERVE_MAX_NUM_SEQS = 1024
 
 def _group_summary(groups: Sequence[Optional[int]]) -> str:
     """"6 x window 1024, 1 x full" in the groups' order."""
-    counts: dict[Optional[int], int] = {}
-    for g in groups:
-        counts[g] = counts.get(g, 0) + 1
-    return ", ".join(f"{n} x {'full' if g is None else f'window {g}'}" for g, n in counts.items())
+    return ", ".join(f"{n} x {'full' if g is None else f'window {g}'}" for g, n in Counter(groups).items())
 
 
 def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pcp: int, dcp: int, per_layer: int,

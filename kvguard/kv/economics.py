@@ -116,8 +116,8 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
 
     result = _audit_one(config, tp, pcp, dcp, vllm_version=vllm_version, kv_cache_dtype=kv_cache_dtype, env=env,
                         host=host, name=name, trust_remote_code=trust_remote_code)
-    dsw = disable_sliding_window or bool((capacity or {}).get("disable_sliding_window"))
-    result = replace(result, **_derived_length(config, result.vllm_version, env, trust_remote_code, dsw))
+    result = replace(result, **_derived_length(config, result.vllm_version, env, trust_remote_code,
+                                               disable_sliding_window))
     quant = _quant_section(config, result.vllm_version, env, host, trust_remote_code)
     if quant is not None:
         result = replace(result, quantization=quant)
@@ -142,7 +142,8 @@ def audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version:
     try:
         cap = predict_capacity(config, tp=tp, pcp=pcp, dcp=dcp, vllm_version=result.vllm_version,
                                kv_cache_dtype=kv_cache_dtype, env=env, trust_remote_code=trust_remote_code,
-                               dcp_sizes=result.legal_dcp_sizes, **capacity)
+                               dcp_sizes=result.legal_dcp_sizes, disable_sliding_window=disable_sliding_window,
+                               **capacity)
         if not result.dcp_legal:
             cap = replace(cap, notes=cap.notes + (f"vLLM refuses -dcp {dcp} at this layout: the figures are what "
                                                   "its accounting would give",))
@@ -332,8 +333,7 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     release = resolve(vllm_version)
     capacity = _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size, pp)
     if capacity is not None:
-        capacity.update(max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
-                        disable_sliding_window=disable_sliding_window)
+        capacity.update(max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling)
     models = tuple(audit_one(c, tp, pcp, dcp, vllm_version=release.key, kv_cache_dtype=kv_cache_dtype, env=env,
                              host=host, trust_remote_code=trust_remote_code, capacity=capacity,
                              disable_sliding_window=disable_sliding_window) for c in items)
