@@ -114,15 +114,14 @@ def _config(case: dict, modules):
                        pipeline_parallel_size=case["pp"])
     scheduler = _Strict("scheduler_config", disable_hybrid_kv_cache_manager=False)
     stand_in = _Strict
+    extra = {}
     if case.get("layer_windows") is not None:
         scheduler.max_num_batched_tokens = case["max_num_batched_tokens"]
         scheduler.async_scheduling = case["async_scheduling"]
         from vllm.config import VllmConfig
         props = {name: getattr(VllmConfig, name) for name in _VLLM_CONFIG_PROPERTIES if hasattr(VllmConfig, name)}
         stand_in = type("VllmConfigStandIn", (_Strict,), props)
-    extra = {}
-    if case.get("layer_windows") is not None:
-        # max_concurrent_batches reads it only with async scheduling and -pp 1 gives pp + 1 = 2 either way
+        # max_concurrent_batches reads it only with async scheduling at -pp 1, where either runner gives 2
         extra["use_v2_model_runner"] = False
     return stand_in("vllm_config", model_config=model, parallel_config=parallel, cache_config=cache,
                    scheduler_config=scheduler, **extra,
