@@ -6,7 +6,8 @@ implementation class, whether it returns the softmax LSE for decode and whether 
 table must say the same, and the worker checks' message templates (W_dcp_lse, W_pcp_impl, W_pcp_backend,
 W_mrv2_pcp) must be the release's own messages.  From 0.26.0 (the selector filters by context parallelism)
 the release's own selector and CP check answer kvguard's select_backend on generated launches
-(tests/upstream/attention_select_runner.py; KVG_ATTENTION_CASES per release, 40 by default).
+(tests/upstream/attention_select_runner.py; KVG_ATTENTION_CASES per release, 40 by default; KVG_ATTENTION_SEED draws
+another set of launches, for sweeps).
 """
 
 from __future__ import annotations
@@ -96,7 +97,10 @@ def test_selector_and_cp_check_agree_with_the_release(version):
     backend, or the same refusal character for character; then the same CP-check outcome."""
     python, env = oracle_or_skip(version)
     count = int(os.environ.get("KVG_ATTENTION_CASES", "40"))
-    cases = _selector_cases(int(version.replace(".", "")), count)
+    seed = int(version.replace(".", ""))
+    if os.environ.get("KVG_ATTENTION_SEED"):
+        seed = seed * 100_003 + int(os.environ["KVG_ATTENTION_SEED"])
+    cases = _selector_cases(seed, count)
     out = run_runner("attention_select_runner.py", python, dict(env, VLLM_TARGET_DEVICE="cpu"), cases)
     release = resolve(version)
     agree = 0
