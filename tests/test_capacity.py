@@ -547,3 +547,102 @@ def test_cli_disable_sliding_window_sizes_every_layer_as_full_attention(capsys):
     assert run(["audit", "openai/gpt-oss-20b", "--tp", "1", "--kv-memory-gib", "40", "--vllm-version", "0.26.0",
                 "--disable-sliding-window"]) == EXIT_ACCEPT
     assert "54,613 blocks, 8,192 blocks per request" in capsys.readouterr().out
+
+
+# -- --disable-hybrid-kv-cache-manager -------------------------------------------------------------
+#
+# Worked out by hand from unify_hybrid_kv_cache_specs / _promote_local_kv_cache_specs (kv_cache_utils.py): full and
+# sliding layers together become one full-attention group.  gpt-oss-20b at -tp 1, block size 16, page 32,768 B,
+# 24 layers: 40 GiB // 32,768 // 24 = 54,613 blocks; 131,072 tokens need 8,192 blocks -> 54,613 / 8,192 =
+# 6.6666259765625x; tokens 54,613 * 16 = 873,808 (to 0.20.0; from 0.20.1 int(x * 131,072), the same number).
+
+@pytest.mark.parametrize("version, lines", [
+    ("0.10.2", ("GPU KV cache size: 873,808 tokens", "Maximum concurrency for 131,072 tokens per request: 6.67x")),
+    ("0.20.0", ("GPU KV cache size: 873,808 tokens", "Maximum concurrency for 131,072 tokens per request: 6.67x")),
+    ("0.28.0", ("GPU KV cache size: 873,808 tokens, Maximum concurrency for 131,072 tokens per request: 6.67x",)),
+    ("0.33.0", ("GPU KV cache size: 873,808 tokens, Maximum concurrency for 131,072 tokens per request: 6.67x",)),
+])
+def test_disable_hybrid_kv_cache_manager_sizes_sliding_layers_as_full(version, lines):
+    cap = predict_capacity("openai/gpt-oss-20b", tp=1, max_model_len=131072, kv_memory_gib=40, vllm_version=version,
+                           disable_hybrid_kv_cache_manager=True)
+    assert (cap.num_blocks, cap.blocks_per_request, cap.max_concurrency, cap.num_tokens, cap.log_lines) == \
+        (54613, 8192, 6.6666259765625, 873808, lines)
+    assert any("one KV-cache group of 24 layers" in n and "Hybrid KV cache manager is disabled for this hybrid "
+               "model" in n for n in cap.notes)
+    assert not any(a.startswith("hybrid KV-cache manager on") for a in cap.assumptions)
+
+
+def test_disable_hybrid_kv_cache_manager_fit_check_before_unifying_to_0_13_0():
+    # 4 GiB: the sliding layers' own bounds need 12 * 8,192 + 12 * 521 = 104,556 blocks * 32,768 B = 3.19 GiB (fits);
+    # as full attention 24 * 8,192 * 32,768 B = 6 GiB (does not).  To 0.13.0 the check runs on the workers' own
+    # specs, so vLLM starts with 4 GiB // 32,768 // 24 = 5,461 blocks, 5,461 / 8,192 = 0.6666259765625x, 87,376
+    # tokens; from 0.14.1 the check runs on the unified group and refuses, estimating cdiv(L, 16) <= 5,461 -> 87,376.
+    args = {"tp": 1, "max_model_len": 131072, "available_kv_bytes": 4 * GIB, "disable_hybrid_kv_cache_manager": True}
+    cap = predict_capacity("openai/gpt-oss-20b", vllm_version="0.13.0", **args)
+    assert (cap.fits, cap.num_blocks, cap.max_concurrency, cap.num_tokens) == (True, 5461, 0.6666259765625, 87376)
+    assert cap.log_lines == ("GPU KV cache size: 87,376 tokens",
+                             "Maximum concurrency for 131,072 tokens per request: 0.67x")
+    cap = predict_capacity("openai/gpt-oss-20b", vllm_version="0.14.1", **args)
+    assert (cap.fits, cap.estimated_max_model_len, cap.log_lines) == (False, 87376, ())
+    assert cap.error == ("ValueError", "To serve at least one request with the models's max seq len (131072), (6.0 GiB "
+                         "KV cache is needed, which is larger than the available KV cache memory (4.0 GiB). Based on "
+                         "the available memory, the estimated maximum model length is 87376. Try increasing "
+                         "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. See "
+                         "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
+    # the hybrid manager on at 0.14.1: the check reads the first group (12 sliding layers), it starts
+    assert predict_capacity("openai/gpt-oss-20b", vllm_version="0.14.1", **{**args,
+                            "disable_hybrid_kv_cache_manager": False}).fits
+
+
+def test_disable_hybrid_kv_cache_manager_one_spec_and_refusals():
+    from kvguard.kv.capacity import kv_capacity_sliding
+
+    # Mistral-7B-v0.1 slides on every layer (one spec): nothing to unify, the figures of the hybrid accounting
+    mistral = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 4096,
+               "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+               "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 32768,
+               "sliding_window": 4096, "torch_dtype": "bfloat16"}
+    cap = predict_capacity(mistral, tp=1, max_model_len=32768, kv_memory_gib=40, vllm_version="0.20.0",
+                           disable_hybrid_kv_cache_manager=True)
+    assert (cap.num_blocks, cap.blocks_per_request, cap.num_tokens) == (20480, 769, 327680)
+    plenty = {"bytes_per_token_per_layer": 1024, "block_size": 16, "available_kv_bytes": 4 * GIB,
+              "max_model_len": 4096, "max_num_batched_tokens": 8192, "disable_hybrid_kv_cache_manager": True}
+    # full layers and two windows: merge_window_sizes refuses the one group
+    for version in ("0.10.2", "0.13.0", "0.20.0", "0.33.0"):
+        out = kv_capacity_sliding(version, layer_windows=[None, 128, 256], **plenty)
+        assert out["error"] == ("ValueError", "All attention layers in the same KV cache group must have the same "
+                                "window size."), version
+    # two windows, no full layer: nothing is converted, the specs stay of two kinds
+    assert kv_capacity_sliding("0.26.0", layer_windows=[128, 256], **plenty)["error"] == (
+        "ValueError", "Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified "
+        "type.")
+    assert kv_capacity_sliding("0.27.0", layer_windows=[128, 256], **plenty)["error"] == (
+        "ValueError", "Failed to promote local KV cache specs to one unified type.")
+    # to 0.13.0 the memory check comes first: with no memory its refusal is the one raised
+    out = kv_capacity_sliding("0.13.0", layer_windows=[None, 128, 256], **{**plenty, "available_kv_bytes": 0})
+    assert out["error"][1].startswith("No available memory for the cache blocks.")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["0.14.1", "0.18.0", "0.20.0", "0.20.1", "0.24.0", "0.26.0", "0.29.0", "0.33.0"]),
+       st.lists(st.sampled_from([None, 512]), min_size=2, max_size=40).filter(lambda w: len(set(w)) == 2),
+       st.sampled_from([1, 16, 64]), st.integers(1, 1 << 18), st.integers(0, 4 * GIB))
+def test_disable_hybrid_kv_cache_manager_is_the_one_group_accounting(version, windows, block_size, max_model_len,
+                                                                     available):
+    from kvguard.kv.capacity import kv_capacity_sliding
+
+    out = kv_capacity_sliding(version, bytes_per_token_per_layer=1024, layer_windows=windows, block_size=block_size,
+                              available_kv_bytes=available, max_model_len=max_model_len, max_num_batched_tokens=8192,
+                              disable_hybrid_kv_cache_manager=True)
+    plain = kv_capacity(version, bytes_per_token_per_layer=1024, num_layers=len(windows), block_size=block_size,
+                        available_kv_bytes=available, max_model_len=max_model_len)
+    for key in ("num_blocks", "max_concurrency", "num_tokens", "fits", "error", "log_lines"):
+        assert out[key] == plain[key], key
+
+
+def test_cli_disable_hybrid_kv_cache_manager(capsys):
+    assert run(["audit", "openai/gpt-oss-20b", "--tp", "1", "--kv-memory-gib", "40", "--vllm-version", "0.28.0",
+                "--disable-hybrid-kv-cache-manager"]) == EXIT_ACCEPT
+    out = capsys.readouterr().out
+    assert "54,613 blocks, 8,192 blocks per request" in out
+    assert "GPU KV cache size: 873,808 tokens, Maximum concurrency for 131,072 tokens per request: 6.67x" in out

@@ -471,16 +471,78 @@ def _group_blocks(window: Optional[int], model_len: int, block_size: int, in_fli
 
 def kv_capacity_sliding(vllm_version: Any, *, bytes_per_token_per_layer: int, layer_windows: Sequence[Optional[int]],
                         block_size: int, available_kv_bytes: int, max_model_len: int, max_num_batched_tokens: int,
-                        async_scheduling: bool = True) -> dict[str, Any]:
+                        async_scheduling: bool = True,
+                        disable_hybrid_kv_cache_manager: bool = False) -> dict[str, Any]:
     """vLLM's KV-cache accounting for layers of one page size, some or all of them sliding-window
     (``layer_windows``: one entry per layer, ``None`` full attention, an int the window), one worker
-    (``-pp 1``, no context parallelism), the hybrid KV-cache manager on.  Returns the same keys as
-    :func:`kv_capacity` plus ``kv_cache_groups`` and ``group_size``."""
+    (``-pp 1``, no context parallelism).  Returns the same keys as :func:`kv_capacity` plus
+    ``kv_cache_groups``, ``group_size`` and ``unified`` (True: the hybrid KV-cache manager is off and
+    vLLM sized the sliding-window layers as full attention, :func:`_unified_sliding`)."""
     try:
+        if disable_hybrid_kv_cache_manager:
+            return _unified_sliding(vllm_version, bytes_per_token_per_layer, list(layer_windows), block_size,
+                                    available_kv_bytes, max_model_len, max_num_batched_tokens, async_scheduling)
         return _kv_capacity_sliding(vllm_version, bytes_per_token_per_layer, list(layer_windows), block_size,
                                     available_kv_bytes, max_model_len, max_num_batched_tokens, async_scheduling)
     except OverflowError:
         raise InputError("numbers too large to size (a ratio overflows a float)", source="<capacity>") from None
+
+
+#: ``FullAttentionSpec.merge_window_sizes`` (vllm/v1/kv_cache_interface.py, 0.10.2-0.33.0): the layers turned
+#: into full attention keep their windows, and one group may hold only one of them
+_WINDOWS_DIFFER = "All attention layers in the same KV cache group must have the same window size."
+#: ``unify_hybrid_kv_cache_specs`` (to 0.26.0) / ``_promote_local_kv_cache_specs`` (0.27.0 on) when the layers
+#: stay of several kinds
+_NOT_UNIFIED = (("0.10.2", "0.26.0", "Hybrid KV cache manager is disabled but failed to convert the KV cache specs "
+                                     "to one unified type."),
+                ("0.27.0", None, "Failed to promote local KV cache specs to one unified type."))
+
+
+def _unified_sliding(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
+                     max_model_len: int, batched: int, async_scheduling: bool) -> dict[str, Any]:
+    """The hybrid KV-cache manager off (``--disable-hybrid-kv-cache-manager``): ``get_kv_cache_groups``
+    first calls ``unify_hybrid_kv_cache_specs`` (0.27.0 on through ``_promote_local_kv_cache_specs``,
+    0.31.0 on per dcp-sharding class, one class here).  Layers of one spec stay as they are (all
+    sliding with one window: the hybrid accounting, one group).  Full and sliding layers together:
+    every ``SlidingWindowSpec`` becomes a ``FullAttentionSpec`` keeping its window, and the model is one
+    full-attention group — the one-group accounting of :func:`kv_capacity` at ``-pp 1``.  Windows that
+    then differ refuse (``merge_window_sizes``' ValueError); sliding layers of several windows without
+    a full layer are not converted and refuse as not unified.
+
+    Where the fit check sits: 0.10.2-0.13.0 check every worker's own (sliding) specs *before* the
+    groups are formed, so the check is the hybrid one (a layer's window bound) while the blocks are
+    counted as full attention; from 0.14.1 the check runs on the unified groups."""
+    release = _release(vllm_version)
+    _sliding_release(release)
+    kinds = set(windows)
+    hybrid = _kv_capacity_sliding(release.key, per_layer, windows, block_size, available, max_model_len, batched,
+                                  async_scheduling)
+    hybrid["unified"] = False
+    if len(kinds) == 1:
+        return hybrid        # one spec for every layer: nothing to unify
+    check_first = release.within(None, "0.13.0")
+    if check_first and not hybrid["fits"]:
+        return hybrid        # the worker's own check refuses before the specs are unified
+    refusal = None
+    if None not in kinds:
+        refusal = _for_release(_NOT_UNIFIED, release)[2]
+    elif len(kinds) > 2:
+        refusal = _WINDOWS_DIFFER
+    if refusal is not None:
+        hybrid.update(fits=False, error=("ValueError", refusal), estimated_max_model_len=None, log_lines=())
+        return hybrid
+    out = _kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=len(windows),
+                       block_size=block_size, available_kv_bytes=available, max_model_len=max_model_len, pp=1,
+                       dcp=1, pcp=1, pp_partition=None)
+    out.update(kv_cache_groups=(None,), group_size=len(windows), in_flight_tokens=hybrid["in_flight_tokens"],
+               unified=True)
+    if check_first:
+        # the check passed on the sliding specs: vLLM starts whatever the full-attention blocks give
+        tokens, lines = _report_lines(release, out["num_blocks"], block_size, 1, 1, max_model_len,
+                                      out["max_concurrency"])
+        out.update(fits=True, error=None, estimated_max_model_len=None, num_tokens=tokens,
+                   needed_bytes_per_request=hybrid["needed_bytes_per_request"], log_lines=tuple(lines))
+    return out
 
 
 def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
@@ -630,7 +692,8 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
                      other_gib: float = 0.0, dcp_sizes: Optional[Sequence[int]] = None,
                      env: Optional[Mapping[str, str]] = None, trust_remote_code: bool = False,
                      max_num_batched_tokens: Optional[int] = None, async_scheduling: Optional[bool] = None,
-                     disable_sliding_window: bool = False) -> CapacityPrediction:
+                     disable_sliding_window: bool = False,
+                     disable_hybrid_kv_cache_manager: bool = False) -> CapacityPrediction:
     """vLLM's ``GPU KV cache size`` / ``Maximum concurrency`` for ``config`` at this layout.
 
     ``config``: a path to config.json or its directory, a catalog model id, a mapping or
@@ -647,7 +710,9 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
     :func:`kv_capacity_sliding` at ``-pp 1`` without context parallelism; their figures depend on
     ``max_num_batched_tokens`` (default 8192, the ``vllm serve`` default on an H100-class 80 GB GPU)
     and, from 0.26.0, ``async_scheduling`` (default on), both reported as assumptions.
-    ``disable_sliding_window``: ``--disable-sliding-window``.
+    ``disable_sliding_window``: ``--disable-sliding-window``.  ``disable_hybrid_kv_cache_manager``:
+    ``--disable-hybrid-kv-cache-manager`` — vLLM then sizes the sliding-window layers of a model that also
+    has full-attention layers as full attention (one group), see :func:`_unified_sliding`.
 
     Raises :class:`~kvguard.errors.CapacityNotModelled` for models with more than one KV-cache
     group or spec kvguard does not size, :class:`~kvguard.InputError` for bad input.
@@ -727,7 +792,8 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
                                 block_size=block_size, avail=avail, max_model_len=max_model_len,
                                 max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
                                 heads=heads, head_size=head_size, dtype_name=dtype_name, b=b,
-                                assumptions=assumptions, notes=notes)
+                                assumptions=assumptions, notes=notes,
+                                disable_hybrid_kv_cache_manager=disable_hybrid_kv_cache_manager)
     core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=num_layers,
                        block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len, pp=pp,
                        dcp=dcp, pcp=pcp, pp_partition=partition)
@@ -751,6 +817,16 @@ _SERVE_MAX_NUM_BATCHED_TOKENS = 8192
 _SERVE_MAX_NUM_SEQS = 1024
 
 
+_HYBRID_ON = ("hybrid KV-cache manager on (the CUDA default: no --disable-hybrid-kv-cache-manager; "
+              "--kv-transfer-config also turns it off (0.10.2-0.22.1; from 0.23.0 for a KV connector without "
+              "hybrid support), --kv-events-config too in 0.10.2-0.19.1 — pass --disable-hybrid-kv-cache-manager "
+              "then)")
+#: the warning ``unify_hybrid_kv_cache_specs`` logs when it turns sliding-window layers into full attention
+_UNIFIED_WARNING = ("Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any "
+                    "optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding "
+                    "window). The compute of layers like sliding window is still saved.")
+
+
 def _group_summary(groups: Sequence[Optional[int]]) -> str:
     """"6 x window 1024, 1 x full" in the groups' order."""
     return ", ".join(f"{n} x {'full' if g is None else f'window {g}'}" for g, n in Counter(groups).items())
@@ -759,7 +835,7 @@ def _group_summary(groups: Sequence[Optional[int]]) -> str:
 def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pcp: int, dcp: int, per_layer: int,
                      block_size: int, avail: int, max_model_len: int, max_num_batched_tokens: Optional[int],
                      async_scheduling: Optional[bool], heads: int, head_size: int, dtype_name: str, b: int,
-                     assumptions: list, notes: list) -> CapacityPrediction:
+                     assumptions: list, notes: list, disable_hybrid_kv_cache_manager: bool = False) -> CapacityPrediction:
     if pp != 1 or pcp != 1 or dcp != 1:
         raise CapacityNotModelled(f"{label}: sliding-window layers with -pp/-pcp/-dcp above 1 are not modelled "
                                   "(vLLM's SlidingWindowSpec refuses -dcp; pipeline stages re-group the layers)")
@@ -775,20 +851,36 @@ def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pc
         if release.within("0.26.0"):
             assumptions.append("async scheduling on (the default for a generative model without an incompatible "
                                "speculative method): a sliding-window layer reserves two batches of tokens in flight")
-    assumptions.append("hybrid KV-cache manager on (the CUDA default: no --disable-hybrid-kv-cache-manager, "
-                       "--kv-transfer-config or --kv-events-config)")
+    if not disable_hybrid_kv_cache_manager:
+        assumptions.append(_HYBRID_ON)
     core = kv_capacity_sliding(release.key, bytes_per_token_per_layer=per_layer, layer_windows=windows,
                                block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len,
-                               max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling)
+                               max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
+                               disable_hybrid_kv_cache_manager=disable_hybrid_kv_cache_manager)
     groups = core.pop("kv_cache_groups")
     group_size = core.pop("group_size")
     in_flight = core.pop("in_flight_tokens")
+    unified = core.pop("unified", False)
     full = sum(w is None for w in windows)
-    notes = list(notes) + [
-        f"{len(windows) - full} sliding-window layers (window {', '.join(str(k) for k in kinds)}) and {full} "
-        f"full-attention layers: {len(groups)} KV-cache groups of {group_size} layers "
-        f"({_group_summary(groups)}); a sliding-window layer holds at "
-        f"most cdiv(min(window - 1 + {in_flight}, max_model_len), block_size) + 1 blocks per request"]
+    layers = (f"{len(windows) - full} sliding-window layers (window {', '.join(str(k) for k in kinds)}) and {full} "
+              "full-attention layers")
+    notes = list(notes)
+    if unified:
+        notes.append(f"{layers}; --disable-hybrid-kv-cache-manager: vLLM sizes every sliding-window layer as full "
+                     f"attention, one KV-cache group of {group_size} layers, and warns: \"{_UNIFIED_WARNING}\"")
+        if release.within(None, "0.13.0"):
+            notes.append(f"vLLM {release.version} checks the fit on the sliding-window layers' own bounds before it "
+                         "turns them into full attention: it may start with a maximum concurrency under 1")
+    elif disable_hybrid_kv_cache_manager and core["error"] is not None and core["error"][1] in (
+            _WINDOWS_DIFFER, *(row[2] for row in _NOT_UNIFIED)):
+        notes.append(f"{layers}; --disable-hybrid-kv-cache-manager: vLLM cannot bring the layers to one KV-cache spec")
+    else:
+        if disable_hybrid_kv_cache_manager:
+            notes.append("--disable-hybrid-kv-cache-manager: every layer has the same spec, nothing to unify")
+        notes.append(
+            f"{layers}: {len(groups)} KV-cache groups of {group_size} layers "
+            f"({_group_summary(groups)}); a sliding-window layer holds at "
+            f"most cdiv(min(window - 1 + {in_flight}, max_model_len), block_size) + 1 blocks per request")
     return CapacityPrediction(tp=tp, pp=pp, pcp=pcp, dcp=dcp, use_mla=False, num_kv_heads_per_rank=heads,
                               head_size=head_size, kv_cache_dtype=dtype_name, dtype_bytes=b, by_dcp=(),
                               assumptions=tuple(assumptions), notes=tuple(notes), **core)

@@ -7,7 +7,8 @@ Usage: ``python capacity_runner.py IN.json OUT.json`` with IN = ``{"cases": [{"h
 release's ``SlidingWindowSpec``) with ``"max_num_batched_tokens"`` and ``"async_scheduling"`` (what
 the sliding-window spec's memory bound reads: the scheduler's ``max_num_batched_tokens``, and from
 0.26.0 the release's own ``VllmConfig.max_in_flight_tokens`` / ``max_concurrent_batches`` properties,
-bound to the stand-in).
+bound to the stand-in), and ``"disable_hybrid_kv_cache_manager"`` (the scheduler config's flag, what
+``--disable-hybrid-kv-cache-manager`` sets; default false).
 
 For each case the release's own ``FullAttentionSpec`` / ``MLAAttentionSpec`` is built (as
 ``kvspec_runner.py`` does) once per layer name ``model.layers.{i}.self_attn.attn``; the layers are
@@ -112,7 +113,8 @@ def _config(case: dict, modules):
     parallel = _Strict("parallel_config", decode_context_parallel_size=case["dcp"],
                        prefill_context_parallel_size=case["pcp"], tensor_parallel_size=case["tp"],
                        pipeline_parallel_size=case["pp"])
-    scheduler = _Strict("scheduler_config", disable_hybrid_kv_cache_manager=False)
+    scheduler = _Strict("scheduler_config",
+                        disable_hybrid_kv_cache_manager=bool(case.get("disable_hybrid_kv_cache_manager", False)))
     stand_in = _Strict
     extra = {}
     if case.get("layer_windows") is not None:

@@ -18,7 +18,10 @@ the number of cases (default 300).
 
 Sliding-window cases (:func:`generate_sliding`, KVG_CAPACITY_SLIDING_CASES, default 40) give the runner one
 window per layer (None = full attention) and ``max_num_batched_tokens`` / async scheduling; kvguard's
-:func:`kvguard.kv.capacity.kv_capacity_sliding` must agree the same way.  They run in the same oracle start.
+:func:`kvguard.kv.capacity.kv_capacity_sliding` must agree the same way.  They run in the same oracle start, with
+the cases of :func:`generate_unified` (KVG_CAPACITY_UNIFIED_CASES, default 24): the hybrid KV-cache manager off
+(the scheduler config's ``disable_hybrid_kv_cache_manager``), where the release turns sliding-window layers into full
+attention or refuses.
 """
 
 from __future__ import annotations
@@ -132,6 +135,25 @@ def generate_sliding(seed: int, version: str, n: int = 40) -> list[dict]:
     return cases
 
 
+def generate_unified(seed: int, version: str, n: int = 24) -> list[dict]:
+    """Sliding-window cases with the hybrid KV-cache manager off (``--disable-hybrid-kv-cache-manager``): the
+    patterns of :func:`generate_sliding` and, every 9th case, two windows without a full-attention layer."""
+    cases = generate_sliding(seed * 31 + 5, version, n)
+    rng = random.Random(seed * 104729 + 3)
+    for i, case in enumerate(cases):
+        case["disable_hybrid_kv_cache_manager"] = True
+        if i % 2:  # memory around what every layer as full attention needs (the generator's own is the hybrid need)
+            _, b = kv_cache_dtype_bytes(case["kv_cache_dtype"], model_dtype=case["model_dtype"], vllm_version=version)
+            per_layer = kv_bytes_per_token_per_layer(case["heads"], case["head_size"], b, mla=False)
+            need = case["layers"] * _cdiv(case["max_model_len"], case["block_size"]) * case["block_size"] * per_layer
+            case["available"] = int(need * rng.choice([0.9, 1.0, 1.01, 1.5, 3, 10, 100, 1000])) + rng.randint(-4096, 4096)
+        if i % 9 == 8:
+            w = case["layer_windows"][0] or rng.choice([16, 128, 4096])
+            case["layer_windows"] = [w if k % 2 == 0 else w + rng.choice([1, 1000]) for k in range(case["layers"])]
+            case["pattern"] = "two_windows_no_full"
+    return cases
+
+
 def kvguard_capacity(case: dict, version: str) -> dict:
     _, b = kv_cache_dtype_bytes(case["kv_cache_dtype"], model_dtype=case["model_dtype"], vllm_version=version)
     per_layer = kv_bytes_per_token_per_layer(case["heads"], case["head_size"], b, mla=case["mla"])
@@ -140,7 +162,8 @@ def kvguard_capacity(case: dict, version: str) -> dict:
                                    block_size=case["block_size"], available_kv_bytes=case["available"],
                                    max_model_len=case["max_model_len"],
                                    max_num_batched_tokens=case["max_num_batched_tokens"],
-                                   async_scheduling=case["async_scheduling"])
+                                   async_scheduling=case["async_scheduling"],
+                                   disable_hybrid_kv_cache_manager=case.get("disable_hybrid_kv_cache_manager", False))
     return kv_capacity(version, bytes_per_token_per_layer=per_layer, num_layers=case["layers"],
                        block_size=case["block_size"], available_kv_bytes=case["available"],
                        max_model_len=case["max_model_len"], pp=case["pp"], dcp=case["dcp"], pcp=case["pcp"])
@@ -192,20 +215,28 @@ def test_capacity_matches_vllm_accounting(version):
     seed = int(os.environ.get("KVG_DIFF_SEED", "7"))
     cases = generate(seed, version, int(os.environ.get("KVG_CAPACITY_CASES", "300")))
     sliding = generate_sliding(seed, version, int(os.environ.get("KVG_CAPACITY_SLIDING_CASES", "40")))
-    out = run_runner("capacity_runner.py", python, python_env, cases + sliding, unset=("VLLM_PP_LAYER_PARTITION",))
-    assert len(out["results"]) == len(cases) + len(sliding)
+    unified = generate_unified(seed, version, int(os.environ.get("KVG_CAPACITY_UNIFIED_CASES", "24")))
+    out = run_runner("capacity_runner.py", python, python_env, cases + sliding + unified,
+                     unset=("VLLM_PP_LAYER_PARTITION",))
+    assert len(out["results"]) == len(cases) + len(sliding) + len(unified)
     failures = []
-    for name, part, results in (("capacity", cases, out["results"][:len(cases)]),
-                                ("sliding-window capacity", sliding, out["results"][len(cases):])):
-        mismatches, agree, refused = [], 0, 0
+    ends = (len(cases), len(cases) + len(sliding))
+    for name, part, results in (("capacity", cases, out["results"][:ends[0]]),
+                                ("sliding-window capacity", sliding, out["results"][ends[0]:ends[1]]),
+                                ("sliding-window capacity, hybrid KV-cache manager off", unified,
+                                 out["results"][ends[1]:])):
+        mismatches, agree, refused, as_full = [], 0, 0, 0
         for case, rec in zip(part, results):
-            diffs = compare(case, rec, kvguard_capacity(case, version))
+            mine = kvguard_capacity(case, version)
+            diffs = compare(case, rec, mine)
             if diffs:
                 mismatches.append({"case": {k: v for k, v in case.items() if k != "layer_windows"}, "diffs": diffs})
             else:
                 agree += 1
                 refused += rec.get("error") is not None
-        print(f"\nvLLM {version}: {name} agrees {agree}/{len(part)} ({refused} refused launches)")
+                as_full += bool(mine.get("unified")) and rec.get("error") is None
+        print(f"\nvLLM {version}: {name} agrees {agree}/{len(part)} ({refused} refused launches"
+              + (f", {as_full} started with the sliding layers sized as full attention)" if part is unified else ")"))
         failures += mismatches[:5]
         if part:
             assert refused < len(part) - refused, f"{name}: the generator should mostly produce launches that start"
