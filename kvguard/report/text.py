@@ -76,6 +76,14 @@ def _check(report: "LaunchReport", color: bool) -> str:
             if kv.get("kv_bytes_per_token_per_rank") is not None:
                 lines.append(f"  KV bytes per token per rank: {kv['kv_bytes_per_token_per_rank']:,} "
                              f"({kv['kv_cache_dtype']})")
+            elif kv.get("kv_bytes_per_token_per_rank_upper_bound") is not None:
+                lines.append(f"  KV bytes per token per rank: at most {kv['kv_bytes_per_token_per_rank_upper_bound']:,} "
+                             f"({kv['kv_cache_dtype']}), every layer counted as full attention; "
+                             f"{kv['sliding_window_layers']} of {kv.get('num_hidden_layers')} layers slide (window "
+                             f"{', '.join(f'{w:,}' for w in kv['sliding_windows'])}): the full-attention layers "
+                             f"{kv['kv_bytes_per_token_per_rank_full_layers']:,} for every token, the sliding-window "
+                             f"layers {kv['kv_bytes_per_token_per_rank_sliding_layers']:,} for at most their window "
+                             "plus the tokens in flight (audit --kv-memory-gib sizes it)")
             elif kv.get("kv_bytes_not_modelled"):
                 lines.append(f"  KV bytes per token per rank: not modelled ({kv['kv_bytes_not_modelled']})")
         if report.length is not None:
