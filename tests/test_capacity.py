@@ -309,9 +309,12 @@ def test_cli_json_shape(capsys):
     assert [d["dcp"] for d in cap["by_dcp"]] == data["models"][0]["legal_dcp_sizes"]
     assert {"block_size", "scheduler_block_size", "page_size_bytes", "num_tokens", "max_concurrency",
             "assumptions"} <= set(cap)
-    # gpt-oss's sliding-window layers are sized at -pp 1 only
-    assert data["models"][1]["capacity"]["modelled"] is False
-    assert "sliding-window layers with -pp/-pcp/-dcp above 1" in data["models"][1]["capacity"]["reason"]
+    # gpt-oss over 2 stages (0.20.0): 256 B per token per layer at -tp 8, page 4,096; each stage 6 layers of each of
+    # the 2 groups: 40 GiB // 4,096 // 6 = 1,747,626 blocks; per request 2,560 + cdiv(127 + 8,192, 16) + 1 = 3,081;
+    # 1,747,626 // 2 * 16 = 13,981,008 tokens
+    gpt = data["models"][1]["capacity"]
+    assert (gpt["modelled"], gpt["num_blocks"], gpt["blocks_per_request"], gpt["num_tokens"]) == \
+        (True, 1747626, 3081, 13981008)
 
 
 def test_cli_sliding_window_model(capsys):
@@ -465,8 +468,10 @@ def test_cohere2_sliding_layer_without_a_window_is_not_modelled_from_0_29_0():
 
 
 @pytest.mark.parametrize("kwargs, why", [
-    ({"pp": 2}, "-pp/-pcp/-dcp above 1"),
-    ({"dcp": 2, "tp": 2}, "-pp/-pcp/-dcp above 1"),
+    ({"pp": 2}, "max_concurrent_batches"),
+    ({"pp": 2, "vllm_version": "0.24.0", "disable_hybrid_kv_cache_manager": True}, "was not checked"),
+    ({"pp": 2, "vllm_version": "0.24.0", "env": {"VLLM_PP_LAYER_PARTITION": "10,14"}}, "was not checked"),
+    ({"dcp": 2, "tp": 2}, "-pcp/-dcp above 1"),
     ({"vllm_version": "0.25.0"}, "was not read"),
     ({"vllm_version": "0.18.1"}, "was not read"),
     ({"vllm_version": "0.11.2"}, "was not read"),
@@ -646,3 +651,55 @@ def test_cli_disable_hybrid_kv_cache_manager(capsys):
     out = capsys.readouterr().out
     assert "54,613 blocks, 8,192 blocks per request" in out
     assert "GPU KV cache size: 873,808 tokens, Maximum concurrency for 131,072 tokens per request: 6.67x" in out
+
+
+# -- sliding-window layers over pipeline stages ----------------------------------------------------------
+#
+# By hand from get_kv_cache_configs / get_kv_cache_config_from_groups (0.11.0 on: the groups of the whole model, group
+# i of a bucket taking layers[i::num_groups]; each worker as many pools as the most layers of one group it holds).
+# gpt-oss-20b, -tp 1, 40 GiB, 131,072 tokens, page 32,768 B: 2 groups of 12 (sliding 0, 2, …, 22; full 1, 3, …, 23).
+# -pp 2: each stage holds 6 of each group -> 40 GiB // 32,768 // 6 = 218,453 blocks; per request 8,192 + 521 = 8,713
+# blocks -> 25.07x; 218,453 // 2 groups * 16 = 1,747,616 tokens (to 0.20.0), int(218,453 / 8,713 * 131,072) =
+# 3,286,247 (0.20.1-0.24.0).  -pp 3 (8 layers each): 4 of each group per stage -> 327,680 blocks.
+
+@pytest.mark.parametrize("version, pp, blocks, tokens", [
+    ("0.10.2", 2, 218453, 1747616), ("0.13.0", 2, 218453, 1747616), ("0.20.0", 2, 218453, 1747616),
+    ("0.24.0", 2, 218453, 3286247), ("0.20.0", 3, 327680, 2621440),
+])
+def test_gpt_oss_20b_over_pipeline_stages(version, pp, blocks, tokens):
+    cap = predict_capacity("openai/gpt-oss-20b", tp=1, pp=pp, max_model_len=131072, kv_memory_gib=40,
+                           vllm_version=version)
+    assert (cap.num_blocks, cap.blocks_per_request, cap.num_tokens) == (blocks, 8713, tokens)
+    assert cap.max_concurrency == blocks / 8713
+
+
+def test_sliding_layers_over_stages_group_across_the_stages_and_0_10_2_asserts():
+    from kvguard.kv.capacity import kv_capacity_sliding_pp
+
+    # 6 layers: 4 sliding (0, 1, 3, 4) and 2 full (2, 5); 0.18.0 on group size 2 (4 < 1.5 x 2? no: smallest, 2):
+    # sliding groups (0, 3) and (1, 4) (layers[i::2]), full (2, 5).  -pp 2 (layers 0-2 | 3-5): each stage one layer
+    # of each group -> 1 pool: num_blocks = 1 MiB // (16 x 1,024) // 1 = 64.  Consecutive runs would give stage 0
+    # two layers of the first sliding group (32 blocks).
+    windows = [128, 128, None, 128, 128, None]
+    args = {"bytes_per_token_per_layer": 1024, "layer_windows": windows, "block_size": 16,
+            "available_kv_bytes": 1 << 20, "max_model_len": 256, "max_num_batched_tokens": 64, "pp": 2}
+    out = kv_capacity_sliding_pp("0.20.0", **args)
+    assert (out["num_blocks"], out["kv_cache_groups"], out["group_size"]) == (64, (128, 128, None), 2)
+    # per request: 2 x (cdiv(127 + 64, 16) + 1 = 13) + 16 = 42 blocks
+    assert out["blocks_per_request"] == 42
+    # 0.10.2 groups each stage alone: stage 0 (128, 128, None) -> group size 1, 3 groups, and so does stage 1; the
+    # sorted specs agree, so it starts; -pp 3 (0-1 | 2-3 | 4-5) gives stage 0 only sliding layers (1 group) and
+    # stage 1 full + sliding: the sorted specs differ, a bare AssertionError
+    assert kv_capacity_sliding_pp("0.10.2", **args)["fits"]
+    assert kv_capacity_sliding_pp("0.10.2", **{**args, "pp": 3})["error"] == ("AssertionError", "")
+
+
+def test_in_flight_tokens_over_pipeline_stages():
+    from kvguard.kv.capacity import in_flight_tokens
+
+    # VllmConfig.max_concurrent_batches (0.26.0 on): async + V2 runner pp + 1; async + V1 runner 2 at -pp 1, else pp
+    assert in_flight_tokens("0.28.0", 8192, True, pp=1) == 16384
+    assert in_flight_tokens("0.28.0", 8192, True, pp=4) == 4 * 8192
+    assert in_flight_tokens("0.28.0", 8192, True, pp=4, v2_model_runner=True) == 5 * 8192
+    assert in_flight_tokens("0.28.0", 8192, False, pp=4, v2_model_runner=True) == 4 * 8192
+    assert in_flight_tokens("0.24.0", 8192, True, pp=4) == 8192

@@ -223,9 +223,16 @@ def test_sliding_window_model_sized_as_vllm_at_pp1_and_bounded_elsewhere(capsys)
     assert (pp8.kv_sizing, pp8.kv_bytes_per_token_per_rank) == ("upper_bound", 6144)
     # the sized layouts rank first (fewer bytes per token than every layer as full attention)
     assert [e.kv_sizing for e in report.entries[:8]] == ["sliding"] * 8
-    assert any(n.startswith("12 of 24 layers slide (window 128): the layouts at -pp 1 without -dcp/-pcp are sized as "
-                            "vLLM sizes one 131,072-token sequence") and "marked <=" in n for n in report.notes)
+    assert any(n.startswith("12 of 24 layers slide (window 128): the layouts without -dcp/-pcp (and, from 0.26.0, at "
+                            "-pp 1) are sized as vLLM sizes one 131,072-token sequence") and "marked <=" in n
+               and "the tokens in flight depend on the model runner" in n for n in report.notes)
     assert not any(n.startswith("KV sizes count every layer as full attention") for n in report.notes)
+    # 0.24.0 sizes -pp too: -tp 1 -pp 8 (3 layers a stage, 2 of the 12-layer sliding group on stage 0: 2 pools of
+    # 32,768 B): 8,713 blocks (to 0.24.0 one batch in flight: 8,192 + 521) x 2 x 32,768 B / 131,072 = 4,356.5 B
+    older = {(e.tp, e.pp, e.dp, e.expert_parallel): e for e in kvguard.plan("openai/gpt-oss-20b", gpus=8,
+                                                                             vllm_version="0.24.0").entries}
+    assert (older[(1, 8, 1, False)].kv_sizing, older[(1, 8, 1, False)].kv_bytes_per_token_per_rank) == \
+        ("sliding", pytest.approx(8713 * 2 * 32768 / 131072))
     # a release whose sliding rules were not read: every layout bounded, the reason in the note
     unread = kvguard.plan("openai/gpt-oss-20b", gpus=8, vllm_version="0.25.0")
     assert {e.kv_sizing for e in unread.entries} == {"upper_bound"}

@@ -153,26 +153,35 @@ def _pos_int(value: Any, key: str) -> int:
 
 
 def _sliding_request_bytes(release, per_layer: int, windows: list, length: Optional[int],
-                           unread: list) -> Optional[int]:
+                           unread: list, pp: int = 1) -> Optional[int]:
     """Bytes one sequence of ``length`` tokens takes on a rank as audit's capacity sizes it
     (:func:`kvguard.kv.capacity.kv_capacity_sliding` with the `vllm serve` defaults: block size 16,
     ``max_num_batched_tokens`` 8192 clamped to 1024 sequences, async scheduling, the hybrid KV-cache manager on):
     the blocks of every group times the group size times the page.  None without a length or where the
     release's sliding-window rules were not read (``unread`` gets the reason once)."""
     from ..errors import CapacityNotModelled
-    from .capacity import _DEFAULT_BLOCK_SIZE, _SERVE_MAX_NUM_BATCHED_TOKENS, _SERVE_MAX_NUM_SEQS, kv_capacity_sliding
+    from .capacity import default_block_size, kv_capacity_sliding, kv_capacity_sliding_pp, serve_max_num_batched_tokens
 
     if length is None or unread:
         return None
+    if pp > 1 and release.within("0.26.0"):
+        return None     # the tokens in flight at -pp > 1 depend on the model runner (predict_capacity says why)
+    args: dict[str, Any] = {"bytes_per_token_per_layer": per_layer, "layer_windows": windows,
+            "block_size": default_block_size(False),
+            "available_kv_bytes": 1 << 40, "max_model_len": length,
+            "max_num_batched_tokens": serve_max_num_batched_tokens(length)}
     try:
-        out = kv_capacity_sliding(release.key, bytes_per_token_per_layer=per_layer, layer_windows=windows,
-                                  block_size=_DEFAULT_BLOCK_SIZE, available_kv_bytes=GIB, max_model_len=length,
-                                  max_num_batched_tokens=min(_SERVE_MAX_NUM_BATCHED_TOKENS,
-                                                             _SERVE_MAX_NUM_SEQS * length))
+        if pp == 1:
+            out = kv_capacity_sliding(release.key, **args)
+            return out["blocks_per_request"] * out["group_size"] * out["page_size_bytes"]
+        out = kv_capacity_sliding_pp(release.key, pp=pp, **args)
     except CapacityNotModelled as exc:
         unread.append(str(exc))
         return None
-    return out["blocks_per_request"] * out["group_size"] * out["page_size_bytes"]
+    if not out["fits"]:
+        return None     # 0.10.2's assert on stages grouped differently
+    # the stage with the most pools governs (its blocks are the fewest)
+    return out["blocks_per_request"] * max(out["pools_per_stage"]) * out["page_size_bytes"]
 
 
 def _sliding_note(windows: list, length: Optional[int], unread: list, sized: bool, bounded: bool) -> str:
@@ -181,12 +190,15 @@ def _sliding_note(windows: list, length: Optional[int], unread: list, sized: boo
     slide = [w for w in windows if w is not None]
     text = SlidingSplit(len(windows), len(slide), tuple(sorted(set(slide)))).describe() + ": "
     if sized:
-        text += (f"the layouts at -pp 1 without -dcp/-pcp are sized as vLLM sizes one {length:,}-token sequence "
+        text += (f"the layouts without -dcp/-pcp (and, from 0.26.0, at -pp 1) are sized as vLLM sizes one "
+                 f"{length:,}-token sequence on the stage that governs "
                  "(audit's accounting: block size 16, max_num_batched_tokens 8192, async scheduling, the hybrid "
                  "KV-cache manager on), B/tok/rank being that sequence's bytes per token")
     if bounded:
         why = (unread[0] if unread else "no maximum length to size the windows against" if length is None
-               else "kvguard does not size sliding-window layers at -pp, -dcp or -pcp above 1")
+               else "kvguard does not size sliding-window layers at -dcp or -pcp above 1, nor at -pp above 1 from "
+               "0.26.0 (the tokens in flight depend on the model runner), nor where vLLM 0.10.2 asserts on "
+               "differently grouped stages")
         text += ("; " if sized else "") + (f"layouts marked <= (kv_sizing upper_bound) count every layer as full attention, an "
                                           f"upper bound ({why}), so they may rank lower than vLLM would size them")
     return text
@@ -372,8 +384,8 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                             stored, unique = per_layer * tp * pcp / shards, unique_layer
                         if windows is not None:
                             sequence_bytes = (_sliding_request_bytes(release, per_layer, windows, length,
-                                                                     sliding_unread)
-                                              if pp == 1 and dcp == 1 and pcp == 1 else None)
+                                                                     sliding_unread, pp)
+                                              if dcp == 1 and pcp == 1 else None)
                             if sequence_bytes is not None:
                                 # one max-length sequence as vLLM sizes it, spread over its tokens
                                 per_rank, sizing = sequence_bytes / cast(int, length), "sliding"

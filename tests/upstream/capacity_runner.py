@@ -185,7 +185,10 @@ def run_case(case: dict, dtype, ku, planning) -> dict:
                 configs = ku.get_kv_cache_configs(cfg, specs, avail)
             else:  # 0.10.2
                 configs = [ku.get_kv_cache_config(cfg, s, a) for s, a in zip(specs, avail)]
-                ku.unify_kv_cache_configs(configs)
+                try:
+                    ku.unify_kv_cache_configs(configs)
+                except AssertionError as exc:  # its bare assert on the workers' group specs (pipeline stages)
+                    return {"error": [type(exc).__name__, str(exc)], "lines": [t for _, t in rec.lines]}
         except ValueError as exc:
             return {"error": [type(exc).__name__, str(exc)], "lines": [t for _, t in rec.lines]}
         sched = ku.generate_scheduler_kv_cache_config(configs) if hasattr(ku, "generate_scheduler_kv_cache_config") \

@@ -33,7 +33,7 @@ import re
 
 import pytest
 
-from kvguard.kv.capacity import CAPACITY_RELEASES, kv_capacity, kv_capacity_sliding
+from kvguard.kv.capacity import CAPACITY_RELEASES, kv_capacity, kv_capacity_sliding, kv_capacity_sliding_pp
 from kvguard.kv.kvsize import kv_bytes_per_token_per_layer, kv_cache_dtype_bytes
 from kvguard.versions import resolve
 
@@ -154,9 +154,31 @@ def generate_unified(seed: int, version: str, n: int = 24) -> list[dict]:
     return cases
 
 
+def generate_sliding_pp(seed: int, version: str, n: int = 24) -> list[dict]:
+    """Sliding-window cases over 2-8 pipeline stages (one worker each, the V1 model runner): the patterns of
+    :func:`generate_sliding`, memory around one stage's share of the need."""
+    cases = []
+    rng = random.Random(seed * 65537 + 11)
+    for case in generate_sliding(seed * 17 + 3, version, n):
+        choices = [p for p in (2, 2, 3, 4, 8) if p <= case["layers"]]
+        if not choices:
+            continue
+        case["pp"] = rng.choice(choices)
+        if case["available"] > 1 << 20:
+            case["available"] = int(case["available"] / case["pp"] * rng.choice([1.0, 1.0, 1.3, 2]))
+        cases.append(case)
+    return cases
+
+
 def kvguard_capacity(case: dict, version: str) -> dict:
     _, b = kv_cache_dtype_bytes(case["kv_cache_dtype"], model_dtype=case["model_dtype"], vllm_version=version)
     per_layer = kv_bytes_per_token_per_layer(case["heads"], case["head_size"], b, mla=case["mla"])
+    if case.get("layer_windows") is not None and case["pp"] > 1:
+        return kv_capacity_sliding_pp(version, bytes_per_token_per_layer=per_layer, layer_windows=case["layer_windows"],
+                                      block_size=case["block_size"], available_kv_bytes=case["available"],
+                                      max_model_len=case["max_model_len"],
+                                      max_num_batched_tokens=case["max_num_batched_tokens"], pp=case["pp"],
+                                      async_scheduling=case["async_scheduling"])
     if case.get("layer_windows") is not None:
         return kv_capacity_sliding(version, bytes_per_token_per_layer=per_layer, layer_windows=case["layer_windows"],
                                    block_size=case["block_size"], available_kv_bytes=case["available"],
@@ -216,15 +238,17 @@ def test_capacity_matches_vllm_accounting(version):
     cases = generate(seed, version, int(os.environ.get("KVG_CAPACITY_CASES", "300")))
     sliding = generate_sliding(seed, version, int(os.environ.get("KVG_CAPACITY_SLIDING_CASES", "40")))
     unified = generate_unified(seed, version, int(os.environ.get("KVG_CAPACITY_UNIFIED_CASES", "24")))
-    out = run_runner("capacity_runner.py", python, python_env, cases + sliding + unified,
+    staged = generate_sliding_pp(seed, version, int(os.environ.get("KVG_CAPACITY_SLIDING_PP_CASES", "24")))
+    out = run_runner("capacity_runner.py", python, python_env, cases + sliding + unified + staged,
                      unset=("VLLM_PP_LAYER_PARTITION",))
-    assert len(out["results"]) == len(cases) + len(sliding) + len(unified)
+    assert len(out["results"]) == len(cases) + len(sliding) + len(unified) + len(staged)
     failures = []
-    ends = (len(cases), len(cases) + len(sliding))
+    ends = (len(cases), len(cases) + len(sliding), len(cases) + len(sliding) + len(unified))
     for name, part, results in (("capacity", cases, out["results"][:ends[0]]),
                                 ("sliding-window capacity", sliding, out["results"][ends[0]:ends[1]]),
                                 ("sliding-window capacity, hybrid KV-cache manager off", unified,
-                                 out["results"][ends[1]:])):
+                                 out["results"][ends[1]:ends[2]]),
+                                ("sliding-window capacity, -pp > 1", staged, out["results"][ends[2]:])):
         mismatches, agree, refused, as_full = [], 0, 0, 0
         for case, rec in zip(part, results):
             mine = kvguard_capacity(case, version)
@@ -235,9 +259,14 @@ def test_capacity_matches_vllm_accounting(version):
                 agree += 1
                 refused += rec.get("error") is not None
                 as_full += bool(mine.get("unified")) and rec.get("error") is None
+        # 0.10.2's bare assert on differently grouped pipeline stages is a finding, not the generator's doing
+        asserted = sum(1 for r in results if (r.get("error") or [None])[0] == "AssertionError")
+        refused -= asserted
         print(f"\nvLLM {version}: {name} agrees {agree}/{len(part)} ({refused} refused launches"
+              + (f", {asserted} AssertionError" if asserted else "")
               + (f", {as_full} started with the sliding layers sized as full attention)" if part is unified else ")"))
         failures += mismatches[:5]
         if part:
-            assert refused < len(part) - refused, f"{name}: the generator should mostly produce launches that start"
+            assert refused < len(part) - refused - asserted, \
+                f"{name}: the generator should mostly produce launches that start"
     assert not failures, json.dumps(failures, indent=1)
