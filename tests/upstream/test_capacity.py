@@ -146,7 +146,8 @@ def generate_unified(seed: int, version: str, n: int = 24) -> list[dict]:
             _, b = kv_cache_dtype_bytes(case["kv_cache_dtype"], model_dtype=case["model_dtype"], vllm_version=version)
             per_layer = kv_bytes_per_token_per_layer(case["heads"], case["head_size"], b, mla=False)
             need = case["layers"] * _cdiv(case["max_model_len"], case["block_size"]) * case["block_size"] * per_layer
-            case["available"] = int(need * rng.choice([0.9, 1.0, 1.01, 1.5, 3, 10, 100, 1000])) + rng.randint(-4096, 4096)
+            factor = rng.choice([0.9, 1.0, 1.01, 1.5, 3, 10, 100, 1000])
+            case["available"] = int(need * factor) + rng.randint(-4096, 4096)
         if i % 9 == 8:
             w = case["layer_windows"][0] or rng.choice([16, 128, 4096])
             case["layer_windows"] = [w if k % 2 == 0 else w + rng.choice([1, 1000]) for k in range(case["layers"])]
@@ -155,8 +156,8 @@ def generate_unified(seed: int, version: str, n: int = 24) -> list[dict]:
 
 
 def generate_sliding_pp(seed: int, version: str, n: int = 24) -> list[dict]:
-    """Sliding-window cases over 2-8 pipeline stages (one worker each, the V1 model runner): the patterns of
-    :func:`generate_sliding`, memory around one stage's share of the need."""
+    """Sliding-window cases over 2-8 pipeline stages (one worker each; the V2 model runner in about 3 in 10): the
+    patterns of :func:`generate_sliding`, memory around one stage's share of the need."""
     cases = []
     rng = random.Random(seed * 65537 + 11)
     for case in generate_sliding(seed * 17 + 3, version, n):
@@ -164,6 +165,7 @@ def generate_sliding_pp(seed: int, version: str, n: int = 24) -> list[dict]:
         if not choices:
             continue
         case["pp"] = rng.choice(choices)
+        case["v2_model_runner"] = rng.random() < 0.3
         if case["available"] > 1 << 20:
             case["available"] = int(case["available"] / case["pp"] * rng.choice([1.0, 1.0, 1.3, 2]))
         cases.append(case)
@@ -178,7 +180,8 @@ def kvguard_capacity(case: dict, version: str) -> dict:
                                       block_size=case["block_size"], available_kv_bytes=case["available"],
                                       max_model_len=case["max_model_len"],
                                       max_num_batched_tokens=case["max_num_batched_tokens"], pp=case["pp"],
-                                      async_scheduling=case["async_scheduling"])
+                                      async_scheduling=case["async_scheduling"],
+                                      v2_model_runner=case.get("v2_model_runner", False))
     if case.get("layer_windows") is not None:
         return kv_capacity_sliding(version, bytes_per_token_per_layer=per_layer, layer_windows=case["layer_windows"],
                                    block_size=case["block_size"], available_kv_bytes=case["available"],
@@ -242,7 +245,8 @@ def test_capacity_matches_vllm_accounting(version):
     out = run_runner("capacity_runner.py", python, python_env, cases + sliding + unified + staged,
                      unset=("VLLM_PP_LAYER_PARTITION",))
     assert len(out["results"]) == len(cases) + len(sliding) + len(unified) + len(staged)
-    failures = []
+    failures: list = []
+    weak: list[str] = []   # generator checks, after every part has been compared
     ends = (len(cases), len(cases) + len(sliding), len(cases) + len(sliding) + len(unified))
     for name, part, results in (("capacity", cases, out["results"][:ends[0]]),
                                 ("sliding-window capacity", sliding, out["results"][ends[0]:ends[1]]),
@@ -266,7 +270,11 @@ def test_capacity_matches_vllm_accounting(version):
               + (f", {asserted} AssertionError" if asserted else "")
               + (f", {as_full} started with the sliding layers sized as full attention)" if part is unified else ")"))
         failures += mismatches[:5]
-        if part:
-            assert refused < len(part) - refused - asserted, \
-                f"{name}: the generator should mostly produce launches that start"
+        if part is unified and part:
+            # what this part is for: launches that start with the sliding layers sized as full attention
+            if as_full * 4 < len(part):
+                weak.append(f"{name}: only {as_full} of {len(part)} cases start with the layers sized as full")
+        elif part and refused > len(part) - refused - asserted:
+            weak.append(f"{name}: the generator should produce at least as many launches that start as refused ones")
     assert not failures, json.dumps(failures, indent=1)
+    assert not weak, weak
