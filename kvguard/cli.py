@@ -157,6 +157,9 @@ def _economics_parsers(sub) -> None:
                    help="vLLM's flag (0.26.0+: a sliding-window layer then reserves one batch in flight, not two)")
     a.add_argument("--disable-sliding-window", action="store_true",
                    help="vLLM's flag: every layer full attention, the derived length capped at the window")
+    a.add_argument("--disable-hybrid-kv-cache-manager", action="store_true",
+                   help="vLLM's flag (also what --kv-transfer-config / --kv-events-config imply in some releases): "
+                   "sliding-window layers beside full-attention layers are sized as full attention")
     _speculative_options(a)
     a.add_argument("--format", choices=_FORMATS, default="text")
     pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
@@ -230,7 +233,8 @@ def _cmd_audit(args) -> int:
                    speculative_config=args.speculative_config, draft_config=args.draft_config,
                    max_num_batched_tokens=args.max_num_batched_tokens,
                    async_scheduling=False if args.no_async_scheduling else None,
-                   disable_sliding_window=args.disable_sliding_window)
+                   disable_sliding_window=args.disable_sliding_window,
+                   disable_hybrid_kv_cache_manager=args.disable_hybrid_kv_cache_manager)
     _write(_reporter(args).audit(report))
     return EXIT_ACCEPT
 

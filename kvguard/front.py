@@ -103,12 +103,40 @@ class LaunchReport(Record, frozen=False):
         # (sliding windows, hybrid or compressed layers) it would be a made-up size
         groups = kv_cache_groups_reason(None, f)
         if groups is not None:
+            full_bound = out["kv_bytes_per_token_per_rank"]
             out.update(kv_bytes_per_token_per_rank=None, kv_bytes_not_modelled=groups)
+            split = self._sliding_split(f)
+            if split is not None and not split.sliding and full_bound is not None:
+                # the layers vLLM builds are all full attention (--disable-sliding-window): one group, exact
+                out.update(kv_bytes_per_token_per_rank=full_bound)
+                del out["kv_bytes_not_modelled"]
+            elif split is not None and full_bound is not None:
+                # every layer counted as full attention is an upper bound (audit prints the same figure); the
+                # sliding-window layers hold only their window (plus the tokens in flight)
+                shards = max(1, dcp) if isinstance(dcp, int) else 1
+                full_part = f.kv_bytes_per_token(tp, dcp=shards, dtype_bytes=b, layers=split.full) if split.full else 0
+                out.update(kv_bytes_per_token_per_rank_upper_bound=full_bound,
+                           kv_bytes_per_token_per_rank_full_layers=full_part,
+                           kv_bytes_per_token_per_rank_sliding_layers=f.kv_bytes_per_token(
+                               tp, dcp=shards, dtype_bytes=b, layers=split.sliding),
+                           sliding_window_layers=split.sliding, sliding_windows=list(split.windows))
         if self.legal_dcp_sizes is not None:
             out["legal_dcp_sizes"] = self.legal_dcp_sizes
             if not self.legal_dcp_sizes and self.legal_dcp_reason:
                 out["legal_dcp_sizes_reason"] = self.legal_dcp_reason
         return out
+
+    def _sliding_split(self, facts: ModelFacts):
+        """The sliding-window layers the release builds for this launch (None: none, or not known)."""
+        from .errors import KvguardError
+        from .kv.sliding import sliding_split
+        from .versions import resolve
+
+        try:
+            release = resolve(self.verdict.vllm_version)
+        except KvguardError:
+            return None
+        return sliding_split(facts, release, disable_sliding_window=bool(self.layout.get("disable_sliding_window")))
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"schema": JSON_SCHEMA_VERSION}

@@ -309,9 +309,12 @@ def test_cli_json_shape(capsys):
     assert [d["dcp"] for d in cap["by_dcp"]] == data["models"][0]["legal_dcp_sizes"]
     assert {"block_size", "scheduler_block_size", "page_size_bytes", "num_tokens", "max_concurrency",
             "assumptions"} <= set(cap)
-    # gpt-oss's sliding-window layers are sized at -pp 1 only
-    assert data["models"][1]["capacity"]["modelled"] is False
-    assert "sliding-window layers with -pp/-pcp/-dcp above 1" in data["models"][1]["capacity"]["reason"]
+    # gpt-oss over 2 stages (0.20.0): 256 B per token per layer at -tp 8, page 4,096; each stage 6 layers of each of
+    # the 2 groups: 40 GiB // 4,096 // 6 = 1,747,626 blocks; per request 2,560 + cdiv(127 + 8,192, 16) + 1 = 3,081;
+    # 1,747,626 // 2 * 16 = 13,981,008 tokens
+    gpt = data["models"][1]["capacity"]
+    assert (gpt["modelled"], gpt["num_blocks"], gpt["blocks_per_request"], gpt["num_tokens"]) == \
+        (True, 1747626, 3081, 13981008)
 
 
 def test_cli_sliding_window_model(capsys):
@@ -465,8 +468,10 @@ def test_cohere2_sliding_layer_without_a_window_is_not_modelled_from_0_29_0():
 
 
 @pytest.mark.parametrize("kwargs, why", [
-    ({"pp": 2}, "-pp/-pcp/-dcp above 1"),
-    ({"dcp": 2, "tp": 2}, "-pp/-pcp/-dcp above 1"),
+    ({"pp": 2}, "max_concurrent_batches"),
+    ({"pp": 2, "vllm_version": "0.24.0", "disable_hybrid_kv_cache_manager": True}, "was not checked"),
+    ({"pp": 2, "vllm_version": "0.24.0", "env": {"VLLM_PP_LAYER_PARTITION": "10,14"}}, "was not checked"),
+    ({"dcp": 2, "tp": 2}, "-pcp/-dcp above 1"),
     ({"vllm_version": "0.25.0"}, "was not read"),
     ({"vllm_version": "0.18.1"}, "was not read"),
     ({"vllm_version": "0.11.2"}, "was not read"),
@@ -547,3 +552,154 @@ def test_cli_disable_sliding_window_sizes_every_layer_as_full_attention(capsys):
     assert run(["audit", "openai/gpt-oss-20b", "--tp", "1", "--kv-memory-gib", "40", "--vllm-version", "0.26.0",
                 "--disable-sliding-window"]) == EXIT_ACCEPT
     assert "54,613 blocks, 8,192 blocks per request" in capsys.readouterr().out
+
+
+# -- --disable-hybrid-kv-cache-manager -------------------------------------------------------------
+#
+# Worked out by hand from unify_hybrid_kv_cache_specs / _promote_local_kv_cache_specs (kv_cache_utils.py): full and
+# sliding layers together become one full-attention group.  gpt-oss-20b at -tp 1, block size 16, page 32,768 B,
+# 24 layers: 40 GiB // 32,768 // 24 = 54,613 blocks; 131,072 tokens need 8,192 blocks -> 54,613 / 8,192 =
+# 6.6666259765625x; tokens 54,613 * 16 = 873,808 (to 0.20.0; from 0.20.1 int(x * 131,072), the same number).
+
+@pytest.mark.parametrize("version, lines", [
+    ("0.10.2", ("GPU KV cache size: 873,808 tokens", "Maximum concurrency for 131,072 tokens per request: 6.67x")),
+    ("0.20.0", ("GPU KV cache size: 873,808 tokens", "Maximum concurrency for 131,072 tokens per request: 6.67x")),
+    ("0.28.0", ("GPU KV cache size: 873,808 tokens, Maximum concurrency for 131,072 tokens per request: 6.67x",)),
+    ("0.33.0", ("GPU KV cache size: 873,808 tokens, Maximum concurrency for 131,072 tokens per request: 6.67x",)),
+])
+def test_disable_hybrid_kv_cache_manager_sizes_sliding_layers_as_full(version, lines):
+    cap = predict_capacity("openai/gpt-oss-20b", tp=1, max_model_len=131072, kv_memory_gib=40, vllm_version=version,
+                           disable_hybrid_kv_cache_manager=True)
+    assert (cap.num_blocks, cap.blocks_per_request, cap.max_concurrency, cap.num_tokens, cap.log_lines) == \
+        (54613, 8192, 6.6666259765625, 873808, lines)
+    assert any("one KV-cache group of 24 layers" in n and "Hybrid KV cache manager is disabled for this hybrid "
+               "model" in n for n in cap.notes)
+    assert not any(a.startswith("hybrid KV-cache manager on") for a in cap.assumptions)
+
+
+def test_disable_hybrid_kv_cache_manager_fit_check_before_unifying_to_0_13_0():
+    # 4 GiB: the sliding layers' own bounds need 12 * 8,192 + 12 * 521 = 104,556 blocks * 32,768 B = 3.19 GiB (fits);
+    # as full attention 24 * 8,192 * 32,768 B = 6 GiB (does not).  To 0.13.0 the check runs on the workers' own
+    # specs, so vLLM starts with 4 GiB // 32,768 // 24 = 5,461 blocks, 5,461 / 8,192 = 0.6666259765625x, 87,376
+    # tokens; from 0.14.1 the check runs on the unified group and refuses, estimating cdiv(L, 16) <= 5,461 -> 87,376.
+    args = {"tp": 1, "max_model_len": 131072, "available_kv_bytes": 4 * GIB, "disable_hybrid_kv_cache_manager": True}
+    cap = predict_capacity("openai/gpt-oss-20b", vllm_version="0.13.0", **args)
+    assert (cap.fits, cap.num_blocks, cap.max_concurrency, cap.num_tokens) == (True, 5461, 0.6666259765625, 87376)
+    assert cap.log_lines == ("GPU KV cache size: 87,376 tokens",
+                             "Maximum concurrency for 131,072 tokens per request: 0.67x")
+    cap = predict_capacity("openai/gpt-oss-20b", vllm_version="0.14.1", **args)
+    assert (cap.fits, cap.estimated_max_model_len, cap.log_lines) == (False, 87376, ())
+    assert cap.error == ("ValueError", "To serve at least one request with the models's max seq len (131072), (6.0 GiB "
+                         "KV cache is needed, which is larger than the available KV cache memory (4.0 GiB). Based on "
+                         "the available memory, the estimated maximum model length is 87376. Try increasing "
+                         "`gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine. See "
+                         "https://docs.vllm.ai/en/latest/configuration/conserving_memory/ for more details.")
+    # the hybrid manager on at 0.14.1: the check reads the first group (12 sliding layers), it starts
+    assert predict_capacity("openai/gpt-oss-20b", vllm_version="0.14.1", **{**args,
+                            "disable_hybrid_kv_cache_manager": False}).fits
+
+
+def test_disable_hybrid_kv_cache_manager_one_spec_and_refusals():
+    from kvguard.kv.capacity import kv_capacity_sliding
+
+    # Mistral-7B-v0.1 slides on every layer (one spec): nothing to unify, the figures of the hybrid accounting
+    mistral = {"architectures": ["MistralForCausalLM"], "model_type": "mistral", "hidden_size": 4096,
+               "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+               "intermediate_size": 14336, "vocab_size": 32000, "max_position_embeddings": 32768,
+               "sliding_window": 4096, "torch_dtype": "bfloat16"}
+    cap = predict_capacity(mistral, tp=1, max_model_len=32768, kv_memory_gib=40, vllm_version="0.20.0",
+                           disable_hybrid_kv_cache_manager=True)
+    assert (cap.num_blocks, cap.blocks_per_request, cap.num_tokens) == (20480, 769, 327680)
+    plenty = {"bytes_per_token_per_layer": 1024, "block_size": 16, "available_kv_bytes": 4 * GIB,
+              "max_model_len": 4096, "max_num_batched_tokens": 8192, "disable_hybrid_kv_cache_manager": True}
+    # full layers and two windows: merge_window_sizes refuses the one group
+    for version in ("0.10.2", "0.13.0", "0.20.0", "0.33.0"):
+        out = kv_capacity_sliding(version, layer_windows=[None, 128, 256], **plenty)
+        assert out["error"] == ("ValueError", "All attention layers in the same KV cache group must have the same "
+                                "window size."), version
+    # two windows, no full layer: nothing is converted, the specs stay of two kinds
+    assert kv_capacity_sliding("0.26.0", layer_windows=[128, 256], **plenty)["error"] == (
+        "ValueError", "Hybrid KV cache manager is disabled but failed to convert the KV cache specs to one unified "
+        "type.")
+    assert kv_capacity_sliding("0.27.0", layer_windows=[128, 256], **plenty)["error"] == (
+        "ValueError", "Failed to promote local KV cache specs to one unified type.")
+    # to 0.13.0 the memory check comes first: with no memory its refusal is the one raised
+    out = kv_capacity_sliding("0.13.0", layer_windows=[None, 128, 256], **{**plenty, "available_kv_bytes": 0})
+    assert out["error"][1].startswith("No available memory for the cache blocks.")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["0.14.1", "0.18.0", "0.20.0", "0.20.1", "0.24.0", "0.26.0", "0.29.0", "0.33.0"]),
+       st.lists(st.sampled_from([None, 512]), min_size=2, max_size=40).filter(lambda w: len(set(w)) == 2),
+       st.sampled_from([1, 16, 64]), st.integers(1, 1 << 18), st.integers(0, 4 * GIB))
+def test_disable_hybrid_kv_cache_manager_is_the_one_group_accounting(version, windows, block_size, max_model_len,
+                                                                     available):
+    from kvguard.kv.capacity import kv_capacity_sliding
+
+    out = kv_capacity_sliding(version, bytes_per_token_per_layer=1024, layer_windows=windows, block_size=block_size,
+                              available_kv_bytes=available, max_model_len=max_model_len, max_num_batched_tokens=8192,
+                              disable_hybrid_kv_cache_manager=True)
+    plain = kv_capacity(version, bytes_per_token_per_layer=1024, num_layers=len(windows), block_size=block_size,
+                        available_kv_bytes=available, max_model_len=max_model_len)
+    for key in ("num_blocks", "max_concurrency", "num_tokens", "fits", "error", "log_lines"):
+        assert out[key] == plain[key], key
+
+
+def test_cli_disable_hybrid_kv_cache_manager(capsys):
+    assert run(["audit", "openai/gpt-oss-20b", "--tp", "1", "--kv-memory-gib", "40", "--vllm-version", "0.28.0",
+                "--disable-hybrid-kv-cache-manager"]) == EXIT_ACCEPT
+    out = capsys.readouterr().out
+    assert "54,613 blocks, 8,192 blocks per request" in out
+    assert "GPU KV cache size: 873,808 tokens, Maximum concurrency for 131,072 tokens per request: 6.67x" in out
+
+
+# -- sliding-window layers over pipeline stages ----------------------------------------------------------
+#
+# By hand from get_kv_cache_configs / get_kv_cache_config_from_groups (0.11.0 on: the groups of the whole model, group
+# i of a bucket taking layers[i::num_groups]; each worker as many pools as the most layers of one group it holds).
+# gpt-oss-20b, -tp 1, 40 GiB, 131,072 tokens, page 32,768 B: 2 groups of 12 (sliding 0, 2, …, 22; full 1, 3, …, 23).
+# -pp 2: each stage holds 6 of each group -> 40 GiB // 32,768 // 6 = 218,453 blocks; per request 8,192 + 521 = 8,713
+# blocks -> 25.07x; 218,453 // 2 groups * 16 = 1,747,616 tokens (to 0.20.0), int(218,453 / 8,713 * 131,072) =
+# 3,286,247 (0.20.1-0.24.0).  -pp 3 (8 layers each): 4 of each group per stage -> 327,680 blocks.
+
+@pytest.mark.parametrize("version, pp, blocks, tokens", [
+    ("0.10.2", 2, 218453, 1747616), ("0.13.0", 2, 218453, 1747616), ("0.20.0", 2, 218453, 1747616),
+    ("0.24.0", 2, 218453, 3286247), ("0.20.0", 3, 327680, 2621440),
+])
+def test_gpt_oss_20b_over_pipeline_stages(version, pp, blocks, tokens):
+    cap = predict_capacity("openai/gpt-oss-20b", tp=1, pp=pp, max_model_len=131072, kv_memory_gib=40,
+                           vllm_version=version)
+    assert (cap.num_blocks, cap.blocks_per_request, cap.num_tokens) == (blocks, 8713, tokens)
+    assert cap.max_concurrency == blocks / 8713
+
+
+def test_sliding_layers_over_stages_group_across_the_stages_and_0_10_2_asserts():
+    from kvguard.kv.capacity import kv_capacity_sliding_pp
+
+    # 6 layers: 4 sliding (0, 1, 3, 4) and 2 full (2, 5); 0.18.0 on group size 2 (4 < 1.5 x 2? no: smallest, 2):
+    # sliding groups (0, 3) and (1, 4) (layers[i::2]), full (2, 5).  -pp 2 (layers 0-2 | 3-5): each stage one layer
+    # of each group -> 1 pool: num_blocks = 1 MiB // (16 x 1,024) // 1 = 64.  Consecutive runs would give stage 0
+    # two layers of the first sliding group (32 blocks).
+    windows = [128, 128, None, 128, 128, None]
+    args = {"bytes_per_token_per_layer": 1024, "layer_windows": windows, "block_size": 16,
+            "available_kv_bytes": 1 << 20, "max_model_len": 256, "max_num_batched_tokens": 64, "pp": 2}
+    out = kv_capacity_sliding_pp("0.20.0", **args)
+    assert (out["num_blocks"], out["kv_cache_groups"], out["group_size"]) == (64, (128, 128, None), 2)
+    # per request: 2 x (cdiv(127 + 64, 16) + 1 = 13) + 16 = 42 blocks
+    assert out["blocks_per_request"] == 42
+    # 0.10.2 groups each stage alone: stage 0 (128, 128, None) -> group size 1, 3 groups, and so does stage 1; the
+    # sorted specs agree, so it starts; -pp 3 (0-1 | 2-3 | 4-5) gives stage 0 only sliding layers (1 group) and
+    # stage 1 full + sliding: the sorted specs differ, a bare AssertionError
+    assert kv_capacity_sliding_pp("0.10.2", **args)["fits"]
+    assert kv_capacity_sliding_pp("0.10.2", **{**args, "pp": 3})["error"] == ("AssertionError", "")
+
+
+def test_in_flight_tokens_over_pipeline_stages():
+    from kvguard.kv.capacity import in_flight_tokens
+
+    # VllmConfig.max_concurrent_batches (0.26.0 on): async + V2 runner pp + 1; async + V1 runner 2 at -pp 1, else pp
+    assert in_flight_tokens("0.28.0", 8192, True, pp=1) == 16384
+    assert in_flight_tokens("0.28.0", 8192, True, pp=4) == 4 * 8192
+    assert in_flight_tokens("0.28.0", 8192, True, pp=4, v2_model_runner=True) == 5 * 8192
+    assert in_flight_tokens("0.28.0", 8192, False, pp=4, v2_model_runner=True) == 4 * 8192
+    assert in_flight_tokens("0.24.0", 8192, True, pp=4) == 8192

@@ -8,8 +8,9 @@ release words them.  :func:`kv_capacity` is the same arithmetic on plain numbers
 Scope: models whose every attention layer has one and the same full-attention or MLA KV-cache
 spec, i.e. **one KV-cache group** (``FullAttentionSpec`` / ``MLAAttentionSpec``); and models whose
 layers are sliding-window (``SlidingWindowSpec``), or sliding-window and full attention, of one page
-size at ``-pp 1`` without context parallelism (:func:`kv_capacity_sliding`: several groups of one
-group size; which layers slide: :mod:`kvguard.kv.sliding`).  Chunked-local, hybrid (Mamba / linear
+size without context parallelism (:func:`kv_capacity_sliding`: several groups of one group size, the
+hybrid KV-cache manager on or off; :func:`kv_capacity_sliding_pp` over pipeline stages; which layers
+slide: :mod:`kvguard.kv.sliding`).  Chunked-local, hybrid (Mamba / linear
 attention), encoder-decoder, heterogeneous-layer (different page sizes) and indexer/compressed
 models (DeepSeek-V3.2 / V4) are :class:`~kvguard.errors.CapacityNotModelled` — never a number.
 
@@ -37,11 +38,12 @@ test ``tests/upstream/test_capacity.py`` runs the releases' own functions on gen
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Optional, Sequence, cast
+from typing import Any, Callable, Optional, Sequence, cast
 
 from ..errors import CapacityNotModelled, InputError, reports_internal_errors
 from .kvsize import (
@@ -53,7 +55,8 @@ from .kvsize import (
 )
 
 __all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "in_flight_tokens",
-           "kv_cache_group_layout", "kv_capacity", "kv_capacity_sliding", "pp_partitions", "predict_capacity"]
+           "default_block_size", "kv_cache_group_layout", "kv_capacity", "kv_capacity_sliding", "kv_capacity_sliding_pp",
+           "pp_partitions", "predict_capacity", "serve_max_num_batched_tokens"]
 
 GIB = 1 << 30
 #: the largest memory figure taken, in GiB (2**40 GiB: far above any GPU, far below float overflow)
@@ -417,18 +420,20 @@ def _sliding_release(release) -> None:
                                       "SlidingWindowSpec memory bound was not read")
 
 
-def in_flight_tokens(vllm_version: Any, max_num_batched_tokens: int, async_scheduling: bool, pp: int = 1) -> int:
+def in_flight_tokens(vllm_version: Any, max_num_batched_tokens: int, async_scheduling: bool, pp: int = 1,
+                     v2_model_runner: bool = False) -> int:
     """The token count a sliding-window layer reserves beyond its window (``SlidingWindowSpec.
     max_memory_usage_bytes``): the scheduler's ``max_num_batched_tokens`` to 0.24.0; from 0.26.0
     ``VllmConfig.max_in_flight_tokens`` = ``max_concurrent_batches * max_num_batched_tokens``, where
-    ``max_concurrent_batches`` is 2 with async scheduling at ``-pp 1`` (either model runner), else pp."""
+    ``max_concurrent_batches`` is, with async scheduling, pp + 1 with the V2 model runner and 2 at ``-pp 1``
+    with the V1 runner; else pp."""
     release = _release(vllm_version)
     _sliding_release(release)
     if not release.within("0.26.0"):
         return max_num_batched_tokens
-    if pp != 1:
-        raise CapacityNotModelled("sliding-window capacity with -pp > 1 is not modelled")
-    return max_num_batched_tokens * (2 if async_scheduling else 1)
+    if async_scheduling and (v2_model_runner or pp == 1):
+        return max_num_batched_tokens * (pp + 1)
+    return max_num_batched_tokens * pp
 
 
 def kv_cache_group_layout(vllm_version: Any, layer_windows: Sequence[Optional[int]]) -> list[Optional[int]]:
@@ -471,16 +476,258 @@ def _group_blocks(window: Optional[int], model_len: int, block_size: int, in_fli
 
 def kv_capacity_sliding(vllm_version: Any, *, bytes_per_token_per_layer: int, layer_windows: Sequence[Optional[int]],
                         block_size: int, available_kv_bytes: int, max_model_len: int, max_num_batched_tokens: int,
-                        async_scheduling: bool = True) -> dict[str, Any]:
+                        async_scheduling: bool = True,
+                        disable_hybrid_kv_cache_manager: bool = False) -> dict[str, Any]:
     """vLLM's KV-cache accounting for layers of one page size, some or all of them sliding-window
     (``layer_windows``: one entry per layer, ``None`` full attention, an int the window), one worker
-    (``-pp 1``, no context parallelism), the hybrid KV-cache manager on.  Returns the same keys as
-    :func:`kv_capacity` plus ``kv_cache_groups`` and ``group_size``."""
+    (``-pp 1``, no context parallelism).  Returns the same keys as :func:`kv_capacity` plus
+    ``kv_cache_groups``, ``group_size`` and ``unified`` (True: the hybrid KV-cache manager is off and
+    vLLM sized the sliding-window layers as full attention, :func:`_unified_sliding`)."""
     try:
+        if disable_hybrid_kv_cache_manager:
+            return _unified_sliding(vllm_version, bytes_per_token_per_layer, list(layer_windows), block_size,
+                                    available_kv_bytes, max_model_len, max_num_batched_tokens, async_scheduling)
         return _kv_capacity_sliding(vllm_version, bytes_per_token_per_layer, list(layer_windows), block_size,
                                     available_kv_bytes, max_model_len, max_num_batched_tokens, async_scheduling)
     except OverflowError:
         raise InputError("numbers too large to size (a ratio overflows a float)", source="<capacity>") from None
+
+
+#: ``FullAttentionSpec.merge_window_sizes`` (vllm/v1/kv_cache_interface.py, 0.10.2-0.33.0): the layers turned
+#: into full attention keep their windows, and one group may hold only one of them
+_WINDOWS_DIFFER = "All attention layers in the same KV cache group must have the same window size."
+#: ``unify_hybrid_kv_cache_specs`` (to 0.26.0) / ``_promote_local_kv_cache_specs`` (0.27.0 on) when the layers
+#: stay of several kinds
+_NOT_UNIFIED = (("0.10.2", "0.26.0", "Hybrid KV cache manager is disabled but failed to convert the KV cache specs "
+                                     "to one unified type."),
+                ("0.27.0", None, "Failed to promote local KV cache specs to one unified type."))
+
+
+def _unified_sliding(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
+                     max_model_len: int, batched: int, async_scheduling: bool) -> dict[str, Any]:
+    """The hybrid KV-cache manager off (``--disable-hybrid-kv-cache-manager``): ``get_kv_cache_groups``
+    first calls ``unify_hybrid_kv_cache_specs`` (0.27.0 on through ``_promote_local_kv_cache_specs``,
+    0.31.0 on per dcp-sharding class, one class here).  Layers of one spec stay as they are (all
+    sliding with one window: the hybrid accounting, one group).  Full and sliding layers together:
+    every ``SlidingWindowSpec`` becomes a ``FullAttentionSpec`` keeping its window, and the model is one
+    full-attention group — the one-group accounting of :func:`kv_capacity` at ``-pp 1``.  Windows that
+    then differ refuse (``merge_window_sizes``' ValueError); sliding layers of several windows without
+    a full layer are not converted and refuse as not unified.
+
+    Where the fit check sits: 0.10.2-0.13.0 check every worker's own (sliding) specs *before* the
+    groups are formed, so the check is the hybrid one (a layer's window bound) while the blocks are
+    counted as full attention; from 0.14.1 the check runs on the unified groups."""
+    release = _release(vllm_version)
+    _sliding_release(release)
+    kinds = set(windows)
+    hybrid = _kv_capacity_sliding(release.key, per_layer, windows, block_size, available, max_model_len, batched,
+                                  async_scheduling)
+    hybrid["unified"] = False
+    if len(kinds) == 1:
+        return hybrid        # one spec for every layer: nothing to unify
+    check_first = release.within(None, "0.13.0")
+    if check_first and not hybrid["fits"]:
+        return hybrid        # the worker's own check refuses before the specs are unified
+    refusal = None
+    if None not in kinds:
+        refusal = _for_release(_NOT_UNIFIED, release)[2]
+    elif len(kinds) > 2:
+        refusal = _WINDOWS_DIFFER
+    if refusal is not None:
+        hybrid.update(fits=False, error=("ValueError", refusal), estimated_max_model_len=None, log_lines=())
+        return hybrid
+    out = _kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=len(windows),
+                       block_size=block_size, available_kv_bytes=available, max_model_len=max_model_len, pp=1,
+                       dcp=1, pcp=1, pp_partition=None)
+    out.update(kv_cache_groups=(None,), group_size=len(windows), in_flight_tokens=hybrid["in_flight_tokens"],
+               unified=True)
+    if check_first:
+        # the check passed on the sliding specs: vLLM starts whatever the full-attention blocks give
+        tokens, lines = _report_lines(release, out["num_blocks"], block_size, 1, 1, max_model_len,
+                                      out["max_concurrency"])
+        out.update(fits=True, error=None, estimated_max_model_len=None, num_tokens=tokens,
+                   needed_bytes_per_request=hybrid["needed_bytes_per_request"], log_lines=tuple(lines))
+    return out
+
+
+def kv_capacity_sliding_pp(vllm_version: Any, *, bytes_per_token_per_layer: int,
+                           layer_windows: Sequence[Optional[int]], block_size: int, available_kv_bytes: int,
+                           max_model_len: int, max_num_batched_tokens: int, pp: int, async_scheduling: bool = True,
+                           v2_model_runner: bool = False) -> dict[str, Any]:
+    """:func:`kv_capacity_sliding` over ``pp`` pipeline stages (``get_pp_indices``' split, one worker per stage,
+    each with ``available_kv_bytes``), the hybrid KV-cache manager on, no context parallelism.
+
+    0.10.2: every worker groups its own layers (``get_kv_cache_config``), checks them, logs its figures and the
+    engine keeps the smallest block count (``unify_kv_cache_configs``); the scheduler uses worker 0's groups.
+    0.11.0 on: the groups are formed over the whole model (``get_kv_cache_groups`` on the merged specs) and
+    each worker keeps its layers of every group (0.17.1 on ``_project_kv_cache_groups_to_worker``): its pool
+    count is the most layers any group has on it (``pools_per_stage``), ``num_blocks = available // page //
+    that``; the minimum over workers is kept.  The fit check: to 0.13.0 each worker's own layer bounds; 0.14.1-0.16.0 once, on
+    the global groups (the first group's spec); 0.17.1-0.18.0 per worker (the first group's spec); 0.19.1 on
+    per worker over every group; 0.29.0 on less one block of the worker's pools.  0.10.2 / 0.11.0 log per
+    worker before the minimum."""
+    try:
+        return _kv_capacity_sliding_pp(vllm_version, bytes_per_token_per_layer, list(layer_windows), block_size,
+                                       available_kv_bytes, max_model_len, max_num_batched_tokens, pp,
+                                       async_scheduling, v2_model_runner)
+    except OverflowError:
+        raise InputError("numbers too large to size (a ratio overflows a float)", source="<capacity>") from None
+
+
+def _grouped_layers(release, windows: Sequence[Optional[int]]) -> list[tuple[Optional[int], list[int]]]:
+    """The KV-cache groups with their layer indices: the layers bucketed by spec in first-seen order, each
+    bucket of n layers cut into ``cdiv(n, group size)`` groups; 0.11.0 on group i takes every that-many-th
+    layer from the i-th (``layers[i::num_groups]``, so every pipeline stage holds some layers of each group),
+    0.10.2 consecutive runs."""
+    buckets: dict[Optional[int], list[int]] = {}
+    for index, window in enumerate(windows):
+        buckets.setdefault(window, []).append(index)
+    size = _hybrid_group_size(release, [len(v) for v in buckets.values()])
+    if release.within(None, "0.10.2"):
+        return [(kind, members[i:i + size]) for kind, members in buckets.items()
+                for i in range(0, len(members), size)]
+    out = []
+    for kind, members in buckets.items():
+        count = _cdiv(len(members), size)
+        out += [(kind, members[i::count]) for i in range(count)]
+    return out
+
+
+def _kv_capacity_sliding_pp(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
+                            max_model_len: int, batched: int, pp: int, async_scheduling: bool,
+                            v2_model_runner: bool) -> dict[str, Any]:
+    release = _release(vllm_version)
+    for key, value in (("bytes_per_token_per_layer", per_layer), ("block_size", block_size),
+                       ("max_model_len", max_model_len), ("max_num_batched_tokens", batched), ("pp", pp)):
+        _positive_int(value, key)
+    if not isinstance(available, int) or isinstance(available, bool):
+        raise InputError("must be an integer number of bytes", source="<capacity>", key="available_kv_bytes")
+    if not windows:
+        raise InputError("no layers", source="<capacity>", key="layer_windows")
+    for w in windows:
+        if w is not None:
+            _positive_int(w, "layer_windows")
+    if pp > len(windows):
+        raise InputError(f"-pp {pp} leaves a pipeline stage without layers ({len(windows)} layers)",
+                         source="<capacity>", key="pp")
+    in_flight = in_flight_tokens(release.key, batched, async_scheduling, pp, v2_model_runner)
+    stages = pp_partitions(len(windows), pp)
+    bounds = [sum(stages[:i]) for i in range(pp + 1)]
+    workers = [windows[bounds[i]:bounds[i + 1]] for i in range(pp)]
+    page = block_size * per_layer
+
+    def blocks(kinds, model_len: int) -> int:
+        return sum(_group_blocks(w, model_len, block_size, in_flight) for w in kinds)
+
+    def refusal(check_mem: int, needed) -> Optional[tuple[tuple[str, str], Optional[int], int]]:
+        """(error, estimated length, needed bytes) when one request does not fit ``check_mem``."""
+        if check_mem <= 0:
+            return ("ValueError", _no_memory_message(release)), None, needed(max_model_len)
+        need = needed(max_model_len)
+        if need <= check_mem:
+            return None
+        est = 0
+        if needed(1) <= check_mem:
+            lo, hi, est = 1, max_model_len, 1
+            while lo <= hi:
+                mid = (lo + hi) // 2
+                if needed(mid) <= check_mem:
+                    est, lo = mid, mid + 1
+                else:
+                    hi = mid - 1
+        return ("ValueError", _not_enough_message(release, max_model_len, need, check_mem, est)), est, need
+
+    out: dict[str, Any] = {
+        "vllm_version": release.key, "block_size": block_size, "scheduler_block_size": block_size,
+        "page_size_bytes": page, "bytes_per_token_per_layer": per_layer, "layers_per_stage": tuple(stages),
+        "kv_token_shards": 1, "available_kv_bytes": available, "max_model_len": max_model_len,
+        "estimated_max_model_len": None, "error": None, "fits": True, "in_flight_tokens": in_flight,
+    }
+    lines: list[str] = []
+    failed = None
+    if release.within(None, "0.10.2"):
+        per_worker = []
+        for ww in workers:
+            groups, size = _groups(release, ww)
+            failed = refusal(available, lambda n, ww=ww: blocks(ww, n) * page)
+            if failed is not None:
+                break
+            nb = max(available // page // size, 0)
+            per_worker.append((groups, size, nb))
+            lines += [f"GPU KV cache size: {nb // len(groups) * block_size:,} tokens",
+                      f"Maximum concurrency for {max_model_len:,} tokens per request: "
+                      f"{nb / blocks(groups, max_model_len):.2f}x"]
+        needed_request = blocks(windows, max_model_len) * page
+        if failed is None:
+            # unify_kv_cache_configs sorts each worker's groups by spec (FullAttentionSpec before
+            # SlidingWindowSpec, then the window) and asserts worker 0's specs pairwise against the others'
+            ordered = [sorted(g, key=lambda w: (w is not None, w or 0)) for g, _, _ in per_worker]
+            if any(a != b for other in ordered[1:] for a, b in zip(ordered[0], other)):
+                failed = ("AssertionError", ""), None, needed_request
+        if failed is None:
+            groups, group_size = per_worker[0][0], per_worker[0][1]
+            num_blocks = min(nb for _, _, nb in per_worker)
+            sizes = [size for _, size, _ in per_worker]
+    else:
+        grouped = _grouped_layers(release, windows)
+        groups = [kind for kind, _ in grouped]
+        group_size = len(grouped[0][1])
+        # the most layers of one group on each worker
+        sizes = [max(sum(bounds[i] <= layer < bounds[i + 1] for layer in members) for _, members in grouped)
+                 for i in range(pp)]
+        null_block = release.within("0.29.0")
+        checks: list[tuple[int, Callable[[int], int]]]
+        if release.within(None, "0.13.0"):
+            checks = [(available, functools.partial(lambda ww, n: blocks(ww, n) * page, ww)) for ww in workers]
+        elif release.within(None, "0.16.0"):
+            checks = [(available, lambda n: group_size * page * _group_blocks(groups[0], n, block_size, in_flight))]
+        elif release.within(None, "0.18.0"):
+            checks = [(available, functools.partial(
+                lambda k, n: k * page * _group_blocks(groups[0], n, block_size, in_flight), k)) for k in sizes]
+        else:
+            checks = [(available - (page * k if null_block else 0),
+                       functools.partial(lambda k, n: k * page * blocks(groups, n), k)) for k in sizes]
+        needed_request = checks[0][1](max_model_len)
+        for check_mem, needed in checks:
+            failed = refusal(check_mem, needed)
+            if failed is not None:
+                break
+        per_stage = [max(available // page // k, 0) for k in sizes]
+        num_blocks = min(per_stage)
+        if release.within(None, "0.11.0") and failed is None:
+            for nb in per_stage:
+                lines += [f"GPU KV cache size: {nb // len(groups) * block_size:,} tokens",
+                          f"Maximum concurrency for {max_model_len:,} tokens per request: "
+                          f"{nb / blocks(groups, max_model_len):.2f}x"]
+    if failed is not None:
+        error, est, need = failed
+        whole, whole_size = _groups(release, windows)
+        out.update(fits=False, error=error, estimated_max_model_len=est, needed_bytes_per_request=need,
+                   log_lines=(), num_blocks=0, max_concurrency=0.0, num_tokens=0,
+                   blocks_per_request=blocks(whole, max_model_len), kv_cache_groups=tuple(whole),
+                   group_size=whole_size, pools_per_stage=())
+        return out
+    blocks_per_request = blocks(groups, max_model_len)
+    concurrency = num_blocks / blocks_per_request
+    if release.within(None, "0.10.2"):
+        # each worker logged its own figure before the minimum: the smallest of them
+        tokens = min(nb // len(g) * block_size for g, _, nb in per_worker)
+    elif release.within(None, "0.20.0"):
+        tokens = num_blocks // len(groups) * block_size
+        if not lines:
+            lines = [f"GPU KV cache size: {tokens:,} tokens",
+                     f"Maximum concurrency for {max_model_len:,} tokens per request: {concurrency:.2f}x"]
+    else:
+        tokens, lines = _report_lines(release, num_blocks, block_size, 1, 1, max_model_len, concurrency)
+    seen: list[str] = []
+    for line in lines:
+        if line not in seen:
+            seen.append(line)
+    out.update(num_blocks=num_blocks, max_concurrency=concurrency, num_tokens=tokens,
+               blocks_per_request=blocks_per_request, needed_bytes_per_request=needed_request,
+               log_lines=tuple(seen), kv_cache_groups=tuple(groups), group_size=group_size,
+               pools_per_stage=tuple(sizes))
+    return out
 
 
 def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
@@ -630,7 +877,8 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
                      other_gib: float = 0.0, dcp_sizes: Optional[Sequence[int]] = None,
                      env: Optional[Mapping[str, str]] = None, trust_remote_code: bool = False,
                      max_num_batched_tokens: Optional[int] = None, async_scheduling: Optional[bool] = None,
-                     disable_sliding_window: bool = False) -> CapacityPrediction:
+                     disable_sliding_window: bool = False,
+                     disable_hybrid_kv_cache_manager: bool = False) -> CapacityPrediction:
     """vLLM's ``GPU KV cache size`` / ``Maximum concurrency`` for ``config`` at this layout.
 
     ``config``: a path to config.json or its directory, a catalog model id, a mapping or
@@ -644,10 +892,13 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
 
     Models with sliding-window layers (:mod:`kvguard.kv.sliding`: gpt-oss, Gemma 2 / 3, Cohere2,
     Llama / Mistral, Qwen2 / Qwen3 as their configs make them) are sized with
-    :func:`kv_capacity_sliding` at ``-pp 1`` without context parallelism; their figures depend on
+    :func:`kv_capacity_sliding` without context parallelism (at ``-pp`` > 1 up to 0.24.0,
+    :func:`kv_capacity_sliding_pp`); their figures depend on
     ``max_num_batched_tokens`` (default 8192, the ``vllm serve`` default on an H100-class 80 GB GPU)
     and, from 0.26.0, ``async_scheduling`` (default on), both reported as assumptions.
-    ``disable_sliding_window``: ``--disable-sliding-window``.
+    ``disable_sliding_window``: ``--disable-sliding-window``.  ``disable_hybrid_kv_cache_manager``:
+    ``--disable-hybrid-kv-cache-manager`` — vLLM then sizes the sliding-window layers of a model that also
+    has full-attention layers as full attention (one group), see :func:`_unified_sliding`.
 
     Raises :class:`~kvguard.errors.CapacityNotModelled` for models with more than one KV-cache
     group or spec kvguard does not size, :class:`~kvguard.InputError` for bad input.
@@ -727,7 +978,8 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
                                 block_size=block_size, avail=avail, max_model_len=max_model_len,
                                 max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
                                 heads=heads, head_size=head_size, dtype_name=dtype_name, b=b,
-                                assumptions=assumptions, notes=notes)
+                                assumptions=assumptions, notes=notes,
+                                disable_hybrid_kv_cache_manager=disable_hybrid_kv_cache_manager, partition=partition)
     core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=num_layers,
                        block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len, pp=pp,
                        dcp=dcp, pcp=pcp, pp_partition=partition)
@@ -751,6 +1003,26 @@ _SERVE_MAX_NUM_BATCHED_TOKENS = 8192
 _SERVE_MAX_NUM_SEQS = 1024
 
 
+def serve_max_num_batched_tokens(max_model_len: int) -> int:
+    """The ``max_num_batched_tokens`` :func:`predict_capacity` assumes when none is given (stated there)."""
+    return min(_SERVE_MAX_NUM_BATCHED_TOKENS, _SERVE_MAX_NUM_SEQS * max_model_len)
+
+
+def default_block_size(use_mla: bool) -> int:
+    """The block size :func:`predict_capacity` assumes when none is given (stated there)."""
+    return _DEFAULT_MLA_BLOCK_SIZE if use_mla else _DEFAULT_BLOCK_SIZE
+
+
+_HYBRID_ON = ("hybrid KV-cache manager on (the CUDA default: no --disable-hybrid-kv-cache-manager; "
+              "--kv-transfer-config also turns it off (0.10.2-0.22.1; from 0.23.0 for a KV connector without "
+              "hybrid support), --kv-events-config too in 0.10.2-0.19.1 — pass --disable-hybrid-kv-cache-manager "
+              "then)")
+#: the warning ``unify_hybrid_kv_cache_specs`` logs when it turns sliding-window layers into full attention
+_UNIFIED_WARNING = ("Hybrid KV cache manager is disabled for this hybrid model, This means we do not enable any "
+                    "optimizations for saving KV cache memory (e.g., dropping the KV cache outside the sliding "
+                    "window). The compute of layers like sliding window is still saved.")
+
+
 def _group_summary(groups: Sequence[Optional[int]]) -> str:
     """"6 x window 1024, 1 x full" in the groups' order."""
     return ", ".join(f"{n} x {'full' if g is None else f'window {g}'}" for g, n in Counter(groups).items())
@@ -759,10 +1031,23 @@ def _group_summary(groups: Sequence[Optional[int]]) -> str:
 def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pcp: int, dcp: int, per_layer: int,
                      block_size: int, avail: int, max_model_len: int, max_num_batched_tokens: Optional[int],
                      async_scheduling: Optional[bool], heads: int, head_size: int, dtype_name: str, b: int,
-                     assumptions: list, notes: list) -> CapacityPrediction:
-    if pp != 1 or pcp != 1 or dcp != 1:
-        raise CapacityNotModelled(f"{label}: sliding-window layers with -pp/-pcp/-dcp above 1 are not modelled "
-                                  "(vLLM's SlidingWindowSpec refuses -dcp; pipeline stages re-group the layers)")
+                     assumptions: list, notes: list, disable_hybrid_kv_cache_manager: bool = False,
+                     partition: Optional[str] = None) -> CapacityPrediction:
+    if pcp != 1 or dcp != 1:
+        raise CapacityNotModelled(f"{label}: sliding-window layers with -pcp/-dcp above 1 are not modelled "
+                                  "(vLLM's SlidingWindowSpec refuses -dcp)")
+    if pp != 1:
+        why = None
+        if release.within("0.26.0"):
+            why = ("from 0.26.0 a sliding-window layer reserves max_concurrent_batches batches, which at -pp > 1 "
+                   "depends on the model runner (V2: pp + 1 with async scheduling, V1: pp) and on whether the "
+                   "executor runs async scheduling — kvguard.kv.capacity.kv_capacity_sliding_pp takes them")
+        elif disable_hybrid_kv_cache_manager:
+            why = "--disable-hybrid-kv-cache-manager with -pp > 1 was not checked against the releases"
+        elif partition is not None:
+            why = "VLLM_PP_LAYER_PARTITION with sliding-window layers was not checked against the releases"
+        if why is not None:
+            raise CapacityNotModelled(f"{label}: sliding-window layers at -pp {pp}: {why}")
     kinds = sorted({w for w in windows if w is not None})
     assumptions = list(assumptions)
     if max_num_batched_tokens is None:
@@ -775,20 +1060,51 @@ def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pc
         if release.within("0.26.0"):
             assumptions.append("async scheduling on (the default for a generative model without an incompatible "
                                "speculative method): a sliding-window layer reserves two batches of tokens in flight")
-    assumptions.append("hybrid KV-cache manager on (the CUDA default: no --disable-hybrid-kv-cache-manager, "
-                       "--kv-transfer-config or --kv-events-config)")
-    core = kv_capacity_sliding(release.key, bytes_per_token_per_layer=per_layer, layer_windows=windows,
-                               block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len,
-                               max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling)
+    if not disable_hybrid_kv_cache_manager:
+        assumptions.append(_HYBRID_ON)
+    if pp > 1:
+        core = kv_capacity_sliding_pp(release.key, bytes_per_token_per_layer=per_layer, layer_windows=windows,
+                                      block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len,
+                                      max_num_batched_tokens=max_num_batched_tokens, pp=pp,
+                                      async_scheduling=async_scheduling)
+        if core["error"] == ("AssertionError", ""):
+            notes = list(notes) + ["vLLM 0.10.2 groups each pipeline stage's layers on its own and asserts that "
+                                   "the stages' groups match (unify_kv_cache_configs): here they do not, a bare "
+                                   "AssertionError at engine start"]
+    else:
+        core = kv_capacity_sliding(release.key, bytes_per_token_per_layer=per_layer, layer_windows=windows,
+                                   block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len,
+                                   max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
+                                   disable_hybrid_kv_cache_manager=disable_hybrid_kv_cache_manager)
     groups = core.pop("kv_cache_groups")
     group_size = core.pop("group_size")
+    core.pop("pools_per_stage", None)
     in_flight = core.pop("in_flight_tokens")
+    unified = core.pop("unified", False)
     full = sum(w is None for w in windows)
-    notes = list(notes) + [
-        f"{len(windows) - full} sliding-window layers (window {', '.join(str(k) for k in kinds)}) and {full} "
-        f"full-attention layers: {len(groups)} KV-cache groups of {group_size} layers "
-        f"({_group_summary(groups)}); a sliding-window layer holds at "
-        f"most cdiv(min(window - 1 + {in_flight}, max_model_len), block_size) + 1 blocks per request"]
+    layers = (f"{len(windows) - full} sliding-window layers (window {', '.join(str(k) for k in kinds)}) and {full} "
+              "full-attention layers")
+    notes = list(notes)
+    if unified:
+        notes.append(f"{layers}; --disable-hybrid-kv-cache-manager: vLLM sizes every sliding-window layer as full "
+                     f"attention, one KV-cache group of {group_size} layers, and warns: \"{_UNIFIED_WARNING}\"")
+        if release.within(None, "0.13.0"):
+            notes.append(f"vLLM {release.version} checks the fit on the sliding-window layers' own bounds before it "
+                         "turns them into full attention: it may start with a maximum concurrency under 1")
+    elif disable_hybrid_kv_cache_manager and core["error"] is not None and core["error"][1] in (
+            _WINDOWS_DIFFER, *(row[2] for row in _NOT_UNIFIED)):
+        notes.append(f"{layers}; --disable-hybrid-kv-cache-manager: vLLM cannot bring the layers to one KV-cache spec")
+    else:
+        if disable_hybrid_kv_cache_manager:
+            notes.append("--disable-hybrid-kv-cache-manager: every layer has the same spec, nothing to unify")
+        if pp > 1:
+            notes.append("pipeline stages: each stage keeps its layers of every group and has as many pools as the "
+                         "most layers one group has on it (0.10.2: each stage groups its own layers); the smallest "
+                         "block count over the stages governs")
+        notes.append(
+            f"{layers}: {len(groups)} KV-cache groups of {group_size} layers "
+            f"({_group_summary(groups)}); a sliding-window layer holds at "
+            f"most cdiv(min(window - 1 + {in_flight}, max_model_len), block_size) + 1 blocks per request")
     return CapacityPrediction(tp=tp, pp=pp, pcp=pcp, dcp=dcp, use_mla=False, num_kv_heads_per_rank=heads,
                               head_size=head_size, kv_cache_dtype=dtype_name, dtype_bytes=b, by_dcp=(),
                               assumptions=tuple(assumptions), notes=tuple(notes), **core)

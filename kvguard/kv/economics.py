@@ -236,7 +236,16 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
     notes = [named] if named else []
     if sized == "auto" and config_dtype(raw) in (None, "float32", "float"):
         notes.append("config dtype float32/unknown: --dtype auto sized as bfloat16 (a bf16-capable CUDA GPU)")
-    if raw is not None and any(k in raw or k in (raw.get("text_config") or {}) for k in _HYBRID_HINTS):
+    from .sliding import sliding_split
+
+    # the layers vLLM builds with a sliding window (known for the architectures of kvguard.kv.sliding)
+    split = sliding_split(facts, release, raw) if facts.total_num_kv_heads and facts.head_size else None
+    if split is not None and split.sliding and not facts.use_mla:
+        layer_bytes = kv_bytes_per_token_per_layer(facts.num_kv_heads(tp), cast(int, facts.head_size), b, mla=False)
+        notes.append("sliding-window layers: every layer is sized as full attention, an upper bound; "
+                     + split.describe(layer_bytes if kv_token_shards(release.key, dcp, pcp) == 1 else None))
+    elif split is None and raw is not None and any(k in raw or k in (raw.get("text_config") or {})
+                                                   for k in _HYBRID_HINTS):
         notes.append("layers differ (sliding window / chunked / hybrid): every layer is sized as full attention, "
                      "an upper bound")
     extra: dict[str, Any] = {}
@@ -305,7 +314,8 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
           kv_memory_gib: Optional[float] = None, available_kv_bytes: Optional[int] = None,
           block_size: Optional[int] = None, pp: Optional[int] = None, speculative_config: Any = None,
           draft_config: Any = None, max_num_batched_tokens: Optional[int] = None,
-          async_scheduling: Optional[bool] = None, disable_sliding_window: bool = False) -> AuditReport:
+          async_scheduling: Optional[bool] = None, disable_sliding_window: bool = False,
+          disable_hybrid_kv_cache_manager: bool = False) -> AuditReport:
     """KV-cache economics of one or more models at ``-tp tp -pcp pcp -dcp dcp``.
 
     ``configs``: a path to config.json or its directory, a catalog model id, a
@@ -321,7 +331,9 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     (:func:`kvguard.kv.capacity.predict_capacity`, at ``pp`` and ``block_size``) and
     the same at every legal ``-dcp`` size — or why kvguard does not model it.  Models with
     sliding-window layers also read ``max_num_batched_tokens``, ``async_scheduling`` and
-    ``disable_sliding_window`` (``--disable-sliding-window``; it also caps the derived length).
+    ``disable_sliding_window`` (``--disable-sliding-window``; it also caps the derived length) and
+    ``disable_hybrid_kv_cache_manager`` (``--disable-hybrid-kv-cache-manager``: sliding-window layers beside
+    full-attention layers are then sized as full attention).
 
     With ``speculative_config`` (``--speculative-config`` as a mapping; the draft found as
     :func:`kvguard.check` finds it, or read from ``draft_config``) each model's notes also say what the
@@ -333,7 +345,8 @@ def audit(configs: "Any | Sequence[Any]", tp: int, pcp: int = 1, dcp: int = 1, *
     release = resolve(vllm_version)
     capacity = _capacity_args(max_model_len, kv_memory_gib, available_kv_bytes, block_size, pp)
     if capacity is not None:
-        capacity.update(max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling)
+        capacity.update(max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
+                        disable_hybrid_kv_cache_manager=disable_hybrid_kv_cache_manager)
     models = tuple(audit_one(c, tp, pcp, dcp, vllm_version=release.key, kv_cache_dtype=kv_cache_dtype, env=env,
                              host=host, trust_remote_code=trust_remote_code, capacity=capacity,
                              disable_sliding_window=disable_sliding_window) for c in items)

@@ -13,7 +13,16 @@ every GPU, how many tokens the deployment stores, divided by the GPU count:
 ``2**30 / (kv_bytes_per_token_per_rank * tp * pp * pcp)``.  The per-rank bytes
 are those of the pipeline stage with the most layers (``ceil(layers / pp)``;
 vLLM sizes every worker's cache to the smallest block count), tokens divided
-over the ranks that shard them (dcp; times pcp in 0.12.0–0.25.1).  Weight
+over the ranks that shard them (dcp; times pcp in 0.12.0–0.25.1).
+
+Sliding-window models (the layers :mod:`kvguard.kv.sliding` finds, gpt-oss, Gemma 2/3, …): at ``-pp 1``
+without ``-dcp``/``-pcp`` and with a length (given or derived), the per-rank bytes are those of one
+max-length sequence as :func:`kvguard.kv.capacity.kv_capacity_sliding` sizes it (audit's accounting with
+the ``vllm serve`` defaults: block size 16, ``max_num_batched_tokens`` 8192, async scheduling, the hybrid
+KV-cache manager on) divided by its length — ``kv_sizing`` "sliding"; elsewhere (``-pp``/``-dcp``/``-pcp``
+above 1, no length, a release whose sliding rules were not read) every layer counts as full attention,
+an upper bound on the bytes and so a lower bound on the tokens — ``kv_sizing`` "upper_bound", printed
+with ``<=`` / ``>=``; such rows may rank lower than vLLM would size them.  Weight
 memory is not modelled: layouts whose replicas are too small to hold the
 weights rank high; ``min_replica_gpus`` filters them.  Ties: fewer
 cross-node groups first, then more tokens per replica (the longest sequence
@@ -87,6 +96,11 @@ class PlanEntry:
     ep_cross_node: bool
     flags: tuple[str, ...]
     command: str
+    #: how the KV bytes were sized: "full" (one full-attention / MLA group, or each layer's own size),
+    #: "sliding" (vLLM's sliding-window accounting for one max-length sequence: the bytes per token are that
+    #: sequence's bytes divided by its length), "upper_bound" (sliding-window layers counted as full attention
+    #: where kvguard does not model them: -pp, -dcp or -pcp above 1, or no length)
+    kv_sizing: str = "full"
 
     @property
     def cross_node_groups(self) -> int:
@@ -136,6 +150,58 @@ def _pos_int(value: Any, key: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise InputError("must be a positive integer", source="<plan>", key=key)
     return value
+
+
+def _sliding_request_bytes(release, per_layer: int, windows: list, length: Optional[int],
+                           unread: list, pp: int = 1) -> Optional[int]:
+    """Bytes one sequence of ``length`` tokens takes on a rank as audit's capacity sizes it
+    (:func:`kvguard.kv.capacity.kv_capacity_sliding` with the `vllm serve` defaults: block size 16,
+    ``max_num_batched_tokens`` 8192 clamped to 1024 sequences, async scheduling, the hybrid KV-cache manager on):
+    the blocks of every group times the group size times the page.  None without a length or where the
+    release's sliding-window rules were not read (``unread`` gets the reason once)."""
+    from ..errors import CapacityNotModelled
+    from .capacity import default_block_size, kv_capacity_sliding, kv_capacity_sliding_pp, serve_max_num_batched_tokens
+
+    if length is None or unread:
+        return None
+    if pp > 1 and release.within("0.26.0"):
+        return None     # the tokens in flight at -pp > 1 depend on the model runner (predict_capacity says why)
+    args: dict[str, Any] = {"bytes_per_token_per_layer": per_layer, "layer_windows": windows,
+            "block_size": default_block_size(False),
+            "available_kv_bytes": 1 << 40, "max_model_len": length,
+            "max_num_batched_tokens": serve_max_num_batched_tokens(length)}
+    try:
+        if pp == 1:
+            out = kv_capacity_sliding(release.key, **args)
+            return out["blocks_per_request"] * out["group_size"] * out["page_size_bytes"]
+        out = kv_capacity_sliding_pp(release.key, pp=pp, **args)
+    except CapacityNotModelled as exc:
+        unread.append(str(exc))
+        return None
+    if not out["fits"]:
+        return None     # 0.10.2's assert on stages grouped differently
+    # the stage with the most pools governs (its blocks are the fewest)
+    return out["blocks_per_request"] * max(out["pools_per_stage"]) * out["page_size_bytes"]
+
+
+def _sliding_note(windows: list, length: Optional[int], unread: list, sized: bool, bounded: bool) -> str:
+    from .sliding import SlidingSplit
+
+    slide = [w for w in windows if w is not None]
+    text = SlidingSplit(len(windows), len(slide), tuple(sorted(set(slide)))).describe() + ": "
+    if sized:
+        text += (f"the layouts without -dcp/-pcp (and, from 0.26.0, at -pp 1) are sized as vLLM sizes one "
+                 f"{length:,}-token sequence on the stage that governs "
+                 "(audit's accounting: block size 16, max_num_batched_tokens 8192, async scheduling, the hybrid "
+                 "KV-cache manager on), B/tok/rank being that sequence's bytes per token")
+    if bounded:
+        why = (unread[0] if unread else "no maximum length to size the windows against" if length is None
+               else "kvguard does not size sliding-window layers at -dcp or -pcp above 1, nor at -pp above 1 from "
+               "0.26.0 (the tokens in flight depend on the model runner), nor where vLLM 0.10.2 asserts on "
+               "differently grouped stages")
+        text += ("; " if sized else "") + (f"layouts marked <= (kv_sizing upper_bound) count every layer as full attention, an "
+                                          f"upper bound ({why}), so they may rank lower than vLLM would size them")
+    return text
 
 
 @reports_internal_errors
@@ -239,6 +305,16 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
         unique_model = sum(2 * kv * size * b for kv, size in own_cache)
     elif unmodelled:
         notes.append(unmodelled)
+    # sliding-window layers (kvguard.kv.sliding): sized as vLLM sizes them where kvguard models it (-pp 1, no context
+    # parallelism, a length), else every layer as full attention, an upper bound
+    windows: Optional[list[Optional[int]]] = None
+    sliding_unread: list[str] = []   # why the sliding accounting is not modelled for this release (one reason)
+    if not own_cache and not facts.use_mla:
+        from .sliding import sliding_layer_windows
+
+        found, _why = sliding_layer_windows(facts, release, raw if isinstance(raw, Mapping) else None)
+        if found is not None and any(w is not None for w in found):
+            windows = found
     base: dict[str, Any] = {"nnodes": nnodes} if nnodes > 1 else {}
     if trust_remote_code:
         base["trust_remote_code"] = True
@@ -298,6 +374,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                                 key = (skip.check, skip.reason)
                                 other_skips[key] = other_skips.get(key, 0) + 1
                         shards = dcp * pcp if (pcp > 1 and pcp_shards) else dcp
+                        sizing = "full"
                         if layer_bytes:
                             # the stage with the most bytes governs; stored / unique compares whole models
                             per_rank = max(stage_sums) / shards
@@ -305,6 +382,15 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                         else:
                             per_rank = per_layer * stage_layers / shards
                             stored, unique = per_layer * tp * pcp / shards, unique_layer
+                        if windows is not None:
+                            sequence_bytes = (_sliding_request_bytes(release, per_layer, windows, length,
+                                                                     sliding_unread, pp)
+                                              if dcp == 1 and pcp == 1 else None)
+                            if sequence_bytes is not None:
+                                # one max-length sequence as vLLM sizes it, spread over its tokens
+                                per_rank, sizing = sequence_bytes / cast(int, length), "sliding"
+                            else:
+                                sizing = "upper_bound"
                         per_replica = GIB / per_rank
                         flags = lay.flags()
                         if kv_cache_dtype != "auto":
@@ -327,6 +413,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                             ep_cross_node=ep and _spans(gpus if dp > 1 else tp * pcp, gpus, g),
                             flags=tuple(flags),
                             command=" ".join(["vllm", "serve", label, *flags]),
+                            kv_sizing=sizing,
                         ))
     notes.extend(f"model construction not checked: {reason}" for reason in unchecked)
     notes.extend(f"{check} not checked on {count} of the {len(rows)} accepted layouts: {reason}"
@@ -334,7 +421,10 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     from .kvsize import kv_cache_groups_reason
 
     groups = kv_cache_groups_reason(None, facts)
-    if groups is not None:
+    if windows is not None:
+        notes.append(_sliding_note(windows, length, sliding_unread, any(e.kv_sizing == "sliding" for e in rows),
+                                   any(e.kv_sizing == "upper_bound" for e in rows)))
+    elif groups is not None:
         # the ranking reads one KV size per token; for several KV-cache groups it is the full-attention size
         notes.append(f"KV sizes count every layer as full attention ({groups}): an upper bound, so the "
                      "ranking by KV tokens is approximate")

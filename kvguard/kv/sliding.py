@@ -33,9 +33,10 @@ models, encoder-decoder models, Eagle-3 drafts (``target_layer_count``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Callable, Optional
+from typing import Any, Callable, NamedTuple, Optional
 
-__all__ = ["SLIDING_ARCHITECTURES", "model_wide_sliding_window", "sliding_layer_windows"]
+__all__ = ["SLIDING_ARCHITECTURES", "SlidingSplit", "model_wide_sliding_window", "sliding_layer_windows",
+           "sliding_split"]
 
 _SLIDING, _FULL = "sliding_attention", "full_attention"
 
@@ -166,3 +167,40 @@ def sliding_layer_windows(facts: Any, release: Any, raw: Optional[Mapping[str, A
             return None, str(exc)
         windows.append(own if own is not None else fallback)
     return windows, ""
+
+
+class SlidingSplit(NamedTuple):
+    """How many attention layers slide and with which windows (:func:`sliding_split`)."""
+
+    layers: int
+    sliding: int
+    windows: tuple[int, ...]
+
+    @property
+    def full(self) -> int:
+        return self.layers - self.sliding
+
+    def describe(self, bytes_per_token_per_layer: Optional[int] = None) -> str:
+        """"12 of 24 layers slide (window 128) ...": the per-token bytes of each kind when given one layer's bytes."""
+        if not self.sliding:
+            return f"none of the {self.layers} layers slides"
+        windows = ", ".join(f"{w:,}" for w in self.windows)
+        text = f"{self.sliding} of {self.layers} layers slide (window {windows})"
+        if bytes_per_token_per_layer is None:
+            return text
+        return (f"{text}: the {self.full} full-attention layers {self.full * bytes_per_token_per_layer:,} B per token "
+                f"per rank for every token; the {self.sliding} sliding-window layers "
+                f"{self.sliding * bytes_per_token_per_layer:,} B per token per rank for at most their window plus the "
+                "tokens in flight (a block more)")
+
+
+def sliding_split(facts: Any, release: Any, raw: Optional[Mapping[str, Any]] = None, *,
+                  disable_sliding_window: bool = False) -> Optional[SlidingSplit]:
+    """The sliding-window layers of ``facts`` as :func:`sliding_layer_windows` finds them (``sliding`` 0: every
+    layer full attention, e.g. under ``--disable-sliding-window``); None when kvguard does not know the layers'
+    windows."""
+    windows, _why = sliding_layer_windows(facts, release, raw, disable_sliding_window=disable_sliding_window)
+    if not windows:
+        return None
+    slide = [w for w in windows if w is not None]
+    return SlidingSplit(len(windows), len(slide), tuple(sorted(set(slide))))

@@ -7,7 +7,9 @@ Usage: ``python capacity_runner.py IN.json OUT.json`` with IN = ``{"cases": [{"h
 release's ``SlidingWindowSpec``) with ``"max_num_batched_tokens"`` and ``"async_scheduling"`` (what
 the sliding-window spec's memory bound reads: the scheduler's ``max_num_batched_tokens``, and from
 0.26.0 the release's own ``VllmConfig.max_in_flight_tokens`` / ``max_concurrent_batches`` properties,
-bound to the stand-in).
+bound to the stand-in, with ``"v2_model_runner"`` as its ``use_v2_model_runner``), and
+``"disable_hybrid_kv_cache_manager"`` (the scheduler config's flag, what ``--disable-hybrid-kv-cache-manager``
+sets; default false).
 
 For each case the release's own ``FullAttentionSpec`` / ``MLAAttentionSpec`` is built (as
 ``kvspec_runner.py`` does) once per layer name ``model.layers.{i}.self_attn.attn``; the layers are
@@ -112,7 +114,8 @@ def _config(case: dict, modules):
     parallel = _Strict("parallel_config", decode_context_parallel_size=case["dcp"],
                        prefill_context_parallel_size=case["pcp"], tensor_parallel_size=case["tp"],
                        pipeline_parallel_size=case["pp"])
-    scheduler = _Strict("scheduler_config", disable_hybrid_kv_cache_manager=False)
+    scheduler = _Strict("scheduler_config",
+                        disable_hybrid_kv_cache_manager=bool(case.get("disable_hybrid_kv_cache_manager", False)))
     stand_in = _Strict
     extra = {}
     if case.get("layer_windows") is not None:
@@ -121,8 +124,8 @@ def _config(case: dict, modules):
         from vllm.config import VllmConfig
         props = {name: getattr(VllmConfig, name) for name in _VLLM_CONFIG_PROPERTIES if hasattr(VllmConfig, name)}
         stand_in = type("VllmConfigStandIn", (_Strict,), props)
-        # max_concurrent_batches reads it only with async scheduling at -pp 1, where either runner gives 2
-        extra["use_v2_model_runner"] = False
+        # max_concurrent_batches reads it with async scheduling: pp + 1 batches on the V2 runner (2 at -pp 1)
+        extra["use_v2_model_runner"] = bool(case.get("v2_model_runner", False))
     return stand_in("vllm_config", model_config=model, parallel_config=parallel, cache_config=cache,
                    scheduler_config=scheduler, **extra,
                    speculative_config=None, kv_transfer_config=None,
@@ -183,7 +186,10 @@ def run_case(case: dict, dtype, ku, planning) -> dict:
                 configs = ku.get_kv_cache_configs(cfg, specs, avail)
             else:  # 0.10.2
                 configs = [ku.get_kv_cache_config(cfg, s, a) for s, a in zip(specs, avail)]
-                ku.unify_kv_cache_configs(configs)
+                try:
+                    ku.unify_kv_cache_configs(configs)
+                except AssertionError as exc:  # its bare assert on the workers' group specs (pipeline stages)
+                    return {"error": [type(exc).__name__, str(exc)], "lines": [t for _, t in rec.lines]}
         except ValueError as exc:
             return {"error": [type(exc).__name__, str(exc)], "lines": [t for _, t in rec.lines]}
         sched = ku.generate_scheduler_kv_cache_config(configs) if hasattr(ku, "generate_scheduler_kv_cache_config") \
