@@ -730,45 +730,100 @@ def mixtral(q: dict, **sizes) -> dict:
 
 
 @pytest.mark.parametrize("q", [NVFP4, NVFP4A16], ids=["w4a4", "w4a16"])
-@pytest.mark.parametrize("version", ["0.15.0", "0.15.1", "0.16.0", "0.20.0", "0.23.0", "0.24.0", "0.25.1", "0.28.0",
-                                     "0.32.0", "0.33.0"])
+@pytest.mark.parametrize("version", ["0.14.0", "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.1",
+                                     "0.19.1", "0.20.0", "0.23.0", "0.24.0", "0.25.1", "0.28.0", "0.32.0", "0.33.0"])
 @pytest.mark.parametrize("tp", [4, 8])
 def test_nvfp4_experts_are_accepted(q, version, tp):
-    # compressed_tensors_moe.py 0.15.0-0.16.x, compressed_tensors_moe_w4a4_nvfp4.py 0.20.0-0.33.0:
-    # CompressedTensorsW4A4Nvfp4MoEMethod picks FP4 Marlin on
-    # compute capability 9.0 (select_nvfp4_moe_backend) and its create_weights floor-divides 768 / tp (192, 96 per
+    # compressed_tensors_moe.py 0.14.x-0.19.x, compressed_tensors_moe_w4a4_nvfp4.py 0.20.0-0.33.0:
+    # CompressedTensorsW4A4Nvfp4MoEMethod picks FP4 Marlin on compute capability 9.0 (0.14.x: select_nvfp4_moe_backend()
+    # or, weight-only, its own Marlin probe; 0.15.0+: the priority list of select_nvfp4_moe_backend, whose FlashInfer
+    # TRT-LLM entry 0.17.0-0.19.x import with flashinfer) and its create_weights floor-divides 768 / tp (192, 96 per
     # rank) by 2 and 16 without a check
     for cfg in (qwen3_moe(q), mixtral(q, intermediate_size=1000)):
         v = kvguard.check(cfg, vllm_version=version, tp=tp, host=H100)
         assert v.ok and "MI_model" not in skipped(v), (version, skipped(v))
 
 
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0"])
+@pytest.mark.parametrize("tp", [1, 4, 8])
+def test_nvfp4_w4a4_experts_before_0_14_are_accepted(version, tp):
+    # CompressedTensorsW4A4MoeMethod (0.12.0+: CompressedTensorsW4A4Nvfp4MoEMethod): detect_nvfp4_moe_support answers
+    # Marlin on 9.0 (no FP4 CUTLASS), create_weights floor-divides 768 / tp and 1000 / tp without a check
+    for cfg in (qwen3_moe(NVFP4), mixtral(NVFP4, intermediate_size=1000)):
+        v = kvguard.check(cfg, vllm_version=version, tp=tp, host=H100)
+        assert v.ok and "MI_model" not in skipped(v), (version, skipped(v))
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0", "0.13.0"])
+@pytest.mark.parametrize("tp", [1, 4, 8])
+def test_nvfp4a16_experts_before_0_14_are_refused(version, tp):
+    # get_moe_method: no wNa16 (tensor_group weights), no W4A4 (no activations), no FP8 W8A8 (no activations), then
+    # _is_dynamic_token_w8a8 reads None.num_bits
+    for cfg in (qwen3_moe(NVFP4A16), mixtral(NVFP4A16)):
+        v = kvguard.check(cfg, vllm_version=version, tp=tp, host=H100)
+        assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+            False, "model_init", "MI_ct_nvfp4a16_moe", "AttributeError", "'NoneType' object has no attribute 'num_bits'",
+            None)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.13.0"])
+def test_nvfp4a16_experts_refusal_comes_after_the_intermediate_assert_and_before_eplb(version):
+    # Mixtral's intermediate 1000 over tp 16: 1000 % 16 = 8, FusedMoE asserts before it asks for the method
+    v = kvguard.check(mixtral(NVFP4A16, intermediate_size=1000), vllm_version=version, tp=16, host=BIG)
+    assert (v.check, v.exc_type, v.message) == ("MI_moe_intermediate", "AssertionError", "")
+    # with EPLB the method is looked up (and fails) before FusedMoE's EPLB check
+    v = kvguard.check(qwen3_moe(NVFP4A16), vllm_version=version, tp=1, dp=8, enable_expert_parallel=True,
+                      enable_eplb=True, host=H100)
+    assert (v.check, v.exc_type) == ("MI_ct_nvfp4a16_moe", "AttributeError")
+
+
 @pytest.mark.parametrize("q", [NVFP4, NVFP4A16], ids=["w4a4", "w4a16"])
-@pytest.mark.parametrize("version", ["0.15.0", "0.16.0", "0.20.0", "0.24.0", "0.27.0", "0.28.0", "0.33.0"])
-def test_nvfp4_experts_refuse_eplb(q, version):
-    # supports_eplb: the base's False up to 0.27.x, then only the FlashInfer backends (_EPLB_SUPPORTED_NVFP4_BACKENDS);
-    # FusedMoE (0.24.0+ RoutedExperts) raises after the method is built
+@pytest.mark.parametrize("version, message", [
+    ("0.10.2", "EPLB is only supported for FP8 quantization for now."),
+    ("0.11.0", "EPLB is only supported for FP8 quantization for now."),
+    ("0.11.1", "EPLB is not supported CompressedTensorsW4A4MoeMethod. EPLB is only supported for FP8 quantization for "
+               "now."),
+    ("0.11.2", "EPLB is not supported CompressedTensorsW4A4MoeMethod. EPLB is only supported for FP8 quantization for "
+               "now."),
+    ("0.12.0", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod. EPLB is only supported for FP8 quantization "
+               "for now."),
+    ("0.14.1", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod. EPLB is only supported for FP8 quantization "
+               "for now."),
+    ("0.15.0", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod."),
+    ("0.17.0", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod."),
+    ("0.19.1", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod."),
+    ("0.20.0", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod."),
+    ("0.24.0", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod."),
+    ("0.27.0", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod."),
+    ("0.28.0", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod."),
+    ("0.33.0", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod."),
+])
+def test_nvfp4_experts_refuse_eplb(q, version, message):
+    # up to 0.11.0 FusedMoE takes EPLB with the FP8 method only; from 0.11.1 supports_eplb (the base's False up to
+    # 0.27.x, then only the FlashInfer backends, _EPLB_SUPPORTED_NVFP4_BACKENDS); FusedMoE (0.24.0+ RoutedExperts)
+    # raises after the method is built.  The weight-only form up to 0.13.x fails earlier (the test above)
+    if q is NVFP4A16 and version < "0.14":
+        return
     v = kvguard.check(qwen3_moe(q), vllm_version=version, tp=1, dp=8, enable_expert_parallel=True, enable_eplb=True,
                       host=H100)
-    assert (v.ok, v.check, v.exc_type, v.message) == (
-        False, "MI_eplb_unsupported", "NotImplementedError", "EPLB is not supported CompressedTensorsW4A4Nvfp4MoEMethod.")
+    assert (v.ok, v.check, v.exc_type, v.message) == (False, "MI_eplb_unsupported", "NotImplementedError", message)
 
 
-@pytest.mark.parametrize("version", ["0.10.2", "0.14.1"])
-def test_nvfp4_experts_before_0_15_are_skipped(version):
-    v = kvguard.check(qwen3_moe(NVFP4), vllm_version=version, tp=4, host=H100)
-    assert v.ok and skipped(v)["MI_model"] == (
-        f"compressed-tensors NVFP4 weights on MoE experts in vLLM {version} (its NVFP4 MoE method and backend "
-        f"detection before 0.15.0) are not modelled")
-
-
-@pytest.mark.parametrize("version", ["0.17.0", "0.17.1", "0.18.1", "0.19.1"])
-def test_nvfp4_experts_of_0_17_to_0_19_are_skipped(version):
-    # the same method, but select_nvfp4_moe_backend imports the FlashInfer TRT-LLM MoE module first (not checked)
-    v = kvguard.check(qwen3_moe(NVFP4), vllm_version=version, tp=4, host=H100)
-    assert v.ok and skipped(v)["MI_model"] == (
-        f"compressed-tensors NVFP4 weights on MoE experts in vLLM {version} (its NVFP4 MoE backend selection imports "
-        f"the FlashInfer TRT-LLM MoE module before MARLIN; not checked against the release) are not modelled")
+@given(version=st.sampled_from(["0.10.2", "0.11.1", "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.17.0", "0.19.1",
+                                "0.33.0"]),
+       tp=st.sampled_from([1, 2, 4, 8, 16]), inter=st.integers(16, 20000), weight_only=st.booleans())
+def test_nvfp4_experts_refuse_only_an_indivisible_intermediate_or_the_early_weight_only_form(version, tp, inter,
+                                                                                            weight_only):
+    # Mixtral (32 heads, 8 KV heads): no NVFP4 expert size check in any release; FusedMoE's assert on the MoE TP size
+    # first, then (up to 0.13.x) the weight-only form's AttributeError
+    v = kvguard.check(mixtral(NVFP4A16 if weight_only else NVFP4, intermediate_size=inter), vllm_version=version, tp=tp,
+                      host=BIG)
+    if inter % tp != 0:
+        assert v.check == "MI_moe_intermediate"
+    elif weight_only and version < "0.14":
+        assert v.check == "MI_ct_nvfp4a16_moe"
+    else:
+        assert v.ok and "MI_model" not in skipped(v), skipped(v)
 
 
 def test_nvfp4_experts_on_deepseek_are_skipped():

@@ -276,23 +276,34 @@ CASES = [
      "why": "EPLB with compressed-tensors FP8 experts: FusedMoE takes EPLB only with the fp8 method's or unquantized "
             "experts up to 0.11.0 (NotImplementedError); from 0.11.1 the compressed-tensors FP8 MoE method supports "
             "it"},
-    # compressed-tensors NVFP4 experts: the form of RedHatAI/Qwen3-30B-A3B-NVFP4 (CompressedTensorsW4A4Nvfp4MoEMethod,
-    # its backend FP4 Marlin on the default host; recorded for 0.16.0, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only
+    # compressed-tensors NVFP4 experts: the form of RedHatAI/Qwen3-30B-A3B-NVFP4 (CompressedTensorsW4A4MoeMethod up to
+    # 0.11.x, then CompressedTensorsW4A4Nvfp4MoEMethod, its backend FP4 Marlin on the default host; recorded for 0.10.2,
+    # 0.11.1, 0.13.0, 0.14.1, 0.16.0, 0.17.1, 0.18.0, 0.19.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only
     # mi-ct-qwen3-30b-nvfp4-tp4 mi-ct-qwen3-30b-nvfp4a16-tp4 mi-ct-qwen3-30b-nvfp4-dp8-eplb``)
     {"id": "mi-ct-qwen3-30b-nvfp4-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
-     "layout": {"tp": 4}, "since": "0.15.0", "quantization_config": "NVFP4", "ignore": ["lm_head", "re:.*mlp.gate$"],
+     "layout": {"tp": 4}, "quantization_config": "NVFP4", "ignore": ["lm_head", "re:.*mlp.gate$"],
      "why": "compressed-tensors NVFP4 experts: MoE intermediate 768 / 4 = 192 per rank; the NVFP4 MoE backend "
-            "selection falls to FP4 Marlin on compute capability 9.0 and create_weights checks no size: accepted"},
+            "detection / selection falls to FP4 Marlin on compute capability 9.0 (0.17.0-0.19.x after importing the "
+            "FlashInfer TRT-LLM experts module, flashinfer being installed) and create_weights checks no size: "
+            "accepted"},
     {"id": "mi-ct-qwen3-30b-nvfp4a16-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
-     "layout": {"tp": 4}, "since": "0.15.0", "quantization_config": "NVFP4A16",
+     "layout": {"tp": 4}, "quantization_config": "NVFP4A16",
      "ignore": ["lm_head", "re:.*mlp.gate$"],
-     "why": "compressed-tensors NVFP4A16 experts (use_a16: no activation key, the same method and backend): accepted"},
+     "why": "compressed-tensors NVFP4A16 experts: up to 0.13.x get_moe_method has no test for weight-only NVFP4 and "
+            "its INT8 W8A8 test reads the absent activations' num_bits (AttributeError at the first MoE layer); from "
+            "0.14.0 the NVFP4 method takes them (use_marlin / use_a16: the same method and backend): accepted"},
     {"id": "mi-ct-qwen3-30b-nvfp4-dp8-eplb", "model": "Qwen/Qwen3-30B-A3B",
      "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
-     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.15.0", "quantization_config": "NVFP4",
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "quantization_config": "NVFP4",
      "ignore": ["lm_head", "re:.*mlp.gate$"],
-     "why": "EPLB with compressed-tensors NVFP4 experts: CompressedTensorsW4A4Nvfp4MoEMethod supports EPLB only on "
-            "FlashInfer backends (0.28.0+; never up to 0.27.x), not on FP4 Marlin: NotImplementedError"},
+     "why": "EPLB with compressed-tensors NVFP4 experts: up to 0.11.0 FusedMoE takes EPLB with the FP8 method only; "
+            "from 0.11.1 the NVFP4 method's supports_eplb is False (true on FlashInfer backends from 0.28.0), not "
+            "on FP4 Marlin: NotImplementedError"},
+    # (recorded for 0.10.2, 0.13.0, 0.14.1, 0.18.0 and 0.33.0: ``--vllm ... --only mi-ct-mixtral-8x7b-nvfp4a16-tp8``)
+    {"id": "mi-ct-mixtral-8x7b-nvfp4a16-tp8", "model": "mistralai/Mixtral-8x7B-v0.1", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "quantization_config": "NVFP4A16", "ignore": ["lm_head", "re:.*block_sparse_moe.gate"],
+     "why": "compressed-tensors NVFP4A16 experts of Mixtral (14336 / 8 = 1792 per rank): refused by get_moe_method up "
+            "to 0.13.x (AttributeError), from 0.14.0 the NVFP4 method on FP4 Marlin: accepted"},
     # compressed-tensors integer-weight experts: the form of RedHatAI/Qwen3-30B-A3B-quantized.w4a16
     {"id": "mi-ct-qwen3-30b-w4a16-tp4", "model": "Qwen/Qwen3-30B-A3B", "argv": ["-tp", "4"],
      "layout": {"tp": 4}, "quantization_config": "W4A16", "ignore": ["lm_head", "re:.*mlp.gate$"],

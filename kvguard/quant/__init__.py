@@ -132,6 +132,8 @@ class QuantScheme(Record):
     ct: Optional[str] = None
     #: compressed-tensors on MoE experts: why kvguard does not model the experts' method (None: it does)
     ct_moe: Optional[str] = None
+    #: compressed-tensors NVFP4: weights only (NVFP4A16), no input activations
+    ct_weight_only: bool = False
 
 
 def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release=None
@@ -169,7 +171,8 @@ def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], rele
         if "unmodelled" in read:
             return QuantScheme(method, modelled=False, reason=read["unmodelled"])
         return QuantScheme(method, read.get("block"), read["ignore"], bits=read.get("bits", 0),
-                           group_size=read.get("group_size", 0), ct=read["kind"], ct_moe=read.get("moe"))
+                           group_size=read.get("group_size", 0), ct=read["kind"], ct_moe=read.get("moe"),
+                           ct_weight_only=read.get("weight_only", False))
     return QuantScheme(method or "unknown", modelled=False)
 
 
@@ -548,15 +551,19 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
     if intermediate % moe_tp != 0:
         raise _Refused("MI_moe_intermediate")
     ispp = intermediate // moe_tp
+    nvfp4_experts = compressed and scheme is not None and scheme.ct == "nvfp4" and skip != "skipped"
+    if nvfp4_experts and scheme is not None and scheme.ct_weight_only and _ct.nvfp4a16_moe_refused(release):
+        # get_moe_method (up to 0.13.x) finds no test for NVFP4A16 experts before one that reads the activations'
+        # num_bits (kvguard.quant.compressed_tensors.NVFP4A16_MOE_READ): after the assert above, before the EPLB check
+        raise _Refused("MI_ct_nvfp4a16_moe")
     if compressed and eplb and not release.within("0.11.1"):
         # the method is built, then FusedMoE takes EPLB only with Fp8MoEMethod or unquantized experts (0.11.1+:
         # CompressedTensorsW8A8Fp8MoEMethod.supports_eplb is True); the block shape is checked after
         raise _Refused("MI_eplb_unsupported")
-    if (compressed and scheme is not None and scheme.ct == "nvfp4" and skip != "skipped"
-            and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)):
-        # CompressedTensorsW4A4Nvfp4MoEMethod is built (its backend choice, FP4 Marlin on the default host, refuses
-        # nothing), then FusedMoE asks whether it takes EPLB: no backend the default host picks does
-        raise _Refused("MI_eplb_unsupported", method=_ct.NVFP4_MOE_CLASS)
+    if nvfp4_experts and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release):
+        # the NVFP4 MoE method is built (its backend choice, FP4 Marlin on the default host, refuses nothing), then
+        # FusedMoE asks whether it takes EPLB: no backend the default host picks does
+        raise _Refused("MI_eplb_unsupported", method=_ct.nvfp4_moe_class(release))
     if (scheme is not None and scheme.method in _mo_shards.METHODS and skip != "skipped"
             and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)):
         # the ModelOpt experts' method is built (its backend choice refuses nothing on the default host), then
@@ -1154,7 +1161,9 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
                 if family_has_moe(family_of(facts.architectures) or "llama") and not res.unmodelled:
                     out["assumptions"].append("the NVFP4 MoE backend of an H100-class GPU for compressed-tensors "
                                               "experts (CUDA, compute capability 90, default environment: FP4 Marlin, "
-                                              "chosen without a size check and without EPLB support; the default host)")
+                                              "chosen without a size check and without EPLB support; 0.17.0-0.19.x "
+                                              "import flashinfer-python, a requirement of vLLM's CUDA wheel, while "
+                                              "choosing it; the default host)")
         if scheme is not None and scheme.modelled and scheme.method in _WNA16 and not any(
                 "AWQ / GPTQ" in a for a in out["assumptions"]):
             out["assumptions"].append("the AWQ / GPTQ kernels of an H100-class GPU (CUDA, compute capability 90: "

@@ -35,18 +35,19 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   without a shape check, block FP8 (0.11.0+) through the MoE block-shape check on the per-rank
   intermediate size (never refined, unlike ``Fp8MoEMethod`` from 0.29.0); FusedMoE's EPLB support
   check refuses this method up to 0.11.0.
-- ``compressed_tensors_moe.py`` 0.15.0-0.16.x, ``compressed_tensors_moe/compressed_tensors_moe_w4a4_nvfp4.py``
-  0.20.0-0.33.0: ``CompressedTensorsW4A4Nvfp4MoEMethod``
-  for the NVFP4 / NVFP4A16 experts of Qwen3-MoE and Mixtral, its backend from ``select_nvfp4_moe_backend``
-  (fused_moe/oracle/nvfp4.py: FP4 Marlin on compute capability 9.0), no size check, no EPLB support
-  (:func:`nvfp4_moe_unmodelled`; releases before 0.15.0, 0.17.0-0.19.x and DeepSeek's NVFP4 experts are left
-  skipped).
+- ``compressed_tensors_moe.py`` (``compressed_tensors_moe/compressed_tensors_moe_w4a4_nvfp4.py`` from 0.20.0): the
+  NVFP4 method (``CompressedTensorsW4A4MoeMethod`` up to 0.11.x, then ``CompressedTensorsW4A4Nvfp4MoEMethod``) for the
+  NVFP4 / NVFP4A16 experts of Qwen3-MoE and Mixtral in every release: FP4 Marlin on compute capability 9.0 (0.10.2 -
+  0.13.x ``detect_nvfp4_moe_support``, 0.14.x ``select_nvfp4_moe_backend()`` or the weight-only ``use_marlin``, from
+  0.15.0 the priority list of ``select_nvfp4_moe_backend``, fused_moe/oracle/nvfp4.py), no size check, no EPLB
+  support; NVFP4A16 experts refused by ``get_moe_method`` up to 0.13.x (:func:`nvfp4_moe_unmodelled`,
+  :data:`NVFP4A16_MOE_READ`; DeepSeek's NVFP4 experts are left skipped).
 
 Only the forms every release reads the same way are modelled: one config group targeting
 ``Linear``, weights and activations spelled out as llm-compressor writes them, an ``ignore`` list
 that names no decoder-layer linear nor the experts (``lm_head``, the router gates and the like), no
 sparsity, transform or KV-cache scheme.  Everything else (several groups, layer-name targets, NVFP4 weights with
-activations other than NVFP4, FP8 per-token / per-tensor or none, NVFP4 experts before 0.15.0, in 0.17.0-0.19.x or on DeepSeek, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
+activations other than NVFP4, FP8 per-token / per-tensor or none, NVFP4 experts on DeepSeek, MXFP4 / W4A8, other INT8 W8A8 forms and INT8 experts, asymmetric or
 activation-ordered integer weights, other MoE architectures, FP8 on MiniMax-M2) is reported as not modelled, and so
 are the QuantizationArgs fields newer llm-compressor exports carry (``scale_dtype``, ``zp_dtype``) up to 0.13.x: the
 compressed-tensors package those releases pin forbids them (VllmConfig's validation refuses the config with a pydantic
@@ -77,7 +78,8 @@ from collections.abc import Mapping
 from typing import Any, Optional
 
 __all__ = ["METHOD", "MOE_FAMILIES", "NVFP4_MOE_CLASS", "WNA16_ONLY_FAMILIES", "forbidden_args", "scheme_from_config",
-           "path", "may_ignore", "may_ignore_experts", "nvfp4_moe_unmodelled", "static_token_args", "fp8_activations"]
+           "path", "may_ignore", "may_ignore_experts", "nvfp4_moe_class", "nvfp4_moe_unmodelled",
+           "nvfp4a16_moe_refused", "static_token_args", "fp8_activations"]
 
 METHOD = "compressed-tensors"
 
@@ -281,7 +283,7 @@ def _nvfp4(out: dict[str, Any], weights: Mapping[str, Any], activations: Optiona
         return {"unmodelled": f"the compressed-tensors checkpoint's {desc} is not modelled"}
     # the experts are decided by release and launch (nvfp4_moe_unmodelled)
     if activations is None:
-        return dict(out, kind="nvfp4", moe=None)
+        return dict(out, kind="nvfp4", moe=None, weight_only=True)
     if fp8_activations(activations):
         # refused at the first quantized linear layer, by release (:func:`path`); the experts are never reached
         return dict(out, kind="nvfp4_fp8", moe=None)
@@ -325,47 +327,68 @@ def fp8_activations(activations: Mapping[str, Any]) -> bool:
 NVFP4_FP8_REFUSED = "0.23.0"
 
 
-#: the releases whose NVFP4 experts kvguard decides (compressed_tensors_moe.py 0.15.0 - 0.19.x, then
-#: compressed_tensors_moe/compressed_tensors_moe_w4a4_nvfp4.py: read in 0.15.0, 0.16.0 - 0.24.0 and 0.26.0 - 0.33.0;
-#: 0.15.1, 0.25.x and 0.27.1 lie between identical readings): one method for both forms, its backend chosen by
-#: select_nvfp4_moe_backend.  0.17.0 - 0.19.x have the same method, but their backend selection imports the FlashInfer
-#: TRT-LLM NVFP4 MoE module (which imports flashinfer) before it reaches MARLIN: not checked against the releases
-#: (the CPU oracle has no flashinfer), left skipped
-NVFP4_MOE_RANGES = (("0.15.0", "0.16.0"), ("0.20.0", None))
+#: the NVFP4 experts' method, by release (compressed_tensors_moe.py up to 0.19.x, then
+#: compressed_tensors_moe/compressed_tensors_moe_w4a4_nvfp4.py; read in every group release 0.10.2 - 0.33.0 and in 0.11.2,
+#: 0.14.0, 0.17.0; 0.15.1, 0.18.1, 0.19.0, 0.25.x and 0.27.1 lie between identical readings):
+#:
+#: - 0.10.2 - 0.13.x: ``get_moe_method`` takes only the W4A4 form (``_is_fp4a4_nvfp4``) to the NVFP4 method, whose
+#:   ``detect_nvfp4_moe_support`` (utils/nvfp4_moe_support.py) answers FP4 Marlin on compute capability 9.0 (no FP4
+#:   CUTLASS; ``is_fp4_marlin_supported``: 7.5+); the weight-only form falls through the FP8 tests to
+#:   ``_is_dynamic_token_w8a8``, which reads the absent activations' ``num_bits`` (:data:`NVFP4A16_MOE_READ`);
+#: - 0.14.x: ``_is_nvfp4_format`` takes both forms, the weight-only one with ``use_marlin`` (its own
+#:   ``is_fp4_marlin_supported`` probe), the W4A4 one through ``select_nvfp4_moe_backend()`` (MARLIN on 9.0);
+#: - 0.15.0+: both through ``select_nvfp4_moe_backend(config, ...)``, its priority list's MARLIN entry on 9.0.
+#:   0.17.0 - 0.19.x import the FlashInfer TRT-LLM NVFP4 experts module first, whose top-level ``import flashinfer``
+#:   succeeds on the default host (flashinfer-python is a dependency of those releases' CUDA wheels: 0.6.4 / 0.6.6)
+#:   and whose experts decline compute capability 9.0 (the SM100 family only), as do the FlashInfer CuteDSL, FlashInfer
+#:   CUTLASS (NVFP4 from capability 10.0) and CUTLASS FP4 entries.
+#:
+#: The class FusedMoE's EPLB refusal names (0.11.1+): CompressedTensorsW4A4MoeMethod up to 0.11.x,
+#: CompressedTensorsW4A4Nvfp4MoEMethod from 0.12.0 (:func:`nvfp4_moe_class`)
+NVFP4_MOE_RENAMED = "0.12.0"
 #: the MoE families whose NVFP4 experts are decided (Qwen3-MoE, Mixtral: a FusedMoE / RoutedExperts of SiLU-and-mul
 #: experts, the router gate a plain linear layer)
 NVFP4_MOE_FAMILIES = ("qwen3_moe", "mixtral")
-#: the experts' method, as FusedMoE's EPLB refusal names it (both forms: use_a16 only changes the activation key)
+#: the experts' method from 0.12.0, as FusedMoE's EPLB refusal names it (both forms: ``use_a16`` / ``use_marlin`` only
+#: change the activation key)
 NVFP4_MOE_CLASS = "CompressedTensorsW4A4Nvfp4MoEMethod"
+#: from this release ``get_moe_method`` takes NVFP4A16 (weight-only) experts; 0.10.2 - 0.13.x refuse them with an
+#: AttributeError while the MoE layer picks its method (``MI_ct_nvfp4a16_moe``: ``_is_dynamic_token_w8a8`` compares the
+#: weights' ``num_bits`` with the activations', which are None) - after FusedMoE's intermediate-size assert, before
+#: its EPLB check
+NVFP4A16_MOE_READ = "0.14.0"
+
+
+def nvfp4_moe_class(release) -> str:
+    """The NVFP4 experts' method class name in ``release`` (FusedMoE's EPLB refusal names it from 0.11.1)."""
+    return NVFP4_MOE_CLASS if release.within(NVFP4_MOE_RENAMED) else "CompressedTensorsW4A4MoeMethod"
+
+
+def nvfp4a16_moe_refused(release) -> bool:
+    """Whether ``release``'s ``get_moe_method`` refuses NVFP4A16 experts (:data:`NVFP4A16_MOE_READ`)."""
+    return not release.within(NVFP4A16_MOE_READ)
 
 
 def nvfp4_moe_unmodelled(family: str, release, moe_backend: Optional[str],
                          all2all_backend: Optional[str]) -> Optional[str]:
-    """Why the NVFP4 / NVFP4A16 experts of ``family`` are not decided for this release and launch (None: they are).
+    """Why the NVFP4 / NVFP4A16 experts of ``family`` are not decided for this launch (None: they are).
 
-    0.15.0 - 0.16.x and 0.20.0 - 0.33.0 (:data:`NVFP4_MOE_RANGES`; ``CompressedTensorsMoEMethod.get_moe_method``, then
-    ``CompressedTensorsW4A4Nvfp4MoEMethod``):
-    NVFP4 weights with NVFP4 or no input activations take the one NVFP4 MoE method (``use_a16`` for the weight-only
-    form), which picks its backend while it is built (``select_nvfp4_moe_backend``, fused_moe/oracle/nvfp4.py, the
-    function ModelOpt's NVFP4 experts call: kvguard.quant.modelopt_shards) with the weight key ``kNvfp4Static`` and
-    the activation key ``kNvfp4Dynamic`` or None.  On the default host (compute capability 9.0, default environment,
-    ``--moe-backend auto``, the default all2all backend) the FlashInfer and CUTLASS FP4 entries need the SM100 family
-    and MARLIN (``MarlinExperts``: CUDA 7.5+, reads the weight key only; the last entry up to 0.19.x, EMULATION after
-    it from 0.20.0) takes the layer (0.32.0+ HUMMING before it takes it or not - no size check either way).
-    ``create_weights`` sizes the packed weights and group scales by
-    floor division of the hidden and per-rank intermediate sizes (``// 2``, ``// 16``): no check, no padding.
-    ``supports_eplb``: the base's False up to 0.27.x, then true only for FlashInfer backends the host does not pick:
-    ``--enable-eplb`` is refused (:data:`NVFP4_MOE_CLASS`).  Releases before 0.15.0 (a ``use_marlin`` method with
-    its own backend detection) are not read, nor are DeepSeek-V2/V3's NVFP4 experts."""
+    Every release 0.10.2 - 0.33.0 (:data:`NVFP4_MOE_RENAMED` lists the readings): the W4A4 form, and from 0.14.0 the
+    weight-only form, take the one NVFP4 MoE method, which picks its backend while it is built (0.10.2 - 0.13.x
+    ``detect_nvfp4_moe_support``, 0.14.x ``select_nvfp4_moe_backend()`` or the weight-only form's Marlin probe, from
+    0.15.0 ``select_nvfp4_moe_backend`` in fused_moe/oracle/nvfp4.py, the function ModelOpt's NVFP4 experts call:
+    kvguard.quant.modelopt_shards, with the weight key ``kNvfp4Static`` and the activation key ``kNvfp4Dynamic`` or
+    None).  On the default host (compute capability 9.0, default environment, ``--moe-backend auto``, the default
+    all2all backend) FP4 CUTLASS and the FlashInfer FP4 kernels need the SM100 family and FP4 Marlin takes the layer
+    (``MarlinExperts`` from 0.15.0: CUDA 7.5+, reads the weight key only; the last entry up to 0.19.x, EMULATION
+    after it from 0.20.0; 0.32.0+ HUMMING before it takes it or not - no size check either way).
+    ``create_weights`` sizes the packed weights and group scales by floor division of the hidden and per-rank
+    intermediate sizes (``// 2``, ``// 16``): no check, no padding.  ``supports_eplb``: the base's False up to
+    0.27.x, then true only for FlashInfer backends the host does not pick: ``--enable-eplb`` is refused
+    (:func:`nvfp4_moe_class`; up to 0.11.0 FusedMoE's own FP8-only test).  NVFP4A16 experts up to 0.13.x:
+    :data:`NVFP4A16_MOE_READ`.  DeepSeek-V2/V3's NVFP4 experts are not read."""
     if family not in NVFP4_MOE_FAMILIES:
         return f"compressed-tensors NVFP4 weights on the MoE experts of the {family} family are not modelled"
-    if not release.within("0.15.0"):
-        return (f"compressed-tensors NVFP4 weights on MoE experts in vLLM {release.key} (its NVFP4 MoE method and "
-                f"backend detection before 0.15.0) are not modelled")
-    if not any(release.within(first, last) for first, last in NVFP4_MOE_RANGES):
-        return (f"compressed-tensors NVFP4 weights on MoE experts in vLLM {release.key} (its NVFP4 MoE backend "
-                f"selection imports the FlashInfer TRT-LLM MoE module before MARLIN; not checked against the release) "
-                f"are not modelled")
     from .moe_backend import named_backend_unmodelled
 
     return named_backend_unmodelled("compressed-tensors NVFP4 experts", moe_backend, all2all_backend)

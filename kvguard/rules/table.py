@@ -2331,7 +2331,8 @@ RULES = (
                  f"built and before its create_weights)",
           description="--enable-eplb with a MoE method without EPLB support (the AWQ / GPTQ Marlin MoE methods, "
                       "MoeWNA16Method, CompressedTensorsWNA16MarlinMoEMethod; CompressedTensorsWNA16MoEMethod in "
-                      "0.11.x; ModelOptFp8MoEMethod; ModelOptNvFp4FusedMoE up to 0.12.x)"),
+                      "0.11.x; ModelOptFp8MoEMethod; ModelOptNvFp4FusedMoE up to 0.12.x; the compressed-tensors NVFP4 "
+                      "experts' CompressedTensorsW4A4MoeMethod, 0.12.0+ CompressedTensorsW4A4Nvfp4MoEMethod)"),
     Check("MI_eplb_unsupported", "0.15.0", stage="model_init", exc="NotImplementedError", scope="feature",
           when=lambda state: _mi_fires(state, "MI_eplb_unsupported"), bind=_mi_values,
           template="EPLB is not supported {method}.",
@@ -2341,8 +2342,8 @@ RULES = (
           description="--enable-eplb with a MoE method without EPLB support (the AWQ / GPTQ MoE methods, "
                       "MoeWNA16Method, CompressedTensorsWNA16MarlinMoEMethod up to 0.26.x, from 0.27.0 "
                       "CompressedTensorsWNA16MoEMethod on a backend other than TRITON; ModelOptFp8MoEMethod; "
-                      "CompressedTensorsW4A4Nvfp4MoEMethod (compressed-tensors NVFP4 / NVFP4A16 experts, decided "
-                      "0.15.0-0.16.x and 0.20.0+) on the FP4 Marlin backend of compute capability 9.0)"),
+                      "CompressedTensorsW4A4Nvfp4MoEMethod (compressed-tensors NVFP4 / NVFP4A16 experts) on the FP4 "
+                      "Marlin backend of compute capability 9.0)"),
     Check("MI_gptoss_world", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_gptoss_world"), template="",
           source="vllm/model_executor/models/gpt_oss.py::MLPBlock.__init__ (torch.distributed's world size: "
@@ -2443,6 +2444,15 @@ RULES = (
           source=f"{_S_CT}/compressed_tensors.py::CompressedTensorsConfig._get_scheme_from_parts",
           description="compressed-tensors FP8 weights with block scales (0.10.2) and NVFP4 weights with FP8 "
                       "activations (0.10.2-0.22.x): no scheme takes them (the first quantized linear layer refuses)"),
+    Check("MI_ct_nvfp4a16_moe", "0.10.2", "0.13.0", stage="model_init", exc="AttributeError",
+          when=lambda state: _mi_fires(state, "MI_ct_nvfp4a16_moe"),
+          template="'NoneType' object has no attribute 'num_bits'",
+          source=f"{_S_CT}/compressed_tensors_moe.py::CompressedTensorsMoEMethod.get_moe_method (its "
+                 f"CompressedTensorsConfig._is_dynamic_token_w8a8 test compares the weights' num_bits with the "
+                 f"input activations', which are None; run from FusedMoE.__init__ after the intermediate-size assert)",
+          description="compressed-tensors NVFP4A16 (weight-only NVFP4) on the MoE experts of Qwen3-MoE / Mixtral: no "
+                      "MoE method takes them up to 0.13.x (the W4A4 test wants activations, the FP8 tests decline) "
+                      "and the INT8 test reads the absent activations (the first MoE layer refuses)"),
     Check("MI_ct_nvfp4_activations", "0.23.0", "0.28.0", stage="model_init", exc="ValueError",
           when=lambda state: _mi_fires(state, "MI_ct_nvfp4_activations"),
           template="('For NVFP4 weights, input quantization must also be NVFP4 format, ', 'None for NVFP4A16')",

@@ -37,7 +37,9 @@ do the WNA16 MoE backend selection (``fused_moe.oracle.int_wna16``, 0.20.0+) and
 humming-kernels, so Humming declines and the next backend takes the layer, which construction does not read), and
 their FP8 scheme's kernel choices (``init_fp8_linear_kernel``, ``Fp8LinearOp``, ``W8A8BlockFp8LinearOp``)
 are stood in as the FP8 method's are (they run after ``validate_fp8_block_shape``); everything else keeps
-the CPU platform.  As ``initialize_model`` does, ``configure_quant_config`` hands the model class's packed-modules
+the CPU platform.  The one package stand-in: while the compressed-tensors NVFP4 MoE method of 0.17.0-0.19.x runs its
+backend selection, ``flashinfer`` is an importable module that answers nothing (``_ct_nvfp4_moe_on_h100``: the
+selection imports a module doing ``import flashinfer``, which the default host has; any use of the stand-in raises).  As ``initialize_model`` does, ``configure_quant_config`` hands the model class's packed-modules
 mapping and checkpoint-name mapper to the quantization config before the model is built.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
 listed (prefix, class, sizes) for comparison with kvguard's architecture data.  A built model's outcome says
 whether it (and a multimodal model's language model) implements ``MixtureOfExperts`` (``moe_model``).
@@ -51,6 +53,7 @@ import sys
 import tempfile
 import time
 import traceback
+import types
 
 
 def _setup():
@@ -338,6 +341,7 @@ def _stubs():
     _marlin_workspace_on_h100()
     _modelopt_nvfp4_kernel_on_h100()
     _ct_nvfp4_kernel_on_h100()
+    _ct_nvfp4_moe_on_h100()
     _modelopt_moe_backend_on_h100()
     _mxfp4_moe_backend_on_h100()
     _gpt_oss_world_size()
@@ -488,6 +492,80 @@ def _ct_nvfp4_kernel_on_h100():
             mod.select_nvfp4_linear_backend = select_marlin
         if callable(getattr(mod, "init_nvfp4_linear_kernel", None)):
             mod.init_nvfp4_linear_kernel = lambda *a, **k: _KernelStandIn()
+
+
+#: the FlashInfer TRT-LLM NVFP4 experts module, which 0.17.0-0.19.x import inside select_nvfp4_moe_backend (its
+#: priority list's first entry) and which does ``import flashinfer`` at module level
+_TRTLLM_NVFP4_EXPERTS = "vllm.model_executor.layers.fused_moe.experts.trtllm_nvfp4_moe"
+
+
+class _FlashinferForTheImportOnly(types.ModuleType):
+    """``flashinfer`` as the oracle sees it while a release's NVFP4 MoE backend selection imports a module that does
+    ``import flashinfer`` unguarded (0.17.0-0.19.x): present, so that the import succeeds as on the default host (the
+    release's CUDA wheel requires flashinfer-python), and nothing else.  Every attribute raises AttributeError (any
+    use of it fails loudly), it is no package (``import flashinfer.x`` raises ModuleNotFoundError) and its
+    ``__spec__`` is None, so ``importlib.util.find_spec("flashinfer")`` - what ``has_flashinfer`` asks - raises
+    ValueError instead of answering: the stand-in can make an import succeed, never change an answer."""
+
+    def __getattr__(self, name):
+        raise AttributeError(f"kvguard oracle: flashinfer is present for the import only (asked for {name!r})")
+
+
+def _imports_flashinfer_at_module_level(mname: str) -> bool:
+    """Whether the module's source does ``import flashinfer`` at its top level (read, not imported)."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(mname)
+    except (ImportError, ValueError):
+        return False
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return False
+    with open(spec.origin, encoding="utf-8") as fh:
+        return any(line.rstrip() == "import flashinfer" for line in fh)
+
+
+def _ct_nvfp4_moe_on_h100():
+    """compressed-tensors NVFP4 experts on the default host (compute capability 9.0, vLLM's CUDA wheel installed with
+    its dependencies):
+
+    - 0.14.x: the weight-only form (``use_marlin``) asks ``is_fp4_marlin_supported`` itself (capability 7.5+: True on
+      9.0; the CPU platform would answer no): answered as that host;
+    - 0.17.0-0.19.x: ``select_nvfp4_moe_backend`` (run as it is) first imports the FlashInfer TRT-LLM NVFP4 experts
+      module, whose ``import flashinfer`` succeeds on that host (flashinfer-python is a requirement of those
+      releases' CUDA wheels) and fails here (no flashinfer): for the duration of the selection only, ``flashinfer``
+      is :class:`_FlashinferForTheImportOnly`.  The experts classes then answer ``is_supported_config`` as the
+      release's code does (the FlashInfer and CUTLASS FP4 entries decline, here on the CPU platform, on the host for
+      compute capability 9.0; MARLIN takes the layer on the CUDA 9.0 stand-in).
+
+    0.10.2-0.13.x (``detect_nvfp4_moe_support``), 0.14.x W4A4 (``select_nvfp4_moe_backend()``) read the probes
+    :func:`_modelopt_moe_backend_on_h100` answers."""
+    import importlib
+
+    base = "vllm.model_executor.layers.quantization.compressed_tensors"
+    for mname in (f"{base}.compressed_tensors_moe", f"{base}.compressed_tensors_moe.compressed_tensors_moe_w4a4_nvfp4"):
+        try:
+            mod = importlib.import_module(mname)
+        except Exception:  # noqa: BLE001 - the module does not exist in this release
+            continue
+        if callable(getattr(mod, "is_fp4_marlin_supported", None)):
+            mod.is_fp4_marlin_supported = lambda *a, **k: True
+        select = getattr(mod, "select_nvfp4_moe_backend", None)
+        if (not callable(select) or getattr(select, "_kvg", False)
+                or not _imports_flashinfer_at_module_level(_TRTLLM_NVFP4_EXPERTS)):
+            continue
+
+        def select_with_flashinfer_importable(*a, _select=select, **k):
+            ours = "flashinfer" not in sys.modules
+            if ours:
+                sys.modules["flashinfer"] = _FlashinferForTheImportOnly("flashinfer")
+            try:
+                return _select(*a, **k)
+            finally:
+                if ours and isinstance(sys.modules.get("flashinfer"), _FlashinferForTheImportOnly):
+                    del sys.modules["flashinfer"]
+        select_with_flashinfer_importable._kvg = True
+        mod.select_nvfp4_moe_backend = select_with_flashinfer_importable
 
 
 def _modelopt_moe_backend_on_h100():

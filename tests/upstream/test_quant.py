@@ -514,17 +514,11 @@ def ct_nvfp4_fp8_variants(rng: random.Random, n: int) -> list[dict]:
 
 #: compressed-tensors NVFP4 / NVFP4A16 experts (RedHatAI/Qwen3-30B-A3B-NVFP4, RedHatAI/Qwen3-235B-A22B-NVFP4; Mixtral
 #: the same method): the MoE bases with the ignore lists those checkpoints carry, other MoE intermediate sizes (per-rank
-#: shares that are not multiples of 16 or 2), the MoE layouts and EPLB; how many run() builds per release (None: one
-#: in 0.15.0-0.16.x and from 0.20.0, the releases kvguard decides, none in the others); tools/quant_differential.py
+#: shares that are not multiples of 16 or 2), the MoE layouts and EPLB; how many run() builds per release (None: one;
+#: kvguard decides them in every release, the weight-only form refused up to 0.13.x); tools/quant_differential.py
 #: --ct-nvfp4-moe
 CT_NVFP4_MOE_CONFIGS: "int | None" = None
 CT_NVFP4_MOE_BASES = ("Qwen/Qwen3-30B-A3B", "Qwen/Qwen3-235B-A22B", "mistralai/Mixtral-8x7B-v0.1")
-
-
-def _ct_nvfp4_moe_decided(version: str) -> bool:
-    """The releases whose NVFP4 experts kvguard decides (written out here, not read from kvguard)."""
-    release = resolve(version)
-    return release.within("0.15.0", "0.16.0") or release.within("0.20.0")
 
 
 def ct_nvfp4_moe_variants(rng: random.Random, n: int) -> list[dict]:
@@ -1109,7 +1103,7 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
             "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq",
             "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme", "MI_ct_no_target": "no-scheme",
-            "MI_ct_nvfp4_activations": "no-scheme",
+            "MI_ct_nvfp4_activations": "no-scheme", "MI_ct_nvfp4a16_moe": "ct-nvfp4a16-moe",
             "MI_eplb_unsupported": "ep-eplb", "MI_ct_wna16_moe_group": "ct-wna16-moe",
             "MI_ct_wna16_moe_hidden": "ct-wna16-moe", "MI_ct_wna16_moe_int8_group": "ct-wna16-moe",
             "MI_nvfp4_input": "modelopt-nvfp4", "MI_gptoss_world": "sharding"}
@@ -1360,8 +1354,7 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         cases.append({"config": cfg, "layouts": lays[-n_layouts:]})
     # compressed-tensors NVFP4 experts: the MoE layouts, EPLB last (a stream of its own per release)
     ct_nvfp4_moe_rng = random.Random(seed * 9000 + SUPPORTED_VERSIONS.index(version))
-    n_nvfp4_moe = (int(_ct_nvfp4_moe_decided(version)) if CT_NVFP4_MOE_CONFIGS is None
-                   else CT_NVFP4_MOE_CONFIGS)
+    n_nvfp4_moe = 1 if CT_NVFP4_MOE_CONFIGS is None else CT_NVFP4_MOE_CONFIGS
     for cfg in ct_nvfp4_moe_variants(ct_nvfp4_moe_rng, n_nvfp4_moe):
         heads = cfg["num_attention_heads"]
         lays = [lay for lay in moe_layouts + [{"tp": 2, "dp": 4, "ep": True}] if heads % lay["tp"] == 0]
