@@ -324,15 +324,16 @@ def _plan(report: "PlanReport", top: Optional[int]) -> str:
            + "  cross-node")
     lines.append(hdr)
     for i, e in enumerate(report.entries[:top], 1):
-        lower = ">=" if e.kv_sizing == "upper_bound" else ""   # fewer bytes than counted: at least these tokens
+        # an upper bound on the bytes (sliding-window layers counted as full attention) is a lower bound on the tokens
+        upper, lower = ("<=", ">=") if e.kv_sizing == "upper_bound" else ("", "")
         cross = ",".join(n for n, f in (("tp", e.tp_cross_node), ("dcp", e.dcp_cross_node), ("pcp", e.pcp_cross_node),
                                         ("pp", e.pp_cross_node), ("ep", e.ep_cross_node)) if f) or "-"
         lines.append(f"{i:>3} {e.tp:>4} {e.pp:>3} {e.dp:>5} {e.pcp:>3} {e.dcp:>4} {'y' if e.expert_parallel else '-':>2} "
                      f"{e.duplication_factor:>4} {e.residual_duplication:>5g} "
-                     f"{('<=' if e.kv_sizing == 'upper_bound' else '') + format(e.kv_bytes_per_token_per_rank, ',.0f'):>11} "
+                     f"{upper + format(e.kv_bytes_per_token_per_rank, ',.0f'):>11} "
                      f"{lower + format(e.kv_tokens_per_gpu_per_gib, ',.0f'):>12} "
                      f"{lower + format(e.kv_tokens_per_replica_per_gib, ',.0f'):>15}"
-                     + (f" {('<=' if e.kv_sizing == 'upper_bound' else '') + format(e.kv_gib_per_gpu_for_max_len, '.3f'):>11}"
+                     + (f" {upper + format(e.kv_gib_per_gpu_for_max_len, '.3f'):>11}"
                         if e.kv_gib_per_gpu_for_max_len is not None else "")
                      + f"  {cross}")
     lines.append("")
