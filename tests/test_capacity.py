@@ -468,7 +468,8 @@ def test_cohere2_sliding_layer_without_a_window_is_not_modelled_from_0_29_0():
 
 
 @pytest.mark.parametrize("kwargs, why", [
-    ({"pp": 2}, "max_concurrent_batches"),
+    ({"pp": 2, "tp": 8}, "span more than one 8-GPU node"),
+    ({"pp": 2, "env": {"VLLM_USE_V2_MODEL_RUNNER": "yes"}}, "is not an integer"),
     ({"pp": 2, "vllm_version": "0.24.0", "disable_hybrid_kv_cache_manager": True}, "was not checked"),
     ({"pp": 2, "vllm_version": "0.24.0", "env": {"VLLM_PP_LAYER_PARTITION": "10,14"}}, "was not checked"),
     ({"dcp": 2, "tp": 2}, "-pcp/-dcp above 1"),
@@ -703,3 +704,69 @@ def test_in_flight_tokens_over_pipeline_stages():
     assert in_flight_tokens("0.28.0", 8192, True, pp=4, v2_model_runner=True) == 5 * 8192
     assert in_flight_tokens("0.28.0", 8192, False, pp=4, v2_model_runner=True) == 4 * 8192
     assert in_flight_tokens("0.24.0", 8192, True, pp=4) == 8192
+
+
+@pytest.mark.parametrize("version, env, async_scheduling, batches, runner", [
+    # 0.26.0-0.28.0: gpt-oss is a MoE model outside DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES -> V1, which at -pp > 1
+    # keeps pp batches even with async scheduling on
+    ("0.28.0", None, None, 2, "model runner V1"),
+    ("0.26.0", None, None, 2, "model runner V1"),
+    ("0.28.0", {"VLLM_USE_V2_MODEL_RUNNER": "1"}, None, 3, "model runner V2 (VLLM_USE_V2_MODEL_RUNNER=1)"),
+    # 0.29.0 on: V2 by default, async on -> pp + 1
+    ("0.29.0", None, None, 3, "model runner V2"),
+    ("0.33.0", None, None, 3, "model runner V2"),
+    ("0.29.0", None, False, 2, "async scheduling off (--no-async-scheduling)"),
+    # 0.31.0 on: the V1 runner at -pp > 1 turns async scheduling off (pp batches either way)
+    ("0.33.0", {"VLLM_USE_V2_MODEL_RUNNER": "0"}, None, 2, "the default turns it off for the V1 runner"),
+])
+def test_sliding_window_pp_from_0_26_0_reserves_the_resolved_batches(version, env, async_scheduling, batches,
+                                                                      runner):
+    # gpt-oss-20b at -tp 1 -pp 2: 8 KV heads of 64, bf16 -> 2,048 B/token/layer, page 32,768 B; 24 layers, even ones
+    # sliding (window 128): stage 0 holds layers 0-11, 6 of each 12-layer group -> 6 pools: 40 GiB // (6 x 32,768)
+    # = 218,453 blocks.  One 131,072-token request: full 8,192 blocks + sliding cdiv(127 + batches x 8,192, 16) + 1:
+    # 2 batches 1,033 -> 9,225; 3 batches 1,545 -> 9,737
+    cap = predict_capacity("openai/gpt-oss-20b", tp=1, pp=2, max_model_len=131072, kv_memory_gib=40,
+                           vllm_version=version, env=env, async_scheduling=async_scheduling)
+    assert cap.num_blocks == 218453
+    assert cap.blocks_per_request == {2: 9225, 3: 9737}[batches]
+    decided = [a for a in cap.assumptions if a.startswith("model runner")]
+    assert len(decided) == 1 and runner in decided[0]
+    assert f"max_concurrent_batches = {batches} batches" in decided[0]
+
+
+def test_serve_pp_runner_dense_models_take_v2_from_0_26_0():
+    from kvguard.kv.capacity import serve_pp_runner
+
+    # a dense model: V2 in 0.26.0 too; a MoE one V1 unless its architecture is a default-V2 one (Qwen2Moe from
+    # 0.26.0, DeepseekV4 only from 0.28.0)
+    assert serve_pp_runner("0.26.0", architectures=["Gemma2ForCausalLM"], is_moe=False, pp=2)[:2] == (True, True)
+    assert serve_pp_runner("0.26.0", architectures=["Qwen2MoeForCausalLM"], is_moe=True, pp=2)[:2] == (True, True)
+    assert serve_pp_runner("0.27.0", architectures=["DeepseekV4ForCausalLM"], is_moe=True, pp=2)[:2] == (False, True)
+    assert serve_pp_runner("0.28.0", architectures=["DeepseekV4ForCausalLM"], is_moe=True, pp=2)[:2] == (True, True)
+    # 0.30.0 keeps async scheduling on for the V1 runner at -pp > 1; 0.31.0 turns it off
+    env = {"VLLM_USE_V2_MODEL_RUNNER": "0"}
+    assert serve_pp_runner("0.30.0", architectures=["GptOssForCausalLM"], is_moe=True, pp=2, env=env)[:2] == \
+        (False, True)
+    assert serve_pp_runner("0.31.0", architectures=["GptOssForCausalLM"], is_moe=True, pp=2, env=env)[:2] == \
+        (False, False)
+    with pytest.raises(ValueError):
+        serve_pp_runner("0.24.0", architectures=["Gemma2ForCausalLM"], is_moe=False, pp=2)
+
+
+@given(version=st.sampled_from(["0.26.0", "0.27.0", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"]),
+       pp=st.integers(2, 8), is_moe=st.booleans(), env=st.sampled_from([None, "0", "1"]),
+       no_async=st.booleans(), batched=st.integers(1, 1 << 16))
+def test_serve_pp_runner_batches_are_pp_or_pp_plus_one(version, pp, is_moe, env, no_async, batched):
+    from kvguard.kv.capacity import in_flight_tokens, serve_pp_runner
+
+    v2, async_on, why = serve_pp_runner(version, architectures=["GptOssForCausalLM"], is_moe=is_moe, pp=pp,
+                                        env=None if env is None else {"VLLM_USE_V2_MODEL_RUNNER": env},
+                                        async_scheduling=False if no_async else None)
+    if env is not None:
+        assert v2 is (env == "1")
+    if no_async:
+        assert async_on is False
+    tokens = in_flight_tokens(version, batched, async_on, pp, v2)
+    # VllmConfig.max_concurrent_batches: pp + 1 only with the V2 runner and async scheduling
+    assert tokens == batched * (pp + 1 if (v2 and async_on) else pp)
+    assert f"max_concurrent_batches = {tokens // batched} batches" in why

@@ -219,13 +219,29 @@ def test_sliding_window_model_sized_as_vllm_at_pp1_and_bounded_elsewhere(capsys)
     assert tp8.kv_bytes_per_token_per_rank == pytest.approx(453427200 / 131072)
     assert tp8.kv_gib_per_gpu_for_max_len == pytest.approx(453427200 / 2**30)
     assert by_layout[(4, 1, 2, False)].kv_bytes_per_token_per_rank == pytest.approx(2 * 453427200 / 131072)
+    # -tp 1 -pp 8 from 0.26.0 (3 layers a stage, 2 pools of 32,768 B on stage 0): 0.28.0 runs gpt-oss (MoE) on the
+    # V1 runner, pp = 8 batches in flight: 8,192 + cdiv(127 + 65,536, 16) + 1 = 12,297 blocks x 2 x 32,768 B / 131,072
+    # = 6,148.5 B per token (the "every layer full attention" figure, 6,144, does not bound it: 2 pools a stage)
     pp8 = by_layout[(1, 8, 1, False)]
-    assert (pp8.kv_sizing, pp8.kv_bytes_per_token_per_rank) == ("upper_bound", 6144)
+    assert (pp8.kv_sizing, pp8.kv_bytes_per_token_per_rank) == ("sliding", pytest.approx(12297 * 2 * 32768 / 131072))
+    # 0.29.0 runs it on V2 with async scheduling: 9 batches, cdiv(127 + 73,728, 16) + 1 = 4,617 -> 12,809 blocks
+    newer = {(e.tp, e.pp, e.dp, e.expert_parallel): e for e in kvguard.plan("openai/gpt-oss-20b", gpus=8,
+                                                                             vllm_version="0.29.0").entries}
+    assert newer[(1, 8, 1, False)].kv_bytes_per_token_per_rank == pytest.approx(12809 * 2 * 32768 / 131072)
+    # VLLM_USE_V2_MODEL_RUNNER=0 in 0.29.0: V1, 8 batches again
+    v1 = {(e.tp, e.pp, e.dp, e.expert_parallel): e for e in kvguard.plan(
+        "openai/gpt-oss-20b", gpus=8, vllm_version="0.29.0", env={"VLLM_USE_V2_MODEL_RUNNER": "0"}).entries}
+    assert v1[(1, 8, 1, False)].kv_bytes_per_token_per_rank == pytest.approx(12297 * 2 * 32768 / 131072)
     # the sized layouts rank first (fewer bytes per token than every layer as full attention)
     assert [e.kv_sizing for e in report.entries[:8]] == ["sliding"] * 8
-    assert any(n.startswith("12 of 24 layers slide (window 128): the layouts without -dcp/-pcp (and, from 0.26.0, at "
-                            "-pp 1) are sized as vLLM sizes one 131,072-token sequence") and "marked <=" in n
-               and "the tokens in flight depend on the model runner" in n for n in report.notes)
+    assert any(n.startswith("12 of 24 layers slide (window 128): the layouts without -dcp/-pcp (and, from 0.26.0, "
+                            "with -pp stages within one node) are sized as vLLM sizes one 131,072-token sequence")
+               and "marked <=" not in n for n in report.notes)
+    # 16 GPUs: -tp 2 -pp 8 spans two nodes, where the executor decides async scheduling: still the upper bound
+    wide = kvguard.plan("openai/gpt-oss-20b", gpus=16, vllm_version="0.28.0")
+    assert {(e.tp, e.pp, e.dp): e for e in wide.entries}[(2, 8, 1)].kv_sizing == "upper_bound"
+    assert {(e.tp, e.pp, e.dp): e for e in wide.entries}[(1, 8, 2)].kv_sizing == "sliding"
+    assert any("marked <=" in n and "at -pp above 1 across nodes" in n for n in wide.notes)
     assert not any(n.startswith("KV sizes count every layer as full attention") for n in report.notes)
     # 0.24.0 sizes -pp too: -tp 1 -pp 8 (3 layers a stage, 2 of the 12-layer sliding group on stage 0: 2 pools of
     # 32,768 B): 8,713 blocks (to 0.24.0 one batch in flight: 8,192 + 521) x 2 x 32,768 B / 131,072 = 4,356.5 B
@@ -238,10 +254,12 @@ def test_sliding_window_model_sized_as_vllm_at_pp1_and_bounded_elsewhere(capsys)
     assert {e.kv_sizing for e in unread.entries} == {"upper_bound"}
     assert any("sliding-window capacity is not modelled for vLLM 0.25.0" in n for n in unread.notes)
     # the text marks the bounds; JSON carries kv_sizing
-    assert run(["plan", "openai/gpt-oss-20b", "--gpus", "8", "--vllm-version", "0.28.0", "--top", "0"]) == EXIT_ACCEPT
+    assert run(["plan", "openai/gpt-oss-20b", "--gpus", "8", "--vllm-version", "0.25.0", "--top", "0"]) == EXIT_ACCEPT
     out = capsys.readouterr().out
     assert "<=6,144" in out and ">=21,845" in out and "<=0.750" in out
-    assert " 3,459 " in out and " 0.422 " in out
+    assert run(["plan", "openai/gpt-oss-20b", "--gpus", "8", "--vllm-version", "0.28.0", "--top", "0"]) == EXIT_ACCEPT
+    out = capsys.readouterr().out
+    assert " 3,459 " in out and " 0.422 " in out and "<=" not in out
     assert run(["plan", "openai/gpt-oss-20b", "--gpus", "8", "--vllm-version", "0.28.0", "--format", "json"]) == \
         EXIT_ACCEPT
     assert json.loads(capsys.readouterr().out)["layouts"][0]["kv_sizing"] == "sliding"

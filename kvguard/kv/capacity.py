@@ -54,7 +54,7 @@ from .kvsize import (
     kv_token_shards,
 )
 
-__all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "in_flight_tokens",
+__all__ = ["CAPACITY_RELEASES", "serve_pp_runner", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "in_flight_tokens",
            "default_block_size", "kv_cache_group_layout", "kv_capacity", "kv_capacity_sliding", "kv_capacity_sliding_pp",
            "pp_partitions", "predict_capacity", "serve_max_num_batched_tokens"]
 
@@ -434,6 +434,66 @@ def in_flight_tokens(vllm_version: Any, max_num_batched_tokens: int, async_sched
     if async_scheduling and (v2_model_runner or pp == 1):
         return max_num_batched_tokens * (pp + 1)
     return max_num_batched_tokens * pp
+
+
+#: ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` (vllm/config/vllm.py, 0.26.0-0.28.0): the MoE architectures the V2
+#: model runner takes by default (0.26.0; 0.27.0 adds KimiK3ForConditionalGeneration, 0.28.0 DeepseekV4ForCausalLM)
+_DEFAULT_V2_MOE_ARCHITECTURES = (
+    ("DeepseekV2ForCausalLM", "0.26.0"), ("GraniteMoeForCausalLM", "0.26.0"), ("InklingForCausalLM", "0.26.0"),
+    ("InklingForConditionalGeneration", "0.26.0"), ("LongcatFlashNgramForCausalLM", "0.26.0"),
+    ("Qwen2MoeForCausalLM", "0.26.0"), ("KimiK3ForConditionalGeneration", "0.27.0"),
+    ("DeepseekV4ForCausalLM", "0.28.0"))
+
+#: what a plain `vllm serve MODEL -pp N` leaves the model-runner choice and async scheduling to (stated with them)
+_SERVE_PP_HOST = ("a plain `vllm serve` on one CUDA node (the multiprocessing executor, which supports async "
+                  "scheduling; Triton importable; no speculative decoding, no -pcp, no vllm.logits_processors "
+                  "plugin installed, no option Model Runner V2 lacks)")
+
+
+def serve_pp_runner(vllm_version: Any, *, architectures: Sequence[str], is_moe: bool, pp: int,
+                    env: Optional[Mapping[str, str]] = None,
+                    async_scheduling: Optional[bool] = None) -> tuple[bool, bool, str]:
+    """(``use_v2_model_runner``, resolved ``async_scheduling``, why) for a plain ``vllm serve`` of a generative
+    attention model (no mamba layers) at ``-pp`` > 1 on one CUDA node, from 0.26.0 (vllm/config/vllm.py).
+
+    Runner: ``VLLM_USE_V2_MODEL_RUNNER`` decides when set (``bool(int(value))``); else 0.26.0-0.28.0 take V2
+    for a dense model or one of ``DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES`` and V1 for other MoE models, and
+    from 0.29.0 every model takes V2 (no V2-unsupported feature on this launch: sequence parallelism stays off as
+    the optimization levels' ``IS_DENSE`` is False).  Async scheduling: ``--no-async-scheduling`` turns it off;
+    unset it resolves to on (the multiprocessing executor supports it), except from 0.31.0 on the V1 runner at
+    -pp > 1, which turns it off."""
+    release = _release(vllm_version)
+    if not release.within("0.26.0"):
+        raise ValueError("serve_pp_runner models 0.26.0 and later")
+    raw = (env or {}).get("VLLM_USE_V2_MODEL_RUNNER")
+    if raw is not None:
+        try:
+            v2 = bool(int(raw))
+        except ValueError:
+            raise CapacityNotModelled(f"VLLM_USE_V2_MODEL_RUNNER={raw!r} is not an integer: vLLM fails reading "
+                                      "it") from None
+        why = f"VLLM_USE_V2_MODEL_RUNNER={raw}"
+    elif release.within("0.26.0", "0.28.0"):
+        default_moe = any(a == name and release.within(since) for name, since in _DEFAULT_V2_MOE_ARCHITECTURES
+                          for a in architectures)
+        v2 = not is_moe or default_moe
+        why = (f"vLLM {release.version} defaults to Model Runner V2 for a dense model or one of its default-V2 "
+               "MoE architectures, else V1: " + ("a MoE model outside that list" if not v2 else
+                                                  "a default-V2 MoE architecture" if is_moe else "a dense model"))
+    else:
+        v2 = True
+        why = f"vLLM {release.version} defaults to Model Runner V2"
+    if async_scheduling is None:
+        async_scheduling = v2 or not release.within("0.31.0")
+        how = "on (the default)" if async_scheduling else \
+            "off (the default turns it off for the V1 runner at -pp > 1 from 0.31.0)"
+    else:
+        how = "on (--async-scheduling)" if async_scheduling else "off (--no-async-scheduling)"
+    runner = "V2" if v2 else "V1"
+    batches = pp + 1 if (v2 and async_scheduling) else pp
+    return v2, async_scheduling, (
+        f"model runner {runner} ({why}), async scheduling {how}: at -pp {pp} a sliding-window layer reserves "
+        f"max_concurrent_batches = {batches} batches of max_num_batched_tokens in flight — assumes {_SERVE_PP_HOST}")
 
 
 def kv_cache_group_layout(vllm_version: Any, layer_windows: Sequence[Optional[int]]) -> list[Optional[int]]:
@@ -892,8 +952,9 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
 
     Models with sliding-window layers (:mod:`kvguard.kv.sliding`: gpt-oss, Gemma 2 / 3, Cohere2,
     Llama / Mistral, Qwen2 / Qwen3 as their configs make them) are sized with
-    :func:`kv_capacity_sliding` without context parallelism (at ``-pp`` > 1 up to 0.24.0,
-    :func:`kv_capacity_sliding_pp`); their figures depend on
+    :func:`kv_capacity_sliding` without context parallelism (at ``-pp`` > 1
+    :func:`kv_capacity_sliding_pp`; from 0.26.0 within one 8-GPU node, with the model runner and async
+    scheduling :func:`serve_pp_runner` resolves from ``env`` and ``async_scheduling``); their figures depend on
     ``max_num_batched_tokens`` (default 8192, the ``vllm serve`` default on an H100-class 80 GB GPU)
     and, from 0.26.0, ``async_scheduling`` (default on), both reported as assumptions.
     ``disable_sliding_window``: ``--disable-sliding-window``.  ``disable_hybrid_kv_cache_manager``:
@@ -979,7 +1040,8 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
                                 max_num_batched_tokens=max_num_batched_tokens, async_scheduling=async_scheduling,
                                 heads=heads, head_size=head_size, dtype_name=dtype_name, b=b,
                                 assumptions=assumptions, notes=notes,
-                                disable_hybrid_kv_cache_manager=disable_hybrid_kv_cache_manager, partition=partition)
+                                disable_hybrid_kv_cache_manager=disable_hybrid_kv_cache_manager, partition=partition,
+                                architectures=tuple(facts.architectures or ()), is_moe=facts.is_moe, env=env)
     core = kv_capacity(release.key, bytes_per_token_per_layer=per_layer, num_layers=num_layers,
                        block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len, pp=pp,
                        dcp=dcp, pcp=pcp, pp_partition=partition)
@@ -1001,6 +1063,8 @@ def predict_capacity(config: Any, *, tp: int, max_model_len: int, pp: int = 1, p
 #: 16384 from 160 GB), when it is not clamped to ``max_num_seqs * max_model_len`` (1024 sequences)
 _SERVE_MAX_NUM_BATCHED_TOKENS = 8192
 _SERVE_MAX_NUM_SEQS = 1024
+#: the default host's GPUs per node (8x H100): a -pp launch within it runs on the multiprocessing executor
+_SERVE_NODE_GPUS = 8
 
 
 def serve_max_num_batched_tokens(max_model_len: int) -> int:
@@ -1032,16 +1096,18 @@ def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pc
                      block_size: int, avail: int, max_model_len: int, max_num_batched_tokens: Optional[int],
                      async_scheduling: Optional[bool], heads: int, head_size: int, dtype_name: str, b: int,
                      assumptions: list, notes: list, disable_hybrid_kv_cache_manager: bool = False,
-                     partition: Optional[str] = None) -> CapacityPrediction:
+                     partition: Optional[str] = None, architectures: Sequence[str] = (), is_moe: bool = False,
+                     env: Optional[Mapping[str, str]] = None) -> CapacityPrediction:
     if pcp != 1 or dcp != 1:
         raise CapacityNotModelled(f"{label}: sliding-window layers with -pcp/-dcp above 1 are not modelled "
                                   "(vLLM's SlidingWindowSpec refuses -dcp)")
     if pp != 1:
         why = None
-        if release.within("0.26.0"):
-            why = ("from 0.26.0 a sliding-window layer reserves max_concurrent_batches batches, which at -pp > 1 "
-                   "depends on the model runner (V2: pp + 1 with async scheduling, V1: pp) and on whether the "
-                   "executor runs async scheduling — kvguard.kv.capacity.kv_capacity_sliding_pp takes them")
+        if release.within("0.26.0") and tp * pp > _SERVE_NODE_GPUS:
+            why = (f"from 0.26.0 a sliding-window layer reserves max_concurrent_batches batches, which at -pp > 1 "
+                   f"depends on async scheduling; {tp * pp} GPUs span more than one {_SERVE_NODE_GPUS}-GPU node, "
+                   "where the executor (Ray, or multiprocessing over nodes) decides it — "
+                   "kvguard.kv.capacity.kv_capacity_sliding_pp takes async_scheduling and v2_model_runner")
         elif disable_hybrid_kv_cache_manager:
             why = "--disable-hybrid-kv-cache-manager with -pp > 1 was not checked against the releases"
         elif partition is not None:
@@ -1055,6 +1121,11 @@ def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pc
         assumptions.append(f"max_num_batched_tokens {max_num_batched_tokens}: the `vllm serve` default on an H100-class "
                            "80 GB GPU (chunked prefill on); a sliding-window layer reserves its window plus that many "
                            "tokens — pass --max-num-batched-tokens if yours differs")
+    v2_model_runner = False
+    if pp > 1 and release.within("0.26.0"):
+        v2_model_runner, async_scheduling, decided = serve_pp_runner(
+            release.key, architectures=architectures, is_moe=is_moe, pp=pp, env=env, async_scheduling=async_scheduling)
+        assumptions.append(decided)
     if async_scheduling is None:
         async_scheduling = True
         if release.within("0.26.0"):
@@ -1066,7 +1137,7 @@ def _predict_sliding(release, label: str, windows: list, *, tp: int, pp: int, pc
         core = kv_capacity_sliding_pp(release.key, bytes_per_token_per_layer=per_layer, layer_windows=windows,
                                       block_size=block_size, available_kv_bytes=avail, max_model_len=max_model_len,
                                       max_num_batched_tokens=max_num_batched_tokens, pp=pp,
-                                      async_scheduling=async_scheduling)
+                                      async_scheduling=async_scheduling, v2_model_runner=v2_model_runner)
         if core["error"] == ("AssertionError", ""):
             notes = list(notes) + ["vLLM 0.10.2 groups each pipeline stage's layers on its own and asserts that "
                                    "the stages' groups match (unify_kv_cache_configs): here they do not, a bare "

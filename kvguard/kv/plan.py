@@ -42,7 +42,7 @@ import json
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Optional, cast
+from typing import Any, Optional, Sequence, cast
 
 from ..errors import InputError, reports_internal_errors
 from ..launch.layout import Host
@@ -153,19 +153,37 @@ def _pos_int(value: Any, key: str) -> int:
 
 
 def _sliding_request_bytes(release, per_layer: int, windows: list, length: Optional[int],
-                           unread: list, pp: int = 1) -> Optional[int]:
+                           unread: list, pp: int = 1, *, architectures: Sequence[str] = (), is_moe: bool = False,
+                           env: Optional[Mapping[str, str]] = None, one_node: bool = True) -> Optional[int]:
     """Bytes one sequence of ``length`` tokens takes on a rank as audit's capacity sizes it
     (:func:`kvguard.kv.capacity.kv_capacity_sliding` with the `vllm serve` defaults: block size 16,
     ``max_num_batched_tokens`` 8192 clamped to 1024 sequences, async scheduling, the hybrid KV-cache manager on):
-    the blocks of every group times the group size times the page.  None without a length or where the
-    release's sliding-window rules were not read (``unread`` gets the reason once)."""
+    the blocks of every group times the group size times the page; at -pp > 1 from 0.26.0 with the model runner and
+    async scheduling :func:`kvguard.kv.capacity.serve_pp_runner` resolves (``architectures``, ``is_moe``, ``env``).
+    None without a length, where the release's sliding-window rules were not read (``unread`` gets the reason
+    once), or at -pp > 1 from 0.26.0 when the replica spans nodes (not ``one_node``: the executor decides async
+    scheduling)."""
     from ..errors import CapacityNotModelled
-    from .capacity import default_block_size, kv_capacity_sliding, kv_capacity_sliding_pp, serve_max_num_batched_tokens
+    from .capacity import (
+        default_block_size,
+        kv_capacity_sliding,
+        kv_capacity_sliding_pp,
+        serve_max_num_batched_tokens,
+        serve_pp_runner,
+    )
 
     if length is None or unread:
         return None
+    runner: dict[str, Any] = {}
     if pp > 1 and release.within("0.26.0"):
-        return None     # the tokens in flight at -pp > 1 depend on the model runner (predict_capacity says why)
+        if not one_node:
+            return None     # across nodes the executor decides async scheduling (predict_capacity says why)
+        try:
+            v2, async_on, _ = serve_pp_runner(release.key, architectures=architectures, is_moe=is_moe, pp=pp, env=env)
+        except CapacityNotModelled as exc:
+            unread.append(str(exc))
+            return None
+        runner = {"v2_model_runner": v2, "async_scheduling": async_on}
     args: dict[str, Any] = {"bytes_per_token_per_layer": per_layer, "layer_windows": windows,
             "block_size": default_block_size(False),
             "available_kv_bytes": 1 << 40, "max_model_len": length,
@@ -174,7 +192,7 @@ def _sliding_request_bytes(release, per_layer: int, windows: list, length: Optio
         if pp == 1:
             out = kv_capacity_sliding(release.key, **args)
             return out["blocks_per_request"] * out["group_size"] * out["page_size_bytes"]
-        out = kv_capacity_sliding_pp(release.key, pp=pp, **args)
+        out = kv_capacity_sliding_pp(release.key, pp=pp, **args, **runner)
     except CapacityNotModelled as exc:
         unread.append(str(exc))
         return None
@@ -190,15 +208,17 @@ def _sliding_note(windows: list, length: Optional[int], unread: list, sized: boo
     slide = [w for w in windows if w is not None]
     text = SlidingSplit(len(windows), len(slide), tuple(sorted(set(slide)))).describe() + ": "
     if sized:
-        text += (f"the layouts without -dcp/-pcp (and, from 0.26.0, at -pp 1) are sized as vLLM sizes one "
-                 f"{length:,}-token sequence on the stage that governs "
+        text += (f"the layouts without -dcp/-pcp (and, from 0.26.0, with -pp stages within one node) are sized as "
+                 f"vLLM sizes one {length:,}-token sequence on the stage that governs "
                  "(audit's accounting: block size 16, max_num_batched_tokens 8192, async scheduling, the hybrid "
-                 "KV-cache manager on), B/tok/rank being that sequence's bytes per token")
+                 "KV-cache manager on; from 0.26.0 at -pp > 1 the model runner and async scheduling a plain "
+                 "`vllm serve` resolves, see kvguard.kv.capacity.serve_pp_runner), B/tok/rank being that "
+                 "sequence's bytes per token")
     if bounded:
         why = (unread[0] if unread else "no maximum length to size the windows against" if length is None
-               else "kvguard does not size sliding-window layers at -dcp or -pcp above 1, nor at -pp above 1 from "
-               "0.26.0 (the tokens in flight depend on the model runner), nor where vLLM 0.10.2 asserts on "
-               "differently grouped stages")
+               else "kvguard does not size sliding-window layers at -dcp or -pcp above 1, nor from 0.26.0 at -pp "
+               "above 1 across nodes (the executor decides async scheduling, hence the tokens in flight), nor where "
+               "vLLM 0.10.2 asserts on differently grouped stages")
         text += ("; " if sized else "") + (f"layouts marked <= (kv_sizing upper_bound) count every layer as full attention, an "
                                           f"upper bound ({why}), so they may rank lower than vLLM would size them")
     return text
@@ -383,8 +403,10 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                             per_rank = per_layer * stage_layers / shards
                             stored, unique = per_layer * tp * pcp / shards, unique_layer
                         if windows is not None:
-                            sequence_bytes = (_sliding_request_bytes(release, per_layer, windows, length,
-                                                                     sliding_unread, pp)
+                            sequence_bytes = (_sliding_request_bytes(
+                                release, per_layer, windows, length, sliding_unread, pp,
+                                architectures=tuple(facts.architectures or ()), is_moe=facts.is_moe, env=env,
+                                one_node=not _spans(tp * pcp * pp, gpus, g))
                                               if dcp == 1 and pcp == 1 else None)
                             if sequence_bytes is not None:
                                 # one max-length sequence as vLLM sizes it, spread over its tokens
