@@ -111,11 +111,11 @@ class LaunchReport(Record, frozen=False):
                 out.update(kv_bytes_per_token_per_rank=full_bound)
                 del out["kv_bytes_not_modelled"]
             elif split is not None and full_bound is not None:
-                # every layer counted as full attention is an upper bound (audit prints the same figure); the
+                # every layer counted as full attention (audit prints the same figure): approximate, the
                 # sliding-window layers hold only their window (plus the tokens in flight)
                 shards = max(1, dcp) if isinstance(dcp, int) else 1
                 full_part = f.kv_bytes_per_token(tp, dcp=shards, dtype_bytes=b, layers=split.full) if split.full else 0
-                out.update(kv_bytes_per_token_per_rank_upper_bound=full_bound,
+                out.update(kv_bytes_per_token_per_rank_all_full=full_bound,
                            kv_bytes_per_token_per_rank_full_layers=full_part,
                            kv_bytes_per_token_per_rank_sliding_layers=f.kv_bytes_per_token(
                                tp, dcp=shards, dtype_bytes=b, layers=split.sliding),

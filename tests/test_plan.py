@@ -211,7 +211,7 @@ def test_sliding_window_model_sized_as_vllm_at_pp1_and_bounded_elsewhere(capsys)
     # 131,072 tokens.  -tp 8: 1 KV head per rank, 256 B per token per layer, page 16 x 256 = 4,096 B; 2 groups of 12;
     # one request: full cdiv(131,072, 16) = 8,192 blocks + sliding cdiv(127 + 2 x 8,192, 16) + 1 = 1,033 = 9,225
     # blocks of 12 layers x 4,096 B = 453,427,200 B (0.4223 GiB), 3,459.4 B per token.  -tp 4 -dp 2: twice the bytes.
-    # Every layer as full attention at -tp 1 -pp 8: 3 layers x 2,048 B = 6,144 B per token, an upper bound.
+    # Every layer as full attention at -tp 1 -pp 8: 3 layers x 2,048 B = 6,144 B per token (approximate).
     report = kvguard.plan("openai/gpt-oss-20b", gpus=8, vllm_version="0.28.0")
     by_layout = {(e.tp, e.pp, e.dp, e.expert_parallel): e for e in report.entries}
     tp8 = by_layout[(8, 1, 1, False)]
@@ -236,12 +236,12 @@ def test_sliding_window_model_sized_as_vllm_at_pp1_and_bounded_elsewhere(capsys)
     assert [e.kv_sizing for e in report.entries[:8]] == ["sliding"] * 8
     assert any(n.startswith("12 of 24 layers slide (window 128): the layouts without -dcp/-pcp (and, from 0.26.0, "
                             "with -pp stages within one node) are sized as vLLM sizes one 131,072-token sequence")
-               and "marked <=" not in n for n in report.notes)
-    # 16 GPUs: -tp 2 -pp 8 spans two nodes, where the executor decides async scheduling: still the upper bound
+               and "marked ~" not in n for n in report.notes)
+    # 16 GPUs: -tp 2 -pp 8 spans two nodes, where the executor decides async scheduling: still approximate
     wide = kvguard.plan("openai/gpt-oss-20b", gpus=16, vllm_version="0.28.0")
-    assert {(e.tp, e.pp, e.dp): e for e in wide.entries}[(2, 8, 1)].kv_sizing == "upper_bound"
+    assert {(e.tp, e.pp, e.dp): e for e in wide.entries}[(2, 8, 1)].kv_sizing == "all_full_attention"
     assert {(e.tp, e.pp, e.dp): e for e in wide.entries}[(1, 8, 2)].kv_sizing == "sliding"
-    assert any("marked <=" in n and "at -pp above 1 across nodes" in n for n in wide.notes)
+    assert any("marked ~" in n and "at -pp above 1 across nodes" in n and "approximate" in n for n in wide.notes)
     assert not any(n.startswith("KV sizes count every layer as full attention") for n in report.notes)
     # 0.24.0 sizes -pp too: -tp 1 -pp 8 (3 layers a stage, 2 of the 12-layer sliding group on stage 0: 2 pools of
     # 32,768 B): 8,713 blocks (to 0.24.0 one batch in flight: 8,192 + 521) x 2 x 32,768 B / 131,072 = 4,356.5 B
@@ -249,17 +249,17 @@ def test_sliding_window_model_sized_as_vllm_at_pp1_and_bounded_elsewhere(capsys)
                                                                              vllm_version="0.24.0").entries}
     assert (older[(1, 8, 1, False)].kv_sizing, older[(1, 8, 1, False)].kv_bytes_per_token_per_rank) == \
         ("sliding", pytest.approx(8713 * 2 * 32768 / 131072))
-    # a release whose sliding rules were not read: every layout bounded, the reason in the note
+    # a release whose sliding rules were not read: every layout approximate, the reason in the note
     unread = kvguard.plan("openai/gpt-oss-20b", gpus=8, vllm_version="0.25.0")
-    assert {e.kv_sizing for e in unread.entries} == {"upper_bound"}
+    assert {e.kv_sizing for e in unread.entries} == {"all_full_attention"}
     assert any("sliding-window capacity is not modelled for vLLM 0.25.0" in n for n in unread.notes)
-    # the text marks the bounds; JSON carries kv_sizing
+    # the text marks the approximate figures; JSON carries kv_sizing
     assert run(["plan", "openai/gpt-oss-20b", "--gpus", "8", "--vllm-version", "0.25.0", "--top", "0"]) == EXIT_ACCEPT
     out = capsys.readouterr().out
-    assert "<=6,144" in out and ">=21,845" in out and "<=0.750" in out
+    assert "~6,144" in out and "~21,845" in out and "~0.750" in out
     assert run(["plan", "openai/gpt-oss-20b", "--gpus", "8", "--vllm-version", "0.28.0", "--top", "0"]) == EXIT_ACCEPT
     out = capsys.readouterr().out
-    assert " 3,459 " in out and " 0.422 " in out and "<=" not in out
+    assert " 3,459 " in out and " 0.422 " in out and "~" not in out
     assert run(["plan", "openai/gpt-oss-20b", "--gpus", "8", "--vllm-version", "0.28.0", "--format", "json"]) == \
         EXIT_ACCEPT
     assert json.loads(capsys.readouterr().out)["layouts"][0]["kv_sizing"] == "sliding"

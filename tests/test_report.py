@@ -69,25 +69,25 @@ def test_kv_bytes_are_not_modelled_for_several_kv_cache_groups(capsys):
     assert facts["kv_bytes_not_modelled"] == "model type qwen3_next: linear-attention and full-attention layers"
 
 
-def test_kv_bytes_of_sliding_window_models_are_an_upper_bound_and_a_split(capsys):
+def test_kv_bytes_of_sliding_window_models_are_all_layers_as_full_attention_and_a_split(capsys):
     # gpt-oss-20b at -tp 2: 24 layers x 2 (K and V) x 4 KV heads per rank x head size 64 x 2 bytes = 24,576 B with
-    # every layer counted as full attention (audit prints the same figure, as an upper bound); the even layers
+    # every layer counted as full attention (audit prints the same figure, approximate); the even layers
     # slide (window 128): 12 full-attention layers 12 x 1,024 = 12,288 B, 12 sliding layers 12,288 B
     status, out = _check(capsys, "0.28.0", "openai/gpt-oss-20b", "-tp", "2")
     assert status == 0
-    assert "  KV bytes per token per rank: at most 24,576 (auto), every layer counted as full attention; 12 of 24 " \
+    assert "  KV bytes per token per rank: 24,576 (auto) with every layer counted as full attention; 12 of 24 " \
            "layers slide (window 128): the full-attention layers 12,288 for every token, the sliding-window layers " \
-           "12,288 for at most their window plus the tokens in flight (audit --kv-memory-gib sizes it)\n" in out
+           "12,288 for at most their window plus the tokens in flight and a block (audit --kv-memory-gib sizes it)\n" in out
     status, out = _check(capsys, "0.28.0", "openai/gpt-oss-20b", "-tp", "2", fmt="json")
     facts = json.loads(out)["facts"]
     assert facts["kv_bytes_per_token_per_rank"] is None
-    assert (facts["kv_bytes_per_token_per_rank_upper_bound"], facts["kv_bytes_per_token_per_rank_full_layers"],
+    assert (facts["kv_bytes_per_token_per_rank_all_full"], facts["kv_bytes_per_token_per_rank_full_layers"],
             facts["kv_bytes_per_token_per_rank_sliding_layers"], facts["sliding_window_layers"],
             facts["sliding_windows"]) == (24576, 12288, 12288, 12, [128])
     # --disable-sliding-window: every layer full attention, one group, the figure is exact
     status, out = _check(capsys, "0.28.0", "openai/gpt-oss-20b", "-tp", "2", "--disable-sliding-window")
     assert "  KV bytes per token per rank: 24,576 (auto)\n" in out
-    # audit gives the same bound and split
+    # audit gives the same figure and split
     from kvguard.kv.economics import audit
 
     notes = audit("openai/gpt-oss-20b", 2, vllm_version="0.28.0").models[0].notes

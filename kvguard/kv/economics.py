@@ -242,7 +242,8 @@ def _audit_one(config: Any, tp: int, pcp: int = 1, dcp: int = 1, *, vllm_version
     split = sliding_split(facts, release, raw) if facts.total_num_kv_heads and facts.head_size else None
     if split is not None and split.sliding and not facts.use_mla:
         layer_bytes = kv_bytes_per_token_per_layer(facts.num_kv_heads(tp), cast(int, facts.head_size), b, mla=False)
-        notes.append("sliding-window layers: every layer is sized as full attention, an upper bound; "
+        notes.append("sliding-window layers: every layer is sized as full attention (approximate: vLLM reserves less for "
+                     "long sequences); "
                      + split.describe(layer_bytes if kv_token_shards(release.key, dcp, pcp) == 1 else None))
     elif split is None and raw is not None and any(k in raw or k in (raw.get("text_config") or {})
                                                    for k in _HYBRID_HINTS):

@@ -20,9 +20,11 @@ without ``-dcp``/``-pcp`` and with a length (given or derived), the per-rank byt
 max-length sequence as :func:`kvguard.kv.capacity.kv_capacity_sliding` sizes it (audit's accounting with
 the ``vllm serve`` defaults: block size 16, ``max_num_batched_tokens`` 8192, async scheduling, the hybrid
 KV-cache manager on) divided by its length — ``kv_sizing`` "sliding"; elsewhere (``-pp``/``-dcp``/``-pcp``
-above 1, no length, a release whose sliding rules were not read) every layer counts as full attention,
-an upper bound on the bytes and so a lower bound on the tokens — ``kv_sizing`` "upper_bound", printed
-with ``<=`` / ``>=``; such rows may rank lower than vLLM would size them.  Weight
+above 1, no length, a release whose sliding rules were not read) every layer counts as full attention —
+``kv_sizing`` "all_full_attention", printed with ``~``: approximate, not a bound (more than vLLM reserves for
+sequences longer than a window plus the tokens in flight; less for shorter ones, where a sliding-window layer
+holds a block more, or where pipeline stages pad their KV-cache groups); such rows may rank differently than
+vLLM would size them.  Weight
 memory is not modelled: layouts whose replicas are too small to hold the
 weights rank high; ``min_replica_gpus`` filters them.  Ties: fewer
 cross-node groups first, then more tokens per replica (the longest sequence
@@ -98,7 +100,7 @@ class PlanEntry:
     command: str
     #: how the KV bytes were sized: "full" (one full-attention / MLA group, or each layer's own size),
     #: "sliding" (vLLM's sliding-window accounting for one max-length sequence: the bytes per token are that
-    #: sequence's bytes divided by its length), "upper_bound" (sliding-window layers counted as full attention
+    #: sequence's bytes divided by its length), "all_full_attention" (sliding-window layers counted as full attention
     #: where kvguard does not model them: -pp, -dcp or -pcp above 1, or no length)
     kv_sizing: str = "full"
 
@@ -219,8 +221,11 @@ def _sliding_note(windows: list, length: Optional[int], unread: list, sized: boo
                else "kvguard does not size sliding-window layers at -dcp or -pcp above 1, nor from 0.26.0 at -pp "
                "above 1 across nodes (the executor decides async scheduling, hence the tokens in flight), nor where "
                "vLLM 0.10.2 asserts on differently grouped stages")
-        text += ("; " if sized else "") + (f"layouts marked <= (kv_sizing upper_bound) count every layer as full attention, an "
-                                          f"upper bound ({why}), so they may rank lower than vLLM would size them")
+        text += ("; " if sized else "") + (
+            f"layouts marked ~ (kv_sizing all_full_attention) count every layer as full attention ({why}): approximate "
+            "- more than vLLM reserves for long sequences, less where a sequence is shorter than a window plus the "
+            "tokens in flight or pipeline stages pad their KV-cache groups - so they may rank differently than vLLM "
+            "would size them")
     return text
 
 
@@ -326,7 +331,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     elif unmodelled:
         notes.append(unmodelled)
     # sliding-window layers (kvguard.kv.sliding): sized as vLLM sizes them where kvguard models it (-pp 1, no context
-    # parallelism, a length), else every layer as full attention, an upper bound
+    # parallelism, a length), else every layer as full attention (approximate)
     windows: Optional[list[Optional[int]]] = None
     sliding_unread: list[str] = []   # why the sliding accounting is not modelled for this release (one reason)
     if not own_cache and not facts.use_mla:
@@ -412,7 +417,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
                                 # one max-length sequence as vLLM sizes it, spread over its tokens
                                 per_rank, sizing = sequence_bytes / cast(int, length), "sliding"
                             else:
-                                sizing = "upper_bound"
+                                sizing = "all_full_attention"
                         per_replica = GIB / per_rank
                         flags = lay.flags()
                         if kv_cache_dtype != "auto":
@@ -445,7 +450,7 @@ def plan(config: Any, gpus: int, *, gpus_per_node: int = 8, vllm_version: Option
     groups = kv_cache_groups_reason(None, facts)
     if windows is not None:
         notes.append(_sliding_note(windows, length, sliding_unread, any(e.kv_sizing == "sliding" for e in rows),
-                                   any(e.kv_sizing == "upper_bound" for e in rows)))
+                                   any(e.kv_sizing == "all_full_attention" for e in rows)))
     elif groups is not None:
         # the ranking reads one KV size per token; for several KV-cache groups it is the full-attention size
         notes.append(f"KV sizes count every layer as full attention ({groups}): an upper bound, so the "

@@ -89,8 +89,8 @@ class GithubReporter(Reporter):
             if e.kv_gib_per_gpu_for_max_len is not None:
                 length = report.max_model_len or report.max_model_len_derived
                 what += f"; {e.kv_gib_per_gpu_for_max_len:.3f} GiB per GPU for one {length}-token sequence"
-            if e.kv_sizing == "upper_bound":
-                what += "; KV bytes an upper bound (sliding-window layers counted as full attention)"
+            if e.kv_sizing == "all_full_attention":
+                what += "; KV bytes approximate (sliding-window layers counted as full attention)"
             if cross:
                 what += f"; groups across nodes: {cross}"
             lines.append(f"::notice title={_gh_prop(f'kvguard plan #{i}')}::{_gh_escape(what)}")

@@ -76,14 +76,14 @@ def _check(report: "LaunchReport", color: bool) -> str:
             if kv.get("kv_bytes_per_token_per_rank") is not None:
                 lines.append(f"  KV bytes per token per rank: {kv['kv_bytes_per_token_per_rank']:,} "
                              f"({kv['kv_cache_dtype']})")
-            elif kv.get("kv_bytes_per_token_per_rank_upper_bound") is not None:
-                lines.append(f"  KV bytes per token per rank: at most {kv['kv_bytes_per_token_per_rank_upper_bound']:,} "
-                             f"({kv['kv_cache_dtype']}), every layer counted as full attention; "
+            elif kv.get("kv_bytes_per_token_per_rank_all_full") is not None:
+                lines.append(f"  KV bytes per token per rank: {kv['kv_bytes_per_token_per_rank_all_full']:,} "
+                             f"({kv['kv_cache_dtype']}) with every layer counted as full attention; "
                              f"{kv['sliding_window_layers']} of {kv.get('num_hidden_layers')} layers slide (window "
                              f"{', '.join(f'{w:,}' for w in kv['sliding_windows'])}): the full-attention layers "
                              f"{kv['kv_bytes_per_token_per_rank_full_layers']:,} for every token, the sliding-window "
                              f"layers {kv['kv_bytes_per_token_per_rank_sliding_layers']:,} for at most their window "
-                             "plus the tokens in flight (audit --kv-memory-gib sizes it)")
+                             "plus the tokens in flight and a block (audit --kv-memory-gib sizes it)")
             elif kv.get("kv_bytes_not_modelled"):
                 lines.append(f"  KV bytes per token per rank: not modelled ({kv['kv_bytes_not_modelled']})")
         if report.length is not None:
@@ -324,16 +324,16 @@ def _plan(report: "PlanReport", top: Optional[int]) -> str:
            + "  cross-node")
     lines.append(hdr)
     for i, e in enumerate(report.entries[:top], 1):
-        # an upper bound on the bytes (sliding-window layers counted as full attention) is a lower bound on the tokens
-        upper, lower = ("<=", ">=") if e.kv_sizing == "upper_bound" else ("", "")
+        # sliding-window layers counted as full attention: every figure of the row approximate
+        approx = "~" if e.kv_sizing == "all_full_attention" else ""
         cross = ",".join(n for n, f in (("tp", e.tp_cross_node), ("dcp", e.dcp_cross_node), ("pcp", e.pcp_cross_node),
                                         ("pp", e.pp_cross_node), ("ep", e.ep_cross_node)) if f) or "-"
         lines.append(f"{i:>3} {e.tp:>4} {e.pp:>3} {e.dp:>5} {e.pcp:>3} {e.dcp:>4} {'y' if e.expert_parallel else '-':>2} "
                      f"{e.duplication_factor:>4} {e.residual_duplication:>5g} "
-                     f"{upper + format(e.kv_bytes_per_token_per_rank, ',.0f'):>11} "
-                     f"{lower + format(e.kv_tokens_per_gpu_per_gib, ',.0f'):>12} "
-                     f"{lower + format(e.kv_tokens_per_replica_per_gib, ',.0f'):>15}"
-                     + (f" {upper + format(e.kv_gib_per_gpu_for_max_len, '.3f'):>11}"
+                     f"{approx + format(e.kv_bytes_per_token_per_rank, ',.0f'):>11} "
+                     f"{approx + format(e.kv_tokens_per_gpu_per_gib, ',.0f'):>12} "
+                     f"{approx + format(e.kv_tokens_per_replica_per_gib, ',.0f'):>15}"
+                     + (f" {approx + format(e.kv_gib_per_gpu_for_max_len, '.3f'):>11}"
                         if e.kv_gib_per_gpu_for_max_len is not None else "")
                      + f"  {cross}")
     lines.append("")
