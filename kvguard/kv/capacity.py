@@ -54,9 +54,9 @@ from .kvsize import (
     kv_token_shards,
 )
 
-__all__ = ["CAPACITY_RELEASES", "serve_pp_runner", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "in_flight_tokens",
-           "default_block_size", "kv_cache_group_layout", "kv_capacity", "kv_capacity_sliding", "kv_capacity_sliding_pp",
-           "pp_partitions", "predict_capacity", "serve_max_num_batched_tokens"]
+__all__ = ["CAPACITY_RELEASES", "CapacityNotModelledResult", "CapacityPrediction", "DcpCapacity", "default_block_size",
+           "in_flight_tokens", "kv_cache_group_layout", "kv_capacity", "kv_capacity_sliding", "kv_capacity_sliding_pp",
+           "pp_partitions", "predict_capacity", "serve_max_num_batched_tokens", "serve_pp_runner"]
 
 GIB = 1 << 30
 #: the largest memory figure taken, in GiB (2**40 GiB: far above any GPU, far below float overflow)
