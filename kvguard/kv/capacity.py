@@ -268,6 +268,21 @@ def _no_memory_message(release) -> str:
     return _for_release(_NO_MEMORY, release)[2]
 
 
+def _estimated_max_model_len(needed: Callable[[int], int], check_mem: int, max_model_len: int) -> int:
+    """The "estimated maximum model length" of vLLM's refusal: its binary search over [1, max_model_len] for the
+    longest request whose ``needed(length)`` bytes fit ``check_mem``; 0 when one token does not fit."""
+    if needed(1) > check_mem:
+        return 0
+    low, high, best = 1, max_model_len, 1
+    while low <= high:
+        mid = (low + high) // 2
+        if needed(mid) <= check_mem:
+            best, low = mid, mid + 1
+        else:
+            high = mid - 1
+    return best
+
+
 def _report_lines(release, num_blocks: int, block_size: int, dcp: int, pcp: int, max_model_len: int,
                   concurrency: float) -> tuple[int, list[str]]:
     """(num_tokens, lines) as the release's report logs them for one KV-cache config."""
@@ -369,15 +384,7 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
             break
         need = needed(layers, max_model_len)
         if need > check_mem:
-            est = 0
-            if needed(layers, 1) <= check_mem:            # vLLM's binary search over [1, max_model_len]
-                lo, hi, est = 1, max_model_len, 1
-                while lo <= hi:
-                    mid = (lo + hi) // 2
-                    if needed(layers, mid) <= check_mem:
-                        est, lo = mid, mid + 1
-                    else:
-                        hi = mid - 1
+            est = _estimated_max_model_len(functools.partial(needed, layers), check_mem, max_model_len)
             out.update(fits=False, needed_bytes_per_request=need, estimated_max_model_len=est,
                        error=("ValueError", _not_enough_message(release, max_model_len, need, check_mem, est)))
             break
@@ -686,15 +693,7 @@ def _kv_capacity_sliding_pp(vllm_version, per_layer: int, windows: list, block_s
         need = needed(max_model_len)
         if need <= check_mem:
             return None
-        est = 0
-        if needed(1) <= check_mem:
-            lo, hi, est = 1, max_model_len, 1
-            while lo <= hi:
-                mid = (lo + hi) // 2
-                if needed(mid) <= check_mem:
-                    est, lo = mid, mid + 1
-                else:
-                    hi = mid - 1
+        est = _estimated_max_model_len(needed, check_mem, max_model_len)
         return ("ValueError", _not_enough_message(release, max_model_len, need, check_mem, est)), est, need
 
     out: dict[str, Any] = {
@@ -837,15 +836,7 @@ def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size
     if check_mem <= 0:
         out.update(fits=False, error=("ValueError", _no_memory_message(release)))
     elif out["needed_bytes_per_request"] > check_mem:
-        est = 0
-        if needed(1) <= check_mem:
-            lo, hi, est = 1, max_model_len, 1
-            while lo <= hi:
-                mid = (lo + hi) // 2
-                if needed(mid) <= check_mem:
-                    est, lo = mid, mid + 1
-                else:
-                    hi = mid - 1
+        est = _estimated_max_model_len(needed, check_mem, max_model_len)
         out.update(fits=False, estimated_max_model_len=est,
                    error=("ValueError", _not_enough_message(release, max_model_len, out["needed_bytes_per_request"],
                                                             check_mem, est)))
