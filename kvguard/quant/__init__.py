@@ -54,9 +54,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Mapping
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Optional
 
 from ..record import Record, field
@@ -68,12 +68,13 @@ from . import modelopt as _modelopt
 from . import modelopt_shards as _mo_shards
 from . import online as _online
 from . import wna16_moe as _wna16_moe
-from .expr import ExpressionError, evaluate
+from .expr import ExpressionError, evaluate, names_in
 
 __all__ = ["Layer", "Outcome", "QuantScheme", "family_has_moe", "family_of", "forbidden_tp", "implements_moe", "layers",
            "outcome", "scheme_of"]
 
-_DATA = Path(__file__).resolve().parent.parent / "data" / "quant_archs.json"
+# os.path, not pathlib: pathlib (and the urllib it imports) costs a cold check a few milliseconds
+_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "quant_archs.json")
 
 
 @lru_cache(maxsize=1)
@@ -281,26 +282,62 @@ def layers(resolved: Mapping[str, Any], family: str, release,
     for item in fam.get("pre", ()):
         if release.within(item.get("since", "0.10.2"), item.get("until")):
             out.append(_layer(item, dict(names, i=None), -1, release, root))
+    built = [item for item in fam["layer"] if release.within(item.get("since", "0.10.2"), item.get("until"))]
+    # the layers' scopes differ only in ``i`` and ``moe_layer``: an expression that does not read ``i``
+    # has one value per kind of layer (dense or MoE), worked out once
+    values: dict[tuple[str, Any], Any] = {}
+
+    def value(expr: Any, scope: dict) -> Any:
+        if not isinstance(expr, str) or "i" in names_in(expr):
+            return evaluate(expr, scope)
+        key = (expr, scope.get("moe_layer"))
+        if key not in values:
+            values[key] = evaluate(expr, scope)
+        return values[key]
+
+    # and a layer whose sizes read no ``i`` is its kind's first such layer under another name
+    alike = [item["kind"] != "check" and not any("i" in names_in(expr) for expr in _expressions(item))
+             for item in built]
+    first: dict[tuple[int, Any], Layer] = {}
     for i in range(int(count)):
         scope = dict(names, i=i)
         if "moe_layer" in fam:
             scope["moe_layer"] = bool(evaluate(fam["moe_layer"], scope))
-        for item in fam["layer"]:
-            if not release.within(item.get("since", "0.10.2"), item.get("until")):
+        for n, item in enumerate(built):
+            if "when" in item and not value(item["when"], scope):
                 continue
-            if "when" in item and not evaluate(item["when"], scope):
+            if alike[n]:
+                key = (n, scope.get("moe_layer"))
+                if key in first:
+                    out.append(_replace(first[key], index=i, prefix=_prefix(item, i, root)))
+                    continue
+                first[key] = _layer(item, scope, i, release, root, value)
+                out.append(first[key])
                 continue
-            out.append(_layer(item, scope, i, release, root))
+            out.append(_layer(item, scope, i, release, root, value))
     return out
 
 
-def _layer(item: dict, scope: dict, i: int, release, root: str = "model") -> Layer:
-    kind = item["kind"]
+#: the keys of a layer item that hold expressions
+_EXPRESSION_KEYS = ("when", "hidden", "head_size", "heads", "kv_heads", "vocab", "experts", "intermediate", "in",
+                    "out")
+
+
+def _expressions(item: dict) -> list:
+    return [item[key] for key in _EXPRESSION_KEYS if key in item] + list(item.get("outs", ()))
+
+
+def _prefix(item: dict, i: int, root: str) -> str:
     if i < 0:
-        prefix = item["name"].replace("{model}", root)
-    else:
-        prefix = f"{root}.layers.{i}.{item['name']}" if "name" in item else f"{root}.layers.{i}"
-    ev = lambda key: evaluate(item[key], scope)  # noqa: E731
+        return item["name"].replace("{model}", root)
+    return f"{root}.layers.{i}.{item['name']}" if "name" in item else f"{root}.layers.{i}"
+
+
+def _layer(item: dict, scope: dict, i: int, release, root: str = "model",
+           value: Callable[[Any, dict], Any] = evaluate) -> Layer:
+    kind = item["kind"]
+    prefix = _prefix(item, i, root)
+    ev = lambda key: value(item[key], scope)  # noqa: E731
     if kind == "check":
         return Layer(i, prefix, kind, check=(item["check"], item["fires"], tuple(item.get("values", {}).items())),
                      names=scope)
@@ -314,7 +351,7 @@ def _layer(item: dict, scope: dict, i: int, release, root: str = "model") -> Lay
         eplb = item.get("eplb", False)
         passes = release.within(eplb) if isinstance(eplb, str) else bool(eplb)
         return Layer(i, prefix, kind, moe=(ev("experts"), ev("hidden"), ev("intermediate"), passes))
-    outs = tuple(evaluate(o, scope) for o in item["outs"]) if "outs" in item else (ev("out"),)
+    outs = tuple(value(o, scope) for o in item["outs"]) if "outs" in item else (ev("out"),)
     return Layer(i, prefix, kind, input_size=ev("in"), output_sizes=outs, shards=tuple(item.get("shards", ())),
                  disable_tp=item.get("disable_tp", False), quantized=item.get("quantized", True))
 

@@ -3,30 +3,29 @@
 Python expression syntax, restricted to what a layer template needs: names (resolved config
 attributes and launch values), integer and None constants, ``+ - * // %``, comparisons (``in``,
 ``is None``), ``and``/``or``/``not``, conditional expressions, list literals and indexing a list by an integer
-(``layer_head_dim[i]``: a per-layer value, Gemma 4's heterogeneous layers).  Parsed once
-with :mod:`ast`; nothing else is evaluated.
+(``layer_head_dim[i]``: a per-layer value, Gemma 4's heterogeneous layers).
+
+Each expression is checked token by token against that vocabulary, then compiled once.  A name the
+scope does not hold reads as None; a name that is indexed is always indexed, and its value must be a list
+holding the item.  The check reads tokens, not a syntax tree: importing Python's ``ast`` types costs a cold
+check more than the whole evaluation.
 """
 
 from __future__ import annotations
 
-import ast
-import operator
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["ExpressionError", "evaluate"]
+__all__ = ["ExpressionError", "evaluate", "names_in"]
 
-_BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
-_CMP = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
-        ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
-        ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
-
-
-@lru_cache(maxsize=None)
-def _parse(expr: str) -> ast.expr:
-    return ast.parse(expr, mode="eval").body
+_TOKEN = re.compile(r"\s*(?:([A-Za-z_]\w*)|(\d+)|(\*\*|<<|>>|//|==|!=|<=|>=|[-+*%<>()\[\],])|(\S))")
+_KEYWORDS = frozenset({"and", "or", "not", "is", "in", "if", "else", "None", "True", "False"})
+#: Python keywords outside the vocabulary (a name that is one of them is no name)
+_OTHER_KEYWORDS = frozenset({"await", "async", "assert", "break", "class", "continue", "def", "del", "elif", "except",
+                             "finally", "for", "from", "global", "import", "lambda", "nonlocal", "pass", "raise",
+                             "return", "try", "while", "with", "yield"})
 
 
 class ExpressionError(ValueError):
@@ -34,57 +33,114 @@ class ExpressionError(ValueError):
     another type, where vLLM's own code fails in the same arithmetic."""
 
 
+class _Items:
+    """An indexed name's value: only a list (or tuple) holding the item gives it."""
+
+    __slots__ = ("name", "seq")
+
+    def __init__(self, name: str, seq: Any):
+        self.name = name
+        self.seq = seq
+
+    def __getitem__(self, index: Any) -> Any:
+        seq = self.seq
+        if not isinstance(seq, (list, tuple)) or type(index) is not int or not -len(seq) <= index < len(seq):
+            # a per-layer list the config does not hold (or shorter than the layers): vLLM's own read fails too
+            raise TypeError(f"{self.name}[{index!r}]: no item {index!r} in {type(seq).__name__}")
+        return seq[index]
+
+
+def _unsupported(text: str) -> ValueError:
+    return ValueError(f"unsupported expression: {text}")
+
+
+def _vocabulary(text: str) -> tuple[tuple[str, ...], frozenset[str]]:
+    """(names read, names indexed) of ``text``; ValueError for anything outside the vocabulary."""
+    names: list[str] = []
+    indexed: set[str] = set()
+    plain: set[str] = set()
+    opened: list[str] = []
+    previous = ""       # the previous token's kind: "name", "value" (a constant or a closing bracket), "op", ""
+    pos = 0
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None:          # only trailing whitespace is left
+            break
+        pos = match.end()
+        word, number, op, other = match.groups()
+        if other is not None or op in ("**", "<<", ">>"):
+            raise _unsupported(text)
+        if word is not None:
+            if word in _OTHER_KEYWORDS:
+                raise _unsupported(text)
+            if word in _KEYWORDS:
+                previous = "value" if word in ("None", "True", "False") else "op"
+                continue
+            if word not in names:
+                names.append(word)
+            previous = "name:" + word
+            continue
+        if number is not None:
+            previous = "value"
+            continue
+        if op == "(":
+            if previous.startswith("name:") or previous == "value":
+                raise _unsupported(text)      # a call
+            opened.append("(")
+        elif op == "[":
+            if previous.startswith("name:"):
+                indexed.add(previous[5:])
+                opened.append("index")
+            elif previous == "value":
+                raise _unsupported(text)      # indexing anything but a name
+            else:
+                opened.append("[")
+        elif op in (")", "]"):
+            if not opened or (op == ")") != (opened.pop() == "("):
+                raise _unsupported(text)
+            previous = "value"
+            continue
+        elif op == "," and (not opened or opened[-1] != "["):
+            raise _unsupported(text)          # a tuple, or an index with a comma
+        if previous.startswith("name:") and op != "[":
+            plain.add(previous[5:])
+        previous = "op"
+    if previous.startswith("name:"):
+        plain.add(previous[5:])
+    if indexed & plain:
+        raise _unsupported(text)              # a name both indexed and read whole
+    return tuple(names), frozenset(indexed)
+
+
+@lru_cache(maxsize=None)
+def _compiled(text: str) -> tuple[Any, tuple[str, ...], frozenset[str]]:
+    names, indexed = _vocabulary(text)
+    if len(names) == 1 and text.strip() == names[0]:
+        return None, names, indexed   # a bare name: read, not compiled
+    try:
+        code = compile(text, "<template>", "eval")
+    except SyntaxError:
+        raise _unsupported(text) from None
+    return code, names, indexed
+
+
+_GLOBALS: dict[str, Any] = {"__builtins__": {}}
+
+
+def names_in(expr: Any) -> tuple[str, ...]:
+    """The names ``expr`` reads (none for a constant)."""
+    return _compiled(expr)[1] if isinstance(expr, str) else ()
+
+
 def evaluate(expr: Any, names: Mapping[str, Any]) -> Any:
     """The value of ``expr`` (a string, or a constant used as it is) over ``names``."""
     if not isinstance(expr, str):
         return expr
+    code, used, indexed = _compiled(expr)
+    if code is None:
+        return names.get(expr.strip())
+    scope = {name: (_Items(name, names.get(name)) if name in indexed else names.get(name)) for name in used}
     try:
-        return _eval(_parse(expr), names)
+        return eval(code, _GLOBALS, scope)  # noqa: S307 - the vocabulary is checked above
     except (TypeError, ArithmeticError) as exc:
         raise ExpressionError(f"{expr}: {type(exc).__name__}: {exc}") from exc
-
-
-def _eval(node: ast.expr, names: Mapping[str, Any]) -> Any:
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Name):
-        return names.get(node.id)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BIN:
-        return _BIN[type(node.op)](_eval(node.left, names), _eval(node.right, names))
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return not _eval(node.operand, names)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return -_eval(node.operand, names)
-    if isinstance(node, ast.BoolOp):
-        if isinstance(node.op, ast.And):
-            value: Any = True
-            for item in node.values:
-                value = _eval(item, names)
-                if not value:
-                    return value
-            return value
-        value = False
-        for item in node.values:
-            value = _eval(item, names)
-            if value:
-                return value
-        return value
-    if isinstance(node, ast.Compare):
-        left = _eval(node.left, names)
-        for op, comp in zip(node.ops, node.comparators):
-            right = _eval(comp, names)
-            if not _CMP[type(op)](left, right):
-                return False
-            left = right
-        return True
-    if isinstance(node, ast.IfExp):
-        return _eval(node.body, names) if _eval(node.test, names) else _eval(node.orelse, names)
-    if isinstance(node, ast.Subscript) and not isinstance(node.slice, ast.Slice):
-        seq, index = _eval(node.value, names), _eval(node.slice, names)
-        if not isinstance(seq, (list, tuple)) or type(index) is not int or not -len(seq) <= index < len(seq):
-            # a per-layer list the config does not hold (or shorter than the layers): vLLM's own read fails too
-            raise TypeError(f"{ast.unparse(node)}: no item {index!r} in {type(seq).__name__}")
-        return seq[index]
-    if isinstance(node, (ast.List, ast.Tuple)):
-        return [_eval(e, names) for e in node.elts]
-    raise ValueError(f"unsupported expression: {ast.unparse(node)}")

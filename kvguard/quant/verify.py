@@ -36,9 +36,9 @@ named as it is) goes on to :mod:`kvguard.quant`'s kernel path (``deferred``).
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Optional
 
 from ..record import Record, field, replace
@@ -47,7 +47,8 @@ from . import modelopt as _modelopt
 
 __all__ = ["VerifyOutcome", "checkpoint_method", "methods", "verify"]
 
-_DATA = Path(__file__).resolve().parent.parent / "data" / "quant_methods.json"
+# os.path, not pathlib: pathlib (and the urllib it imports) costs a cold check a few milliseconds
+_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "quant_methods.json")
 
 
 @lru_cache(maxsize=1)
