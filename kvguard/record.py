@@ -93,6 +93,8 @@ class Record:
     _factories: dict[str, Callable[[], Any]] = {}
     _compared: tuple[str, ...] = ()
     _printed: tuple[str, ...] = ()
+    _required: tuple[str, ...] = ()
+    _template: dict[str, Any] = {}
 
     def __init_subclass__(cls, frozen: bool = True, order: bool = False, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -119,6 +121,10 @@ class Record:
         cls._factories = {f.name: f.default_factory for f in specs if f.default_factory is not MISSING}
         cls._compared = tuple(f.name for f in specs if f.compare)
         cls._printed = tuple(f.name for f in specs if f.repr)
+        cls._required = tuple(f.name for f in specs if f.default is MISSING and f.default_factory is MISSING)
+        # every field in order, holding its default (MISSING where it has none): a call that leaves fields
+        # out starts from a copy of it, so the instance's attributes keep the field order
+        cls._template = {f.name: f.default for f in specs}
         if not frozen:
             cls.__setattr__ = object.__setattr__  # type: ignore[method-assign,assignment]
             cls.__delattr__ = object.__delattr__  # type: ignore[method-assign,assignment]
@@ -148,18 +154,18 @@ class Record:
                                     f"{key!r}")
                 values[key] = value
         if len(values) < len(names):
-            missing = [name for name in names if name not in values
-                       and name not in self._defaults and name not in self._factories]
+            missing = [name for name in self._required if name not in values]
             if missing:
                 listed = (repr(missing[0]) if len(missing) == 1
                           else ", ".join(repr(m) for m in missing[:-1]) + f" and {missing[-1]!r}")
                 raise TypeError(f"{type(self).__qualname__}.__init__() missing {len(missing)} required positional "
                                 f"argument{'s' if len(missing) > 1 else ''}: {listed}")
-            defaults = self._defaults
-            factories = self._factories
-            values = {name: (values[name] if name in values else
-                             defaults[name] if name in defaults else factories[name]())
-                      for name in names}
+            full = self._template.copy()
+            full.update(values)
+            for name, factory in self._factories.items():
+                if name not in values:
+                    full[name] = factory()
+            values = full
         elif kwargs:
             values = {name: values[name] for name in names}   # field order, as a generated __init__ sets them
         self.__dict__.update(values)
