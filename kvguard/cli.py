@@ -13,7 +13,6 @@ import gc
 import json
 import os
 import sys
-import textwrap
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 from .__about__ import __version__
@@ -66,19 +65,48 @@ _CHECK_EXIT = ("Exit status: 0 vLLM accepts the launch; 1 vLLM refuses it (inclu
                "an unknown option, a bad value); 2 kvguard cannot decide (" + _UNDECIDED_CAUSES + ").")
 
 
-def _parser() -> argparse.ArgumentParser:
+#: the subcommands, in the order ``kvguard --help`` lists them, with their one-line help
+_COMMANDS = {
+    "check": "check one `vllm serve` command line",
+    "diff": "what changes for one launch between two vLLM releases",
+    "scan": "find and check `vllm serve` launches in scripts, Markdown, Dockerfiles, YAML",
+    "audit": "KV-cache economics of models at a layout: duplication, legal -dcp, bytes",
+    "plan": "rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
+}
+
+
+def _parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """kvguard's argument parser.  With ``command`` (the subcommand a command line names), only that
+    subcommand's options are built: a cold check does not pay for the other four."""
     p = _Parser(prog="kvguard", description="Will this `vllm serve` parallel layout start, and what does "
                 "it do to the KV cache? Exit 0: accepted, 1: refused, 2: cannot decide.")
     p.add_argument("--version", action="version", version=f"kvguard {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    c = sub.add_parser("check", help="check one `vllm serve` command line",
+    builders = {"check": _check_parser, "diff": _diff_parser, "scan": _scan_parser, "audit": _audit_parser,
+                "plan": _plan_parser}
+    for name, summary in _COMMANDS.items():
+        if command is None or command == name:
+            builders[name](sub)
+        else:
+            sub.add_parser(name, help=summary)
+    for parser in sub.choices.values():
+        # the facts cache is gone: --no-cache is accepted and does nothing
+        parser.add_argument("--no-cache", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def _check_parser(sub) -> None:
+    c = sub.add_parser("check", help=_COMMANDS["check"],
                        description="Check a `vllm serve` launch: kvguard check [options] -- vllm serve MODEL ARGS…",
                        epilog=_CHECK_EXIT)
     c.add_argument("--vllm-version", help="vLLM release whose rules apply (default: the installed vLLM, "
                    "else the newest supported)")
     _common(c)
     c.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
-    d = sub.add_parser("diff", help="what changes for one launch between two vLLM releases",
+
+
+def _diff_parser(sub) -> None:
+    d = sub.add_parser("diff", help=_COMMANDS["diff"],
                        description="Compare the verdict and the KV facts of one `vllm serve` launch under two "
                        "releases: kvguard diff --from V1 --to V2 -- vllm serve MODEL ARGS…  Exit status is "
                        "the --to release's verdict (0 accepted, 1 refused, 2 cannot decide).",
@@ -88,10 +116,13 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--to", dest="to_version", required=True, metavar="V2")
     _common(d)
     d.add_argument("launch", nargs=argparse.REMAINDER, help="-- vllm serve MODEL [vLLM args…]")
+
+
+def _scan_parser(sub) -> None:
     s = sub.add_parser(
-        "scan", help="find and check `vllm serve` launches in scripts, Markdown, Dockerfiles, YAML",
+        "scan", help=_COMMANDS["scan"],
         formatter_class=argparse.RawDescriptionHelpFormatter,
-        description=_SCAN_HELP)
+        description=_scan_help())
     s.add_argument("paths", nargs="+", metavar="PATH", help="files or directories to scan; - reads standard input")
     s.add_argument("--vllm-version", help="vLLM release whose rules apply to every launch (default: the release "
                    "each deployment pins — image tag, pip pin, requirements/pyproject beside the file — else the "
@@ -112,15 +143,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="do not read matching files or directories (repeatable; adds to [tool.kvguard] exclude)")
     s.add_argument("--no-config", action="store_true", help="ignore [tool.kvguard] settings in pyproject.toml")
     _common(s)
-    _economics_parsers(sub)
-    for command in sub.choices.values():
-        # the facts cache is gone: --no-cache is accepted and does nothing
-        command.add_argument("--no-cache", action="store_true", help=argparse.SUPPRESS)
-    return p
 
 
-def _economics_parsers(sub) -> None:
-    a = sub.add_parser("audit", help="KV-cache economics of models at a layout: duplication, legal -dcp, bytes",
+def _audit_parser(sub) -> None:
+    a = sub.add_parser("audit", help=_COMMANDS["audit"],
                        description="Per model: the KV heads that govern the cache, the duplication factor "
                        "max(1, tp // H) and what -dcp leaves of it, the legal -dcp sizes, the KV bytes per token "
                        "per rank and the bytes duplication wastes.",
@@ -162,7 +188,10 @@ def _economics_parsers(sub) -> None:
                    "sliding-window layers beside full-attention layers are sized as full attention")
     _speculative_options(a)
     a.add_argument("--format", choices=_FORMATS, default="text")
-    pl = sub.add_parser("plan", help="rank every layout of N GPUs that vLLM accepts by KV capacity per GPU",
+
+
+def _plan_parser(sub) -> None:
+    pl = sub.add_parser("plan", help=_COMMANDS["plan"],
                         description="Enumerate tp*pp*dp*pcp == GPUs (with every -dcp that can pass and expert "
                         "parallelism for MoE models), keep the layouts the release accepts, rank them by KV tokens "
                         "per GPU per GiB of KV memory per GPU, and print the `vllm serve` flags of the top K.",
@@ -263,7 +292,7 @@ def _cmd_plan(args) -> int:
     return EXIT_ACCEPT if report.entries else EXIT_REFUSE
 
 
-_SCAN_HELP = "\n\n".join(textwrap.fill(p, 79) for p in (
+_SCAN_PARAGRAPHS = (
     "Find every `vllm serve` / `python -m vllm.entrypoints.openai.api_server` launch in the given files and "
     "directories (shell scripts, Markdown code blocks, Dockerfiles, Kubernetes / docker-compose / Helm-values "
     "YAML, vLLM recipe YAMLs) and check each one; findings are reported as FILE:LINE. Directories are walked "
@@ -282,7 +311,13 @@ _SCAN_HELP = "\n\n".join(textwrap.fill(p, 79) for p in (
     "Exit status: 1 if any launch is refused; else 2 if any launch is undecidable or a file named on the "
     "command line is unreadable; else 0 (every launch found is accepted, or none was found). Files met while "
     "walking a directory that cannot be read are listed as skipped and do not change the status.",
-))
+)
+
+
+def _scan_help() -> str:
+    import textwrap  # only for `kvguard scan --help`'s parser: a check does not pay for it
+
+    return "\n\n".join(textwrap.fill(paragraph, 79) for paragraph in _SCAN_PARAGRAPHS)
 
 
 def _common(c: argparse.ArgumentParser) -> None:
@@ -460,7 +495,7 @@ def _cmd_scan(args) -> int:
 def run(argv: Optional[Sequence[str]] = None) -> int:
     """Run the CLI; return the exit status (0 accept, 1 refuse, 2 undecided)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser()
+    parser = _parser(next((a for a in argv[:1] if a in _COMMANDS), None))
     args = None
     try:
         args = parser.parse_args(argv)
