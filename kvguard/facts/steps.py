@@ -422,9 +422,10 @@ def _const_if(f: Frame, a: dict) -> None:
 
 def format_message(f: Frame, template: str) -> str:
     """A message template of the tables (``{name}`` / ``{self__name}`` / ``{name!r}``) filled like the f-string."""
-    import string
+    from _string import formatter_parser  # string.Formatter().parse, without importing string
+
     values = {}
-    for _, field, _, _ in string.Formatter().parse(template):
+    for _, field, _, _ in formatter_parser(template):
         if field:
             name = field[5:] if field.startswith("len__") else field
             var = "self." + name[6:] if name.startswith("self__") else name

@@ -43,7 +43,7 @@ import os
 import re
 import shlex
 from functools import lru_cache
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, Callable, Optional
 
 from ..errors import ArgparseRefusal, InputError, Undecidable
 from ..record import Record, field
@@ -133,16 +133,27 @@ class ServeCommand(Record, frozen=False):
     speculative: dict[str, Any] = field(default_factory=dict)
 
 
-class _Opt(NamedTuple):
-    nargs: Any          # 0, 1, "?", "*", "+"
-    action: str
-    dest: str
-    type: Optional[str] = None
-    choices: Optional[tuple] = None
-    value: Any = None   # what a flag (nargs 0) stores: True/False for --x / --no-x / --disable-x
-    #: the action's option strings in declaration order: argparse names the argument by all of them
-    #: (``argument --tensor-parallel-size/-tp: invalid int value: 'x'``)
-    names: tuple[str, ...] = ()
+class _Opt:
+    """One option of the release's ``vllm serve`` parser (a plain class: a cold check builds some 600)."""
+
+    __slots__ = ("nargs", "action", "dest", "type", "choices", "value", "names")
+
+    def __init__(self, nargs: Any, action: str, dest: str, type: Optional[str] = None,  # noqa: A002 - argparse's word
+                 choices: Optional[tuple] = None, value: Any = None, names: tuple[str, ...] = ()):
+        self.nargs = nargs          # 0, 1, "?", "*", "+"
+        self.action = action
+        self.dest = dest
+        self.type = type
+        self.choices = choices
+        #: what a flag (nargs 0) stores: True/False for --x / --no-x / --disable-x
+        self.value = value
+        #: the action's option strings in declaration order: argparse names the argument by all of them
+        #: (``argument --tensor-parallel-size/-tp: invalid int value: 'x'``)
+        self.names = names
+
+    def __repr__(self) -> str:
+        return (f"_Opt(nargs={self.nargs!r}, action={self.action!r}, dest={self.dest!r}, type={self.type!r}, "
+                f"choices={self.choices!r}, value={self.value!r}, names={self.names!r})")
 
     def label(self, opt: str) -> str:
         return "/".join(self.names) if self.names else opt

@@ -91,10 +91,10 @@ class Check(_Row):
 def _plain_fields(template: str) -> Optional[tuple[str, ...]]:
     """The names a template's fields use when every field is a plain name (``{tp}``, ``{x!r}``,
     ``{x:,}``), else None (``{a.b}``, ``{a[0]}``: looked up through :class:`_Values`)."""
-    import string
+    from _string import formatter_parser  # what string.Formatter().parse reads, without importing string
 
     names = []
-    for _literal, field_name, _spec, _conv in string.Formatter().parse(template):
+    for _literal, field_name, _spec, _conv in formatter_parser(template):
         if field_name is None:
             continue
         if not field_name.isidentifier():
