@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -47,25 +48,32 @@ def test_every_exported_name_resolves_and_the_economics_load_on_first_use():
 
 
 def test_a_cli_check_imports_nothing_it_does_not_use():
-    """The check path leaves hashing, temporary files, pathlib, dataclasses (and the inspect / ast it
-    imports), packaging.version and the economics / plan / scan modules unimported (each costs a share
-    of a cold check; docs/performance.md)."""
-    unwanted = {"hashlib", "tempfile", "pathlib", "importlib.resources", "pydantic", "kvguard.kv.economics",
-                "kvguard.kv.plan", "kvguard.kv.capacity", "kvguard.scan", "kvguard.scan.charts",
-                "kvguard.launch.pins", "dataclasses", "inspect", "ast", "packaging.version"}
-    # the layers a model builds (kvguard/data/quant_archs.json, for the model-construction checks) are
-    # templates parsed with ast, for every model
-    for model, dcp, needed in (("Qwen/Qwen3-32B", "1", {"ast"}), ("deepseek-ai/DeepSeek-R1", "8", {"ast"})):
+    """The check path leaves hashing, temporary files, pathlib (and the urllib / ipaddress it imports),
+    dataclasses (and the inspect / ast it imports), Python's syntax-tree types, textwrap, string,
+    packaging.version and the economics / plan / scan modules unimported (each costs a share of a cold
+    check; docs/performance.md).  The check runs without ``site`` (``-S``, kvguard found beside the tests):
+    an editable install's import hook loads pathlib before any kvguard code, which would hide it."""
+    import kvguard
+
+    unwanted = {"hashlib", "tempfile", "pathlib", "urllib.parse", "ipaddress", "importlib.resources", "pydantic",
+                "kvguard.kv.economics", "kvguard.kv.plan", "kvguard.kv.capacity", "kvguard.scan",
+                "kvguard.scan.charts", "kvguard.launch.pins", "dataclasses", "inspect", "ast", "_ast", "textwrap",
+                "string", "packaging.version"}
+    home = os.path.dirname(os.path.dirname(os.path.abspath(kvguard.__file__)))
+    # the layers a model builds (kvguard/data/quant_archs.json) are read for both: a dense and an MLA MoE model
+    for model, dcp in (("Qwen/Qwen3-32B", "1"), ("deepseek-ai/DeepSeek-R1", "8")):
         code = ("import sys, io, contextlib\n"
+                f"sys.path.insert(0, {home!r})\n"
                 "before = set(sys.modules)\n"
                 "from kvguard.cli import run\n"
                 "with contextlib.redirect_stdout(io.StringIO()):\n"
-                f"    run(['check', '--vllm-version', '0.28.0', '--', 'vllm', 'serve', {model!r},"
+                f"    status = run(['check', '--vllm-version', '0.28.0', '--', 'vllm', 'serve', {model!r},"
                 f" '-tp', '8', '-dcp', {dcp!r}])\n"
-                "print(' '.join(sorted(set(sys.modules) - before)))")
-        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-        loaded = set(out.stdout.split())
-        assert not loaded & (unwanted - needed), model
+                "print(status, ' '.join(sorted(set(sys.modules) - before)))")
+        out = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, check=True)
+        status, *loaded = out.stdout.split()
+        assert status == "0", (model, out.stdout)
+        assert not set(loaded) & unwanted, (model, sorted(set(loaded) & unwanted))
 
 
 def test_the_first_check_of_a_model_costs_a_few_python_starts(tmp_path):
