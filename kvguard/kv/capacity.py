@@ -660,12 +660,11 @@ def _grouped_layers(release, windows: Sequence[Optional[int]]) -> list[tuple[Opt
     return out
 
 
-def _kv_capacity_sliding_pp(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
-                            max_model_len: int, batched: int, pp: int, async_scheduling: bool,
-                            v2_model_runner: bool) -> dict[str, Any]:
-    release = _release(vllm_version)
+def _sliding_inputs(per_layer: int, windows: list, block_size: int, available: int, max_model_len: int,
+                    batched: int) -> None:
+    """InputError for a sliding-window sizing's inputs that are no sizes."""
     for key, value in (("bytes_per_token_per_layer", per_layer), ("block_size", block_size),
-                       ("max_model_len", max_model_len), ("max_num_batched_tokens", batched), ("pp", pp)):
+                       ("max_model_len", max_model_len), ("max_num_batched_tokens", batched)):
         _positive_int(value, key)
     if not isinstance(available, int) or isinstance(available, bool):
         raise InputError("must be an integer number of bytes", source="<capacity>", key="available_kv_bytes")
@@ -674,6 +673,14 @@ def _kv_capacity_sliding_pp(vllm_version, per_layer: int, windows: list, block_s
     for w in windows:
         if w is not None:
             _positive_int(w, "layer_windows")
+
+
+def _kv_capacity_sliding_pp(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
+                            max_model_len: int, batched: int, pp: int, async_scheduling: bool,
+                            v2_model_runner: bool) -> dict[str, Any]:
+    release = _release(vllm_version)
+    _sliding_inputs(per_layer, windows, block_size, available, max_model_len, batched)
+    _positive_int(pp, "pp")
     if pp > len(windows):
         raise InputError(f"-pp {pp} leaves a pipeline stage without layers ({len(windows)} layers)",
                          source="<capacity>", key="pp")
@@ -792,16 +799,7 @@ def _kv_capacity_sliding_pp(vllm_version, per_layer: int, windows: list, block_s
 def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size: int, available: int,
                          max_model_len: int, batched: int, async_scheduling: bool) -> dict[str, Any]:
     release = _release(vllm_version)
-    for key, value in (("bytes_per_token_per_layer", per_layer), ("block_size", block_size),
-                       ("max_model_len", max_model_len), ("max_num_batched_tokens", batched)):
-        _positive_int(value, key)
-    if not isinstance(available, int) or isinstance(available, bool):
-        raise InputError("must be an integer number of bytes", source="<capacity>", key="available_kv_bytes")
-    if not windows:
-        raise InputError("no layers", source="<capacity>", key="layer_windows")
-    for w in windows:
-        if w is not None:
-            _positive_int(w, "layer_windows")
+    _sliding_inputs(per_layer, windows, block_size, available, max_model_len, batched)
     in_flight = in_flight_tokens(release.key, batched, async_scheduling)
     groups, group_size = _groups(release, windows)
     page = block_size * per_layer
