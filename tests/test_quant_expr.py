@@ -102,3 +102,4 @@ def test_arithmetic_is_pythons(a, b, i):
     expected = (a * b + a // b - a % b if a > b else -a) + values[i]
     assert evaluate("(a * b + a // b - a % b if a > b else -a) + values[i]", {"a": a, "b": b, "i": i,
                                                                           "values": values}) == expected
+

@@ -765,3 +765,17 @@ def test_modelopt_config_without_an_algorithm_and_mixed_without_layers():
     assert (verdict.check, verdict.message) == ("VC_quant_modelopt_mixed_layers", "MIXED_PRECISION quant_algo "
                                                 "requires a non-empty 'quantized_layers' mapping in the quantization "
                                                 "config.")
+
+
+def test_one_models_launches_share_the_quantization_answer_only_for_the_same_flags():
+    """The rule rows keep ``_verify_quantization``'s outcome per facts object, release and flags: the
+    layouts of a model share it, another --quantization does not."""
+    facts = kvguard.model_facts(catalog.lookup("deepseek-ai/DeepSeek-R1").config, vllm_version="0.28.0")
+    mismatch = ("Quantization method specified in the model config (fp8) does not match the quantization method "
+                "specified in the `quantization` argument (awq).")
+    for _ in range(2):
+        assert kvguard.check(facts, vllm_version="0.28.0", tp=8).ok
+        refused = kvguard.check(facts, vllm_version="0.28.0", tp=8, quantization="awq")
+        assert (refused.ok, refused.check, refused.exc_type, refused.message) == (
+            False, "MC_quant_mismatch", "ValueError", mismatch)
+        assert kvguard.check(facts, vllm_version="0.28.0", tp=4, quantization="fp8").ok

@@ -530,14 +530,37 @@ _QUANT_DEPRECATED = ("('The quantization method %s is deprecated and will be rem
                      "bypass, set `--allow-deprecated-quantization`.', {method!r})")
 
 
+#: answers that read only the model's facts, the release and launch flags, per facts object: the layouts of one
+#: model share them (the facts object is kept beside its answer, so an id reused by another object is no hit)
+_PER_MODEL: dict[tuple, tuple[Any, Any]] = {}
+
+
+def _per_model(state, what: str, compute: Callable[[], Any], *flags: Any) -> Any:
+    """``compute()``, once per (facts object, release, ``what``, ``flags``)."""
+    facts, release = state.facts, state.release
+    key = (what, id(facts), release.version, release.patches, *flags)
+    hit = _PER_MODEL.get(key)
+    if hit is not None and hit[0] is facts:
+        return hit[1]
+    value = compute()
+    if len(_PER_MODEL) > 1024:
+        _PER_MODEL.clear()
+    _PER_MODEL[key] = (facts, value)
+    return value
+
+
 def _qv(state):
-    """The outcome of ``_verify_quantization`` (kvguard.quant.verify), computed once per check."""
+    """The outcome of ``_verify_quantization`` (kvguard.quant.verify), computed once per model and flags."""
     out = getattr(state, "_qv_out", None)
     if out is None:
         from ..quant.verify import verify
 
-        out = state._qv_out = verify(state.facts.resolved_top, state.facts.resolved, state.release,
-                                     state.layout.quantization, bool(state.layout.allow_deprecated_quantization))
+        facts, layout = state.facts, state.layout
+        allow = bool(layout.allow_deprecated_quantization)
+        out = state._qv_out = _per_model(
+            state, "verify_quantization",
+            lambda: verify(facts.resolved_top, facts.resolved, state.release, layout.quantization, allow),
+            layout.quantization, allow)
     return out
 
 
@@ -569,7 +592,9 @@ def _modelopt_algo_early(state) -> bool:
     and the maximum length (kvguard.quant.modelopt); only its own reading can skip this check."""
     from ..quant.verify import modelopt_algo_refusal
 
-    algo, why = modelopt_algo_refusal(state.facts.resolved_top, state.facts.resolved, state.release)
+    facts = state.facts
+    algo, why = _per_model(state, "modelopt_algo",
+                           lambda: modelopt_algo_refusal(facts.resolved_top, facts.resolved, state.release))
     if why is not None:
         state.unmodelled(why)
     state._modelopt_algo = algo
