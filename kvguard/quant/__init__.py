@@ -59,6 +59,7 @@ from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, Optional
 
+from ..memo import PerFacts
 from ..record import Record, field
 from ..record import replace as _replace
 from . import compressed_tensors as _ct
@@ -796,33 +797,17 @@ def _degenerate(facts, launch: Launch) -> Optional[str]:
     return None
 
 
-_MEMO: dict = {}
+#: outcomes per facts object, release and launch sizes
+_OUTCOMES = PerFacts(limit=8192)
 
 
 def outcome(facts, release, launch: Launch) -> Outcome:
-    """The model-construction outcome of a launch (see :class:`Outcome`), memoised per facts object,
+    """The model-construction outcome of a launch (see :class:`Outcome`), kept per facts object,
     release and launch sizes (plan and scan ask the same model many times)."""
-    mkey = (id(facts), release.version, release.patches)
-    entry: Optional[tuple[Any, dict]] = _MEMO.get(mkey)
-    if entry is None or entry[0] is not facts:
-        if len(_MEMO) > 256:
-            _MEMO.clear()
-        entry = _MEMO[mkey] = (facts, {})
-    lkey: Optional[tuple] = (launch.tp, launch.dp, launch.pcp, launch.pp, launch.ep, launch.eplb, launch.redundant,
-                             launch.refined_fp8_moe_kernel, launch.quantization, launch.dtype, launch.moe_backend,
-                             launch.all2all_backend)
-    try:
-        hit = entry[1].get(lkey)
-    except TypeError:  # an unhashable size: decided (as not modelled) below
-        hit = lkey = None
-    if hit is not None:
-        return hit
-    result = _decide(facts, release, launch)
-    if lkey is not None:
-        if len(entry[1]) > 4096:
-            entry[1].clear()
-        entry[1][lkey] = result
-    return result
+    key = (release.version, release.patches, launch.tp, launch.dp, launch.pcp, launch.pp, launch.ep, launch.eplb,
+           launch.redundant, launch.refined_fp8_moe_kernel, launch.quantization, launch.dtype, launch.moe_backend,
+           launch.all2all_backend)
+    return _OUTCOMES.get(facts, key, lambda: _decide(facts, release, launch))
 
 
 def _decide(facts, release, launch: Launch) -> Outcome:
@@ -982,16 +967,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         return Outcome(unmodelled=f"--quantization {launch.quantization} with a {scheme.method} checkpoint (an "
                                   f"override of the checkpoint's method) is not modelled")
     prepared = _prepared(facts, family, release, scheme)
-    key = (launch.tp, launch.dp, launch.pcp, launch.pp, launch.ep, launch.eplb, launch.redundant,
-           launch.refined_fp8_moe_kernel,
-           launch.quantization, launch.dtype, launch.moe_backend, launch.all2all_backend)
-    memo = prepared[2]
-    hit = memo.get(key)
-    if hit is not None:
-        return hit
     needs: list[str] = []
     result = Outcome()
-    for layer, skip in prepared[1]:
+    for layer, skip in prepared:
         try:
             if layer.kind == "check":
                 check_id, fires, values = layer.check
@@ -1038,7 +1016,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             break
     else:
         result = Outcome(needs=tuple(needs))
-        moe = [layer for layer, _ in prepared[1] if layer.kind == "moe"]
+        moe = [layer for layer, _ in prepared if layer.kind == "moe"]
         if launch.eplb and moe and not implements_moe(family, release):
             # the worker finds no MoE model to balance (W_eplb_no_moe_model decides what follows)
             result = Outcome(needs=tuple(needs), eplb_without_moe_model=True)
@@ -1047,9 +1025,6 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             # EPLB does with them after the model is built is not modelled
             result = Outcome(needs=tuple(needs), unmodelled=f"--enable-eplb with {', '.join(facts.architectures)}, "
                              f"whose MoE layers take no EPLB in vLLM {release.key}, is not modelled")
-    if len(memo) > 4096:
-        memo.clear()
-    memo[key] = result
     return result
 
 
@@ -1081,19 +1056,19 @@ def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
         return "fused_error"
 
 
-_CACHE: dict = {}
+#: each model's layers without repeats, per facts object, family, release and scheme
+_LAYERS = PerFacts(limit=256)
 
 
-def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> tuple:
-    """(facts, [(layer, skip state)] without repeats, outcome memo) per facts object and release: layers with
-    the same sizes and skip state decide the same way, so only the first of each is walked."""
-    key = (id(facts), family, release.version, release.patches)
-    hit = _CACHE.get(key)
-    if hit is not None and hit[0] is facts:
-        return hit
-    if len(_CACHE) > 256:
-        _CACHE.clear()
-    unique: list[tuple[Any, Any]] = []
+def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> list[tuple[Layer, str]]:
+    """[(layer, skip state)] without repeats: layers with the same sizes and skip state decide the same way,
+    so only the first of each is walked."""
+    return _LAYERS.get(facts, (family, release.version, release.patches, scheme),
+                       lambda: _unique_layers(facts, family, release, scheme))
+
+
+def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -> list[tuple[Layer, str]]:
+    unique: list[tuple[Layer, str]] = []
     seen: set[tuple[Any, Any]] = set()
     for layer in layers(facts.resolved, family, release, tuple(facts.architectures)):
         skip = _skip_state(layer, scheme, release)
@@ -1110,9 +1085,7 @@ def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> tup
                          input_size=facts.resolved.get("hidden_size"),
                          output_sizes=(facts.resolved.get("vocab_size"),), names={"tie": tie})
             unique.append((head, _skip_state(head, scheme, release)))
-    value: tuple[Any, list[tuple[Any, Any]], dict] = (facts, unique, {})
-    _CACHE[key] = value
-    return value
+    return unique
 
 
 # ---------------------------------------------------------------------------

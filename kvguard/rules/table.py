@@ -33,6 +33,7 @@ from ..length import NotModelled as _LenNotModelled
 from ..length import allow_long as _allow_long
 from ..length import derive as _len_derive
 from ..length import outcome as _len_result
+from ..memo import PerFacts
 from ..speculative import flow as _sc
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
@@ -530,23 +531,14 @@ _QUANT_DEPRECATED = ("('The quantization method %s is deprecated and will be rem
                      "bypass, set `--allow-deprecated-quantization`.', {method!r})")
 
 
-#: answers that read only the model's facts, the release and launch flags, per facts object: the layouts of one
-#: model share them (the facts object is kept beside its answer, so an id reused by another object is no hit)
-_PER_MODEL: dict[tuple, tuple[Any, Any]] = {}
+#: answers that read only the model's facts, the release and launch flags: the layouts of one model share them
+_PER_MODEL = PerFacts(limit=1024)
 
 
 def _per_model(state, what: str, compute: Callable[[], Any], *flags: Any) -> Any:
     """``compute()``, once per (facts object, release, ``what``, ``flags``)."""
-    facts, release = state.facts, state.release
-    key = (what, id(facts), release.version, release.patches, *flags)
-    hit = _PER_MODEL.get(key)
-    if hit is not None and hit[0] is facts:
-        return hit[1]
-    value = compute()
-    if len(_PER_MODEL) > 1024:
-        _PER_MODEL.clear()
-    _PER_MODEL[key] = (facts, value)
-    return value
+    release = state.release
+    return _PER_MODEL.get(state.facts, (what, release.version, release.patches, *flags), compute)
 
 
 def _qv(state):
