@@ -399,7 +399,7 @@ def _config_unread(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any],
                    ) -> Optional[str]:
     """Why the method's config (built from the checkpoint's quantization config before the checks) may refuse
     the checkpoint first, or None."""
-    from . import scheme_of
+    from kvguard.quant import scheme_of
 
     if method in _CONFIG_TAKES_ANY:
         return None

@@ -168,11 +168,9 @@ def _decline_cpu_hybrid_mla(facts: ModelFacts, release: Release, host: Optional[
     """vLLM's CPU platform turns prefix caching off for MLA models (``check_and_update_config``) after a hybrid
     model's cache was set up for it; VllmConfig's mamba block-size check then refuses (seen with Kimi-K3 on
     0.28.0 / 0.33.0). kvguard models neither step, so it declines rather than answer as for a GPU."""
-    from ..archs import arch_flag
-
     if host is None or host.platform != "cpu" or not facts.use_mla:
         return
-    if arch_flag(facts.architectures, "is_hybrid", release):
+    if archs.arch_flag(facts.architectures, "is_hybrid", release):
         raise Undecidable("an MLA model with Mamba / linear-attention layers on the CPU platform: vLLM turns prefix "
                           "caching off for MLA there after the hybrid cache setup, and the mamba block-size check "
                           "that follows is not modelled")

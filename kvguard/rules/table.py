@@ -545,15 +545,19 @@ def _qv(state):
     """The outcome of ``_verify_quantization`` (kvguard.quant.verify), computed once per model and flags."""
     out = getattr(state, "_qv_out", None)
     if out is None:
-        from ..quant.verify import verify
-
-        facts, layout = state.facts, state.layout
+        layout = state.layout
         allow = bool(layout.allow_deprecated_quantization)
         out = state._qv_out = _per_model(
-            state, "verify_quantization",
-            lambda: verify(facts.resolved_top, facts.resolved, state.release, layout.quantization, allow),
+            state, "verify_quantization", lambda: _verify_quantization(state.facts, state.release, layout.quantization,
+                                                                       allow),
             layout.quantization, allow)
     return out
+
+
+def _verify_quantization(facts, release, quantization, allow_deprecated: bool):
+    from kvguard.quant.verify import verify  # imported when a model is first asked, not on each check
+
+    return verify(facts.resolved_top, facts.resolved, release, quantization, allow_deprecated)
 
 
 def _qv_fires(state, check: str) -> bool:
@@ -582,22 +586,24 @@ _S_ARCH_CONVERTOR = "vllm/transformers_utils/model_arch_config_convertor.py"
 def _modelopt_algo_early(state) -> bool:
     """0.14.0+: the ModelOpt normalization runs when ModelConfig builds its model_arch_config, before the dtype
     and the maximum length (kvguard.quant.modelopt); only its own reading can skip this check."""
-    from ..quant.verify import modelopt_algo_refusal
-
-    facts = state.facts
-    algo, why = _per_model(state, "modelopt_algo",
-                           lambda: modelopt_algo_refusal(facts.resolved_top, facts.resolved, state.release))
+    algo, why = _per_model(state, "modelopt_algo", lambda: _modelopt_algo(state.facts, state.release))
     if why is not None:
         state.unmodelled(why)
     state._modelopt_algo = algo
     return algo is not None
 
 
+def _modelopt_algo(facts, release):
+    from kvguard.quant.verify import modelopt_algo_refusal  # imported when a model is first asked, not on each check
+
+    return modelopt_algo_refusal(facts.resolved_top, facts.resolved, release)
+
+
 def _act_dtype(state):
     """VllmConfig._get_quantization_config's activation-dtype refusal (kvguard.quant.verify), once per check."""
     out = getattr(state, "_qd_out", None)
     if out is None:
-        from ..quant.verify import act_dtype_refusal
+        from kvguard.quant.verify import act_dtype_refusal
 
         out = state._qd_out = act_dtype_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
                                                 state.layout.quantization, state.layout.dtype, _qv(state))
@@ -608,7 +614,7 @@ def _modelopt_config_refused(state) -> bool:
     """The ModelOpt FP8 / NVFP4 config's refusal of the checkpoint's algorithm (kvguard.quant.verify), once."""
     out = getattr(state, "_mo_out", None)
     if out is None:
-        from ..quant.verify import modelopt_config_refusal
+        from kvguard.quant.verify import modelopt_config_refusal
 
         out = state._mo_out = modelopt_config_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
                                                       state.layout.quantization, _qv(state))
@@ -623,7 +629,7 @@ def _modelopt_config_refused(state) -> bool:
 def _modelopt_fields(state) -> "dict | None":
     """The _from_config refusals of the ModelOpt configs (kvguard.quant.verify.modelopt_fields_refusal), once."""
     if not hasattr(state, "_mf_out"):
-        from ..quant.verify import modelopt_fields_refusal
+        from kvguard.quant.verify import modelopt_fields_refusal
 
         state._mf_out = modelopt_fields_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
                                                 state.layout.quantization, _qv(state))
@@ -633,7 +639,7 @@ def _modelopt_fields(state) -> "dict | None":
 def _modelopt_init(state) -> "tuple[str, dict] | None":
     """The ModelOpt configs' __init__ refusal of another class's algorithm (kvguard.quant.verify), once."""
     if not hasattr(state, "_mi_out"):
-        from ..quant.verify import modelopt_init_refusal
+        from kvguard.quant.verify import modelopt_init_refusal
 
         state._mi_out = modelopt_init_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
                                               state.layout.quantization, _qv(state))
@@ -652,7 +658,7 @@ def _modelopt_refusal_on_cuda(state, fired: bool) -> bool:
 
 
 def _modelopt_no_algo(state) -> bool:
-    from ..quant.verify import modelopt_no_algo_refusal
+    from kvguard.quant.verify import modelopt_no_algo_refusal
 
     return _modelopt_refusal_on_cuda(state, modelopt_no_algo_refusal(
         state.facts.resolved_top, state.facts.resolved, state.release, state.layout.quantization, _qv(state)))
@@ -677,14 +683,14 @@ def _ct_package_refuses(state, read, refusal) -> None:
 
 def _ct_forbidden_args(state) -> None:
     """0.10.2 - 0.13.x: the pinned package forbids QuantizationArgs fields it does not know."""
-    from ..quant.compressed_tensors import forbidden_args
+    from kvguard.quant.compressed_tensors import forbidden_args
 
     _ct_package_refuses(state, forbidden_args, lambda names: f"forbids the QuantizationArgs field(s) {names}")
 
 
 def _ct_static_token(state) -> None:
     """0.14.0+: the pinned package refuses static per-token quantization."""
-    from ..quant.compressed_tensors import static_token_args
+    from kvguard.quant.compressed_tensors import static_token_args
 
     _ct_package_refuses(state, static_token_args, lambda names: f"refuses static per-token quantization ({names}: "
                         f"'Cannot perform static token quantization, please use `dynamic=True`')")
@@ -694,8 +700,8 @@ def _capability_refused(state) -> bool:
     """VllmConfig's minimum-capability refusal of the ModelOpt config it built (kvguard.quant.verify), once."""
     out = getattr(state, "_qc_out", None)
     if out is None:
-        from ..quant.modelopt import ACT_DTYPES
-        from ..quant.verify import capability_refusal
+        from kvguard.quant.modelopt import ACT_DTYPES
+        from kvguard.quant.verify import capability_refusal
 
         if _qv(state).quantization not in ACT_DTYPES:
             return False  # not a ModelOpt method (the others' minimum is at most 80: VC_quant_act_dtype)
@@ -710,7 +716,7 @@ def _capability_refused(state) -> bool:
 
 
 def _act_dtype_refused(state) -> bool:
-    from ..quant.verify import AUTO_PASSES
+    from kvguard.quant.verify import AUTO_PASSES
 
     values, why = _act_dtype(state)
     if why == AUTO_PASSES:
@@ -723,7 +729,7 @@ def _act_dtype_refused(state) -> bool:
     if host_read and (state.need("platform") != "cuda" or state.need("gpu_capability") < 80):
         state.unmodelled("VllmConfig's quantization checks are modelled for CUDA, compute capability 80 or more")
     if values is not None:
-        from ..quant.verify import min_capability
+        from kvguard.quant.verify import min_capability
 
         floor = min_capability(values["method"], state.release)
         if state.need("gpu_capability") < floor:
@@ -754,7 +760,7 @@ def _mi(state):
     """The model-construction outcome of the launch (kvguard.quant.outcome), computed once per check."""
     out = getattr(state, "_mi_out", None)
     if out is None:
-        from ..quant import Launch, outcome
+        from kvguard.quant import Launch, outcome
 
         out = state._mi_out = outcome(state.facts, state.release, Launch(tp=state.tp, dp=state.dp, pcp=state.pcp, pp=state.pp, ep=bool(state.ep), eplb=bool(state.eplb),
                                                        redundant=state.redundant, refined_fp8_moe_kernel=True,
@@ -804,8 +810,8 @@ def _mi_undecided(state) -> bool:
                      "VLLM_USE_NVFP4_CT_EMULATIONS", "VLLM_USE_TRTLLM_FP4_GEMM"):
             if state.env.get(name):
                 state.unmodelled(f"{name} changes the ModelOpt NVFP4 linear kernel choice (not modelled)")
-        from ..quant import family_has_moe, family_of
-        from ..quant.modelopt_shards import MOE_ENV
+        from kvguard.quant import family_has_moe, family_of
+        from kvguard.quant.modelopt_shards import MOE_ENV
 
         family = family_of(state.facts.architectures)
         if family is not None and family_has_moe(family):
@@ -816,7 +822,7 @@ def _mi_undecided(state) -> bool:
     if _gpt_oss_read(state):
         _gpt_oss_host(state, out)
     if _online_moe_read(state):
-        from ..quant.online import FP8_MOE_ENV
+        from kvguard.quant.online import FP8_MOE_ENV
 
         for name in FP8_MOE_ENV:
             if state.env.get(name):
@@ -827,8 +833,8 @@ def _mi_undecided(state) -> bool:
 
 def _gpt_oss_read(state) -> bool:
     """Whether the outcome read gpt-oss's layers (kvguard.quant.gpt_oss)."""
-    from ..quant import family_of
-    from ..quant.gpt_oss import FAMILY
+    from kvguard.quant import family_of
+    from kvguard.quant.gpt_oss import FAMILY
 
     return family_of(state.facts.architectures) == FAMILY
 
@@ -846,8 +852,8 @@ def _gpt_oss_host(state, out) -> None:
                          "on it) is not modelled")
     if out.check in ("MI_gptoss_world", "MI_divide") or out.unmodelled:
         return
-    from ..quant import scheme_of
-    from ..quant.gpt_oss import MXFP4_ENV
+    from kvguard.quant import scheme_of
+    from kvguard.quant.gpt_oss import MXFP4_ENV
 
     scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
     if scheme is None or scheme.method != "mxfp4":
@@ -863,7 +869,7 @@ def _gpt_oss_host(state, out) -> None:
 
 def _online_moe_read(state) -> bool:
     """Whether the outcome read online FP8 experts (--quantization fp8 of an unquantized MoE model it models)."""
-    from ..quant import family_has_moe, family_of, scheme_of
+    from kvguard.quant import family_has_moe, family_of, scheme_of
 
     quantization = state.layout.quantization
     if quantization is None or str(quantization).lower() != "fp8" or scheme_of(state.facts.resolved_top,
@@ -875,7 +881,7 @@ def _online_moe_read(state) -> bool:
 
 def _modelopt_read(state) -> bool:
     """Whether the outcome read a ModelOpt checkpoint's layers (kvguard.quant.modelopt_shards decided them)."""
-    from ..quant import scheme_of
+    from kvguard.quant import scheme_of
 
     scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
     return scheme is not None and scheme.method.startswith("modelopt") and not _mi(state).unmodelled
@@ -885,8 +891,8 @@ def _ct_nvfp4_moe_env(state) -> None:
     """compressed-tensors NVFP4 experts (kvguard.quant.compressed_tensors.nvfp4_moe_unmodelled): their MoE backend is
     chosen while each MoE layer is built by the function ModelOpt's NVFP4 experts call, decided for the default
     environment only (the environment variables of kvguard.quant.modelopt_shards.MOE_ENV)."""
-    from ..quant import family_has_moe, family_of, scheme_of
-    from ..quant.modelopt_shards import MOE_ENV
+    from kvguard.quant import family_has_moe, family_of, scheme_of
+    from kvguard.quant.modelopt_shards import MOE_ENV
 
     scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
     family = family_of(state.facts.architectures)
@@ -900,7 +906,7 @@ def _ct_nvfp4_moe_env(state) -> None:
 
 def _wna16_read(state) -> bool:
     """Whether the outcome read the AWQ / GPTQ kernel path (a quantized model of a modelled family)."""
-    from ..quant import scheme_of
+    from kvguard.quant import scheme_of
 
     scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
     return scheme is not None and scheme.modelled and scheme.method in ("awq", "gptq", "compressed-tensors")
