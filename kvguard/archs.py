@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any, Optional
 
 from .versions import Release
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["arch_flag", "registered_arch", "registry_loaded", "retired_refusal"]
 
@@ -23,17 +26,51 @@ def _read(name: str) -> str:
         return fh.read()
 
 
+#: the line that opens the architectures in archs.json and the one that closes them: the generator
+#: writes one architecture per line between them (tools/extract_registry.py)
+_ARCHS_OPEN = '\n "archs": {\n'
+_ARCHS_CLOSE = "\n },\n"
+#: where ``_data()`` keeps the architectures: their lines, '\n  "Name": {...},' each
+_ARCHS_KEY = "archs lines"
+
+
 @lru_cache(maxsize=1)
 def _data() -> dict[str, Any]:
+    """archs.json, its architectures left as text until one is asked for (``_entry``).
+
+    A check asks for one or two of the ~500 architectures: decoding them all was about 4% of a cold
+    check.  A file not laid out as the generator writes it is decoded whole."""
     try:
         text = _read("archs.json")
     except (FileNotFoundError, OSError):
         return {}
-    return json.loads(text)
+    start = text.find(_ARCHS_OPEN)
+    end = text.find(_ARCHS_CLOSE, start)
+    if start < 0 or end < 0:
+        data = json.loads(text)
+        entries = data.pop("archs", {})
+        data[_ARCHS_KEY] = "".join(f"\n  {json.dumps(name)}: {json.dumps(entry)}," for name, entry in entries.items())
+    else:
+        data = json.loads(text[:start] + "\n" + text[end + len(_ARCHS_CLOSE):])
+        data[_ARCHS_KEY] = text[start + len(_ARCHS_OPEN) - 1:end]
+    return data
+
+
+@lru_cache(maxsize=None)
+def _entry(name: str) -> Optional[dict[str, Any]]:
+    """The registry entry of one architecture, None if the registry never named it."""
+    if not name.isidentifier():  # registry names are class names; nothing else can be one of them
+        return None
+    lines = _data().get(_ARCHS_KEY, "")
+    start = lines.find(f'\n  "{name}": ')
+    if start < 0:
+        return None
+    end = lines.find("\n", start + 1)
+    return json.loads(lines[start + len(name) + 7:end if end >= 0 else len(lines)].rstrip(","))
 
 
 def registry_loaded() -> bool:
-    return bool(_data().get("archs"))
+    return bool(_data().get(_ARCHS_KEY))
 
 
 @lru_cache(maxsize=1)
@@ -51,7 +88,7 @@ def _in_ranges(ranges, release: Release) -> bool:
 
 
 def _registered(name: str, release: Release) -> bool:
-    entry = _data().get("archs", {}).get(name)
+    entry = _entry(name)
     return bool(entry) and _in_ranges(entry.get("registered"), release)
 
 
@@ -107,7 +144,8 @@ def arch_flag(architectures, flag: str, release: Release) -> Optional[bool]:
     arch = registered_arch(architectures, release)
     if arch is None:
         return None
-    return _in_ranges(_data()["archs"][arch].get(flag), release)
+    entry = _entry(arch)
+    return _in_ranges(entry.get(flag) if entry else None, release)
 
 
 #: ``_ModelRegistry._raise_for_unsupported`` (vllm/model_executor/models/registry.py): a retired

@@ -1438,6 +1438,7 @@ def write_compact(obj, path):
         v = obj[k]
         if (k in ("archs", "unresolved", "previously_supported", "oot_supported", "transformers_backend")
                 and isinstance(v, dict) and v):
+            # one entry per line: kvguard.archs decodes only the architectures a check asks for
             lines.append(f" {json.dumps(k)}: {{")
             items = list(v.items())
             for j, (a, rec) in enumerate(items):

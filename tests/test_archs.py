@@ -1,0 +1,83 @@
+"""kvguard/archs.py reads the registry's architectures one line at a time: the same entries as a whole decode."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import kvguard
+from kvguard import archs
+from kvguard.versions import resolve
+
+DATA = Path(kvguard.__file__).parent / "data"
+
+
+@pytest.fixture
+def whole():
+    return json.loads((DATA / "archs.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def fresh(monkeypatch):
+    """archs with its caches emptied before and after, reading the text the test gives."""
+    def use(text: str) -> None:
+        monkeypatch.setattr(archs, "_read", lambda name: text if name == "archs.json" else
+                            (DATA / name).read_text(encoding="utf-8"))
+        archs._data.cache_clear()
+        archs._entry.cache_clear()
+    yield use
+    archs._data.cache_clear()
+    archs._entry.cache_clear()
+
+
+def test_the_file_keeps_one_architecture_per_line(whole):
+    text = (DATA / "archs.json").read_text(encoding="utf-8")
+    assert archs._ARCHS_OPEN in text and archs._ARCHS_CLOSE in text
+    for name, entry in whole["archs"].items():
+        assert f'\n  "{name}": {json.dumps(entry, separators=(",", ":"))}' in text
+
+
+@pytest.mark.parametrize("layout", ["as generated", "decoded whole"])
+def test_every_entry_reads_as_the_whole_file_decodes_it(whole, fresh, layout):
+    text = (DATA / "archs.json").read_text(encoding="utf-8")
+    fresh(text if layout == "as generated" else json.dumps(whole, indent=4))
+    assert len(whole["archs"]) > 400
+    for name, entry in whole["archs"].items():
+        assert archs._entry(name) == entry, name
+    data = archs._data()
+    for key in whole:
+        if key != "archs":
+            assert data[key] == whole[key], key
+    assert archs.registry_loaded()
+
+
+@pytest.mark.parametrize("name", ["NoSuchForCausalLM", "LlamaForCausal", "lamaForCausalLM", "",
+                                  'LlamaForCausalLM": {"registered', "LlamaForCausalLM\n", "Llama ForCausalLM"])
+def test_a_name_the_registry_never_held_is_not_found(name):
+    assert archs._entry(name) is None
+
+
+def test_flags_read_from_single_entries():
+    release = resolve("0.28.0")
+    assert archs.arch_flag(["LlamaForCausalLM"], "supports_pp", release) is True
+    assert archs.arch_flag(["MambaForCausalLM"], "is_attention_free", release) is True
+    assert archs.arch_flag(["LlamaForCausalLM"], "is_attention_free", release) is False
+    assert archs.arch_flag(["NoSuchForCausalLM"], "supports_pp", release) is None
+    # a suffix the release's table normalizes (Qwen2_5_VLModel -> Qwen2_5_VLForConditionalGeneration)
+    assert archs.registered_arch(["Qwen2_5_VLModel"], release) == "Qwen2_5_VLForConditionalGeneration"
+
+
+def test_no_registry_file_means_no_registry(monkeypatch):
+    def missing(name):
+        raise FileNotFoundError(name)
+    monkeypatch.setattr(archs, "_read", missing)
+    archs._data.cache_clear()
+    archs._entry.cache_clear()
+    try:
+        assert not archs.registry_loaded()
+        assert archs._entry("LlamaForCausalLM") is None
+    finally:
+        archs._data.cache_clear()
+        archs._entry.cache_clear()
