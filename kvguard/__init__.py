@@ -7,7 +7,7 @@ as that release derives them from a config.json.  No torch, transformers or
 vLLM import; no network.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
 from .__about__ import __version__ as __version__
 from .errors import (
@@ -26,6 +26,8 @@ from .rules.check import check, legal_dcp_sizes, model_facts, to_exception, vali
 from .verdict import ErrorEntry, Skipped, Verdict
 from .versions import KNOWN_RELEASES, SUPPORTED_VERSIONS, Release
 
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+
 #: names imported on first use (PEP 562): a launch script's check does not pay for the economics
 _LAZY = {
     "AuditReport": "kv.economics", "ModelAudit": "kv.economics", "audit": "kv.economics",
@@ -36,6 +38,8 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .front import LaunchReport, examine
     from .kv.capacity import CapacityPrediction, predict_capacity
     from .kv.economics import AuditReport, ModelAudit, audit

@@ -43,7 +43,10 @@ PCP with DCP), the MTP-with-interleave check.
 
 from __future__ import annotations
 
-from typing import Any, Optional
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
+
 
 __all__ = ["BACKENDS", "SelectorRefusal", "select_backend", "selected_impl"]
 

@@ -13,13 +13,16 @@ import gc
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 from .__about__ import __version__
 from .errors import InternalError, KvguardError, reason_kind
 from .launch.layout import Host
 
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+
 if TYPE_CHECKING:
+    from typing import Any, Callable, Optional, Sequence
+
     from .front import LaunchReport
     from .versions import Release
 

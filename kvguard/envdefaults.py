@@ -14,10 +14,13 @@ that matter.  Variables vLLM's own launchers set for their worker processes (``V
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Optional
 
 from .record import Record
 from .versions import Release
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["EnvAssumption", "VERDICT_ENV", "deciding_defaults", "read_by"]
 

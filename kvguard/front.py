@@ -11,7 +11,6 @@ same way as ``kvguard.check``, ``audit`` and ``plan`` do.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
 from .errors import InputError, Undecidable
 from .facts import ModelFacts
@@ -19,7 +18,11 @@ from .launch.layout import Host
 from .record import Record, field
 from .verdict import Verdict
 
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+
 if TYPE_CHECKING:
+    from typing import Any, Optional, Sequence, Union
+
     from .launch.argv import ServeCommand
     from .launch.pins import ReleaseChoice
     from .versions import Release

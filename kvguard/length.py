@@ -32,10 +32,13 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any, Optional
 
 from .record import Record
 from .versions import Release
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["Derived", "LengthOutcome", "NotModelled", "Sidecar", "allow_long", "default_length", "derive",
            "find_sidecar", "max_model_len",

@@ -8,11 +8,14 @@ after the first is gone is no hit.  A store past its limit starts again.
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, TypeVar
+
+    T = TypeVar("T")
+
 
 __all__ = ["PerFacts"]
-
-T = TypeVar("T")
 
 
 class PerFacts:

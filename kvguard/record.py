@@ -31,7 +31,10 @@ modules off the check path (``kv/``, ``scan/``, ``diff``) keep their dataclasses
 
 from __future__ import annotations
 
-from typing import Any, Callable, Optional
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
+
 
 __all__ = ["MISSING", "Field", "FrozenInstanceError", "Record", "field", "fields", "replace"]
 

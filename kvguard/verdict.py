@@ -7,9 +7,11 @@ and how pydantic wraps it on the way to the user.
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
 from .record import Record, field, replace
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["ErrorEntry", "Skipped", "Stage", "Verdict"]
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any, Optional
 
 from .errors import UnsupportedVersion
 from .record import Record, field
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = [
     "KNOWN_RELEASES",

@@ -50,7 +50,8 @@ def test_every_exported_name_resolves_and_the_economics_load_on_first_use():
 def test_a_cli_check_imports_nothing_it_does_not_use():
     """The check path leaves hashing, temporary files, pathlib (and the urllib / ipaddress it imports),
     dataclasses (and the inspect / ast it imports), Python's syntax-tree types, textwrap, string,
-    packaging.version and the economics / plan / scan modules unimported (each costs a share of a cold
+    typing (the check path's modules import its names for the type checker only), packaging.version
+    and the economics / plan / scan modules unimported (each costs a share of a cold
     check; docs/performance.md).  The check runs without ``site`` (``-S``, kvguard found beside the tests):
     an editable install's import hook loads pathlib before any kvguard code, which would hide it."""
     import kvguard
@@ -58,7 +59,7 @@ def test_a_cli_check_imports_nothing_it_does_not_use():
     unwanted = {"hashlib", "tempfile", "pathlib", "urllib.parse", "ipaddress", "importlib.resources", "pydantic",
                 "kvguard.kv.economics", "kvguard.kv.plan", "kvguard.kv.capacity", "kvguard.scan",
                 "kvguard.scan.charts", "kvguard.launch.pins", "dataclasses", "inspect", "ast", "_ast", "textwrap",
-                "string", "packaging.version"}
+                "string", "packaging.version", "typing"}
     home = os.path.dirname(os.path.dirname(os.path.abspath(kvguard.__file__)))
     # the layers a model builds (kvguard/data/quant_archs.json) are read for both: a dense and an MLA MoE model
     for model, dcp in (("Qwen/Qwen3-32B", "1"), ("deepseek-ai/DeepSeek-R1", "8")):

@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import os
 from functools import lru_cache
-from typing import Any, Optional
 
 from ..record import Record
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["CatalogEntry", "entries", "lookup"]
 

@@ -13,9 +13,11 @@ Mirrors ``transformers/models/deepseek_v4/configuration_deepseek_v4.py`` (``Deep
 
 from __future__ import annotations
 
-from typing import Any
-
 from .frame import Frame, bounded_count, literal
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["STEPS5"]
 

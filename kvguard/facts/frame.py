@@ -4,9 +4,12 @@ per-layer lists: what every derivation (steps, classes5) works with."""
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from ..errors import Undecidable
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MAX_LAYERS", "Frame", "TooLarge", "bind_init_parameters", "bounded_count", "literal", "merge_keywords",
            "super_call_kwargs"]

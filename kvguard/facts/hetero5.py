@@ -20,10 +20,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 from ..errors import Undecidable
 from .objects import ConfigObject
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["AmbiguousGlobalPerLayerAttributeError", "HeterogeneitySpec", "PerLayerConfigView", "apply",
            "ambiguous", "iter_keys", "update_to_dict_output"]

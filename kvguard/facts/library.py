@@ -9,11 +9,13 @@ has (``class_facts``) and in which order ``CONFIG_MAPPING`` lists its model type
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
 from ..errors import Undecidable
 from .frame import Frame, literal, merge_keywords
 from .objects import ClassFacts, ConfigObject
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["ConfigLibrary"]
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Union
 
 from ..errors import Undecidable
 from . import rope_vllm, speculators
@@ -27,8 +26,12 @@ from .tables import transformers_tables, vllm_release_entry, vllm_release_tables
 from .transformers4 import Transformers4
 from .transformers5 import Transformers5
 
-#: the library object of one load (:func:`library_for`)
-Library = Union[Transformers4, Transformers5]
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Union
+
+    #: the library object of one load (:func:`library_for`)
+    Library = Union[Transformers4, Transformers5]
 
 __all__ = ["DEFAULT_PATH", "FEATURES", "REVIEWED", "LoadCrash", "hf_text_config", "load_config"]
 

@@ -14,7 +14,6 @@ tables in ``kvguard/data/facts/``.  vLLM's own lists live in
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
 
 from ..errors import InternalError, Undecidable
 from ..record import Record, field
@@ -22,6 +21,10 @@ from ..verdict import ErrorEntry
 from ..versions import Release
 from . import vllm as vllm_facts
 from .strict import StrictDataclassError
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["Crash", "ModelFacts", "derive"]
 

@@ -12,9 +12,11 @@ How the attributes get their values (class defaults, derivations, sub-configs) i
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import Undecidable
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ClassFacts", "ConfigObject", "TorchDtype"]
 

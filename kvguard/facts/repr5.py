@@ -11,11 +11,13 @@ tools/facts_extract.py).  This module raises what that raises, in the same order
 
 from __future__ import annotations
 
-from typing import Any, cast
-
 from ..errors import Undecidable
 from .objects import ClassFacts, ConfigObject, TorchDtype
 from .strict import StrictDataclassClassValidationError, StrictDataclassFieldValidationError
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["base_to_dict", "check_repr", "measured_exception", "to_dict"]
 
@@ -68,7 +70,7 @@ def measured_exception(exc_type: str, message: str) -> BaseException:
     namespace = {"__str__": lambda self: message, "__module__": base.__module__,
                  "_kvg_module": getattr(base, "_kvg_module", base.__module__)}
     # type() makes a subclass of base, one of the exception classes above
-    klass = cast("type[BaseException]", type(exc_type, (base,), namespace))
+    klass: type[BaseException] = type(exc_type, (base,), namespace)
     exc = klass.__new__(klass)
     Exception.__init__(exc, message)
     return exc

@@ -16,9 +16,11 @@ the class tables, run through :meth:`Transformers5.call`.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import Undecidable
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["check_received_keys", "convert_rope_params_to_dict", "nested_rope_parameter_keys",
            "standardize_rope_params", "validate_rope", "validate_rope_type"]

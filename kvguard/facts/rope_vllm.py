@@ -10,9 +10,11 @@ config, its text config and every sub-config.  The variants below are the releas
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import Undecidable
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["patch"]
 

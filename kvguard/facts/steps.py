@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import copy
 import math
-from typing import Any, Callable
 
 from ..errors import Undecidable
 from .classes5 import STEPS5
 from .frame import Frame, bounded_count, literal
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable
 
 __all__ = ["Returned", "STEPS", "format_message", "run_steps"]
 

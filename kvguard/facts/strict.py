@@ -18,9 +18,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
-from typing import Any
 
 from ..errors import Undecidable
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["StrictDataclassClassValidationError", "StrictDataclassError", "StrictDataclassFieldValidationError", "TypeNode",
            "check_field", "parse_type"]

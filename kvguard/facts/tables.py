@@ -15,9 +15,12 @@ import json
 import os
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
-from typing import Any
 
 from ..errors import Undecidable
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["transformers_tables", "vllm_release_tables", "vllm_releases"]
 

@@ -10,13 +10,16 @@ Exception types and messages are the library's, character for character.
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from ..errors import Undecidable
 from .frame import Frame, bind_init_parameters, literal, super_call_kwargs
 from .library import ConfigLibrary
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import format_message, run_steps
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Transformers4"]
 

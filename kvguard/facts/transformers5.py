@@ -17,8 +17,6 @@ Exception types and messages are the library's, character for character.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..errors import Undecidable
 from . import hetero5, rope5
 from .frame import Frame, bind_init_parameters, literal, super_call_kwargs
@@ -27,6 +25,10 @@ from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
 from .transformers4 import class_property_set
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Transformers5"]
 

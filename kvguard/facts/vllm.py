@@ -10,12 +10,15 @@ vllm/config/model.py (0.10.2–0.13.0, vllm/config/__init__.py in 0.10.2).
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TypeVar
 
 from ..versions import Release
 
-T = TypeVar("T")
-Ranged = tuple[T, str, "str | None"]
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import TypeVar
+
+    T = TypeVar("T")
+    Ranged = tuple[T, str, "str | None"]
 
 
 def active(table: Iterable[Ranged], release: Release) -> list:

@@ -21,10 +21,13 @@ that marks other layers is passed over where the release's model class never rea
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
 
 from ..errors import InputError
 from ..versions import resolve
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["KV_CACHE_DTYPE_BYTES", "config_dtype", "kv_bytes_per_token_per_layer", "kv_cache_dtype_bytes",
            "kv_cache_groups_reason", "kv_token_shards", "reported_number", "UNREAD_LAYER_KEYS",

@@ -43,11 +43,14 @@ import os
 import re
 import shlex
 from functools import lru_cache
-from typing import Any, Callable, Optional
 
 from ..errors import ArgparseRefusal, InputError, Undecidable
 from ..record import Record, field
 from ..versions import Release, parse_version
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Callable, Optional
 
 __all__ = ["FLAGS", "ServeCommand", "parse_serve", "option_table"]
 

@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Mapping, Optional
+from collections.abc import Mapping
 
 from .. import catalog
 from ..errors import InputError, ModelNotFound, Undecidable
 from ..record import Record
 from .load import HF_QUANT_CONFIG, load_checkpoint_config, load_raw_config
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["ResolvedModel", "hf_cache_dir", "resolve_config", "resolve_model"]
 

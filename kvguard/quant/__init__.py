@@ -57,7 +57,6 @@ import math
 import os
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from typing import Any, Optional
 
 from ..memo import PerFacts
 from ..record import Record, field
@@ -70,6 +69,10 @@ from . import modelopt_shards as _mo_shards
 from . import online as _online
 from . import wna16_moe as _wna16_moe
 from .expr import ExpressionError, evaluate, names_in
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["Layer", "Outcome", "QuantScheme", "family_has_moe", "family_of", "forbidden_tp", "implements_moe", "layers",
            "outcome", "scheme_of"]

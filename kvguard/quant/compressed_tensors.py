@@ -75,7 +75,10 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Mapping
-from typing import Any, Optional
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["METHOD", "MOE_FAMILIES", "NVFP4_MOE_CLASS", "WNA16_ONLY_FAMILIES", "forbidden_args", "scheme_from_config",
            "path", "may_ignore", "may_ignore_experts", "nvfp4_moe_class", "nvfp4_moe_unmodelled",

@@ -24,7 +24,10 @@ dtypes (bfloat16, float16) and minimum capability (75) in every release.
 
 from __future__ import annotations
 
-from typing import Optional
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Optional
+
 
 __all__ = ["METHOD", "ACT_DTYPES", "claim"]
 

@@ -43,9 +43,11 @@ biases, which is not modelled (:data:`BF16_EXPERTS`): a layout the checks above 
 
 from __future__ import annotations
 
-from typing import Optional
-
 from .moe_backend import named_backend_unmodelled
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Optional
 
 __all__ = ["BF16_EXPERTS", "EPLB_SINCE", "FAMILY", "MXFP4_ENV", "eplb_refusal", "unmodelled"]
 

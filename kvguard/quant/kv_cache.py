@@ -17,9 +17,12 @@ Other methods (compressed-tensors' ``kv_cache_scheme``, fp8's ``kv_cache_quant_m
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
 
 from . import modelopt as _modelopt
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["FIRST_RELEASE", "checkpoint_cache_dtype", "effective"]
 

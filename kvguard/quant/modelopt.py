@@ -35,7 +35,10 @@ release; up to 0.11.x ModelOptFp8Config's and ModelOptNvFp4Config's own ``from_c
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["ACT_DTYPES", "EARLY", "INIT_CHECKS", "LEGACY", "NotRead", "REQUIRED_FIELDS", "SHARED_FROM_CONFIG",
            "UNLISTED", "UnknownAlgo", "algo_missing", "claim", "config_unread", "from_config_refusal",

@@ -101,10 +101,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
-from typing import Any, Optional
 
 from . import modelopt as _modelopt
 from .moe_backend import named_backend_unmodelled
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["INPUT_MULTIPLE", "LM_HEAD_SINCE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "TIE_RAISES",
            "eplb_refusal", "exclusions", "layer_state", "lm_head", "moe_unmodelled", "read"]

@@ -26,7 +26,10 @@ The VllmConfig checks of the same launch (minimum capability 80 / 75, bfloat16 /
 
 from __future__ import annotations
 
-from typing import Optional
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Optional
+
 
 __all__ = ["FP8_MOE_ENV", "unmodelled_reason"]
 

@@ -39,11 +39,14 @@ import json
 import os
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Optional
 
 from ..record import Record, field, replace
 from . import dsv4_fp8 as _dsv4
 from . import modelopt as _modelopt
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["VerifyOutcome", "checkpoint_method", "methods", "verify"]
 

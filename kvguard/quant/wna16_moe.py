@@ -74,7 +74,10 @@ name).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Optional
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["CT_FAMILIES", "FAMILIES", "Selection", "audit_rule", "compressed_tensors_experts", "eplb_applies",
            "experts", "gate_quantized", "unmodelled_reason"]

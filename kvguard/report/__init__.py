@@ -13,11 +13,14 @@ run that gives no verdict.  A format that has nothing to say for a subcommand ra
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Optional
 
 from ..front import JSON_SCHEMA_VERSION
 
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+
 if TYPE_CHECKING:
+    from typing import Any, Optional
+
     from ..diff import LaunchDiff
     from ..front import LaunchReport
     from ..kv.economics import AuditReport

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
-
 from . import Reporter, byte_count
 
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+
 if TYPE_CHECKING:
+    from typing import Any, Optional
+
     from ..diff import LaunchDiff
     from ..front import LaunchReport
     from ..kv.capacity import CapacityNotModelledResult, CapacityPrediction

@@ -17,10 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Optional, Union
 
 from ..record import Record, field
 from ..versions import Release
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["Check", "FieldRule", "Row", "Step", "WRAPPER"]
 
@@ -144,4 +147,4 @@ class Step(_Row):
     description: str = ""
 
 
-Row = Union[Check, FieldRule, Step]
+Row = Check | FieldRule | Step

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Optional
 
 from .. import archs
 from ..errors import InputError, InternalError, KvguardError, ModelConfigRefused, Undecidable, reports_internal_errors
@@ -23,6 +22,10 @@ from ..launch.resolve import resolve_config as find_config
 from ..verdict import Verdict
 from ..versions import Release, resolve
 from .engine import evaluate, field_verdict, release_key, verdict_from_crash
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["check", "legal_dcp_sizes", "model_facts", "resolve_config", "validate"]
 

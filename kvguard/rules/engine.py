@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache, partial
-from typing import Any, Optional
 
 from ..errors import KvguardError
 from ..facts import Crash, ModelFacts
@@ -20,6 +19,10 @@ from ..verdict import ErrorEntry, Skipped, Verdict
 from ..versions import Release
 from . import WRAPPER, Check, FieldRule, Step
 from .table import rows_for
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["Refusal", "State", "evaluate", "verdict_from_crash"]
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from .. import attention as _attn
 from ..facts.model import SLIDING_WINDOW_READ, SLIDING_WINDOW_UNSET
@@ -37,6 +36,10 @@ from ..memo import PerFacts
 from ..speculative import flow as _sc
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
 
 # ---------------------------------------------------------------------------
 # shared conditions and steps

@@ -24,9 +24,12 @@ the values they read are built here:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, Optional
 
 from ..record import Record, field
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["SpeculativeInput", "SPEC_FLAGS"]
 

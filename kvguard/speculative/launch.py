@@ -8,12 +8,14 @@ the Hub only with ``--allow-download``, the catalog).
 
 from __future__ import annotations
 
-from typing import Any, Optional
-
 from ..errors import Undecidable
 from ..verdict import Verdict
 from ..versions import Release
 from . import SpeculativeInput
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["speculative_for_launch", "input_from_command"]
 

@@ -21,10 +21,13 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Optional
 
 from ..errors import Undecidable
 from ..versions import Release
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
 
 __all__ = ["is_speculators", "draft_config", "served_override", "supported_types"]
 

@@ -121,10 +121,10 @@ def test_plain_layout_values_skip_pydantic(monkeypatch):
 def test_layout_field_types_are_the_type_hints():
     """launch/layout.py evaluates its field annotations from a small table instead of
     ``typing.get_type_hints`` (a cold check's cost); the result is the same."""
-    from typing import get_type_hints
+    from typing import Any, ClassVar, Optional, get_type_hints
 
     from kvguard.launch import layout
 
-    hints = get_type_hints(layout.Layout)
+    hints = get_type_hints(layout.Layout, localns={"Any": Any, "ClassVar": ClassVar, "Optional": Optional})
     assert [(name, tp) for name, tp, _ in layout._FIELDS] == \
         [(name, tp) for name, tp in hints.items() if name not in ("model_fields", "model_fields_set")]
