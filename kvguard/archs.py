@@ -89,7 +89,7 @@ def _in_ranges(ranges, release: Release) -> bool:
 
 def _registered(name: str, release: Release) -> bool:
     entry = _entry(name)
-    return bool(entry) and _in_ranges(entry.get("registered"), release)
+    return _in_ranges(entry.get("registered"), release) if entry else False
 
 
 def _suffix_table(release: Release) -> list:

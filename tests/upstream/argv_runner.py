@@ -212,6 +212,17 @@ def main(cases_path, out_path):
         json.dump(out, fh, default=str)
 
 
+def table_text(table: dict) -> str:
+    """The text of kvguard/data/serve_options.json: the versions and options first, then one spec and one
+    order per line (kvguard.launch.argv decodes only the specs and the order of the release it parses for)."""
+    def compact(value) -> str:
+        return json.dumps(value, separators=(",", ":"))
+
+    head = {key: value for key, value in table.items() if key not in ("specs", "orders")}
+    return (compact(head)[:-1] + ',\n"specs":[\n' + ",\n".join(compact(spec) for spec in table["specs"])
+            + '\n],\n"orders":[\n' + ",\n".join(compact(order) for order in table.get("orders", ())) + "\n]}\n")
+
+
 def merge_tables(dumps: dict) -> dict:
     """{version: dump_options output} -> the compact table of kvguard/data/serve_options.json:
     ``versions`` (ascending), ``specs`` (distinct option specs; ``o``: the action's option strings

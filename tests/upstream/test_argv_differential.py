@@ -362,7 +362,7 @@ def test_parser_agrees_with_real_vllm(version):
 def regenerate_table(out: Path) -> None:
     """Dump every built oracle's serve option table and merge them into ``out``."""
     from kvguard.versions import SUPPORTED_VERSIONS
-    from tests.upstream.argv_runner import merge_tables
+    from tests.upstream.argv_runner import merge_tables, table_text
 
     dumps = {}
     with tempfile.TemporaryDirectory(prefix="kvg-argv-table-") as tmp:
@@ -376,7 +376,7 @@ def regenerate_table(out: Path) -> None:
             run_runner(found[0], found[1], ["--dump-options", str(path)])
             dumps[version] = json.loads(path.read_text())
             print(version, len(dumps[version]["options"]), "options", file=sys.stderr)
-    out.write_text(json.dumps(merge_tables(dumps), separators=(",", ":")) + "\n")
+    out.write_text(table_text(merge_tables(dumps)))
 
 
 if __name__ == "__main__":
