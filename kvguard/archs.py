@@ -17,7 +17,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["arch_flag", "registered_arch", "registry_loaded", "retired_refusal"]
+__all__ = ["arch_flag", "registered_arch", "registry_loaded", "registry_refusal", "supported_archs"]
 
 
 def _read(name: str) -> str:
@@ -149,12 +149,34 @@ def arch_flag(architectures, flag: str, release: Release) -> Optional[bool]:
 
 
 #: ``_ModelRegistry._raise_for_unsupported`` (vllm/model_executor/models/registry.py): a retired
-#: architecture (``_PREVIOUSLY_SUPPORTED_MODELS``, every release) and one moved to a plugin
-#: (``_OOT_SUPPORTED_MODELS``, 0.19.0+)
+#: architecture (``_PREVIOUSLY_SUPPORTED_MODELS``, every release), one moved to a plugin
+#: (``_OOT_SUPPORTED_MODELS``, 0.19.0+), and any other (every release), with the registry's names
+#: in its order (``get_supported_archs()``, a ``dict_keys``)
 RETIRED_TEMPLATE = ("Model architecture {arch} was supported in vLLM until v{version}, and is not supported "
                     "anymore. Please use an older version of vLLM if you want to use this model architecture.")
 OOT_TEMPLATE = ("Model architecture {arch} is not supported in-tree anymore. Please install the plugin at "
                 "{url} if you want to use this model architecture.")
+UNSUPPORTED_TEMPLATE = ("Model architectures {architectures} are not supported for now. "
+                        "Supported architectures: dict_keys({supported})")
+
+
+@lru_cache(maxsize=1)
+def _orders() -> dict[str, Any]:
+    """kvguard/data/registry_order.json (tools/extract_registry.py): each release's registry order."""
+    try:
+        return json.loads(_read("registry_order.json"))
+    except (FileNotFoundError, OSError):
+        return {}
+
+
+def supported_archs(release: Release) -> Optional[list[str]]:
+    """The architectures ``release``'s ``ModelRegistry`` holds, in its order; None if not recorded."""
+    data = _orders()
+    for first, last, order in data.get("orders", ()):
+        if release.within(first, last):
+            names = data["names"]
+            return [names[i] for i in order]
+    return None
 
 
 def _ranged_value(table: dict, arch: str, release: Release) -> Optional[str]:
@@ -164,15 +186,16 @@ def _ranged_value(table: dict, arch: str, release: Release) -> Optional[str]:
     return None
 
 
-def retired_refusal(architectures, release: Release, *, auto_map: bool) -> Optional[str]:
-    """The ValueError text vLLM's registry raises for retired architectures, or None.
+def registry_refusal(architectures, release: Release, *, auto_map: bool) -> Optional[str]:
+    """The ValueError text vLLM's registry raises for architectures it does not hold, or None.
 
     Follows ``inspect_model_cls`` when none of ``architectures`` is registered: with the
     default ``--model-impl auto`` vLLM first tries the Transformers backend for the first
     architecture (``auto_map`` in the config, or a transformers class of that name: then
     this returns None, kvguard does not model that backend); then ``_raise_for_unsupported``
-    refuses the first retired or plugin-only architecture.  None also when an
-    architecture is registered or none is retired (vLLM's "not supported for now" list).
+    refuses the first retired or plugin-only architecture, else all of them ("not supported
+    for now", with the registry's names).  None also when an architecture is registered, or
+    when the release's registry order is not recorded.
     """
     names = [a for a in architectures or () if isinstance(a, str)]
     if not names or len(names) != len(architectures) or registered_arch(names, release) is not None:
@@ -187,4 +210,7 @@ def retired_refusal(architectures, release: Release, *, auto_map: bool) -> Optio
         url = _ranged_value(data.get("oot_supported", {}), arch, release)
         if url is not None:
             return OOT_TEMPLATE.format(arch=arch, url=url)
-    return None
+    supported = supported_archs(release)
+    if supported is None:
+        return None
+    return UNSUPPORTED_TEMPLATE.format(architectures=repr(names), supported=repr(supported))

@@ -81,3 +81,59 @@ def test_no_registry_file_means_no_registry(monkeypatch):
     finally:
         archs._data.cache_clear()
         archs._entry.cache_clear()
+
+
+# the registry's order (kvguard/data/registry_order.json): what vLLM lists when it refuses an architecture
+
+
+def _names(text: str) -> list[str]:
+    return json.loads(text.replace("'", '"'))
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.2", "0.17.0", "0.25.1", "0.28.0", "0.33.0"])
+def test_every_release_lists_exactly_the_architectures_it_registers(version):
+    release = resolve(version)
+    order = archs.supported_archs(release)
+    assert order is not None and len(order) == len(set(order))
+    registered = {name for name in json.loads((DATA / "archs.json").read_text())["archs"]
+                  if archs._registered(name, release)}
+    assert set(order) == registered
+
+
+def test_the_order_is_the_registry_s_own_not_sorted():
+    # measured on the releases' own ModelRegistry.get_supported_archs() (CPU oracles)
+    assert len(archs.supported_archs(resolve("0.10.2"))) == 210
+    assert len(archs.supported_archs(resolve("0.33.0"))) == 415
+    assert archs.supported_archs(resolve("0.33.0"))[:4] == ["AfmoeForCausalLM", "AliceAIForCausalLM",
+                                                            "ApertusForCausalLM", "AXK1ForCausalLM"]
+
+
+def test_an_architecture_no_release_holds_is_refused_by_name():
+    release = resolve("0.28.0")
+    message = archs.registry_refusal(["AcmeForCausalLM", "FooModel"], release, auto_map=False)
+    head = "Model architectures ['AcmeForCausalLM', 'FooModel'] are not supported for now. Supported architectures: "
+    assert message.startswith(head + "dict_keys([")
+    assert message.endswith("])")
+    assert _names(message[len(head) + len("dict_keys("):-1]) == archs.supported_archs(release)
+
+
+@pytest.mark.parametrize("names, auto_map", [
+    (["LlamaForCausalLM"], False),             # registered
+    (["AcmeForCausalLM", "LlamaForCausalLM"], False),  # one registered among them
+    (["AcmeForCausalLM"], True),               # custom code: vLLM tries its Transformers backend
+    (["LlamaModel"], False),                   # a registered name by its suffix
+    ([], False),
+])
+def test_no_refusal_where_vllm_finds_a_model_or_tries_transformers(names, auto_map):
+    assert archs.registry_refusal(names, resolve("0.28.0"), auto_map=auto_map) is None
+
+
+def test_a_retired_architecture_is_refused_as_retired_before_the_list():
+    message = archs.registry_refusal(["AcmeForCausalLM", "MPTForCausalLM"], resolve("0.29.0"), auto_map=False)
+    assert message.startswith("Model architecture MPTForCausalLM was supported in vLLM until v")
+
+
+def test_without_the_order_file_the_registry_does_not_refuse(monkeypatch):
+    monkeypatch.setattr(archs, "_orders", lambda: {})
+    assert archs.supported_archs(resolve("0.28.0")) is None
+    assert archs.registry_refusal(["AcmeForCausalLM"], resolve("0.28.0"), auto_map=False) is None

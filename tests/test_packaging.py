@@ -92,6 +92,7 @@ def test_the_wheel_holds_every_file_of_the_package_tree(dist):
     in_tree = _package_files_in_the_tree()
     # the files the package reads at run time, named so that an empty walk cannot pass
     assert {"kvguard/py.typed", "kvguard/data/archs.json", "kvguard/data/serve_options.json",
+            "kvguard/data/registry_order.json",
             "kvguard/data/transformers_exports.json", "kvguard/catalog/deepseek-ai--DeepSeek-R1.json",
             "kvguard/data/releases.json", "kvguard/data/facts/vllm.json",
             "kvguard/data/facts/transformers-4.57.6.json", "kvguard/data/facts/transformers-5.24.0.json",

@@ -4,7 +4,8 @@
 How to add a new vLLM release
 -----------------------------
 1. Append the version to ``RELEASES`` below (keep the list ordered).
-2. Run ``python tools/extract_registry.py --all -o kvguard/data/archs.json``.
+2. Run ``python tools/extract_registry.py --all -o kvguard/data/archs.json`` (it writes
+   ``registry_order.json`` beside it: each release's registry order).
    Wheels that are not cached yet are fetched with
    ``pip download --no-deps --only-binary=:all: vllm==X`` into ``--cache``
    (default ``~/.cache/kvguard-wheels``); only ``vllm/**/*.py`` is kept, under
@@ -1429,6 +1430,32 @@ def merge(per):
     }
 
 
+def registry_orders(per):
+    """The order of each release's ``ModelRegistry.models`` (``get_supported_archs()``, which vLLM prints
+    when it refuses an architecture it does not know) as kvguard/data/registry_order.json: ``names`` (every
+    architecture, sorted) and ``orders``: ``[first, last, [indexes into names]]`` per run of releases with the
+    same order.  Kept apart from archs.json: only that refusal reads it."""
+    releases = [r for r in RELEASES if r in per]
+    names = sorted({a for r in releases for a in per[r]["registry_order"]})
+    index = {name: i for i, name in enumerate(names)}
+    runs: list = []
+    for r in releases:
+        order = [index[a] for a in per[r]["registry_order"]]
+        if runs and runs[-1][2] == order:
+            runs[-1][1] = r
+        else:
+            runs.append([r, r, order])
+    return {"schema": 1, "generator": "tools/extract_registry.py", "names": names, "orders": runs}
+
+
+def write_orders(obj, path):
+    """registry_order.json: the names on one line, then one release run per line."""
+    head = json.dumps({k: v for k, v in obj.items() if k != "orders"}, separators=(",", ":"))
+    runs = ",\n".join(json.dumps(run, separators=(",", ":")) for run in obj["orders"])
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(head[:-1] + ',\n"orders":[\n' + runs + "\n]}\n")
+
+
 def write_compact(obj, path):
     """One arch per line: diffable and small."""
     lines = ["{"]
@@ -1493,6 +1520,10 @@ def main(argv=None):
     if args.output:
         write_compact(merged, args.output)
         print(f"wrote {args.output} ({os.path.getsize(args.output)} bytes)", file=sys.stderr)
+        if set(versions) == set(RELEASES):
+            orders_path = os.path.join(os.path.dirname(os.path.abspath(args.output)), "registry_order.json")
+            write_orders(registry_orders(per), orders_path)
+            print(f"wrote {orders_path} ({os.path.getsize(orders_path)} bytes)", file=sys.stderr)
     else:
         json.dump(merged, sys.stdout, indent=1)
     return 0

@@ -950,12 +950,12 @@ def _checkpoint_has_file(model_path: Optional[str], filename: str) -> Optional[b
 
 def _registry_crash(architectures: tuple, cfg: Any, release: Release) -> "Crash | None":
     """What the model registry raises in ModelConfig.__post_init__ before any layout is seen:
-    no architecture at all, or only retired ones (kvguard.archs.retired_refusal)."""
-    from ..archs import retired_refusal
+    no architecture at all, or none it holds (kvguard.archs.registry_refusal)."""
+    from ..archs import registry_refusal
 
     if not architectures:
         return Crash("ValueError", vllm_facts.NO_ARCHITECTURES, "ModelConfig")
-    message = retired_refusal(list(architectures), release, auto_map=bool(getattr(cfg, "auto_map", None)))
+    message = registry_refusal(list(architectures), release, auto_map=bool(getattr(cfg, "auto_map", None)))
     return Crash("ValueError", message, "ModelConfig") if message else None
 
 
