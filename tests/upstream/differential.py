@@ -476,6 +476,31 @@ MUTATIONS = (
 )
 
 
+#: architecture names no release registers and transformers does not export (vLLM refuses them by name)
+UNKNOWN_ARCHS = ("FooForCausalLM", "MyLlamaForCausalLM", "Llama5ForCausalLM", "AcmeMoeForCausalLM",
+                 "Step3p7FlashForCausalLM", "NotAModel")
+
+
+def gen_unregistered(rng):
+    """A Llama config under architectures the release may not register: made-up names, text models only
+    newer releases register, retired ones, or a mix (vLLM's registry refuses them before any layout is
+    seen, listing the names it holds, in its order).  No name transformers exports: with one of those
+    first, vLLM tries its Transformers backend, which kvguard does not model."""
+    from kvguard import archs
+
+    exported = {name for names in archs._exports().get("exports", {}).values() for name in names}
+    cfg = _dense(rng, "LlamaForCausalLM", "llama")
+    newer = ["MiniMaxM2ForCausalLM", "Qwen3NextForCausalLM", "AXK1ForCausalLM",
+             "GlmMoeDsaForCausalLM", "Step3p5ForCausalLM", "BailingMoeV2ForCausalLM"]
+    retired = sorted(set(archs._data().get("previously_supported", {})) - exported)
+    pools = [list(UNKNOWN_ARCHS), newer, retired or list(UNKNOWN_ARCHS)]
+    names = [rng.choice(rng.choice(pools)) for _ in range(rng.choice([1, 1, 1, 2, 3]))]
+    if rng.random() < 0.15:
+        names.append("LlamaForCausalLM")  # a registered one among them: accepted
+    cfg["architectures"] = [name for name in names if name not in exported] or ["FooForCausalLM"]
+    return cfg
+
+
 def mutate(rng: random.Random, cfg: dict) -> dict:
     """An edge value for one key the facts read (missing, None, wrong type, zero, odd size)."""
     cfg = json.loads(json.dumps(cfg))
@@ -511,13 +536,14 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "falcon_mamba": gen_falcon_mamba, "deepseek_mtp": gen_deepseek_mtp, "glm4_moe_lite": gen_glm4_moe_lite,
     "deepseek_v4": gen_deepseek_v4, "deepseek_v4_checkpoint": gen_deepseek_v4_checkpoint, "qwen3_5": gen_qwen3_5, "qwen3_omni_moe": gen_qwen3_omni_moe,
     "gemma4_text": gen_gemma4_text, "gemma4": gen_gemma4, "per_layer": gen_per_layer,
+    "unregistered": gen_unregistered,
 }
 
 
 #: the first release whose model registry has the family's architecture (before it vLLM falls back to its
 #: Transformers backend, which kvguard does not model: such configs are not generated there)
 #: families generated only when named (--families): the default sample of the CI runs stays as it was
-OPT_IN = frozenset({"deepseek_v4_checkpoint", "gemma4_text", "gemma4", "per_layer"})
+OPT_IN = frozenset({"deepseek_v4_checkpoint", "gemma4_text", "gemma4", "per_layer", "unregistered"})
 FAMILY_SINCE = {"gemma4_text": Version("0.19.0"), "gemma4": Version("0.19.0"), "deepseek_v4": Version("0.20.0"), "deepseek_v4_checkpoint": Version("0.20.0"), "qwen3_5": Version("0.17.0"),
                 "qwen3_omni_moe": Version("0.11.1")}
 
@@ -569,6 +595,24 @@ def generate(seed: int, n_configs: int, n_layouts: int, mutation_rate: float = 0
             family += "+" + cfg.pop("_mutation")
         layouts = [gen_layout(rng, cfg, version) for _ in range(n_layouts)]
         cases.append({"id": f"{family}-{i}", "family": family, "config": cfg, "layouts": layouts})
+    return cases
+
+
+def catalog_cases(seed: int, n_layouts: int, version: str | None = None,
+                  only: "list[str] | None" = None) -> list[dict]:
+    """Every built-in catalog checkpoint's config.json as published (``only``: those ids), unchanged, each
+    with ``n_layouts`` generated layouts: kvguard's verdicts on the configs its users launch by name.  The
+    oracle sees config.json alone (a ModelOpt export's hf_quant_config.json is the quantization tier's)."""
+    from kvguard import catalog
+
+    rng = random.Random(seed)
+    cases = []
+    for entry in catalog.entries():
+        if only is not None and entry.id not in only:
+            continue
+        cfg = copy.deepcopy(entry.config)
+        layouts = [gen_layout(rng, cfg, version) for _ in range(n_layouts)]
+        cases.append({"id": f"catalog:{entry.id}", "family": "catalog", "config": cfg, "layouts": layouts})
     return cases
 
 
@@ -630,7 +674,11 @@ def _kv_outcome(verdict) -> dict:
 def _oracle_outcome(rec: dict) -> dict:
     if rec.get("stage") == "ok":
         return {"stage": "ok"}
-    out = {"exc_type": rec.get("exc_type"), "message": rec.get("message")}
+    message = rec.get("message")
+    if isinstance(message, str) and rec.get("model_path"):
+        # the oracle's checkpoint is a temporary directory; kvguard names a config given as a dict "/model"
+        message = message.replace(rec["model_path"], "/model")
+    out = {"exc_type": rec.get("exc_type"), "message": message}
     if rec.get("exc_type") == "ValidationError":
         out["errors"] = rec.get("errors")
     return out
@@ -739,6 +787,9 @@ def main(argv=None) -> int:
     ap.add_argument("--env", action="append", default=[], help="K=V seen by both sides")
     ap.add_argument("--families", help="comma-separated config families (default: all)")
     ap.add_argument("--report", help="write the full JSON report here")
+    ap.add_argument("--catalog", nargs="*", metavar="ID",
+                    help="instead of generated configs: every built-in catalog checkpoint (or the ids given) "
+                         "unchanged, with --layouts layouts each")
     args = ap.parse_args(argv)
     env = dict(item.split("=", 1) for item in args.env)
     python, python_env = args.python, {}
@@ -751,7 +802,10 @@ def main(argv=None) -> int:
     unknown = sorted(set(families or ()) - set(FAMILIES))
     if unknown:
         ap.error(f"unknown families: {', '.join(unknown)}")
-    cases = generate(args.seed, args.configs, args.layouts, version=args.vllm, families=families)
+    if args.catalog is not None:
+        cases = catalog_cases(args.seed, args.layouts, version=args.vllm, only=args.catalog or None)
+    else:
+        cases = generate(args.seed, args.configs, args.layouts, version=args.vllm, families=families)
     results = run_oracle(python, cases, env, python_env=python_env)
     report = compare(args.vllm, cases, results, env)
     if args.report:

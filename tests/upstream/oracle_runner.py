@@ -188,7 +188,7 @@ def main(cases_path, out_path):
         work = tempfile.mkdtemp(prefix="kvg-oracle-")
         with open(os.path.join(work, "config.json"), "w") as fh:
             json.dump(case["config"], fh)
-        rec = {"id": case["id"]}
+        rec = {"id": case["id"], "model_path": work}
         try:
             mc = ModelConfig(model=work, tokenizer=work, skip_tokenizer_init=True)
         except BaseException as exc:  # noqa: BLE001
