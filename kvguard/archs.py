@@ -17,7 +17,8 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["arch_flag", "registered_arch", "registry_loaded", "registry_refusal", "supported_archs"]
+__all__ = ["arch_flag", "registered_arch", "registry_loaded", "registry_refusal", "supported_archs",
+           "transformers_has"]
 
 
 def _read(name: str) -> str:
@@ -81,6 +82,26 @@ def _exports() -> dict[str, Any]:
     except (FileNotFoundError, OSError):
         return {}
     return json.loads(text)
+
+
+@lru_cache(maxsize=None)
+def _transformers_classes(line: str) -> Optional[frozenset[str]]:
+    """The class-like public names of transformers ``line``; None if not recorded."""
+    data = _exports()
+    absent = data.get("absent", {}).get(line)
+    if absent is None:
+        return None
+    names = data["names"]
+    return frozenset(names) - {names[i] for i in absent}
+
+
+def transformers_has(name: str, release: Release) -> Optional[bool]:
+    """Whether ``getattr(transformers, name)`` finds something in the transformers of ``release``; None when
+    not recorded (a name that does not start with a capital letter: the table holds class-like names only)."""
+    classes = _transformers_classes(release.transformers)
+    if classes is None or not name[:1].isupper():
+        return None
+    return name in classes
 
 
 def _in_ranges(ranges, release: Release) -> bool:
@@ -191,8 +212,9 @@ def registry_refusal(architectures, release: Release, *, auto_map: bool) -> Opti
 
     Follows ``inspect_model_cls`` when none of ``architectures`` is registered: with the
     default ``--model-impl auto`` vLLM first tries the Transformers backend for the first
-    architecture (``auto_map`` in the config, or a transformers class of that name: then
-    this returns None, kvguard does not model that backend); then ``_raise_for_unsupported``
+    architecture (``auto_map`` in the config, or a transformers class of that name, or a name
+    the table of transformers classes cannot answer for: then this returns None, kvguard does
+    not model that backend); then ``_raise_for_unsupported``
     refuses the first retired or plugin-only architecture, else all of them ("not supported
     for now", with the registry's names).  None also when an architecture is registered, or
     when the release's registry order is not recorded.
@@ -200,7 +222,7 @@ def registry_refusal(architectures, release: Release, *, auto_map: bool) -> Opti
     names = [a for a in architectures or () if isinstance(a, str)]
     if not names or len(names) != len(architectures) or registered_arch(names, release) is not None:
         return None
-    if auto_map or names[0] in _exports().get("exports", {}).get(release.transformers, ()):
+    if auto_map or transformers_has(names[0], release) is not False:
         return None
     data = _data()
     for arch in names:

@@ -137,3 +137,23 @@ def test_without_the_order_file_the_registry_does_not_refuse(monkeypatch):
     monkeypatch.setattr(archs, "_orders", lambda: {})
     assert archs.supported_archs(resolve("0.28.0")) is None
     assert archs.registry_refusal(["AcmeForCausalLM"], resolve("0.28.0"), auto_map=False) is None
+
+
+@pytest.mark.parametrize("name, version, expected", [
+    ("LlamaForCausalLM", "0.28.0", True),
+    ("Qwen3VLMoeForConditionalGeneration", "0.10.2", True),   # transformers 4.57.6 has Qwen3-VL
+    ("PersimmonForCausalLM", "0.28.0", True),
+    ("AcmeForCausalLM", "0.28.0", False),
+    ("Step3p7FlashForCausalLM", "0.33.0", False),
+    ("logging", "0.28.0", None),                                # not class-like: not in the table
+])
+def test_which_names_transformers_answers(name, version, expected):
+    assert archs.transformers_has(name, resolve(version)) is expected
+
+
+def test_a_transformers_class_is_left_to_the_transformers_backend():
+    # Qwen3-VL is a transformers 4.57.6 class that 0.10.2 does not register: vLLM serves it through its
+    # Transformers backend (the catalog differential, 0.10.2), which kvguard does not model
+    assert archs.registry_refusal(["Qwen3VLMoeForConditionalGeneration"], resolve("0.10.2"), auto_map=False) is None
+    assert archs.registry_refusal(["Qwen3VLMoeForConditionalGeneration", "AcmeForCausalLM"], resolve("0.10.2"),
+                                  auto_map=False) is None

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Which retired vLLM architectures are transformers classes, per transformers line.
+"""Which names are transformers classes, per transformers line.
 
 vLLM's model registry, asked for an architecture it does not register, first tries
 the Transformers backend: ``getattr(transformers, arch, None)``
 (``_try_resolve_transformers`` in vllm/model_executor/models/registry.py).  Only when
-that fails does it refuse a retired architecture ("was supported in vLLM until …",
-"is not supported in-tree anymore …").  kvguard needs the answer of that ``getattr``
-for the retired names of kvguard/data/archs.json; this records it from the real
-transformers of each line kvguard models (the base envs of tools/oracle_env.py).
+that fails does it refuse the architecture (retired: "was supported in vLLM until …",
+"is not supported in-tree anymore …"; any other: "are not supported for now").  kvguard
+needs the answer of that ``getattr`` for any architecture a config may name; this records,
+from the real transformers of each line kvguard models (the base envs of
+tools/oracle_env.py), every class-like public name (``dir(transformers)``, first letter
+upper case) and the retired names of kvguard/data/archs.json: ``names`` (sorted) and, per
+line, ``absent``: the indexes of the names that line lacks.  A class-like name not in
+``names`` is no attribute of any line.
 
 usage: python tools/transformers_exports.py [--root ORACLE_ROOT]   # rewrites kvguard/data/transformers_exports.json
 """
@@ -24,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "kvguard" / "data" / "transformers_exports.json"
 PROBE = ("import json, sys, transformers; names = json.load(sys.stdin); "
-         "print(json.dumps([n for n in names if getattr(transformers, n, None) is not None]))")
+         "print(json.dumps(sorted({n for n in dir(transformers) if n[:1].isupper()} "
+         "| {n for n in names if getattr(transformers, n, None) is not None})))")
 
 
 def main(argv=None) -> int:
@@ -39,7 +44,7 @@ def main(argv=None) -> int:
     data = json.loads((ROOT / "kvguard" / "data" / "archs.json").read_text())
     names = sorted(set(data["previously_supported"]) | set(data["oot_supported"]))
     lines = sorted({Release(Version(str(v))).transformers for v in KNOWN_RELEASES}, key=Version)
-    out = {"generator": "tools/transformers_exports.py", "names_checked": names, "exports": {}}
+    present: dict[str, set[str]] = {}
     for line in lines:
         python = Path(args.root) / f"base-tf{line}" / "bin" / "python"
         if not python.exists():
@@ -47,9 +52,14 @@ def main(argv=None) -> int:
                              f"(python tools/oracle_env.py ensure a release of that line)")
         proc = subprocess.run([str(python), "-c", PROBE], input=json.dumps(names), capture_output=True,
                               text=True, check=True)
-        out["exports"][line] = json.loads(proc.stdout.strip().splitlines()[-1])
-        print(f"transformers {line}: {len(out['exports'][line])} of {len(names)} retired names are classes")
-    OUT.write_text(json.dumps(out, indent=1) + "\n")
+        present[line] = set(json.loads(proc.stdout.strip().splitlines()[-1]))
+        print(f"transformers {line}: {len(present[line])} class-like names, "
+              f"{len(present[line] & set(names))} of {len(names)} retired names")
+    every = sorted(set(names).union(*present.values()))
+    index = {name: i for i, name in enumerate(every)}
+    out = {"generator": "tools/transformers_exports.py", "names": every,
+           "absent": {line: [index[n] for n in every if n not in present[line]] for line in lines}}
+    OUT.write_text(json.dumps(out, separators=(",", ":")) + "\n")
     return 0
 
 
