@@ -212,12 +212,12 @@ def registry_refusal(architectures, release: Release, *, auto_map: bool) -> Opti
 
     Follows ``inspect_model_cls`` when none of ``architectures`` is registered: with the
     default ``--model-impl auto`` vLLM first tries the Transformers backend for the first
-    architecture (``auto_map`` in the config, or a transformers class of that name, or a name
-    the table of transformers classes cannot answer for: then this returns None, kvguard does
-    not model that backend); then ``_raise_for_unsupported``
-    refuses the first retired or plugin-only architecture, else all of them ("not supported
-    for now", with the registry's names).  None also when an architecture is registered, or
-    when the release's registry order is not recorded.
+    architecture (``auto_map`` in the config, a transformers class of that name, or a name the
+    table of transformers classes cannot answer for: then this returns None, kvguard does not
+    model that backend); then ``_raise_for_unsupported`` refuses the first retired or
+    plugin-only architecture, else all of them ("not supported for now", with the registry's
+    names).  None also when an architecture is registered, or when the release's registry
+    order is not recorded.
     """
     names = [a for a in architectures or () if isinstance(a, str)]
     if not names or len(names) != len(architectures) or registered_arch(names, release) is not None:
