@@ -108,5 +108,10 @@ def test_oracle_shortcuts_change_no_answer(version):
     assert len(plain) == len(fast) == len(cases)
     host_failures = [p["id"] for p in plain if "failed to be inspected" in (p.get("message") or "")]
     assert [f for f in fast if "failed to be inspected" in (f.get("message") or "")] == []
-    assert [f for f in fast if f["id"] not in host_failures] == [p for p in plain if p["id"] not in host_failures]
+
+    def answer(record: dict) -> dict:  # the checkpoint's temporary directory differs from run to run
+        return {key: value for key, value in record.items() if key != "model_path"}
+
+    assert ([answer(f) for f in fast if f["id"] not in host_failures]
+            == [answer(p) for p in plain if p["id"] not in host_failures])
     assert len(host_failures) < len(cases)
