@@ -31,30 +31,32 @@ def _read(name: str) -> str:
 #: writes one architecture per line between them (tools/extract_registry.py)
 _ARCHS_OPEN = '\n "archs": {\n'
 _ARCHS_CLOSE = "\n },\n"
-#: where ``_data()`` keeps the architectures: their lines, '\n  "Name": {...},' each
-_ARCHS_KEY = "archs lines"
 
 
 @lru_cache(maxsize=1)
-def _data() -> dict[str, Any]:
-    """archs.json, its architectures left as text until one is asked for (``_entry``).
+def _registry() -> tuple[dict[str, Any], str]:
+    """archs.json less its architectures, and the architectures' lines ('\\n  "Name": {...},' each), which
+    ``_entry`` decodes one at a time.
 
     A check asks for one or two of the ~500 architectures: decoding them all was about 4% of a cold
     check.  A file not laid out as the generator writes it is decoded whole."""
     try:
         text = _read("archs.json")
     except (FileNotFoundError, OSError):
-        return {}
+        return {}, ""
     start = text.find(_ARCHS_OPEN)
     end = text.find(_ARCHS_CLOSE, start)
     if start < 0 or end < 0:
         data = json.loads(text)
         entries = data.pop("archs", {})
-        data[_ARCHS_KEY] = "".join(f"\n  {json.dumps(name)}: {json.dumps(entry)}," for name, entry in entries.items())
-    else:
-        data = json.loads(text[:start] + "\n" + text[end + len(_ARCHS_CLOSE):])
-        data[_ARCHS_KEY] = text[start + len(_ARCHS_OPEN) - 1:end]
-    return data
+        return data, "".join(f"\n  {json.dumps(name)}: {json.dumps(entry)}," for name, entry in entries.items())
+    return (json.loads(text[:start] + "\n" + text[end + len(_ARCHS_CLOSE):]),
+            text[start + len(_ARCHS_OPEN) - 1:end])
+
+
+def _data() -> dict[str, Any]:
+    """archs.json less its architectures (``_entry`` reads those)."""
+    return _registry()[0]
 
 
 @lru_cache(maxsize=None)
@@ -62,7 +64,7 @@ def _entry(name: str) -> Optional[dict[str, Any]]:
     """The registry entry of one architecture, None if the registry never named it."""
     if not name.isidentifier():  # registry names are class names; nothing else can be one of them
         return None
-    lines = _data().get(_ARCHS_KEY, "")
+    lines = _registry()[1]
     start = lines.find(f'\n  "{name}": ')
     if start < 0:
         return None
@@ -71,7 +73,7 @@ def _entry(name: str) -> Optional[dict[str, Any]]:
 
 
 def registry_loaded() -> bool:
-    return bool(_data().get(_ARCHS_KEY))
+    return bool(_registry()[1])
 
 
 @lru_cache(maxsize=1)

@@ -25,10 +25,10 @@ def fresh(monkeypatch):
     def use(text: str) -> None:
         monkeypatch.setattr(archs, "_read", lambda name: text if name == "archs.json" else
                             (DATA / name).read_text(encoding="utf-8"))
-        archs._data.cache_clear()
+        archs._registry.cache_clear()
         archs._entry.cache_clear()
     yield use
-    archs._data.cache_clear()
+    archs._registry.cache_clear()
     archs._entry.cache_clear()
 
 
@@ -73,13 +73,13 @@ def test_no_registry_file_means_no_registry(monkeypatch):
     def missing(name):
         raise FileNotFoundError(name)
     monkeypatch.setattr(archs, "_read", missing)
-    archs._data.cache_clear()
+    archs._registry.cache_clear()
     archs._entry.cache_clear()
     try:
         assert not archs.registry_loaded()
         assert archs._entry("LlamaForCausalLM") is None
     finally:
-        archs._data.cache_clear()
+        archs._registry.cache_clear()
         archs._entry.cache_clear()
 
 
