@@ -715,6 +715,11 @@ def compare(version: str, cases: list[dict], results: list[dict], env: dict[str,
     mismatches: list[dict] = []
     host_failures: list[dict] = []
     by_id = {r["id"]: r for r in results}
+
+    def undecided(family: str) -> None:  # a case kvguard may leave undecided (catalog checkpoints)
+        counts["undecided"] += 1
+        per_family[(family, "undecided")] += 1
+
     for case in cases:
         rec = by_id[case["id"]]
         fam = case.get("family", "?")
@@ -726,8 +731,7 @@ def compare(version: str, cases: list[dict], results: list[dict], env: dict[str,
         except Undecidable as exc:
             counts["undecidable_configs"] += 1
             if case.get("undecidable_ok"):
-                counts["undecided"] += 1
-                per_family[(fam, "undecided")] += 1
+                undecided(fam)
                 continue
             mismatches.append({"id": case["id"], "what": "undecidable", "kvguard": str(exc),
                                "oracle": rec.get("stage")})
@@ -743,8 +747,7 @@ def compare(version: str, cases: list[dict], results: list[dict], env: dict[str,
             got = _kv_outcome(kv_model_crash) if kv_model_crash else _model_config_rows(facts, case, version, env)
             want = _oracle_outcome(rec)
             if "undecidable" in got and case.get("undecidable_ok"):
-                counts["undecided"] += 1
-                per_family[(fam, "undecided")] += 1
+                undecided(fam)
                 continue
             if got == want:
                 counts["agree"] += 1
@@ -778,8 +781,7 @@ def compare(version: str, cases: list[dict], results: list[dict], env: dict[str,
                 got = _kv_outcome(verdict)
             want = _oracle_outcome(orec)
             if verdict is None and case.get("undecidable_ok"):
-                counts["undecided"] += 1
-                per_family[(fam, "undecided")] += 1
+                undecided(fam)
                 continue
             same = got == want
             if same and verdict is not None and verdict.ok and isinstance(orec.get("num_kv_heads"), int):
