@@ -107,6 +107,31 @@ CASES = [
         status="refused", exc="AssertionError", release="0.20.0", source="requirements.txt: vllm==0.20.0")),
     ("pins/pyproject/launch.sh", None, 2, dict(
         status="refused", exc="ValueError", release="0.28.0", source="pyproject.toml: vllm[audio]==0.28.0")),
+    # ---- the container's environment: Kubernetes expands $(NAME) from `env`; a shell sees the environment
+    ("environment/k8s.yaml", None, 10, dict(
+        status="refused", check="MC_heads_tp",
+        argv=["vllm", "serve", "--model", "Qwen/Qwen3-8B", "--tensor-parallel-size", "3"],
+        message="Total number of attention heads (32) must be divisible by tensor parallel size (3).")),
+    ("environment/k8s.yaml", None, 15, dict(            # PP from a config map: not in the file
+        status="undecidable", reason_kind="unresolved-variable", unresolved=["PP"], has=["-tp", "2"])),
+    ("environment/k8s.yaml", None, 21, dict(            # a VLLM_* variable from a secret
+        status="undecidable", reason_kind="unresolved-variable", unresolved=["VLLM_USE_V1"])),
+    ("environment/k8s.yaml", None, 26, dict(            # bash sees TP, itself $(N) expanded by Kubernetes
+        status="refused", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])),
+    ("environment/k8s.yaml", None, 32, dict(            # $$(TP): Kubernetes' escape, passed as written
+        status="undecidable", lacks="2")),
+    ("environment/compose.yaml", None, 5, dict(         # $$TP: compose leaves $TP to the container's shell
+        status="refused", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])),
+    ("environment/compose.yaml", None, 11, dict(        # $TP: compose's own interpolation, from the host
+        status="undecidable", reason_kind="unresolved-variable", unresolved=["TP"])),
+    ("environment/Dockerfile", None, 3, dict(           # exec form: Docker expands nothing
+        status="refused", check="argparse", argv=["vllm", "serve", "--model", "Qwen/Qwen3-8B", "-tp", "$TP"],
+        message="vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: '$TP'",
+        note="exec form: no shell expands `$NAME` here")),
+    ("environment/Dockerfile.shell", None, 3, dict(     # shell form: sh -c sees ENV
+        status="refused", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])),
+    ("environment/serve.sh", None, 3, dict(             # an exported VLLM_* set from a command's output
+        status="undecidable", reason_kind="unresolved-variable", unresolved=["VLLM_MLA_DISABLE"])),
     # ---- --vllm-version overrides every pin
     ("pins/Dockerfile", "0.28.0", 3, dict(status="refused", exc="ValueError", release="0.28.0",
                                           source="--vllm-version")),
@@ -116,7 +141,8 @@ CASES = [
 #: every launch line of each file (none found elsewhere, e.g. the compose redis service)
 LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md": {5, 13, 19, 24},
          "prodstack/values.yaml": {13, 23, 34, 40}, "kserve/llmisvc.yaml": {11, 31, 34},
-         "pins/serve.sh": {4, 5, 6, 7, 8}}
+         "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
+         "environment/compose.yaml": {5, 11}}
 
 
 def _needs_toml(rel: str) -> None:
@@ -155,6 +181,8 @@ def _check(view: dict, expect: dict) -> None:
         assert any(expect["note"] in n for n in view["notes"]), view["notes"]
     if "label" in expect:
         assert view["label"] == expect["label"]
+    if "unresolved" in expect:
+        assert view["unresolved"] == expect["unresolved"], view
 
 
 def _api_findings(rel: str, version) -> dict[int, dict]:
@@ -166,6 +194,7 @@ def _api_findings(rel: str, version) -> dict[int, dict]:
         out[f.launch.line] = {"status": f.status, "tokens": f.launch.tokens, "label": f.launch.label,
                               "vllm_version": f.vllm_version, "vllm_version_source": f.vllm_version_source,
                               "reason_kind": f.reason_kind, "notes": list(f.launch.notes),
+                              "unresolved": list(f.launch.unresolved),
                               "check": v.check if v else None, "exc_type": v.exc_type if v else None,
                               "message": v.message if v else None}
     return out
@@ -181,6 +210,7 @@ def _cli_findings(rel: str, version, capsys, *extra: str) -> tuple[int, dict[int
         out[f["line"]] = {"status": f["status"], "tokens": _split(f["command"]), "label": f["label"],
                           "vllm_version": f["vllm_version"], "vllm_version_source": f["vllm_version_source"],
                           "reason_kind": f.get("reason_kind"), "notes": f["notes"], "check": res.get("check"),
+                          "unresolved": f.get("unresolved", []),
                           "exc_type": res.get("exc_type"), "message": res.get("message")}
     return status, out
 

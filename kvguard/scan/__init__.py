@@ -71,8 +71,10 @@ Variables
 ---------
 ``--set NAME=VALUE`` values win over assignments found in the file.  ``$(NAME)``
 (Kubernetes' dependent-variable syntax in ``command``/``args``) is the variable
-NAME; other command substitutions (``$(nproc)``, backticks, ``$((…))``) stay
-unresolved.  A variable
+NAME, expanded from the container's ``env`` (:mod:`~kvguard.scan.containers`, which
+also gives a ``sh -c`` script the container's environment); other command
+substitutions (``$(nproc)``, backticks, ``$((…))``) stay unresolved, and so does a
+variable assigned from one.  A variable
 that stays unresolved makes the launch undecidable only when it reaches
 something kvguard reads (the model, a parallel flag, a ``VLLM_*`` variable):
 ``--port $PORT`` does not matter.  Single quotes are not honoured ('$TP' is

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
 from ..launch.pins import image_pin
 from .compose import compose_command, is_compose_service
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 
 __all__ = ["container_launches"]
 
+#: a name a container's environment can hold (Kubernetes also takes dots and dashes)
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
 
 def _flavour(walker: "YamlWalker", keys: dict) -> str:
     """compose (entrypoint + command) | kubernetes (command + args) | unknown."""
@@ -34,8 +37,36 @@ def _flavour(walker: "YamlWalker", keys: dict) -> str:
     return "unknown"
 
 
-def _environment(keys: dict) -> list[str]:
-    """``VLLM_*=value`` from a Kubernetes ``env`` list or a compose ``environment``."""
+#: Kubernetes' own expansion in ``command``, ``args`` and ``env`` values: ``$(NAME)`` of a variable
+#: declared above; ``$$`` escapes a ``$`` (so ``$$(NAME)`` stays as written)
+_KUBELET_REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
+
+
+def _kubelet_expand(text: str, declared: "dict[str, Optional[str]]") -> "Optional[str]":
+    """``text`` with the ``$(NAME)`` references Kubernetes expands from the container's ``env``
+    (``declared``: a value, or None when it comes from elsewhere); None if it refers to such a
+    value.  A name not declared stays as written (the kubelet leaves it so)."""
+    unknown = False
+
+    def sub(m: re.Match) -> str:
+        nonlocal unknown
+        name = m.group(1)
+        if name is None or name not in declared:
+            return m.group(0)
+        value = declared[name]
+        if value is None:
+            unknown = True
+            return m.group(0)
+        return value
+
+    out = _KUBELET_REFERENCE.sub(sub, text)
+    return None if unknown else out
+
+
+def _declared_environment(keys: dict, flavour: str) -> "dict[str, Optional[str]]":
+    """The container's environment variables in order, each with its value, or None when the file
+    does not hold it: a Kubernetes ``valueFrom`` (or a value referring to one), a compose entry
+    taken from the host (``NAME`` alone, or a value compose interpolates from the host's ``$X``)."""
     plain = to_python(keys["env"]) if "env" in keys else to_python(keys["environment"]) if "environment" in keys \
         else None
     pairs: list[tuple[Any, Any]] = []
@@ -43,24 +74,95 @@ def _environment(keys: dict) -> list[str]:
         pairs = list(plain.items())
     elif isinstance(plain, list):
         for item in plain:
-            if isinstance(item, dict) and "name" in item and "value" in item:
-                pairs.append((item["name"], item["value"]))
-            elif isinstance(item, str) and "=" in item:
-                name, val = item.split("=", 1)
-                pairs.append((name, val))
-    return [f"{k}={'' if v is None else str(v).lower() if isinstance(v, bool) else v}"
-            for k, v in pairs if isinstance(k, str) and k.startswith("VLLM_") and not isinstance(v, (dict, list))]
+            if isinstance(item, dict) and isinstance(item.get("name"), str):
+                # Kubernetes: `value` (default ""), or `valueFrom` a secret, config map or field
+                pairs.append((item["name"], None if "valueFrom" in item else item.get("value", "")))
+            elif isinstance(item, str):
+                name, sep, val = item.partition("=")
+                pairs.append((name, val if sep else None))
+    declared: dict[str, Optional[str]] = {}
+    for name, value in pairs:
+        if not isinstance(name, str) or not ENV_NAME.match(name) or isinstance(value, (dict, list)):
+            continue
+        text = None if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        if text is not None and flavour == "kubernetes":
+            text = _kubelet_expand(text, declared)
+        elif text is not None and "$" in text:
+            text = None
+        declared[name] = text
+    return declared
 
 
-def _in_container(walker: "YamlWalker", first: int, keys: dict, image_text: str) -> None:
+def _vllm_environment(declared: "dict[str, Optional[str]]", given: "set[str]") -> tuple[list[str], list[str]]:
+    """``VLLM_*=value`` words for the declared variables a launch does not set itself, and the
+    names among them whose values the file does not hold (written ``NAME=$NAME``: unresolved)."""
+    words, unknown = [], []
+    for name, value in declared.items():
+        if name.startswith("VLLM_") and name not in given:
+            words.append(f"{name}={value}" if value is not None else f"{name}=${name}")
+            if value is None:
+                unknown.append(name)
+    return words, unknown
+
+
+#: compose's escape of a `$` it does not interpolate: `$$X`, `$${X}`, `$$`
+_COMPOSE_ESCAPED = re.compile(r"\$\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))?")
+
+
+def _compose_unescape(script: str, declared: "dict[str, Optional[str]]") -> str:
+    """A compose service's ``sh -c`` script as its shell runs it: ``$$X`` is the shell's ``$X``, the
+    service's environment variable when the file holds its value (else left as ``$X``, unresolved
+    unless ``--set``); a single ``$X`` is compose's own (host) interpolation, resolved as before."""
+    def sub(m: re.Match) -> str:
+        name = m.group(1) or m.group(2)
+        if name is None:
+            return "$"
+        value = declared.get(name)
+        return value if value is not None else m.group(0)[1:]
+
+    return _COMPOSE_ESCAPED.sub(sub, script)
+
+
+def _script_node(parts: list, script: str):
+    """The node that holds a ``sh -c`` script (the line it is reported at)."""
+    return next((n for n, t_list in parts if script in t_list), parts[-1][0])
+
+
+def _container_scope(walker: "YamlWalker", declared: "dict[str, Optional[str]]") -> Variables:
+    """What a script run in the container sees: the file's variables, then the container's
+    environment (``--set`` values win over both)."""
+    scope = Variables(walker.variables.overrides, walker.variables)
+    for name, value in declared.items():
+        scope.exported.add(name)
+        if value is None:
+            scope.set_unknown(name)
+        else:
+            scope.set_known(name, value)
+    return scope
+
+
+def _run_script(walker: "YamlWalker", declared: "dict[str, Optional[str]]", node, text: "Optional[str]") -> None:
+    """The launches of a script the container runs (``node``'s text, or ``text`` read at its lines),
+    with the container's environment in scope."""
+    outer = walker.variables
+    walker.variables = _container_scope(walker, declared)
+    try:
+        walker.text(node, text)
+    finally:
+        walker.variables = outer
+
+
+def _in_container(walker: "YamlWalker", first: int, keys: dict, image_text: str,
+                  declared: "dict[str, Optional[str]]") -> None:
     """The launches found from ``walker.out[first]`` on run in this container (a ``sh -c``
     script, a multi-line command): they see its ``VLLM_*`` environment (the script's own
     assignments win) and run the release its image pins unless the script pins one."""
-    env = _environment(keys)
     pin = image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}") if image_text else None
     for launch in walker.out[first:]:
         given = {t.split("=", 1)[0] for t in launch.tokens if ENV_TOKEN.match(t)}
-        launch.tokens = [t for t in env if t.split("=", 1)[0] not in given] + launch.tokens
+        words, unknown = _vllm_environment(declared, given)
+        launch.tokens = words + launch.tokens
+        launch.unresolved = tuple(dict.fromkeys(launch.unresolved + tuple(unknown)))
         if launch.pin is None:
             launch.pin = pin
 
@@ -75,22 +177,31 @@ def container_launches(walker: "YamlWalker", node) -> bool:
     image_text = scalar_text(keys.get("image")) if keys.get("image") is not None else ""
     vllm_image = "vllm/vllm-openai" in image_text or "vllm-openai" in image_text
     flavour = _flavour(walker, keys)
+    declared = _declared_environment(keys, flavour)
+
+    def kubelet(text: str) -> str:
+        """``text`` as the container receives it (Kubernetes expands ``$(NAME)`` from ``env``)."""
+        if flavour != "kubernetes":
+            return text
+        expanded = _kubelet_expand(text, declared)
+        return text if expanded is None else expanded
+
     parts: list[tuple[Any, list[str]]] = []
     for n in (entry, command, args):
         if n is None or isinstance(n, yaml.ScalarNode) and n.tag.endswith(":null"):
             continue        # `command: null` / `command:` is no command
         if isinstance(n, yaml.SequenceNode):
-            parts.append((n, [scalar_text(v) for v in n.value]))
+            parts.append((n, [kubelet(scalar_text(v)) for v in n.value]))
         elif isinstance(n, yaml.ScalarNode):
             if flavour != "compose" and isinstance(n.value, str) and LAUNCH_HINT.search(n.value) and \
                     ("\n" in n.value or n is command or n is entry):
                 before = len(walker.out)
-                walker.text(n)
+                _run_script(walker, declared, n, kubelet(n.value))
                 if len(walker.out) > before:
-                    _in_container(walker, before, keys, image_text)
+                    _in_container(walker, before, keys, image_text, declared)
                     return True
             # compose splits a string command shell-like (no shell runs it); `\` ends a line
-            text = re.sub(r"\\\r?\n", " ", str(n.value)) if n.value is not None else ""
+            text = re.sub(r"\\\r?\n", " ", kubelet(str(n.value))) if n.value is not None else ""
             try:
                 parts.append((n, shlex.split(text)))
             except ValueError:
@@ -116,15 +227,23 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             if script is None:
                 return False
             before = len(walker.out)
-            node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
-                                                                  else []) if scalar_text(v) == script), None)
-            if node_of_script is not None:
-                walker.text(node_of_script)
-            else:
-                host = next((n for n, t_list in parts if script in t_list), parts[-1][0])
-                walker.out += shell_launches(walker.path, [(walker.line(host), script)],
+            if flavour == "compose":
+                # compose interpolates the file from the host first; the container's shell sees `$$X`
+                # as `$X`, from the service's environment
+                walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)),
+                                                            _compose_unescape(script, declared))],
                                              Variables(walker.variables.overrides, walker.variables), walker.kind)
-            _in_container(walker, before, keys, image_text)
+                _in_container(walker, before, keys, image_text, declared)
+                return True
+            node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
+                                                                  else []) if kubelet(scalar_text(v)) == script), None)
+            if node_of_script is not None:
+                _run_script(walker, declared, node_of_script, script)
+            else:
+                walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), script)],
+                                             Variables(walker.variables.overrides, _container_scope(walker, declared)),
+                                             walker.kind)
+            _in_container(walker, before, keys, image_text, declared)
             return True
     line_node = parts[-1][0]
     for n, t_list in parts:     # report the line that names the launcher, else the arguments'
@@ -149,9 +268,9 @@ def container_launches(walker: "YamlWalker", node) -> bool:
         for _k, v in node.value:
             walker.walk(v)
         return True
-    unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
     given = {t.split("=", 1)[0] for t in launch if ENV_TOKEN.match(t)}
-    env = [t for t in _environment(keys) if t.split("=", 1)[0] not in given]
+    env, unknown = _vllm_environment(declared, given)
+    unresolved = tuple(dict.fromkeys([v for v in missing if any(v in t for t in launch)] + unknown))
     line = walker.line(line_node)
     walker.out.append(Launch(walker.path, line, env + launch, walker.kind, unresolved,
                              pin=image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}")

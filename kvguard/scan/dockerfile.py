@@ -17,6 +17,8 @@ from .variables import ENV_TOKEN, Variables
 
 __all__ = ["dockerfile_launches"]
 
+_LITERAL_REFERENCE = re.compile(r"\$(?:\{|\(|[A-Za-z_])")
+
 
 def _docker_args(rest: str) -> tuple[Optional[list[str]], str]:
     """(exec-form tokens, shell-form text): one of them is set."""
@@ -88,13 +90,9 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
                     continue
                 value = (lineno, tokens, missing)
             else:
-                exec_words: list[str] = []
-                missing = []
-                for tok in exec_form:   # exec form: no shell, but Docker substitutes nothing either;
-                    e, miss = variables.expand(tok)   # ENV values are seen by `sh -c` only — we expand
-                    exec_words.append(e)             # to let --set/ENV resolve them
-                    missing += miss
-                value = (lineno, exec_words, missing)
+                # exec form: no shell runs it and Docker substitutes nothing in CMD / ENTRYPOINT, so
+                # `$TP` reaches vLLM as written (ENV values are seen by a `sh -c` script only)
+                value = (lineno, list(exec_form), [])
             if instr == "ENTRYPOINT":
                 entry = value
             else:
@@ -118,5 +116,8 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
             unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
             given = {t.split("=", 1)[0] for t in launch if ENV_TOKEN.match(t)}
             env = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
-            out.append(Launch(path, lineno, env + launch, kind, unresolved, pin=variables.pin))
+            notes: tuple[str, ...] = ()
+            if any(_LITERAL_REFERENCE.search(t) for t in launch) and not missing:
+                notes = ("exec form: no shell expands `$NAME` here (Docker passes it to vLLM as written)",)
+            out.append(Launch(path, lineno, env + launch, kind, unresolved, pin=variables.pin, notes=notes))
     return out

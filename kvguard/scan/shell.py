@@ -19,8 +19,8 @@ __all__ = ["LAUNCH_HINT", "PLACEHOLDER", "has_prompts", "launch_and_image", "lau
 
 LAUNCH_HINT = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm/vllm-openai")
 
-_ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)=(\S*)"
-                     r"\s*(?:#.*)?$")
+_ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)="
+                     r"((?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s\"'])*)\s*(?:#.*)?$")
 
 _OPERATORS = {";", "&&", "||", "|", "&", ";;", "|&"}
 
@@ -252,6 +252,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                                               for m in EMBEDDED_PLACEHOLDER.findall(t)]))
             given = {t.split("=", 1)[0] for t in tokens if ENV_TOKEN.match(t)}
             exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
+            unresolved += tuple(n for n in variables.unknown_vllm() if n not in given and n not in unresolved)
             # a container runs the vLLM of its image, not the one installed beside `docker`
             pin = image_pin(image, f"{path}:{lineno}") if image is not None else variables.pin
             out.append(Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin))

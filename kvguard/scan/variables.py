@@ -24,6 +24,8 @@ class Variables:
         self.overrides = dict(overrides)
         self.local: dict[str, str] = dict(parent.local) if parent else {}
         self.exported: set[str] = set(parent.exported) if parent else set()
+        #: names set to a value kvguard cannot know (``X=$(cat f)``, a Kubernetes ``valueFrom``)
+        self.unknown: set[str] = set(parent.unknown) if parent else set()
         #: the latest `pip install vllm==X` (or Dockerfile base image) above this point
         self.pin: Optional[ReleasePin] = parent.pin if parent else None
 
@@ -33,26 +35,45 @@ class Variables:
         return self.local.get(name)
 
     def vllm_env(self) -> list[str]:
-        """``NAME=value`` for the exported VLLM_* variables (what a launch below them sees)."""
+        """``NAME=value`` for the exported VLLM_* variables (what a launch below them sees); a variable
+        whose value is unknown as ``NAME=$NAME`` (one of :meth:`unknown_vllm`)."""
         out = []
         for name in sorted(self.exported):
             value = self.get(name)
             if name.startswith("VLLM_") and value is not None:
                 out.append(f"{name}={value}")
+            elif name.startswith("VLLM_") and name in self.unknown:
+                out.append(f"{name}=${name}")
         return out
+
+    def unknown_vllm(self) -> list[str]:
+        """The exported VLLM_* variables set to values kvguard cannot know (unresolved for a launch)."""
+        return [name for name in sorted(self.exported)
+                if name.startswith("VLLM_") and name in self.unknown and self.get(name) is None]
+
+    def set_known(self, name: str, value: str) -> None:
+        """``name`` holds ``value`` (an environment entry: no expansion, no word splitting)."""
+        self.local[name] = value
+        self.unknown.discard(name)
+
+    def set_unknown(self, name: str) -> None:
+        """``name`` is set, to a value kvguard cannot know."""
+        self.local.pop(name, None)
+        self.unknown.add(name)
 
     def assign(self, name: str, raw: str, export: bool = False) -> None:
         if export:
             self.exported.add(name)
         value, missing = self.expand(raw)
         if missing:
-            self.local.pop(name, None)
+            self.set_unknown(name)
             return
         try:
             parts = shlex.split(value)
         except ValueError:
+            self.set_unknown(name)
             return
-        self.local[name] = parts[0] if len(parts) == 1 else " ".join(parts)
+        self.set_known(name, parts[0] if len(parts) == 1 else " ".join(parts))
 
     def expand(self, text: str) -> tuple[str, list[str]]:
         missing: list[str] = []

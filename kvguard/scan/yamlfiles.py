@@ -97,8 +97,9 @@ class YamlWalker:
                 or isinstance(node, yaml.ScalarNode) and LAUNCH_HINT.search(str(node.value)):
             self.text(node)
 
-    def text(self, node) -> None:
-        value = str(node.value)
+    def text(self, node, value: Optional[str] = None) -> None:
+        """The launches of a script (``node``'s text, or ``value`` read at ``node``'s lines)."""
+        value = str(node.value) if value is None else value
         if not LAUNCH_HINT.search(value):
             return
         first = self.line(node) + (1 if node.style in ("|", ">") else 0)
