@@ -426,3 +426,69 @@ def test_docker_run_env_in_every_spelling_reaches_the_launch(tmp_path, env_optio
                                                "-tp", "8", "-dcp", "8"]) + "\n")
     (found,) = find_launches([str(tmp_path / "run.sh")])[0]
     assert found.tokens[0] == "VLLM_MLA_DISABLE=1"
+
+
+# ---- GitHub Actions workflows: (line, label) -> (status, tokens, release)
+WORKFLOW = {
+    (21, "matrix tp=2, pp=1"): ("accepted", "vllm serve Qwen/Qwen3-8B -tp 2 -pp 1", "0.28.0"),
+    (21, "matrix tp=2, pp=2"): ("accepted", "vllm serve Qwen/Qwen3-8B -tp 2 -pp 2", "0.28.0"),
+    (21, "matrix tp=3, pp=1"): ("refused", "vllm serve Qwen/Qwen3-8B -tp 3 -pp 1", "0.28.0"),   # 32 heads
+    (21, "matrix tp=4, pp=1"): ("accepted", "vllm serve Qwen/Qwen3-8B -tp 4 -pp 1", "0.28.0"),   # include
+    (31, None): ("undecidable", "VLLM_MLA_DISABLE=$VLLM_MLA_DISABLE vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8",
+                 "0.20.0"),                                                   # a secret; the job's container
+    (32, None): ("accepted", "vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8", "0.20.0"),      # ${{ env.TP }}
+    (33, None): ("undecidable", "vllm serve deepseek-ai/DeepSeek-R1 -tp ${{inputs.tp}} -dcp 8", "0.20.0"),
+    (39, None): ("undecidable", "vllm serve Qwen/Qwen3-8B -tp ${{matrix.tp}}", None),   # a matrix from fromJSON
+}
+
+
+def test_a_workflow_is_read_per_job_step_and_matrix_combination(capsys):
+    path = os.path.join(DEPLOY, "workflow", "serve.yml")
+    result = scan([path], None, lambda r, t: build_report(r, t), None)
+    api = {(f.launch.line, f.launch.label): (f.status, " ".join(f.launch.tokens),
+                                             f.vllm_version if f.launch.pin is not None else None)
+           for f in result.findings}
+    assert api == WORKFLOW
+    status = run(["scan", "--format", "json", path])
+    doc = json.loads(capsys.readouterr().out)
+    cli = {(f["line"], f["label"]): (f["status"], " ".join(_split(f["command"]))) for f in doc["findings"]}
+    assert cli == {key: value[:2] for key, value in WORKFLOW.items()}
+    assert status == EXIT_REFUSE
+
+
+def test_a_workflow_expression_is_given_with_set(capsys):
+    path = os.path.join(DEPLOY, "workflow", "serve.yml")
+    status = run(["scan", "--format", "json", "--set", "inputs.tp=4", "--set", "MLA=1", path])
+    doc = json.loads(capsys.readouterr().out)
+    by_line = {f["line"]: f for f in doc["findings"] if f["label"] is None}
+    assert by_line[33]["status"] == "refused"           # -tp 4 -dcp 8
+    assert by_line[33]["result"]["check"] == "PV_tp_dcp_div"
+    assert by_line[31]["status"] == "undecidable"       # MLA is the secret's name, not a variable
+    assert status == EXIT_REFUSE
+
+
+@pytest.mark.parametrize(("matrix", "combinations"), [
+    (None, [{}]),
+    ({"tp": [1, 2]}, [{"tp": 1}, {"tp": 2}]),
+    ({"tp": [1, 2], "exclude": [{"tp": 1}]}, [{"tp": 2}]),
+    # an include extends the combinations whose original values it matches, else it is one of its own
+    ({"tp": [1, 2], "include": [{"tp": 2, "gpu": "h100"}, {"tp": 8}]},
+     [{"tp": 1}, {"tp": 2, "gpu": "h100"}, {"tp": 8}]),
+    ({"tp": [1, 2], "include": [{"gpu": "h100"}]}, [{"tp": 1, "gpu": "h100"}, {"tp": 2, "gpu": "h100"}]),
+    ({"include": [{"tp": 1}, {"tp": 2}]}, [{"tp": 1}, {"tp": 2}]),
+    # GitHub's documented example (Using a matrix for your jobs: "Expanding or adding matrix configurations")
+    ({"fruit": ["apple", "pear"], "animal": ["cat", "dog"],
+      "include": [{"color": "green"}, {"color": "pink", "animal": "cat"}, {"fruit": "apple", "shape": "circle"},
+                  {"fruit": "banana"}, {"fruit": "banana", "animal": "cat"}]},
+     [{"fruit": "apple", "animal": "cat", "color": "pink", "shape": "circle"},
+      {"fruit": "apple", "animal": "dog", "color": "green", "shape": "circle"},
+      {"fruit": "pear", "animal": "cat", "color": "pink"},
+      {"fruit": "pear", "animal": "dog", "color": "green"},
+      {"fruit": "banana"}, {"fruit": "banana", "animal": "cat"}]),
+    ("${{ fromJSON(x) }}", None),
+    ({"tp": "${{ fromJSON(x) }}"}, None),
+])
+def test_matrix_combinations_as_github_expands_them(matrix, combinations):
+    from kvguard.scan.workflows import matrix_combinations
+
+    assert matrix_combinations(matrix) == combinations

@@ -324,6 +324,69 @@ def test_a_catalog_eagle_head_named_by_its_hub_id_is_accepted(monkeypatch, tmp_p
     assert any("architectures [EagleLlamaForCausalLM]" in n for n in out["notes"])
 
 
+#: the registry's refusal of names it does not hold: its opening (the rest lists the release's registry, which
+#: tests/test_archs.py checks against the releases)
+UNSUPPORTED = "Model architectures [{names}] are not supported for now. Supported architectures: dict_keys(["
+PHI4 = lookup("microsoft/phi-4").config
+
+
+def _draft_dir(tmp_path, cfg, name="draft"):
+    d = tmp_path / name
+    d.mkdir()
+    (d / "config.json").write_text(json.dumps(cfg))
+    return str(d)
+
+
+def test_0_10_2_checks_the_token_count_before_any_lookup_of_an_eagle_renamed_mtp_draft():
+    """The target's own MTP layers as an EAGLE-3 draft: ModelConfig looks up DeepSeekMTPModel (registered); the
+    EAGLE-3 renaming comes after, and nothing looks Eagle3DeepSeekMTPModel up before _verify_args."""
+    v = examine(resolve("0.10.2"), ["vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--speculative-config",
+                                    '{"method": "eagle3", "num_speculative_tokens": 0}']).verdict
+    assert (v.check, v.exc_type, v.message) == (
+        "SC_tokens_positive", "ValueError", "Expected num_speculative_tokens to be greater than zero (0).")
+    v = examine(resolve("0.10.2"), ["vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "--speculative-config",
+                                    '{"method": "eagle3", "num_speculative_tokens": 1}']).verdict
+    assert (v.check, v.message) == ("SC_eagle3_target", "Eagle3 is only supported for ['llama', 'qwen'] models. Got "
+                                    "self.target_model_config.hf_text_config.model_type='deepseek_v3'")
+
+
+def test_0_10_2_looks_the_renamed_draft_up_under_pipeline_parallelism(tmp_path):
+    """verify_with_parallel_config asks the registry whether the draft supports PP: the renamed architecture
+    it does not hold is refused there (a config without auto_map: vLLM would otherwise try remote code)."""
+    cfg = {k: v for k, v in R1.items() if k != "auto_map"}
+    target = _draft_dir(tmp_path, cfg, "target")
+    v = examine(resolve("0.10.2"), ["vllm", "serve", target, "-tp", "4", "-pp", "2", "--speculative-config",
+                                    '{"method": "eagle3", "num_speculative_tokens": 1}']).verdict
+    assert (v.check, v.exc_type, v.wrapped_by) == ("SC_draft_verify(MC_pp_unsupported)", "ValueError",
+                                                   "SpeculativeConfig")
+    assert v.message.startswith(UNSUPPORTED.format(names="'Eagle3DeepSeekMTPModel'"))
+    with pytest.raises(Undecidable, match="architecture unknown to kvguard"):    # with auto_map: remote code
+        examine(resolve("0.10.2"), ["vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "4", "-pp", "2",
+                                    "--speculative-config", '{"method": "eagle3", "num_speculative_tokens": 1}'])
+
+
+@pytest.mark.parametrize("release", ["0.15.0", "0.28.0", "0.33.0"])
+def test_from_0_15_0_the_renamed_eagle_draft_is_looked_up_at_once(tmp_path, release):
+    draft = _draft_dir(tmp_path, PHI4)
+    v = examine(resolve(release), ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "--speculative-config",
+                                   json.dumps({"method": "eagle", "model": draft, "num_speculative_tokens": 2})]).verdict
+    assert (v.check, v.exc_type, v.wrapped_by) == ("SC_draft_registry", "ValueError", "SpeculativeConfig")
+    assert v.message.startswith(UNSUPPORTED.format(names="'EaglePhi3ForCausalLM'"))
+
+
+def test_before_0_15_0_the_renamed_draft_fails_only_in_the_workers(tmp_path):
+    """The release's own configuration accepts it (tests/upstream/test_speculative.py's oracle); the workers'
+    loader then cannot build EaglePhi3ForCausalLM: undecidable, never accepted."""
+    draft = _draft_dir(tmp_path, PHI4)
+    argv = ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "--speculative-config",
+            json.dumps({"method": "eagle", "model": draft, "num_speculative_tokens": 2})]
+    with pytest.raises(Undecidable, match=r"\[EaglePhi3ForCausalLM\] \(its EAGLE renaming\) are not in vLLM 0\.14\.1"):
+        examine(resolve("0.14.1"), argv)
+    argv[4] = "3"                                     # -tp 3: a configuration refusal comes first
+    v = examine(resolve("0.14.1"), argv).verdict
+    assert (v.ok, v.stage) == (False, "speculative")     # the draft's 40 heads on 3 ranks
+
+
 def test_a_draft_kvguard_cannot_find_is_undecidable():
     with pytest.raises(Undecidable, match="cannot find a config.json"):
         kvguard.check(LLAMA, vllm_version="0.20.0", host=CPU,

@@ -779,7 +779,9 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     except KVGUARD_FAILURES as exc:
         raise InternalError.of(exc) from exc
     try:
-        text = loader.hf_text_config(cfg, release)
+        text = getattr(cfg, "kvg_text_config", None)    # a draft's, kept when its hf_config was swapped
+        if text is None:
+            text = loader.hf_text_config(cfg, release)
     except loader.LoadCrash as exc:
         return _modelled(Crash(exc.exc_type, exc.message, exc.wrapped_by))
     except KVGUARD_FAILURES as exc:
@@ -800,7 +802,8 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
     if routing_assumption is not None:
         assumed.append(routing_assumption)
     architectures = tuple(deriver.architectures())
-    registry_crash = _registry_crash(architectures, cfg, release)
+    looked_up = getattr(cfg, "kvg_registry_architectures", None)    # a draft renamed after the lookup
+    registry_crash = _registry_crash(architectures if looked_up is None else tuple(looked_up), cfg, release)
     if registry_crash is not None and not release.within(vllm_facts.ARCH_CONFIG_SINCE):
         return registry_crash
     notes: list[str] = []

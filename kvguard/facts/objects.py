@@ -128,7 +128,8 @@ class ClassFacts:
 class ConfigObject:
     """A resolved config object (``LlamaConfig(...)`` as transformers would have built it)."""
 
-    __slots__ = ("_kvg_class", "_kvg_attrs", "kvg_raw", "kvg_emulation", "kvg_assumptions", "__weakref__")
+    __slots__ = ("_kvg_class", "_kvg_attrs", "kvg_raw", "kvg_emulation", "kvg_assumptions",
+                 "kvg_registry_architectures", "kvg_text_config", "__weakref__")
 
     def __init__(self, cls: ClassFacts):
         object.__setattr__(self, "_kvg_class", cls)
@@ -137,6 +138,10 @@ class ConfigObject:
         object.__setattr__(self, "kvg_emulation", "generic")
         #: what kvguard assumed to build this object (reported with the verdict)
         object.__setattr__(self, "kvg_assumptions", ())
+        #: a speculative draft wrapped after ModelConfig read it (kvguard.speculative.draft): the architectures
+        #: the model registry looked up, and the text config vLLM kept (None: this object's own)
+        object.__setattr__(self, "kvg_registry_architectures", None)
+        object.__setattr__(self, "kvg_text_config", None)
 
     # -- attribute protocol --------------------------------------------------------------------
     def __getattr__(self, name: str) -> Any:

@@ -1768,7 +1768,8 @@ RULES = (
           description="the method does not fit the draft (no method detected, not draft_model)"),
     Step("sc_wrap", stage="speculative", apply=_sc.wrap_draft,
          description="EAGLE / EAGLE-3 / DFlash drafts wrapped in EAGLEConfig (architectures Eagle..., "
-                     "Eagle3..., DFlash...; looked up in the registry from 0.15.0); a DSpark draft other than "
+                     "Eagle3..., DFlash...; looked up in the registry from 0.15.0, whose refusal of a name it does not "
+                     "hold is check SC_draft_registry); a DSpark draft other than "
                      "Qwen3DSparkModel rewritten to DeepSeek-V4's DSparkDraftModel (0.25.0+; a qwen3 config naming "
                      "DSparkDraftModel renamed to Qwen3DSparkModel from 0.29.0); DFlash / DSpark "
                      "draft in parallel; num_speculative_tokens defaults to the draft's n_predict (DSpark, 0.31.0+: its "
@@ -2534,6 +2535,11 @@ RULES = (
                       "excluded) whose tie_weights is the base class's bare NotImplementedError — in 0.24.0 only: "
                       "0.25.0+ the base shares the embedding's weight, so the row never fires in 0.25.x"),
     # ===================== worker start: attention backends ==================
+    # the workers build the models first: the target (model_init above), then the speculative draft
+    Step("w_draft_load", "0.10.2", "0.14.1", stage="worker", apply=_sc.draft_loads,
+         description="an EAGLE / EAGLE-3 draft whose renamed architecture the registry does not hold (looked up "
+                     "only by the workers' model loader before 0.15.0): undecidable, the loader's error is not "
+                     "modelled"),
     # the V1 runner's first EPLB step, in the profile run's dummy batch, before the KV cache is allocated (where
     # the checks below run)
     Check("W_eplb_no_moe_model", stage="worker", exc="AssertionError", scope="feature",

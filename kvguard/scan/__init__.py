@@ -37,13 +37,17 @@ What is recognised
 - Dockerfiles (``Dockerfile*``, ``*.dockerfile``, ``Containerfile``): ``RUN``,
   ``CMD``, ``ENTRYPOINT`` in shell and exec (JSON) form; ``ENTRYPOINT`` +
   ``CMD`` are combined; a ``vllm/vllm-openai`` base image supplies
-  ``vllm serve`` to a bare ``CMD``; ``ENV``/``ARG`` defaults resolve variables.
+  ``vllm serve`` to a bare ``CMD``; ``ENV``/``ARG`` defaults resolve the shell
+  form's variables (the exec form runs no shell: ``$TP`` reaches vLLM as written).
 - YAML (``*.yaml``, ``*.yml``): Kubernetes containers (``command`` replaces the
   image's entrypoint, ``args`` follow; including ``sh -c`` scripts), docker-compose
   services (``entrypoint`` + ``command``, each a list or a string split as compose
   splits it; an ``entrypoint`` drops the image's default command; a ``command``
   alone follows the image's entrypoint, ``vllm serve`` for ``vllm/vllm-openai``),
-  ``VLLM_*`` entries of ``env`` / ``environment``, the production-stack chart's
+  ``VLLM_*`` entries of ``env`` / ``environment`` (and the environment a container's
+  ``$(NAME)`` / script reads, :mod:`kvguard.scan.containers`), GitHub Actions
+  workflows (each ``run:`` step per matrix combination, :mod:`kvguard.scan.workflows`),
+  the production-stack chart's
   ``servingEngineSpec.modelSpec[]`` and KServe ``LLMInferenceService`` documents
   (rendered as :mod:`kvguard.scan.charts` describes),
   Helm-values-like argument lists (``args``/``extraArgs``/``vllmArgs``… with a

@@ -1,8 +1,8 @@
 """YAML files (``*.yaml``, ``*.yml``): each document is walked once, and each mapping is offered to
 the kinds of YAML kvguard reads — Kubernetes containers and compose services
 (:mod:`~kvguard.scan.containers`), Helm values (:mod:`~kvguard.scan.helm`), the deployers' charts
-(:mod:`~kvguard.scan.charts`), vLLM recipes (:mod:`~kvguard.scan.recipes`) — and any string holding
-a launch (a script, a Markdown guide).
+(:mod:`~kvguard.scan.charts`), vLLM recipes (:mod:`~kvguard.scan.recipes`), GitHub Actions workflows
+(:mod:`~kvguard.scan.workflows`) — and any string holding a launch (a script, a Markdown guide).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from .recipes import recipe_launches
 from .result import Launch
 from .shell import LAUNCH_HINT, shell_launches
 from .variables import Variables
+from .workflows import is_workflow, workflow_launches
 from .yamlnodes import child, to_python
 
 __all__ = ["YamlWalker", "yaml_text_launches"]
@@ -50,6 +51,7 @@ class YamlWalker:
         self.stack: list[dict] = []      # the enclosing mappings' keys, innermost last
         self.keys: list[str] = []        # the key path to the node being walked ("[]": a list item)
         self.out: list[Launch] = []
+        self.handled: set[int] = set()   # nodes read already (a workflow's `run:` steps)
 
     def line(self, node) -> int:
         return node.start_mark.line + 1 + self.offset
@@ -65,11 +67,15 @@ class YamlWalker:
                                             self.strategies_from)
             if isinstance(plain, dict) and self.kserve(node, plain):
                 return self.out
+            if is_workflow(plain):
+                workflow_launches(self, node, plain)     # its `run:` steps; the rest is walked below
         self.walk(node)
         return self.out
 
     def walk(self, node) -> None:
         import yaml
+        if id(node) in self.handled:
+            return
         if isinstance(node, yaml.MappingNode):
             self.stack.append({k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)})
             try:

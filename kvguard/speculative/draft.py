@@ -223,7 +223,16 @@ def override_callable(r: Release, applied: Optional[dict] = None, wrap: Optional
                 # the architecture only: the Qwen3 config stays as it is, then is re-read (update_arch_)
                 out.architectures = ["Qwen3DSparkModel"]
             elif wrap is not None:
+                seen = list(getattr(out, "architectures", None) or [])
+                # before 0.15.0 SpeculativeConfig swaps the draft's hf_config alone: its hf_text_config stays
+                # the one ModelConfig read from the draft's own config
+                text = None if r.within("0.15.0") else loader.hf_text_config(out, r)
                 out = eagle_config(out, wrap, r)
+                # the wrapper is SpeculativeConfig's, after ModelConfig looked the draft up in the model
+                # registry: that lookup saw the architectures before the renaming
+                object.__setattr__(out, "kvg_registry_architectures", seen)
+                if text is not None:
+                    object.__setattr__(out, "kvg_text_config", text)
         except (Undecidable, loader.LoadCrash):
             raise
         except (AttributeError, IndexError, TypeError, KeyError, ValueError, AssertionError) as exc:

@@ -388,13 +388,19 @@ def _draft_facts(state, raw: dict, name: str, wrap: Optional[str] = None, *, ove
 
 
 def _registered(state, facts: Any) -> None:
-    """The draft's architecture must be in the release's registry (inspect_model_cls); kvguard does not
-    model vLLM's answer for one that is not (the Transformers backend, or a long error)."""
+    """The draft's architecture must be in the release's registry (``update_arch_``: inspect_model_cls): its
+    refusal (kvguard.archs.registry_refusal); undecidable when vLLM would try its Transformers backend."""
     from .. import archs
+    from ..rules.engine import Refusal
 
     if archs.registry_loaded() and archs.registered_arch(facts.architectures, state.release) is None:
+        raw = state.sc.draft.raw or {} if state.sc.draft is not None else {}
+        message = archs.registry_refusal(list(facts.architectures), state.release, auto_map=bool(raw.get("auto_map")))
+        if message is not None:
+            raise Refusal("ValueError", message, check="SC_draft_registry", wrapped_by="stage")
         names = ", ".join(map(str, facts.architectures)) or "(none)"
-        raise Undecidable(f"the draft's architectures [{names}] are not in vLLM {state.release.version}'s model registry")
+        raise Undecidable(f"the draft's architectures [{names}] are not in vLLM {state.release.version}'s model "
+                          "registry, which would try its Transformers backend (not modelled)")
 
 
 def detect_method(state) -> None:
@@ -660,6 +666,10 @@ def verify_draft(state) -> None:
         try:
             fired = row.when(sub)
         except SkipCheck as exc:
+            refusal = _unregistered_draft(state, sub) if exc.need == "architecture" and sub is not state else None
+            if refusal is not None:
+                raise Refusal("ValueError", refusal, check=f"SC_draft_verify({row.id})", wrapped_by="stage") \
+                    from None
             raise Undecidable(f"{label}: {exc.need} unknown to kvguard") from None
         except FactCrash as exc:
             crash = exc.crash
@@ -668,6 +678,34 @@ def verify_draft(state) -> None:
                 from None
         if fired:
             raise Refusal(row.exc, row.message(sub), check=f"SC_draft_verify({row.id})")
+
+
+def _unregistered_draft(state, sub) -> Optional[str]:
+    """The registry's refusal when the draft's check looks its architecture up (is_pp_supported_model) and
+    the release does not hold it: an EAGLE draft renamed after ModelConfig's own lookup, in the releases
+    that do not look the new name up right away (kvguard.archs.registry_refusal; None when vLLM would try
+    its Transformers backend)."""
+    from ..archs import registry_refusal
+
+    raw = state.sc.draft.raw or {}
+    return registry_refusal(list(sub.facts.architectures), state.release, auto_map=bool(raw.get("auto_map")))
+
+
+def draft_loads(state) -> None:
+    """Before 0.15.0 nothing looks the renamed architecture of an EAGLE draft up while the configuration is
+    built: the workers' model loader does, when it builds the draft after the target.  One the registry does
+    not hold fails there, with an error kvguard does not model: the launch is undecidable, not accepted."""
+    from .. import archs
+
+    sc, release = state.sc, state.release
+    if sc is None or sc.draft is None or sc.num is None or release.within("0.15.0") \
+            or sc.method not in ("eagle", "eagle3") or sc.draft.model_type != "eagle":
+        return
+    if archs.registry_loaded() and archs.registered_arch(sc.draft.architectures, release) is None:
+        names = ", ".join(map(str, sc.draft.architectures)) or "(none)"
+        raise Undecidable(f"the draft's architectures [{names}] (its EAGLE renaming) are not in vLLM "
+                          f"{release.version}'s model registry: the workers fail to load the draft, with an error "
+                          "kvguard does not model")
 
 
 def eagle3_unsupported_target(state) -> bool:

@@ -1,0 +1,183 @@
+"""GitHub Actions workflows: a document whose ``jobs`` hold ``steps``.
+
+A ``run:`` step is a shell script that GitHub runs after substituting its ``${{ … }}`` expressions, in
+an environment made of the workflow's, the job's and the step's ``env`` (the innermost wins), once for
+every combination of the job's ``strategy.matrix`` (``include`` / ``exclude`` as GitHub applies them).
+``${{ matrix.X }}`` and ``${{ env.X }}`` are substituted here; any other expression (``secrets.*``,
+``inputs.*``, ``vars.*``, functions) is a value the file does not hold: the launch stays unresolved when
+it reaches something kvguard reads, as an unresolved shell variable does (``--set inputs.tp=8`` gives
+``${{ inputs.tp }}``; ``--set TP=8`` wins over ``env`` as over a script's assignments).  A job's ``container`` image
+pins the release its steps run (unless a step pins one itself).
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import TYPE_CHECKING, Any, Optional
+
+from ..launch.pins import image_pin
+from .result import Launch
+from .shell import shell_launches
+from .variables import Variables
+from .yamlnodes import child, to_python
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from .yamlfiles import YamlWalker
+
+__all__ = ["MAX_COMBINATIONS", "is_workflow", "matrix_combinations", "workflow_launches"]
+
+#: matrix combinations read per job (GitHub's own limit is 256 jobs per workflow run)
+MAX_COMBINATIONS = 256
+
+_EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+_PATH = re.compile(r"^(matrix|env)((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)$")
+
+
+def is_workflow(plain: Any) -> bool:
+    """A mapping with ``jobs`` of which one at least has a ``steps`` list."""
+    jobs = plain.get("jobs") if isinstance(plain, dict) else None
+    return isinstance(jobs, dict) and any(isinstance(job, dict) and isinstance(job.get("steps"), list)
+                                          for job in jobs.values())
+
+
+def matrix_combinations(matrix: Any) -> Optional[list[dict]]:
+    """The combinations ``strategy.matrix`` runs, as GitHub expands it; ``[{}]`` without a matrix; None when
+    the file does not say (an expression such as ``${{ fromJSON(…) }}``)."""
+    if matrix is None:
+        return [{}]
+    if not isinstance(matrix, dict):
+        return None
+    axes = {k: v for k, v in matrix.items() if k not in ("include", "exclude")}
+    if not all(isinstance(v, list) for v in axes.values()):
+        return None
+    combos = [dict(zip(axes, values)) for values in itertools.product(*axes.values())] if axes else []
+    for rule in matrix.get("exclude") or []:
+        if isinstance(rule, dict):
+            combos = [c for c in combos if not all(c.get(k) == v for k, v in rule.items())]
+    added: list[dict] = []
+    for extra in matrix.get("include") or []:
+        if not isinstance(extra, dict):
+            continue
+        # an entry extends every original combination whose original values it matches (never overwriting
+        # one of those; a value an earlier entry added can be), else it is a combination of its own
+        matched = [c for c in combos if all(c.get(k) == v for k, v in extra.items() if k in axes)]
+        for c in matched:
+            c.update({k: v for k, v in extra.items() if k not in axes})
+        if not matched:
+            added.append(dict(extra))
+    return combos + added or ([{}] if not axes else [])
+
+
+def _lookup(path: str, matrix: Optional[dict], env: dict[str, Optional[str]],
+            overrides: "Mapping[str, str]") -> Optional[str]:
+    if path in overrides:       # --set inputs.tp=8 gives ${{ inputs.tp }}
+        return overrides[path]
+    m = _PATH.match(path)
+    if m is None:
+        return None
+    parts = m.group(2)[1:].split(".")
+    if m.group(1) == "env":
+        if len(parts) != 1:
+            return None
+        return overrides[parts[0]] if parts[0] in overrides else env.get(parts[0])
+    value: Any = matrix
+    for part in parts:
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    if isinstance(value, bool):
+        return str(value).lower()
+    return None if isinstance(value, (dict, list)) or value is None else str(value)
+
+
+def _substitute(text: str, matrix: Optional[dict], env: dict[str, Optional[str]],
+               overrides: "Mapping[str, str]") -> tuple[str, list[str]]:
+    """``text`` with the expressions this file holds substituted; each other one written as one word
+    (``${{secrets.TP}}``), returned as unresolved."""
+    unresolved: list[str] = []
+
+    def sub(m: re.Match) -> str:
+        value = _lookup(m.group(1), matrix, env, overrides)
+        if value is not None:
+            return value
+        word = "${{" + re.sub(r"\s+", "", m.group(1)) + "}}"
+        unresolved.append(word)
+        return word
+
+    return _EXPRESSION.sub(sub, text), unresolved
+
+
+def _env(plain: Any, matrix: Optional[dict], outer: dict[str, Optional[str]],
+         overrides: "Mapping[str, str]") -> dict[str, Optional[str]]:
+    """``outer`` with an ``env`` mapping's entries over it (a value the file does not hold: None)."""
+    out = dict(outer)
+    if not isinstance(plain, dict):
+        return out
+    for name, value in plain.items():
+        if not isinstance(name, str) or isinstance(value, (dict, list)):
+            continue
+        text = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        text, unresolved = _substitute(text, matrix, out, overrides)
+        out[name] = None if unresolved else text
+    return out
+
+
+def _label(combo: dict, varies: bool) -> Optional[str]:
+    if not varies or not combo:
+        return None
+    return "matrix " + ", ".join(f"{k}={v}" for k, v in combo.items())
+
+
+def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
+    """Every ``run:`` step of every job, once per matrix combination (:func:`matrix_combinations`)."""
+    jobs = child(node, "jobs")
+    overrides = walker.variables.overrides
+    for _key, job_node in getattr(jobs, "value", []):
+        job = to_python(job_node)
+        if not isinstance(job, dict) or not isinstance(job.get("steps"), list):
+            continue
+        strategy = job.get("strategy")
+        combos = matrix_combinations(strategy.get("matrix") if isinstance(strategy, dict) else None)
+        known = combos is not None
+        combos = (combos or [{}])[:MAX_COMBINATIONS]
+        container = job.get("container")
+        image = container.get("image") if isinstance(container, dict) else container
+        pin = image_pin(image, f"{walker.path}:{walker.line(child(job_node, 'container') or job_node)}") \
+            if isinstance(image, str) else None
+        found: dict[tuple, list[tuple[dict, Launch]]] = {}     # one launch, the combinations that make it
+        for combo in combos:
+            matrix = combo if known else None
+            job_env = _env(job.get("env"), matrix, _env(plain.get("env"), matrix, {}, overrides), overrides)
+            carried = pin     # the steps of a job share a machine: a `pip install vllm==X` holds for the next
+            for index, step in enumerate(job["steps"]):
+                run_node = child(job_node, "steps", index, "run")
+                if not isinstance(step, dict) or not isinstance(step.get("run"), str) or run_node is None:
+                    continue
+                walker.handled.add(id(run_node))
+                env = _env(step.get("env"), matrix, job_env, overrides)
+                script, unresolved = _substitute(step["run"], matrix, env, overrides)
+                scope = Variables(walker.variables.overrides, walker.variables)
+                scope.pin = carried
+                for name, value in env.items():
+                    scope.exported.add(name)
+                    if value is None:
+                        scope.set_unknown(name)
+                    else:
+                        scope.set_known(name, value)
+                first = walker.line(run_node) + (1 if run_node.style in ("|", ">") else 0)
+                lines = [(first + i, t) for i, t in enumerate(script.split("\n"))]
+                for launch in shell_launches(walker.path, lines, scope, walker.kind):
+                    words = [w for w in unresolved if any(w in t for t in launch.tokens)]
+                    launch.unresolved = tuple(dict.fromkeys(launch.unresolved + tuple(words)))
+                    key = (launch.line, tuple(launch.tokens), launch.unresolved, launch.pin)
+                    found.setdefault(key, []).append((combo, launch))
+                carried = scope.pin
+        varies = {line for line, *_ in found if sum(1 for other, *_ in found if other == line) > 1}
+        for (line, *_), made in found.items():
+            combo, launch = made[0]
+            # a launch the matrix changes is labelled with the combination that makes it
+            launch.label = _label(combo, line in varies)
+            walker.out.append(launch)
