@@ -492,3 +492,42 @@ def test_matrix_combinations_as_github_expands_them(matrix, combinations):
     from kvguard.scan.workflows import matrix_combinations
 
     assert matrix_combinations(matrix) == combinations
+
+
+# ---- GitLab CI: (line, label) -> (status, tokens, release, check)
+GITLAB = {
+    (13, None): ("refused", "vllm serve Qwen/Qwen3-8B -tp 3", "0.20.0", "MC_heads_tp"),   # .serve's script, TP 3
+    (27, "matrix TP=2"): ("refused", "vllm serve deepseek-ai/DeepSeek-R1 -tp 2 -dcp 8", "0.28.0", "PV_tp_dcp_div"),
+    (27, "matrix TP=4"): ("refused", "vllm serve deepseek-ai/DeepSeek-R1 -tp 4 -dcp 8", "0.28.0", "PV_tp_dcp_div"),
+    (27, "matrix TP=8, VLLM_MLA_DISABLE=1"): (
+        "refused", "VLLM_MLA_DISABLE=1 vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8", "0.28.0", "MC_dcp_tp_gt_kv"),
+    (35, None): ("undecidable", "vllm serve Qwen/Qwen3-8B -tp $CI_NODE_TOTAL", "0.33.0", None),   # predefined
+}
+
+
+def test_a_gitlab_pipeline_is_read_per_job_and_matrix_combination(capsys):
+    path = os.path.join(DEPLOY, "gitlab", ".gitlab-ci.yml")
+    result = scan([path], None, lambda r, t: build_report(r, t), None)
+    api = {(f.launch.line, f.launch.label): (f.status, " ".join(f.launch.tokens), f.vllm_version,
+                                             f.report.verdict.check if f.report is not None else None)
+           for f in result.findings}
+    assert api == GITLAB
+    status = run(["scan", "--format", "json", path])
+    doc = json.loads(capsys.readouterr().out)
+    cli = {(f["line"], f["label"]): (f["status"], " ".join(_split(f["command"])), f["vllm_version"],
+                                     (f.get("result") or {}).get("check")) for f in doc["findings"]}
+    assert cli == GITLAB
+    assert status == EXIT_REFUSE
+
+
+@pytest.mark.parametrize(("parallel", "combinations"), [
+    (None, [{}]),
+    ({"matrix": [{"TP": ["2", "4"], "PP": "1"}]}, [{"TP": "2", "PP": "1"}, {"TP": "4", "PP": "1"}]),
+    ({"matrix": [{"TP": "8"}, {"TP": ["1", "2"], "GPU": ["a", "b"]}]},
+     [{"TP": "8"}, {"TP": "1", "GPU": "a"}, {"TP": "1", "GPU": "b"}, {"TP": "2", "GPU": "a"}, {"TP": "2", "GPU": "b"}]),
+    (3, [{}]),
+])
+def test_gitlab_parallel_matrix_combinations(parallel, combinations):
+    from kvguard.scan.gitlab import matrix_combinations
+
+    assert matrix_combinations(parallel) == combinations

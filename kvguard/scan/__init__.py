@@ -47,6 +47,8 @@ What is recognised
   ``VLLM_*`` entries of ``env`` / ``environment`` (and the environment a container's
   ``$(NAME)`` / script reads, :mod:`kvguard.scan.containers`), GitHub Actions
   workflows (each ``run:`` step per matrix combination, :mod:`kvguard.scan.workflows`),
+  GitLab CI pipelines (each job's script per ``parallel:matrix`` combination,
+  :mod:`kvguard.scan.gitlab`),
   the production-stack chart's
   ``servingEngineSpec.modelSpec[]`` and KServe ``LLMInferenceService`` documents
   (rendered as :mod:`kvguard.scan.charts` describes),

@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..launch.pins import image_pin
-from .result import Launch
+from .matrices import Collector
 from .shell import shell_launches
 from .variables import Variables
 from .yamlnodes import child, to_python
@@ -125,12 +125,6 @@ def _env(plain: Any, matrix: Optional[dict], outer: dict[str, Optional[str]],
     return out
 
 
-def _label(combo: dict, varies: bool) -> Optional[str]:
-    if not varies or not combo:
-        return None
-    return "matrix " + ", ".join(f"{k}={v}" for k, v in combo.items())
-
-
 def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
     """Every ``run:`` step of every job, once per matrix combination (:func:`matrix_combinations`)."""
     jobs = child(node, "jobs")
@@ -147,7 +141,7 @@ def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
         image = container.get("image") if isinstance(container, dict) else container
         pin = image_pin(image, f"{walker.path}:{walker.line(child(job_node, 'container') or job_node)}") \
             if isinstance(image, str) else None
-        found: dict[tuple, list[tuple[dict, Launch]]] = {}     # one launch, the combinations that make it
+        found = Collector()
         for combo in combos:
             matrix = combo if known else None
             job_env = _env(job.get("env"), matrix, _env(plain.get("env"), matrix, {}, overrides), overrides)
@@ -172,12 +166,6 @@ def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
                 for launch in shell_launches(walker.path, lines, scope, walker.kind):
                     words = [w for w in unresolved if any(w in t for t in launch.tokens)]
                     launch.unresolved = tuple(dict.fromkeys(launch.unresolved + tuple(words)))
-                    key = (launch.line, tuple(launch.tokens), launch.unresolved, launch.pin)
-                    found.setdefault(key, []).append((combo, launch))
+                    found.add(combo, launch)
                 carried = scope.pin
-        varies = {line for line, *_ in found if sum(1 for other, *_ in found if other == line) > 1}
-        for (line, *_), made in found.items():
-            combo, launch = made[0]
-            # a launch the matrix changes is labelled with the combination that makes it
-            launch.label = _label(combo, line in varies)
-            walker.out.append(launch)
+        walker.out += found.launches()

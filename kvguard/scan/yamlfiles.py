@@ -2,7 +2,8 @@
 the kinds of YAML kvguard reads — Kubernetes containers and compose services
 (:mod:`~kvguard.scan.containers`), Helm values (:mod:`~kvguard.scan.helm`), the deployers' charts
 (:mod:`~kvguard.scan.charts`), vLLM recipes (:mod:`~kvguard.scan.recipes`), GitHub Actions workflows
-(:mod:`~kvguard.scan.workflows`) — and any string holding a launch (a script, a Markdown guide).
+(:mod:`~kvguard.scan.workflows`), GitLab CI pipelines (:mod:`~kvguard.scan.gitlab`) — and any string
+holding a launch (a script, a Markdown guide).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Optional
 from ..launch.pins import image_pin
 from . import yamlnodes
 from .containers import container_launches
+from .gitlab import gitlab_launches, is_gitlab_ci, plain_value
 from .markdown import markdown_launches
 from .recipes import recipe_launches
 from .result import Launch
@@ -69,6 +71,8 @@ class YamlWalker:
                 return self.out
             if is_workflow(plain):
                 workflow_launches(self, node, plain)     # its `run:` steps; the rest is walked below
+            elif is_gitlab_ci(self.path, plain if plain is not None else plain_value(node)):
+                gitlab_launches(self, node)              # its jobs' scripts; the rest is walked below
         self.walk(node)
         return self.out
 
