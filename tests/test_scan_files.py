@@ -132,6 +132,24 @@ CASES = [
         status="refused", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])),
     ("environment/serve.sh", None, 3, dict(             # an exported VLLM_* set from a command's output
         status="undecidable", reason_kind="unresolved-variable", unresolved=["VLLM_MLA_DISABLE"])),
+    # ---- docker run: the container sees what -e / --env-file pass, not the script's exports
+    ("environment/docker.sh", None, 2, dict(            # -e NAME from a docker environment the file does not hold
+        status="undecidable", reason_kind="unresolved-variable", unresolved=["VLLM_MLA_DISABLE"])),
+    ("environment/docker.sh", None, 4, dict(            # exported, not passed: MLA on
+        status="accepted", argv=["vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"])),
+    ("environment/docker.sh", None, 5, dict(            # -e NAME passes the exported value: 128 KV heads
+        status="refused", check="MC_dcp_tp_gt_kv", release="0.20.0", has=["VLLM_MLA_DISABLE=1", "vllm", "serve"])),
+    ("environment/docker.sh", None, 7, dict(            # the env file beside the script (its HF_TOKEN not shown)
+        status="refused", check="MC_dcp_tp_gt_kv",
+        argv=["VLLM_MLA_DISABLE=1", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"])),
+    ("environment/docker.sh", None, 8, dict(            # an env file that is not there: noted
+        status="accepted", note="--env-file missing.env: not found beside this file")),
+    # ---- the shell's own environment: unset, a later export of a variable set before
+    ("environment/exports.sh", "0.20.0", 3, dict(status="accepted", argv=["vllm", "serve", "deepseek-ai/DeepSeek-R1",
+                                                                        "-tp", "8", "-dcp", "8"])),
+    ("environment/exports.sh", "0.20.0", 5, dict(status="accepted", lacks="VLLM_MLA_DISABLE=1")),   # not exported
+    ("environment/exports.sh", "0.20.0", 7, dict(status="refused", check="MC_dcp_tp_gt_kv",
+                                                 has=["VLLM_MLA_DISABLE=1", "vllm"])),
     # ---- --vllm-version overrides every pin
     ("pins/Dockerfile", "0.28.0", 3, dict(status="refused", exc="ValueError", release="0.28.0",
                                           source="--vllm-version")),

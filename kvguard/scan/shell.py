@@ -22,6 +22,10 @@ LAUNCH_HINT = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_serve
 _ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)="
                      r"((?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s\"'])*)\s*(?:#.*)?$")
 
+#: `unset X Y`, `unset -v X`; `export X Y` / `declare -x X` of variables set before
+_UNSET = re.compile(r"^\s*unset\s+(?:-v\s+)?((?:[A-Za-z_][A-Za-z0-9_]*\s*)+)(?:#.*)?$")
+_EXPORT = re.compile(r"^\s*(?:export|declare\s+-x)\s+((?:[A-Za-z_][A-Za-z0-9_]*\s*)+)(?:#.*)?$")
+
 _OPERATORS = {";", "&&", "||", "|", "&", ";;", "|&"}
 
 _WRAPPERS = {"env", "exec", "sudo", "nohup", "time", "command", "nice"}
@@ -134,6 +138,104 @@ def _container_env(options: list[str]) -> list[str]:
     return env
 
 
+def container_env_inputs(cmd: list[str]) -> tuple[list[str], list[str]]:
+    """What else a ``docker run`` gives its container's environment: the names ``-e NAME`` passes from the
+    docker command's own environment, and the ``--env-file`` files (in their order)."""
+    if "run" not in cmd[:3]:
+        return [], []
+    at = _container_image_at(cmd, cmd.index("run"))
+    options = cmd[:at] if at is not None else cmd
+    names, files = [], []
+    for j, t in enumerate(options):
+        if t in ("-e", "--env") and j + 1 < len(options):
+            value = options[j + 1]
+        elif t.startswith("--env="):
+            value = t[len("--env="):]
+        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+            value = t[2:]
+        elif t == "--env-file" and j + 1 < len(options):
+            files.append(options[j + 1])
+            continue
+        elif t.startswith("--env-file="):
+            files.append(t[len("--env-file="):])
+            continue
+        else:
+            continue
+        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", value):
+            names.append(value)
+    return names, files
+
+
+def read_env_file(script: str, name: str) -> Optional[list[tuple[str, Optional[str]]]]:
+    """The entries of a docker ``--env-file`` (``NAME=value`` taken literally, ``NAME`` alone passed from the
+    docker command's environment: None), the file's path taken from the scanned file's directory; None when it
+    cannot be read there."""
+    import os
+
+    full = name if os.path.isabs(name) else os.path.join(os.path.dirname(os.path.abspath(script)), name)
+    try:
+        if os.path.getsize(full) > 1 << 20:
+            return None
+        with open(full, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    entries: list[tuple[str, Optional[str]]] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, sep, value = line.partition("=")
+        entries.append((key.strip(), value if sep else None))
+    return entries
+
+
+def _container_environment(path: str, cmd: list[str], given: set[str],
+                           variables: Variables) -> tuple[list[str], list[str], list[str]]:
+    """``VLLM_*=value`` words a ``docker run`` adds beyond its ``-e NAME=value`` ones (``--env-file``
+    entries, ``-e NAME`` from the docker command's environment: the script's exported value), the names
+    among them whose values are unknown (written ``NAME=$NAME``), and notes on files not read."""
+    passed, files = container_env_inputs(cmd)
+    words: list[str] = []
+    unknown: list[str] = []
+    notes: list[str] = []
+
+    def add(name: str, value: Optional[str]) -> None:
+        if name in given or not name.startswith("VLLM_"):     # (an env file's other entries may be secrets)
+            return
+        given.add(name)
+        if value is not None:
+            words.append(f"{name}={value}")
+        else:
+            words.append(f"{name}=${name}")
+            unknown.append(name)
+
+    def from_host(name: str) -> None:
+        """``name`` as the docker command's environment holds it: the script's exported value (unknown when
+        the script did not set it); one the script set without exporting is not passed at all."""
+        if name in variables.overrides or name in variables.exported:
+            add(name, variables.get(name))
+        elif name in variables.local or name in variables.unknown:
+            given.add(name)
+        else:
+            add(name, None)
+
+    for name in passed:
+        from_host(name)
+    for env_file in reversed(files):      # the last file's entry wins; -e entries win over every file
+        entries = read_env_file(path, env_file)
+        if entries is None:
+            notes.append(f"--env-file {env_file}: not found beside this file, its variables are not read "
+                         "(a VLLM_* one would change what vLLM does)")
+            continue
+        for name, value in reversed(entries):
+            if value is None:
+                from_host(name)
+            else:
+                add(name, value)
+    return words, unknown, notes
+
+
 def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
     """(the launch in one simple command, the container image it runs in) — (None, None) if none."""
     for i in range(len(cmd)):
@@ -230,6 +332,14 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                    prompts: bool = False) -> list[Launch]:
     out = []
     for lineno, text in logical_lines(lines, prompts=prompts):
+        m = _UNSET.match(text) or _EXPORT.match(text)
+        if m:
+            for name in m.group(1).split():
+                if m.re is _UNSET:
+                    variables.unset(name)
+                else:
+                    variables.exported.add(name)
+            continue
         m = _ASSIGN.match(text)
         if m:
             variables.assign(m.group(2), m.group(3), export=bool(m.group(1)) and "x" in m.group(1))
@@ -251,9 +361,15 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                                              [m for t in tokens if not PLACEHOLDER.match(t)
                                               for m in EMBEDDED_PLACEHOLDER.findall(t)]))
             given = {t.split("=", 1)[0] for t in tokens if ENV_TOKEN.match(t)}
-            exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
-            unresolved += tuple(n for n in variables.unknown_vllm() if n not in given and n not in unresolved)
+            notes: list[str] = []
+            if image is None:
+                exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
+                unresolved += tuple(n for n in variables.unknown_vllm() if n not in given and n not in unresolved)
+            else:
+                # a container sees only what `docker run` passes it, not the script's exported variables
+                exported, unknown, notes = _container_environment(path, cmd, given, variables)
+                unresolved += tuple(n for n in unknown if n not in unresolved)
             # a container runs the vLLM of its image, not the one installed beside `docker`
             pin = image_pin(image, f"{path}:{lineno}") if image is not None else variables.pin
-            out.append(Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin))
+            out.append(Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin, notes=tuple(notes)))
     return out

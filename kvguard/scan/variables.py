@@ -56,6 +56,12 @@ class Variables:
         self.local[name] = value
         self.unknown.discard(name)
 
+    def unset(self, name: str) -> None:
+        """``unset name``: neither set nor exported any more (a ``--set`` value still wins)."""
+        self.local.pop(name, None)
+        self.exported.discard(name)
+        self.unknown.discard(name)
+
     def set_unknown(self, name: str) -> None:
         """``name`` is set, to a value kvguard cannot know."""
         self.local.pop(name, None)
