@@ -974,3 +974,28 @@ def test_non_finite_numbers_are_read_as_transformers_reads_them(tmp_path):
     assert (refused.ok, refused.stage, refused.exc_type) == (False, "model_config",
                                                              "StrictDataclassFieldValidationError")
     assert "Field 'num_attention_heads' expected int, got float (value: nan)" in refused.message
+
+
+def test_scan_hostile_ci_pipelines(tmp_path, capsys):
+    """Workflows and pipelines of every wrong shape: a matrix of 1,000 combinations (read up to GitHub's 256),
+    steps and scripts that are not strings, extends cycles, a matrix value that is a mapping (unresolved)."""
+    wf = tmp_path / "wf.yml"
+    wf.write_text("on: push\nenv: ${{ fromJSON(vars.ENV) }}\njobs:\n  a:\n    strategy:\n      matrix:\n"
+                  "        x: [0,1,2,3,4,5,6,7,8,9]\n        y: [0,1,2,3,4,5,6,7,8,9]\n        z: [0,1,2,3,4,5,6,7,8,9]\n"
+                  "        cfg: [{tp: 2}, {tp: 3}]\n    env: [1, 2]\n    steps:\n"
+                  "      - run: vllm serve Qwen/Qwen3-8B -tp ${{ matrix.cfg.tp }} ${{ matrix }}\n"
+                  "      - run: 42\n      - run: [vllm serve x]\n      - 'vllm serve Qwen/Qwen3-8B'\n"
+                  "  b: 3\n  c: {steps: {run: vllm serve Qwen/Qwen3-8B}}\n")
+    gl = tmp_path / ".gitlab-ci.yml"
+    gl.write_text("a:\n  extends: b\n  script: vllm serve Qwen/Qwen3-8B -tp $TP\n"
+                  "  variables: {TP: {value: '3', description: x}, X: [1]}\n"
+                  "b:\n  extends: a\n  script: [1, [2], {x: 3}]\n"
+                  "c:\n  extends: [a, missing]\n  parallel: {matrix: [{TP: [1, 2]}, 5, {TP: {x: 1}}]}\n"
+                  "  script:\n    - vllm serve Qwen/Qwen3-8B -tp $TP\n")
+    rc, out, err = cli(capsys, "scan", "--vllm-version", V, "--format", "json", str(tmp_path))
+    assert rc == 1 and "Traceback" not in err
+    found = {(f["file"].rsplit("/", 1)[-1], f["line"], f["label"]): (f["status"], f["command"])
+             for f in json.loads(out)["findings"]}
+    assert found[(".gitlab-ci.yml", 3, None)] == ("refused", "vllm serve Qwen/Qwen3-8B -tp 3")   # TP: {value: 3}
+    assert found[(".gitlab-ci.yml", 12, "matrix TP={'x': 1}")][0] == "undecidable"
+    assert found[("wf.yml", 13, "matrix x=0, y=0, z=0, cfg={'tp': 3}")][0] == "undecidable"     # ${{ matrix }}

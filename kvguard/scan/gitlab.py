@@ -177,9 +177,11 @@ def gitlab_launches(walker: "YamlWalker", root) -> None:
             scope = Variables(walker.variables.overrides, walker.variables)
             scope.pin = pin
             raw: dict[str, Optional[str]] = {}
-            for source in (plain.get("variables"), job.get("variables"), combo):
+            for source in (plain.get("variables"), job.get("variables")):
                 raw.update({var: _text(value) for var, value in (source.items() if isinstance(source, dict) else ())
                             if isinstance(var, str)})
+            # a matrix value is a string (or a number): anything else is not a value GitLab runs the job with
+            raw.update({var: None if isinstance(value, (dict, list)) else _text(value) for var, value in combo.items()})
             for var, text in _expanded(raw, walker.variables.overrides).items():
                 scope.exported.add(var)
                 if text is None:
