@@ -574,6 +574,11 @@ def test_scan_hostile_files(tmp_path, capsys):
     (tmp_path / "g.sh").write_text("vllm serve " + "x " * 200_000 + "\n")
     (tmp_path / "h.sh").write_text("vllm serve m -tp 8 " + "\\\n" * 50_000)
     (tmp_path / "i.json").write_text("[" * 100_000)
+    # lines that once made a pattern backtrack without end (`export` / `unset` of one long name, a stray `${{`)
+    (tmp_path / "j.sh").write_text("export " + "A" * 100_000 + "!\nunset " + "A " * 50_000 + "!\n"
+                                   "X=\"" + "a b " * 50_000 + "\nvllm serve m -tp 8\n")
+    (tmp_path / "k.yml").write_text("on: push\njobs:\n  a:\n    steps:\n      - run: vllm serve m -tp ${{ "
+                                    + " " * 100_000 + "x ${{ a" * 10_000 + "\n")
     os.symlink(tmp_path / "loop", tmp_path / "loop")
     rc, _out, _err = cli(capsys, "scan", "--vllm-version", V, str(tmp_path))
     rc, _out, _err = cli(capsys, "scan", "--vllm-version", V, "--format", "json", str(tmp_path))

@@ -23,8 +23,9 @@ _ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readon
                      r"((?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s\"'])*)\s*(?:#.*)?$")
 
 #: `unset X Y`, `unset -v X`; `export X Y` / `declare -x X` of variables set before
-_UNSET = re.compile(r"^\s*unset\s+(?:-v\s+)?((?:[A-Za-z_][A-Za-z0-9_]*\s*)+)(?:#.*)?$")
-_EXPORT = re.compile(r"^\s*(?:export|declare\s+-x)\s+((?:[A-Za-z_][A-Za-z0-9_]*\s*)+)(?:#.*)?$")
+_NAMES = r"([A-Za-z_][A-Za-z0-9_]*(?:\s+[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:#.*)?$"
+_UNSET = re.compile(r"^\s*unset\s+(?:-v\s+)?" + _NAMES)
+_EXPORT = re.compile(r"^\s*(?:export|declare\s+-x)\s+" + _NAMES)
 
 _OPERATORS = {";", "&&", "||", "|", "&", ";;", "|&"}
 

@@ -32,7 +32,8 @@ __all__ = ["MAX_COMBINATIONS", "is_workflow", "matrix_combinations", "workflow_l
 #: matrix combinations read per job (GitHub's own limit is 256 jobs per workflow run)
 MAX_COMBINATIONS = 256
 
-_EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
+#: ``${{ expression }}`` (bounded: a stray ``${{`` costs one short look ahead)
+_EXPRESSION = re.compile(r"\$\{\{([^}]{0,500})\}\}")
 _PATH = re.compile(r"^(matrix|env)((?:\.[A-Za-z_][A-Za-z0-9_-]*)+)$")
 
 
@@ -100,7 +101,7 @@ def _substitute(text: str, matrix: Optional[dict], env: dict[str, Optional[str]]
     unresolved: list[str] = []
 
     def sub(m: re.Match) -> str:
-        value = _lookup(m.group(1), matrix, env, overrides)
+        value = _lookup(m.group(1).strip(), matrix, env, overrides)
         if value is not None:
             return value
         word = "${{" + re.sub(r"\s+", "", m.group(1)) + "}}"
