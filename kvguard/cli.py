@@ -430,13 +430,13 @@ def _color(args) -> bool:
 
 
 def _cmd_check(args) -> int:
-    from .front import NotAnImageLaunch, command_release, examine
+    from .front import NotAnImageLaunch, command_release, examine, launch_gpus
 
     try:
         launch, release, source = command_release(_launch(args), args.vllm_version, nearest=args.nearest)
     except NotAnImageLaunch as exc:
         raise _ArgError(str(exc)) from None
-    report = examine(release, launch, suggest=True, **_examine_options(args))
+    report = examine(release, launch, suggest=True, gpus=launch_gpus(_launch(args)), **_examine_options(args))
     report.release_source = source
     _write(_reporter(args).check(report))
     return EXIT_ACCEPT if report.verdict.ok else EXIT_REFUSE
@@ -479,8 +479,8 @@ def _cmd_scan(args) -> int:
                                 host=_host_facts(args))
     options = _examine_options(args, _host(args, settings.host))
 
-    def build(release, tokens):
-        return examine(release, tokens, **options)
+    def build(release, tokens, **launch_facts):
+        return examine(release, tokens, **options, **launch_facts)
 
     result = settings.scan(args.paths, build, stdin_kind=args.stdin_kind, stdin_filename=args.stdin_filename)
     text = _reporter(args, color=_color(args) and not args.output_file).scan(result)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from .versions import Release
 
 __all__ = ["JSON_SCHEMA_VERSION", "LaunchReport", "NotAnImageLaunch", "argparse_verdict", "command_release",
-           "examine", "examine_command", "image_launch"]
+           "examine", "examine_command", "image_launch", "launch_gpus"]
 
 #: the ``schema`` every JSON document kvguard prints carries (check, scan, audit, plan, diff, and
 #: the document of an undecided run)
@@ -170,15 +170,17 @@ def argparse_verdict(release, refusal) -> Verdict:
 
 def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCommand]", *, host: Optional[Host] = None,
             env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False,
-            allow_download: bool = False, suggest: bool = False) -> LaunchReport:
+            allow_download: bool = False, suggest: bool = False, gpus: Optional[int] = None) -> LaunchReport:
     """Parse ``launch`` as ``release`` does, resolve the model, check it: a :class:`LaunchReport`.
 
     ``launch`` is a command line (a string or its tokens) or a
     :class:`~kvguard.launch.argv.ServeCommand` already parsed for ``release``.  ``host``
     defaults to :meth:`Host.standard` (the command line's assumption); ``env`` holds extra
     variables vLLM would see (the launch's own ``VAR=value`` prefixes are read from it).
-    ``suggest``: for a refused launch, also find the nearest launches the release accepts
-    (:func:`kvguard.suggest`)."""
+    ``gpus``: the GPUs the launch's container is given (a deployment's allocation): vLLM's device
+    count on a CUDA host, whatever ``host`` says of the node (``CUDA_VISIBLE_DEVICES`` then applies
+    within them).  ``suggest``: for a refused launch, also find the nearest launches the release
+    accepts (:func:`kvguard.suggest`)."""
     from .errors import ArgparseRefusal
     from .launch.argv import ServeCommand, parse_serve
     from .launch.resolve import resolve_model
@@ -212,6 +214,12 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
         return LaunchReport(refusal, model=model.name, source=model.source, location=model.location,
                             layout=dict(cmd.fields))
     host = Host.standard() if host is None else host
+    if gpus is not None and host.platform == "cuda":
+        from .record import replace
+
+        # a container given N GPUs: vLLM counts those, whatever the node holds
+        host = replace(host, gpus_per_node=gpus, assumed=host.assumed - {"gpus_per_node"})
+    host, visible_note = _visible_gpus(host, {**cmd.env, **(env or {})})
     model_dir = _model_dir(model)
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     model_dir=model_dir, speculative_config=spec, **cmd.fields)
@@ -236,6 +244,8 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
                                                            model_dir, cmd.fields))
     if not env_from_os:
         verdict = verdict.with_notes(*_unapplied_env_notes(vllm_env))
+    if visible_note:
+        verdict = verdict.with_notes(visible_note)
     kv_cache_dtype = layout.get("kv_cache_dtype", "auto")
     if kv_cache_dtype == "auto" and isinstance(verdict.facts, ModelFacts):
         from .quant.kv_cache import checkpoint_cache_dtype
@@ -306,11 +316,23 @@ def command_release(launch: Sequence[str], vllm_version: Optional[str] = None, *
     return tokens, release, source
 
 
+def launch_gpus(launch: Sequence[str]) -> Optional[int]:
+    """The GPUs a ``docker run`` / ``podman run`` command line gives its container (``--gpus N``,
+    ``"device=0,1"``); None for any other command line, or ``--gpus all``."""
+    if not launch or str(launch[0]).rsplit("/", 1)[-1] not in ("docker", "podman"):
+        return None
+    from .scan.shell import container_gpus
+
+    return container_gpus(list(launch))
+
+
 def examine_command(launch: Sequence[str], vllm_version: Optional[str] = None, *, nearest: bool = False,
                     **options: Any) -> LaunchReport:
     """:func:`examine` against :func:`command_release`'s release (``report.release_source`` says
     where it came from when not the default).  ``options`` are :func:`examine`'s."""
     tokens, release, source = command_release(launch, vllm_version, nearest=nearest)
+    if "gpus" not in options:
+        options = dict(options, gpus=launch_gpus(launch))
     report = examine(release, tokens, **options)
     report.release_source = source
     return report
@@ -392,6 +414,32 @@ def _sized_kv_cache_dtype(value: str) -> str:
     from .kv.kvsize import KV_CACHE_DTYPE_BYTES
 
     return value if value in KV_CACHE_DTYPE_BYTES or value == "nvfp4" else "auto"
+
+
+def _visible_gpus(host: Host, env: dict) -> "tuple[Host, Optional[str]]":
+    """The host as the launch sees it: ``CUDA_VISIBLE_DEVICES`` in its environment sets the GPU count vLLM
+    reads (kvguard.launch.devices), with a note; a value that leaves no GPU visible is undecidable."""
+    value = env.get("CUDA_VISIBLE_DEVICES")
+    if value is None or host.platform != "cuda" or host.gpus_per_node is None:
+        return host, None
+    from .launch.devices import visible_gpu_count
+    from .record import replace
+
+    try:
+        count = visible_gpu_count(str(value), host.gpus_per_node)
+    except ValueError:
+        raise Undecidable(f"CUDA_VISIBLE_DEVICES={value!r}: torch fails to read it (an entry that is a sign "
+                          "alone), an error kvguard does not model") from None
+    if count == 0:
+        raise Undecidable(f"CUDA_VISIBLE_DEVICES={value!r} leaves none of the node's GPUs visible: what vLLM "
+                          "does without a GPU is not modelled")
+    if count is None:
+        return replace(host, gpus_per_node=None), (
+            f"CUDA_VISIBLE_DEVICES={value} names GPUs by UUID: how many the node matches is not known, so the "
+            "checks that count GPUs are skipped")
+    visible = replace(host, gpus_per_node=count, assumed=host.assumed - {"gpus_per_node"})
+    return visible, (f"CUDA_VISIBLE_DEVICES={value}: vLLM counts {count} GPU{'s' if count != 1 else ''} (the "
+                     f"ordinals it lists, on a node that has them)")
 
 
 def _unapplied_env_notes(applied: dict) -> "list[str]":

@@ -94,8 +94,9 @@ class KvguardChecker:
         if choice.release is None:
             give_up(choice.reason or "no vLLM release")
 
-        def build(release, tokens):
-            return examine(release, tokens, host=host, env=dict(env or {}), model_config=model_config)
+        def build(release, tokens, **launch_facts):
+            return examine(release, tokens, host=host, env=dict(env or {}), model_config=model_config,
+                           **launch_facts)
 
         finding = check_launch(item, choice.release, build)
         where = item.where if item.path != "<test>" else None

@@ -31,7 +31,7 @@ V = "0.28.0"
 
 def _scan(paths, variables=None, host=None, version=V):
     release = resolve(version)
-    return scan(paths, release, lambda r, t: examine(r, t, host=host), variables)
+    return scan(paths, release, lambda r, t, **k: examine(r, t, host=host, **k), variables)
 
 
 def _by_line(result, name):

@@ -150,6 +150,19 @@ CASES = [
     ("environment/exports.sh", "0.20.0", 5, dict(status="accepted", lacks="VLLM_MLA_DISABLE=1")),   # not exported
     ("environment/exports.sh", "0.20.0", 7, dict(status="refused", check="MC_dcp_tp_gt_kv",
                                                  has=["VLLM_MLA_DISABLE=1", "vllm"])),
+    # ---- the GPUs a container is given (and CUDA_VISIBLE_DEVICES within them): vLLM counts those
+    ("environment/gpus.yaml", None, 8, dict(
+        status="refused", check="PC_gpu_count", note="given 2 GPUs (resources.limits nvidia.com/gpu: 2)")),
+    ("environment/gpus.yaml", None, 14, dict(status="accepted", note="given 4 GPUs")),
+    ("environment/gpus.yaml", None, 22, dict(
+        status="refused", note="given 2 GPUs (deploy.resources.reservations.devices device_ids: 2)",
+        message="World size (4) is larger than the number of available GPUs (2) in this node.")),
+    ("environment/gpus.sh", None, 2, dict(status="refused", note="given 2 GPUs (docker run --gpus)",
+                                          message="World size (4) is larger than the number of available GPUs (2)")),
+    ("environment/gpus.sh", None, 3, dict(status="accepted")),                  # --gpus all: the node's 8
+    ("environment/gpus.sh", None, 4, dict(status="refused",                     # 4 given, 2 of them visible
+                                          message="World size (4) is larger than the number of available GPUs (2)")),
+    ("environment/gpus.sh", None, 5, dict(status="refused", check="PC_gpu_count")),
     # ---- --vllm-version overrides every pin
     ("pins/Dockerfile", "0.28.0", 3, dict(status="refused", exc="ValueError", release="0.28.0",
                                           source="--vllm-version")),
@@ -204,7 +217,7 @@ def _check(view: dict, expect: dict) -> None:
 
 
 def _api_findings(rel: str, version) -> dict[int, dict]:
-    result = scan([os.path.join(DEPLOY, rel)], version, lambda r, t: build_report(r, t), None,
+    result = scan([os.path.join(DEPLOY, rel)], version, lambda r, t, **k: build_report(r, t, **k), None,
                   release_source="--vllm-version")
     out = {}
     for f in result.findings:
@@ -397,7 +410,7 @@ def test_a_shell_script_in_a_container_sees_its_environment_and_its_image_releas
         "    entrypoint: /bin/bash -c\n"
         "    command: ['vllm serve deepseek-ai/DeepSeek-R1 -tp 8 -dcp 8']\n")          # line 6
     res = scan([str(tmp_path / "deploy.yaml"), str(tmp_path / "compose.yaml")],
-               build_report=lambda r, t: build_report(r, t))
+               build_report=lambda r, t, **k: build_report(r, t, **k))
     found = {(os.path.basename(f.launch.path), f.launch.line): f for f in res.findings}
     assert sorted(found) == [("compose.yaml", 6), ("deploy.yaml", 11), ("deploy.yaml", 20), ("deploy.yaml", 24)]
     mla_off = ["VLLM_MLA_DISABLE=1", "vllm", "serve", "deepseek-ai/DeepSeek-R1", "-tp", "8", "-dcp", "8"]
@@ -462,7 +475,7 @@ WORKFLOW = {
 
 def test_a_workflow_is_read_per_job_step_and_matrix_combination(capsys):
     path = os.path.join(DEPLOY, "workflow", "serve.yml")
-    result = scan([path], None, lambda r, t: build_report(r, t), None)
+    result = scan([path], None, lambda r, t, **k: build_report(r, t, **k), None)
     api = {(f.launch.line, f.launch.label): (f.status, " ".join(f.launch.tokens),
                                              f.vllm_version if f.launch.pin is not None else None)
            for f in result.findings}
@@ -525,7 +538,7 @@ GITLAB = {
 
 def test_a_gitlab_pipeline_is_read_per_job_and_matrix_combination(capsys):
     path = os.path.join(DEPLOY, "gitlab", ".gitlab-ci.yml")
-    result = scan([path], None, lambda r, t: build_report(r, t), None)
+    result = scan([path], None, lambda r, t, **k: build_report(r, t, **k), None)
     api = {(f.launch.line, f.launch.label): (f.status, " ".join(f.launch.tokens), f.vllm_version,
                                              f.report.verdict.check if f.report is not None else None)
            for f in result.findings}

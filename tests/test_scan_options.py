@@ -78,7 +78,7 @@ def test_stdin_api_and_misuse(capsys):
     launches, skipped, files = find_launches(["-"], stdin_text=REFUSED, stdin_kind="shell")
     assert [(launch.path, launch.line, launch.tokens[-2:]) for launch in launches] == [("<stdin>", 1, ["-dcp", "3"])]
     assert files == 1 and skipped == []
-    result = scan(["-"], "0.28.0", lambda r, t: build_report(r, t), stdin_text=REFUSED)
+    result = scan(["-"], "0.28.0", lambda r, t, **k: build_report(r, t, **k), stdin_text=REFUSED)
     assert [f.status for f in result.findings] == ["refused"]
     assert run(["scan", "--stdin-kind", "yaml", "somefile.sh"]) == EXIT_UNDECIDED
     assert "--stdin-kind" in capsys.readouterr().err

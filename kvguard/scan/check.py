@@ -13,6 +13,7 @@ from ..launch.pins import ReleaseChoice, choose_release, default_release
 from .files import find_launches
 from .result import Finding, Launch, ScanResult
 from .undecidable import BadArguments, NoRelease, Placeholder, UndecidableLaunch, UnresolvedVariable, variable_label
+from .variables import launch_reads
 
 __all__ = ["check_launch", "release_for", "scan"]
 
@@ -124,7 +125,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
         return None
     else:
         return None                 # the refusal was about a variable's value
-    report = build_report(release, tokens)
+    report = _build(build_report, release, tokens, launch)
     if report.verdict.ok or report.verdict.stage != "argparse":
         return None
     names = variable_label(_mentions(" ".join(launch.tokens), unresolved))
@@ -134,9 +135,17 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     return Finding(launch, "refused", report=report)
 
 
+def _build(build_report: Callable[..., Any], release, tokens: list[str], launch: Launch):
+    """``build_report(release, tokens)``, with ``gpus=`` when the launch's container is given a GPU count."""
+    if launch.gpus is None:
+        return build_report(release, tokens)
+    return build_report(release, tokens, gpus=launch.gpus)
+
+
 def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]], Any]) -> Finding:
     """Check one launch against ``release``: ``build_report(release, tokens)`` returns a LaunchReport
-    (or raises KvguardError) — :func:`kvguard.front.examine` with the options bound."""
+    (or raises KvguardError) — :func:`kvguard.front.examine` with the options bound; it is also given
+    ``gpus=N`` for a launch whose container is given N GPUs (:attr:`Launch.gpus`)."""
     from ..launch.argv import parse_serve
 
     if launch.unresolved:
@@ -151,12 +160,12 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
             hits = _variables_in(_quoted(exc), launch.unresolved)
             return Finding.undecided(launch, _unresolved(hits) if hits else exc)
         relevant = [cmd.model or ""] + [str(v) for k, v in cmd.fields.items() if k not in _VALUE_FREE] + \
-            [v for k, v in cmd.env.items() if k.startswith("VLLM_")]
+            [v for k, v in cmd.env.items() if launch_reads(k)]
         hits = _mentions(" ".join(relevant), launch.unresolved)
         if hits:
             return Finding.undecided(launch, _unresolved(hits))
     try:
-        report = build_report(release, launch.tokens)
+        report = _build(build_report, release, launch.tokens, launch)
     except KvguardError as exc:     # the kind follows from the exception's type (scan.undecidable)
         return Finding.undecided(launch, exc)
     except RecursionError:

@@ -16,7 +16,7 @@ from .helm import helm_launches
 from .kubernetes import is_kubernetes_container, kubernetes_command
 from .result import Launch
 from .shell import LAUNCH_HINT, launch_tokens, shell_launches
-from .variables import ENV_TOKEN, Variables
+from .variables import ENV_TOKEN, Variables, launch_reads
 from .yamlnodes import scalar_text, to_python
 
 if TYPE_CHECKING:
@@ -98,7 +98,7 @@ def _vllm_environment(declared: "dict[str, Optional[str]]", given: "set[str]") -
     names among them whose values the file does not hold (written ``NAME=$NAME``: unresolved)."""
     words, unknown = [], []
     for name, value in declared.items():
-        if name.startswith("VLLM_") and name not in given:
+        if launch_reads(name) and name not in given:
             words.append(f"{name}={value}" if value is not None else f"{name}=${name}")
             if value is None:
                 unknown.append(name)
@@ -152,12 +152,61 @@ def _run_script(walker: "YamlWalker", declared: "dict[str, Optional[str]]", node
         walker.variables = outer
 
 
+def _given_gpus(keys: dict, flavour: str) -> tuple[Optional[int], Optional[str]]:
+    """The GPUs a container is given, and where the file says so: a Kubernetes container's
+    ``resources.limits`` (else ``requests``) ``nvidia.com/gpu``; a compose service's ``deploy.resources.
+    reservations.devices`` GPU entry (``count``, or its ``device_ids``; ``all``: the node's)."""
+    def count(value: Any) -> Optional[int]:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, int) and value >= 0:
+            return value
+        if isinstance(value, str) and value.strip().isdigit():
+            return int(value.strip())
+        return None
+
+    if flavour == "kubernetes" and "resources" in keys:
+        resources = to_python(keys["resources"])
+        for part in ("limits", "requests"):
+            given = resources.get(part) if isinstance(resources, dict) else None
+            if isinstance(given, dict) and "nvidia.com/gpu" in given:
+                n = count(given["nvidia.com/gpu"])
+                return (n, f"resources.{part} nvidia.com/gpu: {given['nvidia.com/gpu']}") if n is not None \
+                    else (None, None)
+    if flavour == "compose" and "deploy" in keys:
+        deploy = to_python(keys["deploy"])
+        devices = deploy.get("resources", {}).get("reservations", {}).get("devices") \
+            if isinstance(deploy, dict) and isinstance(deploy.get("resources"), dict) \
+            and isinstance(deploy["resources"].get("reservations"), dict) else None
+        for device in devices if isinstance(devices, list) else []:
+            if not isinstance(device, dict) or "gpu" not in (device.get("capabilities") or []):
+                continue
+            if isinstance(device.get("device_ids"), list):
+                return len(device["device_ids"]), f"deploy.resources.reservations.devices device_ids: " \
+                    f"{len(device['device_ids'])}"
+            n = count(device.get("count"))
+            if n is not None:
+                return n, f"deploy.resources.reservations.devices count: {n}"
+    return None, None
+
+
+def _give_gpus(launches: "list[Launch]", gpus: Optional[int], where: Optional[str]) -> None:
+    """The container's GPU count on each of its launches, with a note saying where it comes from."""
+    if gpus is None:
+        return
+    for launch in launches:
+        launch.gpus = gpus
+        launch.notes = launch.notes + (f"the container is given {gpus} GPU{'s' if gpus != 1 else ''} ({where}): "
+                                       "vLLM counts those",)
+
+
 def _in_container(walker: "YamlWalker", first: int, keys: dict, image_text: str,
                   declared: "dict[str, Optional[str]]") -> None:
     """The launches found from ``walker.out[first]`` on run in this container (a ``sh -c``
     script, a multi-line command): they see its ``VLLM_*`` environment (the script's own
     assignments win) and run the release its image pins unless the script pins one."""
     pin = image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}") if image_text else None
+    _give_gpus(walker.out[first:], *_given_gpus(keys, _flavour(walker, keys)))
     for launch in walker.out[first:]:
         given = {t.split("=", 1)[0] for t in launch.tokens if ENV_TOKEN.match(t)}
         words, unknown = _vllm_environment(declared, given)
@@ -275,4 +324,5 @@ def container_launches(walker: "YamlWalker", node) -> bool:
     walker.out.append(Launch(walker.path, line, env + launch, walker.kind, unresolved,
                              pin=image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}")
                              if image_text else None, notes=notes))
+    _give_gpus(walker.out[-1:], *_given_gpus(keys, flavour))
     return True

@@ -28,6 +28,7 @@ class Launch:
     label: Optional[str] = None                 # e.g. "variant nvfp4 × strategy single_node_tp"
     pin: Optional[ReleasePin] = None            # the vLLM release its deployment pins (kvguard.launch.pins)
     notes: tuple[str, ...] = ()                 # how the file was read, where it matters
+    gpus: Optional[int] = None                  # the GPUs its container is given (vLLM's device count there)
 
     @property
     def where(self) -> str:

@@ -12,7 +12,7 @@ from typing import Iterator, Optional
 
 from ..launch.pins import image_pin, pip_pin
 from .result import Launch
-from .variables import ENV_TOKEN, Variables
+from .variables import ENV_TOKEN, Variables, launch_reads
 
 __all__ = ["LAUNCH_HINT", "PLACEHOLDER", "has_prompts", "launch_and_image", "launch_tokens", "logical_lines",
            "shell_launches", "split_commands"]
@@ -167,6 +167,28 @@ def container_env_inputs(cmd: list[str]) -> tuple[list[str], list[str]]:
     return names, files
 
 
+def container_gpus(cmd: list[str]) -> Optional[int]:
+    """The GPUs ``docker run --gpus`` gives its container: ``--gpus 2``, ``count=2``, ``"device=0,1"`` (the
+    ids listed); None for ``all`` (the node's), none given, or a form not read."""
+    if "run" not in cmd[:3]:
+        return None
+    at = _container_image_at(cmd, cmd.index("run"))
+    value = _option_value(cmd[:at] if at is not None else cmd, ("--gpus",))
+    if value is None:
+        return None
+    value = value.strip().strip("'\"")
+    if value.isdigit():
+        return int(value)
+    for part in value.split(","):
+        part = part.strip().strip("'\"")
+        if part.startswith("count=") and part[len("count="):].isdigit():
+            return int(part[len("count="):])
+    if value.startswith("device="):
+        ids = [d for d in value[len("device="):].split(",") if d and "=" not in d]
+        return len(ids) or None
+    return None
+
+
 def read_env_file(script: str, name: str) -> Optional[list[tuple[str, Optional[str]]]]:
     """The entries of a docker ``--env-file`` (``NAME=value`` taken literally, ``NAME`` alone passed from the
     docker command's environment: None), the file's path taken from the scanned file's directory; None when it
@@ -202,7 +224,7 @@ def _container_environment(path: str, cmd: list[str], given: set[str],
     notes: list[str] = []
 
     def add(name: str, value: Optional[str]) -> None:
-        if name in given or not name.startswith("VLLM_"):     # (an env file's other entries may be secrets)
+        if name in given or not launch_reads(name):     # (an env file's other entries may be secrets)
             return
         given.add(name)
         if value is not None:
@@ -370,7 +392,12 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 # a container sees only what `docker run` passes it, not the script's exported variables
                 exported, unknown, notes = _container_environment(path, cmd, given, variables)
                 unresolved += tuple(n for n in unknown if n not in unresolved)
+            gpus = container_gpus(cmd) if image is not None else None
+            if gpus is not None:
+                notes.append(f"the container is given {gpus} GPU{'s' if gpus != 1 else ''} (docker run --gpus): "
+                             "vLLM counts those")
             # a container runs the vLLM of its image, not the one installed beside `docker`
             pin = image_pin(image, f"{path}:{lineno}") if image is not None else variables.pin
-            out.append(Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin, notes=tuple(notes)))
+            out.append(Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin, notes=tuple(notes),
+                              gpus=gpus))
     return out

@@ -10,13 +10,22 @@ from typing import Mapping, Optional
 
 from ..launch.pins import ReleasePin
 
-__all__ = ["ENV_TOKEN", "VARIABLE", "Variables"]
+__all__ = ["ENV_TOKEN", "VARIABLE", "Variables", "launch_reads"]
 
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|"
                       r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\(\([^)]*\)\)|"
                       r"\$\([^)]*\)|`[^`]*`")
 
 ENV_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
+#: environment variables besides VLLM_* that change a verdict (the GPUs vLLM counts: kvguard.launch.devices)
+_READ_BY_CHECKS = frozenset({"CUDA_VISIBLE_DEVICES"})
+
+
+def launch_reads(name: str) -> bool:
+    """Whether a launch's environment variable ``name`` can change kvguard's verdict (``VLLM_*``,
+    ``CUDA_VISIBLE_DEVICES``): the ones carried from a file's environment to its launches."""
+    return name.startswith("VLLM_") or name in _READ_BY_CHECKS
 
 
 class Variables:
@@ -40,16 +49,16 @@ class Variables:
         out = []
         for name in sorted(self.exported):
             value = self.get(name)
-            if name.startswith("VLLM_") and value is not None:
+            if launch_reads(name) and value is not None:
                 out.append(f"{name}={value}")
-            elif name.startswith("VLLM_") and name in self.unknown:
+            elif launch_reads(name) and name in self.unknown:
                 out.append(f"{name}=${name}")
         return out
 
     def unknown_vllm(self) -> list[str]:
         """The exported VLLM_* variables set to values kvguard cannot know (unresolved for a launch)."""
         return [name for name in sorted(self.exported)
-                if name.startswith("VLLM_") and name in self.unknown and self.get(name) is None]
+                if launch_reads(name) and name in self.unknown and self.get(name) is None]
 
     def set_known(self, name: str, value: str) -> None:
         """``name`` holds ``value`` (an environment entry: no expansion, no word splitting)."""

@@ -1,0 +1,74 @@
+"""The GPUs a launch sees: CUDA_VISIBLE_DEVICES as vLLM counts it, a container's GPU allocation.
+
+The expected counts are torch's (``torch.cuda._device_count_nvml``, which vLLM's
+``cuda_device_count_stateless`` returns), read from its source; tests/upstream/test_devices.py runs
+torch's own function on generated values.  The refusal is vLLM's ParallelConfig GPU-count check
+(docs/rules.md PC_gpu_count).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kvguard.errors import Undecidable
+from kvguard.front import examine, launch_gpus
+from kvguard.launch.devices import visible_gpu_count
+
+GPU_COUNT = "World size (4) is larger than the number of available GPUs (2) in this node."
+
+
+@pytest.mark.parametrize(("value", "count"), [
+    ("0,1", 2), ("0,1,2,3,4,5,6,7", 8), ("", 0), ("0,0", 0), ("1gpu2,2ampere", 2), (" 1, 2", 2),
+    ("0,-1,2", 1), ("0,x,2", 1), ("+3", 1), ("9", 0), ("0,9,1", 1), ("7,8", 1), ("GPU-a,GPU-b", None),
+    ("GPU-a,GPU-a", 0), ("MIG-a", None),
+])
+def test_visible_gpu_count(value, count):
+    assert visible_gpu_count(value, 8) == count
+
+
+def test_a_sign_alone_is_torch_s_value_error():
+    with pytest.raises(ValueError):
+        visible_gpu_count("0,-", 8)
+
+
+def test_cuda_visible_devices_sets_the_gpus_vllm_counts():
+    v = examine("0.28.0", "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-8B -tp 4").verdict
+    assert (v.check, v.exc_type) == ("PC_gpu_count", "ValueError") and v.message.startswith(GPU_COUNT)
+    assert examine("0.28.0", "CUDA_VISIBLE_DEVICES=3,2,1,0 vllm serve Qwen/Qwen3-8B -tp 4").verdict.ok
+    with pytest.raises(Undecidable, match="leaves none of the node's GPUs visible"):
+        examine("0.28.0", "CUDA_VISIBLE_DEVICES= vllm serve Qwen/Qwen3-8B -tp 4")
+    uuid = examine("0.28.0", "CUDA_VISIBLE_DEVICES=GPU-1 vllm serve Qwen/Qwen3-8B -tp 4").verdict
+    assert uuid.ok and "PC_gpu_count" in {s.check for s in uuid.skipped}
+
+
+def test_a_container_s_gpus_are_the_count_and_cuda_visible_devices_applies_within():
+    v = examine("0.28.0", "vllm serve Qwen/Qwen3-8B -tp 4", gpus=2).verdict
+    assert v.check == "PC_gpu_count" and v.message.startswith(GPU_COUNT)
+    assert examine("0.28.0", "vllm serve Qwen/Qwen3-8B -tp 4", gpus=4).verdict.ok
+    assert not examine("0.28.0", "CUDA_VISIBLE_DEVICES=0,1 vllm serve Qwen/Qwen3-8B -tp 4", gpus=4).verdict.ok
+
+
+@pytest.mark.parametrize(("launch", "gpus"), [
+    ("docker run --gpus 2 vllm/vllm-openai:v0.28.0 m", 2),
+    ("docker run --gpus=2 vllm/vllm-openai:v0.28.0 m", 2),
+    ("docker run --gpus all vllm/vllm-openai:v0.28.0 m", None),
+    ("docker run --gpus \"device=0,1,2\" vllm/vllm-openai:v0.28.0 m", 3),
+    ("docker run --gpus count=4,capabilities=utility vllm/vllm-openai:v0.28.0 m", 4),
+    ("podman run vllm/vllm-openai:v0.28.0 m", None),
+    ("vllm serve m", None),
+])
+def test_docker_run_gpus(launch, gpus):
+    import shlex
+
+    assert launch_gpus(shlex.split(launch)) == gpus
+
+
+def test_check_reads_a_docker_run_s_gpus(capsys):
+    import json
+
+    from kvguard.cli import EXIT_REFUSE, run
+
+    status = run(["check", "--format", "json", "--", "docker", "run", "--gpus", "2", "vllm/vllm-openai:v0.28.0",
+                  "Qwen/Qwen3-8B", "-tp", "4"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == EXIT_REFUSE and data["check"] == "PC_gpu_count" and data["message"].startswith(GPU_COUNT)
