@@ -72,3 +72,13 @@ def test_check_reads_a_docker_run_s_gpus(capsys):
                   "Qwen/Qwen3-8B", "-tp", "4"])
     data = json.loads(capsys.readouterr().out)
     assert status == EXIT_REFUSE and data["check"] == "PC_gpu_count" and data["message"].startswith(GPU_COUNT)
+
+
+def test_a_guide_s_cuda_visible_devices_stays_in_its_code_block(tmp_path):
+    from kvguard.scan import scan
+
+    guide = tmp_path / "guide.md"
+    guide.write_text("```bash\nexport CUDA_VISIBLE_DEVICES=0\nvllm serve Qwen/Qwen3-8B -tp 2\n```\n\n"
+                     "```bash\nvllm serve Qwen/Qwen3-8B -tp 2\n```\n")
+    result = scan([str(guide)], "0.28.0", lambda r, t, **k: examine(r, t, **k))
+    assert {f.launch.line: f.status for f in result.findings} == {3: "refused", 7: "accepted"}

@@ -63,4 +63,7 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
             out += dockerfile_launches(path, body, block_vars, kind="markdown")
         elif lang in ("yaml", "yml"):
             out += yaml_text_launches(path, body, block_vars, kind="markdown")
+        # a guide's CUDA_VISIBLE_DEVICES pins the GPUs of one process (one rank of a data-parallel example):
+        # it does not carry over to the guide's later, often alternative, launches
+        variables.unset("CUDA_VISIBLE_DEVICES")
     return out
