@@ -128,24 +128,11 @@ def _script_node(parts: list, script: str):
     return next((n for n, t_list in parts if script in t_list), parts[-1][0])
 
 
-def _container_scope(walker: "YamlWalker", declared: "dict[str, Optional[str]]") -> Variables:
-    """What a script run in the container sees: the file's variables, then the container's
-    environment (``--set`` values win over both)."""
-    scope = Variables(walker.variables.overrides, walker.variables)
-    for name, value in declared.items():
-        scope.exported.add(name)
-        if value is None:
-            scope.set_unknown(name)
-        else:
-            scope.set_known(name, value)
-    return scope
-
-
 def _run_script(walker: "YamlWalker", declared: "dict[str, Optional[str]]", node, text: "Optional[str]") -> None:
     """The launches of a script the container runs (``node``'s text, or ``text`` read at its lines),
     with the container's environment in scope."""
     outer = walker.variables
-    walker.variables = _container_scope(walker, declared)
+    walker.variables = walker.variables.with_environment(declared)
     try:
         walker.text(node, text)
     finally:
@@ -290,7 +277,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                 _run_script(walker, declared, node_of_script, script)
             else:
                 walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), script)],
-                                             Variables(walker.variables.overrides, _container_scope(walker, declared)),
+                                             walker.variables.with_environment(declared),
                                              walker.kind)
             _in_container(walker, before, keys, image_text, declared)
             return True

@@ -174,20 +174,14 @@ def gitlab_launches(walker: "YamlWalker", root) -> None:
         lines = before + _script_lines(walker, root, _owner(name, "script", plain), "script", plain)
         found = Collector()
         for combo in matrix_combinations(job.get("parallel"))[:MAX_COMBINATIONS]:
-            scope = Variables(walker.variables.overrides, walker.variables)
-            scope.pin = pin
             raw: dict[str, Optional[str]] = {}
             for source in (plain.get("variables"), job.get("variables")):
                 raw.update({var: _text(value) for var, value in (source.items() if isinstance(source, dict) else ())
                             if isinstance(var, str)})
             # a matrix value is a string (or a number): anything else is not a value GitLab runs the job with
             raw.update({var: None if isinstance(value, (dict, list)) else _text(value) for var, value in combo.items()})
-            for var, text in _expanded(raw, walker.variables.overrides).items():
-                scope.exported.add(var)
-                if text is None:
-                    scope.set_unknown(var)
-                else:
-                    scope.set_known(var, text)
+            scope = walker.variables.with_environment(_expanded(raw, walker.variables.overrides))
+            scope.pin = pin
             for launch in shell_launches(walker.path, lines, scope, walker.kind):
                 found.add(combo, launch)
         walker.out += found.launches()

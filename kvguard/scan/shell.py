@@ -122,21 +122,23 @@ def _container_image_at(cmd: list[str], run: int) -> Optional[int]:
     return None
 
 
+def _env_options(options: list[str]) -> Iterator[tuple[str, str]]:
+    """``("env", NAME[=value])`` for each ``-e`` / ``--env`` among ``docker run``'s options, and ``("file",
+    path)`` for each ``--env-file``, in their order."""
+    for j, t in enumerate(options):
+        if t in ("-e", "--env", "--env-file") and j + 1 < len(options):
+            yield ("file" if t == "--env-file" else "env"), options[j + 1]
+        elif t.startswith("--env-file="):
+            yield "file", t[len("--env-file="):]
+        elif t.startswith("--env="):
+            yield "env", t[len("--env="):]
+        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
+            yield "env", t[2:]
+
+
 def _container_env(options: list[str]) -> list[str]:
     """``NAME=value`` given with ``-e`` / ``--env`` among ``docker run``'s options."""
-    env = []
-    for j, t in enumerate(options):
-        if t in ("-e", "--env") and j + 1 < len(options):
-            value = options[j + 1]
-        elif t.startswith("--env="):
-            value = t[len("--env="):]
-        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
-            value = t[2:]
-        else:
-            continue
-        if ENV_TOKEN.match(value):
-            env.append(value)
-    return env
+    return [value for kind, value in _env_options(options) if kind == "env" and ENV_TOKEN.match(value)]
 
 
 def container_env_inputs(cmd: list[str]) -> tuple[list[str], list[str]]:
@@ -145,26 +147,9 @@ def container_env_inputs(cmd: list[str]) -> tuple[list[str], list[str]]:
     if "run" not in cmd[:3]:
         return [], []
     at = _container_image_at(cmd, cmd.index("run"))
-    options = cmd[:at] if at is not None else cmd
-    names, files = [], []
-    for j, t in enumerate(options):
-        if t in ("-e", "--env") and j + 1 < len(options):
-            value = options[j + 1]
-        elif t.startswith("--env="):
-            value = t[len("--env="):]
-        elif t.startswith("-e") and len(t) > 2 and not t.startswith("--"):
-            value = t[2:]
-        elif t == "--env-file" and j + 1 < len(options):
-            files.append(options[j + 1])
-            continue
-        elif t.startswith("--env-file="):
-            files.append(t[len("--env-file="):])
-            continue
-        else:
-            continue
-        if re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", value):
-            names.append(value)
-    return names, files
+    found = list(_env_options(cmd[:at] if at is not None else cmd))
+    names = [value for kind, value in found if kind == "env" and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", value)]
+    return names, [value for kind, value in found if kind == "file"]
 
 
 def container_gpus(cmd: list[str]) -> Optional[int]:

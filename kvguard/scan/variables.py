@@ -65,6 +65,18 @@ class Variables:
         self.local[name] = value
         self.unknown.discard(name)
 
+    def with_environment(self, entries: Mapping[str, Optional[str]]) -> "Variables":
+        """A scope below this one in which ``entries`` are the process's environment: exported, each set to
+        its value, or to one kvguard cannot know (None); ``--set`` values still win."""
+        scope = Variables(self.overrides, self)
+        for name, value in entries.items():
+            scope.exported.add(name)
+            if value is None:
+                scope.set_unknown(name)
+            else:
+                scope.set_known(name, value)
+        return scope
+
     def unset(self, name: str) -> None:
         """``unset name``: neither set nor exported any more (a ``--set`` value still wins)."""
         self.local.pop(name, None)

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..launch.pins import image_pin
 from .matrices import Collector
 from .shell import shell_launches
-from .variables import Variables
 from .yamlnodes import child, to_python
 
 if TYPE_CHECKING:
@@ -154,14 +153,8 @@ def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
                 walker.handled.add(id(run_node))
                 env = _env(step.get("env"), matrix, job_env, overrides)
                 script, unresolved = _substitute(step["run"], matrix, env, overrides)
-                scope = Variables(walker.variables.overrides, walker.variables)
+                scope = walker.variables.with_environment(env)
                 scope.pin = carried
-                for name, value in env.items():
-                    scope.exported.add(name)
-                    if value is None:
-                        scope.set_unknown(name)
-                    else:
-                        scope.set_known(name, value)
                 first = walker.line(run_node) + (1 if run_node.style in ("|", ">") else 0)
                 lines = [(first + i, t) for i, t in enumerate(script.split("\n"))]
                 for launch in shell_launches(walker.path, lines, scope, walker.kind):
