@@ -94,8 +94,9 @@ def _declared_environment(keys: dict, flavour: str) -> "dict[str, Optional[str]]
 
 
 def _vllm_environment(declared: "dict[str, Optional[str]]", given: "set[str]") -> tuple[list[str], list[str]]:
-    """``VLLM_*=value`` words for the declared variables a launch does not set itself, and the
-    names among them whose values the file does not hold (written ``NAME=$NAME``: unresolved)."""
+    """``NAME=value`` words for the declared variables a check reads (``VLLM_*``, ``CUDA_VISIBLE_DEVICES``:
+    :func:`~kvguard.scan.variables.launch_reads`) that a launch does not set itself, and the names among
+    them whose values the file does not hold (written ``NAME=$NAME``: unresolved)."""
     words, unknown = [], []
     for name, value in declared.items():
         if launch_reads(name) and name not in given:
@@ -190,8 +191,8 @@ def _give_gpus(launches: "list[Launch]", gpus: Optional[int], where: Optional[st
 def _in_container(walker: "YamlWalker", first: int, keys: dict, image_text: str,
                   declared: "dict[str, Optional[str]]") -> None:
     """The launches found from ``walker.out[first]`` on run in this container (a ``sh -c``
-    script, a multi-line command): they see its ``VLLM_*`` environment (the script's own
-    assignments win) and run the release its image pins unless the script pins one."""
+    script, a multi-line command): they see its environment (the script's own assignments win),
+    are given its GPUs, and run the release its image pins unless the script pins one."""
     pin = image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}") if image_text else None
     _give_gpus(walker.out[first:], *_given_gpus(keys, _flavour(walker, keys)))
     for launch in walker.out[first:]:

@@ -200,9 +200,10 @@ def read_env_file(script: str, name: str) -> Optional[list[tuple[str, Optional[s
 
 def _container_environment(path: str, cmd: list[str], given: set[str],
                            variables: Variables) -> tuple[list[str], list[str], list[str]]:
-    """``VLLM_*=value`` words a ``docker run`` adds beyond its ``-e NAME=value`` ones (``--env-file``
-    entries, ``-e NAME`` from the docker command's environment: the script's exported value), the names
-    among them whose values are unknown (written ``NAME=$NAME``), and notes on files not read."""
+    """``NAME=value`` words (of the variables a check reads, :func:`launch_reads`) a ``docker run`` adds
+    beyond its ``-e NAME=value`` ones (``--env-file`` entries, ``-e NAME`` from the docker command's
+    environment: the script's exported value), the names among them whose values are unknown (written
+    ``NAME=$NAME``), and notes on files not read."""
     passed, files = container_env_inputs(cmd)
     words: list[str] = []
     unknown: list[str] = []
@@ -372,7 +373,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             notes: list[str] = []
             if image is None:
                 exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
-                unresolved += tuple(n for n in variables.unknown_vllm() if n not in given and n not in unresolved)
+                unresolved += tuple(n for n in variables.unknown_env() if n not in given and n not in unresolved)
             else:
                 # a container sees only what `docker run` passes it, not the script's exported variables
                 exported, unknown, notes = _container_environment(path, cmd, given, variables)

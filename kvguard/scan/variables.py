@@ -44,8 +44,9 @@ class Variables:
         return self.local.get(name)
 
     def vllm_env(self) -> list[str]:
-        """``NAME=value`` for the exported VLLM_* variables (what a launch below them sees); a variable
-        whose value is unknown as ``NAME=$NAME`` (one of :meth:`unknown_vllm`)."""
+        """``NAME=value`` for the exported variables a check reads (:func:`launch_reads`: what of its
+        environment matters to a launch below them); one whose value is unknown as ``NAME=$NAME`` (one of
+        :meth:`unknown_env`)."""
         out = []
         for name in sorted(self.exported):
             value = self.get(name)
@@ -55,8 +56,8 @@ class Variables:
                 out.append(f"{name}=${name}")
         return out
 
-    def unknown_vllm(self) -> list[str]:
-        """The exported VLLM_* variables set to values kvguard cannot know (unresolved for a launch)."""
+    def unknown_env(self) -> list[str]:
+        """The exported variables a check reads set to values kvguard cannot know (unresolved for a launch)."""
         return [name for name in sorted(self.exported)
                 if launch_reads(name) and name in self.unknown and self.get(name) is None]
 

@@ -394,13 +394,13 @@ def _registered(state, facts: Any) -> None:
     from ..rules.engine import Refusal
 
     if archs.registry_loaded() and archs.registered_arch(facts.architectures, state.release) is None:
-        raw = state.sc.draft.raw or {} if state.sc.draft is not None else {}
+        raw = (state.sc.draft.raw or {}) if state.sc.draft is not None else {}
         message = archs.registry_refusal(list(facts.architectures), state.release, auto_map=bool(raw.get("auto_map")))
         if message is not None:
             raise Refusal("ValueError", message, check="SC_draft_registry", wrapped_by="stage")
         names = ", ".join(map(str, facts.architectures)) or "(none)"
         raise Undecidable(f"the draft's architectures [{names}] are not in vLLM {state.release.version}'s model "
-                          "registry, which would try its Transformers backend (not modelled)")
+                          "registry: what vLLM does then (its Transformers backend) is not modelled")
 
 
 def detect_method(state) -> None:
