@@ -163,6 +163,10 @@ CASES = [
     ("environment/gpus.sh", None, 4, dict(status="refused",                     # 4 given, 2 of them visible
                                           message="World size (4) is larger than the number of available GPUs (2)")),
     ("environment/gpus.sh", None, 5, dict(status="refused", check="PC_gpu_count")),
+    # ---- vLLM's own example chart: image.repository:tag, image.command, image.env, the chart's resources
+    ("environment/chart-values.yaml", None, 6, dict(
+        status="refused", check="PC_gpu_count", release="0.28.0", source="image vllm/vllm-openai:v0.28.0",
+        note="given 1 GPU (resources.limits nvidia.com/gpu: 1)", has=["VLLM_USE_V1=1", "vllm", "serve"])),
     # ---- --vllm-version overrides every pin
     ("pins/Dockerfile", "0.28.0", 3, dict(status="refused", exc="ValueError", release="0.28.0",
                                           source="--vllm-version")),

@@ -189,12 +189,12 @@ def _give_gpus(launches: "list[Launch]", gpus: Optional[int], where: Optional[st
 
 
 def _in_container(walker: "YamlWalker", first: int, keys: dict, image_text: str,
-                  declared: "dict[str, Optional[str]]") -> None:
+                  declared: "dict[str, Optional[str]]", flavour: str) -> None:
     """The launches found from ``walker.out[first]`` on run in this container (a ``sh -c``
     script, a multi-line command): they see its environment (the script's own assignments win),
     are given its GPUs, and run the release its image pins unless the script pins one."""
     pin = image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}") if image_text else None
-    _give_gpus(walker.out[first:], *_given_gpus(keys, _flavour(walker, keys)))
+    _give_gpus(walker.out[first:], *_given_gpus(keys, flavour))
     for launch in walker.out[first:]:
         given = {t.split("=", 1)[0] for t in launch.tokens if ENV_TOKEN.match(t)}
         words, unknown = _vllm_environment(declared, given)
@@ -212,8 +212,18 @@ def container_launches(walker: "YamlWalker", node) -> bool:
     if command is None and args is None and entry is None:
         return helm_launches(walker, node, keys)
     image_text = scalar_text(keys.get("image")) if keys.get("image") is not None else ""
-    vllm_image = "vllm/vllm-openai" in image_text or "vllm-openai" in image_text
     flavour = _flavour(walker, keys)
+    if "repository" in keys and "image" not in keys and (command is not None or args is not None):
+        # a chart's `image:` values block (vLLM's own example chart): the container it renders runs
+        # `repository:tag` with this command, this `env`, and the chart's top-level `resources`
+        tag = scalar_text(keys.get("tag")) if keys.get("tag") is not None else ""
+        image_text = scalar_text(keys["repository"]) + (f":{tag}" if tag else "")
+        keys = dict(keys, image=keys["repository"])
+        outer = walker.stack[-2] if len(walker.stack) >= 2 else {}
+        if "resources" not in keys and "resources" in outer:
+            keys["resources"] = outer["resources"]
+        flavour = "kubernetes"
+    vllm_image = "vllm/vllm-openai" in image_text or "vllm-openai" in image_text
     declared = _declared_environment(keys, flavour)
 
     def kubelet(text: str) -> str:
@@ -235,7 +245,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                 before = len(walker.out)
                 _run_script(walker, declared, n, kubelet(n.value))
                 if len(walker.out) > before:
-                    _in_container(walker, before, keys, image_text, declared)
+                    _in_container(walker, before, keys, image_text, declared, flavour)
                     return True
             # compose splits a string command shell-like (no shell runs it); `\` ends a line
             text = re.sub(r"\\\r?\n", " ", kubelet(str(n.value))) if n.value is not None else ""
@@ -270,7 +280,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                 walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)),
                                                             _compose_unescape(script, declared))],
                                              Variables(walker.variables.overrides, walker.variables), walker.kind)
-                _in_container(walker, before, keys, image_text, declared)
+                _in_container(walker, before, keys, image_text, declared, flavour)
                 return True
             node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
                                                                   else []) if kubelet(scalar_text(v)) == script), None)
@@ -280,7 +290,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                 walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), script)],
                                              walker.variables.with_environment(declared),
                                              walker.kind)
-            _in_container(walker, before, keys, image_text, declared)
+            _in_container(walker, before, keys, image_text, declared, flavour)
             return True
     line_node = parts[-1][0]
     for n, t_list in parts:     # report the line that names the launcher, else the arguments'
