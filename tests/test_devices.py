@@ -55,6 +55,9 @@ def test_a_container_s_gpus_are_the_count_and_cuda_visible_devices_applies_withi
     ("docker run --gpus \"device=0,1,2\" vllm/vllm-openai:v0.28.0 m", 3),
     ("docker run --gpus count=4,capabilities=utility vllm/vllm-openai:v0.28.0 m", 4),
     ("podman run vllm/vllm-openai:v0.28.0 m", None),
+    ("podman run --device nvidia.com/gpu=0 --device nvidia.com/gpu=1 vllm/vllm-openai:v0.28.0 m", 2),
+    ("podman run --device nvidia.com/gpu=all vllm/vllm-openai:v0.28.0 m", None),
+    ("docker run --device=/dev/fuse --device nvidia.com/gpu=3 vllm/vllm-openai:v0.28.0 m", 1),
     ("vllm serve m", None),
 ])
 def test_docker_run_gpus(launch, gpus):

@@ -79,15 +79,21 @@ def launch_tokens(cmd: list[str]) -> Optional[list[str]]:
     return launch_and_image(cmd)[0]
 
 
-def _option_value(cmd: list[str], names: tuple[str, ...]) -> Optional[str]:
-    """The value of the last ``--name VALUE`` / ``--name=VALUE`` among ``cmd``."""
-    value = None
+def _option_values(cmd: list[str], names: tuple[str, ...]) -> list[str]:
+    """The values of every ``--name VALUE`` / ``--name=VALUE`` among ``cmd``, in order."""
+    values = []
     for j, tok in enumerate(cmd):
         if tok in names and j + 1 < len(cmd):
-            value = cmd[j + 1]
+            values.append(cmd[j + 1])
         elif tok.split("=", 1)[0] in names and "=" in tok:
-            value = tok.split("=", 1)[1]
-    return value
+            values.append(tok.split("=", 1)[1])
+    return values
+
+
+def _option_value(cmd: list[str], names: tuple[str, ...]) -> Optional[str]:
+    """The value of the last ``--name VALUE`` / ``--name=VALUE`` among ``cmd``."""
+    values = _option_values(cmd, names)
+    return values[-1] if values else None
 
 
 #: `docker run` / `podman run` options that take no value (every other option takes the next word
@@ -153,12 +159,19 @@ def container_env_inputs(cmd: list[str]) -> tuple[list[str], list[str]]:
 
 
 def container_gpus(cmd: list[str]) -> Optional[int]:
-    """The GPUs ``docker run --gpus`` gives its container: ``--gpus 2``, ``count=2``, ``"device=0,1"`` (the
-    ids listed); None for ``all`` (the node's), none given, or a form not read."""
+    """The GPUs ``docker run`` gives its container: ``--gpus 2``, ``count=2``, ``"device=0,1"`` (the ids
+    listed), ``--device nvidia.com/gpu=0`` (CDI, one per GPU); None for ``all`` (the node's), none given, or
+    a form not read."""
     if "run" not in cmd[:3]:
         return None
     at = _container_image_at(cmd, cmd.index("run"))
-    value = _option_value(cmd[:at] if at is not None else cmd, ("--gpus",))
+    options = cmd[:at] if at is not None else cmd
+    # CDI devices (podman, Docker 25+): `--device nvidia.com/gpu=0` per GPU, `=all` for the node's
+    cdi = [value.split("=", 1)[1] for value in _option_values(options, ("--device",))
+           if value.startswith("nvidia.com/gpu=")]
+    if cdi:
+        return None if "all" in cdi else len(cdi)
+    value = _option_value(options, ("--gpus",))
     if value is None:
         return None
     value = value.strip().strip("'\"")
