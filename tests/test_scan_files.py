@@ -566,3 +566,14 @@ def test_gitlab_parallel_matrix_combinations(parallel, combinations):
     from kvguard.scan.gitlab import matrix_combinations
 
     assert matrix_combinations(parallel) == combinations
+
+
+def test_a_step_s_or_job_s_name_is_no_launch(tmp_path):
+    """`name: Run vllm serve with tp 2` labels a step; read as a launch it was refused (model "with")."""
+    workflow = tmp_path / "smoke.yml"
+    workflow.write_text("on: push\njobs:\n  smoke:\n    name: vllm serve smoke test\n    steps:\n"
+                        "      - name: Run vllm serve with tp 2\n        run: vllm serve Qwen/Qwen3-8B -tp 2\n"
+                        "      - description: vllm serve m -tp 3\n")
+    launches, _skipped, _files = find_launches([str(workflow)])
+    assert [(launch.line, launch.tokens) for launch in launches] == [
+        (7, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"])]

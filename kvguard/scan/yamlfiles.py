@@ -45,6 +45,10 @@ def yaml_text_launches(path: str, lines: list[tuple[int, str]], variables: Varia
     return out
 
 
+#: keys whose one-line values are labels for people, never commands
+_PROSE_KEYS = frozenset({"name", "description", "title", "summary", "displayName", "display_name"})
+
+
 class YamlWalker:
     def __init__(self, path: str, offset: int, variables: Variables, kind: str, strategies_from: Optional[str]):
         self.path, self.offset, self.variables, self.kind = path, offset, variables, kind
@@ -89,6 +93,8 @@ class YamlWalker:
                     key = k.value if isinstance(k, yaml.ScalarNode) else "?"
                     if key == "servingEngineSpec" and self.production_stack(node):
                         continue
+                    if key in _PROSE_KEYS and isinstance(v, yaml.ScalarNode) and "\n" not in str(v.value):
+                        continue        # `name: Run vllm serve smoke test` names a step, it runs nothing
                     self.keys.append(str(key))
                     try:
                         self.walk(v)
