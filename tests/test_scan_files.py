@@ -577,3 +577,12 @@ def test_a_step_s_or_job_s_name_is_no_launch(tmp_path):
     launches, _skipped, _files = find_launches([str(workflow)])
     assert [(launch.line, launch.tokens) for launch in launches] == [
         (7, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"])]
+
+
+@pytest.mark.parametrize("line", ["echo Starting vllm serve now", "logger -t boot vllm serve started",
+                                  "pkill -f vllm serve", "FOO=1 echo vllm serve Qwen/Qwen3-8B -tp 3"])
+def test_a_command_whose_arguments_are_text_launches_nothing(tmp_path, line):
+    script = tmp_path / "run.sh"
+    script.write_text(line + "\nnohup vllm serve Qwen/Qwen3-8B -tp 2 &\n")
+    launches, _skipped, _files = find_launches([str(script)])
+    assert [launch.line for launch in launches] == [2]

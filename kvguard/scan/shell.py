@@ -31,6 +31,10 @@ _OPERATORS = {";", "&&", "||", "|", "&", ";;", "|&"}
 
 _WRAPPERS = {"env", "exec", "sudo", "nohup", "time", "command", "nice"}
 
+#: commands whose arguments are text, not a command they run (`echo Starting vllm serve now`)
+_TEXT_COMMANDS = frozenset({"echo", "printf", "logger", "pgrep", "pkill", "grep", "egrep", "fgrep", "ps", "kill",
+                            "killall", "sed", "awk", "wall", "notify-send"})
+
 
 def split_commands(text: str) -> list[list[str]]:
     lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
@@ -260,6 +264,9 @@ def _container_environment(path: str, cmd: list[str], given: set[str],
 
 def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
     """(the launch in one simple command, the container image it runs in) — (None, None) if none."""
+    first = next((t for t in cmd if not ENV_TOKEN.match(t)), "")
+    if first.rsplit("/", 1)[-1] in _TEXT_COMMANDS:
+        return None, None
     for i in range(len(cmd)):
         if _is_launcher(cmd, i):
             start = i
