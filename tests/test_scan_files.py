@@ -586,3 +586,20 @@ def test_a_command_whose_arguments_are_text_launches_nothing(tmp_path, line):
     script.write_text(line + "\nnohup vllm serve Qwen/Qwen3-8B -tp 2 &\n")
     launches, _skipped, _files = find_launches([str(script)])
     assert [launch.line for launch in launches] == [2]
+
+
+@pytest.mark.parametrize(("line", "found"), [
+    ('bash -c "vllm serve Qwen/Qwen3-8B -tp 3"', True),
+    ('tmux new-session -d -s v "vllm serve Qwen/Qwen3-8B -tp 3"', True),
+    ('screen -dmS v bash -c "vllm serve Qwen/Qwen3-8B -tp 3"', True),
+    ('su vllm -c "cd /srv && vllm serve Qwen/Qwen3-8B -tp 3"', True),
+    ('ssh gpu1 "source env/bin/activate; vllm serve Qwen/Qwen3-8B -tp 3"', True),
+    ('git commit -m "pass -tp to vllm serve Qwen/Qwen3-8B -tp 3"', False),    # not in command position
+    ('if pgrep -f "vllm serve Qwen/Qwen3-8B -tp 3"; then echo up; fi', False),
+])
+def test_a_command_string_another_command_runs_is_read(tmp_path, line, found):
+    script = tmp_path / "run.sh"
+    script.write_text(line + "\n")
+    launches, _skipped, _files = find_launches([str(script)])
+    assert [launch.tokens[-5:] for launch in launches] == (
+        [["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"]] if found else [])

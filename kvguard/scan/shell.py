@@ -78,6 +78,28 @@ def _strip_redirections(tokens: list[str]) -> list[str]:
     return tokens
 
 
+#: words of the shell's grammar that may come before a simple command's own first word
+_KEYWORDS = frozenset({"if", "then", "elif", "else", "while", "until", "do", "!", "{"})
+
+#: how deep command strings are read inside command strings (`ssh host "bash -c '…'"`)
+_MAX_NESTING = 3
+
+
+def _command_index(cmd: list[str]) -> Optional[int]:
+    """The index of a simple command's command word (after ``NAME=value`` words and ``if`` / ``then`` …)."""
+    return next((i for i, t in enumerate(cmd) if not ENV_TOKEN.match(t) and t not in _KEYWORDS), None)
+
+
+def _command_strings(cmd: list[str]) -> list[str]:
+    """The command lines a simple command runs from a string argument (``bash -c "…"``, ``su -c "…"``,
+    ``tmux new-session -d "…"``, ``ssh host "…"``): its arguments that hold a launch and more than one word
+    (a command whose arguments are text, ``echo "…"``, runs none)."""
+    start = _command_index(cmd)
+    if start is None or cmd[start].rsplit("/", 1)[-1] in _TEXT_COMMANDS:
+        return []
+    return [t for t in cmd[start + 1:] if LAUNCH_HINT.search(t) and len(t.split()) > 1]
+
+
 def launch_tokens(cmd: list[str]) -> Optional[list[str]]:
     """The ``vllm serve …`` part of one simple command (with its VAR=value prefix), or None."""
     return launch_and_image(cmd)[0]
@@ -264,8 +286,8 @@ def _container_environment(path: str, cmd: list[str], given: set[str],
 
 def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
     """(the launch in one simple command, the container image it runs in) — (None, None) if none."""
-    first = next((t for t in cmd if not ENV_TOKEN.match(t)), "")
-    if first.rsplit("/", 1)[-1] in _TEXT_COMMANDS:
+    start = _command_index(cmd)
+    if start is not None and cmd[start].rsplit("/", 1)[-1] in _TEXT_COMMANDS:
         return None, None
     for i in range(len(cmd)):
         if _is_launcher(cmd, i):
@@ -358,7 +380,9 @@ def logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Iterat
 
 
 def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables, kind: str,
-                   prompts: bool = False) -> list[Launch]:
+                   prompts: bool = False, _nesting: int = 0) -> list[Launch]:
+    """The launches of shell text; a command string another command runs (``bash -c "vllm serve …"``) is read
+    as shell too, where its own first command word is the launcher (``_nesting``: how deep that is)."""
     out = []
     for lineno, text in logical_lines(lines, prompts=prompts):
         m = _UNSET.match(text) or _EXPORT.match(text)
@@ -383,7 +407,12 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         expanded, missing = variables.expand(text)
         for cmd in split_commands(expanded):
             tokens, image = launch_and_image(cmd)
+            if _nesting and tokens is not None and image is None and cmd[:len(tokens)] != tokens:
+                tokens = None       # in a command string, only a launcher in command position runs
             if tokens is None:
+                if _nesting < _MAX_NESTING:
+                    for script in _command_strings(cmd):
+                        out += shell_launches(path, [(lineno, script)], variables, kind, _nesting=_nesting + 1)
                 continue
             unresolved = tuple(dict.fromkeys([v for v in missing if any(v in t for t in tokens)] +
                                              [t for t in tokens if PLACEHOLDER.match(t)] +
