@@ -157,6 +157,7 @@ CASES = [
     ("environment/gpus.yaml", None, 22, dict(
         status="refused", note="given 2 GPUs (deploy.resources.reservations.devices device_ids: 2)",
         message="World size (4) is larger than the number of available GPUs (2) in this node.")),
+    ("environment/gpus.yaml", None, 37, dict(status="accepted", note="envFrom: the variables of these config maps")),
     ("environment/gpus.sh", None, 2, dict(status="refused", note="given 2 GPUs (docker run --gpus)",
                                           message="World size (4) is larger than the number of available GPUs (2)")),
     ("environment/gpus.sh", None, 3, dict(status="accepted")),                  # --gpus all: the node's 8

@@ -178,6 +178,16 @@ def _given_gpus(keys: dict, flavour: str) -> tuple[Optional[int], Optional[str]]
     return None, None
 
 
+def _note_env_from(launches: "list[Launch]", keys: dict) -> None:
+    """A Kubernetes ``envFrom`` (config maps, secrets) sets variables the file does not hold: said on each
+    launch, as a ``docker run --env-file`` not found is."""
+    if "envFrom" not in keys:
+        return
+    for launch in launches:
+        launch.notes = launch.notes + ("envFrom: the variables of these config maps / secrets are not read (a "
+                                       "VLLM_* one would change what vLLM does)",)
+
+
 def _give_gpus(launches: "list[Launch]", gpus: Optional[int], where: Optional[str]) -> None:
     """The container's GPU count on each of its launches, with a note saying where it comes from."""
     if gpus is None:
@@ -195,6 +205,7 @@ def _in_container(walker: "YamlWalker", first: int, keys: dict, image_text: str,
     are given its GPUs, and run the release its image pins unless the script pins one."""
     pin = image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}") if image_text else None
     _give_gpus(walker.out[first:], *_given_gpus(keys, flavour))
+    _note_env_from(walker.out[first:], keys)
     for launch in walker.out[first:]:
         given = {t.split("=", 1)[0] for t in launch.tokens if ENV_TOKEN.match(t)}
         words, unknown = _vllm_environment(declared, given)
@@ -323,4 +334,5 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                              pin=image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}")
                              if image_text else None, notes=notes))
     _give_gpus(walker.out[-1:], *_given_gpus(keys, flavour))
+    _note_env_from(walker.out[-1:], keys)
     return True
