@@ -57,7 +57,7 @@ class YamlWalker:
         self.stack: list[dict] = []      # the enclosing mappings' keys, innermost last
         self.keys: list[str] = []        # the key path to the node being walked ("[]": a list item)
         self.out: list[Launch] = []
-        self.handled: set[int] = set()   # nodes read already (a workflow's `run:` steps)
+        self.handled: set[int] = set()   # nodes read already (a workflow's `run:` steps, a pipeline's scripts)
 
     def line(self, node) -> int:
         return node.start_mark.line + 1 + self.offset
