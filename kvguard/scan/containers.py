@@ -16,7 +16,7 @@ from .helm import helm_launches
 from .kubernetes import is_kubernetes_container, kubernetes_command
 from .result import Launch
 from .shell import LAUNCH_HINT, launch_tokens, shell_launches
-from .variables import ENV_TOKEN, Variables, launch_reads
+from .variables import ENV_TOKEN, Variables, env_text, launch_reads
 from .yamlnodes import scalar_text, to_python
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def _declared_environment(keys: dict, flavour: str) -> "dict[str, Optional[str]]
     for name, value in pairs:
         if not isinstance(name, str) or not ENV_NAME.match(name) or isinstance(value, (dict, list)):
             continue
-        text = None if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        text = None if value is None else env_text(value)
         if text is not None and flavour == "kubernetes":
             text = _kubelet_expand(text, declared)
         elif text is not None and "$" in text:
@@ -189,13 +189,11 @@ def _note_env_from(launches: "list[Launch]", keys: dict) -> None:
 
 
 def _give_gpus(launches: "list[Launch]", gpus: Optional[int], where: Optional[str]) -> None:
-    """The container's GPU count on each of its launches, with a note saying where it comes from."""
+    """The container's GPU count on each of its launches (:meth:`Launch.give_gpus`)."""
     if gpus is None:
         return
     for launch in launches:
-        launch.gpus = gpus
-        launch.notes = launch.notes + (f"the container is given {gpus} GPU{'s' if gpus != 1 else ''} ({where}): "
-                                       "vLLM counts those",)
+        launch.give_gpus(gpus, where or "")
 
 
 def _in_container(walker: "YamlWalker", first: int, keys: dict, image_text: str,

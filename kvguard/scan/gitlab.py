@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..launch.pins import image_pin
 from .matrices import Collector
 from .shell import shell_launches
-from .variables import Variables
+from .variables import Variables, env_text
 from .yamlnodes import child
 
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def _text(value: Any) -> Optional[str]:
         value = value.get("value", "")
     if isinstance(value, (dict, list)):
         return None
-    return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    return env_text(value)
 
 
 def _script_lines(walker: "YamlWalker", root, owner: Optional[str], key: str, plain: dict) -> list[tuple[int, str]]:

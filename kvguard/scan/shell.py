@@ -427,12 +427,11 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 # a container sees only what `docker run` passes it, not the script's exported variables
                 exported, unknown, notes = _container_environment(path, cmd, given, variables)
                 unresolved += tuple(n for n in unknown if n not in unresolved)
-            gpus = container_gpus(cmd) if image is not None else None
-            if gpus is not None:
-                notes.append(f"the container is given {gpus} GPU{'s' if gpus != 1 else ''} (docker run --gpus): "
-                             "vLLM counts those")
             # a container runs the vLLM of its image, not the one installed beside `docker`
             pin = image_pin(image, f"{path}:{lineno}") if image is not None else variables.pin
-            out.append(Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin, notes=tuple(notes),
-                              gpus=gpus))
+            launch = Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin, notes=tuple(notes))
+            gpus = container_gpus(cmd) if image is not None else None
+            if gpus is not None:
+                launch.give_gpus(gpus, "docker run --gpus")
+            out.append(launch)
     return out

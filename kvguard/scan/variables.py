@@ -10,7 +10,7 @@ from typing import Mapping, Optional
 
 from ..launch.pins import ReleasePin
 
-__all__ = ["ENV_TOKEN", "VARIABLE", "Variables", "launch_reads"]
+__all__ = ["ENV_TOKEN", "VARIABLE", "Variables", "env_text", "launch_reads"]
 
 VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|"
                       r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\(\([^)]*\)\)|"
@@ -20,6 +20,13 @@ ENV_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 #: environment variables besides VLLM_* that change a verdict (the GPUs vLLM counts: kvguard.launch.devices)
 _READ_BY_CHECKS = frozenset({"CUDA_VISIBLE_DEVICES"})
+
+
+def env_text(value: object) -> str:
+    """A YAML scalar as an environment variable holds it (``true`` for YAML's boolean, ``""`` for null)."""
+    if value is None:
+        return ""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def launch_reads(name: str) -> bool:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..launch.pins import image_pin
 from .matrices import Collector
 from .shell import shell_launches
+from .variables import env_text
 from .yamlnodes import child, to_python
 
 if TYPE_CHECKING:
@@ -119,7 +120,7 @@ def _env(plain: Any, matrix: Optional[dict], outer: dict[str, Optional[str]],
     for name, value in plain.items():
         if not isinstance(name, str) or isinstance(value, (dict, list)):
             continue
-        text = "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+        text = env_text(value)
         text, unresolved = _substitute(text, matrix, out, overrides)
         out[name] = None if unresolved else text
     return out

@@ -692,14 +692,14 @@ def _unregistered_draft(state, sub) -> Optional[str]:
 
 
 def draft_loads(state) -> None:
-    """Before 0.15.0 nothing looks the renamed architecture of an EAGLE draft up while the configuration is
-    built: the workers' model loader does, when it builds the draft after the target.  One the registry does
+    """(Row w_draft_load, 0.10.2 – 0.14.1.)  Nothing looks the renamed architecture of an EAGLE draft up while
+    the configuration is built: the workers' model loader does, when it builds the draft after the target.  One the registry does
     not hold fails there, with an error kvguard does not model: the launch is undecidable, not accepted."""
     from .. import archs
 
     sc, release = state.sc, state.release
-    if sc is None or sc.draft is None or sc.num is None or release.within("0.15.0") \
-            or sc.method not in ("eagle", "eagle3") or sc.draft.model_type != "eagle":
+    if sc is None or sc.draft is None or sc.num is None or sc.method not in ("eagle", "eagle3") \
+            or sc.draft.model_type != "eagle":
         return
     if archs.registry_loaded() and archs.registered_arch(sc.draft.architectures, release) is None:
         names = ", ".join(map(str, sc.draft.architectures)) or "(none)"
