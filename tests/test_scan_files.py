@@ -77,6 +77,22 @@ CASES = [
              "--node-rank", "0"])),
     ("prodstack/values.yaml", None, 40, dict(
         status="accepted", lacks="--pipeline-parallel-size", note="pipelineParallelSize is not rendered")),
+    # the Deployment's container is given requestGPU GPUs, or its own resources' (the chart's chart.resources)
+    ("prodstack/values.yaml", None, 55, dict(
+        status="refused", check="PC_gpu_count", label="modelSpec short-of-gpus (Deployment)",
+        message="World size (4) is larger than the number of available GPUs (2) in this node.",
+        note="the container is given 2 GPUs (requestGPU: 2)")),
+    ("prodstack/values.yaml", None, 65, dict(
+        status="accepted", note="the container is given 4 GPUs (resources.limits nvidia.com/gpu: 4)")),
+    ("prodstack/values.yaml", None, 76, dict(       # lmcacheConfig.cudaVisibleDevices comes after env
+        status="refused", check="PC_gpu_count",
+        message="World size (2) is larger than the number of available GPUs (1) in this node.",
+        argv=["CUDA_VISIBLE_DEVICES=0", "vllm", "serve", "Qwen/Qwen3-8B", "--host", "0.0.0.0", "--port", "8000",
+              "--no-enable-prefix-caching", "--tensor-parallel-size", "2"])),
+    ("kserve/llmisvc.yaml", None, 45, dict(
+        status="refused", check="PC_gpu_count", label="LLMInferenceService one-gpu",
+        message="World size (2) is larger than the number of available GPUs (1) in this node.",
+        note="the container is given 1 GPU (resources.limits nvidia.com/gpu: 1)")),
     ("kserve/llmisvc.yaml", None, 11, dict(
         status="refused", message=GQA_DCP_028, label="LLMInferenceService qwen3-32b",
         has=["--tensor-parallel-size", "8", "--data-parallel-size", "2", "--data-parallel-size-local", "1"],
@@ -176,7 +192,7 @@ CASES = [
 
 #: every launch line of each file (none found elsewhere, e.g. the compose redis service)
 LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md": {5, 13, 19, 24},
-         "prodstack/values.yaml": {13, 23, 34, 40}, "kserve/llmisvc.yaml": {11, 31, 34},
+         "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}}
 
@@ -287,7 +303,9 @@ def test_production_stack_switched_off_entry_and_disabled_engine(tmp_path):
     launches, _, _ = find_launches([os.path.join(DEPLOY, "prodstack", "values.yaml")])
     assert [launch.label for launch in launches] == [
         "modelSpec qwen (Deployment)", "modelSpec r1-ray (KubeRay head)",
-        "modelSpec r1-lws (LeaderWorkerSet leader)", "modelSpec qwen-pp (Deployment)"]
+        "modelSpec r1-lws (LeaderWorkerSet leader)", "modelSpec qwen-pp (Deployment)",
+        "modelSpec short-of-gpus (Deployment)", "modelSpec own-resources (Deployment)",
+        "modelSpec lmcache-devices (Deployment)"]
     values = tmp_path / "values.yaml"
     values.write_text("servingEngineSpec:\n  enableEngine: false\n  modelSpec:\n    - name: a\n"
                       "      modelURL: Qwen/Qwen3-32B\n      vllmConfig:\n        tensorParallelSize: 8\n"
@@ -604,3 +622,19 @@ def test_a_command_string_another_command_runs_is_read(tmp_path, line, found):
     launches, _skipped, _files = find_launches([str(script)])
     assert [launch.tokens[-5:] for launch in launches] == (
         [["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"]] if found else [])
+
+
+@pytest.mark.parametrize("settings, gpus", [
+    ("requestGPU: 2", 2),
+    ("requestGPU: 0", None),                                        # no limit rendered at 0
+    ("requestGPU: 2\n      requestGPUType: amd.com/gpu", None),      # another device plugin's resource
+    ("requestGPU: 2\n      lwsSpec: {enabled: true, size: 2}", None),  # the layout spans the set's pods
+    ("requestGPU: 2\n      raySpec: {headNode: {requestGPU: 2}}", None),
+    ("requestGPU: 8\n      resources: {requests: {nvidia.com/gpu: '3'}}", 3),
+])
+def test_production_stack_gpus_follow_the_chart_template(tmp_path, settings, gpus):
+    values = tmp_path / "values.yaml"
+    values.write_text("servingEngineSpec:\n  modelSpec:\n    - name: a\n      modelURL: Qwen/Qwen3-8B\n"
+                      f"      {settings}\n      vllmConfig:\n        tensorParallelSize: 4\n")
+    launches, _, _ = find_launches([str(values)])
+    assert [launch.gpus for launch in launches] == [gpus]

@@ -33,8 +33,11 @@ else ``--no-enable-prefix-caching`` except under Ray), ``maxModelLen``, ``dtype`
 ``extraArgs`` (each item one argument, as the chart quotes it); [LWS:
 ``modelRevision`` → ``--revision``]; ``lmcacheConfig.enabled`` → ``--kv-transfer-config``;
 ``chatTemplate`` → ``--chat-template``.  ``vllmConfig.v0: 1`` sets ``VLLM_USE_V1=0``
-(Ray: ``vllmConfig.v1``, default 0); ``VLLM_*`` entries of ``env`` reach the launch.
-The image is ``repository:tag``.
+(Ray: ``vllmConfig.v1``, default 0); ``VLLM_*`` and ``CUDA_VISIBLE_DEVICES`` entries of
+``env`` reach the launch, then (Deployment) ``lmcacheConfig.cudaVisibleDevices``.
+The image is ``repository:tag``.  The Deployment's container is given the GPUs of the
+entry's ``resources`` when set, else ``requestGPU`` (``_helpers.tpl`` ``chart.resources``,
+d6eece8a: a limit only above 0, of ``requestGPUType``, by default ``nvidia.com/gpu``).
 
 KServe ``LLMInferenceService`` (serving.kserve.io)
 -------------------------------------------------
@@ -56,6 +59,7 @@ variables of the ``main`` container are applied.  The presets' other flags
 (``--served-model-name``, ``--port``, TLS, …) vary between KServe releases and decide no
 parallel check, so they are not rendered; the single-node preset read passes no parallel
 flags itself, so ``spec.parallelism`` is read as the layout the service asks for.
+A single-node service's ``main`` container ``resources`` (``nvidia.com/gpu``) is its GPU count.
 """
 
 from __future__ import annotations
@@ -84,6 +88,9 @@ class ChartLaunch:
     notes: list[str] = field(default_factory=list)
     #: key path of the setting that names the image (the pin's line)
     image_anchor: tuple[Any, ...] = ()
+    #: the GPUs the launch's container is given, and the setting that gives them (None: not limited)
+    gpus: Optional[int] = None
+    gpus_source: str = ""
 
 
 def _text(value: Any) -> str:
@@ -96,12 +103,45 @@ def _text(value: Any) -> str:
 
 
 def _env_tokens(entries: Any) -> list[str]:
+    """``NAME=value`` for the container's variables a launch reads (``VLLM_*``, ``CUDA_VISIBLE_DEVICES``)."""
     out = []
     for entry in entries if isinstance(entries, list) else []:
-        if isinstance(entry, dict) and isinstance(entry.get("name"), str) and entry["name"].startswith("VLLM_") \
-                and "value" in entry and entry["name"] != "VLLM_ADDITIONAL_ARGS":
+        if isinstance(entry, dict) and isinstance(entry.get("name"), str) and "value" in entry \
+                and (entry["name"].startswith("VLLM_") or entry["name"] == "CUDA_VISIBLE_DEVICES") \
+                and entry["name"] != "VLLM_ADDITIONAL_ARGS":
             out.append(f"{entry['name']}={_text(entry['value'])}")
     return out
+
+
+def _gpu_count(value: Any) -> Optional[int]:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value >= 0 else None
+    text = _text(value).strip()
+    return int(text) if text.isdigit() else None
+
+
+def _resources_gpus(resources: Any, where: str) -> tuple[Optional[int], str]:
+    """``nvidia.com/gpu`` of a Kubernetes ``resources`` mapping (``limits``, else ``requests``)."""
+    for part in ("limits", "requests"):
+        given = resources.get(part) if isinstance(resources, dict) else None
+        if isinstance(given, dict) and "nvidia.com/gpu" in given:
+            n = _gpu_count(given["nvidia.com/gpu"])
+            return (n, f"{where}.{part} nvidia.com/gpu: {_text(given['nvidia.com/gpu'])}") if n is not None \
+                else (None, "")
+    return None, ""
+
+
+def _model_spec_gpus(spec: dict) -> tuple[Optional[int], str]:
+    """The GPUs of a Deployment's vLLM container: the entry's own ``resources`` when it has them, else
+    ``requestGPU`` (a limit only when above 0, under ``requestGPUType``, by default ``nvidia.com/gpu``)."""
+    if spec.get("resources"):
+        return _resources_gpus(spec["resources"], "resources")
+    n = _gpu_count(spec.get("requestGPU"))
+    if not n or _text(spec.get("requestGPUType") or "nvidia.com/gpu") != "nvidia.com/gpu":
+        return None, ""
+    return n, f"requestGPU: {n}"
 
 
 def _dict_value(d: dict, key: str) -> dict:
@@ -178,6 +218,11 @@ def _model_spec_launch(spec: dict, index: int, port: str) -> Optional[ChartLaunc
         env.append(f"VLLM_USE_V1={_text(cfg['v1']) if 'v1' in cfg else '0'}")
     elif "v0" in cfg and _text(cfg["v0"]) == "1":
         env.append("VLLM_USE_V1=0")
+    lmcache = _dict_value(spec, "lmcacheConfig")
+    if mode == "deployment" and "cudaVisibleDevices" in lmcache:
+        # the Deployment sets it after the entry's `env`, and Kubernetes keeps the last of a repeated name
+        env = [t for t in env if not t.startswith("CUDA_VISIBLE_DEVICES=")]
+        env.append(f"CUDA_VISIBLE_DEVICES={_text(lmcache['cudaVisibleDevices'])}")
     args = ["vllm", "serve", _text(model), "--host", "0.0.0.0", "--port", port]
     if mode == "ray":
         args += ["--distributed-executor-backend", "ray"]
@@ -212,7 +257,10 @@ def _model_spec_launch(spec: dict, index: int, port: str) -> Optional[ChartLaunc
     anchors += [("vllmConfig",), ("modelURL",)]
     kind = {"ray": "KubeRay head", "lws": "LeaderWorkerSet leader", "deployment": "Deployment"}[mode]
     name = _text(spec.get("name")) or str(index)
-    return ChartLaunch(env + args, image, anchors, f"modelSpec {name} ({kind})", notes, image_anchor=("tag",))
+    # under Ray and LeaderWorkerSet the layout spans pods, and vLLM skips its one-node GPU count check
+    gpus, gpus_source = _model_spec_gpus(spec) if mode == "deployment" else (None, "")
+    return ChartLaunch(env + args, image, anchors, f"modelSpec {name} ({kind})", notes, image_anchor=("tag",),
+                       gpus=gpus, gpus_source=gpus_source)
 
 
 def production_stack_launches(values: dict) -> list[tuple[int, ChartLaunch]]:
@@ -265,9 +313,12 @@ def _kserve_role(spec: dict, model: str, role: str, prefix: tuple[str, ...], mul
                 args += shlex.split(_text(entry.get("value")))
             except ValueError:
                 args.append(_text(entry.get("value")))
+    # a multi-node service's pods each hold part of the layout: only a single-node one is counted here
+    gpus, gpus_source = (None, "") if multi_node else _resources_gpus(main.get("resources"), "resources")
     return ChartLaunch(env + args, _text(main.get("image")) or None,
                        [prefix + ("parallelism",), ("spec", "model")], role,
-                       image_anchor=prefix + ("template", "containers", index, "image"))
+                       image_anchor=prefix + ("template", "containers", index, "image"),
+                       gpus=gpus, gpus_source=gpus_source)
 
 
 def kserve_launches(doc: dict) -> list[ChartLaunch]:

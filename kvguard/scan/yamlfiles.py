@@ -153,6 +153,8 @@ class YamlWalker:
             anchor = next((n for n in (child(item, *a, key=True) for a in launch.anchors) if n is not None), item)
             self.emit(anchor, launch.tokens, launch.image, launch.label, tuple(launch.notes),
                       child(item, *launch.image_anchor, key=True))
+            if launch.gpus is not None:
+                self.out[-1].give_gpus(launch.gpus, launch.gpus_source)
         return True
 
     def kserve(self, node, plain: dict) -> bool:
@@ -164,5 +166,7 @@ class YamlWalker:
             anchor = next((n for n in (child(node, *a, key=True) for a in launch.anchors) if n is not None), node)
             self.emit(anchor, launch.tokens, launch.image, launch.label, tuple(launch.notes),
                       child(node, *launch.image_anchor, key=True))
+            if launch.gpus is not None:
+                self.out[-1].give_gpus(launch.gpus, launch.gpus_source)
         return bool(launches)
 
