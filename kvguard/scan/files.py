@@ -17,6 +17,7 @@ from .dockerfile import dockerfile_launches
 from .markdown import markdown_launches
 from .result import Launch, Skip
 from .shell import shell_launches
+from .slurm import batch_job
 from .variables import Variables
 from .yamlfiles import YamlWalker
 
@@ -42,7 +43,7 @@ def kind_of(path: str, head: str) -> Optional[str]:
         return "yaml"
     if low.startswith(("dockerfile", "containerfile")) or low.endswith(".dockerfile"):
         return "dockerfile"
-    if low.endswith((".sh", ".bash", ".zsh")):
+    if low.endswith((".sh", ".bash", ".zsh", ".sbatch", ".slurm")):
         return "shell"
     if head.startswith("#!") and re.match(r"#!.*\b(ba|z|da|k)?sh\b", head.splitlines()[0]):
         return "shell"
@@ -165,7 +166,15 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
             skipped.append(Skip(path, "unreadable: YAML nested too deeply or self-referencing", fatal=explicit))
             return False, []
         return True, out
-    return True, shell_launches(path, lines, variables, "shell")
+    job = batch_job(lines)
+    if job is None:
+        return True, shell_launches(path, lines, variables, "shell")
+    launches = shell_launches(path, lines, variables.with_environment(job.environment()), "shell")
+    if job.gpus is not None:
+        for launch in launches:
+            if launch.gpus is None:
+                launch.give_gpus(job.gpus, job.gpus_source, "each node of the Slurm job")
+    return True, launches
 
 
 def _file_launches(path: str, explicit: bool, overrides: Mapping[str, str],

@@ -34,10 +34,11 @@ class Launch:
     def where(self) -> str:
         return f"{self.path}:{self.line}"
 
-    def give_gpus(self, gpus: int, source: str) -> None:
-        """The launch's container is given ``gpus`` GPUs (``source``: what in the file says so), noted."""
+    def give_gpus(self, gpus: int, source: str, holder: str = "the container") -> None:
+        """The launch's container (``holder``) is given ``gpus`` GPUs (``source``: what in the file says so),
+        noted."""
         self.gpus = gpus
-        self.notes = self.notes + (f"the container is given {gpus} GPU{'s' if gpus != 1 else ''} ({source}): "
+        self.notes = self.notes + (f"{holder} is given {gpus} GPU{'s' if gpus != 1 else ''} ({source}): "
                                    "vLLM counts those",)
 
     @property
