@@ -2,7 +2,8 @@
 the kinds of YAML kvguard reads — Kubernetes containers and compose services
 (:mod:`~kvguard.scan.containers`), Helm values (:mod:`~kvguard.scan.helm`), the deployers' charts
 (:mod:`~kvguard.scan.charts`), vLLM recipes (:mod:`~kvguard.scan.recipes`), GitHub Actions workflows
-(:mod:`~kvguard.scan.workflows`), GitLab CI pipelines (:mod:`~kvguard.scan.gitlab`) — and any string
+(:mod:`~kvguard.scan.workflows`), GitLab CI pipelines (:mod:`~kvguard.scan.gitlab`), SkyPilot tasks
+(:mod:`~kvguard.scan.skypilot`) — and any string
 holding a launch (a script, a Markdown guide).
 """
 
@@ -18,6 +19,7 @@ from .markdown import markdown_launches
 from .recipes import recipe_launches
 from .result import Launch
 from .shell import LAUNCH_HINT, shell_launches
+from .skypilot import is_skypilot_task, skypilot_launches
 from .variables import Variables
 from .workflows import is_workflow, workflow_launches
 from .yamlnodes import child, to_python
@@ -77,6 +79,8 @@ class YamlWalker:
                 workflow_launches(self, node, plain)     # its `run:` steps; the rest is walked below
             elif is_gitlab_ci(self.path, plain if plain is not None else plain_value(node)):
                 gitlab_launches(self, node)              # its jobs' scripts; the rest is walked below
+            elif is_skypilot_task(plain):
+                skypilot_launches(self, node, plain)     # its setup and run; the rest is walked below
         self.walk(node)
         return self.out
 
