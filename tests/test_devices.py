@@ -85,3 +85,44 @@ def test_a_guide_s_cuda_visible_devices_stays_in_its_code_block(tmp_path):
                      "```bash\nvllm serve Qwen/Qwen3-8B -tp 2\n```\n")
     result = scan([str(guide)], "0.28.0", lambda r, t, **k: examine(r, t, **k))
     assert {f.launch.line: f.status for f in result.findings} == {3: "refused", 7: "accepted"}
+
+
+# ---- the node's data-parallel engines: each takes world-size GPUs of the node (docs/rules.md W_dp_devices)
+DP_SHORT = "this node starts 2 data-parallel engines of 8 GPUs each (16 GPUs) and has 8"
+
+
+@pytest.mark.parametrize("release", ["0.10.2", "0.17.0", "0.28.0", "0.33.0"])
+def test_data_parallel_engines_past_the_node_s_gpus_are_undecidable(release):
+    with pytest.raises(Undecidable, match=r"2 data-parallel engines of 8 GPUs each \(16 GPUs\) and has 8 \(assumed"):
+        examine(release, "vllm serve Qwen/Qwen3-30B-A3B -tp 8 -dp 2")
+
+
+@pytest.mark.parametrize("launch", [
+    "vllm serve Qwen/Qwen3-30B-A3B -tp 4 -dp 2",                          # 8 GPUs: the node's
+    "vllm serve Qwen/Qwen3-30B-A3B -tp 8 -dp 2 --data-parallel-size-local 1 --data-parallel-address 10.0.0.1",
+    "vllm serve Qwen/Qwen3-30B-A3B -tp 8 -dp 2 --data-parallel-backend ray",  # Ray places the engines
+])
+def test_data_parallel_engines_that_fit_or_are_placed_elsewhere(launch):
+    assert examine("0.28.0", launch).verdict.ok
+
+
+def test_data_parallel_engines_count_the_stated_and_visible_gpus():
+    assert examine("0.28.0", "vllm serve Qwen/Qwen3-30B-A3B -tp 8 -dp 2", gpus=16).verdict.ok
+    with pytest.raises(Undecidable, match=r"4 data-parallel engines of 2 GPUs each \(8 GPUs\) and has 4:"):
+        examine("0.28.0", "CUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve Qwen/Qwen3-30B-A3B -tp 2 -dp 4")
+
+
+def test_data_parallel_engines_through_the_cli(capsys):
+    from kvguard.cli import EXIT_ACCEPT, EXIT_UNDECIDED, run
+
+    assert run(["check", "--vllm-version", "0.28.0", "--", "vllm", "serve", "Qwen/Qwen3-30B-A3B", "-tp", "8",
+                "-dp", "2"]) == EXIT_UNDECIDED
+    assert DP_SHORT in capsys.readouterr().err
+    assert run(["check", "--vllm-version", "0.28.0", "--gpus-per-node", "16", "--", "vllm", "serve",
+                "Qwen/Qwen3-30B-A3B", "-tp", "8", "-dp", "2"]) == EXIT_ACCEPT
+    capsys.readouterr()
+    assert run(["check", "--vllm-version", "0.28.0", "--unknown-host", "--format", "json", "--", "vllm", "serve",
+                "Qwen/Qwen3-30B-A3B", "-tp", "8", "-dp", "2"]) == EXIT_ACCEPT
+    import json
+    skipped = json.loads(capsys.readouterr().out)["skipped"]
+    assert any(s["check"] == "W_dp_devices" for s in skipped)

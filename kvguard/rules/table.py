@@ -946,6 +946,28 @@ def _selector_fires(state) -> bool:
     return True
 
 
+def _dp_devices_undecided(state) -> bool:
+    """W_dp_devices: the engines of a node's data-parallel ranks take consecutive slices of world-size GPUs;
+    a slice past the node's GPUs names devices it does not have (an IndexError turned into a bare Exception
+    when CUDA_VISIBLE_DEVICES is set, a CUDA error in the workers when it is not)."""
+    if state.dpl is None or state.dpl <= 1 or state.dp_backend == "ray" \
+            or state.backend in ("ray", "external_launcher"):
+        return False
+    if state.need("platform") != "cuda":
+        return False
+    needed, gpus = state.dpl * state.world_size, state.need("gpus_per_node")
+    if needed > gpus:
+        assumed = " (assumed: state yours with --gpus-per-node)" if "gpus_per_node" in state.host.assumed else ""
+        state.undecided(f"this node starts {state.dpl} data-parallel engines of {state.world_size} GPU"
+                        f"{'s' if state.world_size != 1 else ''} each ({needed} GPUs) and has {gpus}{assumed}: "
+                        f"the engines "
+                        f"past its GPUs fail as they start, with an error kvguard does not model (it depends on "
+                        f"CUDA_VISIBLE_DEVICES); give each node at most {gpus // state.world_size} local "
+                        f"data-parallel rank{'s' if gpus // state.world_size != 1 else ''} "
+                        f"(--data-parallel-size-local)")
+    return False
+
+
 def _eplb_without_moe_model(state) -> bool:
     """W_eplb_no_moe_model: the model was built (its construction decided) with ``--enable-eplb`` but implements
     no ``MixtureOfExperts``.  The V1 runner's ``eplb_step``, in the profile run's dummy batch, asserts on the EPLB
@@ -2247,6 +2269,13 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
 
+    Check("W_dp_devices", stage="worker", scope="env",
+          when=_dp_devices_undecided, template="",
+          source="vllm/v1/engine/utils.py::CoreEngineProcManager (each local data-parallel engine's devices: "
+                 "get_device_indices / set_device_control_env_var), vllm/v1/worker/gpu_worker.py::Worker.init_device",
+          description="the node's data-parallel engines need more GPUs than it has (local DP size × world size): "
+                      "the engines past its GPUs fail as they start, with an error that depends on the node's "
+                      "CUDA_VISIBLE_DEVICES — undecidable, not accepted"),
     # ===================== Model construction (worker: model init) ===========
     # The layers raise in construction order (kvguard.quant walks them); each row below is one of the
     # statements that can raise, with its release range.  Raised as they are (no pydantic wrapping).
