@@ -126,3 +126,25 @@ def test_data_parallel_engines_through_the_cli(capsys):
     import json
     skipped = json.loads(capsys.readouterr().out)["skipped"]
     assert any(s["check"] == "W_dp_devices" for s in skipped)
+
+
+# ---- the workers of one node (docs/rules.md W_local_world_size, W_mp_devices)
+LOCAL_WORLD = "local_world_size (16) must be less than or equal to the number of visible devices (8)."
+
+
+def test_0_11_1_workers_refuse_more_ranks_than_the_node_s_gpus_for_every_backend():
+    launch = "vllm serve Qwen/Qwen3-32B -tp 16 --distributed-executor-backend ray"
+    v = examine("0.11.1", launch).verdict
+    assert (v.check, v.exc_type, v.stage, v.message) == ("W_local_world_size", "AssertionError", "worker",
+                                                         LOCAL_WORLD)
+    # a Ray cluster spans its nodes: the other releases leave the count to Ray
+    assert examine("0.11.0", launch).verdict.ok and examine("0.11.2", launch).verdict.ok
+    # --nnodes splits the ranks over the nodes: 8 per node
+    assert examine("0.11.1", "vllm serve Qwen/Qwen3-32B -tp 16 --nnodes 2").verdict.ok
+
+
+@pytest.mark.parametrize("release", ["0.10.2", "0.11.2", "0.12.0", "0.33.0"])
+def test_an_explicit_mp_backend_past_the_node_s_gpus_is_undecidable(release):
+    with pytest.raises(Undecidable, match="mp starts 16 workers on this node, which has 8 GPUs"):
+        examine(release, "vllm serve Qwen/Qwen3-32B -tp 16 --distributed-executor-backend mp")
+    assert examine(release, "vllm serve Qwen/Qwen3-32B -tp 8 --distributed-executor-backend mp").verdict.ok

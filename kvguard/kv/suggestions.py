@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Any, Optional, Sequence
 
-from ..errors import InputError, reports_internal_errors
+from ..errors import InputError, Undecidable, reports_internal_errors
 from ..launch.layout import Host, Layout
 from ..verdict import Verdict
 
@@ -376,7 +376,10 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
     editable = [n for n in EDITABLE if field_exists(n, release)]
 
     def accepted(lay: Layout) -> bool:
-        return evaluate(release, facts, lay, env=env_d, host=host, entry=entry, spec=spec).ok
+        try:
+            return evaluate(release, facts, lay, env=env_d, host=host, entry=entry, spec=spec).ok
+        except Undecidable:
+            return False        # a launch kvguard cannot vouch for is no suggestion
 
     others = {k: v for k, v in base.model_dump(exclude_unset=True).items() if k not in EDITABLE}
     out: list[Suggestion] = []
@@ -394,8 +397,11 @@ def suggest(config: Any, layout: Layout | Mapping[str, Any] | None = None, *, ar
         reread_fields = {**others, **reread.fields}
         if Layout(**reread_fields) != cand.layout:
             continue  # the command line does not say what was meant (e.g. a value from a --config file)
-        verdict = check(facts, vllm_version=release, env=env_d, host=host, entry=entry, model_path=model_path,
-                        speculative_config=spec, **reread_fields)
+        try:
+            verdict = check(facts, vllm_version=release, env=env_d, host=host, entry=entry, model_path=model_path,
+                            speculative_config=spec, **reread_fields)
+        except Undecidable:
+            continue
         if not verdict.ok or not _every_node_accepted(check, facts, release, env_d, host, entry, model_path,
                                                       cand.layout, spec):
             continue
@@ -416,8 +422,11 @@ def _every_node_accepted(check, facts, release, env, host, entry, model_path, la
         return True
     for rank in range(1, lay.nnodes):
         worker = lay.model_copy(update={"node_rank": rank, "headless": True})
-        if not check(facts, worker, vllm_version=release, env=env, host=host, model_path=model_path,
-                     speculative_config=spec).ok:
+        try:
+            if not check(facts, worker, vllm_version=release, env=env, host=host, model_path=model_path,
+                         speculative_config=spec).ok:
+                return False
+        except Undecidable:
             return False
     return True
 

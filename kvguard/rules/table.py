@@ -946,6 +946,40 @@ def _selector_fires(state) -> bool:
     return True
 
 
+def _local_world_size(state) -> int:
+    """ParallelConfig.local_world_size: the world size over the nodes one data-parallel rank spans."""
+    within = 1 if state.nnodes == 1 else state.nnodes // (state.dp // state.dpl)
+    return state.world_size // within
+
+
+def _local_world_exceeds_gpus(state) -> bool:
+    if not state.release.within(None, "0.11.1"):
+        return _mp_devices_undecided(state)
+    if state.need("platform") != "cuda":
+        return False
+    return _local_world_size(state) > state.need("gpus_per_node")
+
+
+_S_MP_DEVICES = ("vllm/v1/executor/multiproc_executor.py::MultiprocExecutor (one worker per local rank), "
+                 "vllm/v1/worker/gpu_worker.py::Worker.init_device")
+_MP_DEVICES_WHAT = ("--distributed-executor-backend mp on one node with more ranks than GPUs (vLLM's GPU-count check "
+                    "runs only when it picks the backend itself): the workers past the node's GPUs fail to select "
+                    "their device — undecidable, not accepted (0.11.1 refuses it: W_local_world_size)")
+
+
+def _mp_devices_undecided(state) -> bool:
+    # an mp backend vLLM picked itself passed PC_gpu_count: only a chosen one can outnumber the GPUs
+    if state.layout.distributed_executor_backend != "mp" or state.nnodes > 1 or state.need("platform") != "cuda":
+        return False
+    gpus = state.need("gpus_per_node")
+    if state.world_size > gpus:
+        assumed = " (assumed: state yours with --gpus-per-node)" if "gpus_per_node" in state.host.assumed else ""
+        state.undecided(f"--distributed-executor-backend mp starts {state.world_size} workers on this node, which "
+                        f"has {gpus} GPU{'s' if gpus != 1 else ''}{assumed}: the workers past its GPUs fail to "
+                        f"select their device, with an error kvguard does not model")
+    return False
+
+
 def _dp_devices_undecided(state) -> bool:
     """W_dp_devices: the engines of a node's data-parallel ranks take consecutive slices of world-size GPUs;
     a slice past the node's GPUs names devices it does not have (an IndexError turned into a bare Exception
@@ -2276,6 +2310,21 @@ RULES = (
           description="the node's data-parallel engines need more GPUs than it has (local DP size × world size): "
                       "the engines past its GPUs fail as they start, with an error that depends on the node's "
                       "CUDA_VISIBLE_DEVICES — undecidable, not accepted"),
+    Check("W_mp_devices", "0.10.2", "0.11.0", stage="worker", scope="env", when=_mp_devices_undecided, template="",
+          source=_S_MP_DEVICES, description=_MP_DEVICES_WHAT),
+    Check("W_mp_devices", "0.12.0", stage="worker", scope="env", when=_mp_devices_undecided, template="",
+          source=_S_MP_DEVICES, description=_MP_DEVICES_WHAT),
+    # (the row spans 0.11.1's launch-check group, 0.11.1 - 0.11.2; it fires in 0.11.1 only: 0.11.2 asserts
+    # only for local data-parallel engines, and is W_mp_devices' undecidable otherwise)
+    Check("W_local_world_size", "0.11.1", "0.11.2", stage="worker", exc="AssertionError", scope="env",
+          when=_local_world_exceeds_gpus,
+          bind=lambda state: {"local": _local_world_size(state), "gpus": state.host.gpus_per_node},
+          template="local_world_size ({local}) must be less than or equal to the number of visible devices "
+                   "({gpus}).",
+          source="vllm/v1/worker/gpu_worker.py::Worker.init_device",
+          description="each worker checks that the ranks of one node fit its GPUs — for every executor backend "
+                      "in 0.11.1 (a Ray cluster's -tp 16 over two 8-GPU nodes fails here); 0.11.2 checks only "
+                      "local data-parallel engines, and an explicit mp backend past the GPUs is undecidable there"),
     # ===================== Model construction (worker: model init) ===========
     # The layers raise in construction order (kvguard.quant walks them); each row below is one of the
     # statements that can raise, with its release range.  Raised as they are (no pydantic wrapping).
