@@ -3,7 +3,7 @@ the kinds of YAML kvguard reads — Kubernetes containers and compose services
 (:mod:`~kvguard.scan.containers`), Helm values (:mod:`~kvguard.scan.helm`), the deployers' charts
 (:mod:`~kvguard.scan.charts`), vLLM recipes (:mod:`~kvguard.scan.recipes`), GitHub Actions workflows
 (:mod:`~kvguard.scan.workflows`), GitLab CI pipelines (:mod:`~kvguard.scan.gitlab`), SkyPilot tasks
-(:mod:`~kvguard.scan.skypilot`) — and any string
+(:mod:`~kvguard.scan.skypilot`), dstack runs (:mod:`~kvguard.scan.dstack`) — and any string
 holding a launch (a script, a Markdown guide).
 """
 
@@ -14,6 +14,7 @@ from typing import Optional
 from ..launch.pins import image_pin
 from . import yamlnodes
 from .containers import container_launches
+from .dstack import dstack_launches, is_dstack_run
 from .gitlab import gitlab_launches, is_gitlab_ci, plain_value
 from .markdown import markdown_launches
 from .recipes import recipe_launches
@@ -81,6 +82,8 @@ class YamlWalker:
                 gitlab_launches(self, node)              # its jobs' scripts; the rest is walked below
             elif is_skypilot_task(plain):
                 skypilot_launches(self, node, plain)     # its setup and run; the rest is walked below
+            elif is_dstack_run(plain):
+                dstack_launches(self, node, plain)       # its commands; the rest is walked below
         self.walk(node)
         return self.out
 
