@@ -93,6 +93,16 @@ CASES = [
         status="refused", check="PC_gpu_count", label="LLMInferenceService one-gpu",
         message="World size (2) is larger than the number of available GPUs (1) in this node.",
         note="the container is given 1 GPU (resources.limits nvidia.com/gpu: 1)")),
+    # a LeaderWorkerSet's pods get LWS_GROUP_SIZE (the group size), LWS_WORKER_INDEX (0 on the leader)
+    ("lws/lws.yaml", None, 15, dict(
+        status="accepted", release="0.28.0",
+        argv=["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-pp", "2", "--distributed-executor-backend", "ray"])),
+    ("lws/lws.yaml", None, 38, dict(             # 16 ranks, 8 GPUs in the leader, no Ray backend
+        status="refused", check="PC_gpu_count",
+        message="World size (16) is larger than the number of available GPUs (8) in this node.",
+        argv=["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-pp", "2"])),
+    ("lws/lws.yaml", None, 47, dict(status="undecidable", reason_kind="unresolved-variable",
+                                    has=["--nnodes", "2", "--node-rank", "$(LWS_WORKER_INDEX)"])),
     ("kserve/llmisvc.yaml", None, 11, dict(
         status="refused", message=GQA_DCP_028, label="LLMInferenceService qwen3-32b",
         has=["--tensor-parallel-size", "8", "--data-parallel-size", "2", "--data-parallel-size-local", "1"],
@@ -193,6 +203,7 @@ CASES = [
 #: every launch line of each file (none found elsewhere, e.g. the compose redis service)
 LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md": {5, 13, 19, 24},
          "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
+         "lws/lws.yaml": {15, 38, 47},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}}
 

@@ -63,10 +63,12 @@ def _kubelet_expand(text: str, declared: "dict[str, Optional[str]]") -> "Optiona
     return None if unknown else out
 
 
-def _declared_environment(keys: dict, flavour: str) -> "dict[str, Optional[str]]":
+def _declared_environment(keys: dict, flavour: str,
+                          injected: "Optional[dict[str, Optional[str]]]" = None) -> "dict[str, Optional[str]]":
     """The container's environment variables in order, each with its value, or None when the file
     does not hold it: a Kubernetes ``valueFrom`` (or a value referring to one), a compose entry
-    taken from the host (``NAME`` alone, or a value compose interpolates from the host's ``$X``)."""
+    taken from the host (``NAME`` alone, or a value compose interpolates from the host's ``$X``).
+    ``injected``: variables a controller puts before the container's own (its own entries win)."""
     plain = to_python(keys["env"]) if "env" in keys else to_python(keys["environment"]) if "environment" in keys \
         else None
     pairs: list[tuple[Any, Any]] = []
@@ -80,7 +82,7 @@ def _declared_environment(keys: dict, flavour: str) -> "dict[str, Optional[str]]
             elif isinstance(item, str):
                 name, sep, val = item.partition("=")
                 pairs.append((name, val if sep else None))
-    declared: dict[str, Optional[str]] = {}
+    declared: dict[str, Optional[str]] = dict(injected or {})
     for name, value in pairs:
         if not isinstance(name, str) or not ENV_NAME.match(name) or isinstance(value, (dict, list)):
             continue
@@ -233,7 +235,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             keys["resources"] = outer["resources"]
         flavour = "kubernetes"
     vllm_image = "vllm/vllm-openai" in image_text or "vllm-openai" in image_text
-    declared = _declared_environment(keys, flavour)
+    declared = _declared_environment(keys, flavour, walker.injected_environment() if flavour == "kubernetes" else None)
 
     def kubelet(text: str) -> str:
         """``text`` as the container receives it (Kubernetes expands ``$(NAME)`` from ``env``)."""

@@ -61,6 +61,9 @@ class YamlWalker:
         self.keys: list[str] = []        # the key path to the node being walked ("[]": a list item)
         self.out: list[Launch] = []
         self.handled: set[int] = set()   # nodes read already (a workflow's `run:` steps, a pipeline's scripts)
+        #: in a LeaderWorkerSet document: its pods' LWS_GROUP_SIZE (None: not in the file)
+        self.lws = False
+        self.lws_group_size: Optional[str] = None
 
     def line(self, node) -> int:
         return node.start_mark.line + 1 + self.offset
@@ -69,6 +72,7 @@ class YamlWalker:
         import yaml
         if isinstance(node, yaml.MappingNode):
             plain = to_python(node)
+            self._leader_worker_set(plain)
             if isinstance(plain, dict) and isinstance(plain.get("model"), dict) and \
                     "model_id" in plain["model"] and "base_args" in plain["model"]:
                 self.recipe = True
@@ -86,6 +90,29 @@ class YamlWalker:
                 dstack_launches(self, node, plain)       # its commands; the rest is walked below
         self.walk(node)
         return self.out
+
+    def _leader_worker_set(self, plain) -> None:
+        """A LeaderWorkerSet (leaderworkerset.x-k8s.io): its pod webhook puts LWS_LEADER_ADDRESS, LWS_GROUP_SIZE
+        (``spec.leaderWorkerTemplate.size``, default 1) and LWS_WORKER_INDEX (0 on the leader) before every
+        container's own environment (kubernetes-sigs/lws, pkg/webhooks/pod_webhook.go)."""
+        if not (isinstance(plain, dict) and plain.get("kind") == "LeaderWorkerSet"
+                and str(plain.get("apiVersion", "")).startswith("leaderworkerset.x-k8s.io/")):
+            return
+        spec = plain.get("spec")
+        template = spec.get("leaderWorkerTemplate") if isinstance(spec, dict) else None
+        size = template.get("size", 1) if isinstance(template, dict) else 1
+        self.lws = True
+        self.lws_group_size = str(size) if isinstance(size, int) and not isinstance(size, bool) and size > 0 \
+            else None
+
+    def injected_environment(self) -> "dict[str, Optional[str]]":
+        """What a controller puts in the environment of the container being walked, before its own."""
+        if not self.lws:
+            return {}
+        # the leader template's pod is index 0; without one, the worker template makes the leader too
+        leader = "leaderTemplate" in self.keys
+        return {"LWS_LEADER_ADDRESS": None, "LWS_GROUP_SIZE": self.lws_group_size,
+                "LWS_WORKER_INDEX": "0" if leader else None}
 
     def walk(self, node) -> None:
         import yaml
