@@ -19,8 +19,14 @@ __all__ = ["LAUNCH_HINT", "PLACEHOLDER", "has_prompts", "launch_and_image", "lau
 
 LAUNCH_HINT = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm/vllm-openai")
 
-_ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)="
+_ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)="
                      r"((?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s\"'])*)\s*(?:#.*)?$")
+
+#: a bash array assignment, ``A=(-tp 8)`` / ``A+=(…)``, whose elements may continue over the lines below
+_ARRAY = re.compile(r"^\s*(?:declare\s+-a\s+|local\s+(?:-a\s+)?|readonly\s+(?:-a\s+)?)?([A-Za-z_][A-Za-z0-9_]*)(\+?)=\((.*)$")
+
+#: the lines one array assignment may span
+_MAX_ARRAY_LINES = 500
 
 #: `unset X Y`, `unset -v X`; `export X Y` / `declare -x X` of variables set before
 _NAMES = r"([A-Za-z_][A-Za-z0-9_]*(?:\s+[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:#.*)?$"
@@ -379,12 +385,107 @@ def logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Iterat
         yield start, " ".join(buf)
 
 
+def _array_end(body: str, start: int = 0, state: tuple[int, str] = (1, "")) -> tuple[Optional[int], tuple[int, str]]:
+    """Where the ``)`` that closes an array assignment's ``(`` is in ``body`` (the text after it), read from
+    ``start`` with the nesting depth and open quote found before it; (None, the state at the end) when
+    ``body`` does not close it yet (quotes, ``$(…)`` and comments respected)."""
+    depth, quote = state
+    i = start
+    while i < len(body):
+        ch = body[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "\\":
+            i += 1
+        elif ch == "#" and (i == 0 or body[i - 1] in " \t\n"):
+            newline = body.find("\n", i)
+            if newline < 0:
+                return None, (depth, quote)
+            i = newline
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i, (depth, quote)
+        i += 1
+    return None, (depth, quote)
+
+
+def _sequence(text: str) -> list[str]:
+    """The commands of a line joined by ``;`` / ``&&`` / ``||`` (outside quotes, ``$(…)`` and ``${…}``) when one
+    of them assigns, exports or unsets a variable that a later one may read; ``[text]`` otherwise."""
+    if ";" not in text and "&&" not in text and "||" not in text:
+        return [text]
+    parts: list[str] = []
+    depth, quote, start, i = 0, "", 0, 0
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "'\"`":
+            quote = ch
+        elif ch == "\\":
+            i += 1
+        elif ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and (ch == ";" or text.startswith("&&", i) or text.startswith("||", i)):
+            if text.startswith(";;", i):
+                return [text]       # a `case` arm: not a plain sequence
+            parts.append(text[start:i])
+            i += 1 if ch == ";" else 2
+            start = i
+            continue
+        i += 1
+    parts.append(text[start:])
+    parts = [p for p in parts if p.strip()]
+    if len(parts) < 2 or not any(_ASSIGN.match(p) or _ARRAY.match(p) or _EXPORT.match(p) or _UNSET.match(p)
+                                 for p in parts[:-1]):
+        return [text]
+    return parts
+
+
 def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables, kind: str,
                    prompts: bool = False, _nesting: int = 0) -> list[Launch]:
     """The launches of shell text; a command string another command runs (``bash -c "vllm serve …"``) is read
     as shell too, where its own first command word is the launcher (``_nesting``: how deep that is)."""
-    out = []
-    for lineno, text in logical_lines(lines, prompts=prompts):
+    out: list[Launch] = []
+    commands = logical_lines(lines, prompts=prompts)
+    for lineno, text in commands:
+        m = _ARRAY.match(text)
+        if m:
+            body = m.group(3)
+            end, state = _array_end(body)
+            for _ in range(_MAX_ARRAY_LINES):
+                if end is not None:
+                    break
+                following = next(commands, None)
+                if following is None:
+                    break
+                read = len(body)
+                body += "\n" + following[1]
+                end, state = _array_end(body, read, state)
+            if end is None:
+                variables.set_unknown(m.group(1))
+            else:
+                variables.assign_array(m.group(1), body[:end], append=bool(m.group(2)))
+            continue
+        parts = _sequence(text)
+        if len(parts) > 1:
+            # `TP=8; vllm serve … -tp $TP`: each command in turn, as the shell runs them
+            for part in parts:
+                out += shell_launches(path, [(lineno, part)], variables, kind, _nesting=_nesting)
+            continue
         m = _UNSET.match(text) or _EXPORT.match(text)
         if m:
             for name in m.group(1).split():
@@ -395,7 +496,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         m = _ASSIGN.match(text)
         if m:
-            variables.assign(m.group(2), m.group(3), export=bool(m.group(1)) and "x" in m.group(1))
+            variables.assign(m.group(2), m.group(4), export=bool(m.group(1)) and "x" in m.group(1),
+                             append=bool(m.group(3)))
             continue
         if "install" in text and "vllm" in text:        # `pip install vllm==X` pins what runs below
             for cmd in split_commands(variables.expand(text)[0]):

@@ -12,9 +12,22 @@ from ..launch.pins import ReleasePin
 
 __all__ = ["ENV_TOKEN", "VARIABLE", "Variables", "env_text", "launch_reads"]
 
-VARIABLE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|"
-                      r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)|\$\(\([^)]*\)\)|"
-                      r"\$\([^)]*\)|`[^`]*`")
+#: ``${X}`` with its operators (``${X:-d}``, ``${X:=d}``, ``${X:+a}``, ``${X:?m}``, ``${#X}``, an array's
+#: ``${A[@]}`` / ``${A[1]}``), any other ``${…}``, ``$X``, Kubernetes' ``$(X)``, ``$((arithmetic))``, and
+#: command substitutions (``$(…)``, backquotes), which kvguard never runs
+VARIABLE = re.compile(r"\$\{(#?)([A-Za-z_][A-Za-z0-9_]*)(\[[^\]{}]*\])?(?:(:?[-=+?])([^}]*))?\}|(\$\{[^}]*\})|"
+                      r"\$([A-Za-z_][A-Za-z0-9_]*)|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|"
+                      r"\$\(\(([^()]*(?:\([^()]*\)[^()]*)*)\)\)|\$\([^)]*\)|`[^`]*`")
+
+#: the ``$`` expansions one line may hold (more: unresolved, unread)
+_MAX_EXPANSIONS = 1000
+
+#: ``"${A[@]}"``: each element of the array one word
+_QUOTED_ARRAY = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}"')
+
+#: an arithmetic expression once its variables are values: integers, operators, parentheses
+_ARITHMETIC = re.compile(r"^[0-9+\-*/%() \t]*$")
+_ARITH_NAME = re.compile(r"\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 
 ENV_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -44,6 +57,8 @@ class Variables:
         self.unknown: set[str] = set(parent.unknown) if parent else set()
         #: the latest `pip install vllm==X` (or Dockerfile base image) above this point
         self.pin: Optional[ReleasePin] = parent.pin if parent else None
+        #: bash arrays (``A=(-tp 8)``): their elements; ``$A`` is the first
+        self.arrays: dict[str, list[str]] = {k: list(v) for k, v in parent.arrays.items()} if parent else {}
 
     def get(self, name: str) -> Optional[str]:
         if name in self.overrides:
@@ -88,15 +103,18 @@ class Variables:
     def unset(self, name: str) -> None:
         """``unset name``: neither set nor exported any more (a ``--set`` value still wins)."""
         self.local.pop(name, None)
+        self.arrays.pop(name, None)
         self.exported.discard(name)
         self.unknown.discard(name)
 
     def set_unknown(self, name: str) -> None:
         """``name`` is set, to a value kvguard cannot know."""
         self.local.pop(name, None)
+        self.arrays.pop(name, None)
         self.unknown.add(name)
 
-    def assign(self, name: str, raw: str, export: bool = False) -> None:
+    def assign(self, name: str, raw: str, export: bool = False, append: bool = False) -> None:
+        """``name=raw`` (``name+=raw`` with ``append``) as the shell assigns it."""
         if export:
             self.exported.add(name)
         value, missing = self.expand(raw)
@@ -108,22 +126,183 @@ class Variables:
         except ValueError:
             self.set_unknown(name)
             return
-        self.set_known(name, parts[0] if len(parts) == 1 else " ".join(parts))
+        text = parts[0] if len(parts) == 1 else " ".join(parts)
+        if append:
+            if name in self.unknown and self.get(name) is None:
+                return                  # still unknown
+            if name in self.arrays:     # `A+=x` appends to the array's first element
+                self.arrays[name][0:1] = [(self.arrays[name][0] if self.arrays[name] else "") + text]
+                self.local[name] = self.arrays[name][0]
+                return
+            text = (self.get(name) or "") + text
+        self.arrays.pop(name, None)
+        self.set_known(name, text)
+
+    def assign_array(self, name: str, raw: str, append: bool = False) -> None:
+        """``name=(raw)`` (``name+=(raw)`` with ``append``): the words of ``raw``, expanded."""
+        value, missing = self.expand(raw)
+        try:
+            words = shlex.split(value, comments=True)
+        except ValueError:
+            missing.append(name)
+        if missing or (append and name in self.unknown and self.get(name) is None):
+            self.set_unknown(name)
+            return
+        if append:
+            before = self.arrays.get(name)
+            words = (before if before is not None else ([self.local[name]] if name in self.local else [])) + words
+        self.arrays[name] = words
+        self.local[name] = words[0] if words else ""
+        self.unknown.discard(name)
+
+    def _array(self, name: str) -> Optional[list[str]]:
+        """The elements of ``name`` (a scalar is an array of one); None when not known."""
+        if name in self.arrays and name not in self.overrides:
+            return self.arrays[name]
+        value = self.get(name)
+        return None if value is None else [value]
+
+    def _arithmetic(self, expression: str) -> Optional[str]:
+        """``$((expression))`` as bash computes it (integers; ``/`` and ``%`` truncate toward zero); None when
+        a name in it is not a known integer, or it is more than kvguard reads."""
+        unknown = False
+
+        def value(m: re.Match) -> str:
+            nonlocal unknown
+            found = self.get(m.group(1))
+            if found is None or not re.fullmatch(r"\s*-?\d+\s*", found):
+                unknown = True
+                return "0"
+            return f"({found.strip()})"
+
+        text = _ARITH_NAME.sub(value, expression)
+        if unknown or len(text) > 500 or not _ARITHMETIC.match(text) or "**" in text:
+            return None
+        return _evaluate(text)
 
     def expand(self, text: str) -> tuple[str, list[str]]:
+        if text.count("$") > _MAX_EXPANSIONS:
+            # no launch holds this many; scanning for each one's end would take quadratic time
+            return text, ["$"]
         missing: list[str] = []
 
-        def sub(m: re.Match) -> str:
-            name = m.group(1) or m.group(3) or m.group(4)   # ${X}, $X, $(X) (Kubernetes' syntax)
-            if name is None:        # $(…), $((…)), `…`
-                missing.append(m.group(0))
+        def quoted_array(m: re.Match) -> str:
+            elements = self._array(m.group(1))
+            if elements is None:
+                missing.append(m.group(1))
                 return m.group(0)
+            return shlex.join(elements) if m.group(2) == "@" else shlex.quote(" ".join(elements))
+
+        def sub(m: re.Match) -> str:
+            if m.group(6) is not None or (m.group(9) is None and m.group(2) is None and m.group(7) is None
+                                          and m.group(8) is None):
+                missing.append(m.group(0))      # another ${…} form, $(…), `…`: never guessed
+                return m.group(0)
+            if m.group(9) is not None:          # $((arithmetic))
+                result = self._arithmetic(m.group(9))
+                if result is None:
+                    missing.append(m.group(0))
+                    return m.group(0)
+                return result
+            name = m.group(2) or m.group(7) or m.group(8)   # ${X…}, $X, $(X) (Kubernetes' syntax)
+            if m.group(2) is not None:
+                return self._braced(m, name, missing)
             value = self.get(name)
-            if value is None and m.group(1) and m.group(2) is not None:
-                value = m.group(2)
             if value is None:
                 missing.append(name)
                 return m.group(0)
             return value
 
+        text = _QUOTED_ARRAY.sub(quoted_array, text) if '"${' in text else text
         return VARIABLE.sub(sub, text), missing
+
+    def _braced(self, m: re.Match, name: str, missing: list[str]) -> str:
+        """``${…}`` of the variable ``name``: its length, an array element, or an operator's result."""
+        length, index, op, word = m.group(1), m.group(3), m.group(4), m.group(5)
+        known = name in self.overrides or name in self.local
+        if name in self.unknown and not known:
+            missing.append(name)
+            return m.group(0)
+        if index is not None:
+            elements = self._array(name)
+            inner = index[1:-1].strip()
+            if op is not None or elements is None or not (inner in ("@", "*") or inner.isdigit()):
+                missing.append(name if elements is None else m.group(0))
+                return m.group(0)
+            if length:
+                return str(len(elements) if inner in ("@", "*") else len(elements[int(inner)])
+                           if int(inner) < len(elements) else 0)
+            if inner in ("@", "*"):
+                return shlex.join(w for e in elements for w in e.split())
+            return elements[int(inner)] if int(inner) < len(elements) else ""
+        value = self.get(name)
+        if length:
+            if op is not None or value is None:
+                missing.append(name if value is None else m.group(0))
+                return m.group(0)
+            return str(len(value))
+        if op is None:
+            if value is None:
+                missing.append(name)
+                return m.group(0)
+            return value
+        # with `:`, an empty value counts as unset; a name the file never sets is taken as unset
+        unset = value is None or (op.startswith(":") and value == "")
+        kind = op[-1]
+        if kind in "-=":
+            if value is not None and not unset:
+                return value
+            expanded, more = self.expand(word)
+            missing += more
+            if kind == "=" and not more:
+                self.set_known(name, expanded)
+            return expanded
+        if kind == "+":
+            if unset:
+                return ""
+            expanded, more = self.expand(word)
+            missing += more
+            return expanded
+        if value is None or unset:      # `${X:?message}`: the shell stops
+            missing.append(name)
+            return m.group(0)
+        return value
+
+
+def _evaluate(text: str) -> Optional[str]:
+    """An integer expression of ``+ - * / %`` and parentheses, with C's (and bash's) truncating division."""
+    import ast
+
+    try:
+        tree = ast.parse(text.strip().replace("/", "//"), mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+
+    def walk(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return walk(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = walk(node.operand)
+            return -operand if isinstance(node.op, ast.USub) else operand
+        if isinstance(node, ast.BinOp):
+            left, right = walk(node.left), walk(node.right)
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Sub):
+                return left - right
+            if isinstance(node.op, ast.Mult):
+                return left * right
+            if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+                if right == 0:
+                    raise ZeroDivisionError
+                quotient = abs(left) // abs(right) * (1 if (left >= 0) == (right >= 0) else -1)
+                return quotient if isinstance(node.op, ast.FloorDiv) else left - right * quotient
+        raise ValueError("not an integer expression")
+
+    try:
+        result = walk(tree)
+    except (ValueError, ZeroDivisionError, RecursionError):
+        return None
+    return str(result) if abs(result) < 10 ** 18 else None
