@@ -59,6 +59,10 @@ def test_expansion(text, expanded, missing):
     ("vllm serve m -tp ${TP:=2} -pp ${PP:-1}", ["vllm", "serve", "m", "-tp", "2", "-pp", "1"], ()),
     ("A=(-dcp \"$(nproc)\")\nvllm serve m \"${A[@]}\"", ["vllm", "serve", "m", "${A[@]}"], ("A",)),
     ("vllm serve m -tp ${TP%%x}", ["vllm", "serve", "m", "-tp", "${TP%%x}"], ("${TP%%x}",)),
+    # the script's arguments are the caller's: unresolved (a default in the file is taken, as for a name)
+    ("vllm serve m -tp $2", ["vllm", "serve", "m", "-tp", "$2"], ("$2",)),
+    ("vllm serve m -tp 8 \"$@\"", ["vllm", "serve", "m", "-tp", "8", "$@"], ("$@",)),
+    ("MODEL=$1\nvllm serve $MODEL -tp ${2:-4}", ["vllm", "serve", "$MODEL", "-tp", "4"], ("MODEL",)),
 ])
 def test_scripts(tmp_path, script, argv, unresolved):
     path = tmp_path / "serve.sh"

@@ -13,11 +13,12 @@ from ..launch.pins import ReleasePin
 __all__ = ["ENV_TOKEN", "VARIABLE", "Variables", "env_text", "launch_reads"]
 
 #: ``${X}`` with its operators (``${X:-d}``, ``${X:=d}``, ``${X:+a}``, ``${X:?m}``, ``${#X}``, an array's
-#: ``${A[@]}`` / ``${A[1]}``), any other ``${…}``, ``$X``, Kubernetes' ``$(X)``, ``$((arithmetic))``, and
-#: command substitutions (``$(…)``, backquotes), which kvguard never runs
-VARIABLE = re.compile(r"\$\{(#?)([A-Za-z_][A-Za-z0-9_]*)(\[[^\]{}]*\])?(?:(:?[-=+?])([^}]*))?\}|(\$\{[^}]*\})|"
+#: ``${A[@]}`` / ``${A[1]}``, a positional ``${2:-8}``), any other ``${…}``, ``$X``, Kubernetes' ``$(X)``,
+#: ``$((arithmetic))``, command substitutions (``$(…)``, backquotes), which kvguard never runs, and the
+#: script's arguments and special parameters (``$1``, ``"$@"``, ``$#``), which the file does not hold
+VARIABLE = re.compile(r"\$\{(#?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\[[^\]{}]*\])?(?:(:?[-=+?])([^}]*))?\}|(\$\{[^}]*\})|"
                       r"\$([A-Za-z_][A-Za-z0-9_]*)|\$\(([A-Za-z_][A-Za-z0-9_]*)\)|"
-                      r"\$\(\(([^()]*(?:\([^()]*\)[^()]*)*)\)\)|\$\([^)]*\)|`[^`]*`")
+                      r"\$\(\(([^()]*(?:\([^()]*\)[^()]*)*)\)\)|\$\([^)]*\)|`[^`]*`|(\$[0-9@*#?$!-])")
 
 #: the ``$`` expansions one line may hold (more: unresolved, unread)
 _MAX_EXPANSIONS = 1000
@@ -194,9 +195,11 @@ class Variables:
             return shlex.join(elements) if m.group(2) == "@" else shlex.quote(" ".join(elements))
 
         def sub(m: re.Match) -> str:
-            if m.group(6) is not None or (m.group(9) is None and m.group(2) is None and m.group(7) is None
-                                          and m.group(8) is None):
-                missing.append(m.group(0))      # another ${…} form, $(…), `…`: never guessed
+            if m.group(6) is not None or m.group(10) is not None or (
+                    m.group(9) is None and m.group(2) is None and m.group(7) is None and m.group(8) is None):
+                if m.group(10) is not None and m.group(10)[1:] in self.overrides:
+                    return self.overrides[m.group(10)[1:]]      # `--set 1=Qwen/Qwen3-8B` gives $1
+                missing.append(m.group(0))      # another ${…} form, $(…), `…`, $1, "$@": never guessed
                 return m.group(0)
             if m.group(9) is not None:          # $((arithmetic))
                 result = self._arithmetic(m.group(9))
