@@ -108,3 +108,21 @@ def test_a_line_of_thousands_of_expansions_is_unresolved_and_quick(tmp_path):
     launches, _, _ = find_launches([str(path)])
     assert time.perf_counter() - started < 5
     assert [launch.unresolved for launch in launches] == [("$",)]
+
+
+@pytest.mark.parametrize("line, tokens", [
+    # the vllm CLI as a module
+    ("python -m vllm.entrypoints.cli.main serve m -tp 2", ["python", "-m", "vllm.entrypoints.cli.main", "serve", "m",
+                                                          "-tp", "2"]),
+    # another program's NAME=value argument is not the launch's environment
+    ("uvx --from vllm==0.28.0 vllm serve m -tp 2", ["vllm", "serve", "m", "-tp", "2"]),
+    # the command line's own leading assignments are the environment vllm runs in
+    ("CUDA_VISIBLE_DEVICES=0,1 numactl --cpunodebind=0 vllm serve m -tp 4",
+     ["CUDA_VISIBLE_DEVICES=0,1", "vllm", "serve", "m", "-tp", "4"]),
+    ("CUDA_VISIBLE_DEVICES=0 docker exec c vllm serve m -tp 4", ["vllm", "serve", "m", "-tp", "4"]),
+])
+def test_launchers_and_their_environment(tmp_path, line, tokens):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n" + line + "\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [launch.tokens for launch in launches] == [tokens]

@@ -17,7 +17,8 @@ from .variables import ENV_TOKEN, Variables, launch_reads
 __all__ = ["LAUNCH_HINT", "PLACEHOLDER", "has_prompts", "launch_and_image", "launch_tokens", "logical_lines",
            "shell_launches", "split_commands"]
 
-LAUNCH_HINT = re.compile(r"\bvllm\s+serve\b|vllm\.entrypoints\.openai\.api_server|vllm/vllm-openai")
+LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
+                         r"vllm/vllm-openai")
 
 _ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)="
                      r"((?:\"(?:[^\"\\]|\\.)*\"|'[^']*'|[^\s\"'])*)\s*(?:#.*)?$")
@@ -36,6 +37,10 @@ _EXPORT = re.compile(r"^\s*(?:export|declare\s+-x)\s+" + _NAMES)
 _OPERATORS = {";", "&&", "||", "|", "&", ";;", "|&"}
 
 _WRAPPERS = {"env", "exec", "sudo", "nohup", "time", "command", "nice"}
+
+#: programs that run their command somewhere else (another container, another host): the environment
+#: of the command line that calls them is not the launch's
+_ELSEWHERE = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc", "ssh"})
 
 #: commands whose arguments are text, not a command they run (`echo Starting vllm serve now`)
 _TEXT_COMMANDS = frozenset({"echo", "printf", "logger", "pgrep", "pkill", "grep", "egrep", "fgrep", "ps", "kill",
@@ -65,8 +70,11 @@ def _is_launcher(tokens: list[str], i: int) -> bool:
     tok = tokens[i]
     if tok.rsplit("/", 1)[-1] == "vllm" and i + 1 < len(tokens) and tokens[i + 1] == "serve":
         return True
-    return (tok.rsplit("/", 1)[-1].startswith("python") and i + 2 < len(tokens) and tokens[i + 1] == "-m"
-            and tokens[i + 2] == "vllm.entrypoints.openai.api_server")
+    if not (tok.rsplit("/", 1)[-1].startswith("python") and i + 2 < len(tokens) and tokens[i + 1] == "-m"):
+        return False
+    module = tokens[i + 2]
+    return module == "vllm.entrypoints.openai.api_server" or (
+        module in ("vllm.entrypoints.cli.main", "vllm") and i + 3 < len(tokens) and tokens[i + 3] == "serve")
 
 
 PLACEHOLDER = re.compile(r"^(<[A-Za-z][^<>\s]*>|\.\.\.|…)$")     # <MODEL>, `vllm serve ... --flag`
@@ -300,6 +308,21 @@ def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]
             start = i
             while start > 0 and (ENV_TOKEN.match(cmd[start - 1]) or cmd[start - 1] in _WRAPPERS):
                 start -= 1
+            if start > 0:
+                # after another program's words (`uvx --from vllm==0.28.0 vllm serve`), a NAME=value word is that
+                # program's argument, not the launch's environment; the command's own leading assignments
+                # (`CUDA_VISIBLE_DEVICES=0,1 numactl … vllm serve`) are the environment it runs vllm in
+                while start < i and ENV_TOKEN.match(cmd[start]):
+                    start += 1
+                leading: list[str] = []
+                for word in cmd[:start]:
+                    if ENV_TOKEN.match(word):
+                        leading.append(word)
+                    elif word not in _KEYWORDS and word not in _WRAPPERS:
+                        if word.rsplit("/", 1)[-1] in _ELSEWHERE:
+                            leading = []        # it runs vllm in another container or host
+                        break
+                return _strip_redirections(leading + cmd[start:]), None
             return _strip_redirections(cmd[start:]), None
     if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
         at = _container_image_at(cmd, cmd.index("run"))
