@@ -408,6 +408,21 @@ def logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Iterat
         yield start, " ".join(buf)
 
 
+def _step(text: str, i: int, quote: str, quotes: str) -> tuple[int, str, bool]:
+    """One character of shell text at ``i`` with ``quote`` open: (the index after it, the quote open after it,
+    whether it is plain — outside quotes and not escaped); ``quotes``: the characters that open one."""
+    ch = text[i]
+    if quote:
+        if ch == "\\" and quote == '"':
+            return i + 2, quote, False
+        return i + 1, "" if ch == quote else quote, False
+    if ch in quotes:
+        return i + 1, ch, False
+    if ch == "\\":
+        return i + 2, quote, False
+    return i + 1, quote, True
+
+
 def _array_end(body: str, start: int = 0, state: tuple[int, str] = (1, "")) -> tuple[Optional[int], tuple[int, str]]:
     """Where the ``)`` that closes an array assignment's ``(`` is in ``body`` (the text after it), read from
     ``start`` with the nesting depth and open quote found before it; (None, the state at the end) when
@@ -416,27 +431,17 @@ def _array_end(body: str, start: int = 0, state: tuple[int, str] = (1, "")) -> t
     i = start
     while i < len(body):
         ch = body[i]
-        if quote:
-            if ch == "\\" and quote == '"':
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "\\":
-            i += 1
-        elif ch == "#" and (i == 0 or body[i - 1] in " \t\n"):
+        after, quote, plain = _step(body, i, quote, "'\"")
+        if plain and ch == "#" and (i == 0 or body[i - 1] in " \t\n"):
             newline = body.find("\n", i)
             if newline < 0:
                 return None, (depth, quote)
-            i = newline
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
+            after = newline
+        elif plain and ch in "()":
+            depth += 1 if ch == "(" else -1
             if depth == 0:
                 return i, (depth, quote)
-        i += 1
+        i = after
     return None, (depth, quote)
 
 
@@ -449,27 +454,18 @@ def _sequence(text: str) -> list[str]:
     depth, quote, start, i = 0, "", 0, 0
     while i < len(text):
         ch = text[i]
-        if quote:
-            if ch == "\\" and quote == '"':
-                i += 1
-            elif ch == quote:
-                quote = ""
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "\\":
-            i += 1
-        elif ch in "({":
+        after, quote, plain = _step(text, i, quote, "'\"`")
+        if plain and ch in "({":
             depth += 1
-        elif ch in ")}":
+        elif plain and ch in ")}":
             depth = max(depth - 1, 0)
-        elif depth == 0 and (ch == ";" or text.startswith("&&", i) or text.startswith("||", i)):
+        elif plain and depth == 0 and (ch == ";" or text.startswith(("&&", "||"), i)):
             if text.startswith(";;", i):
                 return [text]       # a `case` arm: not a plain sequence
             parts.append(text[start:i])
-            i += 1 if ch == ";" else 2
-            start = i
-            continue
-        i += 1
+            after = i + (1 if ch == ";" else 2)
+            start = after
+        i = after
     parts.append(text[start:])
     parts = [p for p in parts if p.strip()]
     if len(parts) < 2 or not any(_ASSIGN.match(p) or _ARRAY.match(p) or _EXPORT.match(p) or _UNSET.match(p)
