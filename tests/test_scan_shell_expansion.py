@@ -126,3 +126,15 @@ def test_launchers_and_their_environment(tmp_path, line, tokens):
     path.write_text("#!/bin/bash\n" + line + "\n")
     launches, _, _ = find_launches([str(path)])
     assert [launch.tokens for launch in launches] == [tokens]
+
+
+@pytest.mark.parametrize("line, tokens", [
+    ("sudo -E VLLM_USE_V2_MODEL_RUNNER=1 vllm serve m", ["VLLM_USE_V2_MODEL_RUNNER=1", "vllm", "serve", "m"]),
+    ("env -u X VLLM_USE_V2_MODEL_RUNNER=1 vllm serve m", ["VLLM_USE_V2_MODEL_RUNNER=1", "vllm", "serve", "m"]),
+    ("CUDA_VISIBLE_DEVICES=0 sudo -E vllm serve m", ["CUDA_VISIBLE_DEVICES=0", "vllm", "serve", "m"]),
+])
+def test_wrappers_pass_their_assignments_on(tmp_path, line, tokens):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n" + line + "\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [launch.tokens for launch in launches] == [tokens]

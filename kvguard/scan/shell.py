@@ -308,22 +308,19 @@ def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]
             start = i
             while start > 0 and (ENV_TOKEN.match(cmd[start - 1]) or cmd[start - 1] in _WRAPPERS):
                 start -= 1
-            if start > 0:
-                # after another program's words (`uvx --from vllm==0.28.0 vllm serve`), a NAME=value word is that
-                # program's argument, not the launch's environment; the command's own leading assignments
-                # (`CUDA_VISIBLE_DEVICES=0,1 numactl … vllm serve`) are the environment it runs vllm in
+            command = _command_index(cmd)
+            if command is None or command >= start:
+                return _strip_redirections(cmd[start:]), None
+            # vllm started by another command: the command line's own leading assignments are the environment
+            # it runs vllm in (`CUDA_VISIBLE_DEVICES=0,1 numactl … vllm serve`), unless it runs vllm elsewhere
+            # (`docker exec`, `ssh`); a NAME=value word among another program's arguments is that program's
+            # (`uvx --from vllm==0.28.0 vllm serve`), among env's or sudo's it is the environment
+            program = cmd[command].rsplit("/", 1)[-1]
+            if program not in _WRAPPERS:
                 while start < i and ENV_TOKEN.match(cmd[start]):
                     start += 1
-                leading: list[str] = []
-                for word in cmd[:start]:
-                    if ENV_TOKEN.match(word):
-                        leading.append(word)
-                    elif word not in _KEYWORDS and word not in _WRAPPERS:
-                        if word.rsplit("/", 1)[-1] in _ELSEWHERE:
-                            leading = []        # it runs vllm in another container or host
-                        break
-                return _strip_redirections(leading + cmd[start:]), None
-            return _strip_redirections(cmd[start:]), None
+            leading = [] if program in _ELSEWHERE else [w for w in cmd[:command] if ENV_TOKEN.match(w)]
+            return _strip_redirections(leading + cmd[start:]), None
     if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
         at = _container_image_at(cmd, cmd.index("run"))
         if at is not None and "vllm/vllm-openai" in cmd[at]:
