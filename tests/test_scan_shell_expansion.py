@@ -138,3 +138,12 @@ def test_wrappers_pass_their_assignments_on(tmp_path, line, tokens):
     path.write_text("#!/bin/bash\n" + line + "\n")
     launches, _, _ = find_launches([str(path)])
     assert [launch.tokens for launch in launches] == [tokens]
+
+
+@pytest.mark.parametrize("guide, lines", [("tabs-mkdocs.md", (7, 13, 19)), ("tabs-docusaurus.md", (8, 15, 22))])
+def test_a_guide_s_tabs_are_alternatives(guide, lines):
+    # a variable a tab exports reaches that tab's launch only: not the next tab's, not the launch after the group
+    path = os.path.join(os.path.dirname(__file__), "data", "scan", "deploy", "guides", guide)
+    launches, _, _ = find_launches([path])
+    assert [(launch.line, launch.tokens[0]) for launch in launches] == [
+        (lines[0], "VLLM_USE_V2_MODEL_RUNNER=1"), (lines[1], "vllm"), (lines[2], "vllm")]

@@ -17,6 +17,24 @@ _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "text", "shell-sess
 
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*\{?\.?([\w+.-]*)")
 
+#: a content tab (MkDocs Material / pymdownx.tabbed ``=== "H100"``, Docusaurus ``<TabItem``): its blocks
+#: are an alternative to the other tabs' of its group, not a step after them
+_TAB = re.compile(r'^(\s*)(?:===[!+]?\s+"|<TabItem\b)')
+_TABS_END = re.compile(r"^\s*</Tabs>")
+
+
+def _copy(variables: Variables) -> Variables:
+    return Variables(variables.overrides, variables)
+
+
+def _restore(variables: Variables, saved: Variables) -> None:
+    """``variables`` back to the state ``saved`` holds (the object is shared with the blocks' readers)."""
+    variables.local = dict(saved.local)
+    variables.exported = set(saved.exported)
+    variables.unknown = set(saved.unknown)
+    variables.arrays = {k: list(v) for k, v in saved.arrays.items()}
+    variables.pin = saved.pin
+
 
 def _glued_fence(text: str, fence: str) -> "str | None":
     """The line without a closing fence glued to its end after other text, or None when it has none."""
@@ -32,8 +50,22 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
 
     out: list[Launch] = []
     i = 0
+    # the open tab group: its indent, the state before it, whether `</Tabs>` closes it (Docusaurus) or the next
+    # line as little indented as its tabs that is not one (MkDocs)
+    tabs: "tuple[int, Variables, bool] | None" = None
     while i < len(lines):
-        m = _FENCE.match(lines[i][1])
+        text = lines[i][1]
+        tab = _TAB.match(text)
+        if tab:
+            if tabs is None or len(tab.group(1)) < tabs[0]:
+                tabs = (len(tab.group(1)), _copy(variables), "<TabItem" in text)
+            elif len(tab.group(1)) == tabs[0]:
+                _restore(variables, tabs[1])    # the next tab starts from where the group started
+        elif tabs is not None and text.strip() and (
+                _TABS_END.match(text) if tabs[2] else len(text) - len(text.lstrip()) <= tabs[0]):
+            _restore(variables, tabs[1])        # after the group: none of its alternatives carries on
+            tabs = None
+        m = _FENCE.match(text)
         if not m:
             i += 1
             continue
