@@ -147,3 +147,17 @@ def test_a_guide_s_tabs_are_alternatives(guide, lines):
     launches, _, _ = find_launches([path])
     assert [(launch.line, launch.tokens[0]) for launch in launches] == [
         (lines[0], "VLLM_USE_V2_MODEL_RUNNER=1"), (lines[1], "vllm"), (lines[2], "vllm")]
+
+
+@pytest.mark.parametrize("line, release, source", [
+    ("uvx vllm@0.20.0 serve Qwen/Qwen3-32B -tp 8", "0.20.0", "vllm@0.20.0"),
+    ("uvx --from vllm==0.28.0 vllm serve Qwen/Qwen3-32B -tp 8", "0.28.0", "--from vllm==0.28.0"),
+    ("uv run --with 'vllm==0.26.0' vllm serve Qwen/Qwen3-32B -tp 8", "0.26.0", "--with vllm==0.26.0"),
+    ("pipx run --spec=vllm==0.28.0 vllm serve Qwen/Qwen3-32B -tp 8", "0.28.0", "--spec vllm==0.28.0"),
+])
+def test_tool_runners_pin_the_release_they_run(tmp_path, line, release, source):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\npip install vllm==0.10.2\n" + line + "\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [(launch.tokens[:2], launch.pin.version, launch.pin.source) for launch in launches] == [
+        (["vllm", "serve"], release, source)]

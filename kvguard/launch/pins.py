@@ -37,7 +37,7 @@ from ..errors import UnsupportedVersion
 from ..record import Record
 
 __all__ = ["ReleaseChoice", "ReleasePin", "beside_pin", "choose_release", "default_release", "image_pin",
-           "is_vllm_image", "pip_pin", "read_toml"]
+           "is_vllm_image", "pip_pin", "read_toml", "runner_pin"]
 
 #: vLLM's own images (after any registry prefix)
 _VLLM_IMAGE = re.compile(r"(?:^|/)vllm/vllm-(?:openai|openai-rocm|openai-cpu|openai-xpu|tpu)$")
@@ -119,6 +119,30 @@ def pip_pin(command: list[str], where: str) -> Optional[ReleasePin]:
         m = _EXACT_REQ.match(tok)
         if m:
             return ReleasePin(m.group(1), " ".join(head + ["install", tok.strip().strip("\"'")]), where)
+    return None
+
+
+#: ``uvx vllm@0.28.0 serve``: the release a tool runner's ``PACKAGE@VERSION`` names
+_AT_VERSION = re.compile(r"^vllm(?:\[[^\]]*\])?@([0-9][0-9A-Za-z.+!_-]*)$")
+
+#: the options through which a tool runner takes the package it runs (``uvx --from``, ``uv run --with``,
+#: ``pipx run --spec``)
+_RUNNER_OPTIONS = ("--from", "--with", "--spec")
+
+
+def runner_pin(command: list[str], where: str) -> Optional[ReleasePin]:
+    """The release a tool runner's command line runs vllm from: ``uvx vllm@X serve``, ``uvx --from vllm==X vllm
+    serve``, ``uv run --with vllm==X vllm serve``, ``pipx run --spec vllm==X vllm serve``."""
+    for i, token in enumerate(command):
+        m = _AT_VERSION.match(token)
+        if m:
+            return ReleasePin(m.group(1), token, where)
+        name, sep, inline = token.partition("=")
+        if name in _RUNNER_OPTIONS:
+            value = inline if sep else (command[i + 1] if i + 1 < len(command) else "")
+            m = _EXACT_REQ.match(value)
+            if m:
+                return ReleasePin(m.group(1), f"{name} {value.strip()}", where)
     return None
 
 

@@ -10,14 +10,14 @@ import re
 import shlex
 from typing import Iterator, Optional
 
-from ..launch.pins import image_pin, pip_pin
+from ..launch.pins import image_pin, pip_pin, runner_pin
 from .result import Launch
 from .variables import ENV_TOKEN, Variables, launch_reads
 
 __all__ = ["LAUNCH_HINT", "PLACEHOLDER", "has_prompts", "launch_and_image", "launch_tokens", "logical_lines",
            "shell_launches", "split_commands"]
 
-LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
+LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
                          r"vllm/vllm-openai")
 
 _ASSIGN = re.compile(r"^\s*(export\s+|declare\s+-x\s+|declare\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)(\+?)="
@@ -66,9 +66,15 @@ def split_commands(text: str) -> list[list[str]]:
     return [c for c in out if c]
 
 
+def _program(word: str) -> str:
+    """The program a command word names: its file name, without a tool runner's ``@VERSION`` (``uvx vllm@0.28.0``)."""
+    name = word.rsplit("/", 1)[-1]
+    return name.split("@", 1)[0] if name.startswith("vllm@") else name
+
+
 def _is_launcher(tokens: list[str], i: int) -> bool:
     tok = tokens[i]
-    if tok.rsplit("/", 1)[-1] == "vllm" and i + 1 < len(tokens) and tokens[i + 1] == "serve":
+    if _program(tok) == "vllm" and i + 1 < len(tokens) and tokens[i + 1] == "serve":
         return True
     if not (tok.rsplit("/", 1)[-1].startswith("python") and i + 2 < len(tokens) and tokens[i + 1] == "-m"):
         return False
@@ -308,6 +314,8 @@ def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]
             start = i
             while start > 0 and (ENV_TOKEN.match(cmd[start - 1]) or cmd[start - 1] in _WRAPPERS):
                 start -= 1
+            if cmd[i] != "vllm" and _program(cmd[i]) == "vllm" and "/" not in cmd[i]:
+                cmd = cmd[:i] + ["vllm"] + cmd[i + 1:]      # `uvx vllm@0.28.0 serve`: vllm's own command line
             command = _command_index(cmd)
             if command is None or command >= start:
                 return _strip_redirections(cmd[start:]), None
@@ -545,8 +553,10 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 # a container sees only what `docker run` passes it, not the script's exported variables
                 exported, unknown, notes = _container_environment(path, cmd, given, variables)
                 unresolved += tuple(n for n in unknown if n not in unresolved)
-            # a container runs the vLLM of its image, not the one installed beside `docker`
-            pin = image_pin(image, f"{path}:{lineno}") if image is not None else variables.pin
+            # a container runs the vLLM of its image, not the one installed beside `docker`; a tool runner
+            # (`uvx vllm@X`, `uv run --with vllm==X`) the one it names
+            pin = image_pin(image, f"{path}:{lineno}") if image is not None else \
+                runner_pin(cmd, f"{path}:{lineno}") or variables.pin
             launch = Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin, notes=tuple(notes))
             gpus = container_gpus(cmd) if image is not None else None
             if gpus is not None:
