@@ -57,6 +57,8 @@ def test_expansion(text, expanded, missing):
     ("export TP=4 && vllm serve m -tp $TP", ["vllm", "serve", "m", "-tp", "4"], ()),
     ("G=8; TP=$((G/2)); vllm serve m -tp $TP -dp $((G/TP))", ["vllm", "serve", "m", "-tp", "4", "-dp", "2"], ()),
     ("vllm serve m -tp ${TP:=2} -pp ${PP:-1}", ["vllm", "serve", "m", "-tp", "2", "-pp", "1"], ()),
+    (': "${TP:=2}"\nvllm serve m -tp $TP', ["vllm", "serve", "m", "-tp", "2"], ()),
+    ("TP=4\n[ -z \"$TP\" ] && TP=8\nvllm serve m -tp $TP", ["vllm", "serve", "m", "-tp", "4"], ()),
     ("A=(-dcp \"$(nproc)\")\nvllm serve m \"${A[@]}\"", ["vllm", "serve", "m", "${A[@]}"], ("A",)),
     ("vllm serve m -tp ${TP%%x}", ["vllm", "serve", "m", "-tp", "${TP%%x}"], ("${TP%%x}",)),
     # the script's arguments are the caller's: unresolved (a default in the file is taken, as for a name)

@@ -510,6 +510,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             for part in parts:
                 out += shell_launches(path, [(lineno, part)], variables, kind, _nesting=_nesting)
             continue
+        if text.lstrip().startswith(": "):
+            variables.expand(text)      # `: "${TP:=8}"`: the null command, run for its expansions' assignments
+            continue
         m = _UNSET.match(text) or _EXPORT.match(text)
         if m:
             for name in m.group(1).split():
