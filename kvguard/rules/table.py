@@ -960,6 +960,11 @@ def _local_world_exceeds_gpus(state) -> bool:
     return _local_world_size(state) > state.need("gpus_per_node")
 
 
+def _assumed_gpus(state) -> str:
+    """How an undecidable reason says that the node's GPU count was the default host's."""
+    return " (assumed: state yours with --gpus-per-node)" if "gpus_per_node" in state.host.assumed else ""
+
+
 _S_MP_DEVICES = ("vllm/v1/executor/multiproc_executor.py::MultiprocExecutor (one worker per local rank), "
                  "vllm/v1/worker/gpu_worker.py::Worker.init_device")
 _MP_DEVICES_WHAT = ("--distributed-executor-backend mp on one node with more ranks than GPUs (vLLM's GPU-count check "
@@ -973,9 +978,8 @@ def _mp_devices_undecided(state) -> bool:
         return False
     gpus = state.need("gpus_per_node")
     if state.world_size > gpus:
-        assumed = " (assumed: state yours with --gpus-per-node)" if "gpus_per_node" in state.host.assumed else ""
         state.undecided(f"--distributed-executor-backend mp starts {state.world_size} workers on this node, which "
-                        f"has {gpus} GPU{'s' if gpus != 1 else ''}{assumed}: the workers past its GPUs fail to "
+                        f"has {gpus} GPU{'s' if gpus != 1 else ''}{_assumed_gpus(state)}: the workers past its GPUs fail to "
                         f"select their device, with an error kvguard does not model")
     return False
 
@@ -991,9 +995,9 @@ def _dp_devices_undecided(state) -> bool:
         return False
     needed, gpus = state.dpl * state.world_size, state.need("gpus_per_node")
     if needed > gpus:
-        assumed = " (assumed: state yours with --gpus-per-node)" if "gpus_per_node" in state.host.assumed else ""
         state.undecided(f"this node starts {state.dpl} data-parallel engines of {state.world_size} GPU"
-                        f"{'s' if state.world_size != 1 else ''} each ({needed} GPUs) and has {gpus}{assumed}: "
+                        f"{'s' if state.world_size != 1 else ''} each ({needed} GPUs) and has {gpus}"
+                        f"{_assumed_gpus(state)}: "
                         f"the engines "
                         f"past its GPUs fail as they start, with an error kvguard does not model (it depends on "
                         f"CUDA_VISIBLE_DEVICES); give each node at most {gpus // state.world_size} local "

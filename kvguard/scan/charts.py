@@ -69,6 +69,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
+from .gpus import gpu_count, resources_gpus
+
 __all__ = ["ChartLaunch", "kserve_launches", "production_stack_launches"]
 
 _PARALLEL_FLAGS = ("--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size",
@@ -113,32 +115,13 @@ def _env_tokens(entries: Any) -> list[str]:
     return out
 
 
-def _gpu_count(value: Any) -> Optional[int]:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value >= 0 else None
-    text = _text(value).strip()
-    return int(text) if text.isdigit() else None
-
-
-def _resources_gpus(resources: Any, where: str) -> tuple[Optional[int], str]:
-    """``nvidia.com/gpu`` of a Kubernetes ``resources`` mapping (``limits``, else ``requests``)."""
-    for part in ("limits", "requests"):
-        given = resources.get(part) if isinstance(resources, dict) else None
-        if isinstance(given, dict) and "nvidia.com/gpu" in given:
-            n = _gpu_count(given["nvidia.com/gpu"])
-            return (n, f"{where}.{part} nvidia.com/gpu: {_text(given['nvidia.com/gpu'])}") if n is not None \
-                else (None, "")
-    return None, ""
-
-
 def _model_spec_gpus(spec: dict) -> tuple[Optional[int], str]:
     """The GPUs of a Deployment's vLLM container: the entry's own ``resources`` when it has them, else
     ``requestGPU`` (a limit only when above 0, under ``requestGPUType``, by default ``nvidia.com/gpu``)."""
     if spec.get("resources"):
-        return _resources_gpus(spec["resources"], "resources")
-    n = _gpu_count(spec.get("requestGPU"))
+        n, where = resources_gpus(spec["resources"])
+        return n, where or ""
+    n = gpu_count(spec.get("requestGPU"))
     if not n or _text(spec.get("requestGPUType") or "nvidia.com/gpu") != "nvidia.com/gpu":
         return None, ""
     return n, f"requestGPU: {n}"
@@ -314,11 +297,11 @@ def _kserve_role(spec: dict, model: str, role: str, prefix: tuple[str, ...], mul
             except ValueError:
                 args.append(_text(entry.get("value")))
     # a multi-node service's pods each hold part of the layout: only a single-node one is counted here
-    gpus, gpus_source = (None, "") if multi_node else _resources_gpus(main.get("resources"), "resources")
+    gpus, where = (None, None) if multi_node else resources_gpus(main.get("resources"))
     return ChartLaunch(env + args, _text(main.get("image")) or None,
                        [prefix + ("parallelism",), ("spec", "model")], role,
                        image_anchor=prefix + ("template", "containers", index, "image"),
-                       gpus=gpus, gpus_source=gpus_source)
+                       gpus=gpus, gpus_source=where or "")
 
 
 def kserve_launches(doc: dict) -> list[ChartLaunch]:

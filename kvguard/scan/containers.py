@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..launch.pins import image_pin
 from .compose import compose_command, is_compose_service
+from .gpus import gpu_count, resources_gpus
 from .helm import helm_launches
 from .kubernetes import is_kubernetes_container, kubernetes_command
 from .result import Launch
@@ -146,23 +147,10 @@ def _given_gpus(keys: dict, flavour: str) -> tuple[Optional[int], Optional[str]]
     """The GPUs a container is given, and where the file says so: a Kubernetes container's
     ``resources.limits`` (else ``requests``) ``nvidia.com/gpu``; a compose service's ``deploy.resources.
     reservations.devices`` GPU entry (``count``, or its ``device_ids``; ``all``: the node's)."""
-    def count(value: Any) -> Optional[int]:
-        if isinstance(value, bool):
-            return None
-        if isinstance(value, int) and value >= 0:
-            return value
-        if isinstance(value, str) and value.strip().isdigit():
-            return int(value.strip())
-        return None
-
     if flavour == "kubernetes" and "resources" in keys:
-        resources = to_python(keys["resources"])
-        for part in ("limits", "requests"):
-            given = resources.get(part) if isinstance(resources, dict) else None
-            if isinstance(given, dict) and "nvidia.com/gpu" in given:
-                n = count(given["nvidia.com/gpu"])
-                return (n, f"resources.{part} nvidia.com/gpu: {given['nvidia.com/gpu']}") if n is not None \
-                    else (None, None)
+        n, where = resources_gpus(to_python(keys["resources"]))
+        if n is not None:
+            return n, where
     if flavour == "compose" and "deploy" in keys:
         deploy = to_python(keys["deploy"])
         devices = deploy.get("resources", {}).get("reservations", {}).get("devices") \
@@ -174,7 +162,7 @@ def _given_gpus(keys: dict, flavour: str) -> tuple[Optional[int], Optional[str]]
             if isinstance(device.get("device_ids"), list):
                 return len(device["device_ids"]), f"deploy.resources.reservations.devices device_ids: " \
                     f"{len(device['device_ids'])}"
-            n = count(device.get("count"))
+            n = gpu_count(device.get("count"))
             if n is not None:
                 return n, f"deploy.resources.reservations.devices count: {n}"
     return None, None
