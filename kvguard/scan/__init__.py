@@ -34,6 +34,8 @@ What is recognised
   prompts (``$ ``, ``% ``, ``(venv) $ ``, ``user@host:~$ ``) is a terminal transcript:
   only prompted lines start commands, ``> `` continuation prompts and unclosed quotes
   continue them, and every other line is output.
+- Slurm batch scripts (``*.sbatch``, ``*.slurm``, or any shell script with ``#SBATCH`` lines):
+  the header's GPUs per node (:mod:`kvguard.scan.slurm`).
 - Dockerfiles (``Dockerfile*``, ``*.dockerfile``, ``Containerfile``): ``RUN``,
   ``CMD``, ``ENTRYPOINT`` in shell and exec (JSON) form; ``ENTRYPOINT`` +
   ``CMD`` are combined; a ``vllm/vllm-openai`` base image supplies
@@ -48,7 +50,9 @@ What is recognised
   ``$(NAME)`` / script reads, :mod:`kvguard.scan.containers`), GitHub Actions
   workflows (each ``run:`` step per matrix combination, :mod:`kvguard.scan.workflows`),
   GitLab CI pipelines (each job's script per ``parallel:matrix`` combination,
-  :mod:`kvguard.scan.gitlab`),
+  :mod:`kvguard.scan.gitlab`), SkyPilot tasks (:mod:`kvguard.scan.skypilot`) and dstack runs
+  (:mod:`kvguard.scan.dstack`) with the GPUs they ask for, LeaderWorkerSets (the ``LWS_*``
+  variables their pods get),
   the production-stack chart's
   ``servingEngineSpec.modelSpec[]`` and KServe ``LLMInferenceService`` documents
   (rendered as :mod:`kvguard.scan.charts` describes),
