@@ -182,7 +182,7 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     within them).  ``suggest``: for a refused launch, also find the nearest launches the release
     accepts (:func:`kvguard.suggest`)."""
     from .errors import ArgparseRefusal
-    from .launch.argv import ServeCommand, parse_serve
+    from .launch.argv import DEFAULT_MODEL, ServeCommand, parse_serve
     from .launch.resolve import resolve_model
     from .rules.check import check, legal_dcp_sizes
     from .versions import Release, resolve
@@ -204,6 +204,10 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     vllm_env.update(env or {})
     lookup_env = dict(os.environ)
     lookup_env.update(cmd.env)
+    if cmd.model is None and cmd.ignored_model is not None and not model_config:
+        raise Undecidable(f"`python -m vllm.entrypoints.openai.api_server` does not read a positional model "
+                          f"({cmd.ignored_model!r}): it serves --model, by default {DEFAULT_MODEL}; give the model "
+                          "as --model")
     model = resolve_model(cmd.model, model_config=model_config, revision=cmd.revision, env=lookup_env,
                           allow_download=allow_download)
     from .speculative.launch import speculative_for_launch
@@ -277,42 +281,49 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
 
 
 def image_launch(launch: Sequence[str], *, pinned: bool, nearest: bool = False) \
-        -> "tuple[list[str], Optional[ReleaseChoice]]":
-    """``docker run … vllm/vllm-openai:TAG ARGS`` as ``kvguard scan`` reads it: the launch, and the
-    release its image tag names (None when ``pinned``: a release given by the caller decides).
+        -> "tuple[list[str], Optional[ReleaseChoice], bool]":
+    """``docker run … vllm/vllm-openai:TAG ARGS`` as ``kvguard scan`` reads it: the launch, the
+    release its image tag names (None when ``pinned``: a release given by the caller decides), and
+    whether the launch's ``vllm serve`` stands for the image's own entrypoint (which the release
+    decides: :func:`kvguard.launch.images.with_image_entrypoint`).
     Raises :class:`NotAnImageLaunch` when there is no server launch to check, and Undecidable when
     the tag names no release kvguard knows."""
     from .launch.pins import choose_release, default_release, image_pin
     from .scan import launch_and_image
 
-    tokens, image = launch_and_image(list(launch))
+    tokens, image, image_entrypoint = launch_and_image(list(launch))
     if tokens is None:
         raise NotAnImageLaunch("`docker run` is checked only with a vllm/vllm-openai image followed by the "
                                "server's arguments (or `--entrypoint vllm … serve …`)")
     if pinned:
-        return tokens, None
+        return tokens, None, image_entrypoint
     choice = choose_release(image_pin(image, "the command line"), None, default_release(nearest), nearest)
     if choice.release is None:
         raise Undecidable(choice.reason or f"no vLLM release for {image}")
-    return tokens, choice
+    return tokens, choice, image_entrypoint
 
 
 def command_release(launch: Sequence[str], vllm_version: Optional[str] = None, *, nearest: bool = False) \
         -> "tuple[list[str], Release, Optional[str]]":
     """The release a command line is checked against: ``vllm_version``, else the one its
     ``docker run`` / ``podman run`` image tag names, else the installed vLLM, else the newest
-    supported.  Returns the launch (the server's arguments of an image launch), the release, and
-    where it came from (``"--vllm-version"``, the image tag; None for the default)."""
+    supported.  Returns the launch (the server's arguments of an image launch, after the command
+    that release's image starts), the release, and where it came from (``"--vllm-version"``, the
+    image tag; None for the default)."""
+    from .launch.images import with_image_entrypoint
     from .versions import resolve
 
     tokens = list(launch)
     release, source = None, "--vllm-version" if vllm_version is not None else None
+    image_entrypoint = False
     if tokens and tokens[0].rsplit("/", 1)[-1] in ("docker", "podman"):
-        tokens, choice = image_launch(tokens, pinned=vllm_version is not None, nearest=nearest)
+        tokens, choice, image_entrypoint = image_launch(tokens, pinned=vllm_version is not None, nearest=nearest)
         if choice is not None:          # the image tag names the release, unless vllm_version did
             release, source = choice.release, choice.source
     if release is None:
         release = resolve(vllm_version, nearest=nearest)
+    if image_entrypoint:
+        tokens = with_image_entrypoint(tokens, release)
     return tokens, release, source
 
 

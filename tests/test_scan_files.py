@@ -29,7 +29,7 @@ GQA_DCP_020 = "tensor parallel size 8 must be greater than total num kv heads 8"
 # (file, vllm-version override or None, line, expectations)
 #   status; check; exc (exc_type); message (prefix); argv (exact tokens); has (tokens that must appear in
 #   order, as one run); lacks (a token that must not appear); release (vllm_version); source (a part of
-#   vllm_version_source); note (a part of a note); label
+#   vllm_version_source); note (a part of a note); reason (an undecidable's reason, prefix); label
 CASES = [
     # ---- item 6: docker-compose entrypoint + command, as Docker joins them
     ("compose/compose.yaml", None, 5, dict(
@@ -50,7 +50,39 @@ CASES = [
               "-pcp", "2", "-dp", "2"])),
     ("compose/compose.yaml", None, 26, dict(     # the image's `vllm serve` + the command's own: vLLM refuses it
         status_not="accepted", argv=["VLLM_MLA_DISABLE=1", "vllm", "serve", "vllm", "serve", "Qwen/Qwen3-8B"],
-        note="the image's entrypoint `vllm serve` runs before this command")),
+        note="the image's own entrypoint runs before this command")),
+    # ---- the image's own entrypoint: `python3 -m vllm.entrypoints.openai.api_server` up to v0.11.0 (the
+    # vllm-openai target of docker/Dockerfile in each release's sdist), `vllm serve` from v0.11.1
+    ("images/compose.yaml", None, 5, dict(       # --model is the api_server's own option: not 0.10.2's serve error
+        status="accepted", release="0.10.2", note="vLLM's images before 0.11.1 start",
+        argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-32B", "-tp", "4"])),
+    ("images/compose.yaml", "0.10.2", 5, dict(   # the release asked for decides the image's entrypoint
+        status="accepted", argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model",
+                                 "Qwen/Qwen3-32B", "-tp", "4"])),
+    ("images/compose.yaml", None, 8, dict(
+        status="accepted", release="0.11.1", argv=["vllm", "serve", "--model", "Qwen/Qwen3-32B", "-tp", "4"])),
+    ("images/compose.yaml", None, 11, dict(      # the api_server parses a positional model and serves --model
+        status="undecidable", reason="`python -m vllm.entrypoints.openai.api_server` does not read a positional "
+                                     "model ('Qwen/Qwen3-8B'): it serves --model, by default Qwen/Qwen3-0.6B")),
+    ("images/compose.yaml", "0.20.0", 11, dict(
+        status="accepted", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"])),
+    ("images/compose.yaml", None, 14, dict(
+        status="refused", message="api_server.py: error: unrecognized arguments: serve Qwen/Qwen3-8B",
+        argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "vllm", "serve", "Qwen/Qwen3-8B"])),
+    ("images/docker.sh", None, 2, dict(
+        status="accepted", release="0.11.0",
+        argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-32B",
+              "--tensor-parallel-size", "8"])),
+    ("images/docker.sh", "0.10.2", 2, dict(
+        status="accepted", has=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model"])),
+    ("images/Dockerfile", None, 3, dict(
+        status="accepted", release="0.10.2",
+        argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B", "-tp", "2"])),
+    ("images/k8s.yaml", None, 11, dict(
+        status="refused", release="0.11.0",
+        message="Total number of attention heads (64) must be divisible by tensor parallel size (3).",
+        argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-32B",
+              "--tensor-parallel-size", "3"])),
     # ---- item 7: Markdown terminal transcripts
     ("guides/transcript.md", "0.28.0", 5, dict(
         status="refused", message="tp_size=8 must be divisible by dcp_size=3.",
@@ -205,7 +237,7 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
          "lws/lws.yaml": {15, 38, 47},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
-         "environment/compose.yaml": {5, 11}}
+         "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
 
 def _needs_toml(rel: str) -> None:
@@ -240,6 +272,8 @@ def _check(view: dict, expect: dict) -> None:
         assert expect["source"] in view["vllm_version_source"], view
     if "reason_kind" in expect:
         assert view["reason_kind"] == expect["reason_kind"], view
+    if "reason" in expect:
+        assert (view["reason"] or "").startswith(expect["reason"]), view
     if "note" in expect:
         assert any(expect["note"] in n for n in view["notes"]), view["notes"]
     if "label" in expect:
@@ -256,7 +290,7 @@ def _api_findings(rel: str, version) -> dict[int, dict]:
         v = f.report.verdict if f.report is not None else None
         out[f.launch.line] = {"status": f.status, "tokens": f.launch.tokens, "label": f.launch.label,
                               "vllm_version": f.vllm_version, "vllm_version_source": f.vllm_version_source,
-                              "reason_kind": f.reason_kind, "notes": list(f.launch.notes),
+                              "reason_kind": f.reason_kind, "reason": f.reason, "notes": list(f.launch.notes),
                               "unresolved": list(f.launch.unresolved),
                               "check": v.check if v else None, "exc_type": v.exc_type if v else None,
                               "message": v.message if v else None}
@@ -272,7 +306,8 @@ def _cli_findings(rel: str, version, capsys, *extra: str) -> tuple[int, dict[int
         res = f.get("result") or {}
         out[f["line"]] = {"status": f["status"], "tokens": _split(f["command"]), "label": f["label"],
                           "vllm_version": f["vllm_version"], "vllm_version_source": f["vllm_version_source"],
-                          "reason_kind": f.get("reason_kind"), "notes": f["notes"], "check": res.get("check"),
+                          "reason_kind": f.get("reason_kind"), "reason": f.get("reason"), "notes": f["notes"],
+                          "check": res.get("check"),
                           "unresolved": f.get("unresolved", []),
                           "exc_type": res.get("exc_type"), "message": res.get("message")}
     return status, out

@@ -52,7 +52,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Callable, Optional
 
-__all__ = ["FLAGS", "ServeCommand", "parse_serve", "option_table"]
+__all__ = ["DEFAULT_MODEL", "FLAGS", "ServeCommand", "parse_serve", "option_table"]
 
 
 class Flag(Record):
@@ -134,6 +134,13 @@ class ServeCommand(Record, frozen=False):
     #: speculative decoding: ``speculative_config`` (the --speculative-config / -sc value as its parser type
     #: made it, dotted keys folded in) and the --spec-method / --spec-model / --spec-tokens values given
     speculative: dict[str, Any] = field(default_factory=dict)
+    #: the positional model of an api_server launch, which that server parses and does not read: it serves
+    #: ``--model`` (by default :data:`DEFAULT_MODEL`)
+    ignored_model: Optional[str] = None
+
+
+#: the model vLLM serves when none is given (``ModelConfig.model``'s default in every supported release)
+DEFAULT_MODEL = "Qwen/Qwen3-0.6B"
 
 
 class _Opt:
@@ -962,6 +969,11 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         cmd.fields["num_redundant_experts"] = eplb_redundant
     if mode == "serve":
         cmd.model = positional[0] if positional else option_model
+    elif mode == "api":
+        # the api_server's parser takes a positional model_tag and only `vllm serve` copies it to --model
+        cmd.model = option_model
+        if option_model is None and positional:
+            cmd.ignored_model = positional[0]
     else:
         cmd.model = option_model if option_model is not None else (positional[0] if positional else None)
     return cmd

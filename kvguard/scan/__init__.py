@@ -25,7 +25,7 @@ What is recognised
   ``|``, ``&``; a command is a launch when it runs ``vllm serve``,
   ``python -m vllm.entrypoints.openai.api_server`` or ``docker run … IMAGE``
   with a ``vllm/vllm-openai`` image (the arguments after the image, after the
-  ``--entrypoint`` when one is given).  Simple
+  image's entrypoint or the ``--entrypoint`` when one is given).  Simple
   assignments earlier in the same file or block (``TP=8``, ``export TP=8``)
   resolve later ``$TP`` / ``${TP}``; ``${TP:-8}`` uses its default.
 - Markdown (``*.md``, ``*.markdown``): fenced code blocks only (``bash``, ``sh``,
@@ -45,7 +45,9 @@ What is recognised
   image's entrypoint, ``args`` follow; including ``sh -c`` scripts), docker-compose
   services (``entrypoint`` + ``command``, each a list or a string split as compose
   splits it; an ``entrypoint`` drops the image's default command; a ``command``
-  alone follows the image's entrypoint, ``vllm serve`` for ``vllm/vllm-openai``),
+  alone follows the image's entrypoint: for ``vllm/vllm-openai``, ``vllm serve`` from
+  v0.11.1 and ``python3 -m vllm.entrypoints.openai.api_server`` before, per the release
+  the launch is checked against, :mod:`kvguard.launch.images`),
   ``VLLM_*`` entries of ``env`` / ``environment`` (and the environment a container's
   ``$(NAME)`` / script reads, :mod:`kvguard.scan.containers`), GitHub Actions
   workflows (each ``run:`` step per matrix combination, :mod:`kvguard.scan.workflows`),

@@ -6,6 +6,8 @@ what kvguard reads makes a launch undecidable.
 from __future__ import annotations
 
 import re
+import shlex
+from dataclasses import replace
 from typing import Any, Callable, Iterable, Mapping, Optional
 
 from ..errors import ArgparseRefusal, InputError, KvguardError
@@ -148,6 +150,7 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
     ``gpus=N`` for a launch whose container is given N GPUs (:attr:`Launch.gpus`)."""
     from ..launch.argv import parse_serve
 
+    launch = _with_release_entrypoint(launch, release)
     if launch.unresolved:
         try:
             cmd = parse_serve(launch.tokens, release)
@@ -171,6 +174,23 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
     except RecursionError:
         return Finding.undecided(launch, BadArguments("input nested too deeply"))
     return Finding(launch, "accepted" if report.verdict.ok else "refused", report=report)
+
+
+def _with_release_entrypoint(launch: Launch, release) -> Launch:
+    """``launch`` as ``release``'s image starts it: a launch whose launcher is the image's own
+    entrypoint gets that release's (:mod:`kvguard.launch.images`), noted where it is not `vllm serve`."""
+    from ..launch.images import IMAGE_SERVE_SINCE, image_entrypoint, with_image_entrypoint
+    from ..versions import resolve
+
+    if not launch.image_entrypoint:
+        return launch
+    release = resolve(release)
+    tokens = with_image_entrypoint(launch.tokens, release)
+    if tokens == launch.tokens:
+        return launch
+    note = (f"vLLM's images before {IMAGE_SERVE_SINCE} start `{shlex.join(image_entrypoint(release))}`, "
+            "not `vllm serve`")
+    return replace(launch, tokens=tokens, notes=launch.notes + (note,))
 
 
 def release_for(launch: Launch, vllm_version=None, *, nearest: bool = False,

@@ -298,8 +298,8 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             break
     if implied:
         if tokens[:2] == ["vllm", "serve"] or launch_tokens(tokens) is not None:
-            notes = ("the image's entrypoint `vllm serve` runs before this command, which starts with its "
-                     "own launcher",)
+            notes = ("the image's own entrypoint runs before this command, which starts with its own "
+                     "launcher",)
         tokens = ["vllm", "serve"] + tokens
     expanded, missing = [], []
     for t in tokens:
@@ -310,6 +310,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
     if launch is None and flavour == "unknown" and vllm_image and \
             not any(t.rsplit("/", 1)[-1] in ("sh", "bash", "python", "python3") for t in expanded[:1]):
         launch = ["vllm", "serve"] + expanded
+        implied = True
     if launch is None:
         for _k, v in node.value:
             walker.walk(v)
@@ -320,7 +321,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
     line = walker.line(line_node)
     walker.out.append(Launch(walker.path, line, env + launch, walker.kind, unresolved,
                              pin=image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}")
-                             if image_text else None, notes=notes))
+                             if image_text else None, notes=notes, image_entrypoint=implied))
     _give_gpus(walker.out[-1:], *_given_gpus(keys, flavour))
     _note_env_from(walker.out[-1:], keys)
     return True

@@ -105,13 +105,13 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
         combined = cmd
     if combined is not None:
         lineno, tokens, missing = combined
-        launch = None
+        launch, implied = None, False
         if tokens[:2] in (["/bin/sh", "-c"], ["sh", "-c"], ["/bin/bash", "-c"], ["bash", "-c"]) and len(tokens) > 2:
             out += shell_launches(path, [(lineno, tokens[2])], Variables(variables.overrides, variables), kind)
         else:
             launch = launch_tokens(tokens)
             if launch is None and base_vllm and entry is None and tokens:
-                launch = ["vllm", "serve"] + tokens
+                launch, implied = ["vllm", "serve"] + tokens, True
         if launch is not None:
             unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
             given = {t.split("=", 1)[0] for t in launch if ENV_TOKEN.match(t)}
@@ -119,5 +119,6 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
             notes: tuple[str, ...] = ()
             if any(_LITERAL_REFERENCE.search(t) for t in launch) and not missing:
                 notes = ("exec form: no shell expands `$NAME` here (Docker passes it to vLLM as written)",)
-            out.append(Launch(path, lineno, env + launch, kind, unresolved, pin=variables.pin, notes=notes))
+            out.append(Launch(path, lineno, env + launch, kind, unresolved, pin=variables.pin, notes=notes,
+                              image_entrypoint=implied))
     return out

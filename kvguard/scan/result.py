@@ -29,6 +29,9 @@ class Launch:
     pin: Optional[ReleasePin] = None            # the vLLM release its deployment pins (kvguard.launch.pins)
     notes: tuple[str, ...] = ()                 # how the file was read, where it matters
     gpus: Optional[int] = None                  # the GPUs its container is given (vLLM's device count there)
+    #: its launcher (written ``vllm serve``) is a vLLM image's own entrypoint, which the release decides
+    #: (:mod:`kvguard.launch.images`)
+    image_entrypoint: bool = False
 
     @property
     def where(self) -> str:

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Iterator, Optional
+from typing import Iterator, NamedTuple, Optional
 
 from ..launch.pins import image_pin, pip_pin, runner_pin
 from .result import Launch
 from .variables import ENV_TOKEN, Variables, launch_reads
 
-__all__ = ["LAUNCH_HINT", "PLACEHOLDER", "has_prompts", "launch_and_image", "launch_tokens", "logical_lines",
+__all__ = ["LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "launch_and_image", "launch_tokens", "logical_lines",
            "shell_launches", "split_commands"]
 
 LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
@@ -304,11 +304,21 @@ def _container_environment(path: str, cmd: list[str], given: set[str],
     return words, unknown, notes
 
 
-def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]]:
-    """(the launch in one simple command, the container image it runs in) — (None, None) if none."""
+class CommandLaunch(NamedTuple):
+    """The launch in one simple command (None if none), the container image it runs in, and whether
+    that image's own entrypoint starts it (its launcher is then written ``vllm serve``:
+    :mod:`kvguard.launch.images`)."""
+
+    tokens: Optional[list[str]]
+    image: Optional[str] = None
+    image_entrypoint: bool = False
+
+
+def launch_and_image(cmd: list[str]) -> CommandLaunch:
+    """The launch in one simple command, and the container image it runs in."""
     start = _command_index(cmd)
     if start is not None and cmd[start].rsplit("/", 1)[-1] in _TEXT_COMMANDS:
-        return None, None
+        return CommandLaunch(None)
     for i in range(len(cmd)):
         if _is_launcher(cmd, i):
             start = i
@@ -318,7 +328,7 @@ def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]
                 cmd = cmd[:i] + ["vllm"] + cmd[i + 1:]      # `uvx vllm@0.28.0 serve`: vllm's own command line
             command = _command_index(cmd)
             if command is None or command >= start:
-                return _strip_redirections(cmd[start:]), None
+                return CommandLaunch(_strip_redirections(cmd[start:]))
             # vllm started by another command: the command line's own leading assignments are the environment
             # it runs vllm in (`CUDA_VISIBLE_DEVICES=0,1 numactl … vllm serve`), unless it runs vllm elsewhere
             # (`docker exec`, `ssh`); a NAME=value word among another program's arguments is that program's
@@ -328,7 +338,7 @@ def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]
                 while start < i and ENV_TOKEN.match(cmd[start]):
                     start += 1
             leading = [] if program in _ELSEWHERE else [w for w in cmd[:command] if ENV_TOKEN.match(w)]
-            return _strip_redirections(leading + cmd[start:]), None
+            return CommandLaunch(_strip_redirections(leading + cmd[start:]))
     if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
         at = _container_image_at(cmd, cmd.index("run"))
         if at is not None and "vllm/vllm-openai" in cmd[at]:
@@ -340,16 +350,16 @@ def launch_and_image(cmd: list[str]) -> tuple[Optional[list[str]], Optional[str]
                 try:
                     rest = shlex.split(entrypoint) + rest
                 except ValueError:
-                    return None, None
+                    return CommandLaunch(None)
                 if not _is_launcher(rest, 0):
-                    return None, None
+                    return CommandLaunch(None)
             if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
-                return None, None     # an interactive container or another program: not a launch
+                return CommandLaunch(None)     # an interactive container or another program: not a launch
             env = _container_env(cmd[:at])
             if _is_launcher(rest, 0):
-                return env + rest, tok
-            return env + ["vllm", "serve"] + rest, tok
-    return None, None
+                return CommandLaunch(env + rest, tok)
+            return CommandLaunch(env + ["vllm", "serve"] + rest, tok, image_entrypoint=True)
+    return CommandLaunch(None)
 
 
 #: an interactive prompt in a Markdown terminal transcript: `$ `, `% `, `(venv) $ `, `user@host:~/dir$ `
@@ -535,7 +545,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         expanded, missing = variables.expand(text)
         for cmd in split_commands(expanded):
-            tokens, image = launch_and_image(cmd)
+            tokens, image, image_entrypoint = launch_and_image(cmd)
             if _nesting and tokens is not None and image is None and cmd[:len(tokens)] != tokens:
                 tokens = None       # in a command string, only a launcher in command position runs
             if tokens is None:
@@ -560,7 +570,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             # (`uvx vllm@X`, `uv run --with vllm==X`) the one it names
             pin = image_pin(image, f"{path}:{lineno}") if image is not None else \
                 runner_pin(cmd, f"{path}:{lineno}") or variables.pin
-            launch = Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin, notes=tuple(notes))
+            launch = Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin, notes=tuple(notes),
+                            image_entrypoint=image_entrypoint)
             gpus = container_gpus(cmd) if image is not None else None
             if gpus is not None:
                 launch.give_gpus(gpus, "docker run --gpus")

@@ -185,7 +185,9 @@ def generate(seed: int, n: int, version: str, tmp: Path) -> list[dict]:
         rng.shuffle(parts)
         args = [tok for part in parts for tok in part]
         model_form = rng.random()
-        if mode == "api":
+        if mode == "api" and model_form < 0.2:
+            args = ["M"] + args         # parsed as model_tag, which only `vllm serve` reads: the default is served
+        elif mode == "api":
             pos = rng.randint(0, len(args))
             while pos and pos < len(args) and not args[pos].startswith("-"):
                 pos -= 1
