@@ -58,6 +58,11 @@ def test_a_container_s_gpus_are_the_count_and_cuda_visible_devices_applies_withi
     ("podman run --device nvidia.com/gpu=0 --device nvidia.com/gpu=1 vllm/vllm-openai:v0.28.0 m", 2),
     ("podman run --device nvidia.com/gpu=all vllm/vllm-openai:v0.28.0 m", None),
     ("docker run --device=/dev/fuse --device nvidia.com/gpu=3 vllm/vllm-openai:v0.28.0 m", 1),
+    ("docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,2,3 vllm/vllm-openai:v0.28.0 m", 3),
+    ("docker run -e NVIDIA_VISIBLE_DEVICES=GPU-1a,GPU-2b vllm/vllm-openai:v0.28.0 m", 2),
+    ("docker run --runtime=nvidia --env NVIDIA_VISIBLE_DEVICES=all vllm/vllm-openai:v0.28.0 m", None),
+    ("docker run --runtime=nvidia -e NVIDIA_VISIBLE_DEVICES=none vllm/vllm-openai:v0.28.0 m", None),
+    ("docker run --gpus 4 -e NVIDIA_VISIBLE_DEVICES=0 vllm/vllm-openai:v0.28.0 m", 4),   # the request decides
     ("vllm serve m", None),
 ])
 def test_docker_run_gpus(launch, gpus):

@@ -222,6 +222,18 @@ CASES = [
     ("environment/gpus.sh", None, 4, dict(status="refused",                     # 4 given, 2 of them visible
                                           message="World size (4) is larger than the number of available GPUs (2)")),
     ("environment/gpus.sh", None, 5, dict(status="refused", check="PC_gpu_count")),
+    # no device request: the NVIDIA runtime exposes what NVIDIA_VISIBLE_DEVICES lists (`all`: the node's)
+    ("environment/gpus.sh", None, 6, dict(status="refused", note="given 2 GPUs (docker run -e "
+                                                                  "NVIDIA_VISIBLE_DEVICES=0,1)",
+                                          message="World size (4) is larger than the number of available GPUs (2)")),
+    ("environment/gpus.sh", None, 7, dict(status="accepted")),
+    ("environment/gpus.yaml", None, 44, dict(
+        status="refused", note="given 2 GPUs (environment NVIDIA_VISIBLE_DEVICES=GPU-5d2c3b1e,GPU-77c2a0f4)",
+        message="World size (4) is larger than the number of available GPUs (2) in this node.")),
+    ("environment/gpus.yaml", None, 50, dict(                                   # compose's service-level gpus:
+        status="refused", note="given 2 GPUs (gpus count: 2)",
+        message="World size (4) is larger than the number of available GPUs (2) in this node.")),
+    ("environment/gpus.yaml", None, 56, dict(status="accepted")),             # gpus: all, the node's 8
     # ---- vLLM's own example chart: image.repository:tag, image.command, image.env, the chart's resources
     ("environment/chart-values.yaml", None, 6, dict(
         status="refused", check="PC_gpu_count", release="0.28.0", source="image vllm/vllm-openai:v0.28.0",

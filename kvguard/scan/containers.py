@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..launch.pins import image_pin
 from .compose import compose_command, is_compose_service
-from .gpus import gpu_count, resources_gpus
+from .gpus import gpu_count, resources_gpus, visible_devices_gpus
 from .helm import helm_launches
 from .kubernetes import is_kubernetes_container, kubernetes_command
 from .result import Launch
@@ -146,26 +146,40 @@ def _run_script(walker: "YamlWalker", declared: "dict[str, Optional[str]]", node
 def _given_gpus(keys: dict, flavour: str) -> tuple[Optional[int], Optional[str]]:
     """The GPUs a container is given, and where the file says so: a Kubernetes container's
     ``resources.limits`` (else ``requests``) ``nvidia.com/gpu``; a compose service's ``deploy.resources.
-    reservations.devices`` GPU entry (``count``, or its ``device_ids``; ``all``: the node's)."""
+    reservations.devices`` GPU entry (``count``, or its ``device_ids``; ``all``: the node's), else, with no
+    device request, the ``NVIDIA_VISIBLE_DEVICES`` of its ``environment`` (:func:`visible_devices_gpus`)."""
     if flavour == "kubernetes" and "resources" in keys:
         n, where = resources_gpus(to_python(keys["resources"]))
         if n is not None:
             return n, where
+    if flavour == "compose" and "gpus" in keys:
+        # the service-level `gpus:` (compose 2.30): `all`, or a list of requests like the devices' entries
+        requests = to_python(keys["gpus"])
+        request = requests[0] if isinstance(requests, list) and requests else None
+        return _gpu_request(request, "gpus") if isinstance(request, dict) else (None, None)
     if flavour == "compose" and "deploy" in keys:
         deploy = to_python(keys["deploy"])
         devices = deploy.get("resources", {}).get("reservations", {}).get("devices") \
             if isinstance(deploy, dict) and isinstance(deploy.get("resources"), dict) \
             and isinstance(deploy["resources"].get("reservations"), dict) else None
         for device in devices if isinstance(devices, list) else []:
-            if not isinstance(device, dict) or "gpu" not in (device.get("capabilities") or []):
-                continue
-            if isinstance(device.get("device_ids"), list):
-                return len(device["device_ids"]), f"deploy.resources.reservations.devices device_ids: " \
-                    f"{len(device['device_ids'])}"
-            n = gpu_count(device.get("count"))
-            if n is not None:
-                return n, f"deploy.resources.reservations.devices count: {n}"
+            if isinstance(device, dict) and "gpu" in (device.get("capabilities") or []):
+                return _gpu_request(device, "deploy.resources.reservations.devices")
+    if flavour == "compose":
+        # no device request: the NVIDIA runtime exposes the GPUs the environment lists
+        visible = _declared_environment(keys, flavour).get("NVIDIA_VISIBLE_DEVICES")
+        n = visible_devices_gpus(visible)
+        if n is not None:
+            return n, f"environment NVIDIA_VISIBLE_DEVICES={visible}"
     return None, None
+
+
+def _gpu_request(request: dict, where: str) -> tuple[Optional[int], Optional[str]]:
+    """A compose GPU request's count: its ``device_ids``, else its ``count`` (``all``: the node's, None)."""
+    if isinstance(request.get("device_ids"), list):
+        return len(request["device_ids"]), f"{where} device_ids: {len(request['device_ids'])}"
+    n = gpu_count(request.get("count"))
+    return (n, f"{where} count: {n}") if n is not None else (None, None)
 
 
 def _note_env_from(launches: "list[Launch]", keys: dict) -> None:

@@ -11,6 +11,7 @@ import shlex
 from typing import Iterator, NamedTuple, Optional
 
 from ..launch.pins import image_pin, pip_pin, runner_pin
+from .gpus import visible_devices_gpus
 from .result import Launch
 from .variables import ENV_TOKEN, Variables, launch_reads
 
@@ -205,32 +206,41 @@ def container_env_inputs(cmd: list[str]) -> tuple[list[str], list[str]]:
 
 
 def container_gpus(cmd: list[str]) -> Optional[int]:
-    """The GPUs ``docker run`` gives its container: ``--gpus 2``, ``count=2``, ``"device=0,1"`` (the ids
-    listed), ``--device nvidia.com/gpu=0`` (CDI, one per GPU); None for ``all`` (the node's), none given, or
-    a form not read."""
+    """The GPUs ``docker run`` gives its container (:func:`container_gpus_given`)."""
+    return container_gpus_given(cmd)[0]
+
+
+def container_gpus_given(cmd: list[str]) -> tuple[Optional[int], Optional[str]]:
+    """(the GPUs ``docker run`` gives its container, the option that does): ``--gpus 2``, ``count=2``,
+    ``"device=0,1"`` (the ids listed), ``--device nvidia.com/gpu=0`` (CDI, one per GPU), else ``-e
+    NVIDIA_VISIBLE_DEVICES=0,1`` (read by the NVIDIA runtime when no device is requested); (None, None) for
+    ``all`` (the node's), none given, or a form not read."""
     if "run" not in cmd[:3]:
-        return None
+        return None, None
     at = _container_image_at(cmd, cmd.index("run"))
     options = cmd[:at] if at is not None else cmd
     # CDI devices (podman, Docker 25+): `--device nvidia.com/gpu=0` per GPU, `=all` for the node's
     cdi = [value.split("=", 1)[1] for value in _option_values(options, ("--device",))
            if value.startswith("nvidia.com/gpu=")]
     if cdi:
-        return None if "all" in cdi else len(cdi)
+        return (None, None) if "all" in cdi else (len(cdi), "docker run --device nvidia.com/gpu")
     value = _option_value(options, ("--gpus",))
     if value is None:
-        return None
+        visible = [word.split("=", 1)[1] for word in _container_env(options)
+                   if word.startswith("NVIDIA_VISIBLE_DEVICES=")]
+        n = visible_devices_gpus(visible[-1]) if visible else None
+        return (n, f"docker run -e NVIDIA_VISIBLE_DEVICES={visible[-1]}") if n is not None else (None, None)
     value = value.strip().strip("'\"")
     if value.isdigit():
-        return int(value)
+        return int(value), "docker run --gpus"
     for part in value.split(","):
         part = part.strip().strip("'\"")
         if part.startswith("count=") and part[len("count="):].isdigit():
-            return int(part[len("count="):])
+            return int(part[len("count="):]), "docker run --gpus"
     if value.startswith("device="):
         ids = [d for d in value[len("device="):].split(",") if d and "=" not in d]
-        return len(ids) or None
-    return None
+        return (len(ids), "docker run --gpus") if ids else (None, None)
+    return None, None
 
 
 def read_env_file(script: str, name: str) -> Optional[list[tuple[str, Optional[str]]]]:
@@ -572,8 +582,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 runner_pin(cmd, f"{path}:{lineno}") or variables.pin
             launch = Launch(path, lineno, exported + tokens, kind, unresolved, pin=pin, notes=tuple(notes),
                             image_entrypoint=image_entrypoint)
-            gpus = container_gpus(cmd) if image is not None else None
+            gpus, given_by = container_gpus_given(cmd) if image is not None else (None, None)
             if gpus is not None:
-                launch.give_gpus(gpus, "docker run --gpus")
+                launch.give_gpus(gpus, given_by or "")
             out.append(launch)
     return out
