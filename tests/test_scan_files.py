@@ -75,6 +75,18 @@ CASES = [
               "--tensor-parallel-size", "8"])),
     ("images/docker.sh", "0.10.2", 2, dict(
         status="accepted", has=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model"])),
+    ("images/docker.sh", None, 4, dict(          # the arguments' own `vllm serve` reaches the image's as arguments
+        status="refused", message="vllm: error: unrecognized arguments: serve Qwen/Qwen3-8B", release="0.28.0",
+        argv=["vllm", "serve", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"],
+        note="the image's own entrypoint runs before this command")),
+    ("images/docker.sh", None, 5, dict(          # --entrypoint="": the command alone, in the image's container
+        status="refused", release="0.28.0", note="given 2 GPUs (docker run --gpus)",
+        message="World size (4) is larger than the number of available GPUs (2) in this node.",
+        argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"])),
+    ("images/docker.sh", None, 6, dict(          # --entrypoint python3: -m … follows it
+        status="refused", release="0.10.2",
+        message="Total number of attention heads (32) must be divisible by tensor parallel size (3).",
+        argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B", "-tp", "3"])),
     ("images/Dockerfile", None, 3, dict(
         status="accepted", release="0.10.2",
         argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B", "-tp", "2"])),

@@ -16,7 +16,7 @@ from .gpus import gpu_count, resources_gpus, visible_devices_gpus
 from .helm import helm_launches
 from .kubernetes import is_kubernetes_container, kubernetes_command
 from .result import Launch
-from .shell import LAUNCH_HINT, launch_tokens, shell_launches
+from .shell import IMAGE_RUNS_FIRST, LAUNCH_HINT, launch_tokens, shell_launches
 from .variables import ENV_TOKEN, Variables, env_text, launch_reads
 from .yamlnodes import scalar_text, to_python
 
@@ -312,8 +312,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             break
     if implied:
         if tokens[:2] == ["vllm", "serve"] or launch_tokens(tokens) is not None:
-            notes = ("the image's own entrypoint runs before this command, which starts with its own "
-                     "launcher",)
+            notes = (IMAGE_RUNS_FIRST,)
         tokens = ["vllm", "serve"] + tokens
     expanded, missing = [], []
     for t in tokens:

@@ -324,8 +324,50 @@ class CommandLaunch(NamedTuple):
     image_entrypoint: bool = False
 
 
+def _vllm_image_launch(cmd: list[str]) -> Optional[CommandLaunch]:
+    """The launch of ``docker run … vllm/vllm-openai:TAG ARGS`` (None for any other command): ARGS after the
+    image's entrypoint — also when ARGS start with a launcher of their own, which the entrypoint then receives
+    as arguments —, or after ``--entrypoint X``; CommandLaunch(None) when the container runs no server."""
+    if not (cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]):
+        return None
+    at = _container_image_at(cmd, cmd.index("run"))
+    if at is None or "vllm/vllm-openai" not in cmd[at]:
+        return None
+    image = cmd[at]
+    rest = _strip_redirections(cmd[at + 1:])
+    env = _container_env(cmd[:at])
+    entrypoint = _option_value(cmd[:at], ("--entrypoint",))
+    if entrypoint is not None:
+        # `--entrypoint X` replaces the image's; the arguments follow X
+        try:
+            rest = shlex.split(entrypoint) + rest
+        except ValueError:
+            return CommandLaunch(None)
+        return CommandLaunch(env + rest, image) if _is_launcher(rest, 0) else CommandLaunch(None)
+    if not rest or (rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3")
+                    and not _is_launcher(rest, 0)):
+        return CommandLaunch(None)     # an interactive container or another program: not a launch
+    return CommandLaunch(env + ["vllm", "serve"] + rest, image, image_entrypoint=True)
+
+
+#: said of an image launch whose arguments start with a launcher again
+IMAGE_RUNS_FIRST = "the image's own entrypoint runs before this command, which starts with its own launcher"
+
+
+def starts_its_own_launcher(tokens: list[str]) -> bool:
+    """An image launch (``NAME=value`` words, the entrypoint written ``vllm serve``, the arguments) whose
+    arguments start with a launcher again: the image's entrypoint receives it as arguments."""
+    start = 0
+    while start < len(tokens) and ENV_TOKEN.match(tokens[start]):
+        start += 1
+    return start + 2 < len(tokens) and _is_launcher(tokens, start + 2)
+
+
 def launch_and_image(cmd: list[str]) -> CommandLaunch:
     """The launch in one simple command, and the container image it runs in."""
+    in_image = _vllm_image_launch(cmd)
+    if in_image is not None:
+        return in_image
     start = _command_index(cmd)
     if start is not None and cmd[start].rsplit("/", 1)[-1] in _TEXT_COMMANDS:
         return CommandLaunch(None)
@@ -349,26 +391,6 @@ def launch_and_image(cmd: list[str]) -> CommandLaunch:
                     start += 1
             leading = [] if program in _ELSEWHERE else [w for w in cmd[:command] if ENV_TOKEN.match(w)]
             return CommandLaunch(_strip_redirections(leading + cmd[start:]))
-    if cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]:
-        at = _container_image_at(cmd, cmd.index("run"))
-        if at is not None and "vllm/vllm-openai" in cmd[at]:
-            tok = cmd[at]
-            rest = _strip_redirections(cmd[at + 1:])
-            entrypoint = _option_value(cmd[:at], ("--entrypoint",))
-            if entrypoint is not None:
-                # `--entrypoint X` replaces the image's `vllm serve`; the arguments follow X
-                try:
-                    rest = shlex.split(entrypoint) + rest
-                except ValueError:
-                    return CommandLaunch(None)
-                if not _is_launcher(rest, 0):
-                    return CommandLaunch(None)
-            if not rest or rest[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh", "python", "python3"):
-                return CommandLaunch(None)     # an interactive container or another program: not a launch
-            env = _container_env(cmd[:at])
-            if _is_launcher(rest, 0):
-                return CommandLaunch(env + rest, tok)
-            return CommandLaunch(env + ["vllm", "serve"] + rest, tok, image_entrypoint=True)
     return CommandLaunch(None)
 
 
@@ -576,6 +598,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 # a container sees only what `docker run` passes it, not the script's exported variables
                 exported, unknown, notes = _container_environment(path, cmd, given, variables)
                 unresolved += tuple(n for n in unknown if n not in unresolved)
+                if image_entrypoint and starts_its_own_launcher(tokens):
+                    notes.append(IMAGE_RUNS_FIRST)
             # a container runs the vLLM of its image, not the one installed beside `docker`; a tool runner
             # (`uvx vllm@X`, `uv run --with vllm==X`) the one it names
             pin = image_pin(image, f"{path}:{lineno}") if image is not None else \
