@@ -20,6 +20,7 @@ import re
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..launch.pins import image_pin
+from .gpus import gpu_count as whole_gpus
 from .shell import shell_launches
 from .variables import env_text
 from .yamlnodes import child
@@ -42,20 +43,14 @@ def is_dstack_run(plain: Any) -> bool:
 
 def _count_value(value: Any) -> Optional[int]:
     """A ``count``: a whole number, or a range whose bounds are equal; None for anything else."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int):
-        return value if value >= 0 else None
     if isinstance(value, dict):
         low, high = value.get("min"), value.get("max")
         return _count_value(low) if low is not None and low == high else None
-    text = str(value).strip()
-    if _COUNT.match(text):
-        return int(text)
-    m = _COUNT_RANGE.match(text)
-    if m and m.group(1) and m.group(1) == m.group(2):
-        return int(m.group(1))
-    return None
+    whole = whole_gpus(value)
+    if whole is not None or not isinstance(value, str):
+        return whole
+    m = _COUNT_RANGE.match(value.strip())
+    return int(m.group(1)) if m and m.group(1) and m.group(1) == m.group(2) else None
 
 
 def gpu_count(spec: Any) -> Optional[int]:
@@ -64,12 +59,10 @@ def gpu_count(spec: Any) -> Optional[int]:
         return None
     if isinstance(spec, dict):
         return _count_value(spec["count"]) if "count" in spec else 1
-    if isinstance(spec, bool):
-        return None
-    if isinstance(spec, int):
-        return spec if spec >= 0 else None
+    if not isinstance(spec, str):
+        return whole_gpus(spec)
     count: Optional[int] = 1
-    for part in str(spec).strip().split(":"):
+    for part in spec.strip().split(":"):
         part = part.strip()
         if _MEMORY.match(part):
             continue
