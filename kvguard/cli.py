@@ -482,7 +482,8 @@ def _cmd_scan(args) -> int:
     options = _examine_options(args, _host(args, settings.host))
 
     def build(release, tokens, **launch_facts):
-        return examine(release, tokens, **options, **launch_facts)
+        # a refused launch carries the nearest launches its release accepts: the fix a CI log shows
+        return examine(release, tokens, suggest=True, **options, **launch_facts)
 
     result = settings.scan(args.paths, build, stdin_kind=args.stdin_kind, stdin_filename=args.stdin_filename)
     text = _reporter(args, color=_color(args) and not args.output_file).scan(result)

@@ -453,7 +453,23 @@ def test_cli_scan_github(capsys):
     assert status == EXIT_REFUSE
     lines = out.splitlines()
     assert lines[0].startswith("::error file=") and ",line=6," in lines[0]
-    assert lines[0].endswith("::ValueError: tp_size=8 must be divisible by dcp_size=3.")
+    # the refusal, then the nearest launch the release accepts (GitHub's `%0A` is a line break)
+    assert lines[0].endswith("::ValueError: tp_size=8 must be divisible by dcp_size=3.%0A"
+                             "nearest accepted: vllm serve Qwen/Qwen3-32B -tp 8")
+
+
+def test_a_scan_shows_the_nearest_accepted_launch_of_each_refusal(capsys):
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, os.path.join(SYN, "guide.md"))
+    assert status == EXIT_REFUSE
+    lines = out.splitlines()
+    at = lines.index(next(line for line in lines if line.endswith("REFUSE  vllm serve Qwen/Qwen3-32B -tp 8 -dcp 3")))
+    assert lines[at + 2] == "    nearest accepted: without -dcp 3: vllm serve Qwen/Qwen3-32B -tp 8"
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "json", os.path.join(SYN, "guide.md"))
+    refused = [f for f in json.loads(out)["findings"] if f["status"] == "refused"]
+    assert [s["command"] for s in refused[0]["result"]["suggestions"]][:1] == ["vllm serve Qwen/Qwen3-32B -tp 8"]
+    # a container given 2 GPUs: its launches are searched on 2 GPUs per node
+    status, out, _ = _run(capsys, "scan", "-q", os.path.join(DATA, "deploy", "environment", "gpus.sh"))
+    assert "    nearest accepted: with --nnodes 2: vllm serve Qwen/Qwen3-8B -tp 4 --nnodes 2" in out.splitlines()
 
 
 def test_a_named_file_that_cannot_be_read_is_said_in_every_format(capsys, tmp_path):

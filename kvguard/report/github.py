@@ -45,7 +45,10 @@ class GithubReporter(Reporter):
             if f.status == "refused":
                 v = f.report.verdict
                 title = _gh_prop(f"kvguard {v.check} (vLLM {v.vllm_version})")
-                lines.append(f"::error {loc},title={title}::{_gh_escape(f'{v.exc_type}: {v.message}')}")
+                text = f"{v.exc_type}: {v.message}"
+                if f.report.suggestions:
+                    text += f"\nnearest accepted: {f.report.suggestions[0].command}"
+                lines.append(f"::error {loc},title={title}::{_gh_escape(text)}")
             elif f.status == "undecidable":
                 lines.append(f"::warning {loc},title=kvguard cannot decide::{_gh_escape(f.reason or '')}")
         for s in result.skipped:

@@ -197,6 +197,9 @@ def _scan(result: "ScanResult", color: bool, quiet: bool) -> str:
             lines.append(f"{f.launch.where}: {red}REFUSE{reset}{label}  {f.launch.command}")
             how = v.exc_type + (f" (pydantic ValidationError for {v.wrapped_by})" if v.wrapped_by else "")
             lines.append(f"    vLLM {v.vllm_version} {v.check}: {how}: {v.message}")
+            if f.report.suggestions:
+                nearest = f.report.suggestions[0]
+                lines.append(f"    nearest accepted: {nearest.describe()}: {nearest.command}")
         else:
             lines.append(f"{f.launch.where}: {yellow}UNDECIDABLE{reset}{label}  {f.launch.command}")
             lines.append(f"    {f.reason}")
