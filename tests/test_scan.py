@@ -467,6 +467,9 @@ def test_a_scan_shows_the_nearest_accepted_launch_of_each_refusal(capsys):
     status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "json", os.path.join(SYN, "guide.md"))
     refused = [f for f in json.loads(out)["findings"] if f["status"] == "refused"]
     assert [s["command"] for s in refused[0]["result"]["suggestions"]][:1] == ["vllm serve Qwen/Qwen3-32B -tp 8"]
+    status, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "sarif", os.path.join(SYN, "guide.md"))
+    assert json.loads(out)["runs"][0]["results"][0]["message"]["text"].endswith(
+        "\nlaunch: vllm serve Qwen/Qwen3-32B -tp 8 -dcp 3\nnearest accepted: vllm serve Qwen/Qwen3-32B -tp 8")
     # a container given 2 GPUs: its launches are searched on 2 GPUs per node
     status, out, _ = _run(capsys, "scan", "-q", os.path.join(DATA, "deploy", "environment", "gpus.sh"))
     assert "    nearest accepted: with --nnodes 2: vllm serve Qwen/Qwen3-8B -tp 4 --nnodes 2" in out.splitlines()

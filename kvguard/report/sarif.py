@@ -79,7 +79,9 @@ class SarifReporter(Reporter):
 
         items = [{"verdict": f.report.verdict if f.report is not None else None, "path": f.launch.path,
                   "line": f.launch.line, "command": f.launch.command, "reason": f.reason,
-                  "reason_kind": f.reason_kind} for f in result.findings]
+                  "reason_kind": f.reason_kind,
+                  "nearest": f.report.suggestions[0].command if f.report is not None and f.report.suggestions
+                  else None} for f in result.findings]
         return render_sarif(items, __version__, [(s.path, s.reason, s.fatal) for s in result.skipped])
 
     def audit(self, report: "AuditReport") -> str:
@@ -298,6 +300,8 @@ def render_sarif(items: Iterable[dict[str, Any]], version: str,
             rules[rule_id] = _rule(rule_id)
         if item.get("command"):
             text += f"\nlaunch: {item['command']}"
+        if item.get("nearest"):
+            text += f"\nnearest accepted: {item['nearest']}"
         result: dict[str, Any] = {"ruleId": rule_id, "ruleIndex": list(rules).index(rule_id), "level": level,
                                   "message": {"text": text}}
         loc = _location(item.get("path"), item.get("line"))
