@@ -145,8 +145,9 @@ CASES = [
         status="refused", check="PC_gpu_count",
         message="World size (16) is larger than the number of available GPUs (8) in this node.",
         argv=["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-pp", "2"])),
-    ("lws/lws.yaml", None, 47, dict(status="undecidable", reason_kind="unresolved-variable",
-                                    has=["--nnodes", "2", "--node-rank", "$(LWS_WORKER_INDEX)"])),
+    ("lws/lws.yaml", None, 47, dict(            # the worker template of a group of 2 makes worker 1
+        status="accepted", argv=["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-pp", "2", "--nnodes", "2",
+                                 "--node-rank", "1", "--headless"])),
     ("kserve/llmisvc.yaml", None, 11, dict(
         status="refused", message=GQA_DCP_028, label="LLMInferenceService qwen3-32b",
         has=["--tensor-parallel-size", "8", "--data-parallel-size", "2", "--data-parallel-size-local", "1"],
@@ -366,6 +367,26 @@ def test_every_launch_and_only_launches(rel, capsys):
     assert {launch.line for launch in launches} == LINES[rel] and skipped == []
     _status, found = _cli_findings(rel, "0.28.0", capsys)
     assert set(found) == LINES[rel]
+
+
+def test_a_leader_worker_set_makes_one_launch_per_worker_where_the_index_reaches_it():
+    result = scan([os.path.join(DEPLOY, "lws", "workers.yaml")], "0.28.0", build_report)
+    seen = [(f.launch.line, f.launch.label, f.status, f.launch.tokens[-3:]) for f in result.findings]
+    assert seen == [
+        (14, None, "accepted", ["0", "--master-addr", "$(LWS_LEADER_ADDRESS)"]),   # the leader: index 0
+        (21, "worker 1", "accepted", ["--node-rank", "1", "--headless"]),
+        (21, "worker 2", "accepted", ["--node-rank", "2", "--headless"]),
+        (25, None, "refused", ["Qwen/Qwen3-8B", "-tp", "3"]),                     # the same in every worker
+    ]
+
+
+def test_a_leader_worker_set_of_more_than_17_pods_leaves_the_worker_index_open(tmp_path):
+    text = open(os.path.join(DEPLOY, "lws", "workers.yaml"), encoding="utf-8").read().replace("size: 3", "size: 18")
+    (tmp_path / "lws.yaml").write_text(text, encoding="utf-8")
+    result = scan([str(tmp_path / "lws.yaml")], "0.28.0", build_report)
+    workers = [f for f in result.findings if f.launch.line == 21]
+    assert [(f.status, f.reason_kind, f.launch.label) for f in workers] == [("undecidable", "unresolved-variable", None)]
+    assert "$(LWS_WORKER_INDEX)" in workers[0].launch.tokens
 
 
 def test_production_stack_switched_off_entry_and_disabled_engine(tmp_path):

@@ -52,6 +52,10 @@ def yaml_text_launches(path: str, lines: list[tuple[int, str]], variables: Varia
 _PROSE_KEYS = frozenset({"name", "description", "title", "summary", "displayName", "display_name"})
 
 
+#: a LeaderWorkerSet's worker pods walked one by one up to this many (a larger group: once, the index unresolved)
+_MAX_LWS_WORKERS = 16
+
+
 class YamlWalker:
     def __init__(self, path: str, offset: int, variables: Variables, kind: str, strategies_from: Optional[str]):
         self.path, self.offset, self.variables, self.kind = path, offset, variables, kind
@@ -61,9 +65,11 @@ class YamlWalker:
         self.keys: list[str] = []        # the key path to the node being walked ("[]": a list item)
         self.out: list[Launch] = []
         self.handled: set[int] = set()   # nodes read already (a workflow's `run:` steps, a pipeline's scripts)
-        #: in a LeaderWorkerSet document: its pods' LWS_GROUP_SIZE (None: not in the file)
+        #: in a LeaderWorkerSet document: its pods' LWS_GROUP_SIZE (None: not in the file), and the worker index
+        #: of the worker template's pod being walked (None: not known)
         self.lws = False
         self.lws_group_size: Optional[str] = None
+        self.lws_worker_index: Optional[int] = None
 
     def line(self, node) -> int:
         return node.start_mark.line + 1 + self.offset
@@ -111,8 +117,40 @@ class YamlWalker:
             return {}
         # the leader template's pod is index 0; without one, the worker template makes the leader too
         leader = "leaderTemplate" in self.keys
-        return {"LWS_LEADER_ADDRESS": None, "LWS_GROUP_SIZE": self.lws_group_size,
-                "LWS_WORKER_INDEX": "0" if leader else None}
+        index = "0" if leader else None if self.lws_worker_index is None else str(self.lws_worker_index)
+        return {"LWS_LEADER_ADDRESS": None, "LWS_GROUP_SIZE": self.lws_group_size, "LWS_WORKER_INDEX": index}
+
+    def _walk_workers(self, template) -> None:
+        """A LeaderWorkerSet's worker template makes the pods of indices 1 … size − 1: walked once per index; a
+        launch that differs by index (``--node-rank $(LWS_WORKER_INDEX)``) is one launch per worker, labelled
+        ``worker N``, any other is one launch."""
+        size = int(self.lws_group_size) if self.lws_group_size else 0
+        if not 2 <= size <= _MAX_LWS_WORKERS + 1:
+            self.walk(template)
+            return
+        walks: list[list[Launch]] = []
+        for index in range(1, size):
+            before = len(self.out)
+            self.lws_worker_index = index
+            try:
+                self.walk(template)
+            finally:
+                self.lws_worker_index = None
+            walks.append(self.out[before:])
+            del self.out[before:]
+        if any(len(walk) != len(walks[0]) for walk in walks):
+            same = [False] * max(len(walk) for walk in walks)
+        else:       # a launch the index does not reach is one launch
+            same = [all(walk[i].tokens == walks[0][i].tokens for walk in walks) for i in range(len(walks[0]))]
+        for i, alike in enumerate(same):
+            if alike:
+                self.out.append(walks[0][i])
+                continue
+            for index, walk in enumerate(walks, 1):
+                if i < len(walk):
+                    launch = walk[i]
+                    launch.label = f"worker {index}" + (f", {launch.label}" if launch.label else "")
+                    self.out.append(launch)
 
     def walk(self, node) -> None:
         import yaml
@@ -131,7 +169,10 @@ class YamlWalker:
                         continue        # `name: Run vllm serve smoke test` names a step, it runs nothing
                     self.keys.append(str(key))
                     try:
-                        self.walk(v)
+                        if key == "workerTemplate" and self.lws and "leaderWorkerTemplate" in self.keys:
+                            self._walk_workers(v)
+                        else:
+                            self.walk(v)
                     finally:
                         self.keys.pop()
             finally:
