@@ -95,6 +95,16 @@ CASES = [
         message="Total number of attention heads (64) must be divisible by tensor parallel size (3).",
         argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-32B",
               "--tensor-parallel-size", "3"])),
+    # ---- compose interpolation from the project's .env; a service's env_file is its environment
+    ("compose-env/compose.yaml", None, 5, dict(
+        status="refused", release="0.28.0", note="env_file missing.env: not found beside this file",
+        message="World size (4) is larger than the number of available GPUs (2) in this node.",
+        argv=["VLLM_USE_V1=1", "CUDA_VISIBLE_DEVICES=0,1", "vllm", "serve", "Qwen/Qwen3-32B",
+              "--tensor-parallel-size", "4"])),
+    ("compose-env/compose.yaml", None, 12, dict(     # $$X: the service's environment (env_file, then environment)
+        status="accepted", argv=["VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"])),
+    ("compose-env/compose.yaml", None, 18, dict(     # the shell's own environment: not in any file
+        status="undecidable", reason_kind="unresolved-variable")),
     # ---- item 7: Markdown terminal transcripts
     ("guides/transcript.md", "0.28.0", 5, dict(
         status="refused", message="tp_size=8 must be divisible by dcp_size=3.",
@@ -367,6 +377,25 @@ def test_every_launch_and_only_launches(rel, capsys):
     assert {launch.line for launch in launches} == LINES[rel] and skipped == []
     _status, found = _cli_findings(rel, "0.28.0", capsys)
     assert set(found) == LINES[rel]
+
+
+def test_a_compose_dotenv_file_is_read_as_compose_reads_it(tmp_path):
+    from kvguard.scan.compose import read_dotenv
+
+    (tmp_path / ".env").write_text(
+        "# comment\nA=1\nexport B = two words  # a comment\nC='$literal # kept'\nD=\"x\\ny\"\nE=${A}\n"
+        "F=\"quoted\"\nG='open\nnot a line\n", encoding="utf-8")
+    assert read_dotenv(str(tmp_path / ".env")) == {"A": "1", "B": "two words", "C": "$literal # kept",
+                                                   "F": "quoted"}
+    assert read_dotenv(str(tmp_path / "absent.env")) is None
+
+
+def test_set_stands_for_the_shell_environment_which_compose_prefers_to_its_env_file():
+    result = scan([os.path.join(DEPLOY, "compose-env", "compose.yaml")], None, build_report,
+                  {"TP": "2", "HOST_TP": "2"})
+    assert [(f.launch.line, f.status, f.launch.tokens[-2:]) for f in result.findings] == [
+        (5, "accepted", ["--tensor-parallel-size", "2"]), (12, "accepted", ["-tp", "2"]),
+        (18, "accepted", ["-tp", "2"])]
 
 
 def test_a_leader_worker_set_makes_one_launch_per_worker_where_the_index_reaches_it():

@@ -1,14 +1,66 @@
 """docker-compose services: ``entrypoint`` + ``command``, each a list or a string (split as compose
 splits it: no shell runs it).  An ``entrypoint`` replaces the image's ENTRYPOINT and drops its CMD;
-a ``command`` alone replaces CMD and follows the image's entrypoint — ``vllm serve`` for
-``vllm/vllm-openai``.  The container around them (image, ``environment``, ``sh -c`` scripts) is
-read by :mod:`~kvguard.scan.containers`."""
+a ``command`` alone replaces CMD and follows the image's entrypoint (:mod:`kvguard.launch.images`).
+The container around them (image, ``environment``, ``sh -c`` scripts) is read by
+:mod:`~kvguard.scan.containers`.  Compose interpolates ``$X`` / ``${X:-default}`` in the whole file from
+the shell's environment and, below it, the project's ``.env`` file (the compose file's directory):
+:func:`project_env_file`.
+"""
 
 from __future__ import annotations
 
+import os
+import re
 from typing import Optional
 
-__all__ = ["compose_command", "is_compose_service"]
+__all__ = ["compose_command", "is_compose_file", "is_compose_service", "project_env_file", "read_dotenv"]
+
+#: the names ``docker compose`` looks for (compose.yaml first), and ``-f`` files named like them
+_COMPOSE_FILE = re.compile(r"^(?:docker-)?compose(?:[.-][\w.-]+)?\.ya?ml$", re.IGNORECASE)
+
+_ENV_LINE = re.compile(r"^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)$")
+
+
+def is_compose_file(path: str) -> bool:
+    return bool(_COMPOSE_FILE.match(os.path.basename(path)))
+
+
+def project_env_file(compose_path: str) -> "dict[str, str]":
+    """The ``.env`` file beside a compose file, as compose reads it for interpolation (:func:`read_dotenv`);
+    empty when there is none."""
+    return read_dotenv(os.path.join(os.path.dirname(os.path.abspath(compose_path)), ".env")) or {}
+
+
+def read_dotenv(path: str) -> "Optional[dict[str, str]]":
+    """A compose ``.env`` / ``env_file`` file: ``NAME=value`` lines (``export`` allowed, ``#`` comments, quotes
+    removed, an unquoted value's `` #…`` comment dropped); None when it cannot be read.  A value that itself
+    interpolates (``$``) or escapes (a double-quoted ``\\``) is left out: unresolved."""
+    try:
+        if os.path.getsize(path) > 1 << 20:
+            return None
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    values: dict[str, str] = {}
+    for line in text.splitlines():
+        m = _ENV_LINE.match(line)
+        if not m or line.lstrip().startswith("#"):
+            continue
+        name, raw = m.group(1), m.group(2).strip()
+        if raw[:1] in ("'", '"'):
+            end = raw.find(raw[0], 1)
+            if end < 0:
+                continue        # a quoted value over several lines: not read
+            value = raw[1:end]
+            if raw[0] == '"' and ("\\" in value or "$" in value):
+                continue
+        else:
+            value = re.split(r"\s+#", raw, maxsplit=1)[0].strip()
+            if "$" in value:
+                continue
+        values[name] = value
+    return values
 
 
 def is_compose_service(keys: dict, path: "list[str]") -> bool:

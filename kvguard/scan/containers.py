@@ -11,7 +11,7 @@ import shlex
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..launch.pins import image_pin
-from .compose import compose_command, is_compose_service
+from .compose import compose_command, is_compose_service, read_dotenv
 from .gpus import gpu_count, resources_gpus, visible_devices_gpus
 from .helm import helm_launches
 from .kubernetes import is_kubernetes_container, kubernetes_command
@@ -64,17 +64,21 @@ def _kubelet_expand(text: str, declared: "dict[str, Optional[str]]") -> "Optiona
     return None if unknown else out
 
 
-def _declared_environment(keys: dict, flavour: str,
-                          injected: "Optional[dict[str, Optional[str]]]" = None) -> "dict[str, Optional[str]]":
+def _declared_environment(keys: dict, flavour: str, injected: "Optional[dict[str, Optional[str]]]" = None,
+                          walker: "Optional[YamlWalker]" = None) -> "dict[str, Optional[str]]":
     """The container's environment variables in order, each with its value, or None when the file
     does not hold it: a Kubernetes ``valueFrom`` (or a value referring to one), a compose entry
-    taken from the host (``NAME`` alone, or a value compose interpolates from the host's ``$X``).
-    ``injected``: variables a controller puts before the container's own (its own entries win)."""
+    taken from the host (``NAME`` alone, or a value compose interpolates from a ``$X`` it cannot know).
+    ``injected``: variables a controller puts before the container's own (its own entries win).  A compose
+    service's ``env_file`` files come first (read beside the scanned file; ``environment`` wins), and its
+    values interpolate from ``walker``'s variables (``--set``, the project's ``.env``)."""
     plain = to_python(keys["env"]) if "env" in keys else to_python(keys["environment"]) if "environment" in keys \
         else None
     pairs: list[tuple[Any, Any]] = []
+    if flavour == "compose" and walker is not None and "env_file" in keys:
+        pairs += _compose_env_files(walker, to_python(keys["env_file"]))
     if isinstance(plain, dict):
-        pairs = list(plain.items())
+        pairs += list(plain.items())
     elif isinstance(plain, list):
         for item in plain:
             if isinstance(item, dict) and isinstance(item.get("name"), str):
@@ -91,9 +95,41 @@ def _declared_environment(keys: dict, flavour: str,
         if text is not None and flavour == "kubernetes":
             text = _kubelet_expand(text, declared)
         elif text is not None and "$" in text:
-            text = None
+            expanded, missing = walker.variables.expand(text) if flavour == "compose" and walker else ("", [text])
+            text = None if missing else expanded
         declared[name] = text
     return declared
+
+
+def _compose_env_files(walker: "YamlWalker", value: Any) -> "list[tuple[str, Optional[str]]]":
+    """The entries of a compose service's ``env_file`` (a path, a list of paths, or of ``{path, required}``),
+    in order; a file not beside the scanned file gives none (noted: :func:`_note_env_from`)."""
+    import os
+
+    files = value if isinstance(value, list) else [value]
+    entries: list[tuple[str, Optional[str]]] = []
+    for item in files:
+        name = item.get("path") if isinstance(item, dict) else item
+        if not isinstance(name, str) or not name:
+            continue
+        full = name if os.path.isabs(name) else os.path.join(os.path.dirname(os.path.abspath(walker.path)), name)
+        entries += list((read_dotenv(full) or {}).items())
+    return entries
+
+
+def _missing_env_files(walker: "YamlWalker", keys: dict) -> "list[str]":
+    """The ``env_file`` paths of a compose service that are not beside the scanned file."""
+    import os
+
+    value = to_python(keys["env_file"]) if "env_file" in keys else []
+    missing = []
+    for item in value if isinstance(value, list) else [value]:
+        name = item.get("path") if isinstance(item, dict) else item
+        if isinstance(name, str) and name:
+            full = name if os.path.isabs(name) else os.path.join(os.path.dirname(os.path.abspath(walker.path)), name)
+            if read_dotenv(full) is None:
+                missing.append(name)
+    return missing
 
 
 def _vllm_environment(declared: "dict[str, Optional[str]]", given: "set[str]") -> tuple[list[str], list[str]]:
@@ -143,7 +179,7 @@ def _run_script(walker: "YamlWalker", declared: "dict[str, Optional[str]]", node
         walker.variables = outer
 
 
-def _given_gpus(keys: dict, flavour: str) -> tuple[Optional[int], Optional[str]]:
+def _given_gpus(keys: dict, flavour: str, declared: "dict[str, Optional[str]]") -> tuple[Optional[int], Optional[str]]:
     """The GPUs a container is given, and where the file says so: a Kubernetes container's
     ``resources.limits`` (else ``requests``) ``nvidia.com/gpu``; a compose service's ``deploy.resources.
     reservations.devices`` GPU entry (``count``, or its ``device_ids``; ``all``: the node's), else, with no
@@ -167,7 +203,7 @@ def _given_gpus(keys: dict, flavour: str) -> tuple[Optional[int], Optional[str]]
                 return _gpu_request(device, "deploy.resources.reservations.devices")
     if flavour == "compose":
         # no device request: the NVIDIA runtime exposes the GPUs the environment lists
-        visible = _declared_environment(keys, flavour).get("NVIDIA_VISIBLE_DEVICES")
+        visible = declared.get("NVIDIA_VISIBLE_DEVICES")
         n = visible_devices_gpus(visible)
         if n is not None:
             return n, f"environment NVIDIA_VISIBLE_DEVICES={visible}"
@@ -182,14 +218,18 @@ def _gpu_request(request: dict, where: str) -> tuple[Optional[int], Optional[str
     return (n, f"{where} count: {n}") if n is not None else (None, None)
 
 
-def _note_env_from(launches: "list[Launch]", keys: dict) -> None:
-    """A Kubernetes ``envFrom`` (config maps, secrets) sets variables the file does not hold: said on each
-    launch, as a ``docker run --env-file`` not found is."""
-    if "envFrom" not in keys:
-        return
+def _note_env_from(launches: "list[Launch]", keys: dict, walker: "YamlWalker", flavour: str) -> None:
+    """A Kubernetes ``envFrom`` (config maps, secrets), or a compose ``env_file`` not beside the scanned file,
+    sets variables the file does not hold: said on each launch, as a ``docker run --env-file`` not found is."""
+    notes = []
+    if "envFrom" in keys:
+        notes.append("envFrom: the variables of these config maps / secrets are not read (a VLLM_* one would "
+                     "change what vLLM does)")
+    if flavour == "compose":
+        notes += [f"env_file {name}: not found beside this file, its variables are not read (a VLLM_* one would "
+                  "change what vLLM does)" for name in _missing_env_files(walker, keys)]
     for launch in launches:
-        launch.notes = launch.notes + ("envFrom: the variables of these config maps / secrets are not read (a "
-                                       "VLLM_* one would change what vLLM does)",)
+        launch.notes = launch.notes + tuple(notes)
 
 
 def _give_gpus(launches: "list[Launch]", gpus: Optional[int], where: Optional[str]) -> None:
@@ -206,8 +246,8 @@ def _in_container(walker: "YamlWalker", first: int, keys: dict, image_text: str,
     script, a multi-line command): they see its environment (the script's own assignments win),
     are given its GPUs, and run the release its image pins unless the script pins one."""
     pin = image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}") if image_text else None
-    _give_gpus(walker.out[first:], *_given_gpus(keys, flavour))
-    _note_env_from(walker.out[first:], keys)
+    _give_gpus(walker.out[first:], *_given_gpus(keys, flavour, declared))
+    _note_env_from(walker.out[first:], keys, walker, flavour)
     for launch in walker.out[first:]:
         given = {t.split("=", 1)[0] for t in launch.tokens if ENV_TOKEN.match(t)}
         words, unknown = _vllm_environment(declared, given)
@@ -236,8 +276,14 @@ def container_launches(walker: "YamlWalker", node) -> bool:
         if "resources" not in keys and "resources" in outer:
             keys["resources"] = outer["resources"]
         flavour = "kubernetes"
+    if flavour == "compose" and "$" in image_text:
+        # compose interpolates the whole file: `image: vllm/vllm-openai:${VLLM_TAG:-v0.20.0}`
+        expanded_image, image_missing = walker.variables.expand(image_text)
+        if not image_missing:
+            image_text = expanded_image
     vllm_image = "vllm/vllm-openai" in image_text or "vllm-openai" in image_text
-    declared = _declared_environment(keys, flavour, walker.injected_environment() if flavour == "kubernetes" else None)
+    declared = _declared_environment(keys, flavour, walker.injected_environment() if flavour == "kubernetes" else None,
+                                     walker)
 
     def kubelet(text: str) -> str:
         """``text`` as the container receives it (Kubernetes expands ``$(NAME)`` from ``env``)."""
@@ -335,6 +381,6 @@ def container_launches(walker: "YamlWalker", node) -> bool:
     walker.out.append(Launch(walker.path, line, env + launch, walker.kind, unresolved,
                              pin=image_pin(image_text, f"{walker.path}:{walker.line(keys['image'])}")
                              if image_text else None, notes=notes, image_entrypoint=implied))
-    _give_gpus(walker.out[-1:], *_given_gpus(keys, flavour))
-    _note_env_from(walker.out[-1:], keys)
+    _give_gpus(walker.out[-1:], *_given_gpus(keys, flavour, declared))
+    _note_env_from(walker.out[-1:], keys, walker, flavour)
     return True

@@ -13,6 +13,7 @@ from typing import Iterable, Iterator, Mapping, Optional
 from ..errors import InputError
 from ..launch.pins import ReleasePin, beside_pin
 from . import yamlnodes
+from .compose import is_compose_file, project_env_file
 from .dockerfile import dockerfile_launches
 from .markdown import markdown_launches
 from .result import Launch, Skip
@@ -154,6 +155,9 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
                                 fatal=explicit))
             return False, []
         out: list[Launch] = []
+        if path != STDIN and is_compose_file(path):
+            for name, value in project_env_file(path).items():
+                variables.set_known(name, value)     # below --set, which stands for the shell's environment
         try:
             docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
             for doc in docs:
