@@ -316,7 +316,7 @@ def command_release(launch: Sequence[str], vllm_version: Optional[str] = None, *
     tokens = list(launch)
     release, source = None, "--vllm-version" if vllm_version is not None else None
     image_entrypoint = False
-    if tokens and tokens[0].rsplit("/", 1)[-1] in ("docker", "podman"):
+    if _names_a_container_cli(tokens) and _container_run(tokens):
         tokens, choice, image_entrypoint = image_launch(tokens, pinned=vllm_version is not None, nearest=nearest)
         if choice is not None:          # the image tag names the release, unless vllm_version did
             release, source = choice.release, choice.source
@@ -329,12 +329,26 @@ def command_release(launch: Sequence[str], vllm_version: Optional[str] = None, *
 
 def launch_gpus(launch: Sequence[str]) -> Optional[int]:
     """The GPUs a ``docker run`` / ``podman run`` command line gives its container (``--gpus N``,
-    ``"device=0,1"``); None for any other command line, or ``--gpus all``."""
-    if not launch or str(launch[0]).rsplit("/", 1)[-1] not in ("docker", "podman"):
+    ``"device=0,1"``, …: :func:`kvguard.scan.shell.container_gpus_given`); None for any other command line,
+    or ``--gpus all``."""
+    words = [str(word) for word in launch]
+    if not _names_a_container_cli(words):
         return None
     from .scan.shell import container_gpus
 
-    return container_gpus(list(launch))
+    return container_gpus(words)
+
+
+def _names_a_container_cli(words: Sequence[str]) -> bool:
+    """A cheap first look (a plain ``vllm serve`` check imports nothing of kvguard.scan): a container CLI among
+    the first words."""
+    return any(str(word).rsplit("/", 1)[-1] in ("docker", "podman", "nerdctl") for word in words[:8])
+
+
+def _container_run(words: Sequence[str]) -> bool:
+    from .scan.shell import is_container_run
+
+    return is_container_run(list(words))
 
 
 def examine_command(launch: Sequence[str], vllm_version: Optional[str] = None, *, nearest: bool = False,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kvguard.errors import Undecidable
-from kvguard.front import command_release, examine, examine_command
+from kvguard.front import command_release, examine, examine_command, launch_gpus
 from kvguard.launch.argv import parse_serve
 from kvguard.launch.images import image_entrypoint, with_image_entrypoint
 from kvguard.versions import resolve
@@ -46,6 +46,10 @@ def test_a_docker_run_on_an_old_image_runs_the_api_server():
     # the release asked for decides the image's entrypoint
     tokens, _release, _source = command_release(docker, "0.20.0")
     assert tokens == ["vllm", "serve", "--model", "Qwen/Qwen3-32B", "-tp", "8"]
+    # sudo (with its options) before the container CLI changes nothing of what the container runs
+    sudo = ["sudo", "-E", "docker", "run", "--gpus", "2", "vllm/vllm-openai:v0.10.2", "--model", "Qwen/Qwen3-32B"]
+    assert command_release(sudo)[:2] == ([*API_SERVER, "--model", "Qwen/Qwen3-32B"], resolve("0.10.2"))
+    assert launch_gpus(sudo) == 2
     # --entrypoint replaces the image's: nothing is inserted
     own = ["docker", "run", "--entrypoint", "vllm", "vllm/vllm-openai:v0.10.2", "serve", "Qwen/Qwen3-32B"]
     assert command_release(own)[0] == ["vllm", "serve", "Qwen/Qwen3-32B"]

@@ -87,6 +87,10 @@ CASES = [
         status="refused", release="0.10.2",
         message="Total number of attention heads (32) must be divisible by tensor parallel size (3).",
         argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B", "-tp", "3"])),
+    ("images/docker.sh", None, 8, dict(          # `sudo -E docker run`: the container's GPUs and pin all the same
+        status="refused", release="0.28.0", note="given 2 GPUs (docker run --gpus)",
+        message="World size (4) is larger than the number of available GPUs (2) in this node.",
+        argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"])),
     ("images/Dockerfile", None, 3, dict(
         status="accepted", release="0.10.2",
         argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-8B", "-tp", "2"])),

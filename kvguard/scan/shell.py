@@ -15,7 +15,7 @@ from .gpus import visible_devices_gpus
 from .result import Launch
 from .variables import ENV_TOKEN, Variables, launch_reads
 
-__all__ = ["LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "launch_and_image", "launch_tokens", "logical_lines",
+__all__ = ["LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run", "launch_and_image", "launch_tokens", "logical_lines",
            "shell_launches", "split_commands"]
 
 LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
@@ -194,13 +194,24 @@ def _container_env(options: list[str]) -> list[str]:
     return [value for kind, value in _env_options(options) if kind == "env" and ENV_TOKEN.match(value)]
 
 
+def _run_options(cmd: list[str]) -> Optional[list[str]]:
+    """The words of a ``docker run`` / ``podman run`` command before its image (its options), or None for
+    any other command."""
+    cli = _container_cli_at(cmd)
+    if cli is None:
+        return None
+    cmd = cmd[cli:]
+    at = _container_image_at(cmd, cmd.index("run"))
+    return cmd[:at] if at is not None else cmd
+
+
 def container_env_inputs(cmd: list[str]) -> tuple[list[str], list[str]]:
     """What else a ``docker run`` gives its container's environment: the names ``-e NAME`` passes from the
     docker command's own environment, and the ``--env-file`` files (in their order)."""
-    if "run" not in cmd[:3]:
+    options = _run_options(cmd)
+    if options is None:
         return [], []
-    at = _container_image_at(cmd, cmd.index("run"))
-    found = list(_env_options(cmd[:at] if at is not None else cmd))
+    found = list(_env_options(options))
     names = [value for kind, value in found if kind == "env" and re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", value)]
     return names, [value for kind, value in found if kind == "file"]
 
@@ -215,10 +226,9 @@ def container_gpus_given(cmd: list[str]) -> tuple[Optional[int], Optional[str]]:
     ``"device=0,1"`` (the ids listed), ``--device nvidia.com/gpu=0`` (CDI, one per GPU), else ``-e
     NVIDIA_VISIBLE_DEVICES=0,1`` (read by the NVIDIA runtime when no device is requested); (None, None) for
     ``all`` (the node's), none given, or a form not read."""
-    if "run" not in cmd[:3]:
+    options = _run_options(cmd)
+    if options is None:
         return None, None
-    at = _container_image_at(cmd, cmd.index("run"))
-    options = cmd[:at] if at is not None else cmd
     # CDI devices (podman, Docker 25+): `--device nvidia.com/gpu=0` per GPU, `=all` for the node's
     cdi = [value.split("=", 1)[1] for value in _option_values(options, ("--device",))
            if value.startswith("nvidia.com/gpu=")]
@@ -328,8 +338,10 @@ def _vllm_image_launch(cmd: list[str]) -> Optional[CommandLaunch]:
     """The launch of ``docker run … vllm/vllm-openai:TAG ARGS`` (None for any other command): ARGS after the
     image's entrypoint — also when ARGS start with a launcher of their own, which the entrypoint then receives
     as arguments —, or after ``--entrypoint X``; CommandLaunch(None) when the container runs no server."""
-    if not (cmd and cmd[0].rsplit("/", 1)[-1] in ("docker", "podman") and "run" in cmd[:3]):
+    cli = _container_cli_at(cmd)
+    if cli is None:
         return None
+    cmd = cmd[cli:]
     at = _container_image_at(cmd, cmd.index("run"))
     if at is None or "vllm/vllm-openai" not in cmd[at]:
         return None
@@ -352,6 +364,37 @@ def _vllm_image_launch(cmd: list[str]) -> Optional[CommandLaunch]:
 
 #: said of an image launch whose arguments start with a launcher again
 IMAGE_RUNS_FIRST = "the image's own entrypoint runs before this command, which starts with its own launcher"
+
+
+#: the container CLIs whose `run` starts an image
+_CONTAINER_CLIS = frozenset({"docker", "podman", "nerdctl"})
+
+#: options of the wrappers (sudo's) that take a value
+_WRAPPER_VALUED = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-U", "--user", "--group", "-n"})
+
+
+def _container_cli_at(cmd: list[str]) -> Optional[int]:
+    """The index of ``docker`` / ``podman`` / ``nerdctl`` in a ``… run`` (``container run``) command, after
+    ``NAME=value`` words and wrappers with their options (``sudo -E docker run``); None for any other."""
+    i = 0
+    while i < len(cmd):
+        word = cmd[i]
+        if word.rsplit("/", 1)[-1] in _CONTAINER_CLIS:
+            return i if "run" in cmd[i + 1:i + 3] else None
+        if word in _WRAPPER_VALUED and i > 0 and cmd[0].rsplit("/", 1)[-1] == "sudo":
+            i += 2
+            continue
+        if not (ENV_TOKEN.match(word) or word in _KEYWORDS or word.rsplit("/", 1)[-1] in _WRAPPERS
+                or word.startswith("-") and i > 0):
+            return None
+        i += 1
+    return None
+
+
+def is_container_run(cmd: list[str]) -> bool:
+    """A ``docker run`` / ``podman run`` / ``nerdctl run`` command (``sudo`` and ``NAME=value`` before it
+    allowed)."""
+    return _container_cli_at(cmd) is not None
 
 
 def starts_its_own_launcher(tokens: list[str]) -> bool:
