@@ -389,9 +389,10 @@ def test_a_compose_dotenv_file_is_read_as_compose_reads_it(tmp_path):
     (tmp_path / ".env").write_text(
         "# comment\nA=1\nexport B = two words  # a comment\nC='$literal # kept'\nD=\"x\\ny\"\nE=${A}\n"
         "F=\"quoted\"\nG='open\nnot a line\n", encoding="utf-8")
-    assert read_dotenv(str(tmp_path / ".env")) == {"A": "1", "B": "two words", "C": "$literal # kept",
-                                                   "F": "quoted"}
-    assert read_dotenv(str(tmp_path / "absent.env")) is None
+    scanned = str(tmp_path / "compose.yaml")
+    assert read_dotenv(scanned, ".env") == {"A": "1", "B": "two words", "C": "$literal # kept", "F": "quoted"}
+    assert read_dotenv(scanned, str(tmp_path / ".env")) == read_dotenv(scanned, ".env")    # absolute: as written
+    assert read_dotenv(scanned, "absent.env") is None
 
 
 def test_set_stands_for_the_shell_environment_which_compose_prefers_to_its_env_file():

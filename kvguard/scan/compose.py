@@ -13,6 +13,8 @@ import os
 import re
 from typing import Optional
 
+from .beside import read_beside
+
 __all__ = ["compose_command", "is_compose_file", "is_compose_service", "project_env_file", "read_dotenv"]
 
 #: the names ``docker compose`` looks for (compose.yaml first), and ``-f`` files named like them
@@ -28,19 +30,16 @@ def is_compose_file(path: str) -> bool:
 def project_env_file(compose_path: str) -> "dict[str, str]":
     """The ``.env`` file beside a compose file, as compose reads it for interpolation (:func:`read_dotenv`);
     empty when there is none."""
-    return read_dotenv(os.path.join(os.path.dirname(os.path.abspath(compose_path)), ".env")) or {}
+    return read_dotenv(compose_path, ".env") or {}
 
 
-def read_dotenv(path: str) -> "Optional[dict[str, str]]":
-    """A compose ``.env`` / ``env_file`` file: ``NAME=value`` lines (``export`` allowed, ``#`` comments, quotes
-    removed, an unquoted value's `` #…`` comment dropped); None when it cannot be read.  A value that itself
-    interpolates (``$``) or escapes (a double-quoted ``\\``) is left out: unresolved."""
-    try:
-        if os.path.getsize(path) > 1 << 20:
-            return None
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except OSError:
+def read_dotenv(scanned: str, name: str) -> "Optional[dict[str, str]]":
+    """A compose ``.env`` / ``env_file`` file named beside the scanned file: ``NAME=value`` lines (``export``
+    allowed, ``#`` comments, quotes removed, an unquoted value's `` #…`` comment dropped); None when it cannot
+    be read there.  A value that itself interpolates (``$``) or escapes (a double-quoted ``\\``) is left out:
+    unresolved."""
+    text = read_beside(scanned, name)
+    if text is None:
         return None
     values: dict[str, str] = {}
     for line in text.splitlines():

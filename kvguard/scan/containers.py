@@ -104,32 +104,23 @@ def _declared_environment(keys: dict, flavour: str, injected: "Optional[dict[str
 def _compose_env_files(walker: "YamlWalker", value: Any) -> "list[tuple[str, Optional[str]]]":
     """The entries of a compose service's ``env_file`` (a path, a list of paths, or of ``{path, required}``),
     in order; a file not beside the scanned file gives none (noted: :func:`_note_env_from`)."""
-    import os
-
-    files = value if isinstance(value, list) else [value]
     entries: list[tuple[str, Optional[str]]] = []
-    for item in files:
-        name = item.get("path") if isinstance(item, dict) else item
-        if not isinstance(name, str) or not name:
-            continue
-        full = name if os.path.isabs(name) else os.path.join(os.path.dirname(os.path.abspath(walker.path)), name)
-        entries += list((read_dotenv(full) or {}).items())
+    for name in _env_file_names(value):
+        entries += list((read_dotenv(walker.path, name) or {}).items())
     return entries
+
+
+def _env_file_names(value: Any) -> "list[str]":
+    """The paths a compose ``env_file`` names: a path, a list of paths, or of ``{path, required}``."""
+    items = value if isinstance(value, list) else [value]
+    names = [item.get("path") if isinstance(item, dict) else item for item in items]
+    return [name for name in names if isinstance(name, str) and name]
 
 
 def _missing_env_files(walker: "YamlWalker", keys: dict) -> "list[str]":
     """The ``env_file`` paths of a compose service that are not beside the scanned file."""
-    import os
-
-    value = to_python(keys["env_file"]) if "env_file" in keys else []
-    missing = []
-    for item in value if isinstance(value, list) else [value]:
-        name = item.get("path") if isinstance(item, dict) else item
-        if isinstance(name, str) and name:
-            full = name if os.path.isabs(name) else os.path.join(os.path.dirname(os.path.abspath(walker.path)), name)
-            if read_dotenv(full) is None:
-                missing.append(name)
-    return missing
+    names = _env_file_names(to_python(keys["env_file"])) if "env_file" in keys else []
+    return [name for name in names if read_dotenv(walker.path, name) is None]
 
 
 def _vllm_environment(declared: "dict[str, Optional[str]]", given: "set[str]") -> tuple[list[str], list[str]]:

@@ -11,6 +11,7 @@ import shlex
 from typing import Iterator, NamedTuple, Optional
 
 from ..launch.pins import image_pin, pip_pin, runner_pin
+from .beside import read_beside
 from .gpus import visible_devices_gpus
 from .result import Launch
 from .variables import ENV_TOKEN, Variables, launch_reads
@@ -257,15 +258,8 @@ def read_env_file(script: str, name: str) -> Optional[list[tuple[str, Optional[s
     """The entries of a docker ``--env-file`` (``NAME=value`` taken literally, ``NAME`` alone passed from the
     docker command's environment: None), the file's path taken from the scanned file's directory; None when it
     cannot be read there."""
-    import os
-
-    full = name if os.path.isabs(name) else os.path.join(os.path.dirname(os.path.abspath(script)), name)
-    try:
-        if os.path.getsize(full) > 1 << 20:
-            return None
-        with open(full, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-    except OSError:
+    text = read_beside(script, name)
+    if text is None:
         return None
     entries: list[tuple[str, Optional[str]]] = []
     for line in text.splitlines():
