@@ -414,6 +414,11 @@ def test_a_leader_worker_set_makes_one_launch_per_worker_where_the_index_reaches
     ]
 
 
+def test_without_a_leader_template_the_worker_template_makes_the_leader_too():
+    result = scan([os.path.join(DEPLOY, "lws", "no-leader.yaml")], "0.28.0", build_report)
+    assert [(f.launch.label, f.launch.tokens[-1]) for f in result.findings] == [("worker 0", "0"), ("worker 1", "1")]
+
+
 def test_a_leader_worker_set_of_more_than_17_pods_leaves_the_worker_index_open(tmp_path):
     text = open(os.path.join(DEPLOY, "lws", "workers.yaml"), encoding="utf-8").read().replace("size: 3", "size: 18")
     (tmp_path / "lws.yaml").write_text(text, encoding="utf-8")

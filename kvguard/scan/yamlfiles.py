@@ -70,6 +70,7 @@ class YamlWalker:
         self.lws = False
         self.lws_group_size: Optional[str] = None
         self.lws_worker_index: Optional[int] = None
+        self.lws_worker_from = 1        # the worker template's first pod: 0 when there is no leader template
 
     def line(self, node) -> int:
         return node.start_mark.line + 1 + self.offset
@@ -110,6 +111,7 @@ class YamlWalker:
         self.lws = True
         self.lws_group_size = str(size) if isinstance(size, int) and not isinstance(size, bool) and size > 0 \
             else None
+        self.lws_worker_from = 1 if isinstance(template, dict) and template.get("leaderTemplate") else 0
 
     def injected_environment(self) -> "dict[str, Optional[str]]":
         """What a controller puts in the environment of the container being walked, before its own."""
@@ -121,15 +123,16 @@ class YamlWalker:
         return {"LWS_LEADER_ADDRESS": None, "LWS_GROUP_SIZE": self.lws_group_size, "LWS_WORKER_INDEX": index}
 
     def _walk_workers(self, template) -> None:
-        """A LeaderWorkerSet's worker template makes the pods of indices 1 … size − 1: walked once per index; a
-        launch that differs by index (``--node-rank $(LWS_WORKER_INDEX)``) is one launch per worker, labelled
-        ``worker N``, any other is one launch."""
+        """A LeaderWorkerSet's worker template makes the pods of indices 1 … size − 1 (0 … size − 1 without a
+        leader template): walked once per index; a launch that differs by index (``--node-rank
+        $(LWS_WORKER_INDEX)``) is one launch per pod, labelled ``worker N``, any other is one launch."""
         size = int(self.lws_group_size) if self.lws_group_size else 0
-        if not 2 <= size <= _MAX_LWS_WORKERS + 1:
+        indices = range(self.lws_worker_from, size)
+        if not 1 <= len(indices) <= _MAX_LWS_WORKERS:
             self.walk(template)
             return
         walks: list[list[Launch]] = []
-        for index in range(1, size):
+        for index in indices:
             before = len(self.out)
             self.lws_worker_index = index
             try:
@@ -146,7 +149,7 @@ class YamlWalker:
             if alike:
                 self.out.append(walks[0][i])
                 continue
-            for index, walk in enumerate(walks, 1):
+            for index, walk in zip(indices, walks):
                 if i < len(walk):
                     launch = walk[i]
                     launch.label = f"worker {index}" + (f", {launch.label}" if launch.label else "")
