@@ -16,8 +16,9 @@ from .gpus import visible_devices_gpus
 from .result import Launch
 from .variables import ENV_TOKEN, Variables, launch_reads
 
-__all__ = ["LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run", "launch_and_image", "launch_tokens", "logical_lines",
-           "shell_launches", "split_commands"]
+__all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run",
+           "launch_and_image", "launch_tokens", "logical_lines", "shell_launches", "split_commands",
+           "starts_its_own_launcher"]
 
 LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
                          r"vllm/vllm-openai")
