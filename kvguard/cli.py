@@ -311,7 +311,10 @@ _SCAN_PARAGRAPHS = (
     "Each launch is checked against the vLLM release its deployment pins: the image tag "
     "(vllm/vllm-openai:v0.20.0; latest = the newest known), an earlier pip install vllm==X, a vllm==X pin in "
     "requirements*.txt or pyproject.toml beside the file; else the installed vLLM, else the newest supported. "
-    "--vllm-version overrides them all. Settings: [tool.kvguard] in the nearest pyproject.toml above the first "
+    "--vllm-version overrides them all; that release's image also decides the command a vLLM image starts "
+    "(python3 -m vllm.entrypoints.openai.api_server up to 0.11.0, vllm serve from 0.11.1). A compose file's "
+    "${X} comes from --set, else the .env file beside it. A refused launch shows the nearest launch its "
+    "release accepts. Settings: [tool.kvguard] in the nearest pyproject.toml above the first "
     "path (vllm-version, nearest, exclude, variables, host); command-line options win.",
     "Exit status: 1 if any launch is refused; else 2 if any launch is undecidable or a file named on the "
     "command line is unreadable; else 0 (every launch found is accepted, or none was found). Files met while "
