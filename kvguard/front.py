@@ -342,7 +342,9 @@ def launch_gpus(launch: Sequence[str]) -> Optional[int]:
 def _names_a_container_cli(words: Sequence[str]) -> bool:
     """A cheap first look (a plain ``vllm serve`` check imports nothing of kvguard.scan): a container CLI among
     the first words."""
-    return any(str(word).rsplit("/", 1)[-1] in ("docker", "podman", "nerdctl") for word in words[:8])
+    from .launch.images import CONTAINER_CLIS
+
+    return any(str(word).rsplit("/", 1)[-1] in CONTAINER_CLIS for word in words[:8])
 
 
 def _container_run(words: Sequence[str]) -> bool:

@@ -19,7 +19,10 @@ import re
 
 from ..versions import Release
 
-__all__ = ["IMAGE_SERVE_SINCE", "image_entrypoint", "with_image_entrypoint"]
+__all__ = ["CONTAINER_CLIS", "IMAGE_SERVE_SINCE", "image_entrypoint", "with_image_entrypoint"]
+
+#: the container CLIs whose ``run`` starts an image
+CONTAINER_CLIS = frozenset({"docker", "podman", "nerdctl"})
 
 #: the first release whose images start ``vllm serve`` (earlier ones, the api_server module)
 IMAGE_SERVE_SINCE = "0.11.1"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from typing import Optional
 
-__all__ = ["MAX_BESIDE_BYTES", "read_beside"]
+__all__ = ["MAX_BESIDE_BYTES", "not_beside", "read_beside"]
 
 #: a file named beside a deployment larger than this is not read (not a settings file)
 MAX_BESIDE_BYTES = 1 << 20
@@ -25,3 +25,9 @@ def read_beside(scanned: str, name: str) -> Optional[str]:
             return fh.read()
     except OSError:
         return None
+
+
+def not_beside(option: str, name: str) -> str:
+    """The note on a launch whose deployment names a settings file (``option name``) that is not beside it."""
+    return (f"{option} {name}: not found beside this file, its variables are not read (a VLLM_* one would change "
+            "what vLLM does)")

@@ -11,6 +11,7 @@ import shlex
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..launch.pins import image_pin
+from .beside import not_beside
 from .compose import compose_command, is_compose_service, read_dotenv
 from .gpus import gpu_count, resources_gpus, visible_devices_gpus
 from .helm import helm_launches
@@ -217,8 +218,7 @@ def _note_env_from(launches: "list[Launch]", keys: dict, walker: "YamlWalker", f
         notes.append("envFrom: the variables of these config maps / secrets are not read (a VLLM_* one would "
                      "change what vLLM does)")
     if flavour == "compose":
-        notes += [f"env_file {name}: not found beside this file, its variables are not read (a VLLM_* one would "
-                  "change what vLLM does)" for name in _missing_env_files(walker, keys)]
+        notes += [not_beside("env_file", name) for name in _missing_env_files(walker, keys)]
     for launch in launches:
         launch.notes = launch.notes + tuple(notes)
 

@@ -10,8 +10,9 @@ import re
 import shlex
 from typing import Iterator, NamedTuple, Optional
 
+from ..launch.images import CONTAINER_CLIS
 from ..launch.pins import image_pin, pip_pin, runner_pin
-from .beside import read_beside
+from .beside import not_beside, read_beside
 from .gpus import visible_devices_gpus
 from .result import Launch
 from .variables import ENV_TOKEN, Variables, launch_reads
@@ -43,7 +44,7 @@ _WRAPPERS = {"env", "exec", "sudo", "nohup", "time", "command", "nice"}
 
 #: programs that run their command somewhere else (another container, another host): the environment
 #: of the command line that calls them is not the launch's
-_ELSEWHERE = frozenset({"docker", "podman", "nerdctl", "kubectl", "oc", "ssh"})
+_ELSEWHERE = CONTAINER_CLIS | {"kubectl", "oc", "ssh"}
 
 #: commands whose arguments are text, not a command they run (`echo Starting vllm serve now`)
 _TEXT_COMMANDS = frozenset({"echo", "printf", "logger", "pgrep", "pkill", "grep", "egrep", "fgrep", "ps", "kill",
@@ -308,8 +309,7 @@ def _container_environment(path: str, cmd: list[str], given: set[str],
     for env_file in reversed(files):      # the last file's entry wins; -e entries win over every file
         entries = read_env_file(path, env_file)
         if entries is None:
-            notes.append(f"--env-file {env_file}: not found beside this file, its variables are not read "
-                         "(a VLLM_* one would change what vLLM does)")
+            notes.append(not_beside("--env-file", env_file))
             continue
         for name, value in reversed(entries):
             if value is None:
@@ -361,9 +361,6 @@ def _vllm_image_launch(cmd: list[str]) -> Optional[CommandLaunch]:
 IMAGE_RUNS_FIRST = "the image's own entrypoint runs before this command, which starts with its own launcher"
 
 
-#: the container CLIs whose `run` starts an image
-_CONTAINER_CLIS = frozenset({"docker", "podman", "nerdctl"})
-
 #: options of the wrappers (sudo's) that take a value
 _WRAPPER_VALUED = frozenset({"-u", "-g", "-h", "-p", "-C", "-D", "-U", "--user", "--group", "-n"})
 
@@ -374,7 +371,7 @@ def _container_cli_at(cmd: list[str]) -> Optional[int]:
     i = 0
     while i < len(cmd):
         word = cmd[i]
-        if word.rsplit("/", 1)[-1] in _CONTAINER_CLIS:
+        if word.rsplit("/", 1)[-1] in CONTAINER_CLIS:
             return i if "run" in cmd[i + 1:i + 3] else None
         if word in _WRAPPER_VALUED and i > 0 and cmd[0].rsplit("/", 1)[-1] == "sudo":
             i += 2
