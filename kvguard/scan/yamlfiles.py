@@ -9,7 +9,7 @@ holding a launch (a script, a Markdown guide).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from ..launch.pins import image_pin
 from . import yamlnodes
@@ -56,6 +56,14 @@ _PROSE_KEYS = frozenset({"name", "description", "title", "summary", "displayName
 _MAX_LWS_WORKERS = 16
 
 
+class LeaderWorkerSet(NamedTuple):
+    """What a LeaderWorkerSet's pods are given: its group size (``spec.leaderWorkerTemplate.size``; None when not
+    a whole number), and whether a leader template makes index 0 (else the worker template does)."""
+
+    size: Optional[int]
+    has_leader_template: bool
+
+
 class YamlWalker:
     def __init__(self, path: str, offset: int, variables: Variables, kind: str, strategies_from: Optional[str]):
         self.path, self.offset, self.variables, self.kind = path, offset, variables, kind
@@ -65,12 +73,10 @@ class YamlWalker:
         self.keys: list[str] = []        # the key path to the node being walked ("[]": a list item)
         self.out: list[Launch] = []
         self.handled: set[int] = set()   # nodes read already (a workflow's `run:` steps, a pipeline's scripts)
-        #: in a LeaderWorkerSet document: its pods' LWS_GROUP_SIZE (None: not in the file), and the worker index
-        #: of the worker template's pod being walked (None: not known)
-        self.lws = False
-        self.lws_group_size: Optional[str] = None
+        #: the LeaderWorkerSet this document is (None: not one), and the worker index of the worker template's
+        #: pod being walked (None: not known)
+        self.lws: Optional[LeaderWorkerSet] = None
         self.lws_worker_index: Optional[int] = None
-        self.lws_worker_from = 1        # the worker template's first pod: 0 when there is no leader template
 
     def line(self, node) -> int:
         return node.start_mark.line + 1 + self.offset
@@ -108,26 +114,24 @@ class YamlWalker:
         spec = plain.get("spec")
         template = spec.get("leaderWorkerTemplate") if isinstance(spec, dict) else None
         size = template.get("size", 1) if isinstance(template, dict) else 1
-        self.lws = True
-        self.lws_group_size = str(size) if isinstance(size, int) and not isinstance(size, bool) and size > 0 \
-            else None
-        self.lws_worker_from = 1 if isinstance(template, dict) and template.get("leaderTemplate") else 0
+        self.lws = LeaderWorkerSet(size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else None,
+                                   bool(isinstance(template, dict) and template.get("leaderTemplate")))
 
     def injected_environment(self) -> "dict[str, Optional[str]]":
         """What a controller puts in the environment of the container being walked, before its own."""
-        if not self.lws:
+        if self.lws is None:
             return {}
         # the leader template's pod is index 0; without one, the worker template makes the leader too
         leader = "leaderTemplate" in self.keys
         index = "0" if leader else None if self.lws_worker_index is None else str(self.lws_worker_index)
-        return {"LWS_LEADER_ADDRESS": None, "LWS_GROUP_SIZE": self.lws_group_size, "LWS_WORKER_INDEX": index}
+        size = None if self.lws.size is None else str(self.lws.size)
+        return {"LWS_LEADER_ADDRESS": None, "LWS_GROUP_SIZE": size, "LWS_WORKER_INDEX": index}
 
     def _walk_workers(self, template) -> None:
         """A LeaderWorkerSet's worker template makes the pods of indices 1 … size − 1 (0 … size − 1 without a
         leader template): walked once per index; a launch that differs by index (``--node-rank
         $(LWS_WORKER_INDEX)``) is one launch per pod, labelled ``worker N``, any other is one launch."""
-        size = int(self.lws_group_size) if self.lws_group_size else 0
-        indices = range(self.lws_worker_from, size)
+        indices = range(1 if self.lws.has_leader_template else 0, self.lws.size or 0) if self.lws else range(0)
         if not 1 <= len(indices) <= _MAX_LWS_WORKERS:
             self.walk(template)
             return
@@ -172,7 +176,7 @@ class YamlWalker:
                         continue        # `name: Run vllm serve smoke test` names a step, it runs nothing
                     self.keys.append(str(key))
                     try:
-                        if key == "workerTemplate" and self.lws and "leaderWorkerTemplate" in self.keys:
+                        if key == "workerTemplate" and self.lws is not None and "leaderWorkerTemplate" in self.keys:
                             self._walk_workers(v)
                         else:
                             self.walk(v)
