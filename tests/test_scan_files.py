@@ -172,6 +172,20 @@ CASES = [
         status="accepted", label="LLMInferenceService r1-pd prefill",
         argv=["vllm", "serve", "deepseek-ai/DeepSeek-R1", "--enable-expert-parallel", "--tensor-parallel-size",
               "8"])),
+    # ---- a KubeRay RayJob's entrypoint runs on the head node: its image, environment and (no entrypoint
+    # resources asked) GPUs; runtimeEnvYAML's env_vars join the environment, its pip `vllm==X` pins the release
+    ("kuberay/rayjob.yaml", None, 7, dict(
+        status="refused", check="PC_gpu_count", release="0.20.0", source="image vllm/vllm-openai:v0.20.0 at",
+        message="World size (8) is larger than the number of available GPUs (4) in this node.",
+        note="given 4 GPUs (resources.limits nvidia.com/gpu: 4)")),
+    ("kuberay/rayjob.yaml", None, 26, dict(
+        status="accepted", release="0.11.0", source="runtimeEnvYAML pip: vllm==0.11.0 at",
+        argv=["VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "python", "-m", "vllm.entrypoints.openai.api_server", "--model",
+              "Qwen/Qwen3-32B", "-tp", "4", "--max-model-len", "64000"])),
+    ("kuberay/rayjob.yaml", None, 47, dict(
+        status="accepted", release="0.28.0",
+        argv=["VLLM_MLA_DISABLE=1", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-pp", "2",
+              "--distributed-executor-backend", "ray"])),
     # ---- item 10: the release each launch's deployment pins
     ("pins/Dockerfile", None, 3, dict(
         status="refused", exc="AssertionError", message=GQA_DCP_020, release="0.20.0",
@@ -274,7 +288,7 @@ CASES = [
 #: every launch line of each file (none found elsewhere, e.g. the compose redis service)
 LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md": {5, 13, 19, 24},
          "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
-         "lws/lws.yaml": {15, 38, 47},
+         "lws/lws.yaml": {15, 38, 47}, "kuberay/rayjob.yaml": {7, 26, 47},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -412,6 +426,23 @@ def test_a_leader_worker_set_makes_one_launch_per_worker_where_the_index_reaches
         (21, "worker 2", "accepted", ["--node-rank", "2", "--headless"]),
         (25, None, "refused", ["Qwen/Qwen3-8B", "-tp", "3"]),                     # the same in every worker
     ]
+
+
+def test_a_ray_job_driver_that_asks_ray_for_gpus_is_not_given_the_head_nodes():
+    result = scan([os.path.join(DEPLOY, "kuberay", "rayjob.yaml")], None, build_report)
+    by_line = {f.launch.line: f.launch for f in result.findings}
+    assert by_line[7].gpus == 4
+    assert by_line[47].gpus is None and not any("GPU" in note for note in by_line[47].notes)
+
+
+def test_a_ray_jobs_runtime_env_vars_are_its_drivers_environment(tmp_path):
+    text = open(os.path.join(DEPLOY, "kuberay", "rayjob.yaml"), encoding="utf-8").read()
+    (tmp_path / "job.yaml").write_text(text.replace('VLLM_ALLOW_LONG_MAX_MODEL_LEN: "1"', 'OTHER: "1"'),
+                                       encoding="utf-8")
+    finding = next(f for f in scan([str(tmp_path / "job.yaml")], None, build_report).findings if f.launch.line == 26)
+    assert (finding.status, finding.report.verdict.check) == ("refused", "MC_max_len")
+    assert finding.report.verdict.message.startswith("User-specified max_model_len (64000) is greater than the derived "
+                                              "max_model_len (max_position_embeddings=40960 or model_max_length=None")
 
 
 def test_without_a_leader_template_the_worker_template_makes_the_leader_too():

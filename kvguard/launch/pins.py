@@ -37,7 +37,7 @@ from ..errors import UnsupportedVersion
 from ..record import Record
 
 __all__ = ["ReleaseChoice", "ReleasePin", "beside_pin", "choose_release", "default_release", "image_pin",
-           "is_vllm_image", "pip_pin", "read_toml", "runner_pin"]
+           "is_vllm_image", "pip_pin", "read_toml", "requirement_pin", "runner_pin"]
 
 #: vLLM's own images (after any registry prefix)
 _VLLM_IMAGE = re.compile(r"(?:^|/)vllm/vllm-(?:openai|openai-rocm|openai-cpu|openai-xpu|tpu)$")
@@ -120,6 +120,12 @@ def pip_pin(command: list[str], where: str) -> Optional[ReleasePin]:
         if m:
             return ReleasePin(m.group(1), " ".join(head + ["install", tok.strip().strip("\"'")]), where)
     return None
+
+
+def requirement_pin(requirement: str, source: str, where: str) -> Optional[ReleasePin]:
+    """The release an exact requirement (``vllm==X``, ``vllm[extra]===X``) names, said to come from ``source``."""
+    m = _EXACT_REQ.match(requirement)
+    return ReleasePin(m.group(1), f"{source} {requirement.strip()}", where) if m else None
 
 
 #: ``uvx vllm@0.28.0 serve``: the release a tool runner's ``PACKAGE@VERSION`` names

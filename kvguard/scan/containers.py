@@ -24,7 +24,7 @@ from .yamlnodes import scalar_text, to_python
 if TYPE_CHECKING:
     from .yamlfiles import YamlWalker
 
-__all__ = ["container_launches"]
+__all__ = ["container_launches", "script_in_container"]
 
 #: a name a container's environment can hold (Kubernetes also takes dots and dashes)
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
@@ -248,11 +248,26 @@ def _in_container(walker: "YamlWalker", first: int, keys: dict, image_text: str,
             launch.pin = pin
 
 
+def script_in_container(walker: "YamlWalker", script_node, keys: dict,
+                        extra: "dict[str, Optional[str]]", with_gpus: bool = True) -> None:
+    """The launches of a script that a process of a Kubernetes container (``keys``: the container's mapping) runs
+    for someone else, as a Ray job's entrypoint runs on the head node: in the container's environment, then
+    ``extra``; with its image's release unless the script or the scope pins one; given its GPUs if ``with_gpus``."""
+    declared = _declared_environment(keys, "kubernetes") if keys else {}
+    declared.update(extra)
+    before = len(walker.out)
+    _run_script(walker, declared, script_node, None)
+    image_text = scalar_text(keys["image"]) if keys.get("image") is not None else ""
+    container = keys if with_gpus else {k: v for k, v in keys.items() if k != "resources"}
+    _in_container(walker, before, container, image_text, declared, "kubernetes")
+
+
 def container_launches(walker: "YamlWalker", node) -> bool:
     """A mapping with command/args/entrypoint: a Kubernetes container, a compose service, Helm values."""
     import yaml
     keys = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
-    command, args, entry = keys.get("command"), keys.get("args"), keys.get("entrypoint")
+    command, args, entry = (None if keys.get(name) is None or id(keys[name]) in walker.handled else keys[name]
+                            for name in ("command", "args", "entrypoint"))     # a RayJob's entrypoint: read
     if command is None and args is None and entry is None:
         return helm_launches(walker, node, keys)
     image_text = scalar_text(keys.get("image")) if keys.get("image") is not None else ""

@@ -3,7 +3,8 @@ the kinds of YAML kvguard reads — Kubernetes containers and compose services
 (:mod:`~kvguard.scan.containers`), Helm values (:mod:`~kvguard.scan.helm`), the deployers' charts
 (:mod:`~kvguard.scan.charts`), vLLM recipes (:mod:`~kvguard.scan.recipes`), GitHub Actions workflows
 (:mod:`~kvguard.scan.workflows`), GitLab CI pipelines (:mod:`~kvguard.scan.gitlab`), SkyPilot tasks
-(:mod:`~kvguard.scan.skypilot`), dstack runs (:mod:`~kvguard.scan.dstack`) — and any string
+(:mod:`~kvguard.scan.skypilot`), dstack runs (:mod:`~kvguard.scan.dstack`), KubeRay jobs
+(:mod:`~kvguard.scan.kuberay`) — and any string
 holding a launch (a script, a Markdown guide).
 """
 
@@ -16,6 +17,7 @@ from . import yamlnodes
 from .containers import container_launches
 from .dstack import dstack_launches, is_dstack_run
 from .gitlab import gitlab_launches, is_gitlab_ci, plain_value
+from .kuberay import is_ray_job, ray_job_launches
 from .markdown import markdown_launches
 from .recipes import recipe_launches
 from .result import Launch
@@ -101,6 +103,8 @@ class YamlWalker:
                 skypilot_launches(self, node, plain)     # its setup and run; the rest is walked below
             elif is_dstack_run(plain):
                 dstack_launches(self, node, plain)       # its commands; the rest is walked below
+            elif is_ray_job(plain):
+                ray_job_launches(self, node, plain)      # its entrypoint; the rest is walked below
         self.walk(node)
         return self.out
 
