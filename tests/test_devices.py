@@ -153,3 +153,40 @@ def test_an_explicit_mp_backend_past_the_node_s_gpus_is_undecidable(release):
     with pytest.raises(Undecidable, match="mp starts 16 workers on this node, which has 8 GPUs"):
         examine(release, "vllm serve Qwen/Qwen3-32B -tp 16 --distributed-executor-backend mp")
     assert examine(release, "vllm serve Qwen/Qwen3-32B -tp 8 --distributed-executor-backend mp").verdict.ok
+
+
+# ---- the Ray executor's placement group (docs/rules.md W_ray_cluster)
+RAY_CLUSTER = ("the Ray executor asks the Ray cluster for a placement group of 16 GPUs, more than this node's 8 "
+               "(assumed: state yours with --gpus-per-node); whether the cluster's other nodes have them is not "
+               "read (without them vLLM waits 1800 seconds, then raises a ValueError)")
+
+
+@pytest.mark.parametrize(("release", "launch"), [
+    ("0.33.0", "vllm serve Qwen/Qwen3-32B -tp 16 --distributed-executor-backend ray"),
+    ("0.20.0", "vllm serve Qwen/Qwen3-32B -tp 8 -pp 2 --distributed-executor-backend ray"),
+    ("0.11.0", "vllm serve Qwen/Qwen3-32B -tp 16"),        # 0.10.2-0.11.0 pick Ray past the node's GPUs
+    ("0.10.2", "vllm serve Qwen/Qwen3-32B -tp 8 -pp 2"),
+])
+def test_a_ray_cluster_past_the_node_s_gpus_is_listed_as_skipped(release, launch):
+    verdict = examine(release, launch).verdict
+    assert verdict.ok
+    assert [(s.check, s.reason) for s in verdict.skipped if s.check == "W_ray_cluster"] == [
+        ("W_ray_cluster", RAY_CLUSTER)]
+
+
+@pytest.mark.parametrize(("release", "launch"), [
+    ("0.33.0", "vllm serve Qwen/Qwen3-32B -tp 8 --distributed-executor-backend ray"),   # fits the node
+    ("0.33.0", "vllm serve Qwen/Qwen3-32B -tp 8 -pp 2 --nnodes 2"),                      # mp over two nodes
+    ("0.11.1", "vllm serve Qwen/Qwen3-32B -tp 4 -pp 2"),                                 # mp on one node
+])
+def test_launches_the_node_holds_skip_no_ray_cluster_check(release, launch):
+    assert all(s.check != "W_ray_cluster" for s in examine(release, launch).verdict.skipped)
+
+
+def test_stated_gpus_per_node_decide_the_ray_cluster_check(capsys):
+    from kvguard.cli import EXIT_ACCEPT, run
+
+    assert run(["check", "--vllm-version", "0.33.0", "--gpus-per-node", "16", "--format", "json", "--", "vllm",
+                "serve", "Qwen/Qwen3-32B", "-tp", "16", "--distributed-executor-backend", "ray"]) == EXIT_ACCEPT
+    import json
+    assert all(s["check"] != "W_ray_cluster" for s in json.loads(capsys.readouterr().out)["skipped"])

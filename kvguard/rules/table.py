@@ -984,6 +984,23 @@ def _mp_devices_undecided(state) -> bool:
     return False
 
 
+def _ray_cluster_unread(state) -> bool:
+    """W_ray_cluster: the Ray executor places its world-size workers through the Ray cluster; more GPUs than this
+    node has can only come from other nodes, which kvguard does not read — the check is listed as skipped."""
+    if state.backend != "ray" or state.need("platform") != "cuda":
+        return False
+    gpus = state.need("gpus_per_node")
+    if state.world_size > gpus:
+        state.skip(f"the Ray executor asks the Ray cluster for a placement group of {state.world_size} GPUs, more "
+                   f"than this node's {gpus}{_assumed_gpus(state)}; whether the cluster's other nodes have them is "
+                   f"not read (without them vLLM waits {_RAY_PLACEMENT_WAIT} seconds, then raises a ValueError)")
+    return False
+
+
+#: ray_utils.PG_WAIT_TIMEOUT: how long the Ray executor waits for its placement group (every release)
+_RAY_PLACEMENT_WAIT = 1800
+
+
 def _dp_devices_undecided(state) -> bool:
     """W_dp_devices: the engines of a node's data-parallel ranks take consecutive slices of world-size GPUs;
     a slice past the node's GPUs names devices it does not have (an IndexError turned into a bare Exception
@@ -2307,6 +2324,12 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
 
+    Check("W_ray_cluster", stage="worker", scope="env", when=_ray_cluster_unread, template="",
+          source="vllm/v1/executor/ray_utils.py::initialize_ray_cluster, _wait_until_pg_ready (0.10.2: "
+                 "vllm/executor/ray_utils.py)",
+          description="the Ray executor (chosen, or picked by 0.10.2-0.11.0 when the world size exceeds the node's "
+                      "GPUs) asks the Ray cluster for one GPU per worker: past this node's GPUs the answer depends "
+                      "on the cluster's other nodes — listed as skipped, not decided"),
     Check("W_dp_devices", stage="worker", scope="env",
           when=_dp_devices_undecided, template="",
           source="vllm/v1/engine/utils.py::CoreEngineProcManager (each local data-parallel engine's devices: "
