@@ -195,7 +195,7 @@ def test_actorder_weight_has_no_group_index():
     (lambda q: q["config_groups"]["group_0"]["weights"].update(actorder="group"), "actorder"),
     (lambda q: q["config_groups"]["group_0"]["weights"].update(group_size=16), "group_size"),
     (lambda q: q["config_groups"]["group_0"]["weights"].update(num_bits=2), "scheme"),
-    (lambda q: q.update(ignore=["lm_head", "re:.*down_proj"]), "ignore"),
+    # 0.25.0+: LlamaForCausalLM's checkpoint-name mapper rewrites the list's layer paths (q_proj -> qkv_proj)
     (lambda q: q.update(ignore=["model.layers.0.self_attn.k_proj"]), "ignore"),
 ])
 def test_forms_kvguard_does_not_read_are_skipped_not_accepted(change, words):
@@ -603,12 +603,17 @@ def test_w4a16_on_deepseek_with_eplb(version, message):
     assert (v.check, v.exc_type, v.message) == ("MI_eplb_unsupported", "NotImplementedError", message)
 
 
-def test_an_ignored_kv_a_proj_of_deepseek_v2_lite_is_skipped():
-    # DeepSeek-V2-Lite has no q LoRA: kv_a_proj_with_mqa is a ReplicatedLinear the model quantizes; an ignore entry
-    # that may name it is not decided (the router gate's entry is: the model never quantizes the gate).  tp 1, groups
-    # of 64: the dense intermediate 10944 is 171 groups (Marlin pads its tile from 0.24.0)
+def test_an_ignored_kv_a_proj_of_deepseek_v2_lite_is_decided():
+    # DeepSeek-V2-Lite has no q LoRA: kv_a_proj_with_mqa is a ReplicatedLinear the model quantizes, looked up in the
+    # ignore list as any layer (DeepSeek has no checkpoint-name mapper); the router gate's entry changes nothing (the
+    # model never quantizes the gate).  tp 1, groups of 64: the dense intermediate 10944 is 171 groups (Marlin pads
+    # its tile from 0.24.0)
     q = w4a16(64)
     c = model("deepseek-ai/DeepSeek-V2-Lite", dict(q, ignore=["lm_head", "re:.*kv_a_proj_with_mqa"]))
+    v = kvguard.check(c, vllm_version="0.28.0", tp=1, host=H100)
+    assert v.ok and "MI_model" not in skipped(v), v.skipped
+    # a pattern vLLM's re.match cannot compile is left open
+    c = model("deepseek-ai/DeepSeek-V2-Lite", dict(q, ignore=["lm_head", "re:.*kv_a_proj_with_mqa("]))
     v = kvguard.check(c, vllm_version="0.28.0", tp=1, host=H100)
     assert v.ok and "kv_a_proj_with_mqa" in skipped(v)["MI_model"]
     c = model("deepseek-ai/DeepSeek-V2-Lite", dict(q, ignore=["lm_head", "re:.*mlp.gate$"]))
@@ -983,10 +988,13 @@ def test_static_per_token_fp8_activations_beside_nvfp4_weights_up_to_0_13():
 
 
 def test_nvfp4_fp8_cases_kvguard_leaves_open():
-    # an ignore list that may name the attention: the first quantized layer is not decided
-    q = dict(NVFP4_FP8_DYNAMIC, ignore=["lm_head", "re:.*self_attn.*"])
+    # an ignore list whose layer paths the model's mapper rewrites (0.25.0+): the first quantized layer is not decided
+    q = dict(NVFP4_FP8_DYNAMIC, ignore=["lm_head", "model.layers.0.self_attn.k_proj"])
     v = kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100)
     assert v.ok and "ignore list" in skipped(v)["MI_model"]
+    # a pattern the mapper leaves alone that clears the attention: the first quantized layer is gate_up_proj
+    q = dict(NVFP4_FP8_DYNAMIC, ignore=["lm_head", "re:.*self_attn.*"])
+    assert kvguard.check(llama(q), vllm_version="0.28.0", tp=8, host=H100).check == "MI_ct_nvfp4_activations"
     # DeepSeek's first quantized layers are the MLA projections: not walked for this refusal
     v = kvguard.check(model("deepseek-ai/DeepSeek-V3", dict(NVFP4_FP8_DYNAMIC, ignore=["lm_head", "re:.*mlp.gate$"])),
                       vllm_version="0.28.0", tp=8, host=H100)
@@ -1003,3 +1011,43 @@ def test_nvfp4_fp8_refusal_ignores_the_mlp_sizes(tp, inter, version):
     v = kvguard.check(llama(NVFP4_FP8_STATIC, intermediate_size=inter), vllm_version=version, tp=tp, host=BIG)
     want = NVFP4_ACT_TUPLE if version in ("0.23.0", "0.26.0", "0.28.0") else NVFP4_ACT
     assert (v.check, v.exc_type, v.message) == ("MI_ct_nvfp4_activations", "ValueError", want)
+
+
+# --- the ignore list (compressed_tensors/utils.py should_ignore_layer; 0.30.0+ utils/config_utils.py
+# find_matching_patterns): an entry is a name compared whole or an `re:` pattern matched at the start; a fused layer
+# (qkv_proj, gate_up_proj) is matched through its shards, which must agree (ValueError), unless its own name is listed
+# verbatim (up to 0.29.x) or matches any entry (0.30.0+).  Messages as each release words them.
+FUSED_OLD = ("Found a different quantization schemes for ['q_proj', 'k_proj', 'v_proj'] in "
+             "model.layers.0.self_attn.qkv_proj. vLLM requires all to use the same scheme.")
+FUSED_NEW = ("Found different quantization schemes for the shards of model.layers.0.self_attn.qkv_proj. vLLM "
+             "requires all to use the same scheme.")
+
+
+@pytest.mark.parametrize(("version", "ignore", "want"), [
+    ("0.20.0", ["lm_head", "model.layers.0.self_attn.q_proj"], FUSED_OLD),   # no mapper before 0.25.0
+    ("0.11.0", ["lm_head", "re:.*self_attn.q_proj"], FUSED_OLD),
+    ("0.29.0", ["lm_head", "re:.*qkv_proj", "re:.*self_attn.q_proj"], FUSED_OLD),  # the fused name: verbatim only
+    ("0.30.0", ["lm_head", "re:.*self_attn.q_proj"], FUSED_NEW),
+    ("0.33.0", ["re:model[.]layers[.]0[.]self_attn[.][qk]_proj$"], FUSED_NEW),
+])
+def test_an_ignore_list_naming_some_shards_of_a_fused_layer_is_a_value_error(version, ignore, want):
+    v = kvguard.check(llama(dict(W4A16, ignore=ignore)), vllm_version=version, tp=8, host=H100)
+    assert (v.check, v.exc_type, v.stage, v.message) == ("MI_ct_fused_ignore", "ValueError", "model_init", want)
+
+
+@pytest.mark.parametrize(("version", "ignore"), [
+    ("0.30.0", ["lm_head", "re:.*qkv_proj", "re:.*self_attn.q_proj"]),     # 0.30.0+: the fused name matches first
+    ("0.20.0", ["lm_head", "model.layers.0.self_attn.qkv_proj", "model.layers.0.self_attn.q_proj"]),
+    ("0.20.0", ["lm_head", "re:.*self_attn.*", "re:.*mlp.*"]),              # every linear layer left unquantized
+    ("0.33.0", ["lm_head", "re:.*proj"]),
+    ("0.24.0", ["lm_head", "re:.*self_attn.[qkv]_proj", "re:.*down_proj"]),
+])
+def test_an_ignore_list_that_names_whole_layers_is_decided(version, ignore):
+    v = kvguard.check(llama(dict(W4A16, ignore=ignore)), vllm_version=version, tp=8, host=H100)
+    assert v.ok and "MI_model" not in skipped(v)
+
+
+def test_a_layer_the_pattern_names_only_by_search_is_quantized():
+    # re.match anchors at the start: `re:self_attn` names no layer (every name starts with model.layers.)
+    v = kvguard.check(llama(dict(W4A16, ignore=["re:self_attn.q_proj"])), vllm_version="0.20.0", tp=8, host=H100)
+    assert v.ok and "MI_model" not in skipped(v)

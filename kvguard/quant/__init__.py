@@ -508,7 +508,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         raise _Unmodelled(f"which layers the compressed-tensors checkpoint's ignore list leaves unquantized (it may "
                           f"name {layer.prefix} or a shard of it) is not modelled")
     if (scheme is not None and scheme.method == _ct.METHOD and layer.prefix.endswith(".self_attn.fused_qkv_a_proj")
-            and _row_applies("MI_ct_no_target", release)):
+            and skip == "quantized" and _row_applies("MI_ct_no_target", release)):
         # DeepSeek's MLA: 0.17.x builds the layer as DeepSeekV2FusedQkvAProj, whose class name does not contain the
         # "Linear" target and whose shards' names do not match it either, so find_matched_target refuses the layer
         # it does not ignore (0.18.0 renames the class DeepSeekV2FusedQkvAProjLinear); its tp is disabled, so no
@@ -538,6 +538,11 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         ipp = input_size
         _divide(output_size, tp)
         parts = [_divide(o, tp) for o in outputs] if layer.kind in ("qkv", "merged") else [output_size // tp]
+    if skip == "ct_fused_error":
+        # get_scheme's should_ignore_layer, after the sharding and before any scheme is looked up
+        raise _Refused("MI_ct_fused_ignore", prefix=layer.prefix, shards=list(layer.shards))
+    if skip == "skipped" and scheme is not None and scheme.method == _ct.METHOD:
+        return      # an ignored layer is built unquantized: its sharding is all that is checked
     if path == "no_scheme":
         raise _Refused("MI_ct_no_scheme")
     if path == "nvfp4_fp8_refused":
@@ -994,12 +999,14 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 # the router gate (``*.gate``) takes the checkpoint's quantization where the model hands it over;
                 # other replicated layers (DeepSeek's kv_a_proj_with_mqa) always do
                 router = layer.prefix.endswith(".gate")
-                if (not router and scheme.method == _ct.METHOD
-                        and _ct.may_ignore(layer.prefix, layer.shards, scheme.ignored)):
-                    # a replicated projection the model quantizes (DeepSeek's kv_a_proj_with_mqa without a q LoRA)
-                    # that the ignore list may name: should_ignore_layer's matching is not decided here
-                    raise _Unmodelled(f"whether the compressed-tensors checkpoint's ignore list leaves {layer.prefix} "
-                                      f"unquantized is not modelled")
+                if not router and scheme.method == _ct.METHOD:
+                    # a replicated projection the model quantizes (DeepSeek's kv_a_proj_with_mqa without a q LoRA),
+                    # looked up in the ignore list as any linear layer
+                    state = _ct.ignore_state(layer.prefix, layer.shards, scheme.ignored, family, release)
+                    if state not in ("quantized", "skipped"):
+                        raise _Unmodelled(f"whether the compressed-tensors checkpoint's ignore list leaves "
+                                          f"{layer.prefix} unquantized is not modelled")
+                    skip = state
                 if skip != "skipped" and (not router or _wna16_moe.gate_quantized(family, scheme, release)):
                     _wna16_layer(layer.prefix, scheme, path, layer.input_size, layer.input_size,
                                  layer.output_sizes[0])
@@ -1031,14 +1038,14 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     return result
 
 
-def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release) -> str:
+def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release, family: str) -> str:
     """Whether the quantization method leaves the layer unquantized (launch-independent)."""
     if scheme is not None and scheme.method == _ct.METHOD:
         if layer.kind == "moe":
             return "ct_unmodelled" if _ct.may_ignore_experts(layer.prefix, scheme.ignored) else "quantized"
-        quantizable = layer.kind in ("qkv", "merged", "column", "row")
-        return "ct_unmodelled" if quantizable and _ct.may_ignore(layer.prefix, layer.shards, scheme.ignored) \
-            else "quantized"
+        if layer.kind not in ("qkv", "merged", "column", "row"):
+            return "quantized"
+        return _ct.ignore_state(layer.prefix, layer.shards, scheme.ignored, family, release)
     if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab"):
         return _wna16_skip_state(layer, scheme, release)
     if scheme is not None and scheme.method in _mo_shards.METHODS:
@@ -1074,7 +1081,7 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
     unique: list[tuple[Layer, str]] = []
     seen: set[tuple[Any, Any]] = set()
     for layer in layers(facts.resolved, family, release, tuple(facts.architectures)):
-        skip = _skip_state(layer, scheme, release)
+        skip = _skip_state(layer, scheme, release, family)
         sig = (layer.signature(), skip)
         if sig in seen:
             continue
@@ -1087,7 +1094,7 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
             head = Layer(len(unique), head_of(family, tuple(facts.architectures)), "lm_head",
                          input_size=facts.resolved.get("hidden_size"),
                          output_sizes=(facts.resolved.get("vocab_size"),), names={"tie": tie})
-            unique.append((head, _skip_state(head, scheme, release)))
+            unique.append((head, _skip_state(head, scheme, release, family)))
     return unique
 
 

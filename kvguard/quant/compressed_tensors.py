@@ -81,7 +81,7 @@ if TYPE_CHECKING:
     from typing import Any, Optional
 
 __all__ = ["METHOD", "MOE_FAMILIES", "NVFP4_MOE_CLASS", "WNA16_ONLY_FAMILIES", "forbidden_args", "scheme_from_config",
-           "path", "may_ignore", "may_ignore_experts", "nvfp4_moe_class", "nvfp4_moe_unmodelled",
+           "path", "ignore_state", "may_ignore", "may_ignore_experts", "nvfp4_moe_class", "nvfp4_moe_unmodelled",
            "nvfp4a16_moe_refused", "static_token_args", "fp8_activations"]
 
 METHOD = "compressed-tensors"
@@ -456,6 +456,46 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         return (f"unmodelled:compressed-tensors integer weights with the model dtype {model_dtype!r} (the kernels' "
                 f"activation types) are not modelled")
     return "gptq_marlin_padded" if release.within("0.24.0") else "gptq_marlin"
+
+
+#: ``find_matching_patterns`` (utils/config_utils.py) matches a fused layer's own name before its shards' from this
+#: release; before, ``should_ignore_layer`` reads the own name first only when the list holds it verbatim
+FUSED_NAME_FIRST_SINCE = "0.30.0"
+#: the families whose model class hands the config a checkpoint-name mapper (``hf_to_vllm_mapper``, with the stacked
+#: renames ``.q_proj`` → ``.qkv_proj``, …) from this release: ``apply_vllm_mapper`` rewrites the layer paths of
+#: ``ignore`` (0.13.0+: only entries with a dot that are no ``re:`` pattern), which kvguard does not model
+_PATH_MAPPER_SINCE = {"llama": "0.25.0", "qwen3_moe": "0.25.0", "minimax_m2": "0.25.0", "mixtral": "0.25.0"}
+#: the families whose mapper rewrites ``ignore`` in every release kvguard knows (the superset :func:`may_ignore`)
+_ALWAYS_MAPPED = ("gpt_oss", "gemma4")
+
+
+def _matches(name: str, entry: str) -> bool:
+    """is_equal_or_regex_match as ``should_ignore_layer`` calls it: ``re:`` patterns matched at the start, any
+    other entry compared whole."""
+    return re.match(entry[3:], name) is not None if entry.startswith("re:") else entry == name
+
+
+def ignore_state(prefix: str, shards: tuple[str, ...], ignore: tuple[str, ...], family: str, release) -> str:
+    """How ``get_scheme`` treats a linear layer under the config's ``ignore`` list: ``"skipped"`` (built
+    unquantized), ``"quantized"``, ``"ct_fused_error"`` (a fused layer whose shards the list names only in part:
+    ``should_ignore_layer``'s ValueError) or ``"ct_unmodelled"`` (the list may name it through a rewriting kvguard
+    does not model).  ``shards``: the layer's entries in the model's packed-modules mapping."""
+    if not may_ignore(prefix, shards, ignore):
+        return "quantized"
+    mapped = family in _ALWAYS_MAPPED or family in _PATH_MAPPER_SINCE and release.within(_PATH_MAPPER_SINCE[family])
+    if mapped and any("." in entry and not entry.startswith("re:") for entry in ignore) or family in _ALWAYS_MAPPED:
+        return "ct_unmodelled"
+    try:
+        own = any(_matches(prefix, entry) for entry in ignore)
+        proj = prefix.split(".")[-1]
+        if not shards or own and (release.within(FUSED_NAME_FIRST_SINCE) or prefix in ignore):
+            return "skipped" if own else "quantized"
+        hits = [any(_matches(prefix.replace(proj, shard), entry) for entry in ignore) for shard in shards]
+    except re.error:
+        return "ct_unmodelled"      # vLLM's re.match raises on the pattern while it builds the layer
+    if all(hits):
+        return "skipped"
+    return "ct_fused_error" if any(hits) else "quantized"
 
 
 def may_ignore_experts(prefix: str, ignore: tuple[str, ...]) -> bool:

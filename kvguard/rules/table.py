@@ -2570,6 +2570,20 @@ RULES = (
                    "{block}.",
           source=f"{_S_FP8_UTILS}::validate_fp8_block_shape_moe (when the block scales cannot be refined)",
           description="block-FP8 MoE with tp > 1: the per-partition intermediate size must be a multiple of block_k"),
+    Check("MI_ct_fused_ignore", "0.10.2", "0.29.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_ct_fused_ignore"), bind=_mi_values,
+          template="Found a different quantization schemes for {shards} in {prefix}. vLLM requires all to use the "
+                   "same scheme.",
+          source=f"{_S_CT}/utils.py::should_ignore_layer (CompressedTensorsConfig.get_scheme)",
+          description="compressed-tensors: the ignore list names some but not all shards of a fused layer (q_proj "
+                      "but not k_proj / v_proj of qkv_proj)"),
+    Check("MI_ct_fused_ignore", "0.30.0", stage="model_init", exc="ValueError",
+          when=lambda state: _mi_fires(state, "MI_ct_fused_ignore"), bind=_mi_values,
+          template="Found different quantization schemes for the shards of {prefix}. vLLM requires all to use the "
+                   "same scheme.",
+          source=f"{_S_CT}/utils.py::should_ignore_layer (CompressedTensorsConfig.get_scheme_dict)",
+          description="compressed-tensors: the ignore list names some but not all shards of a fused layer (q_proj "
+                      "but not k_proj / v_proj of qkv_proj), and not the fused layer itself"),
     Check("MI_ct_no_scheme", "0.10.2", "0.22.1", stage="model_init", exc="NotImplementedError",
           when=lambda state: _mi_fires(state, "MI_ct_no_scheme"),
           template="No compressed-tensors compatible scheme was found.",
