@@ -83,6 +83,37 @@ def _class_ref(node, var_names: set) -> dict:
     raise NotSubConfig
 
 
+def _dict_without(value) -> "tuple[str, list] | None":
+    """``{k: v for k, v in X.items() if k != "a"}`` (or ``not in ("a", "b")``) -> (X, ["a", …]); else None."""
+    if not (isinstance(value, ast.DictComp) and len(value.generators) == 1):
+        return None
+    gen = value.generators[0]
+    if not (isinstance(gen.target, ast.Tuple) and len(gen.target.elts) == 2
+            and all(isinstance(e, ast.Name) for e in gen.target.elts) and len(gen.ifs) == 1 and not gen.is_async):
+        return None
+    key, val = (e.id for e in gen.target.elts)
+    if not (isinstance(value.key, ast.Name) and value.key.id == key and isinstance(value.value, ast.Name)
+            and value.value.id == val):
+        return None
+    it = gen.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "items"
+            and not it.args and not it.keywords):
+        return None
+    test = gen.ifs[0]
+    if not (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == key
+            and len(test.ops) == 1 and len(test.comparators) == 1):
+        return None
+    right = test.comparators[0]
+    if isinstance(test.ops[0], ast.NotEq) and isinstance(right, ast.Constant) and isinstance(right.value, str):
+        names = [right.value]
+    elif isinstance(test.ops[0], ast.NotIn) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \
+            and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in right.elts):
+        names = [e.value for e in right.elts]
+    else:
+        return None
+    return _var(it.func.value), names
+
+
 def _call_op(target: str, call: ast.Call, var_names: set) -> dict:
     """``target = Cls(**x)`` / ``Cls()`` / ``Cls(k=v, ...)`` / ``Cls(**x or {})`` / ``Cls(**kwargs)``."""
     if call.args:
@@ -115,6 +146,9 @@ def _call_op(target: str, call: ast.Call, var_names: set) -> dict:
             # {**self._class_defaults, **x}: the class's default keywords, overridden by x
             op["from"] = _var(value.values[1])
             op["under_class_value"] = value.values[0].attr
+        elif (without := _dict_without(value)) is not None:
+            # {k: v for k, v in x.items() if k != "model_type"}: x less the keys named
+            op["from"], op["without"] = without
         elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "pop" \
                 and isinstance(value.func.value, ast.Name) and value.func.value.id == "kwargs":
             op["from_kwargs_pop"] = [_lit(value.args[0]), _lit(value.args[1]) if len(value.args) > 1 else None]

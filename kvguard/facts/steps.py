@@ -224,6 +224,10 @@ def _build_op(f: Frame, op: dict) -> Any:
     if "under_class_value" in op:
         defaults = getattr(f.obj, op["under_class_value"])
         source = {**defaults, **source}
+    if "without" in op:
+        if not hasattr(source, "items"):
+            raise Undecidable(f"{f.cls.name}: a sub-config built from the items of a non-mapping")
+        source = {k: v for k, v in source.items() if k not in op["without"]}
     if "kw" in op or "kw_vars" in op:
         if not hasattr(source, "keys"):
             raise Undecidable(f"{f.cls.name}: keyword and ** arguments together on a non-mapping")

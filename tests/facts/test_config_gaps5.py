@@ -84,7 +84,7 @@ def test_mimo_v2_flash_short_model(rel):
                                                                                 "sliding_attention"]
 
 
-@pytest.mark.parametrize("rel", ["0.28.0", "0.31.0", "0.33.0"])
+@pytest.mark.parametrize("rel", ["0.27.1", "0.28.0", "0.31.0", "0.33.0"])
 def test_kimi_k3(rel):
     obj = load_config(tpl("kimi_k3"), release(rel))
     assert obj.vision_config.merge_kernel_size == (2, 2)
@@ -98,7 +98,7 @@ def test_kimi_k3(rel):
     assert facts.num_hidden_layers == 93
 
 
-@pytest.mark.parametrize("rel", ["0.28.0", "0.33.0"])
+@pytest.mark.parametrize("rel", ["0.27.1", "0.28.0", "0.33.0"])
 def test_kimi_k3_merge_kernel_size_not_iterable(rel):
     cfg = tpl("kimi_k3")
     cfg["vision_config"]["merge_kernel_size"] = 2
@@ -135,3 +135,20 @@ def test_kimi_k3_on_the_cpu_platform_is_declined(rel):
     with pytest.raises(Undecidable, match="MLA model with Mamba / linear-attention layers on the CPU platform"):
         kvguard.check(tpl("kimi_k3"), {"tp": 8}, vllm_version=rel, host=Host(platform="cpu", gpus_per_node=0))
     assert kvguard.check(tpl("kimi_k3"), {"tp": 8}, vllm_version=rel).ok
+
+
+# Step-3.7 (transformers' step3p7 on 5.17.0 / 5.19.0: ``__post_init__`` builds each sub-config from its dict less
+# ``model_type``; 5.20+ pops the key and lets the sub-config specs build it)
+STEP37 = {"architectures": ["Step3p7FlashForCausalLM"], "model_type": "step3p7",
+          "text_config": {"model_type": "step3p7_text", "hidden_size": 4096, "num_hidden_layers": 3,
+                          "num_attention_heads": 64, "vocab_size": 1000},
+          "vision_config": {"model_type": "not_a_vision_type", "hidden_size": 1536}}
+
+
+@pytest.mark.parametrize("rel", ["0.31.0", "0.32.0"])
+def test_step3p7_sub_configs_are_built_without_their_model_type(rel):
+    obj = load_config(json.loads(json.dumps(STEP37)), release(rel))
+    assert type(obj.vision_config).__name__ != "dict" and obj.vision_config.hidden_size == 1536
+    assert obj.text_config.hidden_size == 4096 and obj.text_config.num_hidden_layers == 3
+    # the class's own model type, not the dict's (transformers 5.19.0 builds the same config: step3p5_vision)
+    assert obj.vision_config.model_type == "step3p5_vision"
