@@ -69,6 +69,15 @@ CASES = [
     ("images/compose.yaml", None, 14, dict(
         status="refused", message="api_server.py: error: unrecognized arguments: serve Qwen/Qwen3-8B",
         argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "vllm", "serve", "Qwen/Qwen3-8B"])),
+    # vLLM reinstalled over a vLLM image: the release is the reinstalled one, the ENTRYPOINT the image tag's
+    ("images/reinstall-older.Dockerfile", None, 4, dict(
+        status="refused", release="0.10.2", source="pip install vllm==0.10.2 at", note="ENTRYPOINT is its tag's (0.11.1",
+        message="With `vllm serve`, you should provide the model as a positional argument or in a config file instead "
+                "of via the `--model` option.", argv=["vllm", "serve", "--model", "Qwen/Qwen3-32B", "-tp", "4"])),
+    ("images/reinstall-newer.Dockerfile", None, 4, dict(
+        status="undecidable", release="0.20.0", note="ENTRYPOINT is its tag's (0.10.2",
+        argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "Qwen/Qwen3-8B", "-tp", "2"],
+        reason="`python -m vllm.entrypoints.openai.api_server` does not read a positional model ('Qwen/Qwen3-8B')")),
     ("images/docker.sh", None, 2, dict(
         status="accepted", release="0.11.0",
         argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-32B",

@@ -185,12 +185,22 @@ def _with_release_entrypoint(launch: Launch, release) -> Launch:
     if not launch.image_entrypoint:
         return launch
     release = resolve(release)
+    notes: tuple[str, ...] = ()
+    if launch.entrypoint_release is not None:
+        try:
+            release = resolve(launch.entrypoint_release)
+        except KvguardError:
+            pass    # a tag naming no release kvguard knows: the release checked is the best guess
+        else:
+            notes = (f"the image's ENTRYPOINT is its tag's ({launch.entrypoint_release}: `{shlex.join(image_entrypoint(release))}`), "
+                     "whatever vLLM is installed over it",)
     tokens = with_image_entrypoint(launch.tokens, release)
-    if tokens == launch.tokens:
+    if tokens != launch.tokens:
+        notes += (f"vLLM's images before {IMAGE_SERVE_SINCE} start `{shlex.join(image_entrypoint(release))}`, "
+                  "not `vllm serve`",)
+    if not notes:
         return launch
-    note = (f"vLLM's images before {IMAGE_SERVE_SINCE} start `{shlex.join(image_entrypoint(release))}`, "
-            "not `vllm serve`")
-    return replace(launch, tokens=tokens, notes=launch.notes + (note,))
+    return replace(launch, tokens=tokens, notes=launch.notes + notes)
 
 
 def release_for(launch: Launch, vllm_version=None, *, nearest: bool = False,

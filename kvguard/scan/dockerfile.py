@@ -38,6 +38,7 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
     out: list[Launch] = []
     base_vllm = False
     stages: dict[str, tuple[bool, Optional[ReleasePin]]] = {}   # `FROM … AS name`: what the stage runs
+    image_release: Optional[ReleasePin] = None   # the base image's own pin: its tag decides the ENTRYPOINT
     entry: Optional[tuple[int, list[str], list[str]]] = None     # (line, tokens, missing)
     cmd: Optional[tuple[int, list[str], list[str]]] = None
     for lineno, text in logical_lines(lines):
@@ -54,6 +55,7 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
             else:
                 base_vllm = "vllm/vllm-openai" in image
                 variables.pin = image_pin(image, f"{path}:{lineno}")
+            image_release = variables.pin
             if len(words) >= 3 and words[1].lower() == "as":
                 stages[words[2].lower()] = (base_vllm, variables.pin)
             entry = cmd = None
@@ -119,6 +121,9 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
             notes: tuple[str, ...] = ()
             if any(_LITERAL_REFERENCE.search(t) for t in launch) and not missing:
                 notes = ("exec form: no shell expands `$NAME` here (Docker passes it to vLLM as written)",)
+            # a `pip install vllm==X` over the image changes the release, not the ENTRYPOINT its tag set
+            reinstalled = implied and image_release is not None and variables.pin is not image_release
             out.append(Launch(path, lineno, env + launch, kind, unresolved, pin=variables.pin, notes=notes,
-                              image_entrypoint=implied))
+                              image_entrypoint=implied,
+                              entrypoint_release=image_release.version if reinstalled else None))
     return out

@@ -32,6 +32,9 @@ class Launch:
     #: its launcher (written ``vllm serve``) is a vLLM image's own entrypoint, which the release decides
     #: (:mod:`kvguard.launch.images`)
     image_entrypoint: bool = False
+    #: the release whose image entrypoint that is, when not the release the launch runs (a Dockerfile that
+    #: reinstalls vLLM over a vLLM image keeps the base image's ENTRYPOINT); None: the release checked
+    entrypoint_release: Optional[str] = None
 
     @property
     def where(self) -> str:
