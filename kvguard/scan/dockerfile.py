@@ -122,8 +122,8 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
             if any(_LITERAL_REFERENCE.search(t) for t in launch) and not missing:
                 notes = ("exec form: no shell expands `$NAME` here (Docker passes it to vLLM as written)",)
             # a `pip install vllm==X` over the image changes the release, not the ENTRYPOINT its tag set
-            reinstalled = implied and image_release is not None and variables.pin is not image_release
+            reinstalled = image_release.version if implied and image_release is not None \
+                and variables.pin is not image_release else None
             out.append(Launch(path, lineno, env + launch, kind, unresolved, pin=variables.pin, notes=notes,
-                              image_entrypoint=implied,
-                              entrypoint_release=image_release.version if reinstalled else None))
+                              image_entrypoint=implied, entrypoint_release=reinstalled))
     return out
