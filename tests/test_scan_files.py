@@ -195,6 +195,21 @@ CASES = [
         status="accepted", release="0.28.0",
         argv=["VLLM_MLA_DISABLE=1", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-pp", "2",
               "--distributed-executor-backend", "ray"])),
+    # ---- a KubeAI Model: the controller's api_server command with --model (the hf:// repository),
+    # --served-model-name and spec.args; spec.env; spec.image pins; resourceProfile nvidia-gpu-*:N gives N GPUs
+    ("kubeai/models.yaml", None, 10, dict(
+        status="refused", check="MC_heads_tp", label="KubeAI Model qwen3-32b",
+        message="Total number of attention heads (64) must be divisible by tensor parallel size (3).",
+        argv=["VLLM_ALLOW_RUNTIME_LORA_UPDATING=True", "python3", "-m", "vllm.entrypoints.openai.api_server",
+              "--model=Qwen/Qwen3-32B", "--served-model-name=qwen3-32b", "--tensor-parallel-size=3",
+              "--max-model-len=32768"],
+        note="given 4 GPUs (resourceProfile nvidia-gpu-h100:4")),
+    ("kubeai/models.yaml", None, 27, dict(
+        status="refused", check="PC_gpu_count", release="0.20.0", source="image vllm/vllm-openai:v0.20.0 at",
+        message="World size (8) is larger than the number of available GPUs (4) in this node.",
+        has=["VLLM_USE_V1=1", "python3"], note="cacheProfile")),
+    ("kubeai/models.yaml", None, 49, dict(status="undecidable", reason="cannot find a config.json for "
+                                                                        "'s3://my-bucket/llama-3.1-8b'")),
     # ---- item 10: the release each launch's deployment pins
     ("pins/Dockerfile", None, 3, dict(
         status="refused", exc="AssertionError", message=GQA_DCP_020, release="0.20.0",
@@ -297,7 +312,7 @@ CASES = [
 #: every launch line of each file (none found elsewhere, e.g. the compose redis service)
 LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md": {5, 13, 19, 24},
          "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
-         "lws/lws.yaml": {15, 38, 47}, "kuberay/rayjob.yaml": {7, 26, 47},
+         "lws/lws.yaml": {15, 38, 47}, "kuberay/rayjob.yaml": {7, 26, 47}, "kubeai/models.yaml": {10, 27, 49},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 

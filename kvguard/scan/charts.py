@@ -60,6 +60,18 @@ variables of the ``main`` container are applied.  The presets' other flags
 parallel check, so they are not rendered; the single-node preset read passes no parallel
 flags itself, so ``spec.parallelism`` is read as the layout the service asks for.
 A single-node service's ``main`` container ``resources`` (``nvidia.com/gpu``) is its GPU count.
+
+KubeAI ``Model`` (kubeai.org)
+-----------------------------
+Read from substratusai/kubeai ``internal/modelcontroller/engine_vllm.go`` and ``model_source.go``: a model
+whose ``spec.engine`` is ``VLLM`` runs one pod whose container starts ``python3 -m
+vllm.entrypoints.openai.api_server --model=REF --served-model-name=NAME`` followed by ``spec.args``, with
+``VLLM_ALLOW_RUNTIME_LORA_UPDATING=True`` and ``spec.env`` (sorted by name) in its environment.  REF is the
+repository of an ``hf://`` ``spec.url`` (the same checkpoint when a ``cacheProfile`` has KubeAI serve it from its
+cache directory); another source (``s3://``, ``gs://``, ``oss://``, ``pvc://``) is loaded into the pod, so its
+URL is what kvguard looks up.  ``spec.image`` overrides the image of KubeAI's own configuration (not in the
+file); ``spec.resourceProfile: NAME:N`` asks N units of a profile that KubeAI's configuration defines — its
+default ``nvidia-gpu-*`` profiles are one GPU each, so N is the GPU count (noted).
 """
 
 from __future__ import annotations
@@ -71,7 +83,7 @@ from typing import Any, Optional
 
 from .gpus import gpu_count, resources_gpus
 
-__all__ = ["ChartLaunch", "kserve_launches", "production_stack_launches"]
+__all__ = ["ChartLaunch", "kserve_launches", "kubeai_launches", "production_stack_launches"]
 
 _PARALLEL_FLAGS = ("--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size",
                    "--decode-context-parallel-size", "--prefill-context-parallel-size", "--enable-expert-parallel",
@@ -323,3 +335,38 @@ def kserve_launches(doc: dict) -> list[ChartLaunch]:
         out.append(_kserve_role(prefill, model, label + " prefill", ("spec", "prefill"),
                                 prefill.get("worker") is not None))
     return out
+
+
+#: KubeAI's default resource profiles with one NVIDIA GPU per unit (``charts/kubeai/values.yaml``)
+_KUBEAI_GPU_PROFILE = "nvidia-gpu-"
+
+
+def kubeai_launches(doc: dict) -> list[ChartLaunch]:
+    """The launch of a KubeAI ``Model`` served by vLLM (none for other engines)."""
+    if doc.get("kind") != "Model" or not str(doc.get("apiVersion", "")).startswith("kubeai.org/"):
+        return []
+    spec = _dict_value(doc, "spec")
+    if _text(spec.get("engine")) != "VLLM":
+        return []
+    url = _text(spec.get("url"))
+    model = url[len("hf://"):] if url.startswith("hf://") else url
+    name = _text(_dict_value(doc, "metadata").get("name")) or "?"
+    notes = []
+    if url.startswith("hf://") and spec.get("cacheProfile"):
+        notes.append("KubeAI serves the checkpoint from its cache directory (cacheProfile): its config is the "
+                     "repository's")
+    env = ["VLLM_ALLOW_RUNTIME_LORA_UPDATING=True"]
+    given_env = _dict_value(spec, "env")
+    env += [f"{key}={_text(given_env[key])}" for key in sorted(given_env) if isinstance(key, str)]
+    args = spec.get("args")
+    tokens = env + ["python3", "-m", "vllm.entrypoints.openai.api_server", f"--model={model}",
+                    f"--served-model-name={name}"] + [_text(a) for a in (args if isinstance(args, list) else [])]
+    gpus, source = None, ""
+    profile = _text(spec.get("resourceProfile"))
+    profile_name, _, count = profile.partition(":")
+    if profile_name.startswith(_KUBEAI_GPU_PROFILE):
+        gpus = gpu_count(count or 1)
+        source = f"resourceProfile {profile}: KubeAI's default {_KUBEAI_GPU_PROFILE}* profiles are one GPU each"
+    return [ChartLaunch(tokens, _text(spec.get("image")) or None, [("spec", "args"), ("spec", "url"), ("spec",)],
+                        f"KubeAI Model {name}", notes, image_anchor=("spec", "image"),
+                        gpus=gpus, gpus_source=source if gpus is not None else "")]

@@ -95,6 +95,8 @@ class YamlWalker:
                                             self.strategies_from)
             if isinstance(plain, dict) and self.kserve(node, plain):
                 return self.out
+            if isinstance(plain, dict) and self.kubeai(node, plain):
+                return self.out
             if is_workflow(plain):
                 workflow_launches(self, node, plain)     # its `run:` steps; the rest is walked below
             elif is_gitlab_ci(self.path, plain if plain is not None else plain_value(node)):
@@ -247,7 +249,16 @@ class YamlWalker:
         """A KServe LLMInferenceService document (kvguard.scan.charts)."""
         from .charts import kserve_launches
 
-        launches = kserve_launches(plain)
+        return self._rendered(node, kserve_launches(plain))
+
+    def kubeai(self, node, plain: dict) -> bool:
+        """A KubeAI Model document (kvguard.scan.charts)."""
+        from .charts import kubeai_launches
+
+        return self._rendered(node, kubeai_launches(plain))
+
+    def _rendered(self, node, launches) -> bool:
+        """The launches a deployer renders from the document ``node``, reported at their anchors."""
         for launch in launches:
             anchor = next((n for n in (child(node, *a, key=True) for a in launch.anchors) if n is not None), node)
             self.emit(anchor, launch.tokens, launch.image, launch.label, tuple(launch.notes),
