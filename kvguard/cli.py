@@ -298,9 +298,8 @@ def _cmd_plan(args) -> int:
 _SCAN_PARAGRAPHS = (
     "Find every `vllm serve` / `python -m vllm.entrypoints.openai.api_server` launch in the given files and "
     "directories (shell scripts, Markdown code blocks, Dockerfiles, Kubernetes / docker-compose / Helm-values "
-    "YAML, GitHub Actions workflows, GitLab CI pipelines, SkyPilot tasks, dstack runs, KubeRay jobs, KubeAI models, Slurm batch "
-    "scripts, vLLM "
-    "recipe YAMLs) and check each one; findings are "
+    "YAML, GitHub Actions workflows, GitLab CI pipelines, SkyPilot tasks, dstack runs, KubeRay jobs, KubeAI "
+    "models, Slurm batch scripts, vLLM recipe YAMLs) and check each one; findings are "
     "reported as FILE:LINE. Directories are walked "
     "(skipping .git, node_modules, virtualenvs); files over 5 MB are skipped. YAML needs PyYAML "
     "(pip install 'kvguard[yaml]'); without it YAML files are skipped.",

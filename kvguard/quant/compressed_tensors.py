@@ -482,8 +482,10 @@ def ignore_state(prefix: str, shards: tuple[str, ...], ignore: tuple[str, ...], 
     does not model).  ``shards``: the layer's entries in the model's packed-modules mapping."""
     if not may_ignore(prefix, shards, ignore):
         return "quantized"
-    mapped = family in _ALWAYS_MAPPED or family in _PATH_MAPPER_SINCE and release.within(_PATH_MAPPER_SINCE[family])
-    if mapped and any("." in entry and not entry.startswith("re:") for entry in ignore) or family in _ALWAYS_MAPPED:
+    if family in _ALWAYS_MAPPED:
+        return "ct_unmodelled"
+    if family in _PATH_MAPPER_SINCE and release.within(_PATH_MAPPER_SINCE[family]) \
+            and any("." in entry and not entry.startswith("re:") for entry in ignore):
         return "ct_unmodelled"
     try:
         own = any(_matches(prefix, entry) for entry in ignore)

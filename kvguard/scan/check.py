@@ -192,8 +192,9 @@ def _with_release_entrypoint(launch: Launch, release) -> Launch:
         except KvguardError:
             pass    # a tag naming no release kvguard knows: the release checked is the best guess
         else:
-            notes = (f"the image's ENTRYPOINT is its tag's ({launch.entrypoint_release}: `{shlex.join(image_entrypoint(release))}`), "
-                     "whatever vLLM is installed over it",)
+            started = shlex.join(image_entrypoint(release))
+            notes = (f"the image's ENTRYPOINT is its tag's ({launch.entrypoint_release}: `{started}`), whatever "
+                     "vLLM is installed over it",)
     tokens = with_image_entrypoint(launch.tokens, release)
     if tokens != launch.tokens:
         notes += (f"vLLM's images before {IMAGE_SERVE_SINCE} start `{shlex.join(image_entrypoint(release))}`, "

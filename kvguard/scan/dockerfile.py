@@ -37,7 +37,8 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
                         kind: str = "dockerfile") -> list[Launch]:
     out: list[Launch] = []
     base_vllm = False
-    stages: dict[str, tuple[bool, Optional[ReleasePin]]] = {}   # `FROM … AS name`: what the stage runs
+    # `FROM … AS name`: what the stage runs (a vLLM image?, its release pin, its image's own pin)
+    stages: dict[str, tuple[bool, Optional[ReleasePin], Optional[ReleasePin]]] = {}
     image_release: Optional[ReleasePin] = None   # the base image's own pin: its tag decides the ENTRYPOINT
     entry: Optional[tuple[int, list[str], list[str]]] = None     # (line, tokens, missing)
     cmd: Optional[tuple[int, list[str], list[str]]] = None
@@ -51,13 +52,12 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
             words = [w for w in variables.expand(rest)[0].split() if not w.startswith("--")]
             image = words[0] if words else ""
             if image.lower() in stages:
-                base_vllm, variables.pin = stages[image.lower()]
+                base_vllm, variables.pin, image_release = stages[image.lower()]
             else:
                 base_vllm = "vllm/vllm-openai" in image
-                variables.pin = image_pin(image, f"{path}:{lineno}")
-            image_release = variables.pin
+                variables.pin = image_release = image_pin(image, f"{path}:{lineno}")
             if len(words) >= 3 and words[1].lower() == "as":
-                stages[words[2].lower()] = (base_vllm, variables.pin)
+                stages[words[2].lower()] = (base_vllm, variables.pin, image_release)
             entry = cmd = None
         elif instr in ("ENV", "ARG"):
             pairs = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", rest)
