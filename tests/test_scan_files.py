@@ -74,6 +74,9 @@ CASES = [
         status="refused", release="0.10.2", source="pip install vllm==0.10.2 at", note="ENTRYPOINT is its tag's (0.11.1",
         message="With `vllm serve`, you should provide the model as a positional argument or in a config file instead "
                 "of via the `--model` option.", argv=["vllm", "serve", "--model", "Qwen/Qwen3-32B", "-tp", "4"])),
+    ("images/multistage.Dockerfile", None, 4, dict(  # `FROM vllm` (the stage) inherits its pin and its CMD
+        status="refused", release="0.10.2", source="pip install vllm==0.10.2 at", note="ENTRYPOINT is its tag's (0.11.1",
+        argv=["vllm", "serve", "--model", "Qwen/Qwen3-32B", "-tp", "4"])),
     ("images/reinstall-newer.Dockerfile", None, 4, dict(
         status="undecidable", release="0.20.0", note="ENTRYPOINT is its tag's (0.10.2",
         argv=["python3", "-m", "vllm.entrypoints.openai.api_server", "Qwen/Qwen3-8B", "-tp", "2"],

@@ -37,8 +37,10 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
                         kind: str = "dockerfile") -> list[Launch]:
     out: list[Launch] = []
     base_vllm = False
-    # `FROM … AS name`: what the stage runs (a vLLM image?, its release pin, its image's own pin)
-    stages: dict[str, tuple[bool, Optional[ReleasePin], Optional[ReleasePin]]] = {}
+    # `FROM … AS name`: what the stage ends with — a vLLM image?, the release pin (its image's, or a `pip install`
+    # in it), its image's own pin, its ENTRYPOINT and CMD — which a later `FROM name` starts from
+    stages: dict[str, tuple] = {}
+    stage: Optional[str] = None
     image_release: Optional[ReleasePin] = None   # the base image's own pin: its tag decides the ENTRYPOINT
     entry: Optional[tuple[int, list[str], list[str]]] = None     # (line, tokens, missing)
     cmd: Optional[tuple[int, list[str], list[str]]] = None
@@ -48,17 +50,18 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
             continue
         instr, rest = m.group(1).upper(), m.group(2)
         if instr == "FROM":
+            if stage is not None:
+                stages[stage] = (base_vllm, variables.pin, image_release, entry, cmd)
             # FROM [--platform=…] IMAGE [AS NAME]; `ARG V=…` above it may name the tag
             words = [w for w in variables.expand(rest)[0].split() if not w.startswith("--")]
             image = words[0] if words else ""
             if image.lower() in stages:
-                base_vllm, variables.pin, image_release = stages[image.lower()]
+                base_vllm, variables.pin, image_release, entry, cmd = stages[image.lower()]
             else:
                 base_vllm = "vllm/vllm-openai" in image
                 variables.pin = image_release = image_pin(image, f"{path}:{lineno}")
-            if len(words) >= 3 and words[1].lower() == "as":
-                stages[words[2].lower()] = (base_vllm, variables.pin, image_release)
-            entry = cmd = None
+                entry = cmd = None
+            stage = words[2].lower() if len(words) >= 3 and words[1].lower() == "as" else None
         elif instr in ("ENV", "ARG"):
             pairs = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", rest)
             if not pairs:
