@@ -79,6 +79,19 @@ def test_set_resolves_and_overrides_variables():
     assert _by_line(res, "launch.sh")[7].report.layout["tensor_parallel_size"] == 2
 
 
+@pytest.mark.parametrize(("line", "word", "after"), [
+    ("vllm serve Qwen/Qwen3-32B -tp $(echo 8)", "$(echo 8)", []),   # the blanks inside do not split the word
+    ("vllm serve Qwen/Qwen3-32B -tp `nproc --all`", "`nproc --all`", []),
+    ("vllm serve Qwen/Qwen3-32B -tp $(python -c 'print(8)') -dcp 3", "$(python -c 'print(8)')", ["-dcp", "3"]),
+])
+def test_a_command_substitution_is_one_unresolved_word(tmp_path, line, word, after):
+    script = tmp_path / "serve.sh"
+    script.write_text(line + "\n", encoding="utf-8")
+    finding = scan([str(script)], "0.28.0", examine).findings[0]
+    assert (finding.status, finding.reason_kind) == ("undecidable", "unresolved-variable")
+    assert finding.launch.tokens == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", word] + after
+
+
 def test_markdown_fenced_blocks_only():
     found = _by_line(_scan([os.path.join(SYN, "guide.md")]), "guide.md")
     # line 3 is inline code, lines 10-11 a python block, line 21 `vllm bench serve`: not launches

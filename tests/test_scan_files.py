@@ -213,6 +213,19 @@ CASES = [
         has=["VLLM_USE_V1=1", "python3"], note="cacheProfile")),
     ("kubeai/models.yaml", None, 49, dict(status="undecidable", reason="cannot find a config.json for "
                                                                         "'s3://my-bucket/llama-3.1-8b'")),
+    # ---- Makefiles: make expands $(NAME) / ${NAME} (the file's assignments: ?= a default, := now, += appended)
+    # and $$ before each recipe line's own shell; `export NAME = value` is the recipes' environment
+    ("make/Makefile", None, 11, dict(
+        status="refused", check="PV_tp_dcp_div", message="tp_size=8 must be divisible by dcp_size=3.",
+        argv=["VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "--max-model-len", "32768", "-dcp",
+              "3"])),
+    ("make/Makefile", None, 15, dict(           # a make function's value is not known: one unresolved word
+        status="undecidable", reason="unresolved variable $(shell nproc)", lacks="nproc)")),
+    ("make/Makefile", None, 18, dict(
+        status="refused", check="PC_gpu_count", release="0.20.0", argv=["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"],
+        note="given 2 GPUs (docker run --gpus)")),
+    ("make/oneshell.mk", None, 4, dict(         # .ONESHELL: one shell runs the recipe, TP=4 reaches the launch
+        status="refused", check="PC_gpu_count", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4", "-pp", "3"])),
     # ---- item 10: the release each launch's deployment pins
     ("pins/Dockerfile", None, 3, dict(
         status="refused", exc="AssertionError", message=GQA_DCP_020, release="0.20.0",
@@ -316,6 +329,7 @@ CASES = [
 LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md": {5, 13, 19, 24},
          "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
          "lws/lws.yaml": {15, 38, 47}, "kuberay/rayjob.yaml": {7, 26, 47}, "kubeai/models.yaml": {10, 27, 49},
+         "make/Makefile": {11, 15, 18}, "make/oneshell.mk": {4},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -453,6 +467,14 @@ def test_a_leader_worker_set_makes_one_launch_per_worker_where_the_index_reaches
         (21, "worker 2", "accepted", ["--node-rank", "2", "--headless"]),
         (25, None, "refused", ["Qwen/Qwen3-8B", "-tp", "3"]),                     # the same in every worker
     ]
+
+
+def test_make_variables_given_on_the_command_line_win(capsys):
+    # `make serve TP=4` is `--set TP=4`: it overrides the makefile's `TP := 8`
+    status, found = _cli_findings("make/Makefile", None, capsys, "--set", "TP=4")
+    assert status == EXIT_REFUSE
+    assert found[11]["tokens"][:6] == ["VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "4"]
+    assert found[11]["message"] == "tp_size=4 must be divisible by dcp_size=3."
 
 
 def test_a_ray_job_driver_that_asks_ray_for_gpus_is_not_given_the_head_nodes():

@@ -15,6 +15,7 @@ from ..launch.pins import ReleasePin, beside_pin
 from . import yamlnodes
 from .compose import is_compose_file, project_env_file
 from .dockerfile import dockerfile_launches
+from .makefile import is_makefile_name, makefile_launches
 from .markdown import markdown_launches
 from .result import Launch, Skip
 from .shell import shell_launches
@@ -44,6 +45,8 @@ def kind_of(path: str, head: str) -> Optional[str]:
         return "yaml"
     if low.startswith(("dockerfile", "containerfile")) or low.endswith(".dockerfile"):
         return "dockerfile"
+    if is_makefile_name(low):
+        return "makefile"
     if low.endswith((".sh", ".bash", ".zsh", ".sbatch", ".slurm")):
         return "shell"
     if head.startswith("#!") and re.match(r"#!.*\b(ba|z|da|k)?sh\b", head.splitlines()[0]):
@@ -108,7 +111,7 @@ def _walk(paths: Iterable[str], skipped: list[Skip], exclude: tuple[str, ...] = 
 
 
 #: the kinds a file can be read as (``--stdin-kind``)
-KINDS = ("shell", "markdown", "dockerfile", "yaml")
+KINDS = ("shell", "markdown", "dockerfile", "yaml", "makefile")
 
 
 def _sniff_kind(text: str) -> str:
@@ -148,6 +151,8 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
         return True, markdown_launches(path, lines, variables)
     if kind == "dockerfile":
         return True, dockerfile_launches(path, lines, variables)
+    if kind == "makefile":
+        return True, makefile_launches(path, lines, variables)
     if kind == "yaml":
         yaml = yamlnodes.load_yaml()
         if yaml is None:

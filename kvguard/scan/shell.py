@@ -556,6 +556,28 @@ def _sequence(text: str) -> list[str]:
     return parts
 
 
+#: marks a stand-in for an unresolved expansion while a line is split into words (private-use characters)
+_STAND_IN = "\ue000{}\ue001"
+
+
+def _stand_in(text: str, missing: list[str]) -> "tuple[str, list[str]]":
+    """``text`` with each unresolved expansion that holds blanks or quotes (``$(nproc --all)``, ```cat f```)
+    replaced by a one-word stand-in, so that splitting the line into words keeps it one word — the word that
+    is unresolved — instead of cutting it into pieces vLLM would be given as they are."""
+    stand_ins: list[str] = []
+    for expansion in dict.fromkeys(missing):
+        if expansion in text and any(c in expansion for c in " \t\n'\"\\;&|<>"):
+            text = text.replace(expansion, _STAND_IN.format(len(stand_ins)))
+            stand_ins.append(expansion)
+    return text, stand_ins
+
+
+def _restored(word: str, stand_ins: list[str]) -> str:
+    for i, expansion in enumerate(stand_ins):
+        word = word.replace(_STAND_IN.format(i), expansion)
+    return word
+
+
 def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables, kind: str,
                    prompts: bool = False, _nesting: int = 0) -> list[Launch]:
     """The launches of shell text; a command string another command runs (``bash -c "vllm serve …"``) is read
@@ -611,7 +633,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         if not LAUNCH_HINT.search(text):
             continue
         expanded, missing = variables.expand(text)
+        expanded, stand_ins = _stand_in(expanded, missing)
         for cmd in split_commands(expanded):
+            cmd = [_restored(word, stand_ins) for word in cmd] if stand_ins else cmd
             tokens, image, image_entrypoint = launch_and_image(cmd)
             if _nesting and tokens is not None and image is None and cmd[:len(tokens)] != tokens:
                 tokens = None       # in a command string, only a launcher in command position runs

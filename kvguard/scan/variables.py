@@ -23,6 +23,48 @@ VARIABLE = re.compile(r"\$\{(#?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\[[^\]{}]*\])?(?
 #: the ``$`` expansions one line may hold (more: unresolved, unread)
 _MAX_EXPANSIONS = 1000
 
+#: marks a command substitution set aside while the rest of a line is expanded (private-use characters)
+_SUBSTITUTION = "\ue002{}\ue003"
+
+
+def _command_substitutions(text: str) -> "list[tuple[int, int]]":
+    """The spans of the ``$(…)`` command substitutions of ``text`` that the plain pattern cannot end — the ones
+    holding parentheses or quotes — found as the shell ends them: at the parenthesis that balances the opening
+    one, outside quotes.  ``$((…))`` arithmetic is not one."""
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while True:
+        start = text.find("$(", i)
+        if start < 0 or len(spans) >= _MAX_EXPANSIONS:
+            return spans
+        if text.startswith("$((", start):
+            i = start + 3
+            continue
+        depth, j, quote = 1, start + 2, None
+        while j < len(text) and depth:
+            c = text[j]
+            if quote:
+                if c == quote:
+                    quote = None
+                elif c == "\\" and quote == '"':
+                    j += 1
+            elif c in "'\"":
+                quote = c
+            elif c == "\\":
+                j += 1
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            j += 1
+        if depth:
+            return spans        # not closed on this line: left to the plain pattern
+        body = text[start + 2:j - 1]
+        if any(c in body for c in "()'\""):
+            spans.append((start, j))
+        i = j
+
+
 #: ``"${A[@]}"``: each element of the array one word
 _QUOTED_ARRAY = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}"')
 
@@ -217,7 +259,17 @@ class Variables:
             return value
 
         text = _QUOTED_ARRAY.sub(quoted_array, text) if '"${' in text else text
-        return VARIABLE.sub(sub, text), missing
+        # a command substitution whose text holds parentheses or quotes (`$(python -c 'print(8)')`): whole,
+        # unresolved, and out of the expansions' way while the rest of the line is expanded
+        spans = _command_substitutions(text) if "$(" in text else []
+        originals = [text[start:end] for start, end in spans]
+        for i, (start, end) in reversed(list(enumerate(spans))):
+            text = text[:start] + _SUBSTITUTION.format(i) + text[end:]
+        missing += originals
+        text = VARIABLE.sub(sub, text)
+        for i, original in enumerate(originals):
+            text = text.replace(_SUBSTITUTION.format(i), original, 1)
+        return text, missing
 
     def _braced(self, m: re.Match, name: str, missing: list[str]) -> str:
         """``${…}`` of the variable ``name``: its length, an array element, or an operator's result."""
