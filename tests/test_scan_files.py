@@ -226,6 +226,15 @@ CASES = [
         note="given 2 GPUs (docker run --gpus)")),
     ("make/oneshell.mk", None, 4, dict(         # .ONESHELL: one shell runs the recipe, TP=4 reaches the launch
         status="refused", check="PC_gpu_count", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4", "-pp", "3"])),
+    # ---- systemd units: ExecStart= in the unit's Environment= (no shell; ${TP} one word); %i the instance
+    ("systemd/vllm.service", None, 9, dict(
+        status="refused", check="PC_gpu_count",
+        message="World size (8) is larger than the number of available GPUs (4) in this node.",
+        argv=["CUDA_VISIBLE_DEVICES=0,1,2,3", "VLLM_USE_V1=1", "/opt/vllm/bin/vllm", "serve", "Qwen/Qwen3-32B",
+              "--tensor-parallel-size", "8", "--port", "8000"])),
+    ("systemd/vllm@.service", None, 4, dict(
+        status="undecidable", reason="unresolved variable $INSTANCE", note="EnvironmentFile /etc/default/vllm")),
+    ("systemd/shell.service", None, 2, dict(status="refused", check="PV_tp_dcp_div")),
     # ---- item 10: the release each launch's deployment pins
     ("pins/Dockerfile", None, 3, dict(
         status="refused", exc="AssertionError", message=GQA_DCP_020, release="0.20.0",
@@ -329,7 +338,8 @@ CASES = [
 LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md": {5, 13, 19, 24},
          "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
          "lws/lws.yaml": {15, 38, 47}, "kuberay/rayjob.yaml": {7, 26, 47}, "kubeai/models.yaml": {10, 27, 49},
-         "make/Makefile": {11, 15, 18}, "make/oneshell.mk": {4},
+         "make/Makefile": {11, 15, 18}, "make/oneshell.mk": {4}, "systemd/vllm.service": {9},
+         "systemd/vllm@.service": {4}, "systemd/shell.service": {2},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -475,6 +485,12 @@ def test_make_variables_given_on_the_command_line_win(capsys):
     assert status == EXIT_REFUSE
     assert found[11]["tokens"][:6] == ["VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "4"]
     assert found[11]["message"] == "tp_size=4 must be divisible by dcp_size=3."
+
+
+def test_a_template_units_instance_is_given_with_set(capsys):
+    status, found = _cli_findings("systemd/vllm@.service", None, capsys, "--set", "INSTANCE=3")
+    assert status == EXIT_REFUSE
+    assert found[4]["message"] == "Total number of attention heads (32) must be divisible by tensor parallel size (3)."
 
 
 def test_a_ray_job_driver_that_asks_ray_for_gpus_is_not_given_the_head_nodes():
