@@ -137,7 +137,7 @@ def _scan_parser(sub) -> None:
     s.add_argument("--exit-zero", action="store_true",
                    help="exit 0 whatever the launches' verdicts (2 still means kvguard was misused)")
     s.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
-    s.add_argument("--stdin-kind", choices=("shell", "markdown", "dockerfile", "yaml", "makefile", "systemd"),
+    s.add_argument("--stdin-kind", choices=("shell", "markdown", "dockerfile", "yaml", "makefile", "systemd", "supervisord"),
                    help="what `-` (standard input) holds (default: from --stdin-filename, else its content)")
     s.add_argument("--stdin-filename", metavar="NAME",
                    help="the file name standard input stands for: names its findings, gives its kind, and where "
@@ -299,7 +299,8 @@ _SCAN_PARAGRAPHS = (
     "Find every `vllm serve` / `python -m vllm.entrypoints.openai.api_server` launch in the given files and "
     "directories (shell scripts, Markdown code blocks, Dockerfiles, Kubernetes / docker-compose / Helm-values "
     "YAML, GitHub Actions workflows, GitLab CI pipelines, SkyPilot tasks, dstack runs, KubeRay jobs, KubeAI "
-    "models, Slurm batch scripts, Makefiles, systemd units, vLLM recipe YAMLs) and check each one; findings are "
+    "models, Slurm batch scripts, Makefiles, systemd units, supervisord programs, vLLM recipe YAMLs) and check each "
+    "one; findings are "
     "reported as FILE:LINE. Directories are walked "
     "(skipping .git, node_modules, virtualenvs); files over 5 MB are skipped. YAML needs PyYAML "
     "(pip install 'kvguard[yaml]'); without it YAML files are skipped.",

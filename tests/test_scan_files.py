@@ -235,6 +235,12 @@ CASES = [
     ("systemd/vllm@.service", None, 4, dict(
         status="undecidable", reason="unresolved variable $INSTANCE", note="EnvironmentFile /etc/default/vllm")),
     ("systemd/shell.service", None, 2, dict(status="refused", check="PV_tp_dcp_div")),
+    # ---- supervisord programs: command (no shell; continuation lines), environment=, %(ENV_X)s from --set
+    ("supervisord/supervisord.conf", None, 6, dict(status="undecidable", reason="unresolved variable $TP")),
+    ("supervisord/supervisord.conf", "0.28.0", 14, dict(
+        status="refused", check="PC_gpu_count",
+        message="World size (4) is larger than the number of available GPUs (2) in this node.",
+        argv=["CUDA_VISIBLE_DEVICES=0,1", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"])),
     # ---- item 10: the release each launch's deployment pins
     ("pins/Dockerfile", None, 3, dict(
         status="refused", exc="AssertionError", message=GQA_DCP_020, release="0.20.0",
@@ -339,7 +345,7 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
          "lws/lws.yaml": {15, 38, 47}, "kuberay/rayjob.yaml": {7, 26, 47}, "kubeai/models.yaml": {10, 27, 49},
          "make/Makefile": {11, 15, 18}, "make/oneshell.mk": {4}, "systemd/vllm.service": {9},
-         "systemd/vllm@.service": {4}, "systemd/shell.service": {2},
+         "systemd/vllm@.service": {4}, "systemd/shell.service": {2}, "supervisord/supervisord.conf": {6, 14},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -491,6 +497,14 @@ def test_a_template_units_instance_is_given_with_set(capsys):
     status, found = _cli_findings("systemd/vllm@.service", None, capsys, "--set", "INSTANCE=3")
     assert status == EXIT_REFUSE
     assert found[4]["message"] == "Total number of attention heads (32) must be divisible by tensor parallel size (3)."
+
+
+def test_a_supervisord_environment_reference_is_given_with_set(capsys):
+    status, found = _cli_findings("supervisord/supervisord.conf", None, capsys, "--set", "TP=8")
+    assert status == EXIT_REFUSE
+    assert found[6]["tokens"] == ["CUDA_VISIBLE_DEVICES=0,1", "VLLM_USE_V1=1", "python3", "-m",
+                                  "vllm.entrypoints.openai.api_server", "--model", "Qwen/Qwen3-32B",
+                                  "--tensor-parallel-size", "8", "--decode-context-parallel-size", "3"]
 
 
 def test_a_ray_job_driver_that_asks_ray_for_gpus_is_not_given_the_head_nodes():

@@ -20,6 +20,7 @@ from .markdown import markdown_launches
 from .result import Launch, Skip
 from .shell import shell_launches
 from .slurm import batch_job
+from .supervisord import is_supervisord_name, supervisord_launches
 from .systemd import is_unit_name, unit_launches
 from .variables import Variables
 from .yamlfiles import YamlWalker
@@ -50,6 +51,8 @@ def kind_of(path: str, head: str) -> Optional[str]:
         return "makefile"
     if is_unit_name(low):
         return "systemd"
+    if is_supervisord_name(low):
+        return "supervisord"
     if low.endswith((".sh", ".bash", ".zsh", ".sbatch", ".slurm")):
         return "shell"
     if head.startswith("#!") and re.match(r"#!.*\b(ba|z|da|k)?sh\b", head.splitlines()[0]):
@@ -114,7 +117,7 @@ def _walk(paths: Iterable[str], skipped: list[Skip], exclude: tuple[str, ...] = 
 
 
 #: the kinds a file can be read as (``--stdin-kind``)
-KINDS = ("shell", "markdown", "dockerfile", "yaml", "makefile", "systemd")
+KINDS = ("shell", "markdown", "dockerfile", "yaml", "makefile", "systemd", "supervisord")
 
 
 def _sniff_kind(text: str) -> str:
@@ -158,6 +161,8 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
         return True, makefile_launches(path, lines, variables)
     if kind == "systemd":
         return True, unit_launches(path, lines, variables)
+    if kind == "supervisord":
+        return True, supervisord_launches(path, lines, variables)
     if kind == "yaml":
         yaml = yamlnodes.load_yaml()
         if yaml is None:
