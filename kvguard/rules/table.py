@@ -972,33 +972,41 @@ _MP_DEVICES_WHAT = ("--distributed-executor-backend mp on one node with more ran
                     "their device — undecidable, not accepted (0.11.1 refuses it: W_local_world_size)")
 
 
+def _gpus_outnumbered(state) -> "int | None":
+    """This CUDA node's GPU count when the launch's workers outnumber it, else None."""
+    if state.need("platform") != "cuda":
+        return None
+    gpus = state.need("gpus_per_node")
+    return gpus if state.world_size > gpus else None
+
+
 def _mp_devices_undecided(state) -> bool:
     # an mp backend vLLM picked itself passed PC_gpu_count: only a chosen one can outnumber the GPUs
-    if state.layout.distributed_executor_backend != "mp" or state.nnodes > 1 or state.need("platform") != "cuda":
+    if state.layout.distributed_executor_backend != "mp" or state.nnodes > 1:
         return False
-    gpus = state.need("gpus_per_node")
-    if state.world_size > gpus:
+    gpus = _gpus_outnumbered(state)
+    if gpus is not None:
         state.undecided(f"--distributed-executor-backend mp starts {state.world_size} workers on this node, which "
                         f"has {gpus} GPU{'s' if gpus != 1 else ''}{_assumed_gpus(state)}: the workers past its GPUs fail to "
                         f"select their device, with an error kvguard does not model")
     return False
 
 
+#: ray_utils.PG_WAIT_TIMEOUT: how long the Ray executor waits for its placement group (every release)
+_RAY_PLACEMENT_WAIT = 1800
+
+
 def _ray_cluster_unread(state) -> bool:
     """W_ray_cluster: the Ray executor places its world-size workers through the Ray cluster; more GPUs than this
     node has can only come from other nodes, which kvguard does not read — the check is listed as skipped."""
-    if state.backend != "ray" or state.need("platform") != "cuda":
+    if state.backend != "ray":
         return False
-    gpus = state.need("gpus_per_node")
-    if state.world_size > gpus:
+    gpus = _gpus_outnumbered(state)
+    if gpus is not None:
         state.skip(f"the Ray executor asks the Ray cluster for a placement group of {state.world_size} GPUs, more "
                    f"than this node's {gpus}{_assumed_gpus(state)}; whether the cluster's other nodes have them is "
                    f"not read (without them vLLM waits {_RAY_PLACEMENT_WAIT} seconds, then raises a ValueError)")
     return False
-
-
-#: ray_utils.PG_WAIT_TIMEOUT: how long the Ray executor waits for its placement group (every release)
-_RAY_PLACEMENT_WAIT = 1800
 
 
 def _dp_devices_undecided(state) -> bool:
