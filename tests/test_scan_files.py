@@ -224,6 +224,11 @@ CASES = [
     ("make/Makefile", None, 18, dict(
         status="refused", check="PC_gpu_count", release="0.20.0", argv=["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8"],
         note="given 2 GPUs (docker run --gpus)")),
+    # make expands a recipe when it runs it (MODEL set below the rule is read); a variable a target sets for
+    # itself or a condition chooses is not known
+    ("make/late.mk", None, 3, dict(status="undecidable", reason="unresolved variable $TP",
+                                   has=["vllm", "serve", "Qwen/Qwen3-32B"])),
+    ("make/late.mk", None, 6, dict(status="undecidable", reason="unresolved variable $SMALL")),
     ("make/oneshell.mk", None, 4, dict(         # .ONESHELL: one shell runs the recipe, TP=4 reaches the launch
         status="refused", check="PC_gpu_count", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4", "-pp", "3"])),
     # ---- systemd units: ExecStart= in the unit's Environment= (no shell; ${TP} one word); %i the instance
@@ -344,7 +349,7 @@ CASES = [
 LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md": {5, 13, 19, 24},
          "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
          "lws/lws.yaml": {15, 38, 47}, "kuberay/rayjob.yaml": {7, 26, 47}, "kubeai/models.yaml": {10, 27, 49},
-         "make/Makefile": {11, 15, 18}, "make/oneshell.mk": {4}, "systemd/vllm.service": {9},
+         "make/Makefile": {11, 15, 18}, "make/oneshell.mk": {4}, "make/late.mk": {3, 6}, "systemd/vllm.service": {9},
          "systemd/vllm@.service": {4}, "systemd/shell.service": {2}, "supervisord/supervisord.conf": {6, 14},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}

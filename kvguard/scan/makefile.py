@@ -93,19 +93,26 @@ class _MakeVariables:
         return out
 
 
+#: a target-specific assignment (`serve-small: TP = 2`): the variable differs between rules
+_TARGET_ASSIGNMENT = re.compile(r"^[^\t#=:]+:(?!=)\s*(?:export\s+|override\s+)*([A-Za-z_][A-Za-z0-9_.-]*)\s*"
+                                r"(?:\?=|:::=|::=|:=|\+=|!=|=)")
+_CONDITIONAL = re.compile(r"^(ifeq|ifneq|ifdef|ifndef)\b")
+
+
 def makefile_launches(path: str, lines: list[tuple[int, str]], variables: Variables,
                       kind: str = "makefile") -> list[Launch]:
     make = _MakeVariables(dict(variables.overrides))
     one_shell = any(text.strip().startswith(".ONESHELL:") for _, text in lines)
     # each rule's recipe: its command lines, each a list of physical lines (a backslash goes on to the next),
-    # make-expanded and without make's own prefixes
+    # without make's own prefixes; make expands them when it runs them, once the whole file is read
     recipes: list[list[list[tuple[int, str]]]] = []
     in_recipe = continued = False
     assignment: Optional[tuple[int, str]] = None      # a variable line a backslash continues
+    conditionals = 0                                   # ifeq / ifdef … blocks open around this line
+    varying: set[str] = set()     # set per target or under a condition: its value in a recipe is not known
     for number, text in lines:
         if continued:       # the shell joins it; make drops a leading tab of the recipe prefix
-            line = text[1:] if text.startswith("\t") else text
-            recipes[-1][-1].append((number, make.for_shell(make.expand(line))))
+            recipes[-1][-1].append((number, text[1:] if text.startswith("\t") else text))
             continued = _continued(text)
             continue
         if assignment is not None:
@@ -119,25 +126,41 @@ def makefile_launches(path: str, lines: list[tuple[int, str]], variables: Variab
             line = text[1:].lstrip()
             while line[:1] in ("@", "-", "+"):
                 line = line[1:].lstrip()
-            recipes[-1].append([(number, make.for_shell(make.expand(line)))])
+            recipes[-1].append([(number, line)])
             continued = _continued(text)
             continue
-        if not text.strip() or text.lstrip().startswith("#"):
+        stripped = text.strip()
+        if not stripped or stripped.startswith("#"):
             continue        # a blank or comment line does not end a recipe
         in_recipe = False
         if _continued(text):
             assignment = (number, text)
             continue
-        m = _ASSIGNMENT.match(text.strip())
+        if _CONDITIONAL.match(stripped):
+            conditionals += 1
+            continue
+        if stripped == "endif" or stripped.startswith("endif "):
+            conditionals = max(0, conditionals - 1)
+            continue
+        target_specific = _TARGET_ASSIGNMENT.match(stripped)
+        if target_specific:
+            varying.add(target_specific.group(1))
+            continue
+        m = _ASSIGNMENT.match(stripped)
         if m:       # (a rule, `target: …`, never matches: a name cannot hold a colon)
             prefixes, name, operator, value = m.groups()
             make.assign(name, operator, value.strip(), export=bool(prefixes and "export" in prefixes))
-        elif text.startswith("export "):
-            make.exported.update(text.split()[1:])
+            if conditionals:
+                varying.add(name)
+        elif stripped.startswith("export "):
+            make.exported.update(stripped.split()[1:])
+    for name in varying:
+        make.values[name] = None
     out: list[Launch] = []
     environment = make.environment()
     for recipe in recipes:
-        shells = [[line for command in recipe for line in command]] if one_shell else recipe
+        expanded = [[(number, make.for_shell(make.expand(line))) for number, line in command] for command in recipe]
+        shells = [[line for command in expanded for line in command]] if one_shell else expanded
         for shell in shells:
             scope = Variables(variables.overrides, variables).with_environment(environment)
             out += shell_launches(path, shell, scope, kind)
