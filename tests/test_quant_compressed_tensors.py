@@ -1047,7 +1047,15 @@ def test_an_ignore_list_that_names_whole_layers_is_decided(version, ignore):
     assert v.ok and "MI_model" not in skipped(v)
 
 
-def test_a_layer_the_pattern_names_only_by_search_is_quantized():
-    # re.match anchors at the start: `re:self_attn` names no layer (every name starts with model.layers.)
-    v = kvguard.check(llama(dict(W4A16, ignore=["re:self_attn.q_proj"])), vllm_version="0.20.0", tp=8, host=H100)
-    assert v.ok and "MI_model" not in skipped(v)
+def test_a_pattern_is_matched_at_the_start_of_the_layer_name():
+    # FP8_BLOCK Qwen2.5-72B at -tp 8: gate_up_proj's 3696 outputs per rank refuse when it is quantized
+    # (tests/cases/*/mi-ct-qwen25-72b-fp8-block-tp8.json); re.match anchors at the start, so `re:mlp` names no layer
+    # (every name starts with model.layers.) and `re:.*mlp.*` names the MLP, which is then built unquantized
+    base = "Qwen/Qwen2.5-72B-Instruct"      # intermediate 29568 (the AWQ export's is 29696)
+    refused = kvguard.check(model(base, dict(FP8_BLOCK, ignore=["lm_head", "re:mlp"])), vllm_version="0.33.0", tp=8,
+                            host=H100)
+    assert (refused.check, refused.message) == (
+        "MI_fp8_block_n", "Weight output_partition_size = 3696 is not divisible by weight quantization block_n = 128.")
+    accepted = kvguard.check(model(base, dict(FP8_BLOCK, ignore=["lm_head", "re:.*mlp.*"])), vllm_version="0.33.0",
+                             tp=8, host=H100)
+    assert accepted.ok and "MI_model" not in skipped(accepted)

@@ -240,6 +240,9 @@ CASES = [
     ("systemd/vllm@.service", None, 4, dict(
         status="undecidable", reason="unresolved variable $INSTANCE", note="EnvironmentFile /etc/default/vllm")),
     ("systemd/shell.service", None, 2, dict(status="refused", check="PV_tp_dcp_div")),
+    ("systemd/envfile.service", None, 5, dict(  # the EnvironmentFile beside the unit overrides Environment=
+        status="refused", message="tp_size=4 must be divisible by dcp_size=3.",
+        argv=["VLLM_USE_V1=1", "/usr/bin/vllm", "serve", "Qwen/Qwen3-32B", "-tp", "4", "-dcp", "3"])),
     # ---- supervisord programs: command (no shell; continuation lines), environment=, %(ENV_X)s from --set
     ("supervisord/supervisord.conf", None, 6, dict(status="undecidable", reason="unresolved variable $TP")),
     ("supervisord/supervisord.conf", "0.28.0", 14, dict(
@@ -350,7 +353,8 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "prodstack/values.yaml": {13, 23, 34, 40, 55, 65, 76}, "kserve/llmisvc.yaml": {11, 31, 34, 45},
          "lws/lws.yaml": {15, 38, 47}, "kuberay/rayjob.yaml": {7, 26, 47}, "kubeai/models.yaml": {10, 27, 49},
          "make/Makefile": {11, 15, 18}, "make/oneshell.mk": {4}, "make/late.mk": {3, 6}, "systemd/vllm.service": {9},
-         "systemd/vllm@.service": {4}, "systemd/shell.service": {2}, "supervisord/supervisord.conf": {6, 14},
+         "systemd/vllm@.service": {4}, "systemd/shell.service": {2},
+         "systemd/envfile.service": {5}, "supervisord/supervisord.conf": {6, 14},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 

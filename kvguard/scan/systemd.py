@@ -6,7 +6,9 @@ Read from systemd.service(5) ("Command lines") and systemd.exec(5) ("Environment
   are systemd's; a line ending in ``\\`` goes on on the next; words are split with single and double
   quotes; ``${NAME}`` and ``$NAME`` take the unit's environment, ``$$`` is one ``$``; ``%%`` is one ``%``;
 - ``Environment=`` sets variables (several ``NAME=value`` words, quoted or not, per line; a later one wins);
-  ``EnvironmentFile=`` names a file kvguard does not read (noted: its variables are unresolved);
+  ``EnvironmentFile=`` names a file of ``NAME=value`` lines whose settings override ``Environment=``'s: read
+  as docker's ``--env-file`` is (the path as written, else beside the unit), noted when it is not there (a
+  leading ``-``: optional);
 - a template unit's specifiers are what its instance name says: ``%i`` / ``%I`` (``vllm@8.service``) stand
   for ``$INSTANCE`` here (``--set INSTANCE=8``); the other specifiers (``%h``, ``%n``, …) for
   ``$SYSTEMD_h``, ``$SYSTEMD_n``, … — unresolved unless given.
@@ -20,6 +22,8 @@ import re
 import shlex
 from typing import Optional
 
+from .beside import not_beside
+from .compose import read_dotenv
 from .result import Launch
 from .shell import shell_launches
 from .variables import Variables
@@ -99,13 +103,19 @@ def unit_launches(path: str, lines: list[tuple[int, str]], variables: Variables,
                 starts = []     # an empty assignment resets the list
             else:
                 starts.append((number, value.lstrip(_EXEC_PREFIXES)))
+    missing_files = []
+    for name in env_files:
+        entries = read_dotenv(path, name)
+        if entries is None:
+            missing_files.append(name)
+        else:
+            environment.update(entries)
     out: list[Launch] = []
     for number, command in starts:
         scope = Variables(variables.overrides, variables).with_environment(environment)
         scope.set_unknown("INSTANCE")
         found = shell_launches(path, [(number, _specifiers(command).replace("$$", "\\$"))], scope, kind)
-        notes = tuple(f"EnvironmentFile {name}: not read (a VLLM_* variable there would change what vLLM does)"
-                      for name in env_files)
+        notes = tuple(not_beside("EnvironmentFile", name) for name in missing_files)
         for launch in found:
             launch.notes = launch.notes + notes
         out += found
