@@ -444,6 +444,32 @@ PATTERNS: list[tuple] = [
      "if V_t is None:\n    V_t = ['linear_attention'] * int(V_n)\n"
      "    for i in range(int(V_n)):\n        if i % 4 == 3:\n            V_t[i] = 'full_attention'\n"
      "    if 'full_attention' not in V_t:\n        V_t[-1] = 'full_attention'"),
+    # EXAONE 4 / EXAONE-MoE (transformers 5): sliding attention except every ``V_p``-th layer (a field)
+    ("layer_types_except_every_field",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = [K_hit if (i + 1) % V_p != 0 and i < self.num_hidden_layers else K_miss"
+     " for i in range(self.num_hidden_layers)]"),
+    ("per_layer_first_k_if_none",
+     "if V_t is None:\n    V_t = [K_first if i < V_k else K_rest for i in range(self.num_hidden_layers)]"),
+    # LFM2 (transformers 5): attention on the listed layers (default: all), short convolutions elsewhere
+    ("layer_types_at_indices",
+     "if V_t is None:\n    V_i = V_i if V_i is not None else list(range(V_n))\n"
+     "    V_t = [K_hit if i in V_i else K_miss for i in range(V_n)]"),
+    # SmolLM3 (transformers 5): RoPE on all but every ``V_p``-th layer; sliding attention on the others
+    ("flags_except_every_if_none",
+     "if V_t is None:\n    V_t = [int((layer_idx + 1) % V_p != 0) for layer_idx in range(V_n)]"),
+    ("layer_types_sliding_without_rope",
+     "if V_t is None:\n    V_t = []\n    for layer_idx in range(V_n):\n        has_rope = V_r[layer_idx]\n"
+     "        if V_u and V_w is not None and (not has_rope):\n            V_t.append(K_hit)\n"
+     "        else:\n            V_t.append(K_miss)"),
+    # Ministral 3 (transformers 5): Mistral-4's YaRN defaults without the partial rotary factor
+    ("mistral4_rope_defaults",
+     "if V_t is None:\n    V_t = {'type': K_type, 'rope_theta': K_theta, 'factor': K_factor, "
+     "'original_max_position_embeddings': K_original, 'max_position_embeddings': V_m, 'beta_fast': K_beta_fast, "
+     "'beta_slow': K_beta_slow, 'mscale_all_dim': K_mscale_all_dim, 'mscale': K_mscale, "
+     "'llama_4_scaling_beta': K_llama_4_scaling_beta}", {"no_partial_factor": True}),
+    # MiniCPM3 (transformers 5): the depth scale defaults to the square root of the layer count
+    ("sqrt_if_none", "if V_t is None:\n    V_t = math.sqrt(V_a)"),
     ("raise_if_len_ne", "if len(V_l) != V_n:\n    raise ValueError(F_msg)"),
     ("raise_if_len_ne", "if V_l is not None and len(V_l) != V_n:\n    raise ValueError(F_msg)", {"none_ok": True}),
     ("per_layer_attr_if_none", "if V_t is None:\n    V_t = [V_a] * self.num_hidden_layers"),

@@ -735,6 +735,7 @@ KNOWN_PROPERTIES5: dict[str, list] = {
     "b2b9b06da7df": ["method_of", {"m": "_list_to_pattern", "a": "layers_block_type"}],      # NemotronH
     "6743b76b7a50": ["method_of", {"m": "_list_to_pattern", "a": "mtp_layers_block_type"}],  # NemotronH
     "8b4624553682": ["alias", {"a": "audio_embed_dim"}],          # Gemma4UnifiedAudio hidden_size and friends
+    "314dfc03712b": ["truediv", {"a": "hidden_size", "b": "dim_model_base"}],   # MiniCPM3 logits_scaling
 }
 
 

@@ -20,7 +20,7 @@ oracle_env.py's default), else a classic venv
 usage:
   python tools/hfconfig_oracle.py [--versions 0.20.0,0.28.0] [--n 40] [--types llama,mpt]
                                    [--env-root DIR] [--oracle-root DIR] [--record tests/hfconfig/data]
-                                   [--json table.json] [--all]
+                                   [--json table.json] [--all]  (--all with --types: only those of the line)
 Prints agreement counts per model type and release; writes mismatches to
 /tmp/hfconfig_oracle_mismatches.json.  ``--record DIR`` also stores a sample
 of the oracle answers as oracle-free test data (oracle_<release>.json.gz).
@@ -330,7 +330,7 @@ def gen_cases_all(py, ver, args, env=None):
     from kvguard.versions import resolve
     tf = resolve(ver).transformers
     names = list(transformers_tables(tf)["config_mapping_order"])
-    names = [n for n in names if n not in SCOPE]
+    names = [n for n in names if n not in SCOPE and (not args.types or n in args.types.split(","))]
     cache = f"/tmp/kvg_templates_{tf}.json"
     if os.path.exists(cache):
         with open(cache) as f:

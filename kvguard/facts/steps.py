@@ -1505,16 +1505,68 @@ def _legacy_rope_type_renamed(f: Frame, a: dict) -> None:
 
 def _mistral4_rope_defaults(f: Frame, a: dict) -> None:
     """Mistral-4's default RoPE settings: YaRN constants, the model's context length and a partial rotary factor
-    of rope / (nope + rope) head dims."""
+    of rope / (nope + rope) head dims (Ministral 3: the same without the factor)."""
     if f.get(a["t"]) is not None:
         return
-    rope, nope = f.get(a["r"]), f.get(a["n"])
+    if not a.get("no_partial_factor"):
+        rope, nope = f.get(a["r"]), f.get(a["n"])
     f.set(a["t"], {"type": f.get(a["type"]), "rope_theta": f.get(a["theta"]), "factor": f.get(a["factor"]),
                    "original_max_position_embeddings": f.get(a["original"]), "max_position_embeddings": f.get(a["m"]),
                    "beta_fast": f.get(a["beta_fast"]), "beta_slow": f.get(a["beta_slow"]),
                    "mscale_all_dim": f.get(a["mscale_all_dim"]), "mscale": f.get(a["mscale"]),
-                   "llama_4_scaling_beta": f.get(a["llama_4_scaling_beta"]),
-                   "partial_rotary_factor": f.get(a["r"]) / (nope + rope)})
+                   "llama_4_scaling_beta": f.get(a["llama_4_scaling_beta"])})
+    if not a.get("no_partial_factor"):
+        f.get(a["t"])["partial_rotary_factor"] = f.get(a["r"]) / (nope + rope)
+
+
+def _layer_types_except_every_field(f: Frame, a: dict) -> None:
+    """``layer_types`` defaults to ``hit`` except on every ``p``-th layer (a field: zero divides by zero)."""
+    obj = f.obj
+    if obj.layer_types is None:
+        every, count = f.get(a["p"]), obj.num_hidden_layers
+        hit, miss = f.get(a["hit"]), f.get(a["miss"])
+        obj.layer_types = [hit if (i + 1) % every != 0 and i < count else miss for i in _layer_range(count)]
+
+
+def _per_layer_first_k_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        first_k, first, rest = f.get(a["k"]), f.get(a["first"]), f.get(a["rest"])
+        f.set(a["t"], [first if i < first_k else rest for i in _layer_range(f.obj.num_hidden_layers)])
+
+
+def _layer_types_at_indices(f: Frame, a: dict) -> None:
+    """``hit`` on the layers an index list names (by default every layer), ``miss`` on the others."""
+    if f.get(a["t"]) is not None:
+        return
+    if f.get(a["i"]) is None:
+        f.set(a["i"], list(_layer_range(f.get(a["n"]))))
+    indices, hit, miss = f.get(a["i"]), f.get(a["hit"]), f.get(a["miss"])
+    f.set(a["t"], [hit if i in indices else miss for i in _layer_range(f.get(a["n"]))])
+
+
+def _flags_except_every_if_none(f: Frame, a: dict) -> None:
+    """A 0/1 flag per layer: 0 on every ``p``-th layer."""
+    if f.get(a["t"]) is None:
+        every = f.get(a["p"])
+        f.set(a["t"], [int((i + 1) % every != 0) for i in _layer_range(f.get(a["n"]))])
+
+
+def _layer_types_sliding_without_rope(f: Frame, a: dict) -> None:
+    """``hit`` (sliding) on the layers without RoPE when a window is in use, ``miss`` elsewhere; the list is
+    built in place, reading the RoPE flags layer by layer."""
+    if f.get(a["t"]) is not None:
+        return
+    f.set(a["t"], [])
+    kinds, hit, miss = f.get(a["t"]), f.get(a["hit"]), f.get(a["miss"])
+    for i in _layer_range(f.get(a["n"])):
+        has_rope = f.get(a["r"])[i]
+        sliding = f.get(a["u"]) and f.get(a["w"]) is not None and not has_rope
+        kinds.append(hit if sliding else miss)
+
+
+def _sqrt_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], math.sqrt(f.get(a["a"])))
 
 
 def _indexer_types_default(f: Frame, a: dict) -> None:
@@ -1773,6 +1825,10 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "phi3_rope_validation_5": _phi3_rope_validation_5, "phimoe_rope_validation_5": _phimoe_rope_validation_5,
     "append_if_differs": _append_if_differs, "kwargs_get_or_const": _kwargs_get_or_const,
     "legacy_rope_type_renamed": _legacy_rope_type_renamed, "mistral4_rope_defaults": _mistral4_rope_defaults,
+    "layer_types_except_every_field": _layer_types_except_every_field,
+    "per_layer_first_k_if_none": _per_layer_first_k_if_none, "layer_types_at_indices": _layer_types_at_indices,
+    "flags_except_every_if_none": _flags_except_every_if_none,
+    "layer_types_sliding_without_rope": _layer_types_sliding_without_rope, "sqrt_if_none": _sqrt_if_none,
     "indexer_types_default": _indexer_types_default, "noop": lambda f, a: None,
     "layer_types_from_pattern_kwarg": _layer_types_from_pattern_kwarg,
     "layer_types_from_pattern_kwarg_else_remap":

@@ -769,6 +769,8 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
         return [prop["hit"] if x == prop["when"] else prop["miss"] for x in getattr(obj, prop["source"])]
     if kind == "const_mul":
         return prop["k"] * getattr(obj, prop["a"])
+    if kind == "truediv":
+        return getattr(obj, prop["a"]) / getattr(obj, prop["b"])
     if kind == "length_of":
         return len(getattr(obj, prop["a"]))
     if kind == "method_of":

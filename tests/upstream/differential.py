@@ -524,6 +524,56 @@ def mutate(rng: random.Random, cfg: dict) -> dict:
     return cfg
 
 
+def gen_exaone4(rng):
+    """EXAONE 4: sliding attention except every ``sliding_window_pattern``-th layer (the 5.x comprehension)."""
+    cfg = _dense(rng, "Exaone4ForCausalLM", "exaone4")
+    window = rng.choice([None, 4096, 128])
+    cfg["sliding_window"] = window
+    if window is not None or rng.random() < 0.3:
+        cfg["sliding_window_pattern"] = rng.choice([4, 3, 1, 0]) if rng.random() < 0.3 else 4
+    if rng.random() < 0.2:
+        cfg["layer_types"] = ["full_attention"] * cfg["num_hidden_layers"]
+    return cfg
+
+
+def gen_exaone_moe(rng):
+    cfg = gen_exaone4(rng)
+    cfg.update({"architectures": ["ExaoneMoEForCausalLM"], "model_type": "exaone_moe",
+                "num_experts": rng.choice([64, 128]), "num_experts_per_tok": 8, "num_shared_experts": 1,
+                "moe_intermediate_size": rng.choice([1024, 2048]), "first_k_dense_replace": rng.choice([0, 1, 3])})
+    return cfg
+
+
+def gen_ministral3(rng):
+    """Ministral 3 text: the YaRN defaults apply when the checkpoint has no RoPE parameters."""
+    cfg = _dense(rng, "Ministral3ForCausalLM", "ministral3", head_dims=(128,))
+    if rng.random() < 0.5:
+        cfg["rope_parameters"] = {"rope_type": "yarn", "rope_theta": 1000000.0, "factor": 16.0,
+                                  "original_max_position_embeddings": 16384, "beta_fast": 32.0, "beta_slow": 1.0,
+                                  "mscale_all_dim": 1.0, "mscale": 1.0, "llama_4_scaling_beta": 0.1}
+    return cfg
+
+
+def gen_minicpm3(rng):
+    """MiniCPM3: multi-head latent attention with its own head sizes."""
+    heads = rng.choice([20, 40, 64])
+    return {"architectures": ["MiniCPM3ForCausalLM"], "model_type": "minicpm3", "hidden_size": heads * 64,
+            "num_attention_heads": heads, "num_key_value_heads": heads, "num_hidden_layers": rng.choice([2, 62]),
+            "intermediate_size": 6400, "vocab_size": 73448, "max_position_embeddings": 32768,
+            "q_lora_rank": 768, "kv_lora_rank": 256, "qk_nope_head_dim": 64, "qk_rope_head_dim": 32,
+            "v_head_dim": 64, "scale_depth": rng.choice([1.4, None]), "dim_model_base": 256, "torch_dtype": "bfloat16"}
+
+
+def gen_lfm2(rng):
+    """LFM2: attention on the layers ``full_attn_idxs`` names, short convolutions elsewhere."""
+    cfg = _dense(rng, "Lfm2ForCausalLM", "lfm2", head_dims=(64,))
+    layers = cfg["num_hidden_layers"]
+    if rng.random() < 0.7:
+        cfg["full_attn_idxs"] = sorted(rng.sample(range(layers), max(1, layers // 3)))
+    cfg["conv_L_cache"] = 3
+    return cfg
+
+
 FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "llama": gen_llama, "mistral": gen_mistral, "qwen2": gen_qwen2, "qwen3": gen_qwen3,
     "qwen3_moe": gen_qwen3_moe, "mixtral": gen_mixtral, "gemma2": gen_gemma2, "phi3": gen_phi3,
@@ -536,14 +586,16 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "falcon_mamba": gen_falcon_mamba, "deepseek_mtp": gen_deepseek_mtp, "glm4_moe_lite": gen_glm4_moe_lite,
     "deepseek_v4": gen_deepseek_v4, "deepseek_v4_checkpoint": gen_deepseek_v4_checkpoint, "qwen3_5": gen_qwen3_5, "qwen3_omni_moe": gen_qwen3_omni_moe,
     "gemma4_text": gen_gemma4_text, "gemma4": gen_gemma4, "per_layer": gen_per_layer,
-    "unregistered": gen_unregistered,
+    "unregistered": gen_unregistered, "exaone4": gen_exaone4, "exaone_moe": gen_exaone_moe,
+    "ministral3": gen_ministral3, "minicpm3": gen_minicpm3, "lfm2": gen_lfm2,
 }
 
 
 #: the first release whose model registry has the family's architecture (before it vLLM falls back to its
 #: Transformers backend, which kvguard does not model: such configs are not generated there)
 #: families generated only when named (--families): the default sample of the CI runs stays as it was
-OPT_IN = frozenset({"deepseek_v4_checkpoint", "gemma4_text", "gemma4", "per_layer", "unregistered"})
+OPT_IN = frozenset({"deepseek_v4_checkpoint", "gemma4_text", "gemma4", "per_layer", "unregistered", "exaone4",
+                    "exaone_moe", "ministral3", "minicpm3", "lfm2"})
 FAMILY_SINCE = {"gemma4_text": Version("0.19.0"), "gemma4": Version("0.19.0"), "deepseek_v4": Version("0.20.0"), "deepseek_v4_checkpoint": Version("0.20.0"), "qwen3_5": Version("0.17.0"),
                 "qwen3_omni_moe": Version("0.11.1")}
 
