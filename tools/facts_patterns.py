@@ -470,6 +470,45 @@ PATTERNS: list[tuple] = [
      "'llama_4_scaling_beta': K_llama_4_scaling_beta}", {"no_partial_factor": True}),
     # MiniCPM3 (transformers 5): the depth scale defaults to the square root of the layer count
     ("sqrt_if_none", "if V_t is None:\n    V_t = math.sqrt(V_a)"),
+    # Gemma 3n (transformers 5): the transformers 4 steps over the object's fields
+    ("gemma3n_intermediate_sizes",
+     "if isinstance(self.intermediate_size, Sequence) and "
+     "(intsize_len := len(self.intermediate_size)) != self.num_hidden_layers:\n"
+     "    raise ValueError(F_msg)\n"
+     "elif not isinstance(self.intermediate_size, Sequence):\n"
+     "    self.intermediate_size = [self.intermediate_size] * self.num_hidden_layers", {"on_self": True}),
+    ("gemma3n_sparsity_default",
+     "if self.activation_sparsity_pattern is None:\n"
+     "    num_sparse_layers = 10 if self.num_hidden_layers > 10 else 0\n"
+     "    self.activation_sparsity_pattern = [0.95] * num_sparse_layers + [0.0] * "
+     "(self.num_hidden_layers - num_sparse_layers)", {"on_self": True}),
+    ("gemma3n_sparsity_check",
+     "if (len_asp := len(self.activation_sparsity_pattern)) != self.num_hidden_layers:\n"
+     "    raise ValueError(F_msg)", {"on_self": True}),
+    ("layer_types_hit_every",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = [K_hit if (i + 1) % K_n == 0 else K_miss for i in range(self.num_hidden_layers)]"),
+    # Granite SWA / CWM (transformers 5): ``hit`` on layer 0 and every ``n``-th after it (the period may be a
+    # local constant first)
+    ("layer_types_hit_every_from_zero",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = [K_hit if i % K_n == 0 else K_miss for i in range(self.num_hidden_layers)]"),
+    ("layer_types_hit_every_from_zero",
+     "if self.layer_types is None:\n    V_p = K_n\n"
+     "    self.layer_types = [K_hit if i % V_p == 0 else K_miss for i in range(self.num_hidden_layers)]"),
+    ("per_layer_item_if_none", "if V_t is None:\n    V_t = [V_d[K_k]] * self.num_hidden_layers"),
+    ("int_if_truthy_else_none", "V_t = int(V_t) if V_t else None"),
+    # Cohere2-MoE (transformers 5): the first ``V_k`` (dense) layers on their own sliding pattern, the rest on
+    # the model's
+    ("layer_types_prefix_and_rest",
+     "if self.layer_types is None:\n"
+     "    prefix_layers = [K_hit if (i + 1) % V_pp != 0 else K_miss for i in range(V_k)]\n"
+     "    rest_layers = [K_hit if (i + 1) % V_p != 0 else K_miss for i in range(self.num_hidden_layers - V_k)]\n"
+     "    self.layer_types = prefix_layers + rest_layers"),
+    # timm-style to_dict (TimmWrapper, Gemma 3n vision): the label map written as timm's keys
+    ("dict_setdefault_var", "V_d.setdefault(K_k, V_v)"),
+    ("dict_setdefault_values_list", "V_d.setdefault(K_k, list(V_m.values()))"),
+    ("dict_pop_key", "V_d.pop(K_k, None)"),
     ("raise_if_len_ne", "if len(V_l) != V_n:\n    raise ValueError(F_msg)"),
     ("raise_if_len_ne", "if V_l is not None and len(V_l) != V_n:\n    raise ValueError(F_msg)", {"none_ok": True}),
     ("per_layer_attr_if_none", "if V_t is None:\n    V_t = [V_a] * self.num_hidden_layers"),

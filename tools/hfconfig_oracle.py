@@ -330,7 +330,7 @@ def gen_cases_all(py, ver, args, env=None):
     from kvguard.versions import resolve
     tf = resolve(ver).transformers
     names = list(transformers_tables(tf)["config_mapping_order"])
-    names = [n for n in names if n not in SCOPE and (not args.types or n in args.types.split(","))]
+    names = [n for n in names if n not in SCOPE]
     cache = f"/tmp/kvg_templates_{tf}.json"
     if os.path.exists(cache):
         with open(cache) as f:
@@ -339,7 +339,8 @@ def gen_cases_all(py, ver, args, env=None):
         tpls = _run_worker(py, names, mode="--templates", env=env, out=cache)
     tpls = {k: {kk: vv for kk, vv in v.items() if not kk.startswith("_") and kk != "transformers_version"}
             for k, v in tpls.items() if "__error__" not in v}
-    return gen_cases([n for n in names if n in tpls], args.n, args.seed, tpls)
+    wanted = set(args.types.split(",")) if args.types else None
+    return gen_cases([n for n in names if n in tpls and (wanted is None or n in wanted)], args.n, args.seed, tpls)
 
 
 def load_templates():

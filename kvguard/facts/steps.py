@@ -1012,30 +1012,35 @@ def _smollm3_layer_types(f: Frame, a: dict) -> None:
         f.set("layer_types", kinds)
 
 
+# Gemma 3n: transformers 4 checks the __init__ parameters, transformers 5 (on_self) the object's fields
+
 def _gemma3n_intermediate_sizes(f: Frame, a: dict) -> None:
     from collections.abc import Sequence
-    size, n = f.get("intermediate_size"), f.get("num_hidden_layers")
+    at = "self." if a.get("on_self") else ""
+    size, n = f.get(at + "intermediate_size"), f.get(at + "num_hidden_layers")
     if isinstance(size, Sequence):
         length = len(size)
         f.set("intsize_len", length)
         if length != n:
             raise ValueError(format_message(f, a["msg"]["template"]))
     else:
-        f.set("intermediate_size", [size] * bounded_count(n))
+        f.set(at + "intermediate_size", [size] * bounded_count(n))
 
 
 def _gemma3n_sparsity_default(f: Frame, a: dict) -> None:
-    if f.get("activation_sparsity_pattern") is None:
-        n = f.get("num_hidden_layers")
+    at = "self." if a.get("on_self") else ""
+    if f.get(at + "activation_sparsity_pattern") is None:
+        n = f.get(at + "num_hidden_layers")
         sparse = 10 if n > 10 else 0
         f.set("num_sparse_layers", sparse)
-        f.set("activation_sparsity_pattern", [0.95] * sparse + [0.0] * bounded_count(n - sparse))
+        f.set(at + "activation_sparsity_pattern", [0.95] * sparse + [0.0] * bounded_count(n - sparse))
 
 
 def _gemma3n_sparsity_check(f: Frame, a: dict) -> None:
-    length = len(f.get("activation_sparsity_pattern"))
+    at = "self." if a.get("on_self") else ""
+    length = len(f.get(at + "activation_sparsity_pattern"))
     f.set("len_asp", length)
-    if length != f.get("num_hidden_layers"):
+    if length != f.get(at + "num_hidden_layers"):
         raise ValueError(format_message(f, a["msg"]["template"]))
 
 
@@ -1370,6 +1375,19 @@ def _dict_setdefault_kwarg_get(f: Frame, a: dict) -> None:
     target.setdefault(f.get(a["k"]), f.kwargs().get(f.get(a["kw"]), f.get(a["v"])))
 
 
+def _dict_setdefault_var(f: Frame, a: dict) -> None:
+    f.get(a["d"]).setdefault(f.get(a["k"]), f.get(a["v"]))
+
+
+def _dict_setdefault_values_list(f: Frame, a: dict) -> None:
+    target = f.get(a["d"])
+    target.setdefault(f.get(a["k"]), list(f.get(a["m"]).values()))
+
+
+def _dict_pop_key(f: Frame, a: dict) -> None:
+    f.get(a["d"]).pop(f.get(a["k"]), None)
+
+
 def _dict_setdefault_div(f: Frame, a: dict) -> None:
     target = f.get(a["d"])
     target.setdefault(f.get(a["k"]), f.get(a["a"]) / f.get(a["b"]))
@@ -1567,6 +1585,49 @@ def _layer_types_sliding_without_rope(f: Frame, a: dict) -> None:
 def _sqrt_if_none(f: Frame, a: dict) -> None:
     if f.get(a["t"]) is None:
         f.set(a["t"], math.sqrt(f.get(a["a"])))
+
+
+def _layer_types_hit_every(f: Frame, a: dict) -> None:
+    """``layer_types`` defaults to ``hit`` on every ``n``-th layer, ``miss`` elsewhere."""
+    obj = f.obj
+    if obj.layer_types is None:
+        every, hit, miss = f.get(a["n"]), f.get(a["hit"]), f.get(a["miss"])
+        obj.layer_types = [hit if (i + 1) % every == 0 else miss for i in _layer_range(obj.num_hidden_layers)]
+
+
+def _layer_types_hit_every_from_zero(f: Frame, a: dict) -> None:
+    """``layer_types`` defaults to ``hit`` on layer 0 and every ``n``-th layer after it, ``miss`` elsewhere."""
+    obj = f.obj
+    if obj.layer_types is None:
+        if "p" in a:
+            f.set(a["p"], f.get(a["n"]))
+        every, hit, miss = f.get(a["n"]), f.get(a["hit"]), f.get(a["miss"])
+        obj.layer_types = [hit if i % every == 0 else miss for i in _layer_range(obj.num_hidden_layers)]
+
+
+def _per_layer_item_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], _repeat([f.get(a["d"])[f.get(a["k"])]], f.obj.num_hidden_layers))
+
+
+def _int_if_truthy_else_none(f: Frame, a: dict) -> None:
+    value = f.get(a["t"])
+    f.set(a["t"], int(value) if value else None)
+
+
+def _layer_types_prefix_and_rest(f: Frame, a: dict) -> None:
+    """The first ``k`` layers slide except every ``pp``-th, the others except every ``p``-th (counted anew)."""
+    obj = f.obj
+    if obj.layer_types is not None:
+        return
+    hit, miss, first_k = f.get(a["hit"]), f.get(a["miss"]), f.get(a["k"])
+    prefix_every = f.get(a["pp"])
+    prefix = [hit if (i + 1) % prefix_every != 0 else miss for i in _layer_range(first_k)]
+    f.set("prefix_layers", prefix)
+    every = f.get(a["p"])
+    rest = [hit if (i + 1) % every != 0 else miss for i in _layer_range(obj.num_hidden_layers - first_k)]
+    f.set("rest_layers", rest)
+    obj.layer_types = prefix + rest
 
 
 def _indexer_types_default(f: Frame, a: dict) -> None:
@@ -1816,7 +1877,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_item_const_if_none": _dict_item_const_if_none,
     "dict_item_setdefault_kwarg_pop_item": _dict_item_setdefault_kwarg_pop_item,
     "dict_setdefault_kwarg_pop": _dict_setdefault_kwarg_pop, "dict_setdefault_kwarg_get": _dict_setdefault_kwarg_get,
-    "dict_setdefault_div": _dict_setdefault_div, "set_dict_get": _set_dict_get,
+    "dict_setdefault_div": _dict_setdefault_div, "dict_setdefault_var": _dict_setdefault_var,
+    "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key, "set_dict_get": _set_dict_get,
     "dict_item_const_if_in": _dict_item_const_if_in, "dict_item_const_if_get_eq": _dict_item_const_if_get_eq,
     "kwargs_get_or_attr": _kwargs_get_or_attr, "kwargs_setdefault_div_if_not_none": _kwargs_setdefault_div_if_not_none,
     "item_scaled_if_attr": _item_scaled_if_attr, "item_scaled_if_attr_eq": _item_scaled_if_attr,
@@ -1825,6 +1887,9 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "phi3_rope_validation_5": _phi3_rope_validation_5, "phimoe_rope_validation_5": _phimoe_rope_validation_5,
     "append_if_differs": _append_if_differs, "kwargs_get_or_const": _kwargs_get_or_const,
     "legacy_rope_type_renamed": _legacy_rope_type_renamed, "mistral4_rope_defaults": _mistral4_rope_defaults,
+    "layer_types_hit_every": _layer_types_hit_every, "layer_types_hit_every_from_zero": _layer_types_hit_every_from_zero,
+    "per_layer_item_if_none": _per_layer_item_if_none, "int_if_truthy_else_none": _int_if_truthy_else_none,
+    "layer_types_prefix_and_rest": _layer_types_prefix_and_rest,
     "layer_types_except_every_field": _layer_types_except_every_field,
     "per_layer_first_k_if_none": _per_layer_first_k_if_none, "layer_types_at_indices": _layer_types_at_indices,
     "flags_except_every_if_none": _flags_except_every_if_none,

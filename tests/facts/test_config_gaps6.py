@@ -1,10 +1,13 @@
-"""EXAONE 4, EXAONE-MoE, LFM2, SmolLM3, Ministral 3 and MiniCPM3 configs on the transformers 5 lines (vLLM 0.24.0+).
+"""EXAONE 4, EXAONE-MoE, LFM2, SmolLM3, Ministral 3, MiniCPM3, Gemma 3n, Granite SWA, CWM and Cohere2-MoE configs on
+the transformers 5 lines (vLLM 0.24.0+).
 
 Mirrors the ``__post_init__`` of ``transformers/models/{exaone4,exaone_moe,lfm2,smollm3,ministral3,minicpm3}/
 configuration_*.py`` in transformers 5.17.0 / 5.19.0 / 5.20.2 / 5.24.0: EXAONE's sliding attention except every
 ``sliding_window_pattern``-th layer (zero without a window, which divides by zero when the layer types are not
 given), EXAONE-MoE's dense first layers, LFM2's attention layers at ``full_attn_idxs``, SmolLM3's RoPE-less layers
-that slide, Ministral 3's YaRN defaults and MiniCPM3's depth scale and ``logits_scaling``.  Expected values are
+that slide, Ministral 3's YaRN defaults, MiniCPM3's depth scale and ``logits_scaling``, Gemma 3n's per-layer
+sizes and their checks, Granite SWA's and CWM's full attention from layer 0 every fourth layer, Cohere2-MoE's
+dense prefix on its own sliding pattern, and the timm-style ``to_dict`` of Gemma 3n's vision config.  Expected values are
 written by hand from those sources (tools/hfconfig_oracle.py --all and tests/upstream/differential.py compare the
 same classes with the real releases).
 """
@@ -14,6 +17,7 @@ from __future__ import annotations
 import pytest
 from packaging.version import Version
 
+from kvguard.facts import repr5
 from kvguard.facts.loader import LoadCrash, load_config
 from kvguard.versions import Release
 
@@ -123,3 +127,73 @@ def test_minicpm3_depth_scale_and_logits_scaling(rel):
     assert obj.logits_scaling == 4.0
     assert obj.head_dim == 32
     assert obj.qk_head_dim == 96
+
+
+def text(model_type: str, layers: int, **extra) -> dict:
+    cfg = {"model_type": model_type, "hidden_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 2,
+           "vocab_size": 32000, "num_hidden_layers": layers}
+    cfg.update(extra)
+    return cfg
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+def test_gemma3n_text_per_layer_defaults(rel):
+    obj = load(rel, text("gemma3n_text", 12, intermediate_size=100))
+    assert obj.intermediate_size == [100] * 12
+    assert [i for i, kind in enumerate(obj.layer_types) if kind == "full_attention"] == [4, 9]
+    assert obj.activation_sparsity_pattern == [0.95] * 10 + [0.0] * 2
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+@pytest.mark.parametrize("changes, message", [
+    ({"intermediate_size": [1, 2]}, "intermediate_size must have an explicit intermediate size for every layer or "
+                                     "one for all layers. Expected 4 values but got 2."),
+    ({"activation_sparsity_pattern": [0.0]}, "activation_sparsity_pattern must have an explicit activation sparsity "
+                                             "value for every layer.Expected 4 values but got 1."),
+])
+def test_gemma3n_text_refusals(rel, changes, message):
+    with pytest.raises(LoadCrash) as info:
+        load(rel, text("gemma3n_text", 4, **changes))
+    assert (info.value.exc_type, info.value.message) == ("ValueError", message)
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+def test_gemma3n_vision_to_dict_names_timm_labels(rel):
+    obj = load(rel, {"model_type": "gemma3n", "architectures": ["Gemma3nForConditionalGeneration"]})
+    vision = obj.vision_config
+    out = repr5.to_dict(vision.kvg_facts.library, vision)
+    assert out["num_classes"] == 2
+    assert out["label_names"] == ["LABEL_0", "LABEL_1"]
+    assert "id2label" not in out and "label2id" not in out
+
+
+@pytest.mark.parametrize("rel", ["0.29.0", "0.31.0", "0.32.0", "0.33.0"])
+def test_granite_swa_full_attention_from_layer_zero(rel):
+    obj = load(rel, text("granite_swa", 6))
+    assert obj.layer_types == ["full_attention"] + ["sliding_attention"] * 3 + ["full_attention", "sliding_attention"]
+    assert obj.layer_rope_theta == [10000.0] * 6
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+def test_cwm_layer_types_and_window(rel):
+    obj = load(rel, text("cwm", 6, sliding_window=8192))
+    assert obj.layer_types == ["full_attention"] + ["sliding_attention"] * 3 + ["full_attention", "sliding_attention"]
+    assert obj.sliding_window == 8192
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+def test_cwm_zero_window_fails_the_field_check(rel):
+    with pytest.raises(LoadCrash) as info:
+        load(rel, text("cwm", 2, sliding_window=0))
+    assert info.value.exc_type == "StrictDataclassFieldValidationError"
+    assert info.value.message == ("Validation error for field 'sliding_window':\n"
+                                  "    TypeError: Field 'sliding_window' expected int, got NoneType (value: None)")
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+def test_cohere2_moe_dense_prefix_on_its_own_pattern(rel):
+    obj = load(rel, text("cohere2_moe", 6, first_k_dense_replace=2, prefix_dense_sliding_window_pattern=2,
+                         sliding_window_pattern=3))
+    assert obj.layer_types == ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
+                               "full_attention", "sliding_attention"]
+    assert obj.mlp_layer_types == ["dense", "dense", "sparse", "sparse", "sparse", "sparse"]

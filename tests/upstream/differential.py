@@ -574,6 +574,36 @@ def gen_lfm2(rng):
     return cfg
 
 
+def gen_gemma3n(rng):
+    """Gemma 3n text: per-layer intermediate sizes, full attention every fifth layer, KV sharing."""
+    layers = rng.choice([30, 35])
+    cfg = {"architectures": ["Gemma3nForCausalLM"], "model_type": "gemma3n_text", "hidden_size": 2048,
+           "num_attention_heads": 8, "num_key_value_heads": rng.choice([1, 2, 8]), "head_dim": 256,
+           "num_hidden_layers": layers, "vocab_size": 262400, "max_position_embeddings": 32768,
+           "sliding_window": 512, "num_kv_shared_layers": rng.choice([0, 10, 15]), "torch_dtype": "bfloat16"}
+    cfg["intermediate_size"] = rng.choice([16384, [16384] * layers, [8192] * (layers - 1)])
+    if rng.random() < 0.2:
+        cfg["activation_sparsity_pattern"] = [0.0] * rng.choice([layers, layers + 1])
+    return cfg
+
+
+def gen_granite_swa(rng):
+    """Granite SWA: full attention on layer 0 and every fourth layer after it; per-layer RoPE bases."""
+    cfg = _dense(rng, rng.choice(["GraniteSWAForCausalLM"]), "granite_swa")
+    cfg["sliding_window"] = rng.choice([128, 4096, None])
+    return cfg
+
+
+def gen_cohere2_moe(rng):
+    cfg = _dense(rng, "Cohere2MoeForCausalLM", "cohere2_moe", head_dims=(128,))
+    cfg.update({"sliding_window": 4096, "sliding_window_pattern": 4, "num_experts": 64, "num_experts_per_tok": 8,
+                "moe_intermediate_size": 1024})
+    if rng.random() < 0.5:
+        cfg["first_k_dense_replace"] = rng.choice([1, 3])
+        cfg["prefix_dense_sliding_window_pattern"] = rng.choice([2, 4])
+    return cfg
+
+
 FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "llama": gen_llama, "mistral": gen_mistral, "qwen2": gen_qwen2, "qwen3": gen_qwen3,
     "qwen3_moe": gen_qwen3_moe, "mixtral": gen_mixtral, "gemma2": gen_gemma2, "phi3": gen_phi3,
@@ -587,7 +617,8 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "deepseek_v4": gen_deepseek_v4, "deepseek_v4_checkpoint": gen_deepseek_v4_checkpoint, "qwen3_5": gen_qwen3_5, "qwen3_omni_moe": gen_qwen3_omni_moe,
     "gemma4_text": gen_gemma4_text, "gemma4": gen_gemma4, "per_layer": gen_per_layer,
     "unregistered": gen_unregistered, "exaone4": gen_exaone4, "exaone_moe": gen_exaone_moe,
-    "ministral3": gen_ministral3, "minicpm3": gen_minicpm3, "lfm2": gen_lfm2,
+    "ministral3": gen_ministral3, "minicpm3": gen_minicpm3, "lfm2": gen_lfm2, "gemma3n": gen_gemma3n,
+    "granite_swa": gen_granite_swa, "cohere2_moe": gen_cohere2_moe,
 }
 
 
@@ -595,9 +626,9 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
 #: Transformers backend, which kvguard does not model: such configs are not generated there)
 #: families generated only when named (--families): the default sample of the CI runs stays as it was
 OPT_IN = frozenset({"deepseek_v4_checkpoint", "gemma4_text", "gemma4", "per_layer", "unregistered", "exaone4",
-                    "exaone_moe", "ministral3", "minicpm3", "lfm2"})
+                    "exaone_moe", "ministral3", "minicpm3", "lfm2", "gemma3n", "granite_swa", "cohere2_moe"})
 FAMILY_SINCE = {"gemma4_text": Version("0.19.0"), "gemma4": Version("0.19.0"), "deepseek_v4": Version("0.20.0"), "deepseek_v4_checkpoint": Version("0.20.0"), "qwen3_5": Version("0.17.0"),
-                "qwen3_omni_moe": Version("0.11.1")}
+                "qwen3_omni_moe": Version("0.11.1"), "granite_swa": Version("0.29.0")}
 
 #: the first release whose ParallelConfig has the field (older ones reject it as an unknown argument)
 FIELD_SINCE = {"prefill_context_parallel_size": Version("0.12.0")}
