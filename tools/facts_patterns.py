@@ -509,6 +509,16 @@ PATTERNS: list[tuple] = [
     ("dict_setdefault_var", "V_d.setdefault(K_k, V_v)"),
     ("dict_setdefault_values_list", "V_d.setdefault(K_k, list(V_m.values()))"),
     ("dict_pop_key", "V_d.pop(K_k, None)"),
+    # vLLM's DeepseekV41Config: the nested text config flattened onto the object (properties of the class
+    # skipped), the expert dtype taken from the quantization config
+    ("dict_copy_or_empty", "V_t = dict(V_t or {})"),
+    ("set_dict_pop", "V_t = V_d.pop(K_k, K_v)"),
+    ("set_dict_get_or_none", "V_t = V_d.get(K_k)"),
+    ("set_attrs_from_dict_except_properties",
+     "for key, value in V_d.items():\n    if key == K_skip:\n        continue\n"
+     "    if isinstance(getattr(type(self), key, None), property):\n        continue\n    setattr(self, key, value)"),
+    ("set_getattr_or_const", "V_t = getattr(self, K_k, K_d) or K_v"),
+    ("set_item_if_no_attr_and_in", "if not hasattr(self, K_a) and K_k in V_d:\n    V_t = V_d[K_k]"),
     ("raise_if_len_ne", "if len(V_l) != V_n:\n    raise ValueError(F_msg)"),
     ("raise_if_len_ne", "if V_l is not None and len(V_l) != V_n:\n    raise ValueError(F_msg)", {"none_ok": True}),
     ("per_layer_attr_if_none", "if V_t is None:\n    V_t = [V_a] * self.num_hidden_layers"),

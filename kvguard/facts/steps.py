@@ -1388,6 +1388,43 @@ def _dict_pop_key(f: Frame, a: dict) -> None:
     f.get(a["d"]).pop(f.get(a["k"]), None)
 
 
+def _dict_copy_or_empty(f: Frame, a: dict) -> None:
+    f.set(a["t"], dict(f.get(a["t"]) or {}))
+
+
+def _set_dict_pop(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["d"]).pop(f.get(a["k"]), f.get(a["v"])))
+
+
+def _set_dict_get_or_none(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["d"]).get(f.get(a["k"])))
+
+
+def _set_attrs_from_dict_except_properties(f: Frame, a: dict) -> None:
+    """Every item of a dict set on the object, except the key ``skip`` and names that are properties of the
+    class (which the loop leaves alone)."""
+    is_property = getattr(f.lib, "is_class_property", None)
+    if is_property is None:
+        raise Undecidable(f"{f.cls.name}.{f.method}: which names are properties is modelled for transformers 5 only")
+    skip = f.get(a["skip"])
+    for key, value in f.get(a["d"]).items():
+        f.set("key", key)
+        f.set("value", value)
+        if key == skip or is_property(f.obj, key):
+            continue
+        setattr(f.obj, key, value)
+
+
+def _set_getattr_or_const(f: Frame, a: dict) -> None:
+    f.set(a["t"], getattr(f.obj, f.get(a["k"]), f.get(a["d"])) or f.get(a["v"]))
+
+
+def _set_item_if_no_attr_and_in(f: Frame, a: dict) -> None:
+    source = f.get(a["d"])
+    if not hasattr(f.obj, f.get(a["a"])) and f.get(a["k"]) in source:
+        f.set(a["t"], source[f.get(a["k"])])
+
+
 def _dict_setdefault_div(f: Frame, a: dict) -> None:
     target = f.get(a["d"])
     target.setdefault(f.get(a["k"]), f.get(a["a"]) / f.get(a["b"]))
@@ -1878,7 +1915,10 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_item_setdefault_kwarg_pop_item": _dict_item_setdefault_kwarg_pop_item,
     "dict_setdefault_kwarg_pop": _dict_setdefault_kwarg_pop, "dict_setdefault_kwarg_get": _dict_setdefault_kwarg_get,
     "dict_setdefault_div": _dict_setdefault_div, "dict_setdefault_var": _dict_setdefault_var,
-    "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key, "set_dict_get": _set_dict_get,
+    "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key,
+    "dict_copy_or_empty": _dict_copy_or_empty, "set_dict_pop": _set_dict_pop, "set_dict_get_or_none": _set_dict_get_or_none,
+    "set_attrs_from_dict_except_properties": _set_attrs_from_dict_except_properties,
+    "set_getattr_or_const": _set_getattr_or_const, "set_item_if_no_attr_and_in": _set_item_if_no_attr_and_in, "set_dict_get": _set_dict_get,
     "dict_item_const_if_in": _dict_item_const_if_in, "dict_item_const_if_get_eq": _dict_item_const_if_get_eq,
     "kwargs_get_or_attr": _kwargs_get_or_attr, "kwargs_setdefault_div_if_not_none": _kwargs_setdefault_div_if_not_none,
     "item_scaled_if_attr": _item_scaled_if_attr, "item_scaled_if_attr_eq": _item_scaled_if_attr,

@@ -572,6 +572,12 @@ class Transformers5(ConfigLibrary):
             return value
         raise AttributeError(f"'{cls.display}' object has no attribute '{name}'")
 
+    def is_class_property(self, obj: ConfigObject, name: str) -> bool:
+        """``isinstance(getattr(type(obj), name, None), property)``: the class's own properties and the base
+        class's, unless a class value shadows them (the attribute map plays no part at class level)."""
+        cls = obj.kvg_facts
+        return name in cls.properties or (name in _BASE_PROPERTIES and name not in self._shadowed.get(cls.name, ()))
+
     def set_attribute(self, obj: ConfigObject, name: str, value: Any) -> None:
         cls = obj.kvg_facts
         if cls.hooks:

@@ -197,3 +197,49 @@ def test_cohere2_moe_dense_prefix_on_its_own_pattern(rel):
     assert obj.layer_types == ["sliding_attention", "full_attention", "sliding_attention", "sliding_attention",
                                "full_attention", "sliding_attention"]
     assert obj.mlp_layer_types == ["dense", "dense", "sparse", "sparse", "sparse", "sparse"]
+
+
+# vLLM's DeepseekV41Config (0.30.0+, vllm/transformers_utils/configs/deepseek_v41.py): the nested text config is
+# set on the object key by key (its model_type and the class's properties skipped), rope_scaling becomes
+# rope_parameters after PreTrainedConfig's __init__, the vision tower's sizes are read with defaults and the
+# quantization config's expert_dtype is copied up
+V41_RELEASES = ["0.30.0", "0.31.0", "0.32.0", "0.33.0"]
+
+
+@pytest.mark.parametrize("rel", V41_RELEASES)
+def test_deepseek_v41_flattens_its_text_config(rel):
+    cfg = {"model_type": "deepseek_v41", "architectures": ["DeepseekV41ForCausalLM"],
+           "text_config": {"model_type": "deepseek_v4", "hidden_size": 4096, "num_attention_heads": 64,
+                           "max_position_embeddings": 1048576, "num_labels": 3,
+                           "rope_scaling": {"rope_type": "yarn", "factor": 16.0, "rope_theta": 10000.0}},
+           "vision_config": {"num_hidden_layers": 24},
+           "quantization_config": {"quant_method": "fp8", "expert_dtype": "fp4"}}
+    obj = load(rel, cfg)
+    assert obj.model_type == "deepseek_v41"
+    assert (obj.hidden_size, obj.num_attention_heads) == (4096, 64)
+    assert obj.num_labels == 2   # a property of the class: the loop leaves it alone
+    # YaRN's standardisation then adds the original length (the model's, as vLLM's get_config prints it)
+    assert obj.rope_parameters == {"rope_type": "yarn", "factor": 16.0, "rope_theta": 10000.0,
+                                   "original_max_position_embeddings": 1048576}
+    assert obj.expert_dtype == "fp4"
+    assert (obj.vision_n_layers, obj.vision_dim, obj.vision_max_wh_ratio) == (24, 1024, None)
+
+
+@pytest.mark.parametrize("rel", V41_RELEASES)
+def test_deepseek_v41_without_sub_configs(rel):
+    obj = load(rel, {"model_type": "deepseek_v41", "architectures": ["DeepseekV41ForCausalLM"]})
+    assert obj.vision_n_layers == 0
+    assert not hasattr(obj, "expert_dtype")
+    assert not hasattr(obj, "hidden_size")
+
+
+@pytest.mark.parametrize("rel", V41_RELEASES)
+def test_deepseek_v41_yarn_without_a_length_is_an_attribute_error(rel):
+    # the class sets no max_position_embeddings of its own: YaRN's validation finds none
+    cfg = {"model_type": "deepseek_v41", "architectures": ["DeepseekV41ForCausalLM"],
+           "text_config": {"hidden_size": 4096, "rope_scaling": {"rope_type": "yarn", "factor": 16.0,
+                                                                 "rope_theta": 10000.0}}}
+    with pytest.raises(LoadCrash) as info:
+        load(rel, cfg)
+    assert info.value.exc_type == "AttributeError"
+    assert info.value.message == "'DeepseekV41Config' object has no attribute 'max_position_embeddings'"

@@ -604,6 +604,29 @@ def gen_cohere2_moe(rng):
     return cfg
 
 
+def gen_deepseek_v41(rng):
+    """DeepSeek-V4.1: the V4 text model nested under ``text_config`` (vLLM's class flattens it), a vision tower."""
+    text = gen_deepseek_v4(rng)
+    text.pop("architectures")
+    text["model_type"] = "deepseek_v4"
+    for key in ("vision_n_layers", "_dsv4_vl_inner"):
+        text.pop(key, None)
+    if rng.random() < 0.3:
+        text["rope_scaling"] = {"type": "yarn", "factor": 16, "original_max_position_embeddings": 65536,
+                                "beta_fast": 32, "beta_slow": 1, "mscale": 1.0, "mscale_all_dim": 1.0}
+    if rng.random() < 0.2:
+        text["num_labels"] = 3
+    if rng.random() < 0.7:   # the per-layer compress ratios V4.1 checkpoints carry (MTP layer included)
+        text.update({"num_nextn_predict_layers": 1, "max_position_embeddings": 1048576, "sliding_window": 128,
+                     "compress_ratios": [rng.choice([0, 4, 128]) for _ in range(text["num_hidden_layers"] + 1)]})
+    cfg = {"architectures": ["DeepseekV41ForCausalLM"], "model_type": "deepseek_v41", "text_config": text,
+           "torch_dtype": "bfloat16"}
+    if rng.random() < 0.7:
+        cfg["vision_config"] = {"num_hidden_layers": rng.choice([0, 24]), "hidden_size": 1024,
+                                "num_attention_heads": 16, "max_wh_ratio": rng.choice([None, 4])}
+    return cfg
+
+
 FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "llama": gen_llama, "mistral": gen_mistral, "qwen2": gen_qwen2, "qwen3": gen_qwen3,
     "qwen3_moe": gen_qwen3_moe, "mixtral": gen_mixtral, "gemma2": gen_gemma2, "phi3": gen_phi3,
@@ -618,7 +641,7 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "gemma4_text": gen_gemma4_text, "gemma4": gen_gemma4, "per_layer": gen_per_layer,
     "unregistered": gen_unregistered, "exaone4": gen_exaone4, "exaone_moe": gen_exaone_moe,
     "ministral3": gen_ministral3, "minicpm3": gen_minicpm3, "lfm2": gen_lfm2, "gemma3n": gen_gemma3n,
-    "granite_swa": gen_granite_swa, "cohere2_moe": gen_cohere2_moe,
+    "granite_swa": gen_granite_swa, "cohere2_moe": gen_cohere2_moe, "deepseek_v41": gen_deepseek_v41,
 }
 
 
@@ -626,9 +649,11 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
 #: Transformers backend, which kvguard does not model: such configs are not generated there)
 #: families generated only when named (--families): the default sample of the CI runs stays as it was
 OPT_IN = frozenset({"deepseek_v4_checkpoint", "gemma4_text", "gemma4", "per_layer", "unregistered", "exaone4",
-                    "exaone_moe", "ministral3", "minicpm3", "lfm2", "gemma3n", "granite_swa", "cohere2_moe"})
+                    "exaone_moe", "ministral3", "minicpm3", "lfm2", "gemma3n", "granite_swa", "cohere2_moe",
+                    "deepseek_v41"})
 FAMILY_SINCE = {"gemma4_text": Version("0.19.0"), "gemma4": Version("0.19.0"), "deepseek_v4": Version("0.20.0"), "deepseek_v4_checkpoint": Version("0.20.0"), "qwen3_5": Version("0.17.0"),
-                "qwen3_omni_moe": Version("0.11.1"), "granite_swa": Version("0.29.0")}
+                "qwen3_omni_moe": Version("0.11.1"), "granite_swa": Version("0.29.0"),
+                "deepseek_v41": Version("0.30.0")}
 
 #: the first release whose ParallelConfig has the field (older ones reject it as an unknown argument)
 FIELD_SINCE = {"prefill_context_parallel_size": Version("0.12.0")}
