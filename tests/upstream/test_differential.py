@@ -80,6 +80,25 @@ def test_unregistered_architectures_agree(version):
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
 
 
+#: model types whose transformers 5 (or vLLM) configuration classes kvguard follows with their own named steps
+TRANSFORMERS5_FAMILIES = ["exaone4", "exaone_moe", "ministral3", "minicpm3", "lfm2", "gemma3n", "granite_swa",
+                          "cohere2_moe", "deepseek_v41"]
+
+
+@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.24.0", also=("0.30.0",)))
+def test_transformers5_model_types_agree(version):
+    """EXAONE 4, Ministral 3, MiniCPM3, LFM2, Gemma 3n, Granite SWA, Cohere2-MoE, DeepSeek-V4.1 …: their classes'
+    layer types, defaults and refusals decide the layout and the KV facts (families opted into the generator; the
+    full runs are tests/upstream/differential.py --families)."""
+    python, python_env = _python(version)
+    cases = generate(int(os.environ.get("KVG_DIFF_SEED", "7")) + 5, int(os.environ.get("KVG_T5_CONFIGS", "18")), 4,
+                     version=version, families=TRANSFORMERS5_FAMILIES)
+    report = compare(version, cases, run_oracle(python, cases, {}, python_env=python_env), {})
+    print(f"\nvLLM {version} transformers 5 model types: {report['counts']}")
+    assert report["counts"].get("agree", 0) > 0
+    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+
+
 @pytest.mark.parametrize("version", release_sample(VERSIONS, "0.24.0", also=("0.28.0",)))
 def test_catalog_checkpoints_agree(version):
     """The built-in catalog's config.json files as published, unchanged, on generated layouts: the models
