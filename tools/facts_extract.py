@@ -368,6 +368,7 @@ KNOWN_SETTERS: dict[str, list] = {
     "3f7aaced9103": ["ignore", {}],                                              # NemotronH num_hidden_layers
     "bf81c12d9ce8": ["set_alias", {"a": "audio_embed_dim"}],                     # Gemma4UnifiedAudio
     "bf93b19fa3b8": ["set_alias", {"a": "num_heads"}],                           # vLLM Medusa lookahead tokens
+    "30528827bb3a": ["set_alias", {"a": "_pad_token_id"}],                       # Idefics3, SmolVLM (5.20+)
 }
 
 

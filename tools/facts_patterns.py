@@ -519,6 +519,10 @@ PATTERNS: list[tuple] = [
      "    if isinstance(getattr(type(self), key, None), property):\n        continue\n    setattr(self, key, value)"),
     ("set_getattr_or_const", "V_t = getattr(self, K_k, K_d) or K_v"),
     ("set_item_if_no_attr_and_in", "if not hasattr(self, K_a) and K_k in V_d:\n    V_t = V_d[K_k]"),
+    # PaliGemma (transformers 5): a sub-config's attribute defaulted
+    ("attr_of_const_if_none", "if V_o.A_x is None:\n    V_o.A_x = K_v"),
+    # HyperCLOVAX (transformers 5): the attention multiplier defaults to head_dim ** -0.5
+    ("pow_if_none", "if V_t is None:\n    V_t = V_a ** K_e"),
     ("raise_if_len_ne", "if len(V_l) != V_n:\n    raise ValueError(F_msg)"),
     ("raise_if_len_ne", "if V_l is not None and len(V_l) != V_n:\n    raise ValueError(F_msg)", {"none_ok": True}),
     ("per_layer_attr_if_none", "if V_t is None:\n    V_t = [V_a] * self.num_hidden_layers"),

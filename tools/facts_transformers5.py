@@ -736,6 +736,7 @@ KNOWN_PROPERTIES5: dict[str, list] = {
     "6743b76b7a50": ["method_of", {"m": "_list_to_pattern", "a": "mtp_layers_block_type"}],  # NemotronH
     "8b4624553682": ["alias", {"a": "audio_embed_dim"}],          # Gemma4UnifiedAudio hidden_size and friends
     "314dfc03712b": ["truediv", {"a": "hidden_size", "b": "dim_model_base"}],   # MiniCPM3 logits_scaling
+    "ed824781109f": ["alias", {"a": "_pad_token_id"}],    # Idefics3, SmolVLM pad_token_id (a deprecation log)
 }
 
 

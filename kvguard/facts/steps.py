@@ -1425,6 +1425,17 @@ def _set_item_if_no_attr_and_in(f: Frame, a: dict) -> None:
         f.set(a["t"], source[f.get(a["k"])])
 
 
+def _attr_of_const_if_none(f: Frame, a: dict) -> None:
+    owner = f.get(a["o"])
+    if getattr(owner, a["x"]) is None:
+        setattr(owner, a["x"], f.get(a["v"]))
+
+
+def _pow_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["a"]) ** f.get(a["e"]))
+
+
 def _dict_setdefault_div(f: Frame, a: dict) -> None:
     target = f.get(a["d"])
     target.setdefault(f.get(a["k"]), f.get(a["a"]) / f.get(a["b"]))
@@ -1916,6 +1927,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_setdefault_kwarg_pop": _dict_setdefault_kwarg_pop, "dict_setdefault_kwarg_get": _dict_setdefault_kwarg_get,
     "dict_setdefault_div": _dict_setdefault_div, "dict_setdefault_var": _dict_setdefault_var,
     "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key,
+    "attr_of_const_if_none": _attr_of_const_if_none, "pow_if_none": _pow_if_none,
     "dict_copy_or_empty": _dict_copy_or_empty, "set_dict_pop": _set_dict_pop, "set_dict_get_or_none": _set_dict_get_or_none,
     "set_attrs_from_dict_except_properties": _set_attrs_from_dict_except_properties,
     "set_getattr_or_const": _set_getattr_or_const, "set_item_if_no_attr_and_in": _set_item_if_no_attr_and_in, "set_dict_get": _set_dict_get,

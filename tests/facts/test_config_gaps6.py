@@ -243,3 +243,23 @@ def test_deepseek_v41_yarn_without_a_length_is_an_attribute_error(rel):
         load(rel, cfg)
     assert info.value.exc_type == "AttributeError"
     assert info.value.message == "'DeepseekV41Config' object has no attribute 'max_position_embeddings'"
+
+
+@pytest.mark.parametrize("rel", ["0.28.0", "0.33.0"])   # 5.24.0 and 5.20.2: the deprecated pad_token_id property
+@pytest.mark.parametrize("model_type", ["idefics3", "smolvlm"])
+def test_idefics3_pad_token_id_property(rel, model_type):
+    assert load(rel, {"model_type": model_type}).pad_token_id == 128002
+    assert load(rel, {"model_type": model_type, "pad_token_id": 7}).pad_token_id == 7
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+def test_paligemma_text_model_attends_both_ways_by_default(rel):
+    obj = load(rel, {"model_type": "paligemma", "architectures": ["PaliGemmaForConditionalGeneration"]})
+    assert obj.text_config.use_bidirectional_attention is True
+    assert obj.text_config.num_image_tokens == 256
+
+
+@pytest.mark.parametrize("rel", ["0.32.0", "0.33.0"])   # transformers' class (vLLM's own before)
+def test_hyperclovax_attention_multiplier_default(rel):
+    obj = load(rel, text("hyperclovax", 2, head_dim=64))
+    assert obj.attention_multiplier == 0.125
