@@ -523,6 +523,19 @@ PATTERNS: list[tuple] = [
     ("attr_of_const_if_none", "if V_o.A_x is None:\n    V_o.A_x = K_v"),
     # HyperCLOVAX (transformers 5): the attention multiplier defaults to head_dim ** -0.5
     ("pow_if_none", "if V_t is None:\n    V_t = V_a ** K_e"),
+    # Qwen4-Exp (transformers 5): sorted PLE layer ids, the number of convolution states, linear attention but on
+    # every ``interval``-th layer (a keyword argument), checkpoints' "full_attention" renamed
+    ("sorted_unique_or_empty_if_none", "V_t = [] if V_t is None else sorted(set(V_t))"),
+    ("const_if_truthy_else", "V_t = K_a if V_c else K_b"),
+    ("layer_types_every_kwarg_else_rename",
+     "if self.layer_types is None:\n    V_p = kwargs.pop(K_k, K_default)\n"
+     "    self.layer_types = [K_miss if (i + 1) % V_p else K_hit for i in range(self.num_hidden_layers)]\n"
+     "elif K_old in self.layer_types:\n"
+     "    self.layer_types = [K_new if layer == K_old else layer for layer in self.layer_types]"),
+    # AXK1 (transformers 5): MoE layers from ``first_k_dense_replace`` on, every ``moe_layer_freq``-th
+    ("mlp_layer_types_from_kwargs",
+     "if self.mlp_layer_types is None:\n    V_f = kwargs.pop(K_fk, K_fd)\n    V_m = kwargs.pop(K_mk, K_md)\n"
+     "    self.mlp_layer_types = [K_hit if i >= V_f and i % V_m == 0 else K_miss for i in range(self.num_hidden_layers)]"),
     ("raise_if_len_ne", "if len(V_l) != V_n:\n    raise ValueError(F_msg)"),
     ("raise_if_len_ne", "if V_l is not None and len(V_l) != V_n:\n    raise ValueError(F_msg)", {"none_ok": True}),
     ("per_layer_attr_if_none", "if V_t is None:\n    V_t = [V_a] * self.num_hidden_layers"),

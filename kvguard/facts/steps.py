@@ -1678,6 +1678,42 @@ def _layer_types_prefix_and_rest(f: Frame, a: dict) -> None:
     obj.layer_types = prefix + rest
 
 
+def _sorted_unique_or_empty_if_none(f: Frame, a: dict) -> None:
+    value = f.get(a["t"])
+    f.set(a["t"], [] if value is None else sorted(set(value)))
+
+
+def _const_if_truthy_else(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.get(a["a"]) if f.get(a["c"]) else f.get(a["b"]))
+
+
+def _layer_types_every_kwarg_else_rename(f: Frame, a: dict) -> None:
+    """``miss`` except on every ``p``-th layer (the period a keyword argument), or the given list with one name
+    replaced when it holds it."""
+    obj = f.obj
+    if obj.layer_types is None:
+        every = f.kwargs().pop(f.get(a["k"]), f.get(a["default"]))
+        f.set(a["p"], every)
+        hit, miss = f.get(a["hit"]), f.get(a["miss"])
+        obj.layer_types = [miss if (i + 1) % every else hit for i in _layer_range(obj.num_hidden_layers)]
+    elif f.get(a["old"]) in obj.layer_types:
+        old, new = f.get(a["old"]), f.get(a["new"])
+        obj.layer_types = [new if layer == old else layer for layer in obj.layer_types]
+
+
+def _mlp_layer_types_from_kwargs(f: Frame, a: dict) -> None:
+    """``hit`` (sparse) from layer ``first_k`` on every ``freq``-th layer, both keyword arguments."""
+    obj = f.obj
+    if obj.mlp_layer_types is None:
+        first_k = f.kwargs().pop(f.get(a["fk"]), f.get(a["fd"]))
+        f.set(a["f"], first_k)
+        every = f.kwargs().pop(f.get(a["mk"]), f.get(a["md"]))
+        f.set(a["m"], every)
+        hit, miss = f.get(a["hit"]), f.get(a["miss"])
+        obj.mlp_layer_types = [hit if i >= first_k and i % every == 0 else miss
+                               for i in _layer_range(obj.num_hidden_layers)]
+
+
 def _indexer_types_default(f: Frame, a: dict) -> None:
     """Per layer "full" (computes the indexer's top-k) or "shared": from a pattern string / list in the keyword
     arguments, else every ``freq``-th layer after ``offset``."""
@@ -1928,6 +1964,9 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_setdefault_div": _dict_setdefault_div, "dict_setdefault_var": _dict_setdefault_var,
     "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key,
     "attr_of_const_if_none": _attr_of_const_if_none, "pow_if_none": _pow_if_none,
+    "sorted_unique_or_empty_if_none": _sorted_unique_or_empty_if_none, "const_if_truthy_else": _const_if_truthy_else,
+    "layer_types_every_kwarg_else_rename": _layer_types_every_kwarg_else_rename,
+    "mlp_layer_types_from_kwargs": _mlp_layer_types_from_kwargs,
     "dict_copy_or_empty": _dict_copy_or_empty, "set_dict_pop": _set_dict_pop, "set_dict_get_or_none": _set_dict_get_or_none,
     "set_attrs_from_dict_except_properties": _set_attrs_from_dict_except_properties,
     "set_getattr_or_const": _set_getattr_or_const, "set_item_if_no_attr_and_in": _set_item_if_no_attr_and_in, "set_dict_get": _set_dict_get,

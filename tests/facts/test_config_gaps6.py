@@ -263,3 +263,18 @@ def test_paligemma_text_model_attends_both_ways_by_default(rel):
 def test_hyperclovax_attention_multiplier_default(rel):
     obj = load(rel, text("hyperclovax", 2, head_dim=64))
     assert obj.attention_multiplier == 0.125
+
+
+# transformers' AXK1Config derives mlp_layer_types from 5.20 on; vLLM's own class serves axk1 up to 0.31.0
+@pytest.mark.parametrize("rel", ["0.33.0"])
+def test_axk1_moe_layers_from_the_legacy_keywords(rel):
+    obj = load(rel, text("axk1", 6, first_k_dense_replace=2, moe_layer_freq=2))
+    assert obj.mlp_layer_types == ["dense", "dense", "sparse", "dense", "sparse", "dense"]
+    assert not hasattr(obj, "first_k_dense_replace")   # popped: the keywords were read
+
+
+@pytest.mark.parametrize("rel", ["0.33.0"])
+def test_axk1_given_mlp_layer_types_leave_the_keywords(rel):
+    obj = load(rel, text("axk1", 3, mlp_layer_types=["dense", "sparse", "sparse"], first_k_dense_replace=2))
+    assert obj.mlp_layer_types == ["dense", "sparse", "sparse"]
+    assert obj.first_k_dense_replace == 2
