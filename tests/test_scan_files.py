@@ -13,6 +13,8 @@ import os
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kvguard.cli import EXIT_ACCEPT, EXIT_REFUSE, EXIT_UNDECIDED, run
 from kvguard.front import examine as build_report
@@ -249,6 +251,18 @@ CASES = [
         status="refused", check="PC_gpu_count",
         message="World size (4) is larger than the number of available GPUs (2) in this node.",
         argv=["CUDA_VISIBLE_DEVICES=0,1", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"])),
+    # ---- Python launchers: subprocess argument lists (no shell), os.system / shlex.split text, os.environ, env=
+    ("python/launch.py", "0.28.0", 22, dict(
+        status="accepted", argv=["VLLM_LOGGING_LEVEL=INFO", "VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-30B-A3B",
+                                 "--tensor-parallel-size", "4", "--port", "8000"])),
+    ("python/launch.py", "0.28.0", 26, dict(status="undecidable", reason="unresolved variable $args_tp")),
+    ("python/launch.py", "0.28.0", 31, dict(
+        status="refused", check="MC_heads_tp",
+        message="Total number of attention heads (32) must be divisible by tensor parallel size (3).")),
+    ("python/launch.py", "0.28.0", 35, dict(status="accepted", has=["-tp", "2"])),    # os.environ.get default
+    ("python/launch.py", "0.28.0", 39, dict(status="refused", message="tp_size=8 must be divisible by dcp_size=3.")),
+    ("python/launch.py", "0.28.0", 43, dict(status="refused", check="PC_gpu_count")),
+    ("python/mutated.py", "0.28.0", 6, dict(status="undecidable", reason="unresolved variable $cmd")),
     # ---- item 10: the release each launch's deployment pins
     ("pins/Dockerfile", None, 3, dict(
         status="refused", exc="AssertionError", message=GQA_DCP_020, release="0.20.0",
@@ -355,6 +369,7 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "make/Makefile": {11, 15, 18}, "make/oneshell.mk": {4}, "make/late.mk": {3, 6}, "systemd/vllm.service": {9},
          "systemd/vllm@.service": {4}, "systemd/shell.service": {2},
          "systemd/envfile.service": {5}, "supervisord/supervisord.conf": {6, 14},
+         "python/launch.py": {22, 26, 31, 35, 39, 43}, "python/mutated.py": {6},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -887,3 +902,57 @@ def test_production_stack_gpus_follow_the_chart_template(tmp_path, settings, gpu
                       f"      {settings}\n      vllmConfig:\n        tensorParallelSize: 4\n")
     launches, _, _ = find_launches([str(values)])
     assert [launch.gpus for launch in launches] == [gpus]
+
+
+def test_a_python_launchers_unresolved_argument_is_given_with_set(capsys):
+    status, found = _cli_findings("python/launch.py", "0.28.0", capsys, "--set", "args_tp=8")
+    assert status == EXIT_REFUSE
+    assert found[26]["status"] == "accepted"
+    assert found[26]["tokens"][-2:] == ["--tensor-parallel-size", "8"]
+
+
+def test_a_python_script_that_does_not_parse_is_skipped_and_named(capsys):
+    status = run(["scan", "--format", "json", os.path.join(DEPLOY, "python", "broken.py")])
+    doc = json.loads(capsys.readouterr().out)
+    assert status == EXIT_UNDECIDED
+    assert doc["findings"] == []
+    (reason,) = [s["reason"] for s in doc["skipped"]]
+    # the parser's own words differ between Python versions ("'(' was never closed" from 3.10)
+    assert reason.startswith("unreadable: invalid Python: ") and reason.endswith("(line 2)")
+
+
+def test_python_scripts_that_name_no_vllm_are_not_parsed(tmp_path):
+    from kvguard.scan.python import python_launches
+    from kvguard.scan.variables import Variables
+
+    assert python_launches("x.py", "this is not Python (", Variables({})) == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([
+    "import subprocess\n", "subprocess.run(", "[", "]", ")", '"vllm"', '"serve"', "MODEL", "MODEL = 1\n", ", ",
+    "os.system(", 'f"vllm serve {MODEL}"', "*args", "env={**os.environ}", "shell=True", "\n", "cmd", "cmd.append(",
+    '"-tp"', "str(", "sys.executable", "os.environ.get(", '"TP"', "shlex.split(", "\x00", "${", "$", "'",
+    "X = X\n", "X", "cmd = X\n",
+]), max_size=30))
+def test_python_launcher_reader_never_crashes(parts):
+    from kvguard.scan.python import PythonUnreadable, python_launches
+    from kvguard.scan.variables import Variables
+
+    try:
+        launches = python_launches("gen.py", "".join(parts), Variables({}))
+    except PythonUnreadable:
+        return
+    assert all(launch.line >= 1 for launch in launches)
+
+
+def test_a_python_env_dict_replaces_the_inherited_environment_unless_it_spreads_it():
+    from kvguard.scan.python import python_launches
+    from kvguard.scan.variables import Variables
+
+    source = ('import os, subprocess\nos.environ["VLLM_USE_V1"] = "1"\n'
+              'subprocess.run(["vllm", "serve", "m"], env={"VLLM_LOGGING_LEVEL": "INFO"})\n'
+              'subprocess.run(["vllm", "serve", "m"], env={**os.environ, "VLLM_LOGGING_LEVEL": "INFO"})\n')
+    first, second = python_launches("x.py", source, Variables({}))
+    assert first.tokens == ["VLLM_LOGGING_LEVEL=INFO", "vllm", "serve", "m"]
+    assert second.tokens == ["VLLM_LOGGING_LEVEL=INFO", "VLLM_USE_V1=1", "vllm", "serve", "m"]

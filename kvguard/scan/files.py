@@ -17,6 +17,7 @@ from .compose import is_compose_file, project_env_file
 from .dockerfile import dockerfile_launches
 from .makefile import is_makefile_name, makefile_launches
 from .markdown import markdown_launches
+from .python import PythonUnreadable, is_python_script, python_launches
 from .result import Launch, Skip
 from .shell import shell_launches
 from .slurm import batch_job
@@ -57,6 +58,8 @@ def kind_of(path: str, head: str) -> Optional[str]:
         return "shell"
     if head.startswith("#!") and re.match(r"#!.*\b(ba|z|da|k)?sh\b", head.splitlines()[0]):
         return "shell"
+    if is_python_script(low, head):
+        return "python"
     return None
 
 
@@ -117,7 +120,7 @@ def _walk(paths: Iterable[str], skipped: list[Skip], exclude: tuple[str, ...] = 
 
 
 #: the kinds a file can be read as (``--stdin-kind``)
-KINDS = ("shell", "markdown", "dockerfile", "yaml", "makefile", "systemd", "supervisord")
+KINDS = ("shell", "markdown", "dockerfile", "yaml", "makefile", "systemd", "supervisord", "python")
 
 
 def _sniff_kind(text: str) -> str:
@@ -126,7 +129,9 @@ def _sniff_kind(text: str) -> str:
         return "markdown"
     first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
     if text.startswith("#!"):
-        return "shell"
+        return "python" if is_python_script("", text[:200]) else "shell"
+    if re.match(r"^(import\s|from\s+[\w.]+\s+import\s|(async\s+)?def\s)", first):
+        return "python"
     if re.match(r"(?i)^(FROM|ARG)\s", first):
         return "dockerfile"
     if first == "---" or re.match(r"^(apiVersion|kind|services|servingEngineSpec|spec|metadata|model|version)\s*:",
@@ -163,6 +168,12 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
         return True, unit_launches(path, lines, variables)
     if kind == "supervisord":
         return True, supervisord_launches(path, lines, variables)
+    if kind == "python":
+        try:
+            return True, python_launches(path, text, variables)
+        except PythonUnreadable as exc:
+            skipped.append(Skip(path, f"unreadable: {exc}", fatal=explicit))
+            return False, []
     if kind == "yaml":
         yaml = yamlnodes.load_yaml()
         if yaml is None:

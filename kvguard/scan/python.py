@@ -1,0 +1,341 @@
+"""Python launch scripts (``*.py``): the ``vllm serve`` a script starts through ``subprocess``, ``os`` or
+``asyncio``.
+
+The script is parsed with the standard library's :mod:`ast`, never run.  What is read:
+
+- an argument list (``subprocess.run / Popen / call / check_call / check_output([...])``, ``os.execvp(file,
+  [...])`` and the other ``os.exec*`` / ``os.spawn*`` forms, ``asyncio.create_subprocess_exec(*words)``): each item
+  is one word, no shell runs it;
+- command text (``os.system``, ``os.popen``, ``asyncio.create_subprocess_shell``, any of the above with
+  ``shell=True``, ``shlex.split(text)``): read as shell text;
+- a word's value: a string or number literal, a name the script assigns a literal once (``TP = 8``), an f-string
+  or ``+`` of such, ``str(...)``, ``sys.executable`` (``python``), ``os.environ["X"]`` / ``os.environ.get("X",
+  default)`` / ``os.getenv`` (the shell's ``${X}`` / ``${X:-default}``); a list the call names is read when the
+  script assigns it once and never changes it;
+- ``env={...}`` (a dict literal; ``**os.environ`` keeps the inherited environment) and ``os.environ["X"] = value``
+  before the call: the launch's environment.
+
+Anything else is an unresolved word, named after its expression (``args.tp`` -> ``$args_tp``), so that the
+launch is undecidable rather than guessed; ``--set args_tp=8`` gives it a value.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import shlex
+from typing import Optional
+
+from .result import Launch
+from .shell import shell_launches
+from .variables import Variables
+
+__all__ = ["PythonUnreadable", "is_python_script", "python_launches"]
+
+
+class PythonUnreadable(ValueError):
+    """A script that names vLLM but is not valid Python (its launches cannot be read)."""
+
+#: calls whose first argument (or ``args=``) is the program's argument list
+_ARGV_CALLS = frozenset({"subprocess.run", "subprocess.Popen", "subprocess.call", "subprocess.check_call",
+                         "subprocess.check_output"})
+#: ``os.exec*`` / ``os.spawn*``: (index of the argument list, how many leading arguments come before it)
+_OS_ARGV_CALLS = {"os.execv": 1, "os.execve": 1, "os.execvp": 1, "os.execvpe": 1,
+                  "os.spawnv": 2, "os.spawnve": 2, "os.spawnvp": 2, "os.spawnvpe": 2}
+#: calls whose first argument is shell text
+_TEXT_CALLS = frozenset({"os.system", "os.popen", "asyncio.create_subprocess_shell"})
+#: calls whose positional arguments are the words
+_VARARG_CALLS = frozenset({"asyncio.create_subprocess_exec", "os.execl", "os.execlp", "os.execle", "os.execlpe"})
+
+_NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]+")
+#: a literal ``$`` while a value is built (``${NAME}`` in it is a reference this module wrote)
+_DOLLAR = "\x00"
+_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}")
+
+
+def is_python_script(low_name: str, head: str) -> bool:
+    if low_name.endswith(".py"):
+        return True
+    first = head.splitlines()[0] if head else ""
+    return first.startswith("#!") and re.search(r"\bpython[0-9.]*\b", first) is not None
+
+
+def _dotted(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        owner = _dotted(node.value)
+        return f"{owner}.{node.attr}" if owner else None
+    return None
+
+
+class _Script:
+    """What the script assigns: names given one literal value (or one list) and never changed, the lists it
+    changes, and ``os.environ`` entries by line."""
+
+    def __init__(self, tree: ast.Module):
+        assigned: dict[str, list[ast.AST]] = {}
+        self.changed: set[str] = set()
+        #: a name's first list (or tuple) value, kept when the script changes the list later
+        self.first_list: dict[str, ast.AST] = {}
+        self.environ: list[tuple[int, str, ast.AST]] = []
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    self._target(target, node, assigned)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                self.changed.add(node.target.id)
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(node.target, ast.Name):
+                self.changed.add(node.target.id)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
+                    self.changed.add(arg.arg)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Name) \
+                    and node.func.attr in ("append", "extend", "insert", "remove", "pop", "clear", "__setitem__"):
+                self.changed.add(node.func.value.id)
+        self.values = {name: nodes[0] for name, nodes in assigned.items()
+                       if len(nodes) == 1 and name not in self.changed}
+
+    def _target(self, target: ast.AST, node: ast.AST, assigned: dict[str, list[ast.AST]]) -> None:
+        value = getattr(node, "value", None)
+        if isinstance(target, ast.Name):
+            assigned.setdefault(target.id, []).append(value if value is not None else node)
+            if isinstance(value, (ast.List, ast.Tuple)):
+                self.first_list.setdefault(target.id, value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for item in target.elts:
+                if isinstance(item, ast.Name):
+                    assigned.setdefault(item.id, []).extend([node, node])   # unpacked: not followed
+        elif isinstance(target, ast.Subscript) and _dotted(target.value) == "os.environ" and value is not None:
+            key = target.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                self.environ.append((getattr(node, "lineno", 0), key.value, value))
+        elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+            self.changed.add(target.value.id)
+
+    # -- values ------------------------------------------------------------------------------------
+    def text(self, node: ast.AST, depth: int = 0) -> Optional[str]:
+        """The string a value holds, written for the shell reader (``${X}`` for the environment), or None."""
+        if depth > 20:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
+            return str(node.value).replace("$", _DOLLAR)
+        if isinstance(node, ast.Name):
+            bound = self.values.get(node.id)
+            return self.text(bound, depth + 1) if bound is not None else None
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    if part.format_spec is not None or part.conversion not in (-1, ord("s")):
+                        return None
+                    part = part.value
+                piece = self.text(part, depth + 1)
+                if piece is None:
+                    return None
+                parts.append(piece)
+            return "".join(parts)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.text(node.left, depth + 1), self.text(node.right, depth + 1)
+            return left + right if left is not None and right is not None else None
+        if isinstance(node, ast.Call) and _dotted(node.func) == "str" and len(node.args) == 1 and not node.keywords:
+            return self.text(node.args[0], depth + 1)
+        if _dotted(node) == "sys.executable":
+            return "python"
+        return self._environment_reference(node)
+
+    def _environment_reference(self, node: ast.AST) -> Optional[str]:
+        if isinstance(node, ast.Subscript) and _dotted(node.value) == "os.environ":
+            key = node.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and _is_identifier(key.value):
+                return "${" + key.value + "}"
+        if isinstance(node, ast.Call) and _dotted(node.func) in ("os.environ.get", "os.getenv") and node.args \
+                and not node.keywords:
+            key = node.args[0]
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and _is_identifier(key.value)):
+                return None
+            if len(node.args) == 1:
+                return "${" + key.value + "}"
+            default = self.text(node.args[1])
+            if default is not None and "}" not in default:
+                return "${" + key.value + ":-" + default + "}"
+        return None
+
+    def word(self, node: ast.AST) -> str:
+        """One word of an argument list, quoted for the shell reader; an unresolved one as a reference to a
+        variable named after the expression."""
+        value = self.text(node)
+        if value is None:
+            return "${" + _placeholder(node) + "}"
+        return _quoted(value)
+
+    def words(self, node: ast.AST) -> Optional[list[str]]:
+        """The words of an argument list (a list or tuple, or a name bound to one), ``*items`` unresolved; a list
+        the script changes after building it: its first words, then the name as an unresolved word."""
+        changed = None
+        for _ in range(20):   # a name bound to another name
+            if not (isinstance(node, ast.Name) and isinstance(self.values.get(node.id), ast.Name)):
+                break
+            node = self.values[node.id]
+        if isinstance(node, ast.Name):
+            if node.id in self.values:
+                node = self.values[node.id]
+            elif node.id in self.first_list:
+                changed, node = node.id, self.first_list[node.id]
+        if not isinstance(node, (ast.List, ast.Tuple)):
+            return None
+        out = [] if changed is None else ["${" + changed + "}"]
+        words = ["${" + _placeholder(item.value) + "}" if isinstance(item, ast.Starred) else self.word(item)
+                 for item in node.elts]
+        return words + out
+
+    def shell_text(self, node: ast.AST) -> Optional[str]:
+        """Command text for a shell: a resolved string, its unresolved names as ``${NAME}``."""
+        found = self._shell_text(node, 0)
+        return found.replace(_DOLLAR, "$") if found is not None else None
+
+    def _shell_text(self, node: ast.AST, depth: int) -> Optional[str]:
+        if depth > 20:   # a name bound to itself, or names bound to each other
+            return None
+        if isinstance(node, ast.JoinedStr):
+            parts = []
+            for part in node.values:
+                if isinstance(part, ast.FormattedValue):
+                    piece = self.text(part.value) if part.format_spec is None else None
+                    parts.append(piece if piece is not None else "${" + _placeholder(part.value) + "}")
+                else:
+                    parts.append(self.text(part) or "")
+            return "".join(parts)
+        if isinstance(node, ast.Name) and node.id in self.values:
+            return self._shell_text(self.values[node.id], depth + 1)
+        return self.text(node)
+
+    def environment(self, call: ast.Call) -> dict[str, Optional[str]]:
+        out: dict[str, Optional[str]] = {}
+        for number, name, node in self.environ:
+            if number <= call.lineno:
+                out[name] = _environment_value(self.text(node))
+        for keyword in call.keywords:
+            if keyword.arg != "env":
+                continue
+            given: Optional[ast.AST] = keyword.value
+            if isinstance(given, ast.Name):
+                given = self.values.get(given.id)
+            if isinstance(given, ast.Dict):
+                if not any(key is None and _dotted(value) == "os.environ" for key, value in zip(given.keys,
+                                                                                              given.values)):
+                    out.clear()   # env= replaces the inherited environment unless it spreads os.environ
+                for entry_key, entry_value in zip(given.keys, given.values):
+                    if isinstance(entry_key, ast.Constant) and isinstance(entry_key.value, str):
+                        out[entry_key.value] = _environment_value(self.text(entry_value))
+        return out
+
+
+def _environment_value(value: Optional[str]) -> Optional[str]:
+    """An environment entry's value (taken as it is, no expansion); one that reads another variable is unknown."""
+    if value is None or _REFERENCE.search(value):
+        return None
+    return value.replace(_DOLLAR, "$")
+
+
+def _quoted(value: str) -> str:
+    """One word for the shell reader: its literal characters quoted, the references this module wrote expanded."""
+    if "${" not in value:
+        return shlex.quote(value.replace(_DOLLAR, "$"))
+    parts, last = [], 0
+    for m in _REFERENCE.finditer(value):
+        parts.append(_escape_double_quoted(value[last:m.start()]) + m.group(0))
+        last = m.end()
+    parts.append(_escape_double_quoted(value[last:]))
+    return '"' + "".join(parts) + '"'
+
+
+def _escape_double_quoted(text: str) -> str:
+    return re.sub(r'(["\\$`])', r"\\\1", text).replace(_DOLLAR, "\\$")
+
+
+def _is_identifier(name: str) -> bool:
+    return re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name) is not None
+
+
+def _placeholder(node: ast.AST) -> str:
+    """A variable name for an expression kvguard cannot evaluate (``args.tp`` and ``str(args.tp)`` ->
+    ``args_tp``)."""
+    while isinstance(node, ast.Call) and _dotted(node.func) in ("str", "int") and len(node.args) == 1:
+        node = node.args[0]
+    try:
+        source = ast.unparse(node)
+    except (ValueError, TypeError, AttributeError, RecursionError):
+        source = "expression"
+    name = _NOT_A_NAME.sub("_", source).strip("_")[:60] or "expression"
+    return name if not name[0].isdigit() else "_" + name
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.AST]:
+    for keyword in call.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return None
+
+
+def _shell_true(call: ast.Call) -> bool:
+    value = _keyword(call, "shell")
+    return isinstance(value, ast.Constant) and value.value is True
+
+
+def _command_line(script: _Script, call: ast.Call) -> Optional[str]:
+    """The call's command as one line of shell text, or None when the call starts no program kvguard reads."""
+    name = _dotted(call.func)
+    if name is None:
+        return None
+    if name in _ARGV_CALLS:
+        given = call.args[0] if call.args else _keyword(call, "args")
+        if given is None:
+            return None
+        if _shell_true(call):
+            return script.shell_text(given)
+        if isinstance(given, ast.Call) and _dotted(given.func) == "shlex.split" and given.args:
+            return script.shell_text(given.args[0])
+        words = script.words(given)
+        return " ".join(words) if words else None
+    if name in _OS_ARGV_CALLS:
+        index = _OS_ARGV_CALLS[name]
+        if len(call.args) <= index:
+            return None
+        words = script.words(call.args[index])
+        return " ".join(words) if words else None
+    if name in _TEXT_CALLS:
+        return script.shell_text(call.args[0]) if call.args else None
+    if name in _VARARG_CALLS:
+        first = 1 if name.startswith("os.exec") else 0   # os.execl(path, arg0, ...): arg0 onwards are the words
+        words = [script.word(arg) for arg in call.args[first:] if not isinstance(arg, ast.Starred)]
+        if name in ("os.execle", "os.execlpe") and words:
+            words = words[:-1]   # the last argument is the environment
+        return " ".join(words) if words else None
+    return None
+
+
+def python_launches(path: str, text: str, variables: Variables, kind: str = "python") -> list[Launch]:
+    """The launches a Python script starts (one that names no vLLM starts none without being parsed).
+
+    Raises :class:`PythonUnreadable` for a script that names vLLM but does not parse."""
+    if "vllm" not in text.lower():
+        return []
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as exc:
+        raise PythonUnreadable(f"invalid Python: {exc.msg} (line {exc.lineno})") from None
+    except (ValueError, RecursionError, MemoryError) as exc:
+        raise PythonUnreadable(f"invalid Python: {type(exc).__name__}") from None
+    script = _Script(tree)
+    out: list[Launch] = []
+    calls = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Call)), key=lambda n: n.lineno)
+    for call in calls:
+        line = _command_line(script, call)
+        if not line or "vllm" not in line.lower():
+            continue
+        scope = Variables(variables.overrides, variables).with_environment(script.environment(call))
+        out += shell_launches(path, [(call.lineno, line)], scope, kind)
+    return out

@@ -1,0 +1,2 @@
+import subprocess
+subprocess.run(["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"]
