@@ -536,6 +536,12 @@ PATTERNS: list[tuple] = [
     ("mlp_layer_types_from_kwargs",
      "if self.mlp_layer_types is None:\n    V_f = kwargs.pop(K_fk, K_fd)\n    V_m = kwargs.pop(K_mk, K_md)\n"
      "    self.mlp_layer_types = [K_hit if i >= V_f and i % V_m == 0 else K_miss for i in range(self.num_hidden_layers)]"),
+    # EXAONE 4.5 (transformers 5): the text config's old model type renamed (a missing key is a KeyError)
+    ("dict_model_type_rename",
+     "if isinstance(V_a, dict) and V_a['model_type'] == K_old:\n    V_a['model_type'] = K_new", {"subscript": True}),
+    # Voxtral, GLM-ASR (transformers 5.20+): a sub-config dict completed with its spec's default keywords
+    ("dict_under_sub_config_defaults",
+     "if isinstance(V_t, dict):\n    V_t = {**self.sub_configs_defaults[K_k].init_kwargs, **V_t}"),
     ("raise_if_len_ne", "if len(V_l) != V_n:\n    raise ValueError(F_msg)"),
     ("raise_if_len_ne", "if V_l is not None and len(V_l) != V_n:\n    raise ValueError(F_msg)", {"none_ok": True}),
     ("per_layer_attr_if_none", "if V_t is None:\n    V_t = [V_a] * self.num_hidden_layers"),

@@ -1343,8 +1343,19 @@ def _per_layer_overrides_by_type(f: Frame, a: dict) -> None:
 
 def _dict_model_type_rename(f: Frame, a: dict) -> None:
     value = f.get(a["a"])
-    if isinstance(value, dict) and value.get("model_type", f.get(a["d"]) if "d" in a else None) == f.get(a["old"]):
+    if not isinstance(value, dict):
+        return
+    current = value["model_type"] if a.get("subscript") else value.get("model_type", f.get(a["d"]) if "d" in a
+                                                                        else None)
+    if current == f.get(a["old"]):
         value["model_type"] = f.get(a["new"])
+
+
+def _dict_under_sub_config_defaults(f: Frame, a: dict) -> None:
+    value = f.get(a["t"])
+    if isinstance(value, dict):
+        defaults = f.lib.sub_config_init_kwargs(f.obj.kvg_facts, f.get(a["k"]))
+        f.set(a["t"], {**defaults, **value})
 
 
 def _dict_item_update_if_not_none(f: Frame, a: dict) -> None:
@@ -1964,6 +1975,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_setdefault_div": _dict_setdefault_div, "dict_setdefault_var": _dict_setdefault_var,
     "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key,
     "attr_of_const_if_none": _attr_of_const_if_none, "pow_if_none": _pow_if_none,
+    "dict_under_sub_config_defaults": _dict_under_sub_config_defaults,
     "sorted_unique_or_empty_if_none": _sorted_unique_or_empty_if_none, "const_if_truthy_else": _const_if_truthy_else,
     "layer_types_every_kwarg_else_rename": _layer_types_every_kwarg_else_rename,
     "mlp_layer_types_from_kwargs": _mlp_layer_types_from_kwargs,

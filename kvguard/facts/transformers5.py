@@ -173,6 +173,16 @@ class Transformers5(ConfigLibrary):
             raise Undecidable(f"{cls.display}: sub-config {key!r} is not modelled")
         return spec
 
+    def sub_config_init_kwargs(self, cls: ClassFacts, key: str) -> dict:
+        """``cls.sub_configs_defaults[key].init_kwargs`` (a fresh copy), KeyError for a key the class lacks."""
+        specs = self._sub_config_specs(cls)
+        if not specs:
+            raise Undecidable(f"{cls.display}: sub_configs_defaults is not modelled")
+        init = specs[key]["init_kwargs"]
+        if not isinstance(init, dict) or "literal" not in init:
+            raise Undecidable(f"{cls.display}: the default keyword arguments of sub-config {key!r} are not modelled")
+        return dict(literal(init["literal"]))
+
     def _sub_config_specs(self, cls: ClassFacts) -> dict:
         k: "ClassFacts | None" = cls
         while k is not None:

@@ -278,3 +278,25 @@ def test_axk1_given_mlp_layer_types_leave_the_keywords(rel):
     obj = load(rel, text("axk1", 3, mlp_layer_types=["dense", "sparse", "sparse"], first_k_dense_replace=2))
     assert obj.mlp_layer_types == ["dense", "sparse", "sparse"]
     assert obj.first_k_dense_replace == 2
+
+
+@pytest.mark.parametrize("rel", ["0.28.0", "0.33.0"])   # 5.24.0 / 5.20.2: sub_configs_defaults with init_kwargs
+def test_voxtral_text_config_completed_with_its_defaults(rel):
+    obj = load(rel, {"model_type": "voxtral", "text_config": {"hidden_size": 1024}})
+    assert obj.text_config.hidden_size == 1024
+    assert (obj.text_config.vocab_size, obj.text_config.max_position_embeddings) == (131072, 131072)
+
+
+@pytest.mark.parametrize("rel", ["0.28.0", "0.33.0"])
+def test_exaone4_5_old_text_model_type_renamed(rel):
+    obj = load(rel, {"model_type": "exaone4_5", "text_config": {
+        "model_type": "exaone4_5_text", "num_hidden_layers": 4, "sliding_window": None,
+        "layer_types": ["full_attention"] * 4}})
+    assert obj.text_config.model_type == "exaone4"
+
+
+@pytest.mark.parametrize("rel", ["0.28.0", "0.33.0"])
+def test_exaone4_5_text_config_without_model_type_is_a_key_error(rel):
+    with pytest.raises(LoadCrash) as info:
+        load(rel, {"model_type": "exaone4_5", "text_config": {"hidden_size": 8}})
+    assert (info.value.exc_type, info.value.message) == ("KeyError", "'model_type'")
