@@ -956,3 +956,15 @@ def test_a_python_env_dict_replaces_the_inherited_environment_unless_it_spreads_
     first, second = python_launches("x.py", source, Variables({}))
     assert first.tokens == ["VLLM_LOGGING_LEVEL=INFO", "vllm", "serve", "m"]
     assert second.tokens == ["VLLM_LOGGING_LEVEL=INFO", "VLLM_USE_V1=1", "vllm", "serve", "m"]
+
+
+def test_python_launchers_through_import_aliases():
+    from kvguard.scan.python import python_launches
+    from kvguard.scan.variables import Variables
+
+    source = ("import subprocess as sp\nfrom subprocess import Popen as P\nfrom os import environ\n"
+              'sp.run(["vllm", "serve", "m", "-tp", "2"])\n'
+              'P(["vllm", "serve", "m", "-tp", environ.get("TP", "4")])\n'
+              'run(["vllm", "serve", "m"])\n')     # a run() the script never imports starts nothing
+    assert [(launch.line, launch.tokens) for launch in python_launches("x.py", source, Variables({}))] == [
+        (4, ["vllm", "serve", "m", "-tp", "2"]), (5, ["vllm", "serve", "m", "-tp", "4"])]

@@ -10,8 +10,9 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   ``shell=True``, ``shlex.split(text)``): read as shell text;
 - a word's value: a string or number literal, a name the script assigns a literal once (``TP = 8``), an f-string
   or ``+`` of such, ``str(...)``, ``sys.executable`` (``python``), ``os.environ["X"]`` / ``os.environ.get("X",
-  default)`` / ``os.getenv`` (the shell's ``${X}`` / ``${X:-default}``); a list the call names is read when the
-  script assigns it once and never changes it;
+  default)`` / ``os.getenv`` (the shell's ``${X}`` / ``${X:-default}``); a list the call names is read as the
+  script assigns it (once), and ends in an unresolved word when the script changes it (``cmd.append(…)``);
+- the modules as the script imports them (``import subprocess as sp``, ``from subprocess import Popen``);
 - ``env={...}`` (a dict literal; ``**os.environ`` keeps the inherited environment) and ``os.environ["X"] = value``
   before the call: the launch's environment.
 
@@ -36,10 +37,11 @@ __all__ = ["PythonUnreadable", "is_python_script", "python_launches"]
 class PythonUnreadable(ValueError):
     """A script that names vLLM but is not valid Python (its launches cannot be read)."""
 
+
 #: calls whose first argument (or ``args=``) is the program's argument list
 _ARGV_CALLS = frozenset({"subprocess.run", "subprocess.Popen", "subprocess.call", "subprocess.check_call",
                          "subprocess.check_output"})
-#: ``os.exec*`` / ``os.spawn*``: (index of the argument list, how many leading arguments come before it)
+#: ``os.exec*`` / ``os.spawn*`` with an argument list: the position of that list among the call's arguments
 _OS_ARGV_CALLS = {"os.execv": 1, "os.execve": 1, "os.execvp": 1, "os.execvpe": 1,
                   "os.spawnv": 2, "os.spawnve": 2, "os.spawnvp": 2, "os.spawnvpe": 2}
 #: calls whose first argument is shell text
@@ -60,13 +62,34 @@ def is_python_script(low_name: str, head: str) -> bool:
     return first.startswith("#!") and re.search(r"\bpython[0-9.]*\b", first) is not None
 
 
-def _dotted(node: ast.AST) -> Optional[str]:
+def _dotted(node: ast.AST, imports: Optional[dict[str, str]] = None) -> Optional[str]:
+    """``a.b.c`` for a name or attribute chain, its first name read through the script's imports."""
     if isinstance(node, ast.Name):
-        return node.id
+        return (imports or {}).get(node.id, node.id)
     if isinstance(node, ast.Attribute):
-        owner = _dotted(node.value)
+        owner = _dotted(node.value, imports)
         return f"{owner}.{node.attr}" if owner else None
     return None
+
+
+#: the modules whose functions start programs or name them
+_MODULES = frozenset({"subprocess", "os", "asyncio", "shlex", "sys", "os.path"})
+
+
+def _imports(tree: ast.Module) -> dict[str, str]:
+    """Local names the script binds to those modules and their functions (``sp`` -> ``subprocess``, ``Popen`` ->
+    ``subprocess.Popen``)."""
+    out: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name in _MODULES and alias.asname:
+                    out[alias.asname] = alias.name
+        elif isinstance(node, ast.ImportFrom) and node.module in _MODULES and not node.level:
+            for alias in node.names:
+                if alias.name != "*":
+                    out[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    return out
 
 
 class _Script:
@@ -74,6 +97,7 @@ class _Script:
     changes, and ``os.environ`` entries by line."""
 
     def __init__(self, tree: ast.Module):
+        self.imports = _imports(tree)
         assigned: dict[str, list[ast.AST]] = {}
         self.changed: set[str] = set()
         #: a name's first list (or tuple) value, kept when the script changes the list later
@@ -108,12 +132,15 @@ class _Script:
             for item in target.elts:
                 if isinstance(item, ast.Name):
                     assigned.setdefault(item.id, []).extend([node, node])   # unpacked: not followed
-        elif isinstance(target, ast.Subscript) and _dotted(target.value) == "os.environ" and value is not None:
+        elif isinstance(target, ast.Subscript) and self.dotted(target.value) == "os.environ" and value is not None:
             key = target.slice
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 self.environ.append((getattr(node, "lineno", 0), key.value, value))
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             self.changed.add(target.value.id)
+
+    def dotted(self, node: ast.AST) -> Optional[str]:
+        return _dotted(node, self.imports)
 
     # -- values ------------------------------------------------------------------------------------
     def text(self, node: ast.AST, depth: int = 0) -> Optional[str]:
@@ -142,16 +169,16 @@ class _Script:
             return left + right if left is not None and right is not None else None
         if isinstance(node, ast.Call) and _dotted(node.func) == "str" and len(node.args) == 1 and not node.keywords:
             return self.text(node.args[0], depth + 1)
-        if _dotted(node) == "sys.executable":
+        if self.dotted(node) == "sys.executable":
             return "python"
         return self._environment_reference(node)
 
     def _environment_reference(self, node: ast.AST) -> Optional[str]:
-        if isinstance(node, ast.Subscript) and _dotted(node.value) == "os.environ":
+        if isinstance(node, ast.Subscript) and self.dotted(node.value) == "os.environ":
             key = node.slice
             if isinstance(key, ast.Constant) and isinstance(key.value, str) and _is_identifier(key.value):
                 return "${" + key.value + "}"
-        if isinstance(node, ast.Call) and _dotted(node.func) in ("os.environ.get", "os.getenv") and node.args \
+        if isinstance(node, ast.Call) and self.dotted(node.func) in ("os.environ.get", "os.getenv") and node.args \
                 and not node.keywords:
             key = node.args[0]
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and _is_identifier(key.value)):
@@ -224,7 +251,7 @@ class _Script:
             if isinstance(given, ast.Name):
                 given = self.values.get(given.id)
             if isinstance(given, ast.Dict):
-                if not any(key is None and _dotted(value) == "os.environ" for key, value in zip(given.keys,
+                if not any(key is None and self.dotted(value) == "os.environ" for key, value in zip(given.keys,
                                                                                               given.values)):
                     out.clear()   # env= replaces the inherited environment unless it spreads os.environ
                 for entry_key, entry_value in zip(given.keys, given.values):
@@ -287,7 +314,7 @@ def _shell_true(call: ast.Call) -> bool:
 
 def _command_line(script: _Script, call: ast.Call) -> Optional[str]:
     """The call's command as one line of shell text, or None when the call starts no program kvguard reads."""
-    name = _dotted(call.func)
+    name = script.dotted(call.func)
     if name is None:
         return None
     if name in _ARGV_CALLS:
@@ -296,7 +323,7 @@ def _command_line(script: _Script, call: ast.Call) -> Optional[str]:
             return None
         if _shell_true(call):
             return script.shell_text(given)
-        if isinstance(given, ast.Call) and _dotted(given.func) == "shlex.split" and given.args:
+        if isinstance(given, ast.Call) and script.dotted(given.func) == "shlex.split" and given.args:
             return script.shell_text(given.args[0])
         words = script.words(given)
         return " ".join(words) if words else None
