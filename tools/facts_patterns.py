@@ -542,6 +542,17 @@ PATTERNS: list[tuple] = [
     # Voxtral, GLM-ASR (transformers 5.20+): a sub-config dict completed with its spec's default keywords
     ("dict_under_sub_config_defaults",
      "if isinstance(V_t, dict):\n    V_t = {**self.sub_configs_defaults[K_k].init_kwargs, **V_t}"),
+    # vLLM's HYV4Config: one dense layer first, the indexer computed on layer 0 and every ``n``-th after layer 1,
+    # DSA layer-type spellings folded into the allowed one, an fp32 LM head's dtype
+    ("first_one_then_rest_if_none",
+     "if V_t is None:\n    V_t = [K_first] * min(1, self.num_hidden_layers) + [K_rest] * max(self.num_hidden_layers - 1, 0)"),
+    ("first_and_every_after_if_none",
+     "if V_t is None:\n    V_t = [K_hit if layer_idx == 0 or (layer_idx - 1) % K_n == 0 else K_miss"
+     " for layer_idx in range(self.num_hidden_layers)]"),
+    ("names_folded_if_given",
+     "if V_t is not None:\n    V_t = [K_new if lt in K_olds else lt for lt in V_t]"),
+    ("const_if_flag_and_attr_none",
+     "if V_c and getattr(self, K_a, K_d) is None:\n    V_t = K_v"),
     ("raise_if_len_ne", "if len(V_l) != V_n:\n    raise ValueError(F_msg)"),
     ("raise_if_len_ne", "if V_l is not None and len(V_l) != V_n:\n    raise ValueError(F_msg)", {"none_ok": True}),
     ("per_layer_attr_if_none", "if V_t is None:\n    V_t = [V_a] * self.num_hidden_layers"),

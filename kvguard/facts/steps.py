@@ -1725,6 +1725,31 @@ def _mlp_layer_types_from_kwargs(f: Frame, a: dict) -> None:
                                for i in _layer_range(obj.num_hidden_layers)]
 
 
+def _first_one_then_rest_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        count = f.obj.num_hidden_layers
+        f.set(a["t"], _repeat([f.get(a["first"])], min(1, count)) + _repeat([f.get(a["rest"])], max(count - 1, 0)))
+
+
+def _first_and_every_after_if_none(f: Frame, a: dict) -> None:
+    """``hit`` on layer 0 and on every ``n``-th layer counted from layer 1, ``miss`` elsewhere."""
+    if f.get(a["t"]) is None:
+        every, hit, miss = f.get(a["n"]), f.get(a["hit"]), f.get(a["miss"])
+        f.set(a["t"], [hit if i == 0 or (i - 1) % every == 0 else miss for i in _layer_range(f.obj.num_hidden_layers)])
+
+
+def _names_folded_if_given(f: Frame, a: dict) -> None:
+    given = f.get(a["t"])
+    if given is not None:
+        olds, new = f.get(a["olds"]), f.get(a["new"])
+        f.set(a["t"], [new if name in olds else name for name in given])
+
+
+def _const_if_flag_and_attr_none(f: Frame, a: dict) -> None:
+    if f.get(a["c"]) and getattr(f.obj, f.get(a["a"]), f.get(a["d"])) is None:
+        f.set(a["t"], f.get(a["v"]))
+
+
 def _indexer_types_default(f: Frame, a: dict) -> None:
     """Per layer "full" (computes the indexer's top-k) or "shared": from a pattern string / list in the keyword
     arguments, else every ``freq``-th layer after ``offset``."""
@@ -1975,6 +2000,9 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_setdefault_div": _dict_setdefault_div, "dict_setdefault_var": _dict_setdefault_var,
     "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key,
     "attr_of_const_if_none": _attr_of_const_if_none, "pow_if_none": _pow_if_none,
+    "first_one_then_rest_if_none": _first_one_then_rest_if_none,
+    "first_and_every_after_if_none": _first_and_every_after_if_none, "names_folded_if_given": _names_folded_if_given,
+    "const_if_flag_and_attr_none": _const_if_flag_and_attr_none,
     "dict_under_sub_config_defaults": _dict_under_sub_config_defaults,
     "sorted_unique_or_empty_if_none": _sorted_unique_or_empty_if_none, "const_if_truthy_else": _const_if_truthy_else,
     "layer_types_every_kwarg_else_rename": _layer_types_every_kwarg_else_rename,

@@ -300,3 +300,22 @@ def test_exaone4_5_text_config_without_model_type_is_a_key_error(rel):
     with pytest.raises(LoadCrash) as info:
         load(rel, {"model_type": "exaone4_5", "text_config": {"hidden_size": 8}})
     assert (info.value.exc_type, info.value.message) == ("KeyError", "'model_type'")
+
+
+# vLLM's HYV4Config (0.29.0+, vllm/transformers_utils/configs/hy_v4.py)
+@pytest.mark.parametrize("rel", ["0.29.0", "0.33.0"])
+def test_hy_v4_layer_defaults(rel):
+    obj = load(rel, {"model_type": "hy_v4", "num_hidden_layers": 7})
+    assert obj.mlp_layer_types == ["dense"] + ["sparse"] * 6
+    assert obj.indexer_types == ["full", "full", "shared", "shared", "shared", "full", "shared"]
+    assert obj.head_dtype == "float32"          # enable_lm_head_fp32 defaults to True
+    assert (obj.qk_head_dim, obj.head_dim) == (256, 64)
+
+
+@pytest.mark.parametrize("rel", ["0.29.0", "0.33.0"])
+def test_hy_v4_dsa_spellings_folded_and_head_dtype_kept(rel):
+    obj = load(rel, {"model_type": "hy_v4", "num_hidden_layers": 3, "head_dtype": "bfloat16",
+                     "layer_types": ["sparse_attention", "sparse", "full_attention"]})
+    # folded to "deepseek_sparse_attention", which PreTrainedConfig's legacy remap then calls "indexed_attention"
+    assert obj.layer_types == ["indexed_attention", "indexed_attention", "full_attention"]
+    assert obj.head_dtype == "bfloat16"

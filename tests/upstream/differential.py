@@ -627,6 +627,22 @@ def gen_deepseek_v41(rng):
     return cfg
 
 
+def gen_hy_v4(rng):
+    """HY-V4: MLA with a sparse-attention indexer; layer types in the checkpoint's DSA spellings or absent."""
+    layers = rng.choice([4, 34])
+    heads = rng.choice([16, 32, 64])
+    cfg = {"architectures": ["HYV4ForCausalLM"], "model_type": "hy_v4", "hidden_size": 2816,
+           "num_attention_heads": heads, "num_key_value_heads": heads, "num_hidden_layers": layers,
+           "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 192, "qk_rope_head_dim": 64,
+           "v_head_dim": 256, "torch_dtype": "bfloat16"}
+    if rng.random() < 0.5:
+        cfg["layer_types"] = [rng.choice(["sparse_attention", "sparse", "full_attention",
+                                          "deepseek_sparse_attention"]) for _ in range(layers)]
+    if rng.random() < 0.3:
+        cfg["enable_lm_head_fp32"] = rng.choice([True, False])
+    return cfg
+
+
 FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "llama": gen_llama, "mistral": gen_mistral, "qwen2": gen_qwen2, "qwen3": gen_qwen3,
     "qwen3_moe": gen_qwen3_moe, "mixtral": gen_mixtral, "gemma2": gen_gemma2, "phi3": gen_phi3,
@@ -642,6 +658,7 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "unregistered": gen_unregistered, "exaone4": gen_exaone4, "exaone_moe": gen_exaone_moe,
     "ministral3": gen_ministral3, "minicpm3": gen_minicpm3, "lfm2": gen_lfm2, "gemma3n": gen_gemma3n,
     "granite_swa": gen_granite_swa, "cohere2_moe": gen_cohere2_moe, "deepseek_v41": gen_deepseek_v41,
+    "hy_v4": gen_hy_v4,
 }
 
 
@@ -650,10 +667,10 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
 #: families generated only when named (--families): the default sample of the CI runs stays as it was
 OPT_IN = frozenset({"deepseek_v4_checkpoint", "gemma4_text", "gemma4", "per_layer", "unregistered", "exaone4",
                     "exaone_moe", "ministral3", "minicpm3", "lfm2", "gemma3n", "granite_swa", "cohere2_moe",
-                    "deepseek_v41"})
+                    "deepseek_v41", "hy_v4"})
 FAMILY_SINCE = {"gemma4_text": Version("0.19.0"), "gemma4": Version("0.19.0"), "deepseek_v4": Version("0.20.0"), "deepseek_v4_checkpoint": Version("0.20.0"), "qwen3_5": Version("0.17.0"),
                 "qwen3_omni_moe": Version("0.11.1"), "granite_swa": Version("0.29.0"),
-                "deepseek_v41": Version("0.30.0")}
+                "deepseek_v41": Version("0.30.0"), "hy_v4": Version("0.29.0")}
 
 #: the first release whose ParallelConfig has the field (older ones reject it as an unknown argument)
 FIELD_SINCE = {"prefill_context_parallel_size": Version("0.12.0")}
