@@ -968,3 +968,15 @@ def test_python_launchers_through_import_aliases():
               'run(["vllm", "serve", "m"])\n')     # a run() the script never imports starts nothing
     assert [(launch.line, launch.tokens) for launch in python_launches("x.py", source, Variables({}))] == [
         (4, ["vllm", "serve", "m", "-tp", "2"]), (5, ["vllm", "serve", "m", "-tp", "4"])]
+
+
+def test_a_python_name_bound_again_anywhere_is_not_taken_as_its_first_value():
+    from kvguard.scan.python import python_launches
+    from kvguard.scan.variables import Variables
+
+    source = ('import subprocess\nMODEL = "a"\nTP = "2"\nfor MODEL, TP in [("b", "8")]:\n'
+              '    subprocess.run(["vllm", "serve", MODEL, "-tp", TP])\n'
+              'X = "4"\nwith open("f") as X:\n    subprocess.run(["vllm", "serve", "m", "-tp", X])\n'
+              'Y = "4"\nsubprocess.run(["vllm", "serve", "m", "-tp", Y])\n')
+    found = {launch.line: launch.unresolved for launch in python_launches("x.py", source, Variables({}))}
+    assert found == {5: ("MODEL", "TP"), 8: ("X",), 10: ()}

@@ -103,24 +103,32 @@ class _Script:
         #: a name's first list (or tuple) value, kept when the script changes the list later
         self.first_list: dict[str, ast.AST] = {}
         self.environ: list[tuple[int, str, ast.AST]] = []
+        #: how often each name is bound anywhere (loop targets, `with … as`, `:=`, parameters, imports, …)
+        bound: dict[str, int] = {}
         for node in ast.walk(tree):
             if isinstance(node, (ast.Assign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:
                     self._target(target, node, assigned)
-            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                self.changed.add(node.target.id)
-            elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)) and isinstance(node.target, ast.Name):
-                self.changed.add(node.target.id)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                for arg in node.args.args + node.args.kwonlyargs + node.args.posonlyargs:
-                    self.changed.add(arg.arg)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and isinstance(node.func.value, ast.Name) \
                     and node.func.attr in ("append", "extend", "insert", "remove", "pop", "clear", "__setitem__"):
                 self.changed.add(node.func.value.id)
+            names: list[str] = []
+            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+                names = [node.id]
+            elif isinstance(node, ast.arg):
+                names = [node.arg]
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [(alias.asname or alias.name).split(".")[0] for alias in node.names]
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                names = list(node.names) * 2
+            elif isinstance(node, ast.ExceptHandler) and node.name:
+                names = [node.name]
+            for name in names:
+                bound[name] = bound.get(name, 0) + 1
         self.values = {name: nodes[0] for name, nodes in assigned.items()
-                       if len(nodes) == 1 and name not in self.changed}
+                       if len(nodes) == 1 and bound.get(name, 0) == 1 and name not in self.changed}
 
     def _target(self, target: ast.AST, node: ast.AST, assigned: dict[str, list[ast.AST]]) -> None:
         value = getattr(node, "value", None)
