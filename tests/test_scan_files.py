@@ -918,7 +918,8 @@ def test_a_python_script_that_does_not_parse_is_skipped_and_named(capsys):
     assert doc["findings"] == []
     (reason,) = [s["reason"] for s in doc["skipped"]]
     # the parser's own words differ between Python versions ("'(' was never closed" from 3.10)
-    assert reason.startswith("unreadable: invalid Python: ") and reason.endswith("(line 2)")
+    assert reason.startswith(f"unreadable: invalid Python (parsed by Python {sys.version_info[0]}."
+                             f"{sys.version_info[1]}): ") and reason.endswith("(line 2)")
 
 
 def test_python_scripts_that_name_no_vllm_are_not_parsed(tmp_path):

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import sys
 from typing import Optional
 
 from .result import Launch
@@ -50,6 +51,8 @@ _TEXT_CALLS = frozenset({"os.system", "os.popen", "asyncio.create_subprocess_she
 _VARARG_CALLS = frozenset({"asyncio.create_subprocess_exec", "os.execl", "os.execlp", "os.execle", "os.execlpe"})
 
 _NOT_A_NAME = re.compile(r"[^A-Za-z0-9_]+")
+#: which parser read the script (named in the reason a script is skipped)
+_PARSER = f" (parsed by Python {sys.version_info[0]}.{sys.version_info[1]})"
 #: a literal ``$`` while a value is built (``${NAME}`` in it is a reference this module wrote)
 _DOLLAR = "\x00"
 _REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}")
@@ -361,9 +364,10 @@ def python_launches(path: str, text: str, variables: Variables, kind: str = "pyt
     try:
         tree = ast.parse(text)
     except SyntaxError as exc:
-        raise PythonUnreadable(f"invalid Python: {exc.msg} (line {exc.lineno})") from None
+        # the parser is this interpreter's: newer syntax reads as invalid on an older Python
+        raise PythonUnreadable(f"invalid Python{_PARSER}: {exc.msg} (line {exc.lineno})") from None
     except (ValueError, RecursionError, MemoryError) as exc:
-        raise PythonUnreadable(f"invalid Python: {type(exc).__name__}") from None
+        raise PythonUnreadable(f"invalid Python{_PARSER}: {type(exc).__name__}") from None
     script = _Script(tree)
     out: list[Launch] = []
     calls = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Call)), key=lambda n: n.lineno)

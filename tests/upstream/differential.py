@@ -589,7 +589,7 @@ def gen_gemma3n(rng):
 
 def gen_granite_swa(rng):
     """Granite SWA: full attention on layer 0 and every fourth layer after it; per-layer RoPE bases."""
-    cfg = _dense(rng, rng.choice(["GraniteSWAForCausalLM"]), "granite_swa")
+    cfg = _dense(rng, "GraniteSWAForCausalLM", "granite_swa")
     cfg["sliding_window"] = rng.choice([128, 4096, None])
     return cfg
 
