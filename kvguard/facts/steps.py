@@ -1371,8 +1371,9 @@ def _dict_item_const_if_none(f: Frame, a: dict) -> None:
 
 
 def _dict_item_setdefault_kwarg_pop_item(f: Frame, a: dict) -> None:
+    """``d[k].setdefault(key, kwargs.pop(kw, m[mk]))`` (Olmo 3: ``m`` itself, no ``mk``)."""
     target = f.get(a["d"])[f.get(a["k"])]
-    default = f.get(a["m"])[f.get(a["mk"])]
+    default = f.get(a["m"])[f.get(a["mk"])] if "mk" in a else f.get(a["m"])
     target.setdefault(f.get(a["key"]), f.kwargs().pop(f.get(a["kw"]), default))
 
 
@@ -1750,6 +1751,29 @@ def _const_if_flag_and_attr_none(f: Frame, a: dict) -> None:
         f.set(a["t"], f.get(a["v"]))
 
 
+def _raise_if_ne(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) != f.get(a["b"]):
+        raise ValueError(format_message(f, a["msg"]["template"]))
+
+
+def _raise_if_attr_not_none(f: Frame, a: dict) -> None:
+    if getattr(f.obj, f.get(a["a"]), f.get(a["d"])) is not None:
+        raise ValueError(format_message(f, a["msg"]["template"]))
+
+
+def _raise_if_attr_truthy(f: Frame, a: dict) -> None:
+    if getattr(f.obj, f.get(a["a"]), f.get(a["d"])):
+        raise ValueError(format_message(f, a["msg"]["template"]))
+
+
+def _raise_if_in_and_not_positive(f: Frame, a: dict) -> None:
+    """A kind of layer present (``v in l``) while a size it needs is missing or not positive."""
+    if f.get(a["v"]) in f.get(a["l"]):
+        size = f.get(a["w"])
+        if size is None or size <= f.get(a["z"]):
+            raise ValueError(format_message(f, a["msg"]["template"]))
+
+
 def _indexer_types_default(f: Frame, a: dict) -> None:
     """Per layer "full" (computes the indexer's top-k) or "shared": from a pattern string / list in the keyword
     arguments, else every ``freq``-th layer after ``offset``."""
@@ -2000,6 +2024,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_setdefault_div": _dict_setdefault_div, "dict_setdefault_var": _dict_setdefault_var,
     "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key,
     "attr_of_const_if_none": _attr_of_const_if_none, "pow_if_none": _pow_if_none,
+    "raise_if_ne": _raise_if_ne, "raise_if_attr_not_none": _raise_if_attr_not_none,
+    "raise_if_attr_truthy": _raise_if_attr_truthy, "raise_if_in_and_not_positive": _raise_if_in_and_not_positive,
     "first_one_then_rest_if_none": _first_one_then_rest_if_none,
     "first_and_every_after_if_none": _first_and_every_after_if_none, "names_folded_if_given": _names_folded_if_given,
     "const_if_flag_and_attr_none": _const_if_flag_and_attr_none,

@@ -319,3 +319,26 @@ def test_hy_v4_dsa_spellings_folded_and_head_dtype_kept(rel):
     # folded to "deepseek_sparse_attention", which PreTrainedConfig's legacy remap then calls "indexed_attention"
     assert obj.layer_types == ["indexed_attention", "indexed_attention", "full_attention"]
     assert obj.head_dtype == "bfloat16"
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+def test_olmo3_rope_parameters_per_layer_type(rel):
+    obj = load(rel, text("olmo3", 4, rope_theta=500000.0))
+    assert obj.rope_parameters == {"sliding_attention": {"rope_type": "default", "rope_theta": 500000.0},
+                                   "full_attention": {"rope_type": "default", "rope_theta": 500000.0}}
+
+
+@pytest.mark.parametrize("rel", ["0.28.0"])   # transformers 5.24.0's classes
+@pytest.mark.parametrize("model_type, changes, message", [
+    ("internlm3", {"attention_bias": True, "mlp_bias": False},
+     "InternLM3 with `qkv_bias` different from `bias` is not supported, because the Llama implementation uses the "
+     "same bias setting for the query, key, value and output projections."),
+    ("iquestcoder", {"use_sliding_window": True}, "IQuestCoder does not support `use_sliding_window`."),
+    ("iquestcoder", {"clip_qkv": 8}, "IQuestCoder does not support `clip_qkv`."),
+])
+def test_validate_architecture_refusals(rel, model_type, changes, message):
+    with pytest.raises(LoadCrash) as info:
+        load(rel, text(model_type, 2, **changes))
+    assert info.value.exc_type == "StrictDataclassClassValidationError"
+    assert info.value.message == ("Class validation error for validator 'validate_architecture':\n"
+                                  f"    ValueError: {message}")
