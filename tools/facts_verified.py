@@ -9,8 +9,8 @@ undecidable, mismatch, gap, ...}}}.  A model type counts as verified ("exact") f
 release's run compared at least ``--min-configs`` generated configs of it, every one of them agreed with the
 real vLLM + transformers (``agree``, errors included) — no mismatch, no gap, and at most a fifth undecidable
 (kvguard declining, as vLLM needs remote code) — .  Consecutive verified releases (in
-kvguard.versions.KNOWN_RELEASES order) are merged into ranges.  Releases the given tables did not run keep
-their entries from the existing verified.json (``--replace`` drops them).  kvguard reports a config of a verified
+kvguard.versions.KNOWN_RELEASES order) are merged into ranges.  A model type the given tables did not run on a
+release keeps its entry there from the existing verified.json (``--replace`` drops them).  kvguard reports a config of a verified
 (model type, release) as ``emulation: exact``, any other as ``generic`` with a note.
 """
 
@@ -66,7 +66,7 @@ def main(argv=None) -> int:
     ap.add_argument("--min-configs", type=int, default=30)
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--replace", action="store_true",
-                    help="forget what verified.json says for releases these tables did not run")
+                    help="forget what verified.json says for what these tables did not run")
     args = ap.parse_args(argv)
     from kvguard.versions import KNOWN_RELEASES
     tables = []
@@ -74,13 +74,13 @@ def main(argv=None) -> int:
         with open(p) as f:
             tables.append(json.load(f))
     ver = verified(tables, args.min_configs)
-    measured = {rel for table in tables for rel in table}
+    measured = {(rel, mt) for table in tables for rel, rows in table.items() for mt in rows}
     if not args.replace:
-        # the releases these tables did not run keep what verified.json says for them
+        # what these tables did not run (a model type on a release) keeps what verified.json says for it
         for mt, spans in _existing().items():
             for first, last in spans:
                 for rel in KNOWN_RELEASES[KNOWN_RELEASES.index(first):KNOWN_RELEASES.index(last) + 1]:
-                    if rel not in measured:
+                    if (rel, mt) not in measured:
                         ver.setdefault(mt, {})[rel] = args.min_configs
     table = {mt: [list(r) for r in ranges(rels, list(KNOWN_RELEASES))] for mt, rels in sorted(ver.items())}
     data = {"generator": "tools/facts_verified.py", "min_configs": args.min_configs,
