@@ -643,6 +643,23 @@ def gen_hy_v4(rng):
     return cfg
 
 
+def gen_smollm3(rng):
+    """SmolLM3 (served by vLLM's Transformers backend): RoPE-less layers every fourth, sliding when enabled."""
+    cfg = _dense(rng, "SmolLM3ForCausalLM", "smollm3", head_dims=(128,))
+    if rng.random() < 0.5:
+        cfg.update({"use_sliding_window": True, "sliding_window": rng.choice([None, 4096])})
+    return cfg
+
+
+def gen_olmo3(rng):
+    """OLMo 3: sliding attention with full attention every fourth layer, RoPE parameters per layer type."""
+    cfg = _dense(rng, "Olmo3ForCausalLM", "olmo3")
+    cfg["sliding_window"] = rng.choice([4096, 128])
+    if rng.random() < 0.4:
+        cfg["rope_theta"] = 500000.0
+    return cfg
+
+
 FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "llama": gen_llama, "mistral": gen_mistral, "qwen2": gen_qwen2, "qwen3": gen_qwen3,
     "qwen3_moe": gen_qwen3_moe, "mixtral": gen_mixtral, "gemma2": gen_gemma2, "phi3": gen_phi3,
@@ -658,7 +675,7 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
     "unregistered": gen_unregistered, "exaone4": gen_exaone4, "exaone_moe": gen_exaone_moe,
     "ministral3": gen_ministral3, "minicpm3": gen_minicpm3, "lfm2": gen_lfm2, "gemma3n": gen_gemma3n,
     "granite_swa": gen_granite_swa, "cohere2_moe": gen_cohere2_moe, "deepseek_v41": gen_deepseek_v41,
-    "hy_v4": gen_hy_v4,
+    "hy_v4": gen_hy_v4, "smollm3": gen_smollm3, "olmo3": gen_olmo3,
 }
 
 
@@ -667,7 +684,7 @@ FAMILIES: dict[str, Callable[[random.Random], dict]] = {
 #: families generated only when named (--families): the default sample of the CI runs stays as it was
 OPT_IN = frozenset({"deepseek_v4_checkpoint", "gemma4_text", "gemma4", "per_layer", "unregistered", "exaone4",
                     "exaone_moe", "ministral3", "minicpm3", "lfm2", "gemma3n", "granite_swa", "cohere2_moe",
-                    "deepseek_v41", "hy_v4"})
+                    "deepseek_v41", "hy_v4", "smollm3", "olmo3"})
 FAMILY_SINCE = {"gemma4_text": Version("0.19.0"), "gemma4": Version("0.19.0"), "deepseek_v4": Version("0.20.0"), "deepseek_v4_checkpoint": Version("0.20.0"), "qwen3_5": Version("0.17.0"),
                 "qwen3_omni_moe": Version("0.11.1"), "granite_swa": Version("0.29.0"),
                 "deepseek_v41": Version("0.30.0"), "hy_v4": Version("0.29.0")}

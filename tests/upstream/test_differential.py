@@ -82,7 +82,7 @@ def test_unregistered_architectures_agree(version):
 
 #: model types whose transformers 5 (or vLLM) configuration classes kvguard follows with their own named steps
 TRANSFORMERS5_FAMILIES = ["exaone4", "exaone_moe", "ministral3", "minicpm3", "lfm2", "gemma3n", "granite_swa",
-                          "cohere2_moe", "deepseek_v41", "hy_v4"]
+                          "cohere2_moe", "deepseek_v41", "hy_v4", "smollm3", "olmo3"]
 
 
 @pytest.mark.parametrize("version", release_sample(VERSIONS, "0.24.0", also=("0.30.0",)))
