@@ -1,15 +1,20 @@
-"""EXAONE 4, EXAONE-MoE, LFM2, SmolLM3, Ministral 3, MiniCPM3, Gemma 3n, Granite SWA, CWM and Cohere2-MoE configs on
-the transformers 5 lines (vLLM 0.24.0+).
+"""Model types whose configuration classes kvguard follows from stop 35 on, mostly on the transformers 5 lines
+(vLLM 0.24.0+).
 
-Mirrors the ``__post_init__`` of ``transformers/models/{exaone4,exaone_moe,lfm2,smollm3,ministral3,minicpm3}/
-configuration_*.py`` in transformers 5.17.0 / 5.19.0 / 5.20.2 / 5.24.0: EXAONE's sliding attention except every
-``sliding_window_pattern``-th layer (zero without a window, which divides by zero when the layer types are not
-given), EXAONE-MoE's dense first layers, LFM2's attention layers at ``full_attn_idxs``, SmolLM3's RoPE-less layers
-that slide, Ministral 3's YaRN defaults, MiniCPM3's depth scale and ``logits_scaling``, Gemma 3n's per-layer
-sizes and their checks, Granite SWA's and CWM's full attention from layer 0 every fourth layer, Cohere2-MoE's
-dense prefix on its own sliding pattern, and the timm-style ``to_dict`` of Gemma 3n's vision config.  Expected values are
-written by hand from those sources (tools/hfconfig_oracle.py --all and tests/upstream/differential.py compare the
-same classes with the real releases).
+Mirrors transformers 5.17.0 / 5.19.0 / 5.20.2 / 5.24.0 (``transformers/models/<type>/configuration_*.py``):
+- EXAONE 4 / EXAONE-MoE: sliding attention except every ``sliding_window_pattern``-th layer (zero without a window,
+  which divides by zero when the layer types are not given), EXAONE-MoE's dense first layers;
+- LFM2's attention layers at ``full_attn_idxs``, SmolLM3's RoPE-less layers that slide;
+- Ministral 3's YaRN defaults, MiniCPM3's depth scale and ``logits_scaling``;
+- Gemma 3n's per-layer sizes and their checks, and the timm-style ``to_dict`` of its vision config;
+- Granite SWA's and CWM's full attention from layer 0 every fourth layer, Cohere2-MoE's dense prefix;
+- Idefics3 / SmolVLM ``pad_token_id``, PaliGemma, HyperCLOVAX, AXK1, EXAONE 4.5, Voxtral;
+- OLMo 3's RoPE parameters per layer type; InternLM3's and IQuestCoder's ``validate_architecture``.
+
+It also mirrors vLLM's own ``DeepseekV41Config`` and ``HYV4Config`` (``vllm/transformers_utils/configs/``).
+Expected values are written by hand from those sources, and checked against the real classes where the base class
+adds to them (tools/hfconfig_oracle.py --all and tests/upstream/differential.py compare the same classes with the
+real releases).
 """
 
 from __future__ import annotations
