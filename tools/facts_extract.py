@@ -1081,6 +1081,14 @@ def _unmodelled_in(record: dict, known_steps: set) -> list[str]:
                 out.append(f"{part}: {step[0]} ({detail})")
             elif step[0] == "sub_config" and _unmodelled_ops(step[1]):
                 out.append(f"{part}: sub_config ({step[1].get('var')}: a branch kvguard does not model)")
+    for name, method in (record.get("methods") or {}).items():
+        # the methods every load runs: @strict's validators and the RoPE conversion of transformers 5's __init__
+        if not (name.startswith("validate") or name == "convert_rope_params_to_dict") or not isinstance(method, dict):
+            continue
+        for step in method.get("steps") or []:
+            if step[0] == "opaque" or (step[0] != "super" and step[0] not in known_steps):
+                out.append(f"method {name}: {step[0]}")
+                break
     for name, prop in (record.get("properties") or {}).items():
         if prop.get("kind") == "opaque":
             out.append(f"property {name}")
