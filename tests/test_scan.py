@@ -538,13 +538,17 @@ def test_an_argparse_refusal_that_no_value_of_the_variable_changes_is_a_refusal(
         "vllm serve Qwen/Qwen3-32B -tp 8 $EXTRA --no-such-flag\n"                  # 6 $EXTRA may be any words
         "vllm serve Qwen/Qwen3-32B --config $CFG --no-such-flag\n"                 # 7 the file may say anything
         "vllm serve Qwen/Qwen3-32B -tp $TP\n"                                      # 8 no refusal without $TP
-        "vllm serve Qwen/Qwen3-32B --$OPT 8 --bogus\n")                            # 9 a variable in an option's name
+        "vllm serve Qwen/Qwen3-32B --$OPT 8 --bogus\n"                             # 9 a variable in an option's name
+        'vllm serve Qwen/Qwen3-32B --max-model-len "$LEN"\n'                       # 10 a length only $LEN gives
+        "vllm serve Qwen/Qwen3-32B --max-model-len <n_of_tokens>\n"                # 11 a placeholder, not a value
+        "vllm serve Qwen/Qwen3-32B --max-model-len $LEN --bogus\n")                # 12 refused
     res = _scan([str(script)])
     status = {f.launch.line: (f.status, f.reason_kind) for f in res.findings}
     assert status == {1: ("refused", None), 2: ("refused", None), 3: ("refused", None), 4: ("refused", None),
                       5: ("refused", None), 6: ("undecidable", "unresolved-variable"),
                       7: ("undecidable", "unresolved-variable"), 8: ("undecidable", "unresolved-variable"),
-                      9: ("undecidable", "unresolved-variable")}
+                      9: ("undecidable", "unresolved-variable"), 10: ("undecidable", "unresolved-variable"),
+                      11: ("undecidable", "placeholder"), 12: ("refused", None)}
     by_line = {f.launch.line: f.report.verdict for f in res.findings if f.status == "refused"}
     assert by_line[1].message == "vllm: error: unrecognized arguments: --no-such-flag"
     assert by_line[2].message == ("vllm serve: error: argument --decode-context-parallel-size/-dcp: "
@@ -558,7 +562,7 @@ def test_an_argparse_refusal_that_no_value_of_the_variable_changes_is_a_refusal(
     # the command line: a refusal wins over the undecidable launches (exit 1)
     code, out, _ = _run(capsys, "scan", "--vllm-version", V, "--format", "json", str(script))
     assert code == EXIT_REFUSE
-    assert json.loads(out)["summary"]["refused"] == 5
+    assert json.loads(out)["summary"]["refused"] == 6
 
 
 # ----------------------------------------------------------------- the recipes site's de-duplication

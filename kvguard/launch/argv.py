@@ -808,9 +808,10 @@ def _length_value(spec: _Opt, opt: str, value: str, release: Release) -> int:
     try:
         return parse_length(value, release)
     except argparse.ArgumentTypeError as exc:
-        raise _ArgparseError(f"argument {spec.label(opt)}: {exc}", opt) from None
+        raise _ArgparseError(f"argument {spec.label(opt)}: {exc}", opt, words=(value,)) from None
     except (TypeError, ValueError):
-        raise _ArgparseError(f"argument {spec.label(opt)}: invalid {spec.type} value: {value!r}", opt) from None
+        raise _ArgparseError(f"argument {spec.label(opt)}: invalid {spec.type} value: {value!r}", opt,
+                             words=(value,)) from None
 
 
 #: argparse ``type`` callables of options kvguard does not model whose failures it reproduces
