@@ -565,6 +565,17 @@ def test_an_argparse_refusal_that_no_value_of_the_variable_changes_is_a_refusal(
     assert json.loads(out)["summary"]["refused"] == 6
 
 
+def test_an_undecidable_launch_names_every_variable_that_must_be_given(tmp_path):
+    """A variable vLLM's parser would refuse as a value (`-tp $TP`) and one it reads later (the model) are both
+    named: giving only the first would leave the launch undecidable again."""
+    script = tmp_path / "launch.sh"
+    script.write_text('vllm serve $MODEL -tp $TP --max-model-len "$LEN"\nvllm serve $MODEL -tp 2 --port $PORT\n')
+    reasons = {f.launch.line: (f.reason_kind, f.reason) for f in _scan([str(script)]).findings}
+    assert reasons == {
+        1: ("unresolved-variable", "unresolved variables $MODEL, $TP, $LEN (give them with --set NAME=VALUE)"),
+        2: ("unresolved-variable", "unresolved variable $MODEL (give it with --set NAME=VALUE)")}
+
+
 # ----------------------------------------------------------------- the recipes site's de-duplication
 
 _ARG_WORDS = st.sampled_from(["--a", "--b", "-c", "1", "x", "--a=2", "-1"])

@@ -68,18 +68,16 @@ _VALID_VALUE = {"int": "1", "float": "1", "_optional_type": "1", "human_readable
 _ENV_PREFIX = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
-def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) -> Optional["Finding"]:
-    """The refusal of vLLM's argument parser when it stands whatever the unresolved variables hold,
-    else None.
+def _probed(launch: Launch, release) -> Optional[tuple[list[str], list[tuple[str, str]]]]:
+    """The launch's words with each unresolved variable in a typed value slot replaced by a value its type
+    accepts, and the replaced words with the destination of their option; None when a variable stands
+    anywhere else than where one value word goes.
 
-    A variable is taken to stand for one word that is not an option (how ``-tp $TP`` and
-    ``vllm serve $MODEL`` are written).  It can then change the parser's answer only through its
-    value, so the refusal stands when every word holding a variable is a value of an option (not
-    ``--config``, whose file could say anything), the model right after ``vllm serve``, or a
-    ``VAR=value`` prefix, and the command line still refuses with each typed value slot holding a
-    value its type accepts — with a message that names no variable.  A variable anywhere else (an
-    extra word, an option's name, after ``--``) could add or remove arguments: None."""
-    from ..launch.argv import launcher_and_arguments, option_spans, option_table, parse_serve
+    A variable is taken to stand for one word that is not an option (how ``-tp $TP`` and ``vllm serve
+    $MODEL`` are written): a value of an option (not ``--config``, whose file could say anything), the model
+    right after ``vllm serve``, or a ``VAR=value`` prefix.  A variable anywhere else (an extra word, an
+    option's name, after ``--``) could add or remove arguments."""
+    from ..launch.argv import launcher_and_arguments, option_spans, option_table
 
     unresolved = launch.unresolved
     prefix, args = launcher_and_arguments(launch.tokens)
@@ -98,6 +96,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
             if "=" in args[start]:
                 inline[start] = table[opt]
     probed = list(args)
+    replaced: list[tuple[str, str]] = []
     for i, word in enumerate(args):
         if not _mentions(word, unresolved):
             continue
@@ -117,11 +116,25 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
         valid = str(spec.choices[0]) if spec.choices else _VALID_VALUE.get(spec.type or "")
         if valid is not None:
             probed[i] = valid if name is None else f"{name}={valid}"
-    tokens = prefix + probed
+            replaced.append((word, spec.dest))
+    return prefix + probed, replaced
+
+
+def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) -> Optional["Finding"]:
+    """The refusal of vLLM's argument parser when it stands whatever the unresolved variables hold,
+    else None: every variable stands where one value word goes (:func:`_probed`), and the command line
+    still refuses with each typed value slot holding a value its type accepts — with a message that
+    names no variable."""
+    from ..launch.argv import parse_serve
+
+    probe = _probed(launch, release)
+    if probe is None:
+        return None
+    tokens = probe[0]
     try:
         parse_serve(tokens, release)
     except ArgparseRefusal as refusal:
-        if _variables_in(refusal.words, unresolved):
+        if _variables_in(refusal.words, launch.unresolved):
             return None
     except KvguardError:            # kvguard could not read the probe (or cannot decide it): not this case
         return None
@@ -130,11 +143,36 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     report = _build(build_report, release, tokens, launch)
     if report.verdict.ok or report.verdict.stage != "argparse":
         return None
-    names = variable_label(_mentions(" ".join(launch.tokens), unresolved))
+    names = variable_label(_mentions(" ".join(launch.tokens), launch.unresolved))
     report.verdict = report.verdict.with_notes(
         f"{names} unresolved: vLLM's argument parser refuses this command line whatever "
         f"{'it holds' if ', ' not in names else 'they hold'} (the refusal is about other arguments)")
     return Finding(launch, "refused", report=report)
+
+
+def _read_variables(launch: Launch, cmd) -> list[str]:
+    """The unresolved variables in what kvguard reads of a parsed launch: the model, the options' values,
+    the ``VLLM_*`` variables the checks read."""
+    relevant = [cmd.model or ""] + [str(v) for k, v in cmd.fields.items() if k not in _VALUE_FREE] + \
+        [v for k, v in cmd.env.items() if launch_reads(k)]
+    return _mentions(" ".join(relevant), launch.unresolved)
+
+
+def _with_the_other_variables(launch: Launch, release, hits: list[str]) -> list[str]:
+    """``hits`` (the variables vLLM's parser refused as values) and the other unresolved variables the launch
+    reads once those hold values their types accept, in the launch's order: all that ``--set`` must give."""
+    from ..launch.argv import parse_serve
+
+    probe = _probed(launch, release)
+    if probe is None:
+        return hits
+    tokens, replaced = probe
+    try:
+        others = _read_variables(launch, parse_serve(tokens, release))
+    except KvguardError:
+        return hits
+    others += _mentions(" ".join(word for word, dest in replaced if dest not in _VALUE_FREE), launch.unresolved)
+    return [name for name in launch.unresolved if name in hits or name in others]
 
 
 def _build(build_report: Callable[..., Any], release, tokens: list[str], launch: Launch):
@@ -161,10 +199,10 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
                     return refused
             # a variable among the words the parser refused (or kvguard could not read) is why
             hits = _variables_in(_quoted(exc), launch.unresolved)
+            if hits:
+                hits = _with_the_other_variables(launch, release, hits)
             return Finding.undecided(launch, _unresolved(hits) if hits else exc)
-        relevant = [cmd.model or ""] + [str(v) for k, v in cmd.fields.items() if k not in _VALUE_FREE] + \
-            [v for k, v in cmd.env.items() if launch_reads(k)]
-        hits = _mentions(" ".join(relevant), launch.unresolved)
+        hits = _read_variables(launch, cmd)
         if hits:
             return Finding.undecided(launch, _unresolved(hits))
     try:

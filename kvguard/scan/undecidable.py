@@ -35,7 +35,9 @@ class UnresolvedVariable(UndecidableLaunch):
 
     def __init__(self, names: "list[str]"):
         self.names = tuple(names)
-        super().__init__(f"unresolved variable {variable_label(names)} (give it with --set NAME=VALUE)")
+        many = len(self.names) > 1
+        super().__init__(f"unresolved variable{'s' if many else ''} {variable_label(names)} "
+                         f"(give {'them' if many else 'it'} with --set NAME=VALUE)")
 
 
 class Placeholder(UndecidableLaunch):
