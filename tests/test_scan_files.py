@@ -262,7 +262,25 @@ CASES = [
     ("python/launch.py", "0.28.0", 35, dict(status="accepted", has=["-tp", "2"])),    # os.environ.get default
     ("python/launch.py", "0.28.0", 39, dict(status="refused", message="tp_size=8 must be divisible by dcp_size=3.")),
     ("python/launch.py", "0.28.0", 43, dict(status="refused", check="PC_gpu_count")),
-    ("python/mutated.py", "0.28.0", 6, dict(status="undecidable", reason="unresolved variable $cmd")),
+    # a list replayed from the statements that run before the call; a change in a branch leaves its name
+    ("python/mutated.py", "0.28.0", 7, dict(
+        status="refused", check="MC_heads_tp", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3", "--enforce-eager"])),
+    ("python/mutated.py", "0.28.0", 14, dict(status="undecidable", reason="unresolved variable $args",
+                                             has=["-tp", "2"])),
+    ("python/mutated.py", "0.28.0", 21, dict(
+        status="refused", message="tp_size=2 must be divisible by dcp_size=4.",
+        argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "-dcp", "4", "--port", "8000"])),
+    ("python/mutated.py", "0.28.0", 25, dict(status="undecidable", reason="unresolved variable $tp")),  # a helper's
+    # " ".join: the shell splits the JSON that shlex.join keeps whole
+    ("python/mutated.py", "0.28.0", 30, dict(
+        status="refused", exc="SystemExit",
+        argv=["vllm", "serve", "Qwen/Qwen3-8B", "--speculative-config", "{method:", "ngram,",
+              "num_speculative_tokens:", "3}"])),
+    ("python/mutated.py", "0.28.0", 31, dict(
+        status="refused", check="SC_draft_verify(MC_heads_tp)",
+        argv=["vllm", "serve", "Qwen/Qwen3-8B", "--speculative-config",
+              '{"method": "ngram", "num_speculative_tokens": 3}', "-tp", "3"])),
+    ("python/mutated.py", "0.28.0", 35, dict(status="refused", check="PV_tp_dcp_div")),  # shell=True: the first item
     # ---- item 10: the release each launch's deployment pins
     ("pins/Dockerfile", None, 3, dict(
         status="refused", exc="AssertionError", message=GQA_DCP_020, release="0.20.0",
@@ -369,7 +387,7 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "make/Makefile": {11, 15, 18}, "make/oneshell.mk": {4}, "make/late.mk": {3, 6}, "systemd/vllm.service": {9},
          "systemd/vllm@.service": {4}, "systemd/shell.service": {2},
          "systemd/envfile.service": {5}, "supervisord/supervisord.conf": {6, 14},
-         "python/launch.py": {22, 26, 31, 35, 39, 43}, "python/mutated.py": {6},
+         "python/launch.py": {22, 26, 31, 35, 39, 43}, "python/mutated.py": {7, 14, 21, 25, 30, 31, 35},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -934,7 +952,8 @@ def test_python_scripts_that_name_no_vllm_are_not_parsed(tmp_path):
     "import subprocess\n", "subprocess.run(", "[", "]", ")", '"vllm"', '"serve"', "MODEL", "MODEL = 1\n", ", ",
     "os.system(", 'f"vllm serve {MODEL}"', "*args", "env={**os.environ}", "shell=True", "\n", "cmd", "cmd.append(",
     '"-tp"', "str(", "sys.executable", "os.environ.get(", '"TP"', "shlex.split(", "\x00", "${", "$", "'",
-    "X = X\n", "X", "cmd = X\n",
+    "X = X\n", "X", "cmd = X\n", " + ", "cmd += ", "cmd.extend(", '" ".join(', "shlex.join(", "def f():\n    ",
+    "return ", "if X:\n    ", "cmd = cmd + [", "list(",
 ]), max_size=30))
 def test_python_launcher_reader_never_crashes(parts):
     from kvguard.scan.python import PythonUnreadable, python_launches
@@ -966,9 +985,12 @@ def test_python_launchers_through_import_aliases():
     source = ("import subprocess as sp\nfrom subprocess import Popen as P\nfrom os import environ\n"
               'sp.run(["vllm", "serve", "m", "-tp", "2"])\n'
               'P(["vllm", "serve", "m", "-tp", environ.get("TP", "4")])\n'
-              'run(["vllm", "serve", "m"])\n')     # a run() the script never imports starts nothing
+              'run(["vllm", "serve", "m"])\n'       # a wrapper kvguard does not know: the list is the launch
+              'sp.run(["pkill", "-f", "vllm serve m"])\n'
+              'DEPS = ["pip", "install", "vllm"]\n'
+              'HELP = ["vllm serve m -tp 2"]\n')     # one word naming a launch: text, not an argument list
     assert [(launch.line, launch.tokens) for launch in python_launches("x.py", source, Variables({}))] == [
-        (4, ["vllm", "serve", "m", "-tp", "2"]), (5, ["vllm", "serve", "m", "-tp", "4"])]
+        (4, ["vllm", "serve", "m", "-tp", "2"]), (5, ["vllm", "serve", "m", "-tp", "4"]), (6, ["vllm", "serve", "m"])]
 
 
 def test_a_python_name_bound_again_anywhere_is_not_taken_as_its_first_value():

@@ -10,8 +10,14 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   ``shell=True``, ``shlex.split(text)``): read as shell text;
 - a word's value: a string or number literal, a name the script assigns a literal once (``TP = 8``), an f-string
   or ``+`` of such, ``str(...)``, ``sys.executable`` (``python``), ``os.environ["X"]`` / ``os.environ.get("X",
-  default)`` / ``os.getenv`` (the shell's ``${X}`` / ``${X:-default}``); a list the call names is read as the
-  script assigns it (once), and ends in an unresolved word when the script changes it (``cmd.append(…)``);
+  default)`` / ``os.getenv`` (the shell's ``${X}`` / ``${X:-default}``);
+- an argument list: a list or tuple literal, ``+`` of lists, ``*items``, ``list(...)``, a name as the statements
+  of its function that run before the call build it (assignments, ``+=``, ``.append``, ``.extend``), else as the
+  script assigns it once; a change the replay cannot follow ends the list in an unresolved word;
+- ``" ".join(words)`` (text the shell splits again) and ``shlex.join(words)`` (each word quoted) as command text;
+  with ``shell=True`` a list's first item is the command;
+- a list literal that starts a launch but that no call above reads (returned by a helper, handed to a wrapper
+  kvguard does not know): a launch on the line it is written;
 - the modules as the script imports them (``import subprocess as sp``, ``from subprocess import Popen``);
 - ``env={...}`` (a dict literal; ``**os.environ`` keeps the inherited environment) and ``os.environ["X"] = value``
   before the call: the launch's environment.
@@ -132,6 +138,10 @@ class _Script:
                 bound[name] = bound.get(name, 0) + 1
         self.values = {name: nodes[0] for name, nodes in assigned.items()
                        if len(nodes) == 1 and bound.get(name, 0) == 1 and name not in self.changed}
+        self._tree = tree
+        self._places: Optional[tuple[dict[int, tuple[list[ast.stmt], ast.AST]], dict[int, ast.stmt]]] = None
+        #: the list (and tuple) literals an argument list was read from
+        self.read: set[int] = set()
 
     def _target(self, target: ast.AST, node: ast.AST, assigned: dict[str, list[ast.AST]]) -> None:
         value = getattr(node, "value", None)
@@ -152,6 +162,28 @@ class _Script:
 
     def dotted(self, node: ast.AST) -> Optional[str]:
         return _dotted(node, self.imports)
+
+    def _where(self) -> tuple[dict[int, tuple[list[ast.stmt], ast.AST]], dict[int, ast.stmt]]:
+        """Each statement's body (the statement list holding it) with that body's owner, and each node's
+        innermost statement; worked out once, when a list is first replayed."""
+        if self._places is None:
+            body_of: dict[int, tuple[list[ast.stmt], ast.AST]] = {}
+            statement_of: dict[int, ast.stmt] = {}
+            stack: list[tuple[ast.AST, Optional[ast.stmt]]] = [(self._tree, None)]
+            while stack:
+                node, statement = stack.pop()
+                if isinstance(node, ast.stmt):
+                    statement = node
+                if statement is not None:
+                    statement_of[id(node)] = statement
+                for field in ("body", "orelse", "finalbody"):
+                    statements = getattr(node, field, None)
+                    if isinstance(statements, list):
+                        for child in statements:
+                            body_of[id(child)] = (statements, node)
+                stack.extend((child, statement) for child in ast.iter_child_nodes(node))
+            self._places = body_of, statement_of
+        return self._places
 
     # -- values ------------------------------------------------------------------------------------
     def text(self, node: ast.AST, depth: int = 0) -> Optional[str]:
@@ -210,24 +242,112 @@ class _Script:
         return _quoted(value)
 
     def words(self, node: ast.AST) -> Optional[list[str]]:
-        """The words of an argument list (a list or tuple, or a name bound to one), ``*items`` unresolved; a list
-        the script changes after building it: its first words, then the name as an unresolved word."""
-        changed = None
-        for _ in range(20):   # a name bound to another name
-            if not (isinstance(node, ast.Name) and isinstance(self.values.get(node.id), ast.Name)):
-                break
-            node = self.values[node.id]
+        """The words of an argument list, quoted for the shell reader, or None when ``node`` is no list kvguard
+        can read (see :meth:`items`)."""
+        items = self.items(node)
+        if items is None:
+            return None
+        return [text if spread else _quoted(text) for text, spread in items]
+
+    def items(self, node: ast.AST, depth: int = 0) -> Optional[list[tuple[str, bool]]]:
+        """The items of an argument list as ``(text, spread)``: each item's text as :meth:`text` writes it (an
+        unresolved one a reference to a variable named after its expression), ``spread`` for a reference that
+        stands for any number of items.
+
+        A list or tuple literal, ``+`` of lists, ``*items`` and ``list(...)`` are read; a name as the statements
+        before ``node`` build it (:meth:`_built`), else as the script assigns it once; a name the script
+        changes elsewhere: its first list, then the name as a spread reference."""
+        if depth > 20:   # names bound to each other
+            return None
         if isinstance(node, ast.Name):
             if node.id in self.values:
-                node = self.values[node.id]
-            elif node.id in self.first_list:
-                changed, node = node.id, self.first_list[node.id]
-        if not isinstance(node, (ast.List, ast.Tuple)):
+                return self.items(self.values[node.id], depth + 1)
+            built = self._built(node, depth)
+            if built is not None:
+                return built
+            first_list = self.first_list.get(node.id)
+            if first_list is not None and self._module_level(first_list):   # not another function's local
+                first = self.items(first_list, depth + 1)
+                return None if first is None else first + [("${" + node.id + "}", True)]
             return None
-        out = [] if changed is None else ["${" + changed + "}"]
-        words = ["${" + _placeholder(item.value) + "}" if isinstance(item, ast.Starred) else self.word(item)
-                 for item in node.elts]
-        return words + out
+        if isinstance(node, (ast.List, ast.Tuple)):
+            self.read.add(id(node))
+            out: list[tuple[str, bool]] = []
+            for item in node.elts:
+                if isinstance(item, ast.Starred):
+                    out += self._part(item.value, depth)
+                else:
+                    text = self.text(item)
+                    out.append((text, False) if text is not None else ("${" + _placeholder(item) + "}", False))
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            left, right = self.items(node.left, depth + 1), self.items(node.right, depth + 1)
+            if left is None and right is None:
+                return None
+            return self._part(node.left, depth, left) + self._part(node.right, depth, right)
+        if isinstance(node, ast.Call) and _dotted(node.func) in ("list", "tuple") and len(node.args) == 1 \
+                and not node.keywords:
+            return self.items(node.args[0], depth + 1)
+        return None
+
+    def _module_level(self, node: ast.AST) -> bool:
+        """Whether ``node`` is part of a statement of the module's own body."""
+        body_of, statement_of = self._where()
+        statement = statement_of.get(id(node))
+        return statement is not None and isinstance(body_of.get(id(statement), (None, None))[1], ast.Module)
+
+    def _part(self, node: ast.AST, depth: int, items: Optional[list[tuple[str, bool]]] = None,
+              ) -> list[tuple[str, bool]]:
+        """The items of one part of a list (``*part``, ``a + part``); one it cannot read is a spread reference."""
+        if items is None:
+            items = self.items(node, depth + 1)
+        return items if items is not None else [("${" + _placeholder(node) + "}", True)]
+
+    def _built(self, name: ast.Name, depth: int) -> Optional[list[tuple[str, bool]]]:
+        """The list ``name`` holds where it is read, replayed from the statements of its function that run
+        unconditionally before that point: assignments, ``+=``, ``.append`` and ``.extend``.  A change the
+        replay cannot follow (one in a branch or a loop, after the read, or of another kind) ends the list in
+        the name as a spread reference.  None when no statement of the function binds the name before the
+        read (the name is then read as the script assigns it, or not at all)."""
+        body_of, statement_of = self._where()
+        statement = statement_of.get(id(name))
+        before: list[list[ast.stmt]] = []
+        scope: Optional[ast.AST] = None
+        while statement is not None and id(statement) in body_of:
+            body, owner = body_of[id(statement)]
+            index = next(i for i, candidate in enumerate(body) if candidate is statement)
+            before.append(body[:index])
+            if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                scope = owner
+                break
+            statement = owner if isinstance(owner, ast.stmt) else statement_of.get(id(owner))
+        if scope is None:
+            return None
+        preceding = [candidate for body in reversed(before) for candidate in body]
+        changes = {id(candidate) for candidate in ast.walk(scope)
+                   if isinstance(candidate, ast.stmt) and _changes(candidate, name.id)}
+        out: Optional[list[tuple[str, bool]]] = None
+        replayed = set()
+        for candidate in preceding:
+            if id(candidate) not in changes:
+                continue
+            change = _change(candidate, name.id)
+            if change is None or (out is None and change[0] != "assign"):
+                break
+            how, value = change
+            if how == "assign":
+                out = self.items(value, depth + 1)
+            elif how == "append" and out is not None:
+                text = self.text(value)
+                out = out + [(text, False) if text is not None else ("${" + _placeholder(value) + "}", False)]
+            elif out is not None:
+                out = out + self._part(value, depth)
+            if out is None:
+                return None
+            replayed.add(id(candidate))
+        if out is not None and replayed != changes:
+            out = out + [("${" + name.id + "}", True)]
+        return out
 
     def shell_text(self, node: ast.AST) -> Optional[str]:
         """Command text for a shell: a resolved string, its unresolved names as ``${NAME}``."""
@@ -248,13 +368,24 @@ class _Script:
             return "".join(parts)
         if isinstance(node, ast.Name) and node.id in self.values:
             return self._shell_text(self.values[node.id], depth + 1)
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and (
+                self.dotted(node.func) == "shlex.join" or (
+                    isinstance(node.func, ast.Attribute) and node.func.attr == "join"
+                    and isinstance(node.func.value, ast.Constant) and node.func.value.value == " ")):
+            items = self.items(node.args[0])
+            if items is None:
+                return None
+            if self.dotted(node.func) == "shlex.join":   # each item quoted: one word each
+                return " ".join(text if spread else _quoted(text) for text, spread in items)
+            return " ".join(text for text, _spread in items)   # the shell splits the joined text again
         return self.text(node)
 
+    def environment_at(self, line: int) -> dict[str, Optional[str]]:
+        """The ``os.environ`` entries the script sets up to ``line``."""
+        return {name: _environment_value(self.text(node)) for number, name, node in self.environ if number <= line}
+
     def environment(self, call: ast.Call) -> dict[str, Optional[str]]:
-        out: dict[str, Optional[str]] = {}
-        for number, name, node in self.environ:
-            if number <= call.lineno:
-                out[name] = _environment_value(self.text(node))
+        out = self.environment_at(call.lineno)
         for keyword in call.keywords:
             if keyword.arg != "env":
                 continue
@@ -318,6 +449,57 @@ def _keyword(call: ast.Call, name: str) -> Optional[ast.AST]:
     return None
 
 
+def _changes(statement: ast.stmt, name: str) -> bool:
+    """Whether ``statement`` itself (not a statement nested in it) binds ``name`` or changes the list it holds."""
+    nested = {id(node) for child in ast.iter_child_nodes(statement) if isinstance(child, ast.stmt)
+              for node in ast.walk(child)}
+    for node in ast.walk(statement):
+        if id(node) in nested:
+            continue
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and node.attr in _LIST_CHANGES:
+            return True
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+    return False
+
+
+#: the methods that change a list in place
+_LIST_CHANGES = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse"})
+
+
+def _change(statement: ast.stmt, name: str) -> Optional[tuple[str, ast.AST]]:
+    """How a statement that changes ``name`` does it, when it is a change :meth:`_Script._built` replays:
+    ``("assign", value)``, ``("extend", value)`` (``+=``, ``.extend``) or ``("append", value)``."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+            and isinstance(statement.targets[0], ast.Name):
+        return "assign", statement.value
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value:
+        return "assign", statement.value
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) \
+            and isinstance(statement.op, ast.Add):
+        return "extend", statement.value
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                and call.func.value.id == name and len(call.args) == 1 and not call.keywords \
+                and call.func.attr in ("append", "extend") and not isinstance(call.args[0], ast.Starred):
+            return call.func.attr, call.args[0]
+    return None
+
+
+def _names_a_launch(item: ast.AST) -> bool:
+    """Whether a list item is a literal word of a launch (``"vllm"``, ``"serve"``, ``"vllm.entrypoints…"``):
+    the lists worth reading when no call reads them."""
+    return isinstance(item, ast.Constant) and isinstance(item.value, str) and (
+        "vllm" in item.value.lower() or item.value == "serve")
+
+
 def _shell_true(call: ast.Call) -> bool:
     value = _keyword(call, "shell")
     return isinstance(value, ast.Constant) and value.value is True
@@ -333,6 +515,9 @@ def _command_line(script: _Script, call: ast.Call) -> Optional[str]:
         if given is None:
             return None
         if _shell_true(call):
+            if isinstance(given, (ast.List, ast.Tuple)):   # the shell runs the first item; the rest are $0, $1, …
+                script.read.add(id(given))
+                return script.shell_text(given.elts[0]) if given.elts else None
             return script.shell_text(given)
         if isinstance(given, ast.Call) and script.dotted(given.func) == "shlex.split" and given.args:
             return script.shell_text(given.args[0])
@@ -370,11 +555,26 @@ def python_launches(path: str, text: str, variables: Variables, kind: str = "pyt
         raise PythonUnreadable(f"invalid Python{_PARSER}: {type(exc).__name__}") from None
     script = _Script(tree)
     out: list[Launch] = []
-    calls = sorted((node for node in ast.walk(tree) if isinstance(node, ast.Call)), key=lambda n: n.lineno)
-    for call in calls:
+    calls: list[ast.Call] = []
+    lists: list[ast.List | ast.Tuple] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            calls.append(node)
+        elif isinstance(node, (ast.List, ast.Tuple)) and any(_names_a_launch(item) for item in node.elts):
+            lists.append(node)
+    for call in sorted(calls, key=lambda n: n.lineno):
         line = _command_line(script, call)
         if not line or "vllm" not in line.lower():
             continue
         scope = Variables(variables.overrides, variables).with_environment(script.environment(call))
         out += shell_launches(path, [(call.lineno, line)], scope, kind)
-    return out
+    # an argument list no call above reads (built by a helper, handed to a wrapper): a launch where it is written
+    for node in lists:
+        if id(node) in script.read or script.text(node.elts[0]) is None:
+            continue
+        words = script.words(node)
+        if not words or "vllm" not in " ".join(words).lower():
+            continue
+        scope = Variables(variables.overrides, variables).with_environment(script.environment_at(node.lineno))
+        out += shell_launches(path, [(node.lineno, " ".join(words))], scope, kind)
+    return sorted(out, key=lambda launch: launch.line)
