@@ -280,6 +280,14 @@ CASES = [
         status="refused", check="SC_draft_verify(MC_heads_tp)",
         argv=["vllm", "serve", "Qwen/Qwen3-8B", "--speculative-config",
               '{"method": "ngram", "num_speculative_tokens": 3}', "-tp", "3"])),
+    # str.split() and str.format(): a field kvguard cannot format is an unresolved word, an unmatched brace no launch
+    ("python/formatted.py", "0.28.0", 9, dict(status="refused", check="PV_tp_dcp_div")),
+    ("python/formatted.py", "0.28.0", 10, dict(status="undecidable", reason="unresolved variable $args_model")),
+    ("python/formatted.py", "0.28.0", 11, dict(
+        status="refused", check="MC_heads_tp", argv=["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "3"])),
+    ("python/formatted.py", "0.28.0", 12, dict(status="undecidable", reason="unresolved variable $args_tp")),
+    ("python/formatted.py", "0.28.0", 13, dict(status="accepted", argv=["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "4"])),
+    ("python/formatted.py", "0.28.0", 15, dict(status="undecidable", reason="unresolved variable $format_field")),
     ("python/mutated.py", "0.28.0", 35, dict(status="refused", check="PV_tp_dcp_div")),  # shell=True: the first item
     # ---- item 10: the release each launch's deployment pins
     ("pins/Dockerfile", None, 3, dict(
@@ -388,6 +396,7 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "systemd/vllm@.service": {4}, "systemd/shell.service": {2},
          "systemd/envfile.service": {5}, "supervisord/supervisord.conf": {6, 14},
          "python/launch.py": {22, 26, 31, 35, 39, 43}, "python/mutated.py": {7, 14, 21, 25, 30, 31, 35},
+         "python/formatted.py": {9, 10, 11, 12, 13, 15},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -953,7 +962,7 @@ def test_python_scripts_that_name_no_vllm_are_not_parsed(tmp_path):
     "os.system(", 'f"vllm serve {MODEL}"', "*args", "env={**os.environ}", "shell=True", "\n", "cmd", "cmd.append(",
     '"-tp"', "str(", "sys.executable", "os.environ.get(", '"TP"', "shlex.split(", "\x00", "${", "$", "'",
     "X = X\n", "X", "cmd = X\n", " + ", "cmd += ", "cmd.extend(", '" ".join(', "shlex.join(", "def f():\n    ",
-    "return ", "if X:\n    ", "cmd = cmd + [", "list(",
+    "return ", "if X:\n    ", "cmd = cmd + [", "list(", ".split()", '"vllm serve {} {x:3d}".format(', "x=", "{",
 ]), max_size=30))
 def test_python_launcher_reader_never_crashes(parts):
     from kvguard.scan.python import PythonUnreadable, python_launches

@@ -7,10 +7,11 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   [...])`` and the other ``os.exec*`` / ``os.spawn*`` forms, ``asyncio.create_subprocess_exec(*words)``): each item
   is one word, no shell runs it;
 - command text (``os.system``, ``os.popen``, ``asyncio.create_subprocess_shell``, any of the above with
-  ``shell=True``, ``shlex.split(text)``): read as shell text;
-- a word's value: a string or number literal, a name the script assigns a literal once (``TP = 8``), an f-string
-  or ``+`` of such, ``str(...)``, ``sys.executable`` (``python``), ``os.environ["X"]`` / ``os.environ.get("X",
-  default)`` / ``os.getenv`` (the shell's ``${X}`` / ``${X:-default}``);
+  ``shell=True``, ``shlex.split(text)``): read as shell text; ``text.split()``: the words blanks part;
+- a word's value: a string or number literal, a name the script assigns a literal once (``TP = 8``), an
+  f-string, ``"...".format(...)`` or ``+`` of such, ``str(...)``, ``sys.executable`` (``python``),
+  ``os.environ["X"]`` / ``os.environ.get("X", default)`` / ``os.getenv`` (the shell's ``${X}`` /
+  ``${X:-default}``);
 - an argument list: a list or tuple literal, ``+`` of lists, ``*items``, ``list(...)``, a name as the statements
   of its function that run before the call build it (assignments, ``+=``, ``.append``, ``.extend``), else as the
   script assigns it once; a change the replay cannot follow ends the list in an unresolved word;
@@ -31,8 +32,9 @@ from __future__ import annotations
 import ast
 import re
 import shlex
+import string
 import sys
-from typing import Optional
+from typing import Callable, Optional, TypeGuard
 
 from .result import Launch
 from .shell import shell_launches
@@ -212,9 +214,67 @@ class _Script:
             return left + right if left is not None and right is not None else None
         if isinstance(node, ast.Call) and _dotted(node.func) == "str" and len(node.args) == 1 and not node.keywords:
             return self.text(node.args[0], depth + 1)
+        if _is_format(node):
+            return self._formatted(node, lambda value: self.text(value, depth + 1), depth)
         if self.dotted(node) == "sys.executable":
             return "python"
         return self._environment_reference(node)
+
+    def _formatted(self, call: ast.Call, piece: "Callable[[ast.AST], Optional[str]]", depth: int,
+                   lenient: bool = False) -> Optional[str]:
+        """``template.format(...)`` with each replacement field's argument as ``piece`` gives it; None for a
+        field with a format spec, conversion, index or attribute, or an argument ``piece`` cannot give — or,
+        ``lenient``, that field as a reference to a variable named after its argument."""
+        assert isinstance(call.func, ast.Attribute)
+        template = self.text(call.func.value, depth + 1)
+        if template is None or any(isinstance(arg, ast.Starred) for arg in call.args) \
+                or any(keyword.arg is None for keyword in call.keywords):
+            return None
+        named = {keyword.arg: keyword.value for keyword in call.keywords}
+        parts: list[str] = []
+        automatic = 0
+        try:
+            fields = list(string.Formatter().parse(template))
+        except ValueError:   # an unmatched brace: str.format raises too
+            return None
+        for literal, field, spec, conversion in fields:
+            parts.append(literal)
+            if field is None:
+                continue
+            if field == "":
+                field, automatic = str(automatic), automatic + 1
+            value = call.args[int(field)] if field.isdigit() and int(field) < len(call.args) else named.get(field)
+            if value is None:
+                text = None
+            elif not spec and conversion in (None, "s"):
+                text = piece(value)
+            else:
+                text = self._literal_formatted(value, spec or "", conversion)
+            if text is None and lenient:
+                text = "${" + (_placeholder(value) if value is not None and not isinstance(value, ast.Constant)
+                               else "format_field") + "}"
+            if text is None:
+                return None
+            parts.append(text)
+        return "".join(parts)
+
+    def _literal_formatted(self, node: ast.AST, spec: str, conversion: Optional[str]) -> Optional[str]:
+        """A literal (or a name the script assigns one) formatted as ``{!conversion:spec}`` formats it."""
+        for _ in range(20):
+            if not (isinstance(node, ast.Name) and node.id in self.values):
+                break
+            node = self.values[node.id]
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool))):
+            return None
+        if re.search(r"\d{4,}", spec):   # a width kvguard will not build
+            return None
+        value: object = node.value
+        if conversion:
+            value = {"r": repr, "a": ascii}.get(conversion, str)(value)
+        try:
+            return format(value, spec).replace("$", _DOLLAR)
+        except (ValueError, TypeError):
+            return None
 
     def _environment_reference(self, node: ast.AST) -> Optional[str]:
         if isinstance(node, ast.Subscript) and self.dotted(node.value) == "os.environ":
@@ -288,6 +348,10 @@ class _Script:
         if isinstance(node, ast.Call) and _dotted(node.func) in ("list", "tuple") and len(node.args) == 1 \
                 and not node.keywords:
             return self.items(node.args[0], depth + 1)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split" \
+                and not node.args and not node.keywords:   # str.split(): blanks part the words, quotes stay
+            text = self._shell_text(node.func.value, depth + 1)
+            return None if text is None else [(word, False) for word in text.split()]
         return None
 
     def _module_level(self, node: ast.AST) -> bool:
@@ -368,6 +432,8 @@ class _Script:
             return "".join(parts)
         if isinstance(node, ast.Name) and node.id in self.values:
             return self._shell_text(self.values[node.id], depth + 1)
+        if _is_format(node):
+            return self._formatted(node, self.text, depth, lenient=True)
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and (
                 self.dotted(node.func) == "shlex.join" or (
                     isinstance(node.func, ast.Attribute) and node.func.attr == "join"
@@ -491,6 +557,10 @@ def _change(statement: ast.stmt, name: str) -> Optional[tuple[str, ast.AST]]:
                 and call.func.attr in ("append", "extend") and not isinstance(call.args[0], ast.Starred):
             return call.func.attr, call.args[0]
     return None
+
+
+def _is_format(node: ast.AST) -> "TypeGuard[ast.Call]":
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
 
 
 def _names_a_launch(item: ast.AST) -> bool:
