@@ -123,7 +123,7 @@ class _Script:
                     self._target(target, node, assigned)
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and isinstance(node.func.value, ast.Name) \
-                    and node.func.attr in ("append", "extend", "insert", "remove", "pop", "clear", "__setitem__"):
+                    and node.func.attr in _LIST_CHANGES:
                 self.changed.add(node.func.value.id)
             names: list[str] = []
             if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -536,7 +536,7 @@ def _changes(statement: ast.stmt, name: str) -> bool:
 
 
 #: the methods that change a list in place
-_LIST_CHANGES = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse"})
+_LIST_CHANGES = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "sort", "reverse", "__setitem__"})
 
 
 def _change(statement: ast.stmt, name: str) -> Optional[tuple[str, ast.AST]]:
