@@ -31,13 +31,12 @@ from __future__ import annotations
 
 import ast
 import re
-import shlex
 import string
 import sys
 from typing import Callable, Optional, TypeGuard
 
 from .result import Launch
-from .shell import shell_launches
+from .shell import one_word, shell_launches
 from .variables import Variables
 
 __all__ = ["PythonUnreadable", "is_python_script", "python_launches"]
@@ -299,7 +298,7 @@ class _Script:
         value = self.text(node)
         if value is None:
             return "${" + _placeholder(node) + "}"
-        return _quoted(value)
+        return _word(value)
 
     def words(self, node: ast.AST) -> Optional[list[str]]:
         """The words of an argument list, quoted for the shell reader, or None when ``node`` is no list kvguard
@@ -307,7 +306,7 @@ class _Script:
         items = self.items(node)
         if items is None:
             return None
-        return [text if spread else _quoted(text) for text, spread in items]
+        return [text if spread else _word(text) for text, spread in items]
 
     def items(self, node: ast.AST, depth: int = 0) -> Optional[list[tuple[str, bool]]]:
         """The items of an argument list as ``(text, spread)``: each item's text as :meth:`text` writes it (an
@@ -442,7 +441,7 @@ class _Script:
             if items is None:
                 return None
             if self.dotted(node.func) == "shlex.join":   # each item quoted: one word each
-                return " ".join(text if spread else _quoted(text) for text, spread in items)
+                return " ".join(text if spread else _word(text) for text, spread in items)
             return " ".join(text for text, _spread in items)   # the shell splits the joined text again
         return self.text(node)
 
@@ -475,20 +474,9 @@ def _environment_value(value: Optional[str]) -> Optional[str]:
     return value.replace(_DOLLAR, "$")
 
 
-def _quoted(value: str) -> str:
+def _word(value: str) -> str:
     """One word for the shell reader: its literal characters quoted, the references this module wrote expanded."""
-    if "${" not in value:
-        return shlex.quote(value.replace(_DOLLAR, "$"))
-    parts, last = [], 0
-    for m in _REFERENCE.finditer(value):
-        parts.append(_escape_double_quoted(value[last:m.start()]) + m.group(0))
-        last = m.end()
-    parts.append(_escape_double_quoted(value[last:]))
-    return '"' + "".join(parts) + '"'
-
-
-def _escape_double_quoted(text: str) -> str:
-    return re.sub(r'(["\\$`])', r"\\\1", text).replace(_DOLLAR, "\\$")
+    return one_word(value, literal_dollar=_DOLLAR)
 
 
 def _is_identifier(name: str) -> bool:

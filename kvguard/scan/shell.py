@@ -18,7 +18,7 @@ from .result import Launch
 from .variables import ENV_TOKEN, Variables, launch_reads
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run",
-           "launch_and_image", "launch_tokens", "logical_lines", "shell_launches", "split_commands",
+           "launch_and_image", "launch_tokens", "logical_lines", "one_word", "shell_launches", "split_commands",
            "starts_its_own_launcher"]
 
 LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
@@ -670,3 +670,26 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 launch.give_gpus(gpus, given_by or "")
             out.append(launch)
     return out
+
+
+#: a reference a reader writes into shell text for a value it does not know (``${NAME}``, ``${NAME:-default}``)
+_WRITTEN_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\}")
+
+
+def one_word(text: str, literal_dollar: str = "$") -> str:
+    """``text`` as one word of shell text for :func:`shell_launches`: quoted whole, the ``${NAME}`` references a
+    reader wrote into it (for values it does not know) still expanded.  A reader that keeps the script's own
+    dollar signs apart from its references marks them with ``literal_dollar``."""
+    if "${" not in text:
+        return shlex.quote(text.replace(literal_dollar, "$"))
+    parts, last = [], 0
+    for match in _WRITTEN_REFERENCE.finditer(text):
+        parts.append(_double_quoted(text[last:match.start()], literal_dollar) + match.group(0))
+        last = match.end()
+    parts.append(_double_quoted(text[last:], literal_dollar))
+    return '"' + "".join(parts) + '"'
+
+
+def _double_quoted(text: str, literal_dollar: str) -> str:
+    escaped = re.sub(r'(["\\$`])', r"\\\1", text)
+    return escaped if literal_dollar == "$" else escaped.replace(literal_dollar, "\\$")

@@ -19,7 +19,7 @@ import shlex
 from typing import Optional
 
 from .result import Launch
-from .shell import shell_launches
+from .shell import one_word, shell_launches
 from .variables import Variables
 
 __all__ = ["is_supervisord_name", "supervisord_launches"]
@@ -108,22 +108,8 @@ def supervisord_launches(path: str, lines: list[tuple[int, str]], variables: Var
             if "environment" in options else {}
         scope = Variables(variables.overrides, variables).with_environment(environment)
         # no shell runs the command: its words are passed as they are, each one word
-        out += shell_launches(path, [(number, " ".join(_shell_word(word) for word in words))], scope, kind)
+        out += shell_launches(path, [(number, " ".join(one_word(word) for word in words))], scope, kind)
     return out
 
 
-_REFERENCE = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*\}")
-
-
-def _shell_word(word: str) -> str:
-    """``word`` written for the shell reader as one word: quoted whole, its ``${NAME}`` references (the ones
-    :func:`supervisord_launches` wrote for supervisord's expressions) still expanded."""
-    if "${" not in word:
-        return shlex.quote(word)
-    parts, last = [], 0
-    for m in _REFERENCE.finditer(word):
-        parts.append(re.sub(r'(["\\$`])', r"\\\1", word[last:m.start()]) + m.group(0))
-        last = m.end()
-    parts.append(re.sub(r'(["\\$`])', r"\\\1", word[last:]))
-    return '"' + "".join(parts) + '"'
 
