@@ -137,8 +137,9 @@ def _scan_parser(sub) -> None:
     s.add_argument("--exit-zero", action="store_true",
                    help="exit 0 whatever the launches' verdicts (2 still means kvguard was misused)")
     s.add_argument("--output-file", "-o", metavar="FILE", help="write the report to FILE instead of standard output")
+    # kvguard.scan.files.KINDS, written out: the scanner is imported only when a scan runs
     s.add_argument("--stdin-kind", choices=("shell", "markdown", "dockerfile", "yaml", "makefile", "systemd",
-                                            "supervisord", "python"),
+                                            "supervisord", "python", "notebook"),
                    help="what `-` (standard input) holds (default: from --stdin-filename, else its content)")
     s.add_argument("--stdin-filename", metavar="NAME",
                    help="the file name standard input stands for: names its findings, gives its kind, and where "

@@ -280,6 +280,21 @@ CASES = [
         status="refused", check="SC_draft_verify(MC_heads_tp)",
         argv=["vllm", "serve", "Qwen/Qwen3-8B", "--speculative-config",
               '{"method": "ngram", "num_speculative_tokens": 3}', "-tp", "3"])),
+    # ---- Jupyter notebooks: code cells as one script, `!` lines with IPython's expansion, %env, %%bash, markdown
+    ("notebook/serve.ipynb", "0.28.0", 12, dict(status="refused", check="MC_heads_tp")),       # a markdown cell
+    ("notebook/serve.ipynb", "0.28.0", 31, dict(
+        status="refused", message="tp_size=2 must be divisible by dcp_size=4.",
+        argv=["VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "2", "-dcp", "4"])),   # {MODEL}, {TP}
+    ("notebook/serve.ipynb", "0.28.0", 40, dict(
+        status="refused", check="MC_heads_tp",
+        argv=["VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-32B", "--tensor-parallel-size", "3"])),  # $MODEL, `\`
+    ("notebook/serve.ipynb", "0.28.0", 50, dict(
+        status="undecidable", reason="unresolved variables $args_model, $NOT_PYTHON")),
+    ("notebook/serve.ipynb", "0.28.0", 60, dict(
+        status="refused", check="PC_gpu_count", argv=["VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "16"])),
+    ("notebook/serve.ipynb", "0.28.0", 70, dict(status="refused", check="MC_heads_tp")),       # %%writefile x.sh
+    ("notebook/serve.ipynb", "0.28.0", 90, dict(status="accepted", has=["-tp", "2"])),         # subprocess
+    ("notebook/serve.ipynb", "0.28.0", 91, dict(status="refused", check="PC_gpu_count")),      # out = !…
     # str.split() and str.format(): a field kvguard cannot format is an unresolved word, an unmatched brace no launch
     ("python/formatted.py", "0.28.0", 9, dict(status="refused", check="PV_tp_dcp_div")),
     ("python/formatted.py", "0.28.0", 10, dict(status="undecidable", reason="unresolved variable $args_model")),
@@ -396,7 +411,7 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "systemd/vllm@.service": {4}, "systemd/shell.service": {2},
          "systemd/envfile.service": {5}, "supervisord/supervisord.conf": {6, 14},
          "python/launch.py": {22, 26, 31, 35, 39, 43}, "python/mutated.py": {7, 14, 21, 25, 30, 31, 35},
-         "python/formatted.py": {9, 10, 11, 12, 13, 15},
+         "python/formatted.py": {9, 10, 11, 12, 13, 15}, "notebook/serve.ipynb": {12, 31, 40, 50, 60, 70, 90, 91},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -971,6 +986,43 @@ def test_python_launcher_reader_never_crashes(parts):
     try:
         launches = python_launches("gen.py", "".join(parts), Variables({}))
     except PythonUnreadable:
+        return
+    assert all(launch.line >= 1 for launch in launches)
+
+
+def test_a_notebook_that_is_not_json_is_skipped_and_named(tmp_path):
+    notebook = tmp_path / "broken.ipynb"
+    notebook.write_text('{"cells": [{"cell_type": "code", "source": "!vllm serve m -tp 2"')
+    launches, skipped, _ = find_launches([str(notebook)])
+    assert launches == []
+    assert [skip.reason.split(":")[:2] for skip in skipped] == [["unreadable", " invalid notebook JSON"]]
+
+
+def test_a_notebook_written_without_line_breaks_reports_its_cells_line(tmp_path):
+    """A notebook saved as one line of JSON (no nbformat indentation): every launch is on line 1."""
+    notebook = tmp_path / "compact.ipynb"
+    cells = [{"cell_type": "code", "source": "TP = 3\n!vllm serve Qwen/Qwen3-8B -tp {TP}", "outputs": []}]
+    notebook.write_text(json.dumps({"cells": cells, "nbformat": 4, "nbformat_minor": 5}))
+    launches, skipped, _ = find_launches([str(notebook)])
+    assert [(launch.line, launch.tokens) for launch in launches] == [(1, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])]
+    assert skipped == []
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from([
+    "!vllm serve m -tp 2", "!vllm serve {X} -tp $Y", "X = 1", "%env A=1", "%%bash", "%%writefile a.sh",
+    "vllm serve m -tp 3", "  !vllm serve \\", "{", "}", "$$", "!!", "x = !vllm serve", "if X:", "    pass", "%%html",
+    '"', "\\", "%sx vllm serve m", "{{", "$X.y",
+]), max_size=12), st.sampled_from(["code", "markdown", "raw"]))
+def test_notebook_reader_never_crashes(lines, cell_type):
+    from kvguard.scan.notebook import NotebookUnreadable, notebook_launches
+    from kvguard.scan.variables import Variables
+
+    text = json.dumps({"cells": [{"cell_type": cell_type, "source": "\n".join(lines)},
+                                 {"cell_type": "code", "source": ["!vllm serve m -tp 2"]}]}, indent=1)
+    try:
+        launches = notebook_launches("gen.ipynb", text, Variables({}))
+    except NotebookUnreadable:
         return
     assert all(launch.line >= 1 for launch in launches)
 

@@ -74,6 +74,23 @@ def test_stdin_filename_finds_the_pins_beside_it(monkeypatch, capsys, tmp_path):
     assert finding["vllm_version_source"].startswith("requirements.txt: vllm==0.20.0")
 
 
+def test_every_kind_a_file_is_read_as_can_be_given_for_stdin():
+    from kvguard.cli import _parser
+    from kvguard.scan.files import KINDS
+
+    scan_parser = next(action for action in _parser("scan")._actions if action.dest == "command").choices["scan"]
+    [stdin_kind] = [action for action in scan_parser._actions if action.dest == "stdin_kind"]
+    assert tuple(stdin_kind.choices) == KINDS
+
+
+def test_a_notebook_on_stdin(monkeypatch, capsys):
+    _stdin(monkeypatch, json.dumps({"cells": [{"cell_type": "code", "source": ["!vllm serve Qwen/Qwen3-32B -tp 8 -dcp 3"]}]}))
+    status = run(["scan", "--format", "json", "--vllm-version", "0.28.0", "--stdin-kind", "notebook", "-"])
+    [finding] = _json(capsys)["findings"]
+    assert (status, finding["kind"], finding["result"]["message"]) == (
+        EXIT_REFUSE, "notebook", "tp_size=8 must be divisible by dcp_size=3.")
+
+
 def test_stdin_api_and_misuse(capsys):
     launches, skipped, files = find_launches(["-"], stdin_text=REFUSED, stdin_kind="shell")
     assert [(launch.path, launch.line, launch.tokens[-2:]) for launch in launches] == [("<stdin>", 1, ["-dcp", "3"])]

@@ -17,6 +17,7 @@ from .compose import is_compose_file, project_env_file
 from .dockerfile import dockerfile_launches
 from .makefile import is_makefile_name, makefile_launches
 from .markdown import markdown_launches
+from .notebook import NotebookUnreadable, is_notebook, notebook_launches
 from .python import PythonUnreadable, is_python_script, python_launches
 from .result import Launch, Skip
 from .shell import shell_launches
@@ -60,6 +61,8 @@ def kind_of(path: str, head: str) -> Optional[str]:
         return "shell"
     if is_python_script(low, head):
         return "python"
+    if is_notebook(low):
+        return "notebook"
     return None
 
 
@@ -120,7 +123,7 @@ def _walk(paths: Iterable[str], skipped: list[Skip], exclude: tuple[str, ...] = 
 
 
 #: the kinds a file can be read as (``--stdin-kind``)
-KINDS = ("shell", "markdown", "dockerfile", "yaml", "makefile", "systemd", "supervisord", "python")
+KINDS = ("shell", "markdown", "dockerfile", "yaml", "makefile", "systemd", "supervisord", "python", "notebook")
 
 
 def _sniff_kind(text: str) -> str:
@@ -151,7 +154,7 @@ def _read_stdin(limit: int) -> str:
 
 def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: Mapping[str, str],
                    skipped: list[Skip], strategies_from: Optional[str]) -> tuple[bool, list[Launch]]:
-    if kind != "markdown" and _GO_TEMPLATE.search(text):
+    if kind not in ("markdown", "notebook") and _GO_TEMPLATE.search(text):
         # not a deployment file yet: its values are filled in by `helm template`/`helm install`;
         # never fatal, so a chart in the repository does not fail a pre-commit run that names it
         skipped.append(Skip(path, GO_TEMPLATE_REASON))
@@ -168,10 +171,10 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
         return True, unit_launches(path, lines, variables)
     if kind == "supervisord":
         return True, supervisord_launches(path, lines, variables)
-    if kind == "python":
+    if kind in ("python", "notebook"):
         try:
-            return True, python_launches(path, text, variables)
-        except PythonUnreadable as exc:
+            return True, (python_launches if kind == "python" else notebook_launches)(path, text, variables)
+        except (PythonUnreadable, NotebookUnreadable) as exc:
             skipped.append(Skip(path, f"unreadable: {exc}", fatal=explicit))
             return False, []
     if kind == "yaml":
