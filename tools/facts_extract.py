@@ -341,6 +341,7 @@ KNOWN_PROPERTIES: dict[str, list] = {
     "5535f6c42bed": ["sub_attribute", {"sub": "text_config", "a": "vocab_size"}],
     "1bf56263f135": ["sub_attribute", {"sub": "text_config", "a": "hidden_size"}],     # vLLM KimiK3 (-> int)
     "db2c8b3abf76": ["sub_attribute", {"sub": "text_config", "a": "vocab_size"}],
+    "56559a07abf7": ["sub_attribute", {"sub": "llm_config", "a": "hidden_size"}],      # vLLM BagelConfig
     "976e966deea9": ["layers_by_period", {"period": "attn_layer_period", "offset": "attn_layer_offset",
                                           "hit": "attention", "miss": "mamba"}],        # Jamba layers_block_type
     "2d560dd7bdef": ["experts_by_period", {"period": "expert_layer_period", "offset": "expert_layer_offset"}],

@@ -147,6 +147,8 @@ PATTERNS: list[tuple] = [
      "    layer_type_validation(layer_types, num_hidden_layers)"),
     ("rope_parameters_default_theta",
      "if V_p is None:\n    V_p = {'rope_type': 'default', 'rope_theta': V_t}"),
+    ("rope_parameters_or_default_theta",   # vLLM's FlintConfig
+     "V_p = V_a or {'rope_type': 'default', 'rope_theta': V_t}"),
     ("rope_params_type_from_type",
      "if self.rope_parameters is not None and 'type' in self.rope_parameters:\n"
      "    self.rope_parameters['rope_type'] = self.rope_parameters['type']"),

@@ -282,6 +282,37 @@ HAND.update({
 })
 
 
+# ByteDance-Seed/BAGEL-7B-MoT (vLLM's BagelConfig: the language model's config under llm_config) and a checkpoint
+# shaped like vLLM's FlintConfig defaults (sliding layers with RoPE, every fourth layer full attention)
+HAND.update({
+    "bagel": {
+        "architectures": ["BagelForConditionalGeneration"], "model_type": "bagel", "visual_gen": True,
+        "visual_und": True, "latent_patch_size": 2, "max_latent_size": 64, "vit_max_num_patch_per_side": 70,
+        "connector_act": "gelu_pytorch_tanh", "interpolate_pos": False, "timestep_shift": 1.0,
+        "vae_config": {"z_channels": 16, "downsample": 8},
+        "llm_config": {
+            "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 3584,
+            "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+            "max_position_embeddings": 32768, "vocab_size": 152064, "rope_theta": 1000000.0, "rms_norm_eps": 1e-06,
+            "hidden_act": "silu", "tie_word_embeddings": False, "use_sliding_window": False, "sliding_window": 131072,
+            "max_window_layers": 28, "qk_norm": True, "layer_module": "Qwen2MoTDecoderLayer",
+            "torch_dtype": "bfloat16"},
+        "vit_config": {
+            "model_type": "siglip_vision_model", "hidden_size": 1152, "image_size": 980, "intermediate_size": 4304,
+            "num_attention_heads": 16, "num_hidden_layers": 26, "patch_size": 14, "num_channels": 3}},
+    "flint": {
+        "architectures": ["FlintForCausalLM"], "model_type": "flint", "vocab_size": 150144, "hidden_size": 2048,
+        "intermediate_size": 6144, "num_hidden_layers": 12, "num_attention_heads": 32, "num_key_value_heads": 4,
+        "head_dim": 128, "hidden_act": "silu", "max_position_embeddings": 262144, "rms_norm_eps": 1e-06,
+        "rope_theta": 10000.0, "use_sliding_window": True, "sliding_window": 513,
+        "layer_types": ["sliding_attention"] * 3 + ["full_attention"] + ["sliding_attention"] * 3
+        + ["full_attention"] + ["sliding_attention"] * 3 + ["full_attention"],
+        "no_rope_layer_indices": [3, 7, 11], "moe_intermediate_size": 512, "shared_expert_intermediate_size": 1024,
+        "num_experts_per_tok": 6, "num_experts": 256, "norm_topk_prob": True, "router_score_function": "sigmoid",
+        "mlp_only_layers": [0], "tie_word_embeddings": False, "torch_dtype": "bfloat16"},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()

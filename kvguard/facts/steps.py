@@ -768,6 +768,11 @@ def _rope_parameters_default_theta(f: Frame, a: dict) -> None:
         f.set(a["p"], {"rope_type": "default", "rope_theta": f.get(a["t"])})
 
 
+def _rope_parameters_or_default_theta(f: Frame, a: dict) -> None:
+    """The RoPE parameters given, else (any falsy value) default RoPE at the class's ``rope_theta``."""
+    f.set(a["p"], f.get(a["a"]) or {"rope_type": "default", "rope_theta": f.get(a["t"])})
+
+
 def _rope_params_type_from_type(f: Frame, a: dict) -> None:
     params = f.obj.rope_parameters
     if params is not None and "type" in params:
@@ -1993,6 +1998,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "validate_local_layer_types_either": lambda f, a: _validate_layer_types_either(f, a, counted=True,
                                                                                    local=True),
     "rope_parameters_default_theta": _rope_parameters_default_theta,
+    "rope_parameters_or_default_theta": _rope_parameters_or_default_theta,
     "raise_if_not_divisible": _raise_if_not_divisible, "raise_if_not_multiple_of": _raise_if_not_multiple_of,
     "halve_log2_times": _halve_log2_times, "mllama_aspect_ratios": _mllama_aspect_ratios,
     "layer_types_all_sliding_or_full": _layer_types_all_sliding_or_full,

@@ -1,0 +1,72 @@
+"""vLLM's own configuration classes kvguard follows from stop 36 on.
+
+Mirrors ``BagelConfig`` (``vllm/transformers_utils/configs/bagel.py``, vLLM 0.13.0+: the ``hidden_size``
+property reads the language model's config) and ``FlintConfig`` (``vllm/models/flint/configs.py``, vLLM 0.33.0:
+the RoPE parameters given, else default RoPE at ``rope_theta``; the layer-type count check).  Expected values were
+read off the real classes in the releases' oracle environments; tests/upstream/differential.py and
+tools/hfconfig_oracle.py compare the same classes with the releases on generated configs.
+"""
+
+from __future__ import annotations
+
+import pytest
+from packaging.version import Version
+
+from kvguard import model_facts
+from kvguard.facts.loader import LoadCrash, load_config
+from kvguard.versions import Release
+
+
+def load(rel: str, cfg: dict):
+    return load_config(cfg, Release(Version(rel)))
+
+
+BAGEL_LLM = {"hidden_size": 3584, "num_attention_heads": 28, "num_key_value_heads": 4, "num_hidden_layers": 28,
+             "intermediate_size": 18944, "vocab_size": 152064, "max_position_embeddings": 32768}
+
+
+@pytest.mark.parametrize("rel", ["0.13.0", "0.23.0", "0.28.0", "0.33.0"])
+def test_bagel_hidden_size_is_its_language_models(rel):
+    obj = load(rel, {"model_type": "bagel", "architectures": ["BagelForConditionalGeneration"],
+                     "llm_config": dict(BAGEL_LLM)})
+    assert obj.hidden_size == 3584
+    assert obj.llm_config.num_key_value_heads == 4
+
+
+@pytest.mark.parametrize("rel", ["0.13.0", "0.33.0"])
+def test_bagel_without_llm_config_takes_qwen2_defaults(rel):
+    obj = load(rel, {"model_type": "bagel", "architectures": ["BagelForConditionalGeneration"]})
+    assert obj.hidden_size == 4096
+    assert obj.llm_config.num_key_value_heads == 32
+
+
+def test_bagel_launch_facts_come_from_the_language_model():
+    facts = model_facts({"model_type": "bagel", "architectures": ["BagelForConditionalGeneration"],
+                         "llm_config": dict(BAGEL_LLM)}, vllm_version="0.33.0")
+    assert (facts.total_num_attention_heads, facts.total_num_kv_heads, facts.head_size) == (28, 4, 128)
+
+
+def flint(**extra) -> dict:
+    cfg = {"model_type": "flint", "architectures": ["FlintForCausalLM"], "num_hidden_layers": 4}
+    cfg.update(extra)
+    return cfg
+
+
+@pytest.mark.parametrize(("given", "expected"), [
+    ({}, {"rope_type": "default", "rope_theta": 10000.0}),
+    ({"rope_theta": 50000.0}, {"rope_type": "default", "rope_theta": 50000.0}),
+    ({"rope_parameters": {}}, {"rope_type": "default", "rope_theta": 10000.0}),     # empty: the default
+    ({"rope_parameters": {"rope_type": "default", "rope_theta": 1e6}}, {"rope_type": "default", "rope_theta": 1e6}),
+])
+def test_flint_rope_parameters(given, expected):
+    obj = load("0.33.0", flint(**given))
+    assert obj.rope_parameters == expected
+    assert obj.layer_types == ["full_attention"] * 4
+    assert obj.sliding_window == 513
+
+
+def test_flint_layer_types_must_count_the_layers():
+    with pytest.raises(LoadCrash) as info:
+        load("0.33.0", flint(num_hidden_layers=3, layer_types=["full_attention"] * 2))
+    assert info.value.exc_type == "ValueError"
+    assert info.value.message == "layer_types has 2 entries but num_hidden_layers is 3"
