@@ -89,6 +89,12 @@ def test_a_notebook_on_stdin(monkeypatch, capsys):
     [finding] = _json(capsys)["findings"]
     assert (status, finding["kind"], finding["result"]["message"]) == (
         EXIT_REFUSE, "notebook", "tp_size=8 must be divisible by dcp_size=3.")
+    # without --stdin-kind, a notebook as nbformat writes it is recognised by its content
+    _stdin(monkeypatch, json.dumps({"cells": [{"cell_type": "code", "source": ["!vllm serve Qwen/Qwen3-32B -tp 3"]}]},
+                                   indent=1))
+    status = run(["scan", "--format", "json", "--vllm-version", "0.28.0", "-"])
+    [finding] = _json(capsys)["findings"]
+    assert (status, finding["kind"], finding["line"]) == (EXIT_REFUSE, "notebook", 6)
 
 
 def test_stdin_api_and_misuse(capsys):

@@ -130,6 +130,8 @@ def _sniff_kind(text: str) -> str:
     """What text on standard input is, when neither a kind nor a file name is given."""
     if re.search(r"^\s*(`{3,}|~{3,})", text, re.M):
         return "markdown"
+    if text.lstrip().startswith("{") and re.search(r'^\s*"(cells|worksheets)"\s*:', text, re.M):
+        return "notebook"
     first = next((ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith("#")), "")
     if text.startswith("#!"):
         return "python" if is_python_script("", text[:200]) else "shell"
