@@ -412,6 +412,7 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "systemd/envfile.service": {5}, "supervisord/supervisord.conf": {6, 14},
          "python/launch.py": {22, 26, 31, 35, 39, 43}, "python/mutated.py": {7, 14, 21, 25, 30, 31, 35},
          "python/formatted.py": {9, 10, 11, 12, 13, 15}, "notebook/serve.ipynb": {12, 31, 40, 50, 60, 70, 90, 91},
+         "python/sweep.py": {11, 13, 15, 21, 23},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -978,6 +979,7 @@ def test_python_scripts_that_name_no_vllm_are_not_parsed(tmp_path):
     '"-tp"', "str(", "sys.executable", "os.environ.get(", '"TP"', "shlex.split(", "\x00", "${", "$", "'",
     "X = X\n", "X", "cmd = X\n", " + ", "cmd += ", "cmd.extend(", '" ".join(', "shlex.join(", "def f():\n    ",
     "return ", "if X:\n    ", "cmd = cmd + [", "list(", ".split()", '"vllm serve {} {x:3d}".format(', "x=", "{",
+    "for X in [1, 2]:\n    ", "for X, Y in [(1, 2)]:\n    ", "for X in range(3):\n    ", "for X in range(0, 9, 0):\n    ",
 ]), max_size=30))
 def test_python_launcher_reader_never_crashes(parts):
     from kvguard.scan.python import PythonUnreadable, python_launches
@@ -988,6 +990,22 @@ def test_python_launcher_reader_never_crashes(parts):
     except PythonUnreadable:
         return
     assert all(launch.line >= 1 for launch in launches)
+
+
+def test_a_python_sweep_is_one_launch_per_loop_value(capsys):
+    """A call inside `for` loops over literals (a list, a tuple of tuples, `range(...)`) runs once per value:
+    each is checked, labelled with its values; a loop that rebinds its name, or runs over a parameter, leaves
+    the name unresolved."""
+    status = run(["scan", "--format", "json", "--vllm-version", "0.28.0", os.path.join(DEPLOY, "python/sweep.py")])
+    found = [(f["line"], f["label"], f["status"], f["command"].split(" -tp ")[-1])
+             for f in json.loads(capsys.readouterr().out)["findings"]]
+    assert status == EXIT_REFUSE
+    assert found == [
+        (11, "loop tp=2, dcp=1", "accepted", "2 -dcp 1"), (11, "loop tp=2, dcp=4", "refused", "2 -dcp 4"),
+        (11, "loop tp=4, dcp=1", "accepted", "4 -dcp 1"), (11, "loop tp=4, dcp=4", "refused", "4 -dcp 4"),
+        (13, "loop model=Qwen/Qwen3-8B, tp=3", "refused", "3"), (13, "loop model=Qwen/Qwen3-8B, tp=2", "accepted", "2"),
+        (15, "loop tp=6", "refused", "6"), (15, "loop tp=7", "refused", "7"), (15, "loop tp=8", "accepted", "8"),
+        (21, None, "undecidable", "'${tp}'"), (23, None, "undecidable", "'${tp}'")]
 
 
 def test_a_notebook_that_is_not_json_is_skipped_and_named(tmp_path):
@@ -1061,6 +1079,10 @@ def test_a_python_name_bound_again_anywhere_is_not_taken_as_its_first_value():
     source = ('import subprocess\nMODEL = "a"\nTP = "2"\nfor MODEL, TP in [("b", "8")]:\n'
               '    subprocess.run(["vllm", "serve", MODEL, "-tp", TP])\n'
               'X = "4"\nwith open("f") as X:\n    subprocess.run(["vllm", "serve", "m", "-tp", X])\n'
-              'Y = "4"\nsubprocess.run(["vllm", "serve", "m", "-tp", Y])\n')
-    found = {launch.line: launch.unresolved for launch in python_launches("x.py", source, Variables({}))}
-    assert found == {5: ("MODEL", "TP"), 8: ("X",), 10: ()}
+              'Y = "4"\nsubprocess.run(["vllm", "serve", "m", "-tp", Y])\n'
+              'for MODEL in [READ_ELSEWHERE]:\n    subprocess.run(["vllm", "serve", MODEL])\n')
+    found = {launch.line: (launch.unresolved, launch.tokens[2:])
+             for launch in python_launches("x.py", source, Variables({}))}
+    # in the loop, the loop's value (not the first one); a `with` target and an unread loop stay unresolved
+    assert found == {5: ((), ["b", "-tp", "8"]), 8: (("X",), ["m", "-tp", "${X}"]), 10: ((), ["m", "-tp", "4"]),
+                     12: (("MODEL",), ["${MODEL}"])}

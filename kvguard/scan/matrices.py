@@ -1,6 +1,7 @@
 """A CI job run once per combination of a matrix (GitHub Actions ``strategy.matrix``, GitLab CI
-``parallel:matrix``): the launches each combination makes, reported once each, labelled with a
-combination that makes them when the matrix changes what a line launches."""
+``parallel:matrix``), or a script's call run once per value of the loops around it: the launches each
+combination makes, reported once each, labelled with a combination that makes them when the combinations
+change what a line launches."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ __all__ = ["Collector"]
 class Collector:
     """The launches of every combination, keyed by what they launch."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str = "matrix") -> None:
         self._found: dict[tuple, tuple[dict, "Launch"]] = {}
+        self._kind = kind      # what a label names the combination as (a CI "matrix", a script's "loop")
 
     def add(self, combo: dict, launch: "Launch") -> None:
         key = (launch.line, tuple(launch.tokens), launch.unresolved, launch.pin)
@@ -30,10 +32,10 @@ class Collector:
             per_line[line] = per_line.get(line, 0) + 1
         out = []
         for (line, *_), (combo, launch) in self._found.items():
-            launch.label = _label(combo) if per_line[line] > 1 else None
+            launch.label = _label(self._kind, combo) if per_line[line] > 1 else None
             out.append(launch)
         return out
 
 
-def _label(combo: dict) -> "Optional[str]":
-    return "matrix " + ", ".join(f"{k}={v}" for k, v in combo.items()) if combo else None
+def _label(kind: str, combo: dict) -> "Optional[str]":
+    return f"{kind} " + ", ".join(f"{k}={v}" for k, v in combo.items()) if combo else None

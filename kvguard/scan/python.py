@@ -19,6 +19,8 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   with ``shell=True`` a list's first item is the command;
 - a list literal that starts a launch but that no call above reads (returned by a helper, handed to a wrapper
   kvguard does not know): a launch on the line it is written;
+- a call inside ``for`` loops over literals (a list or tuple of literals or of tuples of them, ``range`` of
+  integers): one launch per combination of the loops' values, labelled with it (:mod:`kvguard.scan.matrices`);
 - the modules as the script imports them (``import subprocess as sp``, ``from subprocess import Popen``);
 - ``env={...}`` (a dict literal; ``**os.environ`` keeps the inherited environment) and ``os.environ["X"] = value``
   before the call: the launch's environment.
@@ -35,6 +37,7 @@ import string
 import sys
 from typing import Callable, Optional, TypeGuard
 
+from .matrices import Collector
 from .result import Launch
 from .shell import one_word, shell_launches
 from .variables import Variables
@@ -353,6 +356,53 @@ class _Script:
             return None if text is None else [(word, False) for word in text.split()]
         return None
 
+    def loop_values(self, call: ast.Call) -> Optional[list[dict[str, ast.AST]]]:
+        """Each combination of values the ``for`` loops around ``call`` (in its function) give their names, when
+        every such loop runs over a list or tuple of literals (``for tp in [2, 4]``, ``for model, tp in [("a",
+        2)]``) and the names are bound nowhere else; None when there is no such loop, one of another kind, or more
+        than :data:`_MAX_LOOP_COMBINATIONS` combinations."""
+        body_of, statement_of = self._where()
+        statement = statement_of.get(id(call))
+        combinations: list[dict[str, ast.AST]] = [{}]
+        while statement is not None and id(statement) in body_of:
+            body, owner = body_of[id(statement)]
+            if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                break
+            if isinstance(owner, (ast.For, ast.AsyncFor)) and body is owner.body:
+                per_value = self._loop_items(owner)
+                if per_value is None or len(combinations) * len(per_value) > _MAX_LOOP_COMBINATIONS:
+                    return None
+                # this loop is outside the ones already read: its names come first, its values vary slowest
+                combinations = [dict(outer, **inner) for outer in per_value for inner in combinations]
+            statement = owner if isinstance(owner, ast.stmt) else statement_of.get(id(owner))
+        return combinations if combinations != [{}] else None
+
+    def _loop_items(self, loop: "ast.For | ast.AsyncFor") -> Optional[list[dict[str, ast.AST]]]:
+        """The names ``loop`` binds, per item of the literal list it runs over, or None."""
+        if isinstance(loop.target, ast.Name):
+            names = [loop.target.id]
+        elif isinstance(loop.target, (ast.Tuple, ast.List)) and all(isinstance(t, ast.Name) for t in loop.target.elts):
+            names = [t.id for t in loop.target.elts if isinstance(t, ast.Name)]
+        else:
+            return None
+        if any(isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, (ast.Store, ast.Del))
+               for statement in loop.body for node in ast.walk(statement)):
+            return None                      # bound again in the loop: not the loop's value where it is read
+        iterated: Optional[ast.AST] = loop.iter
+        if isinstance(iterated, ast.Name):
+            iterated = self.values.get(iterated.id)
+        items = _literal_range(iterated) if isinstance(iterated, ast.Call) else getattr(iterated, "elts", None)
+        if not isinstance(iterated, (ast.List, ast.Tuple, ast.Call)) or not items:
+            return None
+        out = []
+        for item in items:
+            values = [item] if len(names) == 1 else getattr(item, "elts", None)
+            if not isinstance(values, list) or len(values) != len(names) \
+                    or not all(isinstance(v, ast.Constant) for v in values):
+                return None
+            out.append(dict(zip(names, values)))
+        return out
+
     def _module_level(self, node: ast.AST) -> bool:
         """Whether ``node`` is part of a statement of the module's own body."""
         body_of, statement_of = self._where()
@@ -503,6 +553,10 @@ def _keyword(call: ast.Call, name: str) -> Optional[ast.AST]:
     return None
 
 
+#: the most combinations of loop values a call is read under (a larger sweep is read once, its names unresolved)
+_MAX_LOOP_COMBINATIONS = 64
+
+
 def _changes(statement: ast.stmt, name: str) -> bool:
     """Whether ``statement`` itself (not a statement nested in it) binds ``name`` or changes the list it holds."""
     nested = {id(node) for child in ast.iter_child_nodes(statement) if isinstance(child, ast.stmt)
@@ -598,6 +652,32 @@ def _command_line(script: _Script, call: ast.Call) -> Optional[str]:
     return None
 
 
+def _call_launches(script: _Script, call: ast.Call, path: str, variables: Variables, kind: str) -> list[Launch]:
+    line = _command_line(script, call)
+    if not line or "vllm" not in line.lower():
+        return []
+    scope = Variables(variables.overrides, variables).with_environment(script.environment(call))
+    return shell_launches(path, [(call.lineno, line)], scope, kind)
+
+
+def _literal_range(call: ast.Call) -> Optional[list[ast.AST]]:
+    """``range(...)`` of integer literals, as literals (None for anything else or a range longer than a sweep)."""
+    if _dotted(call.func) != "range" or call.keywords or not 1 <= len(call.args) <= 3 \
+            or not all(isinstance(a, ast.Constant) and type(a.value) is int for a in call.args):
+        return None
+    bounds = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, int)]
+    if len(bounds) == 3 and bounds[2] == 0:
+        return None                          # range() refuses a zero step
+    values = range(*bounds)
+    if len(values) > _MAX_LOOP_COMBINATIONS:
+        return None
+    return [ast.Constant(value) for value in values]
+
+
+def _loop_label(value: ast.AST) -> str:
+    return str(value.value) if isinstance(value, ast.Constant) else "?"
+
+
 def python_launches(path: str, text: str, variables: Variables, kind: str = "python") -> list[Launch]:
     """The launches a Python script starts (one that names no vLLM starts none without being parsed).
 
@@ -621,11 +701,18 @@ def python_launches(path: str, text: str, variables: Variables, kind: str = "pyt
         elif isinstance(node, (ast.List, ast.Tuple)) and any(_names_a_launch(item) for item in node.elts):
             lists.append(node)
     for call in sorted(calls, key=lambda n: n.lineno):
-        line = _command_line(script, call)
-        if not line or "vllm" not in line.lower():
+        loops = script.loop_values(call)
+        if loops is None:
+            out += _call_launches(script, call, path, variables, kind)
             continue
-        scope = Variables(variables.overrides, variables).with_environment(script.environment(call))
-        out += shell_launches(path, [(call.lineno, line)], scope, kind)
+        collector = Collector("loop")
+        for combination in loops:     # the call once per value of the loops around it
+            script.values.update(combination)
+            for launch in _call_launches(script, call, path, variables, kind):
+                collector.add({name: _loop_label(value) for name, value in combination.items()}, launch)
+            for name in combination:
+                del script.values[name]
+        out += collector.launches()
     # an argument list no call above reads (built by a helper, handed to a wrapper): a launch where it is written
     for node in lists:
         if id(node) in script.read or script.text(node.elts[0]) is None:
