@@ -412,7 +412,7 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "systemd/envfile.service": {5}, "supervisord/supervisord.conf": {6, 14},
          "python/launch.py": {22, 26, 31, 35, 39, 43}, "python/mutated.py": {7, 14, 21, 25, 30, 31, 35},
          "python/formatted.py": {9, 10, 11, 12, 13, 15}, "notebook/serve.ipynb": {12, 31, 40, 50, 60, 70, 90, 91},
-         "python/sweep.py": {11, 13, 15, 21, 23},
+         "python/sweep.py": {11, 13, 15, 21, 23}, "python/helper.py": {9, 14},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
          "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
 
@@ -980,6 +980,7 @@ def test_python_scripts_that_name_no_vllm_are_not_parsed(tmp_path):
     "X = X\n", "X", "cmd = X\n", " + ", "cmd += ", "cmd.extend(", '" ".join(', "shlex.join(", "def f():\n    ",
     "return ", "if X:\n    ", "cmd = cmd + [", "list(", ".split()", '"vllm serve {} {x:3d}".format(', "x=", "{",
     "for X in [1, 2]:\n    ", "for X, Y in [(1, 2)]:\n    ", "for X in range(3):\n    ", "for X in range(0, 9, 0):\n    ",
+    "def f(X, Y=2, *Z, W=None):\n    ", "f(", "f(*cmd)", "f(X=", "class C:\n    ",
 ]), max_size=30))
 def test_python_launcher_reader_never_crashes(parts):
     from kvguard.scan.python import PythonUnreadable, python_launches
@@ -1006,6 +1007,24 @@ def test_a_python_sweep_is_one_launch_per_loop_value(capsys):
         (13, "loop model=Qwen/Qwen3-8B, tp=3", "refused", "3"), (13, "loop model=Qwen/Qwen3-8B, tp=2", "accepted", "2"),
         (15, "loop tp=6", "refused", "6"), (15, "loop tp=7", "refused", "7"), (15, "loop tp=8", "accepted", "8"),
         (21, None, "undecidable", "'${tp}'"), (23, None, "undecidable", "'${tp}'")]
+
+
+def test_a_python_helper_is_one_launch_per_call_of_it(capsys):
+    """A function that starts the server is read once per call of it in the script, its parameters as the call
+    gives them (the caller's own loops read too); a parameter the function binds again stays unresolved."""
+    status = run(["scan", "--format", "json", "--vllm-version", "0.28.0", os.path.join(DEPLOY, "python/helper.py")])
+    found = [(f["line"], f["label"], f["status"], f["command"].split(" serve ")[-1])
+             for f in json.loads(capsys.readouterr().out)["findings"]]
+    assert status == EXIT_REFUSE
+    assert found == [
+        (9, "call model=Qwen/Qwen3-32B, tp=3, port=8000", "refused",
+         "Qwen/Qwen3-32B --tensor-parallel-size 3 --port 8000"),
+        (9, "call model=Qwen/Qwen3-8B, tp=2, port=9000", "accepted", "Qwen/Qwen3-8B --tensor-parallel-size 2 --port 9000"),
+        (9, "call model=${args_model}, tp=${args_tp}, port=8000", "undecidable",
+         "'${args_model}' --tensor-parallel-size '${args_tp}' --port 8000"),
+        (9, "call model=Qwen/Qwen3-32B, tp=4, port=8000", "accepted", "Qwen/Qwen3-32B --tensor-parallel-size 4 --port 8000"),
+        (9, "call model=Qwen/Qwen3-32B, tp=8, port=8000", "accepted", "Qwen/Qwen3-32B --tensor-parallel-size 8 --port 8000"),
+        (14, None, "undecidable", "Qwen/Qwen3-32B -tp '${tp}'")]
 
 
 def test_a_notebook_that_is_not_json_is_skipped_and_named(tmp_path):

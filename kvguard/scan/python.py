@@ -21,6 +21,8 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   kvguard does not know): a launch on the line it is written;
 - a call inside ``for`` loops over literals (a list or tuple of literals or of tuples of them, ``range`` of
   integers): one launch per combination of the loops' values, labelled with it (:mod:`kvguard.scan.matrices`);
+- a call inside a module-level function the script calls by name: one launch per call of it, each parameter as
+  that call gives it (read where the call is, in its own loops) or as the definition defaults it;
 - the modules as the script imports them (``import subprocess as sp``, ``from subprocess import Popen``);
 - ``env={...}`` (a dict literal; ``**os.environ`` keeps the inherited environment) and ``os.environ["X"] = value``
   before the call: the launch's environment.
@@ -105,6 +107,15 @@ def _imports(tree: ast.Module) -> dict[str, str]:
     return out
 
 
+class _Given(ast.expr):
+    """A value already read where it was given (a call site's argument, in :meth:`_Script.frames`): ``text`` as
+    :meth:`_Script.text` writes it."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
+
+
 class _Script:
     """What the script assigns: names given one literal value (or one list) and never changed, the lists it
     changes, and ``os.environ`` entries by line."""
@@ -143,6 +154,8 @@ class _Script:
         self.values = {name: nodes[0] for name, nodes in assigned.items()
                        if len(nodes) == 1 and bound.get(name, 0) == 1 and name not in self.changed}
         self._tree = tree
+        self._bound = bound
+        self._callers: Optional[tuple[dict[str, int], list[ast.Call]]] = None
         self._places: Optional[tuple[dict[int, tuple[list[ast.stmt], ast.AST]], dict[int, ast.stmt]]] = None
         #: the list (and tuple) literals an argument list was read from
         self.read: set[int] = set()
@@ -196,6 +209,8 @@ class _Script:
             return None
         if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
             return str(node.value).replace("$", _DOLLAR)
+        if isinstance(node, _Given):
+            return node.text
         if isinstance(node, ast.Name):
             bound = self.values.get(node.id)
             return self.text(bound, depth + 1) if bound is not None else None
@@ -355,6 +370,75 @@ class _Script:
             text = self._shell_text(node.func.value, depth + 1)
             return None if text is None else [(word, False) for word in text.split()]
         return None
+
+    def frames(self, call: ast.Call) -> tuple[str, Optional[list[dict[str, ast.AST]]]]:
+        """What the names around ``call`` hold, one dict per run of it: its function's parameters as each call
+        site in the script gives them (``"call"``), times the values of the literal loops around it in that
+        function (:meth:`loop_values`); ``(kind, None)`` when there is nothing to bind, or too many runs."""
+        loops = self.loop_values(call)
+        sites = self._call_sites(call)
+        if sites is None or len(sites) * len(loops or [{}]) > _MAX_LOOP_COMBINATIONS:
+            return "loop", loops
+        return "call", [dict(site, **loop) for site in sites for loop in (loops or [{}])]
+
+    def _functions(self) -> tuple[dict[str, int], list[ast.Call]]:
+        """How often each name is bound by a ``def`` / ``class`` or otherwise (a call by a name bound once, by a
+        ``def``, reaches that function), and every call in the script; worked out once, when first needed."""
+        if self._callers is None:
+            definitions, calls = dict(self._bound), []
+            for node in ast.walk(self._tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    definitions[node.name] = definitions.get(node.name, 0) + 1
+                elif isinstance(node, ast.Call):
+                    calls.append(node)
+            self._callers = definitions, calls
+        return self._callers
+
+    def _call_sites(self, call: ast.Call) -> Optional[list[dict[str, ast.AST]]]:
+        """The parameters of the module-level function around ``call`` as each call of it by name in the script
+        gives them (an argument read in the caller, a default from the definition); a parameter the function
+        binds again, or a call it cannot read (``*args``, ``**kwargs``), leaves the name unbound.  None when
+        ``call`` is in no such function or the script never calls it."""
+        body_of, statement_of = self._where()
+        function = statement_of.get(id(call))
+        while function is not None and not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            owner = body_of.get(id(function), (None, None))[1]
+            function = owner if isinstance(owner, ast.stmt) else statement_of.get(id(owner)) if owner else None
+        definitions, calls = self._functions()
+        if function is None or not isinstance(body_of.get(id(function), (None, None))[1], ast.Module) \
+                or definitions.get(function.name, 0) != 1:
+            return None
+        params = function.args
+        positional = [a.arg for a in params.posonlyargs + params.args]
+        defaults = dict(zip(positional[len(positional) - len(params.defaults):], params.defaults))
+        defaults.update({a.arg: d for a, d in zip(params.kwonlyargs, params.kw_defaults) if d is not None})
+        rebound = {node.id for statement in function.body for node in ast.walk(statement)
+                   if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del))}
+        sites = [node for node in calls if isinstance(node.func, ast.Name) and node.func.id == function.name]
+        if not sites:
+            return None
+        out: list[dict[str, ast.AST]] = []
+        for site in sites:
+            given: dict[str, ast.AST] = dict(defaults)
+            if any(isinstance(a, ast.Starred) for a in site.args) or any(k.arg is None for k in site.keywords):
+                given = {}
+            else:
+                given.update(zip(positional, site.args))
+                given.update({k.arg: k.value for k in site.keywords if k.arg is not None})
+            # in the definition's order; a None (a default left to the body) is not a value a command reads
+            given = {name: given[name] for name in positional + [a.arg for a in params.kwonlyargs]
+                     if name in given and name not in rebound
+                     and not _is_none(given[name])}
+            for combination in self.loop_values(site) or [{}]:   # the caller's own literal loops
+                self.values.update(combination)
+                out.append({name: _Given(self._given_text(value)) for name, value in given.items()})
+                for name in combination:
+                    del self.values[name]
+        return out
+
+    def _given_text(self, node: ast.AST) -> str:
+        text = self.text(node)
+        return text if text is not None else "${" + _placeholder(node) + "}"
 
     def loop_values(self, call: ast.Call) -> Optional[list[dict[str, ast.AST]]]:
         """Each combination of values the ``for`` loops around ``call`` (in its function) give their names, when
@@ -674,7 +758,13 @@ def _literal_range(call: ast.Call) -> Optional[list[ast.AST]]:
     return [ast.Constant(value) for value in values]
 
 
-def _loop_label(value: ast.AST) -> str:
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _label_value(value: ast.AST) -> str:
+    if isinstance(value, _Given):
+        return value.text.replace(_DOLLAR, "$")
     return str(value.value) if isinstance(value, ast.Constant) else "?"
 
 
@@ -701,17 +791,21 @@ def python_launches(path: str, text: str, variables: Variables, kind: str = "pyt
         elif isinstance(node, (ast.List, ast.Tuple)) and any(_names_a_launch(item) for item in node.elts):
             lists.append(node)
     for call in sorted(calls, key=lambda n: n.lineno):
-        loops = script.loop_values(call)
-        if loops is None:
+        if _command_line(script, call) is None:
+            continue
+        frame_kind, frames = script.frames(call)
+        if frames is None:
             out += _call_launches(script, call, path, variables, kind)
             continue
-        collector = Collector("loop")
-        for combination in loops:     # the call once per value of the loops around it
-            script.values.update(combination)
+        collector = Collector(frame_kind)
+        for frame in frames:     # the call once per run: per call site of its function, per loop value
+            hidden = {name: script.values[name] for name in frame if name in script.values}
+            script.values.update(frame)
             for launch in _call_launches(script, call, path, variables, kind):
-                collector.add({name: _loop_label(value) for name, value in combination.items()}, launch)
-            for name in combination:
+                collector.add({name: _label_value(value) for name, value in frame.items()}, launch)
+            for name in frame:
                 del script.values[name]
+            script.values.update(hidden)
         out += collector.launches()
     # an argument list no call above reads (built by a helper, handed to a wrapper): a launch where it is written
     for node in lists:
