@@ -1035,6 +1035,18 @@ def test_a_notebook_that_is_not_json_is_skipped_and_named(tmp_path):
     assert [skip.reason.split(":")[:2] for skip in skipped] == [["unreadable", " invalid notebook JSON"]]
 
 
+def test_a_notebook_larger_than_other_files_may_be_is_read(tmp_path):
+    """Cell outputs (an image) make a notebook larger than the limit for other files; its sources are read."""
+    from kvguard.scan.files import MAX_FILE_BYTES
+
+    notebook = tmp_path / "plots.ipynb"
+    image = "A" * (MAX_FILE_BYTES + 1024)
+    notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "source": ["!vllm serve Qwen/Qwen3-8B -tp 3"],
+                                               "outputs": [{"data": {"image/png": image}}]}]}, indent=1))
+    launches, skipped, _ = find_launches([str(notebook)])
+    assert [launch.tokens[-1] for launch in launches] == ["3"] and skipped == []
+
+
 def test_a_notebook_written_without_line_breaks_reports_its_cells_line(tmp_path):
     """A notebook saved as one line of JSON (no nbformat indentation): every launch is on line 1."""
     notebook = tmp_path / "compact.ipynb"

@@ -34,6 +34,8 @@ STDIN = "-"
 
 #: files larger than this are skipped (with a note)
 MAX_FILE_BYTES = 5 * 1024 * 1024
+#: the same for notebooks, whose cell outputs (images above all) make them large; only their sources are read
+MAX_NOTEBOOK_BYTES = 50 * 1024 * 1024
 
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", ".env", "env", "__pycache__",
                        ".tox", ".nox", "site-packages", ".mypy_cache", ".pytest_cache", ".ruff_cache",
@@ -235,8 +237,9 @@ def _file_launches(path: str, explicit: bool, overrides: Mapping[str, str],
         if not explicit:
             return False, []
         kind = "shell"
-    if size > MAX_FILE_BYTES:
-        skipped.append(Skip(path, f"too large: {size} bytes (limit {MAX_FILE_BYTES})"))
+    limit = MAX_NOTEBOOK_BYTES if kind == "notebook" else MAX_FILE_BYTES
+    if size > limit:
+        skipped.append(Skip(path, f"too large: {size} bytes (limit {limit})"))
         return False, []
     try:
         with open(path, encoding="utf-8") as fh:
