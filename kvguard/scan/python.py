@@ -442,8 +442,8 @@ class _Script:
 
     def loop_values(self, call: ast.Call) -> Optional[list[dict[str, ast.AST]]]:
         """Each combination of values the ``for`` loops around ``call`` (in its function) give their names, when
-        every such loop runs over a list or tuple of literals (``for tp in [2, 4]``, ``for model, tp in [("a",
-        2)]``) and the names are bound nowhere else; None when there is no such loop, one of another kind, or more
+        every such loop runs over literals (``for tp in [2, 4]``, ``for model, tp in [("a", 2)]``, ``range(8)``)
+        and its body does not bind its names again; None when there is no such loop, one of another kind, or more
         than :data:`_MAX_LOOP_COMBINATIONS` combinations."""
         body_of, statement_of = self._where()
         statement = statement_of.get(id(call))
