@@ -357,6 +357,7 @@ PATTERNS: list[tuple] = [
      "if self.layer_types and (V_l := self.layer_types[-1]) != K_v:\n    self.layer_types[-1] = K_v"),
     # plain derivations
     ("set_attr_on", "V_o.A_attr = V_v"),
+    ("set_attr_on", "V_o.A_attr = K_v"),   # vLLM's MiDashengLMConfig: the text config's rope_parameters = None
     # vLLM's KimiK3Config: one sub-config's attribute made to follow another's (its log call stripped)
     ("copy_attr_across_if_differs", "if V_o.A_x != V_s.A_y:\n    V_o.A_x = V_s.A_y"),
     ("mul_const_if_none_set", "if V_t is None:\n    V_t = V_b * K_k"),

@@ -282,8 +282,8 @@ HAND.update({
 })
 
 
-# ByteDance-Seed/BAGEL-7B-MoT (vLLM's BagelConfig: the language model's config under llm_config) and a checkpoint
-# shaped like vLLM's FlintConfig defaults (sliding layers with RoPE, every fourth layer full attention)
+# ByteDance-Seed/BAGEL-7B-MoT (vLLM's BagelConfig: the language model's config under llm_config), MiDashengLM and a
+# checkpoint shaped like vLLM's FlintConfig defaults (sliding layers with RoPE, every fourth layer full attention)
 HAND.update({
     "bagel": {
         "architectures": ["BagelForConditionalGeneration"], "model_type": "bagel", "visual_gen": True,
@@ -300,6 +300,18 @@ HAND.update({
         "vit_config": {
             "model_type": "siglip_vision_model", "hidden_size": 1152, "image_size": 980, "intermediate_size": 4304,
             "num_attention_heads": 16, "num_hidden_layers": 26, "patch_size": 14, "num_channels": 3}},
+    "midashenglm": {   # mispeech/midashenglm-7b: a Dasheng audio encoder before Qwen2.5-Omni's text model
+        "architectures": ["MiDashengLMModel"], "model_type": "midashenglm", "subsample_factor": 5,
+        "audio_token_id": 151646, "torch_dtype": "bfloat16",
+        "audio_encoder_config": {"model_type": "midashenglm_dasheng_encoder", "embed_dim": 1280, "depth": 32,
+                                 "num_heads": 16, "patch_size": [64, 4], "patch_stride": [64, 4],
+                                 "target_length": 1008},
+        "text_config": {
+            "model_type": "qwen2_5_omni_text", "hidden_size": 3584, "intermediate_size": 18944,
+            "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+            "max_position_embeddings": 32768, "vocab_size": 151936, "rope_theta": 1000000.0, "rms_norm_eps": 1e-06,
+            "hidden_act": "silu", "sliding_window": 32768, "use_sliding_window": False, "max_window_layers": 28,
+            "rope_scaling": {"mrope_section": [16, 24, 24], "rope_type": "default", "type": "default"}}},
     "flint": {
         "architectures": ["FlintForCausalLM"], "model_type": "flint", "vocab_size": 150144, "hidden_size": 2048,
         "intermediate_size": 6144, "num_hidden_layers": 12, "num_attention_heads": 32, "num_key_value_heads": 4,

@@ -1,7 +1,8 @@
 """vLLM's own configuration classes kvguard follows from stop 36 on.
 
 Mirrors ``BagelConfig`` (``vllm/transformers_utils/configs/bagel.py``, vLLM 0.13.0+: the ``hidden_size``
-property reads the language model's config) and ``FlintConfig`` (``vllm/models/flint/configs.py``, vLLM 0.33.0:
+property reads the language model's config), ``MiDashengLMConfig`` (``midashenglm.py``: the text config's
+``rope_parameters`` set to None) and ``FlintConfig`` (``vllm/models/flint/configs.py``, vLLM 0.33.0:
 the RoPE parameters given, else default RoPE at ``rope_theta``; the layer-type count check).  Expected values were
 read off the real classes in the releases' oracle environments; tests/upstream/differential.py and
 tools/hfconfig_oracle.py compare the same classes with the releases on generated configs.
@@ -70,3 +71,25 @@ def test_flint_layer_types_must_count_the_layers():
         load("0.33.0", flint(num_hidden_layers=3, layer_types=["full_attention"] * 2))
     assert info.value.exc_type == "ValueError"
     assert info.value.message == "layer_types has 2 entries but num_hidden_layers is 3"
+
+
+MIDASHENG_TEXT = {"model_type": "qwen2_5_omni_text", "hidden_size": 3584, "num_attention_heads": 28,
+                  "num_key_value_heads": 4, "num_hidden_layers": 28, "intermediate_size": 18944,
+                  "rope_scaling": {"mrope_section": [16, 24, 24], "rope_type": "default", "type": "default"}}
+
+
+@pytest.mark.parametrize("rel", ["0.28.0", "0.31.0", "0.33.0"])
+def test_midashenglm_clears_its_text_configs_rope_parameters(rel):
+    obj = load(rel, {"model_type": "midashenglm", "architectures": ["MiDashengLMModel"],
+                     "text_config": dict(MIDASHENG_TEXT)})
+    assert obj.text_config.rope_parameters is None
+    assert (obj.text_config.hidden_size, obj.text_config.num_key_value_heads) == (3584, 4)
+
+
+@pytest.mark.parametrize("rel", ["0.13.0", "0.23.0"])
+def test_midashenglm_on_transformers_4_keeps_rope_scaling(rel):
+    """transformers 4 keeps the text config's ``rope_scaling`` (the class clears only ``rope_parameters``, which
+    vLLM's loader then derives from it again)."""
+    obj = load(rel, {"model_type": "midashenglm", "architectures": ["MiDashengLMModel"],
+                     "text_config": dict(MIDASHENG_TEXT)})
+    assert obj.text_config.rope_scaling["mrope_section"] == [16, 24, 24]
