@@ -572,9 +572,25 @@ def recognise(stmt: ast.stmt) -> list:
         return ["sub_config", sub]
     reads, writes = _names(stmt)
     rec = {"reads": reads, "writes": writes}
+    guard = _only_when_none(stmt)
+    if guard is not None:
+        rec["only_when_none"] = guard
     if os.environ.get("KVG_FACTS_DEBUG"):
         rec["src"] = ast.unparse(stmt)
     return ["opaque", rec]
+
+
+def _only_when_none(stmt: ast.stmt) -> "str | None":
+    """The variable of ``if x is None: …`` (no ``else``): a statement that does nothing unless ``x`` is None, so
+    an opaque body declines only the configs that leave ``x`` out."""
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.test, ast.Compare)
+            and len(stmt.test.ops) == 1 and isinstance(stmt.test.ops[0], ast.Is)
+            and isinstance(stmt.test.comparators[0], ast.Constant) and stmt.test.comparators[0].value is None):
+        return None
+    try:
+        return _var(stmt.test.left)
+    except _NoMatch:
+        return None
 
 
 def _super_call(stmt: ast.stmt):

@@ -64,8 +64,8 @@ SCOPE = [
     "granitemoehybrid", "falcon_h1", "bamba", "mamba2",
     # MiMo-V2-Flash (transformers 5's derived layer types and window), vLLM's Kimi-K3 and MiniMax-M3 classes
     "mimo_v2_flash", "kimi_k3", "minimax_m3_vl",
-    # vLLM's BagelConfig (a property read through llm_config), MiDashengLMConfig and FlintConfig
-    "bagel", "midashenglm", "flint",
+    # vLLM's BagelConfig (a property read through llm_config), MiDashengLMConfig, Qwen3ASRConfig and FlintConfig
+    "bagel", "midashenglm", "qwen3_asr", "flint",
 ]
 
 # keys worth mutating (present or not in the template)

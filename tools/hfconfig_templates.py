@@ -282,8 +282,8 @@ HAND.update({
 })
 
 
-# ByteDance-Seed/BAGEL-7B-MoT (vLLM's BagelConfig: the language model's config under llm_config), MiDashengLM and a
-# checkpoint shaped like vLLM's FlintConfig defaults (sliding layers with RoPE, every fourth layer full attention)
+# ByteDance-Seed/BAGEL-7B-MoT (vLLM's BagelConfig: the language model's config under llm_config), MiDashengLM,
+# Qwen3-ASR and a checkpoint shaped like vLLM's FlintConfig defaults (sliding layers with RoPE, every fourth layer full attention)
 HAND.update({
     "bagel": {
         "architectures": ["BagelForConditionalGeneration"], "model_type": "bagel", "visual_gen": True,
@@ -312,6 +312,21 @@ HAND.update({
             "max_position_embeddings": 32768, "vocab_size": 151936, "rope_theta": 1000000.0, "rms_norm_eps": 1e-06,
             "hidden_act": "silu", "sliding_window": 32768, "use_sliding_window": False, "max_window_layers": 28,
             "rope_scaling": {"mrope_section": [16, 24, 24], "rope_type": "default", "type": "default"}}},
+    "qwen3_asr": {   # Qwen/Qwen3-ASR-1.7B: the thinker's audio encoder and Qwen3 text model
+        "architectures": ["Qwen3ASRForConditionalGeneration"], "model_type": "qwen3_asr", "torch_dtype": "bfloat16",
+        "support_languages": ["Chinese", "English"],
+        "thinker_config": {
+            "model_type": "qwen3_asr_thinker", "audio_token_id": 151676, "audio_start_token_id": 151669,
+            "audio_config": {"model_type": "qwen3_asr_audio_encoder", "d_model": 1024, "encoder_layers": 24,
+                             "encoder_attention_heads": 16, "encoder_ffn_dim": 4096, "num_mel_bins": 128,
+                             "output_dim": 2048, "n_window": 50, "n_window_infer": 800},
+            "text_config": {"model_type": "qwen3_asr_text", "hidden_size": 2048, "intermediate_size": 6144,
+                            "num_hidden_layers": 28, "num_attention_heads": 16, "num_key_value_heads": 8,
+                            "head_dim": 128, "vocab_size": 151936, "max_position_embeddings": 65536,
+                            "rope_theta": 1000000, "rms_norm_eps": 1e-06, "tie_word_embeddings": True,
+                            "rope_scaling": {"interleaved": True, "mrope_interleaved": True,
+                                             "mrope_section": [24, 20, 20], "rope_type": "default",
+                                             "type": "default"}}}},
     "flint": {
         "architectures": ["FlintForCausalLM"], "model_type": "flint", "vocab_size": 150144, "hidden_size": 2048,
         "intermediate_size": 6144, "num_hidden_layers": 12, "num_attention_heads": 32, "num_key_value_heads": 4,

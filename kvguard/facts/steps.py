@@ -1095,6 +1095,11 @@ def _paligemma_image_tokens(f: Frame, a: dict) -> None:
 
 
 def _opaque(f: Frame, a: dict) -> None:
+    """A statement kvguard does not model: the config is declined, unless the statement is ``if x is None: …``
+    and ``x`` holds a value (it then does nothing)."""
+    guard = a.get("only_when_none")
+    if guard is not None and f.get(guard) is not None:
+        return
     raise Undecidable(f"{f.cls.name}.{f.method} does something kvguard does not model "
                       f"(reads {', '.join(a.get('reads', [])) or 'nothing'})")
 

@@ -676,9 +676,12 @@ class Transformers5(ConfigLibrary):
     def set_attn_implementation(self, obj: ConfigObject, value: Any) -> None:
         _set_implementation(self, obj, value, "_attn_implementation")
 
-    # -- transformers 4 vocabulary steps that do not occur in 5.x classes -------------------------
+    # -- transformers 4 vocabulary steps, in classes written for 4.x (vLLM's own) ----------------------
     def rope_validation(self, obj: ConfigObject, ignore_keys: Any) -> None:
-        raise Undecidable("rope_config_validation() on a transformers 5 config is not modelled")
+        """``rope_config_validation(config, ignore_keys)``, kept in 5.x for code written against 4.x: the config's
+        ``standardize_rope_params()`` then its ``validate_rope()`` (``ignore_keys`` is not passed on)."""
+        self.call(obj, "standardize_rope_params")
+        self.call(obj, "validate_rope")
 
     def layer_types_validation(self, layer_types: Any, num_hidden_layers: Any) -> None:
         """``layer_type_validation(layer_types, num_hidden_layers)`` (deprecated in 5.x; same checks)."""

@@ -2,7 +2,8 @@
 
 Mirrors ``BagelConfig`` (``vllm/transformers_utils/configs/bagel.py``, vLLM 0.13.0+: the ``hidden_size``
 property reads the language model's config), ``MiDashengLMConfig`` (``midashenglm.py``: the text config's
-``rope_parameters`` set to None) and ``FlintConfig`` (``vllm/models/flint/configs.py``, vLLM 0.33.0:
+``rope_parameters`` set to None), ``Qwen3ASRConfig`` (``qwen3_asr.py``: its text config's transformers 4 RoPE validation
+on transformers 5; the flat-key fallback, when no thinker config is given, is not followed) and ``FlintConfig`` (``vllm/models/flint/configs.py``, vLLM 0.33.0:
 the RoPE parameters given, else default RoPE at ``rope_theta``; the layer-type count check).  Expected values were
 read off the real classes in the releases' oracle environments; tests/upstream/differential.py and
 tools/hfconfig_oracle.py compare the same classes with the releases on generated configs.
@@ -14,6 +15,7 @@ import pytest
 from packaging.version import Version
 
 from kvguard import model_facts
+from kvguard.errors import Undecidable
 from kvguard.facts.loader import LoadCrash, load_config
 from kvguard.versions import Release
 
@@ -93,3 +95,42 @@ def test_midashenglm_on_transformers_4_keeps_rope_scaling(rel):
     obj = load(rel, {"model_type": "midashenglm", "architectures": ["MiDashengLMModel"],
                      "text_config": dict(MIDASHENG_TEXT)})
     assert obj.text_config.rope_scaling["mrope_section"] == [16, 24, 24]
+
+
+ASR_TEXT = {"model_type": "qwen3_asr_text", "hidden_size": 2048, "num_hidden_layers": 28, "num_attention_heads": 16,
+            "num_key_value_heads": 8, "head_dim": 128, "rope_theta": 1000000,
+            "rope_scaling": {"mrope_section": [24, 20, 20], "rope_type": "default", "type": "default"}}
+
+
+def asr(**thinker) -> dict:
+    return {"model_type": "qwen3_asr", "architectures": ["Qwen3ASRForConditionalGeneration"],
+            "thinker_config": {"model_type": "qwen3_asr_thinker", "text_config": dict(ASR_TEXT), **thinker}}
+
+
+@pytest.mark.parametrize("rel", ["0.28.0", "0.31.0", "0.32.0", "0.33.0"])
+def test_qwen3_asr_text_rope_standardised_and_validated(rel):
+    """vLLM's Qwen3ASRTextConfig calls transformers 4's ``rope_config_validation``; on transformers 5 that is the
+    config's ``standardize_rope_params()`` then ``validate_rope()``."""
+    text = load(rel, asr()).thinker_config.text_config
+    assert text.rope_parameters == {"mrope_section": [24, 20, 20], "rope_type": "default", "type": "default",
+                                    "rope_theta": 1000000}
+    assert text.num_key_value_heads == 8
+
+
+@pytest.mark.parametrize("rel", ["0.28.0", "0.33.0"])
+def test_qwen3_asr_yarn_without_factor_is_validate_ropes_key_error(rel):
+    cfg = asr()
+    cfg["thinker_config"]["text_config"]["rope_scaling"] = {"rope_type": "yarn"}
+    with pytest.raises(LoadCrash) as info:
+        load(rel, cfg)
+    assert info.value.exc_type == "KeyError"
+    assert info.value.message == "\"Missing required keys in `rope_parameters` for 'rope_type'='yarn': {'factor'}\""
+
+
+def test_a_statement_kvguard_cannot_read_declines_only_the_configs_that_reach_it():
+    """Qwen3ASRConfig gathers a thinker config from flat keys only when ``thinker_config`` is None: a config that
+    gives one is decided, one without it is declined (``if thinker_config is None: …`` is not followed)."""
+    assert load("0.33.0", asr()).thinker_config.text_config.hidden_size == 2048
+    with pytest.raises(Undecidable, match="Qwen3ASRConfig.__init__ does something kvguard does not model"):
+        load("0.33.0", {"model_type": "qwen3_asr", "architectures": ["Qwen3ASRForConditionalGeneration"],
+                        "text_config": dict(ASR_TEXT)})
