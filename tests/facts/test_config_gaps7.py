@@ -127,6 +127,17 @@ def test_qwen3_asr_yarn_without_factor_is_validate_ropes_key_error(rel):
     assert info.value.message == "\"Missing required keys in `rope_parameters` for 'rope_type'='yarn': {'factor'}\""
 
 
+@pytest.mark.parametrize("rel", ["0.16.0", "0.20.0", "0.23.0"])
+def test_qwen3_asr_on_transformers_4(rel):
+    """The transformers 4 lines run the same class with 4.x's own RoPE validation (a ``rope_scaling`` message)."""
+    assert load(rel, asr()).thinker_config.text_config.num_key_value_heads == 8
+    with pytest.raises(LoadCrash) as info:
+        load(rel, {"model_type": "qwen3_asr", "architectures": ["Qwen3ASRForConditionalGeneration"],
+                   "thinker_config": {"text_config": {"rope_scaling": {"rope_type": "yarn"}}}})
+    assert (info.value.exc_type, info.value.message) == (
+        "KeyError", "\"Missing required keys in `rope_scaling` for 'rope_type'='yarn': {'factor'}\"")
+
+
 def test_a_statement_kvguard_cannot_read_declines_only_the_configs_that_reach_it():
     """Qwen3ASRConfig gathers a thinker config from flat keys only when ``thinker_config`` is None: a config that
     gives one is decided, one without it is declined (``if thinker_config is None: …`` is not followed)."""
