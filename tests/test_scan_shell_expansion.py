@@ -42,6 +42,11 @@ def _variables() -> Variables:
     ("$((N*2))", "$((N*2))", ["$((N*2))"]), ("$((2**3))", "$((2**3))", ["$((2**3))"]),
     ("$((1/0))", "$((1/0))", ["$((1/0))"]), ("$(nproc)", "$(nproc)", ["nproc"]), ("$(nproc --all)", "$(nproc --all)", ["$(nproc --all)"]),
     ("${NOPE[@]}", "${NOPE[@]}", ["NOPE"]),
+    # an expansion inside another's word, ended at the brace that balances it
+    ("${NOPE:-${TP:-4}}", "8", []), ("${NOPE:-${NONE:-4}}", "4", []), ("${TP:-${NOPE}}", "8", []),
+    ("-tp ${NOPE:-${NONE:-${TP}}} -pp ${PP:-${NONE:-1}}", "-tp 8 -pp 1", []),
+    ("${NOPE:-${NONE}}", "${NONE}", ["NONE"]),
+    ("${NOPE:-${NONE:-4}", "${NOPE:-${NONE:-4}", ["${NOPE:-${NONE:-4}"]),
 ])
 def test_expansion(text, expanded, missing):
     assert _variables().expand(text) == (expanded, missing)
@@ -57,6 +62,8 @@ def test_expansion(text, expanded, missing):
     ("export TP=4 && vllm serve m -tp $TP", ["vllm", "serve", "m", "-tp", "4"], ()),
     ("G=8; TP=$((G/2)); vllm serve m -tp $TP -dp $((G/TP))", ["vllm", "serve", "m", "-tp", "4", "-dp", "2"], ()),
     ("vllm serve m -tp ${TP:=2} -pp ${PP:-1}", ["vllm", "serve", "m", "-tp", "2", "-pp", "1"], ()),
+    ("vllm serve m -tp 2 --max-model-len ${LEN:-${MAX_LEN:-4096}}",
+     ["vllm", "serve", "m", "-tp", "2", "--max-model-len", "4096"], ()),
     (': "${TP:=2}"\nvllm serve m -tp $TP', ["vllm", "serve", "m", "-tp", "2"], ()),
     ("TP=4\n[ -z \"$TP\" ] && TP=8\nvllm serve m -tp $TP", ["vllm", "serve", "m", "-tp", "4"], ()),
     ("A=(-dcp \"$(nproc)\")\nvllm serve m \"${A[@]}\"", ["vllm", "serve", "m", "${A[@]}"], ("A",)),
@@ -77,7 +84,9 @@ def test_scripts(tmp_path, script, argv, unresolved):
 BASH = shutil.which("bash")
 _VALUES = st.one_of(st.none(), st.sampled_from(["", "4", "8", "-tp 8", "0", "12"]))
 _FORMS = st.sampled_from(["${X}", "${X:-7}", "${X-7}", "${X:+y}", "${X+y}", "${X:=5}", "${#X}", "$((X*2))",
-                          "$((X/3))", "$((X%5))", "$(( (X+1) * 2 ))", '"${A[@]}"', "${A[1]}", "${#A[@]}"])
+                          "$((X/3))", "$((X%5))", "$(( (X+1) * 2 ))", '"${A[@]}"', "${A[1]}", "${#A[@]}",
+                          "${NOPE:-${X:-7}}", "${X:-${NOPE:-6}}", "${X:+a${X}b}", "${NOPE-${X+y}}",
+                          "${NOPE:-${NONE:-${X:-3}}}", "${X:=${NOPE:-5}}"])
 
 
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")

@@ -25,6 +25,8 @@ _MAX_EXPANSIONS = 1000
 
 #: marks a command substitution set aside while the rest of a line is expanded (private-use characters)
 _SUBSTITUTION = "\ue002{}\ue003"
+#: marks a ``${…}`` holding another, set aside the same way
+_PARAMETER_STAND_IN = "\ue004{}\ue005"
 
 
 def _command_substitutions(text: str) -> "list[tuple[int, int]]":
@@ -64,6 +66,37 @@ def _command_substitutions(text: str) -> "list[tuple[int, int]]":
             spans.append((start, j))
         i = j
 
+
+def _nested_parameters(text: str) -> "list[tuple[int, int]]":
+    """The spans of the ``${…}`` expansions of ``text`` that hold another one (``${TP:-${GPUS:-8}}``), ended
+    where the shell ends them: at the brace that balances the opening one.  The plain pattern would end them at
+    the first ``}``."""
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while len(spans) < _MAX_EXPANSIONS:
+        start = text.find("${", i)
+        if start < 0:
+            break
+        depth, j, nested = 1, start + 2, False
+        while j < len(text) and depth:
+            if text.startswith("${", j):
+                depth, nested, j = depth + 1, True, j + 2
+                continue
+            if text[j] == "}":
+                depth -= 1
+            j += 1
+        if depth:
+            break               # not closed on this line: left to the plain pattern
+        if nested:
+            spans.append((start, j))
+            i = j
+        else:
+            i = start + 2
+    return spans
+
+
+#: one ``${…}`` expansion whose word may hold others: its parts as :data:`VARIABLE`'s first five groups
+_PARAMETER = re.compile(r"\$\{(#?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\[[^\]{}]*\])?(?:(:?[-=+?])(.*))?\}", re.DOTALL)
 
 #: ``"${A[@]}"``: each element of the array one word
 _QUOTED_ARRAY = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}"')
@@ -251,7 +284,10 @@ class Variables:
                 return result
             name = m.group(2) or m.group(7) or m.group(8)   # ${X…}, $X, $(X) (Kubernetes' syntax)
             if m.group(2) is not None:
-                return self._braced(m, name, missing)
+                if m.group(5) is not None and "${" in m.group(5):
+                    missing.append(m.group(0))      # an opening brace never closed: the shell refuses the line
+                    return m.group(0)
+                return self._braced(m.group(0), name, m.groups()[:5], missing)
             value = self.get(name)
             if value is None:
                 missing.append(name)
@@ -266,24 +302,40 @@ class Variables:
         for i, (start, end) in reversed(list(enumerate(spans))):
             text = text[:start] + _SUBSTITUTION.format(i) + text[end:]
         missing += originals
+        # an expansion holding another: set aside whole, like the substitutions, and expanded on its own
+        nested = _nested_parameters(text) if text.count("${") > 1 else []
+        parameters = [text[start:end] for start, end in nested]
+        for i, (start, end) in reversed(list(enumerate(nested))):
+            text = text[:start] + _PARAMETER_STAND_IN.format(i) + text[end:]
         text = VARIABLE.sub(sub, text)
+        for i, parameter in enumerate(parameters):
+            text = text.replace(_PARAMETER_STAND_IN.format(i), self._nested(parameter, missing), 1)
         for i, original in enumerate(originals):
             text = text.replace(_SUBSTITUTION.format(i), original, 1)
         return text, missing
 
-    def _braced(self, m: re.Match, name: str, missing: list[str]) -> str:
-        """``${…}`` of the variable ``name``: its length, an array element, or an operator's result."""
-        length, index, op, word = m.group(1), m.group(3), m.group(4), m.group(5)
+    def _nested(self, text: str, missing: list[str]) -> str:
+        """A ``${X<op>word}`` whose word holds other expansions; any other form is unresolved."""
+        m = _PARAMETER.fullmatch(text)
+        if m is None or m.group(4) is None:
+            missing.append(text)
+            return text
+        return self._braced(text, m.group(2), m.groups(), missing)
+
+    def _braced(self, original: str, name: str, parts: "tuple[Optional[str], ...]", missing: list[str]) -> str:
+        """``${…}`` (written ``original``) of the variable ``name``: its length, an array element, or an operator's
+        result; ``parts`` are the length mark, the name, the index, the operator and the word."""
+        length, index, op, word = parts[0], parts[2], parts[3], parts[4]
         known = name in self.overrides or name in self.local
         if name in self.unknown and not known:
             missing.append(name)
-            return m.group(0)
+            return original
         if index is not None:
             elements = self._array(name)
             inner = index[1:-1].strip()
             if op is not None or elements is None or not (inner in ("@", "*") or inner.isdigit()):
-                missing.append(name if elements is None else m.group(0))
-                return m.group(0)
+                missing.append(name if elements is None else original)
+                return original
             if length:
                 return str(len(elements) if inner in ("@", "*") else len(elements[int(inner)])
                            if int(inner) < len(elements) else 0)
@@ -293,13 +345,13 @@ class Variables:
         value = self.get(name)
         if length:
             if op is not None or value is None:
-                missing.append(name if value is None else m.group(0))
-                return m.group(0)
+                missing.append(name if value is None else original)
+                return original
             return str(len(value))
         if op is None:
             if value is None:
                 missing.append(name)
-                return m.group(0)
+                return original
             return value
         # with `:`, an empty value counts as unset; a name the file never sets is taken as unset
         unset = value is None or (op.startswith(":") and value == "")
@@ -320,7 +372,7 @@ class Variables:
             return expanded
         if value is None or unset:      # `${X:?message}`: the shell stops
             missing.append(name)
-            return m.group(0)
+            return original
         return value
 
 
