@@ -325,7 +325,7 @@ class Variables:
     def _braced(self, original: str, name: str, parts: "tuple[Optional[str], ...]", missing: list[str]) -> str:
         """``${…}`` (written ``original``) of the variable ``name``: its length, an array element, or an operator's
         result; ``parts`` are the length mark, the name, the index, the operator and the word."""
-        length, index, op, word = parts[0], parts[2], parts[3], parts[4]
+        length, index, op, word = parts[0], parts[2], parts[3], parts[4] or ""
         known = name in self.overrides or name in self.local
         if name in self.unknown and not known:
             missing.append(name)
