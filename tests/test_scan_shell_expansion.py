@@ -52,6 +52,18 @@ def test_expansion(text, expanded, missing):
     assert _variables().expand(text) == (expanded, missing)
 
 
+@pytest.mark.parametrize("text, expanded, missing", [
+    # what quotes and escapes keep from expanding stays as written, for vLLM to be given
+    ("-tp '$TP'", "-tp '$TP'", []), ("-tp \\$TP", "-tp $TP", []), ('-tp "\\$TP"', '-tp "$TP"', []),
+    ("-tp \"'$TP'\"", "-tp \"'8'\"", []), ("-tp $'4'", "-tp '4'", []), ("-tp $[TP/2]", "-tp 4", []),
+    # brace expansion makes several words: unresolved, never one word
+    ("-tp {2,4}", "-tp {2,4}", ["{2,4}"]), ("-tp {1..8}", "-tp {1..8}", ["{1..8}"]),
+    ("-tp '{2,4}' --name a{b}c", "-tp '{2,4}' --name a{b}c", []),
+])
+def test_shell_quoting(text, expanded, missing):
+    assert _variables().expand(text, quoting=True) == (expanded, missing)
+
+
 @pytest.mark.parametrize("script, argv, unresolved", [
     ("ARGS=(-tp 8 -dcp 3)\nvllm serve m \"${ARGS[@]}\"", ["vllm", "serve", "m", "-tp", "8", "-dcp", "3"], ()),
     ("A=(\n  -tp 8   # tensor\n  --decode-context-parallel-size 2\n)\nvllm serve m ${A[@]}",
@@ -62,6 +74,9 @@ def test_expansion(text, expanded, missing):
     ("export TP=4 && vllm serve m -tp $TP", ["vllm", "serve", "m", "-tp", "4"], ()),
     ("G=8; TP=$((G/2)); vllm serve m -tp $TP -dp $((G/TP))", ["vllm", "serve", "m", "-tp", "4", "-dp", "2"], ()),
     ("vllm serve m -tp ${TP:=2} -pp ${PP:-1}", ["vllm", "serve", "m", "-tp", "2", "-pp", "1"], ()),
+    ("TP=4\nvllm serve m -tp '$TP'", ["vllm", "serve", "m", "-tp", "$TP"], ()),
+    ("TP=4\nX='$TP'\nvllm serve m -tp $X", ["vllm", "serve", "m", "-tp", "$TP"], ()),
+    ("vllm serve m -tp {2,4}", ["vllm", "serve", "m", "-tp", "{2,4}"], ("{2,4}",)),
     ("vllm serve m -tp 2 --max-model-len ${LEN:-${MAX_LEN:-4096}}",
      ["vllm", "serve", "m", "-tp", "2", "--max-model-len", "4096"], ()),
     (': "${TP:=2}"\nvllm serve m -tp $TP', ["vllm", "serve", "m", "-tp", "2"], ()),
@@ -86,7 +101,9 @@ _VALUES = st.one_of(st.none(), st.sampled_from(["", "4", "8", "-tp 8", "0", "12"
 _FORMS = st.sampled_from(["${X}", "${X:-7}", "${X-7}", "${X:+y}", "${X+y}", "${X:=5}", "${#X}", "$((X*2))",
                           "$((X/3))", "$((X%5))", "$(( (X+1) * 2 ))", '"${A[@]}"', "${A[1]}", "${#A[@]}",
                           "${NOPE:-${X:-7}}", "${X:-${NOPE:-6}}", "${X:+a${X}b}", "${NOPE-${X+y}}",
-                          "${NOPE:-${NONE:-${X:-3}}}", "${X:=${NOPE:-5}}"])
+                          "${NOPE:-${NONE:-${X:-3}}}", "${X:=${NOPE:-5}}",
+                          "'$X'", "\\$X", '"\\$X"', "\"a'$X'b\"", "'a\"$X\"b'", "$'8'", "$'$X'", "$[X*2]",
+                          "'${X:-7}'", "\"${X:-'7'}\""])
 
 
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -101,7 +118,7 @@ def test_expansion_agrees_with_bash(x, elements, form):
         setup += f"X='{x}'\n"
     v.assign_array("A", " ".join(elements))
     setup += "A=(" + " ".join(elements) + ")\n"
-    expanded, missing = v.expand(form)
+    expanded, missing = v.expand(form, quoting=True)
     if missing:
         return          # kvguard leaves it unresolved (a non-integer in arithmetic, an unset name)
     probe = subprocess.run([BASH, "-c", setup + f"printf '%s\\n' {form}"], capture_output=True, text=True)

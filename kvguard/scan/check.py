@@ -14,7 +14,15 @@ from ..errors import ArgparseRefusal, InputError, KvguardError
 from ..launch.pins import ReleaseChoice, choose_release, default_release
 from .files import find_launches
 from .result import Finding, Launch, ScanResult
-from .undecidable import BadArguments, NoRelease, Placeholder, UndecidableLaunch, UnresolvedVariable, variable_label
+from .undecidable import (
+    AS_WRITTEN,
+    BadArguments,
+    NoRelease,
+    Placeholder,
+    UndecidableLaunch,
+    UnresolvedVariable,
+    variable_label,
+)
 from .variables import launch_reads
 
 __all__ = ["check_launch", "release_for", "scan"]
@@ -23,7 +31,7 @@ __all__ = ["check_launch", "release_for", "scan"]
 def _mentions(text: str, unresolved: Iterable[str]) -> list[str]:
     hits = []
     for name in unresolved:
-        if name.startswith(("$", "`", "<", ".", "…")):
+        if name.startswith(AS_WRITTEN):
             if name in text:
                 hits.append(name)
         elif re.search(r"\$[{(]?" + re.escape(name) + r"\b", text):
@@ -100,6 +108,8 @@ def _probed(launch: Launch, release) -> Optional[tuple[list[str], list[tuple[str
     for i, word in enumerate(args):
         if not _mentions(word, unresolved):
             continue
+        if any(name.startswith("{") for name in _mentions(word, unresolved)):
+            return None             # a brace expansion (`{2,4}`) stands for several words
         if i in inline:
             name = word.split("=", 1)[0]
             spec = inline[i]

@@ -610,7 +610,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 out += shell_launches(path, [(lineno, part)], variables, kind, _nesting=_nesting)
             continue
         if text.lstrip().startswith(": "):
-            variables.expand(text)      # `: "${TP:=8}"`: the null command, run for its expansions' assignments
+            variables.expand(text, quoting=True)      # `: "${TP:=8}"`: the null command, run for its expansions' assignments
             continue
         m = _UNSET.match(text) or _EXPORT.match(text)
         if m:
@@ -626,13 +626,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                              append=bool(m.group(3)))
             continue
         if "install" in text and "vllm" in text:        # `pip install vllm==X` pins what runs below
-            for cmd in split_commands(variables.expand(text)[0]):
+            for cmd in split_commands(variables.expand(text, quoting=True)[0]):
                 pin = pip_pin(cmd, f"{path}:{lineno}")
                 if pin is not None:
                     variables.pin = pin
         if not LAUNCH_HINT.search(text):
             continue
-        expanded, missing = variables.expand(text)
+        expanded, missing = variables.expand(text, quoting=True)
         expanded, stand_ins = _stand_in(expanded, missing)
         for cmd in split_commands(expanded):
             cmd = [_restored(word, stand_ins) for word in cmd] if stand_ins else cmd

@@ -12,8 +12,12 @@ from typing import Optional
 
 from ..errors import InputError, KvguardError, ModelNotFound, Undecidable
 
-__all__ = ["BadArguments", "NoRelease", "Placeholder", "UndecidableLaunch", "UnresolvedVariable",
+__all__ = ["AS_WRITTEN", "BadArguments", "NoRelease", "Placeholder", "UndecidableLaunch", "UnresolvedVariable",
            "reason_kind_of", "variable_label"]
+
+#: how an unresolved piece a reader records whole begins (``${TP,,}``, ```nproc```, ``<MODEL>``, ``...``,
+#: ``{2,4}``); any other is a variable's name
+AS_WRITTEN = ("$", "`", "<", ".", "…", "{")
 
 
 class UndecidableLaunch(Undecidable):
@@ -65,7 +69,7 @@ class NoRelease(UndecidableLaunch):
 
 def variable_label(names: "list[str]") -> str:
     """``$TP, <MODEL>``: the variables as a reader finds them in the launch."""
-    return ", ".join(n if n.startswith(("$", "`", "<", ".", "…")) else "$" + n for n in names)
+    return ", ".join(n if n.startswith(AS_WRITTEN) else "$" + n for n in names)
 
 
 def reason_kind_of(exc: KvguardError) -> str:

@@ -27,6 +27,10 @@ _MAX_EXPANSIONS = 1000
 _SUBSTITUTION = "\ue002{}\ue003"
 #: marks a ``${…}`` holding another, set aside the same way
 _PARAMETER_STAND_IN = "\ue004{}\ue005"
+#: stands for a ``$`` the shell leaves as it is (quoted with ``'…'`` or escaped) while a line is expanded
+_LITERAL_DOLLAR = "\ue006"
+#: an unquoted brace expansion: ``{2,4}``, ``{1..8}``, which the shell makes several words of
+_BRACE_EXPANSION = re.compile(r"(?<![$\\])\{[^{}\s'\"]*(?:,|\.\.)[^{}\s'\"]*\}")
 
 
 def _command_substitutions(text: str) -> "list[tuple[int, int]]":
@@ -65,6 +69,58 @@ def _command_substitutions(text: str) -> "list[tuple[int, int]]":
         if any(c in body for c in "()'\""):
             spans.append((start, j))
         i = j
+
+
+def _shell_quoting(text: str) -> "tuple[str, list[str]]":
+    """``text`` with each ``$`` that the shell leaves as it is — inside ``'…'``, or escaped ``\\$`` — replaced by
+    :data:`_LITERAL_DOLLAR`, ``$'…'`` without escapes as ``'…'`` and the old arithmetic ``$[…]`` as ``$((…))``;
+    with the unquoted brace expansions, which kvguard does not expand (unresolved)."""
+    if "'" not in text and "\\" not in text and "$[" not in text and "{" not in text:
+        return text, []
+    out: list[str] = []
+    braces: list[str] = []
+    quote, plain, i = "", 0, 0
+    while i < len(text):
+        c = text[i]
+        if quote == "'":
+            out.append(_LITERAL_DOLLAR if c == "$" else c)
+            quote = "" if c == "'" else quote
+            i += 1
+            continue
+        if c == "\\" and i + 1 < len(text):
+            # `\$` is a dollar sign in a word and in "…"; the backslash goes, as the shell drops it
+            out.append(_LITERAL_DOLLAR if text[i + 1] == "$" else text[i:i + 2])
+            i += 2
+            continue
+        if c == "$" and not quote and text.startswith("$'", i):
+            end = text.find("'", i + 2)
+            if end > 0 and "\\" not in text[i + 2:end]:
+                out.append("'" + text[i + 2:end].replace("$", _LITERAL_DOLLAR) + "'")
+                i = end + 1
+                continue
+        if c == "$" and text.startswith("$[", i):
+            end = text.find("]", i + 2)
+            if end > 0:
+                out.append("$((" + text[i + 2:end] + "))")
+                i = end + 1
+                continue
+        if c == '"':
+            quote = "" if quote else '"'
+        elif c == "'" and not quote:
+            quote = "'"
+        if not quote and c not in "\"'":
+            plain += 1
+        out.append(c)
+        i += 1
+    protected = "".join(out)
+    if "{" in protected and plain:
+        braces = [m.group(0) for m in _BRACE_EXPANSION.finditer(_unquoted(protected))]
+    return protected, braces
+
+
+def _unquoted(text: str) -> str:
+    """``text`` with what its quotes hold blanked out, so that patterns match only unquoted text."""
+    return re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", lambda m: " " * len(m.group(0)), text)
 
 
 def _nested_parameters(text: str) -> "list[tuple[int, int]]":
@@ -193,7 +249,7 @@ class Variables:
         """``name=raw`` (``name+=raw`` with ``append``) as the shell assigns it."""
         if export:
             self.exported.add(name)
-        value, missing = self.expand(raw)
+        value, missing = self.expand(raw, quoting=True)
         if missing:
             self.set_unknown(name)
             return
@@ -216,7 +272,7 @@ class Variables:
 
     def assign_array(self, name: str, raw: str, append: bool = False) -> None:
         """``name=(raw)`` (``name+=(raw)`` with ``append``): the words of ``raw``, expanded."""
-        value, missing = self.expand(raw)
+        value, missing = self.expand(raw, quoting=True)
         try:
             words = shlex.split(value, comments=True)
         except ValueError:
@@ -256,11 +312,15 @@ class Variables:
             return None
         return _evaluate(text)
 
-    def expand(self, text: str) -> tuple[str, list[str]]:
+    def expand(self, text: str, quoting: bool = False) -> tuple[str, list[str]]:
+        """``text`` with its expansions made, and what is unresolved in it.  With ``quoting``, ``text`` is a shell
+        line whose quotes and escapes keep a ``$`` from expanding (see :func:`_shell_quoting`)."""
         if text.count("$") > _MAX_EXPANSIONS:
             # no launch holds this many; scanning for each one's end would take quadratic time
             return text, ["$"]
         missing: list[str] = []
+        if quoting:
+            text, missing = _shell_quoting(text)
 
         def quoted_array(m: re.Match) -> str:
             elements = self._array(m.group(1))
@@ -312,7 +372,7 @@ class Variables:
             text = text.replace(_PARAMETER_STAND_IN.format(i), self._nested(parameter, missing), 1)
         for i, original in enumerate(originals):
             text = text.replace(_SUBSTITUTION.format(i), original, 1)
-        return text, missing
+        return text.replace(_LITERAL_DOLLAR, "$"), missing
 
     def _nested(self, text: str, missing: list[str]) -> str:
         """A ``${X<op>word}`` whose word holds other expansions; any other form is unresolved."""
