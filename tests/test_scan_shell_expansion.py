@@ -77,6 +77,15 @@ def test_shell_quoting(text, expanded, missing):
     ("TP=4\nvllm serve m -tp '$TP'", ["vllm", "serve", "m", "-tp", "$TP"], ()),
     ("TP=4\nX='$TP'\nvllm serve m -tp $X", ["vllm", "serve", "m", "-tp", "$TP"], ()),
     ("vllm serve m -tp {2,4}", ["vllm", "serve", "m", "-tp", "{2,4}"], ("{2,4}",)),
+    # a value's quotes are characters, not quoting, and unquoted it is split at blanks only
+    ("SPEC='{\"method\":\"mtp\"}'\nvllm serve m --speculative-config $SPEC",
+     ["vllm", "serve", "m", "--speculative-config", '{"method":"mtp"}'], ()),
+    ("SPEC='{\"method\": \"mtp\"}'\nvllm serve m --speculative-config \"$SPEC\"",
+     ["vllm", "serve", "m", "--speculative-config", '{"method": "mtp"}'], ()),
+    ("SPEC='{\"method\": \"mtp\"}'\nvllm serve m --speculative-config $SPEC",
+     ["vllm", "serve", "m", "--speculative-config", '{"method":', '"mtp"}'], ()),
+    ("EXTRA=\"--served-model-name 'my model'\"\nvllm serve m $EXTRA",
+     ["vllm", "serve", "m", "--served-model-name", "'my", "model'"], ()),
     ("vllm serve m -tp 2 --max-model-len ${LEN:-${MAX_LEN:-4096}}",
      ["vllm", "serve", "m", "-tp", "2", "--max-model-len", "4096"], ()),
     (': "${TP:=2}"\nvllm serve m -tp $TP', ["vllm", "serve", "m", "-tp", "2"], ()),
@@ -97,8 +106,10 @@ def test_scripts(tmp_path, script, argv, unresolved):
 
 # ---- bash itself, on generated expansions
 BASH = shutil.which("bash")
-_VALUES = st.one_of(st.none(), st.sampled_from(["", "4", "8", "-tp 8", "0", "12"]))
-_FORMS = st.sampled_from(["${X}", "${X:-7}", "${X-7}", "${X:+y}", "${X+y}", "${X:=5}", "${#X}", "$((X*2))",
+_VALUES = st.one_of(st.none(), st.sampled_from(["", "4", "8", "-tp 8", "0", "12", '{"method":"mtp"}',
+                                                 '{"a": 1, "b": "c d"}', "--name 'my model'", "a\\b", "x;y",
+                                                 "a#b", "a&&b", "(8)", "$HOME", "*"]))
+_FORMS = st.sampled_from(["${X}", '"$X"', "$X", "-x=$X", '"-x $X"', "${X:-7}", "${X-7}", "${X:+y}", "${X+y}", "${X:=5}", "${#X}", "$((X*2))",
                           "$((X/3))", "$((X%5))", "$(( (X+1) * 2 ))", '"${A[@]}"', "${A[1]}", "${#A[@]}",
                           "${NOPE:-${X:-7}}", "${X:-${NOPE:-6}}", "${X:+a${X}b}", "${NOPE-${X+y}}",
                           "${NOPE:-${NONE:-${X:-3}}}", "${X:=${NOPE:-5}}",
@@ -114,14 +125,15 @@ def test_expansion_agrees_with_bash(x, elements, form):
     v = Variables({})
     setup = ""
     if x is not None:
-        v.assign("X", repr(x) if x == "" else f"'{x}'")
-        setup += f"X='{x}'\n"
+        v.assign("X", shlex.quote(x))
+        setup += f"X={shlex.quote(x)}\n"
     v.assign_array("A", " ".join(elements))
     setup += "A=(" + " ".join(elements) + ")\n"
     expanded, missing = v.expand(form, quoting=True)
     if missing:
         return          # kvguard leaves it unresolved (a non-integer in arithmetic, an unset name)
-    probe = subprocess.run([BASH, "-c", setup + f"printf '%s\\n' {form}"], capture_output=True, text=True)
+    probe = subprocess.run([BASH, "-c", "set -f\n" + setup + f"printf '%s\\n' {form}"], capture_output=True,
+                           text=True, cwd=os.path.dirname(__file__))
     assert probe.returncode == 0, probe.stderr
     assert shlex.split(expanded) == probe.stdout.splitlines() or \
         (expanded == "" and probe.stdout in ("\n", "")), (form, x, expanded, probe.stdout)

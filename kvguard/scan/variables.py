@@ -71,7 +71,7 @@ def _command_substitutions(text: str) -> "list[tuple[int, int]]":
         i = j
 
 
-def _shell_quoting(text: str) -> "tuple[str, list[str]]":
+def _shell_quoting(text: str, quote: str = "") -> "tuple[str, list[str]]":
     """``text`` with each ``$`` that the shell leaves as it is — inside ``'…'``, or escaped ``\\$`` — replaced by
     :data:`_LITERAL_DOLLAR`, ``$'…'`` without escapes as ``'…'`` and the old arithmetic ``$[…]`` as ``$((…))``;
     with the unquoted brace expansions, which kvguard does not expand (unresolved)."""
@@ -79,7 +79,7 @@ def _shell_quoting(text: str) -> "tuple[str, list[str]]":
         return text, []
     out: list[str] = []
     braces: list[str] = []
-    quote, plain, i = "", 0, 0
+    plain, i = 0, 0
     while i < len(text):
         c = text[i]
         if quote == "'":
@@ -116,6 +116,41 @@ def _shell_quoting(text: str) -> "tuple[str, list[str]]":
     if "{" in protected and plain:
         braces = [m.group(0) for m in _BRACE_EXPANSION.finditer(_unquoted(protected))]
     return protected, braces
+
+
+def _inside_double_quotes(text: str, quote: str = "") -> bytearray:
+    """For each character of a shell line, whether it stands inside ``"…"`` (1) or not (0)."""
+    inside = bytearray(len(text))
+    i = 0
+    while i < len(text):
+        c = text[i]
+        inside[i] = quote == '"'
+        if quote == "'":
+            quote = "" if c == "'" else quote
+        elif c == "\\":
+            i += 1
+            if i < len(text):
+                inside[i] = quote == '"'
+        elif c == '"':
+            quote = "" if quote else '"'
+        elif c == "'" and not quote:
+            quote = "'"
+        i += 1
+    return inside
+
+
+#: what a variable's value may hold that splitting the expanded line would not take as it is
+_UNQUOTED_SPECIAL = re.compile(r"""[^\sA-Za-z0-9_\-./:=,+@%]""")
+_QUOTED_SPECIAL = re.compile(r'["\\]')
+
+
+def _as_value(value: str, in_double_quotes: bool) -> str:
+    """A variable's value written into a shell line so that splitting the line into words takes its quotes,
+    backslashes and other signs as characters, as the shell does with an expansion's result; unquoted, it is
+    still split at blanks."""
+    if in_double_quotes:
+        return _QUOTED_SPECIAL.sub(lambda m: "\\" + m.group(0), value)
+    return _UNQUOTED_SPECIAL.sub(lambda m: "\\" + m.group(0), value)
 
 
 def _unquoted(text: str) -> str:
@@ -312,15 +347,21 @@ class Variables:
             return None
         return _evaluate(text)
 
-    def expand(self, text: str, quoting: bool = False) -> tuple[str, list[str]]:
+    def expand(self, text: str, quoting: bool = False, _quote: str = "") -> tuple[str, list[str]]:
         """``text`` with its expansions made, and what is unresolved in it.  With ``quoting``, ``text`` is a shell
-        line whose quotes and escapes keep a ``$`` from expanding (see :func:`_shell_quoting`)."""
+        line: its quotes and escapes keep a ``$`` from expanding (see :func:`_shell_quoting`), and the values put
+        in are written so that splitting the line takes them as the shell does (:func:`_as_value`).  ``_quote``
+        is the quote ``text`` stands in (the word of a ``"${X:-word}"``)."""
         if text.count("$") > _MAX_EXPANSIONS:
             # no launch holds this many; scanning for each one's end would take quadratic time
             return text, ["$"]
         missing: list[str] = []
         if quoting:
-            text, missing = _shell_quoting(text)
+            text, missing = _shell_quoting(text, _quote)
+        inside = bytearray()
+
+        def put(value: str, position: int) -> str:
+            return _as_value(value, bool(inside[position])) if quoting else value
 
         def quoted_array(m: re.Match) -> str:
             elements = self._array(m.group(1))
@@ -333,7 +374,7 @@ class Variables:
             if m.group(6) is not None or m.group(10) is not None or (
                     m.group(9) is None and m.group(2) is None and m.group(7) is None and m.group(8) is None):
                 if m.group(10) is not None and m.group(10)[1:] in self.overrides:
-                    return self.overrides[m.group(10)[1:]]      # `--set 1=Qwen/Qwen3-8B` gives $1
+                    return put(self.overrides[m.group(10)[1:]], m.start())     # `--set 1=Qwen/Qwen3-8B` gives $1
                 missing.append(m.group(0))      # another ${…} form, $(…), `…`, $1, "$@": never guessed
                 return m.group(0)
             if m.group(9) is not None:          # $((arithmetic))
@@ -347,12 +388,12 @@ class Variables:
                 if m.group(5) is not None and "${" in m.group(5):
                     missing.append(m.group(0))      # an opening brace never closed: the shell refuses the line
                     return m.group(0)
-                return self._braced(m.group(0), name, m.groups()[:5], missing)
+                return self._braced(m.group(0), name, m.groups()[:5], missing, quoting, inside[m.start()] if quoting else 0)
             value = self.get(name)
             if value is None:
                 missing.append(name)
                 return m.group(0)
-            return value
+            return put(value, m.start())
 
         text = _QUOTED_ARRAY.sub(quoted_array, text) if '"${' in text else text
         # a command substitution whose text holds parentheses or quotes (`$(python -c 'print(8)')`): whole,
@@ -367,24 +408,34 @@ class Variables:
         parameters = [text[start:end] for start, end in nested]
         for i, (start, end) in reversed(list(enumerate(nested))):
             text = text[:start] + _PARAMETER_STAND_IN.format(i) + text[end:]
+        if quoting:
+            inside = _inside_double_quotes(text, _quote)
+            quoted = [inside[text.index(_PARAMETER_STAND_IN.format(i))] for i in range(len(parameters))]
         text = VARIABLE.sub(sub, text)
         for i, parameter in enumerate(parameters):
-            text = text.replace(_PARAMETER_STAND_IN.format(i), self._nested(parameter, missing), 1)
+            text = text.replace(_PARAMETER_STAND_IN.format(i),
+                                self._nested(parameter, missing, quoting, quoted[i] if quoting else 0), 1)
         for i, original in enumerate(originals):
             text = text.replace(_SUBSTITUTION.format(i), original, 1)
         return text.replace(_LITERAL_DOLLAR, "$"), missing
 
-    def _nested(self, text: str, missing: list[str]) -> str:
+    def _nested(self, text: str, missing: list[str], quoting: bool, in_double_quotes: int) -> str:
         """A ``${X<op>word}`` whose word holds other expansions; any other form is unresolved."""
         m = _PARAMETER.fullmatch(text)
         if m is None or m.group(4) is None:
             missing.append(text)
             return text
-        return self._braced(text, m.group(2), m.groups(), missing)
+        return self._braced(text, m.group(2), m.groups(), missing, quoting, in_double_quotes)
 
-    def _braced(self, original: str, name: str, parts: "tuple[Optional[str], ...]", missing: list[str]) -> str:
+    def _braced(self, original: str, name: str, parts: "tuple[Optional[str], ...]", missing: list[str],
+                quoting: bool = False, in_double_quotes: int = 0) -> str:
         """``${…}`` (written ``original``) of the variable ``name``: its length, an array element, or an operator's
-        result; ``parts`` are the length mark, the name, the index, the operator and the word."""
+        result; ``parts`` are the length mark, the name, the index, the operator and the word.  ``quoting`` and
+        ``in_double_quotes`` as for :meth:`expand`: how a value is put in."""
+
+        def put(value: str) -> str:
+            return _as_value(value, bool(in_double_quotes)) if quoting else value
+
         length, index, op, word = parts[0], parts[2], parts[3], parts[4] or ""
         known = name in self.overrides or name in self.local
         if name in self.unknown and not known:
@@ -401,7 +452,7 @@ class Variables:
                            if int(inner) < len(elements) else 0)
             if inner in ("@", "*"):
                 return shlex.join(w for e in elements for w in e.split())
-            return elements[int(inner)] if int(inner) < len(elements) else ""
+            return put(elements[int(inner)]) if int(inner) < len(elements) else ""
         value = self.get(name)
         if length:
             if op is not None or value is None:
@@ -412,28 +463,31 @@ class Variables:
             if value is None:
                 missing.append(name)
                 return original
-            return value
+            return put(value)
         # with `:`, an empty value counts as unset; a name the file never sets is taken as unset
         unset = value is None or (op.startswith(":") and value == "")
         kind = op[-1]
         if kind in "-=":
             if value is not None and not unset:
-                return value
-            expanded, more = self.expand(word)
+                return put(value)
+            expanded, more = self.expand(word, quoting, '"' if in_double_quotes else "")
             missing += more
             if kind == "=" and not more:
-                self.set_known(name, expanded)
+                if quoting and any(c in expanded for c in "\\'\""):
+                    self.set_unknown(name)      # the value is the word after quote removal, not read here
+                else:
+                    self.set_known(name, expanded)
             return expanded
         if kind == "+":
             if unset:
                 return ""
-            expanded, more = self.expand(word)
+            expanded, more = self.expand(word, quoting, '"' if in_double_quotes else "")
             missing += more
             return expanded
         if value is None or unset:      # `${X:?message}`: the shell stops
             missing.append(name)
             return original
-        return value
+        return put(value)
 
 
 def _evaluate(text: str) -> Optional[str]:
