@@ -25,7 +25,9 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   that call gives it (read where the call is, in its own loops) or as the definition defaults it;
 - the modules as the script imports them (``import subprocess as sp``, ``from subprocess import Popen``);
 - ``env={...}`` (a dict literal; ``**os.environ`` keeps the inherited environment) and ``os.environ["X"] = value``
-  before the call: the launch's environment.
+  before the call: the launch's environment;
+- the script's own options, ``args.tp`` of an argparse parser (:mod:`kvguard.scan.pyoptions`): the shell's
+  ``${args_tp:-8}`` for the option's default, noted on the launch.
 
 Anything else is an unresolved word, named after its expression (``args.tp`` -> ``$args_tp``), so that the
 launch is undecidable rather than guessed; ``--set args_tp=8`` gives it a value.
@@ -40,6 +42,7 @@ import sys
 from typing import Callable, Optional, TypeGuard
 
 from .matrices import Collector
+from .pyoptions import ScriptOption, namespace_names, script_options
 from .result import Launch
 from .shell import one_word, shell_launches
 from .variables import Variables
@@ -157,8 +160,11 @@ class _Script:
         self._bound = bound
         self._callers: Optional[tuple[dict[str, int], list[ast.Call]]] = None
         self._places: Optional[tuple[dict[int, tuple[list[ast.stmt], ast.AST]], dict[int, ast.stmt]]] = None
+        self._options: Optional[tuple[dict[str, ScriptOption], set[str]]] = None
         #: the list (and tuple) literals an argument list was read from
         self.read: set[int] = set()
+        #: the script's own options read at their defaults: the reference written for each -> (flag, default)
+        self.defaults_taken: dict[str, tuple[str, str]] = {}
 
     def _target(self, target: ast.AST, node: ast.AST, assigned: dict[str, list[ast.AST]]) -> None:
         value = getattr(node, "value", None)
@@ -235,7 +241,26 @@ class _Script:
             return self._formatted(node, lambda value: self.text(value, depth + 1), depth)
         if self.dotted(node) == "sys.executable":
             return "python"
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            return self._option_default(node, depth)
         return self._environment_reference(node)
+
+    def _option_default(self, node: ast.Attribute, depth: int) -> Optional[str]:
+        """``args.tp`` of the script's parsed options: a reference to a variable named after it that defaults to
+        the option's default (``${args_tp:-8}``: ``--set args_tp=4`` gives another), or None."""
+        if self._options is None:
+            self._options = script_options(self._tree), namespace_names(self._tree)
+        options, namespaces = self._options
+        option = options.get(node.attr)
+        if option is None or option.default is None or not isinstance(node.value, ast.Name) \
+                or node.value.id not in namespaces:
+            return None
+        value = self.text(option.default, depth + 1)
+        if value is None or any(c in value for c in '}"\\$`' + _DOLLAR):
+            return None             # written into a reference's default, which only plain text can be
+        name = _placeholder(node)
+        self.defaults_taken[name] = (option.flag, value)
+        return "${" + name + ":-" + value + "}"
 
     def _formatted(self, call: ast.Call, piece: "Callable[[ast.AST], Optional[str]]", depth: int,
                    lenient: bool = False) -> Optional[str]:
@@ -741,7 +766,13 @@ def _call_launches(script: _Script, call: ast.Call, path: str, variables: Variab
     if not line or "vllm" not in line.lower():
         return []
     scope = Variables(variables.overrides, variables).with_environment(script.environment(call))
-    return shell_launches(path, [(call.lineno, line)], scope, kind)
+    launches = shell_launches(path, [(call.lineno, line)], scope, kind)
+    notes = tuple(f"the script's option {flag} is taken at its default, {value} (`--set {name}=…` checks another)"
+                  for name, (flag, value) in script.defaults_taken.items()
+                  if "${" + name + ":-" in line and name not in variables.overrides)
+    for launch in launches:
+        launch.notes += notes
+    return launches
 
 
 def _literal_range(call: ast.Call) -> Optional[list[ast.AST]]:
