@@ -563,7 +563,13 @@ def recognise(stmt: ast.stmt) -> list:
             _match(pattern[0], stmt, env)
         except _NoMatch:
             continue
-        return [name, {**_plain(env), **fixed}]
+        args = {**_plain(env), **fixed}
+        measure = facts_transformers5.MEASURED_STEPS.get(name)
+        if measure is not None:
+            if not _CURRENT_CLASS:
+                break
+            args.update(measure(_CURRENT_CLASS[-1], args))
+        return [name, args]
     chain = _truthy_chain(stmt) or _dict_of_locals_if_none(stmt)
     if chain is not None:
         return chain

@@ -405,6 +405,14 @@ PATTERNS: list[tuple] = [
      "    text_params = list(text_params) + K_extra\n"
      "    V_t = {key: kwargs.pop(key) for key in text_params if key in kwargs}\n"
      "    V_t['dtype'] = kwargs.get('torch_dtype', kwargs.get('dtype'))"),
+    # HunYuan-VL (transformers 5.20+): a flat checkpoint's text keys (the sub-config class's dataclass fields,
+    # its attribute-map aliases and ``extra``) moved out of the keyword arguments, in their order; the extractor
+    # measures the class's names into ``names`` (tools/facts_transformers5.py MEASURED_STEPS)
+    ("fold_kwargs_into_sub_config_if_none",
+     "if V_t is None:\n"
+     "    V_c = self.sub_configs_defaults[K_key].config_class\n"
+     "    V_k = set(V_c.__dataclass_fields__) | set(V_c.attribute_map) | K_extra\n"
+     "    V_t = {key: kwargs.pop(key) for key in list(kwargs) if key in V_k}"),
     ("sub_config_init_params", "V_t = inspect.signature(self.sub_configs[K_key].__init__).parameters.keys()"),
     ("list_plus_const", "V_t = list(V_a) + K_b"),
     ("kwargs_pop_keys", "V_t = {key: kwargs.pop(key) for key in V_k if key in kwargs}"),
@@ -522,6 +530,7 @@ PATTERNS: list[tuple] = [
      "for key, value in V_d.items():\n    if key == K_skip:\n        continue\n"
      "    if isinstance(getattr(type(self), key, None), property):\n        continue\n    setattr(self, key, value)"),
     ("set_getattr_or_const", "V_t = getattr(self, K_k, K_d) or K_v"),
+    ("set_getattr", "V_t = getattr(self, K_k, K_d)"),
     ("set_item_if_no_attr_and_in", "if not hasattr(self, K_a) and K_k in V_d:\n    V_t = V_d[K_k]"),
     # PaliGemma (transformers 5): a sub-config's attribute defaulted
     ("attr_of_const_if_none", "if V_o.A_x is None:\n    V_o.A_x = K_v"),

@@ -640,6 +640,21 @@ def resolve_args(cls, args: dict) -> dict:
     return out
 
 
+def _fold_names(cls, args: dict) -> dict:
+    """``fold_kwargs_into_sub_config_if_none``: the names of the sub-config class the statement reads, measured
+    (``__dataclass_fields__`` holds the class-level annotated names too, e.g. ``model_type``), plus its aliases."""
+    key = args["key"]["literal"]
+    spec = cls.sub_configs_defaults[key]
+    target = getattr(spec, "config_class", spec)
+    names = set(target.__dataclass_fields__) | set(getattr(target, "attribute_map", {}) or {})
+    return {"names": {"literal": sorted(names)}, "class": target.__name__}
+
+
+#: steps whose statement reads something of a class (not of the object): the extractor measures it into the
+#: step's arguments (step name -> function(class, arguments) -> arguments to add)
+MEASURED_STEPS = {"fold_kwargs_into_sub_config_if_none": _fold_names}
+
+
 KNOWN_METHODS5: dict[str, list] = {
     "52aeb012b59b": ["deepseek_v4_validate_rope", {}],                        # DeepseekV4Config
     "777e2c86ec2e": ["deepseek_v4_validate_layer_type",
@@ -647,6 +662,11 @@ KNOWN_METHODS5: dict[str, list] = {
                       "mlp_layer_types": {"$global": "DEEPSEEK_V4_MLP_LAYER_TYPES"}}],
     "6fa08c3d1c66": ["phi3_rope_validation_5", {}],      # Phi3Config.validate_rope (also Phi4Multimodal)
     "9b53edd48787": ["phimoe_rope_validation_5", {}],    # PhimoeConfig.validate_rope
+    # HunYuanVLTextConfig (5.17-5.24): the legacy xdrope alias and rope type folded after the RoPE conversion,
+    # the multimodal RoPE sections checked against half the head size
+    "c9e7a5094c80": ["hunyuan_vl_convert_rope_params", {}],
+    "8682074bd23b": ["hunyuan_vl_mrope_section_alias", {}],
+    "902f25687038": ["hunyuan_vl_mrope_section_check", {}],
     "22ae004c836f": ["nemotron_h_layer_types_validation", {"valid": ["full_attention", "linear_attention", "moe",
                                                                       "mlp"]}],  # NemotronHConfig
 }

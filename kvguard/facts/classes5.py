@@ -7,12 +7,15 @@ named behaviour, chosen by the fingerprint of the method's source (tools/facts_t
 configs.  The facts the methods read from their module (layer-type tuples, tables) are measured into the
 step's arguments; the class-level defaults are read from the class record as the method reads them.
 
-Mirrors ``transformers/models/deepseek_v4/configuration_deepseek_v4.py`` (``DeepseekV4Config``, 5.20) and
-``transformers/models/step3p7/configuration_step3p7.py`` (``Step3p7TextConfig``, 5.20).
+Mirrors ``transformers/models/deepseek_v4/configuration_deepseek_v4.py`` (``DeepseekV4Config``, 5.20),
+``transformers/models/step3p7/configuration_step3p7.py`` (``Step3p7TextConfig``, 5.20) and
+``transformers/models/hunyuan_vl/configuration_hunyuan_vl.py`` (``HunYuanVLTextConfig``'s RoPE methods,
+5.17-5.24).
 """
 
 from __future__ import annotations
 
+from ..errors import Undecidable
 from .frame import Frame, bounded_count, literal
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -209,9 +212,75 @@ def _step3p7_text_post_init(f: Frame, a: dict) -> None:
         obj.rope_parameters["full_attention"].update(rope_scaling)
 
 
+# -- HunYuan-VL ------------------------------------------------------------------------------------
+
+def _dict_or_decline(f: Frame, value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise Undecidable(f"{f.cls.name}.{f.method}: rope_parameters that are no dict are not modelled")
+    return value
+
+
+def _hunyuan_vl_convert_rope_params(f: Frame, a: dict) -> None:
+    """``convert_rope_params_to_dict``: PreTrainedConfig's conversion, then (for non-empty RoPE parameters) the
+    legacy ``xdrope_section`` alias folded in by the class's own method, and the rope type (from ``rope_type``,
+    else ``type``, else "default") written back with "xdrope" read as "dynamic" (``type`` too, when present)."""
+    from .steps import Returned
+    kwargs = f.lib.super_call(f, "convert_rope_params_to_dict", (), f.locals.get("kwargs", {}))
+    params = getattr(f.obj, "rope_parameters", None)
+    if params:
+        params = _dict_or_decline(f, params)
+        f.lib.call(f.obj, "_normalize_mrope_section_alias", params)
+        kind = params["rope_type"] if "rope_type" in params else params.get("type", "default")
+        kind = "dynamic" if kind == "xdrope" else kind
+        params["rope_type"] = kind
+        if "type" in params:
+            params["type"] = kind
+    raise Returned(kwargs)
+
+
+def _hunyuan_vl_mrope_section_alias(f: Frame, a: dict) -> None:
+    """``_normalize_mrope_section_alias(rope_parameters)``: ``xdrope_section`` is always removed; it becomes
+    ``mrope_section`` unless that is given, in which case the two must hold the same numbers (as floats)."""
+    params, = f.locals["$args"]
+    if not params:
+        return
+    params = _dict_or_decline(f, params)
+    legacy = params.pop("xdrope_section", None)
+    if legacy is None:
+        return
+    current = params.get("mrope_section")
+    if current is None:
+        params["mrope_section"] = legacy
+        return
+    legacy_floats = [float(x) for x in legacy]
+    if legacy_floats != [float(x) for x in current]:
+        raise ValueError("`rope_parameters` contains both `mrope_section` and legacy `xdrope_section`, but they "
+                         f"differ: mrope_section={current}, xdrope_section={legacy}.")
+
+
+def _hunyuan_vl_mrope_section_check(f: Frame, a: dict) -> None:
+    """``_validate_mrope_section(rope_parameters, head_dim)``: given sections must be whole numbers (every entry
+    goes through float, then int, before the check) summing to ``head_dim // 2``; they are stored back as ints."""
+    params, head_dim = f.locals["$args"]
+    if not params:
+        return
+    params = _dict_or_decline(f, params)
+    if params.get("mrope_section") is None:
+        return
+    floats = [float(x) for x in params["mrope_section"]]
+    ints = [int(x) for x in floats]
+    half = head_dim // 2
+    if sum(ints) != half or not all(x.is_integer() for x in floats):
+        raise ValueError(f"Illegal mrope partition: expected half-head sections summing to {half}, got {ints}")
+    params["mrope_section"] = ints
+
+
 STEPS5 = {
     "deepseek_v4_post_init": _deepseek_v4_post_init,
     "deepseek_v4_validate_rope": _deepseek_v4_validate_rope,
     "deepseek_v4_validate_layer_type": _deepseek_v4_validate_layer_type,
     "step3p7_text_post_init": _step3p7_text_post_init,
+    "hunyuan_vl_convert_rope_params": _hunyuan_vl_convert_rope_params,
+    "hunyuan_vl_mrope_section_alias": _hunyuan_vl_mrope_section_alias,
+    "hunyuan_vl_mrope_section_check": _hunyuan_vl_mrope_section_check,
 }

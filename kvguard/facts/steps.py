@@ -1441,6 +1441,22 @@ def _set_getattr_or_const(f: Frame, a: dict) -> None:
     f.set(a["t"], getattr(f.obj, f.get(a["k"]), f.get(a["d"])) or f.get(a["v"]))
 
 
+def _set_getattr(f: Frame, a: dict) -> None:
+    f.set(a["t"], getattr(f.obj, f.get(a["k"]), f.get(a["d"])))
+
+
+def _fold_kwargs_into_sub_config_if_none(f: Frame, a: dict) -> None:
+    """A flat checkpoint (no sub-config given): the keyword arguments the sub-config class names (its measured
+    dataclass names and aliases, and ``extra``) become the sub-config's dict, taken out of ``kwargs`` in the
+    order they came."""
+    if f.get(a["t"]) is not None:
+        return
+    names = set(f.get(a["names"])) | set(f.get(a["extra"]))
+    kw = f.kwargs()
+    picked = [key for key in kw if key in names]
+    f.set(a["t"], {key: kw.pop(key) for key in picked})
+
+
 def _set_item_if_no_attr_and_in(f: Frame, a: dict) -> None:
     source = f.get(a["d"])
     if not hasattr(f.obj, f.get(a["a"])) and f.get(a["k"]) in source:
@@ -2046,6 +2062,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "mlp_layer_types_from_kwargs": _mlp_layer_types_from_kwargs,
     "dict_copy_or_empty": _dict_copy_or_empty, "set_dict_pop": _set_dict_pop, "set_dict_get_or_none": _set_dict_get_or_none,
     "set_attrs_from_dict_except_properties": _set_attrs_from_dict_except_properties,
+    "set_getattr": _set_getattr, "fold_kwargs_into_sub_config_if_none": _fold_kwargs_into_sub_config_if_none,
     "set_getattr_or_const": _set_getattr_or_const, "set_item_if_no_attr_and_in": _set_item_if_no_attr_and_in, "set_dict_get": _set_dict_get,
     "dict_item_const_if_in": _dict_item_const_if_in, "dict_item_const_if_get_eq": _dict_item_const_if_get_eq,
     "kwargs_get_or_attr": _kwargs_get_or_attr, "kwargs_setdefault_div_if_not_none": _kwargs_setdefault_div_if_not_none,

@@ -431,8 +431,10 @@ class Transformers5(ConfigLibrary):
 
     def _run_method(self, obj: ConfigObject, owner: ClassFacts, name: str, method: dict, args: tuple,
                     kwargs: dict) -> Any:
-        if "known" in method and not args and not kwargs:
-            frame = Frame(obj, {}, owner, self, name)
+        if "known" in method and (not args and not kwargs or method["known"] in KNOWN_WITH_ARGUMENTS):
+            # a named behaviour that takes arguments reads them from its frame: ``$args`` and ``kwargs``
+            frame = Frame(obj, {"$args": tuple(args), "kwargs": dict(kwargs)} if args or kwargs else {}, owner,
+                          self, name)
             return _run(frame, [[method["known"], {k: v for k, v in method.items() if k != "known"}]],
                         lambda f, call: None)
         if "steps" not in method:
@@ -745,6 +747,11 @@ def _ordered(record: dict, table: dict) -> list:
     """The keys of a class-level dict in the class's own order (the tables are written with sorted keys)."""
     order = record.get("sub_configs_order")
     return [key for key in order if key in table] if order else list(table)
+
+
+#: the named method behaviours (kvguard/facts/classes5.py) written for the arguments they are called with
+KNOWN_WITH_ARGUMENTS = frozenset({"hunyuan_vl_convert_rope_params", "hunyuan_vl_mrope_section_alias",
+                                  "hunyuan_vl_mrope_section_check"})
 
 
 def _run(frame: Frame, steps: list, on_super) -> Any:

@@ -1,0 +1,107 @@
+"""HunYuan-VL (HunyuanOCR), the transformers 5.20 / 5.24 classes kvguard follows.
+
+Mirrors ``HunYuanVLConfig`` and ``HunYuanVLTextConfig`` (``transformers/models/hunyuan_vl/configuration_hunyuan_vl.py``,
+transformers 5.20.2 for vLLM 0.33.0 and 5.24.0 for vLLM 0.29.0 / 0.30.0): a flat checkpoint's text keys (the text
+class's dataclass names, its aliases, ``rope_scaling`` / ``rope_theta``) folded into the text config when none is given;
+the legacy ``xdrope_section`` read as ``mrope_section`` and the ``xdrope`` rope type as ``dynamic``; the sections
+checked against half the head size.  vLLM 0.20.0-0.28.0 (vLLM's own class, which forwards attribute reads and writes to
+its text config) and 0.31.0 / 0.32.0 (transformers 5.17 / 5.19, another fold) stay declined.  Expected values were read
+off the real classes in the releases' oracle environments (``get_config``); tools/hfconfig_oracle.py compares the same
+classes on generated configs (the ``hunyuan_vl`` template).
+"""
+
+from __future__ import annotations
+
+import pytest
+from packaging.version import Version
+
+from kvguard import model_facts
+from kvguard.errors import Undecidable
+from kvguard.facts.loader import LoadCrash, load_config
+from kvguard.versions import Release
+
+DECIDED = ["0.29.0", "0.30.0", "0.33.0"]
+
+# shaped like tencent/HunyuanOCR's flat config.json: text keys at the top level, with their aliases
+FLAT = {
+    "architectures": ["HunYuanVLForConditionalGeneration"], "model_type": "hunyuan_vl", "attention_head_dim": 128,
+    "head_dim": 128, "hidden_size": 1024, "intermediate_size": 3584, "max_position_embeddings": 32768,
+    "num_attention_heads": 16, "num_hidden_layers": 24, "num_key_value_heads": 8, "org_vocab_size": 120818,
+    "vocab_size": 120818, "pad_id": 120002, "rope_theta": 10000.0, "tie_word_embeddings": True,
+    "rope_scaling": {"alpha": 1000.0, "beta_fast": 32, "beta_slow": 1, "factor": 1.0, "mscale": 1.0,
+                     "mscale_all_dim": 1.0, "type": "xdrope", "xdrope_section": [16, 16, 16, 16]},
+    "torch_dtype": "bfloat16",
+    "vision_config": {"hidden_size": 1152, "intermediate_size": 4304, "num_attention_heads": 16,
+                      "num_hidden_layers": 27, "out_hidden_size": 1024, "patch_size": 16, "spatial_merge_size": 2},
+}
+
+
+def load(rel: str, cfg: dict):
+    return load_config(cfg, Release(Version(rel)))
+
+
+def nested(rope_parameters: dict) -> dict:
+    return {"architectures": ["HunYuanVLForConditionalGeneration"], "model_type": "hunyuan_vl",
+            "text_config": {"hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
+                            "num_hidden_layers": 24, "rope_parameters": rope_parameters}}
+
+
+@pytest.mark.parametrize("rel", DECIDED)
+def test_flat_checkpoint_folds_its_text_keys(rel):
+    obj = load(rel, dict(FLAT))
+    text = obj.text_config
+    # model_type is one of the text class's dataclass names (a class-level annotation): it is folded too
+    assert text.model_type == "hunyuan_vl"
+    assert (text.max_position_embeddings, text.head_dim, text.num_key_value_heads) == (32768, 128, 8)
+    assert text.rope_parameters == {"alpha": 1000.0, "beta_fast": 32, "beta_slow": 1, "factor": 1.0, "mscale": 1.0,
+                                    "mscale_all_dim": 1.0, "type": "dynamic", "rope_theta": 10000.0,
+                                    "rope_type": "dynamic", "mrope_section": [16, 16, 16, 16]}
+    assert obj.vision_config.text_hidden_size == 1024
+    assert obj.tie_word_embeddings is True
+
+
+@pytest.mark.parametrize("rel", DECIDED)
+def test_nested_text_config_keeps_the_class_defaults(rel):
+    text = load(rel, nested({"rope_type": "xdrope", "rope_theta": 10000.0, "alpha": 1000.0, "factor": 1.0,
+                             "xdrope_section": [16, 16, 16, 16], "mrope_section": [16.0, 16, 16, 16]})).text_config
+    assert text.model_type == "hunyuan_vl_text"
+    assert text.max_position_embeddings == 2048
+    assert text.rope_parameters == {"rope_type": "dynamic", "rope_theta": 10000.0, "alpha": 1000.0, "factor": 1.0,
+                                    "mrope_section": [16, 16, 16, 16]}
+
+
+def test_whole_float_sections_become_ints():
+    text = load("0.33.0", nested({"rope_type": "default", "rope_theta": 10000.0,
+                                  "mrope_section": [16.0, 16.0, 16, 16]})).text_config
+    assert text.rope_parameters == {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [16, 16, 16, 16]}
+
+
+@pytest.mark.parametrize(("rel", "cfg", "message"), [
+    ("0.33.0", nested({"rope_type": "xdrope", "rope_theta": 10000.0, "alpha": 1000.0, "factor": 1.0,
+                       "xdrope_section": [16, 16, 16, 16], "mrope_section": [8, 24, 16, 16]}),
+     "`rope_parameters` contains both `mrope_section` and legacy `xdrope_section`, but they differ: "
+     "mrope_section=[8, 24, 16, 16], xdrope_section=[16, 16, 16, 16]."),
+    ("0.29.0", nested({"rope_type": "xdrope", "rope_theta": 10000.0, "alpha": 1000.0, "factor": 1.0,
+                       "xdrope_section": [16, 16, 16]}),
+     "Illegal mrope partition: expected half-head sections summing to 64, got [16, 16, 16]"),
+    ("0.33.0", nested({"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [16.5, 15.5, 16, 16]}),
+     "Illegal mrope partition: expected half-head sections summing to 64, got [16, 15, 16, 16]"),
+    # without head_dim the sections are checked against hidden_size // num_attention_heads // 2 = 32
+    ("0.30.0", {k: v for k, v in FLAT.items() if k not in ("head_dim", "attention_head_dim")},
+     "Illegal mrope partition: expected half-head sections summing to 32, got [16, 16, 16, 16]"),
+])
+def test_mrope_section_errors(rel, cfg, message):
+    with pytest.raises(LoadCrash) as info:
+        load(rel, cfg)
+    assert (info.value.exc_type, info.value.message) == ("ValueError", message)
+
+
+def test_launch_facts_come_from_the_folded_text_config():
+    facts = model_facts(dict(FLAT), vllm_version="0.33.0")
+    assert (facts.total_num_attention_heads, facts.total_num_kv_heads, facts.head_size) == (16, 8, 128)
+
+
+@pytest.mark.parametrize("rel", ["0.28.0", "0.31.0", "0.32.0"])
+def test_other_releases_stay_declined(rel):
+    with pytest.raises(Undecidable):
+        load(rel, dict(FLAT))
