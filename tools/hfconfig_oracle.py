@@ -66,6 +66,8 @@ SCOPE = [
     "mimo_v2_flash", "kimi_k3", "minimax_m3_vl",
     # vLLM's BagelConfig (a property read through llm_config), MiDashengLMConfig, Qwen3ASRConfig and FlintConfig
     "bagel", "midashenglm", "qwen3_asr", "flint",
+    # HunYuan-VL (HunyuanOCR): a flat checkpoint's text keys folded into the text config, the xdrope RoPE alias
+    "hunyuan_vl",
 ]
 
 # keys worth mutating (present or not in the template)

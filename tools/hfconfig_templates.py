@@ -340,6 +340,30 @@ HAND.update({
 })
 
 
+# HunYuan-VL: shaped like tencent/HunyuanOCR's flat (legacy) config.json, the text model's keys at the top level with
+# their aliases (attention_head_dim, pad_id, org_vocab_size) and the xdrope rope_scaling block, a nested vision config
+HAND.update({
+    "hunyuan_vl": {
+        "architectures": ["HunYuanVLForConditionalGeneration"], "model_type": "hunyuan_vl",
+        "attention_bias": False, "attention_dropout": 0.0, "attention_head_dim": 128, "head_dim": 128,
+        "bos_token_id": 120000, "eod_token_id": 120020, "eos_token_id": 120020, "pad_token_id": 120002,
+        "pad_id": 120002, "hidden_act": "silu", "hidden_size": 1024, "intermediate_size": 3584,
+        "initializer_range": 0.02, "max_position_embeddings": 32768, "mlp_bias": False, "norm_type": "rms",
+        "num_attention_heads": 16, "num_hidden_layers": 24, "num_key_value_heads": 8, "org_vocab_size": 120818,
+        "vocab_size": 120818, "rms_norm_eps": 1e-05, "rope_theta": 10000.0,
+        "rope_scaling": {"alpha": 1000.0, "beta_fast": 32, "beta_slow": 1, "factor": 1.0, "mscale": 1.0,
+                         "mscale_all_dim": 1.0, "type": "xdrope", "xdrope_section": [16, 16, 16, 16]},
+        "image_start_token_id": 120118, "image_end_token_id": 120119, "image_token_id": 120120,
+        "image_newline_token_id": 120121, "tie_word_embeddings": True, "use_cache": True, "use_qk_norm": True,
+        "torch_dtype": "bfloat16",
+        "vision_config": {"hidden_act": "gelu", "hidden_size": 1152, "intermediate_size": 4304,
+                          "num_attention_heads": 16, "num_hidden_layers": 27, "num_channels": 3, "patch_size": 16,
+                          "spatial_merge_size": 2, "out_hidden_size": 1024, "max_image_size": 2048,
+                          "min_image_size": 512, "img_max_token_num": 4096, "max_vit_seq_len": 16384,
+                          "rms_norm_eps": 1e-05, "text_hidden_size": 1024}},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()
