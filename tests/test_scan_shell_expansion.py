@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 from kvguard.scan import find_launches
 from kvguard.scan.variables import Variables
 
+BASH = shutil.which("bash")
+
 
 def _variables() -> Variables:
     v = Variables({})
@@ -104,8 +106,53 @@ def test_scripts(tmp_path, script, argv, unresolved):
     assert [(launch.tokens, launch.unresolved) for launch in launches] == [(argv, unresolved)]
 
 
+@pytest.mark.parametrize("script, argv", [
+    # a comment line ends a continued command: the flags below it are another command, not vLLM's
+    ("vllm serve m \\\n  -tp 3 \\\n  # --enforce-eager \\\n  -tp 2", ["vllm", "serve", "m", "-tp", "3"]),
+    ("vllm serve m --served-model-name a#b -tp 2 # -tp 3", ["vllm", "serve", "m", "--served-model-name", "a#b",
+                                                            "-tp", "2"]),
+    ("vllm serve m -tp 2;# -tp 3", ["vllm", "serve", "m", "-tp", "2"]),
+    ("vllm serve m --name '# not a comment' -tp 2", ["vllm", "serve", "m", "--name", "# not a comment", "-tp", "2"]),
+    # `\ ` escapes the blank: the line is not continued
+    ("vllm serve m -tp 2 \\  \n  -tp 3", ["vllm", "serve", "m", "-tp", "2", " "]),
+])
+def test_comments_and_continuations(tmp_path, script, argv):
+    path = tmp_path / "serve.sh"
+    path.write_text(script + "\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [launch.tokens for launch in launches] == [argv]
+
+
+def test_a_dockerfile_drops_comment_lines_inside_a_continued_instruction(tmp_path):
+    path = tmp_path / "Dockerfile"
+    path.write_text("FROM vllm/vllm-openai:v0.11.1\nCMD [\"Qwen/Qwen3-8B\", \\\n# \"-tp\", \"3\",\\\n"
+                    "     \"-tp\", \"2\"]\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [launch.tokens[-3:] for launch in launches] == [["Qwen/Qwen3-8B", "-tp", "2"]]
+
+
+_PIECES = st.sampled_from(["-tp 2", "--name a#b", "# -tp 3", "-pp 1 # x", "'a b'", '"c#d"', "--x=#", "e\\#f",
+                           "'# q'", "-dcp 4"])
+_ENDS = st.sampled_from(["\\", "\\ ", "", " \\", " \\  ", "\t"])
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@settings(max_examples=int(os.environ.get("KVG_FUZZ_EXAMPLES", "150")), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(st.tuples(_PIECES, _ENDS), min_size=1, max_size=5), first_end=_ENDS)
+def test_continuations_and_comments_agree_with_bash(tmp_path, lines, first_end):
+    """The words bash gives ``vllm`` for generated continued lines with comments and trailing blanks."""
+    script = "vllm serve m" + first_end + "\n" + "".join(f"  {piece}{end}\n" for piece, end in lines)
+    path = tmp_path / "serve.sh"
+    path.write_text(script)
+    probe = subprocess.run([BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; }\n. " + shlex.quote(str(path))],
+                           capture_output=True, text=True)
+    launches, _, _ = find_launches([str(path)])
+    assert launches, script
+    assert launches[0].tokens[1:] == probe.stdout.split("\0")[:-1], script
+
+
 # ---- bash itself, on generated expansions
-BASH = shutil.which("bash")
 _VALUES = st.one_of(st.none(), st.sampled_from(["", "4", "8", "-tp 8", "0", "12", '{"method":"mtp"}',
                                                  '{"a": 1, "b": "c d"}', "--name 'my model'", "a\\b", "x;y",
                                                  "a#b", "a&&b", "(8)", "$HOME", "*"]))

@@ -44,7 +44,7 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
     image_release: Optional[ReleasePin] = None   # the base image's own pin: its tag decides the ENTRYPOINT
     entry: Optional[tuple[int, list[str], list[str]]] = None     # (line, tokens, missing)
     cmd: Optional[tuple[int, list[str], list[str]]] = None
-    for lineno, text in logical_lines(lines):
+    for lineno, text in logical_lines(lines, dockerfile=True):
         m = re.match(r"^\s*([A-Za-z]+)\s+(.*)$", text)
         if not m:
             continue

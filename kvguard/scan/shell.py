@@ -52,8 +52,11 @@ _TEXT_COMMANDS = frozenset({"echo", "printf", "logger", "pgrep", "pkill", "grep"
 
 
 def split_commands(text: str) -> list[list[str]]:
+    """The commands of one line of expanded shell text, each as its words (comments were cut before expansion:
+    a ``#`` here is a character of a word, as in ``--served-model-name a#b``)."""
     lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
     lex.whitespace_split = True
+    lex.commenters = ""
     try:
         tokens = list(lex)
     except ValueError:
@@ -451,12 +454,15 @@ def _open_quote(text: str) -> bool:
     return False
 
 
-def logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Iterator[tuple[int, str]]:
-    """Commands as the shell reads them: ``\\`` continuations joined.
+def logical_lines(lines: list[tuple[int, str]], prompts: bool = False,
+                  dockerfile: bool = False) -> Iterator[tuple[int, str]]:
+    """Commands as the shell reads them: ``\\`` continuations joined, comments cut; a comment line ends a
+    continued command.
 
     ``prompts``: the lines are a terminal transcript (`$ cmd`): only prompted lines start a
     command, `> ` continuation prompts are removed, an unclosed quote continues the command,
-    and every other line is the commands' output."""
+    and every other line is the commands' output.  ``dockerfile``: Docker's reading, which removes comment
+    lines before it joins continued ones and leaves the other ``#`` to the shell that runs the instruction."""
     buf: list[str] = []
     start = 0
     quoted = False      # the command so far ends inside a quote (transcripts)
@@ -473,11 +479,19 @@ def logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Iterat
                 continue                                # output, not a command
         if not buf:
             start = lineno
-        stripped = text.rstrip()
-        if buf and stripped.lstrip().startswith("#"):   # a comment line inside a continuation
-            continue
-        if stripped.endswith("\\") and not stripped.endswith("\\\\"):
-            buf.append(stripped[:-1])
+        if dockerfile:
+            if text.lstrip().startswith("#"):
+                continue
+        elif not quoted:
+            text = _uncommented(text)
+            if buf and not text.strip():
+                # a comment line ends a continued command there (`# --enforce-eager \` continues nothing)
+                yield start, " ".join(buf)
+                buf = []
+                continue
+        # only a backslash right before the newline continues the line; `\ ` escapes a blank
+        if text.endswith("\\") and not _escaped_backslash_at_end(text):
+            buf.append(text[:-1])
             continue
         buf.append(text)
         # `$ vllm serve … '{"a":` / `> 1}'`; re-reading the buffer per line is bounded by the cap
@@ -488,6 +502,30 @@ def logical_lines(lines: list[tuple[int, str]], prompts: bool = False) -> Iterat
         buf = []
     if buf:
         yield start, " ".join(buf)
+
+
+#: why a launch holds a word of blanks, which is most often a blank after a line's final backslash
+BLANK_WORD = ("a word of vLLM's command line is a blank: a `\\` followed by a blank (as at a line's end before "
+              "trailing spaces) escapes the blank, and the shell does not continue the line there")
+
+
+def _escaped_backslash_at_end(text: str) -> bool:
+    """Whether the line ends in an even number of backslashes (each escaping the next: no continuation)."""
+    return (len(text) - len(text.rstrip("\\"))) % 2 == 0
+
+
+def _uncommented(text: str) -> str:
+    """``text`` without its comment: from a ``#`` that begins a word (outside quotes) to the end of the line."""
+    if "#" not in text:
+        return text
+    quote, i = "", 0
+    while i < len(text):
+        ch = text[i]
+        after, quote, plain = _step(text, i, quote, "'\"")
+        if plain and ch == "#" and (i == 0 or text[i - 1] in " \t;&|()"):
+            return text[:i].rstrip()
+        i = after
+    return text
 
 
 def _step(text: str, i: int, quote: str, quotes: str) -> tuple[int, str, bool]:
@@ -649,7 +687,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                                              [m for t in tokens if not PLACEHOLDER.match(t)
                                               for m in EMBEDDED_PLACEHOLDER.findall(t)]))
             given = {t.split("=", 1)[0] for t in tokens if ENV_TOKEN.match(t)}
-            notes: list[str] = []
+            notes: list[str] = [BLANK_WORD] if any(t and not t.strip() for t in tokens) else []
             if image is None:
                 exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
                 unresolved += tuple(n for n in variables.unknown_env() if n not in given and n not in unresolved)
