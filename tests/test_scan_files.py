@@ -336,11 +336,19 @@ CASES = [
     ("environment/k8s.yaml", None, 26, dict(            # bash sees TP, itself $(N) expanded by Kubernetes
         status="refused", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])),
     ("environment/k8s.yaml", None, 32, dict(            # $$(TP): Kubernetes' escape, passed as written
-        status="undecidable", lacks="2")),
+        status="refused", argv=["vllm", "serve", "--model", "Qwen/Qwen3-8B", "-tp", "$(TP)"],
+        message="vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: '$(TP)'")),
     ("environment/compose.yaml", None, 5, dict(         # $$TP: compose leaves $TP to the container's shell
         status="refused", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])),
     ("environment/compose.yaml", None, 11, dict(        # $TP: compose's own interpolation, from the host
         status="undecidable", reason_kind="unresolved-variable", unresolved=["TP"])),
+    ("environment/compose.yaml", None, 17, dict(        # $${TP:-2}: the shell's ${TP:-2}, TP from the service
+        status="refused", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])),
+    ("environment/compose.yaml", None, 23, dict(        # "$$SPEC": the service's JSON value, its quotes kept
+        status="accepted", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "--speculative-config",
+                                 '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'])),
+    ("environment/compose.yaml", None, 28, dict(        # $$HOME in a command compose splits: the word $HOME
+        status="refused", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3", "--served-model-name", "$HOME"])),
     ("environment/Dockerfile", None, 3, dict(           # exec form: Docker expands nothing
         status="refused", check="argparse", argv=["vllm", "serve", "--model", "Qwen/Qwen3-8B", "-tp", "$TP"],
         message="vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: '$TP'",
@@ -414,7 +422,7 @@ LINES = {"compose/compose.yaml": {5, 9, 13, 17, 20, 26}, "guides/transcript.md":
          "python/formatted.py": {9, 10, 11, 12, 13, 15}, "notebook/serve.ipynb": {12, 31, 40, 50, 60, 70, 90, 91},
          "python/sweep.py": {11, 13, 15, 21, 23}, "python/helper.py": {9, 14},
          "pins/serve.sh": {4, 5, 6, 7, 8}, "environment/k8s.yaml": {10, 15, 21, 26, 32},
-         "environment/compose.yaml": {5, 11}, "images/compose.yaml": {5, 8, 11, 14}}
+         "environment/compose.yaml": {5, 11, 17, 23, 28}, "images/compose.yaml": {5, 8, 11, 14}}
 
 
 def _needs_toml(rel: str) -> None:

@@ -18,7 +18,7 @@ from .helm import helm_launches
 from .kubernetes import is_kubernetes_container, kubernetes_command
 from .result import Launch
 from .shell import IMAGE_RUNS_FIRST, LAUNCH_HINT, launch_tokens, shell_launches
-from .variables import ENV_TOKEN, Variables, env_text, launch_reads
+from .variables import ENV_TOKEN, LITERAL_DOLLAR, Variables, env_text, launch_reads
 from .yamlnodes import scalar_text, to_python
 
 if TYPE_CHECKING:
@@ -53,7 +53,9 @@ def _kubelet_expand(text: str, declared: "dict[str, Optional[str]]") -> "Optiona
     def sub(m: re.Match) -> str:
         nonlocal unknown
         name = m.group(1)
-        if name is None or name not in declared:
+        if name is None:
+            return LITERAL_DOLLAR       # `$$`: a `$`, which nothing expands afterwards
+        if name not in declared:
             return m.group(0)
         value = declared[name]
         if value is None:
@@ -137,22 +139,18 @@ def _vllm_environment(declared: "dict[str, Optional[str]]", given: "set[str]") -
     return words, unknown
 
 
-#: compose's escape of a `$` it does not interpolate: `$$X`, `$${X}`, `$$`
-_COMPOSE_ESCAPED = re.compile(r"\$\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))?")
+def _compose_script(script: str, host: Variables, declared: "dict[str, Optional[str]]") -> tuple[str, Variables]:
+    """A compose service's ``sh -c`` script as its shell is given it, and the variables that shell sees.
 
-
-def _compose_unescape(script: str, declared: "dict[str, Optional[str]]") -> str:
-    """A compose service's ``sh -c`` script as its shell runs it: ``$$X`` is the shell's ``$X``, the
-    service's environment variable when the file holds its value (else left as ``$X``, unresolved
-    unless ``--set``); a single ``$X`` is compose's own (host) interpolation, resolved as before."""
-    def sub(m: re.Match) -> str:
-        name = m.group(1) or m.group(2)
-        if name is None:
-            return "$"
-        value = declared.get(name)
-        return value if value is not None else m.group(0)[1:]
-
-    return _COMPOSE_ESCAPED.sub(sub, script)
+    Compose interpolates the text first, from the host (``host``: ``--set``, the project's ``.env``): ``$X`` and
+    ``${X:-d}`` are replaced as text, and ``$$`` becomes ``$``.  The shell then expands what is left (``$$X`` in the
+    file) from the service's environment.  A host variable compose cannot know stays unresolved in the shell too."""
+    interpolated, missing = host.expand(script.replace("$$", LITERAL_DOLLAR))
+    scope = host.with_environment(declared)
+    for name in missing:
+        if name.isidentifier():
+            scope.set_unknown(name)
+    return interpolated, scope
 
 
 def _script_node(parts: list, script: str):
@@ -342,9 +340,9 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             if flavour == "compose":
                 # compose interpolates the file from the host first; the container's shell sees `$$X`
                 # as `$X`, from the service's environment
-                walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)),
-                                                            _compose_unescape(script, declared))],
-                                             Variables(walker.variables.overrides, walker.variables), walker.kind)
+                text, scope = _compose_script(script, walker.variables, declared)
+                walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), text)],
+                                             scope, walker.kind)
                 _in_container(walker, before, keys, image_text, declared, flavour)
                 return True
             node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
@@ -368,7 +366,8 @@ def container_launches(walker: "YamlWalker", node) -> bool:
         tokens = ["vllm", "serve"] + tokens
     expanded, missing = [], []
     for t in tokens:
-        e, miss = walker.variables.expand(t)
+        # compose's `$$` is a `$` it leaves as it is
+        e, miss = walker.variables.expand(t.replace("$$", LITERAL_DOLLAR) if flavour == "compose" else t)
         expanded.append(e)
         missing += miss
     launch = launch_tokens(expanded)

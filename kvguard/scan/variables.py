@@ -10,7 +10,7 @@ from typing import Mapping, Optional
 
 from ..launch.pins import ReleasePin
 
-__all__ = ["ENV_TOKEN", "VARIABLE", "Variables", "env_text", "launch_reads"]
+__all__ = ["ENV_TOKEN", "LITERAL_DOLLAR", "VARIABLE", "Variables", "env_text", "launch_reads"]
 
 #: ``${X}`` with its operators (``${X:-d}``, ``${X:=d}``, ``${X:+a}``, ``${X:?m}``, ``${#X}``, an array's
 #: ``${A[@]}`` / ``${A[1]}``, a positional ``${2:-8}``), any other ``${…}``, ``$X``, Kubernetes' ``$(X)``,
@@ -27,8 +27,9 @@ _MAX_EXPANSIONS = 1000
 _SUBSTITUTION = "\ue002{}\ue003"
 #: marks a ``${…}`` holding another, set aside the same way
 _PARAMETER_STAND_IN = "\ue004{}\ue005"
-#: stands for a ``$`` the shell leaves as it is (quoted with ``'…'`` or escaped) while a line is expanded
-_LITERAL_DOLLAR = "\ue006"
+#: stands for a ``$`` that is no expansion (quoted with ``'…'``, escaped, compose's and Kubernetes' ``$$``) until
+#: :meth:`Variables.expand` gives it back as ``$``
+LITERAL_DOLLAR = "\ue006"
 #: an unquoted brace expansion: ``{2,4}``, ``{1..8}``, which the shell makes several words of
 _BRACE_EXPANSION = re.compile(r"(?<![$\\])\{[^{}\s'\"]*(?:,|\.\.)[^{}\s'\"]*\}")
 
@@ -73,7 +74,7 @@ def _command_substitutions(text: str) -> "list[tuple[int, int]]":
 
 def _shell_quoting(text: str, quote: str = "") -> "tuple[str, list[str]]":
     """``text`` with each ``$`` that the shell leaves as it is — inside ``'…'``, or escaped ``\\$`` — replaced by
-    :data:`_LITERAL_DOLLAR`, ``$'…'`` without escapes as ``'…'`` and the old arithmetic ``$[…]`` as ``$((…))``;
+    :data:`LITERAL_DOLLAR`, ``$'…'`` without escapes as ``'…'`` and the old arithmetic ``$[…]`` as ``$((…))``;
     with the unquoted brace expansions, which kvguard does not expand (unresolved)."""
     if "'" not in text and "\\" not in text and "$[" not in text and "{" not in text:
         return text, []
@@ -83,19 +84,19 @@ def _shell_quoting(text: str, quote: str = "") -> "tuple[str, list[str]]":
     while i < len(text):
         c = text[i]
         if quote == "'":
-            out.append(_LITERAL_DOLLAR if c == "$" else c)
+            out.append(LITERAL_DOLLAR if c == "$" else c)
             quote = "" if c == "'" else quote
             i += 1
             continue
         if c == "\\" and i + 1 < len(text):
             # `\$` is a dollar sign in a word and in "…"; the backslash goes, as the shell drops it
-            out.append(_LITERAL_DOLLAR if text[i + 1] == "$" else text[i:i + 2])
+            out.append(LITERAL_DOLLAR if text[i + 1] == "$" else text[i:i + 2])
             i += 2
             continue
         if c == "$" and not quote and text.startswith("$'", i):
             end = text.find("'", i + 2)
             if end > 0 and "\\" not in text[i + 2:end]:
-                out.append("'" + text[i + 2:end].replace("$", _LITERAL_DOLLAR) + "'")
+                out.append("'" + text[i + 2:end].replace("$", LITERAL_DOLLAR) + "'")
                 i = end + 1
                 continue
         if c == "$" and text.startswith("$[", i):
@@ -417,7 +418,7 @@ class Variables:
                                 self._nested(parameter, missing, quoting, quoted[i] if quoting else 0), 1)
         for i, original in enumerate(originals):
             text = text.replace(_SUBSTITUTION.format(i), original, 1)
-        return text.replace(_LITERAL_DOLLAR, "$"), missing
+        return text.replace(LITERAL_DOLLAR, "$"), missing
 
     def _nested(self, text: str, missing: list[str], quoting: bool, in_double_quotes: int) -> str:
         """A ``${X<op>word}`` whose word holds other expansions; any other form is unresolved."""
