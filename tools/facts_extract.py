@@ -661,7 +661,13 @@ def _recognise_several(stmts: list, i: int) -> "tuple[list, int] | None":
             _match(pattern, stmts[i:i + len(pattern)], env)
         except _NoMatch:
             continue
-        return [name, {**_plain(env), **fixed}], len(pattern)
+        args = {**_plain(env), **fixed}
+        measure = facts_transformers5.MEASURED_STEPS.get(name)
+        if measure is not None:
+            if not _CURRENT_CLASS:
+                continue
+            args.update(measure(_CURRENT_CLASS[-1], args))
+        return [name, args], len(pattern)
     return None
 
 

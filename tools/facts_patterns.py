@@ -413,6 +413,12 @@ PATTERNS: list[tuple] = [
      "    V_c = self.sub_configs_defaults[K_key].config_class\n"
      "    V_k = set(V_c.__dataclass_fields__) | set(V_c.attribute_map) | K_extra\n"
      "    V_t = {key: kwargs.pop(key) for key in list(kwargs) if key in V_k}"),
+    # ... and (transformers 5.17 / 5.19) always, the class held in a local for the sub-config's build
+    ("fold_kwargs_for_sub_config",
+     "V_c = self.sub_configs[K_key]\n"
+     "V_k = set(V_c.__dataclass_fields__) | set(V_c.attribute_map) | K_extra\n"
+     "V_t = {key: kwargs.pop(key) for key in list(kwargs) if key in V_k}"),
+    ("kwargs_setdefault_attr_of", "kwargs.setdefault(K_k, V_o.A_attr)"),
     ("sub_config_init_params", "V_t = inspect.signature(self.sub_configs[K_key].__init__).parameters.keys()"),
     ("list_plus_const", "V_t = list(V_a) + K_b"),
     ("kwargs_pop_keys", "V_t = {key: kwargs.pop(key) for key in V_k if key in kwargs}"),

@@ -640,11 +640,12 @@ def resolve_args(cls, args: dict) -> dict:
     return out
 
 
-def _fold_names(cls, args: dict) -> dict:
-    """``fold_kwargs_into_sub_config_if_none``: the names of the sub-config class the statement reads, measured
-    (``__dataclass_fields__`` holds the class-level annotated names too, e.g. ``model_type``), plus its aliases."""
+def _fold_names(cls, args: dict, table: str = "sub_configs_defaults") -> dict:
+    """``fold_kwargs_into_sub_config_if_none`` / ``fold_kwargs_for_sub_config``: the names of the sub-config class
+    the statement reads (from ``table``), measured (``__dataclass_fields__`` holds the class-level annotated names
+    too, e.g. ``model_type``), plus its aliases."""
     key = args["key"]["literal"]
-    spec = cls.sub_configs_defaults[key]
+    spec = getattr(cls, table)[key]
     target = getattr(spec, "config_class", spec)
     names = set(target.__dataclass_fields__) | set(getattr(target, "attribute_map", {}) or {})
     return {"names": {"literal": sorted(names)}, "class": target.__name__}
@@ -652,7 +653,8 @@ def _fold_names(cls, args: dict) -> dict:
 
 #: steps whose statement reads something of a class (not of the object): the extractor measures it into the
 #: step's arguments (step name -> function(class, arguments) -> arguments to add)
-MEASURED_STEPS = {"fold_kwargs_into_sub_config_if_none": _fold_names}
+MEASURED_STEPS = {"fold_kwargs_into_sub_config_if_none": _fold_names,
+                  "fold_kwargs_for_sub_config": lambda cls, args: _fold_names(cls, args, "sub_configs")}
 
 
 KNOWN_METHODS5: dict[str, list] = {

@@ -240,7 +240,13 @@ def _build_op(f: Frame, op: dict) -> Any:
     return value
 
 
+#: the key of a local that holds a class (``cls = self.sub_configs["text_config"]``): its class reference
+CLASS_REF = "$class_ref"
+
+
 def _resolve_ref(f: Frame, ref: dict) -> dict:
+    if "class" in ref and isinstance(f.locals.get(ref["class"]), dict) and CLASS_REF in f.locals[ref["class"]]:
+        return dict(f.locals[ref["class"]][CLASS_REF])
     if "mapping_key" in ref:
         var, key = ref["mapping_key"]
         return {"mapping_value": f.get(var)[key]}
@@ -1457,6 +1463,23 @@ def _fold_kwargs_into_sub_config_if_none(f: Frame, a: dict) -> None:
     f.set(a["t"], {key: kw.pop(key) for key in picked})
 
 
+def _fold_kwargs_for_sub_config(f: Frame, a: dict) -> None:
+    """The same picking done whatever the sub-config holds (transformers 5.17 / 5.19): the class is kept in a local
+    (a class reference the sub-config step builds with), the names in another, the picked keywords in ``t``."""
+    f.set(a["c"], {CLASS_REF: {"sub": f.get(a["key"])}})
+    names = set(f.get(a["names"])) | set(f.get(a["extra"]))
+    f.set(a["k"], names)
+    kw = f.kwargs()
+    picked = [key for key in kw if key in names]
+    f.set(a["t"], {key: kw.pop(key) for key in picked})
+
+
+def _kwargs_setdefault_attr_of(f: Frame, a: dict) -> None:
+    # the attribute is read before setdefault looks at the key (an argument is evaluated first)
+    value = getattr(f.get(a["o"]), a["attr"])
+    f.kwargs().setdefault(f.get(a["k"]), value)
+
+
 def _set_item_if_no_attr_and_in(f: Frame, a: dict) -> None:
     source = f.get(a["d"])
     if not hasattr(f.obj, f.get(a["a"])) and f.get(a["k"]) in source:
@@ -2063,6 +2086,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_copy_or_empty": _dict_copy_or_empty, "set_dict_pop": _set_dict_pop, "set_dict_get_or_none": _set_dict_get_or_none,
     "set_attrs_from_dict_except_properties": _set_attrs_from_dict_except_properties,
     "set_getattr": _set_getattr, "fold_kwargs_into_sub_config_if_none": _fold_kwargs_into_sub_config_if_none,
+    "fold_kwargs_for_sub_config": _fold_kwargs_for_sub_config, "kwargs_setdefault_attr_of": _kwargs_setdefault_attr_of,
     "set_getattr_or_const": _set_getattr_or_const, "set_item_if_no_attr_and_in": _set_item_if_no_attr_and_in, "set_dict_get": _set_dict_get,
     "dict_item_const_if_in": _dict_item_const_if_in, "dict_item_const_if_get_eq": _dict_item_const_if_get_eq,
     "kwargs_get_or_attr": _kwargs_get_or_attr, "kwargs_setdefault_div_if_not_none": _kwargs_setdefault_div_if_not_none,

@@ -1,13 +1,14 @@
-"""HunYuan-VL (HunyuanOCR), the transformers 5.20 / 5.24 classes kvguard follows.
+"""HunYuan-VL (HunyuanOCR), the transformers 5.x classes kvguard follows.
 
 Mirrors ``HunYuanVLConfig`` and ``HunYuanVLTextConfig`` (``transformers/models/hunyuan_vl/configuration_hunyuan_vl.py``,
-transformers 5.20.2 for vLLM 0.33.0 and 5.24.0 for vLLM 0.29.0 / 0.30.0): a flat checkpoint's text keys (the text
-class's dataclass names, its aliases, ``rope_scaling`` / ``rope_theta``) folded into the text config when none is given;
-the legacy ``xdrope_section`` read as ``mrope_section`` and the ``xdrope`` rope type as ``dynamic``; the sections
-checked against half the head size.  vLLM 0.20.0-0.28.0 (vLLM's own class, which forwards attribute reads and writes to
-its text config) and 0.31.0 / 0.32.0 (transformers 5.17 / 5.19, another fold) stay declined.  Expected values were read
-off the real classes in the releases' oracle environments (``get_config``); tools/hfconfig_oracle.py compares the same
-classes on generated configs (the ``hunyuan_vl`` template).
+transformers 5.17.0 / 5.19.0 for vLLM 0.31.0 / 0.32.0, 5.24.0 for 0.29.0 / 0.30.0, 5.20.2 for 0.33.0): a flat
+checkpoint's text keys (the text class's dataclass names, its aliases, ``rope_scaling`` / ``rope_theta``) folded into the
+text config -- on 5.20+ only when no text config is given, on 5.17 / 5.19 always (over a given one), with the top-level
+``tie_word_embeddings`` then taken from the text config; the legacy ``xdrope_section`` read as ``mrope_section`` and the
+``xdrope`` rope type as ``dynamic``; the sections checked against half the head size.  vLLM 0.20.0-0.28.0 (vLLM's own
+class, which forwards attribute reads and writes to its text config) stay declined.  Expected values were read off the
+real classes in the releases' oracle environments (``get_config``); tools/hfconfig_oracle.py compares the same classes
+on generated configs (the ``hunyuan_vl`` template).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from kvguard.errors import Undecidable
 from kvguard.facts.loader import LoadCrash, load_config
 from kvguard.versions import Release
 
-DECIDED = ["0.29.0", "0.30.0", "0.33.0"]
+DECIDED = ["0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"]
 
 # shaped like tencent/HunyuanOCR's flat config.json: text keys at the top level, with their aliases
 FLAT = {
@@ -40,10 +41,14 @@ def load(rel: str, cfg: dict):
     return load_config(cfg, Release(Version(rel)))
 
 
-def nested(rope_parameters: dict) -> dict:
+def nested(rope_parameters: dict, **text) -> dict:
     return {"architectures": ["HunYuanVLForConditionalGeneration"], "model_type": "hunyuan_vl",
             "text_config": {"hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128,
-                            "num_hidden_layers": 24, "rope_parameters": rope_parameters}}
+                            "num_hidden_layers": 24, "rope_parameters": rope_parameters, **text}}
+
+
+ALIAS = {"rope_type": "xdrope", "rope_theta": 10000.0, "alpha": 1000.0, "factor": 1.0,
+         "xdrope_section": [16, 16, 16, 16]}
 
 
 @pytest.mark.parametrize("rel", DECIDED)
@@ -60,14 +65,26 @@ def test_flat_checkpoint_folds_its_text_keys(rel):
     assert obj.tie_word_embeddings is True
 
 
-@pytest.mark.parametrize("rel", DECIDED)
-def test_nested_text_config_keeps_the_class_defaults(rel):
-    text = load(rel, nested({"rope_type": "xdrope", "rope_theta": 10000.0, "alpha": 1000.0, "factor": 1.0,
-                             "xdrope_section": [16, 16, 16, 16], "mrope_section": [16.0, 16, 16, 16]})).text_config
-    assert text.model_type == "hunyuan_vl_text"
+@pytest.mark.parametrize(("rel", "model_type"), [
+    ("0.29.0", "hunyuan_vl_text"), ("0.30.0", "hunyuan_vl_text"), ("0.33.0", "hunyuan_vl_text"),
+    # 5.17 / 5.19 fold the top level's text keys over the given text config: model_type among them
+    ("0.31.0", "hunyuan_vl"), ("0.32.0", "hunyuan_vl"),
+])
+def test_nested_text_config_keeps_the_class_defaults(rel, model_type):
+    text = load(rel, nested(dict(ALIAS, mrope_section=[16.0, 16, 16, 16]))).text_config
+    assert text.model_type == model_type
     assert text.max_position_embeddings == 2048
     assert text.rope_parameters == {"rope_type": "dynamic", "rope_theta": 10000.0, "alpha": 1000.0, "factor": 1.0,
                                     "mrope_section": [16, 16, 16, 16]}
+
+
+@pytest.mark.parametrize(("rel", "tied"), [("0.29.0", True), ("0.33.0", True), ("0.31.0", False), ("0.32.0", False)])
+def test_tie_word_embeddings_from_the_text_config_on_5_17_and_5_19(rel, tied):
+    """5.17 / 5.19 pass the text config's ``tie_word_embeddings`` to PreTrainedConfig unless a keyword gives one;
+    5.20+ only turn it on from the text config."""
+    obj = load(rel, nested(dict(ALIAS), tie_word_embeddings=False))
+    assert obj.tie_word_embeddings is tied
+    assert obj.text_config.tie_word_embeddings is False
 
 
 def test_whole_float_sections_become_ints():
@@ -81,10 +98,9 @@ def test_whole_float_sections_become_ints():
                        "xdrope_section": [16, 16, 16, 16], "mrope_section": [8, 24, 16, 16]}),
      "`rope_parameters` contains both `mrope_section` and legacy `xdrope_section`, but they differ: "
      "mrope_section=[8, 24, 16, 16], xdrope_section=[16, 16, 16, 16]."),
-    ("0.29.0", nested({"rope_type": "xdrope", "rope_theta": 10000.0, "alpha": 1000.0, "factor": 1.0,
-                       "xdrope_section": [16, 16, 16]}),
+    ("0.29.0", nested(dict(ALIAS, xdrope_section=[16, 16, 16])),
      "Illegal mrope partition: expected half-head sections summing to 64, got [16, 16, 16]"),
-    ("0.33.0", nested({"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [16.5, 15.5, 16, 16]}),
+    ("0.32.0", nested({"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [16.5, 15.5, 16, 16]}),
      "Illegal mrope partition: expected half-head sections summing to 64, got [16, 15, 16, 16]"),
     # without head_dim the sections are checked against hidden_size // num_attention_heads // 2 = 32
     ("0.30.0", {k: v for k, v in FLAT.items() if k not in ("head_dim", "attention_head_dim")},
@@ -96,12 +112,22 @@ def test_mrope_section_errors(rel, cfg, message):
     assert (info.value.exc_type, info.value.message) == ("ValueError", message)
 
 
+@pytest.mark.parametrize(("rel", "sections", "message"), [
+    ("0.33.0", 64, "'int' object is not iterable"),
+    ("0.31.0", [16, None, 16, 16], "float() argument must be a string or a real number, not 'NoneType'"),
+])
+def test_sections_python_cannot_read_raise_its_type_error(rel, sections, message):
+    with pytest.raises(LoadCrash) as info:
+        load(rel, nested(dict(ALIAS, xdrope_section=sections)))
+    assert (info.value.exc_type, info.value.message) == ("TypeError", message)
+
+
 def test_launch_facts_come_from_the_folded_text_config():
     facts = model_facts(dict(FLAT), vllm_version="0.33.0")
     assert (facts.total_num_attention_heads, facts.total_num_kv_heads, facts.head_size) == (16, 8, 128)
 
 
-@pytest.mark.parametrize("rel", ["0.28.0", "0.31.0", "0.32.0"])
-def test_other_releases_stay_declined(rel):
+@pytest.mark.parametrize("rel", ["0.20.0", "0.28.0"])
+def test_vllms_own_class_stays_declined(rel):
     with pytest.raises(Undecidable):
         load(rel, dict(FLAT))
