@@ -131,6 +131,66 @@ def test_a_dockerfile_drops_comment_lines_inside_a_continued_instruction(tmp_pat
     assert [launch.tokens[-3:] for launch in launches] == [["Qwen/Qwen3-8B", "-tp", "2"]]
 
 
+_FLOW_SCRIPTS = [
+    # a function is read at each call, its words as $1 …; `local` stays in the call
+    ("serve() {\n  local model=$1\n  local tp=${2:-1}\n  vllm serve \"$model\" -tp \"$tp\"\n}\n"
+     "serve Qwen/Qwen3-8B 3\nserve Qwen/Qwen3-8B\ntp=5\nvllm serve m -tp $tp",
+     [(4, "call $1=Qwen/Qwen3-8B, $2=3", ["serve", "Qwen/Qwen3-8B", "-tp", "3"]),
+      (4, "call $1=Qwen/Qwen3-8B", ["serve", "Qwen/Qwen3-8B", "-tp", "1"]),
+      (9, None, ["serve", "m", "-tp", "5"])]),
+    # a loop is read once per word; after it the name holds the last one
+    ("for tp in 2 4 6; do\n  vllm serve m -tp $tp\ndone\nvllm serve m -pp $tp",
+     [(2, "loop tp=2", ["serve", "m", "-tp", "2"]), (2, "loop tp=4", ["serve", "m", "-tp", "4"]),
+      (2, "loop tp=6", ["serve", "m", "-tp", "6"]), (4, None, ["serve", "m", "-pp", "6"])]),
+    ("SIZES=\"1 2\"\nfor tp in $SIZES\ndo\n  for pp in 1 2; do vllm serve m -tp $tp -pp $pp; done\ndone",
+     [(4, "loop tp=1, pp=1", ["serve", "m", "-tp", "1", "-pp", "1"]),
+      (4, "loop tp=1, pp=2", ["serve", "m", "-tp", "1", "-pp", "2"]),
+      (4, "loop tp=2, pp=1", ["serve", "m", "-tp", "2", "-pp", "1"]),
+      (4, "loop tp=2, pp=2", ["serve", "m", "-tp", "2", "-pp", "2"])]),
+    ("function start { vllm serve \"$@\" --port 8000; }\nstart m -tp 2 && start m --served-model-name 'a b'",
+     [(1, "call $1=m, $2=-tp, $3=2", ["serve", "m", "-tp", "2", "--port", "8000"]),
+      (1, "call $1=m, $2=--served-model-name, $3=a b",
+       ["serve", "m", "--served-model-name", "a b", "--port", "8000"])]),
+    ("set -- m -tp 4\nshift\nvllm serve x \"$@\"", [(3, None, ["serve", "x", "-tp", "4"])]),
+]
+
+
+@pytest.mark.parametrize("script, expected", _FLOW_SCRIPTS)
+def test_functions_and_loops(tmp_path, script, expected):
+    path = tmp_path / "serve.sh"
+    path.write_text(script + "\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [(launch.line, launch.label, launch.tokens[1:]) for launch in launches] == expected
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@pytest.mark.parametrize("script, expected", _FLOW_SCRIPTS)
+def test_functions_and_loops_as_bash_runs_them(tmp_path, script, expected):
+    """The same scripts run by bash, ``vllm`` a function that prints its words: the same launches."""
+    path = tmp_path / "serve.sh"
+    path.write_text(script + "\n")
+    probe = subprocess.run([BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\n. " +
+                            shlex.quote(str(path))], capture_output=True, text=True)
+    runs = [line.split("\0")[:-1] for line in probe.stdout.split("\n")[:-1]]
+    assert sorted(runs) == sorted(argv for _, _, argv in expected)
+
+
+def test_a_function_never_called_is_read_with_its_parameters_unresolved(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("serve() {\n  vllm serve m -tp ${1:-2}\n}\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [(launch.tokens, launch.unresolved) for launch in launches] == [
+        (["vllm", "serve", "m", "-tp", "${1:-2}"], ("1",))]
+
+
+def test_a_loop_over_words_kvguard_cannot_know_leaves_its_name_unresolved(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("for tp in $(seq 1 4); do\n  vllm serve m -tp $tp\ndone\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [(launch.tokens, launch.unresolved) for launch in launches] == [
+        (["vllm", "serve", "m", "-tp", "$tp"], ("tp",))]
+
+
 _PIECES = st.sampled_from(["-tp 2", "--name a#b", "# -tp 3", "-pp 1 # x", "'a b'", '"c#d"', "--x=#", "e\\#f",
                            "'# q'", "-dcp 4"])
 _ENDS = st.sampled_from(["\\", "\\ ", "", " \\", " \\  ", "\t"])

@@ -32,7 +32,12 @@ class Collector:
             per_line[line] = per_line.get(line, 0) + 1
         out = []
         for (line, *_), (combo, launch) in self._found.items():
-            launch.label = _label(self._kind, combo) if per_line[line] > 1 else None
+            own = _label(self._kind, combo) if per_line[line] > 1 else None
+            inner = launch.label        # an inner loop's (or a called function's) own label
+            if own and inner:
+                kind, _, values = inner.partition(" ")
+                own += ", " + values if kind == self._kind else "; " + inner
+            launch.label = own or inner
             out.append(launch)
         return out
 

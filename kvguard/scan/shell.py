@@ -14,8 +14,10 @@ from ..launch.images import CONTAINER_CLIS
 from ..launch.pins import image_pin, pip_pin, runner_pin
 from .beside import not_beside, read_beside
 from .gpus import visible_devices_gpus
+from .matrices import Collector
 from .result import Launch
-from .variables import ENV_TOKEN, Variables, launch_reads
+from .shellblocks import Block, function_header, loop_header, read_block
+from .variables import ENV_TOKEN, POSITIONAL, Variables, launch_reads
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run",
            "launch_and_image", "launch_tokens", "logical_lines", "one_word", "shell_launches", "split_commands",
@@ -616,13 +618,62 @@ def _restored(word: str, stand_ins: list[str]) -> str:
     return word
 
 
+class _Flow:
+    """The functions a script defines (bash's are global) and the launches of their calls, while one text is
+    read."""
+
+    def __init__(self) -> None:
+        self.functions: dict[str, Block] = {}
+        self.calls: dict[str, Collector] = {}
+
+
+#: the most words a ``for`` loop is read once per (a longer list: its name unresolved)
+_MAX_LOOP_WORDS = 64
+#: how deep calls are followed (a function calling itself is read once)
+_MAX_CALL_DEPTH = 8
+_SHIFT = re.compile(r"^\s*shift(?:\s+([0-9]+))?\s*$")
+_SET_POSITIONAL = re.compile(r"^\s*set\s+--(?:\s+(.*))?$")
+
+
 def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables, kind: str,
-                   prompts: bool = False, _nesting: int = 0) -> list[Launch]:
+                   prompts: bool = False, _nesting: int = 0, _flow: Optional[_Flow] = None,
+                   _calls: tuple[str, ...] = ()) -> list[Launch]:
     """The launches of shell text; a command string another command runs (``bash -c "vllm serve …"``) is read
-    as shell too, where its own first command word is the launcher (``_nesting``: how deep that is)."""
+    as shell too, where its own first command word is the launcher (``_nesting``: how deep that is).
+
+    A ``for`` loop over words is read once per word (its launches labelled ``loop tp=2``); a function's body at
+    each call of it, its arguments as ``$1`` … (``call $1=…``), and once with them unresolved when the text never
+    calls it (``_flow``: the functions and calls of the whole text; ``_calls``: the functions being read)."""
+    top = _flow is None
+    flow = _flow if _flow is not None else _Flow()
     out: list[Launch] = []
     commands = logical_lines(lines, prompts=prompts)
     for lineno, text in commands:
+        header = function_header(text) if "(" in text or "function" in text else None
+        if header is not None:
+            block = read_block((lineno, header[1]), commands, "{", "}")
+            if block is not None:
+                flow.functions[header[0]] = block
+            continue
+        loop = loop_header(text) if "for" in text else None
+        if loop is not None:
+            block = read_block((lineno, loop[2]), commands, "do", "done")
+            if block is not None:
+                out += _loop_launches(path, loop[0], loop[1], block, variables, kind, _nesting, flow, _calls)
+            continue
+        m = _SHIFT.match(text) or _SET_POSITIONAL.match(text)
+        if m:
+            positional = variables.arrays.get(POSITIONAL)
+            if m.re is _SHIFT:
+                variables.set_positional(positional[int(m.group(1) or 1):] if positional is not None else None)
+            else:
+                expanded, missing = variables.expand(m.group(1) or "", quoting=True)
+                words = split_commands(expanded)
+                variables.set_positional(None if missing or len(words) > 1 else (words[0] if words else []))
+            continue
+        if flow.functions and _calls_a_function(text, flow.functions):
+            out += _function_calls(path, lineno, text, variables, kind, _nesting, flow, _calls)
+            continue
         m = _ARRAY.match(text)
         if m:
             body = m.group(3)
@@ -707,7 +758,80 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             if gpus is not None:
                 launch.give_gpus(gpus, given_by or "")
             out.append(launch)
+    if top:
+        for name, block in flow.functions.items():
+            if name not in flow.calls:          # defined, never called here: its parameters unresolved
+                scope = Variables(variables.overrides, variables)
+                scope.set_positional(None)
+                out += shell_launches(path, block, scope, kind, _nesting=_nesting, _flow=flow, _calls=(name,))
+        for collector in flow.calls.values():
+            out += collector.launches()
+        out.sort(key=lambda launch: launch.line)
     return out
+
+
+def _calls_a_function(text: str, functions: dict[str, Block]) -> bool:
+    """Whether a command of ``text`` starts with the name of a function the script defines."""
+    return any(part.split(None, 1)[0] in functions for part in re.split(r"&&|\|\||[;&|]", text) if part.strip())
+
+
+def _function_calls(path: str, lineno: int, text: str, variables: Variables, kind: str, nesting: int, flow: _Flow,
+                    calls: tuple[str, ...]) -> list[Launch]:
+    """The launches of the functions ``text`` calls: each one's body read with the call's words as ``$1`` …, an
+    unresolved word unresolved there too; the launches go to the function's :class:`Collector`."""
+    expanded, missing = variables.expand(text, quoting=True)
+    expanded, stand_ins = _stand_in(expanded, missing)
+    out: list[Launch] = []
+    for cmd in split_commands(expanded):
+        cmd = [_restored(word, stand_ins) for word in cmd] if stand_ins else cmd
+        if not cmd or cmd[0] not in flow.functions:
+            continue
+        name, words = cmd[0], cmd[1:]
+        collector = flow.calls.setdefault(name, Collector("call"))
+        if name in calls or len(calls) >= _MAX_CALL_DEPTH:
+            continue
+        scope = Variables(variables.overrides, variables)
+        scope.set_positional(words)
+        for number, word in enumerate(words[:9], 1):
+            if any(piece in word for piece in missing):
+                scope.set_unknown(str(number))
+        combo = {f"${number}": word for number, word in enumerate(words[:9], 1)}
+        for launch in shell_launches(path, flow.functions[name], scope, kind, _nesting=nesting, _flow=flow,
+                                     _calls=calls + (name,)):
+            collector.add(combo, launch)
+        variables.pin = scope.pin if scope.pin is not None else variables.pin
+    return out
+
+
+def _loop_launches(path: str, name: str, words: Optional[str], block: Block, variables: Variables, kind: str,
+                   nesting: int, flow: _Flow, calls: tuple[str, ...]) -> list[Launch]:
+    """The launches of a ``for`` loop's body, read once per word of its list with ``name`` set to it; once with
+    ``name`` unresolved when the list is not known (a substitution, a brace expansion, more than
+    :data:`_MAX_LOOP_WORDS` words).  After the loop ``name`` holds the last word, as in bash."""
+    values: Optional[list[str]]
+    if words is None:               # `for x; do`: the positional parameters
+        given = variables.arrays.get(POSITIONAL)
+        values = list(given) if given is not None else None
+    else:
+        expanded, missing = variables.expand(words, quoting=True)
+        split = split_commands(expanded)
+        values = None if missing or len(split) > 1 else (split[0] if split else [])
+    if values is not None and len(values) > _MAX_LOOP_WORDS:
+        values = None
+    if values is None:
+        scope = Variables(variables.overrides, variables)
+        scope.set_unknown(name)
+        variables.set_unknown(name)
+        return shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls)
+    collector = Collector("loop")
+    for value in values:
+        scope = Variables(variables.overrides, variables)
+        scope.set_known(name, value)
+        for launch in shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls):
+            collector.add({name: value}, launch)
+    if values:
+        variables.set_known(name, values[-1])
+    return collector.launches()
 
 
 #: a reference a reader writes into shell text for a value it does not know (``${NAME}``, ``${NAME:-default}``)

@@ -10,7 +10,7 @@ from typing import Mapping, Optional
 
 from ..launch.pins import ReleasePin
 
-__all__ = ["ENV_TOKEN", "LITERAL_DOLLAR", "VARIABLE", "Variables", "env_text", "launch_reads"]
+__all__ = ["ENV_TOKEN", "LITERAL_DOLLAR", "POSITIONAL", "VARIABLE", "Variables", "env_text", "launch_reads"]
 
 #: ``${X}`` with its operators (``${X:-d}``, ``${X:=d}``, ``${X:+a}``, ``${X:?m}``, ``${#X}``, an array's
 #: ``${A[@]}`` / ``${A[1]}``, a positional ``${2:-8}``), any other ``${…}``, ``$X``, Kubernetes' ``$(X)``,
@@ -192,6 +192,10 @@ _PARAMETER = re.compile(r"\$\{(#?)([A-Za-z_][A-Za-z0-9_]*|[0-9]+)(\[[^\]{}]*\])?
 
 #: ``"${A[@]}"``: each element of the array one word
 _QUOTED_ARRAY = re.compile(r'"\$\{([A-Za-z_][A-Za-z0-9_]*)\[([@*])\]\}"')
+#: ``"$@"``: each positional parameter one word
+_QUOTED_POSITIONAL = re.compile(r'"\$(?:@|\{@\})"')
+#: the positional parameters a script or function is given: ``$1`` …, ``$#``, ``$@``
+POSITIONAL = "@"
 
 #: an arithmetic expression once its variables are values: integers, operators, parentheses
 _ARITHMETIC = re.compile(r"^[0-9+\-*/%() \t]*$")
@@ -232,6 +236,33 @@ class Variables:
         if name in self.overrides:
             return self.overrides[name]
         return self.local.get(name)
+
+    def positional(self, name: str) -> Optional[str]:
+        """``$1`` … ``$9``, ``$#``, ``$@`` / ``$*`` (their words joined) when a call gave them (:meth:`set_positional`),
+        else None."""
+        given = self.arrays.get(POSITIONAL)
+        if given is None:
+            return None
+        if name in ("@", "*"):
+            return " ".join(given)
+        if name == "#":
+            return str(len(given))
+        return (given[int(name) - 1] if int(name) <= len(given) else "") if name.isdigit() and name != "0" else None
+
+    def set_positional(self, words: Optional[list[str]]) -> None:
+        """The positional parameters ``$1`` … are ``words`` (a function's call, ``set --``, ``shift``); None:
+        values kvguard cannot know."""
+        for number in range(1, 10):
+            self.local.pop(str(number), None)
+            self.unknown.discard(str(number))
+        if words is None:
+            self.arrays.pop(POSITIONAL, None)
+            for number in range(1, 10):
+                self.unknown.add(str(number))
+            return
+        self.arrays[POSITIONAL] = list(words)
+        for number, word in enumerate(words[:9], 1):
+            self.local[str(number)] = word
 
     def vllm_env(self) -> list[str]:
         """``NAME=value`` for the exported variables a check reads (:func:`launch_reads`: what of its
@@ -376,6 +407,10 @@ class Variables:
                     m.group(9) is None and m.group(2) is None and m.group(7) is None and m.group(8) is None):
                 if m.group(10) is not None and m.group(10)[1:] in self.overrides:
                     return put(self.overrides[m.group(10)[1:]], m.start())     # `--set 1=Qwen/Qwen3-8B` gives $1
+                if m.group(10) is not None:
+                    given = self.positional(m.group(10)[1:])
+                    if given is not None:
+                        return put(given, m.start())
                 missing.append(m.group(0))      # another ${…} form, $(…), `…`, $1, "$@": never guessed
                 return m.group(0)
             if m.group(9) is not None:          # $((arithmetic))
@@ -396,7 +431,15 @@ class Variables:
                 return m.group(0)
             return put(value, m.start())
 
+        def quoted_positional(m: re.Match) -> str:
+            given = self.arrays.get(POSITIONAL)
+            if given is None:
+                missing.append("$@")
+                return m.group(0)
+            return shlex.join(given)
+
         text = _QUOTED_ARRAY.sub(quoted_array, text) if '"${' in text else text
+        text = _QUOTED_POSITIONAL.sub(quoted_positional, text) if '"$' in text and quoting else text
         # a command substitution whose text holds parentheses or quotes (`$(python -c 'print(8)')`): whole,
         # unresolved, and out of the expansions' way while the rest of the line is expanded
         spans = _command_substitutions(text) if "$(" in text else []
