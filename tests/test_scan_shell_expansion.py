@@ -152,6 +152,9 @@ _FLOW_SCRIPTS = [
       (1, "call $1=m, $2=--served-model-name, $3=a b",
        ["serve", "m", "--served-model-name", "a b", "--port", "8000"])]),
     ("set -- m -tp 4\nshift\nvllm serve x \"$@\"", [(3, None, ["serve", "x", "-tp", "4"])]),
+    ("for i in {0..1}; do vllm serve m --port $((8000 + i)) & done\nfor i in {4..0..3}; do vllm serve m -tp $i; done",
+     [(1, "loop i=0", ["serve", "m", "--port", "8000"]), (1, "loop i=1", ["serve", "m", "--port", "8001"]),
+      (2, "loop i=4", ["serve", "m", "-tp", "4"]), (2, "loop i=1", ["serve", "m", "-tp", "1"])]),
 ]
 
 

@@ -803,6 +803,23 @@ def _function_calls(path: str, lineno: int, text: str, variables: Variables, kin
     return out
 
 
+#: a loop over bash's sequence expression alone: ``{0..7}``, ``{8..2..2}``
+_SEQUENCE = re.compile(r"^\{(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?\}$")
+
+
+def _sequence_words(words: str) -> Optional[list[str]]:
+    """The integers of a sequence expression as bash counts them: from the first to the last, up or down, by
+    the increment's size (1 when it is missing or 0); None past :data:`_MAX_LOOP_WORDS`."""
+    m = _SEQUENCE.match(words)
+    if m is None:
+        return None
+    first, last = int(m.group(1)), int(m.group(2))
+    step = abs(int(m.group(3) or 1)) or 1
+    if abs(last - first) // step + 1 > _MAX_LOOP_WORDS:
+        return None
+    return [str(n) for n in range(first, last + (1 if last >= first else -1), step if last >= first else -step)]
+
+
 def _loop_launches(path: str, name: str, words: Optional[str], block: Block, variables: Variables, kind: str,
                    nesting: int, flow: _Flow, calls: tuple[str, ...]) -> list[Launch]:
     """The launches of a ``for`` loop's body, read once per word of its list with ``name`` set to it; once with
@@ -812,6 +829,8 @@ def _loop_launches(path: str, name: str, words: Optional[str], block: Block, var
     if words is None:               # `for x; do`: the positional parameters
         given = variables.arrays.get(POSITIONAL)
         values = list(given) if given is not None else None
+    elif _SEQUENCE.match(words):
+        values = _sequence_words(words)
     else:
         expanded, missing = variables.expand(words, quoting=True)
         split = split_commands(expanded)
