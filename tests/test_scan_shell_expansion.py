@@ -152,7 +152,7 @@ _FLOW_SCRIPTS = [
       (1, "call $1=m, $2=--served-model-name, $3=a b",
        ["serve", "m", "--served-model-name", "a b", "--port", "8000"])]),
     ("set -- m -tp 4\nshift\nvllm serve x \"$@\"", [(3, None, ["serve", "x", "-tp", "4"])]),
-    ("for i in {0..1}; do vllm serve m --port $((8000 + i)) & done\nfor i in {4..0..3}; do vllm serve m -tp $i; done",
+    ("for i in {0..1}; do vllm serve m --port $((8000 + i)); done\nfor i in {4..0..3}; do vllm serve m -tp $i; done",
      [(1, "loop i=0", ["serve", "m", "--port", "8000"]), (1, "loop i=1", ["serve", "m", "--port", "8001"]),
       (2, "loop i=4", ["serve", "m", "-tp", "4"]), (2, "loop i=1", ["serve", "m", "-tp", "1"])]),
 ]
@@ -176,6 +176,31 @@ def test_functions_and_loops_as_bash_runs_them(tmp_path, script, expected):
                             shlex.quote(str(path))], capture_output=True, text=True)
     runs = [line.split("\0")[:-1] for line in probe.stdout.split("\n")[:-1]]
     assert sorted(runs) == sorted(argv for _, _, argv in expected)
+
+
+def test_each_branch_starts_from_the_variables_before_it_and_what_one_sets_is_unknown_after():
+    """``if`` / ``elif`` / ``else`` and ``case`` arms: kvguard does not evaluate the conditions, so each branch is
+    read from the same variables and a name any branch sets is unresolved after the block."""
+    path = os.path.join(os.path.dirname(__file__), "data", "scan", "deploy", "branches.sh")
+    launches, _, _ = find_launches([path])
+    assert [(launch.line, launch.tokens[3:], launch.unresolved) for launch in launches] == [
+        (4, ["-tp", "8"], ()), (6, ["-tp", "4"], ()), (8, ["-tp", "2"], ()), (10, ["-tp", "$TP"], ("TP",)),
+        (13, ["-pp", "8"], ()), (14, ["-pp", "1"], ()), (19, ["-pp", "$PP"], ("PP",)), (20, ["-dp", "2"], ())]
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_each_branch_s_launch_is_one_bash_runs_for_some_condition():
+    path = os.path.join(os.path.dirname(__file__), "data", "scan", "deploy", "branches.sh")
+    runs = set()
+    for gpu in ("H100", "A100", "L4"):
+        for size in ("big", "small", "tiny"):
+            probe = subprocess.run([BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\n. " +
+                                    shlex.quote(path)], capture_output=True, text=True,
+                                   env={"GPU": gpu, "SIZE": size, "PATH": os.environ.get("PATH", "")})
+            runs |= {tuple(line.split("\0")[:-1]) for line in probe.stdout.split("\n")[:-1]}
+    launches, _, _ = find_launches([path])
+    decided = {tuple(launch.tokens[1:]) for launch in launches if not launch.unresolved}
+    assert decided <= runs
 
 
 def test_a_function_never_called_is_read_with_its_parameters_unresolved(tmp_path):

@@ -627,6 +627,42 @@ class _Flow:
         self.calls: dict[str, Collector] = {}
 
 
+class _Branches:
+    """An ``if`` … ``fi`` or ``case`` … ``esac`` being read: each branch starts from the variables as they were
+    before it, and what any branch sets is unknown after it (kvguard does not evaluate the conditions)."""
+
+    def __init__(self, kind: str, variables: Variables) -> None:
+        self.kind = kind
+        self.before = variables.snapshot()
+        self.changed: set[str] = set()
+        self.in_arm = False         # a `case` arm is being read (until its `;;`)
+
+    def next_branch(self, variables: Variables) -> None:
+        self.changed |= variables.changed_since(self.before)
+        variables.restore(self.before)
+
+    def end(self, variables: Variables) -> None:
+        self.next_branch(variables)
+        for name in self.changed:
+            variables.set_unknown(name)
+
+
+#: the start of a ``case`` arm: its patterns and ``)``, then its first command (and maybe ``;;``)
+_CASE_ARM = re.compile(r"^\s*\(?\s*([^\s()$;|][^();]*?)\s*\)\s*(.*)$")
+_ARM_END = re.compile(r"\s*;;&?\s*$|\s*;&\s*$")
+
+
+def _keyword(text: str) -> str:
+    stripped = text.lstrip()
+    return re.match(r"[a-z]*", stripped).group(0) if stripped else ""        # type: ignore[union-attr]
+
+
+def _after_then(text: str) -> str:
+    """The command after an ``if`` / ``elif`` line's ``then`` (empty when the branch starts below)."""
+    m = re.search(r"(?:^|[\s;])then\b(.*)$", text)
+    return m.group(1).strip() if m else ""
+
+
 #: the most words a ``for`` loop is read once per (a longer list: its name unresolved)
 _MAX_LOOP_WORDS = 64
 #: how deep calls are followed (a function calling itself is read once)
@@ -647,8 +683,50 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
     top = _flow is None
     flow = _flow if _flow is not None else _Flow()
     out: list[Launch] = []
+    branches: list[_Branches] = []
     commands = logical_lines(lines, prompts=prompts)
+
+    def read_command(lineno: int, text: str) -> list[Launch]:
+        """One command of a branch's line (after ``then``, ``else``, a ``case`` pattern)."""
+        if not text.strip():
+            return []
+        return shell_launches(path, [(lineno, text)], variables, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
+
     for lineno, text in commands:
+        keyword = _keyword(text)
+        if branches and branches[-1].kind == "case":
+            arm = branches[-1]
+            if keyword == "esac":
+                branches.pop().end(variables)
+                continue
+            if not arm.in_arm:
+                m = _CASE_ARM.match(text)
+                if m:
+                    arm.next_branch(variables)
+                    arm.in_arm = True
+                    text = m.group(2)
+            if _ARM_END.search(text):
+                arm.in_arm = False
+                out += read_command(lineno, _ARM_END.sub("", text))
+                continue
+            if not text.strip():
+                continue
+        if keyword == "if" and not re.search(r"[\s;]fi\s*;?\s*$", text):
+            branches.append(_Branches("if", variables))
+            out += read_command(lineno, _after_then(text))
+            continue
+        if keyword == "case" and re.search(r"\sin\s*$", text):
+            branches.append(_Branches("case", variables))
+            continue
+        if branches and branches[-1].kind == "if" and keyword in ("elif", "else", "then", "fi"):
+            if keyword == "fi":
+                branches.pop().end(variables)
+            elif keyword == "then":
+                out += read_command(lineno, text.lstrip()[4:])
+            else:
+                branches[-1].next_branch(variables)
+                out += read_command(lineno, _after_then(text) if keyword == "elif" else text.lstrip()[4:])
+            continue
         header = function_header(text) if "(" in text or "function" in text else None
         if header is not None:
             block = read_block((lineno, header[1]), commands, "{", "}")

@@ -237,6 +237,23 @@ class Variables:
             return self.overrides[name]
         return self.local.get(name)
 
+    def snapshot(self) -> tuple:
+        """What the variables hold now, for :meth:`restore` (the start of a conditional's branch)."""
+        return (dict(self.local), set(self.unknown), {k: list(v) for k, v in self.arrays.items()}, set(self.exported),
+                self.pin)
+
+    def restore(self, snapshot: tuple) -> None:
+        local, unknown, arrays, exported, self.pin = snapshot
+        self.local, self.unknown, self.exported = dict(local), set(unknown), set(exported)
+        self.arrays = {k: list(v) for k, v in arrays.items()}
+
+    def changed_since(self, snapshot: tuple) -> set[str]:
+        """The names set, unset or changed since ``snapshot``."""
+        local, unknown, arrays = snapshot[:3]
+        names = set(self.local) | set(local) | self.unknown | unknown | set(self.arrays) | set(arrays)
+        return {name for name in names if self.local.get(name) != local.get(name)
+                or (name in self.unknown) != (name in unknown) or self.arrays.get(name) != arrays.get(name)}
+
     def positional(self, name: str) -> Optional[str]:
         """``$1`` … ``$9``, ``$#``, ``$@`` / ``$*`` (their words joined) when a call gave them (:meth:`set_positional`),
         else None."""
