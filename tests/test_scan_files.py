@@ -863,6 +863,23 @@ def test_matrix_combinations_as_github_expands_them(matrix, combinations):
     assert matrix_combinations(matrix) == combinations
 
 
+@pytest.mark.parametrize("expression, substituted", [
+    # GitHub's `||`: the first operand that is not falsy (false, 0, '', null), else the last; a key this
+    # matrix combination does not have is null
+    ("${{ matrix.pp || 1 }}", "1"), ("${{ matrix.tp || 1 }}", "2"), ("${{ matrix.flag || 'x' }}", "x"),
+    ("${{ matrix.zero || '0' }}", "0"), ("${{ matrix.pp || env.PP }}", "4"), ("${{ matrix.pp || '' }}", ""),
+    ("${{ matrix.flag || false }}", "false"), ("${{ matrix.pp || 'it''s' }}", "it's"),
+    # an operand the file does not hold, or a `||` inside a string: unresolved
+    ("${{ env.X || 3 }}", "${{env.X||3}}"), ("${{ 'a||b' || 1 }}", "${{'a||b'||1}}"),
+    ("${{ secrets.TP || 2 }}", "${{secrets.TP||2}}"),
+])
+def test_workflow_or_expressions(expression, substituted):
+    from kvguard.scan.workflows import _substitute
+
+    text, unresolved = _substitute(expression, {"tp": 2, "flag": False, "zero": 0}, {"PP": "4"}, {})
+    assert text == substituted and unresolved == ([] if "{" not in substituted else [substituted])
+
+
 # ---- GitLab CI: (line, label) -> (status, tokens, release, check)
 GITLAB = {
     (13, None): ("refused", "vllm serve Qwen/Qwen3-8B -tp 3", "0.20.0", "MC_heads_tp"),   # .serve's script, TP 3

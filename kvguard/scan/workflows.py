@@ -94,6 +94,48 @@ def _lookup(path: str, matrix: Optional[dict], env: dict[str, Optional[str]],
     return None if isinstance(value, (dict, list)) or value is None else str(value)
 
 
+#: an operand of ``||``: a string, a number, ``true`` / ``false`` / ``null``, or a context path
+_LITERAL = re.compile(r"^'((?:[^']|'')*)'$|^(-?[0-9]+(?:\.[0-9]+)?)$|^(true|false|null)$")
+_MISSING = object()
+
+
+def _operand(text: str, matrix: Optional[dict], env: dict[str, Optional[str]],
+             overrides: "Mapping[str, str]") -> Any:
+    """An operand's value as the expression gives it to ``||`` (None for ``null``; :data:`_MISSING` when this
+    file does not say)."""
+    m = _LITERAL.match(text)
+    if m:
+        if m.group(1) is not None:
+            return m.group(1).replace("''", "'")
+        if m.group(2) is not None:
+            return float(m.group(2)) if "." in m.group(2) else int(m.group(2))
+        return {"true": True, "false": False, "null": None}[m.group(3)]
+    path = _PATH.match(text)
+    key = path.group(2)[1:] if path and path.group(1) == "matrix" else None
+    if key is not None and text not in overrides and isinstance(matrix, dict) and "." not in key:
+        value = matrix.get(key)     # a key this combination does not have is null
+        return value if value is None or isinstance(value, (str, int, float, bool)) else _MISSING
+    value = _lookup(text, matrix, env, overrides)
+    return value if value is not None else _MISSING
+
+
+def _either(expression: str, matrix: Optional[dict], env: dict[str, Optional[str]],
+            overrides: "Mapping[str, str]") -> Optional[str]:
+    """``a || b || …``: the first operand that is not falsy (``false``, ``0``, ``''``, ``null``), else the last,
+    as GitHub evaluates it; None when an operand it needs is not in the file."""
+    operands = [part.strip() for part in expression.split("||")]
+    value: Any = None
+    for operand in operands:
+        value = _operand(operand, matrix, env, overrides)
+        if value is _MISSING:
+            return None
+        if value is not None and value is not False and value != "" and value != 0:
+            break
+    if value is None:
+        return ""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def _substitute(text: str, matrix: Optional[dict], env: dict[str, Optional[str]],
                overrides: "Mapping[str, str]") -> tuple[str, list[str]]:
     """``text`` with the expressions this file holds substituted; each other one written as one word
@@ -101,7 +143,10 @@ def _substitute(text: str, matrix: Optional[dict], env: dict[str, Optional[str]]
     unresolved: list[str] = []
 
     def sub(m: re.Match) -> str:
-        value = _lookup(m.group(1).strip(), matrix, env, overrides)
+        expression = m.group(1).strip()
+        value = _lookup(expression, matrix, env, overrides)
+        if value is None and "||" in expression and not re.search(r"'[^']*\|\|", expression):
+            value = _either(expression, matrix, env, overrides)     # (no `||` inside a string)
         if value is not None:
             return value
         word = "${{" + re.sub(r"\s+", "", m.group(1)) + "}}"
