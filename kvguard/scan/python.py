@@ -225,7 +225,11 @@ class _Script:
             for part in node.values:
                 if isinstance(part, ast.FormattedValue):
                     if part.format_spec is not None or part.conversion not in (-1, ord("s")):
-                        return None
+                        piece = self._formatted_value(part, depth)
+                        if piece is None:
+                            return None
+                        parts.append(piece)
+                        continue
                     part = part.value
                 piece = self.text(part, depth + 1)
                 if piece is None:
@@ -235,6 +239,8 @@ class _Script:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.text(node.left, depth + 1), self.text(node.right, depth + 1)
             return left + right if left is not None and right is not None else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            return self._percent_formatted(node, lambda value: self.text(value, depth + 1), depth)
         if isinstance(node, ast.Call) and _dotted(node.func) == "str" and len(node.args) == 1 and not node.keywords:
             return self.text(node.args[0], depth + 1)
         if _is_format(node):
@@ -298,6 +304,64 @@ class _Script:
             if text is None:
                 return None
             parts.append(text)
+        return "".join(parts)
+
+    def _formatted_value(self, part: ast.FormattedValue, depth: int) -> Optional[str]:
+        """An f-string's ``{value!conversion:spec}`` of a literal, or None (a spec that holds fields too)."""
+        spec = self.text(part.format_spec, depth + 1) if part.format_spec is not None else ""
+        if spec is None or "$" in spec or _DOLLAR in spec:
+            return None
+        conversion = chr(part.conversion) if part.conversion != -1 else None
+        return self._literal_formatted(part.value, spec, conversion)
+
+    def _percent_formatted(self, node: ast.BinOp, piece: "Callable[[ast.AST], Optional[str]]", depth: int,
+                           lenient: bool = False) -> Optional[str]:
+        """``template % values`` as Python's printf-style formatting makes it: ``%s`` with each value as ``piece``
+        gives it, any other conversion (``%d``, ``%05.1f``) of a literal; None for a mapping key, a ``*`` width,
+        a value missing or left over — or, ``lenient``, a value kvguard cannot read as a reference to a variable
+        named after it."""
+        template = self.text(node.left, depth + 1)
+        if template is None:
+            return None
+        right: ast.AST = node.right
+        for _ in range(20):
+            if not (isinstance(right, ast.Name) and right.id in self.values):
+                break
+            right = self.values[right.id]
+        values = list(right.elts) if isinstance(right, ast.Tuple) else [node.right]
+        if any(isinstance(value, ast.Starred) for value in values) or isinstance(right, ast.Dict):
+            return None
+        parts: list[str] = []
+        last = used = 0
+        for m in _PERCENT.finditer(template):
+            parts.append(template[last:m.start()])
+            last = m.end()
+            if m.group(0) == "%%":
+                parts.append("%")
+                continue
+            if m.group(1) or "*" in m.group(2) or used >= len(values):
+                return None
+            value = values[used]
+            used += 1
+            text: Optional[str]
+            if m.group(2) == "" and m.group(3) == "s":
+                text = piece(value)
+            else:
+                literal = _constant_of(value, self.values)
+                try:
+                    text = None if literal is None else \
+                        ("%" + m.group(2) + m.group(3)) % (literal,)
+                except (TypeError, ValueError, OverflowError):
+                    return None         # Python raises: no command is run
+                text = text.replace("$", _DOLLAR) if text is not None else None
+            if text is None and lenient and m.group(3) == "s":
+                text = "${" + _placeholder(value) + "}"
+            if text is None:
+                return None
+            parts.append(text)
+        if used != len(values):
+            return None                 # "not all arguments converted": Python raises
+        parts.append(template[last:])
         return "".join(parts)
 
     def _literal_formatted(self, node: ast.AST, spec: str, conversion: Optional[str]) -> Optional[str]:
@@ -592,6 +656,17 @@ class _Script:
             return self._shell_text(self.values[node.id], depth + 1)
         if _is_format(node):
             return self._formatted(node, self.text, depth, lenient=True)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            return self._percent_formatted(node, self.text, depth, lenient=True)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and any(
+                isinstance(side, (ast.JoinedStr, ast.BinOp)) or isinstance(side, ast.Constant) and
+                isinstance(side.value, str) for side in (node.left, node.right)):
+            # text joined with what kvguard cannot read (`"vllm serve " + model_of(cfg)`): that part unresolved
+            sides = [self._shell_text(side, depth + 1) for side in (node.left, node.right)]
+            if all(side is None for side in sides):
+                return None
+            return "".join(side if side is not None else "${" + _placeholder(part) + "}"
+                           for side, part in zip(sides, (node.left, node.right)))
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and (
                 self.dotted(node.func) == "shlex.join" or (
                     isinstance(node.func, ast.Attribute) and node.func.attr == "join"
@@ -653,6 +728,21 @@ def _placeholder(node: ast.AST) -> str:
         source = "expression"
     name = _NOT_A_NAME.sub("_", source).strip("_")[:60] or "expression"
     return name if not name[0].isdigit() else "_" + name
+
+
+#: a printf-style conversion: ``%%``, or ``%`` with a mapping key, flags, width and precision, and a type
+_PERCENT = re.compile(r"%%|%(\([^)]*\))?([-#0 +]*(?:\*|[0-9]*)(?:\.(?:\*|[0-9]*))?)[hlL]?([diouxXeEfFgGcrsa])")
+
+
+def _constant_of(node: ast.AST, values: "dict[str, ast.AST]") -> "Optional[str | int | float | bool]":
+    """The literal ``node`` is, or that a name the script assigns once holds; None otherwise."""
+    for _ in range(20):
+        if not (isinstance(node, ast.Name) and node.id in values):
+            break
+        node = values[node.id]
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
+        return node.value
+    return None
 
 
 def _keyword(call: ast.Call, name: str) -> Optional[ast.AST]:
