@@ -9,7 +9,7 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
 - command text (``os.system``, ``os.popen``, ``asyncio.create_subprocess_shell``, any of the above with
   ``shell=True``, ``shlex.split(text)``): read as shell text; ``text.split()``: the words blanks part;
 - a word's value: a string or number literal, a name the script assigns a literal once (``TP = 8``), an
-  f-string, ``"...".format(...)`` or ``+`` of such, ``str(...)``, ``sys.executable`` (``python``),
+  f-string (format specs of literals too), ``"...".format(...)``, ``"... %s" % (...)`` or ``+`` of such, ``str(...)``, ``sys.executable`` (``python``),
   ``os.environ["X"]`` / ``os.environ.get("X", default)`` / ``os.getenv`` (the shell's ``${X}`` /
   ``${X:-default}``);
 - an argument list: a list or tuple literal, ``+`` of lists, ``*items``, ``list(...)``, a name as the statements
