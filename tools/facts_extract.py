@@ -1100,8 +1100,8 @@ def _unmodelled_ops(value) -> bool:
     return False
 
 
-def _unmodelled_in(record: dict, known_steps: set, line: str = "") -> list[str]:
-    """What in one class record the runtime cannot follow (on ``line``: the transformers line the release runs)."""
+def _unmodelled_in(record: dict, known_steps: set) -> list[str]:
+    """What in one class record the runtime cannot follow."""
     out = []
     for part in ("init", "post_init", "get_text_config"):
         for step in record.get(part, []):
@@ -1125,9 +1125,6 @@ def _unmodelled_in(record: dict, known_steps: set, line: str = "") -> list[str]:
     for name, hook in (record.get("hooks") or {}).items():
         if hook.get("kind") == "opaque":
             out.append(f"hook {name}")
-        elif line.startswith("5."):
-            # kvguard/facts/transformers5.py follows no attribute hook: a known kind is a transformers 4 one
-            out.append(f"hook {name} ({hook.get('kind')}, followed on transformers 4 only)")
     if record.get("from_pretrained") == "opaque":
         out.append("from_pretrained")
     if isinstance(record.get("sub_configs"), dict) and "opaque_property" in record["sub_configs"]:
@@ -1172,7 +1169,7 @@ def unmodelled(release: str) -> dict[str, dict[str, list[str]]]:
                 if not name.startswith("vllm:") and "vllm:" + name in vtables["classes"]:
                     todo.append("vllm:" + name)
                 continue
-            items = _unmodelled_in(record, known, line)
+            items = _unmodelled_in(record, known)
             if items:
                 found[name] = items
             if record.get("parent"):

@@ -364,6 +364,10 @@ def _plain_dict(value: Any) -> Any:
     return value.__dict__
 
 
+#: what forwarded_read answers for a name the text config does not hold
+FORWARD_MISSING = _MISSING
+
+
 def _forwarded(obj: ConfigObject, name: str, hook: dict) -> Any:
     """A class that forwards reads to its text config (Qwen2-VL in transformers 4.x)."""
     if hook["kind"] != "forward_to_text_config":
@@ -558,3 +562,8 @@ _BASE_SETTERS = {
 }
 
 _ = copy  # deep copies of literals happen in steps.literal
+
+
+# the same hooks on the transformers 5 lines (vLLM's own classes keep them there)
+forwarded_read = _forwarded
+forwarded_write = _forward_set

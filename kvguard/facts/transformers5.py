@@ -24,7 +24,7 @@ from .library import ConfigLibrary
 from .objects import ClassFacts, ConfigObject, torch_attribute
 from .steps import Returned, run_steps
 from .strict import StrictDataclassClassValidationError, check_field, parse_type
-from .transformers4 import class_property_set
+from .transformers4 import FORWARD_MISSING, class_property_set, forwarded_read, forwarded_write
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -561,7 +561,14 @@ class Transformers5(ConfigLibrary):
         """``getattr(obj, name)`` (``per_layer_check=False``: ``_getattr_without_heterogeneous_validation``)."""
         cls = obj.kvg_facts
         if cls.hooks:
-            _check_hooks(cls, "__getattribute__")
+            hook = cls.hooks.get("__getattribute__")
+            if hook is not None and hook.get("kind") == "forward_to_text_config":
+                # the class's own __getattribute__ runs before PreTrainedConfig's (names unmapped)
+                found = forwarded_read(obj, name, hook)
+                if found is not FORWARD_MISSING:
+                    return found
+            else:
+                _check_hooks(cls, "__getattribute__")
         attrs = obj.kvg_attrs
         if name != "attribute_map":
             name = cls.attribute_map.get(name, name)
@@ -593,7 +600,13 @@ class Transformers5(ConfigLibrary):
     def set_attribute(self, obj: ConfigObject, name: str, value: Any) -> None:
         cls = obj.kvg_facts
         if cls.hooks:
-            _check_hooks(cls, "__setattr__")
+            hook = cls.hooks.get("__setattr__")
+            if hook is not None and hook.get("kind") == "forward_to_text_config":
+                # a name the text config holds is set there (its own checks); PreTrainedConfig's otherwise
+                if forwarded_write(obj, name, value, hook):
+                    return
+            else:
+                _check_hooks(cls, "__setattr__")
         check = self.field_checks(cls).get(name)
         if check is not None:
             check_field(name, value, check, self.type_classes)

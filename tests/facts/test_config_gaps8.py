@@ -6,8 +6,8 @@ checkpoint's text keys (the text class's dataclass names, its aliases, ``rope_sc
 text config -- on 5.20+ only when no text config is given, on 5.17 / 5.19 always (over a given one), with the top-level
 ``tie_word_embeddings`` then taken from the text config; the legacy ``xdrope_section`` read as ``mrope_section`` and the
 ``xdrope`` rope type as ``dynamic``; the sections checked against half the head size.  vLLM's own ``HunYuanVLConfig``
-(``vllm/transformers_utils/configs/hunyuan_vl.py``, 0.12.0-0.28.0) forwards attribute reads and writes to its text
-config; kvguard follows that on transformers 4.57.6 (0.12.0-0.23.0) and declines it on 5.24.0 (0.24.0-0.28.0).
+(``vllm/transformers_utils/configs/hunyuan_vl.py``, 0.12.0-0.28.0, on transformers 4.57.6 and 5.24.0) forwards
+attribute reads and writes to its text config.
 Expected values were read off the real classes in the releases' oracle environments (``get_config``);
 tools/hfconfig_oracle.py compares the same classes on generated configs (the ``hunyuan_vl`` template).
 """
@@ -18,7 +18,6 @@ import pytest
 from packaging.version import Version
 
 from kvguard import model_facts
-from kvguard.errors import Undecidable
 from kvguard.facts.loader import LoadCrash, load_config
 from kvguard.versions import Release
 
@@ -128,7 +127,7 @@ def test_launch_facts_come_from_the_folded_text_config():
     assert (facts.total_num_attention_heads, facts.total_num_kv_heads, facts.head_size) == (16, 8, 128)
 
 
-@pytest.mark.parametrize("rel", ["0.12.0", "0.20.0", "0.23.0"])
+@pytest.mark.parametrize("rel", ["0.12.0", "0.20.0", "0.23.0", "0.24.0", "0.28.0"])
 def test_vllms_class_reads_through_to_the_text_config(rel):
     """Every name the text config holds is read from it (``architectures`` too), apart from a few of the class's
     own; a flat checkpoint gives all its keys to the text config."""
@@ -139,15 +138,13 @@ def test_vllms_class_reads_through_to_the_text_config(rel):
     assert obj.tie_word_embeddings is True
 
 
-def test_vllms_class_with_a_nested_text_config():
-    obj = load("0.20.0", nested(dict(ALIAS), tie_word_embeddings=False))
-    # the text config was built without architectures: the top level reads its None
-    assert obj.architectures is None
+@pytest.mark.parametrize(("rel", "architectures"), [
+    # the text config was built without architectures: the top level reads its value
+    ("0.20.0", None),
+    ("0.24.0", ["HunYuanVLModel"]), ("0.28.0", ["HunYuanVLModel"]),
+])
+def test_vllms_class_with_a_nested_text_config(rel, architectures):
+    obj = load(rel, nested(dict(ALIAS), tie_word_embeddings=False))
+    assert obj.architectures == architectures
     assert (obj.hidden_size, obj.num_key_value_heads, obj.max_position_embeddings) == (1024, 8, 2048)
     assert obj.tie_word_embeddings is False
-
-
-@pytest.mark.parametrize("rel", ["0.24.0", "0.28.0"])
-def test_vllms_own_class_on_transformers_5_stays_declined(rel):
-    with pytest.raises(Undecidable):
-        load(rel, dict(FLAT))
