@@ -211,6 +211,23 @@ def test_a_function_never_called_is_read_with_its_parameters_unresolved(tmp_path
         (["vllm", "serve", "m", "-tp", "${1:-2}"], ("1",))]
 
 
+@pytest.mark.parametrize("script, expected", [
+    # a call after an assignment on the same line sees it
+    ("serve() { vllm serve m -tp \"$1\"; }\nX=1; serve $X", [(["vllm", "serve", "m", "-tp", "1"], ())]),
+    # a call's word kvguard cannot know is an unresolved parameter, "$@" too
+    ("serve() { vllm serve m -tp \"$1\"; }\nserve $(nproc)", [(["vllm", "serve", "m", "-tp", "$1"], ("$1",))]),
+    ("serve() { vllm serve m \"$@\"; }\nserve -tp $TP", [(["vllm", "serve", "m", "$@"], ("$@",))]),
+    # a line that looks like a header but opens no block is read as it is, and so are the lines below it
+    ("function broken\nvllm serve m -tp 3\nvllm serve m -tp 5",
+     [(["vllm", "serve", "m", "-tp", "3"], ()), (["vllm", "serve", "m", "-tp", "5"], ())]),
+])
+def test_calls_and_headers(tmp_path, script, expected):
+    path = tmp_path / "serve.sh"
+    path.write_text(script + "\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [(launch.tokens, launch.unresolved) for launch in launches] == expected
+
+
 def test_a_loop_over_words_kvguard_cannot_know_leaves_its_name_unresolved(tmp_path):
     path = tmp_path / "serve.sh"
     path.write_text("for tp in $(seq 1 4); do\n  vllm serve m -tp $tp\ndone\n")

@@ -16,7 +16,7 @@ from .beside import not_beside, read_beside
 from .gpus import visible_devices_gpus
 from .matrices import Collector
 from .result import Launch
-from .shellblocks import Block, function_header, loop_header, read_block
+from .shellblocks import Block, Lines, function_header, loop_header, read_block
 from .variables import ENV_TOKEN, POSITIONAL, Variables, launch_reads
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run",
@@ -684,7 +684,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
     flow = _flow if _flow is not None else _Flow()
     out: list[Launch] = []
     branches: list[_Branches] = []
-    commands = logical_lines(lines, prompts=prompts)
+    commands = Lines(logical_lines(lines, prompts=prompts))
 
     def read_command(lineno: int, text: str) -> list[Launch]:
         """One command of a branch's line (after ``then``, ``else``, a ``case`` pattern)."""
@@ -749,9 +749,6 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 words = split_commands(expanded)
                 variables.set_positional(None if missing or len(words) > 1 else (words[0] if words else []))
             continue
-        if flow.functions and _calls_a_function(text, flow.functions):
-            out += _function_calls(path, lineno, text, variables, kind, _nesting, flow, _calls)
-            continue
         m = _ARRAY.match(text)
         if m:
             body = m.group(3)
@@ -774,7 +771,11 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         if len(parts) > 1:
             # `TP=8; vllm serve … -tp $TP`: each command in turn, as the shell runs them
             for part in parts:
-                out += shell_launches(path, [(lineno, part)], variables, kind, _nesting=_nesting)
+                out += shell_launches(path, [(lineno, part)], variables, kind, _nesting=_nesting, _flow=flow,
+                                      _calls=_calls)
+            continue
+        if flow.functions and _calls_a_function(text, flow.functions):
+            _function_calls(path, text, variables, kind, _nesting, flow, _calls)
             continue
         if text.lstrip().startswith(": "):
             variables.expand(text, quoting=True)      # `: "${TP:=8}"`: the null command, run for its expansions' assignments
@@ -853,13 +854,12 @@ def _calls_a_function(text: str, functions: dict[str, Block]) -> bool:
     return any(part.split(None, 1)[0] in functions for part in re.split(r"&&|\|\||[;&|]", text) if part.strip())
 
 
-def _function_calls(path: str, lineno: int, text: str, variables: Variables, kind: str, nesting: int, flow: _Flow,
-                    calls: tuple[str, ...]) -> list[Launch]:
-    """The launches of the functions ``text`` calls: each one's body read with the call's words as ``$1`` …, an
-    unresolved word unresolved there too; the launches go to the function's :class:`Collector`."""
+def _function_calls(path: str, text: str, variables: Variables, kind: str, nesting: int, flow: _Flow,
+                    calls: tuple[str, ...]) -> None:
+    """Reads the functions ``text`` calls: each one's body with the call's words as ``$1`` …, an unresolved word
+    unresolved there too; the launches go to the function's :class:`Collector` in ``flow``."""
     expanded, missing = variables.expand(text, quoting=True)
     expanded, stand_ins = _stand_in(expanded, missing)
-    out: list[Launch] = []
     for cmd in split_commands(expanded):
         cmd = [_restored(word, stand_ins) for word in cmd] if stand_ins else cmd
         if not cmd or cmd[0] not in flow.functions:
@@ -878,7 +878,6 @@ def _function_calls(path: str, lineno: int, text: str, variables: Variables, kin
                                      _calls=calls + (name,)):
             collector.add(combo, launch)
         variables.pin = scope.pin if scope.pin is not None else variables.pin
-    return out
 
 
 #: a loop over bash's sequence expression alone: ``{0..7}``, ``{8..2..2}``

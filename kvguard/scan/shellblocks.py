@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional
 
-__all__ = ["Block", "function_header", "loop_header", "read_block"]
+__all__ = ["Block", "Lines", "function_header", "loop_header", "read_block"]
 
 #: the lines one loop or function body may span
 _MAX_BODY_LINES = 2000
@@ -23,6 +23,23 @@ _WORD = re.compile(r"[^\s;&|()]+")
 _QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|\\.")
 
 Block = list[tuple[int, str]]
+
+
+class Lines:
+    """A script's logical lines, one at a time, with the one last read given back when it was not the block's."""
+
+    def __init__(self, lines: Iterator[tuple[int, str]]) -> None:
+        self._lines = lines
+        self._back: list[tuple[int, str]] = []
+
+    def __iter__(self) -> "Lines":
+        return self
+
+    def __next__(self) -> tuple[int, str]:
+        return self._back.pop() if self._back else next(self._lines)
+
+    def push(self, line: tuple[int, str]) -> None:
+        self._back.append(line)
 
 
 def _words(text: str) -> Iterator[re.Match]:
@@ -61,15 +78,18 @@ def function_header(text: str) -> Optional[tuple[str, str]]:
     return m.group(1) or m.group(2), after
 
 
-def read_block(first: tuple[int, str], commands: Iterator[tuple[int, str]], opener: str,
-               closer: str) -> Optional[Block]:
+def read_block(first: tuple[int, str], commands: Lines, opener: str, closer: str) -> Optional[Block]:
     """The body of a block whose header line ends with ``first`` (its text from the ``opener`` on, or empty
-    when the opener is on a line below), read from ``commands`` up to the ``closer`` that balances the opener
-    (``do`` … ``done``, ``{`` … ``}``); None when the file ends first."""
+    when the opener is on the next line), read from ``commands`` up to the ``closer`` that balances the opener
+    (``do`` … ``done``, ``{`` … ``}``); None when the file ends first, or when neither the header's line nor the
+    next has the opener (that line is given back)."""
     body: Block = []
     depth = 0
     line, text = first
-    for _ in range(_MAX_BODY_LINES):
+    for read in range(_MAX_BODY_LINES):
+        if read == 1 and not depth and not any(word.group(0) == opener for word in _words(text)):
+            commands.push((line, text))
+            return None
         start = 0
         for word in _words(text):
             if word.group(0) == opener:

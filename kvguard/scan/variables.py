@@ -258,7 +258,9 @@ class Variables:
         """``$1`` … ``$9``, ``$#``, ``$@`` / ``$*`` (their words joined) when a call gave them (:meth:`set_positional`),
         else None."""
         given = self.arrays.get(POSITIONAL)
-        if given is None:
+        if given is None or name in self.unknown:
+            return None
+        if name in ("@", "*", "#") and any(str(number) in self.unknown for number in range(1, 10)):
             return None
         if name in ("@", "*"):
             return " ".join(given)
@@ -449,7 +451,7 @@ class Variables:
             return put(value, m.start())
 
         def quoted_positional(m: re.Match) -> str:
-            given = self.arrays.get(POSITIONAL)
+            given = self.arrays.get(POSITIONAL) if self.positional("@") is not None else None
             if given is None:
                 missing.append("$@")
                 return m.group(0)
