@@ -419,6 +419,15 @@ PATTERNS: list[tuple] = [
      "V_k = set(V_c.__dataclass_fields__) | set(V_c.attribute_map) | K_extra\n"
      "V_t = {key: kwargs.pop(key) for key in list(kwargs) if key in V_k}"),
     ("kwargs_setdefault_attr_of", "kwargs.setdefault(K_k, V_o.A_attr)"),
+    # vLLM's OpenVLAConfig: the text config built from a copy of the given dict with a default key, or from the
+    # class's defaults and one keyword when none is given (anything else kept as given)
+    ("sub_config_or_default_with_key",
+     "if V_t is None:\n"
+     "    V_t = C_c(A_kw=K_d)\n"
+     "elif isinstance(V_t, dict):\n"
+     "    V_t = V_t.copy()\n"
+     "    V_t.setdefault(K_k, K_v)\n"
+     "    V_t = C_c(**V_t)"),
     ("sub_config_init_params", "V_t = inspect.signature(self.sub_configs[K_key].__init__).parameters.keys()"),
     ("list_plus_const", "V_t = list(V_a) + K_b"),
     ("kwargs_pop_keys", "V_t = {key: kwargs.pop(key) for key in V_k if key in kwargs}"),

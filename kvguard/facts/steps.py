@@ -1463,6 +1463,18 @@ def _fold_kwargs_into_sub_config_if_none(f: Frame, a: dict) -> None:
     f.set(a["t"], {key: kw.pop(key) for key in picked})
 
 
+def _sub_config_or_default_with_key(f: Frame, a: dict) -> None:
+    """None: the class built with one keyword; a dict: built from a copy of it with ``k`` defaulted (the given
+    dict is left as it was); anything else is kept."""
+    value = f.get(a["t"])
+    if value is None:
+        f.set(a["t"], f.lib.build_class_ref(f, _resolve_ref(f, a["c"]), {}, {a["kw"]: f.get(a["d"])}))
+    elif isinstance(value, dict):
+        source = dict(value)
+        source.setdefault(f.get(a["k"]), f.get(a["v"]))
+        f.set(a["t"], f.lib.build_class_ref(f, _resolve_ref(f, a["c"]), source))
+
+
 def _fold_kwargs_for_sub_config(f: Frame, a: dict) -> None:
     """The same picking done whatever the sub-config holds (transformers 5.17 / 5.19): the class is kept in a local
     (a class reference the sub-config step builds with), the names in another, the picked keywords in ``t``."""
@@ -2086,7 +2098,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_copy_or_empty": _dict_copy_or_empty, "set_dict_pop": _set_dict_pop, "set_dict_get_or_none": _set_dict_get_or_none,
     "set_attrs_from_dict_except_properties": _set_attrs_from_dict_except_properties,
     "set_getattr": _set_getattr, "fold_kwargs_into_sub_config_if_none": _fold_kwargs_into_sub_config_if_none,
-    "fold_kwargs_for_sub_config": _fold_kwargs_for_sub_config, "kwargs_setdefault_attr_of": _kwargs_setdefault_attr_of,
+    "fold_kwargs_for_sub_config": _fold_kwargs_for_sub_config,
+    "sub_config_or_default_with_key": _sub_config_or_default_with_key, "kwargs_setdefault_attr_of": _kwargs_setdefault_attr_of,
     "set_getattr_or_const": _set_getattr_or_const, "set_item_if_no_attr_and_in": _set_item_if_no_attr_and_in, "set_dict_get": _set_dict_get,
     "dict_item_const_if_in": _dict_item_const_if_in, "dict_item_const_if_get_eq": _dict_item_const_if_get_eq,
     "kwargs_get_or_attr": _kwargs_get_or_attr, "kwargs_setdefault_div_if_not_none": _kwargs_setdefault_div_if_not_none,

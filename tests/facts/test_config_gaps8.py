@@ -1,4 +1,4 @@
-"""HunYuan-VL (HunyuanOCR): vLLM's own class on the transformers 4 line and the transformers 5.x classes.
+"""HunYuan-VL (HunyuanOCR) and OpenVLA.
 
 Mirrors ``HunYuanVLConfig`` and ``HunYuanVLTextConfig`` (``transformers/models/hunyuan_vl/configuration_hunyuan_vl.py``,
 transformers 5.17.0 / 5.19.0 for vLLM 0.31.0 / 0.32.0, 5.24.0 for 0.29.0 / 0.30.0, 5.20.2 for 0.33.0): a flat
@@ -8,8 +8,10 @@ text config -- on 5.20+ only when no text config is given, on 5.17 / 5.19 always
 ``xdrope`` rope type as ``dynamic``; the sections checked against half the head size.  vLLM's own ``HunYuanVLConfig``
 (``vllm/transformers_utils/configs/hunyuan_vl.py``, 0.12.0-0.28.0, on transformers 4.57.6 and 5.24.0) forwards
 attribute reads and writes to its text config.
+Also vLLM's ``OpenVLAConfig`` (``vllm/transformers_utils/configs/openvla.py``, 0.22.0+): its Llama text config built
+from a copy of the given dict with default architectures, or from LlamaConfig's defaults when none is given.
 Expected values were read off the real classes in the releases' oracle environments (``get_config``);
-tools/hfconfig_oracle.py compares the same classes on generated configs (the ``hunyuan_vl`` template).
+tools/hfconfig_oracle.py compares the same classes on generated configs (the ``hunyuan_vl`` and ``openvla`` templates).
 """
 
 from __future__ import annotations
@@ -148,3 +150,38 @@ def test_vllms_class_with_a_nested_text_config(rel, architectures):
     assert obj.architectures == architectures
     assert (obj.hidden_size, obj.num_key_value_heads, obj.max_position_embeddings) == (1024, 8, 2048)
     assert obj.tie_word_embeddings is False
+
+
+def openvla(**extra) -> dict:
+    cfg = {"architectures": ["OpenVLAForActionPrediction"], "model_type": "openvla", "n_action_bins": 256}
+    cfg.update(extra)
+    return cfg
+
+
+@pytest.mark.parametrize("rel", ["0.22.0", "0.28.0", "0.33.0"])
+@pytest.mark.parametrize(("text", "architectures", "kv_heads", "vocab"), [
+    # openvla/openvla-7b's text config: LlamaForCausalLM by default
+    ({"model_type": "llama", "pad_token_id": 32000, "vocab_size": 32064}, ["LlamaForCausalLM"], 32, 32064),
+    (None, ["LlamaForCausalLM"], 32, 32000),        # no text config: LlamaConfig's defaults
+    ({}, ["LlamaForCausalLM"], 32, 32000),
+    ({"architectures": ["MistralForCausalLM"], "num_key_value_heads": 4}, ["MistralForCausalLM"], 4, 32000),
+    ({"architectures": None, "num_key_value_heads": 8}, None, 8, 32000),   # an explicit None is kept
+])
+def test_openvla_text_config(rel, text, architectures, kv_heads, vocab):
+    cfg = openvla() if text is None else openvla(text_config=text)
+    obj = load(rel, cfg)
+    assert obj.architectures == ["OpenVLAForActionPrediction"]
+    assert obj.text_config.architectures == architectures
+    assert (obj.text_config.num_key_value_heads, obj.text_config.vocab_size) == (kv_heads, vocab)
+    assert obj.text_config.model_type == "llama"
+
+
+def test_openvla_keeps_a_text_config_that_is_no_dict():
+    assert load("0.33.0", openvla(text_config=5)).text_config == 5
+    assert load("0.22.0", openvla(text_config=[])).text_config == []
+
+
+def test_openvla_dict_given_is_not_changed():
+    text = {"num_key_value_heads": 4}
+    load("0.28.0", openvla(text_config=text))
+    assert text == {"num_key_value_heads": 4}
