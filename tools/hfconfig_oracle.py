@@ -68,6 +68,8 @@ SCOPE = [
     "bagel", "midashenglm", "qwen3_asr", "flint",
     # HunYuan-VL (HunyuanOCR): a flat checkpoint's text keys folded into the text config, the xdrope RoPE alias
     "hunyuan_vl",
+    # vLLM's OpenVLAConfig (its Llama text config built from a copy of the given dict)
+    "openvla",
 ]
 
 # keys worth mutating (present or not in the template)

@@ -364,6 +364,22 @@ HAND.update({
 })
 
 
+# OpenVLA: shaped like openvla/openvla-7b's config.json (vLLM's OpenVLAConfig: the Llama-2 text config under text_config,
+# the Prismatic vision backbone's timm ids; norm_stats left empty)
+HAND.update({
+    "openvla": {
+        "architectures": ["OpenVLAForActionPrediction"], "model_type": "openvla",
+        "arch_specifier": "no-align+fused-gelu-mlp", "hf_llm_id": "meta-llama/Llama-2-7b-hf",
+        "image_resize_strategy": "resize-naive", "image_sizes": [224, 224], "llm_backbone_id": "llama2-7b-pure",
+        "llm_max_length": 2048, "n_action_bins": 256, "norm_stats": {}, "output_projector_states": False,
+        "pad_to_multiple_of": 64, "pad_token_id": 32000,
+        "text_config": {"model_type": "llama", "pad_token_id": 32000, "torch_dtype": "bfloat16", "vocab_size": 32064},
+        "timm_model_ids": ["vit_large_patch14_reg4_dinov2.lvd142m", "vit_so400m_patch14_siglip_224"],
+        "timm_override_act_layers": [None, None], "torch_dtype": "bfloat16", "use_fused_vision_backbone": True,
+        "vision_backbone_id": "dinosiglip-vit-so-224px"},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()
