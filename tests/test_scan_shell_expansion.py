@@ -228,6 +228,33 @@ def test_calls_and_headers(tmp_path, script, expected):
     assert [(launch.tokens, launch.unresolved) for launch in launches] == expected
 
 
+_CHILD_SHELL_SCRIPT = ("TP=3\nbash -c 'vllm serve m -tp $TP'\nexport PP=2\nbash -c 'vllm serve m -pp $PP'\n"
+                       "DP=2 bash -c 'vllm serve m -dp $DP'\nbash -c \"vllm serve m -tp $TP\"\n")
+
+
+def test_a_child_shell_sees_the_exported_variables_only(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(_CHILD_SHELL_SCRIPT + "ssh host 'vllm serve m -pp $PP'\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [(launch.tokens[3:], launch.unresolved) for launch in launches] == [
+        (["-tp", "$TP"], ("TP",)),          # not exported: the child shell does not have it
+        (["-pp", "2"], ()), (["-dp", "2"], ()),
+        (["-tp", "3"], ()),                 # in double quotes: expanded by the script's own shell
+        (["-pp", "$PP"], ("PP",))]          # ssh: the other machine's environment
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_the_child_shell_launches_kvguard_decides_are_the_ones_bash_runs(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text(_CHILD_SHELL_SCRIPT)
+    probe = subprocess.run([BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\nexport -f vllm\n. " +
+                            shlex.quote(str(path))], capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
+    runs = [line.split("\0")[:-1] for line in probe.stdout.split("\n")[:-1]]
+    launches, _, _ = find_launches([str(path)])
+    decided = [launch.tokens[1:] for launch in launches if not launch.unresolved]
+    assert decided == [argv for argv in runs if argv != ["serve", "m", "-tp"]]
+
+
 def test_a_loop_over_words_kvguard_cannot_know_leaves_its_name_unresolved(tmp_path):
     path = tmp_path / "serve.sh"
     path.write_text("for tp in $(seq 1 4); do\n  vllm serve m -tp $tp\ndone\n")

@@ -129,6 +129,37 @@ def _command_strings(cmd: list[str]) -> list[str]:
     return [t for t in cmd[start + 1:] if LAUNCH_HINT.search(t) and len(t.split()) > 1]
 
 
+#: shells a command string is given to (``bash -c '…'``): a new process, which sees the exported variables only
+_CHILD_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+
+
+def _runner_scope(cmd: list[str], variables: Variables) -> Variables:
+    """The variables a command string sees: a child shell's, the exported ones and the command's own ``NAME=value``
+    prefixes (a variable the script does not export is not there); ``ssh``'s, another machine's (``--set`` only);
+    any other runner's, the script's as they are."""
+    start = _command_index(cmd)
+    runner = cmd[start].rsplit("/", 1)[-1] if start is not None else ""
+    if runner not in _CHILD_SHELLS and runner != "ssh":
+        return variables
+    scope = Variables(variables.overrides)
+    scope.pin = variables.pin
+    if runner == "ssh":
+        return scope
+    for name in variables.exported:
+        value = variables.get(name)
+        if value is not None:
+            scope.set_known(name, value)
+        elif name in variables.unknown:
+            scope.set_unknown(name)
+        scope.exported.add(name)
+    for word in cmd[:start]:
+        if ENV_TOKEN.match(word):
+            name, _, value = word.partition("=")
+            scope.set_known(name, value)
+            scope.exported.add(name)
+    return scope
+
+
 def launch_tokens(cmd: list[str]) -> Optional[list[str]]:
     """The ``vllm serve …`` part of one simple command (with its VAR=value prefix), or None."""
     return launch_and_image(cmd)[0]
@@ -810,7 +841,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             if tokens is None:
                 if _nesting < _MAX_NESTING:
                     for script in _command_strings(cmd):
-                        out += shell_launches(path, [(lineno, script)], variables, kind, _nesting=_nesting + 1)
+                        out += shell_launches(path, [(lineno, script)], _runner_scope(cmd, variables), kind,
+                                              _nesting=_nesting + 1)
                 continue
             unresolved = tuple(dict.fromkeys([v for v in missing if any(v in t for t in tokens)] +
                                              [t for t in tokens if PLACEHOLDER.match(t)] +
