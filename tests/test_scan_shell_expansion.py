@@ -255,6 +255,45 @@ def test_the_child_shell_launches_kvguard_decides_are_the_ones_bash_runs(tmp_pat
     assert decided == [argv for argv in runs if argv != ["serve", "m", "-tp"]]
 
 
+def test_here_documents_are_read_as_what_their_command_does_with_them():
+    """An unquoted body is expanded by the script's shell first (``\\$PP`` is left for the shell that runs it);
+    a quoted one is taken as written, for a new process that has the exported variables only (``$TP`` is not
+    exported); ``ssh`` runs it elsewhere; ``python -`` runs it as Python; a here-string (``<<<``) is no body."""
+    path = os.path.join(os.path.dirname(__file__), "data", "scan", "deploy", "heredocs.sh")
+    launches, _, _ = find_launches([path])
+    assert [(launch.line, launch.tokens[3:], launch.unresolved) for launch in launches] == [
+        (4, ["-tp", "3", "-pp", "2"], ()),
+        (7, ["-tp", "$TP", "-pp", "2"], ("TP",)),
+        (10, ["-pp", "$PP"], ("PP",)),
+        (14, ["-tp", "3"], ()),
+        (17, ["--served-model-name", "3"], ()),
+        (19, ["-dp", "2"], ()),
+    ]
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+def test_the_here_document_launches_bash_runs_here_are_the_ones_kvguard_reads(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("TP=3\nexport PP=2\nbash <<EOF\nvllm serve m -tp $TP -pp \\$PP\nEOF\n"
+                    "bash <<'EOF'\nvllm serve m -tp $TP -pp $PP\nEOF\n")
+    probe = subprocess.run([BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\nexport -f vllm\n. " +
+                            shlex.quote(str(path))], capture_output=True, text=True, env={"PATH": os.environ["PATH"]})
+    runs = [line.split("\0")[:-1] for line in probe.stdout.split("\n")[:-1]]
+    launches, _, _ = find_launches([str(path)])
+    assert runs[0] == launches[0].tokens[1:] == ["serve", "m", "-tp", "3", "-pp", "2"]
+    assert runs[1] == ["serve", "m", "-tp", "-pp", "2"] and launches[1].unresolved == ("TP",)
+
+
+def test_a_manifest_applied_from_a_here_document_is_read_as_yaml(tmp_path):
+    path = tmp_path / "deploy.sh"
+    path.write_text("TP=3\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n"
+                    "  containers:\n  - name: a\n    image: vllm/vllm-openai:v0.12.0\n"
+                    "    args: [\"Qwen/Qwen3-8B\", \"-tp\", \"$TP\", \"-pp\", \"$PP\"]\nEOF\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [(launch.line, launch.tokens, launch.unresolved) for launch in launches] == [
+        (10, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3", "-pp", "$PP"], ("PP",))]
+
+
 def test_a_loop_over_words_kvguard_cannot_know_leaves_its_name_unresolved(tmp_path):
     path = tmp_path / "serve.sh"
     path.write_text("for tp in $(seq 1 4); do\n  vllm serve m -tp $tp\ndone\n")

@@ -14,10 +14,11 @@ from ..launch.images import CONTAINER_CLIS
 from ..launch.pins import image_pin, pip_pin, runner_pin
 from .beside import not_beside, read_beside
 from .gpus import visible_devices_gpus
+from .heredocs import HereDocument, expanded_body, operators, set_apart, unescaped
 from .matrices import Collector
 from .result import Launch
 from .shellblocks import Block, Lines, function_header, loop_header, read_block
-from .variables import ENV_TOKEN, POSITIONAL, Variables, launch_reads
+from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, launch_reads
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run",
            "launch_and_image", "launch_tokens", "logical_lines", "one_word", "shell_launches", "split_commands",
@@ -131,15 +132,67 @@ def _command_strings(cmd: list[str]) -> list[str]:
 
 #: shells a command string is given to (``bash -c '…'``): a new process, which sees the exported variables only
 _CHILD_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+#: ``kubectl`` / ``oc`` subcommands that take a manifest (``-f -``: a here-document)
+_APPLY = frozenset({"apply", "create", "replace"})
 
 
-def _runner_scope(cmd: list[str], variables: Variables) -> Variables:
+def _here_document_launches(path: str, command: str, document: HereDocument, variables: Variables, kind: str,
+                            nesting: int) -> list[Launch]:
+    """The launches of a here-document, read as what ``command`` (the text before its operator) does with it: a
+    manifest ``kubectl apply -f -`` / ``oc`` applies, a program ``python`` runs (a new process: the exported
+    variables), or shell text — a script ``bash`` / ``sh`` runs or ``cat > run.sh`` writes (the exported
+    variables), or that ``ssh`` / ``docker`` / ``kubectl exec`` runs elsewhere (only ``--set``).  An unquoted
+    body is expanded first, as the script's shell does; what it cannot expand stays unresolved."""
+    from .python import PythonUnreadable, python_launches
+    from .yamlfiles import yaml_text_launches
+
+    words = command.split()
+    index = _command_index(words)
+    while index is not None and index < len(words) and words[index] in _WRAPPERS:
+        index += 1
+    program = words[index].rsplit("/", 1)[-1] if index is not None and index < len(words) else ""
+    body = expanded_body(document)
+    missing: list[str] = []
+    if not document.quoted:
+        expanded = []
+        for lineno, text in body:
+            line, more = variables.expand(unescaped(text, LITERAL_DOLLAR))
+            expanded.append((lineno, line))
+            missing += more
+        body = expanded
+    if not body:
+        return []
+    prefixes = words[:index] if index is not None else []
+    if program in ("kubectl", "oc") and _APPLY & set(words):
+        launches = yaml_text_launches(path, body, Variables(variables.overrides), "yaml")
+    elif program.startswith("python"):
+        source = "\n".join(text for _, text in body)
+        try:
+            launches = python_launches(path, source, _runner_scope(prefixes + ["python"], variables, child=True),
+                                       "python")
+        except PythonUnreadable:
+            return []
+        for launch in launches:
+            launch.line += body[0][0] - 1
+    else:
+        elsewhere = program in _ELSEWHERE
+        scope = Variables(variables.overrides) if elsewhere else _runner_scope(prefixes + ["bash"], variables,
+                                                                                child=True)
+        launches = shell_launches(path, body, scope, kind, _nesting=nesting + 1)
+    for launch in launches:
+        hits = [piece for piece in dict.fromkeys(missing) if piece not in launch.unresolved
+                and any(piece in token for token in launch.tokens)]
+        launch.unresolved += tuple(hits)
+    return launches
+
+
+def _runner_scope(cmd: list[str], variables: Variables, child: bool = False) -> Variables:
     """The variables a command string sees: a child shell's, the exported ones and the command's own ``NAME=value``
     prefixes (a variable the script does not export is not there); ``ssh``'s, another machine's (``--set`` only);
-    any other runner's, the script's as they are."""
+    any other runner's, the script's as they are (``child``: a new process's all the same)."""
     start = _command_index(cmd)
     runner = cmd[start].rsplit("/", 1)[-1] if start is not None else ""
-    if runner not in _CHILD_SHELLS and runner != "ssh":
+    if runner not in _CHILD_SHELLS and runner != "ssh" and not child:
         return variables
     scope = Variables(variables.overrides)
     scope.pin = variables.pin
@@ -715,6 +768,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
     flow = _flow if _flow is not None else _Flow()
     out: list[Launch] = []
     branches: list[_Branches] = []
+    documents: list[HereDocument] = []
+    if not prompts:
+        lines, documents = set_apart(lines)
     commands = Lines(logical_lines(lines, prompts=prompts))
 
     def read_command(lineno: int, text: str) -> list[Launch]:
@@ -724,6 +780,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         return shell_launches(path, [(lineno, text)], variables, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
 
     for lineno, text in commands:
+        if documents and "<<" in text:
+            found = operators(text)
+            for start, _stop, _document in found:
+                if documents:
+                    out += _here_document_launches(path, text[:start], documents.pop(0), variables, kind, _nesting)
+            for start, stop, _document in reversed(found):
+                text = text[:start] + text[stop:]     # the redirection is no word of the command
         keyword = _keyword(text)
         if branches and branches[-1].kind == "case":
             arm = branches[-1]
