@@ -294,6 +294,17 @@ def test_a_manifest_applied_from_a_here_document_is_read_as_yaml(tmp_path):
         (10, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3", "-pp", "$PP"], ("PP",))]
 
 
+def test_a_here_document_in_a_function_is_read_at_each_call_and_the_next_one_keeps_its_own_body(tmp_path):
+    path = tmp_path / "deploy.sh"
+    path.write_text("f() {\n  bash <<EOF\nvllm serve a -tp $1\nEOF\n}\nf 2\nf 3\nTP=3\nkubectl apply -f - <<EOF\n"
+                    "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: a\n"
+                    "    image: vllm/vllm-openai:v0.12.0\n    args: [\"Qwen/Qwen3-8B\", \"-tp\", \"$TP\"]\nEOF\n")
+    launches, _, _ = find_launches([str(path)])
+    assert [(launch.line, launch.label, launch.tokens[2:]) for launch in launches] == [
+        (3, "call $1=2", ["a", "-tp", "2"]), (3, "call $1=3", ["a", "-tp", "3"]),
+        (17, None, ["Qwen/Qwen3-8B", "-tp", "3"])]
+
+
 def test_a_loop_over_words_kvguard_cannot_know_leaves_its_name_unresolved(tmp_path):
     path = tmp_path / "serve.sh"
     path.write_text("for tp in $(seq 1 4); do\n  vllm serve m -tp $tp\ndone\n")

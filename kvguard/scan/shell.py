@@ -709,6 +709,9 @@ class _Flow:
     def __init__(self) -> None:
         self.functions: dict[str, Block] = {}
         self.calls: dict[str, Collector] = {}
+        #: the text's here-documents, found by the line of their operator (a function's body may hold one, read
+        #: at each call)
+        self.documents: list[HereDocument] = []
 
 
 class _Branches:
@@ -768,9 +771,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
     flow = _flow if _flow is not None else _Flow()
     out: list[Launch] = []
     branches: list[_Branches] = []
-    documents: list[HereDocument] = []
-    if not prompts:
-        lines, documents = set_apart(lines)
+    if top and not prompts:
+        lines, flow.documents = set_apart(lines)
     commands = Lines(logical_lines(lines, prompts=prompts))
 
     def read_command(lineno: int, text: str) -> list[Launch]:
@@ -780,12 +782,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         return shell_launches(path, [(lineno, text)], variables, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
 
     for lineno, text in commands:
-        if documents and "<<" in text:
+        if flow.documents and "<<" in text:
             found = operators(text)
-            for start, _stop, _document in found:
-                if documents:
-                    out += _here_document_launches(path, text[:start], documents.pop(0), variables, kind, _nesting)
-            for start, stop, _document in reversed(found):
+            own = sorted((document for document in flow.documents if document.line >= lineno),
+                         key=lambda document: document.line)
+            for (start, _stop, _operator), document in zip(found, own):
+                out += _here_document_launches(path, text[:start], document, variables, kind, _nesting)
+            for start, stop, _operator in reversed(found):
                 text = text[:start] + text[stop:]     # the redirection is no word of the command
         keyword = _keyword(text)
         if branches and branches[-1].kind == "case":
