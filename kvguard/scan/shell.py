@@ -181,9 +181,17 @@ def _here_document_launches(path: str, command: str, document: HereDocument, var
         launches = shell_launches(path, body, scope, kind, _nesting=nesting + 1)
     for launch in launches:
         hits = [piece for piece in dict.fromkeys(missing) if piece not in launch.unresolved
-                and any(piece in token for token in launch.tokens)]
+                and any(_holds(token, piece) for token in launch.tokens)]
         launch.unresolved += tuple(hits)
     return launches
+
+
+def _holds(token: str, piece: str) -> bool:
+    """Whether ``token`` holds an unresolved ``piece``: a variable's reference (``$TP``, ``${TP}``, ``$(TP)``) or
+    an expansion written whole (``$(nproc)``)."""
+    if piece.startswith(("$", "`")):
+        return piece in token
+    return re.search(r"\$[{(]?" + re.escape(piece) + r"\b", token) is not None
 
 
 def _runner_scope(cmd: list[str], variables: Variables, child: bool = False) -> Variables:
