@@ -294,6 +294,17 @@ def test_a_manifest_applied_from_a_here_document_is_read_as_yaml(tmp_path):
         (10, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3", "-pp", "$PP"], ("PP",))]
 
 
+def test_a_variable_a_branch_exports_may_be_in_the_environment_after_the_block(tmp_path):
+    """Exported in one branch only: after ``fi`` it may or may not reach vLLM, so a check that reads it cannot
+    be decided (before, the export was dropped and the launch checked without it)."""
+    path = tmp_path / "serve.sh"
+    path.write_text('if [ "$LONG" ]; then\n  export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\nfi\nvllm serve m -tp 2\n')
+    launches, _, _ = find_launches([str(path)])
+    assert [(launch.tokens, launch.unresolved) for launch in launches] == [
+        (["VLLM_ALLOW_LONG_MAX_MODEL_LEN=$VLLM_ALLOW_LONG_MAX_MODEL_LEN", "vllm", "serve", "m", "-tp", "2"],
+         ("VLLM_ALLOW_LONG_MAX_MODEL_LEN",))]
+
+
 def test_a_here_document_in_a_function_is_read_at_each_call_and_the_next_one_keeps_its_own_body(tmp_path):
     path = tmp_path / "deploy.sh"
     path.write_text("f() {\n  bash <<EOF\nvllm serve a -tp $1\nEOF\n}\nf 2\nf 3\nTP=3\nkubectl apply -f - <<EOF\n"

@@ -730,16 +730,19 @@ class _Branches:
         self.kind = kind
         self.before = variables.snapshot()
         self.changed: set[str] = set()
+        self.exported: set[str] = set()     # exported by a branch: perhaps in the environment after the block
         self.in_arm = False         # a `case` arm is being read (until its `;;`)
 
     def next_branch(self, variables: Variables) -> None:
         self.changed |= variables.changed_since(self.before)
+        self.exported |= variables.exported - self.before[3]
         variables.restore(self.before)
 
     def end(self, variables: Variables) -> None:
         self.next_branch(variables)
-        for name in self.changed:
+        for name in self.changed | self.exported:
             variables.set_unknown(name)
+        variables.exported |= self.exported
 
 
 #: the start of a ``case`` arm: its patterns and ``)``, then its first command (and maybe ``;;``)
