@@ -23,6 +23,13 @@ from kvguard.scan.variables import Variables
 BASH = shutil.which("bash")
 
 
+def _launches(tmp_path, text: str, name: str = "serve.sh") -> list:
+    """The launches kvguard finds in ``text`` written to a script ``name``."""
+    path = tmp_path / name
+    path.write_text(text)
+    return find_launches([str(path)])[0]
+
+
 def _variables() -> Variables:
     v = Variables({})
     v.assign("TP", "8")
@@ -100,9 +107,7 @@ def test_shell_quoting(text, expanded, missing):
     ("MODEL=$1\nvllm serve $MODEL -tp ${2:-4}", ["vllm", "serve", "$MODEL", "-tp", "4"], ("MODEL",)),
 ])
 def test_scripts(tmp_path, script, argv, unresolved):
-    path = tmp_path / "serve.sh"
-    path.write_text("#!/bin/bash\n" + script + "\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, "#!/bin/bash\n" + script + "\n")
     assert [(launch.tokens, launch.unresolved) for launch in launches] == [(argv, unresolved)]
 
 
@@ -117,9 +122,7 @@ def test_scripts(tmp_path, script, argv, unresolved):
     ("vllm serve m -tp 2 \\  \n  -tp 3", ["vllm", "serve", "m", "-tp", "2", " "]),
 ])
 def test_comments_and_continuations(tmp_path, script, argv):
-    path = tmp_path / "serve.sh"
-    path.write_text(script + "\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, script + "\n")
     assert [launch.tokens for launch in launches] == [argv]
 
 
@@ -160,9 +163,7 @@ _FLOW_SCRIPTS = [
 
 @pytest.mark.parametrize("script, expected", _FLOW_SCRIPTS)
 def test_functions_and_loops(tmp_path, script, expected):
-    path = tmp_path / "serve.sh"
-    path.write_text(script + "\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, script + "\n")
     assert [(launch.line, launch.label, launch.tokens[1:]) for launch in launches] == expected
 
 
@@ -204,9 +205,7 @@ def test_each_branch_s_launch_is_one_bash_runs_for_some_condition():
 
 
 def test_a_function_never_called_is_read_with_its_parameters_unresolved(tmp_path):
-    path = tmp_path / "serve.sh"
-    path.write_text("serve() {\n  vllm serve m -tp ${1:-2}\n}\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, "serve() {\n  vllm serve m -tp ${1:-2}\n}\n")
     assert [(launch.tokens, launch.unresolved) for launch in launches] == [
         (["vllm", "serve", "m", "-tp", "${1:-2}"], ("1",))]
 
@@ -222,9 +221,7 @@ def test_a_function_never_called_is_read_with_its_parameters_unresolved(tmp_path
      [(["vllm", "serve", "m", "-tp", "3"], ()), (["vllm", "serve", "m", "-tp", "5"], ())]),
 ])
 def test_calls_and_headers(tmp_path, script, expected):
-    path = tmp_path / "serve.sh"
-    path.write_text(script + "\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, script + "\n")
     assert [(launch.tokens, launch.unresolved) for launch in launches] == expected
 
 
@@ -233,9 +230,7 @@ _CHILD_SHELL_SCRIPT = ("TP=3\nbash -c 'vllm serve m -tp $TP'\nexport PP=2\nbash 
 
 
 def test_a_child_shell_sees_the_exported_variables_only(tmp_path):
-    path = tmp_path / "serve.sh"
-    path.write_text(_CHILD_SHELL_SCRIPT + "ssh host 'vllm serve m -pp $PP'\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, _CHILD_SHELL_SCRIPT + "ssh host 'vllm serve m -pp $PP'\n")
     assert [(launch.tokens[3:], launch.unresolved) for launch in launches] == [
         (["-tp", "$TP"], ("TP",)),          # not exported: the child shell does not have it
         (["-pp", "2"], ()), (["-dp", "2"], ()),
@@ -285,11 +280,9 @@ def test_the_here_document_launches_bash_runs_here_are_the_ones_kvguard_reads(tm
 
 
 def test_a_manifest_applied_from_a_here_document_is_read_as_yaml(tmp_path):
-    path = tmp_path / "deploy.sh"
-    path.write_text("TP=3\nkubectl apply -f - <<EOF\napiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n"
-                    "  containers:\n  - name: a\n    image: vllm/vllm-openai:v0.12.0\n"
-                    "    args: [\"Qwen/Qwen3-8B\", \"-tp\", \"$TP\", \"-pp\", \"$PP\"]\nEOF\n")
-    launches, _, _ = find_launches([str(path)])
+    manifest = ("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: a\n"
+                "    image: vllm/vllm-openai:v0.12.0\n    args: [\"Qwen/Qwen3-8B\", \"-tp\", \"$TP\", \"-pp\", \"$PP\"]\n")
+    launches = _launches(tmp_path, "TP=3\nkubectl apply -f - <<EOF\n" + manifest + "EOF\n", name="deploy.sh")
     assert [(launch.line, launch.tokens, launch.unresolved) for launch in launches] == [
         (10, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3", "-pp", "$PP"], ("PP",))]
 
@@ -297,29 +290,25 @@ def test_a_manifest_applied_from_a_here_document_is_read_as_yaml(tmp_path):
 def test_a_variable_a_branch_exports_may_be_in_the_environment_after_the_block(tmp_path):
     """Exported in one branch only: after ``fi`` it may or may not reach vLLM, so a check that reads it cannot
     be decided (before, the export was dropped and the launch checked without it)."""
-    path = tmp_path / "serve.sh"
-    path.write_text('if [ "$LONG" ]; then\n  export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\nfi\nvllm serve m -tp 2\n')
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, 'if [ "$LONG" ]; then\n  export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\nfi\n'
+                                   'vllm serve m -tp 2\n')
     assert [(launch.tokens, launch.unresolved) for launch in launches] == [
         (["VLLM_ALLOW_LONG_MAX_MODEL_LEN=$VLLM_ALLOW_LONG_MAX_MODEL_LEN", "vllm", "serve", "m", "-tp", "2"],
          ("VLLM_ALLOW_LONG_MAX_MODEL_LEN",))]
 
 
 def test_a_here_document_in_a_function_is_read_at_each_call_and_the_next_one_keeps_its_own_body(tmp_path):
-    path = tmp_path / "deploy.sh"
-    path.write_text("f() {\n  bash <<EOF\nvllm serve a -tp $1\nEOF\n}\nf 2\nf 3\nTP=3\nkubectl apply -f - <<EOF\n"
-                    "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: a\n"
-                    "    image: vllm/vllm-openai:v0.12.0\n    args: [\"Qwen/Qwen3-8B\", \"-tp\", \"$TP\"]\nEOF\n")
-    launches, _, _ = find_launches([str(path)])
+    manifest = ("apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec:\n  containers:\n  - name: a\n"
+                "    image: vllm/vllm-openai:v0.12.0\n    args: [\"Qwen/Qwen3-8B\", \"-tp\", \"$TP\"]\n")
+    launches = _launches(tmp_path, "f() {\n  bash <<EOF\nvllm serve a -tp $1\nEOF\n}\nf 2\nf 3\nTP=3\n"
+                                   "kubectl apply -f - <<EOF\n" + manifest + "EOF\n", name="deploy.sh")
     assert [(launch.line, launch.label, launch.tokens[2:]) for launch in launches] == [
         (3, "call $1=2", ["a", "-tp", "2"]), (3, "call $1=3", ["a", "-tp", "3"]),
         (17, None, ["Qwen/Qwen3-8B", "-tp", "3"])]
 
 
 def test_a_loop_over_words_kvguard_cannot_know_leaves_its_name_unresolved(tmp_path):
-    path = tmp_path / "serve.sh"
-    path.write_text("for tp in $(seq 1 4); do\n  vllm serve m -tp $tp\ndone\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, "for tp in $(seq 1 4); do\n  vllm serve m -tp $tp\ndone\n")
     assert [(launch.tokens, launch.unresolved) for launch in launches] == [
         (["vllm", "serve", "m", "-tp", "$tp"], ("tp",))]
 
@@ -402,9 +391,7 @@ def test_a_line_of_thousands_of_expansions_is_unresolved_and_quick(tmp_path):
     ("CUDA_VISIBLE_DEVICES=0 docker exec c vllm serve m -tp 4", ["vllm", "serve", "m", "-tp", "4"]),
 ])
 def test_launchers_and_their_environment(tmp_path, line, tokens):
-    path = tmp_path / "serve.sh"
-    path.write_text("#!/bin/bash\n" + line + "\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, "#!/bin/bash\n" + line + "\n")
     assert [launch.tokens for launch in launches] == [tokens]
 
 
@@ -414,9 +401,7 @@ def test_launchers_and_their_environment(tmp_path, line, tokens):
     ("CUDA_VISIBLE_DEVICES=0 sudo -E vllm serve m", ["CUDA_VISIBLE_DEVICES=0", "vllm", "serve", "m"]),
 ])
 def test_wrappers_pass_their_assignments_on(tmp_path, line, tokens):
-    path = tmp_path / "serve.sh"
-    path.write_text("#!/bin/bash\n" + line + "\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, "#!/bin/bash\n" + line + "\n")
     assert [launch.tokens for launch in launches] == [tokens]
 
 
@@ -436,8 +421,6 @@ def test_a_guide_s_tabs_are_alternatives(guide, lines):
     ("pipx run --spec=vllm==0.28.0 vllm serve Qwen/Qwen3-32B -tp 8", "0.28.0", "--spec vllm==0.28.0"),
 ])
 def test_tool_runners_pin_the_release_they_run(tmp_path, line, release, source):
-    path = tmp_path / "serve.sh"
-    path.write_text("#!/bin/bash\npip install vllm==0.10.2\n" + line + "\n")
-    launches, _, _ = find_launches([str(path)])
+    launches = _launches(tmp_path, "#!/bin/bash\npip install vllm==0.10.2\n" + line + "\n")
     assert [(launch.tokens[:2], launch.pin.version, launch.pin.source) for launch in launches] == [
         (["vllm", "serve"], release, source)]

@@ -15,28 +15,17 @@ from ..launch.pins import ReleaseChoice, choose_release, default_release
 from .files import find_launches
 from .result import Finding, Launch, ScanResult
 from .undecidable import (
-    AS_WRITTEN,
     BadArguments,
     NoRelease,
     Placeholder,
     UndecidableLaunch,
     UnresolvedVariable,
+    mentions,
     variable_label,
 )
 from .variables import launch_reads
 
 __all__ = ["check_launch", "release_for", "scan"]
-
-
-def _mentions(text: str, unresolved: Iterable[str]) -> list[str]:
-    hits = []
-    for name in unresolved:
-        if name.startswith(AS_WRITTEN):
-            if name in text:
-                hits.append(name)
-        elif re.search(r"\$[{(]?" + re.escape(name) + r"\b", text):
-            hits.append(name)
-    return hits
 
 
 def _quoted(exc: KvguardError) -> tuple[str, ...]:
@@ -54,7 +43,7 @@ def _variables_in(words: Iterable[str], unresolved: Iterable[str]) -> list[str]:
     """The unresolved variables (and placeholders) written in any of ``words``, in the order of
     ``unresolved``."""
     words = tuple(words)
-    return [name for name in unresolved if any(_mentions(word, (name,)) for word in words)]
+    return [name for name in unresolved if any(mentions(word, (name,)) for word in words)]
 
 
 #: fields whose value no modelled check reads (only whether they are given)
@@ -90,8 +79,8 @@ def _probed(launch: Launch, release) -> Optional[tuple[list[str], list[tuple[str
     unresolved = launch.unresolved
     prefix, args = launcher_and_arguments(launch.tokens)
     for word in prefix:
-        if _mentions(word, unresolved) and not (_ENV_PREFIX.match(word) and
-                                                not _mentions(word.split("=", 1)[0], unresolved)):
+        if mentions(word, unresolved) and not (_ENV_PREFIX.match(word) and
+                                                not mentions(word.split("=", 1)[0], unresolved)):
             return None
     table = option_table(release)
     spans, _ = option_spans(args, release)
@@ -106,14 +95,14 @@ def _probed(launch: Launch, release) -> Optional[tuple[list[str], list[tuple[str
     probed = list(args)
     replaced: list[tuple[str, str]] = []
     for i, word in enumerate(args):
-        if not _mentions(word, unresolved):
+        if not mentions(word, unresolved):
             continue
-        if any(name.startswith("{") for name in _mentions(word, unresolved)):
+        if any(name.startswith("{") for name in mentions(word, unresolved)):
             return None             # a brace expansion (`{2,4}`) stands for several words
         if i in inline:
             name = word.split("=", 1)[0]
             spec = inline[i]
-            if _mentions(name, unresolved):
+            if mentions(name, unresolved):
                 return None
         elif i in values:
             name, spec = None, values[i]
@@ -153,7 +142,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     report = _build(build_report, release, tokens, launch)
     if report.verdict.ok or report.verdict.stage != "argparse":
         return None
-    names = variable_label(_mentions(" ".join(launch.tokens), launch.unresolved))
+    names = variable_label(mentions(" ".join(launch.tokens), launch.unresolved))
     report.verdict = report.verdict.with_notes(
         f"{names} unresolved: vLLM's argument parser refuses this command line whatever "
         f"{'it holds' if ', ' not in names else 'they hold'} (the refusal is about other arguments)")
@@ -165,7 +154,7 @@ def _read_variables(launch: Launch, cmd) -> list[str]:
     the ``VLLM_*`` variables the checks read."""
     relevant = [cmd.model or ""] + [str(v) for k, v in cmd.fields.items() if k not in _VALUE_FREE] + \
         [v for k, v in cmd.env.items() if launch_reads(k)]
-    return _mentions(" ".join(relevant), launch.unresolved)
+    return mentions(" ".join(relevant), launch.unresolved)
 
 
 def _with_the_other_variables(launch: Launch, release, hits: list[str]) -> list[str]:
@@ -181,7 +170,7 @@ def _with_the_other_variables(launch: Launch, release, hits: list[str]) -> list[
         others = _read_variables(launch, parse_serve(tokens, release))
     except KvguardError:
         return hits
-    others += _mentions(" ".join(word for word, dest in replaced if dest not in _VALUE_FREE), launch.unresolved)
+    others += mentions(" ".join(word for word, dest in replaced if dest not in _VALUE_FREE), launch.unresolved)
     return [name for name in launch.unresolved if name in hits or name in others]
 
 

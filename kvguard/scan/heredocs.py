@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-__all__ = ["HereDocument", "expanded_body", "operators", "set_apart", "unescaped"]
+__all__ = ["HereDocument", "continues", "expanded_body", "operators", "set_apart", "unescaped"]
 
 _DELIMITER = re.compile(r"(-?)[ \t]*(?:'([^']*)'|\"([^\"]*)\"|(\\?)([^\s;&|<>()'\"]+))")
 
@@ -88,6 +88,12 @@ def set_apart(lines: list[tuple[int, str]]) -> tuple[list[tuple[int, str]], list
     return kept, documents
 
 
+def continues(text: str) -> bool:
+    """Whether a line goes on on the next: it ends in a backslash that no other escapes (an odd number of them;
+    a blank after the backslash escapes the blank, and the line ends)."""
+    return (len(text) - len(text.rstrip("\\"))) % 2 == 1
+
+
 def expanded_body(document: HereDocument) -> list[tuple[int, str]]:
     """The body as the shell hands it on before expansion: an unquoted one's ``\\``-newline joins lines."""
     if document.quoted:
@@ -98,7 +104,7 @@ def expanded_body(document: HereDocument) -> list[tuple[int, str]]:
         if joined is not None:
             lineno, text = joined[0], joined[1] + text
             joined = None
-        if text.endswith("\\") and (len(text) - len(text.rstrip("\\"))) % 2 == 1:
+        if continues(text):
             joined = (lineno, text[:-1])
             continue
         out.append((lineno, text))

@@ -14,10 +14,11 @@ from ..launch.images import CONTAINER_CLIS
 from ..launch.pins import image_pin, pip_pin, runner_pin
 from .beside import not_beside, read_beside
 from .gpus import visible_devices_gpus
-from .heredocs import HereDocument, expanded_body, operators, set_apart, unescaped
+from .heredocs import HereDocument, continues, expanded_body, operators, set_apart, unescaped
 from .matrices import Collector
 from .result import Launch
 from .shellblocks import Block, Lines, function_header, loop_header, read_block
+from .undecidable import mentions
 from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, launch_reads
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run",
@@ -180,18 +181,9 @@ def _here_document_launches(path: str, command: str, document: HereDocument, var
                                                                                 child=True)
         launches = shell_launches(path, body, scope, kind, _nesting=nesting + 1)
     for launch in launches:
-        hits = [piece for piece in dict.fromkeys(missing) if piece not in launch.unresolved
-                and any(_holds(token, piece) for token in launch.tokens)]
-        launch.unresolved += tuple(hits)
+        pieces = [piece for piece in dict.fromkeys(missing) if piece not in launch.unresolved]
+        launch.unresolved += tuple(mentions(" ".join(launch.tokens), pieces))
     return launches
-
-
-def _holds(token: str, piece: str) -> bool:
-    """Whether ``token`` holds an unresolved ``piece``: a variable's reference (``$TP``, ``${TP}``, ``$(TP)``) or
-    an expansion written whole (``$(nproc)``)."""
-    if piece.startswith(("$", "`")):
-        return piece in token
-    return re.search(r"\$[{(]?" + re.escape(piece) + r"\b", token) is not None
 
 
 def _runner_scope(cmd: list[str], variables: Variables, child: bool = False) -> Variables:
@@ -584,7 +576,7 @@ def logical_lines(lines: list[tuple[int, str]], prompts: bool = False,
                 buf = []
                 continue
         # only a backslash right before the newline continues the line; `\ ` escapes a blank
-        if text.endswith("\\") and not _escaped_backslash_at_end(text):
+        if continues(text):
             buf.append(text[:-1])
             continue
         buf.append(text)
@@ -601,11 +593,6 @@ def logical_lines(lines: list[tuple[int, str]], prompts: bool = False,
 #: why a launch holds a word of blanks, which is most often a blank after a line's final backslash
 BLANK_WORD = ("a word of vLLM's command line is a blank: a `\\` followed by a blank (as at a line's end before "
               "trailing spaces) escapes the blank, and the shell does not continue the line there")
-
-
-def _escaped_backslash_at_end(text: str) -> bool:
-    """Whether the line ends in an even number of backslashes (each escaping the next: no continuation)."""
-    return (len(text) - len(text.rstrip("\\"))) % 2 == 0
 
 
 def _uncommented(text: str) -> str:
@@ -750,9 +737,13 @@ _CASE_ARM = re.compile(r"^\s*\(?\s*([^\s()$;|][^();]*?)\s*\)\s*(.*)$")
 _ARM_END = re.compile(r"\s*;;&?\s*$|\s*;&\s*$")
 
 
+_KEYWORD = re.compile(r"\s*([a-z]*)")
+
+
 def _keyword(text: str) -> str:
-    stripped = text.lstrip()
-    return re.match(r"[a-z]*", stripped).group(0) if stripped else ""        # type: ignore[union-attr]
+    """The reserved word a line may start with (``if``, ``fi``, ``case`` …): its leading lowercase letters."""
+    m = _KEYWORD.match(text)
+    return m.group(1) if m else ""
 
 
 def _after_then(text: str) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from typing import Iterator, Optional
 
+from .variables import blank_quoted
+
 __all__ = ["Block", "Lines", "function_header", "loop_header", "read_block"]
 
 #: the lines one loop or function body may span
@@ -20,7 +22,6 @@ _LOOP = re.compile(r"^\s*for\s+([A-Za-z_][A-Za-z0-9_]*)(\s+in\b(.*))?\s*;?\s*(?:
 _FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\(\s*\))?|"
                        r"([A-Za-z_][A-Za-z0-9_.:-]*)\s*\(\s*\))\s*(.*)$")
 _WORD = re.compile(r"[^\s;&|()]+")
-_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|\\.")
 
 Block = list[tuple[int, str]]
 
@@ -44,8 +45,7 @@ class Lines:
 
 def _words(text: str) -> Iterator[re.Match]:
     """The words of ``text`` outside quotes, with their places (quoted text is blanked, not removed)."""
-    blanked = _QUOTED.sub(lambda m: " " * len(m.group(0)), text)
-    return _WORD.finditer(blanked)
+    return _WORD.finditer(blank_quoted(text))
 
 
 def loop_header(text: str) -> Optional[tuple[str, Optional[str], str]]:

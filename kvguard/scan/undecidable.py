@@ -8,11 +8,12 @@ from its message: :func:`reason_kind_of`.
 
 from __future__ import annotations
 
-from typing import Optional
+import re
+from typing import Iterable, Optional
 
 from ..errors import InputError, KvguardError, ModelNotFound, Undecidable
 
-__all__ = ["AS_WRITTEN", "BadArguments", "NoRelease", "Placeholder", "UndecidableLaunch", "UnresolvedVariable",
+__all__ = ["AS_WRITTEN", "BadArguments", "mentions", "NoRelease", "Placeholder", "UndecidableLaunch", "UnresolvedVariable",
            "reason_kind_of", "variable_label"]
 
 #: how an unresolved piece a reader records whole begins (``${TP,,}``, ```nproc```, ``<MODEL>``, ``...``,
@@ -65,6 +66,19 @@ class NoRelease(UndecidableLaunch):
     """No release to check the launch against: its deployment pins one kvguard has no rules for."""
 
     kind = "unknown-version"
+
+
+def mentions(text: str, unresolved: Iterable[str]) -> list[str]:
+    """The unresolved pieces ``text`` holds: a piece recorded whole (:data:`AS_WRITTEN`) as written, a variable's
+    name as a reference to it (``$TP``, ``${TP}``, ``$(TP)``)."""
+    hits = []
+    for name in unresolved:
+        if name.startswith(AS_WRITTEN):
+            if name in text:
+                hits.append(name)
+        elif re.search(r"\$[{(]?" + re.escape(name) + r"\b", text):
+            hits.append(name)
+    return hits
 
 
 def variable_label(names: "list[str]") -> str:

@@ -10,7 +10,8 @@ from typing import Mapping, Optional
 
 from ..launch.pins import ReleasePin
 
-__all__ = ["ENV_TOKEN", "LITERAL_DOLLAR", "POSITIONAL", "VARIABLE", "Variables", "env_text", "launch_reads"]
+__all__ = ["ENV_TOKEN", "LITERAL_DOLLAR", "POSITIONAL", "VARIABLE", "Variables", "blank_quoted", "env_text",
+           "launch_reads"]
 
 #: ``${X}`` with its operators (``${X:-d}``, ``${X:=d}``, ``${X:+a}``, ``${X:?m}``, ``${#X}``, an array's
 #: ``${A[@]}`` / ``${A[1]}``, a positional ``${2:-8}``), any other ``${…}``, ``$X``, Kubernetes' ``$(X)``,
@@ -115,7 +116,7 @@ def _shell_quoting(text: str, quote: str = "") -> "tuple[str, list[str]]":
         i += 1
     protected = "".join(out)
     if "{" in protected and plain:
-        braces = [m.group(0) for m in _BRACE_EXPANSION.finditer(_unquoted(protected))]
+        braces = [m.group(0) for m in _BRACE_EXPANSION.finditer(blank_quoted(protected))]
     return protected, braces
 
 
@@ -154,9 +155,13 @@ def _as_value(value: str, in_double_quotes: bool) -> str:
     return _UNQUOTED_SPECIAL.sub(lambda m: "\\" + m.group(0), value)
 
 
-def _unquoted(text: str) -> str:
-    """``text`` with what its quotes hold blanked out, so that patterns match only unquoted text."""
-    return re.sub(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"", lambda m: " " * len(m.group(0)), text)
+_QUOTED_OR_ESCAPED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"|\\.")
+
+
+def blank_quoted(text: str) -> str:
+    """``text`` with what its quotes hold and its escaped characters blanked out (same length), so that patterns
+    match only the shell's own unquoted text."""
+    return _QUOTED_OR_ESCAPED.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def _nested_parameters(text: str) -> "list[tuple[int, int]]":
