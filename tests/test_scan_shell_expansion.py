@@ -314,7 +314,7 @@ def test_a_loop_over_words_kvguard_cannot_know_leaves_its_name_unresolved(tmp_pa
 
 
 _PIECES = st.sampled_from(["-tp 2", "--name a#b", "# -tp 3", "-pp 1 # x", "'a b'", '"c#d"', "--x=#", "e\\#f",
-                           "'# q'", "-dcp 4"])
+                           "'# q'", "-dcp 4", "';'", "\\&", '"|"', "x\\;y"])
 _ENDS = st.sampled_from(["\\", "\\ ", "", " \\", " \\  ", "\t"])
 
 

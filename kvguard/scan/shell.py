@@ -19,7 +19,7 @@ from .matrices import Collector
 from .result import Launch
 from .shellblocks import Block, Lines, function_header, loop_header, read_block
 from .undecidable import mentions
-from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, launch_reads
+from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, launch_reads, translate_quoted
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run",
            "launch_and_image", "launch_tokens", "logical_lines", "one_word", "shell_launches", "split_commands",
@@ -43,6 +43,10 @@ _UNSET = re.compile(r"^\s*unset\s+(?:-v\s+)?" + _NAMES)
 _EXPORT = re.compile(r"^\s*(?:export|declare\s+-x)\s+" + _NAMES)
 
 _OPERATORS = {";", "&&", "||", "|", "&", ";;", "|&"}
+#: operator characters a quote or a backslash makes characters of a word (``';'``, ``\\&``): kept apart while
+#: the line is split, which would otherwise take a word ``;`` for the operator
+_QUOTED_OPERATOR = str.maketrans({";": "\ue030", "&": "\ue031", "|": "\ue032"})
+_OPERATOR_CHARACTER = str.maketrans({"\ue030": ";", "\ue031": "&", "\ue032": "|"})
 
 _WRAPPERS = {"env", "exec", "sudo", "nohup", "time", "command", "nice"}
 
@@ -58,7 +62,7 @@ _TEXT_COMMANDS = frozenset({"echo", "printf", "logger", "pgrep", "pkill", "grep"
 def split_commands(text: str) -> list[list[str]]:
     """The commands of one line of expanded shell text, each as its words (comments were cut before expansion:
     a ``#`` here is a character of a word, as in ``--served-model-name a#b``)."""
-    lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+    lex = shlex.shlex(translate_quoted(text, _QUOTED_OPERATOR), posix=True, punctuation_chars=";&|")
     lex.whitespace_split = True
     lex.commenters = ""
     try:
@@ -72,7 +76,7 @@ def split_commands(text: str) -> list[list[str]]:
             out.append(cur)
             cur = []
         else:
-            cur.append(tok)
+            cur.append(tok.translate(_OPERATOR_CHARACTER))
     out.append(cur)
     return [c for c in out if c]
 

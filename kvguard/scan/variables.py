@@ -11,7 +11,7 @@ from typing import Mapping, Optional
 from ..launch.pins import ReleasePin
 
 __all__ = ["ENV_TOKEN", "LITERAL_DOLLAR", "POSITIONAL", "VARIABLE", "Variables", "blank_quoted", "env_text",
-           "launch_reads"]
+           "launch_reads", "translate_quoted"]
 
 #: ``${X}`` with its operators (``${X:-d}``, ``${X:=d}``, ``${X:+a}``, ``${X:?m}``, ``${#X}``, an array's
 #: ``${A[@]}`` / ``${A[1]}``, a positional ``${2:-8}``), any other ``${…}``, ``$X``, Kubernetes' ``$(X)``,
@@ -162,6 +162,12 @@ def blank_quoted(text: str) -> str:
     """``text`` with what its quotes hold and its escaped characters blanked out (same length), so that patterns
     match only the shell's own unquoted text."""
     return _QUOTED_OR_ESCAPED.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def translate_quoted(text: str, table: "dict[int, str]") -> str:
+    """``text`` with what its quotes hold and its escaped characters translated by ``table`` (``str.translate``),
+    its unquoted text as it is."""
+    return _QUOTED_OR_ESCAPED.sub(lambda m: m.group(0).translate(table), text)
 
 
 def _nested_parameters(text: str) -> "list[tuple[int, int]]":
