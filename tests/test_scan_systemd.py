@@ -96,3 +96,8 @@ def test_the_one_argument_reaches_vllm_as_one_word(tmp_path, capsys):
     out = capsys.readouterr().out
     assert status == 1
     assert "vllm: error: unrecognized arguments: -tp 2 -pp 2" in out
+
+
+def test_an_empty_environment_assignment_resets_the_list(tmp_path):
+    (launch,) = _launches(tmp_path, "/usr/bin/vllm serve Qwen/Qwen3-8B -tp ${TP}", "Environment=TP=2\nEnvironment=\n")
+    assert launch.unresolved == ("TP",)

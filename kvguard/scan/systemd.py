@@ -12,7 +12,8 @@ rules from ``replace_env_argv`` in systemd's ``src/basic/env-util.c``:
   variable gives no word at all); ``${NAME}`` inside a word is replaced by the value as it is, never split (an
   unset one by nothing); ``$NAME`` inside a longer word, ``${NAME:-default}`` and other shell forms are not
   systemd's and reach the program as written; ``$$`` is one ``$``; ``%%`` is one ``%``;
-- ``Environment=`` sets variables (several ``NAME=value`` words, quoted or not, per line; a later one wins);
+- ``Environment=`` sets variables (several ``NAME=value`` words, quoted or not, per line; a later one wins; an
+  empty one resets the list);
   ``EnvironmentFile=`` names a file of ``NAME=value`` lines whose settings override ``Environment=``'s: read
   as docker's ``--env-file`` is (the path as written, else beside the unit), noted when it is not there (a
   leading ``-``: optional);
@@ -253,7 +254,9 @@ def unit_launches(path: str, lines: list[tuple[int, str]], variables: Variables,
     for number, section, key, value in _directives(lines):
         if section != "Service":
             continue
-        if key == "Environment":
+        if key == "Environment" and not value:
+            environment.clear()     # an empty assignment resets the list
+        elif key == "Environment":
             try:
                 words = shlex.split(value)
             except ValueError:
