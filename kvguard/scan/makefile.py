@@ -3,7 +3,8 @@
 Read from the GNU make manual ("Writing Recipes", "How to Use Variables", "Special Built-in Target Names"):
 
 - a recipe line starts with a tab; make expands its own references first — ``$(NAME)`` and ``${NAME}`` (a
-  variable of the makefile, else one given on make's command line or in the environment), ``$$`` for one
+  variable of the makefile, else one given on make's command line or in the environment), ``$X`` for the
+  one-character variable ``X`` (so ``$TP`` is ``$(T)P``, not the shell's ``$TP``), ``$$`` for one
   ``$`` the shell sees — then hands the line to a shell of its own; a recipe line ending in ``\\`` goes on
   on the next; leading ``@``, ``-`` and ``+`` are make's, not the shell's;
 - ``.ONESHELL:`` hands a rule's whole recipe to one shell;
@@ -28,8 +29,10 @@ from .variables import Variables
 __all__ = ["is_makefile_name", "makefile_launches"]
 
 _ASSIGNMENT = re.compile(r"^(export\s+|override\s+)*([A-Za-z_][A-Za-z0-9_.-]*)\s*(\?=|:::=|::=|:=|\+=|!=|=)\s*(.*)$")
-#: $(NAME) / ${NAME} without nested references or spaces (a function call has a space: $(shell nproc))
-_REFERENCE = re.compile(r"\$(?:\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\{([A-Za-z_][A-Za-z0-9_.-]*)\})")
+#: $(NAME) / ${NAME} without nested references or spaces (a function call has a space: $(shell nproc)), and
+#: ``$X``: a ``$`` followed by one letter, digit or underscore is a reference to that one-character variable
+#: (``$MODEL`` is ``$(M)ODEL``)
+_REFERENCE = re.compile(r"\$(?:\(([A-Za-z_][A-Za-z0-9_.-]*)\)|\{([A-Za-z_][A-Za-z0-9_.-]*)\}|([A-Za-z0-9_]))")
 _DOLLARS = "\x00"
 #: how deep a variable's value may refer to others before kvguard stops expanding
 _MAX_DEPTH = 16
@@ -71,7 +74,7 @@ class _MakeVariables:
         text = text.replace("$$", _DOLLARS)
 
         def sub(m: re.Match) -> str:
-            name = m.group(1) or m.group(2)
+            name = m.group(1) or m.group(2) or m.group(3)
             if name in self.overrides:
                 return self.overrides[name]
             value = self.values.get(name)
