@@ -4,7 +4,9 @@ a ``command`` alone replaces CMD and follows the image's entrypoint (:mod:`kvgua
 The container around them (image, ``environment``, ``sh -c`` scripts) is read by
 :mod:`~kvguard.scan.containers`.  Compose interpolates ``$X`` / ``${X:-default}`` in the whole file from
 the shell's environment and, below it, the project's ``.env`` file (the compose file's directory):
-:func:`project_env_file`.
+:func:`project_env_file`.  It does so before a string ``command`` is split into words (a ``$ARGS`` of ``-tp 2``
+is two words); ``$$`` is a ``$`` it leaves as it is, and any other ``$`` that starts neither a name nor ``{``
+(``$(nproc)``) makes compose refuse the file (:func:`~kvguard.scan.variables.compose_invalid`: unresolved).
 """
 
 from __future__ import annotations

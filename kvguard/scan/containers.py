@@ -18,7 +18,7 @@ from .helm import helm_launches
 from .kubernetes import is_kubernetes_container, kubernetes_command
 from .result import Launch
 from .shell import IMAGE_RUNS_FIRST, LAUNCH_HINT, launch_tokens, shell_launches
-from .variables import ENV_TOKEN, LITERAL_DOLLAR, Variables, env_text, launch_reads
+from .variables import ENV_TOKEN, LITERAL_DOLLAR, Variables, compose_invalid, compose_literal, env_text, launch_reads
 from .yamlnodes import scalar_text, to_python
 
 if TYPE_CHECKING:
@@ -98,7 +98,8 @@ def _declared_environment(keys: dict, flavour: str, injected: "Optional[dict[str
         if text is not None and flavour == "kubernetes":
             text = _kubelet_expand(text, declared)
         elif text is not None and "$" in text:
-            expanded, missing = walker.variables.expand(text) if flavour == "compose" and walker else ("", [text])
+            expanded, missing = walker.variables.expand(compose_literal(text)) if flavour == "compose" and walker \
+                else ("", [text])
             text = None if missing else expanded
         declared[name] = text
     return declared
@@ -145,12 +146,35 @@ def _compose_script(script: str, host: Variables, declared: "dict[str, Optional[
     Compose interpolates the text first, from the host (``host``: ``--set``, the project's ``.env``): ``$X`` and
     ``${X:-d}`` are replaced as text, and ``$$`` becomes ``$``.  The shell then expands what is left (``$$X`` in the
     file) from the service's environment.  A host variable compose cannot know stays unresolved in the shell too."""
-    interpolated, missing = host.expand(script.replace("$$", LITERAL_DOLLAR))
+    interpolated, missing = host.expand(compose_literal(script))
     scope = host.with_environment(declared)
     for name in missing:
         if name.isidentifier():
             scope.set_unknown(name)
     return interpolated, scope
+
+
+def _interpolated_before_splitting(host: Variables, text: str) -> str:
+    """A compose string ``command`` / ``entrypoint`` as compose splits it: interpolated first (compose-go
+    interpolates the whole file, then parses the string into words), so a ``$ARGS`` of ``-tp 2`` is two words.
+    Each ``$`` of the result is written ``$$``, which the reading of the words takes as a ``$`` as it is.  A
+    reference compose cannot know leaves the text as written (its words are unresolved anyway)."""
+    if "$" not in text or compose_invalid(text):
+        return text
+    interpolated, missing = host.expand(compose_literal(text))
+    return text if missing else interpolated.replace("$", "$$")
+
+
+def _refused_by_compose(launches: "list[Launch]", pieces: "list[str]") -> None:
+    """Compose refuses a file whose command holds a ``$`` it cannot interpolate (``$(nproc)``: "invalid
+    interpolation format"), so the launch does not start as written: each piece unresolved, and said."""
+    if not pieces:
+        return
+    note = (f"compose refuses {', '.join(f'`{p}`' for p in dict.fromkeys(pieces))}: a `$` not followed by a name, "
+            "`{` or `$` is an invalid interpolation (write `$$` for a `$`)")
+    for launch in launches:
+        launch.unresolved = tuple(dict.fromkeys(launch.unresolved + tuple(pieces)))
+        launch.notes = launch.notes + (note,)
 
 
 def _script_node(parts: list, script: str):
@@ -312,12 +336,15 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                     return True
             # compose splits a string command shell-like (no shell runs it); `\` ends a line
             text = re.sub(r"\\\r?\n", " ", kubelet(str(n.value))) if n.value is not None else ""
+            if flavour == "compose":
+                text = _interpolated_before_splitting(walker.variables, text)
             try:
                 parts.append((n, shlex.split(text)))
             except ValueError:
                 parts.append((n, [text]))
     if not parts:
         return False
+    refused = [p for _n, t_list in parts for t in t_list for p in compose_invalid(t)] if flavour == "compose" else []
     by_node = {id(n): t for n, t in parts}
     entry_t, command_t, args_t = (by_node.get(id(n)) for n in (entry, command, args))
     notes: tuple[str, ...] = ()
@@ -344,6 +371,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                 walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), text)],
                                              scope, walker.kind)
                 _in_container(walker, before, keys, image_text, declared, flavour)
+                _refused_by_compose(walker.out[before:], refused)
                 return True
             node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
                                                                   else []) if kubelet(scalar_text(v)) == script), None)
@@ -367,7 +395,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
     expanded, missing = [], []
     for t in tokens:
         # compose's `$$` is a `$` it leaves as it is
-        e, miss = walker.variables.expand(t.replace("$$", LITERAL_DOLLAR) if flavour == "compose" else t)
+        e, miss = walker.variables.expand(compose_literal(t) if flavour == "compose" else t)
         expanded.append(e)
         missing += miss
     launch = launch_tokens(expanded)
@@ -388,4 +416,5 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                              if image_text else None, notes=notes, image_entrypoint=implied))
     _give_gpus(walker.out[-1:], *_given_gpus(keys, flavour, declared))
     _note_env_from(walker.out[-1:], keys, walker, flavour)
+    _refused_by_compose(walker.out[-1:], refused)
     return True

@@ -10,8 +10,8 @@ from typing import Mapping, Optional
 
 from ..launch.pins import ReleasePin
 
-__all__ = ["ENV_TOKEN", "LITERAL_DOLLAR", "POSITIONAL", "VARIABLE", "Variables", "blank_quoted", "env_text",
-           "launch_reads", "translate_quoted"]
+__all__ = ["ENV_TOKEN", "LITERAL_DOLLAR", "POSITIONAL", "VARIABLE", "Variables", "blank_quoted", "compose_invalid",
+           "compose_literal", "env_text", "launch_reads", "translate_quoted"]
 
 #: ``${X}`` with its operators (``${X:-d}``, ``${X:=d}``, ``${X:+a}``, ``${X:?m}``, ``${#X}``, an array's
 #: ``${A[@]}`` / ``${A[1]}``, a positional ``${2:-8}``), any other ``${…}``, ``$X``, Kubernetes' ``$(X)``,
@@ -216,6 +216,28 @@ ENV_TOKEN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 #: environment variables besides VLLM_* that change a verdict (the GPUs vLLM counts: kvguard.launch.devices)
 _READ_BY_CHECKS = frozenset({"CUDA_VISIBLE_DEVICES"})
+
+
+#: a ``$`` that compose's interpolation does not take as a reference: ``$$`` (one ``$``), and a ``$`` not followed
+#: by a name or ``{`` (``$(date)``, ``$1``), which compose refuses (:func:`compose_invalid`)
+_COMPOSE_LITERAL = re.compile(r"\$\$|\$(?![A-Za-z_{])")
+#: compose-go's template pattern: ``$$``, ``$NAME``, ``${…}``, and else an empty "invalid" alternative
+_COMPOSE_INVALID = re.compile(r"\$\$|\$(?![A-Za-z_{])(\S{0,24})")
+
+
+def compose_literal(text: str) -> str:
+    """``text`` of a compose file with each ``$`` that is no compose reference written :data:`LITERAL_DOLLAR`, so
+    that :meth:`Variables.expand` expands only what compose does (``$NAME``, ``${NAME…}``) and gives ``$$`` back
+    as one ``$``."""
+    return _COMPOSE_LITERAL.sub(LITERAL_DOLLAR, text) if "$" in text else text
+
+
+def compose_invalid(text: str) -> "list[str]":
+    """The pieces of ``text`` that compose refuses to interpolate ("invalid interpolation format … You may need to
+    escape any $ with another $"): a ``$`` followed by neither ``$``, a name nor ``{``, as in ``$(nproc)``."""
+    if "$" not in text:
+        return []
+    return ["$" + m.group(1) for m in _COMPOSE_INVALID.finditer(text) if m.group(0) != "$$"]
 
 
 def env_text(value: object) -> str:

@@ -1,0 +1,64 @@
+"""docker compose files read as compose interpolates and splits them (kvguard.scan.containers, compose).
+
+Expected launches are written by hand from the Compose Specification ("Interpolation": ``$$`` for a literal
+``$``; values from the shell's environment and the project's ``.env``) and compose-go's template package, whose
+pattern takes ``$$``, ``$NAME`` and ``${…}`` and refuses any other ``$`` ("invalid interpolation format … You may
+need to escape any $ with another $"), and whose loader interpolates the whole file before a string ``command``
+is split into words."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvguard.scan import find_launches
+
+IMAGE = "    image: vllm/vllm-openai:v0.20.0\n"
+
+CASES = [
+    # a string command is interpolated first, then split: `$ARGS` of the .env gives two words, quotes and all
+    ("command: Qwen/Qwen3-8B $ARGS", 'ARGS=-tp 2 --served-model-name "a b"\n',
+     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "--served-model-name", "a b"], ()),
+    # a list item is one word whatever its value holds
+    ('command: ["Qwen/Qwen3-8B", "-tp", "$TP"]', "TP=2 --max-model-len 100\n",
+     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2 --max-model-len 100"], ()),
+    # no shell runs the command: `$$TP` reaches vLLM as `$TP`, however the .env sets TP
+    ("command: Qwen/Qwen3-8B -tp $$TP", "TP=2\n", ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "$TP"], ()),
+    # `$(TP)` is no compose reference (Kubernetes' syntax): compose refuses the file, it is not the .env's TP
+    ('command: ["Qwen/Qwen3-8B", "-tp", "$(TP)"]', "TP=2\n",
+     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "$(TP)"], ("$(TP)",)),
+    # `${X-d}` takes the default only when X is unset: the .env sets it empty
+    ('command: ["Qwen/Qwen3-8B", "-tp", "2", "--max-model-len", "${LEN-4096}"]', "LEN=\n",
+     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "--max-model-len", ""], ()),
+    ('command: ["Qwen/Qwen3-8B", "-tp", "2", "--max-model-len", "${LEN:-4096}"]', "LEN=\n",
+     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "--max-model-len", "4096"], ()),
+]
+
+
+def _launches(tmp_path, service: str, dotenv: str):
+    (tmp_path / "compose.yaml").write_text("services:\n  vllm:\n" + IMAGE + "    " + service + "\n", encoding="utf-8")
+    (tmp_path / ".env").write_text(dotenv, encoding="utf-8")
+    launches, skipped, _ = find_launches([str(tmp_path / "compose.yaml")])
+    assert skipped == []
+    return launches
+
+
+@pytest.mark.parametrize(("service", "dotenv", "tokens", "unresolved"), CASES)
+def test_service_command_as_compose_runs_it(tmp_path, service, dotenv, tokens, unresolved):
+    [launch] = _launches(tmp_path, service, dotenv)
+    assert (launch.tokens, launch.unresolved) == (tokens, unresolved)
+
+
+def test_a_command_substitution_compose_refuses_in_a_script_is_unresolved(tmp_path):
+    [launch] = _launches(tmp_path, 'entrypoint: ["sh", "-c", "vllm serve Qwen/Qwen3-8B -tp $(nproc)"]', "")
+    assert "$(nproc)" in launch.unresolved
+    assert any(note.startswith("compose refuses `$(nproc)`") for note in launch.notes)
+    # written `$$(nproc)`, compose hands the shell `$(nproc)`: unresolved as the shell's, not refused
+    [launch] = _launches(tmp_path, 'entrypoint: ["sh", "-c", "vllm serve Qwen/Qwen3-8B -tp $$(nproc)"]', "")
+    assert launch.unresolved and not any(note.startswith("compose refuses") for note in launch.notes)
+
+
+def test_an_environment_value_with_a_doubled_dollar_is_a_literal_dollar(tmp_path):
+    service = ('environment:\n      VLLM_LOGGING_PREFIX: "$$p"\n'
+               '    command: ["Qwen/Qwen3-8B", "-tp", "2"]')
+    [launch] = _launches(tmp_path, service, "")
+    assert launch.tokens[0] == "VLLM_LOGGING_PREFIX=$p" and launch.unresolved == ()
