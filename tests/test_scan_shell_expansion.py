@@ -158,6 +158,15 @@ _FLOW_SCRIPTS = [
     ("for i in {0..1}; do vllm serve m --port $((8000 + i)); done\nfor i in {4..0..3}; do vllm serve m -tp $i; done",
      [(1, "loop i=0", ["serve", "m", "--port", "8000"]), (1, "loop i=1", ["serve", "m", "--port", "8001"]),
       (2, "loop i=4", ["serve", "m", "-tp", "4"]), (2, "loop i=1", ["serve", "m", "-tp", "1"])]),
+    # what a called function sets holds after the call, its `local` names and parameters excepted
+    ("TP=2\nPP=1\nsetup() {\n  TP=3\n  local PP=4\n  export DCP=2\n  declare EP=5\n}\nsetup\n"
+     "vllm serve m -tp $TP -pp $PP -dcp $DCP\nfunction tune { local X; X=9; TP=$1; }\nX=1\ntune 6\n"
+     "vllm serve m -tp $TP --x $X",
+     [(10, None, ["serve", "m", "-tp", "3", "-pp", "1", "-dcp", "2"]), (14, None, ["serve", "m", "-tp", "6", "--x", "1"])]),
+    # each run of a loop starts where the one before ended; what the body set holds after the loop
+    ("ARGS=-x\nfor tp in 2 4; do\n  ARGS=\"$ARGS -tp$tp\"\n  vllm serve m $ARGS\ndone\nvllm serve m $ARGS --last $tp",
+     [(4, "loop tp=2", ["serve", "m", "-x", "-tp2"]), (4, "loop tp=4", ["serve", "m", "-x", "-tp2", "-tp4"]),
+      (6, None, ["serve", "m", "-x", "-tp2", "-tp4", "--last", "4"])]),
 ]
 
 
@@ -424,3 +433,13 @@ def test_tool_runners_pin_the_release_they_run(tmp_path, line, release, source):
     launches = _launches(tmp_path, "#!/bin/bash\npip install vllm==0.10.2\n" + line + "\n")
     assert [(launch.tokens[:2], launch.pin.version, launch.pin.source) for launch in launches] == [
         (["vllm", "serve"], release, source)]
+
+
+@pytest.mark.parametrize("script", [
+    "TP=2\nf() { TP=3; }\nf | tee log\nvllm serve m -tp $TP",             # a subshell in bash: not run here
+    "TP=2\nf() { TP=3; }\ntrue && f\nvllm serve m -tp $TP",               # run or not, as the list goes
+    "TP=2\nfor x in $(seq 2); do TP=4; done\nvllm serve m -tp $TP",       # a loop run an unknown number of times
+])
+def test_what_code_that_may_not_run_here_sets_is_unresolved_after_it(tmp_path, script):
+    (launch,) = _launches(tmp_path, script + "\n")
+    assert launch.unresolved == ("TP",)

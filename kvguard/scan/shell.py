@@ -19,7 +19,7 @@ from .matrices import Collector
 from .result import Launch
 from .shellblocks import Block, Lines, function_header, loop_header, read_block
 from .undecidable import mentions
-from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, launch_reads, translate_quoted
+from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, blank_quoted, launch_reads, translate_quoted
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run",
            "launch_and_image", "launch_tokens", "logical_lines", "one_word", "shell_launches", "split_commands",
@@ -41,6 +41,10 @@ _MAX_ARRAY_LINES = 500
 _NAMES = r"([A-Za-z_][A-Za-z0-9_]*(?:\s+[A-Za-z_][A-Za-z0-9_]*)*)\s*(?:#.*)?$"
 _UNSET = re.compile(r"^\s*unset\s+(?:-v\s+)?" + _NAMES)
 _EXPORT = re.compile(r"^\s*(?:export|declare\s+-x)\s+" + _NAMES)
+#: `local X Y` / `declare X` in a function: the names are the function's own from here on, unset
+_LOCAL = re.compile(r"^\s*(?:local|declare)(?:\s+-[aAilnrtux]+)*\s+" + _NAMES)
+#: the words that make an assignment in a function the function's own (``declare -g`` is the script's)
+_LOCAL_WORDS = re.compile(r"^\s*(?:local\b|declare\b(?![^=]*\s-[a-zA-Z]*g))")
 
 _OPERATORS = {";", "&&", "||", "|", "&", ";;", "|&"}
 #: operator characters a quote or a backslash makes characters of a word (``';'``, ``\\&``): kept apart while
@@ -854,6 +858,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         m = _ARRAY.match(text)
         if m:
+            if _LOCAL_WORDS.match(text):
+                variables.declared_local.add(m.group(1))
             body = m.group(3)
             end, state = _array_end(body)
             for _ in range(_MAX_ARRAY_LINES):
@@ -891,8 +897,16 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 else:
                     variables.exported.add(name)
             continue
+        m = _LOCAL.match(text)
+        if m and not _EXPORT.match(text):
+            for name in m.group(1).split():
+                variables.declared_local.add(name)
+                variables.unset(name)
+            continue
         m = _ASSIGN.match(text)
         if m:
+            if _LOCAL_WORDS.match(text):
+                variables.declared_local.add(m.group(2))
             variables.assign(m.group(2), m.group(4), export=bool(m.group(1)) and "x" in m.group(1),
                              append=bool(m.group(3)))
             continue
@@ -964,7 +978,11 @@ def _function_calls(path: str, text: str, variables: Variables, kind: str, nesti
     unresolved there too; the launches go to the function's :class:`Collector` in ``flow``."""
     expanded, missing = variables.expand(text, quoting=True)
     expanded, stand_ins = _stand_in(expanded, missing)
-    for cmd in split_commands(expanded):
+    commands = split_commands(expanded)
+    # a lone call runs in this shell: what its body sets (not `local`) holds after it; in a list or a pipeline
+    # it may not run, or run in a subshell, so what it sets is unknown after the line
+    alone = len(commands) == 1 and not re.search(r"[|&;]", blank_quoted(expanded))
+    for cmd in commands:
         cmd = [_restored(word, stand_ins) for word in cmd] if stand_ins else cmd
         if not cmd or cmd[0] not in flow.functions:
             continue
@@ -972,6 +990,7 @@ def _function_calls(path: str, text: str, variables: Variables, kind: str, nesti
         collector = flow.calls.setdefault(name, Collector("call"))
         if name in calls or len(calls) >= _MAX_CALL_DEPTH:
             continue
+        before = variables.snapshot()
         scope = Variables(variables.overrides, variables)
         scope.set_positional(words)
         for number, word in enumerate(words[:9], 1):
@@ -981,8 +1000,11 @@ def _function_calls(path: str, text: str, variables: Variables, kind: str, nesti
         for launch in shell_launches(path, flow.functions[name], scope, kind, _nesting=nesting, _flow=flow,
                                      _calls=calls + (name,)):
             collector.add(combo, launch)
-        variables.pin = scope.pin if scope.pin is not None else variables.pin
+        variables.take_changes(scope, before, exact=alone, keep_out=frozenset(scope.declared_local) | _POSITIONAL_NAMES)
 
+
+#: the positional parameters: a function's own, not the caller's
+_POSITIONAL_NAMES = frozenset({POSITIONAL, "#", "*"} | {str(number) for number in range(1, 10)})
 
 #: a loop over bash's sequence expression alone: ``{0..7}``, ``{8..2..2}``
 _SEQUENCE = re.compile(r"^\{(-?[0-9]+)\.\.(-?[0-9]+)(?:\.\.(-?[0-9]+))?\}$")
@@ -1005,7 +1027,8 @@ def _loop_launches(path: str, name: str, words: Optional[str], block: Block, var
                    nesting: int, flow: _Flow, calls: tuple[str, ...]) -> list[Launch]:
     """The launches of a ``for`` loop's body, read once per word of its list with ``name`` set to it; once with
     ``name`` unresolved when the list is not known (a substitution, a brace expansion, more than
-    :data:`_MAX_LOOP_WORDS` words).  After the loop ``name`` holds the last word, as in bash."""
+    :data:`_MAX_LOOP_WORDS` words).  Each run starts from the variables the run before it left; after the loop
+    ``name`` holds the last word and what the body set holds, as in bash (unknown after a loop read once)."""
     values: Optional[list[str]]
     if words is None:               # `for x; do`: the positional parameters
         given = variables.arrays.get(POSITIONAL)
@@ -1018,19 +1041,24 @@ def _loop_launches(path: str, name: str, words: Optional[str], block: Block, var
         values = None if missing or len(split) > 1 else (split[0] if split else [])
     if values is not None and len(values) > _MAX_LOOP_WORDS:
         values = None
+    before = variables.snapshot()
+    scope = Variables(variables.overrides, variables)
+    scope.declared_local = set(variables.declared_local)
     if values is None:
-        scope = Variables(variables.overrides, variables)
+        # read once, for a run kvguard cannot count: what the body sets is unknown after the loop
         scope.set_unknown(name)
+        launches = shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls)
+        variables.take_changes(scope, before, exact=False)
         variables.set_unknown(name)
-        return shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls)
+        return launches
     collector = Collector("loop")
     for value in values:
-        scope = Variables(variables.overrides, variables)
+        # each run starts where the one before it ended, as in bash
         scope.set_known(name, value)
         for launch in shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls):
             collector.add({name: value}, launch)
-    if values:
-        variables.set_known(name, values[-1])
+    variables.take_changes(scope, before, exact=True)
+    variables.declared_local |= scope.declared_local
     return collector.launches()
 
 

@@ -264,6 +264,8 @@ class Variables:
         self.pin: Optional[ReleasePin] = parent.pin if parent else None
         #: bash arrays (``A=(-tp 8)``): their elements; ``$A`` is the first
         self.arrays: dict[str, list[str]] = {k: list(v) for k, v in parent.arrays.items()} if parent else {}
+        #: the names a function's body declares ``local`` (its own scope's: never inherited)
+        self.declared_local: set[str] = set()
 
     def get(self, name: str) -> Optional[str]:
         if name in self.overrides:
@@ -286,6 +288,29 @@ class Variables:
         names = set(self.local) | set(local) | self.unknown | unknown | set(self.arrays) | set(arrays)
         return {name for name in names if self.local.get(name) != local.get(name)
                 or (name in self.unknown) != (name in unknown) or self.arrays.get(name) != arrays.get(name)}
+
+    def take_changes(self, scope: "Variables", before: tuple, exact: bool, keep_out: "frozenset[str]" = frozenset()) -> None:
+        """What code read in ``scope`` (a copy of these variables when they were ``before``, a :meth:`snapshot`)
+        set, unset or exported, here too: as it is there (``exact``), or with values kvguard cannot know (the
+        code may or may not have run); the names in ``keep_out`` (a function's locals) stay as they are."""
+        for name in scope.changed_since(before) - keep_out:
+            if not exact:
+                self.set_unknown(name)
+                continue
+            self.local.pop(name, None)
+            self.arrays.pop(name, None)
+            self.unknown.discard(name)
+            if name in scope.local:
+                self.local[name] = scope.local[name]
+            if name in scope.arrays:
+                self.arrays[name] = list(scope.arrays[name])
+            if name in scope.unknown:
+                self.unknown.add(name)
+            if name not in scope.exported:
+                self.exported.discard(name)
+        self.exported |= scope.exported - before[3] - keep_out
+        if scope.pin is not None:
+            self.pin = scope.pin
 
     def positional(self, name: str) -> Optional[str]:
         """``$1`` … ``$9``, ``$#``, ``$@`` / ``$*`` (their words joined) when a call gave them (:meth:`set_positional`),
