@@ -443,3 +443,20 @@ def test_tool_runners_pin_the_release_they_run(tmp_path, line, release, source):
 def test_what_code_that_may_not_run_here_sets_is_unresolved_after_it(tmp_path, script):
     (launch,) = _launches(tmp_path, script + "\n")
     assert launch.unresolved == ("TP",)
+
+
+@pytest.mark.parametrize("script, expected", [
+    # bash runs `-tp 3`: the body ran three times, which kvguard does not count
+    ("i=0\nwhile [ $i -lt 3 ]; do\n  i=$((i+1))\ndone\nvllm serve m -tp $i", [(["-tp", "$i"], ("i",))]),
+    # bash runs `-pp 2` then `-pp 1`: each run sees what the one before set
+    ("n=4\nuntil [ $n -le 1 ]; do n=$((n/2)); vllm serve m -pp $n; done", [(["-pp", "$n"], ("n",))]),
+    ("while read -r tp pp; do\n  vllm serve m -tp $tp -pp $pp -dcp 2\ndone < sizes.txt",
+     [(["-tp", "$tp", "-pp", "$pp", "-dcp", "2"], ("tp", "pp"))]),
+    # what the body does not change is known: a restart loop's launch is read
+    ("TP=3\nwhile true; do\n  vllm serve m -tp $TP -dcp 2\n  sleep 5\ndone", [(["-tp", "3", "-dcp", "2"], ())]),
+    ("for ((i=0; i<2; i++)); do vllm serve m -tp 2 --port $((8000+i)); done",
+     [(["-tp", "2", "--port", "$((8000+i))"], ("$((8000+i))",))]),
+])
+def test_a_loop_on_a_condition_is_read_once_with_what_it_sets_unresolved(tmp_path, script, expected):
+    launches = _launches(tmp_path, script + "\n")
+    assert [(launch.tokens[3:], launch.unresolved) for launch in launches] == expected

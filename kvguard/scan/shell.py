@@ -17,7 +17,7 @@ from .gpus import visible_devices_gpus
 from .heredocs import HereDocument, continues, expanded_body, operators, set_apart, unescaped
 from .matrices import Collector
 from .result import Launch
-from .shellblocks import Block, Lines, function_header, loop_header, read_block
+from .shellblocks import Block, Lines, condition_loop_header, function_header, loop_header, read_block
 from .undecidable import mentions
 from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, blank_quoted, launch_reads, translate_quoted
 
@@ -846,6 +846,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             if block is not None:
                 out += _loop_launches(path, loop[0], loop[1], block, variables, kind, _nesting, flow, _calls)
             continue
+        condition_loop = condition_loop_header(text) if "while" in text or "until" in text or "((" in text else None
+        if condition_loop is not None:
+            block = read_block((lineno, condition_loop[1]), commands, "do", "done")
+            if block is not None:
+                out += _condition_loop_launches(path, condition_loop[0], block, variables, kind, _nesting, flow,
+                                                _calls)
+            continue
         m = _SHIFT.match(text) or _SET_POSITIONAL.match(text)
         if m:
             positional = variables.arrays.get(POSITIONAL)
@@ -1060,6 +1067,44 @@ def _loop_launches(path: str, name: str, words: Optional[str], block: Block, var
     variables.take_changes(scope, before, exact=True)
     variables.declared_local |= scope.declared_local
     return collector.launches()
+
+
+#: the names a condition sets: ``read``'s (``REPLY`` when it names none), an arithmetic header's
+_READ = re.compile(r"\bread\b([^;|&]*)")
+_ARITHMETIC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _condition_names(condition: str) -> set[str]:
+    if condition.lstrip().startswith("(("):
+        return set(_ARITHMETIC_NAME.findall(condition))
+    names: set[str] = set()
+    for m in _READ.finditer(blank_quoted(condition)):
+        named = {word for word in m.group(1).split() if _ARITHMETIC_NAME.fullmatch(word)}
+        names |= named or {"REPLY"}
+    return names
+
+
+def _condition_loop_launches(path: str, condition: str, block: Block, variables: Variables, kind: str,
+                             nesting: int, flow: _Flow, calls: tuple[str, ...]) -> list[Launch]:
+    """The launches of a ``while`` / ``until`` / ``for ((…))`` loop's body, read once.  kvguard does not evaluate
+    the condition, so it cannot count the runs: a name the body sets (or the condition, ``read x``) is unknown in
+    the body, where a later run sees what an earlier one set, and after the loop."""
+    before = variables.snapshot()
+    # a first reading finds the names the body sets; its launches and calls are not kept
+    trial_flow = _Flow()
+    trial_flow.functions, trial_flow.documents = flow.functions, flow.documents
+    trial = Variables(variables.overrides, variables)
+    shell_launches(path, block, trial, kind, _nesting=nesting, _flow=trial_flow, _calls=calls)
+    changed = trial.changed_since(before) | _condition_names(condition)
+    scope = Variables(variables.overrides, variables)
+    scope.declared_local = set(variables.declared_local)
+    for name in changed:
+        scope.set_unknown(name)
+    launches = shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls)
+    variables.take_changes(scope, before, exact=False)
+    for name in changed:
+        variables.set_unknown(name)
+    return launches
 
 
 #: a reference a reader writes into shell text for a value it does not know (``${NAME}``, ``${NAME:-default}``)

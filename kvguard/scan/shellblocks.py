@@ -1,5 +1,6 @@
-"""Two of bash's compound commands in a script read line by line: a ``for NAME in WORDS; do …; done`` loop and
-a function definition (``name() { …; }``, ``function name { …; }``), each with the lines of its body.
+"""Bash's loops and function definitions in a script read line by line: a ``for NAME in WORDS; do …; done`` loop,
+a loop on a condition (``while …; do …; done``, ``until …``, the arithmetic ``for ((…))``) and a function
+definition (``name() { …; }``, ``function name { …; }``), each with the lines of its body.
 
 What they mean follows the bash manual ("Looping Constructs", "Shell Functions", "Positional Parameters");
 :func:`kvguard.scan.shell.shell_launches` reads a loop's body once per word and a function's body at each call of
@@ -13,12 +14,13 @@ from typing import Iterator, Optional
 
 from .variables import blank_quoted
 
-__all__ = ["Block", "Lines", "function_header", "loop_header", "read_block"]
+__all__ = ["Block", "Lines", "condition_loop_header", "function_header", "loop_header", "read_block"]
 
 #: the lines one loop or function body may span
 _MAX_BODY_LINES = 2000
 
 _LOOP = re.compile(r"^\s*for\s+([A-Za-z_][A-Za-z0-9_]*)(\s+in\b(.*))?\s*;?\s*(?:do\b.*)?$")
+_CONDITION_LOOP = re.compile(r"^\s*(?:while\b|until\b|for\s*\(\()(.*)$")
 _FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\(\s*\))?|"
                        r"([A-Za-z_][A-Za-z0-9_.:-]*)\s*\(\s*\))\s*(.*)$")
 _WORD = re.compile(r"[^\s;&|()]+")
@@ -64,6 +66,17 @@ def loop_header(text: str) -> Optional[tuple[str, Optional[str], str]]:
         return m.group(1), words, listed[do.start():] if do else ""
     do = next((w for w in _words(rest) if w.group(0) == "do"), None)
     return m.group(1), words, rest[do.start():] if do else ""
+
+
+def condition_loop_header(text: str) -> Optional[tuple[str, str]]:
+    """``(condition, after)`` of a ``while`` / ``until`` / ``for ((…))`` line: the text of its condition (or
+    arithmetic header) and what follows it, from ``do`` on when the line has it; None for any other line."""
+    m = _CONDITION_LOOP.match(text)
+    if m is None:
+        return None
+    rest = m.group(1)
+    do = next((w for w in _words(rest) if w.group(0) == "do"), None)
+    return (rest[:do.start()], rest[do.start():]) if do else (rest, "")
 
 
 def function_header(text: str) -> Optional[tuple[str, str]]:
