@@ -353,7 +353,7 @@ CASES = [
         status="refused", check="argparse", argv=["vllm", "serve", "--model", "Qwen/Qwen3-8B", "-tp", "$TP"],
         message="vllm serve: error: argument --tensor-parallel-size/-tp: invalid int value: '$TP'",
         note="exec form: no shell expands `$NAME` here")),
-    ("environment/Dockerfile.shell", None, 3, dict(     # shell form: sh -c sees ENV
+    ("environment/Dockerfile.shell", None, 3, dict(     # shell-form ENTRYPOINT: sh -c sees ENV
         status="refused", argv=["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])),
     ("environment/serve.sh", None, 3, dict(             # an exported VLLM_* set from a command's output
         status="undecidable", reason_kind="unresolved-variable", unresolved=["VLLM_MLA_DISABLE"])),

@@ -1,6 +1,20 @@
 """Dockerfiles (``Dockerfile*``, ``*.dockerfile``, ``Containerfile``): ``RUN``, ``CMD`` and
 ``ENTRYPOINT`` in shell and exec form, ``ENV``/``ARG`` defaults, and the ``vllm/vllm-openai`` base
 image's ``vllm serve`` entrypoint.
+
+Read from the Dockerfile reference ("ENTRYPOINT", "CMD", "Understand how CMD and ENTRYPOINT interact",
+"ARG", "Environment replacement", "Multi-stage builds"):
+
+- the container runs the last stage's ``ENTRYPOINT`` and ``CMD`` (the last of each; ``FROM name`` starts from
+  an earlier stage's); an ``ENTRYPOINT`` resets a ``CMD`` the stage has not set itself;
+- exec form (``["vllm", "serve", "$M"]``) runs as written: no shell, and Docker substitutes nothing, so ``$M``
+  reaches vLLM as it is; shell form runs as ``SHELL`` (``/bin/sh -c``) with the text;
+- a shell-form ``ENTRYPOINT`` ignores ``CMD``; an exec-form one (the vLLM image's ``vllm serve`` included) is
+  given a shell-form ``CMD`` as ``/bin/sh -c TEXT``, three more arguments;
+- ``ARG`` values are the build's: ``RUN`` sees them, the running container does not (its ``CMD`` /
+  ``ENTRYPOINT`` shell sees the ``ENV`` values only); an ``ARG`` above the first ``FROM`` is for the ``FROM``
+  lines, and a stage sees it only where it declares it again (``ARG NAME``); an ``ARG`` or ``ENV`` of one stage
+  is not in the next unless that one starts ``FROM`` it (``ENV`` only).
 """
 
 from __future__ import annotations
@@ -8,16 +22,45 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from ..launch.pins import ReleasePin, image_pin
 from .result import Launch
-from .shell import LAUNCH_HINT, launch_tokens, logical_lines, shell_launches
+from .shell import IMAGE_RUNS_FIRST, launch_tokens, logical_lines, shell_launches
 from .variables import ENV_TOKEN, Variables
 
 __all__ = ["dockerfile_launches"]
 
 _LITERAL_REFERENCE = re.compile(r"\$(?:\{|\(|[A-Za-z_])")
+_DEFAULT_SHELL = ("/bin/sh", "-c")
+_SHELLS = (["/bin/sh", "-c"], ["sh", "-c"], ["/bin/bash", "-c"], ["bash", "-c"])
+
+SHELL_CMD_AFTER_ENTRYPOINT = ("shell-form CMD after an exec-form ENTRYPOINT: the entrypoint is given `/bin/sh -c` "
+                              "and the CMD's text as three more arguments (write CMD in exec form)")
+
+
+@dataclass
+class _Instruction:
+    """A ``CMD`` or ``ENTRYPOINT``: its line, and its exec-form words or its shell-form text."""
+
+    line: int
+    words: Optional[list[str]]
+    text: str = ""
+
+
+@dataclass
+class _Stage:
+    """What a build stage ends with, which a later ``FROM name`` starts from."""
+
+    vllm_image: bool = False
+    pin: Optional[ReleasePin] = None
+    image_release: Optional[ReleasePin] = None  # the base image's own pin: its tag decides the ENTRYPOINT
+    entry: Optional[_Instruction] = None
+    cmd: Optional[_Instruction] = None
+    shell: tuple[str, ...] = _DEFAULT_SHELL
+    #: the ``ENV`` values the image holds (None: one kvguard cannot know)
+    env: dict[str, Optional[str]] = field(default_factory=dict)
 
 
 def _docker_args(rest: str) -> tuple[Optional[list[str]], str]:
@@ -33,100 +76,147 @@ def _docker_args(rest: str) -> tuple[Optional[list[str]], str]:
     return None, rest
 
 
+def _arg_entries(rest: str) -> list[tuple[str, Optional[str]]]:
+    """The ``NAME[=default]`` entries of an ``ARG`` line (None: no default)."""
+    entries: list[tuple[str, Optional[str]]] = []
+    for m in re.finditer(r"([A-Za-z_][A-Za-z0-9_]*)(?:=(\"[^\"]*\"|'[^']*'|\S*))?", rest):
+        entries.append((m.group(1), m.group(2)))
+    return entries
+
+
+def _env_entries(rest: str) -> list[tuple[str, str]]:
+    pairs = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", rest)
+    if not pairs:
+        parts = rest.split(None, 1)
+        if len(parts) == 2:
+            pairs = [(parts[0], parts[1])]
+    return pairs
+
+
+def _stage_scope(overrides: dict, stage: _Stage) -> Variables:
+    """The build's variables at the start of a stage: the ``ENV`` it inherits, exported."""
+    scope = Variables(overrides).with_environment(stage.env)
+    scope.pin = stage.pin
+    return scope
+
+
 def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Variables,
                         kind: str = "dockerfile") -> list[Launch]:
     out: list[Launch] = []
-    base_vllm = False
-    # `FROM … AS name`: what the stage ends with — a vLLM image?, the release pin (its image's, or a `pip install`
-    # in it), its image's own pin, its ENTRYPOINT and CMD — which a later `FROM name` starts from
-    stages: dict[str, tuple] = {}
-    stage: Optional[str] = None
-    image_release: Optional[ReleasePin] = None   # the base image's own pin: its tag decides the ENTRYPOINT
-    entry: Optional[tuple[int, list[str], list[str]]] = None     # (line, tokens, missing)
-    cmd: Optional[tuple[int, list[str], list[str]]] = None
+    overrides = dict(variables.overrides)
+    global_args = Variables(overrides)      # the ARGs above the first FROM: for the FROM lines
+    global_args.pin = variables.pin
+    stages: dict[str, _Stage] = {}
+    current: Optional[_Stage] = None
+    name: Optional[str] = None
+    scope = global_args
+    cmd_set = False                         # the stage sets CMD itself (an ENTRYPOINT keeps it)
     for lineno, text in logical_lines(lines, dockerfile=True):
         m = re.match(r"^\s*([A-Za-z]+)\s+(.*)$", text)
         if not m:
             continue
         instr, rest = m.group(1).upper(), m.group(2)
         if instr == "FROM":
-            if stage is not None:
-                stages[stage] = (base_vllm, variables.pin, image_release, entry, cmd)
-            # FROM [--platform=…] IMAGE [AS NAME]; `ARG V=…` above it may name the tag
-            words = [w for w in variables.expand(rest)[0].split() if not w.startswith("--")]
+            if current is not None:
+                current.pin = scope.pin     # a `pip install vllm==X` in the stage pins the release
+                if name is not None:
+                    stages[name] = current
+            # FROM [--platform=…] IMAGE [AS NAME]; an ARG above the first FROM may name the tag
+            words = [w for w in global_args.expand(rest)[0].split() if not w.startswith("--")]
             image = words[0] if words else ""
             if image.lower() in stages:
-                base_vllm, variables.pin, image_release, entry, cmd = stages[image.lower()]
+                current = replace(stages[image.lower()], env=dict(stages[image.lower()].env))
             else:
-                base_vllm = "vllm/vllm-openai" in image
-                variables.pin = image_release = image_pin(image, f"{path}:{lineno}")
-                entry = cmd = None
-            stage = words[2].lower() if len(words) >= 3 and words[1].lower() == "as" else None
-        elif instr in ("ENV", "ARG"):
-            pairs = re.findall(r"([A-Za-z_][A-Za-z0-9_]*)=(\"[^\"]*\"|'[^']*'|\S*)", rest)
-            if not pairs:
-                parts = rest.split(None, 1)
-                if len(parts) == 2 and instr == "ENV":
-                    pairs = [(parts[0], parts[1])]
-            for name, value in pairs:
-                if value != "" or instr == "ENV":
-                    variables.assign(name, value, export=instr == "ENV")
+                pin = image_pin(image, f"{path}:{lineno}")
+                current = _Stage(vllm_image="vllm/vllm-openai" in image, pin=pin, image_release=pin)
+            name = words[2].lower() if len(words) >= 3 and words[1].lower() == "as" else None
+            scope = _stage_scope(overrides, current)
+            cmd_set = False
+        elif instr == "ARG":
+            for arg, default in _arg_entries(rest):
+                if current is None:
+                    if default:
+                        global_args.assign(arg, default)
+                    continue
+                if arg in current.env:
+                    continue                # ENV wins over an ARG of the same name
+                if default is None:
+                    given = global_args.get(arg)
+                    if given is not None:
+                        scope.set_known(arg, given)
+                elif default != "":
+                    scope.assign(arg, default)
+        elif instr == "ENV" and current is not None:
+            for env, value in _env_entries(rest):
+                scope.assign(env, value, export=True)
+                current.env[env] = scope.get(env)
+        elif instr == "SHELL" and current is not None:
+            exec_form, _ = _docker_args(rest)
+            if exec_form:
+                current.shell = tuple(exec_form)
         elif instr == "RUN":
             exec_form, shell = _docker_args(rest)
             if exec_form is not None:
                 shell = shlex.join(exec_form)
-            out += shell_launches(path, [(lineno, shell)], variables, kind)
-        elif instr in ("CMD", "ENTRYPOINT"):
+            # each RUN is a shell of its own: what it assigns is gone after it, a `pip install` pin stays
+            run_scope = Variables(overrides, scope)
+            out += shell_launches(path, [(lineno, shell)], run_scope, kind)
+            scope.pin = run_scope.pin
+        elif instr in ("CMD", "ENTRYPOINT") and current is not None:
             exec_form, shell = _docker_args(rest)
-            if exec_form is None:
-                if LAUNCH_HINT.search(shell):    # shell form: `/bin/sh -c "…"`, a script line
-                    found = shell_launches(path, [(lineno, shell)], Variables(variables.overrides, variables), kind)
-                    if found:
-                        out += found
-                        if instr == "ENTRYPOINT":
-                            entry = None
-                        else:
-                            cmd = None
-                        continue
-                expanded, missing = variables.expand(shell)
-                try:
-                    tokens = shlex.split(expanded)
-                except ValueError:
-                    continue
-                value = (lineno, tokens, missing)
-            else:
-                # exec form: no shell runs it and Docker substitutes nothing in CMD / ENTRYPOINT, so
-                # `$TP` reaches vLLM as written (ENV values are seen by a `sh -c` script only)
-                value = (lineno, list(exec_form), [])
+            instruction = _Instruction(lineno, exec_form, shell)
             if instr == "ENTRYPOINT":
-                entry = value
+                current.entry = instruction
+                if not cmd_set:
+                    current.cmd = None
             else:
-                cmd = value
-    combined: Optional[tuple[int, list[str], list[str]]] = None
-    if entry is not None:
-        tokens = entry[1] + (cmd[1] if cmd else [])
-        combined = (cmd[0] if cmd else entry[0], tokens, entry[2] + (cmd[2] if cmd else []))
-    elif cmd is not None:
-        combined = cmd
-    if combined is not None:
-        lineno, tokens, missing = combined
-        launch, implied = None, False
-        if tokens[:2] in (["/bin/sh", "-c"], ["sh", "-c"], ["/bin/bash", "-c"], ["bash", "-c"]) and len(tokens) > 2:
-            out += shell_launches(path, [(lineno, tokens[2])], Variables(variables.overrides, variables), kind)
-        else:
-            launch = launch_tokens(tokens)
-            if launch is None and base_vllm and entry is None and tokens:
-                launch, implied = ["vllm", "serve"] + tokens, True
-        if launch is not None:
-            unresolved = tuple(dict.fromkeys(v for v in missing if any(v in t for t in launch)))
-            given = {t.split("=", 1)[0] for t in launch if ENV_TOKEN.match(t)}
-            env = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
-            notes: tuple[str, ...] = ()
-            if any(_LITERAL_REFERENCE.search(t) for t in launch) and not missing:
-                notes = ("exec form: no shell expands `$NAME` here (Docker passes it to vLLM as written)",)
-            # a `pip install vllm==X` over the image changes the release, not the ENTRYPOINT its tag set
-            reinstalled = image_release.version if implied and image_release is not None \
-                and variables.pin is not image_release else None
-            out.append(Launch(path, lineno, env + launch, kind, unresolved, pin=variables.pin, notes=notes,
-                              image_entrypoint=implied, entrypoint_release=reinstalled))
-    return out
+                current.cmd, cmd_set = instruction, True
+    if current is None:
+        return out
+    current.pin = scope.pin
+    return out + _container_launches(path, current, overrides, kind)
+
+
+
+
+def _container_launches(path: str, stage: _Stage, overrides: dict, kind: str) -> list[Launch]:
+    """The launch the image built by the last stage starts: its ENTRYPOINT and CMD combined as Docker
+    combines them, in the container's environment (the ``ENV`` values)."""
+    runtime = _stage_scope(overrides, stage)
+    entry, cmd = stage.entry, stage.cmd
+    notes: tuple[str, ...] = ()
+    if entry is not None and entry.words is None:
+        return shell_launches(path, [(entry.line, entry.text)], runtime, kind)     # CMD ignored
+    if entry is None and cmd is not None and cmd.words is None and not stage.vllm_image:
+        return shell_launches(path, [(cmd.line, cmd.text)], runtime, kind)
+    if entry is None and cmd is None:
+        return []
+    cmd_words: list[str] = []
+    if cmd is not None:
+        cmd_words = cmd.words if cmd.words is not None else list(stage.shell) + [cmd.text]
+        if cmd.words is None:
+            notes = (SHELL_CMD_AFTER_ENTRYPOINT,)
+    tokens = (entry.words if entry is not None and entry.words is not None else []) + cmd_words
+    lineno = cmd.line if cmd is not None else entry.line if entry is not None else 0
+    if tokens[:2] in _SHELLS and len(tokens) > 2 and (entry is not None or not stage.vllm_image):
+        return shell_launches(path, [(lineno, tokens[2])], runtime, kind)
+    implied = stage.vllm_image and entry is None
+    if implied:
+        # the image's ENTRYPOINT (`vllm serve`) runs, given the CMD's words, whatever they start with
+        if launch_tokens(tokens) is not None:
+            notes += (IMAGE_RUNS_FIRST,)
+        launch: Optional[list[str]] = ["vllm", "serve"] + tokens
+    else:
+        launch = launch_tokens(tokens)
+    if launch is None:
+        return []
+    given = {t.split("=", 1)[0] for t in launch if ENV_TOKEN.match(t)}
+    env = [t for t in runtime.vllm_env() if t.split("=", 1)[0] not in given]
+    unresolved = tuple(name for name in runtime.unknown_env() if name not in given)
+    if not notes and any(_LITERAL_REFERENCE.search(t) for t in launch):
+        notes += ("exec form: no shell expands `$NAME` here (Docker passes it to vLLM as written)",)
+    # a `pip install vllm==X` over the image changes the release, not the ENTRYPOINT its tag set
+    reinstalled = stage.image_release.version if implied and stage.image_release is not None \
+        and stage.pin is not stage.image_release else None
+    return [Launch(path, lineno, env + launch, kind, unresolved, pin=stage.pin, notes=notes,
+                   image_entrypoint=implied, entrypoint_release=reinstalled)]
