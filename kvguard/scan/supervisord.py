@@ -5,9 +5,10 @@ Read from supervisord's documentation ("Configuration File", ``[program:x]`` sec
 
 - ``command`` is split into words like a POSIX shell would (``shlex``), but no shell runs it; a line that starts
   with blanks continues the value above (INI continuation);
-- ``%(ENV_NAME)s`` is the value of NAME in supervisord's own environment (not in the file: unresolved unless
-  ``--set NAME=value``), ``%(program_name)s`` the section's name, ``%(here)s`` the file's directory, ``%%`` one
-  ``%``; other expressions are unresolved;
+- ``%(…)s`` expressions are replaced before the command is split, so a value's blanks separate words:
+  ``%(ENV_NAME)s`` is the value of NAME in supervisord's own environment (not in the file, and not the program's
+  ``environment=``: unresolved unless ``--set NAME=value``), ``%(program_name)s`` the section's name,
+  ``%(here)s`` the file's directory, ``%%`` one ``%``; other expressions are unresolved;
 - ``environment=KEY="value",KEY2="value2"`` is the program's environment, added to supervisord's.
 """
 
@@ -26,6 +27,8 @@ __all__ = ["is_supervisord_name", "supervisord_launches"]
 
 _SECTION = re.compile(r"^\[program:([^\]]+)\]\s*$")
 _EXPRESSION = re.compile(r"%\(([A-Za-z0-9_]+)\)[sd]|%%")
+#: a ``$`` of the file, which nothing expands (no shell runs the command), apart from the ``${NAME}`` kvguard writes
+_DOLLAR = "\ue007"
 _ENV_ENTRY = re.compile(r'\s*([A-Za-z_][A-Za-z0-9_]*)\s*=\s*("(?:[^"\\]|\\.)*"|\'[^\']*\'|[^,]*)\s*(?:,|$)')
 
 
@@ -74,22 +77,30 @@ def _environment(value: str) -> "dict[str, Optional[str]]":
     return out
 
 
-def _expand(text: str, program: str, path: str) -> str:
-    """supervisord's ``%(…)s`` expressions of a program's option: ``%(ENV_X)s`` written ``${X}`` (supervisord's
-    environment: unresolved unless ``--set X=…``), ``%(program_name)s``, ``%(here)s``, ``%%``."""
+def _expand(text: str, program: str, path: str, known: Variables) -> tuple[str, list[str]]:
+    """supervisord's ``%(…)s`` expressions of a program's option replaced as supervisord replaces them (as text,
+    before the command is split), and the names whose values kvguard does not know, written ``${NAME}``; every
+    other ``$`` is written :data:`_DOLLAR` (supervisord expands no ``$NAME``):
+    ``%(ENV_X)s`` (supervisord's environment: ``known``, the ``--set`` values), ``%(program_name)s``, ``%(here)s``,
+    ``%%``."""
+    unknown: list[str] = []
+
     def expression(m: re.Match) -> str:
         if m.group(0) == "%%":
             return "%"
         key = m.group(1)
-        if key.startswith("ENV_"):
-            return "${" + key[4:] + "}"
         if key == "program_name":
             return program
         if key == "here":
             return os.path.dirname(os.path.abspath(path))
-        return "${" + key + "}"
+        name = key[4:] if key.startswith("ENV_") else key
+        value = known.get(name) if key.startswith("ENV_") else None
+        if value is not None:
+            return value.replace("$", _DOLLAR)
+        unknown.append(name)
+        return "${" + name + "}"
 
-    return _EXPRESSION.sub(expression, text)
+    return _EXPRESSION.sub(expression, text.replace("$", _DOLLAR)), unknown
 
 
 def supervisord_launches(path: str, lines: list[tuple[int, str]], variables: Variables,
@@ -100,16 +111,19 @@ def supervisord_launches(path: str, lines: list[tuple[int, str]], variables: Var
             continue
         number, command = options["command"]
 
+        expanded, unknown = _expand(command, name, path, variables)
         try:
-            words = shlex.split(_expand(command, name, path))
+            words = shlex.split(expanded)
         except ValueError:
             continue
-        environment = _environment(_expand(options["environment"][1], name, path)) \
-            if "environment" in options else {}
+        environment: dict[str, Optional[str]] = {}
+        if "environment" in options:
+            text, unknown_in_environment = _expand(options["environment"][1], name, path, variables)
+            environment = {key: None if value is None or any("${" + u + "}" in value for u in unknown_in_environment)
+                           else value.replace(_DOLLAR, "$") for key, value in _environment(text).items()}
         scope = Variables(variables.overrides, variables).with_environment(environment)
+        for reference in unknown:
+            scope.set_unknown(reference)    # supervisord's environment, not the program's
         # no shell runs the command: its words are passed as they are, each one word
-        out += shell_launches(path, [(number, " ".join(one_word(word) for word in words))], scope, kind)
+        out += shell_launches(path, [(number, " ".join(one_word(word, _DOLLAR) for word in words))], scope, kind)
     return out
-
-
-
