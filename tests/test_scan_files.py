@@ -288,8 +288,9 @@ CASES = [
     ("notebook/serve.ipynb", "0.28.0", 40, dict(
         status="refused", check="MC_heads_tp",
         argv=["VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-32B", "--tensor-parallel-size", "3"])),  # $MODEL, `\`
+    # `args` is bound nowhere: IPython cannot expand {args.model} and leaves the whole line as written
     ("notebook/serve.ipynb", "0.28.0", 50, dict(
-        status="undecidable", reason="unresolved variables $args_model, $NOT_PYTHON")),
+        status="undecidable", reason="unresolved variable $NOT_PYTHON", has=["{args.model}"])),
     ("notebook/serve.ipynb", "0.28.0", 60, dict(
         status="refused", check="PC_gpu_count", argv=["VLLM_USE_V1=1", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "16"])),
     ("notebook/serve.ipynb", "0.28.0", 70, dict(status="refused", check="MC_heads_tp")),       # %%writefile x.sh

@@ -5,8 +5,10 @@ The notebook is read as JSON (nbformat 4, and the ``worksheets`` of nbformat 3),
 - code cells as one Python script in cell order (IPython runs them in one namespace), through the Python reader
   (:mod:`kvguard.scan.python`): ``subprocess``, ``os.system``, ... with the values the notebook assigns;
 - a line that starts with ``!`` (``!vllm serve …``, ``!!…``, ``x = !…``) and the line magics ``%sx`` /
-  ``%system``: shell text, with IPython's expansion of ``{expression}`` and of ``$name`` where ``name`` is a
-  variable the notebook's code assigns (``$$`` is a literal ``$``); a trailing backslash continues it;
+  ``%system``: shell text, with IPython's expansion of ``{expression}`` and of ``$name`` (``$$name`` is the
+  shell's ``$name``; a ``$name`` an odd number of ``'`` follows is left); when a field names what the notebook's
+  code does not bind (``$TP`` meant for the shell) or is no expression, IPython runs the whole line as written,
+  its other fields unexpanded; a trailing backslash continues it;
 - ``%env NAME=value`` / ``%env NAME value``: the environment of what the later cells start;
 - a cell whose first line is ``%%bash``, ``%%sh``, ``%%script bash|sh`` or ``%%writefile NAME.sh``: shell text;
   other cell magics (``%%html``, ``%%writefile config.py``, ...) start nothing;
@@ -17,8 +19,11 @@ Each launch is reported at the line of the ``.ipynb`` file that holds its source
 
 from __future__ import annotations
 
+import ast
+import builtins
 import json
 import re
+import string
 from dataclasses import replace
 from typing import Any, Optional
 
@@ -47,8 +52,8 @@ _PYTHON_CELL = re.compile(r"^%%(?:time|timeit|capture|prun)\b")
 _ASSIGNED_SHELL = re.compile(r"^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*=\s*!(.*)$")
 _SHELL_MAGIC = re.compile(r"^%(?:sx|system)\s+(.*)$")
 _ENV_MAGIC = re.compile(r"^%env\s+([A-Za-z_]\w*)(?:\s*=\s*|\s+)(.*)$")
-#: IPython's expansion of a shell line: ``$$``, ``{{``, ``}}``, ``{expression}``, ``$name`` / ``$name.attr``
-_EXPANSION = re.compile(r"\$\$|\{\{|\}\}|\{([^{}]*)\}|\$([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)")
+#: IPython's ``$name`` / ``$name.attr`` / ``$$name`` field in the text between ``{…}`` fields (DollarFormatter)
+_DOLLAR_FIELD = re.compile(r"\$(\$?[\w.]+)")
 
 
 def _cells(doc: Any) -> Optional[list[tuple[str, list[str]]]]:
@@ -201,24 +206,63 @@ def _as_python(line: str, names: frozenset[str]) -> str:
 
 
 def _shell_string(command: str, names: frozenset[str]) -> str:
-    """Python source of an f-string holding ``command`` as IPython expands it."""
-    parts, last = [], 0
-    for match in _EXPANSION.finditer(command):
-        parts.append(_literal(command[last:match.start()]))
-        token, expression, name = match.group(0), match.group(1), match.group(2)
-        if token == "$$":
-            parts.append("$")
-        elif token in ("{{", "}}"):
-            parts.append(token)
-        elif expression is not None and _usable(expression):
-            parts.append("{" + expression + "}")
-        elif name is not None and name.split(".")[0] in names:
-            parts.append("{" + name + "}")
+    """Python source of an f-string holding ``command`` as IPython expands it (``InteractiveShell.var_expand``
+    with its ``DollarFormatter``): ``{expression}`` fields as ``str.format`` finds them, ``$name`` (and
+    ``$name.attr``) in the text between them unless an odd number of ``'`` follows it there, ``$$name`` as
+    ``$name``, ``{{``/``}}`` as braces.  Each field is evaluated in the notebook's namespace, and when one cannot
+    be (a name the notebook does not bind, ``$TP`` meant for the shell, text that is no expression) IPython
+    leaves the whole line as written."""
+    try:
+        pieces = list(string.Formatter().parse(command))
+    except ValueError:
+        return _as_written(command)
+    parts = []
+    for text, field, spec, conversion in pieces:
+        last = 0
+        for match in _DOLLAR_FIELD.finditer(text):
+            if text[match.end():].count("'") % 2:
+                continue        # followed by an odd number of single quotes: IPython leaves it
+            parts.append(_literal(text[last:match.start()]))
+            name = match.group(1)
+            if name.startswith("$"):
+                parts.append(_literal(name))
+            elif re.fullmatch(r"\d+", name):
+                parts.append(name)
+            elif name.split(".")[0] in names and re.fullmatch(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*", name):
+                parts.append("{" + name + "}")
+            else:
+                return _as_written(command)
+            last = match.end()
+        parts.append(_literal(text[last:]))
+        if field is None:
+            continue
+        expression = f"{field}:{spec}" if spec else field
+        if not _evaluable(expression, names):
+            return _as_written(command)
+        if _usable(expression):
+            parts.append("{" + expression + (f"!{conversion}" if conversion else "") + "}")
         else:
-            parts.append(_literal(token))
-        last = match.end()
-    parts.append(_literal(command[last:]))
+            parts.append(_literal("{" + expression + "}"))
     return 'f"' + "".join(parts) + '"'
+
+
+def _as_written(command: str) -> str:
+    """An f-string of ``command`` as it is: what IPython runs when it cannot expand the line."""
+    return 'f"' + _literal(command) + '"'
+
+
+def _evaluable(expression: str, names: frozenset[str]) -> bool:
+    """Whether IPython's ``eval`` of a field can succeed: a Python expression whose names the notebook binds (or
+    are builtins)."""
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    bound = {target.id for node in ast.walk(tree) if isinstance(node, (ast.comprehension,))
+             for target in ast.walk(node.target) if isinstance(target, ast.Name)}
+    bound |= {arg.arg for node in ast.walk(tree) if isinstance(node, ast.Lambda) for arg in node.args.args}
+    return all(node.id in names or node.id in bound or hasattr(builtins, node.id)
+               for node in ast.walk(tree) if isinstance(node, ast.Name))
 
 
 def _usable(expression: str) -> bool:
