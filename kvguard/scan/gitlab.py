@@ -5,6 +5,8 @@ environment made of the pipeline's ``variables``, the job's, and one combination
 ``parallel:matrix``; ``extends`` merges the named jobs first (mappings deeply, other values replaced),
 as GitLab does.  Hidden jobs (``.name``) do not run.  The job's ``image`` (else ``default:image`` or
 the top-level ``image``) pins the release, unless its script pins one (``pip install vllm==X``).
+GitLab expands the ``$X`` references among the variables' values (``$$`` is a ``$`` it leaves; a variable with
+``expand: false`` is a raw value), and the job's shell expands the script.
 Predefined variables (``$CI_…``) and ones set in the project's settings are not in the file: a launch
 that reads them stays unresolved unless ``--set`` gives them.  ``!reference`` tags are not followed.
 """
@@ -13,12 +15,12 @@ from __future__ import annotations
 
 import itertools
 import os
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Collection, Optional
 
 from ..launch.pins import image_pin
 from .matrices import Collector
 from .shell import shell_launches
-from .variables import Variables, env_text
+from .variables import LITERAL_DOLLAR, Variables, env_text
 from .yamlnodes import child
 
 if TYPE_CHECKING:
@@ -175,22 +177,30 @@ def gitlab_launches(walker: "YamlWalker", root) -> None:
         found = Collector()
         for combo in matrix_combinations(job.get("parallel"))[:MAX_COMBINATIONS]:
             raw: dict[str, Optional[str]] = {}
+            as_written: set[str] = set()       # `expand: false`: a raw value, its `$X` not expanded
             for source in (plain.get("variables"), job.get("variables")):
-                raw.update({var: _text(value) for var, value in (source.items() if isinstance(source, dict) else ())
-                            if isinstance(var, str)})
+                for var, value in source.items() if isinstance(source, dict) else ():
+                    if isinstance(var, str):
+                        raw[var] = _text(value)
+                        if isinstance(value, dict) and value.get("expand") is False:
+                            as_written.add(var)
+                        else:
+                            as_written.discard(var)
             # a matrix value is a string (or a number): anything else is not a value GitLab runs the job with
             raw.update({var: None if isinstance(value, (dict, list)) else _text(value) for var, value in combo.items()})
-            scope = walker.variables.with_environment(_expanded(raw, walker.variables.overrides))
+            scope = walker.variables.with_environment(_expanded(raw, walker.variables.overrides, as_written))
             scope.pin = pin
             for launch in shell_launches(walker.path, lines, scope, walker.kind):
                 found.add(combo, launch)
         walker.out += found.launches()
 
 
-def _expanded(raw: "dict[str, Optional[str]]", overrides: "Mapping[str, str]") -> "dict[str, Optional[str]]":
+def _expanded(raw: "dict[str, Optional[str]]", overrides: "Mapping[str, str]",
+              as_written: "Collection[str]" = ()) -> "dict[str, Optional[str]]":
     """The job's variables with the references among them expanded, as GitLab expands them once all are
-    set (a pipeline variable may name a job's); None for one that refers to a value the file does not hold."""
-    values: dict[str, str] = {}
+    set (a pipeline variable may name a job's); None for one that refers to a value the file does not hold.
+    ``$$`` is a ``$`` GitLab leaves as it is; the ``as_written`` ones (``expand: false``) are not expanded."""
+    values: dict[str, str] = {var: text for var, text in raw.items() if var in as_written and text is not None}
     for _ in range(len(raw) + 1):
         changed = False
         for var, text in raw.items():
@@ -198,7 +208,7 @@ def _expanded(raw: "dict[str, Optional[str]]", overrides: "Mapping[str, str]") -
                 continue
             probe = Variables(overrides)
             probe.local = dict(values)
-            expanded, missing = probe.expand(text)
+            expanded, missing = probe.expand(text.replace("$$", LITERAL_DOLLAR))
             if not missing:
                 values[var] = expanded
                 changed = True
