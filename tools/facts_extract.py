@@ -500,7 +500,8 @@ def _method_step(stmt) -> "list | None":
 
 
 def _dict_of_locals_if_none(stmt) -> "list | None":
-    """``if x is None: x = {"k": k, ...}`` (a sub-config's keywords gathered from the class's own parameters)."""
+    """``if x is None: x = {"k": k, ...}`` (a sub-config's keywords gathered from the class's own parameters), or
+    only those that are not None."""
     body = [b for b in getattr(stmt, "body", []) if not _is_noise(b)]
     if not (isinstance(stmt, ast.If) and not stmt.orelse and len(body) == 1 and isinstance(body[0], ast.Assign)):
         return None
@@ -509,17 +510,53 @@ def _dict_of_locals_if_none(stmt) -> "list | None":
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None):
         return None
     value = assign.value
-    if not isinstance(value, ast.Dict) or not all(isinstance(k, ast.Constant) and isinstance(k.value, str)
-                                                  for k in value.keys):
+    pairs = _given_pairs(value)
+    if pairs is not None:
+        step = "dict_of_given_locals_if_none"
+    elif isinstance(value, ast.Dict):
+        step, pairs = "dict_of_locals_if_none", list(zip(value.keys, value.values))
+    else:
+        return None
+    if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k, _ in pairs):
         return None
     try:
         target = _var(test.left)
         if _var(assign.targets[0]) != target:
             return None
-        items = [[k.value, _var(v)] for k, v in zip(value.keys, value.values)]
+        items = [[k.value, _var(v)] for k, v in pairs]
     except _NoMatch:
         return None
-    return ["dict_of_locals_if_none", {"t": target, "items": items}]
+    return [step, {"t": target, "items": items}]
+
+
+def _given_pairs(node) -> "list | None":
+    """``{k: v for k, v in (("a", a), ("b", b)) if v is not None}``: the (key, name) pairs of a dict of the
+    names that are not None (vLLM's Qwen3ASRConfig gathers its thinker config's keywords so)."""
+    if not (isinstance(node, ast.DictComp) and len(node.generators) == 1):
+        return None
+    gen = node.generators[0]
+    if not (isinstance(gen.target, ast.Tuple) and len(gen.target.elts) == 2
+            and all(isinstance(e, ast.Name) for e in gen.target.elts) and not gen.is_async):
+        return None
+    key_name, value_name = (e.id for e in gen.target.elts)
+    if not (isinstance(node.key, ast.Name) and node.key.id == key_name
+            and isinstance(node.value, ast.Name) and node.value.id == value_name):
+        return None
+    if len(gen.ifs) != 1:
+        return None
+    cond = gen.ifs[0]
+    if not (isinstance(cond, ast.Compare) and len(cond.ops) == 1 and isinstance(cond.ops[0], ast.IsNot)
+            and isinstance(cond.left, ast.Name) and cond.left.id == value_name
+            and isinstance(cond.comparators[0], ast.Constant) and cond.comparators[0].value is None):
+        return None
+    if not isinstance(gen.iter, (ast.Tuple, ast.List)):
+        return None
+    pairs = []
+    for item in gen.iter.elts:
+        if not (isinstance(item, ast.Tuple) and len(item.elts) == 2):
+            return None
+        pairs.append((item.elts[0], item.elts[1]))
+    return pairs
 
 
 def _truthy_chain(stmt) -> "list | None":

@@ -549,6 +549,8 @@ PATTERNS: list[tuple] = [
     ("set_item_if_no_attr_and_in", "if not hasattr(self, K_a) and K_k in V_d:\n    V_t = V_d[K_k]"),
     # PaliGemma (transformers 5): a sub-config's attribute defaulted
     ("attr_of_const_if_none", "if V_o.A_x is None:\n    V_o.A_x = K_v"),
+    # vLLM's IsaacConfig: a sub-config's attribute kept when it has one, else set from a local
+    ("attr_of_getattr_default", "V_o.A_x = getattr(V_o, K_k, V_d)"),
     # HyperCLOVAX (transformers 5): the attention multiplier defaults to head_dim ** -0.5
     ("pow_if_none", "if V_t is None:\n    V_t = V_a ** K_e"),
     # Qwen4-Exp (transformers 5): sorted PLE layer ids, the number of convolution states, linear attention but on

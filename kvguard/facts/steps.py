@@ -967,6 +967,13 @@ def _dict_of_locals_if_none(f: Frame, a: dict) -> None:
         f.set(a["t"], {key: f.get(var) for key, var in a["items"]})
 
 
+def _dict_of_given_locals_if_none(f: Frame, a: dict) -> None:
+    """As ``dict_of_locals_if_none``, leaving out the names that are None."""
+    if f.get(a["t"]) is None:
+        values = ((key, f.get(var)) for key, var in a["items"])
+        f.set(a["t"], {key: value for key, value in values if value is not None})
+
+
 def _exaone4_layer_types(f: Frame, a: dict) -> None:
     """Exaone4: sliding attention except every ``sliding_window_pattern``-th layer."""
     obj = f.obj
@@ -1504,6 +1511,16 @@ def _attr_of_const_if_none(f: Frame, a: dict) -> None:
         setattr(owner, a["x"], f.get(a["v"]))
 
 
+def _attr_of_getattr_default(f: Frame, a: dict) -> None:
+    """``o.x = getattr(o, k, d)``; a value that takes no attributes (a JSON scalar or list kept as given) raises
+    the AttributeError CPython 3.11 raises, the oracles' Python."""
+    owner = f.get(a["o"])
+    value = getattr(owner, f.get(a["k"]), f.get(a["d"]))
+    if owner is None or isinstance(owner, (bool, int, float, str, list, dict)):
+        raise AttributeError(f"'{type(owner).__name__}' object has no attribute '{a['x']}'")
+    setattr(owner, a["x"], value)
+
+
 def _pow_if_none(f: Frame, a: dict) -> None:
     if f.get(a["t"]) is None:
         f.set(a["t"], f.get(a["a"]) ** f.get(a["e"]))
@@ -1997,7 +2014,9 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "floordiv_if_eq_const": _floordiv_if_eq_const,
     "raise_if_product_differs": _raise_if_product_differs, "rope_validation_if_eq": _rope_validation_if_eq,
     "pair_unless_sequence": _pair_unless_sequence, "to_list": _to_list,
-    "dict_of_locals_if_none": _dict_of_locals_if_none, "exaone4_layer_types": _exaone4_layer_types,
+    "dict_of_locals_if_none": _dict_of_locals_if_none, "dict_of_given_locals_if_none": _dict_of_given_locals_if_none,
+    "attr_of_getattr_default": _attr_of_getattr_default,
+    "exaone4_layer_types": _exaone4_layer_types,
     "layer_types_full_every_else_linear": lambda f, a: _layer_types_alternating(
         f, a, "full_attention", "linear_attention", hit_when_remainder=True),
     "layer_types_sliding_except_every": lambda f, a: _layer_types_alternating(

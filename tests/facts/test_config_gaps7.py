@@ -3,9 +3,10 @@
 Mirrors ``BagelConfig`` (``vllm/transformers_utils/configs/bagel.py``, vLLM 0.13.0+: the ``hidden_size``
 property reads the language model's config), ``MiDashengLMConfig`` (``midashenglm.py``: the text config's
 ``rope_parameters`` set to None), ``Qwen3ASRConfig`` (``qwen3_asr.py``: its text config's transformers 4 RoPE validation
-on transformers 5; the flat-key fallback, when no thinker config is given, is not followed) and ``FlintConfig`` (``vllm/models/flint/configs.py``, vLLM 0.33.0:
-the RoPE parameters given, else default RoPE at ``rope_theta``; the layer-type count check).  Expected values were
-read off the real classes in the releases' oracle environments; tests/upstream/differential.py and
+on transformers 5; the flat-key fallback is in test_config_gaps9.py) and ``FlintConfig`` (``vllm/models/flint/configs.py``,
+vLLM 0.33.0: the RoPE parameters given, else default RoPE at ``rope_theta``; the layer-type count check); a statement
+kvguard cannot read declines only the configs that reach it (transformers 5.20.2's ``BailingHybridConfig``).  Expected
+values were read off the real classes in the releases' oracle environments; tests/upstream/differential.py and
 tools/hfconfig_oracle.py compare the same classes with the releases on generated configs.
 """
 
@@ -139,9 +140,10 @@ def test_qwen3_asr_on_transformers_4(rel):
 
 
 def test_a_statement_kvguard_cannot_read_declines_only_the_configs_that_reach_it():
-    """Qwen3ASRConfig gathers a thinker config from flat keys only when ``thinker_config`` is None: a config that
-    gives one is decided, one without it is declined (``if thinker_config is None: …`` is not followed)."""
-    assert load("0.33.0", asr()).thinker_config.text_config.hidden_size == 2048
-    with pytest.raises(Undecidable, match="Qwen3ASRConfig.__init__ does something kvguard does not model"):
-        load("0.33.0", {"model_type": "qwen3_asr", "architectures": ["Qwen3ASRForConditionalGeneration"],
-                        "text_config": dict(ASR_TEXT)})
+    """BailingHybridConfig (transformers 5.20.2) derives its layer types only when ``layer_types`` is None: a config
+    that gives them is decided, one without them is declined (``if self.layer_types is None: …`` is not followed)."""
+    hybrid = {"model_type": "bailing_hybrid", "architectures": ["BailingMoeV2_5ForCausalLM"], "num_hidden_layers": 4}
+    given = load("0.33.0", {**hybrid, "layer_types": ["full_attention"] * 4, "mlp_layer_types": ["dense"] * 4})
+    assert (given.layer_types, given.mlp_layer_types) == (["full_attention"] * 4, ["dense"] * 4)
+    with pytest.raises(Undecidable, match="BailingHybridConfig.__post_init__ does something kvguard does not model"):
+        load("0.33.0", hybrid)
