@@ -437,7 +437,7 @@ def test_tool_runners_pin_the_release_they_run(tmp_path, line, release, source):
 
 @pytest.mark.parametrize("script", [
     "TP=2\nf() { TP=3; }\nf | tee log\nvllm serve m -tp $TP",             # a subshell in bash: not run here
-    "TP=2\nf() { TP=3; }\ntrue && f\nvllm serve m -tp $TP",               # run or not, as the list goes
+    "TP=2\nf() { TP=3; }\n[ -f x ] && f\nvllm serve m -tp $TP",            # run or not, as the list goes
     "TP=2\nfor x in $(seq 2); do TP=4; done\nvllm serve m -tp $TP",       # a loop run an unknown number of times
 ])
 def test_what_code_that_may_not_run_here_sets_is_unresolved_after_it(tmp_path, script):

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import Iterator, NamedTuple, Optional
+from functools import partial
+from typing import Callable, Iterator, NamedTuple, Optional
 
 from ..launch.images import CONTAINER_CLIS
 from ..launch.pins import image_pin, pip_pin, runner_pin
 from .beside import not_beside, read_beside
+from .conditions import arm_matches, condition_value
 from .gpus import visible_devices_gpus
 from .heredocs import HereDocument, continues, expanded_body, operators, set_apart, unescaped
 from .matrices import Collector
@@ -717,24 +719,70 @@ class _Flow:
         self.documents: list[HereDocument] = []
 
 
-class _Branches:
-    """An ``if`` … ``fi`` or ``case`` … ``esac`` being read: each branch starts from the variables as they were
-    before it, and what any branch sets is unknown after it (kvguard does not evaluate the conditions)."""
+def _always(variables: Variables) -> bool:
+    """An ``else`` branch's condition."""
+    return True
 
-    def __init__(self, kind: str, variables: Variables) -> None:
+
+class _Branches:
+    """An ``if`` … ``fi`` or ``case`` … ``esac`` being read.  A branch whose condition kvguard decides false (or
+    that follows one decided true) does not run: it is not read.  One decided true with no undecided one before
+    it is the one that runs: the variables after the block are what it left.  Otherwise each branch that may run
+    starts from the variables as they were before the block, and what any of them sets is unknown after it."""
+
+    def __init__(self, kind: str, variables: Variables, dead: bool = False) -> None:
         self.kind = kind
         self.before = variables.snapshot()
         self.changed: set[str] = set()
         self.exported: set[str] = set()     # exported by a branch: perhaps in the environment after the block
         self.in_arm = False         # a `case` arm is being read (until its `;;`)
+        self.within_dead = dead     # the whole block is in code that does not run
+        self.dead = True            # the branch being read does not run (none is being read yet)
+        self.runs_alone = False     # the branch being read runs, and no other does
+        self.taken = False          # a branch read so far surely runs when reached: the later ones do not
+        self.maybe = False          # a branch kvguard could not decide was read
+        self.settled: Optional[tuple] = None    # the variables the one branch that runs left
+        self.falls_through = False  # a `case` arm ended with `;&` / `;;&`: the next is not decided
+        self.subject = ""           # a `case`'s word, as written
 
-    def next_branch(self, variables: Variables) -> None:
-        self.changed |= variables.changed_since(self.before)
-        self.exported |= variables.exported - self.before[3]
+    def _close(self, variables: Variables) -> None:
+        if self.dead:
+            return
+        if self.runs_alone and not self.falls_through:
+            self.settled = variables.snapshot()
+        else:
+            self.changed |= variables.changed_since(self.before)
+            self.exported |= variables.exported - self.before[3]
+
+    def next_branch(self, variables: Variables, decide: "Callable[[Variables], Optional[bool]]") -> None:
+        """The branch before ends and one starts, whose condition ``decide`` evaluates (None: undecided) in the
+        variables as they were before the block."""
+        self._close(variables)
         variables.restore(self.before)
+        if self.within_dead or (self.taken and not self.falls_through):
+            self.dead = True
+            return
+        runs = None if self.falls_through else decide(variables)
+        self.dead = runs is False
+        self.runs_alone = runs is True and not self.maybe
+        if runs is True:
+            self.taken = True
+        elif runs is None:
+            self.maybe = True
+
+    def fall_through(self) -> None:
+        """The arm being read ends with ``;&`` / ``;;&``: the arms after it run or not as kvguard cannot decide."""
+        if not self.dead:
+            self.falls_through, self.maybe = True, True
 
     def end(self, variables: Variables) -> None:
-        self.next_branch(variables)
+        self._close(variables)
+        variables.restore(self.before)
+        if self.within_dead:
+            return
+        if self.settled is not None and not self.falls_through:
+            variables.restore(self.settled)
+            return
         for name in self.changed | self.exported:
             variables.set_unknown(name)
         variables.exported |= self.exported
@@ -752,6 +800,51 @@ def _keyword(text: str) -> str:
     """The reserved word a line may start with (``if``, ``fi``, ``case`` …): its leading lowercase letters."""
     m = _KEYWORD.match(text)
     return m.group(1) if m else ""
+
+
+_THEN = re.compile(r"(?:^|[\s;])then\b")
+#: ``case WORD in``
+_CASE_HEADER = re.compile(r"^\s*case\s+(.*?)\s+in\s*$")
+
+
+_ONE_LINE_KEYWORD = re.compile(r";\s*(?=(?:elif|else|fi)\b)")
+
+
+def _one_line_if(text: str) -> Optional[list[str]]:
+    """An ``if …; then …; [elif …; then …;] [else …;] fi`` written on one line as the lines it stands for (``if …;
+    then …``, ``elif …``, ``else …``, ``fi``); None when it holds another ``if`` (read as before)."""
+    blanked = blank_quoted(text)
+    if len(re.findall(r"\bif\b", blanked)) != 1 or "$(" in blanked or "`" in blanked:
+        return None
+    pieces, last = [], 0
+    for m in _ONE_LINE_KEYWORD.finditer(blanked):
+        pieces.append(text[last:m.start()].strip())
+        last = m.end()
+    pieces.append(text[last:].strip().rstrip(";").strip())
+    return pieces if len(pieces) >= 2 and pieces[-1] == "fi" else None
+
+
+def _guarded(text: str, variables: Variables) -> Optional[str]:
+    """For ``TESTS && COMMAND`` / ``TESTS || COMMAND`` whose tests kvguard decides: the command when it runs, ``""``
+    when it does not; None for any other line."""
+    blanked = blank_quoted(text)
+    operators = list(re.finditer(r"&&|\|\|", blanked))
+    if not operators:
+        return None
+    m = operators[-1]       # `A && B && COMMAND` is `(A && B) && COMMAND`
+    if re.search(r"[;&|]", blanked[m.end():]):
+        return None
+    value = condition_value(text[:m.start()], variables)
+    if value is None:
+        return None
+    return text[m.end():].strip() if (m.group(0) == "&&") == value else ""
+
+
+def _condition(text: str) -> str:
+    """The condition of an ``if`` / ``elif`` line: the text between the keyword and ``then`` (or the line's end)."""
+    rest = re.sub(r"^\s*(?:el)?if\b", "", text)
+    m = _THEN.search(blank_quoted(rest))
+    return (rest[:m.start()] if m else rest).strip().rstrip(";").strip()
 
 
 def _after_then(text: str) -> str:
@@ -787,7 +880,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
 
     def read_command(lineno: int, text: str) -> list[Launch]:
         """One command of a branch's line (after ``then``, ``else``, a ``case`` pattern)."""
-        if not text.strip():
+        if not text.strip() or any(branch.dead for branch in branches):
             return []
         return shell_launches(path, [(lineno, text)], variables, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
 
@@ -797,10 +890,12 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             own = sorted((document for document in flow.documents if document.line >= lineno),
                          key=lambda document: document.line)
             for (start, _stop, _operator), document in zip(found, own):
-                out += _here_document_launches(path, text[:start], document, variables, kind, _nesting)
+                if not any(branch.dead for branch in branches):
+                    out += _here_document_launches(path, text[:start], document, variables, kind, _nesting)
             for start, stop, _operator in reversed(found):
                 text = text[:start] + text[stop:]     # the redirection is no word of the command
         keyword = _keyword(text)
+        in_dead_code = any(branch.dead for branch in branches)
         if branches and branches[-1].kind == "case":
             arm = branches[-1]
             if keyword == "esac":
@@ -809,31 +904,53 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             if not arm.in_arm:
                 m = _CASE_ARM.match(text)
                 if m:
-                    arm.next_branch(variables)
+                    patterns = m.group(1)
+                    arm.next_branch(variables, partial(arm_matches, arm.subject, patterns))
                     arm.in_arm = True
                     text = m.group(2)
-            if _ARM_END.search(text):
+            arm_end = _ARM_END.search(text)
+            if arm_end:
+                if arm_end.group(0).strip() != ";;":
+                    arm.fall_through()
                 arm.in_arm = False
                 out += read_command(lineno, _ARM_END.sub("", text))
                 continue
             if not text.strip():
                 continue
+            in_dead_code = any(branch.dead for branch in branches)
+        if keyword == "if" and re.search(r"[\s;]fi\s*;?\s*$", text):
+            pieces = _one_line_if(text)
+            if pieces is not None:      # read as the lines it stands for
+                for piece in reversed(pieces):
+                    commands.push((lineno, piece))
+                continue
         if keyword == "if" and not re.search(r"[\s;]fi\s*;?\s*$", text):
-            branches.append(_Branches("if", variables))
+            branches.append(_Branches("if", variables, dead=in_dead_code))
+            condition = _condition(text)
+            branches[-1].next_branch(variables, partial(condition_value, condition))
             out += read_command(lineno, _after_then(text))
             continue
-        if keyword == "case" and re.search(r"\sin\s*$", text):
-            branches.append(_Branches("case", variables))
-            continue
+        if keyword == "case":
+            m = _CASE_HEADER.match(text)
+            if m:
+                branches.append(_Branches("case", variables, dead=in_dead_code))
+                branches[-1].subject = m.group(1)
+                continue
         if branches and branches[-1].kind == "if" and keyword in ("elif", "else", "then", "fi"):
             if keyword == "fi":
                 branches.pop().end(variables)
             elif keyword == "then":
                 out += read_command(lineno, text.lstrip()[4:])
+            elif keyword == "elif":
+                condition = _condition(text)
+                branches[-1].next_branch(variables, partial(condition_value, condition))
+                out += read_command(lineno, _after_then(text))
             else:
-                branches[-1].next_branch(variables)
-                out += read_command(lineno, _after_then(text) if keyword == "elif" else text.lstrip()[4:])
+                branches[-1].next_branch(variables, _always)
+                out += read_command(lineno, text.lstrip()[4:])
             continue
+        if in_dead_code:
+            continue        # a branch that does not run: nothing in it is read
         header = function_header(text) if "(" in text or "function" in text else None
         if header is not None:
             block = read_block((lineno, header[1]), commands, "{", "}")
@@ -882,6 +999,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 variables.set_unknown(m.group(1))
             else:
                 variables.assign_array(m.group(1), body[:end], append=bool(m.group(2)))
+            continue
+        guarded = _guarded(text, variables)
+        if guarded is not None:
+            # `[ "$GPU" = H100 ] && vllm serve …`: the command runs as the test decides
+            if guarded:
+                out += shell_launches(path, [(lineno, guarded)], variables, kind, _nesting=_nesting, _flow=flow,
+                                      _calls=_calls)
             continue
         parts = _sequence(text)
         if len(parts) > 1:

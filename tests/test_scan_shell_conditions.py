@@ -1,0 +1,128 @@
+"""Shell conditions kvguard decides (``if`` / ``elif`` / ``else``, ``case`` arms, ``TEST && COMMAND``): the branch
+bash takes is the only one read, and a branch that does not run is not read at all.  Checked against bash itself
+on generated scripts, ``vllm`` a shell function that prints the words it is given."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kvguard.scan import find_launches
+from kvguard.scan.conditions import arm_matches, condition_value
+from kvguard.scan.variables import Variables
+
+BASH = shutil.which("bash")
+
+
+def _variables() -> Variables:
+    variables = Variables({})
+    for name, value in {"GPU": "H100", "TP": "8", "EMPTY": "", "PAIR": "a b", "DASH": "-n"}.items():
+        variables.set_known(name, value)
+    return variables
+
+
+@pytest.mark.parametrize("condition, value", [
+    ('[ "$GPU" = H100 ]', True), ("[ $GPU == A100 ]", False), ('[ "$GPU" != H100 ]', False),
+    ('[ -z "$EMPTY" ]', True), ('[ -n "$EMPTY" ]', False), ('[ "$PAIR" ]', True), ('[ "$EMPTY" ]', False),
+    ("[ $TP -gt 4 ]", True), ("[ $TP -le 4 ]", False), ("test $TP -eq 8", True), ("! [ $TP -lt 2 ]", True),
+    ('[ "$DASH" = x ]', False),                # `test` sees three arguments: the binary `=` wins
+    ("[[ $GPU == H* ]]", True), ('[[ $GPU == "H*" ]]', False), ("[[ $PAIR == 'a b' ]]", True),
+    ("[[ -z $EMPTY ]]", True), ("[[ ! -n $EMPTY ]]", True),
+    ("true", True), ("false", False), (":", True),
+    ("[ $TP -gt 4 ] && [ $GPU = A100 ]", False), ("[ $TP -gt 4 ] || [ $NOPE = x ]", True),
+    ("false && [ $NOPE = x ]", False),
+    # undecided: a variable the environment may hold, word splitting, a file test, a command's status
+    ('[ "$NOPE" = x ]', None), ("[ -z $EMPTY ]", None), ("[ $PAIR = a ]", None), ("[ -f /etc/x ]", None),
+    ("grep -q H100 gpus.txt", None), ("[ $GPU = H* ]", None), ("[[ $GPU =~ H1 ]]", None),
+    ("[ $(nproc) -gt 4 ]", None), ("[ $GPU -gt 4 ]", None), ("[[ $GPU < I ]]", None),
+])
+def test_condition_values(condition, value):
+    assert condition_value(condition, _variables()) is value
+
+
+@pytest.mark.parametrize("subject, patterns, value", [
+    ('"$GPU"', "A100|H1*", True), ("$GPU", '"H100"', True), ("$GPU", "*", True), ("$GPU", "a", False),
+    ("$GPU", "H[0-9]00", True), ("$GPU", "[!H]*", False), ("$NOPE", "*", None), ("$GPU", "$NOPE", None),
+    ("$GPU", "H[^1]*", None),
+])
+def test_case_arm_values(subject, patterns, value):
+    assert arm_matches(subject, patterns, _variables()) is value
+
+
+def _launches(tmp_path, script: str) -> list:
+    path = tmp_path / "serve.sh"
+    path.write_text(script)
+    return find_launches([str(path)])[0]
+
+
+def test_only_the_branch_that_runs_is_read_and_what_it_sets_holds(tmp_path):
+    script = ("GPU=H100\nMODE=ep\nif [ \"$GPU\" = H100 ]; then\n  TP=8\nelif [ \"$GPU\" = A100 ]; then\n  TP=4\n"
+              "  vllm serve dead -tp 4\nelse\n  TP=1\nfi\nvllm serve m -tp $TP\ncase \"$MODE\" in\n"
+              "  tp) EXTRA=\"-dp 1\" ;;\n  ep) EXTRA=--enable-expert-parallel ;;\n  *) EXTRA= ;;\nesac\n"
+              "vllm serve m -tp $TP $EXTRA\nif [ \"$GPU\" = A100 ]; then vllm serve dead2; else PP=2; fi\n"
+              "[ \"$GPU\" = A100 ] && vllm serve dead3\n[ \"$GPU\" = H100 ] && vllm serve m -pp $PP\n")
+    assert [(launch.line, launch.tokens[2:], launch.unresolved) for launch in _launches(tmp_path, script)] == [
+        (11, ["m", "-tp", "8"], ()), (17, ["m", "-tp", "8", "--enable-expert-parallel"], ()),
+        (20, ["m", "-pp", "2"], ())]
+
+
+def test_an_undecided_condition_reads_every_branch_as_before(tmp_path):
+    script = "TP=2\nif [ -f /etc/big ]; then\n  TP=8\n  vllm serve m -tp $TP\nfi\nvllm serve m -tp $TP\n"
+    assert [(launch.tokens[2:], launch.unresolved) for launch in _launches(tmp_path, script)] == [
+        (["m", "-tp", "8"], ()), (["m", "-tp", "$TP"], ("TP",))]
+
+
+def test_a_branch_after_an_undecided_one_that_surely_runs_leaves_the_names_unresolved(tmp_path):
+    script = "TP=2\nif [ -f /etc/big ]; then TP=8\nelif true; then TP=4\nfi\nvllm serve m -tp $TP\n"
+    (launch,) = _launches(tmp_path, script)
+    assert launch.unresolved == ("TP",)
+
+
+def test_a_case_arm_that_falls_through_leaves_the_rest_undecided(tmp_path):
+    script = "M=a\nTP=1\ncase $M in\n  a) TP=2 ;&\n  b) TP=4 ;;\nesac\nvllm serve m -tp $TP\n"
+    (launch,) = _launches(tmp_path, script)
+    assert launch.unresolved == ("TP",)
+
+
+# ---- bash itself, on generated scripts whose conditions kvguard decides
+_VALUES = st.sampled_from(["", "8", "4", "H100", "A100", "a b", "-n", "x"])
+_CONDITIONS = st.sampled_from([
+    '[ "$X" = "$Y" ]', '[ "$X" != H100 ]', '[ -z "$X" ]', '[ -n "$Y" ]', '[ "$X" ]', "[[ $X == H* ]]",
+    '[[ $Y != "$X" ]]', "[[ -z $Y ]]", '[ "$N" -gt 4 ]', '[ "$N" -eq 8 ]', "true", "false",
+    '! [ "$X" = A100 ]', '[ -n "$X" ] && [ "$N" -lt 6 ]', '[ -z "$Y" ] || [[ $X == *0 ]]'])
+_ARMS = st.lists(st.sampled_from(["H100", "A1*", "''", "*", '"a b"', "8|4", "x|-n", "[AH]100"]), min_size=1,
+                 max_size=3)
+
+
+def _if_block(conditions: list[str], one_line: bool) -> str:
+    parts = []
+    for i, condition in enumerate(conditions):
+        parts.append(f"{'if' if i == 0 else 'elif'} {condition}; then TP={i + 1}; vllm serve b{i} -tp $TP")
+    parts.append("else TP=9; vllm serve else -tp $TP")
+    return ("; ".join(parts) + "; fi") if one_line else ("\n".join(parts) + "\nfi")
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@settings(max_examples=int(os.environ.get("KVG_FUZZ_EXAMPLES", "150")), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(x=_VALUES, y=_VALUES, n=st.sampled_from(["2", "4", "8"]),
+       conditions=st.lists(_CONDITIONS, min_size=1, max_size=3), one_line=st.booleans(), arms=_ARMS,
+       guard=_CONDITIONS)
+def test_decided_conditions_agree_with_bash(tmp_path, x, y, n, conditions, one_line, arms, guard):
+    case = "case $X in\n" + "".join(f"  {pattern}) PP={i + 1} ;;\n" for i, pattern in enumerate(arms)) + "esac\n"
+    script = (f"X={shlex.quote(x)}\nY={shlex.quote(y)}\nN={n}\nPP=0\n" + _if_block(conditions, one_line) + "\n"
+              + case + "vllm serve after -tp $TP -pp $PP\n" + guard + " && vllm serve guarded\n")
+    path = tmp_path / "serve.sh"
+    path.write_text(script)
+    probe = subprocess.run([BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\n. " +
+                            shlex.quote(str(path))], capture_output=True, text=True)
+    runs = [line.split("\0")[:-1] for line in probe.stdout.split("\n")[:-1]]
+    launches = find_launches([str(path)])[0]
+    assert all(not launch.unresolved for launch in launches), script
+    assert [launch.tokens[1:] for launch in launches] == runs, script
