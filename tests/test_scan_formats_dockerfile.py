@@ -54,6 +54,9 @@ CASES = [
     # an ENTRYPOINT resets the CMD the stage inherits
     ('FROM ubuntu:24.04 AS base\nCMD ["-tp", "2"]\nFROM base\nENTRYPOINT ["vllm", "serve", "Qwen/Qwen3-8B"]\n',
      [(4, ["vllm", "serve", "Qwen/Qwen3-8B"], False, ())]),
+    # an excerpt without FROM (a README's) is one stage on an image kvguard does not know
+    ('CMD ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]\n', [(1, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], False, ())]),
+    ("ENV TP=2\nCMD vllm serve Qwen/Qwen3-8B -tp $TP\n", [(2, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], False, ())]),
     # a variable a RUN's shell assigns is gone after it
     ("FROM ubuntu:24.04\nRUN export TP=2\nRUN vllm serve Qwen/Qwen3-8B -tp $TP\n",
      [(3, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "$TP"], False, ("TP",))]),

@@ -15,6 +15,8 @@ Read from the Dockerfile reference ("ENTRYPOINT", "CMD", "Understand how CMD and
   ``ENTRYPOINT`` shell sees the ``ENV`` values only); an ``ARG`` above the first ``FROM`` is for the ``FROM``
   lines, and a stage sees it only where it declares it again (``ARG NAME``); an ``ARG`` or ``ENV`` of one stage
   is not in the next unless that one starts ``FROM`` it (``ENV`` only).
+
+An excerpt without ``FROM`` (a README's) is read as one stage on an image kvguard does not know.
 """
 
 from __future__ import annotations
@@ -116,6 +118,10 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
         if not m:
             continue
         instr, rest = m.group(1).upper(), m.group(2)
+        if current is None and instr in ("ENV", "SHELL", "CMD", "ENTRYPOINT"):
+            # an excerpt without FROM (a README's): one stage, on an image kvguard does not know
+            current = _Stage(pin=variables.pin)
+            scope = Variables(overrides, global_args)
         if instr == "FROM":
             if current is not None:
                 current.pin = scope.pin     # a `pip install vllm==X` in the stage pins the release
