@@ -70,6 +70,9 @@ SCOPE = [
     "hunyuan_vl",
     # vLLM's OpenVLAConfig (its Llama text config built from a copy of the given dict)
     "openvla",
+    # vLLM's IsaacConfig (a Qwen3 config, its text config built from the flat keys; the vision config's
+    # pixel-shuffle attributes defaulted from the top level)
+    "isaac",
 ]
 
 # keys worth mutating (present or not in the template)

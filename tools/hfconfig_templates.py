@@ -380,6 +380,27 @@ HAND.update({
 })
 
 
+# Isaac: shaped like PerceptronAI/Isaac-0.1's config.json (vLLM's IsaacConfig: the Qwen3 text model's keys at the top
+# level, the pixel-shuffle SigLIP2 vision config nested)
+HAND.update({
+    "isaac": {
+        "architectures": ["IsaacForConditionalGeneration"], "model_type": "isaac",
+        "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": 151643, "eos_token_id": 151645,
+        "head_dim": 128, "hidden_act": "silu", "hidden_size": 2048, "initializer_range": 0.02,
+        "intermediate_size": 6144, "max_position_embeddings": 40960, "max_sequence_length": 16384,
+        "max_window_layers": 28, "num_attention_heads": 16, "num_hidden_layers": 28, "num_key_value_heads": 8,
+        "pixel_shuffle_scale": 2, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": None,
+        "tie_word_embeddings": False, "torch_dtype": "bfloat16", "use_cache": True, "use_sliding_window": False,
+        "vision_max_num_patches": 6144, "vision_min_num_patches": 256, "vision_patch_size": 16,
+        "vision_token": "<image>", "vocab_size": 151936,
+        "vision_config": {
+            "model_type": "pixel_shuffle_siglip2", "attention_dropout": 0.0, "hidden_act": "gelu_pytorch_tanh",
+            "hidden_size": 1152, "image_size": 256, "intermediate_size": 4304, "layer_norm_eps": 1e-06,
+            "num_attention_heads": 16, "num_channels": 3, "num_hidden_layers": 27, "num_patches": 256,
+            "patch_size": 16, "pixel_shuffle_scale_factor": 2}},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()
