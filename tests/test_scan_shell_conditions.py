@@ -41,6 +41,7 @@ def _variables() -> Variables:
     ('[ "$NOPE" = x ]', None), ("[ -z $EMPTY ]", None), ("[ $PAIR = a ]", None), ("[ -f /etc/x ]", None),
     ("grep -q H100 gpus.txt", None), ("[ $GPU = H* ]", None), ("[[ $GPU =~ H1 ]]", None),
     ("[ $(nproc) -gt 4 ]", None), ("[ $GPU -gt 4 ]", None), ("[[ $GPU < I ]]", None),
+    ("[ " + "9" * 5000 + " -gt 4 ]", None),
 ])
 def test_condition_values(condition, value):
     assert condition_value(condition, _variables()) is value

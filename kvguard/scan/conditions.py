@@ -31,7 +31,8 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*|[1-9]"
 _OPERAND = re.compile(r'^(?:(")?\$(?:(' + _NAME + r")|\{(" + _NAME + r')\})(?(1)")|"([^"$`\\]*)"|'
                       r"'([^']*)'|([^\s\"'$`\\]+))$")
 _PATTERN_CHARACTERS = re.compile(r"[*?\[]")
-_INTEGER = re.compile(r"^\s*[-+]?[0-9]+\s*$")
+#: an integer ``test`` compares (bash's are 64-bit: a longer one is left undecided)
+_INTEGER = re.compile(r"^\s*[-+]?[0-9]{1,18}\s*$")
 _COMPARISONS = {"-eq": lambda a, b: a == b, "-ne": lambda a, b: a != b, "-lt": lambda a, b: a < b,
                 "-le": lambda a, b: a <= b, "-gt": lambda a, b: a > b, "-ge": lambda a, b: a >= b}
 #: ``&&`` / ``||`` between the commands of a condition
