@@ -4,7 +4,8 @@ Expected launches are written by hand from the Compose Specification ("Interpola
 ``$``; values from the shell's environment and the project's ``.env``) and compose-go's template package, whose
 pattern takes ``$$``, ``$NAME`` and ``${…}`` and refuses any other ``$`` ("invalid interpolation format … You may
 need to escape any $ with another $"), and whose loader interpolates the whole file before a string ``command``
-is split into words."""
+is split into words; and ``command`` "overrides the default command declared by the container image (for example
+by Dockerfile's CMD)": the image's ENTRYPOINT (the vLLM image's ``vllm serve``) still runs, given it."""
 
 from __future__ import annotations
 
@@ -31,6 +32,14 @@ CASES = [
      ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "--max-model-len", ""], ()),
     ('command: ["Qwen/Qwen3-8B", "-tp", "2", "--max-model-len", "${LEN:-4096}"]', "LEN=\n",
      ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "--max-model-len", "4096"], ()),
+    # a `sh -c` command without an entrypoint of its own is given to the image's `vllm serve`: no shell runs it
+    ('command: ["sh", "-c", "vllm serve Qwen/Qwen3-8B -tp 2"]', "",
+     ["vllm", "serve", "sh", "-c", "vllm serve Qwen/Qwen3-8B -tp 2"], ()),
+    ('command: bash -c "vllm serve Qwen/Qwen3-8B -tp 2"', "",
+     ["vllm", "serve", "bash", "-c", "vllm serve Qwen/Qwen3-8B -tp 2"], ()),
+    # with an entrypoint of its own, the shell runs the script
+    ('entrypoint: ["sh", "-c"]\n    command: ["vllm serve Qwen/Qwen3-8B -tp 2"]', "",
+     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], ()),
 ]
 
 

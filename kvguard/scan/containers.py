@@ -1,7 +1,8 @@
 """Containers in YAML, a Kubernetes container (:mod:`~kvguard.scan.kubernetes`) or a docker-compose
 service (:mod:`~kvguard.scan.compose`), each of which says what command it runs: here is what they
 share — the command's words (a list, or a string split as compose splits it), ``sh -c`` scripts
-and multi-line commands, the ``VLLM_*`` entries of ``env`` / ``environment``, and the release the
+(run by the shell only when the container's own entrypoint or command names it: given to a vLLM image's
+``vllm serve`` as arguments, no shell runs them) and multi-line commands, the ``VLLM_*`` entries of ``env`` / ``environment``, and the release the
 image pins.  A mapping with no command keys may be Helm values (:mod:`~kvguard.scan.helm`)."""
 
 from __future__ import annotations
@@ -38,6 +39,9 @@ def _flavour(walker: "YamlWalker", keys: dict) -> str:
         return "kubernetes"
     return "unknown"
 
+
+_SHELL_GIVEN_TO_IMAGE = ("no entrypoint of its own: the image's entrypoint runs and is given the shell and its script "
+                         "as arguments (set `entrypoint:` / `command:` to run the shell)")
 
 #: Kubernetes' own expansion in ``command``, ``args`` and ``env`` values: ``$(NAME)`` of a variable
 #: declared above; ``$$`` escapes a ``$`` (so ``$$(NAME)`` stays as written)
@@ -357,8 +361,8 @@ def container_launches(walker: "YamlWalker", node) -> bool:
         tokens = [t for _, t_list in parts for t in t_list]
     if not tokens and not implied:
         return False
-    # sh -c "script"
-    for i, tok in enumerate(tokens[:-1]):
+    # sh -c "script" — unless the image's own entrypoint runs first: then no shell runs, the words are its arguments
+    for i, tok in enumerate([] if implied else tokens[:-1]):
         if tok.rsplit("/", 1)[-1] in ("sh", "bash", "zsh") and tokens[i + 1] in ("-c", "-lc", "-ec", "-xc"):
             script = tokens[i + 2] if i + 2 < len(tokens) else None
             if script is None:
@@ -391,6 +395,8 @@ def container_launches(walker: "YamlWalker", node) -> bool:
     if implied:
         if tokens[:2] == ["vllm", "serve"] or launch_tokens(tokens) is not None:
             notes = (IMAGE_RUNS_FIRST,)
+        elif tokens and tokens[0].rsplit("/", 1)[-1] in ("sh", "bash", "zsh"):
+            notes = (_SHELL_GIVEN_TO_IMAGE,)
         tokens = ["vllm", "serve"] + tokens
     expanded, missing = [], []
     for t in tokens:

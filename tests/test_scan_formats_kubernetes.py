@@ -1,0 +1,34 @@
+"""Kubernetes containers read as the kubelet starts them (kvguard.scan.containers, kubernetes).
+
+Expected launches are written by hand from the Kubernetes documentation ("Define a Command and Arguments for a
+Container": "If you supply only args for a Container, the default Entrypoint defined in the Docker image is run
+with the args that you supplied"; ``$(VAR_NAME)`` is expanded from the container's environment, ``$$(VAR_NAME)``
+escapes it) and the ``vllm/vllm-openai`` image's ``ENTRYPOINT ["vllm", "serve"]``."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvguard.scan import find_launches
+
+CASES = [
+    # args only: the image's `vllm serve` runs and is given `sh -c …` as arguments, no shell
+    ('args: ["sh", "-c", "vllm serve Qwen/Qwen3-8B -tp 2"]',
+     ["vllm", "serve", "sh", "-c", "vllm serve Qwen/Qwen3-8B -tp 2"], True),
+    # a command replaces the entrypoint: the shell runs the script
+    ('command: ["sh", "-c"]\n    args: ["vllm serve Qwen/Qwen3-8B -tp 2"]',
+     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], False),
+    # $(TP) from the container's env, in args given to the image's entrypoint
+    ('env:\n    - name: TP\n      value: "2"\n    args: ["Qwen/Qwen3-8B", "-tp", "$(TP)"]',
+     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], True),
+]
+
+
+@pytest.mark.parametrize(("container", "tokens", "image_entrypoint"), CASES)
+def test_container_as_the_kubelet_starts_it(tmp_path, container, tokens, image_entrypoint):
+    manifest = tmp_path / "pod.yaml"
+    manifest.write_text("apiVersion: v1\nkind: Pod\nmetadata:\n  name: vllm\nspec:\n  containers:\n"
+                        "  - name: vllm\n    image: vllm/vllm-openai:v0.20.0\n    " + container + "\n", encoding="utf-8")
+    launches, skipped, _ = find_launches([str(manifest)])
+    assert skipped == [] and len(launches) == 1
+    assert (launches[0].tokens, launches[0].image_entrypoint, launches[0].unresolved) == (tokens, image_entrypoint, ())
