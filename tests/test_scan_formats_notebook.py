@@ -58,3 +58,9 @@ def test_the_expected_shell_line_is_what_ipython_runs(line, shell_line, tokens, 
     except Exception:       # noqa: BLE001 - IPython's var_expand runs the line as written on any error
         expanded = line
     assert expanded == shell_line
+
+
+def test_a_loop_variable_is_in_the_namespace_ipython_expands_from(tmp_path):
+    launches, _, _ = find_launches([_notebook(tmp_path, "echo\nfor n in [2, 4]:\n    !vllm serve {model} -tp {n}")])
+    assert [launch.tokens for launch in launches] == [["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"],
+                                                     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"]]

@@ -179,9 +179,28 @@ def _script_launches(path: str, code: list[tuple[int, int, str]], variables: Var
 
 
 def _python_names(source: str) -> frozenset[str]:
-    """Names the notebook's code may bind (an assignment at any indentation): IPython expands ``$name`` in a
-    shell line for those only."""
-    return frozenset(re.findall(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)", source, re.M))
+    """Names the notebook's code may bind: IPython evaluates a shell line's fields in the user's namespace (and the
+    calling function's locals), so a field naming anything else leaves the line as written.  Read from the code
+    with its shell lines as calls (assignments, loop and ``with`` targets, imports, definitions, parameters), and
+    from every ``name =`` line when the code does not parse; a name bound anywhere counts."""
+    names = set(re.findall(r"^\s*([A-Za-z_]\w*)\s*(?::[^=]*)?=(?!=)", source, re.M))
+    script = "\n".join(_as_python(line, frozenset()) for line in source.split("\n"))
+    try:
+        tree = ast.parse(script)
+    except (SyntaxError, ValueError, RecursionError):
+        return frozenset(names)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            names.add(node.name)
+    return frozenset(names)
 
 
 def _as_python(line: str, names: frozenset[str]) -> str:
