@@ -127,3 +127,15 @@ def test_decided_conditions_agree_with_bash(tmp_path, x, y, n, conditions, one_l
     launches = find_launches([str(path)])[0]
     assert all(not launch.unresolved for launch in launches), script
     assert [launch.tokens[1:] for launch in launches] == runs, script
+
+
+def test_deeply_nested_branches_that_do_not_run_are_skipped_in_linear_time(tmp_path):
+    import time
+
+    depth = 20000
+    script = ("GPU=H100\n" + 'if [ "$GPU" = A100 ]; then\n' * depth + "vllm serve m -tp 3\n" + "fi\n" * depth
+              + "vllm serve m -tp 2\n")
+    started = time.perf_counter()
+    launches = _launches(tmp_path, script)
+    assert time.perf_counter() - started < 10
+    assert [launch.tokens[3:] for launch in launches] == [["-tp", "2"]]

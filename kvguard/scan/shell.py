@@ -737,7 +737,9 @@ class _Branches:
         self.exported: set[str] = set()     # exported by a branch: perhaps in the environment after the block
         self.in_arm = False         # a `case` arm is being read (until its `;;`)
         self.within_dead = dead     # the whole block is in code that does not run
-        self.dead = True            # the branch being read does not run (none is being read yet)
+        #: the branch being read does not run (none is being read yet), or the block is in code that does not run:
+        #: the innermost block's answers for all that hold it
+        self.dead = True
         self.runs_alone = False     # the branch being read runs, and no other does
         self.taken = False          # a branch read so far surely runs when reached: the later ones do not
         self.maybe = False          # a branch kvguard could not decide was read
@@ -880,7 +882,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
 
     def read_command(lineno: int, text: str) -> list[Launch]:
         """One command of a branch's line (after ``then``, ``else``, a ``case`` pattern)."""
-        if not text.strip() or any(branch.dead for branch in branches):
+        if not text.strip() or bool(branches) and branches[-1].dead:
             return []
         return shell_launches(path, [(lineno, text)], variables, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
 
@@ -890,12 +892,12 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             own = sorted((document for document in flow.documents if document.line >= lineno),
                          key=lambda document: document.line)
             for (start, _stop, _operator), document in zip(found, own):
-                if not any(branch.dead for branch in branches):
+                if not (branches and branches[-1].dead):
                     out += _here_document_launches(path, text[:start], document, variables, kind, _nesting)
             for start, stop, _operator in reversed(found):
                 text = text[:start] + text[stop:]     # the redirection is no word of the command
         keyword = _keyword(text)
-        in_dead_code = any(branch.dead for branch in branches)
+        in_dead_code = bool(branches) and branches[-1].dead
         if branches and branches[-1].kind == "case":
             arm = branches[-1]
             if keyword == "esac":
@@ -917,7 +919,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 continue
             if not text.strip():
                 continue
-            in_dead_code = any(branch.dead for branch in branches)
+            in_dead_code = bool(branches) and branches[-1].dead
         if keyword == "if" and re.search(r"[\s;]fi\s*;?\s*$", text):
             pieces = _one_line_if(text)
             if pieces is not None:      # read as the lines it stands for
