@@ -658,7 +658,8 @@ def _array_end(body: str, start: int = 0, state: tuple[int, str] = (1, "")) -> t
 
 def _sequence(text: str) -> list[str]:
     """The commands of a line joined by ``;`` / ``&&`` / ``||`` (outside quotes, ``$(…)`` and ``${…}``) when one
-    of them assigns, exports or unsets a variable that a later one may read; ``[text]`` otherwise."""
+    of them assigns, exports or unsets a variable or sources a file that a later one may read; ``[text]``
+    otherwise."""
     if ";" not in text and "&&" not in text and "||" not in text:
         return [text]
     parts: list[str] = []
@@ -680,7 +681,7 @@ def _sequence(text: str) -> list[str]:
     parts.append(text[start:])
     parts = [p for p in parts if p.strip()]
     if len(parts) < 2 or not any(_ASSIGN.match(p) or _ARRAY.match(p) or _EXPORT.match(p) or _UNSET.match(p)
-                                 for p in parts[:-1]):
+                                 or _SOURCE.match(p) for p in parts[:-1]):
         return [text]
     return parts
 
@@ -1022,6 +1023,10 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         if text.lstrip().startswith(": "):
             variables.expand(text, quoting=True)      # `: "${TP:=8}"`: the null command, run for its expansions' assignments
             continue
+        m = _SOURCE.match(text)
+        if m:
+            _source(path, m.group(1), variables, kind, _calls)
+            continue
         m = _UNSET.match(text) or _EXPORT.match(text)
         if m:
             for name in m.group(1).split():
@@ -1069,6 +1074,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                                               for m in EMBEDDED_PLACEHOLDER.findall(t)]))
             given = {t.split("=", 1)[0] for t in tokens if ENV_TOKEN.match(t)}
             notes: list[str] = [BLANK_WORD] if any(t and not t.strip() for t in tokens) else []
+            notes += variables.notes
             if image is None:
                 exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
                 unresolved += tuple(n for n in variables.unknown_env() if n not in given and n not in unresolved)
@@ -1098,6 +1104,35 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             out += collector.launches()
         out.sort(key=lambda launch: launch.line)
     return out
+
+
+#: ``source FILE`` / ``. FILE`` (arguments after the file are not read)
+_SOURCE = re.compile(r"^\s*(?:source|\.)\s+(\S+)\s*$")
+#: a virtual environment's or conda's activation script: it sets the paths, never a launch's variables
+_ACTIVATION = re.compile(r"(?:^|/)activate$")
+#: how many files deep ``source`` is followed
+_MAX_SOURCE_DEPTH = 8
+
+
+def _source(path: str, word: str, variables: Variables, kind: str, calls: tuple[str, ...]) -> None:
+    """``source FILE``: the file read in this shell, for what it sets (its launches are its own file's, found when
+    it is scanned); found as the path says, else beside the script.  One kvguard cannot read is noted on the
+    launches below."""
+    expanded, missing = variables.expand(word, quoting=True)
+    words = split_commands(expanded)
+    name = words[0][0] if len(words) == 1 and len(words[0]) == 1 and not missing else None
+    if name is not None and _ACTIVATION.search(name):
+        return
+    marker = f"source:{name}"
+    text = read_beside(path, name) if name is not None else None
+    why = "its name is not known" if name is None else "not found beside this file" if text is None else \
+        "sourced within itself" if marker in calls or \
+        sum(call.startswith("source:") for call in calls) >= _MAX_SOURCE_DEPTH else None
+    if why is not None or text is None:
+        variables.notes.append(f"source {word}: not read ({why}), so what it sets is not known")
+        return
+    lines = list(enumerate(text.splitlines(), 1))
+    shell_launches(path, lines, variables, kind, _calls=calls + (marker,))
 
 
 def _calls_a_function(text: str, functions: dict[str, Block]) -> bool:

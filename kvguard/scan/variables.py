@@ -264,6 +264,8 @@ class Variables:
         self.pin: Optional[ReleasePin] = parent.pin if parent else None
         #: bash arrays (``A=(-tp 8)``): their elements; ``$A`` is the first
         self.arrays: dict[str, list[str]] = {k: list(v) for k, v in parent.arrays.items()} if parent else {}
+        #: what a launch below should say about how its variables were read (a sourced file not found)
+        self.notes: list[str] = list(parent.notes) if parent else []
         #: the names a function's body declares ``local`` (its own scope's: never inherited)
         self.declared_local: set[str] = set()
 
