@@ -37,6 +37,9 @@ CASES = [
      ["vllm", "serve", "sh", "-c", "vllm serve Qwen/Qwen3-8B -tp 2"], ()),
     ('command: bash -c "vllm serve Qwen/Qwen3-8B -tp 2"', "",
      ["vllm", "serve", "bash", "-c", "vllm serve Qwen/Qwen3-8B -tp 2"], ()),
+    # `bash -c SCRIPT NAME ARGS…`: the command, interpolated, is the script's "$@" (`$$@` in the file)
+    ('entrypoint: ["/bin/bash", "-c", "vllm serve \\"$$@\\"", "--"]\n    command: ["Qwen/Qwen3-8B", "-tp", "${TP:-2}"]',
+     "", ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], ()),
     # with an entrypoint of its own, the shell runs the script
     ('entrypoint: ["sh", "-c"]\n    command: ["vllm serve Qwen/Qwen3-8B -tp 2"]', "",
      ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], ()),

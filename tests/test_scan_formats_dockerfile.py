@@ -9,6 +9,9 @@ and the ``vllm/vllm-openai`` image's ``ENTRYPOINT ["vllm", "serve"]`` (kvguard.l
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from kvguard.scan import find_launches
@@ -57,6 +60,11 @@ CASES = [
     # an excerpt without FROM (a README's) is one stage on an image kvguard does not know
     ('CMD ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]\n', [(1, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], False, ())]),
     ("ENV TP=2\nCMD vllm serve Qwen/Qwen3-8B -tp $TP\n", [(2, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], False, ())]),
+    # `sh -c SCRIPT NAME ARGS…` (the CMD appended): the script's "$@" is the CMD's words; none: empty
+    ('FROM ubuntu:24.04\nENTRYPOINT ["/bin/bash", "-c", "vllm serve \\"$@\\"", "--"]\nCMD ["Qwen/Qwen3-8B", "-tp", "2"]\n',
+     [(3, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], False, ())]),
+    ('FROM ubuntu:24.04\nENTRYPOINT ["/bin/bash", "-c", "vllm serve Qwen/Qwen3-8B -tp 2 $1"]\n',
+     [(2, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], False, ())]),
     # a variable a RUN's shell assigns is gone after it
     ("FROM ubuntu:24.04\nRUN export TP=2\nRUN vllm serve Qwen/Qwen3-8B -tp $TP\n",
      [(3, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "$TP"], False, ("TP",))]),
@@ -71,3 +79,15 @@ def test_the_container_a_dockerfile_builds_runs(tmp_path, text, expected):
     assert skipped == []
     assert [(launch.line, launch.tokens, launch.image_entrypoint, launch.unresolved) for launch in launches] \
         == expected
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")
+@pytest.mark.parametrize(("script", "arguments", "words"), [
+    ('vllm serve "$@"', ["Qwen/Qwen3-8B", "-tp", "2"], ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]),
+    ("vllm serve Qwen/Qwen3-8B -tp 2 $1", [], ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]),
+])
+def test_the_expected_words_of_a_shell_given_arguments_are_what_bash_runs(script, arguments, words):
+    # `vllm` stands in as a function that prints the words it is given
+    done = subprocess.run(["bash", "-c", 'vllm() { printf "%s\\n" vllm "$@"; }; ' + script, "--", *arguments],
+                          capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == words

@@ -3,7 +3,9 @@
 Expected launches are written by hand from the Kubernetes documentation ("Define a Command and Arguments for a
 Container": "If you supply only args for a Container, the default Entrypoint defined in the Docker image is run
 with the args that you supplied"; ``$(VAR_NAME)`` is expanded from the container's environment, ``$$(VAR_NAME)``
-escapes it) and the ``vllm/vllm-openai`` image's ``ENTRYPOINT ["vllm", "serve"]``."""
+escapes it) and the ``vllm/vllm-openai`` image's ``ENTRYPOINT ["vllm", "serve"]``; bash(1) for ``bash -c string [name [arg …]]``
+("the first argument after the string is assigned to $0 and any remaining arguments are assigned to the positional
+parameters")."""
 
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ CASES = [
      ["vllm", "serve", "sh", "-c", "vllm serve Qwen/Qwen3-8B -tp 2"], True),
     # a command replaces the entrypoint: the shell runs the script
     ('command: ["sh", "-c"]\n    args: ["vllm serve Qwen/Qwen3-8B -tp 2"]',
+     ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], False),
+    # `bash -c SCRIPT NAME ARGS…`: the args are the script's "$@"
+    ('command: ["/bin/bash", "-c", "vllm serve \\"$@\\"", "--"]\n    args: ["Qwen/Qwen3-8B", "-tp", "2"]',
      ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], False),
     # $(TP) from the container's env, in args given to the image's entrypoint
     ('env:\n    - name: TP\n      value: "2"\n    args: ["Qwen/Qwen3-8B", "-tp", "$(TP)"]',

@@ -186,11 +186,15 @@ def _script_node(parts: list, script: str):
     return next((n for n, t_list in parts if script in t_list), parts[-1][0])
 
 
-def _run_script(walker: "YamlWalker", declared: "dict[str, Optional[str]]", node, text: "Optional[str]") -> None:
+def _run_script(walker: "YamlWalker", declared: "dict[str, Optional[str]]", node, text: "Optional[str]",
+                arguments: "Optional[list[str]]" = None) -> None:
     """The launches of a script the container runs (``node``'s text, or ``text`` read at its lines),
-    with the container's environment in scope."""
+    with the container's environment in scope; ``arguments``: the script's ``$1`` … when a ``sh -c`` is given
+    them (None: not known)."""
     outer = walker.variables
     walker.variables = walker.variables.with_environment(declared)
+    if arguments is not None:
+        walker.variables.set_positional(arguments)
     try:
         walker.text(node, text)
     finally:
@@ -368,10 +372,15 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             if script is None:
                 return False
             before = len(walker.out)
+            # `sh -c SCRIPT NAME ARGS…`: the script's $0 is NAME, its "$@" the ARGS (none: empty)
+            arguments: Optional[list[str]] = tokens[i + 4:]
             if flavour == "compose":
                 # compose interpolates the file from the host first; the container's shell sees `$$X`
                 # as `$X`, from the service's environment
                 text, scope = _compose_script(script, walker.variables, declared)
+                interpolated = [walker.variables.expand(compose_literal(word)) for word in tokens[i + 4:]]
+                scope.set_positional(None if any(miss for _w, miss in interpolated)
+                                     else [word for word, _miss in interpolated])
                 walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), text)],
                                              scope, walker.kind)
                 _in_container(walker, before, keys, image_text, declared, flavour)
@@ -380,11 +389,12 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
                                                                   else []) if kubelet(scalar_text(v)) == script), None)
             if node_of_script is not None:
-                _run_script(walker, declared, node_of_script, script)
+                _run_script(walker, declared, node_of_script, script, arguments)
             else:
+                scope = walker.variables.with_environment(declared)
+                scope.set_positional(arguments)
                 walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), script)],
-                                             walker.variables.with_environment(declared),
-                                             walker.kind)
+                                             scope, walker.kind)
             _in_container(walker, before, keys, image_text, declared, flavour)
             return True
     line_node = parts[-1][0]

@@ -205,6 +205,7 @@ def _container_launches(path: str, stage: _Stage, overrides: dict, kind: str) ->
     tokens = (entry.words if entry is not None and entry.words is not None else []) + cmd_words
     lineno = cmd.line if cmd is not None else entry.line if entry is not None else 0
     if tokens[:2] in _SHELLS and len(tokens) > 2 and (entry is not None or not stage.vllm_image):
+        runtime.set_positional(tokens[4:])      # `sh -c SCRIPT NAME ARGS…`: $0 is NAME, "$@" the ARGS
         return shell_launches(path, [(lineno, tokens[2])], runtime, kind)
     implied = stage.vllm_image and entry is None
     if implied:
