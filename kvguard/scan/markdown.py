@@ -1,5 +1,6 @@
 """Markdown (``*.md``, ``*.markdown``): fenced code blocks only, each read as the kind its language
-names (shell, Dockerfile, YAML).
+names (shell, Dockerfile, YAML).  A ``docker`` block is a Dockerfile when it holds Dockerfile instructions, else
+the ``docker run`` commands a reader types (shell).
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ __all__ = ["markdown_launches"]
 
 _SHELL_LANGS = {"", "bash", "sh", "shell", "console", "zsh", "text", "shell-session", "shellsession", "terminal"}
 
+#: a line that starts a Dockerfile instruction (a ``docker`` block without one holds commands to type)
+_INSTRUCTION = re.compile(r"^\s*(?:FROM|ARG|RUN|CMD|ENTRYPOINT|ENV|COPY|ADD|WORKDIR|EXPOSE|LABEL|USER|VOLUME|SHELL|"
+                          r"ONBUILD|STOPSIGNAL|HEALTHCHECK|MAINTAINER)\s", re.IGNORECASE)
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})\s*\{?\.?([\w+.-]*)")
 
 #: a content tab (MkDocs Material / pymdownx.tabbed ``=== "H100"``, Docusaurus ``<TabItem``): its blocks
@@ -90,6 +94,8 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
         i += 1
         block_vars = variables     # assignments carry over to later blocks, as a reader runs them
         if lang in _SHELL_LANGS:
+            out += shell_launches(path, body, block_vars, "markdown", prompts=has_prompts(body))
+        elif lang == "docker" and not any(_INSTRUCTION.match(text) for _number, text in body):
             out += shell_launches(path, body, block_vars, "markdown", prompts=has_prompts(body))
         elif lang in ("dockerfile", "docker", "containerfile"):
             out += dockerfile_launches(path, body, block_vars, kind="markdown")
