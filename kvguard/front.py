@@ -291,7 +291,7 @@ def image_launch(launch: Sequence[str], *, pinned: bool, nearest: bool = False) 
     from .launch.pins import choose_release, default_release, image_pin
     from .scan import launch_and_image
 
-    tokens, image, image_entrypoint = launch_and_image(list(launch))
+    tokens, image, image_entrypoint = launch_and_image(list(launch))[:3]
     if tokens is None:
         raise NotAnImageLaunch("`docker run` is checked only with a vllm/vllm-openai image followed by the "
                                "server's arguments (or `--entrypoint vllm … serve …`)")

@@ -426,6 +426,80 @@ class CommandLaunch(NamedTuple):
     tokens: Optional[list[str]]
     image: Optional[str] = None
     image_entrypoint: bool = False
+    #: what of the script's exported variables a wrapper lets through (``env -i``, ``env -u``, ``sudo``)
+    passes: "Optional[Passed]" = None
+
+
+class Passed(NamedTuple):
+    """The exported variables a launch's wrappers pass on: only ``kept`` (None: all) less ``removed``, with the
+    assumption that decided it."""
+
+    kept: Optional[frozenset[str]] = None
+    removed: frozenset[str] = frozenset()
+    notes: tuple[str, ...] = ()
+
+    def lets(self, name: str) -> bool:
+        return name not in self.removed and (self.kept is None or name in self.kept)
+
+
+_ALL_PASSED = Passed()
+#: sudo's options that take a value (``-u USER``)
+_SUDO_VALUE_OPTIONS = frozenset("ugCDhprtTU")
+SUDO_RESETS = ("sudo without -E: the script's exported variables are not passed unless --preserve-env names them "
+               "(sudo's default env_reset; a sudoers env_keep could pass some)")
+
+
+def _wrappers_pass(words: list[str]) -> Passed:
+    """What the wrappers ``words`` (from the command word to the launcher) let through of the environment:
+    ``env -i`` / ``env -`` nothing, ``env -u NAME`` all but NAME, ``exec -c`` nothing, ``sudo`` nothing unless
+    ``-E`` (``--preserve-env=A,B``: those)."""
+    kept: Optional[set[str]] = None
+    removed: set[str] = set()
+    notes: list[str] = []
+    i = 0
+    while i < len(words):
+        program = words[i].rsplit("/", 1)[-1]
+        j = i + 1
+        if program == "env":
+            while j < len(words) and words[j].startswith("-"):
+                word = words[j]
+                if word in ("-i", "-", "--ignore-environment"):
+                    kept = set()
+                elif word in ("-u", "--unset") and j + 1 < len(words):
+                    removed.add(words[j + 1])
+                    j += 1
+                elif word.startswith(("--unset=", "-u")):
+                    removed.add(word.split("=", 1)[1] if word.startswith("--") else word[2:])
+                elif word == "--":
+                    j += 1
+                    break
+                j += 1
+        elif program == "exec":
+            while j < len(words) and words[j].startswith("-"):
+                if "c" in words[j][1:] and not words[j].startswith("--"):
+                    kept = set()
+                j += 1 + (words[j] == "-a")
+        elif program == "sudo":
+            preserve: Optional[set[str]] = set()
+            while j < len(words) and words[j].startswith("-") and words[j] != "--":
+                word = words[j]
+                if word in ("-E", "--preserve-env"):
+                    preserve = None
+                elif word.startswith("--preserve-env="):
+                    if preserve is not None:
+                        preserve |= set(word.split("=", 1)[1].split(","))
+                elif not word.startswith("--") and "E" in word[1:]:
+                    preserve = None
+                if not word.startswith("--") and word[-1] in _SUDO_VALUE_OPTIONS and len(word) == 2:
+                    j += 1
+                j += 1
+            if preserve is not None:
+                kept = preserve if kept is None else kept & preserve
+                notes.append(SUDO_RESETS)
+        i = j
+    return Passed(frozenset(kept) if kept is not None else None, frozenset(removed), tuple(notes))
+
+
 
 
 def _vllm_image_launch(cmd: list[str]) -> Optional[CommandLaunch]:
@@ -514,7 +588,11 @@ def launch_and_image(cmd: list[str]) -> CommandLaunch:
                 cmd = cmd[:i] + ["vllm"] + cmd[i + 1:]      # `uvx vllm@0.28.0 serve`: vllm's own command line
             command = _command_index(cmd)
             if command is None or command >= start:
-                return CommandLaunch(_strip_redirections(cmd[start:]))
+                passes = _wrappers_pass(cmd[command:i]) if command is not None else _ALL_PASSED
+                # the command line's own leading assignments are the environment the wrappers start with
+                leading = [w for w in cmd[start:command] if passes.lets(w.split("=", 1)[0])]
+                return CommandLaunch(_strip_redirections(leading + cmd[command:]) if command is not None
+                                     else _strip_redirections(cmd[start:]), passes=passes)
             # vllm started by another command: the command line's own leading assignments are the environment
             # it runs vllm in (`CUDA_VISIBLE_DEVICES=0,1 numactl … vllm serve`), unless it runs vllm elsewhere
             # (`docker exec`, `ssh`); a NAME=value word among another program's arguments is that program's
@@ -523,8 +601,10 @@ def launch_and_image(cmd: list[str]) -> CommandLaunch:
             if program not in _WRAPPERS:
                 while start < i and ENV_TOKEN.match(cmd[start]):
                     start += 1
-            leading = [] if program in _ELSEWHERE else [w for w in cmd[:command] if ENV_TOKEN.match(w)]
-            return CommandLaunch(_strip_redirections(leading + cmd[start:]))
+            passes = _wrappers_pass(cmd[command:start]) if program in _WRAPPERS else _ALL_PASSED
+            leading = [] if program in _ELSEWHERE else [w for w in cmd[:command] if ENV_TOKEN.match(w)
+                                                        and passes.lets(w.split("=", 1)[0])]
+            return CommandLaunch(_strip_redirections(leading + cmd[start:]), passes=passes)
     return CommandLaunch(None)
 
 
@@ -1059,7 +1139,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         expanded, stand_ins = _stand_in(expanded, missing)
         for cmd in split_commands(expanded):
             cmd = [_restored(word, stand_ins) for word in cmd] if stand_ins else cmd
-            tokens, image, image_entrypoint = launch_and_image(cmd)
+            command_launch = launch_and_image(cmd)
+            tokens, image, image_entrypoint = command_launch[:3]
+            passes = command_launch.passes or _ALL_PASSED
             if _nesting and tokens is not None and image is None and cmd[:len(tokens)] != tokens:
                 tokens = None       # in a command string, only a launcher in command position runs
             if tokens is None:
@@ -1076,8 +1158,11 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             notes: list[str] = [BLANK_WORD] if any(t and not t.strip() for t in tokens) else []
             notes += variables.notes
             if image is None:
-                exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given]
-                unresolved += tuple(n for n in variables.unknown_env() if n not in given and n not in unresolved)
+                exported = [t for t in variables.vllm_env() if t.split("=", 1)[0] not in given
+                            and passes.lets(t.split("=", 1)[0])]
+                unresolved += tuple(n for n in variables.unknown_env()
+                                    if n not in given and n not in unresolved and passes.lets(n))
+                notes += passes.notes
             else:
                 # a container sees only what `docker run` passes it, not the script's exported variables
                 exported, unknown, notes = _container_environment(path, cmd, given, variables)
