@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 from typing import TYPE_CHECKING, Any, Collection, Optional
 
 from ..launch.pins import image_pin
@@ -195,11 +196,17 @@ def gitlab_launches(walker: "YamlWalker", root) -> None:
         walker.out += found.launches()
 
 
+#: a ``${…}`` that is more than a name: the runner's expansion (Go's ``os.Expand``) looks the whole text up as a
+#: variable's name, so ``${GPUS:-8}`` is no default
+_SHELL_OPERATOR = re.compile(r"\$\{[A-Za-z_]\w*[^\w}][^}]*\}")
+
+
 def _expanded(raw: "dict[str, Optional[str]]", overrides: "Mapping[str, str]",
               as_written: "Collection[str]" = ()) -> "dict[str, Optional[str]]":
     """The job's variables with the references among them expanded, as GitLab expands them once all are
     set (a pipeline variable may name a job's); None for one that refers to a value the file does not hold.
-    ``$$`` is a ``$`` GitLab leaves as it is; the ``as_written`` ones (``expand: false``) are not expanded."""
+    ``$$`` is a ``$`` GitLab leaves as it is; the ``as_written`` ones (``expand: false``) are not expanded, and one
+    with a shell operator (``${X:-d}``) is not known."""
     values: dict[str, str] = {var: text for var, text in raw.items() if var in as_written and text is not None}
     for _ in range(len(raw) + 1):
         changed = False
@@ -208,6 +215,8 @@ def _expanded(raw: "dict[str, Optional[str]]", overrides: "Mapping[str, str]",
                 continue
             probe = Variables(overrides)
             probe.local = dict(values)
+            if _SHELL_OPERATOR.search(text):
+                continue        # `${X:-8}`: the runner's expansion has no operators (not the shell's default)
             expanded, missing = probe.expand(text.replace("$$", LITERAL_DOLLAR))
             if not missing:
                 values[var] = expanded
