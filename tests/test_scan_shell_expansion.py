@@ -163,6 +163,13 @@ _FLOW_SCRIPTS = [
      "vllm serve m -tp $TP -pp $PP -dcp $DCP\nfunction tune { local X; X=9; TP=$1; }\nX=1\ntune 6\n"
      "vllm serve m -tp $TP --x $X",
      [(10, None, ["serve", "m", "-tp", "3", "-pp", "1", "-dcp", "2"]), (14, None, ["serve", "m", "-tp", "6", "--x", "1"])]),
+    # compound commands after other commands on one line are read as their own lines
+    ("TP=8; for tp in 2 4; do vllm serve m -tp $tp; done; vllm serve m -tp $TP",
+     [(1, "loop tp=2", ["serve", "m", "-tp", "2"]), (1, "loop tp=4", ["serve", "m", "-tp", "4"]),
+      (1, None, ["serve", "m", "-tp", "8"])]),
+    ("TP=8; if [ $TP -gt 4 ]; then PP=2; else PP=1; fi; vllm serve m -tp $TP -pp $PP\n"
+     "GPU=A100; if [ \"$GPU\" = H100 ]; then TP=2; fi; vllm serve m -tp $TP",
+     [(1, None, ["serve", "m", "-tp", "8", "-pp", "2"]), (2, None, ["serve", "m", "-tp", "8"])]),
     # each run of a loop starts where the one before ended; what the body set holds after the loop
     ("ARGS=-x\nfor tp in 2 4; do\n  ARGS=\"$ARGS -tp$tp\"\n  vllm serve m $ARGS\ndone\nvllm serve m $ARGS --last $tp",
      [(4, "loop tp=2", ["serve", "m", "-x", "-tp2"]), (4, "loop tp=4", ["serve", "m", "-x", "-tp2", "-tp4"]),

@@ -890,21 +890,35 @@ _THEN = re.compile(r"(?:^|[\s;])then\b")
 _CASE_HEADER = re.compile(r"^\s*case\s+(.*?)\s+in\s*$")
 
 
-_ONE_LINE_KEYWORD = re.compile(r";\s*(?=(?:elif|else|fi)\b)")
+#: the reserved words that open, go on with or close a compound command
+_COMPOUND_WORDS = frozenset({"if", "then", "elif", "else", "fi", "for", "while", "until", "do", "done"})
 
 
-def _one_line_if(text: str) -> Optional[list[str]]:
-    """An ``if …; then …; [elif …; then …;] [else …;] fi`` written on one line as the lines it stands for (``if …;
-    then …``, ``elif …``, ``else …``, ``fi``); None when it holds another ``if`` (read as before)."""
-    blanked = blank_quoted(text)
-    if len(re.findall(r"\bif\b", blanked)) != 1 or "$(" in blanked or "`" in blanked:
+def _compound_pieces(text: str) -> Optional[list[str]]:
+    """The commands of a line that holds a compound command's reserved words among several ``;``-separated
+    commands (outside quotes, ``$(…)``, ``{…}``), each to be read as a line of its own; None for any other line
+    (a ``case`` on one line included)."""
+    pieces: list[str] = []
+    depth, quote, start, i = 0, "", 0, 0
+    while i < len(text):
+        ch = text[i]
+        after, quote, plain = _step(text, i, quote, "'\"`")
+        if plain and ch in "({":
+            depth += 1
+        elif plain and ch in ")}":
+            depth = max(depth - 1, 0)
+        elif plain and depth == 0 and ch == ";":
+            if text.startswith(";;", i) or text.startswith(";&", i):
+                return None
+            pieces.append(text[start:i])
+            start = after
+        i = after
+    pieces.append(text[start:])
+    pieces = [piece.strip() for piece in pieces if piece.strip()]
+    if len(pieces) < 2 or not any(_keyword(piece) in _COMPOUND_WORDS and re.match(r"\s*[a-z]+(?:\s|$)", piece)
+                                  for piece in pieces):
         return None
-    pieces, last = [], 0
-    for m in _ONE_LINE_KEYWORD.finditer(blanked):
-        pieces.append(text[last:m.start()].strip())
-        last = m.end()
-    pieces.append(text[last:].strip().rstrip(";").strip())
-    return pieces if len(pieces) >= 2 and pieces[-1] == "fi" else None
+    return pieces
 
 
 def _guarded(text: str, variables: Variables) -> Optional[str]:
@@ -977,6 +991,12 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                     out += _here_document_launches(path, text[:start], document, variables, kind, _nesting)
             for start, stop, _operator in reversed(found):
                 text = text[:start] + text[stop:]     # the redirection is no word of the command
+        pieces = _compound_pieces(text) if ";" in text else None
+        if pieces is not None:
+            # `if …; then …; fi`, `X=1; for …; do …; done`: read as the lines they stand for
+            for piece in reversed(pieces):
+                commands.push((lineno, piece))
+            continue
         keyword = _keyword(text)
         in_dead_code = bool(branches) and branches[-1].dead
         if branches and branches[-1].kind == "case":
@@ -1001,12 +1021,6 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             if not text.strip():
                 continue
             in_dead_code = bool(branches) and branches[-1].dead
-        if keyword == "if" and re.search(r"[\s;]fi\s*;?\s*$", text):
-            pieces = _one_line_if(text)
-            if pieces is not None:      # read as the lines it stands for
-                for piece in reversed(pieces):
-                    commands.push((lineno, piece))
-                continue
         if keyword == "if" and not re.search(r"[\s;]fi\s*;?\s*$", text):
             branches.append(_Branches("if", variables, dead=in_dead_code))
             condition = _condition(text)
