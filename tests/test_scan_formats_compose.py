@@ -74,3 +74,15 @@ def test_an_environment_value_with_a_doubled_dollar_is_a_literal_dollar(tmp_path
                '    command: ["Qwen/Qwen3-8B", "-tp", "2"]')
     [launch] = _launches(tmp_path, service, "")
     assert launch.tokens[0] == "VLLM_LOGGING_PREFIX=$p" and launch.unresolved == ()
+
+
+def test_an_extension_field_runs_nothing_a_service_merging_it_does(tmp_path):
+    # the Compose Specification's "Extension": fields prefixed x- are ignored by Compose; YAML merge keys bring
+    # their content into a service
+    (tmp_path / "compose.yaml").write_text(
+        "x-vllm: &vllm\n  image: vllm/vllm-openai:v0.20.0\n  command: [\"Qwen/Qwen3-8B\", \"-tp\", \"2\"]\n"
+        "services:\n  a:\n    <<: *vllm\n  b:\n    <<: *vllm\n    command: [\"Qwen/Qwen3-32B\", \"-tp\", \"4\"]\n",
+        encoding="utf-8")
+    launches, _, _ = find_launches([str(tmp_path / "compose.yaml")])
+    assert [(launch.line, launch.tokens) for launch in launches] == [
+        (3, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]), (9, ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "4"])]

@@ -7,6 +7,7 @@ the shell's environment and, below it, the project's ``.env`` file (the compose 
 :func:`project_env_file`.  It does so before a string ``command`` is split into words (a ``$ARGS`` of ``-tp 2``
 is two words); ``$$`` is a ``$`` it leaves as it is, and any other ``$`` that starts neither a name nor ``{``
 (``$(nproc)``) makes compose refuse the file (:func:`~kvguard.scan.variables.compose_invalid`: unresolved).
+Top-level ``x-…`` extension fields run nothing themselves; a service that merges one (``<<: *alias``) runs it.
 """
 
 from __future__ import annotations

@@ -107,6 +107,10 @@ class YamlWalker:
                 dstack_launches(self, node, plain)       # its commands; the rest is walked below
             elif is_ray_job(plain):
                 ray_job_launches(self, node, plain)      # its entrypoint; the rest is walked below
+            if isinstance(plain, dict) and isinstance(plain.get("services"), dict):
+                # a compose file's `x-…` extension fields run nothing: a service takes them in by `<<: *alias`
+                self.handled.update(id(v) for k, v in node.value
+                                    if isinstance(k, yaml.ScalarNode) and str(k.value).startswith("x-"))
         self.walk(node)
         return self.out
 
