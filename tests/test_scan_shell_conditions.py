@@ -139,3 +139,53 @@ def test_deeply_nested_branches_that_do_not_run_are_skipped_in_linear_time(tmp_p
     launches = _launches(tmp_path, script)
     assert time.perf_counter() - started < 10
     assert [launch.tokens[3:] for launch in launches] == [["-tp", "2"]]
+
+
+# ---- bash itself, on generated scripts mixing loops, functions, conditions and one-line forms
+_STATEMENTS = st.sampled_from([
+    "X=2", "X=4", "Y=$X", "X=$((X*2))", "vllm serve m -tp $X", "vllm serve m -tp $X -pp $Y",
+    "for v in 1 3; do X=$v; vllm serve m --loop $v -tp $X; done",
+    "if [ \"$X\" -gt 3 ]; then Y=big; else Y=small; fi",
+    "if [ \"$Y\" = big ]; then vllm serve m --big $X; fi",
+    "case $Y in big) X=8 ;; *) X=1 ;; esac",
+    "f 5", "[ \"$X\" -lt 5 ] && vllm serve m --small $X", "[ -n \"$Y\" ] || Y=set"])
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@settings(max_examples=int(os.environ.get("KVG_FUZZ_EXAMPLES", "150")), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(statements=st.lists(_STATEMENTS, min_size=1, max_size=7), joins=st.lists(st.booleans(), min_size=7,
+                                                                                max_size=7))
+def test_generated_scripts_agree_with_bash(tmp_path, statements, joins):
+    """Each statement on its own line or joined to the one before with ``;``: the launches kvguard decides are
+    the ones bash runs (every value is known, every condition decidable)."""
+    body = statements[0]
+    for statement, joined in zip(statements[1:], joins):
+        body += ("; " if joined and not statement.startswith("case") and not body.endswith("esac") else "\n") \
+            + statement
+    script = "X=1\nY=none\nf() { local Z=$1; X=$((X+Z)); vllm serve m --f $Z -tp $X; }\n" + body + "\n"
+    path = tmp_path / "serve.sh"
+    path.write_text(script)
+    probe = subprocess.run([BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\n. " +
+                            shlex.quote(str(path))], capture_output=True, text=True)
+    # compared as sets: kvguard reports a launch a line makes twice alike once
+    runs = sorted({tuple(line.split("\0")[:-1]) for line in probe.stdout.split("\n")[:-1]})
+    launches = find_launches([str(path)])[0]
+    decided = sorted({tuple(launch.tokens[1:]) for launch in launches if not launch.unresolved})
+    assert decided == runs, script
+
+
+@pytest.mark.parametrize("script, expected", [
+    # the default idiom: the value, as ${TP:=8} is read
+    ('[ -z "$TP" ] && TP=8\nvllm serve m -tp $TP', (["-tp", "8"], ())),
+    ('[ -n "$TP" ] || TP=8\nvllm serve m -tp $TP', (["-tp", "8"], ())),
+    # a command that may or may not run: what it sets is unknown after it
+    ("PP=1\n[ -f /etc/big ] && PP=2\nvllm serve m -pp $PP", (["-pp", "$PP"], ("PP",))),
+    # decided: only what runs
+    ("PP=1\nX=a\n[ $X = a ] && PP=2 || PP=3\nvllm serve m -pp $PP", (["-pp", "2"], ())),
+    ("PP=1\nX=b\n[ $X = a ] && PP=2 || PP=3\nvllm serve m -pp $PP", (["-pp", "3"], ())),
+    ("X=7; [ \"$X\" -lt 5 ] && vllm serve m --small $X; vllm serve m -tp $X", (["-tp", "7"], ())),
+])
+def test_lists_run_as_their_statuses_decide(tmp_path, script, expected):
+    (launch,) = _launches(tmp_path, script + "\n")
+    assert (launch.tokens[3:], launch.unresolved) == expected

@@ -736,14 +736,21 @@ def _array_end(body: str, start: int = 0, state: tuple[int, str] = (1, "")) -> t
     return None, (depth, quote)
 
 
-def _sequence(text: str) -> list[str]:
-    """The commands of a line joined by ``;`` / ``&&`` / ``||`` (outside quotes, ``$(…)`` and ``${…}``) when one
-    of them assigns, exports or unsets a variable or sources a file that a later one may read; ``[text]``
+#: a command whose status kvguard may decide (:func:`kvguard.scan.conditions.condition_value`)
+_TEST_COMMAND = re.compile(r"^\s*(?:\[\[?\s|test\s|true\s*$|false\s*$|:\s*$|!\s)")
+
+
+def _sequence(text: str, functions: "Optional[dict[str, Block]]" = None) -> list[tuple[str, str]]:
+    """The commands of a line joined by ``;`` / ``&&`` / ``||`` (outside quotes, ``$(…)`` and ``${…}``), each
+    with the operator before it (``""`` for the first), when one of them assigns, exports or unsets a variable or
+    sources a file (which a later one, or a later line, may read), is a test (whose status decides whether the
+    next runs), or calls one of ``functions`` (read apart from the launches beside it); ``[("", text)]``
     otherwise."""
+    whole = [("", text)]
     if ";" not in text and "&&" not in text and "||" not in text:
-        return [text]
-    parts: list[str] = []
-    depth, quote, start, i = 0, "", 0, 0
+        return whole
+    parts: list[tuple[str, str]] = []
+    depth, quote, start, i, operator = 0, "", 0, 0, ""
     while i < len(text):
         ch = text[i]
         after, quote, plain = _step(text, i, quote, "'\"`")
@@ -753,16 +760,18 @@ def _sequence(text: str) -> list[str]:
             depth = max(depth - 1, 0)
         elif plain and depth == 0 and (ch == ";" or text.startswith(("&&", "||"), i)):
             if text.startswith(";;", i):
-                return [text]       # a `case` arm: not a plain sequence
-            parts.append(text[start:i])
+                return whole        # a `case` arm: not a plain sequence
+            parts.append((operator, text[start:i]))
+            operator = ";" if ch == ";" else text[i:i + 2]
             after = i + (1 if ch == ";" else 2)
             start = after
         i = after
-    parts.append(text[start:])
-    parts = [p for p in parts if p.strip()]
+    parts.append((operator, text[start:]))
+    parts = [(operator, part) for operator, part in parts if part.strip()]
     if len(parts) < 2 or not any(_ASSIGN.match(p) or _ARRAY.match(p) or _EXPORT.match(p) or _UNSET.match(p)
-                                 or _SOURCE.match(p) for p in parts[:-1]):
-        return [text]
+                                 or _SOURCE.match(p) or _TEST_COMMAND.match(p) for _, p in parts) and \
+            not (functions and any(_calls_a_function(p, functions) for _, p in parts)):
+        return whole
     return parts
 
 
@@ -921,20 +930,37 @@ def _compound_pieces(text: str) -> Optional[list[str]]:
     return pieces
 
 
-def _guarded(text: str, variables: Variables) -> Optional[str]:
-    """For ``TESTS && COMMAND`` / ``TESTS || COMMAND`` whose tests kvguard decides: the command when it runs, ``""``
-    when it does not; None for any other line."""
-    blanked = blank_quoted(text)
-    operators = list(re.finditer(r"&&|\|\|", blanked))
-    if not operators:
+_ONE_LINE_CASE = re.compile(r"^\s*(case\s+\S+\s+in)\s+(.*\S)\s*;?\s*$")
+_ARM_TERMINATOR = re.compile(r";;&|;;|;&")
+
+
+def _one_line_case(text: str) -> Optional[list[str]]:
+    """``case W in a) …;; b) …;; esac`` on one line as the lines it stands for (its header, each arm with its
+    terminator, ``esac``); None for any other line."""
+    m = _ONE_LINE_CASE.match(text)
+    if m is None or not m.group(2).endswith("esac"):
         return None
-    m = operators[-1]       # `A && B && COMMAND` is `(A && B) && COMMAND`
-    if re.search(r"[;&|]", blanked[m.end():]):
-        return None
-    value = condition_value(text[:m.start()], variables)
-    if value is None:
-        return None
-    return text[m.end():].strip() if (m.group(0) == "&&") == value else ""
+    arms = m.group(2)[:-len("esac")]
+    blanked = blank_quoted(arms)
+    pieces, last = [m.group(1)], 0
+    for terminator in _ARM_TERMINATOR.finditer(blanked):
+        pieces.append(arms[last:terminator.end()].strip())
+        last = terminator.end()
+    if arms[last:].strip():
+        pieces.append(arms[last:].strip() + " ;;")      # the last arm may go without its `;;`
+    return pieces + ["esac"]
+
+
+_EMPTY_TEST = re.compile(r'^\s*\[\[?\s+-([zn])\s+"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?\s+\]\]?\s*$')
+
+
+def _default_idiom(test: str, operator: str, command: str) -> bool:
+    """``[ -z "$X" ] && X=value`` / ``[ -n "$X" ] || X=value``: the script's default for X, read as ``${X:=value}``
+    is (the value, as if the environment did not set X)."""
+    m = _EMPTY_TEST.match(test)
+    assignment = _ASSIGN.match(command)
+    return bool(m and assignment and assignment.group(2) == m.group(2)
+                and (m.group(1) == "z") == (operator == "&&"))
 
 
 def _condition(text: str) -> str:
@@ -992,6 +1018,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             for start, stop, _operator in reversed(found):
                 text = text[:start] + text[stop:]     # the redirection is no word of the command
         pieces = _compound_pieces(text) if ";" in text else None
+        if pieces is None and "case" in text and "esac" in text:
+            pieces = _one_line_case(text)
         if pieces is not None:
             # `if …; then …; fi`, `X=1; for …; do …; done`: read as the lines they stand for
             for piece in reversed(pieces):
@@ -1097,19 +1125,28 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             else:
                 variables.assign_array(m.group(1), body[:end], append=bool(m.group(2)))
             continue
-        guarded = _guarded(text, variables)
-        if guarded is not None:
-            # `[ "$GPU" = H100 ] && vllm serve …`: the command runs as the test decides
-            if guarded:
-                out += shell_launches(path, [(lineno, guarded)], variables, kind, _nesting=_nesting, _flow=flow,
-                                      _calls=_calls)
-            continue
-        parts = _sequence(text)
+        parts = _sequence(text, flow.functions)
         if len(parts) > 1:
-            # `TP=8; vllm serve … -tp $TP`: each command in turn, as the shell runs them
-            for part in parts:
-                out += shell_launches(path, [(lineno, part)], variables, kind, _nesting=_nesting, _flow=flow,
-                                      _calls=_calls)
+            # `TP=8; vllm serve … -tp $TP`: each command in turn, as the shell runs them; after `&&` / `||` only
+            # when the status before lets it run (a test kvguard decides; anything else: as if it runs)
+            status: Optional[bool] = None
+            previous = ""
+            for operator, part in parts:
+                if operator in ("&&", "||") and status is not None and (operator == "&&") != status:
+                    continue
+                maybe = operator in ("&&", "||") and status is None and not _default_idiom(previous, operator, part)
+                status, previous = condition_value(part, variables), part
+                if status is None and (_ASSIGN.match(part) or _EXPORT.match(part) or _UNSET.match(part)):
+                    status = True
+                if not maybe:
+                    out += shell_launches(path, [(lineno, part)], variables, kind, _nesting=_nesting, _flow=flow,
+                                          _calls=_calls)
+                    continue
+                # it may or may not run: its launches are reported, what it sets is unknown after it
+                before, scope = variables.snapshot(), Variables(variables.overrides, variables)
+                out += shell_launches(path, [(lineno, part)], scope, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
+                variables.take_changes(scope, before, exact=False)
+                status = None
             continue
         if flow.functions and _calls_a_function(text, flow.functions):
             _function_calls(path, text, variables, kind, _nesting, flow, _calls)
