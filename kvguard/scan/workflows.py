@@ -7,7 +7,8 @@ every combination of the job's ``strategy.matrix`` (``include`` / ``exclude`` as
 ``inputs.*``, ``vars.*``, functions) is a value the file does not hold: the launch stays unresolved when
 it reaches something kvguard reads, as an unresolved shell variable does (``--set inputs.tp=8`` gives
 ``${{ inputs.tp }}``; ``--set TP=8`` wins over ``env`` as over a script's assignments).  A job's ``container`` image
-pins the release its steps run (unless a step pins one itself).
+pins the release its steps run (unless a step pins one itself).  A step whose ``shell`` (or the job's or the
+workflow's ``defaults.run.shell``) is ``python`` runs its script as Python (:mod:`kvguard.scan.python`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 from ..launch.pins import image_pin
 from .matrices import Collector
+from .python import python_launches
 from .shell import shell_launches
 from .variables import env_text
 from .yamlnodes import child, to_python
@@ -171,6 +173,18 @@ def _env(plain: Any, matrix: Optional[dict], outer: dict[str, Optional[str]],
     return out
 
 
+def _runs_python(step: dict, job: dict, workflow: dict) -> bool:
+    """Whether a ``run:`` step's script is Python: its ``shell`` (else the job's, else the workflow's
+    ``defaults.run.shell``) is ``python`` or a ``python … {0}`` command."""
+    shell = step.get("shell")
+    for holder in (job, workflow):
+        if shell is None:
+            defaults = holder.get("defaults")
+            run = defaults.get("run") if isinstance(defaults, dict) else None
+            shell = run.get("shell") if isinstance(run, dict) else None
+    return isinstance(shell, str) and re.match(r"^\s*python[0-9.]*(?:\s|$)", shell) is not None
+
+
 def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
     """Every ``run:`` step of every job, once per matrix combination (:func:`matrix_combinations`)."""
     jobs = child(node, "jobs")
@@ -203,7 +217,13 @@ def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
                 scope.pin = carried
                 first = walker.line(run_node) + (1 if run_node.style in ("|", ">") else 0)
                 lines = [(first + i, t) for i, t in enumerate(script.split("\n"))]
-                for launch in shell_launches(walker.path, lines, scope, walker.kind):
+                if _runs_python(step, job, plain):
+                    found_here = python_launches(walker.path, script, scope, walker.kind)
+                    for launch in found_here:
+                        launch.line += first - 1
+                else:
+                    found_here = shell_launches(walker.path, lines, scope, walker.kind)
+                for launch in found_here:
                     words = [w for w in unresolved if any(w in t for t in launch.tokens)]
                     launch.unresolved = tuple(dict.fromkeys(launch.unresolved + tuple(words)))
                     found.add(combo, launch)

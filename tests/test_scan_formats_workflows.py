@@ -1,0 +1,44 @@
+"""GitHub workflows: a ``run:`` step runs in the shell its ``shell`` key names (GitHub's "jobs.<job_id>.steps
+[*].shell" and "defaults.run"): ``python`` (or ``python {0}``) runs the script as Python."""
+
+from __future__ import annotations
+
+from kvguard.scan import find_launches
+
+_WORKFLOW = """name: serve
+on: push
+jobs:
+  serve:
+    runs-on: ubuntu-latest
+    steps:
+      - name: launch from python
+        shell: python
+        run: |
+          import subprocess
+          subprocess.run(["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"])
+      - run: vllm serve Qwen/Qwen3-8B -tp 2 -dcp 3
+  other:
+    runs-on: ubuntu-latest
+    defaults:
+      run:
+        shell: python {0}
+    steps:
+      - run: |
+          import os
+          os.system("vllm serve Qwen/Qwen3-8B -tp 5")
+      - shell: bash
+        run: vllm serve Qwen/Qwen3-8B -tp 6
+"""
+
+
+def test_a_python_step_is_read_as_python_and_a_shell_step_as_shell(tmp_path):
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    path = workflows / "serve.yml"
+    path.write_text(_WORKFLOW)
+    launches = find_launches([str(path)])[0]
+    assert [(launch.line, launch.tokens) for launch in launches] == [
+        (11, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "3"]),
+        (12, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2", "-dcp", "3"]),
+        (21, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "5"]),
+        (23, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "6"])]
