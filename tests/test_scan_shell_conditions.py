@@ -148,7 +148,10 @@ _STATEMENTS = st.sampled_from([
     "if [ \"$X\" -gt 3 ]; then Y=big; else Y=small; fi",
     "if [ \"$Y\" = big ]; then vllm serve m --big $X; fi",
     "case $Y in big) X=8 ;; *) X=1 ;; esac",
-    "f 5", "[ \"$X\" -lt 5 ] && vllm serve m --small $X", "[ -n \"$Y\" ] || Y=set"])
+    "f 5", "[ \"$X\" -lt 5 ] && vllm serve m --small $X", "[ -n \"$Y\" ] || Y=set",
+    "A=(-tp \"$X\" --name 'a b')", "vllm serve m \"${A[@]}\"", "export X", "unset Y; Y=${Y:-again}",
+    "vllm serve m --n ${#Y} --x $((X+1))", "for i in {1..2}; do X=$((X+i)); done",
+    "g() { local X=9; f $X; }; g", "set -- 7 8; shift; X=$1", "while false; do X=99; done; vllm serve m --w $Y"])
 
 
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -163,7 +166,7 @@ def test_generated_scripts_agree_with_bash(tmp_path, statements, joins):
     for statement, joined in zip(statements[1:], joins):
         body += ("; " if joined and not statement.startswith("case") and not body.endswith("esac") else "\n") \
             + statement
-    script = "X=1\nY=none\nf() { local Z=$1; X=$((X+Z)); vllm serve m --f $Z -tp $X; }\n" + body + "\n"
+    script = "X=1\nY=none\nA=()\nf() { local Z=$1; X=$((X+Z)); vllm serve m --f $Z -tp $X; }\n" + body + "\n"
     path = tmp_path / "serve.sh"
     path.write_text(script)
     probe = subprocess.run([BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\n. " +

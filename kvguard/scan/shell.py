@@ -736,6 +736,9 @@ def _array_end(body: str, start: int = 0, state: tuple[int, str] = (1, "")) -> t
     return None, (depth, quote)
 
 
+#: an operator that joins the commands of a list
+_LIST = re.compile(r";|&&|\|\|")
+
 #: a command whose status kvguard may decide (:func:`kvguard.scan.conditions.condition_value`)
 _TEST_COMMAND = re.compile(r"^\s*(?:\[\[?\s|test\s|true\s*$|false\s*$|:\s*$|!\s)")
 
@@ -1090,12 +1093,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         condition_loop = condition_loop_header(text) if "while" in text or "until" in text or "((" in text else None
         if condition_loop is not None:
-            block = read_block((lineno, condition_loop[1]), commands, "do", "done")
-            if block is not None:
-                out += _condition_loop_launches(path, condition_loop[0], block, variables, kind, _nesting, flow,
-                                                _calls)
-            continue
-        m = _SHIFT.match(text) or _SET_POSITIONAL.match(text)
+            loop_keyword, condition, after = condition_loop
+            block = read_block((lineno, after), commands, "do", "done")
+            if block is not None and condition_value(condition, variables) is not (loop_keyword == "until"):
+                out += _condition_loop_launches(path, condition, block, variables, kind, _nesting, flow, _calls)
+            continue        # (a `while` whose condition kvguard decides false never runs its body)
+        # `set -- a b; shift; X=$1` is a list: read below, each command in turn
+        m = _SHIFT.match(text) or _SET_POSITIONAL.match(text) if not _LIST.search(blank_quoted(text)) else None
         if m:
             positional = variables.arrays.get(POSITIONAL)
             if m.re is _SHIFT:
@@ -1124,6 +1128,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 variables.set_unknown(m.group(1))
             else:
                 variables.assign_array(m.group(1), body[:end], append=bool(m.group(2)))
+                rest = body[end + 1:].strip()
+                if rest.startswith(";") and rest[1:].strip() and "\n" not in rest:
+                    commands.push((lineno, rest[1:].strip()))   # `A=(…); vllm serve "${A[@]}"`
             continue
         parts = _sequence(text, flow.functions)
         if len(parts) > 1:

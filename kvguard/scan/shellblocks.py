@@ -20,7 +20,7 @@ __all__ = ["Block", "Lines", "condition_loop_header", "function_header", "loop_h
 _MAX_BODY_LINES = 2000
 
 _LOOP = re.compile(r"^\s*for\s+([A-Za-z_][A-Za-z0-9_]*)(\s+in\b(.*))?\s*;?\s*(?:do\b.*)?$")
-_CONDITION_LOOP = re.compile(r"^\s*(?:while\b|until\b|for\s*\(\()(.*)$")
+_CONDITION_LOOP = re.compile(r"^\s*(while\b|until\b|for\s*\(\()(.*)$")
 _FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][A-Za-z0-9_.:-]*)\s*(?:\(\s*\))?|"
                        r"([A-Za-z_][A-Za-z0-9_.:-]*)\s*\(\s*\))\s*(.*)$")
 _WORD = re.compile(r"[^\s;&|()]+")
@@ -68,15 +68,19 @@ def loop_header(text: str) -> Optional[tuple[str, Optional[str], str]]:
     return m.group(1), words, rest[do.start():] if do else ""
 
 
-def condition_loop_header(text: str) -> Optional[tuple[str, str]]:
-    """``(condition, after)`` of a ``while`` / ``until`` / ``for ((…))`` line: the text of its condition (or
-    arithmetic header) and what follows it, from ``do`` on when the line has it; None for any other line."""
+def condition_loop_header(text: str) -> Optional[tuple[str, str, str]]:
+    """``(keyword, condition, after)`` of a ``while`` / ``until`` / ``for ((…))`` line: its keyword (``while``,
+    ``until``, ``for``), the text of its condition (or arithmetic header) and what follows it, from ``do`` on
+    when the line has it; None for any other line."""
     m = _CONDITION_LOOP.match(text)
     if m is None:
         return None
-    rest = m.group(1)
+    keyword, rest = m.group(1)[:5].rstrip("( "), m.group(2)
+    if keyword == "for":
+        rest = "((" + rest
     do = next((w for w in _words(rest) if w.group(0) == "do"), None)
-    return (rest[:do.start()], rest[do.start():]) if do else (rest, "")
+    condition = (rest[:do.start()] if do else rest).strip().rstrip(";").strip()
+    return keyword, condition, rest[do.start():] if do else ""
 
 
 def function_header(text: str) -> Optional[tuple[str, str]]:
@@ -94,8 +98,8 @@ def function_header(text: str) -> Optional[tuple[str, str]]:
 def read_block(first: tuple[int, str], commands: Lines, opener: str, closer: str) -> Optional[Block]:
     """The body of a block whose header line ends with ``first`` (its text from the ``opener`` on, or empty
     when the opener is on the next line), read from ``commands`` up to the ``closer`` that balances the opener
-    (``do`` … ``done``, ``{`` … ``}``); None when the file ends first, or when neither the header's line nor the
-    next has the opener (that line is given back)."""
+    (``do`` … ``done``, ``{`` … ``}``), giving back what follows the closer after a ``;``; None when the file ends
+    first, or when neither the header's line nor the next has the opener (that line is given back)."""
     body: Block = []
     depth = 0
     line, text = first
@@ -115,6 +119,10 @@ def read_block(first: tuple[int, str], commands: Lines, opener: str, closer: str
                     piece = text[start:word.start()].strip().rstrip(";").strip()
                     if piece:
                         body.append((line, piece))
+                    rest = text[word.end():].strip()
+                    if rest.startswith(";") and rest[1:].strip():
+                        # `…; done; vllm serve …`: the commands after the block are a line of their own
+                        commands.push((line, rest[1:].strip()))
                     return body
         if depth:
             piece = text[start:].strip()
