@@ -151,7 +151,9 @@ _STATEMENTS = st.sampled_from([
     "f 5", "[ \"$X\" -lt 5 ] && vllm serve m --small $X", "[ -n \"$Y\" ] || Y=set",
     "A=(-tp \"$X\" --name 'a b')", "vllm serve m \"${A[@]}\"", "export X", "unset Y; Y=${Y:-again}",
     "vllm serve m --n ${#Y} --x $((X+1))", "for i in {1..2}; do X=$((X+i)); done",
-    "g() { local X=9; f $X; }; g", "set -- 7 8; shift; X=$1", "while false; do X=99; done; vllm serve m --w $Y"])
+    "g() { local X=9; f $X; }; g", "set -- 7 8; shift; X=$1", "while false; do X=99; done; vllm serve m --w $Y",
+    "((X++))", "(( X += 2 ))", "let X=X*2", "let \"X = X - 1\"", "((--X))", "eval \"X=5\"",
+    "eval vllm serve m --eval $X"])
 
 
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -192,3 +194,14 @@ def test_generated_scripts_agree_with_bash(tmp_path, statements, joins):
 def test_lists_run_as_their_statuses_decide(tmp_path, script, expected):
     (launch,) = _launches(tmp_path, script + "\n")
     assert (launch.tokens[3:], launch.unresolved) == expected
+
+
+@pytest.mark.parametrize("line, name", [
+    ("read TP", "TP"), ("read -r -p 'size? ' TP", "TP"), ("read", None), ("read -a TP <<< '4 8'", "TP"),
+    ("printf -v TP '%d' 5", "TP"), ("mapfile -t TP < sizes", "TP"), ("readarray TP", "TP"),
+    ("getopts t: TP", "TP"), ("(( TP = TP > 2 ? 1 : 0 ))", "TP"), ("let TP=1 PP=2", "TP"),
+    ('eval "$CMD"', None), ('eval "TP=$NOPE"', "TP"),
+])
+def test_a_command_that_sets_a_variable_kvguard_does_not_evaluate_leaves_it_unresolved(tmp_path, line, name):
+    (launch,) = _launches(tmp_path, f"TP=2\n{line}\nvllm serve m -tp $TP\n")
+    assert launch.unresolved == ((name,) if name else ())

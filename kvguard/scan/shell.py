@@ -736,6 +736,78 @@ def _array_end(body: str, start: int = 0, state: tuple[int, str] = (1, "")) -> t
     return None, (depth, quote)
 
 
+#: ``eval ARGS``
+_EVAL = re.compile(r"^\s*eval\s+(.*)$")
+#: ``NAME=`` / ``NAME+=`` in text a command evaluates
+_ASSIGNED_IN = re.compile(r"(?<![A-Za-z0-9_$])([A-Za-z_][A-Za-z0-9_]*)\+?=")
+#: the names an arithmetic expression assigns: ``X++``, ``--X``, ``X=…``, ``X+=…`` (not ``==``)
+_ARITHMETIC_ASSIGNED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:\+\+|--|[-+*/%&|^]?=(?!=)|<<=|>>=)"
+                                  r"|(?:\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*)")
+_ARITHMETIC_COMMAND = re.compile(r"^\s*(?:\(\((.*)\)\)|let\s+(.*))\s*$")
+_PRINTF_V = re.compile(r"^\s*printf\s+-v\s+([A-Za-z_][A-Za-z0-9_]*)")
+_READ_COMMAND = re.compile(r"^\s*(read|mapfile|readarray|getopts)\b(.*)$")
+#: the options that take a value (``read -p PROMPT``; read's ``-a NAME`` names an array, taken as a name)
+_VALUE_OPTIONS = {"read": frozenset({"-p", "-d", "-n", "-N", "-t", "-u", "-i"}),
+                  "mapfile": frozenset({"-d", "-n", "-O", "-s", "-u", "-C", "-c"})}
+_NAME_WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+_STEP = re.compile(r"^\s*(?:([A-Za-z_][A-Za-z0-9_]*)\s*(\+\+|--)|(\+\+|--)\s*([A-Za-z_][A-Za-z0-9_]*))\s*$")
+_ONE_ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/%]?)=(?!=)([^,=]*)$")
+
+
+def _arithmetic_assignment(text: str) -> "Optional[tuple[str, str]]":
+    """``(( X++ ))``, ``(( X += 2 ))``, ``let X=X*2`` — one assignment to one name — as ``(name, "$((…))")``,
+    the value the shell's own arithmetic gives it; None for any other line."""
+    m = _ARITHMETIC_COMMAND.match(text)
+    if m is None:
+        return None
+    expression = (m.group(1) if m.group(1) is not None else m.group(2)).strip()
+    if m.group(2) is not None:
+        if expression[:1] in "\"'" and expression[-1:] == expression[:1]:
+            expression = expression[1:-1]
+        elif " " in expression:
+            return None     # `let A=1 B=2`: several expressions
+    step = _STEP.match(expression)
+    if step:
+        name, operator = (step.group(1), step.group(2)) if step.group(1) else (step.group(4), step.group(3))
+        return name, f"$(({name}{operator[0]}1))"
+    one = _ONE_ASSIGNMENT.match(expression)
+    if one is None or "?" in one.group(3) or not one.group(3).strip():
+        return None
+    name, operator, value = one.groups()
+    return name, f"$(({name}{operator}({value})))" if operator else f"$(({value}))"
+
+
+def _names_set_by(text: str) -> list[str]:
+    """The variables a command kvguard does not evaluate sets: ``(( … ))`` / ``let`` (the names they assign),
+    ``printf -v NAME``, ``read`` (its names, else ``REPLY``), ``mapfile`` / ``readarray`` (``MAPFILE``),
+    ``getopts`` (its name, ``OPTARG``, ``OPTIND``)."""
+    m = _ARITHMETIC_COMMAND.match(text)
+    if m:
+        return [a or b for a, b in _ARITHMETIC_ASSIGNED.findall(m.group(1) or m.group(2))]
+    m = _PRINTF_V.match(text)
+    if m:
+        return [m.group(1)]
+    m = _READ_COMMAND.match(text)
+    if m is None:
+        return []
+    command, words = m.group(1), re.split(r"[;&|<>]", m.group(2), maxsplit=1)[0].split()
+    if command == "getopts":
+        return words[1:2] + ["OPTARG", "OPTIND"]
+    names, skip = [], False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "-a":
+            continue        # its value is the array's name, taken below as a name
+        elif word in _VALUE_OPTIONS["read" if command == "read" else "mapfile"]:
+            skip = True
+        elif _NAME_WORD.match(word):
+            names.append(word)
+    return names or ["REPLY" if command == "read" else "MAPFILE"]
+
+
 #: an operator that joins the commands of a list
 _LIST = re.compile(r";|&&|\|\|")
 
@@ -772,7 +844,8 @@ def _sequence(text: str, functions: "Optional[dict[str, Block]]" = None) -> list
     parts.append((operator, text[start:]))
     parts = [(operator, part) for operator, part in parts if part.strip()]
     if len(parts) < 2 or not any(_ASSIGN.match(p) or _ARRAY.match(p) or _EXPORT.match(p) or _UNSET.match(p)
-                                 or _SOURCE.match(p) or _TEST_COMMAND.match(p) for _, p in parts) and \
+                                 or _SOURCE.match(p) or _TEST_COMMAND.match(p) or _names_set_by(p)
+                                 or _EVAL.match(p) for _, p in parts) and \
             not (functions and any(_calls_a_function(p, functions) for _, p in parts)):
         return whole
     return parts
@@ -1161,6 +1234,28 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         if text.lstrip().startswith(": "):
             variables.expand(text, quoting=True)      # `: "${TP:=8}"`: the null command, run for its expansions' assignments
             continue
+        m = _EVAL.match(text)
+        if m and _nesting < _MAX_NESTING:
+            # eval: its arguments, expanded once and joined, run as shell text here
+            expanded, missing = variables.expand(m.group(1), quoting=True)
+            words = split_commands(expanded)
+            if len(words) == 1 and not missing:
+                out += shell_launches(path, [(lineno, " ".join(words[0]))], variables, kind, _nesting=_nesting + 1,
+                                      _flow=flow, _calls=_calls)
+            else:
+                for name in _ASSIGNED_IN.findall(m.group(1)):
+                    variables.set_unknown(name)
+            continue
+        arithmetic = _arithmetic_assignment(text)
+        if arithmetic is not None:
+            variables.assign(arithmetic[0], arithmetic[1])
+            continue
+        names = _names_set_by(text)
+        if names:
+            for name in names:      # set by a command kvguard does not evaluate: a value it cannot know
+                variables.set_unknown(name)
+            if not LAUNCH_HINT.search(text):
+                continue
         m = _SOURCE.match(text)
         if m:
             _source(path, m.group(1), variables, kind, _calls)
