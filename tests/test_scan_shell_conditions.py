@@ -153,7 +153,8 @@ _STATEMENTS = st.sampled_from([
     "vllm serve m --n ${#Y} --x $((X+1))", "for i in {1..2}; do X=$((X+i)); done",
     "g() { local X=9; f $X; }; g", "set -- 7 8; shift; X=$1", "while false; do X=99; done; vllm serve m --w $Y",
     "((X++))", "(( X += 2 ))", "let X=X*2", "let \"X = X - 1\"", "((--X))", "eval \"X=5\"",
-    "eval vllm serve m --eval $X"])
+    "eval vllm serve m --eval $X", "( X=5; vllm serve m --sub $X )", "{ X=6; vllm serve m --grp $X; }",
+    "(\n  X=7\n  vllm serve m --ml $X\n)", "{\n  Y=grp\n}", "(vllm serve m --bg $Y) 2>/dev/null"])
 
 
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -166,7 +167,7 @@ def test_generated_scripts_agree_with_bash(tmp_path, statements, joins):
     the ones bash runs (every value is known, every condition decidable)."""
     body = statements[0]
     for statement, joined in zip(statements[1:], joins):
-        body += ("; " if joined and not statement.startswith("case") and not body.endswith("esac") else "\n") \
+        body += ("; " if joined and not statement.startswith("case") and not body.endswith(("esac", "&")) else "\n") \
             + statement
     script = "X=1\nY=none\nA=()\nf() { local Z=$1; X=$((X+Z)); vllm serve m --f $Z -tp $X; }\n" + body + "\n"
     path = tmp_path / "serve.sh"

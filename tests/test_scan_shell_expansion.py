@@ -170,6 +170,13 @@ _FLOW_SCRIPTS = [
     ("TP=8; if [ $TP -gt 4 ]; then PP=2; else PP=1; fi; vllm serve m -tp $TP -pp $PP\n"
      "GPU=A100; if [ \"$GPU\" = H100 ]; then TP=2; fi; vllm serve m -tp $TP",
      [(1, None, ["serve", "m", "-tp", "8", "-pp", "2"]), (2, None, ["serve", "m", "-tp", "8"])]),
+    # a subshell's assignments stay in it; a group's hold after it
+    ("X=1\n( X=5; vllm serve m --a $X )\nvllm serve m --b $X\n{ X=6; vllm serve m --c $X; }\nvllm serve m --d $X\n"
+     "(\n  X=7\n  vllm serve m --e $X\n); vllm serve m --f $X\n(cd /tmp && vllm serve m --g $X) 2> /dev/null",
+     [(2, None, ["serve", "m", "--a", "5"]), (3, None, ["serve", "m", "--b", "1"]),
+      (4, None, ["serve", "m", "--c", "6"]), (5, None, ["serve", "m", "--d", "6"]),
+      (8, None, ["serve", "m", "--e", "7"]), (9, None, ["serve", "m", "--f", "6"]),
+      (10, None, ["serve", "m", "--g", "6"])]),
     # each run of a loop starts where the one before ended; what the body set holds after the loop
     ("ARGS=-x\nfor tp in 2 4; do\n  ARGS=\"$ARGS -tp$tp\"\n  vllm serve m $ARGS\ndone\nvllm serve m $ARGS --last $tp",
      [(4, "loop tp=2", ["serve", "m", "-x", "-tp2"]), (4, "loop tp=4", ["serve", "m", "-x", "-tp2", "-tp4"]),

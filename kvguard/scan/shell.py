@@ -736,6 +736,66 @@ def _array_end(body: str, start: int = 0, state: tuple[int, str] = (1, "")) -> t
     return None, (depth, quote)
 
 
+def _group(text: str) -> "Optional[tuple[str, Optional[str], str]]":
+    """A line that starts a subshell ``( … )`` or a group ``{ …; }``: ``(opener, inner, rest)`` — the commands
+    inside when the line closes it (else None: the body goes on below) and what follows the closer after a
+    ``;`` (redirections and ``&`` after it are dropped); None for any other line (``(( … ))`` included)."""
+    stripped = text.lstrip()
+    opener = stripped[0]
+    if stripped.startswith("((") or (opener == "{" and not re.match(r"\{(?:\s|$)", stripped)):
+        return None
+    closer = ")" if opener == "(" else "}"
+    depth, quote, i = 0, "", 0
+    while i < len(stripped):
+        ch = stripped[i]
+        after, quote, plain = _step(stripped, i, quote, "'\"`")
+        if plain and ch == opener and (opener == "(" or _brace_word(stripped, i)):
+            depth += 1
+        elif plain and ch == closer and (opener == "(" or _brace_word(stripped, i)):
+            depth -= 1
+            if depth == 0:
+                inner = stripped[1:i].strip()
+                if opener == "{":
+                    inner = inner.rstrip(";").strip()
+                rest = stripped[i + 1:].strip()
+                return opener, inner, rest[1:].strip() if rest.startswith(";") and not rest.startswith(";;") else ""
+        i = after
+    return opener, None, ""
+
+
+def _brace_word(text: str, i: int) -> bool:
+    """Whether the brace at ``text[i]`` is a word of its own (``{`` / ``}`` of a group, not of ``${X}``)."""
+    before = text[i - 1] if i else " "
+    after = text[i + 1] if i + 1 < len(text) else " "
+    return before in " \t;&|" and (after in " \t;&|<>" or text[i] == "}")
+
+
+def _subshell_body(commands: Lines) -> Optional[Block]:
+    """The lines of a subshell whose ``(`` stands alone on its line, up to the ``)`` that closes it; None when
+    the file ends first."""
+    body: Block = []
+    depth = 1
+    for _ in range(_MAX_SUBSHELL_LINES):
+        following = next(commands, None)
+        if following is None:
+            return None
+        blanked = blank_quoted(following[1])
+        for i, ch in enumerate(blanked):
+            depth += (ch == "(") - (ch == ")")
+            if depth == 0:
+                last, rest = following[1][:i].strip(), following[1][i + 1:].strip()
+                if last:
+                    body.append((following[0], last))
+                if rest.startswith(";") and rest[1:].strip():
+                    commands.push((following[0], rest[1:].strip()))     # `); vllm serve …`
+                return body
+        body.append(following)
+    return None
+
+
+#: the lines one subshell's body may span
+_MAX_SUBSHELL_LINES = 2000
+
 #: ``eval ARGS``
 _EVAL = re.compile(r"^\s*eval\s+(.*)$")
 #: ``NAME=`` / ``NAME+=`` in text a command evaluates
@@ -980,9 +1040,9 @@ _COMPOUND_WORDS = frozenset({"if", "then", "elif", "else", "fi", "for", "while",
 
 
 def _compound_pieces(text: str) -> Optional[list[str]]:
-    """The commands of a line that holds a compound command's reserved words among several ``;``-separated
-    commands (outside quotes, ``$(…)``, ``{…}``), each to be read as a line of its own; None for any other line
-    (a ``case`` on one line included)."""
+    """The commands of a line that holds a compound command's reserved words, a subshell or a group among several
+    ``;``-separated commands (outside quotes, ``$(…)``, ``{…}``), each to be read as a line of its own; None for
+    any other line (a ``case`` on one line included)."""
     pieces: list[str] = []
     depth, quote, start, i = 0, "", 0, 0
     while i < len(text):
@@ -1001,7 +1061,7 @@ def _compound_pieces(text: str) -> Optional[list[str]]:
     pieces.append(text[start:])
     pieces = [piece.strip() for piece in pieces if piece.strip()]
     if len(pieces) < 2 or not any(_keyword(piece) in _COMPOUND_WORDS and re.match(r"\s*[a-z]+(?:\s|$)", piece)
-                                  for piece in pieces):
+                                  or re.match(r"\s*(?:\((?!\()|\{(?:\s|$))", piece) for piece in pieces):
         return None
     return pieces
 
@@ -1152,6 +1212,24 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         if in_dead_code:
             continue        # a branch that does not run: nothing in it is read
+        group = _group(text) if text.lstrip()[:1] in ("(", "{") else None
+        if group is not None:
+            opener, inner, rest = group
+            if rest:
+                commands.push((lineno, rest))
+            if opener == "(" and inner is None:
+                group_body = _subshell_body(commands)
+            elif inner is None:
+                group_body = read_block((lineno, text), commands, "{", "}")
+            else:
+                group_body = [(lineno, inner)]
+            if group_body is not None:
+                # a subshell `( … )` is a copy of this shell: what it sets stays in it; a group `{ …; }` is this one
+                scope = Variables(variables.overrides, variables) if opener == "(" else variables
+                if opener == "(":
+                    scope.declared_local = set(variables.declared_local)
+                out += shell_launches(path, group_body, scope, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
+            continue
         header = function_header(text) if "(" in text or "function" in text else None
         if header is not None:
             block = read_block((lineno, header[1]), commands, "{", "}")
