@@ -206,3 +206,16 @@ def test_lists_run_as_their_statuses_decide(tmp_path, script, expected):
 def test_a_command_that_sets_a_variable_kvguard_does_not_evaluate_leaves_it_unresolved(tmp_path, line, name):
     (launch,) = _launches(tmp_path, f"TP=2\n{line}\nvllm serve m -tp $TP\n")
     assert launch.unresolved == ((name,) if name else ())
+
+
+def test_the_script_ends_at_an_exit_or_exec_it_surely_reaches(tmp_path):
+    script = ("MODE=prod\nif [ \"$MODE\" = prod ]; then\n  vllm serve m --a 2\nelse\n  exit 3\nfi\n"
+              "if [ -f /x ]; then exit 1; fi\nvllm serve m --b 3\nif [ \"$MODE\" = prod ]; then\n"
+              "  exec vllm serve m --c 4\nfi\nvllm serve m --d 5\n")
+    assert [(launch.line, launch.tokens[-2:]) for launch in _launches(tmp_path, script)] == [
+        (3, ["--a", "2"]), (8, ["--b", "3"]), (10, ["--c", "4"])]
+
+
+def test_an_exit_kvguard_cannot_be_sure_of_does_not_end_the_reading(tmp_path):
+    script = "if [ -f /x ]; then\n  exit 1\nfi\n[ -z \"$HOME\" ] && exit 2\nexec >log 2>&1\nvllm serve m --e 1\n"
+    assert [launch.tokens[-2:] for launch in _launches(tmp_path, script)] == [["--e", "1"]]

@@ -796,6 +796,11 @@ def _subshell_body(commands: Lines) -> Optional[Block]:
 #: the lines one subshell's body may span
 _MAX_SUBSHELL_LINES = 2000
 
+#: ``exit`` / ``exit N`` / ``exit $STATUS``
+_EXIT = re.compile(r"^\s*exit(?:\s+\S+)?\s*;?\s*$")
+#: ``exec COMMAND …`` (``exec`` with redirections only keeps the shell going)
+_EXEC_COMMAND = re.compile(r"^\s*exec(?:\s+-[acl]+(?:\s+\S+)?)*\s+(?![0-9]*[<>&])\S")
+
 #: ``eval ARGS``
 _EVAL = re.compile(r"^\s*eval\s+(.*)$")
 #: ``NAME=`` / ``NAME+=`` in text a command evaluates
@@ -1212,6 +1217,12 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         if in_dead_code:
             continue        # a branch that does not run: nothing in it is read
+        if top and all(branch.runs_alone and not branch.falls_through for branch in branches):
+            # the script surely gets here: `exit` ends it, `exec COMMAND` ends it once that command is read
+            if _EXIT.match(text):
+                break
+            if _EXEC_COMMAND.match(text):
+                commands.end()
         group = _group(text) if text.lstrip()[:1] in ("(", "{") else None
         if group is not None:
             opener, inner, rest = group
