@@ -96,8 +96,8 @@ def _literal(node):
 
 
 def _template(node) -> str:
-    """An f-string whose parts are plain names (``{name}`` / ``{name!r}`` / ``{self.name}``) -> a message
-    template with the same placeholders; anything else is not a template."""
+    """An f-string whose parts are plain names (``{name}`` / ``{name!r}`` / ``{self.name}`` / ``{self.sub.name}``)
+    -> a message template with the same placeholders; anything else is not a template."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value.replace("{", "{{").replace("}", "}}")
     if not isinstance(node, ast.JoinedStr):
@@ -114,10 +114,17 @@ def _template(node) -> str:
                 and len(value.args) == 1 and not value.keywords and part.conversion == -1:
             out.append("{len__" + _var(value.args[0]).replace("self.", "self__") + "}")
             continue
-        name = _var(value)
+        name = _var(value) if not _is_sub_config_attribute(value) else f"self.{value.value.attr}__{value.attr}"
         conv = {-1: "", 114: "!r", 115: "!s", 97: "!a"}[part.conversion]
         out.append("{" + name.replace("self.", "self__") + conv + "}")
     return "".join(out)
+
+
+def _is_sub_config_attribute(node) -> bool:
+    """``self.<sub>.<name>``: an attribute of one of the object's own attributes (a message template writes it
+    ``{self__sub__name}``)."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute) \
+        and isinstance(node.value.value, ast.Name) and node.value.value.id == "self"
 
 
 def _var(node):

@@ -551,6 +551,20 @@ PATTERNS: list[tuple] = [
     ("attr_of_const_if_none", "if V_o.A_x is None:\n    V_o.A_x = K_v"),
     # vLLM's IsaacConfig: a sub-config's attribute kept when it has one, else set from a local
     ("attr_of_getattr_default", "V_o.A_x = getattr(V_o, K_k, V_d)"),
+    # Molmo2 (transformers 5.20+): a sub-config given under its legacy key stands in for a missing one; with the legacy
+    # key, the feature layers counted from the end wrapped into the vision tower's depth and the tower cut after the
+    # deepest one; the text config's RoPE scaling on every layer unless listed, its extra vocabulary not negative; the
+    # vision config's position count from the patch grid; the validator's check that every feature layer indexes the
+    # tower
+    ("default_if_none", "if V_a is None and V_b is not None:\n    V_a = V_b"),
+    ("wrap_layer_indices_and_trim_depth_if_given",
+     "if V_g is not None:\n    V_n = V_d.A_depth\n    V_o.A_ids = [layer % V_n for layer in V_o.A_ids]\n"
+     "    V_d.A_depth = max(V_o.A_ids) + 1"),
+    ("every_layer_index_if_none", "if V_t is None:\n    V_t = list(range(V_n))"),
+    ("raise_if_lt_const", "if V_a < K_v:\n    raise ValueError(F_msg)"),
+    ("patch_grid_cells_if_none", "if V_t is None:\n    V_t = (V_s[0] // V_p) * (V_s[1] // V_p)"),
+    ("raise_unless_layer_indices_in_depth",
+     "if not all(-V_n <= layer < V_n for layer in V_o.A_ids):\n    raise ValueError(F_msg)"),
     # HyperCLOVAX (transformers 5): the attention multiplier defaults to head_dim ** -0.5
     ("pow_if_none", "if V_t is None:\n    V_t = V_a ** K_e"),
     # Qwen4-Exp (transformers 5): sorted PLE layer ids, the number of convolution states, linear attention but on

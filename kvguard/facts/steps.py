@@ -434,15 +434,22 @@ def _const_if(f: Frame, a: dict) -> None:
 
 
 def format_message(f: Frame, template: str) -> str:
-    """A message template of the tables (``{name}`` / ``{self__name}`` / ``{name!r}``) filled like the f-string."""
+    """A message template of the tables (``{name}`` / ``{self__name}`` / ``{self__sub__name}`` / ``{name!r}``)
+    filled like the f-string."""
     from _string import formatter_parser  # string.Formatter().parse, without importing string
 
     values = {}
     for _, field, _, _ in formatter_parser(template):
         if field:
             name = field[5:] if field.startswith("len__") else field
-            var = "self." + name[6:] if name.startswith("self__") else name
-            values[field] = len(f.get(var)) if name != field else f.get(var)
+            if name.startswith("self__"):
+                first, *rest = name[6:].split("__")
+                value = f.get("self." + first)
+                for attr in rest:
+                    value = getattr(value, attr)
+            else:
+                value = f.get(name)
+            values[field] = len(value) if name != field else value
     return template.format(**values)
 
 
@@ -1166,6 +1173,11 @@ def _raise_if_ge(f: Frame, a: dict) -> None:
 
 
 
+def _raise_if_lt_const(f: Frame, a: dict) -> None:
+    if f.get(a["a"]) < f.get(a["v"]):
+        raise ValueError(format_message(f, a["msg"]["template"]))
+
+
 def _raise_if_not_dict(f: Frame, a: dict) -> None:
     if not isinstance(f.get(a["a"]), dict):
         raise ValueError(format_message(f, a["msg"]["template"]))
@@ -1519,6 +1531,37 @@ def _attr_of_getattr_default(f: Frame, a: dict) -> None:
     if owner is None or isinstance(owner, (bool, int, float, str, list, dict)):
         raise AttributeError(f"'{type(owner).__name__}' object has no attribute '{a['x']}'")
     setattr(owner, a["x"], value)
+
+
+def _wrap_layer_indices_and_trim_depth_if_given(f: Frame, a: dict) -> None:
+    """When ``g`` is not None: ``o``'s layer indices (counted from the end when negative) taken modulo ``d``'s depth,
+    and ``d``'s depth cut to one past the deepest of them."""
+    if f.get(a["g"]) is None:
+        return
+    depth_owner, ids_owner = f.get(a["d"]), f.get(a["o"])
+    depth = getattr(depth_owner, a["depth"])
+    f.set(a["n"], depth)
+    setattr(ids_owner, a["ids"], [layer % depth for layer in getattr(ids_owner, a["ids"])])
+    setattr(depth_owner, a["depth"], max(getattr(ids_owner, a["ids"])) + 1)
+
+
+def _every_layer_index_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], list(_layer_range(f.get(a["n"]))))
+
+
+def _patch_grid_cells_if_none(f: Frame, a: dict) -> None:
+    """The number of patches of an image of size ``s`` (height, width) cut into ``p``-sized patches."""
+    if f.get(a["t"]) is None:
+        size, patch = f.get(a["s"]), f.get(a["p"])
+        f.set(a["t"], (size[0] // patch) * (size[1] // patch))
+
+
+def _raise_unless_layer_indices_in_depth(f: Frame, a: dict) -> None:
+    """Every one of ``o``'s layer indices must index ``n`` layers (from either end)."""
+    depth = f.get(a["n"])
+    if not all(-depth <= layer < depth for layer in getattr(f.get(a["o"]), a["ids"])):
+        raise ValueError(format_message(f, a["msg"]["template"]))
 
 
 def _pow_if_none(f: Frame, a: dict) -> None:
@@ -2016,6 +2059,10 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "pair_unless_sequence": _pair_unless_sequence, "to_list": _to_list,
     "dict_of_locals_if_none": _dict_of_locals_if_none, "dict_of_given_locals_if_none": _dict_of_given_locals_if_none,
     "attr_of_getattr_default": _attr_of_getattr_default,
+    "wrap_layer_indices_and_trim_depth_if_given": _wrap_layer_indices_and_trim_depth_if_given,
+    "raise_unless_layer_indices_in_depth": _raise_unless_layer_indices_in_depth,
+    "every_layer_index_if_none": _every_layer_index_if_none, "raise_if_lt_const": _raise_if_lt_const,
+    "patch_grid_cells_if_none": _patch_grid_cells_if_none,
     "exaone4_layer_types": _exaone4_layer_types,
     "layer_types_full_every_else_linear": lambda f, a: _layer_types_alternating(
         f, a, "full_attention", "linear_attention", hit_when_remainder=True),

@@ -1,12 +1,16 @@
-"""Qwen3-ASR's flat layout and Isaac's vision config.
+"""Qwen3-ASR's flat layout, Isaac's vision config and Molmo2's legacy vision key.
 
 Mirrors vLLM's ``Qwen3ASRConfig`` (``vllm/transformers_utils/configs/qwen3_asr.py``, 0.26.0+): without a
 ``thinker_config`` the thinker is built from whichever of ``audio_config``, ``text_config`` and ``audio_token_id``
 are given and not None.  And vLLM's ``IsaacConfig`` (``vllm/transformers_utils/configs/isaac.py``, 0.14.0+): the
 vision config's ``pixel_shuffle_scale_factor`` / ``num_patches`` kept when it has them, else taken from the top level;
-a vision config that is no config (a JSON scalar or list) cannot take them.
+a vision config that is no config (a JSON scalar or list) cannot take them.  And ``Molmo2Config``
+(``transformers/models/molmo2/configuration_molmo2.py``, transformers 5.24.0 for vLLM 0.24.0-0.30.0, 5.20.2 for 0.33.0):
+a vision config under the legacy key ``vit_config`` stands in for a missing ``vision_config`` and, when given, the
+adapter's feature layers are wrapped into the ViT's depth and the ViT cut after the deepest; the validators' checks.
 Expected values were read off the real classes in the releases' oracle environments (``get_config``);
-tools/hfconfig_oracle.py compares the same classes on generated configs (the ``qwen3_asr`` and ``isaac`` templates).
+tools/hfconfig_oracle.py compares the same classes on generated configs (the ``qwen3_asr``, ``isaac`` and ``molmo2``
+templates).
 """
 
 from __future__ import annotations
@@ -104,3 +108,92 @@ def test_isaac_vision_config_that_is_no_config(rel, vision, kind):
 def test_isaac_nested_text_config(rel):
     obj = load(rel, isaac(text_config={"hidden_size": 1024, "num_attention_heads": 8, "num_key_value_heads": 2}))
     assert (obj.text_config.hidden_size, obj.text_config.num_key_value_heads) == (1024, 2)
+
+
+MOLMO2_RELEASES = ["0.24.0", "0.28.0", "0.30.0", "0.33.0"]
+
+# shaped like allenai/Molmo2-8B's config.json: the vision config under its legacy key, the checkpoint's own key names
+MOLMO2_VIT = {"model_type": "molmo2_vision", "hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 27,
+              "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 72,
+              "image_default_input_size": [378, 378], "image_patch_size": 14}
+MOLMO2_TEXT = {"model_type": "molmo2_text", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+               "head_dim": 128, "num_hidden_layers": 36, "rope_theta": 1000000.0}
+
+
+def molmo2(**extra) -> dict:
+    return {"architectures": ["Molmo2ForConditionalGeneration"], "model_type": "molmo2", "text_config": MOLMO2_TEXT,
+            **extra}
+
+
+def adapter(layers) -> dict:
+    return {"model_type": "molmo2_adapter", "vit_layers": layers}
+
+
+@pytest.mark.parametrize("rel", MOLMO2_RELEASES)
+@pytest.mark.parametrize(("cfg", "depth", "layers"), [
+    # the legacy key: -3 and -9 of 27 layers are 24 and 18, and the ViT keeps 25 layers
+    (molmo2(vit_config=MOLMO2_VIT, adapter_config=adapter([-3, -9])), 25, [24, 18]),
+    (molmo2(vision_config=MOLMO2_VIT, adapter_config=adapter([-3, -9])), 27, [-3, -9]),   # the new key: kept
+    # both keys: the new one is used, and still cut
+    (molmo2(vision_config={**MOLMO2_VIT, "num_hidden_layers": 30}, vit_config=MOLMO2_VIT,
+            adapter_config=adapter([-3, -9])), 28, [27, 21]),
+    (molmo2(vit_config=MOLMO2_VIT), 25, [24, 18]),                          # the adapter's default layers
+    (molmo2(vit_config=MOLMO2_VIT, adapter_config=adapter([5, 2])), 6, [5, 2]),
+    (molmo2(vit_config=MOLMO2_VIT, adapter_config=adapter([30, -40])), 15, [3, 14]),
+    (molmo2(vit_config={}), 25, [24, 18]),                                   # the vision class's 25 layers
+    (molmo2(vit_config=None), 25, [24, 18]),
+    (molmo2(vision_config=MOLMO2_VIT, adapter_config=adapter([-27, 26])), 27, [-27, 26]),
+])
+def test_molmo2_legacy_vision_key(rel, cfg, depth, layers):
+    obj = load(rel, cfg)
+    assert (obj.vision_config.num_hidden_layers, obj.adapter_config.vision_feature_layer) == (depth, layers)
+    assert obj.text_config.num_key_value_heads == 8
+
+
+@pytest.mark.parametrize("rel", MOLMO2_RELEASES)
+@pytest.mark.parametrize(("cfg", "exc_type", "message"), [
+    (molmo2(vit_config=MOLMO2_VIT, adapter_config=adapter([])), "ValueError", "max() arg is an empty sequence"),
+    (molmo2(vit_config={**MOLMO2_VIT, "num_hidden_layers": 0}, adapter_config=adapter([-3])),
+     "ZeroDivisionError", "integer modulo by zero"),
+])
+def test_molmo2_legacy_vision_key_errors(rel, cfg, exc_type, message):
+    with pytest.raises(LoadCrash) as info:
+        load(rel, cfg)
+    assert (info.value.exc_type, info.value.message) == (exc_type, message)
+
+
+@pytest.mark.parametrize("rel", MOLMO2_RELEASES)
+@pytest.mark.parametrize(("cfg", "cause"), [
+    (molmo2(vision_config=MOLMO2_VIT, adapter_config=adapter([30])),
+     "`adapter_config.vision_feature_layer` [30] must index the 27 layers of `vision_config`."),
+    (molmo2(vision_config=MOLMO2_VIT, adapter_config=adapter([-28])),
+     "`adapter_config.vision_feature_layer` [-28] must index the 27 layers of `vision_config`."),
+    (molmo2(vision_config=MOLMO2_VIT, text_config={**MOLMO2_TEXT, "additional_vocab_size": -1}),
+     "`additional_vocab_size` must be >= 0, got -1"),
+])
+def test_molmo2_validators(rel, cfg, cause):
+    with pytest.raises(LoadCrash) as info:
+        load(rel, cfg)
+    assert (info.value.exc_type, info.value.message) == (
+        "StrictDataclassClassValidationError",
+        f"Class validation error for validator 'validate_architecture':\n    ValueError: {cause}")
+
+
+@pytest.mark.parametrize("rel", MOLMO2_RELEASES)
+@pytest.mark.parametrize(("vision", "positions"), [
+    (dict(MOLMO2_VIT), 729),                                                 # (378 // 14) ** 2
+    ({**MOLMO2_VIT, "image_default_input_size": [224, 336]}, 384),           # 16 * 24
+    ({**MOLMO2_VIT, "image_num_pos": 100}, 100),
+])
+def test_molmo2_vision_positions(rel, vision, positions):
+    assert load(rel, molmo2(vision_config=vision)).vision_config.num_position_embeddings == positions
+
+
+@pytest.mark.parametrize("rel", MOLMO2_RELEASES)
+@pytest.mark.parametrize(("text", "rope_layers"), [
+    ({"num_hidden_layers": 3}, [0, 1, 2]),                                   # every layer by default
+    ({"rope_scaling_layers": [0, 1]}, [0, 1]),
+])
+def test_molmo2_text_rope_scaling_layers(rel, text, rope_layers):
+    obj = load(rel, molmo2(vision_config=MOLMO2_VIT, text_config={**MOLMO2_TEXT, **text}))
+    assert obj.text_config.rope_scaling_layers == rope_layers
