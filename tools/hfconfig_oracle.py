@@ -73,6 +73,8 @@ SCOPE = [
     # vLLM's IsaacConfig (a Qwen3 config, its text config built from the flat keys; the vision config's
     # pixel-shuffle attributes defaulted from the top level)
     "isaac",
+    # Molmo2 (transformers 5.20+): the legacy vit_config key, the feature layers wrapped and the ViT cut after them
+    "molmo2",
 ]
 
 # keys worth mutating (present or not in the template)

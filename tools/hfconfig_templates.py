@@ -401,6 +401,32 @@ HAND.update({
 })
 
 
+# Molmo2: shaped like allenai/Molmo2-8B's config.json (the vision config under its legacy key vit_config, a 27-layer
+# ViT of which the adapter reads layers -3 and -9, the checkpoint's own key names for image size, patch and layers)
+HAND.update({
+    "molmo2": {
+        "architectures": ["Molmo2ForConditionalGeneration"], "model_type": "molmo2", "torch_dtype": "bfloat16",
+        "image_start_token_id": 151936, "low_res_image_start_token_id": 151940, "image_end_token_id": 151937,
+        "image_patch_id": 151938, "frame_start_token_id": 151943, "frame_end_token_id": 151944,
+        "tie_word_embeddings": False,
+        "vit_config": {
+            "model_type": "molmo2_vision", "hidden_size": 1152, "intermediate_size": 4304, "num_hidden_layers": 27,
+            "num_attention_heads": 16, "num_key_value_heads": 16, "head_dim": 72, "hidden_act": "gelu_pytorch_tanh",
+            "layer_norm_eps": 1e-06, "image_default_input_size": [378, 378], "image_patch_size": 14,
+            "image_num_pos": 729, "attention_dropout": 0.0},
+        "adapter_config": {
+            "model_type": "molmo2_adapter", "vit_layers": [-3, -9], "hidden_size": 1152, "num_attention_heads": 16,
+            "num_key_value_heads": 16, "head_dim": 72, "hidden_act": "silu", "intermediate_size": 12288,
+            "text_hidden_size": 4096},
+        "text_config": {
+            "model_type": "molmo2_text", "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8,
+            "head_dim": 128, "vocab_size": 151936, "additional_vocab_size": 128, "qk_norm_type": "qwen3",
+            "num_hidden_layers": 36, "intermediate_size": 12288, "hidden_act": "silu",
+            "max_position_embeddings": 36864, "rope_theta": 1000000.0, "rms_norm_eps": 1e-06,
+            "tie_word_embeddings": False}},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()
