@@ -154,7 +154,11 @@ _STATEMENTS = st.sampled_from([
     "g() { local X=9; f $X; }; g", "set -- 7 8; shift; X=$1", "while false; do X=99; done; vllm serve m --w $Y",
     "((X++))", "(( X += 2 ))", "let X=X*2", "let \"X = X - 1\"", "((--X))", "eval \"X=5\"",
     "eval vllm serve m --eval $X", "( X=5; vllm serve m --sub $X )", "{ X=6; vllm serve m --grp $X; }",
-    "(\n  X=7\n  vllm serve m --ml $X\n)", "{\n  Y=grp\n}", "(vllm serve m --bg $Y) 2>/dev/null"])
+    "(\n  X=7\n  vllm serve m --ml $X\n)", "{\n  Y=grp\n}", "(vllm serve m --bg $Y) 2>/dev/null",
+    "case \"$Y\" in\n  big|huge)\n    X=8\n    vllm serve m --case $X\n    ;;\n  none|small) X=2 ;;\n  *)\n    X=1\n    ;;\nesac",
+    "if [ $X -gt 2 ]; then\n  if [ \"$Y\" = big ]; then X=3; else vllm serve m --inner $Y; fi\nelif [ $X -eq 2 ]; then\n"
+    "  Y=two\nfi",
+    "for w in a b; do\n  if [ $w = b ]; then Y=$w; fi\ndone"])
 
 
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
