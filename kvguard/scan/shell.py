@@ -873,6 +873,31 @@ def _names_set_by(text: str) -> list[str]:
     return names or ["REPLY" if command == "read" else "MAPFILE"]
 
 
+def _split_list(text: str, and_or: bool) -> Optional[list[tuple[str, str]]]:
+    """The commands of a line separated by ``;`` (and ``&&`` / ``||`` with ``and_or``) outside quotes, ``$(…)``
+    and ``{…}``, each with the operator before it (``""`` for the first); None for a ``case`` arm's line (``;;``,
+    ``;&``)."""
+    parts: list[tuple[str, str]] = []
+    depth, quote, start, i, operator = 0, "", 0, 0, ""
+    while i < len(text):
+        ch = text[i]
+        after, quote, plain = _step(text, i, quote, "'\"`")
+        if plain and ch in "({":
+            depth += 1
+        elif plain and ch in ")}":
+            depth = max(depth - 1, 0)
+        elif plain and depth == 0 and (ch == ";" or and_or and text.startswith(("&&", "||"), i)):
+            if text.startswith((";;", ";&"), i):
+                return None
+            parts.append((operator, text[start:i]))
+            operator = ";" if ch == ";" else text[i:i + 2]
+            after = i + (1 if ch == ";" else 2)
+            start = after
+        i = after
+    parts.append((operator, text[start:]))
+    return [(operator, part) for operator, part in parts if part.strip()]
+
+
 #: an operator that joins the commands of a list
 _LIST = re.compile(r";|&&|\|\|")
 
@@ -889,25 +914,9 @@ def _sequence(text: str, functions: "Optional[dict[str, Block]]" = None) -> list
     whole = [("", text)]
     if ";" not in text and "&&" not in text and "||" not in text:
         return whole
-    parts: list[tuple[str, str]] = []
-    depth, quote, start, i, operator = 0, "", 0, 0, ""
-    while i < len(text):
-        ch = text[i]
-        after, quote, plain = _step(text, i, quote, "'\"`")
-        if plain and ch in "({":
-            depth += 1
-        elif plain and ch in ")}":
-            depth = max(depth - 1, 0)
-        elif plain and depth == 0 and (ch == ";" or text.startswith(("&&", "||"), i)):
-            if text.startswith(";;", i):
-                return whole        # a `case` arm: not a plain sequence
-            parts.append((operator, text[start:i]))
-            operator = ";" if ch == ";" else text[i:i + 2]
-            after = i + (1 if ch == ";" else 2)
-            start = after
-        i = after
-    parts.append((operator, text[start:]))
-    parts = [(operator, part) for operator, part in parts if part.strip()]
+    parts = _split_list(text, and_or=True)
+    if parts is None:
+        return whole        # a `case` arm: not a plain sequence
     if len(parts) < 2 or not any(_ASSIGN.match(p) or _ARRAY.match(p) or _EXPORT.match(p) or _UNSET.match(p)
                                  or _SOURCE.match(p) or _TEST_COMMAND.match(p) or _names_set_by(p)
                                  or _EVAL.match(p) for _, p in parts) and \
@@ -1048,23 +1057,10 @@ def _compound_pieces(text: str) -> Optional[list[str]]:
     """The commands of a line that holds a compound command's reserved words, a subshell or a group among several
     ``;``-separated commands (outside quotes, ``$(…)``, ``{…}``), each to be read as a line of its own; None for
     any other line (a ``case`` on one line included)."""
-    pieces: list[str] = []
-    depth, quote, start, i = 0, "", 0, 0
-    while i < len(text):
-        ch = text[i]
-        after, quote, plain = _step(text, i, quote, "'\"`")
-        if plain and ch in "({":
-            depth += 1
-        elif plain and ch in ")}":
-            depth = max(depth - 1, 0)
-        elif plain and depth == 0 and ch == ";":
-            if text.startswith(";;", i) or text.startswith(";&", i):
-                return None
-            pieces.append(text[start:i])
-            start = after
-        i = after
-    pieces.append(text[start:])
-    pieces = [piece.strip() for piece in pieces if piece.strip()]
+    parts = _split_list(text, and_or=False)
+    if parts is None:
+        return None
+    pieces = [part.strip() for _, part in parts]
     if len(pieces) < 2 or not any(_keyword(piece) in _COMPOUND_WORDS and re.match(r"\s*[a-z]+(?:\s|$)", piece)
                                   or re.match(r"\s*(?:\((?!\()|\{(?:\s|$))", piece) for piece in pieces):
         return None
@@ -1236,9 +1232,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 group_body = [(lineno, inner)]
             if group_body is not None:
                 # a subshell `( … )` is a copy of this shell: what it sets stays in it; a group `{ …; }` is this one
-                scope = Variables(variables.overrides, variables) if opener == "(" else variables
-                if opener == "(":
-                    scope.declared_local = set(variables.declared_local)
+                scope = variables.block_scope() if opener == "(" else variables
                 out += shell_launches(path, group_body, scope, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
             continue
         header = function_header(text) if "(" in text or "function" in text else None
@@ -1537,8 +1531,7 @@ def _loop_launches(path: str, name: str, words: Optional[str], block: Block, var
     if values is not None and len(values) > _MAX_LOOP_WORDS:
         values = None
     before = variables.snapshot()
-    scope = Variables(variables.overrides, variables)
-    scope.declared_local = set(variables.declared_local)
+    scope = variables.block_scope()
     if values is None:
         # read once, for a run kvguard cannot count: what the body sets is unknown after the loop
         scope.set_unknown(name)
@@ -1584,8 +1577,7 @@ def _condition_loop_launches(path: str, condition: str, block: Block, variables:
     trial = Variables(variables.overrides, variables)
     shell_launches(path, block, trial, kind, _nesting=nesting, _flow=trial_flow, _calls=calls)
     changed = trial.changed_since(before) | _condition_names(condition)
-    scope = Variables(variables.overrides, variables)
-    scope.declared_local = set(variables.declared_local)
+    scope = variables.block_scope()
     for name in changed:
         scope.set_unknown(name)
     launches = shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls)

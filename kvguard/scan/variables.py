@@ -291,6 +291,13 @@ class Variables:
         return {name for name in names if self.local.get(name) != local.get(name)
                 or (name in self.unknown) != (name in unknown) or self.arrays.get(name) != arrays.get(name)}
 
+    def block_scope(self) -> "Variables":
+        """A copy of these variables for a block read apart (a loop's body, a subshell), the function's ``local``
+        names included; :meth:`take_changes` brings back what it sets."""
+        scope = Variables(self.overrides, self)
+        scope.declared_local = set(self.declared_local)
+        return scope
+
     def take_changes(self, scope: "Variables", before: tuple, exact: bool, keep_out: "frozenset[str]" = frozenset()) -> None:
         """What code read in ``scope`` (a copy of these variables when they were ``before``, a :meth:`snapshot`)
         set, unset or exported, here too: as it is there (``exact``), or with values kvguard cannot know (the
