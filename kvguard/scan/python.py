@@ -11,7 +11,9 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
 - a word's value: a string or number literal, a name the script assigns a literal once (``TP = 8``), an
   f-string (format specs of literals too), ``"...".format(...)``, ``"... %s" % (...)`` or ``+`` of such, ``str(...)``, ``sys.executable`` (``python``),
   ``os.environ["X"]`` / ``os.environ.get("X", default)`` / ``os.getenv`` (the shell's ``${X}`` /
-  ``${X:-default}``);
+  ``${X:-default}``); ``+`` adds numbers (``8000 + i``) and joins strings, as Python does, and is unresolved
+  when a side's type is not known; a name assigned an environment read holds what it read there (the value
+  the script had written, or unresolved when the script writes that variable and it may differ where used);
 - an argument list: a list or tuple literal, ``+`` of lists, ``*items``, ``list(...)``, a name as the statements
   of its function that run before the call build it (assignments, ``+=``, ``.append``, ``.extend``), else as the
   script assigns it once; a change the replay cannot follow ends the list in an unresolved word;
@@ -23,14 +25,21 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   integers): one launch per combination of the loops' values, labelled with it (:mod:`kvguard.scan.matrices`);
 - a call inside a module-level function the script calls by name: one launch per call of it, each parameter as
   that call gives it (read where the call is, in its own loops) or as the definition defaults it;
+- ``if`` / ``elif`` / ``else`` tests kvguard decides (``==``, ``!=``, ``<`` …, ``in``, ``is None``, ``not``,
+  ``and`` / ``or`` and the truth of values it knows, per call of a function and per loop value): a call in a
+  branch not taken starts nothing, nor does one after a ``continue`` / ``break`` / ``return`` / ``raise`` that
+  surely runs, nor a loop's pass after one whose ``break`` surely ran; a test kvguard does not decide reads
+  every branch (each launch one the script may start);
 - the modules as the script imports them (``import subprocess as sp``, ``from subprocess import Popen``);
 - ``env={...}`` (a dict literal; ``**os.environ`` keeps the inherited environment) and ``os.environ["X"] = value``
-  before the call: the launch's environment;
+  before the call, in the order they run: the launch's environment (a write in a branch not taken is not made;
+  one that may or may not have run, in a loop, another function or an undecided branch, leaves ``X`` unknown);
 - the script's own options, ``args.tp`` of an argparse parser (:mod:`kvguard.scan.pyoptions`): the shell's
   ``${args_tp:-8}`` for the option's default, noted on the launch.
 
 Anything else is an unresolved word, named after its expression (``args.tp`` -> ``$args_tp``), so that the
-launch is undecidable rather than guessed; ``--set args_tp=8`` gives it a value.
+launch is undecidable rather than guessed; ``--set args_tp=8`` gives it a value (an environment variable of that
+name in the launch's environment does not).
 """
 
 from __future__ import annotations
@@ -112,11 +121,18 @@ def _imports(tree: ast.Module) -> dict[str, str]:
 
 class _Given(ast.expr):
     """A value already read where it was given (a call site's argument, in :meth:`_Script.frames`): ``text`` as
-    :meth:`_Script.text` writes it."""
+    :meth:`_Script.text` writes it, ``kind`` what Python type it has (``"text"``, ``"number"`` with ``number`` its
+    value, or None: not known), so that ``+`` on it adds or joins as Python would."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, kind: Optional[str] = None, number: "Optional[int | float]" = None,
+                 literal: object = None, known: bool = False):
         super().__init__()
         self.text = text
+        self.kind = kind
+        self.number = number
+        #: the argument's own value, when ``known`` (a literal, or a name the script assigns one)
+        self.literal = literal
+        self.known = known
 
 
 class _Script:
@@ -129,7 +145,8 @@ class _Script:
         self.changed: set[str] = set()
         #: a name's first list (or tuple) value, kept when the script changes the list later
         self.first_list: dict[str, ast.AST] = {}
-        self.environ: list[tuple[int, str, ast.AST]] = []
+        #: ``os.environ["X"] = value`` writes: (line, name, value, the assignment)
+        self.environ: list[tuple[int, str, ast.AST, ast.AST]] = []
         #: how often each name is bound anywhere (loop targets, `with … as`, `:=`, parameters, imports, …)
         bound: dict[str, int] = {}
         for node in ast.walk(tree):
@@ -161,6 +178,8 @@ class _Script:
         self._callers: Optional[tuple[dict[str, int], list[ast.Call]]] = None
         self._places: Optional[tuple[dict[int, tuple[list[ast.stmt], ast.AST]], dict[int, ast.stmt]]] = None
         self._options: Optional[tuple[dict[str, ScriptOption], set[str]]] = None
+        #: the names unresolved expressions are written as (``args.tp`` -> ``args_tp``)
+        self.unknowns: set[str] = set()
         #: the list (and tuple) literals an argument list was read from
         self.read: set[int] = set()
         #: the script's own options read at their defaults: the reference written for each -> (flag, default)
@@ -179,7 +198,7 @@ class _Script:
         elif isinstance(target, ast.Subscript) and self.dotted(target.value) == "os.environ" and value is not None:
             key = target.slice
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                self.environ.append((getattr(node, "lineno", 0), key.value, value))
+                self.environ.append((getattr(node, "lineno", 0), key.value, value, node))
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             self.changed.add(target.value.id)
 
@@ -219,7 +238,7 @@ class _Script:
             return node.text
         if isinstance(node, ast.Name):
             bound = self.values.get(node.id)
-            return self.text(bound, depth + 1) if bound is not None else None
+            return self._environment_then(self.text(bound, depth + 1), bound) if bound is not None else None
         if isinstance(node, ast.JoinedStr):
             parts = []
             for part in node.values:
@@ -237,9 +256,16 @@ class _Script:
                 parts.append(piece)
             return "".join(parts)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            number = self.number(node)
+            if number is not None:                  # numbers add (`8000 + i`), they are not joined
+                return str(number)
+            if not (self.is_text(node.left) and self.is_text(node.right)):
+                return None                         # a number and text raise; a value of unknown type: unknown
             left, right = self.text(node.left, depth + 1), self.text(node.right, depth + 1)
             return left + right if left is not None and right is not None else None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            if not self.is_text(node.left):
+                return None                         # `a % b` of numbers is their remainder
             return self._percent_formatted(node, lambda value: self.text(value, depth + 1), depth)
         if isinstance(node, ast.Call) and _dotted(node.func) == "str" and len(node.args) == 1 and not node.keywords:
             return self.text(node.args[0], depth + 1)
@@ -250,6 +276,85 @@ class _Script:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             return self._option_default(node, depth)
         return self._environment_reference(node)
+
+    def _unknown(self, node: ast.AST) -> str:
+        """The variable name an expression kvguard cannot evaluate is written as (:func:`_placeholder`), kept in
+        :attr:`unknowns` so that a launch's environment holding that name does not give it a value."""
+        name = _placeholder(node)
+        self.unknowns.add(name)
+        return name
+
+    def _environment_then(self, text: Optional[str], bound: ast.AST) -> Optional[str]:
+        """A name's value as it was read where the script assigned it: ``X = os.environ.get("PP", "1")`` reads
+        the environment there, not where ``X`` is used.  A variable the script writes into ``os.environ`` is
+        replaced by the value it had at the assignment; one it may or may not have written there (or not yet:
+        the launch's environment then differs from the one read) is written ``${PP_as_read}``, unresolved."""
+        if text is None or isinstance(bound, _Given) or not self.environ:
+            return text
+        written = {name for _line, name, _value, _statement in self.environ}
+        then: Optional[dict[str, Optional[str]]] = None
+        parts: list[str] = []
+        last = 0
+        for reference in _REFERENCE.finditer(text):
+            name = reference.group(0)[2:-1].split(":-", 1)[0]
+            if name not in written:
+                continue
+            if then is None:
+                then = self.environment_at(bound)
+            value = then.get(name)
+            if value is None:   # a reference no environment holds: the launch is still found, undecidable
+                unknown = name + "_as_read"
+                self.unknowns.add(unknown)
+                parts += [text[last:reference.start()], "${" + unknown + "}"]
+            else:
+                parts += [text[last:reference.start()], value.replace("$", _DOLLAR)]
+            last = reference.end()
+        return "".join(parts) + text[last:]
+
+    def number(self, node: ast.AST, depth: int = 0) -> "Optional[int | float]":
+        """The number a value surely holds (a numeric literal, a name the script assigns one, ``+`` / ``-`` /
+        ``*`` of such), or None."""
+        if depth > 20:
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool):   # True + 1 is 2, but str(True) is "True": not followed
+            return node.value
+        if isinstance(node, _Given):
+            return node.number if node.kind == "number" else None
+        if isinstance(node, ast.Name) and node.id in self.values:
+            return self.number(self.values[node.id], depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            left, right = self.number(node.left, depth + 1), self.number(node.right, depth + 1)
+            if left is None or right is None:
+                return None
+            if isinstance(node.op, ast.Mult) and abs(left * right) > 10 ** 12:
+                return None
+            return left + right if isinstance(node.op, ast.Add) else \
+                left - right if isinstance(node.op, ast.Sub) else left * right
+        return None
+
+    def is_text(self, node: ast.AST, depth: int = 0) -> bool:
+        """Whether a value is surely a string (so that ``+`` joins it)."""
+        if depth > 20:
+            return False
+        if isinstance(node, ast.Constant):
+            return isinstance(node.value, str)
+        if isinstance(node, _Given):
+            return node.kind == "text"
+        if isinstance(node, ast.Name):
+            return node.id in self.values and self.is_text(self.values[node.id], depth + 1)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+            return self.is_text(node.left, depth + 1)
+        if isinstance(node, ast.Call) and _dotted(node.func) == "str":
+            return True
+        if isinstance(node, ast.JoinedStr) or _is_format(node) or self.dotted(node) == "sys.executable":
+            return True
+        if isinstance(node, ast.Subscript) and self.dotted(node.value) == "os.environ":
+            return True
+        if isinstance(node, ast.Call) and self.dotted(node.func) in ("os.environ.get", "os.getenv") \
+                and len(node.args) == 2:
+            return self.is_text(node.args[1], depth + 1)
+        return False
 
     def _option_default(self, node: ast.Attribute, depth: int) -> Optional[str]:
         """``args.tp`` of the script's parsed options: a reference to a variable named after it that defaults to
@@ -264,7 +369,7 @@ class _Script:
         value = self.text(option.default, depth + 1)
         if value is None or any(c in value for c in '}"\\$`' + _DOLLAR):
             return None             # written into a reference's default, which only plain text can be
-        name = _placeholder(node)
+        name = self._unknown(node)
         self.defaults_taken[name] = (option.flag, value)
         return "${" + name + ":-" + value + "}"
 
@@ -299,7 +404,7 @@ class _Script:
             else:
                 text = self._literal_formatted(value, spec or "", conversion)
             if text is None and lenient:
-                text = "${" + (_placeholder(value) if value is not None and not isinstance(value, ast.Constant)
+                text = "${" + (self._unknown(value) if value is not None and not isinstance(value, ast.Constant)
                                else "format_field") + "}"
             if text is None:
                 return None
@@ -355,7 +460,7 @@ class _Script:
                     return None         # Python raises: no command is run
                 text = text.replace("$", _DOLLAR) if text is not None else None
             if text is None and lenient and m.group(3) == "s":
-                text = "${" + _placeholder(value) + "}"
+                text = "${" + self._unknown(value) + "}"
             if text is None:
                 return None
             parts.append(text)
@@ -404,7 +509,7 @@ class _Script:
         variable named after the expression."""
         value = self.text(node)
         if value is None:
-            return "${" + _placeholder(node) + "}"
+            return "${" + self._unknown(node) + "}"
         return _word(value)
 
     def words(self, node: ast.AST) -> Optional[list[str]]:
@@ -434,7 +539,7 @@ class _Script:
             first_list = self.first_list.get(node.id)
             if first_list is not None and self._module_level(first_list):   # not another function's local
                 first = self.items(first_list, depth + 1)
-                return None if first is None else first + [("${" + node.id + "}", True)]
+                return None if first is None else first + [("${" + self._unknown(node) + "}", True)]
             return None
         if isinstance(node, (ast.List, ast.Tuple)):
             self.read.add(id(node))
@@ -444,7 +549,7 @@ class _Script:
                     out += self._part(item.value, depth)
                 else:
                     text = self.text(item)
-                    out.append((text, False) if text is not None else ("${" + _placeholder(item) + "}", False))
+                    out.append((text, False) if text is not None else ("${" + self._unknown(item) + "}", False))
             return out
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.items(node.left, depth + 1), self.items(node.right, depth + 1)
@@ -520,14 +625,154 @@ class _Script:
                      and not _is_none(given[name])}
             for combination in self.loop_values(site) or [{}]:   # the caller's own literal loops
                 self.values.update(combination)
-                out.append({name: _Given(self._given_text(value)) for name, value in given.items()})
+                out.append({name: self._given(value) for name, value in given.items()})
                 for name in combination:
                     del self.values[name]
         return out
 
-    def _given_text(self, node: ast.AST) -> str:
+    def _given(self, node: ast.AST) -> _Given:
         text = self.text(node)
-        return text if text is not None else "${" + _placeholder(node) + "}"
+        number = self.number(node)
+        kind = "number" if number is not None else "text" if self.is_text(node) else None
+        known, literal = self.literal(node)
+        return _Given(text if text is not None else "${" + self._unknown(node) + "}", kind, number, literal, known)
+
+    def literal(self, node: ast.AST, depth: int = 0) -> tuple[bool, object]:
+        """``(True, value)`` for a value kvguard knows as Python holds it (a literal, a name the script assigns
+        one, a call site's literal argument, a tuple or list of such, a number or text it builds from them);
+        ``(False, None)`` otherwise."""
+        if depth > 20:
+            return False, None
+        if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
+            return True, node.value
+        if isinstance(node, _Given):
+            return node.known, node.literal
+        if isinstance(node, ast.Name):
+            return self.literal(self.values[node.id], depth + 1) if node.id in self.values else (False, None)
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [self.literal(item, depth + 1) for item in node.elts]
+            if all(known for known, _value in items) and not any(isinstance(e, ast.Starred) for e in node.elts):
+                return True, tuple(value for _known, value in items)
+            return False, None
+        number = self.number(node)
+        if number is not None:
+            return True, number
+        if self.is_text(node):
+            text = self.text(node)
+            if text is not None and not _REFERENCE.search(text):
+                return True, text.replace(_DOLLAR, "$")
+        return False, None
+
+    def condition(self, node: ast.AST, depth: int = 0) -> Optional[bool]:
+        """Whether an ``if`` test holds, when kvguard knows every value it compares (``MODE == "tp"``, ``TP > 3``,
+        ``not eager``, ``and`` / ``or`` of such); None when it does not know."""
+        if depth > 20:
+            return None
+        if isinstance(node, ast.BoolOp):
+            stop = isinstance(node.op, ast.Or)     # the value that ends `or` (True) or `and` (False)
+            for operand in node.values:
+                value = self.condition(operand, depth + 1)
+                if value is None:
+                    return None
+                if value is stop:
+                    return stop
+            return not stop
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            value = self.condition(node.operand, depth + 1)
+            return None if value is None else not value
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            (left_known, left), (right_known, right) = self.literal(node.left), self.literal(node.comparators[0])
+            compare = _COMPARISONS.get(type(node.ops[0]))
+            if not (left_known and right_known) or compare is None:
+                return None
+            try:
+                return bool(compare(left, right))
+            except TypeError:                       # Python raises: no branch runs; kvguard reads them all
+                return None
+        known, held = self.literal(node)
+        if known:
+            return bool(held)
+        if isinstance(node, ast.Name) and node.id not in self.values:   # a list the script builds: empty or not
+            items = self.items(node)
+            if items is not None and (items == [] or not all(spread for _text, spread in items)):
+                return bool(items)
+        return None
+
+    def runs(self, call: ast.Call) -> bool:
+        """False when kvguard knows ``call`` does not run with the values the names around it hold now: it is in
+        a branch of an ``if`` (in its function) that is not taken, a ``continue`` / ``break`` / ``return`` /
+        ``raise`` before it surely runs, or a ``break`` surely ran in an earlier pass of a loop around it."""
+        if self.surely_runs(call) is False:
+            return False
+        body_of, statement_of = self._where()
+        statement = statement_of.get(id(call))
+        while statement is not None and id(statement) in body_of:
+            body, owner = body_of[id(statement)]
+            index = next(i for i, candidate in enumerate(body) if candidate is statement)
+            for jump in _jumps(body[:index]):
+                if self.surely_runs(jump, owner) is True:
+                    return False
+            if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                return True
+            if isinstance(owner, (ast.For, ast.AsyncFor)) and body is owner.body and self._broken_before(owner):
+                return False
+            statement = owner if isinstance(owner, ast.stmt) else statement_of.get(id(owner))
+        return True
+
+    def _broken_before(self, loop: "ast.For | ast.AsyncFor") -> bool:
+        """Whether a ``break`` of ``loop`` surely ran in a pass before the one its names hold now."""
+        passes = self._loop_items(loop)
+        breaks = [jump for jump in _jumps(loop.body) if isinstance(jump, ast.Break)]
+        if not passes or not breaks or not all(name in self.values for name in passes[0]):
+            return False
+        now = {name: self.literal(self.values[name]) for name in passes[0]}
+        current = [i for i, values in enumerate(passes)
+                   if all(self.literal(value) == now[name] for name, value in values.items())]
+        if not current:
+            return False
+        held = {name: self.values[name] for name in passes[0]}
+        try:
+            for earlier in passes[:current[0]]:
+                self.values.update(earlier)
+                if any(self.surely_runs(jump, loop) is True for jump in breaks):
+                    return True
+        finally:
+            self.values.update(held)
+        return False
+
+    def surely_runs(self, node: ast.AST, within: Optional[ast.AST] = None) -> Optional[bool]:
+        """Whether ``node`` runs each time its function (or the module, or the statement ``within``) does: True
+        when every statement around it there is an ``if`` branch kvguard knows is taken (or a ``with``), False
+        when one is a branch kvguard knows is not taken, None otherwise (a loop, a ``try``, a test kvguard does
+        not decide)."""
+        body_of, statement_of = self._where()
+        statement = node if isinstance(node, ast.stmt) else statement_of.get(id(node))
+        sure: Optional[bool] = True
+        while statement is not None and id(statement) in body_of:
+            body, owner = body_of[id(statement)]
+            if owner is within or isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                return sure
+            if isinstance(owner, ast.If):
+                holds = self.condition(owner.test)
+                if holds is not None and holds != (body is owner.body):
+                    return False
+                if holds is None:
+                    sure = None
+            elif not isinstance(owner, (ast.With, ast.AsyncWith)):
+                sure = None
+            statement = owner if isinstance(owner, ast.stmt) else statement_of.get(id(owner))
+        return sure
+
+    def _scope(self, node: ast.AST) -> Optional[ast.AST]:
+        """The function (or the module) whose body holds ``node``."""
+        body_of, statement_of = self._where()
+        statement = statement_of.get(id(node))
+        while statement is not None and id(statement) in body_of:
+            owner = body_of[id(statement)][1]
+            if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module, ast.ClassDef, ast.Lambda)):
+                return owner
+            statement = owner if isinstance(owner, ast.stmt) else statement_of.get(id(owner))
+        return None
 
     def loop_values(self, call: ast.Call) -> Optional[list[dict[str, ast.AST]]]:
         """Each combination of values the ``for`` loops around ``call`` (in its function) give their names, when
@@ -587,7 +832,7 @@ class _Script:
         """The items of one part of a list (``*part``, ``a + part``); one it cannot read is a spread reference."""
         if items is None:
             items = self.items(node, depth + 1)
-        return items if items is not None else [("${" + _placeholder(node) + "}", True)]
+        return items if items is not None else [("${" + self._unknown(node) + "}", True)]
 
     def _built(self, name: ast.Name, depth: int) -> Optional[list[tuple[str, bool]]]:
         """The list ``name`` holds where it is read, replayed from the statements of its function that run
@@ -625,14 +870,14 @@ class _Script:
                 out = self.items(value, depth + 1)
             elif how == "append" and out is not None:
                 text = self.text(value)
-                out = out + [(text, False) if text is not None else ("${" + _placeholder(value) + "}", False)]
+                out = out + [(text, False) if text is not None else ("${" + self._unknown(value) + "}", False)]
             elif out is not None:
                 out = out + self._part(value, depth)
             if out is None:
                 return None
             replayed.add(id(candidate))
         if out is not None and replayed != changes:
-            out = out + [("${" + name.id + "}", True)]
+            out = out + [("${" + self._unknown(name) + "}", True)]
         return out
 
     def shell_text(self, node: ast.AST) -> Optional[str]:
@@ -648,12 +893,13 @@ class _Script:
             for part in node.values:
                 if isinstance(part, ast.FormattedValue):
                     piece = self.text(part.value) if part.format_spec is None else None
-                    parts.append(piece if piece is not None else "${" + _placeholder(part.value) + "}")
+                    parts.append(piece if piece is not None else "${" + self._unknown(part.value) + "}")
                 else:
                     parts.append(self.text(part) or "")
             return "".join(parts)
         if isinstance(node, ast.Name) and node.id in self.values:
-            return self._shell_text(self.values[node.id], depth + 1)
+            bound = self.values[node.id]
+            return self._environment_then(self._shell_text(bound, depth + 1), bound)
         if _is_format(node):
             return self._formatted(node, self.text, depth, lenient=True)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
@@ -665,7 +911,7 @@ class _Script:
             sides = [self._shell_text(side, depth + 1) for side in (node.left, node.right)]
             if all(side is None for side in sides):
                 return None
-            return "".join(side if side is not None else "${" + _placeholder(part) + "}"
+            return "".join(side if side is not None else "${" + self._unknown(part) + "}"
                            for side, part in zip(sides, (node.left, node.right)))
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and (
                 self.dotted(node.func) == "shlex.join" or (
@@ -679,12 +925,35 @@ class _Script:
             return " ".join(text for text, _spread in items)   # the shell splits the joined text again
         return self.text(node)
 
-    def environment_at(self, line: int) -> dict[str, Optional[str]]:
-        """The ``os.environ`` entries the script sets up to ``line``."""
-        return {name: _environment_value(self.text(node)) for number, name, node in self.environ if number <= line}
+    def environment_at(self, where: ast.AST) -> dict[str, Optional[str]]:
+        """The ``os.environ`` entries the script has set where ``where`` runs: a write before it in its own
+        function (or both at module level) that surely runs, with its value; one in a branch kvguard knows the
+        script does not take, none; one that may or may not have run (in a branch kvguard does not decide, a
+        loop, another function, or the module after a function's line), set to a value kvguard cannot know."""
+        out: dict[str, Optional[str]] = {}
+        scope = self._scope(where)
+        for number, name, value, statement in sorted(self.environ, key=lambda write: write[0]):   # as they run
+            sure = self.surely_runs(statement)
+            if sure is False:
+                continue
+            write_scope = self._scope(statement)
+            if write_scope is scope:
+                if number > where.lineno:   # type: ignore[attr-defined]
+                    continue
+            elif not (isinstance(write_scope, ast.Module) and number <= where.lineno):   # type: ignore[attr-defined]
+                sure = None
+            out[name] = _environment_value(self.text(value)) if sure else None
+        return out
+
+    def known_environment(self, where: ast.AST) -> dict[str, Optional[str]]:
+        """The launch's environment (:meth:`environment`), an entry named as an unresolved expression is
+        written (a Python variable ``PP`` kvguard cannot read is ``${PP}``, not the environment's ``PP``)
+        unknown."""
+        out = self.environment(where) if isinstance(where, ast.Call) else self.environment_at(where)
+        return {name: None if name in self.unknowns else value for name, value in out.items()}
 
     def environment(self, call: ast.Call) -> dict[str, Optional[str]]:
-        out = self.environment_at(call.lineno)
+        out = self.environment_at(call)
         for keyword in call.keywords:
             if keyword.arg != "env":
                 continue
@@ -851,11 +1120,47 @@ def _command_line(script: _Script, call: ast.Call) -> Optional[str]:
     return None
 
 
+#: the comparisons an ``if`` test kvguard decides may make
+_COMPARISONS: "dict[type, Callable[[object, object], object]]" = {
+    ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,   # type: ignore[operator]
+    ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,   # type: ignore[operator]
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,   # type: ignore[operator]
+    ast.Is: lambda a, b: _identical(a, b), ast.IsNot: lambda a, b: not _identical(a, b),
+}
+
+
+def _jumps(statements: list[ast.stmt]) -> list[ast.stmt]:
+    """The ``continue`` / ``break`` (of the loop these statements are in) and ``return`` / ``raise`` among
+    ``statements``, at any depth but not in a nested function or class (nor, for ``continue`` / ``break``, in a
+    nested loop)."""
+    out: list[ast.stmt] = []
+    stack: list[tuple[ast.AST, bool]] = [(statement, False) for statement in statements]
+    while stack:
+        node, in_loop = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, (ast.Continue, ast.Break)) and not in_loop or isinstance(node, (ast.Return, ast.Raise)):
+            out.append(node)  # type: ignore[arg-type]
+        nested = in_loop or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
+        stack.extend((child, nested) for child in ast.iter_child_nodes(node))
+    return out
+
+
+def _identical(one: object, other: object) -> bool:
+    """``is`` where Python's answer does not depend on how it stores the values: against None (or True/False)."""
+    if not any(value is None or isinstance(value, bool) for value in (one, other)):
+        raise TypeError("identity of values kvguard does not hold as Python does")
+    return one is other
+
+
 def _call_launches(script: _Script, call: ast.Call, path: str, variables: Variables, kind: str) -> list[Launch]:
+    if not script.runs(call):
+        return []                   # in a branch the script does not take
     line = _command_line(script, call)
     if not line or "vllm" not in line.lower():
         return []
-    scope = Variables(variables.overrides, variables).with_environment(script.environment(call))
+    scope = Variables(variables.overrides, variables).with_environment(script.known_environment(call))
     launches = shell_launches(path, [(call.lineno, line)], scope, kind)
     notes = tuple(f"the script's option {flag} is taken at its default, {value} (`--set {name}=…` checks another)"
                   for name, (flag, value) in script.defaults_taken.items()
@@ -935,6 +1240,6 @@ def python_launches(path: str, text: str, variables: Variables, kind: str = "pyt
         words = script.words(node)
         if not words or "vllm" not in " ".join(words).lower():
             continue
-        scope = Variables(variables.overrides, variables).with_environment(script.environment_at(node.lineno))
+        scope = Variables(variables.overrides, variables).with_environment(script.known_environment(node))
         out += shell_launches(path, [(node.lineno, " ".join(words))], scope, kind)
     return sorted(out, key=lambda launch: launch.line)

@@ -1,0 +1,249 @@
+"""The Python launcher reader (kvguard.scan.python) checked against Python itself: hypothesis writes small launcher
+scripts from building blocks, the script is RUN with the functions that start programs replaced by stand-ins that
+record the argument list they are given (shell text is run by real bash, ``vllm`` a shell function printing its
+words), and the launches kvguard decides must be exactly the launches the script makes.
+
+A launch kvguard leaves unresolved is allowed (it is then Undecidable, not guessed); a decided launch the script
+does not make, or a launch the script makes that kvguard neither decides nor leaves unresolved on that line, is a
+wrong reading.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kvguard.scan import find_launches
+
+BASH = shutil.which("bash")
+
+#: run before the script: the program starters replaced by recorders, each recording (script line, argv)
+_STAND_INS = r'''
+import json, os, subprocess, sys
+
+_SCRIPT, _RECORD = sys.argv[1], sys.argv[2]
+_BASH = os.environ.pop("KVG_BASH")
+_real_popen = subprocess.Popen
+
+
+def _line():
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename != _SCRIPT:
+        frame = frame.f_back
+    return frame.f_lineno if frame is not None else 0
+
+
+def _record(line, argv):
+    with open(_RECORD, "a") as out:
+        out.write(json.dumps([line, [str(word) for word in argv]]) + "\n")
+
+
+def _shell(line, text):
+    # the shell's own reading of the text, `vllm` a function that prints its words
+    probe = _real_popen([_BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\n" + text],
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=dict(os.environ))
+    printed_lines, _ = probe.communicate()
+    for printed in printed_lines.split("\n")[:-1]:
+        _record(line, ["vllm"] + printed.split("\0")[:-1])
+
+
+def _argv_call(args=None, *rest, shell=False, **options):
+    line = _line()
+    if shell:
+        _shell(line, args if isinstance(args, str) else args[0])
+    elif isinstance(args, str):
+        _record(line, [args])
+    else:
+        _record(line, list(args))
+    return subprocess.CompletedProcess(args, 0, "", "")
+
+
+def _system(text):
+    _shell(_line(), text)
+    return 0
+
+
+def _execvp(file, argv):
+    _record(_line(), list(argv))
+    sys.stdout.flush()
+    os._exit(0)
+
+
+for _name in ("run", "Popen", "call", "check_call", "check_output"):
+    setattr(subprocess, _name, _argv_call)
+os.system = _system
+os.execvp = _execvp
+sys.argv = [_SCRIPT]
+import runpy
+runpy.run_path(_SCRIPT, run_name="__main__")
+'''
+
+_PRELUDE = '''\
+import argparse
+import os
+import shlex
+import subprocess
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--tp", type=int, default={arg_tp})
+parser.add_argument("--served-model", default="{arg_model}")
+args = parser.parse_args()
+
+MODEL = "{model}"
+TP = {tp}
+MODE = "{mode}"
+GPU = "{gpu}"
+PP = os.environ.get("PP", "1")
+cmd = ["vllm", "serve", MODEL]
+extra = []
+
+
+def launch(model, tp=2, *, eager=False):
+    words = ["vllm", "serve", model, "-tp", str(tp)]
+    if eager:
+        words.append("--enforce-eager")
+    subprocess.run(words)
+
+
+def launch_text(model, pp=1):
+    os.system(f"vllm serve {{model}} -pp {{pp}}")
+
+
+def setup():
+    os.environ["PP"] = "8"
+
+
+def launch_global():
+    subprocess.run(["vllm", "serve", MODEL, "-tp", str(TP), "-pp", PP])
+
+'''
+
+#: statements that set values or build lists
+_SETTERS = [
+    "TP = 4", 'TP = "8"', "TP = TP * 2", 'MODEL = f"{MODEL}-v2"', 'MODEL = "{}-{}".format(MODEL, TP)',
+    'MODEL = "%s/%s" % ("org", MODEL)', 'MODEL = MODEL + "-x"', 'MODE = "tp"', 'MODE = "dp"',
+    'cmd += ["-tp", str(TP)]', 'cmd.append("--enforce-eager")', 'cmd.extend(["-pp", "2"])',
+    'cmd = cmd + extra', 'cmd = ["vllm", "serve", MODEL, *extra]', 'extra.append("--max-model-len")',
+    'extra += ["--seed", "3"]', 'extra = ["-dp", str(TP)]',
+    'os.environ["PP"] = "3"', 'os.environ["PP"] = str(TP)', 'PP = os.environ.get("PP", "1")',
+    'PP = os.getenv("PP", "5")', 'os.environ["PP"] = "6"',
+    "for i in range(1, 3):\n    os.environ['PP'] = str(i)",
+    "setup()",
+    "for i in range(2):\n    cmd.append(str(i))",
+    "for flag in ['--a', '--b']:\n    extra.append(flag)",
+    'if GPU == "H100":\n    MODEL = "big"\nelse:\n    MODEL = "small"',
+    'if GPU in ("A100", "L4"):\n    cmd += ["-tp", "2"]',
+    'if not GPU.startswith("H"):\n    TP = 6',
+    'if GPU != "H100":\n    os.environ["PP"] = "9"',
+]
+
+#: statements that start programs
+_LAUNCHES = [
+    "subprocess.run(cmd)", "subprocess.Popen(cmd + extra)",
+    'subprocess.run(["vllm", "serve", MODEL, "-tp", str(TP), *extra])',
+    'subprocess.call(["vllm", "serve", MODEL, "--mode", MODE])',
+    'os.system(f"vllm serve {MODEL} -tp {TP}")',
+    'os.system("vllm serve m -pp " + os.environ.get("PP", "1"))',
+    'os.system("vllm serve m -pp ${PP:-7}")',
+    'subprocess.run(" ".join(cmd), shell=True)',
+    'subprocess.run(f"vllm serve {MODEL} --x {TP}", shell=True)',
+    'subprocess.check_call(shlex.split("vllm serve {} -tp {}".format(MODEL, TP)))',
+    'subprocess.check_output(["vllm", "serve", "%s" % MODEL, "--max-model-len", "%d" % 4096])',
+    'subprocess.run(["vllm", "serve", args.served_model, "-tp", str(args.tp)])',
+    "for tp in [1, 2]:\n    subprocess.run(['vllm', 'serve', MODEL, '-tp', str(tp)])",
+    "for i in range(3):\n    subprocess.Popen(['vllm', 'serve', MODEL, '--port', str(8000 + i)])",
+    "for m, tp in [('a', 1), ('b', 2)]:\n    subprocess.run(['vllm', 'serve', m, '-tp', str(tp)])",
+    'launch(MODEL)', 'launch("a", 4)', 'launch(tp=8, model="b")', 'launch("c", eager=True)',
+    'launch_text("d")', "launch_global()", 'subprocess.run(["vllm", "serve", MODEL, "-pp", PP])',
+    "for tp in [1, 2]:\n    launch('loop', tp)",
+    "for tp in [1, 2, 4]:\n    if tp == 2:\n        continue\n    subprocess.run(['vllm', 'serve', 'c', '-tp', str(tp)])",
+    "for tp in [1, 2, 4]:\n    subprocess.run(['vllm', 'serve', 'b', '-tp', str(tp)])\n    if tp >= 2:\n        break",
+    "for tp in (1, 2, 4):\n    if tp > 1:\n        subprocess.run(['vllm', 'serve', 'g', '-tp', str(tp)])",
+    'subprocess.run(shlex.split(" ".join(cmd)))',
+    'subprocess.Popen(" ".join(["vllm", "serve", MODEL, *extra]), shell=True)',
+    'subprocess.run(["vllm", "serve", MODEL, "--port", str(TP + TP)])', 'launch_text(MODEL, pp=2)',
+    'if GPU == "H100":\n    subprocess.run(["vllm", "serve", MODEL, "--tp-mode"])\n'
+    'else:\n    subprocess.run(["vllm", "serve", MODEL, "--other-mode"])',
+    'if GPU in ("H100", "A100") or GPU == "B200":\n    os.system("vllm serve big")',
+]
+
+
+_STARTS = re.compile(r"subprocess\.|os\.system|os\.exec")
+
+
+def _script(prelude: dict, statements: list[str], exec_last: bool) -> str:
+    body = "\n".join(statements)
+    if exec_last:
+        body += '\nos.execvp("vllm", cmd)'
+    return _PRELUDE.format(**prelude) + body + "\n"
+
+
+def _runs(tmp_path, script_path) -> set[tuple[int, tuple[str, ...]]]:
+    stand_ins = tmp_path / "stand_ins.py"
+    stand_ins.write_text(_STAND_INS)
+    record = tmp_path / "record.jsonl"
+    record.write_text("")
+    env = {"PATH": os.environ.get("PATH", ""), "KVG_BASH": BASH or "bash"}
+    done = subprocess.run([sys.executable, str(stand_ins), str(script_path), str(record)], capture_output=True,
+                          text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    return {(line, tuple(argv)) for line, argv in map(json.loads, record.read_text().splitlines())}
+
+
+def _compare(tmp_path, script: str) -> None:
+    path = tmp_path / "launcher.py"
+    path.write_text(script)
+    runs = _runs(tmp_path, path)
+    launches = find_launches([str(path)])[0]
+    decided = {(launch.line, tuple(launch.tokens)) for launch in launches if not launch.unresolved}
+    undecided_lines = {launch.line for launch in launches if launch.unresolved}
+    # a vllm list literal no call reads is reported where it is written (it may be handed to a wrapper
+    # kvguard does not know): a launch the script may make, not one this harness can see
+    lines = script.splitlines()
+    # so is a launch in a function the script never calls (another module may import and call it)
+    uncalled = {line for node in ast.walk(ast.parse(script)) if isinstance(node, ast.FunctionDef)
+                and script.count(node.name + "(") == 1 for line in range(node.lineno, node.end_lineno + 1)}
+    wrong = sorted(launch for launch in decided - runs
+                   if _STARTS.search(lines[launch[0] - 1]) and launch[0] not in uncalled)
+    missing = sorted(run for run in runs - decided if run[0] not in undecided_lines)
+    assert not wrong and not missing, f"decided but not run: {wrong}\nrun but not read: {missing}\n{script}"
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@settings(max_examples=int(os.environ.get("KVG_FUZZ_EXAMPLES", "150")), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(model=st.sampled_from(["m", "Qwen/Qwen3-8B", "a b"]), tp=st.sampled_from(["1", "4", '"2"']),
+       mode=st.sampled_from(["tp", "dp", "ep"]), gpu=st.sampled_from(["H100", "A100", "L4"]), arg_tp=st.sampled_from(["2", "8"]),
+       arg_model=st.sampled_from(["x", "org/y"]),
+       statements=st.lists(st.sampled_from(_SETTERS + _LAUNCHES), min_size=1, max_size=8),
+       exec_last=st.booleans())
+def test_generated_scripts_agree_with_python(tmp_path, model, tp, mode, gpu, arg_tp, arg_model, statements, exec_last):
+    prelude = {"model": model, "tp": tp, "mode": mode, "gpu": gpu, "arg_tp": arg_tp, "arg_model": arg_model}
+    _compare(tmp_path, _script(prelude, statements, exec_last))
+
+
+def test_the_stand_ins_record_what_the_script_runs(tmp_path):
+    """The harness itself: a script's launches as Python makes them (written by hand)."""
+    script = textwrap.dedent('''\
+        import os, subprocess
+        X = "a b"
+        subprocess.run(["vllm", "serve", X])
+        os.system("vllm serve " + X)
+        for tp in range(2):
+            subprocess.Popen(["vllm", "serve", "m", "-tp", str(tp)])
+        ''')
+    path = tmp_path / "launcher.py"
+    path.write_text(script)
+    assert _runs(tmp_path, path) == {(3, ("vllm", "serve", "a b")), (4, ("vllm", "serve", "a", "b")),
+                                     (6, ("vllm", "serve", "m", "-tp", "0")),
+                                     (6, ("vllm", "serve", "m", "-tp", "1"))}
