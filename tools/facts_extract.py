@@ -368,6 +368,7 @@ KNOWN_PROPERTIES: dict[str, list] = {
     "e7f64941d42f": ["floordiv", {"a": "qk_dim", "b": "num_heads"}],                    # xLSTM qk_head_dim
     "f86240f7be70": ["round_up_mul", {"a": "hidden_size", "f": "v_dim_factor", "multiple": 64}],   # xLSTM v_dim
     "8daa0d3b0592": ["round_up_mul", {"a": "hidden_size", "f": "qk_dim_factor", "multiple": 64}],  # xLSTM qk_dim
+    "094071a2891f": ["floordiv_const", {"a": "local_attention", "d": 2}],              # ModernBERT sliding_window
 }
 
 #: property setters, by fingerprint (tools/facts_transformers5.py ``fingerprint``): what assigning the
@@ -378,6 +379,7 @@ KNOWN_SETTERS: dict[str, list] = {
     "bf81c12d9ce8": ["set_alias", {"a": "audio_embed_dim"}],                     # Gemma4UnifiedAudio
     "bf93b19fa3b8": ["set_alias", {"a": "num_heads"}],                           # vLLM Medusa lookahead tokens
     "30528827bb3a": ["set_alias", {"a": "_pad_token_id"}],                       # Idefics3, SmolVLM (5.20+)
+    "b0a017a8c921": ["mul_into", {"a": "local_attention", "k": 2}],              # ModernBERT sliding_window
 }
 
 

@@ -181,6 +181,12 @@ PATTERNS: list[tuple] = [
      "if self.layer_types is None:\n"
      "    self.layer_types = ['full_attention' if bool((i + 1) % K_n) else 'linear_attention'"
      " for i in range(self.num_hidden_layers)]"),
+    # ModernBERT (transformers 5): ``a`` on layers whose index leaves a remainder by ``n`` (a local), ``b`` on the others
+    ("layer_types_by_remainder_if_none",
+     "if self.layer_types is None:\n"
+     "    self.layer_types = [K_a if bool(i % V_n) else K_b for i in range(self.num_hidden_layers)]"),
+    # ModernBERT (transformers 5): the legacy rope_scaling merged into both attention kinds' RoPE parameters
+    ("dict_items_update_if_given", "if V_r is not None:\n    V_d[K_a].update(V_r)\n    V_d[K_b].update(V_r)"),
     ("list_default_or_replace",
      "if K_k not in V_d:\n    V_d[K_k] = K_v\nelif K_o in V_d[K_k]:\n    V_d[K_k].remove(K_o)\n"
      "    V_d[K_k].append(K_n)"),

@@ -981,6 +981,22 @@ def _dict_of_given_locals_if_none(f: Frame, a: dict) -> None:
         f.set(a["t"], {key: value for key, value in values if value is not None})
 
 
+def _layer_types_by_remainder_if_none(f: Frame, a: dict) -> None:
+    obj = f.obj
+    if obj.layer_types is None:
+        every, on_remainder, otherwise = f.get(a["n"]), f.get(a["a"]), f.get(a["b"])
+        obj.layer_types = [on_remainder if bool(i % every) else otherwise for i in _layer_range(obj.num_hidden_layers)]
+
+
+def _dict_items_update_if_given(f: Frame, a: dict) -> None:
+    """When ``r`` is not None, the items ``a`` and ``b`` of ``d`` each updated with it (as ``dict.update``)."""
+    update = f.get(a["r"])
+    if update is not None:
+        target = f.get(a["d"])
+        target[f.get(a["a"])].update(update)
+        target[f.get(a["b"])].update(update)
+
+
 def _exaone4_layer_types(f: Frame, a: dict) -> None:
     """Exaone4: sliding attention except every ``sliding_window_pattern``-th layer."""
     obj = f.obj
@@ -2063,7 +2079,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "raise_unless_layer_indices_in_depth": _raise_unless_layer_indices_in_depth,
     "every_layer_index_if_none": _every_layer_index_if_none, "raise_if_lt_const": _raise_if_lt_const,
     "patch_grid_cells_if_none": _patch_grid_cells_if_none,
-    "exaone4_layer_types": _exaone4_layer_types,
+    "exaone4_layer_types": _exaone4_layer_types, "layer_types_by_remainder_if_none": _layer_types_by_remainder_if_none,
+    "dict_items_update_if_given": _dict_items_update_if_given,
     "layer_types_full_every_else_linear": lambda f, a: _layer_types_alternating(
         f, a, "full_attention", "linear_attention", hit_when_remainder=True),
     "layer_types_sliding_except_every": lambda f, a: _layer_types_alternating(

@@ -450,6 +450,9 @@ def class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> 
     if kind == "floordiv_into":
         setattr(obj, args["a"], value // args["d"])
         return
+    if kind == "mul_into":
+        setattr(obj, args["a"], value * args["k"])
+        return
     if kind == "ignore":
         return
     if kind == "raise" and args["type"] in _SETTER_ERRORS:

@@ -810,6 +810,8 @@ def _class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
         return prop["k"] * getattr(obj, prop["a"])
     if kind == "truediv":
         return getattr(obj, prop["a"]) / getattr(obj, prop["b"])
+    if kind == "floordiv_const":
+        return getattr(obj, prop["a"]) // prop["d"]
     if kind == "length_of":
         return len(getattr(obj, prop["a"]))
     if kind == "method_of":

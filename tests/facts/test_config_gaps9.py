@@ -1,4 +1,4 @@
-"""Qwen3-ASR's flat layout, Isaac's vision config and Molmo2's legacy vision key.
+"""Qwen3-ASR's flat layout, Isaac's vision config, Molmo2's legacy vision key and ModernBERT's sliding window.
 
 Mirrors vLLM's ``Qwen3ASRConfig`` (``vllm/transformers_utils/configs/qwen3_asr.py``, 0.26.0+): without a
 ``thinker_config`` the thinker is built from whichever of ``audio_config``, ``text_config`` and ``audio_token_id``
@@ -8,9 +8,12 @@ a vision config that is no config (a JSON scalar or list) cannot take them.  And
 (``transformers/models/molmo2/configuration_molmo2.py``, transformers 5.24.0 for vLLM 0.24.0-0.30.0, 5.20.2 for 0.33.0):
 a vision config under the legacy key ``vit_config`` stands in for a missing ``vision_config`` and, when given, the
 adapter's feature layers are wrapped into the ViT's depth and the ViT cut after the deepest; the validators' checks.
+And ``ModernBertConfig`` (``transformers/models/modernbert/configuration_modernbert.py``, transformers 5.x, vLLM 0.24.0+):
+``sliding_window`` a property over ``local_attention`` (half of it; assigning it sets twice the value), the layer types
+global on every ``global_attn_every_n_layers``-th layer, a legacy ``rope_scaling`` merged into both attention kinds.
 Expected values were read off the real classes in the releases' oracle environments (``get_config``);
-tools/hfconfig_oracle.py compares the same classes on generated configs (the ``qwen3_asr``, ``isaac`` and ``molmo2``
-templates).
+tools/hfconfig_oracle.py compares the same classes on generated configs (the ``qwen3_asr``, ``isaac``, ``molmo2`` and
+``modernbert`` templates).
 """
 
 from __future__ import annotations
@@ -197,3 +200,41 @@ def test_molmo2_vision_positions(rel, vision, positions):
 def test_molmo2_text_rope_scaling_layers(rel, text, rope_layers):
     obj = load(rel, molmo2(vision_config=MOLMO2_VIT, text_config={**MOLMO2_TEXT, **text}))
     assert obj.text_config.rope_scaling_layers == rope_layers
+
+
+MODERNBERT_RELEASES = ["0.24.0", "0.28.0", "0.31.0", "0.32.0", "0.33.0"]
+MODERNBERT = {"architectures": ["ModernBertModel"], "model_type": "modernbert", "hidden_size": 768,
+              "num_attention_heads": 12, "num_hidden_layers": 7, "intermediate_size": 1152}
+F, S = "full_attention", "sliding_attention"
+
+
+@pytest.mark.parametrize("rel", MODERNBERT_RELEASES)
+@pytest.mark.parametrize(("extra", "window", "local", "layer_types"), [
+    ({}, 64, 128, [F, S, S, F, S, S, F]),
+    ({"global_attn_every_n_layers": 2, "local_attention": 100}, 50, 100, [F, S, F, S, F, S, F]),
+    ({"sliding_window": 100}, 100, 200, [F, S, S, F, S, S, F]),                  # through the setter
+    ({"sliding_window": 100, "local_attention": 64}, 100, 200, [F, S, S, F, S, S, F]),
+    ({"num_hidden_layers": 2, "layer_types": [F, F]}, 64, 128, [F, F]),
+])
+def test_modernbert_sliding_window_and_layer_types(rel, extra, window, local, layer_types):
+    obj = load(rel, {**MODERNBERT, **extra})
+    assert (obj.sliding_window, obj.local_attention, obj.layer_types) == (window, local, layer_types)
+
+
+@pytest.mark.parametrize("rel", MODERNBERT_RELEASES)
+def test_modernbert_legacy_rope_scaling(rel):
+    obj = load(rel, {**MODERNBERT, "rope_scaling": {"rope_type": "linear", "factor": 2.0}})
+    assert obj.rope_parameters == {
+        "sliding_attention": {"rope_type": "linear", "factor": 2.0, "rope_theta": 10000.0},
+        "full_attention": {"rope_type": "linear", "factor": 2.0, "rope_theta": 160000.0}}
+
+
+@pytest.mark.parametrize("rel", MODERNBERT_RELEASES)
+@pytest.mark.parametrize(("extra", "exc_type", "message"), [
+    ({"rope_scaling": 8.0}, "TypeError", "'float' object is not iterable"),
+    ({"global_attn_every_n_layers": 0}, "ZeroDivisionError", "integer modulo by zero"),
+])
+def test_modernbert_errors(rel, extra, exc_type, message):
+    with pytest.raises(LoadCrash) as info:
+        load(rel, {**MODERNBERT, **extra})
+    assert (info.value.exc_type, info.value.message) == (exc_type, message)
