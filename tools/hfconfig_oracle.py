@@ -75,6 +75,8 @@ SCOPE = [
     "isaac",
     # Molmo2 (transformers 5.20+): the legacy vit_config key, the feature layers wrapped and the ViT cut after them
     "molmo2",
+    # ModernBERT (transformers 5): the sliding_window property over local_attention, layer types every n-th global
+    "modernbert",
 ]
 
 # keys worth mutating (present or not in the template)
