@@ -48,19 +48,20 @@ def _record(line, argv):
         out.write(json.dumps([line, [str(word) for word in argv]]) + "\n")
 
 
-def _shell(line, text):
+def _shell(line, text, env=None):
     # the shell's own reading of the text, `vllm` a function that prints its words
     probe = _real_popen([_BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\n" + text],
-                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=dict(os.environ))
+                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                        env=dict(os.environ if env is None else env, PATH=os.environ.get("PATH", "")))
     printed_lines, _ = probe.communicate()
     for printed in printed_lines.split("\n")[:-1]:
         _record(line, ["vllm"] + printed.split("\0")[:-1])
 
 
-def _argv_call(args=None, *rest, shell=False, **options):
+def _argv_call(args=None, *rest, shell=False, env=None, **options):
     line = _line()
     if shell:
-        _shell(line, args if isinstance(args, str) else args[0])
+        _shell(line, args if isinstance(args, str) else args[0], env)
     elif isinstance(args, str):
         _record(line, [args])
     else:
@@ -93,6 +94,7 @@ import argparse
 import os
 import shlex
 import subprocess
+import sys
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--tp", type=int, default={arg_tp})
@@ -119,6 +121,10 @@ def launch_text(model, pp=1):
     os.system(f"vllm serve {{model}} -pp {{pp}}")
 
 
+def add_flag(words):
+    words.append("--from-helper")
+
+
 def setup():
     os.environ["PP"] = "8"
 
@@ -138,7 +144,11 @@ _SETTERS = [
     'os.environ["PP"] = "3"', 'os.environ["PP"] = str(TP)', 'PP = os.environ.get("PP", "1")',
     'PP = os.getenv("PP", "5")', 'os.environ["PP"] = "6"',
     "for i in range(1, 3):\n    os.environ['PP'] = str(i)",
-    "setup()",
+    "setup()", "alias = cmd\nalias.append('--via-alias')", "add_flag(cmd)", "add_flag(extra)",
+    'os.environ.setdefault("PP", "4")', 'os.environ.update({"PP": "5"})', 'os.environ.update(PP="7")',
+    'os.environ["PP"] = "2"\ndel os.environ["PP"]', 'os.environ.pop("PP", None)', 'os.environ.clear()',
+    'if GPU == "L4":\n    sys.exit(0)', 'MODEL = "h" if GPU == "H100" else "o"',
+    "cmd[2] = 'replaced'", "cmd.insert(2, '--first')", 'cmd = list(cmd)', "extra = extra * 2",
     "for i in range(2):\n    cmd.append(str(i))",
     "for flag in ['--a', '--b']:\n    extra.append(flag)",
     'if GPU == "H100":\n    MODEL = "big"\nelse:\n    MODEL = "small"',
@@ -169,7 +179,14 @@ _LAUNCHES = [
     "for tp in [1, 2, 4]:\n    if tp == 2:\n        continue\n    subprocess.run(['vllm', 'serve', 'c', '-tp', str(tp)])",
     "for tp in [1, 2, 4]:\n    subprocess.run(['vllm', 'serve', 'b', '-tp', str(tp)])\n    if tp >= 2:\n        break",
     "for tp in (1, 2, 4):\n    if tp > 1:\n        subprocess.run(['vllm', 'serve', 'g', '-tp', str(tp)])",
-    'subprocess.run(shlex.split(" ".join(cmd)))',
+    'subprocess.run(shlex.split(" ".join(cmd)))', 'os.system(shlex.join(cmd))',
+    'subprocess.run(["vllm", "serve", f"{MODEL!r}", f"{TP:>3}", "%r" % MODEL])',
+    'os.system(f"PP=4 vllm serve {MODEL} -pp $PP && vllm serve again")',
+    'subprocess.run(["vllm", "serve", MODEL, "-pp", os.environ["PP"] if "PP" in os.environ else "0"])',
+    "try:\n    subprocess.run(cmd)\nexcept OSError:\n    pass",
+    'subprocess.run(["vllm", "serve", MODEL, "-pp", os.environ.get("PP", "1")], env={"PP": "9"})',
+    'subprocess.run("vllm serve m -pp ${PP:-1}", shell=True, env={**os.environ, "TP": "9"})',
+    'subprocess.run(f"vllm serve m -pp ${{PP:-1}} -x {PP}", shell=True, env={"PP": "2"})',
     'subprocess.Popen(" ".join(["vllm", "serve", MODEL, *extra]), shell=True)',
     'subprocess.run(["vllm", "serve", MODEL, "--port", str(TP + TP)])', 'launch_text(MODEL, pp=2)',
     'if GPU == "H100":\n    subprocess.run(["vllm", "serve", MODEL, "--tp-mode"])\n'
@@ -200,12 +217,20 @@ def _runs(tmp_path, script_path) -> set[tuple[int, tuple[str, ...]]]:
     return {(line, tuple(argv)) for line, argv in map(json.loads, record.read_text().splitlines())}
 
 
+def _without_assignments(tokens: list[str]) -> list[str]:
+    while tokens and re.match(r"[A-Za-z_][A-Za-z0-9_]*=", tokens[0]):
+        tokens = tokens[1:]
+    return tokens
+
+
 def _compare(tmp_path, script: str) -> None:
     path = tmp_path / "launcher.py"
     path.write_text(script)
     runs = _runs(tmp_path, path)
     launches = find_launches([str(path)])[0]
-    decided = {(launch.line, tuple(launch.tokens)) for launch in launches if not launch.unresolved}
+    # kvguard keeps a shell command's `NAME=value` prefix in its words; the program is given the rest
+    decided = {(launch.line, tuple(_without_assignments(launch.tokens))) for launch in launches
+               if not launch.unresolved}
     undecided_lines = {launch.line for launch in launches if launch.unresolved}
     # a vllm list literal no call reads is reported where it is written (it may be handed to a wrapper
     # kvguard does not know): a launch the script may make, not one this harness can see

@@ -122,3 +122,62 @@ def test_an_environment_read_holds_what_it_read_where_it_was_assigned(tmp_path, 
 ])
 def test_an_unresolved_name_is_not_read_from_the_launch_environment(tmp_path, script, expected):
     assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    # the script ends there: what follows is never launched (it was read)
+    ("import sys\nGPU = 'L4'\nif GPU == 'L4':\n    sys.exit(0)\nsubprocess.run(['vllm', 'serve', 'a'])\n", []),
+    ("os.execvp('vllm', ['vllm', 'serve', 'a'])\nsubprocess.run(['vllm', 'serve', 'b'])\n", [(3, ["a"], False)]),
+    # nor is a function's launch for a call of it that never runs
+    ("import sys\ndef serve(model):\n    subprocess.run(['vllm', 'serve', model])\nserve('a')\nsys.exit(1)\n"
+     "serve('b')\n", [(5, ["a"], False)]),
+    # an exit kvguard does not know runs: what follows is read, as before
+    ("import sys\nif len(sys.argv) > 2:\n    sys.exit(0)\nsubprocess.run(['vllm', 'serve', 'a'])\n",
+     [(6, ["a"], False)]),
+])
+def test_nothing_after_the_script_ends_is_launched(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    # del / pop remove what the script set (both were ignored: the variable read as still set)
+    ("os.environ['PP'] = '2'\ndel os.environ['PP']\nos.system('vllm serve m -pp ${PP:-1}')\n",
+     [(5, ["m", "-pp", "1"], False)]),
+    ("os.environ['PP'] = '2'\nos.environ.pop('PP', None)\nos.system('vllm serve m -pp ${PP:-1}')\n",
+     [(5, ["m", "-pp", "1"], False)]),
+    # setdefault sets an unset variable and keeps a set one; update sets each entry (all were ignored)
+    ("os.environ.setdefault('PP', '4')\nos.system('vllm serve m -pp ${PP:-1}')\n", [(4, ["m", "-pp", "4"], False)]),
+    ("os.environ['PP'] = '2'\nos.environ.setdefault('PP', '4')\nos.system('vllm serve m -pp ${PP:-1}')\n",
+     [(5, ["m", "-pp", "2"], False)]),
+    ("os.environ.update({'PP': '5'}, )\nos.environ.update(TP='3')\nos.system('vllm serve m -pp $PP -tp $TP')\n",
+     [(5, ["m", "-pp", "5", "-tp", "3"], False)]),
+    ("os.environ['PP'] = '2'\nos.environ.clear()\nos.system('vllm serve m -pp ${PP:-1}')\n",
+     [(5, ["m", "-pp", "1"], False)]),
+    # a change kvguard cannot follow: whatever the launch reads from the environment is unknown
+    ("import json\nos.environ.update(json.load(open('env.json')))\nos.system('vllm serve m -pp ${PP:-1}')\n",
+     [(5, ["m", "-pp", "${PP:-1}"], True)]),
+    ("import sys\nenv = dict(os.environ)\nenv['PP'] = sys.argv[1]\n"
+     "subprocess.run(['vllm', 'serve', 'm', '-pp', os.environ.get('PP', '1')], env=env)\n",
+     [(6, ["m", "-pp", "${PP:-1}"], True)]),
+    # the script reads its own environment, not the one it gives the launch (the launch's was read)
+    ("subprocess.run(['vllm', 'serve', 'm', '-pp', os.environ.get('PP', '1')], env={'PP': '9'})\n",
+     [(3, ["m", "-pp", "${PP:-1}"], True)]),
+    ("subprocess.run('vllm serve m -pp ${PP:-1}', shell=True, env={'PP': '9'})\n", [(3, ["m", "-pp", "9"], False)]),
+    ("os.putenv('PP', '3')\nos.system('vllm serve m -pp ${PP:-1}')\n", [(4, ["m", "-pp", "${PP:-1}"], True)]),
+])
+def test_every_change_to_the_environment_is_followed(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    # a list changed under another name (it was read as its own statements build it)
+    ("cmd = ['vllm', 'serve', 'm']\nalias = cmd\nalias.append('--x')\nsubprocess.run(cmd)\n",
+     [(6, ["m", "${cmd}"], True)]),
+    ("def add_flag(words):\n    words.append('--x')\ncmd = ['vllm', 'serve', 'm']\nadd_flag(cmd)\n"
+     "subprocess.run(cmd)\n", [(7, ["m", "${cmd}"], True)]),
+    # handed only to calls that read it: read as before
+    ("import logging\ncmd = ['vllm', 'serve', 'm']\nlogging.info('running %s', cmd)\nprint(' '.join(cmd))\n"
+     "subprocess.run(cmd)\n", [(7, ["m"], False)]),
+])
+def test_a_list_changed_under_another_name_is_unresolved(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected

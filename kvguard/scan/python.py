@@ -27,13 +27,20 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   that call gives it (read where the call is, in its own loops) or as the definition defaults it;
 - ``if`` / ``elif`` / ``else`` tests kvguard decides (``==``, ``!=``, ``<`` …, ``in``, ``is None``, ``not``,
   ``and`` / ``or`` and the truth of values it knows, per call of a function and per loop value): a call in a
-  branch not taken starts nothing, nor does one after a ``continue`` / ``break`` / ``return`` / ``raise`` that
-  surely runs, nor a loop's pass after one whose ``break`` surely ran; a test kvguard does not decide reads
-  every branch (each launch one the script may start);
+  branch not taken starts nothing, nor does one after a ``continue`` / ``break`` / ``return`` / ``raise``, or a
+  call that ends the script (``sys.exit``, ``os._exit``, ``os.exec*``), that surely runs, nor a loop's pass after
+  one whose ``break`` surely ran, nor a function's launch for a call of it that does not run; a test kvguard
+  does not decide reads every branch (each launch one the script may start);
 - the modules as the script imports them (``import subprocess as sp``, ``from subprocess import Popen``);
-- ``env={...}`` (a dict literal; ``**os.environ`` keeps the inherited environment) and ``os.environ["X"] = value``
-  before the call, in the order they run: the launch's environment (a write in a branch not taken is not made;
-  one that may or may not have run, in a loop, another function or an undecided branch, leaves ``X`` unknown);
+- ``env={...}`` (a dict literal; ``**os.environ`` keeps the inherited environment) and the script's changes to
+  ``os.environ`` before the call (``os.environ["X"] = value``, ``del``, ``.pop``, ``.setdefault``, ``.update``,
+  ``.clear``), in the order they run: the launch's environment (a change in a branch not taken is not made; one
+  that may or may not have run, in a loop, another function or an undecided branch, leaves ``X`` unknown; one
+  kvguard cannot follow (``os.environ.update(loaded)``, ``os.putenv``, ``env=`` it cannot read) leaves what the
+  launch reads from the environment unknown); the script's own ``os.environ`` reads read the script's
+  environment, so one the launch's ``env=`` changes is unknown;
+- a list handed on where it may change under another name (``alias = cmd``, ``add_flags(cmd)``, put in a
+  container, returned): what it holds, then unresolved items;
 - the script's own options, ``args.tp`` of an argparse parser (:mod:`kvguard.scan.pyoptions`): the shell's
   ``${args_tp:-8}`` for the option's default, noted on the launch.
 
@@ -145,8 +152,10 @@ class _Script:
         self.changed: set[str] = set()
         #: a name's first list (or tuple) value, kept when the script changes the list later
         self.first_list: dict[str, ast.AST] = {}
-        #: ``os.environ["X"] = value`` writes: (line, name, value, the assignment)
-        self.environ: list[tuple[int, str, ast.AST, ast.AST]] = []
+        #: the script's changes to ``os.environ``: (line, how, name, value, the node that makes it), ``how`` one
+        #: of ``set``, ``unset``, ``setdefault``, ``unknown`` (the name's value kvguard cannot know), ``clear``
+        #: and ``any`` (a change kvguard cannot follow: any variable may be changed)
+        self.environ: list[tuple[int, str, str, Optional[ast.AST], ast.AST]] = []
         #: how often each name is bound anywhere (loop targets, `with … as`, `:=`, parameters, imports, …)
         bound: dict[str, int] = {}
         for node in ast.walk(tree):
@@ -158,6 +167,7 @@ class _Script:
                     and isinstance(node.func.value, ast.Name) \
                     and node.func.attr in _LIST_CHANGES:
                 self.changed.add(node.func.value.id)
+            self._environment_change(node)
             names: list[str] = []
             if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
                 names = [node.id]
@@ -171,6 +181,7 @@ class _Script:
                 names = [node.name]
             for name in names:
                 bound[name] = bound.get(name, 0) + 1
+        self.escaped = self._escaped(tree)
         self.values = {name: nodes[0] for name, nodes in assigned.items()
                        if len(nodes) == 1 and bound.get(name, 0) == 1 and name not in self.changed}
         self._tree = tree
@@ -178,6 +189,8 @@ class _Script:
         self._callers: Optional[tuple[dict[str, int], list[ast.Call]]] = None
         self._places: Optional[tuple[dict[int, tuple[list[ast.stmt], ast.AST]], dict[int, ast.stmt]]] = None
         self._options: Optional[tuple[dict[str, ScriptOption], set[str]]] = None
+        #: the environment variables the script's own code reads (``os.environ.get("PP")``)
+        self.environment_reads: set[str] = set()
         #: the names unresolved expressions are written as (``args.tp`` -> ``args_tp``)
         self.unknowns: set[str] = set()
         #: the list (and tuple) literals an argument list was read from
@@ -198,12 +211,82 @@ class _Script:
         elif isinstance(target, ast.Subscript) and self.dotted(target.value) == "os.environ" and value is not None:
             key = target.slice
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                self.environ.append((getattr(node, "lineno", 0), key.value, value, node))
+                self.environ.append((getattr(node, "lineno", 0), "set", key.value, value, node))
+            else:
+                self.environ.append((getattr(node, "lineno", 0), "any", "", None, node))
         elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
             self.changed.add(target.value.id)
 
     def dotted(self, node: ast.AST) -> Optional[str]:
         return _dotted(node, self.imports)
+
+    def _escaped(self, tree: ast.Module) -> set[str]:
+        """The names whose value the script hands on where it may be changed under another name: assigned to
+        another name (``alias = cmd``), put in a container, returned, or passed to a call that is not one that
+        only reads it (``add_flags(cmd)``).  A list held by such a name may change without the name's own
+        statements saying so."""
+        out: set[str] = set()
+        for node in ast.walk(tree):
+            handed: list[ast.AST] = []
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr, ast.Return, ast.Yield, ast.YieldFrom)):
+                handed = [node.value] if node.value is not None else []
+            elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+                handed = list(node.elts)
+            elif isinstance(node, ast.Dict):
+                handed = list(node.values)
+            elif isinstance(node, ast.Call) and not self._only_reads(node):
+                handed = [*node.args, *(keyword.value for keyword in node.keywords)]
+            out.update(item.id for item in handed if isinstance(item, ast.Name))
+        return out
+
+    def _only_reads(self, call: ast.Call) -> bool:
+        """Whether ``call`` reads its arguments without keeping or changing them (a launch, ``len``, ``" ".join``,
+        ``print``, a logger's ``info``, a list's own ``extend`` / ``+`` copy …)."""
+        function = self.dotted(call.func)
+        if function in _ARGV_CALLS or function in _OS_ARGV_CALLS or function in _TEXT_CALLS \
+                or function in _VARARG_CALLS or function in _READERS:
+            return True
+        return isinstance(call.func, ast.Attribute) and call.func.attr in _READING_METHODS
+
+    def _environment_change(self, node: ast.AST) -> None:
+        """Note ``node`` in :attr:`environ` when it changes ``os.environ`` other than by ``os.environ[X] = v``
+        (read by :meth:`_target`): ``del``, ``.pop``, ``.setdefault``, ``.update``, ``.clear``, ``|=``, and
+        ``os.putenv`` / ``os.unsetenv`` (which change the environment programs are started with)."""
+        line = getattr(node, "lineno", 0)
+
+        def key(item: Optional[ast.AST]) -> Optional[str]:
+            return item.value if isinstance(item, ast.Constant) and isinstance(item.value, str) else None
+
+        if isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and self.dotted(target.value) == "os.environ":
+                    name = key(target.slice)
+                    self.environ.append((line, "unset", name, None, node) if name else (line, "any", "", None, node))
+        elif isinstance(node, ast.AugAssign) and self.dotted(node.target) == "os.environ":
+            self.environ.append((line, "any", "", None, node))
+        elif isinstance(node, ast.Call):
+            function = self.dotted(node.func)
+            first = key(node.args[0]) if node.args else None
+            if function in ("os.putenv", "os.unsetenv"):
+                self.environ.append((line, "unknown", first, None, node) if first else (line, "any", "", None, node))
+            elif function == "os.environ.pop" and first:
+                self.environ.append((line, "unset", first, None, node))
+            elif function == "os.environ.setdefault" and first and len(node.args) == 2:
+                self.environ.append((line, "setdefault", first, node.args[1], node))
+            elif function == "os.environ.clear" and not node.args:
+                self.environ.append((line, "clear", "", None, node))
+            elif function == "os.environ.update" and len(node.args) <= 1 and all(k.arg for k in node.keywords) and (
+                    not node.args or isinstance(node.args[0], ast.Dict)
+                    and all(key(entry) for entry in node.args[0].keys)):
+                entries = list(zip(node.args[0].keys, node.args[0].values)) if node.args \
+                    and isinstance(node.args[0], ast.Dict) else []
+                for entry_key, entry_value in entries:
+                    self.environ.append((line, "set", key(entry_key) or "", entry_value, node))
+                for keyword in node.keywords:
+                    self.environ.append((line, "set", keyword.arg or "", keyword.value, node))
+            elif function is not None and function.startswith("os.environ.") and function.split(".")[-1] in (
+                    "pop", "setdefault", "update", "clear", "popitem", "__setitem__", "__delitem__", "__ior__"):
+                self.environ.append((line, "any", "", None, node))
 
     def _where(self) -> tuple[dict[int, tuple[list[ast.stmt], ast.AST]], dict[int, ast.stmt]]:
         """Each statement's body (the statement list holding it) with that body's owner, and each node's
@@ -291,13 +374,14 @@ class _Script:
         the launch's environment then differs from the one read) is written ``${PP_as_read}``, unresolved."""
         if text is None or isinstance(bound, _Given) or not self.environ:
             return text
-        written = {name for _line, name, _value, _statement in self.environ}
+        written = {name for _line, _how, name, _value, _node in self.environ}
+        anything = any(how in ("clear", "any") for _line, how, _name, _value, _node in self.environ)
         then: Optional[dict[str, Optional[str]]] = None
         parts: list[str] = []
         last = 0
         for reference in _REFERENCE.finditer(text):
             name = reference.group(0)[2:-1].split(":-", 1)[0]
-            if name not in written:
+            if name not in written and not anything:
                 continue
             if then is None:
                 then = self.environment_at(bound)
@@ -488,15 +572,19 @@ class _Script:
             return None
 
     def _environment_reference(self, node: ast.AST) -> Optional[str]:
+        """``os.environ`` read by the script, as a reference to the variable (noted in :attr:`environment_reads`:
+        the script reads its own environment, which a launch given ``env=`` does not share)."""
         if isinstance(node, ast.Subscript) and self.dotted(node.value) == "os.environ":
             key = node.slice
             if isinstance(key, ast.Constant) and isinstance(key.value, str) and _is_identifier(key.value):
+                self.environment_reads.add(key.value)
                 return "${" + key.value + "}"
         if isinstance(node, ast.Call) and self.dotted(node.func) in ("os.environ.get", "os.getenv") and node.args \
                 and not node.keywords:
             key = node.args[0]
             if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and _is_identifier(key.value)):
                 return None
+            self.environment_reads.add(key.value)
             if len(node.args) == 1:
                 return "${" + key.value + "}"
             default = self.text(node.args[1])
@@ -530,6 +618,14 @@ class _Script:
         changes elsewhere: its first list, then the name as a spread reference."""
         if depth > 20:   # names bound to each other
             return None
+        if isinstance(node, ast.Name) and node.id in self.escaped:
+            self.escaped.discard(node.id)
+            try:
+                held = self.items(node, depth)
+            finally:
+                self.escaped.add(node.id)
+            # changed through another name kvguard does not follow: what it holds there, then anything
+            return None if held is None else held + [("${" + self._unknown(node) + "}", True)]
         if isinstance(node, ast.Name):
             if node.id in self.values:
                 return self.items(self.values[node.id], depth + 1)
@@ -625,7 +721,8 @@ class _Script:
                      and not _is_none(given[name])}
             for combination in self.loop_values(site) or [{}]:   # the caller's own literal loops
                 self.values.update(combination)
-                out.append({name: self._given(value) for name, value in given.items()})
+                if self.runs(site):     # not a call in a branch not taken, or after the script ends
+                    out.append({name: self._given(value) for name, value in given.items()})
                 for name in combination:
                     del self.values[name]
         return out
@@ -932,7 +1029,7 @@ class _Script:
         loop, another function, or the module after a function's line), set to a value kvguard cannot know."""
         out: dict[str, Optional[str]] = {}
         scope = self._scope(where)
-        for number, name, value, statement in sorted(self.environ, key=lambda write: write[0]):   # as they run
+        for number, how, name, value, statement in sorted(self.environ, key=lambda change: change[0]):   # as run
             sure = self.surely_runs(statement)
             if sure is False:
                 continue
@@ -942,14 +1039,34 @@ class _Script:
                     continue
             elif not (isinstance(write_scope, ast.Module) and number <= where.lineno):   # type: ignore[attr-defined]
                 sure = None
-            out[name] = _environment_value(self.text(value)) if sure else None
+            if how in ("clear", "any"):
+                if sure and how == "clear":
+                    out.clear()
+                else:
+                    out[_ANY_VARIABLE] = None
+            elif not sure or how == "unknown":
+                out[name] = None
+            elif how == "set":
+                out[name] = _environment_value(self.text(value)) if value is not None else None
+            elif how == "unset":
+                out.pop(name, None)
+            elif name not in out:           # setdefault: kept when set, unknown when anything may have set it
+                out[name] = None if _ANY_VARIABLE in out or value is None else _environment_value(self.text(value))
         return out
 
-    def known_environment(self, where: ast.AST) -> dict[str, Optional[str]]:
+    def known_environment(self, where: ast.AST, line: str) -> dict[str, Optional[str]]:
         """The launch's environment (:meth:`environment`), an entry named as an unresolved expression is
         written (a Python variable ``PP`` kvguard cannot read is ``${PP}``, not the environment's ``PP``)
         unknown."""
         out = self.environment(where) if isinstance(where, ast.Call) else self.environment_at(where)
+        if out.pop(_ANY_VARIABLE, "") is None:   # a change kvguard cannot follow: whatever the line reads
+            out.update((name, None) for name in re.findall(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", line))
+        if isinstance(where, ast.Call) and _keyword(where, "env") is not None:
+            # the script read its own environment, the launch is given another: where they differ, unknown
+            own = self.environment_at(where)
+            for name in self.environment_reads:
+                if own.get(name, _ANY_VARIABLE) != out.get(name, _ANY_VARIABLE) or _ANY_VARIABLE in own:
+                    out[name] = None
         return {name: None if name in self.unknowns else value for name, value in out.items()}
 
     def environment(self, call: ast.Call) -> dict[str, Optional[str]]:
@@ -967,7 +1084,24 @@ class _Script:
                 for entry_key, entry_value in zip(given.keys, given.values):
                     if isinstance(entry_key, ast.Constant) and isinstance(entry_key.value, str):
                         out[entry_key.value] = _environment_value(self.text(entry_value))
+                    elif entry_key is not None or self.dotted(entry_value) != "os.environ":
+                        out[_ANY_VARIABLE] = None      # `**other`, a computed key: any variable may be set
+            elif not _is_none(keyword.value):
+                out[_ANY_VARIABLE] = None              # an environment kvguard cannot read
         return out
+
+
+#: functions that read their arguments and keep none of them
+_READERS = frozenset({"len", "list", "tuple", "str", "repr", "print", "sorted", "enumerate", "zip", "set", "any",
+                      "all", "min", "max", "sum", "shlex.join", "shlex.quote", "isinstance", "bool", "hash", "id",
+                      "json.dumps"})
+#: methods that read their arguments and keep none of them (``" ".join(words)``, ``cmd.extend(extra)`` copies the
+#: items, a logger's ``info(cmd)``)
+_READING_METHODS = frozenset({"join", "extend", "index", "count", "format", "startswith", "endswith", "info", "debug",
+                              "warning", "error", "exception", "critical", "log", "write", "print", "get"})
+
+#: the key of an environment in which a change kvguard cannot follow may have set any variable
+_ANY_VARIABLE = "*"
 
 
 def _environment_value(value: Optional[str]) -> Optional[str]:
@@ -1131,20 +1265,29 @@ _COMPARISONS: "dict[type, Callable[[object, object], object]]" = {
 
 
 def _jumps(statements: list[ast.stmt]) -> list[ast.stmt]:
-    """The ``continue`` / ``break`` (of the loop these statements are in) and ``return`` / ``raise`` among
-    ``statements``, at any depth but not in a nested function or class (nor, for ``continue`` / ``break``, in a
-    nested loop)."""
+    """The ``continue`` / ``break`` (of the loop these statements are in), ``return`` / ``raise`` and the calls
+    that end the script (:func:`_ends_the_script`) among ``statements``, at any depth but not in a nested function
+    or class (nor, for ``continue`` / ``break``, in a nested loop)."""
     out: list[ast.stmt] = []
     stack: list[tuple[ast.AST, bool]] = [(statement, False) for statement in statements]
     while stack:
         node, in_loop = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
-        if isinstance(node, (ast.Continue, ast.Break)) and not in_loop or isinstance(node, (ast.Return, ast.Raise)):
+        if isinstance(node, (ast.Continue, ast.Break)) and not in_loop or isinstance(node, (ast.Return, ast.Raise)) \
+                or isinstance(node, ast.Expr) and _ends_the_script(node.value):
             out.append(node)  # type: ignore[arg-type]
         nested = in_loop or isinstance(node, (ast.For, ast.AsyncFor, ast.While))
         stack.extend((child, nested) for child in ast.iter_child_nodes(node))
     return out
+
+
+def _ends_the_script(node: ast.AST) -> bool:
+    """``sys.exit(...)``, ``exit()`` / ``quit()``, ``os._exit`` / ``os.abort`` and the ``os.exec*`` calls (the
+    script is replaced by the program): nothing after one that runs is run."""
+    name = _dotted(node.func) if isinstance(node, ast.Call) else None
+    return name is not None and (name in ("sys.exit", "exit", "quit", "os._exit", "os.abort")
+                                 or name.startswith("os.exec"))
 
 
 def _identical(one: object, other: object) -> bool:
@@ -1157,10 +1300,11 @@ def _identical(one: object, other: object) -> bool:
 def _call_launches(script: _Script, call: ast.Call, path: str, variables: Variables, kind: str) -> list[Launch]:
     if not script.runs(call):
         return []                   # in a branch the script does not take
+    script.environment_reads.clear()
     line = _command_line(script, call)
     if not line or "vllm" not in line.lower():
         return []
-    scope = Variables(variables.overrides, variables).with_environment(script.known_environment(call))
+    scope = Variables(variables.overrides, variables).with_environment(script.known_environment(call, line))
     launches = shell_launches(path, [(call.lineno, line)], scope, kind)
     notes = tuple(f"the script's option {flag} is taken at its default, {value} (`--set {name}=…` checks another)"
                   for name, (flag, value) in script.defaults_taken.items()
@@ -1240,6 +1384,6 @@ def python_launches(path: str, text: str, variables: Variables, kind: str = "pyt
         words = script.words(node)
         if not words or "vllm" not in " ".join(words).lower():
             continue
-        scope = Variables(variables.overrides, variables).with_environment(script.known_environment(node))
+        scope = Variables(variables.overrides, variables).with_environment(script.known_environment(node, " ".join(words)))
         out += shell_launches(path, [(node.lineno, " ".join(words))], scope, kind)
     return sorted(out, key=lambda launch: launch.line)
