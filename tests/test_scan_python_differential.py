@@ -125,6 +125,10 @@ def add_flag(words):
     words.append("--from-helper")
 
 
+def build_cmd(tp=1):
+    return ["vllm", "serve", "built", "-tp", str(tp)]
+
+
 def setup():
     os.environ["PP"] = "8"
 
@@ -184,6 +188,10 @@ _LAUNCHES = [
     'os.system(f"PP=4 vllm serve {MODEL} -pp $PP && vllm serve again")',
     'subprocess.run(["vllm", "serve", MODEL, "-pp", os.environ["PP"] if "PP" in os.environ else "0"])',
     "try:\n    subprocess.run(cmd)\nexcept OSError:\n    pass",
+    "subprocess.run(cmd[:3])", "subprocess.run(build_cmd())", "subprocess.run(build_cmd(4))",
+    "subprocess.run([word for word in cmd])", "subprocess.run(cmd if GPU == 'H100' else cmd + ['--not-h100'])",
+    'subprocess.run(["vllm", "serve", "a" if GPU == "H100" else "b", MODEL.upper(), ",".join(["x", "y"])])',
+    "n = 0\nwhile n < 2:\n    subprocess.run(['vllm', 'serve', 'w', str(n)])\n    n += 1",
     'subprocess.run(["vllm", "serve", MODEL, "-pp", os.environ.get("PP", "1")], env={"PP": "9"})',
     'subprocess.run("vllm serve m -pp ${PP:-1}", shell=True, env={**os.environ, "TP": "9"})',
     'subprocess.run(f"vllm serve m -pp ${{PP:-1}} -x {PP}", shell=True, env={"PP": "2"})',
@@ -198,10 +206,23 @@ _LAUNCHES = [
 _STARTS = re.compile(r"subprocess\.|os\.system|os\.exec")
 
 
-def _script(prelude: dict, statements: list[str], exec_last: bool) -> str:
+#: the values main() starts from when the statements run in it (its own locals)
+_LOCALS = '''\
+MODEL = "{model}"
+TP = {tp}
+MODE = "{mode}"
+PP = os.environ.get("PP", "1")
+cmd = ["vllm", "serve", MODEL]
+extra = []
+'''
+
+
+def _script(prelude: dict, statements: list[str], exec_last: bool, in_main: bool = False) -> str:
     body = "\n".join(statements)
     if exec_last:
         body += '\nos.execvp("vllm", cmd)'
+    if in_main:   # the statements in a function, on its own local names
+        body = "def main():\n" + textwrap.indent(_LOCALS.format(**prelude) + body, "    ") + "\n\n\nmain()"
     return _PRELUDE.format(**prelude) + body + "\n"
 
 
@@ -251,10 +272,11 @@ def _compare(tmp_path, script: str) -> None:
        mode=st.sampled_from(["tp", "dp", "ep"]), gpu=st.sampled_from(["H100", "A100", "L4"]), arg_tp=st.sampled_from(["2", "8"]),
        arg_model=st.sampled_from(["x", "org/y"]),
        statements=st.lists(st.sampled_from(_SETTERS + _LAUNCHES), min_size=1, max_size=8),
-       exec_last=st.booleans())
-def test_generated_scripts_agree_with_python(tmp_path, model, tp, mode, gpu, arg_tp, arg_model, statements, exec_last):
+       exec_last=st.booleans(), in_main=st.booleans())
+def test_generated_scripts_agree_with_python(tmp_path, model, tp, mode, gpu, arg_tp, arg_model, statements, exec_last,
+                                             in_main):
     prelude = {"model": model, "tp": tp, "mode": mode, "gpu": gpu, "arg_tp": arg_tp, "arg_model": arg_model}
-    _compare(tmp_path, _script(prelude, statements, exec_last))
+    _compare(tmp_path, _script(prelude, statements, exec_last, in_main))
 
 
 def test_the_stand_ins_record_what_the_script_runs(tmp_path):

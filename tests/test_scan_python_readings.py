@@ -181,3 +181,21 @@ def test_every_change_to_the_environment_is_followed(tmp_path, script, expected)
 ])
 def test_a_list_changed_under_another_name_is_unresolved(tmp_path, script, expected):
     assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    # an argument list made from a vLLM list kvguard cannot read: found at the call, undecidable (it was read
+    # as the whole list, decided, where the list is written)
+    ("cmd = ['vllm', 'serve', 'm', '-tp', '2']\nsubprocess.run(cmd[:3])\n",
+     [(4, ["m", "-tp", "2", "${cmd_3}"], True)]),
+    ("def build_cmd(tp=1):\n    return ['vllm', 'serve', 'built', '-tp', str(tp)]\nsubprocess.run(build_cmd(4))\n",
+     [(5, ["built", "-tp", "${tp}", "${build_cmd_4}"], True)]),
+    # a conditional expression whose test kvguard decides (it was unresolved)
+    ("GPU = 'H100'\nsubprocess.run(['vllm', 'serve', 'a' if GPU == 'H100' else 'b'])\n", [(4, ["a"], False)]),
+    ("GPU = 'L4'\ncmd = ['vllm', 'serve', 'm']\nsubprocess.run(cmd if GPU == 'H100' else cmd + ['-tp', '1'])\n",
+     [(5, ["m", "-tp", "1"], False)]),
+    ("import sys\nsubprocess.run(['vllm', 'serve', 'a' if sys.argv[1:] else 'b'])\n",
+     [(4, ["${a_if_sys_argv_1_else_b}"], True)]),
+])
+def test_argument_lists_kvguard_cannot_read_are_found_where_they_are_made(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected

@@ -19,6 +19,10 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   script assigns it once; a change the replay cannot follow ends the list in an unresolved word;
 - ``" ".join(words)`` (text the shell splits again) and ``shlex.join(words)`` (each word quoted) as command text;
   with ``shell=True`` a list's first item is the command;
+- ``a if test else b`` (a word or a list) when kvguard decides the test (as for ``if`` below);
+- an argument list kvguard cannot read that is made from one naming vLLM (``cmd[:3]``, ``build_cmd()`` of a
+  module-level function returning a list, a comprehension over ``cmd``): that list's words, then an
+  unresolved item, at the call;
 - a list literal that starts a launch but that no call above reads (returned by a helper, handed to a wrapper
   kvguard does not know): a launch on the line it is written;
 - a call inside ``for`` loops over literals (a list or tuple of literals or of tuples of them, ``range`` of
@@ -322,6 +326,9 @@ class _Script:
         if isinstance(node, ast.Name):
             bound = self.values.get(node.id)
             return self._environment_then(self.text(bound, depth + 1), bound) if bound is not None else None
+        if isinstance(node, ast.IfExp):     # `a if test else b`, when kvguard decides the test
+            holds = self.condition(node.test)
+            return None if holds is None else self.text(node.body if holds else node.orelse, depth + 1)
         if isinstance(node, ast.JoinedStr):
             parts = []
             for part in node.values:
@@ -647,6 +654,9 @@ class _Script:
                     text = self.text(item)
                     out.append((text, False) if text is not None else ("${" + self._unknown(item) + "}", False))
             return out
+        if isinstance(node, ast.IfExp):
+            holds = self.condition(node.test)
+            return None if holds is None else self.items(node.body if holds else node.orelse, depth + 1)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             left, right = self.items(node.left, depth + 1), self.items(node.right, depth + 1)
             if left is None and right is None:
@@ -659,6 +669,27 @@ class _Script:
                 and not node.args and not node.keywords:   # str.split(): blanks part the words, quotes stay
             text = self._shell_text(node.func.value, depth + 1)
             return None if text is None else [(word, False) for word in text.split()]
+        return None
+
+    def launch_inside(self, given: ast.AST) -> Optional[list[str]]:
+        """An argument list kvguard cannot read (``cmd[:3]``, ``build_cmd()``, a comprehension) that is made from
+        one naming vLLM (a list it reads, or one a module-level function returns): that list's words, then the
+        argument itself unresolved, so that the launch is found where it is made and is undecidable."""
+        for node in ast.walk(given):
+            candidates: list[ast.AST] = []
+            if isinstance(node, (ast.Name, ast.List, ast.Tuple)):
+                candidates = [node]
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                functions = [f for f in self._tree.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                             and f.name == node.func.id]
+                if len(functions) == 1:
+                    candidates = [r.value for r in ast.walk(functions[0])
+                                  if isinstance(r, ast.Return) and r.value is not None]
+            for candidate in candidates:
+                items = self.items(candidate)
+                if items and "vllm" in " ".join(text for text, _spread in items).lower():
+                    return [text if spread else _word(text) for text, spread in items] \
+                        + ["${" + self._unknown(given) + "}"]
         return None
 
     def frames(self, call: ast.Call) -> tuple[str, Optional[list[dict[str, ast.AST]]]]:
@@ -1236,12 +1267,16 @@ def _command_line(script: _Script, call: ast.Call) -> Optional[str]:
         if isinstance(given, ast.Call) and script.dotted(given.func) == "shlex.split" and given.args:
             return script.shell_text(given.args[0])
         words = script.words(given)
+        if words is None:
+            words = script.launch_inside(given)
         return " ".join(words) if words else None
     if name in _OS_ARGV_CALLS:
         index = _OS_ARGV_CALLS[name]
         if len(call.args) <= index:
             return None
         words = script.words(call.args[index])
+        if words is None:
+            words = script.launch_inside(call.args[index])
         return " ".join(words) if words else None
     if name in _TEXT_CALLS:
         return script.shell_text(call.args[0]) if call.args else None
