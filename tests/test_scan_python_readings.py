@@ -199,3 +199,10 @@ def test_a_list_changed_under_another_name_is_unresolved(tmp_path, script, expec
 ])
 def test_argument_lists_kvguard_cannot_read_are_found_where_they_are_made(tmp_path, script, expected):
     assert _read(tmp_path, script) == expected
+
+
+def test_a_write_in_another_function_is_unknown_after_a_later_one(tmp_path):
+    """The function may be called after the later write (it was applied in line order, before it)."""
+    script = ("def setup():\n    os.environ['PP'] = '8'\nos.environ['PP'] = '6'\nsetup()\n"
+              "os.system('vllm serve m -pp ${PP:-1}')\n")
+    assert _read(tmp_path, script) == [(7, ["m", "-pp", "${PP:-1}"], True)]

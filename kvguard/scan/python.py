@@ -1060,6 +1060,8 @@ class _Script:
         loop, another function, or the module after a function's line), set to a value kvguard cannot know."""
         out: dict[str, Optional[str]] = {}
         scope = self._scope(where)
+        #: changed in another function (or the module, after a function's line): at any time, so unknown
+        elsewhere: list[str] = []
         for number, how, name, value, statement in sorted(self.environ, key=lambda change: change[0]):   # as run
             sure = self.surely_runs(statement)
             if sure is False:
@@ -1069,7 +1071,8 @@ class _Script:
                 if number > where.lineno:   # type: ignore[attr-defined]
                     continue
             elif not (isinstance(write_scope, ast.Module) and number <= where.lineno):   # type: ignore[attr-defined]
-                sure = None
+                elsewhere.append(name if how not in ("clear", "any") else _ANY_VARIABLE)
+                continue
             if how in ("clear", "any"):
                 if sure and how == "clear":
                     out.clear()
@@ -1083,6 +1086,7 @@ class _Script:
                 out.pop(name, None)
             elif name not in out:           # setdefault: kept when set, unknown when anything may have set it
                 out[name] = None if _ANY_VARIABLE in out or value is None else _environment_value(self.text(value))
+        out.update((name, None) for name in elsewhere)
         return out
 
     def known_environment(self, where: ast.AST, line: str) -> dict[str, Optional[str]]:
