@@ -1129,7 +1129,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
 
     A ``for`` loop over words is read once per word (its launches labelled ``loop tp=2``); a function's body at
     each call of it, its arguments as ``$1`` … (``call $1=…``), and once with them unresolved when the text never
-    calls it (``_flow``: the functions and calls of the whole text; ``_calls``: the functions being read)."""
+    calls it (``_flow``: the functions and calls of the whole text; ``_calls``: the functions being read).  A
+    condition kvguard decides (:mod:`kvguard.scan.conditions`) picks the branch that runs; code that does not run
+    is not read, and the text ends at an ``exit`` / ``exec`` it surely reaches."""
     top = _flow is None
     flow = _flow if _flow is not None else _Flow()
     out: list[Launch] = []
@@ -1138,9 +1140,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         lines, flow.documents = set_apart(lines)
     commands = Lines(logical_lines(lines, prompts=prompts))
 
+    def in_dead_code() -> bool:
+        """Whether the line being read is in a branch that does not run (the innermost block knows)."""
+        return bool(branches) and branches[-1].dead
+
     def read_command(lineno: int, text: str) -> list[Launch]:
         """One command of a branch's line (after ``then``, ``else``, a ``case`` pattern)."""
-        if not text.strip() or bool(branches) and branches[-1].dead:
+        if not text.strip() or in_dead_code():
             return []
         return shell_launches(path, [(lineno, text)], variables, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
 
@@ -1150,7 +1156,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             own = sorted((document for document in flow.documents if document.line >= lineno),
                          key=lambda document: document.line)
             for (start, _stop, _operator), document in zip(found, own):
-                if not (branches and branches[-1].dead):
+                if not in_dead_code():
                     out += _here_document_launches(path, text[:start], document, variables, kind, _nesting)
             for start, stop, _operator in reversed(found):
                 text = text[:start] + text[stop:]     # the redirection is no word of the command
@@ -1163,7 +1169,6 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 commands.push((lineno, piece))
             continue
         keyword = _keyword(text)
-        in_dead_code = bool(branches) and branches[-1].dead
         if branches and branches[-1].kind == "case":
             arm = branches[-1]
             if keyword == "esac":
@@ -1185,9 +1190,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 continue
             if not text.strip():
                 continue
-            in_dead_code = bool(branches) and branches[-1].dead
         if keyword == "if" and not re.search(r"[\s;]fi\s*;?\s*$", text):
-            branches.append(_Branches("if", variables, dead=in_dead_code))
+            branches.append(_Branches("if", variables, dead=in_dead_code()))
             condition = _condition(text)
             branches[-1].next_branch(variables, partial(condition_value, condition))
             out += read_command(lineno, _after_then(text))
@@ -1195,7 +1199,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         if keyword == "case":
             m = _CASE_HEADER.match(text)
             if m:
-                branches.append(_Branches("case", variables, dead=in_dead_code))
+                branches.append(_Branches("case", variables, dead=in_dead_code()))
                 branches[-1].subject = m.group(1)
                 continue
         if branches and branches[-1].kind == "if" and keyword in ("elif", "else", "then", "fi"):
@@ -1211,7 +1215,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 branches[-1].next_branch(variables, _always)
                 out += read_command(lineno, text.lstrip()[4:])
             continue
-        if in_dead_code:
+        if in_dead_code():
             continue        # a branch that does not run: nothing in it is read
         if top and all(branch.runs_alone and not branch.falls_through for branch in branches):
             # the script surely gets here: `exit` ends it, `exec COMMAND` ends it once that command is read
