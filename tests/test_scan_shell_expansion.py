@@ -466,6 +466,7 @@ def test_what_code_that_may_not_run_here_sets_is_unresolved_after_it(tmp_path, s
     ("n=4\nuntil [ $n -le 1 ]; do n=$((n/2)); vllm serve m -pp $n; done", [(["-pp", "$n"], ("n",))]),
     ("while read -r tp pp; do\n  vllm serve m -tp $tp -pp $pp -dcp 2\ndone < sizes.txt",
      [(["-tp", "$tp", "-pp", "$pp", "-dcp", "2"], ("tp", "pp"))]),
+    ("TP=2\nwhile IFS= read -r TP; do vllm serve m -tp $TP; done < sizes.txt", [(["-tp", "$TP"], ("TP",))]),
     # what the body does not change is known: a restart loop's launch is read
     ("TP=3\nwhile true; do\n  vllm serve m -tp $TP -dcp 2\n  sleep 5\ndone", [(["-tp", "3", "-dcp", "2"], ())]),
     ("for ((i=0; i<2; i++)); do vllm serve m -tp 2 --port $((8000+i)); done",

@@ -1554,19 +1554,18 @@ def _loop_launches(path: str, name: str, words: Optional[str], block: Block, var
     return collector.launches()
 
 
-#: the names a condition sets: ``read``'s (``REPLY`` when it names none), an arithmetic header's
-_READ = re.compile(r"\bread\b([^;|&]*)")
 _ARITHMETIC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: a command's leading ``NAME=value`` words (``IFS= read -r line``)
+_PREFIX_ASSIGNMENTS = re.compile(r"^\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*")
 
 
 def _condition_names(condition: str) -> set[str]:
+    """The names a loop's condition sets: every name of an arithmetic header, else what its commands set
+    (:func:`_names_set_by`: ``read x``'s ``x``)."""
     if condition.lstrip().startswith("(("):
         return set(_ARITHMETIC_NAME.findall(condition))
-    names: set[str] = set()
-    for m in _READ.finditer(blank_quoted(condition)):
-        named = {word for word in m.group(1).split() if _ARITHMETIC_NAME.fullmatch(word)}
-        names |= named or {"REPLY"}
-    return names
+    parts = _split_list(condition, and_or=True) or [("", condition)]
+    return {name for _, part in parts for name in _names_set_by(_PREFIX_ASSIGNMENTS.sub("", part))}
 
 
 def _condition_loop_launches(path: str, condition: str, block: Block, variables: Variables, kind: str,
