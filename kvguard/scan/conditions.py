@@ -10,7 +10,9 @@ Read from the bash manual ("Bash Conditional Expressions", the ``test`` builtin'
   character) is undecided;
 - ``[[ … ]]`` with one such test, where the right side of ``==`` / ``!=`` is a pattern unless quoted;
 - ``true``, ``false``, ``:`` and ``!``, and ``&&`` / ``||`` lists of all these;
-- a ``case`` arm's ``|``-separated patterns against the subject word.
+- a ``case`` arm's ``|``-separated patterns against the subject word;
+- whether a variable is empty, where the code it guards sets that variable (:func:`default_name`): the fact
+  ``${X:=value}`` states, decided as kvguard decides that one.
 
 An operand is a literal word, a quoted literal or a variable reference (``$X``, ``${X}``, ``"$X"``, ``$1``) that
 the script gives a value; anything else — a command's status, a file test, ``=~``, ``<``, a variable the
@@ -25,7 +27,7 @@ from typing import Optional
 
 from .variables import Variables, blank_quoted, translate_quoted
 
-__all__ = ["arm_matches", "condition_value"]
+__all__ = ["arm_matches", "condition_value", "default_name"]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*|[1-9]"
 _OPERAND = re.compile(r'^(?:(")?\$(?:(' + _NAME + r")|\{(" + _NAME + r')\})(?(1)")|"([^"$`\\]*)"|'
@@ -239,3 +241,56 @@ def arm_matches(subject: str, patterns: str, variables: Variables) -> Optional[b
         if found:
             return True
     return False
+
+
+#: a reference to a variable whose value a test asks about: ``$X``, ``${X}``, ``${X:-}``, ``${X-}`` (empty when unset)
+_REFERENCE = re.compile(r"^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)(?::?-)?\})$")
+_EMPTY_WORDS = frozenset({'""', "''"})
+
+
+def _emptiness(words: list[str]) -> Optional[tuple[str, bool]]:
+    """``(X, holds when X is empty)`` for a test that asks whether X is empty and nothing else (``[ -z "$X" ]``,
+    ``test -n "$X"``, ``[[ ! $X ]]``, ``[ "$X" = "" ]``, ``! [ … ]``); None for any other.  In ``[`` / ``test`` an
+    unquoted reference is taken only where its vanishing keeps the answer (``[ -z $X ]`` is ``[ -z ]``, true; ``[ -n
+    $X ]`` is ``[ -n ]``, true as well)."""
+    negated = False
+    while words and words[0] == "!":
+        negated, words = not negated, words[1:]
+    if len(words) >= 2 and words[0] == "[[" and words[-1] == "]]":
+        inner, double = words[1:-1], True
+    elif len(words) >= 2 and words[0] == "[" and words[-1] == "]":
+        inner, double = words[1:-1], False
+    elif words and words[0] == "test":
+        inner, double = words[1:], False
+    else:
+        return None
+    if inner and inner[0] == "!":
+        negated, inner = not negated, inner[1:]
+        if not double and len(inner) < 2:
+            return None         # `[ ! "$X" ]`: the rules by number of arguments, not read here
+    if len(inner) == 2 and inner[0] in ("-z", "-n"):
+        operand, when_empty = inner[1], inner[0] == "-z"
+    elif len(inner) == 1:
+        operand, when_empty = inner[0], False
+    elif len(inner) == 3 and inner[1] in ("=", "==", "!=") and inner[2] in _EMPTY_WORDS:
+        operand, when_empty = inner[0], inner[1] != "!="
+    else:
+        return None
+    quoted = len(operand) > 1 and operand[0] == operand[-1] == '"'
+    m = _REFERENCE.match(operand[1:-1] if quoted else operand)
+    if m is None or not (quoted or double or inner[0] == "-z" and not negated and len(inner) == 2):
+        return None
+    return m.group(1) or m.group(2), when_empty != negated
+
+
+def default_name(condition: str, holds: bool, variables: Variables) -> Optional[str]:
+    """The name X when the code that runs on ``condition``'s status being ``holds`` (after ``&&``: True, after
+    ``||``: False; an ``if``'s branch: True) runs exactly when X is empty — ``[ -z "$X" ] && X=8``, ``if [ -z
+    "${X:-}" ]; then X=8; fi`` — and ``${X:=8}`` would take its word for X (:meth:`Variables.takes_default`: the
+    file never sets X).  Where that code sets X alone, it is that one fact, and read as kvguard reads ``${X:=8}``:
+    it runs.  None for any other condition."""
+    words = _words(condition.strip())
+    found = _emptiness(words) if words else None
+    if found is None or found[1] != holds:
+        return None
+    return found[0] if variables.takes_default(found[0]) else None

@@ -14,7 +14,7 @@ from typing import Callable, Iterator, NamedTuple, Optional
 from ..launch.images import CONTAINER_CLIS
 from ..launch.pins import image_pin, pip_pin, runner_pin
 from .beside import not_beside, read_beside
-from .conditions import arm_matches, condition_value
+from .conditions import arm_matches, condition_value, default_name
 from .gpus import visible_devices_gpus
 from .heredocs import HereDocument, continues, expanded_body, operators, set_apart, unescaped
 from .matrices import Collector
@@ -796,8 +796,9 @@ def _subshell_body(commands: Lines) -> Optional[Block]:
 #: the lines one subshell's body may span
 _MAX_SUBSHELL_LINES = 2000
 
-#: ``exit`` / ``exit N`` / ``exit $STATUS``
-_EXIT = re.compile(r"^\s*exit(?:\s+\S+)?\s*;?\s*$")
+#: ``exit`` / ``exit N`` / ``exit $STATUS``, ``return [N]``, ``break [N]``, ``continue [N]``: a command that ends what
+#: runs (the shell, the function, the loop, the loop's run)
+_STOP = re.compile(r"^\s*(exit|return|break|continue)(?:\s+(\S+))?\s*;?\s*$")
 #: ``exec COMMAND …`` (``exec`` with redirections only keeps the shell going)
 _EXEC_COMMAND = re.compile(r"^\s*exec(?:\s+-[acl]+(?:\s+\S+)?)*\s+(?![0-9]*[<>&])\S")
 
@@ -909,8 +910,8 @@ def _sequence(text: str, functions: "Optional[dict[str, Block]]" = None) -> list
     """The commands of a line joined by ``;`` / ``&&`` / ``||`` (outside quotes, ``$(…)`` and ``${…}``), each
     with the operator before it (``""`` for the first), when one of them assigns, exports or unsets a variable or
     sources a file (which a later one, or a later line, may read), is a test (whose status decides whether the
-    next runs), or calls one of ``functions`` (read apart from the launches beside it); ``[("", text)]``
-    otherwise."""
+    next runs), ends what runs (``exit``, ``break``, ``exec …``: the commands after it do not run), or calls one of
+    ``functions`` (read apart from the launches beside it); ``[("", text)]`` otherwise."""
     whole = [("", text)]
     if ";" not in text and "&&" not in text and "||" not in text:
         return whole
@@ -919,7 +920,7 @@ def _sequence(text: str, functions: "Optional[dict[str, Block]]" = None) -> list
         return whole        # a `case` arm: not a plain sequence
     if len(parts) < 2 or not any(_ASSIGN.match(p) or _ARRAY.match(p) or _EXPORT.match(p) or _UNSET.match(p)
                                  or _SOURCE.match(p) or _TEST_COMMAND.match(p) or _names_set_by(p)
-                                 or _EVAL.match(p) for _, p in parts) and \
+                                 or _EVAL.match(p) or _STOP.match(p) or _EXEC_COMMAND.match(p) for _, p in parts) and \
             not (functions and any(_calls_a_function(p, functions) for _, p in parts)):
         return whole
     return parts
@@ -957,6 +958,31 @@ class _Flow:
         #: the text's here-documents, found by the line of their operator (a function's body may hold one, read
         #: at each call)
         self.documents: list[HereDocument] = []
+        #: a command that ends what runs has run (``("exit", 1)``, ``("break", 2)``): each reading it ends gives it
+        #: to the one that holds it, up to the one it ends (:func:`_stop`)
+        self.stop: Optional[tuple[str, int]] = None
+        #: the loop bodies being read in the function (or script) being read: ``break`` / ``continue`` end one
+        self.loops = 0
+        #: the kinds of stop a branch that may not run met: what the loop or function it is in leaves is not known
+        self.uncertain: set[str] = set()
+
+
+def _stop_made(text: str, flow: _Flow, in_function: bool) -> Optional[tuple[str, int]]:
+    """The stop the command ``text`` makes: ``exit`` anywhere; ``return`` in a function or a sourced file (at an
+    executed script's top bash refuses it and goes on); ``break N`` / ``continue N`` in a loop's body (bash refuses
+    them elsewhere, in a function called from a loop or a subshell too, and goes on); None for any other
+    command."""
+    m = _STOP.match(text)
+    if m is None:
+        return None
+    kind, argument = m.groups()
+    if kind == "return" and not in_function:
+        return None
+    if kind in ("break", "continue"):
+        if not flow.loops or not (argument is None or argument.isdigit() and int(argument) >= 1):
+            return None
+        return kind, int(argument or 1)
+    return kind, 1
 
 
 def _always(variables: Variables) -> bool:
@@ -986,21 +1012,42 @@ class _Branches:
         self.settled: Optional[tuple] = None    # the variables the one branch that runs left
         self.falls_through = False  # a `case` arm ended with `;&` / `;;&`: the next is not decided
         self.subject = ""           # a `case`'s word, as written
+        self.branches = 0           # the branches begun so far
+        #: the name an ``if`` block's one branch gives a default (:func:`kvguard.scan.conditions.default_name`),
+        #: and the variables that branch left
+        self.default_name: Optional[str] = None
+        self.default_left: Optional[tuple] = None
+
+    def sure(self) -> bool:
+        """Whether the branch being read surely runs when the block is reached."""
+        return self.runs_alone and not self.falls_through
 
     def _close(self, variables: Variables) -> None:
         if self.dead:
             return
-        if self.runs_alone and not self.falls_through:
+        if self.sure():
             self.settled = variables.snapshot()
         else:
             self.changed |= variables.changed_since(self.before)
             self.exported |= variables.exported - self.before[3]
+            if self.default_name is not None:
+                self.default_left = variables.snapshot()
+
+    def stop_here(self, variables: Variables, kind: str) -> None:
+        """The branch being read, which may not run, ends here (``exit``, ``return`` … in it): the rest of it is not
+        read.  What it set so far reaches the code after the block, where it is not known, unless the shell exits."""
+        if kind != "exit":
+            self.changed |= variables.changed_since(self.before)
+            self.exported |= variables.exported - self.before[3]
+        self.dead = True
+        self.default_name = None
 
     def next_branch(self, variables: Variables, decide: "Callable[[Variables], Optional[bool]]") -> None:
         """The branch before ends and one starts, whose condition ``decide`` evaluates (None: undecided) in the
         variables as they were before the block."""
         self._close(variables)
         variables.restore(self.before)
+        self.branches += 1
         if self.within_dead or (self.taken and not self.falls_through):
             self.dead = True
             return
@@ -1024,6 +1071,10 @@ class _Branches:
             return
         if self.settled is not None and not self.falls_through:
             variables.restore(self.settled)
+            return
+        if self.branches == 1 and self.default_left is not None and self.changed <= {self.default_name}:
+            # `if [ -z "$X" ]; then X=8; fi`: read as `${X:=8}` is
+            variables.restore(self.default_left)
             return
         for name in self.changed | self.exported:
             variables.set_unknown(name)
@@ -1088,18 +1139,6 @@ def _one_line_case(text: str) -> Optional[list[str]]:
     return pieces + ["esac"]
 
 
-_EMPTY_TEST = re.compile(r'^\s*\[\[?\s+-([zn])\s+"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?\s+\]\]?\s*$')
-
-
-def _default_idiom(test: str, operator: str, command: str) -> bool:
-    """``[ -z "$X" ] && X=value`` / ``[ -n "$X" ] || X=value``: the script's default for X, read as ``${X:=value}``
-    is (the value, as if the environment did not set X)."""
-    m = _EMPTY_TEST.match(test)
-    assignment = _ASSIGN.match(command)
-    return bool(m and assignment and assignment.group(2) == m.group(2)
-                and (m.group(1) == "z") == (operator == "&&"))
-
-
 def _condition(text: str) -> str:
     """The condition of an ``if`` / ``elif`` line: the text between the keyword and ``then`` (or the line's end)."""
     rest = re.sub(r"^\s*(?:el)?if\b", "", text)
@@ -1150,7 +1189,32 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             return []
         return shell_launches(path, [(lineno, text)], variables, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
 
+    exec_read = False       # the line read last was `exec COMMAND`
+
+    def reading_ends() -> bool:
+        """After a command that ends what runs (``flow.stop``): whether this reading ends there, which it does
+        when the command surely runs whenever the reading does; else the innermost branch that may not run ends
+        there instead (the rest of it is not read) and the reading goes on after that branch's block."""
+        nonlocal exec_read
+        if exec_read:
+            exec_read = False
+            flow.stop = flow.stop or ("exit", 1)
+        if flow.stop is None:
+            return False
+        for depth in range(len(branches) - 1, -1, -1):
+            if not branches[depth].sure():
+                branches[depth].stop_here(variables, flow.stop[0])
+                for inner in branches[depth + 1:]:
+                    inner.within_dead = inner.dead = True
+                if flow.stop[0] != "exit":
+                    flow.uncertain.add(flow.stop[0])
+                flow.stop = None
+                return False
+        return True
+
     for lineno, text in commands:
+        if reading_ends():
+            break
         if flow.documents and "<<" in text:
             found = operators(text)
             own = sorted((document for document in flow.documents if document.line >= lineno),
@@ -1194,6 +1258,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             branches.append(_Branches("if", variables, dead=in_dead_code()))
             condition = _condition(text)
             branches[-1].next_branch(variables, partial(condition_value, condition))
+            if branches[-1].maybe and not branches[-1].dead:
+                branches[-1].default_name = default_name(condition, True, variables)
             out += read_command(lineno, _after_then(text))
             continue
         if keyword == "case":
@@ -1217,12 +1283,12 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         if in_dead_code():
             continue        # a branch that does not run: nothing in it is read
-        if top and all(branch.runs_alone and not branch.falls_through for branch in branches):
-            # the script surely gets here: `exit` ends it, `exec COMMAND` ends it once that command is read
-            if _EXIT.match(text):
-                break
-            if _EXEC_COMMAND.match(text):
-                commands.end()
+        ending = _stop_made(text, flow, in_function=bool(_calls)) if "exit" in text or "return" in text or \
+            "break" in text or "continue" in text else None
+        if ending is not None:
+            flow.stop = ending
+            continue
+        exec_read = bool(_EXEC_COMMAND.match(text))     # `exec COMMAND` ends the shell once that command is read
         group = _group(text) if text.lstrip()[:1] in ("(", "{") else None
         if group is not None:
             opener, inner, rest = group
@@ -1234,10 +1300,15 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 group_body = read_block((lineno, text), commands, "{", "}")
             else:
                 group_body = [(lineno, inner)]
-            if group_body is not None:
-                # a subshell `( … )` is a copy of this shell: what it sets stays in it; a group `{ …; }` is this one
-                scope = variables.block_scope() if opener == "(" else variables
-                out += shell_launches(path, group_body, scope, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
+            if group_body is not None and opener == "{":
+                out += shell_launches(path, group_body, variables, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
+            elif group_body is not None:
+                # a subshell `( … )` is a copy of this shell: what it sets, and an `exit` in it, end there; bash
+                # refuses `break` and `continue` in it and goes on
+                loops, flow.loops = flow.loops, 0
+                out += shell_launches(path, group_body, variables.block_scope(), kind, _nesting=_nesting, _flow=flow,
+                                      _calls=_calls)
+                flow.loops, flow.stop = loops, None
             continue
         header = function_header(text) if "(" in text or "function" in text else None
         if header is not None:
@@ -1255,8 +1326,11 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         if condition_loop is not None:
             loop_keyword, condition, after = condition_loop
             block = read_block((lineno, after), commands, "do", "done")
-            if block is not None and condition_value(condition, variables) is not (loop_keyword == "until"):
-                out += _condition_loop_launches(path, condition, block, variables, kind, _nesting, flow, _calls)
+            holds = condition_value(condition, variables) if loop_keyword != "for" else None
+            if block is not None and holds is not (loop_keyword == "until"):
+                runs = holds is (loop_keyword == "while")
+                out += _condition_loop_launches(path, condition, runs, block, variables, kind, _nesting, flow,
+                                                _calls)
             continue        # (a `while` whose condition kvguard decides false never runs its body)
         # `set -- a b; shift; X=$1` is a list: read below, each command in turn
         m = _SHIFT.match(text) or _SET_POSITIONAL.match(text) if not _LIST.search(blank_quoted(text)) else None
@@ -1301,18 +1375,27 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             for operator, part in parts:
                 if operator in ("&&", "||") and status is not None and (operator == "&&") != status:
                     continue
-                maybe = operator in ("&&", "||") and status is None and not _default_idiom(previous, operator, part)
+                maybe = operator in ("&&", "||") and status is None
+                default = default_name(previous, operator == "&&", variables) if maybe else None
                 status, previous = condition_value(part, variables), part
                 if status is None and (_ASSIGN.match(part) or _EXPORT.match(part) or _UNSET.match(part)):
                     status = True
                 if not maybe:
                     out += shell_launches(path, [(lineno, part)], variables, kind, _nesting=_nesting, _flow=flow,
                                           _calls=_calls)
+                    if flow.stop is not None:
+                        break
                     continue
-                # it may or may not run: its launches are reported, what it sets is unknown after it
+                # it may or may not run: its launches are reported, what it sets is unknown after it — unless it is
+                # a default's assignment (`[ -z "$X" ] && X=8`), read as `${X:=8}` is; an `exit` in it ends it only
                 before, scope = variables.snapshot(), Variables(variables.overrides, variables)
                 out += shell_launches(path, [(lineno, part)], scope, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
-                variables.take_changes(scope, before, exact=False)
+                stopped, flow.stop = flow.stop, None
+                if stopped is not None and stopped[0] != "exit":
+                    flow.uncertain.add(stopped[0])
+                if stopped is None or stopped[0] != "exit":
+                    variables.take_changes(scope, before, exact=stopped is None and default is not None
+                                           and scope.changed_since(before) <= {default})
                 status = None
             continue
         if flow.functions and _calls_a_function(text, flow.functions):
@@ -1419,12 +1502,15 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             if gpus is not None:
                 launch.give_gpus(gpus, given_by or "")
             out.append(launch)
+    reading_ends()
     if top:
+        flow.stop = None            # the text ended here (`exit`): its functions are still read below
         for name, block in flow.functions.items():
             if name not in flow.calls:          # defined, never called here: its parameters unresolved
                 scope = Variables(variables.overrides, variables)
                 scope.set_positional(None)
                 out += shell_launches(path, block, scope, kind, _nesting=_nesting, _flow=flow, _calls=(name,))
+                flow.stop = None
         for collector in flow.calls.values():
             out += collector.launches()
         out.sort(key=lambda launch: launch.line)
@@ -1490,10 +1576,20 @@ def _function_calls(path: str, text: str, variables: Variables, kind: str, nesti
             if any(piece in word for piece in missing):
                 scope.set_unknown(str(number))
         combo = {f"${number}": word for number, word in enumerate(words[:9], 1)}
+        # the body is not in the caller's loops (bash refuses `break` there); `return` ends the call, and so does
+        # `exit` when the call runs in a subshell (a pipeline, `&`)
+        loops, uncertain, flow.loops, flow.uncertain = flow.loops, flow.uncertain, 0, set()
         for launch in shell_launches(path, flow.functions[name], scope, kind, _nesting=nesting, _flow=flow,
                                      _calls=calls + (name,)):
             collector.add(combo, launch)
-        variables.take_changes(scope, before, exact=alone, keep_out=frozenset(scope.declared_local) | _POSITIONAL_NAMES)
+        returned_maybe = "return" in flow.uncertain
+        flow.loops, flow.uncertain = loops, uncertain
+        if flow.stop is not None and (flow.stop[0] != "exit" or not alone):
+            flow.stop = None
+        if flow.stop is not None:
+            return
+        variables.take_changes(scope, before, exact=alone and not returned_maybe,
+                               keep_out=frozenset(scope.declared_local) | _POSITIONAL_NAMES)
 
 
 #: the positional parameters: a function's own, not the caller's
@@ -1536,10 +1632,17 @@ def _loop_launches(path: str, name: str, words: Optional[str], block: Block, var
         values = None
     before = variables.snapshot()
     scope = variables.block_scope()
+    flow.loops += 1
+    uncertain, flow.uncertain = flow.uncertain, set()
     if values is None:
-        # read once, for a run kvguard cannot count: what the body sets is unknown after the loop
+        # read once, for a run kvguard cannot count: what the body sets is unknown after the loop, and what ends
+        # what runs in it (`exit`, `break`) may not run
         scope.set_unknown(name)
         launches = shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls)
+        flow.loops -= 1
+        if flow.stop is not None and flow.stop[0] == "return":
+            flow.uncertain.add("return")
+        flow.stop, flow.uncertain = None, uncertain | flow.uncertain
         variables.take_changes(scope, before, exact=False)
         variables.set_unknown(name)
         return launches
@@ -1549,9 +1652,27 @@ def _loop_launches(path: str, name: str, words: Optional[str], block: Block, var
         scope.set_known(name, value)
         for launch in shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls):
             collector.add({name: value}, launch)
-    variables.take_changes(scope, before, exact=True)
+        if _loop_stops(flow):
+            break
+    flow.loops -= 1
+    # a `break` / `continue` in a branch that may not run: the runs kvguard read may not be the ones bash makes
+    exact = not flow.uncertain & {"break", "continue"}
+    flow.uncertain |= uncertain
+    variables.take_changes(scope, before, exact=exact)
     variables.declared_local |= scope.declared_local
     return collector.launches()
+
+
+def _loop_stops(flow: _Flow) -> bool:
+    """After a run of a loop's body: whether the loop ends there (``break``, ``exit``, ``return``, or a ``continue N``
+    for an outer loop, which go on to the reading that holds the loop), the stop this loop answers taken."""
+    if flow.stop is None:
+        return False
+    stop, count = flow.stop
+    if stop not in ("break", "continue"):
+        return True
+    flow.stop = (stop, count - 1) if count > 1 else None
+    return stop == "break" or count > 1
 
 
 _ARITHMETIC_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -1568,22 +1689,33 @@ def _condition_names(condition: str) -> set[str]:
     return {name for _, part in parts for name in _names_set_by(_PREFIX_ASSIGNMENTS.sub("", part))}
 
 
-def _condition_loop_launches(path: str, condition: str, block: Block, variables: Variables, kind: str,
+def _condition_loop_launches(path: str, condition: str, runs: bool, block: Block, variables: Variables, kind: str,
                              nesting: int, flow: _Flow, calls: tuple[str, ...]) -> list[Launch]:
-    """The launches of a ``while`` / ``until`` / ``for ((…))`` loop's body, read once.  kvguard does not evaluate
-    the condition, so it cannot count the runs: a name the body sets (or the condition, ``read x``) is unknown in
-    the body, where a later run sees what an earlier one set, and after the loop."""
+    """The launches of a ``while`` / ``until`` / ``for ((…))`` loop's body, read once (``runs``: the condition
+    surely lets it run once).  kvguard does not evaluate the condition after a run, so it cannot count the runs: a
+    name the body sets (or the condition, ``read x``) is unknown in the body, where a later run sees what an earlier
+    one set, and after the loop."""
     before = variables.snapshot()
     # a first reading finds the names the body sets; its launches and calls are not kept
     trial_flow = _Flow()
-    trial_flow.functions, trial_flow.documents = flow.functions, flow.documents
+    trial_flow.functions, trial_flow.documents, trial_flow.loops = flow.functions, flow.documents, 1
     trial = Variables(variables.overrides, variables)
     shell_launches(path, block, trial, kind, _nesting=nesting, _flow=trial_flow, _calls=calls)
     changed = trial.changed_since(before) | _condition_names(condition)
     scope = variables.block_scope()
     for name in changed:
         scope.set_unknown(name)
+    flow.loops += 1
     launches = shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=calls)
+    flow.loops -= 1
+    # the body runs at least once when the condition surely holds: an `exit` or `return` in it then ends what holds
+    # the loop too; else the body may not run
+    if flow.stop is not None and runs:
+        _loop_stops(flow)
+    elif flow.stop is not None:
+        if flow.stop[0] == "return":
+            flow.uncertain.add("return")
+        flow.stop = None
     variables.take_changes(scope, before, exact=False)
     for name in changed:
         variables.set_unknown(name)

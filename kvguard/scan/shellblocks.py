@@ -44,10 +44,6 @@ class Lines:
     def push(self, line: tuple[int, str]) -> None:
         self._back.append(line)
 
-    def end(self) -> None:
-        """No line after the ones given back is read (the script ends there: ``exec``)."""
-        self._lines = iter(())
-
 
 def _words(text: str) -> Iterator[re.Match]:
     """The words of ``text`` outside quotes, with their places (quoted text is blanked, not removed)."""

@@ -274,6 +274,15 @@ class Variables:
             return self.overrides[name]
         return self.local.get(name)
 
+    def takes_default(self, name: str, colon: bool = True) -> Optional[bool]:
+        """Whether ``${name:-word}`` / ``${name:=word}`` (``colon``; ``${name-word}`` without) takes its word: when
+        the name is unset — one the file never sets is taken as unset, the environment as not setting it — or,
+        with ``colon``, empty; None when its value is not known."""
+        value = self.get(name)
+        if value is None and name in self.unknown:
+            return None
+        return value is None or (colon and value == "")
+
     def snapshot(self) -> tuple:
         """What the variables hold now, for :meth:`restore` (the start of a conditional's branch)."""
         return (dict(self.local), set(self.unknown), {k: list(v) for k, v in self.arrays.items()}, set(self.exported),
@@ -594,8 +603,7 @@ class Variables:
                 missing.append(name)
                 return original
             return put(value)
-        # with `:`, an empty value counts as unset; a name the file never sets is taken as unset
-        unset = value is None or (op.startswith(":") and value == "")
+        unset = self.takes_default(name, colon=op.startswith(":"))
         kind = op[-1]
         if kind in "-=":
             if value is not None and not unset:
