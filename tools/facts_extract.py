@@ -369,6 +369,10 @@ KNOWN_PROPERTIES: dict[str, list] = {
     "f86240f7be70": ["round_up_mul", {"a": "hidden_size", "f": "v_dim_factor", "multiple": 64}],   # xLSTM v_dim
     "8daa0d3b0592": ["round_up_mul", {"a": "hidden_size", "f": "qk_dim_factor", "multiple": 64}],  # xLSTM qk_dim
     "094071a2891f": ["floordiv_const", {"a": "local_attention", "d": 2}],              # ModernBERT sliding_window
+    "5fd9dec77a4b": ["int_product_of", {"a": "downsampling_ratios"}],                  # VibeVoice hop_length
+    "dbfb228cec3e": ["ceil_quotient_by_sub_attribute", {"a": "acoustic_tokenizer_chunk_size",
+                                                        "sub": "acoustic_tokenizer_encoder_config",
+                                                        "b": "hop_length"}],           # VibeVoice-ASR positions
 }
 
 #: property setters, by fingerprint (tools/facts_transformers5.py ``fingerprint``): what assigning the
@@ -380,6 +384,9 @@ KNOWN_SETTERS: dict[str, list] = {
     "bf93b19fa3b8": ["set_alias", {"a": "num_heads"}],                           # vLLM Medusa lookahead tokens
     "30528827bb3a": ["set_alias", {"a": "_pad_token_id"}],                       # Idefics3, SmolVLM (5.20+)
     "b0a017a8c921": ["mul_into", {"a": "local_attention", "k": 2}],              # ModernBERT sliding_window
+    "a9ee784b2b60": ["positive_times_sub_attribute_into", {                      # VibeVoice-ASR positions
+        "a": "acoustic_tokenizer_chunk_size", "sub": "acoustic_tokenizer_encoder_config", "b": "hop_length",
+        "msg": {"template": "Attempted to set `max_position_embeddings` to {value}; you need a positive value!"}}],
 }
 
 

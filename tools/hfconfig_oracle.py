@@ -77,6 +77,8 @@ SCOPE = [
     "molmo2",
     # ModernBERT (transformers 5): the sliding_window property over local_attention, layer types every n-th global
     "modernbert",
+    # VibeVoice-ASR (transformers 5): max_position_embeddings a property over the audio chunk and the hop length
+    "vibevoice_asr",
 ]
 
 # keys worth mutating (present or not in the template)

@@ -427,6 +427,30 @@ HAND.update({
 })
 
 
+# VibeVoice-ASR (transformers 5.x): a Qwen2.5-7B-shaped text config behind two acoustic-tokenizer encoders whose
+# downsampling ratios make the hop length (3200 samples) that the audio chunk must be a multiple of and that turns
+# the chunk into the config's max_position_embeddings (a property, ceil(chunk / hop))
+_VIBEVOICE_ENCODER = {
+    "model_type": "vibevoice_acoustic_tokenizer_encoder", "channels": 1, "kernel_size": 7, "rms_norm_eps": 1e-05,
+    "layer_scale_init_value": 1e-06, "initializer_range": 0.01, "num_filters": 32,
+    "downsampling_ratios": [2, 2, 4, 5, 5, 8], "depths": [3, 3, 3, 3, 3, 3, 8], "hidden_act": "gelu",
+    "ffn_expansion": 4, "vae_std": 0.625}
+HAND.update({
+    "vibevoice_asr": {
+        "architectures": ["VibeVoiceAsrForConditionalGeneration"], "model_type": "vibevoice_asr",
+        "torch_dtype": "bfloat16", "audio_token_id": 151648, "audio_bos_token_id": 151646,
+        "audio_eos_token_id": 151647, "acoustic_tokenizer_chunk_size": 1440000,
+        "acoustic_tokenizer_encoder_config": {**_VIBEVOICE_ENCODER, "hidden_size": 64},
+        "semantic_tokenizer_encoder_config": {**_VIBEVOICE_ENCODER, "hidden_size": 128},
+        "text_config": {
+            "model_type": "qwen2", "vocab_size": 152064, "hidden_size": 3584, "intermediate_size": 18944,
+            "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "hidden_act": "silu",
+            "max_position_embeddings": 32768, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
+            "use_sliding_window": False, "sliding_window": None, "max_window_layers": 28,
+            "tie_word_embeddings": False}},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()

@@ -10,6 +10,7 @@ Exception types and messages are the library's, character for character.
 from __future__ import annotations
 
 import copy
+import math
 
 from ..errors import Undecidable
 from .frame import Frame, bind_init_parameters, literal, super_call_kwargs
@@ -432,6 +433,12 @@ def class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
         return [prop["value"] for _ in _layers(obj.num_hidden_layers)]
     if kind == "layer_types_or_same":
         return obj.layer_types if obj.layer_types else [prop["value"]] * _count(obj.num_hidden_layers)
+    if kind == "int_product_of":
+        # VibeVoice's acoustic tokenizer: the hop length is the product of its downsampling ratios
+        return int(math.prod(getattr(obj, prop["a"])))
+    if kind == "ceil_quotient_by_sub_attribute":
+        # VibeVoice-ASR: the positions are the audio chunk counted in hops of its acoustic tokenizer
+        return math.ceil(getattr(obj, prop["a"]) / getattr(getattr(obj, prop["sub"]), prop["b"]))
     raise Undecidable(f"{_short(obj.kvg_class_name)}.{name} is a property kvguard does not model")
 
 
@@ -454,6 +461,15 @@ def class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> 
         setattr(obj, args["a"], value * args["k"])
         return
     if kind == "ignore":
+        return
+    if kind == "positive_times_sub_attribute_into":
+        # VibeVoice-ASR's max_position_embeddings: a count of hops, stored as the chunk length in samples; the
+        # comparison, the sub-config's read and int() fail as Python does, in that order
+        if value <= 0:
+            frame = Frame(obj, {"value": value}, obj.kvg_facts, obj.kvg_facts.library, name)
+            raise ValueError(format_message(frame, args["msg"]["template"]))
+        per_unit = getattr(getattr(obj, args["sub"]), args["b"])
+        setattr(obj, args["a"], int(value) * per_unit)
         return
     if kind == "raise" and args["type"] in _SETTER_ERRORS:
         frame = Frame(obj, {"value": value}, obj.kvg_facts, obj.kvg_facts.library, name)
