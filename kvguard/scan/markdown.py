@@ -1,15 +1,18 @@
 """Markdown (``*.md``, ``*.markdown``): fenced code blocks only, each read as the kind its language
 names (shell, Dockerfile, YAML).  A ``docker`` block is a Dockerfile when it holds Dockerfile instructions, else
-the ``docker run`` commands a reader types (shell).
+the ``docker run`` commands a reader types (shell).  The shell blocks are typed into one shell: what one sets and the
+functions it defines are there for the blocks after it (a content tab's, for the blocks of that tab only).
 """
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .dockerfile import dockerfile_launches
 from .result import Launch
-from .shell import has_prompts, shell_launches
+from .shell import ShellSession, has_prompts, shell_launches
+from .shellblocks import Block
 from .variables import Variables
 
 __all__ = ["markdown_launches"]
@@ -27,17 +30,27 @@ _TAB = re.compile(r'^(\s*)(?:===[!+]?\s+"|<TabItem\b)')
 _TABS_END = re.compile(r"^\s*</Tabs>")
 
 
-def _copy(variables: Variables) -> Variables:
-    return Variables(variables.overrides, variables)
+class _Saved(NamedTuple):
+    """What a guide's shell holds at one point: its variables and its functions."""
+
+    variables: Variables
+    functions: dict[str, Block]
 
 
-def _restore(variables: Variables, saved: Variables) -> None:
-    """``variables`` back to the state ``saved`` holds (the object is shared with the blocks' readers)."""
-    variables.local = dict(saved.local)
-    variables.exported = set(saved.exported)
-    variables.unknown = set(saved.unknown)
-    variables.arrays = {k: list(v) for k, v in saved.arrays.items()}
-    variables.pin = saved.pin
+def _copy(variables: Variables, session: ShellSession) -> _Saved:
+    return _Saved(Variables(variables.overrides, variables), dict(session.functions))
+
+
+def _restore(variables: Variables, session: ShellSession, saved: _Saved) -> None:
+    """``variables`` and ``session``'s functions back to what ``saved`` holds (the objects are shared with the
+    blocks' readers)."""
+    variables.local = dict(saved.variables.local)
+    variables.exported = set(saved.variables.exported)
+    variables.unknown = set(saved.variables.unknown)
+    variables.arrays = {k: list(v) for k, v in saved.variables.arrays.items()}
+    variables.pin = saved.variables.pin
+    session.functions.clear()
+    session.functions.update(saved.functions)
 
 
 def _glued_fence(text: str, fence: str) -> "str | None":
@@ -53,21 +66,23 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
     from .yamlfiles import yaml_text_launches  # YAML strings hold Markdown guides too: loaded on first use
 
     out: list[Launch] = []
+    # the shell a reader types the blocks into: a function one block defines is there for the blocks after it
+    session = ShellSession()
     i = 0
     # the open tab group: its indent, the state before it, whether `</Tabs>` closes it (Docusaurus) or the next
     # line as little indented as its tabs that is not one (MkDocs)
-    tabs: "tuple[int, Variables, bool] | None" = None
+    tabs: "tuple[int, _Saved, bool] | None" = None
     while i < len(lines):
         text = lines[i][1]
         tab = _TAB.match(text)
         if tab:
             if tabs is None or len(tab.group(1)) < tabs[0]:
-                tabs = (len(tab.group(1)), _copy(variables), "<TabItem" in text)
+                tabs = (len(tab.group(1)), _copy(variables, session), "<TabItem" in text)
             elif len(tab.group(1)) == tabs[0]:
-                _restore(variables, tabs[1])    # the next tab starts from where the group started
+                _restore(variables, session, tabs[1])   # the next tab starts from where the group started
         elif tabs is not None and text.strip() and (
                 _TABS_END.match(text) if tabs[2] else len(text) - len(text.lstrip()) <= tabs[0]):
-            _restore(variables, tabs[1])        # after the group: none of its alternatives carries on
+            _restore(variables, session, tabs[1])       # after the group: none of its alternatives carries on
             tabs = None
         m = _FENCE.match(text)
         if not m:
@@ -93,10 +108,8 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
             i += 1
         i += 1
         block_vars = variables     # assignments carry over to later blocks, as a reader runs them
-        if lang in _SHELL_LANGS:
-            out += shell_launches(path, body, block_vars, "markdown", prompts=has_prompts(body))
-        elif lang == "docker" and not any(_INSTRUCTION.match(text) for _number, text in body):
-            out += shell_launches(path, body, block_vars, "markdown", prompts=has_prompts(body))
+        if lang in _SHELL_LANGS or lang == "docker" and not any(_INSTRUCTION.match(text) for _number, text in body):
+            out += shell_launches(path, body, block_vars, "markdown", prompts=has_prompts(body), session=session)
         elif lang in ("dockerfile", "docker", "containerfile"):
             out += dockerfile_launches(path, body, block_vars, kind="markdown")
         elif lang in ("yaml", "yml"):
@@ -104,4 +117,5 @@ def markdown_launches(path: str, lines: list[tuple[int, str]], variables: Variab
         # a guide's CUDA_VISIBLE_DEVICES pins the GPUs of one process (one rank of a data-parallel example):
         # it does not carry over to the guide's later, often alternative, launches
         variables.unset("CUDA_VISIBLE_DEVICES")
-    return out
+    uncalled = session.end(path, variables, "markdown")
+    return sorted(out + uncalled, key=lambda launch: launch.line) if uncalled else out

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import shlex
 from functools import partial
-from typing import Callable, Iterator, NamedTuple, Optional
+from typing import Callable, Iterable, Iterator, NamedTuple, Optional
 
 from ..launch.images import CONTAINER_CLIS
 from ..launch.pins import image_pin, pip_pin, runner_pin
@@ -23,9 +23,9 @@ from .shellblocks import Block, Lines, condition_loop_header, function_header, l
 from .undecidable import mentions
 from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, blank_quoted, launch_reads, translate_quoted
 
-__all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "has_prompts", "is_container_run",
-           "launch_and_image", "launch_tokens", "logical_lines", "one_word", "shell_launches", "split_commands",
-           "starts_its_own_launcher"]
+__all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "ShellSession", "has_prompts",
+           "is_container_run", "launch_and_image", "launch_tokens", "logical_lines", "one_word", "shell_launches",
+           "split_commands", "starts_its_own_launcher"]
 
 LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
                          r"vllm/vllm-openai")
@@ -1161,22 +1161,28 @@ _SET_POSITIONAL = re.compile(r"^\s*set\s+--(?:\s+(.*))?$")
 
 
 def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables, kind: str,
-                   prompts: bool = False, _nesting: int = 0, _flow: Optional[_Flow] = None,
-                   _calls: tuple[str, ...] = ()) -> list[Launch]:
+                   prompts: bool = False, session: "Optional[ShellSession]" = None, _nesting: int = 0,
+                   _flow: Optional[_Flow] = None, _calls: tuple[str, ...] = ()) -> list[Launch]:
     """The launches of shell text; a command string another command runs (``bash -c "vllm serve …"``) is read
     as shell too, where its own first command word is the launcher (``_nesting``: how deep that is).
 
     A ``for`` loop over words is read once per word (its launches labelled ``loop tp=2``); a function's body at
     each call of it, its arguments as ``$1`` … (``call $1=…``), and once with them unresolved when the text never
-    calls it (``_flow``: the functions and calls of the whole text; ``_calls``: the functions being read).  A
-    condition kvguard decides (:mod:`kvguard.scan.conditions`) picks the branch that runs; code that does not run
-    is not read, and the text ends at an ``exit`` / ``exec`` it surely reaches."""
+    calls it (``_flow``: the functions and calls of the whole text; ``_calls``: the functions being read) — or,
+    in a ``session``, when no text of the session calls it.  A condition kvguard decides
+    (:mod:`kvguard.scan.conditions`) picks the branch that runs; code that does not run is not read, and an
+    ``exit`` / ``exec`` (``return``, ``break``, ``continue``) ends the text (the function, the loop) where it surely
+    runs, the branch it is in where it may not."""
     top = _flow is None
     flow = _flow if _flow is not None else _Flow()
     out: list[Launch] = []
     branches: list[_Branches] = []
     if top and not prompts:
         lines, flow.documents = set_apart(lines)
+    if top and session is not None:
+        flow.functions = session.functions
+        session.documents += flow.documents
+        flow.documents = session.documents
     commands = Lines(logical_lines(lines, prompts=prompts))
 
     def in_dead_code() -> bool:
@@ -1505,16 +1511,50 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
     reading_ends()
     if top:
         flow.stop = None            # the text ended here (`exit`): its functions are still read below
-        for name, block in flow.functions.items():
-            if name not in flow.calls:          # defined, never called here: its parameters unresolved
-                scope = Variables(variables.overrides, variables)
-                scope.set_positional(None)
-                out += shell_launches(path, block, scope, kind, _nesting=_nesting, _flow=flow, _calls=(name,))
-                flow.stop = None
+        if session is not None:
+            session.called |= set(flow.calls)
+            session.defined.update((id(block), (name, block)) for name, block in flow.functions.items())
+        else:
+            out += _uncalled_launches(path, flow, variables, kind, _nesting, set(flow.calls))
         for collector in flow.calls.values():
             out += collector.launches()
         out.sort(key=lambda launch: launch.line)
     return out
+
+
+def _uncalled_launches(path: str, flow: _Flow, variables: Variables, kind: str, nesting: int, called: set[str],
+                       functions: "Optional[Iterable[tuple[str, Block]]]" = None) -> list[Launch]:
+    """The launches of the functions of ``flow`` (or ``functions``) none of ``called``: each body read once, its
+    parameters unresolved, in the variables as the text left them."""
+    out: list[Launch] = []
+    for name, block in functions if functions is not None else flow.functions.items():
+        if name not in called:
+            scope = Variables(variables.overrides, variables)
+            scope.set_positional(None)
+            out += shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=(name,))
+            flow.stop = None
+    return out
+
+
+class ShellSession:
+    """One shell several texts are typed into in turn (a guide's code blocks): the functions one of them defines
+    are there for the ones after it, as bash keeps them.  A function none of them calls is read once, its
+    parameters unresolved, at :meth:`end`."""
+
+    def __init__(self) -> None:
+        #: the functions the shell holds now
+        self.functions: dict[str, Block] = {}
+        #: every function a text defined (one an alternative dropped again too), by its body's identity
+        self.defined: dict[int, tuple[str, Block]] = {}
+        self.called: set[str] = set()
+        #: the texts' here-documents (a function's body may hold one): found by the line of their operator
+        self.documents: list[HereDocument] = []
+
+    def end(self, path: str, variables: Variables, kind: str) -> list[Launch]:
+        """The launches of the functions no text called, in the variables as the last text left them."""
+        flow = _Flow()
+        flow.functions, flow.documents = self.functions, self.documents
+        return _uncalled_launches(path, flow, variables, kind, 0, self.called, self.defined.values())
 
 
 #: ``source FILE`` / ``. FILE`` (arguments after the file are not read)
