@@ -34,6 +34,7 @@ def _variables() -> Variables:
     ('[ "$DASH" = x ]', False),                # `test` sees three arguments: the binary `=` wins
     ("[[ $GPU == H* ]]", True), ('[[ $GPU == "H*" ]]', False), ("[[ $PAIR == 'a b' ]]", True),
     ("[[ -z $EMPTY ]]", True), ("[[ ! -n $EMPTY ]]", True),
+    ('[ -z "${GPU:-}" ]', False), ('[ -n "${EMPTY-}" ]', False), ("[[ ${TP:-} -gt 4 ]]", True),
     ("true", True), ("false", False), (":", True),
     ("[ $TP -gt 4 ] && [ $GPU = A100 ]", False), ("[ $TP -gt 4 ] || [ $NOPE = x ]", True),
     ("false && [ $NOPE = x ]", False),
@@ -158,7 +159,33 @@ _STATEMENTS = st.sampled_from([
     "case \"$Y\" in\n  big|huge)\n    X=8\n    vllm serve m --case $X\n    ;;\n  none|small) X=2 ;;\n  *)\n    X=1\n    ;;\nesac",
     "if [ $X -gt 2 ]; then\n  if [ \"$Y\" = big ]; then X=3; else vllm serve m --inner $Y; fi\nelif [ $X -eq 2 ]; then\n"
     "  Y=two\nfi",
-    "for w in a b; do\n  if [ $w = b ]; then Y=$w; fi\ndone"])
+    "for w in a b; do\n  if [ $w = b ]; then Y=$w; fi\ndone",
+    # what ends what runs: in a called function, a loop's run, a branch, a subshell; `return` at the top (bash
+    # refuses it in an executed script and goes on)
+    "h 5", "e 3", "r", "for i in 1; do exit 0; done", "[ $X -gt 3 ] && exit 0", "if [ \"$Y\" = big ]; then exit 0; fi",
+    "for i in 1 2 3; do [ $i = 2 ] && break; vllm serve m --br $i; done",
+    "for i in 1 2 3; do if [ $i = \"$X\" ]; then continue; fi; vllm serve m --co $i; done",
+    "for i in 1 2; do for j in 1 2; do [ $j = \"$X\" ] && continue 2; vllm serve m --c2 $i$j; done; done",
+    "for i in 1 2; do while true; do break 2; done; done; vllm serve m --b2 $i", "( exit 3 ); vllm serve m --sx $X",
+    "for i in 1; do return; done", "vllm serve m --a $X; exit 0; vllm serve m --never",
+    # the default idiom on a name the script does not set (nor the environment bash runs in)
+    '[ -z "$D" ] && D=3', 'if [ -z "${D:-}" ]; then D=5; fi', 'test -z "$D" && D=6', "[[ -z $D ]] && D=7",
+    '[ -n "$D" ] || D=8', 'if [ -z "$D" ]; then\n  D=4\n  vllm serve m --dd $D\nfi', "unset D", "D=",
+    "vllm serve m --d ${D:-0}"])
+
+#: functions the generated scripts call (or never do): `f` sets X, `h` exits, `e` and `r` return, `nc` is never called
+_FUNCTIONS = ("f() { local Z=$1; X=$((X+Z)); vllm serve m --f $Z -tp $X; }\n"
+              "h() { vllm serve m --h $1; exit 0; }\ne() { vllm serve m --e $1; return; vllm serve m --never; }\n"
+              "r() { if [ $X -gt 2 ]; then return 3; fi; X=$((X+1)); }\nnc() { exit 1; }\n")
+
+
+def _bash_runs(path) -> list[list[str]]:
+    """The words of each ``vllm`` command bash runs executing the script at ``path`` (``vllm`` a function that
+    prints them), in an environment of ``PATH`` alone."""
+    probe = subprocess.run([BASH or "bash", "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\nexport -f vllm\n"
+                            "bash " + shlex.quote(str(path)) + " 2>/dev/null"], capture_output=True, text=True,
+                           env={"PATH": os.environ.get("PATH", "")}, cwd=str(path.parent))
+    return [line.split("\0")[:-1] for line in probe.stdout.split("\n")[:-1]]
 
 
 @pytest.mark.skipif(BASH is None, reason="bash is not installed")
@@ -173,13 +200,11 @@ def test_generated_scripts_agree_with_bash(tmp_path, statements, joins):
     for statement, joined in zip(statements[1:], joins):
         body += ("; " if joined and not statement.startswith("case") and not body.endswith(("esac", "&")) else "\n") \
             + statement
-    script = "X=1\nY=none\nA=()\nf() { local Z=$1; X=$((X+Z)); vllm serve m --f $Z -tp $X; }\n" + body + "\n"
+    script = "X=1\nY=none\nA=()\n" + _FUNCTIONS + body + "\n"
     path = tmp_path / "serve.sh"
     path.write_text(script)
-    probe = subprocess.run([BASH, "-c", "vllm() { printf '%s\\0' \"$@\"; printf '\\n'; }\n. " +
-                            shlex.quote(str(path))], capture_output=True, text=True)
     # compared as sets: kvguard reports a launch a line makes twice alike once
-    runs = sorted({tuple(line.split("\0")[:-1]) for line in probe.stdout.split("\n")[:-1]})
+    runs = sorted({tuple(words) for words in _bash_runs(path)})
     launches = find_launches([str(path)])[0]
     decided = sorted({tuple(launch.tokens[1:]) for launch in launches if not launch.unresolved})
     assert decided == runs, script

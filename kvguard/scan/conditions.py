@@ -14,9 +14,9 @@ Read from the bash manual ("Bash Conditional Expressions", the ``test`` builtin'
 - whether a variable is empty, where the code it guards sets that variable (:func:`default_name`): the fact
   ``${X:=value}`` states, decided as kvguard decides that one.
 
-An operand is a literal word, a quoted literal or a variable reference (``$X``, ``${X}``, ``"$X"``, ``$1``) that
-the script gives a value; anything else — a command's status, a file test, ``=~``, ``<``, a variable the
-environment may hold — is undecided (None), so the caller reads every branch as it did before.
+An operand is a literal word, a quoted literal or a variable reference (``$X``, ``${X}``, ``"$X"``, ``$1``,
+``${X:-}``) that the script gives a value; anything else — a command's status, a file test, ``=~``, ``<``, a variable
+the environment may hold — is undecided (None), so the caller reads every branch as it did before.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ from .variables import Variables, blank_quoted, translate_quoted
 __all__ = ["arm_matches", "condition_value", "default_name"]
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*|[1-9]"
-_OPERAND = re.compile(r'^(?:(")?\$(?:(' + _NAME + r")|\{(" + _NAME + r')\})(?(1)")|"([^"$`\\]*)"|'
+#: a literal word, a quoted literal, or a reference: ``$X``, ``${X}``, ``${X:-}`` / ``${X-}`` (the same where X is set)
+_OPERAND = re.compile(r'^(?:(")?\$(?:(' + _NAME + r")|\{(" + _NAME + r')(?::?-)?\})(?(1)")|"([^"$`\\]*)"|'
                       r"'([^']*)'|([^\s\"'$`\\]+))$")
 _PATTERN_CHARACTERS = re.compile(r"[*?\[]")
 #: an integer ``test`` compares (bash's are 64-bit: a longer one is left undecided)
