@@ -630,6 +630,9 @@ def recognise(stmt: ast.stmt) -> list:
     sub = facts_subconfigs.recognise(stmt)
     if sub is not None:
         return ["sub_config", sub]
+    block = _block_if_truthy(stmt)
+    if block is not None:
+        return block
     reads, writes = _names(stmt)
     rec = {"reads": reads, "writes": writes}
     guard = _only_when_none(stmt)
@@ -638,6 +641,27 @@ def recognise(stmt: ast.stmt) -> list:
     if os.environ.get("KVG_FACTS_DEBUG"):
         rec["src"] = ast.unparse(stmt)
     return ["opaque", rec]
+
+
+#: steps a block under ``if x:`` may not hold: they are followed only where they stand in a method (a super call),
+#: or carry branches of their own that the unmodelled listing reads at the top level only
+_NOT_IN_BLOCKS = frozenset({"opaque", "super", "sub_config"})
+
+
+def _block_if_truthy(stmt: ast.stmt) -> "list | None":
+    """``if x:`` (no ``else``) over statements each of which is a step -> ``["steps_if_truthy", {"c": x, "steps"}]``:
+    a guard the vocabulary need not spell out once per statement it guards (Mellum's MTP layer defaults)."""
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.test, (ast.Name, ast.Attribute))):
+        return None
+    try:
+        guard = _var(stmt.test)
+    except _NoMatch:
+        return None
+    body = [inner for inner in stmt.body if not _is_noise(inner)]
+    steps = [recognise(inner) for inner in body]
+    if not steps or any(step[0] in _NOT_IN_BLOCKS for step in steps):
+        return None
+    return ["steps_if_truthy", {"c": guard, "steps": steps}]
 
 
 def _only_when_none(stmt: ast.stmt) -> "str | None":
@@ -1153,11 +1177,21 @@ def _unmodelled_ops(value) -> bool:
     return False
 
 
+def _with_nested(steps: list) -> list:
+    """The steps and, after each block step, the steps it guards (their names must be known as well)."""
+    out = []
+    for step in steps:
+        out.append(step)
+        if step[0] == "steps_if_truthy":
+            out += _with_nested(step[1]["steps"])
+    return out
+
+
 def _unmodelled_in(record: dict, known_steps: set) -> list[str]:
     """What in one class record the runtime cannot follow."""
     out = []
     for part in ("init", "post_init", "get_text_config"):
-        for step in record.get(part, []):
+        for step in _with_nested(record.get(part, [])):
             if step[0] == "opaque" or (step[0] != "super" and step[0] not in known_steps):
                 detail = step[1].get("method") or ",".join(step[1].get("writes", [])) or ",".join(
                     step[1].get("reads", [])[:3])
@@ -1168,7 +1202,7 @@ def _unmodelled_in(record: dict, known_steps: set) -> list[str]:
         # the methods every load runs: @strict's validators and the RoPE conversion of transformers 5's __init__
         if not (name.startswith("validate") or name == "convert_rope_params_to_dict") or not isinstance(method, dict):
             continue
-        for step in method.get("steps") or []:
+        for step in _with_nested(method.get("steps") or []):
             if step[0] == "opaque" or (step[0] != "super" and step[0] not in known_steps):
                 out.append(f"method {name}: {step[0]}")
                 break

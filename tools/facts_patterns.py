@@ -571,6 +571,8 @@ PATTERNS: list[tuple] = [
     ("patch_grid_cells_if_none", "if V_t is None:\n    V_t = (V_s[0] // V_p) * (V_s[1] // V_p)"),
     ("raise_unless_layer_indices_in_depth",
      "if not all(-V_n <= layer < V_n for layer in V_o.A_ids):\n    raise ValueError(F_msg)"),
+    # Mellum (transformers 5.20+): a count that may be None refused above a limit
+    ("raise_if_not_none_and_gt_const", "if V_a is not None and V_a > K_v:\n    raise ValueError(F_msg)"),
     # HyperCLOVAX (transformers 5): the attention multiplier defaults to head_dim ** -0.5
     ("pow_if_none", "if V_t is None:\n    V_t = V_a ** K_e"),
     # Qwen4-Exp (transformers 5): sorted PLE layer ids, the number of convolution states, linear attention but on

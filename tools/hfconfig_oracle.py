@@ -79,6 +79,8 @@ SCOPE = [
     "modernbert",
     # VibeVoice-ASR (transformers 5): max_position_embeddings a property over the audio chunk and the hop length
     "vibevoice_asr",
+    # Mellum (transformers 5): MTP layer types defaulted only when there are MTP layers, at most one of them
+    "mellum",
 ]
 
 # keys worth mutating (present or not in the template)

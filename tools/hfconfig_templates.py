@@ -451,6 +451,24 @@ HAND.update({
 })
 
 
+# Mellum (transformers 5): transformers' default MellumConfig with one MTP layer (num_nextn_predict_layers, the
+# checkpoint's spelling of num_mtp_layers) and sliding-window layers, so that the MTP layer types are defaulted and
+# the validator's one-MTP-layer limit is reached by the mutations
+HAND.update({
+    "mellum": {
+        "architectures": ["MellumForCausalLM"], "model_type": "mellum", "torch_dtype": "bfloat16",
+        "vocab_size": 98304, "hidden_size": 2304, "intermediate_size": 7168, "num_hidden_layers": 28,
+        "num_attention_heads": 32, "num_key_value_heads": 4, "head_dim": 128, "hidden_act": "silu",
+        "max_position_embeddings": 131072, "rms_norm_eps": 1e-06, "tie_word_embeddings": False,
+        "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 500000.0},
+                            "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}},
+        "sliding_window": 1024, "moe_intermediate_size": 896, "num_experts_per_tok": 8, "num_local_experts": 64,
+        "norm_topk_prob": True, "layer_types": ["sliding_attention", "sliding_attention", "sliding_attention",
+                                                "full_attention"] * 7,
+        "num_nextn_predict_layers": 1},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()

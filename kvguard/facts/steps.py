@@ -1189,6 +1189,27 @@ def _raise_if_ge(f: Frame, a: dict) -> None:
 
 
 
+def _raise_if_not_none_and_gt_const(f: Frame, a: dict) -> None:
+    value = f.get(a["a"])
+    if value is not None and value > f.get(a["v"]):
+        raise ValueError(format_message(f, a["msg"]["template"]))
+
+
+def _steps_if_truthy(f: Frame, a: dict) -> None:
+    """Steps that run only when a value is truthy (``if x: ...``)."""
+    from .objects import ConfigObject
+    guard = f.get(a["c"])
+    if isinstance(guard, ConfigObject):
+        # a config object's truth is whatever its class's __len__ / __bool__ say: not measured
+        raise Undecidable(f"{f.cls.name}.{f.method}: the truth of a config object is not modelled")
+    if guard:
+        for name, args in a["steps"]:
+            fn = STEPS.get(name)
+            if fn is None:
+                raise Undecidable(f"{f.cls.name}.{f.method}: step {name!r} is not in kvguard's vocabulary")
+            fn(f, args)
+
+
 def _raise_if_lt_const(f: Frame, a: dict) -> None:
     if f.get(a["a"]) < f.get(a["v"]):
         raise ValueError(format_message(f, a["msg"]["template"]))
@@ -2078,6 +2099,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "wrap_layer_indices_and_trim_depth_if_given": _wrap_layer_indices_and_trim_depth_if_given,
     "raise_unless_layer_indices_in_depth": _raise_unless_layer_indices_in_depth,
     "every_layer_index_if_none": _every_layer_index_if_none, "raise_if_lt_const": _raise_if_lt_const,
+    "raise_if_not_none_and_gt_const": _raise_if_not_none_and_gt_const, "steps_if_truthy": _steps_if_truthy,
     "patch_grid_cells_if_none": _patch_grid_cells_if_none,
     "exaone4_layer_types": _exaone4_layer_types, "layer_types_by_remainder_if_none": _layer_types_by_remainder_if_none,
     "dict_items_update_if_given": _dict_items_update_if_given,

@@ -1,4 +1,4 @@
-"""VibeVoice-ASR's positions: ``max_position_embeddings`` is a property of ``VibeVoiceAsrConfig``.
+"""VibeVoice-ASR's positions (a property of ``VibeVoiceAsrConfig``) and Mellum's MTP layers.
 
 ``transformers/models/vibevoice_asr/configuration_vibevoice_asr.py`` (transformers 5.17.0 – 5.24.0, vLLM 0.24.0+):
 reading it counts the audio chunk (``acoustic_tokenizer_chunk_size``, samples) in hops of the acoustic tokenizer,
@@ -9,6 +9,12 @@ sets the chunk to that many hops.  ``validate_architecture`` then wants the chun
 Expected values were read off the real classes (``get_config`` of vLLM 0.26.0, 0.31.0, 0.32.0 and 0.33.0 in their
 oracle environments, one per transformers line); tools/hfconfig_oracle.py compares the same class on generated
 configs (the ``vibevoice_asr`` template).
+
+``MellumConfig`` (``transformers/models/mellum/configuration_mellum.py``, transformers 5.20.2, vLLM 0.33.0; 0.22.1 -
+0.30.0 serve Mellum with vLLM's own class, and transformers 5.17 / 5.19's has no MTP layers): only when there are MTP
+layers (``num_mtp_layers``, spelled ``num_nextn_predict_layers`` in a checkpoint) are their attention and MLP types
+defaulted, one per MTP layer; ``validate_architecture`` refuses more than one.  Expected values from vLLM 0.33.0's
+``get_config``; the ``mellum`` template in tools/hfconfig_oracle.py.
 """
 
 from __future__ import annotations
@@ -83,3 +89,38 @@ def test_vibevoice_chunk_must_be_a_multiple_of_the_hop(rel):
         load(rel, vibevoice(acoustic_tokenizer_chunk_size=1000))
     assert err.value.message.splitlines()[1] == \
         "    ValueError: `acoustic_tokenizer_chunk_size` must be a multiple of hop length (3200), got 1000."
+
+
+def mellum(**extra) -> dict:
+    return {"architectures": ["MellumForCausalLM"], "model_type": "mellum", **extra}
+
+
+@pytest.mark.parametrize(("cfg", "mtp_layers", "mtp_layer_types", "mtp_mlp_layer_types"), [
+    (mellum(), None, None, None),
+    (mellum(num_nextn_predict_layers=0), 0, None, None),                  # no MTP layer: nothing defaulted
+    (mellum(num_nextn_predict_layers=1), 1, ["sliding_attention"], ["sparse"]),
+    (mellum(num_mtp_layers=1), 1, ["sliding_attention"], ["sparse"]),
+    (mellum(num_nextn_predict_layers=1, mtp_layer_types=["full_attention"]), 1, ["full_attention"], ["sparse"]),
+    (mellum(num_nextn_predict_layers=1, mtp_mlp_layer_types=["dense"]), 1, ["sliding_attention"], ["dense"]),
+    (mellum(num_nextn_predict_layers=-1), -1, [], []),                    # truthy: lists of length zero
+    (mellum(num_nextn_predict_layers=True), True, ["sliding_attention"], ["sparse"]),
+    (mellum(num_mtp_layers=3, num_nextn_predict_layers=1), 1, ["sliding_attention"], ["sparse"]),
+    (mellum(mtp_layer_types=["sliding_attention"]), None, ["sliding_attention"], None),
+])
+def test_mellum_mtp_layer_types_default_only_with_mtp_layers(cfg, mtp_layers, mtp_layer_types, mtp_mlp_layer_types):
+    config = load("0.33.0", cfg)
+    assert (config.num_mtp_layers, config.mtp_layer_types, config.mtp_mlp_layer_types) == \
+        (mtp_layers, mtp_layer_types, mtp_mlp_layer_types)
+
+
+@pytest.mark.parametrize(("cfg", "exc_type", "message"), [
+    (mellum(num_nextn_predict_layers=2), "StrictDataclassClassValidationError",
+     "Class validation error for validator 'validate_architecture':\n"
+     "    ValueError: Mellum supports a single MTP layer, but got num_mtp_layers=2."),
+    (mellum(num_nextn_predict_layers="2"), "TypeError", "can't multiply sequence by non-int of type 'str'"),
+    (mellum(num_nextn_predict_layers=1.0), "TypeError", "can't multiply sequence by non-int of type 'float'"),
+])
+def test_mellum_refusals(cfg, exc_type, message):
+    with pytest.raises(LoadCrash) as err:
+        load("0.33.0", cfg)
+    assert (err.value.exc_type, "\n".join(err.value.message.splitlines()[:2])) == (exc_type, message)
