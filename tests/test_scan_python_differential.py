@@ -136,6 +136,18 @@ def setup():
 def launch_global():
     subprocess.run(["vllm", "serve", MODEL, "-tp", str(TP), "-pp", PP])
 
+
+def launch_late():
+    subprocess.run(["vllm", "serve", LATE])
+
+
+def set_tp():
+    global TP
+    TP = 16
+
+
+LATE = "late-1"
+
 '''
 
 #: statements that set values or build lists
@@ -159,6 +171,20 @@ _SETTERS = [
     'if GPU in ("A100", "L4"):\n    cmd += ["-tp", "2"]',
     'if not GPU.startswith("H"):\n    TP = 6',
     'if GPU != "H100":\n    os.environ["PP"] = "9"',
+    # flow: values as the statements before the read leave them
+    'MODEL = "again"', 'MODEL += "-y"', "TP *= 2", 'cmd = cmd + ["--seed", "1"]', 'cmd.insert(3, "--first")',
+    'cmd.insert(-1, "--neg")', 'cmd.insert(2, MODEL)', "for flag in ['--c', '--d']:\n    cmd.append(flag)",
+    "for tp in [3, 5]:\n    TP = tp", 'LATE = "late-2"', "set_tp()",
+    'if os.environ.get("BIG"):\n    cmd += ["--max-model-len", "65536"]',
+    'if os.environ.get("BIG"):\n    MODEL = "big"',
+    'if os.environ.get("BIG"):\n    TP = 4\nelse:\n    TP = 4',
+    'if os.environ.get("BIG"):\n    cmd.append("--big")\nelse:\n    cmd.append("--small")',
+    'if os.environ.get("BIG"):\n    extra = ["--big"]\nelse:\n    extra = ["--big"]',
+    "n = 0\nwhile n < 2:\n    cmd.append('-w')\n    n += 1",
+    "try:\n    TP = 5\nexcept Exception:\n    pass",
+    'with open(os.devnull) as handle:\n    MODEL = "in-with"',
+    'if GPU == "H100":\n    TP = 2\n    cmd.append("--h100")\nelse:\n    TP = 1',
+    "words = list(cmd)\nwords.append('--copy')\ncmd = words",
 ]
 
 #: statements that start programs
@@ -200,6 +226,8 @@ _LAUNCHES = [
     'if GPU == "H100":\n    subprocess.run(["vllm", "serve", MODEL, "--tp-mode"])\n'
     'else:\n    subprocess.run(["vllm", "serve", MODEL, "--other-mode"])',
     'if GPU in ("H100", "A100") or GPU == "B200":\n    os.system("vllm serve big")',
+    "launch_late()", 'subprocess.run(cmd, check=True)', 'subprocess.run(["vllm", "serve", f"{MODEL}:{TP}"])',
+    "if cmd:\n    subprocess.run(['vllm', 'serve', 'nonempty', str(len(cmd))])",
 ]
 
 

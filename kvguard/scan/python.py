@@ -193,6 +193,10 @@ class _Script:
         self._callers: Optional[tuple[dict[str, int], list[ast.Call]]] = None
         self._places: Optional[tuple[dict[int, tuple[list[ast.stmt], ast.AST]], dict[int, ast.stmt]]] = None
         self._options: Optional[tuple[dict[str, ScriptOption], set[str]]] = None
+        #: the reads whose value is being worked out (a name read in its own way there is not followed)
+        self._replaying: set[tuple[str, int]] = set()
+        #: names made to read a global where a call runs (:meth:`_globals_at`)
+        self._synthetic: list[ast.Name] = []
         #: the environment variables the script's own code reads (``os.environ.get("PP")``)
         self.environment_reads: set[str] = set()
         #: the names unresolved expressions are written as (``args.tp`` -> ``args_tp``)
@@ -324,7 +328,7 @@ class _Script:
         if isinstance(node, _Given):
             return node.text
         if isinstance(node, ast.Name):
-            bound = self.values.get(node.id)
+            bound = self.value_of(node)
             return self._environment_then(self.text(bound, depth + 1), bound) if bound is not None else None
         if isinstance(node, ast.IfExp):     # `a if test else b`, when kvguard decides the test
             holds = self.condition(node.test)
@@ -353,6 +357,9 @@ class _Script:
                 return None                         # a number and text raise; a value of unknown type: unknown
             left, right = self.text(node.left, depth + 1), self.text(node.right, depth + 1)
             return left + right if left is not None and right is not None else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Sub, ast.Mult)):
+            number = self.number(node)              # `TP * 2` of numbers; `"a" * 2` is not followed
+            return str(number) if number is not None else None
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
             if not self.is_text(node.left):
                 return None                         # `a % b` of numbers is their remainder
@@ -412,8 +419,9 @@ class _Script:
             return node.value
         if isinstance(node, _Given):
             return node.number if node.kind == "number" else None
-        if isinstance(node, ast.Name) and node.id in self.values:
-            return self.number(self.values[node.id], depth + 1)
+        if isinstance(node, ast.Name):
+            bound = self.value_of(node)
+            return self.number(bound, depth + 1) if bound is not None else None
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
             left, right = self.number(node.left, depth + 1), self.number(node.right, depth + 1)
             if left is None or right is None:
@@ -433,7 +441,8 @@ class _Script:
         if isinstance(node, _Given):
             return node.kind == "text"
         if isinstance(node, ast.Name):
-            return node.id in self.values and self.is_text(self.values[node.id], depth + 1)
+            bound = self.value_of(node)
+            return bound is not None and self.is_text(bound, depth + 1)
         if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
             return self.is_text(node.left, depth + 1)
         if isinstance(node, ast.Call) and _dotted(node.func) == "str":
@@ -521,9 +530,10 @@ class _Script:
             return None
         right: ast.AST = node.right
         for _ in range(20):
-            if not (isinstance(right, ast.Name) and right.id in self.values):
+            held = self.value_of(right) if isinstance(right, ast.Name) else None
+            if held is None:
                 break
-            right = self.values[right.id]
+            right = held
         values = list(right.elts) if isinstance(right, ast.Tuple) else [node.right]
         if any(isinstance(value, ast.Starred) for value in values) or isinstance(right, ast.Dict):
             return None
@@ -543,7 +553,7 @@ class _Script:
             if m.group(2) == "" and m.group(3) == "s":
                 text = piece(value)
             else:
-                literal = _constant_of(value, self.values)
+                literal = _constant_of(value, self.value_of)
                 try:
                     text = None if literal is None else \
                         ("%" + m.group(2) + m.group(3)) % (literal,)
@@ -563,9 +573,10 @@ class _Script:
     def _literal_formatted(self, node: ast.AST, spec: str, conversion: Optional[str]) -> Optional[str]:
         """A literal (or a name the script assigns one) formatted as ``{!conversion:spec}`` formats it."""
         for _ in range(20):
-            if not (isinstance(node, ast.Name) and node.id in self.values):
+            held = self.value_of(node) if isinstance(node, ast.Name) else None
+            if held is None:
                 break
-            node = self.values[node.id]
+            node = held
         if not (isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool))):
             return None
         if re.search(r"\d{4,}", spec):   # a width kvguard will not build
@@ -753,9 +764,39 @@ class _Script:
             for combination in self.loop_values(site) or [{}]:   # the caller's own literal loops
                 self.values.update(combination)
                 if self.runs(site):     # not a call in a branch not taken, or after the script ends
-                    out.append({name: self._given(value) for name, value in given.items()})
+                    out.append(dict({name: self._given(value) for name, value in given.items()},
+                                    **self._globals_at(function, site)))
                 for name in combination:
                     del self.values[name]
+        return out
+
+    def _globals_at(self, function: "ast.FunctionDef | ast.AsyncFunctionDef", site: ast.Call) -> dict[str, ast.AST]:
+        """The module's names the function reads (not its own, nor ones the script assigns once) as they are
+        where a module-level call of it runs: Python reads a global when the function runs, not where it is
+        defined.  A name no function may change (``global``, a list changed in place) and whose value kvguard knows
+        there; a call inside another function: none."""
+        body_of, statement_of = self._where()
+        if not isinstance(self._scope(site), ast.Module) or id(site) not in statement_of:
+            return {}
+        module_names = {node.id for statement in self._tree.body for node in ast.walk(statement)
+                        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)}
+        read = {node.id for node in _own_nodes(function) if isinstance(node, ast.Name)
+                and isinstance(node.ctx, ast.Load)}
+        out: dict[str, ast.AST] = {}
+        for name in sorted(read & module_names):
+            if name in self.values or _local_to(function, name) \
+                    or _declared_elsewhere(self._tree, self._tree, name):
+                continue
+            at_call = ast.Name(id=name, ctx=ast.Load())
+            self._synthetic.append(at_call)     # kept, so that its id names no other node
+            statement_of[id(at_call)] = statement_of[id(site)]
+            value = self.value_of(at_call)
+            if isinstance(value, (ast.List, ast.Tuple)):
+                out[name] = value
+            elif value is not None:
+                held = self._held(value)
+                if held is not None:
+                    out[name] = held
         return out
 
     def _given(self, node: ast.AST) -> _Given:
@@ -776,7 +817,8 @@ class _Script:
         if isinstance(node, _Given):
             return node.known, node.literal
         if isinstance(node, ast.Name):
-            return self.literal(self.values[node.id], depth + 1) if node.id in self.values else (False, None)
+            bound = self.value_of(node)
+            return self.literal(bound, depth + 1) if bound is not None else (False, None)
         if isinstance(node, (ast.List, ast.Tuple)):
             items = [self.literal(item, depth + 1) for item in node.elts]
             if all(known for known, _value in items) and not any(isinstance(e, ast.Starred) for e in node.elts):
@@ -936,7 +978,7 @@ class _Script:
             return None                      # bound again in the loop: not the loop's value where it is read
         iterated: Optional[ast.AST] = loop.iter
         if isinstance(iterated, ast.Name):
-            iterated = self.values.get(iterated.id)
+            iterated = self.value_of(iterated)
         items = _literal_range(iterated) if isinstance(iterated, ast.Call) else getattr(iterated, "elts", None)
         if not isinstance(iterated, (ast.List, ast.Tuple, ast.Call)) or not items:
             return None
@@ -963,15 +1005,179 @@ class _Script:
         return items if items is not None else [("${" + self._unknown(node) + "}", True)]
 
     def _built(self, name: ast.Name, depth: int) -> Optional[list[tuple[str, bool]]]:
-        """The list ``name`` holds where it is read, replayed from the statements of its function that run
-        unconditionally before that point: assignments, ``+=``, ``.append`` and ``.extend``.  A change the
-        replay cannot follow (one in a branch or a loop, after the read, or of another kind) ends the list in
-        the name as a spread reference.  None when no statement of the function binds the name before the
-        read (the name is then read as the script assigns it, or not at all)."""
+        """The list ``name`` holds where it is read, replayed along each way the statements before that point
+        may run (:meth:`_paths_to`): assignments, ``+=``, ``.append``, ``.extend`` and ``.insert``.  A change
+        the replay cannot follow ends the list in the name as a spread reference; where the ways give different
+        lists, the items they share at the start are kept, then the name as a spread reference.  None when no
+        statement of the function binds the name before the read (the name is then read as the script assigns
+        it, or not at all)."""
+        found = self._paths_to(name)
+        if found is None:
+            return None
+        held_before, paths = found
+        spread = ("${" + self._unknown(name) + "}", True)
+        lists = []
+        for path in paths:
+            replayed = self._replayed_list(name.id, path, [spread] if held_before else None, spread, depth)
+            if replayed is not None:     # a way on which the name is never bound raises: it launches nothing
+                lists.append(replayed)
+        if not lists:
+            return None
+        shared = lists[0]
+        for other in lists[1:]:
+            if other != shared:
+                common = 0
+                while common < min(len(shared), len(other)) and shared[common] == other[common]:
+                    common += 1
+                shared = shared[:common] + [spread]
+        if shared == [spread]:
+            return None
+        return shared
+
+    def _replayed_list(self, name: str, path: "list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]",
+                       out: Optional[list[tuple[str, bool]]], spread: tuple[str, bool],
+                       depth: int) -> Optional[list[tuple[str, bool]]]:
+        """The list ``name`` holds after the changes of one way through the statements (None: never bound)."""
+        for statement, frame in path:
+            step = _step(statement, name) if frame is not None else None
+            if step is None or (out is None and step[0] != "assign"):
+                out = (out or []) + [spread]
+                continue
+            how, value, index = step
+            if out is not None and isinstance(statement, ast.AugAssign) and not isinstance(statement.op, ast.Add):
+                out = out + [spread]
+                continue
+            with self._binding(frame):
+                if how == "assign":
+                    assigned = self.items(value, depth + 1)
+                    out = assigned if assigned is not None else [spread]
+                elif out is None:
+                    continue
+                elif how == "append":
+                    text = self.text(value)
+                    out = out + [(text, False) if text is not None else ("${" + self._unknown(value) + "}", False)]
+                elif how in ("extend", "augment"):
+                    out = out + self._part(value, depth)
+                elif index is not None:
+                    out = self._inserted(out, value, index, spread)
+        return out
+
+    def _inserted(self, out: list[tuple[str, bool]], value: ast.AST, index: ast.AST,
+                  spread: tuple[str, bool]) -> list[tuple[str, bool]]:
+        """``out.insert(index, value)``; where the place is not known (a spread reference before it, an index
+        that is no literal), the items before the first unknown place, then the name as a spread reference."""
+        known, position = self.literal(index)
+        spreads = [i for i, (_text, is_spread) in enumerate(out) if is_spread]
+        if not known or type(position) is not int or position < 0 \
+                or any(i < position for i in spreads) or (position > len(out) and spreads):
+            first_unknown = min(spreads + [len(out)] if type(position) is not int or position < 0
+                                else spreads + [min(position, len(out))])
+            return out[:first_unknown] + [spread]
+        text = self.text(value)
+        item = (text, False) if text is not None else ("${" + self._unknown(value) + "}", False)
+        return out[:position] + [item] + out[position:]
+
+    def _binding(self, frame: Optional[dict[str, ast.AST]]) -> "_Binding":
+        return _Binding(self.values, frame or {})
+
+    def value_of(self, name: ast.Name) -> Optional[ast.AST]:
+        """The value a name holds where it is read: as the call or loop being read binds it, as the script
+        assigns it once, or as the statements before the read leave it (:meth:`_reaching`); None when kvguard
+        does not know it."""
+        held = self.values.get(name.id)
+        if held is not None:
+            return held
+        return self._reaching(name)
+
+    def _reaching(self, name: ast.Name) -> Optional[ast.AST]:
+        """The value the statements before ``name`` in its function (or the module) leave it, along each way
+        they may run: the value they all give, or None (ways that give different values, a change kvguard
+        cannot follow, a name the function does not bind)."""
+        found = self._paths_to(name)
+        if found is None:
+            return None
+        held_before, paths = found
+        finals: list[ast.AST] = []
+        for path in paths:
+            final = self._replayed_value(name.id, path, _UNKNOWN if held_before else None)
+            if final is _UNKNOWN:
+                return None
+            if final is not None:   # a way on which the name is never bound raises: it launches nothing
+                finals.append(final)
+        if not finals:
+            return None
+        if name.id in self.escaped and not all(isinstance(final, (ast.Constant, ast.JoinedStr, _Given))
+                                               for final in finals):
+            return None     # a list handed on may change under another name
+        if all(final is finals[0] for final in finals):
+            return finals[0]
+        held = [self._held(final) for final in finals]
+        first = held[0]
+        if first is None or any(other is None or _fields(other) != _fields(first) for other in held[1:]):
+            return None
+        return first
+
+    def _replayed_value(self, name: str, path: "list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]",
+                        value: Optional[ast.AST]) -> Optional[ast.AST]:
+        """The value ``name`` holds after the changes of one way through the statements: the assigned
+        expression itself where it can be read where it stands, else what it gave (a :class:`_Given`),
+        :data:`_UNKNOWN`, or None (never bound)."""
+        for statement, frame in path:
+            step = _step(statement, name) if frame is not None else None
+            if step is None or step[0] not in ("assign", "augment"):
+                value = _UNKNOWN
+                continue
+            how, given, _index = step
+            with self._binding(frame):
+                if how == "assign":
+                    value = given if not frame else self._held(given) or _UNKNOWN
+                elif value is None or value is _UNKNOWN:
+                    value = _UNKNOWN
+                else:
+                    assert isinstance(statement, ast.AugAssign)
+                    left, right = self._held(value), self._held(given)
+                    value = _UNKNOWN if left is None or right is None else \
+                        self._held(ast.BinOp(left=left, op=statement.op, right=right)) or _UNKNOWN
+        return value
+
+    def _held(self, node: ast.AST) -> Optional[_Given]:
+        """What a value gives, read now (with the names bound as they are now), or None when its text is not
+        known."""
+        if isinstance(node, _Given):
+            return node
+        text = self.text(node)
+        if text is not None and hasattr(node, "lineno"):
+            text = self._environment_then(text, node)
+        if text is None:
+            return None
+        number = self.number(node)
+        kind = "number" if number is not None else "text" if self.is_text(node) else None
+        known, literal = self.literal(node)
+        return _Given(text, kind, number, literal, known)
+
+    def _paths_to(self, name: ast.Name) -> "Optional[tuple[bool, list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]]]]":
+        """The ways the statements of ``name``'s function (or the module) that run before it may run, each as
+        the statements on it that change the name, in order, with the loop values bound when each runs (None
+        for a change kvguard cannot follow); and whether the name holds a value before the first of them (a
+        parameter).  None when the read is not the function's own name (a global, a name a comprehension or a
+        class binds), or when the name is being worked out already."""
+        key = (name.id, id(name))
+        if key in self._replaying or len(self._replaying) > 40:
+            return None
+        self._replaying.add(key)
+        try:
+            return self._ways(name)
+        finally:
+            self._replaying.discard(key)
+
+    def _ways(self, name: ast.Name) -> "Optional[tuple[bool, list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]]]]":
         body_of, statement_of = self._where()
         statement = statement_of.get(id(name))
+        if statement is None or _bound_inside(statement, name):
+            return None
         before: list[list[ast.stmt]] = []
         scope: Optional[ast.AST] = None
+        unfollowed = False      # a change that may have run before the read, not on a way kvguard follows
         while statement is not None and id(statement) in body_of:
             body, owner = body_of[id(statement)]
             index = next(i for i, candidate in enumerate(body) if candidate is statement)
@@ -979,34 +1185,89 @@ class _Script:
             if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
                 scope = owner
                 break
+            if isinstance(owner, ast.ClassDef):
+                return None
+            # bound by the statement the read is nested in (`for name in …`, `with … as name`, `except … as name`)
+            if isinstance(owner, ast.stmt) and _changes(owner, name.id) \
+                    or isinstance(owner, ast.ExceptHandler) and owner.name == name.id:
+                unfollowed = True
+            if isinstance(owner, (ast.For, ast.AsyncFor, ast.While)) and body is owner.body:
+                # an earlier pass ran the whole body (and a `while` test reads the name each pass)
+                unfollowed = unfollowed or any(_changes_within(part, name.id) for part in owner.body)
+            if isinstance(owner, ast.ExceptHandler) or isinstance(owner, ast.Try) and body is not owner.body:
+                tried = statement_of.get(id(owner)) if isinstance(owner, ast.ExceptHandler) else owner
+                if isinstance(tried, ast.Try):   # part of the `try` body may have run
+                    unfollowed = unfollowed or any(_changes_within(part, name.id) for part in tried.body) \
+                        or any(_changes_within(part, name.id) for handler in tried.handlers for part in handler.body)
             statement = owner if isinstance(owner, ast.stmt) else statement_of.get(id(owner))
         if scope is None:
             return None
-        preceding = [candidate for body in reversed(before) for candidate in body]
-        changes = {id(candidate) for candidate in ast.walk(scope)
-                   if isinstance(candidate, ast.stmt) and _changes(candidate, name.id)}
-        out: Optional[list[tuple[str, bool]]] = None
-        replayed = set()
-        for candidate in preceding:
-            if id(candidate) not in changes:
-                continue
-            change = _change(candidate, name.id)
-            if change is None or (out is None and change[0] != "assign"):
-                break
-            how, value = change
-            if how == "assign":
-                out = self.items(value, depth + 1)
-            elif how == "append" and out is not None:
-                text = self.text(value)
-                out = out + [(text, False) if text is not None else ("${" + self._unknown(value) + "}", False)]
-            elif out is not None:
-                out = out + self._part(value, depth)
-            if out is None:
+        held_before = False
+        if isinstance(scope, ast.Module):
+            if _declared_elsewhere(self._tree, scope, name.id):
                 return None
-            replayed.add(id(candidate))
-        if out is not None and replayed != changes:
-            out = out + [("${" + self._unknown(name) + "}", True)]
-        return out
+        else:
+            assert isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
+            if not _local_to(scope, name.id):
+                return None     # a global: read when the function is called
+            held_before = name.id in _parameters(scope)
+            if _declared_elsewhere(scope, scope, name.id):
+                return None
+        if isinstance(statement_of.get(id(name)), ast.While) and any(
+                _changes_within(part, name.id) for part in statement_of[id(name)].body):  # type: ignore[attr-defined]
+            unfollowed = True
+        preceding = [candidate for body in reversed(before) for candidate in body]
+        paths = self._expanded(name.id, preceding, {})
+        if unfollowed:
+            paths = [path + [(ast.Pass(), None)] for path in paths]
+        return held_before, paths
+
+    def _expanded(self, name: str, statements: list[ast.stmt], frame: dict[str, ast.AST],
+                  ) -> list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]]:
+        """The ways ``statements`` may run, each as the changes of ``name`` on it (see :meth:`_paths_to`): an
+        ``if`` kvguard decides runs its branch, one it does not decide each; a ``with`` its body; a ``for`` over
+        literals (no ``break`` / ``continue``) its body once per value; any other statement that changes the
+        name inside it is a change kvguard cannot follow."""
+        paths: list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]] = [[]]
+        for statement in statements:
+            if not _changes_within(statement, name):
+                continue
+            steps: list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]]
+            nested = [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.stmt)]
+            if not nested:
+                steps = [[(statement, frame)]]
+            elif _changes(statement, name):
+                steps = [[(statement, None)]]
+            elif isinstance(statement, ast.If):
+                with self._binding(frame):
+                    holds = self.condition(statement.test)
+                branches = [statement.body, statement.orelse] if holds is None else \
+                    [statement.body if holds else statement.orelse]
+                steps = [way for branch in branches for way in self._expanded(name, branch, frame)]
+            elif isinstance(statement, (ast.With, ast.AsyncWith)):
+                steps = self._expanded(name, statement.body, frame)
+            elif isinstance(statement, (ast.For, ast.AsyncFor)) and self._unrolled(statement) is not None:
+                steps = [[]]
+                for values in self._unrolled(statement) or []:
+                    with self._binding(frame):
+                        passes = self._expanded(name, statement.body, dict(frame, **values))
+                    steps = [way + more for way in steps for more in passes]
+                    if len(steps) > _MAX_WAYS:
+                        break
+                steps = [way + more for way in steps for more in self._expanded(name, statement.orelse, frame)]
+            else:
+                steps = [[(statement, None)]]
+            paths = [way + more for way in paths for more in steps]
+            if len(paths) > _MAX_WAYS:      # too many ways to follow: what the name holds is not known
+                return [[(statement, None)]]
+        return paths
+
+    def _unrolled(self, loop: "ast.For | ast.AsyncFor") -> Optional[list[dict[str, ast.AST]]]:
+        """The values of a ``for`` over literals whose body has no ``break`` / ``continue`` (each pass runs it
+        whole), or None."""
+        if any(isinstance(jump, (ast.Break, ast.Continue)) for jump in _jumps(loop.body)):
+            return None
+        return self._loop_items(loop)
 
     def shell_text(self, node: ast.AST) -> Optional[str]:
         """Command text for a shell: a resolved string, its unresolved names as ``${NAME}``."""
@@ -1025,8 +1286,8 @@ class _Script:
                 else:
                     parts.append(self.text(part) or "")
             return "".join(parts)
-        if isinstance(node, ast.Name) and node.id in self.values:
-            bound = self.values[node.id]
+        bound = self.value_of(node) if isinstance(node, ast.Name) else None
+        if bound is not None:
             return self._environment_then(self._shell_text(bound, depth + 1), bound)
         if _is_format(node):
             return self._formatted(node, self.text, depth, lenient=True)
@@ -1111,7 +1372,7 @@ class _Script:
                 continue
             given: Optional[ast.AST] = keyword.value
             if isinstance(given, ast.Name):
-                given = self.values.get(given.id)
+                given = self.value_of(given)
             if isinstance(given, ast.Dict):
                 if not any(key is None and self.dotted(value) == "os.environ" for key, value in zip(given.keys,
                                                                                               given.values)):
@@ -1172,12 +1433,14 @@ def _placeholder(node: ast.AST) -> str:
 _PERCENT = re.compile(r"%%|%(\([^)]*\))?([-#0 +]*(?:\*|[0-9]*)(?:\.(?:\*|[0-9]*))?)[hlL]?([diouxXeEfFgGcrsa])")
 
 
-def _constant_of(node: ast.AST, values: "dict[str, ast.AST]") -> "Optional[str | int | float | bool]":
-    """The literal ``node`` is, or that a name the script assigns once holds; None otherwise."""
+def _constant_of(node: ast.AST, value_of: "Callable[[ast.Name], Optional[ast.AST]]",
+                 ) -> "Optional[str | int | float | bool]":
+    """The literal ``node`` is, or that a name holds where it is read (``value_of``); None otherwise."""
     for _ in range(20):
-        if not (isinstance(node, ast.Name) and node.id in values):
+        held = value_of(node) if isinstance(node, ast.Name) else None
+        if held is None:
             break
-        node = values[node.id]
+        node = held
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
         return node.value
     return None
@@ -1236,6 +1499,153 @@ def _change(statement: ast.stmt, name: str) -> Optional[tuple[str, ast.AST]]:
                 and call.func.attr in ("append", "extend") and not isinstance(call.args[0], ast.Starred):
             return call.func.attr, call.args[0]
     return None
+
+
+
+class _Unknown(ast.expr):
+    """A value kvguard does not know (one way through the statements left it so)."""
+
+
+_UNKNOWN = _Unknown()
+#: the most ways through the statements before a read that are followed
+_MAX_WAYS = 32
+
+
+class _Binding:
+    """``with``: names bound to the values of one pass of a loop, the values they held before put back after."""
+
+    def __init__(self, values: dict[str, ast.AST], frame: dict[str, ast.AST]):
+        self.values, self.frame = values, frame
+        self.hidden: dict[str, ast.AST] = {}
+
+    def __enter__(self) -> None:
+        self.hidden = {name: self.values[name] for name in self.frame if name in self.values}
+        self.values.update(self.frame)
+
+    def __exit__(self, *_exc: object) -> None:
+        for name in self.frame:
+            self.values.pop(name, None)
+        self.values.update(self.hidden)
+
+
+def _fields(given: _Given) -> tuple[object, ...]:
+    return given.text, given.kind, given.number, given.known, repr(given.literal)
+
+
+def _step(statement: ast.stmt, name: str) -> "Optional[tuple[str, ast.AST, Optional[ast.AST]]]":
+    """How a statement that changes ``name`` does it, when it is a change the replay follows: ``assign``
+    (``name = value``, ``a = name = value``), ``augment`` (``name op= value``), ``append`` / ``extend`` (the
+    list methods) or ``insert`` (with its index); None for any other change."""
+    if isinstance(statement, ast.Assign) and all(isinstance(target, ast.Name) for target in statement.targets) \
+            and any(isinstance(target, ast.Name) and target.id == name for target in statement.targets):
+        return "assign", statement.value, None
+    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+            and statement.target.id == name and statement.value is not None:
+        return "assign", statement.value, None
+    if isinstance(statement, ast.AugAssign) and isinstance(statement.target, ast.Name) \
+            and statement.target.id == name:
+        return "augment", statement.value, None
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                and call.func.value.id == name and not call.keywords \
+                and not any(isinstance(arg, ast.Starred) for arg in call.args):
+            if call.func.attr in ("append", "extend") and len(call.args) == 1:
+                return call.func.attr, call.args[0], None
+            if call.func.attr == "insert" and len(call.args) == 2:
+                return "insert", call.args[1], call.args[0]
+    return None
+
+
+def _changes_within(statement: ast.stmt, name: str) -> bool:
+    """Whether ``statement`` or a statement nested in it binds ``name`` or changes the list it holds (a nested
+    function or class binds its own names: only its own name and a ``global`` / ``nonlocal`` there count)."""
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name == name or any(isinstance(inner, (ast.Global, ast.Nonlocal)) and name in inner.names
+                                        for inner in ast.walk(node)):
+                return True
+            continue
+        if isinstance(node, ast.Lambda):
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (alias.asname or alias.name).split(".")[0] == name for alias in node.names):
+            return True
+        if isinstance(node, ast.ExceptHandler) and node.name == name:
+            return True
+        if isinstance(node, ast.stmt) and _changes(node, name):
+            return True
+        stack.extend(child for child in ast.iter_child_nodes(node))
+    return False
+
+
+def _bound_inside(statement: ast.stmt, name: ast.Name) -> bool:
+    """Whether ``name`` is read inside a comprehension or ``lambda`` of ``statement`` that binds it itself."""
+    for node in ast.walk(statement):
+        bound: set[str] = set()
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            bound = {target.id for generator in node.generators for target in ast.walk(generator.target)
+                     if isinstance(target, ast.Name)}
+        elif isinstance(node, ast.Lambda):
+            bound = set(_parameters(node))
+        if name.id in bound and any(inner is name for inner in ast.walk(node)):
+            return True
+    return False
+
+
+def _parameters(function: "ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda") -> list[str]:
+    arguments = function.args
+    names = [a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs]
+    names += [a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None]
+    return names
+
+
+def _own_nodes(function: ast.AST) -> "list[ast.AST]":
+    """The nodes of a function's body, not those of the functions, classes and lambdas nested in it."""
+    out: list[ast.AST] = []
+    stack = list(ast.iter_child_nodes(function))
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _local_to(function: "ast.FunctionDef | ast.AsyncFunctionDef", name: str) -> bool:
+    """Whether ``name`` is a local name of ``function`` (a parameter, or bound in its own body and not declared
+    ``global`` / ``nonlocal`` there)."""
+    own = _own_nodes(function)
+    if any(isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names for node in own):
+        return False
+    return name in _parameters(function) or any(
+        isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del))
+        or isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
+        or isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+            (alias.asname or alias.name).split(".")[0] == name for alias in node.names)
+        for node in own)
+
+
+def _declared_elsewhere(within: ast.AST, scope: ast.AST, name: str) -> bool:
+    """Whether a function nested in ``within`` (other than ``scope``) may change ``scope``'s ``name``: it declares
+    it ``global`` / ``nonlocal``, or changes the list it holds without binding the name itself."""
+    for node in ast.walk(within):
+        if node is scope or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        own = _own_nodes(node)
+        if any(isinstance(inner, (ast.Global, ast.Nonlocal)) and name in inner.names for inner in own):
+            return True
+        if isinstance(node, ast.Lambda):
+            local = name in _parameters(node)
+        else:
+            local = _local_to(node, name)
+        if not local and any(isinstance(inner, ast.stmt) and _changes(inner, name) for inner in own) or not local \
+                and any(isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name)
+                        and inner.value.id == name and inner.attr in _LIST_CHANGES for inner in own):
+            return True
+    return False
 
 
 def _is_format(node: ast.AST) -> "TypeGuard[ast.Call]":

@@ -1,0 +1,118 @@
+"""Python launcher scripts: a name holds the value the statements before the read leave it, in the order Python
+runs them (kvguard.scan.python), as the differential against Python (tests/test_scan_python_differential.py)
+checks.  Each case lists the launches kvguard reports as ``(line, words after "vllm serve", unresolved?)``, the
+words written by hand from what Python runs.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from kvguard.scan import find_launches
+
+
+def _read(tmp_path, script: str) -> list[tuple[int, list[str], bool]]:
+    path = tmp_path / "launcher.py"
+    path.write_text("import os\nimport subprocess\n" + textwrap.dedent(script))
+    return [(launch.line, launch.tokens[2:], bool(launch.unresolved)) for launch in find_launches([str(path)])[0]]
+
+
+def _reasons(tmp_path, script: str) -> list[tuple[str, ...]]:
+    path = tmp_path / "launcher.py"
+    path.write_text("import os\nimport subprocess\n" + textwrap.dedent(script))
+    return [launch.unresolved for launch in find_launches([str(path)])[0]]
+
+
+@pytest.mark.parametrize("script, expected", [
+    # the later assignment holds at the call (the name was unresolved)
+    ("tp = 2\ntp = 4\nsubprocess.run(['vllm', 'serve', 'm', '-tp', str(tp)])\n", [(5, ["m", "-tp", "4"], False)]),
+    ("MODEL = 'a'\nMODEL = 'b'\nos.system(f'vllm serve {MODEL}')\n", [(5, ["b"], False)]),
+    ("MODEL = 'a'\nMODEL = MODEL + '-v2'\nMODEL += '-x'\nsubprocess.run(['vllm', 'serve', MODEL])\n",
+     [(6, ["a-v2-x"], False)]),
+    ("TP = 2\nTP *= 3\nsubprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(5, ["m", "-tp", "6"], False)]),
+    ("TP = 2\nTP = TP * 2\nsubprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n",
+     [(5, ["m", "-tp", "4"], False)]),
+    # in a function, on its own names
+    ("def main():\n    tp = 1\n    tp = 8\n    subprocess.run(['vllm', 'serve', 'm', '-tp', str(tp)])\nmain()\n",
+     [(6, ["m", "-tp", "8"], False)]),
+    # each call reads the value its own line sees
+    ("M = 'a'\nsubprocess.run(['vllm', 'serve', M])\nM = 'b'\nsubprocess.run(['vllm', 'serve', M])\n",
+     [(4, ["a"], False), (6, ["b"], False)]),
+])
+def test_a_name_assigned_again_holds_its_value_at_the_call(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    # a change after the call does not change what the call ran (the list ended in an unresolved word)
+    ("cmd = ['vllm', 'serve', 'a']\nsubprocess.run(cmd)\ncmd.append('--later')\n", [(4, ["a"], False)]),
+    # a decided if / else changes the list on its branch only (the list ended in an unresolved word)
+    ("GPU = 'H100'\ncmd = ['vllm', 'serve', 'm']\nif GPU == 'H100':\n    cmd.append('--h')\nelse:\n"
+     "    cmd.append('--o')\nsubprocess.run(cmd)\n", [(9, ["m", "--h"], False)]),
+    ("GPU = 'L4'\nTP = 1\nif GPU == 'H100':\n    TP = 8\nsubprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n",
+     [(7, ["m", "-tp", "1"], False)]),
+    # a for loop over literals builds the list, pass by pass
+    ("cmd = ['vllm', 'serve', 'm']\nfor flag in ['--a', '--b']:\n    cmd.append(flag)\nsubprocess.run(cmd)\n",
+     [(6, ["m", "--a", "--b"], False)]),
+    ("TP = 1\nfor tp in [3, 5]:\n    TP = tp\nsubprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n",
+     [(6, ["m", "-tp", "5"], False)]),
+    # insert at a literal place
+    ("cmd = ['vllm', 'serve', 'm']\ncmd.insert(3, '--first')\ncmd.insert(2, 'x')\nsubprocess.run(cmd)\n",
+     [(6, ["x", "m", "--first"], False)]),
+])
+def test_a_list_is_built_in_the_order_python_runs_it(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    # an undecided test whose branches give different values: the name is unresolved after it, as in the shell
+    # reader (the earlier reassignment left `tp` unresolved too)
+    ("tp = 2\ntp = 4\nmodel = 'Qwen/Qwen3-8B'\ncmd = ['vllm', 'serve', model, '--tensor-parallel-size', str(tp)]\n"
+     "if os.environ.get('BIG'):\n    cmd += ['--max-model-len', '65536']\nsubprocess.run(cmd, check=True)\n",
+     [(9, ["Qwen/Qwen3-8B", "--tensor-parallel-size", "4", "${cmd}"], True)]),
+    ("TP = 2\nif os.environ.get('BIG'):\n    TP = 4\nsubprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n",
+     [(6, ["m", "-tp", "${TP}"], True)]),
+    # the same value on every way: known
+    ("TP = 2\nif os.environ.get('BIG'):\n    TP = 4\nelse:\n    TP = 4\n"
+     "subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(8, ["m", "-tp", "4"], False)]),
+    ("cmd = ['vllm', 'serve', 'm']\nif os.environ.get('BIG'):\n    cmd.append('--x')\nelse:\n    cmd.append('--x')\n"
+     "subprocess.run(cmd)\n", [(8, ["m", "--x"], False)]),
+])
+def test_an_undecided_test_leaves_what_its_branches_change_unresolved(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
+
+
+def test_the_reason_names_the_variable_an_undecided_test_changes(tmp_path):
+    script = ("cmd = ['vllm', 'serve', 'm']\nif os.environ.get('BIG'):\n    cmd += ['--max-model-len', '65536']\n"
+              "subprocess.run(cmd)\n")
+    assert _reasons(tmp_path, script) == [("cmd",)]
+
+
+@pytest.mark.parametrize("script, expected", [
+    # a function may change a global when it runs: not followed (never taken as the module's last value)
+    ("TP = 2\nTP = 4\ndef set_tp():\n    global TP\n    TP = 16\nset_tp()\n"
+     "subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(9, ["m", "-tp", "${TP}"], True)]),
+    # a loop whose passes change the name: unknown in the loop
+    ("TP = 1\nfor i in range(2):\n    subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n    TP = 2\n",
+     [(5, ["m", "-tp", "${TP}"], True)]),
+    # part of a try may have run before its handler
+    ("TP = 1\ntry:\n    TP = 2\n    import missing_module\nexcept ImportError:\n"
+     "    subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(8, ["m", "-tp", "${TP}"], True)]),
+])
+def test_what_may_change_a_name_unseen_leaves_it_unresolved(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    # a function reads a global when it runs: the value at each call (it was unresolved)
+    ("def serve():\n    subprocess.run(['vllm', 'serve', MODEL])\nMODEL = 'a'\nserve()\nMODEL = 'b'\nserve()\n",
+     [(4, ["a"], False), (4, ["b"], False)]),
+    ("def serve(tp):\n    subprocess.run(['vllm', 'serve', MODEL, '-tp', str(tp)])\nMODEL = 'a'\nMODEL = 'b'\n"
+     "serve(2)\n", [(4, ["b", "-tp", "2"], False)]),
+    # assigned once, after the definition: as before
+    ("def serve():\n    subprocess.run(['vllm', 'serve', LATE])\nLATE = 'late'\nserve()\n", [(4, ["late"], False)]),
+])
+def test_a_function_reads_a_global_as_it_is_where_the_function_is_called(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
