@@ -171,12 +171,17 @@ _STATEMENTS = st.sampled_from([
     # the default idiom on a name the script does not set (nor the environment bash runs in)
     '[ -z "$D" ] && D=3', 'if [ -z "${D:-}" ]; then D=5; fi', 'test -z "$D" && D=6', "[[ -z $D ]] && D=7",
     '[ -n "$D" ] || D=8', 'if [ -z "$D" ]; then\n  D=4\n  vllm serve m --dd $D\nfi', "unset D", "D=",
-    "vllm serve m --d ${D:-0}"])
+    "vllm serve m --d ${D:-0}",
+    "case $Y in big) exit 0 ;; *) vllm serve m --arm $Y ;; esac", "until false; do vllm serve m --u $X; break; done",
+    "lp 2", "{ [ $X -ge 4 ] && exit 0; vllm serve m --gr $X; }", "[ $X -lt 0 ] || h 2", "df; vllm serve m --df $D"])
 
-#: functions the generated scripts call (or never do): `f` sets X, `h` exits, `e` and `r` return, `nc` is never called
+#: functions the generated scripts call (or never do): `f` sets X, `h` exits, `e`, `r` and `lp` return, `df` gives D
+#: a default, `nc` is never called
 _FUNCTIONS = ("f() { local Z=$1; X=$((X+Z)); vllm serve m --f $Z -tp $X; }\n"
               "h() { vllm serve m --h $1; exit 0; }\ne() { vllm serve m --e $1; return; vllm serve m --never; }\n"
-              "r() { if [ $X -gt 2 ]; then return 3; fi; X=$((X+1)); }\nnc() { exit 1; }\n")
+              "r() { if [ $X -gt 2 ]; then return 3; fi; X=$((X+1)); }\nnc() { exit 1; }\n"
+              "lp() { for k in 1 2 3; do [ $k = $1 ] && return; vllm serve m --lp $k -x $1; done; X=0; }\n"
+              "df() { [ -z \"$D\" ] && D=9; }\n")
 
 
 def _bash_runs(path) -> list[list[str]]:
