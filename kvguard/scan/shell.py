@@ -959,7 +959,7 @@ class _Flow:
         #: at each call)
         self.documents: list[HereDocument] = []
         #: a command that ends what runs has run (``("exit", 1)``, ``("break", 2)``): each reading it ends gives it
-        #: to the one that holds it, up to the one it ends (:func:`_stop`)
+        #: to the one that holds it, up to the branch, loop, call or text it ends
         self.stop: Optional[tuple[str, int]] = None
         #: the loop bodies being read in the function (or script) being read: ``break`` / ``continue`` end one
         self.loops = 0
@@ -1544,7 +1544,7 @@ class ShellSession:
     def __init__(self) -> None:
         #: the functions the shell holds now
         self.functions: dict[str, Block] = {}
-        #: every function a text defined (one an alternative dropped again too), by its body's identity
+        #: every function a text defined, by its body's identity (one a later content tab no longer has too)
         self.defined: dict[int, tuple[str, Block]] = {}
         self.called: set[str] = set()
         #: the texts' here-documents (a function's body may hold one): found by the line of their operator
