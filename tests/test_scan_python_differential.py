@@ -185,6 +185,9 @@ _SETTERS = [
     'with open(os.devnull) as handle:\n    MODEL = "in-with"',
     'if GPU == "H100":\n    TP = 2\n    cmd.append("--h100")\nelse:\n    TP = 1',
     "words = list(cmd)\nwords.append('--copy')\ncmd = words",
+    'if os.environ.get("BIG"):\n    if GPU == "H100":\n        TP = 8\n        cmd.append("--nested")',
+    'if GPU == "H100":\n    if os.environ.get("BIG"):\n        MODEL = "nested"\n    else:\n        MODEL = "flat"',
+    "cmd.insert(0, 'env')\ncmd.pop(0)", "TP = TP - 1", 'extra.insert(0, "--pre")',
 ]
 
 #: statements that start programs
@@ -228,6 +231,8 @@ _LAUNCHES = [
     'if GPU in ("H100", "A100") or GPU == "B200":\n    os.system("vllm serve big")',
     "launch_late()", 'subprocess.run(cmd, check=True)', 'subprocess.run(["vllm", "serve", f"{MODEL}:{TP}"])',
     "if cmd:\n    subprocess.run(['vllm', 'serve', 'nonempty', str(len(cmd))])",
+    "def local_flow():\n    tp = 1\n    tp = 2\n    subprocess.run(['vllm', 'serve', 'local', '-tp', str(tp)])\n\n"
+    "local_flow()",
 ]
 
 

@@ -58,6 +58,9 @@ def test_a_name_assigned_again_holds_its_value_at_the_call(tmp_path, script, exp
      [(6, ["m", "--a", "--b"], False)]),
     ("TP = 1\nfor tp in [3, 5]:\n    TP = tp\nsubprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n",
      [(6, ["m", "-tp", "5"], False)]),
+    # a list made afresh in each pass of a loop: what this pass builds
+    ("for tp in [1, 2]:\n    cmd = ['vllm', 'serve', 'm']\n    cmd.append(str(tp))\n    subprocess.run(cmd)\n",
+     [(6, ["m", "1"], False), (6, ["m", "2"], False)]),
     # insert at a literal place
     ("cmd = ['vllm', 'serve', 'm']\ncmd.insert(3, '--first')\ncmd.insert(2, 'x')\nsubprocess.run(cmd)\n",
      [(6, ["x", "m", "--first"], False)]),

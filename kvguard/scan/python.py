@@ -8,15 +8,22 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   is one word, no shell runs it;
 - command text (``os.system``, ``os.popen``, ``asyncio.create_subprocess_shell``, any of the above with
   ``shell=True``, ``shlex.split(text)``): read as shell text; ``text.split()``: the words blanks part;
-- a word's value: a string or number literal, a name the script assigns a literal once (``TP = 8``), an
+- a word's value: a string or number literal, a name holding one (``TP = 8``; see below), an
   f-string (format specs of literals too), ``"...".format(...)``, ``"... %s" % (...)`` or ``+`` of such, ``str(...)``, ``sys.executable`` (``python``),
   ``os.environ["X"]`` / ``os.environ.get("X", default)`` / ``os.getenv`` (the shell's ``${X}`` /
-  ``${X:-default}``); ``+`` adds numbers (``8000 + i``) and joins strings, as Python does, and is unresolved
+  ``${X:-default}``); ``+`` adds numbers (``8000 + i``; ``-`` and ``*`` of numbers too) and joins strings, as Python does, and is unresolved
   when a side's type is not known; a name assigned an environment read holds what it read there (the value
   the script had written, or unresolved when the script writes that variable and it may differ where used);
 - an argument list: a list or tuple literal, ``+`` of lists, ``*items``, ``list(...)``, a name as the statements
-  of its function that run before the call build it (assignments, ``+=``, ``.append``, ``.extend``), else as the
-  script assigns it once; a change the replay cannot follow ends the list in an unresolved word;
+  of its function that run before the call build it (assignments, ``+=``, ``.append``, ``.extend``, ``.insert``),
+  else as the script assigns it once; a change the replay cannot follow ends the list in an unresolved word;
+- a name holds what the statements of its function (or the module) that run before the read leave it, in the
+  order Python runs them: a later assignment replaces an earlier one, one after the read does not count; an ``if``
+  kvguard decides is followed through the branch taken, one it does not decide through each branch (a name the
+  branches leave different is unresolved after it, as the shell reader leaves a variable; a list keeps the items
+  every branch starts it with); a ``with`` body runs, a ``for`` over literals runs its body once per value; a
+  change in another loop, a ``try`` or of another kind leaves the name unresolved, as does a function's
+  ``global`` for it; a function reads a module's name as it is where a module-level call of it runs;
 - ``" ".join(words)`` (text the shell splits again) and ``shlex.join(words)`` (each word quoted) as command text;
   with ``shell=True`` a list's first item is the command;
 - ``a if test else b`` (a word or a list) when kvguard decides the test (as for ``if`` below);
@@ -59,7 +66,7 @@ import ast
 import re
 import string
 import sys
-from typing import Callable, Optional, TypeGuard
+from typing import Callable, Optional, TypeGuard, TypeVar
 
 from .matrices import Collector
 from .pyoptions import ScriptOption, namespace_names, script_options
@@ -68,6 +75,9 @@ from .shell import one_word, shell_launches
 from .variables import Variables
 
 __all__ = ["PythonUnreadable", "is_python_script", "python_launches"]
+
+
+_T = TypeVar("_T")
 
 
 class PythonUnreadable(ValueError):
@@ -197,6 +207,7 @@ class _Script:
         self._replaying: set[tuple[str, int]] = set()
         #: names made to read a global where a call runs (:meth:`_globals_at`)
         self._synthetic: list[ast.Name] = []
+        self._worked_out: dict[tuple[str, int, tuple[tuple[str, int], ...]], tuple[object, list[ast.AST]]] = {}
         #: the environment variables the script's own code reads (``os.environ.get("PP")``)
         self.environment_reads: set[str] = set()
         #: the names unresolved expressions are written as (``args.tp`` -> ``args_tp``)
@@ -1011,6 +1022,9 @@ class _Script:
         lists, the items they share at the start are kept, then the name as a spread reference.  None when no
         statement of the function binds the name before the read (the name is then read as the script assigns
         it, or not at all)."""
+        return self._remembered("list", name, lambda: self._replayed_lists(name, depth))
+
+    def _replayed_lists(self, name: ast.Name, depth: int) -> Optional[list[tuple[str, bool]]]:
         found = self._paths_to(name)
         if found is None:
             return None
@@ -1087,7 +1101,16 @@ class _Script:
         held = self.values.get(name.id)
         if held is not None:
             return held
-        return self._reaching(name)
+        return self._remembered("value", name, lambda: self._reaching(name))
+
+    def _remembered(self, kind: str, name: ast.Name, work: "Callable[[], _T]") -> "_T":
+        """``work()`` for this read with the names bound as they are now, worked out once (a name assigned from
+        itself again and again is otherwise worked out once per way to each earlier assignment)."""
+        key = (kind, id(name), tuple(sorted((bound, id(value)) for bound, value in self.values.items())))
+        if key not in self._worked_out:
+            # the bound values are kept with the answer, so that their ids name no other value while it is kept
+            self._worked_out[key] = (work(), list(self.values.values()))
+        return self._worked_out[key][0]  # type: ignore[return-value]
 
     def _reaching(self, name: ast.Name) -> Optional[ast.AST]:
         """The value the statements before ``name`` in its function (or the module) leave it, along each way
@@ -1175,30 +1198,31 @@ class _Script:
         statement = statement_of.get(id(name))
         if statement is None or _bound_inside(statement, name):
             return None
+        # the statements before the read, level by level from the read outwards; a level that starts with a change
+        # kvguard does not follow (an earlier pass of a loop, a header's own binding, part of a `try` body) starts
+        # with _UNSEEN_CHANGE
         before: list[list[ast.stmt]] = []
         scope: Optional[ast.AST] = None
-        unfollowed = False      # a change that may have run before the read, not on a way kvguard follows
         while statement is not None and id(statement) in body_of:
             body, owner = body_of[id(statement)]
             index = next(i for i, candidate in enumerate(body) if candidate is statement)
-            before.append(body[:index])
+            level: list[ast.stmt] = list(body[:index])
             if isinstance(owner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+                before.append(level)
                 scope = owner
                 break
             if isinstance(owner, ast.ClassDef):
                 return None
-            # bound by the statement the read is nested in (`for name in …`, `with … as name`, `except … as name`)
-            if isinstance(owner, ast.stmt) and _changes(owner, name.id) \
-                    or isinstance(owner, ast.ExceptHandler) and owner.name == name.id:
-                unfollowed = True
+            unseen = isinstance(owner, ast.stmt) and _changes(owner, name.id) \
+                or isinstance(owner, ast.ExceptHandler) and owner.name == name.id
             if isinstance(owner, (ast.For, ast.AsyncFor, ast.While)) and body is owner.body:
-                # an earlier pass ran the whole body (and a `while` test reads the name each pass)
-                unfollowed = unfollowed or any(_changes_within(part, name.id) for part in owner.body)
+                unseen = unseen or any(_changes_within(part, name.id) for part in owner.body)
             if isinstance(owner, ast.ExceptHandler) or isinstance(owner, ast.Try) and body is not owner.body:
                 tried = statement_of.get(id(owner)) if isinstance(owner, ast.ExceptHandler) else owner
-                if isinstance(tried, ast.Try):   # part of the `try` body may have run
-                    unfollowed = unfollowed or any(_changes_within(part, name.id) for part in tried.body) \
+                if isinstance(tried, ast.Try):
+                    unseen = unseen or any(_changes_within(part, name.id) for part in tried.body) \
                         or any(_changes_within(part, name.id) for handler in tried.handlers for part in handler.body)
+            before.append([_UNSEEN_CHANGE] + level if unseen else level)
             statement = owner if isinstance(owner, ast.stmt) else statement_of.get(id(owner))
         if scope is None:
             return None
@@ -1213,13 +1237,11 @@ class _Script:
             held_before = name.id in _parameters(scope)
             if _declared_elsewhere(scope, scope, name.id):
                 return None
-        if isinstance(statement_of.get(id(name)), ast.While) and any(
-                _changes_within(part, name.id) for part in statement_of[id(name)].body):  # type: ignore[attr-defined]
-            unfollowed = True
         preceding = [candidate for body in reversed(before) for candidate in body]
+        read_in = statement_of.get(id(name))
+        if isinstance(read_in, ast.While) and any(_changes_within(part, name.id) for part in read_in.body):
+            preceding.append(_UNSEEN_CHANGE)     # a `while` test reads the name after each pass too
         paths = self._expanded(name.id, preceding, {})
-        if unfollowed:
-            paths = [path + [(ast.Pass(), None)] for path in paths]
         return held_before, paths
 
     def _expanded(self, name: str, statements: list[ast.stmt], frame: dict[str, ast.AST],
@@ -1230,6 +1252,9 @@ class _Script:
         name inside it is a change kvguard cannot follow."""
         paths: list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]] = [[]]
         for statement in statements:
+            if statement is _UNSEEN_CHANGE:
+                paths = [way + [(statement, None)] for way in paths]
+                continue
             if not _changes_within(statement, name):
                 continue
             steps: list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]]
@@ -1507,6 +1532,8 @@ class _Unknown(ast.expr):
 
 
 _UNKNOWN = _Unknown()
+#: where a change kvguard does not follow may have run, among the statements before a read
+_UNSEEN_CHANGE = ast.Pass()
 #: the most ways through the statements before a read that are followed
 _MAX_WAYS = 32
 
