@@ -225,6 +225,8 @@ def test_generated_scripts_agree_with_bash(tmp_path, statements, joins):
     ("PP=1\nX=a\n[ $X = a ] && PP=2 || PP=3\nvllm serve m -pp $PP", (["-pp", "2"], ())),
     ("PP=1\nX=b\n[ $X = a ] && PP=2 || PP=3\nvllm serve m -pp $PP", (["-pp", "3"], ())),
     ("X=7; [ \"$X\" -lt 5 ] && vllm serve m --small $X; vllm serve m -tp $X", (["-tp", "7"], ())),
+    # a one-line case, the commands after it on its line
+    ("X=1; case $X in 1) PP=2;; *) PP=3;; esac; vllm serve m -pp $PP", (["-pp", "2"], ())),
 ])
 def test_lists_run_as_their_statuses_decide(tmp_path, script, expected):
     (launch,) = _launches(tmp_path, script + "\n")

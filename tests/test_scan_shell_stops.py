@@ -46,6 +46,7 @@ _STOPS = [
      [["serve", "m", "--c", "11"], ["serve", "m", "--c", "21"]]),
     ("for i in 1 2; do for j in 1 2; do break 2; done; done; vllm serve m --i $i\n", [["serve", "m", "--i", "1"]]),
     ("for i in 1 2; do X=$i; break; done; vllm serve m --x $X\n", [["serve", "m", "--x", "1"]]),
+    ("for i in a b; do case $i in a) continue;; esac; vllm serve m --$i; done\n", [["serve", "m", "--b"]]),
     # bash refuses break outside a loop's body (in a function a loop calls too) and goes on
     ("b() { break; }\nfor i in 1 2; do b; vllm serve m --i $i; done\n",
      [["serve", "m", "--i", "1"], ["serve", "m", "--i", "2"]]),
@@ -64,6 +65,7 @@ _DEFAULTS = [
     '[ -z "$TP" ] && TP=8', '[ -n "$TP" ] || TP=8', 'if [ -z "$TP" ]; then TP=8; fi',
     'if [ -z "${TP:-}" ]; then\n  TP=8\nfi', 'test -z "$TP" && TP=8', "[[ -z $TP ]] && TP=8",
     'if ! [ -n "$TP" ]; then\n  export TP=8\nfi', '[ "$TP" = "" ] && TP=8', ": ${TP:=8}",
+    'if [ -n "$TP" ]; then\n  echo "TP=$TP"\nelse\n  TP=8\nfi',
 ]
 
 

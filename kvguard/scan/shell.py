@@ -1013,9 +1013,11 @@ class _Branches:
         self.falls_through = False  # a `case` arm ended with `;&` / `;;&`: the next is not decided
         self.subject = ""           # a `case`'s word, as written
         self.branches = 0           # the branches begun so far
-        #: the name an ``if`` block's one branch gives a default (:func:`kvguard.scan.conditions.default_name`),
-        #: and the variables that branch left
+        #: the name an ``if`` block (of one condition, maybe an ``else``) gives a default
+        #: (:func:`kvguard.scan.conditions.default_name`), the branch that gives it (0: the first, 1: the ``else``),
+        #: and the variables that branch left when it set that name alone
         self.default_name: Optional[str] = None
+        self.default_branch = 0
         self.default_left: Optional[tuple] = None
 
     def sure(self) -> bool:
@@ -1028,9 +1030,11 @@ class _Branches:
         if self.sure():
             self.settled = variables.snapshot()
         else:
-            self.changed |= variables.changed_since(self.before)
+            changed = variables.changed_since(self.before)
+            self.changed |= changed
             self.exported |= variables.exported - self.before[3]
-            if self.default_name is not None:
+            if self.default_name is not None and self.branches - 1 == self.default_branch and \
+                    changed <= {self.default_name}:
                 self.default_left = variables.snapshot()
 
     def stop_here(self, variables: Variables, kind: str) -> None:
@@ -1072,8 +1076,9 @@ class _Branches:
         if self.settled is not None and not self.falls_through:
             variables.restore(self.settled)
             return
-        if self.branches == 1 and self.default_left is not None and self.changed <= {self.default_name}:
-            # `if [ -z "$X" ]; then X=8; fi`: read as `${X:=8}` is
+        if self.default_name is not None and self.default_left is not None:
+            # `if [ -z "$X" ]; then X=8; fi`, `if [ -n "$X" ]; then …; else X=8; fi`: read as `${X:=8}` is, the
+            # branch that gives the default the one that runs
             variables.restore(self.default_left)
             return
         for name in self.changed | self.exported:
@@ -1119,16 +1124,33 @@ def _compound_pieces(text: str) -> Optional[list[str]]:
 
 
 _ONE_LINE_CASE = re.compile(r"^\s*(case\s+\S+\s+in)\s+(.*\S)\s*;?\s*$")
+#: the start of a ``case`` after the commands before it on its line (``X=1; case …``)
+_CASE_AFTER = re.compile(r";\s*(?=case\s+\S+\s+in\s)")
 _ARM_TERMINATOR = re.compile(r";;&|;;|;&")
 
 
+#: the ``esac`` that ends a one-line ``case``, and the ``;`` before the commands after it
+_ESAC = re.compile(r"(?:^|(?<=[\s;]))esac\s*(?:;|$)")
+
+
 def _one_line_case(text: str) -> Optional[list[str]]:
-    """``case W in a) …;; b) …;; esac`` on one line as the lines it stands for (its header, each arm with its
-    terminator, ``esac``); None for any other line."""
+    """``case W in a) …;; b) …;; esac`` on one line, with the commands before and after it (``X=1; case …; esac;
+    vllm serve …``), as the lines it stands for (what precedes, its header, each arm with its terminator, ``esac``,
+    what follows); None for any other line."""
     m = _ONE_LINE_CASE.match(text)
-    if m is None or not m.group(2).endswith("esac"):
+    start = _CASE_AFTER.search(blank_quoted(text)) if m is None else None
+    if start is not None and ";;" not in blank_quoted(text[:start.start()]):
+        rest = _one_line_case(text[start.end():])
+        return [text[:start.start()].strip()] + rest if rest is not None else None
+    if m is None:
         return None
-    arms = m.group(2)[:-len("esac")]
+    blanked_rest = blank_quoted(m.group(2))
+    ends = list(_ESAC.finditer(blanked_rest))
+    # the `esac` after an arm's terminator (a word `esac` in an arm is no end), else the last one
+    end = next((e for e in ends if blanked_rest[:e.start()].rstrip().endswith((";;", ";&"))), ends[-1] if ends else None)
+    if end is None:
+        return None
+    arms, after = m.group(2)[:end.start()], m.group(2)[end.end():].strip()
     blanked = blank_quoted(arms)
     pieces, last = [m.group(1)], 0
     for terminator in _ARM_TERMINATOR.finditer(blanked):
@@ -1136,7 +1158,7 @@ def _one_line_case(text: str) -> Optional[list[str]]:
         last = terminator.end()
     if arms[last:].strip():
         pieces.append(arms[last:].strip() + " ;;")      # the last arm may go without its `;;`
-    return pieces + ["esac"]
+    return pieces + ["esac"] + ([after] if after else [])
 
 
 def _condition(text: str) -> str:
@@ -1265,7 +1287,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             condition = _condition(text)
             branches[-1].next_branch(variables, partial(condition_value, condition))
             if branches[-1].maybe and not branches[-1].dead:
-                branches[-1].default_name = default_name(condition, True, variables)
+                first, other = default_name(condition, True, variables), default_name(condition, False, variables)
+                branches[-1].default_name = first or other
+                branches[-1].default_branch = 0 if first else 1
             out += read_command(lineno, _after_then(text))
             continue
         if keyword == "case":
@@ -1280,6 +1304,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             elif keyword == "then":
                 out += read_command(lineno, text.lstrip()[4:])
             elif keyword == "elif":
+                branches[-1].default_name = None        # conditions of its own: no default's fact
                 condition = _condition(text)
                 branches[-1].next_branch(variables, partial(condition_value, condition))
                 out += read_command(lineno, _after_then(text))
