@@ -173,7 +173,9 @@ _STATEMENTS = st.sampled_from([
     '[ -n "$D" ] || D=8', 'if [ -z "$D" ]; then\n  D=4\n  vllm serve m --dd $D\nfi', "unset D", "D=",
     "vllm serve m --d ${D:-0}",
     "case $Y in big) exit 0 ;; *) vllm serve m --arm $Y ;; esac", "until false; do vllm serve m --u $X; break; done",
-    "lp 2", "{ [ $X -ge 4 ] && exit 0; vllm serve m --gr $X; }", "[ $X -lt 0 ] || h 2", "df; vllm serve m --df $D"])
+    "lp 2", "{ [ $X -ge 4 ] && exit 0; vllm serve m --gr $X; }", "[ $X -lt 0 ] || h 2", "df; vllm serve m --df $D",
+    'if [ -n "$D" ]; then :; else D=2; fi', "Y=big; case $Y in big) X=3;; *) X=5;; esac; vllm serve m --pc $X",
+    "for i in 1 2 3; do case $i in 2) continue;; 3) break;; esac; vllm serve m --ca $i; done"])
 
 #: functions the generated scripts call (or never do): `f` sets X, `h` exits, `e`, `r` and `lp` return, `df` gives D
 #: a default, `nc` is never called

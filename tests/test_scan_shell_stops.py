@@ -47,6 +47,8 @@ _STOPS = [
     ("for i in 1 2; do for j in 1 2; do break 2; done; done; vllm serve m --i $i\n", [["serve", "m", "--i", "1"]]),
     ("for i in 1 2; do X=$i; break; done; vllm serve m --x $X\n", [["serve", "m", "--x", "1"]]),
     ("for i in a b; do case $i in a) continue;; esac; vllm serve m --$i; done\n", [["serve", "m", "--b"]]),
+    ("N=0; for i in 1 2 3; do case $i in 2) continue;; 3) break;; esac; vllm serve m --c $i; done\n",
+     [["serve", "m", "--c", "1"]]),
     # bash refuses break outside a loop's body (in a function a loop calls too) and goes on
     ("b() { break; }\nfor i in 1 2; do b; vllm serve m --i $i; done\n",
      [["serve", "m", "--i", "1"], ["serve", "m", "--i", "2"]]),

@@ -875,11 +875,12 @@ def _names_set_by(text: str) -> list[str]:
 
 
 def _split_list(text: str, and_or: bool) -> Optional[list[tuple[str, str]]]:
-    """The commands of a line separated by ``;`` (and ``&&`` / ``||`` with ``and_or``) outside quotes, ``$(…)``
-    and ``{…}``, each with the operator before it (``""`` for the first); None for a ``case`` arm's line (``;;``,
-    ``;&``)."""
+    """The commands of a line separated by ``;`` (and ``&&`` / ``||`` with ``and_or``) outside quotes, ``$(…)``,
+    ``{…}`` and ``case … esac``, each with the operator before it (``""`` for the first); None for a ``case`` arm's
+    line (``;;``, ``;&`` outside a ``case`` the line holds)."""
     parts: list[tuple[str, str]] = []
     depth, quote, start, i, operator = 0, "", 0, 0, ""
+    cases = 0           # the `case … esac` the line has opened and not closed yet
     while i < len(text):
         ch = text[i]
         after, quote, plain = _step(text, i, quote, "'\"`")
@@ -887,7 +888,11 @@ def _split_list(text: str, and_or: bool) -> Optional[list[tuple[str, str]]]:
             depth += 1
         elif plain and ch in ")}":
             depth = max(depth - 1, 0)
-        elif plain and depth == 0 and (ch == ";" or and_or and text.startswith(("&&", "||"), i)):
+        elif plain and depth == 0 and _reserved_word_at(text, i, "case"):
+            cases += 1
+        elif plain and depth == 0 and cases and _reserved_word_at(text, i, "esac"):
+            cases -= 1
+        elif plain and depth == 0 and not cases and (ch == ";" or and_or and text.startswith(("&&", "||"), i)):
             if text.startswith((";;", ";&"), i):
                 return None
             parts.append((operator, text[start:i]))
@@ -897,6 +902,13 @@ def _split_list(text: str, and_or: bool) -> Optional[list[tuple[str, str]]]:
         i = after
     parts.append((operator, text[start:]))
     return [(operator, part) for operator, part in parts if part.strip()]
+
+
+def _reserved_word_at(text: str, i: int, word: str) -> bool:
+    """Whether ``word`` (``case``, ``esac``) stands at ``text[i]`` as a word of its own."""
+    end = i + len(word)
+    return text.startswith(word, i) and (i == 0 or text[i - 1] in " \t;&|(") and (end == len(text)
+                                                                                 or text[end] in " \t;&|)")
 
 
 #: an operator that joins the commands of a list
