@@ -484,6 +484,18 @@ def _fingerprint(fn) -> "str | None":
 _CURRENT_CLASS: list = []
 
 
+def _module_class_attribute(name: str, attr: str) -> "str | None":
+    """A string class attribute of the config class a global name of the current class's module holds."""
+    if not _CURRENT_CLASS:
+        return None
+    held = getattr(sys.modules.get(_CURRENT_CLASS[-1].__module__), name, None)
+    value = held.__dict__.get(attr) if isinstance(held, type) else None
+    return value if isinstance(value, str) else None
+
+
+facts_subconfigs.class_attribute = _module_class_attribute
+
+
 def _method_step(stmt) -> "list | None":
     if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
         return None

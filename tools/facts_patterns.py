@@ -43,6 +43,7 @@ PATTERNS: list[tuple] = [
     ("set_b_if_none_else_a", "V_t = V_a if V_c is None else V_b"),
     ("kwargs_pop", "V_t = kwargs.pop(K_k, K_v)"),
     ("kwargs_pop", "V_t = kwargs.pop(K_k)"),
+    ("kwargs_pop_or", "V_t = kwargs.pop(K_k, K_v) or V_b"),        # vLLM's FunAudioChat audio encoder
     ("kwargs_get", "V_t = kwargs.get(K_k, K_v)"),
     ("kwargs_get", "V_t = kwargs.get(K_k, V_d)"),
     ("kwargs_setdefault", "kwargs.setdefault(K_k, K_v)"),
@@ -571,6 +572,8 @@ PATTERNS: list[tuple] = [
     ("patch_grid_cells_if_none", "if V_t is None:\n    V_t = (V_s[0] // V_p) * (V_s[1] // V_p)"),
     ("raise_unless_layer_indices_in_depth",
      "if not all(-V_n <= layer < V_n for layer in V_o.A_ids):\n    raise ValueError(F_msg)"),
+    # vLLM's FunAudioChatConfig: the hidden size given, else the text config's, as an int
+    ("int_of_attr_if_none_else_int", "V_t = int(V_s.A_a) if V_h is None else int(V_h)"),
     # Mellum (transformers 5.20+): a count that may be None refused above a limit
     ("raise_if_not_none_and_gt_const", "if V_a is not None and V_a > K_v:\n    raise ValueError(F_msg)"),
     # HyperCLOVAX (transformers 5): the attention multiplier defaults to head_dim ** -0.5

@@ -17,8 +17,14 @@ in it is not a sub-config step (the caller records it as opaque).
 from __future__ import annotations
 
 import ast
+from typing import Callable
 
 KINDS = ("none", "empty_dict", "dict", "dict_mt", "config", "falsy", "truthy")
+
+#: set by tools/facts_extract.py: (a global name of the class's module, an attribute) -> the attribute of the
+#: config class that name holds, measured (``default_model_type = AudioEncoderConfig.model_type``); None when the
+#: name holds no config class with it
+class_attribute: "Callable[[str, str], str | None] | None" = None
 #: ``dict_mt``: a dict with a ``model_type`` key (``'model_type' in x`` tells them apart)
 
 
@@ -157,6 +163,14 @@ def _call_op(target: str, call: ast.Call, var_names: set) -> dict:
     return op
 
 
+def _class_model_type(value, var_names: set) -> "str | None":
+    """``SomeConfig.model_type`` where ``SomeConfig`` is no local but a config class of the module: its model type."""
+    if not (isinstance(value, ast.Attribute) and value.attr == "model_type" and isinstance(value.value, ast.Name)
+            and value.value.id != "self" and value.value.id not in var_names and class_attribute is not None):
+        return None
+    return class_attribute(value.value.id, "model_type")
+
+
 def _simple(stmt, var_names: set) -> list[dict]:
     """One statement of a branch -> ops."""
     if isinstance(stmt, ast.Expr):
@@ -168,6 +182,9 @@ def _simple(stmt, var_names: set) -> list[dict]:
             if isinstance(owner, ast.Name) and owner.id in ("logger", "warnings", "logging"):
                 return []
             if value.func.attr == "setdefault" and len(value.args) == 2 and _lit(value.args[0]) == "model_type":
+                if isinstance(value.args[1], ast.Name):
+                    # the default held by a local (a class's model type measured into it above)
+                    return [{"op": "model_type_default", "var": _var(owner), "value_from": value.args[1].id}]
                 return [{"op": "model_type_default", "var": _var(owner), "value": _lit(value.args[1])}]
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
             return [dict(_call_op("_discarded", value, var_names), op="build_discard")]
@@ -191,6 +208,10 @@ def _simple(stmt, var_names: set) -> list[dict]:
                 # text_kwargs["dtype"] = kwargs.get("torch_dtype", kwargs.get("dtype"))
                 return [{"op": "item_kwargs_get", "var": _var(target.value), "key": target.slice.value,
                          "chain": chain}]
+        measured = _class_model_type(value, var_names)
+        if isinstance(target, ast.Name) and measured is not None:
+            # default_model_type = AudioEncoderConfig.model_type: a class's model type, measured into a literal
+            return [{"op": "assign", "target": target.id, "from": {"literal": measured}}]
         if isinstance(target, ast.Name) and isinstance(value, ast.Attribute) and value.attr == "model_type" \
                 and not (isinstance(value.value, ast.Name) and value.value.id == "self"):
             # model_type = self.text_config.model_type

@@ -81,6 +81,8 @@ SCOPE = [
     "vibevoice_asr",
     # Mellum (transformers 5): MTP layer types defaulted only when there are MTP layers, at most one of them
     "mellum",
+    # vLLM's FunAudioChatConfig: its audio encoder's model type read off the encoder class, its hidden size an int
+    "funaudiochat",
 ]
 
 # keys worth mutating (present or not in the template)

@@ -469,6 +469,26 @@ HAND.update({
 })
 
 
+# vLLM's FunAudioChatConfig (0.16.0+): shaped like a Fun-Audio-Chat-8B checkpoint, a Qwen3-8B text config and the
+# Whisper-like audio encoder whose model type the class defaults from its own encoder class; the hidden size given
+# at the top level as well (else the text config's)
+HAND.update({
+    "funaudiochat": {
+        "architectures": ["FunAudioChatForConditionalGeneration"], "model_type": "funaudiochat",
+        "torch_dtype": "bfloat16", "audio_token_index": 151646, "ignore_index": -100, "hidden_size": 4096,
+        "audio_config": {
+            "model_type": "funaudiochat_audio_encoder", "num_mel_bins": 128, "encoder_layers": 32,
+            "encoder_attention_heads": 20, "encoder_ffn_dim": 5120, "d_model": 1280, "activation_function": "gelu",
+            "max_source_positions": 1500, "n_window": 100, "output_dim": 4096, "codebook_size": 6565,
+            "continuous_features_mode": "replace", "group_size": 5, "enable_audio_invert_tower": True},
+        "text_config": {
+            "model_type": "qwen3", "vocab_size": 151936, "hidden_size": 4096, "intermediate_size": 12288,
+            "num_hidden_layers": 36, "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+            "hidden_act": "silu", "max_position_embeddings": 40960, "rms_norm_eps": 1e-06, "rope_theta": 1000000,
+            "tie_word_embeddings": False, "attention_bias": False}},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()

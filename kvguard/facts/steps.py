@@ -260,7 +260,8 @@ def _resolve_ref(f: Frame, ref: dict) -> dict:
 
 def _op_model_type_default(f: Frame, op: dict) -> None:
     target = f.get(op["var"])
-    target["model_type"] = target.get("model_type", op["value"])
+    default = f.get(op["value_from"]) if "value_from" in op else op["value"]
+    target["model_type"] = target.get("model_type", default)
 
 
 def _op_model_type(f: Frame, op: dict) -> None:
@@ -1189,6 +1190,15 @@ def _raise_if_ge(f: Frame, a: dict) -> None:
 
 
 
+def _kwargs_pop_or(f: Frame, a: dict) -> None:
+    f.set(a["t"], f.kwargs().pop(f.get(a["k"]), f.get(a["v"])) or f.get(a["b"]))
+
+
+def _int_of_attr_if_none_else_int(f: Frame, a: dict) -> None:
+    given = f.get(a["h"])
+    f.set(a["t"], int(getattr(f.get(a["s"]), a["a"])) if given is None else int(given))
+
+
 def _raise_if_not_none_and_gt_const(f: Frame, a: dict) -> None:
     value = f.get(a["a"])
     if value is not None and value > f.get(a["v"]):
@@ -2100,6 +2110,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "raise_unless_layer_indices_in_depth": _raise_unless_layer_indices_in_depth,
     "every_layer_index_if_none": _every_layer_index_if_none, "raise_if_lt_const": _raise_if_lt_const,
     "raise_if_not_none_and_gt_const": _raise_if_not_none_and_gt_const, "steps_if_truthy": _steps_if_truthy,
+    "int_of_attr_if_none_else_int": _int_of_attr_if_none_else_int, "kwargs_pop_or": _kwargs_pop_or,
     "patch_grid_cells_if_none": _patch_grid_cells_if_none,
     "exaone4_layer_types": _exaone4_layer_types, "layer_types_by_remainder_if_none": _layer_types_by_remainder_if_none,
     "dict_items_update_if_given": _dict_items_update_if_given,

@@ -1,4 +1,4 @@
-"""VibeVoice-ASR's positions (a property of ``VibeVoiceAsrConfig``) and Mellum's MTP layers.
+"""VibeVoice-ASR's positions (a property of ``VibeVoiceAsrConfig``), Mellum's MTP layers and vLLM's FunAudioChat.
 
 ``transformers/models/vibevoice_asr/configuration_vibevoice_asr.py`` (transformers 5.17.0 – 5.24.0, vLLM 0.24.0+):
 reading it counts the audio chunk (``acoustic_tokenizer_chunk_size``, samples) in hops of the acoustic tokenizer,
@@ -15,6 +15,12 @@ configs (the ``vibevoice_asr`` template).
 layers (``num_mtp_layers``, spelled ``num_nextn_predict_layers`` in a checkpoint) are their attention and MLP types
 defaulted, one per MTP layer; ``validate_architecture`` refuses more than one.  Expected values from vLLM 0.33.0's
 ``get_config``; the ``mellum`` template in tools/hfconfig_oracle.py.
+
+vLLM's ``FunAudioChatConfig`` (``vllm/transformers_utils/configs/funaudiochat.py``, 0.18.0+): an audio config given
+as a dict gets the model type of vLLM's own audio encoder class unless it names one, and is built with that class
+whatever it names; the top-level ``hidden_size`` is ``int()`` of the given one, else of the text config's.  Expected
+values from ``get_config`` of vLLM 0.18.0, 0.23.0 (transformers 4.57.6), 0.28.0 and 0.33.0 (5.24.0 / 5.20.2, where the
+text config's strict fields refuse what ``int()`` would take); the ``funaudiochat`` template.
 """
 
 from __future__ import annotations
@@ -124,3 +130,64 @@ def test_mellum_refusals(cfg, exc_type, message):
     with pytest.raises(LoadCrash) as err:
         load("0.33.0", cfg)
     assert (err.value.exc_type, "\n".join(err.value.message.splitlines()[:2])) == (exc_type, message)
+
+
+FUN_RELEASES = ["0.18.0", "0.23.0", "0.28.0", "0.33.0"]
+
+
+def funaudiochat(**extra) -> dict:
+    return {"architectures": ["FunAudioChatForConditionalGeneration"], "model_type": "funaudiochat", **extra}
+
+
+@pytest.mark.parametrize("rel", FUN_RELEASES)
+@pytest.mark.parametrize(("cfg", "expected"), [
+    # (top-level hidden size, audio model type, its attention implementation, its d_model, text model type,
+    #  text hidden size, text KV heads)
+    (funaudiochat(), (4096, "funaudiochat_audio_encoder", "sdpa", 1280, "qwen2", 4096, 32)),
+    (funaudiochat(audio_config={}), (4096, "funaudiochat_audio_encoder", "sdpa", 1280, "qwen2", 4096, 32)),
+    (funaudiochat(audio_config={"d_model": 640, "_attn_implementation": "eager"}),
+     (4096, "funaudiochat_audio_encoder", "eager", 640, "qwen2", 4096, 32)),
+    # another model type is kept, but the encoder class builds it all the same
+    (funaudiochat(audio_config={"model_type": "whisper", "d_model": 512}), (4096, "whisper", "sdpa", 512, "qwen2", 4096, 32)),
+    (funaudiochat(text_config={"model_type": "qwen3", "hidden_size": 2048, "num_key_value_heads": 4}),
+     (2048, "funaudiochat_audio_encoder", "sdpa", 1280, "qwen3", 2048, 4)),
+    (funaudiochat(text_config={"hidden_size": 1024}), (1024, "funaudiochat_audio_encoder", "sdpa", 1280, "qwen2", 1024, 32)),
+    (funaudiochat(hidden_size="4096"), (4096, "funaudiochat_audio_encoder", "sdpa", 1280, "qwen2", 4096, 32)),
+    (funaudiochat(hidden_size=4096.7), (4096, "funaudiochat_audio_encoder", "sdpa", 1280, "qwen2", 4096, 32)),
+    (funaudiochat(hidden_size=2048, text_config={"model_type": "qwen3", "hidden_size": 4096}),
+     (2048, "funaudiochat_audio_encoder", "sdpa", 1280, "qwen3", 4096, 32)),
+])
+def test_funaudiochat_builds(rel, cfg, expected):
+    config = load(rel, cfg)
+    audio, text = config.audio_config, config.text_config
+    assert (config.hidden_size, audio.model_type, audio._attn_implementation, audio.d_model, text.model_type,
+            text.hidden_size, text.num_key_value_heads) == expected
+
+
+@pytest.mark.parametrize("rel", FUN_RELEASES)
+@pytest.mark.parametrize(("cfg", "exc_type", "message"), [
+    (funaudiochat(hidden_size="x"), "ValueError", "invalid literal for int() with base 10: 'x'"),
+    (funaudiochat(hidden_size=[1]), "TypeError",
+     "int() argument must be a string, a bytes-like object or a real number, not 'list'"),
+])
+def test_funaudiochat_hidden_size_refusals(rel, cfg, exc_type, message):
+    with pytest.raises(LoadCrash) as err:
+        load(rel, cfg)
+    assert (err.value.exc_type, err.value.message) == (exc_type, message)
+
+
+@pytest.mark.parametrize(("rel", "outcome"), [
+    ("0.18.0", (12, "12")),                  # transformers 4.57.6 keeps the string; int() of it is 12
+    ("0.23.0", (12, "12")),
+    ("0.28.0", ("StrictDataclassFieldValidationError", "Validation error for field 'hidden_size':")),
+    ("0.33.0", ("StrictDataclassFieldValidationError", "Validation error for field 'hidden_size':")),
+])
+def test_funaudiochat_text_hidden_size_as_a_string(rel, outcome):
+    cfg = funaudiochat(hidden_size=None, text_config={"model_type": "qwen3", "hidden_size": "12"})
+    try:
+        config = load(rel, cfg)
+    except LoadCrash as err:
+        got: tuple = (err.exc_type, err.message.splitlines()[0])
+    else:
+        got = (config.hidden_size, config.text_config.hidden_size)
+    assert got == outcome
