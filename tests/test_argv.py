@@ -206,8 +206,8 @@ def test_flag_table_matches_generated_option_table():
     (["--port", "abc"], True),                 # int option kvguard passes over: argparse refuses it
     (["--port", "$PORT"], False),              # unexpanded shell text is not what vLLM sees
     (["--port", "<PORT>"], False),             # a documentation placeholder
-    (["--runner", "bogus"], True),             # str option with choices
-    (["--runner", "generate"], False),
+    (["--logprobs-mode", "bogus"], True),      # str option with choices
+    (["--logprobs-mode", "raw_logits"], False),
 ])
 def test_values_of_passed_over_options_are_type_checked(argv, bad):
     from kvguard.launch.argv import parse_serve

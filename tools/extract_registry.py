@@ -127,9 +127,12 @@ FLAGS = (
     "supports_multimodal",
     "is_pooling_model",
     "is_text_generation_model",
+    "supports_mamba_prefix_caching",
 )
-# getattr(cls, NAME, False) flags of _ModelInfo.from_model_cls
-GETATTR_FLAGS = ("is_attention_free", "is_hybrid", "has_inner_state", "supports_multimodal")
+# getattr(cls, NAME, False) flags of _ModelInfo.from_model_cls (supports_mamba_prefix_caching: 0.15.0+, read by
+# MambaModelConfig's cache set-up, kvguard/rules/mamba_cache.py)
+GETATTR_FLAGS = ("is_attention_free", "is_hybrid", "has_inner_state", "supports_multimodal",
+                 "supports_mamba_prefix_caching")
 # attributes whose post-hoc modification (decorator, module-level assignment)
 # would change an answer
 SENSITIVE = set(GETATTR_FLAGS) | {

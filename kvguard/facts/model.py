@@ -200,7 +200,9 @@ RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quan
                                             "dtype",
                                             "max_position_embeddings", "tie_word_embeddings",
                                             # kvguard.length: a pooling model's tokenizer length
-                                            "position_embedding_type")
+                                            "position_embedding_type",
+                                            # ModelConfig.is_hybrid reads the top-level config's layer types
+                                            "layer_types")
 
 
 def _snapshot(obj: Any, names: tuple[str, ...]) -> dict[str, Any]:

@@ -97,6 +97,12 @@ FLAGS: tuple[Flag, ...] = (
     Flag("enable_fault_tolerance", ("--enable-fault-tolerance",), "bool", "0.27.0"),
     Flag("enable_return_routed_experts", ("--enable-return-routed-experts",), "bool", "0.14.0"),
     Flag("async_scheduling", ("--async-scheduling",), "bool"),
+    # the scheduler's and cache's switches a hybrid (Mamba) model's cache setup reads (issue 12)
+    Flag("enable_chunked_prefill", ("--enable-chunked-prefill",), "bool"),
+    Flag("enable_prefix_caching", ("--enable-prefix-caching",), "bool"),
+    Flag("mamba_cache_mode", ("--mamba-cache-mode",), "str", "0.15.0"),
+    Flag("runner", ("--runner",), "str"),
+    Flag("convert", ("--convert",), "str"),
     Flag("headless", ("--headless",), "store_true"),
     Flag("trust_remote_code", ("--trust-remote-code",), "bool"),
     Flag("swap_space", ("--swap-space",), "float", until="0.17.1"),

@@ -103,6 +103,14 @@ class Layout:
     distributed_executor_backend: Optional[str] = None
     headless: bool = False
     async_scheduling: Optional[bool] = None
+    #: SchedulerConfig's chunked prefill and CacheConfig's prefix caching (None: the release's default for
+    #: the model), and CacheConfig's mamba_cache_mode (None: "none")
+    enable_chunked_prefill: Optional[bool] = None
+    enable_prefix_caching: Optional[bool] = None
+    mamba_cache_mode: Optional[str] = None
+    #: ModelConfig's --runner and --convert (None: auto)
+    runner: Optional[str] = None
+    convert: Optional[str] = None
     enable_fault_tolerance: bool = False
     enable_return_routed_experts: bool = False
     #: ModelConfig's --trust-remote-code: without it vLLM refuses configs that need repository code

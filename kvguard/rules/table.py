@@ -36,6 +36,7 @@ from ..memo import PerFacts
 from ..speculative import flow as _sc
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
+from . import mamba_cache as _mamba
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -748,6 +749,7 @@ _S_ARGS = "vllm/engine/arg_utils.py"
 _S_MODEL = "vllm/config/model.py"
 _S_VLLM = "vllm/config/vllm.py"
 _S_SPEC = "vllm/config/speculative.py"
+_S_MODELS_CONFIG = "vllm/model_executor/models/config.py"
 
 _MRV2_V1 = "VLLM_USE_V2_MODEL_RUNNER does not yet support: {unsupported}"
 _GPU_MSG = ("World size ({world_size}) is larger than the number of available GPUs ({gpus}) in "
@@ -1965,6 +1967,25 @@ RULES = (
                      "field (ValidationError for SchedulerConfig)"),
 
     # ===================== VllmConfig.__post_init__ ==========================
+    # try_verify_and_update_config: a Mamba / hybrid model's cache set-up (kvguard.rules.mamba_cache)
+    Check("VC_mamba_chunked_prefill", "0.15.0", "0.32.0", stage="verify", exc="AssertionError", scope="feature",
+          when=_mamba.chunked_prefill_refused,
+          template="Chunked prefill is required for mamba cache mode 'align'.",
+          source=f"{_S_MODELS_CONFIG}::MambaModelConfig.verify_and_update_config",
+          description="--no-enable-chunked-prefill on a Mamba / hybrid model with prefix caching on (by default "
+                      "for hybrid models from 0.28.0) and the Mamba cache mode 'align' (every mode from 0.32.0)"),
+    Check("VC_mamba_chunked_prefill", "0.33.0", stage="verify", exc="AssertionError", scope="feature",
+          when=_mamba.chunked_prefill_refused,
+          template="Chunked prefill is required for Mamba prefix caching.",
+          source=f"{_S_MODELS_CONFIG}::MambaModelConfig.verify_and_update_config",
+          description="--no-enable-chunked-prefill on a Mamba / hybrid model with prefix caching on (by default "
+                      "for hybrid models)"),
+    Check("VC_mamba_align_spec", "0.15.0", "0.16.0", stage="verify", exc="AssertionError", scope="feature",
+          when=_mamba.speculative_refused,
+          template="Mamba cache mode 'align' is currently not compatible with speculative decoding.",
+          source=f"{_S_MODELS_CONFIG}::MambaModelConfig.verify_and_update_config",
+          description="speculative decoding on a Mamba / hybrid model with prefix caching on and the Mamba cache "
+                      "mode 'align'"),
     Check("MC_heads_tp", stage="verify",
           when=lambda state: state.heads % state.tp != 0,
           template="Total number of attention heads ({heads}) must be divisible by tensor parallel size "

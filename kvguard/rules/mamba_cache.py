@@ -1,0 +1,102 @@
+"""The cache set-up of Mamba and hybrid models, the first thing VllmConfig validates (0.15.0 – 0.33.0).
+
+Mirrors ``MambaModelConfig.verify_and_update_config`` in vllm/model_executor/models/config.py, which
+``VllmConfig.try_verify_and_update_config`` (vllm/config/vllm.py) reaches for the pure Mamba architectures of
+``MODELS_CONFIG_MAP`` and, through ``HybridAttentionMambaModelConfig``, for every hybrid model
+(``ModelConfig.is_hybrid``); it runs before ``ModelConfig.verify_with_parallel_config``.  The switches it
+reads are ``EngineArgs``' defaults (``_set_default_chunked_prefill_and_prefix_caching_args`` in
+vllm/engine/arg_utils.py, ``ModelConfig.is_prefix_caching_supported``) unless the launch sets them.
+
+With prefix caching on, the set-up settles a Mamba cache mode and asserts that chunked prefill is on —
+for mode ``align`` from 0.15.0, for every mode from 0.32.0 — so ``--no-enable-chunked-prefill`` on such a
+model is refused where prefix caching is on, by default from 0.28.0 for hybrid models.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["PURE_MAMBA_ARCHITECTURES", "chunked_prefill_refused", "runs_mamba_setup", "speculative_refused"]
+
+#: ``MODELS_CONFIG_MAP``'s architectures handled by MambaModelConfig itself (the same three 0.15.0 – 0.33.0)
+PURE_MAMBA_ARCHITECTURES = ("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM")
+
+#: layer kinds a hybrid-registered model may list in ``layer_types`` and still be attention-only
+#: (``ModelConfig.is_hybrid``: granite-4.0-micro); "full_attention" counts from 0.29.0
+_ATTENTION_LAYERS = ("attention",)
+_ATTENTION_LAYERS_SINCE_0_29 = ("attention", "full_attention")
+
+
+def _architecture(state: Any) -> "str | None":
+    from ..archs import registered_arch
+
+    return registered_arch(state.facts.architectures, state.release)
+
+
+def _is_hybrid(state: Any) -> bool:
+    from ..archs import arch_flag
+
+    if not arch_flag(state.facts.architectures, "is_hybrid", state.release):
+        return False
+    layer_types = state.facts.resolved_top.get("layer_types")
+    attention = _ATTENTION_LAYERS_SINCE_0_29 if state.release.within("0.29.0") else _ATTENTION_LAYERS
+    return not isinstance(layer_types, (list, tuple)) or not all(kind in attention for kind in layer_types)
+
+
+def runs_mamba_setup(state: Any) -> bool:
+    """Whether VllmConfig runs the Mamba cache set-up for this model (a generative runner; pooling runners
+    are not modelled: the check is skipped for them)."""
+    hybrid = _is_hybrid(state)
+    if not hybrid and _architecture(state) not in PURE_MAMBA_ARCHITECTURES:
+        return False
+    from ..length import runner_is_pooling
+
+    if state.layout.runner not in (None, "auto", "generate") or state.layout.convert not in (None, "auto", "none") \
+            or runner_is_pooling(state.facts, state.release, state.sidecar):
+        state.unmodelled("a pooling runner's chunked-prefill and prefix-caching defaults are not modelled")
+    return True
+
+
+def _prefix_caching(state: Any) -> bool:
+    if state.layout.enable_prefix_caching is not None:
+        return state.layout.enable_prefix_caching
+    # is_prefix_caching_supported for a generative model: attention-free ones never; hybrid ones from 0.26.0,
+    # but EngineArgs keeps them opt-in up to 0.27.x
+    return _is_hybrid(state) and state.release.within("0.28.0")
+
+
+def _cache_mode(state: Any) -> str:
+    """The Mamba cache mode the set-up settles on when prefix caching is on (0.15.0 – 0.31.0)."""
+    mode = state.layout.mamba_cache_mode or "none"
+    if mode == "align" or (mode == "none" and state.release.within("0.28.0")):
+        return "align"
+    from ..archs import arch_flag
+
+    supported = arch_flag(state.facts.architectures, "supports_mamba_prefix_caching", state.release)
+    if supported is None:
+        state.unmodelled("whether the model class supports Mamba prefix caching (SupportsMambaPrefixCaching) is "
+                         "not recorded for this architecture")
+    if mode == "all":
+        return "all" if supported else "align"
+    # the default mode: "all" where the class supports it; 0.20.0 – 0.21.x keep "align" for speculative decoding
+    if supported and not (state.spec is not None and state.release.within("0.20.0", "0.21.0")):
+        return "all"
+    return "align"
+
+
+def chunked_prefill_refused(state: Any) -> bool:
+    """``assert enable_chunked_prefill`` of the set-up (0.15.0+)."""
+    if state.layout.enable_chunked_prefill is not False:
+        return False  # a generative model's default is on
+    if not runs_mamba_setup(state) or not _prefix_caching(state):
+        return False
+    return state.release.within("0.32.0") or _cache_mode(state) == "align"
+
+
+def speculative_refused(state: Any) -> bool:
+    """0.15.0 – 0.16.x: mode ``align`` also refuses speculative decoding."""
+    if state.spec is None or not runs_mamba_setup(state) or not _prefix_caching(state):
+        return False
+    return _cache_mode(state) == "align"
