@@ -185,11 +185,18 @@ def _simple(stmt, var_names: set) -> list[dict]:
                 if isinstance(value.args[1], ast.Name):
                     # the default held by a local (a class's model type measured into it above)
                     return [{"op": "model_type_default", "var": _var(owner), "value_from": value.args[1].id}]
+                measured = _class_model_type(value.args[1], var_names)
+                if measured is not None:
+                    return [{"op": "model_type_default", "var": _var(owner), "value": measured}]
                 return [{"op": "model_type_default", "var": _var(owner), "value": _lit(value.args[1])}]
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
             return [dict(_call_op("_discarded", value, var_names), op="build_discard")]
         raise NotSubConfig
     if isinstance(stmt, ast.Pass):
+        return []
+    if isinstance(stmt, ast.Import) and [alias.name for alias in stmt.names] == ["transformers"] \
+            and stmt.names[0].asname is None:
+        # a branch importing transformers to reach its CONFIG_MAPPING: nothing the config sees
         return []
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
         target = stmt.targets[0]
@@ -208,6 +215,9 @@ def _simple(stmt, var_names: set) -> list[dict]:
                 # text_kwargs["dtype"] = kwargs.get("torch_dtype", kwargs.get("dtype"))
                 return [{"op": "item_kwargs_get", "var": _var(target.value), "key": target.slice.value,
                          "chain": chain}]
+        if isinstance(target, ast.Name) and isinstance(value, ast.Subscript):
+            # text_cls = CONFIG_MAPPING[text_config["model_type"]]: a local holding the class a later call builds
+            return [{"op": "class_local", "target": target.id, "class": _class_ref(value, var_names)}]
         measured = _class_model_type(value, var_names)
         if isinstance(target, ast.Name) and measured is not None:
             # default_model_type = AudioEncoderConfig.model_type: a class's model type, measured into a literal

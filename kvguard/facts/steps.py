@@ -329,6 +329,11 @@ def _op_local_rename(f: Frame, op: dict) -> None:
         f.set(op["var"], op["new"])
 
 
+def _op_class_local(f: Frame, op: dict) -> None:
+    """A local set to a class (looked up where the statement stands), for a later build with it."""
+    f.set(op["target"], {CLASS_REF: _resolve_ref(f, op["class"])})
+
+
 def _op_read_attr(f: Frame, op: dict) -> None:
     """``t = v.attr``."""
     f.set(op["target"], getattr(f.get(op["from"]), op["attr"]))
@@ -361,7 +366,7 @@ _SUB_OPS: dict[str, Callable[[Frame, dict], Any]] = {
     "if_truthy_build": _op_if_truthy_build, "raise": _op_raise, "branch": _op_branch,
     "empty_if_none": _op_empty_if_none, "build_discard": _op_build_discard,
     "model_type_rename": _op_model_type_rename, "item_kwargs_get": _op_item_kwargs_get,
-    "local_rename": _op_local_rename, "read_attr": _op_read_attr, "attr_set_if_eq": _op_attr_set_if_eq,
+    "local_rename": _op_local_rename, "read_attr": _op_read_attr, "class_local": _op_class_local, "attr_set_if_eq": _op_attr_set_if_eq,
     "unmodelled": _op_unmodelled,
 }
 

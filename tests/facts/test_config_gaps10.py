@@ -16,7 +16,9 @@ layers (``num_mtp_layers``, spelled ``num_nextn_predict_layers`` in a checkpoint
 defaulted, one per MTP layer; ``validate_architecture`` refuses more than one.  Expected values from vLLM 0.33.0's
 ``get_config``; the ``mellum`` template in tools/hfconfig_oracle.py.
 
-vLLM's ``FunAudioChatConfig`` (``vllm/transformers_utils/configs/funaudiochat.py``, 0.18.0+): an audio config given
+vLLM's ``FunAudioChatConfig`` (``vllm/transformers_utils/configs/funaudiochat.py``, 0.16.0+; 0.16.0 - 0.17.1 keep the
+text config's class in a local looked up in transformers' CONFIG_MAPPING, an unknown model type a KeyError): an audio
+config given
 as a dict gets the model type of vLLM's own audio encoder class unless it names one, and is built with that class
 whatever it names; the top-level ``hidden_size`` is ``int()`` of the given one, else of the text config's.  Expected
 values from ``get_config`` of vLLM 0.18.0, 0.23.0 (transformers 4.57.6), 0.28.0 and 0.33.0 (5.24.0 / 5.20.2, where the
@@ -132,7 +134,7 @@ def test_mellum_refusals(cfg, exc_type, message):
     assert (err.value.exc_type, "\n".join(err.value.message.splitlines()[:2])) == (exc_type, message)
 
 
-FUN_RELEASES = ["0.18.0", "0.23.0", "0.28.0", "0.33.0"]
+FUN_RELEASES = ["0.16.0", "0.17.1", "0.18.0", "0.23.0", "0.28.0", "0.33.0"]
 
 
 def funaudiochat(**extra) -> dict:
@@ -177,6 +179,7 @@ def test_funaudiochat_hidden_size_refusals(rel, cfg, exc_type, message):
 
 
 @pytest.mark.parametrize(("rel", "outcome"), [
+    ("0.16.0", (12, "12")),
     ("0.18.0", (12, "12")),                  # transformers 4.57.6 keeps the string; int() of it is 12
     ("0.23.0", (12, "12")),
     ("0.28.0", ("StrictDataclassFieldValidationError", "Validation error for field 'hidden_size':")),
@@ -191,3 +194,18 @@ def test_funaudiochat_text_hidden_size_as_a_string(rel, outcome):
     else:
         got = (config.hidden_size, config.text_config.hidden_size)
     assert got == outcome
+
+
+@pytest.mark.parametrize("rel", FUN_RELEASES)
+def test_funaudiochat_text_config_of_another_or_an_unknown_type(rel):
+    config = load(rel, funaudiochat(text_config={"model_type": "llama", "hidden_size": 512, "num_attention_heads": 8}))
+    assert (config.hidden_size, config.text_config.model_type, config.text_config.num_key_value_heads) == \
+        (512, "llama", 8)
+    with pytest.raises(LoadCrash) as err:
+        load(rel, funaudiochat(text_config={"model_type": "nope"}))
+    assert (err.value.exc_type, err.value.message) == ("KeyError", "'nope'")
+
+
+@pytest.mark.parametrize("rel", FUN_RELEASES)
+def test_funaudiochat_audio_config_neither_dict_nor_none_is_kept(rel):
+    assert load(rel, funaudiochat(audio_config=[1])).audio_config == [1]
