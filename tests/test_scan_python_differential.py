@@ -187,7 +187,7 @@ _SETTERS = [
     "words = list(cmd)\nwords.append('--copy')\ncmd = words",
     'if os.environ.get("BIG"):\n    if GPU == "H100":\n        TP = 8\n        cmd.append("--nested")',
     'if GPU == "H100":\n    if os.environ.get("BIG"):\n        MODEL = "nested"\n    else:\n        MODEL = "flat"',
-    "cmd.insert(0, 'env')\ncmd.pop(0)", "TP = TP - 1", 'extra.insert(0, "--pre")',
+    "cmd.insert(0, 'env')\ncmd.pop(0)", "N = 8\nN = N - 3\nTP = N", 'extra.insert(0, "--pre")',
 ]
 
 #: statements that start programs

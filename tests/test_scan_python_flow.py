@@ -61,6 +61,9 @@ def test_a_name_assigned_again_holds_its_value_at_the_call(tmp_path, script, exp
     # a list made afresh in each pass of a loop: what this pass builds
     ("for tp in [1, 2]:\n    cmd = ['vllm', 'serve', 'm']\n    cmd.append(str(tp))\n    subprocess.run(cmd)\n",
      [(6, ["m", "1"], False), (6, ["m", "2"], False)]),
+    # pop at a literal place (the list ended in an unresolved word)
+    ("cmd = ['vllm', 'serve', 'm', '--x']\ncmd.insert(0, 'env')\ncmd.pop(0)\ncmd.pop()\ncmd.append('--y')\n"
+     "subprocess.run(cmd)\n", [(8, ["m", "--y"], False)]),
     # insert at a literal place
     ("cmd = ['vllm', 'serve', 'm']\ncmd.insert(3, '--first')\ncmd.insert(2, 'x')\nsubprocess.run(cmd)\n",
      [(6, ["x", "m", "--first"], False)]),

@@ -1072,9 +1072,22 @@ class _Script:
                     out = out + [(text, False) if text is not None else ("${" + self._unknown(value) + "}", False)]
                 elif how in ("extend", "augment"):
                     out = out + self._part(value, depth)
-                elif index is not None:
+                elif how == "insert" and index is not None:
                     out = self._inserted(out, value, index, spread)
+                elif how == "pop" and index is not None:
+                    out = self._popped(out, index, spread)
         return out
+
+    def _popped(self, out: list[tuple[str, bool]], index: ast.AST,
+                spread: tuple[str, bool]) -> list[tuple[str, bool]]:
+        """``out.pop(index)`` where the item's place is known (no spread reference between it and the end it is
+        counted from); else ``out`` then the name as a spread reference."""
+        known, position = self.literal(index)
+        if known and type(position) is int and -len(out) <= position < len(out):
+            counted = out[:position + 1] if position >= 0 else out[position:]
+            if not any(is_spread for _text, is_spread in counted):
+                return out[:position] + out[position + 1:] if position != -1 else out[:-1]
+        return out + [spread]
 
     def _inserted(self, out: list[tuple[str, bool]], value: ast.AST, index: ast.AST,
                   spread: tuple[str, bool]) -> list[tuple[str, bool]]:
@@ -1562,7 +1575,7 @@ def _fields(given: _Given) -> tuple[object, ...]:
 def _step(statement: ast.stmt, name: str) -> "Optional[tuple[str, ast.AST, Optional[ast.AST]]]":
     """How a statement that changes ``name`` does it, when it is a change the replay follows: ``assign``
     (``name = value``, ``a = name = value``), ``augment`` (``name op= value``), ``append`` / ``extend`` (the
-    list methods) or ``insert`` (with its index); None for any other change."""
+    list methods), ``insert`` or ``pop`` (with its index); None for any other change."""
     if isinstance(statement, ast.Assign) and all(isinstance(target, ast.Name) for target in statement.targets) \
             and any(isinstance(target, ast.Name) and target.id == name for target in statement.targets):
         return "assign", statement.value, None
@@ -1581,6 +1594,8 @@ def _step(statement: ast.stmt, name: str) -> "Optional[tuple[str, ast.AST, Optio
                 return call.func.attr, call.args[0], None
             if call.func.attr == "insert" and len(call.args) == 2:
                 return "insert", call.args[1], call.args[0]
+            if call.func.attr == "pop" and len(call.args) <= 1:
+                return "pop", call.func.value, call.args[0] if call.args else ast.Constant(-1)
     return None
 
 
