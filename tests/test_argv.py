@@ -34,7 +34,7 @@ def test_spellings(argv):
 
 def test_env_assignments_and_unknown_flags():
     cmd = parse_serve("VLLM_MLA_DISABLE=1 HF_HOME=/x vllm serve M --max-model-len 4096 --disable-log-stats "
-                      "--compilation-config '{\"level\": 3}' -tp 2", R("0.28.0"))
+                      "--compilation-config '{\"mode\": 3}' -tp 2", R("0.28.0"))
     assert cmd.env == {"VLLM_MLA_DISABLE": "1", "HF_HOME": "/x"}
     assert cmd.fields == {"tensor_parallel_size": 2, "max_model_len": 4096}
     assert "--disable-log-stats" in cmd.passed_over
@@ -151,9 +151,9 @@ def test_served_model_name_needs_positional_model_from_0_17():
 
 def test_dotted_json_and_optimization_arguments_are_skipped():
     for v in ("0.10.2", "0.11.1", "0.12.0", "0.28.0", "0.33.0"):
-        cmd = parse_serve("vllm serve M -O3 --compilation-config.level 0 -tp 2 -O 3", R(v))
+        cmd = parse_serve("vllm serve M -O3 --compilation-config.mode 0 -tp 2 -O 3", R(v))
         assert cmd.fields == {"tensor_parallel_size": 2}, v
-    cmd = parse_serve("vllm serve M -cc.cudagraph_mode=NONE -cc.pass_config.x true -tp 2", R("0.28.0"))
+    cmd = parse_serve("vllm serve M -cc.cudagraph_mode=NONE -cc.pass_config.fuse_norm_quant true -tp 2", R("0.28.0"))
     assert cmd.fields == {"tensor_parallel_size": 2}
 
 

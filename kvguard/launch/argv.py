@@ -152,10 +152,11 @@ DEFAULT_MODEL = "Qwen/Qwen3-0.6B"
 class _Opt:
     """One option of the release's ``vllm serve`` parser (a plain class: a cold check builds some 600)."""
 
-    __slots__ = ("nargs", "action", "dest", "type", "choices", "value", "names")
+    __slots__ = ("nargs", "action", "dest", "type", "choices", "value", "names", "fields")
 
     def __init__(self, nargs: Any, action: str, dest: str, type: Optional[str] = None,  # noqa: A002 - argparse's word
-                 choices: Optional[tuple] = None, value: Any = None, names: tuple[str, ...] = ()):
+                 choices: Optional[tuple] = None, value: Any = None, names: tuple[str, ...] = (),
+                 fields: Optional[frozenset] = None):
         self.nargs = nargs          # 0, 1, "?", "*", "+"
         self.action = action
         self.dest = dest
@@ -166,6 +167,8 @@ class _Opt:
         #: the action's option strings in declaration order: argparse names the argument by all of them
         #: (``argument --tensor-parallel-size/-tp: invalid int value: 'x'``)
         self.names = names
+        #: the fields of the config class the value is validated into, when that class refuses other keys
+        self.fields = fields
 
     def __repr__(self) -> str:
         return (f"_Opt(nargs={self.nargs!r}, action={self.action!r}, dest={self.dest!r}, type={self.type!r}, "
@@ -227,7 +230,7 @@ def _options_for(version: str) -> dict[str, _Opt]:
     raw_specs = data["specs"]
     # one decode for the release's specs: a json.loads call costs more than the text it reads here
     specs = {spec: _Opt(s["n"], s["a"], s["d"], s.get("t"), tuple(s["c"]) if s.get("c") is not None else None,
-                        s.get("v"), tuple(s.get("o", ())))
+                        s.get("v"), tuple(s.get("o", ())), frozenset(s["f"]) if "f" in s else None)
              for spec, s in zip(ids, json.loads("[" + ",".join(raw_specs[spec] for spec in ids) + "]"))}
     table = {opt: specs[spec] for opt, spec in chosen.items()}
     # the parser's own order (argparse lists the candidates of an ambiguous prefix in it); an order's
@@ -758,6 +761,8 @@ def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any
     kvguard knows the ``type``)."""
     if spec.dest in _SPECULATIVE_DESTS and spec.nargs == 1:
         return _speculative_value(spec, opt, values)
+    if spec.fields is not None and values:
+        _refuse_unknown_config_keys(values[0], spec, opt, release)
     flag = _FIELDS.get(spec.dest)
     if flag is None or spec.dest in ("model", "revision"):
         _check_value(spec, opt, values, release)
@@ -884,6 +889,25 @@ def _sets_moe_backend(value: str) -> bool:
     except ValueError:
         return True
     return not isinstance(data, dict) or "moe_backend" in data
+
+
+def _refuse_unknown_config_keys(value: str, spec: _Opt, opt: str, release: Release) -> None:
+    """A config option's JSON naming a key its config class lacks: the release's parser refuses it (pydantic's
+    ``unexpected_keyword_argument``, raised as argparse's error), but the message it prints is pydantic's own,
+    with the host's pydantic version in its link, so kvguard declines to quote it.  A value kvguard cannot read
+    as a JSON object is left to vLLM (its parser first expands numbers such as ``8k``)."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return
+    if not isinstance(data, dict) or spec.fields is None:
+        return
+    unknown = [key for key in data if key not in spec.fields]
+    if unknown:
+        raise Undecidable(
+            f"vLLM {release.version} refuses {spec.label(opt)}: its config class has no field "
+            f"{', '.join(repr(key) for key in unknown)} (pydantic's unexpected_keyword_argument, an argparse "
+            "error); kvguard does not quote the message, which names the host's pydantic version")
 
 
 def _prog(launcher: str) -> str:

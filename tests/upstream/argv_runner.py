@@ -49,7 +49,8 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "enable_fault_tolerance", "enable_return_routed_experts", "async_scheduling", "trust_remote_code",
           "swap_space", "max_model_len", "disable_sliding_window", "kv_cache_dtype", "enforce_eager",
           "attention_backend", "dtype", "quantization", "moe_backend", "all2all_backend", "block_size",
-          "allow_deprecated_quantization")
+          "allow_deprecated_quantization", "enable_chunked_prefill", "enable_prefix_caching", "mamba_cache_mode",
+          "runner", "convert")
 MISSING = "<absent>"
 
 
@@ -111,7 +112,32 @@ def _spec(action):
                                 for c in action.choices]
         except TypeError:
             pass
+    fields = _config_fields(action)
+    if fields is not None:
+        entry["fields"] = fields
     return entry
+
+
+#: a key no config class has: a value naming it shows whether the option's type refuses unknown keys
+_PROBE_KEY = "kvguard_probe_key"
+
+
+def _config_fields(action):
+    """The field names of the config class an option's value is validated into (EngineArgs' parse_dataclass
+    keeps the class as its parameter's default), when that validation refuses a key the class lacks; else None."""
+    import dataclasses
+    import json as _json
+
+    parse = action.type
+    defaults = getattr(parse, "__defaults__", None) or ()
+    classes = [value for value in defaults if isinstance(value, type) and dataclasses.is_dataclass(value)]
+    if getattr(parse, "__name__", None) != "parse_dataclass" or len(classes) != 1:
+        return None
+    try:
+        parse(_json.dumps({_PROBE_KEY: 1}))
+    except Exception:  # noqa: BLE001 - refused: the class forbids unknown keys
+        return sorted(field.name for field in dataclasses.fields(classes[0]))
+    return None
 
 
 def dump_options(out_path):
@@ -246,6 +272,8 @@ def merge_tables(dumps: dict) -> dict:
                 spec["c"] = entry["choices"]
             if "value" in entry:
                 spec["v"] = entry["value"]
+            if entry.get("fields") is not None:
+                spec["f"] = entry["fields"]
             sk = json.dumps(spec, sort_keys=True)
             if sk not in spec_ids:
                 spec_ids[sk] = len(specs)

@@ -1,0 +1,51 @@
+"""A config option's JSON naming a key its config class lacks (``--compilation-config``, ``--attention-config``,
+dotted ``--attention-config.x``): the release's parser refuses it with pydantic's message, which names the
+host's pydantic version, so kvguard declines (Undecidable, exit 2) instead of accepting.
+
+What the releases answered (tests/upstream/serve_runner.py): 0.20.0, 0.28.0 and 0.33.0 refuse
+``--compilation-config '{"bogus": 1}'`` and ``--attention-config '{"bogus": 1}'`` at argparse
+(``unexpected_keyword_argument``); 0.33.0 refuses ``--attention_config.use_fp4_indexer_cache True`` (the field is
+not in its AttentionConfig) and 0.28.0 accepts it; 0.10.2's CompilationConfig ignores unknown keys.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kvguard.cli import run
+from kvguard.errors import Undecidable
+from kvguard.launch.argv import option_table, parse_serve
+from kvguard.versions import resolve
+
+
+@pytest.mark.parametrize("release,flags", [
+    ("0.20.0", ["--compilation-config", '{"bogus": 1}']),
+    ("0.28.0", ["--attention-config", '{"bogus": 1}']),
+    ("0.33.0", ["--compilation-config", '{"bogus": 1}']),
+    ("0.33.0", ["--attention_config.use_fp4_indexer_cache", "True"]),
+    ("0.33.0", ["-cc.bogus", "1"]),
+])
+def test_an_unknown_key_is_declined(release, flags):
+    with pytest.raises(Undecidable, match="has no field 'bogus'|has no field 'use_fp4_indexer_cache'"):
+        parse_serve(["vllm", "serve", "Qwen/Qwen3-8B", *flags], resolve(release))
+
+
+@pytest.mark.parametrize("release,flags", [
+    ("0.28.0", ["--attention_config.use_fp4_indexer_cache", "True"]),
+    ("0.33.0", ["--compilation-config", '{"mode": 3}']),
+    ("0.10.2", ["--compilation-config", '{"bogus": 1}']),
+])
+def test_known_keys_and_classes_that_ignore_extras_pass(release, flags):
+    parse_serve(["vllm", "serve", "Qwen/Qwen3-8B", *flags], resolve(release))
+
+
+def test_the_table_records_fields_only_where_unknown_keys_are_refused():
+    assert option_table(resolve("0.10.2"))["--compilation-config"].fields is None
+    fields = option_table(resolve("0.33.0"))["--compilation-config"].fields
+    assert fields is not None and "mode" in fields and "bogus" not in fields
+
+
+def test_cli_exits_2(capsys):
+    assert run(["check", "--vllm", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B",
+                "--compilation-config", '{"bogus": 1}']) == 2
+    assert "has no field 'bogus'" in capsys.readouterr().err
