@@ -194,6 +194,11 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     # layers that reuse another layer's KV cache (kvguard.kv.kvsize.KV_SHARED_TAIL)
     "enable_moe_block", "use_second_mlp_block", "expert_intermediate_size", "top_k_experts", "num_kv_shared_layers",
     "use_double_wide_mlp", "hidden_size_per_layer_input", "attention_k_eq_v",
+    # hybrid models' Mamba state shapes (kvguard.rules.mamba_state.STATE_KEYS)
+    "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
+    "linear_conv_kernel_dim", "mamba_expand", "mamba_d_state", "mamba_d_conv", "mamba_num_heads", "mamba_head_dim",
+    "n_groups", "ssm_state_size", "conv_kernel", "mamba_n_groups", "mamba_n_heads", "mamba_d_head", "mamba_ngroups",
+    "n_mamba_heads", "mamba_headdim", "mamba_d_ssm", "conv_dim", "conv_L_cache",
 )
 #: the same for the top-level config object
 RESOLVED_TOP_ATTRIBUTES: tuple[str, ...] = ("model_type", "architectures", "quantization_config", "compression_config",

@@ -37,6 +37,7 @@ from ..speculative import flow as _sc
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
 from . import mamba_cache as _mamba
+from . import mamba_state as _mamba_state
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -1986,6 +1987,14 @@ RULES = (
           source=f"{_S_MODELS_CONFIG}::MambaModelConfig.verify_and_update_config",
           description="speculative decoding on a Mamba / hybrid model with prefix caching on and the Mamba cache "
                       "mode 'align'"),
+    # HybridAttentionMambaModelConfig's page sizing: the model class's Mamba state shapes (kvguard.rules.mamba_state)
+    Check("VC_mamba_state_tp", "0.10.2", "0.19.1", stage="verify", exc="AssertionError",
+          when=_mamba_state.indivisible_state, bind=_mamba_state.state_bind,
+          template="{numerator} is not divisible by {denominator}",
+          source=f"{_S_MODELS_CONFIG}::HybridAttentionMambaModelConfig.verify_and_update_config",
+          description="a hybrid model's Mamba state sizes (convolution width, Mamba / value heads of Qwen3-Next, "
+                      "Qwen3.5, Jamba, Granite 4, Bamba, Nemotron-H, Zamba2, Falcon-H1, LFM2) must divide by tp; "
+                      "other hybrid architectures at tp > 1 are undecidable"),
     Check("MC_heads_tp", stage="verify",
           when=lambda state: state.heads % state.tp != 0,
           template="Total number of attention heads ({heads}) must be divisible by tensor parallel size "
