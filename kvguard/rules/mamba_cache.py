@@ -18,13 +18,14 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["PURE_MAMBA_ARCHITECTURES", "chunked_prefill_refused", "runs_mamba_setup", "speculative_refused"]
+__all__ = ["PURE_MAMBA_ARCHITECTURES", "chunked_prefill_refused", "is_hybrid", "runs_mamba_setup",
+           "speculative_refused"]
 
 #: ``MODELS_CONFIG_MAP``'s architectures handled by MambaModelConfig itself (the same three 0.15.0 – 0.33.0)
 PURE_MAMBA_ARCHITECTURES = ("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM")
 
 #: layer kinds a hybrid-registered model may list in ``layer_types`` and still be attention-only
-#: (``ModelConfig.is_hybrid``: granite-4.0-micro); "full_attention" counts from 0.29.0
+#: (``ModelConfig.is_hybrid`` from 0.11.1: granite-4.0-micro); "full_attention" counts from 0.29.0
 _ATTENTION_LAYERS = ("attention",)
 _ATTENTION_LAYERS_SINCE_0_29 = ("attention", "full_attention")
 
@@ -35,11 +36,15 @@ def _architecture(state: Any) -> "str | None":
     return registered_arch(state.facts.architectures, state.release)
 
 
-def _is_hybrid(state: Any) -> bool:
+def is_hybrid(state: Any) -> bool:
+    """``ModelConfig.is_hybrid``: the registry's flag; from 0.11.1 a model whose top-level ``layer_types`` are
+    all attention layers is not hybrid."""
     from ..archs import arch_flag
 
     if not arch_flag(state.facts.architectures, "is_hybrid", state.release):
         return False
+    if not state.release.within("0.11.1"):
+        return True
     layer_types = state.facts.resolved_top.get("layer_types")
     attention = _ATTENTION_LAYERS_SINCE_0_29 if state.release.within("0.29.0") else _ATTENTION_LAYERS
     return not isinstance(layer_types, (list, tuple)) or not all(kind in attention for kind in layer_types)
@@ -48,7 +53,7 @@ def _is_hybrid(state: Any) -> bool:
 def runs_mamba_setup(state: Any) -> bool:
     """Whether VllmConfig runs the Mamba cache set-up for this model (a generative runner; pooling runners
     are not modelled: the check is skipped for them)."""
-    hybrid = _is_hybrid(state)
+    hybrid = is_hybrid(state)
     if not hybrid and _architecture(state) not in PURE_MAMBA_ARCHITECTURES:
         return False
     from ..length import runner_is_pooling
@@ -64,7 +69,7 @@ def _prefix_caching(state: Any) -> bool:
         return state.layout.enable_prefix_caching
     # is_prefix_caching_supported for a generative model: attention-free ones never; hybrid ones from 0.26.0,
     # but EngineArgs keeps them opt-in up to 0.27.x
-    return _is_hybrid(state) and state.release.within("0.28.0")
+    return is_hybrid(state) and state.release.within("0.28.0")
 
 
 def _cache_mode(state: Any) -> str:

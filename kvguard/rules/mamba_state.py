@@ -113,26 +113,13 @@ def _v1_engine(state: Any) -> bool:
         raise
 
 
-def _is_hybrid(state: Any) -> bool:
-    """``ModelConfig.is_hybrid``: the registry's flag; from 0.11.1 a model whose top-level ``layer_types`` are all
-    "attention" (granite-4.0-micro) is not hybrid.  (kvguard.rules.mamba_cache keeps the same reading for 0.15.0+,
-    where "full_attention" also counts from 0.29.0, beyond this range.)"""
-    from ..archs import arch_flag
-
-    if not arch_flag(state.facts.architectures, "is_hybrid", state.release):
-        return False
-    if not state.release.within("0.11.1"):
-        return True
-    layer_types = state.facts.resolved_top.get("layer_types")
-    return not isinstance(layer_types, (list, tuple)) or not all(kind == "attention" for kind in layer_types)
-
-
 def _first_indivisible(state: Any) -> Optional[tuple[int, int]]:
     """The (numerator, tp) of the first ``divide`` the release's shape function fails, else None; undecidable
     where the architecture's shape function is not modelled and could refuse."""
     from ..archs import registered_arch
+    from .mamba_cache import is_hybrid
 
-    if not _is_hybrid(state):
+    if not is_hybrid(state):
         return None
     if not state.release.within("0.11.0") and not _v1_engine(state):
         return None  # 0.10.2 sizes the pages for the V1 engine only

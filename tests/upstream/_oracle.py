@@ -80,3 +80,25 @@ def attention_shape(rng, mla: bool, heads=(1, 2, 4, 8, 16, 32, 64)) -> tuple[int
         kv_lora, rope = rng.choice([(512, 64), (256, 64), (512, 32), (128, 64)])
         return 1, kv_lora + rope
     return rng.choice(heads), rng.choice([64, 80, 96, 112, 128, 192, 256])
+
+
+def launches_main(doc: str, run) -> None:
+    """The command line of a launch differential run directly: ``VERSION… [--cases N] [--seed S]``, each release's
+    counts, then its mismatches and undecidable launches (``run(version, cases, seed)`` returns the report of
+    tests.upstream.test_speculative.compare_launches)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("versions", nargs="+")
+    parser.add_argument("--cases", type=int, default=120)
+    parser.add_argument("--seed", type=int, default=0)
+    options = parser.parse_args()
+    for version in options.versions:
+        report = run(version, options.cases, options.seed)
+        print(version, dict(report["counts"]))
+        for mismatch in report["mismatches"]:
+            print("  MISMATCH", mismatch["target"], " ".join(mismatch["args"]))
+            print("    oracle :", mismatch["oracle"])
+            print("    kvguard:", mismatch["kvguard"])
+        for case in report["undecidable"]:
+            print("  UNDECIDABLE", " ".join(case["args"]), case["reason"][:160], "| oracle:", case["oracle"])

@@ -15,7 +15,6 @@ Run directly for a full report: ``python -m tests.upstream.test_mamba_cache 0.15
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -33,7 +32,7 @@ from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from . import differential as gen  # noqa: E402
-from ._oracle import release_sample  # noqa: E402
+from ._oracle import launches_main, release_sample  # noqa: E402
 from .test_speculative import _config, compare_launches  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -128,17 +127,4 @@ def test_mamba_cache_setup_agrees_with_real_vllm(version):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("versions", nargs="+")
-    parser.add_argument("--cases", type=int, default=120)
-    parser.add_argument("--seed", type=int, default=0)
-    options = parser.parse_args()
-    for release in options.versions:
-        result = run(release, options.cases, options.seed)
-        print(release, result["counts"])
-        for mismatch in result["mismatches"][:10]:
-            print("  ", mismatch["target"], " ".join(mismatch["args"]))
-            print("     oracle :", mismatch["oracle"])
-            print("     kvguard:", mismatch["kvguard"])
-        for case in result["undecidable"][:5]:
-            print("   undecidable:", case["args"], case["reason"][:160])
+    launches_main(__doc__, run)

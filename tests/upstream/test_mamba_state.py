@@ -17,7 +17,6 @@ refuses the block size the sizing picks for an accepted hybrid model (no intel_e
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
@@ -33,7 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from . import differential as gen  # noqa: E402
-from ._oracle import release_sample  # noqa: E402
+from ._oracle import launches_main, release_sample  # noqa: E402
 from .test_speculative import _config, compare_launches  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -210,22 +209,5 @@ def test_mamba_state_sizing_agrees_with_real_vllm(version):
     assert counts.get("cpu_oracle_block_size", 0) == 0 or version.split("+")[0] in ("0.10.2", "0.11.0"), counts
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("versions", nargs="+")
-    parser.add_argument("--cases", type=int, default=120)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    for version in args.versions:
-        report = run(version, args.cases, args.seed)
-        print(version, dict(report["counts"]))
-        for mismatch in report["mismatches"]:
-            print("  MISMATCH", mismatch["target"], " ".join(mismatch["args"]))
-            print("    oracle :", mismatch["oracle"])
-            print("    kvguard:", mismatch["kvguard"])
-        for case in report["undecidable"]:
-            print("  UNDECIDABLE", " ".join(case["args"]), case["reason"][:160], "| oracle:", case["oracle"])
-
-
 if __name__ == "__main__":
-    main()
+    launches_main(__doc__, run)
