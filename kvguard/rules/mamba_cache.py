@@ -18,8 +18,8 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["PURE_MAMBA_ARCHITECTURES", "chunked_prefill_refused", "is_hybrid", "runs_mamba_setup",
-           "speculative_refused"]
+__all__ = ["PURE_MAMBA_ARCHITECTURES", "chunked_prefill_refused", "chunked_prefill_refused_in_align_mode",
+           "is_hybrid", "runs_mamba_setup", "speculative_refused"]
 
 #: ``MODELS_CONFIG_MAP``'s architectures handled by MambaModelConfig itself (the same three 0.15.0 – 0.33.0)
 PURE_MAMBA_ARCHITECTURES = ("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM")
@@ -92,12 +92,16 @@ def _cache_mode(state: Any) -> str:
 
 
 def chunked_prefill_refused(state: Any) -> bool:
-    """``assert enable_chunked_prefill`` of the set-up (0.15.0+)."""
+    """``assert enable_chunked_prefill`` of the set-up in every cache mode (0.32.0+): the launch turns chunked
+    prefill off with prefix caching on."""
     if state.layout.enable_chunked_prefill is not False:
         return False  # a generative model's default is on
-    if not runs_mamba_setup(state) or not _prefix_caching(state):
-        return False
-    return state.release.within("0.32.0") or _cache_mode(state) == "align"
+    return runs_mamba_setup(state) and _prefix_caching(state)
+
+
+def chunked_prefill_refused_in_align_mode(state: Any) -> bool:
+    """The same assertion in the cache mode 'align' only (0.15.0 – 0.31.x)."""
+    return chunked_prefill_refused(state) and _cache_mode(state) == "align"
 
 
 def speculative_refused(state: Any) -> bool:

@@ -1969,12 +1969,18 @@ RULES = (
 
     # ===================== VllmConfig.__post_init__ ==========================
     # try_verify_and_update_config: a Mamba / hybrid model's cache set-up (kvguard.rules.mamba_cache)
-    Check("VC_mamba_chunked_prefill", "0.15.0", "0.32.0", stage="verify", exc="AssertionError", scope="feature",
+    Check("VC_mamba_chunked_prefill", "0.15.0", "0.31.0", stage="verify", exc="AssertionError", scope="feature",
+          when=_mamba.chunked_prefill_refused_in_align_mode,
+          template="Chunked prefill is required for mamba cache mode 'align'.",
+          source=f"{_S_MODELS_CONFIG}::MambaModelConfig.verify_and_update_config",
+          description="--no-enable-chunked-prefill on a Mamba / hybrid model with prefix caching on (by default "
+                      "for hybrid models from 0.28.0) and the Mamba cache mode 'align'"),
+    Check("VC_mamba_chunked_prefill", "0.32.0", "0.32.0", stage="verify", exc="AssertionError", scope="feature",
           when=_mamba.chunked_prefill_refused,
           template="Chunked prefill is required for mamba cache mode 'align'.",
           source=f"{_S_MODELS_CONFIG}::MambaModelConfig.verify_and_update_config",
           description="--no-enable-chunked-prefill on a Mamba / hybrid model with prefix caching on (by default "
-                      "for hybrid models from 0.28.0) and the Mamba cache mode 'align' (every mode from 0.32.0)"),
+                      "for hybrid models), in every Mamba cache mode"),
     Check("VC_mamba_chunked_prefill", "0.33.0", stage="verify", exc="AssertionError", scope="feature",
           when=_mamba.chunked_prefill_refused,
           template="Chunked prefill is required for Mamba prefix caching.",
