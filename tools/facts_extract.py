@@ -54,8 +54,24 @@ def _compile(src: str) -> list[ast.stmt]:
     return ast.parse(src).body
 
 
+#: statement shapes over a sub-config's attributes (``V_o.A_x``: attribute ``x`` of the object ``o``), kept with
+#: the extractor: checks a class's ``__post_init__`` makes once its sub-configs are built
+_SUB_CONFIG_CHECKS: list[tuple] = [
+    # Granite Speech Plus (transformers 5): each index of a sub-config's list, when it has one, within
+    # [K_lo, another attribute of it)
+    ("raise_if_sub_items_outside_range",
+     "if V_o.A_l is not None:\n    for V_i in V_o.A_l:\n        if V_i < K_lo or V_i >= V_o.A_n:\n"
+     "            raise ValueError(F_msg)"),
+    # Granite Speech Plus (transformers 5): when a sub-config has the list, its length plus K_k (a local) times
+    # one of its attributes must equal an attribute of another sub-config
+    ("raise_if_sub_count_product_differs",
+     "if V_o.A_l is not None:\n    V_c = len(V_o.A_l) + K_k\n    if V_p.A_e != V_o.A_h * V_c:\n"
+     "        raise ValueError(F_msg)"),
+]
+
 #: (step name, pattern, fixed arguments of the step: a pattern may name a variant of its step)
-_COMPILED = [(entry[0], _compile(entry[1]), entry[2] if len(entry) > 2 else {}) for entry in PATTERNS]
+_COMPILED = [(entry[0], _compile(entry[1]), entry[2] if len(entry) > 2 else {})
+             for entry in PATTERNS + _SUB_CONFIG_CHECKS]
 
 
 class _NoMatch(Exception):
@@ -114,10 +130,19 @@ def _template(node) -> str:
                 and len(value.args) == 1 and not value.keywords and part.conversion == -1:
             out.append("{len__" + _var(value.args[0]).replace("self.", "self__") + "}")
             continue
-        name = _var(value) if not _is_sub_config_attribute(value) else f"self.{value.value.attr}__{value.attr}"
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult) and part.conversion == -1:
+            # a product of two names (``{self.sub.size * count}``): ``{mul__<left>__by__<right>}``
+            out.append("{mul__" + _template_name(value.left) + "__by__" + _template_name(value.right) + "}")
+            continue
         conv = {-1: "", 114: "!r", 115: "!s", 97: "!a"}[part.conversion]
-        out.append("{" + name.replace("self.", "self__") + conv + "}")
+        out.append("{" + _template_name(value) + conv + "}")
     return "".join(out)
+
+
+def _template_name(value) -> str:
+    """A name as a message template writes it: ``name``, ``self__name`` or ``self__sub__name``."""
+    name = _var(value) if not _is_sub_config_attribute(value) else f"self.{value.value.attr}__{value.attr}"
+    return name.replace("self.", "self__")
 
 
 def _is_sub_config_attribute(node) -> bool:

@@ -447,16 +447,25 @@ def format_message(f: Frame, template: str) -> str:
     values = {}
     for _, field, _, _ in formatter_parser(template):
         if field:
-            name = field[5:] if field.startswith("len__") else field
-            if name.startswith("self__"):
-                first, *rest = name[6:].split("__")
-                value = f.get("self." + first)
-                for attr in rest:
-                    value = getattr(value, attr)
+            if field.startswith("mul__"):
+                left, right = field[5:].split("__by__", 1)
+                values[field] = _message_value(f, left) * _message_value(f, right)
+            elif field.startswith("len__"):
+                values[field] = len(_message_value(f, field[5:]))
             else:
-                value = f.get(name)
-            values[field] = len(value) if name != field else value
+                values[field] = _message_value(f, field)
     return template.format(**values)
+
+
+def _message_value(f: Frame, name: str) -> Any:
+    """A name of a message template: a local, ``self__name`` or ``self__sub__name``."""
+    if not name.startswith("self__"):
+        return f.get(name)
+    first, *rest = name[6:].split("__")
+    value = f.get("self." + first)
+    for attr in rest:
+        value = getattr(value, attr)
+    return value
 
 
 def _one_of(f: Frame, a: dict) -> None:
@@ -1207,6 +1216,29 @@ def _int_of_attr_if_none_else_int(f: Frame, a: dict) -> None:
 def _raise_if_not_none_and_gt_const(f: Frame, a: dict) -> None:
     value = f.get(a["a"])
     if value is not None and value > f.get(a["v"]):
+        raise ValueError(format_message(f, a["msg"]["template"]))
+
+
+def _raise_if_sub_items_outside_range(f: Frame, a: dict) -> None:
+    """Each item of a sub-config's list ``l`` (when not None), named ``i``, must lie in [``lo``, the sub-config's
+    ``n``)."""
+    items = getattr(f.get(a["o"]), a["l"])
+    if items is None:
+        return
+    for item in items:
+        f.set(a["i"], item)
+        if item < f.get(a["lo"]) or item >= getattr(f.get(a["o"]), a["n"]):
+            raise ValueError(format_message(f, a["msg"]["template"]))
+
+
+def _raise_if_sub_count_product_differs(f: Frame, a: dict) -> None:
+    """When a sub-config's list ``l`` is not None: ``c`` = its length + ``k``, and ``p``'s ``e`` must equal the
+    sub-config's ``h`` times ``c``."""
+    items = getattr(f.get(a["o"]), a["l"])
+    if items is None:
+        return
+    f.set(a["c"], len(items) + f.get(a["k"]))
+    if getattr(f.get(a["p"]), a["e"]) != getattr(f.get(a["o"]), a["h"]) * f.get(a["c"]):
         raise ValueError(format_message(f, a["msg"]["template"]))
 
 
@@ -2115,6 +2147,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "raise_unless_layer_indices_in_depth": _raise_unless_layer_indices_in_depth,
     "every_layer_index_if_none": _every_layer_index_if_none, "raise_if_lt_const": _raise_if_lt_const,
     "raise_if_not_none_and_gt_const": _raise_if_not_none_and_gt_const, "steps_if_truthy": _steps_if_truthy,
+    "raise_if_sub_items_outside_range": _raise_if_sub_items_outside_range,
+    "raise_if_sub_count_product_differs": _raise_if_sub_count_product_differs,
     "int_of_attr_if_none_else_int": _int_of_attr_if_none_else_int, "kwargs_pop_or": _kwargs_pop_or,
     "patch_grid_cells_if_none": _patch_grid_cells_if_none,
     "exaone4_layer_types": _exaone4_layer_types, "layer_types_by_remainder_if_none": _layer_types_by_remainder_if_none,
