@@ -156,7 +156,7 @@ class _Opt:
 
     def __init__(self, nargs: Any, action: str, dest: str, type: Optional[str] = None,  # noqa: A002 - argparse's word
                  choices: Optional[tuple] = None, value: Any = None, names: tuple[str, ...] = (),
-                 fields: Optional[frozenset] = None):
+                 fields: Optional[dict[str, Any]] = None):
         self.nargs = nargs          # 0, 1, "?", "*", "+"
         self.action = action
         self.dest = dest
@@ -167,7 +167,8 @@ class _Opt:
         #: the action's option strings in declaration order: argparse names the argument by all of them
         #: (``argument --tensor-parallel-size/-tp: invalid int value: 'x'``)
         self.names = names
-        #: the fields of the config class the value is validated into, when that class refuses other keys
+        #: the field schema of the config class the value is validated into, when that class refuses other
+        #: keys (kvguard.launch.config_values)
         self.fields = fields
 
     def __repr__(self) -> str:
@@ -230,7 +231,7 @@ def _options_for(version: str) -> dict[str, _Opt]:
     raw_specs = data["specs"]
     # one decode for the release's specs: a json.loads call costs more than the text it reads here
     specs = {spec: _Opt(s["n"], s["a"], s["d"], s.get("t"), tuple(s["c"]) if s.get("c") is not None else None,
-                        s.get("v"), tuple(s.get("o", ())), frozenset(s["f"]) if "f" in s else None)
+                        s.get("v"), tuple(s.get("o", ())), s.get("f"))
              for spec, s in zip(ids, json.loads("[" + ",".join(raw_specs[spec] for spec in ids) + "]"))}
     table = {opt: specs[spec] for opt, spec in chosen.items()}
     # the parser's own order (argparse lists the candidates of an ambiguous prefix in it); an order's
@@ -762,7 +763,7 @@ def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any
     if spec.dest in _SPECULATIVE_DESTS and spec.nargs == 1:
         return _speculative_value(spec, opt, values)
     if spec.fields is not None and values:
-        _refuse_unknown_config_keys(values[0], spec, opt, release)
+        _decline_unvouched_config(values[0], spec, opt, release)
     flag = _FIELDS.get(spec.dest)
     if flag is None or spec.dest in ("model", "revision"):
         _check_value(spec, opt, values, release)
@@ -891,23 +892,33 @@ def _sets_moe_backend(value: str) -> bool:
     return not isinstance(data, dict) or "moe_backend" in data
 
 
-def _refuse_unknown_config_keys(value: str, spec: _Opt, opt: str, release: Release) -> None:
-    """A config option's JSON naming a key its config class lacks: the release's parser refuses it (pydantic's
-    ``unexpected_keyword_argument``, raised as argparse's error), but the message it prints is pydantic's own,
-    with the host's pydantic version in its link, so kvguard declines to quote it.  A value kvguard cannot read
-    as a JSON object is left to vLLM (its parser first expands numbers such as ``8k``)."""
+def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release) -> None:
+    """A config option's JSON naming a key its config class lacks, or a value kvguard cannot vouch for: the
+    release's parser refuses the one (pydantic's ``unexpected_keyword_argument``, raised as argparse's error)
+    and may refuse the other, with pydantic's own message, which names the host's pydantic version, so kvguard
+    declines to quote it.  A value kvguard cannot read as a JSON object is left to vLLM (its parser first
+    expands numbers such as ``8k``)."""
     try:
         data = json.loads(value)
     except ValueError:
         return
     if not isinstance(data, dict) or spec.fields is None:
         return
-    unknown = [key for key in data if key not in spec.fields]
-    if unknown:
+    from .config_values import config_value_problem
+
+    problem = config_value_problem(data, spec.fields)
+    if problem is None:
+        return
+    what, where = problem
+    if what == "key":
         raise Undecidable(
-            f"vLLM {release.version} refuses {spec.label(opt)}: its config class has no field "
-            f"{', '.join(repr(key) for key in unknown)} (pydantic's unexpected_keyword_argument, an argparse "
-            "error); kvguard does not quote the message, which names the host's pydantic version")
+            f"vLLM {release.version} refuses {spec.label(opt)}: its config class has no field {where!r} "
+            "(pydantic's unexpected_keyword_argument, an argparse error); kvguard does not quote the message, "
+            "which names the host's pydantic version")
+    raise Undecidable(
+        f"vLLM {release.version} validates {spec.label(opt)} while parsing, and kvguard cannot vouch for {where}: "
+        "a value the release refuses is an argparse error with pydantic's message (naming the host's pydantic "
+        "version) or its own exception, which kvguard does not quote")
 
 
 def _prog(launcher: str) -> str:

@@ -120,24 +120,152 @@ def _spec(action):
 
 #: a key no config class has: a value naming it shows whether the option's type refuses unknown keys
 _PROBE_KEY = "kvguard_probe_key"
+#: a string no enum, literal or numeric field accepts
+_PROBE_WORD = "kvguard_probe_value"
+#: per plain kind: values the release must accept (those inside the field's bounds), and values it must refuse,
+#: for kvguard to check the field by the kind's own rules (kvguard.launch.config_values); a field whose probes
+#: disagree is recorded as "any"
+_KIND_PROBES = {
+    "bool": ([True, False, 0, 1, "True", "FALSE", "0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y",
+              "yes"], [_PROBE_WORD, 2, "2"]),
+    "int": ([1, 2, "3", 8, 512], [_PROBE_WORD, 1.5, "1.5"]),
+    "float": ([0.5, 1, 2.0, 0, -1], [_PROBE_WORD]),
+    "str": ([_PROBE_WORD], [7]),
+}
+#: annotated_types' bound classes as kvguard writes them after the kind ("int>=0", "float>0<=1")
+_BOUNDS = {"Ge": (">=", "ge"), "Gt": (">", "gt"), "Le": ("<=", "le"), "Lt": ("<", "lt")}
 
 
 def _config_fields(action):
-    """The field names of the config class an option's value is validated into (EngineArgs' parse_dataclass
-    keeps the class as its parameter's default), when that validation refuses a key the class lacks; else None."""
+    """The field schema of the config class an option's value is validated into (EngineArgs' parse_dataclass
+    keeps the class as its parameter's default), when that validation refuses a key the class lacks; else None.
+
+    The schema maps each field to its kind, measured by validating probe values with the release's own
+    parse function: a nested schema for a nested config class that refuses unknown keys too; "bool", "int",
+    "float" or "str" (a "?" suffix when None is accepted) when the field accepts and refuses the kind's probes;
+    for an enum or literal field, the list of the candidate values it accepts (its literals, member names in
+    both cases, member values); "any" otherwise."""
     import dataclasses
-    import json as _json
 
     parse = action.type
     defaults = getattr(parse, "__defaults__", None) or ()
     classes = [value for value in defaults if isinstance(value, type) and dataclasses.is_dataclass(value)]
     if getattr(parse, "__name__", None) != "parse_dataclass" or len(classes) != 1:
         return None
+    if _accepts(parse, [], _PROBE_KEY, 1):
+        return None
+    return _schema(parse, [], classes[0], set())
+
+
+def _accepts(parse, path, key, value):
+    data = {key: value}
+    for name in reversed(path):
+        data = {name: data}
     try:
-        parse(_json.dumps({_PROBE_KEY: 1}))
-    except Exception:  # noqa: BLE001 - refused: the class forbids unknown keys
-        return sorted(field.name for field in dataclasses.fields(classes[0]))
-    return None
+        parse(json.dumps(data))
+    except Exception:  # noqa: BLE001 - refused
+        return False
+    return True
+
+
+def _schema(parse, path, cls, seen):
+    import dataclasses
+    import enum
+    import typing
+
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - an annotation the host cannot resolve
+        hints = {}
+    out = {}
+    for field in dataclasses.fields(cls):
+        annotation = hints.get(field.name, field.type)
+        args = typing.get_args(annotation)
+        nullable = type(None) in args
+        inner = [a for a in args if a is not type(None)]
+        target = inner[0] if nullable and len(inner) == 1 else annotation
+        origin = typing.get_origin(target)
+        kind = "any"
+        if isinstance(target, type) and dataclasses.is_dataclass(target) and target not in seen:
+            if not _accepts(parse, [*path, field.name], _PROBE_KEY, 1):
+                kind = _schema(parse, [*path, field.name], target, seen | {target})
+        elif origin is typing.Literal or (isinstance(target, type) and issubclass(target, enum.Enum)):
+            kind = _enum_kind(parse, path, field.name, target)
+        elif target in (bool, int, float, str):
+            kind = _plain_kind(parse, path, cls, field, target.__name__)
+        out[field.name] = kind
+    return out
+
+
+def _plain_kind(parse, path, cls, field, base):
+    """``base`` with "?" when None is accepted and the field's bounds, when every probe agrees; else "any"."""
+    info = getattr(cls, "__pydantic_fields__", {}).get(field.name)
+    metadata = list(getattr(info, "metadata", None) or getattr(field.default, "metadata", None) or ())
+    bounds = []
+    for item in metadata:
+        symbol, attribute = _BOUNDS.get(type(item).__name__, (None, None))
+        limit = getattr(item, attribute, None) if attribute else None
+        if symbol is None or base not in ("int", "float") or isinstance(limit, bool) \
+                or not isinstance(limit, (int, float)):
+            return "any"
+        bounds.append((symbol, limit))
+
+    def inside(value):
+        number = float(value) if isinstance(value, str) else value
+        checks = {">=": number.__ge__, ">": number.__gt__, "<=": number.__le__, "<": number.__lt__}
+        return all(checks[symbol](limit) for symbol, limit in bounds)
+
+    good, bad = (list(values) for values in _KIND_PROBES[base])
+    if bounds:
+        good = [v for v in good if inside(v)]
+        step = 1 if base == "int" else 0.5
+        for symbol, limit in bounds:   # just inside and just outside each bound
+            edge = limit if "=" in symbol else (limit + step if ">" in symbol else limit - step)
+            outside = edge - step if ">" in symbol else edge + step
+            if base == "int" and not float(edge).is_integer():
+                return "any"
+            (good if inside(edge) else bad).append(int(edge) if base == "int" else edge)
+            bad.append(int(outside) if base == "int" else outside)
+        if not good:
+            return "any"
+    if not (all(_accepts(parse, path, field.name, v) for v in good)
+            and not any(_accepts(parse, path, field.name, v) for v in bad)):
+        return "any"
+    if base == "int" and not bounds:
+        # a lower bound the class checks after validation (no declared bound): probed at -2, -1 and 0
+        below = tuple(_accepts(parse, path, field.name, v) for v in (-2, -1, 0))
+        found = {(True, True, True): [], (False, False, True): [(">=", 0)], (False, False, False): [(">", 0)]}
+        if below not in found:
+            return "any"
+        bounds = found[below]
+    kind = base + ("?" if _accepts(parse, path, field.name, None) else "")
+    return kind + "".join(f"{symbol}{limit}" for symbol, limit in bounds)
+
+
+def _enum_kind(parse, path, name, target):
+    import enum
+    import typing
+
+    if isinstance(target, type) and issubclass(target, enum.Enum):
+        candidates = []
+        for member in target:
+            candidates += [member.name, member.name.lower(), member.value]
+            if not isinstance(member.value, str):
+                candidates.append(str(member.value))
+    else:
+        candidates = list(typing.get_args(target))
+    if _accepts(parse, path, name, _PROBE_WORD):
+        return "any"
+    accepted = []
+    for value in candidates:
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and value not in accepted:
+            if _accepts(parse, path, name, value):
+                accepted.append(value)
+    if not accepted:
+        return "any"
+    if _accepts(parse, path, name, None):
+        accepted.append(None)
+    return accepted
 
 
 def dump_options(out_path):
