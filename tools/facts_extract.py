@@ -54,9 +54,12 @@ def _compile(src: str) -> list[ast.stmt]:
     return ast.parse(src).body
 
 
-#: statement shapes over a sub-config's attributes (``V_o.A_x``: attribute ``x`` of the object ``o``), kept with
-#: the extractor: checks a class's ``__post_init__`` makes once its sub-configs are built
-_SUB_CONFIG_CHECKS: list[tuple] = [
+#: more statement shapes (as in tools/facts_patterns.py; ``V_o.A_x``: attribute ``x`` of the object ``o``)
+_MORE_PATTERNS: list[tuple] = [
+    # HRM-Text (transformers 5): a scale defaulting to a constant over another attribute
+    ("const_truediv_if_none", "if V_t is None:\n    V_t = K_n / V_a"),
+    # HRM-Text (transformers 5): a product of two attributes and one more than a third
+    ("product_with_increment", "V_t = V_a * V_b * (V_c + K_k)"),
     # Granite Speech Plus (transformers 5): each index of a sub-config's list, when it has one, within
     # [K_lo, another attribute of it)
     ("raise_if_sub_items_outside_range",
@@ -71,7 +74,7 @@ _SUB_CONFIG_CHECKS: list[tuple] = [
 
 #: (step name, pattern, fixed arguments of the step: a pattern may name a variant of its step)
 _COMPILED = [(entry[0], _compile(entry[1]), entry[2] if len(entry) > 2 else {})
-             for entry in PATTERNS + _SUB_CONFIG_CHECKS]
+             for entry in PATTERNS + _MORE_PATTERNS]
 
 
 class _NoMatch(Exception):
@@ -398,6 +401,7 @@ KNOWN_PROPERTIES: dict[str, list] = {
     "dbfb228cec3e": ["ceil_quotient_by_sub_attribute", {"a": "acoustic_tokenizer_chunk_size",
                                                         "sub": "acoustic_tokenizer_encoder_config",
                                                         "b": "hop_length"}],           # VibeVoice-ASR positions
+    "9309766c9701": ["alias", {"a": "_attn_implementation_internal"}],                # HRM-Text (transformers 5)
 }
 
 #: property setters, by fingerprint (tools/facts_transformers5.py ``fingerprint``): what assigning the
@@ -412,6 +416,11 @@ KNOWN_SETTERS: dict[str, list] = {
     "a9ee784b2b60": ["positive_times_sub_attribute_into", {                      # VibeVoice-ASR positions
         "a": "acoustic_tokenizer_chunk_size", "sub": "acoustic_tokenizer_encoder_config", "b": "hop_length",
         "msg": {"template": "Attempted to set `max_position_embeddings` to {value}; you need a positive value!"}}],
+    # HRM-Text's _attn_implementation (transformers 5): a flash implementation refused while the attribute is
+    # truthy, else PreTrainedConfig's setter; 5.17 strips a "paged|" prefix first (a method of str); the message
+    # is measured from the setter (``_setter``)
+    "8ef574c81900": ["refuse_flash_if_truthy", {"when": "prefix_lm", "paged_prefix": False}],
+    "3d7107139df8": ["refuse_flash_if_truthy", {"when": "prefix_lm", "paged_prefix": True}],
 }
 
 
@@ -470,7 +479,19 @@ def _setter(fn) -> dict:
     known = KNOWN_SETTERS.get(fp) or _raising_setter(fn)
     if known is None:
         return {"setter_kind": "opaque", "setter_fingerprint": fp}
-    return {"setter_kind": known[0], "setter_args": known[1]}
+    args = dict(known[1])
+    if known[0] == "refuse_flash_if_truthy":
+        args["msg"] = {"template": _raised_message(fn)}
+    return {"setter_kind": known[0], "setter_args": args}
+
+
+def _raised_message(fn) -> str:
+    """The message template of the one ``raise ValueError(<f-string>)`` in a method's source."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    raises = [node for node in ast.walk(tree) if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call)]
+    if len(raises) != 1 or len(raises[0].exc.args) != 1:
+        raise SystemExit(f"facts_extract: {fn.__qualname__} should raise once")
+    return _template(raises[0].exc.args[0])
 
 
 def _raising_setter(fn) -> "list | None":
@@ -687,18 +708,25 @@ _NOT_IN_BLOCKS = frozenset({"opaque", "super", "sub_config"})
 
 def _block_if_truthy(stmt: ast.stmt) -> "list | None":
     """``if x:`` (no ``else``) over statements each of which is a step -> ``["steps_if_truthy", {"c": x, "steps"}]``:
-    a guard the vocabulary need not spell out once per statement it guards (Mellum's MTP layer defaults)."""
-    if not (isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.test, (ast.Name, ast.Attribute))):
+    a guard the vocabulary need not spell out once per statement it guards (Mellum's MTP layer defaults); the
+    same under ``if x is None:`` -> ``["steps_if_none", {"v": x, "steps"}]`` (HRM-Text's per-stack layer count)."""
+    if not isinstance(stmt, ast.If) or stmt.orelse:
+        return None
+    if isinstance(stmt.test, (ast.Name, ast.Attribute)):
+        name, key, test = "steps_if_truthy", "c", stmt.test
+    elif _only_when_none(stmt) is not None:
+        name, key, test = "steps_if_none", "v", stmt.test.left
+    else:
         return None
     try:
-        guard = _var(stmt.test)
+        guard = _var(test)
     except _NoMatch:
         return None
     body = [inner for inner in stmt.body if not _is_noise(inner)]
     steps = [recognise(inner) for inner in body]
     if not steps or any(step[0] in _NOT_IN_BLOCKS for step in steps):
         return None
-    return ["steps_if_truthy", {"c": guard, "steps": steps}]
+    return [name, {key: guard, "steps": steps}]
 
 
 def _only_when_none(stmt: ast.stmt) -> "str | None":
@@ -1219,7 +1247,7 @@ def _with_nested(steps: list) -> list:
     out = []
     for step in steps:
         out.append(step)
-        if step[0] == "steps_if_truthy":
+        if step[0] in ("steps_if_truthy", "steps_if_none"):
             out += _with_nested(step[1]["steps"])
     return out
 

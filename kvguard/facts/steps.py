@@ -1242,6 +1242,57 @@ def _raise_if_sub_count_product_differs(f: Frame, a: dict) -> None:
         raise ValueError(format_message(f, a["msg"]["template"]))
 
 
+def _raise_unless_len_and_items_in(f: Frame, a: dict) -> None:
+    """``l`` must have ``n`` items, each one of ``allowed`` (the length first, as Python's ``or`` does)."""
+    items = f.get(a["l"])
+    allowed = f.get(a["allowed"])
+    if len(items) != f.get(a["n"]) or any(item not in allowed for item in items):
+        raise ValueError(format_message(f, a["msg"]["template"]))
+
+
+def _kwargs_single_value_if_keys_within(f: Frame, a: dict) -> None:
+    """When the keys of ``r`` are among ``kinds``: its values that are not None, as the list ``l``, must be
+    exactly one, which becomes the keyword argument ``k``."""
+    value = f.get(a["r"])
+    if set(value) <= f.get(a["kinds"]):
+        found = [item for item in value.values() if item is not None]
+        f.set(a["l"], found)
+        if len(found) != 1:
+            raise ValueError(format_message(f, a["msg"]["template"]))
+        f.kwargs()[f.get(a["k"])] = found[0]
+
+
+def _kwargs_update_from(f: Frame, a: dict) -> None:
+    """``kwargs.update(key=name, ...)``."""
+    kw = f.kwargs()
+    for key, var in a["pairs"]:
+        kw[key] = f.get(var)
+
+
+def _const_truediv_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is None:
+        f.set(a["t"], f.get(a["n"]) / f.get(a["a"]))
+
+
+def _product_with_increment(f: Frame, a: dict) -> None:
+    """``t = a * b * (c + k)``, evaluated left to right as Python does."""
+    f.set(a["t"], f.get(a["a"]) * f.get(a["b"]) * (f.get(a["c"]) + f.get(a["k"])))
+
+
+def _steps_if_none(f: Frame, a: dict) -> None:
+    """Steps that run only when a value is None (``if x is None: ...``)."""
+    if f.get(a["v"]) is None:
+        _run_nested(f, a["steps"])
+
+
+def _run_nested(f: Frame, steps: list) -> None:
+    for name, args in steps:
+        fn = STEPS.get(name)
+        if fn is None:
+            raise Undecidable(f"{f.cls.name}.{f.method}: step {name!r} is not in kvguard's vocabulary")
+        fn(f, args)
+
+
 def _steps_if_truthy(f: Frame, a: dict) -> None:
     """Steps that run only when a value is truthy (``if x: ...``)."""
     from .objects import ConfigObject
@@ -1250,11 +1301,7 @@ def _steps_if_truthy(f: Frame, a: dict) -> None:
         # a config object's truth is whatever its class's __len__ / __bool__ say: not measured
         raise Undecidable(f"{f.cls.name}.{f.method}: the truth of a config object is not modelled")
     if guard:
-        for name, args in a["steps"]:
-            fn = STEPS.get(name)
-            if fn is None:
-                raise Undecidable(f"{f.cls.name}.{f.method}: step {name!r} is not in kvguard's vocabulary")
-            fn(f, args)
+        _run_nested(f, a["steps"])
 
 
 def _raise_if_lt_const(f: Frame, a: dict) -> None:
@@ -2147,6 +2194,10 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "raise_unless_layer_indices_in_depth": _raise_unless_layer_indices_in_depth,
     "every_layer_index_if_none": _every_layer_index_if_none, "raise_if_lt_const": _raise_if_lt_const,
     "raise_if_not_none_and_gt_const": _raise_if_not_none_and_gt_const, "steps_if_truthy": _steps_if_truthy,
+    "const_truediv_if_none": _const_truediv_if_none, "product_with_increment": _product_with_increment,
+    "steps_if_none": _steps_if_none, "raise_unless_len_and_items_in": _raise_unless_len_and_items_in,
+    "kwargs_single_value_if_keys_within": _kwargs_single_value_if_keys_within,
+    "kwargs_update_from": _kwargs_update_from,
     "raise_if_sub_items_outside_range": _raise_if_sub_items_outside_range,
     "raise_if_sub_count_product_differs": _raise_if_sub_count_product_differs,
     "int_of_attr_if_none_else_int": _int_of_attr_if_none_else_int, "kwargs_pop_or": _kwargs_pop_or,

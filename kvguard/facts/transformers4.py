@@ -471,6 +471,22 @@ def class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> 
         per_unit = getattr(getattr(obj, args["sub"]), args["b"])
         setattr(obj, args["a"], int(value) * per_unit)
         return
+    if kind == "refuse_flash_if_truthy":
+        # HRM-Text's _attn_implementation (transformers 5): a flash implementation ("flash" in the value, after
+        # a "paged|" prefix where the line strips one with str methods) refused while the attribute is truthy,
+        # then PreTrainedConfig's own setter; a JSON value's ``in`` / missing str methods fail as Python's do
+        if value is not None and getattr(obj, args["when"]):
+            if not isinstance(value, (str, dict, list, int, float)):
+                raise Undecidable(f"{_short(obj.kvg_class_name)}.{name}: a {type(value).__name__} value is not "
+                                  "modelled")
+            checked = value
+            if args.get("paged_prefix"):
+                checked = value.removeprefix("paged|") if value.startswith("paged|") else value  # type: ignore[union-attr]
+            if "flash" in checked:  # type: ignore[operator]
+                frame = Frame(obj, {"value": value}, obj.kvg_facts, obj.kvg_facts.library, name)
+                raise ValueError(format_message(frame, args["msg"]["template"]))
+        obj.kvg_facts.library.set_attn_implementation(obj, value)
+        return
     if kind == "raise" and args["type"] in _SETTER_ERRORS:
         frame = Frame(obj, {"value": value}, obj.kvg_facts, obj.kvg_facts.library, name)
         raise _SETTER_ERRORS[args["type"]](format_message(frame, args["msg"]["template"]))

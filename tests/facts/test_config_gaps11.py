@@ -1,4 +1,4 @@
-"""Granite Speech Plus's encoder-layer checks.
+"""Granite Speech Plus's encoder-layer checks and HRM-Text's layer count, embedding scale and attention setter.
 
 ``GraniteSpeechPlusConfig`` (``transformers/models/granite_speech_plus/configuration_granite_speech_plus.py``,
 transformers 5.17.0 – 5.24.0, vLLM 0.24.0+): once its sub-configs are built, when the encoder config has
@@ -8,6 +8,15 @@ empty list: times one).  The range check comes first.
 
 Expected values were read off the real classes (``get_config`` of vLLM 0.24.0, 0.31.0 and 0.33.0 in their oracle
 environments); tools/hfconfig_oracle.py compares the same class on generated configs.
+
+``HrmTextConfig`` (``transformers/models/hrm_text/configuration_hrm_text.py``, transformers 5.17.0 – 5.24.0, vLLM
+0.24.0+): without ``num_layers_per_stack`` the given ``num_hidden_layers`` is the per-stack count, kept there, and
+``num_hidden_layers`` becomes per-stack x ``H_cycles`` x (``L_cycles`` + 1); with it both stay as given.
+``embedding_scale`` defaults to 1 / ``initializer_range``.  Its ``_attn_implementation`` setter refuses a flash
+implementation ("flash" in the value) while ``prefix_lm`` is true, then is PreTrainedConfig's; transformers 5.17
+first strips a ``paged|`` prefix with str methods (a dict or list value: AttributeError), the later lines test
+``"flash" in`` the value itself (a dict: its keys).  The fields are checked before any of this.  Expected values
+from ``get_config`` of vLLM 0.26.0, 0.31.0, 0.32.0 and 0.33.0.
 """
 
 from __future__ import annotations
@@ -77,3 +86,105 @@ def test_granite_speech_plus_concatenated_layers_refused(rel, cfg, exc_type, fir
     with pytest.raises(LoadCrash) as err:
         load(rel, cfg)
     assert (err.value.exc_type, err.value.message.splitlines()[0]) == (exc_type, first_line)
+
+
+def hrm_text(**extra) -> dict:
+    return {"architectures": ["HrmTextForCausalLM"], "model_type": "hrm_text", **extra}
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+@pytest.mark.parametrize(("cfg", "layers", "per_stack", "scale"), [
+    (hrm_text(), 128, 16, 50.0),                                          # 16 x 2 x (3 + 1)
+    (hrm_text(num_hidden_layers=24, H_cycles=1, L_cycles=1), 48, 24, 50.0),
+    (hrm_text(num_layers_per_stack=16, num_hidden_layers=128), 128, 16, 50.0),   # a round trip
+    (hrm_text(num_layers_per_stack=4, num_hidden_layers=7), 7, 4, 50.0),   # both given: kept, not checked
+    (hrm_text(num_layers_per_stack=None, num_hidden_layers=3, H_cycles=2, L_cycles=0), 6, 3, 50.0),
+    (hrm_text(num_hidden_layers=0), 0, 0, 50.0),
+    (hrm_text(H_cycles=0), 0, 16, 50.0),
+    (hrm_text(embedding_scale=12.0), 128, 16, 12.0),
+    (hrm_text(embedding_scale=None), 128, 16, 50.0),
+    (hrm_text(initializer_range=0.5), 128, 16, 2.0),
+])
+def test_hrm_text_layers_per_stack_and_embedding_scale(rel, cfg, layers, per_stack, scale):
+    config = load(rel, cfg)
+    assert (config.num_hidden_layers, config.num_layers_per_stack, config.embedding_scale, config.L_bp_cycles) == \
+        (layers, per_stack, scale, [2])
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+@pytest.mark.parametrize(("cfg", "implementation"), [
+    (hrm_text(), None),
+    (hrm_text(attn_implementation="sdpa"), "sdpa"),
+    (hrm_text(attn_implementation="paged|sdpa"), "paged|sdpa"),
+    (hrm_text(attn_implementation="eager", prefix_lm=True), "eager"),
+    (hrm_text(attn_implementation="FLASH"), "FLASH"),                    # "flash" in it, case-sensitively
+    (hrm_text(attn_implementation="flash_attention_2", prefix_lm=False), "flash_attention_2"),
+    (hrm_text(attn_implementation=5, prefix_lm=False), 5),
+])
+def test_hrm_text_attention_implementation_accepted(rel, cfg, implementation):
+    assert load(rel, cfg)._attn_implementation == implementation
+
+
+REFUSED_FLASH = ("is not supported when `config.prefix_lm=True`: FlashAttention cannot represent the PrefixLM 4-D "
+                 "mask overlay. Use `'sdpa'` (default) or `'flex_attention'`, or set `config.prefix_lm=False`.")
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+@pytest.mark.parametrize(("cfg", "exc_type", "first_line"), [
+    (hrm_text(attn_implementation="flash_attention_2"), "ValueError",
+     "`attn_implementation='flash_attention_2'` " + REFUSED_FLASH),
+    (hrm_text(attn_implementation="paged|flash_attention_2"), "ValueError",
+     "`attn_implementation='paged|flash_attention_2'` " + REFUSED_FLASH),
+    (hrm_text(attn_implementation="kernels-community/vllm-flash-attn3"), "ValueError",
+     "`attn_implementation='kernels-community/vllm-flash-attn3'` " + REFUSED_FLASH),
+    (hrm_text(initializer_range=0), "StrictDataclassFieldValidationError",
+     "Validation error for field 'initializer_range':"),
+    (hrm_text(num_hidden_layers=None), "StrictDataclassFieldValidationError",
+     "Validation error for field 'num_hidden_layers':"),
+    (hrm_text(H_cycles="2"), "StrictDataclassFieldValidationError", "Validation error for field 'H_cycles':"),
+    (hrm_text(prefix_lm=None, attn_implementation="flash_attention_2"), "StrictDataclassFieldValidationError",
+     "Validation error for field 'prefix_lm':"),
+    (hrm_text(hidden_size=1000), "StrictDataclassClassValidationError",
+     "Class validation error for validator 'validate_architecture':"),
+])
+def test_hrm_text_refusals(rel, cfg, exc_type, first_line):
+    with pytest.raises(LoadCrash) as err:
+        load(rel, cfg)
+    assert (err.value.exc_type, err.value.message.splitlines()[0]) == (exc_type, first_line)
+
+
+@pytest.mark.parametrize(("rel", "cfg", "outcome"), [
+    # transformers 5.17 (vLLM 0.31.0) strips the paged prefix with str methods first
+    ("0.31.0", hrm_text(attn_implementation={"": "sdpa"}), ("AttributeError", "'dict' object has no attribute 'startswith'")),
+    ("0.31.0", hrm_text(attn_implementation=["flash"]), ("AttributeError", "'list' object has no attribute 'startswith'")),
+    ("0.31.0", hrm_text(attn_implementation=5), ("AttributeError", "'int' object has no attribute 'startswith'")),
+    ("0.26.0", hrm_text(attn_implementation={"": "sdpa"}), "sdpa"),      # a dict's keys: no "flash" key
+    ("0.33.0", hrm_text(attn_implementation={"": "sdpa"}), "sdpa"),
+    ("0.33.0", hrm_text(attn_implementation={"flash": "x"}),
+     ("ValueError", "`attn_implementation={'flash': 'x'}` " + REFUSED_FLASH)),
+    ("0.32.0", hrm_text(attn_implementation=["flash"]), ("ValueError", "`attn_implementation=['flash']` " + REFUSED_FLASH)),
+    ("0.33.0", hrm_text(attn_implementation=5), ("TypeError", "argument of type 'int' is not iterable")),
+])
+def test_hrm_text_attention_implementation_values_by_line(rel, cfg, outcome):
+    if isinstance(outcome, tuple):
+        with pytest.raises(LoadCrash) as err:
+            load(rel, cfg)
+        assert (err.value.exc_type, err.value.message.splitlines()[0]) == outcome
+    else:
+        assert load(rel, cfg)._attn_implementation == outcome
+
+
+@pytest.mark.parametrize(("rel", "outcome"), [
+    ("0.31.0", -10.0),          # transformers 5.17's interval has no lower bound: a negative scale
+    ("0.26.0", "Validation error for field 'initializer_range':"),
+    ("0.32.0", "Validation error for field 'initializer_range':"),
+    ("0.33.0", "Validation error for field 'initializer_range':"),
+])
+def test_hrm_text_negative_initializer_range(rel, outcome):
+    cfg = hrm_text(initializer_range=-0.1)
+    if isinstance(outcome, float):
+        assert load(rel, cfg).embedding_scale == outcome
+        return
+    with pytest.raises(LoadCrash) as err:
+        load(rel, cfg)
+    assert (err.value.exc_type, err.value.message.splitlines()[0]) == ("StrictDataclassFieldValidationError", outcome)
