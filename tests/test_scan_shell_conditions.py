@@ -175,7 +175,14 @@ _STATEMENTS = st.sampled_from([
     "case $Y in big) exit 0 ;; *) vllm serve m --arm $Y ;; esac", "until false; do vllm serve m --u $X; break; done",
     "lp 2", "{ [ $X -ge 4 ] && exit 0; vllm serve m --gr $X; }", "[ $X -lt 0 ] || h 2", "df; vllm serve m --df $D",
     'if [ -n "$D" ]; then :; else D=2; fi', "Y=big; case $Y in big) X=3;; *) X=5;; esac; vllm serve m --pc $X",
-    "for i in 1 2 3; do case $i in 2) continue;; 3) break;; esac; vllm serve m --ca $i; done"])
+    "for i in 1 2 3; do case $i in 2) continue;; 3) break;; esac; vllm serve m --ca $i; done",
+    # a sourced file that exits (the whole script ends), returns, or exits in a branch
+    ". ./ends.sh", "source ./returns.sh", ". ./ends_big.sh"])
+
+#: the files the generated scripts source (none launches: a sourced file's launches are its own file's)
+_SOURCED = {"ends.sh": "X=11\nexit 0\nX=12\n", "returns.sh": "X=13\nreturn 2\nX=14\n",
+            "ends_big.sh": "if [ \"$X\" -gt 3 ]; then exit 0; fi\nY=small\n",
+            "fails.sh": "false\nX=15\n", "strict.sh": "set -e\n"}
 
 #: functions the generated scripts call (or never do): `f` sets X, `h` exits, `e`, `r` and `lp` return, `df` gives D
 #: a default, `nc` is never called
@@ -203,11 +210,23 @@ def _bash_runs(path) -> list[list[str]]:
 def test_generated_scripts_agree_with_bash(tmp_path, statements, joins):
     """Each statement on its own line or joined to the one before with ``;``: the launches kvguard decides are
     the ones bash runs (every value is known, every condition decidable)."""
+    script = "X=1\nY=none\nA=()\n" + _FUNCTIONS + _joined(statements, joins) + "\n"
+    _assert_agrees_with_bash(tmp_path, script)
+
+
+def _joined(statements: list[str], joins: list[bool]) -> str:
+    """The statements, each on its own line or joined to the one before with ``;``."""
     body = statements[0]
     for statement, joined in zip(statements[1:], joins):
         body += ("; " if joined and not statement.startswith("case") and not body.endswith(("esac", "&")) else "\n") \
             + statement
-    script = "X=1\nY=none\nA=()\n" + _FUNCTIONS + body + "\n"
+    return body
+
+
+def _assert_agrees_with_bash(tmp_path, script: str) -> None:
+    """The launches kvguard decides for ``script`` (beside the files of :data:`_SOURCED`) are the ones bash runs."""
+    for name, text in _SOURCED.items():
+        (tmp_path / name).write_text(text)
     path = tmp_path / "serve.sh"
     path.write_text(script)
     # compared as sets: kvguard reports a launch a line makes twice alike once
@@ -215,6 +234,39 @@ def test_generated_scripts_agree_with_bash(tmp_path, statements, joins):
     launches = find_launches([str(path)])[0]
     decided = sorted({tuple(launch.tokens[1:]) for launch in launches if not launch.unresolved})
     assert decided == runs, script
+
+
+#: what `set -e` acts on: commands kvguard knows fail (tests, arithmetic worth 0, a subshell, a call, a sourced file
+#: ending with a failing status, `shift` past the parameters, `return` at the top) where bash does not ignore it,
+#: and the places it does (before `&&` / `||`, a function called there, after `!`); `set -e` set, cleared, set in
+#: a function (it holds after the call) or in a subshell (it does not)
+_ERREXIT_STATEMENTS = st.sampled_from([
+    "set -e", "set -e", "set +e", "set -o errexit", "set -eo pipefail", "set +o errexit", "set -ex",
+    "false", "true", ":", '[ "$X" -gt 3 ]', '[ "$Y" = big ]', "[[ $X == 2 ]]", "test $X -lt 4", '! [ "$X" = 2 ]',
+    '[ "$X" -gt 2 ] && [ "$Y" = none ]', '[ "$Y" = big ] || [ $X -lt 3 ]', "false || true", "true && false",
+    "[ $X -gt 9 ] && vllm serve m --gt $X", "fe 1", "fe 2 || true", "fe 3 && true", "r || true", "( [ $X -gt 2 ]; vllm serve m --sub2 $X )", "( exit 0 )",
+    "( set -e; false; vllm serve m --sub3 )", "strict", "(( X - 1 )) || true", "let X=X-1", "(( X-- ))",
+    "set -- 1; shift 2; X=$((X+1))", "for i in 1 2; do [ $i = 2 ]; vllm serve m --fl $i; done",
+    "if [ $X -gt 2 ]; then false; fi", "case $Y in big) false ;; *) vllm serve m --cs $Y ;; esac",
+    "while [ $X -gt 100 ]; do false; done", "return", ". ./fails.sh", "source ./strict.sh",
+    "source ./returns.sh || true", "{ [ $X = 1 ] && X=5; }"])
+
+#: `fe` fails at its test when X is 2 or less, `strict` sets `set -e` for the script
+_ERREXIT_FUNCTIONS = "fe() { [ $X -gt 2 ]; vllm serve m --fe $1 $X; }\nstrict() { set -e; }\n"
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@settings(max_examples=int(os.environ.get("KVG_FUZZ_EXAMPLES", "150")), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(statements=st.lists(st.one_of(_ERREXIT_STATEMENTS, _ERREXIT_STATEMENTS,
+                                     _STATEMENTS.filter(lambda statement: not statement.startswith("df"))),
+                           min_size=1, max_size=8),
+       joins=st.lists(st.booleans(), min_size=8, max_size=8))
+def test_generated_scripts_under_set_e_agree_with_bash(tmp_path, statements, joins):
+    """The generated scripts with ``set -e`` among their statements: a failure it acts on ends the script where
+    bash ends it (``df``, whose status is its last command's, is left out: kvguard does not follow that status)."""
+    script = "X=1\nY=none\nA=()\n" + _FUNCTIONS + _ERREXIT_FUNCTIONS + _joined(statements, joins) + "\n"
+    _assert_agrees_with_bash(tmp_path, script)
 
 
 @pytest.mark.parametrize("script, expected", [

@@ -822,9 +822,10 @@ _STEP = re.compile(r"^\s*(?:([A-Za-z_][A-Za-z0-9_]*)\s*(\+\+|--)|(\+\+|--)\s*([A
 _ONE_ASSIGNMENT = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*([-+*/%]?)=(?!=)([^,=]*)$")
 
 
-def _arithmetic_assignment(text: str) -> "Optional[tuple[str, str]]":
-    """``(( X++ ))``, ``(( X += 2 ))``, ``let X=X*2`` — one assignment to one name — as ``(name, "$((…))")``,
-    the value the shell's own arithmetic gives it; None for any other line."""
+def _arithmetic_assignment(text: str) -> "Optional[tuple[str, str, int]]":
+    """``(( X++ ))``, ``(( X += 2 ))``, ``let X=X*2`` — one assignment to one name — as ``(name, "$((…))",
+    offset)``: the value the shell's own arithmetic gives it, and what to add to that value for the expression's
+    (-1 after ``X++``, 1 after ``X--``, whose value is the one before; else 0); None for any other line."""
     m = _ARITHMETIC_COMMAND.match(text)
     if m is None:
         return None
@@ -837,12 +838,13 @@ def _arithmetic_assignment(text: str) -> "Optional[tuple[str, str]]":
     step = _STEP.match(expression)
     if step:
         name, operator = (step.group(1), step.group(2)) if step.group(1) else (step.group(4), step.group(3))
-        return name, f"$(({name}{operator[0]}1))"
+        after = (-1 if operator == "++" else 1) if step.group(1) else 0
+        return name, f"$(({name}{operator[0]}1))", after
     one = _ONE_ASSIGNMENT.match(expression)
     if one is None or "?" in one.group(3) or not one.group(3).strip():
         return None
     name, operator, value = one.groups()
-    return name, f"$(({name}{operator}({value})))" if operator else f"$(({value}))"
+    return name, f"$(({name}{operator}({value})))" if operator else f"$(({value}))", 0
 
 
 def _names_set_by(text: str) -> list[str]:
@@ -920,10 +922,10 @@ _TEST_COMMAND = re.compile(r"^\s*(?:\[\[?\s|test\s|true\s*$|false\s*$|:\s*$|!\s)
 
 def _sequence(text: str, functions: "Optional[dict[str, Block]]" = None) -> list[tuple[str, str]]:
     """The commands of a line joined by ``;`` / ``&&`` / ``||`` (outside quotes, ``$(…)`` and ``${…}``), each
-    with the operator before it (``""`` for the first), when one of them assigns, exports or unsets a variable or
-    sources a file (which a later one, or a later line, may read), is a test (whose status decides whether the
-    next runs), ends what runs (``exit``, ``break``, ``exec …``: the commands after it do not run), or calls one of
-    ``functions`` (read apart from the launches beside it); ``[("", text)]`` otherwise."""
+    with the operator before it (``""`` for the first), when one of them assigns, exports or unsets a variable,
+    sources a file or sets ``set -e`` (which a later one, or a later line, may read), is a test (whose status
+    decides whether the next runs), ends what runs (``exit``, ``break``, ``exec …``: the commands after it do not
+    run), or calls one of ``functions`` (read apart from the launches beside it); ``[("", text)]`` otherwise."""
     whole = [("", text)]
     if ";" not in text and "&&" not in text and "||" not in text:
         return whole
@@ -932,7 +934,8 @@ def _sequence(text: str, functions: "Optional[dict[str, Block]]" = None) -> list
         return whole        # a `case` arm: not a plain sequence
     if len(parts) < 2 or not any(_ASSIGN.match(p) or _ARRAY.match(p) or _EXPORT.match(p) or _UNSET.match(p)
                                  or _SOURCE.match(p) or _TEST_COMMAND.match(p) or _names_set_by(p)
-                                 or _EVAL.match(p) or _STOP.match(p) or _EXEC_COMMAND.match(p) for _, p in parts) and \
+                                 or _EVAL.match(p) or _STOP.match(p) or _EXEC_COMMAND.match(p)
+                                 or _SET_OPTIONS.match(p) for _, p in parts) and \
             not (functions and any(_calls_a_function(p, functions) for _, p in parts)):
         return whole
     return parts
@@ -977,6 +980,12 @@ class _Flow:
         self.loops = 0
         #: the kinds of stop a branch that may not run met: what the loop or function it is in leaves is not known
         self.uncertain: set[str] = set()
+        #: the status the stop ends with when kvguard knows it (``exit 3``, ``return 1``, a failure ``set -e``
+        #: ended on): a subshell, a call or a sourced file that ends so fails, which ``set -e`` acts on in turn
+        self.stop_status: Optional[int] = None
+        #: how many contexts in which bash ignores ``set -e`` hold what is being read (a command before ``&&`` /
+        #: ``||``, a function called there, a function no text calls, a text where kvguard cannot tell them all)
+        self.errexit_ignored = 0
 
 
 def _stop_made(text: str, flow: _Flow, in_function: bool) -> Optional[tuple[str, int]]:
@@ -995,6 +1004,88 @@ def _stop_made(text: str, flow: _Flow, in_function: bool) -> Optional[tuple[str,
             return None
         return kind, int(argument or 1)
     return kind, 1
+
+
+def _stop_status(text: str) -> Optional[int]:
+    """The status ``exit N`` / ``return N`` ends with, when ``N`` is a number written out (bash keeps its low
+    eight bits); None when it is the last command's (no ``N``) or an expansion."""
+    m = _STOP.match(text)
+    argument = m.group(2) if m else None
+    return int(argument) % 256 if argument is not None and argument.isdigit() else None
+
+
+#: the variable kvguard keeps ``set -e``'s state in: "on" while it is set, unknown where a branch that may not run
+#: set or cleared it (a name no shell variable can have, so branches, subshells and calls carry it as they carry
+#: variables: a subshell's ``set -e`` stays in it, a function's holds after the call, a child shell starts without)
+_ERREXIT = "-o errexit"
+
+#: ``set`` with options (``set -e``, ``set -euo pipefail``, ``set +o errexit``); ``set --`` is read apart
+_SET_OPTIONS = re.compile(r"^\s*set\s+((?!--(?:\s|$))[-+].*)$")
+
+
+def _errexit_set_by(words: str) -> "tuple[Optional[str], Optional[list[str]]]":
+    """What ``set WORDS`` does to ``set -e`` — ``"on"``, ``"off"``, ``"unknown"`` (an expansion among the options),
+    None (left as it is) — and the positional parameters it gives after its options (None: none given)."""
+    state: Optional[str] = None
+    tokens = words.split()
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if "$" in token or "`" in token:
+            return "unknown", None
+        if token in ("--", "-") or token[0] not in "-+":
+            rest = tokens[i + (token in ("--", "-")):]
+            return state, rest
+        sign, letters = token[0], token[1:]
+        for letter in letters:
+            if letter == "e":
+                state = "on" if sign == "-" else "off"
+            elif letter == "o":
+                i += 1
+                if i < len(tokens) and tokens[i] == "errexit":
+                    state = "on" if sign == "-" else "off"
+        i += 1
+    return state, None
+
+
+def _errexit_applies(variables: Variables, flow: _Flow) -> bool:
+    """Whether a command that fails here surely ends the shell: ``set -e`` is surely on and bash does not ignore
+    it where the command runs."""
+    return not flow.errexit_ignored and variables.get(_ERREXIT) == "on"
+
+
+def _fails_under_errexit(flow: _Flow, status: int = 1) -> None:
+    """A command ``set -e`` acts on failed: the shell exits with its status."""
+    flow.stop, flow.stop_status = ("exit", 1), status
+
+
+#: a compound command or a subshell whose status ``&&``, ``||``, ``|`` or ``&`` takes after its closer (``done ||
+#: true``, ``} | tee log``), or one ``!`` inverts: bash ignores ``set -e`` in its body, and kvguard does not keep
+#: what follows a closer when it reads the body
+_ERREXIT_IGNORED_BLOCK = re.compile(r"(?:(?<![\w$])(?:done|fi|esac)|[})])\s*(?:&&|\|\|?|&(?!>))"
+                                    r"|(?:^|[;&|(]\s*)!\s*(?:[({]|(?:if|for|while|until|case)\b)")
+#: the expansions and arithmetic commands a line may hold, set aside before a closer is looked for (their ``)`` /
+#: ``}`` close no block)
+_EXPANSION = re.compile(r"\$?\(\([^()]*\)\)|\$\([^()]*\)|\$\{[^{}]*\}")
+
+
+def _ignores_errexit_somewhere(lines: Iterable[tuple[int, str]]) -> bool:
+    """Whether a text has a block in a context where bash ignores ``set -e`` (:data:`_ERREXIT_IGNORED_BLOCK`):
+    kvguard does not tell its body from the others, so it reads no ``set -e`` failure in that text as an exit."""
+    for _, text in lines:
+        text = blank_quoted(text)
+        for _ in range(8):
+            text, count = _EXPANSION.subn(" ", text)
+            if not count:
+                break
+        if _ERREXIT_IGNORED_BLOCK.search(text):
+            return True
+    return False
+
+
+def _single_command(text: str) -> bool:
+    """Whether ``text`` is one simple command: no ``;``, ``&``, ``|`` outside quotes."""
+    return not re.search(r"[;&|]", blank_quoted(text))
 
 
 def _always(variables: Variables) -> bool:
@@ -1196,7 +1287,8 @@ _SET_POSITIONAL = re.compile(r"^\s*set\s+--(?:\s+(.*))?$")
 
 def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables, kind: str,
                    prompts: bool = False, session: "Optional[ShellSession]" = None, _nesting: int = 0,
-                   _flow: Optional[_Flow] = None, _calls: tuple[str, ...] = ()) -> list[Launch]:
+                   _flow: Optional[_Flow] = None, _calls: tuple[str, ...] = (),
+                   _sourced_by: Optional[_Flow] = None) -> list[Launch]:
     """The launches of shell text; a command string another command runs (``bash -c "vllm serve …"``) is read
     as shell too, where its own first command word is the launcher (``_nesting``: how deep that is).
 
@@ -1206,13 +1298,21 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
     in a ``session``, when no text of the session calls it.  A condition kvguard decides
     (:mod:`kvguard.scan.conditions`) picks the branch that runs; code that does not run is not read, and an
     ``exit`` / ``exec`` (``return``, ``break``, ``continue``) ends the text (the function, the loop) where it surely
-    runs, the branch it is in where it may not."""
+    runs, the branch it is in where it may not.  Under ``set -e`` a command kvguard knows fails ends the text as
+    ``exit`` does, where bash does not ignore it (a test, ``(( … ))`` / ``let`` worth 0, a subshell, call or sourced
+    file ending with a known failing status); one whose status it does not know may or may not end it, and the
+    reading goes on.  A sourced text (``_sourced_by``: the flow of the text that sources it) that surely exits ends
+    that text too."""
     top = _flow is None
     flow = _flow if _flow is not None else _Flow()
     out: list[Launch] = []
     branches: list[_Branches] = []
     if top and not prompts:
         lines, flow.documents = set_apart(lines)
+    if top and _sourced_by is not None:
+        flow.errexit_ignored = _sourced_by.errexit_ignored
+    if top and _ignores_errexit_somewhere(lines):
+        flow.errexit_ignored += 1
     if top and session is not None:
         flow.functions = session.functions
         session.documents += flow.documents
@@ -1238,7 +1338,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         nonlocal exec_read
         if exec_read:
             exec_read = False
-            flow.stop = flow.stop or ("exit", 1)
+            if flow.stop is None:
+                flow.stop, flow.stop_status = ("exit", 1), None
         if flow.stop is None:
             return False
         for depth in range(len(branches) - 1, -1, -1):
@@ -1329,7 +1430,26 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         ending = _stop_made(text, flow, in_function=bool(_calls)) if "exit" in text or "return" in text or \
             "break" in text or "continue" in text else None
         if ending is not None:
-            flow.stop = ending
+            flow.stop, flow.stop_status = ending, _stop_status(text)
+            continue
+        top_return = _STOP.match(text) if not _calls and "return" in text else None
+        if top_return is not None and top_return.group(1) == "return" and _errexit_applies(variables, flow):
+            _fails_under_errexit(flow, 2)      # bash refuses `return` at an executed script's top: a failure
+            continue
+        if "set" in text:
+            m = _SET_OPTIONS.match(text) if _single_command(text) else None
+            if m:
+                errexit, positional = _errexit_set_by(m.group(1))
+                if errexit == "unknown":
+                    variables.set_unknown(_ERREXIT)
+                elif errexit is not None:
+                    variables.set_known(_ERREXIT, errexit)
+                if positional is not None:
+                    variables.set_positional(None)
+                continue
+        if _TEST_COMMAND.match(text) and not text.lstrip().startswith("!") and _single_command(text):
+            if _errexit_applies(variables, flow) and condition_value(text, variables) is False:
+                _fails_under_errexit(flow)
             continue
         exec_read = bool(_EXEC_COMMAND.match(text))     # `exec COMMAND` ends the shell once that command is read
         group = _group(text) if text.lstrip()[:1] in ("(", "{") else None
@@ -1351,7 +1471,10 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 loops, flow.loops = flow.loops, 0
                 out += shell_launches(path, group_body, variables.block_scope(), kind, _nesting=_nesting, _flow=flow,
                                       _calls=_calls)
+                failed = flow.stop is not None and flow.stop[0] in ("exit", "return") and bool(flow.stop_status)
                 flow.loops, flow.stop = loops, None
+                if failed and _errexit_applies(variables, flow):
+                    _fails_under_errexit(flow, flow.stop_status or 1)     # `( exit 3 )` under `set -e`
             continue
         header = function_header(text) if "(" in text or "function" in text else None
         if header is not None:
@@ -1380,7 +1503,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         if m:
             positional = variables.arrays.get(POSITIONAL)
             if m.re is _SHIFT:
-                variables.set_positional(positional[int(m.group(1) or 1):] if positional is not None else None)
+                count = int(m.group(1) or 1)
+                if positional is not None and count > len(positional):
+                    # bash shifts nothing and fails
+                    if _errexit_applies(variables, flow):
+                        _fails_under_errexit(flow)
+                    continue
+                variables.set_positional(positional[count:] if positional is not None else None)
             else:
                 expanded, missing = variables.expand(m.group(1) or "", quoting=True)
                 words = split_commands(expanded)
@@ -1415,7 +1544,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             # when the status before lets it run (a test kvguard decides; anything else: as if it runs)
             status: Optional[bool] = None
             previous = ""
-            for operator, part in parts:
+            for index, (operator, part) in enumerate(parts):
                 if operator in ("&&", "||") and status is not None and (operator == "&&") != status:
                     continue
                 maybe = operator in ("&&", "||") and status is None
@@ -1423,9 +1552,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 status, previous = condition_value(part, variables), part
                 if status is None and (_ASSIGN.match(part) or _EXPORT.match(part) or _UNSET.match(part)):
                     status = True
+                # bash ignores `set -e` in a command that `&&` / `||` follows (and in what it calls)
+                ignored = int(index + 1 < len(parts) and parts[index + 1][0] in ("&&", "||"))
+                flow.errexit_ignored += ignored
                 if not maybe:
                     out += shell_launches(path, [(lineno, part)], variables, kind, _nesting=_nesting, _flow=flow,
                                           _calls=_calls)
+                    flow.errexit_ignored -= ignored
                     if flow.stop is not None:
                         break
                     continue
@@ -1433,6 +1566,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 # a default's assignment (`[ -z "$X" ] && X=8`), read as `${X:=8}` is; an `exit` in it ends it only
                 before, scope = variables.snapshot(), Variables(variables.overrides, variables)
                 out += shell_launches(path, [(lineno, part)], scope, kind, _nesting=_nesting, _flow=flow, _calls=_calls)
+                flow.errexit_ignored -= ignored
                 stopped, flow.stop = flow.stop, None
                 if stopped is not None and stopped[0] != "exit":
                     flow.uncertain.add(stopped[0])
@@ -1461,7 +1595,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         arithmetic = _arithmetic_assignment(text)
         if arithmetic is not None:
-            variables.assign(arithmetic[0], arithmetic[1])
+            name, value, after_result = arithmetic
+            variables.assign(name, value)
+            result = variables.get(name) if name not in variables.unknown else None
+            # the command fails when its expression is worth 0 (`(( X++ ))` with X at 0: the value before the step)
+            if result is not None and re.fullmatch(r"-?[0-9]+", result) and \
+                    int(result) + after_result == 0 and _errexit_applies(variables, flow):
+                _fails_under_errexit(flow)
             continue
         names = _names_set_by(text)
         if names:
@@ -1471,7 +1611,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 continue
         m = _SOURCE.match(text)
         if m:
-            _source(path, m.group(1), variables, kind, _calls)
+            _source(path, m.group(1), variables, kind, _calls, flow)
             continue
         m = _UNSET.match(text) or _EXPORT.match(text)
         if m:
@@ -1546,6 +1686,11 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                 launch.give_gpus(gpus, given_by or "")
             out.append(launch)
     reading_ends()
+    if _sourced_by is not None and flow.stop is not None:
+        if flow.stop[0] == "exit":
+            _sourced_by.stop, _sourced_by.stop_status = flow.stop, flow.stop_status
+        elif flow.stop[0] == "return" and flow.stop_status and _errexit_applies(variables, _sourced_by):
+            _fails_under_errexit(_sourced_by, flow.stop_status)
     if top:
         flow.stop = None            # the text ended here (`exit`): its functions are still read below
         if session is not None:
@@ -1564,12 +1709,15 @@ def _uncalled_launches(path: str, flow: _Flow, variables: Variables, kind: str, 
     """The launches of the functions of ``flow`` (or ``functions``) none of ``called``: each body read once, its
     parameters unresolved, in the variables as the text left them."""
     out: list[Launch] = []
+    # where a call kvguard does not see would run it, and whether bash ignores `set -e` there, is not known
+    flow.errexit_ignored += 1
     for name, block in functions if functions is not None else flow.functions.items():
         if name not in called:
             scope = Variables(variables.overrides, variables)
             scope.set_positional(None)
             out += shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=(name,))
             flow.stop = None
+    flow.errexit_ignored -= 1
     return out
 
 
@@ -1602,10 +1750,11 @@ _ACTIVATION = re.compile(r"(?:^|/)activate$")
 _MAX_SOURCE_DEPTH = 8
 
 
-def _source(path: str, word: str, variables: Variables, kind: str, calls: tuple[str, ...]) -> None:
+def _source(path: str, word: str, variables: Variables, kind: str, calls: tuple[str, ...], flow: _Flow) -> None:
     """``source FILE``: the file read in this shell, for what it sets (its launches are its own file's, found when
     it is scanned); found as the path says, else beside the script.  One kvguard cannot read is noted on the
-    launches below."""
+    launches below.  An ``exit`` the file surely reaches ends this shell (``flow``'s text) too; a ``return N`` at
+    its top ends the file with that status, which ``set -e`` acts on."""
     expanded, missing = variables.expand(word, quoting=True)
     words = split_commands(expanded)
     name = words[0][0] if len(words) == 1 and len(words[0]) == 1 and not missing else None
@@ -1620,7 +1769,7 @@ def _source(path: str, word: str, variables: Variables, kind: str, calls: tuple[
         variables.notes.append(f"source {word}: not read ({why}), so what it sets is not known")
         return
     lines = list(enumerate(text.splitlines(), 1))
-    shell_launches(path, lines, variables, kind, _calls=calls + (marker,))
+    shell_launches(path, lines, variables, kind, _calls=calls + (marker,), _sourced_by=flow)
 
 
 def _calls_a_function(text: str, functions: dict[str, Block]) -> bool:
@@ -1656,11 +1805,18 @@ def _function_calls(path: str, text: str, variables: Variables, kind: str, nesti
         # the body is not in the caller's loops (bash refuses `break` there); `return` ends the call, and so does
         # `exit` when the call runs in a subshell (a pipeline, `&`)
         loops, uncertain, flow.loops, flow.uncertain = flow.loops, flow.uncertain, 0, set()
+        # a body another text defined (a guide's earlier block) was not looked at with this text
+        ignored = int(_ignores_errexit_somewhere(flow.functions[name]))
+        flow.errexit_ignored += ignored
         for launch in shell_launches(path, flow.functions[name], scope, kind, _nesting=nesting, _flow=flow,
                                      _calls=calls + (name,)):
             collector.add(combo, launch)
+        flow.errexit_ignored -= ignored
         returned_maybe = "return" in flow.uncertain
         flow.loops, flow.uncertain = loops, uncertain
+        if flow.stop is not None and flow.stop[0] == "return" and flow.stop_status and alone and \
+                _errexit_applies(scope, flow):
+            _fails_under_errexit(flow, flow.stop_status)      # `return 1` under `set -e`: the call failed
         if flow.stop is not None and (flow.stop[0] != "exit" or not alone):
             flow.stop = None
         if flow.stop is not None:
@@ -1776,6 +1932,7 @@ def _condition_loop_launches(path: str, condition: str, runs: bool, block: Block
     # a first reading finds the names the body sets; its launches and calls are not kept
     trial_flow = _Flow()
     trial_flow.functions, trial_flow.documents, trial_flow.loops = flow.functions, flow.documents, 1
+    trial_flow.errexit_ignored = 1      # every name the body may set, past a failure `set -e` would end on too
     trial = Variables(variables.overrides, variables)
     shell_launches(path, block, trial, kind, _nesting=nesting, _flow=trial_flow, _calls=calls)
     changed = trial.changed_since(before) | _condition_names(condition)
