@@ -60,6 +60,13 @@ _MORE_PATTERNS: list[tuple] = [
     ("const_truediv_if_none", "if V_t is None:\n    V_t = K_n / V_a"),
     # HRM-Text (transformers 5): a product of two attributes and one more than a third
     ("product_with_increment", "V_t = V_a * V_b * (V_c + K_k)"),
+    # vLLM's BeamConfig: a per-layer list of the right length over allowed names
+    ("raise_unless_len_and_items_in",
+     "if len(V_l) != V_n or any((V_i not in K_allowed for V_i in V_l)):\n    raise ValueError(F_msg)"),
+    # vLLM's BeamConfig: per-layer-type RoPE parameters with exactly one non-None entry passed on as that entry
+    ("kwargs_single_value_if_keys_within",
+     "if set(V_r) <= K_kinds:\n    V_l = [V_p for V_p in V_r.values() if V_p is not None]\n"
+     "    if len(V_l) != 1:\n        raise ValueError(F_msg)\n    kwargs[K_k] = V_l[0]"),
     # Granite Speech Plus (transformers 5): each index of a sub-config's list, when it has one, within
     # [K_lo, another attribute of it)
     ("raise_if_sub_items_outside_range",
@@ -658,6 +665,22 @@ def _truthy_chain(stmt) -> "list | None":
     return ["first_truthy", {"t": target, "chain": chain}]
 
 
+def _kwargs_update(stmt) -> "list | None":
+    """``kwargs.update(key=name, ...)`` (names only) -> ``["kwargs_update_from", {"pairs": [[key, name], ...]}]``."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return None
+    call = stmt.value
+    if not (isinstance(call.func, ast.Attribute) and call.func.attr == "update"
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "kwargs") or call.args:
+        return None
+    if not call.keywords or any(kw.arg is None for kw in call.keywords):
+        return None
+    try:
+        return ["kwargs_update_from", {"pairs": [[kw.arg, _var(kw.value)] for kw in call.keywords]}]
+    except _NoMatch:
+        return None
+
+
 def recognise(stmt: ast.stmt) -> list:
     """One statement -> one step ``[name, {args}]``."""
     if _CURRENT_CLASS and facts_transformers5.is_v5_config(_CURRENT_CLASS[-1]):
@@ -682,7 +705,7 @@ def recognise(stmt: ast.stmt) -> list:
                 break
             args.update(measure(_CURRENT_CLASS[-1], args))
         return [name, args]
-    chain = _truthy_chain(stmt) or _dict_of_locals_if_none(stmt)
+    chain = _truthy_chain(stmt) or _dict_of_locals_if_none(stmt) or _kwargs_update(stmt)
     if chain is not None:
         return chain
     sub = facts_subconfigs.recognise(stmt)

@@ -1,4 +1,5 @@
-"""Granite Speech Plus's encoder-layer checks and HRM-Text's layer count, embedding scale and attention setter.
+"""Granite Speech Plus's encoder-layer checks, HRM-Text's layer count, embedding scale and attention setter, and
+vLLM's Beam.
 
 ``GraniteSpeechPlusConfig`` (``transformers/models/granite_speech_plus/configuration_granite_speech_plus.py``,
 transformers 5.17.0 – 5.24.0, vLLM 0.24.0+): once its sub-configs are built, when the encoder config has
@@ -17,6 +18,12 @@ implementation ("flash" in the value) while ``prefix_lm`` is true, then is PreTr
 first strips a ``paged|`` prefix with str methods (a dict or list value: AttributeError), the later lines test
 ``"flash" in`` the value itself (a dict: its keys).  The fields are checked before any of this.  Expected values
 from ``get_config`` of vLLM 0.26.0, 0.31.0, 0.32.0 and 0.33.0.
+
+vLLM's ``BeamConfig`` (``vllm/transformers_utils/configs/beam.py``, 0.33.0): ``layer_types`` (default every layer
+sliding) and ``mlp_layer_types`` (default every layer sparse) must have one allowed entry per layer; RoPE parameters
+(default ``{"rope_type": "default", "rope_theta": 10000.0}``) keyed by attention kinds only must hold exactly one
+entry that is not None, which replaces them; the token ids and ``tie_word_embeddings`` go to PreTrainedConfig.
+Expected values from ``get_config`` of vLLM 0.33.0.
 """
 
 from __future__ import annotations
@@ -188,3 +195,78 @@ def test_hrm_text_negative_initializer_range(rel, outcome):
     with pytest.raises(LoadCrash) as err:
         load(rel, cfg)
     assert (err.value.exc_type, err.value.message.splitlines()[0]) == ("StrictDataclassFieldValidationError", outcome)
+
+
+def beam(**extra) -> dict:
+    return {"architectures": ["BeamForCausalLM"], "model_type": "beam", **extra}
+
+
+SLIDING = {"rope_type": "default", "rope_theta": 10000.0}
+FOUR = ["sliding_attention", "sliding_attention", "sliding_attention", "full_attention"]
+
+
+@pytest.mark.parametrize(("cfg", "layers", "layer_types", "mlp_layer_types", "rope"), [
+    (beam(), 24, ["sliding_attention"] * 24, ["sparse"] * 24, SLIDING),
+    (beam(num_hidden_layers=4, layer_types=FOUR), 4, FOUR, ["sparse"] * 4, SLIDING),
+    (beam(num_hidden_layers=0), 0, [], [], SLIDING),
+    (beam(layer_types=[], num_hidden_layers=0, mlp_layer_types=[]), 0, [], [], SLIDING),
+    (beam(rope_parameters={"sliding_attention": SLIDING, "full_attention": None}), 24, ["sliding_attention"] * 24,
+     ["sparse"] * 24, SLIDING),                                                # NoPE full attention: one entry
+    (beam(rope_parameters={"rope_type": "default", "rope_theta": 500000.0}), 24, ["sliding_attention"] * 24,
+     ["sparse"] * 24, {"rope_type": "default", "rope_theta": 500000.0}),
+    (beam(rope_parameters={"full_attention": {"rope_type": "linear", "factor": 2.0, "rope_theta": 10000.0}}), 24,
+     ["sliding_attention"] * 24, ["sparse"] * 24, {"rope_type": "linear", "factor": 2.0, "rope_theta": 10000.0}),
+    (beam(rope_parameters={"sliding_attention": SLIDING, "full_attention": None, "x": None}), 24,
+     ["sliding_attention"] * 24, ["sparse"] * 24,
+     {"sliding_attention": SLIDING, "full_attention": None, "x": None}),        # another key: kept as given
+    (beam(rope_parameters={"sliding_attention": {"rope_type": "default"}}), 24, ["sliding_attention"] * 24,
+     ["sparse"] * 24, {"rope_type": "default", "rope_theta": None}),
+])
+def test_beam_layer_types_and_rope_parameters(cfg, layers, layer_types, mlp_layer_types, rope):
+    config = load("0.33.0", cfg)
+    assert (config.num_hidden_layers, config.layer_types, config.mlp_layer_types, config.rope_parameters) == \
+        (layers, layer_types, mlp_layer_types, rope)
+
+
+def test_beam_token_ids_and_architectures():
+    config = load("0.33.0", beam(bos_token_id=1, eos_token_id=[2, 3], pad_token_id=0, tie_word_embeddings=True))
+    assert (config.bos_token_id, config.eos_token_id, config.pad_token_id, config.tie_word_embeddings,
+            config.architectures) == (1, [2, 3], 0, True, ["BeamForCausalLM"])
+    assert load("0.33.0", {"model_type": "beam"}).architectures == ["BeamForCausalLM"]
+    assert load("0.33.0", beam(architectures=["Other"])).architectures == ["Other"]
+
+
+@pytest.mark.parametrize(("cfg", "exc_type", "first_line"), [
+    (beam(num_hidden_layers=4), None, None),
+    (beam(num_hidden_layers=4, layer_types=FOUR[:3]), "ValueError",
+     "layer_types must contain one valid attention type per layer."),
+    (beam(num_hidden_layers=2, layer_types=["sliding_attention", "mamba"]), "ValueError",
+     "layer_types must contain one valid attention type per layer."),
+    (beam(num_hidden_layers=2, layer_types=[None, "full_attention"]), "ValueError",
+     "layer_types must contain one valid attention type per layer."),
+    (beam(layer_types="sliding_attention", num_hidden_layers=17), "ValueError",   # a string of 17 letters
+     "layer_types must contain one valid attention type per layer."),
+    (beam(num_hidden_layers=-1), "ValueError",                                    # an empty default, not -1 long
+     "layer_types must contain one valid attention type per layer."),
+    (beam(num_hidden_layers=2, mlp_layer_types=["dense", "moe"]), "ValueError",
+     "mlp_layer_types must contain one 'dense' or 'sparse' entry per layer."),
+    (beam(num_hidden_layers=2, mlp_layer_types=["dense"]), "ValueError",
+     "mlp_layer_types must contain one 'dense' or 'sparse' entry per layer."),
+    (beam(rope_parameters={"sliding_attention": SLIDING, "full_attention": {"rope_type": "default",
+                                                                              "rope_theta": 1e6}}),
+     "ValueError", "Beam expects RoPE parameters for exactly one type."),
+    (beam(rope_parameters={"sliding_attention": None, "full_attention": None}), "ValueError",
+     "Beam expects RoPE parameters for exactly one type."),
+    (beam(rope_parameters={}), "ValueError", "Beam expects RoPE parameters for exactly one type."),
+    (beam(rope_parameters=None), "TypeError", "'NoneType' object is not iterable"),
+    (beam(rope_parameters=[]), "AttributeError", "'list' object has no attribute 'values'"),
+    (beam(num_hidden_layers=None), "TypeError", "can't multiply sequence by non-int of type 'NoneType'"),
+    (beam(num_hidden_layers="4"), "TypeError", "can't multiply sequence by non-int of type 'str'"),
+])
+def test_beam_refusals(cfg, exc_type, first_line):
+    if exc_type is None:
+        assert load("0.33.0", cfg).num_hidden_layers == 4
+        return
+    with pytest.raises(LoadCrash) as err:
+        load("0.33.0", cfg)
+    assert (err.value.exc_type, err.value.message.splitlines()[0]) == (exc_type, first_line)
