@@ -146,6 +146,20 @@ def set_tp():
     TP = 16
 
 
+def set_model(name, suffix="-g"):
+    global MODEL
+    if name == "h":
+        MODEL = name + "100" + suffix
+    else:
+        MODEL = name + suffix
+
+
+def reset_cmd():
+    global cmd
+    cmd = ["vllm", "serve", "reset"]
+    cmd.append("--from-reset")
+
+
 LATE = "late-1"
 
 '''
@@ -188,6 +202,15 @@ _SETTERS = [
     'if os.environ.get("BIG"):\n    if GPU == "H100":\n        TP = 8\n        cmd.append("--nested")',
     'if GPU == "H100":\n    if os.environ.get("BIG"):\n        MODEL = "nested"\n    else:\n        MODEL = "flat"',
     "cmd.insert(0, 'env')\ncmd.pop(0)", "N = 8\nN = N - 3\nTP = N", 'extra.insert(0, "--pre")',
+    # a module-level function's `global` followed at its calls; `try` blocks; `while` (and its `else`); remove
+    'set_model("q")', 'set_model(MODEL, suffix="-s")', "reset_cmd()", 'if GPU == "H100":\n    set_model("h")',
+    'if os.environ.get("BIG"):\n    set_tp()', "try:\n    set_tp()\nexcept Exception:\n    pass",
+    "try:\n    TP = 3\n    cmd.append('--tried')\nexcept Exception:\n    TP = 1",
+    "try:\n    cmd.remove('--enforce-eager')\nexcept ValueError:\n    pass",
+    "try:\n    MODEL = MODEL + '-t'\nfinally:\n    TP = 7", "try:\n    pass\nexcept Exception:\n    TP = 2\nelse:\n    TP = 5",
+    'extra.append("--z")\nextra.remove("--z")', "cmd.remove('serve')\ncmd.insert(1, 'serve')",
+    "n = 0\nwhile n < 2:\n    n += 1\nelse:\n    TP = n", "for flag in ['--e']:\n    pass\nelse:\n    extra.append(flag)",
+    "while False:\n    TP = 99",
 ]
 
 #: statements that start programs
@@ -233,6 +256,8 @@ _LAUNCHES = [
     "if cmd:\n    subprocess.run(['vllm', 'serve', 'nonempty', str(len(cmd))])",
     "def local_flow():\n    tp = 1\n    tp = 2\n    subprocess.run(['vllm', 'serve', 'local', '-tp', str(tp)])\n\n"
     "local_flow()",
+    "k = 0\nwhile k < 1:\n    k += 1\nelse:\n    subprocess.run(['vllm', 'serve', MODEL, '-tp', str(TP)])",
+    "try:\n    subprocess.run(['vllm', 'serve', MODEL, '-tp', str(TP)])\nfinally:\n    TP = 3",
 ]
 
 

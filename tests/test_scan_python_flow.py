@@ -97,9 +97,24 @@ def test_the_reason_names_the_variable_an_undecided_test_changes(tmp_path):
 
 
 @pytest.mark.parametrize("script, expected", [
-    # a function may change a global when it runs: not followed (never taken as the module's last value)
-    ("TP = 2\nTP = 4\ndef set_tp():\n    global TP\n    TP = 16\nset_tp()\n"
+    # a function that changes a global where kvguard does not follow it (called from another function, handed
+    # on): never taken as the module's last value
+    ("TP = 2\nTP = 4\ndef set_tp():\n    global TP\n    TP = 16\ndef main():\n    set_tp()\nmain()\n"
+     "subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(11, ["m", "-tp", "${TP}"], True)]),
+    ("import atexit\nTP = 2\ndef set_tp():\n    global TP\n    TP = 16\natexit.register(set_tp)\nset_tp()\n"
+     "subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(10, ["m", "-tp", "${TP}"], True)]),
+    ("TP = 2\ndef set_tp():\n    global TP\n    TP = 16\nfor _ in range(2):\n    set_tp()\n"
      "subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(9, ["m", "-tp", "${TP}"], True)]),
+    # a while loop, its else: the passes may have changed the name (the else read the value before the loop)
+    ("TP = 1\nwhile TP < 3:\n    TP += 1\nelse:\n    subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n",
+     [(7, ["m", "-tp", "${TP}"], True)]),
+    ("TP = 1\nfor i in [1, 2]:\n    TP = 3\nelse:\n    subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n",
+     [(7, ["m", "-tp", "${TP}"], True)]),
+    ("TP = 1\nn = 0\nwhile n < 2:\n    TP = 4\n    n += 1\nsubprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n",
+     [(8, ["m", "-tp", "${TP}"], True)]),
+    # a try whose body may raise before or after the change: either value
+    ("TP = 1\ntry:\n    TP = int(os.environ['TP'])\nexcept KeyError:\n    pass\n"
+     "subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(8, ["m", "-tp", "${TP}"], True)]),
     # a loop whose passes change the name: unknown in the loop
     ("TP = 1\nfor i in range(2):\n    subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n    TP = 2\n",
      [(5, ["m", "-tp", "${TP}"], True)]),
@@ -121,4 +136,52 @@ def test_what_may_change_a_name_unseen_leaves_it_unresolved(tmp_path, script, ex
     ("def serve():\n    subprocess.run(['vllm', 'serve', LATE])\nLATE = 'late'\nserve()\n", [(4, ["late"], False)]),
 ])
 def test_a_function_reads_a_global_as_it_is_where_the_function_is_called(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    # a module-level function's `global`: its body runs at each call statement of it (it was unresolved)
+    ("TP = 2\nTP = 4\ndef set_tp():\n    global TP\n    TP = 16\nset_tp()\n"
+     "subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(9, ["m", "-tp", "16"], False)]),
+    ("MODEL = 'a'\ndef use(name, suffix='-v2'):\n    global MODEL\n    if name == 'big':\n        MODEL = name + '-x'\n"
+     "    else:\n        MODEL = name + suffix\nuse('small')\nsubprocess.run(['vllm', 'serve', MODEL])\n"
+     "use('big')\nsubprocess.run(['vllm', 'serve', MODEL])\n", [(11, ["small-v2"], False), (13, ["big-x"], False)]),
+    # read in a function called before and after the change
+    ("DP = 1\ndef set_dp():\n    global DP\n    DP = 3\ndef serve():\n    subprocess.run(['vllm', 'serve', 'm', '-dp', str(DP)])\n"
+     "serve()\nset_dp()\nserve()\n", [(8, ["m", "-dp", "1"], False), (8, ["m", "-dp", "3"], False)]),
+    # a list the function changes in place, called under the main guard
+    ("cmd = ['vllm', 'serve', 'm']\ndef add_flags():\n    cmd.append('--enforce-eager')\n"
+     "if __name__ == '__main__':\n    add_flags()\n    subprocess.run(cmd)\n", [(8, ["m", "--enforce-eager"], False)]),
+])
+def test_a_global_a_called_function_sets_holds_at_the_call(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    # try … finally: the finally runs on the way to the call (it was unresolved)
+    ("TP = 1\ntry:\n    TP = 2\nfinally:\n    TP = 3\nsubprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n",
+     [(8, ["m", "-tp", "3"], False)]),
+    # every way through the body and handlers leaves one value
+    ("TP = 1\ntry:\n    import missing_module\n    TP = 2\nexcept ImportError:\n    TP = 2\n"
+     "subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\n", [(9, ["m", "-tp", "2"], False)]),
+    ("cmd = ['vllm', 'serve', 'm']\ntry:\n    import missing_module\nexcept ImportError:\n    pass\nelse:\n"
+     "    cmd = ['vllm', 'serve', 'm']\ncmd.append('--x')\nsubprocess.run(cmd)\n", [(11, ["m", "--x"], False)]),
+    # a change in the try body the read is in: what ran before it
+    ("TP = 1\ntry:\n    TP = 5\n    subprocess.run(['vllm', 'serve', 'm', '-tp', str(TP)])\nexcept OSError:\n    pass\n",
+     [(6, ["m", "-tp", "5"], False)]),
+])
+def test_a_try_is_followed_along_each_way_it_may_run(tmp_path, script, expected):
+    assert _read(tmp_path, script) == expected
+
+
+@pytest.mark.parametrize("script, expected", [
+    ("cmd = ['vllm', 'serve', 'm', '--enforce-eager', '-tp', '2']\ncmd.remove('--enforce-eager')\nsubprocess.run(cmd)\n",
+     [(5, ["m", "-tp", "2"], False)]),
+    ("cmd = ['vllm', 'serve', 'm', '-x', '-x']\ncmd.remove('-x')\nsubprocess.run(cmd)\n", [(5, ["m", "-x"], False)]),
+    # which item goes is not known: the items before the first that may be it, then the name unresolved
+    ("cmd = ['vllm', 'serve', 'm', os.environ.get('A', '-y'), '-y']\ncmd.remove('-y')\nsubprocess.run(cmd)\n",
+     [(5, ["m", "${cmd}"], True)]),
+    ("cmd = ['vllm', 'serve', 'm', 8, '-z']\ncmd.remove('8')\nsubprocess.run(cmd)\n", [(5, ["m", "8", "-z", "${cmd}"], True)]),
+])
+def test_a_list_remove_takes_out_the_first_item_equal_to_it(tmp_path, script, expected):
     assert _read(tmp_path, script) == expected

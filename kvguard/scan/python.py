@@ -15,15 +15,20 @@ The script is parsed with the standard library's :mod:`ast`, never run.  What is
   when a side's type is not known; a name assigned an environment read holds what it read there (the value
   the script had written, or unresolved when the script writes that variable and it may differ where used);
 - an argument list: a list or tuple literal, ``+`` of lists, ``*items``, ``list(...)``, a name as the statements
-  of its function that run before the call build it (assignments, ``+=``, ``.append``, ``.extend``, ``.insert``),
-  else as the script assigns it once; a change the replay cannot follow ends the list in an unresolved word;
+  of its function that run before the call build it (assignments, ``+=``, ``.append``, ``.extend``, ``.insert``,
+  ``.pop``, ``.remove``), else as the script assigns it once; a change the replay cannot follow ends the list in
+  an unresolved word;
 - a name holds what the statements of its function (or the module) that run before the read leave it, in the
   order Python runs them: a later assignment replaces an earlier one, one after the read does not count; an ``if``
   kvguard decides is followed through the branch taken, one it does not decide through each branch (a name the
   branches leave different is unresolved after it, as the shell reader leaves a variable; a list keeps the items
   every branch starts it with); a ``with`` body runs, a ``for`` over literals runs its body once per value; a
-  change in another loop, a ``try`` or of another kind leaves the name unresolved, as does a function's
-  ``global`` for it; a function reads a module's name as it is where a module-level call of it runs;
+  ``try`` runs its body whole then its ``else``, or up to any statement of it that may raise then any handler,
+  then its ``finally``; a module-level function that declares the name ``global`` (or changes its list) runs its
+  body at each call statement of it, when it is called nowhere else (:meth:`_Script.followed_changers`); a change
+  in a ``while`` or another loop (its ``else`` too), or of another kind leaves the name unresolved, as does a
+  ``global`` for it kvguard does not follow; a function reads a module's name as it is where a module-level call
+  of it runs;
 - ``" ".join(words)`` (text the shell splits again) and ``shlex.join(words)`` (each word quoted) as command text;
   with ``shell=True`` a list's first item is the command;
 - ``a if test else b`` (a word or a list) when kvguard decides the test (as for ``if`` below);
@@ -216,6 +221,7 @@ class _Script:
         self.read: set[int] = set()
         #: the script's own options read at their defaults: the reference written for each -> (flag, default)
         self.defaults_taken: dict[str, tuple[str, str]] = {}
+        self._changers: dict[str, Optional[dict[str, ast.FunctionDef]]] = {}
 
     def _target(self, target: ast.AST, node: ast.AST, assigned: dict[str, list[ast.AST]]) -> None:
         value = getattr(node, "value", None)
@@ -328,6 +334,58 @@ class _Script:
                 stack.extend((child, statement) for child in ast.iter_child_nodes(node))
             self._places = body_of, statement_of
         return self._places
+
+    def followed_changers(self, name: str) -> Optional[dict[str, ast.FunctionDef]]:
+        """The module-level functions that change the module's ``name`` (``global name`` and a binding, or a change
+        of the list it holds) by their names, when kvguard can follow each where it runs: defined once, not
+        decorated, no ``return`` / ``yield`` / ``await`` in it, and named nowhere but as the callee of a call
+        statement of the module (directly, or in an ``if`` / ``with`` there; no ``*args`` / ``**kwargs``), so
+        that its body runs at each such call and nowhere else.  None when another function (nested, a lambda, a
+        method) may change the name, or one of these is named otherwise (handed on as a callback, called in a
+        loop, another function, an expression)."""
+        if name not in self._changers:
+            self._changers[name] = self._find_changers(name)
+        return self._changers[name]
+
+    def _find_changers(self, name: str) -> Optional[dict[str, ast.FunctionDef]]:
+        changers: dict[str, ast.FunctionDef] = {}
+        for node in ast.walk(self._tree):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            if not _declared_elsewhere(node, self._tree, name, only=node):
+                continue
+            if not isinstance(node, ast.FunctionDef) or node not in self._tree.body or node.decorator_list \
+                    or any(isinstance(inner, (ast.Nonlocal, ast.Return, ast.Yield, ast.YieldFrom, ast.Await))
+                           for inner in _own_nodes(node)) or self._functions()[0].get(node.name) != 1:
+                return None
+            changers[node.name] = node
+        if not changers:
+            return changers
+        placed = {id(statement.value.func) for statement in _module_statements(self._tree.body)
+                  if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+                  and isinstance(statement.value.func, ast.Name) and statement.value.func.id in changers
+                  and not any(isinstance(arg, ast.Starred) for arg in statement.value.args)
+                  and all(keyword.arg is not None for keyword in statement.value.keywords)}
+        for node in ast.walk(self._tree):
+            if isinstance(node, ast.Name) and node.id in changers and id(node) not in placed:
+                return None
+        return changers
+
+    def changer_call(self, statement: ast.stmt,
+                     changers: dict[str, ast.FunctionDef]) -> Optional[tuple[ast.FunctionDef, dict[str, ast.AST]]]:
+        """The function of ``changers`` a call statement runs, with its parameters as the call gives them (a
+        default from the definition; one neither gives is left unbound), or None."""
+        if not (changers and isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+                and isinstance(statement.value.func, ast.Name) and statement.value.func.id in changers):
+            return None
+        call, function = statement.value, changers[statement.value.func.id]
+        params = function.args
+        positional = [a.arg for a in params.posonlyargs + params.args]
+        given: dict[str, ast.AST] = dict(zip(positional[len(positional) - len(params.defaults):], params.defaults))
+        given.update({a.arg: d for a, d in zip(params.kwonlyargs, params.kw_defaults) if d is not None})
+        given.update(zip(positional, call.args))
+        given.update({k.arg: k.value for k in call.keywords if k.arg is not None})
+        return function, {parameter: self._given(value) for parameter, value in given.items()}
 
     # -- values ------------------------------------------------------------------------------------
     def text(self, node: ast.AST, depth: int = 0) -> Optional[str]:
@@ -784,8 +842,9 @@ class _Script:
     def _globals_at(self, function: "ast.FunctionDef | ast.AsyncFunctionDef", site: ast.Call) -> dict[str, ast.AST]:
         """The module's names the function reads (not its own, nor ones the script assigns once) as they are
         where a module-level call of it runs: Python reads a global when the function runs, not where it is
-        defined.  A name no function may change (``global``, a list changed in place) and whose value kvguard knows
-        there; a call inside another function: none."""
+        defined.  A name whose value kvguard knows there and that no function changes (``global``, a list changed
+        in place) but ones it follows at their calls (:meth:`followed_changers`), the function itself not one of
+        them; a call inside another function: none."""
         body_of, statement_of = self._where()
         if not isinstance(self._scope(site), ast.Module) or id(site) not in statement_of:
             return {}
@@ -795,8 +854,12 @@ class _Script:
                 and isinstance(node.ctx, ast.Load)}
         out: dict[str, ast.AST] = {}
         for name in sorted(read & module_names):
-            if name in self.values or _local_to(function, name) \
-                    or _declared_elsewhere(self._tree, self._tree, name):
+            if name in self.values or _local_to(function, name):
+                continue
+            # a name a function changes is followed only through the calls of that function (its own reads of it
+            # see its own changes, not the value where it is called)
+            changers = self.followed_changers(name)
+            if changers is None or changers.get(function.name) is function:
                 continue
             at_call = ast.Name(id=name, ctx=ast.Load())
             self._synthetic.append(at_call)     # kept, so that its id names no other node
@@ -1076,7 +1139,28 @@ class _Script:
                     out = self._inserted(out, value, index, spread)
                 elif how == "pop" and index is not None:
                     out = self._popped(out, index, spread)
+                elif how == "remove":
+                    removed = self._removed(out, value, spread)
+                    if removed is None:
+                        return None     # no item is the value: `remove` raises, nothing after it runs
+                    out = removed
         return out
+
+    def _removed(self, out: list[tuple[str, bool]], value: ast.AST,
+                 spread: tuple[str, bool]) -> Optional[list[tuple[str, bool]]]:
+        """``out.remove(value)``: the first item equal to the value goes.  Where kvguard cannot tell which item
+        that is — a value it does not know or that may be no string (``"8"`` may equal no item that is the number
+        8), an item before it it does not know — the items before the first that may be it, then the name as a
+        spread reference.  None when no item is the value (Python raises ``ValueError``)."""
+        text = self.text(value) if self.is_text(value) else None
+        if text is None or "${" in text or _NOT_ONLY_TEXT.fullmatch(text):
+            return [spread]
+        for index, (item, is_spread) in enumerate(out):
+            if is_spread or "${" in item:
+                return out[:index] + [spread]
+            if item == text:
+                return out[:index] + out[index + 1:]
+        return None
 
     def _popped(self, out: list[tuple[str, bool]], index: ast.AST,
                 spread: tuple[str, bool]) -> list[tuple[str, bool]]:
@@ -1228,7 +1312,8 @@ class _Script:
                 return None
             unseen = isinstance(owner, ast.stmt) and _changes(owner, name.id) \
                 or isinstance(owner, ast.ExceptHandler) and owner.name == name.id
-            if isinstance(owner, (ast.For, ast.AsyncFor, ast.While)) and body is owner.body:
+            if isinstance(owner, (ast.For, ast.AsyncFor, ast.While)):
+                # a later pass of the body may have run before this one; every pass before the `else`
                 unseen = unseen or any(_changes_within(part, name.id) for part in owner.body)
             if isinstance(owner, ast.ExceptHandler) or isinstance(owner, ast.Try) and body is not owner.body:
                 tried = statement_of.get(id(owner)) if isinstance(owner, ast.ExceptHandler) else owner
@@ -1240,8 +1325,11 @@ class _Script:
         if scope is None:
             return None
         held_before = False
+        changers: Optional[dict[str, ast.FunctionDef]] = {}
         if isinstance(scope, ast.Module):
-            if _declared_elsewhere(self._tree, scope, name.id):
+            # a function that changes the name is followed at each call statement of it (its body runs there)
+            changers = self.followed_changers(name.id)
+            if changers is None:
                 return None
         else:
             assert isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -1254,26 +1342,41 @@ class _Script:
         read_in = statement_of.get(id(name))
         if isinstance(read_in, ast.While) and any(_changes_within(part, name.id) for part in read_in.body):
             preceding.append(_UNSEEN_CHANGE)     # a `while` test reads the name after each pass too
-        paths = self._expanded(name.id, preceding, {})
+        paths = self._expanded(name.id, preceding, {}, changers or {})
         return held_before, paths
 
     def _expanded(self, name: str, statements: list[ast.stmt], frame: dict[str, ast.AST],
+                  changers: "dict[str, ast.FunctionDef]",
                   ) -> list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]]:
         """The ways ``statements`` may run, each as the changes of ``name`` on it (see :meth:`_paths_to`): an
         ``if`` kvguard decides runs its branch, one it does not decide each; a ``with`` its body; a ``for`` over
-        literals (no ``break`` / ``continue``) its body once per value; any other statement that changes the
-        name inside it is a change kvguard cannot follow."""
+        literals (no ``break`` / ``continue``) its body once per value; a ``try`` its body whole then its
+        ``else``, or its body up to each statement that may raise then each handler (:meth:`_tried`), then its
+        ``finally``; a call of one of ``changers`` (:meth:`followed_changers`) its body, the call's arguments bound
+        to its parameters; any other statement that changes the name inside it is a change kvguard cannot
+        follow."""
         paths: list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]] = [[]]
         for statement in statements:
             if statement is _UNSEEN_CHANGE:
                 paths = [way + [(statement, None)] for way in paths]
                 continue
-            if not _changes_within(statement, name):
+            if isinstance(statement, ast.FunctionDef) and changers.get(statement.name) is statement:
+                continue        # defined here, it changes the name where it is called
+            called = self.changer_call(statement, changers)
+            if not _changes_within(statement, name) and called is None and \
+                    not any(self.changer_call(inner, changers) for inner in _module_statements([statement])[1:]):
                 continue
             steps: list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]]
             nested = [child for child in ast.iter_child_nodes(statement) if isinstance(child, ast.stmt)]
-            if not nested:
+            if called is not None:
+                function, parameters = called
+                steps = self._expanded(name, [inner for inner in function.body if not isinstance(inner, ast.Global)],
+                                       parameters, {})
+            elif not nested:
                 steps = [[(statement, frame)]]
+            elif isinstance(statement, ast.Try) and not any(handler.name == name for handler in statement.handlers):
+                # (its handlers' statements are no statements of its own, but its changes are theirs)
+                steps = self._tried(name, statement, frame, changers)
             elif _changes(statement, name):
                 steps = [[(statement, None)]]
             elif isinstance(statement, ast.If):
@@ -1281,24 +1384,56 @@ class _Script:
                     holds = self.condition(statement.test)
                 branches = [statement.body, statement.orelse] if holds is None else \
                     [statement.body if holds else statement.orelse]
-                steps = [way for branch in branches for way in self._expanded(name, branch, frame)]
+                steps = [way for branch in branches for way in self._expanded(name, branch, frame, changers)]
             elif isinstance(statement, (ast.With, ast.AsyncWith)):
-                steps = self._expanded(name, statement.body, frame)
+                steps = self._expanded(name, statement.body, frame, changers)
             elif isinstance(statement, (ast.For, ast.AsyncFor)) and self._unrolled(statement) is not None:
                 steps = [[]]
                 for values in self._unrolled(statement) or []:
                     with self._binding(frame):
-                        passes = self._expanded(name, statement.body, dict(frame, **values))
+                        passes = self._expanded(name, statement.body, dict(frame, **values), changers)
                     steps = [way + more for way in steps for more in passes]
                     if len(steps) > _MAX_WAYS:
                         break
-                steps = [way + more for way in steps for more in self._expanded(name, statement.orelse, frame)]
+                steps = [way + more for way in steps
+                         for more in self._expanded(name, statement.orelse, frame, changers)]
             else:
                 steps = [[(statement, None)]]
             paths = [way + more for way in paths for more in steps]
             if len(paths) > _MAX_WAYS:      # too many ways to follow: what the name holds is not known
                 return [[(statement, None)]]
         return paths
+
+    def _tried(self, name: str, statement: ast.Try, frame: dict[str, ast.AST],
+               changers: "dict[str, ast.FunctionDef]") -> list[list[tuple[ast.stmt, Optional[dict[str, ast.AST]]]]]:
+        """The ways a ``try`` may run up to the statement after it: its body whole, then its ``else``; or, when it
+        has handlers, its body up to any statement that raises (kvguard does not know which may), then any one of
+        its handlers (one that does not match lets the exception on, and the statement after is not reached);
+        then, on every way, its ``finally``.  A statement that raises partway through its change of the name (a
+        block, a call of a function that changes it, a list extended from an iterable) leaves the name unknown on
+        that way."""
+        ways = self._expanded(name, statement.body + statement.orelse, frame, changers)
+        if statement.handlers:
+            handled = [way for handler in statement.handlers
+                       for way in self._expanded(name, handler.body, frame, changers)]
+            for index, raising in enumerate(statement.body):
+                changes = self._touches(raising, name, changers)
+                if index and not changes and not self._touches(statement.body[index - 1], name, changers):
+                    continue        # raising here leaves the name as raising at the statement before does
+                before = self._expanded(name, statement.body[:index], frame, changers)
+                if changes and _may_stop_partway(raising, name):
+                    before = [way + [(_UNSEEN_CHANGE, None)] for way in before]
+                ways += [way + more for way in before for more in handled]
+                if len(ways) > _MAX_WAYS:
+                    return [[(statement, None)]]
+        finals = self._expanded(name, statement.finalbody, frame, changers)
+        return [way + more for way in ways for more in finals]
+
+    def _touches(self, statement: ast.stmt, name: str, changers: "dict[str, ast.FunctionDef]") -> bool:
+        """Whether ``statement`` changes ``name``, itself, in a statement nested in it or by calling one of
+        ``changers``."""
+        return _changes_within(statement, name) or any(self.changer_call(inner, changers) is not None
+                                                        for inner in _module_statements([statement]))
 
     def _unrolled(self, loop: "ast.For | ast.AsyncFor") -> Optional[list[dict[str, ast.AST]]]:
         """The values of a ``for`` over literals whose body has no ``break`` / ``continue`` (each pass runs it
@@ -1575,7 +1710,7 @@ def _fields(given: _Given) -> tuple[object, ...]:
 def _step(statement: ast.stmt, name: str) -> "Optional[tuple[str, ast.AST, Optional[ast.AST]]]":
     """How a statement that changes ``name`` does it, when it is a change the replay follows: ``assign``
     (``name = value``, ``a = name = value``), ``augment`` (``name op= value``), ``append`` / ``extend`` (the
-    list methods), ``insert`` or ``pop`` (with its index); None for any other change."""
+    list methods), ``insert`` or ``pop`` (with its index), ``remove`` (with its value); None for any other change."""
     if isinstance(statement, ast.Assign) and all(isinstance(target, ast.Name) for target in statement.targets) \
             and any(isinstance(target, ast.Name) and target.id == name for target in statement.targets):
         return "assign", statement.value, None
@@ -1594,6 +1729,8 @@ def _step(statement: ast.stmt, name: str) -> "Optional[tuple[str, ast.AST, Optio
                 return call.func.attr, call.args[0], None
             if call.func.attr == "insert" and len(call.args) == 2:
                 return "insert", call.args[1], call.args[0]
+            if call.func.attr == "remove" and len(call.args) == 1:
+                return "remove", call.args[0], None
             if call.func.attr == "pop" and len(call.args) <= 1:
                 return "pop", call.func.value, call.args[0] if call.args else ast.Constant(-1)
     return None
@@ -1670,10 +1807,11 @@ def _local_to(function: "ast.FunctionDef | ast.AsyncFunctionDef", name: str) -> 
         for node in own)
 
 
-def _declared_elsewhere(within: ast.AST, scope: ast.AST, name: str) -> bool:
-    """Whether a function nested in ``within`` (other than ``scope``) may change ``scope``'s ``name``: it declares
-    it ``global`` / ``nonlocal``, or changes the list it holds without binding the name itself."""
-    for node in ast.walk(within):
+def _declared_elsewhere(within: ast.AST, scope: ast.AST, name: str, only: Optional[ast.AST] = None) -> bool:
+    """Whether a function nested in ``within`` (other than ``scope``; ``only``: that one function) may change
+    ``scope``'s ``name``: it declares it ``global`` / ``nonlocal``, or changes the list it holds without binding
+    the name itself."""
+    for node in ast.walk(within) if only is None else [only]:
         if node is scope or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             continue
         own = _own_nodes(node)
@@ -1688,6 +1826,37 @@ def _declared_elsewhere(within: ast.AST, scope: ast.AST, name: str) -> bool:
                         and inner.value.id == name and inner.attr in _LIST_CHANGES for inner in own):
             return True
     return False
+
+
+#: a word that may be the text of a value that is no string (a number, ``True``, ``None``): an item written so may be
+#: one, which ``list.remove`` of the string does not match
+_NOT_ONLY_TEXT = re.compile(r"[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+|inf|nan)|True|False|None",
+                            re.IGNORECASE)
+
+
+def _may_stop_partway(statement: ast.stmt, name: str) -> bool:
+    """Whether an exception may stop ``statement`` after it changed ``name`` and before it is done: a statement
+    holding others, a call (of a function that changes it), a list extended from what may be an iterator."""
+    if any(isinstance(child, ast.stmt) for child in ast.iter_child_nodes(statement)):
+        return True
+    step = _step(statement, name)
+    if step is None:
+        return True
+    how, value, _index = step
+    return how in ("extend", "augment") and not isinstance(value, (ast.List, ast.Tuple, ast.Constant, ast.JoinedStr))
+
+
+def _module_statements(statements: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of the module's body, and of the ``if`` / ``with`` blocks in it (which run at most once,
+    in the module's order), nested."""
+    out: list[ast.stmt] = []
+    for statement in statements:
+        out.append(statement)
+        if isinstance(statement, ast.If):
+            out += _module_statements(statement.body) + _module_statements(statement.orelse)
+        elif isinstance(statement, (ast.With, ast.AsyncWith)):
+            out += _module_statements(statement.body)
+    return out
 
 
 def _is_format(node: ast.AST) -> "TypeGuard[ast.Call]":
