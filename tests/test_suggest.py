@@ -149,17 +149,18 @@ def test_a_flag_given_twice_is_edited_where_it_takes_effect(capsys):
 
 
 def test_the_value_of_a_dotted_argument_is_no_flag_of_its_own(capsys):
-    """`-cc.mode WORD` takes WORD as its value (FlexibleArgumentParser folds it into JSON), even
+    """`-cc.cache_dir WORD` takes WORD as its value (FlexibleArgumentParser folds it into JSON), even
     when WORD looks like an option: an ambiguous prefix (`--qu`) used to escape as a traceback,
-    a parallel flag's spelling (`-dcp`) is not the launch's -dcp."""
+    a parallel flag's spelling (`-dcp`) is not the launch's -dcp.  (cache_dir is a string field: any
+    word fits it, so the launch goes on to the layout checks.)"""
     status, data = _check_json(capsys, "0.28.0", NO_RAY,
-                               "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2", "-cc.mode", "--qu")
+                               "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-dcp", "2", "-cc.cache_dir", "--qu")
     assert status == 1
-    assert _argvs(data)[0] == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-cc.mode", "--qu"]
+    assert _argvs(data)[0] == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-cc.cache_dir", "--qu"]
     status, data = _check_json(capsys, "0.28.0", NO_RAY,
-                               "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-cc.mode", "-dcp", "-dcp", "2")
+                               "vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-cc.cache_dir", "-dcp", "-dcp", "2")
     assert status == 1
-    assert _argvs(data)[0] == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-cc.mode", "-dcp"]
+    assert _argvs(data)[0] == ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "8", "-cc.cache_dir", "-dcp"]
 
 
 def test_a_value_from_a_config_file_is_overridden_on_the_command_line(capsys, tmp_path, monkeypatch):
