@@ -378,7 +378,7 @@ def _capability(value: str) -> int:
 
 _HOST_KEYS: dict[str, Callable[[str], Any]] = {
     "platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-    "cpu_memory_bytes": int, "gpu_capability": _capability, "arctic_inference": bool}
+    "cpu_memory_bytes": int, "gpu_capability": _capability, "arctic_inference": bool, "ipex": bool}
 
 
 def _host(args, facts: Optional[dict] = None) -> Host:

@@ -325,10 +325,12 @@ def make_layout(layout: Layout | Mapping[str, Any] | None = None, **fields: Any)
 #: Ray (vLLM's multi-node executor), so `--distributed-executor-backend ray` finds it.
 STANDARD_NODE: dict[str, Any] = {"platform": "cuda", "gpus_per_node": 8, "ray": True, "triton": True, "nixl": False,
                                  # H100-class GPUs: compute capability 9.0 (sm_90), as vLLM's to_int() writes it
-                                 "gpu_capability": 90}
+                                 "gpu_capability": 90,
+                                 # the image ships no intel_extension_for_pytorch (read on the CPU platform only)
+                                 "ipex": False}
 
 _HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "gpu_capability",
-               "arctic_inference")
+               "arctic_inference", "ipex")
 
 
 class Host(Record):
@@ -355,6 +357,8 @@ class Host(Record):
     gpu_capability: Optional[int] = None
     #: whether the arctic-inference package imports (suffix decoding needs it)
     arctic_inference: Optional[bool] = None
+    #: whether intel_extension_for_pytorch imports (0.10.2's CPU platform allows other block sizes than 16 with it)
+    ipex: Optional[bool] = None
     in_ray_placement_group: bool = False
     assumed: frozenset = frozenset()
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["PURE_MAMBA_ARCHITECTURES", "chunked_prefill_refused", "chunked_prefill_refused_in_align_mode",
-           "is_hybrid", "runs_mamba_setup", "speculative_refused"]
+           "has_mamba_layers", "is_hybrid", "runs_mamba_setup", "speculative_refused"]
 
 #: ``MODELS_CONFIG_MAP``'s architectures handled by MambaModelConfig itself (the same three 0.15.0 – 0.33.0)
 PURE_MAMBA_ARCHITECTURES = ("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM")
@@ -48,6 +48,11 @@ def is_hybrid(state: Any) -> bool:
     layer_types = state.facts.resolved_top.get("layer_types")
     attention = _ATTENTION_LAYERS_SINCE_0_29 if state.release.within("0.29.0") else _ATTENTION_LAYERS
     return not isinstance(layer_types, (list, tuple)) or not all(kind in attention for kind in layer_types)
+
+
+def has_mamba_layers(state: Any) -> bool:
+    """A hybrid model (``is_hybrid``) or one of the pure Mamba architectures."""
+    return is_hybrid(state) or _architecture(state) in PURE_MAMBA_ARCHITECTURES
 
 
 def runs_mamba_setup(state: Any) -> bool:

@@ -36,6 +36,7 @@ from ..memo import PerFacts
 from ..speculative import flow as _sc
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
+from . import cpu_platform as _cpu
 from . import mamba_cache as _mamba
 from . import mamba_state as _mamba_state
 
@@ -2316,6 +2317,17 @@ RULES = (
           template="PCP does not support data parallelism on ROCm yet.",
           source="vllm/platforms/rocm.py::RocmPlatform.check_and_update_config",
           description="PCP cannot be combined with DP on ROCm"),
+    Check("PLAT_cpu_block_size", "0.10.2", "0.11.0", stage="verify", scope="env", exc="RuntimeError",
+          when=_cpu.block_size_refused, bind=lambda state: {"block_size": state.layout.block_size},
+          template="--block-size={block_size} requires intel_extension_for_pytorch",
+          source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+          description="on the CPU platform, a block size other than 16 needs intel_extension_for_pytorch"),
+    Check("PLAT_cpu_quantized_kv", "0.10.2", "0.20.2", stage="verify", scope="env", exc="RuntimeError",
+          when=_cpu.quantized_kv_cache_refused,
+          template="Chunked-prefill and prefix-cache on the CPU backend is not compatible with FP8 KV cache.",
+          source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+          description="on the CPU platform, a quantized --kv-cache-dtype with chunked prefill or prefix caching "
+                      "on (both on by default for a generative model from 0.11.0)"),
     Check("VC_mrv2_triton", "0.22.0", "0.22.1", stage="verify", scope="env",
           when=lambda state: _runner(state) == "v2" and not state.need("triton"),
           template="VLLM_USE_V2_MODEL_RUNNER requires Triton.",

@@ -53,7 +53,7 @@ def oracle_host() -> dict:
     with open("/proc/meminfo") as fh:
         mem = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("MemTotal:"))
     return {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
-            "cpu_memory_bytes": mem, "arctic_inference": False}
+            "cpu_memory_bytes": mem, "arctic_inference": False, "ipex": False}
 
 
 def _config(name: str) -> dict:

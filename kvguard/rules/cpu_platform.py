@@ -1,0 +1,84 @@
+"""The CPU platform's config hook: the refusals of ``CpuPlatform.check_and_update_config`` (vllm/platforms/cpu.py,
+0.10.2 – 0.20.2), which ``VllmConfig.__post_init__`` runs after the model's cache set-up.
+
+- 0.10.2 – 0.11.0 fill an unset block size with 16 without intel_extension_for_pytorch (a host fact, ``ipex``) and
+  refuses any other size then; a Mamba or hybrid model's cache set-up has already picked the size, which kvguard
+  does not follow: such a launch is undecidable there.
+- 0.10.2 – 0.20.2 refuse a quantized KV cache with chunked prefill or prefix caching on.  What counts as quantized
+  changed: any dtype but "auto" to 0.14.x, an "fp8…" one from 0.15.0, "nvfp4" and "…per_token_head" too from
+  0.20.0.  On 0.10.2 a quantized KV cache sends the engine back to V0 on this platform (the V1 support check's
+  answer), whose defaults turn neither switch on, so only a launch that turns one on is refused; 0.11.0 turns
+  chunked prefill on for a generative model whatever the launch says; from 0.11.1 the defaults turn both on
+  unless the launch turns them off.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["block_size_refused", "quantized_kv_cache", "quantized_kv_cache_refused"]
+
+
+def quantized_kv_cache(dtype: str, release: Any) -> bool:
+    """``is_quantized_kv_cache`` of the release (0.10.2 – 0.20.2)."""
+    if not release.within("0.15.0"):
+        return dtype != "auto"
+    if not release.within("0.20.0"):
+        return dtype.startswith("fp8")
+    return dtype.startswith("fp8") or dtype.endswith("per_token_head") or dtype == "nvfp4"
+
+
+def _on_cpu(state: Any) -> bool:
+    return state.need("platform") == "cpu"
+
+
+def block_size_refused(state: Any) -> bool:
+    """0.10.2 – 0.11.0: a block size other than 16 without intel_extension_for_pytorch."""
+    from .mamba_cache import has_mamba_layers
+
+    mamba = has_mamba_layers(state)
+    size = state.layout.block_size
+    if not mamba and (size is None or size == 16):
+        return False        # the platform is read only where it matters: its assumption is listed then
+    if not _on_cpu(state):
+        return False
+    if mamba:
+        state.undecided(f"on vLLM {state.release.version}'s CPU platform a Mamba / hybrid model's cache set-up picks "
+                        "the block size, which the platform then refuses unless it is 16 or "
+                        "intel_extension_for_pytorch is installed; kvguard does not model that size")
+    return not state.need("ipex")
+
+
+def _pooling(state: Any) -> bool:
+    from ..length import runner_is_pooling
+
+    return (state.layout.runner not in (None, "auto", "generate")
+            or state.layout.convert not in (None, "auto", "none")
+            or runner_is_pooling(state.facts, state.release, state.sidecar))
+
+
+def quantized_kv_cache_refused(state: Any) -> bool:
+    """Chunked prefill or prefix caching on with a quantized KV cache."""
+    if not quantized_kv_cache(state.kv_cache_dtype, state.release) or not _on_cpu(state):
+        return False
+    chunked, prefix = state.layout.enable_chunked_prefill, state.layout.enable_prefix_caching
+    if not state.release.within("0.11.0"):
+        return bool(chunked) or bool(prefix)       # V0 on this platform: only what the launch turns on
+    pooling = _pooling(state)
+    if chunked or prefix or (not pooling and not state.release.within("0.11.1")):
+        return True                                # 0.11.0 turns chunked prefill on for a generative model
+    if (chunked is None or prefix is None) and pooling:
+        state.undecided("a quantized KV cache on the CPU platform is refused when chunked prefill or prefix caching "
+                        "is on, and kvguard does not model a pooling runner's defaults for them")
+    if chunked is None:
+        return True                                # V1's default for a generative model
+    if prefix is None:
+        from .mamba_cache import has_mamba_layers
+
+        if has_mamba_layers(state):
+            state.undecided("a quantized KV cache on the CPU platform is refused when prefix caching is on, and "
+                            "kvguard does not model a Mamba / hybrid model's default for it there")
+        return True
+    return False
