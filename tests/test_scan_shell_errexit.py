@@ -60,6 +60,8 @@ _ENDS = [
      [["serve", "m", "--l", "1"], ["serve", "m", "--l", "2"], ["serve", "m", "--a"]]),
     ("set -e\n{\n  false\n  vllm serve m --g\n} || true\nvllm serve m --a\n", {},
      [["serve", "m", "--g"], ["serve", "m", "--a"]]),
+    # a quote a line leaves open: its lines are no commands (kvguard reads the whole text so)
+    ("set -e\necho \"\n[ a = b ]\n\"\nvllm serve m --a\n", {}, [["serve", "m", "--a"]]),
     ("set -e\n( false; vllm serve m --s ) || echo failed\nvllm serve m --a\n", {},
      [["serve", "m", "--s"], ["serve", "m", "--a"]]),
     # a sourced file's exit ends the whole script, set -e or not; its return ends the file alone

@@ -1070,9 +1070,14 @@ _EXPANSION = re.compile(r"\$?\(\([^()]*\)\)|\$\([^()]*\)|\$\{[^{}]*\}")
 
 
 def _ignores_errexit_somewhere(lines: Iterable[tuple[int, str]]) -> bool:
-    """Whether a text has a block in a context where bash ignores ``set -e`` (:data:`_ERREXIT_IGNORED_BLOCK`):
-    kvguard does not tell its body from the others, so it reads no ``set -e`` failure in that text as an exit."""
+    """Whether a text has a block in a context where bash ignores ``set -e`` (:data:`_ERREXIT_IGNORED_BLOCK`), or a
+    quote a line leaves open (``echo "`` … ``"``, whose lines kvguard would read as commands): kvguard does not tell
+    that block's body from the others, or the quoted lines from commands, so it reads no ``set -e`` failure in
+    that text as an exit."""
     for _, text in lines:
+        uncommented = _uncommented(text).rstrip()
+        if _open_quote(uncommented[:-1] if continues(uncommented) else uncommented):
+            return True
         text = blank_quoted(text)
         for _ in range(8):
             text, count = _EXPANSION.subn(" ", text)
