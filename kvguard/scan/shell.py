@@ -24,8 +24,8 @@ from .undecidable import mentions
 from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, blank_quoted, launch_reads, translate_quoted
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "ShellSession", "has_prompts",
-           "is_container_run", "launch_and_image", "launch_tokens", "logical_lines", "one_word", "shell_launches",
-           "split_commands", "starts_its_own_launcher"]
+           "is_container_run", "launch_and_image", "launch_tokens", "logical_lines", "one_word", "set_errexit",
+           "shell_launches", "split_commands", "starts_its_own_launcher"]
 
 LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
                          r"vllm/vllm-openai")
@@ -1046,6 +1046,11 @@ def _errexit_set_by(words: str) -> "tuple[Optional[str], Optional[list[str]]]":
                     state = "on" if sign == "-" else "off"
         i += 1
     return state, None
+
+
+def set_errexit(variables: Variables) -> None:
+    """The shell that reads text in ``variables`` starts with ``set -e`` on (``bash -e``, a GitHub step's shell)."""
+    variables.set_known(_ERREXIT, "on")
 
 
 def _errexit_applies(variables: Variables, flow: _Flow) -> bool:

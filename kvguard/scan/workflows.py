@@ -1,8 +1,9 @@
 """GitHub Actions workflows: a document whose ``jobs`` hold ``steps``.
 
-A ``run:`` step is a shell script that GitHub runs after substituting its ``${{ … }}`` expressions, in
-an environment made of the workflow's, the job's and the step's ``env`` (the innermost wins), once for
-every combination of the job's ``strategy.matrix`` (``include`` / ``exclude`` as GitHub applies them).
+A ``run:`` step is a shell script that GitHub runs (with ``set -e`` on, as its shells run it on a runner that is
+no Windows one) after substituting its ``${{ … }}`` expressions, in an environment made of the workflow's, the
+job's and the step's ``env`` (the innermost wins), once for every combination of the job's ``strategy.matrix``
+(``include`` / ``exclude`` as GitHub applies them).
 ``${{ matrix.X }}`` and ``${{ env.X }}`` are substituted here; any other expression (``secrets.*``,
 ``inputs.*``, ``vars.*``, functions) is a value the file does not hold: the launch stays unresolved when
 it reaches something kvguard reads, as an unresolved shell variable does (``--set inputs.tp=8`` gives
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..launch.pins import image_pin
 from .matrices import Collector
 from .python import python_launches
-from .shell import shell_launches
+from .shell import set_errexit, shell_launches
 from .variables import env_text
 from .yamlnodes import child, to_python
 
@@ -173,16 +174,37 @@ def _env(plain: Any, matrix: Optional[dict], outer: dict[str, Optional[str]],
     return out
 
 
-def _runs_python(step: dict, job: dict, workflow: dict) -> bool:
-    """Whether a ``run:`` step's script is Python: its ``shell`` (else the job's, else the workflow's
-    ``defaults.run.shell``) is ``python`` or a ``python … {0}`` command."""
+def _step_shell(step: dict, job: dict, workflow: dict) -> object:
+    """A ``run:`` step's ``shell``, else the job's, else the workflow's ``defaults.run.shell`` (None: none)."""
     shell = step.get("shell")
     for holder in (job, workflow):
         if shell is None:
             defaults = holder.get("defaults")
             run = defaults.get("run") if isinstance(defaults, dict) else None
             shell = run.get("shell") if isinstance(run, dict) else None
+    return shell
+
+
+def _runs_python(step: dict, job: dict, workflow: dict) -> bool:
+    """Whether a ``run:`` step's script is Python: its shell (:func:`_step_shell`) is ``python`` or a ``python …
+    {0}`` command."""
+    shell = _step_shell(step, job, workflow)
     return isinstance(shell, str) and re.match(r"^\s*python[0-9.]*(?:\s|$)", shell) is not None
+
+
+def _runs_with_errexit(step: dict, job: dict, workflow: dict) -> bool:
+    """Whether GitHub runs a shell step with ``set -e`` on: on a runner that is no Windows one, with no shell named
+    (``bash -e {0}``, in a container ``sh -e {0}``), ``bash`` (``bash --noprofile --norc -eo pipefail {0}``) or
+    ``sh`` (``sh -e {0}``), or a ``bash`` / ``sh`` command of its own whose options hold ``e``."""
+    runner = job.get("runs-on")
+    labels = [runner] if isinstance(runner, str) else runner if isinstance(runner, list) else []
+    if not labels or not all(isinstance(label, str) and "${{" not in label and "windows" not in label.lower()
+                             for label in labels):
+        return False        # a Windows runner's default is PowerShell; a runner kvguard cannot read: not known
+    shell = _step_shell(step, job, workflow)
+    if shell is None or shell in ("bash", "sh"):
+        return True
+    return isinstance(shell, str) and re.match(r"^\s*(?:ba)?sh(?:\s+-[a-z]+)*\s+-[a-z]*e[a-z]*\b", shell) is not None
 
 
 def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
@@ -222,6 +244,8 @@ def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
                     for launch in found_here:
                         launch.line += first - 1
                 else:
+                    if _runs_with_errexit(step, job, plain):
+                        set_errexit(scope)
                     found_here = shell_launches(walker.path, lines, scope, walker.kind)
                 for launch in found_here:
                     words = [w for w in unresolved if any(w in t for t in launch.tokens)]
