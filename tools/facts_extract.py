@@ -409,6 +409,9 @@ KNOWN_PROPERTIES: dict[str, list] = {
                                                         "sub": "acoustic_tokenizer_encoder_config",
                                                         "b": "hop_length"}],           # VibeVoice-ASR positions
     "9309766c9701": ["alias", {"a": "_attn_implementation_internal"}],                # HRM-Text (transformers 5)
+    # MiniCPM-V 4.6 / 4.7 vision window sizes (transformers 5): a size times both window kernel sides
+    "e8e003f79ffb": ["mul_by_items", {"a": "hidden_size", "l": "window_kernel_size", "items": [0, 1]}],
+    "8349c25aab40": ["mul_by_items", {"a": "intermediate_size", "l": "window_kernel_size", "items": [0, 1]}],
 }
 
 #: property setters, by fingerprint (tools/facts_transformers5.py ``fingerprint``): what assigning the
@@ -681,6 +684,29 @@ def _kwargs_update(stmt) -> "list | None":
         return None
 
 
+_POPPED_KEY_BUILD = _compile("if isinstance(V_v, dict):\n    V_v.pop(K_k, None)\n    V_v = C_c(**V_v)\n"
+                             "elif V_v is None:\n    V_v = C_c()")
+
+
+def _sub_config_popped_key(stmt) -> "dict | None":
+    """A sub-config given as a dict built from it less one key it pops first, built with no arguments when None,
+    kept otherwise (MiniCPM-V 4.6 / 4.7's vision config on transformers 5.17 / 5.19): the ``sub_config`` cases
+    of facts_subconfigs with the build ``without`` that key."""
+    env: dict = {}
+    try:
+        _match(_POPPED_KEY_BUILD[0], stmt, env)
+    except _NoMatch:
+        return None
+    plain = _plain(env)
+    var, key, cls = plain["v"], plain["k"]["literal"], plain["c"]
+    if not isinstance(key, str):
+        return None
+    return {"cases": [[["none"], [{"class": cls, "op": "build", "target": var}]],
+                      [["empty_dict", "dict", "dict_mt"], [{"class": cls, "from": var, "op": "build", "target": var,
+                                                            "without": [key]}]],
+                      [["config", "falsy", "truthy"], []]], "var": var}
+
+
 def recognise(stmt: ast.stmt) -> list:
     """One statement -> one step ``[name, {args}]``."""
     if _CURRENT_CLASS and facts_transformers5.is_v5_config(_CURRENT_CLASS[-1]):
@@ -708,7 +734,7 @@ def recognise(stmt: ast.stmt) -> list:
     chain = _truthy_chain(stmt) or _dict_of_locals_if_none(stmt) or _kwargs_update(stmt)
     if chain is not None:
         return chain
-    sub = facts_subconfigs.recognise(stmt)
+    sub = _sub_config_popped_key(stmt) or facts_subconfigs.recognise(stmt)
     if sub is not None:
         return ["sub_config", sub]
     block = _block_if_truthy(stmt)

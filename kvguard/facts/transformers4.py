@@ -436,6 +436,12 @@ def class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "int_product_of":
         # VibeVoice's acoustic tokenizer: the hop length is the product of its downsampling ratios
         return int(math.prod(getattr(obj, prop["a"])))
+    if kind == "mul_by_items":
+        # MiniCPM-V 4.6 / 4.7's vision window sizes: a size times items of a list, read left to right
+        value = getattr(obj, prop["a"])
+        for index in prop["items"]:
+            value = value * getattr(obj, prop["l"])[index]
+        return value
     if kind == "ceil_quotient_by_sub_attribute":
         # VibeVoice-ASR: the positions are the audio chunk counted in hops of its acoustic tokenizer
         return math.ceil(getattr(obj, prop["a"]) / getattr(getattr(obj, prop["sub"]), prop["b"]))

@@ -1,5 +1,5 @@
-"""Granite Speech Plus's encoder-layer checks, HRM-Text's layer count, embedding scale and attention setter, and
-vLLM's Beam.
+"""Granite Speech Plus's encoder-layer checks, HRM-Text's layer count, embedding scale and attention setter, vLLM's
+Beam, and MiniCPM-V 4.6 / 4.7's vision config.
 
 ``GraniteSpeechPlusConfig`` (``transformers/models/granite_speech_plus/configuration_granite_speech_plus.py``,
 transformers 5.17.0 – 5.24.0, vLLM 0.24.0+): once its sub-configs are built, when the encoder config has
@@ -24,6 +24,14 @@ sliding) and ``mlp_layer_types`` (default every layer sparse) must have one allo
 (default ``{"rope_type": "default", "rope_theta": 10000.0}``) keyed by attention kinds only must hold exactly one
 entry that is not None, which replaces them; the token ids and ``tie_word_embeddings`` go to PreTrainedConfig.
 Expected values from ``get_config`` of vLLM 0.33.0.
+
+``MiniCPMV4_6Config`` / ``MiniCPMV4_7Config`` (``transformers/models/minicpmv4_6``, ``minicpmv4_7``; 4.6 on vLLM
+0.24.0+, 4.7 on 0.32.0+): on transformers 5.17 / 5.19 a vision config given as a dict is built from it less its
+``model_type`` (popped), so the vision class's own model type stands whatever the checkpoint names (5.20 / 5.24's
+sub_configs_defaults keep the one given); the vision
+config's ``window_hidden_size`` / ``window_intermediate_size`` are properties: the size times both window kernel
+sides (a one-item kernel: IndexError when read).  Expected values from ``get_config`` of vLLM 0.26.0, 0.31.0,
+0.32.0 and 0.33.0.
 """
 
 from __future__ import annotations
@@ -270,3 +278,55 @@ def test_beam_refusals(cfg, exc_type, first_line):
     with pytest.raises(LoadCrash) as err:
         load("0.33.0", cfg)
     assert (err.value.exc_type, err.value.message.splitlines()[0]) == (exc_type, first_line)
+
+
+def minicpmv(model_type: str = "minicpmv4_6", **extra) -> dict:
+    return {"architectures": ["MiniCPMV4_6ForConditionalGeneration"], "model_type": model_type, **extra}
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+@pytest.mark.parametrize(("cfg", "expected"), [
+    # (window hidden size, window intermediate size, insert layer, patch size, vision hidden size)
+    (minicpmv(), (3072, 12288, 6, 16, 768)),
+    (minicpmv(vision_config={}), (3072, 12288, 6, 16, 768)),
+    (minicpmv(vision_config=None), (3072, 12288, 6, 16, 768)),
+    (minicpmv(vision_config={"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304,
+                             "patch_size": 14}), (4608, 17216, 6, 14, 1152)),
+    (minicpmv(vision_config={"model_type": "bogus"}), (3072, 12288, 6, 16, 768)),
+    (minicpmv(vision_config={"window_kernel_size": [3, 1]}), (2304, 9216, 6, 16, 768)),
+    (minicpmv(vision_config={"window_kernel_size": [2, 2, 5]}), (3072, 12288, 6, 16, 768)),
+    (minicpmv(insert_layer_id=3, vision_config={"insert_layer_id": 9}), (3072, 12288, 3, 16, 768)),
+    (minicpmv(vision_config={"hidden_size": 100, "window_kernel_size": [0, 4]}),
+     (0, 0, 6, 16, 100)),
+])
+def test_minicpmv4_6_vision_config(rel, cfg, expected):
+    config = load(rel, cfg)
+    vision = config.vision_config
+    assert (vision.window_hidden_size, vision.window_intermediate_size, vision.insert_layer_id,
+            config.patch_size, vision.hidden_size) == expected
+
+
+@pytest.mark.parametrize("rel", RELEASES)
+def test_minicpmv4_6_one_sided_window_kernel(rel):
+    vision = load(rel, minicpmv(vision_config={"window_kernel_size": [2]})).vision_config
+    with pytest.raises(IndexError):
+        _ = vision.window_hidden_size
+
+
+@pytest.mark.parametrize(("rel", "given", "model_type"), [
+    ("0.26.0", {}, "minicpmv4_6_vision"),
+    ("0.31.0", {"model_type": "bogus"}, "minicpmv4_6_vision"),      # popped before the build (5.17 / 5.19)
+    ("0.32.0", {"model_type": "siglip_vision_model"}, "minicpmv4_6_vision"),
+    ("0.26.0", {"model_type": "bogus"}, "bogus"),                  # kept (5.20 / 5.24)
+    ("0.33.0", {"model_type": "siglip_vision_model"}, "siglip_vision_model"),
+])
+def test_minicpmv4_6_vision_model_type_by_line(rel, given, model_type):
+    assert load(rel, minicpmv(vision_config=given)).vision_config.model_type == model_type
+
+
+@pytest.mark.parametrize(("rel", "model_type"), [("0.32.0", "minicpmv4_7_vision"), ("0.33.0", "x")])
+def test_minicpmv4_7_vision_config(rel, model_type):
+    config = load(rel, minicpmv("minicpmv4_7", vision_config={"model_type": "x", "window_kernel_size": [1, 3],
+                                                              "hidden_size": 64, "intermediate_size": 128}))
+    vision = config.vision_config
+    assert (vision.model_type, vision.window_hidden_size, vision.window_intermediate_size) == (model_type, 192, 384)
