@@ -167,8 +167,7 @@ class _Opt:
         #: the action's option strings in declaration order: argparse names the argument by all of them
         #: (``argument --tensor-parallel-size/-tp: invalid int value: 'x'``)
         self.names = names
-        #: the field schema of the config class the value is validated into, when that class refuses other
-        #: keys (kvguard.launch.config_values)
+        #: the field schema of the config class the value is validated into (kvguard.launch.config_values)
         self.fields = fields
 
     def __repr__(self) -> str:
@@ -876,9 +875,11 @@ def _eplb_redundant(value: str, release: Release, opt: str) -> Optional[int]:
     if "num_redundant_experts" not in data:
         return None
     redundant = data["num_redundant_experts"]
+    if isinstance(redundant, str) and redundant.isdigit():
+        redundant = int(redundant)      # pydantic reads a string of digits as the int (lax mode)
     if type(redundant) is not int or redundant < 0:
-        raise _err(f"argument {opt}: kvguard does not model EPLBConfig's validation of "
-                   f"num_redundant_experts={redundant!r}", release, opt)
+        raise Undecidable(f"vLLM {release.version} takes num_redundant_experts={redundant!r} from {opt}, and "
+                          "kvguard does not model what the engine does with it")
     return redundant
 
 

@@ -10,7 +10,7 @@ one whose every key is a field and every checked value fits its field.
 The schemas are measured per release by ``tests/upstream/argv_runner.py --dump-options`` (``f`` in
 ``kvguard/data/serve_options.json``), by validating probe values with the release's own parse function.  Kinds:
 
-- a mapping: a nested config class that refuses unknown keys too;
+- a mapping: a nested config class (the key ``"*"`` in a mapping: the class lets unknown keys pass);
 - ``"bool"``, ``"int"``, ``"float"``, ``"str"``, then ``"?"`` when None is accepted, then the field's declared
   bounds (``"int>=0"``, ``"float?>0<=1"``): checked by the kind's rules below, each probed in the release;
 - a list: the enum or literal values the release accepts (names in either case, member values), None when nullable;
@@ -44,6 +44,8 @@ def config_value_problem(data: dict[str, Any], schema: dict[str, Any],
     for key, value in data.items():
         where = (*path, key)
         if key not in schema:
+            if "*" in schema:       # a class that lets unknown keys pass
+                continue
             return ("key", ".".join(where))
         kind = schema[key]
         if isinstance(kind, dict):

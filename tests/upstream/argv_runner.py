@@ -138,21 +138,20 @@ _BOUNDS = {"Ge": (">=", "ge"), "Gt": (">", "gt"), "Le": ("<=", "le"), "Lt": ("<"
 
 def _config_fields(action):
     """The field schema of the config class an option's value is validated into (EngineArgs' parse_dataclass
-    keeps the class as its parameter's default), when that validation refuses a key the class lacks; else None.
+    keeps the class as its parameter's default); None for other options.
 
     The schema maps each field to its kind, measured by validating probe values with the release's own
-    parse function: a nested schema for a nested config class that refuses unknown keys too; "bool", "int",
-    "float" or "str" (a "?" suffix when None is accepted) when the field accepts and refuses the kind's probes;
-    for an enum or literal field, the list of the candidate values it accepts (its literals, member names in
-    both cases, member values); "any" otherwise."""
+    parse function: a nested schema for a nested config class; "bool", "int", "float" or "str" (then "?" when
+    None is accepted, then the field's bounds, declared or probed at -2, -1 and 0 for an int) when the field
+    accepts and refuses the kind's probes; for an enum or literal field, the list of the candidate values it
+    accepts (its literals, member names in both cases, member values); "any" otherwise.  A class that lets
+    unknown keys pass has the key "*" (kind "any")."""
     import dataclasses
 
     parse = action.type
     defaults = getattr(parse, "__defaults__", None) or ()
     classes = [value for value in defaults if isinstance(value, type) and dataclasses.is_dataclass(value)]
     if getattr(parse, "__name__", None) != "parse_dataclass" or len(classes) != 1:
-        return None
-    if _accepts(parse, [], _PROBE_KEY, 1):
         return None
     return _schema(parse, [], classes[0], set())
 
@@ -187,13 +186,14 @@ def _schema(parse, path, cls, seen):
         origin = typing.get_origin(target)
         kind = "any"
         if isinstance(target, type) and dataclasses.is_dataclass(target) and target not in seen:
-            if not _accepts(parse, [*path, field.name], _PROBE_KEY, 1):
-                kind = _schema(parse, [*path, field.name], target, seen | {target})
+            kind = _schema(parse, [*path, field.name], target, seen | {target})
         elif origin is typing.Literal or (isinstance(target, type) and issubclass(target, enum.Enum)):
             kind = _enum_kind(parse, path, field.name, target)
         elif target in (bool, int, float, str):
             kind = _plain_kind(parse, path, cls, field, target.__name__)
         out[field.name] = kind
+    if _accepts(parse, path, _PROBE_KEY, 1):
+        out["*"] = "any"
     return out
 
 
