@@ -84,3 +84,12 @@ def test_what_kvguard_does_not_follow_is_undecidable(capsys, version, args, reas
     status = run(["check", "--vllm-version", version, "--platform", "cpu", "--", "vllm", "serve", model, *args])
     assert status == 2
     assert reason in capsys.readouterr().err
+
+
+def test_the_kv_cache_dtype_a_modelopt_checkpoint_names_counts(capsys):
+    """nvidia/Qwen3.6-27B-NVFP4 names an FP8 KV cache: from 0.14.0 `--kv-cache-dtype auto` takes it (a recipe's
+    launch that 0.20.0's CPU platform refuses)."""
+    status, data = _check(capsys, "0.20.0", "nvidia/Qwen3.6-27B-NVFP4", "--tensor-parallel-size", "1")
+    assert (status, data["message"], data["check"]) == (1, FP8_REFUSAL, "PLAT_cpu_quantized_kv")
+    status, data = _check(capsys, "0.20.0", "nvidia/Qwen3.6-27B-NVFP4", "--kv-cache-dtype", "bfloat16")
+    assert (status, data["ok"]) == (0, True)

@@ -4,7 +4,8 @@
 - 0.10.2 – 0.11.0 fill an unset block size with 16 without intel_extension_for_pytorch (a host fact, ``ipex``) and
   refuses any other size then; a Mamba or hybrid model's cache set-up has already picked the size, which kvguard
   does not follow: such a launch is undecidable there.
-- 0.10.2 – 0.20.2 refuse a quantized KV cache with chunked prefill or prefix caching on.  What counts as quantized
+- 0.10.2 – 0.20.2 refuse a quantized KV cache with chunked prefill or prefix caching on: ``CacheConfig``'s dtype,
+  which from 0.14.0 a ModelOpt checkpoint's KV-cache quantization gives ``--kv-cache-dtype auto``.  What counts as quantized
   changed: any dtype but "auto" to 0.14.x, an "fp8…" one from 0.15.0, "nvfp4" and "…per_token_head" too from
   0.20.0.  On 0.10.2 a quantized KV cache sends the engine back to V0 on this platform (the V1 support check's
   answer), whose defaults turn neither switch on, so only a launch that turns one on is refused; 0.11.0 turns
@@ -61,7 +62,8 @@ def _pooling(state: Any) -> bool:
 
 def quantized_kv_cache_refused(state: Any) -> bool:
     """Chunked prefill or prefix caching on with a quantized KV cache."""
-    if not quantized_kv_cache(state.kv_cache_dtype, state.release) or not _on_cpu(state):
+    # CacheConfig's dtype: from 0.14.0 ``auto`` takes the KV-cache quantization a ModelOpt checkpoint names
+    if not quantized_kv_cache(state.cache_dtype, state.release) or not _on_cpu(state):
         return False
     chunked, prefix = state.layout.enable_chunked_prefill, state.layout.enable_prefix_caching
     if not state.release.within("0.11.0"):
