@@ -44,7 +44,7 @@ from .recipe_hardware import PROFILES
 __all__ = ["ScanSettings", "Settings", "find_settings", "resolve_settings", "settings_for"]
 
 _HOST_FACTS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-               "cpu_memory_bytes": int, "gpu_capability": int, "arctic_inference": bool}
+               "cpu_memory_bytes": int, "gpu_capability": int, "arctic_inference": bool, "ipex": bool}
 _KEYS = ("vllm-version", "nearest", "exclude", "variables", "host")
 
 
