@@ -412,6 +412,7 @@ KNOWN_PROPERTIES: dict[str, list] = {
     # MiniCPM-V 4.6 / 4.7 vision window sizes (transformers 5): a size times both window kernel sides
     "e8e003f79ffb": ["mul_by_items", {"a": "hidden_size", "l": "window_kernel_size", "items": [0, 1]}],
     "8349c25aab40": ["mul_by_items", {"a": "intermediate_size", "l": "window_kernel_size", "items": [0, 1]}],
+    "f5fb4f3be496": ["product", {"a": "patch_size", "b": "pooling_kernel_size"}],  # Gemma 4 unified vision
 }
 
 #: property setters, by fingerprint (tools/facts_transformers5.py ``fingerprint``): what assigning the
@@ -431,7 +432,13 @@ KNOWN_SETTERS: dict[str, list] = {
     # is measured from the setter (``_setter``)
     "8ef574c81900": ["refuse_flash_if_truthy", {"when": "prefix_lm", "paged_prefix": False}],
     "3d7107139df8": ["refuse_flash_if_truthy", {"when": "prefix_lm", "paged_prefix": True}],
+    # Gemma 4 unified vision's model_patch_size (transformers 5): a value other than the product refused, the
+    # product kept (nothing stored); the message is measured from the setter
+    "86544db40208": ["raise_unless_product", {"a": "patch_size", "b": "pooling_kernel_size"}],
 }
+
+#: setter kinds whose message template is measured from the setter's one ``raise ValueError(...)``
+_SETTER_MESSAGES = frozenset({"refuse_flash_if_truthy", "raise_unless_product"})
 
 
 def _fingerprint_source(fn, strip_decorators: bool = False) -> "str | None":
@@ -490,7 +497,7 @@ def _setter(fn) -> dict:
     if known is None:
         return {"setter_kind": "opaque", "setter_fingerprint": fp}
     args = dict(known[1])
-    if known[0] == "refuse_flash_if_truthy":
+    if known[0] in _SETTER_MESSAGES:
         args["msg"] = {"template": _raised_message(fn)}
     return {"setter_kind": known[0], "setter_args": args}
 

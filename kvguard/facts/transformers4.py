@@ -436,6 +436,8 @@ def class_property(obj: ConfigObject, name: str, prop: dict) -> Any:
     if kind == "int_product_of":
         # VibeVoice's acoustic tokenizer: the hop length is the product of its downsampling ratios
         return int(math.prod(getattr(obj, prop["a"])))
+    if kind == "product":
+        return getattr(obj, prop["a"]) * getattr(obj, prop["b"])
     if kind == "mul_by_items":
         # MiniCPM-V 4.6 / 4.7's vision window sizes: a size times items of a list, read left to right
         value = getattr(obj, prop["a"])
@@ -492,6 +494,12 @@ def class_property_set(obj: ConfigObject, name: str, prop: dict, value: Any) -> 
                 frame = Frame(obj, {"value": value}, obj.kvg_facts, obj.kvg_facts.library, name)
                 raise ValueError(format_message(frame, args["msg"]["template"]))
         obj.kvg_facts.library.set_attn_implementation(obj, value)
+        return
+    if kind == "raise_unless_product":
+        # Gemma 4 unified vision's model_patch_size: only the product of the two attributes may be assigned
+        if value != getattr(obj, args["a"]) * getattr(obj, args["b"]):
+            frame = Frame(obj, {"value": value}, obj.kvg_facts, obj.kvg_facts.library, name)
+            raise ValueError(format_message(frame, args["msg"]["template"]))
         return
     if kind == "raise" and args["type"] in _SETTER_ERRORS:
         frame = Frame(obj, {"value": value}, obj.kvg_facts, obj.kvg_facts.library, name)

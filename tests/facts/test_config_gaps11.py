@@ -1,5 +1,5 @@
 """Granite Speech Plus's encoder-layer checks, HRM-Text's layer count, embedding scale and attention setter, vLLM's
-Beam, and MiniCPM-V 4.6 / 4.7's vision config.
+Beam, MiniCPM-V 4.6 / 4.7's vision config and Gemma 4 unified's model patch size.
 
 ``GraniteSpeechPlusConfig`` (``transformers/models/granite_speech_plus/configuration_granite_speech_plus.py``,
 transformers 5.17.0 – 5.24.0, vLLM 0.24.0+): once its sub-configs are built, when the encoder config has
@@ -32,6 +32,11 @@ sub_configs_defaults keep the one given); the vision
 config's ``window_hidden_size`` / ``window_intermediate_size`` are properties: the size times both window kernel
 sides (a one-item kernel: IndexError when read).  Expected values from ``get_config`` of vLLM 0.26.0, 0.31.0,
 0.32.0 and 0.33.0.
+
+``Gemma4UnifiedVisionConfig`` (``transformers/models/gemma4_unified``, served through transformers on vLLM 0.31.0
+and 0.32.0): ``model_patch_size`` is a property, ``patch_size`` x ``pooling_kernel_size``; assigning it (a
+``model_patch_size`` key in the vision config) refuses any other value (``!=``: 48.0 passes, "48" does not) and
+stores nothing.  Expected values from ``get_config`` of vLLM 0.31.0 and 0.32.0.
 """
 
 from __future__ import annotations
@@ -330,3 +335,34 @@ def test_minicpmv4_7_vision_config(rel, model_type):
                                                               "hidden_size": 64, "intermediate_size": 128}))
     vision = config.vision_config
     assert (vision.model_type, vision.window_hidden_size, vision.window_intermediate_size) == (model_type, 192, 384)
+
+
+def gemma4_unified(**vision) -> dict:
+    return {"architectures": ["Gemma4UnifiedForConditionalGeneration"], "model_type": "gemma4_unified",
+            "vision_config": vision}
+
+
+PATCH_REFUSED = "`model_patch_size` needs to be equal to self.patch_size = 16 * self.pooling_kernel_size = 3"
+
+
+@pytest.mark.parametrize("rel", ["0.31.0", "0.32.0"])
+@pytest.mark.parametrize(("vision", "outcome"), [
+    ({}, (48, 16, 3)),
+    ({"model_patch_size": 48}, (48, 16, 3)),
+    ({"model_patch_size": 48.0}, (48, 16, 3)),
+    ({"patch_size": 14}, (42, 14, 3)),
+    ({"patch_size": 14, "model_patch_size": 42}, (42, 14, 3)),
+    ({"patch_size": 14, "pooling_kernel_size": 2, "model_patch_size": 28}, (28, 14, 2)),
+    ({"model_patch_size": 47}, PATCH_REFUSED),
+    ({"model_patch_size": None}, PATCH_REFUSED),
+    ({"model_patch_size": "48"}, PATCH_REFUSED),
+    ({"model_patch_size": [48]}, PATCH_REFUSED),
+])
+def test_gemma4_unified_model_patch_size(rel, vision, outcome):
+    if isinstance(outcome, str):
+        with pytest.raises(LoadCrash) as err:
+            load(rel, gemma4_unified(**vision))
+        assert (err.value.exc_type, err.value.message.splitlines()[0]) == ("ValueError", outcome)
+        return
+    config = load(rel, gemma4_unified(**vision)).vision_config
+    assert (config.model_patch_size, config.patch_size, config.pooling_kernel_size) == outcome
