@@ -66,9 +66,15 @@ def quantized_kv_cache_refused(state: Any) -> bool:
     if not quantized_kv_cache(state.cache_dtype, state.release) or not _on_cpu(state):
         return False
     chunked, prefix = state.layout.enable_chunked_prefill, state.layout.enable_prefix_caching
+    pooling = _pooling(state)
+    if pooling and state.release.within("0.15.0"):
+        from .mamba_cache import has_mamba_layers
+
+        if has_mamba_layers(state):
+            state.undecided("a Mamba / hybrid model on a pooling runner: the cache set-up before the CPU platform's "
+                            "check (which may refuse first) is not modelled for pooling runners")
     if not state.release.within("0.11.0"):
         return bool(chunked) or bool(prefix)       # V0 on this platform: only what the launch turns on
-    pooling = _pooling(state)
     if chunked or prefix or (not pooling and not state.release.within("0.11.1")):
         return True                                # 0.11.0 turns chunked prefill on for a generative model
     if (chunked is None or prefix is None) and pooling:

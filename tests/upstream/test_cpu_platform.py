@@ -2,7 +2,7 @@
 
 vLLM's CPU platform refuses a quantized KV cache with chunked prefill or prefix caching on (0.10.2 – 0.20.2), and
 0.10.2's refuses a block size other than 16 without intel_extension_for_pytorch.  Generates seeded ``vllm serve``
-launches of dense, MoE, sliding-window and hybrid checkpoints with the KV cache dtypes the release's parser offers,
+launches of dense, MoE, sliding-window and hybrid checkpoints and a ModelOpt one naming its KV cache's dtype, with the KV cache dtypes the release's parser offers,
 chunked prefill and prefix caching on, off or left to the release, an explicit block size, a pooling runner, and
 runs each through the release's own ``vllm serve`` path on the CPU platform (tests/upstream/serve_runner.py, as
 tests/upstream/test_speculative.py does) and through kvguard with the oracle's host (``platform="cpu"``): the
@@ -48,6 +48,8 @@ CHECKPOINTS = {
     "gemma2": gen.gen_gemma2,
     "mistral": gen.gen_mistral,
     "jamba": gen.gen_jamba,
+    # a ModelOpt checkpoint naming an FP8 KV cache: --kv-cache-dtype auto takes it from 0.14.0
+    "qwen3.6-27b-nvfp4": lambda rng: _config("nvidia/Qwen3.6-27B-NVFP4"),
 }
 
 #: KV cache dtypes tried, those the release's parser lacks left out
