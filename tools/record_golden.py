@@ -40,9 +40,9 @@ def _mem_total() -> int:
     raise SystemExit("no MemTotal in /proc/meminfo")
 
 
-#: the oracle host: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL, this machine's memory
+#: the oracle host: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL/intel_extension_for_pytorch, this machine's memory
 ORACLE_HOST = {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
-               "cpu_memory_bytes": _mem_total(), "arctic_inference": False}
+               "cpu_memory_bytes": _mem_total(), "arctic_inference": False, "ipex": False}
 
 
 def _config(inputs: dict, name: str) -> dict:
