@@ -83,6 +83,10 @@ SCOPE = [
     "mellum",
     # vLLM's FunAudioChatConfig: its audio encoder's model type read off the encoder class, its hidden size an int
     "funaudiochat",
+    # checkpoint-shaped (transformers' defaults leave the checks unreached): Granite Speech Plus with
+    # concatenated encoder layers (their range and the projector's input size checked), HRM-Text with its
+    # per-stack layer count, vLLM 0.33.0's Beam with per-layer attention / MLP kinds and per-kind RoPE parameters
+    "granite_speech_plus", "hrm_text", "beam",
 ]
 
 # keys worth mutating (present or not in the template)
