@@ -474,8 +474,9 @@ def outcome(derived: Derived, user: Optional[int], release: Release, env: Mappin
 # --max-model-len as the releases parse it
 
 
-def parse_length(value: str, release: Release) -> int:
-    """``human_readable_int`` (to 0.13.0) / ``human_readable_int_or_auto`` (0.14.0+) on one value.
+def parse_length(value: str, release: Release, *, or_auto: Optional[bool] = None) -> int:
+    """``human_readable_int`` (to 0.13.0) / ``human_readable_int_or_auto`` (0.14.0+) on one value; ``or_auto``
+    names the function (None: --max-model-len's, by release; --max-num-batched-tokens takes ``human_readable_int``).
 
     Raises ``ValueError`` (argparse then prints "invalid <type name> value: '…'") or
     ``argparse.ArgumentTypeError`` (printed as its message) exactly where the release's function does.
@@ -483,7 +484,7 @@ def parse_length(value: str, release: Release) -> int:
     import argparse
     import re
 
-    if release.within("0.14.0"):
+    if release.within("0.14.0") if or_auto is None else or_auto:
         value = value.strip()
         if value == "-1" or value.lower() == "auto":
             return -1

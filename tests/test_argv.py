@@ -130,9 +130,9 @@ def test_help_is_no_refusal():
 
 def test_unmodeled_flags_take_their_own_arity():
     # --disable-log-stats takes no value: M is the model, not its value
-    cmd = parse_serve("vllm serve --disable-log-stats M --max-num-seqs 64 -tp 2", R("0.28.0"))
-    assert cmd.model == "M" and cmd.fields == {"tensor_parallel_size": 2}
-    assert cmd.passed_over == ["--disable-log-stats", "--max-num-seqs", "64"]
+    cmd = parse_serve("vllm serve --disable-log-stats M --max-num-seqs 64 --seed 3 -tp 2", R("0.28.0"))
+    assert cmd.model == "M" and cmd.fields == {"tensor_parallel_size": 2, "max_num_seqs": 64}
+    assert cmd.passed_over == ["--disable-log-stats", "--seed", "3"]
 
 
 def test_model_option_with_vllm_serve():

@@ -85,7 +85,8 @@ def test_other_human_readable_options_are_checked_too():
 
     with pytest.raises(ArgparseRefusal, match="invalid human_readable_int value: 'lots'"):
         parse_serve("vllm serve M --max-num-batched-tokens lots", resolve("0.28.0"))
-    assert parse_serve("vllm serve M --max-num-batched-tokens 8k", resolve("0.28.0")).fields == {}
+    assert parse_serve("vllm serve M --max-num-batched-tokens 8k", resolve("0.28.0")).fields == {
+        "max_num_batched_tokens": 8000}
 
 
 # -- the derived maximum --------------------------------------------------------------------

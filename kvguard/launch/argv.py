@@ -121,6 +121,9 @@ FLAGS: tuple[Flag, ...] = (
     Flag("allow_deprecated_quantization", ("--allow-deprecated-quantization",), "bool", "0.14.0"),
     # CacheConfig's --block-size: an input of the attention selector (0.26.0+), shown in its refusal
     Flag("block_size", ("--block-size",), "int"),
+    # SchedulerConfig's batch: checked against the maximum length and each other (kvguard.rules.scheduler)
+    Flag("max_num_batched_tokens", ("--max-num-batched-tokens",), "length"),
+    Flag("max_num_seqs", ("--max-num-seqs",), "int"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}
@@ -817,7 +820,7 @@ def _length_value(spec: _Opt, opt: str, value: str, release: Release) -> int:
     from ..length import parse_length
 
     try:
-        return parse_length(value, release)
+        return parse_length(value, release, or_auto=spec.type == "human_readable_int_or_auto")
     except argparse.ArgumentTypeError as exc:
         raise _ArgparseError(f"argument {spec.label(opt)}: {exc}", opt, words=(value,)) from None
     except (TypeError, ValueError):

@@ -141,6 +141,10 @@ class Layout:
     #: connector: inputs of the attention selector, read only there
     block_size: Optional[int] = None
     kv_transfer_config: bool = False
+    #: SchedulerConfig's --max-num-batched-tokens and --max-num-seqs (None: EngineArgs' defaults, which depend on
+    #: the host): read only by the scheduler's checks
+    max_num_batched_tokens: Optional[int] = None
+    max_num_seqs: Optional[int] = None
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

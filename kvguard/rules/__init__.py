@@ -37,6 +37,8 @@ WRAPPER: dict[str, Optional[str]] = {
     "model_init": None,
     # SpeculativeConfig(**--speculative-config), built between ParallelConfig and VllmConfig
     "speculative": "SpeculativeConfig",
+    # SchedulerConfig, built after SpeculativeConfig and before VllmConfig
+    "scheduler": "SchedulerConfig",
     # the workers' start (attention backend selection and its checks): nothing wraps these
     "worker": None,
 }

@@ -52,21 +52,15 @@ def block_size_refused(state: Any) -> bool:
     return not state.need("ipex")
 
 
-def _pooling(state: Any) -> bool:
-    from ..length import runner_is_pooling
-
-    return (state.layout.runner not in (None, "auto", "generate")
-            or state.layout.convert not in (None, "auto", "none")
-            or runner_is_pooling(state.facts, state.release, state.sidecar))
-
-
 def quantized_kv_cache_refused(state: Any) -> bool:
     """Chunked prefill or prefix caching on with a quantized KV cache."""
     # CacheConfig's dtype: from 0.14.0 ``auto`` takes the KV-cache quantization a ModelOpt checkpoint names
     if not quantized_kv_cache(state.cache_dtype, state.release) or not _on_cpu(state):
         return False
     chunked, prefix = state.layout.enable_chunked_prefill, state.layout.enable_prefix_caching
-    pooling = _pooling(state)
+    from .scheduler import pooling_launch
+
+    pooling = pooling_launch(state)
     if pooling and state.release.within("0.15.0"):
         from .mamba_cache import has_mamba_layers
 

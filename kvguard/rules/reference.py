@@ -16,6 +16,8 @@ _STAGE_TITLES = {
     "parallel_config": "ParallelConfig (pydantic dataclass: ValueError/AssertionError wrapped)",
     "speculative": "SpeculativeConfig (--speculative-config; pydantic dataclass: ValueError/AssertionError wrapped "
                    "by SpeculativeConfig) — see docs/speculative-decoding.md",
+    "scheduler": "SchedulerConfig (--max-num-batched-tokens, --max-num-seqs; pydantic dataclass: ValueError wrapped "
+                 "by SchedulerConfig)",
     "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",
     "model_init": "Model construction in the workers: layers, quantization methods, FusedMoE (raised unwrapped; "
                   "kvguard/data/quant_archs.json, docs/model-construction.md)",

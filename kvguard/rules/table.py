@@ -39,6 +39,7 @@ from . import Check, FieldRule, Row, Step
 from . import cpu_platform as _cpu
 from . import mamba_cache as _mamba
 from . import mamba_state as _mamba_state
+from . import scheduler as _scheduler
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -1967,6 +1968,16 @@ RULES = (
          description="SchedulerConfig(num_lookahead_slots=num_speculative_tokens): a token count that is no "
                      "integer (not validated by SpeculativeConfig here) is refused by SchedulerConfig's int "
                      "field (ValidationError for SchedulerConfig)"),
+
+    # ===================== SchedulerConfig (kvguard.rules.scheduler) ========
+    Check("SCH_batched_below_len", stage="scheduler", scope="feature",
+          when=_scheduler.batched_below_length, bind=_scheduler.length_bind, template=_scheduler.LENGTH_MESSAGE,
+          source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
+          description="--max-num-batched-tokens below the maximum length without chunked prefill"),
+    Check("SCH_batched_below_seqs", stage="scheduler", scope="feature",
+          when=_scheduler.batched_below_seqs, bind=_scheduler.seqs_bind, template=_scheduler.SEQS_MESSAGE,
+          source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
+          description="--max-num-batched-tokens below --max-num-seqs"),
 
     # ===================== VllmConfig.__post_init__ ==========================
     # try_verify_and_update_config: a Mamba / hybrid model's cache set-up (kvguard.rules.mamba_cache)

@@ -50,7 +50,7 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "swap_space", "max_model_len", "disable_sliding_window", "kv_cache_dtype", "enforce_eager",
           "attention_backend", "dtype", "quantization", "moe_backend", "all2all_backend", "block_size",
           "allow_deprecated_quantization", "enable_chunked_prefill", "enable_prefix_caching", "mamba_cache_mode",
-          "runner", "convert")
+          "runner", "convert", "max_num_batched_tokens", "max_num_seqs")
 MISSING = "<absent>"
 
 

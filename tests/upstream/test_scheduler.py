@@ -1,0 +1,110 @@
+"""Differential test of SchedulerConfig's batch checks (kvguard.rules.scheduler) against real releases.
+
+Generates seeded ``vllm serve`` launches of dense, MoE and sliding-window checkpoints with
+``--max-num-batched-tokens`` (human-readable forms too), ``--max-num-seqs``, ``--max-model-len``, chunked prefill
+on, off or left to the release, and sometimes a pooling runner, and runs each through the release's own
+``vllm serve`` path (tests/upstream/serve_runner.py, as tests/upstream/test_speculative.py does) and through
+kvguard with the oracle's host: the verdicts must agree.  Launches kvguard declares undecidable are counted,
+never compared.
+
+Releases: a sample of KVG_ORACLE_VERSIONS (default "0.10.2 0.11.0 0.11.1 0.20.0 0.33.0"); KVG_SCHED_CASES launches
+per release (default 24); seed KVG_SCHED_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``scheduler-<release>.json``.  Run
+directly for a full report: ``python -m tests.upstream.test_scheduler 0.11.1 0.33.0 --cases 120``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from kvguard.launch.argv import option_table  # noqa: E402
+from kvguard.versions import resolve  # noqa: E402
+
+from . import differential as gen  # noqa: E402
+from ._oracle import launches_main, release_sample  # noqa: E402
+from .test_speculative import _config, compare_launches  # noqa: E402
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.11.0 0.11.1 0.20.0 0.33.0").split()
+
+#: the checkpoints: name -> config.json builder
+CHECKPOINTS = {
+    "qwen3-8b": lambda rng: _config("Qwen/Qwen3-8B"),
+    "qwen3-moe": gen.gen_qwen3_moe,
+    "gemma2": gen.gen_gemma2,
+    "mistral": gen.gen_mistral,
+}
+
+BATCHED = ("512", "1024", "2048", "8k", "8192", "16384", "32K", "40960", "65536", "131072", "1.5k")
+SEQS = ("1", "8", "64", "256", "1024", "2048", "4096")
+LENGTHS = ("2048", "4096", "8192", "32768")
+
+
+def _switch(rng: random.Random, table: dict, name: str) -> list[str]:
+    """``--NAME``, its negative spelling the release defines, or nothing."""
+    choice = rng.choice(("on", "off", "off", "default"))
+    if choice == "default" or f"--{name}" not in table:
+        return []
+    if choice == "on":
+        return [f"--{name}"]
+    negatives = [opt for opt in (f"--no-{name}", "--" + name.replace("enable-", "disable-", 1)) if opt in table]
+    return [rng.choice(negatives)] if negatives else []
+
+
+def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
+    rng = random.Random(f"{seed}-{version}")
+    table = option_table(resolve(version))
+    names = sorted(CHECKPOINTS)
+    cases = []
+    for i in range(n):
+        name = rng.choice(names)
+        args = ["--max-num-batched-tokens", rng.choice(BATCHED)] if rng.random() < 0.85 else []
+        if rng.random() < 0.4:
+            args += ["--max-num-seqs", rng.choice(SEQS)]
+        if rng.random() < 0.4:
+            args += ["--max-model-len", rng.choice(LENGTHS)]
+        args += _switch(rng, table, "enable-chunked-prefill")
+        if rng.random() < 0.1 and "--runner" in table:
+            args += ["--runner", "pooling"]
+        ident = f"s{i}"
+        cases.append({"id": ident, "target": name, "config": CHECKPOINTS[name](rng),
+                      "model_dir": os.path.join(root, ident), "args": args})
+    return cases
+
+
+def run(version: str, n: int, seed: int) -> dict:
+    root = tempfile.mkdtemp(prefix="kvg-sched-")
+    try:
+        return compare_launches(version, seed, generate(seed, n, version, root))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+#: the releases where the checks' inputs change — 0.10.2 (V1 / V0 defaults), 0.11.0 (chunked prefill forced on),
+#: 0.11.1 (the launch's word), 0.20.0 — those asked for
+@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.11.1", "0.20.0")))
+def test_scheduler_checks_agree_with_real_vllm(version):
+    report = run(version, int(os.environ.get("KVG_SCHED_CASES", "24")), int(os.environ.get("KVG_SCHED_SEED", "0")))
+    counts = report["counts"]
+    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        Path(out_dir, f"scheduler-{version}.json").write_text(json.dumps(report, indent=1, default=str))
+    print(f"\nvLLM {version} SchedulerConfig: {counts}")
+    assert counts.get("agree", 0) > 0
+    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+
+
+if __name__ == "__main__":
+    launches_main(__doc__, run)
