@@ -93,3 +93,16 @@ def test_the_kv_cache_dtype_a_modelopt_checkpoint_names_counts(capsys):
     assert (status, data["message"], data["check"]) == (1, FP8_REFUSAL, "PLAT_cpu_quantized_kv")
     status, data = _check(capsys, "0.20.0", "nvidia/Qwen3.6-27B-NVFP4", "--kv-cache-dtype", "bfloat16")
     assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("version,args,refused", [
+    ("0.11.0", [], True),                                   # auto becomes DeepSeek-V3.2's own FP8 format
+    ("0.11.0", ["--kv-cache-dtype", "bfloat16"], False),    # bfloat16 becomes auto
+    ("0.11.1", [], False),
+    ("0.14.1", ["--kv-cache-dtype", "bfloat16"], False),    # (any other dtype but auto counts to 0.14.x)
+    ("0.14.1", ["--kv-cache-dtype", "fp8"], True),
+])
+def test_deepseek_v32_sets_its_cache_dtype_before_the_hook(capsys, version, args, refused):
+    status, data = _check(capsys, version, "deepseek-ai/DeepSeek-V3.2", "-dp", "8", "--enable-expert-parallel", *args)
+    assert (status, data["ok"], data.get("message") if refused else None) == (
+        (1, False, FP8_REFUSAL) if refused else (0, True, None))

@@ -5,7 +5,8 @@
   refuses any other size then; a Mamba or hybrid model's cache set-up has already picked the size, which kvguard
   does not follow: such a launch is undecidable there.
 - 0.10.2 – 0.20.2 refuse a quantized KV cache with chunked prefill or prefix caching on: ``CacheConfig``'s dtype,
-  which from 0.14.0 a ModelOpt checkpoint's KV-cache quantization gives ``--kv-cache-dtype auto``.  What counts as quantized
+  which from 0.14.0 a ModelOpt checkpoint's KV-cache quantization gives ``--kv-cache-dtype auto``, and which
+  DeepSeek-V3.2's cache set-up changes first (0.11.0 – 0.17.1).  What counts as quantized
   changed: any dtype but "auto" to 0.14.x, an "fp8…" one from 0.15.0, "nvfp4" and "…per_token_head" too from
   0.20.0.  On 0.10.2 a quantized KV cache sends the engine back to V0 on this platform (the V1 support check's
   answer), whose defaults turn neither switch on, so only a launch that turns one on is refused; 0.11.0 turns
@@ -29,6 +30,24 @@ def quantized_kv_cache(dtype: str, release: Any) -> bool:
     if not release.within("0.20.0"):
         return dtype.startswith("fp8")
     return dtype.startswith("fp8") or dtype.endswith("per_token_head") or dtype == "nvfp4"
+
+
+def _cache_dtype_at_hook(state: Any) -> str:
+    """CacheConfig's dtype when the hook reads it: DeepSeek-V3.2's cache set-up (``DeepseekV32ForCausalLM`` in
+    ``MODELS_CONFIG_MAP``, run first) takes ``bfloat16`` as ``auto`` (0.11.0 – 0.17.1) and, on 0.11.0, ``auto``
+    as its own FP8 format."""
+    dtype = state.cache_dtype
+    if not state.release.within("0.11.0", "0.17.1"):
+        return dtype
+    from ..archs import registered_arch
+
+    if registered_arch(state.facts.architectures, state.release) != "DeepseekV32ForCausalLM":
+        return dtype
+    if dtype == "bfloat16":
+        return "auto"
+    if not state.release.within("0.11.1") and (dtype == "auto" or dtype.startswith("fp8")):
+        return "fp8_ds_mla"
+    return dtype
 
 
 def _on_cpu(state: Any) -> bool:
@@ -55,7 +74,7 @@ def block_size_refused(state: Any) -> bool:
 def quantized_kv_cache_refused(state: Any) -> bool:
     """Chunked prefill or prefix caching on with a quantized KV cache."""
     # CacheConfig's dtype: from 0.14.0 ``auto`` takes the KV-cache quantization a ModelOpt checkpoint names
-    if not quantized_kv_cache(state.cache_dtype, state.release) or not _on_cpu(state):
+    if not quantized_kv_cache(_cache_dtype_at_hook(state), state.release) or not _on_cpu(state):
         return False
     chunked, prefix = state.layout.enable_chunked_prefill, state.layout.enable_prefix_caching
     from .scheduler import pooling_launch
