@@ -56,16 +56,18 @@ def has_mamba_layers(state: Any) -> bool:
 
 
 def runs_mamba_setup(state: Any) -> bool:
-    """Whether VllmConfig runs the Mamba cache set-up for this model (a generative runner; pooling runners
-    are not modelled: the check is skipped for them)."""
+    """Whether VllmConfig runs the Mamba cache set-up for this model (a pooling runner's too; where the launch
+    leaves prefix caching to a pooling runner's default, which is not modelled, the launch is undecidable)."""
     hybrid = is_hybrid(state)
     if not hybrid and _architecture(state) not in PURE_MAMBA_ARCHITECTURES:
         return False
     from ..length import runner_is_pooling
 
-    if state.layout.runner not in (None, "auto", "generate") or state.layout.convert not in (None, "auto", "none") \
-            or runner_is_pooling(state.facts, state.release, state.sidecar):
-        state.unmodelled("a pooling runner's chunked-prefill and prefix-caching defaults are not modelled")
+    if state.layout.enable_prefix_caching is None and (
+            state.layout.runner not in (None, "auto", "generate") or state.layout.convert not in (None, "auto", "none")
+            or runner_is_pooling(state.facts, state.release, state.sidecar)):
+        state.undecided("the Mamba cache set-up refuses this launch where prefix caching is on, and a pooling "
+                        "runner's prefix-caching default is not modelled")
     return True
 
 

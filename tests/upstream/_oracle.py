@@ -82,6 +82,47 @@ def attention_shape(rng, mla: bool, heads=(1, 2, 4, 8, 16, 32, 64)) -> tuple[int
     return rng.choice(heads), rng.choice([64, 80, 96, 112, 128, 192, 256])
 
 
+def flag_switch(rng, table: dict, name: str, choices: tuple[str, ...] = ("on", "off", "default", "default")) -> list[str]:
+    """``--NAME``, a negative spelling of it the release defines, or nothing (``choices``: the draw's weights)."""
+    choice = rng.choice(choices)
+    if choice == "default" or f"--{name}" not in table:
+        return []
+    if choice == "on":
+        return [f"--{name}"]
+    negatives = [opt for opt in (f"--no-{name}", "--" + name.replace("enable-", "disable-", 1)) if opt in table]
+    return [rng.choice(negatives)] if negatives else []
+
+
+def generated_launches(prefix: str, generate):
+    """``run(version, n, seed)``: ``generate(seed, n, version, root)``'s launches through
+    tests.upstream.test_speculative.compare_launches, their checkpoints in a temporary folder."""
+    import shutil
+
+    from .test_speculative import compare_launches
+
+    def run(version: str, n: int, seed: int) -> dict:
+        root = tempfile.mkdtemp(prefix=prefix)
+        try:
+            return compare_launches(version, seed, generate(seed, n, version, root))
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+
+    return run
+
+
+def check_launch_report(report: dict, kind: str, label: str) -> None:
+    """A launch differential's verdict: the report kept as ``KVG_DIFF_REPORT_DIR/<kind>-<release>.json`` (the CI
+    summary reads it), its counts printed, some agreement and no disagreement asserted."""
+    counts = report["counts"]
+    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        Path(out_dir, f"{kind}-{report['version']}.json").write_text(json.dumps(report, indent=1, default=str))
+    print(f"\nvLLM {report['version']} {label}: {counts}")
+    assert counts.get("agree", 0) > 0
+    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+
+
 def launches_main(doc: str, run) -> None:
     """The command line of a launch differential run directly: ``VERSION… [--cases N] [--seed S]``, each release's
     counts, then its mismatches and undecidable launches (``run(version, cases, seed)`` returns the report of

@@ -16,12 +16,9 @@ KVG_CPU_CASES launches per release (default 24); seed KVG_CPU_SEED.  ``KVG_DIFF_
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,8 +30,8 @@ from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from . import differential as gen  # noqa: E402
-from ._oracle import launches_main, release_sample  # noqa: E402
-from .test_speculative import _config, compare_launches  # noqa: E402
+from ._oracle import check_launch_report, flag_switch, generated_launches, launches_main, release_sample  # noqa: E402
+from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
 
@@ -57,17 +54,6 @@ KV_CACHE_DTYPES = ("auto", "auto", "fp8", "fp8_e5m2", "fp8_e4m3", "bfloat16", "f
                    "int8_per_token_head", "fp8_per_token_head", "fp8_inc")
 
 
-def _switch(rng: random.Random, table: dict, name: str) -> list[str]:
-    """``--NAME``, its negative spelling the release defines, or nothing."""
-    choice = rng.choice(("on", "off", "default", "default"))
-    if choice == "default" or f"--{name}" not in table:
-        return []
-    if choice == "on":
-        return [f"--{name}"]
-    negatives = [opt for opt in (f"--no-{name}", "--" + name.replace("enable-", "disable-", 1)) if opt in table]
-    return [rng.choice(negatives)] if negatives else []
-
-
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
     table = option_table(resolve(version))
@@ -79,7 +65,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     for i in range(n):
         name = rng.choice(names)
         args = ["--kv-cache-dtype", rng.choice(dtypes)] if rng.random() < 0.85 else []
-        args += _switch(rng, table, "enable-chunked-prefill") + _switch(rng, table, "enable-prefix-caching")
+        args += flag_switch(rng, table, "enable-chunked-prefill") + flag_switch(rng, table, "enable-prefix-caching")
         if rng.random() < 0.2:
             args += ["--block-size", rng.choice(("16", "32", "128"))]
         if rng.random() < 0.1 and "--runner" in table:
@@ -90,12 +76,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     return cases
 
 
-def run(version: str, n: int, seed: int) -> dict:
-    root = tempfile.mkdtemp(prefix="kvg-cpu-")
-    try:
-        return compare_launches(version, seed, generate(seed, n, version, root))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+run = generated_launches("kvg-cpu-", generate)
 
 
 #: the releases where the hook changes — 0.10.2 (V0 defaults), 0.11.0 (the last block-size check), 0.14.1 and
@@ -104,14 +85,7 @@ def run(version: str, n: int, seed: int) -> dict:
                                                    also=("0.11.0", "0.14.1", "0.15.0", "0.20.0", "0.21.0")))
 def test_cpu_platform_hook_agrees_with_real_vllm(version):
     report = run(version, int(os.environ.get("KVG_CPU_CASES", "24")), int(os.environ.get("KVG_CPU_SEED", "0")))
-    counts = report["counts"]
-    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
-    if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        Path(out_dir, f"cpu-platform-{version}.json").write_text(json.dumps(report, indent=1, default=str))
-    print(f"\nvLLM {version} CPU platform hook: {counts}")
-    assert counts.get("agree", 0) > 0
-    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+    check_launch_report(report, "cpu-platform", "CPU platform hook")
 
 
 if __name__ == "__main__":

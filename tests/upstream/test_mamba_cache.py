@@ -15,12 +15,9 @@ Run directly for a full report: ``python -m tests.upstream.test_mamba_cache 0.15
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -32,8 +29,8 @@ from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from . import differential as gen  # noqa: E402
-from ._oracle import launches_main, release_sample  # noqa: E402
-from .test_speculative import _config, compare_launches  # noqa: E402
+from ._oracle import check_launch_report, flag_switch, generated_launches, launches_main, release_sample  # noqa: E402
+from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
 
@@ -64,17 +61,6 @@ CHECKPOINTS = {
 _NGRAM = '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 3}'
 
 
-def _switch(rng: random.Random, table: dict, name: str) -> list[str]:
-    """``--NAME``, its negative spelling the release defines, or nothing."""
-    choice = rng.choice(("on", "off", "default", "default"))
-    if choice == "default":
-        return []
-    if choice == "on":
-        return [f"--{name}"]
-    negatives = [opt for opt in (f"--no-{name}", "--" + name.replace("enable-", "disable-", 1)) if opt in table]
-    return [rng.choice(negatives)] if negatives else []
-
-
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
     table = option_table(resolve(version))
@@ -89,7 +75,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     for i in range(n):
         name = rng.choice(names)
         config = CHECKPOINTS[name](rng)
-        args = _switch(rng, table, "enable-chunked-prefill") + _switch(rng, table, "enable-prefix-caching")
+        args = flag_switch(rng, table, "enable-chunked-prefill") + flag_switch(rng, table, "enable-prefix-caching")
         if modes and rng.random() < 0.5:
             args += ["--mamba-cache-mode", rng.choice(modes)]
         if rng.random() < 0.25:
@@ -102,12 +88,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     return cases
 
 
-def run(version: str, n: int, seed: int) -> dict:
-    root = tempfile.mkdtemp(prefix="kvg-mamba-")
-    try:
-        return compare_launches(version, seed, generate(seed, n, version, root))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+run = generated_launches("kvg-mamba-", generate)
 
 
 #: the releases where the set-up changes: 0.15.0 (the first), 0.20.0 (speculative decoding keeps 'align'),
@@ -116,14 +97,7 @@ def run(version: str, n: int, seed: int) -> dict:
                                                    also=("0.20.0", "0.22.1", "0.28.0", "0.32.0")))
 def test_mamba_cache_setup_agrees_with_real_vllm(version):
     report = run(version, int(os.environ.get("KVG_MAMBA_CASES", "24")), int(os.environ.get("KVG_MAMBA_SEED", "0")))
-    counts = report["counts"]
-    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
-    if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        Path(out_dir, f"mamba-cache-{version}.json").write_text(json.dumps(report, indent=1, default=str))
-    print(f"\nvLLM {version} Mamba cache set-up: {counts}")
-    assert counts.get("agree", 0) > 0
-    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+    check_launch_report(report, "mamba-cache", "Mamba cache set-up")
 
 
 if __name__ == "__main__":

@@ -14,12 +14,9 @@ directly for a full report: ``python -m tests.upstream.test_scheduler 0.11.1 0.3
 
 from __future__ import annotations
 
-import json
 import os
 import random
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -31,8 +28,8 @@ from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from . import differential as gen  # noqa: E402
-from ._oracle import launches_main, release_sample  # noqa: E402
-from .test_speculative import _config, compare_launches  # noqa: E402
+from ._oracle import check_launch_report, flag_switch, generated_launches, launches_main, release_sample  # noqa: E402
+from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
 
@@ -51,17 +48,6 @@ SEQS = ("1", "8", "64", "256", "1024", "2048", "4096")
 LENGTHS = ("2048", "4096", "8192", "32768")
 
 
-def _switch(rng: random.Random, table: dict, name: str) -> list[str]:
-    """``--NAME``, its negative spelling the release defines, or nothing."""
-    choice = rng.choice(("on", "off", "off", "default"))
-    if choice == "default" or f"--{name}" not in table:
-        return []
-    if choice == "on":
-        return [f"--{name}"]
-    negatives = [opt for opt in (f"--no-{name}", "--" + name.replace("enable-", "disable-", 1)) if opt in table]
-    return [rng.choice(negatives)] if negatives else []
-
-
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
     table = option_table(resolve(version))
@@ -74,7 +60,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             args += ["--max-num-seqs", rng.choice(SEQS)]
         if rng.random() < 0.4:
             args += ["--max-model-len", rng.choice(LENGTHS)]
-        args += _switch(rng, table, "enable-chunked-prefill")
+        args += flag_switch(rng, table, "enable-chunked-prefill", ("on", "off", "off", "default"))
         if rng.random() < 0.1 and "--runner" in table:
             args += ["--runner", "pooling"]
         ident = f"s{i}"
@@ -83,12 +69,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     return cases
 
 
-def run(version: str, n: int, seed: int) -> dict:
-    root = tempfile.mkdtemp(prefix="kvg-sched-")
-    try:
-        return compare_launches(version, seed, generate(seed, n, version, root))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+run = generated_launches("kvg-sched-", generate)
 
 
 #: the releases where the checks' inputs change — 0.10.2 (V1 / V0 defaults), 0.11.0 (chunked prefill forced on),
@@ -96,14 +77,7 @@ def run(version: str, n: int, seed: int) -> dict:
 @pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.11.1", "0.20.0")))
 def test_scheduler_checks_agree_with_real_vllm(version):
     report = run(version, int(os.environ.get("KVG_SCHED_CASES", "24")), int(os.environ.get("KVG_SCHED_SEED", "0")))
-    counts = report["counts"]
-    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
-    if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        Path(out_dir, f"scheduler-{version}.json").write_text(json.dumps(report, indent=1, default=str))
-    print(f"\nvLLM {version} SchedulerConfig: {counts}")
-    assert counts.get("agree", 0) > 0
-    assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
+    check_launch_report(report, "scheduler", "SchedulerConfig")
 
 
 if __name__ == "__main__":
