@@ -2,7 +2,7 @@
 0.10.2 – 0.20.2), which ``VllmConfig.__post_init__`` runs after the model's cache set-up.
 
 - 0.10.2 – 0.11.0 fill an unset block size with 16 without intel_extension_for_pytorch (a host fact, ``ipex``) and
-  refuses any other size then; a Mamba or hybrid model's cache set-up has already picked the size, which kvguard
+  refuse any other size then; a Mamba or hybrid model's cache set-up has already picked the size, which kvguard
   does not follow: such a launch is undecidable there.
 - 0.10.2 – 0.20.2 refuse a quantized KV cache with chunked prefill or prefix caching on: ``CacheConfig``'s dtype,
   which from 0.14.0 a ModelOpt checkpoint's KV-cache quantization gives ``--kv-cache-dtype auto``, and which
