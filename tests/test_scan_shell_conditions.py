@@ -309,3 +309,42 @@ def test_the_script_ends_at_an_exit_or_exec_it_surely_reaches(tmp_path):
 def test_an_exit_kvguard_cannot_be_sure_of_does_not_end_the_reading(tmp_path):
     script = "if [ -f /x ]; then\n  exit 1\nfi\n[ -z \"$HOME\" ] && exit 2\nexec >log 2>&1\nvllm serve m --e 1\n"
     assert [launch.tokens[-2:] for launch in _launches(tmp_path, script)] == [["--e", "1"]]
+
+
+#: what `set -u` acts on: a reference to a name the script unset (`unset W`), a positional parameter past the ones
+#: a call gave, an empty array's `$A`, where bash does not leave it to a subshell (a pipeline, `$( … )`, `( … )`) or
+#: skip it (after `||`); `set -u` set, cleared, set in a function (it holds) or a subshell (it does not); the
+#: expansions that do not trip it (`${W:-v}`, `${W-v}`, `${W+v}`, `"${A[@]}"`, `$@`).  A pipeline and a command
+#: substitution are followed by `|| :` (under `set -e` / `-o pipefail` the subshell's failure fails the command,
+#: which kvguard does not follow); `W` is the script's own name (a name it never sets may come from the environment,
+#: where kvguard reads on)
+_NOUNSET_STATEMENTS = st.sampled_from([
+    "set -u", "set -u", "set +u", "set -o nounset", "set -euo pipefail", "set +o nounset", "set -eu", "stu",
+    "( set -u )", "unset W", "unset W", 'echo "$W" >/dev/null', '[ -z "$W" ] && W=3',
+    "echo $W >&2; vllm serve m --nu", "vllm serve m --nd ${W:-d} ${W-e} ${W+p}", "pa", "echo ${#W} >&2",
+    'if [ -z "$W" ]; then W=z; fi', '[ -n "$W" ] || W=4', "case $W in w) : ;; *) : ;; esac", "pu", "pu 3",
+    "( unset X; echo $X >&2 ); vllm serve m --sx $X", "echo $W | cat >&2 || :", "true || echo $W",
+    "Z=$(echo $W) || :", "vllm serve m --ea $A", 'vllm serve m --aa "${A[@]}"', "echo '$W' >&2",
+    "echo ${W%e} >&2", "W=again"])
+
+#: `pu` reads its first parameter, `pa` all of them, `stu` sets `set -u` for the script
+_NOUNSET_FUNCTIONS = "pu() { vllm serve m --pu $1; }\npa() { vllm serve m --pa \"$@\" $# $*; }\nstu() { set -u; }\n"
+
+
+@pytest.mark.skipif(BASH is None, reason="bash is not installed")
+@settings(max_examples=int(os.environ.get("KVG_FUZZ_EXAMPLES", "150")), deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(statements=st.lists(st.one_of(_NOUNSET_STATEMENTS, _NOUNSET_STATEMENTS, _NOUNSET_STATEMENTS,
+                                     _ERREXIT_STATEMENTS,
+                                     _STATEMENTS.filter(lambda statement: not statement.startswith("df")
+                                                        and "$D" not in statement)),
+                           min_size=1, max_size=8),
+       joins=st.lists(st.booleans(), min_size=8, max_size=8),
+       prelude=st.sampled_from(["", "set -u\n", "set -eu\n", "set -u\nunset W\n", "unset W\n"]))
+def test_generated_scripts_under_set_u_agree_with_bash(tmp_path, statements, joins, prelude):
+    """The generated scripts with ``set -u`` among their statements: a reference to a name kvguard knows is unset
+    ends the script where bash ends it (names the script never sets, which the environment may give, are left out:
+    kvguard reads on there, where bash in an empty environment ends)."""
+    script = "X=1\nY=none\nA=()\nW=w\n" + _FUNCTIONS + _ERREXIT_FUNCTIONS + _NOUNSET_FUNCTIONS + prelude \
+        + _joined(statements, joins) + "\n"
+    _assert_agrees_with_bash(tmp_path, script)

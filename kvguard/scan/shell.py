@@ -986,6 +986,11 @@ class _Flow:
         #: how many contexts in which bash ignores ``set -e`` hold what is being read (a command before ``&&`` /
         #: ``||``, a function called there, a function no text calls, a text where kvguard cannot tell them all)
         self.errexit_ignored = 0
+        #: how many contexts in which kvguard cannot tell whether ``set -u`` ends the shell at a reference hold what
+        #: is being read (a function no text calls, a text whose blocks a pipeline or ``&&`` / ``||`` takes or with
+        #: a quote a line leaves open, a text typed into an interactive shell): a reference to a name kvguard knows
+        #: is unset does not end the reading there
+        self.nounset_unsure = 0
 
 
 def _stop_made(text: str, flow: _Flow, in_function: bool) -> Optional[tuple[str, int]]:
@@ -1051,6 +1056,157 @@ def _errexit_set_by(words: str) -> "tuple[Optional[str], Optional[list[str]]]":
 def set_errexit(variables: Variables) -> None:
     """The shell that reads text in ``variables`` starts with ``set -e`` on (``bash -e``, a GitHub step's shell)."""
     variables.set_known(_ERREXIT, "on")
+
+
+#: the variable kvguard keeps ``set -u``'s state in, as :data:`_ERREXIT` keeps ``set -e``'s
+_NOUNSET = "-o nounset"
+#: the variable that says "on" while the name after it is one the text itself unset (``unset X``, ``local X``): the
+#: environment the script runs in cannot have set it
+_UNSET_MARK = "-unset "
+
+
+def _nounset_set_by(words: str) -> Optional[str]:
+    """What ``set WORDS`` does to ``set -u``: ``"on"``, ``"off"``, ``"unknown"`` (an expansion among the options),
+    None (left as it is)."""
+    state: Optional[str] = None
+    tokens = words.split()
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if "$" in token or "`" in token:
+            return "unknown"
+        if token in ("--", "-") or token[0] not in "-+":
+            return state
+        sign, letters = token[0], token[1:]
+        for letter in letters:
+            if letter == "u":
+                state = "on" if sign == "-" else "off"
+            elif letter == "o":
+                i += 1
+                if i < len(tokens) and tokens[i] == "nounset":
+                    state = "on" if sign == "-" else "off"
+        i += 1
+    return state
+
+
+#: what a reference to a parameter may be: ``$NAME``, ``$1``, ``${…}``, a command substitution or arithmetic (left
+#: alone: what trips in it ends the subshell alone, or is not followed), a special parameter (never unset)
+_REFERENCE = re.compile(r"\$(?:([A-Za-z_][A-Za-z0-9_]*)|([1-9])|(\{)|(\(|[@*#?$!0_-]))")
+#: a braced reference ``set -u`` acts on when its name is unset: ``${X}``, ``${#X}``, ``${X#p}``, ``${X/a/b}``,
+#: ``${X^^}``, ``${X:1}`` (not ``${X:-w}``, ``${X-w}``, ``${X:=w}``, ``${X+w}``, ``${X:?m}``, ``${A[@]}``, ``${!X}``)
+_BRACED_TRIPS = re.compile(r"^(#?)([A-Za-z_][A-Za-z0-9_]*|[1-9])(?:[#%/^,]|:(?![-=+?])|$)")
+#: the words a compound command or a function's definition begins with: its references are read with its body
+_COMPOUND_START = re.compile(r"^\s*(?:[({!]|(?:for|while|until|select|case|if|elif|then|else|do|done|fi|esac|"
+                             r"function|time|coproc)(?:\s|$)|[\w.:-]+\s*\(\s*\))")
+#: redirections with ``&`` (``2>&1``, ``&> log``): no list operator
+_AMPERSAND_REDIRECTION = re.compile(r"[0-9]*[<>]&[0-9-]*|&>>?")
+
+
+def _nounset_references(text: str) -> "Optional[list[str]]":
+    """The names (``X``, ``1``) a simple command's expansions read where ``set -u`` ends the shell when they are
+    unset, in order, outside single quotes, command substitutions and arithmetic; None when ``text`` is no simple
+    command kvguard reads so (a list, a pipeline, a compound command, an array's assignment)."""
+    if _COMPOUND_START.match(text) or "=(" in text or "`" in text:
+        return None
+    if re.search(r"[;&|]", _AMPERSAND_REDIRECTION.sub(" ", blank_quoted(text))):
+        return None
+    names: list[str] = []
+    i, in_double = 0, False
+    while i < len(text):
+        char = text[i]
+        if char == "\\":
+            i += 2
+            continue
+        if char == "'" and not in_double:
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            i = end + 1
+            continue
+        if char == '"':
+            in_double = not in_double
+            i += 1
+            continue
+        if char != "$":
+            i += 1
+            continue
+        m = _REFERENCE.match(text, i)
+        if m is None:
+            i += 1
+            continue
+        if m.group(4):
+            if m.group(4) == "(":
+                return None         # a command substitution or arithmetic: not followed
+            i = m.end()
+            continue
+        if m.group(3):
+            depth, j = 1, m.end()
+            while j < len(text) and depth:
+                depth += {"{": 1, "}": -1}.get(text[j], 0)
+                j += 1
+            if depth:
+                return None
+            braced = _BRACED_TRIPS.match(text[m.end():j - 1])
+            if braced:
+                names.append(braced.group(2))
+            i = j
+            continue
+        names.append(m.group(1) or m.group(2))
+        i = m.end()
+    return names
+
+
+def _nounset_on(variables: Variables, flow: _Flow) -> bool:
+    """Whether ``set -u`` is surely on, where kvguard can tell what a reference does."""
+    return not flow.nounset_unsure and variables.get(_NOUNSET) == "on"
+
+
+def _known_unset(name: str, variables: Variables) -> Optional[bool]:
+    """Whether ``name`` (``X``, ``1``) is unset: True when kvguard knows it is (the text itself unset it, a
+    positional parameter past the ones given, an empty array), None when the text never set it (the environment
+    the script runs with may give it), False when it is set."""
+    if name.isdigit():
+        given = variables.arrays.get(POSITIONAL)
+        return given is not None and name not in variables.unknown and int(name) > len(given)
+    if name in variables.overrides or name in variables.unknown:
+        return False
+    if name in variables.arrays:
+        return not variables.arrays[name]
+    if variables.get(name) is not None:
+        return False
+    return True if variables.get(_UNSET_MARK + name) == "on" else None
+
+
+def _nounset_ends(text: str, variables: Variables, flow: _Flow) -> bool:
+    """Under ``set -u`` (surely on), what the simple command ``text`` (or a list's first) reads: a name kvguard
+    knows is unset (:func:`_known_unset`) ends the shell, as bash does (status 127: ``X: unbound variable``), and
+    True is given; a name the text never set, which the environment the script runs with may give, is set after
+    the command if the shell goes on — to a value kvguard cannot know (no longer the one the default ``[ -z "$X" ]
+    && X=8`` would give it: bash does not reach that)."""
+    if "$" not in text or not _nounset_on(variables, flow):
+        return False
+    names = _nounset_references(text)
+    if names is None:
+        parts = _split_list(text, and_or=True)
+        if parts and len(parts) > 1:
+            names = _nounset_references(parts[0][1])   # the list's first command: it runs before the others
+    for name in names or ():
+        unset = _known_unset(name, variables)
+        if unset:
+            flow.stop, flow.stop_status = ("exit", 1), 127
+            return True
+        if unset is None:
+            variables.set_unknown(name)     # the shell goes on only if the environment gives it
+    return False
+
+
+def _nounset_ends_later(text: str, variables: Variables, flow: _Flow) -> bool:
+    """Whether a command after the first of the list ``text`` (``echo; vllm serve m $X``) reads a name kvguard
+    knows is unset under ``set -u``: the list is then read one command at a time, each as bash runs it."""
+    if "$" not in text or not _nounset_on(variables, flow):
+        return False
+    parts = _split_list(text, and_or=True) or []
+    return any(_known_unset(name, variables) for _, part in parts[1:] for name in _nounset_references(part) or ())
 
 
 def _errexit_applies(variables: Variables, flow: _Flow) -> bool:
@@ -1311,8 +1467,10 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
     runs, the branch it is in where it may not.  Under ``set -e`` a command kvguard knows fails ends the text as
     ``exit`` does, where bash does not ignore it (a test, ``(( … ))`` / ``let`` worth 0, a subshell, call or sourced
     file ending with a known failing status); one whose status it does not know may or may not end it, and the
-    reading goes on.  A sourced text (``_sourced_by``: the flow of the text that sources it) that surely exits ends
-    that text too."""
+    reading goes on.  Under ``set -u`` a simple command's reference to a name kvguard knows is unset ends the text
+    as ``exit`` does; a name the text never sets may come from the environment: the reading goes on, the name
+    set to a value kvguard cannot know (a text typed into an interactive shell, a guide's, reads on).  A sourced
+    text (``_sourced_by``: the flow of the text that sources it) that surely exits ends that text too."""
     top = _flow is None
     flow = _flow if _flow is not None else _Flow()
     out: list[Launch] = []
@@ -1321,8 +1479,13 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         lines, flow.documents = set_apart(lines)
     if top and _sourced_by is not None:
         flow.errexit_ignored = _sourced_by.errexit_ignored
+    if top and _sourced_by is not None:
+        flow.nounset_unsure = _sourced_by.nounset_unsure
+    if top and (session is not None or prompts):
+        flow.nounset_unsure += 1    # typed into an interactive shell: an unbound variable ends its command alone
     if top and _ignores_errexit_somewhere(lines):
         flow.errexit_ignored += 1
+        flow.nounset_unsure += 1
     if top and session is not None:
         flow.functions = session.functions
         session.documents += flow.documents
@@ -1406,6 +1569,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             if not text.strip():
                 continue
         if keyword == "if" and not re.search(r"[\s;]fi\s*;?\s*$", text):
+            if not in_dead_code() and all(branch.sure() for branch in branches) and \
+                    _nounset_ends(_condition(text), variables, flow):
+                continue        # `if [ -z "$X" ]` with X unset under `set -u`: the shell ends there
             branches.append(_Branches("if", variables, dead=in_dead_code()))
             condition = _condition(text)
             branches[-1].next_branch(variables, partial(condition_value, condition))
@@ -1417,6 +1583,9 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         if keyword == "case":
             m = _CASE_HEADER.match(text)
+            if m and not in_dead_code() and all(branch.sure() for branch in branches) and \
+                    _nounset_ends(m.group(1), variables, flow):
+                continue        # `case $X in` with X unset under `set -u`: the shell ends there
             if m:
                 branches.append(_Branches("case", variables, dead=in_dead_code()))
                 branches[-1].subject = m.group(1)
@@ -1437,6 +1606,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue
         if in_dead_code():
             continue        # a branch that does not run: nothing in it is read
+        if _nounset_ends(text, variables, flow):
+            continue
         ending = _stop_made(text, flow, in_function=bool(_calls)) if "exit" in text or "return" in text or \
             "break" in text or "continue" in text else None
         if ending is not None:
@@ -1450,6 +1621,11 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             m = _SET_OPTIONS.match(text) if _single_command(text) else None
             if m:
                 errexit, positional = _errexit_set_by(m.group(1))
+                nounset = _nounset_set_by(m.group(1))
+                if nounset == "unknown":
+                    variables.set_unknown(_NOUNSET)
+                elif nounset is not None:
+                    variables.set_known(_NOUNSET, nounset)
                 if errexit == "unknown":
                     variables.set_unknown(_ERREXIT)
                 elif errexit is not None:
@@ -1549,6 +1725,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                     commands.push((lineno, rest[1:].strip()))   # `A=(…); vllm serve "${A[@]}"`
             continue
         parts = _sequence(text, flow.functions)
+        if len(parts) == 1 and _nounset_ends_later(text, variables, flow):
+            parts = _split_list(text, and_or=True) or parts
         if len(parts) > 1:
             # `TP=8; vllm serve … -tp $TP`: each command in turn, as the shell runs them; after `&&` / `||` only
             # when the status before lets it run (a test kvguard decides; anything else: as if it runs)
@@ -1559,6 +1737,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                     continue
                 maybe = operator in ("&&", "||") and status is None
                 default = default_name(previous, operator == "&&", variables) if maybe else None
+                if not maybe and _nounset_ends(part, variables, flow):
+                    break
                 status, previous = condition_value(part, variables), part
                 if status is None and (_ASSIGN.match(part) or _EXPORT.match(part) or _UNSET.match(part)):
                     status = True
@@ -1628,6 +1808,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             for name in m.group(1).split():
                 if m.re is _UNSET:
                     variables.unset(name)
+                    variables.set_known(_UNSET_MARK + name, "on")
                 else:
                     variables.exported.add(name)
             continue
@@ -1636,6 +1817,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             for name in m.group(1).split():
                 variables.declared_local.add(name)
                 variables.unset(name)
+                variables.set_known(_UNSET_MARK + name, "on")
             continue
         m = _ASSIGN.match(text)
         if m:
@@ -1721,6 +1903,7 @@ def _uncalled_launches(path: str, flow: _Flow, variables: Variables, kind: str, 
     out: list[Launch] = []
     # where a call kvguard does not see would run it, and whether bash ignores `set -e` there, is not known
     flow.errexit_ignored += 1
+    flow.nounset_unsure += 1
     for name, block in functions if functions is not None else flow.functions.items():
         if name not in called:
             scope = Variables(variables.overrides, variables)
@@ -1728,6 +1911,7 @@ def _uncalled_launches(path: str, flow: _Flow, variables: Variables, kind: str, 
             out += shell_launches(path, block, scope, kind, _nesting=nesting, _flow=flow, _calls=(name,))
             flow.stop = None
     flow.errexit_ignored -= 1
+    flow.nounset_unsure -= 1
     return out
 
 
@@ -1818,10 +2002,12 @@ def _function_calls(path: str, text: str, variables: Variables, kind: str, nesti
         # a body another text defined (a guide's earlier block) was not looked at with this text
         ignored = int(_ignores_errexit_somewhere(flow.functions[name]))
         flow.errexit_ignored += ignored
+        flow.nounset_unsure += ignored
         for launch in shell_launches(path, flow.functions[name], scope, kind, _nesting=nesting, _flow=flow,
                                      _calls=calls + (name,)):
             collector.add(combo, launch)
         flow.errexit_ignored -= ignored
+        flow.nounset_unsure -= ignored
         returned_maybe = "return" in flow.uncertain
         flow.loops, flow.uncertain = loops, uncertain
         if flow.stop is not None and flow.stop[0] == "return" and flow.stop_status and alone and \
@@ -1832,7 +2018,8 @@ def _function_calls(path: str, text: str, variables: Variables, kind: str, nesti
         if flow.stop is not None:
             return
         variables.take_changes(scope, before, exact=alone and not returned_maybe,
-                               keep_out=frozenset(scope.declared_local) | _POSITIONAL_NAMES)
+                               keep_out=frozenset(scope.declared_local) | _POSITIONAL_NAMES
+                               | {_UNSET_MARK + name for name in scope.declared_local})
 
 
 #: the positional parameters: a function's own, not the caller's
