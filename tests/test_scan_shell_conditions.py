@@ -316,8 +316,8 @@ def test_an_exit_kvguard_cannot_be_sure_of_does_not_end_the_reading(tmp_path):
 #: skip it (after `||`); `set -u` set, cleared, set in a function (it holds) or a subshell (it does not); the
 #: expansions that do not trip it (`${W:-v}`, `${W-v}`, `${W+v}`, `"${A[@]}"`, `$@`).  A pipeline and a command
 #: substitution are followed by `|| :` (under `set -e` / `-o pipefail` the subshell's failure fails the command,
-#: which kvguard does not follow); `W` is the script's own name (a name it never sets may come from the environment,
-#: where kvguard reads on)
+#: which kvguard does not follow); `W` also set in a way kvguard does not follow (`printf -v`).  `W` is the
+#: script's own name (a name it never sets may come from the environment, where kvguard reads on)
 _NOUNSET_STATEMENTS = st.sampled_from([
     "set -u", "set -u", "set +u", "set -o nounset", "set -euo pipefail", "set +o nounset", "set -eu", "stu",
     "( set -u )", "unset W", "unset W", 'echo "$W" >/dev/null', '[ -z "$W" ] && W=3',
@@ -325,7 +325,7 @@ _NOUNSET_STATEMENTS = st.sampled_from([
     'if [ -z "$W" ]; then W=z; fi', '[ -n "$W" ] || W=4', "case $W in w) : ;; *) : ;; esac", "pu", "pu 3",
     "( unset X; echo $X >&2 ); vllm serve m --sx $X", "echo $W | cat >&2 || :", "true || echo $W",
     "Z=$(echo $W) || :", "vllm serve m --ea $A", 'vllm serve m --aa "${A[@]}"', "echo '$W' >&2",
-    "echo ${W%e} >&2", "W=again"])
+    "echo ${W%e} >&2", "W=again", "printf -v W %s q"])
 
 #: `pu` reads its first parameter, `pa` all of them, `stu` sets `set -u` for the script
 _NOUNSET_FUNCTIONS = "pu() { vllm serve m --pu $1; }\npa() { vllm serve m --pa \"$@\" $# $*; }\nstu() { set -u; }\n"

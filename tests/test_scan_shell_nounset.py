@@ -36,6 +36,7 @@ _ENDS = [
     # a list's later command: the ones before it run
     ("set -u\nunset X\nvllm serve m --a; echo $X; vllm serve m --b\n", [["serve", "m", "--a"]]),
     ("set -u\nA=()\necho a >/dev/null; vllm serve m --b $A\n", []),
+    ("set -u\nunset X\necho $X; vllm serve m --b; unset X\n", []),
     # without set -e too (a non-interactive shell exits on an unbound variable); set -o nounset, set -eu
     ("set -o nounset\nunset X\necho $X\nvllm serve m --b\n", []),
     ("set -eu\nX=\nunset X\nY=$X\nvllm serve m --b\n", []),
@@ -137,3 +138,23 @@ def test_a_guide_s_block_is_typed_into_an_interactive_shell_that_goes_on(tmp_pat
         probe = subprocess.run([BASH, "-i"], input="set -u\nunset X\necho $X\necho after\n", capture_output=True,
                                text=True, env={"PATH": os.environ.get("PATH", "")}, cwd=str(tmp_path))
         assert "after" in probe.stdout.split()
+
+
+#: (script, what bash runs): a name the script unset, then set in a way kvguard does not follow (an element's
+#: assignment, a command substitution's, a nameref): no longer known to be unset, the reading goes on (the launch
+#: reported with the name unresolved, as it was before)
+_SET_AGAIN = [
+    ("set -u\nunset X\nX[0]=2\nvllm serve m --b $X\n", [["serve", "m", "--b", "2"]]),
+    ("set -u\nunset X\nX=$(echo 8)\nvllm serve m --b $X\n", [["serve", "m", "--b", "8"]]),
+    ("set -u\nunset X\ndeclare -n R=X\nR=16\nvllm serve m --b $X\n", [["serve", "m", "--b", "16"]]),
+    ("set -u\nunset X\nprintf -v X %s 1\nvllm serve m --b $X\n", [["serve", "m", "--b", "1"]]),
+    ("set -u\nunset X\necho a >/dev/null; X=$(echo 3); vllm serve m --b $X\n", [["serve", "m", "--b", "3"]]),
+]
+
+
+@pytest.mark.parametrize("script, runs", _SET_AGAIN)
+def test_a_name_set_again_in_a_way_kvguard_does_not_follow_does_not_end_the_script(tmp_path, script, runs):
+    launches = _launches(tmp_path, script)
+    assert [launch.tokens[1:3] for launch in launches] == [words[:2] for words in runs]
+    if BASH is not None:
+        assert bash_runs(str(tmp_path / "serve.sh")) == runs

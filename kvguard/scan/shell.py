@@ -1177,6 +1177,24 @@ def _known_unset(name: str, variables: Variables) -> Optional[bool]:
     return True if variables.get(_UNSET_MARK + name) == "on" else None
 
 
+def _forget_unset(text: str, variables: Variables, first: bool = False) -> None:
+    """A name the text unset is no longer known to be unset once a command names it as a word of its own, other
+    than an assignment kvguard follows (``X=$(…)``, ``X[0]=2``, ``read X``, ``printf -v X``, ``declare -n R=X``):
+    it may be set there, to a value kvguard cannot know.  ``first``: the list ``text``'s first command alone (the
+    others are read in turn, or all at once when kvguard reads the list as one)."""
+    marked = [key[len(_UNSET_MARK):] for key, value in variables.local.items()
+              if key.startswith(_UNSET_MARK) and value == "on"]
+    if not marked:
+        return
+    for _, part in (_split_list(text, and_or=True) or [("", text)])[:1 if first else None]:
+        if _ASSIGN.match(part):
+            continue
+        for name in marked:
+            if variables.get(name) is None and name not in variables.unknown and \
+                    re.search(r"(?<![$\w{#!])" + re.escape(name) + r"(?!\w)", part):
+                variables.set_unknown(name)
+
+
 def _nounset_ends(text: str, variables: Variables, flow: _Flow) -> bool:
     """Under ``set -u`` (surely on), what the simple command ``text`` (or a list's first) reads: a name kvguard
     knows is unset (:func:`_known_unset`) ends the shell, as bash does (status 127: ``X: unbound variable``), and
@@ -1608,6 +1626,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             continue        # a branch that does not run: nothing in it is read
         if _nounset_ends(text, variables, flow):
             continue
+        _forget_unset(text, variables, first=True)
         ending = _stop_made(text, flow, in_function=bool(_calls)) if "exit" in text or "return" in text or \
             "break" in text or "continue" in text else None
         if ending is not None:
@@ -1727,6 +1746,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         parts = _sequence(text, flow.functions)
         if len(parts) == 1 and _nounset_ends_later(text, variables, flow):
             parts = _split_list(text, and_or=True) or parts
+        if len(parts) == 1:
+            _forget_unset(text, variables)      # a list read as one: each of its commands
         if len(parts) > 1:
             # `TP=8; vllm serve … -tp $TP`: each command in turn, as the shell runs them; after `&&` / `||` only
             # when the status before lets it run (a test kvguard decides; anything else: as if it runs)
