@@ -149,11 +149,15 @@ _SET_AGAIN = [
     ("set -u\nunset X\ndeclare -n R=X\nR=16\nvllm serve m --b $X\n", [["serve", "m", "--b", "16"]]),
     ("set -u\nunset X\nprintf -v X %s 1\nvllm serve m --b $X\n", [["serve", "m", "--b", "1"]]),
     ("set -u\nunset X\necho a >/dev/null; X=$(echo 3); vllm serve m --b $X\n", [["serve", "m", "--b", "3"]]),
+    # a sourced file kvguard cannot read, an eval of a text it does not know: they may set any name
+    ("set -u\nunset X\n. \"$(dirname \"$0\")/env.sh\"\nvllm serve m --b $X\n", [["serve", "m", "--b", "4"]]),
+    ("set -u\nunset X\nS='X=5'\neval \"$S$(true)\"\nvllm serve m --b $X\n", [["serve", "m", "--b", "5"]]),
 ]
 
 
 @pytest.mark.parametrize("script, runs", _SET_AGAIN)
 def test_a_name_set_again_in_a_way_kvguard_does_not_follow_does_not_end_the_script(tmp_path, script, runs):
+    (tmp_path / "env.sh").write_text("X=4\n")
     launches = _launches(tmp_path, script)
     assert [launch.tokens[1:3] for launch in launches] == [words[:2] for words in runs]
     if BASH is not None:

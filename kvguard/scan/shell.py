@@ -1179,8 +1179,9 @@ def _known_unset(name: str, variables: Variables) -> Optional[bool]:
 
 def _forget_unset(text: str, variables: Variables, first: bool = False) -> None:
     """A name the text unset is no longer known to be unset once a command names it as a word of its own, other
-    than an assignment kvguard follows (``X=$(…)``, ``X[0]=2``, ``read X``, ``printf -v X``, ``declare -n R=X``):
-    it may be set there, to a value kvguard cannot know.  ``first``: the list ``text``'s first command alone (the
+    than an assignment kvguard follows (``X=$(…)``, ``X[0]=2``, ``read X``, ``printf -v X``, ``declare -n R=X``),
+    or a command sources a file or evals a text kvguard does not follow (which may set any name): it may be set
+    there, to a value kvguard cannot know.  ``first``: the list ``text``'s first command alone (the
     others are read in turn, or all at once when kvguard reads the list as one)."""
     marked = [key[len(_UNSET_MARK):] for key, value in variables.local.items()
               if key.startswith(_UNSET_MARK) and value == "on"]
@@ -1189,9 +1190,13 @@ def _forget_unset(text: str, variables: Variables, first: bool = False) -> None:
     for _, part in (_split_list(text, and_or=True) or [("", text)])[:1 if first else None]:
         if _ASSIGN.match(part):
             continue
+        # a file or text kvguard does not follow, which may set any name
+        followed = _SOURCE.match(part) or _EVAL.match(part)
+        anything = bool(re.match(r"\s*(?:source|\.|eval)\s", part)) and \
+            (followed is None or "$" in followed.group(1) or "`" in followed.group(1))
         for name in marked:
             if variables.get(name) is None and name not in variables.unknown and \
-                    re.search(r"(?<![$\w{#!])" + re.escape(name) + r"(?!\w)", part):
+                    (anything or re.search(r"(?<![$\w{#!])" + re.escape(name) + r"(?!\w)", part)):
                 variables.set_unknown(name)
 
 
