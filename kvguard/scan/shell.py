@@ -1028,9 +1028,10 @@ _ERREXIT = "-o errexit"
 _SET_OPTIONS = re.compile(r"^\s*set\s+((?!--(?:\s|$))[-+].*)$")
 
 
-def _errexit_set_by(words: str) -> "tuple[Optional[str], Optional[list[str]]]":
-    """What ``set WORDS`` does to ``set -e`` — ``"on"``, ``"off"``, ``"unknown"`` (an expansion among the options),
-    None (left as it is) — and the positional parameters it gives after its options (None: none given)."""
+def _option_set_by(words: str, letter: str, name: str) -> "tuple[Optional[str], Optional[list[str]]]":
+    """What ``set WORDS`` does to the shell option ``-LETTER`` / ``-o NAME`` — ``"on"``, ``"off"``, ``"unknown"`` (an
+    expansion among the options), None (left as it is) — and the positional parameters it gives after its options
+    (None: none given)."""
     state: Optional[str] = None
     tokens = words.split()
     i = 0
@@ -1042,15 +1043,20 @@ def _errexit_set_by(words: str) -> "tuple[Optional[str], Optional[list[str]]]":
             rest = tokens[i + (token in ("--", "-")):]
             return state, rest
         sign, letters = token[0], token[1:]
-        for letter in letters:
-            if letter == "e":
+        for given in letters:
+            if given == letter:
                 state = "on" if sign == "-" else "off"
-            elif letter == "o":
+            elif given == "o":
                 i += 1
-                if i < len(tokens) and tokens[i] == "errexit":
+                if i < len(tokens) and tokens[i] == name:
                     state = "on" if sign == "-" else "off"
         i += 1
     return state, None
+
+
+def _errexit_set_by(words: str) -> "tuple[Optional[str], Optional[list[str]]]":
+    """What ``set WORDS`` does to ``set -e``, and the positional parameters it gives (:func:`_option_set_by`)."""
+    return _option_set_by(words, "e", "errexit")
 
 
 def set_errexit(variables: Variables) -> None:
@@ -1066,27 +1072,8 @@ _UNSET_MARK = "-unset "
 
 
 def _nounset_set_by(words: str) -> Optional[str]:
-    """What ``set WORDS`` does to ``set -u``: ``"on"``, ``"off"``, ``"unknown"`` (an expansion among the options),
-    None (left as it is)."""
-    state: Optional[str] = None
-    tokens = words.split()
-    i = 0
-    while i < len(tokens):
-        token = tokens[i]
-        if "$" in token or "`" in token:
-            return "unknown"
-        if token in ("--", "-") or token[0] not in "-+":
-            return state
-        sign, letters = token[0], token[1:]
-        for letter in letters:
-            if letter == "u":
-                state = "on" if sign == "-" else "off"
-            elif letter == "o":
-                i += 1
-                if i < len(tokens) and tokens[i] == "nounset":
-                    state = "on" if sign == "-" else "off"
-        i += 1
-    return state
+    """What ``set WORDS`` does to ``set -u`` (:func:`_option_set_by`)."""
+    return _option_set_by(words, "u", "nounset")[0]
 
 
 #: what a reference to a parameter may be: ``$NAME``, ``$1``, ``${…}``, a command substitution or arithmetic (left
