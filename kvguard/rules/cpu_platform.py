@@ -20,7 +20,8 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["block_size_refused", "quantized_kv_cache", "quantized_kv_cache_refused"]
+__all__ = ["block_size_refused", "quantized_kv_cache", "refused_on_v0", "refused_with_chunked_prefill_forced",
+           "refused_with_defaults"]
 
 
 def quantized_kv_cache(dtype: str, release: Any) -> bool:
@@ -71,33 +72,53 @@ def block_size_refused(state: Any) -> bool:
     return not state.need("ipex")
 
 
-def quantized_kv_cache_refused(state: Any) -> bool:
-    """Chunked prefill or prefix caching on with a quantized KV cache."""
-    # CacheConfig's dtype: from 0.14.0 ``auto`` takes the KV-cache quantization a ModelOpt checkpoint names
-    if not quantized_kv_cache(_cache_dtype_at_hook(state), state.release) or not _on_cpu(state):
+def _quantized_on_cpu(state: Any) -> bool:
+    """A quantized KV cache (CacheConfig's dtype, after the model's own cache set-up) on the CPU platform."""
+    return quantized_kv_cache(_cache_dtype_at_hook(state), state.release) and _on_cpu(state)
+
+
+def refused_on_v0(state: Any) -> bool:
+    """0.10.2: a quantized KV cache sends this platform's engine to V0, whose defaults turn neither switch on."""
+    return _quantized_on_cpu(state) and (bool(state.layout.enable_chunked_prefill)
+                                         or bool(state.layout.enable_prefix_caching))
+
+
+def refused_with_chunked_prefill_forced(state: Any) -> bool:
+    """0.11.0: chunked prefill is on for a generative model whatever the launch says."""
+    if not _quantized_on_cpu(state):
         return False
-    chunked, prefix = state.layout.enable_chunked_prefill, state.layout.enable_prefix_caching
     from .scheduler import pooling_launch
 
-    pooling = pooling_launch(state)
-    if pooling and state.release.within("0.15.0"):
-        from .mamba_cache import has_mamba_layers
+    return not pooling_launch(state) or _switches_on(state, pooling=True)
 
-        if has_mamba_layers(state):
-            state.undecided("a Mamba / hybrid model on a pooling runner: the cache set-up before the CPU platform's "
-                            "check (which may refuse first) is not modelled for pooling runners")
-    if not state.release.within("0.11.0"):
-        return bool(chunked) or bool(prefix)       # V0 on this platform: only what the launch turns on
-    if chunked or prefix or (not pooling and not state.release.within("0.11.1")):
-        return True                                # 0.11.0 turns chunked prefill on for a generative model
+
+def refused_with_defaults(state: Any) -> bool:
+    """0.11.1 – 0.20.2: the launch's switches, else the release's defaults (both on for a generative model)."""
+    if not _quantized_on_cpu(state):
+        return False
+    from .scheduler import pooling_launch
+
+    return _switches_on(state, pooling=pooling_launch(state))
+
+
+def _switches_on(state: Any, *, pooling: bool) -> bool:
+    """Chunked prefill or prefix caching on: what the launch says, else the default (undecided where kvguard does
+    not model it)."""
+    chunked, prefix = state.layout.enable_chunked_prefill, state.layout.enable_prefix_caching
+    from .mamba_cache import has_mamba_layers
+
+    # the Mamba cache set-up (0.15.0+) runs before the hook and is not modelled for a pooling runner's defaults
+    if pooling and state.release.within("0.15.0") and has_mamba_layers(state):
+        state.undecided("a Mamba / hybrid model on a pooling runner: the cache set-up before the CPU platform's "
+                        "check (which may refuse first) is not modelled for pooling runners")
+    if chunked or prefix:
+        return True
     if (chunked is None or prefix is None) and pooling:
         state.undecided("a quantized KV cache on the CPU platform is refused when chunked prefill or prefix caching "
                         "is on, and kvguard does not model a pooling runner's defaults for them")
     if chunked is None:
-        return True                                # V1's default for a generative model
+        return True                                # the default for a generative model
     if prefix is None:
-        from .mamba_cache import has_mamba_layers
-
         if has_mamba_layers(state):
             state.undecided("a quantized KV cache on the CPU platform is refused when prefix caching is on, and "
                             "kvguard does not model a Mamba / hybrid model's default for it there")

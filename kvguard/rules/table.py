@@ -507,6 +507,9 @@ def _cpu_sliding_window(state) -> bool:
 
 
 
+#: the CPU platform's refusal of a quantized KV cache (kvguard.rules.cpu_platform), one text in every release
+_CPU_QUANTIZED_KV = "Chunked-prefill and prefix-cache on the CPU backend is not compatible with FP8 KV cache."
+
 GIB = 1 << 30
 
 
@@ -2333,12 +2336,21 @@ RULES = (
           template="--block-size={block_size} requires intel_extension_for_pytorch",
           source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
           description="on the CPU platform, a block size other than 16 needs intel_extension_for_pytorch"),
-    Check("PLAT_cpu_quantized_kv", "0.10.2", "0.20.2", stage="verify", scope="env", exc="RuntimeError",
-          when=_cpu.quantized_kv_cache_refused,
-          template="Chunked-prefill and prefix-cache on the CPU backend is not compatible with FP8 KV cache.",
+    Check("PLAT_cpu_quantized_kv", "0.10.2", "0.10.2", stage="verify", scope="env", exc="RuntimeError",
+          when=_cpu.refused_on_v0, template=_CPU_QUANTIZED_KV,
           source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
-          description="on the CPU platform, a quantized --kv-cache-dtype with chunked prefill or prefix caching "
-                      "on (both on by default for a generative model from 0.11.0)"),
+          description="on the CPU platform, a quantized KV cache with chunked prefill or prefix caching turned on "
+                      "(the V0 engine it falls back to leaves both off)"),
+    Check("PLAT_cpu_quantized_kv", "0.11.0", "0.11.0", stage="verify", scope="env", exc="RuntimeError",
+          when=_cpu.refused_with_chunked_prefill_forced, template=_CPU_QUANTIZED_KV,
+          source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+          description="on the CPU platform, a quantized KV cache (chunked prefill is on for a generative model "
+                      "whatever the launch says)"),
+    Check("PLAT_cpu_quantized_kv", "0.11.1", "0.20.2", stage="verify", scope="env", exc="RuntimeError",
+          when=_cpu.refused_with_defaults, template=_CPU_QUANTIZED_KV,
+          source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+          description="on the CPU platform, a quantized KV cache with chunked prefill or prefix caching on (both "
+                      "on by default for a generative model)"),
     Check("VC_mrv2_triton", "0.22.0", "0.22.1", stage="verify", scope="env",
           when=lambda state: _runner(state) == "v2" and not state.need("triton"),
           template="VLLM_USE_V2_MODEL_RUNNER requires Triton.",
