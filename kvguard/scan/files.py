@@ -20,7 +20,7 @@ from .markdown import markdown_launches
 from .notebook import NotebookUnreadable, is_notebook, notebook_launches
 from .python import PythonUnreadable, is_python_script, python_launches
 from .result import Launch, Skip
-from .shell import shell_launches
+from .shell import shebang_option_words, shell_launches, start_shell_with
 from .slurm import batch_job
 from .supervisord import is_supervisord_name, supervisord_launches
 from .systemd import is_unit_name, unit_launches
@@ -203,6 +203,8 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
             skipped.append(Skip(path, "unreadable: YAML nested too deeply or self-referencing", fatal=explicit))
             return False, []
         return True, out
+    # run as a program (`./serve.sh`, `sbatch serve.sh`), the script's shell takes the options of its `#!` line
+    start_shell_with(variables, shebang_option_words(lines[0][1]))
     job = batch_job(lines)
     if job is None:
         return True, shell_launches(path, lines, variables, "shell")

@@ -25,7 +25,7 @@ from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, blank_q
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "ShellSession", "has_prompts",
            "is_container_run", "launch_and_image", "launch_tokens", "logical_lines", "one_word", "set_errexit",
-           "shell_launches", "split_commands", "starts_its_own_launcher"]
+           "shebang_option_words", "shell_launches", "split_commands", "start_shell_with", "starts_its_own_launcher"]
 
 LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
                          r"vllm/vllm-openai")
@@ -189,6 +189,8 @@ def _here_document_launches(path: str, command: str, document: HereDocument, var
         elsewhere = program in _ELSEWHERE
         scope = Variables(variables.overrides) if elsewhere else _runner_scope(prefixes + ["bash"], variables,
                                                                                 child=True)
+        if program in _CHILD_SHELLS and index is not None:
+            start_shell_with(scope, words[index + 1:])      # `bash -e <<EOF`: the options its words give
         launches = shell_launches(path, body, scope, kind, _nesting=nesting + 1)
     for launch in launches:
         pieces = [piece for piece in dict.fromkeys(missing) if piece not in launch.unresolved]
@@ -220,6 +222,8 @@ def _runner_scope(cmd: list[str], variables: Variables, child: bool = False) -> 
             name, _, value = word.partition("=")
             scope.set_known(name, value)
             scope.exported.add(name)
+    if runner in _CHILD_SHELLS and start is not None:
+        start_shell_with(scope, cmd[start + 1:])       # `bash -eu -c '…'`: the options its words give
     return scope
 
 
@@ -1054,11 +1058,6 @@ def _option_set_by(words: str, letter: str, name: str) -> "tuple[Optional[str], 
     return state, None
 
 
-def _errexit_set_by(words: str) -> "tuple[Optional[str], Optional[list[str]]]":
-    """What ``set WORDS`` does to ``set -e``, and the positional parameters it gives (:func:`_option_set_by`)."""
-    return _option_set_by(words, "e", "errexit")
-
-
 def set_errexit(variables: Variables) -> None:
     """The shell that reads text in ``variables`` starts with ``set -e`` on (``bash -e``, a GitHub step's shell)."""
     variables.set_known(_ERREXIT, "on")
@@ -1070,10 +1069,84 @@ _NOUNSET = "-o nounset"
 #: environment the script runs in cannot have set it
 _UNSET_MARK = "-unset "
 
+#: the options kvguard follows: the variable that keeps each one's state, its letter, its ``-o`` name
+_FOLLOWED_OPTIONS = ((_ERREXIT, "e", "errexit"), (_NOUNSET, "u", "nounset"))
 
-def _nounset_set_by(words: str) -> Optional[str]:
-    """What ``set WORDS`` does to ``set -u`` (:func:`_option_set_by`)."""
-    return _option_set_by(words, "u", "nounset")[0]
+
+def _apply_set_options(words: str, variables: Variables) -> Optional[list[str]]:
+    """``set WORDS``: the options kvguard follows set, cleared, or unknown (an expansion among the words), as
+    :func:`_option_set_by` reads them; the positional parameters the words give (None: none given)."""
+    positional: Optional[list[str]] = None
+    for key, letter, name in _FOLLOWED_OPTIONS:
+        state, positional = _option_set_by(words, letter, name)
+        if state == "unknown":
+            variables.set_unknown(key)
+        elif state is not None:
+            variables.set_known(key, state)
+    return positional
+
+
+#: bash's long invocation options that take the next word as their value (the others take none)
+_LONG_OPTIONS_WITH_VALUE = frozenset({"--rcfile", "--init-file"})
+
+
+def invocation_set_words(words: "list[str]") -> str:
+    """The options a shell's command line gives (``words``: the words after the shell's name, ``-eu script``,
+    ``--noprofile --norc -eo pipefail {0}``), as ``set``'s words: its one-letter options and ``-o NAME``, up to the
+    first word that is no option (the script, the command string's text); the long options and ``-O NAME`` are the
+    invocation's own, and ``-c`` sets nothing ``set`` sets."""
+    given: list[str] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if word in ("-", "--") or len(word) < 2 or word[0] not in "-+":
+            break
+        i += 1
+        if word.startswith("--"):
+            i += word in _LONG_OPTIONS_WITH_VALUE
+            continue
+        for letter in word[1:]:
+            if letter in "oO":      # each takes the next word, in the order the letters come
+                if letter == "o" and i < len(words):
+                    given += [word[0] + "o", words[i]]
+                i += 1
+            elif letter != "c":
+                given.append(word[0] + letter)
+    return " ".join(given)
+
+
+#: a ``#!`` line: the interpreter's path, and the rest of the line
+_SHEBANG = re.compile(r"^#!\s*(\S+)[ \t]*(.*?)\s*$")
+
+
+def shebang_option_words(first_line: str) -> "list[str]":
+    """The option words a script's ``#!`` line gives the shell that runs it as a program (``./serve.sh``, ``sbatch
+    serve.sh``): ``#!/bin/bash -eu`` gives ``["-eu"]``, ``#!/usr/bin/env -S bash -eu`` too (``env -S`` splits
+    the rest into words).  Linux hands the rest of the line to the interpreter as one word, so ``#!/bin/bash -e
+    -u`` (bash refuses the word ``-e -u``) and ``#!/usr/bin/env bash -e`` (env finds no program ``bash -e``) start
+    no script at all: no options, as for a line that names no shell."""
+    m = _SHEBANG.match(first_line)
+    if m is None:
+        return []
+    interpreter, rest = m.group(1).rsplit("/", 1)[-1], m.group(2)
+    if interpreter in _CHILD_SHELLS:
+        return [rest] if rest and not re.search(r"\s", rest) else []
+    if interpreter != "env" or not rest.startswith("-S"):
+        return []
+    words = rest[2:].split()
+    shell = next((i for i, word in enumerate(words) if not ENV_TOKEN.match(word)), None)
+    if shell is None or words[shell].rsplit("/", 1)[-1] not in _CHILD_SHELLS:
+        return []
+    return words[shell + 1:]
+
+
+def start_shell_with(variables: Variables, words: "list[str]") -> None:
+    """The shell that reads text in ``variables`` is started with the option words ``words`` (``bash -eu``'s
+    ``["-eu"]``, a GitHub step's ``shell: bash -eu {0}``): the options kvguard follows are set from the start, as
+    ``set`` would set them."""
+    options = invocation_set_words(words)
+    if options:
+        _apply_set_options(options, variables)
 
 
 #: what a reference to a parameter may be: ``$NAME``, ``$1``, ``${…}``, a command substitution or arithmetic (left
@@ -1631,17 +1704,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         if "set" in text:
             m = _SET_OPTIONS.match(text) if _single_command(text) else None
             if m:
-                errexit, positional = _errexit_set_by(m.group(1))
-                nounset = _nounset_set_by(m.group(1))
-                if nounset == "unknown":
-                    variables.set_unknown(_NOUNSET)
-                elif nounset is not None:
-                    variables.set_known(_NOUNSET, nounset)
-                if errexit == "unknown":
-                    variables.set_unknown(_ERREXIT)
-                elif errexit is not None:
-                    variables.set_known(_ERREXIT, errexit)
-                if positional is not None:
+                if _apply_set_options(m.group(1), variables) is not None:
                     variables.set_positional(None)
                 continue
         if _TEST_COMMAND.match(text) and not text.lstrip().startswith("!") and _single_command(text):

@@ -1,7 +1,8 @@
 """GitHub Actions workflows: a document whose ``jobs`` hold ``steps``.
 
 A ``run:`` step is a shell script that GitHub runs (with ``set -e`` on, as its shells run it on a runner that is
-no Windows one) after substituting its ``${{ … }}`` expressions, in an environment made of the workflow's, the
+no Windows one; a ``shell`` command of the workflow's own, ``bash -eu {0}``, with the ``set -e`` / ``set -u`` its
+options give) after substituting its ``${{ … }}`` expressions, in an environment made of the workflow's, the
 job's and the step's ``env`` (the innermost wins), once for every combination of the job's ``strategy.matrix``
 (``include`` / ``exclude`` as GitHub applies them).
 ``${{ matrix.X }}`` and ``${{ env.X }}`` are substituted here; any other expression (``secrets.*``,
@@ -16,12 +17,13 @@ from __future__ import annotations
 
 import itertools
 import re
+import shlex
 from typing import TYPE_CHECKING, Any, Optional
 
 from ..launch.pins import image_pin
 from .matrices import Collector
 from .python import python_launches
-from .shell import set_errexit, shell_launches
+from .shell import shell_launches, start_shell_with
 from .variables import env_text
 from .yamlnodes import child, to_python
 
@@ -192,19 +194,34 @@ def _runs_python(step: dict, job: dict, workflow: dict) -> bool:
     return isinstance(shell, str) and re.match(r"^\s*python[0-9.]*(?:\s|$)", shell) is not None
 
 
-def _runs_with_errexit(step: dict, job: dict, workflow: dict) -> bool:
-    """Whether GitHub runs a shell step with ``set -e`` on: on a runner that is no Windows one, with no shell named
-    (``bash -e {0}``, in a container ``sh -e {0}``), ``bash`` (``bash --noprofile --norc -eo pipefail {0}``) or
-    ``sh`` (``sh -e {0}``), or a ``bash`` / ``sh`` command of its own whose options hold ``e``."""
+#: the command lines GitHub runs a step's script with on a runner that is no Windows one, by its ``shell``: none
+#: named (``bash -e {0}``; in a container ``sh -e {0}``, the same options), ``bash``, ``sh``
+_SHELL_COMMANDS = {None: "bash -e {0}", "bash": "bash --noprofile --norc -eo pipefail {0}", "sh": "sh -e {0}"}
+#: the shells whose options kvguard reads (``set -e``, ``set -u``)
+_OPTION_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
+
+
+def _shell_options(step: dict, job: dict, workflow: dict) -> list[str]:
+    """The option words of the shell GitHub runs a shell step with (``bash -eu {0}``: ``["-eu", "{0}"]``): on a
+    runner that is no Windows one, its shell's command line (:data:`_SHELL_COMMANDS`, or a ``bash`` / ``sh``
+    command of the workflow's own, split into words as GitHub splits it); none where kvguard cannot tell (a
+    Windows runner's default is PowerShell; a runner kvguard cannot read)."""
     runner = job.get("runs-on")
     labels = [runner] if isinstance(runner, str) else runner if isinstance(runner, list) else []
     if not labels or not all(isinstance(label, str) and "${{" not in label and "windows" not in label.lower()
                              for label in labels):
-        return False        # a Windows runner's default is PowerShell; a runner kvguard cannot read: not known
+        return []
     shell = _step_shell(step, job, workflow)
-    if shell is None or shell in ("bash", "sh"):
-        return True
-    return isinstance(shell, str) and re.match(r"^\s*(?:ba)?sh(?:\s+-[a-z]+)*\s+-[a-z]*e[a-z]*\b", shell) is not None
+    command = _SHELL_COMMANDS.get(shell, shell) if shell is None or isinstance(shell, str) else None
+    if not isinstance(command, str):
+        return []
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    if not words or words[0].rsplit("/", 1)[-1] not in _OPTION_SHELLS:
+        return []
+    return words[1:]
 
 
 def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
@@ -244,8 +261,7 @@ def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
                     for launch in found_here:
                         launch.line += first - 1
                 else:
-                    if _runs_with_errexit(step, job, plain):
-                        set_errexit(scope)
+                    start_shell_with(scope, _shell_options(step, job, plain))
                     found_here = shell_launches(walker.path, lines, scope, walker.kind)
                 for launch in found_here:
                     words = [w for w in unresolved if any(w in t for t in launch.tokens)]
