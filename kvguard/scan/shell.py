@@ -13,6 +13,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Optional
 
 from ..launch.images import CONTAINER_CLIS
 from ..launch.pins import image_pin, pip_pin, runner_pin
+from .assignments import AssignmentCommand, assignment_command, open_substitution
 from .beside import not_beside, read_beside
 from .conditions import arm_matches, condition_value, default_name
 from .gpus import visible_devices_gpus
@@ -880,6 +881,60 @@ def _names_set_by(text: str) -> list[str]:
     return names or ["REPLY" if command == "read" else "MAPFILE"]
 
 
+#: the option letters of a declaration builtin that keep a value as written: ``-x`` exports it, ``-r`` makes it
+#: read-only, ``-g`` the script's (any other — ``-i`` arithmetic, ``-l`` / ``-u`` case, ``-a`` / ``-A`` arrays, ``-n``
+#: a reference — makes of it what kvguard does not follow)
+_PLAIN_DECLARATION_OPTIONS = frozenset("xrg")
+
+
+def _read_assignment_command(command: AssignmentCommand, variables: Variables) -> None:
+    """What an assignment command the one-pattern reader does not take sets (:mod:`kvguard.scan.assignments`):
+    each assignment in turn, as bash makes them (a command substitution's value is one kvguard cannot know); a
+    name a declaration builtin's options change set to such a value; ``local X`` unset in the function,
+    ``export X`` exported."""
+    export = command.builtin == "export" or "x" in command.options
+    own = command.builtin == "local" or command.builtin in ("declare", "typeset") and "g" not in command.options
+    plain = set(command.options) <= _PLAIN_DECLARATION_OPTIONS
+    for name, append, value in command.assignments:
+        if own:
+            variables.declared_local.add(name)
+        if plain:
+            variables.assign(name, value, export=export, append=append)
+        else:
+            variables.set_unknown(name)
+            if export:
+                variables.exported.add(name)
+    for name in command.names:
+        if export:
+            variables.exported.add(name)
+        elif own:
+            variables.declared_local.add(name)
+            variables.unset(name)
+            variables.set_known(_UNSET_MARK + name, "on")
+
+
+def _joined_substitution(lineno: int, text: str, commands: Lines) -> str:
+    """An assignment whose command substitution goes on over the lines below (``TP=$(`` … ``)``): its lines joined
+    as one command, up to the line that closes it."""
+    still_open = open_substitution(text)
+    for _ in range(_MAX_SUBSTITUTION_LINES):
+        if still_open is None:
+            break
+        following = next(commands, None)
+        if following is None:
+            break
+        text += "\n" + following[1]
+        still_open = open_substitution("\n" + following[1], still_open)     # (each line read once)
+    return text
+
+
+#: the lines one command substitution may span
+_MAX_SUBSTITUTION_LINES = 500
+#: the start of an assignment (``TP=``, ``export TP=``, ``local -r TP+=``)
+_ASSIGNMENT_START = re.compile(r"^\s*(?:(?:export|declare|typeset|local|readonly)(?:\s+[-+][A-Za-z]+)*\s+)?"
+                               r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
 def _split_list(text: str, and_or: bool) -> Optional[list[tuple[str, str]]]:
     """The commands of a line separated by ``;`` (and ``&&`` / ``||`` with ``and_or``) outside quotes, ``$(…)``,
     ``{…}`` and ``case … esac``, each with the operator before it (``""`` for the first); None for a ``case`` arm's
@@ -939,7 +994,7 @@ def _sequence(text: str, functions: "Optional[dict[str, Block]]" = None) -> list
     if len(parts) < 2 or not any(_ASSIGN.match(p) or _ARRAY.match(p) or _EXPORT.match(p) or _UNSET.match(p)
                                  or _SOURCE.match(p) or _TEST_COMMAND.match(p) or _names_set_by(p)
                                  or _EVAL.match(p) or _STOP.match(p) or _EXEC_COMMAND.match(p)
-                                 or _SET_OPTIONS.match(p) for _, p in parts) and \
+                                 or _SET_OPTIONS.match(p) or assignment_command(p) is not None for _, p in parts) and \
             not (functions and any(_calls_a_function(p, functions) for _, p in parts)):
         return whole
     return parts
@@ -1621,6 +1676,8 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
                     out += _here_document_launches(path, text[:start], document, variables, kind, _nesting)
             for start, stop, _operator in reversed(found):
                 text = text[:start] + text[stop:]     # the redirection is no word of the command
+        if ("$(" in text or "`" in text) and _ASSIGNMENT_START.match(text):
+            text = _joined_substitution(lineno, text, commands)
         pieces = _compound_pieces(text) if ";" in text else None
         if pieces is None and "case" in text and "esac" in text:
             pieces = _one_line_case(text)
@@ -1902,6 +1959,11 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             variables.assign(m.group(2), m.group(4), export=bool(m.group(1)) and "x" in m.group(1),
                              append=bool(m.group(3)))
             continue
+        assignments = assignment_command(text) if "=" in text else None
+        if assignments is not None:
+            _read_assignment_command(assignments, variables)
+            if not LAUNCH_HINT.search(text):
+                continue        # (a launch in a command substitution, `PID=$(vllm serve … & echo $!)`, read below)
         if "install" in text and "vllm" in text:        # `pip install vllm==X` pins what runs below
             for cmd in split_commands(variables.expand(text, quoting=True)[0]):
                 pin = pip_pin(cmd, f"{path}:{lineno}")
