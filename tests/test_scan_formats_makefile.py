@@ -54,3 +54,40 @@ def test_the_expected_recipe_line_is_what_make_runs(tmp_path, text, make_line, t
     done = subprocess.run(["make", "-s", "-n", "serve"], cwd=tmp_path, capture_output=True, text=True,
                           env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, check=True)
     assert done.stdout.strip() == make_line
+
+
+#: (makefile, the words of each launch make runs for `make serve`, after `vllm`): each recipe line runs in a shell
+#: of its own — what one sets (a variable, `set -e`, `set -u`) is gone on the next line — unless `.ONESHELL:` hands
+#: the whole recipe to one shell; the shell starts with `.SHELLFLAGS` (`-c`, `-ec` under `.POSIX:`)
+SHELLS = [
+    ("serve:\n\tset -e\n\tfalse; vllm serve m --a\n", [["serve", "m", "--a"]]),
+    (".ONESHELL:\nserve:\n\tset -e\n\tfalse; vllm serve m --a\n", []),
+    ("serve:\n\tset -u; unset X\n\techo $$X; vllm serve m --a\n", [["serve", "m", "--a"]]),
+    (".ONESHELL:\nserve:\n\tset -u; unset X\n\techo $$X; vllm serve m --a\n", []),
+    ("serve:\n\tTP=4\n\tvllm serve m -tp $${TP:-2}\n", [["serve", "m", "-tp", "2"]]),
+    (".ONESHELL:\nserve:\n\tTP=4\n\tvllm serve m -tp $${TP:-2}\n", [["serve", "m", "-tp", "4"]]),
+    ("serve:\n\tfalse; vllm serve m --a\n", [["serve", "m", "--a"]]),
+    ("SHELL := /bin/bash\n.SHELLFLAGS := -eu -o pipefail -c\nserve:\n\tunset X; echo $$X; vllm serve m --a\n", []),
+    (".SHELLFLAGS = -e -c\nserve:\n\tfalse; vllm serve m --a\n", []),
+    (".POSIX:\nserve:\n\tfalse; vllm serve m --a\n", []),
+]
+
+
+@pytest.mark.parametrize(("text", "runs"), SHELLS)
+def test_each_recipe_line_runs_in_a_shell_of_its_own_unless_oneshell(tmp_path, text, runs):
+    (tmp_path / "Makefile").write_text(text, encoding="utf-8")
+    assert [launch.tokens[1:] for launch in find_launches([str(tmp_path / "Makefile")])[0]] == runs
+
+
+@pytest.mark.skipif(shutil.which("make") is None or shutil.which("bash") is None, reason="GNU make is not installed")
+@pytest.mark.parametrize(("text", "runs"), SHELLS)
+def test_the_expected_launches_are_the_ones_make_runs(tmp_path, text, runs):
+    (tmp_path / "Makefile").write_text(text, encoding="utf-8")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    vllm = bin_dir / "vllm"
+    vllm.write_text("#!/bin/sh\nprintf '%s\\0' \"$@\"\nprintf '\\n'\n")
+    vllm.chmod(0o755)
+    done = subprocess.run(["make", "-s", "serve"], cwd=tmp_path, capture_output=True, text=True,
+                          env={"PATH": f"{bin_dir}:{os.environ.get('PATH', '/usr/bin:/bin')}"})
+    assert [line.split("\0")[:-1] for line in done.stdout.split("\n")[:-1] if "\0" in line] == runs

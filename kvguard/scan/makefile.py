@@ -7,7 +7,10 @@ Read from the GNU make manual ("Writing Recipes", "How to Use Variables", "Speci
   one-character variable ``X`` (so ``$TP`` is ``$(T)P``, not the shell's ``$TP``), ``$$`` for one
   ``$`` the shell sees — then hands the line to a shell of its own; a recipe line ending in ``\\`` goes on
   on the next; leading ``@``, ``-`` and ``+`` are make's, not the shell's;
-- ``.ONESHELL:`` hands a rule's whole recipe to one shell;
+- ``.ONESHELL:`` hands a rule's whole recipe to one shell (without it, what one line's shell sets — a variable,
+  ``set -e`` — is gone on the next line);
+- make starts each shell as ``$(SHELL) $(.SHELLFLAGS) LINE`` (``.SHELLFLAGS`` is ``-c``, ``-ec`` under ``.POSIX:``):
+  ``.SHELLFLAGS := -eu -o pipefail -c`` is ``set -e`` and ``set -u`` in every recipe's shell;
 - ``NAME = value``, ``:=``, ``::=``, ``:::=`` set a variable, ``?=`` sets it unless it is set already (kvguard
   reads the makefile's default, as it reads ``${TP:-8}``), ``+=`` appends with a space, ``!=`` runs a shell
   command (its value is not known); ``export NAME = value`` also puts it in the recipes' environment;
@@ -23,12 +26,12 @@ import re
 from typing import Optional
 
 from .result import Launch
-from .shell import shell_launches
+from .shell import shell_launches, start_shell_with
 from .variables import Variables
 
 __all__ = ["is_makefile_name", "makefile_launches"]
 
-_ASSIGNMENT = re.compile(r"^(export\s+|override\s+)*([A-Za-z_][A-Za-z0-9_.-]*)\s*(\?=|:::=|::=|:=|\+=|!=|=)\s*(.*)$")
+_ASSIGNMENT = re.compile(r"^(export\s+|override\s+)*([A-Za-z_.][A-Za-z0-9_.-]*)\s*(\?=|:::=|::=|:=|\+=|!=|=)\s*(.*)$")
 #: $(NAME) / ${NAME} without nested references or spaces (a function call has a space: $(shell nproc)), and
 #: ``$X``: a ``$`` followed by one letter, digit or underscore is a reference to that one-character variable
 #: (``$MODEL`` is ``$(M)ODEL``)
@@ -102,6 +105,22 @@ _TARGET_ASSIGNMENT = re.compile(r"^[^\t#=:]+:(?!=)\s*(?:export\s+|override\s+)*(
 _CONDITIONAL = re.compile(r"^(ifeq|ifneq|ifdef|ifndef)\b")
 
 
+#: the shells whose options kvguard reads (``set -e``, ``set -u``) from the words make starts them with
+_OPTION_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
+
+
+def _shell_option_words(make: _MakeVariables, posix: bool) -> "list[str]":
+    """The words make starts each recipe's shell with (``$(SHELL) $(.SHELLFLAGS) LINE``): ``.SHELLFLAGS`` as the
+    makefile (or make's command line) sets it, ``-eu -o pipefail -c``; else make's default, ``-c``, or ``-ec``
+    under ``.POSIX:``.  None that kvguard reads when ``SHELL`` is no shell it knows or a value it cannot know."""
+    shell = make.overrides.get("SHELL", make.values.get("SHELL", "/bin/sh"))
+    program = make.for_shell(make.expand(shell)).split()[:1] if shell is not None else []
+    if not program or program[0].rsplit("/", 1)[-1] not in _OPTION_SHELLS:
+        return []
+    flags = make.overrides.get(".SHELLFLAGS", make.values.get(".SHELLFLAGS", "-ec" if posix else "-c"))
+    return [] if flags is None else make.for_shell(make.expand(flags)).split()
+
+
 def makefile_launches(path: str, lines: list[tuple[int, str]], variables: Variables,
                       kind: str = "makefile") -> list[Launch]:
     make = _MakeVariables(dict(variables.overrides))
@@ -161,10 +180,12 @@ def makefile_launches(path: str, lines: list[tuple[int, str]], variables: Variab
         make.values[name] = None
     out: list[Launch] = []
     environment = make.environment()
+    options = _shell_option_words(make, posix=any(text.strip().startswith(".POSIX:") for _, text in lines))
     for recipe in recipes:
         expanded = [[(number, make.for_shell(make.expand(line))) for number, line in command] for command in recipe]
         shells = [[line for command in expanded for line in command]] if one_shell else expanded
         for shell in shells:
             scope = Variables(variables.overrides, variables).with_environment(environment)
+            start_shell_with(scope, options)
             out += shell_launches(path, shell, scope, kind)
     return out
