@@ -105,6 +105,12 @@ _READ_ON = [
     ("set -e\nf() { [ a = b ] && echo x; }\nf\nvllm serve m --a\n", [["serve", "m", "--a"]], []),
     ("set -e\nX=$(false)\nvllm serve m --a\n", [["serve", "m", "--a"]], []),
     ("set -$FLAGS\nfalse\nvllm serve m --a\n", [["serve", "m", "--a"]], [["serve", "m", "--a"]]),
+    # a pipeline's status (its last command's; with `set -o pipefail` the last failing one's): kvguard decides
+    # none, whatever the options — its commands run in subshells, and no status kvguard knows comes from one in
+    # a deployment script — so it reads on either way
+    ("set -e\ntrue | false\nvllm serve m --a\n", [["serve", "m", "--a"]], []),
+    ("set -e\nfalse | true\nvllm serve m --a\n", [["serve", "m", "--a"]], [["serve", "m", "--a"]]),
+    ("set -eo pipefail\nfalse | true\nvllm serve m --a\n", [["serve", "m", "--a"]], []),
 ]
 
 
