@@ -25,7 +25,7 @@ from .undecidable import mentions
 from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, blank_quoted, launch_reads, translate_quoted
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "ShellSession", "has_prompts",
-           "is_container_run", "launch_and_image", "launch_tokens", "logical_lines", "one_word", "set_errexit",
+           "invocation_set_words", "is_container_run", "launch_and_image", "launch_tokens", "logical_lines", "one_word",
            "shebang_option_words", "shell_launches", "split_commands", "start_shell_with", "starts_its_own_launcher"]
 
 LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
@@ -913,7 +913,7 @@ def _read_assignment_command(command: AssignmentCommand, variables: Variables) -
             variables.set_known(_UNSET_MARK + name, "on")
 
 
-def _joined_substitution(lineno: int, text: str, commands: Lines) -> str:
+def _joined_substitution(text: str, commands: Lines) -> str:
     """An assignment whose command substitution goes on over the lines below (``TP=$(`` … ``)``): its lines joined
     as one command, up to the line that closes it."""
     still_open = open_substitution(text)
@@ -1111,11 +1111,6 @@ def _option_set_by(words: str, letter: str, name: str) -> "tuple[Optional[str], 
                     state = "on" if sign == "-" else "off"
         i += 1
     return state, None
-
-
-def set_errexit(variables: Variables) -> None:
-    """The shell that reads text in ``variables`` starts with ``set -e`` on (``bash -e``, a GitHub step's shell)."""
-    variables.set_known(_ERREXIT, "on")
 
 
 #: the variable kvguard keeps ``set -u``'s state in, as :data:`_ERREXIT` keeps ``set -e``'s
@@ -1677,7 +1672,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
             for start, stop, _operator in reversed(found):
                 text = text[:start] + text[stop:]     # the redirection is no word of the command
         if ("$(" in text or "`" in text) and _ASSIGNMENT_START.match(text):
-            text = _joined_substitution(lineno, text, commands)
+            text = _joined_substitution(text, commands)
         pieces = _compound_pieces(text) if ";" in text else None
         if pieces is None and "case" in text and "esac" in text:
             pieces = _one_line_case(text)
