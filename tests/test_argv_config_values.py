@@ -9,6 +9,12 @@ compilation mode"), ``--attention-config.backend NOPE`` ("Unknown attention back
 '{"num_redundant_experts": -1}'`` (greater_than_equal) and ``--aux-output-config '{"max_bytes": -1}'`` (greater_than);
 it accepts ``-cc.pass_config.fuse_rope_kvcache=True``, ``'{"cudagraph_mode": "piecewise"}'``, ``'{"mode": 3}'`` and
 ``--kernel-config.enable_flashinfer_autotune=False``.  0.15.0's PassConfig has no ``fuse_rope_kvcache``; 0.20.0's has.
+
+Container fields: 0.20.0 and 0.33.0 refuse ``-cc '{"cudagraph_capture_sizes": "x"}'`` and ``null`` (list_type) and
+accept ``[-1]``, ``[0]``, ``[4, 1, 1]``, ``["1"]``, ``[1.0]`` and ``[true]`` while parsing (kvguard vouches for the
+first four kinds of item only); 0.33.0 refuses ``custom_ops`` ``["+"]`` and ``["+a", "-a"]``, which 0.20.0 accepts,
+and both refuse ``"all"`` bare; a field whose kind is not measured (``compile_sizes``: ``list[int | str]``) is
+declined whatever its value.
 """
 
 from __future__ import annotations
@@ -32,6 +38,21 @@ DECLINED = [
     ("0.33.0", ["--attention-config.backend", "NOPE"], "cannot vouch for backend='NOPE'"),
     ("0.33.0", ["--eplb-config", '{"num_redundant_experts": -1}'], "cannot vouch for num_redundant_experts=-1"),
     ("0.33.0", ["--aux-output-config", '{"max_bytes": -1}'], "cannot vouch for max_bytes=-1"),
+    # container fields (list kinds measured per release)
+    ("0.20.0", ["-cc", '{"cudagraph_capture_sizes":"x"}'], "cannot vouch for cudagraph_capture_sizes='x'"),
+    ("0.20.0", ["-cc", '{"cudagraph_capture_sizes":null}'], "cannot vouch for cudagraph_capture_sizes=None"),
+    ("0.20.0", ["-cc", '{"cudagraph_capture_sizes":[1, "x"]}'], "cannot vouch for cudagraph_capture_sizes=[1, 'x']"),
+    ("0.20.0", ["-cc", '{"cudagraph_capture_sizes":[1.5]}'], "cannot vouch for cudagraph_capture_sizes=[1.5]"),
+    ("0.20.0", ["-cc.cudagraph_capture_sizes+=4,x"], "cannot vouch for cudagraph_capture_sizes=['4', 'x']"),
+    ("0.20.0", ["-cc", '{"custom_ops": ["rms_norm"]}'], "cannot vouch for custom_ops=['rms_norm']"),
+    ("0.33.0", ["-cc", '{"custom_ops": ["all", "none"]}'], "cannot vouch for custom_ops=['all', 'none']"),
+    ("0.33.0", ["-cc", '{"custom_ops": ["+rms_norm", "-rms_norm"]}'], "custom_ops=['+rms_norm', '-rms_norm']"),
+    ("0.33.0", ["-cc", '{"custom_ops": "all"}'], "cannot vouch for custom_ops='all'"),
+    ("0.33.0", ["-cc", '{"encoder_cudagraph_token_budgets": [0]}'], "encoder_cudagraph_token_budgets=[0]"),
+    ("0.33.0", ["-cc", '{"splitting_ops": "x"}'], "cannot vouch for splitting_ops='x'"),
+    ("0.33.0", ["-cc", '{"inductor_compile_config": [1]}'], "cannot vouch for inductor_compile_config=[1]"),
+    # a field whose kind kvguard did not establish (list[int | str]): any value is declined
+    ("0.33.0", ["-cc", '{"compile_sizes": [1, 2]}'], "cannot vouch for compile_sizes=[1, 2]"),
 ]
 
 PASSED = [
@@ -41,7 +62,18 @@ PASSED = [
     ("0.33.0", ["--compilation-config", '{"mode": 3, "cudagraph_mode": "FULL_DECODE_ONLY"}']),
     ("0.33.0", ["--kernel-config.enable_flashinfer_autotune=False"]),
     ("0.33.0", ["--eplb-config", '{"num_redundant_experts": 0}']),
-    ("0.33.0", ["--compilation-config", '{"custom_ops": ["all"]}']),      # a list field: not checked
+    ("0.33.0", ["--compilation-config", '{"custom_ops": ["all"]}']),
+    ("0.33.0", ["--compilation-config", '{"cudagraph_mode":"FULL_AND_PIECEWISE", "custom_ops":["+rms_norm", '
+                '"+quant_fp8", "none"]}']),
+    ("0.10.2", ["--compilation-config", '{"custom_ops": ["rms_norm"]}']),  # 0.10.2 does not check the syntax
+    ("0.20.0", ["-cc", '{"cudagraph_capture_sizes": [1, 2, 4, 8]}']),
+    ("0.20.0", ["-cc", '{"cudagraph_capture_sizes": [8, 1, "16", 8]}']),  # unsorted, repeated, a string of digits
+    ("0.20.0", ["-cc", '{"cudagraph_capture_sizes": [-1, 0]}']),          # refused later, not while parsing
+    ("0.20.0", ["-cc.cudagraph_capture_sizes+=4,8"]),
+    ("0.11.1", ["--compilation-config", '{"cudagraph_capture_sizes": null}']),             # nullable there
+    ("0.25.0", ["--compilation-config", '{"mode":0,"max_cudagraph_capture_size":512,"compile_ranges_endpoints":[512]}']),
+    ("0.33.0", ["-cc", '{"splitting_ops": [], "inductor_compile_config": {"size_asserts": false}}']),
+    ("0.33.0", ["-cc", '{"encoder_cudagraph_token_budgets": [1, 64]}']),
 ]
 
 
@@ -74,14 +106,22 @@ SCHEMA = {
     "backend": ["auto", "triton", None],
     "anything": "any",
     "nested": {"inner": "bool", "level": "int>=1<=256"},
+    "sizes": "list[int>=0]",
+    "maybe_sizes": "list[int]?",
+    "names": "list[str]",
+    "ops": "list[op]",
+    "options": "dict",
 }
 
 
 @pytest.mark.parametrize("data", [
     {"flag": True}, {"flag": "yes"}, {"flag": "OFF"}, {"flag": 0}, {"maybe_flag": None},
     {"count": 0}, {"count": "12"}, {"window": 1}, {"ratio": 1}, {"ratio": 0.25}, {"ratio": None},
-    {"name": "x"}, {"mode": "full"}, {"mode": 1}, {"backend": None}, {"anything": [1, {"a": 2}]},
+    {"name": "x"}, {"mode": "full"}, {"mode": 1}, {"backend": None},
     {"nested": {"inner": "True", "level": 256}}, {},
+    {"sizes": []}, {"sizes": [0, 8, 1, 8]}, {"sizes": ["16"]}, {"maybe_sizes": None}, {"maybe_sizes": [-3]},
+    {"names": ["a", ""]}, {"ops": ["all"]}, {"ops": ["none", "+rms_norm", "-silu_and_mul", "+rms_norm"]},
+    {"ops": []}, {"options": {}}, {"options": {"a": [1], "b": None}},
 ])
 def test_fitting_values(data):
     assert config_value_problem(data, SCHEMA) is None
@@ -104,12 +144,37 @@ def test_fitting_values(data):
     ({"nested": True}, ("value", "nested=True where the release expects an object")),
     ({"nested": {"bogus": 1}}, ("key", "nested.bogus")),
     ({"flag": True, "bogus": 1}, ("key", "bogus")),
+    ({"anything": [1, {"a": 2}]}, ("value", "anything=[1, {'a': 2}] (a field kvguard does not check)")),
+    ({"anything": None}, ("value", "anything=None (a field kvguard does not check)")),
+    ({"sizes": "x"}, ("value", "sizes='x' (the field is a list of int >= 0 items)")),
+    ({"sizes": 8}, ("value", "sizes=8 (the field is a list of int >= 0 items)")),
+    ({"sizes": None}, ("value", "sizes=None (the field is a list of int >= 0 items)")),
+    ({"sizes": [1, -1]}, ("value", "sizes=[1, -1] (the field is a list of int >= 0 items)")),
+    ({"sizes": [True]}, ("value", "sizes=[True] (the field is a list of int >= 0 items)")),
+    ({"sizes": [2.0]}, ("value", "sizes=[2.0] (the field is a list of int >= 0 items)")),
+    ({"sizes": ["x"]}, ("value", "sizes=['x'] (the field is a list of int >= 0 items)")),
+    ({"maybe_sizes": [None]}, ("value", "maybe_sizes=[None] (the field is a list of int items or null)")),
+    ({"names": [1]}, ("value", "names=[1] (the field is a list of str items)")),
+    ({"names": {"a": "b"}}, ("value", "names={'a': 'b'} (the field is a list of str items)")),
+    ({"ops": ["rms_norm"]}, ("value", "ops=['rms_norm'] (the field is a list of 'all', 'none', '+OP' or '-OP' "
+                                      "items, at most one of 'all' and 'none', no OP both enabled and disabled)")),
+    ({"ops": ["all", "none"]}, ("value", "ops=['all', 'none'] (the field is a list of 'all', 'none', '+OP' or "
+                                         "'-OP' items, at most one of 'all' and 'none', no OP both enabled and "
+                                         "disabled)")),
+    ({"options": [1]}, ("value", "options=[1] (the field is an object)")),
 ])
 def test_misfits(data, problem):
     assert config_value_problem(data, SCHEMA) == problem
 
 
-_KEYS = st.sampled_from(sorted(SCHEMA))
+@pytest.mark.parametrize("ops", [["all", "all"], ["none", "all"], [""], ["+"], ["-"], ["ALL"], ["+a", "-a"],
+                                 ["-a", "none", "+a"], [7], [None], "all", None,
+                                 ["-rotary_embedding"]])
+def test_custom_ops_misfits(ops):
+    assert config_value_problem({"ops": ops}, SCHEMA) is not None
+
+
+_KEYS = st.sampled_from(sorted(key for key in SCHEMA if key != "anything"))
 
 
 @given(st.lists(_KEYS, max_size=4, unique=True), st.text(min_size=1, max_size=8), st.booleans())
@@ -118,7 +183,8 @@ def test_an_unknown_key_is_always_named_with_its_path(keys, extra, deep):
     if extra in SCHEMA or extra in SCHEMA["nested"]:  # type: ignore[operator]
         return
     fitting = {"flag": True, "maybe_flag": None, "count": 3, "window": 2, "ratio": 0.5, "name": "n",
-               "mode": "FULL", "backend": "auto", "anything": None, "nested": {"inner": False}}
+               "mode": "FULL", "backend": "auto", "nested": {"inner": False}, "sizes": [1], "maybe_sizes": None,
+               "names": ["x"], "ops": ["all"], "options": {}}
     data = {key: fitting[key] for key in keys}
     if deep:
         data["nested"] = {"inner": True, extra: 1}

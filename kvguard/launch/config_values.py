@@ -14,9 +14,23 @@ The schemas are measured per release by ``tests/upstream/argv_runner.py --dump-o
 - ``"bool"``, ``"int"``, ``"float"``, ``"str"``, then ``"?"`` when None is accepted, then the field's declared
   bounds (``"int>=0"``, ``"float?>0<=1"``): checked by the kind's rules below, each probed in the release;
 - a list: the enum or literal values the release accepts (names in either case, member values), None when nullable;
-- ``"any"``: a field kvguard does not check (containers, unions, fields whose probes the host refused).
+- ``"list[E]"``, then ``"?"`` when None is accepted: a list field whose items are of the plain kind ``E`` with its
+  bounds (``"list[int]"``, ``"list[int>0]"``, ``"list[str]?"``), measured by probing the item rules inside a list
+  (``["3"]`` is an int item there too, as pydantic's lax mode reads it) and the list's own: empty, unsorted and
+  repeated lists accepted, a bare item or an object refused.  ``-cc '{"cudagraph_capture_sizes": "x"}'`` is thus
+  declined, ``[8, 1, "16"]`` passes (0.10.2-0.33.0 check neither order nor sign while parsing: a negative size is
+  refused later, by the engine config);
+- ``"list[op]"``: CompilationConfig.custom_ops where the class checks its syntax after validation (0.11.1+): items
+  ``"all"``, ``"none"``, ``"+OP"`` or ``"-OP"``, at most one of ``"all"`` and ``"none"``; kvguard also declines an
+  OP both enabled and disabled (0.33.0 refuses it, older releases take it) and ``-rotary_embedding`` (which some
+  pass_config fusions contradict);
+- ``"dict"``, ``"dict?"``: a plain object field (``inductor_compile_config``) taking any keys and values;
+- ``"any"``: a field whose kind the probes did not establish (unions such as ``list[int | str]``, ``dict[str, str]``
+  fields the class resolves, sets, paths, fields the class does not let be set): kvguard vouches for no value of it,
+  so a launch giving one is declined like any other value it cannot vouch for.
 
-What stays unchecked: ``"any"`` fields, and constraints a class checks across fields or on ranges after validation.
+What stays unchecked: constraints a class checks across fields, and the engine config's checks after parsing
+(``cudagraph_capture_sizes`` against ``max_cudagraph_capture_size``, a negative capture size).
 """
 
 from __future__ import annotations
@@ -35,6 +49,8 @@ _INT_TEXT = re.compile(r"-?[0-9]+\Z")
 #: a plain kind: the base, "?" when None is accepted, then the field's bounds ("int>=0", "float?>0<=1")
 _PLAIN_KIND = re.compile(r"(bool|int|float|str)(\??)((?:[<>]=?-?[0-9.]+)*)\Z")
 _BOUND = re.compile(r"([<>]=?)(-?[0-9.]+)")
+#: a list kind: the element's plain kind (or "op"), then "?" when the field accepts None
+_LIST_KIND = re.compile(r"list\[(.+)\](\??)\Z")
 
 
 def config_value_problem(data: dict[str, Any], schema: dict[str, Any],
@@ -64,8 +80,20 @@ def _fits(kind: Any, value: Any) -> bool:
     if isinstance(kind, list):
         return any(type(value) is type(member) and value == member for member in kind) or (
             value is None and None in kind)
-    if kind == "any":
-        return True
+    if not isinstance(kind, str) or kind == "any":     # a field kvguard does not check: not vouched for
+        return False
+    if kind in ("dict", "dict?"):
+        return isinstance(value, dict) or (value is None and kind == "dict?")
+    listed = _LIST_KIND.match(kind)
+    if listed is not None:
+        element, nullable = listed.groups()
+        if value is None:
+            return bool(nullable)
+        if not isinstance(value, list):
+            return False
+        if element == "op":
+            return _fits_ops(value)
+        return _PLAIN_KIND.match(element) is not None and all(_fits(element, item) for item in value)
     plain = _PLAIN_KIND.match(kind)
     if plain is None:               # a kind this kvguard does not know: not vouched for
         return False
@@ -86,6 +114,21 @@ def _fits(kind: Any, value: Any) -> bool:
     return all(_within(number, symbol, float(limit)) for symbol, limit in _BOUND.findall(bounds))
 
 
+def _fits_ops(ops: list[Any]) -> bool:
+    """A custom-ops list as every release that checks its syntax takes it: each item "all", "none", "+NAME" or
+    "-NAME", at most one of "all" and "none", and no NAME both enabled and disabled (0.33.0 refuses that).
+    ``-rotary_embedding`` is not vouched for: the class adds ``+rotary_embedding`` when some pass_config fusions
+    are on, and 0.33.0 then refuses the pair -- a check across fields kvguard does not follow."""
+    if not all(isinstance(op, str) and (op in ("all", "none") or (len(op) > 1 and op[0] in "+-")) for op in ops):
+        return False
+    if "-rotary_embedding" in ops:
+        return False
+    if sum(op in ("all", "none") for op in ops) > 1:
+        return False
+    enabled = {op[1:] for op in ops if op[0] == "+"}
+    return not enabled & {op[1:] for op in ops if op[0] == "-"}
+
+
 def _within(number: float, symbol: str, limit: float) -> bool:
     if symbol == ">=":
         return number >= limit
@@ -101,6 +144,24 @@ def _expected(kind: Any) -> str:
         shown = ", ".join(repr(member) for member in kind[:12])
         more = f", … ({len(kind)} in all)" if len(kind) > 12 else ""
         return f"the release accepts {shown}{more}"
+    if kind == "any":
+        return "a field kvguard does not check"
+    if kind in ("dict", "dict?"):
+        return f"the field is an object{' or null' if kind == 'dict?' else ''}"
+    listed = _LIST_KIND.match(kind)
+    if listed is not None:
+        element, nullable = listed.groups()
+        if element == "op":
+            items = ("'all', 'none', '+OP' or '-OP' items, at most one of 'all' and 'none', no OP both enabled and "
+                     "disabled")
+        else:
+            plain = _PLAIN_KIND.match(element)
+            if plain is None:
+                return f"a field of kind {kind!r}"
+            base, maybe, bounds = plain.groups()
+            ranges = "".join(f" {symbol} {limit}" for symbol, limit in _BOUND.findall(bounds))
+            items = f"{base}{ranges} items{' or nulls' if maybe else ''}"
+        return f"the field is a list of {items}{' or null' if nullable else ''}"
     plain = _PLAIN_KIND.match(kind)
     if plain is None:
         return f"a field of kind {kind!r}"

@@ -144,8 +144,11 @@ def _config_fields(action):
     parse function: a nested schema for a nested config class; "bool", "int", "float" or "str" (then "?" when
     None is accepted, then the field's bounds, declared or probed at -2, -1 and 0 for an int) when the field
     accepts and refuses the kind's probes; for an enum or literal field, the list of the candidate values it
-    accepts (its literals, member names in both cases, member values); "any" otherwise.  A class that lets
-    unknown keys pass has the key "*" (kind "any")."""
+    accepts (its literals, member names in both cases, member values); for a ``list[bool|int|float|str]`` field,
+    "list[E]" (E the element's plain kind, probed inside a one-item list, then the list's own probes: empty,
+    unsorted, repeated lists accepted, a bare item or an object refused), or "list[op]" for a custom-ops list whose
+    syntax the class checks (_OP_PROBES), then "?" when None is accepted; "dict" for a plain object field taking any
+    keys and values; "any" otherwise.  A class that lets unknown keys pass has the key "*" (kind "any")."""
     import dataclasses
 
     parse = action.type
@@ -191,16 +194,34 @@ def _schema(parse, path, cls, seen):
             kind = _enum_kind(parse, path, field.name, target)
         elif target in (bool, int, float, str):
             kind = _plain_kind(parse, path, cls, field, target.__name__)
+        elif origin is list and len(typing.get_args(target)) == 1:
+            kind = _list_kind(parse, path, cls, field, typing.get_args(target)[0])
+        elif target is dict or (origin is dict and typing.get_args(target)[1:] == (typing.Any,)):
+            kind = _dict_kind(parse, path, field.name)
         out[field.name] = kind
     if _accepts(parse, path, _PROBE_KEY, 1):
         out["*"] = "any"
     return out
 
 
-def _plain_kind(parse, path, cls, field, base):
-    """``base`` with "?" when None is accepted and the field's bounds, when every probe agrees; else "any"."""
+def _metadata(cls, field):
     info = getattr(cls, "__pydantic_fields__", {}).get(field.name)
-    metadata = list(getattr(info, "metadata", None) or getattr(field.default, "metadata", None) or ())
+    return list(getattr(info, "metadata", None) or getattr(field.default, "metadata", None) or ())
+
+
+def _plain_kind(parse, path, cls, field, base, wrap=None):
+    """``base`` with "?" when None is accepted and the field's bounds, when every probe agrees; else "any".
+
+    ``wrap``: a list field's element is probed, each probe value given as ``[value]`` (the field's own metadata,
+    which would bound the list rather than its elements, then makes the kind "any")."""
+    metadata = _metadata(cls, field)
+    if wrap is not None and metadata:
+        return "any"
+    name = field.name
+
+    def accepts(value):
+        return _accepts(parse, path, name, value if wrap is None else wrap(value))
+
     bounds = []
     for item in metadata:
         symbol, attribute = _BOUNDS.get(type(item).__name__, (None, None))
@@ -228,18 +249,66 @@ def _plain_kind(parse, path, cls, field, base):
             bad.append(int(outside) if base == "int" else outside)
         if not good:
             return "any"
-    if not (all(_accepts(parse, path, field.name, v) for v in good)
-            and not any(_accepts(parse, path, field.name, v) for v in bad)):
+    if not (all(accepts(v) for v in good) and not any(accepts(v) for v in bad)):
         return "any"
     if base == "int" and not bounds:
         # a lower bound the class checks after validation (no declared bound): probed at -2, -1 and 0
-        below = tuple(_accepts(parse, path, field.name, v) for v in (-2, -1, 0))
+        below = tuple(accepts(v) for v in (-2, -1, 0))
         found = {(True, True, True): [], (False, False, True): [(">=", 0)], (False, False, False): [(">", 0)]}
         if below not in found:
             return "any"
         bounds = found[below]
-    kind = base + ("?" if _accepts(parse, path, field.name, None) else "")
+    kind = base + ("?" if accepts(None) else "")
     return kind + "".join(f"{symbol}{limit}" for symbol, limit in bounds)
+
+
+#: per list element kind: lists the release must accept besides one probe each, and values it must refuse (a bare
+#: element, an object), for kvguard to check each element by the element kind's rules: any length, order and
+#: repetition
+_LIST_PROBES = {
+    "bool": ([[], [True, "false", 0, True]], [True, {"a": True}]),
+    "int": ([[], [8, 1, "3", 8, 512]], [1, "3", {"a": 1}]),
+    "float": ([[], [2.0, 0.5, 1, 0.5]], [0.5, {"a": 0.5}]),
+    "str": ([[], ["b", "a", "b"]], ["a", {"a": "b"}]),
+}
+#: a custom-ops list (CompilationConfig.custom_ops, kind "list[op]"): "all", "none", "+NAME" or "-NAME", at most one
+#: of "all" and "none" -- the syntax the class checks after validation, probed where the release refuses a plain
+#: word (kvguard also declines a list enabling and disabling one op, which 0.33.0 refuses)
+_OP_PROBES = ([[], ["all"], ["none"], ["+rms_norm", "-quant_fp8"], ["all", "-" + _PROBE_WORD, "+rms_norm"],
+               ["none", "+rms_norm", "+rms_norm"], ["-all", "+none"]],
+              [[_PROBE_WORD], ["all", "none"], ["all", "all"], ["none", "none"], [""], ["All"], ["+rms_norm", 7],
+               "all", "+rms_norm", {"a": "all"}])
+
+
+def _list_kind(parse, path, cls, field, element):
+    """``list[ELEMENT]`` (ELEMENT a plain kind with its bounds, or "op"), then "?" when None is accepted; "any"
+    when a probe disagrees."""
+    name = field.name
+    kind = "any"
+    if element in (bool, int, float, str):
+        kind = _plain_kind(parse, path, cls, field, element.__name__, wrap=lambda value: [value])
+        if kind != "any":
+            good, bad = _LIST_PROBES[element.__name__]
+            if not (all(_accepts(parse, path, name, v) for v in good)
+                    and not any(_accepts(parse, path, name, v) for v in bad)):
+                kind = "any"
+            kind = kind if kind == "any" else f"list[{kind}]"
+    if kind == "any" and element is str and not _metadata(cls, field):
+        good, bad = _OP_PROBES
+        if all(_accepts(parse, path, name, v) for v in good) and not any(_accepts(parse, path, name, v) for v in bad):
+            kind = "list[op]"
+    if kind == "any":
+        return kind
+    return kind + ("?" if _accepts(parse, path, name, None) else "")
+
+
+def _dict_kind(parse, path, name):
+    """``dict`` (any object, with any values), then "?" when None is accepted, when the probes agree; else "any"."""
+    good = [{}, {_PROBE_KEY: 1, "b": _PROBE_WORD, "c": [1, {"d": None}], "e": False}]
+    bad = [_PROBE_WORD, [1], 1, [{"a": 1}]]
+    if not (all(_accepts(parse, path, name, v) for v in good) and not any(_accepts(parse, path, name, v) for v in bad)):
+        return "any"
+    return "dict" + ("?" if _accepts(parse, path, name, None) else "")
 
 
 def _enum_kind(parse, path, name, target):

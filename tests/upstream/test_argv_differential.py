@@ -177,13 +177,15 @@ def generate(seed: int, n: int, version: str, tmp: Path) -> list[dict]:
         elif r < 0.09:
             parts.append([rng.choice(ALL_OPTION_NAMES)])          # maybe an alias the release lacks
         if rng.random() < 0.15:
-            # (values every release's CompilationConfig accepts: kvguard does not validate them)
+            # (values every release's CompilationConfig accepts)
             parts.append(rng.choice([["-O3"], ["-O", "3"], ["-O0"], ["--compilation-config", "{}"],
                                      ["--compilation-config.cudagraph_capture_sizes", "[1, 2]"],
                                      ["--compilation-config.cudagraph_capture_sizes+=4,8"],
                                      ["-cc.cudagraph_capture_sizes=[1]"]]))
         if rng.random() < 0.25:
             parts.extend(_config_part(rng, table))
+        if rng.random() < 0.15:
+            parts.extend(_container_part(rng, table))
         rng.shuffle(parts)
         args = [tok for part in parts for tok in part]
         model_form = rng.random()
@@ -230,6 +232,23 @@ _KIND_VALUES = {
     "float": [0.5, 1, 2.0, "0.5", "x", None],
     "str": ["abc", "", 3, None],
 }
+#: values tried per list element kind (list[int], list[str]?, list[op] …): well-typed lists (empty, unsorted,
+#: repeated, negative, lax strings) and ill-typed ones (a bare element, wrong items, null)
+_LIST_VALUES = {
+    "bool": [[True], [False, "yes"], [2], ["maybe"], True, [], None, [None]],
+    "int": [[1, 2], [8, 1, 1], ["4"], [], [-1], [0], [512, 256], ["x"], [1.5], [True], [1, "x"], "x", 4, None,
+            [None], {"a": 1}],
+    "float": [[0.5], [1, 2.0], ["x"], 0.5, [], None],
+    "str": [["a"], [], ["x", "y", "x"], ["+rms_norm"], [1], "x", None, [None]],
+    "op": [["all"], ["none"], ["+rms_norm"], ["-rms_norm", "+quant_fp8"], ["all", "+rms_norm"], [],
+           ["all", "none"], ["none", "none"], ["x"], [""], ["+"], ["+rms_norm", "-rms_norm"], ["ALL"], "all", [1],
+           None],
+}
+#: values tried for an object field ("dict") and for a field kvguard does not check ("any": always declined)
+_DICT_VALUES = [{}, {"a": 1}, {"size_asserts": False}, "x", [1], 1, None]
+_ANY_VALUES = [[1], ["x"], "x", {}, 1, None, True]
+_PLAIN = re.compile(r"(bool|int|float|str)\??")
+_LISTED = re.compile(r"list\[(bool|int|float|str|op)[^\]]*\]\??\Z")
 
 
 def _config_part(rng: random.Random, table: dict) -> list[list[str]]:
@@ -250,15 +269,50 @@ def _config_part(rng: random.Random, table: dict) -> list[list[str]]:
         break
     if rng.random() < 0.1:
         path[-1] = "kvguard_bogus"
-        value: object = 1
-    elif isinstance(kind, list):
+        return _value_part(rng, opt, path, "int")
+    return _value_part(rng, opt, path, kind)
+
+
+def _container_part(rng: random.Random, table: dict) -> list[list[str]]:
+    """A config option with one list or object field (``-cc '{"cudagraph_capture_sizes": [8, 1]}'``), well- or
+    ill-typed: the fields a random walk of _config_part seldom reaches."""
+    leaves: list[tuple[str, list[str], str]] = []
+
+    def walk(opt: str, schema: dict, path: list[str]) -> None:
+        for key, kind in sorted(schema.items()):
+            if isinstance(kind, dict):
+                walk(opt, kind, [*path, key])
+            elif isinstance(kind, str) and kind.startswith(("list", "dict")):
+                leaves.append((opt, [*path, key], kind))
+
+    for opt in sorted(o for o, spec in table.items() if spec.fields and o.startswith("-")):
+        walk(opt, table[opt].fields, [])
+    if not leaves:
+        return []
+    return _value_part(rng, *rng.choice(leaves))
+
+
+def _value_part(rng: random.Random, opt: str, path: list[str], kind: object) -> list[list[str]]:
+    """``opt`` with a value for the field at ``path`` of ``kind``, as JSON or dotted."""
+    value: object
+    if isinstance(kind, list):
         members = [m for m in kind if m is not None]
         word = str(rng.choice(members))
         value = rng.choice([rng.choice(members), rng.choice(members), word.title(), word + "x", 7, None])
-    elif isinstance(kind, str) and kind.rstrip("?") in _KIND_VALUES:
-        value = rng.choice(_KIND_VALUES[kind.rstrip("?")])
+    elif isinstance(kind, str) and _LISTED.match(kind):
+        value = rng.choice(_LIST_VALUES[_LISTED.match(kind).group(1)])    # type: ignore[union-attr]
+        if isinstance(value, list) and value and all(isinstance(v, (int, str)) and not isinstance(v, bool)
+                                                     and "," not in str(v) for v in value) and rng.random() < 0.15:
+            # FlexibleArgumentParser's list append: each item a string
+            return [[f"{opt}.{'.'.join(path)}+={','.join(str(v) for v in value)}"]]
+    elif isinstance(kind, str) and kind.startswith("dict"):
+        value = rng.choice(_DICT_VALUES)
+    elif isinstance(kind, str) and _PLAIN.match(kind):
+        value = rng.choice(_KIND_VALUES[_PLAIN.match(kind).group(1)])     # type: ignore[union-attr]
+    elif kind == "any" and rng.random() < 0.5:
+        value = rng.choice(_ANY_VALUES)
     else:
-        return []       # a field kvguard does not check, or a whole nested object
+        return []       # a whole nested object
     if rng.random() < 0.7 or value is None or not path:
         data: object = value
         for name in reversed(path):
