@@ -338,19 +338,19 @@ def test_human_readable_suffixes(n, release):
 
 def test_every_environment_variable_a_check_reads_is_listed():
     """kvguard.envdefaults.VERDICT_ENV names every variable the modelled checks read (read from the
-    sources of the rule table, the length and the facts), except the ones vLLM's launchers set."""
+    sources of the rule modules, the length and the facts), except the ones vLLM's launchers set."""
     import re
     from pathlib import Path
 
     from kvguard.envdefaults import VERDICT_ENV
 
     root = Path(kvguard.__file__).parent
-    sources = [root / "rules" / "table.py", root / "length.py", *sorted((root / "facts").glob("*.py"))]
+    sources = [*sorted((root / "rules").glob("*.py")), root / "length.py", *sorted((root / "facts").glob("*.py"))]
     read = set()
     for path in sources:
         text = path.read_text()
         read |= set(re.findall(r'env(?:\.get\(|\[)\s*"([A-Z][A-Z0-9_]+)"', text))
-        read |= set(re.findall(r'_env_flag_set\(state, "([A-Z][A-Z0-9_]+)"\)', text))
+        read |= set(re.findall(r'env_flag_set\(state, "([A-Z][A-Z0-9_]+)"\)', text))
     launcher_set = {"VLLM_DP_SIZE", "VLLM_DP_RANK", "RANK"}
     assert read - launcher_set == {v.name for v in VERDICT_ENV}, read
 

@@ -124,6 +124,18 @@ FLAGS: tuple[Flag, ...] = (
     # SchedulerConfig's batch: checked against the maximum length and each other (kvguard.rules.scheduler)
     Flag("max_num_batched_tokens", ("--max-num-batched-tokens",), "length"),
     Flag("max_num_seqs", ("--max-num-seqs",), "int"),
+    Flag("max_num_active_seqs", ("--max-num-active-seqs",), "int", "0.31.0"),
+    Flag("long_prefill_token_threshold", ("--long-prefill-token-threshold",), "int"),
+    # features the V1 engine refuses or (0.10.2 / 0.11.0, VLLM_USE_V1 unset) falls back to V0 for
+    # (kvguard.rules.feature_support)
+    Flag("logits_processor_pattern", ("--logits-processor-pattern",), "str", until="0.16.0"),
+    Flag("max_num_partial_prefills", ("--max-num-partial-prefills",), "int", until="0.26.0"),
+    Flag("max_long_partial_prefills", ("--max-long-partial-prefills",), "int", until="0.26.0"),
+    Flag("load_format", ("--load-format",), "str"),
+    Flag("preemption_mode", ("--preemption-mode",), "str", until="0.10.2"),
+    Flag("disable_async_output_proc", ("--disable-async-output-proc",), "store_true", until="0.10.2"),
+    Flag("scheduler_delay_factor", ("--scheduler-delay-factor",), "float", until="0.10.2"),
+    Flag("enable_prompt_embeds", ("--enable-prompt-embeds",), "bool"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}

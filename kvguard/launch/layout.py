@@ -145,6 +145,19 @@ class Layout:
     #: the host): read only by the scheduler's checks
     max_num_batched_tokens: Optional[int] = None
     max_num_seqs: Optional[int] = None
+    #: SchedulerConfig's --max-num-active-seqs (0.31.0+) and --long-prefill-token-threshold (0: none)
+    max_num_active_seqs: Optional[int] = None
+    long_prefill_token_threshold: int = 0
+    #: options the V1 engine refuses (EngineArgs._check_feature_supported, 0.11.1+) or falls back to V0 for
+    #: (0.10.2 / 0.11.0's V1 oracle), with vLLM's defaults: read only by kvguard.rules.feature_support
+    logits_processor_pattern: Optional[str] = None
+    max_num_partial_prefills: int = 1
+    max_long_partial_prefills: int = 1
+    load_format: str = "auto"
+    preemption_mode: Optional[str] = None
+    disable_async_output_proc: bool = False
+    scheduler_delay_factor: float = 0.0
+    enable_prompt_embeds: bool = False
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -6,14 +6,25 @@ VllmConfig; pydantic wraps their ValueError in a ValidationError for SchedulerCo
 - Without chunked prefill, ``--max-num-batched-tokens`` below the maximum length is refused.  Whether chunked
   prefill is on is EngineArgs' default unless the launch says: on for a generative decoder (0.10.2's V1 engine and
   0.11.0 turn it on whatever the launch says), off for an encoder-decoder model from 0.11.1; a pooling runner's
-  default depends on its pooler (not modelled), 0.10.2's V0 engine (``VLLM_USE_V1=0``, and the fallbacks of the
-  CPU platform) has its own.
+  default depends on its pooler (not modelled), 0.10.2's V0 engine (``VLLM_USE_V1=0``, and the V1 oracle's
+  fallbacks) has its own.
 - ``--max-num-batched-tokens`` below ``--max-num-seqs`` is refused.  A default ``max_num_seqs`` is capped at the
   batched tokens, so only a launch that gives both is refused; one that gives only ``--max-num-seqs`` meets the
   host's default batched tokens (not modelled: past 2,048 sequences, the smallest default, it is undecidable).
 
+- ``--max-num-active-seqs`` (0.31.0+) above ``--max-num-seqs`` is refused (with the host's default
+  ``max_num_seqs``: undecidable).
+- ``--long-prefill-token-threshold`` above the maximum length is refused: from 0.27.0 always (an encoder-decoder
+  model's is reset to 0 first), before only with concurrent partial prefills, which only 0.10.2 (V0 engine) and
+  0.11.0 (VLLM_USE_V1 unset or 0) let reach SchedulerConfig (kvguard.rules.v1_features).  Those two also check the
+  partial prefills themselves: at least 1, more than 1 only with chunked prefill, and at most as many long ones.
+- The fields' pydantic bounds (``max_num_seqs`` and ``max_num_batched_tokens`` at least 1 from 0.11.1, the
+  threshold at least 0 from 0.25.0, ``max_num_active_seqs`` at least 1) refuse first, with pydantic's message
+  (naming the host's pydantic version): undecidable.
+
 Only batched tokens the launch gives are read: EngineArgs' default is never below the maximum length without
-chunked prefill.  A maximum length the host decides (``-1`` / ``auto``, 0.14.0+) is not followed.
+chunked prefill.  A maximum length the host decides (``-1`` / ``auto``, 0.14.0+) is not followed.  0.10.2's V0
+engine keeps a chunked-prefill switch the launch gives; its own default (long contexts on a GPU) is not modelled.
 """
 
 from __future__ import annotations
@@ -22,16 +33,27 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["LENGTH_MESSAGE", "SEQS_MESSAGE", "batched_below_length", "batched_below_seqs", "pooling_launch"]
+__all__ = ["ACTIVE_MESSAGE", "LENGTH_MESSAGE", "LONG_PARTIAL_MESSAGE", "PARTIAL_CHUNKED_MESSAGE", "PARTIAL_MIN_MESSAGE",
+           "SEQS_MESSAGE", "THRESHOLD_MESSAGE", "active_above_seqs", "batched_below_length", "batched_below_seqs",
+           "field_bounds", "long_partial_out_of_range", "partial_needs_chunked", "partial_below_one",
+           "pooling_launch", "threshold_above_length", "threshold_above_length_with_partial"]
 
 LENGTH_MESSAGE = ("max_num_batched_tokens ({batched}) is smaller than max_model_len ({length}). This effectively "
                   "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
                   "sequences. Please increase max_num_batched_tokens or decrease max_model_len.")
 SEQS_MESSAGE = "max_num_batched_tokens ({batched}) must be greater than or equal to max_num_seqs ({seqs})."
+ACTIVE_MESSAGE = "max_num_active_seqs ({active}) cannot be greater than max_num_seqs ({seqs})."
+THRESHOLD_MESSAGE = "long_prefill_token_threshold ({threshold}) cannot be greater than the max_model_len ({length})."
+PARTIAL_MIN_MESSAGE = "max_num_partial_prefills ({partial}) must be greater than or equal to 1."
+PARTIAL_CHUNKED_MESSAGE = "Chunked prefill must be enabled to set max_num_partial_prefills > 1."
+LONG_PARTIAL_MESSAGE = ("max_long_partial_prefills ({long}) must be greater than or equal to 1 and less than or equal "
+                        "to max_num_partial_prefills ({partial}).")
 
 #: the smallest default max_num_batched_tokens a release gives an API server on any host (a GPU with little memory,
 #: the CPU platform): more sequences than this may meet a smaller default
 _SMALLEST_DEFAULT_BATCHED = 2048
+#: 0.10.2's V0 engine: ``_set_default_args_v0`` gives max_num_seqs this default, uncapped
+_V0_DEFAULT_SEQS = 256
 
 
 def pooling_launch(state: Any) -> bool:
@@ -54,9 +76,11 @@ def _chunked_prefill_off(state: Any) -> bool:
                         "length, and a pooling runner's chunked-prefill default is not modelled")
     if not state.release.within("0.11.0"):
         if _v0_engine(state):
-            state.undecided("without chunked prefill SchedulerConfig refuses --max-num-batched-tokens below the "
-                            "maximum length, and vLLM 0.10.2's V0 engine (VLLM_USE_V1=0, or the CPU platform's "
-                            "fallback) has chunked-prefill defaults kvguard does not model")
+            if chunked is None:
+                state.undecided("SchedulerConfig's checks depend on whether chunked prefill is on, and vLLM 0.10.2's "
+                                "V0 engine (VLLM_USE_V1=0, or the V1 oracle's fallback) has chunked-prefill defaults "
+                                "kvguard does not model")
+            return True                              # V0 keeps the launch's switch: here, off
         return pooling and chunked is False          # the V1 engine turns it on for a generative model
     if not state.release.within("0.11.1"):
         return pooling and chunked is False          # 0.11.0 turns it on for a generative model
@@ -66,14 +90,11 @@ def _chunked_prefill_off(state: Any) -> bool:
 
 
 def _v0_engine(state: Any) -> bool:
-    """0.10.2 runs the V0 engine: VLLM_USE_V1=0, or the CPU platform's V1 check falling back (a quantized KV cache,
-    a model that keeps a sliding window)."""
-    if state.env.get("VLLM_USE_V1") == "0":
-        return True
-    if state.env.get("VLLM_USE_V1") == "1" or state.need("platform") != "cpu":
-        return False
-    sliding = state.facts.resolved.get("sliding_window") is not None and not state.layout.disable_sliding_window
-    return state.kv_cache_dtype != "auto" or sliding
+    """0.10.2 builds the V0 engine's config: VLLM_USE_V1=0, or the V1 oracle falling back (kvguard.rules.v1_features:
+    on the CPU platform a quantized KV cache or a model that keeps a sliding window, among others)."""
+    from .v1_features import runs_v0_engine
+
+    return runs_v0_engine(state)
 
 
 def _length(state: Any) -> "Optional[int]":
@@ -99,8 +120,19 @@ def length_bind(state: Any) -> dict:
     return {"batched": state.layout.max_num_batched_tokens, "length": _length(state)}
 
 
+def _seqs(state: Any) -> "Optional[int]":
+    """max_num_seqs as SchedulerConfig gets it where kvguard knows it: the launch's, or 0.10.2's V0 default."""
+    seqs = state.layout.max_num_seqs
+    if seqs is None and not state.release.within("0.11.0") and _v0_engine(state):
+        return _V0_DEFAULT_SEQS
+    return seqs
+
+
 def batched_below_seqs(state: Any) -> bool:
-    batched, seqs = state.layout.max_num_batched_tokens, state.layout.max_num_seqs
+    batched, seqs = state.layout.max_num_batched_tokens, _seqs(state)
+    if seqs is None and batched is not None and batched == 0:
+        state.undecided("--max-num-batched-tokens 0 is refused below the host's default max_num_seqs (0 caps "
+                        "nothing), which depends on the host's GPUs and the usage context (not modelled)")
     if seqs is None:
         return False                  # a default max_num_seqs is capped at the batched tokens
     if batched is None:
@@ -112,4 +144,86 @@ def batched_below_seqs(state: Any) -> bool:
 
 
 def seqs_bind(state: Any) -> dict:
-    return {"batched": state.layout.max_num_batched_tokens, "seqs": state.layout.max_num_seqs}
+    return {"batched": state.layout.max_num_batched_tokens, "seqs": _seqs(state)}
+
+
+def field_bounds(state: Any) -> None:
+    """SchedulerConfig's pydantic field bounds, checked as it is built (before any of its own checks)."""
+    layout, release = state.layout, state.release
+    out = []
+    if release.within("0.11.1"):
+        out += [f"{flag} {value}" for flag, value in (("--max-num-seqs", layout.max_num_seqs),
+                                                      ("--max-num-batched-tokens", layout.max_num_batched_tokens))
+                if value is not None and value < 1]
+    if release.within("0.25.0") and layout.long_prefill_token_threshold < 0:
+        out.append(f"--long-prefill-token-threshold {layout.long_prefill_token_threshold}")
+    if layout.max_num_active_seqs is not None and layout.max_num_active_seqs < 1:
+        out.append(f"--max-num-active-seqs {layout.max_num_active_seqs}")
+    if out:
+        state.undecided(f"SchedulerConfig's field bounds refuse {', '.join(out)} with pydantic's message, which names "
+                        "the host's pydantic version: kvguard does not quote it")
+
+
+def active_above_seqs(state: Any) -> bool:
+    active, seqs = state.layout.max_num_active_seqs, state.layout.max_num_seqs
+    if active is None:
+        return False
+    if seqs is None:
+        state.undecided(f"--max-num-active-seqs {active} is refused above max_num_seqs, whose default depends on the "
+                        "host's GPUs and the usage context (not modelled)")
+    return active > seqs
+
+
+def active_bind(state: Any) -> dict:
+    return {"active": state.layout.max_num_active_seqs, "seqs": state.layout.max_num_seqs}
+
+
+def _threshold(state: Any) -> int:
+    """The long-prefill threshold SchedulerConfig checks: an encoder-decoder model's is reset to 0 (0.11.1+)."""
+    if state.release.within("0.11.1") and state.facts.resolved_top.get("is_encoder_decoder"):
+        return 0
+    return state.layout.long_prefill_token_threshold
+
+
+def threshold_above_length(state: Any) -> bool:
+    """0.27.0+: the threshold above the maximum length, partial prefills or not."""
+    threshold = _threshold(state)
+    if threshold <= 0:
+        return False
+    length = _length(state)
+    if length is None:
+        if state.len_final is not None:
+            state.unmodelled("the maximum length the host decides (-1 / auto) is not followed")
+        return False
+    return threshold > length
+
+
+def threshold_bind(state: Any) -> dict:
+    return {"threshold": _threshold(state), "length": _length(state)}
+
+
+def _partial(state: Any) -> int:
+    return state.layout.max_num_partial_prefills
+
+
+def partial_below_one(state: Any) -> bool:
+    return _partial(state) < 1
+
+
+def partial_needs_chunked(state: Any) -> bool:
+    return _partial(state) > 1 and _chunked_prefill_off(state)
+
+
+def threshold_above_length_with_partial(state: Any) -> bool:
+    """0.10.2 / 0.11.0: the threshold is checked with concurrent partial prefills only (0 becomes 4% of the
+    maximum length there)."""
+    return _partial(state) > 1 and threshold_above_length(state)
+
+
+def long_partial_out_of_range(state: Any) -> bool:
+    long = state.layout.max_long_partial_prefills
+    return long < 1 or long > _partial(state)
+
+
+def partial_bind(state: Any) -> dict:
+    return {"partial": _partial(state), "long": state.layout.max_long_partial_prefills}

@@ -40,6 +40,9 @@ from . import cpu_platform as _cpu
 from . import mamba_cache as _mamba
 from . import mamba_state as _mamba_state
 from . import scheduler as _scheduler
+from . import v1_features as _v1
+from .v1_features import env_flag_set as _env_flag_set
+from .v1_features import pp_without_supported_executor as _pp_backend
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -47,15 +50,6 @@ if TYPE_CHECKING:
 
 # ---------------------------------------------------------------------------
 # shared conditions and steps
-
-
-def _pp_backend(state) -> bool:
-    return state.pp > 1 and state.backend not in (None, "ray", "mp", "external_launcher")
-
-
-def _env_flag_set(state, name: str) -> bool:
-    value = state.env.get(name)
-    return value is not None and bool(int(value))
 
 
 def _ea_world(state) -> None:
@@ -427,83 +421,6 @@ def _mc_len_undecided(state) -> None:
         state.undecided(f"vLLM {state.release.version} takes max_model_len {final} as it is (ModelConfig refuses lengths below "
                     "1 from 0.23.0): what its scheduler and KV cache do with it depends on host defaults kvguard "
                     "does not model")
-
-
-#: 0.10.2's ``_is_v1_supported_oracle``: the attention backends VLLM_ATTENTION_BACKEND may name
-V1_BACKENDS = {
-    "0.10.2": ("FLASH_ATTN_VLLM_V1", "FLASH_ATTN", "PALLAS", "PALLAS_VLLM_V1", "TRITON_ATTN_VLLM_V1", "TRITON_MLA",
-               "CUTLASS_MLA", "FLASHMLA", "FLASHMLA_VLLM_V1", "FLASH_ATTN_MLA", "FLASHINFER", "FLASHINFER_VLLM_V1",
-               "FLASHINFER_MLA", "ROCM_AITER_MLA", "TORCH_SDPA_VLLM_V1", "FLEX_ATTENTION", "TREE_ATTN",
-               "XFORMERS_VLLM_V1"),
-    "0.11.0": ("FLASH_ATTN", "PALLAS", "TRITON_ATTN", "TRITON_MLA", "CUTLASS_MLA", "FLASHMLA", "FLASH_ATTN_MLA",
-               "FLASHINFER", "FLASHINFER_MLA", "ROCM_AITER_MLA", "TORCH_SDPA", "FLEX_ATTENTION", "TREE_ATTN",
-               "XFORMERS", "ROCM_ATTN"),
-}
-#: 0.11.0: VLLM_ATTENTION_BACKEND is read through env_with_choices (the _Backend names)
-BACKEND_NAMES_0110 = ("FLASH_ATTN", "TRITON_ATTN", "XFORMERS", "ROCM_FLASH", "ROCM_AITER_MLA", "ROCM_AITER_FA",
-                      "TORCH_SDPA", "FLASHINFER", "FLASHINFER_MLA", "TRITON_MLA", "CUTLASS_MLA", "FLASHMLA",
-                      "FLASH_ATTN_MLA", "PALLAS", "IPEX", "DUAL_CHUNK_FLASH_ATTN", "DIFFERENTIAL_FLASH_ATTN",
-                      "NO_ATTENTION", "FLEX_ATTENTION", "TREE_ATTN", "ROCM_ATTN")
-
-
-def _v1_backend_refused(state) -> bool:
-    backend = state.env.get("VLLM_ATTENTION_BACKEND")
-    if backend is None:
-        return False
-    if state.release.within("0.11.0") and backend not in BACKEND_NAMES_0110:
-        state.skip("VLLM_ATTENTION_BACKEND outside the release's backend names (its validation is not modelled)")
-    return backend not in V1_BACKENDS["0.11.0" if state.release.within("0.11.0") else "0.10.2"]
-
-
-def _fa3_fp8(state, capability: int) -> bool:
-    """``flash_attn_supports_fp8`` (0.10.2): FlashAttention 3 on a compute-capability-9 GPU.  The
-    official image's vllm-flash-attn builds FA3 for sm_90; VLLM_FLASH_ATTN_VERSION overrides
-    (``maybe_convert_int``: a non-integer raises ValueError; a value other than 2/3 fails an assert
-    that the function catches: no FA version, no FP8)."""
-    if capability // 10 != 9:
-        return False
-    forced = state.env.get("VLLM_FLASH_ATTN_VERSION")
-    return forced is None or int(forced) == 3
-
-
-def _kv_cache_dtype_unsupported(state) -> bool:
-    """``current_platform.is_kv_cache_dtype_supported`` (0.10.2) is False for ``--kv-cache-dtype``."""
-    platform = state.need("platform")
-    dtype = state.kv_cache_dtype
-    backend = state.env.get("VLLM_ATTENTION_BACKEND")
-    if platform in ("rocm", "tpu"):
-        return False
-    if platform == "xpu":
-        return not (backend == "TRITON_ATTN_VLLM_V1" and dtype in ("fp8_e4m3", "fp8_e5m2", "fp8"))
-    if platform != "cuda":
-        return True   # the CPU platform keeps the interface's answer: no FP8 KV cache backend
-    fp8 = dtype.startswith("fp8")
-    if state.use_mla:
-        if backend is None:
-            backend = "CUTLASS_MLA" if state.need("gpu_capability") == 100 else "FLASHMLA"
-        return not (backend in ("FLASHMLA", "CUTLASS_MLA") or not fp8)
-    if backend is None:
-        backend = "FLASH_ATTN_VLLM_V1"
-    capability = state.need("gpu_capability")
-    if capability == 100:
-        return False
-    if backend == "FLASH_ATTN_VLLM_V1":
-        return fp8 and not _fa3_fp8(state, capability)
-    if backend == "FLASHINFER":
-        return False
-    if backend == "TRITON_ATTN_VLLM_V1":
-        return not capability >= 89
-    return True
-
-
-def _cpu_sliding_window(state) -> bool:
-    """The V1 oracle's CPU check: the model keeps a sliding window (None after --disable-sliding-window)."""
-    if state.need("platform") != "cpu":
-        return False
-    derived = getattr(state, "len_derived", None)
-    if derived is not None and derived.disable_sliding_window:
-        return False
-    return state._facts.resolved.get("sliding_window") is not None
 
 
 
@@ -1258,23 +1175,78 @@ RULES = (
          description="a length below 1 before 0.23.0 passes ModelConfig: kvguard cannot decide what follows"),
 
     # ===================== EngineArgs.create_engine_config ===================
+    # the features the V1 engine refuses (kvguard.rules.v1_features), right after ModelConfig
+    Check("EA_logits_processor_pattern", "0.11.1", "0.16.0", stage="engine_args", exc="NotImplementedError",
+          scope="feature", when=_v1.logits_processor_pattern_set,
+          template="--logits-processor-pattern is not supported. We recommend to remove --logits-processor-pattern "
+                   "from your config.",
+          source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
+          description="--logits-processor-pattern is refused"),
+    Check("EA_partial_prefill", "0.11.1", "0.26.0", stage="engine_args", exc="NotImplementedError",
+          scope="feature", when=_v1.partial_prefill_set,
+          template="Concurrent Partial Prefill is not supported. We recommend to remove Concurrent Partial Prefill "
+                   "from your config.",
+          source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
+          description="--max-num-partial-prefills / --max-long-partial-prefills other than 1 are refused"),
+    Check("EA_v1_oracle_sharded_state", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
+          scope="env", when=lambda state: _v1.oracle_refuses(state, "sharded_state"),
+          template="VLLM_USE_V1=1 is not supported with --load_format sharded_state.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--load-format sharded_state (V1 engine forced; unset, vLLM falls back to V0)"),
+    Check("EA_v1_oracle_logits_processor_pattern", "0.10.2", "0.11.0", stage="engine_args",
+          exc="NotImplementedError", scope="env",
+          when=lambda state: _v1.oracle_refuses(state, "logits_processor_pattern"),
+          template="VLLM_USE_V1=1 is not supported with --logits-processor-pattern.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--logits-processor-pattern (V1 engine forced; unset, vLLM falls back to V0)"),
+    Check("EA_v1_oracle_preemption_mode", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
+          scope="env", when=lambda state: _v1.oracle_refuses(state, "preemption_mode"),
+          template="VLLM_USE_V1=1 is not supported with --preemption-mode.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--preemption-mode (V1 engine forced; unset, vLLM falls back to V0)"),
+    Check("EA_v1_oracle_async_output_proc", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
+          scope="env", when=lambda state: _v1.oracle_refuses(state, "async_output_proc"),
+          template="VLLM_USE_V1=1 is not supported with --disable-async-output-proc.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--disable-async-output-proc (V1 engine forced; unset, vLLM falls back to V0)"),
+    Check("EA_v1_oracle_scheduler_delay_factor", "0.10.2", "0.10.2", stage="engine_args",
+          exc="NotImplementedError", scope="env",
+          when=lambda state: _v1.oracle_refuses(state, "scheduler_delay_factor"),
+          template="VLLM_USE_V1=1 is not supported with --scheduler-delay-factor.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--scheduler-delay-factor other than 0 (V1 engine forced; unset, vLLM falls back to V0)"),
     Check("EA_kv_cache_dtype_oracle", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
           scope="env",
-          when=lambda state: state.kv_cache_dtype != "auto" and _env_flag_set(state, "VLLM_USE_V1")
-          and _kv_cache_dtype_unsupported(state),
+          when=lambda state: _v1.oracle_refuses(state, "kv_cache_dtype"),
           template="VLLM_USE_V1=1 is not supported with --kv-cache-dtype.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="--kv-cache-dtype needs an attention backend of the platform that supports it (V1 engine "
                       "forced; without VLLM_USE_V1=1 vLLM falls back to V0)"),
+    Check("EA_v1_oracle_prompt_embeds", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
+          scope="env", when=lambda state: _v1.oracle_refuses(state, "prompt_embeds"),
+          template="VLLM_USE_V1=1 is not supported with --enable-prompt-embeds.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--enable-prompt-embeds (V1 engine forced; unset, vLLM falls back to V0)"),
+    Check("EA_v1_oracle_v0_only_architecture", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
+          scope="env", when=lambda state: _v1.oracle_refuses(state, "v0_only_architecture"),
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="a model class that supports only V0 (V1 engine forced: undecidable, the message lists the "
+                      "architectures; unset, vLLM falls back to V0)"),
+    Check("EA_v1_oracle_partial_prefill", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
+          scope="env", when=lambda state: _v1.oracle_refuses(state, "partial_prefill"),
+          template="VLLM_USE_V1=1 is not supported with Concurrent Partial Prefill.",
+          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
+          description="--max-num-partial-prefills / --max-long-partial-prefills other than 1 (V1 engine forced; "
+                      "unset, vLLM falls back to V0)"),
     Check("EA_spec_draft_model", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
-          when=lambda state: _spec_dict_method(state) == "draft_model" and state.env.get("VLLM_USE_V1") != "0",
+          when=lambda state: _spec_dict_method(state) == "draft_model" and _v1.draft_model_reached(state),
           scope="feature",
           template="Speculative decoding with draft model is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
     Check("EA_spec_draft_model", "0.11.0", "0.11.0", stage="engine_args", exc="NotImplementedError",
-          when=lambda state: _spec_dict_method(state) == "draft_model" and state.env.get("VLLM_USE_V1") != "0",
+          when=lambda state: _spec_dict_method(state) == "draft_model" and _v1.draft_model_reached(state),
           scope="feature",
           template="Draft model speculative decoding is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
@@ -1288,20 +1260,20 @@ RULES = (
           description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
     Check("EA_attention_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
           scope="env",
-          when=lambda state: _env_flag_set(state, "VLLM_USE_V1") and _v1_backend_refused(state),
+          when=lambda state: _v1.oracle_refuses(state, "attention_backend"),
           bind=lambda state: {"backend": state.env["VLLM_ATTENTION_BACKEND"]},
           template="VLLM_USE_V1=1 is not supported with VLLM_ATTENTION_BACKEND={backend}.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="VLLM_ATTENTION_BACKEND must name a V1 backend (V1 engine forced)"),
     Check("EA_pp_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
-          when=lambda state: _pp_backend(state) and _env_flag_set(state, "VLLM_USE_V1"), scope="env",
+          when=lambda state: _v1.oracle_refuses(state, "pipeline_parallel"), scope="env",
           template="VLLM_USE_V1=1 is not supported with Pipeline Parallelism without Ray distributed "
                    "executor or multiprocessing executor or external launcher.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="PP needs the ray, mp or external_launcher executor (V1 engine forced)"),
     Check("EA_cpu_sliding_window_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
           scope="env",
-          when=lambda state: _env_flag_set(state, "VLLM_USE_V1") and _cpu_sliding_window(state),
+          when=lambda state: _v1.oracle_refuses(state, "cpu_sliding_window"),
           template="VLLM_USE_V1=1 is not supported with sliding window (CPU backend).",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="a sliding-window model on the CPU platform (V1 engine forced)"),
@@ -1973,6 +1945,10 @@ RULES = (
                      "field (ValidationError for SchedulerConfig)"),
 
     # ===================== SchedulerConfig (kvguard.rules.scheduler) ========
+    Step("sch_field_bounds", stage="scheduler", apply=_scheduler.field_bounds,
+         description="SchedulerConfig's pydantic field bounds (max_num_seqs and max_num_batched_tokens at least 1 "
+                     "from 0.11.1, the long-prefill threshold at least 0 from 0.25.0, max_num_active_seqs at least "
+                     "1): pydantic's message names the host's pydantic version, so kvguard declines"),
     Check("SCH_batched_below_len", stage="scheduler", scope="feature",
           when=_scheduler.batched_below_length, bind=_scheduler.length_bind, template=_scheduler.LENGTH_MESSAGE,
           source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
@@ -1981,6 +1957,34 @@ RULES = (
           when=_scheduler.batched_below_seqs, bind=_scheduler.seqs_bind, template=_scheduler.SEQS_MESSAGE,
           source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
           description="--max-num-batched-tokens below --max-num-seqs"),
+    Check("SCH_active_above_seqs", "0.31.0", stage="scheduler", scope="feature",
+          when=_scheduler.active_above_seqs, bind=_scheduler.active_bind, template=_scheduler.ACTIVE_MESSAGE,
+          source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
+          description="--max-num-active-seqs above --max-num-seqs"),
+    Check("SCH_partial_below_one", "0.10.2", "0.11.0", stage="scheduler", scope="feature",
+          when=_scheduler.partial_below_one, bind=_scheduler.partial_bind, template=_scheduler.PARTIAL_MIN_MESSAGE,
+          source="vllm/config/scheduler.py::SchedulerConfig._verify_args",
+          description="--max-num-partial-prefills below 1 (reached on 0.10.2's V0 engine and on 0.11.0 without "
+                      "VLLM_USE_V1=1: kvguard.rules.v1_features)"),
+    Check("SCH_partial_needs_chunked", "0.10.2", "0.11.0", stage="scheduler", scope="feature",
+          when=_scheduler.partial_needs_chunked, template=_scheduler.PARTIAL_CHUNKED_MESSAGE,
+          source="vllm/config/scheduler.py::SchedulerConfig._verify_args",
+          description="--max-num-partial-prefills above 1 without chunked prefill"),
+    Check("SCH_threshold_with_partial", "0.10.2", "0.11.0", stage="scheduler", scope="feature",
+          when=_scheduler.threshold_above_length_with_partial, bind=_scheduler.threshold_bind,
+          template=_scheduler.THRESHOLD_MESSAGE,
+          source="vllm/config/scheduler.py::SchedulerConfig._verify_args",
+          description="--long-prefill-token-threshold above the maximum length with concurrent partial prefills"),
+    Check("SCH_long_partial_range", "0.10.2", "0.11.0", stage="scheduler", scope="feature",
+          when=_scheduler.long_partial_out_of_range, bind=_scheduler.partial_bind,
+          template=_scheduler.LONG_PARTIAL_MESSAGE,
+          source="vllm/config/scheduler.py::SchedulerConfig._verify_args",
+          description="--max-long-partial-prefills below 1 or above --max-num-partial-prefills"),
+    Check("SCH_threshold_above_len", "0.27.0", stage="scheduler", scope="feature",
+          when=_scheduler.threshold_above_length, bind=_scheduler.threshold_bind,
+          template=_scheduler.THRESHOLD_MESSAGE,
+          source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
+          description="--long-prefill-token-threshold above the maximum length"),
 
     # ===================== VllmConfig.__post_init__ ==========================
     # try_verify_and_update_config: a Mamba / hybrid model's cache set-up (kvguard.rules.mamba_cache)
@@ -2403,6 +2407,12 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
 
+    # ===================== the API server, then the workers ====================
+    Check("API_v1_engine", "0.11.0", "0.11.0", stage="worker", exc="AssertionError", scope="env",
+          when=_v1.api_server_without_v1,
+          source="vllm/entrypoints/openai/api_server.py::build_async_engine_client_from_engine_args",
+          description="without the V1 engine (VLLM_USE_V1=0, or the V1 oracle's fallback) 0.11.0's API server "
+                      "stops at a bare assert on VLLM_USE_V1 (not modelled: undecidable)"),
     Check("W_ray_cluster", stage="worker", scope="env", when=_ray_cluster_unread, template="",
           source="vllm/v1/executor/ray_utils.py::initialize_ray_cluster, _wait_until_pg_ready (0.10.2: "
                  "vllm/executor/ray_utils.py)",

@@ -3,6 +3,7 @@
 usage: VLLM_TARGET_DEVICE=cpu python serve_runner.py CASES.json OUT.json
 
 CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the model],
+         "env": optional {name: value} this case adds to the run's environment,
          "model_dir": optional fixed directory to write config.json to,
          "files": optional {directory: config.json contents} written first (speculative drafts),
          "hf_cache": optional {"org/name": config.json contents} written as an offline Hugging Face cache
@@ -65,6 +66,7 @@ def main(cases_path, out_path):
         # VLLM_USE_V1 into os.environ (envs.set_vllm_use_v1), which a later case would read as set
         os.environ.clear()
         os.environ.update(environ)
+        os.environ.update({key: str(value) for key, value in (case.get("env") or {}).items()})
         for directory, config in (case.get("files") or {}).items():
             os.makedirs(directory, exist_ok=True)
             with open(os.path.join(directory, "config.json"), "w") as fh:

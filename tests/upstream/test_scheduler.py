@@ -1,7 +1,8 @@
 """Differential test of SchedulerConfig's batch checks (kvguard.rules.scheduler) against real releases.
 
 Generates seeded ``vllm serve`` launches of dense, MoE and sliding-window checkpoints with
-``--max-num-batched-tokens`` (human-readable forms too), ``--max-num-seqs``, ``--max-model-len``, chunked prefill
+``--max-num-batched-tokens`` (human-readable forms too), ``--max-num-seqs``, ``--max-model-len``,
+``--long-prefill-token-threshold``, ``--max-num-active-seqs`` (values out of their bounds too), chunked prefill
 on, off or left to the release, and sometimes a pooling runner, and runs each through the release's own
 ``vllm serve`` path (tests/upstream/serve_runner.py, as tests/upstream/test_speculative.py does) and through
 kvguard with the oracle's host: the verdicts must agree.  Launches kvguard declares undecidable are counted,
@@ -43,9 +44,11 @@ CHECKPOINTS = {
     "mistral": gen.gen_mistral,
 }
 
-BATCHED = ("512", "1024", "2048", "8k", "8192", "16384", "32K", "40960", "65536", "131072", "1.5k")
-SEQS = ("1", "8", "64", "256", "1024", "2048", "4096")
+BATCHED = ("512", "1024", "2048", "8k", "8192", "16384", "32K", "40960", "65536", "131072", "1.5k", "0")
+SEQS = ("1", "8", "64", "256", "1024", "2048", "4096", "0")
 LENGTHS = ("2048", "4096", "8192", "32768")
+THRESHOLDS = ("0", "512", "4096", "8192", "40000", "200000", "-1")
+ACTIVE = ("1", "8", "64", "512", "None", "0")
 
 
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
@@ -61,6 +64,10 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if rng.random() < 0.4:
             args += ["--max-model-len", rng.choice(LENGTHS)]
         args += flag_switch(rng, table, "enable-chunked-prefill", ("on", "off", "off", "default"))
+        if rng.random() < 0.3:
+            args += ["--long-prefill-token-threshold", rng.choice(THRESHOLDS)]
+        if rng.random() < 0.3 and "--max-num-active-seqs" in table:
+            args += ["--max-num-active-seqs", rng.choice(ACTIVE)]
         if rng.random() < 0.1 and "--runner" in table:
             args += ["--runner", "pooling"]
         ident = f"s{i}"

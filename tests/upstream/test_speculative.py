@@ -385,7 +385,7 @@ def _kvguard_outcome(case: dict, version: str) -> dict:
     release = resolve(version)
     launch = ["vllm", "serve", case["model_dir"], *case["args"]]
     try:
-        report = examine(release, launch, host=Host(**oracle_host()), env={})
+        report = examine(release, launch, host=Host(**oracle_host()), env=dict(case.get("env") or {}))
     except Undecidable as exc:
         return {"undecidable": str(exc)}
     v = report.verdict
