@@ -91,3 +91,23 @@ def test_the_expected_words_of_a_shell_given_arguments_are_what_bash_runs(script
     done = subprocess.run(["bash", "-c", 'vllm() { printf "%s\\n" vllm "$@"; }; ' + script, "--", *arguments],
                           capture_output=True, text=True, check=True)
     assert done.stdout.splitlines() == words
+
+
+#: (Dockerfile, the words of each launch, after `vllm`): a shell-form instruction runs as SHELL (`/bin/sh -c`), whose
+#: options `set -e` / `set -u` are on from the start; an exec-form one runs its own words
+SHELL_OPTIONS = [
+    ('FROM ubuntu:24.04\nSHELL ["/bin/bash", "-eu", "-c"]\nCMD false; vllm serve m --a\n', []),
+    ('FROM ubuntu:24.04\nSHELL ["/bin/bash", "-u", "-c"]\nENTRYPOINT unset X; echo $X; vllm serve m --a\n', []),
+    ('FROM ubuntu:24.04\nSHELL ["/bin/bash", "-euo", "pipefail", "-c"]\nRUN false; vllm serve m --a\n', []),
+    ('FROM ubuntu:24.04\nCMD false; vllm serve m --a\n', [["serve", "m", "--a"]]),
+    ('FROM ubuntu:24.04\nSHELL ["/bin/bash", "-o", "pipefail", "-c"]\nCMD false; vllm serve m --a\n',
+     [["serve", "m", "--a"]]),
+    ('FROM ubuntu:24.04\nSHELL ["/bin/bash", "-eu", "-c"]\nCMD ["bash", "-c", "false; vllm serve m --a"]\n',
+     [["serve", "m", "--a"]]),
+]
+
+
+@pytest.mark.parametrize(("text", "runs"), SHELL_OPTIONS)
+def test_a_shell_form_instruction_runs_with_the_options_of_shell(tmp_path, text, runs):
+    (tmp_path / "Dockerfile").write_text(text, encoding="utf-8")
+    assert [launch.tokens[1:] for launch in find_launches([str(tmp_path / "Dockerfile")])[0]] == runs

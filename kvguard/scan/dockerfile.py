@@ -8,7 +8,8 @@ Read from the Dockerfile reference ("ENTRYPOINT", "CMD", "Understand how CMD and
 - the container runs the last stage's ``ENTRYPOINT`` and ``CMD`` (the last of each; ``FROM name`` starts from
   an earlier stage's); an ``ENTRYPOINT`` resets a ``CMD`` the stage has not set itself;
 - exec form (``["vllm", "serve", "$M"]``) runs as written: no shell, and Docker substitutes nothing, so ``$M``
-  reaches vLLM as it is; shell form runs as ``SHELL`` (``/bin/sh -c``) with the text;
+  reaches vLLM as it is; shell form runs as ``SHELL`` (``/bin/sh -c``) with the text (``SHELL ["/bin/bash",
+  "-eu", "-c"]``: ``set -e`` and ``set -u``);
 - a shell-form ``ENTRYPOINT`` ignores ``CMD``; an exec-form one (the vLLM image's ``vllm serve`` included) is
   given a shell-form ``CMD`` as ``/bin/sh -c TEXT``, three more arguments;
 - ``ARG`` values are the build's: ``RUN`` sees them, the running container does not (its ``CMD`` /
@@ -29,7 +30,14 @@ from typing import Optional
 
 from ..launch.pins import ReleasePin, image_pin
 from .result import Launch
-from .shell import IMAGE_RUNS_FIRST, launch_tokens, logical_lines, shell_launches
+from .shell import (
+    IMAGE_RUNS_FIRST,
+    launch_tokens,
+    logical_lines,
+    shell_command_options,
+    shell_launches,
+    start_shell_with,
+)
 from .variables import ENV_TOKEN, Variables
 
 __all__ = ["dockerfile_launches"]
@@ -166,6 +174,8 @@ def dockerfile_launches(path: str, lines: list[tuple[int, str]], variables: Vari
                 shell = shlex.join(exec_form)
             # each RUN is a shell of its own: what it assigns is gone after it, a `pip install` pin stays
             run_scope = Variables(overrides, scope)
+            if exec_form is None:       # the shell form runs as SHELL (`["/bin/bash", "-eu", "-c"]`): its options
+                start_shell_with(run_scope, shell_command_options(list(current.shell if current else _DEFAULT_SHELL)))
             out += shell_launches(path, [(lineno, shell)], run_scope, kind)
             scope.pin = run_scope.pin
         elif instr in ("CMD", "ENTRYPOINT") and current is not None:
@@ -191,10 +201,12 @@ def _container_launches(path: str, stage: _Stage, overrides: dict, kind: str) ->
     runtime = _stage_scope(overrides, stage)
     entry, cmd = stage.entry, stage.cmd
     notes: tuple[str, ...] = ()
+    shell_form = runtime.block_scope()      # a shell-form instruction runs as SHELL: with its options
+    start_shell_with(shell_form, shell_command_options(list(stage.shell)))
     if entry is not None and entry.words is None:
-        return shell_launches(path, [(entry.line, entry.text)], runtime, kind)     # CMD ignored
+        return shell_launches(path, [(entry.line, entry.text)], shell_form, kind)     # CMD ignored
     if entry is None and cmd is not None and cmd.words is None and not stage.vllm_image:
-        return shell_launches(path, [(cmd.line, cmd.text)], runtime, kind)
+        return shell_launches(path, [(cmd.line, cmd.text)], shell_form, kind)
     if entry is None and cmd is None:
         return []
     cmd_words: list[str] = []

@@ -26,7 +26,7 @@ import re
 from typing import Optional
 
 from .result import Launch
-from .shell import shell_launches, start_shell_with
+from .shell import shell_command_options, shell_launches, start_shell_with
 from .variables import Variables
 
 __all__ = ["is_makefile_name", "makefile_launches"]
@@ -105,20 +105,15 @@ _TARGET_ASSIGNMENT = re.compile(r"^[^\t#=:]+:(?!=)\s*(?:export\s+|override\s+)*(
 _CONDITIONAL = re.compile(r"^(ifeq|ifneq|ifdef|ifndef)\b")
 
 
-#: the shells whose options kvguard reads (``set -e``, ``set -u``) from the words make starts them with
-_OPTION_SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ksh"})
-
-
 def _shell_option_words(make: _MakeVariables, posix: bool) -> "list[str]":
     """The words make starts each recipe's shell with (``$(SHELL) $(.SHELLFLAGS) LINE``): ``.SHELLFLAGS`` as the
     makefile (or make's command line) sets it, ``-eu -o pipefail -c``; else make's default, ``-c``, or ``-ec``
     under ``.POSIX:``.  None that kvguard reads when ``SHELL`` is no shell it knows or a value it cannot know."""
     shell = make.overrides.get("SHELL", make.values.get("SHELL", "/bin/sh"))
-    program = make.for_shell(make.expand(shell)).split()[:1] if shell is not None else []
-    if not program or program[0].rsplit("/", 1)[-1] not in _OPTION_SHELLS:
-        return []
     flags = make.overrides.get(".SHELLFLAGS", make.values.get(".SHELLFLAGS", "-ec" if posix else "-c"))
-    return [] if flags is None else make.for_shell(make.expand(flags)).split()
+    if shell is None or flags is None:
+        return []
+    return shell_command_options(make.for_shell(make.expand(f"{shell} {flags}")).split())
 
 
 def makefile_launches(path: str, lines: list[tuple[int, str]], variables: Variables,

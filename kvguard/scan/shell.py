@@ -26,7 +26,8 @@ from .variables import ENV_TOKEN, LITERAL_DOLLAR, POSITIONAL, Variables, blank_q
 
 __all__ = ["IMAGE_RUNS_FIRST", "LAUNCH_HINT", "PLACEHOLDER", "CommandLaunch", "ShellSession", "has_prompts",
            "invocation_set_words", "is_container_run", "launch_and_image", "launch_tokens", "logical_lines", "one_word",
-           "shebang_option_words", "shell_launches", "split_commands", "start_shell_with", "starts_its_own_launcher"]
+           "shebang_option_words", "shell_command_options", "shell_launches", "split_commands", "start_shell_with",
+           "starts_its_own_launcher"]
 
 LAUNCH_HINT = re.compile(r"\bvllm(?:\.entrypoints\.cli\.main|@[0-9][\w.+!-]*)?\s+serve\b|vllm\.entrypoints\.openai\.api_server|"
                          r"vllm/vllm-openai")
@@ -1188,6 +1189,12 @@ def shebang_option_words(first_line: str) -> "list[str]":
     if shell is None or words[shell].rsplit("/", 1)[-1] not in _CHILD_SHELLS:
         return []
     return words[shell + 1:]
+
+
+def shell_command_options(command: "list[str]") -> "list[str]":
+    """The words after the program of the command line ``command`` (``["/bin/bash", "-eu", "-c"]``) when that
+    program is a shell whose options kvguard reads (bash, sh, …; else none): what :func:`start_shell_with` takes."""
+    return list(command[1:]) if command and command[0].rsplit("/", 1)[-1] in _CHILD_SHELLS else []
 
 
 def start_shell_with(variables: Variables, words: "list[str]") -> None:

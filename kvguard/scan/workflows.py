@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Optional
 from ..launch.pins import image_pin
 from .matrices import Collector
 from .python import python_launches
-from .shell import shell_launches, start_shell_with
+from .shell import shell_command_options, shell_launches, start_shell_with
 from .variables import env_text
 from .yamlnodes import child, to_python
 
@@ -197,8 +197,6 @@ def _runs_python(step: dict, job: dict, workflow: dict) -> bool:
 #: the command lines GitHub runs a step's script with on a runner that is no Windows one, by its ``shell``: none
 #: named (``bash -e {0}``; in a container ``sh -e {0}``, the same options), ``bash``, ``sh``
 _SHELL_COMMANDS = {None: "bash -e {0}", "bash": "bash --noprofile --norc -eo pipefail {0}", "sh": "sh -e {0}"}
-#: the shells whose options kvguard reads (``set -e``, ``set -u``)
-_OPTION_SHELLS = frozenset({"bash", "sh", "dash", "zsh", "ksh"})
 
 
 def _shell_options(step: dict, job: dict, workflow: dict) -> list[str]:
@@ -219,9 +217,7 @@ def _shell_options(step: dict, job: dict, workflow: dict) -> list[str]:
         words = shlex.split(command)
     except ValueError:
         return []
-    if not words or words[0].rsplit("/", 1)[-1] not in _OPTION_SHELLS:
-        return []
-    return words[1:]
+    return shell_command_options(words)
 
 
 def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
