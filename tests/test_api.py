@@ -183,3 +183,22 @@ def test_retired_architecture_is_refused_like_the_registry():
 def test_retired_architecture_the_transformers_backend_may_take_is_undecidable(change):
     with pytest.raises(kvguard.Undecidable):
         kvguard.check(dict(MPT, **change), vllm_version="0.29.0", tp=2)
+
+
+def test_the_python_api_knows_each_flag_from_the_release_that_added_it():
+    """kvguard.check's keyword fields exist in the same releases as the command-line flags they mirror (a field
+    refused as 'does not exist' on a release whose parser has the flag is a kvguard bug).  The exception:
+    num_redundant_experts lives on in --eplb-config after its own flag is gone."""
+    from kvguard.launch.argv import FLAGS
+    from kvguard.rules.check import _FIELD_SINCE, _FIELD_UNTIL
+
+    since = {flag.field: flag.since for flag in FLAGS if flag.since != "0.10.2"}
+    until = {flag.field: flag.until for flag in FLAGS if flag.until and flag.field != "num_redundant_experts"}
+    assert (_FIELD_SINCE, _FIELD_UNTIL) == (since, until)
+
+
+def test_return_routed_experts_exists_from_0_14_0():
+    config = "Qwen/Qwen3-8B"
+    assert kvguard.check(config, vllm_version="0.14.0", enable_return_routed_experts=True).ok
+    with pytest.raises(kvguard.InputError, match=r"does not exist in vLLM 0.13.0 \(added in 0.14.0\)"):
+        kvguard.check(config, vllm_version="0.13.0", enable_return_routed_experts=True)

@@ -40,14 +40,20 @@ _FIELD_SINCE = {
     "data_parallel_external_lb": "0.11.1",
     "enable_elastic_ep": "0.17.0",
     "enable_fault_tolerance": "0.27.0",
-    "enable_return_routed_experts": "0.22.0",
+    "enable_return_routed_experts": "0.14.0",
     "attention_backend": "0.13.0",
     "moe_backend": "0.17.0",
     "all2all_backend": "0.11.1",
+    "mamba_cache_mode": "0.15.0",
+    "allow_deprecated_quantization": "0.14.0",
+    "max_num_active_seqs": "0.31.0",
 }
 
-#: launch fields that exist only up to a given release
-_FIELD_UNTIL = {"swap_space": "0.17.1"}
+#: launch fields that exist only up to a given release (both tables agree with the flags' releases,
+#: kvguard.launch.argv.FLAGS: tests/test_api.py)
+_FIELD_UNTIL = {"swap_space": "0.17.1", "logits_processor_pattern": "0.16.0", "max_num_partial_prefills": "0.26.0",
+                "max_long_partial_prefills": "0.26.0", "preemption_mode": "0.10.2", "disable_async_output_proc": "0.10.2",
+                "scheduler_delay_factor": "0.10.2"}
 
 
 def env_as_strings(env: Optional[Mapping[str, Any]]) -> dict[str, str]:
