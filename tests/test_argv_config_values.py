@@ -14,7 +14,9 @@ Container fields: 0.20.0 and 0.33.0 refuse ``-cc '{"cudagraph_capture_sizes": "x
 accept ``[-1]``, ``[0]``, ``[4, 1, 1]``, ``["1"]``, ``[1.0]`` and ``[true]`` while parsing (kvguard vouches for the
 first four kinds of item only); 0.33.0 refuses ``custom_ops`` ``["+"]`` and ``["+a", "-a"]``, which 0.20.0 accepts,
 and both refuse ``"all"`` bare; a field whose kind is not measured (``compile_sizes``: ``list[int | str]``) is
-declined whatever its value.
+declined whatever its value.  A value that is no JSON object (``-cc '{bad'``, ``3``, ``''``, ``[1]``) is refused by
+0.10.2, 0.20.0 and 0.33.0 (json_invalid, dataclass_type), ``'{"max_cudagraph_capture_size": 2k}'`` accepted by 0.20.0
+and 0.33.0 (their parser expands 2k first): kvguard declines all of them.
 """
 
 from __future__ import annotations
@@ -53,6 +55,12 @@ DECLINED = [
     ("0.33.0", ["-cc", '{"inductor_compile_config": [1]}'], "cannot vouch for inductor_compile_config=[1]"),
     # a field whose kind kvguard did not establish (list[int | str]): any value is declined
     ("0.33.0", ["-cc", '{"compile_sizes": [1, 2]}'], "cannot vouch for compile_sizes=[1, 2]"),
+    # no JSON object: refused (json_invalid, dataclass_type) unless the release's 8k expansion makes it one
+    ("0.33.0", ["-cc", "{bad"], "cannot read '{bad' as a JSON object"),
+    ("0.20.0", ["--compilation-config", "3"], "cannot read '3' as a JSON object"),
+    ("0.10.2", ["--compilation-config", ""], "cannot read '' as a JSON object"),
+    ("0.33.0", ["--attention-config", "[1]"], "cannot read '[1]' as a JSON object"),
+    ("0.33.0", ["-cc", '{"max_cudagraph_capture_size": 2k}'], "cannot read"),
 ]
 
 PASSED = [

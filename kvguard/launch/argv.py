@@ -912,14 +912,20 @@ def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release
     """A config option's JSON naming a key its config class lacks, or a value kvguard cannot vouch for: the
     release's parser refuses the one (pydantic's ``unexpected_keyword_argument``, raised as argparse's error)
     and may refuse the other, with pydantic's own message, which names the host's pydantic version, so kvguard
-    declines to quote it.  A value kvguard cannot read as a JSON object is left to vLLM (its parser first
-    expands numbers such as ``8k``)."""
+    declines to quote it.  A value kvguard cannot read as a JSON object is declined too: the release refuses it
+    (pydantic's ``json_invalid`` or ``dataclass_type``) unless its parser's expansion of numbers such as ``8k``
+    makes it one."""
+    if spec.fields is None:
+        return
     try:
         data = json.loads(value)
     except ValueError:
-        return
-    if not isinstance(data, dict) or spec.fields is None:
-        return
+        data = None
+    if not isinstance(data, dict):
+        raise Undecidable(
+            f"vLLM {release.version} validates {spec.label(opt)} while parsing, and kvguard cannot read {value!r} as "
+            "a JSON object: the release refuses a value that is not one (pydantic's json_invalid or dataclass_type, "
+            "an argparse error naming the host's pydantic version), after expanding numbers such as 8k")
     from .config_values import config_value_problem
 
     problem = config_value_problem(data, spec.fields)

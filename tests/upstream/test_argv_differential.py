@@ -186,6 +186,9 @@ def generate(seed: int, n: int, version: str, tmp: Path) -> list[dict]:
             parts.extend(_config_part(rng, table))
         if rng.random() < 0.15:
             parts.extend(_container_part(rng, table))
+        if rng.random() < 0.04:                                  # a config option's value that is no JSON object
+            options = sorted(o for o, spec in table.items() if spec.fields and o.startswith("--"))
+            parts.append([rng.choice(options), rng.choice(["{bad", "3", "", "[1]", "null", '"x"', "{}", "8k"])])
         rng.shuffle(parts)
         args = [tok for part in parts for tok in part]
         model_form = rng.random()
