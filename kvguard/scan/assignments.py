@@ -24,6 +24,12 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _REDIRECTION = re.compile(r"^[0-9]*(?:[<>]|&>)")
 #: the characters that end a simple command outside quotes and expansions
 _OPERATOR_CHARACTERS = frozenset(";&|()")
+#: a run of characters that open, close and end nothing, by what is open (the closer on top of the stack): nothing
+#: (a word's characters), a command substitution or a ``${…}`` (blanks and operators too: they end no word there),
+#: double quotes, single quotes, backquotes
+_RUNS = {"": re.compile(r"[^\\'\"`$(){}\s;&|]+"), ")": re.compile(r"[^\\'\"`$(){}]+"),
+         "}": re.compile(r"[^\\'\"`$(){}]+"), '"': re.compile(r'[^\\"`$]+'), "'": re.compile(r"[^']+"),
+         "`": re.compile(r"[^\\`]+")}
 
 
 class Assignment(NamedTuple):
@@ -74,6 +80,11 @@ def _words(text: str, stack: "Optional[list[str]]" = None) -> "tuple[Optional[li
     while i < len(text):
         char = text[i]
         top = stack[-1] if stack else ""
+        run = _RUNS[top].match(text, i)
+        if run:     # characters that open, close and end nothing here, taken at once (a long line stays quick)
+            current.append(run.group())
+            i = run.end()
+            continue
         if char == "\\" and top != "'":
             current.append(text[i:i + 2])
             i += 2

@@ -894,7 +894,7 @@ def _read_assignment_command(command: AssignmentCommand, variables: Variables) -
     name a declaration builtin's options change set to such a value; ``local X`` unset in the function,
     ``export X`` exported."""
     export = command.builtin == "export" or "x" in command.options
-    own = command.builtin == "local" or command.builtin in ("declare", "typeset") and "g" not in command.options
+    own = command.builtin == "local" or (command.builtin in ("declare", "typeset") and "g" not in command.options)
     plain = set(command.options) <= _PLAIN_DECLARATION_OPTIONS
     for name, append, value in command.assignments:
         if own:
@@ -917,6 +917,8 @@ def _read_assignment_command(command: AssignmentCommand, variables: Variables) -
 def _joined_substitution(text: str, commands: Lines) -> str:
     """An assignment whose command substitution goes on over the lines below (``TP=$(`` … ``)``): its lines joined
     as one command, up to the line that closes it."""
+    if text.count("(") <= text.count(")") and text.count("`") % 2 == 0:
+        return text         # (most lines: every one closed — a quoted parenthesis aside — without reading them)
     still_open = open_substitution(text)
     for _ in range(_MAX_SUBSTITUTION_LINES):
         if still_open is None:
@@ -1965,7 +1967,7 @@ def shell_launches(path: str, lines: list[tuple[int, str]], variables: Variables
         if assignments is not None:
             _read_assignment_command(assignments, variables)
             if not LAUNCH_HINT.search(text):
-                continue        # (a launch in a command substitution, `PID=$(vllm serve … & echo $!)`, read below)
+                continue        # (a text that names a launch is still looked at for one below, as it was before)
         if "install" in text and "vllm" in text:        # `pip install vllm==X` pins what runs below
             for cmd in split_commands(variables.expand(text, quoting=True)[0]):
                 pin = pip_pin(cmd, f"{path}:{lineno}")
