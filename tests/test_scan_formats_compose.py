@@ -86,3 +86,14 @@ def test_an_extension_field_runs_nothing_a_service_merging_it_does(tmp_path):
     launches, _, _ = find_launches([str(tmp_path / "compose.yaml")])
     assert [(launch.line, launch.tokens) for launch in launches] == [
         (3, ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]), (9, ["vllm", "serve", "Qwen/Qwen3-32B", "-tp", "4"])]
+
+
+@pytest.mark.parametrize("option, runs", [
+    ("-c", [["serve", "Qwen/Qwen3-8B", "-tp", "2"]]),
+    ("-ec", []),            # sh -e: `false` ends the script before the launch
+])
+def test_a_service_shell_s_options_are_set_from_its_option_word(tmp_path, option, runs):
+    path = tmp_path / "docker-compose.yml"
+    path.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.1\n"
+                    f'    entrypoint: ["/bin/sh", "{option}", "false; vllm serve Qwen/Qwen3-8B -tp 2"]\n')
+    assert [launch.tokens[1:] for launch in find_launches([str(path)])[0]] == runs

@@ -37,3 +37,30 @@ def test_container_as_the_kubelet_starts_it(tmp_path, container, tokens, image_e
     launches, skipped, _ = find_launches([str(manifest)])
     assert skipped == [] and len(launches) == 1
     assert (launches[0].tokens, launches[0].image_entrypoint, launches[0].unresolved) == (tokens, image_entrypoint, ())
+
+
+_SHELL_OPTIONS_POD = """apiVersion: v1
+kind: Pod
+metadata: {name: vllm}
+spec:
+  containers:
+    - name: vllm
+      image: vllm/vllm-openai:v0.11.1
+      command: ["/bin/bash", "%s"]
+      args:
+        - |
+          false
+          vllm serve Qwen/Qwen3-8B -tp 2
+"""
+
+
+@pytest.mark.parametrize("option, runs", [
+    ("-c", [["serve", "Qwen/Qwen3-8B", "-tp", "2"]]),
+    ("-lc", [["serve", "Qwen/Qwen3-8B", "-tp", "2"]]),
+    ("-ec", []),            # bash -e: `false` ends the script before the launch
+    ("-euxc", []),
+])
+def test_a_container_shell_s_options_are_set_from_its_option_word(tmp_path, option, runs):
+    path = tmp_path / "pod.yaml"
+    path.write_text(_SHELL_OPTIONS_POD % option)
+    assert [launch.tokens[1:] for launch in find_launches([str(path)])[0]] == runs

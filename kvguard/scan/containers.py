@@ -18,7 +18,7 @@ from .gpus import gpu_count, resources_gpus, visible_devices_gpus
 from .helm import helm_launches
 from .kubernetes import is_kubernetes_container, kubernetes_command
 from .result import Launch
-from .shell import IMAGE_RUNS_FIRST, LAUNCH_HINT, launch_tokens, shell_launches
+from .shell import IMAGE_RUNS_FIRST, LAUNCH_HINT, launch_tokens, shell_launches, start_shell_with
 from .variables import ENV_TOKEN, LITERAL_DOLLAR, Variables, compose_invalid, compose_literal, env_text, launch_reads
 from .yamlnodes import scalar_text, to_python
 
@@ -45,6 +45,9 @@ _SHELL_GIVEN_TO_IMAGE = ("no entrypoint of its own: the image's entrypoint runs 
 
 #: Kubernetes' own expansion in ``command``, ``args`` and ``env`` values: ``$(NAME)`` of a variable
 #: declared above; ``$$`` escapes a ``$`` (so ``$$(NAME)`` stays as written)
+#: the option word of a shell given a command string (``-c``, ``-lc``, ``-ec``, ``-euxc``): one cluster of letters
+#: with ``c``, and no ``o`` / ``O``, which would take the next word (the script) as their value
+_COMMAND_STRING_OPTIONS = re.compile(r"^-(?![a-zA-Z]*[oO])[a-zA-Z]*c[a-zA-Z]*$")
 _KUBELET_REFERENCE = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 
 
@@ -187,12 +190,13 @@ def _script_node(parts: list, script: str):
 
 
 def _run_script(walker: "YamlWalker", declared: "dict[str, Optional[str]]", node, text: "Optional[str]",
-                arguments: "Optional[list[str]]" = None) -> None:
+                arguments: "Optional[list[str]]" = None, options: "Optional[list[str]]" = None) -> None:
     """The launches of a script the container runs (``node``'s text, or ``text`` read at its lines),
     with the container's environment in scope; ``arguments``: the script's ``$1`` … when a ``sh -c`` is given
-    them (None: not known)."""
+    them (None: not known); ``options``: the shell's option words (``sh -ec``'s ``["-ec"]``)."""
     outer = walker.variables
     walker.variables = walker.variables.with_environment(declared)
+    start_shell_with(walker.variables, options or [])
     if arguments is not None:
         walker.variables.set_positional(arguments)
     try:
@@ -367,7 +371,8 @@ def container_launches(walker: "YamlWalker", node) -> bool:
         return False
     # sh -c "script" — unless the image's own entrypoint runs first: then no shell runs, the words are its arguments
     for i, tok in enumerate([] if implied else tokens[:-1]):
-        if tok.rsplit("/", 1)[-1] in ("sh", "bash", "zsh") and tokens[i + 1] in ("-c", "-lc", "-ec", "-xc"):
+        if tok.rsplit("/", 1)[-1] in ("sh", "bash", "zsh") and _COMMAND_STRING_OPTIONS.match(tokens[i + 1]):
+            options = tokens[i + 1:i + 2]       # `sh -ec SCRIPT`: set -e from the start
             script = tokens[i + 2] if i + 2 < len(tokens) else None
             if script is None:
                 return False
@@ -378,6 +383,7 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                 # compose interpolates the file from the host first; the container's shell sees `$$X`
                 # as `$X`, from the service's environment
                 text, scope = _compose_script(script, walker.variables, declared)
+                start_shell_with(scope, options)
                 interpolated = [walker.variables.expand(compose_literal(word)) for word in tokens[i + 4:]]
                 scope.set_positional(None if any(miss for _w, miss in interpolated)
                                      else [word for word, _miss in interpolated])
@@ -389,10 +395,11 @@ def container_launches(walker: "YamlWalker", node) -> bool:
             node_of_script = next((v for n, _t in parts for v in (n.value if isinstance(n, yaml.SequenceNode)
                                                                   else []) if kubelet(scalar_text(v)) == script), None)
             if node_of_script is not None:
-                _run_script(walker, declared, node_of_script, script, arguments)
+                _run_script(walker, declared, node_of_script, script, arguments, options)
             else:
                 scope = walker.variables.with_environment(declared)
                 scope.set_positional(arguments)
+                start_shell_with(scope, options)
                 walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), script)],
                                              scope, walker.kind)
             _in_container(walker, before, keys, image_text, declared, flavour)
