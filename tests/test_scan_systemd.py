@@ -101,3 +101,10 @@ def test_the_one_argument_reaches_vllm_as_one_word(tmp_path, capsys):
 def test_an_empty_environment_assignment_resets_the_list(tmp_path):
     (launch,) = _launches(tmp_path, "/usr/bin/vllm serve Qwen/Qwen3-8B -tp ${TP}", "Environment=TP=2\nEnvironment=\n")
     assert launch.unresolved == ("TP",)
+
+
+@pytest.mark.parametrize("options, runs", [("-c", [["serve", "m", "--a"]]), ("-ec", []), ("-o errexit -c", [])])
+def test_a_shell_the_unit_runs_starts_with_the_options_its_words_give(tmp_path, options, runs):
+    unit = tmp_path / "vllm.service"
+    unit.write_text(f"[Service]\nExecStart=/bin/bash {options} 'false; vllm serve m --a'\n")
+    assert [launch.tokens[1:] for launch in find_launches([str(unit)])[0]] == runs
