@@ -109,6 +109,8 @@ def selected_impl(state: Any) -> tuple[str, str, Optional[str]]:
             raise NotDecided("hybrid or attention-free models build other attention layers (not modelled)")
     name = getattr(state.layout, "attention_backend", None)
     chosen = None if name is None else str(name).upper()
+    if chosen == "AUTO":
+        chosen = None   # "let the selector choose" where the release takes it (refused before otherwise)
     if state.release.within(SELECTOR_FILTERS_CP):
         head, dtype = _selector_inputs(state)
         if not isinstance(head, int):
