@@ -16,7 +16,9 @@ first four kinds of item only); 0.33.0 refuses ``custom_ops`` ``["+"]`` and ``["
 and both refuse ``"all"`` bare; a field whose kind is not measured (``compile_sizes``: ``list[int | str]``) is
 declined whatever its value.  A value that is no JSON object (``-cc '{bad'``, ``3``, ``''``, ``[1]``) is refused by
 0.10.2, 0.20.0 and 0.33.0 (json_invalid, dataclass_type), ``'{"max_cudagraph_capture_size": 2k}'`` accepted by 0.20.0
-and 0.33.0 (their parser expands 2k first): kvguard declines all of them.
+and 0.33.0 (their parser expands 2k first): kvguard declines all of them.  0.20.0 refuses ``-cc '{"mode": 3, "backend":
+"foo"}'`` (value_error: "Invalid backend for piecewise compilation") and takes either field alone; 0.33.0 refuses
+``cudagraph_mm_encoder: true`` with a negative ``encoder_cudagraph_max_vision_items_per_batch``.
 """
 
 from __future__ import annotations
@@ -55,6 +57,12 @@ DECLINED = [
     ("0.33.0", ["-cc", '{"inductor_compile_config": [1]}'], "cannot vouch for inductor_compile_config=[1]"),
     # a field whose kind kvguard did not establish (list[int | str]): any value is declined
     ("0.33.0", ["-cc", '{"compile_sizes": [1, 2]}'], "cannot vouch for compile_sizes=[1, 2]"),
+    # two fields the class checks together (the schema's measured pairs), whatever the two values
+    ("0.20.0", ["-cc", '{"mode": 3, "backend": "foo"}'], "backend with mode (the release checks the two fields"),
+    ("0.20.0", ["-cc.mode=3", "-cc.backend=inductor"], "backend with mode"),
+    ("0.33.0", ["-cc", '{"cudagraph_mm_encoder": true, "encoder_cudagraph_max_vision_items_per_batch": -1}'],
+     "cudagraph_mm_encoder with encoder_cudagraph_max_vision_items_per_batch"),
+    ("0.10.2", ["-O", '{"use_cudagraph": false, "full_cuda_graph": true}'], "full_cuda_graph with use_cudagraph"),
     # no JSON object: refused (json_invalid, dataclass_type) unless the release's 8k expansion makes it one
     ("0.33.0", ["-cc", "{bad"], "cannot read '{bad' as a JSON object"),
     ("0.20.0", ["--compilation-config", "3"], "cannot read '3' as a JSON object"),
@@ -82,6 +90,8 @@ PASSED = [
     ("0.25.0", ["--compilation-config", '{"mode":0,"max_cudagraph_capture_size":512,"compile_ranges_endpoints":[512]}']),
     ("0.33.0", ["-cc", '{"splitting_ops": [], "inductor_compile_config": {"size_asserts": false}}']),
     ("0.33.0", ["-cc", '{"encoder_cudagraph_token_budgets": [1, 64]}']),
+    ("0.33.0", ["-cc", '{"backend": "foo"}']),         # alone: 0.33.0 checks it against mode 3 only
+    ("0.33.0", ["-cc", '{"encoder_cudagraph_max_vision_items_per_batch": -1}']),
 ]
 
 
@@ -180,6 +190,29 @@ def test_misfits(data, problem):
                                  ["-rotary_embedding"]])
 def test_custom_ops_misfits(ops):
     assert config_value_problem({"ops": ops}, SCHEMA) is not None
+
+
+PAIRED = {"mode": "int?", "backend": "str", "size": "int", "nested": {"a": "bool", "b": "bool", "&": [["a", "b"]]},
+          "&": [["backend", "mode"]]}
+
+
+@pytest.mark.parametrize("data,problem", [
+    ({"mode": 3, "backend": "x"}, ("value", "backend with mode (the release checks the two fields together)")),
+    ({"backend": "x", "size": 1, "mode": None}, ("value", "backend with mode (the release checks the two fields "
+                                                          "together)")),
+    ({"nested": {"b": True, "a": False}}, ("value", "nested.a with b (the release checks the two fields together)")),
+    ({"mode": 3, "backend": 1}, ("value", "backend=1 (the field is a str)")),     # a misfit first
+    ({"&": [], "mode": 3}, ("key", "&")),
+    ({"*": 1}, ("key", "*")),
+])
+def test_pairs_checked_together(data, problem):
+    assert config_value_problem(data, PAIRED) == problem
+
+
+@pytest.mark.parametrize("data", [{"mode": 3, "size": 2}, {"backend": "x", "size": 2}, {"nested": {"a": True}},
+                                  {"mode": 3, "nested": {"b": False}}])
+def test_one_field_of_a_pair_passes(data):
+    assert config_value_problem(data, PAIRED) is None
 
 
 _KEYS = st.sampled_from(sorted(key for key in SCHEMA if key != "anything"))

@@ -10,7 +10,11 @@ one whose every key is a field and every checked value fits its field.
 The schemas are measured per release by ``tests/upstream/argv_runner.py --dump-options`` (``f`` in
 ``kvguard/data/serve_options.json``), by validating probe values with the release's own parse function.  Kinds:
 
-- a mapping: a nested config class (the key ``"*"`` in a mapping: the class lets unknown keys pass);
+- a mapping: a nested config class (the key ``"*"`` in a mapping: the class lets unknown keys pass; the key ``"&"``:
+  the pairs of its fields the class checks together while parsing, found by giving two fields values each accepted
+  alone -- 0.20.0's ``mode`` 3 with a ``backend`` other than inductor or eager, ``cudagraph_mm_encoder`` with a
+  negative ``encoder_cudagraph_max_vision_items_per_batch`` -- a value giving both fields of such a pair is declined
+  whatever the two values);
 - ``"bool"``, ``"int"``, ``"float"``, ``"str"``, then ``"?"`` when None is accepted, then the field's declared
   bounds (``"int>=0"``, ``"float?>0<=1"``): checked by the kind's rules below, each probed in the release;
 - a list: the enum or literal values the release accepts (names in either case, member values), None when nullable;
@@ -18,9 +22,9 @@ The schemas are measured per release by ``tests/upstream/argv_runner.py --dump-o
   bounds (``"list[int]"``, ``"list[int>0]"``, ``"list[str]?"``), measured by probing the item rules inside a list
   (``["3"]`` is an int item there too, as pydantic's lax mode reads it) and the list's own: empty, unsorted and
   repeated lists accepted, a bare item or an object refused.  ``-cc '{"cudagraph_capture_sizes": "x"}'`` is thus
-  declined, ``[8, 1, "16"]`` passes (0.10.2-0.33.0 check neither order nor sign while parsing: a negative size is
-  refused later, by the engine config);
-- ``"list[op]"``: CompilationConfig.custom_ops where the class checks its syntax after validation (0.11.1+): items
+  declined, ``[8, 1, "16"]`` passes (0.10.2-0.33.0 check neither order nor sign while parsing);
+- ``"list[op]"``: CompilationConfig.custom_ops where the class checks its syntax after validation (0.11.0 on; 0.10.2's
+  is a ``"list[str]"``): items
   ``"all"``, ``"none"``, ``"+OP"`` or ``"-OP"``, at most one of ``"all"`` and ``"none"``; kvguard also declines an
   OP both enabled and disabled (0.33.0 refuses it, older releases take it) and ``-rotary_embedding`` (which some
   pass_config fusions contradict);
@@ -29,7 +33,8 @@ The schemas are measured per release by ``tests/upstream/argv_runner.py --dump-o
   fields the class resolves, sets, paths, fields the class does not let be set): kvguard vouches for no value of it,
   so a launch giving one is declined like any other value it cannot vouch for.
 
-What stays unchecked: constraints a class checks across fields, and the engine config's checks after parsing
+What stays unchecked: checks across fields the pair probes do not reach (three fields, a field and a nested class's
+field -- but ``-rotary_embedding``, below --, values outside the probes), and the engine config's checks after parsing
 (``cudagraph_capture_sizes`` against ``max_cudagraph_capture_size``, a negative capture size).
 """
 
@@ -51,6 +56,8 @@ _PLAIN_KIND = re.compile(r"(bool|int|float|str)(\??)((?:[<>]=?-?[0-9.]+)*)\Z")
 _BOUND = re.compile(r"([<>]=?)(-?[0-9.]+)")
 #: a list kind: the element's plain kind (or "op"), then "?" when the field accepts None
 _LIST_KIND = re.compile(r"list\[(.+)\](\??)\Z")
+#: a schema's own keys: "*" (the class lets unknown keys pass), "&" (the pairs of fields it checks together)
+_SPECIAL = frozenset({"*", "&"})
 
 
 def config_value_problem(data: dict[str, Any], schema: dict[str, Any],
@@ -59,8 +66,8 @@ def config_value_problem(data: dict[str, Any], schema: dict[str, Any],
     for (``("value", description)``); None when every key is a field and every checked value fits its field."""
     for key, value in data.items():
         where = (*path, key)
-        if key not in schema:
-            if "*" in schema:       # a class that lets unknown keys pass
+        if key not in schema or key in _SPECIAL:
+            if "*" in schema and key != "*":       # a class that lets unknown keys pass
                 continue
             return ("key", ".".join(where))
         kind = schema[key]
@@ -73,6 +80,9 @@ def config_value_problem(data: dict[str, Any], schema: dict[str, Any],
             return ("value", f"{'.'.join(where)}={value!r} where the release expects an object")
         if not _fits(kind, value):
             return ("value", f"{'.'.join(where)}={value!r} ({_expected(kind)})")
+    for first, second in schema.get("&", ()):
+        if first in data and second in data:
+            return ("value", f"{'.'.join((*path, first))} with {second} (the release checks the two fields together)")
     return None
 
 

@@ -148,7 +148,8 @@ def _config_fields(action):
     "list[E]" (E the element's plain kind, probed inside a one-item list, then the list's own probes: empty,
     unsorted, repeated lists accepted, a bare item or an object refused), or "list[op]" for a custom-ops list whose
     syntax the class checks (_OP_PROBES), then "?" when None is accepted; "dict" for a plain object field taking any
-    keys and values; "any" otherwise.  A class that lets unknown keys pass has the key "*" (kind "any")."""
+    keys and values; "any" otherwise.  A class that lets unknown keys pass has the key "*" (kind "any"); the pairs
+    of its fields it checks together while parsing are under the key "&" (_pairs)."""
     import dataclasses
 
     parse = action.type
@@ -199,9 +200,70 @@ def _schema(parse, path, cls, seen):
         elif target is dict or (origin is dict and typing.get_args(target)[1:] == (typing.Any,)):
             kind = _dict_kind(parse, path, field.name)
         out[field.name] = kind
+    pairs = _pairs(parse, path, out)
     if _accepts(parse, path, _PROBE_KEY, 1):
         out["*"] = "any"
+    if pairs:
+        out["&"] = pairs
     return out
+
+
+#: per plain base, values tried for a field in _pairs (those the field accepts alone)
+_PAIR_VALUES = {"bool": [True, False], "int": [-2, -1, 0, 1, 2, 512, 65536], "float": [-1.0, 0, 0.5, 1, 2.0, 1e6],
+                "str": [_PROBE_WORD, "", "auto"]}
+
+
+def _samples(kind):
+    """Values kvguard may vouch for in a field of ``kind`` (a plain kind, an enum list, list[E], dict), to probe
+    pairs of fields with; none for "any" and nested classes."""
+    if isinstance(kind, list):
+        return kind[:16]
+    if not isinstance(kind, str) or kind == "any":
+        return []
+    nullable = [None] if kind.endswith("?") else []
+    if kind.startswith("dict"):
+        return [{}, {"a": 1}, *nullable]
+    listed = re.match(r"list\[(.+)\]\??$", kind)
+    if listed:
+        element = listed.group(1)
+        if element == "op":
+            items = [["all"], ["none"], ["+rms_norm"], ["-quant_fp8"]]
+        else:
+            items = [[value] for value in _samples(element) if value is not None]
+        return [[], *items[:5], *nullable]
+    plain = re.match(r"(bool|int|float|str)(\??)", kind)
+    if plain is None:
+        return []
+    return [*_PAIR_VALUES[plain.group(1)], *([None] if plain.group(2) else [])]
+
+
+def _pairs(parse, path, out):
+    """The pairs of a class's fields the class checks together while parsing (a __post_init__ or validator raising
+    on ``mode: 3`` with ``backend: "x"``): two values each accepted alone but refused together, tried over
+    _samples; sorted [[field, field], ...].  Pairs across nesting levels are not probed."""
+    samples = {}
+    for name, kind in out.items():
+        values = [value for value in _samples(kind) if _accepts(parse, path, name, value)]
+        if values:
+            samples[name] = values
+    names = sorted(samples)
+    found = []
+    for i, first in enumerate(names):
+        for second in names[i + 1:]:
+            if any(not _accepts_data(parse, path, {first: a, second: b})
+                   for a in samples[first] for b in samples[second]):
+                found.append([first, second])
+    return found
+
+
+def _accepts_data(parse, path, data):
+    for name in reversed(path):
+        data = {name: data}
+    try:
+        parse(json.dumps(data))
+    except Exception:  # noqa: BLE001 - refused
+        return False
+    return True
 
 
 def _metadata(cls, field):

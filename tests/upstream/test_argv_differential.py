@@ -186,6 +186,8 @@ def generate(seed: int, n: int, version: str, tmp: Path) -> list[dict]:
             parts.extend(_config_part(rng, table))
         if rng.random() < 0.15:
             parts.extend(_container_part(rng, table))
+        if rng.random() < 0.08:
+            parts.extend(_pairs_part(rng, table))
         if rng.random() < 0.04:                                  # a config option's value that is no JSON object
             options = sorted(o for o, spec in table.items() if spec.fields and o.startswith("--"))
             parts.append([rng.choice(options), rng.choice(["{bad", "3", "", "[1]", "null", '"x"', "{}", "8k"])])
@@ -263,7 +265,7 @@ def _config_part(rng: random.Random, table: dict) -> list[list[str]]:
     opt = rng.choice(options)
     schema, path = table[opt].fields, []
     while True:
-        key = rng.choice(sorted(k for k in schema if k != "*"))
+        key = rng.choice(sorted(k for k in schema if k not in ("*", "&")))
         kind = schema[key]
         path.append(key)
         if isinstance(kind, dict) and rng.random() < 0.8:
@@ -273,7 +275,90 @@ def _config_part(rng: random.Random, table: dict) -> list[list[str]]:
     if rng.random() < 0.1:
         path[-1] = "kvguard_bogus"
         return _value_part(rng, opt, path, "int")
+    if rng.random() < 0.3:
+        return _pair_part(rng, opt, path[:-1], schema)
     return _value_part(rng, opt, path, kind)
+
+
+def _pair_part(rng: random.Random, opt: str, path: list[str], schema: dict,
+               always_pair: bool = False) -> list[list[str]]:
+    """Two fields of one class in one JSON value: often a pair the class checks together (the schema's "&"),
+    else any two; mostly values that fit their fields."""
+    pairs = schema.get("&") or []
+    fields = sorted(k for k in schema if k not in ("*", "&") and not isinstance(schema[k], dict))
+    if pairs and (always_pair or rng.random() < 0.5):
+        keys = list(rng.choice(pairs))
+    elif len(fields) >= 2:
+        keys = rng.sample(fields, 2)
+    else:
+        return []
+    fitting = rng.random() < 0.7       # values kvguard would vouch for one by one: only the pair is in question
+    data: dict = {}
+    for key in keys:
+        value = _fitting_value(rng, schema[key]) if fitting else _value_for(rng, schema[key])
+        if value is _NO_VALUE:
+            return []
+        data[key] = value
+    nested: object = data
+    for name in reversed(path):
+        nested = {name: nested}
+    return [[opt, json.dumps(nested)]]
+
+
+_NO_VALUE = object()
+#: per plain base, values that fit the kind (before its bounds)
+_FITTING = {"bool": [True, False], "int": [-2, -1, 0, 1, 2, 512], "float": [-1.0, 0, 0.5, 1, 2.0],
+            "str": ["abc", "", "auto", "eager", "inductor"]}
+
+
+def _fitting_value(rng: random.Random, kind: object) -> object:
+    """A value that fits ``kind`` (ignoring bounds): a member, a plain value, a well-typed list, an object."""
+    if isinstance(kind, list):
+        return rng.choice(kind)
+    if isinstance(kind, str) and _LISTED.match(kind):
+        element = _LISTED.match(kind).group(1)                            # type: ignore[union-attr]
+        return [] if element == "op" or rng.random() < 0.3 else [rng.choice(_FITTING[element])]
+    if isinstance(kind, str) and kind.startswith("dict"):
+        return rng.choice([{}, {"a": 1}])
+    if isinstance(kind, str) and _PLAIN.match(kind):
+        return rng.choice(_FITTING[_PLAIN.match(kind).group(1)] + ([None] if "?" in kind else []))  # type: ignore
+    return _value_for(rng, kind)
+
+
+def _pairs_part(rng: random.Random, table: dict) -> list[list[str]]:
+    """Two fields a class checks together (a measured pair, the schema's "&"), in one JSON value."""
+    found: list[tuple[str, list[str], dict]] = []
+
+    def walk(opt: str, schema: dict, path: list[str]) -> None:
+        if schema.get("&"):
+            found.append((opt, path, schema))
+        for key, kind in sorted(schema.items()):
+            if isinstance(kind, dict):
+                walk(opt, kind, [*path, key])
+
+    for opt in sorted(o for o, spec in table.items() if spec.fields and o.startswith("--")):
+        walk(opt, table[opt].fields, [])
+    if not found:
+        return []
+    opt, path, schema = rng.choice(found)
+    return _pair_part(rng, opt, path, {**schema, "&": schema["&"]}, always_pair=True)
+
+
+def _value_for(rng: random.Random, kind: object) -> object:
+    """A value for a field of ``kind``: a member, near miss or wrong kind (_NO_VALUE for a nested class)."""
+    if isinstance(kind, list):
+        members = [m for m in kind if m is not None]
+        word = str(rng.choice(members))
+        return rng.choice([rng.choice(members), rng.choice(members), word.title(), word + "x", 7, None])
+    if isinstance(kind, str) and _LISTED.match(kind):
+        return rng.choice(_LIST_VALUES[_LISTED.match(kind).group(1)])    # type: ignore[union-attr]
+    if isinstance(kind, str) and kind.startswith("dict"):
+        return rng.choice(_DICT_VALUES)
+    if isinstance(kind, str) and _PLAIN.match(kind):
+        return rng.choice(_KIND_VALUES[_PLAIN.match(kind).group(1)] + [-2, 0])     # type: ignore[union-attr]
+    if kind == "any":
+        return rng.choice(_ANY_VALUES)
+    return _NO_VALUE
 
 
 def _container_part(rng: random.Random, table: dict) -> list[list[str]]:
