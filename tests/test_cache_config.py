@@ -1,0 +1,52 @@
+"""CacheConfig's memory options (kvguard.rules.cache_config): what the releases answered
+(tests/upstream/test_cache_config.py and the golden cases cc-*, serve path), written out literally."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kvguard.cli import run
+
+
+def _check(capsys, version: str, *args: str) -> tuple[int, dict]:
+    status = run(["check", "--vllm-version", version, "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-8B",
+                  *args])
+    return status, json.loads(capsys.readouterr().out or "{}")
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.0"])
+def test_a_utilization_above_one_is_refused_before_0_11_1(capsys, version):
+    status, data = _check(capsys, version, "--gpu-memory-utilization", "95")
+    assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "cache_config", "CC_gpu_memory_above_one", "ValueError", "CacheConfig",
+        "GPU memory utilization must be less than 1.0. Got 95.0.")
+
+
+def test_a_negative_offload_comes_first(capsys):
+    status, data = _check(capsys, "0.10.2", "--gpu-memory-utilization", "2", "--cpu-offload-gb", "-1")
+    assert (status, data["check"], data["message"]) == (
+        1, "CC_cpu_offload_negative", "CPU offload space must be non-negative, but got -1.0")
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "0.0"])
+def test_0_10_2_takes_a_utilization_of_zero_or_below(capsys, value):
+    status, data = _check(capsys, "0.10.2", "--gpu-memory-utilization", value)
+    assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.20.0", "0.33.0"])
+@pytest.mark.parametrize("args", [["--gpu-memory-utilization", "95"], ["--gpu-memory-utilization", "0"],
+                                  ["--cpu-offload-gb", "-1"]])
+def test_out_of_the_pydantic_bounds_is_undecidable_from_0_11_1(capsys, version, args):
+    status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B", *args])
+    assert status == 2
+    assert "field bounds" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
+@pytest.mark.parametrize("value", ["1", "0.95", "1e-3"])
+def test_a_utilization_within_the_bounds_is_accepted(capsys, version, value):
+    status, data = _check(capsys, version, "--gpu-memory-utilization", value)
+    assert (status, data["ok"]) == (0, True)

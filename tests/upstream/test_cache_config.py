@@ -1,0 +1,61 @@
+"""Differential test of CacheConfig's memory options (kvguard.rules.cache_config) against real releases.
+
+Generates seeded ``vllm serve`` launches with ``--gpu-memory-utilization`` and ``--cpu-offload-gb`` inside and outside
+their bounds (and in the spellings argparse's float takes), and runs each through the release's own ``vllm serve`` path
+(tests/upstream/serve_runner.py) and through kvguard with the oracle's host: the verdicts must agree.  Launches
+kvguard declares undecidable (values out of the pydantic bounds, 0.11.1+) are counted, never compared.
+
+Releases: a sample of KVG_ORACLE_VERSIONS (default "0.10.2 0.11.0 0.11.1 0.18.0 0.33.0"); KVG_CACHE_CASES launches per
+release (default 16); seed KVG_CACHE_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``cache-config-<release>.json``.  Run
+directly for a full report: ``python -m tests.upstream.test_cache_config 0.10.2 0.33.0 --cases 60``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parents[1]))
+
+from ._oracle import check_launch_report, generated_launches, launches_main, release_sample  # noqa: E402
+from .test_speculative import _config  # noqa: E402
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.11.0 0.11.1 0.18.0 0.33.0").split()
+
+UTILIZATION = ("0.9", "0.95", "1", "1.0", "1.01", "95", "90", "0", "-1", "1e-3", "0.5")
+OFFLOAD = ("0", "4", "-1", "-0.5", "16.5")
+
+
+def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
+    rng = random.Random(f"{seed}-{version}")
+    cases = []
+    for i in range(n):
+        args: list[str] = []
+        if rng.random() < 0.8:
+            args += ["--gpu-memory-utilization", rng.choice(UTILIZATION)]
+        if rng.random() < 0.4 or not args:
+            args += ["--cpu-offload-gb", rng.choice(OFFLOAD)]
+        ident = f"c{i}"
+        cases.append({"id": ident, "target": "qwen3-8b", "config": _config("Qwen/Qwen3-8B"),
+                      "model_dir": os.path.join(root, ident), "args": args})
+    return cases
+
+
+run = generated_launches("kvg-cache-", generate)
+
+
+@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.11.1")))
+def test_cache_config_checks_agree_with_real_vllm(version):
+    report = run(version, int(os.environ.get("KVG_CACHE_CASES", "16")), int(os.environ.get("KVG_CACHE_SEED", "0")))
+    check_launch_report(report, "cache-config", "CacheConfig memory options")
+
+
+if __name__ == "__main__":
+    launches_main(__doc__, run)
