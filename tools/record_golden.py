@@ -103,7 +103,8 @@ def main(argv=None) -> int:
     for env_key, group in groups.items():
         env = json.loads(env_key)
         spec = {"env": env, "cases": [{"id": c["id"], "config": _config(inputs, c["model"]), "args": c["argv"],
-                                       "model_dir": MODEL_DIR, "files": c.get("files") or {}} for c in group]}
+                                       "model_dir": MODEL_DIR, "files": c.get("files") or {},
+                                       **({"frontend": True} if c.get("frontend") else {})} for c in group]}
         with tempfile.TemporaryDirectory() as tmp:
             inp, out = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
             Path(inp).write_text(json.dumps(spec))
@@ -145,8 +146,9 @@ def main(argv=None) -> int:
                 **({"files": case["files"]} if case.get("files") else {}),
                 **({"hub": case["hub"]} if case.get("hub") else {}),
                 "expect": expect,
-                "recorded_from": f"vLLM {args.vllm} (serve path: argparse, EngineArgs.create_engine_config, "
-                                 "CPU platform) via tools/record_golden.py",
+                "recorded_from": f"vLLM {args.vllm} (serve path: argparse, "
+                                 + ("the front end's checks, " if case.get("frontend") else "")
+                                 + "EngineArgs.create_engine_config, CPU platform) via tools/record_golden.py",
             }
             if case["model"] in inputs["configs"]:
                 golden["config"] = inputs["configs"][case["model"]]

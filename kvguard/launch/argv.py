@@ -136,6 +136,13 @@ FLAGS: tuple[Flag, ...] = (
     Flag("disable_async_output_proc", ("--disable-async-output-proc",), "store_true", until="0.10.2"),
     Flag("scheduler_delay_factor", ("--scheduler-delay-factor",), "float", until="0.10.2"),
     Flag("enable_prompt_embeds", ("--enable-prompt-embeds",), "bool"),
+    # the front end's parsers: a name the release does not register is refused (kvguard.rules.parsers)
+    Flag("enable_auto_tool_choice", ("--enable-auto-tool-choice",), "bool"),
+    Flag("tool_call_parser", ("--tool-call-parser",), "str"),
+    Flag("tool_parser_plugin", ("--tool-parser-plugin",), "str"),
+    Flag("reasoning_parser", ("--reasoning-parser",), "str"),
+    Flag("reasoning_parser_plugin", ("--reasoning-parser-plugin",), "str", "0.11.1"),
+    Flag("skip_tokenizer_init", ("--skip-tokenizer-init",), "bool"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}
@@ -806,6 +813,10 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
         convert = optional
     elif kind in _LENGTH_TYPES:
         return _length_value(spec, opt, value, release)
+    elif kind == "parse_reasoning_parser":  # 0.33.0: "none" (any case) is no parser
+        def reasoning(text: str) -> str:
+            return "" if text.lower() == "none" else text
+        convert = reasoning
     elif kind == "<lambda>" and spec.dest in _BACKEND_NAME_DESTS:
         convert = _backend_name
     else:
@@ -1007,6 +1018,9 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             continue
         if dest == "kernel_config" and values:
             kernel_config_moe_backend = kernel_config_moe_backend or _sets_moe_backend(values[0])
+        if dest == "reasoning_config":
+            # read as given or not: its start / end strings may spare --reasoning-parser's lookup (0.20.0+)
+            cmd.fields["reasoning_config"] = bool(values) and values[0] not in ("", "None")
         if dest in _SPECULATIVE_DESTS:
             cmd.speculative[dest] = converted
             cmd.passed_over.append(original)

@@ -158,6 +158,16 @@ class Layout:
     disable_async_output_proc: bool = False
     scheduler_delay_factor: float = 0.0
     enable_prompt_embeds: bool = False
+    #: the front end's parsers (kvguard.rules.parsers): --enable-auto-tool-choice, --tool-call-parser (None: none),
+    #: --reasoning-parser (None / "": none), the plugins that may register more names, whether --reasoning-config is
+    #: given, and --skip-tokenizer-init (0.13.0 - 0.19.1's engine core looks the reasoning parser up only with one)
+    enable_auto_tool_choice: bool = False
+    tool_call_parser: Optional[str] = None
+    reasoning_parser: Optional[str] = None
+    tool_parser_plugin: Optional[str] = None
+    reasoning_parser_plugin: Optional[str] = None
+    reasoning_config: bool = False
+    skip_tokenizer_init: bool = False
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -29,6 +29,10 @@ __all__ = ["Check", "FieldRule", "Row", "Step", "WRAPPER"]
 
 #: the pydantic dataclass that wraps ValueError/AssertionError raised in each stage
 WRAPPER: dict[str, Optional[str]] = {
+    # ``vllm serve``'s front end before any config is built: the CLI's validate_parsed_serve_args right after
+    # argparse, then the API server's validate_api_server_args (setup_server; not in headless mode): raised as they
+    # are (kvguard.rules.parsers)
+    "frontend": None,
     "model_config": "ModelConfig",
     "engine_args": None,
     "parallel_config": "ParallelConfig",

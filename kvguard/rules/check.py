@@ -47,6 +47,7 @@ _FIELD_SINCE = {
     "mamba_cache_mode": "0.15.0",
     "allow_deprecated_quantization": "0.14.0",
     "max_num_active_seqs": "0.31.0",
+    "reasoning_parser_plugin": "0.11.1",
 }
 
 #: launch fields that exist only up to a given release (both tables agree with the flags' releases,

@@ -11,6 +11,8 @@ from .table import NOT_MODELLED, RULES
 __all__ = ["render_markdown"]
 
 _STAGE_TITLES = {
+    "frontend": "The `vllm serve` front end before any config: the CLI's validate_parsed_serve_args, then the API "
+                "server's validate_api_server_args (raised as they are; kvguard.rules.parsers)",
     "model_config": "ModelConfig (pydantic dataclass: its field validation, then __post_init__; ValueError wrapped)",
     "engine_args": "EngineArgs.create_engine_config (raw exceptions)",
     "parallel_config": "ParallelConfig (pydantic dataclass: ValueError/AssertionError wrapped)",

@@ -39,6 +39,7 @@ from . import Check, FieldRule, Row, Step
 from . import cpu_platform as _cpu
 from . import mamba_cache as _mamba
 from . import mamba_state as _mamba_state
+from . import parsers as _parsers
 from . import scheduler as _scheduler
 from . import v1_features as _v1
 from .v1_features import env_flag_set as _env_flag_set
@@ -1068,6 +1069,19 @@ _S_AUTO_AWQ = "vllm/model_executor/layers/quantization/auto_awq.py"
 # ---------------------------------------------------------------------------
 
 RULES = (
+    # ===================== the front end, before any config (kvguard.rules.parsers) ====================
+    Check("FE_auto_tool_needs_parser", stage="frontend", exc="TypeError", scope="feature",
+          when=_parsers.auto_tool_without_parser, template=_parsers.AUTO_TOOL_MESSAGE,
+          source="vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_args (0.29.0+: entrypoints/launchers/, "
+                 "0.33.0+: entrypoints/common/), right after argparse",
+          description="--enable-auto-tool-choice without --tool-call-parser"),
+    Check("FE_tool_call_parser", stage="frontend", exc="KeyError", scope="feature",
+          when=_parsers.unknown_tool_parser, bind=_parsers.tool_bind, template="{quoted}",
+          source="vllm/entrypoints/openai/api_server.py::validate_api_server_args (0.29.0+: entrypoints/launchers/"
+                 "launcher.py, 0.33.0+: entrypoints/common/cli_args.py), from setup_server before the engine config",
+          description="--enable-auto-tool-choice with a --tool-call-parser the release does not register "
+                      "(kvguard/data/parser_names.json; not in headless mode; a --tool-parser-plugin: undecidable): "
+                      "str(KeyError('invalid tool call parser: NAME (chose from { A,B,… })'))"),
     # ===================== ModelConfig: maximum length (issue 12) ====================
     # ModelConfig is the first config create_engine_config builds: its field validation runs
     # before __post_init__ (and before any config.json is read), get_and_verify_max_len inside it
@@ -1987,6 +2001,13 @@ RULES = (
           description="--long-prefill-token-threshold above the maximum length"),
 
     # ===================== VllmConfig.__post_init__ ==========================
+    # (0.11.1 - 0.12.0: VllmConfig validates the StructuredOutputsConfig create_engine_config gave --reasoning-parser)
+    Check("VC_reasoning_parser", "0.11.1", "0.12.0", stage="verify", scope="feature",
+          when=_parsers.unknown_reasoning_parser, bind=_parsers.reasoning_config_bind,
+          template=_parsers.REASONING_CONFIG_MESSAGE,
+          source="vllm/config/structured_outputs.py::StructuredOutputsConfig._validate_structured_output_config",
+          description="a --reasoning-parser the release does not register (kvguard/data/parser_names.json; a "
+                      "--reasoning-parser-plugin: undecidable)"),
     # try_verify_and_update_config: a Mamba / hybrid model's cache set-up (kvguard.rules.mamba_cache)
     Check("VC_mamba_chunked_prefill", "0.15.0", "0.31.0", stage="verify", exc="AssertionError", scope="feature",
           when=_mamba.chunked_prefill_refused_in_align_mode,
@@ -2396,6 +2417,13 @@ RULES = (
           template="", source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="--all2all-backend moonep's requirements (unquantized BF16 model, no EPLB, linear expert "
                       "placement): kvguard cannot decide them"),
+    Check("VC_reasoning_parser", "0.20.0", stage="verify", exc="KeyError", scope="feature",
+          when=_parsers.unknown_reasoning_parser_at_config, bind=_parsers.reasoning_bind, template="{quoted}",
+          source="vllm/config/reasoning.py::ReasoningConfig.initialize_token_ids (VllmConfig.__post_init__), "
+                 "vllm/reasoning/abs_reasoning_parsers.py::ReasoningParserManager.get_reasoning_parser",
+          description="a --reasoning-parser the release does not register (kvguard/data/parser_names.json; a "
+                      "--reasoning-parser-plugin or --reasoning-config: undecidable): str(KeyError(\"Reasoning "
+                      "parser 'NAME' not found. Available parsers: A, B, …\"))"),
     Check("VC_aux_routed_pp", "0.31.0", stage="verify", scope="feature",
           when=lambda state: state.routed_experts and state.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
@@ -2800,6 +2828,15 @@ RULES = (
           source="vllm/v1/worker/cp_utils.py::check_attention_cp_compatibility",
           description="-pcp on the selected backend: the selector kept only backends that support PCP (every MLA "
                       "backend does; a non-MLA model was refused by the selector), so this check passes"),
+    # ===================== the engine core, after the KV cache (0.13.0 - 0.19.1) ====================
+    Check("EC_reasoning_parser", "0.13.0", "0.19.1", stage="worker", exc="KeyError", scope="feature",
+          when=_parsers.unknown_reasoning_parser_in_engine, bind=_parsers.reasoning_bind, template="{quoted}",
+          source="vllm/v1/structured_output/__init__.py::StructuredOutputManager (EngineCore.__init__, after the KV "
+                 "cache is set up), vllm/reasoning/abs_reasoning_parsers.py::ReasoningParserManager."
+                 "get_reasoning_parser",
+          description="a --reasoning-parser the release does not register (kvguard/data/parser_names.json; a "
+                      "--reasoning-parser-plugin or --skip-tokenizer-init: undecidable): str(KeyError(\"Reasoning "
+                      "parser 'NAME' not found. Available parsers: A, B, …\"))"),
 )
 
 

@@ -7,13 +7,23 @@ CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the
          "model_dir": optional fixed directory to write config.json to,
          "files": optional {directory: config.json contents} written first (speculative drafts),
          "hf_cache": optional {"org/name": config.json contents} written as an offline Hugging Face cache
-                     (HF_HUB_CACHE) so that Hub ids resolve}]}
+                     (HF_HUB_CACHE) so that Hub ids resolve},
+         "frontend": optional true: also the front end's own checks (below)]}
 
 Per case: the release's own ``make_arg_parser(FlexibleArgumentParser())``,
 ``EngineArgs.from_cli_args`` and ``create_engine_config()`` on the CPU platform
 (installed by hand for releases that only find it in a "+cpu" build).  Records
 the parsed fields and the exception the failing statement raised (pydantic's
 ValidationError unwrapped to its inner error, with the wrapping class).
+
+With ``"frontend": true`` a case also runs, as ``vllm serve`` does, the release's own
+``validate_parsed_serve_args`` right after argparse and (not with ``--headless``) the API
+server's ``validate_api_server_args`` before ``create_engine_config`` (stage "frontend"), and
+after it the engine core's ``ReasoningParserManager.get_reasoning_parser`` of the config's
+reasoning parser (stage "engine_core"; StructuredOutputManager asks it only with a tokenizer,
+which this runner never loads).  From 0.20.0 VllmConfig builds a registered reasoning parser
+with that missing tokenizer: such a failure is marked ``"harness": "no_tokenizer"``.  The API server's module imports server packages the oracle
+lacks: parser_names_runner.stub_server_modules stands in for them.
 
 Outcomes that belong to the CPU platform or this host (not to the launch) are
 for the caller to recognise; see tests/upstream/test_serve_path.py.
@@ -61,6 +71,7 @@ def main(cases_path, out_path):
         inspect_in_process()
     out = []
     environ = dict(os.environ)
+    frontend = None
     for case in spec["cases"]:
         # each case sees the run's environment only: 0.10.2/0.11.0's create_engine_config writes
         # VLLM_USE_V1 into os.environ (envs.set_vllm_use_v1), which a later case would read as set
@@ -85,19 +96,86 @@ def main(cases_path, out_path):
             rec.update(stage="argparse", exit=exc.code, stderr=err.getvalue().strip().splitlines()[-1:])
             out.append(rec)
             continue
+        except Exception as exc:  # noqa: BLE001 - the release's parser itself crashing is its answer
+            rec["stage"] = "engine"
+            rec.update(describe(exc))
+            out.append(rec)
+            continue
+        if case.get("frontend"):
+            if frontend is None:
+                frontend = _frontend()
+            try:
+                frontend[0](ns)
+                if not getattr(ns, "headless", False):
+                    frontend[1](ns)
+            except Exception as exc:  # noqa: BLE001
+                rec["stage"] = "frontend"
+                rec.update(describe(exc))
+                out.append(rec)
+                continue
         try:
             ea = EngineArgs.from_cli_args(ns)
             ea.skip_tokenizer_init = True
             ea.tokenizer = work
             rec["parsed"] = {k: getattr(ea, k, None) for k in FIELDS}
-            ea.create_engine_config(headless=bool(getattr(ns, "headless", False)))
+            config = ea.create_engine_config(headless=bool(getattr(ns, "headless", False)))
             rec["stage"] = "ok"
         except BaseException as exc:  # noqa: BLE001
             rec["stage"] = "engine"
             rec.update(describe(exc))
+            if case.get("frontend") and rec["exc_type"] != "KeyError" and _raised_in(exc, "initialize_token_ids"):
+                rec["harness"] = "no_tokenizer"   # the reasoning parser, built with the tokenizer this runner skips
+            out.append(rec)
+            continue
+        try:
+            reasoning = getattr(getattr(config, "structured_outputs_config", None), "reasoning_parser", None)
+            if case.get("frontend") and reasoning and not getattr(ns, "skip_tokenizer_init", False):
+                from vllm.reasoning import ReasoningParserManager
+                ReasoningParserManager.get_reasoning_parser(reasoning)
+        except BaseException as exc:  # noqa: BLE001
+            rec["stage"] = "engine_core"
+            rec.update(describe(exc))
         out.append(rec)
     with open(out_path, "w") as fh:
         json.dump(out, fh, default=str)
+
+
+def _raised_in(exc, function):
+    """Whether ``exc`` (its causes, or the error pydantic wraps) passed through a frame of ``function``."""
+    stack, seen = [exc], set()
+    while stack:
+        err = stack.pop()
+        if err is None or id(err) in seen:
+            continue
+        seen.add(id(err))
+        tb = err.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_name == function:
+                return True
+            tb = tb.tb_next
+        stack += [err.__cause__, err.__context__]
+        errors = getattr(err, "errors", None)
+        if type(err).__name__ == "ValidationError" and callable(errors):
+            stack += [(entry.get("ctx") or {}).get("error") for entry in err.errors()]
+    return False
+
+
+def _frontend():
+    """The release's validate_parsed_serve_args and validate_api_server_args."""
+    import importlib
+
+    from parser_names_runner import stub_server_modules, validate_api_server_args
+
+    stub_server_modules()
+    for name in ("vllm.entrypoints.common.cli_args", "vllm.entrypoints.launchers.cli_args",
+                 "vllm.entrypoints.openai.cli_args"):
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError:
+            continue
+        if hasattr(module, "validate_parsed_serve_args"):
+            return module.validate_parsed_serve_args, validate_api_server_args()
+    raise RuntimeError("no validate_parsed_serve_args")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,130 @@
+"""The tool-call and reasoning parsers a launch names (``--tool-call-parser``, ``--reasoning-parser``).
+
+A name the release does not register is refused, at a point that moved between releases:
+
+- ``--enable-auto-tool-choice`` without ``--tool-call-parser`` (every release): the CLI's
+  ``validate_parsed_serve_args`` (vllm/entrypoints/openai/cli_args.py; 0.29.0+ launchers/, 0.33.0+ common/), right
+  after argparse: TypeError.
+- ``--tool-call-parser`` with ``--enable-auto-tool-choice`` (every release; without the switch the name is never
+  looked up): the API server's ``validate_api_server_args``, from ``setup_server`` before the engine config is built
+  (not in headless mode, which starts no API server): KeyError listing the release's names joined by ``,``.
+- ``--reasoning-parser``: 0.10.2 / 0.11.0 argparse choices (kvguard.launch.argv); 0.11.1 - 0.12.0
+  ``StructuredOutputsConfig``'s validator when VllmConfig takes the config create_engine_config filled in (ValueError
+  wrapped by VllmConfig, names joined by ``,``); 0.13.0 - 0.19.1 only the engine core's ``StructuredOutputManager``,
+  after the KV cache is set up (KeyError from ``ReasoningParserManager.get_reasoning_parser``, names joined by
+  ``, ``); 0.20.0+ ``ReasoningConfig.initialize_token_ids`` late in ``VllmConfig.__post_init__`` (the same
+  KeyError).  0.33.0's parser reads ``none`` (any case) as no parser.
+
+A plugin (``--tool-parser-plugin`` / ``--reasoning-parser-plugin`` longer than 3 characters) may register the name:
+undecidable.  The names are measured per release (kvguard/data/parser_names.json, written by
+tools/measure_parser_names.py from each release's own code).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from functools import lru_cache
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
+
+__all__ = ["AUTO_TOOL_MESSAGE", "REASONING_CONFIG_MESSAGE", "auto_tool_without_parser", "reasoning_bind",
+           "reasoning_config_bind", "registered", "unknown_reasoning_parser", "unknown_tool_parser", "tool_bind"]
+
+AUTO_TOOL_MESSAGE = "Error: --enable-auto-tool-choice requires --tool-call-parser"
+#: 0.11.1 - 0.12.0: StructuredOutputsConfig's validator (the message as it is, wrapped by VllmConfig)
+REASONING_CONFIG_MESSAGE = "invalid reasoning parser: {reasoning_parser} (chose from {{ {names} }})"
+_TOOL_TEXT = "invalid tool call parser: {} (chose from {{ {} }})"
+_LOOKUP_TEXT = "Reasoning parser '{}' not found. Available parsers: {}"
+#: a plugin path the release imports (``len(plugin) > 3``) before it asks for the name
+_PLUGIN_MIN = 4
+_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "parser_names.json")
+
+
+@lru_cache(maxsize=None)
+def _measured() -> dict:
+    with open(_DATA, encoding="utf-8") as fh:
+        return json.load(fh)["releases"]
+
+
+def registered(version: str, kind: str) -> "Optional[list[str]]":
+    """The ``kind`` ("tool" / "reasoning") parser names ``version`` registers, in its order (None: not measured)."""
+    found = _measured().get(version)
+    return None if found is None else found[kind]
+
+
+def _names(state: Any, kind: str) -> list[str]:
+    names = registered(str(state.release.version), kind)
+    if names is None:
+        state.undecided(f"the {kind} parser names of vLLM {state.release.version} are not measured")
+        return []
+    return names
+
+
+def _plugin(value: "Optional[str]") -> bool:
+    return value is not None and len(value) >= _PLUGIN_MIN
+
+
+def auto_tool_without_parser(state: Any) -> bool:
+    return state.layout.enable_auto_tool_choice and not state.layout.tool_call_parser
+
+
+def unknown_tool_parser(state: Any) -> bool:
+    """``--enable-auto-tool-choice`` with a ``--tool-call-parser`` the release does not register (the API server)."""
+    lay = state.layout
+    if lay.headless or not lay.enable_auto_tool_choice or not lay.tool_call_parser:
+        return False
+    if lay.tool_call_parser in _names(state, "tool"):
+        return False
+    if _plugin(lay.tool_parser_plugin):
+        state.undecided("--tool-parser-plugin may register the tool-call parser --tool-call-parser names "
+                        "(the plugin is not read)")
+    return True
+
+
+def tool_bind(state: Any) -> dict:
+    text = _TOOL_TEXT.format(state.layout.tool_call_parser, ",".join(_names(state, "tool")))
+    return {"quoted": repr(text)}   # str(KeyError(text))
+
+
+def unknown_reasoning_parser(state: Any) -> bool:
+    """A ``--reasoning-parser`` the release does not register (0.11.1+; 0.10.2 / 0.11.0: argparse)."""
+    lay = state.layout
+    name = lay.reasoning_parser
+    if not name or name in _names(state, "reasoning"):
+        return False
+    if _plugin(lay.reasoning_parser_plugin):
+        state.undecided("--reasoning-parser-plugin may register the reasoning parser --reasoning-parser names "
+                        "(the plugin is not read)")
+    return True
+
+
+def unknown_reasoning_parser_at_config(state: Any) -> bool:
+    """0.20.0+: VllmConfig asks for the parser unless ``--reasoning-config`` gives both its strings."""
+    if not unknown_reasoning_parser(state):
+        return False
+    if state.layout.reasoning_config:
+        state.undecided("--reasoning-config may give the reasoning start and end strings, and then VllmConfig does "
+                        "not look --reasoning-parser up (the engine core does, later; not modelled)")
+    return True
+
+
+def unknown_reasoning_parser_in_engine(state: Any) -> bool:
+    """0.13.0 - 0.19.1: the engine core's StructuredOutputManager asks for the parser, with the tokenizer only."""
+    if not unknown_reasoning_parser(state):
+        return False
+    if state.layout.skip_tokenizer_init:
+        state.undecided("with --skip-tokenizer-init the engine core does not look --reasoning-parser up; the API "
+                        "server's chat serving does, after the engine starts (not modelled)")
+    return True
+
+
+def reasoning_config_bind(state: Any) -> dict:
+    return {"reasoning_parser": state.layout.reasoning_parser, "names": ",".join(_names(state, "reasoning"))}
+
+
+def reasoning_bind(state: Any) -> dict:
+    text = _LOOKUP_TEXT.format(state.layout.reasoning_parser, ", ".join(_names(state, "reasoning")))
+    return {"quoted": repr(text)}   # str(KeyError(text))

@@ -1,0 +1,119 @@
+"""The tool-call and reasoning parser checks (kvguard.rules.parsers): what the releases answered
+(tests/upstream/test_parsers.py, serve path with the front end), written out literally."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kvguard.cli import run
+from kvguard.rules.parsers import registered
+from kvguard.versions import KNOWN_RELEASES
+
+
+def _check(capsys, version: str, *args: str) -> tuple[int, dict]:
+    status = run(["check", "--vllm-version", version, "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-8B",
+                  *args])
+    return status, json.loads(capsys.readouterr().out or "{}")
+
+
+TOOLS_0_10_2 = ("deepseek_v3,deepseek_v31,glm45,granite-20b-fc,granite,hermes,hunyuan_a13b,internlm,jamba,kimi_k2,"
+                "llama4_pythonic,llama4_json,llama3_json,minimax,mistral,openai,phi4_mini_json,pythonic,qwen3_coder,"
+                "seed_oss,step3,xlam")
+TOOLS_0_20_0 = ("deepseek_v3,deepseek_v31,deepseek_v32,deepseek_v4,ernie45,functiongemma,gemma4,gigachat3,glm45,glm47,"
+                "granite,granite-20b-fc,granite4,hermes,hunyuan_a13b,hy_v3,internlm,jamba,kimi_k2,llama3_json,"
+                "llama4_json,llama4_pythonic,longcat,mimo,minimax,minimax_m2,mistral,olmo3,openai,phi4_mini_json,"
+                "pythonic,qwen3_coder,qwen3_xml,seed_oss,step3,step3p5,xlam")
+REASONING_0_11_1 = ("deepseek_r1,deepseek_v3,ernie45,glm45,granite,hunyuan_a13b,kimi_k2,minimax_m2,"
+                    "minimax_m2_append_think,mistral,olmo3,openai_gptoss,qwen3,seed_oss,step3")
+REASONING_0_20_0 = ("deepseek_r1, deepseek_v3, deepseek_v4, ernie45, gemma4, glm45, granite, holo2, hunyuan_a13b, hy_v3, "
+                    "kimi_k2, mimo, minimax_m2, minimax_m2_append_think, mistral, nemotron_v3, olmo3, openai_gptoss, "
+                    "qwen3, seed_oss, step3, step3p5")
+
+
+def test_a_tool_parser_of_a_newer_release_is_refused_by_the_api_server(capsys):
+    status, data = _check(capsys, "0.10.2", "--enable-auto-tool-choice", "--tool-call-parser", "qwen3_xml")
+    assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "frontend", "FE_tool_call_parser", "KeyError", None,
+        f"'invalid tool call parser: qwen3_xml (chose from {{ {TOOLS_0_10_2} }})'")
+
+
+def test_the_tool_parser_message_lists_the_release_s_names(capsys):
+    status, data = _check(capsys, "0.20.0", "--enable-auto-tool-choice", "--tool-call-parser", "x")
+    assert (status, data["message"]) == (1, f"'invalid tool call parser: x (chose from {{ {TOOLS_0_20_0} }})'")
+
+
+@pytest.mark.parametrize("args", [
+    ("--tool-call-parser", "x"),                                   # not looked up without auto tool choice
+    ("--enable-auto-tool-choice", "--tool-call-parser", "qwen3_coder"),
+    ("--headless", "--enable-auto-tool-choice", "--tool-call-parser", "x"),   # no API server
+])
+def test_tool_parsers_the_release_takes(capsys, args):
+    status, data = _check(capsys, "0.20.0", *args)
+    assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("args", [("--enable-auto-tool-choice",),
+                                  ("--enable-auto-tool-choice", "--tool-call-parser", "None")])
+def test_auto_tool_choice_needs_a_parser(capsys, args):
+    status, data = _check(capsys, "0.33.0", *args)
+    assert (status, data["stage"], data["check"], data["exc_type"], data["message"]) == (
+        1, "frontend", "FE_auto_tool_needs_parser", "TypeError",
+        "Error: --enable-auto-tool-choice requires --tool-call-parser")
+
+
+def test_a_plugin_may_register_the_tool_parser(capsys):
+    status, data = _check(capsys, "0.20.0", "--enable-auto-tool-choice", "--tool-call-parser", "mine",
+                          "--tool-parser-plugin", "/opt/my_parser.py")
+    assert status == 2
+    status, data = _check(capsys, "0.20.0", "--enable-auto-tool-choice", "--tool-call-parser", "mine",
+                          "--tool-parser-plugin", "abc")          # a plugin path of 3 characters is not imported
+    assert (status, data["check"]) == (1, "FE_tool_call_parser")
+
+
+def test_reasoning_parser_0_11_1_structured_outputs_validator(capsys):
+    status, data = _check(capsys, "0.11.1", "--reasoning-parser", "x")
+    assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "verify", "VC_reasoning_parser", "ValueError", "VllmConfig",
+        f"invalid reasoning parser: x (chose from {{ {REASONING_0_11_1} }})")
+
+
+def test_reasoning_parser_0_20_0_reasoning_config(capsys):
+    status, data = _check(capsys, "0.20.0", "--reasoning-parser", "x")
+    assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "verify", "VC_reasoning_parser", "KeyError", None,
+        f"\"Reasoning parser 'x' not found. Available parsers: {REASONING_0_20_0}\"")
+
+
+def test_reasoning_parser_0_14_1_engine_core(capsys):
+    status, data = _check(capsys, "0.14.1", "--reasoning-parser", "deepseek_v4")
+    assert (status, data["stage"], data["check"], data["exc_type"]) == (1, "worker", "EC_reasoning_parser", "KeyError")
+    assert data["message"].startswith("\"Reasoning parser 'deepseek_v4' not found. Available parsers: deepseek_r1, ")
+    status, data = _check(capsys, "0.14.1", "--reasoning-parser", "deepseek_v4", "--skip-tokenizer-init")
+    assert status == 2
+
+
+@pytest.mark.parametrize("version,args,ok", [
+    ("0.20.0", ("--reasoning-parser", "deepseek_v4"), True),
+    ("0.18.0", ("--reasoning-parser", "deepseek_v4"), False),
+    ("0.33.0", ("--reasoning-parser", "NONE"), True),        # 0.33.0 reads "none" as no parser
+    ("0.28.0", ("--reasoning-parser", "none"), False),
+    ("0.20.0", ("--reasoning-parser", "mine", "--reasoning-parser-plugin", "/opt/mine.py"), None),
+    ("0.20.0", ("--reasoning-parser", "mine", "--reasoning-config", '{"reasoning_start_str": "<a>"}'), None),
+])
+def test_reasoning_parsers_by_release(capsys, version, args, ok):
+    status, data = _check(capsys, version, *args)
+    assert status == {True: 0, False: 1, None: 2}[ok]
+
+
+def test_0_10_2_lists_reasoning_parsers_as_argparse_choices(capsys):
+    status, data = _check(capsys, "0.10.2", "--reasoning-parser", "qwen4")
+    assert (status, data["stage"]) == (1, "argparse")
+
+
+def test_every_release_is_measured():
+    """A release added without running tools/measure_parser_names.py fails here (its launches would be undecidable)."""
+    assert [v for v in KNOWN_RELEASES if registered(v, "tool") is None] == []
+    assert [v for v in KNOWN_RELEASES if registered(v, "reasoning") is None] == ["0.10.2", "0.11.0"]
+    assert (len(registered("0.10.2", "tool")), len(registered("0.33.0", "tool")) > 50) == (22, True)
