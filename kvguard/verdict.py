@@ -18,8 +18,8 @@ __all__ = ["ErrorEntry", "Skipped", "Stage", "Verdict"]
 #: The stages of ``vllm serve``'s configuration path, in order (``argparse``: the command line
 #: itself, refused by vLLM's argument parser before any config is built).
 Stage = str
-STAGES: tuple[str, ...] = ("argparse", "frontend", "model_config", "engine_args", "parallel_config", "speculative",
-                           "scheduler", "verify", "worker")
+STAGES: tuple[str, ...] = ("argparse", "frontend", "model_config", "engine_args", "cache_config", "parallel_config",
+                           "speculative", "scheduler", "verify", "worker")
 
 
 class ErrorEntry(Record):

@@ -141,6 +141,11 @@ class Layout:
     #: connector: inputs of the attention selector, read only there
     block_size: Optional[int] = None
     kv_transfer_config: bool = False
+    #: CacheConfig's --gpu-memory-utilization and --cpu-offload-gb (None: the release's defaults)
+    gpu_memory_utilization: Optional[float] = None
+    cpu_offload_gb: Optional[float] = None
+    #: the backend --attention-config's JSON sets (None: not set): --attention-backend may not set it too
+    attention_config_backend: Optional[str] = None
     #: SchedulerConfig's --max-num-batched-tokens and --max-num-seqs (None: EngineArgs' defaults, which depend on
     #: the host): read only by the scheduler's checks
     max_num_batched_tokens: Optional[int] = None
@@ -279,7 +284,7 @@ class Layout:
 #: the annotations the fields use, evaluated (``typing.get_type_hints`` evaluates each string
 #: annotation anew: ~0.7 ms of a cold check, and typing's import ~4%; it decides any other annotation)
 _TYPES: dict[str, Any] = {"int": int, "bool": bool, "str": str, "float": float, "Optional[int]": int | None,
-                          "Optional[str]": str | None, "Optional[bool]": bool | None}
+                          "Optional[str]": str | None, "Optional[bool]": bool | None, "Optional[float]": float | None}
 
 
 def _type_hints(cls: type) -> dict[str, Any]:
@@ -301,7 +306,8 @@ Layout.model_fields = {name: FieldInfo(tp, default) for name, tp, default in _FI
 #: exactly these; anything else is decided by the pydantic model, :func:`_strict_model`)
 _FAST_TYPES: dict[str, tuple[type, ...]] = {
     name: {int: (int,), bool: (bool,), str: (str,), float: (float,), int | None: (int, type(None)),
-           str | None: (str, type(None)), bool | None: (bool, type(None))}[tp]
+           str | None: (str, type(None)), bool | None: (bool, type(None)),
+           float | None: (float, type(None))}[tp]
     for name, tp, _ in _FIELDS
 }
 

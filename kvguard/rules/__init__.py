@@ -43,6 +43,8 @@ WRAPPER: dict[str, Optional[str]] = {
     "speculative": "SpeculativeConfig",
     # SchedulerConfig, built after SpeculativeConfig and before VllmConfig
     "scheduler": "SchedulerConfig",
+    # CacheConfig, built in EngineArgs.create_engine_config before the data-parallel checks and ParallelConfig
+    "cache_config": "CacheConfig",
     # the workers' start (attention backend selection and its checks): nothing wraps these
     "worker": None,
 }

@@ -18,6 +18,8 @@ _STAGE_TITLES = {
     "parallel_config": "ParallelConfig (pydantic dataclass: ValueError/AssertionError wrapped)",
     "speculative": "SpeculativeConfig (--speculative-config; pydantic dataclass: ValueError/AssertionError wrapped "
                    "by SpeculativeConfig) — see docs/speculative-decoding.md",
+    "cache_config": "CacheConfig (--gpu-memory-utilization, --cpu-offload-gb; pydantic dataclass: ValueError wrapped "
+                    "by CacheConfig)",
     "scheduler": "SchedulerConfig (--max-num-batched-tokens, --max-num-seqs; pydantic dataclass: ValueError wrapped "
                  "by SchedulerConfig)",
     "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",

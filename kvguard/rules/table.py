@@ -36,6 +36,8 @@ from ..memo import PerFacts
 from ..speculative import flow as _sc
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
+from . import backend_names as _backend_names
+from . import cache_config as _cache_config
 from . import cpu_platform as _cpu
 from . import mamba_cache as _mamba
 from . import mamba_state as _mamba_state
@@ -1316,6 +1318,20 @@ RULES = (
           template="tp_size={tp} must be divisible bydcp_size={dcp}.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="tp must be a multiple of dcp (bare assert; note the missing space)"),
+    # CacheConfig (kvguard.rules.cache_config)
+    Check("CC_cpu_offload_negative", "0.10.2", "0.11.0", stage="cache_config", scope="feature",
+          when=_cache_config.cpu_offload_negative, bind=_cache_config.offload_bind,
+          template=_cache_config.CPU_OFFLOAD_MESSAGE,
+          source="vllm/config/cache.py::CacheConfig._verify_args",
+          description="a negative --cpu-offload-gb"),
+    Check("CC_gpu_memory_above_one", "0.10.2", "0.11.0", stage="cache_config", scope="feature",
+          when=_cache_config.gpu_memory_above_one, bind=_cache_config.memory_bind,
+          template=_cache_config.GPU_MEMORY_MESSAGE,
+          source="vllm/config/cache.py::CacheConfig._verify_args",
+          description="--gpu-memory-utilization above 1"),
+    Step("cc_field_bounds", "0.11.1", stage="cache_config", apply=_cache_config.field_bounds,
+         description="the pydantic bounds of --gpu-memory-utilization (0, 1] and --cpu-offload-gb (at least 0): "
+                     "pydantic's message names the host's pydantic version, so kvguard declines"),
     Check("EA_headless_hybrid", stage="engine_args", exc="AssertionError",
           when=lambda state: state.headless and state.hybrid_lb,
           template="data_parallel_hybrid_lb is not applicable in headless mode",
@@ -1999,6 +2015,19 @@ RULES = (
           template=_scheduler.THRESHOLD_MESSAGE,
           source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
           description="--long-prefill-token-threshold above the maximum length"),
+
+    # ===================== EngineArgs.create_engine_config, after SchedulerConfig =====
+    # --attention-backend into AttentionBackendEnum (kvguard.rules.backend_names)
+    Check("EA_attention_backend_twice", "0.13.0", stage="engine_args", scope="feature",
+          when=_backend_names.backend_given_twice, template=_backend_names.EXCLUSIVE_MESSAGE,
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config",
+          description="--attention-backend with --attention-config setting backend too"),
+    Check("EA_attention_backend_unknown", "0.13.0", stage="engine_args", scope="feature",
+          when=_backend_names.unknown_attention_backend, bind=_backend_names.unknown_bind,
+          template=_backend_names.UNKNOWN_MESSAGE,
+          source="vllm/v1/attention/backends/registry.py::AttentionBackendEnum (0.13.0: "
+                 "vllm/attention/backends/registry.py), from EngineArgs.create_engine_config",
+          description="--attention-backend names no backend of the release (kvguard/data/backend_names.json)"),
 
     # ===================== VllmConfig.__post_init__ ==========================
     # (0.11.1 - 0.12.0: VllmConfig validates the StructuredOutputsConfig create_engine_config gave --reasoning-parser)

@@ -389,7 +389,7 @@ def _kvguard_outcome(case: dict, version: str) -> dict:
     except Undecidable as exc:
         return {"undecidable": str(exc)}
     v = report.verdict
-    if v.stage == "argparse":
+    if v.stage == "argparse" and (v.exc_type or "").startswith("SystemExit"):
         return {"argparse": (v.message or "").split(": error: ", 1)[-1]}
     if v.ok:
         return {"ok": True}
