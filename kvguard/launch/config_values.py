@@ -33,6 +33,11 @@ The schemas are measured per release by ``tests/upstream/argv_runner.py --dump-o
   fields the class resolves, sets, paths, fields the class does not let be set): kvguard vouches for no value of it,
   so a launch giving one is declined like any other value it cannot vouch for.
 
+The same kinds bound a plain option's value (``b`` in the option table, measured from the declared constraints of
+the config field the option's dest names: ``--stream-interval`` ``"int>=1"``, ``--optimization-level`` ``["0", "1",
+"2", "3"]``): :func:`option_value_problem` holds the value argparse made against it, and kvguard.launch.argv declines
+a value outside (pydantic's ValidationError names the host's pydantic version).
+
 What stays unchecked: checks across fields the pair probes do not reach (three fields, a field and a nested class's
 field -- but ``-rotary_embedding``, below --, values outside the probes), and the engine config's checks after parsing
 (``cudagraph_capture_sizes`` against ``max_cudagraph_capture_size``, a negative capture size).
@@ -46,7 +51,7 @@ TYPE_CHECKING = False  # typing's own import costs a cold check (docs/performanc
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["config_value_problem"]
+__all__ = ["config_value_problem", "option_value_problem"]
 
 #: the strings a bool field reads as a bool (pydantic's lax mode, in any case), each probed in every release
 _BOOL_WORDS = frozenset({"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"})
@@ -84,6 +89,16 @@ def config_value_problem(data: dict[str, Any], schema: dict[str, Any],
         if first in data and second in data:
             return ("value", f"{'.'.join((*path, first))} with {second} (the release checks the two fields together)")
     return None
+
+
+def option_value_problem(kind: Any, value: Any) -> Optional[str]:
+    """A plain option's value (as argparse made it: an int, float, str or optional_type's None) held against the
+    declared constraints of the config field it is validated into (``b`` in ``kvguard/data/serve_options.json``:
+    ``"int>=1"``, ``"float?>0<=1"``, or the list of the values the field accepts): None when it fits, else what the
+    field expects."""
+    if _fits(kind, value):
+        return None
+    return _expected(kind)
 
 
 def _fits(kind: Any, value: Any) -> bool:
