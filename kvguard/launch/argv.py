@@ -32,8 +32,9 @@ prints it (``vllm: error: …`` from the top-level parser, ``vllm serve:
 error: …`` from its sub-parser, ``api_server.py: error: …``; CPython
 3.10–3.13 word argparse's errors alike, and neither they nor any release
 print a "did you mean").  Options the release defines but kvguard does not
-model are passed over with their values (values of plain types are checked —
-see ``_check_value``).
+model are passed over with their values (values of plain types and of vLLM's
+``optional_type(X)`` / ``parse_type(X)`` are checked, and a value outside the
+declared bounds of its config field is declined — see ``_check_value``).
 """
 
 from __future__ import annotations
@@ -126,8 +127,11 @@ FLAGS: tuple[Flag, ...] = (
     Flag("max_num_seqs", ("--max-num-seqs",), "int"),
     Flag("max_num_active_seqs", ("--max-num-active-seqs",), "int", "0.31.0"),
     Flag("long_prefill_token_threshold", ("--long-prefill-token-threshold",), "int"),
+    # CacheConfig's memory options (kvguard.rules.cache_config)
+    Flag("gpu_memory_utilization", ("--gpu-memory-utilization",), "float"),
+    Flag("cpu_offload_gb", ("--cpu-offload-gb",), "float"),
     # features the V1 engine refuses or (0.10.2 / 0.11.0, VLLM_USE_V1 unset) falls back to V0 for
-    # (kvguard.rules.feature_support)
+    # (kvguard.rules.v1_features)
     Flag("logits_processor_pattern", ("--logits-processor-pattern",), "str", until="0.16.0"),
     Flag("max_num_partial_prefills", ("--max-num-partial-prefills",), "int", until="0.26.0"),
     Flag("max_long_partial_prefills", ("--max-long-partial-prefills",), "int", until="0.26.0"),
@@ -174,11 +178,11 @@ DEFAULT_MODEL = "Qwen/Qwen3-0.6B"
 class _Opt:
     """One option of the release's ``vllm serve`` parser (a plain class: a cold check builds some 600)."""
 
-    __slots__ = ("nargs", "action", "dest", "type", "choices", "value", "names", "fields")
+    __slots__ = ("nargs", "action", "dest", "type", "choices", "value", "names", "fields", "inner", "bounds")
 
     def __init__(self, nargs: Any, action: str, dest: str, type: Optional[str] = None,  # noqa: A002 - argparse's word
                  choices: Optional[tuple] = None, value: Any = None, names: tuple[str, ...] = (),
-                 fields: Optional[dict[str, Any]] = None):
+                 fields: Optional[dict[str, Any]] = None, inner: Optional[str] = None, bounds: Any = None):
         self.nargs = nargs          # 0, 1, "?", "*", "+"
         self.action = action
         self.dest = dest
@@ -191,6 +195,10 @@ class _Opt:
         self.names = names
         #: the field schema of the config class the value is validated into (kvguard.launch.config_values)
         self.fields = fields
+        #: the X of vLLM's optional_type(X) / parse_type(X) as its error names it ("<class 'int'>")
+        self.inner = inner
+        #: the declared constraints of the config field the value is validated into ("int>=1", a literal list)
+        self.bounds = bounds
 
     def __repr__(self) -> str:
         return (f"_Opt(nargs={self.nargs!r}, action={self.action!r}, dest={self.dest!r}, type={self.type!r}, "
@@ -252,7 +260,7 @@ def _options_for(version: str) -> dict[str, _Opt]:
     raw_specs = data["specs"]
     # one decode for the release's specs: a json.loads call costs more than the text it reads here
     specs = {spec: _Opt(s["n"], s["a"], s["d"], s.get("t"), tuple(s["c"]) if s.get("c") is not None else None,
-                        s.get("v"), tuple(s.get("o", ())), s.get("f"))
+                        s.get("v"), tuple(s.get("o", ())), s.get("f"), s.get("i"), s.get("b"))
              for spec, s in zip(ids, json.loads("[" + ",".join(raw_specs[spec] for spec in ids) + "]"))}
     table = {opt: specs[spec] for opt, spec in chosen.items()}
     # the parser's own order (argparse lists the candidates of an ambiguous prefix in it); an order's
@@ -824,6 +832,10 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
     try:
         out = convert(value)
     except ValueError:
+        if kind == "_optional_type":   # optional_type's own ArgumentTypeError names the field's type
+            raise _ArgparseError(f"argument {spec.label(opt)}: Value {value} cannot be converted to "
+                                 f"<class '{flag.kind if flag.kind in base else 'str'}'>.", opt,
+                                 words=(value,)) from None
         raise _ArgparseError(f"argument {spec.label(opt)}: invalid {kind} value: {value!r}", opt,
                              words=(value,)) from None
     if spec.choices is not None and out not in spec.choices:
@@ -852,7 +864,7 @@ def _length_value(spec: _Opt, opt: str, value: str, release: Release) -> int:
 
 
 #: argparse ``type`` callables of options kvguard does not model whose failures it reproduces
-#: (other types, e.g. vLLM's optional_type or parse_dataclass, are passed over unchecked)
+#: (vLLM's optional_type / parse_type: _check_wrapped; parse_dataclass: _decline_unvouched_config)
 _PLAIN_TYPES: dict[str, Callable[[str], Any]] = {"str": str, "int": int, "float": float, "loads": json.loads}
 
 
@@ -869,6 +881,9 @@ def _backend_name(text: str) -> str:
 def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> None:
     """argparse's ``type`` and ``choices`` check for an option kvguard passes over: a value the
     release's parser cannot convert is an argparse error there, so it is one here."""
+    if spec.type in _WRAPPERS:
+        _check_wrapped(spec, opt, values, release)
+        return
     convert = _PLAIN_TYPES.get(spec.type or "str")
     if spec.type == "<lambda>" and spec.dest in _BACKEND_NAME_DESTS:
         convert = _backend_name
@@ -878,7 +893,7 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
         if "$" in value or (value.startswith("<") and value.endswith(">")):
             continue  # unexpanded shell text or a documentation placeholder (`--port $PORT`, `<PORT>`)
         if convert is None:   # --max-num-batched-tokens 8k and the other human-readable integers
-            _length_value(spec, opt, value, release)
+            _check_bounds(spec, opt, _length_value(spec, opt, value, release), value, release)
             continue
         try:
             out = convert(value)
@@ -887,6 +902,71 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
                                  opt, words=(value,)) from None
         if spec.choices is not None and out not in spec.choices:
             raise _invalid_choice(spec, opt, out, value)
+        _check_bounds(spec, opt, out, value, release)
+
+
+#: vLLM's wrappers of an argparse type X (vllm/engine/arg_utils.py): ``optional_type(X)`` ("" and "None" are None)
+#: and ``parse_type(X)``; X's ValueError is their ArgumentTypeError "Value V cannot be converted to X."
+_WRAPPERS = ("_optional_type", "_parse_type")
+#: the X (the spec's ``inner``, as the error names it) kvguard converts with; other X are passed over unchecked
+_INNER_TYPES: dict[str, Callable[[str], Any]] = {"<class 'int'>": int, "<class 'float'>": float, "<class 'str'>": str,
+                                                 _LOADS_REPR: json.loads}
+_HUMAN_INT_REPR = "<function human_readable_int at 0x…>"
+
+
+def _check_wrapped(spec: _Opt, opt: str, values: list[str], release: Release) -> None:
+    """argparse's ``type`` (optional_type(X) / parse_type(X)) and ``choices`` check for an option kvguard passes
+    over, then the field's declared constraints.  A JSON value (X json.loads) that is no object is declined: the
+    config field refuses it later with pydantic's message."""
+    if spec.inner not in _INNER_TYPES and spec.inner != _HUMAN_INT_REPR:
+        return
+    for value in values:
+        if "$" in value or (value.startswith("<") and value.endswith(">")):
+            continue  # unexpanded shell text or a documentation placeholder
+        if spec.type == "_optional_type" and value in ("", "None"):
+            out: Any = None
+        else:
+            out = _wrapped_value(spec, opt, value, release)
+            if spec.inner == _LOADS_REPR and not isinstance(out, dict):
+                raise Undecidable(
+                    f"vLLM {release.version} reads {spec.label(opt)}={value!r} as JSON and validates it into a config "
+                    "field that takes an object: a value of another JSON type is refused there with pydantic's "
+                    "message (naming the host's pydantic version), which kvguard does not quote")
+        if spec.choices is not None and out not in spec.choices:
+            raise _invalid_choice(spec, opt, out, value)
+        _check_bounds(spec, opt, out, value, release)
+
+
+def _wrapped_value(spec: _Opt, opt: str, value: str, release: Release) -> Any:
+    import argparse
+
+    try:
+        if spec.inner == _HUMAN_INT_REPR:
+            from ..length import parse_length
+
+            return parse_length(value, release, or_auto=False)
+        return _INNER_TYPES[spec.inner or ""](value)
+    except argparse.ArgumentTypeError as exc:     # human_readable_int's own message, passed through as is
+        raise _ArgparseError(f"argument {spec.label(opt)}: {exc}", opt, words=(value,)) from None
+    except ValueError:
+        raise _ArgparseError(f"argument {spec.label(opt)}: Value {value} cannot be converted to {spec.inner}.", opt,
+                             words=(value,)) from None
+
+
+def _check_bounds(spec: _Opt, opt: str, out: Any, word: str, release: Release) -> None:
+    """A converted value outside the declared constraints of its config field (``--stream-interval 0``): the
+    release refuses it with pydantic's ValidationError, whose message names the host's pydantic version, so
+    kvguard declines it."""
+    if spec.bounds is None:
+        return
+    from .config_values import option_value_problem
+
+    expected = option_value_problem(spec.bounds, out)
+    if expected is not None:
+        raise Undecidable(
+            f"vLLM {release.version} validates {spec.label(opt)}={word!r} into its config class, whose field refuses "
+            f"it ({expected}) with pydantic's ValidationError naming the host's pydantic version, which kvguard does "
+            "not quote")
 
 
 def _eplb_redundant(value: str, release: Release, opt: str) -> Optional[int]:
@@ -917,6 +997,17 @@ def _sets_moe_backend(value: str) -> bool:
     except ValueError:
         return True
     return not isinstance(data, dict) or "moe_backend" in data
+
+
+def _config_backend(value: str) -> Optional[str]:
+    """The ``backend`` an ``--attention-config`` JSON object sets (None: not set; the parser has already declined a
+    value that is no JSON object of the class's keys)."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return None
+    backend = data.get("backend") if isinstance(data, dict) else None
+    return None if backend is None else str(backend)
 
 
 def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release) -> None:
@@ -1021,6 +1112,9 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         if dest == "reasoning_config":
             # read as given or not: its start / end strings may spare --reasoning-parser's lookup (0.20.0+)
             cmd.fields["reasoning_config"] = bool(values) and values[0] not in ("", "None")
+        if dest == "attention_config" and values:
+            # create_engine_config refuses --attention-backend with a backend here (kvguard.rules.backend_names)
+            cmd.fields["attention_config_backend"] = _config_backend(values[0])
         if dest in _SPECULATIVE_DESTS:
             cmd.speculative[dest] = converted
             cmd.passed_over.append(original)

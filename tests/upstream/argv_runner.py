@@ -22,7 +22,11 @@ argparse prints them in every error.
 
 ``--dump-options`` writes the serve parser's option table (every option
 string with its nargs/type/choices and its action's option strings, in the
-parser's order) for kvguard/data/serve_options.json.
+parser's order) for kvguard/data/serve_options.json, with, per option, the X
+of vLLM's ``optional_type(X)`` / ``parse_type(X)`` as its error names it
+(``inner``: ``<class 'int'>``, ``<function loads at 0x…>``) and the declared
+constraints of the config field a plain option's value is validated into
+(``bounds``: ``int>=1``, ``float>0<=1``, a literal list; _option_bounds).
 This file must not import kvguard.
 """
 
@@ -44,13 +48,17 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "data_parallel_rank", "data_parallel_start_rank", "prefill_context_parallel_size",
           "decode_context_parallel_size", "dcp_comm_backend", "dcp_kv_cache_interleave_size",
           "cp_kv_cache_interleave_size", "enable_expert_parallel", "nnodes", "node_rank",
-          "data_parallel_external_lb", "data_parallel_hybrid_lb", "data_parallel_backend",
-          "data_parallel_address", "distributed_executor_backend", "enable_eplb", "enable_elastic_ep",
-          "enable_fault_tolerance", "enable_return_routed_experts", "async_scheduling", "trust_remote_code",
-          "swap_space", "max_model_len", "disable_sliding_window", "kv_cache_dtype", "enforce_eager",
-          "attention_backend", "dtype", "quantization", "moe_backend", "all2all_backend", "block_size",
-          "allow_deprecated_quantization", "enable_chunked_prefill", "enable_prefix_caching", "mamba_cache_mode",
-          "runner", "convert", "max_num_batched_tokens", "max_num_seqs")
+          "data_parallel_external_lb", "data_parallel_hybrid_lb", "data_parallel_backend", "data_parallel_address",
+          "distributed_executor_backend", "enable_eplb", "enable_elastic_ep", "enable_fault_tolerance",
+          "enable_return_routed_experts", "async_scheduling", "trust_remote_code", "swap_space", "max_model_len",
+          "disable_sliding_window", "kv_cache_dtype", "enforce_eager", "attention_backend", "dtype", "quantization",
+          "moe_backend", "all2all_backend", "block_size", "allow_deprecated_quantization", "enable_chunked_prefill",
+          "enable_prefix_caching", "mamba_cache_mode", "runner", "convert", "max_num_batched_tokens", "max_num_seqs",
+          "max_num_active_seqs", "long_prefill_token_threshold",
+          "gpu_memory_utilization", "cpu_offload_gb", "logits_processor_pattern", "max_num_partial_prefills",
+          "max_long_partial_prefills", "load_format", "preemption_mode", "disable_async_output_proc",
+          "scheduler_delay_factor", "enable_prompt_embeds", "enable_auto_tool_choice", "tool_call_parser",
+          "tool_parser_plugin", "reasoning_parser", "reasoning_parser_plugin", "skip_tokenizer_init")
 MISSING = "<absent>"
 
 
@@ -115,7 +123,183 @@ def _spec(action):
     fields = _config_fields(action)
     if fields is not None:
         entry["fields"] = fields
+    inner = _inner_type(action.type)
+    if inner is not None:
+        entry["inner"] = inner
+    bounds = _option_bounds(action)
+    if bounds is not None:
+        entry["bounds"] = bounds
     return entry
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+>")
+
+
+def _inner_type(parse):
+    """What vLLM's ``optional_type(X)`` / ``parse_type(X)`` converts with: X as the ArgumentTypeError names it
+    (``<class 'int'>``, ``<function loads at 0x…>``: the address is the process's, written ``0x…``), X unwrapped
+    through nested parse_type closures (their message is X's); None for other types."""
+    if getattr(parse, "__name__", None) not in ("_optional_type", "_parse_type"):
+        return None
+    seen = 0
+    while getattr(parse, "__name__", None) in ("_optional_type", "_parse_type") and seen < 4:
+        cells = [cell.cell_contents for cell in (getattr(parse, "__closure__", None) or ())
+                 if callable(cell.cell_contents)]
+        if len(cells) != 1:
+            return None
+        parse, seen = cells[0], seen + 1
+    return _ADDRESS.sub(" at 0x…>", repr(parse))
+
+
+def _config_classes():
+    """{field name: [(config class, dataclasses.Field), ...]} over vLLM's config dataclasses (vllm.config's and
+    those their fields nest), the classes EngineArgs.add_cli_args builds its options from."""
+    import dataclasses
+    import typing
+
+    import vllm.config as config_module
+
+    todo = [value for value in vars(config_module).values()
+            if isinstance(value, type) and dataclasses.is_dataclass(value)]
+    found, seen = {}, set()
+    while todo:
+        cls = todo.pop()
+        if cls in seen or cls.__name__ == "EngineArgs":
+            continue
+        seen.add(cls)
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # noqa: BLE001 - an annotation the host cannot resolve
+            hints = {}
+        for field in dataclasses.fields(cls):
+            found.setdefault(field.name, []).append((cls, field))
+            annotation = hints.get(field.name, field.type)
+            for arg in (annotation, *typing.get_args(annotation)):
+                if isinstance(arg, type) and dataclasses.is_dataclass(arg):
+                    todo.append(arg)
+    return found
+
+
+_CLASSES = None
+
+
+def _field_parse(cls, field):
+    """A parse function validating ``{name: value}`` JSON into the one field with the class's own validator of it
+    (the field's schema in the class's pydantic core schema: its annotation, constraints and field validators);
+    None when the class is no pydantic dataclass or the field's schema is not found."""
+    schema = getattr(cls, "__pydantic_core_schema__", None)
+    if not isinstance(schema, dict):
+        return None
+    definitions = []
+    found = _field_schema(schema, field.name, definitions)
+    if found is None:
+        return None
+    from pydantic_core import SchemaValidator
+
+    try:
+        validator = SchemaValidator({"type": "definitions", "schema": found, "definitions": definitions}
+                                    if definitions else found)
+    except Exception:  # noqa: BLE001 - a schema that needs more than its definitions
+        return None
+
+    def parse(text):
+        return validator.validate_python(json.loads(text)[field.name])
+
+    return parse
+
+
+def _field_schema(schema, name, definitions):
+    """The core schema of field ``name`` in a pydantic dataclass's schema (collecting the definitions it may
+    refer to)."""
+    kind = schema.get("type")
+    if kind == "definitions":
+        definitions.extend(schema.get("definitions", ()))
+    if kind == "dataclass-args":
+        for field in schema.get("fields", ()):
+            if field.get("name") == name:
+                return field.get("schema")
+        return None
+    inner = schema.get("schema")
+    return _field_schema(inner, name, definitions) if isinstance(inner, dict) else None
+
+
+def _option_bounds(action):
+    """The declared constraints of the config field a plain option's value is validated into (the option's dest
+    is the field's name), in _config_fields' notation: "int>=1", "float?>0<=1" (bounds measured by _plain_kind),
+    or the list of the values argparse makes that the field accepts (a Literal or enum field: each candidate's
+    text through the option's type); None for an option without such a field, one whose classes disagree, or a
+    field without constraints."""
+    import enum
+    import typing
+
+    global _CLASSES
+    if not action.option_strings or action.nargs not in (None, "?", "*", "+"):
+        return None
+    convert = action.type
+    name = getattr(convert, "__name__", None)
+    if convert is not None and convert not in (int, float, str) and name != "human_readable_int" and not (
+            name == "_optional_type" and _inner_type(convert) in ("<class 'int'>", "<class 'float'>", "<class 'str'>")):
+        return None
+    if _CLASSES is None:
+        _CLASSES = _config_classes()
+    kinds = set()
+    for cls, field in _CLASSES.get(action.dest, ()):
+        try:
+            hints = typing.get_type_hints(cls)
+        except Exception:  # noqa: BLE001
+            hints = {}
+        annotation = hints.get(field.name, field.type)
+        args = typing.get_args(annotation)
+        inner = [a for a in args if a is not type(None)]
+        target = inner[0] if type(None) in args and len(inner) == 1 else annotation
+        literal = typing.get_origin(target) is typing.Literal or (
+            isinstance(target, type) and issubclass(target, enum.Enum))
+        parse = _field_parse(cls, field) if literal or (target in (int, float) and _metadata(cls, field)) else None
+        kind = None
+        if parse is None:
+            pass
+        elif target in (int, float):
+            kind = _plain_kind(parse, [], cls, field, target.__name__)
+            kind = None if kind == "any" else kind
+        else:
+            kind = _option_literals(action, parse, field.name, target)
+        kinds.add(json.dumps(kind))
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    return None if kind is None else json.loads(kind)
+
+
+def _option_literals(action, parse, name, target):
+    """The values argparse makes (the option's type applied to each candidate's text: literals, member names and
+    values) that the field accepts, when it refuses a word no member has; else None."""
+    import enum
+    import typing
+
+    def converted(text):
+        try:
+            return action.type(text) if action.type is not None else text
+        except Exception:  # noqa: BLE001
+            return _PROBE_WORD
+
+    if isinstance(target, type) and issubclass(target, enum.Enum):
+        candidates = [text for member in target for text in (member.name, member.name.lower(), str(member.value))]
+    else:
+        candidates = [str(value) for value in typing.get_args(target)]
+    if _accepts(parse, [], name, converted(_PROBE_WORD)):
+        return None
+    accepted = []
+    for text in candidates:
+        value = converted(text)
+        if value not in accepted and value is not None and _accepts(parse, [], name, value):
+            accepted.append(value)
+    if action.choices is not None:
+        accepted = [value for value in accepted if value in action.choices]
+        if all(choice in accepted for choice in action.choices if choice is not None):
+            return None     # argparse's choices check says as much
+    if accepted and _accepts(parse, [], name, None):
+        accepted.append(None)   # optional_type's None ("None", "")
+    return accepted or None
 
 
 #: a key no config class has: a value naming it shows whether the option's type refuses unknown keys
@@ -294,7 +478,7 @@ def _plain_kind(parse, path, cls, field, base, wrap=None):
         bounds.append((symbol, limit))
 
     def inside(value):
-        number = float(value) if isinstance(value, str) else value
+        number = float(value)   # (an int's __lt__ with a float bound is NotImplemented, which is truthy)
         checks = {">=": number.__ge__, ">": number.__gt__, "<=": number.__le__, "<": number.__lt__}
         return all(checks[symbol](limit) for symbol, limit in bounds)
 
@@ -485,7 +669,8 @@ def main(cases_path, out_path):
                 out.append(rec)
                 continue
             rec["stage"] = "ok"
-            rec["parsed"] = {k: _value(getattr(ea, k, MISSING)) for k in FIELDS}
+            # the front end's options (the tool-call parser, auto tool choice) are the namespace's, not EngineArgs'
+            rec["parsed"] = {k: _value(getattr(ea, k, getattr(ns, k, MISSING))) for k in FIELDS}
             rec["parsed"]["num_redundant_experts"] = _value(_redundant_experts(ea))
             # kvguard reads only whether a KV connector is configured
             rec["parsed"]["kv_transfer_config"] = getattr(ea, "kv_transfer_config", None) is not None
@@ -511,7 +696,8 @@ def table_text(table: dict) -> str:
 def merge_tables(dumps: dict) -> dict:
     """{version: dump_options output} -> the compact table of kvguard/data/serve_options.json:
     ``versions`` (ascending), ``specs`` (distinct option specs; ``o``: the action's option strings
-    when it has more than one), ``options``: option string -> [[spec index, first version index,
+    when it has more than one; ``i``: optional_type's / parse_type's X; ``b``: the config field's
+    bounds), ``options``: option string -> [[spec index, first version index,
     last version index], ...], and ``orders``: the parser's order of its option strings (argparse
     lists an ambiguous prefix's candidates in it) as [[indexes into the sorted option strings,
     first version index, last version index], ...]."""
@@ -533,6 +719,10 @@ def merge_tables(dumps: dict) -> dict:
                 spec["v"] = entry["value"]
             if entry.get("fields") is not None:
                 spec["f"] = entry["fields"]
+            if entry.get("inner") is not None:
+                spec["i"] = entry["inner"]
+            if entry.get("bounds") is not None:
+                spec["b"] = entry["bounds"]
             sk = json.dumps(spec, sort_keys=True)
             if sk not in spec_ids:
                 spec_ids[sk] = len(specs)
