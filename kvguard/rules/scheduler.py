@@ -104,16 +104,21 @@ def _length(state: Any) -> "Optional[int]":
     return int(final)
 
 
+def _length_read(state: Any) -> "Optional[int]":
+    """The maximum length a check compares with; a length the host decides is skipped (None) where the check reads
+    it."""
+    length = _length(state)
+    if length is None and state.len_final is not None:
+        state.unmodelled("the maximum length the host decides (-1 / auto) is not followed")
+    return length
+
+
 def batched_below_length(state: Any) -> bool:
     batched = state.layout.max_num_batched_tokens
     if batched is None:
         return False
-    length = _length(state)
-    if length is None:
-        if state.len_final is not None:
-            state.unmodelled("the maximum length the host decides (-1 / auto) is not followed")
-        return False
-    return batched < length and _chunked_prefill_off(state)
+    length = _length_read(state)
+    return length is not None and batched < length and _chunked_prefill_off(state)
 
 
 def length_bind(state: Any) -> dict:
@@ -190,12 +195,8 @@ def threshold_above_length(state: Any) -> bool:
     threshold = _threshold(state)
     if threshold <= 0:
         return False
-    length = _length(state)
-    if length is None:
-        if state.len_final is not None:
-            state.unmodelled("the maximum length the host decides (-1 / auto) is not followed")
-        return False
-    return threshold > length
+    length = _length_read(state)
+    return length is not None and threshold > length
 
 
 def threshold_bind(state: Any) -> dict:

@@ -55,6 +55,16 @@ if TYPE_CHECKING:
 # shared conditions and steps
 
 
+
+def _oracle_check(check_id: str, key: str, *, description: str, bind=None) -> Check:
+    """0.10.2 / 0.11.0's V1 oracle with VLLM_USE_V1=1 set: the first feature of its list the launch has raises
+    (kvguard.rules.v1_features; the releases and the feature's name are the list's)."""
+    entry = next(e for e in _v1.ORACLE_FEATURES if e.key == key)
+    return Check(check_id, entry.since, entry.until, stage="engine_args", exc="NotImplementedError", scope="env",
+                 when=lambda state: _v1.oracle_refuses(state, key), bind=bind,
+                 template=_v1.ORACLE_MESSAGE.replace("{feature}", entry.feature),
+                 source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle", description=description)
+
 def _ea_world(state) -> None:
     """create_engine_config: world sizes used by the --nnodes checks (0.11.1+)."""
     if state.nnodes > 1:
@@ -1204,56 +1214,28 @@ RULES = (
                    "from your config.",
           source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
           description="--max-num-partial-prefills / --max-long-partial-prefills other than 1 are refused"),
-    Check("EA_v1_oracle_sharded_state", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
-          scope="env", when=lambda state: _v1.oracle_refuses(state, "sharded_state"),
-          template="VLLM_USE_V1=1 is not supported with --load_format sharded_state.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="--load-format sharded_state (V1 engine forced; unset, vLLM falls back to V0)"),
-    Check("EA_v1_oracle_logits_processor_pattern", "0.10.2", "0.11.0", stage="engine_args",
-          exc="NotImplementedError", scope="env",
-          when=lambda state: _v1.oracle_refuses(state, "logits_processor_pattern"),
-          template="VLLM_USE_V1=1 is not supported with --logits-processor-pattern.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="--logits-processor-pattern (V1 engine forced; unset, vLLM falls back to V0)"),
-    Check("EA_v1_oracle_preemption_mode", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
-          scope="env", when=lambda state: _v1.oracle_refuses(state, "preemption_mode"),
-          template="VLLM_USE_V1=1 is not supported with --preemption-mode.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="--preemption-mode (V1 engine forced; unset, vLLM falls back to V0)"),
-    Check("EA_v1_oracle_async_output_proc", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
-          scope="env", when=lambda state: _v1.oracle_refuses(state, "async_output_proc"),
-          template="VLLM_USE_V1=1 is not supported with --disable-async-output-proc.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="--disable-async-output-proc (V1 engine forced; unset, vLLM falls back to V0)"),
-    Check("EA_v1_oracle_scheduler_delay_factor", "0.10.2", "0.10.2", stage="engine_args",
-          exc="NotImplementedError", scope="env",
-          when=lambda state: _v1.oracle_refuses(state, "scheduler_delay_factor"),
-          template="VLLM_USE_V1=1 is not supported with --scheduler-delay-factor.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="--scheduler-delay-factor other than 0 (V1 engine forced; unset, vLLM falls back to V0)"),
-    Check("EA_kv_cache_dtype_oracle", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
-          scope="env",
-          when=lambda state: _v1.oracle_refuses(state, "kv_cache_dtype"),
-          template="VLLM_USE_V1=1 is not supported with --kv-cache-dtype.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="--kv-cache-dtype needs an attention backend of the platform that supports it (V1 engine "
-                      "forced; without VLLM_USE_V1=1 vLLM falls back to V0)"),
-    Check("EA_v1_oracle_prompt_embeds", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
-          scope="env", when=lambda state: _v1.oracle_refuses(state, "prompt_embeds"),
-          template="VLLM_USE_V1=1 is not supported with --enable-prompt-embeds.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="--enable-prompt-embeds (V1 engine forced; unset, vLLM falls back to V0)"),
-    Check("EA_v1_oracle_v0_only_architecture", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
-          scope="env", when=lambda state: _v1.oracle_refuses(state, "v0_only_architecture"),
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="a model class that supports only V0 (V1 engine forced: undecidable, the message lists the "
-                      "architectures; unset, vLLM falls back to V0)"),
-    Check("EA_v1_oracle_partial_prefill", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
-          scope="env", when=lambda state: _v1.oracle_refuses(state, "partial_prefill"),
-          template="VLLM_USE_V1=1 is not supported with Concurrent Partial Prefill.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="--max-num-partial-prefills / --max-long-partial-prefills other than 1 (V1 engine forced; "
-                      "unset, vLLM falls back to V0)"),
+    _oracle_check("EA_v1_oracle_sharded_state", "sharded_state",
+                  description="--load-format sharded_state (V1 engine forced; unset, vLLM falls back to V0)"),
+    _oracle_check("EA_v1_oracle_logits_processor_pattern", "logits_processor_pattern",
+                  description="--logits-processor-pattern (V1 engine forced; unset, vLLM falls back to V0)"),
+    _oracle_check("EA_v1_oracle_preemption_mode", "preemption_mode",
+                  description="--preemption-mode (V1 engine forced; unset, vLLM falls back to V0)"),
+    _oracle_check("EA_v1_oracle_async_output_proc", "async_output_proc",
+                  description="--disable-async-output-proc (V1 engine forced; unset, vLLM falls back to V0)"),
+    _oracle_check("EA_v1_oracle_scheduler_delay_factor", "scheduler_delay_factor",
+                  description="--scheduler-delay-factor other than 0 (V1 engine forced; unset, vLLM falls back to "
+                              "V0)"),
+    _oracle_check("EA_kv_cache_dtype_oracle", "kv_cache_dtype",
+                  description="--kv-cache-dtype needs an attention backend of the platform that supports it (V1 "
+                              "engine forced; without VLLM_USE_V1=1 vLLM falls back to V0)"),
+    _oracle_check("EA_v1_oracle_prompt_embeds", "prompt_embeds",
+                  description="--enable-prompt-embeds (V1 engine forced; unset, vLLM falls back to V0)"),
+    _oracle_check("EA_v1_oracle_v0_only_architecture", "v0_only_architecture",
+                  description="a model class that supports only V0 (V1 engine forced: undecidable, the message lists"
+                              " the architectures; unset, vLLM falls back to V0)"),
+    _oracle_check("EA_v1_oracle_partial_prefill", "partial_prefill",
+                  description="--max-num-partial-prefills / --max-long-partial-prefills other than 1 (V1 engine "
+                              "forced; unset, vLLM falls back to V0)"),
     Check("EA_spec_draft_model", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
           when=lambda state: _spec_dict_method(state) == "draft_model" and _v1.draft_model_reached(state),
           scope="feature",
@@ -1274,25 +1256,13 @@ RULES = (
                    "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
           source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
           description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
-    Check("EA_attention_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
-          scope="env",
-          when=lambda state: _v1.oracle_refuses(state, "attention_backend"),
-          bind=lambda state: {"backend": state.env["VLLM_ATTENTION_BACKEND"]},
-          template="VLLM_USE_V1=1 is not supported with VLLM_ATTENTION_BACKEND={backend}.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="VLLM_ATTENTION_BACKEND must name a V1 backend (V1 engine forced)"),
-    Check("EA_pp_backend_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
-          when=lambda state: _v1.oracle_refuses(state, "pipeline_parallel"), scope="env",
-          template="VLLM_USE_V1=1 is not supported with Pipeline Parallelism without Ray distributed "
-                   "executor or multiprocessing executor or external launcher.",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="PP needs the ray, mp or external_launcher executor (V1 engine forced)"),
-    Check("EA_cpu_sliding_window_oracle", "0.10.2", "0.11.0", stage="engine_args", exc="NotImplementedError",
-          scope="env",
-          when=lambda state: _v1.oracle_refuses(state, "cpu_sliding_window"),
-          template="VLLM_USE_V1=1 is not supported with sliding window (CPU backend).",
-          source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
-          description="a sliding-window model on the CPU platform (V1 engine forced)"),
+    _oracle_check("EA_attention_backend_oracle", "attention_backend",
+                  bind=lambda state: {"backend": state.env["VLLM_ATTENTION_BACKEND"]},
+                  description="VLLM_ATTENTION_BACKEND must name a V1 backend (V1 engine forced)"),
+    _oracle_check("EA_pp_backend_oracle", "pipeline_parallel",
+                  description="PP needs the ray, mp or external_launcher executor (V1 engine forced)"),
+    _oracle_check("EA_cpu_sliding_window_oracle", "cpu_sliding_window",
+                  description="a sliding-window model on the CPU platform (V1 engine forced)"),
     Check("EA_dual_chunk_eager", "0.10.2", "0.10.2", stage="engine_args", exc="AssertionError", scope="env",
           when=lambda state: state.env.get("VLLM_ATTENTION_BACKEND") == "DUAL_CHUNK_FLASH_ATTN" and not state.enforce_eager,
           template="Cuda graph is not supported with DualChunkFlashAttention. To run the model in eager mode, set "

@@ -170,7 +170,7 @@ ORACLE_FEATURES: tuple[OracleFeature, ...] = (
     OracleFeature("kv_cache_dtype", "--kv-cache-dtype", "0.10.2", "0.10.2", kv_cache_dtype_unsupported),
     OracleFeature("prompt_embeds", "--enable-prompt-embeds", "0.10.2", "0.10.2",
                   lambda state: state.layout.enable_prompt_embeds),
-    OracleFeature("v0_only_architecture", "model_config.architectures", "0.10.2", "0.11.0", _v0_only_architecture),
+    OracleFeature("v0_only_architecture", "{architectures}", "0.10.2", "0.11.0", _v0_only_architecture),
     OracleFeature("partial_prefill", "Concurrent Partial Prefill", "0.10.2", "0.11.0", partial_prefill_set),
     OracleFeature("attention_backend", "VLLM_ATTENTION_BACKEND={backend}", "0.10.2", "0.11.0",
                   attention_backend_not_v1),

@@ -345,14 +345,7 @@ def _config_fields(action):
 
 
 def _accepts(parse, path, key, value):
-    data = {key: value}
-    for name in reversed(path):
-        data = {name: data}
-    try:
-        parse(json.dumps(data))
-    except Exception:  # noqa: BLE001 - refused
-        return False
-    return True
+    return _accepts_data(parse, path, {key: value})
 
 
 def _schema(parse, path, cls, seen):
