@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["ACTIVE_MESSAGE", "LENGTH_MESSAGE", "LONG_PARTIAL_MESSAGE", "PARTIAL_CHUNKED_MESSAGE", "PARTIAL_MIN_MESSAGE",
            "SEQS_MESSAGE", "THRESHOLD_MESSAGE", "active_above_seqs", "batched_below_length", "batched_below_seqs",
            "field_bounds", "long_partial_out_of_range", "partial_needs_chunked", "partial_below_one",
-           "pooling_launch", "threshold_above_length", "threshold_above_length_with_partial"]
+           "pooling_launch", "scheduled_tokens_with_drafting", "threshold_above_length",
+           "threshold_above_length_with_partial"]
 
 LENGTH_MESSAGE = ("max_num_batched_tokens ({batched}) is smaller than max_model_len ({length}). This effectively "
                   "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
@@ -228,3 +229,17 @@ def long_partial_out_of_range(state: Any) -> bool:
 
 def partial_bind(state: Any) -> dict:
     return {"partial": _partial(state), "long": state.layout.max_long_partial_prefills}
+
+
+def scheduled_tokens_with_drafting(state: Any) -> None:
+    """0.20.0+: VllmConfig takes the draft's new slots per sequence (a draft model: one; parallel drafting: the
+    speculative tokens less one) times max_num_seqs from the batched tokens, and refuses a batch left with no token.
+    kvguard does not model that (the default max_num_seqs is the host's): a launch that sizes the batch itself with
+    such a draft is undecidable."""
+    spec = getattr(state, "sc", None)
+    if spec is None or not (spec.method == "draft_model" or spec.parallel_drafting):
+        return
+    layout = state.layout
+    if layout.max_num_batched_tokens is not None or layout.max_num_seqs is not None:
+        state.undecided("VllmConfig refuses a batch the draft's new slots (times max_num_seqs) leave with no token "
+                        "to schedule; kvguard does not model that reckoning")

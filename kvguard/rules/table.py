@@ -1999,6 +1999,12 @@ RULES = (
                  "vllm/attention/backends/registry.py), from EngineArgs.create_engine_config",
           description="--attention-backend names no backend of the release (kvguard/data/backend_names.json)"),
 
+    Step("vc_scheduled_tokens_with_drafting", "0.20.0", stage="verify",
+         apply=_scheduler.scheduled_tokens_with_drafting,
+         description="VllmConfig._set_max_num_scheduled_tokens: with a draft model or parallel drafting, a batch the "
+                     "launch sizes (--max-num-batched-tokens / --max-num-seqs) may be left with no token to "
+                     "schedule (not modelled: undecidable)"),
+
     # ===================== VllmConfig.__post_init__ ==========================
     # (0.11.1 - 0.12.0: VllmConfig validates the StructuredOutputsConfig create_engine_config gave --reasoning-parser)
     Check("VC_reasoning_parser", "0.11.1", "0.12.0", stage="verify", scope="feature",

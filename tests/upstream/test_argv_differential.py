@@ -610,7 +610,8 @@ def test_parser_agrees_with_real_vllm(version):
           f"EngineArgs errors {c.get('oracle_engine_args_error', 0)}; config values declined where the release "
           f"refuses {c.get('declined_refused', 0)}, where it accepts {c.get('declined_accepted', 0)}; "
           f"oracle {report['oracle_seconds']} s)")
-    assert c.get("oracle_ok", 0) > n // 4 and c.get("oracle_refused", 0) > 0
+    # the generator draws bad values on purpose: about a quarter of its launches start
+    assert c.get("oracle_ok", 0) > n // 6 and c.get("oracle_refused", 0) > 0
     assert not report["mismatches"], json.dumps(report["mismatches"][:5], indent=1, default=str)
     assert c.get("unmodelled_value_errors", 0) <= max(1, n // 50), c
 
