@@ -78,9 +78,16 @@ def _quantized_on_cpu(state: Any) -> bool:
 
 
 def refused_on_v0(state: Any) -> bool:
-    """0.10.2: a quantized KV cache sends this platform's engine to V0, whose defaults turn neither switch on."""
-    return _quantized_on_cpu(state) and (bool(state.layout.enable_chunked_prefill)
-                                         or bool(state.layout.enable_prefix_caching))
+    """0.10.2: the V0 engine (kvguard.rules.v1_features decides when it runs; a quantized KV cache on this platform
+    is one of the V1 oracle's fallbacks) turns neither switch on by default."""
+    if not _quantized_on_cpu(state):
+        return False
+    from .v1_features import runs_v0_engine
+
+    if not runs_v0_engine(state):
+        state.undecided("vLLM 0.10.2's V1 engine with a quantized KV cache on the CPU platform: its chunked-prefill "
+                        "and prefix-caching defaults there are not modelled")
+    return bool(state.layout.enable_chunked_prefill) or bool(state.layout.enable_prefix_caching)
 
 
 def refused_with_chunked_prefill_forced(state: Any) -> bool:

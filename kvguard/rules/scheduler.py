@@ -29,6 +29,8 @@ engine keeps a chunked-prefill switch the launch gives; its own default (long co
 
 from __future__ import annotations
 
+from .v1_features import runs_v0_engine
+
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
@@ -76,7 +78,7 @@ def _chunked_prefill_off(state: Any) -> bool:
         state.undecided("without chunked prefill SchedulerConfig refuses --max-num-batched-tokens below the maximum "
                         "length, and a pooling runner's chunked-prefill default is not modelled")
     if not state.release.within("0.11.0"):
-        if _v0_engine(state):
+        if runs_v0_engine(state):
             if chunked is None:
                 state.undecided("SchedulerConfig's checks depend on whether chunked prefill is on, and vLLM 0.10.2's "
                                 "V0 engine (VLLM_USE_V1=0, or the V1 oracle's fallback) has chunked-prefill defaults "
@@ -88,14 +90,6 @@ def _chunked_prefill_off(state: Any) -> bool:
     if chunked is False:
         return True
     return bool(state.facts.resolved_top.get("is_encoder_decoder"))
-
-
-def _v0_engine(state: Any) -> bool:
-    """0.10.2 builds the V0 engine's config: VLLM_USE_V1=0, or the V1 oracle falling back (kvguard.rules.v1_features:
-    on the CPU platform a quantized KV cache or a model that keeps a sliding window, among others)."""
-    from .v1_features import runs_v0_engine
-
-    return runs_v0_engine(state)
 
 
 def _length(state: Any) -> "Optional[int]":
@@ -129,7 +123,7 @@ def length_bind(state: Any) -> dict:
 def _seqs(state: Any) -> "Optional[int]":
     """max_num_seqs as SchedulerConfig gets it where kvguard knows it: the launch's, or 0.10.2's V0 default."""
     seqs = state.layout.max_num_seqs
-    if seqs is None and not state.release.within("0.11.0") and _v0_engine(state):
+    if seqs is None and not state.release.within("0.11.0") and runs_v0_engine(state):
         return _V0_DEFAULT_SEQS
     return seqs
 

@@ -55,6 +55,10 @@ if TYPE_CHECKING:
 # shared conditions and steps
 
 
+def _feature_refused(feature: str) -> str:
+    """The V1 engine's refusal of a feature (0.11.1+), in its own words (kvguard.rules.v1_features)."""
+    return _v1.UNSUPPORTED_MESSAGE.replace("{feature}", feature)
+
 
 def _oracle_check(check_id: str, key: str, *, description: str, bind=None) -> Check:
     """0.10.2 / 0.11.0's V1 oracle with VLLM_USE_V1=1 set: the first feature of its list the launch has raises
@@ -1204,14 +1208,12 @@ RULES = (
     # the features the V1 engine refuses (kvguard.rules.v1_features), right after ModelConfig
     Check("EA_logits_processor_pattern", "0.11.1", "0.16.0", stage="engine_args", exc="NotImplementedError",
           scope="feature", when=_v1.logits_processor_pattern_set,
-          template="--logits-processor-pattern is not supported. We recommend to remove --logits-processor-pattern "
-                   "from your config.",
+          template=_feature_refused("--logits-processor-pattern"),
           source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
           description="--logits-processor-pattern is refused"),
     Check("EA_partial_prefill", "0.11.1", "0.26.0", stage="engine_args", exc="NotImplementedError",
           scope="feature", when=_v1.partial_prefill_set,
-          template="Concurrent Partial Prefill is not supported. We recommend to remove Concurrent Partial Prefill "
-                   "from your config.",
+          template=_feature_refused("Concurrent Partial Prefill"),
           source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
           description="--max-num-partial-prefills / --max-long-partial-prefills other than 1 are refused"),
     _oracle_check("EA_v1_oracle_sharded_state", "sharded_state",
@@ -1277,10 +1279,8 @@ RULES = (
           description="VLLM_ATTENTION_BACKEND=DUAL_CHUNK_FLASH_ATTN needs a CUDA platform"),
     Check("EA_pp_backend", "0.11.1", stage="engine_args", exc="NotImplementedError",
           when=_pp_backend,
-          template="Pipeline Parallelism without Ray distributed executor or multiprocessing executor "
-                   "or external launcher is not supported. We recommend to remove Pipeline Parallelism "
-                   "without Ray distributed executor or multiprocessing executor or external launcher "
-                   "from your config.",
+          template=_feature_refused("Pipeline Parallelism without Ray distributed executor or multiprocessing "
+                                    "executor or external launcher"),
           source=f"{_S_ARGS}::EngineArgs._check_feature_supported",
           description="PP needs the ray, mp or external_launcher executor"),
     Check("EA_dcp_div", "0.10.2", "0.15.1", stage="engine_args", exc="AssertionError",
