@@ -795,7 +795,10 @@ def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any
         _decline_unvouched_config(values[0], spec, opt, release)
     flag = _FIELDS.get(spec.dest)
     if flag is None or spec.dest in ("model", "revision"):
-        _check_value(spec, opt, values, release)
+        try:
+            _check_value(spec, opt, values, release)
+        except _OutOfBounds as exc:     # pydantic's refusal comes after argparse, if at all: parse_serve decides
+            return _OutOfBounds(exc.reason)
         return None
     if spec.action == "_StoreAction" and spec.nargs == 1:
         return _convert(flag, spec, opt, values[0], release)
@@ -963,10 +966,35 @@ def _check_bounds(spec: _Opt, opt: str, out: Any, word: str, release: Release) -
 
     expected = option_value_problem(spec.bounds, out)
     if expected is not None:
-        raise Undecidable(
+        raise _OutOfBounds(
             f"vLLM {release.version} validates {spec.label(opt)}={word!r} into its config class, whose field refuses "
             f"it ({expected}) with pydantic's ValidationError naming the host's pydantic version, which kvguard does "
             "not quote")
+
+
+class _OutOfBounds(Exception):
+    """A passed-over option's value outside its config field's declared bounds: the release refuses it only when
+    it builds that config, after argparse (kvguard.launch.argv.parse_serve decides)."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+#: the options whose config the release builds only for some launches, by the config field (``d``) they name:
+#: LoRAConfig only with --enable-lora (EngineArgs.create_engine_config, 0.10.2-0.33.0), MultiModalConfig only for a
+#: model whose class supports multimodal input (ModelConfig.__post_init__, 0.11.0-0.33.0; kvguard.rules.table's
+#: mc_multimodal_values decides with the model's facts)
+_LORA_DESTS = frozenset({"max_loras", "max_lora_cls_labels", "max_lora_rank", "max_cpu_loras", "lora_dtype",
+                         "default_mm_loras", "fully_sharded_loras", "lora_target_modules"})
+_MULTIMODAL_DESTS = frozenset({"limit_mm_per_prompt", "enable_mm_embeds", "media_io_kwargs", "mm_processor_kwargs",
+                               "mm_processor_cache_gb", "mm_processor_cache_type", "mm_hasher_algorithm",
+                               "mm_shm_cache_max_object_size_mb", "mm_encoder_only", "mm_encoder_tp_mode",
+                               "mm_encoder_attn_backend", "mm_encoder_attn_dtype", "mm_encoder_fp8_scale_path",
+                               "mm_encoder_fp8_scale_save_path", "mm_encoder_fp8_scale_save_margin",
+                               "interleave_mm_strings", "skip_mm_profiling", "video_pruning_rate",
+                               "video_pruning_method", "mm_tensor_ipc", "mm_ipc_gpu_memory_gb",
+                               "mm_device_do_normalize", "language_model_only"})
 
 
 def _eplb_redundant(value: str, release: Release, opt: str) -> Optional[int]:
@@ -1086,10 +1114,16 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
     option_model = None
     eplb_redundant: Optional[int] = None
     kernel_config_moe_backend = False
+    out_of_bounds: list[tuple[str, str]] = []
+    enable_lora = False
     for opt, values, original, converted in actions:
         spec = table[opt]
         dest = spec.dest
         flag = _FIELDS.get(dest)
+        if isinstance(converted, _OutOfBounds):
+            out_of_bounds.append((dest, converted.reason))
+        if dest == "enable_lora" and spec.nargs == 0:
+            enable_lora = spec.value if isinstance(spec.value, bool) else not opt.startswith(("--no-", "--disable-"))
         if dest == "model":
             option_model = values[0] if values else None
             continue
@@ -1132,6 +1166,14 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.fields[flag.field] = converted
         else:
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)
+    for dest, reason in out_of_bounds:
+        if dest in _LORA_DESTS and not enable_lora:
+            continue    # LoRAConfig is built only with --enable-lora: the value is never validated
+        if dest in _MULTIMODAL_DESTS:
+            # MultiModalConfig is built only for a multimodal model: the rules decide with the model's facts
+            cmd.fields.setdefault("multimodal_value_problem", reason)
+            continue
+        raise Undecidable(reason)
     if kernel_config_moe_backend and cmd.fields.get("moe_backend", "auto") == "auto":
         # --moe-backend, when given, overrides the kernel config's; otherwise the JSON's value is the one
         # vLLM validates and checks, and kvguard reads only the option

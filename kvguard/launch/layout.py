@@ -173,6 +173,9 @@ class Layout:
     reasoning_parser_plugin: Optional[str] = None
     reasoning_config: bool = False
     skip_tokenizer_init: bool = False
+    #: a multimodal option's value outside its MultiModalConfig field's bounds (why the release would refuse it):
+    #: refused only for a multimodal model, which alone gets that config (kvguard.rules.table mc_multimodal_values)
+    multimodal_value_problem: Optional[str] = None
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -441,6 +441,22 @@ def _mc_len_undecided(state) -> None:
 
 
 
+def _mc_multimodal_values(state) -> None:
+    """A multimodal option's value outside its MultiModalConfig field's bounds: ModelConfig builds that config only
+    for a model whose class supports multimodal input (0.11.0-0.33.0), and pydantic's refusal names the host's
+    pydantic version; for any other model the value is never validated."""
+    problem = state.layout.multimodal_value_problem
+    if problem is None:
+        return
+    from ..archs import arch_flag
+
+    multimodal = arch_flag(state.facts.architectures, "supports_multimodal", state.release)
+    if multimodal is False:
+        return
+    state.undecided(problem if multimodal else f"{problem} (when the model supports multimodal input: vLLM "
+                                               f"{state.release.version} does not register its architecture)")
+
+
 #: the CPU platform's refusal of a quantized KV cache (kvguard.rules.cpu_platform), one text in every release
 _CPU_QUANTIZED_KV = "Chunked-prefill and prefix-cache on the CPU backend is not compatible with FP8 KV cache."
 
@@ -1147,6 +1163,12 @@ RULES = (
           source=f"{_S_MODEL}::_get_and_verify_max_len",
           description="--disable-sliding-window with a --max-model-len that only the config's model_max_length "
                       "allows"),
+    # ModelConfig.__post_init__ builds MultiModalConfig (its fields' bounds) after the maximum length, for a multimodal
+    # model only
+    Step("mc_multimodal_values", "0.11.0", stage="model_config", apply=_mc_multimodal_values,
+         description="a multimodal option (--mm-processor-cache-gb, --video-pruning-rate, …) outside its "
+                     "MultiModalConfig field's bounds: refused, with pydantic's message (undecidable), only for a "
+                     "model whose class supports multimodal input"),
     # ModelConfig.__post_init__ assigns hf_text_config.sliding_window = None after the maximum length and the
     # multimodal config; transformers 5's strict config classes check the assignment against the field's type
     Step("mc_sliding_window_unset", stage="model_config",
