@@ -147,6 +147,16 @@ FLAGS: tuple[Flag, ...] = (
     Flag("reasoning_parser", ("--reasoning-parser",), "str"),
     Flag("reasoning_parser_plugin", ("--reasoning-parser-plugin",), "str", "0.11.1"),
     Flag("skip_tokenizer_init", ("--skip-tokenizer-init",), "bool"),
+    # ObservabilityConfig's tracing and metrics options (kvguard.rules.observability); "words": a list option
+    # kept as its values joined by NUL (None for an empty or "None" value)
+    Flag("show_hidden_metrics_for_version", ("--show-hidden-metrics-for-version",), "str"),
+    Flag("otlp_traces_endpoint", ("--otlp-traces-endpoint",), "str"),
+    Flag("collect_detailed_traces", ("--collect-detailed-traces",), "words"),
+    # ParallelConfig's profiling and NUMA options (kvguard.rules.parallel_flags)
+    Flag("ray_workers_use_nsight", ("--ray-workers-use-nsight",), "bool"),
+    Flag("numa_bind", ("--numa-bind",), "bool", "0.20.0"),
+    Flag("numa_bind_nodes", ("--numa-bind-nodes",), "int_words", "0.20.0"),
+    Flag("numa_bind_cpus", ("--numa-bind-cpus",), "words", "0.20.0"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}
@@ -802,6 +812,9 @@ def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any
         return None
     if spec.action == "_StoreAction" and spec.nargs == 1:
         return _convert(flag, spec, opt, values[0], release)
+    if spec.action == "_StoreAction" and spec.nargs == "+" and flag.kind in _WORDS_KINDS:
+        converted = (_convert(flag, spec, opt, value, release) for value in values)
+        return "\0".join("None" if value is None else str(value) for value in converted)
     return None
 
 
@@ -820,7 +833,7 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
         convert = base[kind]
     elif kind == "_optional_type":          # vllm.engine.arg_utils.optional_type(<the field's type>)
         def optional(text: str) -> Any:
-            return None if text in ("", "None") else base.get(flag.kind, str)(text)
+            return None if text in ("", "None") else base.get(_WORDS_KINDS.get(flag.kind, flag.kind), str)(text)
         convert = optional
     elif kind in _LENGTH_TYPES:
         return _length_value(spec, opt, value, release)
@@ -837,13 +850,17 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
     except ValueError:
         if kind == "_optional_type":   # optional_type's own ArgumentTypeError names the field's type
             raise _ArgparseError(f"argument {spec.label(opt)}: Value {value} cannot be converted to "
-                                 f"<class '{flag.kind if flag.kind in base else 'str'}'>.", opt,
+                                 f"<class '{_WORDS_KINDS.get(flag.kind, flag.kind) if _WORDS_KINDS.get(flag.kind, flag.kind) in base else 'str'}'>.", opt,
                                  words=(value,)) from None
         raise _ArgparseError(f"argument {spec.label(opt)}: invalid {kind} value: {value!r}", opt,
                              words=(value,)) from None
     if spec.choices is not None and out not in spec.choices:
         raise _invalid_choice(spec, opt, out, value)
     return out
+
+
+#: the list flags kvguard reads (nargs "+"), by the type of their items
+_WORDS_KINDS = {"words": "str", "int_words": "int"}
 
 
 #: vLLM's ``human_readable_int`` (to 0.13.0) / ``human_readable_int_or_auto`` (0.14.0+): "128k", "1M", -1
@@ -1162,7 +1179,7 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.fields[flag.field] = spec.value
         elif spec.nargs == 0 and spec.action in ("BooleanOptionalAction", "_StoreTrueAction"):
             cmd.fields[flag.field] = not opt.startswith("--no-")
-        elif spec.action == "_StoreAction" and spec.nargs == 1:
+        elif spec.action == "_StoreAction" and (spec.nargs == 1 or flag.kind in _WORDS_KINDS):
             cmd.fields[flag.field] = converted
         else:
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)

@@ -173,6 +173,17 @@ class Layout:
     reasoning_parser_plugin: Optional[str] = None
     reasoning_config: bool = False
     skip_tokenizer_init: bool = False
+    #: ObservabilityConfig's options (kvguard.rules.observability): --show-hidden-metrics-for-version,
+    #: --otlp-traces-endpoint and --collect-detailed-traces (its values joined by NUL; None: not given)
+    show_hidden_metrics_for_version: Optional[str] = None
+    otlp_traces_endpoint: Optional[str] = None
+    collect_detailed_traces: Optional[str] = None
+    #: ParallelConfig's --ray-workers-use-nsight and (0.20.0+) --numa-bind, --numa-bind-nodes and
+    #: --numa-bind-cpus (their values joined by NUL; None: not given) (kvguard.rules.parallel_flags)
+    ray_workers_use_nsight: bool = False
+    numa_bind: bool = False
+    numa_bind_nodes: Optional[str] = None
+    numa_bind_cpus: Optional[str] = None
     #: a multimodal option's value outside its MultiModalConfig field's bounds (why the release would refuse it):
     #: refused only for a multimodal model, which alone gets that config (kvguard.rules.table mc_multimodal_values)
     multimodal_value_problem: Optional[str] = None

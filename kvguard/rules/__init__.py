@@ -45,6 +45,9 @@ WRAPPER: dict[str, Optional[str]] = {
     "scheduler": "SchedulerConfig",
     # CacheConfig, built in EngineArgs.create_engine_config before the data-parallel checks and ParallelConfig
     "cache_config": "CacheConfig",
+    # ObservabilityConfig, built in EngineArgs.create_engine_config after SchedulerConfig and the attention
+    # backend's name, before VllmConfig (kvguard.rules.observability)
+    "observability": "ObservabilityConfig",
     # the workers' start (attention backend selection and its checks): nothing wraps these
     "worker": None,
 }

@@ -48,6 +48,9 @@ _FIELD_SINCE = {
     "allow_deprecated_quantization": "0.14.0",
     "max_num_active_seqs": "0.31.0",
     "reasoning_parser_plugin": "0.11.1",
+    "numa_bind": "0.20.0",
+    "numa_bind_nodes": "0.20.0",
+    "numa_bind_cpus": "0.20.0",
 }
 
 #: launch fields that exist only up to a given release (both tables agree with the flags' releases,

@@ -516,7 +516,8 @@ def _runs(row, entry: str) -> bool:
         return False
     if entry == "serve":
         return True
-    if row.stage in ("frontend", "engine_args", "cache_config", "model_init", "speculative", "scheduler", "worker"):
+    if row.stage in ("frontend", "engine_args", "cache_config", "model_init", "speculative", "scheduler", "worker",
+                     "observability"):
         return False
     if row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
         return False

@@ -22,6 +22,8 @@ _STAGE_TITLES = {
                     "by CacheConfig)",
     "scheduler": "SchedulerConfig (--max-num-batched-tokens, --max-num-seqs; pydantic dataclass: ValueError wrapped "
                  "by SchedulerConfig)",
+    "observability": "ObservabilityConfig (--collect-detailed-traces, --show-hidden-metrics-for-version; pydantic "
+                     "dataclass: wrapped by ObservabilityConfig; kvguard.rules.observability)",
     "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",
     "model_init": "Model construction in the workers: layers, quantization methods, FusedMoE (raised unwrapped; "
                   "kvguard/data/quant_archs.json, docs/model-construction.md)",

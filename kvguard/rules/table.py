@@ -41,6 +41,8 @@ from . import cache_config as _cache_config
 from . import cpu_platform as _cpu
 from . import mamba_cache as _mamba
 from . import mamba_state as _mamba_state
+from . import observability as _obs
+from . import parallel_flags as _pflags
 from . import parsers as _parsers
 from . import scheduler as _scheduler
 from . import v1_features as _v1
@@ -1516,6 +1518,23 @@ RULES = (
               source=f"{_S_PARALLEL}::ParallelConfig (Field(ge=...))",
               description="sizes >= 1, local DP size / ranks >= 0 (all failing fields in one error)"),
 
+    # ParallelConfig's field validators of the NUMA options (kvguard.rules.parallel_flags)
+    Step("pc_numa_entries", "0.20.0", apply=_pflags.numa_entries,
+         description="an empty or 'None' entry of --numa-bind-nodes / --numa-bind-cpus: pydantic's type error "
+                     "names the host's pydantic version, so kvguard declines"),
+    Check("FIELD_numa_nodes", "0.20.0", scope="feature", when=_pflags.nodes_negative,
+          template=_pflags.NODES_NEGATIVE_MESSAGE,
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_numa_bind_nodes",
+          description="a negative --numa-bind-nodes entry"),
+    Check("FIELD_numa_cpus_syntax", "0.20.0", scope="feature", when=_pflags.cpus_syntax,
+          template=_pflags.CPUS_SYNTAX_MESSAGE,
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_numa_bind_cpus",
+          description="a --numa-bind-cpus entry that is no numactl CPU list (the first failing entry decides)"),
+    Check("FIELD_numa_cpus_order", "0.20.0", scope="feature", when=_pflags.cpus_descending,
+          bind=_pflags.descending_bind, template=_pflags.CPUS_DESCENDING_MESSAGE,
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_numa_bind_cpus",
+          description="a descending range in a --numa-bind-cpus entry"),
+
     # ===================== ParallelConfig.__post_init__ ========================
     Step("pc_world_size", apply=_pc_world,
          description="world_size = pp * tp * pcp (* dp with external_launcher)"),
@@ -1654,6 +1673,10 @@ RULES = (
           template="data_parallel_external_lb can only be set when data_parallel_size > 1",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="external LB needs DP > 1"),
+    Check("PV_numa_requires_bind", "0.20.0", scope="feature", when=_pflags.numa_without_bind,
+          template=_pflags.REQUIRES_BIND_MESSAGE,
+          source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
+          description="--numa-bind-nodes / --numa-bind-cpus without --numa-bind"),
     Check("PV_eplb_platform", "0.11.1", "0.30.0", scope="feature",
           when=lambda state: state.eplb and state.need("platform") not in ("cuda", "rocm"),
           template="Expert parallelism load balancing is only supported on CUDA devices or ROCm devices "
@@ -1730,6 +1753,10 @@ RULES = (
           template="Failed to import Ray: {ray_import_err}.Please install Ray with `pip install ray`.",
           source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
           description="the ray executor needs Ray installed (note the missing space)"),
+    Check("PA_nsight_without_ray", scope="feature", when=_pflags.nsight_without_ray,
+          template=_pflags.NSIGHT_MESSAGE,
+          source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
+          description="--ray-workers-use-nsight when the workers do not run on the ray executor"),
 
     # ===================== speculative decoding =============================
     # EngineArgs.create_speculative_config, then SpeculativeConfig(**dict) (pydantic field validation,
@@ -2020,6 +2047,26 @@ RULES = (
           source="vllm/v1/attention/backends/registry.py::AttentionBackendEnum (0.13.0: "
                  "vllm/attention/backends/registry.py), from EngineArgs.create_engine_config",
           description="--attention-backend names no backend of the release (kvguard/data/backend_names.json)"),
+
+    # ObservabilityConfig (kvguard.rules.observability): its field validators in field order, then its model validator
+    Check("OBS_hidden_metrics_version", "0.11.1", stage="observability", exc="InvalidVersion", scope="feature",
+          when=_obs.hidden_metrics_version_invalid, template=_obs.VERSION_MESSAGE,
+          source="vllm/config/observability.py::ObservabilityConfig._validate_show_hidden_metrics_for_version",
+          description="--show-hidden-metrics-for-version is no version (packaging's InvalidVersion, wrapped by "
+                      "ObservabilityConfig)"),
+    Step("obs_otlp_endpoint_late", "0.11.1", stage="observability", apply=_obs.otlp_endpoint,
+         description="--otlp-traces-endpoint needs OpenTelemetry: a dependency from 0.17.0 (passes); before, an "
+                     "optional extra whose absence is refused quoting the host's traceback (undecidable)"),
+    Step("obs_trace_modules", stage="observability", apply=_obs.trace_modules,
+         description="--collect-detailed-traces values other than model / worker / all: pydantic's message names "
+                     "the host's pydantic version, so kvguard declines"),
+    Step("obs_otlp_endpoint_early", "0.10.2", "0.11.0", stage="observability", apply=_obs.otlp_endpoint,
+         description="ObservabilityConfig.__post_init__: --otlp-traces-endpoint needs OpenTelemetry, an optional "
+                     "extra of these releases (undecidable)"),
+    Check("OBS_traces_without_endpoint", "0.11.1", stage="observability", scope="feature",
+          when=_obs.traces_without_endpoint, template=_obs.TRACES_MESSAGE,
+          source="vllm/config/observability.py::ObservabilityConfig._validate_tracing_config",
+          description="--collect-detailed-traces without --otlp-traces-endpoint"),
 
     Step("vc_scheduled_tokens_with_drafting", "0.20.0", stage="verify",
          apply=_scheduler.scheduled_tokens_with_drafting,

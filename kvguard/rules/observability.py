@@ -1,0 +1,83 @@
+"""ObservabilityConfig's checks of the tracing and metrics options (vllm/config/observability.py; 0.10.2:
+vllm/config/__init__.py), built by ``EngineArgs.create_engine_config`` (vllm/engine/arg_utils.py) after SchedulerConfig
+and the --attention-backend name, before VllmConfig; pydantic wraps what they raise in a ValidationError for
+ObservabilityConfig.
+
+- ``--collect-detailed-traces``: its values are validated as the literals ``model`` / ``worker`` / ``all`` first (a
+  comma-joined pair such as ``model,worker``, which the parser's choices allow up to 0.30.0, and ``None``, which
+  0.31.0+'s choices allow, are refused with pydantic's message, which names the host's pydantic version:
+  undecidable).
+- 0.11.1+: ``--show-hidden-metrics-for-version`` must parse as a version (packaging's InvalidVersion, its own type,
+  still wrapped by ObservabilityConfig); ``--collect-detailed-traces`` without ``--otlp-traces-endpoint`` is a
+  ValueError.  0.10.2 / 0.11.0 check neither (the version string is only compared, never parsed).
+- ``--otlp-traces-endpoint``: vLLM refuses it when OpenTelemetry does not import, quoting the host's import
+  traceback.  OpenTelemetry is a dependency of the release from 0.17.0 (it imports wherever the release is installed:
+  passes); before 0.17.0 it is an optional extra, so such a launch is undecidable.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["TRACES_MESSAGE", "VERSION_MESSAGE", "hidden_metrics_version_invalid", "otlp_endpoint",
+           "trace_modules", "traces_without_endpoint"]
+
+TRACES_MESSAGE = "collect_detailed_traces requires `--otlp-traces-endpoint` to be set."
+VERSION_MESSAGE = "Invalid version: {value!r}"
+#: the literals of DetailedTraceModules
+_MODULES = ("model", "worker", "all")
+#: the first release whose requirements include OpenTelemetry
+_OTEL_REQUIRED = "0.17.0"
+
+
+def words(value: Any) -> list[str]:
+    """The values of a list option kvguard keeps as one string (kvguard.launch.argv: joined by NUL, ``None`` for an
+    empty or ``None`` word)."""
+    return [] if value is None else value.split("\0")
+
+
+def trace_modules(state: Any) -> None:
+    """pydantic's validation of the list against DetailedTraceModules (every release)."""
+    bad = [word for word in words(state.layout.collect_detailed_traces) if word not in _MODULES]
+    if bad:
+        state.undecided(f"--collect-detailed-traces {bad[0]!r} is no module name ('model', 'worker' or 'all'): "
+                        "ObservabilityConfig refuses it with pydantic's message, which names the host's pydantic "
+                        "version: kvguard does not quote it")
+
+
+def otlp_endpoint(state: Any) -> None:
+    """The OpenTelemetry import check of ``--otlp-traces-endpoint``."""
+    if state.layout.otlp_traces_endpoint is None or state.release.within(_OTEL_REQUIRED):
+        return
+    state.undecided(f"--otlp-traces-endpoint: OpenTelemetry is an optional extra of vLLM {state.release.version} "
+                    "(a dependency from 0.17.0); whether it imports on the host is unknown, and vLLM's refusal "
+                    "quotes the host's import traceback")
+
+
+def hidden_metrics_version_invalid(state: Any) -> bool:
+    """0.11.1+: packaging's ``parse`` of ``--show-hidden-metrics-for-version``; its InvalidVersion is raised here
+    (a Refusal: the type is packaging's, the wrapping ObservabilityConfig's)."""
+    value = state.layout.show_hidden_metrics_for_version
+    if value is None:
+        return False
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        Version(value)
+    except InvalidVersion:
+        pass
+    else:
+        return False
+    if any(ch in value for ch in "'\"\\") or not value.isprintable():
+        state.undecided(f"--show-hidden-metrics-for-version {value!r} is no version; packaging words its message "
+                        "for such a string differently across its releases (quoted as given in older ones, by repr in "
+                        "26.x): kvguard does not quote it")
+    from .engine import Refusal
+
+    raise Refusal("InvalidVersion", VERSION_MESSAGE.format(value=value), wrapped_by="ObservabilityConfig")
+
+
+def traces_without_endpoint(state: Any) -> bool:
+    return state.layout.collect_detailed_traces is not None and not state.layout.otlp_traces_endpoint

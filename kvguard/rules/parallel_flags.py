@@ -1,0 +1,84 @@
+"""ParallelConfig's checks of its profiling and NUMA options (vllm/config/parallel.py; 0.10.2: the same file), raised
+inside ParallelConfig and wrapped by it:
+
+- ``--ray-workers-use-nsight`` when the workers do not run on the Ray executor (``ParallelConfig._verify_args``, every
+  release, after the Ray import check): a ValueError.
+- 0.20.0+: ``--numa-bind-cpus`` entries are validated as numactl CPU lists while the fields are validated (an
+  entry out of the syntax, then a descending range; ``--numa-bind-nodes`` refuses negative nodes there too), and
+  ``_validate_parallel_config`` refuses ``--numa-bind-nodes`` / ``--numa-bind-cpus`` without ``--numa-bind`` (after
+  the data-parallel external LB check).  An empty or ``None`` entry is refused by pydantic's type validation, whose
+  message names the host's pydantic version: undecidable.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .observability import words
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["CPUS_DESCENDING_MESSAGE", "CPUS_SYNTAX_MESSAGE", "NODES_NEGATIVE_MESSAGE", "NSIGHT_MESSAGE",
+           "REQUIRES_BIND_MESSAGE", "cpus_descending", "cpus_syntax", "nodes_negative", "numa_without_bind",
+           "numa_entries", "nsight_without_ray"]
+
+NSIGHT_MESSAGE = "Unable to use nsight profiling unless workers run with Ray."
+REQUIRES_BIND_MESSAGE = "numa_bind_nodes and numa_bind_cpus require numa_bind=True."
+NODES_NEGATIVE_MESSAGE = "numa_bind_nodes must contain non-negative integers."
+CPUS_SYNTAX_MESSAGE = "numa_bind_cpus entries must use numactl CPU list syntax, for example '0-3' or '0,2,4-7'."
+CPUS_DESCENDING_MESSAGE = "numa_bind_cpus ranges must be ascending, but got '{cpuset}'."
+
+#: a numactl CPU list: numbers or ascending-or-not ranges, comma separated (``\\d`` as Python's re reads it)
+_CPU_LIST = re.compile(r"\d+(?:-\d+)?(?:,\d+(?:-\d+)?)*")
+
+
+def nsight_without_ray(state: Any) -> bool:
+    return state.layout.ray_workers_use_nsight and state.backend != "ray"
+
+
+def numa_entries(state: Any) -> None:
+    """pydantic's type validation of the NUMA lists (a None entry: undecidable)."""
+    for option, value in (("--numa-bind-nodes", state.layout.numa_bind_nodes),
+                          ("--numa-bind-cpus", state.layout.numa_bind_cpus)):
+        if "None" in words(value):
+            state.undecided(f"{option} has an empty or 'None' entry: ParallelConfig refuses it with pydantic's "
+                            "message, which names the host's pydantic version: kvguard does not quote it")
+
+
+def nodes_negative(state: Any) -> bool:
+    return any(int(node) < 0 for node in words(state.layout.numa_bind_nodes))
+
+
+def _first_bad_cpuset(state: Any) -> Any:
+    """(why, entry) of the first --numa-bind-cpus entry the field validator refuses (entry by entry: the syntax,
+    then its ranges), or None."""
+    for cpuset in words(state.layout.numa_bind_cpus):
+        if _CPU_LIST.fullmatch(cpuset) is None:
+            return "syntax", cpuset
+        for part in cpuset.split(","):
+            if "-" in part:
+                first, last = part.split("-", 1)
+                if int(first) > int(last):
+                    return "descending", cpuset
+    return None
+
+
+def cpus_syntax(state: Any) -> bool:
+    bad = _first_bad_cpuset(state)
+    return bad is not None and bad[0] == "syntax"
+
+
+def cpus_descending(state: Any) -> bool:
+    bad = _first_bad_cpuset(state)
+    return bad is not None and bad[0] == "descending"
+
+
+def descending_bind(state: Any) -> dict:
+    return {"cpuset": _first_bad_cpuset(state)[1]}
+
+
+def numa_without_bind(state: Any) -> bool:
+    lay = state.layout
+    return not lay.numa_bind and (lay.numa_bind_nodes is not None or lay.numa_bind_cpus is not None)
