@@ -617,6 +617,8 @@ KNOWN_POST_INITS5: dict[str, list] = {
                                        ["index_block_size", "sparse_block_size"],
                                        ["index_topk_blocks", "sparse_topk_blocks"],
                                        ["index_local_blocks", "sparse_local_block"]]}]],
+    "30cc96ad73d4": [["dory_post_init", {}],                             # vLLM's DoryConfig (0.33.0)
+                     ["super", {"keywords": [["**", "kwargs"]], "method": "__post_init__", "positional": 0}]],
 }
 
 
@@ -669,6 +671,10 @@ KNOWN_METHODS5: dict[str, list] = {
     "c9e7a5094c80": ["hunyuan_vl_convert_rope_params", {}],
     "8682074bd23b": ["hunyuan_vl_mrope_section_alias", {}],
     "902f25687038": ["hunyuan_vl_mrope_section_check", {}],
+    # vLLM's DoryConfig (0.33.0): its layout, architecture and RoPE checks
+    "34bc8304cab2": ["dory_validate_layer_type", {}],
+    "8bb52c91cdc3": ["dory_validate_architecture", {}],
+    "2089d45f7e4a": ["dory_validate_rope", {}],
     "22ae004c836f": ["nemotron_h_layer_types_validation", {"valid": ["full_attention", "linear_attention", "moe",
                                                                       "mlp"]}],  # NemotronHConfig
 }

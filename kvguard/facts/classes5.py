@@ -10,7 +10,8 @@ step's arguments; the class-level defaults are read from the class record as the
 Mirrors ``transformers/models/deepseek_v4/configuration_deepseek_v4.py`` (``DeepseekV4Config``, 5.20),
 ``transformers/models/step3p7/configuration_step3p7.py`` (``Step3p7TextConfig``, 5.20) and
 ``transformers/models/hunyuan_vl/configuration_hunyuan_vl.py`` (``HunYuanVLTextConfig``'s RoPE methods,
-5.17-5.24).
+5.17-5.24) and vLLM's ``vllm/transformers_utils/configs/dory.py`` (``DoryConfig``, 0.33.0: a ``@strict`` class
+of vLLM's own, read as transformers 5 classes are).
 """
 
 from __future__ import annotations
@@ -275,6 +276,95 @@ def _hunyuan_vl_mrope_section_check(f: Frame, a: dict) -> None:
     params["mrope_section"] = ints
 
 
+# -- Dory (vLLM 0.33.0's own strict class) -----------------------------------------------------------
+
+#: Dory's attention block kinds, in the order its default RoPE parameters list them
+_DORY_ATTENTION = ("sliding_attention", "full_attention")
+
+
+def _dory_post_init(f: Frame, a: dict) -> None:
+    """Defaults of the recurrent layout: the layer kinds (odd layers MLP-only, among the even ones every eighth
+    from the seventh full attention, the rest sliding), default RoPE parameters for each attention kind present,
+    and the recurrent layers as what the input and output layers leave.  The parent's ``__post_init__`` follows
+    (a step of its own)."""
+    obj = f.obj
+    if obj.layer_types is None:
+        kinds = []
+        for i in range(_n(obj.num_hidden_layers)):
+            if i % 2:
+                kinds.append("mlp")
+            else:
+                kinds.append("full_attention" if i % 8 == 6 else "sliding_attention")
+        obj.layer_types = kinds
+    if obj.rope_parameters is None:
+        present = [kind for kind in _DORY_ATTENTION if kind in obj.layer_types]
+        obj.rope_parameters = {kind: {"rope_type": "default", "partial_rotary_factor": 1.0} for kind in present}
+    if obj.n_recurrent_layers is None:
+        obj.n_recurrent_layers = obj.num_hidden_layers - obj.n_input_layers - obj.n_output_layers
+
+
+def _dory_validate_layer_type(f: Frame, a: dict) -> None:
+    """Every layer one of the three block kinds, one per layer."""
+    obj = f.obj
+    kinds = obj.layer_types
+    allowed = {"mlp", *_DORY_ATTENTION}
+    if kinds is None or any(kind not in allowed for kind in kinds):
+        raise ValueError("layer_types must be a list of sliding_attention, full_attention, or mlp")
+    if len(kinds) != obj.num_hidden_layers:
+        raise ValueError("layer_types must have num_hidden_layers entries")
+
+
+def _dory_validate_architecture(f: Frame, a: dict) -> None:
+    """The layout's partition and the architecture's fixed choices, checked in the class's order (the first
+    failing check raises; the comparisons run on whatever the fields hold)."""
+    obj = f.obj
+    if obj.layer_types is None or obj.n_recurrent_layers is None:
+        raise ValueError("Dory layer layout must be initialized")
+    parts = (obj.n_input_layers, obj.n_recurrent_layers, obj.n_output_layers)
+    if any(part < 0 for part in parts) or sum(parts) != obj.num_hidden_layers:
+        raise ValueError("Dory input, recurrent, and output layers must sum to num_hidden_layers")
+    if obj.n_recurrent_loops < 1:
+        raise ValueError("n_recurrent_loops must be a positive integer")
+    if obj.recurrent_kv_cache_mode not in ("per_loop", "last_loop"):
+        raise ValueError("recurrent_kv_cache_mode must be per_loop or last_loop")
+    if any(size <= 0 for size in (obj.head_dim, obj.num_attention_heads, obj.num_key_value_heads)):
+        raise ValueError("Attention dimensions must be positive integers")
+    if obj.num_attention_heads % obj.num_key_value_heads:
+        raise ValueError("num_attention_heads must be divisible by num_key_value_heads")
+    if obj.initializer_range <= 0:
+        raise ValueError("initializer_range must be positive")
+    if "sliding_attention" in obj.layer_types and (obj.sliding_window is None or obj.sliding_window <= 0):
+        raise ValueError("sliding_window must be a positive integer")
+    if obj.attention_bias or obj.mlp_bias:
+        raise ValueError("Dory requires bias-free projections")
+    if obj.hidden_act != "silu" or obj.tie_word_embeddings:
+        raise ValueError("Dory requires SiLU and untied embeddings")
+
+
+def _dory_validate_rope(f: Frame, a: dict) -> None:
+    """One RoPE parameter set per attention kind present (and no other key), each default RoPE with a positive
+    ``rope_theta`` and a rotary dimension (``int(head_dim * partial_rotary_factor)``) positive and even."""
+    obj = f.obj
+    if obj.layer_types is None:
+        raise ValueError("Dory layer layout must be initialized")
+    needed = set(obj.layer_types) - {"mlp"}
+    params = obj.rope_parameters
+    if params is None or (set(params) - set(_DORY_ATTENTION) or needed - params.keys()):
+        raise ValueError("rope_parameters must define each attention block type")
+    for one in params.values():
+        if not isinstance(one, dict) or one.get("rope_type") != "default" or one.get("rope_theta", 0) <= 0:
+            raise ValueError("Dory requires default RoPE with a positive rope_theta")
+        fraction = one.get("partial_rotary_factor", 1.0)
+        if isinstance(fraction, (str, list, tuple, dict)) and not (
+                isinstance(obj.head_dim, int) and len(fraction) * max(obj.head_dim, 0) <= 4000):
+            # a sequence repeated head_dim times, then int() of it: only short ones are followed
+            raise Undecidable(f"{f.cls.name}.validate_rope: a partial_rotary_factor of type "
+                              f"{type(fraction).__name__} repeated {obj.head_dim!r} times is not modelled")
+        rotary = int(obj.head_dim * fraction)
+        if not 0 < fraction <= 1 or rotary <= 0 or rotary % 2:
+            raise ValueError("Rotary dimensions must be positive, even, and <= head_dim")
+
+
 STEPS5 = {
     "deepseek_v4_post_init": _deepseek_v4_post_init,
     "deepseek_v4_validate_rope": _deepseek_v4_validate_rope,
@@ -283,4 +373,8 @@ STEPS5 = {
     "hunyuan_vl_convert_rope_params": _hunyuan_vl_convert_rope_params,
     "hunyuan_vl_mrope_section_alias": _hunyuan_vl_mrope_section_alias,
     "hunyuan_vl_mrope_section_check": _hunyuan_vl_mrope_section_check,
+    "dory_post_init": _dory_post_init,
+    "dory_validate_layer_type": _dory_validate_layer_type,
+    "dory_validate_architecture": _dory_validate_architecture,
+    "dory_validate_rope": _dory_validate_rope,
 }

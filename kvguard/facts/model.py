@@ -1086,6 +1086,10 @@ def _sliding_window_unset(text: Any) -> Optional[Crash]:
         text.sliding_window = None
     except StrictDataclassError as exc:
         return Crash.of(exc)
+    except TypeError as exc:
+        # a property setter's own arithmetic on None (ModernBERT's ``sliding_window`` sets
+        # ``local_attention = value * 2``): the same Python operation raises the same TypeError in the library
+        return Crash.of(exc)
     finally:
         attrs.clear()
         attrs.update(saved)
