@@ -10,7 +10,8 @@ another falsy value, another truthy value — and writes the answer as one ``sub
     ["sub_config", {"var": "text_config", "cases": {"none": [op, ...], "dict": [op, ...], ...}}]
 
 with ops from a small vocabulary (``build``, ``assign``, ``model_type_default``, ``model_type``,
-``empty``, ``raise``) whose arguments are names and literal values.  A statement with anything else
+``empty``, ``raise``, ``assert_kind``, ``read_item``, ``pop_item``, ``for_model``, …) whose arguments are names
+and literal values.  A statement with anything else
 in it is not a sub-config step (the caller records it as opaque).
 """
 
@@ -171,14 +172,60 @@ def _class_model_type(value, var_names: set) -> "str | None":
     return class_attribute(value.value.id, "model_type")
 
 
+def _message_parts(node, var_names: set) -> list:
+    """An assertion's message: literal text and ``{"type_of": var}`` for ``{type(var)}`` in an f-string."""
+    if node is None:
+        return []
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if not isinstance(node, ast.JoinedStr):
+        raise NotSubConfig
+    parts: list = []
+    for part in node.values:
+        if isinstance(part, ast.Constant) and isinstance(part.value, str):
+            parts.append(part.value)
+            continue
+        value = getattr(part, "value", None)
+        if isinstance(part, ast.FormattedValue) and part.conversion == -1 and part.format_spec is None \
+                and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "type" \
+                and len(value.args) == 1 and not value.keywords and _var(value.args[0]) in var_names:
+            parts.append({"type_of": _var(value.args[0])})
+            continue
+        raise NotSubConfig
+    return parts
+
+
+def _assert_kinds(stmt: ast.Assert, var_names: set) -> dict:
+    """``assert isinstance(x, (SomeConfig, dict)), msg``: the kinds of value that pass, the message otherwise."""
+    test = stmt.test
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and not test.keywords):
+        raise NotSubConfig
+    var = _var(test.args[0])
+    if var not in var_names:
+        raise NotSubConfig
+    results = {kind: _test(test, var, kind) for kind in KINDS}
+    if any(r is None for r in results.values()):
+        raise NotSubConfig
+    return {"op": "assert_kind", "var": var, "kinds": [k for k in KINDS if results[k]],
+            "message": _message_parts(stmt.msg, var_names)}
+
+
 def _simple(stmt, var_names: set) -> list[dict]:
     """One statement of a branch -> ops."""
+    if isinstance(stmt, ast.Assert):
+        return [_assert_kinds(stmt, var_names)]
     if isinstance(stmt, ast.Expr):
         value = stmt.value
         if isinstance(value, ast.Constant):
             return []
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
             owner = value.func.value
+            if value.func.attr == "pop" and len(value.args) == 1 and not value.keywords \
+                    and isinstance(value.args[0], ast.Constant) and isinstance(owner, (ast.Name, ast.Attribute)) \
+                    and _var(owner) in var_names:
+                # x.pop("model_type"): the key removed from the dict (a KeyError when absent)
+                return [{"op": "pop_item", "var": _var(owner), "key": value.args[0].value}]
             if isinstance(owner, ast.Name) and owner.id in ("logger", "warnings", "logging"):
                 return []
             if value.func.attr == "setdefault" and len(value.args) == 2 and _lit(value.args[0]) == "model_type":
@@ -215,6 +262,18 @@ def _simple(stmt, var_names: set) -> list[dict]:
                 # text_kwargs["dtype"] = kwargs.get("torch_dtype", kwargs.get("dtype"))
                 return [{"op": "item_kwargs_get", "var": _var(target.value), "key": target.slice.value,
                          "chain": chain}]
+        if isinstance(target, ast.Name) and isinstance(value, ast.Subscript) \
+                and isinstance(value.value, (ast.Name, ast.Attribute)) and isinstance(value.slice, ast.Constant) \
+                and isinstance(value.slice.value, str) and _var(value.value) in var_names:
+            # model_type = x["model_type"]: an item of the dispatched dict (a KeyError when absent)
+            return [{"op": "read_item", "target": target.id, "from": _var(value.value), "key": value.slice.value}]
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "for_model" \
+                and isinstance(value.func.value, ast.Name) and value.func.value.id == "AutoConfig" \
+                and len(value.args) == 1 and isinstance(value.args[0], ast.Name) and len(value.keywords) == 1 \
+                and value.keywords[0].arg is None:
+            # x = AutoConfig.for_model(model_type, **x)
+            return [{"op": "for_model", "target": _var(target), "model_type": value.args[0].id,
+                     "from": _var(value.keywords[0].value)}]
         if isinstance(target, ast.Name) and isinstance(value, ast.Subscript):
             # text_cls = CONFIG_MAPPING[text_config["model_type"]]: a local holding the class a later call builds
             return [{"op": "class_local", "target": target.id, "class": _class_ref(value, var_names)}]

@@ -360,6 +360,47 @@ def _op_item_kwargs_get(f: Frame, op: dict) -> None:
     f.get(op["var"])[op["key"]] = value
 
 
+def _op_assert_kind(f: Frame, op: dict) -> None:
+    """``assert isinstance(x, (SomeConfig, dict)), msg``: values of other kinds raise AssertionError (the message's
+    ``{type(x)}`` is the builtin type a config.json value has)."""
+    value = f.get(op["var"])
+    if _kind(value) in op["kinds"]:
+        return
+    raise AssertionError("".join(part if isinstance(part, str) else str(type(f.get(part["type_of"])))
+                                 for part in op["message"]))
+
+
+def _plain_dict(f: Frame, op: dict, value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise Undecidable(f"{f.cls.name}.{f.method}: {op['op']} on a {type(value).__name__} is not modelled")
+    return value
+
+
+def _op_read_item(f: Frame, op: dict) -> None:
+    """``t = x[key]`` on a dict (KeyError when absent)."""
+    f.set(op["target"], _plain_dict(f, op, f.get(op["from"]))[op["key"]])
+
+
+def _op_pop_item(f: Frame, op: dict) -> None:
+    """``x.pop(key)`` on a dict (KeyError when absent)."""
+    _plain_dict(f, op, f.get(op["var"])).pop(op["key"])
+
+
+def _op_for_model(f: Frame, op: dict) -> None:
+    """``t = AutoConfig.for_model(model_type, **x)``: the class CONFIG_MAPPING names, built from ``x``."""
+    kwargs = _plain_dict(f, op, f.get(op["from"]))
+    if "model_type" in kwargs:
+        raise Undecidable(f"{f.cls.name}.{f.method}: AutoConfig.for_model with model_type given twice is not modelled")
+    model_type = f.get(op["model_type"])
+    if not f.lib.knows_model_type(model_type):   # an unhashable one raises TypeError, as the mapping's test does
+        # vLLM's config modules register more model types with AutoConfig when they are imported (Ovis's visual
+        # tokenizers): kvguard does not measure those, and they decide both the class and the refusal's list
+        raise Undecidable(f"{f.cls.name}.{f.method}: AutoConfig.for_model({model_type!r}): a model type the "
+                          "transformers mapping lacks (vLLM's config modules' own AutoConfig registrations are not "
+                          "modelled)")
+    f.set(op["target"], f.lib.for_model({"model_type": model_type, **kwargs}))
+
+
 _SUB_OPS: dict[str, Callable[[Frame, dict], Any]] = {
     "build": _build_op, "model_type_default": _op_model_type_default, "model_type": _op_model_type,
     "empty": _op_empty, "assign": _op_assign, "read_model_type": _op_read_model_type, "or_build": _op_or_build,
@@ -367,7 +408,8 @@ _SUB_OPS: dict[str, Callable[[Frame, dict], Any]] = {
     "empty_if_none": _op_empty_if_none, "build_discard": _op_build_discard,
     "model_type_rename": _op_model_type_rename, "item_kwargs_get": _op_item_kwargs_get,
     "local_rename": _op_local_rename, "read_attr": _op_read_attr, "class_local": _op_class_local, "attr_set_if_eq": _op_attr_set_if_eq,
-    "unmodelled": _op_unmodelled,
+    "unmodelled": _op_unmodelled, "assert_kind": _op_assert_kind, "read_item": _op_read_item,
+    "pop_item": _op_pop_item, "for_model": _op_for_model,
 }
 
 

@@ -12,7 +12,17 @@ generated configs (400 of 400 agree or are declined, seed ``dory12b``).
 ModernBERT (transformers 5.x): its ``sliding_window`` is a property whose setter stores twice the value in
 ``local_attention``; vLLM's ``hf_text_config.sliding_window = None`` (``--disable-sliding-window``) raises the
 setter's TypeError.  kvguard used to fail on it itself (an internal error, so every ModernBERT launch on
-0.24.0+ was undecidable); expected value from ``ModelConfig(..., disable_sliding_window=True)`` of vLLM 0.33.0.
+0.24.0+ was undecidable); expected value from ``ModelConfig(..., disable_sliding_window=True)`` of vLLM 0.26.0 and
+0.33.0.
+
+vLLM's ``OvisConfig`` (``vllm/transformers_utils/configs/ovis.py``): ``if x is not None:`` it asserts that the LLM /
+visual-tokenizer config is a config object or a dict (the message names ``type(x)``), and builds a dict with
+``AutoConfig.for_model`` after reading and popping its ``model_type``.  tools/facts_subconfigs.py names those
+statements (``assert_kind``, ``read_item``, ``pop_item``, ``for_model`` ops; measured for 0.31.0 – 0.33.0).  A model
+type the transformers mapping lacks is declined: vLLM's config modules register more with AutoConfig when imported
+(``aimv2_visual_tokenizer``, ``siglip_visual_tokenizer``: real Ovis checkpoints), which kvguard does not measure,
+and they decide both the class built and the list the refusal prints.  Expected values from ``get_config`` of vLLM
+0.31.0 – 0.33.0 (the hfconfig oracle: 0 mismatches on 600 generated configs, the rest declined).
 """
 
 from __future__ import annotations
@@ -106,3 +116,53 @@ def test_modernbert_sliding_window_unset(release):
     assert kvguard.check(MODERNBERT, vllm_version=release, tp=2).ok
     v = kvguard.check(MODERNBERT, vllm_version=release, tp=2, disable_sliding_window=True)
     assert (v.exc_type, v.message) == ("TypeError", "unsupported operand type(s) for *: 'NoneType' and 'int'")
+
+
+QWEN2 = {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "hidden_size": 1536, "intermediate_size": 8960,
+         "num_attention_heads": 12, "num_hidden_layers": 28, "num_key_value_heads": 2,
+         "max_position_embeddings": 32768, "rope_theta": 1000000.0, "vocab_size": 151936}
+OVIS = {"architectures": ["Ovis"], "model_type": "ovis", "llm_config": QWEN2, "multimodal_max_length": 8192,
+        "hidden_size": 1536, "conversation_formatter_class": "QwenConversationFormatter"}
+OVIS_RELEASES = ["0.31.0", "0.32.0", "0.33.0"]
+
+
+def ovis(**extra) -> dict:
+    import copy
+    return {**copy.deepcopy(OVIS), **extra}
+
+
+@pytest.mark.parametrize("release", OVIS_RELEASES)
+def test_ovis_llm_config_built_by_its_model_type(release):
+    cfg = load_config(ovis(), Release(Version(release)))
+    assert cfg.text_config.kvg_class_name == "Qwen2Config"
+    assert cfg.visual_tokenizer_config is None
+    facts = kvguard.model_facts(ovis(), vllm_version=release)
+    assert (facts.total_num_kv_heads, facts.total_num_attention_heads, facts.num_hidden_layers) == (2, 12, 28)
+
+
+@pytest.mark.parametrize("release", OVIS_RELEASES)
+@pytest.mark.parametrize("extra, exc_type, message", [
+    ({"llm_config": [1, 2]}, "AssertionError",
+     "expect `llm_config` to be instance of PreTrainedConfig or dict, but got <class 'list'> type"),
+    ({"llm_config": False}, "AssertionError",
+     "expect `llm_config` to be instance of PreTrainedConfig or dict, but got <class 'bool'> type"),
+    ({"visual_tokenizer_config": []}, "AssertionError",
+     "expect `visual_tokenizer_config` to be instance of PreTrainedConfig or dict, but got <class 'list'> type"),
+    ({"llm_config": {}}, "KeyError", "'model_type'"),
+    ({"llm_config": {"hidden_size": 8}}, "KeyError", "'model_type'"),
+    ({"llm_config": {"model_type": "llama", "num_attention_heads": 6}}, "StrictDataclassClassValidationError",
+     "Class validation error for validator 'validate_architecture':\n    ValueError: The hidden size (4096) is not a "
+     "multiple of the number of attention heads (6)."),
+])
+def test_ovis_sub_config_refusals(release, extra, exc_type, message):
+    with pytest.raises(LoadCrash) as err:
+        load_config(ovis(**extra), Release(Version(release)))
+    assert (err.value.exc_type, err.value.message) == (exc_type, message)
+
+
+@pytest.mark.parametrize("model_type", ["aimv2_visual_tokenizer", "siglip_visual_tokenizer", "nonesuch"])
+def test_ovis_model_types_registered_by_vllms_modules_are_declined(model_type):
+    # get_config builds Aimv2VisualTokenizerConfig / SiglipVisualTokenizerConfig (registered when ovis.py is
+    # imported) and refuses "nonesuch" with a list that ends with those registrations
+    with pytest.raises(kvguard.Undecidable, match="AutoConfig registrations are not modelled"):
+        load_config(ovis(visual_tokenizer_config={"model_type": model_type}), Release(Version("0.33.0")))
