@@ -901,6 +901,9 @@ def _backend_name(text: str) -> str:
 def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> None:
     """argparse's ``type`` and ``choices`` check for an option kvguard passes over: a value the
     release's parser cannot convert is an argparse error there, so it is one here."""
+    if spec.action == "LoRAParserAction":
+        _check_lora_modules(opt, values, release)
+        return
     if spec.type in _WRAPPERS:
         _check_wrapped(spec, opt, values, release)
         return
@@ -923,6 +926,35 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
         if spec.choices is not None and out not in spec.choices:
             raise _invalid_choice(spec, opt, out, value)
         _check_bounds(spec, opt, out, value, release)
+
+
+#: the keys every release's LoRAModulePath takes (a dataclass: a missing or unknown key is Python's TypeError)
+_LORA_MODULE_KEYS = frozenset({"name", "path", "base_model_name"})
+
+
+def _check_lora_modules(opt: str, values: list[str], release: Release) -> None:
+    """``--lora-modules``' action (vllm/entrypoints/openai/cli_args.py, from 0.30.0 entrypoints/common): each word
+    is ``name=path`` or a JSON object of LoRAModulePath's fields.  A word that is no JSON is the parser's error; a
+    ``name=path`` word with another ``=`` before 0.30.0 (which split on every ``=``) and JSON that is not an object
+    of the dataclass's fields stop with Python's own message (unpacking, ``**``, the dataclass's ``__init__``),
+    whose words differ between Python versions, so kvguard declines them."""
+    splits_once = release.within("0.30.0")
+    for word in values:
+        if word in ("", "None") or "$" in word or (word.startswith("<") and word.endswith(">")):
+            continue
+        if "=" in word and "," not in word:
+            if splits_once or word.count("=") == 1:
+                continue
+            raise Undecidable(f"vLLM {release.version} splits {opt} {word!r} at every '=' and stops with Python's "
+                              "unpacking ValueError, whose message depends on the Python version")
+        try:
+            data = json.loads(word)
+        except ValueError:
+            raise _ArgparseError(f"Invalid JSON format for --lora-modules: {word}", opt, words=(word,)) from None
+        if not (isinstance(data, dict) and {"name", "path"} <= data.keys() <= _LORA_MODULE_KEYS):
+            raise Undecidable(f"vLLM {release.version} builds a LoRAModulePath from {opt} {word!r}, and Python "
+                              "refuses it (TypeError, \"Invalid fields for --lora-modules\") in words that depend "
+                              "on the Python version and the release's fields, which kvguard does not quote")
 
 
 #: vLLM's wrappers of an argparse type X (vllm/engine/arg_utils.py): ``optional_type(X)`` ("" and "None" are None)
@@ -1055,15 +1087,31 @@ def _config_backend(value: str) -> Optional[str]:
     return None if backend is None else str(backend)
 
 
+def _checked_part(data: dict, schema: dict) -> dict:
+    """``data`` without the values of fields kvguard does not check (kind "any"), at every depth; keys the class
+    lacks stay."""
+    kept = {}
+    for key, value in data.items():
+        kind = schema.get(key)
+        if kind == "any":
+            continue
+        kept[key] = _checked_part(value, kind) if isinstance(kind, dict) and isinstance(value, dict) else value
+    return kept
+
+
 def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release) -> None:
     """A config option's JSON naming a key its config class lacks, or a value kvguard cannot vouch for: the
     release's parser refuses the one (pydantic's ``unexpected_keyword_argument``, raised as argparse's error)
     and may refuse the other, with pydantic's own message, which names the host's pydantic version, so kvguard
     declines to quote it.  A value kvguard cannot read as a JSON object is declined too: the release refuses it
     (pydantic's ``json_invalid`` or ``dataclass_type``) unless its parser's expansion of numbers such as ``8k``
-    makes it one."""
-    if spec.fields is None:
-        return
+    makes it one.
+
+    An optional config (``optional_type(parse_dataclass)``: ``--kv-transfer-config``, ``--pooler-config`` …) is
+    held to its keys and to the fields kvguard checks; its other fields' values are passed over unchecked, as the
+    rest of such an option is (a connector's name, a pooling type): kvguard does not model what they do."""
+    if spec.fields is None or (spec.type == "_optional_type" and value in ("", "None")):
+        return      # optional_type(parse_dataclass) reads "" and "None" as no config
     try:
         data = json.loads(value)
     except ValueError:
@@ -1075,6 +1123,8 @@ def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release
             "an argparse error naming the host's pydantic version), after expanding numbers such as 8k")
     from .config_values import config_value_problem
 
+    if spec.type == "_optional_type":
+        data = _checked_part(data, spec.fields)
     problem = config_value_problem(data, spec.fields)
     if problem is None:
         return

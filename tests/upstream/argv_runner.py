@@ -337,6 +337,10 @@ def _config_fields(action):
     import dataclasses
 
     parse = action.type
+    if getattr(parse, "__name__", None) == "_optional_type":     # optional_type(parse_dataclass): "" and "None" pass
+        cells = [cell.cell_contents for cell in (getattr(parse, "__closure__", None) or ())
+                 if callable(cell.cell_contents)]
+        parse = cells[0] if len(cells) == 1 else None
     defaults = getattr(parse, "__defaults__", None) or ()
     classes = [value for value in defaults if isinstance(value, type) and dataclasses.is_dataclass(value)]
     if getattr(parse, "__name__", None) != "parse_dataclass" or len(classes) != 1:

@@ -190,6 +190,8 @@ def generate(seed: int, n: int, version: str, tmp: Path) -> list[dict]:
             parts.extend(_pairs_part(rng, table))
         if rng.random() < 0.25:
             parts.extend(_checked_value_part(rng, table))
+        if rng.random() < 0.05:
+            parts.extend(_lora_part(rng, table))
         if rng.random() < 0.04:                                  # a config option's value that is no JSON object
             options = sorted(o for o, spec in table.items() if spec.fields and o.startswith("--"))
             parts.append([rng.choice(options), rng.choice(["{bad", "3", "", "[1]", "null", '"x"', "{}", "8k"])])
@@ -277,15 +279,19 @@ def _config_part(rng: random.Random, table: dict) -> list[list[str]]:
     if rng.random() < 0.1:
         path[-1] = "kvguard_bogus"
         return _value_part(rng, opt, path, "int")
+    optional = table[opt].type == "_optional_type"
     if rng.random() < 0.3:
-        return _pair_part(rng, opt, path[:-1], schema)
+        return _pair_part(rng, opt, path[:-1], schema, optional=optional)
+    if optional and kind == "any":
+        return []       # an optional config's unchecked field: passed over (the documented gap)
     return _value_part(rng, opt, path, kind)
 
 
 def _pair_part(rng: random.Random, opt: str, path: list[str], schema: dict,
-               always_pair: bool = False) -> list[list[str]]:
+               always_pair: bool = False, optional: bool = False) -> list[list[str]]:
     """Two fields of one class in one JSON value: often a pair the class checks together (the schema's "&"),
-    else any two; mostly values that fit their fields."""
+    else any two; mostly values that fit their fields (``optional``: an optional config, whose unchecked fields
+    kvguard passes over, is given none of them)."""
     pairs = schema.get("&") or []
     fields = sorted(k for k in schema if k not in ("*", "&") and not isinstance(schema[k], dict))
     if pairs and (always_pair or rng.random() < 0.5):
@@ -293,6 +299,8 @@ def _pair_part(rng: random.Random, opt: str, path: list[str], schema: dict,
     elif len(fields) >= 2:
         keys = rng.sample(fields, 2)
     else:
+        return []
+    if optional and any(schema.get(key) == "any" for key in keys):
         return []
     fitting = rng.random() < 0.7       # values kvguard would vouch for one by one: only the pair is in question
     data: dict = {}
@@ -343,7 +351,8 @@ def _pairs_part(rng: random.Random, table: dict) -> list[list[str]]:
     if not found:
         return []
     opt, path, schema = rng.choice(found)
-    return _pair_part(rng, opt, path, {**schema, "&": schema["&"]}, always_pair=True)
+    return _pair_part(rng, opt, path, {**schema, "&": schema["&"]}, always_pair=True,
+                      optional=table[opt].type == "_optional_type")
 
 
 def _value_for(rng: random.Random, kind: object) -> object:
@@ -424,8 +433,7 @@ def _checked_value_part(rng: random.Random, table: dict) -> list[list[str]]:
     spec's ``inner``) with a value X takes or refuses, or a plain option whose config field declares bounds (the
     spec's ``bounds``) with a value inside, on or outside them."""
     flagged = {f.field for f in FLAGS}
-    # (optional_type(parse_dataclass) and options with their own argparse action, --lora-modules, are the
-    # config-JSON and custom-action gaps kvguard does not check)
+    # (optional_type(parse_dataclass) options have a field schema: _config_part's; --lora-modules: _lora_part)
     options = sorted(opt for opt, spec in table.items() if opt.startswith("-") and spec.nargs not in (0, "?")
                      and spec.action == "_StoreAction" and spec.dest not in flagged and spec.dest not in _SPECULATIVE
                      and not spec.fields and (spec.inner in _INNER_TYPES or spec.bounds is not None))
@@ -450,6 +458,19 @@ def _checked_value_part(rng: random.Random, table: dict) -> list[list[str]]:
     if rng.random() < 0.2 and opt.startswith("--"):
         return [[f"{opt}={value}"]]
     return [[opt, value]]
+
+
+#: --lora-modules words: name=path, JSON objects of LoRAModulePath's fields, and words its action refuses
+_LORA_WORDS = ["sql=/adapters/sql", "a=b=c", "a=b,c", '{"name": "a", "path": "/p"}',
+               '{"name": "a", "path": "/p", "base_model_name": "M"}', '{"name": "a"}', '{"name": "a", "path": "/p", '
+               '"rank": 8}', "x", "{bad", "1", "[1]", "NaN", "None", ""]
+
+
+def _lora_part(rng: random.Random, table: dict) -> list[list[str]]:
+    """``--lora-modules`` (its own argparse action) with one to three words."""
+    if "--lora-modules" not in table:
+        return []
+    return [["--lora-modules", *rng.sample(_LORA_WORDS, k=rng.choice((1, 1, 2, 3)))]]
 
 
 def _command(case: dict) -> list[str]:
