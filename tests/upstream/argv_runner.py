@@ -58,7 +58,10 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "gpu_memory_utilization", "cpu_offload_gb", "logits_processor_pattern", "max_num_partial_prefills",
           "max_long_partial_prefills", "load_format", "preemption_mode", "disable_async_output_proc",
           "scheduler_delay_factor", "enable_prompt_embeds", "enable_auto_tool_choice", "tool_call_parser",
-          "tool_parser_plugin", "reasoning_parser", "reasoning_parser_plugin", "skip_tokenizer_init")
+          "tool_parser_plugin", "reasoning_parser", "reasoning_parser_plugin", "skip_tokenizer_init",
+          "api_server_count", "grpc", "collect_detailed_traces", "otlp_traces_endpoint",
+          "show_hidden_metrics_for_version", "ray_workers_use_nsight", "numa_bind", "numa_bind_cpus",
+          "numa_bind_nodes", "enable_mamba_cache_stochastic_rounding", "mamba_backend", "mamba_ssm_cache_dtype")
 MISSING = "<absent>"
 
 
@@ -609,6 +612,8 @@ def dump_options(out_path):
 def _value(v):
     if v is None or isinstance(v, (bool, int, float, str)):
         return v
+    if isinstance(v, (list, tuple)):     # a list flag's words, as kvguard keeps them (NUL-joined)
+        return "\0".join("None" if item is None else str(item) for item in v)
     return str(v)
 
 
