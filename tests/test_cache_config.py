@@ -50,3 +50,30 @@ def test_out_of_the_pydantic_bounds_is_undecidable_from_0_11_1(capsys, version, 
 def test_a_utilization_within_the_bounds_is_accepted(capsys, version, value):
     status, data = _check(capsys, version, "--gpu-memory-utilization", value)
     assert (status, data["ok"]) == (0, True)
+
+
+_VALID_0330 = ("['auto', 'float16', 'bfloat16', 'fp8', 'fp8_e4m3', 'fp8_e5m2', 'fp8_inc', 'fp8_ds_mla', 'nvfp4_ds_mla', "
+               "'turboquant_k8v4', 'turboquant_4bit_nc', 'turboquant_k3v4_nc', 'turboquant_3bit_nc', 'octave_k3v4', "
+               "'octave_k3v3', 'octave_k3v3_compact', 'ultraquant_4bit', 'int4_per_token_head', "
+               "'int8_per_token_head', 'fp8_per_token_head', 'nvfp4', 'nvfp4_4over6']")
+
+
+@pytest.mark.parametrize(("value", "quoted"), [("x", "'x'"), ("FP8", "'FP8'"), ("int8", "'int8'")])
+def test_0_33_0_checks_the_cache_dtype_in_cache_config(capsys, value, quoted):
+    # 0.33.0's answer (tools/option_sweep.py; tests/upstream/test_cache_config.py): the field validator's ValueError
+    status, data = _check(capsys, "0.33.0", "--kv-cache-dtype", value)
+    assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "cache_config", "CC_cache_dtype_unknown", "ValueError", "CacheConfig",
+        f"Invalid kv_cache_dtype: {quoted}. Valid values are: {_VALID_0330}")
+
+
+def test_before_0_33_0_argparse_refuses_an_unknown_cache_dtype(capsys):
+    status, data = _check(capsys, "0.32.0", "--kv-cache-dtype", "x")
+    assert (status, data["stage"], data["exc_type"]) == (1, "argparse", "SystemExit")
+    assert data["message"].startswith("vllm serve: error: argument --kv-cache-dtype: invalid choice: 'x' (choose from ")
+
+
+@pytest.mark.parametrize("value", ["octave_k3v4", "fp8", "auto"])
+def test_0_33_0_takes_its_cache_dtypes(capsys, value):
+    status, data = _check(capsys, "0.33.0", "--kv-cache-dtype", value)
+    assert (status, data["ok"]) == (0, True)

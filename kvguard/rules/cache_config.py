@@ -7,6 +7,10 @@ checks and ParallelConfig; pydantic wraps their ValueError in a ValidationError 
 - 0.11.1+: the fields' pydantic bounds instead (``gpu_memory_utilization`` in (0, 1]; ``cpu_offload_gb`` at least 0,
   in CacheConfig to 0.17.1 and in the offload config after): pydantic's message names the host's pydantic version,
   so such a launch is undecidable.
+- 0.33.0: ``--kv-cache-dtype`` is a free string (before, argparse's choices), checked by the ``cache_dtype`` field
+  validator against ``KV_CACHE_DTYPES``: the ``CacheDType`` literal plus the names a platform registers with
+  ``register_kv_cache_dtype`` when it activates.  No in-tree platform registers one, so the list is the literal's on
+  every platform kvguard knows (the platform is read, and listed when assumed).
 """
 
 from __future__ import annotations
@@ -15,10 +19,17 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CPU_OFFLOAD_MESSAGE", "GPU_MEMORY_MESSAGE", "cpu_offload_negative", "field_bounds", "gpu_memory_above_one"]
+__all__ = ["CACHE_DTYPE_MESSAGE", "CPU_OFFLOAD_MESSAGE", "GPU_MEMORY_MESSAGE", "KV_CACHE_DTYPES_0330",
+           "cache_dtype_bind", "cpu_offload_negative", "field_bounds", "gpu_memory_above_one", "unknown_cache_dtype"]
 
 CPU_OFFLOAD_MESSAGE = "CPU offload space must be non-negative, but got {cpu_offload_gb}"
 GPU_MEMORY_MESSAGE = "GPU memory utilization must be less than 1.0. Got {gpu_memory_utilization}."
+CACHE_DTYPE_MESSAGE = "Invalid kv_cache_dtype: {quoted}. Valid values are: {valid}"
+#: 0.33.0's ``CacheDType`` literal (vllm/config/cache.py), in its order: ``KV_CACHE_DTYPES`` on in-tree platforms
+KV_CACHE_DTYPES_0330 = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
+                        "nvfp4_ds_mla", "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc",
+                        "turboquant_3bit_nc", "octave_k3v4", "octave_k3v3", "octave_k3v3_compact", "ultraquant_4bit",
+                        "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head", "nvfp4", "nvfp4_4over6")
 
 
 def cpu_offload_negative(state: Any) -> bool:
@@ -50,3 +61,16 @@ def field_bounds(state: Any) -> None:
     if out:
         state.undecided(f"the config's field bounds refuse {', '.join(out)} with pydantic's message, which names the "
                         "host's pydantic version: kvguard does not quote it")
+
+
+def unknown_cache_dtype(state: Any) -> bool:
+    """0.33.0: a ``--kv-cache-dtype`` the field validator does not know (the platform decides the list)."""
+    given = state.layout.kv_cache_dtype
+    if given is None or given in KV_CACHE_DTYPES_0330:
+        return False
+    state.need("platform")
+    return True
+
+
+def cache_dtype_bind(state: Any) -> dict:
+    return {"quoted": repr(state.layout.kv_cache_dtype), "valid": repr(list(KV_CACHE_DTYPES_0330))}

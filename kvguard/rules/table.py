@@ -1326,6 +1326,11 @@ RULES = (
     Step("cc_field_bounds", "0.11.1", stage="cache_config", apply=_cache_config.field_bounds,
          description="the pydantic bounds of --gpu-memory-utilization (0, 1] and --cpu-offload-gb (at least 0): "
                      "pydantic's message names the host's pydantic version, so kvguard declines"),
+    Check("CC_cache_dtype_unknown", "0.33.0", stage="cache_config", scope="feature",
+          when=_cache_config.unknown_cache_dtype, bind=_cache_config.cache_dtype_bind,
+          template=_cache_config.CACHE_DTYPE_MESSAGE,
+          source="vllm/config/cache.py::CacheConfig._validate_cache_dtype",
+          description="a --kv-cache-dtype the release does not define (argparse's choices before 0.33.0)"),
     Check("EA_headless_hybrid", stage="engine_args", exc="AssertionError",
           when=lambda state: state.headless and state.hybrid_lb,
           template="data_parallel_hybrid_lb is not applicable in headless mode",

@@ -1,7 +1,7 @@
 """Differential test of CacheConfig's memory options (kvguard.rules.cache_config) against real releases.
 
 Generates seeded ``vllm serve`` launches with ``--gpu-memory-utilization`` and ``--cpu-offload-gb`` inside and outside
-their bounds (and in the spellings argparse's float takes), and runs each through the release's own ``vllm serve`` path
+their bounds (and in the spellings argparse's float takes) and ``--kv-cache-dtype`` names (0.33.0's field validator), and runs each through the release's own ``vllm serve`` path
 (tests/upstream/serve_runner.py) and through kvguard with the oracle's host: the verdicts must agree.  Launches
 kvguard declares undecidable (values out of the pydantic bounds, 0.11.1+) are counted, never compared.
 
@@ -31,6 +31,8 @@ VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.11.0 0.11.1 0.18.0 0.
 
 UTILIZATION = ("0.9", "0.95", "1", "1.0", "1.01", "95", "90", "0", "-1", "1e-3", "0.5")
 OFFLOAD = ("0", "4", "-1", "-0.5", "16.5")
+#: --kv-cache-dtype: names of some releases, near misses (0.33.0 checks them in CacheConfig, before: argparse)
+CACHE_DTYPES = ("x", "FP8", "int8", "fp8", "auto", "bfloat16", "octave_k3v4", "nvfp4", " fp8", "fp8_e4m3")
 
 
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
@@ -42,6 +44,8 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             args += ["--gpu-memory-utilization", rng.choice(UTILIZATION)]
         if rng.random() < 0.4 or not args:
             args += ["--cpu-offload-gb", rng.choice(OFFLOAD)]
+        if rng.random() < 0.4:
+            args += ["--kv-cache-dtype", rng.choice(CACHE_DTYPES)]
         ident = f"c{i}"
         cases.append({"id": ident, "target": "qwen3-8b", "config": _config("Qwen/Qwen3-8B"),
                       "model_dir": os.path.join(root, ident), "args": args})
