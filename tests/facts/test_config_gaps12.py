@@ -18,11 +18,12 @@ setter's TypeError.  kvguard used to fail on it itself (an internal error, so ev
 vLLM's ``OvisConfig`` (``vllm/transformers_utils/configs/ovis.py``): ``if x is not None:`` it asserts that the LLM /
 visual-tokenizer config is a config object or a dict (the message names ``type(x)``), and builds a dict with
 ``AutoConfig.for_model`` after reading and popping its ``model_type``.  tools/facts_subconfigs.py names those
-statements (``assert_kind``, ``read_item``, ``pop_item``, ``for_model`` ops; measured for 0.31.0 – 0.33.0).  A model
+statements (``assert_kind``, ``read_item``, ``pop_item``, ``for_model`` ops; measured for every release).  A model
 type the transformers mapping lacks is declined: vLLM's config modules register more with AutoConfig when imported
 (``aimv2_visual_tokenizer``, ``siglip_visual_tokenizer``: real Ovis checkpoints), which kvguard does not measure,
 and they decide both the class built and the list the refusal prints.  Expected values from ``get_config`` of vLLM
-0.31.0 – 0.33.0 (the hfconfig oracle: 0 mismatches on 600 generated configs, the rest declined).
+0.10.2, 0.23.0, 0.26.0 and 0.31.0 – 0.33.0 (the hfconfig oracle: 0 mismatches on 1,100 generated configs over
+0.10.2, 0.20.0, 0.23.0, 0.26.0, 0.30.0 – 0.33.0, the rest declined).
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ QWEN2 = {"model_type": "qwen2", "architectures": ["Qwen2ForCausalLM"], "hidden_s
          "max_position_embeddings": 32768, "rope_theta": 1000000.0, "vocab_size": 151936}
 OVIS = {"architectures": ["Ovis"], "model_type": "ovis", "llm_config": QWEN2, "multimodal_max_length": 8192,
         "hidden_size": 1536, "conversation_formatter_class": "QwenConversationFormatter"}
-OVIS_RELEASES = ["0.31.0", "0.32.0", "0.33.0"]
+OVIS_RELEASES = ["0.10.2", "0.23.0", "0.26.0", "0.31.0", "0.32.0", "0.33.0"]
 
 
 def ovis(**extra) -> dict:
@@ -140,24 +141,43 @@ def test_ovis_llm_config_built_by_its_model_type(release):
     assert (facts.total_num_kv_heads, facts.total_num_attention_heads, facts.num_hidden_layers) == (2, 12, 28)
 
 
+#: the class the assertion names: vLLM's source spelled it PretrainedConfig up to 0.30.0
+BASE_NAME = {"0.10.2": "PretrainedConfig", "0.23.0": "PretrainedConfig", "0.26.0": "PretrainedConfig",
+             "0.31.0": "PreTrainedConfig", "0.32.0": "PreTrainedConfig", "0.33.0": "PreTrainedConfig"}
+
+
 @pytest.mark.parametrize("release", OVIS_RELEASES)
 @pytest.mark.parametrize("extra, exc_type, message", [
     ({"llm_config": [1, 2]}, "AssertionError",
-     "expect `llm_config` to be instance of PreTrainedConfig or dict, but got <class 'list'> type"),
+     "expect `llm_config` to be instance of {} or dict, but got <class 'list'> type"),
     ({"llm_config": False}, "AssertionError",
-     "expect `llm_config` to be instance of PreTrainedConfig or dict, but got <class 'bool'> type"),
+     "expect `llm_config` to be instance of {} or dict, but got <class 'bool'> type"),
     ({"visual_tokenizer_config": []}, "AssertionError",
-     "expect `visual_tokenizer_config` to be instance of PreTrainedConfig or dict, but got <class 'list'> type"),
+     "expect `visual_tokenizer_config` to be instance of {} or dict, but got <class 'list'> type"),
     ({"llm_config": {}}, "KeyError", "'model_type'"),
     ({"llm_config": {"hidden_size": 8}}, "KeyError", "'model_type'"),
-    ({"llm_config": {"model_type": "llama", "num_attention_heads": 6}}, "StrictDataclassClassValidationError",
-     "Class validation error for validator 'validate_architecture':\n    ValueError: The hidden size (4096) is not a "
-     "multiple of the number of attention heads (6)."),
 ])
 def test_ovis_sub_config_refusals(release, extra, exc_type, message):
     with pytest.raises(LoadCrash) as err:
         load_config(ovis(**extra), Release(Version(release)))
-    assert (err.value.exc_type, err.value.message) == (exc_type, message)
+    assert (err.value.exc_type, err.value.message) == (exc_type, message.format(BASE_NAME[release]))
+
+
+@pytest.mark.parametrize("release", ["0.26.0", "0.31.0", "0.32.0", "0.33.0"])
+def test_ovis_llm_config_checked_by_its_class(release):
+    # transformers 5's strict LlamaConfig refuses 4096 / 6; transformers 4 (0.10.2, 0.23.0) builds it
+    with pytest.raises(LoadCrash) as err:
+        load_config(ovis(llm_config={"model_type": "llama", "num_attention_heads": 6}), Release(Version(release)))
+    assert (err.value.exc_type, err.value.message) == (
+        "StrictDataclassClassValidationError", "Class validation error for validator 'validate_architecture':\n"
+        "    ValueError: The hidden size (4096) is not a multiple of the number of attention heads (6).")
+
+
+@pytest.mark.parametrize("release", ["0.10.2", "0.23.0"])
+def test_ovis_llm_config_unchecked_on_transformers_4(release):
+    cfg = load_config(ovis(llm_config={"model_type": "llama", "num_attention_heads": 6}), Release(Version(release)))
+    assert cfg.text_config.num_attention_heads == 6
+    assert cfg.visual_tokenizer_config is None
 
 
 @pytest.mark.parametrize("model_type", ["aimv2_visual_tokenizer", "siglip_visual_tokenizer", "nonesuch"])
