@@ -157,6 +157,10 @@ FLAGS: tuple[Flag, ...] = (
     Flag("numa_bind", ("--numa-bind",), "bool", "0.20.0"),
     Flag("numa_bind_nodes", ("--numa-bind-nodes",), "int_words", "0.20.0"),
     Flag("numa_bind_cpus", ("--numa-bind-cpus",), "words", "0.20.0"),
+    # the Mamba cache's stochastic rounding and SSM cache dtype (kvguard.rules.mamba_rounding)
+    Flag("enable_mamba_cache_stochastic_rounding", ("--enable-mamba-cache-stochastic-rounding",), "bool", "0.20.0"),
+    Flag("mamba_ssm_cache_dtype", ("--mamba-ssm-cache-dtype",), "str"),
+    Flag("mamba_backend", ("--mamba-backend",), "str", "0.20.0"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}

@@ -184,6 +184,12 @@ class Layout:
     numa_bind: bool = False
     numa_bind_nodes: Optional[str] = None
     numa_bind_cpus: Optional[str] = None
+    #: --enable-mamba-cache-stochastic-rounding (0.20.0+) and CacheConfig's --mamba-ssm-cache-dtype
+    #: (kvguard.rules.mamba_rounding)
+    enable_mamba_cache_stochastic_rounding: bool = False
+    mamba_ssm_cache_dtype: str = "auto"
+    #: --mamba-backend (0.20.0+; None: MambaConfig's default) (kvguard.rules.mamba_rounding)
+    mamba_backend: Optional[str] = None
     #: a multimodal option's value outside its MultiModalConfig field's bounds (why the release would refuse it):
     #: refused only for a multimodal model, which alone gets that config (kvguard.rules.table mc_multimodal_values)
     multimodal_value_problem: Optional[str] = None

@@ -40,6 +40,7 @@ from . import backend_names as _backend_names
 from . import cache_config as _cache_config
 from . import cpu_platform as _cpu
 from . import mamba_cache as _mamba
+from . import mamba_rounding as _mamba_rounding
 from . import mamba_state as _mamba_state
 from . import observability as _obs
 from . import parallel_flags as _pflags
@@ -2053,6 +2054,13 @@ RULES = (
                  "vllm/attention/backends/registry.py), from EngineArgs.create_engine_config",
           description="--attention-backend names no backend of the release (kvguard/data/backend_names.json)"),
 
+    # --mamba-backend into MambaBackendEnum (kvguard.rules.mamba_rounding)
+    Check("EA_mamba_backend_unknown", "0.20.0", stage="engine_args", scope="feature",
+          when=_mamba_rounding.unknown_backend, bind=_mamba_rounding.backend_bind,
+          template=_mamba_rounding.BACKEND_MESSAGE,
+          source="vllm/config/mamba.py::_MambaBackendEnumMeta.__getitem__, from EngineArgs.create_engine_config",
+          description="--mamba-backend names no member of MambaBackendEnum"),
+
     # ObservabilityConfig (kvguard.rules.observability): its field validators in field order, then its model validator
     Check("OBS_hidden_metrics_version", "0.11.1", stage="observability", exc="InvalidVersion", scope="feature",
           when=_obs.hidden_metrics_version_invalid, template=_obs.VERSION_MESSAGE,
@@ -2231,6 +2239,12 @@ RULES = (
                    "PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
+    # (0.20.0+: after the LoRA config's checks, not modelled) kvguard.rules.mamba_rounding
+    Check("VC_mamba_stochastic_rounding", "0.20.0", stage="verify", scope="feature",
+          when=_mamba_rounding.rounding_without_float16, template=_mamba_rounding.ROUNDING_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="--enable-mamba-cache-stochastic-rounding without a float16 SSM cache (an auto dtype a "
+                      "Nemotron-H / Qwen3.5 config handler replaces: undecidable)"),
     Check("VC_quant_modelopt_no_algo", stage="verify", scope="feature",
           when=_modelopt_no_algo,
           template="Missing 'quant_algo' in quantization config",
