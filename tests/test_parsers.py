@@ -117,3 +117,70 @@ def test_every_release_is_measured():
     assert [v for v in KNOWN_RELEASES if registered(v, "tool") is None] == []
     assert [v for v in KNOWN_RELEASES if registered(v, "reasoning") is None] == ["0.10.2", "0.11.0"]
     assert (len(registered("0.10.2", "tool")), len(registered("0.33.0", "tool")) > 50) == (22, True)
+
+
+# the API server's checks run only where vllm serve starts one (vllm/entrypoints/cli/serve.py); the releases'
+# answers (tests/upstream/test_parsers.py, seeds 3 and 7)
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
+@pytest.mark.parametrize("count", ["0", "-1"])
+def test_no_api_server_below_one_api_server(capsys, version, count):
+    # run_headless: no validate_api_server_args, so an unknown tool-call parser is never looked up
+    status, data = _check(capsys, version, "--enable-auto-tool-choice", "--tool-call-parser", "x",
+                          "--api-server-count", count)
+    assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("count", ["1", "2"])
+def test_one_or_more_api_servers_check_the_tool_parser(capsys, count):
+    status, data = _check(capsys, "0.20.0", "--enable-auto-tool-choice", "--tool-call-parser", "x", "-asc", count)
+    assert (status, data["check"], data["message"]) == (
+        1, "FE_tool_call_parser", f"'invalid tool call parser: x (chose from {{ {TOOLS_0_20_0} }})'")
+
+
+def test_grpc_is_undecidable_after_the_serve_checks(capsys):
+    # the gRPC server's optional package (vllm[grpc]) is the host's; validate_parsed_serve_args runs before it
+    status, data = _check(capsys, "0.20.0", "--grpc", "--enable-auto-tool-choice", "--tool-call-parser", "x")
+    assert status == 2
+    status, data = _check(capsys, "0.20.0", "--grpc", "--enable-auto-tool-choice")
+    assert (status, data["check"], data["exc_type"]) == (1, "FE_auto_tool_needs_parser", "TypeError")
+    status, data = _check(capsys, "0.11.1", "--grpc")       # no --grpc option before 0.20.0
+    assert (status, data["stage"]) == (1, "argparse")
+
+
+REASONING_API_0_20_0 = REASONING_0_20_0.replace(", ", ",")
+
+
+def test_the_api_server_looks_up_the_structured_outputs_reasoning_parser(capsys):
+    status, data = _check(capsys, "0.20.0", "--structured-outputs-config", '{"reasoning_parser": "muse"}')
+    assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "frontend", "FE_reasoning_parser", "KeyError", None,
+        f"'invalid reasoning parser: muse (chose from {{ {REASONING_API_0_20_0} }})'")
+    # after the tool-call parser
+    status, data = _check(capsys, "0.20.0", "--structured-outputs-config", '{"reasoning_parser": "muse"}',
+                          "--enable-auto-tool-choice", "--tool-call-parser", "x")
+    assert data["check"] == "FE_tool_call_parser"
+
+
+@pytest.mark.parametrize("args,ok", [
+    (("--structured-outputs-config", '{"reasoning_parser": "qwen3"}'), True),
+    # not --reasoning-parser's name: create_engine_config copies it in later
+    (("--reasoning-parser", "qwen3", "--structured-outputs-config", '{"reasoning_parser": "muse"}'), False),
+    # no API server: the engine's lookup of the JSON's name is not modelled, unless --reasoning-parser replaces it
+    (("--headless", "--structured-outputs-config", '{"reasoning_parser": "muse"}'), None),
+    (("--headless", "--reasoning-parser", "qwen3", "--structured-outputs-config", '{"reasoning_parser": "muse"}'), True),
+    (("--structured-outputs-config", '{"reasoning_parser": "mine"}', "--reasoning-parser-plugin", "/opt/m.py"), None),
+])
+def test_structured_outputs_reasoning_parser(capsys, args, ok):
+    status, data = _check(capsys, "0.20.0", *args)
+    assert status == {True: 0, False: 1, None: 2}[ok]
+
+
+@pytest.mark.parametrize("version,args,ok", [
+    # cohere_command_reasoning_parser.py imports cohere_melody (0.21.0 - 0.29.0), the host's optional package
+    ("0.28.0", ("--structured-outputs-config", '{"reasoning_parser": "cohere_command4"}'), None),
+    ("0.28.0", ("--reasoning-parser", "cohere_command3"), None),
+    ("0.30.0", ("--reasoning-parser", "cohere_command3"), True),
+])
+def test_a_reasoning_parser_needing_an_optional_package(capsys, version, args, ok):
+    status, data = _check(capsys, version, *args)
+    assert status == {True: 0, False: 1, None: 2}[ok]

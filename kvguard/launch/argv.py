@@ -105,6 +105,10 @@ FLAGS: tuple[Flag, ...] = (
     Flag("runner", ("--runner",), "str"),
     Flag("convert", ("--convert",), "str"),
     Flag("headless", ("--headless",), "store_true"),
+    # the API server count (fewer than 1: no API server, as --headless) and the gRPC server (0.20.0+), which run no
+    # API-server checks (kvguard.rules.parsers)
+    Flag("api_server_count", ("--api-server-count", "-asc"), "int"),
+    Flag("grpc", ("--grpc",), "store_true", "0.20.0"),
     Flag("trust_remote_code", ("--trust-remote-code",), "bool"),
     Flag("swap_space", ("--swap-space",), "float", until="0.17.1"),
     # ModelConfig's maximum length and the KV-cache dtype (issue 12): types and choices from the option table
@@ -1103,6 +1107,21 @@ def _checked_part(data: dict, schema: dict) -> dict:
     return kept
 
 
+#: the MultiModalConfig options kvguard keeps as given (a multimodal model's config compares them)
+_MULTIMODAL_READ = frozenset({"mm_shm_cache_max_object_size_mb", "mm_processor_cache_type"})
+
+
+def _structured_reasoning_parser(value: str) -> Optional[str]:
+    """The ``reasoning_parser`` a ``--structured-outputs-config`` JSON object sets (None: not set or empty; the
+    parser has already declined a value that is no JSON object of the class's keys)."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return None
+    name = data.get("reasoning_parser") if isinstance(data, dict) else None
+    return str(name) if name else None
+
+
 def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release) -> None:
     """A config option's JSON naming a key its config class lacks, or a value kvguard cannot vouch for: the
     release's parser refuses the one (pydantic's ``unexpected_keyword_argument``, raised as argparse's error)
@@ -1214,6 +1233,17 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             continue
         if dest == "kernel_config" and values:
             kernel_config_moe_backend = kernel_config_moe_backend or _sets_moe_backend(values[0])
+        if dest in _MULTIMODAL_READ and values:
+            # MultiModalConfig's model validator compares the two (kvguard.rules.table MC_mm_shm_cache_size)
+            cmd.fields[dest] = values[0]
+        if dest == "mm_encoder_attn_backend" and spec.bounds is None and values and values[0] not in ("", "None"):
+            # 0.11.1 - 0.11.2 (no measured names): MultiModalConfig refuses a name AttentionBackendEnum lacks
+            cmd.fields.setdefault("multimodal_value_problem", (
+                f"vLLM {release.version} reads {spec.label(opt)}={values[0]!r} into AttentionBackendEnum for a "
+                "multimodal model (ValueError for a name it lacks), and kvguard does not know that release's names"))
+        if dest == "structured_outputs_config" and values:
+            # the reasoning parser its JSON names: the API server looks it up (kvguard.rules.parsers)
+            cmd.fields["structured_reasoning_parser"] = _structured_reasoning_parser(values[0])
         if dest == "reasoning_config":
             # read as given or not: its start / end strings may spare --reasoning-parser's lookup (0.20.0+)
             cmd.fields["reasoning_config"] = bool(values) and values[0] not in ("", "None")

@@ -190,9 +190,20 @@ class Layout:
     mamba_ssm_cache_dtype: str = "auto"
     #: --mamba-backend (0.20.0+; None: MambaConfig's default) (kvguard.rules.mamba_rounding)
     mamba_backend: Optional[str] = None
+    #: --api-server-count (None: the release's default; below 1 no API server starts, as with --headless), --grpc
+    #: (0.20.0+: the gRPC server instead of the API server) and the reasoning parser a --structured-outputs-config
+    #: JSON names (None: none), which the API server looks up (kvguard.rules.parsers)
+    api_server_count: Optional[int] = None
+    grpc: bool = False
+    structured_reasoning_parser: Optional[str] = None
     #: a multimodal option's value outside its MultiModalConfig field's bounds (why the release would refuse it):
     #: refused only for a multimodal model, which alone gets that config (kvguard.rules.table mc_multimodal_values)
     multimodal_value_problem: Optional[str] = None
+    #: --mm-shm-cache-max-object-size-mb and --mm-processor-cache-type as given (None: not given), which a multimodal
+    #: model's MultiModalConfig compares (kvguard.rules.table MC_mm_shm_cache_size)
+    mm_shm_cache_max_object_size_mb: Optional[str] = None
+    mm_processor_cache_type: Optional[str] = None
+
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -51,6 +51,7 @@ _FIELD_SINCE = {
     "numa_bind": "0.20.0",
     "numa_bind_nodes": "0.20.0",
     "numa_bind_cpus": "0.20.0",
+    "grpc": "0.20.0",
     "enable_mamba_cache_stochastic_rounding": "0.20.0",
     "mamba_backend": "0.20.0",
 }

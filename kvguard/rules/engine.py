@@ -110,7 +110,8 @@ class State:
         self.backend = lay.distributed_executor_backend
         self.dp_backend = lay.data_parallel_backend
         self.dp_address = lay.data_parallel_address
-        self.headless = lay.headless
+        # create_engine_config(headless=True): --headless, or fewer than one API server (cli/serve.py's run_headless)
+        self.headless = lay.headless or (lay.api_server_count is not None and lay.api_server_count < 1)
         self.hybrid_lb = lay.data_parallel_hybrid_lb
         self.external_lb_flag = lay.data_parallel_external_lb
         self.start_rank = lay.data_parallel_start_rank

@@ -460,6 +460,36 @@ def _mc_multimodal_values(state) -> None:
                                                f"{state.release.version} does not register its architecture)")
 
 
+#: MultiModalConfig's field default (0.11.0-0.33.0)
+_MM_SHM_DEFAULT_MB = 128
+
+
+def _mm_shm_size_without_shm(state) -> bool:
+    """MultiModalConfig's model validator (0.11.1+): a shared-memory object size other than the default needs the
+    shm processor cache (--mm-processor-cache-type shm); the config exists only for a multimodal model."""
+    lay = state.layout
+    given = lay.mm_shm_cache_max_object_size_mb
+    if given is None or lay.mm_processor_cache_type == "shm":
+        return False
+    from ..archs import arch_flag
+
+    multimodal = arch_flag(state.facts.architectures, "supports_multimodal", state.release)
+    if multimodal is False:
+        return False
+    try:
+        size = int(given)
+    except ValueError:
+        state.undecided(f"--mm-shm-cache-max-object-size-mb {given!r} is not a number kvguard can read")
+        return False
+    if size == _MM_SHM_DEFAULT_MB:
+        return False
+    if multimodal is None:
+        state.undecided(f"vLLM {state.release.version} does not register the model's architecture: whether it builds "
+                        "MultiModalConfig (which refuses --mm-shm-cache-max-object-size-mb without "
+                        "--mm-processor-cache-type shm) is not known")
+    return True
+
+
 #: the CPU platform's refusal of a quantized KV cache (kvguard.rules.cpu_platform), one text in every release
 _CPU_QUANTIZED_KV = "Chunked-prefill and prefix-cache on the CPU backend is not compatible with FP8 KV cache."
 
@@ -1110,6 +1140,10 @@ RULES = (
           source="vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_args (0.29.0+: entrypoints/launchers/, "
                  "0.33.0+: entrypoints/common/), right after argparse",
           description="--enable-auto-tool-choice without --tool-call-parser"),
+    # vllm serve --grpc (0.20.0+) starts no API server: the gRPC server's optional package is the host's
+    Step("fe_grpc_server", "0.20.0", stage="frontend", apply=_parsers.grpc_server,
+         description="--grpc: the gRPC server of the optional smg-grpc-servicer package (vllm[grpc]) instead of the "
+                     "API server; whether the host has it is not modelled (undecidable)"),
     Check("FE_tool_call_parser", stage="frontend", exc="KeyError", scope="feature",
           when=_parsers.unknown_tool_parser, bind=_parsers.tool_bind, template="{quoted}",
           source="vllm/entrypoints/openai/api_server.py::validate_api_server_args (0.29.0+: entrypoints/launchers/"
@@ -1117,6 +1151,15 @@ RULES = (
           description="--enable-auto-tool-choice with a --tool-call-parser the release does not register "
                       "(kvguard/data/parser_names.json; not in headless mode; a --tool-parser-plugin: undecidable): "
                       "str(KeyError('invalid tool call parser: NAME (chose from { A,B,… })'))"),
+    Check("FE_reasoning_parser", "0.11.0", stage="frontend", exc="KeyError", scope="feature",
+          when=_parsers.unknown_structured_reasoning_parser, bind=_parsers.structured_reasoning_bind,
+          template="{quoted}",
+          source="vllm/entrypoints/openai/api_server.py::validate_api_server_args (0.29.0+: entrypoints/launchers/"
+                 "launcher.py, 0.33.0+: entrypoints/common/cli_args.py), right after the tool-call parser",
+          description="a reasoning parser the release does not register named by --structured-outputs-config's "
+                      "reasoning_parser (not --reasoning-parser; not without an API server; a "
+                      "--reasoning-parser-plugin: undecidable): str(KeyError('invalid reasoning parser: NAME (chose "
+                      "from { A,B,… })'))"),
     # ===================== ModelConfig: maximum length (issue 12) ====================
     # ModelConfig is the first config create_engine_config builds: its field validation runs
     # before __post_init__ (and before any config.json is read), get_and_verify_max_len inside it
@@ -1172,6 +1215,13 @@ RULES = (
          description="a multimodal option (--mm-processor-cache-gb, --video-pruning-rate, …) outside its "
                      "MultiModalConfig field's bounds: refused, with pydantic's message (undecidable), only for a "
                      "model whose class supports multimodal input"),
+    Check("MC_mm_shm_cache_size", "0.11.1", stage="model_config", scope="feature",
+          when=_mm_shm_size_without_shm,
+          template="'mm_shm_cache_max_object_size_mb' should only be set when 'mm_processor_cache_type' is 'shm'.",
+          source="vllm/config/multimodal.py::MultiModalConfig._validate_multimodal_config (from ModelConfig."
+                 "__post_init__)",
+          description="a multimodal model given --mm-shm-cache-max-object-size-mb other than 128 without "
+                      "--mm-processor-cache-type shm"),
     # ModelConfig.__post_init__ assigns hf_text_config.sliding_window = None after the maximum length and the
     # multimodal config; transformers 5's strict config classes check the assignment against the field's type
     Step("mc_sliding_window_unset", stage="model_config",
@@ -2088,6 +2138,10 @@ RULES = (
                      "schedule (not modelled: undecidable)"),
 
     # ===================== VllmConfig.__post_init__ ==========================
+    Step("vc_structured_reasoning_parser", "0.11.0", stage="verify", apply=_parsers.structured_reasoning_in_engine,
+         description="without an API server, a reasoning parser the release does not register named by "
+                     "--structured-outputs-config (and no --reasoning-parser replacing it): the engine's lookup is "
+                     "not modelled (undecidable)"),
     # (0.11.1 - 0.12.0: VllmConfig validates the StructuredOutputsConfig create_engine_config gave --reasoning-parser)
     Check("VC_reasoning_parser", "0.11.1", "0.12.0", stage="verify", scope="feature",
           when=_parsers.unknown_reasoning_parser, bind=_parsers.reasoning_config_bind,
@@ -2510,6 +2564,10 @@ RULES = (
           template="", source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="--all2all-backend moonep's requirements (unquantized BF16 model, no EPLB, linear expert "
                       "placement): kvguard cannot decide them"),
+    Step("vc_reasoning_parser_package", "0.21.0", "0.29.0", stage="verify", apply=_parsers.reasoning_parser_package,
+         description="a reasoning parser (--reasoning-parser or --structured-outputs-config's) whose module imports an "
+                     "optional package (cohere_command3 / cohere_command4: cohere_melody): whether the host has it is "
+                     "not modelled (undecidable)"),
     Check("VC_reasoning_parser", "0.20.0", stage="verify", exc="KeyError", scope="feature",
           when=_parsers.unknown_reasoning_parser_at_config, bind=_parsers.reasoning_bind, template="{quoted}",
           source="vllm/config/reasoning.py::ReasoningConfig.initialize_token_ids (VllmConfig.__post_init__), "

@@ -17,8 +17,8 @@ the parsed fields and the exception the failing statement raised (pydantic's
 ValidationError unwrapped to its inner error, with the wrapping class).
 
 With ``"frontend": true`` a case also runs, as ``vllm serve`` does, the release's own
-``validate_parsed_serve_args`` right after argparse and (not with ``--headless``) the API
-server's ``validate_api_server_args`` before ``create_engine_config`` (stage "frontend"), and
+``validate_parsed_serve_args`` right after argparse and (not with ``--headless`` nor ``--api-server-count``
+below 1) the API server's ``validate_api_server_args`` before ``create_engine_config`` (stage "frontend"), and
 after it the engine core's ``ReasoningParserManager.get_reasoning_parser`` of the config's
 reasoning parser (stage "engine_core"; StructuredOutputManager asks it only with a tokenizer,
 which this runner never loads).  From 0.20.0 VllmConfig builds a registered reasoning parser
@@ -101,12 +101,17 @@ def main(cases_path, out_path):
             rec.update(describe(exc))
             out.append(rec)
             continue
+        # vllm/entrypoints/cli/serve.py: --headless or fewer than one API server runs run_headless (no API server,
+        # create_engine_config(headless=True))
+        count = getattr(ns, "api_server_count", None)
+        headless = bool(getattr(ns, "headless", False)) or (count is not None and count < 1)
         if case.get("frontend"):
             if frontend is None:
                 frontend = _frontend()
             try:
+                ns.subparser = "serve"   # vllm/entrypoints/cli/main.py's sub-command (validate_grpc_port_arg reads it)
                 frontend[0](ns)
-                if not getattr(ns, "headless", False):
+                if not headless:
                     frontend[1](ns)
             except Exception as exc:  # noqa: BLE001
                 rec["stage"] = "frontend"
@@ -118,7 +123,7 @@ def main(cases_path, out_path):
             ea.skip_tokenizer_init = True
             ea.tokenizer = work
             rec["parsed"] = {k: getattr(ea, k, None) for k in FIELDS}
-            config = ea.create_engine_config(headless=bool(getattr(ns, "headless", False)))
+            config = ea.create_engine_config(headless=headless)
             rec["stage"] = "ok"
         except BaseException as exc:  # noqa: BLE001
             rec["stage"] = "engine"

@@ -48,12 +48,14 @@ LORA = ("--max-loras", "--max-lora-cls-labels")
 MULTIMODAL = ("--mm-processor-cache-gb", "--mm-shm-cache-max-object-size-mb", "--video-pruning-rate",
               "--mm-ipc-gpu-memory-gb", "--mm-encoder-fp8-scale-save-margin", "--mm-encoder-attn-backend",
               "--mm-encoder-attn-dtype")
-#: per option: values outside its field's bounds, then values inside
+#: per option: values outside its field's bounds, then values inside (no negative number with a fraction: the
+#: release's parser reads "-0.5" as a dotted option -0 with key 5, and kvguard's launch names the model positionally
+#: where the runner passes --model, so argparse's two messages differ)
 VALUES = {
     "--max-loras": (("0", "-1"), ("1", "4")),
     "--max-lora-cls-labels": (("0", "-2"), ("1", "8")),
     "--mm-processor-cache-gb": (("-1", "-3"), ("0", "8")),
-    "--mm-shm-cache-max-object-size-mb": (("-1",), ("0", "128")),
+    "--mm-shm-cache-max-object-size-mb": (("-1",), ("0", "128", "64")),
     "--video-pruning-rate": (("1.5", "-1", "1"), ("0", "0.5")),
     "--mm-ipc-gpu-memory-gb": (("-1",), ("0", "2")),
     "--mm-encoder-fp8-scale-save-margin": (("0", "-1"), ("1.5",)),
@@ -74,6 +76,8 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         for opt in rng.sample(options, rng.choice((1, 1, 2))):
             bad, good = VALUES[opt]
             args += [opt, rng.choice(bad if rng.random() < 0.75 else good)]
+        if "--mm-shm-cache-max-object-size-mb" in args and rng.random() < 0.5:
+            args += ["--mm-processor-cache-type", rng.choice(("shm", "lru"))]   # the size needs the shm cache
         ident = f"g{i}"
         cases.append({"id": ident, "target": name, "config": CHECKPOINTS[name](rng),
                       "model_dir": os.path.join(root, ident), "args": args})

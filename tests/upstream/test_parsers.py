@@ -2,8 +2,9 @@
 
 Generates seeded ``vllm serve`` launches with ``--tool-call-parser`` and ``--reasoning-parser`` naming parsers the
 release registers, parsers only other releases register (a recipe for a newer model run on an older release) and
-names none does, with and without ``--enable-auto-tool-choice``, sometimes ``--headless`` or
-``--skip-tokenizer-init``, and runs each through the release's own ``vllm serve`` path with its front end
+names none does, with and without ``--enable-auto-tool-choice``, sometimes a reasoning parser named by
+``--structured-outputs-config`` (the one the API server looks up), ``--headless``, ``--api-server-count`` (below 1:
+no API server), ``--grpc`` or ``--skip-tokenizer-init``, and runs each through the release's own ``vllm serve`` path with its front end
 (tests/upstream/serve_runner.py with ``"frontend": true``: validate_parsed_serve_args, the API server's
 validate_api_server_args, create_engine_config, the engine core's reasoning-parser lookup) and through kvguard with
 the oracle's host: the verdicts must agree.  Launches kvguard declares undecidable are counted, never compared.
@@ -90,8 +91,19 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             args += ["--tool-call-parser", _pick(rng, tools, all_tools)]
         if rng.random() < 0.6:
             args += ["--reasoning-parser", _pick(rng, reasoners, all_reasoners)]
-        if rng.random() < 0.15:
+        if rng.random() < 0.25 and "--structured-outputs-config" in table:
+            # the API server looks up this JSON's parser (not --reasoning-parser's)
+            parser = _pick(rng, reasoners, all_reasoners)
+            args += ["--structured-outputs-config", json.dumps({"reasoning_parser": parser})]
+        headless = rng.random() < 0.15
+        if headless:
             args += ["--headless"]
+        if rng.random() < 0.25:
+            # fewer than one API server runs no API server, as --headless (an explicit count with --headless is
+            # refused from 0.20.0, not modelled: not drawn)
+            args += ["--api-server-count", rng.choice(("0", "-1")) if headless else rng.choice(("0", "0", "1", "2"))]
+        if rng.random() < 0.1 and "--grpc" in table:
+            args += ["--grpc"]   # the gRPC server's optional package: kvguard declines (counted, never compared)
         if rng.random() < 0.1:
             args += ["--skip-tokenizer-init"]
         ident = f"p{i}"
