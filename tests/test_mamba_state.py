@@ -143,3 +143,10 @@ def test_0_10_2_sizes_for_the_v1_engine_only(tmp_path):
     assert _refusal(_verdict(tmp_path, "0.10.2", _jamba(), "-tp", "6"))[2] == "8192 is not divisible by 6"
     v0 = _verdict(tmp_path, "0.10.2", _jamba(), "-tp", "6", env={"VLLM_USE_V1": "0"})
     assert v0.message != "8192 is not divisible by 6"
+
+
+def test_tp_zero_reaching_the_state_shapes_is_undecidable(tmp_path):
+    # 0.19.1's own arithmetic: ZeroDivisionError('integer division or modulo by zero') on a hybrid model, a floor
+    # division where kvguard's reckoning would take a modulo first
+    with pytest.raises(Undecidable, match="first division by zero"):
+        _verdict(tmp_path, "0.19.1", _granite_hybrid(), "-tp", "0")

@@ -132,6 +132,11 @@ def _first_indivisible(state: Any) -> Optional[tuple[int, int]]:
                             f"over tp {tp}) are not modelled")
         return None
     calculator, keys = family
+    if tp == 0:
+        # the shape functions' first division by zero is a floor division or a modulo, per family and release:
+        # Python words the two differently
+        state.undecided(f"-tp 0 reaches the Mamba state shapes of {architecture}, whose first division by zero "
+                        "kvguard does not model")
     config = state.facts.resolved
     needed = keys + (("mamba_expand", "hidden_size") if calculator == "mamba2_falcon"
                      and config.get("mamba_d_ssm") is None else ())
