@@ -53,6 +53,10 @@ def _ray_dp(facts, layout, host) -> bool:
     return layout.data_parallel_backend == "ray"
 
 
+def _grpc_port(facts, layout, host) -> bool:
+    return getattr(layout, "grpc_port", None) is not None
+
+
 def _tpu(facts, layout, host) -> bool:
     return getattr(host, "platform", None) in ("tpu", None)
 
@@ -79,6 +83,8 @@ VERDICT_ENV: tuple[EnvVar, ...] = (
            "span: Ray data parallelism places one DP rank per node (local DP size 1)", _ray_dp),
     EnvVar("VLLM_XLA_USE_SPMD", "0.10.2", None, ("1",),
            "TPU SPMD: the single-process executor", _tpu),
+    EnvVar("VLLM_USE_RUST_FRONTEND", "0.32.0", None, ("1",),
+           "the Rust frontend, which --grpc-port needs (validate_grpc_port_arg)", _grpc_port),
 )
 
 

@@ -33,11 +33,11 @@ def test_spellings(argv):
 
 
 def test_env_assignments_and_unknown_flags():
-    cmd = parse_serve("VLLM_MLA_DISABLE=1 HF_HOME=/x vllm serve M --max-model-len 4096 --disable-log-stats "
+    cmd = parse_serve("VLLM_MLA_DISABLE=1 HF_HOME=/x vllm serve M --max-model-len 4096 --disable-fastapi-docs "
                       "--compilation-config '{\"mode\": 3}' -tp 2", R("0.28.0"))
     assert cmd.env == {"VLLM_MLA_DISABLE": "1", "HF_HOME": "/x"}
     assert cmd.fields == {"tensor_parallel_size": 2, "max_model_len": 4096}
-    assert "--disable-log-stats" in cmd.passed_over
+    assert "--disable-fastapi-docs" in cmd.passed_over
 
 
 def test_boolean_optional_forms():
@@ -129,10 +129,10 @@ def test_help_is_no_refusal():
 
 
 def test_unmodeled_flags_take_their_own_arity():
-    # --disable-log-stats takes no value: M is the model, not its value
-    cmd = parse_serve("vllm serve --disable-log-stats M --max-num-seqs 64 --seed 3 -tp 2", R("0.28.0"))
+    # --disable-fastapi-docs takes no value: M is the model, not its value
+    cmd = parse_serve("vllm serve --disable-fastapi-docs M --max-num-seqs 64 --seed 3 -tp 2", R("0.28.0"))
     assert cmd.model == "M" and cmd.fields == {"tensor_parallel_size": 2, "max_num_seqs": 64}
-    assert cmd.passed_over == ["--disable-log-stats", "--seed", "3"]
+    assert cmd.passed_over == ["--disable-fastapi-docs", "--seed", "3"]
 
 
 def test_model_option_with_vllm_serve():

@@ -165,6 +165,21 @@ FLAGS: tuple[Flag, ...] = (
     Flag("enable_mamba_cache_stochastic_rounding", ("--enable-mamba-cache-stochastic-rounding",), "bool", "0.20.0"),
     Flag("mamba_ssm_cache_dtype", ("--mamba-ssm-cache-dtype",), "str"),
     Flag("mamba_backend", ("--mamba-backend",), "str", "0.20.0"),
+    # validate_parsed_serve_args's options (kvguard.rules.serve_args)
+    Flag("chat_template", ("--chat-template",), "str"),
+    Flag("enable_log_outputs", ("--enable-log-outputs",), "bool"),
+    Flag("enable_log_requests", ("--enable-log-requests",), "bool"),
+    Flag("disable_log_stats", ("--disable-log-stats",), "store_true"),
+    Flag("enable_per_request_metrics", ("--enable-per-request-metrics",), "bool", "0.25.0"),
+    Flag("sse_keep_alive_interval", ("--sse-keep-alive-interval",), "int", "0.29.0"),
+    Flag("grpc_port", ("--grpc-port",), "int", "0.32.0"),
+    Flag("uds", ("--uds",), "str"),
+    Flag("ssl_keyfile", ("--ssl-keyfile",), "str"),
+    Flag("ssl_certfile", ("--ssl-certfile",), "str"),
+    Flag("ssl_ca_certs", ("--ssl-ca-certs",), "str"),
+    Flag("data_parallel_multi_port_external_lb", ("--data-parallel-multi-port-external-lb", "-dpm"), "store_true",
+         "0.22.0"),
+    Flag("data_parallel_supervisor_port", ("--data-parallel-supervisor-port",), "int", "0.22.0"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}
@@ -1244,6 +1259,13 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         if dest == "structured_outputs_config" and values:
             # the reasoning parser its JSON names: the API server looks it up (kvguard.rules.parsers)
             cmd.fields["structured_reasoning_parser"] = _structured_reasoning_parser(values[0])
+        if dest == "port" and values:
+            # the HTTP port validate_parsed_serve_args compares (kvguard.rules.serve_args): argparse's int() of it;
+            # passed over as well, so that an unexpanded placeholder stays what it was (then vLLM's default, 8000)
+            try:
+                cmd.fields["port"] = int(values[0])
+            except ValueError:
+                pass
         if dest == "reasoning_config":
             # read as given or not: its start / end strings may spare --reasoning-parser's lookup (0.20.0+)
             cmd.fields["reasoning_config"] = bool(values) and values[0] not in ("", "None")

@@ -203,7 +203,23 @@ class Layout:
     #: model's MultiModalConfig compares (kvguard.rules.table MC_mm_shm_cache_size)
     mm_shm_cache_max_object_size_mb: Optional[str] = None
     mm_processor_cache_type: Optional[str] = None
-
+    #: validate_parsed_serve_args's options (kvguard.rules.serve_args): --chat-template as given, the request / output
+    #: logging and per-request metrics switches, --sse-keep-alive-interval (0.29.0+), --grpc-port (0.32.0+), the HTTP
+    #: server's --port / --uds / TLS files, and the multi-port external load balancer (0.22.0+) with its supervisor port
+    chat_template: Optional[str] = None
+    enable_log_outputs: bool = False
+    enable_log_requests: bool = False
+    disable_log_stats: bool = False
+    enable_per_request_metrics: bool = False
+    sse_keep_alive_interval: int = 0
+    grpc_port: Optional[int] = None
+    port: int = 8000
+    uds: Optional[str] = None
+    ssl_keyfile: Optional[str] = None
+    ssl_certfile: Optional[str] = None
+    ssl_ca_certs: Optional[str] = None
+    data_parallel_multi_port_external_lb: bool = False
+    data_parallel_supervisor_port: int = 9256
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

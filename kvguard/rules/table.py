@@ -47,6 +47,7 @@ from . import observability as _obs
 from . import parallel_flags as _pflags
 from . import parsers as _parsers
 from . import scheduler as _scheduler
+from . import serve_args as _serve_args
 from . import v1_features as _v1
 from .v1_features import env_flag_set as _env_flag_set
 from .v1_features import pp_without_supported_executor as _pp_backend
@@ -1131,16 +1132,67 @@ _S_FUSED_MOE = "vllm/model_executor/layers/fused_moe/layer.py"
 _S_AWQ = "vllm/model_executor/layers/quantization/awq.py"
 _S_CT = "vllm/model_executor/layers/quantization/compressed_tensors"
 _S_AUTO_AWQ = "vllm/model_executor/layers/quantization/auto_awq.py"
+_S_CHAT_UTILS = "vllm/entrypoints/chat_utils.py"
+_S_SERVE_ARGS = ("vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_args (0.29.0+: entrypoints/launchers/, "
+                 "0.33.0: entrypoints/common/)")
 
 # ---------------------------------------------------------------------------
 
 RULES = (
-    # ===================== the front end, before any config (kvguard.rules.parsers) ====================
+    # ===================== the front end, before any config (kvguard.rules.parsers, kvguard.rules.serve_args) ==========
+    Check("FE_chat_template_path", "0.10.2", "0.12.0", stage="frontend", scope="feature",
+          when=_serve_args.chat_template_missing, template=_serve_args.CHAT_TEMPLATE_MESSAGE,
+          source=f"{_S_CHAT_UTILS}::validate_chat_template, first in validate_parsed_serve_args",
+          description="a path-like --chat-template (none of '{', '}', newline) that does not exist: a host fact, "
+                      "so the check is skipped unless the path exists everywhere"),
+    Check("FE_chat_template_path", "0.13.0", "0.29.0", stage="frontend", scope="feature",
+          when=_serve_args.chat_template_missing,
+          template=_serve_args.CHAT_TEMPLATE_MESSAGE + " Tried: {chat_template} and {builtin}",
+          source=f"{_S_CHAT_UTILS}::validate_chat_template, first in validate_parsed_serve_args",
+          description="a path-like --chat-template that is neither a file on the host nor a built-in template "
+                      "(skipped unless a built-in name or a path that exists everywhere: BUILTIN is the install's "
+                      "vllm/transformers_utils/chat_templates/NAME)"),
+    Check("FE_chat_template_path", "0.30.0", stage="frontend", exc="VLLMValidationError", scope="feature",
+          when=_serve_args.chat_template_missing,
+          template=_serve_args.CHAT_TEMPLATE_MESSAGE + " Tried: {chat_template} and {builtin} "
+                                                        "(parameter=chat_template)",
+          source=f"{_S_CHAT_UTILS}::validate_chat_template (0.32.0+: vllm/renderers/chat_utils/chat_template.py), "
+                 "first in validate_parsed_serve_args",
+          description="a path-like --chat-template that is neither a file on the host nor a built-in template "
+                      "(skipped unless a built-in name or a path that exists everywhere)"),
+    Check("FE_grpc_port", "0.32.0", stage="frontend", scope="feature",
+          when=_serve_args.grpc_port_check, bind=_serve_args.message_bind, template="{text}",
+          source="vllm/entrypoints/launchers/cli_args.py::validate_grpc_port_arg (0.33.0: entrypoints/common/), "
+                 "after the chat template",
+          description="--grpc-port with --grpc, without VLLM_USE_RUST_FRONTEND=1 (a value int() refuses: its "
+                      "ValueError), without an API server, with --data-parallel-multi-port-external-lb, outside "
+                      "0-65535, or equal to --port without --uds"),
     Check("FE_auto_tool_needs_parser", stage="frontend", exc="TypeError", scope="feature",
           when=_parsers.auto_tool_without_parser, template=_parsers.AUTO_TOOL_MESSAGE,
           source="vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_args (0.29.0+: entrypoints/launchers/, "
                  "0.33.0+: entrypoints/common/), right after argparse",
           description="--enable-auto-tool-choice without --tool-call-parser"),
+    Check("FE_log_outputs_needs_requests", "0.11.0", stage="frontend", exc="TypeError", scope="feature",
+          when=_serve_args.log_outputs_without_requests, template=_serve_args.LOG_OUTPUTS_MESSAGE,
+          source=f"{_S_SERVE_ARGS}, after the tool-call parser",
+          description="--enable-log-outputs without --enable-log-requests"),
+    Check("FE_sse_keep_alive", "0.29.0", stage="frontend", scope="feature",
+          when=_serve_args.sse_keep_alive_negative, template=_serve_args.SSE_MESSAGE,
+          source=f"{_S_SERVE_ARGS}, after the output logging",
+          description="a negative --sse-keep-alive-interval"),
+    # the option exists from 0.25.0 (the row from 0.24.0, the first release of its launch-check group)
+    Check("FE_per_request_metrics", "0.24.0", stage="frontend", scope="feature",
+          when=_serve_args.per_request_metrics_without_stats, template=_serve_args.PER_REQUEST_MESSAGE,
+          source=f"{_S_SERVE_ARGS}, after the keep-alive interval (0.29.0+)",
+          description="--enable-per-request-metrics (0.25.0+) with --disable-log-stats"),
+    Check("FE_multi_port_external_lb", "0.22.0", stage="frontend", scope="feature",
+          when=_serve_args.multi_port_check, bind=_serve_args.message_bind, template="{text}",
+          source="vllm/entrypoints/openai/dp_supervisor.py::validate_multi_port_external_lb_args (0.29.0+: "
+                 "entrypoints/launchers/), last in validate_parsed_serve_args",
+          description="--data-parallel-multi-port-external-lb with --grpc, --uds, HTTPS (0.22.x; 0.23.0+ a key "
+                      "file without a certificate or the reverse), --api-server-count other than 1, "
+                      "--data-parallel-rank, the other load balancers, -dp below 2, -dpl below 2 / above -dp / not "
+                      "dividing it, ranks past -dp, or a supervisor port among the child ports"),
     # vllm serve --grpc (0.20.0+) starts no API server: the gRPC server's optional package is the host's
     Step("fe_grpc_server", "0.20.0", stage="frontend", apply=_parsers.grpc_server,
          description="--grpc: the gRPC server of the optional smg-grpc-servicer package (vllm[grpc]) instead of the "
