@@ -445,7 +445,6 @@ def _mc_len_undecided(state) -> None:
                     "does not model")
 
 
-
 def _mc_multimodal_values(state) -> None:
     """A multimodal option's value outside its MultiModalConfig field's bounds: ModelConfig builds that config only
     for a model whose class supports multimodal input (0.11.0-0.33.0), and pydantic's refusal names the host's
