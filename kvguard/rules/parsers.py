@@ -86,6 +86,16 @@ def auto_tool_without_parser(state: Any) -> bool:
     return state.layout.enable_auto_tool_choice and not state.layout.tool_call_parser
 
 
+def _unregistered(state: Any, name: str, names: list[str], plugin: "Optional[str]", may_register: str) -> bool:
+    """Whether ``name`` is not among the registered ``names``; a parser plugin that may register it makes the
+    answer undecidable (``may_register`` says which option may name what)."""
+    if name in names:
+        return False
+    if _plugin(plugin):
+        state.undecided(f"{may_register} (the plugin is not read)")
+    return True
+
+
 def _api_server(state: Any) -> bool:
     """Whether ``vllm serve`` starts an API server, whose validate_api_server_args checks the parsers: not with
     --headless nor fewer than one API server (State.headless: run_headless); --grpc is undecidable before."""
@@ -105,12 +115,8 @@ def unknown_tool_parser(state: Any) -> bool:
     lay = state.layout
     if not _api_server(state) or not lay.enable_auto_tool_choice or not lay.tool_call_parser:
         return False
-    if lay.tool_call_parser in _names(state, "tool"):
-        return False
-    if _plugin(lay.tool_parser_plugin):
-        state.undecided("--tool-parser-plugin may register the tool-call parser --tool-call-parser names "
-                        "(the plugin is not read)")
-    return True
+    return _unregistered(state, lay.tool_call_parser, _names(state, "tool"), lay.tool_parser_plugin,
+                         "--tool-parser-plugin may register the tool-call parser --tool-call-parser names")
 
 
 def tool_bind(state: Any) -> dict:
@@ -121,13 +127,10 @@ def tool_bind(state: Any) -> dict:
 def unknown_reasoning_parser(state: Any) -> bool:
     """A ``--reasoning-parser`` the release does not register (0.11.1+; 0.10.2 / 0.11.0: argparse)."""
     lay = state.layout
-    name = lay.reasoning_parser
-    if not name or name in _names(state, "reasoning"):
+    if not lay.reasoning_parser:
         return False
-    if _plugin(lay.reasoning_parser_plugin):
-        state.undecided("--reasoning-parser-plugin may register the reasoning parser --reasoning-parser names "
-                        "(the plugin is not read)")
-    return True
+    return _unregistered(state, lay.reasoning_parser, _names(state, "reasoning"), lay.reasoning_parser_plugin,
+                         "--reasoning-parser-plugin may register the reasoning parser --reasoning-parser names")
 
 
 def unknown_reasoning_parser_at_config(state: Any) -> bool:
@@ -172,15 +175,11 @@ def _reasoning_names(state: Any) -> list[str]:
 def unknown_structured_reasoning_parser(state: Any) -> bool:
     """The API server's check of the reasoning parser a ``--structured-outputs-config`` JSON names (0.11.0+)."""
     lay = state.layout
-    name = lay.structured_reasoning_parser
-    if not name or not _api_server(state):
+    if not lay.structured_reasoning_parser or not _api_server(state):
         return False
-    if name in _reasoning_names(state):
-        return False
-    if _plugin(lay.reasoning_parser_plugin):
-        state.undecided("--reasoning-parser-plugin may register the reasoning parser --structured-outputs-config "
-                        "names (the plugin is not read)")
-    return True
+    return _unregistered(state, lay.structured_reasoning_parser, _reasoning_names(state), lay.reasoning_parser_plugin,
+                         "--reasoning-parser-plugin may register the reasoning parser --structured-outputs-config "
+                         "names")
 
 
 def structured_reasoning_bind(state: Any) -> dict:
