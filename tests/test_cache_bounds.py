@@ -1,4 +1,4 @@
-"""CacheConfig's bounds on --block-size and --swap-space (kvguard.rules.cache_bounds): what the releases answered
+"""CacheConfig's bounds on --block-size and --swap-space (kvguard.rules.cache_config): what the releases answered
 (tools/option_sweep.py, serve path), written out literally: a value out of a pydantic bound is undecidable, a value
 the release takes is accepted."""
 

@@ -5,8 +5,9 @@ checks and ParallelConfig; pydantic wraps their ValueError in a ValidationError 
 - 0.10.2 / 0.11.0 (``CacheConfig._verify_args``): a negative ``--cpu-offload-gb``, then ``--gpu-memory-utilization``
   above 1.
 - 0.11.1+: the fields' pydantic bounds instead (``gpu_memory_utilization`` in (0, 1]; ``cpu_offload_gb`` at least 0,
-  in CacheConfig to 0.17.1 and in the offload config after): pydantic's message names the host's pydantic version,
-  so such a launch is undecidable.
+  in CacheConfig to 0.17.1 and in the offload config after; ``swap_space`` at least 0 until the flag goes, 0.17.1;
+  ``block_size`` greater than 0 from 0.23.0, ``SkipValidation`` before): pydantic's message names the host's pydantic
+  version, so such a launch is undecidable.
 - 0.33.0: ``--kv-cache-dtype`` is a free string (before, argparse's choices), checked by the ``cache_dtype`` field
   validator against ``KV_CACHE_DTYPES``: the ``CacheDType`` literal plus the names a platform registers with
   ``register_kv_cache_dtype`` when it activates.  No in-tree platform registers one, so the list is the literal's on
@@ -51,13 +52,19 @@ def memory_bind(state: Any) -> dict:
 
 
 def field_bounds(state: Any) -> None:
-    """0.11.1+: the pydantic bounds of the memory options (checked as the config is built)."""
-    util, offload = state.layout.gpu_memory_utilization, state.layout.cpu_offload_gb
+    """0.11.1+: the pydantic bounds of the memory, swap and block options (checked together as the config is
+    built)."""
+    lay, release = state.layout, state.release
+    util, offload = lay.gpu_memory_utilization, lay.cpu_offload_gb
     out = []
     if util is not None and not 0 < util <= 1:
         out.append(f"--gpu-memory-utilization {util}")
     if offload is not None and not offload >= 0:
         out.append(f"--cpu-offload-gb {offload}")
+    if release.within("0.11.1", "0.17.1") and not lay.swap_space >= 0:
+        out.append(f"--swap-space {lay.swap_space} (at least 0)")
+    if lay.block_size is not None and release.within("0.23.0") and not lay.block_size > 0:
+        out.append(f"--block-size {lay.block_size} (greater than 0)")
     if out:
         state.undecided(f"the config's field bounds refuse {', '.join(out)} with pydantic's message, which names the "
                         "host's pydantic version: kvguard does not quote it")

@@ -42,7 +42,7 @@ def rounding_without_float16(state: Any) -> bool:
         return False
     dtype = lay.mamba_ssm_cache_dtype
     if dtype == "auto":
-        updater = next((arch for arch in state._facts.architectures if any(part in arch for part in _DTYPE_UPDATERS)),
+        updater = next((arch for arch in state.facts.architectures if any(part in arch for part in _DTYPE_UPDATERS)),
                        None)
         if updater is not None:
             state.undecided(f"--enable-mamba-cache-stochastic-rounding with --mamba-ssm-cache-dtype auto: {updater}'s "

@@ -37,7 +37,6 @@ from ..speculative import flow as _sc
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
 from . import backend_names as _backend_names
-from . import cache_bounds as _cache_bounds
 from . import cache_config as _cache_config
 from . import cpu_platform as _cpu
 from . import mamba_cache as _mamba
@@ -1427,11 +1426,9 @@ RULES = (
           source="vllm/config/cache.py::CacheConfig._verify_args",
           description="--gpu-memory-utilization above 1"),
     Step("cc_field_bounds", "0.11.1", stage="cache_config", apply=_cache_config.field_bounds,
-         description="the pydantic bounds of --gpu-memory-utilization (0, 1] and --cpu-offload-gb (at least 0): "
+         description="the pydantic bounds of --gpu-memory-utilization (0, 1], --cpu-offload-gb (at least 0), "
+                     "--swap-space (at least 0, 0.11.1 - 0.17.1) and --block-size (greater than 0, 0.23.0+): "
                      "pydantic's message names the host's pydantic version, so kvguard declines"),
-    Step("cc_block_swap_bounds", "0.11.1", stage="cache_config", apply=_cache_bounds.block_and_swap_bounds,
-         description="the pydantic bounds of --swap-space (at least 0, 0.11.1 - 0.17.1) and --block-size (greater "
-                     "than 0, 0.23.0+): pydantic's message names the host's pydantic version, so kvguard declines"),
     Check("CC_cache_dtype_unknown", "0.33.0", stage="cache_config", scope="feature",
           when=_cache_config.unknown_cache_dtype, bind=_cache_config.cache_dtype_bind,
           template=_cache_config.CACHE_DTYPE_MESSAGE,
