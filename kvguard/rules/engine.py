@@ -352,8 +352,12 @@ def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
     state = (State if facts.deferred else _EagerFacts)(release, layout, facts, env, host, entry=entry, sidecar=sidecar,
                                                    spec=spec)
     try:
-        # without speculative decoding its rows cannot fire: a program without them (the hot path of plan / scans)
-        verdict = _evaluate(state, release, facts, layout, entry + _WITH_SPEC if spec is not None else entry, notes)
+        # without speculative decoding its rows cannot fire: a program without them (the hot path of plan / scans);
+        # the same for the rows of options the launch does not give
+        program = entry + _WITH_SPEC if spec is not None else entry
+        if not _OPTION_FIELDS.isdisjoint(layout.model_fields_set):
+            program += _WITH_OPTIONS
+        verdict = _evaluate(state, release, facts, layout, program, notes)
     except Undecided as exc:
         from ..errors import Undecidable
 
@@ -510,7 +514,41 @@ _WITH_SPEC = ":speculative"
 _SPECULATIVE_ONLY = ("sc_", "SC_", "EA_spec", "EA_async_spec", "VC_async_spec", "VC_mtp_interleave", "ea_lookahead")
 
 
+#: the program variant for a launch that gives one of the options below, and the rows that can only fire when the
+#: launch gives one of their options (each reads its options alone; at their defaults it passes)
+_WITH_OPTIONS = ":options"
+_OPTION_ONLY: dict[str, tuple[str, ...]] = {
+    "FE_chat_template_path": ("chat_template",),
+    "FE_grpc_port": ("grpc_port",),
+    "FE_log_outputs_needs_requests": ("enable_log_outputs",),
+    "FE_sse_keep_alive": ("sse_keep_alive_interval",),
+    "FE_per_request_metrics": ("enable_per_request_metrics",),
+    "FE_multi_port_external_lb": ("data_parallel_multi_port_external_lb",),
+    "fe_grpc_server": ("grpc",),
+    "FE_reasoning_parser": ("structured_reasoning_parser",),
+    "vc_structured_reasoning_parser": ("structured_reasoning_parser",),
+    "pc_numa_entries": ("numa_bind_nodes", "numa_bind_cpus"),
+    "FIELD_numa_nodes": ("numa_bind_nodes",),
+    "FIELD_numa_cpus_syntax": ("numa_bind_cpus",),
+    "FIELD_numa_cpus_order": ("numa_bind_cpus",),
+    "PV_numa_requires_bind": ("numa_bind_nodes", "numa_bind_cpus"),
+    "PA_nsight_without_ray": ("ray_workers_use_nsight",),
+    "EA_mamba_backend_unknown": ("mamba_backend",),
+    "OBS_hidden_metrics_version": ("show_hidden_metrics_for_version",),
+    "obs_otlp_endpoint_late": ("otlp_traces_endpoint",),
+    "obs_otlp_endpoint_early": ("otlp_traces_endpoint",),
+    "obs_trace_modules": ("collect_detailed_traces",),
+    "OBS_traces_without_endpoint": ("collect_detailed_traces",),
+    "VC_mamba_stochastic_rounding": ("enable_mamba_cache_stochastic_rounding",),
+}
+_OPTION_FIELDS = frozenset(field for fields in _OPTION_ONLY.values() for field in fields)
+
+
 def _runs(row, entry: str) -> bool:
+    if entry.endswith(_WITH_OPTIONS):
+        entry = entry[:-len(_WITH_OPTIONS)]
+    elif row.id in _OPTION_ONLY:
+        return False
     if entry.endswith(_WITH_SPEC):
         entry = entry[:-len(_WITH_SPEC)]
     elif row.id.startswith(_SPECULATIVE_ONLY):
