@@ -138,8 +138,11 @@ def grpc_port_problem(state: Any) -> "Optional[str]":
 
 
 def grpc_port_check(state: Any) -> bool:
-    state._serve_args_message = grpc_port_problem(state)
-    return state._serve_args_message is not None
+    return grpc_port_problem(state) is not None
+
+
+def grpc_port_bind(state: Any) -> dict:
+    return {"text": grpc_port_problem(state)}
 
 
 # -- --data-parallel-multi-port-external-lb (0.22.0+) ------------------------------------------------------------
@@ -189,9 +192,8 @@ def multi_port_problem(state: Any) -> "Optional[str]":
 
 
 def multi_port_check(state: Any) -> bool:
-    state._serve_args_message = multi_port_problem(state)
-    return state._serve_args_message is not None
+    return multi_port_problem(state) is not None
 
 
-def message_bind(state: Any) -> dict:
-    return {"text": state._serve_args_message}
+def multi_port_bind(state: Any) -> dict:
+    return {"text": multi_port_problem(state)}

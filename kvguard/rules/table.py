@@ -1159,7 +1159,7 @@ RULES = (
           description="a path-like --chat-template that is neither a file on the host nor a built-in template "
                       "(skipped unless a built-in name or a path that exists everywhere)"),
     Check("FE_grpc_port", "0.32.0", stage="frontend", scope="feature",
-          when=_serve_args.grpc_port_check, bind=_serve_args.message_bind, template="{text}",
+          when=_serve_args.grpc_port_check, bind=_serve_args.grpc_port_bind, template="{text}",
           source="vllm/entrypoints/launchers/cli_args.py::validate_grpc_port_arg (0.33.0: entrypoints/common/), "
                  "after the chat template",
           description="--grpc-port with --grpc, without VLLM_USE_RUST_FRONTEND=1 (a value int() refuses: its "
@@ -1184,7 +1184,7 @@ RULES = (
           source=f"{_S_SERVE_ARGS}, after the keep-alive interval (0.29.0+)",
           description="--enable-per-request-metrics (0.25.0+) with --disable-log-stats"),
     Check("FE_multi_port_external_lb", "0.22.0", stage="frontend", scope="feature",
-          when=_serve_args.multi_port_check, bind=_serve_args.message_bind, template="{text}",
+          when=_serve_args.multi_port_check, bind=_serve_args.multi_port_bind, template="{text}",
           source="vllm/entrypoints/openai/dp_supervisor.py::validate_multi_port_external_lb_args (0.29.0+: "
                  "entrypoints/launchers/), last in validate_parsed_serve_args",
           description="--data-parallel-multi-port-external-lb with --grpc, --uds, HTTPS (0.22.x; 0.23.0+ a key "
