@@ -3,58 +3,53 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kvguard.cli import run
-
-
-def _check(capsys, version: str, *args: str) -> tuple[int, dict]:
-    status = run(["check", "--vllm-version", version, "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-8B",
-                  *args])
-    return status, json.loads(capsys.readouterr().out or "{}")
+from kvguard.launch.layout import join_list, list_values, make_layout
 
 
 @pytest.mark.parametrize("version", ["0.11.1", "0.20.0", "0.28.0", "0.33.0"])
 @pytest.mark.parametrize("modules", [["all"], ["worker", "model"]])
-def test_detailed_traces_need_an_endpoint_from_0_11_1(capsys, version, modules):
-    status, data = _check(capsys, version, "--collect-detailed-traces", *modules)
+def test_detailed_traces_need_an_endpoint_from_0_11_1(serve_json, version, modules):
+    status, data = serve_json(version, "--collect-detailed-traces", *modules)
     assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
         1, "observability", "OBS_traces_without_endpoint", "ValueError", "ObservabilityConfig",
         "collect_detailed_traces requires `--otlp-traces-endpoint` to be set.")
 
 
 @pytest.mark.parametrize("version", ["0.10.2", "0.11.0"])
-def test_detailed_traces_without_an_endpoint_are_taken_before_0_11_1(capsys, version):
-    status, data = _check(capsys, version, "--collect-detailed-traces", "all", "--show-hidden-metrics-for-version",
+def test_detailed_traces_without_an_endpoint_are_taken_before_0_11_1(serve_json, version):
+    status, data = serve_json(version, "--collect-detailed-traces", "all", "--show-hidden-metrics-for-version",
                           "x")
     assert (status, data["ok"]) == (0, True)
 
 
 @pytest.mark.parametrize("version", ["0.11.1", "0.20.0", "0.33.0"])
-def test_a_hidden_metrics_version_that_is_none_comes_first(capsys, version):
-    status, data = _check(capsys, version, "--show-hidden-metrics-for-version", "x", "--collect-detailed-traces",
+def test_a_hidden_metrics_version_that_is_none_comes_first(serve_json, version):
+    status, data = serve_json(version, "--show-hidden-metrics-for-version", "x", "--collect-detailed-traces",
                           "all")
     assert (status, data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
         1, "OBS_hidden_metrics_version", "InvalidVersion", "ObservabilityConfig", "Invalid version: 'x'")
 
 
 @pytest.mark.parametrize("value", ["0.10", "1.0.0rc1", " 0.9 "])
-def test_a_hidden_metrics_version_is_parsed_as_packaging_does(capsys, value):
-    status, data = _check(capsys, "0.33.0", "--show-hidden-metrics-for-version", value)
+def test_a_hidden_metrics_version_is_parsed_as_packaging_does(serve_json, value):
+    status, data = serve_json("0.33.0", "--show-hidden-metrics-for-version", value)
     assert (status, data["ok"]) == (0, True)
 
 
 @pytest.mark.parametrize("version", ["0.20.0", "0.33.0"])
-def test_an_endpoint_passes_from_0_17_0(capsys, version):
-    status, data = _check(capsys, version, "--collect-detailed-traces", "all", "--otlp-traces-endpoint",
+def test_an_endpoint_passes_from_0_17_0(serve_json, version):
+    status, data = serve_json(version, "--collect-detailed-traces", "all", "--otlp-traces-endpoint",
                           "http://localhost:4317")
     assert (status, data["ok"]) == (0, True)
 
 
 @pytest.mark.parametrize("version", ["0.10.2", "0.11.1", "0.16.0"])
-def test_an_endpoint_is_undecidable_before_0_17_0(capsys, version):
+def test_an_endpoint_is_undecidable_before_0_17_0(capsys, serve_json, version):
     status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B",
                   "--otlp-traces-endpoint", "http://localhost:4317"])
     assert status == 2
@@ -63,8 +58,19 @@ def test_an_endpoint_is_undecidable_before_0_17_0(capsys, version):
 
 @pytest.mark.parametrize("version,value", [("0.10.2", "model,worker"), ("0.20.0", "model,worker"),
                                            ("0.33.0", "None")])
-def test_a_value_that_is_no_module_is_undecidable(capsys, version, value):
+def test_a_value_that_is_no_module_is_undecidable(capsys, serve_json, version, value):
     status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B",
                   "--collect-detailed-traces", value])
     assert status == 2
     assert "no module name" in capsys.readouterr().err
+
+
+@given(st.lists(st.text(alphabet=st.characters(exclude_characters="\0"), min_size=1), min_size=1, max_size=4))
+def test_a_list_option_keeps_its_words_in_order(values):
+    kept = make_layout(collect_detailed_traces=join_list(values)).collect_detailed_traces
+    assert list_values(kept) == values
+
+
+def test_a_list_option_writes_none_as_the_word_none():
+    assert list_values(join_list(["model", None])) == ["model", "None"]
+    assert list_values(None) == []

@@ -48,6 +48,7 @@ from functools import lru_cache
 from ..errors import ArgparseRefusal, InputError, Undecidable
 from ..record import Record, field
 from ..versions import Release, parse_version
+from .layout import join_list
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -836,8 +837,7 @@ def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any
     if spec.action == "_StoreAction" and spec.nargs == 1:
         return _convert(flag, spec, opt, values[0], release)
     if spec.action == "_StoreAction" and spec.nargs == "+" and flag.kind in _WORDS_KINDS:
-        converted = (_convert(flag, spec, opt, value, release) for value in values)
-        return "\0".join("None" if value is None else str(value) for value in converted)
+        return join_list(_convert(flag, spec, opt, value, release) for value in values)
     return None
 
 

@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, ClassVar, Optional
 
-__all__ = ["ALIASES", "Host", "Layout", "make_layout"]
+__all__ = ["ALIASES", "Host", "Layout", "join_list", "list_values", "make_layout"]
 
 #: short CLI-style names -> EngineArgs field names
 ALIASES: dict[str, str] = {
@@ -40,6 +40,21 @@ ALIASES: dict[str, str] = {
     "dpe": "data_parallel_external_lb",
     "dph": "data_parallel_hybrid_lb",
 }
+
+
+#: a list option (``--collect-detailed-traces model worker``) is kept on the Layout as one string, its values joined
+#: by a character no command-line word can hold, so that a Layout stays hashable and its fields plain
+_LIST_SEPARATOR = "\0"
+
+
+def join_list(values: Any) -> str:
+    """A list option's values as the Layout keeps them (``None`` written as the word ``None``)."""
+    return _LIST_SEPARATOR.join("None" if value is None else str(value) for value in values)
+
+
+def list_values(value: Optional[str]) -> list[str]:
+    """The values of a list option the Layout keeps (:func:`join_list`; ``None``: not given)."""
+    return [] if value is None else value.split(_LIST_SEPARATOR)
 
 
 class FieldInfo(Record):

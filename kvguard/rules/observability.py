@@ -17,6 +17,8 @@ ObservabilityConfig.
 
 from __future__ import annotations
 
+from ..launch.layout import list_values
+
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any
@@ -32,15 +34,9 @@ _MODULES = ("model", "worker", "all")
 _OTEL_REQUIRED = "0.17.0"
 
 
-def words(value: Any) -> list[str]:
-    """The values of a list option kvguard keeps as one string (kvguard.launch.argv: joined by NUL, ``None`` for an
-    empty or ``None`` word)."""
-    return [] if value is None else value.split("\0")
-
-
 def trace_modules(state: Any) -> None:
     """pydantic's validation of the list against DetailedTraceModules (every release)."""
-    bad = [word for word in words(state.layout.collect_detailed_traces) if word not in _MODULES]
+    bad = [word for word in list_values(state.layout.collect_detailed_traces) if word not in _MODULES]
     if bad:
         state.undecided(f"--collect-detailed-traces {bad[0]!r} is no module name ('model', 'worker' or 'all'): "
                         "ObservabilityConfig refuses it with pydantic's message, which names the host's pydantic "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .observability import words
+from ..launch.layout import list_values
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -42,19 +42,19 @@ def numa_entries(state: Any) -> None:
     """pydantic's type validation of the NUMA lists (a None entry: undecidable)."""
     for option, value in (("--numa-bind-nodes", state.layout.numa_bind_nodes),
                           ("--numa-bind-cpus", state.layout.numa_bind_cpus)):
-        if "None" in words(value):
+        if "None" in list_values(value):
             state.undecided(f"{option} has an empty or 'None' entry: ParallelConfig refuses it with pydantic's "
                             "message, which names the host's pydantic version: kvguard does not quote it")
 
 
 def nodes_negative(state: Any) -> bool:
-    return any(int(node) < 0 for node in words(state.layout.numa_bind_nodes))
+    return any(int(node) < 0 for node in list_values(state.layout.numa_bind_nodes))
 
 
 def _first_bad_cpuset(state: Any) -> Any:
     """(why, entry) of the first --numa-bind-cpus entry the field validator refuses (entry by entry: the syntax,
     then its ranges), or None."""
-    for cpuset in words(state.layout.numa_bind_cpus):
+    for cpuset in list_values(state.layout.numa_bind_cpus):
         if _CPU_LIST.fullmatch(cpuset) is None:
             return "syntax", cpuset
         for part in cpuset.split(","):
