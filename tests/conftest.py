@@ -1,4 +1,4 @@
-"""Shared test helpers: golden cases and configs."""
+"""Shared test helpers: golden cases, configs, and ``kvguard check`` of a ``vllm serve`` line as JSON."""
 
 from __future__ import annotations
 
@@ -6,6 +6,21 @@ import json
 from pathlib import Path
 
 import pytest
+
+
+@pytest.fixture
+def serve_json(capsys):
+    """``serve_json(version, *args, model=..., env=())``: the exit status and JSON report of ``kvguard check`` for
+    ``[ENV...] vllm serve MODEL ARGS...`` on a release (``env``: ``NAME=value`` words before ``vllm``)."""
+    from kvguard.cli import run
+
+    def check(version: str, *args: str, model: str = "Qwen/Qwen3-8B", env: tuple[str, ...] = ()) -> tuple[int, dict]:
+        status = run(["check", "--vllm-version", version, "--format", "json", "--", *env, "vllm", "serve", model,
+                      *args])
+        return status, json.loads(capsys.readouterr().out or "{}")
+
+    return check
+
 
 HERE = Path(__file__).resolve().parent
 

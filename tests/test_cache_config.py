@@ -3,43 +3,35 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from kvguard.cli import run
 
 
-def _check(capsys, version: str, *args: str) -> tuple[int, dict]:
-    status = run(["check", "--vllm-version", version, "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-8B",
-                  *args])
-    return status, json.loads(capsys.readouterr().out or "{}")
-
-
 @pytest.mark.parametrize("version", ["0.10.2", "0.11.0"])
-def test_a_utilization_above_one_is_refused_before_0_11_1(capsys, version):
-    status, data = _check(capsys, version, "--gpu-memory-utilization", "95")
+def test_a_utilization_above_one_is_refused_before_0_11_1(serve_json, version):
+    status, data = serve_json(version, "--gpu-memory-utilization", "95")
     assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
         1, "cache_config", "CC_gpu_memory_above_one", "ValueError", "CacheConfig",
         "GPU memory utilization must be less than 1.0. Got 95.0.")
 
 
-def test_a_negative_offload_comes_first(capsys):
-    status, data = _check(capsys, "0.10.2", "--gpu-memory-utilization", "2", "--cpu-offload-gb", "-1")
+def test_a_negative_offload_comes_first(serve_json):
+    status, data = serve_json("0.10.2", "--gpu-memory-utilization", "2", "--cpu-offload-gb", "-1")
     assert (status, data["check"], data["message"]) == (
         1, "CC_cpu_offload_negative", "CPU offload space must be non-negative, but got -1.0")
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "0.0"])
-def test_0_10_2_takes_a_utilization_of_zero_or_below(capsys, value):
-    status, data = _check(capsys, "0.10.2", "--gpu-memory-utilization", value)
+def test_0_10_2_takes_a_utilization_of_zero_or_below(serve_json, value):
+    status, data = serve_json("0.10.2", "--gpu-memory-utilization", value)
     assert (status, data["ok"]) == (0, True)
 
 
 @pytest.mark.parametrize("version", ["0.11.1", "0.20.0", "0.33.0"])
 @pytest.mark.parametrize("args", [["--gpu-memory-utilization", "95"], ["--gpu-memory-utilization", "0"],
                                   ["--cpu-offload-gb", "-1"]])
-def test_out_of_the_pydantic_bounds_is_undecidable_from_0_11_1(capsys, version, args):
+def test_out_of_the_pydantic_bounds_is_undecidable_from_0_11_1(capsys, serve_json, version, args):
     status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B", *args])
     assert status == 2
     assert "field bounds" in capsys.readouterr().err
@@ -47,8 +39,8 @@ def test_out_of_the_pydantic_bounds_is_undecidable_from_0_11_1(capsys, version, 
 
 @pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
 @pytest.mark.parametrize("value", ["1", "0.95", "1e-3"])
-def test_a_utilization_within_the_bounds_is_accepted(capsys, version, value):
-    status, data = _check(capsys, version, "--gpu-memory-utilization", value)
+def test_a_utilization_within_the_bounds_is_accepted(serve_json, version, value):
+    status, data = serve_json(version, "--gpu-memory-utilization", value)
     assert (status, data["ok"]) == (0, True)
 
 
@@ -59,21 +51,21 @@ _VALID_0330 = ("['auto', 'float16', 'bfloat16', 'fp8', 'fp8_e4m3', 'fp8_e5m2', '
 
 
 @pytest.mark.parametrize(("value", "quoted"), [("x", "'x'"), ("FP8", "'FP8'"), ("int8", "'int8'")])
-def test_0_33_0_checks_the_cache_dtype_in_cache_config(capsys, value, quoted):
+def test_0_33_0_checks_the_cache_dtype_in_cache_config(serve_json, value, quoted):
     # 0.33.0's answer (tools/option_sweep.py; tests/upstream/test_cache_config.py): the field validator's ValueError
-    status, data = _check(capsys, "0.33.0", "--kv-cache-dtype", value)
+    status, data = serve_json("0.33.0", "--kv-cache-dtype", value)
     assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
         1, "cache_config", "CC_cache_dtype_unknown", "ValueError", "CacheConfig",
         f"Invalid kv_cache_dtype: {quoted}. Valid values are: {_VALID_0330}")
 
 
-def test_before_0_33_0_argparse_refuses_an_unknown_cache_dtype(capsys):
-    status, data = _check(capsys, "0.32.0", "--kv-cache-dtype", "x")
+def test_before_0_33_0_argparse_refuses_an_unknown_cache_dtype(serve_json):
+    status, data = serve_json("0.32.0", "--kv-cache-dtype", "x")
     assert (status, data["stage"], data["exc_type"]) == (1, "argparse", "SystemExit")
     assert data["message"].startswith("vllm serve: error: argument --kv-cache-dtype: invalid choice: 'x' (choose from ")
 
 
 @pytest.mark.parametrize("value", ["octave_k3v4", "fp8", "auto"])
-def test_0_33_0_takes_its_cache_dtypes(capsys, value):
-    status, data = _check(capsys, "0.33.0", "--kv-cache-dtype", value)
+def test_0_33_0_takes_its_cache_dtypes(serve_json, value):
+    status, data = serve_json("0.33.0", "--kv-cache-dtype", value)
     assert (status, data["ok"]) == (0, True)

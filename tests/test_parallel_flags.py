@@ -3,38 +3,30 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from kvguard.cli import run
 
 
-def _check(capsys, version: str, *args: str) -> tuple[int, dict]:
-    status = run(["check", "--vllm-version", version, "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-8B",
-                  *args])
-    return status, json.loads(capsys.readouterr().out or "{}")
-
-
 @pytest.mark.parametrize("version", ["0.10.2", "0.11.1", "0.20.0", "0.33.0"])
 @pytest.mark.parametrize("backend", [[], ["--distributed-executor-backend", "mp"]])
-def test_nsight_needs_the_ray_executor(capsys, version, backend):
-    status, data = _check(capsys, version, "--ray-workers-use-nsight", *backend)
+def test_nsight_needs_the_ray_executor(serve_json, version, backend):
+    status, data = serve_json(version, "--ray-workers-use-nsight", *backend)
     assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
         1, "parallel_config", "PA_nsight_without_ray", "ValueError", "ParallelConfig",
         "Unable to use nsight profiling unless workers run with Ray.")
 
 
 @pytest.mark.parametrize("version", ["0.10.2", "0.33.0"])
-def test_nsight_switched_off_is_accepted(capsys, version):
-    status, data = _check(capsys, version, "--no-ray-workers-use-nsight")
+def test_nsight_switched_off_is_accepted(serve_json, version):
+    status, data = serve_json(version, "--no-ray-workers-use-nsight")
     assert (status, data["ok"]) == (0, True)
 
 
 @pytest.mark.parametrize("version", ["0.20.0", "0.28.0", "0.33.0"])
 @pytest.mark.parametrize("args", [["--numa-bind-nodes", "0"], ["--numa-bind-cpus", "0-3"]])
-def test_numa_lists_need_numa_bind(capsys, version, args):
-    status, data = _check(capsys, version, *args)
+def test_numa_lists_need_numa_bind(serve_json, version, args):
+    status, data = serve_json(version, *args)
     assert (status, data["check"], data["wrapped_by"], data["message"]) == (
         1, "PV_numa_requires_bind", "ParallelConfig", "numa_bind_nodes and numa_bind_cpus require numa_bind=True.")
 
@@ -48,18 +40,18 @@ def test_numa_lists_need_numa_bind(capsys, version, args):
     (["--numa-bind-cpus", "3-1", "x"], "FIELD_numa_cpus_order",
      "numa_bind_cpus ranges must be ascending, but got '3-1'."),
 ])
-def test_numa_entries_are_validated_before_numa_bind_is_asked(capsys, args, check, message):
-    status, data = _check(capsys, "0.33.0", *args)
+def test_numa_entries_are_validated_before_numa_bind_is_asked(serve_json, args, check, message):
+    status, data = serve_json("0.33.0", *args)
     assert (status, data["check"], data["wrapped_by"], data["message"]) == (1, check, "ParallelConfig", message)
 
 
-def test_numa_bind_with_good_lists_is_accepted(capsys):
-    status, data = _check(capsys, "0.20.0", "--numa-bind", "--numa-bind-nodes", "0", "1", "--numa-bind-cpus",
+def test_numa_bind_with_good_lists_is_accepted(serve_json):
+    status, data = serve_json("0.20.0", "--numa-bind", "--numa-bind-nodes", "0", "1", "--numa-bind-cpus",
                           "0-3,8", "4-7")
     assert (status, data["ok"]) == (0, True)
 
 
-def test_a_none_entry_is_undecidable(capsys):
+def test_a_none_entry_is_undecidable(capsys, serve_json):
     status = run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--numa-bind",
                   "--numa-bind-cpus", "0-3", "None"])
     assert status == 2

@@ -3,18 +3,9 @@ serve path), written out literally."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from kvguard.cli import run
-
-
-def _check(capsys, version: str, *args: str) -> tuple[int, dict]:
-    status = run(["check", "--vllm-version", version, "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-8B",
-                  *args])
-    return status, json.loads(capsys.readouterr().out or "{}")
-
 
 LENGTH_1024 = ("max_num_batched_tokens (1024) is smaller than max_model_len (40960). This effectively limits the "
                "maximum sequence length to max_num_batched_tokens and makes vLLM reject longer sequences. Please "
@@ -22,17 +13,17 @@ LENGTH_1024 = ("max_num_batched_tokens (1024) is smaller than max_model_len (409
 
 
 @pytest.mark.parametrize("version", ["0.11.1", "0.14.1", "0.20.0", "0.33.0"])
-def test_batched_tokens_below_the_length_without_chunked_prefill(capsys, version):
-    status, data = _check(capsys, version, "--no-enable-chunked-prefill", "--max-num-batched-tokens", "1024")
+def test_batched_tokens_below_the_length_without_chunked_prefill(serve_json, version):
+    status, data = serve_json(version, "--no-enable-chunked-prefill", "--max-num-batched-tokens", "1024")
     assert (status, data["exc_type"], data["wrapped_by"], data["stage"], data["check"], data["message"]) == (
         1, "ValueError", "SchedulerConfig", "scheduler", "SCH_batched_below_len", LENGTH_1024)
 
 
-def test_the_length_is_the_one_modelconfig_ends_with(capsys):
-    status, data = _check(capsys, "0.33.0", "--no-enable-chunked-prefill", "--max-num-batched-tokens", "8k",
+def test_the_length_is_the_one_modelconfig_ends_with(serve_json):
+    status, data = serve_json("0.33.0", "--no-enable-chunked-prefill", "--max-num-batched-tokens", "8k",
                           "--max-model-len", "8192")
     assert (status, data["message"]) == (1, LENGTH_1024.replace("1024", "8000").replace("40960", "8192"))
-    status, data = _check(capsys, "0.33.0", "--no-enable-chunked-prefill", "--max-num-batched-tokens", "8k",
+    status, data = serve_json("0.33.0", "--no-enable-chunked-prefill", "--max-num-batched-tokens", "8k",
                           "--max-model-len", "8000")
     assert (status, data["ok"]) == (0, True)
 
@@ -45,21 +36,21 @@ def test_the_length_is_the_one_modelconfig_ends_with(capsys):
     ("0.20.0", ["--max-num-batched-tokens", "16"]),                                 # the default max_num_seqs is capped
     ("0.20.0", ["--max-num-seqs", "2048"]),
 ])
-def test_launches_the_scheduler_accepts(capsys, version, args):
-    status, data = _check(capsys, version, *args)
+def test_launches_the_scheduler_accepts(serve_json, version, args):
+    status, data = serve_json(version, *args)
     assert (status, data["ok"]) == (0, True)
 
 
 @pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
-def test_batched_tokens_below_max_num_seqs(capsys, version):
-    status, data = _check(capsys, version, "--max-num-batched-tokens", "16", "--max-num-seqs", "64")
+def test_batched_tokens_below_max_num_seqs(serve_json, version):
+    status, data = serve_json(version, "--max-num-batched-tokens", "16", "--max-num-seqs", "64")
     assert (status, data["exc_type"], data["wrapped_by"], data["check"], data["message"]) == (
         1, "ValueError", "SchedulerConfig", "SCH_batched_below_seqs",
         "max_num_batched_tokens (16) must be greater than or equal to max_num_seqs (64).")
 
 
-def test_batched_tokens_take_no_auto(capsys):
-    status, data = _check(capsys, "0.33.0", "--max-num-batched-tokens", "auto")
+def test_batched_tokens_take_no_auto(serve_json):
+    status, data = serve_json("0.33.0", "--max-num-batched-tokens", "auto")
     assert (status, data["stage"], data["message"]) == (
         1, "argparse", "vllm serve: error: argument --max-num-batched-tokens: invalid human_readable_int value: 'auto'")
 
@@ -69,7 +60,7 @@ def test_batched_tokens_take_no_auto(capsys):
     ("0.33.0", ["--max-num-batched-tokens", "1024", "--runner", "pooling"], "pooling runner's chunked-prefill"),
     ("0.10.2", ["--max-num-batched-tokens", "1024", "--env", "VLLM_USE_V1=0"], "V0 engine"),
 ])
-def test_what_kvguard_does_not_follow_is_undecidable(capsys, version, args, reason):
+def test_what_kvguard_does_not_follow_is_undecidable(capsys, serve_json, version, args, reason):
     launch = [a for a in args if a not in ("--env", "VLLM_USE_V1=0")]
     env = ["--env", "VLLM_USE_V1=0"] if "--env" in args else []
     status = run(["check", "--vllm-version", version, *env, "--", "vllm", "serve", "Qwen/Qwen3-8B", *launch])

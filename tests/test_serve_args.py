@@ -3,17 +3,7 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-
-from kvguard.cli import run
-
-
-def _check(capsys, version: str, *args: str, env: tuple[str, ...] = ()) -> tuple[int, dict]:
-    status = run(["check", "--vllm-version", version, "--format", "json", "--", *env, "vllm", "serve",
-                  "Qwen/Qwen3-8B", *args])
-    return status, json.loads(capsys.readouterr().out or "{}")
 
 
 def _front_skips(data: dict) -> list:
@@ -33,24 +23,24 @@ RUST = "--grpc-port requires VLLM_USE_RUST_FRONTEND=1 vllm serve"
 
 
 @pytest.mark.parametrize("version", ["0.11.0", "0.20.0", "0.33.0"])
-def test_log_outputs_need_log_requests(capsys, version):
-    status, data = _check(capsys, version, "--enable-log-outputs")
+def test_log_outputs_need_log_requests(serve_json, version):
+    status, data = serve_json(version, "--enable-log-outputs")
     assert (status, *_refusal(data)) == (1, "frontend", "FE_log_outputs_needs_requests", "TypeError", None,
                                          LOG_OUTPUTS)
 
 
-def test_log_outputs_alone_pass_0_10_2_and_with_requests_later(capsys):
-    assert _check(capsys, "0.10.2", "--enable-log-outputs")[1]["ok"] is True
-    assert _check(capsys, "0.33.0", "--enable-log-outputs", "--enable-log-requests")[1]["ok"] is True
+def test_log_outputs_alone_pass_0_10_2_and_with_requests_later(serve_json):
+    assert serve_json("0.10.2", "--enable-log-outputs")[1]["ok"] is True
+    assert serve_json("0.33.0", "--enable-log-outputs", "--enable-log-requests")[1]["ok"] is True
 
 
-def test_per_request_metrics_need_stats(capsys):
-    status, data = _check(capsys, "0.25.0", "--enable-per-request-metrics", "--disable-log-stats")
+def test_per_request_metrics_need_stats(serve_json):
+    status, data = serve_json("0.25.0", "--enable-per-request-metrics", "--disable-log-stats")
     assert (status, *_refusal(data)) == (1, "frontend", "FE_per_request_metrics", "ValueError", None, PER_REQUEST)
 
 
-def test_the_keep_alive_interval_comes_before_the_metrics(capsys):
-    status, data = _check(capsys, "0.29.0", "--enable-per-request-metrics", "--disable-log-stats",
+def test_the_keep_alive_interval_comes_before_the_metrics(serve_json):
+    status, data = serve_json("0.29.0", "--enable-per-request-metrics", "--disable-log-stats",
                           "--sse-keep-alive-interval", "-1")
     assert (status, data["check"], data["message"]) == (1, "FE_sse_keep_alive", SSE)
 
@@ -68,13 +58,13 @@ def test_the_keep_alive_interval_comes_before_the_metrics(capsys):
      "--grpc-port is incompatible with --data-parallel-multi-port-external-lb: its frontends would share the same "
      "gRPC port"),
 ])
-def test_the_grpc_port(capsys, args, env, message):
-    status, data = _check(capsys, "0.33.0", *args, env=env)
+def test_the_grpc_port(serve_json, args, env, message):
+    status, data = serve_json("0.33.0", *args, env=env)
     assert (status, *_refusal(data)) == (1, "frontend", "FE_grpc_port", "ValueError", None, message)
 
 
-def test_a_grpc_port_the_rust_frontend_takes(capsys):
-    status, data = _check(capsys, "0.32.0", "--grpc-port", "8000", "--uds", "/tmp/s.sock",
+def test_a_grpc_port_the_rust_frontend_takes(serve_json):
+    status, data = serve_json("0.32.0", "--grpc-port", "8000", "--uds", "/tmp/s.sock",
                           env=("VLLM_USE_RUST_FRONTEND=1",))
     assert data.get("check") != "FE_grpc_port"
 
@@ -99,8 +89,8 @@ def test_a_grpc_port_the_rust_frontend_takes(capsys):
      "Error: --data-parallel-multi-port-external-lb cannot be combined with --data-parallel-external-lb or "
      "--data-parallel-hybrid-lb"),
 ])
-def test_the_multi_port_external_load_balancer(capsys, version, args, message):
-    status, data = _check(capsys, version, "--data-parallel-multi-port-external-lb", *args)
+def test_the_multi_port_external_load_balancer(serve_json, version, args, message):
+    status, data = serve_json(version, "--data-parallel-multi-port-external-lb", *args)
     assert (status, *_refusal(data)) == (1, "frontend", "FE_multi_port_external_lb", "ValueError", None, message)
 
 
@@ -108,8 +98,8 @@ def test_the_multi_port_external_load_balancer(capsys, version, args, message):
     ("0.20.0", "template_chatml.jinja"), ("0.25.1", "template_fuyu.jinja"), ("0.33.0", "registry.py"),
     ("0.10.2", "{{ messages }}"), ("0.33.0", "."), ("0.10.2", "/"),
 ])
-def test_chat_templates_every_host_has(capsys, version, template):
-    status, data = _check(capsys, version, "--chat-template", template)
+def test_chat_templates_every_host_has(serve_json, version, template):
+    status, data = serve_json(version, "--chat-template", template)
     assert (status, data["ok"], _front_skips(data)) == (0, True, [])
 
 
@@ -118,7 +108,7 @@ def test_chat_templates_every_host_has(capsys, version, template):
     ("0.26.0", "template_fuyu.jinja"),     # removed in 0.26.0
     ("0.33.0", "examples/tool_chat_template_hermes.jinja"),
 ])
-def test_a_template_file_is_the_host_s(capsys, version, template):
-    status, data = _check(capsys, version, "--chat-template", template)
+def test_a_template_file_is_the_host_s(serve_json, version, template):
+    status, data = serve_json(version, "--chat-template", template)
     assert (status, data["ok"], _front_skips(data)) == (0, True, ["FE_chat_template_path"])
     assert "whether it does is not known to kvguard" in data["skipped"][0]["reason"]
