@@ -110,6 +110,28 @@ def generated_launches(prefix: str, generate):
     return run
 
 
+def launch_case(root: str, ident: str, target: str, config: dict, args: list[str], **extra) -> dict:
+    """One generated launch for compare_launches: ``vllm serve`` of a checkpoint whose config.json is ``config``,
+    written to ``root/ident`` (``extra``: the case's other keys — ``env``, ``files``, ``frontend``)."""
+    return {"id": ident, "target": target, "config": config, "model_dir": os.path.join(root, ident), "args": args,
+            **extra}
+
+
+def launch_differential(run, *, kind: str, label: str, cases: tuple[str, int], seed: str,
+                        versions: list[str], since: str, also: tuple[str, ...] = ()):
+    """The pytest entry of a launch differential: for each release of ``release_sample(versions, since, also)``,
+    ``run(version, n, seed)`` with ``n`` from the environment variable ``cases[0]`` (default ``cases[1]``) and the
+    seed from ``seed`` (default 0), its report checked by :func:`check_launch_report` under ``kind`` / ``label``."""
+    variable, default = cases
+
+    @pytest.mark.parametrize("version", release_sample(versions, since, also=also))
+    def test(version):
+        report = run(version, int(os.environ.get(variable, str(default))), int(os.environ.get(seed, "0")))
+        check_launch_report(report, kind, label)
+
+    return test
+
+
 def check_launch_report(report: dict, kind: str, label: str) -> None:
     """A launch differential's verdict: the report kept as ``KVG_DIFF_REPORT_DIR/<kind>-<release>.json`` (the CI
     summary reads it), its counts printed, some agreement and no disagreement asserted."""

@@ -25,7 +25,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from . import differential as gen  # noqa: E402
-from ._oracle import check_launch_report, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import (  # noqa: E402
+    generated_launches,
+    launch_case,
+    launch_differential,
+    launches_main,
+)
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -56,18 +61,17 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if rng.random() < 0.15:
             args += ["--attention-config", json.dumps({"backend": rng.choice(names[:3])})]
         ident = f"b{i}"
-        cases.append({"id": ident, "target": name, "config": CHECKPOINTS[name](rng),
-                      "model_dir": os.path.join(root, ident), "args": args})
+        cases.append(launch_case(root, ident, name, CHECKPOINTS[name](rng), args))
     return cases
 
 
 run = generated_launches("kvg-backends-", generate)
 
 
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.13.0", also=("0.18.0", "0.20.0")))
-def test_attention_backend_names_agree_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_BACKEND_CASES", "16")), int(os.environ.get("KVG_BACKEND_SEED", "0")))
-    check_launch_report(report, "backend-names", "--attention-backend names")
+test_attention_backend_names_agree_with_real_vllm = launch_differential(
+    run, kind="backend-names", label="--attention-backend names",
+    cases=("KVG_BACKEND_CASES", 16), seed="KVG_BACKEND_SEED",
+    versions=VERSIONS, since="0.13.0", also=("0.18.0", "0.20.0"))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from ._oracle import check_launch_report, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import generated_launches, launch_case, launch_differential, launches_main  # noqa: E402
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -47,18 +47,16 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if rng.random() < 0.4:
             args += ["--kv-cache-dtype", rng.choice(CACHE_DTYPES)]
         ident = f"c{i}"
-        cases.append({"id": ident, "target": "qwen3-8b", "config": _config("Qwen/Qwen3-8B"),
-                      "model_dir": os.path.join(root, ident), "args": args})
+        cases.append(launch_case(root, ident, "qwen3-8b", _config("Qwen/Qwen3-8B"), args))
     return cases
 
 
 run = generated_launches("kvg-cache-", generate)
 
 
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.11.1")))
-def test_cache_config_checks_agree_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_CACHE_CASES", "16")), int(os.environ.get("KVG_CACHE_SEED", "0")))
-    check_launch_report(report, "cache-config", "CacheConfig memory options")
+test_cache_config_checks_agree_with_real_vllm = launch_differential(
+    run, kind="cache-config", label="CacheConfig memory options",
+    cases=("KVG_CACHE_CASES", 16), seed="KVG_CACHE_SEED", versions=VERSIONS, since="0.10.2", also=("0.11.0", "0.11.1"))
 
 
 if __name__ == "__main__":

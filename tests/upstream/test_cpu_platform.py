@@ -30,7 +30,13 @@ from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from . import differential as gen  # noqa: E402
-from ._oracle import check_launch_report, flag_switch, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import (  # noqa: E402
+    flag_switch,
+    generated_launches,
+    launch_case,
+    launch_differential,
+    launches_main,
+)
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -71,8 +77,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if rng.random() < 0.1 and "--runner" in table:
             args += ["--runner", "pooling"]
         ident = f"cpu{i}"
-        cases.append({"id": ident, "target": name, "config": CHECKPOINTS[name](rng),
-                      "model_dir": os.path.join(root, ident), "args": args})
+        cases.append(launch_case(root, ident, name, CHECKPOINTS[name](rng), args))
     return cases
 
 
@@ -81,11 +86,10 @@ run = generated_launches("kvg-cpu-", generate)
 
 #: the releases where the hook changes — 0.10.2 (V0 defaults), 0.11.0 (the last block-size check), 0.14.1 and
 #: 0.15.0 (what counts as quantized), 0.20.0 (nvfp4 and per-token-head), 0.21.0 (no check) — those asked for
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2",
-                                                   also=("0.11.0", "0.14.1", "0.15.0", "0.20.0", "0.21.0")))
-def test_cpu_platform_hook_agrees_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_CPU_CASES", "24")), int(os.environ.get("KVG_CPU_SEED", "0")))
-    check_launch_report(report, "cpu-platform", "CPU platform hook")
+test_cpu_platform_hook_agrees_with_real_vllm = launch_differential(
+    run, kind="cpu-platform", label="CPU platform hook",
+    cases=("KVG_CPU_CASES", 24), seed="KVG_CPU_SEED",
+    versions=VERSIONS, since="0.10.2", also=("0.11.0", "0.14.1", "0.15.0", "0.20.0", "0.21.0"))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,13 @@ from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from . import differential as gen  # noqa: E402
-from ._oracle import check_launch_report, flag_switch, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import (  # noqa: E402
+    flag_switch,
+    generated_launches,
+    launch_case,
+    launch_differential,
+    launches_main,
+)
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -79,18 +85,16 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if "--mm-shm-cache-max-object-size-mb" in args and rng.random() < 0.5:
             args += ["--mm-processor-cache-type", rng.choice(("shm", "lru"))]   # the size needs the shm cache
         ident = f"g{i}"
-        cases.append({"id": ident, "target": name, "config": CHECKPOINTS[name](rng),
-                      "model_dir": os.path.join(root, ident), "args": args})
+        cases.append(launch_case(root, ident, name, CHECKPOINTS[name](rng), args))
     return cases
 
 
 run = generated_launches("kvg-gated-", generate)
 
 
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.11.1", also=("0.20.0",)))
-def test_gated_config_values_agree_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_GATED_CASES", "24")), int(os.environ.get("KVG_GATED_SEED", "0")))
-    check_launch_report(report, "gated-configs", "LoRA / multimodal config values")
+test_gated_config_values_agree_with_real_vllm = launch_differential(
+    run, kind="gated-configs", label="LoRA / multimodal config values",
+    cases=("KVG_GATED_CASES", 24), seed="KVG_GATED_SEED", versions=VERSIONS, since="0.11.1", also=("0.20.0",))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,13 @@ from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from . import differential as gen  # noqa: E402
-from ._oracle import check_launch_report, flag_switch, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import (  # noqa: E402
+    flag_switch,
+    generated_launches,
+    launch_case,
+    launch_differential,
+    launches_main,
+)
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -83,8 +89,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if rng.random() < 0.3:
             args += ["-tp", "2"]
         ident = f"m{i}"
-        cases.append({"id": ident, "target": name, "config": config, "model_dir": os.path.join(root, ident),
-                      "args": args})
+        cases.append(launch_case(root, ident, name, config, args))
     return cases
 
 
@@ -93,11 +98,10 @@ run = generated_launches("kvg-mamba-", generate)
 
 #: the releases where the set-up changes: 0.15.0 (the first), 0.20.0 (speculative decoding keeps 'align'),
 #: 0.22.0, 0.28.0 (prefix caching on by default), 0.32.0 (every mode), 0.33.0 (the new message) — those asked for
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.15.0",
-                                                   also=("0.20.0", "0.22.1", "0.28.0", "0.32.0")))
-def test_mamba_cache_setup_agrees_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_MAMBA_CASES", "24")), int(os.environ.get("KVG_MAMBA_SEED", "0")))
-    check_launch_report(report, "mamba-cache", "Mamba cache set-up")
+test_mamba_cache_setup_agrees_with_real_vllm = launch_differential(
+    run, kind="mamba-cache", label="Mamba cache set-up",
+    cases=("KVG_MAMBA_CASES", 24), seed="KVG_MAMBA_SEED",
+    versions=VERSIONS, since="0.15.0", also=("0.20.0", "0.22.1", "0.28.0", "0.32.0"))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,13 @@ sys.path.insert(0, str(HERE.parents[1]))
 from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
-from ._oracle import check_launch_report, flag_switch, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import (  # noqa: E402
+    flag_switch,
+    generated_launches,
+    launch_case,
+    launch_differential,
+    launches_main,
+)
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -59,18 +65,16 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if rng.random() < 0.15 and target == TARGETS[0]:
             args += ["-tp", "0"]   # (a hybrid model's -tp 0 fails in its Mamba state sizing first, not modelled here)
         ident = f"r{i}"
-        cases.append({"id": ident, "target": target, "config": _config(target),
-                      "model_dir": os.path.join(root, ident), "args": args})
+        cases.append(launch_case(root, ident, target, _config(target), args))
     return cases
 
 
 run = generated_launches("kvg-rounding-", generate)
 
 
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.19.1", also=("0.20.0",)))
-def test_stochastic_rounding_check_agrees_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_ROUNDING_CASES", "16")), int(os.environ.get("KVG_ROUNDING_SEED", "0")))
-    check_launch_report(report, "mamba-rounding", "Mamba cache stochastic rounding")
+test_stochastic_rounding_check_agrees_with_real_vllm = launch_differential(
+    run, kind="mamba-rounding", label="Mamba cache stochastic rounding",
+    cases=("KVG_ROUNDING_CASES", 16), seed="KVG_ROUNDING_SEED", versions=VERSIONS, since="0.19.1", also=("0.20.0",))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,12 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from kvguard.versions import parse_version  # noqa: E402
 
-from ._oracle import check_launch_report, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import (  # noqa: E402
+    generated_launches,
+    launch_case,
+    launch_differential,
+    launches_main,
+)
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -57,18 +62,16 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if rng.random() < 0.2:
             args += ["-tp", rng.choice(("0", "2"))]
         ident = f"p{i}"
-        cases.append({"id": ident, "target": "qwen3-8b", "config": _config("Qwen/Qwen3-8B"),
-                      "model_dir": os.path.join(root, ident), "args": args})
+        cases.append(launch_case(root, ident, "qwen3-8b", _config("Qwen/Qwen3-8B"), args))
     return cases
 
 
 run = generated_launches("kvg-pflags-", generate)
 
 
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.20.0",)))
-def test_parallel_flag_checks_agree_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_PFLAGS_CASES", "16")), int(os.environ.get("KVG_PFLAGS_SEED", "0")))
-    check_launch_report(report, "parallel-flags", "ParallelConfig profiling and NUMA options")
+test_parallel_flag_checks_agree_with_real_vllm = launch_differential(
+    run, kind="parallel-flags", label="ParallelConfig profiling and NUMA options",
+    cases=("KVG_PFLAGS_CASES", 16), seed="KVG_PFLAGS_SEED", versions=VERSIONS, since="0.10.2", also=("0.20.0",))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,13 @@ from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from . import differential as gen  # noqa: E402
-from ._oracle import check_launch_report, flag_switch, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import (  # noqa: E402
+    flag_switch,
+    generated_launches,
+    launch_case,
+    launch_differential,
+    launches_main,
+)
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -71,8 +77,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if rng.random() < 0.1 and "--runner" in table:
             args += ["--runner", "pooling"]
         ident = f"s{i}"
-        cases.append({"id": ident, "target": name, "config": CHECKPOINTS[name](rng),
-                      "model_dir": os.path.join(root, ident), "args": args})
+        cases.append(launch_case(root, ident, name, CHECKPOINTS[name](rng), args))
     return cases
 
 
@@ -81,10 +86,10 @@ run = generated_launches("kvg-sched-", generate)
 
 #: the releases where the checks' inputs change — 0.10.2 (V1 / V0 defaults), 0.11.0 (chunked prefill forced on),
 #: 0.11.1 (the launch's word), 0.20.0 — those asked for
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.11.1", "0.20.0")))
-def test_scheduler_checks_agree_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_SCHED_CASES", "24")), int(os.environ.get("KVG_SCHED_SEED", "0")))
-    check_launch_report(report, "scheduler", "SchedulerConfig")
+test_scheduler_checks_agree_with_real_vllm = launch_differential(
+    run, kind="scheduler", label="SchedulerConfig",
+    cases=("KVG_SCHED_CASES", 24), seed="KVG_SCHED_SEED",
+    versions=VERSIONS, since="0.10.2", also=("0.11.0", "0.11.1", "0.20.0"))
 
 
 if __name__ == "__main__":

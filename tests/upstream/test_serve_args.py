@@ -29,7 +29,7 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from ._oracle import check_launch_report, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import generated_launches, launch_case, launch_differential, launches_main  # noqa: E402
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -94,8 +94,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     for i in range(n):
         args, env = _draw(rng, version)
         ident = f"s{i}"
-        case = {"id": ident, "target": "qwen3-8b", "config": _config("Qwen/Qwen3-8B"),
-                "model_dir": os.path.join(root, ident), "args": args, "frontend": True}
+        case = launch_case(root, ident, "qwen3-8b", _config("Qwen/Qwen3-8B"), args, frontend=True)
         if env:
             case["env"] = env
         cases.append(case)
@@ -138,11 +137,10 @@ def run(version: str, n: int, seed: int) -> dict:
     return report
 
 
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.22.0", "0.32.0")))
-def test_serve_args_checks_agree_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_SERVE_ARGS_CASES", "24")),
-                 int(os.environ.get("KVG_SERVE_ARGS_SEED", "0")))
-    check_launch_report(report, "serve-args", "validate_parsed_serve_args")
+test_serve_args_checks_agree_with_real_vllm = launch_differential(
+    run, kind="serve-args", label="validate_parsed_serve_args",
+    cases=("KVG_SERVE_ARGS_CASES", 24), seed="KVG_SERVE_ARGS_SEED",
+    versions=VERSIONS, since="0.10.2", also=("0.22.0", "0.32.0"))
 
 
 if __name__ == "__main__":

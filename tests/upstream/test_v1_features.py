@@ -30,7 +30,13 @@ from kvguard.launch.argv import option_table  # noqa: E402
 from kvguard.versions import resolve  # noqa: E402
 
 from . import differential as gen  # noqa: E402
-from ._oracle import check_launch_report, flag_switch, generated_launches, launches_main, release_sample  # noqa: E402
+from ._oracle import (  # noqa: E402
+    flag_switch,
+    generated_launches,
+    launch_case,
+    launch_differential,
+    launches_main,
+)
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -77,7 +83,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             args += ["-pp", "2", "--distributed-executor-backend", "uni"]
         ident = f"v{i}"
         config = CHECKPOINTS[name](rng)
-        case = {"id": ident, "target": name, "config": config, "model_dir": os.path.join(root, ident), "args": args}
+        case = launch_case(root, ident, name, config, args)
         if rng.random() < 0.1:
             draft = os.path.join(root, ident + "-draft")
             case["files"] = {draft: config}
@@ -96,10 +102,10 @@ run = generated_launches("kvg-v1f-", generate)
 #: the releases where the checks change — 0.10.2 (the V1 oracle's long list, V0 behind it), 0.11.0 (its short list,
 #: no V0 engine), 0.11.1 (_check_feature_supported), 0.16.0 (the last with --logits-processor-pattern), 0.26.0 (the
 #: last with the partial-prefill options) — those asked for
-@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.11.1", "0.16.0", "0.26.0")))
-def test_v1_feature_checks_agree_with_real_vllm(version):
-    report = run(version, int(os.environ.get("KVG_V1F_CASES", "24")), int(os.environ.get("KVG_V1F_SEED", "0")))
-    check_launch_report(report, "v1-features", "V1 feature checks")
+test_v1_feature_checks_agree_with_real_vllm = launch_differential(
+    run, kind="v1-features", label="V1 feature checks",
+    cases=("KVG_V1F_CASES", 24), seed="KVG_V1F_SEED",
+    versions=VERSIONS, since="0.10.2", also=("0.11.0", "0.11.1", "0.16.0", "0.26.0"))
 
 
 if __name__ == "__main__":
