@@ -4,7 +4,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N]
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--dsa N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -76,6 +76,8 @@ def main() -> int:
                     "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
     ap.add_argument("--gemma4", type=int, default=None, help="run only the Gemma 4 configs (run_gemma4), this many "
                     "per release")
+    ap.add_argument("--dsa", type=int, default=None, help="run only the DeepSeek-V3.2 / GLM-5 configs (run_dsa), this "
+                    "many per release (releases outside 0.12.0-0.28.0, where kvguard leaves them open, are skipped)")
     ap.add_argument("--modelopt-lm-head", type=int, default=None, help="ModelOpt exports whose LM head decides "
                     "(MODELOPT_LM_HEAD_CASES) per release (default: one)")
     args = ap.parse_args()
@@ -120,6 +122,10 @@ def main() -> int:
                 rep = quant_tests.run_ct_nvfp4_fp8(version, args.ct_nvfp4_fp8_only, args.seed, args.layouts)
             elif args.ct_nvfp4_moe_only:
                 rep = quant_tests.run_ct_nvfp4_moe(version, args.ct_nvfp4_moe_only, args.seed, args.layouts)
+            elif args.dsa:
+                if not quant_tests.dsa_release(version):
+                    continue
+                rep = quant_tests.run_dsa(version, args.dsa, args.seed, args.layouts)
             elif args.gemma4:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
             else:
@@ -140,6 +146,9 @@ def main() -> int:
         print(f"vLLM {version}: agree {c['agree']}, disagree {c['disagree']}, undecided {c['undecided']}, "
               f"config refused by both {c['config_refused_both']}, oracle setup failures "
               f"{c['oracle_setup_failures']}; by family {rep['by_family']} ({rep['seconds']} s)", flush=True)
+        if "layer_lists" in rep:  # (run_dsa / run_gemma4: the bases' layer lists at tp 1)
+            bad += rep["layer_lists"]["disagree"]
+            print(f"    layer lists: agree {rep['layer_lists']['agree']}, disagree {rep['layer_lists']['disagree']}")
         for arch, tally in sorted(rep.get("by_arch", {}).items()):
             print(f"    {arch}: agree {tally['agree']}, disagree {tally['disagree']}, undecided {tally['undecided']}")
         reports.append(rep)

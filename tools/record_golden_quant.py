@@ -564,6 +564,29 @@ CASES += [
             "check no size; unquantized experts would go through the release's unquantized MoE backend choice, "
             "which the CPU oracle answers with its own CPU kernels' hidden-size alignment, not the GPU's): no "
             "quantized linear layer reads the hidden size: accepted"},
+    # DeepSeek-V3.2 / GLM-5 (kvguard/data/quant_archs.json family deepseek_v32, 0.12.0 - 0.28.0: the generic
+    # deepseek_v2.py model with the sparse-attention indexer; from 0.29.0 a CUDA host builds vllm/models/deepseek_v32's
+    # own implementation) as published, block FP8 [128, 128] (recorded for 0.12.0, 0.13.0, 0.14.0, 0.20.0, 0.24.0 and
+    # 0.28.0: ``--vllm ... --only mi-fp8-dsv32-tp8 ...``)
+    {"id": "mi-fp8-dsv32-tp8", "model": "deepseek-ai/DeepSeek-V3.2", "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.12.0", "until": "0.28.0",
+     "why": "deepseek-ai/DeepSeek-V3.2 at -tp 8: every TP-split shard whole 128-blocks (dense MLP 2304, experts 256 "
+            "per rank); the indexer's wq_b replicated, its wk / weights_proj (wk_weights_proj from 0.20.0) replicated "
+            "or unquantized: accepted"},
+    {"id": "mi-fp8-dsv32-i18560-tp8", "model": "deepseek-ai/DeepSeek-V3.2", "config_patch": {"intermediate_size": 18560},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.12.0", "until": "0.28.0",
+     "why": "DeepSeek-V3.2 with a dense intermediate size of 18560 = 145 x 128 at -tp 8: 2320 per rank; up to 0.13.x "
+            "the TP-split gate_up_proj refuses its first shard (block_n), from 0.14.0 the merged layer's mismatch is "
+            "allowed and down_proj refuses its input shard (block_k)"},
+    {"id": "mi-fp8-dsv32-moe2112-tp8", "model": "deepseek-ai/DeepSeek-V3.2",
+     "config_patch": {"moe_intermediate_size": 2112},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.14.0", "until": "0.28.0",
+     "why": "DeepSeek-V3.2 with experts of 2112 at -tp 8: the first MoE layer's shared expert, built before the routed "
+            "experts, takes 264 inputs per rank in its down_proj (264 % 128 = 8): refused (block_k)"},
+    {"id": "mi-fp8-glm5-tp8", "model": "zai-org/GLM-5-FP8", "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0", "until": "0.28.0",
+     "why": "zai-org/GLM-5-FP8 at -tp 8 (64 heads, q LoRA 2048, dense MLP 12288 / 8 = 1536, experts 256 per rank; its "
+            "modules_to_not_convert names norms and indexer parts, no linear layer kvguard builds): accepted"},
 ]
 
 

@@ -194,6 +194,9 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     # layers that reuse another layer's KV cache (kvguard.kv.kvsize.KV_SHARED_TAIL)
     "enable_moe_block", "use_second_mlp_block", "expert_intermediate_size", "top_k_experts", "num_kv_shared_layers",
     "use_double_wide_mlp", "hidden_size_per_layer_input", "attention_k_eq_v",
+    # DeepSeek-V3.2's / GLM-5's sparse-attention indexer (kvguard/data/quant_archs.json family deepseek_v32): its
+    # projections' sizes and which layers build one (IndexCache, 0.24.0+)
+    "index_n_heads", "index_head_dim", "index_topk_freq", "index_topk_pattern", "index_skip_topk_offset",
     # hybrid models' Mamba state shapes (kvguard.rules.mamba_state.STATE_KEYS)
     "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
     "linear_conv_kernel_dim", "mamba_expand", "mamba_d_state", "mamba_d_conv", "mamba_num_heads", "mamba_head_dim",

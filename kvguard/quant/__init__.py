@@ -46,6 +46,10 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers and experts (their gelu_tanh activation takes the default
   host's MoE backends: Marlin for NVFP4, Triton at the latest for FP8).
 
+- DeepSeek-V3.2 / GLM-5 (0.12.0 – 0.28.0, the ``deepseek_v32`` family): DeepSeek-V3's layers and the sparse-attention
+  indexer's projections (replicated or unquantized: no refusal of their own); unquantized, ``Fp8Config`` and online
+  FP8 (a family's ``until`` / ``unmodelled`` / ``methods``: :func:`_family_unmodelled`).
+
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
@@ -259,6 +263,11 @@ def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:
     names.setdefault("decoder_sparse_step", 1)
     names.setdefault("moe_layer_freq", 1)
     names.setdefault("first_k_dense_replace", 0)
+    # the family's own defaults: the value vLLM's getattr falls back to when the config holds none (DeepSeek-V3.2's
+    # index_topk_freq / index_skip_topk_offset)
+    for key, default in (fam.get("defaults") or {}).items():
+        if names.get(key) is None:
+            names[key] = default
     return names
 
 
@@ -538,6 +547,9 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         ipp = input_size
         _divide(output_size, tp)
         parts = [_divide(o, tp) for o in outputs] if layer.kind in ("qkv", "merged") else [output_size // tp]
+    if not layer.quantized:
+        # built with quant_config=None (DeepSeek-V3.2's indexer wk_weights_proj): the sharding is all that is checked
+        return
     if skip == "ct_fused_error":
         # get_scheme's should_ignore_layer, after the sharding and before any scheme is looked up
         raise _Refused("MI_ct_fused_ignore", prefix=layer.prefix, shards=list(layer.shards))
@@ -863,6 +875,26 @@ def _names_no_method(facts, release, launch: Launch) -> bool:
     return out.check is None and out.unmodelled is None and not out.deferred and out.quantization is None
 
 
+def _family_unmodelled(family: str, facts, release, scheme: Optional[QuantScheme]) -> Optional[str]:
+    """Why a family's data does not decide this config in this release (kvguard/data/quant_archs.json: a family's
+    ``until`` / ``until_reason``, its ``unmodelled`` conditions, the checkpoint ``methods`` it is proven with), or
+    None."""
+    fam = _families()[family]
+    archs = ", ".join(facts.architectures)
+    until = fam.get("until")
+    if until is not None and not release.within(None, until):
+        return f"{fam.get('until_reason') or f'the model construction of {archs} after vLLM {until}'} is not modelled"
+    if fam.get("unmodelled"):
+        names = _names(facts.resolved, fam)
+        for item in fam["unmodelled"]:
+            if release.within(item.get("since"), item.get("until")) and evaluate(item["when"], names):
+                return f"the model construction of {archs} ({item['reason']}) is not modelled"
+    methods = fam.get("methods")
+    if methods is not None and scheme is not None and scheme.method not in methods:
+        return f"the {scheme.method} weight-shard checks of {archs} are not modelled"
+    return None
+
+
 def _outcome(facts, release, launch: Launch) -> Outcome:
     family = family_of(facts.architectures)
     scheme = scheme_of(facts.resolved_top, facts.resolved, release)
@@ -885,6 +917,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     if since is not None and not release.within(since):
         return Outcome(unmodelled=f"the model construction of {', '.join(facts.architectures)} is modelled from vLLM "
                                   f"{since}")
+    why = _family_unmodelled(family, facts, release, scheme)
+    if why is not None:
+        return Outcome(unmodelled=why)
     if family == _gemma4.FAMILY:
         # (kvguard.quant.gemma4) the E2B / E4B layers, the methods and the quantized towers left open
         why = _gemma4.unmodelled(facts.resolved, facts.resolved_top,
@@ -1040,6 +1075,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
 
 def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release, family: str) -> str:
     """Whether the quantization method leaves the layer unquantized (launch-independent)."""
+    if not layer.quantized:
+        return "quantized"  # built without the quantization config: no ignore list is consulted
     if scheme is not None and scheme.method == _ct.METHOD:
         if layer.kind == "moe":
             return "ct_unmodelled" if _ct.may_ignore_experts(layer.prefix, scheme.ignored) else "quantized"

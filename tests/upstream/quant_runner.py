@@ -328,6 +328,10 @@ def _stubs():
         if mod is None or not mname.startswith("vllm.model_executor.models."):
             continue
         for n in classes:
+            if n == "Indexer" and mname.endswith(".deepseek_v2"):
+                # DeepSeek-V3.2's / GLM-5's indexer is built for real: its projections (wq_b, wk / weights_proj,
+                # wk_weights_proj) are linear layers with geometry; only its cache (DeepseekV32IndexerCache) is stood in
+                continue
             if isinstance(getattr(mod, n, None), type):
                 setattr(mod, n, Stub)
         if callable(getattr(mod, "get_rope", None)):

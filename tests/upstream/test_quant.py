@@ -1497,6 +1497,119 @@ def test_gemma4_construction_agrees(version):
     assert c["agree"] > 0 and lists["agree"] == len(GEMMA4_BASES)
 
 
+#: DeepSeek-V3.2 / GLM-5 (kvguard/data/quant_archs.json family deepseek_v32: the DeepSeek-V3 layers and the sparse
+#: attention indexer, modelled 0.12.0 - 0.28.0; GLM-5's config is read from 0.24.0, transformers 5): the catalog
+#: checkpoints the generated configs start from, and the layouts (tp 1-32, data / expert parallel, EPLB)
+DSA_BASES = ("deepseek-ai/DeepSeek-V3.2", "zai-org/GLM-5-FP8")
+DSA_CONFIGS = 12
+DSA_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
+               {"tp": 8, "dp": 2}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 4, "dp": 2, "ep": True},
+               {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8}, {"tp": 1, "dp": 5, "ep": True, "eplb": True})
+
+
+def _dsa_base(base: str, layers: int, first_dense: int) -> dict:
+    cfg = copy.deepcopy(catalog.lookup(base).config)
+    cfg.pop("auto_map", None)
+    cfg.pop("quantization_config", None)
+    cfg["num_hidden_layers"], cfg["first_k_dense_replace"] = layers, first_dense
+    return cfg
+
+
+def dsa_variants(rng: random.Random, n: int, version: str) -> list[dict]:
+    """``n`` DeepSeek-V3.2 / GLM-5 configs (GLM-5 from 0.24.0, where the release's transformers reads its config), cut
+    to 4-7 layers (1-3 dense), with varied sizes (q LoRA rank, the indexer's heads and head size, the dense and MoE
+    intermediate sizes, the expert count), IndexCache settings (index_topk_freq, index_skip_topk_offset; one in ten an
+    index_topk_pattern, which kvguard leaves open) and quantization: block FP8 (DeepSeek's [128, 128], sometimes
+    with modules_to_not_convert naming a layer's attention or indexer as GLM-5-FP8 does), online FP8 (``--quantization
+    fp8``), unquantized."""
+    bases = [b for b in DSA_BASES if "GLM" not in b or resolve(version).within("0.24.0")]
+    out = []
+    while len(out) < n:
+        layers = rng.choice([4, 5, 6, 7])
+        cfg = _dsa_base(bases[len(out) % len(bases)], layers, rng.choice([1, 2, 3]))
+        cfg["q_lora_rank"] = rng.choice([cfg["q_lora_rank"], 1536, 2048, 1600, 1000, 1088])
+        cfg["index_n_heads"] = rng.choice([cfg["index_n_heads"], 64, 32, 48, 40])
+        cfg["index_head_dim"] = rng.choice([cfg["index_head_dim"], 128, 96, 136])
+        cfg["moe_intermediate_size"] = rng.choice([2048, 1536, 1792, 2112, 1000, 2176])
+        cfg["intermediate_size"] = rng.choice([cfg["intermediate_size"], 12288, 12000, 18560])
+        cfg["n_routed_experts"] = rng.choice([256, 64, 160, 72])
+        if rng.random() < 0.5:
+            cfg["index_topk_freq"] = rng.choice([1, 2, 3])
+        if rng.random() < 0.4:
+            cfg["index_skip_topk_offset"] = rng.choice([0, 1, 2, 3])
+        if rng.random() < 0.1:
+            cfg["index_topk_pattern"] = "".join(rng.choice("SF") for _ in range(layers))
+        kind = rng.choice(["fp8_block", "fp8_block", "fp8_block_ignore", "online", "none"])
+        engine = {}
+        if kind.startswith("fp8_block"):
+            q = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]}
+            if kind == "fp8_block_ignore":
+                i = rng.randrange(layers)
+                q["modules_to_not_convert"] = ["lm_head", f"model.layers.{i}.self_attn.indexer.wq_b",
+                                               f"model.layers.{i}.self_attn.kv_b_proj",
+                                               f"model.layers.{rng.randrange(layers)}.self_attn.o_proj"]
+            cfg["quantization_config"] = q
+        elif kind == "online":
+            engine = {"quantization": "fp8"}
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def dsa_release(version: str) -> bool:
+    """Whether kvguard models DeepSeek-V3.2 / GLM-5 construction in the release (family deepseek_v32's range)."""
+    return resolve(version).within("0.12.0", "0.28.0")
+
+
+def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` DeepSeek-V3.2 / GLM-5 configs (dsa_variants) at ``n_layouts`` of DSA_LAYOUTS each (EPLB last) in the
+    release and compare; the layer lists of the bases (unquantized, tp 1: 6 layers, one dense, IndexCache's default
+    and a frequency of 2 with offset 1) are compared too (tools/quant_differential.py --dsa)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9500 + 1)
+    cases = []
+    for case in dsa_variants(rng, n, version):
+        heads = case["config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [rng.choice(lays[-2:])]
+        cases.append(case)
+    lists = []
+    for base in DSA_BASES:
+        if "GLM" in base and not resolve(version).within("0.24.0"):
+            continue
+        for extra in ({}, {"index_topk_freq": 2, "index_skip_topk_offset": 1}):
+            lists.append({"config": dict(_dsa_base(base, 6, 1), **extra), "layouts": [{"tp": 1}], "record": True})
+    out = run_runner("quant_runner.py", python, python_env, cases + lists)
+    report = compare(version, cases, {"results": out["results"][:len(cases)]})
+    report["layer_lists"] = {"agree": 0, "disagree": 0}
+    for case, res in zip(lists, out["results"][len(cases):]):
+        rec = res.get("outcomes", [{}])[0]
+        mine = layer_list(case["config"], version)
+        theirs = oracle_list(rec.get("layers", [])) if rec.get("ok") else res.get("setup_error") or rec
+        key = "agree" if mine == theirs else "disagree"
+        report["layer_lists"][key] += 1
+        if key == "disagree":
+            diff = [(a, b) for a, b in zip(mine, theirs if isinstance(theirs, list) else [])  if a != b][:4]
+            report["mismatches"].append({"arch": case["config"].get("architectures"), "first_differences": diff,
+                                         "lengths": [len(mine), len(theirs) if isinstance(theirs, list) else theirs]})
+    return report
+
+
+#: CI: the first release of the family, the indexer's fused projection (0.20.0), IndexCache's layer choice (0.24.0,
+#: GLM-5's first) and the last modelled release
+DSA_SAMPLE = [v for v in release_sample(VERSIONS, "0.12.0", also=("0.20.0", "0.24.0", "0.28.0")) if dsa_release(v)]
+
+
+@pytest.mark.parametrize("version", DSA_SAMPLE)
+def test_dsa_construction_agrees(version):
+    report = run_dsa(version, int(os.environ.get("KVG_DSA_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
+                     n_layouts=3)
+    c, lists = report["counts"], report["layer_lists"]
+    print(f"\nvLLM {version}: DeepSeek-V3.2 / GLM-5 construction agree {c['agree']}, disagree {c['disagree']}, "
+          f"undecided {c['undecided']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}")
+    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
+    assert c["agree"] > 0 and lists["agree"] > 0 and not lists["disagree"]
+
+
 def layer_list(cfg: dict, version: str) -> list[tuple]:
     """kvguard's layers of a config at tp=1, as (prefix, class, input, outputs) for comparison."""
     facts = model_facts(cfg, vllm_version=version)

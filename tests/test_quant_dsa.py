@@ -1,0 +1,155 @@
+"""Model construction of DeepSeek-V3.2 and GLM-5 (kvguard/data/quant_archs.json family ``deepseek_v32``).
+
+Expected values are worked out by hand from the configs' sizes (quoted in each test) and the release source
+(vllm/model_executor/models/deepseek_v2.py of 0.12.0 – 0.28.0: DeepseekV32ForCausalLM is DeepseekV3ForCausalLM,
+GlmMoeDsaForCausalLM a subclass of DeepseekV2ForCausalLM; DeepseekV2MLAAttention builds the sparse-attention
+Indexer after its MLA projections: ``wq_b`` a ReplicatedLinear with the checkpoint's quantization, up to 0.19.x ``wk``
+(replicated, quantized) and ``weights_proj`` (replicated, unquantized), from 0.20.0 one ``wk_weights_proj``
+(MergedColumnParallelLinear, unquantized, not TP-split); from 0.24.0 only the layers IndexCache does not skip:
+``max(i - index_skip_topk_offset + 1, 0) % index_topk_freq == 0``, defaults 2 and 1; fp8_utils.validate_fp8_block_shape
+for the block-FP8 messages).  tests/upstream/test_quant.py (run_dsa) and the golden cases mi-fp8-dsv32-* compare with
+the releases themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+import kvguard
+from kvguard import catalog
+from kvguard.quant import layers
+from kvguard.rules.check import model_facts
+from kvguard.versions import resolve
+
+H100 = kvguard.Host.cuda_node()
+VERSIONS = ["0.12.0", "0.20.0", "0.24.0", "0.28.0"]
+
+
+def v32(**sizes) -> dict:
+    """deepseek-ai/DeepSeek-V3.2 (hidden 7168, 128 heads, q LoRA 1536, intermediate 18432, 256 experts of 2048, one
+    shared expert, 3 dense layers of 61; indexer 64 heads of 128; block FP8 [128, 128]) with other sizes."""
+    c = copy.deepcopy(catalog.lookup("deepseek-ai/DeepSeek-V3.2").config)
+    c.update(sizes)
+    return c
+
+
+def mi_skip(v) -> str:
+    return {s.check: s.reason for s in v.skipped}.get("MI_model", "")
+
+
+def indexer_layers(cfg: dict, version: str) -> list[str]:
+    facts = model_facts(cfg, vllm_version=version)
+    return [layer.prefix for layer in layers(facts.resolved, "deepseek_v32", resolve(version), facts.architectures)
+            if ".indexer." in layer.prefix]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_published_v32_is_decided(version):
+    # tp 8: q_b_proj 128 x 192 / 8 = 3072, kv_b_proj 128 x 256 / 8 = 4096, o_proj input 128 x 128 / 8 = 2048, dense
+    # MLP 18432 / 8 = 2304 (18 blocks), experts 2048 / 8 = 256: every shard whole 128-blocks; the indexer replicated
+    v = kvguard.check("deepseek-ai/DeepSeek-V3.2", vllm_version=version, tp=8, host=H100)
+    assert v.ok and mi_skip(v) == ""
+
+
+@pytest.mark.parametrize("version", VERSIONS[1:])
+def test_published_glm5_fp8_is_decided(version):
+    if not resolve(version).within("0.24.0"):
+        pytest.skip("GLM-5's config is read from 0.24.0 (transformers 5)")
+    # GLM-5-FP8: 64 heads, q LoRA 2048, intermediate 12288, experts of 2048: at tp 8 q_b_proj 64 x 256 / 8 = 2048,
+    # o_proj input 64 x 256 / 8 = 2048, down_proj 12288 / 8 = 1536, experts 256
+    v = kvguard.check("zai-org/GLM-5-FP8", vllm_version=version, tp=8, host=H100)
+    assert v.ok and mi_skip(v) == ""
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_dense_down_proj_block_k(version):
+    # intermediate 18560 = 145 x 128 at tp 8: layer 0's gate_up_proj is TP-split into shards of 2320 (2320 % 128 =
+    # 16): 0.12.0 refuses its first shard (block_n); 0.14.0+ allows a merged layer's mismatch, and down_proj's input
+    # per rank, 2320, is not whole 128-blocks (block_k)
+    v = kvguard.check(v32(intermediate_size=18560), vllm_version=version, tp=8, host=H100)
+    size_n = "Weight output_partition_size = 2320 is not divisible by weight quantization block_n = 128."
+    size_k = "Weight input_size_per_partition = 2320 is not divisible by weight quantization block_k = 128."
+    expected = ("MI_fp8_block_n", size_n) if version == "0.12.0" else ("MI_fp8_block_k", size_k)
+    assert (v.ok, v.stage, v.exc_type, (v.check, v.message)) == (False, "model_init", "ValueError", expected)
+
+
+@pytest.mark.parametrize("version", VERSIONS[1:])
+def test_shared_expert_before_routed_experts(version):
+    # moe_intermediate 2112 at tp 8: the dense layers pass (2304 per rank); layer 3's shared expert (one of 2112) is
+    # built before the routed experts: its down_proj takes 2112 / 8 = 264 inputs per rank (264 % 128 = 8)
+    v = kvguard.check(v32(moe_intermediate_size=2112), vllm_version=version, tp=8, host=H100)
+    assert (v.ok, v.check, v.message) == (
+        False, "MI_fp8_block_k", "Weight input_size_per_partition = 264 is not divisible by weight quantization "
+                                 "block_k = 128.")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_indexer_is_replicated(version):
+    # 33 indexer heads: 33 x 128 = 4224 outputs of wq_b, replicated (no TP split) under block FP8: nothing refuses
+    v = kvguard.check(v32(index_n_heads=33), vllm_version=version, tp=8, host=H100)
+    assert v.ok and mi_skip(v) == ""
+
+
+def test_indexer_projections_by_release():
+    cfg = v32(num_hidden_layers=2, first_k_dense_replace=1)
+    assert indexer_layers(cfg, "0.19.1") == [
+        "model.layers.0.self_attn.indexer.wq_b", "model.layers.0.self_attn.indexer.wk",
+        "model.layers.0.self_attn.indexer.weights_proj", "model.layers.1.self_attn.indexer.wq_b",
+        "model.layers.1.self_attn.indexer.wk", "model.layers.1.self_attn.indexer.weights_proj"]
+    assert indexer_layers(cfg, "0.20.0") == [
+        "model.layers.0.self_attn.indexer.wq_b", "model.layers.0.self_attn.indexer.wk_weights_proj",
+        "model.layers.1.self_attn.indexer.wq_b", "model.layers.1.self_attn.indexer.wk_weights_proj"]
+
+
+@pytest.mark.parametrize("freq, offset, built", [
+    (None, None, [0, 1, 2, 3, 4, 5]),      # frequency 1: every layer
+    (2, 1, [0, 2, 4]),                     # max(i, 0) % 2 == 0
+    (2, None, [0, 1, 3, 5]),               # offset 2: max(i - 1, 0) % 2 == 0 -> i = 0, 1, 3, 5
+    (3, 0, [2, 5]),                        # max(i + 1, 0) % 3 == 0 -> i = 2, 5
+])
+def test_index_cache_layers(freq, offset, built):
+    cfg = v32(num_hidden_layers=6, first_k_dense_replace=1)
+    for key, value in (("index_topk_freq", freq), ("index_skip_topk_offset", offset)):
+        if value is not None:
+            cfg[key] = value
+    got = sorted({int(p.split(".")[2]) for p in indexer_layers(cfg, "0.24.0")})
+    assert got == built
+    # up to 0.23.0 every layer builds its indexer, whatever IndexCache says
+    assert sorted({int(p.split(".")[2]) for p in indexer_layers(cfg, "0.23.0")}) == [0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("version, sizes, reason", [
+    ("0.33.0", {}, "from vLLM 0.29.0 (a CUDA host builds them from vllm/models/deepseek_v32"),
+    ("0.29.0", {}, "from vLLM 0.29.0"),
+    ("0.11.0", {}, "is modelled from vLLM 0.12.0"),
+    ("0.24.0", {"index_topk_pattern": "FSFSFS"}, "which layers build an indexer under an index_topk_pattern"),
+    ("0.20.0", {"q_lora_rank": None}, "without q_lora_rank"),
+])
+def test_left_open(version, sizes, reason):
+    v = kvguard.check(v32(**sizes), vllm_version=version, tp=8, host=H100)
+    assert reason in mi_skip(v)
+
+
+def test_pattern_decided_before_index_cache():
+    # 0.20.0 - 0.23.0 build every layer's indexer: a pattern changes nothing there
+    v = kvguard.check(v32(index_topk_pattern="FSFSFS"), vllm_version="0.23.0", tp=8, host=H100)
+    assert v.ok and mi_skip(v) == ""
+
+
+def test_other_methods_left_open():
+    v = kvguard.check("nvidia/DeepSeek-V3.2-NVFP4", vllm_version="0.28.0", tp=8, host=H100)
+    assert "weight-shard checks of DeepseekV32ForCausalLM are not modelled" in mi_skip(v)
+
+
+def test_cli_refusal_of_a_directory(serve_json, tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(v32(intermediate_size=18560)))
+    status, report = serve_json("0.24.0", "-tp", "8", model=str(tmp_path))
+    assert status != 0
+    assert (report["ok"], report["stage"], report["check"], report["exc_type"], report["message"]) == (
+        False, "model_init", "MI_fp8_block_k", "ValueError",
+        "Weight input_size_per_partition = 2320 is not divisible by weight quantization block_k = 128.")
+    status, report = serve_json("0.24.0", "-tp", "8", model="deepseek-ai/DeepSeek-V3.2")
+    assert status == 0 and report["ok"] and not any(s["check"] == "MI_model" for s in report["skipped"])
