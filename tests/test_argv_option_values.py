@@ -75,7 +75,6 @@ DECLINED = [
     ("0.20.0", ["--kv-cache-metrics-sample", "0"], "the field is a float > 0 <= 1"),
     ("0.20.0", ["--kv-cache-metrics-sample", "1.5"], "the field is a float > 0 <= 1"),
     ("0.20.0", ["--kv-cache-metrics-sample", "nan"], "the field is a float > 0 <= 1"),
-    ("0.20.0", ["--offload-num-in-group", "0"], "the field is an int >= 1"),
     ("0.20.0", ["--optimization-level", "x"], "the release accepts '0', '1', '2', '3'"),
     ("0.33.0", ["--data-parallel-rpc-port", "65536"], "the field is an int >= 1 <= 65535"),
     ("0.33.0", ["--dp-sync-interval", "0"], "the field is an int >= 1"),

@@ -674,10 +674,38 @@ class Transformers5(ConfigLibrary):
         else:
             found = obj
         if not return_both and not valid and found.is_encoder_decoder:
-            prefix = "decoder" if decoder else "encoder"
-            if any(str(key).startswith(prefix) for key in found.kvg_attrs):
-                raise Undecidable("get_text_config() of a flat encoder-decoder config is not modelled")
+            return self._flat_side(found, "decoder" if decoder else "encoder")
         return found
+
+    def _flat_side(self, obj: ConfigObject, side: str) -> ConfigObject:
+        """One side of an encoder-decoder config written flat (Whisper, BART, Cohere-ASR's start token id), as
+        ``get_text_config(decoder=True)`` / ``(encoder=True)`` makes it on every 5.x line: a deep copy whose
+        ``<side>_*`` keys (in ``to_dict()`` order) move to the unprefixed name (``<side>_layers`` and
+        ``<side>_attention_heads`` to the layer and head counts), through the attribute map, each a delete then
+        a checked assignment.  The only caller at load time is ``validate_token_ids``, which just warns; what can
+        surface is an assignment the copy's field checks or setters refuse, so each step is taken as the class
+        takes it (kvguard's own ``set_attribute``)."""
+        twin = _deep_copy(obj, {})
+        amap = twin.kvg_facts.attribute_map
+        for key in list(self.to_dict(twin)):
+            if not (isinstance(key, str) and key.startswith(side)):
+                continue
+            if key == side + "_layers":
+                target = "num_hidden_layers"
+            elif key == side + "_attention_heads":
+                target = "num_attention_heads"
+            else:
+                target = key[len(side) + 1:]
+            target = amap.get(target, target)
+            value = getattr(twin, key)
+            if key not in twin.kvg_attrs:
+                # a key to_dict() prints that the instance does not hold: object.__delattr__'s AttributeError,
+                # whose wording kvguard has not measured
+                raise Undecidable(f"get_text_config({side}=True) of {obj.kvg_class_name}: deleting {key!r}, which "
+                                  "the instance does not hold, is not modelled")
+            del twin.kvg_attrs[key]
+            setattr(twin, target, value)
+        return twin
 
     def allowed_layer_types(self) -> tuple:
         """transformers' ``ALLOWED_LAYER_TYPES`` as it is now (vLLM may extend it for a load)."""
@@ -1015,6 +1043,23 @@ def _validate_layer_type(lib: Transformers5, obj: ConfigObject) -> None:
         elif obj.num_hidden_layers is not None and obj.num_hidden_layers != len(layers):
             raise ValueError(f"`num_hidden_layers` ({obj.num_hidden_layers}) must be equal to the number of "
                              f"`{attr}` ({len(layers)})")
+
+
+def _deep_copy(obj: ConfigObject, memo: dict) -> ConfigObject:
+    """``copy.deepcopy(config)``: a new instance of the same class holding copies of the attributes (nested
+    config objects copied too, each once), so that what is assigned to the copy never reaches the original."""
+    import copy
+    done = memo.get(id(obj))
+    if done is not None:
+        return done
+    twin = ConfigObject(obj.kvg_facts)
+    memo[id(obj)] = twin
+    for slot in ("kvg_raw", "kvg_emulation", "kvg_assumptions", "kvg_registry_architectures", "kvg_text_config"):
+        object.__setattr__(twin, slot, getattr(obj, slot))
+    for key, value in obj.kvg_attrs.items():
+        twin.kvg_attrs[key] = _deep_copy(value, memo) if isinstance(value, ConfigObject) else \
+            copy.deepcopy(value, memo)
+    return twin
 
 
 def _is_custom_code(obj: ConfigObject) -> bool:

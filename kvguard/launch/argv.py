@@ -181,6 +181,19 @@ FLAGS: tuple[Flag, ...] = (
     Flag("data_parallel_multi_port_external_lb", ("--data-parallel-multi-port-external-lb", "-dpm"), "store_true",
          "0.22.0"),
     Flag("data_parallel_supervisor_port", ("--data-parallel-supervisor-port",), "int", "0.22.0"),
+    # the checkpoint config's parser and path, microbatching, and the offloading options (kvguard.rules.engine_options)
+    Flag("config_format", ("--config-format",), "str"),
+    Flag("hf_config_path", ("--hf-config-path",), "str"),
+    Flag("enable_dbo", ("--enable-dbo",), "bool", "0.11.0"),
+    Flag("ubatch_size", ("--ubatch-size",), "int", "0.14.0"),
+    Flag("dbo_decode_token_threshold", ("--dbo-decode-token-threshold",), "int", "0.11.0"),
+    Flag("dbo_prefill_token_threshold", ("--dbo-prefill-token-threshold",), "int", "0.11.0"),
+    Flag("offload_backend", ("--offload-backend",), "str", "0.17.0"),
+    Flag("offload_group_size", ("--offload-group-size",), "int", "0.17.0"),
+    Flag("offload_num_in_group", ("--offload-num-in-group",), "int", "0.17.0"),
+    Flag("offload_prefetch_step", ("--offload-prefetch-step",), "int", "0.17.0"),
+    Flag("kv_offloading_backend", ("--kv-offloading-backend",), "str", "0.11.1"),
+    Flag("kv_offloading_size", ("--kv-offloading-size",), "float", "0.11.1"),
 )
 
 _FIELDS = {f.field: f for f in FLAGS}

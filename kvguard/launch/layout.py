@@ -235,6 +235,24 @@ class Layout:
     ssl_ca_certs: Optional[str] = None
     data_parallel_multi_port_external_lb: bool = False
     data_parallel_supervisor_port: int = 9256
+    #: ModelConfig's --config-format (the config parser's name) and --hf-config-path (None: the model's own config)
+    #: (kvguard.rules.engine_options)
+    config_format: str = "auto"
+    hf_config_path: Optional[str] = None
+    #: microbatching: --enable-dbo (0.11.0+), --ubatch-size (0.14.0+) and the DBO token thresholds (None: the
+    #: release's defaults) (kvguard.rules.engine_options)
+    enable_dbo: bool = False
+    ubatch_size: int = 0
+    dbo_decode_token_threshold: Optional[int] = None
+    dbo_prefill_token_threshold: Optional[int] = None
+    #: OffloadConfig's --offload-backend and the prefetch group (0.17.0+; None: the defaults) and 0.11.1+'s
+    #: --kv-offloading-backend / --kv-offloading-size (None: not given) (kvguard.rules.engine_options)
+    offload_backend: str = "auto"
+    offload_group_size: Optional[int] = None
+    offload_num_in_group: Optional[int] = None
+    offload_prefetch_step: Optional[int] = None
+    kv_offloading_backend: Optional[str] = None
+    kv_offloading_size: Optional[float] = None
 
     #: name -> FieldInfo, in declaration order (set below the class)
     model_fields: ClassVar[dict[str, FieldInfo]]

@@ -48,6 +48,9 @@ WRAPPER: dict[str, Optional[str]] = {
     # ObservabilityConfig, built in EngineArgs.create_engine_config after SchedulerConfig and the attention
     # backend's name, before VllmConfig (kvguard.rules.observability)
     "observability": "ObservabilityConfig",
+    # OffloadConfig, built in EngineArgs.create_engine_config (0.17.0+) after ObservabilityConfig, before VllmConfig
+    # (kvguard.rules.engine_options)
+    "offload": "OffloadConfig",
     # the workers' start (attention backend selection and its checks): nothing wraps these
     "worker": None,
 }

@@ -59,6 +59,16 @@ _FIELD_SINCE = {
     "grpc_port": "0.32.0",
     "data_parallel_multi_port_external_lb": "0.22.0",
     "data_parallel_supervisor_port": "0.22.0",
+    "enable_dbo": "0.11.0",
+    "ubatch_size": "0.14.0",
+    "dbo_decode_token_threshold": "0.11.0",
+    "dbo_prefill_token_threshold": "0.11.0",
+    "offload_backend": "0.17.0",
+    "offload_group_size": "0.17.0",
+    "offload_num_in_group": "0.17.0",
+    "offload_prefetch_step": "0.17.0",
+    "kv_offloading_backend": "0.11.1",
+    "kv_offloading_size": "0.11.1",
 }
 
 #: launch fields that exist only up to a given release (both tables agree with the flags' releases,

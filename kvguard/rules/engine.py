@@ -540,6 +540,15 @@ _OPTION_ONLY: dict[str, tuple[str, ...]] = {
     "obs_trace_modules": ("collect_detailed_traces",),
     "OBS_traces_without_endpoint": ("collect_detailed_traces",),
     "VC_mamba_stochastic_rounding": ("enable_mamba_cache_stochastic_rounding",),
+    "MC_config_format_unknown": ("config_format",),
+    "mc_config_read": ("config_format", "hf_config_path"),
+    "pc_ubatch_bounds": ("ubatch_size", "dbo_decode_token_threshold", "dbo_prefill_token_threshold"),
+    "PA_dbo_thresholds": ("enable_dbo", "ubatch_size"),
+    "OFF_prefetch_group": ("offload_backend", "offload_group_size", "offload_num_in_group", "offload_prefetch_step"),
+    "OFF_prefetch_step": ("offload_backend", "offload_group_size", "offload_num_in_group", "offload_prefetch_step"),
+    "VC_executor_backend": ("distributed_executor_backend",),
+    "VC_ubatch_all2all": ("enable_dbo", "ubatch_size"),
+    "VC_kv_offloading_size": ("kv_offloading_backend",),
 }
 _OPTION_FIELDS = frozenset(field for fields in _OPTION_ONLY.values() for field in fields)
 
@@ -556,7 +565,7 @@ def _runs(row, entry: str) -> bool:
     if entry == "serve":
         return True
     if row.stage in ("frontend", "engine_args", "cache_config", "model_init", "speculative", "scheduler", "worker",
-                     "observability"):
+                     "observability", "offload"):
         return False
     if row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
         return False

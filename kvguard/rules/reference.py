@@ -24,6 +24,8 @@ _STAGE_TITLES = {
                  "by SchedulerConfig)",
     "observability": "ObservabilityConfig (--collect-detailed-traces, --show-hidden-metrics-for-version; pydantic "
                      "dataclass: wrapped by ObservabilityConfig; kvguard.rules.observability)",
+    "offload": "OffloadConfig (0.17.0+: --offload-backend and the prefetch group; its model validator's ValueError "
+               "wrapped by OffloadConfig; kvguard.rules.engine_options)",
     "verify": "VllmConfig.__post_init__: verify_with_parallel_config and later checks (wrapped by VllmConfig)",
     "model_init": "Model construction in the workers: layers, quantization methods, FusedMoE (raised unwrapped; "
                   "kvguard/data/quant_archs.json, docs/model-construction.md)",

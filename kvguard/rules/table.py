@@ -39,6 +39,7 @@ from . import Check, FieldRule, Row, Step
 from . import backend_names as _backend_names
 from . import cache_config as _cache_config
 from . import cpu_platform as _cpu
+from . import engine_options as _eopts
 from . import mamba_cache as _mamba
 from . import mamba_rounding as _mamba_rounding
 from . import mamba_state as _mamba_state
@@ -1222,6 +1223,14 @@ RULES = (
               fields=(("max_model_len", "max_model_len", "ge?", -1),),
               source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
               description="--max-model-len must be -1 (auto-fit) or more"),
+    # get_config: the config parser --config-format names, then the file it reads (kvguard.rules.engine_options)
+    Check("MC_config_format_unknown", stage="model_config", scope="feature", when=_eopts.config_format_unknown,
+          bind=lambda state: {"config_format": state.layout.config_format}, template=_eopts.CONFIG_FORMAT_MESSAGE,
+          source="vllm/transformers_utils/config.py::get_config_parser, from get_config (ModelConfig.__post_init__)",
+          description="--config-format names no registered config parser (hf, mistral; auto detects)"),
+    Step("mc_config_read", stage="model_config", apply=_eopts.config_read,
+         description="--config-format mistral (params.json) or --hf-config-path (another repository or directory): "
+                     "files kvguard does not read (undecidable)"),
     Check("MC_quant_modelopt_algo", "0.14.0", stage="model_config", scope="feature",
           when=_modelopt_algo_early, bind=lambda state: {"algo": state._modelopt_algo},
           template=_MODELOPT_ALGO,
@@ -1627,6 +1636,9 @@ RULES = (
               description="sizes >= 1, local DP size / ranks >= 0 (all failing fields in one error)"),
 
     # ParallelConfig's field validators of the NUMA options (kvguard.rules.parallel_flags)
+    Step("pc_ubatch_bounds", "0.23.0", apply=_eopts.ubatch_size_bound,
+         description="--ubatch-size and the DBO thresholds below 0: pydantic's bound, whose message names the host's "
+                     "pydantic version (undecidable)"),
     Step("pc_numa_entries", "0.20.0", apply=_pflags.numa_entries,
          description="an empty or 'None' entry of --numa-bind-nodes / --numa-bind-cpus: pydantic's type error "
                      "names the host's pydantic version, so kvguard declines"),
@@ -1865,6 +1877,11 @@ RULES = (
           template=_pflags.NSIGHT_MESSAGE,
           source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
           description="--ray-workers-use-nsight when the workers do not run on the ray executor"),
+    Check("PA_dbo_thresholds", "0.30.0", scope="feature", when=_eopts.dbo_thresholds_low,
+          bind=_eopts.dbo_threshold_bind, template=_eopts.DBO_THRESHOLD_MESSAGE,
+          source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
+          description="microbatching (--enable-dbo: 2 microbatches, else --ubatch-size above 1) with a DBO token "
+                      "threshold (default 32 decode, 512 prefill) below the number of microbatches"),
 
     # ===================== speculative decoding =============================
     # EngineArgs.create_speculative_config, then SpeculativeConfig(**dict) (pydantic field validation,
@@ -2183,6 +2200,17 @@ RULES = (
           source="vllm/config/observability.py::ObservabilityConfig._validate_tracing_config",
           description="--collect-detailed-traces without --otlp-traces-endpoint"),
 
+    # OffloadConfig's model validator (kvguard.rules.engine_options), built after ObservabilityConfig
+    Check("OFF_prefetch_group", "0.17.0", stage="offload", scope="feature", when=_eopts.offload_group_invalid,
+          bind=_eopts.offload_group_bind, template=_eopts.OFFLOAD_GROUP_MESSAGE,
+          source="vllm/config/offload.py::OffloadConfig.validate_offload_config",
+          description="prefetch offloading (--offload-backend prefetch or --offload-group-size above 0) with more "
+                      "layers offloaded per group (--offload-num-in-group, default 1) than the group holds"),
+    Check("OFF_prefetch_step", "0.17.0", stage="offload", scope="feature", when=_eopts.offload_step_invalid,
+          bind=_eopts.offload_step_bind, template=_eopts.OFFLOAD_STEP_MESSAGE,
+          source="vllm/config/offload.py::OffloadConfig.validate_offload_config",
+          description="prefetch offloading with --offload-prefetch-step 0"),
+
     Step("vc_scheduled_tokens_with_drafting", "0.20.0", stage="verify",
          apply=_scheduler.scheduled_tokens_with_drafting,
          description="VllmConfig._set_max_num_scheduled_tokens: with a draft model or parallel drafting, a batch the "
@@ -2439,6 +2467,12 @@ RULES = (
                       "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32; MXFP4 "
                       "(mxfp4 / gpt_oss_mxfp4) and ModelOpt MXFP8 (modelopt_mxfp8): bfloat16 only); "
                       "the minimum GPU capability passes on compute capability 80+"),
+    Check("VC_executor_backend", "0.19.0", stage="verify", scope="feature", when=_eopts.executor_unresolvable,
+          template=_eopts.EXECUTOR_MESSAGE,
+          source="vllm/v1/executor/abstract.py::Executor.get_class (VllmConfig.__post_init__), "
+                 "vllm/utils/import_utils.py::resolve_obj_by_qualname",
+          description="--distributed-executor-backend other than ray / mp / uni / external_launcher and without a "
+                      "dot: no qualified class name to split (a dotted name is imported on the host: undecidable)"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
           when=lambda state: state.async_scheduling is True and state.pp > 1,
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",
@@ -2616,6 +2650,27 @@ RULES = (
           template="", source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="--all2all-backend moonep's requirements (unquantized BF16 model, no EPLB, linear expert "
                       "placement): kvguard cannot decide them"),
+    # microbatching's all2all backends (kvguard.rules.engine_options), after the platform's config hook
+    Check("VC_ubatch_all2all", "0.11.0", "0.11.0", stage="verify", exc="AssertionError", scope="feature",
+          when=_eopts.ubatch_all2all_unsupported, bind=_eopts.ubatch_all2all_bind,
+          template="Microbatching currently only supports the deepep_low_latency and deepep_high_throughput all2all "
+                   "backend. {a2a} is not supported. To fix set the VLLM_ALL2ALL_BACKEND environment variable to "
+                   "deepep_low_latency or deepep_high_throughput and install the DeepEP kernels.",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__ (vllm/config/__init__.py)",
+          description="--enable-dbo without a DeepEP all2all backend (VLLM_ALL2ALL_BACKEND)"),
+    Check("VC_ubatch_all2all", "0.11.1", "0.23.0", stage="verify", exc="AssertionError", scope="feature",
+          when=_eopts.ubatch_all2all_unsupported, bind=_eopts.ubatch_all2all_bind,
+          template=_eopts.UBATCH_MESSAGE_0_11, source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="microbatching (--enable-dbo, --ubatch-size above 1) without a DeepEP --all2all-backend"),
+    Check("VC_ubatch_all2all", "0.24.0", "0.32.0", stage="verify", exc="AssertionError", scope="feature",
+          when=_eopts.ubatch_all2all_unsupported, bind=_eopts.ubatch_all2all_bind,
+          template=_eopts.UBATCH_MESSAGE_0_24, source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="microbatching without a DeepEP or nixl_ep --all2all-backend"),
+    Check("VC_ubatch_all2all", "0.33.0", stage="verify", exc="AssertionError", scope="feature",
+          when=_eopts.ubatch_all2all_unsupported, bind=_eopts.ubatch_all2all_bind,
+          template=_eopts.UBATCH_MESSAGE_0_33, source=f"{_S_VLLM}::VllmConfig.__post_init__",
+          description="microbatching without an all2all backend the platform supports for it (DeepEP, nixl_ep; on "
+                      "ROCm also allgather_reducescatter)"),
     Step("vc_reasoning_parser_package", "0.21.0", "0.29.0", stage="verify", apply=_parsers.reasoning_parser_package,
          description="a reasoning parser (--reasoning-parser or --structured-outputs-config's) whose module imports an "
                      "optional package (cohere_command3 / cohere_command4: cohere_melody): whether the host has it is "
@@ -2627,6 +2682,10 @@ RULES = (
           description="a --reasoning-parser the release does not register (kvguard/data/parser_names.json; a "
                       "--reasoning-parser-plugin or --reasoning-config: undecidable): str(KeyError(\"Reasoning "
                       "parser 'NAME' not found. Available parsers: A, B, …\"))"),
+    Check("VC_kv_offloading_size", "0.11.1", "0.13.0", stage="verify", scope="feature",
+          when=_eopts.kv_offloading_without_size, template=_eopts.KV_OFFLOADING_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig._post_init_kv_transfer_config (the end of __post_init__)",
+          description="--kv-offloading-backend without --kv-offloading-size"),
     Check("VC_aux_routed_pp", "0.31.0", stage="verify", scope="feature",
           when=lambda state: state.routed_experts and state.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
@@ -3056,7 +3115,6 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
     ("PV_numa", "0.20.0", None, "--numa-bind* flags"),
     ("PA_backend_type", "0.10.2", None, "an executor class object (Python API only; CLI values are strings)"),
     ("PA_nsight", "0.10.2", None, "--ray-workers-use-nsight"),
-    ("PA_dbo_threshold", "0.30.0", None, "dual-batch-overlap thresholds"),
     ("PC_elastic_max_dp", "0.30.0", None, "--elastic-ep-max-dp-size"),
     ("MC_seed_external_launcher", "0.10.2", "0.11.2", "--seed with the external_launcher executor"),
     ("MC_torch_shm", "0.19.0", None, "--mm-tensor-ipc torch_shm"),
@@ -3076,7 +3134,6 @@ NOT_MODELLED: tuple[tuple[str, str, "str | None", str], ...] = (
                                          "selected attention implementation"),
     ("EA_spec_lora_tokens", "0.15.0", None, "--enable-lora with speculative decoding (max_num_batched_tokens)"),
     ("VC_recoverssm_pp", "0.29.0", None, "RecoverSSM cache mode"),
-    ("VC_ubatch_all2all", "0.11.1", None, "--enable-dbo / microbatching (the all2all backends it supports)"),
     ("LC_lora_mega_moe", "0.33.0", None, "--enable-lora with a megakernel --moe-backend"),
     ("MI_dsv4_mega_moe_routing", "0.22.0", None, "DeepSeek-V4's layers before its first MoE block (MegaMoE "
                                                  "with a checkpoint's scoring function, top-k normalisation or "

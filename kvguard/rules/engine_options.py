@@ -1,0 +1,216 @@
+"""Engine options whose values vLLM refuses while it builds the configs (vllm/engine/arg_utils.py
+``EngineArgs.create_engine_config`` and the configs it builds; each statement named per row below, as of the
+releases 0.10.2 - 0.33.0):
+
+- ``--config-format`` / ``--hf-config-path`` (every release): ModelConfig reads the checkpoint config with
+  vllm/transformers_utils/config.py ``get_config``.  A format other than ``auto`` is looked up in the registered
+  config parsers first (``get_config_parser``): a name neither ``hf`` nor ``mistral`` is ValueError ``Unknown config
+  format `NAME`.`` (wrapped by ModelConfig), whatever the path.  ``mistral`` reads ``params.json`` (not read by
+  kvguard: undecidable).  ``--hf-config-path`` sends the read to another repository or directory, which kvguard
+  never sees: undecidable (the release's "Invalid repository ID or local directory" refusal depends on the host's
+  files and the Hub).
+- ``--distributed-executor-backend`` (0.19.0+: VllmConfig.__post_init__ asks ``Executor.get_class``
+  (vllm/v1/executor/abstract.py)): a name other than ray / mp / uni / external_launcher is a qualified class name for
+  ``resolve_obj_by_qualname`` (vllm/utils/import_utils.py), which splits it at its last dot; without a dot the
+  unpacking fails: ValueError ``not enough values to unpack (expected 2, got 1)`` (wrapped by VllmConfig).  With a dot
+  the module is imported from the host (undecidable).  Before 0.19.0 the engine resolves it only after the config
+  (not modelled).
+- microbatching (``--enable-dbo`` 0.11.0+, ``--ubatch-size`` 0.14.0+): ParallelConfig.use_ubatching is
+  ``enable_dbo or ubatch_size > 1``.  0.30.0+: ParallelConfig._verify_args refuses DBO thresholds below the number of
+  microbatches (2 with --enable-dbo, else --ubatch-size).  VllmConfig.__post_init__ then asserts the all2all backend
+  supports microbatching, after the platform's config hook (the CPU platform's turns --enable-dbo off, 0.11.0+); the
+  message names the backends, worded per release
+  (0.11.1 - 0.23.0 the two DeepEP ones; 0.24.0+ with nixl_ep; 0.33.0 per platform, ROCm also allowing
+  allgather_reducescatter).
+- OffloadConfig (vllm/config/offload.py, 0.17.0+; built after ObservabilityConfig): with ``--offload-backend prefetch``
+  or a positive ``--offload-group-size`` the group must hold ``--offload-num-in-group`` layers and the prefetch step
+  be at least 1 (ValueError wrapped by OffloadConfig).
+- ``--kv-offloading-backend`` without ``--kv-offloading-size`` (0.11.1 - 0.13.0): the last statement of
+  VllmConfig.__post_init__ (``_post_init_kv_transfer_config``): ValueError.  0.14.0+ offloads only with a size.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["CONFIG_FORMAT_MESSAGE", "DBO_THRESHOLD_MESSAGE", "EXECUTOR_MESSAGE", "KV_OFFLOADING_MESSAGE",
+           "OFFLOAD_GROUP_MESSAGE", "OFFLOAD_STEP_MESSAGE", "UBATCH_MESSAGE_0_11", "UBATCH_MESSAGE_0_24",
+           "UBATCH_MESSAGE_0_33", "config_format_unknown", "config_read", "dbo_threshold_bind",
+           "dbo_thresholds_low", "executor_unresolvable", "kv_offloading_without_size", "offload_group_invalid",
+           "offload_step_invalid", "ubatch_all2all_bind", "ubatch_all2all_unsupported", "ubatch_size_bound"]
+
+CONFIG_FORMAT_MESSAGE = "Unknown config format `{config_format}`."
+#: str() of the ValueError an unpacking of a one-element list raises (CPython 3.10 - 3.13 alike)
+EXECUTOR_MESSAGE = "not enough values to unpack (expected 2, got 1)"
+DBO_THRESHOLD_MESSAGE = ("dbo_decode_token_threshold and dbo_prefill_token_threshold must be at least the number of "
+                         "microbatches ({ubatches}).")
+UBATCH_MESSAGE_0_11 = ("Microbatching currently only supports the deepep_low_latency and deepep_high_throughput "
+                       "all2all backend. {a2a} is not supported. To fix use --all2all-backend=deepep_low_latency or "
+                       "--all2all-backend=deepep_high_throughput and install the DeepEP kernels.")
+UBATCH_MESSAGE_0_24 = ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, and "
+                       "nixl_ep all2all backends. {a2a} is not supported. To fix use "
+                       "--all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, or "
+                       "--all2all-backend=nixl_ep and install the matching kernels.")
+UBATCH_MESSAGE_0_33 = ("Microbatching currently only supports the {names} all2all backends on this platform. {a2a} is "
+                       "not supported. To fix use one of {flags} and install the matching kernels.")
+OFFLOAD_GROUP_MESSAGE = "offload_num_in_group ({in_group}) must be <= offload_group_size ({group})"
+OFFLOAD_STEP_MESSAGE = ("offload_prefetch_step ({step}) must be >= 1 when prefetch offloading is enabled "
+                        "(offload_group_size > 0)")
+KV_OFFLOADING_MESSAGE = "You must set kv_offloading_size when kv_offloading_backend is set."
+
+#: the config parsers every release registers (vllm/transformers_utils/config.py _CONFIG_FORMAT_TO_CONFIG_PARSER)
+_PARSERS = ("hf", "mistral")
+#: the executor names Executor.get_class takes as they are
+_EXECUTORS = ("ray", "mp", "uni", "external_launcher")
+_DEEPEP = ("deepep_low_latency", "deepep_high_throughput")
+#: ParallelConfig's DBO thresholds when not given (0.11.0+: decode 32, prefill 512)
+_DBO_DEFAULTS = (32, 512)
+
+
+# ----- ModelConfig: the checkpoint config's parser and path -----
+
+def config_format_unknown(state: Any) -> bool:
+    return state.layout.config_format not in ("auto", *_PARSERS)
+
+
+def config_read(state: Any) -> None:
+    """What get_config reads when the launch moves it: another format's file or another path (host facts)."""
+    lay = state.layout
+    if lay.config_format == "mistral":
+        state.undecided("--config-format mistral: vLLM reads the checkpoint's params.json with its Mistral parser, "
+                        "which kvguard does not read")
+    if lay.hf_config_path is not None:
+        state.undecided(f"--hf-config-path {lay.hf_config_path!r}: vLLM reads the model's config from that Hub "
+                        "repository or host directory instead, which kvguard does not see (a path it cannot find is "
+                        "refused: 'Invalid repository ID or local directory specified')")
+
+
+# ----- VllmConfig: Executor.get_class (0.19.0+) -----
+
+def executor_unresolvable(state: Any) -> bool:
+    name = state.layout.distributed_executor_backend
+    if name is None or name in _EXECUTORS:
+        return False
+    if "." in name:
+        state.undecided(f"--distributed-executor-backend {name!r}: vLLM imports that qualified class name on the "
+                        "host (whether its module imports and holds an Executor subclass is a fact of the host)")
+    return True
+
+
+# ----- microbatching -----
+
+def _ubatches(state: Any) -> int:
+    """ParallelConfig.num_ubatches."""
+    return 2 if state.layout.enable_dbo else state.layout.ubatch_size
+
+
+def _ubatching(state: Any) -> bool:
+    return state.layout.enable_dbo or state.layout.ubatch_size > 1
+
+
+def ubatch_size_bound(state: Any) -> None:
+    """0.23.0+: ParallelConfig's ``ubatch_size`` and DBO thresholds are ``Field(ge=0)``; pydantic's message names the
+    host's pydantic version."""
+    lay = state.layout
+    for name in ("ubatch_size", "dbo_decode_token_threshold", "dbo_prefill_token_threshold"):
+        value = getattr(lay, name)
+        if value is not None and value < 0:
+            state.undecided(f"--{name.replace('_', '-')} {value}: the field is an int >= 0; ParallelConfig refuses "
+                            "it with pydantic's message, which names the host's pydantic version")
+
+
+def dbo_thresholds_low(state: Any) -> bool:
+    if not _ubatching(state):
+        return False
+    lay = state.layout
+    decode = _DBO_DEFAULTS[0] if lay.dbo_decode_token_threshold is None else lay.dbo_decode_token_threshold
+    prefill = _DBO_DEFAULTS[1] if lay.dbo_prefill_token_threshold is None else lay.dbo_prefill_token_threshold
+    return min(decode, prefill) < _ubatches(state)
+
+
+def dbo_threshold_bind(state: Any) -> dict:
+    return {"ubatches": _ubatches(state)}
+
+
+def _all2all(state: Any) -> str:
+    """ParallelConfig.all2all_backend as VllmConfig reads it: the flag, else VLLM_ALL2ALL_BACKEND (0.11.1 - 0.13.0:
+    the flag's None default; 0.14.0+ a set variable overrides the flag until it was dropped), else
+    allgather_reducescatter."""
+    given = state.layout.all2all_backend
+    if "VLLM_ALL2ALL_BACKEND" in state.env:
+        state.undecided("VLLM_ALL2ALL_BACKEND is set: which all2all backend microbatching meets depends on the "
+                        "release's handling of the deprecated variable (not modelled)")
+    if given in ("pplx", "naive"):
+        state.undecided(f"--all2all-backend {given}: a removed backend some releases replace by "
+                        "allgather_reducescatter before microbatching is checked (not modelled)")
+    return "allgather_reducescatter" if given is None else given
+
+
+def _ubatch_backends(state: Any) -> tuple[str, ...]:
+    if not state.release.within("0.24.0"):
+        return _DEEPEP
+    if state.release.within("0.33.0") and state.need("platform") == "rocm":
+        return (*_DEEPEP, "nixl_ep", "allgather_reducescatter")
+    return (*_DEEPEP, "nixl_ep")
+
+
+def ubatch_all2all_unsupported(state: Any) -> bool:
+    lay = state.layout
+    if not (lay.enable_dbo or lay.ubatch_size > 1):
+        return False
+    # the CPU platform's config hook (which runs first) turns --enable-dbo off; --ubatch-size it leaves
+    if lay.ubatch_size <= 1 and state.need("platform") == "cpu":
+        return False
+    return _all2all(state) not in _ubatch_backends(state)
+
+
+def ubatch_all2all_bind(state: Any) -> dict:
+    names = _ubatch_backends(state)
+    return {"a2a": _all2all(state), "names": ", ".join(names),
+            "flags": ", ".join("--all2all-backend=" + name for name in names)}
+
+
+# ----- OffloadConfig's model validator (0.17.0+) -----
+
+def _prefetch_values(state: Any) -> tuple[int, int, int]:
+    lay = state.layout
+    group = 0 if lay.offload_group_size is None else lay.offload_group_size
+    in_group = 1 if lay.offload_num_in_group is None else lay.offload_num_in_group
+    step = 1 if lay.offload_prefetch_step is None else lay.offload_prefetch_step
+    return group, in_group, step
+
+
+def _prefetch_checked(state: Any) -> bool:
+    group, in_group, step = _prefetch_values(state)
+    for name, value, least in (("offload-group-size", group, 0), ("offload-num-in-group", in_group, 1),
+                               ("offload-prefetch-step", step, 0)):
+        if value < least:
+            state.undecided(f"--{name} {value}: the field is an int >= {least}; PrefetchOffloadConfig refuses it with "
+                            "pydantic's message, which names the host's pydantic version")
+    return state.layout.offload_backend == "prefetch" or group > 0
+
+
+def offload_group_invalid(state: Any) -> bool:
+    group, in_group, _step = _prefetch_values(state)
+    return _prefetch_checked(state) and in_group > group
+
+
+def offload_group_bind(state: Any) -> dict:
+    group, in_group, _step = _prefetch_values(state)
+    return {"group": group, "in_group": in_group}
+
+
+def offload_step_invalid(state: Any) -> bool:
+    return _prefetch_checked(state) and _prefetch_values(state)[2] < 1
+
+
+def offload_step_bind(state: Any) -> dict:
+    return {"step": _prefetch_values(state)[2]}
+
+
+# ----- 0.11.1 - 0.13.0: VllmConfig._post_init_kv_transfer_config -----
+
+def kv_offloading_without_size(state: Any) -> bool:
+    return state.layout.kv_offloading_backend is not None and state.layout.kv_offloading_size is None

@@ -1,0 +1,212 @@
+"""The engine options of kvguard.rules.engine_options: --config-format / --hf-config-path, --distributed-executor-backend,
+microbatching, OffloadConfig's prefetch group and 0.11.1 - 0.13.0's --kv-offloading-backend.  Expected answers are
+the releases' own (tests/upstream/test_engine_options.py, the option sweep and the golden cases eo-*), written out
+literally from their sources."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kvguard.cli import run
+
+UBATCH_0_14 = ("Microbatching currently only supports the deepep_low_latency and deepep_high_throughput all2all "
+               "backend. allgather_reducescatter is not supported. To fix use --all2all-backend=deepep_low_latency "
+               "or --all2all-backend=deepep_high_throughput and install the DeepEP kernels.")
+UBATCH_0_24 = ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, and nixl_ep "
+               "all2all backends. allgather_reducescatter is not supported. To fix use "
+               "--all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, or "
+               "--all2all-backend=nixl_ep and install the matching kernels.")
+UBATCH_0_33 = ("Microbatching currently only supports the deepep_low_latency, deepep_high_throughput, nixl_ep all2all "
+               "backends on this platform. allgather_reducescatter is not supported. To fix use one of "
+               "--all2all-backend=deepep_low_latency, --all2all-backend=deepep_high_throughput, "
+               "--all2all-backend=nixl_ep and install the matching kernels.")
+
+
+def _check(capsys, version: str, *args: str, platform: str = "cuda") -> tuple[int, dict]:
+    status = run(["check", "--vllm-version", version, "--platform", platform, "--format", "json", "--", "vllm",
+                  "serve", "Qwen/Qwen3-8B", *args])
+    return status, json.loads(capsys.readouterr().out or "{}")
+
+
+def _undecidable(capsys, version: str, *args: str) -> str:
+    status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B", *args])
+    assert status == 2
+    return capsys.readouterr().err
+
+
+def _refusal(data: dict) -> tuple:
+    return data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]
+
+
+# ----- --config-format / --hf-config-path -----
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.13.0", "0.24.0", "0.33.0"])
+@pytest.mark.parametrize("name", ["x", "HF", "gguf"])
+def test_an_unknown_config_format_is_refused_by_model_config(capsys, version, name):
+    status, data = _check(capsys, version, "--config-format", name, "--hf-config-path", "elsewhere")
+    assert status == 1
+    assert _refusal(data) == ("model_config", "MC_config_format_unknown", "ValueError", "ModelConfig",
+                              f"Unknown config format `{name}`.")
+
+
+@pytest.mark.parametrize("name", ["auto", "hf"])
+def test_the_hf_formats_read_the_model_config(capsys, name):
+    status, data = _check(capsys, "0.33.0", "--config-format", name)
+    assert (status, data["ok"]) == (0, True)
+
+
+def test_the_mistral_format_and_another_config_path_are_undecidable(capsys):
+    assert "params.json" in _undecidable(capsys, "0.20.0", "--config-format", "mistral")
+    assert "--hf-config-path 'x'" in _undecidable(capsys, "0.20.0", "--hf-config-path", "x")
+
+
+# ----- --distributed-executor-backend -----
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.24.0", "0.33.0"])
+@pytest.mark.parametrize("name", ["x", "1", "MP"])
+def test_an_executor_name_without_a_dot_fails_to_unpack_from_0_19_0(capsys, version, name):
+    status, data = _check(capsys, version, "--distributed-executor-backend", name)
+    assert status == 1
+    assert _refusal(data) == ("verify", "VC_executor_backend", "ValueError", "VllmConfig",
+                              "not enough values to unpack (expected 2, got 1)")
+
+
+@pytest.mark.parametrize("version", ["0.13.0", "0.18.1"])
+def test_an_executor_name_is_resolved_after_the_config_before_0_19_0(capsys, version):
+    status, data = _check(capsys, version, "--distributed-executor-backend", "x")
+    assert (status, data["ok"]) == (0, True)
+
+
+def test_a_dotted_executor_name_is_a_host_fact(capsys):
+    assert "qualified class name" in _undecidable(capsys, "0.33.0", "--distributed-executor-backend", "my.pkg.Exec")
+
+
+# ----- microbatching -----
+
+@pytest.mark.parametrize("version,message", [("0.14.0", UBATCH_0_14), ("0.23.0", UBATCH_0_14),
+                                             ("0.24.0", UBATCH_0_24), ("0.32.0", UBATCH_0_24),
+                                             ("0.33.0", UBATCH_0_33)])
+def test_microbatching_needs_a_deepep_like_all2all_backend(capsys, version, message):
+    status, data = _check(capsys, version, "--ubatch-size", "2")
+    assert status == 1
+    assert _refusal(data) == ("verify", "VC_ubatch_all2all", "AssertionError", "VllmConfig", message)
+
+
+def test_rocm_also_takes_allgather_reducescatter_for_microbatching_on_0_33_0(capsys):
+    status, data = _check(capsys, "0.33.0", "--ubatch-size", "2", platform="rocm")
+    assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("version", ["0.14.0", "0.24.0", "0.33.0"])
+@pytest.mark.parametrize("backend", ["deepep_low_latency", "deepep_high_throughput"])
+def test_microbatching_with_deepep_passes(capsys, version, backend):
+    status, data = _check(capsys, version, "--ubatch-size", "2", "--all2all-backend", backend)
+    assert (status, data["ok"]) == (0, True)
+
+
+def test_the_nixl_ep_backend_is_refused_before_0_24_0(capsys):
+    status, data = _check(capsys, "0.23.0", "--ubatch-size", "2", "--all2all-backend", "nixl_ep")
+    assert data["message"].startswith("Microbatching currently only supports the deepep_low_latency and "
+                                      "deepep_high_throughput all2all backend. nixl_ep is not supported.")
+
+
+@pytest.mark.parametrize("version", ["0.13.0", "0.20.0"])
+def test_the_cpu_platform_turns_dbo_off(capsys, version):
+    status, data = _check(capsys, version, "--enable-dbo", platform="cpu")
+    assert (status, data["ok"]) == (0, True)
+    status, data = _check(capsys, version, "--enable-dbo")
+    assert data["check"] == "VC_ubatch_all2all"
+
+
+@pytest.mark.parametrize("args,ubatches", [(("--ubatch-size", "65536"), 65536), (("--ubatch-size", "33"), 33),
+                                           (("--enable-dbo", "--dbo-decode-token-threshold", "1"), 2)])
+def test_dbo_thresholds_below_the_microbatches_are_refused_from_0_30_0(capsys, args, ubatches):
+    status, data = _check(capsys, "0.33.0", *args)
+    assert _refusal(data) == ("parallel_config", "PA_dbo_thresholds", "ValueError", "ParallelConfig",
+                              "dbo_decode_token_threshold and dbo_prefill_token_threshold must be at least the "
+                              f"number of microbatches ({ubatches}).")
+    status, data = _check(capsys, "0.29.0", *args)
+    assert data["check"] == "VC_ubatch_all2all"
+
+
+def test_a_negative_ubatch_size_is_pydantics_from_0_23_0(capsys):
+    assert "pydantic" in _undecidable(capsys, "0.23.0", "--ubatch-size", "-1")
+    status, data = _check(capsys, "0.22.0", "--ubatch-size", "-1")
+    assert (status, data["ok"]) == (0, True)
+
+
+# ----- OffloadConfig -----
+
+@pytest.mark.parametrize("version", ["0.17.0", "0.20.0", "0.33.0"])
+@pytest.mark.parametrize("args,message", [
+    (("--offload-backend", "prefetch"), "offload_num_in_group (1) must be <= offload_group_size (0)"),
+    (("--offload-group-size", "2", "--offload-num-in-group", "3"),
+     "offload_num_in_group (3) must be <= offload_group_size (2)"),
+    (("--offload-backend", "uva", "--offload-group-size", "1", "--offload-prefetch-step", "0"),
+     "offload_prefetch_step (0) must be >= 1 when prefetch offloading is enabled (offload_group_size > 0)"),
+])
+def test_prefetch_offloading_checks_its_group(capsys, version, args, message):
+    status, data = _check(capsys, version, *args)
+    assert (status, data["stage"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "offload", "ValueError", "OffloadConfig", message)
+
+
+@pytest.mark.parametrize("args", [("--offload-backend", "uva"), ("--offload-backend", "auto"),
+                                  ("--offload-backend", "uva", "--offload-prefetch-step", "0"),
+                                  ("--offload-backend", "prefetch", "--offload-group-size", "2")])
+def test_offloading_without_a_bad_prefetch_group_passes(capsys, args):
+    status, data = _check(capsys, "0.33.0", *args)
+    assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("args,reason", [(("--offload-num-in-group", "0"), "--offload-num-in-group 0: the field is "
+                                                                           "an int >= 1"),
+                                         (("--offload-group-size", "-1"), "--offload-group-size -1: the field is an "
+                                                                          "int >= 0")])
+def test_prefetch_values_below_their_bounds_are_pydantics(capsys, args, reason):
+    """(kvguard reads these options: the release refuses such values in PrefetchOffloadConfig, with pydantic's
+    message, not in its parser)"""
+    err = _undecidable(capsys, "0.20.0", *args)
+    assert reason in err and "pydantic" in err
+
+
+# ----- --kv-offloading-backend -----
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.12.0", "0.13.0"])
+@pytest.mark.parametrize("backend", ["native", "lmcache"])
+def test_a_kv_offloading_backend_needs_a_size_to_0_13_0(capsys, version, backend):
+    status, data = _check(capsys, version, "--kv-offloading-backend", backend)
+    assert _refusal(data) == ("verify", "VC_kv_offloading_size", "ValueError", "VllmConfig",
+                              "You must set kv_offloading_size when kv_offloading_backend is set.")
+
+
+@pytest.mark.parametrize("version", ["0.14.0", "0.33.0"])
+def test_a_kv_offloading_backend_alone_is_inert_from_0_14_0(capsys, version):
+    status, data = _check(capsys, version, "--kv-offloading-backend", "native")
+    assert (status, data["ok"]) == (0, True)
+
+
+@settings(max_examples=40, deadline=None)
+@given(group=st.integers(0, 6), in_group=st.integers(1, 6), step=st.integers(0, 3))
+def test_the_prefetch_group_refusal_follows_its_three_values(group, in_group, step):
+    """With --offload-backend prefetch: a refusal exactly when the group is smaller than the offloaded layers or the
+    step is 0, the group checked first."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+        status = run(["check", "--vllm-version", "0.33.0", "--format", "json", "--", "vllm", "serve", "Qwen/Qwen3-8B",
+                      "--offload-backend", "prefetch", "--offload-group-size", str(group),
+                      "--offload-num-in-group", str(in_group), "--offload-prefetch-step", str(step)])
+    data = json.loads(out.getvalue())
+    if in_group > group:
+        assert data["check"] == "OFF_prefetch_group"
+    elif step < 1:
+        assert data["check"] == "OFF_prefetch_step"
+    else:
+        assert (status, data["ok"]) == (0, True)
