@@ -344,6 +344,25 @@ CASES = [
             "(ValueError, from 0.24.0)"},
 ]
 
+# DeepSeek-V4 (kvguard.quant.dsv4, 0.30.0+): the CUDA model (vllm/models/deepseek_v4/nvidia), its FP4 experts' MXFP4
+# backend chosen by the release's own selection on CUDA 9.0 (Marlin); the whole released config is built (recorded
+# for 0.30.0, 0.31.0, 0.32.0 and 0.33.0: ``--vllm ... --only mi-dsv4-flash-tp8 ...``)
+CASES += [
+    {"id": "mi-dsv4-flash-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash", "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.30.0",
+     "why": "DeepSeek-V4-Flash at -tp 8: wo_a 8 x 1024 outputs (1024 a rank), wo_b 1024 inputs a rank, the shared "
+            "experts rounded up to whole blocks, 256 MXFP4 experts (Marlin): accepted"},
+    {"id": "mi-dsv4-flash-tp4-eplb-r2", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "argv": ["-tp", "4", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", '{"num_redundant_experts": 2}'],
+     "layout": {"tp": 4, "ep": True, "eplb": True, "redundant": 2}, "since": "0.30.0",
+     "why": "256 + 2 redundant experts at -tp 4 with expert parallel: 0.30.0's fused-MoE path asserts that tp divides "
+            "them (AssertionError with a message); 0.31.0 dropped it and EPLB's even split refuses (ValueError)"},
+    {"id": "mi-dsv4-flash-olora1000-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "config_patch": {"o_lora_rank": 1000}, "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.30.0",
+     "why": "DeepSeek-V4-Flash with an output LoRA rank of 1000: wo_a's 8 x 1000 outputs are 1000 a rank at -tp 8, not "
+            "whole 128-blocks: validate_fp8_block_shape refuses (block_n)"},
+]
+
 #: Gemma 4 26B-A4B as block FP8 (Fp8Config), the dense MLP narrowed to 2048 (a multiple of 128 per rank at tp 1 – 16)
 #: so that the experts (moe_intermediate_size 704, gelu_tanh) are the first layer whose block shape the method checks
 _GEMMA4_BLOCK_FP8 = {"text_config": dict(catalog.lookup("google/gemma-4-26B-A4B").config["text_config"],
@@ -729,6 +748,9 @@ def record(version: str, only: list[str]) -> int:
                                     else "; MXFP4 MoE backend: Triton, the default host's; torch.distributed's world "
                                          "size: tp x dp)"
                                     if _config(c).get("quantization_config", {}).get("quant_method") == "mxfp4"
+                                    else "; DeepSeek-V4: the CUDA model, its MXFP4 experts' backend chosen by the "
+                                         "release's selection on CUDA 9.0, Marlin)"
+                                    if c["id"].startswith("mi-dsv4-")
                                     else ")")}
         path = ROOT / "tests" / "cases" / version / f"{c['id']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)

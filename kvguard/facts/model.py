@@ -190,6 +190,9 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "max_target_positions", "original_max_position_embeddings",
     # model construction (kvguard.quant, kvguard/data/quant_archs.json)
     "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
+    # DeepSeek-V4's attention output projections and experts (kvguard.quant.dsv4)
+    "o_groups", "o_lora_rank", "expert_dtype", "index_head_dim", "compress_ratios",
+    "compress_rates",
     # Gemma 4's layers (kvguard/data/quant_archs.json family gemma4; vllm/model_executor/models/gemma4.py); the
     # layers that reuse another layer's KV cache (kvguard.kv.kvsize.KV_SHARED_TAIL)
     "enable_moe_block", "use_second_mlp_block", "expert_intermediate_size", "top_k_experts", "num_kv_shared_layers",

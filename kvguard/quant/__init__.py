@@ -42,6 +42,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   dp), the MXFP4 experts on the default host (their backend choice pads, checks no size), their EPLB refusal from
   0.24.0; the BF16 form's refusals (its unquantized experts' backend choice is not modelled).
 
+- DeepSeek-V4 (0.30.0+, :mod:`kvguard.quant.dsv4`): the CUDA model's block-FP8 attention projections, FlashMLA's
+  heads per rank, 0.30.0's experts-over-tp assert, the FP4 experts (Marlin on the default host) and EPLB.
+
 - Gemma 4 (0.28.0+, :mod:`kvguard.quant.gemma4`): per-layer head sizes and KV heads, the wrapper's module names,
   unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers and experts (their gelu_tanh activation takes the default
   host's MoE backends: Marlin for NVFP4, Triton at the latest for FP8).
@@ -66,6 +69,7 @@ from ..memo import PerFacts
 from ..record import Record, field
 from ..record import replace as _replace
 from . import compressed_tensors as _ct
+from . import dsv4 as _dsv4
 from . import gemma4 as _gemma4
 from . import gpt_oss as _gpt_oss
 from . import modelopt as _modelopt
@@ -844,13 +848,77 @@ def _decide(facts, release, launch: Launch) -> Outcome:
         raise ModelInitBug(f"kvguard.quant: {type(exc).__name__}: {exc}") from exc
 
 
-#: why DeepSeek-V4's construction stays open: vLLM's CUDA implementation builds its own sparse-MLA attention,
-#: hyper-connection and hash-routed MoE modules, and its FP4 experts' method picks an MXFP4 MoE kernel on the
-#: GPU; the CPU oracle does not build it (CUDA streams in DeepseekV4Model.__init__, a CPU implementation of its
-#: own from 0.30.0), so no construction answer could be checked against a release (docs/model-construction.md)
+#: why DeepSeek-V4's construction stays open where kvguard.quant.dsv4 does not decide it (before 0.30.0, other forms):
+#: the CUDA implementation builds its own sparse-MLA attention, hyper-connection and hash-routed MoE modules, and
+#: its FP4 experts' method picks an MXFP4 MoE kernel on the GPU (docs/model-construction.md)
 _DSV4_CONSTRUCTION = ("the model construction of DeepseekV4ForCausalLM (vLLM's CUDA implementation: sparse-MLA "
                       "attention, block-FP8 linears, MXFP4 / FP8 experts and their MoE kernel selection) is not "
                       "modelled")
+
+
+def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcome:
+    """DeepSeek-V4's CUDA model built on the default host (kvguard.quant.dsv4), in construction order; before
+    0.30.0 and outside what that module decides, the reason it stays open."""
+    from . import dsv4_fp8 as _dsv4_fp8
+
+    resolved = facts.resolved
+    quant_cfg = facts.resolved_top.get("quantization_config") or resolved.get("quantization_config") or {}
+    user = launch.quantization.lower() if isinstance(launch.quantization, str) else None
+    claimed = _dsv4_fp8.claim(scheme.method, user, facts.resolved_top.get("model_type"), release)
+    why = _dsv4.unmodelled(resolved, quant_cfg, facts.architectures, release, claimed=claimed,
+                           moe_backend=launch.moe_backend, all2all_backend=launch.all2all_backend,
+                           dtype=launch.dtype)
+    if why is not None:
+        reason = why if release.within(_dsv4.SINCE) else f"{_DSV4_CONSTRUCTION} ({why})"
+        return Outcome(unmodelled=reason)
+    block_n, block_k = quant_cfg["weight_block_size"]
+    fp8 = QuantScheme("fp8", block=(block_n, block_k))
+    tp = launch.tp
+    heads, head_dim, groups = resolved["num_attention_heads"], resolved["head_dim"], resolved["o_groups"]
+    hidden = resolved["hidden_size"]
+    # DeepseekV4DecoderLayer: the MoE runs sequence-parallel (its shared experts replicated) with expert parallel,
+    # tp > 1 and dp > 1 on one pipeline stage (the auto MoE backend is never a MegaMoE one)
+    sequence_parallel = launch.pp == 1 and launch.ep and tp > 1 and launch.dp > 1
+    root = "model.layers.0"
+    steps: list = [Layer(-1, "model.embed_tokens", "vocab", output_sizes=(resolved["vocab_size"],)),
+                   ("MI_attn_assert", f"{root}.attn", heads % tp != 0, {}),
+                   ("MI_dsv4_flashmla_heads", f"{root}.attn", heads // tp > _dsv4.FLASHMLA_MAX_HEADS,
+                    {"heads": heads // tp}),
+                   Layer(0, f"{root}.attn.fused_wqa_wkv", "merged", input_size=hidden,
+                         output_sizes=(resolved["q_lora_rank"], head_dim), disable_tp=True),
+                   Layer(0, f"{root}.attn.wq_b", "column", input_size=resolved["q_lora_rank"],
+                         output_sizes=(heads * head_dim,)),
+                   Layer(0, f"{root}.attn.wo_a", "column", input_size=heads * head_dim // groups,
+                         output_sizes=(groups * resolved["o_lora_rank"],)),
+                   Layer(0, f"{root}.attn.wo_b", "row", input_size=groups * resolved["o_lora_rank"],
+                         output_sizes=(hidden,))]
+    size = _dsv4.shared_intermediate(resolved["moe_intermediate_size"] * resolved["n_shared_experts"], block_n, tp,
+                                     sequence_parallel)
+    steps += [Layer(0, f"{root}.ffn.shared_experts.gate_up_proj", "merged", input_size=hidden,
+                    output_sizes=(size, size), disable_tp=sequence_parallel),
+              Layer(0, f"{root}.ffn.shared_experts.down_proj", "row", input_size=size, output_sizes=(hidden,),
+                    disable_tp=sequence_parallel)]
+    physical = resolved["n_routed_experts"] + launch.redundant
+    if not release.within(_dsv4.TP_EXPERTS_DROPPED):
+        steps.append(("MI_dsv4_experts_tp", f"{root}.ffn", physical % tp != 0,
+                      {"experts": physical, "tp": tp}))
+    steps.append(Layer(0, f"{root}.ffn.experts", "moe",
+                       moe=(resolved["n_routed_experts"], hidden, resolved["moe_intermediate_size"], True)))
+    needs = ["dsv4_default_host"]
+    for step in steps:
+        try:
+            if isinstance(step, tuple):
+                check, prefix, fires, values = step
+                if fires:
+                    return Outcome(check, values, prefix, tuple(needs))
+            elif step.kind == "moe":
+                # the MXFP4 experts on the default host (Marlin) check no size and take EPLB: FusedMoE's own checks
+                _moe(step, launch, None, release, needs)
+            else:
+                _linear(step, launch, fp8, release)
+        except _Refused as exc:
+            return Outcome(exc.check, exc.values, step.prefix, tuple(needs))
+    return Outcome(needs=tuple(needs))
 
 
 def _sp_moe_shared_experts(family: str, scheme: QuantScheme, launch: Launch, release) -> Optional[str]:
@@ -901,8 +969,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     if scheme is not None and scheme.method == "unknown" and _names_no_method(facts, release, launch):
         scheme = None
     if family is None:
-        if scheme is not None and "DeepseekV4ForCausalLM" in facts.architectures:
-            return Outcome(unmodelled=_DSV4_CONSTRUCTION)
+        if scheme is not None and _dsv4.ARCH in facts.architectures:
+            return _dsv4_outcome(facts, release, launch, scheme)
         if scheme is not None:
             return Outcome(unmodelled=f"the weight-shard checks of {', '.join(facts.architectures) or 'this model'} "
                                       f"are not modelled")

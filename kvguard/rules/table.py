@@ -781,6 +781,8 @@ def _mi_undecided(state) -> bool:
         if capability != _MODELLED_CAPABILITY or not state.need("triton"):
             state.unmodelled(f"the FP8 MoE kernel selection for refined block scales is modelled for compute capability "
                          f"{_MODELLED_CAPABILITY} with Triton (this host: {capability})")
+    if "dsv4_default_host" in out.needs:
+        _dsv4_host(state)
     if out.unmodelled:
         state.unmodelled(out.unmodelled)
     if _wna16_read(state):
@@ -824,6 +826,23 @@ def _mi_undecided(state) -> bool:
                 state.unmodelled(f"{name} changes the FP8 MoE backend selection of online FP8 experts (not modelled)")
     state._mi_skip = False
     return False
+
+
+def _dsv4_host(state) -> None:
+    """DeepSeek-V4's construction (kvguard.quant.dsv4) is decided for the default host: CUDA compute capability 9.0,
+    where the release's MXFP4 MoE selection names Marlin for the FP4 experts, in the default environment."""
+    from kvguard.quant.dsv4 import HOST_ENV
+
+    if state.layout.attention_backend:
+        state.unmodelled("DeepSeek-V4's model construction with --attention-backend (another sparse-MLA class) is "
+                         "not modelled")
+    capability = state.need("gpu_capability")
+    if state.need("platform") != "cuda" or capability != _MODELLED_CAPABILITY:
+        state.unmodelled(f"DeepSeek-V4's model construction is modelled for CUDA compute capability "
+                         f"{_MODELLED_CAPABILITY} (this host: {capability})")
+    for name in HOST_ENV:
+        if state.env.get(name):
+            state.unmodelled(f"{name} changes DeepSeek-V4's MXFP4 MoE backend selection (not modelled)")
 
 
 def _gpt_oss_read(state) -> bool:
@@ -2774,6 +2793,18 @@ RULES = (
           template="Tensor parallel size {tp} is greater than the number of experts {experts}.",
           source="vllm/model_executor/models/{qwen3_moe,minimax_m2}.py (the MoE block's __init__)",
           description="the MoE block refuses a tensor-parallel size above the expert count"),
+    Check("MI_dsv4_flashmla_heads", "0.30.0", stage="model_init",
+          when=lambda state: _mi_fires(state, "MI_dsv4_flashmla_heads"), bind=_mi_values,
+          template="DeepseekV4 FlashMLA does not support {heads} heads (FP8 decode kernel requires h_q in {{64, 128}}).",
+          source="vllm/models/deepseek_v4/nvidia/flashmla.py::DeepseekV4FlashMLAAttention.get_padded_num_q_heads "
+                 "(kvguard.quant.dsv4)",
+          description="DeepSeek-V4 on compute capability 9.0 (FlashMLA): at most 128 query heads per rank"),
+    Check("MI_dsv4_experts_tp", "0.29.0", "0.30.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_dsv4_experts_tp"), bind=_mi_values,
+          template="n_physical_experts={experts} must be divisible by tp_size={tp}. Adjust num_redundant_experts.",
+          source="vllm/models/deepseek_v4/nvidia/model.py::DeepseekV4MoE._init_fused_moe_experts (kvguard.quant.dsv4)",
+          description="DeepSeek-V4 on the default MoE path: tp must divide the routed + redundant experts (an assert "
+                      "with a message; dropped in 0.31.0; decided from 0.30.0)"),
     Check("MI_divide", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_divide"), bind=_mi_values,
           template="{numerator} is not divisible by {denominator}",

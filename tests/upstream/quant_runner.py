@@ -41,7 +41,10 @@ the CPU platform.  The one package stand-in: while the compressed-tensors NVFP4 
 backend selection, ``flashinfer`` is an importable module that answers nothing (``_ct_nvfp4_moe_on_h100``: the
 selection imports a module doing ``import flashinfer``, which the default host has; any use of the stand-in raises).  As ``initialize_model`` does, ``configure_quant_config`` hands the model class's packed-modules
 mapping and checkpoint-name mapper to the quantization config before the model is built.  A case's ``engine_args`` (``quantization``) are passed to ``EngineArgs``.  With ``record`` the constructed layers are
-listed (prefix, class, sizes) for comparison with kvguard's architecture data.  A built model's outcome says
+listed (prefix, class, sizes) for comparison with kvguard's architecture data.  DeepSeek-V4
+(``DeepseekV4ForCausalLM``) is built as a CUDA host builds it (:func:`_dsv4_cuda_class`, :class:`_Dsv4Host`): the
+NVIDIA implementation, its modules and the MoE / MXFP4 backend selection seeing CUDA compute capability 9.0, inert
+CUDA streams / events, no kernel warm-up registration; the MXFP4 backend the release selects is recorded.  A built model's outcome says
 whether it (and a multimodal model's language model) implements ``MixtureOfExperts`` (``moe_model``).
 """
 
@@ -763,6 +766,92 @@ def _set(obj, name, value):
         pass
 
 
+class _NoStream:
+    """A CUDA stream / event that does nothing: DeepSeek-V4's CUDA model creates them for overlapping its GEMMs
+    (no check reads them); the CPU torch of the oracle refuses to create one."""
+
+    def __init__(self, *a, **k):
+        pass
+
+    def __getattr__(self, name):
+        return lambda *a, **k: None
+
+
+def _dsv4_cuda_class(vc, cls):
+    """DeepSeek-V4 (``DeepseekV4ForCausalLM``): the class a CUDA host builds.  From 0.30.0 the registry loads a CPU
+    implementation on the CPU platform; the CUDA one is ``vllm.models.deepseek_v4.nvidia.model`` (0.22.0+;
+    before, ``vllm.model_executor.models.deepseek_v4``).  Its kernel warm-up registration (``enable_jit_warmup``)
+    needs the tilelang package and registers kernels only: turned off.  Returns (class, whether it is DSv4)."""
+    archs = list(getattr(vc.model_config.hf_config, "architectures", None) or [])
+    if not archs or archs[0] != "DeepseekV4ForCausalLM":
+        return cls, False
+    import importlib
+
+    try:
+        mod = importlib.import_module("vllm.models.deepseek_v4.nvidia.model")
+    except ImportError:
+        mod = importlib.import_module("vllm.model_executor.models.deepseek_v4")
+    kernel = getattr(vc, "kernel_config", None)
+    if kernel is not None and getattr(kernel, "enable_jit_warmup", False):
+        _set(kernel, "enable_jit_warmup", False)
+    return mod.DeepseekV4ForCausalLM, True
+
+
+class _NoHost:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+class _Dsv4Host:
+    """While DeepSeek-V4's CUDA model is built: its modules (``vllm.models.deepseek_v4.*``) and the MoE / MXFP4
+    modules whose backend selection runs (``vllm.model_executor.layers.fused_moe.*``, ``...quantization.mxfp4``,
+    the MXFP4 / Marlin utilities) see the default host, CUDA compute capability 9.0 — the release's own
+    ``select_deepseek_v4_mxfp4_moe_backend`` then picks the FP4 experts' backend as that host would — and torch's
+    CUDA streams / events are :class:`_NoStream`.  Everything is put back afterwards (other cases keep the CPU
+    platform).  The backend chosen is kept in ``SELECTED``."""
+
+    SELECTED: list = []
+
+    def __enter__(self):
+        import torch
+
+        stand_in = _cuda_90_stand_in()
+        self._saved = []
+        for mname, mod in list(sys.modules.items()):
+            if mod is None or "current_platform" not in getattr(mod, "__dict__", {}):
+                continue
+            if (mname.startswith(("vllm.models.deepseek_v4", "vllm.model_executor.models.deepseek_v4",
+                                  "vllm.model_executor.layers.fused_moe"))
+                    or mname.endswith((".quantization.mxfp4", ".utils.mxfp4_utils", ".utils.marlin_utils_fp4",
+                                       ".utils.marlin_utils"))):
+                self._saved.append((mod, "current_platform", mod.current_platform))
+                mod.current_platform = stand_in
+        for name in ("Stream", "Event"):
+            self._saved.append((torch.cuda, name, getattr(torch.cuda, name)))
+            setattr(torch.cuda, name, _NoStream)
+        try:
+            import vllm.model_executor.layers.quantization.mxfp4 as mx
+        except ImportError:
+            mx = None
+        select = getattr(mx, "select_deepseek_v4_mxfp4_moe_backend", None)
+        if callable(select):
+            def recorded(*a, _select=select, **k):
+                out = _select(*a, **k)
+                _Dsv4Host.SELECTED.append(str(out[0]))
+                return out
+            self._saved.append((mx, "select_deepseek_v4_mxfp4_moe_backend", select))
+            mx.select_deepseek_v4_mxfp4_moe_backend = recorded
+        return self
+
+    def __exit__(self, *exc):
+        for obj, name, value in reversed(self._saved):
+            setattr(obj, name, value)
+        return False
+
+
 def _vllm_config(cfg: dict, engine_args: dict, files: "dict | None" = None):
     from vllm.engine.arg_utils import EngineArgs
 
@@ -854,6 +943,7 @@ def main(inp: str, out: str) -> None:
             _quant_modules_see_cuda_90()
             vc = _vllm_config(case["config"], case.get("engine_args") or {}, case.get("files"))
             cls = get_model_architecture(vc.model_config)[0]
+            cls, dsv4 = _dsv4_cuda_class(vc, cls)
             _fresh_packed_mapping(cls)
             _load_text_model_class(vc.model_config)
             if vc.quant_config is not None and configure_quant_config is not None:
@@ -894,7 +984,8 @@ def main(inp: str, out: str) -> None:
                 # answered here as the default host's, CUDA
                 parallel.current_platform = _cuda_90_stand_in()
             try:
-                with set_current_vllm_config(vc), torch.device("meta"):
+                del _Dsv4Host.SELECTED[:]
+                with set_current_vllm_config(vc), torch.device("meta"), (_Dsv4Host() if dsv4 else _NoHost()):
                     model = cls(vllm_config=vc, prefix="")
                 rec["ok"] = True
             except Exception as exc:  # noqa: BLE001 - the outcome under test
@@ -903,6 +994,8 @@ def main(inp: str, out: str) -> None:
             finally:
                 if cpu is not None:
                     parallel.current_platform = cpu
+            if dsv4:
+                rec["mxfp4_backend"] = sorted(set(_Dsv4Host.SELECTED))
             if rec["ok"]:
                 try:  # a fact about the built model, not the construction's outcome
                     rec["moe_model"] = _moe_models(model)

@@ -1114,7 +1114,8 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_ct_fused_ignore": "ct-fused-ignore",
             "MI_eplb_unsupported": "ep-eplb", "MI_ct_wna16_moe_group": "ct-wna16-moe",
             "MI_ct_wna16_moe_hidden": "ct-wna16-moe", "MI_ct_wna16_moe_int8_group": "ct-wna16-moe",
-            "MI_nvfp4_input": "modelopt-nvfp4", "MI_gptoss_world": "sharding"}
+            "MI_nvfp4_input": "modelopt-nvfp4", "MI_gptoss_world": "sharding",
+            "MI_dsv4_experts_tp": "dsv4-experts-tp", "MI_dsv4_flashmla_heads": "dsv4-flashmla-heads"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:

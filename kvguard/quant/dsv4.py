@@ -1,0 +1,143 @@
+"""DeepSeek-V4 (``DeepseekV4ForCausalLM``) at model construction on the default host, vLLM 0.30.0 – 0.33.0.
+
+Mirrors the CUDA implementation the model registry loads on a GPU host: vllm/models/deepseek_v4/nvidia/model.py
+(``DeepseekV4Model``, ``DeepseekV4DecoderLayer``, ``DeepseekV4MoE``, ``DeepseekV4MLP``),
+vllm/models/deepseek_v4/attention.py (``DeepseekV4Attention.__init__``), vllm/models/deepseek_v4/quant_config.py
+(``DeepseekV4FP8Config.get_quant_method``) and the MXFP4 experts' backend choice
+(vllm/model_executor/layers/fused_moe/oracle/mxfp4.py, ``select_deepseek_v4_mxfp4_moe_backend``), read in 0.30.0,
+0.31.0, 0.32.0 and 0.33.0.
+
+What the worker builds, in order, and what of it reads the launch (everything else is replicated, unquantized or
+sized from the config alone, so it cannot refuse one layout and take another):
+
+- the vocabulary embedding: the vocabulary padded to a multiple of 64, divided by tp;
+- per decoder layer, the attention module: a bare ``assert`` that tp divides the attention heads (ModelConfig
+  already refuses such a tp, so it is not reached from the CLI), FlashMLA's head count (the sparse-MLA class
+  compute capability 9.0 gets: at most 128 query heads per rank, "DeepseekV4 FlashMLA does not support … heads"),
+  then its block-FP8 projections: the fused
+  ``q_a`` / ``kv`` projection (tp disabled), ``wq_b`` (column-parallel, heads x head size), ``wo_a``
+  (column-parallel, output groups x output LoRA rank), ``wo_b`` (row-parallel back to the hidden size); the
+  compressor and indexer projections are replicated or unquantized;
+- the MoE block: the router (replicated, unquantized), the shared experts (``DeepseekV4MLP``: with a block size its
+  intermediate size is rounded *up* to whole blocks per rank — ``ceil(I // block / tp) * block * tp`` — so its
+  block-FP8 checks cannot refuse; with the sequence-parallel MoE, expert parallel with tp > 1 and dp > 1 and pp = 1,
+  it is replicated), in 0.30.0 only an assert that tp divides the routed + redundant experts
+  (``n_physical_experts=… must be divisible by tp_size=…. Adjust num_redundant_experts.``; 0.31.0 dropped it), and
+  the routed experts (the MoE layer factory: EPLB's even split, the intermediate size over the MoE TP size).
+
+The FP4 experts' ``Mxfp4MoEMethod`` chooses its backend while it is built.  On the default host (CUDA compute
+capability 9.0, ``--moe-backend auto``, the default all2all backend, no FlashInfer / Humming packages steering it)
+the release's own selection names Marlin (``MarlinExperts``: FlashInfer TRT-LLM and DeepGEMM MXFP4 need SM100),
+which pads its sizes and checks none; the method takes EPLB.  Shown by the release: tests/upstream/test_dsv4_model.py
+builds the CUDA model on the meta device with the release's selection answering as that host.
+
+``DeepseekV4MoE``'s MegaMoE checks (its ``n_physical_experts=… must be divisible by ep_size=…`` assert among
+them) belong to ``--moe-backend deep_gemm_mega_moe`` (and the FlashInfer MoE-EP backends in 0.29.0 – 0.31.0): the
+``auto`` backend never takes that path, and an explicit backend is left open here.
+
+Left open (reported as not modelled): releases before 0.30.0, other architectures of the family (the vision
+model, DeepSeek-V4.1), a checkpoint the DeepSeek-V4 FP8 override does not claim, FP8 or unknown ``expert_dtype``,
+ignored layers, ModelOpt NVFP4 experts, an explicit ``--moe-backend``, ``--all2all-backend`` or
+``--attention-backend`` (another sparse-MLA class), an attention geometry other than the released checkpoints' (the
+compressor, indexer and kernels check head sizes and compress ratios whatever the launch), a ``hidden_act``
+other than ``silu`` (the shared experts refuse it), another host.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Mapping, Optional
+
+__all__ = ["ARCH", "FLASHMLA_MAX_HEADS", "HOST_ENV", "SINCE", "TP_EXPERTS_DROPPED", "shared_intermediate", "unmodelled"]
+
+#: the architecture decided here (the registry's name of the CUDA text model)
+ARCH = "DeepseekV4ForCausalLM"
+#: the first release whose construction kvguard models (and proves against the release)
+SINCE = "0.30.0"
+#: the first release whose fused-MoE path no longer asserts that tp divides the routed + redundant experts
+TP_EXPERTS_DROPPED = "0.31.0"
+#: environment variables that steer the MXFP4 MoE backend selection (Humming's input quantization, the B12X
+#: kernels' activation) or the older MXFP4 switches: a launch that sets one is not decided
+HOST_ENV = ("VLLM_HUMMING_INPUT_QUANT_CONFIG", "VLLM_B12X_MOE_FP4_FORCE_A16", "VLLM_USE_FLASHINFER_MOE_MXFP4_BF16",
+            "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8", "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS",
+            "VLLM_MXFP4_USE_MARLIN")
+
+#: the attention geometry of the released checkpoints (Flash, Pro), the one decided
+_HEAD_DIM, _ROPE_HEAD_DIM, _INDEX_HEAD_DIM = 512, 64, 128
+#: FlashMLA's FP8 decode kernel takes at most this many query heads per rank (padded to 64 or 128)
+FLASHMLA_MAX_HEADS = 128
+
+_SIZES = ("hidden_size", "num_attention_heads", "head_dim", "q_lora_rank", "o_groups", "o_lora_rank",
+          "moe_intermediate_size", "n_routed_experts", "vocab_size", "num_hidden_layers")
+
+
+def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", architectures, release, *,
+               claimed: "bool | str", moe_backend: str, all2all_backend: "Optional[str]", dtype: str,
+               ) -> "Optional[str]":
+    """Why kvguard does not decide this DeepSeek-V4 construction (None: it does).  ``claimed``: whether the
+    DeepSeek-V4 FP8 override claims the checkpoint (kvguard.quant.dsv4_fp8.claim)."""
+    archs = list(architectures or ())
+    if not archs or archs[0] != ARCH:
+        return None if not archs else (f"the model construction of {archs[0]} (DeepSeek-V4 family) is not "
+                                       f"modelled")
+    if not release.within(SINCE):
+        return f"the model construction of {ARCH} is modelled from vLLM {SINCE}"
+    if claimed is not True:
+        return (claimed if isinstance(claimed, str) else
+                f"the model construction of {ARCH} with a {quant_cfg.get('quant_method')!r} checkpoint (not the "
+                f"DeepSeek-V4 FP8 method) is not modelled")
+    block = quant_cfg.get("weight_block_size")
+    if not (isinstance(block, (list, tuple)) and len(block) == 2 and all(type(b) is int and b > 0 for b in block)):
+        return f"the model construction of {ARCH} with weight_block_size {block!r} is not modelled"
+    if quant_cfg.get("ignored_layers") or quant_cfg.get("modules_to_not_convert") or quant_cfg.get("moe_quant_algo"):
+        return (f"the model construction of {ARCH} with layers left unquantized or NVFP4 experts (ignored_layers, "
+                f"modules_to_not_convert, moe_quant_algo) is not modelled")
+    expert_dtype = resolved.get("expert_dtype", "fp4")
+    if expert_dtype != "fp4":
+        return (f"the model construction of {ARCH} with expert_dtype {expert_dtype!r} (FP8 experts: their FP8 MoE "
+                f"backend selection; another value: the release's own refusal) is not modelled")
+    if resolved.get("hidden_act", "silu") != "silu":
+        return (f"the model construction of {ARCH} with hidden_act {resolved.get('hidden_act')!r} (refused by the "
+                f"shared experts) is not modelled")
+    ratios = resolved.get("compress_ratios")
+    rates, types = resolved.get("compress_rates"), resolved.get("layer_types")
+    if ratios is None and isinstance(rates, dict) and isinstance(types, list):
+        # transformers 5's config class folds the legacy list into per-layer-type rates
+        ratios = [rates.get(t, 0) for t in types]
+    if (resolved.get("head_dim") != _HEAD_DIM or resolved.get("qk_rope_head_dim") != _ROPE_HEAD_DIM
+            or resolved.get("index_head_dim", _INDEX_HEAD_DIM) != _INDEX_HEAD_DIM
+            or not isinstance(ratios, list) or not set(ratios) <= {0, 1, 4, 128}):
+        # the compressor / indexer / sparse-MLA modules check these against their kernels' layouts (e.g.
+        # "Unsupported head_dim for fused quant+cache: …"), whatever the launch
+        return (f"the model construction of {ARCH} with an attention geometry other than the released checkpoints' "
+                f"(head_dim {_HEAD_DIM}, qk_rope_head_dim {_ROPE_HEAD_DIM}, index_head_dim {_INDEX_HEAD_DIM}, "
+                f"compress ratios 4 / 128 or none) is not modelled")
+    if moe_backend != "auto":
+        return f"the model construction of {ARCH} with --moe-backend {moe_backend} is not modelled"
+    if all2all_backend is not None:
+        return f"the model construction of {ARCH} with --all2all-backend {all2all_backend} is not modelled"
+    if dtype not in ("auto", "bfloat16", "bf16", "float16", "half"):
+        return f"the model construction of {ARCH} with --dtype {dtype} is not modelled"
+    for name in _SIZES:
+        value = resolved.get(name)
+        if type(value) is not int or value < 1:
+            return f"the model construction of {ARCH} with {name}={value!r} is not modelled"
+    shared = resolved.get("n_shared_experts")
+    if type(shared) is not int or shared < 1:
+        # without shared experts the releases differ (0.30.0's config class has no default: an AttributeError)
+        return f"the model construction of {ARCH} with n_shared_experts={shared!r} is not modelled"
+    if resolved["moe_intermediate_size"] * shared < block[0]:
+        # the rounding leaves the shared experts no block at all: not a layout vLLM builds on purpose
+        return f"the model construction of {ARCH} with shared experts smaller than one weight block is not modelled"
+    return None
+
+
+def shared_intermediate(size: int, block_n: int, tp: int, sequence_parallel: bool) -> int:
+    """The shared experts' intermediate size as ``DeepseekV4MLP`` builds it: with a weight block and tensor
+    parallelism it keeps whole blocks per rank, rounding the rank's block count up (the trailing ranks' extra
+    rows are zero-filled when the weights load)."""
+    if sequence_parallel:
+        return size
+    per_rank = -(-(size // block_n) // tp)
+    return per_rank * block_n * tp

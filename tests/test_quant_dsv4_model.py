@@ -1,0 +1,160 @@
+"""Model construction of DeepSeek-V4 (kvguard.quant.dsv4) on the default host, vLLM 0.30.0 – 0.33.0.
+
+Expected values are worked out by hand from the configs' sizes (quoted in each test) and the release source
+(vllm/models/deepseek_v4/nvidia/model.py, attention.py, nvidia/flashmla.py): the vocabulary padded to 64 and divided
+by tp; ``wo_a`` (column-parallel, o_groups x o_lora_rank outputs) and ``wo_b`` (row-parallel) checked against the
+128 x 128 FP8 block; the shared experts rounded up to whole blocks per rank (never refused); 0.30.0's assert that tp
+divides the routed + redundant experts; EPLB's even split over the EP ranks; FlashMLA's 128 heads per rank.
+tests/upstream/test_dsv4_model.py and the golden cases mi-dsv4-* compare with the releases themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+import subprocess
+import sys
+
+import pytest
+
+import kvguard
+from kvguard import catalog
+
+H100 = kvguard.Host.cuda_node()
+BIG = kvguard.Host.cuda_node(gpus_per_node=64)
+DECIDED = ["0.30.0", "0.31.0", "0.32.0", "0.33.0"]
+
+
+def dsv4(name: str = "Flash", **patch) -> dict:
+    c = copy.deepcopy(catalog.lookup(f"deepseek-ai/DeepSeek-V4-{name}").config)
+    for key, value in patch.items():
+        if value is None:
+            c.pop(key, None)
+        else:
+            c[key] = value
+    return c
+
+
+def _mi_reason(v) -> str:
+    return {s.check: s.reason for s in v.skipped}.get("MI_model", "")
+
+
+def _decided(v) -> bool:
+    return "MI_model" not in [s.check for s in v.skipped]
+
+
+@pytest.mark.parametrize("version", DECIDED)
+@pytest.mark.parametrize(("name", "tp"), [("Flash", 1), ("Flash", 8), ("Pro", 8), ("Pro", 4)])
+def test_released_checkpoints_build(version, name, tp):
+    # Flash: 64 heads, vocab 129280 (= 2020 x 64), wo_a 8 x 1024 = 8192 outputs (1024 a rank at tp 8: 8 blocks),
+    # 256 experts; Pro: 128 heads, 16 x 1024 = 16384, 384 experts (48 a rank at tp 8): nothing refuses
+    v = kvguard.check(dsv4(name), vllm_version=version, tp=tp, host=H100)
+    assert v.ok and _decided(v), (v.check, v.message, _mi_reason(v))
+
+
+@pytest.mark.parametrize("version", DECIDED)
+def test_wo_a_block_n(version):
+    # o_lora_rank 1000: wo_a has 8 x 1000 = 8000 outputs, 1000 a rank at tp 8 (not a multiple of 128), 2000 at tp 4
+    for tp, size in ((8, 1000), (4, 2000)):
+        v = kvguard.check(dsv4(o_lora_rank=1000), vllm_version=version, tp=tp, host=H100)
+        assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+            False, "model_init", "MI_fp8_block_n", "ValueError",
+            f"Weight output_partition_size = {size} is not divisible by weight quantization block_n = 128.")
+
+
+@pytest.mark.parametrize("version", DECIDED)
+def test_wo_a_block_n_with_six_groups(version):
+    # 48 heads, 6 groups of rank 768: 4608 outputs; 1152 a rank at tp 4 (9 blocks) builds, 576 at tp 8 does not
+    cfg = dsv4(num_attention_heads=48, o_groups=6, o_lora_rank=768)
+    assert kvguard.check(cfg, vllm_version=version, tp=4, host=H100).ok
+    v = kvguard.check(cfg, vllm_version=version, tp=8, host=H100)
+    assert (v.check, v.message) == (
+        "MI_fp8_block_n", "Weight output_partition_size = 576 is not divisible by weight quantization block_n = 128.")
+
+
+@pytest.mark.parametrize("version", DECIDED)
+def test_shared_experts_rounded_up_never_refuse(version):
+    # n_shared_experts 2 x 2112 = 4224 = 33 blocks: at tp 8 the MLP keeps ceil(33 / 8) = 5 blocks a rank (640);
+    # the routed experts' 2112 / 8 = 264 goes to Marlin, which pads: the launch builds
+    v = kvguard.check(dsv4(moe_intermediate_size=2112, n_shared_experts=2), vllm_version=version, tp=8, host=H100)
+    assert v.ok and _decided(v), (v.check, v.message, _mi_reason(v))
+
+
+def test_physical_experts_divide_tp_on_0_30_0_only():
+    # 256 routed + 2 redundant = 258 experts; tp 4: 0.30.0's fused-MoE path asserts (with a message) before the MoE
+    # layer's own EPLB check; 0.31.0 dropped the assert: EPLB's even split over the 4 EP ranks refuses instead
+    v = kvguard.check(dsv4(), vllm_version="0.30.0", tp=4, enable_expert_parallel=True, enable_eplb=True,
+                      num_redundant_experts=2, host=H100)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_dsv4_experts_tp", "AssertionError",
+        "n_physical_experts=258 must be divisible by tp_size=4. Adjust num_redundant_experts.")
+    for version in ("0.31.0", "0.32.0", "0.33.0"):
+        v = kvguard.check(dsv4(), vllm_version=version, tp=4, enable_expert_parallel=True, enable_eplb=True,
+                          num_redundant_experts=2, host=H100)
+        assert (v.check, v.exc_type, v.message) == (
+            "MI_eplb_even", "ValueError",
+            "EPLB currently only supports even distribution of experts across ranks. Got 258 experts and 4 EP ranks.")
+
+
+@pytest.mark.parametrize("version", DECIDED)
+def test_eplb_with_even_split_builds(version):
+    # 256 + 8 redundant = 264 = 8 x 33 experts over tp 8 (EP size 8): even; the MXFP4 method takes EPLB
+    v = kvguard.check(dsv4(), vllm_version=version, tp=8, enable_expert_parallel=True, enable_eplb=True,
+                      num_redundant_experts=8, host=H100)
+    assert v.ok and _decided(v), (v.check, v.message, _mi_reason(v))
+
+
+@pytest.mark.parametrize("version", DECIDED)
+def test_flashmla_heads_per_rank(version):
+    # 256 heads: 256 a rank at tp 1 (FlashMLA's FP8 decode kernel takes 64 or 128), 128 at tp 2 builds
+    v = kvguard.check(dsv4(num_attention_heads=256), vllm_version=version, tp=1, host=H100)
+    assert (v.ok, v.check, v.exc_type, v.message) == (
+        False, "MI_dsv4_flashmla_heads", "ValueError",
+        "DeepseekV4 FlashMLA does not support 256 heads (FP8 decode kernel requires h_q in {64, 128}).")
+    assert kvguard.check(dsv4(num_attention_heads=256), vllm_version=version, tp=2, host=H100).ok
+
+
+@pytest.mark.parametrize("version", DECIDED)
+def test_vocab_divides_tp_first(version):
+    # 48 heads (6 groups of 1024: 6144 outputs, 2048 a rank at tp 3) admit tp 3; the vocabulary 129280 (a multiple
+    # of 64 already) does not divide by 3: the embedding refuses before any layer.  Vocab 129281 pads to 129344 =
+    # 2021 x 64, which tp 8 divides (16168 a rank)
+    v = kvguard.check(dsv4(num_attention_heads=48, o_groups=6), vllm_version=version, tp=3, host=H100)
+    assert (v.check, v.exc_type, v.message) == ("MI_divide", "AssertionError", "129280 is not divisible by 3")
+    assert kvguard.check(dsv4(vocab_size=129281), vllm_version=version, tp=8, host=H100).ok
+
+
+@pytest.mark.parametrize(("version", "needle"), [
+    ("0.29.0", "is modelled from vLLM 0.30.0"),
+    ("0.24.0", "is modelled from vLLM 0.30.0")])
+def test_earlier_releases_stay_open(version, needle):
+    v = kvguard.check(dsv4(), vllm_version=version, tp=8, host=H100)
+    assert v.ok and needle in _mi_reason(v)
+
+
+@pytest.mark.parametrize(("patch", "launch", "needle"), [
+    ({"expert_dtype": "fp8"}, {}, "expert_dtype 'fp8'"),
+    ({"head_dim": 448}, {}, "attention geometry"),
+    ({"hidden_act": "gelu"}, {}, "hidden_act 'gelu'"),
+    ({}, {"moe_backend": "marlin"}, "--moe-backend marlin"),
+    ({}, {"all2all_backend": "allgather_reducescatter"}, "--all2all-backend"),
+    ({}, {"attention_backend": "FLASHMLA_SPARSE"}, "--attention-backend"),
+])
+def test_left_open_with_the_reason(patch, launch, needle):
+    v = kvguard.check(dsv4(**patch), vllm_version="0.33.0", tp=8, host=H100, **launch)
+    assert needle in _mi_reason(v), (v.check, v.message, _mi_reason(v))
+
+
+def test_other_hosts_left_open():
+    v = kvguard.check(dsv4(), vllm_version="0.33.0", tp=8, host=kvguard.Host(platform="cuda", gpu_capability=100))
+    assert "compute capability 90" in _mi_reason(v)
+    v = kvguard.check(dsv4(), vllm_version="0.33.0", tp=8, host=H100, env={"VLLM_HUMMING_INPUT_QUANT_CONFIG": "x"})
+    assert "VLLM_HUMMING_INPUT_QUANT_CONFIG" in _mi_reason(v)
+
+
+def test_cli_refusal():
+    proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.30.0", "--", "vllm", "serve",
+                           "deepseek-ai/DeepSeek-V4-Flash", "-tp", "4", "--enable-expert-parallel", "--enable-eplb",
+                           "--eplb-config", '{"num_redundant_experts": 2}'], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "MI_dsv4_experts_tp" in proc.stdout
+    assert "n_physical_experts=258 must be divisible by tp_size=4. Adjust num_redundant_experts." in proc.stdout

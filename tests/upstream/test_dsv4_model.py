@@ -1,0 +1,124 @@
+"""DeepSeek-V4's model construction (kvguard.quant.dsv4): kvguard vs the release building its CUDA model.
+
+The configs start from the real DeepSeek-V4-Flash / -Pro configs (kvguard/catalog, each with its source), cut to
+four decoder layers (a hash-routed MoE layer, a sliding-window one, one with the indexer and compressor, one
+with the compressor only), with one or more of the sizes the construction reads changed: attention heads,
+output groups and their LoRA rank, query LoRA rank, hidden size, vocabulary, routed and shared experts, MoE
+intermediate size (the attention geometry stays the released one: kvguard.quant.dsv4 leaves another open).  Layouts: tp (also sizes ModelConfig refuses: the runner sets the layout after the config is
+built, so the attention module's own assert is reached), tp x dp, expert parallel, EPLB with redundant experts.
+
+The oracle (tests/upstream/quant_runner.py) builds ``vllm.models.deepseek_v4.nvidia.model.DeepseekV4ForCausalLM``
+— the class a CUDA host's registry loads — on the meta device, with the DeepSeek-V4 modules and the MoE /
+MXFP4 backend selection seeing the default host (CUDA compute capability 9.0): the release's own
+``select_deepseek_v4_mxfp4_moe_backend`` picks the FP4 experts' backend, recorded per case (Marlin on that
+host).  Compared: accepted or not, exception type and message (tests/upstream/test_quant.py's ``compare``).
+
+Releases: KVG_ORACLE_VERSIONS from 0.30.0 (CI: the first and the last such release and one between); size:
+KVG_DSV4_CONFIGS configs x 6 of the layouts below (default 4 x 6, 24 cases a release); ``KVG_DIFF_REPORT_DIR``
+keeps ``dsv4-model-<release>.json``.  Full runs:
+``python -m tests.upstream.test_dsv4_model V [configs] [seed]``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import sys
+
+import pytest
+
+from kvguard import catalog
+
+from ._oracle import check_launch_report, release_sample, run_runner
+from ._oracle import oracle_or_skip as _python
+from .test_quant import compare
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.30.0 0.33.0").split()
+#: kvguard decides DeepSeek-V4's construction from 0.30.0 (kvguard.quant.dsv4.SINCE)
+SAMPLE = release_sample(VERSIONS, "0.30.0", also=("0.30.0", "0.31.0"))
+
+BASES = ("deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4-Pro")
+
+#: the sizes a variant may change, with values that divide (or not) by the layouts' tp and the 128 blocks
+CHOICES = {
+    "num_attention_heads": [64, 128, 48, 96, 256],
+    "o_groups": [8, 16, 4, 6, 12],
+    "o_lora_rank": [1024, 512, 1000, 768],
+    "q_lora_rank": [1024, 1536, 1000],
+    "hidden_size": [4096, 7168, 3072],
+    "vocab_size": [129280, 129281, 100000],
+    "n_routed_experts": [256, 384, 96, 200, 72],
+    "n_shared_experts": [1, 2],
+    "moe_intermediate_size": [2048, 3072, 1536, 1000, 768, 2112],
+}
+
+#: tp (powers of two, and 3 / 6 / 12), tp x dp without expert parallel, expert parallel, EPLB with redundant experts
+LAYOUTS = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 3}, {"tp": 6}, {"tp": 12},
+           {"tp": 2, "dp": 4}, {"tp": 8, "dp": 2}, {"tp": 4, "dp": 3}, {"tp": 1, "dp": 8, "ep": True},
+           {"tp": 2, "dp": 4, "ep": True}, {"tp": 4, "dp": 2, "ep": True, "eplb": True, "redundant": 8},
+           {"tp": 8, "ep": True, "eplb": True, "redundant": 2}, {"tp": 4, "ep": True, "eplb": True, "redundant": 6},
+           {"tp": 1, "dp": 6, "ep": True, "eplb": True, "redundant": 0}]
+
+
+def cut(config: dict) -> dict:
+    """Four decoder layers: two hash-routed MoE layers with sliding-window attention, one with the indexer and
+    compressor (ratio 4), one with the compressor only (ratio 128)."""
+    out = copy.deepcopy(config)
+    out["num_hidden_layers"] = 4
+    out["compress_ratios"] = [0, 0, 4, 128, 0]
+    out["num_hash_layers"] = min(out.get("num_hash_layers", 3), 2)
+    return out
+
+
+def variants(rng: random.Random, n: int) -> list[dict]:
+    configs = [cut(catalog.lookup(base).config) for base in BASES]
+    out = list(configs)
+    while len(out) < n:
+        cfg = copy.deepcopy(rng.choice(configs))
+        for key in rng.sample(sorted(CHOICES), rng.choice([1, 2, 3])):
+            value = rng.choice(CHOICES[key])
+            if value is None:
+                cfg.pop(key, None)
+            else:
+                cfg[key] = value
+        out.append(cfg)
+    return out[:n]
+
+
+def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7) -> dict:
+    python, python_env = _python(version)
+    rng = random.Random(seed)
+    cases = [{"config": cfg, "layouts": rng.sample(LAYOUTS, n_layouts)} for cfg in variants(rng, n_configs)]
+    out = run_runner("quant_runner.py", python, python_env, cases)
+    report = compare(version, cases, out)
+    backends: dict = {}
+    for res in out["results"]:
+        for rec in res.get("outcomes", ()):
+            for name in rec.get("mxfp4_backend") or ["(not reached)"]:
+                backends[name] = backends.get(name, 0) + 1
+    report["mxfp4_backends"] = backends
+    return report
+
+
+@pytest.mark.parametrize("version", SAMPLE)
+def test_dsv4_construction_agrees(version):
+    report = run(version, int(os.environ.get("KVG_DSV4_CONFIGS", "4")), seed=int(os.environ.get("KVG_DIFF_SEED", "7")))
+    c = report["counts"]
+    c["undecidable"] = c["undecided"]  # the CI summary's name (.ci/run)
+    print(f"\nMXFP4 backends {report['mxfp4_backends']}; by family {report['by_family']}")
+    check_launch_report(report, "dsv4-model", "DeepSeek-V4 model construction")
+    assert c["undecided"] == 0 and c["oracle_setup_failures"] == 0
+
+
+if __name__ == "__main__":
+    version = sys.argv[1]
+    n = int(sys.argv[2]) if len(sys.argv) > 2 else 12
+    seed = int(sys.argv[3]) if len(sys.argv) > 3 else 7
+    rep = run(version, n, n_layouts=int(os.environ.get("KVG_DSV4_LAYOUTS", "8")), seed=seed)
+    print(json.dumps({k: rep[k] for k in ("counts", "by_family", "mxfp4_backends", "undecided")}, indent=1))
+    for m in rep["mismatches"][:12]:
+        print(json.dumps(m, default=str))
