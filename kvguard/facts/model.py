@@ -950,6 +950,14 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
                               for name in _TOWERS if (tower := getattr(cfg, name, None)) is not None}
     if deriver.routed_architectures is not None:
         snapshot["architectures"] = list(deriver.routed_architectures)
+    # ModelConfig reads the quantization config of ``hf_config.text_config`` when the top level has none (every
+    # release: "Check the text config as well for multi-modal models"): kept only where that sub-config holds one
+    # (kvguard.quant.verify.checkpoint_method; Kimi-K2.5 in 0.29.0+, whose top-level config no longer copies it)
+    text_config = getattr(cfg, "text_config", None)
+    if text_config is not None and text_config is not cfg:
+        quant = _snapshot(text_config, ("quantization_config", "compression_config"))
+        if quant:
+            snapshot["text_config"] = quant
     return snapshot
 
 

@@ -569,6 +569,58 @@ def run_gpt_oss(version: str) -> dict:
 
 
 # ---------------------------------------------------------------------------
+# a multimodal checkpoint whose quantization config sits in text_config only (ModelConfig reads hf_config's, else
+# hf_config.text_config's: Kimi-K2.5, whose top-level config copies it up to 0.28.x and not from 0.29.0)
+
+_TEXT_CONFIG_USERS = (None, None, "compressed-tensors", "fp8", "awq", "gptq", "foo", "modelopt", "moe_wna16",
+                      "awq_marlin", "gptq_marlin")
+
+
+def _text_config_configs() -> list[tuple[str, dict]]:
+    k25 = copy.deepcopy(catalog.lookup("moonshotai/Kimi-K2.5").config)
+    out = [("kimi-k25", k25)]
+    fp8 = copy.deepcopy(k25)
+    fp8["text_config"]["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic",
+                                                 "weight_block_size": [128, 128]}
+    out.append(("kimi-k25-fp8", fp8))
+    for name, q in (("upper-FP8", {"quant_method": "FP8", "activation_scheme": "dynamic"}),
+                    ("bogus", {"quant_method": "bogus"}), ("no-method", {"bits": 4})):
+        variant = copy.deepcopy(k25)
+        variant["text_config"]["quantization_config"] = q
+        out.append((f"kimi-k25-{name}", variant))
+    plain = copy.deepcopy(k25)
+    del plain["text_config"]["quantization_config"]
+    out.append(("kimi-k25-unquantized", plain))
+    return out
+
+
+def generate_text_config(version: str) -> list[dict]:
+    """Every Kimi-K2.5 config (the published compressed-tensors W4A16 in text_config, a block-FP8 one, a method the
+    release does not know, an upper-case spelling, none named, unquantized) x --quantization, through ModelConfig."""
+    return [{"id": f"t-{name}-{user}", "config": copy.deepcopy(cfg), "quantization": user,
+             "allow_deprecated_quantization": False}
+            for name, cfg in _text_config_configs() for user in _TEXT_CONFIG_USERS]
+
+
+def generate_text_config_dtype(version: str) -> list[dict]:
+    """The same configs x --quantization (none, the checkpoint's, fp8) x --dtype, through the whole
+    create_engine_config (VllmConfig's activation-dtype check)."""
+    return [{"id": f"td-{name}-{user}-{dtype}", "config": copy.deepcopy(cfg), "quantization": user,
+             "dtype": None if dtype == "auto" else dtype, "allow_deprecated_quantization": False, "vllm_config": True}
+            for name, cfg in _text_config_configs() for user in (None, "compressed-tensors", "fp8")
+            for dtype in ("auto", "float16", "float32")]
+
+
+def run_text_config(version: str) -> tuple[dict, dict]:
+    """(ModelConfig's report, the whole engine config's) for the text_config cases, through one oracle start."""
+    python, python_env = _python(version)
+    cases, dtype_cases = generate_text_config(version), generate_text_config_dtype(version)
+    records = run_runner("quant_verify_runner.py", python, python_env, cases + dtype_cases)
+    return (compare(version, cases, records[:len(cases)]),
+            compare_dtype(version, dtype_cases, records[len(cases):]))
+
+
+# ---------------------------------------------------------------------------
 # DeepSeek-V4 checkpoints (0.20.0+: DeepseekV4FP8Config's override claims their FP8 checkpoints)
 
 _DSV4_USERS = (None, None, "fp8", "deepseek_v4_fp8", "deepseek_v4_fp8", "humming", "gguf", "awq", "modelopt",
@@ -778,6 +830,17 @@ if __name__ == "__main__":
             print(v, "cache_dtype: agree", c["agree"], "refused", c["refused"], "disagree", len(c["disagree"]))
             for case in c["disagree"][:8]:
                 print("  ", json.dumps(case)[:400])
+            continue
+        if part == "text_config":
+            t, td = run_text_config(v)
+            print(v, "text_config model_config: agree", t["agree"], "undecided", t["undecided"], "disagree",
+                  len(t["disagree"]))
+            for case in t["disagree"][:8]:
+                print("  ", json.dumps(case)[:700])
+            print(v, "text_config vllm_config: agree", td["agree"], "undecided", td["undecided"], "oracle_other",
+                  td["oracle_other"], "disagree", len(td["disagree"]))
+            for case in td["disagree"][:8]:
+                print("  ", json.dumps(case)[:700])
             continue
         if part == "gpt_oss":
             g = run_gpt_oss(v)
