@@ -75,9 +75,15 @@ def test_an_executor_name_without_a_dot_fails_to_unpack_from_0_19_0(capsys, vers
                               "not enough values to unpack (expected 2, got 1)")
 
 
-@pytest.mark.parametrize("version", ["0.13.0", "0.18.1"])
-def test_an_executor_name_is_resolved_after_the_config_before_0_19_0(capsys, version):
-    status, data = _check(capsys, version, "--distributed-executor-backend", "x")
+@pytest.mark.parametrize("version", ["0.10.2", "0.13.0", "0.18.1"])
+def test_an_executor_name_resolved_after_the_config_is_undecidable_before_0_19_0(capsys, version):
+    assert "only when the engine starts" in _undecidable(capsys, version, "--distributed-executor-backend", "x")
+
+
+@pytest.mark.parametrize("version", ["0.13.0", "0.18.1", "0.33.0"])
+@pytest.mark.parametrize("name", ["mp", "uni"])
+def test_the_built_in_executors_pass(capsys, version, name):
+    status, data = _check(capsys, version, "--distributed-executor-backend", name)
     assert (status, data["ok"]) == (0, True)
 
 

@@ -547,6 +547,7 @@ _OPTION_ONLY: dict[str, tuple[str, ...]] = {
     "OFF_prefetch_group": ("offload_backend", "offload_group_size", "offload_num_in_group", "offload_prefetch_step"),
     "OFF_prefetch_step": ("offload_backend", "offload_group_size", "offload_num_in_group", "offload_prefetch_step"),
     "VC_executor_backend": ("distributed_executor_backend",),
+    "vc_executor_backend_late": ("distributed_executor_backend",),
     "VC_ubatch_all2all": ("enable_dbo", "ubatch_size"),
     "VC_kv_offloading_size": ("kv_offloading_backend",),
 }

@@ -14,7 +14,7 @@ releases 0.10.2 - 0.33.0):
   ``resolve_obj_by_qualname`` (vllm/utils/import_utils.py), which splits it at its last dot; without a dot the
   unpacking fails: ValueError ``not enough values to unpack (expected 2, got 1)`` (wrapped by VllmConfig).  With a dot
   the module is imported from the host (undecidable).  Before 0.19.0 the engine resolves it only after the config
-  (not modelled).
+  (not modelled: undecidable).
 - microbatching (``--enable-dbo`` 0.11.0+, ``--ubatch-size`` 0.14.0+): ParallelConfig.use_ubatching is
   ``enable_dbo or ubatch_size > 1``.  0.30.0+: ParallelConfig._verify_args refuses DBO thresholds below the number of
   microbatches (2 with --enable-dbo, else --ubatch-size).  VllmConfig.__post_init__ then asserts the all2all backend
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["CONFIG_FORMAT_MESSAGE", "DBO_THRESHOLD_MESSAGE", "EXECUTOR_MESSAGE", "KV_OFFLOADING_MESSAGE",
            "OFFLOAD_GROUP_MESSAGE", "OFFLOAD_STEP_MESSAGE", "UBATCH_MESSAGE_0_11", "UBATCH_MESSAGE_0_24",
            "UBATCH_MESSAGE_0_33", "config_format_unknown", "config_read", "dbo_threshold_bind",
-           "dbo_thresholds_low", "executor_unresolvable", "kv_offloading_without_size", "offload_group_invalid",
+           "dbo_thresholds_low", "executor_resolved_late", "executor_unresolvable", "kv_offloading_without_size", "offload_group_invalid",
            "offload_step_invalid", "ubatch_all2all_bind", "ubatch_all2all_unsupported", "ubatch_size_bound"]
 
 CONFIG_FORMAT_MESSAGE = "Unknown config format `{config_format}`."
@@ -97,6 +97,16 @@ def executor_unresolvable(state: Any) -> bool:
         state.undecided(f"--distributed-executor-backend {name!r}: vLLM imports that qualified class name on the "
                         "host (whether its module imports and holds an Executor subclass is a fact of the host)")
     return True
+
+
+def executor_resolved_late(state: Any) -> None:
+    """0.10.2 - 0.18.1: the engine (AsyncLLM / run_headless) asks Executor.get_class only after the config, a statement
+    kvguard does not evaluate (its refusal would come after every config check passed)."""
+    name = state.layout.distributed_executor_backend
+    if name is not None and name not in _EXECUTORS:
+        state.undecided(f"--distributed-executor-backend {name!r}: vLLM {state.release.version} resolves it as a "
+                        "qualified class name only when the engine starts, after the configuration (not modelled; a "
+                        "name without a dot fails to unpack there, a dotted one is imported on the host)")
 
 
 # ----- microbatching -----

@@ -2492,6 +2492,9 @@ RULES = (
                  "vllm/utils/import_utils.py::resolve_obj_by_qualname",
           description="--distributed-executor-backend other than ray / mp / uni / external_launcher and without a "
                       "dot: no qualified class name to split (a dotted name is imported on the host: undecidable)"),
+    Step("vc_executor_backend_late", "0.10.2", "0.18.1", stage="verify", apply=_eopts.executor_resolved_late,
+         description="--distributed-executor-backend other than ray / mp / uni / external_launcher: resolved by the "
+                     "engine after the configuration (not modelled: undecidable)"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
           when=lambda state: state.async_scheduling is True and state.pp > 1,
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",
