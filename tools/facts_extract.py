@@ -752,6 +752,9 @@ def recognise(stmt: ast.stmt) -> list:
     guard = _only_when_none(stmt)
     if guard is not None:
         rec["only_when_none"] = guard
+    popped = _only_when_popped(stmt)
+    if popped is not None:
+        rec["only_when_popped"] = popped
     if os.environ.get("KVG_FACTS_DEBUG"):
         rec["src"] = ast.unparse(stmt)
     return ["opaque", rec]
@@ -796,6 +799,24 @@ def _only_when_none(stmt: ast.stmt) -> "str | None":
         return _var(stmt.test.left)
     except _NoMatch:
         return None
+
+
+def _only_when_popped(stmt: ast.stmt) -> "str | None":
+    """The key of ``if (x := kwargs.pop("key", None)) is not None: …`` (no ``else``; CLIP's legacy
+    ``text_config_dict``): the key leaves the keyword arguments either way, and the body runs only for a value,
+    so an opaque body declines only the configs that give one."""
+    if not (isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.test, ast.Compare)
+            and len(stmt.test.ops) == 1 and isinstance(stmt.test.ops[0], ast.IsNot)
+            and isinstance(stmt.test.comparators[0], ast.Constant) and stmt.test.comparators[0].value is None
+            and isinstance(stmt.test.left, ast.NamedExpr)):
+        return None
+    call = stmt.test.left.value
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "pop"
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "kwargs" and not call.keywords
+            and len(call.args) == 2 and all(isinstance(arg, ast.Constant) for arg in call.args)
+            and isinstance(call.args[0].value, str) and call.args[1].value is None):
+        return None
+    return call.args[0].value
 
 
 def _super_call(stmt: ast.stmt):

@@ -619,6 +619,16 @@ KNOWN_POST_INITS5: dict[str, list] = {
                                        ["index_local_blocks", "sparse_local_block"]]}]],
     "30cc96ad73d4": [["dory_post_init", {}],                             # vLLM's DoryConfig (0.33.0)
                      ["super", {"keywords": [["**", "kwargs"]], "method": "__post_init__", "positional": 0}]],
+    # OpenAIPrivacyFilterConfig (5.17-5.24): its NER labels (a module tuple) as the default id2label, the YaRN
+    # RoPE parameters it defaults to (the method's literal)
+    "dba2a5e2891b": [["openai_privacy_filter_post_init",
+                      {"labels": {"$global": "OPENAI_PRIVACY_FILTER_NER_LABELS"},
+                       # pairs, in the method's order (the tables are written with sorted keys; the dict's order
+                       # is what a message printing it shows)
+                       "rope_default": [["rope_type", "yarn"], ["factor", 32.0], ["beta_fast", 32.0],
+                                        ["beta_slow", 1.0], ["truncate", False],
+                                        ["original_max_position_embeddings", 4096]]}],
+                     ["super", {"keywords": [["**", "kwargs"]], "method": "__post_init__", "positional": 0}]],
 }
 
 

@@ -10,8 +10,9 @@ step's arguments; the class-level defaults are read from the class record as the
 Mirrors ``transformers/models/deepseek_v4/configuration_deepseek_v4.py`` (``DeepseekV4Config``, 5.20),
 ``transformers/models/step3p7/configuration_step3p7.py`` (``Step3p7TextConfig``, 5.20) and
 ``transformers/models/hunyuan_vl/configuration_hunyuan_vl.py`` (``HunYuanVLTextConfig``'s RoPE methods,
-5.17-5.24) and vLLM's ``vllm/transformers_utils/configs/dory.py`` (``DoryConfig``, 0.33.0: a ``@strict`` class
-of vLLM's own, read as transformers 5 classes are).
+5.17-5.24), ``transformers/models/openai_privacy_filter/configuration_openai_privacy_filter.py``
+(``OpenAIPrivacyFilterConfig``, 5.17-5.24) and vLLM's ``vllm/transformers_utils/configs/dory.py`` (``DoryConfig``,
+0.33.0: a ``@strict`` class of vLLM's own, read as transformers 5 classes are).
 """
 
 from __future__ import annotations
@@ -365,6 +366,30 @@ def _dory_validate_rope(f: Frame, a: dict) -> None:
             raise ValueError("Rotary dimensions must be positive, even, and <= head_dim")
 
 
+# -- OpenAI Privacy Filter ------------------------------------------------------------------------
+
+def _openai_privacy_filter_post_init(f: Frame, a: dict) -> None:
+    """KV heads defaulting to the attention heads, the head size to hidden size // heads, default YaRN RoPE
+    parameters; then the labels: a ``num_labels`` keyword (popped, so the parent never sees it) equal to the
+    number of the class's NER labels, or none, gives those labels as ``id2label`` when none is given, any other
+    count goes through the ``num_labels`` setter; ``label2id`` is the inverse of ``id2label`` when not given.
+    The parent's ``__post_init__`` follows (a step of its own)."""
+    obj = f.obj
+    labels = list(literal(a["labels"]))
+    if obj.num_key_value_heads is None:
+        obj.num_key_value_heads = obj.num_attention_heads
+    obj.head_dim = obj.head_dim if obj.head_dim is not None else obj.hidden_size // obj.num_attention_heads
+    if obj.rope_parameters is None:
+        obj.rope_parameters = dict(a["rope_default"])   # [key, value] pairs in the method's order
+    requested = f.kwargs().pop("num_labels", len(labels))
+    if obj.id2label is None and requested == len(labels):
+        obj.id2label = dict(enumerate(labels))
+    elif obj.id2label is None:
+        obj.num_labels = requested
+    if obj.label2id is None and obj.id2label is not None:
+        obj.label2id = {label: idx for idx, label in obj.id2label.items()}
+
+
 STEPS5 = {
     "deepseek_v4_post_init": _deepseek_v4_post_init,
     "deepseek_v4_validate_rope": _deepseek_v4_validate_rope,
@@ -377,4 +402,5 @@ STEPS5 = {
     "dory_validate_layer_type": _dory_validate_layer_type,
     "dory_validate_architecture": _dory_validate_architecture,
     "dory_validate_rope": _dory_validate_rope,
+    "openai_privacy_filter_post_init": _openai_privacy_filter_post_init,
 }

@@ -1189,9 +1189,15 @@ def _paligemma_image_tokens(f: Frame, a: dict) -> None:
 
 def _opaque(f: Frame, a: dict) -> None:
     """A statement kvguard does not model: the config is declined, unless the statement is ``if x is None: …``
-    and ``x`` holds a value (it then does nothing)."""
+    and ``x`` holds a value, or ``if (x := kwargs.pop(key, None)) is not None: …`` and the key holds none (it
+    then does nothing, the pop aside)."""
     guard = a.get("only_when_none")
     if guard is not None and f.get(guard) is not None:
+        return
+    popped = a.get("only_when_popped")
+    # ``if (x := kwargs.pop(key, None)) is not None: …``: the key is gone from the keyword arguments whatever it
+    # held (it is never stored as an attribute); only a value reaches the body
+    if popped is not None and f.kwargs().pop(popped, None) is None:
         return
     raise Undecidable(f"{f.cls.name}.{f.method} does something kvguard does not model "
                       f"(reads {', '.join(a.get('reads', [])) or 'nothing'})")
