@@ -98,6 +98,13 @@ FLAGS: tuple[Flag, ...] = (
     Flag("enable_elastic_ep", ("--enable-elastic-ep",), "bool", "0.17.0"),
     Flag("enable_fault_tolerance", ("--enable-fault-tolerance",), "bool", "0.27.0"),
     Flag("enable_return_routed_experts", ("--enable-return-routed-experts",), "bool", "0.14.0"),
+    # the late options VllmConfig checks against the model runner, speculative decoding and the model's class
+    # (kvguard.rules.late_options)
+    Flag("return_sampling_mask", ("--return-sampling-mask",), "bool", "0.28.0"),
+    Flag("enable_trace_replay", ("--enable-trace-replay",), "bool", "0.29.0"),
+    Flag("enable_batch_sharded_sampling", ("--enable-batch-sharded-sampling",), "bool", "0.29.0"),
+    Flag("per_request_spec_decode_metrics", ("--per-request-spec-decode-metrics",), "str", "0.29.0"),
+    Flag("use_replayssm", ("--use-replayssm",), "bool", "0.27.0"),
     Flag("async_scheduling", ("--async-scheduling",), "bool"),
     # the scheduler's and cache's switches a hybrid (Mamba) model's cache setup reads (issue 12)
     Flag("enable_chunked_prefill", ("--enable-chunked-prefill",), "bool"),
@@ -1015,7 +1022,14 @@ def _check_wrapped(spec: _Opt, opt: str, values: list[str], release: Release) ->
             out: Any = None
         else:
             out = _wrapped_value(spec, opt, value, release)
-            if spec.inner == _LOADS_REPR and not isinstance(out, dict):
+            if spec.dest == "default_mm_loras" and out is not None and not (
+                    isinstance(out, dict) and all(isinstance(v, str) for v in out.values())):
+                # LoRAConfig (dict[str, str]) validates it only with --enable-lora, after create_engine_config's
+                # refusal of any such value for a text-only model (kvguard.rules.late_options): parse_serve decides
+                raise _OutOfBounds(f"vLLM {release.version} validates {spec.label(opt)}={value!r} into LoRAConfig "
+                                   "(a mapping of modality names to paths), whose refusal names the host's pydantic "
+                                   "version, which kvguard does not quote")
+            if spec.inner == _LOADS_REPR and not isinstance(out, dict) and spec.dest != "default_mm_loras":
                 raise Undecidable(
                     f"vLLM {release.version} reads {spec.label(opt)}={value!r} as JSON and validates it into a config "
                     "field that takes an object: a value of another JSON type is refused there with pydantic's "
@@ -1272,6 +1286,10 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         if dest == "structured_outputs_config" and values:
             # the reasoning parser its JSON names: the API server looks it up (kvguard.rules.parsers)
             cmd.fields["structured_reasoning_parser"] = _structured_reasoning_parser(values[0])
+        if dest in ("default_mm_loras", "reasoning_effort_map") and values:
+            # JSON as given: create_engine_config refuses any --default-mm-loras for a text-only model, and 0.33.0's
+            # validate_parsed_serve_args checks the effort map (kvguard.rules.late_options)
+            cmd.fields[dest] = values[0]
         if dest == "port" and values:
             # the HTTP port validate_parsed_serve_args compares (kvguard.rules.serve_args): argparse's int() of it;
             # passed over as well, so that an unexpanded placeholder stays what it was (then vLLM's default, 8000)
@@ -1305,6 +1323,10 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
     for dest, reason in out_of_bounds:
         if dest in _LORA_DESTS and not enable_lora:
             continue    # LoRAConfig is built only with --enable-lora: the value is never validated
+        if dest == "default_mm_loras":
+            # LoRAConfig comes after create_engine_config's refusal of it for a text-only model: the rules decide
+            cmd.fields["default_mm_loras_problem"] = reason
+            continue
         if dest in _MULTIMODAL_DESTS:
             # MultiModalConfig is built only for a multimodal model: the rules decide with the model's facts
             cmd.fields.setdefault("multimodal_value_problem", reason)

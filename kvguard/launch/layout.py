@@ -128,6 +128,14 @@ class Layout:
     convert: Optional[str] = None
     enable_fault_tolerance: bool = False
     enable_return_routed_experts: bool = False
+    #: the late options (kvguard.rules.late_options): --return-sampling-mask (0.28.0+), --enable-trace-replay and
+    #: --enable-batch-sharded-sampling (0.29.0+), --per-request-spec-decode-metrics (0.29.0+; "none": off) and
+    #: --use-replayssm (0.27.0+)
+    return_sampling_mask: bool = False
+    enable_trace_replay: bool = False
+    enable_batch_sharded_sampling: bool = False
+    per_request_spec_decode_metrics: str = "none"
+    use_replayssm: bool = False
     #: ModelConfig's --trust-remote-code: without it vLLM refuses configs that need repository code
     trust_remote_code: bool = False
     #: CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
@@ -211,6 +219,14 @@ class Layout:
     api_server_count: Optional[int] = None
     grpc: bool = False
     structured_reasoning_parser: Optional[str] = None
+    #: --default-mm-loras as given (JSON; None: not given), which create_engine_config refuses for a text-only model
+    #: (kvguard.rules.late_options)
+    default_mm_loras: Optional[str] = None
+    #: with --enable-lora, why LoRAConfig would refuse that value (pydantic's words: undecidable once reached)
+    default_mm_loras_problem: Optional[str] = None
+    #: 0.33.0's --reasoning-effort-map as given (JSON; None: not given), which validate_parsed_serve_args checks
+    #: (kvguard.rules.late_options)
+    reasoning_effort_map: Optional[str] = None
     #: a multimodal option's value outside its MultiModalConfig field's bounds (why the release would refuse it):
     #: refused only for a multimodal model, which alone gets that config (kvguard.rules.table mc_multimodal_values)
     multimodal_value_problem: Optional[str] = None

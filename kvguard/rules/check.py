@@ -69,6 +69,11 @@ _FIELD_SINCE = {
     "offload_prefetch_step": "0.17.0",
     "kv_offloading_backend": "0.11.1",
     "kv_offloading_size": "0.11.1",
+    "return_sampling_mask": "0.28.0",
+    "enable_trace_replay": "0.29.0",
+    "enable_batch_sharded_sampling": "0.29.0",
+    "per_request_spec_decode_metrics": "0.29.0",
+    "use_replayssm": "0.27.0",
 }
 
 #: launch fields that exist only up to a given release (both tables agree with the flags' releases,

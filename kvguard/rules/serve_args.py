@@ -21,8 +21,20 @@ vllm/entrypoints/common/cli_args.py (0.33.0).  In the release's order:
   ``--data-parallel-multi-port-external-lb`` (0.22.0+); 0.22.x refuses any HTTPS option, 0.23.0+ only a key file
   without a certificate or the reverse.
 
-Not modelled: 0.33.0's ``validate_reasoning_effort_map`` (``--reasoning-effort-map``, kept undecidable by the
-option parser), and the api_server entry's ``--grpc-port`` (its namespace has no ``subparser``: always refused).
+Then ``vllm serve``'s own checks (vllm/entrypoints/cli/serve.py ``ServeSubcommand.cmd``, after ``--grpc``'s server,
+before the API server or the headless engine starts; raw ValueError):
+
+- 0.10.2 - 0.14.1: ``--headless`` runs ``run_headless``, which refuses an ``--api-server-count`` above 1 (the
+  option's default there is 1).  0.15.0+: ``--headless`` with any positive ``--api-server-count`` (the default is
+  None there; ``run_headless``'s own check is then out of reach).
+- the data-parallel load-balancing modes: external (``--data-parallel-external-lb`` or ``--data-parallel-rank``) and
+  hybrid (``--data-parallel-hybrid-lb`` or ``--data-parallel-start-rank``) together (0.15.0 - 0.21.0); from 0.22.0
+  with the multi-port mode, where ``--data-parallel-start-rank`` counts as hybrid only when neither the hybrid nor the
+  multi-port switch is given, more than one of the three.  These come before create_engine_config's own checks of the
+  same switches.
+
+0.33.0's ``validate_reasoning_effort_map`` (after the gRPC port) is kvguard.rules.late_options's.  Not modelled: the
+api_server entry's ``--grpc-port`` (its namespace has no ``subparser``: always refused).
 """
 
 from __future__ import annotations
@@ -31,7 +43,9 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["CHAT_TEMPLATE_MESSAGE", "builtin_templates", "chat_template_missing", "grpc_port_problem",
+__all__ = ["CHAT_TEMPLATE_MESSAGE", "HEADLESS_COUNT_MESSAGE", "HEADLESS_RUN_MESSAGE", "LB_BOTH_MESSAGE",
+           "LB_MODES_MESSAGE", "builtin_templates", "chat_template_missing", "grpc_port_problem",
+           "headless_with_api_servers", "headless_run_api_servers", "lb_modes_both", "lb_modes_many",
            "log_outputs_without_requests", "multi_port_problem", "per_request_metrics_without_stats",
            "sse_keep_alive_negative"]
 
@@ -197,3 +211,54 @@ def multi_port_check(state: Any) -> bool:
 
 def multi_port_bind(state: Any) -> dict:
     return {"text": multi_port_problem(state)}
+
+
+# -- vllm serve's own checks (cli/serve.py ServeSubcommand.cmd) ----------------------------------------------------
+
+#: run_headless's first statement (0.10.2 - 0.14.1 reachable)
+HEADLESS_RUN_MESSAGE = "api_server_count can't be set in headless mode"
+#: 0.15.0+
+HEADLESS_COUNT_MESSAGE = ("--api-server-count={count} cannot be used with --headless (no API servers are started in "
+                          "headless mode).")
+#: 0.15.0 - 0.21.0
+LB_BOTH_MESSAGE = ("Cannot use both external and hybrid data parallel load balancing modes. External LB is enabled "
+                   "via --data-parallel-external-lb or --data-parallel-rank. Hybrid LB is enabled via "
+                   "--data-parallel-hybrid-lb or --data-parallel-start-rank. Use one mode or the other.")
+#: 0.22.0+
+LB_MODES_MESSAGE = ("Cannot use more than one data parallel load balancing mode. Choose one of: "
+                    "--data-parallel-multi-port-external-lb, --data-parallel-external-lb (or --data-parallel-rank), "
+                    "--data-parallel-hybrid-lb (or --data-parallel-start-rank).")
+
+
+def headless_run_api_servers(state: Any) -> bool:
+    """0.10.2 - 0.14.1: ``--headless`` with more than one API server (the option defaults to 1 there; a count below 1
+    runs headless as well, but is never above 1)."""
+    lay = state.layout
+    return lay.headless and (1 if lay.api_server_count is None else lay.api_server_count) > 1
+
+
+def headless_with_api_servers(state: Any) -> bool:
+    """0.15.0+: ``--headless`` with a positive ``--api-server-count``."""
+    lay = state.layout
+    return lay.headless and lay.api_server_count is not None and lay.api_server_count > 0
+
+
+def _external(lay: Any) -> bool:
+    return bool(lay.data_parallel_external_lb) or lay.data_parallel_rank is not None
+
+
+def lb_modes_both(state: Any) -> bool:
+    """0.15.0 - 0.21.0: the external and the hybrid mode together."""
+    lay = state.layout
+    return _external(lay) and (lay.data_parallel_hybrid_lb or lay.data_parallel_start_rank is not None)
+
+
+def lb_modes_many(state: Any) -> bool:
+    """0.22.0+: more than one of the multi-port, external and hybrid modes; a start rank means hybrid only when
+    neither the hybrid nor the multi-port switch is given."""
+    lay = state.layout
+    if lay.data_parallel_hybrid_lb or lay.data_parallel_multi_port_external_lb:
+        hybrid, multi = bool(lay.data_parallel_hybrid_lb), bool(lay.data_parallel_multi_port_external_lb)
+    else:
+        hybrid, multi = lay.data_parallel_start_rank is not None, False
+    return hybrid + multi + _external(lay) > 1

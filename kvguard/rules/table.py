@@ -40,6 +40,7 @@ from . import backend_names as _backend_names
 from . import cache_config as _cache_config
 from . import cpu_platform as _cpu
 from . import engine_options as _eopts
+from . import late_options as _late
 from . import mamba_cache as _mamba
 from . import mamba_rounding as _mamba_rounding
 from . import mamba_state as _mamba_state
@@ -301,6 +302,7 @@ MRV1_UNSUPPORTED = (
     ("pipeline parallelism with async scheduling", "0.31.0", None,
      lambda state: state.pp > 1 and state.async_scheduling is True),
     ("dspark speculative decoding", "0.29.0", None, lambda state: state.sc is not None and state.sc.method == "dspark"),
+    ("batch-sharded sampling", "0.29.0", None, lambda state: state.layout.enable_batch_sharded_sampling),
 )
 
 
@@ -1185,6 +1187,11 @@ RULES = (
           description="--grpc-port with --grpc, without VLLM_USE_RUST_FRONTEND=1 (a value int() refuses: its "
                       "ValueError), without an API server, with --data-parallel-multi-port-external-lb, outside "
                       "0-65535, or equal to --port without --uds"),
+    Check("FE_reasoning_effort_map", "0.33.0", stage="frontend", scope="feature",
+          when=_late.effort_map_check, bind=_late.effort_map_bind, template="{text}",
+          source="vllm/entrypoints/common/cli_args.py::validate_reasoning_effort_map, after the gRPC port",
+          description="--reasoning-effort-map that is no JSON object of strings, or names an effort ReasoningEffort "
+                      "lacks"),
     Check("FE_auto_tool_needs_parser", stage="frontend", exc="TypeError", scope="feature",
           when=_parsers.auto_tool_without_parser, template=_parsers.AUTO_TOOL_MESSAGE,
           source="vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_args (0.29.0+: entrypoints/launchers/, "
@@ -1215,6 +1222,25 @@ RULES = (
     Step("fe_grpc_server", "0.20.0", stage="frontend", apply=_parsers.grpc_server,
          description="--grpc: the gRPC server of the optional smg-grpc-servicer package (vllm[grpc]) instead of the "
                      "API server; whether the host has it is not modelled (undecidable)"),
+    # vllm serve's own checks before it starts a server or the headless engine (kvguard.rules.serve_args)
+    Check("FE_headless_api_servers", "0.10.2", "0.14.1", stage="frontend", scope="feature",
+          when=_serve_args.headless_run_api_servers, template=_serve_args.HEADLESS_RUN_MESSAGE,
+          source="vllm/entrypoints/cli/serve.py::run_headless, first statement",
+          description="--headless with --api-server-count above 1"),
+    Check("FE_headless_api_servers", "0.15.0", stage="frontend", scope="feature",
+          when=_serve_args.headless_with_api_servers, bind=lambda state: {"count": state.layout.api_server_count},
+          template=_serve_args.HEADLESS_COUNT_MESSAGE,
+          source="vllm/entrypoints/cli/serve.py::ServeSubcommand.cmd, after --grpc's server",
+          description="--headless with a positive --api-server-count"),
+    Check("FE_lb_modes", "0.15.0", "0.21.0", stage="frontend", scope="feature",
+          when=_serve_args.lb_modes_both, template=_serve_args.LB_BOTH_MESSAGE,
+          source="vllm/entrypoints/cli/serve.py::ServeSubcommand.cmd, after the headless check",
+          description="the external (-dpe or -dpn) and the hybrid (-dph or -dpr) load-balancing modes together"),
+    Check("FE_lb_modes", "0.22.0", stage="frontend", scope="feature",
+          when=_serve_args.lb_modes_many, template=_serve_args.LB_MODES_MESSAGE,
+          source="vllm/entrypoints/cli/serve.py::ServeSubcommand.cmd, after the headless check",
+          description="more than one of the multi-port (-dpm), external (-dpe or -dpn) and hybrid (-dph, or -dpr "
+                      "without -dph / -dpm) load-balancing modes"),
     Check("FE_tool_call_parser", stage="frontend", exc="KeyError", scope="feature",
           when=_parsers.unknown_tool_parser, bind=_parsers.tool_bind, template="{quoted}",
           source="vllm/entrypoints/openai/api_server.py::validate_api_server_args (0.29.0+: entrypoints/launchers/"
@@ -2180,6 +2206,14 @@ RULES = (
           description="--long-prefill-token-threshold above the maximum length"),
 
     # ===================== EngineArgs.create_engine_config, after SchedulerConfig =====
+    Check("EA_default_mm_loras", stage="engine_args", scope="feature",
+          when=_late.default_mm_loras_text_only, template=_late.DEFAULT_MM_LORAS_MESSAGE,
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config, right after SchedulerConfig",
+          description="--default-mm-loras (any value JSON reads as true) for a model without multimodal input, "
+                      "with or without --enable-lora"),
+    Step("ea_lora_config_values", stage="engine_args", apply=_late.lora_value_problem,
+         description="with --enable-lora, a --default-mm-loras that is no mapping of strings: LoRAConfig refuses it "
+                     "with pydantic's message (undecidable)"),
     # --attention-backend into AttentionBackendEnum (kvguard.rules.backend_names)
     Check("EA_attention_backend_twice", "0.13.0", stage="engine_args", scope="feature",
           when=_backend_names.backend_given_twice, template=_backend_names.EXCLUSIVE_MESSAGE,
@@ -2392,6 +2426,16 @@ RULES = (
                    "PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
+    # _verify_sampling_replay_config / _verify_trace_replay_config (kvguard.rules.late_options)
+    Check("VC_sampling_mask_mrv2", "0.28.0", stage="verify", scope="env",
+          when=lambda state: _late.sampling_mask_without_mrv2(state, _runner), template=_late.SAMPLING_MASK_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig._verify_sampling_replay_config",
+          description="--return-sampling-mask without the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=0, or the "
+                      "default's fallback; on V2 its other checks are undecidable)"),
+    Check("VC_trace_replay_mrv2", "0.29.0", stage="verify", scope="env",
+          when=lambda state: _late.trace_replay_without_mrv2(state, _runner), template=_late.TRACE_REPLAY_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig._verify_trace_replay_config",
+          description="--enable-trace-replay without the V2 model runner"),
     # (0.20.0+: after the LoRA config's checks, not modelled) kvguard.rules.mamba_rounding
     Check("VC_mamba_stochastic_rounding", "0.20.0", stage="verify", scope="feature",
           when=_mamba_rounding.rounding_without_float16, template=_mamba_rounding.ROUNDING_MESSAGE,
@@ -2553,6 +2597,10 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling on the V1 model runner with a non-EAGLE-like speculative "
                       "method, disable_padded_drafter_batch or PP"),
+    Check("VC_per_request_spec_metrics", "0.29.0", stage="verify", scope="feature",
+          when=_late.per_request_spec_without_spec, template=_late.PER_REQUEST_SPEC_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig.__post_init__, after the async-scheduling checks",
+          description="--per-request-spec-decode-metrics summary / detailed without speculative decoding"),
     Check("VC_mtp_interleave", "0.11.1", "0.11.2", stage="verify", exc="AssertionError", scope="feature",
           when=lambda state: state.sc is not None and state.layout.dcp_kv_cache_interleave_size != 1
           and (state.dcp <= 1 or state.need("kv_block_size")),
@@ -2667,6 +2715,9 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._validate_v1_model_runner",
           description="the V1 model runner (VLLM_USE_V2_MODEL_RUNNER=0, or no Triton) does not support PCP "
                       "(and, from 0.31.0, explicit async scheduling with PP)"),
+    Step("vc_batch_sharded_sampling", "0.29.0", stage="verify", apply=lambda state: _late.batch_sharded_on_v2(state, _runner),
+         description="--enable-batch-sharded-sampling on the V2 model runner: its blockers read --max-logprobs and "
+                     "the host's --max-num-seqs default (undecidable)"),
     Check("VC_moonep", "0.31.0", stage="verify", scope="feature",
           when=_moonep_undecided,
           template="", source=f"{_S_VLLM}::VllmConfig.__post_init__",
@@ -2708,6 +2759,22 @@ RULES = (
           when=_eopts.kv_offloading_without_size, template=_eopts.KV_OFFLOADING_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig._post_init_kv_transfer_config (the end of __post_init__)",
           description="--kv-offloading-backend without --kv-offloading-size"),
+    Check("VC_aux_mrv2", "0.31.0", stage="verify", scope="env",
+          when=lambda state: _late.aux_without_mrv2(state, _runner), template=_late.AUX_MRV2,
+          source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
+          description="--enable-return-routed-experts without the V2 model runner (in-tree platforms)"),
+    Check("VC_aux_generate", "0.31.0", stage="verify", scope="feature",
+          when=_late.aux_not_generate, template=_late.AUX_GENERATE,
+          source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
+          description="--enable-return-routed-experts with a pooling runner"),
+    Check("VC_aux_moe", "0.31.0", stage="verify", scope="feature",
+          when=_late.aux_not_moe, template=_late.AUX_MOE,
+          source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
+          description="--enable-return-routed-experts on a model without experts"),
+    Check("VC_aux_prefix_caching", "0.31.0", stage="verify", scope="feature",
+          when=_late.aux_without_prefix_caching, template=_late.AUX_PREFIX,
+          source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
+          description="--enable-return-routed-experts without prefix caching"),
     Check("VC_aux_routed_pp", "0.31.0", stage="verify", scope="feature",
           when=lambda state: state.routed_experts and state.pp > 1,
           template="--enable-return-routed-experts is incompatible with pipeline parallelism (PP > 1).",
@@ -2718,6 +2785,17 @@ RULES = (
           template="--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
+    # the model validators after __post_init__: validate_mamba_cached_kernel (kvguard.rules.late_options)
+    Check("VC_replayssm_arch", "0.27.0", "0.28.0", stage="verify", scope="feature",
+          when=_late.replayssm_unsupported, bind=_late.replayssm_bind, template=_late.REPLAYSSM_NEMOTRON_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig.validate_mamba_cached_kernel",
+          description="--use-replayssm on a model class without ReplaySSM support (one without inner state; "
+                      "others undecidable)"),
+    Check("VC_replayssm_arch", "0.29.0", stage="verify", scope="feature",
+          when=_late.replayssm_unsupported, bind=_late.replayssm_bind, template=_late.REPLAYSSM_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig.validate_mamba_cached_kernel",
+          description="--use-replayssm on a model class without ReplaySSM support (one without inner state; "
+                      "others undecidable)"),
 
     # ===================== the API server, then the workers ====================
     Check("API_v1_engine", "0.11.0", "0.11.0", stage="worker", exc="AssertionError", scope="env",

@@ -71,6 +71,11 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
 MISSING = "<absent>"
 
 
+#: the late options (kvguard.rules.late_options)
+FIELDS += ("return_sampling_mask", "enable_trace_replay", "enable_batch_sharded_sampling",
+           "per_request_spec_decode_metrics", "use_replayssm")
+
+
 def _redundant_experts(ea):
     """The redundant experts the engine config ends with: the separate flag (to 0.11.2) when given, else
     the EPLB config's field (as create_engine_config copies one into the other)."""

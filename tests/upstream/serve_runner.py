@@ -17,8 +17,9 @@ the parsed fields and the exception the failing statement raised (pydantic's
 ValidationError unwrapped to its inner error, with the wrapping class).
 
 With ``"frontend": true`` a case also runs, as ``vllm serve`` does, the release's own
-``validate_parsed_serve_args`` right after argparse and (not with ``--headless`` nor ``--api-server-count``
-below 1) the API server's ``validate_api_server_args`` before ``create_engine_config`` (stage "frontend"), and
+``validate_parsed_serve_args`` right after argparse, then (not with ``--grpc``) the checks of
+``ServeSubcommand.cmd`` before it dispatches (its servers and engine start replaced), and (not with ``--headless``
+nor ``--api-server-count`` below 1) the API server's ``validate_api_server_args`` before ``create_engine_config`` (stage "frontend"), and
 after it the engine core's ``ReasoningParserManager.get_reasoning_parser`` of the config's
 reasoning parser (stage "engine_core"; StructuredOutputManager asks it only with a tokenizer,
 which this runner never loads).  From 0.20.0 VllmConfig builds a registered reasoning parser
@@ -31,6 +32,7 @@ This file must not import kvguard.
 """
 
 import contextlib
+import copy
 import io
 import json
 import logging
@@ -111,6 +113,9 @@ def main(cases_path, out_path):
             try:
                 ns.subparser = "serve"   # vllm/entrypoints/cli/main.py's sub-command (validate_grpc_port_arg reads it)
                 frontend[0](ns)
+                if not getattr(ns, "grpc", False):
+                    # vllm serve's own checks after validate: ServeSubcommand.cmd up to what it dispatches to
+                    frontend[2](copy.copy(ns))
                 if not headless:
                     frontend[1](ns)
             except Exception as exc:  # noqa: BLE001
@@ -165,6 +170,63 @@ def _raised_in(exc, function):
     return False
 
 
+class _Dispatched(Exception):
+    """ServeSubcommand.cmd reached what it dispatches to (a server, the headless engine): its checks passed."""
+
+
+#: the vllm.entrypoints modules loaded before _serve_cmd's import attempts (kept when a failed attempt is undone)
+_LOADED: set = set()
+
+
+def _serve_cmd():
+    """The release's ``ServeSubcommand.cmd`` (vllm/entrypoints/cli/serve.py) with what it dispatches to replaced, so
+    that its own checks run (--headless with --api-server-count, the load-balancing modes) and nothing starts;
+    ``run_headless`` keeps its own first check (api_server_count above 1, up to 0.14.1 reachable) and stops where it
+    builds the engine arguments (the runner's own create_engine_config follows)."""
+    import importlib
+    import types
+
+    from parser_names_runner import _module_attr
+
+    # the module imports the API server's stack; a server package the oracle lacks (orjson, ...) is stood in for:
+    # cmd's checks read only the namespace and vllm.envs
+    _LOADED.update(key for key in sys.modules if key.startswith("vllm.entrypoints"))
+    for _ in range(20):
+        try:
+            serve = importlib.import_module("vllm.entrypoints.cli.serve")
+            break
+        except ModuleNotFoundError as exc:
+            name = exc.name or ""
+            if not name or name.split(".")[0] == "vllm" or name in sys.modules:
+                raise
+            module = types.ModuleType(name)
+            module.__getattr__ = _module_attr  # type: ignore[method-assign]
+            module.__path__ = []
+            sys.modules[name] = module
+            for key in [key for key in sys.modules if key.startswith("vllm.entrypoints")]:
+                if key not in _LOADED:
+                    sys.modules.pop(key, None)
+    else:
+        raise RuntimeError("vllm.entrypoints.cli.serve does not import")
+
+    def stop(*args, **kwargs):
+        raise _Dispatched
+
+    for name in ("run_multi_api_server", "run_server", "run_dp_supervisor"):
+        if hasattr(serve, name):
+            setattr(serve, name, stop)
+    serve.vllm = types.SimpleNamespace(AsyncEngineArgs=types.SimpleNamespace(from_cli_args=stop))
+    command = serve.ServeSubcommand.cmd
+
+    def run(ns):
+        try:
+            command(ns)
+        except _Dispatched:
+            pass
+
+    return run
+
+
 def _frontend():
     """The release's validate_parsed_serve_args and validate_api_server_args."""
     import importlib
@@ -179,7 +241,7 @@ def _frontend():
         except ModuleNotFoundError:
             continue
         if hasattr(module, "validate_parsed_serve_args"):
-            return module.validate_parsed_serve_args, validate_api_server_args()
+            return module.validate_parsed_serve_args, validate_api_server_args(), _serve_cmd()
     raise RuntimeError("no validate_parsed_serve_args")
 
 
