@@ -63,3 +63,37 @@ def test_an_unknown_mamba_backend_is_refused_with_the_release_names(capsys, vers
 def test_a_mamba_backend_is_looked_up_upper_cased(capsys, version, name):
     status, data = _check(capsys, version, "Qwen/Qwen3-8B", "--mamba-backend", name)
     assert data["ok"] is True
+
+
+SSU_MESSAGE = ("Mamba SSU algorithm selection is only supported with the FlashInfer backend. Please set "
+               "`--mamba-backend flashinfer`, or omit `--mamba-ssu-algorithm`.")
+
+
+@pytest.mark.parametrize("version", ["0.27.0", "0.28.0", "0.33.0"])
+@pytest.mark.parametrize("backend", [[], ["--mamba-backend", "triton"], ["--mamba-backend", "CPU"]])
+@pytest.mark.parametrize("algorithm", ["auto", "simple", "vertical", "horizontal"])
+def test_an_ssu_algorithm_needs_the_flashinfer_backend(capsys, version, backend, algorithm):
+    status, data = _check(capsys, version, "Qwen/Qwen3-8B", "--mamba-ssu-algorithm", algorithm, *backend)
+    assert (status, data["stage"], data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "engine_args", "EA_mamba_ssu_algorithm", "ValueError", None, SSU_MESSAGE)
+
+
+@pytest.mark.parametrize("version", ["0.27.0", "0.33.0"])
+@pytest.mark.parametrize("backend", ["flashinfer", "FlashInfer", "FLASHINFER"])
+def test_an_ssu_algorithm_with_flashinfer_is_taken(capsys, version, backend):
+    status, data = _check(capsys, version, "Qwen/Qwen3-8B", "--mamba-ssu-algorithm", "simple", "--mamba-backend",
+                          backend)
+    assert (status, data["ok"]) == (0, True)
+
+
+def test_an_unknown_backend_is_refused_before_the_algorithm(capsys):
+    status, data = _check(capsys, "0.33.0", "Qwen/Qwen3-8B", "--mamba-ssu-algorithm", "simple", "--mamba-backend",
+                          "x")
+    assert (status, data["check"], data["message"]) == (
+        1, "EA_mamba_backend_unknown", "Unknown Mamba SSU backend: 'X'. Valid options are: TRITON, FLASHINFER, CPU")
+
+
+def test_the_algorithm_is_an_option_from_0_27_0(capsys):
+    status, data = _check(capsys, "0.26.0", "Qwen/Qwen3-8B", "--mamba-ssu-algorithm", "simple")
+    assert (status, data["stage"], data["message"]) == (
+        1, "argparse", "vllm: error: unrecognized arguments: --mamba-ssu-algorithm simple")

@@ -173,6 +173,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("enable_mamba_cache_stochastic_rounding", ("--enable-mamba-cache-stochastic-rounding",), "bool", "0.20.0"),
     Flag("mamba_ssm_cache_dtype", ("--mamba-ssm-cache-dtype",), "str"),
     Flag("mamba_backend", ("--mamba-backend",), "str", "0.20.0"),
+    Flag("mamba_ssu_algorithm", ("--mamba-ssu-algorithm",), "str", "0.27.0"),
     # validate_parsed_serve_args's options (kvguard.rules.serve_args)
     Flag("chat_template", ("--chat-template",), "str"),
     Flag("enable_log_outputs", ("--enable-log-outputs",), "bool"),

@@ -211,8 +211,10 @@ class Layout:
     #: (kvguard.rules.mamba_rounding)
     enable_mamba_cache_stochastic_rounding: bool = False
     mamba_ssm_cache_dtype: str = "auto"
-    #: --mamba-backend (0.20.0+; None: MambaConfig's default) (kvguard.rules.mamba_rounding)
+    #: --mamba-backend (0.20.0+; None: MambaConfig's default) and --mamba-ssu-algorithm (0.27.0+; None: not given)
+    #: (kvguard.rules.mamba_rounding)
     mamba_backend: Optional[str] = None
+    mamba_ssu_algorithm: Optional[str] = None
     #: --api-server-count (None: the release's default; below 1 no API server starts, as with --headless), --grpc
     #: (0.20.0+: the gRPC server instead of the API server) and the reasoning parser a --structured-outputs-config
     #: JSON names (None: none), which the API server looks up (kvguard.rules.parsers)

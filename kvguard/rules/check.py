@@ -54,6 +54,7 @@ _FIELD_SINCE = {
     "grpc": "0.20.0",
     "enable_mamba_cache_stochastic_rounding": "0.20.0",
     "mamba_backend": "0.20.0",
+    "mamba_ssu_algorithm": "0.27.0",
     "enable_per_request_metrics": "0.25.0",
     "sse_keep_alive_interval": "0.29.0",
     "grpc_port": "0.32.0",

@@ -534,6 +534,7 @@ _OPTION_ONLY: dict[str, tuple[str, ...]] = {
     "PV_numa_requires_bind": ("numa_bind_nodes", "numa_bind_cpus"),
     "PA_nsight_without_ray": ("ray_workers_use_nsight",),
     "EA_mamba_backend_unknown": ("mamba_backend",),
+    "EA_mamba_ssu_algorithm": ("mamba_ssu_algorithm",),
     "OBS_hidden_metrics_version": ("show_hidden_metrics_for_version",),
     "obs_otlp_endpoint_late": ("otlp_traces_endpoint",),
     "obs_otlp_endpoint_early": ("otlp_traces_endpoint",),

@@ -5,6 +5,12 @@
 the enum lacks is its metaclass's ValueError (raised as it is) listing the members: TRITON, FLASHINFER (0.20.0 -
 0.26.0), then CPU too (0.27.0+).
 
+``--mamba-ssu-algorithm`` (0.27.0+): right after that look-up, ``EngineArgs.create_engine_config`` calls
+``MambaConfig.validate_ssu_algorithm`` on its copy of the Mamba config: an algorithm with a backend other than
+FlashInfer is a raw ValueError.  (MambaConfig's own ``__post_init__`` checks of stochastic rounding against the
+platform run only when a MambaConfig is built with it on — ``--mamba-config`` JSON, which kvguard does not vouch for —
+not for the command-line flag, which is set on the copy after construction.)
+
 Stochastic rounding of the Mamba cache (``--enable-mamba-cache-stochastic-rounding``, 0.20.0+): VllmConfig.__post_init__
 (vllm/config/vllm.py) refuses it unless the SSM cache dtype is float16, right after
 ``ModelConfig.verify_with_parallel_config`` (0.28.0-0.30.0: and the --enable-return-routed-experts checks) and the
@@ -23,11 +29,15 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["BACKEND_MESSAGE", "ROUNDING_MESSAGE", "backend_bind", "rounding_without_float16", "unknown_backend"]
+__all__ = ["BACKEND_MESSAGE", "ROUNDING_MESSAGE", "SSU_ALGORITHM_MESSAGE", "backend_bind", "rounding_without_float16",
+           "ssu_algorithm_without_flashinfer", "unknown_backend"]
 
 BACKEND_MESSAGE = "Unknown Mamba SSU backend: '{name}'. Valid options are: {names}"
 #: MambaBackendEnum's members in declaration order: (first release, names)
 _BACKENDS = (("0.27.0", ("TRITON", "FLASHINFER", "CPU")), ("0.20.0", ("TRITON", "FLASHINFER")))
+
+SSU_ALGORITHM_MESSAGE = ("Mamba SSU algorithm selection is only supported with the FlashInfer backend. Please set "
+                         "`--mamba-backend flashinfer`, or omit `--mamba-ssu-algorithm`.")
 
 ROUNDING_MESSAGE = ("Stochastic rounding for Mamba cache requires the SSM cache to be float16. Please set it "
                     "explicitly, by specifying `--mamba-ssm-cache-dtype float16`, or disable stochastic rounding by "
@@ -58,6 +68,13 @@ def _backend_names(state: Any) -> tuple[str, ...]:
 def unknown_backend(state: Any) -> bool:
     name = state.layout.mamba_backend
     return name is not None and name.upper() not in _backend_names(state)
+
+
+def ssu_algorithm_without_flashinfer(state: Any) -> bool:
+    """An algorithm given (argparse's choices admit only the four MambaSSUAlgorithm names) with the backend left at
+    Triton or named other than FlashInfer."""
+    lay = state.layout
+    return lay.mamba_ssu_algorithm is not None and (lay.mamba_backend or "triton").upper() != "FLASHINFER"
 
 
 def backend_bind(state: Any) -> dict:

@@ -2232,6 +2232,11 @@ RULES = (
           template=_mamba_rounding.BACKEND_MESSAGE,
           source="vllm/config/mamba.py::_MambaBackendEnumMeta.__getitem__, from EngineArgs.create_engine_config",
           description="--mamba-backend names no member of MambaBackendEnum"),
+    Check("EA_mamba_ssu_algorithm", "0.27.0", stage="engine_args", scope="feature",
+          when=_mamba_rounding.ssu_algorithm_without_flashinfer, template=_mamba_rounding.SSU_ALGORITHM_MESSAGE,
+          source="vllm/config/mamba.py::MambaConfig.validate_ssu_algorithm, from EngineArgs.create_engine_config",
+          description="--mamba-ssu-algorithm with a Mamba backend other than FlashInfer (a raw ValueError: the "
+                      "engine arguments call the check on their copy of MambaConfig)"),
 
     # ObservabilityConfig (kvguard.rules.observability): its field validators in field order, then its model validator
     Check("OBS_hidden_metrics_version", "0.11.1", stage="observability", exc="InvalidVersion", scope="feature",

@@ -6,7 +6,8 @@ Generates seeded ``vllm serve`` launches with ``--enable-mamba-cache-stochastic-
 dtype nothing replaces (Qwen3-Next) and the models whose config handlers replace an ``auto`` dtype (Qwen3.5,
 Nemotron-H), and runs each through the release's own ``vllm serve`` path (tests/upstream/serve_runner.py) and through
 kvguard with the oracle's host: the verdicts must agree.  Some launches add ``--mamba-backend`` (members of
-MambaBackendEnum in any case, and names that are none).  Launches kvguard declares undecidable (``auto`` for the
+MambaBackendEnum in any case, and names that are none) and, where the release has it (0.27.0+),
+``--mamba-ssu-algorithm``.  Launches kvguard declares undecidable (``auto`` for the
 latter models) are counted, never compared.
 
 Releases: a sample of KVG_ORACLE_VERSIONS (default "0.19.1 0.20.0 0.28.0 0.33.0"); KVG_ROUNDING_CASES launches per
@@ -46,6 +47,7 @@ TARGETS = ("Qwen/Qwen3-8B", "Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3.5-27
            "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16")
 
 BACKENDS = ("triton", "FlashInfer", "cpu", "x", "flash_infer")
+SSU_ALGORITHMS = ("auto", "simple", "vertical", "horizontal")
 
 
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
@@ -62,6 +64,8 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             # (a release without the option: the harness gives the model by --model, so argparse takes the value
             # for the positional model and leaves it out of "unrecognized arguments", as a real launch would not)
             args += ["--mamba-backend", rng.choice(BACKENDS)]
+        if rng.random() < 0.35 and "--mamba-ssu-algorithm" in table:
+            args += ["--mamba-ssu-algorithm", rng.choice(SSU_ALGORITHMS)]
         if rng.random() < 0.15 and target == TARGETS[0]:
             args += ["-tp", "0"]   # (a hybrid model's -tp 0 fails in its Mamba state sizing first, not modelled here)
         ident = f"r{i}"
