@@ -1,5 +1,6 @@
-"""The engine's program variants: a launch that gives none of an option-only row's options runs a program without
-that row (kvguard.rules.engine._OPTION_ONLY), and its verdict is the one the whole program gives."""
+"""The engine's program variants: a launch that gives none of an option-only row's options (Row.options) runs a
+program without that row, a launch without speculative decoding one without the rows that need a draft
+(Row.needs_draft), and its verdict is the one the whole program gives."""
 
 from __future__ import annotations
 
@@ -14,10 +15,16 @@ from kvguard.versions import resolve
 HOST = Host.cuda_node()
 
 
-def test_every_option_only_row_is_a_row_and_its_options_are_layout_fields():
-    ids = {row.id for row in RULES}
-    assert set(engine._OPTION_ONLY) <= ids
+def test_the_options_of_option_only_rows_are_layout_fields():
     assert engine._OPTION_FIELDS <= set(Layout.model_fields)
+    assert {"collect_detailed_traces", "ray_workers_use_nsight", "mamba_ssu_algorithm"} <= engine._OPTION_FIELDS
+
+
+def test_the_rows_that_need_a_draft():
+    drafts = {row.id for row in RULES if row.needs_draft}
+    # by their stage, and by name where the stage is shared with rows every launch runs
+    assert {"SC_draft_tp", "EA_spec_draft_model", "VC_async_spec", "VC_mtp_interleave"} <= drafts
+    assert not {"PC_gpu_count", "VC_mamba_stochastic_rounding", "EA_mamba_backend_unknown"} & drafts
 
 
 LAUNCHES = [
@@ -50,6 +57,6 @@ def test_the_variant_answers_as_the_whole_program(monkeypatch, version, argv):
 def test_a_launch_without_the_options_skips_their_rows():
     release = resolve("0.33.0")
     _calls, rows = engine._program(release, "serve")
-    assert not {row.id for row in rows} & set(engine._OPTION_ONLY)
+    assert not [row.id for row in rows if row.options]
     _calls, rows = engine._program(release, "serve" + engine._WITH_OPTIONS)
     assert {"OBS_traces_without_endpoint", "PA_nsight_without_ray"} <= {row.id for row in rows}

@@ -64,6 +64,16 @@ class _Row(Record):
     patch: Optional[str] = None
     #: do not apply when this patch is part of the release key
     unless_patch: Optional[str] = None
+    #: the launch's options (Layout fields) this row reads alone: at their defaults it cannot fire, so a launch that
+    #: gives none of them runs a program without it (kvguard.rules.engine; the cached checks of plan and scans)
+    options: tuple[str, ...] = ()
+    #: the row reads only a speculative-decoding launch's input (rows of stage ``speculative`` are so by their
+    #: stage): a launch without one runs a program without it
+    speculative: bool = False
+
+    @property
+    def needs_draft(self) -> bool:
+        return self.speculative or getattr(self, "stage", None) == "speculative"
 
     def applies(self, release: Release) -> bool:
         if not release.within(self.since, self.until):

@@ -18,7 +18,7 @@ from ..record import MISSING, fields, replace
 from ..verdict import ErrorEntry, Skipped, Verdict
 from ..versions import Release
 from . import WRAPPER, Check, FieldRule, Step
-from .table import rows_for
+from .table import RULES, rows_for
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -508,76 +508,25 @@ def _release_key(version, patches: frozenset) -> str:
     return Release(version, patches).key
 
 
-#: the program variant for a launch with speculative decoding, and the rows only such a launch reads (a
-#: launch without one — the hot path of plan / scans — runs the entry's program without them)
+#: the program variant for a launch with speculative decoding (a launch without one — the hot path of plan / scans —
+#: runs the entry's program without the rows that need a draft: Row.needs_draft)
 _WITH_SPEC = ":speculative"
-_SPECULATIVE_ONLY = ("sc_", "SC_", "EA_spec", "EA_async_spec", "VC_async_spec", "VC_mtp_interleave", "ea_lookahead")
 
 
-#: the program variant for a launch that gives one of the options below, and the rows that can only fire when the
-#: launch gives one of their options (each reads its options alone; at their defaults it passes)
+#: the program variant for a launch that gives one of the option-only rows' options (Row.options); without, the
+#: entry's program leaves those rows out
 _WITH_OPTIONS = ":options"
-_OPTION_ONLY: dict[str, tuple[str, ...]] = {
-    "FE_chat_template_path": ("chat_template",),
-    "FE_grpc_port": ("grpc_port",),
-    "FE_log_outputs_needs_requests": ("enable_log_outputs",),
-    "FE_sse_keep_alive": ("sse_keep_alive_interval",),
-    "FE_per_request_metrics": ("enable_per_request_metrics",),
-    "FE_multi_port_external_lb": ("data_parallel_multi_port_external_lb",),
-    "fe_grpc_server": ("grpc",),
-    "FE_reasoning_parser": ("structured_reasoning_parser",),
-    "vc_structured_reasoning_parser": ("structured_reasoning_parser",),
-    "pc_numa_entries": ("numa_bind_nodes", "numa_bind_cpus"),
-    "FIELD_numa_nodes": ("numa_bind_nodes",),
-    "FIELD_numa_cpus_syntax": ("numa_bind_cpus",),
-    "FIELD_numa_cpus_order": ("numa_bind_cpus",),
-    "PV_numa_requires_bind": ("numa_bind_nodes", "numa_bind_cpus"),
-    "PA_nsight_without_ray": ("ray_workers_use_nsight",),
-    "EA_mamba_backend_unknown": ("mamba_backend",),
-    "EA_mamba_ssu_algorithm": ("mamba_ssu_algorithm",),
-    "OBS_hidden_metrics_version": ("show_hidden_metrics_for_version",),
-    "obs_otlp_endpoint_late": ("otlp_traces_endpoint",),
-    "obs_otlp_endpoint_early": ("otlp_traces_endpoint",),
-    "obs_trace_modules": ("collect_detailed_traces",),
-    "OBS_traces_without_endpoint": ("collect_detailed_traces",),
-    "VC_mamba_stochastic_rounding": ("enable_mamba_cache_stochastic_rounding",),
-    "FE_headless_api_servers": ("headless",),
-    "FE_lb_modes": ("data_parallel_external_lb", "data_parallel_rank", "data_parallel_hybrid_lb",
-                    "data_parallel_start_rank", "data_parallel_multi_port_external_lb"),
-    "FE_reasoning_effort_map": ("reasoning_effort_map",),
-    "EA_default_mm_loras": ("default_mm_loras",),
-    "ea_lora_config_values": ("default_mm_loras_problem",),
-    "VC_sampling_mask_mrv2": ("return_sampling_mask",),
-    "VC_trace_replay_mrv2": ("enable_trace_replay",),
-    "VC_per_request_spec_metrics": ("per_request_spec_decode_metrics",),
-    "vc_batch_sharded_sampling": ("enable_batch_sharded_sampling",),
-    "VC_aux_mrv2": ("enable_return_routed_experts",),
-    "VC_aux_generate": ("enable_return_routed_experts",),
-    "VC_aux_moe": ("enable_return_routed_experts",),
-    "VC_aux_prefix_caching": ("enable_return_routed_experts",),
-    "VC_replayssm_arch": ("use_replayssm",),
-    "MC_config_format_unknown": ("config_format",),
-    "mc_config_read": ("config_format", "hf_config_path"),
-    "pc_ubatch_bounds": ("ubatch_size", "dbo_decode_token_threshold", "dbo_prefill_token_threshold"),
-    "PA_dbo_thresholds": ("enable_dbo", "ubatch_size"),
-    "OFF_prefetch_group": ("offload_backend", "offload_group_size", "offload_num_in_group", "offload_prefetch_step"),
-    "OFF_prefetch_step": ("offload_backend", "offload_group_size", "offload_num_in_group", "offload_prefetch_step"),
-    "VC_executor_backend": ("distributed_executor_backend",),
-    "vc_executor_backend_late": ("distributed_executor_backend",),
-    "VC_ubatch_all2all": ("enable_dbo", "ubatch_size"),
-    "VC_kv_offloading_size": ("kv_offloading_backend",),
-}
-_OPTION_FIELDS = frozenset(field for fields in _OPTION_ONLY.values() for field in fields)
+_OPTION_FIELDS = frozenset(field for row in RULES for field in row.options)
 
 
 def _runs(row, entry: str) -> bool:
     if entry.endswith(_WITH_OPTIONS):
         entry = entry[:-len(_WITH_OPTIONS)]
-    elif row.id in _OPTION_ONLY:
+    elif row.options:
         return False
     if entry.endswith(_WITH_SPEC):
         entry = entry[:-len(_WITH_SPEC)]
-    elif row.id.startswith(_SPECULATIVE_ONLY):
+    elif row.needs_draft:
         return False
     if entry == "serve":
         return True

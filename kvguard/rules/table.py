@@ -1160,19 +1160,19 @@ _S_SERVE_ARGS = ("vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_arg
 
 RULES = (
     # ===================== the front end, before any config (kvguard.rules.parsers, kvguard.rules.serve_args) ==========
-    Check("FE_chat_template_path", "0.10.2", "0.12.0", stage="frontend", scope="feature",
+    Check("FE_chat_template_path", "0.10.2", "0.12.0", options=("chat_template",), stage="frontend", scope="feature",
           when=_serve_args.chat_template_missing, template=_serve_args.CHAT_TEMPLATE_MESSAGE,
           source=f"{_S_CHAT_UTILS}::validate_chat_template, first in validate_parsed_serve_args",
           description="a path-like --chat-template (none of '{', '}', newline) that does not exist: a host fact, "
                       "so the check is skipped unless the path exists everywhere"),
-    Check("FE_chat_template_path", "0.13.0", "0.29.0", stage="frontend", scope="feature",
+    Check("FE_chat_template_path", "0.13.0", "0.29.0", options=("chat_template",), stage="frontend", scope="feature",
           when=_serve_args.chat_template_missing,
           template=_serve_args.CHAT_TEMPLATE_MESSAGE + " Tried: {chat_template} and {builtin}",
           source=f"{_S_CHAT_UTILS}::validate_chat_template, first in validate_parsed_serve_args",
           description="a path-like --chat-template that is neither a file on the host nor a built-in template "
                       "(skipped unless a built-in name or a path that exists everywhere: BUILTIN is the install's "
                       "vllm/transformers_utils/chat_templates/NAME)"),
-    Check("FE_chat_template_path", "0.30.0", stage="frontend", exc="VLLMValidationError", scope="feature",
+    Check("FE_chat_template_path", "0.30.0", options=("chat_template",), stage="frontend", exc="VLLMValidationError", scope="feature",
           when=_serve_args.chat_template_missing,
           template=_serve_args.CHAT_TEMPLATE_MESSAGE + " Tried: {chat_template} and {builtin} "
                                                         "(parameter=chat_template)",
@@ -1180,14 +1180,14 @@ RULES = (
                  "first in validate_parsed_serve_args",
           description="a path-like --chat-template that is neither a file on the host nor a built-in template "
                       "(skipped unless a built-in name or a path that exists everywhere)"),
-    Check("FE_grpc_port", "0.32.0", stage="frontend", scope="feature",
+    Check("FE_grpc_port", "0.32.0", options=("grpc_port",), stage="frontend", scope="feature",
           when=_serve_args.grpc_port_check, bind=_serve_args.grpc_port_bind, template="{text}",
           source="vllm/entrypoints/launchers/cli_args.py::validate_grpc_port_arg (0.33.0: entrypoints/common/), "
                  "after the chat template",
           description="--grpc-port with --grpc, without VLLM_USE_RUST_FRONTEND=1 (a value int() refuses: its "
                       "ValueError), without an API server, with --data-parallel-multi-port-external-lb, outside "
                       "0-65535, or equal to --port without --uds"),
-    Check("FE_reasoning_effort_map", "0.33.0", stage="frontend", scope="feature",
+    Check("FE_reasoning_effort_map", "0.33.0", options=("reasoning_effort_map",), stage="frontend", scope="feature",
           when=_late.effort_map_check, bind=_late.effort_map_bind, template="{text}",
           source="vllm/entrypoints/common/cli_args.py::validate_reasoning_effort_map, after the gRPC port",
           description="--reasoning-effort-map that is no JSON object of strings, or names an effort ReasoningEffort "
@@ -1197,20 +1197,20 @@ RULES = (
           source="vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_args (0.29.0+: entrypoints/launchers/, "
                  "0.33.0+: entrypoints/common/), right after argparse",
           description="--enable-auto-tool-choice without --tool-call-parser"),
-    Check("FE_log_outputs_needs_requests", "0.11.0", stage="frontend", exc="TypeError", scope="feature",
+    Check("FE_log_outputs_needs_requests", "0.11.0", options=("enable_log_outputs",), stage="frontend", exc="TypeError", scope="feature",
           when=_serve_args.log_outputs_without_requests, template=_serve_args.LOG_OUTPUTS_MESSAGE,
           source=f"{_S_SERVE_ARGS}, after the tool-call parser",
           description="--enable-log-outputs without --enable-log-requests"),
-    Check("FE_sse_keep_alive", "0.29.0", stage="frontend", scope="feature",
+    Check("FE_sse_keep_alive", "0.29.0", options=("sse_keep_alive_interval",), stage="frontend", scope="feature",
           when=_serve_args.sse_keep_alive_negative, template=_serve_args.SSE_MESSAGE,
           source=f"{_S_SERVE_ARGS}, after the output logging",
           description="a negative --sse-keep-alive-interval"),
     # the option exists from 0.25.0 (the row from 0.24.0, the first release of its launch-check group)
-    Check("FE_per_request_metrics", "0.24.0", stage="frontend", scope="feature",
+    Check("FE_per_request_metrics", "0.24.0", options=("enable_per_request_metrics",), stage="frontend", scope="feature",
           when=_serve_args.per_request_metrics_without_stats, template=_serve_args.PER_REQUEST_MESSAGE,
           source=f"{_S_SERVE_ARGS}, after the keep-alive interval (0.29.0+)",
           description="--enable-per-request-metrics (0.25.0+) with --disable-log-stats"),
-    Check("FE_multi_port_external_lb", "0.22.0", stage="frontend", scope="feature",
+    Check("FE_multi_port_external_lb", "0.22.0", options=("data_parallel_multi_port_external_lb",), stage="frontend", scope="feature",
           when=_serve_args.multi_port_check, bind=_serve_args.multi_port_bind, template="{text}",
           source="vllm/entrypoints/openai/dp_supervisor.py::validate_multi_port_external_lb_args (0.29.0+: "
                  "entrypoints/launchers/), last in validate_parsed_serve_args",
@@ -1219,24 +1219,24 @@ RULES = (
                       "--data-parallel-rank, the other load balancers, -dp below 2, -dpl below 2 / above -dp / not "
                       "dividing it, ranks past -dp, or a supervisor port among the child ports"),
     # vllm serve --grpc (0.20.0+) starts no API server: the gRPC server's optional package is the host's
-    Step("fe_grpc_server", "0.20.0", stage="frontend", apply=_parsers.grpc_server,
+    Step("fe_grpc_server", "0.20.0", options=("grpc",), stage="frontend", apply=_parsers.grpc_server,
          description="--grpc: the gRPC server of the optional smg-grpc-servicer package (vllm[grpc]) instead of the "
                      "API server; whether the host has it is not modelled (undecidable)"),
     # vllm serve's own checks before it starts a server or the headless engine (kvguard.rules.serve_args)
-    Check("FE_headless_api_servers", "0.10.2", "0.14.1", stage="frontend", scope="feature",
+    Check("FE_headless_api_servers", "0.10.2", "0.14.1", options=("headless",), stage="frontend", scope="feature",
           when=_serve_args.headless_run_api_servers, template=_serve_args.HEADLESS_RUN_MESSAGE,
           source="vllm/entrypoints/cli/serve.py::run_headless, first statement",
           description="--headless with --api-server-count above 1"),
-    Check("FE_headless_api_servers", "0.15.0", stage="frontend", scope="feature",
+    Check("FE_headless_api_servers", "0.15.0", options=("headless",), stage="frontend", scope="feature",
           when=_serve_args.headless_with_api_servers, bind=lambda state: {"count": state.layout.api_server_count},
           template=_serve_args.HEADLESS_COUNT_MESSAGE,
           source="vllm/entrypoints/cli/serve.py::ServeSubcommand.cmd, after --grpc's server",
           description="--headless with a positive --api-server-count"),
-    Check("FE_lb_modes", "0.15.0", "0.21.0", stage="frontend", scope="feature",
+    Check("FE_lb_modes", "0.15.0", "0.21.0", options=("data_parallel_external_lb", "data_parallel_rank", "data_parallel_hybrid_lb", "data_parallel_start_rank", "data_parallel_multi_port_external_lb"), stage="frontend", scope="feature",
           when=_serve_args.lb_modes_both, template=_serve_args.LB_BOTH_MESSAGE,
           source="vllm/entrypoints/cli/serve.py::ServeSubcommand.cmd, after the headless check",
           description="the external (-dpe or -dpn) and the hybrid (-dph or -dpr) load-balancing modes together"),
-    Check("FE_lb_modes", "0.22.0", stage="frontend", scope="feature",
+    Check("FE_lb_modes", "0.22.0", options=("data_parallel_external_lb", "data_parallel_rank", "data_parallel_hybrid_lb", "data_parallel_start_rank", "data_parallel_multi_port_external_lb"), stage="frontend", scope="feature",
           when=_serve_args.lb_modes_many, template=_serve_args.LB_MODES_MESSAGE,
           source="vllm/entrypoints/cli/serve.py::ServeSubcommand.cmd, after the headless check",
           description="more than one of the multi-port (-dpm), external (-dpe or -dpn) and hybrid (-dph, or -dpr "
@@ -1248,7 +1248,7 @@ RULES = (
           description="--enable-auto-tool-choice with a --tool-call-parser the release does not register "
                       "(kvguard/data/parser_names.json; not in headless mode; a --tool-parser-plugin: undecidable): "
                       "str(KeyError('invalid tool call parser: NAME (chose from { A,B,… })'))"),
-    Check("FE_reasoning_parser", "0.11.0", stage="frontend", exc="KeyError", scope="feature",
+    Check("FE_reasoning_parser", "0.11.0", options=("structured_reasoning_parser",), stage="frontend", exc="KeyError", scope="feature",
           when=_parsers.unknown_structured_reasoning_parser, bind=_parsers.structured_reasoning_bind,
           template="{quoted}",
           source="vllm/entrypoints/openai/api_server.py::validate_api_server_args (0.29.0+: entrypoints/launchers/"
@@ -1269,11 +1269,11 @@ RULES = (
               source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
               description="--max-model-len must be -1 (auto-fit) or more"),
     # get_config: the config parser --config-format names, then the file it reads (kvguard.rules.engine_options)
-    Check("MC_config_format_unknown", stage="model_config", scope="feature", when=_eopts.config_format_unknown,
+    Check("MC_config_format_unknown", options=("config_format",), stage="model_config", scope="feature", when=_eopts.config_format_unknown,
           bind=lambda state: {"config_format": state.layout.config_format}, template=_eopts.CONFIG_FORMAT_MESSAGE,
           source="vllm/transformers_utils/config.py::get_config_parser, from get_config (ModelConfig.__post_init__)",
           description="--config-format names no registered config parser (hf, mistral; auto detects)"),
-    Step("mc_config_read", stage="model_config", apply=_eopts.config_read,
+    Step("mc_config_read", options=("config_format", "hf_config_path"), stage="model_config", apply=_eopts.config_read,
          description="--config-format mistral (params.json) or --hf-config-path (another repository or directory): "
                      "files kvguard does not read (undecidable)"),
     Check("MC_quant_modelopt_algo", "0.14.0", stage="model_config", scope="feature",
@@ -1418,21 +1418,21 @@ RULES = (
     _oracle_check("EA_v1_oracle_partial_prefill", "partial_prefill",
                   description="--max-num-partial-prefills / --max-long-partial-prefills other than 1 (V1 engine "
                               "forced; unset, vLLM falls back to V0)"),
-    Check("EA_spec_draft_model", "0.10.2", "0.10.2", stage="engine_args", exc="NotImplementedError",
+    Check("EA_spec_draft_model", "0.10.2", "0.10.2", speculative=True, stage="engine_args", exc="NotImplementedError",
           when=lambda state: _spec_dict_method(state) == "draft_model" and _v1.draft_model_reached(state),
           scope="feature",
           template="Speculative decoding with draft model is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or deepseek_mtp.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
-    Check("EA_spec_draft_model", "0.11.0", "0.11.0", stage="engine_args", exc="NotImplementedError",
+    Check("EA_spec_draft_model", "0.11.0", "0.11.0", speculative=True, stage="engine_args", exc="NotImplementedError",
           when=lambda state: _spec_dict_method(state) == "draft_model" and _v1.draft_model_reached(state),
           scope="feature",
           template="Draft model speculative decoding is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
           source=f"{_S_ARGS}::EngineArgs._is_v1_supported_oracle",
           description="--speculative-config method draft_model (a separate draft checkpoint) is refused"),
-    Check("EA_spec_draft_model", "0.11.1", "0.14.1", stage="engine_args", exc="NotImplementedError",
+    Check("EA_spec_draft_model", "0.11.1", "0.14.1", speculative=True, stage="engine_args", exc="NotImplementedError",
           when=lambda state: _spec_dict_method(state) == "draft_model", scope="feature",
           template="Draft model speculative decoding is not supported yet. Please consider using other "
                    "speculative decoding methods such as ngram, medusa, eagle, or mtp.",
@@ -1640,7 +1640,7 @@ RULES = (
           template="Async scheduling is not supported with pipeline-parallel-size > 1.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--async-scheduling is incompatible with PP"),
-    Check("EA_async_spec", "0.10.2", "0.11.0", stage="engine_args", scope="feature",
+    Check("EA_async_spec", "0.10.2", "0.11.0", speculative=True, stage="engine_args", scope="feature",
           when=lambda state: state.async_scheduling and state.spec is not None and state.spec.config is not None,
           template="Currently, speculative decoding is not supported with async scheduling.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
@@ -1681,21 +1681,21 @@ RULES = (
               description="sizes >= 1, local DP size / ranks >= 0 (all failing fields in one error)"),
 
     # ParallelConfig's field validators of the NUMA options (kvguard.rules.parallel_flags)
-    Step("pc_ubatch_bounds", "0.23.0", apply=_eopts.ubatch_size_bound,
+    Step("pc_ubatch_bounds", "0.23.0", options=("ubatch_size", "dbo_decode_token_threshold", "dbo_prefill_token_threshold"), apply=_eopts.ubatch_size_bound,
          description="--ubatch-size and the DBO thresholds below 0: pydantic's bound, whose message names the host's "
                      "pydantic version (undecidable)"),
-    Step("pc_numa_entries", "0.20.0", apply=_pflags.numa_entries,
+    Step("pc_numa_entries", "0.20.0", options=("numa_bind_nodes", "numa_bind_cpus"), apply=_pflags.numa_entries,
          description="an empty or 'None' entry of --numa-bind-nodes / --numa-bind-cpus: pydantic's type error "
                      "names the host's pydantic version, so kvguard declines"),
-    Check("FIELD_numa_nodes", "0.20.0", scope="feature", when=_pflags.nodes_negative,
+    Check("FIELD_numa_nodes", "0.20.0", options=("numa_bind_nodes",), scope="feature", when=_pflags.nodes_negative,
           template=_pflags.NODES_NEGATIVE_MESSAGE,
           source=f"{_S_PARALLEL}::ParallelConfig._validate_numa_bind_nodes",
           description="a negative --numa-bind-nodes entry"),
-    Check("FIELD_numa_cpus_syntax", "0.20.0", scope="feature", when=_pflags.cpus_syntax,
+    Check("FIELD_numa_cpus_syntax", "0.20.0", options=("numa_bind_cpus",), scope="feature", when=_pflags.cpus_syntax,
           template=_pflags.CPUS_SYNTAX_MESSAGE,
           source=f"{_S_PARALLEL}::ParallelConfig._validate_numa_bind_cpus",
           description="a --numa-bind-cpus entry that is no numactl CPU list (the first failing entry decides)"),
-    Check("FIELD_numa_cpus_order", "0.20.0", scope="feature", when=_pflags.cpus_descending,
+    Check("FIELD_numa_cpus_order", "0.20.0", options=("numa_bind_cpus",), scope="feature", when=_pflags.cpus_descending,
           bind=_pflags.descending_bind, template=_pflags.CPUS_DESCENDING_MESSAGE,
           source=f"{_S_PARALLEL}::ParallelConfig._validate_numa_bind_cpus",
           description="a descending range in a --numa-bind-cpus entry"),
@@ -1838,7 +1838,7 @@ RULES = (
           template="data_parallel_external_lb can only be set when data_parallel_size > 1",
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="external LB needs DP > 1"),
-    Check("PV_numa_requires_bind", "0.20.0", scope="feature", when=_pflags.numa_without_bind,
+    Check("PV_numa_requires_bind", "0.20.0", options=("numa_bind_nodes", "numa_bind_cpus"), scope="feature", when=_pflags.numa_without_bind,
           template=_pflags.REQUIRES_BIND_MESSAGE,
           source=f"{_S_PARALLEL}::ParallelConfig._validate_parallel_config",
           description="--numa-bind-nodes / --numa-bind-cpus without --numa-bind"),
@@ -1918,11 +1918,11 @@ RULES = (
           template="Failed to import Ray: {ray_import_err}.Please install Ray with `pip install ray`.",
           source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
           description="the ray executor needs Ray installed (note the missing space)"),
-    Check("PA_nsight_without_ray", scope="feature", when=_pflags.nsight_without_ray,
+    Check("PA_nsight_without_ray", options=("ray_workers_use_nsight",), scope="feature", when=_pflags.nsight_without_ray,
           template=_pflags.NSIGHT_MESSAGE,
           source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
           description="--ray-workers-use-nsight when the workers do not run on the ray executor"),
-    Check("PA_dbo_thresholds", "0.30.0", scope="feature", when=_eopts.dbo_thresholds_low,
+    Check("PA_dbo_thresholds", "0.30.0", options=("enable_dbo", "ubatch_size"), scope="feature", when=_eopts.dbo_thresholds_low,
           bind=_eopts.dbo_threshold_bind, template=_eopts.DBO_THRESHOLD_MESSAGE,
           source=f"{_S_PARALLEL}::ParallelConfig._verify_args",
           description="microbatching (--enable-dbo: 2 microbatches, else --ubatch-size above 1) with a DBO token "
@@ -1931,10 +1931,10 @@ RULES = (
     # ===================== speculative decoding =============================
     # EngineArgs.create_speculative_config, then SpeculativeConfig(**dict) (pydantic field validation,
     # __post_init__, _verify_args); kvguard.speculative.flow builds state.sc (None without a config)
-    Step("sc_start", stage="engine_args", apply=_sc.start,
+    Step("sc_start", speculative=True, stage="engine_args", apply=_sc.start,
          description="the dict SpeculativeConfig receives: --speculative-config with the --spec-* flags merged "
                      "in (0.22.0+), dashes in its keys as underscores (0.26.0+)"),
-    Check("EA_spec_flags", "0.22.0", stage="engine_args", scope="feature",
+    Check("EA_spec_flags", "0.22.0", speculative=True, stage="engine_args", scope="feature",
           when=lambda state: state.sc is not None and state.sc.conflict is not None,
           bind=lambda state: {"flag": state.sc.conflict[0], "key": state.sc.conflict[1]},
           template="{flag} and --speculative-config['{key}'] are mutually exclusive",
@@ -2158,7 +2158,7 @@ RULES = (
                    "different tokenizers can cause out-of-bounds errors during speculative decoding.",
           source=f"{_S_SPEC}::SpeculativeConfig.verify_equal_vocab_size_if_draft_model",
           description="a draft_model draft must share the target's vocabulary size"),
-    Step("ea_lookahead_slots", "0.10.2", "0.11.0", stage="engine_args", apply=_sc.lookahead_slots,
+    Step("ea_lookahead_slots", "0.10.2", "0.11.0", speculative=True, stage="engine_args", apply=_sc.lookahead_slots,
          description="SchedulerConfig(num_lookahead_slots=num_speculative_tokens): a token count that is no "
                      "integer (not validated by SpeculativeConfig here) is refused by SchedulerConfig's int "
                      "field (ValidationError for SchedulerConfig)"),
@@ -2206,12 +2206,12 @@ RULES = (
           description="--long-prefill-token-threshold above the maximum length"),
 
     # ===================== EngineArgs.create_engine_config, after SchedulerConfig =====
-    Check("EA_default_mm_loras", stage="engine_args", scope="feature",
+    Check("EA_default_mm_loras", options=("default_mm_loras",), stage="engine_args", scope="feature",
           when=_late.default_mm_loras_text_only, template=_late.DEFAULT_MM_LORAS_MESSAGE,
           source=f"{_S_ARGS}::EngineArgs.create_engine_config, right after SchedulerConfig",
           description="--default-mm-loras (any value JSON reads as true) for a model without multimodal input, "
                       "with or without --enable-lora"),
-    Step("ea_lora_config_values", stage="engine_args", apply=_late.lora_value_problem,
+    Step("ea_lora_config_values", options=("default_mm_loras_problem",), stage="engine_args", apply=_late.lora_value_problem,
          description="with --enable-lora, a --default-mm-loras that is no mapping of strings: LoRAConfig refuses it "
                      "with pydantic's message (undecidable)"),
     # --attention-backend into AttentionBackendEnum (kvguard.rules.backend_names)
@@ -2227,44 +2227,44 @@ RULES = (
           description="--attention-backend names no backend of the release (kvguard/data/backend_names.json)"),
 
     # --mamba-backend into MambaBackendEnum (kvguard.rules.mamba_rounding)
-    Check("EA_mamba_backend_unknown", "0.20.0", stage="engine_args", scope="feature",
+    Check("EA_mamba_backend_unknown", "0.20.0", options=("mamba_backend",), stage="engine_args", scope="feature",
           when=_mamba_rounding.unknown_backend, bind=_mamba_rounding.backend_bind,
           template=_mamba_rounding.BACKEND_MESSAGE,
           source="vllm/config/mamba.py::_MambaBackendEnumMeta.__getitem__, from EngineArgs.create_engine_config",
           description="--mamba-backend names no member of MambaBackendEnum"),
-    Check("EA_mamba_ssu_algorithm", "0.27.0", stage="engine_args", scope="feature",
+    Check("EA_mamba_ssu_algorithm", "0.27.0", options=("mamba_ssu_algorithm",), stage="engine_args", scope="feature",
           when=_mamba_rounding.ssu_algorithm_without_flashinfer, template=_mamba_rounding.SSU_ALGORITHM_MESSAGE,
           source="vllm/config/mamba.py::MambaConfig.validate_ssu_algorithm, from EngineArgs.create_engine_config",
           description="--mamba-ssu-algorithm with a Mamba backend other than FlashInfer (a raw ValueError: the "
                       "engine arguments call the check on their copy of MambaConfig)"),
 
     # ObservabilityConfig (kvguard.rules.observability): its field validators in field order, then its model validator
-    Check("OBS_hidden_metrics_version", "0.11.1", stage="observability", exc="InvalidVersion", scope="feature",
+    Check("OBS_hidden_metrics_version", "0.11.1", options=("show_hidden_metrics_for_version",), stage="observability", exc="InvalidVersion", scope="feature",
           when=_obs.hidden_metrics_version_invalid, template=_obs.VERSION_MESSAGE,
           source="vllm/config/observability.py::ObservabilityConfig._validate_show_hidden_metrics_for_version",
           description="--show-hidden-metrics-for-version is no version (packaging's InvalidVersion, wrapped by "
                       "ObservabilityConfig)"),
-    Step("obs_otlp_endpoint_late", "0.11.1", stage="observability", apply=_obs.otlp_endpoint,
+    Step("obs_otlp_endpoint_late", "0.11.1", options=("otlp_traces_endpoint",), stage="observability", apply=_obs.otlp_endpoint,
          description="--otlp-traces-endpoint needs OpenTelemetry: a dependency from 0.17.0 (passes); before, an "
                      "optional extra whose absence is refused quoting the host's traceback (undecidable)"),
-    Step("obs_trace_modules", stage="observability", apply=_obs.trace_modules,
+    Step("obs_trace_modules", options=("collect_detailed_traces",), stage="observability", apply=_obs.trace_modules,
          description="--collect-detailed-traces values other than model / worker / all: pydantic's message names "
                      "the host's pydantic version, so kvguard declines"),
-    Step("obs_otlp_endpoint_early", "0.10.2", "0.11.0", stage="observability", apply=_obs.otlp_endpoint,
+    Step("obs_otlp_endpoint_early", "0.10.2", "0.11.0", options=("otlp_traces_endpoint",), stage="observability", apply=_obs.otlp_endpoint,
          description="ObservabilityConfig.__post_init__: --otlp-traces-endpoint needs OpenTelemetry, an optional "
                      "extra of these releases (undecidable)"),
-    Check("OBS_traces_without_endpoint", "0.11.1", stage="observability", scope="feature",
+    Check("OBS_traces_without_endpoint", "0.11.1", options=("collect_detailed_traces",), stage="observability", scope="feature",
           when=_obs.traces_without_endpoint, template=_obs.TRACES_MESSAGE,
           source="vllm/config/observability.py::ObservabilityConfig._validate_tracing_config",
           description="--collect-detailed-traces without --otlp-traces-endpoint"),
 
     # OffloadConfig's model validator (kvguard.rules.engine_options), built after ObservabilityConfig
-    Check("OFF_prefetch_group", "0.17.0", stage="offload", scope="feature", when=_eopts.offload_group_invalid,
+    Check("OFF_prefetch_group", "0.17.0", options=("offload_backend", "offload_group_size", "offload_num_in_group", "offload_prefetch_step"), stage="offload", scope="feature", when=_eopts.offload_group_invalid,
           bind=_eopts.offload_group_bind, template=_eopts.OFFLOAD_GROUP_MESSAGE,
           source="vllm/config/offload.py::OffloadConfig.validate_offload_config",
           description="prefetch offloading (--offload-backend prefetch or --offload-group-size above 0) with more "
                       "layers offloaded per group (--offload-num-in-group, default 1) than the group holds"),
-    Check("OFF_prefetch_step", "0.17.0", stage="offload", scope="feature", when=_eopts.offload_step_invalid,
+    Check("OFF_prefetch_step", "0.17.0", options=("offload_backend", "offload_group_size", "offload_num_in_group", "offload_prefetch_step"), stage="offload", scope="feature", when=_eopts.offload_step_invalid,
           bind=_eopts.offload_step_bind, template=_eopts.OFFLOAD_STEP_MESSAGE,
           source="vllm/config/offload.py::OffloadConfig.validate_offload_config",
           description="prefetch offloading with --offload-prefetch-step 0"),
@@ -2276,7 +2276,7 @@ RULES = (
                      "schedule (not modelled: undecidable)"),
 
     # ===================== VllmConfig.__post_init__ ==========================
-    Step("vc_structured_reasoning_parser", "0.11.0", stage="verify", apply=_parsers.structured_reasoning_in_engine,
+    Step("vc_structured_reasoning_parser", "0.11.0", options=("structured_reasoning_parser",), stage="verify", apply=_parsers.structured_reasoning_in_engine,
          description="without an API server, a reasoning parser the release does not register named by "
                      "--structured-outputs-config (and no --reasoning-parser replacing it): the engine's lookup is "
                      "not modelled (undecidable)"),
@@ -2432,17 +2432,17 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
     # _verify_sampling_replay_config / _verify_trace_replay_config (kvguard.rules.late_options)
-    Check("VC_sampling_mask_mrv2", "0.28.0", stage="verify", scope="env",
+    Check("VC_sampling_mask_mrv2", "0.28.0", options=("return_sampling_mask",), stage="verify", scope="env",
           when=lambda state: _late.sampling_mask_without_mrv2(state, _runner), template=_late.SAMPLING_MASK_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig._verify_sampling_replay_config",
           description="--return-sampling-mask without the V2 model runner (VLLM_USE_V2_MODEL_RUNNER=0, or the "
                       "default's fallback; on V2 its other checks are undecidable)"),
-    Check("VC_trace_replay_mrv2", "0.29.0", stage="verify", scope="env",
+    Check("VC_trace_replay_mrv2", "0.29.0", options=("enable_trace_replay",), stage="verify", scope="env",
           when=lambda state: _late.trace_replay_without_mrv2(state, _runner), template=_late.TRACE_REPLAY_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig._verify_trace_replay_config",
           description="--enable-trace-replay without the V2 model runner"),
     # (0.20.0+: after the LoRA config's checks, not modelled) kvguard.rules.mamba_rounding
-    Check("VC_mamba_stochastic_rounding", "0.20.0", stage="verify", scope="feature",
+    Check("VC_mamba_stochastic_rounding", "0.20.0", options=("enable_mamba_cache_stochastic_rounding",), stage="verify", scope="feature",
           when=_mamba_rounding.rounding_without_float16, template=_mamba_rounding.ROUNDING_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="--enable-mamba-cache-stochastic-rounding without a float16 SSM cache (an auto dtype a "
@@ -2535,13 +2535,13 @@ RULES = (
                       "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32; MXFP4 "
                       "(mxfp4 / gpt_oss_mxfp4) and ModelOpt MXFP8 (modelopt_mxfp8): bfloat16 only); "
                       "the minimum GPU capability passes on compute capability 80+"),
-    Check("VC_executor_backend", "0.19.0", stage="verify", scope="feature", when=_eopts.executor_unresolvable,
+    Check("VC_executor_backend", "0.19.0", options=("distributed_executor_backend",), stage="verify", scope="feature", when=_eopts.executor_unresolvable,
           template=_eopts.EXECUTOR_MESSAGE,
           source="vllm/v1/executor/abstract.py::Executor.get_class (VllmConfig.__post_init__), "
                  "vllm/utils/import_utils.py::resolve_obj_by_qualname",
           description="--distributed-executor-backend other than ray / mp / uni / external_launcher and without a "
                       "dot: no qualified class name to split (a dotted name is imported on the host: undecidable)"),
-    Step("vc_executor_backend_late", "0.10.2", "0.18.1", stage="verify", apply=_eopts.executor_resolved_late,
+    Step("vc_executor_backend_late", "0.10.2", "0.18.1", options=("distributed_executor_backend",), stage="verify", apply=_eopts.executor_resolved_late,
          description="--distributed-executor-backend other than ray / mp / uni / external_launcher: resolved by the "
                      "engine after the configuration (not modelled: undecidable)"),
     Check("VC_async_pp", "0.11.1", "0.14.1", stage="verify", scope="feature",
@@ -2549,48 +2549,48 @@ RULES = (
           template="Async scheduling is not yet compatible with pipeline_parallel_size > 1.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="--async-scheduling is incompatible with PP"),
-    Check("VC_async_spec", "0.11.1", "0.13.0", stage="verify", scope="feature",
+    Check("VC_async_spec", "0.11.1", "0.13.0", speculative=True, stage="verify", scope="feature",
           when=lambda state: _sc.async_method_refused(state, ()),
           template="Currently, async scheduling is only supported with EAGLE/MTP kind of speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
-    Check("VC_async_spec", "0.14.0", "0.15.1", stage="verify", scope="feature",
+    Check("VC_async_spec", "0.14.0", "0.15.1", speculative=True, stage="verify", scope="feature",
           when=lambda state: _sc.async_method_refused(state, ()),
           template="Currently, async scheduling is only supported with EAGLE/MTP kind of speculative decoding.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
-    Check("VC_async_spec", "0.16.0", "0.17.1", stage="verify", scope="feature",
+    Check("VC_async_spec", "0.16.0", "0.17.1", speculative=True, stage="verify", scope="feature",
           when=lambda state: _sc.async_method_refused(state, ("draft_model",)),
           template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model kind of "
                    "speculative decoding.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
-    Check("VC_async_spec", "0.18.0", "0.24.0", stage="verify", scope="feature",
+    Check("VC_async_spec", "0.18.0", "0.24.0", speculative=True, stage="verify", scope="feature",
           when=lambda state: _sc.async_method_refused(state, ("ngram_gpu", "draft_model")),
           template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU kind of "
                    "speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
-    Check("VC_async_spec", "0.25.0", "0.30.0", stage="verify", scope="feature",
+    Check("VC_async_spec", "0.25.0", "0.30.0", speculative=True, stage="verify", scope="feature",
           when=lambda state: _sc.async_method_refused(state, ("ngram_gpu", "draft_model", "dspark")),
           template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark "
                    "kind of speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
-    Check("VC_async_spec", "0.31.0", "0.32.0", stage="verify", scope="feature",
+    Check("VC_async_spec", "0.31.0", "0.32.0", speculative=True, stage="verify", scope="feature",
           when=lambda state: _sc.async_method_refused(state, ("ngram_gpu", "draft_model", "dspark", "dflash")),
           template="Currently, async scheduling is only supported with EAGLE/MTP/Draft Model/NGram GPU/DSpark/DFlash "
                    "kind of speculative decoding",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with a speculative method that is not EAGLE-like"),
-    Check("VC_async_spec_padded", "0.11.1", "0.13.0", stage="verify", scope="feature",
+    Check("VC_async_spec_padded", "0.11.1", "0.13.0", speculative=True, stage="verify", scope="feature",
           when=_sc.async_padded_refused,
           template="async scheduling for EAGLE/MTP kind of speculative decoding is enabled, but "
                    "disable_padded_drafter_batch=True disable_padded_drafter_batch=True is not supported for "
                    "this situation now. please set disable_padded_drafter_batch=Fasle",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling with disable_padded_drafter_batch"),
-    Check("VC_async_spec_padded", "0.14.0", "0.32.0", stage="verify", scope="feature",
+    Check("VC_async_spec_padded", "0.14.0", "0.32.0", speculative=True, stage="verify", scope="feature",
           when=_sc.async_padded_refused,
           template="Async scheduling is not compatible with disable_padded_drafter_batch=True.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
@@ -2602,17 +2602,17 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="explicit --async-scheduling on the V1 model runner with a non-EAGLE-like speculative "
                       "method, disable_padded_drafter_batch or PP"),
-    Check("VC_per_request_spec_metrics", "0.29.0", stage="verify", scope="feature",
+    Check("VC_per_request_spec_metrics", "0.29.0", options=("per_request_spec_decode_metrics",), stage="verify", scope="feature",
           when=_late.per_request_spec_without_spec, template=_late.PER_REQUEST_SPEC_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.__post_init__, after the async-scheduling checks",
           description="--per-request-spec-decode-metrics summary / detailed without speculative decoding"),
-    Check("VC_mtp_interleave", "0.11.1", "0.11.2", stage="verify", exc="AssertionError", scope="feature",
+    Check("VC_mtp_interleave", "0.11.1", "0.11.2", speculative=True, stage="verify", exc="AssertionError", scope="feature",
           when=lambda state: state.sc is not None and state.layout.dcp_kv_cache_interleave_size != 1
           and (state.dcp <= 1 or state.need("kv_block_size")),
           template="MTP with dcp_kv_cache_interleave_size > 1 is not supported now.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="speculative decoding with --dcp-kv-cache-interleave-size > 1 (any method)"),
-    Check("VC_mtp_interleave", "0.12.0", "0.12.0", stage="verify", exc="AssertionError", scope="feature",
+    Check("VC_mtp_interleave", "0.12.0", "0.12.0", speculative=True, stage="verify", exc="AssertionError", scope="feature",
           when=lambda state: state.sc is not None and (state.layout.cp_kv_cache_interleave_size or 1) != 1
           and (state.dcp <= 1 or state.need("kv_block_size")),
           template="MTP with cp_kv_cache_interleave_size > 1 is not supported now.",
@@ -2720,7 +2720,7 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._validate_v1_model_runner",
           description="the V1 model runner (VLLM_USE_V2_MODEL_RUNNER=0, or no Triton) does not support PCP "
                       "(and, from 0.31.0, explicit async scheduling with PP)"),
-    Step("vc_batch_sharded_sampling", "0.29.0", stage="verify", apply=lambda state: _late.batch_sharded_on_v2(state, _runner),
+    Step("vc_batch_sharded_sampling", "0.29.0", options=("enable_batch_sharded_sampling",), stage="verify", apply=lambda state: _late.batch_sharded_on_v2(state, _runner),
          description="--enable-batch-sharded-sampling on the V2 model runner: its blockers read --max-logprobs and "
                      "the host's --max-num-seqs default (undecidable)"),
     Check("VC_moonep", "0.31.0", stage="verify", scope="feature",
@@ -2729,22 +2729,22 @@ RULES = (
           description="--all2all-backend moonep's requirements (unquantized BF16 model, no EPLB, linear expert "
                       "placement): kvguard cannot decide them"),
     # microbatching's all2all backends (kvguard.rules.engine_options), after the platform's config hook
-    Check("VC_ubatch_all2all", "0.11.0", "0.11.0", stage="verify", exc="AssertionError", scope="feature",
+    Check("VC_ubatch_all2all", "0.11.0", "0.11.0", options=("enable_dbo", "ubatch_size"), stage="verify", exc="AssertionError", scope="feature",
           when=_eopts.ubatch_all2all_unsupported, bind=_eopts.ubatch_all2all_bind,
           template="Microbatching currently only supports the deepep_low_latency and deepep_high_throughput all2all "
                    "backend. {a2a} is not supported. To fix set the VLLM_ALL2ALL_BACKEND environment variable to "
                    "deepep_low_latency or deepep_high_throughput and install the DeepEP kernels.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__ (vllm/config/__init__.py)",
           description="--enable-dbo without a DeepEP all2all backend (VLLM_ALL2ALL_BACKEND)"),
-    Check("VC_ubatch_all2all", "0.11.1", "0.23.0", stage="verify", exc="AssertionError", scope="feature",
+    Check("VC_ubatch_all2all", "0.11.1", "0.23.0", options=("enable_dbo", "ubatch_size"), stage="verify", exc="AssertionError", scope="feature",
           when=_eopts.ubatch_all2all_unsupported, bind=_eopts.ubatch_all2all_bind,
           template=_eopts.UBATCH_MESSAGE_0_11, source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="microbatching (--enable-dbo, --ubatch-size above 1) without a DeepEP --all2all-backend"),
-    Check("VC_ubatch_all2all", "0.24.0", "0.32.0", stage="verify", exc="AssertionError", scope="feature",
+    Check("VC_ubatch_all2all", "0.24.0", "0.32.0", options=("enable_dbo", "ubatch_size"), stage="verify", exc="AssertionError", scope="feature",
           when=_eopts.ubatch_all2all_unsupported, bind=_eopts.ubatch_all2all_bind,
           template=_eopts.UBATCH_MESSAGE_0_24, source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="microbatching without a DeepEP or nixl_ep --all2all-backend"),
-    Check("VC_ubatch_all2all", "0.33.0", stage="verify", exc="AssertionError", scope="feature",
+    Check("VC_ubatch_all2all", "0.33.0", options=("enable_dbo", "ubatch_size"), stage="verify", exc="AssertionError", scope="feature",
           when=_eopts.ubatch_all2all_unsupported, bind=_eopts.ubatch_all2all_bind,
           template=_eopts.UBATCH_MESSAGE_0_33, source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="microbatching without an all2all backend the platform supports for it (DeepEP, nixl_ep; on "
@@ -2760,23 +2760,23 @@ RULES = (
           description="a --reasoning-parser the release does not register (kvguard/data/parser_names.json; a "
                       "--reasoning-parser-plugin or --reasoning-config: undecidable): str(KeyError(\"Reasoning "
                       "parser 'NAME' not found. Available parsers: A, B, …\"))"),
-    Check("VC_kv_offloading_size", "0.11.1", "0.13.0", stage="verify", scope="feature",
+    Check("VC_kv_offloading_size", "0.11.1", "0.13.0", options=("kv_offloading_backend",), stage="verify", scope="feature",
           when=_eopts.kv_offloading_without_size, template=_eopts.KV_OFFLOADING_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig._post_init_kv_transfer_config (the end of __post_init__)",
           description="--kv-offloading-backend without --kv-offloading-size"),
-    Check("VC_aux_mrv2", "0.31.0", stage="verify", scope="env",
+    Check("VC_aux_mrv2", "0.31.0", options=("enable_return_routed_experts",), stage="verify", scope="env",
           when=lambda state: _late.aux_without_mrv2(state, _runner), template=_late.AUX_MRV2,
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="--enable-return-routed-experts without the V2 model runner (in-tree platforms)"),
-    Check("VC_aux_generate", "0.31.0", stage="verify", scope="feature",
+    Check("VC_aux_generate", "0.31.0", options=("enable_return_routed_experts",), stage="verify", scope="feature",
           when=_late.aux_not_generate, template=_late.AUX_GENERATE,
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="--enable-return-routed-experts with a pooling runner"),
-    Check("VC_aux_moe", "0.31.0", stage="verify", scope="feature",
+    Check("VC_aux_moe", "0.31.0", options=("enable_return_routed_experts",), stage="verify", scope="feature",
           when=_late.aux_not_moe, template=_late.AUX_MOE,
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="--enable-return-routed-experts on a model without experts"),
-    Check("VC_aux_prefix_caching", "0.31.0", stage="verify", scope="feature",
+    Check("VC_aux_prefix_caching", "0.31.0", options=("enable_return_routed_experts",), stage="verify", scope="feature",
           when=_late.aux_without_prefix_caching, template=_late.AUX_PREFIX,
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="--enable-return-routed-experts without prefix caching"),
@@ -2791,12 +2791,12 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
     # the model validators after __post_init__: validate_mamba_cached_kernel (kvguard.rules.late_options)
-    Check("VC_replayssm_arch", "0.27.0", "0.28.0", stage="verify", scope="feature",
+    Check("VC_replayssm_arch", "0.27.0", "0.28.0", options=("use_replayssm",), stage="verify", scope="feature",
           when=_late.replayssm_unsupported, bind=_late.replayssm_bind, template=_late.REPLAYSSM_NEMOTRON_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_cached_kernel",
           description="--use-replayssm on a model class without ReplaySSM support (one without inner state; "
                       "others undecidable)"),
-    Check("VC_replayssm_arch", "0.29.0", stage="verify", scope="feature",
+    Check("VC_replayssm_arch", "0.29.0", options=("use_replayssm",), stage="verify", scope="feature",
           when=_late.replayssm_unsupported, bind=_late.replayssm_bind, template=_late.REPLAYSSM_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_cached_kernel",
           description="--use-replayssm on a model class without ReplaySSM support (one without inner state; "
