@@ -1054,19 +1054,7 @@ def run_gemma4(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
         plain["text_config"]["num_hidden_layers"] = 6
         plain["text_config"]["layer_types"] = plain["text_config"]["layer_types"][:6]
         lists.append({"config": plain, "layouts": [{"tp": 1}], "record": True})
-    out = run_runner("quant_runner.py", python, python_env, cases + lists)
-    report = compare(version, cases, {"results": out["results"][:len(cases)]})
-    report["layer_lists"] = {"agree": 0, "disagree": 0}
-    for case, res in zip(lists, out["results"][len(cases):]):
-        rec = res.get("outcomes", [{}])[0]
-        mine = layer_list(case["config"], version)
-        theirs = oracle_list(rec.get("layers", [])) if rec.get("ok") else res.get("setup_error") or rec
-        key = "agree" if mine == theirs else "disagree"
-        report["layer_lists"][key] += 1
-        if key == "disagree":
-            report["mismatches"].append({"arch": case["config"].get("architectures"), "layer_list_kvguard": mine[:12],
-                                         "layer_list_oracle": theirs[:12] if isinstance(theirs, list) else theirs})
-    return report
+    return _with_layer_lists(version, python, python_env, cases, lists)
 
 
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
@@ -1444,24 +1432,8 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
         plain = copy.deepcopy(cfg)
         plain.pop("quantization_config", None)
         lists.append({"config": plain, "layouts": [{"tp": 1}], "record": True})
-    out = run_runner("quant_runner.py", python, python_env, cases + lists)
-    report = compare(version, cases, {"results": out["results"][:len(cases)]})
-    report["layer_lists"] = {"agree": 0, "disagree": 0, "config_refused_both": 0}
-    for case, res in zip(lists, out["results"][len(cases):]):
-        cfg = case["config"]
-        if "setup_error" in res and _kvguard_refuses_config(cfg, version):
-            report["layer_lists"]["config_refused_both"] += 1
-            continue
-        rec = res.get("outcomes", [{}])[0]
-        mine = layer_list(cfg, version)
-        theirs = oracle_list(rec.get("layers", [])) if rec.get("ok") else res.get("setup_error") or rec
-        if mine == theirs:
-            report["layer_lists"]["agree"] += 1
-        else:
-            report["layer_lists"]["disagree"] += 1
-            report["mismatches"].append({"arch": cfg.get("architectures"), "layer_list_kvguard": mine[:12],
-                                         "layer_list_oracle": theirs[:12] if isinstance(theirs, list) else theirs})
-    return report
+    return _with_layer_lists(version, python, python_env, cases, lists,
+                             refused_both=lambda config: _kvguard_refuses_config(config, version))
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -1579,20 +1551,7 @@ def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
             continue
         for extra in ({}, {"index_topk_freq": 2, "index_skip_topk_offset": 1}):
             lists.append({"config": dict(_dsa_base(base, 6, 1), **extra), "layouts": [{"tp": 1}], "record": True})
-    out = run_runner("quant_runner.py", python, python_env, cases + lists)
-    report = compare(version, cases, {"results": out["results"][:len(cases)]})
-    report["layer_lists"] = {"agree": 0, "disagree": 0}
-    for case, res in zip(lists, out["results"][len(cases):]):
-        rec = res.get("outcomes", [{}])[0]
-        mine = layer_list(case["config"], version)
-        theirs = oracle_list(rec.get("layers", [])) if rec.get("ok") else res.get("setup_error") or rec
-        key = "agree" if mine == theirs else "disagree"
-        report["layer_lists"][key] += 1
-        if key == "disagree":
-            diff = [(a, b) for a, b in zip(mine, theirs if isinstance(theirs, list) else [])  if a != b][:4]
-            report["mismatches"].append({"arch": case["config"].get("architectures"), "first_differences": diff,
-                                         "lengths": [len(mine), len(theirs) if isinstance(theirs, list) else theirs]})
-    return report
+    return _with_layer_lists(version, python, python_env, cases, lists)
 
 
 #: CI: the first release of the family, the indexer's fused projection (0.20.0), IndexCache's layer choice (0.24.0,
@@ -1609,6 +1568,37 @@ def test_dsa_construction_agrees(version):
           f"undecided {c['undecided']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}")
     assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
     assert c["agree"] > 0 and lists["agree"] > 0 and not lists["disagree"]
+
+
+def _with_layer_lists(version: str, python: str, python_env: dict, cases: list[dict], lists: list[dict], *,
+                      refused_both=None) -> dict:
+    """The oracle builds ``cases`` (their refusals compared by :func:`compare`) and ``lists`` (configs recorded at
+    tp 1, whose layer lists are compared with kvguard's).  ``refused_both(config)``: a listed config the oracle could
+    not set up and kvguard refuses too is counted apart (``config_refused_both``)."""
+    out = run_runner("quant_runner.py", python, python_env, cases + lists)
+    report = compare(version, cases, {"results": out["results"][:len(cases)]})
+    counts = report["layer_lists"] = {"agree": 0, "disagree": 0}
+    if refused_both is not None:
+        counts["config_refused_both"] = 0
+    for case, res in zip(lists, out["results"][len(cases):]):
+        config = case["config"]
+        if refused_both is not None and "setup_error" in res and refused_both(config):
+            counts["config_refused_both"] += 1
+            continue
+        rec = res.get("outcomes", [{}])[0]
+        mine = layer_list(config, version)
+        theirs = oracle_list(rec.get("layers", [])) if rec.get("ok") else res.get("setup_error") or rec
+        if mine == theirs:
+            counts["agree"] += 1
+            continue
+        counts["disagree"] += 1
+        listed = theirs if isinstance(theirs, list) else []
+        report["mismatches"].append({
+            "arch": config.get("architectures"),
+            "first_differences": [(a, b) for a, b in zip(mine, listed) if a != b][:4],
+            "lengths": [len(mine), len(listed) if isinstance(theirs, list) else theirs],
+            "layer_list_kvguard": mine[:12], "layer_list_oracle": listed[:12] if listed else theirs})
+    return report
 
 
 def layer_list(cfg: dict, version: str) -> list[tuple]:
