@@ -23,14 +23,14 @@ def test_detailed_traces_need_an_endpoint_from_0_11_1(serve_json, version, modul
 @pytest.mark.parametrize("version", ["0.10.2", "0.11.0"])
 def test_detailed_traces_without_an_endpoint_are_taken_before_0_11_1(serve_json, version):
     status, data = serve_json(version, "--collect-detailed-traces", "all", "--show-hidden-metrics-for-version",
-                          "x")
+                              "x")
     assert (status, data["ok"]) == (0, True)
 
 
 @pytest.mark.parametrize("version", ["0.11.1", "0.20.0", "0.33.0"])
 def test_a_hidden_metrics_version_that_is_none_comes_first(serve_json, version):
     status, data = serve_json(version, "--show-hidden-metrics-for-version", "x", "--collect-detailed-traces",
-                          "all")
+                              "all")
     assert (status, data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
         1, "OBS_hidden_metrics_version", "InvalidVersion", "ObservabilityConfig", "Invalid version: 'x'")
 
@@ -44,7 +44,7 @@ def test_a_hidden_metrics_version_is_parsed_as_packaging_does(serve_json, value)
 @pytest.mark.parametrize("version", ["0.20.0", "0.33.0"])
 def test_an_endpoint_passes_from_0_17_0(serve_json, version):
     status, data = serve_json(version, "--collect-detailed-traces", "all", "--otlp-traces-endpoint",
-                          "http://localhost:4317")
+                              "http://localhost:4317")
     assert (status, data["ok"]) == (0, True)
 
 

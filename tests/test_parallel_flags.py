@@ -47,7 +47,7 @@ def test_numa_entries_are_validated_before_numa_bind_is_asked(serve_json, args, 
 
 def test_numa_bind_with_good_lists_is_accepted(serve_json):
     status, data = serve_json("0.20.0", "--numa-bind", "--numa-bind-nodes", "0", "1", "--numa-bind-cpus",
-                          "0-3,8", "4-7")
+                              "0-3,8", "4-7")
     assert (status, data["ok"]) == (0, True)
 
 

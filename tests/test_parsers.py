@@ -55,10 +55,10 @@ def test_auto_tool_choice_needs_a_parser(serve_json, args):
 
 def test_a_plugin_may_register_the_tool_parser(serve_json):
     status, data = serve_json("0.20.0", "--enable-auto-tool-choice", "--tool-call-parser", "mine",
-                          "--tool-parser-plugin", "/opt/my_parser.py")
+                              "--tool-parser-plugin", "/opt/my_parser.py")
     assert status == 2
     status, data = serve_json("0.20.0", "--enable-auto-tool-choice", "--tool-call-parser", "mine",
-                          "--tool-parser-plugin", "abc")          # a plugin path of 3 characters is not imported
+                              "--tool-parser-plugin", "abc")          # a plugin path of 3 characters is not imported
     assert (status, data["check"]) == (1, "FE_tool_call_parser")
 
 
@@ -116,7 +116,7 @@ def test_every_release_is_measured():
 def test_no_api_server_below_one_api_server(serve_json, version, count):
     # run_headless: no validate_api_server_args, so an unknown tool-call parser is never looked up
     status, data = serve_json(version, "--enable-auto-tool-choice", "--tool-call-parser", "x",
-                          "--api-server-count", count)
+                              "--api-server-count", count)
     assert (status, data["ok"]) == (0, True)
 
 
@@ -147,7 +147,7 @@ def test_the_api_server_looks_up_the_structured_outputs_reasoning_parser(serve_j
         f"'invalid reasoning parser: muse (chose from {{ {REASONING_API_0_20_0} }})'")
     # after the tool-call parser
     status, data = serve_json("0.20.0", "--structured-outputs-config", '{"reasoning_parser": "muse"}',
-                          "--enable-auto-tool-choice", "--tool-call-parser", "x")
+                              "--enable-auto-tool-choice", "--tool-call-parser", "x")
     assert data["check"] == "FE_tool_call_parser"
 
 

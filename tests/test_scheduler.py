@@ -21,10 +21,10 @@ def test_batched_tokens_below_the_length_without_chunked_prefill(serve_json, ver
 
 def test_the_length_is_the_one_modelconfig_ends_with(serve_json):
     status, data = serve_json("0.33.0", "--no-enable-chunked-prefill", "--max-num-batched-tokens", "8k",
-                          "--max-model-len", "8192")
+                              "--max-model-len", "8192")
     assert (status, data["message"]) == (1, LENGTH_1024.replace("1024", "8000").replace("40960", "8192"))
     status, data = serve_json("0.33.0", "--no-enable-chunked-prefill", "--max-num-batched-tokens", "8k",
-                          "--max-model-len", "8000")
+                              "--max-model-len", "8000")
     assert (status, data["ok"]) == (0, True)
 
 

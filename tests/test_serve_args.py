@@ -41,7 +41,7 @@ def test_per_request_metrics_need_stats(serve_json):
 
 def test_the_keep_alive_interval_comes_before_the_metrics(serve_json):
     status, data = serve_json("0.29.0", "--enable-per-request-metrics", "--disable-log-stats",
-                          "--sse-keep-alive-interval", "-1")
+                              "--sse-keep-alive-interval", "-1")
     assert (status, data["check"], data["message"]) == (1, "FE_sse_keep_alive", SSE)
 
 
@@ -65,7 +65,7 @@ def test_the_grpc_port(serve_json, args, env, message):
 
 def test_a_grpc_port_the_rust_frontend_takes(serve_json):
     status, data = serve_json("0.32.0", "--grpc-port", "8000", "--uds", "/tmp/s.sock",
-                          env=("VLLM_USE_RUST_FRONTEND=1",))
+                              env=("VLLM_USE_RUST_FRONTEND=1",))
     assert data.get("check") != "FE_grpc_port"
 
 

@@ -88,7 +88,7 @@ def test_0_10_2_falls_back_to_v0_whose_scheduler_checks_partial_prefills(serve_j
 
 def test_0_10_2_v0_keeps_its_own_max_num_seqs_default(serve_json):
     status, data = serve_json("0.10.2", "--logits-processor-pattern", "x", "--enable-chunked-prefill",
-                          "--max-num-batched-tokens", "128")
+                              "--max-num-batched-tokens", "128")
     assert (status, data["message"]) == (
         1, "max_num_batched_tokens (128) must be greater than or equal to max_num_seqs (256).")
 
