@@ -1459,15 +1459,22 @@ def test_model_construction_agrees(version):
 GEMMA4_SAMPLE = release_sample(VERSIONS, "0.28.0")
 
 
+def _check_family_report(report: dict, version: str, family: str) -> None:
+    """A construction family's differential: its counts printed, no mismatch, some agreement on the refusals and
+    on the layer lists, none of which disagrees."""
+    counts, lists = report["counts"], report["layer_lists"]
+    print(f"\nvLLM {version}: {family} construction agree {counts['agree']}, disagree {counts['disagree']}, "
+          f"undecided {counts['undecided']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}")
+    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
+    assert counts["agree"] > 0 and lists["agree"] > 0 and not lists["disagree"]
+
+
 @pytest.mark.parametrize("version", GEMMA4_SAMPLE)
 def test_gemma4_construction_agrees(version):
     report = run_gemma4(version, int(os.environ.get("KVG_GEMMA4_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
                         n_layouts=3)
-    c, lists = report["counts"], report["layer_lists"]
-    print(f"\nvLLM {version}: Gemma 4 construction agree {c['agree']}, disagree {c['disagree']}, undecided "
-          f"{c['undecided']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}")
-    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
-    assert c["agree"] > 0 and lists["agree"] == len(GEMMA4_BASES)
+    _check_family_report(report, version, "Gemma 4")
+    assert report["layer_lists"]["agree"] == len(GEMMA4_BASES)
 
 
 #: DeepSeek-V3.2 / GLM-5 (kvguard/data/quant_archs.json family deepseek_v32: the DeepSeek-V3 layers and the sparse
@@ -1563,11 +1570,7 @@ DSA_SAMPLE = [v for v in release_sample(VERSIONS, "0.12.0", also=("0.20.0", "0.2
 def test_dsa_construction_agrees(version):
     report = run_dsa(version, int(os.environ.get("KVG_DSA_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
                      n_layouts=3)
-    c, lists = report["counts"], report["layer_lists"]
-    print(f"\nvLLM {version}: DeepSeek-V3.2 / GLM-5 construction agree {c['agree']}, disagree {c['disagree']}, "
-          f"undecided {c['undecided']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}")
-    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
-    assert c["agree"] > 0 and lists["agree"] > 0 and not lists["disagree"]
+    _check_family_report(report, version, "DeepSeek-V3.2 / GLM-5")
 
 
 def _with_layer_lists(version: str, python: str, python_env: dict, cases: list[dict], lists: list[dict], *,
