@@ -10,8 +10,8 @@ CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the
                      (HF_HUB_CACHE) so that Hub ids resolve},
          "frontend": optional true: also the front end's own checks (below)]}
 
-Per case: the release's own ``make_arg_parser(FlexibleArgumentParser())``,
-``EngineArgs.from_cli_args`` and ``create_engine_config()`` on the CPU platform
+Per case: the release's own ``make_arg_parser`` under the ``vllm`` parser's ``serve`` sub-command (the model
+given positionally, as ``vllm serve MODEL …``), ``EngineArgs.from_cli_args`` and ``create_engine_config()`` on the CPU platform
 (installed by hand for releases that only find it in a "+cpu" build).  Records
 the parsed fields and the exception the failing statement raised (pydantic's
 ValidationError unwrapped to its inner error, with the wrapping class).
@@ -57,7 +57,7 @@ def main(cases_path, out_path):
         os.environ[key] = str(value)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from argv_runner import _imports  # the CPU platform, EngineArgs and the release's parser builder
+    from argv_runner import _imports, _parsers  # the CPU platform, EngineArgs and the release's parser builder
     from oracle_runner import (
         describe,  # the failing statement's exception, pydantic unwrapped
         torch_compat,
@@ -80,6 +80,9 @@ def main(cases_path, out_path):
         os.environ.clear()
         os.environ.update(environ)
         os.environ.update({key: str(value) for key, value in (case.get("env") or {}).items()})
+        # the oracle leaves out the wheel's vllm-rs binary, which VLLM_RUST_FRONTEND_PATH=auto (the default) finds
+        # beside the package; a path given explicitly is taken as it is, as the installed binary would be
+        os.environ.setdefault("VLLM_RUST_FRONTEND_PATH", os.path.join(os.path.dirname(sys.executable), "vllm-rs"))
         for directory, config in (case.get("files") or {}).items():
             os.makedirs(directory, exist_ok=True)
             with open(os.path.join(directory, "config.json"), "w") as fh:
@@ -89,11 +92,14 @@ def main(cases_path, out_path):
         with open(os.path.join(work, "config.json"), "w") as fh:
             json.dump(case["config"], fh)
         rec = {"id": case["id"]}
-        parser = make_arg_parser(FlexibleArgumentParser())
+        # the `vllm` console script's parser with its serve sub-command, the model positional as `vllm serve` takes
+        # it: the api server's own parser would give a stray value after an option the release lacks to model_tag
+        parser = _parsers(FlexibleArgumentParser, make_arg_parser, "serve")[0]
         err = io.StringIO()
         try:
             with contextlib.redirect_stderr(err):
-                ns = parser.parse_args(["--model", work, *case["args"]])
+                ns = parser.parse_args(["serve", work, *case["args"]])
+            ns.model = ns.model_tag   # ServeSubcommand.cmd's first step
         except SystemExit as exc:
             rec.update(stage="argparse", exit=exc.code, stderr=err.getvalue().strip().splitlines()[-1:])
             out.append(rec)
@@ -111,7 +117,6 @@ def main(cases_path, out_path):
             if frontend is None:
                 frontend = _frontend()
             try:
-                ns.subparser = "serve"   # vllm/entrypoints/cli/main.py's sub-command (validate_grpc_port_arg reads it)
                 frontend[0](ns)
                 if not getattr(ns, "grpc", False):
                     # vllm serve's own checks after validate: ServeSubcommand.cmd up to what it dispatches to
