@@ -578,6 +578,14 @@ PATTERNS: list[tuple] = [
     ("raise_if_not_none_and_gt_const", "if V_a is not None and V_a > K_v:\n    raise ValueError(F_msg)"),
     # HyperCLOVAX (transformers 5): the attention multiplier defaults to head_dim ** -0.5
     ("pow_if_none", "if V_t is None:\n    V_t = V_a ** K_e"),
+    # vLLM's own HyperCLOVAXConfig (0.22.1-0.31.0): the same default written as a conditional expression over the
+    # given value, and vLLM's RoPE parameters derived, when not given, from a copy of rope_scaling (its legacy
+    # ``type`` moved to ``rope_type`` unless that is set) or the default rope type, with rope_theta added if absent
+    ("pow_if_none_from", "V_t = V_s if V_s is not None else V_a ** K_e"),
+    ("rope_parameters_from_scaling_if_none",
+     "if V_t is None:\n    if V_s is not None:\n        V_t = dict(V_s)\n        if K_old in V_t:\n"
+     "            V_t.setdefault(K_new, V_t.pop(K_old))\n    else:\n        V_t = K_default\n"
+     "    if K_key not in V_t:\n        V_t[K_key] = V_theta"),
     # Qwen4-Exp (transformers 5): sorted PLE layer ids, the number of convolution states, linear attention but on
     # every ``interval``-th layer (a keyword argument), checkpoints' "full_attention" renamed
     ("sorted_unique_or_empty_if_none", "V_t = [] if V_t is None else sorted(set(V_t))"),

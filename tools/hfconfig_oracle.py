@@ -43,7 +43,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, ROOT)
 sys.path.insert(0, HERE)
 
-from hfconfig_summary import summarize  # noqa: E402
+from hfconfig_summary import chosen, summarize  # noqa: E402
 
 TEMPLATES = os.path.join(ROOT, "tests", "hfconfig", "data", "templates.json")
 
@@ -87,6 +87,9 @@ SCOPE = [
     # concatenated encoder layers (their range and the projector's input size checked), HRM-Text with its
     # per-stack layer count, vLLM 0.33.0's Beam with per-layer attention / MLP kinds and per-kind RoPE parameters
     "granite_speech_plus", "hrm_text", "beam",
+    # vLLM's own HyperCLOVAXConfig (0.22.1-0.31.0): the attention multiplier head_dim ** -0.5 unless given, the RoPE
+    # parameters from a copy of rope_scaling (legacy 'type' moved) or the default, rope_theta added
+    "hyperclovax",
 ]
 
 # keys worth mutating (present or not in the template)
@@ -238,7 +241,7 @@ def _run_worker(python, payload, *, mode=None, env=None, timeout=7200, out=None)
 
 
 def run_oracle(python, cases, timeout=7200, env=None):
-    payload = [{"id": c["id"], "config": c["config"], "path": c.get("path")} for c in cases]
+    payload = [{"id": c["id"], "config": c["config"], "path": c.get("path"), "attrs": c.get("attrs")} for c in cases]
     return {r["id"]: r for r in _run_worker(python, payload, env=env, timeout=timeout)}
 
 
@@ -267,6 +270,8 @@ def run_kvguard(case, release):
     rec["outcome"] = "ok"
     rec["emulation"] = cfg.kvg_emulation
     rec["hf_config"] = summarize(cfg)
+    if case.get("attrs"):
+        rec["attrs"] = chosen(cfg, case["attrs"])
     try:
         text = hf_text_config(cfg)
         rec["text_is_self"] = text is cfg
@@ -296,6 +301,8 @@ def compare(o, k):
             return "mismatch", {"oracle": o["error"], "kvguard": k["error"]}
         return "agree", None
     diffs = {}
+    if "attrs" in o or "attrs" in k:   # a case's own attributes (recorded only for cases that name some)
+        diffs.update(_diff(o.get("attrs"), k.get("attrs"), "attrs"))
     for part in ("text_is_self", "text_error"):
         if o.get(part) != k.get(part) and not (part == "text_error" and _same_err(o.get(part), k.get(part))):
             diffs[part] = [o.get(part), k.get(part)]

@@ -27,7 +27,7 @@ logging.disable(logging.CRITICAL)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from hfconfig_summary import describe_exc, summarize  # noqa: E402
+from hfconfig_summary import chosen, describe_exc, summarize  # noqa: E402
 
 
 def _no_sleep():
@@ -140,6 +140,8 @@ def run_cases(cases, out_path, modelconfig=False):
             continue
         rec["outcome"] = "ok"
         rec["hf_config"] = summarize(cfg)
+        if case.get("attrs"):
+            rec["attrs"] = chosen(cfg, case["attrs"])
         try:
             text = get_hf_text_config(cfg)
             rec["text_is_self"] = text is cfg

@@ -80,6 +80,12 @@ def _get(cfg, name):
         return {"error": [type(e).__name__, str(e)]}
 
 
+def chosen(cfg, names) -> dict:
+    """The values of attributes a case names beside the summary (``"attrs"``: the ones a class derives that the
+    summary does not hold, such as RoPE parameters or a muP multiplier), each read as the summary reads one."""
+    return {name: _get(cfg, name) for name in names}
+
+
 def summarize(cfg, depth=0) -> dict:
     out = {"__class__": _class_name(cfg)}
     attrs = ATTRS if depth == 0 else NESTED_ATTRS

@@ -489,6 +489,21 @@ HAND.update({
 })
 
 
+# vLLM's own HyperCLOVAXConfig (0.22.1-0.31.0): shaped like a HyperCLOVAX-SEED-Think-14B checkpoint (muP multipliers,
+# peri-layer norm) but without attention_multiplier and rope_parameters, so that the class derives both (the
+# multiplier from head_dim ** -0.5, the RoPE parameters from rope_scaling, which the mutations give legacy 'type' keys)
+HAND.update({
+    "hyperclovax": {
+        "architectures": ["HyperCLOVAXForCausalLM"], "model_type": "hyperclovax", "torch_dtype": "bfloat16",
+        "vocab_size": 110592, "hidden_size": 6144, "intermediate_size": 14336, "num_hidden_layers": 38,
+        "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "hidden_act": "silu",
+        "max_position_embeddings": 32768, "rms_norm_eps": 1e-05, "rope_theta": 50000000, "rope_scaling": None,
+        "tie_word_embeddings": False, "attention_bias": False, "mlp_bias": False, "embedding_multiplier": 10.0,
+        "logits_scaling": 0.125, "residual_multiplier": 1.0, "use_post_norm": True, "bos_token_id": 100257,
+        "eos_token_id": 100257, "pad_token_id": 100257},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()

@@ -614,6 +614,7 @@ def _auto_config(lib: Library, config_dict: dict, path: str, trust_remote_code, 
 
 def repr_check(obj: ConfigObject, seen: "set | None" = None) -> None:
     """Raise what ``repr(obj)`` raises in transformers 4.x (nothing for a plain config)."""
+    top = seen is None
     seen = set() if seen is None else seen
     if id(obj) in seen:
         return
@@ -640,6 +641,27 @@ def repr_check(obj: ConfigObject, seen: "set | None" = None) -> None:
     for key, value in attrs.items():   # the per-key diff, after to_dict()
         if key in subs and not isinstance(value, ConfigObject):
             _plain_sub_config_diff(value)
+    if top:
+        _complex_check(obj, set())
+
+
+def _complex_check(value: Any, seen: set) -> None:
+    """json.dumps of the diff, last: a complex number (a class's ``x ** -0.5`` of a negative size; plain JSON
+    values never hold one) is not serializable. A complex value always differs from the class defaults, so it is
+    in the diff."""
+    if isinstance(value, complex):
+        raise TypeError("Object of type complex is not JSON serializable")
+    if isinstance(value, ConfigObject):
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        value = value.kvg_attrs
+    if isinstance(value, dict):
+        for item in value.values():
+            _complex_check(item, seen)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            _complex_check(item, seen)
 
 
 def _plain_sub_config_diff(value: Any) -> None:

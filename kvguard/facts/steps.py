@@ -1748,6 +1748,32 @@ def _pow_if_none(f: Frame, a: dict) -> None:
         f.set(a["t"], f.get(a["a"]) ** f.get(a["e"]))
 
 
+def _pow_if_none_from(f: Frame, a: dict) -> None:
+    given = f.get(a["s"])
+    # the power only when nothing is given: a head size that cannot be raised raises only then
+    f.set(a["t"], given if given is not None else f.get(a["a"]) ** f.get(a["e"]))
+
+
+def _rope_parameters_from_scaling_if_none(f: Frame, a: dict) -> None:
+    if f.get(a["t"]) is not None:
+        return
+    scaling = f.get(a["s"])
+    if scaling is not None:
+        # dict() of the given value itself: a string or number raises what the class's copy raises
+        params = dict(scaling)
+        old = f.get(a["old"])
+        if old in params:
+            # the legacy key leaves the copy even when the new one is already there
+            moved = params.pop(old)
+            params.setdefault(f.get(a["new"]), moved)
+    else:
+        params = f.get(a["default"])  # a fresh dict on every read
+    key = f.get(a["key"])
+    if key not in params:
+        params[key] = f.get(a["theta"])
+    f.set(a["t"], params)
+
+
 def _dict_setdefault_div(f: Frame, a: dict) -> None:
     target = f.get(a["d"])
     target.setdefault(f.get(a["k"]), f.get(a["a"]) / f.get(a["b"]))
@@ -2340,6 +2366,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_setdefault_div": _dict_setdefault_div, "dict_setdefault_var": _dict_setdefault_var,
     "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key,
     "attr_of_const_if_none": _attr_of_const_if_none, "pow_if_none": _pow_if_none,
+    "pow_if_none_from": _pow_if_none_from,
+    "rope_parameters_from_scaling_if_none": _rope_parameters_from_scaling_if_none,
     "raise_if_ne": _raise_if_ne, "raise_if_attr_not_none": _raise_if_attr_not_none,
     "raise_if_attr_truthy": _raise_if_attr_truthy, "raise_if_in_and_not_positive": _raise_if_in_and_not_positive,
     "first_one_then_rest_if_none": _first_one_then_rest_if_none,
