@@ -267,3 +267,20 @@ def test_dtype_is_read():
     from kvguard.versions import resolve
 
     assert parse_serve(["vllm", "serve", "m", "--dtype", "half"], resolve("0.28.0")).fields == {"dtype": "half"}
+
+
+@pytest.mark.parametrize("version,message", [
+    # to 0.11.0 a %-template and the extension are the ValueError's two arguments (the argv differential's c256)
+    ("0.10.2", "('Config file must be of a yaml/yml type.                              %s supplied', '1')"),
+    ("0.11.0", "('Config file must be of a yaml/yml type.                              %s supplied', 'json')"),
+    ("0.11.1", "Config file must be of a yaml/yml type. 1 supplied"),
+    ("0.33.0", "Config file must be of a yaml/yml type. json supplied"),
+])
+def test_a_config_file_that_is_not_yaml(version, message):
+    from kvguard.errors import ArgparseRefusal
+    from kvguard.versions import resolve
+
+    path = "127.0.0.1" if message.endswith(("'1')", " 1 supplied")) else "c.json"
+    with pytest.raises(ArgparseRefusal) as info:
+        parse_serve(f"vllm serve M --config {path}", resolve(version))
+    assert (info.value.exc_type, info.value.message) == ("ValueError", message)

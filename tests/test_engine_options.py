@@ -139,9 +139,99 @@ def test_dbo_thresholds_below_the_microbatches_are_refused_from_0_30_0(capsys, a
     assert data["check"] == "VC_ubatch_all2all"
 
 
-def test_a_negative_ubatch_size_is_pydantics_from_0_23_0(capsys):
-    assert "pydantic" in _undecidable(capsys, "0.23.0", "--ubatch-size", "-1")
+@pytest.mark.parametrize("version", ["0.23.0", "0.28.0", "0.29.0", "0.33.0"])
+@pytest.mark.parametrize("args,errors", [
+    (("--ubatch-size", "-1"), [["ubatch_size"]]),
+    (("--dbo-decode-token-threshold", "-2"), [["dbo_decode_token_threshold"]]),
+    (("--dbo-prefill-token-threshold", "-1", "--enable-dbo"), [["dbo_prefill_token_threshold"]]),
+    # one ValidationError, the fields in ParallelConfig's declaration order
+    (("--dbo-prefill-token-threshold", "-1", "--ubatch-size", "-3", "-dcp", "0", "-tp", "0"),
+     [["tensor_parallel_size"], ["ubatch_size"], ["dbo_prefill_token_threshold"], ["decode_context_parallel_size"]]),
+])
+def test_negative_microbatching_values_are_parallel_config_field_errors(capsys, version, args, errors):
+    """0.23.0+: ParallelConfig's ubatch_size and DBO thresholds are Field(ge=0), checked with its other fields."""
+    status, data = _check(capsys, version, *args)
+    first = "Input should be greater than or equal to 1" if "-tp" in args else \
+        "Input should be greater than or equal to 0"
+    assert (status, data["stage"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "parallel_config", "ValidationError", "ParallelConfig", first)
+    assert [e["loc"] for e in data["errors"]] == errors
+
+
+def test_a_negative_ubatch_size_passes_before_0_23_0(capsys):
     status, data = _check(capsys, "0.22.0", "--ubatch-size", "-1")
+    assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("version", ["0.19.0", "0.20.0", "0.22.1"])
+@pytest.mark.parametrize("args", [("-tp", "-1"), ("-pp", "0"), ("-pcp", "0"), ("-pp", "0", "-dp", "3"),
+                                  ("-tp", "-1", "-dp", "-2")])
+def test_a_world_below_one_leaves_no_executor_backend(capsys, version, args):
+    status, data = _check(capsys, version, *args)
+    assert (status, data["check"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+        1, "VC_executor_none", "ValueError", "VllmConfig", "Unknown distributed executor backend: None")
+
+
+@pytest.mark.parametrize("version,args", [("0.22.1", ("-tp", "-2", "-pp", "-1")),   # a world of 2: mp is chosen
+                                          ("0.18.1", ("-tp", "-1"))])               # the engine resolves it later
+def test_no_executor_refusal_where_a_backend_is_chosen_or_resolved_later(capsys, version, args):
+    status, data = _check(capsys, version, *args)
+    assert (status, data["ok"]) == (0, True)
+
+
+# ----- the deprecated --guided-decoding-* switches -----
+
+WHITESPACE = "disable_any_whitespace is only supported for xgrammar and guidance backends."
+ADDITIONAL = "disable_additional_properties is only supported for the guidance backend."
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--guided-decoding-disable-any-whitespace",), WHITESPACE),
+    (("--guided-decoding-disable-any-whitespace", "--guided-decoding-backend", "outlines"), WHITESPACE),
+    (("--guided-decoding-disable-any-whitespace", "--guided-decoding-backend", "xgrammar"), None),
+    (("--guided-decoding-disable-additional-properties", "--guided-decoding-backend", "xgrammar"), ADDITIONAL),
+    (("--guided-decoding-disable-additional-properties", "--guided-decoding-disable-any-whitespace",
+      "--guided-decoding-backend", "lm-format-enforcer"), WHITESPACE),
+    (("--guided-decoding-disable-additional-properties", "--guided-decoding-disable-any-whitespace",
+      "--guided-decoding-backend", "guidance"), None),
+    (("--no-guided-decoding-disable-any-whitespace",), None),
+])
+def test_0_10_2_decoding_config_checks_the_switches(capsys, args, message):
+    status, data = _check(capsys, "0.10.2", *args)
+    if message is None:
+        assert (status, data["ok"]) == (0, True)
+    else:
+        assert (status, data["stage"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+            1, "decoding", "ValueError", "DecodingConfig", message)
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.11.2"])
+@pytest.mark.parametrize("args,message", [
+    (("--guided-decoding-disable-any-whitespace", "true"), WHITESPACE),
+    (("--guided-decoding-disable-any-whitespace", "false"), WHITESPACE),       # type=bool: any word is true
+    (("--guided-decoding-disable-any-whitespace", ""), None),                  # but the empty one
+    (("--guided-decoding-disable-any-whitespace", "1", "--guided-decoding-backend", "xgrammar"), WHITESPACE),
+    (("--guided-decoding-disable-any-whitespace", "1", "--structured-outputs-config", '{"backend": "xgrammar"}'),
+     None),
+    (("--guided-decoding-disable-additional-properties", "1", "--guided-decoding-disable-any-whitespace", "1",
+      "--structured-outputs-config", '{"backend": "xgrammar"}'), ADDITIONAL),
+    (("--guided-decoding-disable-additional-properties", "no", "--structured-outputs-config",
+      '{"backend": "guidance"}'), None),
+    # the validator re-runs in VllmConfig's field validation, before verify_with_parallel_config
+    (("--guided-decoding-disable-any-whitespace", "1", "-tp", "3"), WHITESPACE),
+])
+def test_0_11_1_vllm_config_revalidates_the_switches(capsys, version, args, message):
+    status, data = _check(capsys, version, *args)
+    if message is None:
+        assert (status, data["ok"]) == (0, True)
+    else:
+        assert (status, data["stage"], data["exc_type"], data["wrapped_by"], data["message"]) == (
+            1, "verify", "ValueError", "VllmConfig", message)
+
+
+def test_0_11_0_assigns_the_switches_where_nothing_reads_them(capsys):
+    status, data = _check(capsys, "0.11.0", "--guided-decoding-disable-any-whitespace", "1",
+                          "--guided-decoding-disable-additional-properties", "1")
     assert (status, data["ok"]) == (0, True)
 
 

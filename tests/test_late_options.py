@@ -216,3 +216,76 @@ def test_an_effort_map_of_strings_is_refused_exactly_when_a_key_is_unknown(mappi
     if unknown:
         assert report.verdict.message == (f"Error: --reasoning-effort-map has unknown efforts {unknown!r}; keys must "
                                           f"be one of {EFFORTS}.")
+
+
+# -- --replayssm-buffer-len (0.27.0+): CacheConfig's Field(gt=0) ---------------------------------------------------
+
+@pytest.mark.parametrize("version", ["0.27.0", "0.29.0", "0.33.0"])
+@pytest.mark.parametrize("args", [("--replayssm-buffer-len", "0"), ("--replayssm-buffer-len", "-5", "--use-replayssm"),
+                                  ("--replayssm-buffer-len", "0", "-tp", "0")])   # CacheConfig before ParallelConfig
+def test_a_replayssm_buffer_that_is_not_positive(serve_json, version, args):
+    status, data = serve_json(version, *args)
+    assert (status, *_refusal(data)) == (1, "cache_config", "CC_FIELD", "ValidationError", "CacheConfig",
+                                         "Input should be greater than 0")
+    assert [e["loc"] for e in data["errors"]] == [["replayssm_buffer_len"]]
+
+
+def test_a_positive_replayssm_buffer_passes(serve_json):
+    assert serve_json("0.33.0", "--replayssm-buffer-len", "3")[1]["ok"] is True
+
+
+def test_0_33_0s_cache_dtype_check_comes_first(serve_json):
+    """cache_dtype is declared before replayssm_buffer_len: its validator's error leads the ValidationError."""
+    status, data = serve_json("0.33.0", "--replayssm-buffer-len", "0", "--kv-cache-dtype", "fp4")
+    assert (status, data["check"], data["wrapped_by"]) == (1, "CC_cache_dtype_unknown", "CacheConfig")
+    assert data["message"].startswith("Invalid kv_cache_dtype: 'fp4'. Valid values are: ['auto', 'float16', ")
+
+
+# -- 0.30.0+: a watermark config and HiSparse force Model Runner V2 -------------------------------------------------
+
+WATERMARK = ("--watermark-config", '{"key": 1}')
+
+
+@pytest.mark.parametrize("version", ["0.30.0", "0.33.0"])
+def test_a_watermark_config_forces_the_v2_runner_whatever_the_variable_says(serve_json, version):
+    # the V1 runner would refuse each of these; the release runs V2 (the oracle host, no Triton, answered so too)
+    assert serve_json(version, *WATERMARK, "--enable-trace-replay", env=NO_TRITON)[1]["ok"] is True
+    assert serve_json(version, *WATERMARK, "--enable-return-routed-experts", model="Qwen/Qwen3-30B-A3B",
+                      env=NO_TRITON)[1]["ok"] is True
+
+
+def test_a_watermark_config_without_triton():
+    """The forced V2 runner on a host without Triton: 0.30.0 - 0.32.0 refuse it (as the oracle host answered), 0.33.0
+    checks Triton no more."""
+    host = Host(platform="cuda", triton=False)
+    launch = "VLLM_USE_V2_MODEL_RUNNER=0 vllm serve Qwen/Qwen3-8B --watermark-config '{\"key\": 1}' --enable-trace-replay"
+    refused = kvguard.examine("0.30.0", launch, host=host).verdict
+    assert (refused.check, refused.exc_type, refused.wrapped_by, refused.message) == (
+        "VC_mrv2_triton", "ValueError", "VllmConfig", "Model Runner V2 requires Triton.")
+    assert kvguard.examine("0.33.0", launch, host=host).verdict.ok is True
+
+
+@pytest.mark.parametrize("value,why", [
+    ("{}", "non-negative integer key"),
+    ('{"key": -1}', "non-negative integer key"),
+    ('{"key": 1, "algorithm": "x"}', "non-negative integer key"),
+])
+def test_a_watermark_config_kvguard_cannot_vouch_for(capsys, value, why):
+    from kvguard.cli import run
+
+    assert run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--watermark-config",
+                value]) == 2
+    assert why in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args,why", [
+    (("--attention-config", '{"hisparse_config": {}}'), "HiSparse"),
+    (("--kv-transfer-config", '{"kv_connector": "HiSparseConnector", "kv_role": "kv_both"}'), "HiSparse"),
+    ((*WATERMARK, "--speculative-config", '{"method": "ngram", "num_speculative_tokens": 2, "prompt_lookup_max": 2}'),
+     "watermark-config with speculative decoding"),
+])
+def test_what_the_v2_overrides_check_is_undecidable(capsys, args, why):
+    from kvguard.cli import run
+
+    assert run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B", *args]) == 2
+    assert why in capsys.readouterr().err

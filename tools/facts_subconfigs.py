@@ -372,20 +372,29 @@ def _kwargs_get_chain(value) -> "list | None":
 
 
 def _model_type_rename(stmt: ast.If) -> "dict | None":
-    """``if d.get("model_type") == old: d["model_type"] = new`` (an old checkpoint's sub-config type renamed)."""
+    """``if d.get("model_type") == old: d["model_type"] = new`` (an old checkpoint's sub-config type renamed); the
+    test may subscript the key instead (``d["model_type"] == old``, EXAONE 4.5's text config on transformers 5.17 /
+    5.19: recorded with ``subscript``, a missing key being a KeyError)."""
     test = stmt.test
     if stmt.orelse or len(stmt.body) != 1 or not (isinstance(test, ast.Compare) and len(test.ops) == 1
                                                    and isinstance(test.ops[0], ast.Eq)):
         return None
-    call, body = test.left, stmt.body[0]
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "get"
-            and len(call.args) == 1 and not call.keywords and _lit(call.args[0]) == "model_type"):
+    read, body = test.left, stmt.body[0]
+    if isinstance(read, ast.Call) and isinstance(read.func, ast.Attribute) and read.func.attr == "get" \
+            and len(read.args) == 1 and not read.keywords and _lit(read.args[0]) == "model_type":
+        var, subscript = _var(read.func.value), False
+    elif isinstance(read, ast.Subscript) and isinstance(read.slice, ast.Constant) \
+            and read.slice.value == "model_type":
+        var, subscript = _var(read.value), True
+    else:
         return None
-    var = _var(call.func.value)
     if not (isinstance(body, ast.Assign) and len(body.targets) == 1 and isinstance(body.targets[0], ast.Subscript)
             and _lit(body.targets[0].slice) == "model_type" and _var(body.targets[0].value) == var):
         return None
-    return {"op": "model_type_rename", "var": var, "old": _lit(test.comparators[0]), "new": _lit(body.value)}
+    op = {"op": "model_type_rename", "var": var, "old": _lit(test.comparators[0]), "new": _lit(body.value)}
+    if subscript:
+        op["subscript"] = True
+    return op
 
 
 #: builtin type names an ``isinstance`` test may name besides ``dict`` (none of them is a config class)

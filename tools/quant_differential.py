@@ -4,7 +4,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N]
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--dsa N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--dsa N] [--kimi N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -78,6 +78,8 @@ def main() -> int:
                     "per release")
     ap.add_argument("--dsa", type=int, default=None, help="run only the DeepSeek-V3.2 / GLM-5 configs (run_dsa), this "
                     "many per release (releases outside 0.12.0-0.28.0, where kvguard leaves them open, are skipped)")
+    ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
+                    "release (releases before 0.16.0, where kvguard leaves it open, are skipped)")
     ap.add_argument("--modelopt-lm-head", type=int, default=None, help="ModelOpt exports whose LM head decides "
                     "(MODELOPT_LM_HEAD_CASES) per release (default: one)")
     args = ap.parse_args()
@@ -126,6 +128,10 @@ def main() -> int:
                 if not quant_tests.dsa_release(version):
                     continue
                 rep = quant_tests.run_dsa(version, args.dsa, args.seed, args.layouts)
+            elif args.kimi:
+                if not quant_tests.kimi_release(version):
+                    continue
+                rep = quant_tests.run_kimi(version, args.kimi, args.seed, args.layouts)
             elif args.gemma4:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
             else:

@@ -948,6 +948,10 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
         snapshot["towers"] = {name: [_plain_value(getattr(tower, "hidden_size", None)),
                                      _plain_value(getattr(tower, "intermediate_size", None))]
                               for name in _TOWERS if (tower := getattr(cfg, name, None)) is not None}
+    if getattr(cfg, "model_type", None) == "kimi_k25" and (tower := getattr(cfg, "vision_config", None)) is not None:
+        # the MoonViT tower's sizes, as the config class names them (kvguard.quant.kimi_k25: its sharding)
+        snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None))
+                                    for name in ("num_attention_heads", "intermediate_size", "hidden_size")}
     if deriver.routed_architectures is not None:
         snapshot["architectures"] = list(deriver.routed_architectures)
     # ModelConfig reads the quantization config of ``hf_config.text_config`` when the top level has none (every

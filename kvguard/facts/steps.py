@@ -319,7 +319,9 @@ def _op_branch(f: Frame, op: dict) -> None:
 
 def _op_model_type_rename(f: Frame, op: dict) -> None:
     value = f.get(op["var"])
-    if value.get("model_type") == op["old"]:
+    # a subscripted test reads the key as the class does (a KeyError without one)
+    current = value["model_type"] if op.get("subscript") else value.get("model_type")
+    if current == op["old"]:
         value["model_type"] = op["new"]
 
 

@@ -105,6 +105,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("enable_batch_sharded_sampling", ("--enable-batch-sharded-sampling",), "bool", "0.29.0"),
     Flag("per_request_spec_decode_metrics", ("--per-request-spec-decode-metrics",), "str", "0.29.0"),
     Flag("use_replayssm", ("--use-replayssm",), "bool", "0.27.0"),
+    Flag("replayssm_buffer_len", ("--replayssm-buffer-len",), "int", "0.27.0"),
     Flag("async_scheduling", ("--async-scheduling",), "bool"),
     # the scheduler's and cache's switches a hybrid (Mamba) model's cache setup reads (issue 12)
     Flag("enable_chunked_prefill", ("--enable-chunked-prefill",), "bool"),
@@ -128,6 +129,8 @@ FLAGS: tuple[Flag, ...] = (
     # kernel selection (issue 12): KernelConfig's MoE backend and ParallelConfig's all2all backend
     Flag("moe_backend", ("--moe-backend",), "str", "0.17.0"),
     Flag("all2all_backend", ("--all2all-backend",), "str", "0.11.1"),
+    # whether a vision encoder is split by tp (Kimi-K2.5's vision tower at model construction, kvguard.quant.kimi_k25)
+    Flag("mm_encoder_tp_mode", ("--mm-encoder-tp-mode",), "str"),
     # ModelConfig's --quantization: which method builds the layers (issue 12: AWQ / GPTQ keep their plain kernels)
     Flag("quantization", ("--quantization", "-q"), "str"),
     Flag("dtype", ("--dtype",), "str"),
@@ -196,6 +199,13 @@ FLAGS: tuple[Flag, ...] = (
     Flag("ubatch_size", ("--ubatch-size",), "int", "0.14.0"),
     Flag("dbo_decode_token_threshold", ("--dbo-decode-token-threshold",), "int", "0.11.0"),
     Flag("dbo_prefill_token_threshold", ("--dbo-prefill-token-threshold",), "int", "0.11.0"),
+    # the deprecated structured-output switches DecodingConfig (0.10.2) / StructuredOutputsConfig (0.11.1 - 0.11.2)
+    # validate against the backend (kvguard.rules.engine_options); 0.11.x parse the two switches with type=bool
+    Flag("guided_decoding_backend", ("--guided-decoding-backend",), "str", until="0.11.2"),
+    Flag("guided_decoding_disable_any_whitespace", ("--guided-decoding-disable-any-whitespace",), "bool",
+         until="0.11.2"),
+    Flag("guided_decoding_disable_additional_properties", ("--guided-decoding-disable-additional-properties",),
+         "bool", until="0.11.2"),
     Flag("offload_backend", ("--offload-backend",), "str", "0.17.0"),
     Flag("offload_group_size", ("--offload-group-size",), "int", "0.17.0"),
     Flag("offload_num_in_group", ("--offload-num-in-group",), "int", "0.17.0"),
@@ -422,8 +432,12 @@ class _ArgparseError(Exception):
 def _load_config(path: str, table: dict[str, _Opt], release: Release, mode: str) -> list[str]:
     extension = path.split(".")[-1]
     if extension not in ("yaml", "yml"):
-        raise _raises("ValueError", f"Config file must be of a yaml/yml type. {extension} supplied", release,
-                      "--config", words=(extension,))
+        message = f"Config file must be of a yaml/yml type. {extension} supplied"
+        if not release.within("0.11.1"):
+            # to 0.11.0 the ValueError gets a %-template (its continued literal keeps the next line's 30 spaces) and
+            # the extension as two arguments: str() of the exception is the tuple's
+            message = str(("Config file must be of a yaml/yml type." + " " * 30 + "%s supplied", extension))
+        raise _raises("ValueError", message, release, "--config", words=(extension,))
     try:
         import yaml
     except ImportError:  # pragma: no cover - pyyaml is a test dependency
@@ -881,6 +895,8 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
         convert = optional
     elif kind in _LENGTH_TYPES:
         return _length_value(spec, opt, value, release)
+    elif kind == "bool":                    # argparse's type=bool (0.11.x's --guided-decoding-*): any word but "" is True
+        return bool(value)
     elif kind == "parse_reasoning_parser":  # 0.33.0: "none" (any case) is no parser
         def reasoning(text: str) -> str:
             return "" if text.lower() == "none" else text
@@ -1165,6 +1181,40 @@ def _structured_reasoning_parser(value: str) -> Optional[str]:
     return str(name) if name else None
 
 
+def _json_key_set(value: str, key: str) -> bool:
+    """Whether a JSON object gives ``key`` a value other than null."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and data.get(key) is not None
+
+
+def _vouch_watermark(value: str, release: Release) -> None:
+    """WatermarkConfig validates the object with pydantic (``key``, a non-negative int, is required; the algorithm's
+    and PRF's names and the bounds of the rest are the release's): kvguard vouches only for ``{"key": N}``, N >= 0."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and set(data) == {"key"} and type(data["key"]) is int and data["key"] >= 0:
+        return
+    raise Undecidable(
+        f"vLLM {release.version} builds WatermarkConfig from --watermark-config={value!r}: kvguard vouches only for "
+        "an object holding a non-negative integer key and nothing else (the config refuses a missing key or a value "
+        "outside its fields' types and bounds with pydantic's message, naming the host's pydantic version)")
+
+
+def _structured_backend(value: str) -> Optional[str]:
+    """The ``backend`` a ``--structured-outputs-config`` JSON object names (None: not given, auto)."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return None
+    name = data.get("backend") if isinstance(data, dict) else None
+    return str(name) if name is not None else None
+
+
 def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release) -> None:
     """A config option's JSON naming a key its config class lacks, or a value kvguard cannot vouch for: the
     release's parser refuses the one (pydantic's ``unexpected_keyword_argument``, raised as argparse's error)
@@ -1271,6 +1321,8 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             # read as given or not: a KV connector is an input of the attention selector (0.26.0+); the
             # connector's own settings are not modelled ("None" and "" are optional_type's None)
             cmd.fields["kv_transfer_config"] = bool(values) and values[0] not in ("", "None")
+            if cmd.fields["kv_transfer_config"] and "HiSparseConnector" in values[0]:
+                cmd.fields["hisparse"] = True   # 0.30.0+: VllmConfig turns HiSparse on for that connector
             cmd.passed_over.append(original)
             cmd.passed_over.extend(values)
             continue
@@ -1287,6 +1339,8 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         if dest == "structured_outputs_config" and values:
             # the reasoning parser its JSON names: the API server looks it up (kvguard.rules.parsers)
             cmd.fields["structured_reasoning_parser"] = _structured_reasoning_parser(values[0])
+            # and its backend, which 0.11.x's deprecated --guided-decoding-* switches need (kvguard.rules.engine_options)
+            cmd.fields["structured_outputs_backend"] = _structured_backend(values[0])
         if dest in ("default_mm_loras", "reasoning_effort_map") and values:
             # JSON as given: create_engine_config refuses any --default-mm-loras for a text-only model, and 0.33.0's
             # validate_parsed_serve_args checks the effort map (kvguard.rules.late_options)
@@ -1304,6 +1358,13 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
         if dest == "attention_config" and values:
             # create_engine_config refuses --attention-backend with a backend here (kvguard.rules.backend_names)
             cmd.fields["attention_config_backend"] = _config_backend(values[0])
+            if _json_key_set(values[0], "hisparse_config"):
+                cmd.fields["hisparse"] = True   # 0.30.0+: forces Model Runner V2 (kvguard.rules.late_options)
+        if dest == "watermark_config" and values and values[0] not in ("", "None"):
+            # 0.30.0+: WatermarkConfig(**JSON) after SpeculativeConfig, and Model Runner V2 whatever
+            # VLLM_USE_V2_MODEL_RUNNER says (kvguard.rules.late_options)
+            _vouch_watermark(values[0], release)
+            cmd.fields["watermark_config"] = True
         if dest in _SPECULATIVE_DESTS:
             cmd.speculative[dest] = converted
             cmd.passed_over.append(original)

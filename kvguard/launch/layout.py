@@ -136,6 +136,13 @@ class Layout:
     enable_batch_sharded_sampling: bool = False
     per_request_spec_decode_metrics: str = "none"
     use_replayssm: bool = False
+    #: 0.30.0+: a --watermark-config given (a JSON object kvguard vouches for) and HiSparse (--attention-config's
+    #: hisparse_config, or a --kv-transfer-config naming the HiSparseConnector): both force Model Runner V2
+    #: (kvguard.rules.late_options)
+    watermark_config: bool = False
+    hisparse: bool = False
+    #: --replayssm-buffer-len (0.27.0+; None: the default), CacheConfig's Field(gt=0) (kvguard.rules.table CC_FIELD)
+    replayssm_buffer_len: Optional[int] = None
     #: ModelConfig's --trust-remote-code: without it vLLM refuses configs that need repository code
     trust_remote_code: bool = False
     #: CacheConfig's --swap-space (GiB per GPU; the flag exists up to 0.17.1)
@@ -154,6 +161,9 @@ class Layout:
     moe_backend: str = "auto"
     #: --all2all-backend (0.11.1+; ParallelConfig.all2all_backend): None means "the release's default"
     all2all_backend: Optional[str] = None
+    #: --mm-encoder-tp-mode (MultiModalConfig.mm_encoder_tp_mode): "data" builds a vision encoder unsplit by tp
+    #: (Kimi-K2.5's vision tower at model construction, kvguard.quant.kimi_k25)
+    mm_encoder_tp_mode: str = "weights"
     #: ModelConfig's --quantization (None: the checkpoint's method, which vLLM may convert to a faster kernel)
     quantization: Optional[str] = None
     #: ModelConfig's --allow-deprecated-quantization (0.14.0+): a deprecated method warns instead of refusing
@@ -263,6 +273,13 @@ class Layout:
     ubatch_size: int = 0
     dbo_decode_token_threshold: Optional[int] = None
     dbo_prefill_token_threshold: Optional[int] = None
+    #: the deprecated structured-output switches (0.10.2 - 0.11.2; None: not given) and the backend they need:
+    #: 0.10.2's --guided-decoding-backend, 0.11.x's --structured-outputs-config backend (None: auto)
+    #: (kvguard.rules.engine_options)
+    guided_decoding_backend: Optional[str] = None
+    guided_decoding_disable_any_whitespace: Optional[bool] = None
+    guided_decoding_disable_additional_properties: Optional[bool] = None
+    structured_outputs_backend: Optional[str] = None
     #: OffloadConfig's --offload-backend and the prefetch group (0.17.0+; None: the defaults) and 0.11.1+'s
     #: --kv-offloading-backend / --kv-offloading-size (None: not given) (kvguard.rules.engine_options)
     offload_backend: str = "auto"

@@ -72,6 +72,7 @@ from . import compressed_tensors as _ct
 from . import dsv4 as _dsv4
 from . import gemma4 as _gemma4
 from . import gpt_oss as _gpt_oss
+from . import kimi_k25 as _kimi
 from . import modelopt as _modelopt
 from . import modelopt_shards as _mo_shards
 from . import online as _online
@@ -427,6 +428,8 @@ class Launch(Record, frozen=False):
     moe_backend: str = "auto"
     #: --all2all-backend (None: the release's default)
     all2all_backend: Optional[str] = None
+    #: --mm-encoder-tp-mode (MultiModalConfig.mm_encoder_tp_mode; "data": a vision encoder is not split by tp)
+    mm_encoder_tp_mode: str = "weights"
 
     def moe_sizes(self, release) -> tuple[int, int, bool]:
         """(MoE TP size, EP size, use_ep): ``FusedMoEParallelConfig.make``."""
@@ -830,7 +833,7 @@ def outcome(facts, release, launch: Launch) -> Outcome:
     release and launch sizes (plan and scan ask the same model many times)."""
     key = (release.version, release.patches, launch.tp, launch.dp, launch.pcp, launch.pp, launch.ep, launch.eplb,
            launch.redundant, launch.refined_fp8_moe_kernel, launch.quantization, launch.dtype, launch.moe_backend,
-           launch.all2all_backend)
+           launch.all2all_backend, launch.mm_encoder_tp_mode)
     return _OUTCOMES.get(facts, key, lambda: _decide(facts, release, launch))
 
 
@@ -963,6 +966,26 @@ def _family_unmodelled(family: str, facts, release, scheme: Optional[QuantScheme
     return None
 
 
+def _kimi_unmodelled(facts, release, launch: Launch, scheme: Optional[QuantScheme],
+                     quant_cfg: Mapping[str, Any]) -> Optional[str]:
+    """Why a Kimi-K2.5 launch is not decided (kvguard.quant.kimi_k25), with the ModelOpt exclusion list's answer for
+    the vision tower's layers."""
+    method = scheme.method if scheme is not None else launch.quantization
+    state = None
+    if scheme is not None and scheme.method.startswith("modelopt"):
+        read, why = _mo_shards.read(quant_cfg, release)
+        if why is not None:
+            return why
+        names, why = _mo_shards.exclusions(quant_cfg, "deepseek_v2", str(read), release, tuple(facts.architectures))
+        if why is not None:
+            return why
+
+        def state(prefix: str) -> str:
+            return _mo_shards.layer_state(prefix, (), "linear", names, str(read), release)
+    ignore = tuple(quant_cfg.get("ignore") or ()) if isinstance(quant_cfg.get("ignore"), list) else ()
+    return _kimi.unmodelled(facts.resolved_top, method, release, state, ignore)
+
+
 def _outcome(facts, release, launch: Launch) -> Outcome:
     family = family_of(facts.architectures)
     scheme = scheme_of(facts.resolved_top, facts.resolved, release)
@@ -1004,6 +1027,11 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             scheme = QuantScheme("mxfp4")
         launch = _replace(launch, quantization=None) if launch.quantization else launch
     quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
+    if _kimi.ARCH in facts.architectures:
+        # (kvguard.quant.kimi_k25) the wrapper's releases and the vision tower built quantized left open
+        why = _kimi_unmodelled(facts, release, launch, scheme, quant_cfg)
+        if why is not None:
+            return Outcome(unmodelled=why)
     if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
         # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's override names
         method, why = _mo_shards.read(quant_cfg, release)
@@ -1077,6 +1105,11 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     elif launch.quantization is not None and scheme is not None and launch.quantization != scheme.method:
         return Outcome(unmodelled=f"--quantization {launch.quantization} with a {scheme.method} checkpoint (an "
                                   f"override of the checkpoint's method) is not modelled")
+    if _kimi.ARCH in facts.architectures:
+        # the vision tower is built before the language model: its sharding refuses first
+        refused = _kimi.vision_refusal(facts.resolved_top, launch.tp, launch.mm_encoder_tp_mode, release)
+        if refused is not None:
+            return Outcome(refused[0], refused[1], refused[2])
     prepared = _prepared(facts, family, release, scheme)
     needs: list[str] = []
     result = Outcome()

@@ -183,7 +183,18 @@ def exclusions(cfg: Mapping[str, Any], family: str, method: str,
     if not isinstance(raw, list) or not all(isinstance(x, str) for x in raw):
         return (), f"the ModelOpt checkpoint's exclusion list {raw!r} (not a list of names) is not modelled"
     names = list(raw)
-    if family in MAPPER_SINCE and release.within(MAPPER_SINCE[family]):
+    kimi = family == "deepseek_v2" and "KimiK25ForConditionalGeneration" in (architectures or ())
+    if kimi and release.within("0.16.0"):
+        # Kimi-K2.5's wrapper has a checkpoint-name mapper from 0.16.0 (kvguard.quant.kimi_k25); its DeepSeek
+        # language model has none
+        if release.within(SPLIT_SINCE):
+            names = [part for name in names for part in
+                     ((name[:-1], name[:-1] + ".*") if len(name) >= 2 and name[-1] == "*" and name[-2] != "."
+                      else (name,))]
+        from .kimi_k25 import exclusion_names as _kimi_names
+
+        names = _kimi_names(names)
+    elif family in MAPPER_SINCE and release.within(MAPPER_SINCE[family]):
         if release.within(SPLIT_SINCE):
             split: list[str] = []
             for name in names:
@@ -299,8 +310,10 @@ def moe_unmodelled(family: str, cfg: Mapping[str, Any], method: str, *, moe_back
                    all2all_backend: Optional[str]) -> Optional[str]:
     """Why the ModelOpt experts of a launch are not decided (None: they are; see the module docstring)."""
     algo = _algo(cfg)
-    if family == "deepseek_v2":
-        pass  # FP8 checks no size in any layer; NVFP4 checks every quantized linear's input (the replicated too)
+    if family in ("deepseek_v2", "deepseek_v32"):
+        # FP8 checks no size in any layer; NVFP4 checks every quantized linear's input (the replicated too: DeepSeek-V3.2's
+        # indexer wq_b)
+        pass
     elif family not in MOE_FAMILIES:
         return (f"the {method} quantization method's MoE experts of the {family} family (ModelOpt's MoE methods "
                 f"choose a MoE backend on the GPU while they are built) are not modelled")

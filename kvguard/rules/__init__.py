@@ -45,6 +45,9 @@ WRAPPER: dict[str, Optional[str]] = {
     "scheduler": "SchedulerConfig",
     # CacheConfig, built in EngineArgs.create_engine_config before the data-parallel checks and ParallelConfig
     "cache_config": "CacheConfig",
+    # 0.10.2's DecodingConfig (the --guided-decoding-* switches), built in EngineArgs.create_engine_config after the
+    # load config, before ObservabilityConfig (kvguard.rules.engine_options)
+    "decoding": "DecodingConfig",
     # ObservabilityConfig, built in EngineArgs.create_engine_config after SchedulerConfig and the attention
     # backend's name, before VllmConfig (kvguard.rules.observability)
     "observability": "ObservabilityConfig",

@@ -75,13 +75,16 @@ _FIELD_SINCE = {
     "enable_batch_sharded_sampling": "0.29.0",
     "per_request_spec_decode_metrics": "0.29.0",
     "use_replayssm": "0.27.0",
+    "replayssm_buffer_len": "0.27.0",
 }
 
 #: launch fields that exist only up to a given release (both tables agree with the flags' releases,
 #: kvguard.launch.argv.FLAGS: tests/test_api.py)
 _FIELD_UNTIL = {"swap_space": "0.17.1", "logits_processor_pattern": "0.16.0", "max_num_partial_prefills": "0.26.0",
                 "max_long_partial_prefills": "0.26.0", "preemption_mode": "0.10.2", "disable_async_output_proc": "0.10.2",
-                "scheduler_delay_factor": "0.10.2"}
+                "scheduler_delay_factor": "0.10.2", "guided_decoding_backend": "0.11.2",
+                "guided_decoding_disable_any_whitespace": "0.11.2",
+                "guided_decoding_disable_additional_properties": "0.11.2"}
 
 
 def env_as_strings(env: Optional[Mapping[str, Any]]) -> dict[str, str]:

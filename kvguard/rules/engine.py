@@ -119,6 +119,12 @@ class State:
         self.fault_tolerance = lay.enable_fault_tolerance
         self.routed_experts = lay.enable_return_routed_experts
         self.swap_space = lay.swap_space
+        # the config fields the FieldRule rows read besides the sizes: ParallelConfig's microbatching (0.23.0+),
+        # CacheConfig's ReplaySSM buffer (0.27.0+)
+        self.ubatch_size = lay.ubatch_size
+        self.dbo_decode_token_threshold = lay.dbo_decode_token_threshold
+        self.dbo_prefill_token_threshold = lay.dbo_prefill_token_threshold
+        self.replayssm_buffer_len = lay.replayssm_buffer_len
         self.api_process_count = 1
         self.dcp_comm_backend = lay.dcp_comm_backend
         if self.dcp_comm_backend is None and release.within("0.18.0", "0.28.0"):
@@ -531,7 +537,7 @@ def _runs(row, entry: str) -> bool:
     if entry == "serve":
         return True
     if row.stage in ("frontend", "engine_args", "cache_config", "model_init", "speculative", "scheduler", "worker",
-                     "observability", "offload"):
+                     "decoding", "observability", "offload"):
         return False
     if row.stage == "verify" and row.id.startswith(("VC_", "PLAT_")):
         return False

@@ -13,7 +13,9 @@ releases 0.10.2 - 0.33.0):
   (vllm/v1/executor/abstract.py)): a name other than ray / mp / uni / external_launcher is a qualified class name for
   ``resolve_obj_by_qualname`` (vllm/utils/import_utils.py), which splits it at its last dot; without a dot the
   unpacking fails: ValueError ``not enough values to unpack (expected 2, got 1)`` (wrapped by VllmConfig).  With a dot
-  the module is imported from the host (undecidable).  Before 0.19.0 the engine resolves it only after the config
+  the module is imported from the host (undecidable).  Without the option, a world size below 1 (0.19.0 - 0.22.1:
+  ``-tp -1``, ``-pp 0``, ``-pcp 0``) leaves ParallelConfig's backend None: ValueError ``Unknown distributed executor
+  backend: None``.  Before 0.19.0 the engine resolves it only after the config
   (not modelled: undecidable).
 - microbatching (``--enable-dbo`` 0.11.0+, ``--ubatch-size`` 0.14.0+): ParallelConfig.use_ubatching is
   ``enable_dbo or ubatch_size > 1``.  0.30.0+: ParallelConfig._verify_args refuses DBO thresholds below the number of
@@ -27,6 +29,21 @@ releases 0.10.2 - 0.33.0):
   be at least 1 (ValueError wrapped by OffloadConfig).
 - ``--kv-offloading-backend`` without ``--kv-offloading-size`` (0.11.1 - 0.13.0): the last statement of
   VllmConfig.__post_init__ (``_post_init_kv_transfer_config``): ValueError.  0.14.0+ offloads only with a size.
+- the deprecated structured-output switches ``--guided-decoding-disable-any-whitespace`` (only with the xgrammar or
+  guidance backend) and ``--guided-decoding-disable-additional-properties`` (only with guidance), validated together
+  in that order:
+
+  * 0.10.2: ``DecodingConfig.__post_init__`` (vllm/config/__init__.py), built by create_engine_config right after
+    the load config, before ObservabilityConfig, with ``--guided-decoding-backend`` (default auto): ValueError
+    wrapped by DecodingConfig.  The switches are BooleanOptionalAction there.
+  * 0.11.0: create_engine_config assigns the switches to attributes StructuredOutputsConfig does not read: no effect.
+  * 0.11.1 - 0.11.2: they are assigned to the StructuredOutputsConfig fields after the config is built (argparse's
+    ``type=bool``: any word but an empty one is True), and VllmConfig's field validation re-runs the config's model
+    validator (vllm/config/structured_outputs.py ``_validate_structured_output_config``, after its reasoning-parser
+    check: kvguard.rules.table VC_reasoning_parser): ValueError wrapped by VllmConfig, before __post_init__.  The
+    backend is ``--structured-outputs-config``'s; ``--guided-decoding-backend`` goes to an attribute nobody reads.
+  * 0.12.0+: only the JSON of ``--structured-outputs-config`` sets them, validated while parsing (an argparse error
+    with pydantic's message: kvguard.launch.argv declines what it cannot vouch for).
 """
 
 from __future__ import annotations
@@ -35,15 +52,18 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CONFIG_FORMAT_MESSAGE", "DBO_THRESHOLD_MESSAGE", "EXECUTOR_MESSAGE", "KV_OFFLOADING_MESSAGE",
+__all__ = ["CONFIG_FORMAT_MESSAGE", "DBO_THRESHOLD_MESSAGE", "EXECUTOR_MESSAGE", "EXECUTOR_NONE_MESSAGE", "KV_OFFLOADING_MESSAGE",
            "OFFLOAD_GROUP_MESSAGE", "OFFLOAD_STEP_MESSAGE", "UBATCH_MESSAGE_0_11", "UBATCH_MESSAGE_0_24",
            "UBATCH_MESSAGE_0_33", "config_format_unknown", "config_read", "dbo_threshold_bind",
-           "dbo_thresholds_low", "executor_resolved_late", "executor_unresolvable", "kv_offloading_without_size", "offload_group_invalid",
-           "offload_step_invalid", "ubatch_all2all_bind", "ubatch_all2all_unsupported", "ubatch_size_bound"]
+           "dbo_thresholds_low", "executor_none", "executor_resolved_late", "executor_unresolvable", "kv_offloading_without_size", "offload_group_invalid",
+           "offload_step_invalid", "ubatch_all2all_bind", "ubatch_all2all_unsupported", "ADDITIONAL_PROPERTIES_MESSAGE",
+           "WHITESPACE_MESSAGE", "additional_properties_unsupported", "whitespace_unsupported"]
 
 CONFIG_FORMAT_MESSAGE = "Unknown config format `{config_format}`."
 #: str() of the ValueError an unpacking of a one-element list raises (CPython 3.10 - 3.13 alike)
 EXECUTOR_MESSAGE = "not enough values to unpack (expected 2, got 1)"
+#: Executor.get_class's own refusal of a backend ParallelConfig left unset (0.19.0 - 0.22.1: a world size below 1)
+EXECUTOR_NONE_MESSAGE = "Unknown distributed executor backend: None"
 DBO_THRESHOLD_MESSAGE = ("dbo_decode_token_threshold and dbo_prefill_token_threshold must be at least the number of "
                          "microbatches ({ubatches}).")
 UBATCH_MESSAGE_0_11 = ("Microbatching currently only supports the deepep_low_latency and deepep_high_throughput "
@@ -59,6 +79,8 @@ OFFLOAD_GROUP_MESSAGE = "offload_num_in_group ({in_group}) must be <= offload_gr
 OFFLOAD_STEP_MESSAGE = ("offload_prefetch_step ({step}) must be >= 1 when prefetch offloading is enabled "
                         "(offload_group_size > 0)")
 KV_OFFLOADING_MESSAGE = "You must set kv_offloading_size when kv_offloading_backend is set."
+WHITESPACE_MESSAGE = "disable_any_whitespace is only supported for xgrammar and guidance backends."
+ADDITIONAL_PROPERTIES_MESSAGE = "disable_additional_properties is only supported for the guidance backend."
 
 #: the config parsers every release registers (vllm/transformers_utils/config.py _CONFIG_FORMAT_TO_CONFIG_PARSER)
 _PARSERS = ("hf", "mistral")
@@ -99,6 +121,12 @@ def executor_unresolvable(state: Any) -> bool:
     return True
 
 
+def executor_none(state: Any) -> bool:
+    """ParallelConfig picks a backend only for a world (across DP) above 1 or exactly 1: a size below 1 (possible up to
+    0.22.1, before the sizes' Field(ge=1)) leaves it None, which Executor.get_class does not know."""
+    return state.backend is None
+
+
 def executor_resolved_late(state: Any) -> None:
     """0.10.2 - 0.18.1: the engine (AsyncLLM / run_headless) asks Executor.get_class only after the config, a statement
     kvguard does not evaluate (its refusal would come after every config check passed)."""
@@ -118,17 +146,6 @@ def _ubatches(state: Any) -> int:
 
 def _ubatching(state: Any) -> bool:
     return state.layout.enable_dbo or state.layout.ubatch_size > 1
-
-
-def ubatch_size_bound(state: Any) -> None:
-    """0.23.0+: ParallelConfig's ``ubatch_size`` and DBO thresholds are ``Field(ge=0)``; pydantic's message names the
-    host's pydantic version."""
-    lay = state.layout
-    for name in ("ubatch_size", "dbo_decode_token_threshold", "dbo_prefill_token_threshold"):
-        value = getattr(lay, name)
-        if value is not None and value < 0:
-            state.undecided(f"--{name.replace('_', '-')} {value}: the field is an int >= 0; ParallelConfig refuses "
-                            "it with pydantic's message, which names the host's pydantic version")
 
 
 def dbo_thresholds_low(state: Any) -> bool:
@@ -224,3 +241,22 @@ def offload_step_bind(state: Any) -> dict:
 
 def kv_offloading_without_size(state: Any) -> bool:
     return state.layout.kv_offloading_backend is not None and state.layout.kv_offloading_size is None
+
+
+# ----- the deprecated --guided-decoding-* switches (0.10.2; 0.11.1 - 0.11.2) -----
+
+def _decoding_backend(state: Any) -> str:
+    """The backend the validator compares: 0.10.2's --guided-decoding-backend, 0.11.x's --structured-outputs-config
+    backend (the deprecated flag lands on an attribute the config does not read); auto when not given."""
+    lay = state.layout
+    given = lay.guided_decoding_backend if not state.release.within("0.11.0") else lay.structured_outputs_backend
+    return given or "auto"
+
+
+def whitespace_unsupported(state: Any) -> bool:
+    return bool(state.layout.guided_decoding_disable_any_whitespace) and \
+        _decoding_backend(state) not in ("xgrammar", "guidance")
+
+
+def additional_properties_unsupported(state: Any) -> bool:
+    return bool(state.layout.guided_decoding_disable_additional_properties) and _decoding_backend(state) != "guidance"

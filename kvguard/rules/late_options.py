@@ -29,6 +29,12 @@ Mirrors (release source, vLLM 0.10.2 - 0.33.0):
     declares it (Nemotron-H, and from 0.29.0 Kimi Linear / Kimi K3's NVIDIA build) also declares HasInnerState, so a
     model without inner state is refused; for one with inner state the class's support and the validator's later
     checks (Mamba backend, buffer length, prefix caching, KV connectors) are not modelled: undecidable.
+  * 0.30.0+ ``use_v2_model_runner``'s overrides, before VLLM_USE_V2_MODEL_RUNNER and the host's Triton are read:
+    HiSparse (``--attention-config``'s ``hisparse_config``, or the HiSparseConnector, which ``__post_init__`` turns
+    into one) forces V2 and refuses VLLM_USE_V2_MODEL_RUNNER=0; its own checks (CUDA, PP, DCP, a DSA model) are not
+    modelled: undecidable.  A ``--watermark-config`` forces V2 whatever the variable says (kvguard.rules.table
+    ``_runner``); with speculative decoding ``_check_supports_watermarking`` reads the draft's sampling and method
+    options, which kvguard does not: undecidable.
 """
 
 from __future__ import annotations
@@ -44,7 +50,8 @@ __all__ = ["AUX_GENERATE", "AUX_MOE", "AUX_MRV2", "AUX_PREFIX", "DEFAULT_MM_LORA
            "PER_REQUEST_SPEC_MESSAGE", "REPLAYSSM_NEMOTRON_MESSAGE", "REPLAYSSM_MESSAGE", "SAMPLING_MASK_MESSAGE",
            "TRACE_REPLAY_MESSAGE", "aux_not_generate", "aux_not_moe", "aux_without_mrv2", "aux_without_prefix_caching",
            "batch_sharded_on_v2", "default_mm_loras_text_only", "effort_map_bind", "effort_map_check",
-           "effort_map_problem", "lora_value_problem", "per_request_spec_without_spec", "replayssm_bind",
+           "effort_map_problem", "hisparse_unmodelled", "lora_value_problem", "per_request_spec_without_spec",
+           "replayssm_bind", "watermark_with_speculative",
            "replayssm_unsupported", "sampling_mask_without_mrv2", "trace_replay_without_mrv2"]
 
 DEFAULT_MM_LORAS_MESSAGE = "Default modality-specific LoRA(s) were provided for a non multimodal model"
@@ -225,3 +232,20 @@ def replayssm_bind(state: Any) -> dict:
     from ..archs import registered_arch
 
     return {"arch": registered_arch(state.facts.architectures, state.release)}
+
+
+# -- 0.30.0+: HiSparse and watermarking force Model Runner V2 ------------------------------------------------------
+
+def hisparse_unmodelled(state: Any) -> None:
+    if state.layout.hisparse:
+        state.undecided("HiSparse (--attention-config hisparse_config, or the HiSparseConnector): VllmConfig forces "
+                        "Model Runner V2 (refusing VLLM_USE_V2_MODEL_RUNNER=0) and checks the platform (CUDA), "
+                        "pipeline and decode context parallelism and a DSA model's index_topk, which kvguard does "
+                        "not model")
+
+
+def watermark_with_speculative(state: Any) -> None:
+    if state.layout.watermark_config and state.spec is not None:
+        state.undecided("--watermark-config with speculative decoding: VllmConfig checks the draft's sample and "
+                        "rejection methods, parallel drafting, the method and the algorithm's support, which kvguard "
+                        "does not model")

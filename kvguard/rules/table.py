@@ -336,6 +336,9 @@ def _runner(state):
     release = state.release
     if not release.within("0.22.0"):
         return "v2" if env else None
+    if release.within("0.30.0") and (state.layout.hisparse or state.layout.watermark_config):
+        # HiSparse (undecidable: vc_hisparse) and a watermark config force V2 before the variable is read
+        return "v2"
     if env is not None:
         return "v2" if env else ("v1" if release.within("0.29.0") else "v1-unchecked")
     if release.within("0.27.0", "0.28.0") and state.pcp > 1:
@@ -764,7 +767,8 @@ def _mi(state):
                                                        quantization=state.layout.quantization,
                                                        dtype=state.layout.dtype,
                                                        moe_backend=state.layout.moe_backend or "auto",
-                                                       all2all_backend=state.layout.all2all_backend))
+                                                       all2all_backend=state.layout.all2all_backend,
+                                                       mm_encoder_tp_mode=state.layout.mm_encoder_tp_mode))
     return out
 
 
@@ -1488,6 +1492,11 @@ RULES = (
           template=_cache_config.CACHE_DTYPE_MESSAGE,
           source="vllm/config/cache.py::CacheConfig._validate_cache_dtype",
           description="a --kv-cache-dtype the release does not define (argparse's choices before 0.33.0)"),
+    # (declared after cache_dtype, whose field validator 0.33.0's row above mirrors)
+    FieldRule("CC_FIELD", "0.27.0", options=("replayssm_buffer_len",), stage="cache_config", scope="feature",
+              fields=(("replayssm_buffer_len", "replayssm_buffer_len", "gt?", 0),),
+              source="vllm/config/cache.py::CacheConfig (replayssm_buffer_len: Field(gt=0))",
+              description="--replayssm-buffer-len must be positive"),
     Check("EA_headless_hybrid", stage="engine_args", exc="AssertionError",
           when=lambda state: state.headless and state.hybrid_lb,
           template="data_parallel_hybrid_lb is not applicable in headless mode",
@@ -1660,12 +1669,16 @@ RULES = (
                       ("data_parallel_size", "dp", "ge", 1),
                       ("data_parallel_size_local", "dpl", "ge", 0),
                       ("data_parallel_rank", "dp_rank", "ge", 0),
+                      ("ubatch_size", "ubatch_size", "ge", 0),
+                      ("dbo_decode_token_threshold", "dbo_decode_token_threshold", "ge?", 0),
+                      ("dbo_prefill_token_threshold", "dbo_prefill_token_threshold", "ge?", 0),
                       ("node_rank", "node_rank", "ge", 0),
                       ("nnodes", "nnodes", "ge", 1),
                       ("decode_context_parallel_size", "dcp", "ge", 1),
                       ("dcp_comm_backend", "dcp_comm_backend", "literal", ("ag_rs", "a2a"))),
               source=f"{_S_PARALLEL}::ParallelConfig (Field(ge=...))",
-              description="sizes >= 1, local DP size / ranks >= 0 (all failing fields in one error)"),
+              description="sizes >= 1, local DP size / ranks / microbatching (--ubatch-size, the DBO thresholds) "
+                          ">= 0 (all failing fields in one error)"),
     FieldRule("FIELD", "0.29.0",
               fields=(("pipeline_parallel_size", "pp", "ge", 1),
                       ("tensor_parallel_size", "tp", "ge", 1),
@@ -1673,17 +1686,18 @@ RULES = (
                       ("data_parallel_size", "dp", "ge", 1),
                       ("data_parallel_size_local", "dpl", "ge", 0),
                       ("data_parallel_rank", "dp_rank", "ge", 0),
+                      ("ubatch_size", "ubatch_size", "ge", 0),
+                      ("dbo_decode_token_threshold", "dbo_decode_token_threshold", "ge?", 0),
+                      ("dbo_prefill_token_threshold", "dbo_prefill_token_threshold", "ge?", 0),
                       ("node_rank", "node_rank", "ge", 0),
                       ("nnodes", "nnodes", "ge", 1),
                       ("decode_context_parallel_size", "dcp", "ge", 1),
                       ("dcp_comm_backend", "dcp_comm_backend", "literal?", ("ag_rs", "a2a"))),
               source=f"{_S_PARALLEL}::ParallelConfig (Field(ge=...))",
-              description="sizes >= 1, local DP size / ranks >= 0 (all failing fields in one error)"),
+              description="sizes >= 1, local DP size / ranks / microbatching (--ubatch-size, the DBO thresholds) "
+                          ">= 0 (all failing fields in one error)"),
 
     # ParallelConfig's field validators of the NUMA options (kvguard.rules.parallel_flags)
-    Step("pc_ubatch_bounds", "0.23.0", options=("ubatch_size", "dbo_decode_token_threshold", "dbo_prefill_token_threshold"), apply=_eopts.ubatch_size_bound,
-         description="--ubatch-size and the DBO thresholds below 0: pydantic's bound, whose message names the host's "
-                     "pydantic version (undecidable)"),
     Step("pc_numa_entries", "0.20.0", options=("numa_bind_nodes", "numa_bind_cpus"), apply=_pflags.numa_entries,
          description="an empty or 'None' entry of --numa-bind-nodes / --numa-bind-cpus: pydantic's type error "
                      "names the host's pydantic version, so kvguard declines"),
@@ -2238,6 +2252,18 @@ RULES = (
           description="--mamba-ssu-algorithm with a Mamba backend other than FlashInfer (a raw ValueError: the "
                       "engine arguments call the check on their copy of MambaConfig)"),
 
+    # DecodingConfig.__post_init__ (0.10.2; kvguard.rules.engine_options), built after the load config
+    Check("DC_any_whitespace", "0.10.2", "0.10.2", options=("guided_decoding_disable_any_whitespace",),
+          stage="decoding", scope="feature", when=_eopts.whitespace_unsupported, template=_eopts.WHITESPACE_MESSAGE,
+          source="vllm/config/__init__.py::DecodingConfig.__post_init__",
+          description="--guided-decoding-disable-any-whitespace with a --guided-decoding-backend other than "
+                      "xgrammar or guidance (auto by default)"),
+    Check("DC_additional_properties", "0.10.2", "0.10.2", options=("guided_decoding_disable_additional_properties",),
+          stage="decoding", scope="feature", when=_eopts.additional_properties_unsupported,
+          template=_eopts.ADDITIONAL_PROPERTIES_MESSAGE,
+          source="vllm/config/__init__.py::DecodingConfig.__post_init__",
+          description="--guided-decoding-disable-additional-properties with a --guided-decoding-backend other than "
+                      "guidance"),
     # ObservabilityConfig (kvguard.rules.observability): its field validators in field order, then its model validator
     Check("OBS_hidden_metrics_version", "0.11.1", options=("show_hidden_metrics_for_version",), stage="observability", exc="InvalidVersion", scope="feature",
           when=_obs.hidden_metrics_version_invalid, template=_obs.VERSION_MESSAGE,
@@ -2276,6 +2302,15 @@ RULES = (
                      "schedule (not modelled: undecidable)"),
 
     # ===================== VllmConfig.__post_init__ ==========================
+    # 0.30.0+: what forces Model Runner V2 before the variable (kvguard.rules.late_options), first: where vLLM reads it
+    # and checks HiSparse / the watermark's speculative decoding is not modelled, so nothing later is decided
+    Step("vc_hisparse", "0.30.0", options=("hisparse",), stage="verify", apply=_late.hisparse_unmodelled,
+         description="HiSparse (--attention-config hisparse_config or the HiSparseConnector): V2 forced, "
+                     "VLLM_USE_V2_MODEL_RUNNER=0 refused, its platform / PP / DCP / DSA-model checks (undecidable)"),
+    Step("vc_watermark_speculative", "0.30.0", options=("watermark_config",), speculative=True, stage="verify",
+         apply=_late.watermark_with_speculative,
+         description="--watermark-config with speculative decoding: _check_supports_watermarking reads the draft's "
+                     "options (undecidable)"),
     Step("vc_structured_reasoning_parser", "0.11.0", options=("structured_reasoning_parser",), stage="verify", apply=_parsers.structured_reasoning_in_engine,
          description="without an API server, a reasoning parser the release does not register named by "
                      "--structured-outputs-config (and no --reasoning-parser replacing it): the engine's lookup is "
@@ -2287,6 +2322,18 @@ RULES = (
           source="vllm/config/structured_outputs.py::StructuredOutputsConfig._validate_structured_output_config",
           description="a --reasoning-parser the release does not register (kvguard/data/parser_names.json; a "
                       "--reasoning-parser-plugin: undecidable)"),
+    Check("VC_any_whitespace", "0.11.1", "0.11.2", options=("guided_decoding_disable_any_whitespace",),
+          stage="verify", scope="feature", when=_eopts.whitespace_unsupported, template=_eopts.WHITESPACE_MESSAGE,
+          source="vllm/config/structured_outputs.py::StructuredOutputsConfig._validate_structured_output_config",
+          description="--guided-decoding-disable-any-whitespace (type=bool: any word but '' is true) without the "
+                      "xgrammar or guidance backend of --structured-outputs-config (--guided-decoding-backend is "
+                      "not read)"),
+    Check("VC_additional_properties", "0.11.1", "0.11.2", options=("guided_decoding_disable_additional_properties",),
+          stage="verify", scope="feature", when=_eopts.additional_properties_unsupported,
+          template=_eopts.ADDITIONAL_PROPERTIES_MESSAGE,
+          source="vllm/config/structured_outputs.py::StructuredOutputsConfig._validate_structured_output_config",
+          description="--guided-decoding-disable-additional-properties (type=bool) without the guidance backend of "
+                      "--structured-outputs-config"),
     # try_verify_and_update_config: a Mamba / hybrid model's cache set-up (kvguard.rules.mamba_cache)
     Check("VC_mamba_chunked_prefill", "0.15.0", "0.31.0", stage="verify", exc="AssertionError", scope="feature",
           when=_mamba.chunked_prefill_refused_in_align_mode,
@@ -2535,6 +2582,10 @@ RULES = (
                       "activation dtypes (plain AWQ / GPTQ: float16 only; FP8 and the Marlin methods: no float32; MXFP4 "
                       "(mxfp4 / gpt_oss_mxfp4) and ModelOpt MXFP8 (modelopt_mxfp8): bfloat16 only); "
                       "the minimum GPU capability passes on compute capability 80+"),
+    Check("VC_executor_none", "0.19.0", stage="verify", when=_eopts.executor_none, template=_eopts.EXECUTOR_NONE_MESSAGE,
+          source="vllm/v1/executor/abstract.py::Executor.get_class (VllmConfig.__post_init__)",
+          description="no --distributed-executor-backend and a world size below 1 (-tp -1, -pp 0, -pcp 0 up to 0.22.1): "
+                      "ParallelConfig chose no backend"),
     Check("VC_executor_backend", "0.19.0", options=("distributed_executor_backend",), stage="verify", scope="feature", when=_eopts.executor_unresolvable,
           template=_eopts.EXECUTOR_MESSAGE,
           source="vllm/v1/executor/abstract.py::Executor.get_class (VllmConfig.__post_init__), "

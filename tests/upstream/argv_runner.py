@@ -52,7 +52,7 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "distributed_executor_backend", "enable_eplb", "enable_elastic_ep", "enable_fault_tolerance",
           "enable_return_routed_experts", "async_scheduling", "trust_remote_code", "swap_space", "max_model_len",
           "disable_sliding_window", "kv_cache_dtype", "enforce_eager", "attention_backend", "dtype", "quantization",
-          "moe_backend", "all2all_backend", "block_size", "allow_deprecated_quantization", "enable_chunked_prefill",
+          "moe_backend", "all2all_backend", "mm_encoder_tp_mode", "block_size", "allow_deprecated_quantization", "enable_chunked_prefill",
           "enable_prefix_caching", "mamba_cache_mode", "runner", "convert", "max_num_batched_tokens", "max_num_seqs",
           "max_num_active_seqs", "long_prefill_token_threshold",
           "gpu_memory_utilization", "cpu_offload_gb", "logits_processor_pattern", "max_num_partial_prefills",
@@ -75,6 +75,10 @@ MISSING = "<absent>"
 #: the late options (kvguard.rules.late_options)
 FIELDS += ("return_sampling_mask", "enable_trace_replay", "enable_batch_sharded_sampling",
            "per_request_spec_decode_metrics", "use_replayssm")
+#: the option sweep's remainder: ReplaySSM's buffer length and the deprecated structured-output switches
+#: (kvguard.rules.engine_options)
+FIELDS += ("replayssm_buffer_len", "guided_decoding_backend", "guided_decoding_disable_any_whitespace",
+           "guided_decoding_disable_additional_properties")
 
 
 def _redundant_experts(ea):

@@ -2,16 +2,18 @@
 
 Generates seeded ``vllm serve`` launches of a dense model with ``--config-format`` (registered parsers, names that are
 none, rarely ``mistral``), ``--hf-config-path``, ``--distributed-executor-backend`` (the built-in names and names
-without a dot; rarely a dotted one), microbatching (``--enable-dbo``, ``--ubatch-size``, ``--all2all-backend``, the DBO
+without a dot; rarely a dotted one; sizes that leave the world below 1), microbatching (``--enable-dbo``, ``--ubatch-size``, ``--all2all-backend``, the DBO
 thresholds), OffloadConfig's prefetch options (``--offload-backend``, ``--offload-group-size``,
-``--offload-num-in-group``, ``--offload-prefetch-step``) and ``--kv-offloading-backend`` / ``--kv-offloading-size``,
-each drawn only on releases that define the option, and runs each through the release's own ``vllm serve`` path
+``--offload-num-in-group``, ``--offload-prefetch-step``), ``--kv-offloading-backend`` / ``--kv-offloading-size`` and
+the deprecated structured-output switches (0.10.2 - 0.11.2: ``--guided-decoding-disable-any-whitespace`` /
+``--guided-decoding-disable-additional-properties`` with ``--guided-decoding-backend`` or, 0.11.x, the backend of
+``--structured-outputs-config``), each drawn only on releases that define the option, and runs each through the release's own ``vllm serve`` path
 (tests/upstream/serve_runner.py) and through kvguard with the oracle's host: the verdicts must agree.  Launches kvguard
 declares undecidable (``mistral``, ``--hf-config-path``, a dotted executor name, any other executor name before
 0.19.0, whose engine resolves it after the configuration, values below pydantic's bounds) are counted, never
 compared.
 
-Releases: a sample of KVG_ORACLE_VERSIONS (default "0.11.1 0.13.0 0.20.0 0.24.0 0.33.0"); KVG_ENGINE_OPTIONS_CASES
+Releases: a sample of KVG_ORACLE_VERSIONS (default "0.10.2 0.11.1 0.20.0 0.24.0 0.33.0"); KVG_ENGINE_OPTIONS_CASES
 launches per release (default 16); seed KVG_ENGINE_OPTIONS_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps
 ``engine-options-<release>.json``.  Run directly for a full report:
 ``python -m tests.upstream.test_engine_options 0.11.1 0.33.0 --cases 40``.
@@ -37,13 +39,18 @@ from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
 
-VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.11.1 0.13.0 0.20.0 0.24.0 0.33.0").split()
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.11.1 0.20.0 0.24.0 0.33.0").split()
 
 TARGET = "Qwen/Qwen3-8B"
 FORMATS = ("auto", "hf", "x", "HF", "json", "gguf")
 EXECUTORS = ("mp", "uni", "x", "1", "my_executor", "MP")
-UBATCH_SIZES = ("0", "1", "2", "3", "64", "65536")
-THRESHOLDS = ("0", "1", "2", "32", "4096")
+#: (negative values: ParallelConfig's Field(ge=0), 0.23.0+)
+UBATCH_SIZES = ("0", "1", "2", "3", "64", "65536", "-1")
+THRESHOLDS = ("0", "1", "2", "32", "4096", "-2")
+#: argparse's type=bool of 0.11.x's switches: any word but "" is true
+BOOL_WORDS = ("true", "false", "1", "0", "")
+SWITCHES = ("--guided-decoding-disable-any-whitespace", "--guided-decoding-disable-additional-properties")
+SO_BACKENDS = ("auto", "xgrammar", "guidance", "outlines")
 GROUP_SIZES = ("0", "1", "2", "4")
 IN_GROUP = ("1", "2", "3")
 STEPS = ("0", "1", "2")
@@ -54,23 +61,50 @@ def _choices(table: dict, option: str) -> list[str]:
     return list(spec.choices or ()) if spec is not None else []
 
 
+def _guided(rng, table: dict) -> list[str]:
+    """The deprecated switches: 0.10.2's BooleanOptionalAction pairs, 0.11.x's type=bool words; a backend."""
+    args: list[str] = []
+    for switch in SWITCHES:
+        if rng.random() < 0.6:
+            if table[switch].nargs == 0:
+                args += [rng.choice((switch, "--no-" + switch[2:]))]
+            else:
+                args += [switch, rng.choice(BOOL_WORDS)]
+    if not args:
+        args += [SWITCHES[0]] if table[SWITCHES[0]].nargs == 0 else [SWITCHES[0], "1"]
+    if rng.random() < 0.5:
+        args += ["--guided-decoding-backend", rng.choice(_choices(table, "--guided-decoding-backend") or SO_BACKENDS)]
+    if "--structured-outputs-config" in table and rng.random() < 0.5:
+        args += ["--structured-outputs-config", '{"backend": "%s"}' % rng.choice(SO_BACKENDS)]
+    if rng.random() < 0.2:
+        args += ["-tp", rng.choice(("2", "3"))]
+    return args
+
+
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
     table = option_table(resolve(version))
     cases = []
     for i in range(n):
         args: list[str] = []
-        family = rng.choice(("config", "executor", "ubatch", "ubatch", "offload", "offload"))
-        if family == "config":
+        families = ("config", "executor", "ubatch", "ubatch", "offload", "offload")
+        if SWITCHES[0] in table:
+            families += ("guided",) * 6
+        family = rng.choice(families)
+        if family == "guided":
+            args += _guided(rng, table)
+        elif family == "config":
             if rng.random() < 0.8:
                 args += ["--config-format", rng.choice(FORMATS + ("mistral",) * (rng.random() < 0.1))]
             if rng.random() < 0.2 or not args:
                 args += ["--hf-config-path", rng.choice(("x", "1", "org/missing"))]
         elif family == "executor":
-            name = rng.choice(EXECUTORS) if rng.random() < 0.9 else "my.pkg.Executor"
-            args += ["--distributed-executor-backend", name]
-            if rng.random() < 0.4:
-                args += ["-tp", rng.choice(("1", "2"))]
+            if rng.random() < 0.7:
+                name = rng.choice(EXECUTORS) if rng.random() < 0.9 else "my.pkg.Executor"
+                args += ["--distributed-executor-backend", name]
+            if rng.random() < 0.4 or not args:
+                # a world size below 1 leaves ParallelConfig's backend unset (0.19.0 - 0.22.1)
+                args += rng.choice((["-tp", "1"], ["-tp", "2"], ["-tp", "-1"], ["-pp", "0"], ["-tp", "-1", "-dp", "-2"]))
         elif family == "ubatch":
             args += flag_switch(rng, table, "enable-dbo", ("on", "off", "default", "default"))
             if "--ubatch-size" in table and rng.random() < 0.8:
@@ -105,9 +139,10 @@ run = generated_launches("kvg-engine-options-", generate)
 
 
 test_engine_options_agree_with_real_vllm = launch_differential(
-    run, kind="engine-options", label="engine options (config format, executor, microbatching, offloading)",
-    cases=("KVG_ENGINE_OPTIONS_CASES", 16), seed="KVG_ENGINE_OPTIONS_SEED", versions=VERSIONS, since="0.11.1",
-    also=("0.13.0", "0.20.0", "0.24.0"))
+    run, kind="engine-options",
+    label="engine options (config format, executor, microbatching, offloading, structured-output switches)",
+    cases=("KVG_ENGINE_OPTIONS_CASES", 16), seed="KVG_ENGINE_OPTIONS_SEED", versions=VERSIONS, since="0.10.2",
+    also=("0.11.1", "0.20.0", "0.24.0"))
 
 
 if __name__ == "__main__":

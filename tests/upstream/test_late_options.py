@@ -7,7 +7,9 @@ each drawn only on the releases whose parser has it: ``--default-mm-loras`` (JSO
 without ``--enable-lora``), ``--headless`` / ``--api-server-count`` and the load-balancing switches (``-dpe``,
 ``-dpn``, ``-dph``, ``-dpr``, 0.22.0+ ``-dpm``), ``--use-replayssm`` (0.27.0+), ``--return-sampling-mask`` (0.28.0+),
 ``--enable-trace-replay`` / ``--enable-batch-sharded-sampling`` / ``--per-request-spec-decode-metrics`` (0.29.0+),
-``--enable-return-routed-experts`` (0.31.0+ checks), ``--reasoning-effort-map`` (0.33.0), sometimes with
+``--enable-return-routed-experts`` (0.31.0+ checks), ``--reasoning-effort-map`` (0.33.0), ``--replayssm-buffer-len``
+(0.27.0+, CacheConfig's Field(gt=0)), ``--watermark-config`` and HiSparse (0.30.0+: both force Model Runner V2; HiSparse
+and JSON kvguard cannot vouch for are undecidable), sometimes with
 ``VLLM_USE_V2_MODEL_RUNNER=0``, and runs each through the release's own ``vllm serve`` path (tests/upstream/
 serve_runner.py with the front end and ServeSubcommand.cmd's checks) and through kvguard with the oracle's host (no
 Triton: the default model runner is V1 there): the verdicts must agree; undecidable launches are counted.
@@ -40,6 +42,7 @@ MM_LORAS = ('{"image": "/tmp/kvg-lora"}', "{}", "1", "0", "null", '"x"', '{"audi
 EFFORT_MAPS = ('{"medium": "low"}', '{"xhigh": "max", "none": "low"}', '{"foo": "low"}', '{"high": 1}', "[1]",
                '"low"', "null", '{"zz": "a", "aa": "b"}')
 LB = ("-dpe", "-dph", "dpn", "dpr", "-dpm")
+WATERMARKS = ('{"key": 1}', '{"key": 0}', "{}", '{"key": -1}')
 
 
 def _version(v: str) -> tuple:
@@ -86,6 +89,12 @@ def _draw(rng, version: str) -> tuple[list[str], dict, str]:
         args += ["--enable-return-routed-experts"]
         if rng.random() < 0.5:
             model = "Qwen/Qwen3-30B-A3B"
+    if v >= (0, 27, 0) and rng.random() < 0.25:
+        args += ["--replayssm-buffer-len", rng.choice(["0", "-1", "1", "16"])]
+    if v >= (0, 30, 0) and rng.random() < 0.3:
+        args += ["--watermark-config", rng.choice(WATERMARKS)]
+    if v >= (0, 30, 0) and rng.random() < 0.05:
+        args += ["--attention-config", '{"hisparse_config": {}}']
     if v >= (0, 33, 0) and rng.random() < 0.35:
         args += ["--reasoning-effort-map", rng.choice(EFFORT_MAPS)]
     if rng.random() < 0.15:

@@ -1075,14 +1075,16 @@ def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     return out[:n]
 
 
-def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None, moe_backend: str = "auto"):
+def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None, moe_backend: str = "auto",
+                    mm_encoder_tp_mode: str = "weights"):
     """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
     release = resolve(version)
     facts = model_facts(cfg, vllm_version=version)
     res = outcome(facts, release, Launch(tp=lay["tp"], dp=lay.get("dp", 1), pcp=lay.get("pcp", 1),
                                          ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
                                          redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
-                                         quantization=quantization, moe_backend=moe_backend))
+                                         quantization=quantization, moe_backend=moe_backend,
+                                         mm_encoder_tp_mode=mm_encoder_tp_mode))
     if res.unmodelled:
         return None
     if res.check is None:
@@ -1227,7 +1229,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
         for lay, rec in zip(case["layouts"], res["outcomes"]):
             engine = case.get("engine_args") or {}
             mine = kvguard_outcome(_kvguard_source(case), lay, version, engine.get("quantization"),
-                                   engine.get("moe_backend", "auto"))
+                                   engine.get("moe_backend", "auto"),
+                                   mm_encoder_tp_mode=engine.get("mm_encoder_tp_mode", "weights"))
             # (architecture, quantization method): agree / disagree / undecided, for the per-family figures
             arch_key = f"{(case['config'].get('architectures') or ['?'])[0]} " \
                        f"{(_label_config(case).get('quantization_config') or {}).get('quant_method')}"
@@ -1571,6 +1574,120 @@ def test_dsa_construction_agrees(version):
     report = run_dsa(version, int(os.environ.get("KVG_DSA_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
                      n_layouts=3)
     _check_family_report(report, version, "DeepSeek-V3.2 / GLM-5")
+
+
+#: Kimi-K2.5 / K2.6 (kvguard.quant.kimi_k25: the vision tower, then the deepseek_v2 family's layers under
+#: language_model, 0.16.0+): the catalog checkpoints the generated configs start from, and the layouts (tp 1-32,
+#: data / expert parallel, the vision encoder data-parallel)
+KIMI_BASES = ("moonshotai/Kimi-K2.5", "nvidia/Kimi-K2.5-NVFP4")
+KIMI_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
+                {"tp": 8, "dp": 2}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 4, "dp": 2, "ep": True},
+                {"tp": 16, "dp": 2, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8},
+                {"tp": 1, "dp": 5, "ep": True, "eplb": True})
+
+
+def _kimi_base(base: str, layers: int, first_dense: int) -> dict:
+    cfg = copy.deepcopy(catalog.lookup(base).config)
+    cfg.pop("auto_map", None)
+    text = cfg["text_config"]
+    text.pop("auto_map", None)
+    text["num_hidden_layers"], text["first_k_dense_replace"] = layers, first_dense
+    # the vision config class reads these names (not the checkpoint's vt_* keys): one encoder block
+    cfg["vision_config"]["num_hidden_layers"] = 1
+    return cfg
+
+
+def kimi_variants(rng: random.Random, n: int, swap: bool = False) -> list[dict]:
+    """``n`` Kimi-K2.5 configs (the catalog's moonshotai / nvidia checkpoints) cut to 3-4 language-model layers (1-2
+    dense) and one vision block, with varied sizes (the vision tower's heads / intermediate size, the dense and expert
+    intermediate sizes, the expert count) and quantization: the checkpoint's compressed-tensors W4A16 (in text_config,
+    its regex ignore list), ModelOpt NVFP4 (nvidia's exclusion list: the head, some layers' attention, the vision
+    tower and projector — one in four without the tower's entries, which kvguard leaves open from 0.17.0), online FP8
+    (``--quantization fp8``), unquantized; one in five with ``--mm-encoder-tp-mode data``."""
+    out = []
+    while len(out) < n:
+        layers = rng.choice([3, 4])
+        kind = rng.choice(["ct", "nvfp4", "nvfp4", "online", "none"])
+        base = KIMI_BASES[1] if kind == "nvfp4" else KIMI_BASES[0]
+        cfg = _kimi_base(base, layers, rng.choice([1, 2]))
+        text, vision = cfg["text_config"], cfg["vision_config"]
+        text["moe_intermediate_size"] = rng.choice([2048, 1536, 2112, 1000, 2176, 704])
+        text["intermediate_size"] = rng.choice([18432, 12288, 12000, 18560])
+        text["n_routed_experts"] = rng.choice([384, 256, 64, 72])
+        if rng.random() < 0.5:
+            vision["num_attention_heads"] = rng.choice([16, 12, 8, 24])
+        if rng.random() < 0.4:
+            vision["intermediate_size"] = rng.choice([4304, 4320, 4096, 4200])
+        engine: dict = {}
+        if kind == "nvfp4":
+            q = cfg["quantization_config"]
+            # the FP8 KV cache is no part of construction, and the CPU oracle of 0.16.x / 0.17.x refuses it beside
+            # chunked prefill before any model is built
+            q["kv_cache_scheme"] = None
+            keep = [x for x in q["ignore"] if ".layers." not in x]
+            named = [i for i in range(layers) if rng.random() < 0.6]
+            q["ignore"] = keep + [f"language_model.model.layers.{i}.self_attn*" for i in named]
+            if rng.random() < 0.25:
+                q["ignore"] = [x for x in q["ignore"] if not x.startswith(("vision_tower", "mm_projector"))]
+        elif kind in ("online", "none"):
+            text.pop("quantization_config", None)
+            cfg.pop("quantization_config", None)
+            if kind == "online":
+                engine = {"quantization": "fp8"}
+        if rng.random() < 0.2:
+            engine["mm_encoder_tp_mode"] = "data"
+        if swap:
+            # (up to 0.17.x) the wrapper validates a copy of the VllmConfig at the layout's tp, whose CPU swap space
+            # (4 GiB per rank) the oracle's host memory refuses; construction does not read it
+            engine["swap_space"] = 0
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def kimi_release(version: str) -> bool:
+    """Whether kvguard decides Kimi-K2.5's construction in the release (0.16.0+; 0.15.x registers it with other
+    module names, left open)."""
+    return resolve(version).within("0.16.0")
+
+
+def run_kimi(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` Kimi-K2.5 configs (kimi_variants) at ``n_layouts`` of KIMI_LAYOUTS each in the release and compare;
+    the layer lists of the two bases (unquantized, tp 1, 4 layers, one dense) are compared too
+    (tools/quant_differential.py --kimi)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9700 + 1)
+    cases = []
+    for case in kimi_variants(rng, n, swap=resolve(version).within(None, "0.17.1")):
+        heads = case["config"]["text_config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in KIMI_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays, min(n_layouts, len(lays)))
+        cases.append(case)
+    lists = []
+    for base in KIMI_BASES:
+        plain = _kimi_base(base, 4, 1)
+        plain.pop("quantization_config", None)
+        plain["text_config"].pop("quantization_config", None)
+        lists.append({"config": plain, "layouts": [{"tp": 1}], "record": True})
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
+#: CI: the first release kvguard decides, the quantized tower's first (0.17.0), the vision encoder's data-parallel
+#: fall-back (0.26.0), the text_config quantization config read by ModelConfig (0.29.0) and the last
+KIMI_SAMPLE = [v for v in release_sample(VERSIONS, "0.16.0", also=("0.17.0", "0.26.0", "0.29.0")) if kimi_release(v)]
+
+
+@pytest.mark.parametrize("version", KIMI_SAMPLE)
+def test_kimi_construction_agrees(version):
+    report = run_kimi(version, int(os.environ.get("KVG_KIMI_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
+                      n_layouts=3)
+    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
+    if out_dir:
+        # the CI summary's line (.ci/run: kimi-construction-X.json)
+        os.makedirs(out_dir, exist_ok=True)
+        counts = dict(report["counts"], undecidable=report["counts"]["undecided"])
+        with open(os.path.join(out_dir, f"kimi-construction-{version}.json"), "w") as fh:
+            json.dump(dict(report, counts=counts), fh, indent=1, default=str)
+    _check_family_report(report, version, "Kimi-K2.5")
 
 
 def _with_layer_lists(version: str, python: str, python_env: dict, cases: list[dict], lists: list[dict], *,

@@ -1,0 +1,111 @@
+"""Kimi-K2.5 / K2.6 model construction (kvguard.quant.kimi_k25 and the deepseek_v2 family under the multimodal
+wrapper), through the CLI's JSON report.
+
+The expected values are read in the releases, not computed by kvguard: vllm/model_executor/models/kimi_k25_vit.py's
+MoonViTEncoderLayer divides the vision config's 16 heads by tp (vision.py falls back to a data-parallel encoder from
+0.26.0 when tp does not divide them; ``--mm-encoder-tp-mode data`` never splits it), and kimi_k25.py builds the
+language model under ``language_model`` from 0.16.0.  The oracle differential is tests/upstream/test_quant.py's
+run_kimi.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+K25 = "moonshotai/Kimi-K2.5"
+NVFP4 = ("nvidia/Kimi-K2.5-NVFP4", "nvidia/Kimi-K2.6-NVFP4")
+
+
+def _skipped_mi(report: dict) -> list:
+    return [s for s in report.get("skipped") or [] if "MI_model" in str(s)]
+
+
+@pytest.mark.parametrize("version", ["0.16.0", "0.17.0", "0.24.0", "0.28.0", "0.29.0", "0.33.0"])
+@pytest.mark.parametrize("model", (K25, *NVFP4))
+def test_published_checkpoints_build_at_tp8(serve_json, version, model):
+    status, report = serve_json(version, "-tp", "8", model=model)
+    assert report["ok"] is True, report.get("message")
+    assert not _skipped_mi(report)
+
+
+@pytest.mark.parametrize("version", ["0.16.0", "0.20.0", "0.25.0"])
+def test_vision_heads_refuse_tp32_before_the_fallback(serve_json, version):
+    status, report = serve_json(version, "-tp", "32", "--nnodes", "4", model=K25)
+    assert (report["ok"], report["check"], report["exc_type"], report["message"], report["wrapped_by"]) == (
+        False, "MI_divide", "AssertionError", "16 is not divisible by 32", None)
+    assert report["stage"] == "model_init"
+
+
+@pytest.mark.parametrize("version", ["0.26.0", "0.29.0", "0.33.0"])
+def test_vision_encoder_falls_back_to_data_parallel(serve_json, version):
+    status, report = serve_json(version, "-tp", "32", "--nnodes", "4", model=K25)
+    assert report["ok"] is True and not _skipped_mi(report)
+
+
+@pytest.mark.parametrize("version", ["0.16.0", "0.25.0"])
+def test_data_parallel_encoder_is_not_split(serve_json, version):
+    status, report = serve_json(version, "-tp", "32", "--nnodes", "4", "--mm-encoder-tp-mode", "data", model=K25)
+    assert report["ok"] is True and not _skipped_mi(report)
+
+
+def test_release_with_other_module_names_stays_open(serve_json):
+    status, report = serve_json("0.15.0", "-tp", "8", model=K25)
+    reasons = " ".join(str(s) for s in _skipped_mi(report))
+    assert "bare DeepseekV2Model" in reasons
+
+
+def _outcome(version: str, config: dict, **launch):
+    from kvguard.quant import Launch, outcome
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    return outcome(model_facts(config, vllm_version=version), resolve(version), Launch(**launch))
+
+
+def _unquantized() -> dict:
+    from kvguard import catalog
+
+    cfg = copy.deepcopy(catalog.lookup(K25).config)
+    cfg.pop("quantization_config", None)
+    cfg["text_config"].pop("quantization_config", None)
+    return cfg
+
+
+@pytest.mark.parametrize("version,open_", [("0.16.0", False), ("0.17.0", True), ("0.33.0", True)])
+def test_online_fp8_quantizes_the_tower_from_0_17(version, open_):
+    # --quantization fp8 on the unquantized form: up to 0.16.x the tower is built without the quantization config
+    res = _outcome(version, _unquantized(), tp=8, quantization="fp8")
+    assert ("vision tower" in (res.unmodelled or "")) is open_
+    if not open_:
+        assert res.check is None and res.unmodelled is None
+
+
+@pytest.mark.parametrize("heads,intermediate,tp,version,expected", [
+    (16, 4304, 16, "0.25.0", None),
+    (12, 4304, 8, "0.25.0", "12 is not divisible by 8"),
+    (12, 4304, 8, "0.26.0", None),                      # heads tp does not divide: data-parallel encoder
+    (16, 4200, 16, "0.26.0", "4200 is not divisible by 16"),  # heads split, then MLP2's fc0
+    (16, 4200, 16, "0.16.0", "4200 is not divisible by 16"),
+])
+def test_vision_tower_sizes(heads, intermediate, tp, version, expected):
+    cfg = _unquantized()
+    cfg["vision_config"].update(num_attention_heads=heads, intermediate_size=intermediate)
+    res = _outcome(version, cfg, tp=tp)
+    if expected is None:
+        assert res.check is None and res.unmodelled is None
+    else:
+        assert (res.check, res.layer, f"{res.values['numerator']} is not divisible by {res.values['denominator']}") \
+            == ("MI_divide", res.layer, expected)
+        assert res.layer.startswith("vision_tower.encoder.blocks.0")
+
+
+def test_modelopt_tower_not_excluded_stays_open():
+    from kvguard import catalog
+
+    cfg = copy.deepcopy(catalog.lookup(NVFP4[0]).config)
+    q = cfg["quantization_config"]
+    q["ignore"] = [x for x in q["ignore"] if not x.startswith(("vision_tower", "mm_projector"))]
+    assert "vision_tower" in (_outcome("0.33.0", cfg, tp=8).unmodelled or "")
+    assert _outcome("0.16.0", cfg, tp=8).unmodelled is None
