@@ -582,6 +582,9 @@ PATTERNS: list[tuple] = [
     # given value, and vLLM's RoPE parameters derived, when not given, from a copy of rope_scaling (its legacy
     # ``type`` moved to ``rope_type`` unless that is set) or the default rope type, with rope_theta added if absent
     ("pow_if_none_from", "V_t = V_s if V_s is not None else V_a ** K_e"),
+    # ShieldGemma 2 (transformers 5.17 / 5.19): tie_word_embeddings read off the text config (a default when it has
+    # none) unless a keyword gives it
+    ("getattr_of_if_kwarg_none", "if kwargs.get(K_k) is None:\n    V_t = getattr(V_o, K_a, K_d)"),
     ("rope_parameters_from_scaling_if_none",
      "if V_t is None:\n    if V_s is not None:\n        V_t = dict(V_s)\n        if K_old in V_t:\n"
      "            V_t.setdefault(K_new, V_t.pop(K_old))\n    else:\n        V_t = K_default\n"

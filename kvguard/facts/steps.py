@@ -1756,6 +1756,11 @@ def _pow_if_none_from(f: Frame, a: dict) -> None:
     f.set(a["t"], given if given is not None else f.get(a["a"]) ** f.get(a["e"]))
 
 
+def _getattr_of_if_kwarg_none(f: Frame, a: dict) -> None:
+    if f.kwargs().get(f.get(a["k"])) is None:
+        f.set(a["t"], getattr(f.get(a["o"]), f.get(a["a"]), f.get(a["d"])))
+
+
 def _rope_parameters_from_scaling_if_none(f: Frame, a: dict) -> None:
     if f.get(a["t"]) is not None:
         return
@@ -2368,7 +2373,7 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "dict_setdefault_div": _dict_setdefault_div, "dict_setdefault_var": _dict_setdefault_var,
     "dict_setdefault_values_list": _dict_setdefault_values_list, "dict_pop_key": _dict_pop_key,
     "attr_of_const_if_none": _attr_of_const_if_none, "pow_if_none": _pow_if_none,
-    "pow_if_none_from": _pow_if_none_from,
+    "pow_if_none_from": _pow_if_none_from, "getattr_of_if_kwarg_none": _getattr_of_if_kwarg_none,
     "rope_parameters_from_scaling_if_none": _rope_parameters_from_scaling_if_none,
     "raise_if_ne": _raise_if_ne, "raise_if_attr_not_none": _raise_if_attr_not_none,
     "raise_if_attr_truthy": _raise_if_attr_truthy, "raise_if_in_and_not_positive": _raise_if_in_and_not_positive,
