@@ -1,13 +1,17 @@
 """Model construction of DeepSeek-V3.2 and GLM-5 (kvguard/data/quant_archs.json family ``deepseek_v32``).
 
 Expected values are worked out by hand from the configs' sizes (quoted in each test) and the release source
-(vllm/model_executor/models/deepseek_v2.py of 0.12.0 – 0.28.0: DeepseekV32ForCausalLM is DeepseekV3ForCausalLM,
+(vllm/model_executor/models/deepseek_v2.py of 0.11.0 – 0.28.0: DeepseekV32ForCausalLM is DeepseekV3ForCausalLM,
 GlmMoeDsaForCausalLM a subclass of DeepseekV2ForCausalLM; DeepseekV2MLAAttention builds the sparse-attention
 Indexer after its MLA projections: ``wq_b`` a ReplicatedLinear with the checkpoint's quantization, up to 0.19.x ``wk``
 (replicated, quantized) and ``weights_proj`` (replicated, unquantized), from 0.20.0 one ``wk_weights_proj``
 (MergedColumnParallelLinear, unquantized, not TP-split); from 0.24.0 only the layers IndexCache does not skip:
-``max(i - index_skip_topk_offset + 1, 0) % index_topk_freq == 0``, defaults 2 and 1; fp8_utils.validate_fp8_block_shape
-for the block-FP8 messages).  tests/upstream/test_quant.py (run_dsa) and the golden cases mi-fp8-dsv32-* compare with
+``max(i - index_skip_topk_offset + 1, 0) % index_topk_freq == 0``, defaults 2 and 1, or, with an index_topk_pattern,
+the layers whose letter is not "S" and those past the pattern's end; fp8_utils.validate_fp8_block_shape for the
+block-FP8 messages).  From 0.29.0 the CUDA host builds both architectures from vllm/models/deepseek_v32
+(nvidia/model.py, attention.py): the same projections, the attention's kv_b_proj and indexer first, then
+fused_qkv_a_proj, q_b_proj and o_proj, and the dense MLP replicated when the MoE runs sequence-parallel with one
+pipeline stage.  tests/upstream/test_quant.py (run_dsa) and the golden cases mi-fp8-dsv32-* compare with
 the releases themselves.
 """
 
@@ -25,7 +29,7 @@ from kvguard.rules.check import model_facts
 from kvguard.versions import resolve
 
 H100 = kvguard.Host.cuda_node()
-VERSIONS = ["0.12.0", "0.20.0", "0.24.0", "0.28.0"]
+VERSIONS = ["0.11.0", "0.12.0", "0.20.0", "0.24.0", "0.28.0", "0.29.0", "0.33.0"]
 
 
 def v32(**sizes) -> dict:
@@ -66,16 +70,16 @@ def test_published_glm5_fp8_is_decided(version):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_dense_down_proj_block_k(version):
     # intermediate 18560 = 145 x 128 at tp 8: layer 0's gate_up_proj is TP-split into shards of 2320 (2320 % 128 =
-    # 16): 0.12.0 refuses its first shard (block_n); 0.14.0+ allows a merged layer's mismatch, and down_proj's input
+    # 16): 0.11.0 / 0.12.0 refuse its first shard (block_n); 0.14.0+ allows a merged layer's mismatch, and down_proj's input
     # per rank, 2320, is not whole 128-blocks (block_k)
     v = kvguard.check(v32(intermediate_size=18560), vllm_version=version, tp=8, host=H100)
     size_n = "Weight output_partition_size = 2320 is not divisible by weight quantization block_n = 128."
     size_k = "Weight input_size_per_partition = 2320 is not divisible by weight quantization block_k = 128."
-    expected = ("MI_fp8_block_n", size_n) if version == "0.12.0" else ("MI_fp8_block_k", size_k)
+    expected = ("MI_fp8_block_n", size_n) if version in ("0.11.0", "0.12.0") else ("MI_fp8_block_k", size_k)
     assert (v.ok, v.stage, v.exc_type, (v.check, v.message)) == (False, "model_init", "ValueError", expected)
 
 
-@pytest.mark.parametrize("version", VERSIONS[1:])
+@pytest.mark.parametrize("version", [version for version in VERSIONS if resolve(version).within("0.14.0")])
 def test_shared_expert_before_routed_experts(version):
     # moe_intermediate 2112 at tp 8: the dense layers pass (2304 per rank); layer 3's shared expert (one of 2112) is
     # built before the routed experts: its down_proj takes 2112 / 8 = 264 inputs per rank (264 % 128 = 8)
@@ -121,11 +125,11 @@ def test_index_cache_layers(freq, offset, built):
 
 
 @pytest.mark.parametrize("version, sizes, reason", [
-    ("0.33.0", {}, "from vLLM 0.29.0 (a CUDA host builds them from vllm/models/deepseek_v32"),
-    ("0.29.0", {}, "from vLLM 0.29.0"),
-    ("0.11.0", {}, "is modelled from vLLM 0.12.0"),
-    ("0.24.0", {"index_topk_pattern": "FSFSFS"}, "which layers build an indexer under an index_topk_pattern"),
+    ("0.24.0", {"index_topk_pattern": 5}, "under an index_topk_pattern that is neither a string nor a list"),
+    ("0.33.0", {"index_topk_pattern": {"0": "S"}}, "under an index_topk_pattern that is neither a string nor a list"),
+    ("0.29.0", {"index_topk_freq": 0}, "under an index_topk_freq below 1"),
     ("0.20.0", {"q_lora_rank": None}, "without q_lora_rank"),
+    ("0.29.0", {"q_lora_rank": None}, "without q_lora_rank"),
 ])
 def test_left_open(version, sizes, reason):
     v = kvguard.check(v32(**sizes), vllm_version=version, tp=8, host=H100)
@@ -139,8 +143,42 @@ def test_pattern_decided_before_index_cache():
 
 
 def test_other_methods_left_open():
-    v = kvguard.check("nvidia/DeepSeek-V3.2-NVFP4", vllm_version="0.28.0", tp=8, host=H100)
-    assert "weight-shard checks of DeepseekV32ForCausalLM are not modelled" in mi_skip(v)
+    awq = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}
+    v = kvguard.check(v32(quantization_config=awq), vllm_version="0.28.0", tp=8, host=H100)
+    assert "the awq weight-shard checks of DeepseekV32ForCausalLM are not modelled" in mi_skip(v)
+
+
+def nvfp4(ignore: list[str]) -> dict:
+    """A ModelOpt NVFP4 quantization_config (the nested layout of nvidia/DeepSeek-V3.2-NVFP4's hf_quant_config.json,
+    group size 16)."""
+    return {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.39.0"},
+            "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": None, "group_size": 16,
+                             "exclude_modules": ignore}}
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.28.0", "0.29.0", "0.33.0"])
+def test_nvfp4_exports_decided(version):
+    # NVIDIA's exports exclude every layer's MLA projections and indexer; the rest is DeepSeek-V3's NVFP4 geometry
+    # (o_proj input 128 x 128 / 8 = 2048, down_proj 18432 / 8 = 2304, experts on FP4 Marlin: multiples of 16)
+    for model in ("nvidia/DeepSeek-V3.2-NVFP4", "nvidia/GLM-5-NVFP4"):
+        v = kvguard.check(model, vllm_version=version, tp=8, host=H100)
+        assert v.ok and mi_skip(v) == "", model
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.29.0"])
+def test_nvfp4_q_lora_rank_not_multiple_of_16(version):
+    # q LoRA rank 1000 (1000 % 16 = 8): q_b_proj and the indexer's replicated wq_b take it as their input (0.28.0 builds
+    # q_b_proj first, 0.29.0+ wq_b; both quantized unless excluded): refused; excluding every layer's q_b_proj and
+    # indexer (as NVIDIA's exports do) leaves no quantized layer reading it
+    layers = 61
+    v = kvguard.check(v32(q_lora_rank=1000, quantization_config=nvfp4(["lm_head"])), vllm_version=version, tp=8,
+                      host=H100)
+    assert (v.ok, v.check, v.message) == (False, "MI_nvfp4_input",
+                                          "Unsupported model when in features size is not multiple of 16")
+    ignore = ["lm_head"] + [f"model.layers.{i}.self_attn.{m}" for i in range(layers)
+                            for m in ("indexer*", "q_b_proj")]
+    v = kvguard.check(v32(q_lora_rank=1000, quantization_config=nvfp4(ignore)), vllm_version=version, tp=8, host=H100)
+    assert v.ok and mi_skip(v) == ""
 
 
 def test_cli_refusal_of_a_directory(serve_json, tmp_path):
@@ -152,3 +190,71 @@ def test_cli_refusal_of_a_directory(serve_json, tmp_path):
         "Weight input_size_per_partition = 2320 is not divisible by weight quantization block_k = 128.")
     status, report = serve_json("0.24.0", "-tp", "8", model="deepseek-ai/DeepSeek-V3.2")
     assert status == 0 and report["ok"] and not any(s["check"] == "MI_model" for s in report["skipped"])
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.28.0", "0.29.0", "0.33.0"])
+@pytest.mark.parametrize("pattern, built", [
+    ("FSSF", [0, 3, 4, 5]),               # "S" at 1 and 2; 4 and 5 lie past the pattern's end
+    (["S", "F"], [1, 2, 3, 4, 5]),        # a list of letters reads the same way
+    ("ssSSFF", [0, 1, 4, 5]),             # only a capital S skips
+    ("SSSSSSSS", []),                     # longer than the layers: every layer skipped
+])
+def test_index_topk_pattern_layers(version, pattern, built):
+    # the pattern replaces IndexCache's frequency (here 2, offset 1, which alone would build 0, 2, 4)
+    cfg = v32(num_hidden_layers=6, first_k_dense_replace=1, index_topk_freq=2, index_skip_topk_offset=1,
+              index_topk_pattern=pattern)
+    assert sorted({int(p.split(".")[2]) for p in indexer_layers(cfg, version)}) == built
+    v = kvguard.check(cfg, vllm_version=version, tp=8, host=H100)
+    assert v.ok and mi_skip(v) == ""
+
+
+def test_pattern_with_frequency_zero_is_decided():
+    # with a pattern vLLM never reads index_topk_freq (no modulo by zero)
+    v = kvguard.check(v32(index_topk_freq=0, index_topk_pattern="FS"), vllm_version="0.29.0", tp=8, host=H100)
+    assert v.ok and mi_skip(v) == ""
+
+
+def test_cuda_module_attention_order():
+    # 0.29.0+: DeepseekV32Attention builds kv_b_proj and the indexer before fused_qkv_a_proj / q_b_proj / o_proj
+    cfg = v32(num_hidden_layers=1, first_k_dense_replace=1)
+    facts = model_facts(cfg, vllm_version="0.29.0")
+    names = [layer.prefix.split("layers.0.")[1] for layer in layers(facts.resolved, "deepseek_v32", resolve("0.29.0"),
+                                                                   facts.architectures)
+             if ".layers.0.self_attn" in layer.prefix]
+    assert names == ["self_attn.kv_b_proj", "self_attn.indexer.wq_b", "self_attn.indexer.wk_weights_proj",
+                     "self_attn.fused_qkv_a_proj", "self_attn.q_b_proj", "self_attn.o_proj"]
+    facts = model_facts(cfg, vllm_version="0.28.0")
+    names = [layer.prefix.split("layers.0.")[1] for layer in layers(facts.resolved, "deepseek_v32", resolve("0.28.0"),
+                                                                   facts.architectures)
+             if ".layers.0.self_attn" in layer.prefix]
+    assert names == ["self_attn.fused_qkv_a_proj", "self_attn.q_b_proj", "self_attn.kv_b_proj", "self_attn.o_proj",
+                     "self_attn.indexer.wq_b", "self_attn.indexer.wk_weights_proj"]
+
+
+@pytest.mark.parametrize("version, size", [("0.28.0", 2624), ("0.29.0", 3040), ("0.33.0", 3040)])
+def test_kv_b_proj_refuses_before_q_b_proj_from_0_29(version, size):
+    # qk_nope_head_dim 100, v_head_dim 90 at tp 8 (128 heads: 16 per rank): q_b_proj 16 x (100 + 64) = 2624 per rank
+    # (2624 % 128 = 64), kv_b_proj 16 x (100 + 90) = 3040 (3040 % 128 = 96): both refuse; 0.28.0 builds q_b_proj
+    # first, 0.29.0+ kv_b_proj
+    v = kvguard.check(v32(qk_nope_head_dim=100, v_head_dim=90), vllm_version=version, tp=8, host=H100)
+    assert (v.ok, v.check, v.message) == (
+        False, "MI_fp8_block_n", f"Weight output_partition_size = {size} is not divisible by weight quantization "
+                                 "block_n = 128.")
+
+
+@pytest.mark.parametrize("version, tp, pp, refused", [("0.28.0", 4, 1, 4640), ("0.29.0", 4, 1, None),
+                                                      ("0.33.0", 4, 1, None), ("0.29.0", 2, 2, 9280)])
+def test_dense_mlp_replicated_with_sequence_parallel_moe(version, tp, pp, refused):
+    # intermediate 18560 = 145 x 128, tp x dp 2 with expert parallelism (the default all2all backend runs the MoE
+    # sequence-parallel): split over tp 4 the dense down_proj takes 4640 inputs per rank (4640 % 128 = 32), over tp 2
+    # 9280 (% 128 = 64); the 0.29.0+ CUDA decoder layer builds the dense MLP replicated when there is one pipeline
+    # stage (18560: whole blocks)
+    layout = {"tensor_parallel_size": tp, "data_parallel_size": 2, "enable_expert_parallel": True,
+              "pipeline_parallel_size": pp}
+    v = kvguard.check(v32(intermediate_size=18560), layout, vllm_version=version, host=H100)
+    if refused:
+        assert (v.ok, v.check, v.message) == (
+            False, "MI_fp8_block_k", f"Weight input_size_per_partition = {refused} is not divisible by weight "
+                                     "quantization block_k = 128.")
+    else:
+        assert v.ok and mi_skip(v) == ""

@@ -76,8 +76,10 @@ def main() -> int:
                     "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
     ap.add_argument("--gemma4", type=int, default=None, help="run only the Gemma 4 configs (run_gemma4), this many "
                     "per release")
+    ap.add_argument("--dsa-nvfp4", type=int, default=0, help="with --dsa: this many ModelOpt NVFP4 exports of "
+                    "DeepSeek-V3.2 / GLM-5 per release too (dsa_nvfp4_variants)")
     ap.add_argument("--dsa", type=int, default=None, help="run only the DeepSeek-V3.2 / GLM-5 configs (run_dsa), this "
-                    "many per release (releases outside 0.12.0-0.28.0, where kvguard leaves them open, are skipped)")
+                    "many per release (releases before 0.11.0, which do not register them, are skipped)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
                     "release (releases before 0.16.0, where kvguard leaves it open, are skipped)")
     ap.add_argument("--modelopt-lm-head", type=int, default=None, help="ModelOpt exports whose LM head decides "
@@ -127,7 +129,7 @@ def main() -> int:
             elif args.dsa:
                 if not quant_tests.dsa_release(version):
                     continue
-                rep = quant_tests.run_dsa(version, args.dsa, args.seed, args.layouts)
+                rep = quant_tests.run_dsa(version, args.dsa, args.seed, args.layouts, nvfp4=args.dsa_nvfp4)
             elif args.kimi:
                 if not quant_tests.kimi_release(version):
                     continue

@@ -583,29 +583,66 @@ CASES += [
             "check no size; unquantized experts would go through the release's unquantized MoE backend choice, "
             "which the CPU oracle answers with its own CPU kernels' hidden-size alignment, not the GPU's): no "
             "quantized linear layer reads the hidden size: accepted"},
-    # DeepSeek-V3.2 / GLM-5 (kvguard/data/quant_archs.json family deepseek_v32, 0.12.0 - 0.28.0: the generic
+    # DeepSeek-V3.2 / GLM-5 (kvguard/data/quant_archs.json family deepseek_v32, 0.11.0 - 0.28.0: the generic
     # deepseek_v2.py model with the sparse-attention indexer; from 0.29.0 a CUDA host builds vllm/models/deepseek_v32's
-    # own implementation) as published, block FP8 [128, 128] (recorded for 0.12.0, 0.13.0, 0.14.0, 0.20.0, 0.24.0 and
-    # 0.28.0: ``--vllm ... --only mi-fp8-dsv32-tp8 ...``)
+    # own implementation, which quant_runner builds as that host does) as published, block FP8 [128, 128] (recorded
+    # for 0.11.0, 0.12.0, 0.13.0, 0.14.0, 0.20.0, 0.24.0, 0.28.0, 0.29.0, 0.30.0 and 0.33.0: ``--vllm ... --only
+    # mi-fp8-dsv32-tp8 ...``).  0.11.0's runner case asks for a bfloat16 KV cache: 0.11.0 turns the default one into
+    # fp8_ds_mla, which the CPU oracle's platform refuses (the CUDA host does not); no layer reads it, and the case
+    # file keeps the launch's own argv
     {"id": "mi-fp8-dsv32-tp8", "model": "deepseek-ai/DeepSeek-V3.2", "argv": ["-tp", "8"], "layout": {"tp": 8},
-     "since": "0.12.0", "until": "0.28.0",
+     "since": "0.11.0", "engine_args": {"kv_cache_dtype": "bfloat16"},
+     "engine_args_until": "0.11.0",
      "why": "deepseek-ai/DeepSeek-V3.2 at -tp 8: every TP-split shard whole 128-blocks (dense MLP 2304, experts 256 "
             "per rank); the indexer's wq_b replicated, its wk / weights_proj (wk_weights_proj from 0.20.0) replicated "
             "or unquantized: accepted"},
     {"id": "mi-fp8-dsv32-i18560-tp8", "model": "deepseek-ai/DeepSeek-V3.2", "config_patch": {"intermediate_size": 18560},
-     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.12.0", "until": "0.28.0",
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.11.0", "engine_args": {"kv_cache_dtype": "bfloat16"},
+     "engine_args_until": "0.11.0",
      "why": "DeepSeek-V3.2 with a dense intermediate size of 18560 = 145 x 128 at -tp 8: 2320 per rank; up to 0.13.x "
             "the TP-split gate_up_proj refuses its first shard (block_n), from 0.14.0 the merged layer's mismatch is "
             "allowed and down_proj refuses its input shard (block_k)"},
     {"id": "mi-fp8-dsv32-moe2112-tp8", "model": "deepseek-ai/DeepSeek-V3.2",
      "config_patch": {"moe_intermediate_size": 2112},
-     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.14.0", "until": "0.28.0",
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.14.0",
      "why": "DeepSeek-V3.2 with experts of 2112 at -tp 8: the first MoE layer's shared expert, built before the routed "
             "experts, takes 264 inputs per rank in its down_proj (264 % 128 = 8): refused (block_k)"},
     {"id": "mi-fp8-glm5-tp8", "model": "zai-org/GLM-5-FP8", "argv": ["-tp", "8"], "layout": {"tp": 8},
-     "since": "0.24.0", "until": "0.28.0",
+     "since": "0.24.0",
      "why": "zai-org/GLM-5-FP8 at -tp 8 (64 heads, q LoRA 2048, dense MLP 12288 / 8 = 1536, experts 256 per rank; its "
             "modules_to_not_convert names norms and indexer parts, no linear layer kvguard builds): accepted"},
+    # 0.29.0+: DeepseekV32Attention builds kv_b_proj (and the indexer) before q_b_proj; the CUDA decoder layer builds
+    # the dense MLP replicated under the sequence-parallel MoE (recorded for 0.28.0, 0.29.0 and 0.33.0)
+    {"id": "mi-fp8-dsv32-kvb-first-tp8", "model": "deepseek-ai/DeepSeek-V3.2",
+     "config_patch": {"qk_nope_head_dim": 100, "v_head_dim": 90}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.28.0",
+     "why": "DeepSeek-V3.2 with qk_nope_head_dim 100 and v_head_dim 90 at -tp 8 (16 heads per rank): q_b_proj 16 x 164 "
+            "= 2624 per rank, kv_b_proj 16 x 190 = 3040, neither whole 128-blocks: 0.28.0 builds q_b_proj first "
+            "(2624), 0.29.0+ kv_b_proj (3040); refused (block_n)"},
+    {"id": "mi-fp8-dsv32-i18560-tp4-dp2-ep", "model": "deepseek-ai/DeepSeek-V3.2",
+     "config_patch": {"intermediate_size": 18560}, "argv": ["-tp", "4", "-dp", "2", "--enable-expert-parallel"],
+     "layout": {"tp": 4, "dp": 2, "ep": True}, "since": "0.28.0",
+     "why": "DeepSeek-V3.2 with a dense intermediate size of 18560 at -tp 4 -dp 2 with expert parallelism (the "
+            "default all2all backend runs the MoE sequence-parallel): 0.28.0 splits the dense MLP over tp (down_proj "
+            "4640 inputs per rank: refused, block_k); 0.29.0+ builds it replicated with one pipeline stage: accepted"},
+    # index_topk_pattern (IndexCache, 0.24.0+): only the layers not marked "S" (and those past the pattern's end) build
+    # an indexer; the indexer's projections are replicated or unquantized, so the launch is accepted either way
+    {"id": "mi-fp8-dsv32-pattern-tp8", "model": "deepseek-ai/DeepSeek-V3.2",
+     "config_patch": {"index_topk_pattern": "FSSF" * 15}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0",
+     "why": "DeepSeek-V3.2 with an index_topk_pattern of 60 letters (61 layers: the last past its end) at -tp 8: "
+            "every TP-split shard whole 128-blocks, the indexers of the F layers replicated: accepted"},
+    # ModelOpt NVFP4 (the nested layout of NVIDIA's hf_quant_config.json) with only the LM head excluded and a q LoRA
+    # rank of 1000 (recorded for 0.24.0, 0.28.0, 0.29.0 and 0.33.0)
+    {"id": "mi-modelopt-nvfp4-dsv32-qlora1000-tp8", "model": "deepseek-ai/DeepSeek-V3.2",
+     "config_patch": {"q_lora_rank": 1000, "torch_dtype": "bfloat16", "quantization_config": {
+         "quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.39.0"},
+         "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": None, "group_size": 16,
+                          "exclude_modules": ["lm_head"]}}},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "DeepSeek-V3.2 as a ModelOpt NVFP4 export excluding only the LM head, q LoRA rank 1000 (1000 % 16 = 8) at "
+            "-tp 8: q_b_proj (up to 0.28.0 the first quantized layer reading it) or the indexer's replicated wq_b "
+            "(0.29.0+) takes 1000 input features: refused (MI_nvfp4_input)"},
 ]
 
 # Kimi-K2.5 / K2.6 (kvguard.quant.kimi_k25, 0.16.0+: the MoonViT vision tower, then DeepSeek-V3's layers under
@@ -737,8 +774,10 @@ def record(version: str, only: list[str]) -> int:
         # a ModelOpt export's hf_quant_config.json beside config.json, as the checkpoint's directory holds it
         files = ({"hf_quant_config.json": entry.hf_quant_config}
                  if entry is not None and entry.hf_quant_config and "config_patch" not in c else {})
-        runner_cases.append({"config": _config(c), "layouts": [c["layout"]],
-                             "engine_args": c.get("engine_args") or {}, "files": files})
+        # ``engine_args_until``: the runner's engine arguments apply up to that release only (an oracle-host artefact
+        # of the older releases, never part of the case's argv)
+        engine = (c.get("engine_args") or {}) if _within(version, None, c.get("engine_args_until")) else {}
+        runner_cases.append({"config": _config(c), "layouts": [c["layout"]], "engine_args": engine, "files": files})
     with tempfile.TemporaryDirectory(prefix="kvg-golden-quant-") as tmp:
         inp, outp = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
         Path(inp).write_text(json.dumps({"cases": runner_cases}))

@@ -49,9 +49,13 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers and experts (their gelu_tanh activation takes the default
   host's MoE backends: Marlin for NVFP4, Triton at the latest for FP8).
 
-- DeepSeek-V3.2 / GLM-5 (0.12.0 – 0.28.0, the ``deepseek_v32`` family): DeepSeek-V3's layers and the sparse-attention
-  indexer's projections (replicated or unquantized: no refusal of their own); unquantized, ``Fp8Config`` and online
-  FP8 (a family's ``until`` / ``unmodelled`` / ``methods``: :func:`_family_unmodelled`).
+- DeepSeek-V3.2 / GLM-5 (0.11.0 – 0.33.0, the ``deepseek_v32`` family): DeepSeek-V3's layers and the sparse-attention
+  indexer's projections (replicated or unquantized: no refusal of their own), on the layers IndexCache keeps
+  (``index_topk_freq`` / ``index_skip_topk_offset`` or an ``index_topk_pattern``: the family's ``letters``); from
+  0.29.0 the CUDA host's vllm/models/deepseek_v32 (nvidia/model.py, attention.py): kv_b_proj and the indexer before
+  the other MLA projections, the dense MLP replicated under the sequence-parallel MoE with one pipeline stage
+  (``sp_moe_pp1``); unquantized, ``Fp8Config`` and online FP8 (a family's ``until`` / ``unmodelled`` / ``methods``:
+  :func:`_family_unmodelled`).
 
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
@@ -240,7 +244,8 @@ class Layer(Record):
     input_size: int = 0
     output_sizes: tuple[int, ...] = ()
     shards: tuple[str, ...] = ()
-    #: True, False, or "sp_moe" (disabled when vLLM runs the MoE sequence-parallel)
+    #: True, False, "sp_moe" (disabled when vLLM runs the MoE sequence-parallel) or "sp_moe_pp1" (that, with one
+    #: pipeline stage)
     disable_tp: Any = False
     #: qkv: (hidden, head_size, heads, kv_heads)
     qkv: tuple[int, int, int, int] = (0, 0, 0, 0)
@@ -273,6 +278,18 @@ def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:
     for key, default in (fam.get("defaults") or {}).items():
         if names.get(key) is None:
             names[key] = default
+    # per-layer flags spelled as letters (DeepSeek-V3.2's index_topk_pattern, "F" / "S" per layer): vLLM compares
+    # the layer's item with the letter and treats a layer past the pattern's end as not marked, so the flags are
+    # padded with 0 to the layer count; a value that is neither a string nor a list gives None (the family's
+    # ``unmodelled`` names that case)
+    for key, spec in (fam.get("letters") or {}).items():
+        pattern = names.get(spec["from"])
+        if isinstance(pattern, (str, list)):
+            flags = [1 if item == spec["letter"] else 0 for item in pattern]
+            count = names.get("num_hidden_layers")
+            names[key] = flags + [0] * max(0, (count if type(count) is int else 0) - len(flags))
+        else:
+            names[key] = None
     return names
 
 
@@ -530,7 +547,10 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
         # it does not ignore (0.18.0 renames the class DeepSeekV2FusedQkvAProjLinear); its tp is disabled, so no
         # sharding check comes first
         raise _Refused("MI_ct_no_target", prefix=layer.prefix)
-    disable = layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
+    # "sp_moe_pp1": the MoE runs sequence-parallel and there is a single pipeline stage (DeepSeek-V3.2's CUDA decoder
+    # layer, 0.29.0+, builds its dense MLP replicated then)
+    disable = (layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
+               or layer.disable_tp == "sp_moe_pp1" and launch.sp_moe(release) and launch.pp == 1)
     tp = 1 if disable else launch.tp
     if layer.kind == "qkv":
         hidden, head, heads, kv = layer.qkv

@@ -46,6 +46,10 @@ listed (prefix, class, sizes) for comparison with kvguard's architecture data.  
 NVIDIA implementation, its modules and the MoE / MXFP4 backend selection seeing CUDA compute capability 9.0, inert
 CUDA streams / events, no kernel warm-up registration; the MXFP4 backend the release selects is recorded.  A built model's outcome says
 whether it (and a multimodal model's language model) implements ``MixtureOfExperts`` (``moe_model``).
+DeepSeek-V3.2 / GLM-5 from 0.29.0 are built from the CUDA host's ``vllm.models.deepseek_v32`` class
+(:func:`_dsa_cuda_class`, :class:`_DsaHost`: its MLA attention base and the indexer's cache stood in, every projection
+real); on 0.11.0 the indexer's top-k buffer, which that release allocates on "cuda", goes to the meta device
+(:class:`_CudaBuffersOnMeta`).
 """
 
 from __future__ import annotations
@@ -797,6 +801,121 @@ def _dsv4_cuda_class(vc, cls):
     return mod.DeepseekV4ForCausalLM, True
 
 
+def _dsa_arch(vc) -> bool:
+    archs = list(getattr(vc.model_config.hf_config, "architectures", None) or [])
+    return bool(archs) and archs[0] in ("DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM")
+
+
+def _dsa_cuda_class(vc, cls):
+    """DeepSeek-V3.2 / GLM-5 (``DeepseekV32ForCausalLM`` / ``GlmMoeDsaForCausalLM``): the class a CUDA host builds.
+    From 0.29.0 the registry names ``vllm.models.deepseek_v32``, whose package entry picks the NVIDIA implementation
+    (``vllm.models.deepseek_v32.nvidia.model``) only on a CUDA platform and DeepSeek-V3's generic class otherwise;
+    the default host is CUDA, so that implementation is imported directly here.  Up to 0.28.x the registry maps both
+    architectures to deepseek_v2 (0.28.0 ships the package unused) and its class stands.  Returns (class, whether
+    the CUDA DSA module builds it)."""
+    if not _dsa_arch(vc):
+        return cls, False
+    import importlib
+
+    from vllm.model_executor.models import registry
+
+    archs = list(vc.model_config.hf_config.architectures)
+    # the registry decides: 0.28.0 ships the package but still maps both architectures to deepseek_v2
+    if (getattr(registry, "_VLLM_MODELS", {}).get(archs[0]) or ("",))[0] != "vllm.models.deepseek_v32":
+        return cls, False
+    mod = importlib.import_module("vllm.models.deepseek_v32.nvidia.model")
+    return mod.DeepseekV32ForCausalLM, True
+
+
+class _DsaHost:
+    """While the CUDA DSA model (0.29.0+) is built: what belongs to the GPU host rather than to the layer geometry is
+    stood in, as the attention layers of every other model are.  ``MLAAttention.__init__`` (the base class of
+    ``DeepseekV32Attention``: the attention backend selection and KV-cache registration) only sets the attributes the
+    subclass reads after it (runtime flags: PCP off, no dense-MHA prefill, an unquantized KV cache); the indexer's
+    cache class and the rotary embeddings of the DSA attention module are stand-in modules.  The subclass's own
+    projections (kv_b_proj, the indexer's wq_b / wk_weights_proj, fused_qkv_a_proj, q_b_proj, o_proj) are real.
+    Everything is put back afterwards."""
+
+    def __enter__(self):
+        import importlib
+        import types as _types
+
+        import torch.nn as nn
+
+        att = importlib.import_module("vllm.models.deepseek_v32.attention")
+        base = att.MLAAttention
+
+        def mla_init(self, *a, **k):
+            nn.Module.__init__(self)
+            self.layer_name = k.get("prefix", "")
+            self.use_pcp = False
+            self.supports_dense_mha_prefill = False
+            self.kv_cache_dtype = "auto"
+            self.impl = _types.SimpleNamespace(supports_quant_query_input=False)
+
+        class CacheStandIn(nn.Module):
+            def __init__(self, *a, **k):
+                super().__init__()
+
+        class RopeStandIn(nn.Module):
+            cos_sin_cache = None
+
+            def __init__(self, *a, **k):
+                super().__init__()
+
+        self._saved = [(base, "__init__", base.__dict__["__init__"]),
+                       (att.DeepseekV32Indexer, "indexer_cache_cls", att.DeepseekV32Indexer.indexer_cache_cls),
+                       (att, "get_rope", att.get_rope)]
+        base.__init__ = mla_init
+        att.DeepseekV32Indexer.indexer_cache_cls = CacheStandIn
+        att.get_rope = lambda *a, **k: RopeStandIn()
+        return self
+
+    def __exit__(self, *exc):
+        for obj, name, value in reversed(self._saved):
+            setattr(obj, name, value)
+        return False
+
+
+class _CudaBuffersOnMeta:
+    """While DeepSeek-V3.2 is built by 0.11.0's deepseek_v2 module: its model allocates the indexer's shared top-k
+    buffer with ``device="cuda"`` (from 0.11.1 on the platform's device), which the CPU torch of the oracle cannot
+    create; the module's ``torch`` is a view of torch whose ``empty`` puts such a buffer on the meta device (a buffer
+    reads no layer size).  Put back afterwards."""
+
+    def __init__(self, cls):
+        self.mod = sys.modules.get(getattr(cls, "__module__", ""))
+
+    def __enter__(self):
+        import torch
+
+        mod = self.mod
+        if mod is None or getattr(mod, "torch", None) is not torch:
+            self.mod = None
+            return self
+
+        class TorchView(types.ModuleType):
+            def __getattr__(self, name):
+                return getattr(torch, name)
+
+        def empty(*a, **k):
+            if str(k.get("device", "")).startswith("cuda"):
+                k["device"] = "meta"
+            return torch.empty(*a, **k)
+
+        view = TorchView("torch")
+        view.empty = empty
+        mod.torch = view
+        return self
+
+    def __exit__(self, *exc):
+        if self.mod is not None:
+            import torch
+
+            self.mod.torch = torch
+        return False
+
+
 class _NoHost:
     def __enter__(self):
         return self
@@ -944,6 +1063,7 @@ def main(inp: str, out: str) -> None:
             vc = _vllm_config(case["config"], case.get("engine_args") or {}, case.get("files"))
             cls = get_model_architecture(vc.model_config)[0]
             cls, dsv4 = _dsv4_cuda_class(vc, cls)
+            cls, dsa = _dsa_cuda_class(vc, cls)
             _fresh_packed_mapping(cls)
             _load_text_model_class(vc.model_config)
             if vc.quant_config is not None and configure_quant_config is not None:
@@ -985,7 +1105,8 @@ def main(inp: str, out: str) -> None:
                 parallel.current_platform = _cuda_90_stand_in()
             try:
                 del _Dsv4Host.SELECTED[:]
-                with set_current_vllm_config(vc), torch.device("meta"), (_Dsv4Host() if dsv4 else _NoHost()):
+                with set_current_vllm_config(vc), torch.device("meta"), (_Dsv4Host() if dsv4 else _NoHost()), \
+                        (_DsaHost() if dsa else _CudaBuffersOnMeta(cls) if _dsa_arch(vc) else _NoHost()):
                     model = cls(vllm_config=vc, prefix="")
                 rec["ok"] = True
             except Exception as exc:  # noqa: BLE001 - the outcome under test

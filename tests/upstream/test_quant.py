@@ -1501,8 +1501,8 @@ def _dsa_base(base: str, layers: int, first_dense: int) -> dict:
 def dsa_variants(rng: random.Random, n: int, version: str) -> list[dict]:
     """``n`` DeepSeek-V3.2 / GLM-5 configs (GLM-5 from 0.24.0, where the release's transformers reads its config), cut
     to 4-7 layers (1-3 dense), with varied sizes (q LoRA rank, the indexer's heads and head size, the dense and MoE
-    intermediate sizes, the expert count), IndexCache settings (index_topk_freq, index_skip_topk_offset; one in ten an
-    index_topk_pattern, which kvguard leaves open) and quantization: block FP8 (DeepSeek's [128, 128], sometimes
+    intermediate sizes, the expert count), IndexCache settings (index_topk_freq, index_skip_topk_offset; one in four an
+    index_topk_pattern) and quantization: block FP8 (DeepSeek's [128, 128], sometimes
     with modules_to_not_convert naming a layer's attention or indexer as GLM-5-FP8 does), online FP8 (``--quantization
     fp8``), unquantized."""
     bases = [b for b in DSA_BASES if "GLM" not in b or resolve(version).within("0.24.0")]
@@ -1520,8 +1520,11 @@ def dsa_variants(rng: random.Random, n: int, version: str) -> list[dict]:
             cfg["index_topk_freq"] = rng.choice([1, 2, 3])
         if rng.random() < 0.4:
             cfg["index_skip_topk_offset"] = rng.choice([0, 1, 2, 3])
-        if rng.random() < 0.1:
-            cfg["index_topk_pattern"] = "".join(rng.choice("SF") for _ in range(layers))
+        if rng.random() < 0.25:
+            # IndexCache's explicit pattern: a layer marked "S" builds no indexer; it may be shorter or longer than
+            # the layers (a layer past its end builds one), or a list of letters
+            pattern = "".join(rng.choice("SF") for _ in range(layers + rng.choice([-2, -1, 0, 0, 1])))
+            cfg["index_topk_pattern"] = list(pattern) if rng.random() < 0.2 else pattern
         kind = rng.choice(["fp8_block", "fp8_block", "fp8_block_ignore", "online", "none"])
         engine = {}
         if kind.startswith("fp8_block"):
@@ -1538,12 +1541,48 @@ def dsa_variants(rng: random.Random, n: int, version: str) -> list[dict]:
     return out
 
 
+def dsa_nvfp4_variants(rng: random.Random, n: int, version: str) -> list[dict]:
+    """``n`` ModelOpt NVFP4 exports of DeepSeek-V3.2 / GLM-5 (as nvidia/DeepSeek-V3.2-NVFP4 and nvidia/GLM-5-NVFP4:
+    quant_algo NVFP4, group 16), cut to 4-6 layers with varied q LoRA rank (some not a multiple of 16: the indexer's
+    wq_b and q_b_proj read it as their input), indexer and intermediate sizes, and exclusion lists: NVIDIA's (every
+    layer's MLA projections and ``indexer*``), the indexers only, nothing but the LM head, or one layer's
+    ``q_a_proj`` alone (a fused layer with one shard excluded)."""
+    bases = [b for b in DSA_BASES if "GLM" not in b or resolve(version).within("0.24.0")]
+    out = []
+    while len(out) < n:
+        layers = rng.choice([4, 5, 6])
+        cfg = _dsa_base(bases[len(out) % len(bases)], layers, rng.choice([1, 2]))
+        cfg["q_lora_rank"] = rng.choice([cfg["q_lora_rank"], 1000, 1544, 2048])
+        cfg["index_n_heads"] = rng.choice([cfg["index_n_heads"], 32, 40])
+        cfg["moe_intermediate_size"] = rng.choice([2048, 1536, 1000, 2056])
+        cfg["intermediate_size"] = rng.choice([cfg["intermediate_size"], 12288, 12008])
+        cfg["n_routed_experts"] = rng.choice([256, 64, 72])
+        cfg["torch_dtype"] = "bfloat16"
+        kind = rng.choice(["nvidia", "nvidia", "indexer", "none", "half"])
+        ignore = ["lm_head"]
+        if kind == "nvidia":
+            for i in range(layers):
+                ignore += [f"model.layers.{i}.self_attn.{m}" for m in ("indexer*", "kv_a_proj_with_mqa", "kv_b_proj",
+                                                                       "q_a_proj", "q_b_proj")]
+        elif kind == "indexer":
+            ignore += [f"model.layers.{i}.self_attn.indexer*" for i in range(layers)]
+        elif kind == "half":
+            ignore += [f"model.layers.{rng.randrange(layers)}.self_attn.q_a_proj"]
+        # the nested layout of NVIDIA's hf_quant_config.json
+        cfg["quantization_config"] = {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.39.0"},
+                                      "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": None,
+                                                       "group_size": 16, "exclude_modules": ignore}}
+        out.append({"config": cfg, "engine_args": {}})
+    return out
+
+
 def dsa_release(version: str) -> bool:
-    """Whether kvguard models DeepSeek-V3.2 / GLM-5 construction in the release (family deepseek_v32's range)."""
-    return resolve(version).within("0.12.0", "0.28.0")
+    """Whether kvguard models DeepSeek-V3.2 / GLM-5 construction in the release (family deepseek_v32's range; from
+    0.29.0 the oracle builds the CUDA host's vllm/models/deepseek_v32 class, quant_runner's _DsaHost)."""
+    return resolve(version).within("0.11.0")
 
 
-def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6, nvfp4: int = 0) -> dict:
     """Build ``n`` DeepSeek-V3.2 / GLM-5 configs (dsa_variants) at ``n_layouts`` of DSA_LAYOUTS each (EPLB last) in the
     release and compare; the layer lists of the bases (unquantized, tp 1: 6 layers, one dense, IndexCache's default
     and a frequency of 2 with offset 1) are compared too (tools/quant_differential.py --dsa)."""
@@ -1555,24 +1594,47 @@ def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
         lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
         case["layouts"] = rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [rng.choice(lays[-2:])]
         cases.append(case)
+    # ModelOpt NVFP4 exports (``nvfp4`` of them: dsa_nvfp4_variants), a stream of their own
+    nv_rng = random.Random(seed * 9600 + 1)
+    for case in dsa_nvfp4_variants(nv_rng, nvfp4, version):
+        heads = case["config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = nv_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [nv_rng.choice(lays[-2:])]
+        cases.append(case)
     lists = []
     for base in DSA_BASES:
         if "GLM" in base and not resolve(version).within("0.24.0"):
             continue
-        for extra in ({}, {"index_topk_freq": 2, "index_skip_topk_offset": 1}):
+        for extra in ({}, {"index_topk_freq": 2, "index_skip_topk_offset": 1}, {"index_topk_pattern": "FSSF"}):
             lists.append({"config": dict(_dsa_base(base, 6, 1), **extra), "layouts": [{"tp": 1}], "record": True})
+    if resolve(version).within(None, "0.11.0"):
+        # the oracle's host artefact: 0.11.0 turns DeepSeek-V3.2's default KV cache to fp8_ds_mla, which the CPU
+        # platform refuses (chunked prefill / prefix caching with an FP8 cache; the CUDA host has no such check);
+        # the oracle asks for a bfloat16 cache, which 0.11.0 maps back to "auto".  The cache dtype changes no layer
+        # (the attention and the indexer's cache are stand-ins), and kvguard reads only --quantization of a case's
+        # engine_args
+        for case in cases + lists:
+            case["engine_args"] = dict(case.get("engine_args") or {}, kv_cache_dtype="bfloat16")
     return _with_layer_lists(version, python, python_env, cases, lists)
 
 
 #: CI: the first release of the family, the indexer's fused projection (0.20.0), IndexCache's layer choice (0.24.0,
-#: GLM-5's first) and the last modelled release
-DSA_SAMPLE = [v for v in release_sample(VERSIONS, "0.12.0", also=("0.20.0", "0.24.0", "0.28.0")) if dsa_release(v)]
+#: GLM-5's first), the CUDA host's vllm/models/deepseek_v32 (0.29.0) and the last release
+DSA_SAMPLE = [v for v in release_sample(VERSIONS, "0.12.0", also=("0.20.0", "0.24.0", "0.29.0"))
+              if dsa_release(v)]
 
 
 @pytest.mark.parametrize("version", DSA_SAMPLE)
 def test_dsa_construction_agrees(version):
     report = run_dsa(version, int(os.environ.get("KVG_DSA_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
-                     n_layouts=3)
+                     n_layouts=3, nvfp4=int(os.environ.get("KVG_DSA_NVFP4", "2")))
+    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
+    if out_dir:  # the CI summary's per-family report files (.ci/run)
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, f"dsa-construction-{version}.json"), "w") as fh:
+            # (the summary reads ``undecidable``, the construction reports count ``undecided``)
+            json.dump(dict(report, counts=dict(report["counts"], undecidable=report["counts"]["undecided"])), fh,
+                      indent=1, default=str)
     _check_family_report(report, version, "DeepSeek-V3.2 / GLM-5")
 
 
