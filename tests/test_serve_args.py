@@ -112,3 +112,18 @@ def test_a_template_file_is_the_host_s(serve_json, version, template):
     status, data = serve_json(version, "--chat-template", template)
     assert (status, data["ok"], _front_skips(data)) == (0, True, ["FE_chat_template_path"])
     assert "whether it does is not known to kvguard" in data["skipped"][0]["reason"]
+
+
+@pytest.mark.parametrize(("version", "skips"), [
+    ("0.30.0", []),                        # the uvicorn log config, read when the server starts, never refused
+    ("0.31.0", ["FE_log_config_file"]),    # vllm serve applies it right after argparse: a missing file is refused
+    ("0.33.0", ["FE_log_config_file"]),    # the deprecated option's own argparse action, a plain store
+])
+def test_a_log_config_file_is_the_host_s(serve_json, version, skips):
+    status, data = serve_json(version, "--log-config-file", "/srv/logging.json")
+    assert (status, data["ok"], _front_skips(data)) == (0, True, skips)
+
+
+def test_an_empty_log_config_file_is_no_file(serve_json):
+    status, data = serve_json("0.33.0", "--log-config-file=")
+    assert (status, data["ok"], _front_skips(data)) == (0, True, [])

@@ -179,6 +179,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("mamba_ssu_algorithm", ("--mamba-ssu-algorithm",), "str", "0.27.0"),
     # validate_parsed_serve_args's options (kvguard.rules.serve_args)
     Flag("chat_template", ("--chat-template",), "str"),
+    Flag("log_config_file", ("--log-config-file",), "str"),
     Flag("enable_log_outputs", ("--enable-log-outputs",), "bool"),
     Flag("enable_log_requests", ("--enable-log-requests",), "bool"),
     Flag("disable_log_stats", ("--disable-log-stats",), "store_true"),
@@ -869,11 +870,16 @@ def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any
         except _OutOfBounds as exc:     # pydantic's refusal comes after argparse, if at all: parse_serve decides
             return _OutOfBounds(exc.reason)
         return None
-    if spec.action == "_StoreAction" and spec.nargs == 1:
+    if spec.action in _STORING_ACTIONS and spec.nargs == 1:
         return _convert(flag, spec, opt, values[0], release)
-    if spec.action == "_StoreAction" and spec.nargs == "+" and flag.kind in _WORDS_KINDS:
+    if spec.action in _STORING_ACTIONS and spec.nargs == "+" and flag.kind in _WORDS_KINDS:
         return join_list(_convert(flag, spec, opt, value, release) for value in values)
     return None
+
+
+#: argparse actions that store the value as given: argparse's own, and 0.33.0's --log-config-file action (a
+#: deprecation warning, then the same store)
+_STORING_ACTIONS = frozenset({"_StoreAction", "DeprecatedLogConfigFileAction"})
 
 
 def _invalid_choice(spec: _Opt, opt: str, value: Any, word: str) -> _ArgparseError:
@@ -1378,7 +1384,7 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.fields[flag.field] = spec.value
         elif spec.nargs == 0 and spec.action in ("BooleanOptionalAction", "_StoreTrueAction"):
             cmd.fields[flag.field] = not opt.startswith("--no-")
-        elif spec.action == "_StoreAction" and (spec.nargs == 1 or flag.kind in _WORDS_KINDS):
+        elif spec.action in _STORING_ACTIONS and (spec.nargs == 1 or flag.kind in _WORDS_KINDS):
             cmd.fields[flag.field] = converted
         else:
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)

@@ -250,6 +250,8 @@ class Layout:
     #: logging and per-request metrics switches, --sse-keep-alive-interval (0.29.0+), --grpc-port (0.32.0+), the HTTP
     #: server's --port / --uds / TLS files, and the multi-port external load balancer (0.22.0+) with its supervisor port
     chat_template: Optional[str] = None
+    #: --log-config-file as given, a file on the host that vllm serve reads right after argparse (0.31.0+)
+    log_config_file: Optional[str] = None
     enable_log_outputs: bool = False
     enable_log_requests: bool = False
     disable_log_stats: bool = False

@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["CHAT_TEMPLATE_MESSAGE", "HEADLESS_COUNT_MESSAGE", "HEADLESS_RUN_MESSAGE", "LB_BOTH_MESSAGE",
            "LB_MODES_MESSAGE", "builtin_templates", "chat_template_missing", "grpc_port_problem",
            "headless_with_api_servers", "headless_run_api_servers", "lb_modes_both", "lb_modes_many",
-           "log_outputs_without_requests", "multi_port_problem", "per_request_metrics_without_stats",
+           "log_config_file_unknown", "log_outputs_without_requests", "multi_port_problem", "per_request_metrics_without_stats",
            "sse_keep_alive_negative"]
 
 #: 0.10.2 - 0.12.0; 0.13.0+ adds " Tried: {chat_template} and {builtin}" (``builtin``: the install's directory)
@@ -96,6 +96,17 @@ def chat_template_missing(state: Any) -> bool:
                "takes it for a file and refuses it unless it exists on the host (relative to the working directory"
                + (", or among the release's built-in templates" if state.release.within("0.13.0") else "")
                + "): whether it does is not known to kvguard")
+    return False
+
+
+def log_config_file_unknown(state: Any) -> bool:
+    """A non-empty ``--log-config-file``: vllm serve applies the logging config right after argparse (0.31.0+), and a
+    file missing from the host is refused; whether it exists is not known to kvguard, so the check is skipped."""
+    path = state.layout.log_config_file
+    if path:
+        state.skip(f"--log-config-file {path!r} names a logging config file that vLLM {state.release.version} reads "
+                   "before any other check and refuses unless it exists on the host: whether it does is not known to "
+                   "kvguard")
     return False
 
 

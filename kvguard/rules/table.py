@@ -1164,6 +1164,13 @@ _S_SERVE_ARGS = ("vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_arg
 
 RULES = (
     # ===================== the front end, before any config (kvguard.rules.parsers, kvguard.rules.serve_args) ==========
+    Check("FE_log_config_file", "0.31.0", options=("log_config_file",), stage="frontend", exc="RuntimeError",
+          scope="env", when=_serve_args.log_config_file_unknown,
+          template="('Could not load logging config. File does not exist: %s', {log_config_file!r})",
+          source="vllm/entrypoints/cli/main.py::main (configure_logging_from_args before the sub-command's validate; "
+                 "vllm/logger.py::_configure_vllm_root_logger)",
+          description="a --log-config-file the host may not have (the release prints RuntimeError's argument tuple): "
+                      "a host fact, so the check is skipped"),
     Check("FE_chat_template_path", "0.10.2", "0.12.0", options=("chat_template",), stage="frontend", scope="feature",
           when=_serve_args.chat_template_missing, template=_serve_args.CHAT_TEMPLATE_MESSAGE,
           source=f"{_S_CHAT_UTILS}::validate_chat_template, first in validate_parsed_serve_args",
