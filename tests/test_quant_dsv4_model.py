@@ -1,10 +1,14 @@
-"""Model construction of DeepSeek-V4 (kvguard.quant.dsv4) on the default host, vLLM 0.30.0 – 0.33.0.
+"""Model construction of DeepSeek-V4 (kvguard.quant.dsv4) on the default host, vLLM 0.20.0 – 0.33.0.
 
 Expected values are worked out by hand from the configs' sizes (quoted in each test) and the release source
 (vllm/models/deepseek_v4/nvidia/model.py, attention.py, nvidia/flashmla.py): the vocabulary padded to 64 and divided
 by tp; ``wo_a`` (column-parallel, o_groups x o_lora_rank outputs) and ``wo_b`` (row-parallel) checked against the
 128 x 128 FP8 block; the shared experts rounded up to whole blocks per rank (never refused); 0.30.0's assert that tp
-divides the routed + redundant experts; EPLB's even split over the EP ranks; FlashMLA's 128 heads per rank.
+divides the routed + redundant experts; EPLB's even split over the EP ranks; FlashMLA's 128 heads per rank.  Before
+0.30.0 (vllm/model_executor/models/deepseek_v4.py and layers/deepseek_v4_attention.py in 0.20.x - 0.21.0): the
+KV-cache dtype the attention asserts (auto included), the bare experts-over-tp assert before 0.24.0, the shared
+experts split plainly and the routed experts built without EPLB's arguments before 0.24.0, the heads checked after
+the projections before 0.23.0 and in the model before the embedding on 0.27.0 - 0.28.0.
 tests/upstream/test_dsv4_model.py and the golden cases mi-dsv4-* compare with the releases themselves.
 """
 
@@ -123,12 +127,97 @@ def test_vocab_divides_tp_first(version):
     assert kvguard.check(dsv4(vocab_size=129281), vllm_version=version, tp=8, host=H100).ok
 
 
-@pytest.mark.parametrize(("version", "needle"), [
-    ("0.29.0", "is modelled from vLLM 0.30.0"),
-    ("0.24.0", "is modelled from vLLM 0.30.0")])
-def test_earlier_releases_stay_open(version, needle):
-    v = kvguard.check(dsv4(), vllm_version=version, tp=8, host=H100)
-    assert v.ok and needle in _mi_reason(v)
+#: the KV-cache refusal of the sparse-MLA attention before 0.30.0 (``auto`` included), as each release words it
+KV_BEFORE_0_30 = [("0.20.0", "DeepseekV4 only supports fp8 kv-cache format for now, got {}"),
+                  ("0.21.0", "DeepseekV4 only supports fp8 kv-cache format for now, got {}"),
+                  ("0.22.1", "DeepseekV4 only supports fp8 kv-cache format for now, got {}"),
+                  ("0.23.0", "DeepseekV4 FlashMLA fp8 layout only supports fp8 kv-cache, got {}"),
+                  ("0.24.0", "DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got {}"),
+                  ("0.28.0+pr55030", "DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got {}"),
+                  ("0.29.0", "DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got {}")]
+
+
+@pytest.mark.parametrize(("version", "text"), KV_BEFORE_0_30)
+@pytest.mark.parametrize("kv", ["auto", "bfloat16"])
+def test_kv_cache_dtype_refused_before_0_30(version, text, kv):
+    # the attention's FP8 block layout asserts an fp8 cache name; before 0.30.0 auto is not read as fp8
+    v = kvguard.check(dsv4(), vllm_version=version, tp=8, host=H100, kv_cache_dtype=kv)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_dsv4_kv_cache_dtype", "AssertionError", text.format(kv))
+    v = kvguard.check(dsv4(), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8")
+    assert v.ok and _decided(v), (v.check, v.message, _mi_reason(v))
+
+
+@pytest.mark.parametrize("version", DECIDED)
+def test_kv_cache_dtype_from_0_30(version):
+    # auto reads as fp8; bfloat16 is refused with a ValueError that names the remedy
+    assert kvguard.check(dsv4(), vllm_version=version, tp=8, host=H100).ok
+    v = kvguard.check(dsv4(), vllm_version=version, tp=8, host=H100, kv_cache_dtype="bfloat16")
+    assert (v.check, v.exc_type, v.message) == (
+        "MI_dsv4_kv_cache_dtype", "ValueError",
+        "DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got bfloat16. Please set `--kv-cache-dtype fp8` or "
+        "select a backend that supports bfloat16 KV cache.")
+
+
+@pytest.mark.parametrize(("version", "check", "message"), [
+    ("0.20.0", "MI_dsv4_attn_heads", "DeepseekV4 attention does not support 256 heads (must be <= 128)."),
+    ("0.21.0", "MI_dsv4_attn_heads", "DeepseekV4 attention does not support 256 heads (must be <= 128)."),
+    ("0.22.0", "MI_dsv4_flashmla_heads",
+     "DeepseekV4 FlashMLA does not support 256 heads (FP8 decode kernel requires h_q in {64, 128})."),
+    ("0.27.0", "MI_dsv4_flashmla_heads",
+     "DeepseekV4 FlashMLA does not support 256 heads (FP8 decode kernel requires h_q in {64, 128})."),
+])
+def test_heads_per_rank_before_0_30(version, check, message):
+    # 256 heads at tp 1; the check comes before the KV-cache one (auto would be refused too)
+    v = kvguard.check(dsv4(num_attention_heads=256), vllm_version=version, tp=1, host=H100)
+    assert (v.check, v.exc_type, v.message) == (check, "ValueError", message)
+
+
+def test_heads_before_the_vocabulary_on_0_27_and_0_28():
+    # 256 heads and vocab 129280 at tp 3: 0.27.0 / 0.28.0's model asks FlashMLA for 256 // 3 = 85 padded heads
+    # first (fine), the embedding then refuses 129280 / 3; with 768 heads (256 a rank) the heads refuse first on
+    # 0.28.0, the vocabulary first on 0.26.0 and 0.29.0
+    cfg = dsv4(num_attention_heads=768, o_groups=6)
+    heads = "DeepseekV4 FlashMLA does not support 256 heads (FP8 decode kernel requires h_q in {64, 128})."
+    assert kvguard.check(cfg, vllm_version="0.28.0", tp=3, host=H100).message == heads
+    for version in ("0.26.0", "0.29.0"):
+        assert kvguard.check(cfg, vllm_version=version, tp=3, host=H100).message == "129280 is not divisible by 3"
+
+
+def test_routed_experts_bare_assert_before_0_24():
+    # 200 routed experts at tp 16: 0.20.0 - 0.23.0 assert bare (no message), 0.24.0 - 0.30.0 with the count
+    cfg = dsv4(n_routed_experts=200)
+    for version in ("0.20.0", "0.22.0", "0.23.0"):
+        v = kvguard.check(cfg, vllm_version=version, tp=16, host=BIG, kv_cache_dtype="fp8")
+        assert (v.check, v.exc_type, v.message) == ("MI_dsv4_experts_tp", "AssertionError", ""), version
+    v = kvguard.check(cfg, vllm_version="0.24.0", tp=16, host=BIG, kv_cache_dtype="fp8")
+    assert (v.check, v.exc_type, v.message) == (
+        "MI_dsv4_experts_tp", "AssertionError",
+        "n_physical_experts=200 must be divisible by tp_size=16. Adjust num_redundant_experts.")
+
+
+def test_eplb_not_passed_before_0_24():
+    # 256 + 2 redundant experts over 8 EP ranks: uneven; before 0.24.0 the routed experts are built without EPLB's
+    # arguments (accepted), from 0.24.0 tp 8 does not divide 258 (the fused-MoE assert)
+    kw = dict(tp=8, enable_expert_parallel=True, enable_eplb=True, num_redundant_experts=2, host=H100,
+              kv_cache_dtype="fp8")
+    for version in ("0.20.0", "0.23.0"):
+        assert kvguard.check(dsv4(), vllm_version=version, **kw).ok, version
+    assert kvguard.check(dsv4(), vllm_version="0.24.0", **kw).check == "MI_dsv4_experts_tp"
+
+
+def test_shared_experts_split_plainly_before_0_24():
+    # shared experts 2048 at tp 32: 64 a rank, not a whole 128 block: the down projection's input refuses (shown by
+    # 0.23.0 itself); 0.24.0 rounds up to one block a rank
+    v = kvguard.check(dsv4(), vllm_version="0.23.0", tp=32, host=BIG, kv_cache_dtype="fp8")
+    assert (v.check, v.message) == (
+        "MI_fp8_block_k", "Weight input_size_per_partition = 64 is not divisible by weight quantization block_k = 128.")
+    assert kvguard.check(dsv4(), vllm_version="0.24.0", tp=32, host=BIG, kv_cache_dtype="fp8").check is None
+
+
+def test_before_0_20_not_registered():
+    v = kvguard.check(dsv4(), vllm_version="0.19.1", tp=8, host=H100)
+    assert "MI_dsv4_kv_cache_dtype" != v.check
 
 
 @pytest.mark.parametrize(("patch", "launch", "needle"), [

@@ -344,14 +344,21 @@ CASES = [
             "(ValueError, from 0.24.0)"},
 ]
 
-# DeepSeek-V4 (kvguard.quant.dsv4, 0.30.0+): the CUDA model (vllm/models/deepseek_v4/nvidia), its FP4 experts' MXFP4
-# backend chosen by the release's own selection on CUDA 9.0 (Marlin); the whole released config is built (recorded
-# for 0.30.0, 0.31.0, 0.32.0 and 0.33.0: ``--vllm ... --only mi-dsv4-flash-tp8 ...``)
+# DeepSeek-V4 (kvguard.quant.dsv4, 0.20.0+): the CUDA model (vllm/models/deepseek_v4/nvidia; 0.20.x - 0.21.0
+# vllm/model_executor/models/deepseek_v4.py), its FP4 experts' MXFP4 backend chosen by the release's own selection on
+# CUDA 9.0 (Marlin); the whole released config is built (recorded for 0.30.0 - 0.33.0, and 0.20.0, 0.22.0, 0.24.0,
+# 0.29.0: ``--vllm ... --only mi-dsv4-flash-tp8 mi-dsv4-flash-tp8-kvfp8``)
 CASES += [
     {"id": "mi-dsv4-flash-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash", "argv": ["-tp", "8"], "layout": {"tp": 8},
-     "since": "0.30.0",
+     "since": "0.20.0",
      "why": "DeepSeek-V4-Flash at -tp 8: wo_a 8 x 1024 outputs (1024 a rank), wo_b 1024 inputs a rank, the shared "
-            "experts rounded up to whole blocks, 256 MXFP4 experts (Marlin): accepted"},
+            "experts rounded up to whole blocks, 256 MXFP4 experts (Marlin): accepted from 0.30.0 (auto KV cache read "
+            "as fp8); before, the attention's FP8 block layout asserts an fp8 --kv-cache-dtype (auto refused)"},
+    {"id": "mi-dsv4-flash-tp8-kvfp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8"], "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.20.0", "until": "0.29.0",
+     "why": "DeepSeek-V4-Flash at -tp 8 with the fp8 KV cache the attention's block layout takes before 0.30.0: "
+            "accepted"},
     {"id": "mi-dsv4-flash-tp4-eplb-r2", "model": "deepseek-ai/DeepSeek-V4-Flash",
      "argv": ["-tp", "4", "--enable-expert-parallel", "--enable-eplb", "--eplb-config", '{"num_redundant_experts": 2}'],
      "layout": {"tp": 4, "ep": True, "eplb": True, "redundant": 2}, "since": "0.30.0",
@@ -777,7 +784,10 @@ def record(version: str, only: list[str]) -> int:
         # ``engine_args_until``: the runner's engine arguments apply up to that release only (an oracle-host artefact
         # of the older releases, never part of the case's argv)
         engine = (c.get("engine_args") or {}) if _within(version, None, c.get("engine_args_until")) else {}
-        runner_cases.append({"config": _config(c), "layouts": [c["layout"]], "engine_args": engine, "files": files})
+        # DeepSeek-V4: the KV-cache dtype is set after the engine config (the CPU platform refuses or resets an fp8
+        # one; a CUDA host keeps it), as tests/upstream/test_dsv4_model.py does
+        runner_cases.append({"config": _config(c), "layouts": [c["layout"]], "engine_args": engine, "files": files,
+                             **({"kv_after_config": True} if c["id"].startswith("mi-dsv4-") else {})})
     with tempfile.TemporaryDirectory(prefix="kvg-golden-quant-") as tmp:
         inp, outp = os.path.join(tmp, "in.json"), os.path.join(tmp, "out.json")
         Path(inp).write_text(json.dumps({"cases": runner_cases}))

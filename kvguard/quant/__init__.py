@@ -42,8 +42,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   dp), the MXFP4 experts on the default host (their backend choice pads, checks no size), their EPLB refusal from
   0.24.0; the BF16 form's refusals (its unquantized experts' backend choice is not modelled).
 
-- DeepSeek-V4 (0.30.0+, :mod:`kvguard.quant.dsv4`): the CUDA model's block-FP8 attention projections, FlashMLA's
-  heads per rank, 0.30.0's experts-over-tp assert, the FP4 experts (Marlin on the default host) and EPLB.
+- DeepSeek-V4 (0.20.0+, :mod:`kvguard.quant.dsv4`): the CUDA model's block-FP8 attention projections, FlashMLA's
+  heads per rank, the KV-cache dtype its attention asserts, the experts-over-tp assert (up to 0.30.0), the shared
+  experts, the FP4 experts (Marlin on the default host) and EPLB.
 
 - Gemma 4 (0.28.0+, :mod:`kvguard.quant.gemma4`): per-layer head sizes and KV heads, the wrapper's module names,
   unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers and experts (their gelu_tanh activation takes the default
@@ -445,6 +446,9 @@ class Launch(Record, frozen=False):
     moe_backend: str = "auto"
     #: --all2all-backend (None: the release's default)
     all2all_backend: Optional[str] = None
+    #: CacheConfig.cache_dtype (--kv-cache-dtype, "auto" resolved from the checkpoint where the release does):
+    #: DeepSeek-V4's sparse-MLA attention reads it while it is built
+    kv_cache_dtype: str = "auto"
     #: --mm-encoder-tp-mode (MultiModalConfig.mm_encoder_tp_mode; "data": a vision encoder is not split by tp)
     mm_encoder_tp_mode: str = "weights"
 
@@ -871,7 +875,7 @@ def _decide(facts, release, launch: Launch) -> Outcome:
         raise ModelInitBug(f"kvguard.quant: {type(exc).__name__}: {exc}") from exc
 
 
-#: why DeepSeek-V4's construction stays open where kvguard.quant.dsv4 does not decide it (before 0.30.0, other forms):
+#: why DeepSeek-V4's construction stays open where kvguard.quant.dsv4 does not decide it (before 0.20.0, other forms):
 #: the CUDA implementation builds its own sparse-MLA attention, hyper-connection and hash-routed MoE modules, and
 #: its FP4 experts' method picks an MXFP4 MoE kernel on the GPU (docs/model-construction.md)
 _DSV4_CONSTRUCTION = ("the model construction of DeepseekV4ForCausalLM (vLLM's CUDA implementation: sparse-MLA "
@@ -881,7 +885,7 @@ _DSV4_CONSTRUCTION = ("the model construction of DeepseekV4ForCausalLM (vLLM's C
 
 def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcome:
     """DeepSeek-V4's CUDA model built on the default host (kvguard.quant.dsv4), in construction order; before
-    0.30.0 and outside what that module decides, the reason it stays open."""
+    0.20.0 and outside what that module decides, the reason it stays open."""
     from . import dsv4_fp8 as _dsv4_fp8
 
     resolved = facts.resolved
@@ -903,30 +907,51 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
     # tp > 1 and dp > 1 on one pipeline stage (the auto MoE backend is never a MegaMoE one)
     sequence_parallel = launch.pp == 1 and launch.ep and tp > 1 and launch.dp > 1
     root = "model.layers.0"
-    steps: list = [Layer(-1, "model.embed_tokens", "vocab", output_sizes=(resolved["vocab_size"],)),
-                   ("MI_attn_assert", f"{root}.attn", heads % tp != 0, {}),
-                   ("MI_dsv4_flashmla_heads", f"{root}.attn", heads // tp > _dsv4.FLASHMLA_MAX_HEADS,
-                    {"heads": heads // tp}),
-                   Layer(0, f"{root}.attn.fused_wqa_wkv", "merged", input_size=hidden,
-                         output_sizes=(resolved["q_lora_rank"], head_dim), disable_tp=True),
-                   Layer(0, f"{root}.attn.wq_b", "column", input_size=resolved["q_lora_rank"],
-                         output_sizes=(heads * head_dim,)),
-                   Layer(0, f"{root}.attn.wo_a", "column", input_size=heads * head_dim // groups,
-                         output_sizes=(groups * resolved["o_lora_rank"],)),
-                   Layer(0, f"{root}.attn.wo_b", "row", input_size=groups * resolved["o_lora_rank"],
-                         output_sizes=(hidden,))]
-    size = _dsv4.shared_intermediate(resolved["moe_intermediate_size"] * resolved["n_shared_experts"], block_n, tp,
-                                     sequence_parallel)
+    heads_rank = heads // tp
+    heads_step = ("MI_dsv4_flashmla_heads", f"{root}.attn", heads_rank > _dsv4.FLASHMLA_MAX_HEADS,
+                  {"heads": heads_rank})
+    steps: list = []
+    if release.within(*_dsv4.MODEL_HEADS):
+        # 0.27.0 - 0.28.0: DeepseekV4Model asks the attention class for its padded head count before any layer
+        steps.append(heads_step)
+    steps += [Layer(-1, "model.embed_tokens", "vocab", output_sizes=(resolved["vocab_size"],)),
+              ("MI_attn_assert", f"{root}.attn", heads % tp != 0, {})]
+    if release.within(_dsv4.HEADS_BEFORE_LINEARS):
+        steps.append(heads_step)
+    steps += [Layer(0, f"{root}.attn.fused_wqa_wkv", "merged", input_size=hidden,
+                    output_sizes=(resolved["q_lora_rank"], head_dim), disable_tp=True),
+              Layer(0, f"{root}.attn.wq_b", "column", input_size=resolved["q_lora_rank"],
+                    output_sizes=(heads * head_dim,)),
+              Layer(0, f"{root}.attn.wo_a", "column", input_size=heads * head_dim // groups,
+                    output_sizes=(groups * resolved["o_lora_rank"],)),
+              Layer(0, f"{root}.attn.wo_b", "row", input_size=groups * resolved["o_lora_rank"],
+                    output_sizes=(hidden,))]
+    if not release.within(_dsv4.HEADS_BEFORE_LINEARS):
+        # before 0.23.0 the MLA wrapper built after the projections checks the heads (0.20.x - 0.21.0 with its own
+        # message, 0.22.x through FlashMLA's padding)
+        steps.append(("MI_dsv4_attn_heads" if not release.within("0.22.0") else heads_step[0], f"{root}.attn",
+                      heads_rank > _dsv4.FLASHMLA_MAX_HEADS, {"heads": heads_rank}))
+    steps.append(("MI_dsv4_kv_cache_dtype", f"{root}.attn", _dsv4.kv_cache_refused(launch.kv_cache_dtype, release),
+                  {"kv": launch.kv_cache_dtype}))
+    sequence_parallel = sequence_parallel and release.within(_dsv4.SP_SHARED_EXPERTS)
+    shared = resolved["moe_intermediate_size"] * resolved["n_shared_experts"]
+    size = (_dsv4.shared_intermediate(shared, block_n, tp, sequence_parallel)
+            if release.within(_dsv4.SHARED_ROUNDED) else shared)
     steps += [Layer(0, f"{root}.ffn.shared_experts.gate_up_proj", "merged", input_size=hidden,
                     output_sizes=(size, size), disable_tp=sequence_parallel),
               Layer(0, f"{root}.ffn.shared_experts.down_proj", "row", input_size=size, output_sizes=(hidden,),
                     disable_tp=sequence_parallel)]
-    physical = resolved["n_routed_experts"] + launch.redundant
-    if not release.within(_dsv4.TP_EXPERTS_DROPPED):
+    if not release.within(_dsv4.TP_EXPERTS_MESSAGE):
+        # 0.20.0 - 0.23.0: a bare assert on the routed experts alone
+        steps.append(("MI_dsv4_experts_tp", f"{root}.ffn", resolved["n_routed_experts"] % tp != 0, {}))
+    elif not release.within(_dsv4.TP_EXPERTS_DROPPED):
+        physical = resolved["n_routed_experts"] + launch.redundant
         steps.append(("MI_dsv4_experts_tp", f"{root}.ffn", physical % tp != 0,
                       {"experts": physical, "tp": tp}))
+    # before 0.24.0 the routed experts are built without EPLB's arguments (no redundant experts, no even split)
     steps.append(Layer(0, f"{root}.ffn.experts", "moe",
-                       moe=(resolved["n_routed_experts"], hidden, resolved["moe_intermediate_size"], True)))
+                       moe=(resolved["n_routed_experts"], hidden, resolved["moe_intermediate_size"],
+                            release.within(_dsv4.EPLB_PASSED))))
     needs = ["dsv4_default_host"]
     for step in steps:
         try:

@@ -1,11 +1,24 @@
-"""DeepSeek-V4 (``DeepseekV4ForCausalLM``) at model construction on the default host, vLLM 0.30.0 – 0.33.0.
+"""DeepSeek-V4 (``DeepseekV4ForCausalLM``) at model construction on the default host, vLLM 0.20.0 – 0.33.0.
 
 Mirrors the CUDA implementation the model registry loads on a GPU host: vllm/models/deepseek_v4/nvidia/model.py
 (``DeepseekV4Model``, ``DeepseekV4DecoderLayer``, ``DeepseekV4MoE``, ``DeepseekV4MLP``),
 vllm/models/deepseek_v4/attention.py (``DeepseekV4Attention.__init__``), vllm/models/deepseek_v4/quant_config.py
 (``DeepseekV4FP8Config.get_quant_method``) and the MXFP4 experts' backend choice
 (vllm/model_executor/layers/fused_moe/oracle/mxfp4.py, ``select_deepseek_v4_mxfp4_moe_backend``), read in 0.30.0,
-0.31.0, 0.32.0 and 0.33.0.
+0.31.0, 0.32.0 and 0.33.0; before 0.30.0 the same package (from 0.22.0; 0.20.x – 0.21.0:
+vllm/model_executor/models/deepseek_v4.py with vllm/model_executor/layers/deepseek_v4_attention.py), read in
+0.20.0 – 0.29.0, differs in:
+
+- the KV-cache dtype the sparse-MLA attention reads while it is built (FlashMLA's FP8 block layout on compute
+  capability 9.0): before 0.30.0 an assert that takes fp8 names only, ``auto`` included in the refusal (the message
+  changes in 0.23.0 and 0.24.0); from 0.30.0 ``auto`` reads as fp8 and another name is a ValueError;
+- the heads per rank: checked by the MLA wrapper after the projections before 0.23.0 (0.20.x – 0.21.0 with their
+  own message), before them from 0.23.0, and in 0.27.0 – 0.28.0 also by the model before the embedding;
+- the experts over tp: a bare assert on the routed experts before 0.24.0, with the redundant ones and a message
+  from 0.24.0 (dropped in 0.31.0); the routed experts get EPLB's arguments from 0.24.0 only (before, a launch's
+  EPLB neither adds redundant experts nor splits them evenly);
+- the shared experts: the plain size (block-FP8 checked) before 0.24.0, rounded up to whole blocks per rank from
+  0.24.0, replicated with the sequence-parallel MoE from 0.27.0.
 
 What the worker builds, in order, and what of it reads the launch (everything else is replicated, unquantized or
 sized from the config alone, so it cannot refuse one layout and take another):
@@ -35,7 +48,7 @@ builds the CUDA model on the meta device with the release's selection answering 
 them) belong to ``--moe-backend deep_gemm_mega_moe`` (and the FlashInfer MoE-EP backends in 0.29.0 – 0.31.0): the
 ``auto`` backend never takes that path, and an explicit backend is left open here.
 
-Left open (reported as not modelled): releases before 0.30.0, other architectures of the family (the vision
+Left open (reported as not modelled): other architectures of the family (the vision
 model, DeepSeek-V4.1), a checkpoint the DeepSeek-V4 FP8 override does not claim, FP8 or unknown ``expert_dtype``,
 ignored layers, ModelOpt NVFP4 experts, an explicit ``--moe-backend``, ``--all2all-backend`` or
 ``--attention-backend`` (another sparse-MLA class), an attention geometry other than the released checkpoints' (the
@@ -49,14 +62,32 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Mapping, Optional
 
-__all__ = ["ARCH", "FLASHMLA_MAX_HEADS", "HOST_ENV", "SINCE", "TP_EXPERTS_DROPPED", "shared_intermediate", "unmodelled"]
+__all__ = ["ARCH", "FLASHMLA_MAX_HEADS", "HOST_ENV", "SINCE", "TP_EXPERTS_DROPPED", "kv_cache_refused",
+           "shared_intermediate", "unmodelled"]
 
 #: the architecture decided here (the registry's name of the CUDA text model)
 ARCH = "DeepseekV4ForCausalLM"
-#: the first release whose construction kvguard models (and proves against the release)
-SINCE = "0.30.0"
+#: the first release whose construction kvguard models (and proves against the release): the first that registers it
+SINCE = "0.20.0"
 #: the first release whose fused-MoE path no longer asserts that tp divides the routed + redundant experts
 TP_EXPERTS_DROPPED = "0.31.0"
+#: the first release whose assert on the experts over tp counts the redundant ones and says so (before: a bare
+#: assert on the routed experts alone)
+TP_EXPERTS_MESSAGE = "0.24.0"
+#: the releases whose DeepseekV4Model asks the attention class for its padded head count before the embedding
+MODEL_HEADS = ("0.27.0", "0.28.0")
+#: the first release whose attention module pads its heads before building its projections (before: the MLA
+#: wrapper built after them)
+HEADS_BEFORE_LINEARS = "0.23.0"
+#: the first release whose routed experts are built with EPLB's arguments (before: without, whatever the launch)
+EPLB_PASSED = "0.24.0"
+#: the first release whose shared experts keep whole weight blocks per rank (before: the plain size, checked)
+SHARED_ROUNDED = "0.24.0"
+#: the first release whose shared experts are replicated when the MoE runs sequence-parallel
+SP_SHARED_EXPERTS = "0.27.0"
+#: from this release ``auto`` reads as fp8 for the FP8 block layout and a refusal is a ValueError (before: an
+#: assert that takes fp8 names only, ``auto`` included in the refusal)
+KV_AUTO_FP8 = "0.30.0"
 #: environment variables that steer the MXFP4 MoE backend selection (Humming's input quantization, the B12X
 #: kernels' activation) or the older MXFP4 switches: a launch that sets one is not decided
 HOST_ENV = ("VLLM_HUMMING_INPUT_QUANT_CONFIG", "VLLM_B12X_MOE_FP4_FORCE_A16", "VLLM_USE_FLASHINFER_MOE_MXFP4_BF16",
@@ -141,3 +172,11 @@ def shared_intermediate(size: int, block_n: int, tp: int, sequence_parallel: boo
         return size
     per_rank = -(-(size // block_n) // tp)
     return per_rank * block_n * tp
+
+
+def kv_cache_refused(cache_dtype: str, release) -> bool:
+    """Whether the sparse-MLA attention (FlashMLA's FP8 block layout, the class compute capability 9.0 gets)
+    refuses the KV-cache dtype: it stores fp8 names only; before 0.30.0 ``auto`` is not one of them."""
+    if cache_dtype == "auto" and release.within(KV_AUTO_FP8):
+        return False
+    return not cache_dtype.startswith("fp8")

@@ -768,6 +768,7 @@ def _mi(state):
                                                        dtype=state.layout.dtype,
                                                        moe_backend=state.layout.moe_backend or "auto",
                                                        all2all_backend=state.layout.all2all_backend,
+                                                       kv_cache_dtype=state.cache_dtype,
                                                        mm_encoder_tp_mode=state.layout.mm_encoder_tp_mode))
     return out
 
@@ -1145,6 +1146,8 @@ def _dsv4_mega_without_ep(state, backends: frozenset) -> bool:
 
 
 _S_DSV4_MODEL = "vllm/models/deepseek_v4/nvidia/model.py::DeepseekV4Model.__init__"
+_DSV4_KV_WHAT = ("DeepSeek-V4's sparse-MLA attention (FlashMLA's FP8 block layout on compute capability 9.0) takes an "
+                 "fp8 --kv-cache-dtype only, auto included in the refusal before 0.30.0")
 _DSV4_MEGA_EP = ("DeepSeek V4 MegaMoE currently requires expert parallel. Enable it with --enable-expert-parallel, "
                  "or pick a different moe backend.")
 _DSV4_MEGA_EP_WHAT = ("DeepSeek-V4 (CUDA) with a MegaMoE --moe-backend needs --enable-expert-parallel (raised before "
@@ -2937,18 +2940,51 @@ RULES = (
           template="Tensor parallel size {tp} is greater than the number of experts {experts}.",
           source="vllm/model_executor/models/{qwen3_moe,minimax_m2}.py (the MoE block's __init__)",
           description="the MoE block refuses a tensor-parallel size above the expert count"),
-    Check("MI_dsv4_flashmla_heads", "0.30.0", stage="model_init",
+    Check("MI_dsv4_attn_heads", "0.20.0", "0.21.0", stage="model_init",
+          when=lambda state: _mi_fires(state, "MI_dsv4_attn_heads"), bind=_mi_values,
+          template="DeepseekV4 attention does not support {heads} heads (must be <= 128).",
+          source="vllm/model_executor/layers/deepseek_v4_attention.py::DeepseekV4MultiHeadLatentAttentionWrapper "
+                 "(kvguard.quant.dsv4)",
+          description="DeepSeek-V4: at most 128 query heads per rank (the MLA wrapper, after the projections)"),
+    Check("MI_dsv4_flashmla_heads", "0.22.0", stage="model_init",
           when=lambda state: _mi_fires(state, "MI_dsv4_flashmla_heads"), bind=_mi_values,
           template="DeepseekV4 FlashMLA does not support {heads} heads (FP8 decode kernel requires h_q in {{64, 128}}).",
           source="vllm/models/deepseek_v4/nvidia/flashmla.py::DeepseekV4FlashMLAAttention.get_padded_num_q_heads "
                  "(kvguard.quant.dsv4)",
           description="DeepSeek-V4 on compute capability 9.0 (FlashMLA): at most 128 query heads per rank"),
-    Check("MI_dsv4_experts_tp", "0.29.0", "0.30.0", stage="model_init", exc="AssertionError",
+    Check("MI_dsv4_kv_cache_dtype", "0.20.0", "0.22.1", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_dsv4_kv_cache_dtype"), bind=_mi_values,
+          template="DeepseekV4 only supports fp8 kv-cache format for now, got {kv}",
+          source="vllm/model_executor/layers/deepseek_v4_attention.py, vllm/models/deepseek_v4/attention.py (DeepseekV4MLAAttention.__init__) (kvguard.quant.dsv4)",
+          description=_DSV4_KV_WHAT),
+    Check("MI_dsv4_kv_cache_dtype", "0.23.0", "0.23.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_dsv4_kv_cache_dtype"), bind=_mi_values,
+          template="DeepseekV4 FlashMLA fp8 layout only supports fp8 kv-cache, got {kv}",
+          source="vllm/models/deepseek_v4/attention.py::_resolve_dsv4_kv_cache_dtype (kvguard.quant.dsv4)",
+          description=_DSV4_KV_WHAT),
+    Check("MI_dsv4_kv_cache_dtype", "0.24.0", "0.29.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_dsv4_kv_cache_dtype"), bind=_mi_values,
+          template="DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got {kv}",
+          source="vllm/models/deepseek_v4/attention.py::_resolve_dsv4_kv_cache_dtype (kvguard.quant.dsv4)",
+          description=_DSV4_KV_WHAT),
+    Check("MI_dsv4_kv_cache_dtype", "0.30.0", stage="model_init",
+          when=lambda state: _mi_fires(state, "MI_dsv4_kv_cache_dtype"), bind=_mi_values,
+          template="DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got {kv}. Please set `--kv-cache-dtype "
+                   "fp8` or select a backend that supports bfloat16 KV cache.",
+          source="vllm/models/deepseek_v4/attention.py::_resolve_dsv4_kv_cache_dtype (kvguard.quant.dsv4)",
+          description="DeepSeek-V4's sparse-MLA attention (FlashMLA's FP8 block layout on compute capability 9.0): "
+                      "a --kv-cache-dtype other than auto or an fp8 one"),
+    Check("MI_dsv4_experts_tp", "0.20.0", "0.23.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_dsv4_experts_tp"), template="",
+          source="vllm/model_executor/models/deepseek_v4.py, vllm/models/deepseek_v4/nvidia/model.py "
+                 "(DeepseekV4MoE._init_fused_moe_experts; kvguard.quant.dsv4)",
+          description="DeepSeek-V4 on the default MoE path: a bare assert that tp divides the routed experts"),
+    Check("MI_dsv4_experts_tp", "0.24.0", "0.30.0", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_dsv4_experts_tp"), bind=_mi_values,
           template="n_physical_experts={experts} must be divisible by tp_size={tp}. Adjust num_redundant_experts.",
           source="vllm/models/deepseek_v4/nvidia/model.py::DeepseekV4MoE._init_fused_moe_experts (kvguard.quant.dsv4)",
           description="DeepSeek-V4 on the default MoE path: tp must divide the routed + redundant experts (an assert "
-                      "with a message; dropped in 0.31.0; decided from 0.30.0)"),
+                      "with a message; dropped in 0.31.0)"),
     Check("MI_divide", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_divide"), bind=_mi_values,
           template="{numerator} is not divisible by {denominator}",

@@ -916,6 +916,46 @@ class _CudaBuffersOnMeta:
         return False
 
 
+class _Anything:
+    """Accepts any attribute, call, subscript: a decorator given a function returns it unchanged."""
+
+    def __getattr__(self, name):
+        return _Anything()
+
+    def __getitem__(self, key):
+        return _Anything()
+
+    def __call__(self, *a, **k):
+        return a[0] if len(a) == 1 and callable(a[0]) and not k else _Anything()
+
+
+def _tilelang_stand_in() -> None:
+    """``tilelang`` and ``tilelang.language`` as modules of :class:`_Anything` (findable by importlib)."""
+    import importlib.machinery
+    import types
+
+    if "tilelang" in sys.modules:
+        return
+    for name in ("tilelang", "tilelang.language"):
+        mod = types.ModuleType(name)
+        mod.__spec__ = importlib.machinery.ModuleSpec(name, None)
+        mod.__getattr__ = lambda attr: _Anything()
+        sys.modules[name] = mod
+    sys.modules["tilelang"].language = sys.modules["tilelang.language"]
+
+
+class _MetaDevice:
+    """A platform that reports the meta device as its device type (everything else: the platform's)."""
+
+    device_type = "meta"
+
+    def __init__(self, platform):
+        self._platform = platform
+
+    def __getattr__(self, name):
+        return getattr(self._platform, name)
+
+
 class _NoHost:
     def __enter__(self):
         return self
@@ -942,15 +982,34 @@ class _Dsv4Host:
         for mname, mod in list(sys.modules.items()):
             if mod is None or "current_platform" not in getattr(mod, "__dict__", {}):
                 continue
+            if mname.endswith(".rotary_embedding.deepseek_scaling_rope"):
+                # 0.22.x's DeepSeek-V4 rotary cache is made on the platform's device type while its frequencies
+                # are on the default (meta) device: a sizing detail, answered on the meta device
+                self._saved.append((mod, "current_platform", mod.current_platform))
+                mod.current_platform = _MetaDevice(mod.current_platform)
+                continue
             if (mname.startswith(("vllm.models.deepseek_v4", "vllm.model_executor.models.deepseek_v4",
+                                  "vllm.model_executor.layers.deepseek_v4_attention",
                                   "vllm.model_executor.layers.fused_moe"))
                     or mname.endswith((".quantization.mxfp4", ".utils.mxfp4_utils", ".utils.marlin_utils_fp4",
                                        ".utils.marlin_utils"))):
                 self._saved.append((mod, "current_platform", mod.current_platform))
-                mod.current_platform = stand_in
+                # the DeepSeek-V4 modules also place buffers on the platform's device type (up to 0.23.0 the
+                # model's MTP buffer, sized by the batched tokens): the meta device here
+                mod.current_platform = (_MetaDevice(stand_in) if mname.startswith(("vllm.models.deepseek_v4",
+                                        "vllm.model_executor.models.deepseek_v4")) else stand_in)
         for name in ("Stream", "Event"):
             self._saved.append((torch.cuda, name, getattr(torch.cuda, name)))
             setattr(torch.cuda, name, _NoStream)
+        if "vllm.model_executor.layers.deepseek_v4_attention" in sys.modules:
+            # 0.20.x - 0.21.0: the MLA module asks ``vllm.platforms`` for the capability inside its __init__
+            import vllm.platforms as platforms
+
+            # on a CUDA platform the hyper-connection kernels' module needs the tilelang package (a CUDA host's
+            # dependency, absent here): it defines kernels only, so a stand-in that accepts everything serves
+            _tilelang_stand_in()
+            self._saved.append((platforms, "_current_platform", platforms._current_platform))
+            platforms._current_platform = stand_in
         try:
             import vllm.model_executor.layers.quantization.mxfp4 as mx
         except ImportError:
@@ -1060,7 +1119,14 @@ def main(inp: str, out: str) -> None:
         t0 = time.time()
         try:
             _quant_modules_see_cuda_90()
-            vc = _vllm_config(case["config"], case.get("engine_args") or {}, case.get("files"))
+            engine_args = dict(case.get("engine_args") or {})
+            # DeepSeek-V4's --kv-cache-dtype is read by its attention while it is built: a CUDA host keeps the
+            # value, the CPU platform refuses an FP8 cache with chunked prefill or resets it to auto (0.20.x):
+            # the engine config is made with auto and the value set afterwards
+            kv_cache_dtype = engine_args.pop("kv_cache_dtype", None) if case.get("kv_after_config") else None
+            vc = _vllm_config(case["config"], engine_args, case.get("files"))
+            if kv_cache_dtype is not None:
+                _set(vc.cache_config, "cache_dtype", kv_cache_dtype)
             cls = get_model_architecture(vc.model_config)[0]
             cls, dsv4 = _dsv4_cuda_class(vc, cls)
             cls, dsa = _dsa_cuda_class(vc, cls)

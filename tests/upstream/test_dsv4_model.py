@@ -8,13 +8,20 @@ intermediate size (the attention geometry stays the released one: kvguard.quant.
 built, so the attention module's own assert is reached), tp x dp, expert parallel, EPLB with redundant experts.
 
 The oracle (tests/upstream/quant_runner.py) builds ``vllm.models.deepseek_v4.nvidia.model.DeepseekV4ForCausalLM``
-— the class a CUDA host's registry loads — on the meta device, with the DeepSeek-V4 modules and the MoE /
+(0.20.x - 0.21.0: ``vllm.model_executor.models.deepseek_v4``) — the class a CUDA host's registry loads — on the meta
+device, with the DeepSeek-V4 modules and the MoE /
 MXFP4 backend selection seeing the default host (CUDA compute capability 9.0): the release's own
 ``select_deepseek_v4_mxfp4_moe_backend`` picks the FP4 experts' backend, recorded per case (Marlin on that
 host).  Compared: accepted or not, exception type and message (tests/upstream/test_quant.py's ``compare``).
 
-Releases: KVG_ORACLE_VERSIONS from 0.30.0 (CI: the first and the last such release and one between); size:
-KVG_DSV4_CONFIGS configs x 6 of the layouts below (default 4 x 6, 24 cases a release); ``KVG_DIFF_REPORT_DIR``
+Each config draws a --kv-cache-dtype (the attention asserts an fp8 one; before 0.30.0 auto too); the runner sets it
+after the engine config (the CPU platform refuses an FP8 cache with chunked prefill, or resets it to auto), as a
+CUDA host keeps it.  Three pinned configs follow the drawn ones: 256 heads (tp 1 / 2), 768 heads in 6 groups (tp 3
+/ 6: 0.27.0 - 0.28.0 ask FlashMLA before the embedding), 200 routed experts (tp 16 / 8: the bare assert before
+0.24.0).
+
+Releases: KVG_ORACLE_VERSIONS from 0.20.0 (CI: 0.20.0, 0.30.0, 0.31.0 and the last); size: KVG_DSV4_CONFIGS configs
+x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 6, 30 cases a release); ``KVG_DIFF_REPORT_DIR``
 keeps ``dsv4-model-<release>.json``.  Full runs:
 ``python -m tests.upstream.test_dsv4_model V [configs] [seed]``.
 """
@@ -37,9 +44,10 @@ from .test_quant import compare
 
 pytestmark = pytest.mark.upstream
 
-VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.30.0 0.33.0").split()
-#: kvguard decides DeepSeek-V4's construction from 0.30.0 (kvguard.quant.dsv4.SINCE)
-SAMPLE = release_sample(VERSIONS, "0.30.0", also=("0.30.0", "0.31.0"))
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.30.0 0.33.0").split()
+#: kvguard decides DeepSeek-V4's construction from 0.20.0 (kvguard.quant.dsv4.SINCE); CI: 0.20.0 (the first
+#: layout), 0.30.0 and 0.31.0 (auto KV cache read as fp8; the experts-over-tp assert dropped) and the last
+SAMPLE = release_sample(VERSIONS, "0.20.0", also=("0.30.0", "0.31.0"))
 
 BASES = ("deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4-Pro")
 
@@ -62,6 +70,10 @@ LAYOUTS = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {
            {"tp": 2, "dp": 4, "ep": True}, {"tp": 4, "dp": 2, "ep": True, "eplb": True, "redundant": 8},
            {"tp": 8, "ep": True, "eplb": True, "redundant": 2}, {"tp": 4, "ep": True, "eplb": True, "redundant": 6},
            {"tp": 1, "dp": 6, "ep": True, "eplb": True, "redundant": 0}]
+
+
+#: --kv-cache-dtype: the sparse-MLA attention's FP8 block layout takes fp8 only (before 0.30.0 not even auto)
+KV_CACHE_DTYPES = ["fp8", "fp8", "auto", "fp8_e4m3", "bfloat16"]
 
 
 def cut(config: dict) -> dict:
@@ -92,7 +104,19 @@ def variants(rng: random.Random, n: int) -> list[dict]:
 def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7) -> dict:
     python, python_env = _python(version)
     rng = random.Random(seed)
-    cases = [{"config": cfg, "layouts": rng.sample(LAYOUTS, n_layouts)} for cfg in variants(rng, n_configs)]
+    cases = [{"config": cfg, "layouts": rng.sample(LAYOUTS, n_layouts),
+              "engine_args": {"kv_cache_dtype": rng.choice(KV_CACHE_DTYPES)}, "kv_after_config": True}
+             for cfg in variants(rng, n_configs)]
+    flash = cut(catalog.lookup(BASES[0]).config)
+    # pinned: more heads a rank than FlashMLA takes (256 at tp 1 / 3, and where 0.27.0 - 0.28.0 ask before the
+    # embedding's vocabulary check: 768 heads at tp 3), and routed experts tp does not divide (the bare assert
+    # before 0.24.0)
+    cases += [{"config": dict(flash, num_attention_heads=256), "layouts": [{"tp": 1}, {"tp": 2}],
+               "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True},
+              {"config": dict(flash, num_attention_heads=768, o_groups=6), "layouts": [{"tp": 3}, {"tp": 6}],
+               "engine_args": {"kv_cache_dtype": "auto"}, "kv_after_config": True},
+              {"config": dict(flash, n_routed_experts=200), "layouts": [{"tp": 16}, {"tp": 8}],
+               "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True}]
     out = run_runner("quant_runner.py", python, python_env, cases)
     report = compare(version, cases, out)
     backends: dict = {}
@@ -120,5 +144,5 @@ if __name__ == "__main__":
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 7
     rep = run(version, n, n_layouts=int(os.environ.get("KVG_DSV4_LAYOUTS", "8")), seed=seed)
     print(json.dumps({k: rep[k] for k in ("counts", "by_family", "mxfp4_backends", "undecided")}, indent=1))
-    for m in rep["mismatches"][:12]:
+    for m in rep["mismatches"][:int(os.environ.get("KVG_DSV4_SHOW", "12"))]:
         print(json.dumps(m, default=str))
