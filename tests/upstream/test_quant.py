@@ -1463,10 +1463,16 @@ def test_model_construction_agrees(version):
 GEMMA4_SAMPLE = release_sample(VERSIONS, "0.28.0")
 
 
-def _check_family_report(report: dict, version: str, family: str) -> None:
-    """A construction family's differential: its counts printed, no mismatch, some agreement on the refusals and
-    on the layer lists, none of which disagrees."""
+def _check_family_report(report: dict, version: str, family: str, kind: str) -> None:
+    """A construction family's differential: the report kept as ``KVG_DIFF_REPORT_DIR/<kind>-<release>.json`` (the
+    CI summary in .ci/run reads it, and its ``undecidable``), its counts printed, no mismatch, some agreement on the
+    refusals and on the layer lists, none of which disagrees."""
     counts, lists = report["counts"], report["layer_lists"]
+    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
+    if out_dir:
+        os.makedirs(out_dir, exist_ok=True)
+        with open(os.path.join(out_dir, f"{kind}-{version}.json"), "w") as fh:
+            json.dump(dict(report, counts=dict(counts, undecidable=counts["undecided"])), fh, indent=1, default=str)
     print(f"\nvLLM {version}: {family} construction agree {counts['agree']}, disagree {counts['disagree']}, "
           f"undecided {counts['undecided']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}")
     assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
@@ -1477,7 +1483,7 @@ def _check_family_report(report: dict, version: str, family: str) -> None:
 def test_gemma4_construction_agrees(version):
     report = run_gemma4(version, int(os.environ.get("KVG_GEMMA4_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
                         n_layouts=3)
-    _check_family_report(report, version, "Gemma 4")
+    _check_family_report(report, version, "Gemma 4", "gemma4-construction")
     assert report["layer_lists"]["agree"] == len(GEMMA4_BASES)
 
 
@@ -1629,14 +1635,7 @@ DSA_SAMPLE = [v for v in release_sample(VERSIONS, "0.12.0", also=("0.20.0", "0.2
 def test_dsa_construction_agrees(version):
     report = run_dsa(version, int(os.environ.get("KVG_DSA_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
                      n_layouts=3, nvfp4=int(os.environ.get("KVG_DSA_NVFP4", "2")))
-    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
-    if out_dir:  # the CI summary's per-family report files (.ci/run)
-        os.makedirs(out_dir, exist_ok=True)
-        with open(os.path.join(out_dir, f"dsa-construction-{version}.json"), "w") as fh:
-            # (the summary reads ``undecidable``, the construction reports count ``undecided``)
-            json.dump(dict(report, counts=dict(report["counts"], undecidable=report["counts"]["undecided"])), fh,
-                      indent=1, default=str)
-    _check_family_report(report, version, "DeepSeek-V3.2 / GLM-5")
+    _check_family_report(report, version, "DeepSeek-V3.2 / GLM-5", "dsa-construction")
 
 
 #: Kimi-K2.5 / K2.6 (kvguard.quant.kimi_k25: the vision tower, then the deepseek_v2 family's layers under
@@ -1743,14 +1742,7 @@ KIMI_SAMPLE = [v for v in release_sample(VERSIONS, "0.16.0", also=("0.17.0", "0.
 def test_kimi_construction_agrees(version):
     report = run_kimi(version, int(os.environ.get("KVG_KIMI_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
                       n_layouts=3)
-    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
-    if out_dir:
-        # the CI summary's line (.ci/run: kimi-construction-X.json)
-        os.makedirs(out_dir, exist_ok=True)
-        counts = dict(report["counts"], undecidable=report["counts"]["undecided"])
-        with open(os.path.join(out_dir, f"kimi-construction-{version}.json"), "w") as fh:
-            json.dump(dict(report, counts=counts), fh, indent=1, default=str)
-    _check_family_report(report, version, "Kimi-K2.5")
+    _check_family_report(report, version, "Kimi-K2.5", "kimi-construction")
 
 
 def _with_layer_lists(version: str, python: str, python_env: dict, cases: list[dict], lists: list[dict], *,
