@@ -673,7 +673,6 @@ CASES += [
 ]
 
 
-
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
             "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
