@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -33,6 +34,20 @@ def read(name):
             return json.load(f)
     with open(path, encoding="utf-8") as f:
         return json.load(f)
+
+
+@functools.lru_cache(maxsize=None)
+def recorded(stem: str, rel: str) -> dict:
+    """Hand-written configs (``data/<stem>.json``) with the oracle's answers recorded for ``rel``
+    (``data/<stem>_oracle_<rel>.json.gz``, written by ``tools/hfconfig_oracle.py --unit --record``): id -> (case,
+    record)."""
+    cases = {c["id"]: c for c in read(f"{stem}.json")["cases"]}
+    return {rec["id"]: (cases[rec["id"]], rec) for rec in read(f"{stem}_oracle_{rel}.json.gz")["results"]}
+
+
+def case_ids(stem: str) -> list:
+    """The ids of ``data/<stem>.json``'s hand-written configs, in their order."""
+    return [c["id"] for c in read(f"{stem}.json")["cases"]]
 
 
 def release(rel: str):

@@ -19,11 +19,9 @@ tests/hfconfig/data/declined5_cases.json --record tests/hfconfig/data``), one re
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
-from ._util import oracle, read, release
+from ._util import case_ids, oracle, recorded, release
 
 #: one release per transformers 5 line: 5.24.0, 5.17.0, 5.19.0, 5.20.2
 RELEASES = ("0.24.0", "0.31.0", "0.32.0", "0.33.0")
@@ -32,20 +30,10 @@ CLIP_DECLINED = ("0.31.0", "0.32.0")
 STEM = "declined5_cases"
 
 
-@functools.lru_cache(maxsize=None)
-def _recorded(rel: str) -> dict:
-    cases = {c["id"]: c for c in read(f"{STEM}.json")["cases"]}
-    return {rec["id"]: (cases[rec["id"]], rec) for rec in read(f"{STEM}_oracle_{rel}.json.gz")["results"]}
-
-
-def _ids() -> list:
-    return [c["id"] for c in read(f"{STEM}.json")["cases"]]
-
-
 @pytest.mark.parametrize("rel", RELEASES)
-@pytest.mark.parametrize("case_id", _ids())
+@pytest.mark.parametrize("case_id", case_ids(STEM))
 def test_configs_match_recorded_oracle(rel, case_id):
-    case, rec = _recorded(rel)[case_id]
+    case, rec = recorded(STEM, rel)[case_id]
     k = oracle.run_kvguard(case, release(rel))
     if case_id.startswith("clip") and rel in CLIP_DECLINED:
         assert k["outcome"] == "undecidable", k
@@ -57,7 +45,7 @@ def test_configs_match_recorded_oracle(rel, case_id):
 @pytest.mark.parametrize("rel", RELEASES)
 def test_privacy_filter_labels_as_recorded(rel):
     """The recordings hold the refusals the label defaults raise (so a kvguard that skipped them would fail)."""
-    answers = {i: rec for i, (_, rec) in _recorded(rel).items()}
+    answers = {i: rec for i, (_, rec) in recorded(STEM, rel).items()}
     assert answers["privacy_min"]["outcome"] == "ok"
     assert answers["privacy_num_labels_str"]["error"]["message"] == "'str' object cannot be interpreted as an integer"
     # 5.17's strict id2label field refuses a list before the method reads it

@@ -14,30 +14,18 @@ tests/hfconfig/data/exaone4_5_cases.json --record tests/hfconfig/data``), one re
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
-from ._util import oracle, read, release
+from ._util import case_ids, oracle, recorded, release
 
 RELEASES = ("0.24.0", "0.31.0", "0.32.0", "0.33.0")
 STEM = "exaone4_5_cases"
 
 
-@functools.lru_cache(maxsize=None)
-def _recorded(rel: str) -> dict:
-    cases = {c["id"]: c for c in read(f"{STEM}.json")["cases"]}
-    return {rec["id"]: (cases[rec["id"]], rec) for rec in read(f"{STEM}_oracle_{rel}.json.gz")["results"]}
-
-
-def _ids() -> list:
-    return [c["id"] for c in read(f"{STEM}.json")["cases"]]
-
-
 @pytest.mark.parametrize("rel", RELEASES)
-@pytest.mark.parametrize("case_id", _ids())
+@pytest.mark.parametrize("case_id", case_ids(STEM))
 def test_configs_match_recorded_oracle(rel, case_id):
-    case, rec = _recorded(rel)[case_id]
+    case, rec = recorded(STEM, rel)[case_id]
     verdict, detail = oracle.compare(rec, oracle.run_kvguard(case, release(rel)))
     assert verdict == "agree", detail
 
@@ -46,7 +34,7 @@ def test_configs_match_recorded_oracle(rel, case_id):
 def test_old_text_model_type_is_renamed(rel):
     """The recordings hold the renamed text config's class, and a text config without a model type is built as
     EXAONE 4 on these lines (so a kvguard that declined, or skipped the rename, would fail)."""
-    answers = {i: rec for i, (_, rec) in _recorded(rel).items()}
+    answers = {i: rec for i, (_, rec) in recorded(STEM, rel).items()}
     for case_id in ("ex45_text_old_type", "ex45_text_no_type", "ex45_text_empty"):
         assert answers[case_id]["hf_config"]["text_config"]["v"]["__class__"] == "Exaone4Config"
     assert answers["ex45_text_unknown_type"]["error"] == {"type": "KeyError", "module": "builtins",

@@ -18,30 +18,19 @@ tests/hfconfig/data``.  kvguard must answer every one of them as the release did
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
-from ._util import oracle, read, release
+from ._util import case_ids, oracle, recorded, release
 
 #: one release per transformers 5 line: 5.24.0, 5.17.0, 5.19.0, 5.20.2
 RELEASES = ("0.24.0", "0.31.0", "0.32.0", "0.33.0")
-
-
-@functools.lru_cache(maxsize=None)
-def _recorded(rel: str, stem: str = "flat_encoder_decoder_cases") -> dict:
-    cases = {c["id"]: c for c in read(f"{stem}.json")["cases"]}
-    return {rec["id"]: (cases[rec["id"]], rec) for rec in read(f"{stem}_oracle_{rel}.json.gz")["results"]}
-
-
-def _ids(stem: str = "flat_encoder_decoder_cases") -> list:
-    return [c["id"] for c in read(f"{stem}.json")["cases"]]
+STEM = "flat_encoder_decoder_cases"
 
 
 @pytest.mark.parametrize("rel", RELEASES)
-@pytest.mark.parametrize("case_id", _ids())
+@pytest.mark.parametrize("case_id", case_ids(STEM))
 def test_flat_encoder_decoder_configs_match_recorded_oracle(rel, case_id):
-    case, rec = _recorded(rel)[case_id]
+    case, rec = recorded(STEM, rel)[case_id]
     verdict, detail = oracle.compare(rec, oracle.run_kvguard(case, release(rel)))
     assert verdict == "agree", detail
 
@@ -49,7 +38,7 @@ def test_flat_encoder_decoder_configs_match_recorded_oracle(rel, case_id):
 @pytest.mark.parametrize("rel", RELEASES)
 def test_recordings_reach_the_copy_s_refusals(rel):
     """The recordings hold refusals raised only by the flat copy (so a kvguard that skipped it would fail)."""
-    refused = {i: rec["error"]["message"].splitlines()[0] for i, (_, rec) in _recorded(rel).items()
+    refused = {i: rec["error"]["message"].splitlines()[0] for i, (_, rec) in recorded(STEM, rel).items()
                if rec["outcome"] == "error"}
     assert refused["whisper_decoder_hidden_size_str"] == "Validation error for field 'd_model':"
     assert refused["whisper_decoder_vocab_size_none"] == "Validation error for field 'vocab_size':"

@@ -15,11 +15,9 @@ tests/hfconfig/data``), one release per transformers line.
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
-from ._util import oracle, read, release
+from ._util import case_ids, oracle, recorded, release
 
 #: 4.57.6 and 5.24.0 / 5.17.0 with vLLM's class; 5.19.0 / 5.20.2 with transformers'
 RELEASES = ("0.22.1", "0.24.0", "0.31.0", "0.32.0", "0.33.0")
@@ -28,20 +26,10 @@ VLLM_CLASS = ("0.22.1", "0.24.0", "0.31.0")
 STEM = "hyperclovax_cases"
 
 
-@functools.lru_cache(maxsize=None)
-def _recorded(rel: str) -> dict:
-    cases = {c["id"]: c for c in read(f"{STEM}.json")["cases"]}
-    return {rec["id"]: (cases[rec["id"]], rec) for rec in read(f"{STEM}_oracle_{rel}.json.gz")["results"]}
-
-
-def _ids() -> list:
-    return [c["id"] for c in read(f"{STEM}.json")["cases"]]
-
-
 @pytest.mark.parametrize("rel", RELEASES)
-@pytest.mark.parametrize("case_id", _ids())
+@pytest.mark.parametrize("case_id", case_ids(STEM))
 def test_configs_match_recorded_oracle(rel, case_id):
-    case, rec = _recorded(rel)[case_id]
+    case, rec = recorded(STEM, rel)[case_id]
     verdict, detail = oracle.compare(rec, oracle.run_kvguard(case, release(rel)))
     assert verdict == "agree", detail
 
@@ -49,7 +37,7 @@ def test_configs_match_recorded_oracle(rel, case_id):
 @pytest.mark.parametrize("rel", RELEASES)
 def test_recordings_hold_the_derived_values(rel):
     """The recordings hold what the class derives (so a kvguard that left the values alone would fail)."""
-    answers = {i: rec for i, (_, rec) in _recorded(rel).items()}
+    answers = {i: rec for i, (_, rec) in recorded(STEM, rel).items()}
     assert answers["hcx_min"]["attrs"]["attention_multiplier"] == {"v": 128 ** -0.5}
     assert answers["hcx_head_dim_zero"]["error"] == {
         "type": "ZeroDivisionError", "module": "builtins", "message": "0.0 cannot be raised to a negative power"}

@@ -13,30 +13,18 @@ tests/hfconfig/data``), one release per transformers line.
 
 from __future__ import annotations
 
-import functools
-
 import pytest
 
-from ._util import oracle, read, release
+from ._util import case_ids, oracle, recorded, release
 
 RELEASES = ("0.23.0", "0.24.0", "0.31.0", "0.32.0", "0.33.0")
 STEM = "shieldgemma2_cases"
 
 
-@functools.lru_cache(maxsize=None)
-def _recorded(rel: str) -> dict:
-    cases = {c["id"]: c for c in read(f"{STEM}.json")["cases"]}
-    return {rec["id"]: (cases[rec["id"]], rec) for rec in read(f"{STEM}_oracle_{rel}.json.gz")["results"]}
-
-
-def _ids() -> list:
-    return [c["id"] for c in read(f"{STEM}.json")["cases"]]
-
-
 @pytest.mark.parametrize("rel", RELEASES)
-@pytest.mark.parametrize("case_id", _ids())
+@pytest.mark.parametrize("case_id", case_ids(STEM))
 def test_configs_match_recorded_oracle(rel, case_id):
-    case, rec = _recorded(rel)[case_id]
+    case, rec = recorded(STEM, rel)[case_id]
     verdict, detail = oracle.compare(rec, oracle.run_kvguard(case, release(rel)))
     assert verdict == "agree", detail
 
@@ -45,6 +33,6 @@ def test_configs_match_recorded_oracle(rel, case_id):
 def test_tie_follows_the_text_config(rel):
     """The recordings hold the text config's value where no keyword gives one (so a kvguard that declined, or kept
     the class default, would fail)."""
-    answers = {i: rec for i, (_, rec) in _recorded(rel).items()}
+    answers = {i: rec for i, (_, rec) in recorded(STEM, rel).items()}
     assert answers["sg2_text_tie_false"]["attrs"]["tie_word_embeddings"] == {"v": False}
     assert answers["sg2_text_tie_true"]["attrs"]["tie_word_embeddings"] == {"v": True}
