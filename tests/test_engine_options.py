@@ -64,6 +64,35 @@ def test_the_mistral_format_and_another_config_path_are_undecidable(capsys):
     assert "--hf-config-path 'x'" in _undecidable(capsys, "0.20.0", "--hf-config-path", "x")
 
 
+
+# ----- --model-impl terratorch, 0.10.2's --override-pooler-config -----
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.0", "0.20.0", "0.33.0"])
+def test_the_terratorch_implementation_is_a_host_fact(capsys, version):
+    # the oracle host (no terratorch package) stops on the missing class: 'NoneType' object has no attribute
+    # 'is_text_generation_model' (0.10.2 - 0.32.0), an AssertionError from ModelConfig on 0.33.0
+    assert "terratorch package" in _undecidable(capsys, version, "--model-impl", "terratorch")
+
+
+@pytest.mark.parametrize("name", ["auto", "vllm"])
+def test_the_other_implementations_pass(capsys, name):
+    status, data = _check(capsys, "0.20.0", "--model-impl", name)
+    assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("value", ["1", "x", "mean"])
+def test_0_10_2_keeps_a_pooler_override_without_braces_as_a_string(capsys, value):
+    # ModelConfig refuses the string: ValidationError "Input should be a valid dictionary" (pydantic's wording)
+    assert f"--override-pooler-config='{value}' (no JSON object)" in _undecidable(
+        capsys, "0.10.2", "--override-pooler-config", value)
+
+
+@pytest.mark.parametrize("value", ['{"pooling_type": "MEAN"}', "None", ""])
+def test_0_10_2_passes_a_pooler_override_object_or_none(capsys, value):
+    status, data = _check(capsys, "0.10.2", "--override-pooler-config", value)
+    assert (status, data["ok"]) == (0, True)
+
+
 # ----- --distributed-executor-backend -----
 
 @pytest.mark.parametrize("version", ["0.19.0", "0.24.0", "0.33.0"])

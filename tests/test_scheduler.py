@@ -66,3 +66,41 @@ def test_what_kvguard_does_not_follow_is_undecidable(capsys, serve_json, version
     status = run(["check", "--vllm-version", version, *env, "--", "vllm", "serve", "Qwen/Qwen3-8B", *launch])
     assert status == 2
     assert reason in capsys.readouterr().err
+
+
+LOOKAHEAD = "num_lookahead_slots ({}) must be greater than or equal to 0."
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.0"])
+@pytest.mark.parametrize("slots", ["-1", "-8"])
+def test_negative_lookahead_slots_are_refused_by_the_scheduler(serve_json, version, slots):
+    status, data = serve_json(version, "--num-lookahead-slots", slots)
+    assert (status, data["exc_type"], data["wrapped_by"], data["stage"], data["check"], data["message"]) == (
+        1, "ValueError", "SchedulerConfig", "scheduler", "SCH_lookahead_negative", LOOKAHEAD.format(slots))
+
+
+def test_the_batch_checks_come_before_the_lookahead_slots(serve_json):
+    status, data = serve_json("0.10.2", "--num-lookahead-slots", "-1", "--max-num-batched-tokens", "16",
+                              "--max-num-seqs", "64")
+    assert (status, data["message"]) == (
+        1, "max_num_batched_tokens (16) must be greater than or equal to max_num_seqs (64).")
+
+
+@pytest.mark.parametrize("version,slots", [("0.10.2", "0"), ("0.11.0", "4"), ("0.11.2", "0")])
+def test_lookahead_slots_from_zero_pass(serve_json, version, slots):
+    status, data = serve_json(version, "--num-lookahead-slots", slots)
+    assert (status, data["ok"]) == (0, True)
+
+
+def test_a_draft_gives_its_own_lookahead_slots(serve_json):
+    status, data = serve_json("0.11.0", "--num-lookahead-slots", "-1", "--speculative-config",
+                              '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}')
+    assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.11.2"])
+def test_negative_lookahead_slots_meet_the_field_bound_from_0_11_1(capsys, version):
+    status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B",
+                  "--num-lookahead-slots", "-1"])
+    assert status == 2
+    assert "--num-lookahead-slots -1 with pydantic's message" in capsys.readouterr().err

@@ -142,6 +142,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("max_num_seqs", ("--max-num-seqs",), "int"),
     Flag("max_num_active_seqs", ("--max-num-active-seqs",), "int", "0.31.0"),
     Flag("long_prefill_token_threshold", ("--long-prefill-token-threshold",), "int"),
+    # SchedulerConfig's lookahead slots: checked by _verify_args (0.10.2 / 0.11.0), then by the field's bound
+    Flag("num_lookahead_slots", ("--num-lookahead-slots",), "int", until="0.11.2"),
     # CacheConfig's memory options (kvguard.rules.cache_config)
     Flag("gpu_memory_utilization", ("--gpu-memory-utilization",), "float"),
     Flag("cpu_offload_gb", ("--cpu-offload-gb",), "float"),
@@ -196,6 +198,8 @@ FLAGS: tuple[Flag, ...] = (
     # the checkpoint config's parser and path, microbatching, and the offloading options (kvguard.rules.engine_options)
     Flag("config_format", ("--config-format",), "str"),
     Flag("hf_config_path", ("--hf-config-path",), "str"),
+    # --model-impl terratorch: resolved by the host's terratorch package (kvguard.rules.engine_options)
+    Flag("model_impl", ("--model-impl",), "str"),
     Flag("enable_dbo", ("--enable-dbo",), "bool", "0.11.0"),
     Flag("ubatch_size", ("--ubatch-size",), "int", "0.14.0"),
     Flag("dbo_decode_token_threshold", ("--dbo-decode-token-threshold",), "int", "0.11.0"),
@@ -1036,6 +1040,9 @@ def _check_wrapped(spec: _Opt, opt: str, values: list[str], release: Release) ->
     """argparse's ``type`` (optional_type(X) / parse_type(X)) and ``choices`` check for an option kvguard passes
     over, then the field's declared constraints.  A JSON value (X json.loads) that is no object is declined: the
     config field refuses it later with pydantic's message."""
+    if spec.inner == _DICT_OR_STR_REPR:
+        _check_dict_or_str(spec, opt, values, release)
+        return
     if spec.inner not in _INNER_TYPES and spec.inner != _HUMAN_INT_REPR:
         return
     for value in values:
@@ -1060,6 +1067,24 @@ def _check_wrapped(spec: _Opt, opt: str, values: list[str], release: Release) ->
         if spec.choices is not None and out not in spec.choices:
             raise _invalid_choice(spec, opt, out, value)
         _check_bounds(spec, opt, out, value, release)
+
+
+#: 0.10.2's --override-pooler-config: optional_type(union_dict_and_str)
+_DICT_OR_STR_REPR = "<function union_dict_and_str at 0x…>"
+
+
+def _check_dict_or_str(spec: _Opt, opt: str, values: list[str], release: Release) -> None:
+    """``union_dict_and_str`` keeps a value not wrapped in braces as the string itself, which the config field (a
+    mapping or a config object) refuses when ModelConfig is built, with pydantic's message naming the host's
+    pydantic version: declined.  A braced value is JSON, passed over here."""
+    for value in values:
+        if value in ("", "None") or "$" in value or (value.startswith("<") and value.endswith(">")):
+            continue
+        if re.match(r"(?s)^\s*{.*}\s*$", value) is None:
+            raise _OutOfBounds(
+                f"vLLM {release.version} keeps {spec.label(opt)}={value!r} (no JSON object) as a string, which "
+                "ModelConfig's field, a mapping, refuses with pydantic's ValidationError naming the host's pydantic "
+                "version, which kvguard does not quote")
 
 
 def _wrapped_value(spec: _Opt, opt: str, value: str, release: Release) -> Any:

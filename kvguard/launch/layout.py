@@ -186,6 +186,8 @@ class Layout:
     #: SchedulerConfig's --max-num-active-seqs (0.31.0+) and --long-prefill-token-threshold (0: none)
     max_num_active_seqs: Optional[int] = None
     long_prefill_token_threshold: int = 0
+    #: SchedulerConfig's --num-lookahead-slots (0.10.2 - 0.11.2; a speculative config replaces it)
+    num_lookahead_slots: int = 0
     #: options the V1 engine refuses (EngineArgs._check_feature_supported, 0.11.1+) or falls back to V0 for
     #: (0.10.2 / 0.11.0's V1 oracle), with vLLM's defaults: read only by kvguard.rules.feature_support
     logits_processor_pattern: Optional[str] = None
@@ -269,6 +271,8 @@ class Layout:
     #: (kvguard.rules.engine_options)
     config_format: str = "auto"
     hf_config_path: Optional[str] = None
+    #: ModelConfig's --model-impl (None: auto) (kvguard.rules.engine_options)
+    model_impl: Optional[str] = None
     #: microbatching: --enable-dbo (0.11.0+), --ubatch-size (0.14.0+) and the DBO token thresholds (None: the
     #: release's defaults) (kvguard.rules.engine_options)
     enable_dbo: bool = False

@@ -84,7 +84,7 @@ _FIELD_UNTIL = {"swap_space": "0.17.1", "logits_processor_pattern": "0.16.0", "m
                 "max_long_partial_prefills": "0.26.0", "preemption_mode": "0.10.2", "disable_async_output_proc": "0.10.2",
                 "scheduler_delay_factor": "0.10.2", "guided_decoding_backend": "0.11.2",
                 "guided_decoding_disable_any_whitespace": "0.11.2",
-                "guided_decoding_disable_additional_properties": "0.11.2"}
+                "guided_decoding_disable_additional_properties": "0.11.2", "num_lookahead_slots": "0.11.2"}
 
 
 def env_as_strings(env: Optional[Mapping[str, Any]]) -> dict[str, str]:

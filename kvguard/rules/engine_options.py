@@ -9,6 +9,10 @@ releases 0.10.2 - 0.33.0):
   kvguard: undecidable).  ``--hf-config-path`` sends the read to another repository or directory, which kvguard
   never sees: undecidable (the release's "Invalid repository ID or local directory" refusal depends on the host's
   files and the Hub).
+- ``--model-impl terratorch`` (every release): the model registry (vllm/model_executor/models/registry.py
+  ``_ModelRegistry.inspect_model_cls``) takes its TerraTorch class whatever the checkpoint names; that module imports
+  the host's ``terratorch`` package, without which the inspection gives None and ModelConfig fails on it.  Whether
+  the package is there is a host fact: undecidable.
 - ``--distributed-executor-backend`` (0.19.0+: VllmConfig.__post_init__ asks ``Executor.get_class``
   (vllm/v1/executor/abstract.py)): a name other than ray / mp / uni / external_launcher is a qualified class name for
   ``resolve_obj_by_qualname`` (vllm/utils/import_utils.py), which splits it at its last dot; without a dot the
@@ -57,7 +61,7 @@ __all__ = ["CONFIG_FORMAT_MESSAGE", "DBO_THRESHOLD_MESSAGE", "EXECUTOR_MESSAGE",
            "UBATCH_MESSAGE_0_33", "config_format_unknown", "config_read", "dbo_threshold_bind",
            "dbo_thresholds_low", "executor_none", "executor_resolved_late", "executor_unresolvable", "kv_offloading_without_size", "offload_group_invalid",
            "offload_step_invalid", "ubatch_all2all_bind", "ubatch_all2all_unsupported", "ADDITIONAL_PROPERTIES_MESSAGE",
-           "WHITESPACE_MESSAGE", "additional_properties_unsupported", "whitespace_unsupported"]
+           "WHITESPACE_MESSAGE", "additional_properties_unsupported", "terratorch_impl", "whitespace_unsupported"]
 
 CONFIG_FORMAT_MESSAGE = "Unknown config format `{config_format}`."
 #: str() of the ValueError an unpacking of a one-element list raises (CPython 3.10 - 3.13 alike)
@@ -107,6 +111,17 @@ def config_read(state: Any) -> None:
         state.undecided(f"--hf-config-path {lay.hf_config_path!r}: vLLM reads the model's config from that Hub "
                         "repository or host directory instead, which kvguard does not see (a path it cannot find is "
                         "refused: 'Invalid repository ID or local directory specified')")
+
+
+def terratorch_impl(state: Any) -> None:
+    """--model-impl terratorch: the registry inspects its TerraTorch class whatever the checkpoint names, a module
+    that imports the host's terratorch package first.  Without that package the inspection gives nothing and
+    ModelConfig stops on it (an AttributeError on None, an AssertionError from 0.33.0); with it, the TerraTorch
+    model's own requirements apply.  Neither is a launch fact kvguard knows."""
+    if state.layout.model_impl == "terratorch":
+        state.undecided("--model-impl terratorch: vLLM resolves the model with the TerraTorch implementation, which "
+                        "needs the host's terratorch package (without it ModelConfig fails on the missing model "
+                        "class); whether it is installed, and what that model then requires, kvguard does not know")
 
 
 # ----- VllmConfig: Executor.get_class (0.19.0+) -----

@@ -12,13 +12,17 @@ VllmConfig; pydantic wraps their ValueError in a ValidationError for SchedulerCo
   batched tokens, so only a launch that gives both is refused; one that gives only ``--max-num-seqs`` meets the
   host's default batched tokens (not modelled: past 2,048 sequences, the smallest default, it is undecidable).
 
+- ``--num-lookahead-slots`` (0.10.2 / 0.11.0) below 0 is refused, after the two checks above; a speculative config
+  gives SchedulerConfig its own slot count (the draft's token count, checked positive before) in place of the
+  launch's.  From 0.11.1 the field's bound refuses it with pydantic's message (kvguard.launch.argv: undecidable).
 - ``--max-num-active-seqs`` (0.31.0+) above ``--max-num-seqs`` is refused (with the host's default
   ``max_num_seqs``: undecidable).
 - ``--long-prefill-token-threshold`` above the maximum length is refused: from 0.27.0 always (an encoder-decoder
   model's is reset to 0 first), before only with concurrent partial prefills, which only 0.10.2 (V0 engine) and
   0.11.0 (VLLM_USE_V1 unset or 0) let reach SchedulerConfig (kvguard.rules.v1_features).  Those two also check the
   partial prefills themselves: at least 1, more than 1 only with chunked prefill, and at most as many long ones.
-- The fields' pydantic bounds (``max_num_seqs`` and ``max_num_batched_tokens`` at least 1 from 0.11.1, the
+- The fields' pydantic bounds (``max_num_seqs`` and ``max_num_batched_tokens`` at least 1 from 0.11.1,
+  ``num_lookahead_slots`` at least 0 on 0.11.1 - 0.11.2, the
   threshold at least 0 from 0.25.0, ``max_num_active_seqs`` at least 1) refuse first, with pydantic's message
   (naming the host's pydantic version): undecidable.
 
@@ -35,16 +39,17 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["ACTIVE_MESSAGE", "LENGTH_MESSAGE", "LONG_PARTIAL_MESSAGE", "PARTIAL_CHUNKED_MESSAGE", "PARTIAL_MIN_MESSAGE",
-           "SEQS_MESSAGE", "THRESHOLD_MESSAGE", "active_above_seqs", "batched_below_length", "batched_below_seqs",
-           "field_bounds", "long_partial_out_of_range", "partial_needs_chunked", "partial_below_one",
-           "pooling_launch", "scheduled_tokens_with_drafting", "threshold_above_length",
-           "threshold_above_length_with_partial"]
+__all__ = ["ACTIVE_MESSAGE", "LENGTH_MESSAGE", "LONG_PARTIAL_MESSAGE", "LOOKAHEAD_MESSAGE", "PARTIAL_CHUNKED_MESSAGE",
+           "PARTIAL_MIN_MESSAGE", "SEQS_MESSAGE", "THRESHOLD_MESSAGE", "active_above_seqs", "batched_below_length",
+           "batched_below_seqs", "field_bounds", "long_partial_out_of_range", "lookahead_negative",
+           "partial_needs_chunked", "partial_below_one", "pooling_launch", "scheduled_tokens_with_drafting",
+           "threshold_above_length", "threshold_above_length_with_partial"]
 
 LENGTH_MESSAGE = ("max_num_batched_tokens ({batched}) is smaller than max_model_len ({length}). This effectively "
                   "limits the maximum sequence length to max_num_batched_tokens and makes vLLM reject longer "
                   "sequences. Please increase max_num_batched_tokens or decrease max_model_len.")
 SEQS_MESSAGE = "max_num_batched_tokens ({batched}) must be greater than or equal to max_num_seqs ({seqs})."
+LOOKAHEAD_MESSAGE = "num_lookahead_slots ({slots}) must be greater than or equal to 0."
 ACTIVE_MESSAGE = "max_num_active_seqs ({active}) cannot be greater than max_num_seqs ({seqs})."
 THRESHOLD_MESSAGE = "long_prefill_token_threshold ({threshold}) cannot be greater than the max_model_len ({length})."
 PARTIAL_MIN_MESSAGE = "max_num_partial_prefills ({partial}) must be greater than or equal to 1."
@@ -147,6 +152,15 @@ def seqs_bind(state: Any) -> dict:
     return {"batched": state.layout.max_num_batched_tokens, "seqs": _seqs(state)}
 
 
+def lookahead_negative(state: Any) -> bool:
+    """0.10.2 / 0.11.0: the launch's lookahead slots below 0, unless a speculative config replaces them."""
+    return getattr(state, "sc", None) is None and state.layout.num_lookahead_slots < 0
+
+
+def lookahead_bind(state: Any) -> dict:
+    return {"slots": state.layout.num_lookahead_slots}
+
+
 def field_bounds(state: Any) -> None:
     """SchedulerConfig's pydantic field bounds, checked as it is built (before any of its own checks)."""
     layout, release = state.layout, state.release
@@ -155,6 +169,10 @@ def field_bounds(state: Any) -> None:
         out += [f"{flag} {value}" for flag, value in (("--max-num-seqs", layout.max_num_seqs),
                                                       ("--max-num-batched-tokens", layout.max_num_batched_tokens))
                 if value is not None and value < 1]
+    if release.within("0.11.1") and layout.num_lookahead_slots < 0:
+        # 0.11.1 - 0.11.2, the option's last releases: declined with or without a draft, as the option table's
+        # bound declined it before the option was read here
+        out.append(f"--num-lookahead-slots {layout.num_lookahead_slots}")
     if release.within("0.25.0") and layout.long_prefill_token_threshold < 0:
         out.append(f"--long-prefill-token-threshold {layout.long_prefill_token_threshold}")
     if layout.max_num_active_seqs is not None and layout.max_num_active_seqs < 1:

@@ -1290,6 +1290,9 @@ RULES = (
     Step("mc_config_read", options=("config_format", "hf_config_path"), stage="model_config", apply=_eopts.config_read,
          description="--config-format mistral (params.json) or --hf-config-path (another repository or directory): "
                      "files kvguard does not read (undecidable)"),
+    Step("mc_terratorch_impl", options=("model_impl",), stage="model_config", apply=_eopts.terratorch_impl,
+         description="--model-impl terratorch: the model class comes from the host's terratorch package (without "
+                     "it ModelConfig fails on the missing class): undecidable"),
     Check("MC_quant_modelopt_algo", "0.14.0", stage="model_config", scope="feature",
           when=_modelopt_algo_early, bind=lambda state: {"algo": state._modelopt_algo},
           template=_MODELOPT_ALGO,
@@ -2190,7 +2193,8 @@ RULES = (
     # ===================== SchedulerConfig (kvguard.rules.scheduler) ========
     Step("sch_field_bounds", stage="scheduler", apply=_scheduler.field_bounds,
          description="SchedulerConfig's pydantic field bounds (max_num_seqs and max_num_batched_tokens at least 1 "
-                     "from 0.11.1, the long-prefill threshold at least 0 from 0.25.0, max_num_active_seqs at least "
+                     "from 0.11.1, num_lookahead_slots at least 0 on 0.11.1-0.11.2, the long-prefill threshold at "
+                     "least 0 from 0.25.0, max_num_active_seqs at least "
                      "1): pydantic's message names the host's pydantic version, so kvguard declines"),
     Check("SCH_batched_below_len", stage="scheduler", scope="feature",
           when=_scheduler.batched_below_length, bind=_scheduler.length_bind, template=_scheduler.LENGTH_MESSAGE,
@@ -2204,6 +2208,11 @@ RULES = (
           when=_scheduler.active_above_seqs, bind=_scheduler.active_bind, template=_scheduler.ACTIVE_MESSAGE,
           source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
           description="--max-num-active-seqs above --max-num-seqs"),
+    Check("SCH_lookahead_negative", "0.10.2", "0.11.0", options=("num_lookahead_slots",), stage="scheduler",
+          scope="feature", when=_scheduler.lookahead_negative, bind=_scheduler.lookahead_bind,
+          template=_scheduler.LOOKAHEAD_MESSAGE, source="vllm/config/scheduler.py::SchedulerConfig._verify_args",
+          description="--num-lookahead-slots below 0 without a speculative config (whose slot count replaces it); "
+                      "0.11.1+: the field's bound (pydantic, undecidable)"),
     Check("SCH_partial_below_one", "0.10.2", "0.11.0", stage="scheduler", scope="feature",
           when=_scheduler.partial_below_one, bind=_scheduler.partial_bind, template=_scheduler.PARTIAL_MIN_MESSAGE,
           source="vllm/config/scheduler.py::SchedulerConfig._verify_args",

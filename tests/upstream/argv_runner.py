@@ -54,7 +54,7 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "disable_sliding_window", "kv_cache_dtype", "enforce_eager", "attention_backend", "dtype", "quantization",
           "moe_backend", "all2all_backend", "mm_encoder_tp_mode", "block_size", "allow_deprecated_quantization", "enable_chunked_prefill",
           "enable_prefix_caching", "mamba_cache_mode", "runner", "convert", "max_num_batched_tokens", "max_num_seqs",
-          "max_num_active_seqs", "long_prefill_token_threshold",
+          "max_num_active_seqs", "long_prefill_token_threshold", "num_lookahead_slots",
           "gpu_memory_utilization", "cpu_offload_gb", "logits_processor_pattern", "max_num_partial_prefills",
           "max_long_partial_prefills", "load_format", "preemption_mode", "disable_async_output_proc",
           "scheduler_delay_factor", "enable_prompt_embeds", "enable_auto_tool_choice", "tool_call_parser",
@@ -66,7 +66,7 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "chat_template", "log_config_file", "enable_log_outputs", "enable_log_requests", "disable_log_stats",
           "enable_per_request_metrics", "sse_keep_alive_interval", "grpc_port", "uds", "ssl_keyfile",
           "ssl_certfile", "ssl_ca_certs", "data_parallel_multi_port_external_lb", "data_parallel_supervisor_port",
-          "config_format", "hf_config_path", "enable_dbo", "ubatch_size", "dbo_decode_token_threshold",
+          "config_format", "hf_config_path", "model_impl", "enable_dbo", "ubatch_size", "dbo_decode_token_threshold",
           "dbo_prefill_token_threshold", "offload_backend", "offload_group_size", "offload_num_in_group",
           "offload_prefetch_step", "kv_offloading_backend", "kv_offloading_size")
 MISSING = "<absent>"

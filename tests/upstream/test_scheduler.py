@@ -2,7 +2,8 @@
 
 Generates seeded ``vllm serve`` launches of dense, MoE and sliding-window checkpoints with
 ``--max-num-batched-tokens`` (human-readable forms too), ``--max-num-seqs``, ``--max-model-len``,
-``--long-prefill-token-threshold``, ``--max-num-active-seqs`` (values out of their bounds too), chunked prefill
+``--long-prefill-token-threshold``, ``--max-num-active-seqs``, ``--num-lookahead-slots`` (values out of their
+bounds too), chunked prefill
 on, off or left to the release, and sometimes a pooling runner, and runs each through the release's own
 ``vllm serve`` path (tests/upstream/serve_runner.py, as tests/upstream/test_speculative.py does) and through
 kvguard with the oracle's host: the verdicts must agree.  Launches kvguard declares undecidable are counted,
@@ -55,6 +56,8 @@ SEQS = ("1", "8", "64", "256", "1024", "2048", "4096", "0")
 LENGTHS = ("2048", "4096", "8192", "32768")
 THRESHOLDS = ("0", "512", "4096", "8192", "40000", "200000", "-1")
 ACTIVE = ("1", "8", "64", "512", "None", "0")
+#: --num-lookahead-slots (0.10.2 - 0.11.2): _verify_args' check to 0.11.0, the field's bound after
+LOOKAHEAD = ("0", "1", "4", "-1", "-8")
 
 
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
@@ -76,6 +79,8 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             args += ["--max-num-active-seqs", rng.choice(ACTIVE)]
         if rng.random() < 0.1 and "--runner" in table:
             args += ["--runner", "pooling"]
+        if "--num-lookahead-slots" in table and rng.random() < 0.3:
+            args += ["--num-lookahead-slots", rng.choice(LOOKAHEAD)]
         ident = f"s{i}"
         cases.append(launch_case(root, ident, name, CHECKPOINTS[name](rng), args))
     return cases
