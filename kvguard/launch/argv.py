@@ -1174,15 +1174,21 @@ def _sets_moe_backend(value: str) -> bool:
     return not isinstance(data, dict) or "moe_backend" in data
 
 
-def _config_backend(value: str) -> Optional[str]:
-    """The ``backend`` an ``--attention-config`` JSON object sets (None: not set; the parser has already declined a
-    value that is no JSON object of the class's keys)."""
+def _json_key(value: str, key: str) -> Any:
+    """What a config option's JSON object gives ``key`` (None: not given, null, or the text is no JSON object, which
+    the parser has already declined where the option's config class refuses it)."""
     try:
         data = json.loads(value)
     except ValueError:
         return None
-    backend = data.get("backend") if isinstance(data, dict) else None
-    return None if backend is None else str(backend)
+    return data.get(key) if isinstance(data, dict) else None
+
+
+def _json_name(value: str, key: str) -> Optional[str]:
+    """A name a config option's JSON object gives ``key`` (``--attention-config``'s and
+    ``--structured-outputs-config``'s backend, the latter's reasoning parser), as text; None when not given."""
+    name = _json_key(value, key)
+    return None if name is None else str(name)
 
 
 def _checked_part(data: dict, schema: dict) -> dict:
@@ -1201,26 +1207,6 @@ def _checked_part(data: dict, schema: dict) -> dict:
 _MULTIMODAL_READ = frozenset({"mm_shm_cache_max_object_size_mb", "mm_processor_cache_type"})
 
 
-def _structured_reasoning_parser(value: str) -> Optional[str]:
-    """The ``reasoning_parser`` a ``--structured-outputs-config`` JSON object sets (None: not set or empty; the
-    parser has already declined a value that is no JSON object of the class's keys)."""
-    try:
-        data = json.loads(value)
-    except ValueError:
-        return None
-    name = data.get("reasoning_parser") if isinstance(data, dict) else None
-    return str(name) if name else None
-
-
-def _json_key_set(value: str, key: str) -> bool:
-    """Whether a JSON object gives ``key`` a value other than null."""
-    try:
-        data = json.loads(value)
-    except ValueError:
-        return False
-    return isinstance(data, dict) and data.get(key) is not None
-
-
 def _vouch_watermark(value: str, release: Release) -> None:
     """WatermarkConfig validates the object with pydantic (``key``, a non-negative int, is required; the algorithm's
     and PRF's names and the bounds of the rest are the release's): kvguard vouches only for ``{"key": N}``, N >= 0."""
@@ -1234,16 +1220,6 @@ def _vouch_watermark(value: str, release: Release) -> None:
         f"vLLM {release.version} builds WatermarkConfig from --watermark-config={value!r}: kvguard vouches only for "
         "an object holding a non-negative integer key and nothing else (the config refuses a missing key or a value "
         "outside its fields' types and bounds with pydantic's message, naming the host's pydantic version)")
-
-
-def _structured_backend(value: str) -> Optional[str]:
-    """The ``backend`` a ``--structured-outputs-config`` JSON object names (None: not given, auto)."""
-    try:
-        data = json.loads(value)
-    except ValueError:
-        return None
-    name = data.get("backend") if isinstance(data, dict) else None
-    return str(name) if name is not None else None
 
 
 def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release) -> None:
@@ -1369,9 +1345,9 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
                 "multimodal model (ValueError for a name it lacks), and kvguard does not know that release's names"))
         if dest == "structured_outputs_config" and values:
             # the reasoning parser its JSON names: the API server looks it up (kvguard.rules.parsers)
-            cmd.fields["structured_reasoning_parser"] = _structured_reasoning_parser(values[0])
+            cmd.fields["structured_reasoning_parser"] = _json_name(values[0], "reasoning_parser") or None
             # and its backend, which 0.11.x's deprecated --guided-decoding-* switches need (kvguard.rules.engine_options)
-            cmd.fields["structured_outputs_backend"] = _structured_backend(values[0])
+            cmd.fields["structured_outputs_backend"] = _json_name(values[0], "backend")
         if dest in ("default_mm_loras", "reasoning_effort_map") and values:
             # JSON as given: create_engine_config refuses any --default-mm-loras for a text-only model, and 0.33.0's
             # validate_parsed_serve_args checks the effort map (kvguard.rules.late_options)
@@ -1388,8 +1364,8 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.fields["reasoning_config"] = bool(values) and values[0] not in ("", "None")
         if dest == "attention_config" and values:
             # create_engine_config refuses --attention-backend with a backend here (kvguard.rules.backend_names)
-            cmd.fields["attention_config_backend"] = _config_backend(values[0])
-            if _json_key_set(values[0], "hisparse_config"):
+            cmd.fields["attention_config_backend"] = _json_name(values[0], "backend")
+            if _json_key(values[0], "hisparse_config") is not None:
                 cmd.fields["hisparse"] = True   # 0.30.0+: forces Model Runner V2 (kvguard.rules.late_options)
         if dest == "watermark_config" and values and values[0] not in ("", "None"):
             # 0.30.0+: WatermarkConfig(**JSON) after SpeculativeConfig, and Model Runner V2 whatever
