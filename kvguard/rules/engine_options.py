@@ -56,12 +56,13 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CONFIG_FORMAT_MESSAGE", "DBO_THRESHOLD_MESSAGE", "EXECUTOR_MESSAGE", "EXECUTOR_NONE_MESSAGE", "KV_OFFLOADING_MESSAGE",
-           "OFFLOAD_GROUP_MESSAGE", "OFFLOAD_STEP_MESSAGE", "UBATCH_MESSAGE_0_11", "UBATCH_MESSAGE_0_24",
-           "UBATCH_MESSAGE_0_33", "config_format_unknown", "config_read", "dbo_threshold_bind",
-           "dbo_thresholds_low", "executor_none", "executor_resolved_late", "executor_unresolvable", "kv_offloading_without_size", "offload_group_invalid",
-           "offload_step_invalid", "ubatch_all2all_bind", "ubatch_all2all_unsupported", "ADDITIONAL_PROPERTIES_MESSAGE",
-           "WHITESPACE_MESSAGE", "additional_properties_unsupported", "terratorch_impl", "whitespace_unsupported"]
+__all__ = ["ADDITIONAL_PROPERTIES_MESSAGE", "CONFIG_FORMAT_MESSAGE", "DBO_THRESHOLD_MESSAGE", "EXECUTOR_MESSAGE",
+           "EXECUTOR_NONE_MESSAGE", "KV_OFFLOADING_MESSAGE", "OFFLOAD_GROUP_MESSAGE", "OFFLOAD_STEP_MESSAGE",
+           "UBATCH_MESSAGE_0_11", "UBATCH_MESSAGE_0_24", "UBATCH_MESSAGE_0_33", "WHITESPACE_MESSAGE",
+           "additional_properties_unsupported", "config_format_unknown", "config_read", "dbo_threshold_bind",
+           "dbo_thresholds_low", "executor_none", "executor_resolved_late", "executor_unresolvable",
+           "kv_offloading_without_size", "offload_group_invalid", "offload_step_invalid", "terratorch_impl",
+           "ubatch_all2all_bind", "ubatch_all2all_unsupported", "whitespace_unsupported"]
 
 CONFIG_FORMAT_MESSAGE = "Unknown config format `{config_format}`."
 #: str() of the ValueError an unpacking of a one-element list raises (CPython 3.10 - 3.13 alike)
