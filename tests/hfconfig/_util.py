@@ -50,6 +50,13 @@ def case_ids(stem: str) -> list:
     return [c["id"] for c in read(f"{stem}.json")["cases"]]
 
 
+def assert_agrees(stem: str, rel: str, case_id: str) -> None:
+    """kvguard reads the hand-written config ``case_id`` of ``data/<stem>.json`` as the release's recorded answer."""
+    case, rec = recorded(stem, rel)[case_id]
+    verdict, detail = oracle.compare(rec, oracle.run_kvguard(case, release(rel)))
+    assert verdict == "agree", detail
+
+
 def release(rel: str):
     """A Release for any known version (kvguard.versions.resolve accepts only the verified ones)."""
     from packaging.version import Version

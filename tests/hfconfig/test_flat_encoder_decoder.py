@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._util import case_ids, oracle, recorded, release
+from ._util import assert_agrees, case_ids, recorded
 
 #: one release per transformers 5 line: 5.24.0, 5.17.0, 5.19.0, 5.20.2
 RELEASES = ("0.24.0", "0.31.0", "0.32.0", "0.33.0")
@@ -30,9 +30,7 @@ STEM = "flat_encoder_decoder_cases"
 @pytest.mark.parametrize("rel", RELEASES)
 @pytest.mark.parametrize("case_id", case_ids(STEM))
 def test_flat_encoder_decoder_configs_match_recorded_oracle(rel, case_id):
-    case, rec = recorded(STEM, rel)[case_id]
-    verdict, detail = oracle.compare(rec, oracle.run_kvguard(case, release(rel)))
-    assert verdict == "agree", detail
+    assert_agrees(STEM, rel, case_id)
 
 
 @pytest.mark.parametrize("rel", RELEASES)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._util import case_ids, oracle, recorded, release
+from ._util import assert_agrees, case_ids, recorded
 
 RELEASES = ("0.23.0", "0.24.0", "0.31.0", "0.32.0", "0.33.0")
 STEM = "shieldgemma2_cases"
@@ -24,9 +24,7 @@ STEM = "shieldgemma2_cases"
 @pytest.mark.parametrize("rel", RELEASES)
 @pytest.mark.parametrize("case_id", case_ids(STEM))
 def test_configs_match_recorded_oracle(rel, case_id):
-    case, rec = recorded(STEM, rel)[case_id]
-    verdict, detail = oracle.compare(rec, oracle.run_kvguard(case, release(rel)))
-    assert verdict == "agree", detail
+    assert_agrees(STEM, rel, case_id)
 
 
 @pytest.mark.parametrize("rel", ("0.31.0", "0.32.0"))
