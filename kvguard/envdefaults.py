@@ -85,6 +85,10 @@ VERDICT_ENV: tuple[EnvVar, ...] = (
            "TPU SPMD: the single-process executor", _tpu),
     EnvVar("VLLM_USE_RUST_FRONTEND", "0.32.0", None, ("1",),
            "the Rust frontend, which --grpc-port needs (validate_grpc_port_arg)", _grpc_port),
+    # no value is tried: a path makes the reading check skipped (whether the file exists is the host's), which
+    # leaves the verdict as it is (kvguard.rules.host_options.logging_file_unknown)
+    EnvVar("VLLM_LOGGING_CONFIG_PATH", "0.10.2", None, (),
+           "a logging config file vLLM reads at start (refused unless it exists on the host): the check is skipped"),
 )
 
 

@@ -182,6 +182,10 @@ FLAGS: tuple[Flag, ...] = (
     # validate_parsed_serve_args's options (kvguard.rules.serve_args)
     Flag("chat_template", ("--chat-template",), "str"),
     Flag("log_config_file", ("--log-config-file",), "str"),
+    # the host facts of ModelConfig and --device-ids (kvguard.rules.host_options)
+    Flag("enable_sleep_mode", ("--enable-sleep-mode",), "bool"),
+    Flag("enable_cumem_allocator", ("--enable-cumem-allocator",), "bool", "0.22.0"),
+    Flag("device_ids", ("--device-ids",), "str", "0.24.0"),
     Flag("enable_log_outputs", ("--enable-log-outputs",), "bool"),
     Flag("enable_log_requests", ("--enable-log-requests",), "bool"),
     Flag("disable_log_stats", ("--disable-log-stats",), "store_true"),
@@ -913,6 +917,8 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
         convert = reasoning
     elif kind == "<lambda>" and spec.dest in _BACKEND_NAME_DESTS:
         convert = _backend_name
+    elif kind == "<lambda>" and spec.dest == "device_ids":
+        convert = _device_ids
     else:
         raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option", release, opt)
     try:
@@ -927,6 +933,14 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
     if spec.choices is not None and out not in spec.choices:
         raise _invalid_choice(spec, opt, out, value)
     return out
+
+
+def _device_ids(text: str) -> str:
+    """--device-ids as the release's argparse type reads it (0.24.0+): the comma-separated items stripped, an item of
+    digits only an integer (int() may still refuse a digit that is no decimal one: argparse's error), kept NUL-joined
+    as the items' text, from which the integers are known again (their text is digits only, a UUID's never is)."""
+    items = [part.strip() for part in text.split(",")]
+    return "\0".join(str(int(item)) if item.isdigit() else item for item in items)
 
 
 #: the list flags kvguard reads (nargs "+"), by the type of their items
@@ -1348,6 +1362,10 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             cmd.fields["structured_reasoning_parser"] = _json_name(values[0], "reasoning_parser") or None
             # and its backend, which 0.11.x's deprecated --guided-decoding-* switches need (kvguard.rules.engine_options)
             cmd.fields["structured_outputs_backend"] = _json_name(values[0], "backend")
+        if dest == "logging_config" and values:
+            # LoggingConfig's file (0.31.0+), which vllm serve reads right after argparse unless --log-config-file
+            # names another (kvguard.rules.host_options)
+            cmd.fields["logging_config_file"] = _json_name(values[0], "pylogging_config_file")
         if dest in ("default_mm_loras", "reasoning_effort_map") and values:
             # JSON as given: create_engine_config refuses any --default-mm-loras for a text-only model, and 0.33.0's
             # validate_parsed_serve_args checks the effort map (kvguard.rules.late_options)

@@ -254,6 +254,15 @@ class Layout:
     chat_template: Optional[str] = None
     #: --log-config-file as given, a file on the host that vllm serve reads right after argparse (0.31.0+)
     log_config_file: Optional[str] = None
+    #: --logging-config's pylogging_config_file as given (0.31.0+; None: not given), another name for the same file
+    logging_config_file: Optional[str] = None
+    #: the host facts of ModelConfig (kvguard.rules.host_options): --enable-sleep-mode, and --enable-cumem-allocator
+    #: (0.22.0+), which the platform's support decides
+    enable_sleep_mode: bool = False
+    enable_cumem_allocator: bool = False
+    #: --device-ids (0.24.0+) as the release's argparse type splits it, the items NUL-joined (None: not given; an
+    #: item of digits only is an integer id, any other a UUID)
+    device_ids: Optional[str] = None
     enable_log_outputs: bool = False
     enable_log_requests: bool = False
     disable_log_stats: bool = False

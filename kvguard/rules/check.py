@@ -76,6 +76,8 @@ _FIELD_SINCE = {
     "per_request_spec_decode_metrics": "0.29.0",
     "use_replayssm": "0.27.0",
     "replayssm_buffer_len": "0.27.0",
+    "enable_cumem_allocator": "0.22.0",
+    "device_ids": "0.24.0",
 }
 
 #: launch fields that exist only up to a given release (both tables agree with the flags' releases,

@@ -40,6 +40,7 @@ from . import backend_names as _backend_names
 from . import cache_config as _cache_config
 from . import cpu_platform as _cpu
 from . import engine_options as _eopts
+from . import host_options as _host
 from . import late_options as _late
 from . import mamba_cache as _mamba
 from . import mamba_rounding as _mamba_rounding
@@ -1174,6 +1175,16 @@ RULES = (
                  "vllm/logger.py::_configure_vllm_root_logger)",
           description="a --log-config-file the host may not have (the release prints RuntimeError's argument tuple): "
                       "a host fact, so the check is skipped"),
+    # the logging config file (kvguard.rules.host_options): read when vLLM is imported (to 0.30.0) or right after
+    # argparse (0.31.0+), a host file, so the check is skipped
+    Check("FE_logging_config_file", stage="frontend", exc="RuntimeError", scope="env",
+          when=_host.logging_file_unknown,
+          template="('Could not load logging config. File does not exist: %s', {path!r})",
+          source="vllm/logger.py::_configure_vllm_root_logger (at import to 0.30.0; 0.31.0+: from "
+                 "configure_logging_from_args in vllm/entrypoints/cli/main.py::main, LoggingConfig's "
+                 "pylogging_config_file defaulting to VLLM_LOGGING_CONFIG_PATH)",
+          description="a logging config file named by VLLM_LOGGING_CONFIG_PATH or (0.31.0+) --logging-config's "
+                      "pylogging_config_file, which the host may not have: a host fact, so the check is skipped"),
     Check("FE_chat_template_path", "0.10.2", "0.12.0", options=("chat_template",), stage="frontend", scope="feature",
           when=_serve_args.chat_template_missing, template=_serve_args.CHAT_TEMPLATE_MESSAGE,
           source=f"{_S_CHAT_UTILS}::validate_chat_template, first in validate_parsed_serve_args",
@@ -1282,6 +1293,21 @@ RULES = (
               fields=(("max_model_len", "max_model_len", "ge?", -1),),
               source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
               description="--max-model-len must be -1 (auto-fit) or more"),
+    # the platform's support for sleep mode and the cumem allocator, before the model's config is read
+    # (kvguard.rules.host_options)
+    Check("MC_sleep_mode_platform", options=("enable_sleep_mode",), stage="model_config", scope="env",
+          when=_host.sleep_unavailable, template=_host.SLEEP_MESSAGE,
+          source=f"{_S_MODEL}::ModelConfig.__post_init__ (before get_config; 0.10.2: vllm/config/__init__.py), "
+                 "vllm/platforms/interface.py::Platform.is_sleep_mode_available",
+          description="--enable-sleep-mode on a platform without it (CUDA only to 0.11.0, CUDA and ROCm to 0.22.1, "
+                      "CUDA, ROCm and XPU from 0.23.0; TPU from 0.11.1 is tpu_inference's: skipped)"),
+    Check("MC_cumem_platform", "0.22.0", options=("enable_sleep_mode", "enable_cumem_allocator"),
+          stage="model_config", scope="env", when=_host.cumem_unavailable, template=_host.CUMEM_MESSAGE,
+          source=f"{_S_MODEL}::ModelConfig.__post_init__ (right after the sleep-mode check; 0.22.x "
+                 "is_cumem_allocator_available in the same file, 0.23.0+ the platform's)",
+          description="--enable-cumem-allocator, or sleep mode, which turns it on (0.22.x wherever sleep mode is "
+                      "available, 0.23.0+ on CUDA and ROCm), on a platform whose build lacks the allocator (all "
+                      "but CUDA and ROCm)"),
     # get_config: the config parser --config-format names, then the file it reads (kvguard.rules.engine_options)
     Check("MC_config_format_unknown", options=("config_format",), stage="model_config", scope="feature", when=_eopts.config_format_unknown,
           bind=lambda state: {"config_format": state.layout.config_format}, template=_eopts.CONFIG_FORMAT_MESSAGE,
@@ -1667,6 +1693,30 @@ RULES = (
           template="Currently, speculative decoding is not supported with async scheduling.",
           source=f"{_S_ARGS}::EngineArgs.create_engine_config",
           description="--async-scheduling is incompatible with --speculative-config"),
+    # --device-ids, resolved as ParallelConfig's assigned_physical_gpu_ids argument (kvguard.rules.host_options)
+    Check("EA_device_ids_duplicates", "0.24.0", options=("device_ids",), stage="engine_args", scope="feature",
+          when=_host.device_ids_duplicates, bind=lambda state: {"ids": str(_host.device_ids_values(state))},
+          template=_host.DEVICE_IDS_DUPLICATES, source=f"{_S_ARGS}::EngineArgs._resolve_device_ids",
+          description="--device-ids naming a device twice (after argparse made digit-only items integers)"),
+    Check("EA_device_ids_not_int", "0.24.0", options=("device_ids",), stage="engine_args", scope="env",
+          when=_host.device_ids_not_int, bind=_host.device_id_bind, template=_host.DEVICE_ID_NOT_INT,
+          source=f"{_S_ARGS}::EngineArgs._resolve_device_ids (vllm/platforms/interface.py::"
+                 "Platform.device_control_id_to_physical_device_id)",
+          description="--device-ids of UUIDs only: one int() refuses is refused off CUDA (ROCm, XPU, CPU); on CUDA "
+                      "NVML looks it up among the host's GPUs (skipped)"),
+    Check("EA_device_ids_mixed", "0.24.0", options=("device_ids",), stage="engine_args", scope="feature",
+          when=_host.device_ids_mixed, template=_host.DEVICE_IDS_MIXED,
+          source=f"{_S_ARGS}::EngineArgs._resolve_device_ids",
+          description="--device-ids mixing integer ids and UUIDs"),
+    Check("EA_device_ids_visible_not_int", "0.24.0", options=("device_ids",), stage="engine_args", scope="env",
+          when=_host.device_ids_visible_not_int, bind=_host.device_id_bind, template=_host.DEVICE_ID_NOT_INT,
+          source=f"{_S_ARGS}::EngineArgs._resolve_device_ids (the device-control variable's entries converted)",
+          description="integer --device-ids with a device-control variable (CUDA_VISIBLE_DEVICES, ...) given with "
+                      "--env whose entry int() refuses: refused off CUDA, looked up by NVML on CUDA (skipped)"),
+    Check("EA_device_ids_range", "0.24.0", options=("device_ids",), stage="engine_args", scope="env",
+          when=_host.device_ids_range, bind=_host.device_range_bind, template=_host.DEVICE_IDS_RANGE,
+          source=f"{_S_ARGS}::EngineArgs._resolve_device_ids",
+          description="an integer --device-ids past the devices the device-control variable given with --env lists"),
     Step("ea_to_parallel_config", stage="engine_args", apply=_to_parallel_config,
          description="ParallelConfig receives data_parallel_rank=rank or 0 and the local DP size above"),
 

@@ -1,0 +1,200 @@
+"""Options whose verdict is a fact of the host: sleep mode and the cumem allocator, --device-ids, the logging config file.
+
+Mirrors, per release:
+
+- ``vllm/config/model.py::ModelConfig.__post_init__`` (0.10.2: ``vllm/config/__init__.py``), 0.10.2 - 0.33.0: the
+  sleep-mode check (``current_platform.is_sleep_mode_available()``, ``vllm/platforms/interface.py``: CUDA only to
+  0.11.0, CUDA and ROCm 0.11.1 - 0.22.1, CUDA, ROCm and XPU from 0.23.0) and, from 0.22.0, the cumem allocator's
+  (``is_cumem_allocator_available``: whether ``vllm.device_allocator.cumem`` finds the compiled ``cumem_allocator``
+  extension, built for CUDA and ROCm only), both before the model's config is read;
+- ``vllm/engine/arg_utils.py::EngineArgs._resolve_device_ids`` (0.24.0 - 0.33.0), evaluated as ParallelConfig's
+  ``assigned_physical_gpu_ids`` argument, with ``Platform.device_control_id_to_physical_device_id``
+  (``vllm/platforms/interface.py``; CUDA's NVML subclass in ``vllm/platforms/cuda.py`` looks a UUID up);
+- ``vllm/logger.py::_configure_vllm_root_logger``: the logging config file, read when vLLM is imported
+  (``VLLM_LOGGING_CONFIG_PATH``, 0.10.2 - 0.30.0) or when ``vllm serve`` applies its LoggingConfig right after argparse
+  (0.31.0 - 0.33.0: ``--logging-config``'s ``pylogging_config_file``, whose default is that variable;
+  ``--log-config-file`` overrides both and is kvguard.rules.serve_args's).
+
+The platform is :class:`~kvguard.launch.layout.Host`'s ``platform`` (assumed CUDA unless stated); whether a file
+exists on the host, or which GPU a UUID names, is not known to kvguard: those checks are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Optional
+
+__all__ = ["CUMEM_MESSAGE", "DEVICE_IDS_DUPLICATES", "DEVICE_IDS_MIXED", "DEVICE_IDS_RANGE", "DEVICE_ID_NOT_INT",
+           "SLEEP_MESSAGE", "cumem_unavailable", "device_ids_duplicates", "device_ids_mixed", "device_ids_not_int",
+           "device_id_bind", "device_ids_range", "device_ids_values", "device_ids_visible_not_int",
+           "device_range_bind", "logging_file_unknown", "sleep_unavailable"]
+
+SLEEP_MESSAGE = "Sleep mode is not supported on current platform."
+CUMEM_MESSAGE = "cumem allocator is not supported on current platform."
+DEVICE_IDS_DUPLICATES = "--device-ids must not contain duplicates: {ids}"
+DEVICE_IDS_MIXED = "--device-ids must not mix integer IDs and UUIDs"
+DEVICE_ID_NOT_INT = "Non-integer device ID {device_id!r} is not supported by {device_name}."
+DEVICE_IDS_RANGE = "--device-ids index {index} is out of range for {var}={cvd} ({count} devices visible)"
+
+#: the platforms whose is_sleep_mode_available() is true, by the first release of each answer
+_SLEEP_PLATFORMS = (("0.23.0", ("cuda", "rocm", "xpu")), ("0.11.1", ("cuda", "rocm")), ("0.10.2", ("cuda",)))
+#: the platforms whose vLLM build has the cumem_allocator extension (vllm/device_allocator/cumem.py: "only cuda and
+#: rocm platforms support cumem allocator")
+_CUMEM_PLATFORMS = ("cuda", "rocm")
+#: the device-control variable and the name each platform's error quotes (Platform.device_control_env_var /
+#: device_name in vllm/platforms/{cuda,rocm,xpu,cpu}.py)
+_DEVICE_CONTROL = {"cuda": ("CUDA_VISIBLE_DEVICES", "cuda"), "rocm": ("CUDA_VISIBLE_DEVICES", "rocm"),
+                   "xpu": ("ZE_AFFINITY_MASK", "xpu"), "cpu": ("CPU_VISIBLE_MEMORY_NODES", "cpu")}
+
+
+def _platform(state: Any, what: str) -> str:
+    """The host's platform; from 0.11.1 vLLM's TPU platform is the tpu_inference package's class
+    (vllm/platforms/tpu.py imports it), which kvguard does not model."""
+    platform = state.need("platform")
+    if platform == "tpu" and state.release.within("0.11.1"):
+        state.unmodelled(f"on TPU, vLLM {state.release.version}'s platform is the tpu_inference package's, whose "
+                         f"answer for {what} kvguard does not model")
+    return platform
+
+
+def _sleep_available(state: Any, platform: str) -> bool:
+    for since, platforms in _SLEEP_PLATFORMS:
+        if state.release.within(since):
+            return platform in platforms
+    return False
+
+
+def sleep_unavailable(state: Any) -> bool:
+    if not state.layout.enable_sleep_mode:
+        return False
+    return not _sleep_available(state, _platform(state, "sleep mode"))
+
+
+def cumem_unavailable(state: Any) -> bool:
+    """--enable-cumem-allocator, or sleep mode, which turns it on (0.22.x wherever sleep mode is available; from
+    0.23.0 on CUDA and ROCm only), on a platform whose build lacks the allocator."""
+    lay = state.layout
+    if not (lay.enable_cumem_allocator or lay.enable_sleep_mode):
+        return False
+    platform = _platform(state, "the cumem allocator")
+    wanted = lay.enable_cumem_allocator or (
+        platform in _CUMEM_PLATFORMS if state.release.within("0.23.0") else True)
+    return wanted and platform not in _CUMEM_PLATFORMS
+
+
+def device_ids_values(state: Any) -> Optional[list]:
+    """--device-ids as the release holds them: integers for items of digits only, else strings (None: not given or
+    no item, which _resolve_device_ids passes over)."""
+    text = state.layout.device_ids
+    if text is None:
+        return None
+    return [int(item) if item.isdigit() else item for item in text.split("\0")]
+
+
+def device_ids_duplicates(state: Any) -> bool:
+    ids = device_ids_values(state)
+    return ids is not None and len(set(ids)) != len(ids)
+
+
+def _as_int(text: str) -> Optional[int]:
+    try:
+        return int(text)        # what the platform's conversion tries first: "-1", "+2", "1_0" are integers too
+    except ValueError:
+        return None
+
+
+def _first_not_int(state: Any, items: list) -> Optional[str]:
+    """The first item int() refuses: on CUDA, NVML looks it up as a UUID (which GPUs the host has is not known:
+    skipped); on ROCm, XPU and CPU the platform refuses it."""
+    for item in items:
+        if _as_int(item) is None:
+            if _platform(state, "a device UUID") == "cuda":
+                state.skip(f"--device-ids names {item!r}, which vLLM {state.release.version} looks up among the "
+                           "host's GPUs by UUID (NVML): which GPUs the host has is not known to kvguard")
+            return item
+    return None
+
+
+def device_ids_not_int(state: Any) -> bool:
+    """Only UUIDs (strings): each is converted in turn, the first that is no integer refused off CUDA."""
+    ids = device_ids_values(state)
+    if not ids or not all(isinstance(item, str) for item in ids):
+        return False
+    bad = _first_not_int(state, ids)
+    if bad is None:
+        return False
+    state._device_id_bad = bad
+    return True
+
+
+def device_id_bind(state: Any) -> dict:
+    return {"device_id": state._device_id_bad, "device_name": _DEVICE_CONTROL[state.host.platform][1]}
+
+
+def device_ids_mixed(state: Any) -> bool:
+    ids = device_ids_values(state) or []
+    return any(isinstance(item, str) for item in ids) and not all(isinstance(item, str) for item in ids)
+
+
+def _visible(state: Any) -> Optional[tuple[str, str]]:
+    """Integer ids index the devices the platform's device-control variable lists when the launch's environment sets
+    it (kvguard reads the variables given with --env; unset is vLLM's default): the variable and its value."""
+    ids = device_ids_values(state)
+    if not ids or not all(isinstance(item, int) for item in ids):
+        return None
+    platform = _platform(state, "the device-control variable")
+    if platform not in _DEVICE_CONTROL:
+        state.unmodelled("kvguard does not model this platform's device-control variable")
+    var = _DEVICE_CONTROL[platform][0]
+    cvd = state.env.get(var)
+    return (var, cvd) if cvd else None
+
+
+def device_ids_visible_not_int(state: Any) -> bool:
+    """An entry of the device-control variable int() refuses (each is converted before the ids index them)."""
+    visible = _visible(state)
+    if visible is None:
+        return False
+    bad = _first_not_int(state, visible[1].split(","))
+    if bad is None:
+        return False
+    state._device_id_bad = bad
+    return True
+
+
+def device_ids_range(state: Any) -> bool:
+    visible = _visible(state)
+    if visible is None:
+        return False
+    var, cvd = visible
+    count = len(cvd.split(","))
+    for index in device_ids_values(state) or []:
+        if index >= count:
+            state._device_range = {"index": index, "var": var, "cvd": cvd, "count": count}
+            return True
+    return False
+
+
+def device_range_bind(state: Any) -> dict:
+    return state._device_range
+
+
+def logging_file_unknown(state: Any) -> bool:
+    """A logging config file vLLM reads at start: refused unless it exists on the host, which kvguard does not know
+    (skipped).  0.31.0+: --logging-config's pylogging_config_file, else VLLM_LOGGING_CONFIG_PATH (LoggingConfig's
+    default), unless --log-config-file names the file (kvguard.rules.serve_args's row); before: the variable, read
+    when vLLM is imported."""
+    lay = state.layout
+    if state.release.within("0.31.0"):
+        if lay.log_config_file is not None:
+            return False
+        path, where = lay.logging_config_file, "--logging-config's pylogging_config_file"
+        if lay.logging_config_file is None:
+            path, where = state.env.get("VLLM_LOGGING_CONFIG_PATH"), "VLLM_LOGGING_CONFIG_PATH"
+    else:
+        path, where = state.env.get("VLLM_LOGGING_CONFIG_PATH"), "VLLM_LOGGING_CONFIG_PATH"
+    if path:
+        state.skip(f"{where} {path!r} names a logging config file that vLLM {state.release.version} reads at start "
+                   "and refuses unless it exists on the host: whether it does is not known to kvguard")
+    return False

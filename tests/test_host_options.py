@@ -1,0 +1,125 @@
+"""The host-fact options (kvguard.rules.host_options) through the CLI: sleep mode and the cumem allocator per platform,
+--device-ids, the logging config file.  Expected verdicts are written out by hand from the releases' source
+(tests/upstream/test_host_options.py checks the CPU platform's branch against the releases themselves)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kvguard.cli import run
+
+SLEEP = "Sleep mode is not supported on current platform."
+CUMEM = "cumem allocator is not supported on current platform."
+
+
+@pytest.fixture
+def check(capsys):
+    def go(version: str, *args: str, host: tuple[str, ...] = (), env: tuple[str, ...] = ()) -> dict:
+        run(["check", "--vllm-version", version, "--format", "json", *host, "--", *env, "vllm", "serve",
+             "Qwen/Qwen3-8B", *args])
+        return json.loads(capsys.readouterr().out)
+    return go
+
+
+def _answer(data: dict) -> tuple:
+    return (data["ok"], data["exc_type"], data["message"], data["wrapped_by"], data["check"])
+
+
+@pytest.mark.parametrize(("version", "platform", "refused"), [
+    ("0.10.2", "cuda", False), ("0.10.2", "rocm", True), ("0.11.0", "rocm", True), ("0.10.2", "tpu", True),
+    ("0.11.1", "rocm", False), ("0.22.1", "xpu", True), ("0.23.0", "xpu", False), ("0.33.0", "xpu", False),
+    ("0.33.0", "cpu", True), ("0.17.1", "cpu", True),
+])
+def test_sleep_mode_by_platform(check, version, platform, refused):
+    data = check(version, "--enable-sleep-mode", host=("--platform", platform))
+    want = (False, "ValueError", SLEEP, "ModelConfig", "MC_sleep_mode_platform") if refused else \
+        (True, None, None, None, None)
+    assert _answer(data) == want
+
+
+def test_sleep_mode_on_the_assumed_cuda_node_lists_the_assumption(check):
+    data = check("0.24.0", "--enable-sleep-mode")
+    assert data["ok"] and "platform='cuda'" in data["assumptions"]
+
+
+def test_sleep_mode_on_an_unknown_host_is_skipped(check):
+    data = check("0.24.0", "--enable-sleep-mode", host=("--unknown-host",))
+    assert data["ok"]
+    assert {"MC_sleep_mode_platform", "MC_cumem_platform"} <= {s["check"] for s in data["skipped"]}
+
+
+def test_sleep_mode_on_tpu_from_0_11_1_is_tpu_inference_s(check):
+    data = check("0.24.0", "--enable-sleep-mode", host=("--platform", "tpu"))
+    assert data["ok"] and [s["check"] for s in data["skipped"] if s["check"].startswith("MC_")] == [
+        "MC_sleep_mode_platform", "MC_cumem_platform"]
+
+
+@pytest.mark.parametrize(("version", "args", "platform", "refused"), [
+    ("0.22.0", ("--enable-cumem-allocator",), "cuda", False),
+    ("0.22.0", ("--enable-cumem-allocator",), "rocm", False),
+    ("0.22.0", ("--enable-cumem-allocator",), "cpu", True),
+    ("0.33.0", ("--enable-cumem-allocator",), "xpu", True),
+    ("0.33.0", ("--enable-sleep-mode",), "xpu", False),      # 0.23.0+: sleep mode turns the allocator on for CUDA / ROCm only
+    ("0.33.0", ("--enable-sleep-mode", "--enable-cumem-allocator"), "xpu", True),
+    ("0.33.0", ("--disable-cumem-allocator",), "cpu", False),
+])
+def test_cumem_allocator_by_platform(check, version, args, platform, refused):
+    data = check(version, *args, host=("--platform", platform))
+    want = (False, "ValueError", CUMEM, "ModelConfig", "MC_cumem_platform") if refused else \
+        (True, None, None, None, None)
+    assert _answer(data) == want
+
+
+def test_sleep_mode_comes_before_the_config_format(check):
+    data = check("0.24.0", "--config-format", "x", "--enable-sleep-mode", host=("--platform", "cpu"))
+    assert data["message"] == SLEEP
+
+
+@pytest.mark.parametrize(("args", "platform", "env", "want"), [
+    (("--device-ids", "0,0"), "cuda", (), "--device-ids must not contain duplicates: [0, 0]"),
+    (("--device-ids", "1, 01"), "cuda", (), "--device-ids must not contain duplicates: [1, 1]"),
+    (("--device-ids", ","), "cuda", (), "--device-ids must not contain duplicates: ['', '']"),
+    (("--device-ids", "0,GPU-1"), "cuda", (), "--device-ids must not mix integer IDs and UUIDs"),
+    (("--device-ids=-1,2",), "cuda", (), "--device-ids must not mix integer IDs and UUIDs"),
+    (("--device-ids", "GPU-1"), "rocm", (), "Non-integer device ID 'GPU-1' is not supported by rocm."),
+    (("--device-ids=-1,x",), "xpu", (), "Non-integer device ID 'x' is not supported by xpu."),
+    (("--device-ids", "0,3"), "cuda", ("CUDA_VISIBLE_DEVICES=4,5",),
+     "--device-ids index 3 is out of range for CUDA_VISIBLE_DEVICES=4,5 (2 devices visible)"),
+    (("--device-ids", "0"), "cpu", ("CPU_VISIBLE_MEMORY_NODES=x",), "Non-integer device ID 'x' is not supported by cpu."),
+])
+def test_device_ids_refused(check, args, platform, env, want):
+    data = check("0.24.0", *args, host=("--platform", platform), env=env)
+    assert (data["ok"], data["exc_type"], data["message"], data["wrapped_by"], data["stage"]) == (
+        False, "ValueError", want, None, "engine_args")
+
+
+@pytest.mark.parametrize(("args", "env"), [
+    (("--device-ids", "-1"), ()),                              # a string int() takes: accepted
+    (("--device-ids", "2,3,5,7"), ()),
+    (("--device-ids", "0,1"), ("CUDA_VISIBLE_DEVICES=4,5",)),
+])
+def test_device_ids_accepted(check, args, env):
+    assert check("0.33.0", *args, env=env)["ok"]
+
+
+def test_a_device_uuid_on_cuda_is_the_host_s(check):
+    data = check("0.33.0", "--device-ids", "GPU-1a2b")
+    assert data["ok"] and "EA_device_ids_not_int" in {s["check"] for s in data["skipped"]}
+
+
+@pytest.mark.parametrize(("version", "args", "env", "skipped"), [
+    ("0.33.0", ("--logging-config.pylogging_config_file", "/srv/log.json"), (), True),
+    ("0.31.0", ("--logging-config", '{"pylogging_config_file": "/srv/log.json"}'), (), True),
+    ("0.33.0", ("--logging-config.log_level", "DEBUG"), (), False),
+    ("0.33.0", (), ("VLLM_LOGGING_CONFIG_PATH=/srv/log.json",), True),
+    ("0.20.0", (), ("VLLM_LOGGING_CONFIG_PATH=/srv/log.json",), True),
+    ("0.20.0", (), ("VLLM_LOGGING_CONFIG_PATH=",), False),
+    # --log-config-file names the file instead (FE_log_config_file's skip)
+    ("0.33.0", ("--log-config-file", "/srv/a.json"), ("VLLM_LOGGING_CONFIG_PATH=/srv/log.json",), False),
+])
+def test_a_logging_config_file_is_the_host_s(check, version, args, env, skipped):
+    data = check(version, *args, env=env)
+    assert data["ok"]
+    assert ("FE_logging_config_file" in {s["check"] for s in data["skipped"]}) is skipped
