@@ -673,6 +673,20 @@ CASES += [
 ]
 
 
+# Nemotron-H (kvguard.quant.nemotron_h, 0.24.0+): the first Mamba-2 mixer's asserts, before any quantized weight
+# (recorded for 0.24.0, 0.28.0, 0.29.0 and 0.33.0: ``--vllm ... --only mi-nemotron3-nano-bf16-tp16
+# mi-modelopt-nvfp4-nemotron3-nano-tp16``)
+CASES += [
+    {"id": "mi-nemotron3-nano-bf16-tp16", "model": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
+     "why": "Nemotron-3-Nano (8 Mamba groups, layer 0 a Mamba layer) at -tp 16 over 2 nodes: the first MambaMixer2 "
+            "asserts that tp divides n_groups or n_groups is 1"},
+    {"id": "mi-modelopt-nvfp4-nemotron3-nano-tp16", "model": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4",
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
+     "why": "the NVFP4 export (ModelOpt hf_quant_config.json) at -tp 16: the same mixer assert, before any quantized "
+            "weight is built"},
+]
+
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
             "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}

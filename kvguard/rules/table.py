@@ -946,7 +946,9 @@ def _before_first_attention(prefix: "str | None", check: "str | None" = None) ->
         return True
     after = prefix.split("layers.", 1)[1]
     index, _, rest = after.partition(".")
-    return index == "0" and "attn" in rest
+    # a Mamba mixer of layer 0 (Nemotron-H, kvguard.quant.nemotron_h): that layer holds no attention, so the first
+    # attention backend is selected in a later layer
+    return index == "0" and ("attn" in rest or rest == "mixer")
 
 
 def _selector_fires(state) -> bool:
@@ -2999,6 +3001,20 @@ RULES = (
           template="Tensor parallel size {tp} is greater than the number of experts {experts}.",
           source="vllm/model_executor/models/{qwen3_moe,minimax_m2}.py (the MoE block's __init__)",
           description="the MoE block refuses a tensor-parallel size above the expert count"),
+    # Nemotron-H's first Mamba-2 mixer (kvguard.quant.nemotron_h): bare asserts with a message, before the mixer
+    # builds any weight, so BF16 and quantized checkpoints alike
+    Check("MI_mamba2_heads", "0.24.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_mamba2_heads"),
+          template="Tensor parallel world size must divide num heads.",
+          source="vllm/model_executor/layers/mamba/mamba_mixer2.py::MambaMixer2.__init__ (layer 0 of "
+                 "vllm/model_executor/models/nemotron_h.py; kvguard.quant.nemotron_h)",
+          description="Nemotron-H: tp must divide mamba_num_heads (the first Mamba layer's mixer)"),
+    Check("MI_mamba2_groups", "0.24.0", stage="model_init", exc="AssertionError",
+          when=lambda state: _mi_fires(state, "MI_mamba2_groups"),
+          template="If tensor parallel world size does not divide num_groups, then num_groups must equal 1.",
+          source="vllm/model_executor/layers/mamba/mamba_mixer2.py::MambaMixer2.__init__ (layer 0 of "
+                 "vllm/model_executor/models/nemotron_h.py; kvguard.quant.nemotron_h)",
+          description="Nemotron-H: tp must divide n_groups unless it is 1 (the first Mamba layer's mixer)"),
     Check("MI_dsv4_attn_heads", "0.20.0", "0.21.0", stage="model_init",
           when=lambda state: _mi_fires(state, "MI_dsv4_attn_heads"), bind=_mi_values,
           template="DeepseekV4 attention does not support {heads} heads (must be <= 128).",
