@@ -11,7 +11,9 @@ CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the
          "frontend": optional true: also the front end's own checks (below)]}
 
 Per case: the release's own ``make_arg_parser`` under the ``vllm`` parser's ``serve`` sub-command (the model
-given positionally, as ``vllm serve MODEL …``), ``EngineArgs.from_cli_args`` and ``create_engine_config()`` on the CPU platform
+given positionally, as ``vllm serve MODEL …``), ``EngineArgs.from_cli_args`` and ``create_engine_config()`` in the API
+server's usage context (so the CPU platform's serving defaults fill an unset ``--max-num-batched-tokens`` /
+``--max-num-seqs``) on the CPU platform
 (installed by hand for releases that only find it in a "+cpu" build).  Records
 the parsed fields and the exception the failing statement raised (pydantic's
 ValidationError unwrapped to its inner error, with the wrapping class).
@@ -135,7 +137,7 @@ def main(cases_path, out_path):
             ea.skip_tokenizer_init = True
             ea.tokenizer = work
             rec["parsed"] = {k: getattr(ea, k, None) for k in FIELDS}
-            config = ea.create_engine_config(headless=headless)
+            config = ea.create_engine_config(usage_context=_usage_context(ea), headless=headless)
             rec["stage"] = "ok"
         except BaseException as exc:  # noqa: BLE001
             rec["stage"] = "engine"
@@ -155,6 +157,18 @@ def main(cases_path, out_path):
         out.append(rec)
     with open(out_path, "w") as fh:
         json.dump(out, fh, default=str)
+
+
+def _usage_context(engine_args):
+    """Every serve path (API server, headless, gRPC) builds the config in the API server's usage context, which gives
+    an unset max_num_batched_tokens / max_num_seqs the platform's serving defaults.  The CPU platform scales those by
+    tp x pp, so a world size below 1 makes them 0 or negative and SchedulerConfig refuses before ParallelConfig sees the
+    layout; a GPU host's defaults do not depend on the layout.  For such a layout the defaults stay unset (no usage
+    context) and the layout checks answer, as they do on the host kvguard models."""
+    from vllm.usage.usage_lib import UsageContext
+
+    world = (engine_args.tensor_parallel_size or 0) * (engine_args.pipeline_parallel_size or 0)
+    return UsageContext.OPENAI_API_SERVER if isinstance(world, int) and world >= 1 else None
 
 
 def _raised_in(exc, function):
