@@ -197,3 +197,32 @@ def test_qwen3_32b_fp8_static_without_quant_method_is_built_unquantized():
         assert verdict.ok and "MI_model" not in {s.check for s in verdict.skipped}, version
     old = kvguard.check("Qwen/Qwen3-32B-FP8-Static-PerTensor", tp=4, vllm_version="0.10.2", host=H100)
     assert (old.ok, old.message.split(" Must be")[0]) == (False, "Unknown quantization method: .")
+
+
+ABRIDGED = ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4",
+            "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4")
+
+
+@pytest.mark.parametrize("model", ABRIDGED)
+@pytest.mark.parametrize("version", ["0.24.0", "0.33.0"])
+def test_an_abridged_catalog_quantization_config_is_undecidable(serve_json, model, version):
+    # the catalog's copies of these hf_quant_config.json files have no producer: read as written, every release
+    # would build the checkpoint unquantized, which the real export is not
+    status, report = serve_json(version, "-tp", "8", model=model)
+    assert status == 2
+    assert report["ok"] is None and report["reason_kind"] == "undecidable"
+    assert report["reason"].startswith(f"kvguard's catalog copy of {model} cannot be read as vLLM reads the checkpoint:")
+    assert "no producer" in report["reason"] and report["reason"].endswith(
+        "pass --model-config with the checkpoint's own files")
+
+
+def test_an_abridged_catalog_entry_still_answers_argparse_first(serve_json):
+    status, report = serve_json("0.33.0", "-tp", "x", model=ABRIDGED[1])
+    assert status == 1
+    assert report["stage"] == "argparse"
+
+
+def test_a_complete_catalog_quantization_config_is_read():
+    entry = catalog.lookup("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4")
+    assert entry.quantization_unknown is None
+    assert entry.checkpoint_config()[SIDE_QUANT_CONFIG]["producer"]["name"] == "modelopt"

@@ -3,7 +3,8 @@
 One JSON file per checkpoint: ``{"id", "aliases", "source", "config"}``, and
 ``hf_quant_config`` for a ModelOpt export that keeps its quantization config in
 ``hf_quant_config.json`` beside config.json (read as vLLM's ``get_config`` reads
-that file: kvguard.launch.load); ``source`` says where the values come from
+that file: kvguard.launch.load), and ``quantization_unknown`` where the copy of that file is abridged (a check of
+the entry is then undecidable); ``source`` says where the values come from
 (tests/data/catalog_sources.md has the cross-checks).  Used when a ``vllm serve``
 model is neither a local path nor in the Hugging Face cache.
 """
@@ -30,9 +31,18 @@ class CatalogEntry(Record):
     config: dict[str, Any]
     #: the checkpoint's hf_quant_config.json (ModelOpt up to 0.29), None when it has none
     hf_quant_config: Optional[dict[str, Any]] = None
+    #: why the copy does not tell how vLLM reads the checkpoint's quantization (an abridged hf_quant_config.json):
+    #: a check of the entry is then undecidable, with this reason
+    quantization_unknown: Optional[str] = None
 
     def checkpoint_config(self) -> dict[str, Any]:
         """config.json as the loader reads the checkpoint's directory (with its hf_quant_config.json)."""
+        if self.quantization_unknown is not None:
+            from ..launch.load import QUANT_CONFIG_UNKNOWN
+
+            return {**self.config, QUANT_CONFIG_UNKNOWN: f"kvguard's catalog copy of {self.id} cannot be read as vLLM "
+                                                         f"reads the checkpoint: {self.quantization_unknown}; pass "
+                                                         f"--model-config with the checkpoint's own files"}
         if self.hf_quant_config is None or self.config.get("quantization_config") is not None:
             return self.config
         from ..launch.load import SIDE_QUANT_CONFIG
@@ -47,7 +57,7 @@ def _read(name: str) -> CatalogEntry:
     with open(os.path.join(_HERE, name), encoding="utf-8") as fh:
         data = json.load(fh)
     return CatalogEntry(data["id"], tuple(data.get("aliases") or ()), data.get("source") or {}, data["config"],
-                        data.get("hf_quant_config"))
+                        data.get("hf_quant_config"), data.get("quantization_unknown"))
 
 
 @lru_cache(maxsize=1)

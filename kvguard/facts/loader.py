@@ -193,10 +193,13 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
     """
     if not isinstance(raw, Mapping):
         raise TypeError("raw config must be a mapping")
-    from ..launch.load import SIDE_QUANT_CONFIG
+    from ..launch.load import QUANT_CONFIG_UNKNOWN, SIDE_QUANT_CONFIG
 
     raw = dict(raw)
     side_quant = raw.pop(SIDE_QUANT_CONFIG, None)
+    unknown_quant = raw.pop(QUANT_CONFIG_UNKNOWN, None)
+    if unknown_quant is not None:
+        raise Undecidable(str(unknown_quant))
     lib = library_for(release)
     try:
         config = _get_config(lib, dict(raw), release, path or DEFAULT_PATH, trust_remote_code, side_quant)
