@@ -181,6 +181,67 @@ def test_nvfp4_q_lora_rank_not_multiple_of_16(version):
     assert v.ok and mi_skip(v) == ""
 
 
+def flat_nvfp4(ignore: list[str], weight_only: bool = False, algo: str = "NVFP4") -> dict:
+    """config.json's flat ModelOpt layout (nvidia/GLM-5.1-NVFP4: quant_method modelopt beside quant_algo, config groups,
+    the exclusion list under ``ignore``); ``weight_only``: a config group without input activations."""
+    fp4 = {"dynamic": False, "num_bits": 4, "type": "float", "group_size": 16}
+    return {"config_groups": {"group_0": {"input_activations": None if weight_only else dict(fp4), "weights": fp4,
+                                          "targets": ["Linear"]}},
+            "ignore": ignore, "quant_algo": algo, "kv_cache_scheme": {"dynamic": False, "num_bits": 8, "type": "float"},
+            "producer": {"name": "modelopt", "version": "0.45.0"}, "quant_method": "modelopt"}
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.29.0", "0.33.0"])
+def test_flat_nvfp4_exports_decided(version):
+    # the flat layout names modelopt; ModelOpt's NVFP4 override builds it as modelopt_fp4 (every release). NVIDIA's
+    # GLM-5.1 / 5.2 exports leave the first layers, every attention and shared expert unquantized: the experts
+    # (2048 / 8 = 256 per rank) and the dense layers left take NVFP4 at tp 8
+    for model in ("nvidia/GLM-5.1-NVFP4", "nvidia/GLM-5.2-NVFP4"):
+        v = kvguard.check(model, vllm_version=version, tp=8, host=H100)
+        assert v.ok and mi_skip(v) == "", model
+
+
+W4A4_INPUT = "Unsupported model when in features size is not multiple of 16"
+W4A16_INPUT = "Unsupported model: input feature size is not a multiple of 16."
+
+
+@pytest.mark.parametrize("version, weight_only, check, message", [
+    ("0.24.0", False, "MI_nvfp4_input", W4A4_INPUT),
+    ("0.24.0", True, "MI_nvfp4_input", W4A4_INPUT),       # config groups not read before 0.29.0
+    ("0.29.0", False, "MI_nvfp4_input", W4A4_INPUT),
+    ("0.29.0", True, "MI_nvfp4a16_input", W4A16_INPUT),   # read as W4A16_NVFP4: its own linear method
+    ("0.30.0", True, "MI_nvfp4_input", W4A4_INPUT),       # one weight scheme for both forms
+    ("0.33.0", True, "MI_nvfp4_input", W4A4_INPUT),
+])
+def test_flat_nvfp4_q_lora_rank_not_multiple_of_16(version, weight_only, check, message):
+    # q LoRA rank 1000 (1000 % 16 = 8) is the input of q_b_proj and the indexer's wq_b, quantized with only the LM head
+    # excluded
+    v = kvguard.check(v32(q_lora_rank=1000, quantization_config=flat_nvfp4(["lm_head"], weight_only)),
+                      vllm_version=version, tp=8, host=H100)
+    assert (v.ok, v.check, v.exc_type, v.message) == (False, check, "ValueError", message)
+
+
+def test_flat_modelopt_left_open():
+    # FP8 in the flat layout: the family is proven with modelopt_fp4 and block FP8 only
+    fp8 = {"quant_method": "modelopt", "quant_algo": "FP8", "ignore": ["lm_head"],
+           "producer": {"name": "modelopt", "version": "0.45.0"}}
+    v = kvguard.check(v32(quantization_config=fp8), vllm_version="0.29.0", tp=8, host=H100)
+    assert "the modelopt weight-shard checks of DeepseekV32ForCausalLM are not modelled" in mi_skip(v)
+    # a lower-case algorithm: the release upper-cases it; kvguard reads ModelOpt's own spelling only
+    v = kvguard.check(v32(quantization_config=flat_nvfp4(["lm_head"], algo="nvfp4")), vllm_version="0.29.0", tp=8,
+                      host=H100)
+    assert "with quant_algo 'nvfp4' are not modelled" in mi_skip(v)
+
+
+def test_cli_flat_nvfp4_weight_only(serve_json, tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(v32(q_lora_rank=1000,
+                                                         quantization_config=flat_nvfp4(["lm_head"], True))))
+    status, report = serve_json("0.29.0", "-tp", "8", model=str(tmp_path))
+    assert status != 0
+    assert (report["ok"], report["stage"], report["check"], report["message"]) == (
+        False, "model_init", "MI_nvfp4a16_input", W4A16_INPUT)
+
+
 def test_cli_refusal_of_a_directory(serve_json, tmp_path):
     (tmp_path / "config.json").write_text(json.dumps(v32(intermediate_size=18560)))
     status, report = serve_json("0.24.0", "-tp", "8", model=str(tmp_path))

@@ -78,6 +78,8 @@ def main() -> int:
                     "per release")
     ap.add_argument("--dsa-nvfp4", type=int, default=0, help="with --dsa: this many ModelOpt NVFP4 exports of "
                     "DeepSeek-V3.2 / GLM-5 per release too (dsa_nvfp4_variants)")
+    ap.add_argument("--dsa-nvfp4-flat", type=int, default=0, help="with --dsa: this many ModelOpt NVFP4 exports in "
+                    "config.json's flat layout (nvidia/GLM-5.1-NVFP4) per release too")
     ap.add_argument("--dsa", type=int, default=None, help="run only the DeepSeek-V3.2 / GLM-5 configs (run_dsa), this "
                     "many per release (releases before 0.11.0, which do not register them, are skipped)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
@@ -126,10 +128,11 @@ def main() -> int:
                 rep = quant_tests.run_ct_nvfp4_fp8(version, args.ct_nvfp4_fp8_only, args.seed, args.layouts)
             elif args.ct_nvfp4_moe_only:
                 rep = quant_tests.run_ct_nvfp4_moe(version, args.ct_nvfp4_moe_only, args.seed, args.layouts)
-            elif args.dsa:
+            elif args.dsa is not None:
                 if not quant_tests.dsa_release(version):
                     continue
-                rep = quant_tests.run_dsa(version, args.dsa, args.seed, args.layouts, nvfp4=args.dsa_nvfp4)
+                rep = quant_tests.run_dsa(version, args.dsa, args.seed, args.layouts, nvfp4=args.dsa_nvfp4,
+                                          nvfp4_flat=args.dsa_nvfp4_flat)
             elif args.kimi:
                 if not quant_tests.kimi_release(version):
                     continue

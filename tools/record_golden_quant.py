@@ -650,6 +650,26 @@ CASES += [
      "why": "DeepSeek-V3.2 as a ModelOpt NVFP4 export excluding only the LM head, q LoRA rank 1000 (1000 % 16 = 8) at "
             "-tp 8: q_b_proj (up to 0.28.0 the first quantized layer reading it) or the indexer's replicated wq_b "
             "(0.29.0+) takes 1000 input features: refused (MI_nvfp4_input)"},
+    # config.json's flat ModelOpt layout (quant_method modelopt, quant_algo beside it: ModelOpt's NVFP4 override builds
+    # it as modelopt_fp4) on GLM-5.1 and DeepSeek-V3.2 (recorded for 0.24.0, 0.28.0, 0.29.0, 0.30.0 and 0.33.0)
+    {"id": "mi-modelopt-nvfp4-glm51-tp8", "model": "nvidia/GLM-5.1-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "nvidia/GLM-5.1-NVFP4 at -tp 8 (config.json's flat ModelOpt NVFP4 layout: the first three layers, every "
+            "attention and shared expert excluded): accepted"},
+    {"id": "mi-modelopt-nvfp4-glm51-dp8-ep", "model": "nvidia/GLM-5.1-NVFP4",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.24.0",
+     "why": "nvidia/GLM-5.1-NVFP4 at -dp 8 --enable-expert-parallel (NVFP4 experts whole on each rank): accepted"},
+    {"id": "mi-modelopt-nvfp4a16-dsv32-flat-qlora1000-tp8", "model": "deepseek-ai/DeepSeek-V3.2",
+     "config_patch": {"q_lora_rank": 1000, "torch_dtype": "bfloat16", "quantization_config": {
+         "config_groups": {"group_0": {"input_activations": None, "targets": ["Linear"],
+                                       "weights": {"dynamic": False, "num_bits": 4, "type": "float", "group_size": 16}}},
+         "ignore": ["lm_head"], "quant_algo": "NVFP4", "producer": {"name": "modelopt", "version": "0.45.0"},
+         "quant_method": "modelopt"}},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "DeepSeek-V3.2 as a flat ModelOpt NVFP4 export whose config group quantizes no input activations, only "
+            "the LM head excluded, q LoRA rank 1000 (1000 % 16 = 8) at -tp 8: refused by the first quantized layer "
+            "reading it; 0.29.0 reads the config group as W4A16_NVFP4, whose linear method has its own message "
+            "(MI_nvfp4a16_input), other releases MI_nvfp4_input"},
 ]
 
 # Kimi-K2.5 / K2.6 (kvguard.quant.kimi_k25, 0.16.0+: the MoonViT vision tower, then DeepSeek-V3's layers under

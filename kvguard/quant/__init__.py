@@ -154,6 +154,8 @@ class QuantScheme(Record):
     ct_moe: Optional[str] = None
     #: compressed-tensors NVFP4: weights only (NVFP4A16), no input activations
     ct_weight_only: bool = False
+    #: ModelOpt NVFP4 built with the W4A16 linear method (0.29.0: kvguard.quant.modelopt_shards.weight_only_linear)
+    modelopt_a16: bool = False
 
 
 def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release=None
@@ -511,9 +513,15 @@ def _lm_head(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], releas
     _divide(-(-vocab // _VOCAB_PADDING) * _VOCAB_PADDING, launch.tp)
     if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
             and layer.input_size % _mo_shards.INPUT_MULTIPLE != 0):
-        raise _Refused("MI_nvfp4_input", size=layer.input_size)
+        raise _Refused(_nvfp4_input_check(scheme), size=layer.input_size)
     if layer.names.get("tie") == "method" and release.within(*_mo_shards.TIE_RAISES):
         raise _Refused("MI_lm_head_tie")
+
+
+def _nvfp4_input_check(scheme: QuantScheme) -> str:
+    """The ModelOpt NVFP4 linear method's input-size refusal: the W4A16 method's own message where the release builds
+    the layers with it (0.29.0's weight-only config groups), else the NVFP4 one."""
+    return "MI_nvfp4a16_input" if scheme.modelopt_a16 else "MI_nvfp4_input"
 
 
 def _row_applies(check_id: str, release) -> bool:
@@ -535,7 +543,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             # DeepSeek's and MiniMax-M2's never take it): the NVFP4 input check on the whole input
             _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
             if layer.input_size % _mo_shards.INPUT_MULTIPLE != 0:
-                raise _Refused("MI_nvfp4_input", size=layer.input_size)
+                raise _Refused(_nvfp4_input_check(scheme), size=layer.input_size)
         return
     if layer.kind == "vocab":
         # VocabParallelEmbedding: the vocabulary padded to a multiple of 64, divided over tp
@@ -603,7 +611,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             # ModelOpt's is_layer_excluded, after the sharding and before create_weights
             raise _Refused("MI_fused_shards", prefix=layer.prefix)
         if skip != "skipped" and scheme.method == "modelopt_fp4" and ipp % _mo_shards.INPUT_MULTIPLE != 0:
-            raise _Refused("MI_nvfp4_input", size=ipp)
+            raise _Refused(_nvfp4_input_check(scheme), size=ipp)
     if scheme is None or scheme.method not in ("fp8", _ct.METHOD):
         return
     if skip == "fused_error":
@@ -1012,8 +1020,18 @@ def _family_unmodelled(family: str, facts, release, scheme: Optional[QuantScheme
             if release.within(item.get("since"), item.get("until")) and evaluate(item["when"], names):
                 return f"the model construction of {archs} ({item['reason']}) is not modelled"
     methods = fam.get("methods")
-    if methods is not None and scheme is not None and scheme.method not in methods:
-        return f"the {scheme.method} weight-shard checks of {archs} are not modelled"
+    method = scheme.method if scheme is not None else None
+    if methods is not None and scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
+        # config.json's flat ModelOpt layout (quant_method modelopt, quant_algo beside it: nvidia/GLM-5.1-NVFP4)
+        # names its method only through ModelOpt's overrides (modelopt -> modelopt_fp4 in every release:
+        # kvguard.quant.modelopt.claim); the family's methods are the method the release builds with
+        quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
+        claimed, why = _mo_shards.read(quant_cfg, release)
+        if why is not None:
+            return why  # (the ModelOpt config kvguard does not read, or an algorithm it does not model)
+        method = claimed or method
+    if methods is not None and method is not None and method not in methods:
+        return f"the {method} weight-shard checks of {archs} are not modelled"
     return None
 
 
@@ -1108,7 +1126,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             why = tie if built is None else None
         if why is not None:
             return Outcome(unmodelled=why)
-        scheme = QuantScheme(str(method), ignored=names)
+        scheme = QuantScheme(str(method), ignored=names,
+                             modelopt_a16=method == "modelopt_fp4" and _mo_shards.weight_only_linear(quant_cfg, release))
     if scheme is not None and not scheme.modelled:
         return Outcome(unmodelled=scheme.reason
                        or f"the {scheme.method} quantization method's weight-shard checks are not modelled")
@@ -1466,7 +1485,7 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
             whole = f"{total // group} groups of {group}" if total % group == 0 else f"not a multiple of {group}"
             out["rules"].append(f"compressed-tensors integer-weight MoE: MoE intermediate size {total} ({whole}) split "
                                 f"over the MoE TP size must leave whole groups per rank: refused at tp {label}")
-        elif check == "MI_nvfp4_input":
+        elif check in ("MI_nvfp4_input", "MI_nvfp4a16_input"):
             item = next(f for f in out["forbidden_tp"] if f["check"] == check)
             res = outcome(facts, release, Launch(tp=item["tp"], dp=dp, pcp=pcp, ep=ep,
                                                  refined_fp8_moe_kernel=refined_fp8_moe_kernel))

@@ -109,13 +109,19 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["INPUT_MULTIPLE", "LM_HEAD_SINCE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB", "TIE_RAISES",
-           "eplb_refusal", "exclusions", "layer_state", "lm_head", "moe_unmodelled", "read"]
+__all__ = ["A16_LINEAR", "INPUT_MULTIPLE", "LM_HEAD_SINCE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB",
+           "TIE_RAISES", "eplb_refusal", "exclusions", "layer_state", "lm_head", "moe_unmodelled", "read",
+           "weight_only_linear"]
 
 #: the quantization methods whose construction this module decides
 METHODS = ("modelopt", "modelopt_fp4")
 #: ModelOptNvFp4LinearMethod.create_weights: the per-rank input must be a multiple of this (every release)
 INPUT_MULTIPLE = 16
+#: 0.29.0 only: ModelOptNvFp4Config.from_config reads NVFP4 config groups that quantize no input activations as
+#: W4A16_NVFP4, whose linear method (ModelOptNvFp4W4A16LinearMethod) refuses a per-rank input that is not a multiple
+#: of 16 with a message of its own (MI_nvfp4a16_input); from 0.30.0 the W4A4 and W4A16 forms share one weight scheme
+#: (MI_nvfp4_input), before 0.29.0 the config groups are not read
+A16_LINEAR = ("0.29.0", "0.29.0")
 #: the quant_algo values each decided method is read for (as ModelOpt writes them, upper case)
 _ALGOS = {"modelopt": ("FP8", "FP8_PER_CHANNEL_PER_TOKEN"), "modelopt_fp4": ("NVFP4",)}
 #: the MoE families whose ModelOpt experts are decided (kvguard/data/quant_archs.json names; deepseek_v2 too, in
@@ -145,6 +151,17 @@ def read(cfg: Mapping[str, Any], release) -> tuple[Optional[str], Optional[str]]
         return None, (f"the {method} quantization method's weight-shard checks with quant_algo {algo!r} are not "
                       f"modelled")
     return method, None
+
+
+def weight_only_linear(cfg: Mapping[str, Any], release) -> bool:
+    """Whether the release builds an NVFP4 checkpoint's linear layers with the W4A16 method (:data:`A16_LINEAR`): a
+    non-empty ``config_groups`` mapping (read at the config's top level, either layout) whose every group is a mapping
+    without ``input_activations`` (absent or null)."""
+    if not release.within(*A16_LINEAR):
+        return False
+    groups = cfg.get("config_groups")
+    return (isinstance(groups, Mapping) and bool(groups)
+            and all(isinstance(g, Mapping) and g.get("input_activations") is None for g in groups.values()))
 
 
 #: the families whose model class hands the quantization config a checkpoint-name mapper, from this release

@@ -3308,6 +3308,13 @@ RULES = (
           description="ModelOpt NVFP4 (quant_algo NVFP4): a quantized linear layer's per-rank input size must be a "
                       "multiple of 16 (the kernel the default host selects, FP4 Marlin, checks no size while the "
                       "layer is built)"),
+    Check("MI_nvfp4a16_input", "0.21.0", "0.29.0", stage="model_init",
+          when=lambda state: _mi_fires(state, "MI_nvfp4a16_input"),
+          template="Unsupported model: input feature size is not a multiple of 16.",
+          source="vllm/model_executor/layers/quantization/modelopt.py::ModelOptNvFp4W4A16LinearMethod.create_weights",
+          description="ModelOpt NVFP4 built with the weight-only method (0.29.0: config groups that quantize no "
+                      "input activations, read as W4A16_NVFP4): a quantized linear layer's per-rank input size must "
+                      "be a multiple of 16"),
     # (the row spans 0.24.0's launch-check group, 0.24.0 - 0.25.1; it fires in the releases of
     # kvguard.quant.modelopt_shards.TIE_RAISES, 0.24.0 only: 0.25.0's base class shares the weight)
     Check("MI_lm_head_tie", "0.24.0", "0.25.1", stage="model_init", exc="NotImplementedError",

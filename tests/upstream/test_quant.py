@@ -1104,7 +1104,7 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_ct_fused_ignore": "ct-fused-ignore",
             "MI_eplb_unsupported": "ep-eplb", "MI_ct_wna16_moe_group": "ct-wna16-moe",
             "MI_ct_wna16_moe_hidden": "ct-wna16-moe", "MI_ct_wna16_moe_int8_group": "ct-wna16-moe",
-            "MI_nvfp4_input": "modelopt-nvfp4", "MI_gptoss_world": "sharding",
+            "MI_nvfp4_input": "modelopt-nvfp4", "MI_nvfp4a16_input": "modelopt-nvfp4", "MI_gptoss_world": "sharding",
             "MI_dsv4_experts_tp": "dsv4-experts-tp", "MI_dsv4_flashmla_heads": "dsv4-flashmla-heads",
             "MI_dsv4_attn_heads": "dsv4-flashmla-heads", "MI_dsv4_kv_cache_dtype": "dsv4-kv-cache-dtype"}
 
@@ -1548,12 +1548,14 @@ def dsa_variants(rng: random.Random, n: int, version: str) -> list[dict]:
     return out
 
 
-def dsa_nvfp4_variants(rng: random.Random, n: int, version: str) -> list[dict]:
+def dsa_nvfp4_variants(rng: random.Random, n: int, version: str, flat: bool = False) -> list[dict]:
     """``n`` ModelOpt NVFP4 exports of DeepSeek-V3.2 / GLM-5 (as nvidia/DeepSeek-V3.2-NVFP4 and nvidia/GLM-5-NVFP4:
     quant_algo NVFP4, group 16), cut to 4-6 layers with varied q LoRA rank (some not a multiple of 16: the indexer's
     wq_b and q_b_proj read it as their input), indexer and intermediate sizes, and exclusion lists: NVIDIA's (every
     layer's MLA projections and ``indexer*``), the indexers only, nothing but the LM head, or one layer's
-    ``q_a_proj`` alone (a fused layer with one shard excluded)."""
+    ``q_a_proj`` alone (a fused layer with one shard excluded).  ``flat``: config.json's flat layout instead (as
+    nvidia/GLM-5.1-NVFP4: quant_method modelopt beside quant_algo, config_groups, the list under ``ignore``; now and
+    then under ``exclude_modules``, a lower-case algorithm, no input activations, no KV-cache scheme)."""
     bases = [b for b in DSA_BASES if "GLM" not in b or resolve(version).within("0.24.0")]
     out = []
     while len(out) < n:
@@ -1575,6 +1577,10 @@ def dsa_nvfp4_variants(rng: random.Random, n: int, version: str) -> list[dict]:
             ignore += [f"model.layers.{i}.self_attn.indexer*" for i in range(layers)]
         elif kind == "half":
             ignore += [f"model.layers.{rng.randrange(layers)}.self_attn.q_a_proj"]
+        if flat:
+            cfg["quantization_config"] = _dsa_flat_modelopt(rng, ignore, version)
+            out.append({"config": cfg, "engine_args": {}})
+            continue
         # the nested layout of NVIDIA's hf_quant_config.json
         cfg["quantization_config"] = {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.39.0"},
                                       "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": None,
@@ -1583,13 +1589,29 @@ def dsa_nvfp4_variants(rng: random.Random, n: int, version: str) -> list[dict]:
     return out
 
 
+def _dsa_flat_modelopt(rng: random.Random, ignore: list, version: str) -> dict:
+    """config.json's flat ModelOpt NVFP4 layout (nvidia/GLM-5.1-NVFP4, GLM-5.2-NVFP4), with some variation in the keys
+    the releases read differently (the list's key, the algorithm's case, weight-only config groups).  Up to 0.20.x no
+    FP8 KV-cache scheme: the oracle's CPU platform refuses an FP8 KV cache with chunked prefill there (the CUDA host
+    does not; the cache dtype builds no layer)."""
+    fp4 = {"dynamic": False, "num_bits": 4, "type": "float", "group_size": 16}
+    acts = None if rng.random() < 0.2 else dict(fp4)
+    q = {"config_groups": {"group_0": {"input_activations": acts, "weights": dict(fp4), "targets": ["Linear"]}},
+         "quant_algo": "nvfp4" if rng.random() < 0.15 else "NVFP4",
+         "producer": {"name": "modelopt", "version": "0.45.0"}, "quant_method": "modelopt"}
+    q["exclude_modules" if rng.random() < 0.2 else "ignore"] = ignore
+    if rng.random() < 0.7 and resolve(version).within("0.21.0"):
+        q["kv_cache_scheme"] = {"dynamic": False, "num_bits": 8, "type": "float"}
+    return q
+
+
 def dsa_release(version: str) -> bool:
     """Whether kvguard models DeepSeek-V3.2 / GLM-5 construction in the release (family deepseek_v32's range; from
     0.29.0 the oracle builds the CUDA host's vllm/models/deepseek_v32 class, quant_runner's _DsaHost)."""
     return resolve(version).within("0.11.0")
 
 
-def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6, nvfp4: int = 0) -> dict:
+def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6, nvfp4: int = 0, nvfp4_flat: int = 0) -> dict:
     """Build ``n`` DeepSeek-V3.2 / GLM-5 configs (dsa_variants) at ``n_layouts`` of DSA_LAYOUTS each (EPLB last) in the
     release and compare; the layer lists of the bases (unquantized, tp 1: 6 layers, one dense, IndexCache's default
     and a frequency of 2 with offset 1) are compared too (tools/quant_differential.py --dsa)."""
@@ -1607,6 +1629,14 @@ def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6, nvfp4: int 
         heads = case["config"]["num_attention_heads"]
         lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
         case["layouts"] = nv_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [nv_rng.choice(lays[-2:])]
+        cases.append(case)
+    # config.json's flat ModelOpt layout (``nvfp4_flat`` of them), a stream of its own
+    flat_rng = random.Random(seed * 9700 + 1)
+    for case in dsa_nvfp4_variants(flat_rng, nvfp4_flat, version, flat=True):
+        heads = case["config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = (flat_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2))
+                           + [flat_rng.choice(lays[-2:])])
         cases.append(case)
     lists = []
     for base in DSA_BASES:
@@ -1634,7 +1664,8 @@ DSA_SAMPLE = [v for v in release_sample(VERSIONS, "0.12.0", also=("0.20.0", "0.2
 @pytest.mark.parametrize("version", DSA_SAMPLE)
 def test_dsa_construction_agrees(version):
     report = run_dsa(version, int(os.environ.get("KVG_DSA_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
-                     n_layouts=3, nvfp4=int(os.environ.get("KVG_DSA_NVFP4", "2")))
+                     n_layouts=3, nvfp4=int(os.environ.get("KVG_DSA_NVFP4", "2")),
+                     nvfp4_flat=int(os.environ.get("KVG_DSA_NVFP4_FLAT", "2")))
     _check_family_report(report, version, "DeepSeek-V3.2 / GLM-5", "dsa-construction")
 
 
