@@ -33,6 +33,8 @@ def dsv4(name: str = "Flash", **patch) -> dict:
     for key, value in patch.items():
         if value is None:
             c.pop(key, None)
+        elif value == "NULL":
+            c[key] = None
         else:
             c[key] = value
     return c
@@ -215,22 +217,133 @@ def test_shared_experts_split_plainly_before_0_24():
     assert kvguard.check(dsv4(), vllm_version="0.24.0", tp=32, host=BIG, kv_cache_dtype="fp8").check is None
 
 
+#: every release that decides DeepSeek-V4's construction, one per family of its code
+FAMILIES = ["0.20.0", "0.22.0", "0.24.0", "0.27.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0", "0.33.0"]
+ATTR = "'DeepseekV4Config' object has no attribute 'n_shared_experts'"
+ZERO = "integer division or modulo by zero"
+
+
+@pytest.mark.parametrize("version", FAMILIES)
+def test_config_without_shared_experts_key(version):
+    # the MoE block reads config.n_shared_experts with no default before 0.33.0 (shown by 0.20.0 - 0.32.0 themselves:
+    # an AttributeError at the first MoE block, whatever the layout); 0.33.0's transformers config class defaults
+    # it to 1, so the released Flash layout builds
+    v = kvguard.check(dsv4(n_shared_experts=None), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8")
+    if version == "0.33.0":
+        assert v.ok and _decided(v), (v.check, v.message, _mi_reason(v))
+    else:
+        assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+            False, "model_init", "MI_dsv4_shared_experts_attr", "AttributeError", ATTR)
+
+
+@pytest.mark.parametrize("version", FAMILIES)
+def test_zero_shared_experts(version):
+    # n_shared_experts 0: 2048 x 0 = 0 rows.  Unsplit (tp 1) the empty gate/up projection passes the block checks;
+    # split by tp 8 the block-FP8 check divides 0 outputs by 0 (ZeroDivisionError).  With expert parallel, tp 2 x
+    # dp 4 the MoE runs sequence-parallel from 0.27.0 and the shared experts are replicated: unsplit again
+    cfg = dsv4(n_shared_experts=0)
+    assert kvguard.check(cfg, vllm_version=version, tp=1, host=H100, kv_cache_dtype="fp8").ok
+    v = kvguard.check(cfg, vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8")
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_dsv4_shared_experts_empty", "ZeroDivisionError", ZERO)
+    v = kvguard.check(cfg, vllm_version=version, tp=2, data_parallel_size=4, enable_expert_parallel=True, host=H100,
+                      kv_cache_dtype="fp8")
+    assert v.ok == (version >= "0.27.0"), (v.check, v.message)
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "0.24.0", "0.30.0", "0.32.0"])
+def test_null_shared_experts_build_none(version):
+    # n_shared_experts null: the MoE block builds no shared experts, whatever tp (0.33.0's config class refuses the
+    # null before any model: not a model_init verdict)
+    for tp in (1, 8):
+        v = kvguard.check(dsv4(n_shared_experts="NULL"), vllm_version=version, tp=tp, host=H100,
+                          kv_cache_dtype="fp8")
+        assert v.ok and _decided(v), (v.check, v.message, _mi_reason(v))
+    assert kvguard.check(dsv4(n_shared_experts="NULL"), vllm_version="0.33.0", tp=8, host=H100).stage != "model_init"
+
+
+def test_shared_experts_under_one_block():
+    # moe_intermediate_size 96, one shared expert: 96 rows.  0.23.0 splits them plainly (12 a rank at tp 8: the
+    # gate/up projection's outputs are not checked against the block, the down projection's 12 inputs are);
+    # from 0.24.0 96 // 128 = 0 whole blocks: no rows, and split by tp 8 the block check divides by zero
+    cfg = dsv4(moe_intermediate_size=96)
+    v = kvguard.check(cfg, vllm_version="0.23.0", tp=8, host=H100, kv_cache_dtype="fp8")
+    assert (v.check, v.message) == (
+        "MI_fp8_block_k", "Weight input_size_per_partition = 12 is not divisible by weight quantization block_k = 128.")
+    v = kvguard.check(cfg, vllm_version="0.24.0", tp=8, host=H100, kv_cache_dtype="fp8")
+    assert (v.check, v.exc_type, v.message) == ("MI_dsv4_shared_experts_empty", "ZeroDivisionError", ZERO)
+
+
+@pytest.mark.parametrize("version", ["0.20.1", "0.22.0", "0.24.0", "0.29.0", "0.30.0", "0.33.0"])
+def test_fp8_experts_block_checks(version):
+    # expert_dtype fp8: the routed experts take the block-FP8 MoE method.  moe_intermediate_size 2048 (16 blocks)
+    # builds at tp 8 (256 a rank); 1000 is refused even unsplit (1000 % 128 = 104; gcd(128, 1000, 4096) = 8, too
+    # small to refine the block) and at tp 8 (125 a rank); the shared experts (1000 rows) come first but their
+    # linears are block-checked only where they are split (unsplit at tp 1; rounded up to whole blocks at tp 8
+    # from 0.24.0)
+    assert kvguard.check(dsv4(expert_dtype="fp8"), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8").ok
+    cfg = dsv4(expert_dtype="fp8", moe_intermediate_size=1000)
+    v = kvguard.check(cfg, vllm_version=version, tp=1, host=H100, kv_cache_dtype="fp8")
+    assert (v.stage, v.check, v.exc_type, v.message) == (
+        "model_init", "MI_fp8_moe_block_n", "ValueError",
+        "The output_size of gate's and up's weight = 1000 is not divisible by weight quantization block_n = 128.")
+    if version >= "0.24.0":
+        v = kvguard.check(cfg, vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8")
+        assert (v.check, v.message) == (
+            "MI_fp8_moe_block_n",
+            "The output_size of gate's and up's weight = 125 is not divisible by weight quantization block_n = 128.")
+
+
+def test_fp8_experts_key_ignored_on_0_20_0():
+    # 0.20.0's config never reads expert_dtype: MXFP4 experts (Marlin pads 1000), whatever the key says
+    for value in ("fp8", "bf16"):
+        cfg = dsv4(expert_dtype=value, moe_intermediate_size=1000)
+        v = kvguard.check(cfg, vllm_version="0.20.0", tp=1, host=H100, kv_cache_dtype="fp8")
+        assert v.ok and _decided(v), (v.check, v.message, _mi_reason(v))
+
+
+@pytest.mark.parametrize("version", ["0.20.1", "0.21.0", "0.24.0", "0.30.0", "0.33.0"])
+@pytest.mark.parametrize(("value", "shown"), [("bf16", "'bf16'"), ("NULL", "None")])
+def test_unsupported_expert_dtype(version, value, shown):
+    # from 0.20.1 the config resolves expert_dtype when the first block-FP8 linear (the attention's fused q_a / kv
+    # projection) asks for its scale dtype: a value other than fp4 / fp8 (a null too) is refused there
+    v = kvguard.check(dsv4(expert_dtype=value), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8")
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_dsv4_expert_dtype", "ValueError",
+        f"Unsupported DeepSeek V4 expert_dtype={shown}; expected one of ('fp4', 'fp8').")
+
+
 def test_before_0_20_not_registered():
     v = kvguard.check(dsv4(), vllm_version="0.19.1", tp=8, host=H100)
     assert "MI_dsv4_kv_cache_dtype" != v.check
 
 
 @pytest.mark.parametrize(("patch", "launch", "needle"), [
-    ({"expert_dtype": "fp8"}, {}, "expert_dtype 'fp8'"),
+    ({"expert_dtype": 8}, {}, "expert_dtype 8"),
     ({"head_dim": 448}, {}, "attention geometry"),
     ({"hidden_act": "gelu"}, {}, "hidden_act 'gelu'"),
-    ({}, {"moe_backend": "marlin"}, "--moe-backend marlin"),
-    ({}, {"all2all_backend": "allgather_reducescatter"}, "--all2all-backend"),
+    ({}, {"moe_backend": "triton"}, "--moe-backend triton"),
+    ({"expert_dtype": "fp8"}, {"moe_backend": "marlin"}, "--moe-backend marlin"),
+    ({}, {"all2all_backend": "deepep_low_latency"}, "--all2all-backend deepep_low_latency"),
     ({}, {"attention_backend": "FLASHMLA_SPARSE"}, "--attention-backend"),
 ])
 def test_left_open_with_the_reason(patch, launch, needle):
     v = kvguard.check(dsv4(**patch), vllm_version="0.33.0", tp=8, host=H100, **launch)
     assert needle in _mi_reason(v), (v.check, v.message, _mi_reason(v))
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "0.24.0", "0.30.0", "0.33.0"])
+def test_named_default_backends_decided(version):
+    # --moe-backend marlin: the FP4 experts' method asks Marlin's kernel class, supported on compute capability 9.0
+    # (what auto selects there); --all2all-backend allgather_reducescatter is every release's default: both are
+    # decided like the defaults (256 + 6 redundant experts at tp 4 with EPLB: refused the same way)
+    kw = dict(vllm_version=version, host=H100, kv_cache_dtype="fp8")
+    for launch in ({"moe_backend": "marlin"}, {"all2all_backend": "allgather_reducescatter"}):
+        v = kvguard.check(dsv4(), tp=8, **kw, **launch)
+        assert v.ok and _decided(v), (launch, v.check, v.message, _mi_reason(v))
+        eplb = dict(tp=4, enable_expert_parallel=True, enable_eplb=True, num_redundant_experts=6)
+        assert (kvguard.check(dsv4(), **kw, **eplb, **launch).message
+                == kvguard.check(dsv4(), **kw, **eplb).message), launch
 
 
 def test_other_hosts_left_open():

@@ -368,6 +368,46 @@ CASES += [
      "config_patch": {"o_lora_rank": 1000}, "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.30.0",
      "why": "DeepSeek-V4-Flash with an output LoRA rank of 1000: wo_a's 8 x 1000 outputs are 1000 a rank at -tp 8, not "
             "whole 128-blocks: validate_fp8_block_shape refuses (block_n)"},
+    # forms decided later: no shared experts, FP8 / unknown experts' dtype, --moe-backend marlin (recorded for 0.20.0,
+    # 0.24.0, 0.30.0 and 0.33.0: ``--vllm ... --only mi-dsv4-flash-noshared-tp8 mi-dsv4-flash-shared0-tp8
+    # mi-dsv4-flash-shared0-tp1 mi-dsv4-flash-fp8experts-tp8 mi-dsv4-flash-fp8experts-i1000-tp8
+    # mi-dsv4-flash-expertbf16-tp8 mi-dsv4-flash-marlin-tp8``)
+    {"id": "mi-dsv4-flash-noshared-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash", "config_drop": ["n_shared_experts"],
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8"], "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.20.0",
+     "why": "DeepSeek-V4-Flash without n_shared_experts: the config class has no default before 0.33.0, so the first "
+            "MoE block's read of it is an AttributeError; 0.33.0's class defaults it to 1 and the launch builds"},
+    {"id": "mi-dsv4-flash-shared0-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash", "config_patch": {"n_shared_experts": 0},
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8"], "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.20.0",
+     "why": "DeepSeek-V4-Flash with n_shared_experts 0 at -tp 8: the shared experts' gate/up projection has no rows and "
+            "its block-FP8 check divides by the empty per-rank output (ZeroDivisionError)"},
+    {"id": "mi-dsv4-flash-shared0-tp1", "model": "deepseek-ai/DeepSeek-V4-Flash", "config_patch": {"n_shared_experts": 0},
+     "argv": ["--kv-cache-dtype", "fp8"], "layout": {"tp": 1}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.20.0",
+     "why": "DeepSeek-V4-Flash with n_shared_experts 0 on one GPU: the empty shared experts are not split, every block "
+            "check passes: accepted"},
+    {"id": "mi-dsv4-flash-fp8experts-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash", "config_patch": {"expert_dtype": "fp8"},
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8"], "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.20.0",
+     "why": "DeepSeek-V4-Flash with block-FP8 experts (expert_dtype fp8, 0.20.1+; 0.20.0 ignores the key) at -tp 8: "
+            "2048 / 8 = 256 a rank, whole blocks: accepted"},
+    {"id": "mi-dsv4-flash-fp8experts-i1000-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "config_patch": {"expert_dtype": "fp8", "moe_intermediate_size": 1000},
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8"], "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.24.0",
+     "why": "DeepSeek-V4-Flash with block-FP8 experts of intermediate size 1000 at -tp 8: the shared experts round up "
+            "to whole blocks, the routed experts' 125 a rank are refused by the block-FP8 MoE method (block_n)"},
+    {"id": "mi-dsv4-flash-expertbf16-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash", "config_patch": {"expert_dtype": "bf16"},
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8"], "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.20.0",
+     "why": "DeepSeek-V4-Flash with expert_dtype bf16: from 0.20.1 the FP8 config refuses it when the first block-FP8 "
+            "linear asks for its scale dtype (ValueError); 0.20.0 ignores the key and builds MXFP4 experts"},
+    {"id": "mi-dsv4-flash-marlin-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8", "--moe-backend", "marlin"], "layout": {"tp": 8},
+     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "marlin"}, "since": "0.20.0",
+     "why": "DeepSeek-V4-Flash at -tp 8 with --moe-backend marlin: the FP4 experts' method asks Marlin's kernel class, "
+            "supported on compute capability 9.0 (what auto selects there): accepted"},
 ]
 
 #: Gemma 4 26B-A4B as block FP8 (Fp8Config), the dense MLP narrowed to 2048 (a multiple of 128 per rank at tp 1 – 16)
@@ -745,6 +785,8 @@ def _config(c: dict) -> dict:
     ``quantization_config`` preset (the case file then carries the config inline)."""
     cfg = dict(catalog.lookup(c["model"]).config, **c.get("config_patch", {}))
     cfg.pop("auto_map", None)
+    for key in c.get("config_drop", ()):  # a key the checkpoint's config leaves out
+        cfg.pop(key, None)
     preset = c.get("quantization_config")
     if preset:
         weights, acts = CT_PRESETS[preset]
@@ -838,7 +880,8 @@ def record(version: str, only: list[str]) -> int:
         expect = {"ok": True} if rec["ok"] else {"ok": False, "exc_type": rec["exc_type"], "message": rec["message"],
                                                  "wrapped_by": None}
         case = {"id": c["id"], "why": c["why"], "model": c["model"], "argv": c["argv"], "env": {}, "host": HOST,
-                **({"config": _config(c)} if c.get("config_patch") or c.get("quantization_config") else {}),
+                **({"config": _config(c)} if c.get("config_patch") or c.get("config_drop")
+                   or c.get("quantization_config") else {}),
                 "expect": expect,
                 "recorded_from": f"vLLM {version}: the model built on the meta device at the launch's sizes "
                                  f"(tests/upstream/quant_runner.py via tools/record_golden_quant.py; FP8 MoE kernel: "

@@ -847,6 +847,7 @@ def _degenerate(facts, launch: Launch) -> Optional[str]:
             return f"{name}={value!r}"
     if type(launch.redundant) is not int or launch.redundant < 0:
         return f"num_redundant_experts={launch.redundant!r}"
+    dsv4 = (facts.architectures or [None])[0] == _dsv4.ARCH
     walked = family_of(facts.architectures) is not None
     for name in _SIZES:
         value = facts.resolved.get(name)
@@ -854,6 +855,8 @@ def _degenerate(facts, launch: Launch) -> Optional[str]:
             # read only by the families' MoE-layer test: an architecture kvguard does not walk may give it otherwise
             # (MiMo-V2-Flash: a per-layer list), and its skipped reason is then the architecture's
             continue
+        if name == "n_shared_experts" and dsv4 and value == 0 and type(value) is int:
+            continue  # DeepSeek-V4 builds its shared experts empty (kvguard.quant.dsv4 decides it)
         if value is not None and (type(value) is not int or value < 1):
             return f"{name}={value!r}"
     fk = facts.resolved.get("first_k_dense_replace")
@@ -932,6 +935,10 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
               ("MI_attn_assert", f"{root}.attn", heads % tp != 0, {})]
     if release.within(_dsv4.HEADS_BEFORE_LINEARS):
         steps.append(heads_step)
+    experts_dtype = _dsv4.expert_dtype(resolved, release)
+    # the first block-FP8 linear's method asks the config for its scale dtype, which resolves expert_dtype
+    steps.append(("MI_dsv4_expert_dtype", f"{root}.attn.fused_wqa_wkv", experts_dtype not in _dsv4.EXPERT_DTYPES,
+                  {"value": repr(experts_dtype)}))
     steps += [Layer(0, f"{root}.attn.fused_wqa_wkv", "merged", input_size=hidden,
                     output_sizes=(resolved["q_lora_rank"], head_dim), disable_tp=True),
               Layer(0, f"{root}.attn.wq_b", "column", input_size=resolved["q_lora_rank"],
@@ -948,13 +955,24 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
     steps.append(("MI_dsv4_kv_cache_dtype", f"{root}.attn", _dsv4.kv_cache_refused(launch.kv_cache_dtype, release),
                   {"kv": launch.kv_cache_dtype}))
     sequence_parallel = sequence_parallel and release.within(_dsv4.SP_SHARED_EXPERTS)
-    shared = resolved["moe_intermediate_size"] * resolved["n_shared_experts"]
-    size = (_dsv4.shared_intermediate(shared, block_n, tp, sequence_parallel)
-            if release.within(_dsv4.SHARED_ROUNDED) else shared)
-    steps += [Layer(0, f"{root}.ffn.shared_experts.gate_up_proj", "merged", input_size=hidden,
-                    output_sizes=(size, size), disable_tp=sequence_parallel),
-              Layer(0, f"{root}.ffn.shared_experts.down_proj", "row", input_size=size, output_sizes=(hidden,),
-                    disable_tp=sequence_parallel)]
+    if _dsv4.shared_experts_missing(resolved):
+        # the MoE block reads config.n_shared_experts after its router: no default before 0.33.0
+        steps.append(("MI_dsv4_shared_experts_attr", f"{root}.ffn", True, {}))
+    elif resolved["n_shared_experts"] is not None:  # None: the MoE block builds no shared experts
+        shared = resolved["moe_intermediate_size"] * resolved["n_shared_experts"]
+        size = (_dsv4.shared_intermediate(shared, block_n, tp, sequence_parallel)
+                if release.within(_dsv4.SHARED_ROUNDED) else shared)
+        if size == 0:
+            # no shared experts' rows (n_shared_experts 0, or under one weight block once rounded to whole
+            # blocks): the block-FP8 validation of the split gate/up projection divides by its empty per-rank
+            # output when tp splits it; unsplit, an empty projection passes every check
+            steps.append(("MI_dsv4_shared_experts_empty", f"{root}.ffn.shared_experts.gate_up_proj",
+                          tp > 1 and not sequence_parallel, {}))
+        else:
+            steps += [Layer(0, f"{root}.ffn.shared_experts.gate_up_proj", "merged", input_size=hidden,
+                            output_sizes=(size, size), disable_tp=sequence_parallel),
+                      Layer(0, f"{root}.ffn.shared_experts.down_proj", "row", input_size=size,
+                            output_sizes=(hidden,), disable_tp=sequence_parallel)]
     if not release.within(_dsv4.TP_EXPERTS_MESSAGE):
         # 0.20.0 - 0.23.0: a bare assert on the routed experts alone
         steps.append(("MI_dsv4_experts_tp", f"{root}.ffn", resolved["n_routed_experts"] % tp != 0, {}))
@@ -974,8 +992,9 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                 if fires:
                     return Outcome(check, values, prefix, tuple(needs))
             elif step.kind == "moe":
-                # the MXFP4 experts on the default host (Marlin) check no size and take EPLB: FusedMoE's own checks
-                _moe(step, launch, None, release, needs)
+                # the MXFP4 experts on the default host (Marlin) check no size and take EPLB: FusedMoE's own checks;
+                # FP8 experts (expert_dtype fp8): the block-FP8 MoE method's as well
+                _moe(step, launch, fp8 if experts_dtype == "fp8" else None, release, needs)
             else:
                 _linear(step, launch, fp8, release)
         except _Refused as exc:

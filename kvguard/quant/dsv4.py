@@ -18,7 +18,11 @@ vllm/model_executor/models/deepseek_v4.py with vllm/model_executor/layers/deepse
   from 0.24.0 (dropped in 0.31.0); the routed experts get EPLB's arguments from 0.24.0 only (before, a launch's
   EPLB neither adds redundant experts nor splits them evenly);
 - the shared experts: the plain size (block-FP8 checked) before 0.24.0, rounded up to whole blocks per rank from
-  0.24.0, replicated with the sequence-parallel MoE from 0.27.0.
+  0.24.0, replicated with the sequence-parallel MoE from 0.27.0; ``n_shared_experts`` read with no default before
+  0.33.0 (a config without it: an AttributeError; 0.33.0's transformers config class defaults it);
+- the experts' dtype: 0.20.0 ignores ``expert_dtype`` (MXFP4 experts always); from 0.20.1 the FP8 config resolves it
+  when the first block-FP8 linear asks for its scale dtype (``fp4`` / ``fp8`` only, another value refused there)
+  and ``fp8`` builds the routed experts with the block-FP8 MoE method.
 
 What the worker builds, in order, and what of it reads the launch (everything else is replicated, unquantized or
 sized from the config alone, so it cannot refuse one layout and take another):
@@ -44,16 +48,29 @@ the release's own selection names Marlin (``MarlinExperts``: FlashInfer TRT-LLM 
 which pads its sizes and checks none; the method takes EPLB.  Shown by the release: tests/upstream/test_dsv4_model.py
 builds the CUDA model on the meta device with the release's selection answering as that host.
 
+Shared experts without rows (``n_shared_experts`` 0, or from 0.24.0 fewer than one block once rounded): split by
+tp, the gate/up projection's block-FP8 check divides by its empty per-rank output (a ZeroDivisionError); unsplit
+(tp 1, or replicated under the sequence-parallel MoE) every check passes.  A null ``n_shared_experts`` builds none.
+
+FP8 experts: the block-FP8 MoE method checks the per-rank intermediate size against the block (from 0.29.0 refined
+for a kernel that takes the block shape: the default host's FP8 MoE kernel, Triton, as for every block-FP8 MoE
+kvguard decides — the oracle answers the release's FP8 MoE selection the same way).
+
+Named backends: ``--moe-backend marlin`` makes the FP4 experts' method ask Marlin's kernel class, supported on
+compute capability 9.0 and what ``auto`` picks there (0.20.x - 0.21.0 build the same experts either way); naming
+``--all2all-backend allgather_reducescatter``, every release's default, is the default.
+
 ``DeepseekV4MoE``'s MegaMoE checks (its ``n_physical_experts=… must be divisible by ep_size=…`` assert among
 them) belong to ``--moe-backend deep_gemm_mega_moe`` (and the FlashInfer MoE-EP backends in 0.29.0 – 0.31.0): the
 ``auto`` backend never takes that path, and an explicit backend is left open here.
 
 Left open (reported as not modelled): other architectures of the family (the vision
-model, DeepSeek-V4.1), a checkpoint the DeepSeek-V4 FP8 override does not claim, FP8 or unknown ``expert_dtype``,
-ignored layers, ModelOpt NVFP4 experts, an explicit ``--moe-backend``, ``--all2all-backend`` or
-``--attention-backend`` (another sparse-MLA class), an attention geometry other than the released checkpoints' (the
-compressor, indexer and kernels check head sizes and compress ratios whatever the launch), a ``hidden_act``
-other than ``silu`` (the shared experts refuse it), another host.
+model, DeepSeek-V4.1), a checkpoint the DeepSeek-V4 FP8 override does not claim, an ``expert_dtype`` that is neither
+a string nor null, ignored layers, ModelOpt NVFP4 experts, another ``--moe-backend`` (the named kernel's support
+is asked of the GPU and the kernel packages; with FP8 experts also ``marlin``), another ``--all2all-backend``,
+an explicit ``--attention-backend`` (another sparse-MLA class), an attention geometry other than the released
+checkpoints' (the compressor, indexer and kernels check head sizes and compress ratios whatever the launch), a
+``hidden_act`` other than ``silu`` (the shared experts refuse it), another host.
 """
 
 from __future__ import annotations
@@ -62,8 +79,8 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Mapping, Optional
 
-__all__ = ["ARCH", "FLASHMLA_MAX_HEADS", "HOST_ENV", "SINCE", "TP_EXPERTS_DROPPED", "kv_cache_refused",
-           "shared_intermediate", "unmodelled"]
+__all__ = ["ARCH", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_ENV", "SINCE", "TP_EXPERTS_DROPPED", "expert_dtype",
+           "kv_cache_refused", "shared_experts_missing", "shared_intermediate", "unmodelled"]
 
 #: the architecture decided here (the registry's name of the CUDA text model)
 ARCH = "DeepseekV4ForCausalLM"
@@ -85,9 +102,20 @@ EPLB_PASSED = "0.24.0"
 SHARED_ROUNDED = "0.24.0"
 #: the first release whose shared experts are replicated when the MoE runs sequence-parallel
 SP_SHARED_EXPERTS = "0.27.0"
+#: the first release whose DeepSeek-V4 FP8 config reads the checkpoint's ``expert_dtype`` (``fp8``: block-FP8
+#: experts; another value refused when the first block-FP8 linear asks for its scale dtype); 0.20.0 ignores the key
+#: and always builds MXFP4 experts
+EXPERT_DTYPE_READ = "0.20.1"
+#: the expert dtypes that release's config takes, in its order (printed in its refusal)
+EXPERT_DTYPES = ("fp4", "fp8")
 #: from this release ``auto`` reads as fp8 for the FP8 block layout and a refusal is a ValueError (before: an
 #: assert that takes fp8 names only, ``auto`` included in the refusal)
 KV_AUTO_FP8 = "0.30.0"
+#: --moe-backend values decided: ``auto`` and ``marlin``, which the FP4 experts' method honours by asking Marlin's
+#: kernel class, supported on compute capability 9.0 — the backend ``auto`` selects there (shown by the releases)
+DECIDED_MOE_BACKENDS = ("auto", "marlin")
+#: ParallelConfig.all2all_backend's default in every release that registers DeepSeek-V4: naming it is the default
+DEFAULT_ALL2ALL = "allgather_reducescatter"
 #: environment variables that steer the MXFP4 MoE backend selection (Humming's input quantization, the B12X
 #: kernels' activation) or the older MXFP4 switches: a launch that sets one is not decided
 HOST_ENV = ("VLLM_HUMMING_INPUT_QUANT_CONFIG", "VLLM_B12X_MOE_FP4_FORCE_A16", "VLLM_USE_FLASHINFER_MOE_MXFP4_BF16",
@@ -124,10 +152,10 @@ def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", ar
     if quant_cfg.get("ignored_layers") or quant_cfg.get("modules_to_not_convert") or quant_cfg.get("moe_quant_algo"):
         return (f"the model construction of {ARCH} with layers left unquantized or NVFP4 experts (ignored_layers, "
                 f"modules_to_not_convert, moe_quant_algo) is not modelled")
-    expert_dtype = resolved.get("expert_dtype", "fp4")
-    if expert_dtype != "fp4":
-        return (f"the model construction of {ARCH} with expert_dtype {expert_dtype!r} (FP8 experts: their FP8 MoE "
-                f"backend selection; another value: the release's own refusal) is not modelled")
+    experts = expert_dtype(resolved, release)
+    if experts is not None and not isinstance(experts, str):
+        # a number / list / mapping: its printed form in the release's refusal is not modelled
+        return f"the model construction of {ARCH} with expert_dtype {experts!r} is not modelled"
     if resolved.get("hidden_act", "silu") != "silu":
         return (f"the model construction of {ARCH} with hidden_act {resolved.get('hidden_act')!r} (refused by the "
                 f"shared experts) is not modelled")
@@ -144,10 +172,16 @@ def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", ar
         return (f"the model construction of {ARCH} with an attention geometry other than the released checkpoints' "
                 f"(head_dim {_HEAD_DIM}, qk_rope_head_dim {_ROPE_HEAD_DIM}, index_head_dim {_INDEX_HEAD_DIM}, "
                 f"compress ratios 4 / 128 or none) is not modelled")
-    if moe_backend != "auto":
-        return f"the model construction of {ARCH} with --moe-backend {moe_backend} is not modelled"
-    if all2all_backend is not None:
-        return f"the model construction of {ARCH} with --all2all-backend {all2all_backend} is not modelled"
+    if moe_backend not in DECIDED_MOE_BACKENDS or (moe_backend != "auto" and experts == "fp8"):
+        # a named backend is honoured by the experts' method: whether its kernel supports this deployment is
+        # asked of the GPU and the kernel packages installed (an expert dtype no release takes is refused before
+        # the experts, whatever the backend)
+        return (f"the model construction of {ARCH} with --moe-backend {moe_backend} is not modelled (decided: auto, "
+                f"and marlin for the FP4 experts — what CUDA compute capability 9.0 selects for them)")
+    if all2all_backend not in (None, DEFAULT_ALL2ALL):
+        return (f"the model construction of {ARCH} with --all2all-backend {all2all_backend} is not modelled (its "
+                f"dispatch decides the MoE activation format and the sequence-parallel MoE; decided: "
+                f"{DEFAULT_ALL2ALL}, every release's default)")
     if dtype not in ("auto", "bfloat16", "bf16", "float16", "half"):
         return f"the model construction of {ARCH} with --dtype {dtype} is not modelled"
     for name in _SIZES:
@@ -155,12 +189,8 @@ def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", ar
         if type(value) is not int or value < 1:
             return f"the model construction of {ARCH} with {name}={value!r} is not modelled"
     shared = resolved.get("n_shared_experts")
-    if type(shared) is not int or shared < 1:
-        # without shared experts the releases differ (0.30.0's config class has no default: an AttributeError)
+    if shared is not None and (type(shared) is not int or shared < 0):
         return f"the model construction of {ARCH} with n_shared_experts={shared!r} is not modelled"
-    if resolved["moe_intermediate_size"] * shared < block[0]:
-        # the rounding leaves the shared experts no block at all: not a layout vLLM builds on purpose
-        return f"the model construction of {ARCH} with shared experts smaller than one weight block is not modelled"
     return None
 
 
@@ -172,6 +202,19 @@ def shared_intermediate(size: int, block_n: int, tp: int, sequence_parallel: boo
         return size
     per_rank = -(-(size // block_n) // tp)
     return per_rank * block_n * tp
+
+
+def expert_dtype(resolved: "Mapping[str, Any]", release) -> "Any":
+    """The experts' dtype the DeepSeek-V4 FP8 config resolves (``fp4`` when the key is missing or the release
+    does not read it)."""
+    return resolved.get("expert_dtype", "fp4") if release.within(EXPERT_DTYPE_READ) else "fp4"
+
+
+def shared_experts_missing(resolved: "Mapping[str, Any]") -> bool:
+    """Whether the config object lacks ``n_shared_experts`` (the MoE block reads it unguarded): before 0.33.0
+    the DeepSeek-V4 config class has no default for it, so a config without the key has no such attribute;
+    0.33.0's class defaults it (kvguard's resolved config then carries the default)."""
+    return "n_shared_experts" not in resolved
 
 
 def kv_cache_refused(cache_dtype: str, release) -> bool:

@@ -3060,6 +3060,28 @@ RULES = (
           source="vllm/models/deepseek_v4/nvidia/model.py::DeepseekV4MoE._init_fused_moe_experts (kvguard.quant.dsv4)",
           description="DeepSeek-V4 on the default MoE path: tp must divide the routed + redundant experts (an assert "
                       "with a message; dropped in 0.31.0)"),
+    # (the row spans 0.20.0's launch-check group; it fires from 0.20.1 only: 0.20.0 ignores the key)
+    Check("MI_dsv4_expert_dtype", "0.20.0", stage="model_init",
+          when=lambda state: _mi_fires(state, "MI_dsv4_expert_dtype"), bind=_mi_values,
+          template="Unsupported DeepSeek V4 expert_dtype={value}; expected one of ('fp4', 'fp8').",
+          source="vllm/model_executor/models/deepseek_v4.py, vllm/models/deepseek_v4/quant_config.py "
+                 "(DeepseekV4FP8Config.expert_dtype, read by the first block-FP8 linear; kvguard.quant.dsv4)",
+          description="DeepSeek-V4: the checkpoint's expert_dtype must be fp4 (MXFP4 experts) or fp8 (block-FP8 "
+                      "experts); 0.20.0 ignores it"),
+    Check("MI_dsv4_shared_experts_attr", "0.20.0", "0.32.0", stage="model_init", exc="AttributeError",
+          when=lambda state: _mi_fires(state, "MI_dsv4_shared_experts_attr"),
+          template="'DeepseekV4Config' object has no attribute 'n_shared_experts'",
+          source="vllm/model_executor/models/deepseek_v4.py, vllm/models/deepseek_v4/nvidia/model.py "
+                 "(DeepseekV4MoE.__init__; kvguard.quant.dsv4)",
+          description="DeepSeek-V4: a config without n_shared_experts (the config class has no default before "
+                      "0.33.0) fails when the first MoE block reads it"),
+    Check("MI_dsv4_shared_experts_empty", "0.20.0", stage="model_init", exc="ZeroDivisionError",
+          when=lambda state: _mi_fires(state, "MI_dsv4_shared_experts_empty"),
+          template="integer division or modulo by zero",
+          source="vllm/model_executor/layers/quantization/utils/fp8_utils.py::validate_fp8_block_shape (the shared "
+                 "experts' gate/up projection; kvguard.quant.dsv4)",
+          description="DeepSeek-V4: shared experts with no rows (n_shared_experts 0, or under one weight block once "
+                      "rounded to whole blocks from 0.24.0) split by tp divide by zero in the block-FP8 check"),
     Check("MI_divide", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_divide"), bind=_mi_values,
           template="{numerator} is not divisible by {denominator}",

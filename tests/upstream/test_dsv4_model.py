@@ -3,8 +3,9 @@
 The configs start from the real DeepSeek-V4-Flash / -Pro configs (kvguard/catalog, each with its source), cut to
 four decoder layers (a hash-routed MoE layer, a sliding-window one, one with the indexer and compressor, one
 with the compressor only), with one or more of the sizes the construction reads changed: attention heads,
-output groups and their LoRA rank, query LoRA rank, hidden size, vocabulary, routed and shared experts, MoE
-intermediate size (the attention geometry stays the released one: kvguard.quant.dsv4 leaves another open).  Layouts: tp (also sizes ModelConfig refuses: the runner sets the layout after the config is
+output groups and their LoRA rank, query LoRA rank, hidden size, vocabulary, routed and shared experts (also 0, null
+or the key left out), MoE intermediate size (also under one block), the experts' dtype (fp8, an unknown one, null,
+left out) (the attention geometry stays the released one: kvguard.quant.dsv4 leaves another open).  Layouts: tp (also sizes ModelConfig refuses: the runner sets the layout after the config is
 built, so the attention module's own assert is reached), tp x dp, expert parallel, EPLB with redundant experts.
 
 The oracle (tests/upstream/quant_runner.py) builds ``vllm.models.deepseek_v4.nvidia.model.DeepseekV4ForCausalLM``
@@ -16,12 +17,14 @@ host).  Compared: accepted or not, exception type and message (tests/upstream/te
 
 Each config draws a --kv-cache-dtype (the attention asserts an fp8 one; before 0.30.0 auto too); the runner sets it
 after the engine config (the CPU platform refuses an FP8 cache with chunked prefill, or resets it to auto), as a
-CUDA host keeps it.  Three pinned configs follow the drawn ones: 256 heads (tp 1 / 2), 768 heads in 6 groups (tp 3
+CUDA host keeps it; and may name --moe-backend marlin and --all2all-backend allgather_reducescatter (the launch
+facts kvguard decides).  Pinned configs follow the drawn ones: 256 heads (tp 1 / 2), 768 heads in 6 groups (tp 3
 / 6: 0.27.0 - 0.28.0 ask FlashMLA before the embedding), 200 routed experts (tp 16 / 8: the bare assert before
-0.24.0).
+0.24.0), no shared experts (0 at tp 1 / 8, the key left out at tp 4), FP8 experts of 1536 (tp 8 / 16), expert
+dtype bf16 (tp 8, marlin named).
 
 Releases: KVG_ORACLE_VERSIONS from 0.20.0 (CI: 0.20.0, 0.30.0, 0.31.0 and the last); size: KVG_DSV4_CONFIGS configs
-x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 6, 30 cases a release); ``KVG_DIFF_REPORT_DIR``
+x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 12, 36 cases a release); ``KVG_DIFF_REPORT_DIR``
 keeps ``dsv4-model-<release>.json``.  Full runs:
 ``python -m tests.upstream.test_dsv4_model V [configs] [seed]``.
 """
@@ -60,8 +63,12 @@ CHOICES = {
     "hidden_size": [4096, 7168, 3072],
     "vocab_size": [129280, 129281, 100000],
     "n_routed_experts": [256, 384, 96, 200, 72],
-    "n_shared_experts": [1, 2],
-    "moe_intermediate_size": [2048, 3072, 1536, 1000, 768, 2112],
+    # 0: empty shared experts; None: the key removed (no default before 0.33.0); NULL: null (none built)
+    "n_shared_experts": [1, 2, 0, None, "NULL"],
+    # 96: under one weight block (0.24.0+ rounds the shared experts to none)
+    "moe_intermediate_size": [2048, 3072, 1536, 1000, 768, 2112, 96],
+    # fp8: block-FP8 experts (0.20.1+; 0.20.0 ignores the key); another value (or null) refused from 0.20.1
+    "expert_dtype": ["fp4", "fp8", "fp8", "bf16", None, "NULL"],
 }
 
 #: tp (powers of two, and 3 / 6 / 12), tp x dp without expert parallel, expert parallel, EPLB with redundant experts
@@ -71,6 +78,10 @@ LAYOUTS = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {
            {"tp": 8, "ep": True, "eplb": True, "redundant": 2}, {"tp": 4, "ep": True, "eplb": True, "redundant": 6},
            {"tp": 1, "dp": 6, "ep": True, "eplb": True, "redundant": 0}]
 
+
+#: --moe-backend / --all2all-backend drawn per config (None: not given)
+MOE_BACKENDS = [None, None, "marlin"]
+ALL2ALL_BACKENDS = [None, None, "allgather_reducescatter"]
 
 #: --kv-cache-dtype: the sparse-MLA attention's FP8 block layout takes fp8 only (before 0.30.0 not even auto)
 KV_CACHE_DTYPES = ["fp8", "fp8", "auto", "fp8_e4m3", "bfloat16"]
@@ -95,6 +106,8 @@ def variants(rng: random.Random, n: int) -> list[dict]:
             value = rng.choice(CHOICES[key])
             if value is None:
                 cfg.pop(key, None)
+            elif value == "NULL":
+                cfg[key] = None
             else:
                 cfg[key] = value
         out.append(cfg)
@@ -104,9 +117,17 @@ def variants(rng: random.Random, n: int) -> list[dict]:
 def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7) -> dict:
     python, python_env = _python(version)
     rng = random.Random(seed)
-    cases = [{"config": cfg, "layouts": rng.sample(LAYOUTS, n_layouts),
-              "engine_args": {"kv_cache_dtype": rng.choice(KV_CACHE_DTYPES)}, "kv_after_config": True}
-             for cfg in variants(rng, n_configs)]
+    cases = []
+    for cfg in variants(rng, n_configs):
+        engine = {"kv_cache_dtype": rng.choice(KV_CACHE_DTYPES)}
+        # the launch-fact backends: marlin named (what auto selects for the FP4 experts on sm_90; FP8 experts
+        # with it stay open) and the default all2all backend named (every release from 0.20.0 has both flags)
+        for key, values in (("moe_backend", MOE_BACKENDS), ("all2all_backend", ALL2ALL_BACKENDS)):
+            value = rng.choice(values)
+            if value is not None:
+                engine[key] = value
+        cases.append({"config": cfg, "layouts": rng.sample(LAYOUTS, n_layouts), "engine_args": engine,
+                      "kv_after_config": True})
     flash = cut(catalog.lookup(BASES[0]).config)
     # pinned: more heads a rank than FlashMLA takes (256 at tp 1 / 3, and where 0.27.0 - 0.28.0 ask before the
     # embedding's vocabulary check: 768 heads at tp 3), and routed experts tp does not divide (the bare assert
@@ -116,7 +137,19 @@ def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7) -> dict
               {"config": dict(flash, num_attention_heads=768, o_groups=6), "layouts": [{"tp": 3}, {"tp": 6}],
                "engine_args": {"kv_cache_dtype": "auto"}, "kv_after_config": True},
               {"config": dict(flash, n_routed_experts=200), "layouts": [{"tp": 16}, {"tp": 8}],
-               "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True}]
+               "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True},
+              # no shared experts: empty ones (split by tp: a ZeroDivisionError), the key missing (an
+              # AttributeError before 0.33.0)
+              {"config": dict(flash, n_shared_experts=0), "layouts": [{"tp": 1}, {"tp": 8}],
+               "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True},
+              {"config": {k: v for k, v in flash.items() if k != "n_shared_experts"}, "layouts": [{"tp": 4}],
+               "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True},
+              # FP8 experts (0.20.1+; 0.20.0 builds MXFP4 ones): 1536 / 8 = 192 and / 16 = 96 a rank, not whole
+              # blocks (refined for Triton from 0.29.0), and an expert dtype no release takes (a ValueError from 0.20.1)
+              {"config": dict(flash, expert_dtype="fp8", moe_intermediate_size=1536),
+               "layouts": [{"tp": 8}, {"tp": 16}], "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True},
+              {"config": dict(flash, expert_dtype="bf16"), "layouts": [{"tp": 8}],
+               "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "marlin"}, "kv_after_config": True}]
     out = run_runner("quant_runner.py", python, python_env, cases)
     report = compare(version, cases, out)
     backends: dict = {}

@@ -1076,7 +1076,7 @@ def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
 
 
 def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None, moe_backend: str = "auto",
-                    kv_cache_dtype: str = "auto", mm_encoder_tp_mode: str = "weights"):
+                    kv_cache_dtype: str = "auto", mm_encoder_tp_mode: str = "weights", all2all_backend=None):
     """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
     release = resolve(version)
     facts = model_facts(cfg, vllm_version=version)
@@ -1084,7 +1084,8 @@ def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None, moe_b
                                          ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
                                          redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
                                          quantization=quantization, moe_backend=moe_backend,
-                                         kv_cache_dtype=kv_cache_dtype, mm_encoder_tp_mode=mm_encoder_tp_mode))
+                                         kv_cache_dtype=kv_cache_dtype, mm_encoder_tp_mode=mm_encoder_tp_mode,
+                                         all2all_backend=all2all_backend))
     if res.unmodelled:
         return None
     if res.check is None:
@@ -1106,7 +1107,9 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_ct_wna16_moe_hidden": "ct-wna16-moe", "MI_ct_wna16_moe_int8_group": "ct-wna16-moe",
             "MI_nvfp4_input": "modelopt-nvfp4", "MI_nvfp4a16_input": "modelopt-nvfp4", "MI_gptoss_world": "sharding",
             "MI_dsv4_experts_tp": "dsv4-experts-tp", "MI_dsv4_flashmla_heads": "dsv4-flashmla-heads",
-            "MI_dsv4_attn_heads": "dsv4-flashmla-heads", "MI_dsv4_kv_cache_dtype": "dsv4-kv-cache-dtype"}
+            "MI_dsv4_attn_heads": "dsv4-flashmla-heads", "MI_dsv4_kv_cache_dtype": "dsv4-kv-cache-dtype",
+            "MI_dsv4_shared_experts_attr": "dsv4-shared-experts", "MI_dsv4_shared_experts_empty": "dsv4-shared-experts",
+            "MI_dsv4_expert_dtype": "dsv4-expert-dtype"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
@@ -1231,7 +1234,7 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             engine = case.get("engine_args") or {}
             mine = kvguard_outcome(_kvguard_source(case), lay, version, engine.get("quantization"),
                                    engine.get("moe_backend", "auto"), engine.get("kv_cache_dtype", "auto"),
-                                   engine.get("mm_encoder_tp_mode", "weights"))
+                                   engine.get("mm_encoder_tp_mode", "weights"), engine.get("all2all_backend"))
             # (architecture, quantization method): agree / disagree / undecided, for the per-family figures
             arch_key = f"{(case['config'].get('architectures') or ['?'])[0]} " \
                        f"{(_label_config(case).get('quantization_config') or {}).get('quant_method')}"
