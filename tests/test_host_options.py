@@ -123,3 +123,20 @@ def test_a_logging_config_file_is_the_host_s(check, version, args, env, skipped)
     data = check(version, *args, env=env)
     assert data["ok"]
     assert ("FE_logging_config_file" in {s["check"] for s in data["skipped"]}) is skipped
+
+
+@pytest.mark.parametrize(("version", "backend", "platform", "want"), [
+    ("0.33.0", "flashkda", "cuda", None),
+    ("0.33.0", "flashkda", "rocm", "--kda-prefill-backend=flashkda is only available on CUDA."),
+    ("0.30.0", "fused", "cuda", "--kda-prefill-backend=fused is only available on ROCm."),
+    ("0.30.0", "fused", "rocm", None),
+    ("0.33.0", "triton", "cpu", None),
+    ("0.29.0", "flashkda", "cpu", None),        # the platform check arrives in 0.30.0
+])
+def test_kda_prefill_kernel_by_platform(check, version, backend, platform, want):
+    data = check(version, "--kda-prefill-backend", backend, host=("--platform", platform))
+    if want is None:
+        assert data["ok"]
+    else:
+        assert (data["ok"], data["exc_type"], data["message"], data["wrapped_by"], data["check"]) == (
+            False, "ValueError", want, None, "EA_kda_prefill_platform")

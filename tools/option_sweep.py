@@ -57,8 +57,11 @@ def launches(version: str, model: str, root: str) -> list[dict]:
             continue
         for values in _values(spec):
             ident = f"o{len(cases)}"
+            # the front end as vllm serve runs it (validate_parsed_serve_args, ServeSubcommand.cmd's checks, the API
+            # server's validate_api_server_args), which kvguard models too: without it the release's answer to an
+            # option those refuse (--enable-auto-tool-choice alone, ...) is not vllm serve's
             cases.append({"id": ident, "target": model, "config": config, "model_dir": os.path.join(root, ident),
-                          "args": [opt, *values]})
+                          "args": [opt, *values], "frontend": True})
     return cases
 
 

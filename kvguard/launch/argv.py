@@ -186,6 +186,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("enable_sleep_mode", ("--enable-sleep-mode",), "bool"),
     Flag("enable_cumem_allocator", ("--enable-cumem-allocator",), "bool", "0.22.0"),
     Flag("device_ids", ("--device-ids",), "str", "0.24.0"),
+    Flag("kda_prefill_backend", ("--kda-prefill-backend",), "str", "0.27.0"),
     Flag("enable_log_outputs", ("--enable-log-outputs",), "bool"),
     Flag("enable_log_requests", ("--enable-log-requests",), "bool"),
     Flag("disable_log_stats", ("--disable-log-stats",), "store_true"),

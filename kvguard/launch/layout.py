@@ -263,6 +263,9 @@ class Layout:
     #: --device-ids (0.24.0+) as the release's argparse type splits it, the items NUL-joined (None: not given; an
     #: item of digits only is an integer id, any other a UUID)
     device_ids: Optional[str] = None
+    #: --kda-prefill-backend (0.27.0+; None: not given), whose flashkda / fused kernels create_engine_config ties to
+    #: CUDA / ROCm from 0.30.0
+    kda_prefill_backend: Optional[str] = None
     enable_log_outputs: bool = False
     enable_log_requests: bool = False
     disable_log_stats: bool = False

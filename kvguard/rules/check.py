@@ -78,6 +78,7 @@ _FIELD_SINCE = {
     "replayssm_buffer_len": "0.27.0",
     "enable_cumem_allocator": "0.22.0",
     "device_ids": "0.24.0",
+    "kda_prefill_backend": "0.27.0",
 }
 
 #: launch fields that exist only up to a given release (both tables agree with the flags' releases,

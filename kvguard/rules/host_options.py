@@ -10,6 +10,8 @@ Mirrors, per release:
 - ``vllm/engine/arg_utils.py::EngineArgs._resolve_device_ids`` (0.24.0 - 0.33.0), evaluated as ParallelConfig's
   ``assigned_physical_gpu_ids`` argument, with ``Platform.device_control_id_to_physical_device_id``
   (``vllm/platforms/interface.py``; CUDA's NVML subclass in ``vllm/platforms/cuda.py`` looks a UUID up);
+- ``vllm/engine/arg_utils.py::EngineArgs.create_engine_config`` (0.30.0 - 0.33.0), after OffloadConfig: the KDA
+  prefill kernels ``--kda-prefill-backend`` names that only one platform has (flashkda CUDA, fused ROCm);
 - ``vllm/logger.py::_configure_vllm_root_logger``: the logging config file, read when vLLM is imported
   (``VLLM_LOGGING_CONFIG_PATH``, 0.10.2 - 0.30.0) or when ``vllm serve`` applies its LoggingConfig right after argparse
   (0.31.0 - 0.33.0: ``--logging-config``'s ``pylogging_config_file``, whose default is that variable;
@@ -28,7 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["CUMEM_MESSAGE", "DEVICE_IDS_DUPLICATES", "DEVICE_IDS_MIXED", "DEVICE_IDS_RANGE", "DEVICE_ID_NOT_INT",
            "SLEEP_MESSAGE", "cumem_unavailable", "device_ids_duplicates", "device_ids_mixed", "device_ids_not_int",
            "device_id_bind", "device_ids_range", "device_ids_values", "device_ids_visible_not_int",
-           "device_range_bind", "logging_file_unknown", "sleep_unavailable"]
+           "device_range_bind", "KDA_PREFILL_MESSAGE", "kda_prefill_bind", "kda_prefill_off_platform", "logging_file_unknown",
+           "sleep_unavailable"]
 
 SLEEP_MESSAGE = "Sleep mode is not supported on current platform."
 CUMEM_MESSAGE = "cumem allocator is not supported on current platform."
@@ -198,3 +201,18 @@ def logging_file_unknown(state: Any) -> bool:
         state.skip(f"{where} {path!r} names a logging config file that vLLM {state.release.version} reads at start "
                    "and refuses unless it exists on the host: whether it does is not known to kvguard")
     return False
+
+
+KDA_PREFILL_MESSAGE = "--kda-prefill-backend={backend} is only available on {platform}."
+#: the KDA prefill kernels tied to one platform (current_platform.is_cuda() / is_rocm())
+_KDA_PLATFORM = {"flashkda": ("cuda", "CUDA"), "fused": ("rocm", "ROCm")}
+
+
+def kda_prefill_off_platform(state: Any) -> bool:
+    needed = _KDA_PLATFORM.get(state.layout.kda_prefill_backend or "")
+    return needed is not None and state.need("platform") != needed[0]
+
+
+def kda_prefill_bind(state: Any) -> dict:
+    backend = state.layout.kda_prefill_backend
+    return {"backend": backend, "platform": _KDA_PLATFORM[backend][1]}

@@ -2365,6 +2365,11 @@ RULES = (
           bind=_eopts.offload_step_bind, template=_eopts.OFFLOAD_STEP_MESSAGE,
           source="vllm/config/offload.py::OffloadConfig.validate_offload_config",
           description="prefetch offloading with --offload-prefetch-step 0"),
+    # after OffloadConfig, the KDA prefill kernel's platform (kvguard.rules.host_options)
+    Check("EA_kda_prefill_platform", "0.30.0", options=("kda_prefill_backend",), stage="engine_args", scope="env",
+          when=_host.kda_prefill_off_platform, bind=_host.kda_prefill_bind, template=_host.KDA_PREFILL_MESSAGE,
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config (after OffloadConfig, before VllmConfig)",
+          description="--kda-prefill-backend flashkda off CUDA, or fused off ROCm"),
 
     Step("vc_scheduled_tokens_with_drafting", "0.20.0", stage="verify",
          apply=_scheduler.scheduled_tokens_with_drafting,

@@ -63,7 +63,7 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "show_hidden_metrics_for_version", "ray_workers_use_nsight", "numa_bind", "numa_bind_cpus",
           "numa_bind_nodes", "enable_mamba_cache_stochastic_rounding", "mamba_backend", "mamba_ssu_algorithm",
           "mamba_ssm_cache_dtype",
-          "chat_template", "log_config_file", "enable_sleep_mode", "enable_cumem_allocator", "device_ids", "enable_log_outputs", "enable_log_requests", "disable_log_stats",
+          "chat_template", "log_config_file", "enable_sleep_mode", "enable_cumem_allocator", "device_ids", "kda_prefill_backend", "enable_log_outputs", "enable_log_requests", "disable_log_stats",
           "enable_per_request_metrics", "sse_keep_alive_interval", "grpc_port", "uds", "ssl_keyfile",
           "ssl_certfile", "ssl_ca_certs", "data_parallel_multi_port_external_lb", "data_parallel_supervisor_port",
           "config_format", "hf_config_path", "model_impl", "enable_dbo", "ubatch_size", "dbo_decode_token_threshold",

@@ -2,7 +2,8 @@
 
 Generates seeded ``vllm serve`` launches with ``--enable-sleep-mode`` (or its negative), ``--enable-cumem-allocator``
 (0.22.0+), ``--device-ids`` lists (0.24.0+: duplicates, integer ids and UUID-like words mixed, ``-1``, ``01``, empty
-items, with the CPU platform's device-control variable set now and then) and, from 0.31.0,
+items, with the CPU platform's device-control variable set now and then), ``--kda-prefill-backend`` (0.30.0+: its
+CUDA-only and ROCm-only kernels, sometimes behind an OffloadConfig refusal) and, from 0.31.0,
 ``--logging-config.pylogging_config_file`` naming a file that exists (a valid dictConfig); some launches add an option
 refused earlier (--config-format, --data-parallel-backend) or later (-tp 3, --max-model-len) to pin the position in
 the release's order.  Each runs through the release's own ``vllm serve`` path (tests/upstream/serve_runner.py) and
@@ -37,6 +38,7 @@ pytestmark = pytest.mark.upstream
 VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.22.0 0.24.0 0.33.0").split()
 
 DEVICE_ITEMS = ("0", "1", "2", "01", " 3", "-1", "GPU-1a2b", "x", "")
+KDA = ("auto", "triton", "flashkda", "flashinfer", "fused")
 EARLIER = (["--config-format", "x"], ["--data-parallel-backend", "x"])
 LATER = (["-tp", "3"], ["--max-model-len", "10000000"])
 
@@ -57,7 +59,9 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     for i in range(n):
         args: list[str] = []
         env: dict[str, str] = {}
-        kind = rng.choice(("sleep", "cumem", "device", "device", "logging"))
+        kind = rng.choice(("sleep", "cumem", "device", "device", "logging", "kda"))
+        if kind == "kda" and not release.within("0.30.0"):
+            kind = "device"
         if kind == "cumem" and not release.within("0.22.0"):
             kind = "sleep"
         if kind == "device" and not release.within("0.24.0"):
@@ -77,6 +81,10 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             args += ["--device-ids", ",".join(rng.choice(DEVICE_ITEMS) for _ in range(count))]
             if rng.random() < 0.25:
                 env["CPU_VISIBLE_MEMORY_NODES"] = rng.choice(("0", "0,1", "x"))
+        elif kind == "kda":
+            args += ["--kda-prefill-backend", rng.choice(KDA)]
+            if rng.random() < 0.25:
+                args += ["--offload-backend", "prefetch", "--offload-group-size", "1", "--offload-num-in-group", "2"]
         else:
             args += ["--logging-config.pylogging_config_file", logging_file]
             if rng.random() < 0.5:
@@ -94,7 +102,7 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
 run = generated_launches("kvg-host-", generate)
 
 test_host_options_agree_with_real_vllm = launch_differential(
-    run, kind="host-options", label="host-fact options (sleep mode, cumem allocator, --device-ids, logging file)",
+    run, kind="host-options", label="host-fact options (sleep mode, cumem allocator, --device-ids, KDA prefill kernel, logging file)",
     cases=("KVG_HOST_CASES", 16), seed="KVG_HOST_SEED",
     versions=VERSIONS, since="0.10.2", also=("0.22.0", "0.24.0"))
 
