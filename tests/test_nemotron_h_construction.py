@@ -106,3 +106,20 @@ def test_mimo_v2_skip_names_the_architecture(serve_json):
     status, report = serve_json("0.33.0", "-tp", "8", model="XiaomiMiMo/MiMo-V2-Flash")
     reason = _skipped_mi(report)
     assert "MiMoV2FlashForCausalLM" in reason and "moe_layer_freq" not in reason
+
+
+@pytest.mark.parametrize("pattern,tp,pp,open_", [
+    ("*EMEM", 16, 1, True),    # layer 1's mixer: 8 groups over 16 ranks, the same assert as layer 0's
+    ("*EMEM", 8, 1, False),    # every mixer's asserts hold: unquantized, nothing left to refuse
+    ("*E*E", 16, 1, False),    # no Mamba layer, no mixer assert
+    ("MEMEM", 16, 2, True),    # two stages: each stage's mixers assert alike
+    ("MEMEM", 8, 2, False),
+])
+def test_an_unquantized_launch_the_first_mixer_leaves_open_is_not_accepted_when_a_mixer_refuses(pattern, tp, pp,
+                                                                                                open_):
+    check, _values, _layer, unmodelled = _outcome("0.33.0", BF16, tp, pp=pp, hybrid_override_pattern=pattern,
+                                                  num_hidden_layers=len(pattern))
+    assert check is None
+    assert (unmodelled is not None) is open_, unmodelled
+    if open_:
+        assert unmodelled.startswith("the model construction of NemotronHForCausalLM")

@@ -1086,6 +1086,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             first = _nemotron_h.first_mixer(facts.resolved, launch.tp, launch.pp, release)
             if first[0] == "refused":
                 return Outcome(first[1], first[2], first[3])
+            if first[0] == "unmodelled" and _nemotron_h.some_mixer_refuses(facts.resolved, launch.tp):
+                # every Mamba layer's mixer asserts the same on tp: an unquantized checkpoint is not accepted then
+                return Outcome(unmodelled=first[1])
         if scheme is not None and _dsv4.ARCH in facts.architectures:
             return _dsv4_outcome(facts, release, launch, scheme)
         if scheme is not None:

@@ -75,3 +75,19 @@ def first_mixer(resolved: Mapping[str, Any], tp: int, pp: int, release) -> tuple
     if groups % tp and groups != 1:
         return ("refused", "MI_mamba2_groups", {}, mixer)
     return ("passes",)
+
+
+def some_mixer_refuses(resolved: Mapping[str, Any], tp: int) -> bool:
+    """Whether a Mamba layer's mixer asserts would refuse ``tp`` wherever the layer sits (every ``MambaMixer2``
+    asserts the same on tp, mamba_num_heads and n_groups): a launch :func:`first_mixer` leaves open is then not one
+    kvguard may accept.  An unreadable config counts as refusing."""
+    pattern = resolved.get("hybrid_override_pattern")
+    if not isinstance(pattern, str):
+        return True
+    if "M" not in pattern:
+        return False
+    heads, groups = resolved.get("mamba_num_heads"), resolved.get("n_groups")
+    if not (_positive_int(heads) and _positive_int(groups)) or type(tp) is not int or tp < 1:
+        return True
+    return bool(heads % tp or (groups % tp and groups != 1))
+
