@@ -608,6 +608,22 @@ def is_strict_hook(cls, name: str) -> bool:
 #: ``__post_init__`` methods that are programs of their own, by fingerprint: the steps recorded for them (a named
 #: derivation in kvguard/facts/classes5.py, then the parent's ``__post_init__`` where the method calls it last);
 #: ``{"$global": NAME}`` arguments are read from the class's module
+#: the audio defaults NemotronH_Omni_Reasoning_V3_Config's __post_init__ supplies (its literal, in its order)
+_OMNI_AUDIO_DEFAULTS = [["attention_bias", False], ["scale_input", False]]
+
+
+def _omni_build_5_19(var: str, model_type: str, none_kw_vars: "dict | None") -> dict:
+    """The sub_config step facts_subconfigs writes for ``if isinstance(v, dict): v = CONFIG_MAPPING[t](**v)`` /
+    ``elif v is None: v = CONFIG_MAPPING[t](...)`` (transformers 5.19's Nemotron-3-Nano-Omni vision / text)."""
+    none_op = {"class": {"mapping": model_type}, "op": "build", "target": var}
+    if none_kw_vars:
+        none_op["kw_vars"] = none_kw_vars
+    return {"cases": [[["none"], [none_op]],
+                      [["empty_dict", "dict", "dict_mt"], [{"class": {"mapping": model_type}, "from": var,
+                                                            "op": "build", "target": var}]],
+                      [["config", "falsy", "truthy"], []]], "var": var}
+
+
 KNOWN_POST_INITS5: dict[str, list] = {
     "26b529c2c2e5": [["deepseek_v4_post_init",                          # DeepseekV4Config (5.19, 5.20)
                       {"ratio_to_layer_type": {"$global": "_COMPRESS_RATIO_TO_LAYER_TYPE"}}]],
@@ -629,6 +645,28 @@ KNOWN_POST_INITS5: dict[str, list] = {
                                         ["beta_slow", 1.0], ["truncate", False],
                                         ["original_max_position_embeddings", 4096]]}],
                      ["super", {"keywords": [["**", "kwargs"]], "method": "__post_init__", "positional": 0}]],
+    # NemotronH_Omni_Reasoning_V3_Config: the legacy field names of released checkpoints (the class's table) and
+    # the Parakeet audio defaults (the method's literal, in its order); 5.20 / 5.24 leave the audio dict to the
+    # parent's sub-config build, 5.19 builds it (parakeet_encoder) between its own vision / text builds and the
+    # parent, then gives the text config the top level's attention implementation
+    "58eddfa6615b": [["legacy_fields_if_class_value", {"table": "_legacy_field_names"}],
+                     ["nemotron_h_omni_audio_config", {"defaults": _OMNI_AUDIO_DEFAULTS}],
+                     ["super", {"keywords": [["**", "kwargs"]], "method": "__post_init__", "positional": 0}]],
+    # RadioConfig (5.19-5.24): the patch sizes (a statement each, one named derivation), then the steps the
+    # extractor names on its own (summary indices defaulted, the normalisation constants made lists)
+    "1db3f758fad2": [["radio_patch_dims", {}],
+                     ["const_if_none", {"a": "self.summary_idxs", "v": {"literal": [0, 1]}}],
+                     ["to_list", {"a": "self.norm_mean", "t": "self.norm_mean"}],
+                     ["to_list", {"a": "self.norm_std", "t": "self.norm_std"}],
+                     ["super", {"keywords": [["**", "kwargs"]], "method": "__post_init__", "positional": 0}]],
+    "764ab14d5f38": [["legacy_fields_if_class_value", {"table": "_legacy_field_names"}],
+                     ["sub_config", _omni_build_5_19("self.vision_config", "radio", {
+                         "video_temporal_patch_size": "self.video_temporal_patch_size"})],
+                     ["sub_config", _omni_build_5_19("self.text_config", "nemotron_h", None)],
+                     ["nemotron_h_omni_audio_config", {"defaults": _OMNI_AUDIO_DEFAULTS, "build": "parakeet_encoder"}],
+                     ["super", {"keywords": [["**", "kwargs"]], "method": "__post_init__", "positional": 0}],
+                     ["set_nested_attr", {"attr": "_attn_implementation", "name": "_attn_implementation",
+                                          "o": "self.text_config", "s": "self"}]],
 }
 
 
@@ -685,6 +723,9 @@ KNOWN_METHODS5: dict[str, list] = {
     "34bc8304cab2": ["dory_validate_layer_type", {}],
     "8bb52c91cdc3": ["dory_validate_architecture", {}],
     "2089d45f7e4a": ["dory_validate_rope", {}],
+    # NemotronH_Omni_Reasoning_V3_Config (5.19-5.24): the parent's checks, then the vision tower's temporal patch size
+    "6a1067c656bf": ["nemotron_h_omni_validate_architecture", {}],
+    "cca9edfc4ee1": ["radio_validate_architecture", {}],                     # RadioConfig (5.19-5.24)
     "22ae004c836f": ["nemotron_h_layer_types_validation", {"valid": ["full_attention", "linear_attention", "moe",
                                                                       "mlp"]}],  # NemotronHConfig
 }
@@ -774,7 +815,8 @@ KNOWN_PROPERTIES5: dict[str, list] = {
     "6743b76b7a50": ["method_of", {"m": "_list_to_pattern", "a": "mtp_layers_block_type"}],  # NemotronH
     "8b4624553682": ["alias", {"a": "audio_embed_dim"}],          # Gemma4UnifiedAudio hidden_size and friends
     "314dfc03712b": ["truediv", {"a": "hidden_size", "b": "dim_model_base"}],   # MiniCPM3 logits_scaling
-    "ed824781109f": ["alias", {"a": "_pad_token_id"}],    # Idefics3, SmolVLM pad_token_id (a deprecation log)
+    "ed824781109f": ["alias", {"a": "_pad_token_id"}],
+    "5e60e07b533b": ["sum", {"a": "num_cls_tokens", "b": "num_registers"}],    # RadioConfig num_summary_tokens    # Idefics3, SmolVLM pad_token_id (a deprecation log)
 }
 
 

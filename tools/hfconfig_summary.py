@@ -83,7 +83,20 @@ def _get(cfg, name):
 def chosen(cfg, names) -> dict:
     """The values of attributes a case names beside the summary (``"attrs"``: the ones a class derives that the
     summary does not hold, such as RoPE parameters or a muP multiplier), each read as the summary reads one."""
-    return {name: _get(cfg, name) for name in names}
+    return {name: _get_path(cfg, name) for name in names}
+
+
+def _get_path(cfg, name):
+    """``a.b.c``: each name read off what the previous one gave (a sub-config's attribute), as ``_get`` reads one."""
+    *heads, last = name.split(".")
+    for head in heads:
+        try:
+            cfg = getattr(cfg, head)
+        except AttributeError:
+            return {"missing": True}
+        except BaseException as e:  # noqa: BLE001
+            return {"error": [type(e).__name__, str(e)]}
+    return _get(cfg, last)
 
 
 def summarize(cfg, depth=0) -> dict:

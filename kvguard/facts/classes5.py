@@ -11,7 +11,9 @@ Mirrors ``transformers/models/deepseek_v4/configuration_deepseek_v4.py`` (``Deep
 ``transformers/models/step3p7/configuration_step3p7.py`` (``Step3p7TextConfig``, 5.20) and
 ``transformers/models/hunyuan_vl/configuration_hunyuan_vl.py`` (``HunYuanVLTextConfig``'s RoPE methods,
 5.17-5.24), ``transformers/models/openai_privacy_filter/configuration_openai_privacy_filter.py``
-(``OpenAIPrivacyFilterConfig``, 5.17-5.24) and vLLM's ``vllm/transformers_utils/configs/dory.py`` (``DoryConfig``,
+(``OpenAIPrivacyFilterConfig``, 5.17-5.24),
+``transformers/models/nemotron_h_omni/configuration_nemotron_h_omni.py`` (``NemotronH_Omni_Reasoning_V3_Config``,
+5.19-5.24) with its vision tower's ``transformers/models/radio/configuration_radio.py`` (``RadioConfig``) and vLLM's ``vllm/transformers_utils/configs/dory.py`` (``DoryConfig``,
 0.33.0: a ``@strict`` class of vLLM's own, read as transformers 5 classes are).
 """
 
@@ -390,6 +392,88 @@ def _openai_privacy_filter_post_init(f: Frame, a: dict) -> None:
         obj.label2id = {label: idx for idx, label in obj.id2label.items()}
 
 
+# -- RADIO (Nemotron-3-Nano-Omni's vision tower) ----------------------------------------------------------
+
+def _radio_patch_dims(f: Frame, a: dict) -> None:
+    """The flattened patch size (channels x patch side squared) and, with a temporal patch size, the video patch
+    size that many times it; the arithmetic runs on whatever the fields hold, as Python's does."""
+    obj = f.obj
+    obj.patch_dim = obj.num_channels * obj.patch_size ** 2
+    if obj.video_temporal_patch_size is not None:
+        obj.video_patch_dim = obj.video_temporal_patch_size * obj.patch_dim
+
+
+def _radio_validate_architecture(f: Frame, a: dict) -> None:
+    """The parent's checks, then a temporal patch size, when given, of at least 2 frames."""
+    f.lib.super_call(f, "validate_architecture", (), {})
+    size = f.obj.video_temporal_patch_size
+    if size is not None and size < 2:
+        raise ValueError(f"`video_temporal_patch_size` must be at least 2 or `None`, got {size}.")
+
+
+# -- Nemotron-3-Nano-Omni ----------------------------------------------------------------------------
+
+def _class_level_value(f: Frame, name: str) -> Any:
+    """``getattr(type(self), name, None)`` for a name the class or a parent sets at class level (a dataclass
+    field's plain default is its class attribute); a value the tables could not write down is undecidable."""
+    k = f.obj.kvg_facts
+    while k is not None:
+        spec = (k.record.get("class_attrs") or {}).get(name)
+        if spec is None:
+            spec = next((info.get("default") for field, info in k.record.get("fields", []) if field == name), None)
+        if spec is not None:
+            if "literal" not in spec:
+                raise Undecidable(f"{f.cls.name}.{f.method}: the class-level value of {name!r} is not modelled")
+            return literal(spec["literal"])
+        k = k.parent
+    raise Undecidable(f"{f.cls.name}.{f.method}: the class-level value of {name!r} is not in the tables")
+
+
+def _legacy_fields_if_class_value(f: Frame, a: dict) -> None:
+    """Checkpoints written before some fields were renamed (the class's table of old name -> field): each old
+    keyword is popped; one that is not None is assigned to its field (checked as any assignment is) only while the
+    field still holds the class-level value, so a config that gives both names keeps the new one."""
+    obj = f.obj
+    kwargs = f.kwargs()
+    table = getattr(obj, a["table"])
+    for old, name in table.items():
+        value = kwargs.pop(old, None)
+        if value is None:
+            continue
+        class_value = _class_level_value(f, name)
+        if getattr(obj, name) == class_value:
+            setattr(obj, name, value)
+
+
+def _nemotron_h_omni_audio_config(f: Frame, a: dict) -> None:
+    """An audio config given as a dict gets the Parakeet defaults the released checkpoints rely on (the method's
+    literal pairs) unless it gives them itself.  transformers 5.20 / 5.24 keep the dict (its model type too: the
+    copy the method strips it from is never used; the parent builds it), 5.19 builds the encoder config from a
+    copy less its model type, the two defaults popped first and passed as keywords."""
+    obj = f.obj
+    value = obj.audio_config
+    if not isinstance(value, dict):
+        return
+    defaults = [(k, literal(v)) for k, v in a["defaults"]]
+    if "build" not in a:
+        obj.audio_config = {**dict(defaults), **value}
+        return
+    rest = dict(value)
+    rest.pop("model_type", None)
+    keywords = {k: rest.pop(k, d) for k, d in defaults}
+    obj.audio_config = f.lib.build_class_ref(f, {"mapping": a["build"]}, rest, keywords)
+
+
+def _nemotron_h_omni_validate_architecture(f: Frame, a: dict) -> None:
+    """The parent's checks, then the vision tower's temporal patch size must equal the top-level one."""
+    f.lib.super_call(f, "validate_architecture", (), {})
+    obj = f.obj
+    vision, top = obj.vision_config.video_temporal_patch_size, obj.video_temporal_patch_size
+    if vision != top:
+        raise ValueError(f"`vision_config.video_temporal_patch_size` ({vision}) and `video_temporal_patch_size` "
+                         f"({top}) must be equal.")
+
+
 STEPS5 = {
     "deepseek_v4_post_init": _deepseek_v4_post_init,
     "deepseek_v4_validate_rope": _deepseek_v4_validate_rope,
@@ -403,4 +487,9 @@ STEPS5 = {
     "dory_validate_architecture": _dory_validate_architecture,
     "dory_validate_rope": _dory_validate_rope,
     "openai_privacy_filter_post_init": _openai_privacy_filter_post_init,
+    "legacy_fields_if_class_value": _legacy_fields_if_class_value,
+    "nemotron_h_omni_audio_config": _nemotron_h_omni_audio_config,
+    "nemotron_h_omni_validate_architecture": _nemotron_h_omni_validate_architecture,
+    "radio_patch_dims": _radio_patch_dims,
+    "radio_validate_architecture": _radio_validate_architecture,
 }
