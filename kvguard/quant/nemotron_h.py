@@ -87,7 +87,8 @@ def some_mixer_refuses(resolved: Mapping[str, Any], tp: int) -> bool:
     if "M" not in pattern:
         return False
     heads, groups = resolved.get("mamba_num_heads"), resolved.get("n_groups")
-    if not (_positive_int(heads) and _positive_int(groups)) or type(tp) is not int or tp < 1:
+    if not (isinstance(heads, int) and isinstance(groups, int) and _positive_int(heads) and _positive_int(groups)) \
+            or type(tp) is not int or tp < 1:
         return True
     return bool(heads % tp or (groups % tp and groups != 1))
 
