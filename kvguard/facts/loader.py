@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping
 
 from ..errors import Undecidable
+from ..host_python import host_message
 from . import rope_vllm, speculators
 from .frame import TooLarge, literal
 from .objects import ConfigObject
@@ -170,7 +171,7 @@ def _table(lib: Library, name: str, default: Any) -> Any:
 def _crash(exc: BaseException, *, wrap: bool = True) -> LoadCrash:
     cause = exc.__cause__
     wrapped = "ModelConfig" if wrap and isinstance(exc, (ValueError, AssertionError)) else None
-    return LoadCrash(type(exc).__name__, str(exc), wrapped_by=wrapped, exc_module=_module_of(exc),
+    return LoadCrash(type(exc).__name__, host_message(exc), wrapped_by=wrapped, exc_module=_module_of(exc),
                      cause=(type(cause).__name__, str(cause)) if cause is not None else None,
                      hash_order=bool(getattr(exc, "_kvg_hash_order", False)))
 

@@ -40,7 +40,9 @@ class Crash(Record):
 
     @classmethod
     def of(cls, exc: BaseException, wrapped_by: Optional[str] = None) -> "Crash":
-        return cls(type(exc).__name__, str(exc), wrapped_by)
+        from ..host_python import host_message
+
+        return cls(type(exc).__name__, host_message(exc), wrapped_by)
 
 
 class _Raise(Exception):

@@ -13,6 +13,7 @@ from functools import lru_cache, partial
 
 from ..errors import KvguardError
 from ..facts import Crash, ModelFacts
+from ..host_python import host_message
 from ..launch.layout import Host, Layout
 from ..record import MISSING, fields, replace
 from ..verdict import ErrorEntry, Skipped, Verdict
@@ -275,7 +276,7 @@ def field_verdict(release: Release, layout: Layout, stage: str = "model_config",
 def _crash_verdict(release: Release, row, exc: BaseException, **extra) -> Verdict:
     wrapped = WRAPPER[row.stage] if isinstance(exc, (ValueError, AssertionError)) else None
     return Verdict(ok=False, vllm_version=release_key(release), stage=row.stage, check=row.id,
-                   exc_type=type(exc).__name__, message=str(exc), wrapped_by=wrapped, **extra)
+                   exc_type=type(exc).__name__, message=host_message(exc), wrapped_by=wrapped, **extra)
 
 
 def verdict_from_crash(release: Release, crash: Crash, *, stage: str, check: str, **extra) -> Verdict:
