@@ -28,10 +28,10 @@ if TYPE_CHECKING:
     from typing import Any, Optional
 
 __all__ = ["CUMEM_MESSAGE", "DEVICE_IDS_DUPLICATES", "DEVICE_IDS_MIXED", "DEVICE_IDS_RANGE", "DEVICE_ID_NOT_INT",
-           "SLEEP_MESSAGE", "cumem_unavailable", "device_ids_duplicates", "device_ids_mixed", "device_ids_not_int",
-           "device_id_bind", "device_ids_range", "device_ids_values", "device_ids_visible_not_int",
-           "device_range_bind", "KDA_PREFILL_MESSAGE", "kda_prefill_bind", "kda_prefill_off_platform", "logging_file_unknown",
-           "sleep_unavailable"]
+           "KDA_PREFILL_MESSAGE", "SLEEP_MESSAGE", "cumem_unavailable", "device_id_bind", "device_ids_duplicates",
+           "device_ids_mixed", "device_ids_not_int", "device_ids_range", "device_ids_values",
+           "device_ids_visible_not_int", "device_range_bind", "kda_prefill_bind", "kda_prefill_off_platform",
+           "logging_file_unknown", "sleep_unavailable"]
 
 SLEEP_MESSAGE = "Sleep mode is not supported on current platform."
 CUMEM_MESSAGE = "cumem allocator is not supported on current platform."

@@ -28,6 +28,7 @@ from kvguard.versions import resolve
 
 from ._oracle import oracle_or_skip as _python
 from ._oracle import run_runner
+from .test_quant import _kvguard_source, keep_report
 
 pytestmark = pytest.mark.upstream
 
@@ -65,24 +66,10 @@ def variants(rng: random.Random, n: int) -> list[dict]:
     return cases
 
 
-def _source(case: dict):
-    if not case.get("files"):
-        return case["config"]
-    if "_dir" not in case:
-        import tempfile
-
-        directory = tempfile.mkdtemp(prefix="kvg-nemotron-h-")
-        for name, content in {"config.json": case["config"], **case["files"]}.items():
-            with open(os.path.join(directory, name), "w") as fh:
-                json.dump(content, fh)
-        case["_dir"] = directory
-    return case["_dir"]
-
-
 def kvguard_outcome(case: dict, tp: int, version: str):
     """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
     release = resolve(version)
-    facts = model_facts(_source(case), vllm_version=version)
+    facts = model_facts(_kvguard_source(case), vllm_version=version)
     res = outcome(facts, release, Launch(tp=tp, refined_fp8_moe_kernel=True))
     if res.unmodelled:
         return None
@@ -127,11 +114,7 @@ def run(version: str, n: int, seed: int = 5) -> dict:
 
 def check_report(report: dict) -> None:
     counts = report["counts"]
-    out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
-    if out_dir:
-        os.makedirs(out_dir, exist_ok=True)
-        with open(os.path.join(out_dir, f"nemotron-h-construction-{report['version']}.json"), "w") as fh:
-            json.dump(dict(report, counts=dict(counts, undecidable=counts["undecided"])), fh, indent=1, default=str)
+    keep_report(report, report["version"], "nemotron-h-construction")
     print(f"\nvLLM {report['version']}: Nemotron-H first mixer {json.dumps(counts)}")
     assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
     assert counts["agree_refused"] > 0

@@ -1466,16 +1466,22 @@ def test_model_construction_agrees(version):
 GEMMA4_SAMPLE = release_sample(VERSIONS, "0.28.0")
 
 
-def _check_family_report(report: dict, version: str, family: str, kind: str) -> None:
-    """A construction family's differential: the report kept as ``KVG_DIFF_REPORT_DIR/<kind>-<release>.json`` (the
-    CI summary in .ci/run reads it, and its ``undecidable``), its counts printed, no mismatch, some agreement on the
-    refusals and on the layer lists, none of which disagrees."""
-    counts, lists = report["counts"], report["layer_lists"]
+def keep_report(report: dict, version: str, kind: str) -> None:
+    """Keep a construction differential's report as ``KVG_DIFF_REPORT_DIR/<kind>-<release>.json`` (the CI summary in
+    .ci/run reads it, and its ``undecidable``)."""
     out_dir = os.environ.get("KVG_DIFF_REPORT_DIR")
     if out_dir:
         os.makedirs(out_dir, exist_ok=True)
         with open(os.path.join(out_dir, f"{kind}-{version}.json"), "w") as fh:
-            json.dump(dict(report, counts=dict(counts, undecidable=counts["undecided"])), fh, indent=1, default=str)
+            json.dump(dict(report, counts=dict(report["counts"], undecidable=report["counts"]["undecided"])), fh,
+                      indent=1, default=str)
+
+
+def _check_family_report(report: dict, version: str, family: str, kind: str) -> None:
+    """A construction family's differential: the report kept (:func:`keep_report`), its counts printed, no
+    mismatch, some agreement on the refusals and on the layer lists, none of which disagrees."""
+    counts, lists = report["counts"], report["layer_lists"]
+    keep_report(report, version, kind)
     print(f"\nvLLM {version}: {family} construction agree {counts['agree']}, disagree {counts['disagree']}, "
           f"undecided {counts['undecided']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}")
     assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
