@@ -1082,12 +1082,12 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     if family is None:
         if _nemotron_h.ARCH in facts.architectures:
             # (kvguard.quant.nemotron_h) the embedding and layer 0's Mamba-2 mixer asserts, which refuse before any
-            # quantized weight is built; past them the model stays undecided below, as before
+            # quantized weight is built, or a launch it does not follow where a mixer would refuse; past them the
+            # model stays undecided below, as before
             first = _nemotron_h.first_mixer(facts.resolved, launch.tp, launch.pp, release)
             if first[0] == "refused":
                 return Outcome(first[1], first[2], first[3])
-            if first[0] == "unmodelled" and _nemotron_h.some_mixer_refuses(facts.resolved, launch.tp):
-                # every Mamba layer's mixer asserts the same on tp: an unquantized checkpoint is not accepted then
+            if first[0] == "unmodelled":
                 return Outcome(unmodelled=first[1])
         if scheme is not None and _dsv4.ARCH in facts.architectures:
             return _dsv4_outcome(facts, release, launch, scheme)

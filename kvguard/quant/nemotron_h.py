@@ -47,7 +47,15 @@ def _positive_int(value: Any) -> bool:
 
 def first_mixer(resolved: Mapping[str, Any], tp: int, pp: int, release) -> tuple:
     """What the construction up to layer 0's mixer answers: ``("refused", check, values, layer)``, ``("passes",)``
-    (the first mixer's asserts hold: what follows is not decided here) or ``("unmodelled", reason)``."""
+    (no mixer assert refuses: what follows is not decided here) or ``("unmodelled", reason)`` (a launch this module
+    does not follow in which some Mamba layer's mixer would refuse tp)."""
+    answer = _first_mixer(resolved, tp, pp, release)
+    if answer[0] == "unmodelled" and not _some_mixer_refuses(resolved, tp):
+        return ("passes",)  # every mixer asserts the same on tp: none refuses wherever it sits
+    return answer
+
+
+def _first_mixer(resolved: Mapping[str, Any], tp: int, pp: int, release) -> tuple:
     if not release.within(SINCE):
         return ("unmodelled", f"the model construction of {ARCH} before vLLM {SINCE} (the config built by the "
                               f"checkpoint's remote code) is not modelled")
@@ -77,10 +85,9 @@ def first_mixer(resolved: Mapping[str, Any], tp: int, pp: int, release) -> tuple
     return ("passes",)
 
 
-def some_mixer_refuses(resolved: Mapping[str, Any], tp: int) -> bool:
+def _some_mixer_refuses(resolved: Mapping[str, Any], tp: int) -> bool:
     """Whether a Mamba layer's mixer asserts would refuse ``tp`` wherever the layer sits (every ``MambaMixer2``
-    asserts the same on tp, mamba_num_heads and n_groups): a launch :func:`first_mixer` leaves open is then not one
-    kvguard may accept.  An unreadable config counts as refusing."""
+    asserts the same on tp, mamba_num_heads and n_groups).  An unreadable config counts as refusing."""
     pattern = resolved.get("hybrid_override_pattern")
     if not isinstance(pattern, str):
         return True
