@@ -22,13 +22,10 @@ import sys
 import pytest
 
 from kvguard import catalog
-from kvguard.quant import Launch, outcome, render
-from kvguard.rules.check import model_facts
-from kvguard.versions import resolve
 
 from ._oracle import oracle_or_skip as _python
 from ._oracle import run_runner
-from .test_quant import _kvguard_source, keep_report
+from .test_quant import _kvguard_source, keep_report, kvguard_outcome
 
 pytestmark = pytest.mark.upstream
 
@@ -66,19 +63,6 @@ def variants(rng: random.Random, n: int) -> list[dict]:
     return cases
 
 
-def kvguard_outcome(case: dict, tp: int, version: str):
-    """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
-    release = resolve(version)
-    facts = model_facts(_kvguard_source(case), vllm_version=version)
-    res = outcome(facts, release, Launch(tp=tp, refined_fp8_moe_kernel=True))
-    if res.unmodelled:
-        return None
-    if res.check is None:
-        return (True, None, None)
-    exc, message = render(res, release)
-    return (False, exc, message)
-
-
 def run(version: str, n: int, seed: int = 5) -> dict:
     python, python_env = _python(version)
     cases = variants(random.Random(seed * 1000 + 45), n)
@@ -94,7 +78,7 @@ def run(version: str, n: int, seed: int = 5) -> dict:
                                "pattern": case["config"]["hybrid_override_pattern"]})
             continue
         for lay, rec in zip(case["layouts"], res["outcomes"]):
-            mine = kvguard_outcome(case, lay["tp"], version)
+            mine = kvguard_outcome(_kvguard_source(case), {"tp": lay["tp"]}, version)
             theirs = (rec["ok"], rec.get("exc_type"), rec.get("message"))
             if mine is None:
                 counts["undecided"] += 1
