@@ -1310,6 +1310,29 @@ def _refs_in(value) -> list[str]:
     return out
 
 
+def _slot_model_types(value) -> list[str]:
+    """The model types a record's sub-config steps fill a slot with by name (``CONFIG_MAPPING[...]``): a fixed
+    mapping key, a ``model_type`` defaulted, read with a default or renamed to before the build.  A checkpoint may
+    name another model type there; the listing follows the one the class itself would build."""
+    out = []
+    if isinstance(value, dict):
+        if isinstance(value.get("mapping"), str):
+            out.append(value["mapping"])
+        op = value.get("op")
+        if op in ("model_type", "model_type_default") and isinstance(value.get("value"), str):
+            out.append(value["value"])
+        elif op == "read_model_type" and isinstance(value.get("default"), str):
+            out.append(value["default"])
+        elif op == "model_type_rename" and isinstance(value.get("new"), str):
+            out.append(value["new"])
+        for item in value.values():
+            out += _slot_model_types(item)
+    elif isinstance(value, list):
+        for item in value:
+            out += _slot_model_types(item)
+    return out
+
+
 def _unmodelled_ops(value) -> bool:
     """Whether a sub_config step holds, at any depth, an ``unmodelled`` op (a guarded block kvguard declines)."""
     if isinstance(value, dict):
@@ -1363,7 +1386,8 @@ def _unmodelled_in(record: dict, known_steps: set) -> list[str]:
 
 def unmodelled(release: str) -> dict[str, dict[str, list[str]]]:
     """For every model type the release can serve: class name -> what kvguard cannot follow in it (only classes
-    with something), over the class, its parents, its sub-config classes and the classes its steps build."""
+    with something), over the class, its parents, its sub-config classes, the classes its steps build and the
+    classes its sub-config slots filled by model type default to (sub_configs_defaults, CONFIG_MAPPING keys)."""
     sys.path.insert(0, ROOT)
     from packaging.version import Version
 
@@ -1410,6 +1434,21 @@ def unmodelled(release: str) -> dict[str, dict[str, list[str]]]:
                 todo.append(ref if not name.startswith("vllm:") else (
                     "vllm:" + ref if "vllm:" + ref in vtables["classes"] else
                     vtables.get("class_aliases", {}).get(ref, ref)))
+            # sub-config slots filled by model type: transformers 5.20+ records keep them in
+            # sub_configs_defaults (a class, or AutoConfig with a default model_type), earlier lines in the
+            # steps that default, read or rename the slot's model_type before CONFIG_MAPPING builds it
+            slot_types = _slot_model_types(record.get("init", []) + record.get("post_init", []))
+            for default in (record.get("sub_configs_defaults") or {}).values():
+                if not isinstance(default, dict):
+                    continue
+                if isinstance(default.get("class"), str):
+                    todo.append(default["class"])
+                elif isinstance(default.get("model_type"), str):
+                    slot_types.append(default["model_type"])
+            for slot_type in slot_types:
+                by_type = vtables["registry"].get(slot_type) or ttables["config_mapping"].get(slot_type)
+                if isinstance(by_type, str):
+                    todo.append(by_type)
         if found:
             out[model_type] = found
     return out
