@@ -308,11 +308,33 @@ def test_regex_reading_of_nvfp4_entries_before_0_12_0_is_open():
 def test_other_algorithms_and_other_moe_families_stay_open():
     w4a16 = kvguard.check(llama(14336, "W4A16_NVFP4"), vllm_version="0.28.0", tp=8, host=H100)
     assert w4a16.ok and "not modelled" in _mi_reason(w4a16)
-    moe = copy.deepcopy(catalog.lookup("MiniMaxAI/MiniMax-M2.5").config)
+    moe = copy.deepcopy(catalog.lookup("openai/gpt-oss-20b").config)
     moe["torch_dtype"] = "bfloat16"
     moe["quantization_config"] = llama(1)["quantization_config"]
     v = kvguard.check(moe, vllm_version="0.28.0", tp=4, host=H100)
-    assert v.ok and "MoE experts of the minimax_m2 family" in _mi_reason(v)
+    assert v.ok and _mi_reason(v) == ("the weight-shard checks of GptOssForCausalLM with the modelopt quantization "
+                                      "method are not modelled")
+
+
+def _minimax_m2(head_dim: int) -> dict:
+    """MiniMax-M2.5 (48 heads, 62 layers, 256 experts of 1536) exported by ModelOpt as NVFP4 with only the LM head
+    excluded: the attention is quantized too."""
+    moe = copy.deepcopy(catalog.lookup("MiniMaxAI/MiniMax-M2.5").config)
+    moe["torch_dtype"] = "bfloat16"
+    moe["head_dim"] = head_dim
+    moe["quantization_config"] = llama(1)["quantization_config"]
+    return moe
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.28.0", "0.33.0"])
+def test_minimax_m2_experts_are_decided(version):
+    # the experts take 1536 / 8 = 192 features per rank (no check); o_proj 48 x 128 / 8 = 768, a multiple of 16
+    assert _built(kvguard.check(_minimax_m2(128), vllm_version=version, tp=8, host=H100))
+    # head size 100: o_proj takes 600 input features per rank at tp 8 (600 = 37 x 16 + 8), 1200 at tp 4
+    refused = kvguard.check(_minimax_m2(100), vllm_version=version, tp=8, host=H100)
+    assert (refused.ok, refused.check, refused.exc_type, refused.message) == (
+        False, "MI_nvfp4_input", "ValueError", "Unsupported model when in features size is not multiple of 16")
+    assert _built(kvguard.check(_minimax_m2(100), vllm_version=version, tp=4, host=H100))
 
 
 def _deepseek_v2_lite(algo: str) -> dict:

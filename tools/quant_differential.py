@@ -5,6 +5,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
                                           [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--dsa N] [--kimi N]
+                                          [--modelopt-minimax N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -32,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 def main() -> int:
     import pytest  # noqa: F401  (the test module's imports)
 
+    from kvguard.versions import resolve
     from tests.upstream import test_quant as quant_tests
     from tests.upstream.differential import oracle_command
 
@@ -84,6 +86,9 @@ def main() -> int:
                     "many per release (releases before 0.11.0, which do not register them, are skipped)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
                     "release (releases before 0.16.0, where kvguard leaves it open, are skipped)")
+    ap.add_argument("--modelopt-minimax", type=int, default=None, help="run only the MiniMax-M2 ModelOpt exports "
+                    "(run_modelopt_minimax), this many per release (releases before 0.11.1, which do not register "
+                    "the model, are skipped)")
     ap.add_argument("--modelopt-lm-head", type=int, default=None, help="ModelOpt exports whose LM head decides "
                     "(MODELOPT_LM_HEAD_CASES) per release (default: one)")
     args = ap.parse_args()
@@ -137,6 +142,10 @@ def main() -> int:
                 if not quant_tests.kimi_release(version):
                     continue
                 rep = quant_tests.run_kimi(version, args.kimi, args.seed, args.layouts)
+            elif args.modelopt_minimax:
+                if not resolve(version).within(quant_tests.MINIMAX_M2_SINCE):
+                    continue
+                rep = quant_tests.run_modelopt_minimax(version, args.modelopt_minimax, args.seed, args.layouts)
             elif args.gemma4:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
             else:

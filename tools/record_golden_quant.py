@@ -565,6 +565,18 @@ CASES += [
             "whose tie_weights is the base class's bare NotImplementedError: refused in 0.24.0 only (0.23.0 sets the "
             "weight itself, 0.25.0+ the base shares it)"},
     # NVFP4 on DeepSeek-V2/V3 (kvguard.quant.modelopt_shards): every quantized linear's input, the replicated too
+    # MiniMax-M2 (0.24.0+: earlier releases read its config only with the repository's code): NVIDIA's NVFP4 export
+    # as published (attention and router gate excluded: only the experts are quantized), and with the attention left
+    # quantized
+    {"id": "mi-modelopt-nvfp4-minimax-m25-tp4-dp2-ep", "model": "nvidia/MiniMax-M2.5-NVFP4",
+     "argv": ["-tp", "4", "-dp", "2", "--enable-expert-parallel"], "layout": {"tp": 4, "dp": 2, "ep": True},
+     "since": "0.24.0",
+     "why": "nvidia/MiniMax-M2.5-NVFP4 with expert parallel over 8 ranks (32 whole experts each): accepted"},
+    {"id": "mi-modelopt-nvfp4-minimax-m25-head-dim-100-tp8", "model": "nvidia/MiniMax-M2.5-NVFP4",
+     "config_patch": {"head_dim": 100, "quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "MiniMax-M2.5 exported with its attention quantized too and a head size of 100: o_proj takes "
+            "48 x 100 / 8 = 600 input features per rank, not a multiple of 16: refused by the NVFP4 linear method"},
     # Gemma 4 (kvguard.quant.gemma4, 0.28.0+: earlier releases do not build it): NVIDIA's exports as published
     # (flat NVFP4 quantization_config in config.json, the exclusion list naming each layer's attention — and, on
     # the MoE model, its dense MLP and router — through the multimodal wrapper's names)

@@ -15,8 +15,9 @@ Mirrors vllm/model_executor/layers/quantization/modelopt.py of each release (rea
   input that is not a multiple of 128, 0.29.0+ pad the output; from 0.20.0 the host's block-FP8 kernel choice runs
   while the layer is built) is not modelled.
 
-The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE, Mixtral, DeepSeek-V2/V3 and Gemma 4 (0.28.0+,
-whose ``gelu_tanh`` experts get the same backends on the default host: kvguard.quant.gemma4),
+The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE, Mixtral, MiniMax-M2 (0.11.1+, read in 0.11.1,
+0.20.0, 0.24.0, 0.28.0, 0.33.0: its router gate never takes the quantization config), DeepSeek-V2/V3 and Gemma 4
+(0.28.0+, whose ``gelu_tanh`` experts get the same backends on the default host: kvguard.quant.gemma4),
 ``quant_algo`` FP8 (``ModelOptFp8MoEMethod``) and NVFP4 (``ModelOptNvFp4FusedMoE``), read in 0.10.2, 0.13.0, 0.14.1, 0.15.0, 0.16.0,
 0.20.0, 0.24.0, 0.28.0, 0.30.0, 0.33.0: the method picks its MoE backend while it is built, then ``create_weights``
 sizes the expert weights and scales from the per-rank intermediate size (``// 2`` packed FP4, ``// group_size``
@@ -126,7 +127,7 @@ A16_LINEAR = ("0.29.0", "0.29.0")
 _ALGOS = {"modelopt": ("FP8", "FP8_PER_CHANNEL_PER_TOKEN"), "modelopt_fp4": ("NVFP4",)}
 #: the MoE families whose ModelOpt experts are decided (kvguard/data/quant_archs.json names; deepseek_v2 too, in
 #: moe_unmodelled)
-MOE_FAMILIES = ("qwen3_moe", "mixtral", "gemma4")
+MOE_FAMILIES = ("qwen3_moe", "mixtral", "gemma4", "minimax_m2")
 #: the environment variables that steer the ModelOpt MoE backend selection in some release (FP8 / NVFP4 FlashInfer,
 #: DeepGEMM, AITER, the forced-Marlin test switch, 0.30.0+ the B12X FP4 override, the Marlin input dtype, batch
 #: invariance): a launch that sets one is not decided

@@ -927,6 +927,63 @@ def modelopt_lm_head_variants(n: int, offset: int = 0) -> list[dict]:
     return out
 
 
+#: MiniMax-M2 ModelOpt exports (kvguard.quant.modelopt_shards, family minimax_m2: nvidia/MiniMax-M2.5-NVFP4 and its
+#: kin): how many run_modelopt_minimax builds per release (tools/quant_differential.py --modelopt-minimax)
+MODELOPT_MINIMAX_CONFIGS = 12
+#: the first release that registers MiniMaxM2ForCausalLM
+MINIMAX_M2_SINCE = "0.11.1"
+#: the exclusion lists: the published checkpoint's (the router gate under the checkpoint's module name
+#: ``block_sparse_moe``, the attention by wildcard), none, the experts of the layer (under vLLM's name ``mlp`` and the
+#: checkpoint's), one attention projection (a shard of the fused qkv_proj), the whole decoder layer
+MODELOPT_MINIMAX_EXCLUSIONS = (
+    ["lm_head", "model.layers.0.block_sparse_moe.gate", "model.layers.0.self_attn*"], ["lm_head"], [],
+    ["lm_head", "model.layers.0.mlp*"], ["lm_head", "model.layers.0.block_sparse_moe*"],
+    ["lm_head", "model.layers.0.self_attn.q_proj"], ["lm_head", "model.layers.0.self_attn.o_proj"],
+    ["lm_head", "model.layers.0*"], ["lm_head", "*self_attn*"],
+)
+
+
+def modelopt_minimax_variants(rng: random.Random, n: int, version: str) -> list[dict]:
+    """``n`` ModelOpt NVFP4 / FP8 exports of MiniMax-M2.5 (cut to its first layer), with varied expert intermediate
+    sizes (MODELOPT_MOE_INTERMEDIATE), head sizes (an attention output whose per-rank share is not a multiple of 16
+    at some tp), exclusion lists (MODELOPT_MINIMAX_EXCLUSIONS) in the flat and nested layouts."""
+    out = []
+    while len(out) < n:
+        cfg = _mla_base("MiniMaxAI/MiniMax-M2.5", version)
+        cfg["torch_dtype"] = "bfloat16"
+        cfg["intermediate_size"] = rng.choice(MODELOPT_MOE_INTERMEDIATE)
+        if rng.random() < 0.5:
+            cfg["head_dim"] = rng.choice([100, 72, 136])
+        algo = "NVFP4" if rng.random() < 0.7 else "FP8"
+        names = list(rng.choice(MODELOPT_MINIMAX_EXCLUSIONS))
+        if rng.random() < 0.3:
+            q = {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.29.0"},
+                 "quantization": {"quant_algo": algo, "kv_cache_quant_algo": None, "exclude_modules": names,
+                                  **({"group_size": 16} if algo == "NVFP4" else {})}}
+        else:
+            q = {"quant_method": "modelopt", "quant_algo": algo, "producer": {"name": "modelopt", "version": "0.29.0"},
+                 "ignore": names, "kv_cache_scheme": None, **({"group_size": 16} if algo == "NVFP4" else {})}
+        cfg["quantization_config"] = q
+        out.append(cfg)
+    return out
+
+
+def run_modelopt_minimax(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` MiniMax-M2 ModelOpt exports (modelopt_minimax_variants) at ``n_layouts`` of MODELOPT_MOE_LAYOUTS
+    each (the EPLB one last) in the release and compare (the releases register the model from
+    MINIMAX_M2_SINCE)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9500 + 1)
+    cases = []
+    for cfg in modelopt_minimax_variants(rng, n, version):
+        heads = cfg["num_attention_heads"]
+        lays = [dict(lay) for lay in MODELOPT_MOE_LAYOUTS if heads % lay["tp"] == 0]
+        cases.append({"config": cfg, "layouts": rng.sample(lays[:-1], min(max(1, n_layouts - 1), len(lays) - 1))
+                      + lays[-1:]})
+    out = run_runner("quant_runner.py", python, python_env, cases)
+    return compare(version, cases, out)
+
+
 #: Gemma 4 (kvguard/data/quant_archs.json family gemma4, kvguard.quant.gemma4): how many generated configs
 #: run_gemma4 builds per release (tools/quant_differential.py --gemma4)
 GEMMA4_CONFIGS = 12
@@ -1494,6 +1551,21 @@ def test_gemma4_construction_agrees(version):
                         n_layouts=3)
     _check_family_report(report, version, "Gemma 4", "gemma4-construction")
     assert report["layer_lists"]["agree"] == len(GEMMA4_BASES)
+
+
+MINIMAX_SAMPLE = release_sample(VERSIONS, MINIMAX_M2_SINCE, also=("0.20.0",))
+
+
+@pytest.mark.parametrize("version", MINIMAX_SAMPLE)
+def test_modelopt_minimax_construction_agrees(version):
+    report = run_modelopt_minimax(version, int(os.environ.get("KVG_MINIMAX_CONFIGS", "4")),
+                                  int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    counts = report["counts"]
+    keep_report(report, version, "modelopt-minimax-construction")
+    print(f"\nvLLM {version}: MiniMax-M2 ModelOpt construction agree {counts['agree']}, disagree "
+          f"{counts['disagree']}, undecided {counts['undecided']}")
+    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
+    assert counts["agree"] > 0 and not counts["undecided"]
 
 
 #: DeepSeek-V3.2 / GLM-5 (kvguard/data/quant_archs.json family deepseek_v32: the DeepSeek-V3 layers and the sparse
