@@ -726,6 +726,8 @@ KNOWN_METHODS5: dict[str, list] = {
     # NemotronH_Omni_Reasoning_V3_Config (5.19-5.24): the parent's checks, then the vision tower's temporal patch size
     "6a1067c656bf": ["nemotron_h_omni_validate_architecture", {}],
     "cca9edfc4ee1": ["radio_validate_architecture", {}],                     # RadioConfig (5.19-5.24)
+    # Qwen4ExpTextConfig (5.19-5.24; 5.17's names another sparse layer kind and stays declined): its invariants
+    "28f0ba3640e8": ["qwen4_exp_validate_architecture", {"layer_types": ["indexed_attention", "linear_attention"]}],
     "22ae004c836f": ["nemotron_h_layer_types_validation", {"valid": ["full_attention", "linear_attention", "moe",
                                                                       "mlp"]}],  # NemotronHConfig
 }

@@ -13,7 +13,9 @@ Mirrors ``transformers/models/deepseek_v4/configuration_deepseek_v4.py`` (``Deep
 5.17-5.24), ``transformers/models/openai_privacy_filter/configuration_openai_privacy_filter.py``
 (``OpenAIPrivacyFilterConfig``, 5.17-5.24),
 ``transformers/models/nemotron_h_omni/configuration_nemotron_h_omni.py`` (``NemotronH_Omni_Reasoning_V3_Config``,
-5.19-5.24) with its vision tower's ``transformers/models/radio/configuration_radio.py`` (``RadioConfig``) and vLLM's ``vllm/transformers_utils/configs/dory.py`` (``DoryConfig``,
+5.19-5.24) with its vision tower's ``transformers/models/radio/configuration_radio.py`` (``RadioConfig``),
+``transformers/models/qwen4_exp/configuration_qwen4_exp.py`` (``Qwen4ExpTextConfig.validate_architecture``,
+5.19-5.24) and vLLM's ``vllm/transformers_utils/configs/dory.py`` (``DoryConfig``,
 0.33.0: a ``@strict`` class of vLLM's own, read as transformers 5 classes are).
 """
 
@@ -474,6 +476,66 @@ def _nemotron_h_omni_validate_architecture(f: Frame, a: dict) -> None:
                          f"({top}) must be equal.")
 
 
+# -- Qwen4-Exp ---------------------------------------------------------------------------------------
+
+def _qwen4_exp_validate_architecture(f: Frame, a: dict) -> None:
+    """Qwen4-Exp's invariants, in the validator's order: only its two layer kinds (``a['layer_types']``,
+    measured); a sigmoid or SiLU output gate (the hidden activation when none is named); more than one
+    hyper-connection stream; a positive expert count and a routed count within it; positive MoE sizes; the QSA
+    indexer either wholly absent or wholly given, positive, with one key head, a budget in whole blocks and a
+    head wide enough for the attention's rotary part; PLE layers (when any) on linear layers inside the stack, the
+    n-gram heads dividing the PLE width, an end-of-sequence token given.  The comparisons and the arithmetic run on
+    whatever the fields hold, as Python's do (a string factor repeats the head size, ``int()`` then refuses it)."""
+    obj = f.obj
+    unsupported = sorted(set(obj.layer_types) - set(a["layer_types"]))
+    if unsupported:
+        raise ValueError(f"Unsupported Qwen4-Exp layer types: {unsupported}.")
+    gate = obj.output_gate_type or obj.hidden_act
+    if gate not in {"sigmoid", "silu"}:
+        raise ValueError(f"Unsupported Qwen4-Exp output gate activation: {gate}.")
+    if obj.hc_count <= 1:
+        raise ValueError(f"Qwen4-Exp requires hc_count > 1, got {obj.hc_count}.")
+    if obj.num_experts <= 0:
+        raise ValueError(f"num_experts must be > 0, got {obj.num_experts}.")
+    if not 0 < obj.num_experts_per_tok <= obj.num_experts:
+        raise ValueError(f"num_experts_per_tok must be in [1, num_experts], got {obj.num_experts_per_tok} and "
+                         f"{obj.num_experts}.")
+    if obj.moe_intermediate_size <= 0 or obj.shared_expert_intermediate_size <= 0:
+        raise ValueError("moe_intermediate_size and shared_expert_intermediate_size must be > 0.")
+    indexer = {name: getattr(obj, name) for name in ("indexer_n_heads", "indexer_kv_heads", "indexer_head_dim",
+                                                     "indexer_budget", "indexer_compress_ratio")}
+    if any(v is not None for v in indexer.values()):
+        missing = [name for name, v in indexer.items() if v is None]
+        if missing:
+            raise ValueError(f"QSA config is missing required fields: {missing}.")
+        if any(v <= 0 for v in indexer.values()):
+            raise ValueError(f"QSA config values must be positive: {indexer}.")
+        if obj.indexer_kv_heads != 1:
+            raise ValueError("Qwen4-Exp QSA requires indexer_kv_heads=1.")
+        if obj.indexer_budget % obj.indexer_compress_ratio != 0:
+            raise ValueError("indexer_budget must be divisible by indexer_compress_ratio.")
+        rotary = int(obj.head_dim * (obj.rope_parameters or {}).get("partial_rotary_factor", 1.0))
+        if rotary > obj.indexer_head_dim:
+            raise ValueError(f"Qwen4-Exp attention RoPE dimensions must fit the QSA index head: rotary_dim={rotary}, "
+                             f"indexer_head_dim={obj.indexer_head_dim}.")
+    if obj.ple_layer_ids:
+        heads = (obj.ngram_size - 1) * obj.heads_per_ngram
+        if heads <= 0 or obj.ple_embed_dim <= 0 or obj.ple_embed_dim % heads != 0:
+            raise ValueError("ple_embed_dim and the total number of n-gram heads must be positive, and ple_embed_dim "
+                             f"must be divisible by the number of heads: {obj.ple_embed_dim} % {heads} != 0.")
+        outside = [i for i in obj.ple_layer_ids if i < 1 or i > obj.num_hidden_layers]
+        if outside:
+            raise ValueError(f"ple_layer_ids must contain one-indexed ids in [1, {obj.num_hidden_layers}], "
+                             f"got {outside}.")
+        not_linear = [i for i in obj.ple_layer_ids if obj.layer_types[i - 1] != "linear_attention"]
+        if not_linear:
+            raise ValueError(f"Qwen4-Exp PLE is only supported on linear_attention layers, got PLE on layers "
+                             f"{not_linear}.")
+        eos = obj.eos_token_id
+        if eos is None or isinstance(eos, list) and not eos:
+            raise ValueError("eos_token_id must be set when Qwen4-Exp PLE layers are enabled.")
+
+
 STEPS5 = {
     "deepseek_v4_post_init": _deepseek_v4_post_init,
     "deepseek_v4_validate_rope": _deepseek_v4_validate_rope,
@@ -492,4 +554,5 @@ STEPS5 = {
     "nemotron_h_omni_validate_architecture": _nemotron_h_omni_validate_architecture,
     "radio_patch_dims": _radio_patch_dims,
     "radio_validate_architecture": _radio_validate_architecture,
+    "qwen4_exp_validate_architecture": _qwen4_exp_validate_architecture,
 }
