@@ -57,6 +57,10 @@ def _grpc_port(facts, layout, host) -> bool:
     return getattr(layout, "grpc_port", None) is not None
 
 
+def _logging_file_flag(facts, layout, host) -> bool:
+    return bool(getattr(layout, "log_config_file", None) or getattr(layout, "logging_config_file", None))
+
+
 def _tpu(facts, layout, host) -> bool:
     return getattr(host, "platform", None) in ("tpu", None)
 
@@ -87,6 +91,10 @@ VERDICT_ENV: tuple[EnvVar, ...] = (
            "the Rust frontend, which --grpc-port needs (validate_grpc_port_arg)", _grpc_port),
     # no value is tried: a path makes the reading check skipped (whether the file exists is the host's), which
     # leaves the verdict as it is (kvguard.rules.host_options.logging_file_unknown)
+    # tried where a flag names the logging file (a file named by VLLM_LOGGING_CONFIG_PATH is not seen here)
+    EnvVar("VLLM_CONFIGURE_LOGGING", "0.31.0", None, ("0",),
+           "0: logging configuration off, which refuses a logging config file (FE_logging_disabled)",
+           _logging_file_flag),
     EnvVar("VLLM_LOGGING_CONFIG_PATH", "0.10.2", None, (),
            "a logging config file vLLM reads at start (refused unless it exists on the host): the check is skipped"),
 )

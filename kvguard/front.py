@@ -168,6 +168,23 @@ def argparse_verdict(release, refusal) -> Verdict:
                    exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
 
 
+def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> Optional[Verdict]:
+    """What vLLM refuses when it is imported, before its argument parser runs (to 0.30.0, a logging config file with
+    logging configuration off: kvguard.rules.host_options.import_refusal), from the launch's variables."""
+    from .launch.argv import launcher_and_arguments, split_command
+    from .rules.host_options import import_refusal
+
+    variables = {k: v for k, v in os.environ.items() if k.startswith("VLLM_")} if env_from_os else {}
+    variables.update(word.split("=", 1) for word in launcher_and_arguments(split_command(launch))[0]
+                     if "=" in word and not word.startswith("-"))
+    variables.update(env or {})
+    message = import_refusal(release, variables)
+    if message is None:
+        return None
+    return Verdict(ok=False, vllm_version=release.key, stage="frontend", check="FE_logging_disabled",
+                   exc_type="RuntimeError", message=message)
+
+
 def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCommand]", *, host: Optional[Host] = None,
             env: Optional[dict] = None, model_config: Optional[str] = None, env_from_os: bool = False,
             allow_download: bool = False, suggest: bool = False, gpus: Optional[int] = None) -> LaunchReport:
@@ -195,7 +212,8 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
         try:
             cmd = parse_serve(launch if isinstance(launch, str) else list(launch), release)
         except ArgparseRefusal as parse_refusal:  # vLLM's own parser refuses the command line: that is the verdict
-            return LaunchReport(argparse_verdict(release, parse_refusal))
+            return LaunchReport(_import_refusal(release, launch, env, env_from_os)
+                                or argparse_verdict(release, parse_refusal))
         argv = launch
     vllm_env = {}
     if env_from_os:

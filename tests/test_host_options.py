@@ -125,6 +125,61 @@ def test_a_logging_config_file_is_the_host_s(check, version, args, env, skipped)
     assert ("FE_logging_config_file" in {s["check"] for s in data["skipped"]}) is skipped
 
 
+LOGGING_OFF_ENV = ("VLLM_CONFIGURE_LOGGING evaluated to false, but VLLM_LOGGING_CONFIG_PATH was given. "
+                   "VLLM_LOGGING_CONFIG_PATH implies VLLM_CONFIGURE_LOGGING. Please enable VLLM_CONFIGURE_LOGGING or "
+                   "unset VLLM_LOGGING_CONFIG_PATH.")
+LOGGING_OFF = ("Logging configuration is disabled, but a Python logging config file was given. pylogging_config_file "
+               "requires configure_logging to be enabled.")
+_OFF = ("VLLM_CONFIGURE_LOGGING=0", "VLLM_LOGGING_CONFIG_PATH=/srv/log.json")
+
+
+@pytest.mark.parametrize(("version", "args", "env", "want"), [
+    ("0.10.2", (), _OFF, LOGGING_OFF_ENV),
+    ("0.30.0", ("-tp", "3"), ("VLLM_CONFIGURE_LOGGING=-0", "VLLM_LOGGING_CONFIG_PATH=/srv/log.json"), LOGGING_OFF_ENV),
+    # to 0.30.0 vLLM refuses while it is imported, before its parser sees an option it lacks
+    ("0.24.0", ("--no-such-option",), _OFF, LOGGING_OFF_ENV),
+    ("0.31.0", (), _OFF, LOGGING_OFF),
+    ("0.33.0", ("--enable-sleep-mode",), _OFF, LOGGING_OFF),
+    ("0.33.0", ("--logging-config.configure_logging", "false", "--logging-config.pylogging_config_file", "/a.json"),
+     (), LOGGING_OFF),
+    ("0.33.0", ("--logging-config", '{"configure_logging": "off"}', "--log-config-file", "/a.json"), (), LOGGING_OFF),
+    ("0.33.0", ("--logging-config", '{"configure_logging": 0}'), ("VLLM_LOGGING_CONFIG_PATH=/srv/log.json",),
+     LOGGING_OFF),
+])
+def test_a_logging_file_with_logging_off_is_refused(check, version, args, env, want):
+    assert _answer(check(version, *args, env=env)) == (False, "RuntimeError", want, None, "FE_logging_disabled")
+
+
+@pytest.mark.parametrize(("version", "args", "env"), [
+    ("0.20.0", (), ("VLLM_CONFIGURE_LOGGING=0",)),
+    ("0.20.0", (), ("VLLM_CONFIGURE_LOGGING=0", "VLLM_LOGGING_CONFIG_PATH=")),
+    # null replaces the variable's default: no file at all
+    ("0.33.0", ("--logging-config", '{"pylogging_config_file": null}'), _OFF),
+    ("0.31.0", ("--log-config-file", ""), _OFF),
+    # --logging-config's configure_logging outranks the variable (then the file is the host's: skipped)
+    ("0.33.0", ("--logging-config.configure_logging", "yes"), _OFF),
+    # from 0.31.0 the parser runs first
+    ("0.33.0", ("--no-such-option",), _OFF),
+])
+def test_logging_off_without_a_file_or_overridden(check, version, args, env):
+    data = check(version, *args, env=env)
+    assert data["check"] != "FE_logging_disabled"
+
+
+def test_a_null_logging_file_does_not_fall_back_to_the_variable(check):
+    data = check("0.33.0", "--logging-config", '{"pylogging_config_file": null}',
+                 env=("VLLM_LOGGING_CONFIG_PATH=/srv/log.json",))
+    assert data["ok"] and "FE_logging_config_file" not in {s["check"] for s in data["skipped"]}
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "0.33.0"])
+def test_a_configure_logging_variable_that_is_no_integer_is_undecidable(capsys, version):
+    status = run(["check", "--vllm-version", version, "--format", "json", "--", "VLLM_CONFIGURE_LOGGING=false",
+                  "vllm", "serve", "Qwen/Qwen3-8B"])
+    out = capsys.readouterr()
+    assert status != 0 and "VLLM_CONFIGURE_LOGGING='false' is no integer" in out.out + out.err
+
+
 @pytest.mark.parametrize(("version", "backend", "platform", "want"), [
     ("0.33.0", "flashkda", "cuda", None),
     ("0.33.0", "flashkda", "rocm", "--kda-prefill-backend=flashkda is only available on CUDA."),

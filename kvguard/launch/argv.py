@@ -1199,6 +1199,33 @@ def _json_key(value: str, key: str) -> Any:
     return data.get(key) if isinstance(data, dict) else None
 
 
+def _json_has(value: str, key: str) -> bool:
+    """Whether a config option's JSON object names ``key`` at all (null included)."""
+    try:
+        data = json.loads(value)
+    except ValueError:
+        return False
+    return isinstance(data, dict) and key in data
+
+
+#: the values pydantic's lax mode reads as a bool (strings compared lower-case)
+_PYDANTIC_TRUE = frozenset({"1", "on", "t", "true", "y", "yes"})
+_PYDANTIC_FALSE = frozenset({"0", "off", "f", "false", "n", "no"})
+
+
+def _lax_bool(value: Any, release: Release, option: str) -> bool:
+    """A bool field of a config option's JSON object as pydantic reads it; the parser has already vouched for the
+    value, so anything else is a value kvguard cannot read (Undecidable rather than a guess)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.lower() in _PYDANTIC_TRUE | _PYDANTIC_FALSE:
+        return value.lower() in _PYDANTIC_TRUE
+    raise Undecidable(f"vLLM {release.version} reads {option}'s configure_logging={value!r} as a bool, and kvguard "
+                      "does not know which")
+
+
 def _json_name(value: str, key: str) -> Optional[str]:
     """A name a config option's JSON object gives ``key`` (``--attention-config``'s and
     ``--structured-outputs-config``'s backend, the latter's reasoning parser), as text; None when not given."""
@@ -1367,6 +1394,11 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             # LoggingConfig's file (0.31.0+), which vllm serve reads right after argparse unless --log-config-file
             # names another (kvguard.rules.host_options)
             cmd.fields["logging_config_file"] = _json_name(values[0], "pylogging_config_file")
+            if cmd.fields["logging_config_file"] is None and _json_has(values[0], "pylogging_config_file"):
+                cmd.fields["logging_config_file"] = ""    # null: no file, the variable's default replaced
+            configure = _json_key(values[0], "configure_logging")
+            if configure is not None:
+                cmd.fields["logging_configure"] = _lax_bool(configure, release, "--logging-config")
         if dest in ("default_mm_loras", "reasoning_effort_map") and values:
             # JSON as given: create_engine_config refuses any --default-mm-loras for a text-only model, and 0.33.0's
             # validate_parsed_serve_args checks the effort map (kvguard.rules.late_options)

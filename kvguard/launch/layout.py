@@ -254,8 +254,12 @@ class Layout:
     chat_template: Optional[str] = None
     #: --log-config-file as given, a file on the host that vllm serve reads right after argparse (0.31.0+)
     log_config_file: Optional[str] = None
-    #: --logging-config's pylogging_config_file as given (0.31.0+; None: not given), another name for the same file
+    #: --logging-config's pylogging_config_file as given (0.31.0+; None: not given, "": given as null, which no
+    #: longer falls back to VLLM_LOGGING_CONFIG_PATH), another name for the same file
     logging_config_file: Optional[str] = None
+    #: --logging-config's configure_logging as pydantic reads it (0.31.0+; None: not given, VLLM_CONFIGURE_LOGGING
+    #: decides), which refuses a logging config file when false (kvguard.rules.host_options)
+    logging_configure: Optional[bool] = None
     #: the host facts of ModelConfig (kvguard.rules.host_options): --enable-sleep-mode, and --enable-cumem-allocator
     #: (0.22.0+), which the platform's support decides
     enable_sleep_mode: bool = False

@@ -15,7 +15,9 @@ Mirrors, per release:
 - ``vllm/logger.py::_configure_vllm_root_logger``: the logging config file, read when vLLM is imported
   (``VLLM_LOGGING_CONFIG_PATH``, 0.10.2 - 0.30.0) or when ``vllm serve`` applies its LoggingConfig right after argparse
   (0.31.0 - 0.33.0: ``--logging-config``'s ``pylogging_config_file``, whose default is that variable;
-  ``--log-config-file`` overrides both and is kvguard.rules.serve_args's).
+  ``--log-config-file`` overrides both and is kvguard.rules.serve_args's); before the file is looked for, the same
+  function refuses one while logging configuration is off (``VLLM_CONFIGURE_LOGGING``, 0.31.0+ LoggingConfig's
+  ``configure_logging``), which to 0.30.0 happens at import, before the argument parser (kvguard.front).
 
 The platform is :class:`~kvguard.launch.layout.Host`'s ``platform`` (assumed CUDA unless stated); whether a file
 exists on the host, or which GPU a UUID names, is not known to kvguard: those checks are skipped with the reason.
@@ -25,13 +27,14 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Optional
+    from typing import Any, Mapping, Optional
 
 __all__ = ["CUMEM_MESSAGE", "DEVICE_IDS_DUPLICATES", "DEVICE_IDS_MIXED", "DEVICE_IDS_RANGE", "DEVICE_ID_NOT_INT",
-           "KDA_PREFILL_MESSAGE", "SLEEP_MESSAGE", "cumem_unavailable", "device_id_bind", "device_ids_duplicates",
-           "device_ids_mixed", "device_ids_not_int", "device_ids_range", "device_ids_values",
-           "device_ids_visible_not_int", "device_range_bind", "kda_prefill_bind", "kda_prefill_off_platform",
-           "logging_file_unknown", "sleep_unavailable"]
+           "KDA_PREFILL_MESSAGE", "LOGGING_DISABLED_CONFIG", "LOGGING_DISABLED_ENV", "SLEEP_MESSAGE",
+           "cumem_unavailable", "device_id_bind", "device_ids_duplicates", "device_ids_mixed", "device_ids_not_int",
+           "device_ids_range", "device_ids_values", "device_ids_visible_not_int", "device_range_bind",
+           "import_refusal", "kda_prefill_bind", "kda_prefill_off_platform", "logging_disabled_with_file", "logging_file_unknown",
+           "sleep_unavailable"]
 
 SLEEP_MESSAGE = "Sleep mode is not supported on current platform."
 CUMEM_MESSAGE = "cumem allocator is not supported on current platform."
@@ -183,20 +186,75 @@ def device_range_bind(state: Any) -> dict:
     return state._device_range
 
 
+#: the refusal of a logging config file while logging configuration is off, before the file is looked for:
+#: worded for the variables at import (to 0.30.0), for LoggingConfig's fields from 0.31.0
+LOGGING_DISABLED_ENV = ("VLLM_CONFIGURE_LOGGING evaluated to false, but VLLM_LOGGING_CONFIG_PATH was given. "
+                        "VLLM_LOGGING_CONFIG_PATH implies VLLM_CONFIGURE_LOGGING. Please enable "
+                        "VLLM_CONFIGURE_LOGGING or unset VLLM_LOGGING_CONFIG_PATH.")
+LOGGING_DISABLED_CONFIG = ("Logging configuration is disabled, but a Python logging config file was given. "
+                           "pylogging_config_file requires configure_logging to be enabled.")
+
+
+def _configure_logging_variable(state: Any) -> bool:
+    """VLLM_CONFIGURE_LOGGING as vllm.envs reads it (int() of the text, default 1; 0.10.2 keeps the int, whose
+    truth is the same)."""
+    text = state.env.get("VLLM_CONFIGURE_LOGGING")
+    if text is None:
+        return True
+    value = _as_int(text)
+    if value is None:
+        state.undecided(f"VLLM_CONFIGURE_LOGGING={text!r} is no integer: vLLM {state.release.version}'s int() of it "
+                        "raises while the logging configuration is read, which kvguard does not model")
+    return bool(value)
+
+
+def _logging_file(state: Any) -> tuple[Optional[str], str]:
+    """The logging config file vLLM reads at start and where it was named (see logging_file_unknown)."""
+    lay = state.layout
+    if state.release.within("0.31.0"):
+        if lay.log_config_file is not None:
+            return lay.log_config_file, "--log-config-file"
+        if lay.logging_config_file is not None:        # "" (null): no file, the variable's default replaced
+            return lay.logging_config_file, "--logging-config's pylogging_config_file"
+    return state.env.get("VLLM_LOGGING_CONFIG_PATH"), "VLLM_LOGGING_CONFIG_PATH"
+
+
+def logging_disabled_with_file(state: Any) -> bool:
+    """Logging configuration turned off while a logging config file is named: refused before the file is looked
+    for, so decided whatever the host holds.  0.31.0+: LoggingConfig's configure_logging (--logging-config's, else
+    VLLM_CONFIGURE_LOGGING) and pylogging_config_file (--log-config-file, else --logging-config's, else
+    VLLM_LOGGING_CONFIG_PATH); before: the two variables, when vLLM is imported."""
+    lay = state.layout
+    if state.release.within("0.31.0") and lay.logging_configure is not None:
+        configure = lay.logging_configure
+    else:
+        configure = _configure_logging_variable(state)   # read whether or not a file is named
+    return not configure and bool(_logging_file(state)[0])
+
+
+def import_refusal(release: Any, env: Mapping[str, str]) -> Optional[str]:
+    """To 0.30.0 the logging configuration is read when vLLM is imported, before its argument parser runs: the
+    refusal of FE_logging_disabled then outranks an argparse error (kvguard.front), from the variables alone."""
+    if release.within("0.31.0"):
+        return None
+    text = env.get("VLLM_CONFIGURE_LOGGING", "1")
+    value = _as_int(text)
+    if value is None:
+        from ..errors import Undecidable
+
+        raise Undecidable(f"VLLM_CONFIGURE_LOGGING={text!r} is no integer: vLLM {release.version}'s int() of it "
+                          "raises when vLLM is imported, which kvguard does not model")
+    return LOGGING_DISABLED_ENV if value == 0 and env.get("VLLM_LOGGING_CONFIG_PATH") else None
+
+
 def logging_file_unknown(state: Any) -> bool:
     """A logging config file vLLM reads at start: refused unless it exists on the host, which kvguard does not know
     (skipped).  0.31.0+: --logging-config's pylogging_config_file, else VLLM_LOGGING_CONFIG_PATH (LoggingConfig's
     default), unless --log-config-file names the file (kvguard.rules.serve_args's row); before: the variable, read
     when vLLM is imported."""
-    lay = state.layout
-    if state.release.within("0.31.0"):
-        if lay.log_config_file is not None:
-            return False
-        path, where = lay.logging_config_file, "--logging-config's pylogging_config_file"
-        if lay.logging_config_file is None:
-            path, where = state.env.get("VLLM_LOGGING_CONFIG_PATH"), "VLLM_LOGGING_CONFIG_PATH"
-    else:
-        path, where = state.env.get("VLLM_LOGGING_CONFIG_PATH"), "VLLM_LOGGING_CONFIG_PATH"
+    path, where = _logging_file(state)
+    if where == "--log-config-file":
+        return False
     if path:
         state.skip(f"{where} {path!r} names a logging config file that vLLM {state.release.version} reads at start "
                    "and refuses unless it exists on the host: whether it does is not known to kvguard")

@@ -1170,6 +1170,19 @@ _S_SERVE_ARGS = ("vllm/entrypoints/openai/cli_args.py::validate_parsed_serve_arg
 
 RULES = (
     # ===================== the front end, before any config (kvguard.rules.parsers, kvguard.rules.serve_args) ==========
+    # logging configuration off while a logging config file is named: refused before the file is looked for (to
+    # 0.30.0 when vLLM is imported, before argparse: kvguard.front; 0.31.0+ right after argparse)
+    Check("FE_logging_disabled", "0.10.2", "0.30.0", stage="frontend", exc="RuntimeError", scope="env",
+          when=_host.logging_disabled_with_file, template=_host.LOGGING_DISABLED_ENV,
+          source="vllm/logger.py::_configure_vllm_root_logger (at import)",
+          description="VLLM_CONFIGURE_LOGGING=0 with VLLM_LOGGING_CONFIG_PATH set, whether or not the file exists"),
+    Check("FE_logging_disabled", "0.31.0", stage="frontend", exc="RuntimeError", scope="env",
+          when=_host.logging_disabled_with_file, template=_host.LOGGING_DISABLED_CONFIG,
+          source="vllm/logger.py::_configure_vllm_root_logger (configure_logging_from_args in "
+                 "vllm/entrypoints/cli/main.py::main, before the sub-command's validate)",
+          description="LoggingConfig's configure_logging false (--logging-config's, else VLLM_CONFIGURE_LOGGING) "
+                      "while a logging config file is named (--log-config-file, --logging-config's "
+                      "pylogging_config_file, else VLLM_LOGGING_CONFIG_PATH), whether or not the file exists"),
     Check("FE_log_config_file", "0.31.0", options=("log_config_file",), stage="frontend", exc="RuntimeError",
           scope="env", when=_serve_args.log_config_file_unknown,
           template="('Could not load logging config. File does not exist: %s', {log_config_file!r})",

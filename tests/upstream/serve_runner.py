@@ -8,7 +8,8 @@ CASES: {"env": {...}, "cases": [{"id", "config": {...}, "args": [flags after the
          "files": optional {directory: config.json contents} written first (speculative drafts),
          "hf_cache": optional {"org/name": config.json contents} written as an offline Hugging Face cache
                      (HF_HUB_CACHE) so that Hub ids resolve},
-         "frontend": optional true: also the front end's own checks (below)]}
+         "frontend": optional true: also the front end's own checks (below),
+         "logging": optional true: the logging configuration vllm serve applies (below)]}
 
 Per case: the release's own ``make_arg_parser`` under the ``vllm`` parser's ``serve`` sub-command (the model
 given positionally, as ``vllm serve MODEL …``), ``EngineArgs.from_cli_args`` and ``create_engine_config()`` in the API
@@ -27,6 +28,10 @@ reasoning parser (stage "engine_core"; StructuredOutputManager asks it only with
 which this runner never loads).  From 0.20.0 VllmConfig builds a registered reasoning parser
 with that missing tokenizer: such a failure is marked ``"harness": "no_tokenizer"``.  The API server's module imports server packages the oracle
 lacks: parser_names_runner.stub_server_modules stands in for them.
+
+With ``"logging": true`` a case also applies the logging configuration as ``vllm serve`` does: to 0.30.0 when
+vLLM is imported (a new interpreter imports ``vllm.logger`` under the case's environment, before the parser runs),
+from 0.31.0 the release's ``configure_logging_from_args`` right after argparse (stage "frontend" either way).
 
 Outcomes that belong to the CPU platform or this host (not to the launch) are
 for the caller to recognise; see tests/upstream/test_serve_path.py.
@@ -96,6 +101,14 @@ def main(cases_path, out_path):
         with open(os.path.join(work, "config.json"), "w") as fh:
             json.dump(case["config"], fh)
         rec = {"id": case["id"]}
+        if case.get("logging") and not _logging_from_args():
+            # to 0.30.0 vllm.logger configures logging when vLLM is imported, before any parser: a fresh import
+            # under the case's environment (this process imported vLLM once, under the run's)
+            failure = _import_logger()
+            if failure is not None:
+                rec.update(stage="frontend", **failure)
+                out.append(rec)
+                continue
         # the `vllm` console script's parser with its serve sub-command, the model positional as `vllm serve` takes
         # it: the api server's own parser would give a stray value after an option the release lacks to model_tag
         parser = _parsers(FlexibleArgumentParser, make_arg_parser, "serve")[0]
@@ -117,6 +130,15 @@ def main(cases_path, out_path):
         # create_engine_config(headless=True))
         count = getattr(ns, "api_server_count", None)
         headless = bool(getattr(ns, "headless", False)) or (count is not None and count < 1)
+        if case.get("logging") and _logging_from_args():
+            # 0.31.0+: vllm/entrypoints/cli/main.py applies the logging config right after argparse
+            try:
+                _logging_from_args()(ns)
+            except Exception as exc:  # noqa: BLE001
+                rec["stage"] = "frontend"
+                rec.update(describe(exc))
+                out.append(rec)
+                continue
         if case.get("frontend"):
             if frontend is None:
                 frontend = _frontend()
@@ -157,6 +179,31 @@ def main(cases_path, out_path):
         out.append(rec)
     with open(out_path, "w") as fh:
         json.dump(out, fh, default=str)
+
+
+def _logging_from_args():
+    """The release's configure_logging_from_args (0.31.0+), else None."""
+    import vllm.logger
+
+    return getattr(vllm.logger, "configure_logging_from_args", None)
+
+
+_IMPORT_LOGGER = """
+import json
+try:
+    import vllm.logger
+except BaseException as exc:
+    print(json.dumps({"exc_type": type(exc).__name__, "message": str(exc)}))
+"""
+
+
+def _import_logger():
+    """vllm.logger imported in a new interpreter under this case's environment: the exception it raised, or None."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", _IMPORT_LOGGER], capture_output=True, text=True, env=dict(os.environ))
+    lines = done.stdout.strip().splitlines()
+    return json.loads(lines[-1]) if lines and lines[-1].startswith("{") else None
 
 
 def _usage_context(engine_args):

@@ -3,8 +3,10 @@
 Generates seeded ``vllm serve`` launches with ``--enable-sleep-mode`` (or its negative), ``--enable-cumem-allocator``
 (0.22.0+), ``--device-ids`` lists (0.24.0+: duplicates, integer ids and UUID-like words mixed, ``-1``, ``01``, empty
 items, with the CPU platform's device-control variable set now and then), ``--kda-prefill-backend`` (0.30.0+: its
-CUDA-only and ROCm-only kernels, sometimes behind an OffloadConfig refusal) and, from 0.31.0,
-``--logging-config.pylogging_config_file`` naming a file that exists (a valid dictConfig); some launches add an option
+CUDA-only and ROCm-only kernels, sometimes behind an OffloadConfig refusal) and a logging configuration
+(VLLM_CONFIGURE_LOGGING, VLLM_LOGGING_CONFIG_PATH and, from 0.31.0, ``--logging-config``'s configure_logging and
+pylogging_config_file, null included, and ``--log-config-file``: a file that exists, a valid dictConfig, or one that
+is missing where logging configuration is off, refused before the file is looked for); some launches add an option
 refused earlier (--config-format, --data-parallel-backend) or later (-tp 3, --max-model-len) to pin the position in
 the release's order.  Each runs through the release's own ``vllm serve`` path (tests/upstream/serve_runner.py) and
 through kvguard with the oracle's host (the CPU platform: the branch that refuses sleep mode, the cumem allocator and
@@ -30,7 +32,14 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from kvguard.versions import resolve  # noqa: E402
 
-from ._oracle import generated_launches, launch_case, launch_differential, launches_main  # noqa: E402
+from ._oracle import (  # noqa: E402
+    check_launch_report,
+    generated_launches,
+    launch_case,
+    launch_differential,
+    launches_main,
+    release_sample,
+)
 from .test_speculative import _config  # noqa: E402
 
 pytestmark = pytest.mark.upstream
@@ -49,6 +58,35 @@ def _sleep(rng, release) -> list[str]:
     return ["--disable-sleep-mode" if release.within("0.33.0") else "--no-enable-sleep-mode"]
 
 
+def _logging(rng, release, existing: str, missing: str) -> tuple[list[str], dict[str, str]]:
+    """A logging configuration: VLLM_CONFIGURE_LOGGING and VLLM_LOGGING_CONFIG_PATH, from 0.31.0 also
+    --logging-config's configure_logging / pylogging_config_file (null included) and --log-config-file.  A file that
+    may be read while logging is configured exists (kvguard skips a missing one); one named while logging is off may
+    be missing (refused before it is looked for)."""
+    env: dict[str, str] = {}
+    args: list[str] = []
+    off = rng.random() < 0.6
+    if rng.random() < 0.7:
+        env["VLLM_CONFIGURE_LOGGING"] = rng.choice(("0", "00", "-0")) if off else rng.choice(("1", "2"))
+    if rng.random() < 0.7:
+        off_for_sure = off and "VLLM_CONFIGURE_LOGGING" in env
+        env["VLLM_LOGGING_CONFIG_PATH"] = rng.choice((existing, missing)) if off_for_sure else existing
+    if release.within("0.31.0"):
+        if rng.random() < 0.3:
+            args += ["--logging-config.configure_logging", rng.choice(("false", "true", "0", "off", "yes"))]
+            if env.get("VLLM_LOGGING_CONFIG_PATH") == missing:
+                env["VLLM_LOGGING_CONFIG_PATH"] = existing     # configuration may end up on
+        if rng.random() < 0.3:
+            args += ["--logging-config", '{"pylogging_config_file": null}']
+        elif rng.random() < 0.3:
+            args += ["--logging-config.pylogging_config_file", existing]
+        if rng.random() < 0.2:
+            args += ["--log-config-file", existing]
+    if rng.random() < 0.3:
+        args += _sleep(rng, release)
+    return args, env
+
+
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
     release = resolve(version)
@@ -59,14 +97,13 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     for i in range(n):
         args: list[str] = []
         env: dict[str, str] = {}
-        kind = rng.choice(("sleep", "cumem", "device", "device", "logging", "kda"))
+        extra_logging = False
+        kind = rng.choice(("sleep", "cumem", "device", "device", "logging", "logging", "kda"))
         if kind == "kda" and not release.within("0.30.0"):
             kind = "device"
         if kind == "cumem" and not release.within("0.22.0"):
             kind = "sleep"
         if kind == "device" and not release.within("0.24.0"):
-            kind = "sleep"
-        if kind == "logging" and not release.within("0.31.0"):
             kind = "sleep"
         if kind == "sleep":
             args += _sleep(rng, release)
@@ -86,15 +123,16 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             if rng.random() < 0.25:
                 args += ["--offload-backend", "prefetch", "--offload-group-size", "1", "--offload-num-in-group", "2"]
         else:
-            args += ["--logging-config.pylogging_config_file", logging_file]
-            if rng.random() < 0.5:
-                args += _sleep(rng, release)
+            args, env = _logging(rng, release, logging_file, os.path.join(root, "missing.json"))
+            extra_logging = True
         draw = rng.random()
         if draw < 0.2:
             args += rng.choice(EARLIER)
         elif draw < 0.4:
             args += rng.choice(LATER)
-        extra = {"env": env} if env else {}
+        extra: dict = {"env": env} if env else {}
+        if extra_logging:
+            extra["logging"] = True
         cases.append(launch_case(root, f"h{i}", "qwen3-8b", _config("Qwen/Qwen3-8B"), args, **extra))
     return cases
 
@@ -105,6 +143,54 @@ test_host_options_agree_with_real_vllm = launch_differential(
     run, kind="host-options", label="host-fact options (sleep mode, cumem allocator, --device-ids, KDA prefill kernel, logging file)",
     cases=("KVG_HOST_CASES", 16), seed="KVG_HOST_SEED",
     versions=VERSIONS, since="0.10.2", also=("0.22.0", "0.24.0"))
+
+
+#: logging configurations written out (args, env; "FILE": a dictConfig that exists, "MISSING": no such file), with
+#: what each pins: the file refused before it is looked for, null replacing the variable, the import-time check
+#: before argparse (to 0.30.0) or after it (0.31.0+), the logging refusal before every engine check
+LOGGING_LAUNCHES = (
+    ([], {"VLLM_CONFIGURE_LOGGING": "0", "VLLM_LOGGING_CONFIG_PATH": "MISSING"}),
+    (["--no-such-option"], {"VLLM_CONFIGURE_LOGGING": "0", "VLLM_LOGGING_CONFIG_PATH": "MISSING"}),
+    (["-tp", "3", "--enable-sleep-mode"], {"VLLM_CONFIGURE_LOGGING": "00", "VLLM_LOGGING_CONFIG_PATH": "FILE"}),
+    ([], {"VLLM_CONFIGURE_LOGGING": "0"}),
+    ([], {"VLLM_CONFIGURE_LOGGING": "1", "VLLM_LOGGING_CONFIG_PATH": "FILE"}),
+)
+LOGGING_LAUNCHES_31 = (
+    (["--logging-config", '{"pylogging_config_file": null}'],
+     {"VLLM_CONFIGURE_LOGGING": "0", "VLLM_LOGGING_CONFIG_PATH": "MISSING"}),
+    (["--logging-config.configure_logging", "false", "--logging-config.pylogging_config_file", "MISSING"], {}),
+    (["--logging-config.configure_logging", "off", "--log-config-file", "MISSING"], {}),
+    (["--logging-config.configure_logging", "yes"], {"VLLM_CONFIGURE_LOGGING": "0", "VLLM_LOGGING_CONFIG_PATH": "FILE"}),
+    (["--log-config-file", ""], {"VLLM_CONFIGURE_LOGGING": "0", "VLLM_LOGGING_CONFIG_PATH": "MISSING"}),
+)
+
+
+def logging_launches(version: str, root: str) -> list[dict]:
+    release = resolve(version)
+    os.makedirs(root, exist_ok=True)
+    existing = os.path.join(root, "logging.json")
+    Path(existing).write_text(json.dumps({"version": 1, "disable_existing_loggers": False}))
+    names = {"FILE": existing, "MISSING": os.path.join(root, "missing.json")}
+    written = LOGGING_LAUNCHES + (LOGGING_LAUNCHES_31 if release.within("0.31.0") else ())
+    return [launch_case(root, f"l{i}", "qwen3-8b", _config("Qwen/Qwen3-8B"), [names.get(a, a) for a in args],
+                        env={k: names.get(v, v) for k, v in env.items()}, logging=True)
+            for i, (args, env) in enumerate(written)]
+
+
+@pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.24.0",)))
+def test_logging_configurations_agree_with_real_vllm(version):
+    import shutil
+    import tempfile
+
+    from .test_speculative import compare_launches
+
+    root = tempfile.mkdtemp(prefix="kvg-logging-")
+    try:
+        report = compare_launches(version, 0, logging_launches(version, root))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    check_launch_report(report, "host-logging", "logging configurations")
+    assert report["counts"].get("undecidable", 0) == 0, report["undecidable"]
 
 
 if __name__ == "__main__":
