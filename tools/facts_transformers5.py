@@ -633,6 +633,12 @@ KNOWN_POST_INITS5: dict[str, list] = {
                                        ["index_block_size", "sparse_block_size"],
                                        ["index_topk_blocks", "sparse_topk_blocks"],
                                        ["index_local_blocks", "sparse_local_block"]]}]],
+    # Cosmos3EdgeTextConfig (5.20): RoPE parameters defaulted (the method's mRoPE sections), then head size and KV heads
+    "a875d15017b7": [["cosmos3_edge_text_rope_default", {"mrope_section": [24, 20, 20]}],
+                     ["floordiv_if_none", {"a": "self.hidden_size", "b": "self.num_attention_heads",
+                                           "t": "self.head_dim"}],
+                     ["default_if_none", {"a": "self.num_key_value_heads", "b": "self.num_attention_heads"}],
+                     ["super", {"keywords": [["**", "kwargs"]], "method": "__post_init__", "positional": 0}]],
     "30cc96ad73d4": [["dory_post_init", {}],                             # vLLM's DoryConfig (0.33.0)
                      ["super", {"keywords": [["**", "kwargs"]], "method": "__post_init__", "positional": 0}]],
     # OpenAIPrivacyFilterConfig (5.17-5.24): its NER labels (a module tuple) as the default id2label, the YaRN
@@ -728,6 +734,7 @@ KNOWN_METHODS5: dict[str, list] = {
     "cca9edfc4ee1": ["radio_validate_architecture", {}],                     # RadioConfig (5.19-5.24)
     # Qwen4ExpTextConfig (5.19-5.24; 5.17's names another sparse layer kind and stays declined): its invariants
     "28f0ba3640e8": ["qwen4_exp_validate_architecture", {"layer_types": ["indexed_attention", "linear_attention"]}],
+    "091250f9a632": ["cosmos3_edge_text_validate_architecture", {}],         # Cosmos3EdgeTextConfig (5.20)
     "22ae004c836f": ["nemotron_h_layer_types_validation", {"valid": ["full_attention", "linear_attention", "moe",
                                                                       "mlp"]}],  # NemotronHConfig
 }

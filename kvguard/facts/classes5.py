@@ -15,7 +15,8 @@ Mirrors ``transformers/models/deepseek_v4/configuration_deepseek_v4.py`` (``Deep
 ``transformers/models/nemotron_h_omni/configuration_nemotron_h_omni.py`` (``NemotronH_Omni_Reasoning_V3_Config``,
 5.19-5.24) with its vision tower's ``transformers/models/radio/configuration_radio.py`` (``RadioConfig``),
 ``transformers/models/qwen4_exp/configuration_qwen4_exp.py`` (``Qwen4ExpTextConfig.validate_architecture``,
-5.19-5.24) and vLLM's ``vllm/transformers_utils/configs/dory.py`` (``DoryConfig``,
+5.19-5.24), ``transformers/models/cosmos3_edge/configuration_cosmos3_edge.py`` (``Cosmos3EdgeTextConfig``, 5.20) and
+vLLM's ``vllm/transformers_utils/configs/dory.py`` (``DoryConfig``,
 0.33.0: a ``@strict`` class of vLLM's own, read as transformers 5 classes are).
 """
 
@@ -536,6 +537,34 @@ def _qwen4_exp_validate_architecture(f: Frame, a: dict) -> None:
             raise ValueError("eos_token_id must be set when Qwen4-Exp PLE layers are enabled.")
 
 
+# -- Cosmos3 Edge ------------------------------------------------------------------------------------
+
+def _cosmos3_edge_text_rope_default(f: Frame, a: dict) -> None:
+    """Without RoPE parameters, the default type at the class's ``default_theta`` with the method's multimodal
+    sections (``a['mrope_section']``, measured), in the method's key order."""
+    obj = f.obj
+    if obj.rope_parameters is None:
+        obj.rope_parameters = {"rope_type": "default", "rope_theta": _class_level_value(f, "default_theta"),
+                               "mrope_section": list(a["mrope_section"])}
+
+
+def _cosmos3_edge_text_validate_architecture(f: Frame, a: dict) -> None:
+    """Heads dividing the hidden size, the default RoPE type only, and three multimodal sections that add up to
+    half the head size; the RoPE keys are subscripted (a missing one is the ``KeyError``) and the sections' length
+    and sum are Python's on whatever they hold."""
+    obj = f.obj
+    if obj.hidden_size % obj.num_attention_heads != 0:
+        raise ValueError(f"The hidden size ({obj.hidden_size}) is not a multiple of the number of attention heads "
+                         f"({obj.num_attention_heads}).")
+    rope_type = obj.rope_parameters["rope_type"]
+    if rope_type != "default":
+        raise ValueError(f"Cosmos3 Edge requires `rope_type='default'`, got {rope_type!r}.")
+    sections = obj.rope_parameters["mrope_section"]
+    if len(sections) != 3 or sum(sections) != obj.head_dim // 2:
+        raise ValueError("`rope_parameters.mrope_section` must contain three sections whose sum equals half of "
+                         f"`head_dim`, got {sections} for head_dim={obj.head_dim}.")
+
+
 STEPS5 = {
     "deepseek_v4_post_init": _deepseek_v4_post_init,
     "deepseek_v4_validate_rope": _deepseek_v4_validate_rope,
@@ -555,4 +584,6 @@ STEPS5 = {
     "radio_patch_dims": _radio_patch_dims,
     "radio_validate_architecture": _radio_validate_architecture,
     "qwen4_exp_validate_architecture": _qwen4_exp_validate_architecture,
+    "cosmos3_edge_text_rope_default": _cosmos3_edge_text_rope_default,
+    "cosmos3_edge_text_validate_architecture": _cosmos3_edge_text_validate_architecture,
 }
