@@ -142,10 +142,65 @@ def test_pattern_decided_before_index_cache():
     assert v.ok and mi_skip(v) == ""
 
 
-def test_other_methods_left_open():
-    awq = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}
-    v = kvguard.check(v32(quantization_config=awq), vllm_version="0.28.0", tp=8, host=H100)
-    assert "the awq weight-shard checks of DeepseekV32ForCausalLM are not modelled" in mi_skip(v)
+AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}
+GPTQ = {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False}
+AWQ_INPUT = ("The input size is not aligned with the quantized weight shape. This can be caused by too large tensor "
+             "parallel size.")
+
+
+@pytest.mark.parametrize("version", ["0.12.0", "0.20.0", "0.24.0", "0.28.0", "0.29.0", "0.33.0"])
+@pytest.mark.parametrize("quant", [AWQ, GPTQ], ids=["awq", "gptq"])
+def test_wna16_published_sizes_decided(version, quant):
+    # 4-bit groups of 128 at tp 8: fused_qkv_a_proj 7168 -> 1536 + 576 (not split), q_b_proj 1536 -> 3072 per rank,
+    # kv_b_proj 512 -> 4096, o_proj 2048 -> 7168, dense MLP 2304 per rank, shared expert 256, the indexer's wq_b
+    # 1536 -> 8192 and wk 7168 -> 128 replicated: every input whole groups, the router gate unquantized: accepted
+    v = kvguard.check(v32(quantization_config=quant), vllm_version=version, tp=8, host=H100)
+    assert v.ok and mi_skip(v) == ""
+
+
+@pytest.mark.parametrize("version", ["0.12.0", "0.20.0", "0.24.0", "0.28.0", "0.29.0", "0.33.0"])
+def test_awq_q_lora_rank_off_groups(version):
+    # q LoRA rank 1000 (1000 % 128 = 104): q_b_proj (up to 0.28.0, after the fused a-projection, whose input is the
+    # hidden size) or, from 0.29.0, the indexer's wq_b (built before it) takes 1000 inputs: Marlin does not take the
+    # shape, the plain AWQ method refuses the input
+    v = kvguard.check(v32(q_lora_rank=1000, quantization_config=AWQ), vllm_version=version, tp=8, host=H100)
+    assert (v.ok, v.check, v.exc_type, v.message) == (False, "MI_awq_input", "ValueError", AWQ_INPUT)
+    # the layer that refuses (kvguard.quant's outcome names it)
+    from kvguard.quant import Launch, outcome
+
+    cfg = v32(q_lora_rank=1000, quantization_config=AWQ)
+    layer = outcome(model_facts(cfg, vllm_version=version), resolve(version), Launch(tp=8)).layer
+    assert layer == ("model.layers.0.self_attn.indexer.wq_b" if resolve(version).within("0.29.0")
+                     else "model.layers.0.self_attn.q_b_proj")
+
+
+def modelopt_fp8(nested: bool = True) -> dict:
+    """A ModelOpt FP8 (per-tensor) quantization_config: hf_quant_config.json's nested layout or config.json's flat
+    one."""
+    if nested:
+        return {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.39.0"},
+                "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"]}}
+    fp8 = {"dynamic": False, "num_bits": 8, "type": "float"}
+    return {"config_groups": {"group_0": {"input_activations": fp8, "weights": fp8, "targets": ["Linear"]}},
+            "ignore": ["lm_head"], "quant_algo": "FP8", "producer": {"name": "modelopt", "version": "0.45.0"},
+            "quant_method": "modelopt"}
+
+
+@pytest.mark.parametrize("version", ["0.12.0", "0.24.0", "0.29.0", "0.33.0"])
+@pytest.mark.parametrize("nested", [True, False])
+def test_modelopt_fp8_decided(version, nested):
+    # per-tensor FP8 checks no size: the published sizes at tp 32 (dense MLP 576, experts 64 per rank) build
+    v = kvguard.check(v32(torch_dtype="bfloat16", quantization_config=modelopt_fp8(nested)), vllm_version=version,
+                      tp=32, host=H100)
+    assert mi_skip(v) == "" and not any(s.check == "MI_model" for s in v.skipped)
+    assert v.check is None or not v.check.startswith("MI_")
+
+
+def test_modelopt_fp8_experts_refuse_eplb():
+    # ModelOptFp8MoEMethod never supports EPLB (0.11.1+: FusedMoE names the class)
+    v = kvguard.check(v32(torch_dtype="bfloat16", quantization_config=modelopt_fp8()), vllm_version="0.24.0", tp=1,
+                      dp=8, enable_expert_parallel=True, enable_eplb=True, host=H100)
+    assert (v.ok, v.check, v.message) == (False, "MI_eplb_unsupported", "EPLB is not supported ModelOptFp8MoEMethod.")
 
 
 def nvfp4(ignore: list[str]) -> dict:
@@ -222,11 +277,6 @@ def test_flat_nvfp4_q_lora_rank_not_multiple_of_16(version, weight_only, check, 
 
 
 def test_flat_modelopt_left_open():
-    # FP8 in the flat layout: the family is proven with modelopt_fp4 and block FP8 only
-    fp8 = {"quant_method": "modelopt", "quant_algo": "FP8", "ignore": ["lm_head"],
-           "producer": {"name": "modelopt", "version": "0.45.0"}}
-    v = kvguard.check(v32(quantization_config=fp8), vllm_version="0.29.0", tp=8, host=H100)
-    assert "the modelopt weight-shard checks of DeepseekV32ForCausalLM are not modelled" in mi_skip(v)
     # a lower-case algorithm: the release upper-cases it; kvguard reads ModelOpt's own spelling only
     v = kvguard.check(v32(quantization_config=flat_nvfp4(["lm_head"], algo="nvfp4")), vllm_version="0.29.0", tp=8,
                       host=H100)

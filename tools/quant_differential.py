@@ -82,6 +82,10 @@ def main() -> int:
                     "DeepSeek-V3.2 / GLM-5 per release too (dsa_nvfp4_variants)")
     ap.add_argument("--dsa-nvfp4-flat", type=int, default=0, help="with --dsa: this many ModelOpt NVFP4 exports in "
                     "config.json's flat layout (nvidia/GLM-5.1-NVFP4) per release too")
+    ap.add_argument("--dsa-modelopt-fp8", type=int, default=0, help="with --dsa: this many ModelOpt FP8 exports of "
+                    "DeepSeek-V3.2 / GLM-5 per release too (dsa_modelopt_fp8_variants)")
+    ap.add_argument("--dsa-wna16", type=int, default=0, help="with --dsa: this many AWQ / GPTQ checkpoints of "
+                    "DeepSeek-V3.2 / GLM-5 per release too (dsa_wna16_variants)")
     ap.add_argument("--dsa", type=int, default=None, help="run only the DeepSeek-V3.2 / GLM-5 configs (run_dsa), this "
                     "many per release (releases before 0.11.0, which do not register them, are skipped)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
@@ -137,7 +141,8 @@ def main() -> int:
                 if not quant_tests.dsa_release(version):
                     continue
                 rep = quant_tests.run_dsa(version, args.dsa, args.seed, args.layouts, nvfp4=args.dsa_nvfp4,
-                                          nvfp4_flat=args.dsa_nvfp4_flat)
+                                          nvfp4_flat=args.dsa_nvfp4_flat,
+                                          modelopt_fp8=args.dsa_modelopt_fp8, wna16=args.dsa_wna16)
             elif args.kimi:
                 if not quant_tests.kimi_release(version):
                     continue

@@ -722,6 +722,37 @@ CASES += [
             "the LM head excluded, q LoRA rank 1000 (1000 % 16 = 8) at -tp 8: refused by the first quantized layer "
             "reading it; 0.29.0 reads the config group as W4A16_NVFP4, whose linear method has its own message "
             "(MI_nvfp4a16_input), other releases MI_nvfp4_input"},
+    # ModelOpt FP8 (hf_quant_config's nested layout) and AWQ / GPTQ (the quantization_config AutoAWQ / AutoGPTQ write)
+    # of DeepSeek-V3.2 / GLM-5 (recorded for 0.12.0, 0.20.0, 0.24.0, 0.29.0 and 0.33.0; GLM-5 from 0.24.0)
+    {"id": "mi-modelopt-fp8-dsv32-tp8", "model": "deepseek-ai/DeepSeek-V3.2",
+     "config_patch": {"torch_dtype": "bfloat16", "quantization_config": {
+         "quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.39.0"},
+         "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"]}}},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.12.0",
+     "why": "DeepSeek-V3.2 as a ModelOpt FP8 (per-tensor) export at -tp 8: per-tensor FP8 checks no size, every "
+            "split divides: accepted"},
+    {"id": "mi-modelopt-fp8-dsv32-dp8-ep-eplb", "model": "deepseek-ai/DeepSeek-V3.2",
+     "config_patch": {"torch_dtype": "bfloat16", "quantization_config": {
+         "quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.39.0"},
+         "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": None, "exclude_modules": ["lm_head"]}}},
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.12.0",
+     "why": "the same at -dp 8 with expert parallelism and EPLB: the experts' ModelOptFp8MoEMethod does not support "
+            "EPLB: refused by the first MoE layer (MI_eplb_unsupported)"},
+    {"id": "mi-awq-dsv32-qlora1000-tp8", "model": "deepseek-ai/DeepSeek-V3.2",
+     "config_patch": {"q_lora_rank": 1000, "quantization_config": AWQ_INT4},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.12.0",
+     "why": "DeepSeek-V3.2 as a 4-bit AWQ checkpoint (groups of 128) with a q LoRA rank of 1000 at -tp 8: the first "
+            "quantized layer reading it as its input (q_b_proj up to 0.28.0, the indexer's replicated wq_b from "
+            "0.29.0) takes 1000 features, not whole groups: refused (MI_awq_input)"},
+    {"id": "mi-gptq-dsv32-tp8", "model": "deepseek-ai/DeepSeek-V3.2", "config_patch": {"quantization_config": GPTQ_INT4},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.12.0",
+     "why": "DeepSeek-V3.2 as a 4-bit GPTQ checkpoint (groups of 128) at -tp 8: the router gate unquantized, every "
+            "other layer's per-rank sizes whole groups on Marlin: accepted"},
+    {"id": "mi-awq-glm5-tp32", "model": "zai-org/GLM-5", "config_patch": {"quantization_config": AWQ_INT4},
+     "argv": ["-tp", "32", "--nnodes", "4"], "layout": {"tp": 32}, "since": "0.24.0",
+     "why": "GLM-5 as a 4-bit AWQ checkpoint at -tp 32 over 4 nodes: the first MoE layer's shared expert takes "
+            "2048 / 32 = 64 inputs per rank in its down_proj, not a whole group of 128: refused (MI_awq_input)"},
 ]
 
 # Kimi-K2.5 / K2.6 (kvguard.quant.kimi_k25, 0.16.0+: the MoonViT vision tower, then DeepSeek-V3's layers under

@@ -55,8 +55,13 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   (``index_topk_freq`` / ``index_skip_topk_offset`` or an ``index_topk_pattern``: the family's ``letters``); from
   0.29.0 the CUDA host's vllm/models/deepseek_v32 (nvidia/model.py, attention.py): kv_b_proj and the indexer before
   the other MLA projections, the dense MLP replicated under the sequence-parallel MoE with one pipeline stage
-  (``sp_moe_pp1``); unquantized, ``Fp8Config`` and online FP8 (a family's ``until`` / ``unmodelled`` / ``methods``:
+  (``sp_moe_pp1``); unquantized, ``Fp8Config``, online FP8, ModelOpt FP8 / NVFP4 and AWQ / GPTQ (the indexer's
+  quantized projections on the same methods; a family's ``until`` / ``unmodelled`` / ``methods``:
   :func:`_family_unmodelled`).
+
+- Nemotron-H (0.24.0+, :mod:`kvguard.quant.nemotron_h`): the first Mamba-2 mixer's asserts; past them a ModelOpt NVFP4
+  export's layers (the per-rank inputs of the Mamba, attention, shared-expert and MLP projections, the exclusion list
+  in the export's ``backbone.`` names), its ``relu2`` experts on the default host's FP4 Marlin.
 
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.

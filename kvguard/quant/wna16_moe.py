@@ -60,15 +60,16 @@ release supports it; ``CompressedTensorsWNA16MarlinMoEMethod`` never, ``Compress
 MiniMax-M2, whose model passes none, is refused too).  Left skipped: the compressed-tensors method from 0.32.0
 when TRITON takes the layer (HUMMING, ahead of it, may take it instead).
 
-DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py) and MiniMax-M2 (minimax_m2.py, registered from
-0.11.1), every release: the router gate is built without the checkpoint's quantization (``ReplicatedLinear`` with
-``quant_config=None``; ``GateLinear``, which passes None itself, from 0.17.0 / 0.23.0); DeepSeek's MLA projections
-(``fused_qkv_a_proj`` / ``kv_a_proj_with_mqa``, ``q_b_proj`` / ``q_proj``, ``kv_b_proj``, ``o_proj``), its dense
-MLPs (the first ``first_k_dense_replace`` layers) and its shared experts take the dense AWQ / GPTQ path, the routed
-experts this module's; with a compressed-tensors checkpoint the same layers take ``CompressedTensorsWNA16`` (the
-GPTQ Marlin check) and the routed experts :func:`compressed_tensors_experts`.  Left skipped there: ``--all2all-backend``
-with a layout where the sequence-parallel MoE could apply (expert parallel, tp > 1, dp > 1: whether the shared experts are split by tp depends on the backend's
-name).
+DeepSeek-V2/V3 (vllm/model_executor/models/deepseek_v2.py; DeepSeek-V3.2 / GLM-5 there up to 0.28.x, from 0.29.0 the
+CUDA host's vllm/models/deepseek_v32, the same layers with the sparse-attention indexer's replicated projections) and
+MiniMax-M2 (minimax_m2.py, registered from 0.11.1), every release: the router gate is built without the checkpoint's
+quantization (``ReplicatedLinear`` with ``quant_config=None``; ``GateLinear``, which passes None itself, from 0.17.0
+/ 0.23.0); DeepSeek's MLA projections (``fused_qkv_a_proj`` / ``kv_a_proj_with_mqa``, ``q_b_proj`` / ``q_proj``,
+``kv_b_proj``, ``o_proj``), its dense MLPs (the first ``first_k_dense_replace`` layers) and its shared experts take
+the dense AWQ / GPTQ path, the routed experts this module's; with a compressed-tensors checkpoint the same layers
+take ``CompressedTensorsWNA16`` (the GPTQ Marlin check) and the routed experts :func:`compressed_tensors_experts`.
+Left skipped there: ``--all2all-backend`` with a layout where the sequence-parallel MoE could apply (expert parallel,
+tp > 1, dp > 1: whether the shared experts are split by tp depends on the backend's name).
 """
 
 from __future__ import annotations
@@ -82,14 +83,15 @@ if TYPE_CHECKING:
 __all__ = ["CT_FAMILIES", "FAMILIES", "Selection", "audit_rule", "compressed_tensors_experts", "eplb_applies",
            "experts", "gate_quantized", "unmodelled_reason"]
 
-#: the MoE families whose AWQ / GPTQ construction kvguard models
-FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2")
+#: the MoE families whose AWQ / GPTQ construction kvguard models (deepseek_v32: checked by tests/upstream/test_quant.py
+#: dsa_wna16_variants)
+FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2", "deepseek_v32")
 #: the families whose compressed-tensors integer-weight experts kvguard models (compressed_tensors_experts), all four
 #: checked against the releases (tests/upstream/test_quant.py ct_moe_variants and ct_mla_variants: DeepSeek-V2/V3 /
 #: Kimi-K2 with MLA, shared experts and dense first layers on the dense WNA16 scheme, MiniMax-M2 from 0.11.1)
 CT_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2")
 #: the families whose router gate no release quantizes (built with ``quant_config=None``)
-_GATE_UNQUANTIZED = ("mixtral", "deepseek_v2", "minimax_m2")
+_GATE_UNQUANTIZED = ("mixtral", "deepseek_v2", "minimax_m2", "deepseek_v32")
 
 #: vllm marlin_utils.check_moe_marlin_supports_layer: the hidden size's tile and the smallest intermediate tile
 _MOE_MARLIN_HIDDEN, _MOE_MARLIN_MIN_INTERMEDIATE = 128, 64

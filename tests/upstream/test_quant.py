@@ -1686,13 +1686,100 @@ def _dsa_flat_modelopt(rng: random.Random, ignore: list, version: str) -> dict:
     return q
 
 
+def dsa_modelopt_fp8_variants(rng: random.Random, n: int, version: str) -> list[dict]:
+    """``n`` ModelOpt FP8 exports of DeepSeek-V3.2 / GLM-5 (per-tensor FP8; from 0.14.0 one in four per channel and
+    token, which the engine config refuses before), cut to 4-6 layers with varied q LoRA rank, indexer and
+    intermediate sizes and expert counts; half in hf_quant_config's nested layout, half in config.json's flat one
+    (config_groups of 8-bit floats, the list under ``ignore``, one in five under ``exclude_modules``); exclusion lists
+    as dsa_nvfp4_variants draws them (NVIDIA's MLA projections and indexers, the indexers, the LM head only, one
+    layer's ``q_a_proj``).  Per-tensor FP8 checks no size: what decides is the sharding and EPLB (the experts'
+    ModelOptFp8MoEMethod takes none)."""
+    bases = [b for b in DSA_BASES if "GLM" not in b or resolve(version).within("0.24.0")]
+    out = []
+    while len(out) < n:
+        layers = rng.choice([4, 5, 6])
+        cfg = _dsa_base(bases[len(out) % len(bases)], layers, rng.choice([1, 2]))
+        cfg["q_lora_rank"] = rng.choice([cfg["q_lora_rank"], 1000, 1544, 2048])
+        cfg["index_n_heads"] = rng.choice([cfg["index_n_heads"], 32, 40])
+        cfg["moe_intermediate_size"] = rng.choice([2048, 1536, 1000, 2056, 2112])
+        cfg["intermediate_size"] = rng.choice([cfg["intermediate_size"], 12288, 12008])
+        cfg["n_routed_experts"] = rng.choice([256, 64, 72])
+        cfg["torch_dtype"] = "bfloat16"
+        kind = rng.choice(["nvidia", "indexer", "none", "half"])
+        ignore = ["lm_head"]
+        if kind == "nvidia":
+            for i in range(layers):
+                ignore += [f"model.layers.{i}.self_attn.{m}" for m in ("indexer*", "kv_a_proj_with_mqa", "kv_b_proj",
+                                                                       "q_a_proj", "q_b_proj")]
+        elif kind == "indexer":
+            ignore += [f"model.layers.{i}.self_attn.indexer*" for i in range(layers)]
+        elif kind == "half":
+            ignore += [f"model.layers.{rng.randrange(layers)}.self_attn.q_a_proj"]
+        algo = "FP8_PER_CHANNEL_PER_TOKEN" if rng.random() < 0.25 and resolve(version).within("0.14.0") else "FP8"
+        if rng.random() < 0.5:
+            cfg["quantization_config"] = {
+                "quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.39.0"},
+                "quantization": {"quant_algo": algo, "kv_cache_quant_algo": None, "exclude_modules": ignore}}
+        else:
+            fp8 = {"dynamic": False, "num_bits": 8, "type": "float"}
+            q = {"config_groups": {"group_0": {"input_activations": dict(fp8), "weights": dict(fp8),
+                                               "targets": ["Linear"]}},
+                 "quant_algo": algo, "producer": {"name": "modelopt", "version": "0.45.0"}, "quant_method": "modelopt"}
+            q["exclude_modules" if rng.random() < 0.2 else "ignore"] = ignore
+            cfg["quantization_config"] = q
+        out.append({"config": cfg, "engine_args": {}})
+    return out
+
+
+def dsa_wna16_variants(rng: random.Random, n: int, version: str) -> list[dict]:
+    """``n`` AWQ / GPTQ checkpoints of DeepSeek-V3.2 / GLM-5 (4-bit AWQ with zero points, 4- / 8-bit GPTQ), cut to 3-4
+    layers (one dense), with varied q LoRA rank (the indexer's wq_b and q_b_proj read it as their input; 1000 and
+    1544 off the groups), indexer heads / head size, dense and expert intermediate sizes, expert counts (a router
+    width off Marlin's tile: the gate is built unquantized), group sizes, modules_to_not_convert naming the indexer,
+    the attention, the gate or a layer, and now and then ``--quantization`` naming the Marlin / plain method; the
+    model's dtype float16 or bfloat16."""
+    bases = [b for b in DSA_BASES if "GLM" not in b or resolve(version).within("0.24.0")]
+    out = []
+    while len(out) < n:
+        cfg = _dsa_base(bases[len(out) % len(bases)], rng.choice([3, 4]), 1)
+        cfg["q_lora_rank"] = rng.choice([cfg["q_lora_rank"], 1000, 1544, 2048])
+        cfg["index_n_heads"] = rng.choice([cfg["index_n_heads"], 32, 40])
+        cfg["index_head_dim"] = rng.choice([cfg["index_head_dim"], 96, 136])
+        cfg["moe_intermediate_size"] = rng.choice([2048, 1536, 704, 1408, 2112, 1000])
+        cfg["intermediate_size"] = rng.choice([cfg["intermediate_size"], 12288, 10944, 18560])
+        experts = rng.choice([256, 64, 72, 160])
+        cfg["n_routed_experts"] = experts
+        if experts % 8:
+            cfg["n_group"], cfg["topk_group"] = 1, 1
+        cfg["num_experts_per_tok"] = min(cfg.get("num_experts_per_tok", 8), 8)
+        cfg["torch_dtype"] = rng.choice(["float16", "bfloat16"])
+        group = rng.choice([128, 128, 64, -1, 32])
+        unconverted = [None, None, ["gate"], ["indexer"], ["self_attn"], ["shared_experts"], ["model.layers.0."],
+                       ["lm_head"], ["wq_b"], ["q_a_proj"]]
+        engine: dict = {}
+        if rng.random() < 0.55:
+            q = {"bits": 4, "group_size": group, "zero_point": rng.random() < 0.85, "version": "gemm",
+                 "modules_to_not_convert": rng.choice(unconverted), "quant_method": "awq"}
+            if rng.random() < 0.15:
+                engine["quantization"] = rng.choice(["awq", "awq_marlin"])
+        else:
+            q = {"bits": rng.choice([4, 4, 8]), "group_size": group, "damp_percent": 0.01,
+                 "desc_act": rng.random() < 0.2, "sym": True, "true_sequential": True, "quant_method": "gptq"}
+            if rng.random() < 0.2:
+                engine["quantization"] = "gptq_marlin"
+        cfg["quantization_config"] = q
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
 def dsa_release(version: str) -> bool:
     """Whether kvguard models DeepSeek-V3.2 / GLM-5 construction in the release (family deepseek_v32's range; from
     0.29.0 the oracle builds the CUDA host's vllm/models/deepseek_v32 class, quant_runner's _DsaHost)."""
     return resolve(version).within("0.11.0")
 
 
-def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6, nvfp4: int = 0, nvfp4_flat: int = 0) -> dict:
+def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6, nvfp4: int = 0, nvfp4_flat: int = 0,
+            modelopt_fp8: int = 0, wna16: int = 0) -> dict:
     """Build ``n`` DeepSeek-V3.2 / GLM-5 configs (dsa_variants) at ``n_layouts`` of DSA_LAYOUTS each (EPLB last) in the
     release and compare; the layer lists of the bases (unquantized, tp 1: 6 layers, one dense, IndexCache's default
     and a frequency of 2 with offset 1) are compared too (tools/quant_differential.py --dsa)."""
@@ -1718,6 +1805,22 @@ def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6, nvfp4: int 
         lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
         case["layouts"] = (flat_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2))
                            + [flat_rng.choice(lays[-2:])])
+        cases.append(case)
+    # ModelOpt FP8 exports (``modelopt_fp8`` of them: dsa_modelopt_fp8_variants), a stream of their own
+    fp8_rng = random.Random(seed * 9800 + 1)
+    for case in dsa_modelopt_fp8_variants(fp8_rng, modelopt_fp8, version):
+        heads = case["config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = (fp8_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2))
+                           + [fp8_rng.choice(lays[-2:])])
+        cases.append(case)
+    # AWQ / GPTQ checkpoints (``wna16`` of them: dsa_wna16_variants), a stream of their own
+    wna_rng = random.Random(seed * 9900 + 1)
+    for case in dsa_wna16_variants(wna_rng, wna16, version):
+        heads = case["config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = (wna_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2))
+                           + [wna_rng.choice(lays[-2:])])
         cases.append(case)
     lists = []
     for base in DSA_BASES:
@@ -1746,7 +1849,9 @@ DSA_SAMPLE = [v for v in release_sample(VERSIONS, "0.12.0", also=("0.20.0", "0.2
 def test_dsa_construction_agrees(version):
     report = run_dsa(version, int(os.environ.get("KVG_DSA_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
                      n_layouts=3, nvfp4=int(os.environ.get("KVG_DSA_NVFP4", "2")),
-                     nvfp4_flat=int(os.environ.get("KVG_DSA_NVFP4_FLAT", "2")))
+                     nvfp4_flat=int(os.environ.get("KVG_DSA_NVFP4_FLAT", "2")),
+                     modelopt_fp8=int(os.environ.get("KVG_DSA_MODELOPT_FP8", "1")),
+                     wna16=int(os.environ.get("KVG_DSA_WNA16", "2")))
     _check_family_report(report, version, "DeepSeek-V3.2 / GLM-5", "dsa-construction")
 
 
