@@ -175,8 +175,10 @@ def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> 
     from .rules.host_options import import_refusal
 
     variables = {k: v for k, v in os.environ.items() if k.startswith("VLLM_")} if env_from_os else {}
-    variables.update(word.split("=", 1) for word in launcher_and_arguments(split_command(launch))[0]
-                     if "=" in word and not word.startswith("-"))
+    for word in launcher_and_arguments(split_command(launch))[0]:
+        if "=" in word and not word.startswith("-"):
+            name, value = word.split("=", 1)
+            variables[name] = value
     variables.update(env or {})
     message = import_refusal(release, variables)
     if message is None:
@@ -199,6 +201,7 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     within them).  ``suggest``: for a refused launch, also find the nearest launches the release
     accepts (:func:`kvguard.suggest`)."""
     from .errors import ArgparseRefusal
+    from .host_python import python_assumption
     from .launch.argv import DEFAULT_MODEL, ServeCommand, parse_serve
     from .launch.resolve import resolve_model
     from .rules.check import check, legal_dcp_sizes
@@ -246,6 +249,11 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     model_dir=model_dir, speculative_config=spec, **cmd.fields)
     verdict, env_assumed = _env_assumptions(verdict, release, vllm_env, host, model, model_dir, cmd.fields, spec)
+    python = python_assumption(verdict.exc_type, verdict.message)
+    if python is not None:      # the message's wording is the host Python's
+        from .record import replace
+
+        verdict = replace(verdict, assumptions=verdict.assumptions + (python,))
     layout = verdict.layout.model_dump() if verdict.layout is not None else dict(cmd.fields)
     legal = legal_reason = None
     if verdict.facts is not None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-__all__ = ["HOST_PYTHON", "host_message"]
+__all__ = ["HOST_PYTHON", "host_message", "python_assumption"]
 
 #: the Python of vLLM's official image (docker/Dockerfile)
 HOST_PYTHON = (3, 12)
@@ -36,6 +36,20 @@ def host_message(exc: BaseException) -> str:
     if message == _EITHER and sys.version_info < (3, 11) and _raised_by_modulo(exc):
         return _INTEGER_MODULO
     return message
+
+
+#: the messages whose wording is the host Python's (3.10 and 3.13 word them otherwise)
+_DEPENDENT = (_INTEGER_MODULO, _FLOAT_MODULO)
+
+
+def python_assumption(exc_type: "str | None", message: "str | None") -> "str | None":
+    """The assumption a verdict rests on when its message is worded by the host's Python (None otherwise)."""
+    if exc_type != "ZeroDivisionError" or message not in _DEPENDENT:
+        return None
+    other = "'integer division or modulo by zero' on 3.10" if message == _INTEGER_MODULO else \
+        "'float modulo by zero' on 3.13"
+    return (f"the host runs vLLM on Python {HOST_PYTHON[0]}.{HOST_PYTHON[1]} (vLLM's official image), which words "
+            f"this error {message!r} ({other})")
 
 
 def _raised_by_modulo(exc: BaseException) -> bool:

@@ -104,6 +104,21 @@ def test_device_ids_accepted(check, args, env):
     assert check("0.33.0", *args, env=env)["ok"]
 
 
+@pytest.mark.parametrize(("args", "env", "listed"), [
+    # integer ids index the devices CUDA_VISIBLE_DEVICES lists when it is set: its absence decided the answer
+    (("--device-ids", "0,1"), (), True),
+    (("--device-ids", "7"), (), True),
+    (("--device-ids", "0,1"), ("CUDA_VISIBLE_DEVICES=4,5",), False),
+    (("--device-ids", "0"), ("CUDA_VISIBLE_DEVICES=",), False),     # set, empty: no index range, but not unset
+    (("--device-ids", "GPU-1a2b"), (), False),                    # UUIDs never read it
+    (("--device-ids", "0,0"), (), False),                         # refused before it is read
+    ((), (), False),
+])
+def test_cuda_visible_devices_unset_is_listed_where_it_decided(check, args, env, listed):
+    data = check("0.33.0", *args, env=env)
+    assert ("CUDA_VISIBLE_DEVICES unset" in data.get("assumptions", ())) is listed
+
+
 def test_a_device_uuid_on_cuda_is_the_host_s(check):
     data = check("0.33.0", "--device-ids", "GPU-1a2b")
     assert data["ok"] and "EA_device_ids_not_int" in {s["check"] for s in data["skipped"]}

@@ -41,3 +41,18 @@ def test_a_raw_zero_dcp_reports_the_host_wording(serve_json):
     assert status == 1
     assert (report["exc_type"], report["message"], report["wrapped_by"]) == (
         "ZeroDivisionError", "integer modulo by zero", None)
+
+
+PYTHON_312 = ("the host runs vLLM on Python 3.12 (vLLM's official image), which words this error 'integer modulo by "
+              "zero' ('integer division or modulo by zero' on 3.10)")
+
+
+def test_the_host_python_is_listed_where_it_worded_the_message(serve_json):
+    report = serve_json("0.20.0", "-tp", "2", "-dcp", "0")[1]
+    assert report["message"] == "integer modulo by zero"
+    assert PYTHON_312 in report["assumptions"]
+
+
+def test_the_host_python_is_not_listed_where_no_message_depends_on_it(serve_json):
+    assert not any("Python" in a for a in serve_json("0.20.0", "-tp", "3")[1].get("assumptions", ()))
+    assert not any("Python" in a for a in serve_json("0.20.0", "-tp", "2")[1].get("assumptions", ()))

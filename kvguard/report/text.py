@@ -101,10 +101,16 @@ def _check(report: "LaunchReport", color: bool) -> str:
         lines.append(f"{dim}  skipped {s.check}: {s.reason}{reset}")
     for assumption in (report.facts.assumptions if report.facts is not None else ()):
         lines.append(f"{dim}  assumed: {assumption}{reset}")
-    host_assumed = [a for a in v.assumptions if not a.startswith("VLLM_")]
+    host_assumed = [a for a in v.assumptions if not a.startswith("VLLM_") and "=" in a]
     if host_assumed:
         lines.append(f"{dim}  assumed a standard CUDA node: {', '.join(host_assumed)} (state yours with "
                      f"--platform/--gpus-per-node/--host, or --unknown-host to skip host checks){reset}")
+    for a in v.assumptions:
+        if a.endswith(" unset") and not a.startswith("VLLM_"):   # a host variable whose absence decided
+            name = a.split(" ", 1)[0]
+            lines.append(f"{dim}  assumed: {a} (state yours with --env {name}=…){reset}")
+        elif "=" not in a and not a.startswith("VLLM_"):
+            lines.append(f"{dim}  assumed: {a}{reset}")
     for a in report.env_assumptions:
         lines.append(f"{dim}  assumed: {a.describe()} (state yours with --env {a.name}=…){reset}")
     for note in v.notes:

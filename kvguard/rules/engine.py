@@ -83,6 +83,8 @@ class State:
         self.env = env
         self.host = host
         self.assumed_read: set[str] = set()
+        #: variables whose absence a check read as vLLM's default (listed with the verdict as "NAME unset")
+        self.assumed_unset: set[str] = set()
         self._facts = facts
         #: the model directory's files beyond config.json (kvguard.length.Sidecar; None: not read)
         self.sidecar = sidecar
@@ -371,9 +373,10 @@ def evaluate(release: Release, facts: ModelFacts, layout: Layout, *,
         raise Undecidable(str(exc)) from None
     if state.sc is not None and state.sc.notes:
         verdict = verdict.with_notes(*state.sc.notes)
-    if state.assumed_read:
+    if state.assumed_read or state.assumed_unset:
         verdict = replace(verdict, assumptions=tuple(
-            f"{name}={getattr(host, name)!r}" for name in sorted(state.assumed_read)))
+            f"{name}={getattr(host, name)!r}" for name in sorted(state.assumed_read)) + tuple(
+            f"{name} unset" for name in sorted(state.assumed_unset)))
     return verdict
 
 

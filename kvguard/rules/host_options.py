@@ -154,6 +154,9 @@ def _visible(state: Any) -> Optional[tuple[str, str]]:
         state.unmodelled("kvguard does not model this platform's device-control variable")
     var = _DEVICE_CONTROL[platform][0]
     cvd = state.env.get(var)
+    if var not in state.env:
+        # set, it would make the ids indices into its list (range-checked, each entry converted): its absence decided
+        state.assumed_unset.add(var)
     return (var, cvd) if cvd else None
 
 
