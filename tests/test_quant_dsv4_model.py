@@ -322,10 +322,14 @@ def test_before_0_20_not_registered():
     ({"expert_dtype": 8}, {}, "expert_dtype 8"),
     ({"head_dim": 448}, {}, "attention geometry"),
     ({"hidden_act": "gelu"}, {}, "hidden_act 'gelu'"),
-    ({}, {"moe_backend": "triton"}, "--moe-backend triton"),
+    ({}, {"moe_backend": "triton"}, "--moe-backend triton is not modelled (whether the named MXFP4 kernel supports "
+                                    "this deployment is asked of the GPU and the kernel packages installed"),
+    ({"expert_dtype": "fp8"}, {"moe_backend": "cutlass"}, "FP8 experts' MoE backend"),
     ({"expert_dtype": "fp8"}, {"moe_backend": "marlin"}, "--moe-backend marlin"),
     ({}, {"all2all_backend": "deepep_low_latency"}, "--all2all-backend deepep_low_latency"),
-    ({}, {"attention_backend": "FLASHMLA_SPARSE"}, "--attention-backend"),
+    ({}, {"attention_backend": "FLASHINFER_MLA_SPARSE_DSV4"}, "--attention-backend FLASHINFER_MLA_SPARSE_DSV4"),
+    ({"quantization_config": {"quant_method": "fp8", "weight_block_size": [32, 32]}}, {},
+     "weight_block_size [32, 32] and FP4 experts"),
 ])
 def test_left_open_with_the_reason(patch, launch, needle):
     v = kvguard.check(dsv4(**patch), vllm_version="0.33.0", tp=8, host=H100, **launch)
@@ -360,3 +364,114 @@ def test_cli_refusal():
     assert proc.returncode != 0
     assert "MI_dsv4_experts_tp" in proc.stdout
     assert "n_physical_experts=258 must be divisible by tp_size=4. Adjust num_redundant_experts." in proc.stdout
+
+
+REFUSED_ATTN = "{} is not a DeepSeek V4 attention backend. Use FLASHINFER_MLA_SPARSE_DSV4 for DeepSeek V4 FlashInfer " \
+               "sparse MLA."
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.26.0", "0.29.0", "0.30.0", "0.31.0", "0.33.0"])
+@pytest.mark.parametrize("name", ["FLASHINFER_MLA_SPARSE", "flashinfer_mla_sparse_sm120"])
+def test_generic_flashinfer_sparse_backend_refused(version, name):
+    # 0.24.0+: _select_dsv4_attn_cls refuses these two by their enum name, whatever the GPU, when layer 0 picks its
+    # attention class (after the embedding: 129280 / 64 a rank passes at tp 8)
+    v = kvguard.check(dsv4(), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8", attention_backend=name)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_dsv4_attention_backend", "ValueError", REFUSED_ATTN.format(name.upper()))
+
+
+def test_attention_backend_after_the_vocabulary_before_the_heads():
+    # 768 heads in 6 groups at tp 3 (256 a rank, vocab 129280 not divisible by 3): 0.28.0 picks the class (refused)
+    # before the heads and the embedding; 0.26.0 / 0.29.0 build the embedding first (refused there)
+    cfg = dsv4(num_attention_heads=768, o_groups=6)
+    kw = dict(tp=3, host=H100, kv_cache_dtype="fp8", attention_backend="FLASHINFER_MLA_SPARSE")
+    assert kvguard.check(cfg, vllm_version="0.28.0", **kw).message == REFUSED_ATTN.format("FLASHINFER_MLA_SPARSE")
+    for version in ("0.26.0", "0.29.0"):
+        assert kvguard.check(cfg, vllm_version=version, **kw).message == "129280 is not divisible by 3"
+    # 256 heads at tp 1 (vocab fine): the backend is refused before the heads from 0.24.0
+    v = kvguard.check(dsv4(num_attention_heads=256), vllm_version="0.30.0", tp=1, host=H100,
+                      attention_backend="FLASHINFER_MLA_SPARSE")
+    assert v.check == "MI_dsv4_attention_backend"
+
+
+@pytest.mark.parametrize(("version", "name"), [
+    ("0.20.0", "FLASHINFER_MLA_SPARSE"), ("0.22.0", "FLASHINFER_MLA_SPARSE"), ("0.23.0", "FLASHINFER_MLA_SPARSE"),
+    ("0.24.0", "FLASHMLA_SPARSE"), ("0.24.0", "FLASHMLA_SPARSE_DSV4"), ("0.30.0", "TRITON_MLA"),
+    ("0.33.0", "FLASH_ATTN"), ("0.33.0", "auto"),
+])
+def test_other_attention_backends_build_flashmla(version, name):
+    # before 0.23.0 the model does not read the flag; 0.23.0 takes FLASHINFER_MLA_SPARSE_DSV4 only; from 0.24.0
+    # every other name builds FlashMLA's class on compute capability 9.0: decided as without the flag
+    kw = dict(vllm_version=version, host=H100, kv_cache_dtype="fp8")
+    v = kvguard.check(dsv4(), tp=8, **kw, attention_backend=name)
+    assert _decided(v) and v.check != "MI_dsv4_attention_backend", (v.check, v.message, _mi_reason(v))
+    heads = kvguard.check(dsv4(num_attention_heads=256), tp=1, **kw, attention_backend=name)
+    assert heads.check in ("MI_dsv4_attn_heads", "MI_dsv4_flashmla_heads"), (heads.check, heads.message)
+
+
+@pytest.mark.parametrize("version", ["0.20.1", "0.29.0"])
+def test_block_32_decided_before_the_v41_config_class(version):
+    # before 0.30.0 every host builds DeepSeek-V4's own FP8 config: a [32, 32] block is block-FP8 (decided)
+    cfg = dsv4(quantization_config={"quant_method": "fp8", "weight_block_size": [32, 32]})
+    assert _decided(kvguard.check(cfg, vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8"))
+
+
+def test_block_32_with_fp8_experts_decided_from_0_30():
+    # the V4.1 class takes ModelOpt MXFP8 only with e8m0 scales (FP4 experts); FP8 experts keep block-FP8
+    cfg = dsv4(expert_dtype="fp8", quantization_config={"quant_method": "fp8", "weight_block_size": [32, 32]})
+    assert _decided(kvguard.check(cfg, vllm_version="0.33.0", tp=8, host=H100))
+
+
+def test_cli_attention_backend_refusal():
+    proc = subprocess.run([sys.executable, "-m", "kvguard", "check", "--vllm-version", "0.33.0", "--", "vllm", "serve",
+                           "deepseek-ai/DeepSeek-V4-Flash", "-tp", "8", "--attention-backend",
+                           "FLASHINFER_MLA_SPARSE_SM120"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "MI_dsv4_attention_backend" in proc.stdout
+    assert REFUSED_ATTN.format("FLASHINFER_MLA_SPARSE_SM120") in proc.stdout
+
+
+#: the MXFP4 map's names (vllm/model_executor/layers/fused_moe/oracle/mxfp4.py::map_mxfp4_backend), copied from
+#: 0.24.0's and 0.33.0's source
+MAP_0_24 = ("['deep_gemm', 'flashinfer_trtllm', 'flashinfer_trtllm_afp8', 'flashinfer_cutlass', "
+            "'flashinfer_cutlass_afp8', 'triton', 'triton_unfused', 'humming', 'marlin', 'aiter', 'aiter_mxfp4_fp8', "
+            "'aiter_mxfp4_mxfp4', 'xpu', 'cpu', 'emulation']")
+MAP_0_33 = ("['b12x', 'deep_gemm', 'flashinfer_trtllm', 'flashinfer_trtllm_afp8', 'flashinfer_cutlass', "
+            "'flashinfer_cutlass_afp8', 'flashinfer_moe_ep_cutedsl', 'flashinfer_moe_ep_mega_deep_gemm', 'triton', "
+            "'triton_unfused', 'humming', 'marlin', 'aiter', 'aiter_triton_mxfp4_bf16', 'aiter_mxfp4_fp8', "
+            "'aiter_triton_mxfp4_mxfp4', 'aiter_mxfp4_mxfp4', 'xpu', 'cpu', 'emulation']")
+
+
+@pytest.mark.parametrize(("version", "name", "names"), [
+    ("0.24.0", "cutlass", MAP_0_24), ("0.24.0", "flydsl", MAP_0_24), ("0.28.0", "batched_triton", MAP_0_24),
+    ("0.33.0", "flashinfer_cutedsl", MAP_0_33), ("0.33.0", "rdna3", MAP_0_33), ("0.33.0", "hpc", MAP_0_33),
+])
+def test_moe_backend_the_mxfp4_map_lacks(version, name, names):
+    # the FP4 experts' Mxfp4MoEMethod maps the named backend to a kernel family: a name the release takes but its
+    # map lacks is a ValueError listing the map, on every GPU
+    v = kvguard.check(dsv4(), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8", moe_backend=name)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_dsv4_moe_backend", "ValueError",
+        f"moe_backend='{name}' is not supported for MXFP4 MoE. Expected one of {names}.")
+
+
+def test_moe_backend_after_the_experts_tp_assert():
+    # 256 + 6 redundant experts at tp 4 with EPLB on 0.30.0: the MoE block's assert on tp comes before the experts'
+    # method; on 0.31.0 EPLB's even split (FusedMoE) does
+    kw = dict(tp=4, host=BIG, kv_cache_dtype="fp8", moe_backend="cutlass", enable_expert_parallel=True,
+              enable_eplb=True, num_redundant_experts=6)
+    assert kvguard.check(dsv4(), vllm_version="0.30.0", **kw).check == "MI_dsv4_experts_tp"
+    assert kvguard.check(dsv4(), vllm_version="0.31.0", **kw).check == "MI_eplb_even"
+
+
+def test_moe_backend_refused_only_for_fp4_experts():
+    # block-FP8 experts take another MoE method: a named backend stays open there; an expert dtype the config
+    # refuses is refused before the experts whatever the backend is (then the backend is open too: not decided)
+    v = kvguard.check(dsv4(expert_dtype="fp8"), vllm_version="0.33.0", tp=8, host=H100, moe_backend="cutlass")
+    assert not _decided(v)
+
+
+def test_moe_backend_the_map_lacks_open_on_0_20():
+    # 0.20.x's FP4 experts ask the generic MXFP4 selection (the oracle stands it in): left open there
+    v = kvguard.check(dsv4(), vllm_version="0.20.2", tp=8, host=H100, kv_cache_dtype="fp8", moe_backend="cutlass")
+    assert "--moe-backend cutlass" in _mi_reason(v)

@@ -408,6 +408,29 @@ CASES += [
      "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "marlin"}, "since": "0.20.0",
      "why": "DeepSeek-V4-Flash at -tp 8 with --moe-backend marlin: the FP4 experts' method asks Marlin's kernel class, "
             "supported on compute capability 9.0 (what auto selects there): accepted"},
+    # --attention-backend (recorded for 0.20.0, 0.24.0, 0.28.0, 0.30.0 and 0.33.0: ``--vllm ... --only
+    # mi-dsv4-flash-attn-flashinfer-sparse-tp8 mi-dsv4-flash-attn-flashmla-sparse-tp8 mi-dsv4-flash-moe-cutlass-tp8``)
+    {"id": "mi-dsv4-flash-attn-flashinfer-sparse-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8", "--attention-backend", "FLASHINFER_MLA_SPARSE"],
+     "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8", "attention_backend": "FLASHINFER_MLA_SPARSE"},
+     "since": "0.20.0",
+     "why": "DeepSeek-V4-Flash at -tp 8 with --attention-backend FLASHINFER_MLA_SPARSE: from 0.24.0 the CUDA model "
+            "refuses the generic FlashInfer sparse-MLA backend when layer 0 picks its attention class (ValueError); "
+            "before 0.23.0 the flag is not read while the model is built and 0.23.0 builds FlashMLA's class: accepted"},
+    {"id": "mi-dsv4-flash-attn-flashmla-sparse-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8", "--attention-backend", "FLASHMLA_SPARSE"],
+     "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8", "attention_backend": "FLASHMLA_SPARSE"},
+     "since": "0.20.0",
+     "why": "DeepSeek-V4-Flash at -tp 8 with --attention-backend FLASHMLA_SPARSE: FlashMLA's sparse-MLA class, the "
+            "default on compute capability 9.0: accepted"},
+    # a --moe-backend the MXFP4 map lacks (recorded with the two above from 0.21.0; mi-dsv4-flash-marlin-tp8 is the
+    # accepted one)
+    {"id": "mi-dsv4-flash-moe-cutlass-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8", "--moe-backend", "cutlass"], "layout": {"tp": 8},
+     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "cutlass"}, "since": "0.21.0",
+     "why": "DeepSeek-V4-Flash at -tp 8 with --moe-backend cutlass: the FP4 experts' Mxfp4MoEMethod maps the name to "
+            "an MXFP4 kernel family and its map has none for it: ValueError listing the release's names, on every GPU "
+            "(from 0.21.0: DeepSeek-V4's own MXFP4 selection; 0.20.x's generic one is stood in by the runner)"},
 ]
 
 #: Gemma 4 26B-A4B as block FP8 (Fp8Config), the dense MLP narrowed to 2048 (a multiple of 128 per rank at tp 1 – 16)

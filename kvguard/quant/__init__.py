@@ -459,6 +459,8 @@ class Launch(Record, frozen=False):
     kv_cache_dtype: str = "auto"
     #: --mm-encoder-tp-mode (MultiModalConfig.mm_encoder_tp_mode; "data": a vision encoder is not split by tp)
     mm_encoder_tp_mode: str = "weights"
+    #: --attention-backend (None: not given): DeepSeek-V4's model picks its attention class from it
+    attention_backend: Optional[str] = None
 
     def moe_sizes(self, release) -> tuple[int, int, bool]:
         """(MoE TP size, EP size, use_ep): ``FusedMoEParallelConfig.make``."""
@@ -916,7 +918,7 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
     claimed = _dsv4_fp8.claim(scheme.method, user, facts.resolved_top.get("model_type"), release)
     why = _dsv4.unmodelled(resolved, quant_cfg, facts.architectures, release, claimed=claimed,
                            moe_backend=launch.moe_backend, all2all_backend=launch.all2all_backend,
-                           dtype=launch.dtype)
+                           dtype=launch.dtype, attention=launch.attention_backend)
     if why is not None:
         reason = why if release.within(_dsv4.SINCE) else f"{_DSV4_CONSTRUCTION} ({why})"
         return Outcome(unmodelled=reason)
@@ -932,11 +934,16 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
     heads_rank = heads // tp
     heads_step = ("MI_dsv4_flashmla_heads", f"{root}.attn", heads_rank > _dsv4.FLASHMLA_MAX_HEADS,
                   {"heads": heads_rank})
+    # picking the attention class (0.24.0+) refuses the generic FlashInfer sparse-MLA backends by name
+    attn_step = ("MI_dsv4_attention_backend", f"{root}.attn",
+                 _dsv4.attention_refused(launch.attention_backend, release),
+                 {"backend": _dsv4.attention_backend(launch.attention_backend, release)})
     steps: list = []
     if release.within(*_dsv4.MODEL_HEADS):
         # 0.27.0 - 0.28.0: DeepseekV4Model asks the attention class for its padded head count before any layer
-        steps.append(heads_step)
-    steps += [Layer(-1, "model.embed_tokens", "vocab", output_sizes=(resolved["vocab_size"],)),
+        # (picking the class first)
+        steps += [attn_step, heads_step]
+    steps += [Layer(-1, "model.embed_tokens", "vocab", output_sizes=(resolved["vocab_size"],)), attn_step,
               ("MI_attn_assert", f"{root}.attn", heads % tp != 0, {})]
     if release.within(_dsv4.HEADS_BEFORE_LINEARS):
         steps.append(heads_step)
@@ -1000,6 +1007,12 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                 # the MXFP4 experts on the default host (Marlin) check no size and take EPLB: FusedMoE's own checks;
                 # FP8 experts (expert_dtype fp8): the block-FP8 MoE method's as well
                 _moe(step, launch, fp8 if experts_dtype == "fp8" else None, release, needs)
+                if _dsv4.moe_backend_refused(launch.moe_backend, experts_dtype, release):
+                    # the FP4 experts' method (built after FusedMoE's EPLB / intermediate checks) maps the named
+                    # backend to an MXFP4 kernel family: a name its map lacks is refused on every GPU
+                    return Outcome("MI_dsv4_moe_backend", {"name": launch.moe_backend,
+                                                           "names": repr(list(_dsv4.mxfp4_map(release)))},
+                                   step.prefix, tuple(needs))
             else:
                 _linear(step, launch, fp8, release)
         except _Refused as exc:

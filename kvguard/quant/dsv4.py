@@ -56,9 +56,22 @@ FP8 experts: the block-FP8 MoE method checks the per-rank intermediate size agai
 for a kernel that takes the block shape: the default host's FP8 MoE kernel, Triton, as for every block-FP8 MoE
 kvguard decides — the oracle answers the release's FP8 MoE selection the same way).
 
+The attention class (``_select_dsv4_attn_cls``, 0.23.0+; before, the flag is not read while the model is built):
+from 0.24.0 ``--attention-backend FLASHINFER_MLA_SPARSE`` / ``FLASHINFER_MLA_SPARSE_SM120`` are refused by name when
+layer 0 picks it (0.27.0 - 0.28.0: when the model asks it for the padded head count, before the embedding);
+``FLASHINFER_MLA_SPARSE_DSV4`` builds DeepSeek-V4's FlashInfer class (left open); every other name builds FlashMLA's
+class on compute capability 9.0, the default.
+
+The FP8 config a CUDA host builds from 0.30.0 is DeepSeek-V4.1's class (vllm/models/deepseek_v41/quant_config.py):
+the same as DeepSeek-V4's but for a ``[32, 32]`` block with e8m0 scales (FP4 experts), whose linears it builds with
+ModelOpt's MXFP8 method — left open.
+
 Named backends: ``--moe-backend marlin`` makes the FP4 experts' method ask Marlin's kernel class, supported on
 compute capability 9.0 and what ``auto`` picks there (0.20.x - 0.21.0 build the same experts either way); naming
-``--all2all-backend allgather_reducescatter``, every release's default, is the default.
+``--all2all-backend allgather_reducescatter``, every release's default, is the default.  A ``--moe-backend`` name
+the release takes but the MXFP4 map (vllm/model_executor/layers/fused_moe/oracle/mxfp4.py, ``map_mxfp4_backend``)
+lacks is refused by the FP4 experts' method on every GPU (``MXFP4_UNMAPPED``), after FusedMoE's own checks, from
+0.21.0 (DeepSeek-V4's own MXFP4 selection; 0.20.x left open).
 
 ``DeepseekV4MoE``'s MegaMoE checks (its ``n_physical_experts=… must be divisible by ep_size=…`` assert among
 them) belong to ``--moe-backend deep_gemm_mega_moe`` (and the FlashInfer MoE-EP backends in 0.29.0 – 0.31.0): the
@@ -68,7 +81,8 @@ Left open (reported as not modelled): other architectures of the family (the vis
 model, DeepSeek-V4.1), a checkpoint the DeepSeek-V4 FP8 override does not claim, an ``expert_dtype`` that is neither
 a string nor null, ignored layers, ModelOpt NVFP4 experts, another ``--moe-backend`` (the named kernel's support
 is asked of the GPU and the kernel packages; with FP8 experts also ``marlin``), another ``--all2all-backend``,
-an explicit ``--attention-backend`` (another sparse-MLA class), an attention geometry other than the released
+``--attention-backend FLASHINFER_MLA_SPARSE_DSV4`` (0.23.0+), from 0.30.0 a ``[32, 32]`` block with FP4 experts
+(ModelOpt MXFP8 linears), an attention geometry other than the released
 checkpoints' (the compressor, indexer and kernels check head sizes and compress ratios whatever the launch), a
 ``hidden_act`` other than ``silu`` (the shared experts refuse it), another host.
 """
@@ -79,8 +93,9 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Mapping, Optional
 
-__all__ = ["ARCH", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_ENV", "SINCE", "TP_EXPERTS_DROPPED", "expert_dtype",
-           "kv_cache_refused", "shared_experts_missing", "shared_intermediate", "unmodelled"]
+__all__ = ["ARCH", "ATTN_REFUSED", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_ENV", "SINCE", "TP_EXPERTS_DROPPED",
+           "attention_backend", "attention_refused", "expert_dtype", "kv_cache_refused", "moe_backend_refused",
+           "mxfp4_map", "shared_experts_missing", "shared_intermediate", "unmodelled"]
 
 #: the architecture decided here (the registry's name of the CUDA text model)
 ARCH = "DeepseekV4ForCausalLM"
@@ -122,6 +137,63 @@ HOST_ENV = ("VLLM_HUMMING_INPUT_QUANT_CONFIG", "VLLM_B12X_MOE_FP4_FORCE_A16", "V
             "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8", "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS",
             "VLLM_MXFP4_USE_MARLIN")
 
+#: the first release whose CUDA model picks its sparse-MLA attention class from --attention-backend (before, the
+#: FlashMLA class whatever the flag names: the flag is not read while the model is built)
+ATTN_CLASS_CHOSEN = "0.23.0"
+#: from this release the model refuses the generic FlashInfer sparse-MLA backends by name, in its order
+ATTN_REFUSED_SINCE = "0.24.0"
+ATTN_REFUSED = ("FLASHINFER_MLA_SPARSE", "FLASHINFER_MLA_SPARSE_SM120")
+#: the backend that selects DeepSeek-V4's FlashInfer sparse-MLA class (0.23.0+): its own head padding and KV-cache
+#: layout, not modelled
+FLASHINFER_DSV4 = "FLASHINFER_MLA_SPARSE_DSV4"
+#: the --moe-backend names the MXFP4 experts' method maps to a kernel family (``map_mxfp4_backend``), in the
+#: release's order (printed in its refusal of another name), by the first release of each list
+_MXFP4_MAP_0_21 = ("deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_afp8", "flashinfer_cutlass",
+                   "flashinfer_cutlass_afp8", "triton", "triton_unfused", "humming", "marlin", "aiter",
+                   "aiter_mxfp4_fp8", "xpu", "emulation")
+_MXFP4_MAP_0_22 = ("deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_afp8", "flashinfer_cutlass",
+                   "flashinfer_cutlass_afp8", "triton", "triton_unfused", "humming", "marlin", "aiter",
+                   "aiter_mxfp4_fp8", "aiter_mxfp4_mxfp4", "xpu", "cpu", "emulation")
+_MXFP4_MAP_0_29 = ("b12x",) + _MXFP4_MAP_0_22
+_MXFP4_MAP_0_30 = ("b12x", "deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_afp8", "flashinfer_cutlass",
+                   "flashinfer_cutlass_afp8", "triton", "triton_unfused", "humming", "marlin", "aiter",
+                   "aiter_triton_mxfp4_bf16", "aiter_mxfp4_fp8", "aiter_mxfp4_mxfp4", "xpu", "cpu", "emulation")
+_MXFP4_MAP_0_32 = ("b12x", "deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_afp8", "flashinfer_cutlass",
+                   "flashinfer_cutlass_afp8", "flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm",
+                   "triton", "triton_unfused", "humming", "marlin", "aiter", "aiter_triton_mxfp4_bf16",
+                   "aiter_mxfp4_fp8", "aiter_mxfp4_mxfp4", "xpu", "cpu", "emulation")
+_MXFP4_MAP_0_33 = ("b12x", "deep_gemm", "flashinfer_trtllm", "flashinfer_trtllm_afp8", "flashinfer_cutlass",
+                   "flashinfer_cutlass_afp8", "flashinfer_moe_ep_cutedsl", "flashinfer_moe_ep_mega_deep_gemm",
+                   "triton", "triton_unfused", "humming", "marlin", "aiter", "aiter_triton_mxfp4_bf16",
+                   "aiter_mxfp4_fp8", "aiter_triton_mxfp4_mxfp4", "aiter_mxfp4_mxfp4", "xpu", "cpu", "emulation")
+MXFP4_MAPPED = (("0.33.0", _MXFP4_MAP_0_33), ("0.32.0", _MXFP4_MAP_0_32), ("0.30.0", _MXFP4_MAP_0_30),
+                ("0.29.0", _MXFP4_MAP_0_29), ("0.22.0", _MXFP4_MAP_0_22), ("0.21.0", _MXFP4_MAP_0_21))
+#: the first release whose FP4 experts choose their backend with DeepSeek-V4's own MXFP4 selection (0.20.x: the
+#: generic one, which maps a named backend the same way; not shown by the oracle, which stands in for that selection)
+MXFP4_DSV4_SELECTION = "0.21.0"
+#: --moe-backend names the release takes but the MXFP4 map lacks, shown to reach the FP4 experts and be refused
+#: there on every GPU (by the first release that has the name, from MXFP4_DSV4_SELECTION); the MegaMoE names (``deep_gemm_mega_moe``, the
+#: FlashInfer MoE-EP ones in 0.29.0 - 0.31.0, ``aiter_mega_moe``) take another path and stay open
+MXFP4_UNMAPPED = (("cutlass", "0.20.0"), ("flashinfer_cutedsl", "0.20.0"), ("flashinfer_b12x", "0.22.0"),
+                  ("flydsl", "0.24.0"), ("hpc", "0.25.0"), ("batched_triton", "0.27.0"), ("rdna3", "0.30.0"))
+
+
+def mxfp4_map(release) -> "tuple[str, ...]":
+    """The names the release's MXFP4 map takes (``map_mxfp4_backend``)."""
+    return next(names for since, names in MXFP4_MAPPED if release.within(since))
+
+
+def moe_backend_refused(moe_backend: str, experts: "Optional[str]", release) -> bool:
+    """Whether the FP4 experts' method refuses the named --moe-backend whatever the GPU: a name the release takes
+    whose MXFP4 map has no entry for it (a ValueError listing the map's names)."""
+    return (experts == "fp4" and release.within(MXFP4_DSV4_SELECTION)
+            and any(moe_backend == name and release.within(since) for name, since in MXFP4_UNMAPPED))
+
+
+#: the first release whose CUDA FP8 config is DeepSeek-V4.1's class, which builds ModelOpt MXFP8 linears for a
+#: ``[32, 32]`` weight block with e8m0 scales (the FP4 experts' checkpoints)
+MXFP8_LINEARS = "0.30.0"
+
 #: the attention geometry of the released checkpoints (Flash, Pro), the one decided
 _HEAD_DIM, _ROPE_HEAD_DIM, _INDEX_HEAD_DIM = 512, 64, 128
 #: FlashMLA's FP8 decode kernel takes at most this many query heads per rank (padded to 64 or 128)
@@ -131,9 +203,23 @@ _SIZES = ("hidden_size", "num_attention_heads", "head_dim", "q_lora_rank", "o_gr
           "moe_intermediate_size", "n_routed_experts", "vocab_size", "num_hidden_layers")
 
 
+def attention_backend(name: "Optional[str]", release) -> "Optional[str]":
+    """The ``--attention-backend`` as the model reads it (upper case; None: not given, ``auto``, or a release
+    whose model does not read it)."""
+    if name is None or name.upper() == "AUTO" or not release.within(ATTN_CLASS_CHOSEN):
+        return None
+    return name.upper()
+
+
+def attention_refused(name: "Optional[str]", release) -> bool:
+    """Whether the CUDA model refuses the named backend when it picks layer 0's attention class (0.24.0+: the
+    generic FlashInfer sparse-MLA backends, whatever the GPU)."""
+    return release.within(ATTN_REFUSED_SINCE) and attention_backend(name, release) in ATTN_REFUSED
+
+
 def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", architectures, release, *,
                claimed: "bool | str", moe_backend: str, all2all_backend: "Optional[str]", dtype: str,
-               ) -> "Optional[str]":
+               attention: "Optional[str]" = None) -> "Optional[str]":
     """Why kvguard does not decide this DeepSeek-V4 construction (None: it does).  ``claimed``: whether the
     DeepSeek-V4 FP8 override claims the checkpoint (kvguard.quant.dsv4_fp8.claim)."""
     archs = list(architectures or ())
@@ -172,12 +258,28 @@ def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", ar
         return (f"the model construction of {ARCH} with an attention geometry other than the released checkpoints' "
                 f"(head_dim {_HEAD_DIM}, qk_rope_head_dim {_ROPE_HEAD_DIM}, index_head_dim {_INDEX_HEAD_DIM}, "
                 f"compress ratios 4 / 128 or none) is not modelled")
-    if moe_backend not in DECIDED_MOE_BACKENDS or (moe_backend != "auto" and experts == "fp8"):
+    if attention_backend(attention, release) == FLASHINFER_DSV4:
+        # the FlashInfer class pads its heads and lays out its KV cache its own way (bf16 or per-tensor fp8)
+        return (f"the model construction of {ARCH} with --attention-backend {FLASHINFER_DSV4} (DeepSeek-V4's "
+                f"FlashInfer sparse-MLA attention class) is not modelled")
+    if (release.within(MXFP8_LINEARS) and experts == "fp4" and list(block) == [32, 32]):
+        # the CUDA config class builds every linear with ModelOpt's MXFP8 method for this block (e8m0 scales, the
+        # FP4 experts' checkpoints): its checks are not the block-FP8 ones kvguard applies
+        return (f"the model construction of {ARCH} with weight_block_size [32, 32] and FP4 experts (ModelOpt MXFP8 "
+                f"linears, from vLLM {MXFP8_LINEARS}) is not modelled")
+    if (moe_backend not in DECIDED_MOE_BACKENDS and not moe_backend_refused(moe_backend, experts, release)) or (
+            moe_backend != "auto" and experts == "fp8"):
         # a named backend is honoured by the experts' method: whether its kernel supports this deployment is
         # asked of the GPU and the kernel packages installed (an expert dtype no release takes is refused before
         # the experts, whatever the backend)
-        return (f"the model construction of {ARCH} with --moe-backend {moe_backend} is not modelled (decided: auto, "
-                f"and marlin for the FP4 experts — what CUDA compute capability 9.0 selects for them)")
+        why = ("the MegaMoE experts' path" if "mega" in moe_backend else
+               "the FP8 experts' MoE backend it names: a question of the GPU and the kernel packages installed"
+               if experts == "fp8" else
+               "whether the named MXFP4 kernel supports this deployment is asked of the GPU and the kernel packages "
+               "installed")
+        return (f"the model construction of {ARCH} with --moe-backend {moe_backend} is not modelled ({why}; "
+                f"decided: auto, marlin for the FP4 experts — what CUDA compute capability 9.0 selects — and the "
+                f"names the release's MXFP4 map lacks, refused on every GPU)")
     if all2all_backend not in (None, DEFAULT_ALL2ALL):
         return (f"the model construction of {ARCH} with --all2all-backend {all2all_backend} is not modelled (its "
                 f"dispatch decides the MoE activation format and the sequence-parallel MoE; decided: "

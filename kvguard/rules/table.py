@@ -770,7 +770,8 @@ def _mi(state):
                                                        moe_backend=state.layout.moe_backend or "auto",
                                                        all2all_backend=state.layout.all2all_backend,
                                                        kv_cache_dtype=state.cache_dtype,
-                                                       mm_encoder_tp_mode=state.layout.mm_encoder_tp_mode))
+                                                       mm_encoder_tp_mode=state.layout.mm_encoder_tp_mode,
+                                                       attention_backend=state.layout.attention_backend))
     return out
 
 
@@ -841,9 +842,6 @@ def _dsv4_host(state) -> None:
     where the release's MXFP4 MoE selection names Marlin for the FP4 experts, in the default environment."""
     from kvguard.quant.dsv4 import HOST_ENV
 
-    if state.layout.attention_backend:
-        state.unmodelled("DeepSeek-V4's model construction with --attention-backend (another sparse-MLA class) is "
-                         "not modelled")
     capability = state.need("gpu_capability")
     if state.need("platform") != "cuda" or capability != _MODELLED_CAPABILITY:
         state.unmodelled(f"DeepSeek-V4's model construction is modelled for CUDA compute capability "
@@ -3045,6 +3043,23 @@ RULES = (
           source="vllm/models/deepseek_v4/nvidia/flashmla.py::DeepseekV4FlashMLAAttention.get_padded_num_q_heads "
                  "(kvguard.quant.dsv4)",
           description="DeepSeek-V4 on compute capability 9.0 (FlashMLA): at most 128 query heads per rank"),
+    Check("MI_dsv4_attention_backend", "0.24.0", stage="model_init", scope="feature", options=("attention_backend",),
+          when=lambda state: _mi_fires(state, "MI_dsv4_attention_backend"), bind=_mi_values,
+          template="{backend} is not a DeepSeek V4 attention backend. Use FLASHINFER_MLA_SPARSE_DSV4 for DeepSeek V4 "
+                   "FlashInfer sparse MLA.",
+          source="vllm/models/deepseek_v4/nvidia/model.py::_select_dsv4_attn_cls (kvguard.quant.dsv4)",
+          description="DeepSeek-V4: --attention-backend FLASHINFER_MLA_SPARSE / FLASHINFER_MLA_SPARSE_SM120 is "
+                      "refused when the model picks its attention class (layer 0; 0.27.0 - 0.28.0 before the "
+                      "embedding); every other name but FLASHINFER_MLA_SPARSE_DSV4 builds FlashMLA's class on "
+                      "compute capability 9.0"),
+    Check("MI_dsv4_moe_backend", "0.21.0", stage="model_init", scope="feature", options=("moe_backend",),
+          when=lambda state: _mi_fires(state, "MI_dsv4_moe_backend"), bind=_mi_values,
+          template="moe_backend='{name}' is not supported for MXFP4 MoE. Expected one of {names}.",
+          source="vllm/model_executor/layers/fused_moe/oracle/mxfp4.py::map_mxfp4_backend (the FP4 experts' "
+                 "Mxfp4MoEMethod; kvguard.quant.dsv4)",
+          description="DeepSeek-V4's FP4 experts: a --moe-backend the release takes but its MXFP4 map lacks "
+                      "(cutlass, flashinfer_cutedsl, flashinfer_b12x, flydsl, hpc, batched_triton, rdna3 where the "
+                      "release has them) is refused on every GPU"),
     Check("MI_dsv4_kv_cache_dtype", "0.20.0", "0.22.1", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_dsv4_kv_cache_dtype"), bind=_mi_values,
           template="DeepseekV4 only supports fp8 kv-cache format for now, got {kv}",

@@ -17,14 +17,17 @@ host).  Compared: accepted or not, exception type and message (tests/upstream/te
 
 Each config draws a --kv-cache-dtype (the attention asserts an fp8 one; before 0.30.0 auto too); the runner sets it
 after the engine config (the CPU platform refuses an FP8 cache with chunked prefill, or resets it to auto), as a
-CUDA host keeps it; and may name --moe-backend marlin and --all2all-backend allgather_reducescatter (the launch
-facts kvguard decides).  Pinned configs follow the drawn ones: 256 heads (tp 1 / 2), 768 heads in 6 groups (tp 3
-/ 6: 0.27.0 - 0.28.0 ask FlashMLA before the embedding), 200 routed experts (tp 16 / 8: the bare assert before
-0.24.0), no shared experts (0 at tp 1 / 8, the key left out at tp 4), FP8 experts of 1536 (tp 8 / 16), expert
-dtype bf16 (tp 8, marlin named).
+CUDA host keeps it; and may name --moe-backend marlin, or for FP4 experts a name the release's MXFP4 map lacks
+(cutlass, batched_triton, ...: refused on every GPU; from 0.21.0), --all2all-backend allgather_reducescatter and an
+--attention-backend the release has (FLASHINFER_MLA_SPARSE / _SM120 refused from 0.24.0, FlashMLA's and others
+building the default class) (the launch facts kvguard decides).  Pinned configs follow the drawn ones: 256 heads
+(tp 1 / 2), 768 heads in 6 groups (tp 3 / 6: 0.27.0 - 0.28.0 ask FlashMLA before the embedding), 200 routed experts
+(tp 16 / 8: the bare assert before 0.24.0), no shared experts (0 at tp 1 / 8, the key left out at tp 4), FP8 experts
+of 1536 (tp 8 / 16), expert dtype bf16 (tp 8, marlin named), --moe-backend cutlass (tp 8, and tp 4 with EPLB and two
+redundant experts; marlin on 0.20.x), --attention-backend FLASHINFER_MLA_SPARSE with 256 heads (tp 1 / 4).
 
 Releases: KVG_ORACLE_VERSIONS from 0.20.0 (CI: 0.20.0, 0.30.0, 0.31.0 and the last); size: KVG_DSV4_CONFIGS configs
-x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 12, 36 cases a release); ``KVG_DIFF_REPORT_DIR``
+x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 16, 40 cases a release); ``KVG_DIFF_REPORT_DIR``
 keeps ``dsv4-model-<release>.json``.  Full runs:
 ``python -m tests.upstream.test_dsv4_model V [configs] [seed]``.
 """
@@ -81,7 +84,42 @@ LAYOUTS = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {
 
 #: --moe-backend / --all2all-backend drawn per config (None: not given)
 MOE_BACKENDS = [None, None, "marlin"]
+#: --moe-backend names the release takes but its MXFP4 map lacks (refused by the FP4 experts' method on every GPU),
+#: by the first release that has them: drawn for FP4 experts only (with FP8 experts a named backend stays open)
+UNMAPPED_MOE_BACKENDS = {"cutlass": "0.20.0", "flashinfer_cutedsl": "0.20.0", "flashinfer_b12x": "0.22.0",
+                         "flydsl": "0.24.0", "hpc": "0.25.0", "batched_triton": "0.27.0", "rdna3": "0.30.0"}
+
+
+def moe_backends(version: str, cfg: dict) -> list:
+    from kvguard.versions import resolve
+
+    if cfg.get("expert_dtype", "fp4") != "fp4" and resolve(version).within("0.20.1"):
+        return MOE_BACKENDS
+    release = resolve(version)
+    if not release.within("0.21.0"):
+        # 0.20.x's FP4 experts ask the generic MXFP4 selection, which the runner stands in for gpt-oss: not shown
+        return MOE_BACKENDS
+    return MOE_BACKENDS + [name for name, since in UNMAPPED_MOE_BACKENDS.items() if release.within(since)][-2:]
 ALL2ALL_BACKENDS = [None, None, "allgather_reducescatter"]
+
+#: --attention-backend drawn per config, only from the names the release has (None: not given): before 0.23.0 the
+#: model does not read it; the generic FlashInfer sparse-MLA names are refused from 0.24.0, the rest build FlashMLA's
+#: class on compute capability 9.0 (FLASHINFER_MLA_SPARSE_DSV4, DeepSeek-V4's FlashInfer class from 0.23.0, stays
+#: open: drawn only with KVG_DSV4_OPEN=1, where the run counts it undecided)
+_OPEN = ["FLASHINFER_MLA_SPARSE_DSV4"] if os.environ.get("KVG_DSV4_OPEN") else []
+ATTENTION_BACKENDS = {"0.20.0": [None, None, None, "FLASHINFER_MLA_SPARSE", "FLASHMLA_SPARSE", "TRITON_MLA"],
+                      "0.23.0": [None, None, None, "FLASHINFER_MLA_SPARSE", "FLASHMLA_SPARSE_DSV4", "FLASH_ATTN"]
+                      + _OPEN,
+                      "0.24.0": [None, None, None, "FLASHINFER_MLA_SPARSE", "FLASHINFER_MLA_SPARSE_SM120",
+                                 "FLASHMLA_SPARSE", "FLASHMLA_SPARSE_DSV4", "TRITON_MLA"] + _OPEN}
+
+
+def attention_backends(version: str) -> list:
+    from kvguard.versions import resolve
+
+    release = resolve(version)
+    return next(v for since, v in reversed(ATTENTION_BACKENDS.items()) if release.within(since))
+
 
 #: --kv-cache-dtype: the sparse-MLA attention's FP8 block layout takes fp8 only (before 0.30.0 not even auto)
 KV_CACHE_DTYPES = ["fp8", "fp8", "auto", "fp8_e4m3", "bfloat16"]
@@ -122,10 +160,13 @@ def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7) -> dict
         engine = {"kv_cache_dtype": rng.choice(KV_CACHE_DTYPES)}
         # the launch-fact backends: marlin named (what auto selects for the FP4 experts on sm_90; FP8 experts
         # with it stay open) and the default all2all backend named (every release from 0.20.0 has both flags)
-        for key, values in (("moe_backend", MOE_BACKENDS), ("all2all_backend", ALL2ALL_BACKENDS)):
+        for key, values in (("moe_backend", moe_backends(version, cfg)), ("all2all_backend", ALL2ALL_BACKENDS)):
             value = rng.choice(values)
             if value is not None:
                 engine[key] = value
+        attention = rng.choice(attention_backends(version))
+        if attention is not None:
+            engine["attention_backend"] = attention
         cases.append({"config": cfg, "layouts": rng.sample(LAYOUTS, n_layouts), "engine_args": engine,
                       "kv_after_config": True})
     flash = cut(catalog.lookup(BASES[0]).config)
@@ -149,7 +190,18 @@ def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7) -> dict
               {"config": dict(flash, expert_dtype="fp8", moe_intermediate_size=1536),
                "layouts": [{"tp": 8}, {"tp": 16}], "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True},
               {"config": dict(flash, expert_dtype="bf16"), "layouts": [{"tp": 8}],
-               "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "marlin"}, "kv_after_config": True}]
+               "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "marlin"}, "kv_after_config": True},
+              # a --moe-backend the MXFP4 map lacks (the FP4 experts' method refuses it after FusedMoE's checks:
+              # 256 + 2 redundant experts at tp 4 with EP: 0.24.0 - 0.30.0's tp assert or EPLB's even split first;
+              # before 0.24.0 EPLB's arguments are not passed and the name is refused)
+              {"config": flash, "layouts": [{"tp": 8}, {"tp": 4, "ep": True, "eplb": True, "redundant": 2}],
+               "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "cutlass" if moe_backends(version, flash)[3:]
+                               else "marlin"}, "kv_after_config": True},
+              # a generic FlashInfer sparse-MLA backend (refused by name from 0.24.0; 0.27.0 - 0.28.0 before the
+              # head count; not read before 0.23.0)
+              {"config": dict(flash, num_attention_heads=256), "layouts": [{"tp": 1}, {"tp": 4}],
+               "engine_args": {"kv_cache_dtype": "fp8", "attention_backend": "FLASHINFER_MLA_SPARSE"},
+               "kv_after_config": True}]
     out = run_runner("quant_runner.py", python, python_env, cases)
     report = compare(version, cases, out)
     backends: dict = {}

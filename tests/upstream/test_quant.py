@@ -1133,7 +1133,8 @@ def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
 
 
 def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None, moe_backend: str = "auto",
-                    kv_cache_dtype: str = "auto", mm_encoder_tp_mode: str = "weights", all2all_backend=None):
+                    kv_cache_dtype: str = "auto", mm_encoder_tp_mode: str = "weights", all2all_backend=None,
+                    attention_backend=None):
     """(ok, exc_type, message) from kvguard.quant, or None when kvguard does not decide it."""
     release = resolve(version)
     facts = model_facts(cfg, vllm_version=version)
@@ -1142,7 +1143,7 @@ def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None, moe_b
                                          redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
                                          quantization=quantization, moe_backend=moe_backend,
                                          kv_cache_dtype=kv_cache_dtype, mm_encoder_tp_mode=mm_encoder_tp_mode,
-                                         all2all_backend=all2all_backend))
+                                         all2all_backend=all2all_backend, attention_backend=attention_backend))
     if res.unmodelled:
         return None
     if res.check is None:
@@ -1166,7 +1167,8 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_dsv4_experts_tp": "dsv4-experts-tp", "MI_dsv4_flashmla_heads": "dsv4-flashmla-heads",
             "MI_dsv4_attn_heads": "dsv4-flashmla-heads", "MI_dsv4_kv_cache_dtype": "dsv4-kv-cache-dtype",
             "MI_dsv4_shared_experts_attr": "dsv4-shared-experts", "MI_dsv4_shared_experts_empty": "dsv4-shared-experts",
-            "MI_dsv4_expert_dtype": "dsv4-expert-dtype"}
+            "MI_dsv4_expert_dtype": "dsv4-expert-dtype", "MI_dsv4_attention_backend": "dsv4-attention-backend",
+            "MI_dsv4_moe_backend": "dsv4-moe-backend"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
@@ -1291,7 +1293,8 @@ def compare(version: str, cases: list[dict], out: dict) -> dict:
             engine = case.get("engine_args") or {}
             mine = kvguard_outcome(_kvguard_source(case), lay, version, engine.get("quantization"),
                                    engine.get("moe_backend", "auto"), engine.get("kv_cache_dtype", "auto"),
-                                   engine.get("mm_encoder_tp_mode", "weights"), engine.get("all2all_backend"))
+                                   engine.get("mm_encoder_tp_mode", "weights"), engine.get("all2all_backend"),
+                                   engine.get("attention_backend"))
             # (architecture, quantization method): agree / disagree / undecided, for the per-family figures
             arch_key = f"{(case['config'].get('architectures') or ['?'])[0]} " \
                        f"{(_label_config(case).get('quantization_config') or {}).get('quant_method')}"
@@ -1342,7 +1345,8 @@ def _note_undecided(undecided: dict, case: dict, lay: dict, version: str, rec: d
                                          ep=bool(lay.get("ep")), eplb=bool(lay.get("eplb")),
                                          redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
                                          quantization=(case.get("engine_args") or {}).get("quantization"),
-                                         moe_backend=(case.get("engine_args") or {}).get("moe_backend", "auto")))
+                                         moe_backend=(case.get("engine_args") or {}).get("moe_backend", "auto"),
+                                         attention_backend=(case.get("engine_args") or {}).get("attention_backend")))
     reason = (res.unmodelled or "host fact").split(" (per-rank")[0].split(" (it may name")[0]
     theirs = "accepted" if rec.get("ok") else f"{rec.get('exc_type')}: {(rec.get('message') or '')[:80]}"
     key = f"{reason} -> {theirs}"
