@@ -1,5 +1,5 @@
-"""Nemotron-H's first Mamba-2 mixer at model construction (kvguard.quant.nemotron_h), through the CLI's JSON report and
-kvguard.quant.outcome; and MiMo-V2-Flash's skipped reason.
+"""Nemotron-H's first Mamba-2 mixer at model construction (kvguard.quant.nemotron_h), and its ModelOpt NVFP4 export past
+it, through the CLI's JSON report and kvguard.quant.outcome; and MiMo-V2-Flash's skipped reason.
 
 The expected values are read in the releases, not computed by kvguard: vllm/model_executor/layers/mamba/
 mamba_mixer2.py's MambaMixer2.__init__ asserts that tp divides the Mamba heads, then that tp divides n_groups or
@@ -34,11 +34,12 @@ def test_nano_refuses_tp16_on_its_groups(serve_json, version, model):
             report["wrapped_by"]) == (False, "MI_mamba2_groups", "model_init", "AssertionError", GROUPS, None)
 
 
-@pytest.mark.parametrize("version", ["0.24.0", "0.33.0"])
-def test_nano_nvfp4_at_tp8_stays_open_past_the_mixer(serve_json, version):
-    status, report = serve_json(version, "-tp", "8", model=NVFP4)
-    assert report["ok"] is True
-    assert "weight-shard checks of NemotronHForCausalLM are not modelled" in _skipped_mi(report)
+@pytest.mark.parametrize("version", ["0.24.0", "0.28.0", "0.29.0", "0.33.0"])
+@pytest.mark.parametrize("tp", ["1", "2", "4", "8"])
+def test_nano_nvfp4_is_built_past_the_mixer(serve_json, version, tp):
+    # every NVFP4 layer's per-rank input is a multiple of 16 (the oracle builds the model: accepted)
+    status, report = serve_json(version, "-tp", tp, model=NVFP4)
+    assert report["ok"] is True and _skipped_mi(report) == "", report.get("skipped")
 
 
 def test_pipeline_stages_leave_the_mixer_open(serve_json):
@@ -91,9 +92,89 @@ def test_first_mixer(version, model, tp, changes, quantization, check, layer):
     assert got[:1] == (check,) and (check is None or got[2] == layer), got
 
 
-def test_nvfp4_past_the_mixer_stays_open():
-    check, _values, _layer, unmodelled = _outcome("0.24.0", NVFP4, 2, n_groups=1)
-    assert check is None and "NemotronHForCausalLM" in unmodelled
+def test_nvfp4_past_the_mixer_is_decided():
+    assert _outcome("0.24.0", NVFP4, 2, n_groups=1) == (None, {}, None, None)
+
+
+def _nvfp4(version: str, tp: int, drop: tuple[str, ...] = (), **changes):
+    """The NVFP4 export with config changes and the exclusion-list entries containing a ``drop`` text removed."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from kvguard.quant import Launch, outcome
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    entry = catalog.lookup(NVFP4)
+    cfg = copy.deepcopy(dict(entry.config))
+    cfg.pop("auto_map", None)
+    cfg.update(changes)
+    quant = copy.deepcopy(dict(entry.hf_quant_config))
+    quant["quantization"]["exclude_modules"] = [n for n in quant["quantization"]["exclude_modules"]
+                                                if not any(d in n for d in drop)]
+    directory = Path(tempfile.mkdtemp(prefix="kvg-nemotron-h-"))
+    (directory / "config.json").write_text(json.dumps(cfg))
+    (directory / "hf_quant_config.json").write_text(json.dumps(quant))
+    res = outcome(model_facts(str(directory), vllm_version=version), resolve(version), Launch(tp=tp))
+    return res.check, dict(res.values), res.layer, res.unmodelled
+
+
+#: (changes, dropped exclusions, tp, check, values, layer), each built by 0.24.0 and 0.33.0 in the oracle with the
+#: same outcome (tests/upstream/test_nemotron_h.py's builds; the sizes by hand from nemotron_h.py / mamba_mixer2.py)
+NVFP4_CASES = [
+    # 48 Mamba heads of width 8 over 16 ranks (1 group: the mixer asserts hold): layer 0's out_proj takes 24
+    ({"mamba_num_heads": 48, "mamba_head_dim": 8, "n_groups": 1}, (), 16, "MI_nvfp4_input", {"size": 24},
+     "model.layers.0.mixer.out_proj"),
+    ({"mamba_num_heads": 48, "mamba_head_dim": 8, "n_groups": 1}, (), 8, None, {}, None),
+    # 24 heads of 40: o_proj takes 120 per rank at tp 8, but every attention layer (5, 12, ...) is excluded by its
+    # backbone.* name ...
+    ({"num_attention_heads": 24, "head_dim": 40}, (), 8, None, {}, None),
+    # ... unless the list leaves layer 5's o_proj out
+    ({"num_attention_heads": 24, "head_dim": 40}, ("layers.5.mixer.o_proj",), 8, "MI_nvfp4_input", {"size": 120},
+     "model.layers.5.mixer.o_proj"),
+    # the shared experts' down_proj: 1000 / 2 = 500 (layer 1 is the first E)
+    ({"moe_shared_expert_intermediate_size": 1000}, (), 2, "MI_nvfp4_input", {"size": 500},
+     "model.layers.1.mixer.shared_experts.down_proj"),
+    # the LM head quantized: 2688 input features, a multiple of 16
+    ({}, ("lm_head",), 2, None, {}, None),
+    # a hidden size of 2680: layer 0's in_proj (column: the full input) at any tp
+    ({"hidden_size": 2680}, (), 1, "MI_nvfp4_input", {"size": 2680}, "model.layers.0.mixer.in_proj"),
+]
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.33.0"])
+@pytest.mark.parametrize("changes,drop,tp,check,values,layer", NVFP4_CASES)
+def test_nvfp4_layers_past_the_mixer(version, changes, drop, tp, check, values, layer):
+    assert _nvfp4(version, tp, drop, **changes) == (check, values, layer, None)
+
+
+def test_nvfp4_fused_qkv_named_in_part_is_refused():
+    # only k_proj of layer 5 excluded: is_layer_excluded refuses the fused qkv_proj
+    check, values, layer, _ = _nvfp4("0.33.0", 2, ("layers.5.mixer.q_proj", "layers.5.mixer.v_proj"))
+    assert (check, values, layer) == ("MI_fused_shards", {"prefix": "model.layers.5.mixer.qkv_proj"},
+                                      "model.layers.5.mixer.qkv_proj")
+
+
+@pytest.mark.parametrize("launch,reason", [
+    (("-tp", "2", "-dp", "2"), "data, prefill-context or expert parallelism"),
+    (("-tp", "2", "--enable-expert-parallel"), "data, prefill-context or expert parallelism"),
+    (("-tp", "2", "--dtype", "float16"), "--dtype float16"),
+    (("-tp", "2", "--moe-backend", "marlin"), "--moe-backend"),
+])
+def test_nvfp4_launches_left_open(serve_json, launch, reason):
+    status, report = serve_json("0.33.0", *launch, model=NVFP4)
+    assert reason in _skipped_mi(report), report.get("skipped")
+
+
+def test_nvfp4_moe_environment_left_open(serve_json):
+    status, report = serve_json("0.33.0", "-tp", "2", model=NVFP4, env=("VLLM_USE_FLASHINFER_MOE_FP4=1",))
+    assert "VLLM_USE_FLASHINFER_MOE_FP4 changes the ModelOpt MoE backend selection" in _skipped_mi(report)
+
+
+def test_latent_moe_left_open():
+    check, _values, _layer, unmodelled = _nvfp4("0.33.0", 2, moe_latent_size=1024)
+    assert check is None and "latent MoE" in unmodelled
 
 
 @pytest.mark.parametrize("version", ["0.16.0", "0.23.0"])

@@ -813,6 +813,25 @@ CASES += [
             "weight is built"},
 ]
 
+# Nemotron-H's ModelOpt NVFP4 export past the first mixer (kvguard.quant.nemotron_h.past_first_mixer; recorded for
+# 0.24.0, 0.28.0, 0.29.0 and 0.33.0: ``--vllm ... --only mi-modelopt-nvfp4-nemotron3-nano-tp8
+# mi-modelopt-nvfp4-nemotron3-nano-m48x8-tp16``)
+_NANO_NVFP4 = catalog.lookup("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4").hf_quant_config
+CASES += [
+    {"id": "mi-modelopt-nvfp4-nemotron3-nano-tp8", "model": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4",
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "the NVFP4 export at -tp 8: every quantized layer's per-rank input a multiple of 16 (Mamba out_proj 512, "
+            "shared experts' down_proj 464; the attention layers and the LM head excluded by their backbone.* names), "
+            "the relu2 experts on FP4 Marlin: accepted"},
+    {"id": "mi-modelopt-nvfp4-nemotron3-nano-m48x8-tp16", "model": "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4",
+     "config_patch": {"mamba_num_heads": 48, "mamba_head_dim": 8, "n_groups": 1,
+                      "quantization_config": dict(_NANO_NVFP4, quant_method="modelopt")},
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
+     "why": "the NVFP4 export with 48 Mamba heads of width 8 and one group (the mixer asserts hold at -tp 16) as "
+            "config.json's quantization_config: layer 0's out_proj takes 48 x 8 / 16 = 24 input features per rank: "
+            "refused (MI_nvfp4_input)"},
+]
+
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
             "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}

@@ -192,6 +192,8 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "max_target_positions", "original_max_position_embeddings",
     # model construction (kvguard.quant, kvguard/data/quant_archs.json)
     "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
+    # Nemotron-H's MoE block (kvguard.quant.nemotron_h): the shared experts' width, the latent MoE's size
+    "moe_shared_expert_intermediate_size", "moe_latent_size",
     # DeepSeek-V4's attention output projections and experts (kvguard.quant.dsv4)
     "o_groups", "o_lora_rank", "expert_dtype", "index_head_dim", "compress_ratios",
     "compress_rates",

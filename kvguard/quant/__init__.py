@@ -1107,6 +1107,17 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 return Outcome(first[1], first[2], first[3])
             if first[0] == "unmodelled":
                 return Outcome(unmodelled=first[1])
+            if scheme is not None and scheme.method.startswith("modelopt"):
+                # a ModelOpt export past the first mixer: the NVFP4 layers' per-rank inputs (kvguard.quant.nemotron_h)
+                quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get(
+                    "quantization_config") or {}
+                past = _nemotron_h.past_first_mixer(facts.resolved, quant_cfg, launch, release,
+                                                    tuple(facts.architectures))
+                if past[0] == "refused":
+                    return Outcome(past[1], past[2], past[3])
+                if past[0] == "unmodelled":
+                    return Outcome(unmodelled=past[1])
+                return Outcome()
         if scheme is not None and _dsv4.ARCH in facts.architectures:
             return _dsv4_outcome(facts, release, launch, scheme)
         if scheme is not None:

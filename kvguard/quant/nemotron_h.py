@@ -1,4 +1,5 @@
-"""Nemotron-H (``NemotronHForCausalLM``): the model construction up to its first Mamba-2 mixer, vLLM 0.24.0 – 0.33.0.
+"""Nemotron-H (``NemotronHForCausalLM``): the model construction up to its first Mamba-2 mixer, and past it for a
+ModelOpt NVFP4 export, vLLM 0.24.0 – 0.33.0.
 
 Mirrors vllm/model_executor/models/nemotron_h.py (``NemotronHModel.__init__``: the vocabulary embedding, then the
 decoder layers in ``hybrid_override_pattern`` order, ``M`` a ``NemotronHMambaDecoderLayer`` that builds its
@@ -18,15 +19,28 @@ Decided here: the embedding's division and layer 0's mixer asserts, with one pip
 stage's first layer may refuse first, and which worker's error the launch reports is not modelled), from 0.24.0, the
 first release whose ModelConfig reads a ``nemotron_h`` config.json without the checkpoint's remote code (transformers
 5; before, the checkpoint's own configuration code builds the config, which the oracle cannot run, so those releases
-stay as they were).  What the model builds after the first mixer (the mixer's own layers and the quantized weights,
-the attention, the ``relu2`` non-gated MoE experts, whose backend choice on the GPU kvguard does not model) stays as
-before: skipped with its reason for a quantized checkpoint, the general "no quantization: no construction check"
-otherwise.
+stay as they were).  What the model builds after the first mixer:
+
+- a ModelOpt NVFP4 export (:func:`past_first_mixer`, one pipeline stage, tp only): the layers built with the NVFP4
+  linear method, in construction order (``NemotronHMambaDecoderLayer``: the mixer's ``in_proj`` on the full hidden
+  size, its ``out_proj`` on ``mamba_num_heads * mamba_head_dim / tp``; ``NemotronHAttention``: its head asserts, then
+  ``qkv_proj`` and ``o_proj``; ``NemotronHMoE``: the shared experts' ``up_proj`` / ``down_proj``
+  (``NemotronHMLP``), the router a ``GateLinear`` without the quantization config; the ``-`` layers' MLP; the LM
+  head), each refusing a per-rank input that is not a multiple of 16, unless the export's ``exclude_modules`` (its
+  ``backbone.`` names, mapped to ``model.`` by the model's ``hf_to_vllm_mapper``) leave it unquantized.  The experts
+  (``relu2`` without a gate) take FP4 Marlin on the default host, compute capability 9.0 (the FlashInfer and CUTLASS
+  FP4 entries need SM100; ``MarlinExperts`` takes ``relu2_no_mul`` in 0.24.0 – 0.33.0), which checks no size while
+  built.  The latent MoE (``moe_latent_size``: Nemotron-3 Super / Ultra), data / expert / context parallelism, a
+  named MoE or all2all backend, ``--dtype`` and ModelOpt FP8 stay skipped with their reason;
+- an unquantized checkpoint keeps the general "no quantization: no construction check" (its experts take Triton,
+  which takes ``relu2_no_mul``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from . import modelopt_shards as _mo_shards
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -99,3 +113,165 @@ def _some_mixer_refuses(resolved: Mapping[str, Any], tp: int) -> bool:
         return True
     return bool(heads % tp or (groups % tp and groups != 1))
 
+
+
+# ---------------------------------------------------------------------------
+# past the first mixer: the layers a ModelOpt NVFP4 export builds quantized (0.24.0 - 0.33.0)
+
+#: the hybrid_override_pattern letters NemotronHModel builds: a Mamba-2 mixer, attention, the MoE block, the MLP
+_LETTERS = "M*E-"
+#: NemotronHForCausalLM's checkpoint-name mapper (hf_to_vllm_mapper's orig_to_new_prefix, 0.24.0+), which the ModelOpt
+#: config applies to its exclusion list: the export's ``backbone.`` names become the model's ``model.`` ones
+_MAPPED_PREFIX = ("backbone", "model")
+#: from this release the mapper also drops the names under ``mtp`` (the multi-token-prediction head)
+_MTP_DROPPED_SINCE = "0.29.0"
+
+
+def exclusion_names(names: tuple[str, ...], release) -> tuple[str, ...]:
+    """The exclusion list as the release matches it: ``a*`` split into ``a`` and ``a.*`` (as for the other
+    families' mappers), then the ``backbone`` prefix renamed ``model`` and (0.29.0+) ``mtp`` names dropped."""
+    split: list[str] = []
+    for name in names:
+        if release.within(_mo_shards.SPLIT_SINCE) and len(name) >= 2 and name[-1] == "*" and name[-2] != ".":
+            split += [name[:-1], name[:-1] + ".*"]
+        else:
+            split.append(name)
+    old, new = _MAPPED_PREFIX
+    out = []
+    for name in split:
+        if release.within(_MTP_DROPPED_SINCE) and (name == "mtp" or name.startswith("mtp")):
+            continue
+        out.append(new + name[len(old):] if name.startswith(old) else name)
+    return tuple(out)
+
+
+def _int_fields(resolved: Mapping[str, Any], *names: str) -> "dict[str, int] | str":
+    """The positive integer sizes ``names`` of the config, or the text naming those that are not."""
+    bad = [f"{n}={resolved.get(n)!r}" for n in names if not _positive_int(resolved.get(n))]
+    if bad:
+        return ", ".join(bad)
+    return {n: int(resolved[n]) for n in names}
+
+
+def nvfp4_layers(resolved: Mapping[str, Any], tp: int) -> "list[tuple] | str":
+    """The layers NemotronHModel builds with the quantization config after the vocabulary embedding, in construction
+    order: ``(prefix, shards, per-rank input, check)`` where ``check`` is None (a linear layer whose NVFP4 method
+    reads the per-rank input), ``("MI_divide", values)`` (a size vLLM's ``divide`` refuses first) or
+    ``("MI_attn_assert", {})`` (the attention's head asserts).  A reason string when the config is not followed.
+    The Mamba mixer's conv1d, the MoE router (GateLinear) and the experts (NVFP4 on the default host: FP4 Marlin,
+    which takes the non-gated relu2 activation and checks no size while built) take no part."""
+    pattern = resolved.get("hybrid_override_pattern")
+    if not isinstance(pattern, str) or not pattern or set(pattern) - set(_LETTERS):
+        return f"hybrid_override_pattern {pattern!r} (letters other than {_LETTERS!r})"
+    if resolved.get("moe_latent_size") is not None:
+        return f"the latent MoE (moe_latent_size={resolved.get('moe_latent_size')!r})"
+    sizes = _int_fields(resolved, "hidden_size", "mamba_num_heads", "mamba_head_dim", "num_attention_heads",
+                        "num_key_value_heads", "intermediate_size")
+    if isinstance(sizes, str):
+        return sizes
+    head_dim = resolved.get("head_dim")
+    if head_dim is None:
+        head_dim = sizes["hidden_size"] // sizes["num_attention_heads"]
+    if not _positive_int(head_dim):
+        return f"head_dim={head_dim!r}"
+    hidden = sizes["hidden_size"]
+    layers: list[tuple] = []
+    for i, letter in enumerate(pattern):
+        pre = f"model.layers.{i}.mixer"
+        if letter == "M":
+            # MambaMixer2: in_proj (column: the full hidden size per rank), out_proj (row: the heads' width)
+            layers.append((f"{pre}.in_proj", (), hidden, None))
+            layers.append((f"{pre}.out_proj", (), sizes["mamba_num_heads"] * sizes["mamba_head_dim"] // tp, None))
+        elif letter == "*":
+            heads, kv = sizes["num_attention_heads"], sizes["num_key_value_heads"]
+            if heads % tp or (kv % tp if kv >= tp else tp % kv):
+                layers.append((pre, (), 0, ("MI_attn_assert", {})))
+                return layers
+            layers.append((f"{pre}.qkv_proj", ("q_proj", "k_proj", "v_proj"), hidden, None))
+            layers.append((f"{pre}.o_proj", (), heads * head_dim // tp, None))
+        elif letter == "E":
+            shared = resolved.get("n_shared_experts")
+            if shared:
+                width = resolved.get("moe_shared_expert_intermediate_size")
+                if not (_positive_int(shared) and _positive_int(width)):
+                    return f"n_shared_experts={shared!r}, moe_shared_expert_intermediate_size={width!r}"
+                if not _mlp(layers, f"{pre}.shared_experts", hidden, width * shared, tp):
+                    return layers
+            for name in ("n_routed_experts", "moe_intermediate_size", "num_experts_per_tok"):
+                if not _positive_int(resolved.get(name)):
+                    return f"{name}={resolved.get(name)!r}"
+        else:
+            if not _mlp(layers, pre, hidden, sizes["intermediate_size"], tp):
+                return layers
+    return layers
+
+
+def _mlp(layers: list, pre: str, hidden: int, width: int, tp: int) -> bool:
+    """NemotronHMLP: up_proj (column: ``divide`` of its output), down_proj (row: ``divide`` of its input); False
+    when a division refuses (the refusal appended)."""
+    if width % tp:
+        layers.append((f"{pre}.up_proj", (), hidden, ("MI_divide", {"numerator": width, "denominator": tp})))
+        return False
+    layers.append((f"{pre}.up_proj", (), hidden, None))
+    layers.append((f"{pre}.down_proj", (), width // tp, None))
+    return True
+
+
+def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], launch, release,
+                     architectures: tuple[str, ...]) -> tuple:
+    """A ModelOpt NVFP4 export past layer 0's mixer (which :func:`first_mixer` let pass): ``("refused", check,
+    values, layer)``, ``("passes",)`` or ``("unmodelled", reason)``.  Decided on the default host (FP4 Marlin for the
+    linear layers and the experts) for a tensor-parallel launch (no DP, PCP or expert parallelism, the default MoE
+    and all2all backends, the checkpoint's dtype)."""
+    if not release.within(SINCE):
+        return ("unmodelled", f"the model construction of {ARCH} before vLLM {SINCE} (the config built by the "
+                              f"checkpoint's remote code) is not modelled")
+    if launch.pp != 1:
+        return ("unmodelled", f"the model construction of {ARCH} with {launch.pp} pipeline stages (which stage's "
+                              f"layer refuses first) is not modelled")
+    method, why = _mo_shards.read(quant_cfg, release)
+    if why is not None:
+        return ("unmodelled", why)
+    if method != "modelopt_fp4":
+        return ("unmodelled", f"the {method} weight-shard checks of {ARCH} (its non-gated relu2 experts' MoE "
+                              f"backend) are not modelled")
+    nested = quant_cfg.get("quantization")
+    if "moe" in quant_cfg or isinstance(nested, Mapping) and "moe" in nested:
+        return ("unmodelled", "the ModelOpt checkpoint's MoE section (the NVFP4 MoE activation override) is not "
+                              "modelled")
+    if launch.dp != 1 or launch.pcp != 1 or launch.ep or launch.eplb:
+        return ("unmodelled", f"the model construction of {ARCH} with data, prefill-context or expert parallelism "
+                              f"(the MoE layer's parallel sizes, the sequence-parallel MoE) is not modelled")
+    if launch.moe_backend != "auto" or launch.all2all_backend is not None or launch.quantization is not None:
+        return ("unmodelled", f"the model construction of {ARCH} with --moe-backend, --all2all-backend or "
+                              f"--quantization given is not modelled")
+    if launch.dtype != "auto":
+        return ("unmodelled", f"the NVFP4 construction of {ARCH} with --dtype {launch.dtype} is not modelled")
+    built = nvfp4_layers(resolved, launch.tp)
+    if isinstance(built, str):
+        return ("unmodelled", f"the model construction of {ARCH} with {built} is not modelled")
+    raw, why = _mo_shards.exclusions(quant_cfg, "nemotron_h", method, release, architectures)
+    if why is not None:
+        return ("unmodelled", why)
+    names = exclusion_names(raw, release)
+    check = "MI_nvfp4a16_input" if _mo_shards.weight_only_linear(quant_cfg, release) else "MI_nvfp4_input"
+    for prefix, shards, size, refusal in built:
+        if refusal is not None:
+            return ("refused", refusal[0], refusal[1], prefix)
+        state = _mo_shards.layer_state(prefix, shards, "linear", names, method, release)
+        if state == "fused_error":
+            # ModelOpt's is_layer_excluded, after the sharding and before create_weights
+            return ("refused", "MI_fused_shards", {"prefix": prefix}, prefix)
+        if state == "quantized" and size % _mo_shards.INPUT_MULTIPLE:
+            return ("refused", check, {"size": size}, prefix)
+    head, tie = _mo_shards.lm_head(architectures, resolved, release)
+    if head is None:
+        return ("unmodelled", tie)
+    if tie:
+        return ("unmodelled", f"the tied LM head of a ModelOpt export of {ARCH} is not modelled")
+    if head:
+        # the ParallelLMHead (0.23.0+), after the decoder: the NVFP4 method unless the list excludes lm_head
+        state = _mo_shards.layer_state("lm_head", (), "linear", names, method, release)
+        if state == "quantized" and resolved["hidden_size"] % _mo_shards.INPUT_MULTIPLE:
+            return ("refused", check, {"size": resolved["hidden_size"]}, "lm_head")
+    return ("passes",)

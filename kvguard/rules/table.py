@@ -820,8 +820,9 @@ def _mi_undecided(state) -> bool:
         from kvguard.quant.modelopt_shards import MOE_ENV
 
         family = family_of(state.facts.architectures)
-        if family is not None and family_has_moe(family):
-            # the experts' MoE backend is chosen while each MoE layer is built (decided for the default environment)
+        if family is not None and family_has_moe(family) or "NemotronHForCausalLM" in state.facts.architectures:
+            # the experts' MoE backend is chosen while each MoE layer is built (decided for the default environment;
+            # Nemotron-H's relu2 experts: kvguard.quant.nemotron_h)
             for name in MOE_ENV:
                 if state.env.get(name):
                     state.unmodelled(f"{name} changes the ModelOpt MoE backend selection (not modelled)")
@@ -903,7 +904,8 @@ def _modelopt_read(state) -> bool:
     """Whether the outcome read a ModelOpt checkpoint's layers (kvguard.quant.modelopt_shards decided them)."""
     from kvguard.quant import scheme_of
 
-    scheme = scheme_of(state.facts.resolved_top, state.facts.resolved)
+    # with the release: a ModelOpt hf_quant_config.json names no quant_method, only the release's normalization does
+    scheme = scheme_of(state.facts.resolved_top, state.facts.resolved, state.release)
     return scheme is not None and scheme.method.startswith("modelopt") and not _mi(state).unmodelled
 
 

@@ -355,6 +355,7 @@ def _stubs():
     _ct_nvfp4_moe_on_h100()
     _modelopt_moe_backend_on_h100()
     _mxfp4_moe_backend_on_h100()
+    _non_gated_moe_on_cuda()
     _gpt_oss_world_size()
     try:
         import vllm.model_executor.layers.quantization.fp8 as f8
@@ -628,6 +629,32 @@ def _modelopt_moe_backend_on_h100():
             select_marlin = select  # 0.14.x: the release's own choice, with the probes above
         select_marlin._kvg = True
         mo.select_nvfp4_moe_backend = select_marlin
+
+
+def _non_gated_moe_on_cuda():
+    """Nemotron-H's ``relu2`` experts are non-gated (``is_act_and_mul`` False), which ``FusedMoEConfig`` refuses on
+    any platform but CUDA, ROCm and XPU; the default host is CUDA, so while the config of a non-gated MoE layer is
+    checked its module sees the CUDA 9.0 stand-in (gated layers keep the CPU platform: nothing of theirs changes)."""
+    try:
+        import vllm.model_executor.layers.fused_moe.config as moe_config
+    except Exception:  # noqa: BLE001 - not in this release
+        return
+    cls = getattr(moe_config, "FusedMoEConfig", None)
+    post_init = getattr(cls, "__post_init__", None)
+    if post_init is None or getattr(post_init, "_kvg", False):
+        return
+
+    def post_init_on_cuda(self, *a, **k):
+        if getattr(self, "is_act_and_mul", True) or "current_platform" not in moe_config.__dict__:
+            return post_init(self, *a, **k)
+        real = moe_config.current_platform
+        moe_config.current_platform = _cuda_90_stand_in()
+        try:
+            return post_init(self, *a, **k)
+        finally:
+            moe_config.current_platform = real
+    post_init_on_cuda._kvg = True
+    cls.__post_init__ = post_init_on_cuda
 
 
 def _experts_take_activation(experts, args, kwargs) -> None:

@@ -8,7 +8,17 @@ as such) and an unquantized one is accepted by the general rule, which the CPU o
 its ``relu2`` experts are refused by the CPU platform only (``is_act_and_mul=False is supported only for CUDA, XPU and
 ROCm for now``), counted apart as ``oracle_cpu_only`` (a CUDA host passes that check).
 
-Run: ``python -m tests.upstream.test_nemotron_h V... [--configs N] [--seed S]``.
+Past the first mixer (:func:`nvfp4_variants`): ModelOpt NVFP4 exports with drawn sizes (hidden, Mamba head width,
+attention heads / head size, MLP and shared-expert widths) and drawn exclusion lists in the export's ``backbone.``
+names, built by the oracle with the non-gated experts' config check seeing the default CUDA host (quant_runner's
+``_non_gated_moe_on_cuda``), compared with kvguard's verdict; where both accept, the layers the oracle built with the
+NVFP4 linear method's input check (every linear layer but the Mamba conv1d and the MoE router) are compared, by
+name and per-rank input, with kvguard.quant.nemotron_h.nvfp4_layers.  An unquantized config's experts then reach
+the CPU platform's unquantized MoE backend selection, which has no backend for them (``No Unquantized MoE backend
+supports the deployment configuration.``; on the default host Triton takes relu2 without a gate, 0.24.0+): counted
+as ``oracle_cpu_only`` too.
+
+Run: ``python -m tests.upstream.test_nemotron_h V... [--configs N] [--nvfp4 N] [--seed S]``.
 """
 
 from __future__ import annotations
@@ -31,8 +41,10 @@ pytestmark = pytest.mark.upstream
 
 BF16 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
 NVFP4 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"
-#: the CPU platform's refusal of non-gated MoE activations (Nemotron-H's relu2 experts), which a CUDA host passes
-CPU_ONLY = "is_act_and_mul=False is supported only for CUDA, XPU and ROCm for now"
+#: the CPU platform's refusals of non-gated MoE activations (Nemotron-H's relu2 experts), which a CUDA host passes:
+#: FusedMoEConfig's platform check (without quant_runner's stand-in) and the unquantized MoE backend selection
+CPU_ONLY = ("is_act_and_mul=False is supported only for CUDA, XPU and ROCm for now",
+            "No Unquantized MoE backend supports the deployment configuration.")
 TPS = (1, 2, 4, 8, 16, 32)
 
 
@@ -63,13 +75,79 @@ def variants(rng: random.Random, n: int) -> list[dict]:
     return cases
 
 
-def run(version: str, n: int, seed: int = 5) -> dict:
+def _exclusions(rng: random.Random, pattern: str) -> list[str]:
+    """An exclusion list in the export's names (``backbone.layers.i.mixer.*``, ``lm_head``): whole layers' projections
+    as the released exports list them, now and then one shard of the fused qkv_proj or a wildcard."""
+    names = ["lm_head"] if rng.random() < 0.7 else []
+    projections = {"M": ("in_proj", "out_proj", "conv1d"), "*": ("q_proj", "k_proj", "v_proj", "o_proj"),
+                   "E": ("shared_experts.up_proj", "shared_experts.down_proj"), "-": ("up_proj", "down_proj")}
+    for i, letter in enumerate(pattern):
+        if rng.random() < 0.35:
+            names += [f"backbone.layers.{i}.mixer.{p}" for p in projections[letter]]
+        elif letter == "*" and rng.random() < 0.1:
+            names.append(f"backbone.layers.{i}.mixer.k_proj")
+    if rng.random() < 0.15:
+        names.append(rng.choice(("backbone.layers.*.mixer.out_proj", "backbone.layers.*.mixer.o_proj",
+                                 "*down_proj")))
+    return names
+
+
+def nvfp4_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` ModelOpt NVFP4 exports of the Nano config past its first mixer: drawn sizes (some not a multiple of 16 per
+    rank at some tp), a short pattern starting with a Mamba layer, a drawn exclusion list in ``backbone.`` names."""
+    bf16 = _entry(BF16)
+    nvfp4 = _entry(NVFP4)
+    cases = []
+    for _ in range(n):
+        cfg = copy.deepcopy(dict(bf16.config))
+        cfg.pop("auto_map", None)
+        cfg["mamba_num_heads"] = rng.choice((64, 64, 32, 48))
+        cfg["mamba_head_dim"] = rng.choice((64, 64, 24, 40, 8))
+        cfg["n_groups"] = rng.choice((8, 8, 1, 4))
+        cfg["hidden_size"] = rng.choice((2688, 2688, 2048, 1000))
+        cfg["num_attention_heads"] = rng.choice((32, 32, 24, 8))
+        cfg["num_key_value_heads"] = rng.choice((2, 2, 4, 8))
+        cfg["head_dim"] = rng.choice((128, 128, 72, 40, 64))
+        cfg["intermediate_size"] = rng.choice((1856, 1856, 1000, 1800))
+        cfg["moe_shared_expert_intermediate_size"] = rng.choice((3712, 3712, 1000, 1856))
+        cfg["n_shared_experts"] = rng.choice((1, 1, 2))
+        pattern = "M" + "".join(rng.choice("ME*-") for _ in range(4))
+        cfg["hybrid_override_pattern"] = pattern
+        cfg["num_hidden_layers"] = len(pattern)
+        quant = copy.deepcopy(dict(nvfp4.hf_quant_config))
+        quant["quantization"]["exclude_modules"] = _exclusions(rng, pattern)
+        cases.append({"config": cfg, "files": {"hf_quant_config.json": quant}, "record": True,
+                      "layouts": [{"tp": tp} for tp in TPS]})
+    return cases
+
+
+#: the layers the oracle records that the NVFP4 linear method's input check does not read (the Mamba conv1d is built
+#: without the quantization config, the MoE router is a GateLinear)
+_NOT_CHECKED = (".mixer.conv1d", ".mixer.gate")
+
+
+def _layer_list_mismatch(rec: dict, cfg: dict, tp: int) -> "str | None":
+    """Where the oracle's recorded linear layers (less conv1d and the router, before the LM head) differ from
+    kvguard.quant.nemotron_h.nvfp4_layers in name or per-rank input (None: they agree)."""
+    from kvguard.quant.nemotron_h import nvfp4_layers
+
+    theirs = [(lay["prefix"], lay["input_size"] // tp if lay["class"] == "RowParallelLinear" else lay["input_size"])
+              for lay in rec.get("layers", []) if not lay["prefix"].endswith(_NOT_CHECKED)
+              and lay["prefix"].startswith("model.layers.")]
+    built = nvfp4_layers(cfg, tp)
+    if isinstance(built, str):
+        return f"kvguard does not follow the config: {built}"
+    mine = [(prefix, size) for prefix, _shards, size, check in built if check is None]
+    return None if mine == theirs else json.dumps({"kvguard": mine, "oracle": theirs})
+
+
+def run(version: str, n: int, seed: int = 5, n_nvfp4: int = 0) -> dict:
     python, python_env = _python(version)
-    cases = variants(random.Random(seed * 1000 + 45), n)
+    cases = variants(random.Random(seed * 1000 + 45), n) + nvfp4_variants(random.Random(seed * 1000 + 46), n_nvfp4)
     out = run_runner("quant_runner.py", python, python_env,
                      [{k: v for k, v in c.items() if k != "_dir"} for c in cases])
     counts = {"agree": 0, "agree_refused": 0, "disagree": 0, "undecided": 0, "oracle_cpu_only": 0,
-              "oracle_setup_failures": 0}
+              "oracle_setup_failures": 0, "layer_lists_agree": 0}
     mismatches: list = []
     for case, res in zip(cases, out["results"]):
         if "setup_error" in res:
@@ -85,14 +163,26 @@ def run(version: str, n: int, seed: int = 5) -> dict:
             elif mine == theirs:
                 counts["agree"] += 1
                 counts["agree_refused"] += not rec["ok"]
-            elif mine == (True, None, None) and rec.get("message") == CPU_ONLY:
+                if rec["ok"] and case.get("record"):
+                    wrong = _layer_list_mismatch(rec, case["config"], lay["tp"])
+                    if wrong is not None:
+                        counts["disagree"] += 1
+                        mismatches.append({"tp": lay["tp"], "layer_list": wrong})
+                    else:
+                        counts["layer_lists_agree"] += 1
+            elif mine == (True, None, None) and rec.get("message") in CPU_ONLY and not case.get("files"):
                 counts["oracle_cpu_only"] += 1
             else:
                 counts["disagree"] += 1
                 mismatches.append({"tp": lay["tp"], "kvguard": mine, "oracle": theirs, "where": rec.get("where"),
                                    "quantized": bool(case.get("files")),
-                                   "sizes": {k: case["config"][k] for k in ("mamba_num_heads", "n_groups",
-                                                                             "hybrid_override_pattern")}})
+                                   "sizes": {k: case["config"].get(k) for k in (
+                                       "mamba_num_heads", "n_groups", "hybrid_override_pattern", "mamba_head_dim",
+                                       "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
+                                       "intermediate_size", "moe_shared_expert_intermediate_size",
+                                       "n_shared_experts")},
+                                   "exclude": (case.get("files") or {}).get("hf_quant_config.json", {}).get(
+                                       "quantization", {}).get("exclude_modules")})
     return {"version": version, "counts": counts, "mismatches": mismatches}
 
 
@@ -114,7 +204,8 @@ def _sample() -> list[str]:
 @pytest.mark.parametrize("version", _sample())
 def test_nemotron_h_first_mixer_agrees(version):
     check_report(run(version, int(os.environ.get("KVG_NEMOTRON_H_CONFIGS", "4")),
-                     int(os.environ.get("KVG_DIFF_SEED", "5"))))
+                     int(os.environ.get("KVG_DIFF_SEED", "5")),
+                     int(os.environ.get("KVG_NEMOTRON_H_NVFP4", "3"))))
 
 
 if __name__ == "__main__":
@@ -128,6 +219,11 @@ if __name__ == "__main__":
         i = args.index("--seed")
         seed = int(args[i + 1])
         del args[i:i + 2]
+    n_nvfp4 = 0
+    if "--nvfp4" in args:
+        i = args.index("--nvfp4")
+        n_nvfp4 = int(args[i + 1])
+        del args[i:i + 2]
     for v in args:
-        rep = run(v, n_configs, seed)
+        rep = run(v, n_configs, seed, n_nvfp4)
         print(v, json.dumps(rep["counts"]), json.dumps(rep["mismatches"][:6], default=str))
