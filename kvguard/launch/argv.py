@@ -47,6 +47,7 @@ from functools import lru_cache
 
 from ..errors import ArgparseRefusal, InputError, Undecidable
 from ..record import Record, field
+from ..rules import kv_transfer as _kv_transfer
 from ..versions import Release, parse_version
 from .layout import join_list
 
@@ -1367,11 +1368,16 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
             eplb_redundant = _eplb_redundant(values[0], release, opt)
             continue
         if dest == "kv_transfer_config":
-            # read as given or not: a KV connector is an input of the attention selector (0.26.0+); the
-            # connector's own settings are not modelled ("None" and "" are optional_type's None)
+            # a KV connector is an input of the attention selector (0.26.0+) and of VllmConfig's KV transfer
+            # checks; what kvguard reads of the JSON is kvguard.rules.kv_transfer ("None" and "" are
+            # optional_type's None)
             cmd.fields["kv_transfer_config"] = bool(values) and values[0] not in ("", "None")
-            if cmd.fields["kv_transfer_config"] and "HiSparseConnector" in values[0]:
-                cmd.fields["hisparse"] = True   # 0.30.0+: VllmConfig turns HiSparse on for that connector
+            if cmd.fields["kv_transfer_config"]:
+                connector, follows_sleep_mode = _kv_transfer.read_connector(values[0], release, opt)
+                cmd.fields["kv_connector"] = connector
+                cmd.fields["kv_connector_sleep_mode"] = follows_sleep_mode
+                if connector == "HiSparseConnector":
+                    cmd.fields["hisparse"] = True   # 0.30.0+: VllmConfig turns HiSparse on for that connector
             cmd.passed_over.append(original)
             cmd.passed_over.extend(values)
             continue

@@ -174,6 +174,10 @@ class Layout:
     #: connector: inputs of the attention selector, read only there
     block_size: Optional[int] = None
     kv_transfer_config: bool = False
+    #: the connector --kv-transfer-config names (None: none; kvguard.rules.kv_transfer.read_connector)
+    kv_connector: Optional[str] = None
+    #: whether that connector's class says it follows sleep mode (0.33.0's supports_sleep_mode)
+    kv_connector_sleep_mode: bool = True
     #: CacheConfig's --gpu-memory-utilization and --cpu-offload-gb (None: the release's defaults)
     gpu_memory_utilization: Optional[float] = None
     cpu_offload_gb: Optional[float] = None

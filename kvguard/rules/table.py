@@ -41,6 +41,7 @@ from . import cache_config as _cache_config
 from . import cpu_platform as _cpu
 from . import engine_options as _eopts
 from . import host_options as _host
+from . import kv_transfer as _kv_transfer
 from . import late_options as _late
 from . import mamba_cache as _mamba
 from . import mamba_rounding as _mamba_rounding
@@ -2931,6 +2932,36 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
     # the model validators after __post_init__: validate_mamba_cached_kernel (kvguard.rules.late_options)
+    # VllmConfig._verify_kv_transfer_compat, the end of __post_init__ (kvguard.rules.kv_transfer)
+    Check("VC_kv_sleep_mode", "0.33.0", options=("kv_connector",), stage="verify", scope="feature",
+          when=_kv_transfer.sleep_mode_refused, bind=_kv_transfer.expandable_segments_bind,
+          template="{connector} does not support sleep mode.",
+          source=f"{_S_VLLM}::VllmConfig._verify_kv_transfer_compat, "
+                 "vllm/distributed/kv_transfer/kv_connector/v1/base.py::KVConnectorBase_V1.supports_sleep_mode",
+          description="--enable-sleep-mode with a KV connector that cannot follow it (NixlPushConnector; "
+                      "NixlConnector / NixlPullConnector unless kv_connector_extra_config's backends is [\"UCX\"])"),
+    Check("VC_kv_expandable_segments", "0.21.0", "0.21.0", options=("kv_connector", "kv_offloading_size"), stage="verify", scope="env",
+          when=_kv_transfer.expandable_segments_refused, bind=_kv_transfer.expandable_segments_bind,
+          template="KV connector {connector} is incompatible with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                   "unless enable_sleep_mode is also enabled. PyTorch's CUDA VMM allocator can remap KV cache "
+                   "virtual addresses to different physical pages, invalidating any pinned/registered KV memory "
+                   "(e.g. IB memory regions registered by NIXL or Mooncake). Either unset expandable_segments:True "
+                   "or enable sleep mode (which routes KV allocations through CuMemAllocator's pool, where "
+                   "expandable_segments is automatically disabled).",
+          source=f"{_S_VLLM}::VllmConfig._verify_kv_transfer_compat",
+          description="a KV connector with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, without sleep mode"),
+    Check("VC_kv_expandable_segments", "0.22.0", options=("kv_connector", "kv_offloading_size"), stage="verify", scope="env",
+          when=_kv_transfer.expandable_segments_refused, bind=_kv_transfer.expandable_segments_bind,
+          template="KV connector {connector} is incompatible with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
+                   "unless enable_cumem_allocator is also enabled. PyTorch's CUDA VMM allocator can remap KV cache "
+                   "virtual addresses to different physical pages, invalidating any pinned/registered KV memory "
+                   "(e.g. IB memory regions registered by NIXL or Mooncake). Either unset expandable_segments:True "
+                   "or enable the cumem allocator (sleep mode does this automatically and also routes KV "
+                   "allocations through CuMemAllocator's pool, where expandable_segments is automatically "
+                   "disabled).",
+          source=f"{_S_VLLM}::VllmConfig._verify_kv_transfer_compat",
+          description="a KV connector with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, without the cumem "
+                      "allocator (which sleep mode turns on)"),
     Check("VC_replayssm_arch", "0.27.0", "0.28.0", options=("use_replayssm",), stage="verify", scope="feature",
           when=_late.replayssm_unsupported, bind=_late.replayssm_bind, template=_late.REPLAYSSM_NEMOTRON_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_cached_kernel",
@@ -2954,6 +2985,11 @@ RULES = (
           description="the Ray executor (chosen, or picked by 0.10.2-0.11.0 when the world size exceeds the node's "
                       "GPUs) asks the Ray cluster for one GPU per worker: past this node's GPUs the answer depends "
                       "on the cluster's other nodes — listed as skipped, not decided"),
+    Check("W_kv_connector_start", options=("kv_connector",), stage="worker", scope="env",
+          when=_kv_transfer.worker_start_unmodelled, template="",
+          source="vllm/distributed/kv_transfer/kv_transfer_state.py::ensure_kv_transfer_initialized",
+          description="the KV connector's start on the workers (its package on the host, its "
+                      "kv_connector_extra_config): not modelled, listed as skipped"),
     Check("W_dp_devices", stage="worker", scope="env",
           when=_dp_devices_undecided, template="",
           source="vllm/v1/engine/utils.py::CoreEngineProcManager (each local data-parallel engine's devices: "
