@@ -215,6 +215,24 @@ def _mla_base(base: str, version: str) -> dict:
     return cfg
 
 
+def awq_or_gptq(rng: random.Random, group: int, unconverted: list, desc_act_share: float) -> tuple[dict, dict]:
+    """A quantization_config as AutoAWQ (4-bit, zero points mostly, one of ``unconverted`` left unquantized) or
+    AutoGPTQ / GPTQModel (4- or 8-bit, ``desc_act`` in ``desc_act_share`` of them) write it with ``group``, and the
+    engine arguments (now and then ``--quantization`` naming the Marlin or the plain method)."""
+    engine: dict = {}
+    if rng.random() < 0.55:
+        q = {"bits": 4, "group_size": group, "zero_point": rng.random() < 0.85, "version": "gemm",
+             "modules_to_not_convert": rng.choice(unconverted), "quant_method": "awq"}
+        if rng.random() < 0.15:
+            engine["quantization"] = rng.choice(["awq", "awq_marlin"])
+    else:
+        q = {"bits": rng.choice([4, 4, 8]), "group_size": group, "damp_percent": 0.01,
+             "desc_act": rng.random() < desc_act_share, "sym": True, "true_sequential": True, "quant_method": "gptq"}
+        if rng.random() < 0.2:
+            engine["quantization"] = "gptq_marlin"
+    return q, engine
+
+
 def wna16_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0) -> list[tuple[dict, dict]]:
     """``n`` (config, engine args) pairs: AWQ and GPTQ checkpoints of DeepSeek-V2/V3, Kimi-K2 and MiniMax-M2 (the
     latter from 0.11.1, where the release registers it), bases in turn from ``offset``."""
@@ -241,21 +259,10 @@ def wna16_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0
             # projection is quantized (the plain kernels' packing check), unlike the router gate
             cfg["kv_lora_rank"] = 500
         group = rng.choice([128, 128, 64, -1, 32])
-        engine: dict = {}
         cfg["torch_dtype"] = rng.choice(["float16", "bfloat16"])
         unconverted = [None, None, ["gate"], ["mlp.gate"], ["self_attn"], ["shared_experts"], ["model.layers.0."],
                        ["experts"], ["kv_a_proj_with_mqa"], ["lm_head"], ["q_proj"], ["up_proj"]]
-        if rng.random() < 0.55:
-            q = {"bits": 4, "group_size": group, "zero_point": rng.random() < 0.85, "version": "gemm",
-                 "modules_to_not_convert": rng.choice(unconverted), "quant_method": "awq"}
-            if rng.random() < 0.15:
-                engine["quantization"] = rng.choice(["awq", "awq_marlin"])
-        else:
-            q = {"bits": rng.choice([4, 4, 8]), "group_size": group, "damp_percent": 0.01,
-                 "desc_act": rng.random() < 0.25, "sym": True, "true_sequential": True, "quant_method": "gptq"}
-            if rng.random() < 0.2:
-                engine["quantization"] = "gptq_marlin"
-        cfg["quantization_config"] = q
+        cfg["quantization_config"], engine = awq_or_gptq(rng, group, unconverted, desc_act_share=0.25)
         backend_rng = random.Random(f"mla-moe-backend-{len(out)}")
         if resolve(version).within("0.25.0") and backend_rng.random() < MOE_BACKEND_SHARE / 2:
             engine["moe_backend"] = backend_rng.choice(MOE_BACKENDS)
@@ -1760,18 +1767,7 @@ def dsa_wna16_variants(rng: random.Random, n: int, version: str) -> list[dict]:
         group = rng.choice([128, 128, 64, -1, 32])
         unconverted = [None, None, ["gate"], ["indexer"], ["self_attn"], ["shared_experts"], ["model.layers.0."],
                        ["lm_head"], ["wq_b"], ["q_a_proj"]]
-        engine: dict = {}
-        if rng.random() < 0.55:
-            q = {"bits": 4, "group_size": group, "zero_point": rng.random() < 0.85, "version": "gemm",
-                 "modules_to_not_convert": rng.choice(unconverted), "quant_method": "awq"}
-            if rng.random() < 0.15:
-                engine["quantization"] = rng.choice(["awq", "awq_marlin"])
-        else:
-            q = {"bits": rng.choice([4, 4, 8]), "group_size": group, "damp_percent": 0.01,
-                 "desc_act": rng.random() < 0.2, "sym": True, "true_sequential": True, "quant_method": "gptq"}
-            if rng.random() < 0.2:
-                engine["quantization"] = "gptq_marlin"
-        cfg["quantization_config"] = q
+        cfg["quantization_config"], engine = awq_or_gptq(rng, group, unconverted, desc_act_share=0.2)
         out.append({"config": cfg, "engine_args": engine})
     return out
 
