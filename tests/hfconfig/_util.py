@@ -45,6 +45,11 @@ def recorded(stem: str, rel: str) -> dict:
     return {rec["id"]: (cases[rec["id"]], rec) for rec in read(f"{stem}_oracle_{rel}.json.gz")["results"]}
 
 
+def answers(stem: str, rel: str) -> dict:
+    """The oracle's recorded answers for ``data/<stem>.json``'s configs on ``rel``: id -> record."""
+    return {case_id: rec for case_id, (_, rec) in recorded(stem, rel).items()}
+
+
 def case_ids(stem: str) -> list:
     """The ids of ``data/<stem>.json``'s hand-written configs, in their order."""
     return [c["id"] for c in read(f"{stem}.json")["cases"]]

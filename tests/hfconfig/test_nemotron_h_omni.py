@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._util import assert_agrees, case_ids, recorded
+from ._util import answers, assert_agrees, case_ids
 
 RELEASES = ("0.29.0", "0.32.0", "0.33.0")
 STEM = "nemotron_h_omni_cases"
@@ -33,28 +33,24 @@ def test_configs_match_recorded_oracle(rel, case_id):
     assert_agrees(STEM, rel, case_id)
 
 
-def _answers(rel: str) -> dict:
-    return {i: rec for i, (_, rec) in recorded(STEM, rel).items()}
-
-
 @pytest.mark.parametrize("rel", RELEASES)
 def test_legacy_names_fill_only_fields_at_their_class_value(rel):
     """A legacy name fills its field at the class default (even when the config spells that default out), not
     a field given another value (so a kvguard that always or never took the legacy name would fail)."""
-    answers = _answers(rel)
-    assert answers["omni_checkpoint"]["attrs"]["image_token_id"] == {"v": 18}
-    assert answers["omni_vit_default_given"]["attrs"]["vision_hidden_size"] == {"v": 1152}
-    assert answers["omni_vit_other_given"]["attrs"]["vision_hidden_size"] == {"v": 1024}
-    assert answers["omni_sound_bias_true"]["attrs"]["audio_config.attention_bias"] == {"v": True}
-    assert answers["omni_checkpoint"]["attrs"]["audio_config.attention_bias"] == {"v": False}
+    found = answers(STEM, rel)
+    assert found["omni_checkpoint"]["attrs"]["image_token_id"] == {"v": 18}
+    assert found["omni_vit_default_given"]["attrs"]["vision_hidden_size"] == {"v": 1152}
+    assert found["omni_vit_other_given"]["attrs"]["vision_hidden_size"] == {"v": 1024}
+    assert found["omni_sound_bias_true"]["attrs"]["audio_config.attention_bias"] == {"v": True}
+    assert found["omni_checkpoint"]["attrs"]["audio_config.attention_bias"] == {"v": False}
 
 
 def test_parakeet_model_type_split_by_line():
     """transformers 5.20 / 5.24 keep the checkpoint's ``parakeet`` model type (refused), 5.19 drops it; without a
     vision config 5.19 builds the tower with the top level's temporal patch size, 5.20 / 5.24 with 2."""
-    assert _answers("0.33.0")["omni_checkpoint_parakeet_type"]["error"]["type"] == "ValueError"
-    assert _answers("0.29.0")["omni_checkpoint_parakeet_type"]["error"]["type"] == "ValueError"
-    assert "error" not in _answers("0.32.0")["omni_checkpoint_parakeet_type"]
-    assert _answers("0.32.0")["omni_no_vision_temporal3"]["attrs"]["vision_config.video_temporal_patch_size"] == \
+    assert answers(STEM, "0.33.0")["omni_checkpoint_parakeet_type"]["error"]["type"] == "ValueError"
+    assert answers(STEM, "0.29.0")["omni_checkpoint_parakeet_type"]["error"]["type"] == "ValueError"
+    assert "error" not in answers(STEM, "0.32.0")["omni_checkpoint_parakeet_type"]
+    assert answers(STEM, "0.32.0")["omni_no_vision_temporal3"]["attrs"]["vision_config.video_temporal_patch_size"] == \
         {"v": 3}
-    assert "must be equal" in _answers("0.33.0")["omni_no_vision_temporal3"]["error"]["message"]
+    assert "must be equal" in answers(STEM, "0.33.0")["omni_no_vision_temporal3"]["error"]["message"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._util import assert_agrees, case_ids, recorded
+from ._util import answers, assert_agrees, case_ids
 
 RELEASES = ("0.32.0", "0.33.0")
 STEM = "qwen4_exp_cases"
@@ -29,20 +29,16 @@ def test_configs_match_recorded_oracle(rel, case_id):
     assert_agrees(STEM, rel, case_id)
 
 
-def _answers(rel: str) -> dict:
-    return {i: rec for i, (_, rec) in recorded(STEM, rel).items()}
-
-
 @pytest.mark.parametrize("rel", RELEASES)
 def test_the_recorded_answers_cover_both_sides_of_the_bounds(rel):
     """The cases reach each check and its edge (so a kvguard that accepted or refused them all would fail)."""
-    answers = _answers(rel)
+    found = answers(STEM, rel)
     for ok in ("q4_ckpt", "q4_topk_equal", "q4_qsa_ok", "q4_qsa_rotary_fits_exactly", "q4_ple_ok",
                "q4_hidden_gelu_gate_sigmoid", "q4_gate_empty_string", "q4_full_attention_renamed"):
-        assert answers[ok]["outcome"] == "ok", ok
-    assert "['alpha', 'zeta']" in answers["q4_two_unknown_sorted"]["error"]["message"]
-    assert "rotary_dim=64, indexer_head_dim=63" in answers["q4_qsa_rotary_one_over"]["error"]["message"]
-    assert "invalid literal for int()" in answers["q4_qsa_rotary_string_factor"]["error"]["message"]
-    assert answers["q4_ple_short_layer_types"]["error"]["type"] == "IndexError"
-    assert "got [0, 9]" in answers["q4_ple_outside"]["error"]["message"]
-    assert "'indexer_head_dim': -128" in answers["q4_qsa_negative"]["error"]["message"]
+        assert found[ok]["outcome"] == "ok", ok
+    assert "['alpha', 'zeta']" in found["q4_two_unknown_sorted"]["error"]["message"]
+    assert "rotary_dim=64, indexer_head_dim=63" in found["q4_qsa_rotary_one_over"]["error"]["message"]
+    assert "invalid literal for int()" in found["q4_qsa_rotary_string_factor"]["error"]["message"]
+    assert found["q4_ple_short_layer_types"]["error"]["type"] == "IndexError"
+    assert "got [0, 9]" in found["q4_ple_outside"]["error"]["message"]
+    assert "'indexer_head_dim': -128" in found["q4_qsa_negative"]["error"]["message"]
