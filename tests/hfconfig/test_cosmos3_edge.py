@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from ._util import assert_agrees, case_ids, recorded
+from ._util import answers, assert_agrees, case_ids
 
 STEM = "cosmos3_edge_cases"
 
@@ -30,11 +30,11 @@ def test_configs_match_recorded_oracle(case_id):
 def test_the_recorded_answers_reach_each_check():
     """The RoPE default is the class's, and each check is reached (a kvguard that accepted or refused every
     config, or defaulted other sections, would fail)."""
-    answers = {i: rec for i, (_, rec) in recorded(STEM, "0.33.0").items()}
-    rope = answers["c3e_ckpt"]["attrs"]["text_config.rope_parameters"]["v"]["__dict__"]
+    found = answers(STEM, "0.33.0")
+    rope = found["c3e_ckpt"]["attrs"]["text_config.rope_parameters"]["v"]["__dict__"]
     assert rope == [["rope_type", "default"], ["rope_theta", 100000000.0], ["mrope_section", [24, 20, 20]]]
-    assert answers["c3e_rope_other_split"]["outcome"] == "ok"
-    assert "got 'yarn'" in answers["c3e_rope_yarn"]["error"]["message"]
-    assert "(2050)" in answers["c3e_hidden_not_multiple"]["error"]["message"]
-    assert answers["c3e_rope_no_sections"]["error"]["type"] == "KeyError"
-    assert "for head_dim=64" in answers["c3e_head_dim_64_default_sections"]["error"]["message"]
+    assert found["c3e_rope_other_split"]["outcome"] == "ok"
+    assert "got 'yarn'" in found["c3e_rope_yarn"]["error"]["message"]
+    assert "(2050)" in found["c3e_hidden_not_multiple"]["error"]["message"]
+    assert found["c3e_rope_no_sections"]["error"]["type"] == "KeyError"
+    assert "for head_dim=64" in found["c3e_head_dim_64_default_sections"]["error"]["message"]
