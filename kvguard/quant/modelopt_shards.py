@@ -166,8 +166,10 @@ def weight_only_linear(cfg: Mapping[str, Any], release) -> bool:
 
 
 #: the families whose model class hands the quantization config a checkpoint-name mapper, from this release
-#: (LlamaModel / Qwen2Model / Qwen3MoeModel / MixtralModel.hf_to_vllm_mapper; DeepSeek-V2/V3 have none)
-MAPPER_SINCE = {"llama": "0.26.0", "qwen3_moe": "0.26.0", "mixtral": "0.26.0", "gemma4": "0.28.0"}
+#: (LlamaModel / Qwen2Model / Qwen3MoeModel / MixtralModel / NemotronHForCausalLM.hf_to_vllm_mapper; DeepSeek-V2/V3
+#: have none; Nemotron-H is modelled from 0.24.0)
+MAPPER_SINCE = {"llama": "0.26.0", "qwen3_moe": "0.26.0", "mixtral": "0.26.0", "gemma4": "0.28.0",
+                "nemotron_h": "0.24.0"}
 #: ModelOptQuantConfigBase.apply_vllm_mapper splits ``a*`` into ``a`` and ``a.*`` from this release
 SPLIT_SINCE = "0.13.0"
 #: MixtralModel's mapper renames the experts' projections in names (orig_to_new_substr) from this release
@@ -191,6 +193,12 @@ def _listed(cfg: Mapping[str, Any], release) -> Any:
     return cfg.get("ignore")
 
 
+def _split_wildcards(names: list[str]) -> list[str]:
+    """apply_vllm_mapper's rewriting of ``a*`` (no dot before the star) into ``a`` and ``a.*``."""
+    return [part for name in names for part in
+            ((name[:-1], name[:-1] + ".*") if len(name) >= 2 and name[-1] == "*" and name[-2] != "." else (name,))]
+
+
 def exclusions(cfg: Mapping[str, Any], family: str, method: str,
                release, architectures: tuple[str, ...] = ()) -> tuple[tuple[str, ...], Optional[str]]:
     """``(names, None)``: the exclusion list as the release matches layers against it (after the model's
@@ -206,21 +214,17 @@ def exclusions(cfg: Mapping[str, Any], family: str, method: str,
         # Kimi-K2.5's wrapper has a checkpoint-name mapper from 0.16.0 (kvguard.quant.kimi_k25); its DeepSeek
         # language model has none
         if release.within(SPLIT_SINCE):
-            names = [part for name in names for part in
-                     ((name[:-1], name[:-1] + ".*") if len(name) >= 2 and name[-1] == "*" and name[-2] != "."
-                      else (name,))]
+            names = _split_wildcards(names)
         from .kimi_k25 import exclusion_names as _kimi_names
 
         names = _kimi_names(names)
     elif family in MAPPER_SINCE and release.within(MAPPER_SINCE[family]):
         if release.within(SPLIT_SINCE):
-            split: list[str] = []
-            for name in names:
-                if len(name) >= 2 and name[-1] == "*" and name[-2] != ".":
-                    split += [name[:-1], name[:-1] + ".*"]
-                else:
-                    split.append(name)
-            names = split
+            names = _split_wildcards(names)
+        if family == "nemotron_h":
+            from .nemotron_h import exclusion_names as _nemotron_names
+
+            names = _nemotron_names(names, release)
         if family == "gemma4":
             from .gemma4 import exclusion_names
 

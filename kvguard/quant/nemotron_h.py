@@ -127,22 +127,12 @@ _MAPPED_PREFIX = ("backbone", "model")
 _MTP_DROPPED_SINCE = "0.29.0"
 
 
-def exclusion_names(names: tuple[str, ...], release) -> tuple[str, ...]:
-    """The exclusion list as the release matches it: ``a*`` split into ``a`` and ``a.*`` (as for the other
-    families' mappers), then the ``backbone`` prefix renamed ``model`` and (0.29.0+) ``mtp`` names dropped."""
-    split: list[str] = []
-    for name in names:
-        if release.within(_mo_shards.SPLIT_SINCE) and len(name) >= 2 and name[-1] == "*" and name[-2] != ".":
-            split += [name[:-1], name[:-1] + ".*"]
-        else:
-            split.append(name)
+def exclusion_names(names: list[str], release) -> list[str]:
+    """The model's mapper on the exclusion list (after kvguard.quant.modelopt_shards split its ``a*`` entries): the
+    ``backbone`` prefix renamed ``model`` and (0.29.0+) the ``mtp`` names dropped."""
     old, new = _MAPPED_PREFIX
-    out = []
-    for name in split:
-        if release.within(_MTP_DROPPED_SINCE) and (name == "mtp" or name.startswith("mtp")):
-            continue
-        out.append(new + name[len(old):] if name.startswith(old) else name)
-    return tuple(out)
+    return [new + name[len(old):] if name.startswith(old) else name for name in names
+            if not (release.within(_MTP_DROPPED_SINCE) and name.startswith("mtp"))]
 
 
 def _int_fields(resolved: Mapping[str, Any], *names: str) -> "dict[str, int] | str":
@@ -250,10 +240,9 @@ def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], 
     built = nvfp4_layers(resolved, launch.tp)
     if isinstance(built, str):
         return ("unmodelled", f"the model construction of {ARCH} with {built} is not modelled")
-    raw, why = _mo_shards.exclusions(quant_cfg, "nemotron_h", method, release, architectures)
+    names, why = _mo_shards.exclusions(quant_cfg, "nemotron_h", method, release, architectures)
     if why is not None:
         return ("unmodelled", why)
-    names = exclusion_names(raw, release)
     check = "MI_nvfp4a16_input" if _mo_shards.weight_only_linear(quant_cfg, release) else "MI_nvfp4_input"
     for prefix, shards, size, refusal in built:
         if refusal is not None:
