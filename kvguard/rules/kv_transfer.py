@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from ..versions import Release
 
-__all__ = ["ALLOC_CONF", "DECIDED", "EXPANDABLE", "REGISTERED", "expandable_segments_bind",
+__all__ = ["ALLOC_CONF", "DECIDED", "EXPANDABLE", "REGISTERED", "connector_bind",
            "expandable_segments_refused", "read_connector", "registered", "sleep_mode_refused",
            "worker_start_unmodelled"]
 
@@ -136,7 +136,7 @@ def expandable_segments_refused(state: Any) -> bool:
     return True
 
 
-def expandable_segments_bind(state: Any) -> dict:
+def connector_bind(state: Any) -> dict:
     return {"connector": state.layout.kv_connector}
 
 

@@ -2934,14 +2934,15 @@ RULES = (
     # the model validators after __post_init__: validate_mamba_cached_kernel (kvguard.rules.late_options)
     # VllmConfig._verify_kv_transfer_compat, the end of __post_init__ (kvguard.rules.kv_transfer)
     Check("VC_kv_sleep_mode", "0.33.0", options=("kv_connector",), stage="verify", scope="feature",
-          when=_kv_transfer.sleep_mode_refused, bind=_kv_transfer.expandable_segments_bind,
+          when=_kv_transfer.sleep_mode_refused, bind=_kv_transfer.connector_bind,
           template="{connector} does not support sleep mode.",
           source=f"{_S_VLLM}::VllmConfig._verify_kv_transfer_compat, "
                  "vllm/distributed/kv_transfer/kv_connector/v1/base.py::KVConnectorBase_V1.supports_sleep_mode",
           description="--enable-sleep-mode with a KV connector that cannot follow it (NixlPushConnector; "
                       "NixlConnector / NixlPullConnector unless kv_connector_extra_config's backends is [\"UCX\"])"),
-    Check("VC_kv_expandable_segments", "0.21.0", "0.21.0", options=("kv_connector", "kv_offloading_size"), stage="verify", scope="env",
-          when=_kv_transfer.expandable_segments_refused, bind=_kv_transfer.expandable_segments_bind,
+    Check("VC_kv_expandable_segments", "0.21.0", "0.21.0", options=("kv_connector", "kv_offloading_size"),
+          stage="verify", scope="env",
+          when=_kv_transfer.expandable_segments_refused, bind=_kv_transfer.connector_bind,
           template="KV connector {connector} is incompatible with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                    "unless enable_sleep_mode is also enabled. PyTorch's CUDA VMM allocator can remap KV cache "
                    "virtual addresses to different physical pages, invalidating any pinned/registered KV memory "
@@ -2950,8 +2951,9 @@ RULES = (
                    "expandable_segments is automatically disabled).",
           source=f"{_S_VLLM}::VllmConfig._verify_kv_transfer_compat",
           description="a KV connector with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, without sleep mode"),
-    Check("VC_kv_expandable_segments", "0.22.0", options=("kv_connector", "kv_offloading_size"), stage="verify", scope="env",
-          when=_kv_transfer.expandable_segments_refused, bind=_kv_transfer.expandable_segments_bind,
+    Check("VC_kv_expandable_segments", "0.22.0", options=("kv_connector", "kv_offloading_size"), stage="verify",
+          scope="env",
+          when=_kv_transfer.expandable_segments_refused, bind=_kv_transfer.connector_bind,
           template="KV connector {connector} is incompatible with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True "
                    "unless enable_cumem_allocator is also enabled. PyTorch's CUDA VMM allocator can remap KV cache "
                    "virtual addresses to different physical pages, invalidating any pinned/registered KV memory "
