@@ -1778,6 +1778,16 @@ def dsa_release(version: str) -> bool:
     return resolve(version).within("0.11.0")
 
 
+def _with_dsa_layouts(rng: random.Random, cases: list[dict], n_layouts: int) -> list[dict]:
+    """``cases`` each given up to ``n_layouts`` of DSA_LAYOUTS its heads divide, drawn with ``rng``: a sample of the
+    plain ones and one of the last two (expert parallel with and without EPLB)."""
+    for case in cases:
+        heads = case["config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [rng.choice(lays[-2:])]
+    return cases
+
+
 def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6, nvfp4: int = 0, nvfp4_flat: int = 0,
             modelopt_fp8: int = 0, wna16: int = 0) -> dict:
     """Build ``n`` DeepSeek-V3.2 / GLM-5 configs (dsa_variants) at ``n_layouts`` of DSA_LAYOUTS each (EPLB last) in the
@@ -1785,43 +1795,19 @@ def run_dsa(version: str, n: int, seed: int = 7, n_layouts: int = 6, nvfp4: int 
     and a frequency of 2 with offset 1) are compared too (tools/quant_differential.py --dsa)."""
     python, python_env = _python(version)
     rng = random.Random(seed * 9500 + 1)
-    cases = []
-    for case in dsa_variants(rng, n, version):
-        heads = case["config"]["num_attention_heads"]
-        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
-        case["layouts"] = rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [rng.choice(lays[-2:])]
-        cases.append(case)
+    cases = _with_dsa_layouts(rng, dsa_variants(rng, n, version), n_layouts)
     # ModelOpt NVFP4 exports (``nvfp4`` of them: dsa_nvfp4_variants), a stream of their own
     nv_rng = random.Random(seed * 9600 + 1)
-    for case in dsa_nvfp4_variants(nv_rng, nvfp4, version):
-        heads = case["config"]["num_attention_heads"]
-        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
-        case["layouts"] = nv_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [nv_rng.choice(lays[-2:])]
-        cases.append(case)
+    cases += _with_dsa_layouts(nv_rng, dsa_nvfp4_variants(nv_rng, nvfp4, version), n_layouts)
     # config.json's flat ModelOpt layout (``nvfp4_flat`` of them), a stream of its own
     flat_rng = random.Random(seed * 9700 + 1)
-    for case in dsa_nvfp4_variants(flat_rng, nvfp4_flat, version, flat=True):
-        heads = case["config"]["num_attention_heads"]
-        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
-        case["layouts"] = (flat_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2))
-                           + [flat_rng.choice(lays[-2:])])
-        cases.append(case)
+    cases += _with_dsa_layouts(flat_rng, dsa_nvfp4_variants(flat_rng, nvfp4_flat, version, flat=True), n_layouts)
     # ModelOpt FP8 exports (``modelopt_fp8`` of them: dsa_modelopt_fp8_variants), a stream of their own
     fp8_rng = random.Random(seed * 9800 + 1)
-    for case in dsa_modelopt_fp8_variants(fp8_rng, modelopt_fp8, version):
-        heads = case["config"]["num_attention_heads"]
-        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
-        case["layouts"] = (fp8_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2))
-                           + [fp8_rng.choice(lays[-2:])])
-        cases.append(case)
+    cases += _with_dsa_layouts(fp8_rng, dsa_modelopt_fp8_variants(fp8_rng, modelopt_fp8, version), n_layouts)
     # AWQ / GPTQ checkpoints (``wna16`` of them: dsa_wna16_variants), a stream of their own
     wna_rng = random.Random(seed * 9900 + 1)
-    for case in dsa_wna16_variants(wna_rng, wna16, version):
-        heads = case["config"]["num_attention_heads"]
-        lays = [dict(lay) for lay in DSA_LAYOUTS if heads % lay["tp"] == 0]
-        case["layouts"] = (wna_rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2))
-                           + [wna_rng.choice(lays[-2:])])
-        cases.append(case)
+    cases += _with_dsa_layouts(wna_rng, dsa_wna16_variants(wna_rng, wna16, version), n_layouts)
     lists = []
     for base in DSA_BASES:
         if "GLM" in base and not resolve(version).within("0.24.0"):
