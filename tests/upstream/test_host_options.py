@@ -179,16 +179,8 @@ def logging_launches(version: str, root: str) -> list[dict]:
 
 @pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.24.0",)))
 def test_logging_configurations_agree_with_real_vllm(version):
-    import shutil
-    import tempfile
-
-    from .test_speculative import compare_launches
-
-    root = tempfile.mkdtemp(prefix="kvg-logging-")
-    try:
-        report = compare_launches(version, 0, logging_launches(version, root))
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    report = generated_launches("kvg-logging-", lambda seed, n, release, root: logging_launches(release, root))(
+        version, 0, 0)
     check_launch_report(report, "host-logging", "logging configurations")
     assert report["counts"].get("undecidable", 0) == 0, report["undecidable"]
 
