@@ -4,7 +4,8 @@ One JSON file per checkpoint: ``{"id", "aliases", "source", "config"}``, and
 ``hf_quant_config`` for a ModelOpt export that keeps its quantization config in
 ``hf_quant_config.json`` beside config.json (read as vLLM's ``get_config`` reads
 that file: kvguard.launch.load), and ``quantization_unknown`` where the copy of that file is abridged (a check of
-the entry is then undecidable); ``source`` says where the values come from
+the entry is then undecidable), and ``safetensors_dtypes`` where config.json names no dtype (the weights' dtypes
+vLLM then reads, with their source); ``source`` says where the values come from
 (tests/data/catalog_sources.md has the cross-checks).  Used when a ``vllm serve``
 model is neither a local path nor in the Hugging Face cache.
 """
@@ -34,9 +35,22 @@ class CatalogEntry(Record):
     #: why the copy does not tell how vLLM reads the checkpoint's quantization (an abridged hf_quant_config.json):
     #: a check of the entry is then undecidable, with this reason
     quantization_unknown: Optional[str] = None
+    #: the safetensors dtype names of the checkpoint's weights as the Hugging Face Hub's metadata lists them
+    #: (``{"dtypes": [...], "source": ...}``), where config.json names no dtype and vLLM reads them
+    #: (kvguard.facts.weights_dtype); None when not recorded
+    safetensors_dtypes: Optional[dict[str, Any]] = None
 
     def checkpoint_config(self) -> dict[str, Any]:
-        """config.json as the loader reads the checkpoint's directory (with its hf_quant_config.json)."""
+        """config.json as the loader reads the checkpoint's directory (with its hf_quant_config.json), and the
+        weights' dtypes where the entry records them."""
+        config = self._checkpoint_config()
+        if self.safetensors_dtypes is None:
+            return config
+        from ..launch.load import WEIGHTS_DTYPES
+
+        return {**config, WEIGHTS_DTYPES: list(self.safetensors_dtypes["dtypes"])}
+
+    def _checkpoint_config(self) -> dict[str, Any]:
         if self.quantization_unknown is not None:
             from ..launch.load import QUANT_CONFIG_UNKNOWN
 
@@ -57,7 +71,7 @@ def _read(name: str) -> CatalogEntry:
     with open(os.path.join(_HERE, name), encoding="utf-8") as fh:
         data = json.load(fh)
     return CatalogEntry(data["id"], tuple(data.get("aliases") or ()), data.get("source") or {}, data["config"],
-                        data.get("hf_quant_config"), data.get("quantization_unknown"))
+                        data.get("hf_quant_config"), data.get("quantization_unknown"), data.get("safetensors_dtypes"))
 
 
 @lru_cache(maxsize=1)

@@ -194,9 +194,10 @@ def load_config(raw: Mapping[str, Any], release, *, path: "str | None" = None,
     """
     if not isinstance(raw, Mapping):
         raise TypeError("raw config must be a mapping")
-    from ..launch.load import QUANT_CONFIG_UNKNOWN, SIDE_QUANT_CONFIG
+    from ..launch.load import QUANT_CONFIG_UNKNOWN, SIDE_QUANT_CONFIG, WEIGHTS_DTYPES
 
     raw = dict(raw)
+    raw.pop(WEIGHTS_DTYPES, None)   # read by kvguard.facts.model, never a config key
     side_quant = raw.pop(SIDE_QUANT_CONFIG, None)
     unknown_quant = raw.pop(QUANT_CONFIG_UNKNOWN, None)
     if unknown_quant is not None:

@@ -90,6 +90,11 @@ class ModelFacts(Record):
     #: a heterogeneous config (0.28.0+): per layer, the ModelArchitectureConfig fields whose value differs from the
     #: whole-model one above (vLLM's ``per_layer_overrides``; ``model_arch_config[i]``); empty when no field varies
     layer_overrides: tuple[Mapping[str, Any], ...] = field(default_factory=tuple, compare=False, repr=False)
+    #: for a config that names no dtype (nor does its text / vision / encoder config): the dtype the release reads
+    #: from the checkpoint's weights (kvguard.facts.weights_dtype), else None with the reason in
+    #: ``weights_dtype_unknown``
+    weights_dtype: Optional[str] = field(default=None, compare=False, repr=False)
+    weights_dtype_unknown: Optional[str] = field(default=None, compare=False, repr=False)
 
     # -- derived -----------------------------------------------------------
     @property
@@ -912,7 +917,27 @@ def derive(raw: Mapping[str, Any], release: Release, env: Mapping[str, str], *,
         resolved_top=_routed_snapshot(cfg, deriver),
         deferred=deferred,
         layer_overrides=layer_overrides,
+        **_weights_dtype(raw, cfg, model_path, release),
     )
+
+
+def _weights_dtype(raw: Mapping[str, Any], cfg: Any, model_path: Optional[str], release: Release) -> dict[str, Any]:
+    """ModelFacts' ``weights_dtype`` / ``weights_dtype_unknown`` when the release's dtype read finds no dtype in the
+    config objects (the top-level config, ``get_text_config()``, ``vision_config``, ``encoder_config``)."""
+    from ..launch.load import WEIGHTS_DTYPES
+
+    try:
+        holders = [cfg, cfg.get_text_config()]
+    except Exception:  # noqa: BLE001 - a config whose text config does not resolve: the read stays open
+        return {"weights_dtype_unknown": "the config's text config for its dtype does not resolve: not modelled"}
+    holders += [getattr(cfg, name) for name in ("vision_config", "encoder_config") if hasattr(cfg, name)]
+    if any(getattr(obj, "dtype", None) is not None or getattr(obj, "torch_dtype", None) is not None
+           for obj in holders):
+        return {}
+    from .weights_dtype import weights_dtype
+
+    dtype, why = weights_dtype(raw.get(WEIGHTS_DTYPES), model_path, release)
+    return {"weights_dtype": dtype, "weights_dtype_unknown": why}
 
 
 def _as_model_config_raises(crash: Crash) -> Crash:

@@ -18,8 +18,8 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["HF_QUANT_CONFIG", "MAX_CONFIG_BYTES", "QUANT_CONFIG_UNKNOWN", "SIDE_QUANT_CONFIG", "load_checkpoint_config",
-           "load_raw_config"]
+__all__ = ["HF_QUANT_CONFIG", "MAX_CONFIG_BYTES", "QUANT_CONFIG_UNKNOWN", "SIDE_QUANT_CONFIG", "WEIGHTS_DTYPES",
+           "load_checkpoint_config", "load_raw_config"]
 
 #: the file ModelOpt up to 0.29 writes its quantization config into, beside config.json: every release's
 #: ``get_config`` (vllm/transformers_utils/config.py, 0.10.2–0.33.0) reads it as the model's
@@ -31,6 +31,10 @@ SIDE_QUANT_CONFIG = "kvguard:hf_quant_config.json"
 #: the key a catalog entry whose quantization config kvguard does not have carries the reason under (taken out by
 #: kvguard.facts.loader, which answers Undecidable with it: the release reads that config before any check runs)
 QUANT_CONFIG_UNKNOWN = "kvguard:quantization-config-unknown"
+#: the key a catalog entry carries the safetensors dtype names of the checkpoint's weights under, as the Hugging Face
+#: Hub's metadata lists them (read where vLLM reads the weights' dtypes: kvguard.facts.weights_dtype; taken out by
+#: kvguard.facts.loader before the config is parsed)
+WEIGHTS_DTYPES = "kvguard:safetensors-dtypes"
 
 #: config.json files are a few KB; anything this large is not one
 MAX_CONFIG_BYTES = 32 * 1024 * 1024

@@ -372,24 +372,31 @@ def _method_built(cfg_top: Mapping[str, Any], resolved: Mapping[str, Any], relea
     raise _NotModelled(f"whether the Marlin conversion claims the {method} checkpoint is not modelled")
 
 
-def _model_dtype(top: Mapping[str, Any], model_type: Any, dtype: str) -> str:
+def _model_dtype(top: Mapping[str, Any], model_type: Any, dtype: str,
+                 weights: tuple[Optional[str], Optional[str]] = (None, None)) -> str:
     """The model's dtype as ModelConfig resolves it on CUDA, compute capability 9.0 (bfloat16 and float16
-    both supported): an explicit --dtype as it maps, else the checkpoint's bfloat16 / float16."""
+    both supported): an explicit --dtype as it maps, else the checkpoint's bfloat16 / float16 (``weights``: the
+    dtype the release reads from the weights when the config names none, else None and why:
+    kvguard.facts.weights_dtype)."""
     dtype = str(dtype).lower()
     if dtype in _EXPLICIT_DTYPES:
         return _EXPLICIT_DTYPES[dtype]
     if dtype != "auto":
         raise _NotModelled(f"--dtype {dtype} is not modelled")
     config = top.get("dtype") or top.get("torch_dtype")
+    read_from = "a checkpoint of dtype"
+    if config is None:
+        config, why = weights
+        if config is None:
+            # vLLM then reads the text / vision / encoder config's dtype, else the weights' safetensors metadata
+            raise _NotModelled(why or "the model dtype of a checkpoint whose config.json has no dtype (vLLM reads "
+                                      "the weights' safetensors metadata) is not modelled")
+        read_from = "a checkpoint whose weights give the dtype"
     if config == "bfloat16":
         return "bfloat16"
     if config == "float16" and model_type not in ("gemma2", "gemma3", "gemma3_text", "glm4", "plamo2"):
         return "float16"
-    if config is None:
-        # vLLM then reads the text / vision / encoder config's dtype, else the weights' safetensors metadata
-        raise _NotModelled("the model dtype of a checkpoint whose config.json has no dtype (vLLM reads the weights' "
-                           "safetensors metadata) is not modelled")
-    raise _NotModelled(f"the dtype --dtype auto resolves for a checkpoint of dtype {config!r} (the platform's "
+    raise _NotModelled(f"the dtype --dtype auto resolves for {read_from} {config!r} (the platform's "
                        f"preferred dtype, the pooling runner) is not modelled")
 
 
@@ -475,10 +482,12 @@ AUTO_PASSES = "auto-passes-on-cuda-80"
 
 
 def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release, user: Optional[str],
-                      dtype: str, out: VerifyOutcome) -> tuple[Optional[dict], Optional[str]]:
+                      dtype: str, out: VerifyOutcome,
+                      weights: tuple[Optional[str], Optional[str]] = (None, None)) -> tuple[Optional[dict], Optional[str]]:
     """(template values of the activation-dtype refusal or None, why kvguard cannot decide or None) for a
-    launch ModelConfig accepted (``out``: its quantization outcome); the second value is :data:`AUTO_PASSES`
-    when no refusal follows on CUDA with compute capability 8.0 or more (bfloat16 and float16 supported)."""
+    launch ModelConfig accepted (``out``: its quantization outcome; ``weights``: the dtype read from the weights,
+    see _model_dtype); the second value is :data:`AUTO_PASSES` when no refusal follows on CUDA with compute
+    capability 8.0 or more (bfloat16 and float16 supported)."""
     if out.unmodelled:
         return None, f"the method VllmConfig builds depends on ModelConfig's quantization check ({out.unmodelled})"
     try:
@@ -509,7 +518,7 @@ def act_dtype_refusal(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
             # --dtype auto ends with bfloat16 or float16 on CUDA 8.0+ (a float32 or unsupported checkpoint dtype
             # becomes the platform's preferred one): a method taking both passes, whatever the checkpoint's
             return None, AUTO_PASSES
-        model = _model_dtype(resolved_top, resolved_top.get("model_type"), dtype)
+        model = _model_dtype(resolved_top, resolved_top.get("model_type"), dtype, weights)
     except _NotModelled as exc:
         return None, str(exc)
     except _modelopt.UnknownAlgo:

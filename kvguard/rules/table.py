@@ -606,8 +606,10 @@ def _act_dtype(state):
     if out is None:
         from kvguard.quant.verify import act_dtype_refusal
 
-        out = state._qd_out = act_dtype_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
-                                                state.layout.quantization, state.layout.dtype, _qv(state))
+        facts = state.facts
+        out = state._qd_out = act_dtype_refusal(facts.resolved_top, facts.resolved, state.release,
+                                                state.layout.quantization, state.layout.dtype, _qv(state),
+                                                (facts.weights_dtype, facts.weights_dtype_unknown))
     return out
 
 

@@ -4,6 +4,8 @@ usage: python quant_verify_runner.py CASES.json OUT.json
 
 CASES: {"cases": [{"id", "config": {...config.json...}, "quantization": str | null, "dtype": str | null,
         "allow_deprecated_quantization": bool, "vllm_config": bool, "files": {name: json} beside config.json,
+        "safetensors": {name: {"tensors": {tensor: dtype name}, "metadata": {...} | absent}} written beside it as
+        safetensors files (write_safetensors),
         "cache_dtype": bool (also record what ``--kv-cache-dtype auto`` resolves to)}]}
 
 Per case one ``ModelConfig(model=<dir with config.json>, quantization=…, dtype=…)`` (offline, tokenizer
@@ -53,6 +55,28 @@ def _ipex_sees_cuda_90():
 
 
 _NO_OWN = object()
+
+#: bytes per element of the safetensors dtype names the cases use (a tensor's data is one element)
+_ELEMENT_BYTES = {"BOOL": 1, "U8": 1, "I8": 1, "I16": 2, "I32": 4, "I64": 8, "F8_E4M3": 1, "F8_E5M2": 1,
+                  "F16": 2, "BF16": 2, "F32": 4, "F64": 8, "F8_E8M0": 1, "U16": 2}
+
+
+def write_safetensors(path, tensors, metadata=None):
+    """A safetensors file of one-element tensors named ``tensors`` (name -> dtype name): an 8-byte little-endian
+    header length, the JSON header (``__metadata__`` when given), then the zero-filled data.  Also imported by
+    the tests, which write the same files for kvguard."""
+    import struct
+
+    header, offset = {}, 0
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype in tensors.items():
+        size = _ELEMENT_BYTES.get(dtype, 1)
+        header[name] = {"dtype": dtype, "shape": [1], "data_offsets": [offset, offset + size]}
+        offset += size
+    blob = json.dumps(header).encode("utf-8")
+    with open(path, "wb") as fh:
+        fh.write(struct.pack("<Q", len(blob)) + blob + bytes(offset))
 
 
 def _quant_config_sees_capability(capability):
@@ -125,6 +149,9 @@ def main(cases_path, out_path):
         for name, content in (case.get("files") or {}).items():   # e.g. hf_quant_config.json beside config.json
             with open(os.path.join(work, name), "w") as fh:
                 json.dump(content, fh)
+        for name, tensors in (case.get("safetensors") or {}).items():
+            os.makedirs(os.path.dirname(os.path.join(work, name)), exist_ok=True)
+            write_safetensors(os.path.join(work, name), tensors.get("tensors", {}), tensors.get("metadata"))
         rec = {"id": case["id"]}
         kwargs = {"model": work, "tokenizer": work, "skip_tokenizer_init": True}
         if case.get("quantization") is not None:
