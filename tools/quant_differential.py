@@ -5,7 +5,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
                                           [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--dsa N] [--kimi N]
-                                          [--modelopt-minimax N]
+                                          [--modelopt-minimax N] [--qwen3-vl N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -90,6 +90,9 @@ def main() -> int:
                     "many per release (releases before 0.11.0, which do not register them, are skipped)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
                     "release (releases before 0.16.0, where kvguard leaves it open, are skipped)")
+    ap.add_argument("--qwen3-vl", type=int, default=None, help="run only the Qwen3-VL / Qwen3-VL-MoE configs "
+                    "(run_qwen3_vl), this many per release (releases before 0.11.0, which do not register them, are "
+                    "skipped)")
     ap.add_argument("--modelopt-minimax", type=int, default=None, help="run only the MiniMax-M2 ModelOpt exports "
                     "(run_modelopt_minimax), this many per release (releases before 0.11.1, which do not register "
                     "the model, are skipped)")
@@ -147,6 +150,10 @@ def main() -> int:
                 if not quant_tests.kimi_release(version):
                     continue
                 rep = quant_tests.run_kimi(version, args.kimi, args.seed, args.layouts)
+            elif args.qwen3_vl:
+                if not resolve(version).within("0.11.0"):
+                    continue
+                rep = quant_tests.run_qwen3_vl(version, args.qwen3_vl, args.seed, args.layouts)
             elif args.modelopt_minimax:
                 if not resolve(version).within(quant_tests.MINIMAX_M2_SINCE):
                     continue

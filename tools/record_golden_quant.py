@@ -799,6 +799,47 @@ CASES += [
 ]
 
 
+# Qwen3-VL-MoE (kvguard.quant.qwen3_vl: the vision tower, then Qwen3-MoE's language model; recorded for 0.11.1, 0.12.0,
+# 0.14.1, 0.24.0, 0.28.0, 0.29.0, 0.31.0 and 0.33.0: ``--vllm ... --only mi-qwen3-vl-235b-tp32 ...``).  The FP8 cases give the catalog checkpoint
+# the quantization_config in the form of Qwen's FP8 exports: blocks of 128, modules_to_not_convert in the checkpoint's
+# names (every vision-tower linear, each layer's router gate, the LM head) or, for the "tower" case, without the tower
+_QWEN3_VL = catalog.lookup("Qwen/Qwen3-VL-235B-A22B-Instruct").config
+_QWEN3_VL_MERGERS = ["model.visual.merger"] + [f"model.visual.deepstack_merger_list.{m}" for m in range(3)]
+_QWEN3_VL_TOWER = ([f"model.visual.blocks.{b}.{n}" for b in range(_QWEN3_VL["vision_config"]["depth"])
+                    for n in ("attn.qkv", "attn.proj", "mlp.linear_fc1", "mlp.linear_fc2")]
+                   + [f"{m}.linear_fc{k}" for m in _QWEN3_VL_MERGERS for k in (1, 2)])
+_QWEN3_VL_GATES = [f"model.language_model.layers.{i}.mlp.gate"
+                   for i in range(_QWEN3_VL["text_config"]["num_hidden_layers"])]
+QWEN3_VL_FP8 = {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": [128, 128],
+                "modules_to_not_convert": _QWEN3_VL_TOWER + _QWEN3_VL_GATES + ["lm_head"]}
+CASES += [
+    {"id": "mi-qwen3-vl-235b-tp32", "model": "Qwen/Qwen3-VL-235B-A22B-Instruct",
+     "argv": ["-tp", "32", "--nnodes", "4"], "layout": {"tp": 32}, "since": "0.11.1",
+     "why": "Qwen3-VL-235B-A22B at -tp 32 over 4 nodes: the vision merger builds, then the first vision block's "
+            "attention divides its 16 heads by 32 (Qwen3-VL's tower never falls back to data parallelism)"},
+    {"id": "mi-qwen3-vl-235b-tp32-mm-data", "model": "Qwen/Qwen3-VL-235B-A22B-Instruct",
+     "argv": ["-tp", "32", "--nnodes", "4", "--mm-encoder-tp-mode", "data"], "layout": {"tp": 32},
+     "engine_args": {"mm_encoder_tp_mode": "data"}, "since": "0.11.1",
+     "why": "the same with --mm-encoder-tp-mode data: the tower is not split, the language model builds (48 expert rows "
+            "per rank): accepted"},
+    {"id": "mi-fp8-block-qwen3-vl-235b-tp4", "model": "Qwen/Qwen3-VL-235B-A22B-Instruct",
+     "config_patch": {"quantization_config": QWEN3_VL_FP8}, "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "since": "0.11.1",
+     "why": "block FP8 in the form of Qwen's export (tower, router gates and LM head in modules_to_not_convert, mapped "
+            "to visual.* / language_model.model.* by the wrapper) at -tp 4: experts 384 per rank (3 blocks): accepted"},
+    {"id": "mi-fp8-block-qwen3-vl-235b-tp8", "model": "Qwen/Qwen3-VL-235B-A22B-Instruct",
+     "config_patch": {"quantization_config": QWEN3_VL_FP8}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.11.1",
+     "why": "the same at -tp 8: experts 192 per rank, refused on block_n up to 0.28.x; from 0.29.0 the scales are "
+            "refined to 64 (Triton, the default host): accepted"},
+    {"id": "mi-fp8-block-qwen3-vl-235b-tp4-tower", "model": "Qwen/Qwen3-VL-235B-A22B-Instruct",
+     "config_patch": {"quantization_config": dict(QWEN3_VL_FP8, modules_to_not_convert=_QWEN3_VL_GATES + ["lm_head"])},
+     "argv": ["-tp", "4"], "layout": {"tp": 4}, "since": "0.11.1",
+     "why": "block FP8 with the vision tower quantized too (not in modules_to_not_convert) at -tp 4: the mergers' 1152 "
+            "per rank fit; the first block's 288-wide attention shards do not (qkv's block_n up to 0.13.0, proj's "
+            "block_k from 0.14.0)"},
+]
+
 # Nemotron-H (kvguard.quant.nemotron_h, 0.24.0+): the first Mamba-2 mixer's asserts, before any quantized weight
 # (recorded for 0.24.0, 0.28.0, 0.29.0 and 0.33.0: ``--vllm ... --only mi-nemotron3-nano-bf16-tp16
 # mi-modelopt-nvfp4-nemotron3-nano-tp16``)

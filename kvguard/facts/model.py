@@ -969,6 +969,11 @@ def _layer_sizes(text: Any) -> dict[str, Any]:
 #: the multimodal towers whose sizes decide whether Gemma 4's wrapper hands them the quantization config
 #: (gemma4_mm.py: hidden and intermediate sizes multiples of 64); kept as ``{tower: [hidden, intermediate]}``
 _TOWERS = ("vision_config", "audio_config")
+#: the model types whose vision config is Qwen3-VL's, and the attributes its vision transformer reads
+_QWEN3_VL_TYPES = ("qwen3_vl", "qwen3_vl_moe")
+_QWEN3_VL_TOWER = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size", "spatial_merge_size",
+                   "deepstack_visual_indexes")
+
 
 
 def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
@@ -981,6 +986,9 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
         # the MoonViT tower's sizes, as the config class names them (kvguard.quant.kimi_k25: its sharding)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None))
                                     for name in ("num_attention_heads", "intermediate_size", "hidden_size")}
+    if getattr(cfg, "model_type", None) in _QWEN3_VL_TYPES and (tower := getattr(cfg, "vision_config", None)) is not None:
+        # the Qwen3-VL vision transformer's sizes (kvguard.quant.qwen3_vl: its layers, built before the language model)
+        snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None)) for name in _QWEN3_VL_TOWER}
     if deriver.routed_architectures is not None:
         snapshot["architectures"] = list(deriver.routed_architectures)
     # ModelConfig reads the quantization config of ``hf_config.text_config`` when the top level has none (every

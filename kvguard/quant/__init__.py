@@ -59,6 +59,15 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   quantized projections on the same methods; a family's ``until`` / ``unmodelled`` / ``methods``:
   :func:`_family_unmodelled`).
 
+- Qwen3-VL / Qwen3-VL-MoE (0.11.0+, :mod:`kvguard.quant.qwen3_vl`): the vision tower's linear layers before the
+  ``llama`` / ``qwen3_moe`` family's (split by tp unless ``--mm-encoder-tp-mode data``), unquantized, ``Fp8Config``
+  (its ignore list through the wrapper's checkpoint-name mapper) and online FP8.
+
+- GLM-4.x MoE (GLM-4.5 / 4.5-Air / 4.6 / 4.7, the ``glm4_moe`` family, vllm/model_executor/models/glm4_moe.py of
+  0.10.2 - 0.33.0): Llama's attention, the dense MLP before ``first_k_dense_replace``, an unquantized router, the shared
+  experts after the routed ones in 0.10.2 and before them from 0.11.0; unquantized, ``Fp8Config``, online FP8 and
+  AWQ / GPTQ (a family's ``activation`` and ``unmodelled_launch``: :func:`_family_unmodelled`).
+
 - Nemotron-H (0.24.0+, :mod:`kvguard.quant.nemotron_h`): the first Mamba-2 mixer's asserts; past them a ModelOpt NVFP4
   export's layers (the per-rank inputs of the Mamba, attention, shared-expert and MLP projections, the exclusion list
   in the export's ``backbone.`` names), its ``relu2`` experts on the default host's FP4 Marlin.
@@ -87,6 +96,7 @@ from . import modelopt as _modelopt
 from . import modelopt_shards as _mo_shards
 from . import nemotron_h as _nemotron_h
 from . import online as _online
+from . import qwen3_vl as _qwen3_vl
 from . import wna16_moe as _wna16_moe
 from .expr import ExpressionError, evaluate, names_in
 
@@ -570,7 +580,8 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
     # "sp_moe_pp1": the MoE runs sequence-parallel and there is a single pipeline stage (DeepSeek-V3.2's CUDA decoder
     # layer, 0.29.0+, builds its dense MLP replicated then)
     disable = (layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
-               or layer.disable_tp == "sp_moe_pp1" and launch.sp_moe(release) and launch.pp == 1)
+               or layer.disable_tp == "sp_moe_pp1" and launch.sp_moe(release) and launch.pp == 1
+               or layer.disable_tp == _qwen3_vl.DATA_PARALLEL and launch.mm_encoder_tp_mode == "data")
     tp = 1 if disable else launch.tp
     if layer.kind == "qkv":
         hidden, head, heads, kv = layer.qkv
@@ -1153,6 +1164,16 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             scheme = QuantScheme("mxfp4")
         launch = _replace(launch, quantization=None) if launch.quantization else launch
     quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
+    vl = next((a for a in facts.architectures if a in _qwen3_vl.ARCHS), None)
+    if vl is not None:
+        # (kvguard.quant.qwen3_vl) the vision tower is built first, with the quantization config: the methods proven
+        # through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
+        why = _qwen3_vl.unmodelled(facts.resolved_top, vl, scheme.method if scheme is not None else launch.quantization,
+                                   launch, release)
+        if why is not None:
+            return Outcome(unmodelled=why)
+        if scheme is not None:
+            scheme = _replace(scheme, ignored=_qwen3_vl.ignored_names(scheme.ignored))
     if _kimi.ARCH in facts.architectures:
         # (kvguard.quant.kimi_k25) the wrapper's releases and the vision tower built quantized left open
         why = _kimi_unmodelled(facts, release, launch, scheme, quant_cfg)
@@ -1345,7 +1366,10 @@ def _prepared(facts, family: str, release, scheme: Optional[QuantScheme]) -> lis
 def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -> list[tuple[Layer, str]]:
     unique: list[tuple[Layer, str]] = []
     seen: set[tuple[Any, Any]] = set()
-    for layer in layers(facts.resolved, family, release, tuple(facts.architectures)):
+    stack = layers(facts.resolved, family, release, tuple(facts.architectures))
+    if any(a in _qwen3_vl.ARCHS for a in facts.architectures):
+        stack = _qwen3_vl.tower_layers(facts.resolved_top) + stack  # the vision tower, before the language model
+    for layer in stack:
         skip = _skip_state(layer, scheme, release, family)
         sig = (layer.signature(), skip)
         if sig in seen:

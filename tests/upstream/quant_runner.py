@@ -983,6 +983,44 @@ class _MetaDevice:
         return getattr(self._platform, name)
 
 
+class _TextCopyOnCudaHost:
+    """Qwen3-VL's wrappers build their language model on a copy of the VllmConfig for the text config
+    (``VllmConfig.with_hf_config``), which re-runs the platform's ``check_and_update_config``.  Up to 0.29.x the copy's
+    architectures stay empty; the CPU platform's check (0.28.0+) reads ``model_config.use_mla``, which indexes them
+    (IndexError), where the CUDA host's check reads no ``use_mla``.  While the copy is made, the CPU platform's check
+    is left out: it changes nothing that construction reads."""
+
+    def __enter__(self):
+        import vllm.platforms as platforms
+        from vllm.config import VllmConfig
+
+        self.config_cls, self.made = VllmConfig, VllmConfig.with_hf_config
+        platform_cls, made = type(platforms.current_platform), self.made
+
+        def with_hf_config(config, *args, **kwargs):
+            checked = platform_cls.__dict__.get("check_and_update_config")
+            platform_cls.check_and_update_config = classmethod(lambda cls, vllm_config: None)
+            try:
+                return made(config, *args, **kwargs)
+            finally:
+                if checked is None:
+                    del platform_cls.check_and_update_config
+                else:
+                    platform_cls.check_and_update_config = checked
+
+        VllmConfig.with_hf_config = with_hf_config
+        return self
+
+    def __exit__(self, *exc):
+        self.config_cls.with_hf_config = self.made
+        return False
+
+
+def _qwen3_vl_arch(vc) -> bool:
+    archs = list(getattr(vc.model_config.hf_config, "architectures", None) or [])
+    return bool(archs) and archs[0] in ("Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration")
+
+
 class _NoHost:
     def __enter__(self):
         return self
@@ -1200,7 +1238,8 @@ def main(inp: str, out: str) -> None:
                 del _Dsv4Host.SELECTED[:]
                 with set_current_vllm_config(vc), torch.device("meta"), (_Dsv4Host() if dsv4 else _NoHost()), \
                         (_DsaHost() if dsa else _CudaBuffersOnMeta(cls) if _dsa_arch(vc) else _NoHost()):
-                    model = cls(vllm_config=vc, prefix="")
+                    with _TextCopyOnCudaHost() if _qwen3_vl_arch(vc) else _NoHost():
+                        model = cls(vllm_config=vc, prefix="")
                 rec["ok"] = True
             except Exception as exc:  # noqa: BLE001 - the outcome under test
                 rec.update(ok=False, exc_type=type(exc).__name__, message=str(exc),

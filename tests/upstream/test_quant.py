@@ -41,7 +41,7 @@ import random
 import pytest
 
 from kvguard import catalog
-from kvguard.quant import Launch, family_of, implements_moe, layers, outcome, render
+from kvguard.quant import Launch, family_of, implements_moe, layers, outcome, qwen3_vl, render
 from kvguard.rules.check import model_facts
 from kvguard.versions import resolve
 
@@ -1948,6 +1948,122 @@ def test_kimi_construction_agrees(version):
     _check_family_report(report, version, "Kimi-K2.5", "kimi-construction")
 
 
+#: Qwen3-VL / Qwen3-VL-MoE (kvguard.quant.qwen3_vl: the vision tower, then the llama / qwen3_moe family's layers under
+#: language_model, 0.11.0+): the catalog checkpoints the generated configs start from (the dense model: Qwen3-VL's
+#: vision config on Qwen3-8B's text sizes, as Qwen3-VL-8B pairs them), and the layouts (tp 1-64, data / expert
+#: parallel, EPLB)
+QWEN3_VL_BASES = ("Qwen/Qwen3-VL-235B-A22B-Instruct", "Qwen/Qwen3-8B")
+QWEN3_VL_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 64}, {"tp": 2, "dp": 4},
+                    {"tp": 8, "dp": 2}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 4, "dp": 2, "ep": True},
+                    {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8}, {"tp": 1, "dp": 5, "ep": True,
+                                                                                  "eplb": True})
+#: the checkpoint names of the tower's linear layers, as Qwen's FP8 exports list them in modules_to_not_convert
+_QWEN3_VL_TOWER_NAMES = ("attn.qkv", "attn.proj", "mlp.linear_fc1", "mlp.linear_fc2")
+
+
+def _qwen3_vl_base(moe: bool, layers: int, depth: int) -> dict:
+    vl = copy.deepcopy(catalog.lookup(QWEN3_VL_BASES[0]).config)
+    if moe:
+        cfg = vl
+    else:
+        text = copy.deepcopy(catalog.lookup(QWEN3_VL_BASES[1]).config)
+        for key in ("architectures", "torch_dtype", "transformers_version", "use_sliding_window", "sliding_window",
+                    "max_window_layers", "rope_scaling"):
+            text.pop(key, None)
+        text["model_type"] = "qwen3_vl_text"
+        vision = dict(vl["vision_config"], model_type="qwen3_vl", out_hidden_size=text["hidden_size"])
+        cfg = {"architectures": ["Qwen3VLForConditionalGeneration"], "model_type": "qwen3_vl",
+               "image_token_id": vl["image_token_id"], "video_token_id": vl["video_token_id"],
+               "tie_word_embeddings": False, "text_config": text, "vision_config": vision}
+    cfg["text_config"]["num_hidden_layers"] = layers
+    cfg["vision_config"]["depth"] = depth
+    return cfg
+
+
+def _qwen3_vl_fp8(rng: random.Random, cfg: dict, tower: str) -> dict:
+    """An Fp8Config in the form of Qwen's FP8 exports (blocks of 128, dynamic activations; modules_to_not_convert in
+    the checkpoint's names: the vision tower's linear layers, the MoE router gates, the LM head): ``tower`` "ignored"
+    (every tower layer listed), "quantized" (none) or "blocks" (the blocks listed, the mergers not)."""
+    vision, text = cfg["vision_config"], cfg["text_config"]
+    names = []
+    if tower in ("ignored", "blocks"):
+        names += [f"model.visual.blocks.{b}.{n}" for b in range(vision["depth"]) for n in _QWEN3_VL_TOWER_NAMES]
+    if tower == "ignored":
+        mergers = ["model.visual.merger"] + [f"model.visual.deepstack_merger_list.{m}"
+                                             for m in range(len(vision.get("deepstack_visual_indexes") or ()))]
+        names += [f"{m}.linear_fc{k}" for m in mergers for k in (1, 2)]
+    if "num_experts" in text:
+        names += [f"model.language_model.layers.{i}.mlp.gate" for i in range(text["num_hidden_layers"])]
+    names.append("lm_head")
+    block = rng.choice([[128, 128], [128, 128], [64, 64]])
+    return {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": block,
+            "modules_to_not_convert": names}
+
+
+def qwen3_vl_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Qwen3-VL / Qwen3-VL-MoE configs (QWEN3_VL_BASES) cut to 2 language-model layers and 1-2 vision blocks,
+    with varied sizes (the tower's heads, hidden and intermediate sizes, the dense and expert intermediate sizes, the
+    expert count) and quantization: block FP8 in Qwen's form with the vision tower in modules_to_not_convert, without
+    it or with its blocks only, online FP8 (``--quantization fp8``), unquantized; one in five with
+    ``--mm-encoder-tp-mode data``."""
+    out = []
+    while len(out) < n:
+        moe = rng.random() < 0.6
+        cfg = _qwen3_vl_base(moe, 2, rng.choice([1, 2]))
+        text, vision = cfg["text_config"], cfg["vision_config"]
+        if moe:
+            text["moe_intermediate_size"] = rng.choice([1536, 768, 1024, 640, 1408])
+            text["num_experts"] = rng.choice([128, 64, 96])
+            text["num_experts_per_tok"] = 8
+        else:
+            text["intermediate_size"] = rng.choice([12288, 25600, 9728, 11008])
+        if rng.random() < 0.5:
+            vision["hidden_size"], vision["num_heads"] = rng.choice([(1152, 16), (1152, 12), (1024, 16), (1536, 24),
+                                                                     (1152, 8)])
+        if rng.random() < 0.4:
+            vision["intermediate_size"] = rng.choice([4304, 4096, 4352, 4608])
+        kind = rng.choice(["ignored", "ignored", "quantized", "blocks", "online", "none"])
+        engine: dict = {}
+        if kind in ("ignored", "quantized", "blocks"):
+            cfg["quantization_config"] = _qwen3_vl_fp8(rng, cfg, kind)
+        elif kind == "online":
+            engine["quantization"] = "fp8"
+        if rng.random() < 0.2:
+            engine["mm_encoder_tp_mode"] = "data"
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_qwen3_vl(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` Qwen3-VL configs (qwen3_vl_variants) at ``n_layouts`` of QWEN3_VL_LAYOUTS each in the release and
+    compare; the layer lists of the two bases (unquantized, tp 1: the tower's layers and the decoder's) too
+    (tools/quant_differential.py --qwen3-vl)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9800 + 1)
+    cases = []
+    for case in qwen3_vl_variants(rng, n):
+        text = case["config"]["text_config"]
+        lays = [dict(lay) for lay in QWEN3_VL_LAYOUTS if text["num_attention_heads"] % lay["tp"] == 0
+                and ("num_experts" in text or not lay.get("ep"))]
+        case["layouts"] = rng.sample(lays, min(n_layouts, len(lays)))
+        cases.append(case)
+    lists = [{"config": _qwen3_vl_base(moe, 2, 1), "layouts": [{"tp": 1}], "record": True} for moe in (True, False)
+             if moe or resolve(version).within(qwen3_vl.DENSE_SINCE)]
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
+#: CI: the first release that builds the wrappers, the first whose MoE wrapper implements MixtureOfExperts (0.12.0),
+#: one of the middle group (0.24.0) and the last
+QWEN3_VL_SAMPLE = release_sample(VERSIONS, "0.11.0", also=("0.12.0", "0.24.0"))
+
+
+@pytest.mark.parametrize("version", QWEN3_VL_SAMPLE)
+def test_qwen3_vl_construction_agrees(version):
+    report = run_qwen3_vl(version, int(os.environ.get("KVG_QWEN3_VL_CONFIGS", "4")),
+                          int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    _check_family_report(report, version, "Qwen3-VL", "qwen3-vl-construction")
+
+
 def _with_layer_lists(version: str, python: str, python_env: dict, cases: list[dict], lists: list[dict], *,
                       refused_both=None) -> dict:
     """The oracle builds ``cases`` (their refusals compared by :func:`compare`) and ``lists`` (configs recorded at
@@ -1984,7 +2100,10 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
     facts = model_facts(cfg, vllm_version=version)
     fam = family_of(facts.architectures)
     out = []
-    for layer in layers(facts.resolved, fam, resolve(version), facts.architectures):
+    built = layers(facts.resolved, fam, resolve(version), facts.architectures)
+    if any(a in qwen3_vl.ARCHS for a in facts.architectures):
+        built = qwen3_vl.tower_layers(facts.resolved_top) + built  # the vision tower, before the language model
+    for layer in built:
         if layer.kind in ("check", "vocab"):
             continue
         if layer.kind == "moe":
@@ -2003,7 +2122,7 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
 def oracle_list(records: list[dict]) -> list[tuple]:
     out = []
     for r in records:
-        if not (r.get("prefix") or "").startswith(("model.layers.", "language_model.model.layers.")):
+        if not (r.get("prefix") or "").startswith(("model.layers.", "language_model.model.layers.", "visual.")):
             continue
         if r["class"] == "FusedMoE":
             out.append((r["prefix"], "FusedMoE", r["experts"], r["hidden"], r["intermediate_per_partition"]))

@@ -1,0 +1,141 @@
+"""Qwen3-VL and Qwen3-VL-MoE at model construction, vLLM 0.11.0 – 0.33.0 (the vision tower and what the ``llama`` /
+``qwen3_moe`` families of kvguard/data/quant_archs.json cannot say by themselves).
+
+Mirrors vllm/model_executor/models/qwen3_vl.py and qwen3_vl_moe.py (``Qwen3_VisionTransformer``,
+``Qwen3_VisionPatchMerger``, ``Qwen3_VisionBlock``, ``Qwen3_VisionMLP``, the wrappers' ``hf_to_vllm_mapper``),
+qwen2_5_vl.py (``Qwen2_5_VisionAttention``) and vision.py (``is_vit_use_data_parallel``), read in 0.11.0, 0.11.1,
+0.12.0, 0.20.0, 0.24.0, 0.26.0, 0.28.0, 0.31.0, 0.32.0 and 0.33.0.
+
+``Qwen3VLForConditionalGeneration`` / ``Qwen3VLMoeForConditionalGeneration`` build the vision transformer first
+(prefix ``visual``), then Qwen3's / Qwen3-MoE's language model on ``text_config`` (prefix ``language_model``: the
+decoder at ``language_model.model``, the family's layers).  The tower hands the checkpoint's quantization config to
+every linear layer it builds, in this order (:func:`tower_layers`):
+
+- the patch merger, then one merger per ``deepstack_visual_indexes`` entry: ``linear_fc1`` (column,
+  ``hidden_size * spatial_merge_size**2`` to itself) and ``linear_fc2`` (row, to ``out_hidden_size``);
+- each of the ``depth`` blocks: the attention splits its heads over tp (``divide``), then ``attn.qkv`` (QKV, every
+  head its own KV head), ``attn.proj`` (row), ``mlp.linear_fc1`` (column, to ``intermediate_size``) and
+  ``mlp.linear_fc2`` (row).
+
+Every one of them is built with ``disable_tp`` when the encoder runs data-parallel (``--mm-encoder-tp-mode data``);
+Qwen3-VL calls ``is_vit_use_data_parallel()`` without the head count, so the tower never falls back to data
+parallelism by itself (Kimi-K2.5's does from 0.26.0).  So a 16-head tower refuses ``-tp 32`` in every release, and
+block FP8 refuses the published tower (``linear_fc1``'s 4304 outputs are not whole 128-blocks) unless the export's
+``modules_to_not_convert`` names its layers: ``Fp8Config.apply_vllm_mapper`` maps the list through the wrapper's
+checkpoint-name mapper first (:func:`ignored_names`).
+
+Decided: unquantized, ``Fp8Config`` (block or per-tensor, with or without the tower in its list) and online
+``--quantization fp8``.  Left open (:func:`unmodelled`): other methods (their tower and LM head paths are not
+proven), the dense wrapper in 0.11.0 (its decoder is built at ``language_model.layers``, from 0.11.1 at
+``language_model.model``), EPLB on Qwen3-VL-MoE before 0.12.0 (its wrapper implements no ``MixtureOfExperts`` in 0.11.x: what the worker
+then does with EPLB is not read), pipeline
+parallelism (the wrapper asserts the later stages start past the deepstack layers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
+
+__all__ = ["ARCHS", "DATA_PARALLEL", "ignored_names", "tower_layers", "unmodelled"]
+
+DENSE_ARCH = "Qwen3VLForConditionalGeneration"
+MOE_ARCH = "Qwen3VLMoeForConditionalGeneration"
+ARCHS = (DENSE_ARCH, MOE_ARCH)
+#: the first release that registers both wrappers
+SINCE = "0.11.0"
+#: the first release whose dense wrapper builds its decoder at language_model.model (0.11.0: language_model.layers)
+DENSE_SINCE = "0.11.1"
+#: the first release whose Qwen3-VL-MoE wrapper implements MixtureOfExperts (0.11.0 and 0.11.1's do not)
+MOE_EPLB_SINCE = "0.12.0"
+#: the checkpoint methods whose construction is proven through the tower (None: unquantized)
+METHODS = (None, "fp8")
+#: a Layer's ``disable_tp`` for the tower's layers: not split by tp when the encoder runs data-parallel
+DATA_PARALLEL = "mm_encoder_data"
+#: the wrappers' hf_to_vllm_mapper prefix renames (every release read), applied in order
+_PREFIXES = (("model.visual.", "visual."), ("lm_head.", "language_model.lm_head."),
+             ("model.language_model.", "language_model.model."))
+_SIZES = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size", "spatial_merge_size")
+
+
+def ignored_names(names: "tuple[str, ...]") -> "tuple[str, ...]":
+    """An ``Fp8Config`` ignore list after the wrapper's checkpoint-name mapper (``WeightsMapper.apply_list``)."""
+    out = []
+    for name in names:
+        for old, new in _PREFIXES:
+            if name.startswith(old):
+                name = new + name[len(old):]
+        out.append(name)
+    return tuple(out)
+
+
+def _tower(resolved_top: Mapping[str, Any]) -> "Optional[dict[str, Any]]":
+    sizes = resolved_top.get("vision_tower")
+    if not isinstance(sizes, Mapping):
+        return None
+    if not all(type(sizes.get(k)) is int and sizes[k] > 0 for k in _SIZES):
+        return None
+    deepstack = sizes.get("deepstack_visual_indexes")
+    if deepstack is not None and not isinstance(deepstack, list):
+        return None
+    if sizes["hidden_size"] % sizes["num_heads"] != 0:
+        return None  # the head size's own divide() refuses at any tp: not modelled
+    return dict(sizes)
+
+
+def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]", launch,
+               release) -> "Optional[str]":
+    """Why the construction of this Qwen3-VL launch is not decided (``method``: the checkpoint's or
+    ``--quantization``'s, None unquantized), or None."""
+    if not release.within(SINCE):
+        return f"the model construction of {architecture} in vLLM {release.key} is not modelled"
+    if architecture == DENSE_ARCH and not release.within(DENSE_SINCE):
+        return (f"the model construction of {architecture} in vLLM {release.key} (its decoder built as "
+                f"language_model.layers, not the family's language_model.model) is not modelled")
+    if _tower(resolved_top) is None:
+        return (f"the vision tower of {architecture} with sizes {resolved_top.get('vision_tower')!r} is not "
+                f"modelled")
+    if method not in METHODS:
+        return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
+                f"config) are not modelled")
+    if launch.pp > 1:
+        return (f"pipeline parallelism with {architecture} (the wrapper asserts that the later stages start past the "
+                f"deepstack layers) is not modelled")
+    if launch.eplb and architecture == MOE_ARCH and not release.within(MOE_EPLB_SINCE):
+        return (f"--enable-eplb with {architecture} in vLLM {release.key} (whether its wrapper implements "
+                f"MixtureOfExperts) is not modelled")
+    return None
+
+
+def tower_layers(resolved_top: Mapping[str, Any]) -> "list[Any]":
+    """The vision transformer's linear layers in construction order (global sizes; none when the sizes are not
+    modelled)."""
+    from . import Layer
+
+    sizes = _tower(resolved_top)
+    if sizes is None:
+        return []
+    hidden, heads = sizes["hidden_size"], sizes["num_heads"]
+    merged = hidden * sizes["spatial_merge_size"] ** 2
+    out = []
+    mergers = ["visual.merger"] + [f"visual.deepstack_merger_list.{n}"
+                                   for n in range(len(sizes.get("deepstack_visual_indexes") or ()))]
+    for merger in mergers:
+        out += [Layer(-1, f"{merger}.linear_fc1", "column", input_size=merged, output_sizes=(merged,),
+                      disable_tp=DATA_PARALLEL),
+                Layer(-1, f"{merger}.linear_fc2", "row", input_size=merged, output_sizes=(sizes["out_hidden_size"],),
+                      disable_tp=DATA_PARALLEL)]
+    for n in range(sizes["depth"]):
+        block = f"visual.blocks.{n}"
+        out += [Layer(-1, f"{block}.attn.qkv", "qkv", input_size=hidden, disable_tp=DATA_PARALLEL,
+                      qkv=(hidden, hidden // heads, heads, heads)),
+                Layer(-1, f"{block}.attn.proj", "row", input_size=hidden, output_sizes=(hidden,),
+                      disable_tp=DATA_PARALLEL),
+                Layer(-1, f"{block}.mlp.linear_fc1", "column", input_size=hidden,
+                      output_sizes=(sizes["intermediate_size"],), disable_tp=DATA_PARALLEL),
+                Layer(-1, f"{block}.mlp.linear_fc2", "row", input_size=sizes["intermediate_size"],
+                      output_sizes=(hidden,), disable_tp=DATA_PARALLEL)]
+    return out
