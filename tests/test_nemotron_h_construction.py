@@ -140,6 +140,14 @@ NVFP4_CASES = [
     ({}, ("lm_head",), 2, None, {}, None),
     # a hidden size of 2680: layer 0's in_proj (column: the full input) at any tp
     ({"hidden_size": 2680}, (), 1, "MI_nvfp4_input", {"size": 2680}, "model.layers.0.mixer.in_proj"),
+    # the latent MoE (Nemotron-3 Super / Ultra): fc1_latent_proj reads the hidden size (2688), fc2_latent_proj the
+    # latent width, both replicated (whole on every rank, whatever tp)
+    ({"moe_latent_size": 1024}, (), 2, None, {}, None),
+    ({"moe_latent_size": 1000}, (), 2, "MI_nvfp4_input", {"size": 1000}, "model.layers.1.mixer.fc2_latent_proj"),
+    ({"moe_latent_size": 1000}, (), 8, "MI_nvfp4_input", {"size": 1000}, "model.layers.1.mixer.fc2_latent_proj"),
+    # ... after layer 1's shared experts, whose down_proj (1000 / 2 = 500) refuses first
+    ({"moe_latent_size": 1000, "moe_shared_expert_intermediate_size": 1000}, (), 2, "MI_nvfp4_input", {"size": 500},
+     "model.layers.1.mixer.shared_experts.down_proj"),
 ]
 
 
@@ -172,9 +180,9 @@ def test_nvfp4_moe_environment_left_open(serve_json):
     assert "VLLM_USE_FLASHINFER_MOE_FP4 changes the ModelOpt MoE backend selection" in _skipped_mi(report)
 
 
-def test_latent_moe_left_open():
-    check, _values, _layer, unmodelled = _nvfp4("0.33.0", 2, moe_latent_size=1024)
-    assert check is None and "latent MoE" in unmodelled
+def test_a_latent_width_that_is_no_size_is_left_open():
+    check, _values, _layer, unmodelled = _nvfp4("0.33.0", 2, moe_latent_size=0)
+    assert check is None and "moe_latent_size=0" in unmodelled
 
 
 @pytest.mark.parametrize("version", ["0.16.0", "0.23.0"])

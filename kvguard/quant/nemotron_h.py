@@ -4,8 +4,8 @@ ModelOpt NVFP4 export, vLLM 0.24.0 – 0.33.0.
 Mirrors vllm/model_executor/models/nemotron_h.py (``NemotronHModel.__init__``: the vocabulary embedding, then the
 decoder layers in ``hybrid_override_pattern`` order, ``M`` a ``NemotronHMambaDecoderLayer`` that builds its
 ``MambaMixer2`` first) and vllm/model_executor/layers/mamba/mamba_mixer2.py (``MambaMixer2.__init__``), read in
-0.10.2, 0.11.0, 0.11.1, 0.14.1, 0.15.1, 0.16.0, 0.20.0, 0.24.0, 0.28.0, 0.29.0 and 0.33.0.  The mixer asserts, before
-it builds any weight, in this order (bare ``assert`` with a message, on the TP size):
+0.10.2, 0.11.0, 0.11.1, 0.14.1, 0.15.1, 0.16.0, 0.20.0, 0.24.0, 0.26.0, 0.28.0, 0.29.0, 0.31.0, 0.32.0 and
+0.33.0.  The mixer asserts, before it builds any weight, in this order (bare ``assert`` with a message, on the TP size):
 
 1. ``mamba_num_heads`` divides by tp: "Tensor parallel world size must divide num heads.";
 2. ``n_groups`` divides by tp, or is 1: "If tensor parallel world size does not divide num_groups, then num_groups
@@ -25,13 +25,16 @@ stay as they were).  What the model builds after the first mixer:
   linear method, in construction order (``NemotronHMambaDecoderLayer``: the mixer's ``in_proj`` on the full hidden
   size, its ``out_proj`` on ``mamba_num_heads * mamba_head_dim / tp``; ``NemotronHAttention``: its head asserts, then
   ``qkv_proj`` and ``o_proj``; ``NemotronHMoE``: the shared experts' ``up_proj`` / ``down_proj``
-  (``NemotronHMLP``), the router a ``GateLinear`` without the quantization config; the ``-`` layers' MLP; the LM
-  head), each refusing a per-rank input that is not a multiple of 16, unless the export's ``exclude_modules`` (its
-  ``backbone.`` names, mapped to ``model.`` by the model's ``hf_to_vllm_mapper``) leave it unquantized.  The experts
+  (``NemotronHMLP``), the router a ``GateLinear`` without the quantization config, then with ``moe_latent_size``
+  (Nemotron-3 Super / Ultra: the latent MoE, whose experts work on that width) the ``ReplicatedLinear``
+  ``fc1_latent_proj`` (input: the hidden size) and ``fc2_latent_proj`` (input: the latent width), whole on every
+  rank; the ``-`` layers' MLP; the LM head), each refusing a per-rank input that is not a multiple of 16, unless
+  the export's ``exclude_modules`` (its ``backbone.`` names, mapped to ``model.`` by the model's
+  ``hf_to_vllm_mapper``) leave it unquantized.  The experts
   (``relu2`` without a gate) take FP4 Marlin on the default host, compute capability 9.0 (the FlashInfer and CUTLASS
   FP4 entries need SM100; ``MarlinExperts`` takes ``relu2_no_mul`` in 0.24.0 – 0.33.0), which checks no size while
-  built.  The latent MoE (``moe_latent_size``: Nemotron-3 Super / Ultra), data / expert / context parallelism, a
-  named MoE or all2all backend, ``--dtype`` and ModelOpt FP8 stay skipped with their reason;
+  built.  Data / expert / context parallelism, a named MoE or all2all backend, ``--dtype``, ModelOpt FP8 and ModelOpt
+  MIXED_PRECISION (the catalog's Nemotron-3-Super NVFP4) stay skipped with their reason;
 - an unquantized checkpoint keeps the general "no quantization: no construction check" (its experts take Triton,
   which takes ``relu2_no_mul``).
 """
@@ -153,8 +156,9 @@ def nvfp4_layers(resolved: Mapping[str, Any], tp: int) -> "list[tuple] | str":
     pattern = resolved.get("hybrid_override_pattern")
     if not isinstance(pattern, str) or not pattern or set(pattern) - set(_LETTERS):
         return f"hybrid_override_pattern {pattern!r} (letters other than {_LETTERS!r})"
-    if resolved.get("moe_latent_size") is not None:
-        return f"the latent MoE (moe_latent_size={resolved.get('moe_latent_size')!r})"
+    latent = resolved.get("moe_latent_size")
+    if latent is not None and not _positive_int(latent):
+        return f"moe_latent_size={latent!r}"
     sizes = _int_fields(resolved, "hidden_size", "mamba_num_heads", "mamba_head_dim", "num_attention_heads",
                         "num_key_value_heads", "intermediate_size")
     if isinstance(sizes, str):
@@ -187,6 +191,11 @@ def nvfp4_layers(resolved: Mapping[str, Any], tp: int) -> "list[tuple] | str":
                     return f"n_shared_experts={shared!r}, moe_shared_expert_intermediate_size={width!r}"
                 if not _mlp(layers, f"{pre}.shared_experts", hidden, width * shared, tp):
                     return layers
+            if latent is not None:
+                # the latent MoE (Nemotron-3 Super / Ultra): two ReplicatedLinear projections around the experts,
+                # built after the shared experts, each reading its whole input on every rank
+                layers.append((f"{pre}.fc1_latent_proj", (), hidden, None))
+                layers.append((f"{pre}.fc2_latent_proj", (), latent, None))
             for name in ("n_routed_experts", "moe_intermediate_size", "num_experts_per_tok"):
                 if not _positive_int(resolved.get(name)):
                     return f"{name}={resolved.get(name)!r}"

@@ -18,7 +18,10 @@ the CPU platform's unquantized MoE backend selection, which has no backend for t
 supports the deployment configuration.``; on the default host Triton takes relu2 without a gate, 0.24.0+): counted
 as ``oracle_cpu_only`` too.
 
-Run: ``python -m tests.upstream.test_nemotron_h V... [--configs N] [--nvfp4 N] [--seed S]``.
+The latent MoE (:func:`nvfp4_variants` with ``latent``): the same drawn NVFP4 exports of Nemotron-3-Super's config.json
+(``moe_latent_size`` drawn), their layer lists including the replicated ``fc1_latent_proj`` / ``fc2_latent_proj``.
+
+Run: ``python -m tests.upstream.test_nemotron_h V... [--configs N] [--nvfp4 N] [--latent N] [--seed S]``.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from .test_quant import _kvguard_source, keep_report, kvguard_outcome
 pytestmark = pytest.mark.upstream
 
 BF16 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
+#: the latent-MoE base: Nemotron-3-Super's config.json (the catalog's copy; its abridged hf_quant_config.json unused)
+SUPER = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8"
 NVFP4 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"
 #: the CPU platform's refusals of non-gated MoE activations (Nemotron-H's relu2 experts), which a CUDA host passes:
 #: FusedMoEConfig's platform check (without quant_runner's stand-in) and the unquantized MoE backend selection
@@ -80,7 +85,8 @@ def _exclusions(rng: random.Random, pattern: str) -> list[str]:
     as the released exports list them, now and then one shard of the fused qkv_proj or a wildcard."""
     names = ["lm_head"] if rng.random() < 0.7 else []
     projections = {"M": ("in_proj", "out_proj", "conv1d"), "*": ("q_proj", "k_proj", "v_proj", "o_proj"),
-                   "E": ("shared_experts.up_proj", "shared_experts.down_proj"), "-": ("up_proj", "down_proj")}
+                   "E": ("shared_experts.up_proj", "shared_experts.down_proj", "fc1_latent_proj",
+                         "fc2_latent_proj"), "-": ("up_proj", "down_proj")}
     for i, letter in enumerate(pattern):
         if rng.random() < 0.35:
             names += [f"backbone.layers.{i}.mixer.{p}" for p in projections[letter]]
@@ -88,18 +94,20 @@ def _exclusions(rng: random.Random, pattern: str) -> list[str]:
             names.append(f"backbone.layers.{i}.mixer.k_proj")
     if rng.random() < 0.15:
         names.append(rng.choice(("backbone.layers.*.mixer.out_proj", "backbone.layers.*.mixer.o_proj",
-                                 "*down_proj")))
+                                 "*down_proj", "*latent_proj")))
     return names
 
 
-def nvfp4_variants(rng: random.Random, n: int) -> list[dict]:
+def nvfp4_variants(rng: random.Random, n: int, latent: bool = False) -> list[dict]:
     """``n`` ModelOpt NVFP4 exports of the Nano config past its first mixer: drawn sizes (some not a multiple of 16 per
-    rank at some tp), a short pattern starting with a Mamba layer, a drawn exclusion list in ``backbone.`` names."""
-    bf16 = _entry(BF16)
+    rank at some tp), a short pattern starting with a Mamba layer, a drawn exclusion list in ``backbone.`` names.
+    ``latent``: Nemotron-3-Super's config instead, its latent MoE's width drawn (1024, the checkpoint's, or others,
+    some not a multiple of 16)."""
+    base = _entry(SUPER if latent else BF16)
     nvfp4 = _entry(NVFP4)
     cases = []
     for _ in range(n):
-        cfg = copy.deepcopy(dict(bf16.config))
+        cfg = copy.deepcopy(dict(base.config))
         cfg.pop("auto_map", None)
         cfg["mamba_num_heads"] = rng.choice((64, 64, 32, 48))
         cfg["mamba_head_dim"] = rng.choice((64, 64, 24, 40, 8))
@@ -114,6 +122,8 @@ def nvfp4_variants(rng: random.Random, n: int) -> list[dict]:
         pattern = "M" + "".join(rng.choice("ME*-") for _ in range(4))
         cfg["hybrid_override_pattern"] = pattern
         cfg["num_hidden_layers"] = len(pattern)
+        if latent:
+            cfg["moe_latent_size"] = rng.choice((1024, 1024, 512, 1000, 264))
         quant = copy.deepcopy(dict(nvfp4.hf_quant_config))
         quant["quantization"]["exclude_modules"] = _exclusions(rng, pattern)
         cases.append({"config": cfg, "files": {"hf_quant_config.json": quant}, "record": True,
@@ -141,9 +151,10 @@ def _layer_list_mismatch(rec: dict, cfg: dict, tp: int) -> "str | None":
     return None if mine == theirs else json.dumps({"kvguard": mine, "oracle": theirs})
 
 
-def run(version: str, n: int, seed: int = 5, n_nvfp4: int = 0) -> dict:
+def run(version: str, n: int, seed: int = 5, n_nvfp4: int = 0, n_latent: int = 0) -> dict:
     python, python_env = _python(version)
-    cases = variants(random.Random(seed * 1000 + 45), n) + nvfp4_variants(random.Random(seed * 1000 + 46), n_nvfp4)
+    cases = variants(random.Random(seed * 1000 + 45), n) + nvfp4_variants(random.Random(seed * 1000 + 46), n_nvfp4) \
+        + nvfp4_variants(random.Random(seed * 1000 + 47), n_latent, latent=True)
     out = run_runner("quant_runner.py", python, python_env,
                      [{k: v for k, v in c.items() if k != "_dir"} for c in cases])
     counts = {"agree": 0, "agree_refused": 0, "disagree": 0, "undecided": 0, "oracle_cpu_only": 0,
@@ -180,7 +191,7 @@ def run(version: str, n: int, seed: int = 5, n_nvfp4: int = 0) -> dict:
                                        "mamba_num_heads", "n_groups", "hybrid_override_pattern", "mamba_head_dim",
                                        "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
                                        "intermediate_size", "moe_shared_expert_intermediate_size",
-                                       "n_shared_experts")},
+                                       "n_shared_experts", "moe_latent_size")},
                                    "exclude": (case.get("files") or {}).get("hf_quant_config.json", {}).get(
                                        "quantization", {}).get("exclude_modules")})
     return {"version": version, "counts": counts, "mismatches": mismatches}
@@ -205,7 +216,8 @@ def _sample() -> list[str]:
 def test_nemotron_h_first_mixer_agrees(version):
     check_report(run(version, int(os.environ.get("KVG_NEMOTRON_H_CONFIGS", "4")),
                      int(os.environ.get("KVG_DIFF_SEED", "5")),
-                     int(os.environ.get("KVG_NEMOTRON_H_NVFP4", "3"))))
+                     int(os.environ.get("KVG_NEMOTRON_H_NVFP4", "3")),
+                     int(os.environ.get("KVG_NEMOTRON_H_LATENT", "2"))))
 
 
 if __name__ == "__main__":
@@ -224,6 +236,11 @@ if __name__ == "__main__":
         i = args.index("--nvfp4")
         n_nvfp4 = int(args[i + 1])
         del args[i:i + 2]
+    n_latent = 0
+    if "--latent" in args:
+        i = args.index("--latent")
+        n_latent = int(args[i + 1])
+        del args[i:i + 2]
     for v in args:
-        rep = run(v, n_configs, seed, n_nvfp4)
+        rep = run(v, n_configs, seed, n_nvfp4, n_latent)
         print(v, json.dumps(rep["counts"]), json.dumps(rep["mismatches"][:6], default=str))
