@@ -199,8 +199,8 @@ def test_qwen3_32b_fp8_static_without_quant_method_is_built_unquantized():
     assert (old.ok, old.message.split(" Must be")[0]) == (False, "Unknown quantization method: .")
 
 
-ABRIDGED = ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4",
-            "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4")
+ABRIDGED = ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8", "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-NVFP4")
+SUPER_NVFP4 = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
 
 
 @pytest.mark.parametrize("model", ABRIDGED)
@@ -217,7 +217,7 @@ def test_an_abridged_catalog_quantization_config_is_undecidable(serve_json, mode
 
 
 def test_an_abridged_catalog_entry_still_answers_argparse_first(serve_json):
-    status, report = serve_json("0.33.0", "-tp", "x", model=ABRIDGED[1])
+    status, report = serve_json("0.33.0", "-tp", "x", model=ABRIDGED[0])
     assert status == 1
     assert report["stage"] == "argparse"
 
@@ -226,3 +226,20 @@ def test_a_complete_catalog_quantization_config_is_read():
     entry = catalog.lookup("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4")
     assert entry.quantization_unknown is None
     assert entry.checkpoint_config()[SIDE_QUANT_CONFIG]["producer"]["name"] == "modelopt"
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.33.0"])
+def test_the_super_nvfp4_mixed_precision_export_is_read(version):
+    # config.json's quantization_config (quant_method modelopt, quant_algo MIXED_PRECISION): vLLM builds it with
+    # ModelOptMixedPrecisionConfig ("modelopt_mixed"); layer 0's Mamba-2 mixer asserts on tp first (8 groups), and past
+    # it the per-layer construction is not modelled
+    entry = catalog.lookup(SUPER_NVFP4)
+    assert entry.quantization_unknown is None
+    assert entry.config["quantization_config"]["quant_algo"] == "MIXED_PRECISION"
+    refused = kvguard.check(SUPER_NVFP4, vllm_version=version, tp=16, host=BIG)
+    assert (refused.ok, refused.check, refused.exc_type, refused.message) == (
+        False, "MI_mamba2_groups", "AssertionError",
+        "If tensor parallel world size does not divide num_groups, then num_groups must equal 1.")
+    accepted = kvguard.check(SUPER_NVFP4, vllm_version=version, tp=8, host=H100)
+    assert accepted.ok
+    assert any("modelopt_mixed" in s.reason for s in accepted.skipped)
