@@ -873,6 +873,33 @@ CASES += [
             "refused (MI_nvfp4_input)"},
 ]
 
+# Nemotron-3 Super / Ultra (kvguard.quant.nemotron_h; recorded for 0.24.0, 0.26.0, 0.31.0, 0.32.0 and 0.33.0:
+# ``--vllm ... --only mi-modelopt-mixed-nemotron3-super-tp16 mi-nemotron3-ultra-bf16-tp16
+# mi-modelopt-nvfp4-nemotron3-super-latent-tp8 mi-modelopt-nvfp4-nemotron3-super-latent1000-tp8``): the catalog's
+# Super NVFP4 (a MIXED_PRECISION export) up to its first mixer; the latent MoE past it on the NVFP4 form
+_SUPER_NVFP4 = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
+CASES += [
+    {"id": "mi-modelopt-mixed-nemotron3-super-tp16", "model": _SUPER_NVFP4,
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
+     "why": "Nemotron-3-Super's MIXED_PRECISION export (config.json's quantization_config) at -tp 16 over 2 nodes: "
+            "layer 0's MambaMixer2 asserts that tp divides its 8 groups, before any quantized weight"},
+    {"id": "mi-nemotron3-ultra-bf16-tp16", "model": "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16",
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
+     "why": "Nemotron-3-Ultra (layers_block_type, 8 Mamba groups) at -tp 16 over 2 nodes: the first mixer's groups "
+            "assert"},
+    {"id": "mi-modelopt-nvfp4-nemotron3-super-latent-tp8", "model": _SUPER_NVFP4,
+     "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0",
+     "why": "Nemotron-3-Super's config as a plain ModelOpt NVFP4 export (LM head excluded) at -tp 8: every quantized "
+            "layer's per-rank input a multiple of 16, the latent projections (fc1_latent_proj on 4096, "
+            "fc2_latent_proj on 1024, replicated) included: accepted"},
+    {"id": "mi-modelopt-nvfp4-nemotron3-super-latent1000-tp8", "model": _SUPER_NVFP4,
+     "config_patch": {"moe_latent_size": 1000, "quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "the same with a latent width of 1000: layer 1's fc2_latent_proj (replicated) takes 1000 input features, "
+            "not a multiple of 16: refused (MI_nvfp4_input)"},
+]
+
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
             "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
@@ -912,32 +939,6 @@ def _config(c: dict) -> dict:
     cfg = dict(catalog.lookup(c["model"]).config, **c.get("config_patch", {}))
     cfg.pop("auto_map", None)
     for key in c.get("config_drop", ()):  # a key the checkpoint's config leaves out
-# Nemotron-3 Super / Ultra (kvguard.quant.nemotron_h; recorded for 0.24.0, 0.26.0, 0.31.0, 0.32.0 and 0.33.0:
-# ``--vllm ... --only mi-modelopt-mixed-nemotron3-super-tp16 mi-nemotron3-ultra-bf16-tp16
-# mi-modelopt-nvfp4-nemotron3-super-latent-tp8 mi-modelopt-nvfp4-nemotron3-super-latent1000-tp8``): the catalog's
-# Super NVFP4 (a MIXED_PRECISION export) up to its first mixer; the latent MoE past it on the NVFP4 form
-_SUPER_NVFP4 = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
-CASES += [
-    {"id": "mi-modelopt-mixed-nemotron3-super-tp16", "model": _SUPER_NVFP4,
-     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
-     "why": "Nemotron-3-Super's MIXED_PRECISION export (config.json's quantization_config) at -tp 16 over 2 nodes: "
-            "layer 0's MambaMixer2 asserts that tp divides its 8 groups, before any quantized weight"},
-    {"id": "mi-nemotron3-ultra-bf16-tp16", "model": "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16",
-     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.24.0",
-     "why": "Nemotron-3-Ultra (layers_block_type, 8 Mamba groups) at -tp 16 over 2 nodes: the first mixer's groups "
-            "assert"},
-    {"id": "mi-modelopt-nvfp4-nemotron3-super-latent-tp8", "model": _SUPER_NVFP4,
-     "config_patch": {"quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},
-     "since": "0.24.0",
-     "why": "Nemotron-3-Super's config as a plain ModelOpt NVFP4 export (LM head excluded) at -tp 8: every quantized "
-            "layer's per-rank input a multiple of 16, the latent projections (fc1_latent_proj on 4096, "
-            "fc2_latent_proj on 1024, replicated) included: accepted"},
-    {"id": "mi-modelopt-nvfp4-nemotron3-super-latent1000-tp8", "model": _SUPER_NVFP4,
-     "config_patch": {"moe_latent_size": 1000, "quantization_config": MODELOPT_NVFP4}, "argv": ["-tp", "8"],
-     "layout": {"tp": 8}, "since": "0.24.0",
-     "why": "the same with a latent width of 1000: layer 1's fc2_latent_proj (replicated) takes 1000 input features, "
-            "not a multiple of 16: refused (MI_nvfp4_input)"},
-]
 
         cfg.pop(key, None)
     preset = c.get("quantization_config")
