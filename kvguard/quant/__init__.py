@@ -1053,19 +1053,27 @@ def _names_no_method(facts, release, launch: Launch) -> bool:
     return out.check is None and out.unmodelled is None and not out.deferred and out.quantization is None
 
 
-def _family_unmodelled(family: str, facts, release, scheme: Optional[QuantScheme]) -> Optional[str]:
+def _family_unmodelled(family: str, facts, release, scheme: Optional[QuantScheme], pp: int = 1) -> Optional[str]:
     """Why a family's data does not decide this config in this release (kvguard/data/quant_archs.json: a family's
-    ``until`` / ``until_reason``, its ``unmodelled`` conditions, the checkpoint ``methods`` it is proven with), or
-    None."""
+    ``until`` / ``until_reason``, the ``activation`` its MLP requires, its ``unmodelled`` conditions, those of
+    ``unmodelled_launch`` that also read the launch's pipeline size ``pp``, the checkpoint ``methods`` it is proven
+    with), or None."""
     fam = _families()[family]
     archs = ", ".join(facts.architectures)
     until = fam.get("until")
     if until is not None and not release.within(None, until):
         return f"{fam.get('until_reason') or f'the model construction of {archs} after vLLM {until}'} is not modelled"
-    if fam.get("unmodelled"):
+    activation = fam.get("activation")
+    if activation is not None and facts.resolved.get("hidden_act", activation) != activation:
+        # the model's MLP refuses another activation (a ValueError of its own, not modelled)
+        return f"the model construction of {archs} with hidden_act {facts.resolved.get('hidden_act')!r} is not modelled"
+    conditions: list[tuple[dict, dict[str, int]]] = [(item, {}) for item in fam.get("unmodelled") or ()]
+    conditions += [(item, {"pp": pp}) for item in fam.get("unmodelled_launch") or ()]
+    if conditions:
         names = _names(facts.resolved, fam)
-        for item in fam["unmodelled"]:
-            if release.within(item.get("since"), item.get("until")) and evaluate(item["when"], names):
+        for item, launch_names in conditions:
+            if release.within(item.get("since"), item.get("until")) and evaluate(item["when"],
+                                                                                 dict(names, **launch_names)):
                 return f"the model construction of {archs} ({item['reason']}) is not modelled"
     methods = fam.get("methods")
     method = scheme.method if scheme is not None else None
@@ -1145,7 +1153,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     if since is not None and not release.within(since):
         return Outcome(unmodelled=f"the model construction of {', '.join(facts.architectures)} is modelled from vLLM "
                                   f"{since}")
-    why = _family_unmodelled(family, facts, release, scheme)
+    why = _family_unmodelled(family, facts, release, scheme, launch.pp)
     if why is not None:
         return Outcome(unmodelled=why)
     if family == _gemma4.FAMILY:

@@ -1,0 +1,119 @@
+"""GLM-4.x MoE model construction (the glm4_moe family of kvguard/data/quant_archs.json).
+
+Expected values are worked out by hand from GLM-4.5-Air's config (kvguard/catalog: hidden 4096, 96 heads, 8 KV heads
+of 128, dense intermediate 10944, MoE intermediate 1408, 128 experts, one shared expert, one dense layer) and vLLM's
+vllm/model_executor/models/glm4_moe.py; tests/upstream/test_quant.py (run_glm4_moe) and the golden cases
+tests/cases/*/mi-glm45-air-*.json compare with the releases themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import kvguard
+from kvguard import catalog
+from kvguard.quant import Launch, layers, outcome
+from kvguard.rules.check import model_facts
+from kvguard.versions import resolve
+
+H100 = kvguard.Host.cuda_node()
+
+#: Fp8Config's block form, the dense first layer's MLP left unquantized (10944 = 85.5 blocks of 128)
+FP8_BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128],
+             "modules_to_not_convert": ["lm_head", "model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj",
+                                        "model.layers.0.mlp.down_proj"]}
+
+
+def air(**patch) -> dict:
+    cfg = copy.deepcopy(catalog.lookup("zai-org/GLM-4.5-Air").config)
+    cfg.update(patch)
+    return cfg
+
+
+@pytest.mark.parametrize(("version", "message"), [
+    # 0.10.2: the routed experts are built before the shared ones; 1408 / 4 = 352 rows per rank
+    ("0.10.2", "The output_size of gate's and up's weight = 352 is not divisible by weight quantization block_n = 128."),
+    # 0.11.0 - 0.13.x: the shared experts first, their merged gate_up_proj split by tp
+    ("0.11.0", "Weight output_partition_size = 352 is not divisible by weight quantization block_n = 128."),
+    ("0.13.0", "Weight output_partition_size = 352 is not divisible by weight quantization block_n = 128."),
+    # 0.14.0+: the ragged merged layer is exempt, its row-parallel down_proj refuses; 0.29.0's MoE refinement does not
+    # reach the (dense) shared experts
+    ("0.14.1", "Weight input_size_per_partition = 352 is not divisible by weight quantization block_k = 128."),
+    ("0.29.0", "Weight input_size_per_partition = 352 is not divisible by weight quantization block_k = 128."),
+    ("0.33.0", "Weight input_size_per_partition = 352 is not divisible by weight quantization block_k = 128."),
+])
+def test_air_block_fp8_tp4_refused_by_the_experts_built_first(version, message):
+    verdict = kvguard.check(air(quantization_config=FP8_BLOCK), vllm_version=version, tp=4, host=H100)
+    assert (verdict.ok, verdict.stage, verdict.exc_type, verdict.wrapped_by) == (False, "model_init", "ValueError", None)
+    assert verdict.message == message
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.0", "0.24.0", "0.33.0"])
+def test_air_block_fp8_expert_parallel_over_dp_is_accepted(version):
+    # nothing split by tp: 1408 is 11 blocks, the attention's 12 / 1 heads per rank are whole blocks at tp 1
+    verdict = kvguard.check(air(quantization_config=FP8_BLOCK), vllm_version=version, dp=8, enable_expert_parallel=True,
+                            host=H100)
+    assert verdict.ok, verdict.message
+
+
+@pytest.mark.parametrize(("version", "exc", "message"), [
+    ("0.21.0", "AssertionError", "EPLB currently only supports even distribution of experts across ranks."),
+    ("0.22.1", "ValueError", "EPLB currently only supports even distribution of experts across ranks. Got 128 experts "
+                             "and 5 EP ranks."),
+])
+def test_air_eplb_over_five_ranks(version, exc, message):
+    verdict = kvguard.check(air(quantization_config=FP8_BLOCK), vllm_version=version, dp=5, enable_expert_parallel=True,
+                            enable_eplb=True, host=H100)
+    assert (verdict.ok, verdict.stage, verdict.exc_type, verdict.message) == (False, "model_init", exc, message)
+
+
+def _moe_layer_names(version: str) -> list[str]:
+    facts = model_facts(air(num_hidden_layers=2), vllm_version=version)
+    return [layer.prefix.split("layers.1.", 1)[1] for layer in layers(facts.resolved, "glm4_moe", resolve(version),
+                                                                      facts.architectures)
+            if layer.prefix.startswith("model.layers.1.")]
+
+
+def test_the_moe_block_order_by_release():
+    assert _moe_layer_names("0.10.2") == ["self_attn.qkv_proj", "self_attn.o_proj", "mlp.experts",
+                                          "mlp.shared_experts.gate_up_proj", "mlp.shared_experts.down_proj"]
+    assert _moe_layer_names("0.30.0") == ["self_attn.qkv_proj", "self_attn.o_proj", "mlp.shared_experts.gate_up_proj",
+                                          "mlp.shared_experts.down_proj", "mlp.experts"]
+    # the router: an nn.Linear (no vLLM linear layer) up to 0.30.0, a GateLinear from 0.31.0
+    assert _moe_layer_names("0.31.0") == ["self_attn.qkv_proj", "self_attn.o_proj", "mlp.gate",
+                                          "mlp.shared_experts.gate_up_proj", "mlp.shared_experts.down_proj",
+                                          "mlp.experts"]
+
+
+@pytest.mark.parametrize(("version", "without_moe_model"), [("0.10.2", True), ("0.11.0", True), ("0.11.1", False)])
+def test_eplb_finds_a_mixture_of_experts_model_from_0_11_1(version, without_moe_model):
+    facts = model_facts(air(), vllm_version=version)
+    res = outcome(facts, resolve(version), Launch(tp=1, dp=8, ep=True, eplb=True))
+    assert (res.check, res.unmodelled, res.eplb_without_moe_model) == (None, None, without_moe_model)
+
+
+def test_what_stays_open_is_skipped_not_accepted():
+    release = resolve("0.28.0")
+    gelu = outcome(model_facts(air(hidden_act="gelu"), vllm_version="0.28.0"), release, Launch(tp=1))
+    assert gelu.unmodelled is not None and "hidden_act 'gelu'" in gelu.unmodelled
+    dense = outcome(model_facts(air(first_k_dense_replace=46), vllm_version="0.28.0"), release, Launch(tp=1))
+    assert dense.unmodelled is not None and "without a MoE layer" in dense.unmodelled
+    facts = model_facts(air(), vllm_version="0.28.0")
+    # 46 layers over 16 stages: 2 per stage, the first stage's may hold only the dense layer and one more
+    assert outcome(facts, release, Launch(tp=1, pp=16)).unmodelled is not None
+    assert outcome(facts, release, Launch(tp=1, pp=8)).unmodelled is None
+    ct = air(quantization_config={"quant_method": "compressed-tensors", "config_groups": {}, "ignore": ["lm_head"]})
+    assert outcome(model_facts(ct, vllm_version="0.28.0"), release, Launch(tp=1)).unmodelled is not None
+
+
+def test_awq_router_is_never_quantized():
+    # a router width Marlin's layer check would decline and the plain AWQ kernels refuse (100 experts: not a multiple
+    # of 64, nor of the 8 values a packed word holds): built unquantized, so only the experts' and the other layers'
+    # checks decide; the dense layer 0 (10944 inputs: 85.5 groups of 128) left unquantized, everything else whole
+    awq = {"bits": 4, "group_size": 128, "zero_point": True, "version": "gemm",
+           "modules_to_not_convert": ["model.layers.0."], "quant_method": "awq"}
+    cfg = air(n_routed_experts=100, quantization_config=awq, torch_dtype="bfloat16")
+    res = outcome(model_facts(cfg, vllm_version="0.33.0"), resolve("0.33.0"), Launch(tp=1))
+    assert (res.check, res.unmodelled) == (None, None)
