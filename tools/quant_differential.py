@@ -4,7 +4,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N]
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--dsa N] [--kimi N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--dsa N] [--kimi N] [--glm4-moe N]
                                           [--modelopt-minimax N] [--qwen3-vl N]
                                           [--fused-shards]
                                           [--report FILE.json]
@@ -88,6 +88,10 @@ def main() -> int:
                     "DeepSeek-V3.2 / GLM-5 per release too (dsa_wna16_variants)")
     ap.add_argument("--dsa", type=int, default=None, help="run only the DeepSeek-V3.2 / GLM-5 configs (run_dsa), this "
                     "many per release (releases before 0.11.0, which do not register them, are skipped)")
+    ap.add_argument("--glm4-moe", type=int, default=None, help="run only the GLM-4.x MoE configs (run_glm4_moe), this "
+                    "many per release")
+    ap.add_argument("--glm4-moe-in-run", type=int, default=None, help="GLM-4.x MoE configs in the main run per release "
+                    "(default: two on the releases of GLM4_MOE_SAMPLE, none elsewhere)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
                     "release (releases before 0.16.0, where kvguard leaves it open, are skipped)")
     ap.add_argument("--qwen3-vl", type=int, default=None, help="run only the Qwen3-VL / Qwen3-VL-MoE configs "
@@ -129,6 +133,8 @@ def main() -> int:
         quant_tests.WNA16_MLA_CONFIGS = args.wna16_mla
     if args.online_fp8 is not None:
         quant_tests.ONLINE_FP8_CONFIGS = args.online_fp8
+    if args.glm4_moe_in_run is not None:
+        quant_tests.GLM4_MOE_CONFIGS = args.glm4_moe_in_run
     if args.bases:
         quant_tests.BASES = tuple(args.bases)
     versions = args.vllm or [v for v in SUPPORTED_VERSIONS if "+" not in v and oracle_command(v) is not None]
@@ -146,6 +152,8 @@ def main() -> int:
                 rep = quant_tests.run_dsa(version, args.dsa, args.seed, args.layouts, nvfp4=args.dsa_nvfp4,
                                           nvfp4_flat=args.dsa_nvfp4_flat,
                                           modelopt_fp8=args.dsa_modelopt_fp8, wna16=args.dsa_wna16)
+            elif args.glm4_moe:
+                rep = quant_tests.run_glm4_moe(version, args.glm4_moe, args.seed, args.layouts)
             elif args.kimi:
                 if not quant_tests.kimi_release(version):
                     continue

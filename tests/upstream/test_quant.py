@@ -1502,7 +1502,12 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     for cfg in modelopt_lm_head_variants(1 if MODELOPT_LM_HEAD_CONFIGS is None else MODELOPT_LM_HEAD_CONFIGS,
                                          SUPPORTED_VERSIONS.index(version)):
         cases.append({"config": cfg, "layouts": [{"tp": 1}, {"tp": 4}]})
-    lists = []
+    # GLM-4.x MoE on the releases of GLM4_MOE_SAMPLE (a stream of its own per release; GLM4_MOE_CONFIGS elsewhere too),
+    # with the layer list of one base
+    glm = GLM4_MOE_CONFIGS if GLM4_MOE_CONFIGS is not None else 2 if version in GLM4_MOE_SAMPLE else 0
+    glm_rng = random.Random(seed * 9450 + SUPPORTED_VERSIONS.index(version))
+    cases += _with_glm4_moe_layouts(glm_rng, glm4_moe_variants(glm_rng, glm), n_layouts)
+    lists = [{"config": _glm4_moe_base(4, 3, large=True), "layouts": [{"tp": 1}], "record": True}] if glm else []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)
         plain.pop("quantization_config", None)
@@ -1841,6 +1846,94 @@ def test_dsa_construction_agrees(version):
     _check_family_report(report, version, "DeepSeek-V3.2 / GLM-5", "dsa-construction")
 
 
+#: GLM-4.x MoE (Glm4MoeForCausalLM, the glm4_moe family): the catalog's GLM-4.5-Air and the sizes GLM-4.5 / GLM-4.6
+#: build with (NVIDIA Megatron-Bridge's GLM 4.5 page: hidden 5120, FFN 12288, MoE FFN 1536, 160 experts, the first 3
+#: layers dense, QK norm; the attention heads of GLM-4.5-Air), and the layouts (tp 1-32, tp x dp, EP, EPLB last)
+GLM4_MOE_BASE = "zai-org/GLM-4.5-Air"
+GLM4_MOE_355B = {"hidden_size": 5120, "intermediate_size": 12288, "moe_intermediate_size": 1536, "n_routed_experts": 160,
+                 "first_k_dense_replace": 3, "use_qk_norm": True, "routed_scaling_factor": 2.5}
+#: how many GLM-4.x configs run() builds per release (None: two on the releases of GLM4_MOE_SAMPLE, none elsewhere);
+#: tools/quant_differential.py --glm4-moe runs them alone (run_glm4_moe)
+GLM4_MOE_CONFIGS: "int | None" = None
+#: CI: the first release, the shared experts built before the routed ones (0.11.0), MixtureOfExperts (0.11.1), the
+#: router as a GateLinear (0.31.0) and the last
+GLM4_MOE_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.11.1", "0.31.0"))
+GLM4_MOE_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 3}, {"tp": 2, "dp": 4},
+                    {"tp": 8, "dp": 2}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 4, "dp": 2, "ep": True},
+                    {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8}, {"tp": 1, "dp": 5, "ep": True, "eplb": True})
+
+
+def _glm4_moe_base(layers: int, first_dense: int, large: bool) -> dict:
+    cfg = copy.deepcopy(catalog.lookup(GLM4_MOE_BASE).config)
+    if large:
+        cfg.update(GLM4_MOE_355B)
+    cfg["num_hidden_layers"], cfg["first_k_dense_replace"] = layers, first_dense
+    cfg.pop("num_nextn_predict_layers", None)  # (the MTP layers are the draft model's)
+    return cfg
+
+
+def glm4_moe_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` GLM-4.x configs (GLM-4.5-Air, or GLM-4.5 / 4.6's sizes, in turn) cut to their dense layers (1-3) and one
+    MoE layer, with varied sizes (the dense and expert intermediate sizes: 10944 and 1408 are 85.5 and 11 blocks of
+    128; the expert count, the KV heads) and quantization: block FP8 ([128, 128]; sometimes the dense layers' MLP left
+    unquantized, sometimes a layer's attention), online FP8 (``--quantization fp8``), AWQ / GPTQ in AutoAWQ's /
+    AutoGPTQ's form, unquantized."""
+    out = []
+    while len(out) < n:
+        first = rng.choice([1, 1, 2, 3])
+        cfg = _glm4_moe_base(first + 1, first, large=len(out) % 2 == 1)
+        cfg["moe_intermediate_size"] = rng.choice([cfg["moe_intermediate_size"], 1408, 1536, 768, 704, 1280, 2048])
+        cfg["intermediate_size"] = rng.choice([cfg["intermediate_size"], 10944, 12288, 10240, 11008])
+        if rng.random() < 0.3:
+            cfg["n_routed_experts"] = rng.choice([128, 160, 64, 96])
+        if rng.random() < 0.2:
+            cfg["num_key_value_heads"] = rng.choice([4, 16, 8])
+        kind = rng.choice(["fp8_block", "fp8_block", "fp8_block_ignore", "online", "none", "wna16", "wna16"])
+        engine: dict = {}
+        if kind.startswith("fp8_block"):
+            q = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]}
+            if kind == "fp8_block_ignore":
+                # the dense layers' MLP (10944 is not whole blocks) or one layer's attention left unquantized
+                names = [f"model.layers.{i}.mlp.{m}" for i in range(first) for m in ("gate_proj", "up_proj", "down_proj")]
+                if rng.random() < 0.4:
+                    names = [f"model.layers.{rng.randrange(first + 1)}.self_attn.{m}" for m in ("q_proj", "k_proj",
+                                                                                              "v_proj", "o_proj")]
+                q["modules_to_not_convert"] = ["lm_head"] + names
+            cfg["quantization_config"] = q
+        elif kind == "online":
+            engine = {"quantization": "fp8"}
+        elif kind == "wna16":
+            cfg["torch_dtype"] = rng.choice(["float16", "bfloat16"])
+            unconverted = [None, None, ["gate"], ["mlp.gate"], ["self_attn"], ["shared_experts"], ["model.layers.0."],
+                           ["lm_head"], ["q_proj"]]
+            cfg["quantization_config"], engine = awq_or_gptq(rng, rng.choice([128, 128, 64, 32]), unconverted,
+                                                            desc_act_share=0.2)
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def _with_glm4_moe_layouts(rng: random.Random, cases: list[dict], n_layouts: int) -> list[dict]:
+    """``cases`` each given up to ``n_layouts`` of GLM4_MOE_LAYOUTS its heads divide: a sample of the others and one of
+    the last two (expert parallel with EPLB), drawn with ``rng``."""
+    for case in cases:
+        heads = case["config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in GLM4_MOE_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [rng.choice(lays[-2:])]
+    return cases
+
+
+def run_glm4_moe(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` GLM-4.x configs (glm4_moe_variants) at ``n_layouts`` of GLM4_MOE_LAYOUTS each (one of the last two,
+    expert parallel with EPLB, last) in the release and compare; the layer lists of both bases (unquantized, tp 1, one
+    or three dense layers and one MoE layer) are compared too (tools/quant_differential.py --glm4-moe)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9400 + 1)
+    cases = _with_glm4_moe_layouts(rng, glm4_moe_variants(rng, n), n_layouts)
+    lists = [{"config": _glm4_moe_base(2, 1, large=False), "layouts": [{"tp": 1}], "record": True},
+             {"config": _glm4_moe_base(4, 3, large=True), "layouts": [{"tp": 1}], "record": True}]
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
 #: Kimi-K2.5 / K2.6 (kvguard.quant.kimi_k25: the vision tower, then the deepseek_v2 family's layers under
 #: language_model, 0.16.0+): the catalog checkpoints the generated configs start from, and the layouts (tp 1-32,
 #: data / expert parallel, the vision encoder data-parallel)
@@ -2138,7 +2231,8 @@ def oracle_list(records: list[dict]) -> list[tuple]:
 #: MoE checkpoints of every family kvguard builds (kvguard/catalog), and the first release each is built in
 EPLB_MODEL_BASES = (("Qwen/Qwen3-30B-A3B", "0.10.2"), ("deepseek-ai/DeepSeek-V2-Lite", "0.10.2"),
                     ("mistralai/Mixtral-8x7B-v0.1", "0.10.2"), ("MiniMaxAI/MiniMax-M2.5", "0.24.0"),
-                    ("openai/gpt-oss-20b", "0.10.2"), ("google/gemma-4-26B-A4B", "0.28.0"))
+                    ("openai/gpt-oss-20b", "0.10.2"), ("google/gemma-4-26B-A4B", "0.28.0"),
+                    ("zai-org/GLM-4.5-Air", "0.10.2"))
 #: the releases whose worker code was read for --enable-eplb with a model that implements no MixtureOfExperts
 #: (W_eplb_no_moe_model): CI builds the models in a sample, the oracle run of each release by hand
 EPLB_MODEL_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.24.0", "0.28.0"))
