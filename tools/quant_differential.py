@@ -4,7 +4,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N]
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--dsa N] [--kimi N] [--glm4-moe N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--qwen3-next N] [--dsa N] [--kimi N] [--glm4-moe N]
                                           [--modelopt-minimax N] [--qwen3-vl N]
                                           [--fused-shards]
                                           [--report FILE.json]
@@ -78,6 +78,8 @@ def main() -> int:
                     "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
     ap.add_argument("--gemma4", type=int, default=None, help="run only the Gemma 4 configs (run_gemma4), this many "
                     "per release")
+    ap.add_argument("--qwen3-next", type=int, default=None, help="run only the Qwen3-Next configs (run_qwen3_next), "
+                    "this many per release")
     ap.add_argument("--dsa-nvfp4", type=int, default=0, help="with --dsa: this many ModelOpt NVFP4 exports of "
                     "DeepSeek-V3.2 / GLM-5 per release too (dsa_nvfp4_variants)")
     ap.add_argument("--dsa-nvfp4-flat", type=int, default=0, help="with --dsa: this many ModelOpt NVFP4 exports in "
@@ -168,6 +170,8 @@ def main() -> int:
                 rep = quant_tests.run_modelopt_minimax(version, args.modelopt_minimax, args.seed, args.layouts)
             elif args.gemma4:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
+            elif args.qwen3_next:
+                rep = quant_tests.run_qwen3_next(version, args.qwen3_next, args.seed, args.layouts)
             else:
                 rep = quant_tests.run(version, args.configs, args.layouts, args.seed, n_lists=len(quant_tests.BASES),
                                       n_moe=args.wna16_moe)

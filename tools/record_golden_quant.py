@@ -47,7 +47,29 @@ MODELOPT_NVFP4 = {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size
 MODELOPT_FP8 = {"quant_method": "modelopt", "quant_algo": "FP8", "ignore": ["lm_head"], "kv_cache_scheme": None,
                 "producer": {"name": "modelopt", "version": "0.29.0"}}
 
+#: block FP8 in Fp8Config's form (weight_block_size [128, 128], as DeepSeek-V3 / GLM-5-FP8 write it) on GLM-4.5-Air's
+#: sizes, its dense first layer's MLP left unquantized (10944 is 85.5 blocks of 128)
+GLM45_AIR_FP8_BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128],
+                       "modules_to_not_convert": ["lm_head", "model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj",
+                                                  "model.layers.0.mlp.down_proj"]}
+
 CASES = [
+    {"id": "mi-glm45-air-fp8-tp4", "model": "zai-org/GLM-4.5-Air",
+     "config_patch": {"quantization_config": GLM45_AIR_FP8_BLOCK}, "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "GLM-4.5-Air, block FP8 [128, 128], -tp 4: 1408 / 4 = 352 per rank (2.75 blocks). 0.10.2 builds the routed "
+            "experts first (the MoE method's block_n refusal); from 0.11.0 the shared experts come first and refuse as "
+            "dense layers: the merged gate_up_proj up to 0.13.x, its row-parallel down_proj from 0.14.0 (ragged merged "
+            "shards exempt), also after 0.29.0's MoE block refinement"},
+    {"id": "mi-glm45-air-fp8-dp8-ep", "model": "zai-org/GLM-4.5-Air",
+     "config_patch": {"quantization_config": GLM45_AIR_FP8_BLOCK}, "argv": ["-dp", "8", "--enable-expert-parallel"],
+     "layout": {"tp": 1, "dp": 8, "ep": True},
+     "why": "GLM-4.5-Air, block FP8 [128, 128], -dp 8 with expert parallel: nothing is split by tp, 1408 is 11 blocks: "
+            "accepted"},
+    {"id": "mi-glm45-air-fp8-dp5-eplb", "model": "zai-org/GLM-4.5-Air",
+     "config_patch": {"quantization_config": GLM45_AIR_FP8_BLOCK},
+     "argv": ["-dp", "5", "--enable-expert-parallel", "--enable-eplb"], "layout": {"tp": 1, "dp": 5, "ep": True, "eplb": True},
+     "why": "GLM-4.5-Air, block FP8, EPLB over 5 EP ranks: 128 experts do not split evenly (FusedMoE refuses while the "
+            "first MoE layer is built, before any EPLB step)"},
     {"id": "mi-dsv3-tp32", "model": "deepseek-ai/DeepSeek-V3",
      "argv": ["-tp", "32", "--nnodes", "4"], "layout": {"tp": 32},
      "since": "0.11.1",
@@ -631,6 +653,23 @@ CASES += [
      "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.28.0",
      "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -dp 8 --enable-expert-parallel (16 NVFP4 experts per rank, on FP4 "
             "Marlin): accepted"},
+    # Qwen3-Next (family qwen3_next): the block-FP8 release, whose ignore list leaves each gated-delta-net layer's
+    # in_proj_ba and conv1d and every router / shared-expert gate unquantized
+    {"id": "mi-fp8-qwen3-next-80b-tp8", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8",
+     "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "Qwen3-Next-80B-A3B-Instruct-FP8 at -tp 8: the expert and shared-expert intermediate size 512 / 8 = 64 "
+            "per rank is half a block of 128. 0.10.2 builds in_proj_qkvz and in_proj_ba as one merged in_proj, of "
+            "which the ignore list names one shard (refused first); 0.11.0 builds the routed experts before the shared "
+            "expert (their block_n refusal); 0.11.1-0.13.x the shared expert's gate_up_proj (block_n); from 0.14.0 the "
+            "merged layer's ragged shard is allowed and its down_proj refuses (block_k)"},
+    {"id": "mi-fp8-qwen3-next-80b-tp4", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8",
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "Qwen3-Next-80B-A3B-Instruct-FP8 at -tp 4: 128 expert features per rank, one block: accepted from 0.11.0 "
+            "(0.10.2: the merged in_proj named in part by the ignore list)"},
+    {"id": "mi-qwen3-next-80b-bf16-tp16", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.11.1",
+     "why": "Qwen3-Next-80B-A3B-Instruct (BF16) at -tp 16 over two nodes: 32 value heads and 16 key heads split two "
+            "and one per rank, the 2 KV heads of the full-attention layers replicated: accepted"},
     # Gemma 4's block-FP8 experts (Fp8Config; kvguard.quant.gemma4): _GEMMA4_BLOCK_FP8
     {"id": "mi-fp8-block-gemma4-26b-a4b-tp8", "model": "google/gemma-4-26B-A4B",
      "config_patch": _GEMMA4_BLOCK_FP8,

@@ -937,12 +937,13 @@ def _wna16_read(state) -> bool:
     return scheme is not None and scheme.modelled and scheme.method in ("awq", "gptq", "compressed-tensors")
 
 
-def _before_first_attention(prefix: "str | None", check: "str | None" = None) -> bool:
-    """Whether a model-construction refusal at layer ``prefix`` comes before layer 0's attention backend is
-    selected: the embedding and other layers built before the decoder layers, or layer 0's attention
-    module (its projections and asserts)."""
+def _before_first_attention(prefix: "str | None", check: "str | None" = None, first: int = 0) -> bool:
+    """Whether a model-construction refusal at layer ``prefix`` comes before the attention backend of layer ``first``
+    (the first decoder layer with attention) is selected: the embedding and other layers built before the decoder
+    layers, any layer before ``first`` (Qwen3-Next's gated-delta-net layers select none), or layer ``first``'s
+    attention module (its projections and asserts)."""
     if check == "MI_attn_assert":
-        return prefix in ("model.layers.0", None)
+        return prefix in (f"model.layers.{first}", None)
     if not prefix:
         return False
     if ".layers." not in prefix and not prefix.startswith("layers."):
@@ -951,7 +952,20 @@ def _before_first_attention(prefix: "str | None", check: "str | None" = None) ->
     index, _, rest = after.partition(".")
     # a Mamba mixer of layer 0 (Nemotron-H, kvguard.quant.nemotron_h): that layer holds no attention, so the first
     # attention backend is selected in a later layer
-    return index == "0" and ("attn" in rest or rest == "mixer")
+    if index.isdigit() and int(index) < first:
+        return True
+    return index == str(first) and ("attn" in rest or rest == "mixer")
+
+
+def _first_attention_layer(state) -> int:
+    """The index of the first decoder layer that selects an attention backend while it is built: Qwen3-Next's first
+    ``full_attention`` layer (its ``linear_attention`` layers are gated-delta-net layers), else 0."""
+    from kvguard.quant import family_of
+
+    kinds = state.facts.resolved.get("layer_types")
+    if family_of(state.facts.architectures) != "qwen3_next" or not isinstance(kinds, list):
+        return 0
+    return next((i for i, kind in enumerate(kinds) if kind != "linear_attention"), 0)
 
 
 def _selector_fires(state) -> bool:
@@ -963,9 +977,10 @@ def _selector_fires(state) -> bool:
     out = _mi(state)
     if out.unmodelled:
         state.unmodelled(f"model construction before the first attention layer is not modelled ({out.unmodelled})")
-    if out.check is not None and _before_first_attention(out.layer, out.check):
+    first = _first_attention_layer(state)
+    if out.check is not None and _before_first_attention(out.layer, out.check, first):
         return False
-    if out.check is None and out.layer is not None and _before_first_attention(out.layer):
+    if out.check is None and out.layer is not None and _before_first_attention(out.layer, first=first):
         state.unmodelled("model construction before the first attention layer depends on a host fact")
     return True
 

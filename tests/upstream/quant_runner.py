@@ -1144,6 +1144,76 @@ def _record_hooks(records):
     um.create_weights = cw
 
 
+def _triton_language_names() -> None:
+    """The CPU oracle has no Triton: vLLM stands in ``triton.language`` with a placeholder that names a few dtypes.
+    Qwen3-Next's gated-delta-net kernels (vllm/model_executor/layers/fla/ops, imported with the model from 0.10.2)
+    read other names of it at import time (``exp = tl.exp``); a GPU host has them.  Any name the placeholder lacks
+    answers None, so the model module imports and its layers are built; no kernel runs while building."""
+    try:
+        from vllm.triton_utils import importing
+    except ImportError:
+        return
+    placeholder = getattr(importing, "TritonLanguagePlaceholder", None)
+    if placeholder is not None and "__getattr__" not in vars(placeholder):
+        placeholder.__getattr__ = lambda self, name: None
+
+
+def _hybrid_block_size_on_cpu() -> None:
+    """Up to 0.11.0 the CPU platform refuses any block size but 16 without intel_extension_for_pytorch, and a hybrid
+    model's (Qwen3-Next) block size has been raised to fit its Mamba page before the platform is asked: a limit of
+    the CPU oracle (a GPU host takes the size).  The platform's check sees 16 and the raised size is put back; the
+    model's layers do not read it."""
+    try:
+        from vllm.platforms.cpu import CpuPlatform
+    except ImportError:
+        return
+    import inspect
+
+    real = CpuPlatform.__dict__.get("check_and_update_config")
+    if real is None or "intel_extension_for_pytorch" not in inspect.getsource(real.__func__):
+        return
+
+    def check_and_update_config(cls, vllm_config):
+        cache = vllm_config.cache_config
+        size = getattr(cache, "block_size", None)
+        if size not in (None, 16):
+            cache.block_size = 16
+        try:
+            real.__func__(cls, vllm_config)
+        finally:
+            if size not in (None, 16):
+                cache.block_size = size
+
+    CpuPlatform.check_and_update_config = classmethod(check_and_update_config)
+
+
+def _qwen3_next_norm_device() -> None:
+    """0.10.2's Qwen3-Next gated-delta-net layer puts its gated RMSNorm on ``torch.cuda.current_device()``, which a
+    CPU build of torch refuses; on a GPU host it is the rank's device.  Here the model module sees a ``torch`` whose
+    ``cuda.current_device()`` answers the meta device the runner builds on (later releases ask the platform)."""
+    try:
+        import vllm.model_executor.models.qwen3_next as qwen3_next
+    except Exception:  # noqa: BLE001 - not in this release, or its module does not import here
+        return
+    import inspect
+
+    if "torch.cuda.current_device()" not in inspect.getsource(qwen3_next):
+        return
+    import torch
+
+    class _Cuda(types.SimpleNamespace):
+        def __getattr__(self, name):
+            return getattr(torch.cuda, name)
+
+    class _Torch(types.ModuleType):
+        cuda = _Cuda(current_device=lambda: torch.device("meta"))
+
+        def __getattr__(self, name):
+            return getattr(torch, name)
+
+    qwen3_next.torch = _Torch("torch")
+
+
 def main(inp: str, out: str) -> None:
     with open(inp) as fh:
         cases = json.load(fh)["cases"]
@@ -1151,6 +1221,9 @@ def main(inp: str, out: str) -> None:
 
     torch_compat()
     _setup()
+    _triton_language_names()
+    _hybrid_block_size_on_cpu()
+    _qwen3_next_norm_device()
     shortcuts_from_env()  # the registry's class inspection here, not a subprocess per architecture (~10 s each)
     import torch
 

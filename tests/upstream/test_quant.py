@@ -1121,6 +1121,91 @@ def run_gemma4(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
     return _with_layer_lists(version, python, python_env, cases, lists)
 
 
+#: Qwen3-Next (kvguard/data/quant_archs.json family qwen3_next): the catalog checkpoints the generated configs start
+#: from (the BF16 and the block-FP8 release, whose ignore list names each layer's in_proj_ba, conv1d, router gate and
+#: shared-expert gate), and the layouts (tp 1-16, data / expert parallel, the sequence-parallel MoE, EPLB)
+QWEN3_NEXT_BASES = ("Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8")
+QWEN3_NEXT_SINCE = "0.10.2"
+QWEN3_NEXT_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 2, "dp": 4}, {"tp": 4, "dp": 2},
+                      {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True}, {"tp": 4, "dp": 2, "ep": True},
+                      {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8})
+
+
+def _qwen3_next_ignore(layers: int, interval: int) -> list[str]:
+    """The FP8 release's modules_to_not_convert for ``layers`` decoder layers, in its form: every layer's router and
+    shared-expert gates, each gated-delta-net layer's in_proj_ba and conv1d (and norms, which are no linear layer)."""
+    out = ["lm_head"]
+    for i in range(layers):
+        if (i + 1) % interval:
+            out += [f"model.layers.{i}.linear_attn.{n}" for n in ("A_log", "conv1d", "dt_bias", "in_proj_ba", "norm")]
+        out += [f"model.layers.{i}.mlp.gate", f"model.layers.{i}.mlp.shared_expert_gate"]
+    return out
+
+
+def qwen3_next_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Qwen3-Next configs from the catalog's checkpoints, cut to four layers (gated delta net every layer but
+    each ``full_attention_interval``-th), with varied sizes (linear-attention key / value heads and head sizes,
+    attention heads and KV heads, expert and shared-expert intermediate sizes, no shared expert, a dense layer by
+    ``mlp_only_layers`` / ``decoder_sparse_step``) and quantization: block FP8 with the release's ignore list (some
+    layers' in_proj_ba quantized, or no list), unquantized."""
+    out = []
+    while len(out) < n:
+        base = QWEN3_NEXT_BASES[len(out) % len(QWEN3_NEXT_BASES)]
+        cfg = copy.deepcopy(catalog.lookup(base).config)
+        q = cfg.pop("quantization_config", None)
+        cfg["num_hidden_layers"] = 4
+        cfg["full_attention_interval"] = interval = rng.choice([4, 4, 2])
+        cfg.pop("layer_types", None)
+        if rng.random() < 0.6:
+            cfg["linear_num_key_heads"], cfg["linear_num_value_heads"] = rng.choice(
+                [(16, 32), (8, 16), (16, 64), (4, 8), (12, 24), (16, 16), (32, 64), (6, 12)])
+            cfg["linear_key_head_dim"] = rng.choice([128, 128, 64, 96, 192])
+            cfg["linear_value_head_dim"] = rng.choice([128, 128, 64, 96, 80])
+        if rng.random() < 0.4:
+            cfg["num_attention_heads"], cfg["num_key_value_heads"] = rng.choice([(16, 2), (32, 4), (8, 1), (16, 4),
+                                                                                 (24, 2), (16, 8)])
+        cfg["moe_intermediate_size"] = rng.choice([512, 512, 768, 384, 1024, 640, 256, 1536])
+        cfg["shared_expert_intermediate_size"] = rng.choice([512, 512, 0, 384, 1024, 640, 2048])
+        cfg["num_experts"] = rng.choice([512, 64, 128, 32])
+        cfg["num_experts_per_tok"] = min(cfg["num_experts_per_tok"], 8)
+        roll = rng.random()
+        if roll < 0.15:
+            cfg["mlp_only_layers"] = [0]
+            cfg["intermediate_size"] = rng.choice([5120, 3072, 4160])
+        elif roll < 0.25:
+            cfg["decoder_sparse_step"] = 2
+        kind = rng.choice(["fp8", "fp8", "fp8_bare", "none"]) if q is None else rng.choice(["fp8", "fp8", "none"])
+        if kind.startswith("fp8"):
+            ignore = _qwen3_next_ignore(4, interval) if kind == "fp8" else []
+            if ignore and rng.random() < 0.25:
+                ignore = [x for x in ignore if not x.endswith(f"layers.{rng.randrange(4)}.linear_attn.in_proj_ba")]
+            cfg["quantization_config"] = {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+                                          "weight_block_size": [128, 128],
+                                          **({"modules_to_not_convert": ignore} if ignore else {})}
+        out.append({"config": cfg})
+    return out
+
+
+def run_qwen3_next(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` Qwen3-Next configs (qwen3_next_variants) at ``n_layouts`` of QWEN3_NEXT_LAYOUTS each (EPLB last) in
+    the release and compare; the layer list of the catalog's BF16 checkpoint (cut, tp 1) is compared too, from 0.11.0
+    (0.10.2 builds the shared expert without a module name, which its layer records do not carry)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9400 + 1)
+    cases = []
+    for case in qwen3_next_variants(rng, n):
+        cfg = case["config"]
+        lays = [dict(lay) for lay in QWEN3_NEXT_LAYOUTS if cfg["num_attention_heads"] % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays[:-1], min(max(1, n_layouts - 1), len(lays) - 1)) + lays[-1:]
+        cases.append(case)
+    lists = []
+    if resolve(version).within("0.11.0"):
+        plain = copy.deepcopy(catalog.lookup(QWEN3_NEXT_BASES[0]).config)
+        plain["num_hidden_layers"] = 4
+        lists.append({"config": plain, "layouts": [{"tp": 1}], "record": True})
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
 def layouts(rng: random.Random, n: int, version: str) -> list[dict]:
     fixed = [{"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 1, "dp": 8},
              {"tp": 1, "dp": 8, "ep": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 32},
@@ -1567,6 +1652,24 @@ def test_gemma4_construction_agrees(version):
                         n_layouts=3)
     _check_family_report(report, version, "Gemma 4", "gemma4-construction")
     assert report["layer_lists"]["agree"] == len(GEMMA4_BASES)
+
+
+#: the CI sample of Qwen3-Next: its first release, one of each later form of its gated-delta-net projections
+#: (0.11.0 column layers, 0.17.1 the two-output in_proj_ba) and the last
+QWEN3_NEXT_SAMPLE = release_sample(VERSIONS, QWEN3_NEXT_SINCE, also=("0.11.0", "0.17.1"))
+
+
+@pytest.mark.parametrize("version", QWEN3_NEXT_SAMPLE)
+def test_qwen3_next_construction_agrees(version):
+    report = run_qwen3_next(version, int(os.environ.get("KVG_QWEN3_NEXT_CONFIGS", "3")),
+                            int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    counts, lists = report["counts"], report["layer_lists"]
+    keep_report(report, version, "qwen3-next-construction")
+    print(f"\nvLLM {version}: Qwen3-Next construction agree {counts['agree']}, disagree {counts['disagree']}, "
+          f"undecided {counts['undecided']}; layer lists agree {lists['agree']}, disagree {lists['disagree']}")
+    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
+    assert counts["agree"] > 0 and not counts["undecided"] and not lists["disagree"]
+    assert lists["agree"] == (1 if resolve(version).within("0.11.0") else 0)
 
 
 MINIMAX_SAMPLE = release_sample(VERSIONS, MINIMAX_M2_SINCE, also=("0.20.0",))
