@@ -79,6 +79,7 @@ def test_block_fp8_on_the_tower():
 @pytest.mark.parametrize(("cfg", "version", "launch", "why"), [
     (BASE, "0.11.1", {"tp": 2, "dp": 2, "ep": True, "eplb": True}, "MixtureOfExperts"),
     (BASE, "0.24.0", {"tp": 4, "pp": 2}, "pipeline parallelism"),
+    (BASE, "0.24.0", {"tp": 32, "mm_limits": True}, "--limit-mm-per-prompt"),
     (dict(BASE, quantization_config={"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}),
      "0.24.0", {"tp": 4}, "awq weight-shard checks"),
 ])
@@ -90,3 +91,12 @@ def test_left_open(cfg, version, launch, why):
 def test_eplb_is_decided_once_the_wrapper_implements_mixture_of_experts():
     res = _outcome(BASE, "0.12.0", tp=1, dp=5, ep=True, eplb=True)
     assert res.check == "MI_eplb_even"
+
+
+@pytest.mark.parametrize("given", [{"limit_mm_per_prompt": '{"image": 0, "video": 0}'}, {"language_model_only": True}])
+def test_a_launch_that_may_build_no_tower_is_left_open(given):
+    import kvguard
+
+    v = kvguard.check(BASE, vllm_version="0.24.0", tensor_parallel_size=32, **given)
+    assert v.ok and any(s.check == "MI_model" and "no vision tower" in s.reason for s in v.skipped)
+    assert not kvguard.check(BASE, vllm_version="0.24.0", tensor_parallel_size=32).ok

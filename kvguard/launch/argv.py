@@ -132,6 +132,9 @@ FLAGS: tuple[Flag, ...] = (
     Flag("all2all_backend", ("--all2all-backend",), "str", "0.11.1"),
     # whether a vision encoder is split by tp (Kimi-K2.5's vision tower at model construction, kvguard.quant.kimi_k25)
     Flag("mm_encoder_tp_mode", ("--mm-encoder-tp-mode",), "str"),
+    # whether a multimodal wrapper may build no vision tower (Qwen3-VL's, kvguard.quant.qwen3_vl: left open when given)
+    Flag("limit_mm_per_prompt", ("--limit-mm-per-prompt",), "str"),
+    Flag("language_model_only", ("--language-model-only",), "bool", "0.17.0"),
     # ModelConfig's --quantization: which method builds the layers (issue 12: AWQ / GPTQ keep their plain kernels)
     Flag("quantization", ("--quantization", "-q"), "str"),
     Flag("dtype", ("--dtype",), "str"),
@@ -921,6 +924,10 @@ def _convert(flag: Flag, spec: _Opt, opt: str, value: str, release: Release) -> 
         convert = _backend_name
     elif kind == "<lambda>" and spec.dest == "device_ids":
         convert = _device_ids
+    elif kind in _WRAPPERS and flag.field == "limit_mm_per_prompt":
+        # checked as for an option kvguard passes over, kept as given: only whether it is set is read
+        _check_wrapped(spec, opt, [value], release)
+        return value
     else:
         raise _err(f"argument {opt}: kvguard does not model the type {kind!r} of this option", release, opt)
     try:

@@ -164,6 +164,10 @@ class Layout:
     #: --mm-encoder-tp-mode (MultiModalConfig.mm_encoder_tp_mode): "data" builds a vision encoder unsplit by tp
     #: (Kimi-K2.5's vision tower at model construction, kvguard.quant.kimi_k25)
     mm_encoder_tp_mode: str = "weights"
+    #: --limit-mm-per-prompt (its JSON text, None: not given) and --language-model-only (0.17.0+): a multimodal wrapper
+    #: builds no vision tower when every modality it takes is limited to 0 (kvguard.quant.qwen3_vl leaves them open)
+    limit_mm_per_prompt: Optional[str] = None
+    language_model_only: bool = False
     #: ModelConfig's --quantization (None: the checkpoint's method, which vLLM may convert to a faster kernel)
     quantization: Optional[str] = None
     #: ModelConfig's --allow-deprecated-quantization (0.14.0+): a deprecated method warns instead of refusing

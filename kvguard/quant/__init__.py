@@ -469,6 +469,8 @@ class Launch(Record, frozen=False):
     kv_cache_dtype: str = "auto"
     #: --mm-encoder-tp-mode (MultiModalConfig.mm_encoder_tp_mode; "data": a vision encoder is not split by tp)
     mm_encoder_tp_mode: str = "weights"
+    #: --limit-mm-per-prompt or --language-model-only given: a multimodal wrapper may build no vision tower
+    mm_limits: bool = False
     #: --attention-backend (None: not given): DeepSeek-V4's model picks its attention class from it
     attention_backend: Optional[str] = None
 

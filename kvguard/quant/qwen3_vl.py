@@ -29,7 +29,8 @@ Decided: unquantized, ``Fp8Config`` (block or per-tensor, with or without the to
 proven), the dense wrapper in 0.11.0 (its decoder is built at ``language_model.layers``, from 0.11.1 at
 ``language_model.model``), EPLB on Qwen3-VL-MoE before 0.12.0 (its wrapper implements no ``MixtureOfExperts`` in 0.11.x: what the worker
 then does with EPLB is not read), pipeline
-parallelism (the wrapper asserts the later stages start past the deepstack layers).
+parallelism (the wrapper asserts the later stages start past the deepstack layers), ``--limit-mm-per-prompt`` /
+``--language-model-only`` (the wrapper builds no tower when every modality is limited to 0).
 """
 
 from __future__ import annotations
@@ -101,6 +102,9 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     if method not in METHODS:
         return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
                 f"config) are not modelled")
+    if launch.mm_limits:
+        return (f"--limit-mm-per-prompt / --language-model-only with {architecture} (the wrapper builds no vision tower "
+                f"when every modality is limited to 0) is not modelled")
     if launch.pp > 1:
         return (f"pipeline parallelism with {architecture} (the wrapper asserts that the later stages start past the "
                 f"deepstack layers) is not modelled")

@@ -774,6 +774,8 @@ def _mi(state):
                                                        all2all_backend=state.layout.all2all_backend,
                                                        kv_cache_dtype=state.cache_dtype,
                                                        mm_encoder_tp_mode=state.layout.mm_encoder_tp_mode,
+                                                       mm_limits=(state.layout.limit_mm_per_prompt is not None
+                                                                  or state.layout.language_model_only),
                                                        attention_backend=state.layout.attention_backend))
     return out
 
