@@ -33,35 +33,37 @@ class EnvVar(Record):
     values: tuple[str, ...]
     #: what the variable does in the modelled checks
     effect: str
-    #: which launches can read it (None: every launch of the releases)
-    reads: Optional[Callable[[Any, Any, Any], bool]] = None
+    #: which launches can read it, from (facts, layout, host, the environment vLLM sees); None: every launch of
+    #: the releases
+    reads: Optional[Callable[[Any, Any, Any, Mapping[str, str]], bool]] = None
 
 
-def _mla(facts, layout, host) -> bool:
+def _mla(facts, layout, host, env) -> bool:
     return bool(getattr(facts, "is_deepseek_mla", False))
 
 
-def _length_given(facts, layout, host) -> bool:
+def _length_given(facts, layout, host, env) -> bool:
     return layout.max_model_len is not None and layout.max_model_len != -1
 
 
-def _kv_dtype(facts, layout, host) -> bool:
+def _kv_dtype(facts, layout, host, env) -> bool:
     return layout.kv_cache_dtype != "auto"
 
 
-def _ray_dp(facts, layout, host) -> bool:
+def _ray_dp(facts, layout, host, env) -> bool:
     return layout.data_parallel_backend == "ray"
 
 
-def _grpc_port(facts, layout, host) -> bool:
+def _grpc_port(facts, layout, host, env) -> bool:
     return getattr(layout, "grpc_port", None) is not None
 
 
-def _logging_file_flag(facts, layout, host) -> bool:
-    return bool(getattr(layout, "log_config_file", None) or getattr(layout, "logging_config_file", None))
+def _logging_file_named(facts, layout, host, env) -> bool:
+    return bool(getattr(layout, "log_config_file", None) or getattr(layout, "logging_config_file", None)
+                or env.get("VLLM_LOGGING_CONFIG_PATH"))
 
 
-def _tpu(facts, layout, host) -> bool:
+def _tpu(facts, layout, host, env) -> bool:
     return getattr(host, "platform", None) in ("tpu", None)
 
 
@@ -91,10 +93,10 @@ VERDICT_ENV: tuple[EnvVar, ...] = (
            "the Rust frontend, which --grpc-port needs (validate_grpc_port_arg)", _grpc_port),
     # no value is tried: a path makes the reading check skipped (whether the file exists is the host's), which
     # leaves the verdict as it is (kvguard.rules.host_options.logging_file_unknown)
-    # tried where a flag names the logging file (a file named by VLLM_LOGGING_CONFIG_PATH is not seen here)
-    EnvVar("VLLM_CONFIGURE_LOGGING", "0.31.0", None, ("0",),
+    # tried where a flag or VLLM_LOGGING_CONFIG_PATH names the logging file (to 0.30.0 only the variable can)
+    EnvVar("VLLM_CONFIGURE_LOGGING", "0.10.2", None, ("0",),
            "0: logging configuration off, which refuses a logging config file (FE_logging_disabled)",
-           _logging_file_flag),
+           _logging_file_named),
     EnvVar("VLLM_LOGGING_CONFIG_PATH", "0.10.2", None, (),
            "a logging config file vLLM reads at start (refused unless it exists on the host): the check is skipped"),
 )
@@ -123,10 +125,11 @@ class EnvAssumption(Record):
                             "wrapped_by": o.wrapped_by}}
 
 
-def read_by(release: Release, facts: Any, layout: Any, host: Any) -> list[EnvVar]:
-    """The variables of :data:`VERDICT_ENV` the release's modelled checks read for this launch."""
+def read_by(release: Release, facts: Any, layout: Any, host: Any, env: Mapping[str, str]) -> list[EnvVar]:
+    """The variables of :data:`VERDICT_ENV` the release's modelled checks read for this launch (``env``: the
+    variables vLLM sees)."""
     return [v for v in VERDICT_ENV if release.within(v.since, v.until)
-            and (v.reads is None or v.reads(facts, layout, host))]
+            and (v.reads is None or v.reads(facts, layout, host, env))]
 
 
 def _outcome(verdict) -> tuple:
@@ -144,7 +147,7 @@ def deciding_defaults(verdict, release: Release, env: Mapping[str, str], host: A
         return []
     out = []
     base = _outcome(verdict)
-    for var in read_by(release, verdict.facts, verdict.layout, host):
+    for var in read_by(release, verdict.facts, verdict.layout, host, env):
         if var.name in env:
             continue
         for value in var.values:

@@ -169,22 +169,24 @@ def argparse_verdict(release, refusal) -> Verdict:
 
 
 def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> Optional[Verdict]:
-    """What vLLM refuses when it is imported, before its argument parser runs (to 0.30.0, a logging config file with
-    logging configuration off: kvguard.rules.host_options.import_refusal), from the launch's variables."""
-    from .launch.argv import launcher_and_arguments, split_command
-    from .rules.host_options import import_refusal
+    """What vLLM refuses when it is imported, before its argument parser runs and the model is resolved (to 0.30.0, a
+    logging config file with logging configuration off: kvguard.rules.host_options.import_refusal), from the
+    launch's variables."""
+    from .launch.argv import ServeCommand, launcher_and_arguments, split_command
+    from .rules.host_options import import_refusal_verdict
 
-    variables = {k: v for k, v in os.environ.items() if k.startswith("VLLM_")} if env_from_os else {}
-    for word in launcher_and_arguments(split_command(launch))[0]:
-        if "=" in word and not word.startswith("-"):
-            name, value = word.split("=", 1)
-            variables[name] = value
-    variables.update(env or {})
-    message = import_refusal(release, variables)
-    if message is None:
+    if release.within("0.31.0"):
         return None
-    return Verdict(ok=False, vllm_version=release.key, stage="frontend", check="FE_logging_disabled",
-                   exc_type="RuntimeError", message=message)
+    variables = {k: v for k, v in os.environ.items() if k.startswith("VLLM_")} if env_from_os else {}
+    if isinstance(launch, ServeCommand):
+        variables.update(launch.env)
+    else:
+        for word in launcher_and_arguments(split_command(launch))[0]:
+            if "=" in word and not word.startswith("-"):
+                name, value = word.split("=", 1)
+                variables[name] = value
+    variables.update(env or {})
+    return import_refusal_verdict(release, variables)
 
 
 def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCommand]", *, host: Optional[Host] = None,
@@ -209,14 +211,16 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
 
     if not isinstance(release, Release):
         release = resolve(release)      # a version string, as kvguard.check takes it
+    imported = _import_refusal(release, launch, env, env_from_os)
+    if imported is not None:    # to 0.30.0: before the parser, the model's resolution and any config
+        return LaunchReport(imported)
     if isinstance(launch, ServeCommand):
         cmd, argv = launch, None
     else:
         try:
             cmd = parse_serve(launch if isinstance(launch, str) else list(launch), release)
         except ArgparseRefusal as parse_refusal:  # vLLM's own parser refuses the command line: that is the verdict
-            return LaunchReport(_import_refusal(release, launch, env, env_from_os)
-                                or argparse_verdict(release, parse_refusal))
+            return LaunchReport(argparse_verdict(release, parse_refusal))
         argv = launch
     vllm_env = {}
     if env_from_os:

@@ -181,6 +181,66 @@ def test_logging_off_without_a_file_or_overridden(check, version, args, env):
     assert data["check"] != "FE_logging_disabled"
 
 
+def _launch(capsys, version: str, model: str, *env: str) -> tuple[int, dict]:
+    status = run(["check", "--vllm-version", version, "--format", "json", "--", *env, "vllm", "serve", model])
+    out = capsys.readouterr().out
+    return status, json.loads(out) if out.strip() else {}
+
+
+@pytest.mark.parametrize(("version", "model"), [
+    ("0.24.0", "no-org/no-such-model"),     # kvguard cannot find the model: vLLM refuses before it looks
+    ("0.10.2", "no-org/no-such-model"),
+    ("0.13.0", "moonshotai/Kimi-K2.5"),     # ModelConfig would refuse it (its own code): the import comes first
+    ("0.30.0", "moonshotai/Kimi-K2.5"),
+])
+def test_to_0_30_the_import_time_refusal_comes_before_the_model(capsys, version, model):
+    status, data = _launch(capsys, version, model, *_OFF)
+    assert status == 1 and _answer(data) == (False, "RuntimeError", LOGGING_OFF_ENV, None, "FE_logging_disabled")
+
+
+def test_without_the_logging_file_the_model_is_read(capsys):
+    status, data = _launch(capsys, "0.13.0", "moonshotai/Kimi-K2.5", "VLLM_CONFIGURE_LOGGING=0")
+    assert status == 1 and (data["check"], data["wrapped_by"]) == ("model_config", "ModelConfig")
+
+
+def test_the_library_check_refuses_at_import_before_a_config_refusal():
+    import kvguard
+
+    config = {e.id: e.config for e in kvguard.catalog.entries()}["moonshotai/Kimi-K2.5"]
+    env = dict(item.split("=", 1) for item in _OFF)
+    verdict = kvguard.check(config, vllm_version="0.13.0", env=env)
+    assert (verdict.check, verdict.exc_type, verdict.message) == ("FE_logging_disabled", "RuntimeError",
+                                                                  LOGGING_OFF_ENV)
+    assert kvguard.check(config, vllm_version="0.13.0").check == "model_config"
+
+
+@pytest.mark.parametrize(("version", "want"), [("0.24.0", LOGGING_OFF_ENV), ("0.31.0", LOGGING_OFF),
+                                               ("0.33.0", LOGGING_OFF)])
+def test_the_logging_refusal_comes_before_the_model_registry(version, want):
+    # 0.31.0+: LoggingConfig is applied right after the parser, before ModelConfig looks the architecture up
+    import kvguard
+
+    config = dict({e.id: e.config for e in kvguard.catalog.entries()}["Qwen/Qwen3-8B"],
+                  architectures=["NoSuchModelForCausalLM"])
+    env = dict(item.split("=", 1) for item in _OFF)
+    verdict = kvguard.check(config, vllm_version=version, env=env)
+    assert (verdict.check, verdict.exc_type, verdict.message) == ("FE_logging_disabled", "RuntimeError", want)
+    assert kvguard.check(config, vllm_version=version, env={"VLLM_CONFIGURE_LOGGING": "0"}).check != \
+        "FE_logging_disabled"
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.24.0", "0.30.0", "0.33.0"])
+def test_configure_logging_unset_is_an_assumption_when_only_the_variable_names_the_file(capsys, version):
+    status, data = _launch(capsys, version, "Qwen/Qwen3-8B", "VLLM_LOGGING_CONFIG_PATH=/srv/log.json")
+    assert status == 0 and data["ok"]
+    assumed = {a["name"]: a for a in data.get("env_assumptions", [])}
+    assert assumed["VLLM_CONFIGURE_LOGGING"]["value"] == "0"
+    assert assumed["VLLM_CONFIGURE_LOGGING"]["verdict"]["check"] == "FE_logging_disabled"
+    # no file named: the variable decides nothing
+    status, data = _launch(capsys, version, "Qwen/Qwen3-8B")
+    assert "VLLM_CONFIGURE_LOGGING" not in {a["name"] for a in data.get("env_assumptions", [])}
+
+
 def test_a_null_logging_file_does_not_fall_back_to_the_variable(check):
     data = check("0.33.0", "--logging-config", '{"pylogging_config_file": null}',
                  env=("VLLM_LOGGING_CONFIG_PATH=/srv/log.json",))

@@ -290,6 +290,13 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
     try:
         release, env_d, lay, facts = prepare_check(config, layout, vllm_version, env, fields, nearest, model_path)
         notes = _release_notes(release)
+        if entry == "serve":
+            from .host_options import logging_refusal_verdict
+
+            # when vLLM is imported (to 0.30.0) or right after its parser (0.31.0+): before any config is built
+            logging_off = logging_refusal_verdict(release, lay, env_d)
+            if logging_off is not None:
+                return logging_off.with_notes(*notes) if notes else logging_off
         if lay.max_model_len is not None:
             # ModelConfig's field validation (--max-model-len) comes before any config is read
             refused = field_verdict(release, lay)

@@ -33,7 +33,8 @@ __all__ = ["CUMEM_MESSAGE", "DEVICE_IDS_DUPLICATES", "DEVICE_IDS_MIXED", "DEVICE
            "KDA_PREFILL_MESSAGE", "LOGGING_DISABLED_CONFIG", "LOGGING_DISABLED_ENV", "SLEEP_MESSAGE",
            "cumem_unavailable", "device_id_bind", "device_ids_duplicates", "device_ids_mixed", "device_ids_not_int",
            "device_ids_range", "device_ids_values", "device_ids_visible_not_int", "device_range_bind",
-           "import_refusal", "kda_prefill_bind", "kda_prefill_off_platform", "logging_disabled_with_file", "logging_file_unknown",
+           "import_refusal", "import_refusal_verdict", "kda_prefill_bind", "kda_prefill_off_platform", "logging_disabled_with_file", "logging_file_unknown",
+           "logging_off_with_file", "logging_refusal_verdict",
            "sleep_unavailable"]
 
 SLEEP_MESSAGE = "Sleep mode is not supported on current platform."
@@ -198,46 +199,50 @@ LOGGING_DISABLED_CONFIG = ("Logging configuration is disabled, but a Python logg
                            "pylogging_config_file requires configure_logging to be enabled.")
 
 
-def _configure_logging_variable(state: Any) -> bool:
-    """VLLM_CONFIGURE_LOGGING as vllm.envs reads it (int() of the text, default 1; 0.10.2 keeps the int, whose
-    truth is the same)."""
-    text = state.env.get("VLLM_CONFIGURE_LOGGING")
-    if text is None:
-        return True
-    value = _as_int(text)
-    if value is None:
-        state.undecided(f"VLLM_CONFIGURE_LOGGING={text!r} is no integer: vLLM {state.release.version}'s int() of it "
-                        "raises while the logging configuration is read, which kvguard does not model")
-    return bool(value)
-
-
-def _logging_file(state: Any) -> tuple[Optional[str], str]:
+def _logging_file_of(release: Any, lay: Any, env: Mapping[str, str]) -> tuple[Optional[str], str]:
     """The logging config file vLLM reads at start and where it was named (see logging_file_unknown)."""
-    lay = state.layout
-    if state.release.within("0.31.0"):
+    if release.within("0.31.0"):
         if lay.log_config_file is not None:
             return lay.log_config_file, "--log-config-file"
         if lay.logging_config_file is not None:        # "" (null): no file, the variable's default replaced
             return lay.logging_config_file, "--logging-config's pylogging_config_file"
-    return state.env.get("VLLM_LOGGING_CONFIG_PATH"), "VLLM_LOGGING_CONFIG_PATH"
+    return env.get("VLLM_LOGGING_CONFIG_PATH"), "VLLM_LOGGING_CONFIG_PATH"
+
+
+def _logging_file(state: Any) -> tuple[Optional[str], str]:
+    return _logging_file_of(state.release, state.layout, state.env)
+
+
+def logging_off_with_file(release: Any, lay: Any, env: Mapping[str, str]) -> Optional[bool]:
+    """Whether logging configuration is turned off while a logging config file is named (refused before the file is
+    looked for, so decided whatever the host holds); None when VLLM_CONFIGURE_LOGGING, read, is no integer.
+    0.31.0+: LoggingConfig's configure_logging (--logging-config's, else VLLM_CONFIGURE_LOGGING as vllm.envs reads
+    it: int() of the text, default 1) and pylogging_config_file (--log-config-file, else --logging-config's, else
+    VLLM_LOGGING_CONFIG_PATH); before: the two variables, when vLLM is imported."""
+    if release.within("0.31.0") and lay.logging_configure is not None:
+        configure = lay.logging_configure
+    else:
+        value = _as_int(env.get("VLLM_CONFIGURE_LOGGING", "1"))   # read whether or not a file is named
+        if value is None:
+            return None
+        configure = bool(value)
+    return not configure and bool(_logging_file_of(release, lay, env)[0])
 
 
 def logging_disabled_with_file(state: Any) -> bool:
-    """Logging configuration turned off while a logging config file is named: refused before the file is looked
-    for, so decided whatever the host holds.  0.31.0+: LoggingConfig's configure_logging (--logging-config's, else
-    VLLM_CONFIGURE_LOGGING) and pylogging_config_file (--log-config-file, else --logging-config's, else
-    VLLM_LOGGING_CONFIG_PATH); before: the two variables, when vLLM is imported."""
-    lay = state.layout
-    if state.release.within("0.31.0") and lay.logging_configure is not None:
-        configure = lay.logging_configure
-    else:
-        configure = _configure_logging_variable(state)   # read whether or not a file is named
-    return not configure and bool(_logging_file(state)[0])
+    """FE_logging_disabled's condition (:func:`logging_off_with_file`)."""
+    refused = logging_off_with_file(state.release, state.layout, state.env)
+    if refused is None:
+        state.undecided(f"VLLM_CONFIGURE_LOGGING={state.env.get('VLLM_CONFIGURE_LOGGING')!r} is no integer: vLLM "
+                        f"{state.release.version}'s int() of it raises while the logging configuration is read, which "
+                        "kvguard does not model")
+    return bool(refused)
 
 
 def import_refusal(release: Any, env: Mapping[str, str]) -> Optional[str]:
     """To 0.30.0 the logging configuration is read when vLLM is imported, before its argument parser runs: the
-    refusal of FE_logging_disabled then outranks an argparse error (kvguard.front), from the variables alone."""
+    refusal of FE_logging_disabled then outranks an argparse error, the model's resolution and every config
+    (kvguard.front, kvguard.rules.check), from the variables alone."""
     if release.within("0.31.0"):
         return None
     text = env.get("VLLM_CONFIGURE_LOGGING", "1")
@@ -248,6 +253,34 @@ def import_refusal(release: Any, env: Mapping[str, str]) -> Optional[str]:
         raise Undecidable(f"VLLM_CONFIGURE_LOGGING={text!r} is no integer: vLLM {release.version}'s int() of it "
                           "raises when vLLM is imported, which kvguard does not model")
     return LOGGING_DISABLED_ENV if value == 0 and env.get("VLLM_LOGGING_CONFIG_PATH") else None
+
+
+def import_refusal_verdict(release: Any, env: Mapping[str, str]) -> Any:
+    """The verdict of :func:`import_refusal` (a :class:`~kvguard.verdict.Verdict`), or None."""
+    message = import_refusal(release, env)
+    return None if message is None else _logging_verdict(release, message)
+
+
+def logging_refusal_verdict(release: Any, lay: Any, env: Mapping[str, str]) -> Any:
+    """FE_logging_disabled's verdict where vLLM gives it before any config is built (to 0.30.0 when it is imported,
+    0.31.0+ right after its parser), or None; Undecidable where VLLM_CONFIGURE_LOGGING, read, is no integer."""
+    if not release.within("0.31.0"):
+        return import_refusal_verdict(release, env)
+    refused = logging_off_with_file(release, lay, env)
+    if refused is None:
+        from ..errors import Undecidable
+
+        raise Undecidable(f"VLLM_CONFIGURE_LOGGING={env.get('VLLM_CONFIGURE_LOGGING')!r} is no integer: vLLM "
+                          f"{release.version}'s int() of it raises while the logging configuration is read, which "
+                          "kvguard does not model")
+    return _logging_verdict(release, LOGGING_DISABLED_CONFIG) if refused else None
+
+
+def _logging_verdict(release: Any, message: str) -> Any:
+    from ..verdict import Verdict
+
+    return Verdict(ok=False, vllm_version=release.key, stage="frontend", check="FE_logging_disabled",
+                   exc_type="RuntimeError", message=message)
 
 
 def logging_file_unknown(state: Any) -> bool:

@@ -155,6 +155,12 @@ LOGGING_LAUNCHES = (
     ([], {"VLLM_CONFIGURE_LOGGING": "0"}),
     ([], {"VLLM_CONFIGURE_LOGGING": "1", "VLLM_LOGGING_CONFIG_PATH": "FILE"}),
 )
+#: the same with a model ModelConfig refuses (an architecture no release registers): to 0.30.0 the refusal when vLLM
+#: is imported comes before the model is resolved; without a logging file the model's refusal shows
+LOGGING_UNREGISTERED_MODEL = (
+    ([], {"VLLM_CONFIGURE_LOGGING": "0", "VLLM_LOGGING_CONFIG_PATH": "MISSING"}),
+    ([], {"VLLM_CONFIGURE_LOGGING": "0"}),
+)
 LOGGING_LAUNCHES_31 = (
     (["--logging-config", '{"pylogging_config_file": null}'],
      {"VLLM_CONFIGURE_LOGGING": "0", "VLLM_LOGGING_CONFIG_PATH": "MISSING"}),
@@ -172,9 +178,13 @@ def logging_launches(version: str, root: str) -> list[dict]:
     Path(existing).write_text(json.dumps({"version": 1, "disable_existing_loggers": False}))
     names = {"FILE": existing, "MISSING": os.path.join(root, "missing.json")}
     written = LOGGING_LAUNCHES + (LOGGING_LAUNCHES_31 if release.within("0.31.0") else ())
+    unregistered = dict(_config("Qwen/Qwen3-8B"), architectures=["NoSuchModelForCausalLM"])
     return [launch_case(root, f"l{i}", "qwen3-8b", _config("Qwen/Qwen3-8B"), [names.get(a, a) for a in args],
                         env={k: names.get(v, v) for k, v in env.items()}, logging=True)
-            for i, (args, env) in enumerate(written)]
+            for i, (args, env) in enumerate(written)] + [
+        launch_case(root, f"u{i}", "unregistered", unregistered, [names.get(a, a) for a in args],
+                    env={k: names.get(v, v) for k, v in env.items()}, logging=True)
+        for i, (args, env) in enumerate(LOGGING_UNREGISTERED_MODEL)]
 
 
 @pytest.mark.parametrize("version", release_sample(VERSIONS, "0.10.2", also=("0.24.0",)))
