@@ -260,8 +260,8 @@ def test_audit_names_awq_forbidden_tp():
 
 def test_unmodelled_architecture_with_quantization_is_skipped():
     c = cfg("deepseek-ai/DeepSeek-V3")
-    c["architectures"] = ["Glm4MoeLiteForCausalLM"]   # GLM-4.7-Flash: MLA with GLM's MoE block, not modelled
-    c["model_type"] = "glm4_moe_lite"
+    c["architectures"] = ["Qwen2MoeForCausalLM"]      # registered, no construction family
+    c["model_type"] = "qwen2_moe"
     v = kvguard.check(c, vllm_version="0.28.0", tp=8, host=H100)
     if v.ok:
         assert [s.check for s in v.skipped] == ["MI_model"]

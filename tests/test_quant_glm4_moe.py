@@ -117,3 +117,35 @@ def test_awq_router_is_never_quantized():
     cfg = air(n_routed_experts=100, quantization_config=awq, torch_dtype="bfloat16")
     res = outcome(model_facts(cfg, vllm_version="0.33.0"), resolve("0.33.0"), Launch(tp=1))
     assert (res.check, res.unmodelled) == (None, None)
+
+
+#: GLM-4.7-Flash's sizes (tests/upstream/test_quant.py GLM4_MOE_LITE: slime's glm4.7-30B-A3B script), one dense layer
+FLASH = {"architectures": ["Glm4MoeLiteForCausalLM"], "model_type": "glm4_moe_lite", "hidden_size": 2048,
+         "intermediate_size": 10240, "moe_intermediate_size": 1536, "num_hidden_layers": 2, "num_attention_heads": 20,
+         "num_key_value_heads": 20, "q_lora_rank": 768, "kv_lora_rank": 512, "qk_nope_head_dim": 128,
+         "qk_rope_head_dim": 64, "v_head_dim": 256, "n_routed_experts": 64, "n_shared_experts": 1,
+         "num_experts_per_tok": 4, "first_k_dense_replace": 1, "n_group": 1, "topk_group": 1, "hidden_act": "silu",
+         "vocab_size": 154880, "torch_dtype": "bfloat16",
+         "quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}}
+
+
+def test_flash_block_fp8_q_b_proj_at_tp4():
+    # q_b_proj: 20 heads x (128 + 64) = 3840 outputs, 960 per rank at tp 4 (7.5 blocks); the unsplit fused_qkv_a_proj
+    # before it checks 768 (its first output) only
+    refused = kvguard.check(FLASH, vllm_version="0.28.0", tp=4, host=H100)
+    assert (refused.ok, refused.stage, refused.exc_type) == (False, "model_init", "ValueError")
+    assert refused.message == "Weight output_partition_size = 960 is not divisible by weight quantization block_n = 128."
+    # tp 2: 1920 / 3840 (kv_b_proj) / 2560 (o_proj) / 5120 (dense) / 768 (shared and routed experts): whole blocks
+    assert kvguard.check(FLASH, vllm_version="0.28.0", tp=2, host=H100).ok
+
+
+def test_flash_layers_and_what_stays_open():
+    facts = model_facts(dict(FLASH, quantization_config=None), vllm_version="0.31.0")
+    names = [layer.prefix.split("layers.1.", 1)[1] for layer in layers(facts.resolved, "glm4_moe_lite", resolve("0.31.0"),
+                                                                       facts.architectures)
+             if layer.prefix.startswith("model.layers.1.")]
+    assert names == ["self_attn.fused_qkv_a_proj", "self_attn.q_b_proj", "self_attn.kv_b_proj", "self_attn.o_proj",
+                     "mlp.gate", "mlp.shared_experts.gate_up_proj", "mlp.shared_experts.down_proj", "mlp.experts"]
+    # the model hands its MoE layers no EPLB: what --enable-eplb then does is left open
+    res = outcome(facts, resolve("0.31.0"), Launch(tp=1, dp=8, ep=True, eplb=True))
+    assert res.unmodelled is not None and "take no EPLB" in res.unmodelled

@@ -92,6 +92,8 @@ def main() -> int:
                     "many per release (releases before 0.11.0, which do not register them, are skipped)")
     ap.add_argument("--glm4-moe", type=int, default=None, help="run only the GLM-4.x MoE configs (run_glm4_moe), this "
                     "many per release")
+    ap.add_argument("--glm4-moe-lite", type=int, default=None, help="run only the GLM-4.7-Flash configs "
+                    "(run_glm4_moe_lite), this many per release (from 0.24.0)")
     ap.add_argument("--glm4-moe-in-run", type=int, default=None, help="GLM-4.x MoE configs in the main run per release "
                     "(default: two on the releases of GLM4_MOE_SAMPLE, none elsewhere)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
@@ -154,6 +156,10 @@ def main() -> int:
                 rep = quant_tests.run_dsa(version, args.dsa, args.seed, args.layouts, nvfp4=args.dsa_nvfp4,
                                           nvfp4_flat=args.dsa_nvfp4_flat,
                                           modelopt_fp8=args.dsa_modelopt_fp8, wna16=args.dsa_wna16)
+            elif args.glm4_moe_lite:
+                if not resolve(version).within("0.24.0"):
+                    continue
+                rep = quant_tests.run_glm4_moe_lite(version, args.glm4_moe_lite, args.seed, args.layouts)
             elif args.glm4_moe:
                 rep = quant_tests.run_glm4_moe(version, args.glm4_moe, args.seed, args.layouts)
             elif args.kimi:

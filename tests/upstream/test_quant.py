@@ -1592,6 +1592,9 @@ def run(version: str, n_configs: int, n_layouts: int, seed: int = 7, n_lists: in
     glm = GLM4_MOE_CONFIGS if GLM4_MOE_CONFIGS is not None else 2 if version in GLM4_MOE_SAMPLE else 0
     glm_rng = random.Random(seed * 9450 + SUPPORTED_VERSIONS.index(version))
     cases += _with_glm4_moe_layouts(glm_rng, glm4_moe_variants(glm_rng, glm), n_layouts)
+    # and one GLM-4.7-Flash config where the release reads its config (0.24.0+)
+    lite = 1 if glm and resolve(version).within("0.24.0") else 0
+    cases += _with_glm4_moe_layouts(glm_rng, glm4_moe_lite_variants(glm_rng, lite), n_layouts)
     lists = [{"config": _glm4_moe_base(4, 3, large=True), "layouts": [{"tp": 1}], "record": True}] if glm else []
     for cfg in configs[:n_lists]:
         plain = copy.deepcopy(cfg)
@@ -2013,6 +2016,53 @@ def glm4_moe_variants(rng: random.Random, n: int) -> list[dict]:
                                                             desc_act_share=0.2)
         out.append({"config": cfg, "engine_args": engine})
     return out
+
+
+#: GLM-4.7-Flash (Glm4MoeLiteForCausalLM: DeepSeek's MLA with GLM-4.x's MoE block), its sizes as slime's
+#: scripts/models/glm4.7-30B-A3B.sh (yitianlian/slime) states them: hidden 2048, FFN 10240, MoE FFN 1536, 64 experts
+#: (top 4) and one shared, the first layer dense, 20 heads, q LoRA 768, KV LoRA 512, QK head 192 (rope 64), V head 256,
+#: vocabulary 154880; the rest Glm4MoeLiteConfig's defaults
+GLM4_MOE_LITE = {"architectures": ["Glm4MoeLiteForCausalLM"], "model_type": "glm4_moe_lite", "hidden_size": 2048,
+                 "intermediate_size": 10240, "moe_intermediate_size": 1536, "num_hidden_layers": 2,
+                 "num_attention_heads": 20, "num_key_value_heads": 20, "q_lora_rank": 768, "kv_lora_rank": 512,
+                 "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 256, "n_routed_experts": 64,
+                 "n_shared_experts": 1, "num_experts_per_tok": 4, "first_k_dense_replace": 1, "n_group": 1,
+                 "topk_group": 1, "norm_topk_prob": True, "routed_scaling_factor": 1.8, "hidden_act": "silu",
+                 "vocab_size": 154880, "max_position_embeddings": 202752, "rms_norm_eps": 1e-05,
+                 "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+
+
+def glm4_moe_lite_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` GLM-4.7-Flash configs (GLM4_MOE_LITE) with 1-2 dense layers and one MoE layer, varied q LoRA rank, dense /
+    expert intermediate sizes and expert counts; block FP8 ([128, 128]), online FP8 or unquantized."""
+    out = []
+    while len(out) < n:
+        first = rng.choice([1, 2])
+        cfg = dict(GLM4_MOE_LITE, num_hidden_layers=first + 1, first_k_dense_replace=first)
+        cfg["q_lora_rank"] = rng.choice([768, 768, 1536, 1000])
+        cfg["moe_intermediate_size"] = rng.choice([1536, 1536, 768, 1408, 704])
+        cfg["intermediate_size"] = rng.choice([10240, 10240, 10944, 12288])
+        if rng.random() < 0.3:
+            cfg["n_routed_experts"] = rng.choice([64, 128, 40])
+        kind = rng.choice(["fp8_block", "fp8_block", "online", "none"])
+        engine: dict = {}
+        if kind == "fp8_block":
+            cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
+                                          "weight_block_size": [128, 128]}
+        elif kind == "online":
+            engine = {"quantization": "fp8"}
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_glm4_moe_lite(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` GLM-4.7-Flash configs (glm4_moe_lite_variants) at ``n_layouts`` of GLM4_MOE_LAYOUTS each in the release
+    and compare, with the base's layer list (tools/quant_differential.py --glm4-moe-lite)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9420 + 1)
+    cases = _with_glm4_moe_layouts(rng, glm4_moe_lite_variants(rng, n), n_layouts)
+    lists = [{"config": dict(GLM4_MOE_LITE), "layouts": [{"tp": 1}], "record": True}]
+    return _with_layer_lists(version, python, python_env, cases, lists)
 
 
 def _with_glm4_moe_layouts(rng: random.Random, cases: list[dict], n_layouts: int) -> list[dict]:
