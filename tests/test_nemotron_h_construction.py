@@ -96,8 +96,9 @@ def test_nvfp4_past_the_mixer_is_decided():
     assert _outcome("0.24.0", NVFP4, 2, n_groups=1) == (None, {}, None, None)
 
 
-def _nvfp4(version: str, tp: int, drop: tuple[str, ...] = (), **changes):
-    """The NVFP4 export with config changes and the exclusion-list entries containing a ``drop`` text removed."""
+def _nvfp4(version: str, tp: int, drop: tuple[str, ...] = (), algo: str = "NVFP4", **changes):
+    """The NVFP4 export with config changes and the exclusion-list entries containing a ``drop`` text removed;
+    ``algo``: another quant_algo in its hf_quant_config.json (FP8: the group size dropped)."""
     import json
     import tempfile
     from pathlib import Path
@@ -113,6 +114,9 @@ def _nvfp4(version: str, tp: int, drop: tuple[str, ...] = (), **changes):
     quant = copy.deepcopy(dict(entry.hf_quant_config))
     quant["quantization"]["exclude_modules"] = [n for n in quant["quantization"]["exclude_modules"]
                                                 if not any(d in n for d in drop)]
+    if algo != "NVFP4":
+        quant["quantization"]["quant_algo"] = algo
+        quant["quantization"].pop("group_size")
     directory = Path(tempfile.mkdtemp(prefix="kvg-nemotron-h-"))
     (directory / "config.json").write_text(json.dumps(cfg))
     (directory / "hf_quant_config.json").write_text(json.dumps(quant))
@@ -178,6 +182,30 @@ def test_nvfp4_launches_left_open(serve_json, launch, reason):
 def test_nvfp4_moe_environment_left_open(serve_json):
     status, report = serve_json("0.33.0", "-tp", "2", model=NVFP4, env=("VLLM_USE_FLASHINFER_MOE_FP4=1",))
     assert "VLLM_USE_FLASHINFER_MOE_FP4 changes the ModelOpt MoE backend selection" in _skipped_mi(report)
+
+
+#: ModelOpt FP8 (per-tensor): ModelOptFp8LinearMethod checks no size, the relu2 experts take Triton; what refuses is
+#: the model's own asserts and divisions (hand-worked from nemotron_h.py; built alike by the oracles of 0.24.0 - 0.33.0
+#: in tests/upstream/test_nemotron_h.py --fp8)
+FP8_CASES = [
+    # sizes the NVFP4 method refuses (2680 features into layer 0's in_proj, 500 into the shared experts' down_proj)
+    ({"hidden_size": 2680}, 1, None, {}, None),
+    ({"moe_shared_expert_intermediate_size": 1000}, 2, None, {}, None),
+    # 30 attention heads over 4 ranks: layer 5 (the first attention layer) asserts
+    ({"num_attention_heads": 30}, 4, "MI_attn_assert", {}, "model.layers.5.mixer"),
+    ({"moe_latent_size": 1000}, 8, None, {}, None),
+]
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.33.0"])
+@pytest.mark.parametrize("changes,tp,check,values,layer", FP8_CASES)
+def test_fp8_past_the_mixer(version, changes, tp, check, values, layer):
+    assert _nvfp4(version, tp, (), "FP8", **changes) == (check, values, layer, None)
+
+
+def test_fp8_per_channel_left_open():
+    check, _values, _layer, unmodelled = _nvfp4("0.33.0", 2, (), "FP8_PER_CHANNEL_PER_TOKEN")
+    assert check is None and "quant_algo 'FP8_PER_CHANNEL_PER_TOKEN'" in unmodelled
 
 
 def test_a_latent_width_that_is_no_size_is_left_open():

@@ -912,9 +912,10 @@ CASES += [
             "refused (MI_nvfp4_input)"},
 ]
 
-# Nemotron-3 Super / Ultra (kvguard.quant.nemotron_h; recorded for 0.24.0, 0.26.0, 0.31.0, 0.32.0 and 0.33.0:
+# Nemotron-3 Super / Ultra (kvguard.quant.nemotron_h; recorded for 0.24.0, 0.26.0 - 0.29.0, 0.31.0 - 0.33.0:
 # ``--vllm ... --only mi-modelopt-mixed-nemotron3-super-tp16 mi-nemotron3-ultra-bf16-tp16
-# mi-modelopt-nvfp4-nemotron3-super-latent-tp8 mi-modelopt-nvfp4-nemotron3-super-latent1000-tp8``): the catalog's
+# mi-modelopt-nvfp4-nemotron3-super-latent-tp8 mi-modelopt-nvfp4-nemotron3-super-latent1000-tp8
+# mi-modelopt-fp8-nemotron3-super-tp8``): the catalog's
 # Super NVFP4 (a MIXED_PRECISION export) up to its first mixer; the latent MoE past it on the NVFP4 form
 _SUPER_NVFP4 = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
 CASES += [
@@ -937,6 +938,11 @@ CASES += [
      "layout": {"tp": 8}, "since": "0.24.0",
      "why": "the same with a latent width of 1000: layer 1's fc2_latent_proj (replicated) takes 1000 input features, "
             "not a multiple of 16: refused (MI_nvfp4_input)"},
+    {"id": "mi-modelopt-fp8-nemotron3-super-tp8", "model": _SUPER_NVFP4,
+     "config_patch": {"quantization_config": MODELOPT_FP8}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0",
+     "why": "Nemotron-3-Super's config as a ModelOpt FP8 (per-tensor) export at -tp 8: the FP8 linear method checks no "
+            "size, the relu2 experts on Triton: accepted"},
 ]
 
 def _ct_args(**k) -> dict:

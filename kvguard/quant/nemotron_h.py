@@ -33,8 +33,11 @@ stay as they were).  What the model builds after the first mixer:
   ``hf_to_vllm_mapper``) leave it unquantized.  The experts
   (``relu2`` without a gate) take FP4 Marlin on the default host, compute capability 9.0 (the FlashInfer and CUTLASS
   FP4 entries need SM100; ``MarlinExperts`` takes ``relu2_no_mul`` in 0.24.0 – 0.33.0), which checks no size while
-  built.  Data / expert / context parallelism, a named MoE or all2all backend, ``--dtype``, ModelOpt FP8 and ModelOpt
-  MIXED_PRECISION (the catalog's Nemotron-3-Super NVFP4) stay skipped with their reason;
+  built.  A ModelOpt FP8 export (per-tensor ``FP8``) is walked the same way: ``ModelOptFp8LinearMethod`` checks no
+  size, the experts take Triton on the default host (which takes ``relu2_no_mul``), so only the model's own asserts
+  and divisions and a fused ``qkv_proj`` named in part refuse.  Data / expert / context parallelism, a named MoE or
+  all2all backend, ``--dtype``, ModelOpt FP8_PER_CHANNEL_PER_TOKEN and MIXED_PRECISION (the catalog's
+  Nemotron-3-Super NVFP4) stay skipped with their reason;
 - an unquantized checkpoint keeps the general "no quantization: no construction check" (its experts take Triton,
   which takes ``relu2_no_mul``).
 """
@@ -128,6 +131,9 @@ _LETTERS = "M*E-"
 _MAPPED_PREFIX = ("backbone", "model")
 #: from this release the mapper also drops the names under ``mtp`` (the multi-token-prediction head)
 _MTP_DROPPED_SINCE = "0.29.0"
+#: the ModelOpt FP8 form decided: per-tensor static FP8 (ModelOptFp8LinearMethod checks no size while built; the
+#: experts take Triton on the default host, which takes the non-gated relu2)
+_FP8_PER_TENSOR = "FP8"
 
 
 def exclusion_names(names: list[str], release) -> list[str]:
@@ -218,9 +224,9 @@ def _mlp(layers: list, pre: str, hidden: int, width: int, tp: int) -> bool:
 
 def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], launch, release,
                      architectures: tuple[str, ...]) -> tuple:
-    """A ModelOpt NVFP4 export past layer 0's mixer (which :func:`first_mixer` let pass): ``("refused", check,
+    """A ModelOpt NVFP4 or FP8 export past layer 0's mixer (which :func:`first_mixer` let pass): ``("refused", check,
     values, layer)``, ``("passes",)`` or ``("unmodelled", reason)``.  Decided on the default host (FP4 Marlin for the
-    linear layers and the experts) for a tensor-parallel launch (no DP, PCP or expert parallelism, the default MoE
+    NVFP4 linear layers and experts, Triton for the FP8 experts) for a tensor-parallel launch (no DP, PCP or expert parallelism, the default MoE
     and all2all backends, the checkpoint's dtype)."""
     if not release.within(SINCE):
         return ("unmodelled", f"the model construction of {ARCH} before vLLM {SINCE} (the config built by the "
@@ -229,12 +235,13 @@ def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], 
         return ("unmodelled", f"the model construction of {ARCH} with {launch.pp} pipeline stages (which stage's "
                               f"layer refuses first) is not modelled")
     method, why = _mo_shards.read(quant_cfg, release)
-    if why is not None:
-        return ("unmodelled", why)
-    if method != "modelopt_fp4":
-        return ("unmodelled", f"the {method} weight-shard checks of {ARCH} (its non-gated relu2 experts' MoE "
-                              f"backend) are not modelled")
+    if why is not None or method is None:  # read names a method exactly when it gives no reason
+        return ("unmodelled", str(why))
     nested = quant_cfg.get("quantization")
+    algo = nested.get("quant_algo") if isinstance(nested, Mapping) else quant_cfg.get("quant_algo")
+    fp4 = method == "modelopt_fp4"
+    if not fp4 and algo != _FP8_PER_TENSOR:
+        return ("unmodelled", f"the {method} weight-shard checks of {ARCH} with quant_algo {algo!r} are not modelled")
     if "moe" in quant_cfg or isinstance(nested, Mapping) and "moe" in nested:
         return ("unmodelled", "the ModelOpt checkpoint's MoE section (the NVFP4 MoE activation override) is not "
                               "modelled")
@@ -245,14 +252,14 @@ def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], 
         return ("unmodelled", f"the model construction of {ARCH} with --moe-backend, --all2all-backend or "
                               f"--quantization given is not modelled")
     if launch.dtype != "auto":
-        return ("unmodelled", f"the NVFP4 construction of {ARCH} with --dtype {launch.dtype} is not modelled")
+        return ("unmodelled", f"the ModelOpt construction of {ARCH} with --dtype {launch.dtype} is not modelled")
     built = nvfp4_layers(resolved, launch.tp)
     if isinstance(built, str):
         return ("unmodelled", f"the model construction of {ARCH} with {built} is not modelled")
     names, why = _mo_shards.exclusions(quant_cfg, "nemotron_h", method, release, architectures)
     if why is not None:
         return ("unmodelled", why)
-    check = "MI_nvfp4a16_input" if _mo_shards.weight_only_linear(quant_cfg, release) else "MI_nvfp4_input"
+    check = "MI_nvfp4a16_input" if fp4 and _mo_shards.weight_only_linear(quant_cfg, release) else "MI_nvfp4_input"
     for prefix, shards, size, refusal in built:
         if refusal is not None:
             return ("refused", refusal[0], refusal[1], prefix)
@@ -260,7 +267,7 @@ def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], 
         if state == "fused_error":
             # ModelOpt's is_layer_excluded, after the sharding and before create_weights
             return ("refused", "MI_fused_shards", {"prefix": prefix}, prefix)
-        if state == "quantized" and size % _mo_shards.INPUT_MULTIPLE:
+        if fp4 and state == "quantized" and size % _mo_shards.INPUT_MULTIPLE:
             return ("refused", check, {"size": size}, prefix)
     head, tie = _mo_shards.lm_head(architectures, resolved, release)
     if head is None:
@@ -270,6 +277,6 @@ def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], 
     if head:
         # the ParallelLMHead (0.23.0+), after the decoder: the NVFP4 method unless the list excludes lm_head
         state = _mo_shards.layer_state("lm_head", (), "linear", names, method, release)
-        if state == "quantized" and resolved["hidden_size"] % _mo_shards.INPUT_MULTIPLE:
+        if fp4 and state == "quantized" and resolved["hidden_size"] % _mo_shards.INPUT_MULTIPLE:
             return ("refused", check, {"size": resolved["hidden_size"]}, "lm_head")
     return ("passes",)

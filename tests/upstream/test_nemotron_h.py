@@ -21,7 +21,10 @@ as ``oracle_cpu_only`` too.
 The latent MoE (:func:`nvfp4_variants` with ``latent``): the same drawn NVFP4 exports of Nemotron-3-Super's config.json
 (``moe_latent_size`` drawn), their layer lists including the replicated ``fc1_latent_proj`` / ``fc2_latent_proj``.
 
-Run: ``python -m tests.upstream.test_nemotron_h V... [--configs N] [--nvfp4 N] [--latent N] [--seed S]``.
+ModelOpt FP8 (``fp8``): the latent exports as per-tensor FP8, built with the release's FP8 linear method and the
+Triton FP8 experts (quant_runner's default-host choice, whose activation check sees relu2 without a gate).
+
+Run: ``python -m tests.upstream.test_nemotron_h V... [--configs N] [--nvfp4 N] [--latent N] [--fp8 N] [--seed S]``.
 """
 
 from __future__ import annotations
@@ -98,12 +101,13 @@ def _exclusions(rng: random.Random, pattern: str) -> list[str]:
     return names
 
 
-def nvfp4_variants(rng: random.Random, n: int, latent: bool = False) -> list[dict]:
+def nvfp4_variants(rng: random.Random, n: int, latent: bool = False, fp8: bool = False) -> list[dict]:
     """``n`` ModelOpt NVFP4 exports of the Nano config past its first mixer: drawn sizes (some not a multiple of 16 per
     rank at some tp), a short pattern starting with a Mamba layer, a drawn exclusion list in ``backbone.`` names.
     ``latent``: Nemotron-3-Super's config instead, its latent MoE's width drawn (1024, the checkpoint's, or others,
-    some not a multiple of 16)."""
-    base = _entry(SUPER if latent else BF16)
+    some not a multiple of 16).  ``fp8``: the same exports as ModelOpt FP8 (per-tensor, ``quant_algo`` FP8, the
+    hf_quant_config.json's other keys kept), the Super config with its latent MoE."""
+    base = _entry(SUPER if latent or fp8 else BF16)
     nvfp4 = _entry(NVFP4)
     cases = []
     for _ in range(n):
@@ -122,9 +126,12 @@ def nvfp4_variants(rng: random.Random, n: int, latent: bool = False) -> list[dic
         pattern = "M" + "".join(rng.choice("ME*-") for _ in range(4))
         cfg["hybrid_override_pattern"] = pattern
         cfg["num_hidden_layers"] = len(pattern)
-        if latent:
+        if latent or fp8:
             cfg["moe_latent_size"] = rng.choice((1024, 1024, 512, 1000, 264))
         quant = copy.deepcopy(dict(nvfp4.hf_quant_config))
+        if fp8:
+            quant["quantization"]["quant_algo"] = "FP8"
+            quant["quantization"].pop("group_size", None)
         quant["quantization"]["exclude_modules"] = _exclusions(rng, pattern)
         cases.append({"config": cfg, "files": {"hf_quant_config.json": quant}, "record": True,
                       "layouts": [{"tp": tp} for tp in TPS]})
@@ -151,10 +158,11 @@ def _layer_list_mismatch(rec: dict, cfg: dict, tp: int) -> "str | None":
     return None if mine == theirs else json.dumps({"kvguard": mine, "oracle": theirs})
 
 
-def run(version: str, n: int, seed: int = 5, n_nvfp4: int = 0, n_latent: int = 0) -> dict:
+def run(version: str, n: int, seed: int = 5, n_nvfp4: int = 0, n_latent: int = 0, n_fp8: int = 0) -> dict:
     python, python_env = _python(version)
     cases = variants(random.Random(seed * 1000 + 45), n) + nvfp4_variants(random.Random(seed * 1000 + 46), n_nvfp4) \
-        + nvfp4_variants(random.Random(seed * 1000 + 47), n_latent, latent=True)
+        + nvfp4_variants(random.Random(seed * 1000 + 47), n_latent, latent=True) \
+        + nvfp4_variants(random.Random(seed * 1000 + 48), n_fp8, fp8=True)
     out = run_runner("quant_runner.py", python, python_env,
                      [{k: v for k, v in c.items() if k != "_dir"} for c in cases])
     counts = {"agree": 0, "agree_refused": 0, "disagree": 0, "undecided": 0, "oracle_cpu_only": 0,
@@ -217,7 +225,8 @@ def test_nemotron_h_first_mixer_agrees(version):
     check_report(run(version, int(os.environ.get("KVG_NEMOTRON_H_CONFIGS", "4")),
                      int(os.environ.get("KVG_DIFF_SEED", "5")),
                      int(os.environ.get("KVG_NEMOTRON_H_NVFP4", "3")),
-                     int(os.environ.get("KVG_NEMOTRON_H_LATENT", "2"))))
+                     int(os.environ.get("KVG_NEMOTRON_H_LATENT", "2")),
+                     int(os.environ.get("KVG_NEMOTRON_H_FP8", "2"))))
 
 
 if __name__ == "__main__":
@@ -241,6 +250,11 @@ if __name__ == "__main__":
         i = args.index("--latent")
         n_latent = int(args[i + 1])
         del args[i:i + 2]
+    n_fp8 = 0
+    if "--fp8" in args:
+        i = args.index("--fp8")
+        n_fp8 = int(args[i + 1])
+        del args[i:i + 2]
     for v in args:
-        rep = run(v, n_configs, seed, n_nvfp4, n_latent)
+        rep = run(v, n_configs, seed, n_nvfp4, n_latent, n_fp8)
         print(v, json.dumps(rep["counts"]), json.dumps(rep["mismatches"][:6], default=str))
