@@ -76,12 +76,30 @@ def test_block_fp8_on_the_tower():
     assert res.check is None and res.unmodelled is None
 
 
+def _awq(names: list[str]) -> dict:
+    return dict(BASE, quantization_config={"bits": 4, "group_size": 128, "zero_point": True, "version": "gemm",
+                                           "modules_to_not_convert": names, "quant_method": "awq"})
+
+
+def test_awq_modules_to_not_convert_through_the_mapper():
+    # "model.visual" has no trailing dot: the mapper's "model.visual." prefix leaves it, and no tower layer's name
+    # (visual.*) contains it, so the tower is quantized: at tp 2 attn.proj takes 1152 / 2 = 576 inputs, 4.5 groups of
+    # 128, which Marlin declines and the plain AWQ kernels refuse
+    res = _outcome(_awq(["model.visual"]), "0.24.0", tp=2)
+    assert (res.check, dict(res.values), res.layer) == ("MI_awq_input", {"size": 576, "group": 128, "input": 1152},
+                                                        "visual.blocks.0.attn.proj")
+    # "model.visual." becomes "visual.", a substring of every tower layer's name: the tower is left unquantized
+    assert _outcome(_awq(["model.visual."]), "0.24.0", tp=2).check is None
+    # 0.11.0's AWQ config maps nothing
+    assert "not mapped" in (_outcome(_awq(["visual"]), "0.11.0", tp=2).unmodelled or "")
+
+
 @pytest.mark.parametrize(("cfg", "version", "launch", "why"), [
     (BASE, "0.11.1", {"tp": 2, "dp": 2, "ep": True, "eplb": True}, "MixtureOfExperts"),
     (BASE, "0.24.0", {"tp": 4, "pp": 2}, "pipeline parallelism"),
     (BASE, "0.24.0", {"tp": 32, "mm_limits": True}, "--limit-mm-per-prompt"),
-    (dict(BASE, quantization_config={"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True}),
-     "0.24.0", {"tp": 4}, "awq weight-shard checks"),
+    (dict(BASE, quantization_config={"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True,
+                                     "desc_act": False}), "0.24.0", {"tp": 4}, "gptq weight-shard checks"),
 ])
 def test_left_open(cfg, version, launch, why):
     res = _outcome(cfg, version, **launch)

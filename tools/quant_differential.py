@@ -101,6 +101,8 @@ def main() -> int:
     ap.add_argument("--qwen3-vl", type=int, default=None, help="run only the Qwen3-VL / Qwen3-VL-MoE configs "
                     "(run_qwen3_vl), this many per release (releases before 0.11.0, which do not register them, are "
                     "skipped)")
+    ap.add_argument("--qwen3-vl-awq", type=int, default=0, help="with --qwen3-vl: this many AWQ checkpoints of "
+                    "Qwen3-VL / Qwen3-VL-MoE per release too (qwen3_vl_awq_variants)")
     ap.add_argument("--modelopt-minimax", type=int, default=None, help="run only the MiniMax-M2 ModelOpt exports "
                     "(run_modelopt_minimax), this many per release (releases before 0.11.1, which do not register "
                     "the model, are skipped)")
@@ -169,7 +171,7 @@ def main() -> int:
             elif args.qwen3_vl:
                 if not resolve(version).within("0.11.0"):
                     continue
-                rep = quant_tests.run_qwen3_vl(version, args.qwen3_vl, args.seed, args.layouts)
+                rep = quant_tests.run_qwen3_vl(version, args.qwen3_vl, args.seed, args.layouts, awq=args.qwen3_vl_awq)
             elif args.modelopt_minimax:
                 if not resolve(version).within(quant_tests.MINIMAX_M2_SINCE):
                     continue

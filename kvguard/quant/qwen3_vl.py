@@ -24,8 +24,9 @@ block FP8 refuses the published tower (``linear_fc1``'s 4304 outputs are not who
 ``modules_to_not_convert`` names its layers: ``Fp8Config.apply_vllm_mapper`` maps the list through the wrapper's
 checkpoint-name mapper first (:func:`ignored_names`).
 
-Decided: unquantized, ``Fp8Config`` (block or per-tensor, with or without the tower in its list) and online
-``--quantization fp8``.  Left open (:func:`unmodelled`): other methods (their tower and LM head paths are not
+Decided: unquantized, ``Fp8Config`` (block or per-tensor, with or without the tower in its list), online
+``--quantization fp8`` and, from 0.11.1 (whose AWQ config maps ``modules_to_not_convert`` through the same mapper),
+AWQ on the default host (the tower's layers take the dense AWQ path, the experts Qwen3-MoE's).  Left open (:func:`unmodelled`): other methods (their tower and LM head paths are not
 proven), the dense wrapper in 0.11.0 (its decoder is built at ``language_model.layers``, from 0.11.1 at
 ``language_model.model``), EPLB on Qwen3-VL-MoE before 0.12.0 (its wrapper implements no ``MixtureOfExperts`` in 0.11.x: what the worker
 then does with EPLB is not read), pipeline
@@ -53,7 +54,9 @@ DENSE_SINCE = "0.11.1"
 #: the first release whose Qwen3-VL-MoE wrapper implements MixtureOfExperts (0.11.0 and 0.11.1's do not)
 MOE_EPLB_SINCE = "0.12.0"
 #: the checkpoint methods whose construction is proven through the tower (None: unquantized)
-METHODS = (None, "fp8")
+METHODS = (None, "fp8", "awq")
+#: the first release whose AWQ config maps modules_to_not_convert through the wrapper's checkpoint-name mapper
+AWQ_SINCE = "0.11.1"
 #: a Layer's ``disable_tp`` for the tower's layers: not split by tp when the encoder runs data-parallel
 DATA_PARALLEL = "mm_encoder_data"
 #: the wrappers' hf_to_vllm_mapper prefix renames (every release read), applied in order
@@ -102,6 +105,9 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     if method not in METHODS:
         return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
                 f"config) are not modelled")
+    if method == "awq" and not release.within(AWQ_SINCE):
+        return (f"the awq weight-shard checks of {architecture} in vLLM {release.key} (modules_to_not_convert not "
+                f"mapped to the wrapper's names) are not modelled")
     if launch.mm_limits:
         return (f"--limit-mm-per-prompt / --language-model-only with {architecture} (the wrapper builds no vision tower "
                 f"when every modality is limited to 0) is not modelled")

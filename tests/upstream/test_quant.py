@@ -2280,14 +2280,45 @@ def qwen3_vl_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
-def run_qwen3_vl(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
-    """Build ``n`` Qwen3-VL configs (qwen3_vl_variants) at ``n_layouts`` of QWEN3_VL_LAYOUTS each in the release and
-    compare; the layer lists of the two bases (unquantized, tp 1: the tower's layers and the decoder's) too
-    (tools/quant_differential.py --qwen3-vl)."""
+#: AWQ's modules_to_not_convert on Qwen3-VL: the tower in checkpoint names or as a bare substring, the tower and the
+#: router gates (AutoAWQ's usual MoE entry, a substring of gate_up_proj too), nothing
+QWEN3_VL_AWQ_UNCONVERTED = (["model.visual"], ["visual"], ["model.visual", "mlp.gate"], ["visual", "gate"], None)
+
+
+def qwen3_vl_awq_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Qwen3-VL / Qwen3-VL-MoE configs as qwen3_vl_variants cuts them, with an AWQ quantization_config in the
+    form AutoAWQ writes (4-bit, zero points mostly, groups of 128 / 64 / 32, QWEN3_VL_AWQ_UNCONVERTED), now and then
+    ``--quantization awq_marlin``."""
+    out = []
+    for case in qwen3_vl_variants(rng, n):
+        case["config"].pop("quantization_config", None)
+        case["engine_args"].pop("quantization", None)
+        q, engine = awq_or_gptq(rng, rng.choice([128, 128, 64, 32]), list(QWEN3_VL_AWQ_UNCONVERTED), 0.0)
+        if q["quant_method"] != "awq":
+            q = {"bits": 4, "group_size": q["group_size"], "zero_point": True, "version": "gemm",
+                 "modules_to_not_convert": rng.choice(QWEN3_VL_AWQ_UNCONVERTED), "quant_method": "awq"}
+            engine = {}
+        case["config"]["quantization_config"] = q
+        case["engine_args"].update(engine)
+        out.append(case)
+    return out
+
+
+def run_qwen3_vl(version: str, n: int, seed: int = 7, n_layouts: int = 6, awq: int = 0) -> dict:
+    """Build ``n`` Qwen3-VL configs (qwen3_vl_variants) and ``awq`` AWQ ones (qwen3_vl_awq_variants) at ``n_layouts``
+    of QWEN3_VL_LAYOUTS each in the release and compare; the layer lists of the two bases (unquantized, tp 1: the
+    tower's layers and the decoder's) too (tools/quant_differential.py --qwen3-vl, --qwen3-vl-awq)."""
     python, python_env = _python(version)
     rng = random.Random(seed * 9800 + 1)
     cases = []
-    for case in qwen3_vl_variants(rng, n):
+    generated = qwen3_vl_variants(rng, n)
+    if awq:
+        generated += qwen3_vl_awq_variants(random.Random(seed * 9800 + 2), awq)
+    for case in generated:
+        if resolve(version).within(None, "0.17.1"):
+            # (0.17.x) the wrapper validates a copy of the VllmConfig for its text config at the layout's tp, whose CPU
+            # swap space (4 GiB per rank) the oracle host's memory refuses; construction does not read it
+            case["engine_args"]["swap_space"] = 0
         text = case["config"]["text_config"]
         lays = [dict(lay) for lay in QWEN3_VL_LAYOUTS if text["num_attention_heads"] % lay["tp"] == 0
                 and ("num_experts" in text or not lay.get("ep"))]
@@ -2306,7 +2337,8 @@ QWEN3_VL_SAMPLE = release_sample(VERSIONS, "0.11.0", also=("0.12.0", "0.24.0"))
 @pytest.mark.parametrize("version", QWEN3_VL_SAMPLE)
 def test_qwen3_vl_construction_agrees(version):
     report = run_qwen3_vl(version, int(os.environ.get("KVG_QWEN3_VL_CONFIGS", "4")),
-                          int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+                          int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3,
+                          awq=int(os.environ.get("KVG_QWEN3_VL_AWQ", "2")))
     _check_family_report(report, version, "Qwen3-VL", "qwen3-vl-construction")
 
 
