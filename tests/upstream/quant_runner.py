@@ -1191,13 +1191,17 @@ def _qwen3_next_norm_device() -> None:
     """0.10.2's Qwen3-Next gated-delta-net layer puts its gated RMSNorm on ``torch.cuda.current_device()``, which a
     CPU build of torch refuses; on a GPU host it is the rank's device.  Here the model module sees a ``torch`` whose
     ``cuda.current_device()`` answers the meta device the runner builds on (later releases ask the platform)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("vllm.model_executor.models.qwen3_next")
+    if spec is None or spec.origin is None:
+        return
+    with open(spec.origin, encoding="utf-8") as fh:
+        if "torch.cuda.current_device()" not in fh.read():
+            return  # (read, not imported: the module's kernels cost an import every run would pay)
     try:
         import vllm.model_executor.models.qwen3_next as qwen3_next
-    except Exception:  # noqa: BLE001 - not in this release, or its module does not import here
-        return
-    import inspect
-
-    if "torch.cuda.current_device()" not in inspect.getsource(qwen3_next):
+    except Exception:  # noqa: BLE001 - its module does not import here: the build reports it
         return
     import torch
 
