@@ -96,8 +96,12 @@ def read_connector(value: str, release: "Release", option: str) -> tuple[Optiona
         raise Undecidable(f"{option}: a connector loaded from kv_connector_module_path (a module on the host) is not "
                           "modelled")
     if not registered(connector, release):
+        # the factory's ValueError (Unsupported connector type: NAME) comes where the class is first looked up: from
+        # 0.17.0 in VllmConfig when the CUDA graph mode has full graphs (a mode kvguard does not resolve), from
+        # 0.22.0 also for the hybrid KV cache manager's default, else (and before 0.17.0) when the engine starts
         raise Undecidable(f"{option}: vLLM {release.version} registers no KV connector {connector!r}; its factory "
-                          "refuses it when the connector is looked up, which kvguard does not model")
+                          f"refuses it (ValueError: Unsupported connector type: {connector}) where the connector is "
+                          "first looked up, which kvguard does not model")
     if connector not in DECIDED:
         raise Undecidable(f"{option}: {connector}'s own checks and the packages its module imports (read while "
                           f"VllmConfig is built or the workers start) are not modelled (decided: "
