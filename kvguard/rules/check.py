@@ -44,6 +44,7 @@ _FIELD_SINCE = {
     "attention_backend": "0.13.0",
     "moe_backend": "0.17.0",
     "all2all_backend": "0.11.1",
+    "language_model_only": "0.17.0",
     "mamba_cache_mode": "0.15.0",
     "allow_deprecated_quantization": "0.14.0",
     "max_num_active_seqs": "0.31.0",
