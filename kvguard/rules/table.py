@@ -952,10 +952,10 @@ def _before_first_attention(prefix: "str | None", check: "str | None" = None, fi
         return True
     after = prefix.split("layers.", 1)[1]
     index, _, rest = after.partition(".")
-    # a Mamba mixer of layer 0 (Nemotron-H, kvguard.quant.nemotron_h): that layer holds no attention, so the first
-    # attention backend is selected in a later layer
     if index.isdigit() and int(index) < first:
         return True
+    # a Mamba mixer of layer 0 (Nemotron-H, kvguard.quant.nemotron_h): that layer holds no attention, so the first
+    # attention backend is selected in a later layer
     return index == str(first) and ("attn" in rest or rest == "mixer")
 
 
