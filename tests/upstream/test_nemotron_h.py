@@ -33,7 +33,6 @@ import copy
 import json
 import os
 import random
-import sys
 
 import pytest
 
@@ -230,31 +229,16 @@ def test_nemotron_h_first_mixer_agrees(version):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    n_configs, seed = 8, 5
-    if "--configs" in args:
-        i = args.index("--configs")
-        n_configs = int(args[i + 1])
-        del args[i:i + 2]
-    if "--seed" in args:
-        i = args.index("--seed")
-        seed = int(args[i + 1])
-        del args[i:i + 2]
-    n_nvfp4 = 0
-    if "--nvfp4" in args:
-        i = args.index("--nvfp4")
-        n_nvfp4 = int(args[i + 1])
-        del args[i:i + 2]
-    n_latent = 0
-    if "--latent" in args:
-        i = args.index("--latent")
-        n_latent = int(args[i + 1])
-        del args[i:i + 2]
-    n_fp8 = 0
-    if "--fp8" in args:
-        i = args.index("--fp8")
-        n_fp8 = int(args[i + 1])
-        del args[i:i + 2]
-    for v in args:
-        rep = run(v, n_configs, seed, n_nvfp4, n_latent, n_fp8)
+    import argparse
+
+    cli = argparse.ArgumentParser(prog="python -m tests.upstream.test_nemotron_h")
+    cli.add_argument("versions", nargs="+")
+    cli.add_argument("--configs", type=int, default=8)
+    cli.add_argument("--seed", type=int, default=5)
+    cli.add_argument("--nvfp4", type=int, default=0)
+    cli.add_argument("--latent", type=int, default=0)
+    cli.add_argument("--fp8", type=int, default=0)
+    options = cli.parse_args()
+    for v in options.versions:
+        rep = run(v, options.configs, options.seed, options.nvfp4, options.latent, options.fp8)
         print(v, json.dumps(rep["counts"]), json.dumps(rep["mismatches"][:6], default=str))
