@@ -233,10 +233,13 @@ def logging_disabled_with_file(state: Any) -> bool:
     """FE_logging_disabled's condition (:func:`logging_off_with_file`)."""
     refused = logging_off_with_file(state.release, state.layout, state.env)
     if refused is None:
-        state.undecided(f"VLLM_CONFIGURE_LOGGING={state.env.get('VLLM_CONFIGURE_LOGGING')!r} is no integer: vLLM "
-                        f"{state.release.version}'s int() of it raises while the logging configuration is read, which "
-                        "kvguard does not model")
+        state.undecided(_configure_logging_not_int(state.release, state.env))
     return bool(refused)
+
+
+def _configure_logging_not_int(release: Any, env: Mapping[str, str]) -> str:
+    return (f"VLLM_CONFIGURE_LOGGING={env.get('VLLM_CONFIGURE_LOGGING')!r} is no integer: vLLM {release.version}'s "
+            "int() of it raises while the logging configuration is read, which kvguard does not model")
 
 
 def import_refusal(release: Any, env: Mapping[str, str]) -> Optional[str]:
@@ -270,9 +273,7 @@ def logging_refusal_verdict(release: Any, lay: Any, env: Mapping[str, str]) -> A
     if refused is None:
         from ..errors import Undecidable
 
-        raise Undecidable(f"VLLM_CONFIGURE_LOGGING={env.get('VLLM_CONFIGURE_LOGGING')!r} is no integer: vLLM "
-                          f"{release.version}'s int() of it raises while the logging configuration is read, which "
-                          "kvguard does not model")
+        raise Undecidable(_configure_logging_not_int(release, env))
     return _logging_verdict(release, LOGGING_DISABLED_CONFIG) if refused else None
 
 
