@@ -984,7 +984,6 @@ def _config(c: dict) -> dict:
     cfg = dict(catalog.lookup(c["model"]).config, **c.get("config_patch", {}))
     cfg.pop("auto_map", None)
     for key in c.get("config_drop", ()):  # a key the checkpoint's config leaves out
-
         cfg.pop(key, None)
     preset = c.get("quantization_config")
     if preset:

@@ -975,7 +975,6 @@ _QWEN3_VL_TOWER = ("hidden_size", "num_heads", "intermediate_size", "depth", "ou
                    "deepstack_visual_indexes")
 
 
-
 def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
     snapshot = _snapshot(cfg, RESOLVED_TOP_ATTRIBUTES)
     if getattr(cfg, "model_type", None) in ("gemma4", "gemma4_text"):
