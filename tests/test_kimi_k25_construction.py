@@ -50,6 +50,15 @@ def test_data_parallel_encoder_is_not_split(serve_json, version):
     assert report["ok"] is True and not _skipped_mi(report)
 
 
+@pytest.mark.parametrize("limits", [("--limit-mm-per-prompt", '{"vision_chunk": 0}'), ("--language-model-only",)])
+def test_a_launch_that_may_build_no_tower_is_left_open(serve_json, limits):
+    # kimi_k25.py builds the tower inside _mark_tower_model("vision_chunk"): nothing when the limits leave it out, so
+    # the tower's refusal at -tp 32 (above) must not be reported
+    status, report = serve_json("0.20.0", "-tp", "32", "--nnodes", "4", *limits, model=K25)
+    assert report["ok"] is True
+    assert any("no vision tower" in str(s) for s in _skipped_mi(report))
+
+
 def test_release_with_other_module_names_stays_open(serve_json):
     status, report = serve_json("0.15.0", "-tp", "8", model=K25)
     reasons = " ".join(str(s) for s in _skipped_mi(report))

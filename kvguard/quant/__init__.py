@@ -98,6 +98,7 @@ from . import nemotron_h as _nemotron_h
 from . import online as _online
 from . import qwen3_vl as _qwen3_vl
 from . import wna16_moe as _wna16_moe
+from . import wrappers as _wrappers
 from .expr import ExpressionError, evaluate, names_in
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -1097,6 +1098,8 @@ def _kimi_unmodelled(facts, release, launch: Launch, scheme: Optional[QuantSchem
                      quant_cfg: Mapping[str, Any]) -> Optional[str]:
     """Why a Kimi-K2.5 launch is not decided (kvguard.quant.kimi_k25), with the ModelOpt exclusion list's answer for
     the vision tower's layers."""
+    if launch.mm_limits:
+        return _wrappers.tower_left_out(_kimi.ARCH)
     method = scheme.method if scheme is not None else launch.quantization
     state = None
     if scheme is not None and scheme.method.startswith("modelopt"):

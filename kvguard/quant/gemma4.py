@@ -46,6 +46,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from .wrappers import renamed
+
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
@@ -99,12 +101,6 @@ def unmodelled(resolved: Mapping[str, Any], resolved_top: Mapping[str, Any], met
 def exclusion_names(names: list[str], architectures: "tuple[str, ...] | list[str]", release) -> list[str]:
     """The ModelOpt exclusion list after the model class's checkpoint-name mapper (the caller has split ``a*``)."""
     prefixes = _MM_PREFIXES if "Gemma4ForConditionalGeneration" in (architectures or ()) else _TEXT_PREFIXES
-    out = []
-    for name in names:
-        if release.within(None, _EXPERT_PARENT_UNTIL):
-            name = _EXPERT_PARENT.sub(".moe.experts", name)
-        for old, new in prefixes:
-            if name.startswith(old):
-                name = new + name[len(old):]
-        out.append(name)
-    return out
+    if release.within(None, _EXPERT_PARENT_UNTIL):
+        names = [_EXPERT_PARENT.sub(".moe.experts", name) for name in names]
+    return renamed(names, prefixes)

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .wrappers import renamed
+
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
@@ -55,13 +57,7 @@ _CT = "compressed-tensors"
 
 def exclusion_names(names: "list[str]") -> "list[str]":
     """A ModelOpt exclusion list after the wrapper's checkpoint-name mapper (the caller has split ``a*``)."""
-    out = []
-    for name in names:
-        for old, new in _PREFIXES:
-            if name.startswith(old):
-                name = new + name[len(old):]
-        out.append(name)
-    return out
+    return renamed(names, _PREFIXES)
 
 
 def _tower(resolved_top: Mapping[str, Any]) -> "Optional[tuple[int, int, int]]":

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .wrappers import renamed, tower_left_out
+
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
@@ -67,13 +69,7 @@ _SIZES = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_
 
 def ignored_names(names: "tuple[str, ...]") -> "tuple[str, ...]":
     """An ``Fp8Config`` ignore list after the wrapper's checkpoint-name mapper (``WeightsMapper.apply_list``)."""
-    out = []
-    for name in names:
-        for old, new in _PREFIXES:
-            if name.startswith(old):
-                name = new + name[len(old):]
-        out.append(name)
-    return tuple(out)
+    return tuple(renamed(names, _PREFIXES))
 
 
 def _tower(resolved_top: Mapping[str, Any]) -> "Optional[dict[str, Any]]":
@@ -109,8 +105,7 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
         return (f"the awq weight-shard checks of {architecture} in vLLM {release.key} (modules_to_not_convert not "
                 f"mapped to the wrapper's names) are not modelled")
     if launch.mm_limits:
-        return (f"--limit-mm-per-prompt / --language-model-only with {architecture} (the wrapper builds no vision tower "
-                f"when every modality is limited to 0) is not modelled")
+        return tower_left_out(architecture)
     if launch.pp > 1:
         return (f"pipeline parallelism with {architecture} (the wrapper asserts that the later stages start past the "
                 f"deepstack layers) is not modelled")
