@@ -149,3 +149,67 @@ def test_flash_layers_and_what_stays_open():
     # the model hands its MoE layers no EPLB: what --enable-eplb then does is left open
     res = outcome(facts, resolve("0.31.0"), Launch(tp=1, dp=8, ep=True, eplb=True))
     assert res.unmodelled is not None and "take no EPLB" in res.unmodelled
+
+
+def _ct(weights: dict, activations: "dict | None", fmt: str, ignore: list) -> dict:
+    """A compressed-tensors quantization_config of one ``Linear`` group, as llm-compressor writes it."""
+    return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights, "input_activations": activations,
+                                          "output_activations": None, "format": fmt}},
+            "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}}
+
+
+#: the ignore list of llm-compressor's GLM-4.6 FP8_BLOCK example (examples/model_free_ptq/glm_4.6_fp8_block.py)
+GLM_CT_IGNORE = ["re:.*gate$", "lm_head", "model.embed_tokens"]
+CT_W4A16_G32 = _ct({"num_bits": 4, "type": "int", "symmetric": True, "strategy": "group", "group_size": 32}, None,
+                   "pack-quantized", GLM_CT_IGNORE)
+CT_FP8_BLOCK = _ct({"num_bits": 8, "type": "float", "symmetric": True, "strategy": "block", "block_structure": [128, 128]},
+                   {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "group", "group_size": 128,
+                    "dynamic": True}, "float-quantized", GLM_CT_IGNORE)
+CT_FP8_DYNAMIC = _ct({"num_bits": 8, "type": "float", "symmetric": True, "strategy": "channel"},
+                     {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "token", "dynamic": True},
+                     "float-quantized", GLM_CT_IGNORE)
+
+
+@pytest.mark.parametrize(("version", "exc", "message"), [
+    # 0.10.2: no scheme takes block weights (the first quantized layer, layer 0's qkv_proj)
+    ("0.10.2", "NotImplementedError", "No compressed-tensors compatible scheme was found."),
+    # 0.11.0+: the dense first layer's merged gate_up_proj, 10944 / 4 = 2736 rows per rank (21.375 blocks); the
+    # merged-layer allowance of 0.14.0+ reads Fp8Config's weight_block_size, which this config has not
+    ("0.11.0", "ValueError", "Weight output_partition_size = 2736 is not divisible by weight quantization block_n = 128."),
+    ("0.14.1", "ValueError", "Weight output_partition_size = 2736 is not divisible by weight quantization block_n = 128."),
+    ("0.33.0", "ValueError", "Weight output_partition_size = 2736 is not divisible by weight quantization block_n = 128."),
+])
+def test_air_compressed_tensors_fp8_block_tp4(version, exc, message):
+    verdict = kvguard.check(air(quantization_config=CT_FP8_BLOCK, torch_dtype="bfloat16"), vllm_version=version, tp=4,
+                            host=H100)
+    assert (verdict.ok, verdict.stage, verdict.exc_type, verdict.message) == (False, "model_init", exc, message)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.12.0", "0.31.0", "0.33.0"])
+def test_air_compressed_tensors_fp8_dynamic_tp4_is_accepted(version):
+    # per-channel FP8 weights with dynamic per-token activations: no size check on the linear layers nor the experts
+    verdict = kvguard.check(air(quantization_config=CT_FP8_DYNAMIC, torch_dtype="bfloat16"), vllm_version=version, tp=4,
+                            host=H100)
+    assert verdict.ok and not [s for s in verdict.skipped if s.check == "MI_model"], verdict.message
+
+
+def test_air_compressed_tensors_w4a16_tp2():
+    cfg = air(quantization_config=CT_W4A16_G32, torch_dtype="bfloat16")
+    # 0.24.0+: Marlin pads its tiles, 5472 / 2 inputs of layer 0's down_proj are 171 groups of 32: accepted
+    res = outcome(model_facts(cfg, vllm_version="0.33.0"), resolve("0.33.0"), Launch(tp=2))
+    assert (res.check, res.unmodelled) == (None, None)
+    # up to 0.23.x: 5472 is not a multiple of Marlin's 128-input tile: which kernel then takes it stays open
+    res = outcome(model_facts(cfg, vllm_version="0.20.0"), resolve("0.20.0"), Launch(tp=2))
+    assert res.unmodelled is not None and "model.layers.0.mlp.down_proj (per-rank input 5472" in res.unmodelled
+
+
+def test_compressed_tensors_router_is_never_quantized():
+    # 100 experts: a router width Marlin's unpadded tiles (up to 0.23.x) decline (not a multiple of 64); with only
+    # lm_head ignored the gate is still built unquantized (an nn.Linear; from 0.31.0 a GateLinear without the
+    # quantization config). The dense MLP at 10240 (80 tiles of 128) so that every other layer fits Marlin
+    cfg = air(n_routed_experts=100, intermediate_size=10240, torch_dtype="bfloat16",
+              quantization_config=dict(CT_W4A16_G32, ignore=["lm_head"]))
+    for version in ("0.20.0", "0.33.0"):
+        res = outcome(model_facts(cfg, vllm_version=version), resolve(version), Launch(tp=1))
+        assert (res.check, res.unmodelled) == (None, None), version

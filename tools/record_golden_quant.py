@@ -53,7 +53,28 @@ GLM45_AIR_FP8_BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic", "f
                        "modules_to_not_convert": ["lm_head", "model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj",
                                                   "model.layers.0.mlp.down_proj"]}
 
+#: the ignore list of llm-compressor's GLM-4.6 FP8_BLOCK example (examples/model_free_ptq/glm_4.6_fp8_block.py), for
+#: the GLM-4.5-Air compressed-tensors cases (the presets of CT_PRESETS)
+GLM_CT_IGNORE = ["re:.*gate$", "lm_head", "model.embed_tokens"]
+
 CASES = [
+    {"id": "mi-glm45-air-ct-w4a16-tp2", "model": "zai-org/GLM-4.5-Air", "config_patch": {"torch_dtype": "bfloat16"},
+     "quantization_config": "W4A16_G32", "ignore": GLM_CT_IGNORE, "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "since": "0.24.0",
+     "why": "GLM-4.5-Air, compressed-tensors W4A16 (groups of 32), -tp 2: Marlin (tiles padded from 0.24.0) takes "
+            "every linear layer, the Marlin MoE method the experts (704 per rank), the router gates stay unquantized: "
+            "accepted"},
+    {"id": "mi-glm45-air-ct-fp8-block-tp4", "model": "zai-org/GLM-4.5-Air",
+     "config_patch": {"torch_dtype": "bfloat16"}, "quantization_config": "FP8_BLOCK", "ignore": GLM_CT_IGNORE,
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "GLM-4.5-Air, compressed-tensors FP8_BLOCK [128, 128], -tp 4: the dense first layer's merged gate_up_proj "
+            "(10944 / 4 = 2736 per rank) refuses its block_n from 0.11.0 (no merged-layer allowance for this "
+            "scheme); 0.10.2 finds no scheme for block weights"},
+    {"id": "mi-glm45-air-ct-fp8-dynamic-tp4", "model": "zai-org/GLM-4.5-Air",
+     "config_patch": {"torch_dtype": "bfloat16"}, "quantization_config": "FP8_DYNAMIC", "ignore": GLM_CT_IGNORE,
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "GLM-4.5-Air, compressed-tensors FP8_DYNAMIC (per-channel weights, dynamic per-token activations), -tp 4: "
+            "no size check on the linear layers nor the experts: accepted"},
     {"id": "mi-glm45-air-fp8-tp4", "model": "zai-org/GLM-4.5-Air",
      "config_patch": {"quantization_config": GLM45_AIR_FP8_BLOCK}, "argv": ["-tp", "4"], "layout": {"tp": 4},
      "why": "GLM-4.5-Air, block FP8 [128, 128], -tp 4: 1408 / 4 = 352 per rank (2.75 blocks). 0.10.2 builds the routed "
@@ -958,6 +979,8 @@ CT_PRESETS = {
                   _ct_args(strategy="group", group_size=128, dynamic=True, observer=None)),
     "FP8_DYNAMIC": (_ct_args(), _ct_args(strategy="token", dynamic=True, observer=None)),
     "W4A16": (_ct_args(num_bits=4, type="int", strategy="group", group_size=128), None),
+    # W4A16 in groups of 32 (the smallest group Marlin takes)
+    "W4A16_G32": (_ct_args(num_bits=4, type="int", strategy="group", group_size=32), None),
     "W8A8": (_ct_args(type="int"), _ct_args(type="int", strategy="token", dynamic=True, observer=None)),
     # NVFP4 (W4A4) as RedHatAI's NVFP4 checkpoints are made (the recipe of RedHatAI/Meta-Llama-3.1-8B-Instruct-NVFP4's
     # model card, https://huggingface.co/RedHatAI/Meta-Llama-3.1-8B-Instruct-NVFP4, llm-compressor's
@@ -973,8 +996,8 @@ CT_PRESETS = {
     "NVFP4_FP8_STATIC": (_ct_args(num_bits=4, strategy="tensor_group", group_size=16), _ct_args(strategy="tensor")),
 }
 #: the presets' compression format (the FP8 ones: float-quantized)
-CT_FORMATS = {"W4A16": "pack-quantized", "W8A8": "int-quantized", "NVFP4": "nvfp4-pack-quantized",
-              "NVFP4A16": "nvfp4-pack-quantized", "NVFP4_FP8_DYNAMIC": "nvfp4-pack-quantized",
+CT_FORMATS = {"W4A16": "pack-quantized", "W4A16_G32": "pack-quantized", "W8A8": "int-quantized",
+              "NVFP4": "nvfp4-pack-quantized", "NVFP4A16": "nvfp4-pack-quantized", "NVFP4_FP8_DYNAMIC": "nvfp4-pack-quantized",
               "NVFP4_FP8_STATIC": "nvfp4-pack-quantized"}
 
 

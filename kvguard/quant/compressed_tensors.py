@@ -29,8 +29,8 @@ vllm/model_executor/layers/quantization/compressed_tensors/ of every release 0.1
   first quantized linear layer (:data:`NVFP4_FP8_REFUSED`).
 
 - ``compressed_tensors_moe.py`` (``compressed_tensors_moe/`` from 0.20.0):
-  ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral, DeepSeek-V2/V3 and (integer
-  weights) MiniMax-M2 (the ``Linear`` group; from 0.12.0 looked up, ``ignore`` included, by expert 0's projection names) and
+  ``CompressedTensorsMoEMethod.get_moe_method`` for the experts of Qwen3-MoE, Mixtral, DeepSeek-V2/V3, GLM-4.x and
+  (integer weights) MiniMax-M2 (the ``Linear`` group; from 0.12.0 looked up, ``ignore`` included, by expert 0's projection names) and
   ``CompressedTensorsW8A8Fp8MoEMethod``: per-tensor / per-tensor and per-channel / dynamic per-token FP8
   without a shape check, block FP8 (0.11.0+) through the MoE block-shape check on the per-rank
   intermediate size (never refined, unlike ``Fp8MoEMethod`` from 0.29.0); FusedMoE's EPLB support
@@ -91,8 +91,10 @@ _ACTIVATION_FORMATS = ("naive-quantized", "int-quantized", "float-quantized")
 #: vllm marlin_utils.MARLIN_SUPPORTED_GROUP_SIZES
 _MARLIN_GROUP_SIZES = (32, 64, 128)
 #: the MoE families whose compressed-tensors experts kvguard models (their first quantized layer is the attention's
-#: QKVParallelLinear, as in the dense models)
-MOE_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2")
+#: QKVParallelLinear, as in the dense models; GLM-4.x (models/glm4_moe.py): its router built without the quantization
+#: config in every release, its checkpoint-name mapper (0.26.0+) on the inner model class, which the quantization
+#: config never sees)
+MOE_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "glm4_moe")
 #: the MoE families kvguard models with compressed-tensors integer weights only (MiniMax-M2: its FP8 forms are not
 #: checked against the releases)
 WNA16_ONLY_FAMILIES = ("minimax_m2",)

@@ -86,10 +86,11 @@ __all__ = ["CT_FAMILIES", "FAMILIES", "Selection", "audit_rule", "compressed_ten
 #: the MoE families whose AWQ / GPTQ construction kvguard models (deepseek_v32: checked by tests/upstream/test_quant.py
 #: dsa_wna16_variants; glm4_moe: glm4_moe_variants)
 FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2", "deepseek_v32", "glm4_moe")
-#: the families whose compressed-tensors integer-weight experts kvguard models (compressed_tensors_experts), all four
+#: the families whose compressed-tensors integer-weight experts kvguard models (compressed_tensors_experts), all
 #: checked against the releases (tests/upstream/test_quant.py ct_moe_variants and ct_mla_variants: DeepSeek-V2/V3 /
-#: Kimi-K2 with MLA, shared experts and dense first layers on the dense WNA16 scheme, MiniMax-M2 from 0.11.1)
-CT_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2")
+#: Kimi-K2 with MLA, shared experts and dense first layers on the dense WNA16 scheme, MiniMax-M2 from 0.11.1;
+#: glm4_moe_variants: GLM-4.x)
+CT_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2", "glm4_moe")
 #: the families whose router gate no release quantizes (built with ``quant_config=None``; GLM-4.x's is a float32
 #: nn.Linear, from 0.31.0 a GateLinear)
 _GATE_UNQUANTIZED = ("mixtral", "deepseek_v2", "minimax_m2", "deepseek_v32", "glm4_moe")

@@ -1961,6 +1961,9 @@ GLM4_MOE_355B = {"hidden_size": 5120, "intermediate_size": 12288, "moe_intermedi
 #: how many GLM-4.x configs run() builds per release (None: two on the releases of GLM4_MOE_SAMPLE, none elsewhere);
 #: tools/quant_differential.py --glm4-moe runs them alone (run_glm4_moe)
 GLM4_MOE_CONFIGS: "int | None" = None
+#: the ignore list of llm-compressor's GLM-4.6 FP8_BLOCK example (examples/model_free_ptq/glm_4.6_fp8_block.py): the router
+#: gates, the LM head, the embedding
+GLM4_MOE_CT_IGNORE = ("re:.*gate$", "lm_head", "model.embed_tokens")
 #: CI: the first release, the shared experts built before the routed ones (0.11.0), MixtureOfExperts (0.11.1), the
 #: router as a GateLinear (0.31.0) and the last
 GLM4_MOE_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.11.1", "0.31.0"))
@@ -1983,7 +1986,7 @@ def glm4_moe_variants(rng: random.Random, n: int) -> list[dict]:
     MoE layer, with varied sizes (the dense and expert intermediate sizes: 10944 and 1408 are 85.5 and 11 blocks of
     128; the expert count, the KV heads) and quantization: block FP8 ([128, 128]; sometimes the dense layers' MLP left
     unquantized, sometimes a layer's attention), online FP8 (``--quantization fp8``), AWQ / GPTQ in AutoAWQ's /
-    AutoGPTQ's form, unquantized."""
+    AutoGPTQ's form, compressed-tensors (llm-compressor's presets, ct_quantization_config), unquantized."""
     out = []
     while len(out) < n:
         first = rng.choice([1, 1, 2, 3])
@@ -1994,9 +1997,18 @@ def glm4_moe_variants(rng: random.Random, n: int) -> list[dict]:
             cfg["n_routed_experts"] = rng.choice([128, 160, 64, 96])
         if rng.random() < 0.2:
             cfg["num_key_value_heads"] = rng.choice([4, 16, 8])
-        kind = rng.choice(["fp8_block", "fp8_block", "fp8_block_ignore", "online", "none", "wna16", "wna16"])
+        kind = rng.choice(["fp8_block", "fp8_block", "fp8_block_ignore", "online", "none", "wna16", "wna16", "ct", "ct"])
         engine: dict = {}
-        if kind.startswith("fp8_block"):
+        if kind == "ct":
+            # llm-compressor's presets with the ignore list of its GLM-4.6 FP8_BLOCK example
+            # (vllm-project/llm-compressor examples/model_free_ptq/glm_4.6_fp8_block.py), sometimes another one
+            cfg["torch_dtype"] = "bfloat16"
+            q = ct_quantization_config(rng)
+            roll = rng.random()
+            q["ignore"] = list(GLM4_MOE_CT_IGNORE) if roll < 0.7 else ["lm_head"] if roll < 0.8 else ["lm_head", rng.choice(
+                ["re:.*shared_experts.*", "re:.*experts.*", "re:.*self_attn.*", "model.layers.0.mlp.gate_proj"])]
+            cfg["quantization_config"] = q
+        elif kind.startswith("fp8_block"):
             q = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]}
             if kind == "fp8_block_ignore":
                 # the dense layers' MLP (10944 is not whole blocks) or one layer's attention left unquantized
