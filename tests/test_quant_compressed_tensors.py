@@ -1059,3 +1059,13 @@ def test_a_pattern_is_matched_at_the_start_of_the_layer_name():
     accepted = kvguard.check(model(base, dict(FP8_BLOCK, ignore=["lm_head", "re:.*mlp.*"])), vllm_version="0.33.0",
                              tp=8, host=H100)
     assert accepted.ok and "MI_model" not in skipped(accepted)
+
+
+def test_block_fp8_reaching_a_quantized_router_first_on_0_10_2_is_skipped():
+    # 0.10.2 finds no scheme for block weights; with the attention ignored, Qwen3-MoE's first linear the Linear target
+    # reaches is the router gate (a ReplicatedLinear given the quantization config), whose lookup kvguard does not walk:
+    # skipped, not an internal error
+    cfg = model("Qwen/Qwen3-30B-A3B", dict(FP8_BLOCK, ignore=["lm_head", "re:.*self_attn.*"]))
+    verdict = kvguard.check(cfg, vllm_version="0.10.2", tp=1, host=H100)
+    assert verdict.ok and "MI_model" in skipped(verdict)
+    assert any("replicated layer model.layers.0.mlp.gate" in s.reason for s in verdict.skipped)

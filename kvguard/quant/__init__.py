@@ -1305,6 +1305,12 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                                           f"{layer.prefix} unquantized is not modelled")
                     skip = state
                 if skip != "skipped" and (not router or _wna16_moe.gate_quantized(family, scheme, release)):
+                    if scheme.method == _ct.METHOD and not path.startswith("gptq_marlin"):
+                        # a compressed-tensors scheme that finds no scheme or refuses its activations reaching a
+                        # replicated layer first (every earlier linear ignored): which layer the release meets
+                        # first there, and how its ignore list reads the router, is not walked
+                        raise _Unmodelled(f"the compressed-tensors scheme of the replicated layer {layer.prefix} "
+                                          f"(path {path}) is not modelled")
                     _wna16_layer(layer.prefix, scheme, path, layer.input_size, layer.input_size,
                                  layer.output_sizes[0])
             else:
