@@ -79,6 +79,8 @@ FIELDS += ("return_sampling_mask", "enable_trace_replay", "enable_batch_sharded_
 #: (kvguard.rules.engine_options)
 FIELDS += ("replayssm_buffer_len", "guided_decoding_backend", "guided_decoding_disable_any_whitespace",
            "guided_decoding_disable_additional_properties")
+#: whether a multimodal wrapper builds its tower (kvguard.quant.wrappers): --language-model-only (0.17.0+)
+FIELDS += ("language_model_only",)
 
 
 def _redundant_experts(ea):

@@ -576,8 +576,9 @@ def compare(version: str, cases: list[dict], results: list[dict]) -> dict:
             if got != want:
                 diff[key] = {"kvguard": cmd.fields.get(key, "<default>"), "oracle": want}
         for key in cmd.fields:
-            # every flag's field is recorded; what kvguard derives from a config option's JSON is not
-            if key not in parsed and key != "headless" and key in _FLAG_FIELDS:
+            # every flag's field is recorded; what kvguard derives from a config option's JSON is not, nor
+            # --limit-mm-per-prompt, of which kvguard reads only whether it is given (kvguard.quant.wrappers)
+            if key not in parsed and key not in ("headless", "limit_mm_per_prompt") and key in _FLAG_FIELDS:
                 diff[key] = {"kvguard": cmd.fields[key], "oracle": "<not recorded>"}
         if cmd.fields.get("headless", False) != rec.get("headless", False):
             diff["headless"] = {"kvguard": cmd.fields.get("headless", False), "oracle": rec.get("headless")}
