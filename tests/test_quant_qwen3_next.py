@@ -138,3 +138,22 @@ def test_other_methods_stay_skipped():
                                   "version": "gemm"})
     v = kvguard.check(c, vllm_version="0.33.0", tp=4, host=H100)
     assert "awq weight-shard checks of Qwen3NextForCausalLM are not modelled" in mi_skip(v)
+
+
+@pytest.mark.parametrize(("layer_types", "first"), [
+    # Qwen3-Next-80B-A3B's pattern: three gated-delta-net layers, then full attention
+    (["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 12, 3),
+    (["full_attention", "linear_attention"] * 24, 0),
+    # no layer kinds to read: the selector is taken to fire at the first layer
+    (None, 0),
+])
+def test_first_attention_layer(layer_types, first):
+    from kvguard.quant import first_attention_layer
+
+    assert first_attention_layer("qwen3_next", {"num_hidden_layers": 48, "layer_types": layer_types}) == first
+
+
+def test_families_without_linear_attention_select_at_the_first_layer():
+    from kvguard.quant import first_attention_layer
+
+    assert first_attention_layer("qwen3_moe", {"num_hidden_layers": 48}) == 0

@@ -105,7 +105,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["Layer", "Outcome", "QuantScheme", "family_has_moe", "family_of", "forbidden_tp", "implements_moe", "layers",
+__all__ = ["Layer", "Outcome", "QuantScheme", "family_has_moe", "family_of", "first_attention_layer", "forbidden_tp", "implements_moe", "layers",
            "outcome", "scheme_of"]
 
 # os.path, not pathlib: pathlib (and the urllib it imports) costs a cold check a few milliseconds
@@ -134,9 +134,26 @@ def implements_moe(family: str, release) -> bool:
     return release.within(fact) if isinstance(fact, str) else bool(fact)
 
 
+def first_attention_layer(family: str, resolved: Mapping[str, Any]) -> int:
+    """The index of the first decoder layer that selects an attention backend while it is built: the first ``i`` for
+    which the family's ``attention_layer`` condition holds (kvguard/data/quant_archs.json; Qwen3-Next's
+    gated-delta-net layers select none), else 0 (every layer does, or the config does not say)."""
+    condition = _families()[family].get("attention_layer")
+    if condition is None:
+        return 0
+    names = _names(resolved, _families()[family])
+    count = names.get("num_hidden_layers")
+    try:
+        return next((i for i in range(count if type(count) is int else 0) if evaluate(condition, dict(names, i=i))), 0)
+    except (ExpressionError, TypeError, IndexError):
+        return 0
+
+
 def family_has_moe(family: str) -> bool:
-    """Whether the family's layers include a MoE layer (kvguard/data/quant_archs.json)."""
-    return any(item.get("kind") == "moe" for item in _families()[family]["layer"])
+    """Whether the family's layers include a MoE layer (kvguard/data/quant_archs.json; none where its ``moe_layer``
+    holds for no layer: Qwen3.5's dense model)."""
+    fam = _families()[family]
+    return fam.get("moe_layer") != "False" and any(item.get("kind") == "moe" for item in fam["layer"])
 
 
 # ---------------------------------------------------------------------------

@@ -960,14 +960,12 @@ def _before_first_attention(prefix: "str | None", check: "str | None" = None, fi
 
 
 def _first_attention_layer(state) -> int:
-    """The index of the first decoder layer that selects an attention backend while it is built: Qwen3-Next's first
-    ``full_attention`` layer (its ``linear_attention`` layers are gated-delta-net layers), else 0."""
-    from kvguard.quant import family_of
+    """The index of the first decoder layer that selects an attention backend while it is built (the family's
+    ``attention_layer``, kvguard/data/quant_archs.json), else 0."""
+    from kvguard.quant import family_of, first_attention_layer
 
-    kinds = state.facts.resolved.get("layer_types")
-    if family_of(state.facts.architectures) != "qwen3_next" or not isinstance(kinds, list):
-        return 0
-    return next((i for i, kind in enumerate(kinds) if kind != "linear_attention"), 0)
+    family = family_of(state.facts.architectures)
+    return 0 if family is None else first_attention_layer(family, state.facts.resolved)
 
 
 def _selector_fires(state) -> bool:
