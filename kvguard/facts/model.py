@@ -969,8 +969,9 @@ def _layer_sizes(text: Any) -> dict[str, Any]:
 #: the multimodal towers whose sizes decide whether Gemma 4's wrapper hands them the quantization config
 #: (gemma4_mm.py: hidden and intermediate sizes multiples of 64); kept as ``{tower: [hidden, intermediate]}``
 _TOWERS = ("vision_config", "audio_config")
-#: the model types whose vision config is Qwen3-VL's, and the attributes its vision transformer reads
-_QWEN3_VL_TYPES = ("qwen3_vl", "qwen3_vl_moe")
+#: the model types whose vision config is Qwen3-VL's (Qwen3.5's wrappers build the same tower), and the attributes
+#: its vision transformer reads
+_QWEN3_VL_TYPES = ("qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
 _QWEN3_VL_TOWER = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size", "spatial_merge_size",
                    "deepstack_visual_indexes")
 

@@ -68,6 +68,11 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   experts after the routed ones in 0.10.2 and before them from 0.11.0; unquantized, ``Fp8Config``, online FP8 and
   AWQ / GPTQ (a family's ``activation`` and ``unmodelled_launch``: :func:`_family_unmodelled`).
 
+- Qwen3.5 / Qwen3.6 (0.17.0+, the ``qwen3_5_moe`` / ``qwen3_5`` families, which ``extends`` Qwen3-Next's items with
+  the split gated-delta-net projections): Qwen3-VL's tower first (:mod:`kvguard.quant.qwen3_vl`), then Qwen3-Next's
+  layers under ``language_model``; unquantized, ``Fp8Config``, online FP8 and ModelOpt NVFP4 (the exclusion list
+  through the wrapper's checkpoint-name mapper, the routed experts on the default host's FP4 Marlin).
+
 - Nemotron-H (0.24.0+, :mod:`kvguard.quant.nemotron_h`): the first Mamba-2 mixer's asserts; past them a ModelOpt NVFP4
   export's layers (the per-rank inputs of the Mamba, attention, shared-expert and MLP projections, the exclusion list
   in the export's ``backbone.`` names), its ``relu2`` experts on the default host's FP4 Marlin.
@@ -115,7 +120,33 @@ _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 @lru_cache(maxsize=1)
 def _families() -> dict[str, dict]:
     with open(_DATA, encoding="utf-8") as fh:
-        return json.load(fh)["families"]
+        written = json.load(fh)["families"]
+    return {name: _inherited(name, written) for name in written}
+
+
+#: the keys a family that ``extends`` another does not take from it: what names the model classes and their modules
+_OWN_KEYS = ("architectures", "source", "root", "head", "extends", "replace")
+
+
+def _inherited(name: str, written: dict[str, dict]) -> dict:
+    """A family as the layer walk reads it: one that ``extends`` another (Qwen3.5's, Qwen3-Next's decoder layers)
+    takes every key it does not write itself from that family, and its ``replace`` swaps the inherited layer items of
+    a module name (each release's variants) for its own, at the place of the first."""
+    fam = written[name]
+    if "extends" not in fam:
+        return fam
+    base = _inherited(fam["extends"], written)
+    out = {key: value for key, value in base.items() if key not in _OWN_KEYS}
+    out.update(fam)
+    replace = fam.get("replace") or {}
+    items: list[dict] = []
+    for item in out["layer"]:
+        if item.get("name") not in replace:
+            items.append(item)
+        elif not any(i.get("name") == item["name"] for i in items):
+            items.extend(replace[item["name"]])
+    out["layer"] = items
+    return out
 
 
 def family_of(architectures: "tuple[str, ...] | list[str]") -> Optional[str]:
@@ -1198,8 +1229,10 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     if vl is not None:
         # (kvguard.quant.qwen3_vl) the vision tower is built first, with the quantization config: the methods proven
         # through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
-        why = _qwen3_vl.unmodelled(facts.resolved_top, vl, scheme.method if scheme is not None else launch.quantization,
-                                   launch, release)
+        method = scheme.method if scheme is not None else launch.quantization
+        if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
+            method = _mo_shards.read(quant_cfg, release)[0] or method  # the method ModelOpt's override names
+        why = _qwen3_vl.unmodelled(facts.resolved_top, vl, method, launch, release, facts.resolved.get("model_type"))
         if why is not None:
             return Outcome(unmodelled=why)
         if scheme is not None:

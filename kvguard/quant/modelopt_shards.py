@@ -16,7 +16,9 @@ Mirrors vllm/model_executor/layers/quantization/modelopt.py of each release (rea
   while the layer is built) is not modelled.
 
 The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE, Mixtral, MiniMax-M2 (0.11.1+, read in 0.11.1,
-0.20.0, 0.24.0, 0.28.0, 0.33.0: its router gate never takes the quantization config), DeepSeek-V2/V3 and Gemma 4
+0.20.0, 0.24.0, 0.28.0, 0.33.0: its router gate never takes the quantization config), Qwen3.5-MoE (0.17.0+, read in
+0.17.0, 0.20.0, 0.24.0, 0.33.0: Qwen3-Next's MoE block, router and shared-expert gates built without the quantization
+config; the exclusion list through the Qwen3-VL wrapper's mapper, kvguard.quant.qwen3_vl), DeepSeek-V2/V3 and Gemma 4
 (0.28.0+, whose ``gelu_tanh`` experts get the same backends on the default host: kvguard.quant.gemma4),
 ``quant_algo`` FP8 (``ModelOptFp8MoEMethod``) and NVFP4 (``ModelOptNvFp4FusedMoE``), read in 0.10.2, 0.13.0, 0.14.1, 0.15.0, 0.16.0,
 0.20.0, 0.24.0, 0.28.0, 0.30.0, 0.33.0: the method picks its MoE backend while it is built, then ``create_weights``
@@ -127,7 +129,7 @@ A16_LINEAR = ("0.29.0", "0.29.0")
 _ALGOS = {"modelopt": ("FP8", "FP8_PER_CHANNEL_PER_TOKEN"), "modelopt_fp4": ("NVFP4",)}
 #: the MoE families whose ModelOpt experts are decided (kvguard/data/quant_archs.json names; deepseek_v2 too, in
 #: moe_unmodelled)
-MOE_FAMILIES = ("qwen3_moe", "mixtral", "gemma4", "minimax_m2")
+MOE_FAMILIES = ("qwen3_moe", "mixtral", "gemma4", "minimax_m2", "qwen3_5_moe")
 #: the environment variables that steer the ModelOpt MoE backend selection in some release (FP8 / NVFP4 FlashInfer,
 #: DeepGEMM, AITER, the forced-Marlin test switch, 0.30.0+ the B12X FP4 override, the Marlin input dtype, batch
 #: invariance): a launch that sets one is not decided
@@ -169,7 +171,7 @@ def weight_only_linear(cfg: Mapping[str, Any], release) -> bool:
 #: (LlamaModel / Qwen2Model / Qwen3MoeModel / MixtralModel / NemotronHForCausalLM.hf_to_vllm_mapper; DeepSeek-V2/V3
 #: have none; Nemotron-H is modelled from 0.24.0)
 MAPPER_SINCE = {"llama": "0.26.0", "qwen3_moe": "0.26.0", "mixtral": "0.26.0", "gemma4": "0.28.0",
-                "nemotron_h": "0.24.0"}
+                "nemotron_h": "0.24.0", "qwen3_5": "0.17.0", "qwen3_5_moe": "0.17.0"}
 #: ModelOptQuantConfigBase.apply_vllm_mapper splits ``a*`` into ``a`` and ``a.*`` from this release
 SPLIT_SINCE = "0.13.0"
 #: MixtralModel's mapper renames the experts' projections in names (orig_to_new_substr) from this release
@@ -229,6 +231,11 @@ def exclusions(cfg: Mapping[str, Any], family: str, method: str,
             from .gemma4 import exclusion_names
 
             names = exclusion_names(names, architectures, release)
+        if family in ("qwen3_5", "qwen3_5_moe"):
+            # Qwen3.5's wrappers map names as Qwen3-VL's (kvguard.quant.qwen3_vl)
+            from .qwen3_vl import ignored_names
+
+            names = list(ignored_names(tuple(names)))
         if family == "mixtral" and release.within(MIXTRAL_RENAMES_SINCE):
             renamed = []
             for name in names:
@@ -248,12 +255,14 @@ def exclusions(cfg: Mapping[str, Any], family: str, method: str,
 #: ModelOptQuantConfigBase.get_quant_method hands a ``ParallelLMHead`` the linear method (``UnquantizedLinearMethod``
 #: when the list excludes ``lm_head``) from this release; before, it answers None and the head is unquantized
 LM_HEAD_SINCE = "0.23.0"
-#: Qwen2ForCausalLM / Qwen3ForCausalLM with tied word embeddings use the embedding itself as their LM head (no
-#: ParallelLMHead is built) before this release; from it they build one and tie it (qwen2.py / qwen3.py)
+#: Qwen2ForCausalLM / Qwen3ForCausalLM (and Qwen3.5's language model, which hands its head the quantization config
+#: from LM_HEAD_SINCE) with tied word embeddings use the embedding itself as their LM head (no ParallelLMHead is
+#: built) before this release; from it they build one and tie it (qwen2.py / qwen3.py / qwen3_5.py)
 QWEN_TIED_HEAD_SINCE = "0.28.0"
 #: the model classes of kvguard's families that build a ParallelLMHead only when the embeddings are not tied, until
 #: QWEN_TIED_HEAD_SINCE
-_QWEN_ARCHS = ("Qwen2ForCausalLM", "Qwen3ForCausalLM")
+_QWEN_ARCHS = ("Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3_5ForConditionalGeneration",
+               "Qwen3_5MoeForConditionalGeneration")
 #: LlamaForCausalLM (MistralForCausalLM inherits its __init__) ties a built LM head through
 #: ParallelLMHead.tie_weights, which hands it to the head's quantization method from 0.24.0 (0.23.0 sets the weight
 #: itself)

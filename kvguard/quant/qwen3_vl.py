@@ -32,6 +32,13 @@ proven), the dense wrapper in 0.11.0 (its decoder is built at ``language_model.l
 then does with EPLB is not read), pipeline
 parallelism (the wrapper asserts the later stages start past the deepstack layers), ``--limit-mm-per-prompt`` /
 ``--language-model-only`` (the wrapper builds no tower when every modality is limited to 0).
+
+Qwen3.5's wrappers (``Qwen3_5ForConditionalGeneration`` / ``Qwen3_5MoeForConditionalGeneration``, qwen3_5.py read in
+0.17.0, 0.18.0, 0.19.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0) subclass Qwen3-VL's: the same tower (its
+``deepstack_visual_indexes`` empty in the published configs) and checkpoint-name mapper, then the ``qwen3_5`` /
+``qwen3_5_moe`` family's language model.  Decided there (:data:`QWEN3_5_METHODS`): unquantized, ``Fp8Config``, online
+FP8 and ModelOpt NVFP4 (kvguard.quant.modelopt_shards maps the exclusion list through the same mapper); left open: a
+text config whose model type is not the wrapper's, other methods, the limited modalities, pipeline parallelism.
 """
 
 from __future__ import annotations
@@ -48,7 +55,11 @@ __all__ = ["ARCHS", "DATA_PARALLEL", "ignored_names", "tower_layers", "unmodelle
 
 DENSE_ARCH = "Qwen3VLForConditionalGeneration"
 MOE_ARCH = "Qwen3VLMoeForConditionalGeneration"
-ARCHS = (DENSE_ARCH, MOE_ARCH)
+#: Qwen3.5's wrappers (qwen3_5.py, 0.17.0+): subclasses of Qwen3-VL's that build the same tower, then the qwen3_5 /
+#: qwen3_5_moe family's language model; the text config's model type each wrapper's decoder layers expect
+QWEN3_5_ARCHS = {"Qwen3_5ForConditionalGeneration": "qwen3_5_text",
+                 "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe_text"}
+ARCHS = (DENSE_ARCH, MOE_ARCH, *QWEN3_5_ARCHS)
 #: the first release that registers both wrappers
 SINCE = "0.11.0"
 #: the first release whose dense wrapper builds its decoder at language_model.model (0.11.0: language_model.layers)
@@ -57,6 +68,9 @@ DENSE_SINCE = "0.11.1"
 MOE_EPLB_SINCE = "0.12.0"
 #: the checkpoint methods whose construction is proven through the tower (None: unquantized)
 METHODS = (None, "fp8", "awq")
+#: the same for Qwen3.5's wrappers (ModelOpt NVFP4: the tower's layers take the linear method unless the exclusion
+#: list, through the wrapper's checkpoint-name mapper, names them)
+QWEN3_5_METHODS = (None, "fp8", "modelopt_fp4")
 #: the first release whose AWQ config maps modules_to_not_convert through the wrapper's checkpoint-name mapper
 AWQ_SINCE = "0.11.1"
 #: a Layer's ``disable_tp`` for the tower's layers: not split by tp when the encoder runs data-parallel
@@ -87,9 +101,11 @@ def _tower(resolved_top: Mapping[str, Any]) -> "Optional[dict[str, Any]]":
 
 
 def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]", launch,
-               release) -> "Optional[str]":
-    """Why the construction of this Qwen3-VL launch is not decided (``method``: the checkpoint's or
-    ``--quantization``'s, None unquantized), or None."""
+               release, text_model_type: "Optional[str]" = None) -> "Optional[str]":
+    """Why the construction of this Qwen3-VL / Qwen3.5 launch is not decided (``method``: the checkpoint's or
+    ``--quantization``'s, None unquantized; ``text_model_type``: the text config's), or None."""
+    if architecture in QWEN3_5_ARCHS:
+        return _qwen3_5_unmodelled(resolved_top, architecture, method, launch, text_model_type)
     if not release.within(SINCE):
         return f"the model construction of {architecture} in vLLM {release.key} is not modelled"
     if architecture == DENSE_ARCH and not release.within(DENSE_SINCE):
@@ -112,6 +128,28 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     if launch.eplb and architecture == MOE_ARCH and not release.within(MOE_EPLB_SINCE):
         return (f"--enable-eplb with {architecture} in vLLM {release.key} (whether its wrapper implements "
                 f"MixtureOfExperts) is not modelled")
+    return None
+
+
+def _qwen3_5_unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]", launch,
+                        text_model_type: "Optional[str]") -> "Optional[str]":
+    """Qwen3.5's wrappers (the releases are the family's): the tower, the methods, the launches left open."""
+    if text_model_type != QWEN3_5_ARCHS[architecture]:
+        # the decoder layer picks its MLP by the text model type (another is a ValueError of the model; a dense model
+        # in the MoE wrapper finds no MoE layer, a RuntimeError): not modelled
+        return (f"the model construction of {architecture} with a text config of model type {text_model_type!r} is "
+                f"not modelled")
+    if _tower(resolved_top) is None:
+        return (f"the vision tower of {architecture} with sizes {resolved_top.get('vision_tower')!r} is not "
+                f"modelled")
+    if method not in QWEN3_5_METHODS:
+        return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
+                f"config) are not modelled")
+    if launch.mm_limits:
+        return tower_left_out(architecture)
+    if launch.pp > 1:
+        return (f"pipeline parallelism with {architecture} (which decoder layers each stage builds) is not "
+                f"modelled")
     return None
 
 

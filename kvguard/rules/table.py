@@ -945,7 +945,8 @@ def _before_first_attention(prefix: "str | None", check: "str | None" = None, fi
     layers, any layer before ``first`` (Qwen3-Next's gated-delta-net layers select none), or layer ``first``'s
     attention module (its projections and asserts)."""
     if check == "MI_attn_assert":
-        return prefix in (f"model.layers.{first}", None)
+        # (a multimodal wrapper's decoder: language_model.model.layers.N, Qwen3-VL's and Qwen3.5's)
+        return prefix is None or prefix == f"model.layers.{first}" or prefix.endswith(f".model.layers.{first}")
     if not prefix:
         return False
     if ".layers." not in prefix and not prefix.startswith("layers."):

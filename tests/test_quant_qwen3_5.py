@@ -1,0 +1,157 @@
+"""Model construction of Qwen3.5 / Qwen3.6 (kvguard/data/quant_archs.json families qwen3_5_moe and qwen3_5, 0.17.0+).
+
+Expected values are worked out by hand from the configs' sizes (quoted in each test) and the release source
+(vllm/model_executor/models/qwen3_5.py of 0.17.0 - 0.33.0: the Qwen3-VL vision tower first, then Qwen3-Next's
+attention, gated delta net and MoE block with the gated-delta-net input projections built from the checkpoint's split
+weights: in_proj_qkvz a merged layer of [key dim, key dim, value dim, value dim], in_proj_ba one of [value heads,
+value heads]; fp8.py's block checks; modelopt.py's NVFP4 input check).  tests/upstream/test_quant.py (run_qwen3_5) and
+the golden cases mi-qwen3-5-* compare with the releases themselves.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+import kvguard
+from kvguard import catalog
+from kvguard.quant import layers
+from kvguard.rules.check import model_facts
+from kvguard.versions import resolve
+
+H100 = kvguard.Host.cuda_node()
+BIG = kvguard.Host.cuda_node(gpus_per_node=64)
+MOE = "Qwen/Qwen3.5-397B-A17B"
+DENSE = "Qwen/Qwen3.5-27B"
+NVFP4 = "nvidia/Qwen3.5-397B-A17B-NVFP4"
+RELEASES = ["0.17.0", "0.18.0", "0.20.0", "0.24.0", "0.28.0", "0.33.0"]
+
+
+def mi_skip(v) -> str:
+    return {s.check: s.reason for s in v.skipped}.get("MI_model", "")
+
+
+def config(name: str) -> dict:
+    return copy.deepcopy(catalog.lookup(name).config)
+
+
+def qwen_fp8(cfg: dict, *, drop: tuple[str, ...] = ()) -> dict:
+    """A block-FP8 config in the form of Qwen's FP8 exports: the vision tower, each gated-delta-net layer's conv1d /
+    in_proj_a / in_proj_b, the router and shared-expert gates and the LM head in modules_to_not_convert (checkpoint
+    names), but the names in ``drop``."""
+    text, vision = cfg["text_config"], cfg["vision_config"]
+    names = [f"model.visual.blocks.{b}.{n}" for b in range(vision["depth"])
+             for n in ("attn.qkv", "attn.proj", "mlp.linear_fc1", "mlp.linear_fc2")]
+    names += [f"model.visual.merger.linear_fc{k}" for k in (1, 2)]
+    for i, kind in enumerate(text["layer_types"]):
+        if kind == "linear_attention":
+            names += [f"model.language_model.layers.{i}.linear_attn.{n}" for n in ("conv1d", "in_proj_a", "in_proj_b")]
+        if "num_experts" in text:
+            names += [f"model.language_model.layers.{i}.mlp.{n}" for n in ("gate", "shared_expert_gate")]
+    names.append("lm_head")
+    cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
+                                  "weight_block_size": [128, 128],
+                                  "modules_to_not_convert": [n for n in names if n not in drop]}
+    return cfg
+
+
+def test_layers_take_the_split_projections():
+    # hidden 4096; 16 key heads and 64 value heads of 128: in_proj_qkvz [2048, 2048, 8192, 8192] from in_proj_qkv /
+    # in_proj_z, in_proj_ba [64, 64] from in_proj_b / in_proj_a (Qwen3-Next's own are one fused output each); every
+    # layer a MoE layer under language_model.model
+    facts = model_facts(config(MOE), vllm_version="0.33.0")
+    built = {(layer.prefix, layer.output_sizes, layer.shards) for layer in
+             layers(facts.resolved, "qwen3_5_moe", resolve("0.33.0"), facts.architectures)}
+    root = "language_model.model.layers.0"
+    assert (f"{root}.linear_attn.in_proj_qkvz", (2048, 2048, 8192, 8192), ("in_proj_qkv", "in_proj_z")) in built
+    assert (f"{root}.linear_attn.in_proj_ba", (64, 64), ("in_proj_b", "in_proj_a")) in built
+    assert (f"{root}.mlp.shared_expert.gate_up_proj", (1024, 1024), ("gate_proj", "up_proj")) in built
+    assert not any(prefix.endswith(".mlp.down_proj") for prefix, _, _ in built)
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_vision_tower_refuses_first(version):
+    # the tower's 16 heads split over tp 32 (Qwen2_5_VisionAttention's divide) before the language model, whose 32
+    # attention heads, 2 KV heads and 64 value heads take tp 32
+    v = kvguard.check(MOE, vllm_version=version, tp=32, host=BIG)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (False, "model_init", "MI_divide", "AssertionError",
+                                                               "16 is not divisible by 32")
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_nvidia_nvfp4_export_builds(version):
+    # the export leaves everything but the routed experts unquantized (the tower, each layer's attention or gated
+    # delta net and shared expert, the LM head); the router is built without the quantization config; the NVFP4 experts
+    # (FP4 Marlin on the default host) check no size: 1024 / 16 = 64 expert features per rank build
+    for tp in (4, 16):
+        v = kvguard.check(NVFP4, vllm_version=version, tp=tp, host=BIG)
+        assert v.ok and mi_skip(v) == "", (tp, v.check, mi_skip(v))
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_nvfp4_quantized_tower_refuses(version):
+    # "model.visual*" left out of the exclusion list: the tower's mlp.linear_fc2 takes 4304 / 2 = 2152 input features
+    # per rank, not a multiple of 16 (the merger's and the attention's 4608 / 2 and 1152 / 2 are); not split with
+    # --mm-encoder-tp-mode data (4304 = 16 x 269)
+    cfg = config(NVFP4)
+    cfg["quantization_config"]["ignore"].remove("model.visual*")
+    v = kvguard.check(cfg, vllm_version=version, tp=2, host=H100)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_nvfp4_input", "ValueError",
+        "Unsupported model when in features size is not multiple of 16")
+    v = kvguard.check(cfg, vllm_version=version, tp=2, host=H100, mm_encoder_tp_mode="data")
+    assert v.ok and mi_skip(v) == ""
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_fp8_half_listed_in_proj_ba(version):
+    # in_proj_a listed, in_proj_b not: the fused in_proj_ba's shards disagree (is_layer_skipped, names through the
+    # wrapper's mapper: model.language_model. -> language_model.model.)
+    cfg = qwen_fp8(config(MOE), drop=("model.language_model.layers.0.linear_attn.in_proj_b",))
+    v = kvguard.check(cfg, vllm_version=version, tp=4, host=H100)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_fused_shards", "ValueError",
+        "Detected some but not all shards of language_model.model.layers.0.linear_attn.in_proj_ba are quantized. All "
+        "shards of fused layers to have the same precision.")
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_fp8_dense_mlp_block_k(version):
+    # Qwen3.5-27B with a dense intermediate size of 3584 at tp 8: gate_up_proj's [448, 448] per rank are ragged
+    # blocks the merged layer allows (0.14.0+), down_proj's 448 input features are not whole 128-blocks; layer 0's
+    # gated delta net (in_proj_qkvz [256, 256, 768, 768], out_proj 6144 / 8 = 768 inputs) builds first
+    cfg = config(DENSE)
+    cfg["text_config"]["intermediate_size"] = 3584
+    v = kvguard.check(qwen_fp8(cfg), vllm_version=version, tp=8, host=H100)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_fp8_block_k",  "ValueError",
+        "Weight input_size_per_partition = 448 is not divisible by weight quantization block_k = 128.")
+    assert kvguard.check(qwen_fp8(config(DENSE)), vllm_version=version, tp=8, host=H100).ok
+
+
+def test_other_forms_stay_skipped():
+    # AWQ (0.33.0 replicates in_proj_ba for AWQ / GPTQ / INC on CUDA), ModelOpt's MIXED_PRECISION exports (Qwen3.6),
+    # pipeline parallelism
+    cfg = config(MOE)
+    cfg["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
+                                  "version": "gemm"}
+    v = kvguard.check(cfg, vllm_version="0.33.0", tp=4, host=H100)
+    assert "awq weight-shard checks of Qwen3_5MoeForConditionalGeneration are not modelled" in mi_skip(v)
+    v = kvguard.check("nvidia/Qwen3.6-35B-A3B-NVFP4", vllm_version="0.33.0", tp=2, host=H100)
+    assert "MIXED_PRECISION" in mi_skip(v)
+    v = kvguard.check(NVFP4, vllm_version="0.33.0", tp=4, pp=2, host=H100)
+    assert "pipeline parallelism with Qwen3_5MoeForConditionalGeneration" in mi_skip(v)
+
+
+@pytest.mark.parametrize(("prefix", "first", "before"), [
+    # the heads assert of the first full-attention layer under the wrapper comes before its attention backend is
+    # selected; a later layer's does not
+    ("language_model.model.layers.3", 3, True),
+    ("language_model.model.layers.13", 3, False),
+    ("language_model.model.layers.7", 3, False),
+])
+def test_wrapper_attention_assert_before_the_selector(prefix, first, before):
+    from kvguard.rules.table import _before_first_attention
+
+    assert _before_first_attention(prefix, "MI_attn_assert", first) is before
