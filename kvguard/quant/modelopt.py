@@ -208,9 +208,10 @@ _CANONICAL = {"modelopt": "FP8", "modelopt_fp4": "NVFP4", "modelopt_mxfp8": "MXF
               "modelopt_mixed": "MIXED_PRECISION"}
 
 #: the per-layer algorithms of a MIXED_PRECISION checkpoint kvguard decides: the FP8 / NVFP4 sub-configs every
-#: release builds take them without a check (the block-FP8 ones (0.30.0+) and the b12x codecs (0.32.0+) have checks
-#: of their own)
-_MIXED_LAYER_ALGOS = ("FP8", "NVFP4")
+#: release builds take them without a check, and W4A16_NVFP4 too (0.17.0 - 0.21.x read no such layer: it stays
+#: unquantized; 0.22.0+ build a W4A16_NVFP4 sub-config, whose __init__ takes the algorithm); the block-FP8 ones
+#: (0.30.0+) and the b12x codecs (0.32.0+) have checks of their own
+_MIXED_LAYER_ALGOS = ("FP8", "NVFP4", "W4A16_NVFP4")
 
 
 def min_capability(method: str, release) -> int:
@@ -240,9 +241,9 @@ def _mixed_unread(cfg: Mapping[str, Any]) -> Optional[str]:
     for info in layers.values():
         algo = info.get("quant_algo") if isinstance(info, Mapping) else None
         if not isinstance(algo, str) or algo.upper() not in _MIXED_LAYER_ALGOS:
-            return f"a MIXED_PRECISION layer of quant_algo {algo!r} (not FP8 / NVFP4) is not modelled"
-        if algo.upper() == "NVFP4" and type(info.get("group_size", 16)) is not int:
-            return "a MIXED_PRECISION NVFP4 layer whose group_size is not an integer is not modelled"
+            return f"a MIXED_PRECISION layer of quant_algo {algo!r} (not FP8 / NVFP4 / W4A16_NVFP4) is not modelled"
+        if algo.upper() != "FP8" and type(info.get("group_size", 16)) is not int:
+            return f"a MIXED_PRECISION {algo.upper()} layer whose group_size is not an integer is not modelled"
     return None
 
 

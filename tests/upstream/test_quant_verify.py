@@ -182,6 +182,14 @@ def modelopt_mx_mixed_configs() -> list[tuple[str, dict]]:
             "model.layers.0.self_attn.q_proj": {"quant_algo": "FP8"}})),
         ("mo-flat-mixed-float16", _flat("MIXED_PRECISION", quantized_layers=layers)),
         ("mo-flat-mixed-empty", _flat("MIXED_PRECISION", quantized_layers={})),
+        # Qwen3.6's NVFP4 exports: FP8 attention / linear attention, W4A16_NVFP4 MLP or experts (0.22.0+ build a
+        # W4A16_NVFP4 sub-config; before, such a layer is read as no algorithm), the first NVFP4-family entry's
+        # group_size
+        ("mo-flat-mixed-w4a16", _flat("MIXED_PRECISION", quantized_layers={
+            "model.language_model.layers.0.linear_attn.in_proj_qkv": {"quant_algo": "FP8"},
+            "model.language_model.layers.0.mlp.experts": {"quant_algo": "W4A16_NVFP4", "group_size": 16}})),
+        ("mo-flat-mixed-w4a16-only", _flat("MIXED_PRECISION", quantized_layers={
+            "model.layers.0.mlp.gate_proj": {"quant_algo": "W4A16_NVFP4", "group_size": 32}})),
         ("mo-flat-mixed-pbwo", _flat("MIXED_PRECISION", quantized_layers={
             "model.layers.0.mlp.experts": {"quant_algo": "FP8_PB_WO", "group_size": 128}})),
         # W4A16_NVFP4 (QUANT_ALGOS from 0.21.0), flat and nested without a producer (the overrides claim both)
