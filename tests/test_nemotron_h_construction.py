@@ -240,3 +240,84 @@ def test_an_unquantized_launch_the_first_mixer_leaves_open_is_not_accepted_when_
     assert (unmodelled is not None) is open_, unmodelled
     if open_:
         assert unmodelled.startswith("the model construction of NemotronHForCausalLM")
+
+
+# ModelOpt MIXED_PRECISION (kvguard.quant.modelopt_mixed): Nemotron-3-Super's NVFP4 export, config.json's flat
+# quantization_config with its per-layer quantized_layers table in the export's backbone.* names.  Read in the
+# releases: ModelOptMixedPrecisionConfig.get_quant_method looks each layer up after the model's mapper renamed
+# backbone.* to model.*; FP8 layers take ModelOptFp8LinearMethod (no size check), NVFP4 the NVFP4 method, W4A16_NVFP4
+# ModelOptNvFp4W4A16LinearMethod ("Unsupported model: input feature size is not a multiple of 16." up to 0.29.0; from
+# 0.30.0 the shared NVFP4 weight scheme's message), an unlisted layer is unquantized.  The real table lists layer 3's
+# fc2_latent_proj as FP8 and no other fc2_latent_proj.
+SUPER_NVFP4 = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
+W4A16_MESSAGE = "Unsupported model: input feature size is not a multiple of 16."
+NVFP4_MESSAGE = "Unsupported model when in features size is not multiple of 16"
+
+
+def _mixed(version: str, tp: int, layers: "dict | None" = None, ignore: "list | None" = None, **changes):
+    from kvguard.quant import Launch, outcome
+    from kvguard.rules.check import model_facts
+    from kvguard.versions import resolve
+
+    cfg = copy.deepcopy(dict(catalog.lookup(SUPER_NVFP4).config))
+    quant = cfg["quantization_config"]
+    quant["quantized_layers"].update(layers or {})
+    if ignore is not None:
+        quant["ignore"] = ignore
+    cfg.update(changes)
+    facts = model_facts(cfg, vllm_version=version)
+    res = outcome(facts, resolve(version), Launch(tp=tp, refined_fp8_moe_kernel=True))
+    return res.check, dict(res.values), res.layer, res.unmodelled
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.29.0", "0.30.0", "0.33.0"])
+@pytest.mark.parametrize("tp", [1, 2, 4, 8])
+def test_super_mixed_export_is_built(version, tp):
+    assert _mixed(version, tp) == (None, {}, None, None)
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.33.0"])
+def test_super_mixed_fp8_latent_projection_takes_any_width(version):
+    # layer 3's fc2_latent_proj (1000 features, replicated) is FP8, the other layers' unlisted: no size check
+    assert _mixed(version, 8, moe_latent_size=1000) == (None, {}, None, None)
+
+
+_FC2 = "backbone.layers.3.mixer.fc2_latent_proj"
+
+
+@pytest.mark.parametrize("version,algo,check", [
+    ("0.24.0", "W4A16_NVFP4", "MI_nvfp4a16_input"),
+    ("0.29.0", "W4A16_NVFP4", "MI_nvfp4a16_input"),
+    ("0.30.0", "W4A16_NVFP4", "MI_nvfp4_input"),
+    ("0.33.0", "W4A16_NVFP4", "MI_nvfp4_input"),
+    ("0.24.0", "NVFP4", "MI_nvfp4_input"),
+    ("0.33.0", "nvfp4", "MI_nvfp4_input"),
+])
+def test_super_mixed_nvfp4_latent_projection_refuses_its_width(version, algo, check):
+    assert _mixed(version, 8, {_FC2: {"quant_algo": algo, "group_size": 16}}, moe_latent_size=1000) == (
+        check, {"size": 1000}, "model.layers.3.mixer.fc2_latent_proj", None)
+
+
+def test_super_mixed_w4a16_messages():
+    from kvguard.rules.table import RULES
+
+    templates = {c.id: c.template for c in RULES if getattr(c, "id", None) in ("MI_nvfp4a16_input", "MI_nvfp4_input")}
+    assert templates == {"MI_nvfp4a16_input": W4A16_MESSAGE, "MI_nvfp4_input": NVFP4_MESSAGE}
+
+
+def test_super_mixed_excluded_layer_is_unquantized():
+    assert _mixed("0.33.0", 8, {_FC2: {"quant_algo": "NVFP4", "group_size": 16}}, ignore=[_FC2],
+                  moe_latent_size=1000) == (None, {}, None, None)
+
+
+def test_super_mixed_fused_qkv_of_two_algorithms_is_left_open():
+    layers = {"backbone.layers.7.mixer.q_proj": {"quant_algo": "FP8"},
+              "backbone.layers.7.mixer.k_proj": {"quant_algo": "NVFP4", "group_size": 16}}
+    check, _values, _layer, unmodelled = _mixed("0.33.0", 8, layers)
+    assert check is None and "model.layers.7.mixer.qkv_proj" in unmodelled
+
+
+def test_super_mixed_experts_of_an_undecided_algorithm_are_left_open():
+    layers = {"backbone.layers.1.mixer.experts.0.up_proj": {"quant_algo": "FP8_PB_WO", "group_size": 128}}
+    check, _values, _layer, unmodelled = _mixed("0.33.0", 8, layers)
+    assert check is None and "FP8_PB_WO" in unmodelled

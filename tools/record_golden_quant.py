@@ -966,6 +966,30 @@ CASES += [
             "size, the relu2 experts on Triton: accepted"},
 ]
 
+# Nemotron-3-Super's MIXED_PRECISION export past the first mixer (kvguard.quant.modelopt_mixed; recorded for 0.24.0,
+# 0.29.0, 0.30.0 and 0.33.0: ``--vllm ... --only mi-modelopt-mixed-nemotron3-super-tp8
+# mi-modelopt-mixed-nemotron3-super-latent1000-tp8 mi-modelopt-mixed-nemotron3-super-w4a16-latent1000-tp8``)
+_SUPER_MIXED = catalog.lookup(_SUPER_NVFP4).config["quantization_config"]
+_SUPER_W4A16_FC2 = {"backbone.layers.3.mixer.fc2_latent_proj": {"quant_algo": "W4A16_NVFP4", "group_size": 16}}
+CASES += [
+    {"id": "mi-modelopt-mixed-nemotron3-super-tp8", "model": _SUPER_NVFP4, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0",
+     "why": "Nemotron-3-Super's MIXED_PRECISION export at -tp 8: FP8 Mamba projections, shared experts and latent "
+            "projections (no size check), NVFP4 shared experts' down_proj (672 per rank) and routed experts (FP4 "
+            "Marlin), the attention's qkv_proj and most latent projections unlisted (unquantized): accepted"},
+    {"id": "mi-modelopt-mixed-nemotron3-super-latent1000-tp8", "model": _SUPER_NVFP4,
+     "config_patch": {"moe_latent_size": 1000}, "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "the same export with a latent width of 1000: the only listed fc2_latent_proj (layer 3) is FP8, which "
+            "checks no size, the others unquantized: accepted (the plain NVFP4 form refuses it)"},
+    {"id": "mi-modelopt-mixed-nemotron3-super-w4a16-latent1000-tp8", "model": _SUPER_NVFP4,
+     "config_patch": {"moe_latent_size": 1000, "quantization_config": dict(_SUPER_MIXED, quantized_layers={
+         **_SUPER_MIXED["quantized_layers"], **_SUPER_W4A16_FC2})},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "the same with layer 3's fc2_latent_proj listed as W4A16_NVFP4: its 1000 input features are not a "
+            "multiple of 16 (the weight-only NVFP4 method's message up to 0.29.0, the shared NVFP4 scheme's from "
+            "0.30.0)"},
+]
+
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
             "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}

@@ -139,8 +139,9 @@ MOE_ENV = ("VLLM_USE_FLASHINFER_MOE_FP8", "VLLM_USE_FLASHINFER_MOE_FP4", "VLLM_F
            "VLLM_BATCH_INVARIANT")
 
 
-def read(cfg: Mapping[str, Any], release) -> tuple[Optional[str], Optional[str]]:
-    """``(method, None)`` when kvguard decides the checkpoint's construction, else ``(None, reason)``."""
+def read(cfg: Mapping[str, Any], release, mixed: bool = False) -> tuple[Optional[str], Optional[str]]:
+    """``(method, None)`` when kvguard decides the checkpoint's construction, else ``(None, reason)``; ``mixed``: the
+    caller decides MIXED_PRECISION exports too (kvguard.quant.modelopt_mixed), named ``modelopt_mixed``."""
     try:
         written = _modelopt.normalize(cfg, release)
         method = written or str(cfg.get("quant_method", "")).lower()
@@ -150,6 +151,8 @@ def read(cfg: Mapping[str, Any], release) -> tuple[Optional[str], Optional[str]]
     method = claimed or method
     nested = cfg.get("quantization")
     algo = nested.get("quant_algo") if isinstance(nested, Mapping) else cfg.get("quant_algo")
+    if mixed and method == "modelopt_mixed" and isinstance(algo, str) and algo.upper() == "MIXED_PRECISION":
+        return method, None
     if method not in METHODS or algo not in _ALGOS[method]:
         return None, (f"the {method} quantization method's weight-shard checks with quant_algo {algo!r} are not "
                       f"modelled")

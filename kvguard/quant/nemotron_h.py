@@ -35,9 +35,12 @@ stay as they were).  What the model builds after the first mixer:
   FP4 entries need SM100; ``MarlinExperts`` takes ``relu2_no_mul`` in 0.24.0 – 0.33.0), which checks no size while
   built.  A ModelOpt FP8 export (per-tensor ``FP8``) is walked the same way: ``ModelOptFp8LinearMethod`` checks no
   size, the experts take Triton on the default host (which takes ``relu2_no_mul``), so only the model's own asserts
-  and divisions and a fused ``qkv_proj`` named in part refuse.  Data / expert / context parallelism, a named MoE or
-  all2all backend, ``--dtype``, ModelOpt FP8_PER_CHANNEL_PER_TOKEN and MIXED_PRECISION (the catalog's
-  Nemotron-3-Super NVFP4) stay skipped with their reason;
+  and divisions and a fused ``qkv_proj`` named in part refuse.  A ModelOpt MIXED_PRECISION export (the catalog's
+  Nemotron-3-Super NVFP4: config.json's per-layer ``quantized_layers`` table) is walked the same way, each layer with
+  the method its algorithm names (kvguard.quant.modelopt_mixed: FP8, NVFP4, W4A16_NVFP4 or unquantized; the experts
+  on Triton / FP4 Marlin, no size checked).  Data / expert / context parallelism, a named MoE or all2all backend,
+  ``--dtype``, ModelOpt FP8_PER_CHANNEL_PER_TOKEN and MIXED_PRECISION layers of other algorithms stay skipped with
+  their reason;
 - an unquantized checkpoint keeps the general "no quantization: no construction check" (its experts take Triton,
   which takes ``relu2_no_mul``).
 """
@@ -46,6 +49,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from . import modelopt as _modelopt
+from . import modelopt_mixed as _mixed
 from . import modelopt_shards as _mo_shards
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -131,6 +136,8 @@ _LETTERS = "M*E-"
 _MAPPED_PREFIX = ("backbone", "model")
 #: from this release the mapper also drops the names under ``mtp`` (the multi-token-prediction head)
 _MTP_DROPPED_SINCE = "0.29.0"
+#: NemotronHForCausalLM.packed_modules_mapping, which the MIXED_PRECISION lookup reads for the fused qkv_proj
+_PACKED = {"qkv_proj": ("q_proj", "k_proj", "v_proj")}
 #: the ModelOpt FP8 form decided: per-tensor static FP8 (ModelOptFp8LinearMethod checks no size while built; the
 #: experts take Triton on the default host, which takes the non-gated relu2)
 _FP8_PER_TENSOR = "FP8"
@@ -234,13 +241,19 @@ def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], 
     if launch.pp != 1:
         return ("unmodelled", f"the model construction of {ARCH} with {launch.pp} pipeline stages (which stage's "
                               f"layer refuses first) is not modelled")
-    method, why = _mo_shards.read(quant_cfg, release)
+    method, why = _mo_shards.read(quant_cfg, release, mixed=True)
     if why is not None or method is None:  # read names a method exactly when it gives no reason
         return ("unmodelled", str(why))
     nested = quant_cfg.get("quantization")
     algo = nested.get("quant_algo") if isinstance(nested, Mapping) else quant_cfg.get("quant_algo")
     fp4 = method == "modelopt_fp4"
-    if not fp4 and algo != _FP8_PER_TENSOR:
+    table: "dict[str, str] | None" = None
+    if method == _mixed.METHOD:
+        read_table = _mixed_table(quant_cfg, resolved, release)
+        if isinstance(read_table, str):
+            return ("unmodelled", read_table)
+        table = read_table
+    elif not fp4 and algo != _FP8_PER_TENSOR:
         return ("unmodelled", f"the {method} weight-shard checks of {ARCH} with quant_algo {algo!r} are not modelled")
     if "moe" in quant_cfg or isinstance(nested, Mapping) and "moe" in nested:
         return ("unmodelled", "the ModelOpt checkpoint's MoE section (the NVFP4 MoE activation override) is not "
@@ -259,7 +272,8 @@ def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], 
     names, why = _mo_shards.exclusions(quant_cfg, "nemotron_h", method, release, architectures)
     if why is not None:
         return ("unmodelled", why)
-    check = "MI_nvfp4a16_input" if fp4 and _mo_shards.weight_only_linear(quant_cfg, release) else "MI_nvfp4_input"
+    check: "str | None" = ("MI_nvfp4a16_input" if fp4 and _mo_shards.weight_only_linear(quant_cfg, release)
+                           else "MI_nvfp4_input")
     for prefix, shards, size, refusal in built:
         if refusal is not None:
             return ("refused", refusal[0], refusal[1], prefix)
@@ -267,7 +281,13 @@ def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], 
         if state == "fused_error":
             # ModelOpt's is_layer_excluded, after the sharding and before create_weights
             return ("refused", "MI_fused_shards", {"prefix": prefix}, prefix)
-        if fp4 and state == "quantized" and size % _mo_shards.INPUT_MULTIPLE:
+        if table is not None and state == "quantized":
+            layer_check = _mixed_check(prefix, table, release)
+            if layer_check[0] == "unmodelled":
+                return layer_check
+            if layer_check[1] is not None and size % _mo_shards.INPUT_MULTIPLE:
+                return ("refused", layer_check[1], {"size": size}, prefix)
+        elif fp4 and state == "quantized" and size % _mo_shards.INPUT_MULTIPLE:
             return ("refused", check, {"size": size}, prefix)
     head, tie = _mo_shards.lm_head(architectures, resolved, release)
     if head is None:
@@ -277,6 +297,46 @@ def past_first_mixer(resolved: Mapping[str, Any], quant_cfg: Mapping[str, Any], 
     if head:
         # the ParallelLMHead (0.23.0+), after the decoder: the NVFP4 method unless the list excludes lm_head
         state = _mo_shards.layer_state("lm_head", (), "linear", names, method, release)
-        if fp4 and state == "quantized" and resolved["hidden_size"] % _mo_shards.INPUT_MULTIPLE:
+        if table is not None and state == "quantized":
+            layer_check = _mixed_check("lm_head", table, release)
+            if layer_check[0] == "unmodelled":
+                return layer_check
+            check = layer_check[1]
+        elif not (fp4 and state == "quantized"):
+            check = None
+        if check is not None and resolved["hidden_size"] % _mo_shards.INPUT_MULTIPLE:
             return ("refused", check, {"size": resolved["hidden_size"]}, "lm_head")
     return ("passes",)
+
+
+def _mixed_table(quant_cfg: Mapping[str, Any], resolved: Mapping[str, Any], release) -> "dict[str, str] | str":
+    """A MIXED_PRECISION export's quantized_layers through the model's checkpoint-name mapper (its keys in the export's
+    ``backbone.`` names), or why it is not followed: the config kvguard does not build, the experts of an algorithm
+    whose MoE method is not decided (checked for every MoE layer up front, wherever it is built)."""
+    why = _modelopt.config_unread(quant_cfg, _mixed.METHOD, release)
+    if why is not None:
+        return why
+    table = _mixed.layer_table(quant_cfg, lambda key: next(iter(exclusion_names([key], release)), None))
+    if isinstance(table, str):
+        return f"{table} is not modelled"
+    pattern = resolved.get("hybrid_override_pattern") or ""
+    for i, letter in enumerate(pattern):
+        if letter == "E":
+            why = _mixed.experts_unmodelled(_mixed.resolve(f"model.layers.{i}.mixer.experts", table, {}, release))
+            if why is not None:
+                return why
+    return table
+
+
+def _mixed_check(prefix: str, table: Mapping[str, str], release) -> tuple:
+    """``("check", check id or None)`` for a layer the MIXED_PRECISION export leaves quantized, or ``("unmodelled",
+    reason)``."""
+    try:
+        algo = _mixed.resolve(prefix, table, _PACKED, release)
+    except _mixed.ShardsDisagree as exc:
+        return ("unmodelled", f"the MIXED_PRECISION shards of {prefix} with quant_algo {exc.args[0]!r} (vLLM refuses "
+                              f"a fused layer of mixed algorithms) are not modelled")
+    check, why = _mixed.linear_check(algo, release)
+    if why is not None:
+        return ("unmodelled", why)
+    return ("check", check)

@@ -475,6 +475,14 @@ def _modelopt_nvfp4_kernel_on_h100():
         mo.select_nvfp4_linear_backend = select_marlin
     if callable(getattr(mo, "init_nvfp4_linear_kernel", None)):
         mo.init_nvfp4_linear_kernel = lambda *a, **k: _KernelStandIn()
+    # 0.22.0 - 0.27.x: the weight-only NVFP4 method (a MIXED_PRECISION export's W4A16_NVFP4 layers) builds the FP4
+    # Marlin kernel itself, whose constructor asserts is_fp4_marlin_supported (compute capability 7.5+: the host's)
+    try:
+        import vllm.model_executor.kernels.linear.nvfp4.marlin as marlin_kernel
+    except Exception:  # noqa: BLE001 - not in this release
+        return
+    if callable(getattr(marlin_kernel, "is_fp4_marlin_supported", None)):
+        marlin_kernel.is_fp4_marlin_supported = lambda *a, **k: True
 
 
 def _ct_nvfp4_kernel_on_h100():

@@ -24,7 +24,12 @@ The latent MoE (:func:`nvfp4_variants` with ``latent``): the same drawn NVFP4 ex
 ModelOpt FP8 (``fp8``): the latent exports as per-tensor FP8, built with the release's FP8 linear method and the
 Triton FP8 experts (quant_runner's default-host choice, whose activation check sees relu2 without a gate).
 
-Run: ``python -m tests.upstream.test_nemotron_h V... [--configs N] [--nvfp4 N] [--latent N] [--fp8 N] [--seed S]``.
+ModelOpt MIXED_PRECISION (:func:`mixed_variants`, ``mixed``): the latent exports as Nemotron-3-Super's published
+MIXED_PRECISION form (config.json's flat quantization config) with a drawn per-layer ``quantized_layers`` table
+(FP8 / NVFP4 / W4A16_NVFP4 / unlisted) and the drawn exclusions as its ``ignore`` list.
+
+Run: ``python -m tests.upstream.test_nemotron_h V... [--configs N] [--nvfp4 N] [--latent N] [--fp8 N] [--mixed N]
+[--seed S]``.
 """
 
 from __future__ import annotations
@@ -48,6 +53,8 @@ BF16 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
 #: the latent-MoE base: Nemotron-3-Super's config.json (the catalog's copy; its abridged hf_quant_config.json unused)
 SUPER = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-FP8"
 NVFP4 = "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-NVFP4"
+#: the MIXED_PRECISION base: Nemotron-3-Super's NVFP4 export (its config.json's quantization_config)
+MIXED = "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-NVFP4"
 #: the CPU platform's refusals of non-gated MoE activations (Nemotron-H's relu2 experts), which a CUDA host passes:
 #: FusedMoEConfig's platform check (without quant_runner's stand-in) and the unquantized MoE backend selection
 CPU_ONLY = ("is_act_and_mul=False is supported only for CUDA, XPU and ROCm for now",
@@ -137,6 +144,53 @@ def nvfp4_variants(rng: random.Random, n: int, latent: bool = False, fp8: bool =
     return cases
 
 
+#: the per-layer algorithms a MIXED_PRECISION export draws (None: the layer not listed, left unquantized)
+_MIXED_ALGOS = ("FP8", "NVFP4", "W4A16_NVFP4", None)
+
+
+def _mixed_layers(rng: random.Random, pattern: str) -> dict:
+    """A quantized_layers table in the export's names (``backbone.layers.i.mixer.*``, ``lm_head``), as the Super
+    NVFP4 export writes it (the experts listed per expert, ``experts.0.*``): each projection's algorithm drawn, the
+    experts now and then unlisted (the lookup falls back to the MoE block's first listed projection, 0.23.0+), now
+    and then the attention's q / k / v of different algorithms (a fused layer vLLM refuses)."""
+    projections = {"M": ("in_proj", "out_proj"), "*": ("q_proj", "k_proj", "v_proj", "o_proj"),
+                   "E": ("shared_experts.up_proj", "shared_experts.down_proj", "fc1_latent_proj",
+                         "fc2_latent_proj", "experts.0.up_proj", "experts.0.down_proj"),
+                   "-": ("up_proj", "down_proj")}
+    table: dict = {}
+    for i, letter in enumerate(pattern):
+        unlisted_experts = rng.random() < 0.2
+        qkv = rng.choice(_MIXED_ALGOS)
+        for proj in projections[letter]:
+            algo = qkv if proj in ("q_proj", "k_proj", "v_proj") and rng.random() < 0.85 else rng.choice(_MIXED_ALGOS)
+            if proj.startswith("experts."):
+                algo = None if unlisted_experts else rng.choice(("FP8", "NVFP4", "W4A16_NVFP4"))
+            if algo is not None:
+                table[f"backbone.layers.{i}.mixer.{proj}"] = {"quant_algo": algo, **(
+                    {"group_size": 16} if algo != "FP8" else {})}
+    head = rng.choice(_MIXED_ALGOS)
+    if head is not None:
+        table["lm_head"] = {"quant_algo": head, **({"group_size": 16} if head != "FP8" else {})}
+    return table
+
+
+def mixed_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` MIXED_PRECISION exports of Nemotron-3-Super's config (the catalog's NVFP4 export: config.json's flat
+    quantization_config with its per-layer quantized_layers table and ignore list), sizes drawn as for
+    :func:`nvfp4_variants` with the latent MoE, the table and the ignore list drawn per layer."""
+    real = _entry(MIXED)
+    cases = []
+    for case in nvfp4_variants(rng, n, latent=True):
+        cfg = case["config"]
+        quant = copy.deepcopy(dict(real.config["quantization_config"]))
+        quant.pop("config_groups", None)  # what ModelOpt records of the export, which the config does not read
+        quant["quantized_layers"] = _mixed_layers(rng, cfg["hybrid_override_pattern"])
+        quant["ignore"] = case["files"]["hf_quant_config.json"]["quantization"]["exclude_modules"]
+        cfg["quantization_config"] = quant
+        cases.append({"config": cfg, "record": True, "mixed": True, "layouts": case["layouts"]})
+    return cases
+
+
 #: the layers the oracle records that the NVFP4 linear method's input check does not read (the Mamba conv1d is built
 #: without the quantization config, the MoE router is a GateLinear)
 _NOT_CHECKED = (".mixer.conv1d", ".mixer.gate")
@@ -157,11 +211,13 @@ def _layer_list_mismatch(rec: dict, cfg: dict, tp: int) -> "str | None":
     return None if mine == theirs else json.dumps({"kvguard": mine, "oracle": theirs})
 
 
-def run(version: str, n: int, seed: int = 5, n_nvfp4: int = 0, n_latent: int = 0, n_fp8: int = 0) -> dict:
+def run(version: str, n: int, seed: int = 5, n_nvfp4: int = 0, n_latent: int = 0, n_fp8: int = 0,
+        n_mixed: int = 0) -> dict:
     python, python_env = _python(version)
     cases = variants(random.Random(seed * 1000 + 45), n) + nvfp4_variants(random.Random(seed * 1000 + 46), n_nvfp4) \
         + nvfp4_variants(random.Random(seed * 1000 + 47), n_latent, latent=True) \
-        + nvfp4_variants(random.Random(seed * 1000 + 48), n_fp8, fp8=True)
+        + nvfp4_variants(random.Random(seed * 1000 + 48), n_fp8, fp8=True) \
+        + mixed_variants(random.Random(seed * 1000 + 49), n_mixed)
     out = run_runner("quant_runner.py", python, python_env,
                      [{k: v for k, v in c.items() if k != "_dir"} for c in cases])
     counts = {"agree": 0, "agree_refused": 0, "disagree": 0, "undecided": 0, "oracle_cpu_only": 0,
@@ -193,7 +249,7 @@ def run(version: str, n: int, seed: int = 5, n_nvfp4: int = 0, n_latent: int = 0
             else:
                 counts["disagree"] += 1
                 mismatches.append({"tp": lay["tp"], "kvguard": mine, "oracle": theirs, "where": rec.get("where"),
-                                   "quantized": bool(case.get("files")),
+                                   "quantized": bool(case.get("files") or case.get("mixed")),
                                    "sizes": {k: case["config"].get(k) for k in (
                                        "mamba_num_heads", "n_groups", "hybrid_override_pattern", "mamba_head_dim",
                                        "hidden_size", "num_attention_heads", "num_key_value_heads", "head_dim",
@@ -225,7 +281,8 @@ def test_nemotron_h_first_mixer_agrees(version):
                      int(os.environ.get("KVG_DIFF_SEED", "5")),
                      int(os.environ.get("KVG_NEMOTRON_H_NVFP4", "3")),
                      int(os.environ.get("KVG_NEMOTRON_H_LATENT", "2")),
-                     int(os.environ.get("KVG_NEMOTRON_H_FP8", "2"))))
+                     int(os.environ.get("KVG_NEMOTRON_H_FP8", "2")),
+                     int(os.environ.get("KVG_NEMOTRON_H_MIXED", "2"))))
 
 
 if __name__ == "__main__":
@@ -238,7 +295,8 @@ if __name__ == "__main__":
     cli.add_argument("--nvfp4", type=int, default=0)
     cli.add_argument("--latent", type=int, default=0)
     cli.add_argument("--fp8", type=int, default=0)
+    cli.add_argument("--mixed", type=int, default=0)
     options = cli.parse_args()
     for v in options.versions:
-        rep = run(v, options.configs, options.seed, options.nvfp4, options.latent, options.fp8)
+        rep = run(v, options.configs, options.seed, options.nvfp4, options.latent, options.fp8, options.mixed)
         print(v, json.dumps(rep["counts"]), json.dumps(rep["mismatches"][:6], default=str))
