@@ -4,7 +4,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N]
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--qwen3-next N] [--dsa N] [--kimi N] [--glm4-moe N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--qwen3-next N] [--dsa N] [--kimi N] [--glm4-moe N] [--mimo-v2-flash N]
                                           [--modelopt-minimax N] [--qwen3-vl N]
                                           [--fused-shards]
                                           [--report FILE.json]
@@ -96,6 +96,9 @@ def main() -> int:
                     "(run_glm4_moe_lite), this many per release (from 0.24.0)")
     ap.add_argument("--glm4-moe-in-run", type=int, default=None, help="GLM-4.x MoE configs in the main run per release "
                     "(default: two on the releases of GLM4_MOE_SAMPLE, none elsewhere)")
+    ap.add_argument("--mimo-v2-flash", type=int, default=None, help="run only the MiMo-V2-Flash configs "
+                    "(run_mimo_v2_flash), this many per release (releases before 0.24.0, whose transformers does not "
+                    "read its config, are skipped)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
                     "release (releases before 0.16.0, where kvguard leaves it open, are skipped)")
     ap.add_argument("--qwen3-vl", type=int, default=None, help="run only the Qwen3-VL / Qwen3-VL-MoE configs "
@@ -164,6 +167,10 @@ def main() -> int:
                 rep = quant_tests.run_glm4_moe_lite(version, args.glm4_moe_lite, args.seed, args.layouts)
             elif args.glm4_moe:
                 rep = quant_tests.run_glm4_moe(version, args.glm4_moe, args.seed, args.layouts)
+            elif args.mimo_v2_flash:
+                if not resolve(version).within(quant_tests.MIMO_V2_FLASH_SINCE):
+                    continue
+                rep = quant_tests.run_mimo_v2_flash(version, args.mimo_v2_flash, args.seed, args.layouts)
             elif args.kimi:
                 if not quant_tests.kimi_release(version):
                     continue

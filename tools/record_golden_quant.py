@@ -91,6 +91,19 @@ CASES = [
      "argv": ["-dp", "5", "--enable-expert-parallel", "--enable-eplb"], "layout": {"tp": 1, "dp": 5, "ep": True, "eplb": True},
      "why": "GLM-4.5-Air, block FP8, EPLB over 5 EP ranks: 128 experts do not split evenly (FusedMoE refuses while the "
             "first MoE layer is built, before any EPLB step)"},
+    {"id": "mi-mimo-v2-flash-tp32", "model": "XiaomiMiMo/MiMo-V2-Flash", "argv": ["-tp", "32", "--nnodes", "4"],
+     "layout": {"tp": 32}, "since": "0.24.0",
+     "why": "MiMo-V2-Flash, its block FP8 [128, 128], -tp 32: the attention and dense layers split into whole blocks "
+            "(64 heads of 128-wide values: 256 per rank), the experts' 2048 into 64 per rank (half a block): the first "
+            "MoE layer's experts refuse their block_n up to 0.28.x; from 0.29.0 the MoE method refines its block to "
+            "64 and the Triton kernel of the default host takes it: accepted"},
+    {"id": "mi-mimo-v2-flash-dp8-ep", "model": "XiaomiMiMo/MiMo-V2-Flash",
+     "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.24.0",
+     "why": "MiMo-V2-Flash, block FP8, -dp 8 with expert parallel: nothing is split by tp, the experts are whole (256 "
+            "over 8 EP ranks, 2048 is 16 blocks): accepted"},
+    {"id": "mi-mimo-v2-flash-tp8", "model": "XiaomiMiMo/MiMo-V2-Flash", "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0",
+     "why": "MiMo-V2-Flash, block FP8, -tp 8 (the launch of its model card): 2048 / 8 = 256 per expert rank: accepted"},
     {"id": "mi-dsv3-tp32", "model": "deepseek-ai/DeepSeek-V3",
      "argv": ["-tp", "32", "--nnodes", "4"], "layout": {"tp": 32},
      "since": "0.11.1",

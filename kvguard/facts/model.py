@@ -197,11 +197,15 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "max_target_positions", "original_max_position_embeddings",
     # model construction (kvguard.quant, kvguard/data/quant_archs.json)
     "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
+    # MiMo-V2-Flash's sliding-window layers (kvguard/data/quant_archs.json family mimo_v2_flash): which layers, their
+    # heads and head sizes, and the fused-QKV checkpoint layout of 0.33.0
+    "hybrid_layer_pattern", "swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim",
+    "attention_projection_layout",
     # Nemotron-H's MoE block (kvguard.quant.nemotron_h): the shared experts' width, the latent MoE's size
     "moe_shared_expert_intermediate_size", "moe_latent_size",
     # DeepSeek-V4's attention output projections and experts (kvguard.quant.dsv4)
     "o_groups", "o_lora_rank", "expert_dtype", "index_head_dim", "compress_ratios",
-    "compress_rates",
+    "compress_rates", "swiglu_limit",
     # Gemma 4's layers (kvguard/data/quant_archs.json family gemma4; vllm/model_executor/models/gemma4.py); the
     # layers that reuse another layer's KV cache (kvguard.kv.kvsize.KV_SHARED_TAIL)
     "enable_moe_block", "use_second_mlp_block", "expert_intermediate_size", "top_k_experts", "num_kv_shared_layers",

@@ -317,6 +317,8 @@ class Layer(Record):
     disable_tp: Any = False
     #: qkv: (hidden, head_size, heads, kv_heads)
     qkv: tuple[int, int, int, int] = (0, 0, 0, 0)
+    #: qkv: the value heads' size where it differs from head_size (QKVParallelLinear's v_head_size; MiMo-V2-Flash), else 0
+    v_head_size: int = 0
     #: moe: (experts, hidden, intermediate, passes enable_eplb)
     moe: tuple[int, int, int, bool] = (0, 0, 0, False)
     #: check: (row id, condition expression, {name: expression})
@@ -329,7 +331,7 @@ class Layer(Record):
         """What decides the layer's checks apart from its name."""
         # a check whose condition reads a per-layer value (``…[i]``) is its own layer's: never folded into another's
         per_layer = (self.index,) if self.check and "[i]" in self.check[1] else ()
-        return (self.kind, self.input_size, self.output_sizes, self.shards, self.disable_tp, self.qkv, self.moe,
+        return (self.kind, self.input_size, self.output_sizes, self.shards, self.disable_tp, (self.qkv, self.v_head_size), self.moe,
                 self.check[:1] + per_layer, self.quantized)
 
 
@@ -422,8 +424,8 @@ def layers(resolved: Mapping[str, Any], family: str, release,
 
 
 #: the keys of a layer item that hold expressions
-_EXPRESSION_KEYS = ("when", "hidden", "head_size", "heads", "kv_heads", "vocab", "experts", "intermediate", "in",
-                    "out")
+_EXPRESSION_KEYS = ("when", "hidden", "head_size", "v_head_size", "heads", "kv_heads", "vocab", "experts",
+                    "intermediate", "in", "out")
 
 
 def _expressions(item: dict) -> list:
@@ -447,7 +449,8 @@ def _layer(item: dict, scope: dict, i: int, release, root: str = "model",
     if kind == "qkv":
         return Layer(i, prefix, kind, input_size=ev("hidden"), shards=tuple(item.get("shards", ())),
                      disable_tp=item.get("disable_tp", False),
-                     qkv=(ev("hidden"), ev("head_size"), ev("heads"), ev("kv_heads")))
+                     qkv=(ev("hidden"), ev("head_size"), ev("heads"), ev("kv_heads")),
+                     v_head_size=ev("v_head_size") if "v_head_size" in item else 0)
     if kind == "vocab":
         return Layer(i, prefix, kind, output_sizes=(ev("vocab"),))
     if kind == "moe":
@@ -642,7 +645,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             _divide(tp, kv)
         else:
             per_kv = _divide(kv, tp)
-        outputs: tuple[int, ...] = (per_heads * head * tp, per_kv * head * tp, per_kv * head * tp)
+        outputs: tuple[int, ...] = (per_heads * head * tp, per_kv * head * tp, per_kv * (layer.v_head_size or head) * tp)
         input_size, output_size = hidden, sum(outputs)
     else:
         input_size, outputs = layer.input_size, layer.output_sizes
@@ -920,9 +923,10 @@ def _degenerate(facts, launch: Launch) -> Optional[str]:
     walked = family_of(facts.architectures) is not None
     for name in _SIZES:
         value = facts.resolved.get(name)
-        if name == "moe_layer_freq" and not walked:
-            # read only by the families' MoE-layer test: an architecture kvguard does not walk may give it otherwise
-            # (MiMo-V2-Flash: a per-layer list), and its skipped reason is then the architecture's
+        if name == "moe_layer_freq" and (not walked or isinstance(value, list)):
+            # read only by the families' MoE-layer test: an architecture kvguard does not walk may give it otherwise,
+            # and a per-layer list (MiMo-V2-Flash's flags) is indexed by the family that reads one; another family's
+            # arithmetic on a list is an expression error (not modelled)
             continue
         if name == "n_shared_experts" and dsv4 and value == 0 and type(value) is int:
             continue  # DeepSeek-V4 builds its shared experts empty (kvguard.quant.dsv4 decides it)
@@ -1365,7 +1369,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                                  layer.output_sizes[0])
             else:
                 if layer.kind != "replicated":
-                    _require_int_sizes(layer, layer.qkv if layer.kind == "qkv"
+                    _require_int_sizes(layer, layer.qkv + ((layer.v_head_size,) if layer.v_head_size != 0 else ())
+                                       if layer.kind == "qkv"
                                        else (layer.input_size, *layer.output_sizes))
                 _linear(layer, launch, scheme, release, skip, path, family)
         except _Refused as exc:

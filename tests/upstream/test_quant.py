@@ -2099,6 +2099,96 @@ def run_glm4_moe(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dic
     return _with_layer_lists(version, python, python_env, cases, lists)
 
 
+#: MiMo-V2-Flash (kvguard/data/quant_archs.json family mimo_v2_flash, 0.24.0+: the first release whose transformers
+#: reads its config): the catalog checkpoint the generated configs start from, the CI sample (the first release, the
+#: router a GateLinear from 0.31.0, the last) and the layouts (tp 1-64, data / expert parallel, EPLB)
+MIMO_V2_FLASH_BASE = "XiaomiMiMo/MiMo-V2-Flash"
+MIMO_V2_FLASH_SINCE = "0.24.0"
+MIMO_V2_FLASH_SAMPLE = release_sample(VERSIONS, MIMO_V2_FLASH_SINCE, also=("0.31.0",))
+MIMO_V2_FLASH_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 64}, {"tp": 3},
+                         {"tp": 8, "dp": 2}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 4, "dp": 2, "ep": True},
+                         {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8},
+                         {"tp": 1, "dp": 5, "ep": True, "eplb": True})
+
+
+def _mimo_v2_flash_base(pattern: list[int], moe: list[int]) -> dict:
+    """The catalog's MiMo-V2-Flash config cut to ``len(pattern)`` layers: ``pattern`` its hybrid_layer_pattern (1: a
+    sliding-window layer), ``moe`` its moe_layer_freq."""
+    cfg = copy.deepcopy(catalog.lookup(MIMO_V2_FLASH_BASE).config)
+    cfg["num_hidden_layers"], cfg["hybrid_layer_pattern"], cfg["moe_layer_freq"] = len(pattern), pattern, moe
+    return cfg
+
+
+def mimo_v2_flash_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` MiMo-V2-Flash configs of 2-3 layers (a full-attention dense layer first, then sliding-window or full
+    layers with experts), with varied sizes (the expert and dense intermediate sizes: 1408 and 10944 are 11 and 85.5
+    blocks of 128; the expert count, down to 8; the KV heads and value head sizes of both attention kinds) and
+    quantization: block FP8 ([128, 128], the checkpoint's; sometimes a layer's attention or the dense MLP, or one shard
+    of them, in ignored_layers), online FP8 (``--quantization fp8``), unquantized."""
+    out = []
+    while len(out) < n:
+        pattern = rng.choice([[0, 1], [0, 1, 1], [0, 1, 0], [0, 0]])
+        cfg = _mimo_v2_flash_base(pattern, [0] + [1] * (len(pattern) - 1))
+        cfg["moe_intermediate_size"] = rng.choice([2048, 2048, 1536, 1408, 768, 704, 512, 2000])
+        cfg["intermediate_size"] = rng.choice([16384, 16384, 10944, 12288, 11008])
+        if rng.random() < 0.3:
+            cfg["n_routed_experts"] = rng.choice([128, 64, 16, 8])
+        if rng.random() < 0.3:
+            cfg["swa_num_key_value_heads"] = rng.choice([4, 16, 2])
+        if rng.random() < 0.3:
+            cfg["num_key_value_heads"] = rng.choice([8, 2, 1])
+        if rng.random() < 0.3:
+            cfg["swa_v_head_dim"] = rng.choice([192, 96, 64])
+        if rng.random() < 0.2:
+            cfg["v_head_dim"] = rng.choice([192, 96])
+        kind = rng.choice(["fp8_block", "fp8_block", "fp8_block", "fp8_block_ignore", "online", "none"])
+        engine: dict = {}
+        if kind.startswith("fp8_block"):
+            q = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]}
+            if kind == "fp8_block_ignore":
+                layer = rng.randrange(len(pattern))
+                names = [f"model.layers.0.mlp.{m}" for m in ("gate_proj", "up_proj", "down_proj")]
+                if rng.random() < 0.5:
+                    names = [f"model.layers.{layer}.self_attn.{m}" for m in ("q_proj", "k_proj", "v_proj", "o_proj")]
+                if rng.random() < 0.3:
+                    names = names[:1]  # one shard of a fused layer
+                q["ignored_layers"] = names
+            cfg["quantization_config"] = q
+        elif kind == "online":
+            cfg.pop("quantization_config")
+            engine = {"quantization": "fp8"}
+        else:
+            cfg.pop("quantization_config")
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_mimo_v2_flash(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` MiMo-V2-Flash configs (mimo_v2_flash_variants) at ``n_layouts`` of MIMO_V2_FLASH_LAYOUTS each (one of
+    the last two, expert parallel with EPLB, last) in the release and compare; the layer list of the base (unquantized,
+    tp 1, a dense full-attention layer, a sliding-window and a full MoE layer) is compared too
+    (tools/quant_differential.py --mimo-v2-flash)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9800 + 1)
+    cases = []
+    for case in mimo_v2_flash_variants(rng, n):
+        heads = case["config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in MIMO_V2_FLASH_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [rng.choice(lays[-2:])]
+        cases.append(case)
+    plain = _mimo_v2_flash_base([0, 1, 0], [0, 1, 1])
+    plain.pop("quantization_config")
+    lists = [{"config": plain, "layouts": [{"tp": 1}], "record": True}]
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
+@pytest.mark.parametrize("version", MIMO_V2_FLASH_SAMPLE)
+def test_mimo_v2_flash_construction_agrees(version):
+    report = run_mimo_v2_flash(version, int(os.environ.get("KVG_MIMO_V2_FLASH_CONFIGS", "4")),
+                               int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    _check_family_report(report, version, "MiMo-V2-Flash", "mimo-v2-flash-construction")
+
+
 #: Kimi-K2.5 / K2.6 (kvguard.quant.kimi_k25: the vision tower, then the deepseek_v2 family's layers under
 #: language_model, 0.16.0+): the catalog checkpoints the generated configs start from, and the layouts (tp 1-32,
 #: data / expert parallel, the vision encoder data-parallel)
@@ -2401,7 +2491,8 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
             out.append((layer.prefix, "FusedMoE", experts, hidden, inter))
         elif layer.kind == "qkv":
             hidden, head, heads, kv = layer.qkv
-            out.append((layer.prefix, "QKVParallelLinear", hidden, (heads * head, kv * head, kv * head)))
+            out.append((layer.prefix, "QKVParallelLinear", hidden,
+                        (heads * head, kv * head, kv * (layer.v_head_size or head))))
         else:
             cls = {"merged": "MergedColumnParallelLinear", "column": "ColumnParallelLinear", "row": "RowParallelLinear",
                    "replicated": "ReplicatedLinear"}[layer.kind]
@@ -2429,7 +2520,7 @@ def oracle_list(records: list[dict]) -> list[tuple]:
 EPLB_MODEL_BASES = (("Qwen/Qwen3-30B-A3B", "0.10.2"), ("deepseek-ai/DeepSeek-V2-Lite", "0.10.2"),
                     ("mistralai/Mixtral-8x7B-v0.1", "0.10.2"), ("MiniMaxAI/MiniMax-M2.5", "0.24.0"),
                     ("openai/gpt-oss-20b", "0.10.2"), ("google/gemma-4-26B-A4B", "0.28.0"),
-                    ("zai-org/GLM-4.5-Air", "0.10.2"))
+                    ("zai-org/GLM-4.5-Air", "0.10.2"), ("XiaomiMiMo/MiMo-V2-Flash", "0.24.0"))
 #: the releases whose worker code was read for --enable-eplb with a model that implements no MixtureOfExperts
 #: (W_eplb_no_moe_model): CI builds the models in a sample, the oracle run of each release by hand
 EPLB_MODEL_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.24.0", "0.28.0"))
