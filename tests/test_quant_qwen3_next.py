@@ -140,6 +140,54 @@ def test_other_methods_stay_skipped():
     assert "awq weight-shard checks of Qwen3NextForCausalLM are not modelled" in mi_skip(v)
 
 
+#: llm-compressor's Qwen3-Next example: every gated-delta-net layer, the routers and the shared-expert gates ignored
+CT_IGNORE = ["lm_head", "re:.*mlp.gate$", "re:.*mlp.shared_expert_gate$", "re:.*linear_attn.*"]
+
+
+def ct(weights: dict, activations: "dict | None", fmt: str) -> dict:
+    return {"quant_method": "compressed-tensors", "format": fmt, "ignore": CT_IGNORE,
+            "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights,
+                                          "input_activations": activations, "format": fmt}}}
+
+
+FP8_BLOCK = ct({"num_bits": 8, "type": "float", "symmetric": True, "strategy": "block", "block_structure": [128, 128],
+                "dynamic": False},
+               {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "group", "group_size": 128,
+                "dynamic": True}, "float-quantized")
+FP8_DYNAMIC = ct({"num_bits": 8, "type": "float", "symmetric": True, "strategy": "channel", "dynamic": False},
+                 {"num_bits": 8, "type": "float", "symmetric": True, "strategy": "token", "dynamic": True},
+                 "float-quantized")
+
+
+@pytest.mark.parametrize(("version", "message"), [
+    # 512 / 8 = 64 features per rank: 0.11.0 builds the routed experts first (the gated-delta-net layers of layer 0
+    # are ignored), from 0.11.1 the shared expert's merged gate_up_proj, which this scheme does not exempt
+    ("0.11.0", "The output_size of gate's and up's weight = 64 is not divisible by weight quantization block_n = 128."),
+    ("0.11.1", "Weight output_partition_size = 64 is not divisible by weight quantization block_n = 128."),
+    ("0.33.0", "Weight output_partition_size = 64 is not divisible by weight quantization block_n = 128."),
+])
+def test_compressed_tensors_block_fp8_at_tp8(version, message):
+    v = kvguard.check(bf16(torch_dtype="bfloat16", quantization_config=FP8_BLOCK), vllm_version=version, tp=8,
+                      host=H100)
+    assert (v.ok, v.stage, v.exc_type, v.message) == (False, "model_init", "ValueError", message)
+
+
+def test_compressed_tensors_block_fp8_on_0_10_2_is_left_open():
+    # 0.10.2 takes no block strategy; the first quantized layer is layer 0's experts, whose MoE method raises a
+    # RuntimeError printing the scheme's fields: not decided
+    v = kvguard.check(bf16(torch_dtype="bfloat16", quantization_config=FP8_BLOCK), vllm_version="0.10.2", tp=8,
+                      host=H100)
+    assert "compressed-tensors scheme of the experts model.layers.0.mlp.experts" in mi_skip(v)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.17.1", "0.33.0"])
+def test_compressed_tensors_fp8_dynamic_builds(version):
+    # per-channel FP8 weights: no size check on any layer
+    v = kvguard.check(bf16(torch_dtype="bfloat16", quantization_config=FP8_DYNAMIC), vllm_version=version, tp=8,
+                      host=H100)
+    assert v.ok and mi_skip(v) == ""
+
+
 @pytest.mark.parametrize(("layer_types", "first"), [
     # Qwen3-Next-80B-A3B's pattern: three gated-delta-net layers, then full attention
     (["linear_attention", "linear_attention", "linear_attention", "full_attention"] * 12, 3),

@@ -54,6 +54,8 @@ GLM45_AIR_FP8_BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic", "f
                                                   "model.layers.0.mlp.down_proj"]}
 
 #: the ignore list of llm-compressor's GLM-4.6 FP8_BLOCK example (examples/model_free_ptq/glm_4.6_fp8_block.py), for
+#: the ignore list of llm-compressor's Qwen3-Next example (examples/quantization_w8a8_fp8/qwen3_next_example.py)
+QWEN3_NEXT_CT_IGNORE = ["lm_head", "re:.*mlp.gate$", "re:.*mlp.shared_expert_gate$", "re:.*linear_attn.*"]
 #: the GLM-4.5-Air compressed-tensors cases (the presets of CT_PRESETS)
 GLM_CT_IGNORE = ["re:.*gate$", "lm_head", "model.embed_tokens"]
 
@@ -704,6 +706,26 @@ CASES += [
      "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.11.1",
      "why": "Qwen3-Next-80B-A3B-Instruct (BF16) at -tp 16 over two nodes: 32 value heads and 16 key heads split two "
             "and one per rank, the 2 KV heads of the full-attention layers replicated: accepted"},
+    # Qwen3-Next's compressed-tensors exports, with the ignore list of llm-compressor's Qwen3-Next example (every
+    # gated-delta-net layer, the routers and the shared-expert gates unquantized)
+    {"id": "mi-qwen3-next-80b-ct-fp8-block-tp8", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+     "config_patch": {"torch_dtype": "bfloat16"}, "quantization_config": "FP8_BLOCK", "ignore": QWEN3_NEXT_CT_IGNORE,
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.11.0",
+     "why": "Qwen3-Next-80B-A3B, compressed-tensors FP8_BLOCK [128, 128], -tp 8: 512 / 8 = 64 expert and shared-expert "
+            "features per rank (0.10.2 finds no MoE scheme for block weights at the first layer's experts: a "
+            "RuntimeError kvguard leaves undecided); 0.11.0 builds the routed experts first (their block_n refusal); from "
+            "0.11.1 the shared expert's merged gate_up_proj comes first and refuses its block_n"},
+    {"id": "mi-qwen3-next-80b-ct-fp8-dynamic-tp8", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+     "config_patch": {"torch_dtype": "bfloat16"}, "quantization_config": "FP8_DYNAMIC", "ignore": QWEN3_NEXT_CT_IGNORE,
+     "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "Qwen3-Next-80B-A3B, compressed-tensors FP8_DYNAMIC (per-channel weights), -tp 8: no size check on the "
+            "attention, the shared expert or the experts: accepted"},
+    {"id": "mi-qwen3-next-80b-ct-w4a16-tp4", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct",
+     "config_patch": {"torch_dtype": "bfloat16"}, "quantization_config": "W4A16", "ignore": QWEN3_NEXT_CT_IGNORE,
+     "argv": ["-tp", "4"], "layout": {"tp": 4}, "since": "0.24.0",
+     "why": "Qwen3-Next-80B-A3B, compressed-tensors W4A16 (groups of 128), -tp 4: the shared expert's down_proj takes "
+            "512 / 4 = 128 inputs per rank, one group; Marlin takes the linear layers and the Marlin MoE method the "
+            "experts (128 per rank): accepted"},
     # Gemma 4's block-FP8 experts (Fp8Config; kvguard.quant.gemma4): _GEMMA4_BLOCK_FP8
     {"id": "mi-fp8-block-gemma4-26b-a4b-tp8", "model": "google/gemma-4-26B-A4B",
      "config_patch": _GEMMA4_BLOCK_FP8,

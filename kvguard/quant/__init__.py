@@ -1340,6 +1340,12 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 _lm_head(layer, launch, scheme, release, skip)
             elif layer.kind == "moe":
                 _require_int_sizes(layer, layer.moe[:3])
+                if path == "no_scheme" and skip != "skipped":
+                    # a compressed-tensors scheme no linear method takes, met first by the experts (every earlier
+                    # linear layer ignored: Qwen3-Next's gated-delta-net layers): the MoE method's own refusal, a
+                    # RuntimeError that prints the scheme's fields as the pinned compressed-tensors package does
+                    raise _Unmodelled(f"the compressed-tensors scheme of the experts {layer.prefix}, which no linear "
+                                      f"layer met first, is not modelled")
                 _moe(layer, launch, scheme, release, needs, skip)
                 if family == _gpt_oss.FAMILY and scheme is None:
                     raise _Unmodelled(_gpt_oss.BF16_EXPERTS)

@@ -93,8 +93,9 @@ _MARLIN_GROUP_SIZES = (32, 64, 128)
 #: the MoE families whose compressed-tensors experts kvguard models (their first quantized layer is the attention's
 #: QKVParallelLinear, as in the dense models; GLM-4.x (models/glm4_moe.py): its router built without the quantization
 #: config in every release, its checkpoint-name mapper (0.26.0+) on the inner model class, which the quantization
-#: config never sees)
-MOE_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "glm4_moe")
+#: config never sees; Qwen3-Next (models/qwen3_next.py): its gated-delta-net layers come first, their projections
+#: quantized unless the ignore list names them, as llm-compressor's Qwen3-Next example does)
+MOE_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "glm4_moe", "qwen3_next")
 #: the MoE families kvguard models with compressed-tensors integer weights only (MiniMax-M2: its FP8 forms are not
 #: checked against the releases)
 WNA16_ONLY_FAMILIES = ("minimax_m2",)

@@ -89,8 +89,8 @@ FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2", "deepseek_v32",
 #: the families whose compressed-tensors integer-weight experts kvguard models (compressed_tensors_experts), all
 #: checked against the releases (tests/upstream/test_quant.py ct_moe_variants and ct_mla_variants: DeepSeek-V2/V3 /
 #: Kimi-K2 with MLA, shared experts and dense first layers on the dense WNA16 scheme, MiniMax-M2 from 0.11.1;
-#: glm4_moe_variants: GLM-4.x)
-CT_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2", "glm4_moe")
+#: glm4_moe_variants: GLM-4.x; qwen3_next_variants: Qwen3-Next)
+CT_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2", "glm4_moe", "qwen3_next")
 #: the families whose router gate no release quantizes (built with ``quant_config=None``; GLM-4.x's is a float32
 #: nn.Linear, from 0.31.0 a GateLinear)
 _GATE_UNQUANTIZED = ("mixtral", "deepseek_v2", "minimax_m2", "deepseek_v32", "glm4_moe")
@@ -103,9 +103,10 @@ _WNA16_MIN_GROUP = 32
 
 
 def unmodelled_reason(family: str, scheme, facts, release) -> Optional[str]:
-    """Why kvguard does not decide an AWQ / GPTQ checkpoint of this MoE architecture (None: it does)."""
+    """Why kvguard does not decide an AWQ / GPTQ checkpoint, or the compressed-tensors integer-weight experts, of this
+    MoE architecture (None: it does)."""
     archs = ", ".join(facts.architectures)
-    if family not in FAMILIES:
+    if family not in (CT_FAMILIES if scheme.method == "compressed-tensors" else FAMILIES):
         return f"{scheme.method} with MoE layers ({archs}) is not modelled"
     hidden_act = facts.resolved.get("hidden_act", "silu")
     if hidden_act != "silu":

@@ -1142,12 +1142,18 @@ def _qwen3_next_ignore(layers: int, interval: int) -> list[str]:
     return out
 
 
+#: the ignore list of llm-compressor's Qwen3-Next example (the routers, the shared-expert gates and every gated-delta-net
+#: layer left unquantized)
+QWEN3_NEXT_CT_IGNORE = ("lm_head", "re:.*mlp.gate$", "re:.*mlp.shared_expert_gate$", "re:.*linear_attn.*")
+
+
 def qwen3_next_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` Qwen3-Next configs from the catalog's checkpoints, cut to four layers (gated delta net every layer but
     each ``full_attention_interval``-th), with varied sizes (linear-attention key / value heads and head sizes,
     attention heads and KV heads, expert and shared-expert intermediate sizes, no shared expert, a dense layer by
     ``mlp_only_layers`` / ``decoder_sparse_step``) and quantization: block FP8 with the release's ignore list (some
-    layers' in_proj_ba quantized, or no list), unquantized."""
+    layers' in_proj_ba quantized, or no list), compressed-tensors (llm-compressor's presets, ct_quantization_config),
+    unquantized."""
     out = []
     while len(out) < n:
         base = QWEN3_NEXT_BASES[len(out) % len(QWEN3_NEXT_BASES)]
@@ -1174,8 +1180,19 @@ def qwen3_next_variants(rng: random.Random, n: int) -> list[dict]:
             cfg["intermediate_size"] = rng.choice([5120, 3072, 4160])
         elif roll < 0.25:
             cfg["decoder_sparse_step"] = 2
-        kind = rng.choice(["fp8", "fp8", "fp8_bare", "none"]) if q is None else rng.choice(["fp8", "fp8", "none"])
-        if kind.startswith("fp8"):
+        kind = rng.choice(["fp8", "fp8", "fp8_bare", "none", "ct", "ct"]) if q is None else rng.choice(
+            ["fp8", "fp8", "none", "ct"])
+        if kind == "ct":
+            # llm-compressor's presets with the ignore list of its Qwen3-Next example
+            # (vllm-project/llm-compressor examples/quantization_w8a8_fp8/qwen3_next_example.py), sometimes another one
+            cfg["torch_dtype"] = "bfloat16"
+            q = ct_quantization_config(rng)
+            roll = rng.random()
+            q["ignore"] = list(QWEN3_NEXT_CT_IGNORE) if roll < 0.7 else ["lm_head"] if roll < 0.8 else [
+                "lm_head", "re:.*linear_attn.*", rng.choice(["re:.*mlp.gate$", "re:.*shared_expert.*", "re:.*experts.*",
+                                                             "re:.*self_attn.*", "re:.*in_proj_ba$"])]
+            cfg["quantization_config"] = q
+        elif kind.startswith("fp8"):
             ignore = _qwen3_next_ignore(4, interval) if kind == "fp8" else []
             if ignore and rng.random() < 0.25:
                 ignore = [x for x in ignore if not x.endswith(f"layers.{rng.randrange(4)}.linear_attn.in_proj_ba")]
