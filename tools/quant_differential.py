@@ -5,7 +5,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
                                           [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--qwen3-next N] [--dsa N] [--kimi N] [--glm4-moe N] [--mimo-v2-flash N]
-                                          [--modelopt-minimax N] [--qwen3-vl N]
+                                          [--modelopt-minimax N] [--qwen3-vl N] [--qwen3-5 N]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -104,6 +104,8 @@ def main() -> int:
     ap.add_argument("--qwen3-vl", type=int, default=None, help="run only the Qwen3-VL / Qwen3-VL-MoE configs "
                     "(run_qwen3_vl), this many per release (releases before 0.11.0, which do not register them, are "
                     "skipped)")
+    ap.add_argument("--qwen3-5", type=int, default=None, help="run only the Qwen3.5 / Qwen3.6 configs (run_qwen3_5), "
+                    "this many per release (releases before 0.17.0, which do not register them, are skipped)")
     ap.add_argument("--qwen3-vl-awq", type=int, default=0, help="with --qwen3-vl: this many AWQ checkpoints of "
                     "Qwen3-VL / Qwen3-VL-MoE per release too (qwen3_vl_awq_variants)")
     ap.add_argument("--modelopt-minimax", type=int, default=None, help="run only the MiniMax-M2 ModelOpt exports "
@@ -179,6 +181,10 @@ def main() -> int:
                 if not resolve(version).within("0.11.0"):
                     continue
                 rep = quant_tests.run_qwen3_vl(version, args.qwen3_vl, args.seed, args.layouts, awq=args.qwen3_vl_awq)
+            elif args.qwen3_5:
+                if not resolve(version).within(quant_tests.QWEN3_5_SINCE):
+                    continue
+                rep = quant_tests.run_qwen3_5(version, args.qwen3_5, args.seed, args.layouts)
             elif args.modelopt_minimax:
                 if not resolve(version).within(quant_tests.MINIMAX_M2_SINCE):
                     continue

@@ -935,6 +935,57 @@ CASES += [
             "block_k from 0.14.0)"},
 ]
 
+# Qwen3.5 (kvguard/data/quant_archs.json families qwen3_5_moe / qwen3_5, 0.17.0+: Qwen3-VL's tower, then Qwen3-Next's
+# layers with the split gated-delta-net projections; recorded for 0.17.0, 0.20.0, 0.24.0, 0.28.0 and 0.33.0:
+# ``--vllm ... --only mi-qwen3-5-397b-tp32 ...``).  The FP8 case gives the catalog checkpoint a quantization_config in
+# the form of Qwen's FP8 exports (the tower, each gated-delta-net layer's conv1d / in_proj_a / in_proj_b, the router
+# and shared-expert gates, the LM head in modules_to_not_convert) but layer 0's in_proj_b; the NVFP4 tower case
+# NVIDIA's export without "model.visual*" in its exclusion list.  The NVFP4 cases from 0.24.0: the export's FP8 KV cache
+# (kv_cache_quant_algo) meets the oracle's CPU platform, which refuses it with chunked prefill and prefix caching up to
+# 0.23.x (a limit of the CPU host, not of the CUDA launch; tools/quant_differential.py --qwen3-5 covers 0.17.0+)
+_QWEN3_5 = catalog.lookup("Qwen/Qwen3.5-397B-A17B").config
+_QWEN3_5_TEXT = _QWEN3_5["text_config"]
+_QWEN3_5_FP8_NAMES = ([f"model.visual.blocks.{b}.{n}" for b in range(_QWEN3_5["vision_config"]["depth"])
+                       for n in ("attn.qkv", "attn.proj", "mlp.linear_fc1", "mlp.linear_fc2")]
+                      + [f"model.visual.merger.linear_fc{k}" for k in (1, 2)]
+                      + [f"model.language_model.layers.{i}.linear_attn.{n}"
+                         for i, kind in enumerate(_QWEN3_5_TEXT["layer_types"]) if kind == "linear_attention"
+                         for n in ("conv1d", "in_proj_a", "in_proj_b")]
+                      + [f"model.language_model.layers.{i}.mlp.{n}" for i in range(_QWEN3_5_TEXT["num_hidden_layers"])
+                         for n in ("gate", "shared_expert_gate")] + ["lm_head"])
+_QWEN3_5_NVFP4 = catalog.lookup("nvidia/Qwen3.5-397B-A17B-NVFP4").config["quantization_config"]
+CASES += [
+    {"id": "mi-qwen3-5-397b-tp32", "model": "Qwen/Qwen3.5-397B-A17B", "argv": ["-tp", "32", "--nnodes", "4"],
+     "layout": {"tp": 32}, "since": "0.17.0",
+     "why": "Qwen3.5-397B-A17B at -tp 32 over 4 nodes: the vision tower, built first, divides its 16 heads by 32 (the "
+            "language model's 32 heads, 2 KV heads and 64 value heads would take it)"},
+    {"id": "mi-modelopt-nvfp4-qwen3-5-397b-tp8", "model": "nvidia/Qwen3.5-397B-A17B-NVFP4", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "since": "0.24.0",
+     "why": "nvidia/Qwen3.5-397B-A17B-NVFP4 at -tp 8 (the tower, each layer's attention or gated delta net, the shared "
+            "experts and the LM head excluded; NVFP4 routed experts, 128 features per rank, on FP4 Marlin): accepted"},
+    {"id": "mi-modelopt-nvfp4-qwen3-5-397b-tp2-tower", "model": "nvidia/Qwen3.5-397B-A17B-NVFP4",
+     "config_patch": {"quantization_config": dict(_QWEN3_5_NVFP4, ignore=[n for n in _QWEN3_5_NVFP4["ignore"]
+                                                                          if n != "model.visual*"])},
+     "argv": ["-tp", "2"], "layout": {"tp": 2}, "since": "0.24.0",
+     "why": "the NVFP4 export with the vision tower quantized too, at -tp 2: the first block's mlp.linear_fc2 takes "
+            "4304 / 2 = 2152 input features per rank, not a multiple of 16"},
+    {"id": "mi-fp8-block-qwen3-5-397b-tp4-in-proj-b", "model": "Qwen/Qwen3.5-397B-A17B",
+     "config_patch": {"quantization_config": {
+         "activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": [128, 128],
+         "modules_to_not_convert": [n for n in _QWEN3_5_FP8_NAMES
+                                    if n != "model.language_model.layers.0.linear_attn.in_proj_b"]}},
+     "argv": ["-tp", "4"], "layout": {"tp": 4}, "since": "0.17.0",
+     "why": "block FP8 in the form of Qwen's export with layer 0's in_proj_b left out of modules_to_not_convert at -tp "
+            "4: in_proj_a listed, in_proj_b not, so the fused in_proj_ba's shards disagree"},
+    {"id": "mi-fp8-block-qwen3-5-397b-tp4", "model": "Qwen/Qwen3.5-397B-A17B",
+     "config_patch": {"quantization_config": {
+         "activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8", "weight_block_size": [128, 128],
+         "modules_to_not_convert": _QWEN3_5_FP8_NAMES}},
+     "argv": ["-tp", "4"], "layout": {"tp": 4}, "since": "0.17.0",
+     "why": "block FP8 in the form of Qwen's export at -tp 4: in_proj_qkvz [512, 512, 2048, 2048] and the experts' "
+            "and shared expert's 1024 / 4 = 256 per rank are whole blocks: accepted"},
+]
+
 # Nemotron-H (kvguard.quant.nemotron_h, 0.24.0+): the first Mamba-2 mixer's asserts, before any quantized weight
 # (recorded for 0.24.0, 0.28.0, 0.29.0 and 0.33.0: ``--vllm ... --only mi-nemotron3-nano-bf16-tp16
 # mi-modelopt-nvfp4-nemotron3-nano-tp16``)

@@ -2461,6 +2461,158 @@ def test_qwen3_vl_construction_agrees(version):
     _check_family_report(report, version, "Qwen3-VL", "qwen3-vl-construction")
 
 
+#: Qwen3.5 / Qwen3.6 (kvguard/data/quant_archs.json families qwen3_5_moe and qwen3_5, 0.17.0+: Qwen3-VL's vision
+#: tower, kvguard.quant.qwen3_vl, then Qwen3-Next's decoder layers with the split gated-delta-net projections): the
+#: catalog checkpoints the generated configs start from (the MoE and dense releases, NVIDIA's NVFP4 export), the CI
+#: sample (the first release, 0.20.0 where the gated delta net moves to its own module, the last) and the layouts
+#: (tp 1-32, data / expert parallel, EPLB)
+QWEN3_5_BASES = ("Qwen/Qwen3.5-397B-A17B", "Qwen/Qwen3.5-27B", "Qwen/Qwen3.5-35B-A3B", "nvidia/Qwen3.5-397B-A17B-NVFP4")
+QWEN3_5_SINCE = "0.17.0"
+QWEN3_5_SAMPLE = release_sample(VERSIONS, QWEN3_5_SINCE, also=("0.20.0",))
+QWEN3_5_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
+                   {"tp": 8, "dp": 2}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 4, "dp": 2, "ep": True},
+                   {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8})
+
+
+def _qwen3_5_base(base: str, layers: int, depth: int) -> dict:
+    """A catalog Qwen3.5 config cut to ``layers`` decoder layers (the checkpoint's pattern: three gated-delta-net
+    layers, then full attention) and ``depth`` vision blocks, without its quantization config."""
+    cfg = copy.deepcopy(catalog.lookup(base).config)
+    cfg.pop("quantization_config", None)
+    text = cfg["text_config"]
+    text["num_hidden_layers"] = layers
+    text["layer_types"] = text["layer_types"][:layers]
+    cfg["vision_config"]["depth"] = depth
+    return cfg
+
+
+def _qwen3_5_fp8(rng: random.Random, cfg: dict, tower: str) -> dict:
+    """An Fp8Config in the form of Qwen's FP8 exports (blocks of 128, dynamic activations; modules_to_not_convert in
+    the checkpoint's names: each gated-delta-net layer's conv1d, in_proj_a and in_proj_b, the router and shared-expert
+    gates, the LM head; the vision tower as _qwen3_vl_fp8 lists it), now and then one layer's in_proj_a / in_proj_b
+    pair left quantized (block FP8 on the [value heads, value heads] projection) or half of it (the fused shards
+    disagree)."""
+    text = cfg["text_config"]
+    names = [n for n in _qwen3_vl_fp8(rng, cfg, tower)["modules_to_not_convert"] if "visual" in n]
+    for i, kind in enumerate(text["layer_types"]):
+        layer = f"model.language_model.layers.{i}"
+        if kind == "linear_attention":
+            names += [f"{layer}.linear_attn.{n}" for n in ("conv1d", "in_proj_a", "in_proj_b")]
+        if "num_experts" in text:
+            names += [f"{layer}.mlp.gate", f"{layer}.mlp.shared_expert_gate"]
+    roll = rng.random()
+    if roll < 0.25:
+        names = [n for n in names if not n.startswith("model.language_model.layers.0.linear_attn.in_proj_")]
+    elif roll < 0.35:
+        names = [n for n in names if n != "model.language_model.layers.0.linear_attn.in_proj_a"]
+    names.append("lm_head")
+    return {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+            "weight_block_size": rng.choice([[128, 128], [128, 128], [64, 64]]), "modules_to_not_convert": names}
+
+
+def _qwen3_5_nvfp4(rng: random.Random, cfg: dict) -> dict:
+    """A ModelOpt NVFP4 config in config.json's flat layout, as nvidia/Qwen3.5-397B-A17B-NVFP4 writes it (ignore:
+    the LM head, the vision tower, each layer's attention or gated delta net and shared expert, the MTP layer; the
+    experts quantized), now and then one layer's attention / gated delta net, the shared experts or the tower
+    quantized too."""
+    text = cfg["text_config"]
+    names = ["lm_head", "*.mlp.shared_expert.*", "model.visual*", "mtp.layers.0*"]
+    quantized = rng.choice([None, None, 0, len(text["layer_types"]) - 1])
+    for i, kind in enumerate(text["layer_types"]):
+        layer = f"model.language_model.layers.{i}"
+        if i != quantized:
+            names.append(f"{layer}.{'linear_attn' if kind == 'linear_attention' else 'self_attn'}*")
+        if "num_experts" in text:
+            names += [f"{layer}.mlp.shared_expert*", f"{layer}.mlp.shared_expert_gate"]
+    roll = rng.random()
+    if roll < 0.35:
+        names = [n for n in names if "visual" not in n]
+    elif roll < 0.5:
+        names = [n for n in names if "shared_expert" not in n or n.endswith("_gate")]
+    group = {"dynamic": False, "num_bits": 4, "type": "float", "group_size": 16}
+    return {"config_groups": {"group_0": {"input_activations": dict(group), "weights": dict(group),
+                                          "targets": ["Linear"]}},
+            "ignore": names, "quant_algo": "NVFP4", "producer": {"name": "modelopt", "version": "0.0.1"},
+            "quant_method": "modelopt"}
+
+
+def qwen3_5_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Qwen3.5 configs (QWEN3_5_BASES) cut to 4 language-model layers and 1-2 vision blocks, with varied sizes
+    (the gated delta net's key / value heads and head sizes, the attention heads, the expert, shared-expert and dense
+    intermediate sizes, the expert count, the tower's heads and sizes) and quantization: block FP8 in Qwen's form
+    (_qwen3_5_fp8), ModelOpt NVFP4 in NVIDIA's (_qwen3_5_nvfp4), online FP8, unquantized; one in five with
+    ``--mm-encoder-tp-mode data``."""
+    out = []
+    while len(out) < n:
+        base = QWEN3_5_BASES[len(out) % len(QWEN3_5_BASES)]
+        cfg = _qwen3_5_base(base, 4, rng.choice([1, 2]))
+        text, vision = cfg["text_config"], cfg["vision_config"]
+        if rng.random() < 0.3:
+            text["layer_types"] = ["full_attention", "linear_attention", "linear_attention", "full_attention"]
+        if rng.random() < 0.6:
+            text["linear_num_key_heads"], text["linear_num_value_heads"] = rng.choice(
+                [(16, 64), (16, 32), (16, 48), (8, 16), (4, 8), (12, 24), (16, 16), (6, 12)])
+            text["linear_key_head_dim"] = rng.choice([128, 128, 64, 96])
+            text["linear_value_head_dim"] = rng.choice([128, 128, 64, 96, 80])
+        if rng.random() < 0.4:
+            text["num_attention_heads"], text["num_key_value_heads"] = rng.choice([(32, 2), (16, 2), (24, 4), (8, 1),
+                                                                                   (16, 4), (24, 2)])
+        if "num_experts" in text:
+            text["moe_intermediate_size"] = rng.choice([1024, 512, 768, 384, 640, 256, 1536])
+            text["shared_expert_intermediate_size"] = rng.choice([1024, 512, 0, 384, 640, 2048])
+            text["num_experts"] = rng.choice([512, 256, 64, 32])
+            text["num_experts_per_tok"] = min(text["num_experts_per_tok"], 8)
+        else:
+            text["intermediate_size"] = rng.choice([17408, 12288, 9216, 17152, 3584])
+        if rng.random() < 0.5:
+            vision["hidden_size"], vision["num_heads"] = rng.choice([(1152, 16), (1152, 12), (1024, 16), (1536, 24),
+                                                                     (1152, 8)])
+        if rng.random() < 0.4:
+            vision["intermediate_size"] = rng.choice([4304, 4096, 4352, 4608])
+        nvidia = base.startswith("nvidia/")
+        kind = rng.choice(["nvfp4", "nvfp4", "nvfp4", "fp8"] if nvidia else
+                          ["ignored", "ignored", "quantized", "blocks", "online", "none"])
+        engine: dict = {}
+        if kind == "nvfp4":
+            cfg["quantization_config"] = _qwen3_5_nvfp4(rng, cfg)
+        elif kind in ("ignored", "quantized", "blocks", "fp8"):
+            cfg["quantization_config"] = _qwen3_5_fp8(rng, cfg, "ignored" if kind == "fp8" else kind)
+        elif kind == "online":
+            engine["quantization"] = "fp8"
+        if rng.random() < 0.2:
+            engine["mm_encoder_tp_mode"] = "data"
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_qwen3_5(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` Qwen3.5 configs (qwen3_5_variants) at ``n_layouts`` of QWEN3_5_LAYOUTS each in the release and
+    compare; the layer lists of the MoE and dense bases (unquantized, tp 1: the tower's layers and the decoder's) too
+    (tools/quant_differential.py --qwen3-5)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9900 + 1)
+    cases = []
+    for case in qwen3_5_variants(rng, n):
+        if resolve(version).within(None, "0.17.1"):
+            case["engine_args"]["swap_space"] = 0  # (as run_qwen3_vl: the 0.17.x wrappers' VllmConfig copy)
+        text = case["config"]["text_config"]
+        lays = [dict(lay) for lay in QWEN3_5_LAYOUTS if text["num_attention_heads"] % lay["tp"] == 0
+                and ("num_experts" in text or not lay.get("ep"))]
+        case["layouts"] = rng.sample(lays, min(n_layouts, len(lays)))
+        cases.append(case)
+    lists = [{"config": _qwen3_5_base(base, 4, 1), "layouts": [{"tp": 1}], "record": True}
+             for base in QWEN3_5_BASES[:2]]
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
+@pytest.mark.parametrize("version", QWEN3_5_SAMPLE)
+def test_qwen3_5_construction_agrees(version):
+    report = run_qwen3_5(version, int(os.environ.get("KVG_QWEN3_5_CONFIGS", "4")),
+                         int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    _check_family_report(report, version, "Qwen3.5", "qwen3-5-construction")
+    assert report["layer_lists"]["agree"] == 2
+
+
 def _with_layer_lists(version: str, python: str, python_env: dict, cases: list[dict], lists: list[dict], *,
                       refused_both=None) -> dict:
     """The oracle builds ``cases`` (their refusals compared by :func:`compare`) and ``lists`` (configs recorded at
@@ -2537,7 +2689,8 @@ def oracle_list(records: list[dict]) -> list[tuple]:
 EPLB_MODEL_BASES = (("Qwen/Qwen3-30B-A3B", "0.10.2"), ("deepseek-ai/DeepSeek-V2-Lite", "0.10.2"),
                     ("mistralai/Mixtral-8x7B-v0.1", "0.10.2"), ("MiniMaxAI/MiniMax-M2.5", "0.24.0"),
                     ("openai/gpt-oss-20b", "0.10.2"), ("google/gemma-4-26B-A4B", "0.28.0"),
-                    ("zai-org/GLM-4.5-Air", "0.10.2"), ("XiaomiMiMo/MiMo-V2-Flash", "0.24.0"))
+                    ("zai-org/GLM-4.5-Air", "0.10.2"), ("Qwen/Qwen3.5-35B-A3B", "0.17.0"),
+                    ("XiaomiMiMo/MiMo-V2-Flash", "0.24.0"))
 #: the releases whose worker code was read for --enable-eplb with a model that implements no MixtureOfExperts
 #: (W_eplb_no_moe_model): CI builds the models in a sample, the oracle run of each release by hand
 EPLB_MODEL_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.24.0", "0.28.0"))
