@@ -489,6 +489,27 @@ CASES += [
      "why": "DeepSeek-V4-Flash at -tp 8 with --moe-backend cutlass: the FP4 experts' Mxfp4MoEMethod maps the name to "
             "an MXFP4 kernel family and its map has none for it: ValueError listing the release's names, on every GPU "
             "(from 0.21.0: DeepSeek-V4's own MXFP4 selection; 0.20.x's generic one is stood in by the runner)"},
+    # NVIDIA's ModelOpt NVFP4 exports (block-FP8 linears, moe_quant_algo NVFP4: the routed experts' ModelOptNvFp4FusedMoE
+    # and the release's own NVFP4 MoE selection on CUDA 9.0, from 0.22.0; recorded for 0.21.0, 0.22.1, 0.23.0, 0.24.0,
+    # 0.30.0 and 0.33.0: ``--vllm ... --only mi-dsv4-nvfp4-flash-tp8 mi-dsv4-nvfp4-pro-tp8 mi-dsv4-nvfp4-flash-tp4-eplb``)
+    {"id": "mi-dsv4-nvfp4-flash-tp8", "model": "nvidia/DeepSeek-V4-Flash-NVFP4",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8"], "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.21.0",
+     "why": "nvidia/DeepSeek-V4-Flash-NVFP4 at -tp 8: 0.22.0 - 0.23.0 build NVFP4 experts whose SwiGLU clamp "
+            "(swiglu_limit 10.0) only FlashInfer TRT-LLM applies, which compute capability 9.0 lacks "
+            "(NotImplementedError); 0.24.0+ Marlin applies it: accepted; 0.21.0 does not read moe_quant_algo (MXFP4 "
+            "experts): accepted"},
+    {"id": "mi-dsv4-nvfp4-pro-tp8", "model": "nvidia/DeepSeek-V4-Pro-NVFP4",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8"], "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.21.0",
+     "why": "nvidia/DeepSeek-V4-Pro-NVFP4 at -tp 8: as the Flash export (384 NVFP4 experts, 3072 / 8 = 384 a rank)"},
+    {"id": "mi-dsv4-nvfp4-flash-tp4-eplb", "model": "nvidia/DeepSeek-V4-Flash-NVFP4",
+     "argv": ["-tp", "4", "-dp", "2", "--enable-expert-parallel", "--enable-eplb", "--eplb-config",
+              '{"num_redundant_experts": 8}', "--kv-cache-dtype", "fp8"],
+     "layout": {"tp": 4, "dp": 2, "ep": True, "eplb": True, "redundant": 8}, "engine_args": {"kv_cache_dtype": "fp8"},
+     "since": "0.24.0",
+     "why": "nvidia/DeepSeek-V4-Flash-NVFP4 at -tp 4 -dp 2 with expert parallel and EPLB (264 physical experts over 8 "
+            "EP ranks): the NVFP4 experts' method takes EPLB, Marlin applies the clamp: accepted"},
 ]
 
 #: Gemma 4 26B-A4B as block FP8 (Fp8Config), the dense MLP narrowed to 2048 (a multiple of 128 per rank at tp 1 – 16)

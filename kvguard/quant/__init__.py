@@ -44,7 +44,7 @@ architectures, :mod:`kvguard.rules.table` for the messages):
 
 - DeepSeek-V4 (0.20.0+, :mod:`kvguard.quant.dsv4`): the CUDA model's block-FP8 attention projections, FlashMLA's
   heads per rank, the KV-cache dtype its attention asserts, the experts-over-tp assert (up to 0.30.0), the shared
-  experts, the FP4 experts (Marlin on the default host) and EPLB.
+  experts, the FP4 experts (Marlin on the default host; a ModelOpt export's NVFP4 experts from 0.22.0) and EPLB.
 
 - Gemma 4 (0.28.0+, :mod:`kvguard.quant.gemma4`): per-layer head sizes and KV heads, the wrapper's module names,
   unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers and experts (their gelu_tanh activation takes the default
@@ -1062,7 +1062,8 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
     steps.append(Layer(0, f"{root}.ffn.experts", "moe",
                        moe=(resolved["n_routed_experts"], hidden, resolved["moe_intermediate_size"],
                             release.within(_dsv4.EPLB_PASSED))))
-    needs = ["dsv4_default_host"]
+    nvfp4 = _dsv4.nvfp4_experts(experts_dtype, quant_cfg, release)
+    needs = ["dsv4_default_host"] + (["dsv4_nvfp4_experts"] if nvfp4 else [])
     for step in steps:
         try:
             if isinstance(step, tuple):
@@ -1073,7 +1074,12 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                 # the MXFP4 experts on the default host (Marlin) check no size and take EPLB: FusedMoE's own checks;
                 # FP8 experts (expert_dtype fp8): the block-FP8 MoE method's as well
                 _moe(step, launch, fp8 if experts_dtype == "fp8" else None, release, needs)
-                if _dsv4.moe_backend_refused(launch.moe_backend, experts_dtype, release):
+                if nvfp4 and _dsv4.nvfp4_clamp_refused(resolved, release):
+                    # ModelOpt's NVFP4 experts' method picks its backend once FusedMoE's checks pass: before
+                    # 0.24.0 clamped experts may take FlashInfer TRT-LLM only, which compute capability 9.0 lacks
+                    # (NVFP4 experts take EPLB: no refusal of their own after it)
+                    return Outcome("MI_dsv4_nvfp4_moe_backend", {}, step.prefix, tuple(needs))
+                if not nvfp4 and _dsv4.moe_backend_refused(launch.moe_backend, experts_dtype, release):
                     # the FP4 experts' method (built after FusedMoE's EPLB / intermediate checks) maps the named
                     # backend to an MXFP4 kernel family: a name its map lacks is refused on every GPU
                     return Outcome("MI_dsv4_moe_backend", {"name": launch.moe_backend,

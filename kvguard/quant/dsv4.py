@@ -73,13 +73,28 @@ the release takes but the MXFP4 map (vllm/model_executor/layers/fused_moe/oracle
 lacks is refused by the FP4 experts' method on every GPU (``MXFP4_UNMAPPED``), after FusedMoE's own checks, from
 0.21.0 (DeepSeek-V4's own MXFP4 selection; 0.20.x left open).
 
+NVFP4 experts (NVIDIA's ModelOpt exports, nvidia/DeepSeek-V4-Flash-NVFP4 / -Pro-NVFP4: ``quant_method`` fp8 for the
+block-FP8 linears, ``moe_quant_algo: NVFP4``, an ``ignore`` list), read in vllm/models/deepseek_v4/quant_config.py
+0.22.0 – 0.33.0 and vllm/models/deepseek_v41/quant_config.py 0.30.0 – 0.33.0: from 0.22.0 the FP8 config upper-cases
+``moe_quant_algo`` when the first FP4 experts ask and, for NVFP4, builds them with ModelOpt's ``ModelOptNvFp4FusedMoE``
+(group 16; 0.20.x – 0.21.0 do not read the key: MXFP4 experts).  That method runs the release's NVFP4 MoE selection
+(vllm/model_executor/layers/fused_moe/oracle/nvfp4.py, ``select_nvfp4_moe_backend``) after FusedMoE's own checks:
+with the experts' ``swiglu_limit`` set, only the backends that apply the SwiGLU clamp are candidates — 0.22.0 – 0.23.0
+FlashInfer TRT-LLM alone, which needs the SM100 family, so compute capability 9.0 has none (NotImplementedError, "No
+NvFp4 MoE backend supports the deployment configuration."); 0.24.0 adds Marlin, which takes every size (the weights
+are sized by floor divisions) and EPLB.  From 0.32.0 the CUDA config class reads the export's ``ignore`` list and keeps
+the MXFP4 method for a main layer whose ``layers.N.ffn.experts`` it matches (the published lists match none).  Shown
+by the release: tests/upstream/test_dsv4_model.py runs the release's own NVFP4 selection on the CUDA 9.0 stand-in.
+
 ``DeepseekV4MoE``'s MegaMoE checks (its ``n_physical_experts=… must be divisible by ep_size=…`` assert among
 them) belong to ``--moe-backend deep_gemm_mega_moe`` (and the FlashInfer MoE-EP backends in 0.29.0 – 0.31.0): the
 ``auto`` backend never takes that path, and an explicit backend is left open here.
 
 Left open (reported as not modelled): other architectures of the family (the vision
 model, DeepSeek-V4.1), a checkpoint the DeepSeek-V4 FP8 override does not claim, an ``expert_dtype`` that is neither
-a string nor null, ignored layers, ModelOpt NVFP4 experts, another ``--moe-backend`` (the named kernel's support
+a string nor null, ignored layers (``ignored_layers`` / ``modules_to_not_convert``), a ``moe_quant_algo`` that is not
+a string, NVFP4 experts with a named ``--moe-backend`` or a ``swiglu_limit`` that is neither a number nor null, from
+0.32.0 NVFP4 experts whose ``ignore`` list names a main layer's experts, another ``--moe-backend`` (the named kernel's support
 is asked of the GPU and the kernel packages; with FP8 experts also ``marlin``), another ``--all2all-backend``,
 ``--attention-backend FLASHINFER_MLA_SPARSE_DSV4`` (0.23.0+), from 0.30.0 a ``[32, 32]`` block with FP4 experts
 (ModelOpt MXFP8 linears), an attention geometry other than the released
@@ -93,9 +108,10 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Mapping, Optional
 
-__all__ = ["ARCH", "ATTN_REFUSED", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_ENV", "SINCE", "TP_EXPERTS_DROPPED",
-           "attention_backend", "attention_refused", "expert_dtype", "kv_cache_refused", "moe_backend_refused",
-           "mxfp4_map", "shared_experts_missing", "shared_intermediate", "unmodelled"]
+__all__ = ["ARCH", "ATTN_REFUSED", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_ENV", "NVFP4_HOST_ENV", "SINCE",
+           "TP_EXPERTS_DROPPED", "attention_backend", "attention_refused", "expert_dtype", "kv_cache_refused",
+           "moe_backend_refused", "mxfp4_map", "nvfp4_experts", "nvfp4_clamp_refused", "shared_experts_missing",
+           "shared_intermediate", "unmodelled"]
 
 #: the architecture decided here (the registry's name of the CUDA text model)
 ARCH = "DeepseekV4ForCausalLM"
@@ -136,6 +152,22 @@ DEFAULT_ALL2ALL = "allgather_reducescatter"
 HOST_ENV = ("VLLM_HUMMING_INPUT_QUANT_CONFIG", "VLLM_B12X_MOE_FP4_FORCE_A16", "VLLM_USE_FLASHINFER_MOE_MXFP4_BF16",
             "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8", "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS",
             "VLLM_MXFP4_USE_MARLIN")
+
+#: the first release whose FP8 config builds ModelOpt's NVFP4 experts (``ModelOptNvFp4FusedMoE``, group 16) for FP4
+#: experts when the checkpoint's quantization config says ``moe_quant_algo: NVFP4`` (any case; before, the key is
+#: not read and the experts are MXFP4)
+NVFP4_EXPERTS = "0.22.0"
+#: the first release whose NVFP4 MoE selection counts Marlin among the backends that apply the SwiGLU clamp; before,
+#: experts with a ``swiglu_limit`` may take FlashInfer TRT-LLM only, which needs the SM100 family: on compute
+#: capability 9.0 no backend is left (NotImplementedError)
+NVFP4_CLAMP_MARLIN = "0.24.0"
+#: the first release whose CUDA config class (DeepSeek-V4.1's) reads a ModelOpt export's ``ignore`` list for the
+#: experts: a main layer's ``layers.N.ffn.experts`` it matches (fnmatch) keeps MXFP4 experts
+NVFP4_IGNORE_READ = "0.32.0"
+#: environment variables that steer the NVFP4 MoE backend selection (FlashInfer FP4, its backend, the B12X
+#: override, Marlin's input dtype, batch invariance): a launch with NVFP4 experts that sets one is not decided
+NVFP4_HOST_ENV = ("VLLM_USE_FLASHINFER_MOE_FP4", "VLLM_FLASHINFER_MOE_BACKEND", "VLLM_B12X_MOE_FP4_FORCE_A16",
+                  "VLLM_MARLIN_INPUT_DTYPE", "VLLM_BATCH_INVARIANT", "VLLM_HUMMING_INPUT_QUANT_CONFIG")
 
 #: the first release whose CUDA model picks its sparse-MLA attention class from --attention-backend (before, the
 #: FlashMLA class whatever the flag names: the flag is not read while the model is built)
@@ -235,9 +267,13 @@ def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", ar
     block = quant_cfg.get("weight_block_size")
     if not (isinstance(block, (list, tuple)) and len(block) == 2 and all(type(b) is int and b > 0 for b in block)):
         return f"the model construction of {ARCH} with weight_block_size {block!r} is not modelled"
-    if quant_cfg.get("ignored_layers") or quant_cfg.get("modules_to_not_convert") or quant_cfg.get("moe_quant_algo"):
-        return (f"the model construction of {ARCH} with layers left unquantized or NVFP4 experts (ignored_layers, "
-                f"modules_to_not_convert, moe_quant_algo) is not modelled")
+    if quant_cfg.get("ignored_layers") or quant_cfg.get("modules_to_not_convert"):
+        return (f"the model construction of {ARCH} with layers left unquantized (ignored_layers, "
+                f"modules_to_not_convert) is not modelled")
+    algo = quant_cfg.get("moe_quant_algo")
+    if algo and not isinstance(algo, str) and release.within(NVFP4_EXPERTS):
+        # the config upper-cases it when the first FP4 experts ask
+        return f"the model construction of {ARCH} with moe_quant_algo {algo!r} is not modelled"
     experts = expert_dtype(resolved, release)
     if experts is not None and not isinstance(experts, str):
         # a number / list / mapping: its printed form in the release's refusal is not modelled
@@ -267,7 +303,11 @@ def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", ar
         # FP4 experts' checkpoints): its checks are not the block-FP8 ones kvguard applies
         return (f"the model construction of {ARCH} with weight_block_size [32, 32] and FP4 experts (ModelOpt MXFP8 "
                 f"linears, from vLLM {MXFP8_LINEARS}) is not modelled")
-    if (moe_backend not in DECIDED_MOE_BACKENDS and not moe_backend_refused(moe_backend, experts, release)) or (
+    if nvfp4_experts(experts, quant_cfg, release):
+        why = _nvfp4_unmodelled(resolved, quant_cfg, moe_backend, release)
+        if why is not None:
+            return why
+    elif (moe_backend not in DECIDED_MOE_BACKENDS and not moe_backend_refused(moe_backend, experts, release)) or (
             moe_backend != "auto" and experts == "fp8"):
         # a named backend is honoured by the experts' method: whether its kernel supports this deployment is
         # asked of the GPU and the kernel packages installed (an expert dtype no release takes is refused before
@@ -294,6 +334,47 @@ def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", ar
     if shared is not None and (type(shared) is not int or shared < 0):
         return f"the model construction of {ARCH} with n_shared_experts={shared!r} is not modelled"
     return None
+
+
+def nvfp4_experts(experts: "Any", quant_cfg: "Mapping[str, Any]", release) -> bool:
+    """Whether the FP4 experts are built with ModelOpt's NVFP4 MoE method (``moe_quant_algo`` NVFP4, 0.22.0+)."""
+    algo = quant_cfg.get("moe_quant_algo")
+    return (experts == "fp4" and release.within(NVFP4_EXPERTS) and isinstance(algo, str)
+            and algo.upper() == "NVFP4")
+
+
+def _nvfp4_unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", moe_backend: str,
+                      release) -> "Optional[str]":
+    """Why NVFP4 experts are not decided (None: they are: the release's NVFP4 MoE selection on compute capability
+    9.0 with --moe-backend auto, which reads the experts' SwiGLU clamp and no size)."""
+    if moe_backend != "auto":
+        return (f"the model construction of {ARCH} with NVFP4 experts and --moe-backend {moe_backend} is not modelled "
+                f"(the named NVFP4 kernel's support is asked of the GPU, the kernel packages and the SwiGLU clamp; "
+                f"decided: auto)")
+    if "swiglu_limit" not in resolved or isinstance(resolved["swiglu_limit"], bool) or not isinstance(
+            resolved["swiglu_limit"], (int, float, type(None))):
+        return (f"the model construction of {ARCH} with NVFP4 experts and swiglu_limit "
+                f"{resolved.get('swiglu_limit', '(absent)')!r} is not modelled")
+    ignore = quant_cfg.get("ignore")
+    layers = resolved.get("num_hidden_layers")
+    if isinstance(ignore, list) and type(layers) is int and release.within(NVFP4_IGNORE_READ):
+        from fnmatch import fnmatchcase
+
+        patterns = [p for p in ignore if isinstance(p, str)]
+        hit = next((f"layers.{i}.ffn.experts" for i in range(layers)
+                    if any(fnmatchcase(f"layers.{i}.ffn.experts", p) for p in patterns)), None)
+        if hit is not None:
+            # the CUDA config class keeps these experts MXFP4 (0.22.0 - 0.31.x read no such list); the oracle's CPU
+            # platform builds DeepSeek-V4's own class, which does not read it: not shown
+            return (f"the model construction of {ARCH} with NVFP4 experts whose ignore list names {hit} (MXFP4 "
+                    f"experts for it from vLLM {NVFP4_IGNORE_READ}) is not modelled")
+    return None
+
+
+def nvfp4_clamp_refused(resolved: "Mapping[str, Any]", release) -> bool:
+    """Whether the NVFP4 MoE selection finds no backend on compute capability 9.0: experts with a SwiGLU clamp
+    before Marlin applies it (0.22.0 - 0.23.x)."""
+    return resolved.get("swiglu_limit") is not None and not release.within(NVFP4_CLAMP_MARLIN)
 
 
 def shared_intermediate(size: int, block_n: int, tp: int, sequence_parallel: bool) -> int:

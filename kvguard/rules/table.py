@@ -796,7 +796,7 @@ def _mi_undecided(state) -> bool:
             state.unmodelled(f"the FP8 MoE kernel selection for refined block scales is modelled for compute capability "
                          f"{_MODELLED_CAPABILITY} with Triton (this host: {capability})")
     if "dsv4_default_host" in out.needs:
-        _dsv4_host(state)
+        _dsv4_host(state, "dsv4_nvfp4_experts" in out.needs)
     if out.unmodelled:
         state.unmodelled(out.unmodelled)
     if _wna16_read(state):
@@ -843,10 +843,11 @@ def _mi_undecided(state) -> bool:
     return False
 
 
-def _dsv4_host(state) -> None:
+def _dsv4_host(state, nvfp4_experts: bool = False) -> None:
     """DeepSeek-V4's construction (kvguard.quant.dsv4) is decided for the default host: CUDA compute capability 9.0,
-    where the release's MXFP4 MoE selection names Marlin for the FP4 experts, in the default environment."""
-    from kvguard.quant.dsv4 import HOST_ENV
+    where the release's MXFP4 MoE selection names Marlin for the FP4 experts (and its NVFP4 one, for a ModelOpt
+    export's NVFP4 experts, Marlin from 0.24.0, none before), in the default environment."""
+    from kvguard.quant.dsv4 import HOST_ENV, NVFP4_HOST_ENV
 
     capability = state.need("gpu_capability")
     if state.need("platform") != "cuda" or capability != _MODELLED_CAPABILITY:
@@ -855,6 +856,9 @@ def _dsv4_host(state) -> None:
     for name in HOST_ENV:
         if state.env.get(name):
             state.unmodelled(f"{name} changes DeepSeek-V4's MXFP4 MoE backend selection (not modelled)")
+    for name in NVFP4_HOST_ENV if nvfp4_experts else ():
+        if state.env.get(name):
+            state.unmodelled(f"{name} changes the NVFP4 MoE backend selection of DeepSeek-V4's experts (not modelled)")
 
 
 def _gpt_oss_read(state) -> bool:
@@ -3119,6 +3123,14 @@ RULES = (
           description="DeepSeek-V4's FP4 experts: a --moe-backend the release takes but its MXFP4 map lacks "
                       "(cutlass, flashinfer_cutedsl, flashinfer_b12x, flydsl, hpc, batched_triton, rdna3 where the "
                       "release has them) is refused on every GPU"),
+    Check("MI_dsv4_nvfp4_moe_backend", "0.22.0", "0.23.0", stage="model_init", exc="NotImplementedError",
+          when=lambda state: _mi_fires(state, "MI_dsv4_nvfp4_moe_backend"),
+          template="No NvFp4 MoE backend supports the deployment configuration.",
+          source="vllm/model_executor/layers/fused_moe/oracle/nvfp4.py::select_nvfp4_moe_backend (the NVFP4 experts' "
+                 "ModelOptNvFp4FusedMoE; vllm/models/deepseek_v4/quant_config.py; kvguard.quant.dsv4)",
+          description="DeepSeek-V4 exported by ModelOpt with NVFP4 experts (moe_quant_algo NVFP4): experts with a "
+                      "swiglu_limit may take FlashInfer TRT-LLM only, which compute capability 9.0 lacks, until "
+                      "0.24.0 counts Marlin among the clamping backends"),
     Check("MI_dsv4_kv_cache_dtype", "0.20.0", "0.22.1", stage="model_init", exc="AssertionError",
           when=lambda state: _mi_fires(state, "MI_dsv4_kv_cache_dtype"), bind=_mi_values,
           template="DeepseekV4 only supports fp8 kv-cache format for now, got {kv}",

@@ -1037,6 +1037,28 @@ class _NoHost:
         return False
 
 
+def _dsv4_nvfp4_selection():
+    """DeepSeek-V4's NVFP4 experts (a ModelOpt export's ``moe_quant_algo: NVFP4``, 0.22.0+): the release's own
+    ``select_nvfp4_moe_backend`` (not the Marlin stand-in of :func:`_modelopt_moe_backend_on_h100`), because the
+    experts' SwiGLU clamp (``swiglu_limit``) narrows its priority list by release.  The selection module and every
+    experts module it names are imported here, before :class:`_Dsv4Host` points their platform at the CUDA 9.0
+    stand-in.  Returns (the ModelOpt module, the release's selection) or None (no such selection)."""
+    try:
+        import vllm.model_executor.layers.quantization.modelopt as mo
+        from vllm.model_executor.layers.fused_moe.oracle import nvfp4 as oracle_nvfp4
+    except Exception:  # noqa: BLE001 - not in this release
+        return None
+    real = getattr(oracle_nvfp4, "select_nvfp4_moe_backend", None)
+    if not callable(real) or not hasattr(mo, "select_nvfp4_moe_backend"):
+        return None
+    for backend in oracle_nvfp4.NvFp4MoeBackend:
+        try:
+            oracle_nvfp4.backend_to_kernel_cls(backend)
+        except Exception:  # noqa: BLE001 - a kernel package this environment lacks: the class declines there too
+            pass
+    return mo, real
+
+
 class _Dsv4Host:
     """While DeepSeek-V4's CUDA model is built: its modules (``vllm.models.deepseek_v4.*``) and the MoE / MXFP4
     modules whose backend selection runs (``vllm.model_executor.layers.fused_moe.*``, ``...quantization.mxfp4``,
@@ -1052,6 +1074,7 @@ class _Dsv4Host:
 
         stand_in = _cuda_90_stand_in()
         self._saved = []
+        nvfp4_select = _dsv4_nvfp4_selection()
         for mname, mod in list(sys.modules.items()):
             if mod is None or "current_platform" not in getattr(mod, "__dict__", {}):
                 continue
@@ -1095,6 +1118,15 @@ class _Dsv4Host:
                 return out
             self._saved.append((mx, "select_deepseek_v4_mxfp4_moe_backend", select))
             mx.select_deepseek_v4_mxfp4_moe_backend = recorded
+        if nvfp4_select is not None:
+            mo, real = nvfp4_select
+
+            def recorded_nvfp4(*a, _select=real, **k):
+                out = _select(*a, **k)
+                _Dsv4Host.SELECTED.append(f"nvfp4:{out[0]}")
+                return out
+            self._saved.append((mo, "select_nvfp4_moe_backend", mo.select_nvfp4_moe_backend))
+            mo.select_nvfp4_moe_backend = recorded_nvfp4
         return self
 
     def __exit__(self, *exc):

@@ -26,10 +26,16 @@ building the default class) (the launch facts kvguard decides).  Pinned configs 
 of 1536 (tp 8 / 16), expert dtype bf16 (tp 8, marlin named), --moe-backend cutlass (tp 8, and tp 4 with EPLB and two
 redundant experts; marlin on 0.20.x), --attention-backend FLASHINFER_MLA_SPARSE with 256 heads (tp 1 / 4).
 
-Releases: KVG_ORACLE_VERSIONS from 0.20.0 (CI: 0.20.0, 0.30.0, 0.31.0 and the last); size: KVG_DSV4_CONFIGS configs
-x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 16, 40 cases a release); ``KVG_DIFF_REPORT_DIR``
-keeps ``dsv4-model-<release>.json``.  Full runs:
-``python -m tests.upstream.test_dsv4_model V [configs] [seed]``.
+NVIDIA's ModelOpt NVFP4 exports (nvidia/DeepSeek-V4-Flash-NVFP4 / -Pro-NVFP4: block-FP8 linears, ``moe_quant_algo:
+NVFP4``, an ``ignore`` list) are drawn too (KVG_DSV4_NVFP4 configs, default 2, plus two pinned): the same sizes, and the
+algorithm as written (NVFP4 / nvfp4 / FP8 / empty), the experts' ``swiglu_limit`` (10.0, 7, null before 0.24.0) and an
+``ignore`` list naming no experts; --moe-backend auto; the runner runs the release's own NVFP4 MoE selection on the
+CUDA 9.0 stand-in (``_dsv4_nvfp4_selection``) and records the backend.
+
+Releases: KVG_ORACLE_VERSIONS from 0.20.0 (CI: 0.20.0, 0.23.0, 0.30.0, 0.31.0 and the last); size: KVG_DSV4_CONFIGS
+configs x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 16 and 2 x 6 + 4 NVFP4, 56 cases a release);
+``KVG_DIFF_REPORT_DIR`` keeps ``dsv4-model-<release>.json``.  Full runs:
+``python -m tests.upstream.test_dsv4_model V [configs] [seed] [nvfp4 configs]``.
 """
 
 from __future__ import annotations
@@ -52,10 +58,21 @@ pytestmark = pytest.mark.upstream
 
 VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.20.0 0.30.0 0.33.0").split()
 #: kvguard decides DeepSeek-V4's construction from 0.20.0 (kvguard.quant.dsv4.SINCE); CI: 0.20.0 (the first
-#: layout), 0.30.0 and 0.31.0 (auto KV cache read as fp8; the experts-over-tp assert dropped) and the last
-SAMPLE = release_sample(VERSIONS, "0.20.0", also=("0.30.0", "0.31.0"))
+#: layout), 0.23.0 (NVFP4 experts with a SwiGLU clamp find no backend on compute capability 9.0), 0.30.0 and 0.31.0
+#: (auto KV cache read as fp8; the experts-over-tp assert dropped) and the last
+SAMPLE = release_sample(VERSIONS, "0.20.0", also=("0.23.0", "0.30.0", "0.31.0"))
 
 BASES = ("deepseek-ai/DeepSeek-V4-Flash", "deepseek-ai/DeepSeek-V4-Pro")
+#: ModelOpt's NVFP4 exports (FP8 block linears, NVFP4 routed experts: moe_quant_algo NVFP4, ignore list, group 16)
+NVFP4_BASES = ("nvidia/DeepSeek-V4-Flash-NVFP4", "nvidia/DeepSeek-V4-Pro-NVFP4")
+#: what an NVFP4 variant may change besides CHOICES: the algorithm as written (case, another one: MXFP4 experts), the
+#: SwiGLU clamp (null: every NVFP4 backend is a candidate; drawn only before 0.24.0, whose config classes take null)
+#: and an ignore list naming no main layer's experts (one that does, from 0.32.0, stays open: KVG_DSV4_OPEN=1)
+NVFP4_CHOICES = {
+    "moe_quant_algo": ["NVFP4", "nvfp4", "NVFP4", "FP8", ""],
+    "swiglu_limit": [10.0, 10.0, 7, "NULL"],
+    "ignore": [["*.attn.*", "*.ffn.shared_experts.*", "head", "mtp.*"], ["mtp.*"], None, "NULL"],
+}
 
 #: the sizes a variant may change, with values that divide (or not) by the layouts' tp and the 128 blocks
 CHOICES = {
@@ -123,6 +140,8 @@ def attention_backends(version: str) -> list:
 
 #: --kv-cache-dtype: the sparse-MLA attention's FP8 block layout takes fp8 only (before 0.30.0 not even auto)
 KV_CACHE_DTYPES = ["fp8", "fp8", "auto", "fp8_e4m3", "bfloat16"]
+#: the NVFP4 variants mostly reach their experts
+NVFP4_KV_CACHE_DTYPES = ["fp8", "fp8", "fp8_e4m3", "auto"]
 
 
 def cut(config: dict) -> dict:
@@ -152,7 +171,45 @@ def variants(rng: random.Random, n: int) -> list[dict]:
     return out[:n]
 
 
-def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7) -> dict:
+def nvfp4_variants(rng: random.Random, n: int, version: str) -> list[dict]:
+    """The NVFP4 exports cut to four layers, then variants: one to three of CHOICES' sizes and one or two of
+    NVFP4_CHOICES (in the checkpoint's quantization_config)."""
+    from kvguard.versions import resolve
+
+    release = resolve(version)
+    configs = [cut(catalog.lookup(base).config) for base in NVFP4_BASES]
+    out = list(configs)
+    open_ignore = [["layers.0.ffn.experts"], ["*.ffn.experts"]] if _OPEN else []
+    while len(out) < n:
+        cfg = copy.deepcopy(rng.choice(configs))
+        q = cfg["quantization_config"]
+        for key in rng.sample(sorted(CHOICES), rng.choice([1, 2, 3])):
+            value = rng.choice(CHOICES[key])
+            if value is None:
+                cfg.pop(key, None)
+            elif value == "NULL":
+                cfg[key] = None
+            else:
+                cfg[key] = value
+        for key in rng.sample(sorted(NVFP4_CHOICES), rng.choice([1, 2])):
+            values = NVFP4_CHOICES[key] + (open_ignore if key == "ignore" else [])
+            value = rng.choice(values)
+            if key == "swiglu_limit":
+                if value == "NULL" and not release.within("0.24.0"):
+                    cfg[key] = None
+                elif value != "NULL":
+                    cfg[key] = value
+            elif value is None:
+                q.pop(key, None)
+            elif value == "NULL":
+                q[key] = None
+            else:
+                q[key] = value
+        out.append(cfg)
+    return out[:n]
+
+
+def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7, n_nvfp4: int = 0) -> dict:
     python, python_env = _python(version)
     rng = random.Random(seed)
     cases = []
@@ -202,6 +259,23 @@ def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7) -> dict
               {"config": dict(flash, num_attention_heads=256), "layouts": [{"tp": 1}, {"tp": 4}],
                "engine_args": {"kv_cache_dtype": "fp8", "attention_backend": "FLASHINFER_MLA_SPARSE"},
                "kv_after_config": True}]
+    # NVFP4 experts (0.22.0+; earlier releases build MXFP4 ones): the release's own NVFP4 MoE selection on
+    # compute capability 9.0 with --moe-backend auto (the runner's _dsv4_nvfp4_selection)
+    nvfp4_rng = random.Random(seed + 1)
+    for cfg in nvfp4_variants(nvfp4_rng, n_nvfp4, version) if n_nvfp4 else ():
+        cases.append({"config": cfg, "layouts": nvfp4_rng.sample(LAYOUTS, n_layouts),
+                      "engine_args": {"kv_cache_dtype": nvfp4_rng.choice(NVFP4_KV_CACHE_DTYPES)},
+                      "kv_after_config": True})
+    if n_nvfp4:
+        flash4 = cut(catalog.lookup(NVFP4_BASES[0]).config)
+        # pinned: the published export (0.22.0 - 0.23.x: no backend clamps on 9.0), with EPLB; the experts'
+        # intermediate size tp does not divide with no shared experts (FusedMoE's assert before the selection)
+        cases += [{"config": flash4, "layouts": [{"tp": 8}, {"tp": 4, "dp": 2, "ep": True, "eplb": True,
+                                                            "redundant": 8}],
+                   "engine_args": {"kv_cache_dtype": "fp8"}, "kv_after_config": True},
+                  {"config": dict(flash4, moe_intermediate_size=1000, n_shared_experts=None),
+                   "layouts": [{"tp": 16}, {"tp": 8}], "engine_args": {"kv_cache_dtype": "fp8"},
+                   "kv_after_config": True}]
     out = run_runner("quant_runner.py", python, python_env, cases)
     report = compare(version, cases, out)
     backends: dict = {}
@@ -215,7 +289,8 @@ def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7) -> dict
 
 @pytest.mark.parametrize("version", SAMPLE)
 def test_dsv4_construction_agrees(version):
-    report = run(version, int(os.environ.get("KVG_DSV4_CONFIGS", "4")), seed=int(os.environ.get("KVG_DIFF_SEED", "7")))
+    report = run(version, int(os.environ.get("KVG_DSV4_CONFIGS", "4")), seed=int(os.environ.get("KVG_DIFF_SEED", "7")),
+                 n_nvfp4=int(os.environ.get("KVG_DSV4_NVFP4", "2")))
     c = report["counts"]
     c["undecidable"] = c["undecided"]  # the CI summary's name (.ci/run)
     print(f"\nMXFP4 backends {report['mxfp4_backends']}; by family {report['by_family']}")
@@ -227,7 +302,8 @@ if __name__ == "__main__":
     version = sys.argv[1]
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 12
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 7
-    rep = run(version, n, n_layouts=int(os.environ.get("KVG_DSV4_LAYOUTS", "8")), seed=seed)
+    rep = run(version, n, n_layouts=int(os.environ.get("KVG_DSV4_LAYOUTS", "8")), seed=seed,
+              n_nvfp4=int(sys.argv[4]) if len(sys.argv) > 4 else int(os.environ.get("KVG_DSV4_NVFP4", "2")))
     print(json.dumps({k: rep[k] for k in ("counts", "by_family", "mxfp4_backends", "undecided")}, indent=1))
     for m in rep["mismatches"][:int(os.environ.get("KVG_DSV4_SHOW", "12"))]:
         print(json.dumps(m, default=str))
