@@ -1061,11 +1061,12 @@ def test_a_pattern_is_matched_at_the_start_of_the_layer_name():
     assert accepted.ok and "MI_model" not in skipped(accepted)
 
 
-def test_block_fp8_reaching_a_quantized_router_first_on_0_10_2_is_skipped():
-    # 0.10.2 finds no scheme for block weights; with the attention ignored, Qwen3-MoE's first linear the Linear target
-    # reaches is the router gate (a ReplicatedLinear given the quantization config), whose lookup kvguard does not walk:
-    # skipped, not an internal error
+def test_block_fp8_reaching_the_experts_first_on_0_10_2_is_skipped():
+    # 0.10.2 finds no scheme for block weights; with the attention ignored, Qwen3-MoE's first quantized layer is
+    # layer 0's experts (qwen3_moe.py builds FusedMoE before the router gate), whose MoE method raises a RuntimeError
+    # printing the scheme's fields: skipped, not an internal error nor the FP8 MoE method's refusal
     cfg = model("Qwen/Qwen3-30B-A3B", dict(FP8_BLOCK, ignore=["lm_head", "re:.*self_attn.*"]))
     verdict = kvguard.check(cfg, vllm_version="0.10.2", tp=1, host=H100)
     assert verdict.ok and "MI_model" in skipped(verdict)
-    assert any("replicated layer model.layers.0.mlp.gate" in s.reason for s in verdict.skipped)
+    assert any("the experts model.layers.0.mlp.experts, which no linear layer met first" in s.reason
+               for s in verdict.skipped)

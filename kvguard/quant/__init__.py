@@ -83,11 +83,8 @@ listed as skipped), never as accepted.  :func:`outcome` is what the rule rows re
 
 from __future__ import annotations
 
-import json
 import math
-import os
 from collections.abc import Callable, Mapping
-from functools import lru_cache
 
 from ..memo import PerFacts
 from ..record import Record, field
@@ -105,6 +102,7 @@ from . import qwen3_vl as _qwen3_vl
 from . import wna16_moe as _wna16_moe
 from . import wrappers as _wrappers
 from .expr import ExpressionError, evaluate, names_in
+from .families import families as _families
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -112,42 +110,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Layer", "Outcome", "QuantScheme", "family_has_moe", "family_of", "first_attention_layer", "forbidden_tp", "implements_moe", "layers",
            "outcome", "scheme_of"]
-
-# os.path, not pathlib: pathlib (and the urllib it imports) costs a cold check a few milliseconds
-_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "quant_archs.json")
-
-
-@lru_cache(maxsize=1)
-def _families() -> dict[str, dict]:
-    with open(_DATA, encoding="utf-8") as fh:
-        written = json.load(fh)["families"]
-    return {name: _inherited(name, written) for name in written}
-
-
-#: the keys a family that ``extends`` another does not take from it: what names the model classes and their modules
-_OWN_KEYS = ("architectures", "source", "root", "head", "extends", "replace")
-
-
-def _inherited(name: str, written: dict[str, dict]) -> dict:
-    """A family as the layer walk reads it: one that ``extends`` another (Qwen3.5's, Qwen3-Next's decoder layers)
-    takes every key it does not write itself from that family, and its ``replace`` swaps the inherited layer items of
-    a module name (each release's variants) for its own, at the place of the first."""
-    fam = written[name]
-    if "extends" not in fam:
-        return fam
-    base = _inherited(fam["extends"], written)
-    out = {key: value for key, value in base.items() if key not in _OWN_KEYS}
-    out.update(fam)
-    replace = fam.get("replace") or {}
-    items: list[dict] = []
-    for item in out["layer"]:
-        if item.get("name") not in replace:
-            items.append(item)
-        elif not any(i.get("name") == item["name"] for i in items):
-            items.extend(replace[item["name"]])
-    out["layer"] = items
-    return out
-
 
 def family_of(architectures: "tuple[str, ...] | list[str]") -> Optional[str]:
     """The family name of the first architecture kvguard models, else None."""
@@ -1304,7 +1266,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 return Outcome(unmodelled=why)
         if family != "llama" and scheme.ct == "wna16":
             # the integer-weight experts: kvguard.quant.wna16_moe's families and activation
-            if family not in _wna16_moe.CT_FAMILIES:
+            if not _wna16_moe.ct_experts_decided(family):
                 return Outcome(unmodelled=f"compressed-tensors integer weights on the MoE experts of "
                                           f"{', '.join(facts.architectures)} are not modelled")
             moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)

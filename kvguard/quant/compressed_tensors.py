@@ -76,11 +76,13 @@ import fnmatch
 import re
 from collections.abc import Mapping
 
+from . import families as _families
+
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["METHOD", "MOE_FAMILIES", "NVFP4_MOE_CLASS", "WNA16_ONLY_FAMILIES", "forbidden_args", "scheme_from_config",
+__all__ = ["METHOD", "NVFP4_MOE_CLASS", "forbidden_args", "scheme_from_config",
            "path", "ignore_state", "may_ignore", "may_ignore_experts", "nvfp4_moe_class", "nvfp4_moe_unmodelled",
            "nvfp4a16_moe_refused", "static_token_args", "fp8_activations"]
 
@@ -90,15 +92,13 @@ METHOD = "compressed-tensors"
 _ACTIVATION_FORMATS = ("naive-quantized", "int-quantized", "float-quantized")
 #: vllm marlin_utils.MARLIN_SUPPORTED_GROUP_SIZES
 _MARLIN_GROUP_SIZES = (32, 64, 128)
-#: the MoE families whose compressed-tensors experts kvguard models (their first quantized layer is the attention's
-#: QKVParallelLinear, as in the dense models; GLM-4.x (models/glm4_moe.py): its router built without the quantization
-#: config in every release, its checkpoint-name mapper (0.26.0+) on the inner model class, which the quantization
-#: config never sees; Qwen3-Next (models/qwen3_next.py): its gated-delta-net layers come first, their projections
-#: quantized unless the ignore list names them, as llm-compressor's Qwen3-Next example does)
-MOE_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "glm4_moe", "qwen3_next")
-#: the MoE families kvguard models with compressed-tensors integer weights only (MiniMax-M2: its FP8 forms are not
-#: checked against the releases)
-WNA16_ONLY_FAMILIES = ("minimax_m2",)
+#: The MoE families whose compressed-tensors experts kvguard decides are those whose ``moe_methods``
+#: (kvguard/data/quant_archs.json) name ``compressed-tensors`` (every scheme: Qwen3-MoE, Mixtral, DeepSeek-V2/V3, whose
+#: first quantized layer is the attention's QKVParallelLinear as in the dense models; GLM-4.x, whose router no release
+#: quantizes and whose checkpoint-name mapper (0.26.0+) sits on the inner model class, which the quantization config
+#: never sees; Qwen3-Next, whose gated-delta-net layers come first, quantized unless the ignore list names them) or
+#: ``compressed-tensors-wna16`` (integer weights only: MiniMax-M2, whose FP8 forms are not checked against the
+#: releases).
 #: the names get_moe_method matches the ignore list and the targets with (0.12.0+): expert 0's projections, by the
 #: fixed names (up to 0.31.0) or the model's checkpoint names (0.32.0+: Mixtral's w1 / w3 / w2)
 _EXPERT_PROJECTIONS = ("gate_proj", "up_proj", "down_proj", "w1", "w2", "w3")
@@ -352,9 +352,8 @@ NVFP4_FP8_REFUSED = "0.23.0"
 #: The class FusedMoE's EPLB refusal names (0.11.1+): CompressedTensorsW4A4MoeMethod up to 0.11.x,
 #: CompressedTensorsW4A4Nvfp4MoEMethod from 0.12.0 (:func:`nvfp4_moe_class`)
 NVFP4_MOE_RENAMED = "0.12.0"
-#: the MoE families whose NVFP4 experts are decided (Qwen3-MoE, Mixtral: a FusedMoE / RoutedExperts of SiLU-and-mul
-#: experts, the router gate a plain linear layer)
-NVFP4_MOE_FAMILIES = ("qwen3_moe", "mixtral")
+#: The MoE families whose NVFP4 experts are decided name ``compressed-tensors-nvfp4`` in their ``moe_methods``
+#: (Qwen3-MoE, Mixtral: a FusedMoE / RoutedExperts of SiLU-and-mul experts, the router gate a plain linear layer).
 #: the experts' method from 0.12.0, as FusedMoE's EPLB refusal names it (both forms: ``use_a16`` / ``use_marlin`` only
 #: change the activation key)
 NVFP4_MOE_CLASS = "CompressedTensorsW4A4Nvfp4MoEMethod"
@@ -393,7 +392,7 @@ def nvfp4_moe_unmodelled(family: str, release, moe_backend: Optional[str],
     0.27.x, then true only for FlashInfer backends the host does not pick: ``--enable-eplb`` is refused
     (:func:`nvfp4_moe_class`; up to 0.11.0 FusedMoE's own FP8-only test).  NVFP4A16 experts up to 0.13.x:
     :data:`NVFP4A16_MOE_READ`.  DeepSeek-V2/V3's NVFP4 experts are not read."""
-    if family not in NVFP4_MOE_FAMILIES:
+    if not _families.moe_method_decided(family, "compressed-tensors-nvfp4"):
         return f"compressed-tensors NVFP4 weights on the MoE experts of the {family} family are not modelled"
     from .moe_backend import named_backend_unmodelled
 
@@ -429,7 +428,8 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         # :func:`static_token_args`: VllmConfig refuses the config first (the rules make the launch undecidable)
         return (f"unmodelled:static per-token QuantizationArgs ({' / '.join(static_token)}) under the compressed-"
                 f"tensors package vLLM {release.key} pins (VllmConfig's validation refuses them) are not modelled")
-    if family != "llama" and family not in MOE_FAMILIES and not (family in WNA16_ONLY_FAMILIES and kind == "wna16"):
+    if family != "llama" and not _families.moe_method_decided(family, METHOD) and not (
+            kind == "wna16" and _families.moe_method_decided(family, "compressed-tensors-wna16")):
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
     if family != "llama" and moe_unmodelled:
         return f"unmodelled:{moe_unmodelled}"

@@ -105,6 +105,7 @@ import re
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
 
+from . import families as _families
 from . import modelopt as _modelopt
 from .moe_backend import named_backend_unmodelled
 
@@ -112,7 +113,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["A16_LINEAR", "INPUT_MULTIPLE", "LM_HEAD_SINCE", "METHODS", "MOE_ENV", "MOE_FAMILIES", "NVFP4_EPLB",
+__all__ = ["A16_LINEAR", "INPUT_MULTIPLE", "LM_HEAD_SINCE", "METHODS", "MOE_ENV", "NVFP4_EPLB",
            "TIE_RAISES", "eplb_refusal", "exclusions", "layer_state", "lm_head", "moe_unmodelled", "read",
            "weight_only_linear"]
 
@@ -127,9 +128,8 @@ INPUT_MULTIPLE = 16
 A16_LINEAR = ("0.29.0", "0.29.0")
 #: the quant_algo values each decided method is read for (as ModelOpt writes them, upper case)
 _ALGOS = {"modelopt": ("FP8", "FP8_PER_CHANNEL_PER_TOKEN"), "modelopt_fp4": ("NVFP4",)}
-#: the MoE families whose ModelOpt experts are decided (kvguard/data/quant_archs.json names; deepseek_v2 too, in
-#: moe_unmodelled)
-MOE_FAMILIES = ("qwen3_moe", "mixtral", "gemma4", "minimax_m2", "qwen3_5_moe")
+#: The MoE families whose ModelOpt experts are decided name ``modelopt`` in their ``moe_methods``
+#: (kvguard/data/quant_archs.json; DeepSeek-V2/V3 and V3.2 too, in moe_unmodelled).
 #: the environment variables that steer the ModelOpt MoE backend selection in some release (FP8 / NVFP4 FlashInfer,
 #: DeepGEMM, AITER, the forced-Marlin test switch, 0.30.0+ the B12X FP4 override, the Marlin input dtype, batch
 #: invariance): a launch that sets one is not decided
@@ -348,7 +348,7 @@ def moe_unmodelled(family: str, cfg: Mapping[str, Any], method: str, *, moe_back
         # FP8 checks no size in any layer; NVFP4 checks every quantized linear's input (the replicated too: DeepSeek-V3.2's
         # indexer wq_b)
         pass
-    elif family not in MOE_FAMILIES:
+    elif not _families.moe_method_decided(family, "modelopt"):
         return (f"the {method} quantization method's MoE experts of the {family} family (ModelOpt's MoE methods "
                 f"choose a MoE backend on the GPU while they are built) are not modelled")
     if algo not in ("FP8", "NVFP4"):

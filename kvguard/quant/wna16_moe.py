@@ -37,7 +37,8 @@ compressed-tensors integer-weight experts (``CompressedTensorsWNA16MarlinMoEMeth
 ``CompressedTensorsWNA16MoEMethod``, vllm/model_executor/layers/quantization/compressed_tensors/
 compressed_tensors_moe*.py) reuse the Marlin check and the selection through
 :func:`compressed_tensors_experts` (``kind`` ``compressed_tensors``: the selection's QuantizationArgs, which RDNA3
-takes from 0.30.0 but whose kernel needs ROCm gfx1100), for the four families (``CT_FAMILIES``).
+takes from 0.30.0 but whose kernel needs ROCm gfx1100), for the families whose ``moe_methods`` name
+``compressed-tensors`` or ``compressed-tensors-wna16``.
 
 HUMMING's support check (the humming-kernels package) is not modelled: from 0.32.0 it comes before MARLIN /
 TRITON, which take the layer when it does not — the backend is read only after the weights are loaded, so
@@ -76,24 +77,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from . import families as _families
+
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["CT_FAMILIES", "FAMILIES", "Selection", "audit_rule", "compressed_tensors_experts", "eplb_applies",
+__all__ = ["Selection", "ct_experts_decided", "audit_rule", "compressed_tensors_experts", "eplb_applies",
            "experts", "gate_quantized", "unmodelled_reason"]
 
-#: the MoE families whose AWQ / GPTQ construction kvguard models (deepseek_v32: checked by tests/upstream/test_quant.py
-#: dsa_wna16_variants; glm4_moe: glm4_moe_variants)
-FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2", "deepseek_v32", "glm4_moe")
-#: the families whose compressed-tensors integer-weight experts kvguard models (compressed_tensors_experts), all
-#: checked against the releases (tests/upstream/test_quant.py ct_moe_variants and ct_mla_variants: DeepSeek-V2/V3 /
+#: The MoE families whose AWQ / GPTQ experts kvguard decides name the method in their ``moe_methods``
+#: (kvguard/data/quant_archs.json; checked by tests/upstream/test_quant.py: DeepSeek-V3.2 by dsa_wna16_variants, GLM-4.x
+#: by glm4_moe_variants); those whose compressed-tensors integer-weight experts it decides (compressed_tensors_experts)
+#: name ``compressed-tensors`` or ``compressed-tensors-wna16`` (ct_moe_variants and ct_mla_variants: DeepSeek-V2/V3 /
 #: Kimi-K2 with MLA, shared experts and dense first layers on the dense WNA16 scheme, MiniMax-M2 from 0.11.1;
-#: glm4_moe_variants: GLM-4.x; qwen3_next_variants: Qwen3-Next)
-CT_FAMILIES = ("qwen3_moe", "mixtral", "deepseek_v2", "minimax_m2", "glm4_moe", "qwen3_next")
-#: the families whose router gate no release quantizes (built with ``quant_config=None``; GLM-4.x's is a float32
-#: nn.Linear, from 0.31.0 a GateLinear)
-_GATE_UNQUANTIZED = ("mixtral", "deepseek_v2", "minimax_m2", "deepseek_v32", "glm4_moe")
+#: glm4_moe_variants, qwen3_next_variants). The router gates of the families with ``router_quantized`` false are built
+#: with ``quant_config=None`` in every release (GLM-4.x's a float32 nn.Linear, from 0.31.0 a GateLinear).
 
 #: vllm marlin_utils.check_moe_marlin_supports_layer: the hidden size's tile and the smallest intermediate tile
 _MOE_MARLIN_HIDDEN, _MOE_MARLIN_MIN_INTERMEDIATE = 128, 64
@@ -102,11 +101,18 @@ _MARLIN_GROUP_SIZES = (-1, 32, 64, 128)
 _WNA16_MIN_GROUP = 32
 
 
+def ct_experts_decided(family: str) -> bool:
+    """Whether kvguard decides the compressed-tensors integer-weight experts of ``family``."""
+    return (_families.moe_method_decided(family, "compressed-tensors")
+            or _families.moe_method_decided(family, "compressed-tensors-wna16"))
+
+
 def unmodelled_reason(family: str, scheme, facts, release) -> Optional[str]:
     """Why kvguard does not decide an AWQ / GPTQ checkpoint, or the compressed-tensors integer-weight experts, of this
     MoE architecture (None: it does)."""
     archs = ", ".join(facts.architectures)
-    if family not in (CT_FAMILIES if scheme.method == "compressed-tensors" else FAMILIES):
+    if not (ct_experts_decided(family) if scheme.method == "compressed-tensors"
+            else _families.moe_method_decided(family, scheme.method)):
         return f"{scheme.method} with MoE layers ({archs}) is not modelled"
     hidden_act = facts.resolved.get("hidden_act", "silu")
     if hidden_act != "silu":
@@ -125,7 +131,7 @@ def gate_quantized(family: str, scheme, release) -> bool:
     Qwen3-MoE with the checkpoint's, except GPTQ up to 0.14.1 (``_maybe_ignore_quant_config``: AutoGPTQ leaves the gate
     unquantized).  An AWQ ``modules_to_not_convert`` entry that is part of its prefix leaves it unquantized too
     (the walk's skip state)."""
-    if family in _GATE_UNQUANTIZED:
+    if not _families.router_quantized(family):
         return False
     if scheme.method == "gptq":
         return release.within("0.15.0")
