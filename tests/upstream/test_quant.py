@@ -2540,7 +2540,8 @@ def qwen3_5_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` Qwen3.5 configs (QWEN3_5_BASES) cut to 4 language-model layers and 1-2 vision blocks, with varied sizes
     (the gated delta net's key / value heads and head sizes, the attention heads, the expert, shared-expert and dense
     intermediate sizes, the expert count, the tower's heads and sizes) and quantization: block FP8 in Qwen's form
-    (_qwen3_5_fp8), ModelOpt NVFP4 in NVIDIA's (_qwen3_5_nvfp4), online FP8, unquantized; one in five with
+    (_qwen3_5_fp8), ModelOpt NVFP4 in NVIDIA's (_qwen3_5_nvfp4; the NVIDIA base and the dense one), online FP8,
+    unquantized; one in five with
     ``--mm-encoder-tp-mode data``."""
     out = []
     while len(out) < n:
@@ -2571,7 +2572,8 @@ def qwen3_5_variants(rng: random.Random, n: int) -> list[dict]:
             vision["intermediate_size"] = rng.choice([4304, 4096, 4352, 4608])
         nvidia = base.startswith("nvidia/")
         kind = rng.choice(["nvfp4", "nvfp4", "nvfp4", "fp8"] if nvidia else
-                          ["ignored", "ignored", "quantized", "blocks", "online", "none"])
+                          ["ignored", "ignored", "quantized", "blocks", "online", "none"]
+                          + (["nvfp4", "nvfp4"] if "num_experts" not in text else []))
         engine: dict = {}
         if kind == "nvfp4":
             cfg["quantization_config"] = _qwen3_5_nvfp4(rng, cfg)
