@@ -154,19 +154,24 @@ def cut(config: dict) -> dict:
     return out
 
 
+def _vary(rng: random.Random, cfg: dict) -> None:
+    """One to three of CHOICES' sizes drawn into ``cfg`` (None: the key dropped, "NULL": set to null)."""
+    for key in rng.sample(sorted(CHOICES), rng.choice([1, 2, 3])):
+        value = rng.choice(CHOICES[key])
+        if value is None:
+            cfg.pop(key, None)
+        elif value == "NULL":
+            cfg[key] = None
+        else:
+            cfg[key] = value
+
+
 def variants(rng: random.Random, n: int) -> list[dict]:
     configs = [cut(catalog.lookup(base).config) for base in BASES]
     out = list(configs)
     while len(out) < n:
         cfg = copy.deepcopy(rng.choice(configs))
-        for key in rng.sample(sorted(CHOICES), rng.choice([1, 2, 3])):
-            value = rng.choice(CHOICES[key])
-            if value is None:
-                cfg.pop(key, None)
-            elif value == "NULL":
-                cfg[key] = None
-            else:
-                cfg[key] = value
+        _vary(rng, cfg)
         out.append(cfg)
     return out[:n]
 
@@ -183,14 +188,7 @@ def nvfp4_variants(rng: random.Random, n: int, version: str) -> list[dict]:
     while len(out) < n:
         cfg = copy.deepcopy(rng.choice(configs))
         q = cfg["quantization_config"]
-        for key in rng.sample(sorted(CHOICES), rng.choice([1, 2, 3])):
-            value = rng.choice(CHOICES[key])
-            if value is None:
-                cfg.pop(key, None)
-            elif value == "NULL":
-                cfg[key] = None
-            else:
-                cfg[key] = value
+        _vary(rng, cfg)
         for key in rng.sample(sorted(NVFP4_CHOICES), rng.choice([1, 2])):
             values = NVFP4_CHOICES[key] + (open_ignore if key == "ignore" else [])
             value = rng.choice(values)
