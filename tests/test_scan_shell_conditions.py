@@ -230,8 +230,12 @@ def _assert_agrees_with_bash(tmp_path, script: str) -> None:
     path = tmp_path / "serve.sh"
     path.write_text(script)
     # compared as sets: kvguard reports a launch a line makes twice alike once
-    runs = sorted({tuple(words) for words in _bash_runs(path)})
     launches = find_launches([str(path)])[0]
+    # a line whose values kvguard does not know (a name set by `printf -v`) is reported unresolved, never decided:
+    # bash's runs of that line (told apart by its marker, ``m --XX``) are not compared (a line kvguard drops still
+    # fails the comparison)
+    open_lines = {tuple(launch.tokens[2:4]) for launch in launches if launch.unresolved}
+    runs = sorted({tuple(words) for words in _bash_runs(path) if tuple(words[1:3]) not in open_lines})
     decided = sorted({tuple(launch.tokens[1:]) for launch in launches if not launch.unresolved})
     assert decided == runs, script
 
