@@ -155,3 +155,26 @@ def test_wrapper_attention_assert_before_the_selector(prefix, first, before):
     from kvguard.rules.table import _before_first_attention
 
     assert _before_first_attention(prefix, "MI_attn_assert", first) is before
+
+
+@pytest.mark.parametrize(("version", "open_"), [
+    # qwen3_5.py of 0.19.0 - 0.20.x builds in_proj_qkv and in_proj_z apart when a LoRAConfig exists (block FP8's
+    # allowance for a ragged shard covers only the merged layer): left open; 0.18.0 and 0.21.0+ build the same layers
+    # with or without LoRA
+    ("0.18.0", False), ("0.19.0", True), ("0.20.2", True), ("0.21.0", False), ("0.33.0", False),
+])
+def test_lora_is_left_open_where_it_changes_the_projections(version, open_):
+    v = kvguard.check(qwen_fp8(config(MOE)), vllm_version=version, tp=4, host=H100, enable_lora=True)
+    reason = mi_skip(v)
+    assert ("--enable-lora with Qwen3_5MoeForConditionalGeneration" in reason) is open_
+    plain = kvguard.check(qwen_fp8(config(MOE)), vllm_version=version, tp=4, host=H100)
+    assert "--enable-lora" not in mi_skip(plain)
+
+
+def test_lora_flag_reaches_the_construction_from_the_command_line():
+    from kvguard import front
+
+    with_lora = front.examine("0.20.0", ["vllm", "serve", MOE, "-tp", "8", "--enable-lora"]).verdict
+    assert "--enable-lora with Qwen3_5MoeForConditionalGeneration in vLLM 0.20.0" in mi_skip(with_lora)
+    without = front.examine("0.20.0", ["vllm", "serve", MOE, "-tp", "8"]).verdict
+    assert without.ok and mi_skip(without) == ""

@@ -135,6 +135,8 @@ FLAGS: tuple[Flag, ...] = (
     # whether a multimodal wrapper may build no vision tower (Qwen3-VL's, kvguard.quant.qwen3_vl: left open when given)
     Flag("limit_mm_per_prompt", ("--limit-mm-per-prompt",), "str"),
     Flag("language_model_only", ("--language-model-only",), "bool", "0.17.0"),
+    # whether a LoRAConfig is built (Qwen3.5's wrappers build other projections with one: kvguard.quant.qwen3_vl)
+    Flag("enable_lora", ("--enable-lora",), "bool"),
     # ModelConfig's --quantization: which method builds the layers (issue 12: AWQ / GPTQ keep their plain kernels)
     Flag("quantization", ("--quantization", "-q"), "str"),
     Flag("dtype", ("--dtype",), "str"),

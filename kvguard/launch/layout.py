@@ -168,6 +168,8 @@ class Layout:
     #: builds no vision tower when every modality it takes is limited to 0 (kvguard.quant.qwen3_vl leaves them open)
     limit_mm_per_prompt: Optional[str] = None
     language_model_only: bool = False
+    #: --enable-lora: vLLM builds a LoRAConfig, and some models build other layers with it (kvguard.quant.qwen3_vl)
+    enable_lora: bool = False
     #: ModelConfig's --quantization (None: the checkpoint's method, which vLLM may convert to a faster kernel)
     quantization: Optional[str] = None
     #: ModelConfig's --allow-deprecated-quantization (0.14.0+): a deprecated method warns instead of refusing

@@ -487,6 +487,8 @@ class Launch(Record, frozen=False):
     mm_limits: bool = False
     #: --attention-backend (None: not given): DeepSeek-V4's model picks its attention class from it
     attention_backend: Optional[str] = None
+    #: --enable-lora (a LoRAConfig built): Qwen3.5's wrappers build other projections with it (0.19.0 - 0.20.x)
+    lora: bool = False
 
     def moe_sizes(self, release) -> tuple[int, int, bool]:
         """(MoE TP size, EP size, use_ep): ``FusedMoEParallelConfig.make``."""
@@ -909,7 +911,8 @@ def outcome(facts, release, launch: Launch) -> Outcome:
     release and launch sizes (plan and scan ask the same model many times)."""
     key = (release.version, release.patches, launch.tp, launch.dp, launch.pcp, launch.pp, launch.ep, launch.eplb,
            launch.redundant, launch.refined_fp8_moe_kernel, launch.quantization, launch.dtype, launch.moe_backend,
-           launch.all2all_backend, launch.mm_encoder_tp_mode)
+           launch.all2all_backend, launch.mm_encoder_tp_mode, launch.kv_cache_dtype, launch.mm_limits,
+           launch.attention_backend, launch.lora)
     return _OUTCOMES.get(facts, key, lambda: _decide(facts, release, launch))
 
 

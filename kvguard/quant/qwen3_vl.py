@@ -71,6 +71,9 @@ METHODS = (None, "fp8", "awq")
 #: the same for Qwen3.5's wrappers (ModelOpt NVFP4: the tower's layers take the linear method unless the exclusion
 #: list, through the wrapper's checkpoint-name mapper, names them)
 QWEN3_5_METHODS = (None, "fp8", "modelopt_fp4")
+#: the releases whose Qwen3.5 wrappers build in_proj_qkv and in_proj_z apart (not merged) when a LoRAConfig exists
+#: (qwen3_5.py's ``create_in_proj_qkvz=vllm_config.lora_config is None``): --enable-lora is left open there
+QWEN3_5_LORA_SPLIT = ("0.19.0", "0.20.2")
 #: the first release whose AWQ config maps modules_to_not_convert through the wrapper's checkpoint-name mapper
 AWQ_SINCE = "0.11.1"
 #: a Layer's ``disable_tp`` for the tower's layers: not split by tp when the encoder runs data-parallel
@@ -105,7 +108,7 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     """Why the construction of this Qwen3-VL / Qwen3.5 launch is not decided (``method``: the checkpoint's or
     ``--quantization``'s, None unquantized; ``text_model_type``: the text config's), or None."""
     if architecture in QWEN3_5_ARCHS:
-        return _qwen3_5_unmodelled(resolved_top, architecture, method, launch, text_model_type)
+        return _qwen3_5_unmodelled(resolved_top, architecture, method, launch, release, text_model_type)
     if not release.within(SINCE):
         return f"the model construction of {architecture} in vLLM {release.key} is not modelled"
     if architecture == DENSE_ARCH and not release.within(DENSE_SINCE):
@@ -131,7 +134,7 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     return None
 
 
-def _qwen3_5_unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]", launch,
+def _qwen3_5_unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]", launch, release,
                         text_model_type: "Optional[str]") -> "Optional[str]":
     """Qwen3.5's wrappers (the releases are the family's): the tower, the methods, the launches left open."""
     if text_model_type != QWEN3_5_ARCHS[architecture]:
@@ -150,6 +153,9 @@ def _qwen3_5_unmodelled(resolved_top: Mapping[str, Any], architecture: str, meth
     if launch.pp > 1:
         return (f"pipeline parallelism with {architecture} (which decoder layers each stage builds) is not "
                 f"modelled")
+    if launch.lora and release.within(*QWEN3_5_LORA_SPLIT):
+        return (f"--enable-lora with {architecture} in vLLM {release.key} (the gated-delta-net input projections "
+                f"built unmerged for LoRA) is not modelled")
     return None
 
 

@@ -776,6 +776,7 @@ def _mi(state):
                                                        mm_encoder_tp_mode=state.layout.mm_encoder_tp_mode,
                                                        mm_limits=(state.layout.limit_mm_per_prompt is not None
                                                                   or state.layout.language_model_only),
+                                                       lora=state.layout.enable_lora,
                                                        attention_backend=state.layout.attention_backend))
     return out
 

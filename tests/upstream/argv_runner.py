@@ -81,6 +81,8 @@ FIELDS += ("replayssm_buffer_len", "guided_decoding_backend", "guided_decoding_d
            "guided_decoding_disable_additional_properties")
 #: whether a multimodal wrapper builds its tower (kvguard.quant.wrappers): --language-model-only (0.17.0+)
 FIELDS += ("language_model_only",)
+#: whether a LoRAConfig is built (kvguard.quant.qwen3_vl: Qwen3.5's projections with LoRA)
+FIELDS += ("enable_lora",)
 
 
 def _redundant_experts(ea):
