@@ -114,12 +114,9 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     if architecture == DENSE_ARCH and not release.within(DENSE_SINCE):
         return (f"the model construction of {architecture} in vLLM {release.key} (its decoder built as "
                 f"language_model.layers, not the family's language_model.model) is not modelled")
-    if _tower(resolved_top) is None:
-        return (f"the vision tower of {architecture} with sizes {resolved_top.get('vision_tower')!r} is not "
-                f"modelled")
-    if method not in METHODS:
-        return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
-                f"config) are not modelled")
+    why = _tower_or_method_unmodelled(resolved_top, architecture, method, METHODS)
+    if why is not None:
+        return why
     if method == "awq" and not release.within(AWQ_SINCE):
         return (f"the awq weight-shard checks of {architecture} in vLLM {release.key} (modules_to_not_convert not "
                 f"mapped to the wrapper's names) are not modelled")
@@ -134,6 +131,19 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     return None
 
 
+def _tower_or_method_unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]",
+                                methods: "tuple[Optional[str], ...]") -> "Optional[str]":
+    """Why a wrapper's tower sizes or its checkpoint method leave the construction open (the tower takes the
+    quantization config, so the method must be one proven through it), or None."""
+    if _tower(resolved_top) is None:
+        return (f"the vision tower of {architecture} with sizes {resolved_top.get('vision_tower')!r} is not "
+                f"modelled")
+    if method not in methods:
+        return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
+                f"config) are not modelled")
+    return None
+
+
 def _qwen3_5_unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]", launch, release,
                         text_model_type: "Optional[str]") -> "Optional[str]":
     """Qwen3.5's wrappers (the releases are the family's): the tower, the methods, the launches left open."""
@@ -142,12 +152,9 @@ def _qwen3_5_unmodelled(resolved_top: Mapping[str, Any], architecture: str, meth
         # in the MoE wrapper finds no MoE layer, a RuntimeError): not modelled
         return (f"the model construction of {architecture} with a text config of model type {text_model_type!r} is "
                 f"not modelled")
-    if _tower(resolved_top) is None:
-        return (f"the vision tower of {architecture} with sizes {resolved_top.get('vision_tower')!r} is not "
-                f"modelled")
-    if method not in QWEN3_5_METHODS:
-        return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
-                f"config) are not modelled")
+    why = _tower_or_method_unmodelled(resolved_top, architecture, method, QWEN3_5_METHODS)
+    if why is not None:
+        return why
     if launch.mm_limits:
         return tower_left_out(architecture)
     if launch.pp > 1:
