@@ -74,8 +74,14 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   through the wrapper's checkpoint-name mapper, the routed experts on the default host's FP4 Marlin).
 
 - Nemotron-H (0.24.0+, :mod:`kvguard.quant.nemotron_h`): the first Mamba-2 mixer's asserts; past them a ModelOpt NVFP4
-  export's layers (the per-rank inputs of the Mamba, attention, shared-expert and MLP projections, the exclusion list
-  in the export's ``backbone.`` names), its ``relu2`` experts on the default host's FP4 Marlin.
+  or FP8 export's layers (the per-rank inputs of the Mamba, attention, shared-expert and MLP projections, the exclusion
+  list in the export's ``backbone.`` names), its ``relu2`` experts on the default host's FP4 Marlin, and a
+  MIXED_PRECISION export's per-layer methods (:mod:`kvguard.quant.modelopt_mixed`).
+
+- MiMo-V2-Flash (0.24.0+, the ``mimo_v2_flash`` family): full-attention and sliding-window layers with their own heads
+  and a value head size apart (a qkv item's ``v_head_size``), the per-layer MoE pattern, an unquantized router.
+
+- DeepSeek-V4's NVIDIA NVFP4 exports (0.22.0+, :mod:`kvguard.quant.dsv4`): the experts' NVFP4 MoE backend selection.
 
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
