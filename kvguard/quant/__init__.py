@@ -81,8 +81,6 @@ architectures, :mod:`kvguard.rules.table` for the messages):
 - MiMo-V2-Flash (0.24.0+, the ``mimo_v2_flash`` family): full-attention and sliding-window layers with their own heads
   and a value head size apart (a qkv item's ``v_head_size``), the per-layer MoE pattern, an unquantized router.
 
-- DeepSeek-V4's NVIDIA NVFP4 exports (0.22.0+, :mod:`kvguard.quant.dsv4`): the experts' NVFP4 MoE backend selection.
-
 Other quantization methods and other architectures are reported as not modelled (the check is
 listed as skipped), never as accepted.  :func:`outcome` is what the rule rows read.
 """
