@@ -114,6 +114,13 @@ def main() -> int:
     ap.add_argument("--modelopt-lm-head", type=int, default=None, help="ModelOpt exports whose LM head decides "
                     "(MODELOPT_LM_HEAD_CASES) per release (default: one)")
     args = ap.parse_args()
+    # each of these runs one family's generator in place of the main mix: one per invocation
+    only = [f"--{name.replace('_', '-')}" for name in ("ct_nvfp4_fp8_only", "ct_nvfp4_moe_only", "dsa", "glm4_moe_lite",
+                                                      "glm4_moe", "mimo_v2_flash", "kimi", "qwen3_vl", "qwen3_5",
+                                                      "modelopt_minimax", "gemma4", "qwen3_next")
+            if getattr(args, name) not in (None, 0)]
+    if len(only) > 1:
+        ap.error(f"{', '.join(only)}: each runs one family on its own; give one per run")
     from kvguard import SUPPORTED_VERSIONS
 
     if args.hf_quant_config is not None:
