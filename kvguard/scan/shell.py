@@ -1313,10 +1313,24 @@ def _forget_unset(text: str, variables: Variables, first: bool = False) -> None:
         followed = _SOURCE.match(part) or _EVAL.match(part)
         anything = bool(re.match(r"\s*(?:source|\.|eval)\s", part)) and \
             (followed is None or "$" in followed.group(1) or "`" in followed.group(1))
+        if anything and followed is not None and _EVAL.match(part) and _eval_text_known(followed.group(1), variables):
+            # an eval whose words kvguard expands in full (no assignment, substitution or arithmetic in them) runs a
+            # text it reads: only the names written in that text may be set there
+            anything = False
+            part = part + " " + variables.expand(followed.group(1), quoting=True)[0]
         for name in marked:
             if variables.get(name) is None and name not in variables.unknown and \
                     (anything or re.search(r"(?<![$\w{#!])" + re.escape(name) + r"(?!\w)", part)):
                 variables.set_unknown(name)
+
+
+def _eval_text_known(args: str, variables: Variables) -> bool:
+    """Whether an ``eval``'s arguments expand to a text kvguard knows whole: plain ``$NAME`` / ``${NAME}`` references
+    to known values, no command substitution, arithmetic, assignment or operator form (their expansion may act)."""
+    if "`" in args or "$(" in args or "=" in args or re.search(r"\$\{[^}]*[^A-Za-z0-9_}]", args):
+        return False
+    expanded, missing = variables.expand(args, quoting=True)
+    return not missing and "$" not in expanded and "`" not in expanded
 
 
 def _nounset_ends(text: str, variables: Variables, flow: _Flow) -> bool:
