@@ -320,7 +320,20 @@ def _dspark_dcp_unmodelled(state) -> bool:
 
 def _unsupported(state, table) -> list:
     return [label(state) if callable(label) else label
-            for label, since, until, when in table if state.release.within(since, until) and when(state)]
+            for label, when in _rows_of_release(state.release, table) if when(state)]
+
+
+#: (table, release) -> the table's (label, when) rows the release has
+_TABLE_ROWS: dict = {}
+
+
+def _rows_of_release(release, table) -> tuple:
+    key = (id(table), release.version)
+    rows = _TABLE_ROWS.get(key)
+    if rows is None:
+        rows = _TABLE_ROWS[key] = tuple((label, when) for label, since, until, when in table
+                                        if release.within(since, until))
+    return rows
 
 
 def _runner(state):
