@@ -986,8 +986,10 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
         snapshot["towers"] = {name: [_plain_value(getattr(tower, "hidden_size", None)),
                                      _plain_value(getattr(tower, "intermediate_size", None))]
                               for name in _TOWERS if (tower := getattr(cfg, name, None)) is not None}
-    if getattr(cfg, "model_type", None) == "kimi_k25" and (tower := getattr(cfg, "vision_config", None)) is not None:
-        # the MoonViT tower's sizes, as the config class names them (kvguard.quant.kimi_k25: its sharding)
+    if getattr(cfg, "model_type", None) in ("kimi_k25", "kimi_k3") and (
+            tower := getattr(cfg, "vision_config", None)) is not None:
+        # the MoonViT tower's sizes, as the config class names them (kvguard.quant.kimi_k25: its sharding; Kimi-K3's
+        # wrapper builds the same tower, kvguard.quant.kimi_k3)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None))
                                     for name in ("num_attention_heads", "intermediate_size", "hidden_size")}
     if getattr(cfg, "model_type", None) in _QWEN3_VL_TYPES and (tower := getattr(cfg, "vision_config", None)) is not None:

@@ -46,6 +46,10 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   heads per rank, the KV-cache dtype its attention asserts, the experts-over-tp assert (up to 0.30.0), the shared
   experts, the FP4 experts (Marlin on the default host; a ModelOpt export's NVFP4 experts from 0.22.0) and EPLB.
 
+- Kimi-K3 (0.27.0+, :mod:`kvguard.quant.kimi_k3`): the vision tower's sharding and the vocabulary embedding, built
+  before the decoder layers; unquantized or the checkpoint's mxfp4-pack-quantized (no linear layer quantized); past
+  the embedding undecided.
+
 - Gemma 4 (0.28.0+, :mod:`kvguard.quant.gemma4`): per-layer head sizes and KV heads, the wrapper's module names,
   unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers and experts (their gelu_tanh activation takes the default
   host's MoE backends: Marlin for NVFP4, Triton at the latest for FP8).
@@ -97,6 +101,7 @@ from . import compressed_tensors as _ct
 from . import dsv4 as _dsv4
 from . import gemma4 as _gemma4
 from . import gpt_oss as _gpt_oss
+from . import kimi_k3 as _kimi_k3
 from . import kimi_k25 as _kimi
 from . import modelopt as _modelopt
 from . import modelopt_shards as _mo_shards
@@ -1149,6 +1154,16 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     if scheme is not None and scheme.method == "unknown" and _names_no_method(facts, release, launch):
         scheme = None
     if family is None:
+        if _kimi_k3.ARCH in facts.architectures:
+            # (kvguard.quant.kimi_k3) the vision tower and the embedding, built before the decoder layers
+            quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get(
+                "quantization_config") or {}
+            first = _kimi_k3.before_decoder(facts.resolved, facts.resolved_top, quant_cfg, launch.quantization,
+                                            launch.tp, launch.pp, launch.mm_encoder_tp_mode,
+                                            launch.mm_limits, release)
+            if first[0] == "refused":
+                return Outcome(first[1], first[2], first[3])
+            return Outcome(unmodelled=first[1])
         if _nemotron_h.ARCH in facts.architectures:
             # (kvguard.quant.nemotron_h) the embedding and layer 0's Mamba-2 mixer asserts, which refuse before any
             # quantized weight is built, or a launch it does not follow where a mixer would refuse; past them the

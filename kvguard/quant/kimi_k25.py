@@ -37,7 +37,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["ARCH", "SINCE", "exclusion_names", "unmodelled", "vision_refusal"]
+__all__ = ["ARCH", "SINCE", "exclusion_names", "tower_sizes", "unmodelled", "vision_refusal"]
 
 ARCH = "KimiK25ForConditionalGeneration"
 #: the first release whose wrapper builds the language model as DeepseekV2ForCausalLM under ``language_model``
@@ -60,7 +60,9 @@ def exclusion_names(names: "list[str]") -> "list[str]":
     return renamed(names, _PREFIXES)
 
 
-def _tower(resolved_top: Mapping[str, Any]) -> "Optional[tuple[int, int, int]]":
+def tower_sizes(resolved_top: Mapping[str, Any]) -> "Optional[tuple[int, int, int]]":
+    """The MoonViT tower's (heads, intermediate size, hidden size), or None unless the config gives all three as
+    positive integers."""
     sizes = resolved_top.get("vision_tower")
     if not isinstance(sizes, Mapping):
         return None
@@ -79,7 +81,7 @@ def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", release
     if not release.within(SINCE):
         return (f"the model construction of {ARCH} in vLLM {release.key} (the decoder built as a bare DeepseekV2Model "
                 f"named language_model, the LM head beside it) is not modelled")
-    if _tower(resolved_top) is None:
+    if tower_sizes(resolved_top) is None:
         return f"the vision tower of {ARCH} with sizes {resolved_top.get('vision_tower')!r} is not modelled"
     if method == _CT and any(isinstance(n, str) and n.startswith(_PREFIXES[0][0]) for n in ignore):
         # the mapper renames these in vLLM; kvguard's compressed-tensors lookup reads the names as written
@@ -100,7 +102,7 @@ def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", release
 def vision_refusal(resolved_top: Mapping[str, Any], tp: int, mm_encoder_tp_mode: str,
                    release) -> "Optional[tuple[str, dict[str, int], str]]":
     """The vision tower's sharding refusal (``(check, values, layer)``), or None when it builds."""
-    sizes = _tower(resolved_top)
+    sizes = tower_sizes(resolved_top)
     if sizes is None or tp == 1 or mm_encoder_tp_mode == "data":
         return None
     heads, intermediate, hidden = sizes
