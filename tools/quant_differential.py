@@ -4,7 +4,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N]
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--qwen3-next N] [--dsa N] [--kimi N] [--glm4-moe N] [--mimo-v2-flash N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--qwen3-next N] [--dsa N] [--kimi N] [--kimi-k3 N] [--glm4-moe N] [--mimo-v2-flash N]
                                           [--modelopt-minimax N] [--qwen3-vl N] [--qwen3-5 N]
                                           [--fused-shards]
                                           [--report FILE.json]
@@ -101,6 +101,8 @@ def main() -> int:
                     "read its config, are skipped)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
                     "release (releases before 0.16.0, where kvguard leaves it open, are skipped)")
+    ap.add_argument("--kimi-k3", type=int, default=None, help="run only the Kimi-K3 configs (run_kimi_k3), this many "
+                    "per release (releases before 0.27.0, which do not register it, are skipped)")
     ap.add_argument("--qwen3-vl", type=int, default=None, help="run only the Qwen3-VL / Qwen3-VL-MoE configs "
                     "(run_qwen3_vl), this many per release (releases before 0.11.0, which do not register them, are "
                     "skipped)")
@@ -116,7 +118,7 @@ def main() -> int:
     args = ap.parse_args()
     # each of these runs one family's generator in place of the main mix: one per invocation
     only = [f"--{name.replace('_', '-')}" for name in ("ct_nvfp4_fp8_only", "ct_nvfp4_moe_only", "dsa", "glm4_moe_lite",
-                                                      "glm4_moe", "mimo_v2_flash", "kimi", "qwen3_vl", "qwen3_5",
+                                                      "glm4_moe", "mimo_v2_flash", "kimi", "kimi_k3", "qwen3_vl", "qwen3_5",
                                                       "modelopt_minimax", "gemma4", "qwen3_next")
             if getattr(args, name) not in (None, 0)]
     if len(only) > 1:
@@ -184,6 +186,10 @@ def main() -> int:
                 if not quant_tests.kimi_release(version):
                     continue
                 rep = quant_tests.run_kimi(version, args.kimi, args.seed, args.layouts)
+            elif args.kimi_k3:
+                if not resolve(version).within(quant_tests.KIMI_K3_SINCE):
+                    continue
+                rep = quant_tests.run_kimi_k3(version, args.kimi_k3, args.seed, args.layouts)
             elif args.qwen3_vl:
                 if not resolve(version).within("0.11.0"):
                     continue

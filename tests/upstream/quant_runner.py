@@ -46,7 +46,8 @@ listed (prefix, class, sizes) for comparison with kvguard's architecture data.  
 NVIDIA implementation, its modules and the MoE / MXFP4 backend selection seeing CUDA compute capability 9.0, inert
 CUDA streams / events, no kernel warm-up registration; the MXFP4 backend the release selects is recorded.  A built model's outcome says
 whether it (and a multimodal model's language model) implements ``MixtureOfExperts`` (``moe_model``).
-DeepSeek-V3.2 / GLM-5 from 0.29.0 are built from the CUDA host's ``vllm.models.deepseek_v32`` class
+Kimi-K3 is built with inert CUDA streams / events and stand-in MLA attention backends
+(:class:`_KimiK3Host`).  DeepSeek-V3.2 / GLM-5 from 0.29.0 are built from the CUDA host's ``vllm.models.deepseek_v32`` class
 (:func:`_dsa_cuda_class`, :class:`_DsaHost`: its MLA attention base and the indexer's cache stood in, every projection
 real); on 0.11.0 the indexer's top-k buffer, which that release allocates on "cuda", goes to the meta device
 (:class:`_CudaBuffersOnMeta`).
@@ -1037,6 +1038,60 @@ class _NoHost:
         return False
 
 
+def _kimi_k3_arch(vc) -> bool:
+    archs = list(getattr(vc.model_config.hf_config, "architectures", None) or [])
+    return bool(archs) and archs[0] == "KimiK3ForConditionalGeneration"
+
+
+class _KimiK3Host:
+    """While Kimi-K3 (``KimiK3ForConditionalGeneration``, 0.27.0+: vllm.models.kimi_k3, whose NVIDIA implementation
+    the CPU platform imports too) is built: torch's CUDA streams / events, which the model creates for overlapping
+    its GEMMs, are :class:`_NoStream`; its MLA layer's attention backend and MLA prefill backend (asked of the
+    platform after every projection is built; the CPU platform has no MLA backend) are stand-ins whose
+    implementation class accepts anything; the SM100 GEMM-AR set-up answers as the default host does (off).
+    Everything is put back afterwards."""
+
+    def __enter__(self):
+        import importlib
+
+        import torch
+
+        self._saved = [(torch.cuda, name, getattr(torch.cuda, name)) for name in ("Stream", "Event")]
+        for name in ("Stream", "Event"):
+            setattr(torch.cuda, name, _NoStream)
+        mla = importlib.import_module("vllm.models.kimi_k3.nvidia.mla")
+
+        class ImplStandIn:
+            def __init__(self, *a, **k):
+                pass
+
+        class BackendStandIn:
+            @staticmethod
+            def get_impl_cls():
+                return ImplStandIn
+
+            def __getattr__(self, name):
+                return lambda *a, **k: None
+
+        for name, value in (("get_attn_backend", lambda *a, **k: BackendStandIn()),
+                            ("get_mla_prefill_backend", lambda *a, **k: ImplStandIn)):
+            self._saved.append((mla, name, getattr(mla, name)))
+            setattr(mla, name, value)
+        model = importlib.import_module("vllm.models.kimi_k3.nvidia.model")
+        if hasattr(model, "maybe_init_gemm_rs_ar"):
+            # (0.30.0+, before the embedding) the SM100 GEMM-AR / GEMM-RS set-up, on by default: the default host (an
+            # H100) answers False ("the device is not SM100-family"); 0.31.0+ first imports its CUTLASS DSL kernels
+            # (nvidia-cutlass-dsl, a dependency of the CUDA wheel, absent here)
+            self._saved.append((model, "maybe_init_gemm_rs_ar", model.maybe_init_gemm_rs_ar))
+            model.maybe_init_gemm_rs_ar = lambda *a, **k: False
+        return self
+
+    def __exit__(self, *exc):
+        for obj, name, value in reversed(self._saved):
+            setattr(obj, name, value)
+        return False
+
+
 def _dsv4_nvfp4_selection():
     """DeepSeek-V4's NVFP4 experts (a ModelOpt export's ``moe_quant_algo: NVFP4``, 0.22.0+): the release's own
     ``select_nvfp4_moe_backend`` (not the Marlin stand-in of :func:`_modelopt_moe_backend_on_h100`), because the
@@ -1355,7 +1410,8 @@ def main(inp: str, out: str) -> None:
                 del _Dsv4Host.SELECTED[:]
                 with set_current_vllm_config(vc), torch.device("meta"), (_Dsv4Host() if dsv4 else _NoHost()), \
                         (_DsaHost() if dsa else _CudaBuffersOnMeta(cls) if _dsa_arch(vc) else _NoHost()):
-                    with _TextCopyOnCudaHost() if _qwen3_vl_arch(vc) else _NoHost():
+                    with _TextCopyOnCudaHost() if _qwen3_vl_arch(vc) else _KimiK3Host() if _kimi_k3_arch(vc) \
+                            else _NoHost():
                         model = cls(vllm_config=vc, prefix="")
                 rec["ok"] = True
             except Exception as exc:  # noqa: BLE001 - the outcome under test

@@ -2313,6 +2313,83 @@ def test_kimi_construction_agrees(version):
     _check_family_report(report, version, "Kimi-K2.5", "kimi-construction")
 
 
+#: Kimi-K3 (kvguard.quant.kimi_k3, 0.27.0+: the vision tower and the vocabulary embedding, built before the decoder
+#: layers): the catalog checkpoint the generated configs start from, and the layouts (every tp its 96 attention
+#: heads allow up to 48, data / expert parallel)
+KIMI_K3_BASE = "moonshotai/Kimi-K3"
+KIMI_K3_SINCE = "0.27.0"
+KIMI_K3_LAYOUTS = tuple({"tp": tp} for tp in (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48)) + (
+    {"tp": 8, "dp": 2, "ep": True}, {"tp": 1, "dp": 8, "ep": True}, {"tp": 3, "dp": 2, "ep": True},
+    {"tp": 24, "dp": 2, "ep": True})
+
+
+def _kimi_k3_base() -> dict:
+    """The catalog checkpoint cut to four decoder layers (one dense, three KDA then one MLA) and one vision block."""
+    cfg = copy.deepcopy(catalog.lookup(KIMI_K3_BASE).config)
+    cfg.pop("auto_map", None)
+    text = cfg["text_config"]
+    text.pop("auto_map", None)
+    text["num_hidden_layers"] = 4
+    text["linear_attn_config"].update(kda_layers=[1, 2, 3], full_attn_layers=[4])
+    cfg["vision_config"]["vt_num_hidden_layers"] = 1
+    return cfg
+
+
+def kimi_k3_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Kimi-K3 configs (_kimi_k3_base) with varied vision tower sizes (the checkpoint's vt_* keys: heads,
+    intermediate and hidden size), vocabulary sizes (one not a multiple of 64) and quantization: the checkpoint's
+    compressed-tensors mxfp4-pack-quantized experts, or none; one in five with ``--mm-encoder-tp-mode data``.  Every
+    case builds with prefix caching off: the CPU oracle turns it off for an MLA model after the hybrid model's hook
+    has sized the Mamba block for it (0.28.0+ then refuses the engine config); construction does not read it."""
+    out = []
+    while len(out) < n:
+        cfg = _kimi_k3_base()
+        vision, text = cfg["vision_config"], cfg["text_config"]
+        if rng.random() < 0.6:
+            vision["vt_num_attention_heads"] = rng.choice([12, 16, 8, 24, 6])
+        if rng.random() < 0.5:
+            vision["vt_intermediate_size"] = rng.choice([4096, 4304, 4200, 3072, 4608])
+        if rng.random() < 0.3:
+            vision["vt_hidden_size"] = rng.choice([1024, 1152, 1200])
+        text["vocab_size"] = rng.choice([163840, 163840, 163842, 160000, 152064, 129280])
+        if rng.random() < 0.4:
+            text.pop("quantization_config", None)
+        engine: dict = {"enable_prefix_caching": False}
+        if rng.random() < 0.2:
+            engine["mm_encoder_tp_mode"] = "data"
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_kimi_k3(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` Kimi-K3 configs (kimi_k3_variants) at ``n_layouts`` of KIMI_K3_LAYOUTS each in the release and
+    compare (tools/quant_differential.py --kimi-k3).  kvguard decides the refusals of the vision tower and the
+    embedding; a launch that passes them is undecided (the decoder layers are not modelled)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9800 + 3)
+    cases = []
+    for case in kimi_k3_variants(rng, n):
+        case["layouts"] = rng.sample([dict(lay) for lay in KIMI_K3_LAYOUTS], min(n_layouts, len(KIMI_K3_LAYOUTS)))
+        cases.append(case)
+    return compare(version, cases, run_runner("quant_runner.py", python, python_env, cases))
+
+
+#: CI: the first release that registers Kimi-K3, the first of its 0.30.0 package layout, and the last
+KIMI_K3_SAMPLE = release_sample(VERSIONS, KIMI_K3_SINCE, also=("0.30.0",))
+
+
+@pytest.mark.parametrize("version", KIMI_K3_SAMPLE)
+def test_kimi_k3_construction_agrees(version):
+    report = run_kimi_k3(version, int(os.environ.get("KVG_KIMI_K3_CONFIGS", "3")),
+                         int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=5)
+    counts = report["counts"]
+    keep_report(report, version, "kimi-k3-construction")
+    print(f"\nvLLM {version}: Kimi-K3 construction agree {counts['agree']}, disagree {counts['disagree']}, "
+          f"undecided {counts['undecided']}")
+    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
+    assert counts["agree"] > 0
+
+
 #: Qwen3-VL / Qwen3-VL-MoE (kvguard.quant.qwen3_vl: the vision tower, then the llama / qwen3_moe family's layers under
 #: language_model, 0.11.0+): the catalog checkpoints the generated configs start from (the dense model: Qwen3-VL's
 #: vision config on Qwen3-8B's text sizes, as Qwen3-VL-8B pairs them), and the layouts (tp 1-64, data / expert
