@@ -151,6 +151,40 @@ def test_flash_layers_and_what_stays_open():
     assert res.unmodelled is not None and "take no EPLB" in res.unmodelled
 
 
+EPLB_REDUNDANT_8 = {"tp": 2, "dp": 4, "enable_expert_parallel": True, "enable_eplb": True, "num_redundant_experts": 8}
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.27.1", "0.31.0", "0.33.0"])
+def test_flash_redundant_experts_without_eplb_in_its_moe_layers(version):
+    # Glm4MoeLite builds Glm4MoE without enable_eplb, which still reads eplb_config.num_redundant_experts and passes
+    # it to FusedMoE: the MoE layer factory asserts that no redundant experts came without EPLB (the attention and
+    # shared experts before it build at tp 2: 1920, 3840, 2560 and 768 per rank are whole blocks)
+    verdict = kvguard.check(FLASH, vllm_version=version, host=H100, **EPLB_REDUNDANT_8)
+    assert (verdict.ok, verdict.stage, verdict.check, verdict.exc_type, verdict.message, verdict.wrapped_by) == (
+        False, "model_init", "MI_redundant_without_eplb", "AssertionError",
+        "Redundant experts are only supported with EPLB.", None)
+
+
+def test_flash_eplb_without_redundant_experts_stays_open():
+    # no redundant experts: the layers build; what EPLB then does with layers that took none is not read
+    verdict = kvguard.check(FLASH, vllm_version="0.33.0", host=H100, **dict(EPLB_REDUNDANT_8, num_redundant_experts=0))
+    assert verdict.ok
+    assert any(s.check == "MI_model" and "take no EPLB" in s.reason for s in verdict.skipped)
+
+
+@pytest.mark.parametrize("version", ["0.24.0", "0.33.0"])
+def test_air_takes_the_redundant_experts_with_eplb(version):
+    # Glm4MoE is given enable_eplb by its decoder layer: 128 + 8 = 136 physical experts, 17 on each of 8 EP ranks
+    # (unquantized: block FP8 would refuse the shared experts' 1408 / 2 = 704 rows per rank first)
+    verdict = kvguard.check(air(), vllm_version=version, host=H100, **EPLB_REDUNDANT_8)
+    assert verdict.ok, verdict.message
+    refused = kvguard.check(air(), vllm_version=version, host=H100,
+                            **dict(EPLB_REDUNDANT_8, num_redundant_experts=4))
+    assert (refused.check, refused.message) == (
+        "MI_eplb_even", "EPLB currently only supports even distribution of experts across ranks. Got 132 experts and "
+                        "8 EP ranks.")
+
+
 def _ct(weights: dict, activations: "dict | None", fmt: str, ignore: list) -> dict:
     """A compressed-tensors quantization_config of one ``Linear`` group, as llm-compressor writes it."""
     return {"quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",

@@ -93,6 +93,21 @@ CASES = [
      "argv": ["-dp", "5", "--enable-expert-parallel", "--enable-eplb"], "layout": {"tp": 1, "dp": 5, "ep": True, "eplb": True},
      "why": "GLM-4.5-Air, block FP8, EPLB over 5 EP ranks: 128 experts do not split evenly (FusedMoE refuses while the "
             "first MoE layer is built, before any EPLB step)"},
+    # --enable-eplb with redundant experts: GLM-4.7-Flash's MoE block takes --eplb-config's redundant experts but not
+    # enable_eplb, which FusedMoE asserts on; GLM-4.5-Air's takes both (136 physical experts over 8 EP ranks)
+    {"id": "mi-glm47-flash-eplb-redundant", "model": "zai-org/GLM-4.7-Flash", "config_from": "GLM4_MOE_LITE",
+     "argv": ["-tp", "2", "-dp", "4", "--enable-expert-parallel", "--enable-eplb", "--eplb-config",
+              '{"num_redundant_experts": 8}'],
+     "layout": {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8}, "since": "0.24.0",
+     "why": "GLM-4.7-Flash (its sizes as tests/upstream/test_quant.py GLM4_MOE_LITE states them, one dense and one MoE "
+            "layer), EPLB with 8 redundant experts: the model hands FusedMoE the redundant experts without "
+            "enable_eplb, and FusedMoE asserts that none came without EPLB"},
+    {"id": "mi-glm45-air-eplb-redundant", "model": "zai-org/GLM-4.5-Air",
+     "argv": ["-tp", "2", "-dp", "4", "--enable-expert-parallel", "--enable-eplb", "--eplb-config",
+              '{"num_redundant_experts": 8}'],
+     "layout": {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8}, "since": "0.24.0",
+     "why": "GLM-4.5-Air, EPLB with 8 redundant experts: its MoE block takes enable_eplb and the redundant experts, "
+            "128 + 8 = 136 split evenly over 8 EP ranks: accepted"},
     {"id": "mi-mimo-v2-flash-tp32", "model": "XiaomiMiMo/MiMo-V2-Flash", "argv": ["-tp", "32", "--nnodes", "4"],
      "layout": {"tp": 32}, "since": "0.24.0",
      "why": "MiMo-V2-Flash, its block FP8 [128, 128], -tp 32: the attention and dense layers split into whole blocks "
@@ -1135,7 +1150,13 @@ CT_FORMATS = {"W4A16": "pack-quantized", "W4A16_G32": "pack-quantized", "W8A8": 
 def _config(c: dict) -> dict:
     """The case's config: the catalog checkpoint's, with the case's ``config_patch`` and compressed-tensors
     ``quantization_config`` preset (the case file then carries the config inline)."""
-    cfg = dict(catalog.lookup(c["model"]).config, **c.get("config_patch", {}))
+    if "config_from" in c:
+        # a config tests/upstream/test_quant.py states (a checkpoint the catalog does not hold)
+        from tests.upstream import test_quant
+
+        cfg = dict(getattr(test_quant, c["config_from"]), **c.get("config_patch", {}))
+    else:
+        cfg = dict(catalog.lookup(c["model"]).config, **c.get("config_patch", {}))
     cfg.pop("auto_map", None)
     for key in c.get("config_drop", ()):  # a key the checkpoint's config leaves out
         cfg.pop(key, None)
@@ -1204,7 +1225,7 @@ def record(version: str, only: list[str]) -> int:
         return written
     runner_cases = []
     for c in chosen:
-        entry = catalog.lookup(c["model"])
+        entry = None if "config_from" in c else catalog.lookup(c["model"])
         # a ModelOpt export's hf_quant_config.json beside config.json, as the checkpoint's directory holds it
         files = ({"hf_quant_config.json": entry.hf_quant_config}
                  if entry is not None and entry.hf_quant_config and "config_patch" not in c else {})
@@ -1233,7 +1254,7 @@ def record(version: str, only: list[str]) -> int:
                                                  "wrapped_by": None}
         case = {"id": c["id"], "why": c["why"], "model": c["model"], "argv": c["argv"], "env": {}, "host": HOST,
                 **({"config": _config(c)} if c.get("config_patch") or c.get("config_drop")
-                   or c.get("quantization_config") else {}),
+                   or c.get("quantization_config") or c.get("config_from") else {}),
                 "expect": expect,
                 "recorded_from": f"vLLM {version}: the model built on the meta device at the launch's sizes "
                                  f"(tests/upstream/quant_runner.py via tools/record_golden_quant.py; FP8 MoE kernel: "

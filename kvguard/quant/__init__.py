@@ -292,6 +292,8 @@ class Layer(Record):
     v_head_size: int = 0
     #: moe: (experts, hidden, intermediate, passes enable_eplb)
     moe: tuple[int, int, int, bool] = (0, 0, 0, False)
+    #: moe: the model passes no enable_eplb but hands FusedMoE --eplb-config's redundant experts (GLM-4.7-Flash)
+    redundant_without_eplb: bool = False
     #: check: (row id, condition expression, {name: expression})
     check: tuple = ()
     #: False: built without the quantization config (Gemma 4's router GateLinear), whatever the checkpoint holds
@@ -303,7 +305,7 @@ class Layer(Record):
         # a check whose condition reads a per-layer value (``…[i]``) is its own layer's: never folded into another's
         per_layer = (self.index,) if self.check and "[i]" in self.check[1] else ()
         return (self.kind, self.input_size, self.output_sizes, self.shards, self.disable_tp, (self.qkv, self.v_head_size), self.moe,
-                self.check[:1] + per_layer, self.quantized)
+                self.check[:1] + per_layer, self.quantized, self.redundant_without_eplb)
 
 
 def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:
@@ -409,6 +411,11 @@ def _prefix(item: dict, i: int, root: str) -> str:
     return f"{root}.layers.{i}.{item['name']}" if "name" in item else f"{root}.layers.{i}"
 
 
+def _since_flag(flag: Any, release) -> bool:
+    """A quant_archs.json flag that is true, false, or the first release where it holds."""
+    return release.within(flag) if isinstance(flag, str) else bool(flag)
+
+
 def _layer(item: dict, scope: dict, i: int, release, root: str = "model",
            value: Callable[[Any, dict], Any] = evaluate) -> Layer:
     kind = item["kind"]
@@ -425,9 +432,9 @@ def _layer(item: dict, scope: dict, i: int, release, root: str = "model",
     if kind == "vocab":
         return Layer(i, prefix, kind, output_sizes=(ev("vocab"),))
     if kind == "moe":
-        eplb = item.get("eplb", False)
-        passes = release.within(eplb) if isinstance(eplb, str) else bool(eplb)
-        return Layer(i, prefix, kind, moe=(ev("experts"), ev("hidden"), ev("intermediate"), passes))
+        passes = _since_flag(item.get("eplb", False), release)
+        return Layer(i, prefix, kind, moe=(ev("experts"), ev("hidden"), ev("intermediate"), passes),
+                     redundant_without_eplb=not passes and _since_flag(item.get("redundant", False), release))
     outs = tuple(value(o, scope) for o in item["outs"]) if "outs" in item else (ev("out"),)
     return Layer(i, prefix, kind, input_size=ev("in"), output_sizes=outs, shards=tuple(item.get("shards", ())),
                  disable_tp=item.get("disable_tp", False), quantized=item.get("quantized", True))
@@ -537,6 +544,10 @@ def _is_layer_skipped(prefix: str, ignored: tuple[str, ...], shards: tuple[str, 
 
 #: vllm.model_executor.layers.vocab_parallel_embedding.DEFAULT_VOCAB_PADDING_SIZE
 _VOCAB_PADDING = 64
+
+#: the first release whose FusedMoE (the MoE layer factory) asserts on redundant experts without EPLB whatever the
+#: layout (before: only when the layer runs expert-parallel)
+REDUNDANT_ASSERT_WITHOUT_EP_SINCE = "0.24.0"
 
 
 def _require_int_sizes(layer: Layer, sizes: tuple) -> None:
@@ -691,6 +702,11 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
     total = experts + redundant
     if eplb and use_ep and total % ep_size != 0:
         raise _Refused("MI_eplb_even", experts=total, ep_size=ep_size)
+    if (not passes_eplb and layer.redundant_without_eplb and launch.redundant != 0
+            and (use_ep or release.within(REDUNDANT_ASSERT_WITHOUT_EP_SINCE))):
+        # FusedMoE's other branch: without enable_eplb it asserts that no redundant experts came with the layer (up
+        # to 0.23.0 only under expert parallelism; from 0.24.0, in the MoE layer factory, whatever the layout)
+        raise _Refused("MI_redundant_without_eplb")
     if intermediate % moe_tp != 0:
         raise _Refused("MI_moe_intermediate")
     ispp = intermediate // moe_tp

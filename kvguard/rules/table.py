@@ -3255,6 +3255,13 @@ RULES = (
                    "and {ep_size} EP ranks.",
           source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: the MoE layer factory)",
           description="with EPLB, the experts (routed + redundant) must split evenly over the EP ranks"),
+    Check("MI_redundant_without_eplb", stage="model_init", exc="AssertionError", scope="feature",
+          when=lambda state: _mi_fires(state, "MI_redundant_without_eplb"),
+          template="Redundant experts are only supported with EPLB.",
+          source=f"{_S_FUSED_MOE}::FusedMoE.__init__ (0.24.0+: the MoE layer factory), "
+                 "vllm/model_executor/models/glm4_moe_lite.py (Glm4MoeLite: Glm4MoE without enable_eplb)",
+          description="--enable-eplb with redundant experts on a model whose MoE layers take the redundant experts "
+                      "but not EPLB (GLM-4.7-Flash): FusedMoE asserts that none came without EPLB"),
     Check("MI_eplb_unsupported", "0.10.2", "0.11.0", stage="model_init", exc="NotImplementedError", scope="feature",
           when=lambda state: _mi_fires(state, "MI_eplb_unsupported"),
           template="EPLB is only supported for FP8 quantization for now.",

@@ -1265,6 +1265,7 @@ def kvguard_outcome(cfg: dict, lay: dict, version: str, quantization=None, moe_b
 FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-dense",
             "MI_fp8_moe_block_n": "block-fp8-moe", "MI_fp8_moe_block_k": "block-fp8-moe",
             "MI_fused_shards": "ignored-layers", "MI_eplb_even": "ep-eplb", "MI_divide": "sharding",
+            "MI_redundant_without_eplb": "ep-eplb-redundant",
             "MI_merged_assert": "sharding", "MI_attn_assert": "sharding", "MI_moe_intermediate": "sharding",
             "MI_tp_gt_experts": "sharding", "MI_awq_input": "awq-gptq", "MI_awq_output": "awq-gptq",
             "MI_moe_wna16_group": "awq-gptq-moe", "MI_ct_no_scheme": "no-scheme", "MI_ct_no_target": "no-scheme",
