@@ -1022,6 +1022,60 @@ CASES += [
             "and shared expert's 1024 / 4 = 256 per rank are whole blocks: accepted"},
 ]
 
+# Qwen3.5 compressed-tensors and ModelOpt FP8 exports (recorded for 0.17.0, 0.20.0, 0.24.0, 0.28.0 and 0.33.0:
+# ``--vllm ... --only mi-ct-fp8-dynamic-qwen3-5-397b-tp8 ...``).  The compressed-tensors cases take the ignore list of
+# llm-compressor's Qwen3.5 recipes (examples/quantization_w8a8_fp8/qwen3_5_moe.py and its NVFP4 counterpart: the LM
+# head, the tower, the router and shared-expert gates and every gated-delta-net layer), so the first quantized layer
+# is layer 0's shared expert; the W4A16 case writes the model dtype at the top level (the integer-weight kernels' dtype
+# is read there; the catalog config names it only in text_config).  The ModelOpt FP8 case is NVIDIA's NVFP4 export
+# with quant_algo FP8 (per-tensor weights and activations; the same exclusion list); its FP8 KV cache meets the CPU
+# oracle's refusal up to 0.23.x, as the NVFP4 cases' does, so it is recorded from 0.24.0.
+QWEN3_5_CT_IGNORE = ["re:.*lm_head", "re:visual.*", "re:model.visual.*", "re:.*mlp.gate$", "re:.*embed_tokens$",
+                     "re:.*shared_expert_gate$", "re:.*mlp\\.shared_expert$", "re:.*linear_attn.*"]
+_QWEN3_5_MODELOPT_FP8 = dict(
+    _QWEN3_5_NVFP4, quant_algo="FP8",
+    config_groups={"group_0": {"input_activations": {"dynamic": False, "num_bits": 8, "type": "float"},
+                               "weights": {"dynamic": False, "num_bits": 8, "type": "float"}, "targets": ["Linear"]}})
+CASES += [
+    {"id": "mi-ct-fp8-dynamic-qwen3-5-397b-tp8", "model": "Qwen/Qwen3.5-397B-A17B",
+     "quantization_config": "FP8_DYNAMIC", "ignore": QWEN3_5_CT_IGNORE, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.17.0",
+     "why": "compressed-tensors FP8_DYNAMIC with the recipe's ignore list at -tp 8: per-channel FP8 weights check no "
+            "size (the shared expert's and the experts' 1024 / 8 = 128 per rank): accepted"},
+    {"id": "mi-ct-fp8-block-qwen3-5-397b-tp16", "model": "Qwen/Qwen3.5-397B-A17B",
+     "quantization_config": "FP8_BLOCK", "ignore": QWEN3_5_CT_IGNORE, "argv": ["-tp", "16", "--nnodes", "2"],
+     "layout": {"tp": 16}, "since": "0.17.0",
+     "why": "compressed-tensors FP8_BLOCK with the recipe's ignore list at -tp 16: layer 0's shared-expert gate_up_proj "
+            "(the first quantized layer) takes 1024 / 16 = 64 rows per rank, not a whole 128-block (no merged-layer "
+            "allowance for compressed-tensors)"},
+    {"id": "mi-ct-fp8-block-qwen3-5-397b-tp1-gdn", "model": "Qwen/Qwen3.5-397B-A17B",
+     "quantization_config": "FP8_BLOCK", "ignore": [n for n in QWEN3_5_CT_IGNORE if "linear_attn" not in n],
+     "argv": [], "layout": {"tp": 1}, "since": "0.17.0",
+     "why": "compressed-tensors FP8_BLOCK with the gated delta net left quantized, at tp 1: layer 0's in_proj_ba is a "
+            "merged [64, 64] layer whose first shard is checked even unsplit (in_proj_qkvz's 2048 / 8192 are whole "
+            "blocks)"},
+    {"id": "mi-ct-w4a16-qwen3-5-397b-tp8", "model": "Qwen/Qwen3.5-397B-A17B",
+     "config_patch": {"torch_dtype": "bfloat16"}, "quantization_config": "W4A16", "ignore": QWEN3_5_CT_IGNORE,
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.17.0",
+     "why": "compressed-tensors W4A16 (groups of 128) with the recipe's ignore list at -tp 8: the shared expert's "
+            "down_proj 128 input features per rank (one group) and the experts' 128 on Marlin: accepted"},
+    {"id": "mi-ct-nvfp4-qwen3-5-397b-tp8", "model": "Qwen/Qwen3.5-397B-A17B",
+     "quantization_config": "NVFP4", "ignore": QWEN3_5_CT_IGNORE, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.17.0",
+     "why": "compressed-tensors NVFP4 with the recipe's ignore list at -tp 8 (FP4 Marlin for the linear layers and the "
+            "experts on the default host, no size check): accepted"},
+    {"id": "mi-ct-nvfp4-qwen3-5-397b-dp8-eplb", "model": "Qwen/Qwen3.5-397B-A17B",
+     "quantization_config": "NVFP4", "ignore": QWEN3_5_CT_IGNORE,
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.17.0",
+     "why": "the NVFP4 export with EPLB: the NVFP4 experts' method (FP4 Marlin on the default host) takes no EPLB"},
+    {"id": "mi-modelopt-fp8-qwen3-5-397b-tp8", "model": "nvidia/Qwen3.5-397B-A17B-NVFP4",
+     "config_patch": {"quantization_config": _QWEN3_5_MODELOPT_FP8}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0",
+     "why": "a ModelOpt FP8 export with NVIDIA's Qwen3.5 exclusion list at -tp 8 (per-tensor FP8 experts and layers "
+            "check no size): accepted"},
+]
+
 # Nemotron-H (kvguard.quant.nemotron_h, 0.24.0+): the first Mamba-2 mixer's asserts, before any quantized weight
 # (recorded for 0.24.0, 0.28.0, 0.29.0 and 0.33.0: ``--vllm ... --only mi-nemotron3-nano-bf16-tp16
 # mi-modelopt-nvfp4-nemotron3-nano-tp16``)

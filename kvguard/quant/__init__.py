@@ -74,8 +74,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
 
 - Qwen3.5 / Qwen3.6 (0.17.0+, the ``qwen3_5_moe`` / ``qwen3_5`` families, which ``extends`` Qwen3-Next's items with
   the split gated-delta-net projections): Qwen3-VL's tower first (:mod:`kvguard.quant.qwen3_vl`), then Qwen3-Next's
-  layers under ``language_model``; unquantized, ``Fp8Config``, online FP8 and ModelOpt NVFP4 (the exclusion list
-  through the wrapper's checkpoint-name mapper, the routed experts on the default host's FP4 Marlin).
+  layers under ``language_model``; unquantized, ``Fp8Config``, online FP8, ModelOpt NVFP4 / FP8 (the exclusion list
+  through the wrapper's checkpoint-name mapper, the routed experts on the default host's FP4 Marlin) and
+  compressed-tensors (as Qwen3-Next's, with NVFP4 experts).
 
 - Nemotron-H (0.24.0+, :mod:`kvguard.quant.nemotron_h`): the first Mamba-2 mixer's asserts; past them a ModelOpt NVFP4
   or FP8 export's layers (the per-rank inputs of the Mamba, attention, shared-expert and MLP projections, the exclusion
@@ -1357,7 +1358,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                     raise _Unmodelled(_gpt_oss.BF16_EXPERTS)
                 if path is not None and scheme is not None:
                     _wna16_experts(layer, launch, scheme, path, release, skip)
-            elif layer.kind == "replicated" and path is not None and scheme is not None:
+            elif layer.kind == "replicated" and path is not None and scheme is not None and layer.quantized:
+                # (a replicated layer built without the quantization config, Qwen3-Next's router and shared-expert
+                # gates from 0.17.0, takes none of the method's checks)
                 _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
                 # the router gate (``*.gate``) takes the checkpoint's quantization where the model hands it over;
                 # other replicated layers (DeepSeek's kv_a_proj_with_mqa) always do

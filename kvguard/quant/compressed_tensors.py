@@ -465,9 +465,11 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
 #: release; before, ``should_ignore_layer`` reads the own name first only when the list holds it verbatim
 FUSED_NAME_FIRST_SINCE = "0.30.0"
 #: the families whose model class hands the config a checkpoint-name mapper (``hf_to_vllm_mapper``, with the stacked
-#: renames ``.q_proj`` → ``.qkv_proj``, …) from this release: ``apply_vllm_mapper`` rewrites the layer paths of
+#: renames ``.q_proj`` → ``.qkv_proj``, …; Qwen3.5's wrappers the Qwen3-VL prefix renames, whose layer paths the
+#: differential does not draw) from this release: ``apply_vllm_mapper`` rewrites the layer paths of
 #: ``ignore`` (0.13.0+: only entries with a dot that are no ``re:`` pattern), which kvguard does not model
-_PATH_MAPPER_SINCE = {"llama": "0.25.0", "qwen3_moe": "0.25.0", "minimax_m2": "0.25.0", "mixtral": "0.25.0"}
+_PATH_MAPPER_SINCE = {"llama": "0.25.0", "qwen3_moe": "0.25.0", "minimax_m2": "0.25.0", "mixtral": "0.25.0",
+                      "qwen3_5_moe": "0.17.0", "qwen3_5": "0.17.0"}
 #: the families whose mapper rewrites ``ignore`` in every release kvguard knows (the superset :func:`may_ignore`)
 _ALWAYS_MAPPED = ("gpt_oss", "gemma4")
 

@@ -2614,6 +2614,68 @@ def _qwen3_5_nvfp4(rng: random.Random, cfg: dict) -> dict:
             "quant_method": "modelopt"}
 
 
+#: the ignore list of llm-compressor's Qwen3.5 recipes (vllm-project/llm-compressor examples/quantization_w8a8_fp8/
+#: qwen3_5_moe.py, FP8_DYNAMIC, and its NVFP4 counterpart): the LM head, the vision tower in both spellings, the router
+#: and shared-expert gates, the embedding, the shared-expert module (a pattern no linear layer's name ends with) and
+#: every gated-delta-net layer
+QWEN3_5_CT_IGNORE = ("re:.*lm_head", "re:visual.*", "re:model.visual.*", "re:.*mlp.gate$", "re:.*embed_tokens$",
+                     "re:.*shared_expert_gate$", "re:.*mlp\\.shared_expert$", "re:.*linear_attn.*")
+
+
+def _qwen3_5_ct(rng: random.Random) -> dict:
+    """A compressed-tensors config as llm-compressor's Qwen3.5 recipes write it: FP8_DYNAMIC, W4A16 (group 128 mostly),
+    NVFP4 / NVFP4A16 or FP8_BLOCK (ct_quantization_config / ct_nvfp4_quantization_config), with the recipes' ignore
+    list (QWEN3_5_CT_IGNORE); now and then the gated delta net or the vision tower left quantized, or the LM head the
+    only entry."""
+    roll = rng.random()
+    if roll < 0.35:
+        q = _ct_config(_ct_args(), _ct_args(strategy="token", dynamic=True, observer=None), "float-quantized", [])
+    elif roll < 0.6:
+        group = rng.choice([128, 128, 128, 64, 32])
+        q = _ct_config(_ct_args(num_bits=4, type="int", strategy="group", group_size=group), None, "pack-quantized",
+                       [])
+    elif roll < 0.85:
+        q = ct_nvfp4_quantization_config(rng)
+    else:
+        block = rng.choice([[128, 128], [128, 128], [64, 64]])
+        q = _ct_config(_ct_args(strategy="block", block_structure=block),
+                       _ct_args(strategy="group", group_size=block[1], dynamic=True, observer=None), "float-quantized",
+                       [])
+    roll = rng.random()
+    ignore = list(QWEN3_5_CT_IGNORE)
+    if roll < 0.12:
+        ignore.remove("re:.*linear_attn.*")
+    elif roll < 0.24:
+        ignore = [x for x in ignore if "visual" not in x]
+    elif roll < 0.3:
+        ignore = ["lm_head"]
+    q["ignore"] = ignore
+    return q
+
+
+def _qwen3_5_modelopt_fp8(rng: random.Random, cfg: dict) -> dict:
+    """A ModelOpt FP8 (per-tensor) export in config.json's flat layout, with the exclusion list of NVIDIA's Qwen3.5
+    exports (_qwen3_5_nvfp4's)."""
+    q = _qwen3_5_nvfp4(rng, cfg)
+    group = {"dynamic": False, "num_bits": 8, "type": "float"}
+    q["config_groups"] = {"group_0": {"input_activations": dict(group), "weights": dict(group), "targets": ["Linear"]}}
+    q["quant_algo"] = "FP8"
+    return q
+
+
+def qwen3_5_quantized_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Qwen3.5 configs as qwen3_5_variants draws them, quantized as compressed-tensors (_qwen3_5_ct, four in
+    five) or ModelOpt FP8 (_qwen3_5_modelopt_fp8) exports (the model dtype bfloat16, as the exports write it)."""
+    out = []
+    for case in qwen3_5_variants(rng, n):
+        cfg = case["config"]
+        cfg["torch_dtype"] = "bfloat16"
+        cfg["quantization_config"] = _qwen3_5_ct(rng) if rng.random() < 0.8 else _qwen3_5_modelopt_fp8(rng, cfg)
+        case["engine_args"].pop("quantization", None)
+        out.append(case)
+    return out
+
+
 def qwen3_5_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` Qwen3.5 configs (QWEN3_5_BASES) cut to 4 language-model layers and 1-2 vision blocks, with varied sizes
     (the gated delta net's key / value heads and head sizes, the attention heads, the expert, shared-expert and dense
@@ -2665,14 +2727,17 @@ def qwen3_5_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
-def run_qwen3_5(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
-    """Build ``n`` Qwen3.5 configs (qwen3_5_variants) at ``n_layouts`` of QWEN3_5_LAYOUTS each in the release and
-    compare; the layer lists of the MoE and dense bases (unquantized, tp 1: the tower's layers and the decoder's) too
-    (tools/quant_differential.py --qwen3-5)."""
+def run_qwen3_5(version: str, n: int, seed: int = 7, n_layouts: int = 6, quantized: int = 0) -> dict:
+    """Build ``n`` Qwen3.5 configs (qwen3_5_variants) and ``quantized`` compressed-tensors / ModelOpt FP8 ones
+    (qwen3_5_quantized_variants, drawn from a generator of their own so the first ``n`` stay the same) at
+    ``n_layouts`` of QWEN3_5_LAYOUTS each in the release and compare; the layer lists of the MoE and dense bases
+    (unquantized, tp 1: the tower's layers and the decoder's) too (tools/quant_differential.py --qwen3-5)."""
     python, python_env = _python(version)
     rng = random.Random(seed * 9900 + 1)
     cases = []
-    for case in qwen3_5_variants(rng, n):
+    drawn = qwen3_5_variants(rng, n)
+    drawn += qwen3_5_quantized_variants(random.Random(seed * 9900 + 2), quantized) if quantized else []
+    for case in drawn:
         if resolve(version).within(None, "0.17.1"):
             case["engine_args"]["swap_space"] = 0  # (as run_qwen3_vl: the 0.17.x wrappers' VllmConfig copy)
         text = case["config"]["text_config"]
@@ -2688,7 +2753,8 @@ def run_qwen3_5(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict
 @pytest.mark.parametrize("version", QWEN3_5_SAMPLE)
 def test_qwen3_5_construction_agrees(version):
     report = run_qwen3_5(version, int(os.environ.get("KVG_QWEN3_5_CONFIGS", "4")),
-                         int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+                         int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3,
+                         quantized=int(os.environ.get("KVG_QWEN3_5_QUANTIZED", "3")))
     _check_family_report(report, version, "Qwen3.5", "qwen3-5-construction")
     assert report["layer_lists"]["agree"] == 2
 
