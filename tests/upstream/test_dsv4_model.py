@@ -293,7 +293,19 @@ def test_dsv4_construction_agrees(version):
     c["undecidable"] = c["undecided"]  # the CI summary's name (.ci/run)
     print(f"\nMXFP4 backends {report['mxfp4_backends']}; by family {report['by_family']}")
     check_launch_report(report, "dsv4-model", "DeepSeek-V4 model construction")
-    assert c["undecided"] == 0 and c["oracle_setup_failures"] == 0
+    assert c["oracle_setup_failures"] == 0
+    assert not unexpected_undecided(report["undecided"]), json.dumps(report["undecided"], indent=1)
+
+
+#: the undecided forms the generator draws on purpose (a larger KVG_DSV4_CONFIGS reaches them): FP8 experts with
+#: a named --moe-backend, and with KVG_DSV4_OPEN DeepSeek-V4's FlashInfer attention class
+DRAWN_OPEN = ("is not modelled (the FP8 experts' MoE backend it names",) + tuple(
+    f"--attention-backend {name} (" for name in _OPEN)
+
+
+def unexpected_undecided(undecided: dict) -> dict:
+    """The undecided launches (reason -> oracle outcome: count) that are not a form drawn open on purpose."""
+    return {key: n for key, n in undecided.items() if not any(form in key for form in DRAWN_OPEN)}
 
 
 if __name__ == "__main__":
