@@ -86,6 +86,17 @@ def test_the_unquantized_model_refuses_alike():
         "MI_divide", {"numerator": 4096, "denominator": 6}, "vision_tower.encoder.blocks.0.mlp.fc0")
 
 
+@pytest.mark.parametrize("tp", [3, 6, 12])
+def test_the_tower_attention_is_its_qkv_width(tp):
+    # 6 heads, 3072 MLP features: the blocks split; wo's input is qkv_hidden_size (1536), not the 1024 hidden size,
+    # so the tower builds and the embedding refuses (the 0.33.0 oracle: "163840 is not divisible by 12")
+    cfg = _config()
+    cfg["vision_config"].update(vt_num_attention_heads=6, vt_intermediate_size=3072)
+    res = _outcome("0.33.0", cfg, tp=tp)
+    assert (res.check, dict(res.values), res.layer) == (
+        "MI_divide", {"numerator": 163840, "denominator": tp}, "language_model.model.embed_tokens")
+
+
 def test_a_vocabulary_is_padded_to_64_before_the_split():
     # 163841 tokens (odd) pad to 163904 = 64 x 2561: -tp 2 divides it; -tp 3 (the tower data-parallel) does not
     res = _outcome("0.33.0", _config(vocab_size=163841), tp=2)

@@ -991,7 +991,8 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
         # the MoonViT tower's sizes, as the config class names them (kvguard.quant.kimi_k25: its sharding; Kimi-K3's
         # wrapper builds the same tower, kvguard.quant.kimi_k3)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None))
-                                    for name in ("num_attention_heads", "intermediate_size", "hidden_size")}
+                                    for name in ("num_attention_heads", "intermediate_size", "hidden_size",
+                                                 "qkv_hidden_size")}
     if getattr(cfg, "model_type", None) in _QWEN3_VL_TYPES and (tower := getattr(cfg, "vision_config", None)) is not None:
         # the Qwen3-VL vision transformer's sizes (kvguard.quant.qwen3_vl: its layers, built before the language model)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None)) for name in _QWEN3_VL_TOWER}

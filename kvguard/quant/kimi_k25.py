@@ -2,7 +2,7 @@
 kvguard/data/quant_archs.json cannot say by itself).
 
 Mirrors vllm/model_executor/models/kimi_k25.py and kimi_k25_vit.py (read in 0.15.0, 0.16.0, 0.17.0, 0.19.0,
-0.22.0, 0.24.0, 0.25.0, 0.26.0, 0.28.0, 0.29.0, 0.31.0, 0.33.0), vllm/model_executor/models/vision.py
+0.22.0, 0.24.0, 0.25.0, 0.26.0, 0.27.0, 0.28.0, 0.29.0, 0.31.0, 0.33.0), vllm/model_executor/models/vision.py
 (``is_vit_use_data_parallel``) and vllm/transformers_utils/configs/kimi_k25.py (the vision config's attribute names).
 
 ``KimiK25ForConditionalGeneration`` builds, in this order, the MoonViT vision tower, the multimodal projector
@@ -13,7 +13,8 @@ Mirrors vllm/model_executor/models/kimi_k25.py and kimi_k25_vit.py (read in 0.15
 - :data:`SINCE`: 0.15.x builds the decoder as a bare ``DeepseekV2Model`` named ``language_model`` with the head beside
   it, other module names than the family's root: left open;
 - the vision tower's sharding (:func:`vision_refusal`): each encoder block splits its heads and its MLP / output
-  projections by tp (``divide``: heads, then the MLP's intermediate size, then the hidden size) unless the encoder
+  projections by tp (``divide``: heads, then the MLP's intermediate size, then the attention width — the hidden size,
+  or from 0.27.0 the vision config's ``qkv_hidden_size`` when set: :func:`attention_width`) unless the encoder
   runs data-parallel — ``--mm-encoder-tp-mode data``, or from 0.26.0 a head count tp does not divide (vision.py
   falls back to data parallelism).  The sizes are the vision config's ``num_attention_heads`` / ``intermediate_size``
   / ``hidden_size`` (the checkpoints' ``vt_*`` keys are not read by the config class: 16 / 4304 / 1152);
@@ -37,7 +38,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["ARCH", "SINCE", "exclusion_names", "tower_sizes", "unmodelled", "vision_refusal"]
+__all__ = ["ARCH", "SINCE", "attention_width", "exclusion_names", "tower_sizes", "unmodelled", "vision_refusal"]
 
 ARCH = "KimiK25ForConditionalGeneration"
 #: the first release whose wrapper builds the language model as DeepseekV2ForCausalLM under ``language_model``
@@ -46,6 +47,9 @@ SINCE = "0.16.0"
 TOWER_QUANT_SINCE = "0.17.0"
 #: from this release a head count tp does not divide makes the vision encoder run data-parallel (vision.py)
 DP_FALLBACK_SINCE = "0.26.0"
+#: from this release the encoder's attention width is the vision config's qkv_hidden_size when it sets one (Kimi-K3's
+#: 1536), else its hidden size
+QKV_HIDDEN_SINCE = "0.27.0"
 #: KimiK25ForConditionalGeneration.hf_to_vllm_mapper's prefix renames that reach the language model's names
 _PREFIXES = (("language_model.layers.", "language_model.model.layers."),)
 #: the tower's and projector's linear layers, as the release names them (one encoder block stands for all)
@@ -72,6 +76,19 @@ def tower_sizes(resolved_top: Mapping[str, Any]) -> "Optional[tuple[int, int, in
     return values  # type: ignore[return-value]
 
 
+def attention_width(resolved_top: Mapping[str, Any], release) -> "Optional[int]":
+    """The width of each encoder block's attention (``wqkv``'s outputs per kind, ``wo``'s input): the vision config's
+    ``qkv_hidden_size`` from 0.27.0 when it sets one, else its hidden size; None when the tower's sizes are not read
+    or ``qkv_hidden_size`` is neither unset nor a positive integer."""
+    sizes = tower_sizes(resolved_top)
+    if sizes is None:
+        return None
+    width = (resolved_top.get("vision_tower") or {}).get("qkv_hidden_size")
+    if width is None or not release.within(QKV_HIDDEN_SINCE):
+        return sizes[2]
+    return width if type(width) is int and width > 0 else None
+
+
 def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", release,
                tower_state: "Optional[Callable[[str], str]]" = None,
                ignore: "tuple[str, ...]" = ()) -> "Optional[str]":
@@ -81,7 +98,7 @@ def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", release
     if not release.within(SINCE):
         return (f"the model construction of {ARCH} in vLLM {release.key} (the decoder built as a bare DeepseekV2Model "
                 f"named language_model, the LM head beside it) is not modelled")
-    if tower_sizes(resolved_top) is None:
+    if attention_width(resolved_top, release) is None:
         return f"the vision tower of {ARCH} with sizes {resolved_top.get('vision_tower')!r} is not modelled"
     if method == _CT and any(isinstance(n, str) and n.startswith(_PREFIXES[0][0]) for n in ignore):
         # the mapper renames these in vLLM; kvguard's compressed-tensors lookup reads the names as written
@@ -102,15 +119,16 @@ def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", release
 def vision_refusal(resolved_top: Mapping[str, Any], tp: int, mm_encoder_tp_mode: str,
                    release) -> "Optional[tuple[str, dict[str, int], str]]":
     """The vision tower's sharding refusal (``(check, values, layer)``), or None when it builds."""
-    sizes = tower_sizes(resolved_top)
-    if sizes is None or tp == 1 or mm_encoder_tp_mode == "data":
+    sizes, width = tower_sizes(resolved_top), attention_width(resolved_top, release)
+    if sizes is None or width is None or tp == 1 or mm_encoder_tp_mode == "data":
         return None
-    heads, intermediate, hidden = sizes
+    heads, intermediate = sizes[:2]
     if heads % tp != 0 and release.within(DP_FALLBACK_SINCE):
         return None  # is_vit_use_data_parallel(num_heads): the encoder runs data-parallel
     block = "vision_tower.encoder.blocks.0"
-    # MoonViTEncoderLayer: the heads per rank, then MLP2's fc0 (column) / fc1 (row), then wqkv and wo (row, hidden)
-    for size, layer in ((heads, block), (intermediate, f"{block}.mlp.fc0"), (hidden, f"{block}.wo")):
+    # MoonViTEncoderLayer: the heads per rank, then MLP2's fc0 (column) / fc1 (row), then wqkv and wo (row: the
+    # attention width)
+    for size, layer in ((heads, block), (intermediate, f"{block}.mlp.fc0"), (width, f"{block}.wo")):
         if size % tp != 0:
             return "MI_divide", {"numerator": size, "denominator": tp}, layer
     return None

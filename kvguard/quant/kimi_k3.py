@@ -66,7 +66,7 @@ def before_decoder(resolved: Mapping[str, Any], resolved_top: Mapping[str, Any],
     why = _quantization_unmodelled(quant_cfg, quantization)
     if why is not None:
         return ("unmodelled", why)
-    if _kimi_k25.tower_sizes(resolved_top) is None:
+    if _kimi_k25.attention_width(resolved_top, release) is None:
         return ("unmodelled", f"the vision tower of {ARCH} with sizes {resolved_top.get('vision_tower')!r} is not "
                               f"modelled")
     refused = _kimi_k25.vision_refusal(resolved_top, tp, mm_encoder_tp_mode, release)
