@@ -695,6 +695,20 @@ def test_sliding_layers_over_stages_group_across_the_stages_and_0_10_2_asserts()
     assert kv_capacity_sliding_pp("0.10.2", **{**args, "pp": 3})["error"] == ("AssertionError", "")
 
 
+@pytest.mark.parametrize("version", ["0.14.0", "0.14.1", "0.16.0"])
+def test_stages_fit_check_0_14_to_0_16_sizes_by_the_largest_group(version):
+    from kvguard.kv.capacity import kv_capacity_sliding_pp
+
+    # 9 sliding layers (first seen) and 4 full: group size 4, the sliding bucket split layers[i::3] into 3 groups of
+    # 3; the global check counts the largest group's 4 layers: 4 x 16,384 B x (cdiv(min(127 + 64, 256), 16) + 1 =
+    # 13) = 851,968 B > 700,000 (3 layers would fit: 638,976); 4 x 16,384 x b <= 700,000 -> b <= 10 -> 144 tokens
+    out = kv_capacity_sliding_pp(version, bytes_per_token_per_layer=1024, layer_windows=[128, 128, None] * 4 + [128],
+                                 block_size=16, available_kv_bytes=700_000, max_model_len=256,
+                                 max_num_batched_tokens=64, pp=2)
+    assert (out["group_size"], out["needed_bytes_per_request"], out["estimated_max_model_len"]) == (4, 851968, 144)
+    assert out["error"][0] == "ValueError" and "the estimated maximum model length is 144." in out["error"][1]
+
+
 def test_in_flight_tokens_over_pipeline_stages():
     from kvguard.kv.capacity import in_flight_tokens
 

@@ -737,7 +737,9 @@ def _kv_capacity_sliding_pp(vllm_version, per_layer: int, windows: list, block_s
     else:
         grouped = _grouped_layers(release, windows)
         groups = [kind for kind, _ in grouped]
-        group_size = len(grouped[0][1])
+        # _max_memory_usage_bytes_from_groups: the largest group's layer count (a sliding bucket split into
+        # layers[i::n] can leave the first group a layer short of it)
+        group_size = max(len(members) for _, members in grouped)
         # the most layers of one group on each worker
         sizes = [max(sum(bounds[i] <= layer < bounds[i + 1] for layer in members) for _, members in grouped)
                  for i in range(pp)]
