@@ -473,10 +473,6 @@ def test_cohere2_sliding_layer_without_a_window_is_not_modelled_from_0_29_0():
     ({"pp": 2, "vllm_version": "0.24.0", "disable_hybrid_kv_cache_manager": True}, "was not checked"),
     ({"pp": 2, "vllm_version": "0.24.0", "env": {"VLLM_PP_LAYER_PARTITION": "10,14"}}, "was not checked"),
     ({"dcp": 2, "tp": 2}, "-pcp/-dcp above 1"),
-    ({"vllm_version": "0.25.0"}, "was not read"),
-    ({"vllm_version": "0.18.1"}, "was not read"),
-    ({"vllm_version": "0.11.2"}, "was not read"),
-    ({"vllm_version": "0.14.0"}, "was not read"),
 ])
 def test_sliding_window_layouts_not_modelled(kwargs, why):
     args = {"tp": 1, "max_model_len": 4096, "kv_memory_gib": 40, "vllm_version": "0.28.0", **kwargs}
@@ -718,6 +714,25 @@ def test_in_flight_tokens_over_pipeline_stages():
     assert in_flight_tokens("0.28.0", 8192, True, pp=4, v2_model_runner=True) == 5 * 8192
     assert in_flight_tokens("0.28.0", 8192, False, pp=4, v2_model_runner=True) == 4 * 8192
     assert in_flight_tokens("0.24.0", 8192, True, pp=4) == 8192
+
+
+@pytest.mark.parametrize("version, needed", [
+    # one sliding layer (window 128) then one full layer: two groups of one, page 16 x 1,024 = 16,384 B; per request
+    # the sliding group min(127 + 64, 256) -> cdiv(191, 16) + 1 = 13 blocks, the full one 256 / 16 = 16.
+    # To 0.13.0 (0.11.2 as 0.11.1) every layer's own bound: (13 + 16) x 16,384
+    ("0.11.1", 475136), ("0.11.2", 475136), ("0.13.0", 475136),
+    # 0.14.0-0.18.1 the first group's spec for every group (0.14.0 as 0.14.1, 0.18.1 as 0.18.0): 13 x 16,384
+    ("0.14.0", 212992), ("0.14.1", 212992), ("0.18.0", 212992), ("0.18.1", 212992),
+    # 0.19.0 on every group (0.19.0 as 0.19.1; 0.25.x's window as 0.24.0's, max_num_batched_tokens)
+    ("0.19.0", 475136), ("0.19.1", 475136), ("0.24.0", 475136), ("0.25.0", 475136), ("0.25.1", 475136),
+])
+def test_point_releases_size_sliding_layers_as_their_neighbours(version, needed):
+    from kvguard.kv.capacity import kv_capacity_sliding
+
+    out = kv_capacity_sliding(version, bytes_per_token_per_layer=1024, layer_windows=[128, None], block_size=16,
+                              available_kv_bytes=1 << 20, max_model_len=256, max_num_batched_tokens=64)
+    assert (out["kv_cache_groups"], out["blocks_per_request"], out["needed_bytes_per_request"]) == \
+        ((128, None), 29, needed)
 
 
 @pytest.mark.parametrize("version, env, async_scheduling, batches, runner", [

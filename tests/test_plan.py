@@ -249,14 +249,17 @@ def test_sliding_window_model_sized_as_vllm_at_pp1_and_bounded_elsewhere(capsys)
                                                                              vllm_version="0.24.0").entries}
     assert (older[(1, 8, 1, False)].kv_sizing, older[(1, 8, 1, False)].kv_bytes_per_token_per_rank) == \
         ("sliding", pytest.approx(8713 * 2 * 32768 / 131072))
-    # a release whose sliding rules were not read: every layout approximate, the reason in the note
-    unread = kvguard.plan("openai/gpt-oss-20b", gpus=8, vllm_version="0.25.0")
-    assert {e.kv_sizing for e in unread.entries} == {"all_full_attention"}
-    assert any("sliding-window capacity is not modelled for vLLM 0.25.0" in n for n in unread.notes)
-    # the text marks the approximate figures; JSON carries kv_sizing
-    assert run(["plan", "openai/gpt-oss-20b", "--gpus", "8", "--vllm-version", "0.25.0", "--top", "0"]) == EXIT_ACCEPT
+    # 0.25.x read as 0.24.0 (the same SlidingWindowSpec bound and grouping): the same figure
+    point = {(e.tp, e.pp, e.dp, e.expert_parallel): e for e in kvguard.plan("openai/gpt-oss-20b", gpus=8,
+                                                                             vllm_version="0.25.0").entries}
+    assert (point[(1, 8, 1, False)].kv_sizing, point[(1, 8, 1, False)].kv_bytes_per_token_per_rank) == \
+        ("sliding", pytest.approx(8713 * 2 * 32768 / 131072))
+    # the text marks the approximate figures (-tp 8 -pp 2 across nodes, every layer as full attention: 12 layers
+    # x 2,048 B / 8 ranks = 3,072 B; 2**30 / 3,072 / 16 GPUs = 21,845; 131,072 x 3,072 B = 0.375 GiB); JSON carries
+    # kv_sizing
+    assert run(["plan", "openai/gpt-oss-20b", "--gpus", "16", "--vllm-version", "0.28.0", "--top", "0"]) == EXIT_ACCEPT
     out = capsys.readouterr().out
-    assert "~6,144" in out and "~21,845" in out and "~0.750" in out
+    assert "~3,072" in out and "~21,845" in out and "~0.375" in out
     assert run(["plan", "openai/gpt-oss-20b", "--gpus", "8", "--vllm-version", "0.28.0", "--top", "0"]) == EXIT_ACCEPT
     out = capsys.readouterr().out
     assert " 3,459 " in out and " 0.422 " in out and "~" not in out

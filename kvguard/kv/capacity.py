@@ -412,21 +412,6 @@ def _kv_capacity(vllm_version: Any, *, bytes_per_token_per_layer: int, num_layer
 # ---------------------------------------------------------------------------------------------
 # sliding-window layers (several KV-cache groups of one page size)
 
-#: point releases between two group releases whose sliding-window rules differ, so the rule they
-#: carry is unknown (their source was not read): 0.11.2 (0.11.1 has no group-size heuristic, 0.12.0
-#: has 1.25), 0.14.0 (0.13.0 checks every layer's own bound, 0.14.1 the first group's), 0.18.1 /
-#: 0.19.0 (0.18.0 sizes the fit check by the first group only, 0.19.1 by every group), 0.25.x (0.24.0
-#: adds max_num_batched_tokens to the window, 0.26.0 max_in_flight_tokens)
-_SLIDING_UNREAD = (("0.11.2", "0.11.2"), ("0.14.0", "0.14.0"), ("0.18.1", "0.19.0"), ("0.25.0", "0.25.1"))
-
-
-def _sliding_release(release) -> None:
-    for since, until in _SLIDING_UNREAD:
-        if release.within(since, until):
-            raise CapacityNotModelled(f"sliding-window capacity is not modelled for vLLM {release.key}: its "
-                                      "SlidingWindowSpec memory bound was not read")
-
-
 def in_flight_tokens(vllm_version: Any, max_num_batched_tokens: int, async_scheduling: bool, pp: int = 1,
                      v2_model_runner: bool = False) -> int:
     """The token count a sliding-window layer reserves beyond its window (``SlidingWindowSpec.
@@ -435,7 +420,6 @@ def in_flight_tokens(vllm_version: Any, max_num_batched_tokens: int, async_sched
     ``max_concurrent_batches`` is, with async scheduling, pp + 1 with the V2 model runner and 2 at ``-pp 1``
     with the V1 runner; else pp."""
     release = _release(vllm_version)
-    _sliding_release(release)
     if not release.within("0.26.0"):
         return max_num_batched_tokens
     if async_scheduling and (v2_model_runner or pp == 1):
@@ -511,7 +495,6 @@ def kv_cache_group_layout(vllm_version: Any, layer_windows: Sequence[Optional[in
     layer has the same spec; else the layers are bucketed by spec in first-seen order, the group size
     is :func:`_hybrid_group_size`, and each bucket is split into ``cdiv(len, group_size)`` groups (the last padded)."""
     release = _release(vllm_version)
-    _sliding_release(release)
     return _groups(release, layer_windows)[0]
 
 
@@ -583,9 +566,8 @@ def _unified_sliding(vllm_version, per_layer: int, windows: list, block_size: in
 
     Where the fit check sits: 0.10.2-0.13.0 check every worker's own (sliding) specs *before* the
     groups are formed, so the check is the hybrid one (a layer's window bound) while the blocks are
-    counted as full attention; from 0.14.1 the check runs on the unified groups."""
+    counted as full attention; from 0.14.0 the check runs on the unified groups."""
     release = _release(vllm_version)
-    _sliding_release(release)
     kinds = set(windows)
     hybrid = _kv_capacity_sliding(release.key, per_layer, windows, block_size, available, max_model_len, batched,
                                   async_scheduling)
@@ -627,10 +609,10 @@ def kv_capacity_sliding_pp(vllm_version: Any, *, bytes_per_token_per_layer: int,
     0.10.2: every worker groups its own layers (``get_kv_cache_config``), checks them, logs its figures and the
     engine keeps the smallest block count (``unify_kv_cache_configs``); the scheduler uses worker 0's groups.
     0.11.0 on: the groups are formed over the whole model (``get_kv_cache_groups`` on the merged specs) and
-    each worker keeps its layers of every group (0.17.1 on ``_project_kv_cache_groups_to_worker``): its pool
+    each worker keeps its layers of every group (0.17.0 on ``_project_kv_cache_groups_to_worker``): its pool
     count is the most layers any group has on it (``pools_per_stage``), ``num_blocks = available // page //
-    that``; the minimum over workers is kept.  The fit check: to 0.13.0 each worker's own layer bounds; 0.14.1-0.16.0 once, on
-    the global groups (the first group's spec); 0.17.1-0.18.0 per worker (the first group's spec); 0.19.1 on
+    that``; the minimum over workers is kept.  The fit check: to 0.13.0 each worker's own layer bounds; 0.14.0-0.16.0 once, on
+    the global groups (the first group's spec); 0.17.0-0.18.1 per worker (the first group's spec); 0.19.0 on
     per worker over every group; 0.29.0 on less one block of the worker's pools.  0.10.2 / 0.11.0 log per
     worker before the minimum."""
     try:
@@ -749,7 +731,7 @@ def _kv_capacity_sliding_pp(vllm_version, per_layer: int, windows: list, block_s
             checks = [(available, functools.partial(lambda ww, n: blocks(ww, n) * page, ww)) for ww in workers]
         elif release.within(None, "0.16.0"):
             checks = [(available, lambda n: group_size * page * _group_blocks(groups[0], n, block_size, in_flight))]
-        elif release.within(None, "0.18.0"):
+        elif release.within(None, "0.18.1"):
             checks = [(available, functools.partial(
                 lambda k, n: k * page * _group_blocks(groups[0], n, block_size, in_flight), k)) for k in sizes]
         else:
@@ -813,8 +795,8 @@ def _kv_capacity_sliding(vllm_version, per_layer: int, windows: list, block_size
         # check_enough_kv_cache_memory: every layer's own spec, no padding layers
         def needed(model_len: int) -> int:
             return sum(_group_blocks(w, model_len, block_size, in_flight) for w in windows) * page
-    elif release.within(None, "0.18.0"):
-        # _max_memory_usage_bytes_from_groups 0.14.1-0.18.0: the first group's spec stands for every group
+    elif release.within(None, "0.18.1"):
+        # _max_memory_usage_bytes_from_groups 0.14.0-0.18.1: the first group's spec stands for every group
         def needed(model_len: int) -> int:
             return group_size * page * _group_blocks(groups[0], model_len, block_size, in_flight)
     else:
