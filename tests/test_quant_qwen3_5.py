@@ -131,15 +131,13 @@ def test_fp8_dense_mlp_block_k(version):
 
 
 def test_other_forms_stay_skipped():
-    # AWQ (0.33.0 replicates in_proj_ba for AWQ / GPTQ / INC on CUDA), ModelOpt's MIXED_PRECISION exports (Qwen3.6),
-    # pipeline parallelism
+    # AWQ (0.33.0 replicates in_proj_ba for AWQ / GPTQ / INC on CUDA), pipeline parallelism (ModelOpt's
+    # MIXED_PRECISION exports: tests/test_quant_qwen3_6_mixed.py)
     cfg = config(MOE)
     cfg["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
                                   "version": "gemm"}
     v = kvguard.check(cfg, vllm_version="0.33.0", tp=4, host=H100)
     assert "awq weight-shard checks of Qwen3_5MoeForConditionalGeneration are not modelled" in mi_skip(v)
-    v = kvguard.check("nvidia/Qwen3.6-35B-A3B-NVFP4", vllm_version="0.33.0", tp=2, host=H100)
-    assert "MIXED_PRECISION" in mi_skip(v)
     v = kvguard.check(NVFP4, vllm_version="0.33.0", tp=4, pp=2, host=H100)
     assert "pipeline parallelism with Qwen3_5MoeForConditionalGeneration" in mi_skip(v)
 

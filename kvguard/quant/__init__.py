@@ -105,6 +105,7 @@ from . import gpt_oss as _gpt_oss
 from . import kimi_k3 as _kimi_k3
 from . import kimi_k25 as _kimi
 from . import modelopt as _modelopt
+from . import modelopt_mixed as _mixed
 from . import modelopt_shards as _mo_shards
 from . import nemotron_h as _nemotron_h
 from . import online as _online
@@ -192,6 +193,9 @@ class QuantScheme(Record):
     ct_weight_only: bool = False
     #: ModelOpt NVFP4 built with the W4A16 linear method (0.29.0: kvguard.quant.modelopt_shards.weight_only_linear)
     modelopt_a16: bool = False
+    #: ModelOpt MIXED_PRECISION: the export's quantized_layers as the release looks layers up in it (each key through
+    #: the model's checkpoint-name mapper, each value its upper-cased quant_algo: kvguard.quant.modelopt_mixed)
+    mixed_layers: tuple[tuple[str, str], ...] = ()
 
 
 def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], release=None
@@ -570,6 +574,8 @@ def _lm_head(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], releas
     if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
             and layer.input_size % _mo_shards.INPUT_MULTIPLE != 0):
         raise _Refused(_nvfp4_input_check(scheme), size=layer.input_size)
+    if scheme is not None and scheme.method == _mixed.METHOD and skip.startswith("mixed"):
+        _mixed_linear(skip, layer.prefix, layer.input_size, release)  # the unsplit hidden size
     if layer.names.get("tie") == "method" and release.within(*_mo_shards.TIE_RAISES):
         raise _Refused("MI_lm_head_tie")
 
@@ -600,6 +606,12 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
             if layer.input_size % _mo_shards.INPUT_MULTIPLE != 0:
                 raise _Refused(_nvfp4_input_check(scheme), size=layer.input_size)
+        if (scheme is not None and scheme.method == _mixed.METHOD and skip.startswith("mixed") and layer.quantized
+                and (not layer.prefix.endswith(".gate")
+                     or family is not None and _wna16_moe.gate_quantized(family, scheme, release))):
+            # the layer's own algorithm on the whole input (a router gate the model hands the config)
+            _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
+            _mixed_linear(skip, layer.prefix, layer.input_size, release)
         return
     if layer.kind == "vocab":
         # VocabParallelEmbedding: the vocabulary padded to a multiple of 64, divided over tp
@@ -662,6 +674,13 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             # the quantization config's is_layer_skipped, after the sharding and before create_weights
             raise _Refused("MI_fused_shards", prefix=layer.prefix)
         _wna16_layer(layer.prefix, scheme, path, input_size, ipp, sum(parts))
+        return
+    if scheme is not None and scheme.method == _mixed.METHOD:
+        if skip == "fused_error":
+            # ModelOpt's is_layer_excluded, after the sharding and before the layer's algorithm is looked up
+            raise _Refused("MI_fused_shards", prefix=layer.prefix)
+        if skip.startswith("mixed"):
+            _mixed_linear(skip, layer.prefix, ipp, release)
         return
     if scheme is not None and scheme.method in _mo_shards.METHODS:
         if skip == "fused_error":
@@ -731,6 +750,21 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
         refusal = _mo_shards.eplb_refusal(scheme.method, release)
         if refusal is not None:
             raise _Refused("MI_eplb_unsupported", **refusal)
+    if scheme is not None and scheme.method == _mixed.METHOD and skip == "skipped":
+        _mixed_unquantized_experts(layer.prefix, hidden, release)
+    if scheme is not None and scheme.method == _mixed.METHOD and skip.startswith("mixed"):
+        # the experts' method by their algorithm (kvguard.quant.modelopt_mixed), then FusedMoE's EPLB question
+        algo = _mixed_algo(skip, layer.prefix)
+        why = _mixed.experts_unmodelled(algo)
+        if why is not None:
+            raise _Unmodelled(why)
+        method = _mixed.experts_method(algo, release)
+        if method is None:
+            _mixed_unquantized_experts(layer.prefix, hidden, release)
+        if method is not None and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release):
+            refusal = _mo_shards.eplb_refusal(method, release)
+            if refusal is not None:
+                raise _Refused("MI_eplb_unsupported", **refusal)
     if (scheme is not None and scheme.method == "mxfp4"
             and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)):
         # gpt-oss's MXFP4 experts (kvguard.quant.gpt_oss): the method is built (its backend choice refuses nothing on
@@ -1134,7 +1168,7 @@ def _family_unmodelled(family: str, facts, release, scheme: Optional[QuantScheme
         # names its method only through ModelOpt's overrides (modelopt -> modelopt_fp4 in every release:
         # kvguard.quant.modelopt.claim); the family's methods are the method the release builds with
         quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
-        claimed, why = _mo_shards.read(quant_cfg, release)
+        claimed, why = _modelopt_read(quant_cfg, family, release)
         if why is not None:
             return why  # (the ModelOpt config kvguard does not read, or an algorithm it does not model)
         method = claimed or method
@@ -1163,6 +1197,70 @@ def _kimi_unmodelled(facts, release, launch: Launch, scheme: Optional[QuantSchem
             return _mo_shards.layer_state(prefix, (), "linear", names, str(read), release)
     ignore = tuple(quant_cfg.get("ignore") or ()) if isinstance(quant_cfg.get("ignore"), list) else ()
     return _kimi.unmodelled(facts.resolved_top, method, release, state, ignore)
+
+
+def _modelopt_read(quant_cfg: Mapping[str, Any], family: str, release) -> tuple[Optional[str], Optional[str]]:
+    """kvguard.quant.modelopt_shards.read, MIXED_PRECISION exports decided for the families whose ``methods``
+    (kvguard/data/quant_archs.json) name ``modelopt_mixed``."""
+    return _mo_shards.read(quant_cfg, release, mixed=_mixed.METHOD in (_families()[family].get("methods") or ()))
+
+
+def _mixed_table(quant_cfg: Mapping[str, Any], release) -> "dict[str, str] | str":
+    """A MIXED_PRECISION export's quantized_layers in the names of Qwen3.5's wrappers, the only family whose ``methods``
+    name ``modelopt_mixed`` (their checkpoint-name mapper is Qwen3-VL's: kvguard.quant.qwen3_vl), or why it is not
+    followed."""
+    why = _modelopt.config_unread(quant_cfg, _mixed.METHOD, release)
+    if why is not None:
+        return why
+    table = _mixed.layer_table(quant_cfg, lambda key: _qwen3_vl.ignored_names((key,))[0])
+    if isinstance(table, str):
+        return f"{table} is not modelled"
+    dropped = next((key for key in table if key.startswith("mtp.")), None)
+    if dropped is not None:
+        # the MTP layers' names, which some releases' mappers drop (``mtp.``: None): not followed
+        return f"a MIXED_PRECISION quantized_layers entry of the MTP layers ({dropped!r}) is not modelled"
+    return table
+
+
+def _mixed_algo(skip: str, prefix: str) -> Optional[str]:
+    """The algorithm a MIXED_PRECISION layer's skip state carries (None: the export names none, the layer is built
+    unquantized)."""
+    if skip.startswith("mixed_disagree:"):
+        raise _Unmodelled(f"the MIXED_PRECISION shards of {prefix} with quant_algo {skip.split(':', 1)[1]} (vLLM "
+                          f"refuses a fused layer of mixed algorithms) are not modelled")
+    return skip.split(":", 1)[1] or None
+
+
+def _mixed_linear(skip: str, prefix: str, size: int, release) -> None:
+    """The per-rank input check of the method a MIXED_PRECISION layer's algorithm names (``size``: its per-rank
+    input)."""
+    check, why = _mixed.linear_check(_mixed_algo(skip, prefix), release)
+    if why is not None:
+        raise _Unmodelled(why)
+    if check is not None and size % _mo_shards.INPUT_MULTIPLE != 0:
+        raise _Refused(check, size=size)
+
+
+def _mixed_unquantized_experts(prefix: str, hidden: int, release) -> None:
+    """Experts a MIXED_PRECISION export leaves unquantized (excluded, or no algorithm): from 0.20.0 the unquantized
+    MoE backend selection may find no backend for the hidden size ("No Unquantized MoE backend supports the deployment
+    configuration.": 0.32.0 and 0.33.0 refuse 2056 and 2064, take 2080 and 2112 on the default host), which kvguard
+    does not model; decided for whole 128-element blocks only."""
+    if release.within(_mixed.UNQUANTIZED_EXPERTS_BACKEND) and hidden % _mixed.UNQUANTIZED_EXPERTS_HIDDEN != 0:
+        raise _Unmodelled(f"the unquantized MoE backend selection for the experts {prefix} of a MIXED_PRECISION export "
+                          f"with hidden size {hidden} is not modelled")
+
+
+def _mixed_state(layer: Layer, table: Mapping[str, str], release) -> str:
+    """``mixed:<algorithm>`` (empty: none) for a layer the MIXED_PRECISION export does not exclude, looked up by the
+    layer's name and, for a fused layer, its shards (the model's packed-modules mapping holds the layer's shards);
+    ``mixed_disagree:<algorithms>`` when the shards name several."""
+    packed = {layer.prefix.rsplit(".", 1)[-1]: layer.shards} if layer.shards else {}
+    try:
+        algo = _mixed.resolve(layer.prefix, table, packed, release)
+    except _mixed.ShardsDisagree as exc:
+        return "mixed_disagree:" + "/".join(exc.args[0])
+    return "mixed:" + (algo or "")
 
 
 def _outcome(facts, release, launch: Launch) -> Outcome:
@@ -1242,7 +1340,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         # through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
         method = scheme.method if scheme is not None else launch.quantization
         if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
-            method = _mo_shards.read(quant_cfg, release)[0] or method  # the method ModelOpt's override names
+            method = _modelopt_read(quant_cfg, family, release)[0] or method  # the method ModelOpt's override names
         why = _qwen3_vl.unmodelled(facts.resolved_top, vl, method, launch, release, facts.resolved.get("model_type"))
         if why is not None:
             return Outcome(unmodelled=why)
@@ -1255,13 +1353,21 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=why)
     if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
         # ModelOpt FP8 / NVFP4 (kvguard.quant.modelopt_shards): the method the release's override names
-        method, why = _mo_shards.read(quant_cfg, release)
+        method, why = _modelopt_read(quant_cfg, family, release)
         if why is None and family_has_moe(family):
             # the experts' method (kvguard.quant.modelopt_shards): decided for Qwen3-MoE, Mixtral and Gemma 4 on the
             # default host, where its backend choice and create_weights refuse no per-rank size
             why = _mo_shards.moe_unmodelled(family, quant_cfg, str(method),
                                             moe_backend=launch.moe_backend,
                                             all2all_backend=launch.all2all_backend)
+        table: Mapping[str, str] = {}
+        if why is None and method == _mixed.METHOD:
+            # each layer's algorithm (kvguard.quant.modelopt_mixed), looked up as the walk meets the layer
+            read_table = _mixed_table(quant_cfg, release)
+            if isinstance(read_table, str):
+                why = read_table
+            else:
+                table = read_table
         names: tuple[str, ...] = ()
         if why is None:
             # the exclusion list as the release matches it (kvguard.quant.modelopt_shards.layer_state)
@@ -1273,7 +1379,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         if why is not None:
             return Outcome(unmodelled=why)
         scheme = QuantScheme(str(method), ignored=names,
-                             modelopt_a16=method == "modelopt_fp4" and _mo_shards.weight_only_linear(quant_cfg, release))
+                             modelopt_a16=method == "modelopt_fp4" and _mo_shards.weight_only_linear(quant_cfg, release),
+                             mixed_layers=tuple(table.items()))
     if scheme is not None and not scheme.modelled:
         return Outcome(unmodelled=scheme.reason
                        or f"the {scheme.method} quantization method's weight-shard checks are not modelled")
@@ -1411,8 +1518,10 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     return result
 
 
-def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release, family: str) -> str:
-    """Whether the quantization method leaves the layer unquantized (launch-independent)."""
+def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release, family: str,
+                table: Optional[Mapping[str, str]] = None) -> str:
+    """Whether the quantization method leaves the layer unquantized (launch-independent; ``table``: a MIXED_PRECISION
+    scheme's ``mixed_layers`` as a mapping, else built from them)."""
     if not layer.quantized:
         return "quantized"  # built without the quantization config: no ignore list is consulted
     if scheme is not None and scheme.method == _ct.METHOD:
@@ -1423,12 +1532,15 @@ def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release, family: st
         return _ct.ignore_state(layer.prefix, layer.shards, scheme.ignored, family, release)
     if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab"):
         return _wna16_skip_state(layer, scheme, release)
-    if scheme is not None and scheme.method in _mo_shards.METHODS:
+    if scheme is not None and (scheme.method in _mo_shards.METHODS or scheme.method == _mixed.METHOD):
         # replicated layers are matched too (none is a fused layer): NVFP4 checks DeepSeek's kv_a_proj_with_mqa
         if layer.kind not in ("qkv", "merged", "column", "row", "moe", "replicated", "lm_head"):
             return "quantized"
-        return _mo_shards.layer_state(layer.prefix, layer.shards, "moe" if layer.kind == "moe" else "linear",
-                                      scheme.ignored, scheme.method, release)
+        state = _mo_shards.layer_state(layer.prefix, layer.shards, "moe" if layer.kind == "moe" else "linear",
+                                       scheme.ignored, scheme.method, release)
+        if scheme.method == _mixed.METHOD and state == "quantized":
+            return _mixed_state(layer, table if table is not None else dict(scheme.mixed_layers), release)
+        return state
     if scheme is None or scheme.method != "fp8" or layer.kind in ("check", "vocab", "replicated"):
         return "quantized"
     try:
@@ -1458,21 +1570,22 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
     stack = layers(facts.resolved, family, release, tuple(facts.architectures))
     if any(a in _qwen3_vl.ARCHS for a in facts.architectures):
         stack = _qwen3_vl.tower_layers(facts.resolved_top) + stack  # the vision tower, before the language model
+    table = dict(scheme.mixed_layers) if scheme is not None and scheme.method == _mixed.METHOD else None
     for layer in stack:
-        skip = _skip_state(layer, scheme, release, family)
+        skip = _skip_state(layer, scheme, release, family, table)
         sig = (layer.signature(), skip)
         if sig in seen:
             continue
         seen.add(sig)
         unique.append((layer, skip))
-    if scheme is not None and scheme.method in _mo_shards.METHODS:
+    if scheme is not None and (scheme.method in _mo_shards.METHODS or scheme.method == _mixed.METHOD):
         # the LM head (ParallelLMHead), built after the decoder when the ModelOpt config hands it a linear method
         built, tie = _mo_shards.lm_head(tuple(facts.architectures), facts.resolved, release)
         if built:
             head = Layer(len(unique), head_of(family, tuple(facts.architectures)), "lm_head",
                          input_size=facts.resolved.get("hidden_size"),
                          output_sizes=(facts.resolved.get("vocab_size"),), names={"tie": tie})
-            unique.append((head, _skip_state(head, scheme, release, family)))
+            unique.append((head, _skip_state(head, scheme, release, family, table)))
     return unique
 
 

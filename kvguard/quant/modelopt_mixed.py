@@ -20,6 +20,12 @@ A linear layer (and from 0.22.0 the LM head) then takes the method of its algori
 ``MI_nvfp4a16_input``; 0.30.0+ the shared NVFP4 weight scheme: ``MI_nvfp4_input``); no algorithm (or, before
 0.22.0, W4A16_NVFP4): unquantized.  Other algorithms (FP8_PB_WO, MXFP8, the block-FP8 and b12x codecs) have checks
 or kernel choices of their own: not modelled.
+
+Used by Nemotron-H's walk (kvguard.quant.nemotron_h) and by the general walk of kvguard.quant for the families whose
+``methods`` (kvguard/data/quant_archs.json) name ``modelopt_mixed``: Qwen3.5's wrappers (NVIDIA's Qwen3.6 exports),
+each layer's skip state carrying its algorithm, the fused layers looked up by their shards, the experts' method
+(:func:`experts_method`) asked for EPLB; experts left unquantized are decided only where their MoE backend selection
+cannot refuse the hidden size (:data:`UNQUANTIZED_EXPERTS_HIDDEN`).
 """
 
 from __future__ import annotations
@@ -44,6 +50,10 @@ _EXPERTS_PARENT_SINCE = "0.23.0"
 #: step 5: the fused projections looked up by their shards whatever the model's packed mapping
 _FUSED_FALLBACK_SINCE = "0.26.0"
 _FUSED_FALLBACK = {"qkv_proj": ("q_proj", "k_proj", "v_proj"), "gate_up_proj": ("gate_proj", "up_proj")}
+#: unquantized experts: from this release their MoE backend selection may refuse the hidden size (not modelled), so
+#: they are decided only where the hidden size is a multiple of UNQUANTIZED_EXPERTS_HIDDEN
+UNQUANTIZED_EXPERTS_BACKEND = "0.20.0"
+UNQUANTIZED_EXPERTS_HIDDEN = 128
 
 
 class ShardsDisagree(Exception):
@@ -140,3 +150,14 @@ def experts_unmodelled(algo: Optional[str]) -> Optional[str]:
     if algo in (None, "FP8", "NVFP4", "W4A16_NVFP4"):
         return None
     return f"the MIXED_PRECISION MoE experts of quant_algo {algo!r} are not modelled"
+
+
+def experts_method(algo: Optional[str], release) -> Optional[str]:
+    """The ModelOpt method whose MoE class builds experts of the algorithm (``modelopt``: ``ModelOptFp8MoEMethod``,
+    ``modelopt_fp4``: ``ModelOptNvFp4FusedMoE``; kvguard.quant.modelopt_shards.eplb_refusal names them), None when
+    they stay unquantized (no algorithm; W4A16_NVFP4 before 0.22.0)."""
+    if algo == "FP8":
+        return "modelopt"
+    if algo == "NVFP4" or algo == "W4A16_NVFP4" and release.within(W4A16_SINCE):
+        return "modelopt_fp4"
+    return None

@@ -183,7 +183,7 @@ _MIXTRAL_RENAMES = ((".gate_proj.", ".w1."), (".up_proj.", ".w3."), (".down_proj
 #: entries whose reading as a regular expression (NVFP4 up to 0.11.x) is the same as a ``*``-only wildcard
 _PLAIN = re.compile(r"[A-Za-z0-9_.*/-]*")
 #: get_quant_method leaves an excluded FusedMoE unquantized (returns None) from this release, by method
-MOE_EXCLUDED_SINCE = {"modelopt": "0.12.0", "modelopt_fp4": "0.11.1"}
+MOE_EXCLUDED_SINCE = {"modelopt": "0.12.0", "modelopt_fp4": "0.11.1", "modelopt_mixed": "0.17.0"}
 
 
 def _listed(cfg: Mapping[str, Any], release) -> Any:
@@ -351,7 +351,8 @@ def moe_unmodelled(family: str, cfg: Mapping[str, Any], method: str, *, moe_back
     elif not _families.moe_method_decided(family, "modelopt"):
         return (f"the {method} quantization method's MoE experts of the {family} family (ModelOpt's MoE methods "
                 f"choose a MoE backend on the GPU while they are built) are not modelled")
-    if algo not in ("FP8", "NVFP4"):
+    if algo not in ("FP8", "NVFP4") and method != "modelopt_mixed":
+        # (MIXED_PRECISION: each MoE layer's algorithm is checked where the walk builds it, kvguard.quant.modelopt_mixed)
         return f"the {method} quantization method's MoE experts with quant_algo {algo!r} are not modelled"
     nested = cfg.get("quantization")
     if "moe" in cfg or isinstance(nested, Mapping) and "moe" in nested:

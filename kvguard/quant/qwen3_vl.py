@@ -72,7 +72,7 @@ MOE_EPLB_SINCE = "0.12.0"
 METHODS = (None, "fp8", "awq")
 #: the same for Qwen3.5's wrappers (ModelOpt NVFP4: the tower's layers take the linear method unless the exclusion
 #: list, through the wrapper's checkpoint-name mapper, names them)
-QWEN3_5_METHODS = (None, "fp8", "modelopt_fp4", "modelopt", "compressed-tensors")
+QWEN3_5_METHODS = (None, "fp8", "modelopt_fp4", "modelopt_mixed", "modelopt", "compressed-tensors")
 #: the releases whose Qwen3.5 wrappers build in_proj_qkv and in_proj_z apart (not merged) when a LoRAConfig exists
 #: (qwen3_5.py's ``create_in_proj_qkvz=vllm_config.lora_config is None``): --enable-lora is left open there
 QWEN3_5_LORA_SPLIT = ("0.19.0", "0.20.2")
