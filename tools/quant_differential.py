@@ -5,7 +5,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
                                           [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--qwen3-next N] [--dsa N] [--kimi N] [--kimi-k3 N] [--glm4-moe N] [--mimo-v2-flash N]
-                                          [--modelopt-minimax N] [--qwen3-vl N] [--qwen3-5 N [--qwen3-5-quantized N]]
+                                          [--modelopt-minimax N] [--qwen3-vl N] [--qwen3-6-mixed N] [--qwen3-5 N [--qwen3-5-quantized N]]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -115,13 +115,15 @@ def main() -> int:
     ap.add_argument("--modelopt-minimax", type=int, default=None, help="run only the MiniMax-M2 ModelOpt exports "
                     "(run_modelopt_minimax), this many per release (releases before 0.11.1, which do not register "
                     "the model, are skipped)")
+    ap.add_argument("--qwen3-6-mixed", type=int, default=None, help="run only the Qwen3.6 ModelOpt MIXED_PRECISION "
+                    "exports (run_qwen3_6_mixed), this many per release (releases before 0.17.0 are skipped)")
     ap.add_argument("--modelopt-lm-head", type=int, default=None, help="ModelOpt exports whose LM head decides "
                     "(MODELOPT_LM_HEAD_CASES) per release (default: one)")
     args = ap.parse_args()
     # each of these runs one family's generator in place of the main mix: one per invocation
     only = [f"--{name.replace('_', '-')}" for name in ("ct_nvfp4_fp8_only", "ct_nvfp4_moe_only", "dsa", "glm4_moe_lite",
                                                       "glm4_moe", "mimo_v2_flash", "kimi", "kimi_k3", "qwen3_vl", "qwen3_5",
-                                                      "modelopt_minimax", "gemma4", "qwen3_next")
+                                                      "modelopt_minimax", "gemma4", "qwen3_next", "qwen3_6_mixed")
             if getattr(args, name) not in (None, 0)]
     if len(only) > 1:
         ap.error(f"{', '.join(only)}: each runs one family on its own; give one per run")
@@ -205,6 +207,10 @@ def main() -> int:
                 if not resolve(version).within(quant_tests.MINIMAX_M2_SINCE):
                     continue
                 rep = quant_tests.run_modelopt_minimax(version, args.modelopt_minimax, args.seed, args.layouts)
+            elif args.qwen3_6_mixed:
+                if not resolve(version).within(quant_tests.QWEN3_5_SINCE):
+                    continue
+                rep = quant_tests.run_qwen3_6_mixed(version, args.qwen3_6_mixed, args.seed, args.layouts)
             elif args.gemma4:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
             elif args.qwen3_next:

@@ -1182,6 +1182,42 @@ CASES += [
             "0.30.0)"},
 ]
 
+# NVIDIA's Qwen3.6 MIXED_PRECISION exports in the general walk (kvguard.quant.modelopt_mixed, families qwen3_5 /
+# qwen3_5_moe; recorded for 0.24.0, 0.28.0, 0.29.0, 0.30.0 and 0.33.0: ``--vllm ... --only mi-modelopt-mixed-qwen3-6-27b-tp8
+# mi-modelopt-mixed-qwen3-6-35b-a3b-tp8 mi-modelopt-mixed-qwen3-6-27b-mlp17400-tp2
+# mi-modelopt-mixed-qwen3-6-35b-a3b-fp8-experts-eplb``).  From 0.24.0: the exports' FP8 KV cache meets the oracle's CPU
+# platform, which refuses it with chunked prefill and prefix caching up to 0.23.x (as the Qwen3.5 NVFP4 cases;
+# tools/quant_differential.py --qwen3-6-mixed covers 0.17.0+)
+_Q36_DENSE, _Q36_MOE = "nvidia/Qwen3.6-27B-NVFP4", "nvidia/Qwen3.6-35B-A3B-NVFP4"
+_Q36_MOE_MIXED = catalog.lookup(_Q36_MOE).config["quantization_config"]
+CASES += [
+    {"id": "mi-modelopt-mixed-qwen3-6-27b-tp8", "model": _Q36_DENSE, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0",
+     "why": "nvidia/Qwen3.6-27B-NVFP4 (MIXED_PRECISION: FP8 attention and gated delta net, W4A16_NVFP4 MLP and LM "
+            "head) at -tp 8: down_proj's 17408 / 8 = 2176 inputs per rank and the head's 5120 are whole 16-groups: "
+            "accepted"},
+    {"id": "mi-modelopt-mixed-qwen3-6-35b-a3b-tp8", "model": _Q36_MOE, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "since": "0.24.0",
+     "why": "nvidia/Qwen3.6-35B-A3B-NVFP4 (MIXED_PRECISION: FP8 attention and gated delta net, W4A16_NVFP4 experts, "
+            "shared expert and LM head) at -tp 8: the shared expert's 512 / 8 = 64 inputs per rank, the experts on FP4 "
+            "Marlin: accepted"},
+    {"id": "mi-modelopt-mixed-qwen3-6-27b-mlp17400-tp2", "model": _Q36_DENSE,
+     "config_patch": {"text_config": dict(catalog.lookup(_Q36_DENSE).config["text_config"], intermediate_size=17400)},
+     "argv": ["-tp", "2"], "layout": {"tp": 2}, "since": "0.24.0",
+     "why": "the 27B export with an MLP of 17400 at -tp 2: layer 0's W4A16_NVFP4 down_proj takes 8700 input features "
+            "per rank, not a multiple of 16 (the weight-only NVFP4 method's message up to 0.29.0, the shared NVFP4 "
+            "scheme's from 0.30.0)"},
+    {"id": "mi-modelopt-mixed-qwen3-6-35b-a3b-fp8-experts-eplb", "model": _Q36_MOE,
+     "config_patch": {"quantization_config": dict(_Q36_MOE_MIXED, quantized_layers={
+         k: ({"quant_algo": "FP8"} if k.endswith(".mlp.experts") else v)
+         for k, v in _Q36_MOE_MIXED["quantized_layers"].items()})},
+     "argv": ["-tp", "2", "-dp", "4", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 2, "dp": 4, "ep": True, "eplb": True}, "since": "0.24.0",
+     "why": "the 35B-A3B export with FP8 routed experts, EPLB on: FusedMoE asks ModelOptFp8MoEMethod, which takes no "
+            "EPLB"},
+]
+
+
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
             "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}

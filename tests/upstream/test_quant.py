@@ -2759,6 +2759,133 @@ def test_qwen3_5_construction_agrees(version):
     assert report["layer_lists"]["agree"] == 2
 
 
+#: NVIDIA's Qwen3.6 ModelOpt MIXED_PRECISION exports (kvguard.quant.modelopt_mixed): the dense and the MoE checkpoint
+#: whose quantized_layers _qwen3_6_mixed follows; the CI sample (the family's first release, 0.22.0 where W4A16_NVFP4
+#: layers are first quantized, the last)
+QWEN3_6_MIXED = ("nvidia/Qwen3.6-27B-NVFP4", "nvidia/Qwen3.6-35B-A3B-NVFP4")
+QWEN3_6_MIXED_SAMPLE = release_sample(VERSIONS, QWEN3_5_SINCE, also=("0.22.0",))
+_MIXED_ALGOS = ("FP8", "NVFP4", "W4A16_NVFP4")
+
+
+def _qwen3_6_export_layers(base: str) -> dict:
+    """The catalog export's quantized_layers of its first gated-delta-net layer and its first full-attention layer
+    (their modules' entries, by module name) and of the LM head."""
+    cfg = catalog.lookup(base).config
+    table = cfg["quantization_config"]["quantized_layers"]
+    kinds = cfg["text_config"]["layer_types"]
+    out: dict = {"lm_head": table.get("lm_head")}
+    for kind in ("linear_attention", "full_attention"):
+        pre = f"model.language_model.layers.{kinds.index(kind)}."
+        out[kind] = {k[len(pre):]: v for k, v in table.items() if k.startswith(pre)}
+    return out
+
+
+def _mixed_entry(algo: str) -> dict:
+    return {"quant_algo": algo, "group_size": 16} if "NVFP4" in algo else {"quant_algo": algo}
+
+
+def _qwen3_6_mixed(rng: random.Random, cfg: dict) -> dict:
+    """A MIXED_PRECISION export in config.json's flat layout, as NVIDIA's Qwen3.6 exports write it (QWEN3_6_MIXED: the
+    MoE one for a MoE config, else the dense one; each layer's modules listed by their checkpoint names, FP8 attention
+    and gated delta net, W4A16_NVFP4 MLP, experts, shared expert and LM head; the MTP layers excluded), now and then
+    one module group (attention, gated delta net, MLP / experts, shared expert, LM head) of another algorithm or left
+    out, the experts listed per expert, one fused layer's shards of two algorithms, a layer or the LM head excluded."""
+    text = cfg["text_config"]
+    moe = "num_experts" in text
+    export = _qwen3_6_export_layers(QWEN3_6_MIXED[moe])
+    if rng.random() < 0.4:
+        # sizes whose per-rank inputs are not whole 16-element groups at some tp (the NVFP4 methods' check)
+        size = rng.choice(["mlp", "value", "hidden"])
+        if size == "mlp" and moe:
+            text["shared_expert_intermediate_size"] = rng.choice([520, 392, 648, 1544])
+            text["moe_intermediate_size"] = rng.choice([520, 392, 512])
+        elif size == "mlp":
+            text["intermediate_size"] = rng.choice([17400, 12296, 3592, 9224])
+        elif size == "value":
+            text["linear_value_head_dim"] = rng.choice([72, 88, 120])
+        else:
+            text["hidden_size"] = rng.choice([2056, 5128, 4104])
+
+    def group(module: str) -> str:
+        return module.split(".")[0] if not module.startswith("mlp.shared_expert.") else "shared"
+
+    swapped = {g: rng.choice([*_MIXED_ALGOS, None]) for g in ("self_attn", "linear_attn", "mlp", "shared", "head")
+               if rng.random() < 0.3}
+    layers: dict = {}
+    for i, kind in enumerate(text["layer_types"]):
+        for module, info in export[kind].items():
+            algo = swapped.get(group(module), info["quant_algo"])
+            if algo is None:
+                continue
+            if module == "mlp.experts" and rng.random() < 0.2:
+                for expert in range(2):
+                    for proj in ("gate_proj", "up_proj", "down_proj"):
+                        layers[f"model.language_model.layers.{i}.mlp.experts.{expert}.{proj}"] = _mixed_entry(algo)
+                continue
+            layers[f"model.language_model.layers.{i}.{module}"] = _mixed_entry(algo)
+    head = swapped.get("head", export["lm_head"]["quant_algo"])
+    if head is not None:
+        layers["lm_head"] = _mixed_entry(head)
+    if rng.random() < 0.1:
+        # one fused layer's shards of two algorithms (vLLM's ValueError, which kvguard leaves open)
+        shard = rng.choice([k for k in layers if k.endswith((".in_proj_z", ".k_proj", ".up_proj"))] or [None])
+        if shard is not None:
+            layers[shard] = _mixed_entry(rng.choice([a for a in _MIXED_ALGOS if a != layers[shard]["quant_algo"]]))
+    ignore = ["mtp*", "mtp.layers.0*"]
+    roll = rng.random()
+    if roll < 0.1:
+        ignore.append("lm_head")
+    elif roll < 0.2:
+        ignore.append(f"model.language_model.layers.{rng.randrange(len(text['layer_types']))}.*")
+    q: dict = {"quantized_layers": layers, "ignore": ignore, "quant_algo": "MIXED_PRECISION",
+               "producer": {"name": "modelopt", "version": "0.45.0"}, "quant_method": "modelopt"}
+    if rng.random() < 0.3:
+        q["kv_cache_scheme"] = {"dynamic": False, "num_bits": 8, "type": "float"}
+    return q
+
+
+def qwen3_6_mixed_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Qwen3.5 configs as qwen3_5_variants draws them, quantized as NVIDIA's Qwen3.6 MIXED_PRECISION exports
+    (_qwen3_6_mixed; the model dtype bfloat16, as the exports write it)."""
+    out = []
+    for case in qwen3_5_variants(rng, n):
+        cfg = case["config"]
+        cfg["torch_dtype"] = "bfloat16"
+        cfg["quantization_config"] = _qwen3_6_mixed(rng, cfg)
+        case["engine_args"].pop("quantization", None)
+        out.append(case)
+    return out
+
+
+def run_qwen3_6_mixed(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` MIXED_PRECISION Qwen3.5 / Qwen3.6 configs (qwen3_6_mixed_variants) at ``n_layouts`` of
+    QWEN3_5_LAYOUTS each in the release and compare (tools/quant_differential.py --qwen3-6-mixed)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9900 + 3)
+    cases = []
+    for case in qwen3_6_mixed_variants(rng, n):
+        if resolve(version).within(None, "0.17.1"):
+            case["engine_args"]["swap_space"] = 0  # (as run_qwen3_5)
+        text = case["config"]["text_config"]
+        lays = [dict(lay) for lay in QWEN3_5_LAYOUTS if text["num_attention_heads"] % lay["tp"] == 0
+                and ("num_experts" in text or not lay.get("ep"))]
+        case["layouts"] = rng.sample(lays, min(n_layouts, len(lays)))
+        cases.append(case)
+    return _with_layer_lists(version, python, python_env, cases, [])
+
+
+@pytest.mark.parametrize("version", QWEN3_6_MIXED_SAMPLE)
+def test_qwen3_6_mixed_construction_agrees(version):
+    report = run_qwen3_6_mixed(version, int(os.environ.get("KVG_QWEN3_6_MIXED_CONFIGS", "4")),
+                               int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    counts = report["counts"]
+    keep_report(report, version, "qwen3-6-mixed-construction")
+    print(f"\nvLLM {version}: Qwen3.6 MIXED_PRECISION construction agree {counts['agree']}, disagree "
+          f"{counts['disagree']}, undecided {counts['undecided']}")
+    assert not report["mismatches"], json.dumps(report["mismatches"][:4], indent=1, default=str)
+    assert counts["agree"] > 0
+
+
 def _with_layer_lists(version: str, python: str, python_env: dict, cases: list[dict], lists: list[dict], *,
                       refused_both=None) -> dict:
     """The oracle builds ``cases`` (their refusals compared by :func:`compare`) and ``lists`` (configs recorded at
