@@ -122,3 +122,29 @@ def test_another_checkpoint_format_stays_open():
                                                      format="nvfp4-pack-quantized")
     res = _outcome("0.33.0", cfg, tp=24)
     assert res.check is None and "nvfp4-pack-quantized" in (res.unmodelled or "")
+
+
+# The configuration checks: KimiK3ForConditionalGenerationConfig (vllm/model_executor/models/config.py, 0.27.0+)
+# rewrites the checkpoint's compressed-tensors mxfp4-pack-quantized config to mxfp4 before ModelConfig checks it; the
+# oracle's create_engine_config on 0.27.0, 0.30.0 and 0.33.0 gave these.
+@pytest.mark.parametrize("version", RELEASES)
+def test_float16_is_refused_for_the_mxfp4_method(serve_json, version):
+    status, report = serve_json(version, "-tp", "8", "--dtype", "float16", model=K3)
+    assert _refusal(report) == (False, "verify", "VC_quant_act_dtype", "ValueError",
+                                "torch.float16 is not supported for quantization method mxfp4. Supported dtypes: "
+                                "[torch.bfloat16]", "VllmConfig")
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_another_quantization_mismatches_mxfp4(serve_json, version):
+    status, report = serve_json(version, "-tp", "8", "--quantization", "fp8", model=K3)
+    assert _refusal(report) == (False, "model_config", "MC_quant_mismatch", "ValueError",
+                                "Quantization method specified in the model config (mxfp4) does not match the "
+                                "quantization method specified in the `quantization` argument (fp8).", "ModelConfig")
+
+
+@pytest.mark.parametrize("version", RELEASES)
+def test_quantization_mxfp4_names_the_rewritten_method(serve_json, version):
+    status, report = serve_json(version, "-tp", "8", "--quantization", "mxfp4", model=K3)
+    assert report["ok"] is True
+    assert [s["check"] for s in report.get("skipped") or []] == ["MI_model"]

@@ -14,7 +14,8 @@ output gate, the latent MoE) are not: the unquantized experts' backend and the M
 host's choice, so a launch that passes the embedding stays undecided (:data:`DECODER`).
 
 The checkpoint's ``quantization_config`` (compressed-tensors, ``format: mxfp4-pack-quantized``) is rewritten to
-``mxfp4`` by ``KimiK3ForConditionalGenerationConfig`` in every release: ``Mxfp4Config`` builds every linear layer,
+``mxfp4`` by ``KimiK3ForConditionalGenerationConfig`` in every release (:func:`rewritten_method`, which
+kvguard.quant.verify reads: the method ModelConfig checks against ``--quantization`` and VllmConfig's dtypes): ``Mxfp4Config`` builds every linear layer,
 the tower's included, with the unquantized linear method, so the tower and the embedding shard as in the
 unquantized model.  Other quantization (another method, ``--quantization``) is left undecided.
 """
@@ -30,7 +31,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["ARCH", "DECODER", "SINCE", "before_decoder"]
+__all__ = ["ARCH", "DECODER", "SINCE", "before_decoder", "rewritten_method"]
 
 ARCH = "KimiK3ForConditionalGeneration"
 #: the first release that registers the architecture
@@ -42,6 +43,16 @@ DECODER = (f"the decoder layers of {ARCH} (Kimi Delta Attention, MLA, the latent
            f"host chooses) are not modelled")
 _VOCAB_PADDING = 64
 _EMBEDDING = "language_model.model.embed_tokens"
+
+
+def rewritten_method(resolved_top: Mapping[str, Any], cfg: Mapping[str, Any], release) -> "Optional[str]":
+    """``mxfp4`` when ``KimiK3ForConditionalGenerationConfig`` rewrites the checkpoint's quantization config — a
+    Kimi-K3 model's compressed-tensors config (``quant_method`` spelled so, not lower-cased) of format
+    mxfp4-pack-quantized, 0.27.0+ — before ``ModelConfig._verify_quantization`` reads it; else None."""
+    if (ARCH in (resolved_top.get("architectures") or ()) and release.within(SINCE)
+            and cfg.get("quant_method") == "compressed-tensors" and cfg.get("format") == MXFP4_PACK):
+        return "mxfp4"
+    return None
 
 
 def _quantization_unmodelled(quant_cfg: Mapping[str, Any], quantization: "Optional[str]") -> "Optional[str]":

@@ -23,7 +23,9 @@ any checkpoint, DeepSeek-V4's FP8 override (0.20.0+, :mod:`kvguard.quant.dsv4_fp
 from 0.20.0 ``GptOssMxfp4Config`` claims a ``gpt_oss`` model's whatever ``--quantization`` names, an unknown name
 included (no mismatch, no unknown-method refusal), except ``humming``: humming's override, asked first when named,
 claims it on 0.20.x and refuses it from 0.21.0 (mxfp4.py, humming.py); another model's MXFP4 checkpoint no override
-claims (the plain checks); ModelOpt checkpoints (:mod:`kvguard.quant.modelopt`: the normalization of the nested
+claims (the plain checks); Kimi-K3's compressed-tensors mxfp4-pack-quantized checkpoint, which its model-config hook
+rewrites to ``mxfp4`` first (0.27.0+, :func:`kvguard.quant.kimi_k3.rewritten_method`); ModelOpt checkpoints
+(:mod:`kvguard.quant.modelopt`: the normalization of the nested
 export, its "Unknown ModelOpt quant algo" refusal, the four ModelOpt overrides, 0.24.0's unlisted ``mxfp8``).  The
 overrides kvguard leaves open (reported as not modelled): auto-round checkpoints, the BitBLAS / Marlin-24
 checkpoint formats (up to 0.15.1), DeepSeek-V4's override of a Quark checkpoint or of another DeepSeek-V4 model
@@ -42,6 +44,7 @@ from functools import lru_cache
 
 from ..record import Record, field, replace
 from . import dsv4_fp8 as _dsv4
+from . import kimi_k3 as _kimi_k3
 from . import modelopt as _modelopt
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -124,6 +127,8 @@ def checkpoint_method(resolved_top: Mapping[str, Any], resolved: Mapping[str, An
     if not isinstance(raw, str):
         raise _NotModelled(f"a quant_method that is not a string ({raw!r}) is not modelled")
     method = raw.lower().replace("compressed_tensors", "compressed-tensors")
+    # (0.27.0+) Kimi-K3's model-config hook rewrites its MXFP4 compressed-tensors config before the checks read it
+    method = _kimi_k3.rewritten_method(resolved_top, cfg, release) or method
     return {**cfg, "quant_method": method}, method
 
 
