@@ -2866,6 +2866,10 @@ def run_qwen3_6_mixed(version: str, n: int, seed: int = 7, n_layouts: int = 6) -
     for case in qwen3_6_mixed_variants(rng, n):
         if resolve(version).within(None, "0.17.1"):
             case["engine_args"]["swap_space"] = 0  # (as run_qwen3_5)
+        if not resolve(version).within("0.24.0"):
+            # the oracle's CPU platform refuses an FP8 KV cache with chunked prefill and prefix caching up to 0.23.x
+            # (a limit of the CPU host, not of the CUDA launch): the drawn KV-cache scheme is left out there
+            case["config"]["quantization_config"].pop("kv_cache_scheme", None)
         text = case["config"]["text_config"]
         lays = [dict(lay) for lay in QWEN3_5_LAYOUTS if text["num_attention_heads"] % lay["tp"] == 0
                 and ("num_experts" in text or not lay.get("ep"))]
