@@ -75,7 +75,6 @@ def test_sleep_mode_with_a_connector_on_0_33_0(connector, extra, refused):
 
 @pytest.mark.parametrize("value,reason", [
     ('{"kv_connector": "NixlConnector"}', "without kv_role"),
-    ('{"kv_connector": "NoSuchConnector", "kv_role": "kv_both"}', "registers no KV connector 'NoSuchConnector'"),
     ('{"kv_connector": "MooncakeConnector", "kv_role": "kv_both"}', "MooncakeConnector's own checks"),
     ('{"kv_connector": "NixlConnector", "kv_role": "kv_both", "kv_connector_module_path": "my.mod"}',
      "kv_connector_module_path"),
@@ -85,6 +84,45 @@ def test_what_kvguard_does_not_read_is_undecidable(value, reason):
     with pytest.raises(kvguard.Undecidable) as caught:
         _check("0.33.0", "--kv-transfer-config", value)
     assert reason in str(caught.value)
+
+
+NO_SUCH = json.dumps({"kv_connector": "NoSuchConnector", "kv_role": "kv_both"})
+
+
+@pytest.mark.parametrize("version,connector", [
+    ("0.22.0", "NoSuchConnector"), ("0.28.0", "NoSuchConnector"), ("0.33.0", "NoSuchConnector"),
+    # registered up to 0.12.0 / 0.23.0 only
+    ("0.22.1", "SharedStorageConnector"), ("0.24.0", "P2pNcclConnector")])
+def test_an_unregistered_connector_is_refused_by_the_hybrid_kv_cache_manager_default(version, connector):
+    # VllmConfig.__post_init__ asks the factory for the class to decide the hybrid KV cache manager's default
+    v = _check(version, "--kv-transfer-config", json.dumps({"kv_connector": connector, "kv_role": "kv_producer"}))
+    assert (v.ok, v.stage, v.check, v.exc_type, v.wrapped_by, v.message) == (
+        False, "verify", "VC_kv_connector_unregistered", "ValueError", "VllmConfig",
+        f"Unsupported connector type: {connector}")
+
+
+def test_an_unregistered_connector_before_0_22_0_is_undecidable():
+    # no hybrid-manager lookup yet: the CUDA graph lookup (full graphs) or the engine's start refuses it
+    with pytest.raises(kvguard.Undecidable, match="registers no KV connector 'NoSuchConnector'"):
+        _check("0.21.0", "--kv-transfer-config", NO_SUCH)
+
+
+@pytest.mark.parametrize("flag", ["--disable-hybrid-kv-cache-manager", "--enable-hybrid-kv-cache-manager"])
+def test_an_unregistered_connector_with_the_hybrid_manager_chosen_is_undecidable(flag):
+    # the user's choice skips the hybrid-manager lookup: the CUDA graph lookup or the engine's start decides
+    with pytest.raises(kvguard.Undecidable, match="with --disable-hybrid-kv-cache-manager given"):
+        _check("0.33.0", "--kv-transfer-config", NO_SUCH, flag)
+
+
+def test_an_unregistered_connector_after_an_earlier_refusal():
+    # verify_with_parallel_config comes before any lookup: 32 heads over tp 3
+    v = _check("0.33.0", "--kv-transfer-config", NO_SUCH, "-tp", "3")
+    assert (v.check, v.message) == (
+        "MC_heads_tp", "Total number of attention heads (32) must be divisible by tensor parallel size (3).")
+    # microbatching's all2all check sits between the CUDA graph lookup and the hybrid-manager one: which comes
+    # first depends on the CUDA graph mode
+    with pytest.raises(kvguard.Undecidable, match="CUDA graph mode has full graphs"):
+        _check("0.33.0", "--kv-transfer-config", NO_SUCH, "--enable-dbo")
 
 
 def test_the_connector_start_is_listed_as_skipped():

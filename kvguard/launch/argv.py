@@ -137,6 +137,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("language_model_only", ("--language-model-only",), "bool", "0.17.0"),
     # whether a LoRAConfig is built (Qwen3.5's wrappers build other projections with one: kvguard.quant.qwen3_vl)
     Flag("enable_lora", ("--enable-lora",), "bool"),
+    # whether VllmConfig looks the KV connector up for the hybrid KV cache manager (kvguard.rules.kv_transfer)
+    Flag("disable_hybrid_kv_cache_manager", ("--disable-hybrid-kv-cache-manager",), "bool"),
     # ModelConfig's --quantization: which method builds the layers (issue 12: AWQ / GPTQ keep their plain kernels)
     Flag("quantization", ("--quantization", "-q"), "str"),
     Flag("dtype", ("--dtype",), "str"),

@@ -184,6 +184,8 @@ class Layout:
     kv_connector: Optional[str] = None
     #: whether that connector's class says it follows sleep mode (0.33.0's supports_sleep_mode)
     kv_connector_sleep_mode: bool = True
+    #: SchedulerConfig's --disable-hybrid-kv-cache-manager (None: not given, VllmConfig decides)
+    disable_hybrid_kv_cache_manager: Optional[bool] = None
     #: CacheConfig's --gpu-memory-utilization and --cpu-offload-gb (None: the release's defaults)
     gpu_memory_utilization: Optional[float] = None
     cpu_offload_gb: Optional[float] = None

@@ -85,6 +85,9 @@ class State:
         self.assumed_read: set[str] = set()
         #: variables whose absence a check read as vLLM's default (listed with the verdict as "NAME unset")
         self.assumed_unset: set[str] = set()
+        #: (row id, reason): a row found that vLLM raises that row's refusal at the latest there, and may raise it
+        #: at an earlier point kvguard does not resolve; any other refusal before it is then undecidable
+        self.refusal_pending: Optional[tuple[str, str]] = None
         self._facts = facts
         #: the model directory's files beyond config.json (kvguard.length.Sidecar; None: not read)
         self.sidecar = sidecar
@@ -404,11 +407,13 @@ def _evaluate(state: "State", release: Release, facts: ModelFacts, layout: Layou
             while i < n:
                 fired = calls[i](state)
                 if fired:
+                    _pending_first(state, rows[i])
                     return _refusal(release, rows[i], state, fired, skipped, extra)
                 i += 1
         except _STOPS as exc:
             verdict = _stopped(release, rows[i], exc, skipped, extra)
             if verdict is not None:
+                _pending_first(state, rows[i])
                 return verdict
             i += 1
     return _verdict(ok=True, vllm_version=release_key(release), skipped=tuple(skipped), **extra)
@@ -417,6 +422,14 @@ def _evaluate(state: "State", release: Release, facts: ModelFacts, layout: Layou
 #: what ends a row early: a host fact that is unknown (the check is skipped), a fact whose read
 #: crashes in vLLM, or the crash of vLLM's own statement
 _STOPS = (_Skip, _FactCrash, Refusal) + _VLLM_CRASHES
+
+
+def _pending_first(state: "State", row) -> None:
+    """A refusal of ``row`` while another row's refusal is pending (State.refusal_pending): which comes first in
+    vLLM is what kvguard does not resolve."""
+    pending = getattr(state, "refusal_pending", None)
+    if pending is not None and row.id != pending[0]:
+        raise Undecided(pending[1])
 
 
 def _stopped(release: Release, row, exc: BaseException, skipped: list, extra: dict) -> Optional[Verdict]:

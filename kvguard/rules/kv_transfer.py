@@ -8,10 +8,20 @@ vllm/config/vllm.py ``VllmConfig._verify_kv_transfer_compat`` (0.21.0+), read in
 What kvguard reads of the JSON value (whose keys and field types kvguard.launch.argv has checked against the
 release's KVTransferConfig) is :func:`read_connector`: a ``kv_role`` whenever a connector is named
 (``__post_init__`` refuses a connector without a role, through pydantic, inside argparse's type conversion: its
-text is not modelled), a connector the release registers (an unknown one is refused by the factory when the
-engine or, for some launches, VllmConfig looks it up) among :data:`DECIDED` (the others have checks of their own
+text is not modelled), a connector the release registers among :data:`DECIDED` (the others have checks of their own
 or import packages vLLM does not require while VllmConfig is built), and no ``kv_connector_module_path`` (a module
-on the host). Anything else is :class:`~kvguard.errors.Undecidable` with the reason.
+on the host). Anything else is :class:`~kvguard.errors.Undecidable` with the reason, but a connector the release
+does not register from 0.22.0 (read in 0.21.0, 0.22.0, 0.24.0, 0.28.0, 0.31.0 – 0.33.0):
+
+- VllmConfig.__post_init__ asks the factory for the class to set the hybrid KV cache manager's default, unless
+  ``--disable-hybrid-kv-cache-manager`` or its negation is given: ``ValueError: Unsupported connector type: NAME``
+  (``VC_kv_connector_unregistered``, after ``_post_init_kv_transfer_config`` / ``_verify_aux_output_compatibility``);
+- it may ask earlier, where the CUDA graph mode is resolved, if that mode has full graphs (a mode kvguard does not
+  resolve): a refusal of another row between the two points is undecidable (``vc_kv_connector_lookup`` sets
+  ``State.refusal_pending``), and with the hybrid manager chosen by the user so is the launch;
+- refusals before that point (the parallel layout, ModelConfig's checks) come first, as for any launch.
+
+Before 0.22.0 the first lookup is the CUDA graph one (0.17.0+) or the engine's start: undecidable.
 
 Then VllmConfig, at the end of ``__post_init__``:
 
@@ -38,9 +48,9 @@ if TYPE_CHECKING:
 
     from ..versions import Release
 
-__all__ = ["ALLOC_CONF", "DECIDED", "EXPANDABLE", "REGISTERED", "connector_bind",
+__all__ = ["ALLOC_CONF", "DECIDED", "EXPANDABLE", "HMA_LOOKUP_SINCE", "REGISTERED", "UNSUPPORTED", "connector_bind",
            "expandable_segments_refused", "read_connector", "registered", "sleep_mode_refused",
-           "worker_start_unmodelled"]
+           "unregistered_lookup_pending", "unregistered_refused", "worker_start_unmodelled"]
 
 #: the connector names the factory registers: (name, first release, last release or None)
 REGISTERED: tuple[tuple[str, str, Optional[str]], ...] = (
@@ -73,6 +83,10 @@ REGISTERED: tuple[tuple[str, str, Optional[str]], ...] = (
 DECIDED = ("NixlConnector", "NixlPullConnector", "NixlPushConnector", "ExampleConnector", "SharedStorageConnector",
            "DecodeBenchConnector", "FlexKVConnectorV1")
 
+#: the first release whose VllmConfig looks the connector class up for the hybrid KV cache manager's default
+HMA_LOOKUP_SINCE = "0.22.0"
+UNSUPPORTED = "Unsupported connector type: {connector}"
+
 ALLOC_CONF = "PYTORCH_CUDA_ALLOC_CONF"
 EXPANDABLE = "expandable_segments:True"
 
@@ -98,7 +112,10 @@ def read_connector(value: str, release: "Release", option: str) -> tuple[Optiona
     if not registered(connector, release):
         # the factory's ValueError (Unsupported connector type: NAME) comes where the class is first looked up: from
         # 0.17.0 in VllmConfig when the CUDA graph mode has full graphs (a mode kvguard does not resolve), from
-        # 0.22.0 also for the hybrid KV cache manager's default, else (and before 0.17.0) when the engine starts
+        # 0.22.0 also for the hybrid KV cache manager's default (decided by the rows below), else (and before
+        # 0.17.0) when the engine starts
+        if release.within(HMA_LOOKUP_SINCE):
+            return connector, True
         raise Undecidable(f"{option}: vLLM {release.version} registers no KV connector {connector!r}; its factory "
                           f"refuses it (ValueError: Unsupported connector type: {connector}) where the connector is "
                           "first looked up, which kvguard does not model")
@@ -148,6 +165,33 @@ def sleep_mode_refused(state: Any) -> bool:
     """0.33.0: sleep mode with a connector that cannot follow it."""
     return (state.layout.kv_connector is not None and state.layout.enable_sleep_mode
             and not state.layout.kv_connector_sleep_mode)
+
+
+def unregistered_lookup_pending(state: Any) -> None:
+    """The start of VllmConfig.__post_init__ (0.22.0+) with a connector the release does not register: the factory
+    refuses it at the latest where the hybrid KV cache manager's default looks the class up (unless
+    --disable-hybrid-kv-cache-manager or its negation is given: then only the CUDA graph lookup or the engine's
+    start does), and earlier where the CUDA graph mode has full graphs (not resolved): any refusal in between is
+    undecidable (State.refusal_pending)."""
+    layout = state.layout
+    if layout.kv_connector is None or registered(layout.kv_connector, state.release):
+        return
+    where = (f"vLLM {state.release.version} registers no KV connector {layout.kv_connector!r}; its factory refuses it "
+             f"(ValueError: {UNSUPPORTED.format(connector=layout.kv_connector)})")
+    if layout.disable_hybrid_kv_cache_manager is not None:
+        state.undecided(f"{where} where the connector is first looked up: with --disable-hybrid-kv-cache-manager "
+                        "given, in VllmConfig when the CUDA graph mode has full graphs, else when the engine starts, "
+                        "which kvguard does not model")
+    state.refusal_pending = ("VC_kv_connector_unregistered",
+                             f"{where} in VllmConfig, before this refusal where the CUDA graph mode has full graphs "
+                             "(a mode kvguard does not resolve)")
+
+
+def unregistered_refused(state: Any) -> bool:
+    """The hybrid KV cache manager's default (0.22.0+) looks the connector class up."""
+    layout = state.layout
+    return (layout.kv_connector is not None and not registered(layout.kv_connector, state.release)
+            and layout.disable_hybrid_kv_cache_manager is None)
 
 
 def worker_start_unmodelled(state: Any) -> bool:

@@ -2795,6 +2795,15 @@ RULES = (
           template="MTP with cp_kv_cache_interleave_size > 1 is not supported now.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="speculative decoding with --cp-kv-cache-interleave-size > 1 (any method)"),
+    # 0.22.0+: a KV connector the release does not register is refused where the hybrid KV cache manager's
+    # default looks it up (VC_kv_connector_unregistered), and may be earlier, where the CUDA graph mode is resolved
+    # (after the async-scheduling checks, before the platform's config hook): from here on, any other refusal
+    # before that row is undecidable (kvguard.rules.kv_transfer)
+    Step("vc_kv_connector_lookup", _kv_transfer.HMA_LOOKUP_SINCE, options=("kv_connector",), stage="verify",
+         apply=_kv_transfer.unregistered_lookup_pending,
+         description="an unregistered KV connector: VllmConfig may look its class up before the hybrid KV cache "
+                     "manager's default does, where the CUDA graph mode has full graphs (not resolved): the refusals "
+                     "between are undecidable, and with --disable-hybrid-kv-cache-manager given so is the launch"),
     # KernelConfig.set_platform_defaults (VllmConfig.__post_init__, before the platform's check_and_update_config)
     Check("VC_moe_backend_model", "0.29.0", "0.29.0", stage="verify", scope="feature",
           when=lambda state: _dsv4_only_refused(state, _FLASHINFER_MOE_EP_0_29, archs_since_0_30=False),
@@ -2967,6 +2976,15 @@ RULES = (
           template="--enable-return-routed-experts is incompatible with context parallelism (DCP/PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig._verify_aux_output_compatibility",
           description="returning routed experts is incompatible with DCP/PCP"),
+    # the hybrid KV cache manager's default, after _post_init_kv_transfer_config / _verify_aux_output_compatibility
+    Check("VC_kv_connector_unregistered", _kv_transfer.HMA_LOOKUP_SINCE, options=("kv_connector",), stage="verify",
+          scope="feature", when=_kv_transfer.unregistered_refused, bind=_kv_transfer.connector_bind,
+          template=_kv_transfer.UNSUPPORTED,
+          source=f"{_S_VLLM}::VllmConfig.__post_init__ (the hybrid KV cache manager's default: 0.22.0 "
+                 "supports_hma(get_connector_class), 0.24.0+ KVConnectorFactory.supports_hma_config), "
+                 "vllm/distributed/kv_transfer/kv_connector/factory.py::KVConnectorFactory.get_connector_class",
+          description="--kv-transfer-config naming a connector the release does not register, without "
+                      "--disable-hybrid-kv-cache-manager (kvguard.rules.kv_transfer.REGISTERED)"),
     # the model validators after __post_init__: validate_mamba_cached_kernel (kvguard.rules.late_options)
     # VllmConfig._verify_kv_transfer_compat, the end of __post_init__ (kvguard.rules.kv_transfer)
     Check("VC_kv_sleep_mode", "0.33.0", options=("kv_connector",), stage="verify", scope="feature",

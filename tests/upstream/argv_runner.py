@@ -83,6 +83,8 @@ FIELDS += ("replayssm_buffer_len", "guided_decoding_backend", "guided_decoding_d
 FIELDS += ("language_model_only",)
 #: whether a LoRAConfig is built (kvguard.quant.qwen3_vl: Qwen3.5's projections with LoRA)
 FIELDS += ("enable_lora",)
+#: whether VllmConfig looks the KV connector up for the hybrid KV cache manager (kvguard.rules.kv_transfer)
+FIELDS += ("disable_hybrid_kv_cache_manager",)
 
 
 def _redundant_experts(ea):

@@ -50,6 +50,10 @@ def _transfer_config(rng: random.Random, release) -> dict:
     draw = rng.random()
     if draw < 0.1:
         data["kv_connector"] = "NoSuchConnector"
+    elif draw < 0.15:
+        # a connector an earlier release registered (kvguard.rules.kv_transfer.REGISTERED)
+        gone = [name for name, _since, until in REGISTERED if until is not None and not release.within(None, until)]
+        data["kv_connector"] = rng.choice(gone or ["NoSuchConnector"])
     elif draw < 0.2:
         del data["kv_role"]
     if rng.random() < 0.3:
@@ -74,6 +78,11 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             env["PYTORCH_CUDA_ALLOC_CONF"] = alloc
         if release.within("0.22.0") and rng.random() < 0.25:
             args.append("--enable-cumem-allocator")
+        if rng.random() < 0.15:
+            # the user's choice of the hybrid KV cache manager (its negation's spelling: the release's)
+            args.append(rng.choice(("--disable-hybrid-kv-cache-manager", "--disable-hybrid-kv-cache-manager",
+                                    "--enable-hybrid-kv-cache-manager" if release.within("0.33.0")
+                                    else "--no-disable-hybrid-kv-cache-manager")))
         draw = rng.random()
         if draw < 0.15:
             args += rng.choice(EARLIER)
