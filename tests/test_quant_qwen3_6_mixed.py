@@ -7,7 +7,7 @@ layer's quant_algo looked up in ``quantized_layers`` after the wrapper's checkpo
 shards; FP8 checks no size, NVFP4 and, from 0.22.0, W4A16_NVFP4 want per-rank inputs in whole 16-element groups (the
 weight-only method's own message up to 0.29.0); the LM head takes its algorithm from 0.23.0; W4A16_NVFP4 layers and
 experts stay unquantized before 0.22.0).  tests/upstream/test_quant.py (run_qwen3_6_mixed) and the golden cases
-mi-qwen3-6-mixed-* compare with the releases themselves.
+mi-modelopt-mixed-qwen3-6-* compare with the releases themselves.
 """
 
 from __future__ import annotations
