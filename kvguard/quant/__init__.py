@@ -1243,9 +1243,10 @@ def _mixed_linear(skip: str, prefix: str, size: int, release) -> None:
 
 def _mixed_unquantized_experts(prefix: str, hidden: int, release) -> None:
     """Experts a MIXED_PRECISION export leaves unquantized (excluded, or no algorithm): from 0.20.0 the unquantized
-    MoE backend selection may find no backend for the hidden size ("No Unquantized MoE backend supports the deployment
-    configuration.": 0.28.0 - 0.33.0 refuse 2056 and 5128, 0.32.0 / 0.33.0 2064 too, and take 2080, 2112; 0.20.0 -
-    0.26.0 take 2056 and 5128), which kvguard does not model; decided for whole 128-element blocks only."""
+    MoE backend is chosen per hidden size. The CPU oracle's choice refuses some sizes ("No Unquantized MoE backend
+    supports the deployment configuration.": 2056 and 5128 from 0.28.0) through the CPU experts' alignment, which an
+    H100 does not use; the H100's choice for such sizes is not proven by the differential, so they stay undecided and
+    only whole 128-element blocks are decided."""
     if release.within(_mixed.UNQUANTIZED_EXPERTS_BACKEND) and hidden % _mixed.UNQUANTIZED_EXPERTS_HIDDEN != 0:
         raise _Unmodelled(f"the unquantized MoE backend selection for the experts {prefix} of a MIXED_PRECISION export "
                           f"with hidden size {hidden} is not modelled")
