@@ -205,3 +205,17 @@ def test_families_without_linear_attention_select_at_the_first_layer():
     from kvguard.quant import first_attention_layer
 
     assert first_attention_layer("qwen3_moe", {"num_hidden_layers": 48}) == 0
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.11.2"])
+def test_a_layer_refusal_comes_before_the_moe_bookkeeping(version):
+    """0.11.1 - 0.11.2 refuse a first layer without experts in the model's MoE bookkeeping, which runs once every
+    decoder layer is built: with mlp_only_layers [0] at -tp 8 layer 1's shared expert (512 / 8 = 64 rows per rank, half
+    a 128-block) refuses first; at -tp 4 (one block per rank) every layer builds and the bookkeeping is left open."""
+    config = copy.deepcopy(catalog.lookup(FP8).config)
+    config["mlp_only_layers"] = [0]
+    refused = kvguard.check(config, vllm_version=version, tp=8, host=H100)
+    assert (refused.ok, refused.exc_type, refused.message) == (
+        False, "ValueError", "Weight output_partition_size = 64 is not divisible by weight quantization block_n = 128.")
+    built = kvguard.check(config, vllm_version=version, tp=4, host=H100)
+    assert built.ok and "a first layer without experts" in mi_skip(built)

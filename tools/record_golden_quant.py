@@ -738,6 +738,12 @@ CASES += [
      "argv": ["-tp", "4"], "layout": {"tp": 4},
      "why": "Qwen3-Next-80B-A3B-Instruct-FP8 at -tp 4: 128 expert features per rank, one block: accepted from 0.11.0 "
             "(0.10.2: the merged in_proj named in part by the ignore list)"},
+    {"id": "mi-fp8-qwen3-next-80b-dense-first-tp8", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8",
+     "config_patch": {"mlp_only_layers": [0]}, "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.11.1",
+     "until": "0.12.0",
+     "why": "Qwen3-Next-80B-A3B-Instruct-FP8 with a dense first layer (mlp_only_layers [0]) at -tp 8: layer 1's shared "
+            "expert refuses its block_n (64 per rank) while the layers are built, before 0.11.1 - 0.11.2's MoE "
+            "bookkeeping, which refuses a first layer without experts once every layer is built"},
     {"id": "mi-qwen3-next-80b-bf16-tp16", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct",
      "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.11.1",
      "why": "Qwen3-Next-80B-A3B-Instruct (BF16) at -tp 16 over two nodes: 32 value heads and 16 key heads split two "

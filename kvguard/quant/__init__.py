@@ -1153,14 +1153,12 @@ def _family_unmodelled(family: str, facts, release, scheme: Optional[QuantScheme
     if activation is not None and facts.resolved.get("hidden_act", activation) != activation:
         # the model's MLP refuses another activation (a ValueError of its own, not modelled)
         return f"the model construction of {archs} with hidden_act {facts.resolved.get('hidden_act')!r} is not modelled"
-    conditions: list[tuple[dict, dict[str, int]]] = [(item, {}) for item in fam.get("unmodelled") or ()]
+    conditions: list[tuple[dict, dict[str, int]]] = [(item, {}) for item in fam.get("unmodelled") or ()
+                                                     if not item.get("after_layers")]
     conditions += [(item, {"pp": pp}) for item in fam.get("unmodelled_launch") or ()]
-    if conditions:
-        names = _names(facts.resolved, fam)
-        for item, launch_names in conditions:
-            if release.within(item.get("since"), item.get("until")) and evaluate(item["when"],
-                                                                                 dict(names, **launch_names)):
-                return f"the model construction of {archs} ({item['reason']}) is not modelled"
+    why = _condition_met(conditions, fam, facts, release)
+    if why is not None:
+        return why
     methods = fam.get("methods")
     method = scheme.method if scheme is not None else None
     if methods is not None and scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
@@ -1174,6 +1172,17 @@ def _family_unmodelled(family: str, facts, release, scheme: Optional[QuantScheme
         method = claimed or method
     if methods is not None and method is not None and method not in methods:
         return f"the {method} weight-shard checks of {archs} are not modelled"
+    return None
+
+
+def _condition_met(conditions: list, fam: dict, facts, release) -> Optional[str]:
+    """Why the first of a family's ``unmodelled`` conditions (item, launch names) that holds skips the launch."""
+    if not conditions:
+        return None
+    names = _names(facts.resolved, fam)
+    for item, launch_names in conditions:
+        if release.within(item.get("since"), item.get("until")) and evaluate(item["when"], dict(names, **launch_names)):
+            return f"the model construction of {', '.join(facts.architectures)} ({item['reason']}) is not modelled"
     return None
 
 
@@ -1507,6 +1516,11 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             break
     else:
         result = Outcome(needs=tuple(needs))
+        fam = _families()[family]
+        after = _condition_met([(item, {}) for item in fam.get("unmodelled") or () if item.get("after_layers")], fam,
+                               facts, release)
+        if after is not None:
+            return Outcome(needs=tuple(needs), unmodelled=after)
         moe = [layer for layer, _ in prepared if layer.kind == "moe"]
         if launch.eplb and moe and not implements_moe(family, release):
             # the worker finds no MoE model to balance (W_eplb_no_moe_model decides what follows)
