@@ -112,6 +112,7 @@ from . import online as _online
 from . import qwen3_vl as _qwen3_vl
 from . import wna16_moe as _wna16_moe
 from . import wrappers as _wrappers
+from .embedding import padded_vocabulary
 from .expr import ExpressionError, evaluate, names_in
 from .families import families as _families
 
@@ -547,9 +548,6 @@ def _is_layer_skipped(prefix: str, ignored: tuple[str, ...], shards: tuple[str, 
     return prefix in ignored
 
 
-#: vllm.model_executor.layers.vocab_parallel_embedding.DEFAULT_VOCAB_PADDING_SIZE
-_VOCAB_PADDING = 64
-
 #: the first release whose FusedMoE (the MoE layer factory) asserts on redundant experts without EPLB whatever the
 #: layout (before: only when the layer runs expert-parallel)
 REDUNDANT_ASSERT_WITHOUT_EP_SINCE = "0.24.0"
@@ -570,7 +568,7 @@ def _lm_head(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], releas
     tie_weights (MI_lm_head_tie)."""
     _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
     vocab = layer.output_sizes[0]
-    _divide(-(-vocab // _VOCAB_PADDING) * _VOCAB_PADDING, launch.tp)
+    _divide(padded_vocabulary(vocab), launch.tp)
     if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
             and layer.input_size % _mo_shards.INPUT_MULTIPLE != 0):
         raise _Refused(_nvfp4_input_check(scheme), size=layer.input_size)
@@ -616,7 +614,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
     if layer.kind == "vocab":
         # VocabParallelEmbedding: the vocabulary padded to a multiple of 64, divided over tp
         vocab = layer.output_sizes[0]
-        _divide(-(-vocab // _VOCAB_PADDING) * _VOCAB_PADDING, launch.tp)
+        _divide(padded_vocabulary(vocab), launch.tp)
         return
     if skip == "ct_unmodelled":
         raise _Unmodelled(f"which layers the compressed-tensors checkpoint's ignore list leaves unquantized (it may "

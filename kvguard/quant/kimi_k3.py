@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from . import kimi_k25 as _kimi_k25
+from .embedding import padded_vocabulary
 from .wrappers import tower_left_out
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -41,7 +42,6 @@ MXFP4_PACK = "mxfp4-pack-quantized"
 #: why a launch past the embedding is not decided
 DECODER = (f"the decoder layers of {ARCH} (Kimi Delta Attention, MLA, the latent MoE whose experts' backend the GPU "
            f"host chooses) are not modelled")
-_VOCAB_PADDING = 64
 _EMBEDDING = "language_model.model.embed_tokens"
 
 
@@ -89,7 +89,7 @@ def before_decoder(resolved: Mapping[str, Any], resolved_top: Mapping[str, Any],
     if pp != 1:
         # the first stage builds the embedding, the last the LM head: which stage's refusal the launch reports
         return ("unmodelled", f"the model construction of {ARCH} with {pp} pipeline stages is not modelled")
-    padded = -(-vocab // _VOCAB_PADDING) * _VOCAB_PADDING
+    padded = padded_vocabulary(vocab)
     if padded % tp:
         return ("refused", "MI_divide", {"numerator": padded, "denominator": tp}, _EMBEDDING)
     return ("unmodelled", DECODER)

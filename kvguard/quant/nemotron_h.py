@@ -52,6 +52,7 @@ from collections.abc import Mapping
 from . import modelopt as _modelopt
 from . import modelopt_mixed as _mixed
 from . import modelopt_shards as _mo_shards
+from .embedding import padded_vocabulary
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -61,9 +62,6 @@ ARCH = "NemotronHForCausalLM"
 
 #: the first release decided here (before: the checkpoint's remote configuration code builds the config)
 SINCE = "0.24.0"
-
-#: VocabParallelEmbedding pads the vocabulary to a multiple of this before dividing it by tp
-_VOCAB_PADDING = 64
 
 
 def _positive_int(value: Any) -> bool:
@@ -96,7 +94,7 @@ def _first_mixer(resolved: Mapping[str, Any], tp: int, pp: int, release) -> tupl
     if pp != 1:
         return ("unmodelled", f"the model construction of {ARCH} with {pp} pipeline stages (which stage's first "
                               f"layer refuses first) is not modelled")
-    padded = -(-vocab // _VOCAB_PADDING) * _VOCAB_PADDING
+    padded = padded_vocabulary(vocab)
     if padded % tp:
         return ("refused", "MI_divide", {"numerator": padded, "denominator": tp}, "model.embed_tokens")
     if pattern[0] != "M":
