@@ -13,7 +13,8 @@ For each release (default: every built oracle), tests/upstream/test_quant.py's g
 (configs from real checkpoints and their one-size variants, layouts with tp/dp/pcp/EP/EPLB) are
 built by the release on the meta device and compared with kvguard; the layer lists of the base
 configs at tp 1 are compared too.  Prints one line per release (agreement by family) and writes
-the report.  Exit 1 on any disagreement.
+the report.  Exit 1 on any disagreement.  The oracles run with KVG_ORACLE_INSPECT=inprocess and
+KVG_ORACLE_TORCHVISION=stub unless the caller's environment sets them.
 """
 
 from __future__ import annotations
@@ -30,14 +31,24 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 
+ORACLE_SHORTCUTS = {"KVG_ORACLE_INSPECT": "inprocess", "KVG_ORACLE_TORCHVISION": "stub"}
+
+
 def main() -> int:
+    # The oracles need both shortcuts here (the CPU oracles ship no torchvision; the subprocess inspection is ~10x
+    # slower); an explicit setting from the caller (.ci/run exports both) wins.
+    for name, value in ORACLE_SHORTCUTS.items():
+        os.environ.setdefault(name, value)
     import pytest  # noqa: F401  (the test module's imports)
 
     from kvguard.versions import resolve
     from tests.upstream import test_quant as quant_tests
     from tests.upstream.differential import oracle_command
 
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="environment: " + ", ".join(f"{name}={value}" for name, value in ORACLE_SHORTCUTS.items())
+        + " unless the caller sets them (tests/upstream/oracle_runner.py reads them)")
     ap.add_argument("--vllm", nargs="*")
     ap.add_argument("--configs", type=int, default=24)
     ap.add_argument("--layouts", type=int, default=24)
@@ -245,5 +256,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    os.environ.setdefault("KVG_ORACLE_INSPECT", "inprocess")
     sys.exit(main())
