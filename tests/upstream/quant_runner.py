@@ -34,7 +34,9 @@ do the WNA16 MoE backend selection (``fused_moe.oracle.int_wna16``, 0.20.0+) and
 ``is_supported_config`` it asks (Marlin, Triton, FlashInfer TRT-LLM, Humming, emulation, RDNA3; and
 ``fused_moe.modular_kernel``, whose shared check names the device in its refusal: "cuda"), with
 ``prioritize_humming`` given capability 90 (0.32.0+: it would ask the CPU platform; this environment has no
-humming-kernels, so Humming declines and the next backend takes the layer, which construction does not read), and
+humming-kernels, so Humming declines and the next backend takes the layer, which construction does not read), as
+does Qwen3.5's gated delta net while it decides whether to replicate ``in_proj_ba`` (``maybe_disable_tp``, 0.22.0+:
+:func:`_gdn_ba_replication_on_cuda_90`; its kernel and forward choices keep the CPU platform), and
 their FP8 scheme's kernel choices (``init_fp8_linear_kernel``, ``Fp8LinearOp``, ``W8A8BlockFp8LinearOp``)
 are stood in as the FP8 method's are (they run after ``validate_fp8_block_shape``); everything else keeps
 the CPU platform.  The one package stand-in: while the compressed-tensors NVFP4 MoE method of 0.17.0-0.19.x runs its
@@ -196,6 +198,38 @@ def _quant_modules_see_cuda_90():
         for mname, mod in list(sys.modules.items()):
             if mod is not None and mname.startswith("vllm.") and getattr(mod, "choose_mp_linear_kernel", None) is choose:
                 mod.choose_mp_linear_kernel = choose_on_cuda_90
+    _gdn_ba_replication_on_cuda_90(stand_in)
+
+
+#: the gated-delta-net module whose ``maybe_disable_tp`` (0.22.0+) replicates Qwen3.5's in_proj_ba for the AWQ-Marlin
+#: / AutoAWQ / AutoGPTQ / INC configs on CUDA only
+_GDN_MODULE = "vllm.model_executor.layers.mamba.gdn.qwen_gdn_linear_attn"
+
+
+def _gdn_ba_replication_on_cuda_90(stand_in):
+    """Qwen3.5's gated delta net asks the platform whether to replicate in_proj_ba (``maybe_disable_tp``): that one
+    question sees the CUDA 9.0 stand-in, for the duration of the call; the layer's kernel and forward choices keep the
+    CPU platform (they run no geometry check)."""
+    import importlib
+
+    try:
+        gdn = importlib.import_module(_GDN_MODULE)
+    except Exception:  # noqa: BLE001 - the release has no such module (before 0.22.0)
+        return
+    cls = getattr(gdn, "QwenGatedDeltaNetAttention", None)
+    ask = getattr(cls, "maybe_disable_tp", None)
+    if ask is None or getattr(ask, "_kvg", False):
+        return
+
+    def maybe_disable_tp_on_cuda_90(self, quant_config):
+        real = gdn.current_platform
+        gdn.current_platform = stand_in
+        try:
+            return ask(self, quant_config)
+        finally:
+            gdn.current_platform = real
+    maybe_disable_tp_on_cuda_90._kvg = True
+    cls.maybe_disable_tp = maybe_disable_tp_on_cuda_90
 
 
 class _DeviceGroup:
@@ -383,6 +417,11 @@ def _stubs():
             triton_cls = None
 
         def select_triton(*a, **k):
+            # a named --moe-backend is first mapped by the release's own map, which refuses a name it lacks on
+            # every GPU (DeepSeek-V4's FP8 experts); which kernel a mapped name gets is the GPU's, not shown here
+            named = getattr(k.get("config", a[0] if a else None), "moe_backend", "auto")
+            if named not in (None, "auto") and hasattr(oracle_fp8, "map_fp8_backend"):
+                oracle_fp8.map_fp8_backend(named)
             if triton_cls is not None:
                 _experts_take_activation(triton_cls, a, k)
             return oracle_fp8.Fp8MoeBackend.TRITON, TritonExpertsStandIn
