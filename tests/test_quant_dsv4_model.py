@@ -464,11 +464,84 @@ def test_moe_backend_after_the_experts_tp_assert():
     assert kvguard.check(dsv4(), vllm_version="0.31.0", **kw).check == "MI_eplb_even"
 
 
-def test_moe_backend_refused_only_for_fp4_experts():
-    # block-FP8 experts take another MoE method: a named backend stays open there; an expert dtype the config
-    # refuses is refused before the experts whatever the backend is (then the backend is open too: not decided)
+def test_moe_backend_the_fp8_map_has_left_open_at_the_experts():
+    # block-FP8 experts take Fp8MoEMethod, which maps cutlass (VLLM_CUTLASS) and asks its kernel of the GPU: the
+    # launch passes every layer before the experts (the released Flash config at tp 8), then is left open
     v = kvguard.check(dsv4(expert_dtype="fp8"), vllm_version="0.33.0", tp=8, host=H100, moe_backend="cutlass")
-    assert not _decided(v)
+    assert v.ok and not _decided(v)
+    assert "routed experts with --moe-backend cutlass" in _mi_reason(v)
+    assert "the layers before the experts are decided" in _mi_reason(v)
+
+
+#: oracle/fp8.py::map_fp8_backend's names, copied from 0.20.1's and 0.33.0's source (humming and hpc from 0.25.0)
+FP8_MAP_0_20 = "['triton', 'deep_gemm', 'cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass', 'marlin', 'aiter']"
+FP8_MAP_0_33 = ("['triton', 'deep_gemm', 'cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass', 'marlin', 'humming', "
+                "'aiter', 'hpc']")
+
+
+@pytest.mark.parametrize(("version", "name", "names"), [
+    ("0.20.1", "emulation", FP8_MAP_0_20), ("0.23.0", "flashinfer_cutedsl", FP8_MAP_0_20),
+    ("0.24.0", "humming", FP8_MAP_0_20), ("0.30.0", "batched_triton", FP8_MAP_0_33),
+    ("0.33.0", "flashinfer_cutedsl", FP8_MAP_0_33), ("0.33.0", "rdna3", FP8_MAP_0_33),
+])
+def test_moe_backend_the_fp8_map_lacks(version, name, names):
+    # FP8 experts (expert_dtype fp8, read from 0.20.1): Fp8MoEMethod maps the named backend when it is built,
+    # after FusedMoE's own checks — a name the release takes but the FP8 map lacks is a ValueError on every GPU
+    v = kvguard.check(dsv4(expert_dtype="fp8"), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8",
+                      moe_backend=name)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_dsv4_moe_backend", "ValueError",
+        f"moe_backend='{name}' is not supported for FP8 MoE. Expected one of {names}.")
+
+
+def test_fp8_map_not_asked_on_0_20_0():
+    # 0.20.0 ignores expert_dtype (MXFP4 experts), and its MXFP4 selection is left open for a named backend
+    v = kvguard.check(dsv4(expert_dtype="fp8"), vllm_version="0.20.0", tp=8, host=H100, kv_cache_dtype="fp8",
+                      moe_backend="emulation")
+    assert v.ok and "routed experts with --moe-backend emulation" in _mi_reason(v)
+
+
+@pytest.mark.parametrize(("version", "patch", "launch", "check", "message"), [
+    # layer 0's attention class is picked before anything else in the layer (0.24.0+)
+    ("0.24.0", {}, {"attention_backend": "FLASHINFER_MLA_SPARSE", "moe_backend": "triton"},
+     "MI_dsv4_attention_backend", REFUSED_ATTN.format("FLASHINFER_MLA_SPARSE")),
+    # FlashMLA's heads per rank: 256 at tp 1
+    ("0.33.0", {"num_attention_heads": 256}, {"tp": 1, "moe_backend": "deep_gemm"}, "MI_dsv4_flashmla_heads",
+     "DeepseekV4 FlashMLA does not support 256 heads (FP8 decode kernel requires h_q in {64, 128})."),
+    # the auto KV cache before 0.30.0 (0.23.0's message)
+    ("0.23.0", {}, {"moe_backend": "flashinfer_cutlass", "kv_cache_dtype": "auto"}, "MI_dsv4_kv_cache_dtype",
+     "DeepseekV4 FlashMLA fp8 layout only supports fp8 kv-cache, got auto"),
+    # wo_a: 8 groups x 1000 = 8000 outputs, 1000 a rank at tp 8: not whole 128-blocks
+    ("0.33.0", {"o_lora_rank": 1000}, {"moe_backend": "triton"}, "MI_fp8_block_n",
+     "Weight output_partition_size = 1000 is not divisible by weight quantization block_n = 128."),
+    # 0.30.0's assert that tp divides the routed + redundant experts, before the experts' method
+    ("0.30.0", {}, {"tp": 4, "moe_backend": "triton", "enable_expert_parallel": True, "enable_eplb": True,
+                    "num_redundant_experts": 6}, "MI_dsv4_experts_tp",
+     "n_physical_experts=262 must be divisible by tp_size=4. Adjust num_redundant_experts."),
+])
+def test_refusals_before_the_fp8_experts_with_a_named_backend(version, patch, launch, check, message):
+    # FP8 experts with a --moe-backend whose kernel the GPU decides: every layer before the experts is decided
+    kw = {"tp": 8, "kv_cache_dtype": "fp8", **launch}
+    v = kvguard.check(dsv4(expert_dtype="fp8", **patch), vllm_version=version, host=BIG, **kw)
+    assert (v.ok, v.check, v.message) == (False, check, message), _mi_reason(v)
+
+
+def test_fusedmoe_checks_before_a_named_fp8_backend():
+    # 256 + 6 redundant experts over 4 EP ranks on 0.31.0 (no tp assert): FusedMoE's even split comes before the
+    # experts' method, with a backend it maps (triton) or not (emulation)
+    kw = dict(tp=4, host=BIG, kv_cache_dtype="fp8", enable_expert_parallel=True, enable_eplb=True,
+              num_redundant_experts=6)
+    for name in ("triton", "emulation"):
+        v = kvguard.check(dsv4(expert_dtype="fp8"), vllm_version="0.31.0", moe_backend=name, **kw)
+        assert v.check == "MI_eplb_even", (name, v.check, v.message, _mi_reason(v))
+
+
+def test_megamoe_backend_left_open_whole():
+    # deep_gemm_mega_moe changes the MoE block and its sequence-parallel choice: nothing of the launch is decided
+    v = kvguard.check(dsv4(expert_dtype="fp8"), vllm_version="0.33.0", tp=8, host=H100,
+                      attention_backend="FLASHINFER_MLA_SPARSE", moe_backend="deep_gemm_mega_moe",
+                      enable_expert_parallel=True)
+    assert v.check != "MI_dsv4_attention_backend" and "MegaMoE" in _mi_reason(v), (v.check, _mi_reason(v))
 
 
 def test_moe_backend_the_map_lacks_open_on_0_20():

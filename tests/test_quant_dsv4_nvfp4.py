@@ -94,7 +94,8 @@ def test_kv_cache_refusal_comes_first():
 
 
 @pytest.mark.parametrize(("quant", "patch", "launch", "version", "needle"), [
-    ({}, {}, {"moe_backend": "marlin"}, "0.33.0", "NVFP4 experts and --moe-backend marlin"),
+    ({}, {}, {"moe_backend": "marlin"}, "0.33.0", "routed experts with --moe-backend marlin is not modelled (the "
+                                                  "named NVFP4 kernel's support is asked of the GPU"),
     ({"ignore": ["layers.0.ffn.experts"]}, {}, {}, "0.32.0", "ignore list names layers.0.ffn.experts"),
     ({"ignore": ["*.ffn.experts"]}, {}, {}, "0.33.0", "ignore list names layers.0.ffn.experts"),
     ({"moe_quant_algo": 4}, {}, {}, "0.24.0", "moe_quant_algo 4"),
@@ -112,6 +113,33 @@ def test_ignore_naming_experts_decided_before_0_32():
     v = kvguard.check(export(quant={"ignore": ["*.ffn.experts"]}), vllm_version="0.31.0", tp=8, host=H100,
                       kv_cache_dtype="fp8")
     assert v.ok and "MI_model" not in [s.check for s in v.skipped], (v.check, v.message, _mi_reason(v))
+
+
+#: oracle/nvfp4.py::map_nvfp4_backend's names, copied from 0.22.0's and 0.33.0's source
+NVFP4_MAP_0_22 = ("['cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'flashinfer_b12x', "
+                  "'marlin', 'emulation']")
+NVFP4_MAP_0_33 = ("['b12x', 'cutlass', 'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', "
+                  "'flashinfer_moe_ep_cutedsl', 'flashinfer_b12x', 'marlin', 'humming', 'emulation']")
+
+
+@pytest.mark.parametrize(("version", "name", "names"), [
+    ("0.22.0", "triton", NVFP4_MAP_0_22), ("0.23.0", "deep_gemm", NVFP4_MAP_0_22),
+    ("0.33.0", "triton", NVFP4_MAP_0_33), ("0.33.0", "aiter", NVFP4_MAP_0_33),
+])
+def test_moe_backend_the_nvfp4_map_lacks(version, name, names):
+    # ModelOptNvFp4FusedMoE maps the named backend first thing in its selection (before the SwiGLU clamp's
+    # filter): a name the NVFP4 map lacks is a ValueError on every GPU, after FusedMoE's own checks
+    v = kvguard.check(export(), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8", moe_backend=name)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_dsv4_moe_backend", "ValueError",
+        f"moe_backend='{name}' is not supported for NvFP4 MoE. Expected one of {names}.")
+
+
+def test_refusal_before_nvfp4_experts_with_a_named_backend():
+    # the KV cache (auto before 0.30.0) is refused by layer 0's attention, before the experts ask their backend
+    v = kvguard.check(export(), vllm_version="0.24.0", tp=8, host=H100, moe_backend="flashinfer_trtllm")
+    assert (v.check, v.message) == ("MI_dsv4_kv_cache_dtype",
+                                    "DeepseekV4 fp8_ds_mla layout only supports fp8 kv-cache, got auto")
 
 
 def test_nvfp4_environment_left_open():

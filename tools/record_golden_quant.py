@@ -504,6 +504,34 @@ CASES += [
      "why": "DeepSeek-V4-Flash at -tp 8 with --moe-backend cutlass: the FP4 experts' Mxfp4MoEMethod maps the name to "
             "an MXFP4 kernel family and its map has none for it: ValueError listing the release's names, on every GPU "
             "(from 0.21.0: DeepSeek-V4's own MXFP4 selection; 0.20.x's generic one is stood in by the runner)"},
+    # FP8 / NVFP4 experts with a named --moe-backend: the refusals before the experts, and a name the experts' map
+    # lacks (recorded for 0.20.1, 0.23.0, 0.24.0, 0.30.0 and 0.33.0: ``--vllm ... --only
+    # mi-dsv4-flash-fp8experts-moe-emulation-tp8 mi-dsv4-flash-fp8experts-triton-kvauto-tp8
+    # mi-dsv4-flash-fp8experts-triton-attn-flashinfer-tp8 mi-dsv4-nvfp4-flash-moe-triton-tp8``)
+    {"id": "mi-dsv4-flash-fp8experts-moe-emulation-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "config_patch": {"expert_dtype": "fp8"}, "argv": ["-tp", "8", "--kv-cache-dtype", "fp8", "--moe-backend", "emulation"],
+     "layout": {"tp": 8}, "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "emulation"}, "since": "0.20.1",
+     "why": "DeepSeek-V4-Flash with block-FP8 experts at -tp 8 with --moe-backend emulation: every layer before the "
+            "experts builds, then the experts' Fp8MoEMethod maps the name and its FP8 map has none for it: ValueError "
+            "listing the map's names, on every GPU"},
+    {"id": "mi-dsv4-flash-fp8experts-triton-kvauto-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "config_patch": {"expert_dtype": "fp8"}, "argv": ["-tp", "8", "--moe-backend", "triton"], "layout": {"tp": 8},
+     "engine_args": {"moe_backend": "triton"}, "since": "0.20.1", "until": "0.29.0",
+     "why": "DeepSeek-V4-Flash with block-FP8 experts at -tp 8 with --moe-backend triton and the auto KV cache: layer "
+            "0's attention refuses the auto KV cache before the experts ask their backend (before 0.30.0)"},
+    {"id": "mi-dsv4-flash-fp8experts-triton-attn-flashinfer-tp8", "model": "deepseek-ai/DeepSeek-V4-Flash",
+     "config_patch": {"expert_dtype": "fp8"},
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8", "--moe-backend", "triton", "--attention-backend",
+              "FLASHINFER_MLA_SPARSE"], "layout": {"tp": 8},
+     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "triton", "attention_backend": "FLASHINFER_MLA_SPARSE"},
+     "since": "0.24.0",
+     "why": "DeepSeek-V4-Flash with block-FP8 experts at -tp 8 with --moe-backend triton and --attention-backend "
+            "FLASHINFER_MLA_SPARSE: layer 0 refuses the attention backend when it picks its class, before the experts"},
+    {"id": "mi-dsv4-nvfp4-flash-moe-triton-tp8", "model": "nvidia/DeepSeek-V4-Flash-NVFP4",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8", "--moe-backend", "triton"], "layout": {"tp": 8},
+     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "triton"}, "since": "0.22.0",
+     "why": "nvidia/DeepSeek-V4-Flash-NVFP4 at -tp 8 with --moe-backend triton: the NVFP4 experts' selection maps the "
+            "name first and its NVFP4 map has none for it: ValueError listing the map's names, on every GPU"},
     # NVIDIA's ModelOpt NVFP4 exports (block-FP8 linears, moe_quant_algo NVFP4: the routed experts' ModelOptNvFp4FusedMoE
     # and the release's own NVFP4 MoE selection on CUDA 9.0, from 0.22.0; recorded for 0.21.0, 0.22.1, 0.23.0, 0.24.0,
     # 0.30.0 and 0.33.0: ``--vllm ... --only mi-dsv4-nvfp4-flash-tp8 mi-dsv4-nvfp4-pro-tp8 mi-dsv4-nvfp4-flash-tp4-eplb``)

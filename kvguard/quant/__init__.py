@@ -1087,12 +1087,22 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                             release.within(_dsv4.EPLB_PASSED))))
     nvfp4 = _dsv4.nvfp4_experts(experts_dtype, quant_cfg, release)
     needs = ["dsv4_default_host"] + (["dsv4_nvfp4_experts"] if nvfp4 else [])
+    experts_open = _dsv4.experts_backend_open(experts_dtype, quant_cfg, launch.moe_backend, release)
+    backend_refusal = _dsv4.experts_backend_refusal(experts_dtype, quant_cfg, launch.moe_backend, release)
     for step in steps:
         try:
             if isinstance(step, tuple):
                 check, prefix, fires, values = step
                 if fires:
                     return Outcome(check, values, prefix, tuple(needs))
+            elif step.kind == "moe" and (experts_open is not None or backend_refusal is not None):
+                # a named backend the experts' method maps to its kernel family when it is built, after FusedMoE's
+                # own checks: a name its map lacks is refused on every GPU; the named kernel's support is a
+                # question of the GPU
+                _moe(step, launch, None, release, needs)
+                if backend_refusal is not None:
+                    return Outcome("MI_dsv4_moe_backend", backend_refusal, step.prefix, tuple(needs))
+                return Outcome(unmodelled=experts_open)
             elif step.kind == "moe":
                 # the MXFP4 experts on the default host (Marlin) check no size and take EPLB: FusedMoE's own checks;
                 # FP8 experts (expert_dtype fp8): the block-FP8 MoE method's as well
@@ -1102,12 +1112,6 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                     # 0.24.0 clamped experts may take FlashInfer TRT-LLM only, which compute capability 9.0 lacks
                     # (NVFP4 experts take EPLB: no refusal of their own after it)
                     return Outcome("MI_dsv4_nvfp4_moe_backend", {}, step.prefix, tuple(needs))
-                if not nvfp4 and _dsv4.moe_backend_refused(launch.moe_backend, experts_dtype, release):
-                    # the FP4 experts' method (built after FusedMoE's EPLB / intermediate checks) maps the named
-                    # backend to an MXFP4 kernel family: a name its map lacks is refused on every GPU
-                    return Outcome("MI_dsv4_moe_backend", {"name": launch.moe_backend,
-                                                           "names": repr(list(_dsv4.mxfp4_map(release)))},
-                                   step.prefix, tuple(needs))
             else:
                 _linear(step, launch, fp8, release)
         except _Refused as exc:

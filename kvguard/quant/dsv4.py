@@ -71,7 +71,14 @@ compute capability 9.0 and what ``auto`` picks there (0.20.x - 0.21.0 build the 
 ``--all2all-backend allgather_reducescatter``, every release's default, is the default.  A ``--moe-backend`` name
 the release takes but the MXFP4 map (vllm/model_executor/layers/fused_moe/oracle/mxfp4.py, ``map_mxfp4_backend``)
 lacks is refused by the FP4 experts' method on every GPU (``MXFP4_UNMAPPED``), after FusedMoE's own checks, from
-0.21.0 (DeepSeek-V4's own MXFP4 selection; 0.20.x left open).
+0.21.0 (DeepSeek-V4's own MXFP4 selection; 0.20.x left open).  The same holds for FP8 experts (``Fp8MoEMethod``,
+vllm/model_executor/layers/fused_moe/oracle/fp8.py ``map_fp8_backend``, 0.20.1+) and NVFP4 experts
+(``map_nvfp4_backend``, first in the named branch of ``select_nvfp4_moe_backend``, 0.22.0+): a name their map lacks
+is a ValueError on every GPU (:mod:`kvguard.quant.moe_backend`).  Any other named backend (not a MegaMoE one) is
+honoured by the experts' method alone, so every layer before the routed experts (the embedding, layer 0's attention
+class, heads, projections and KV cache, the shared experts, the experts-over-tp assert) and FusedMoE's own checks
+are decided as for ``auto``; whether the named kernel supports the deployment is a question of the GPU and the
+kernel packages, and the experts are left open there (:func:`experts_backend_open`).
 
 NVFP4 experts (NVIDIA's ModelOpt exports, nvidia/DeepSeek-V4-Flash-NVFP4 / -Pro-NVFP4: ``quant_method`` fp8 for the
 block-FP8 linears, ``moe_quant_algo: NVFP4``, an ``ignore`` list), read in vllm/models/deepseek_v4/quant_config.py
@@ -87,15 +94,17 @@ the MXFP4 method for a main layer whose ``layers.N.ffn.experts`` it matches (the
 by the release: tests/upstream/test_dsv4_model.py runs the release's own NVFP4 selection on the CUDA 9.0 stand-in.
 
 ``DeepseekV4MoE``'s MegaMoE checks (its ``n_physical_experts=… must be divisible by ep_size=…`` assert among
-them) belong to ``--moe-backend deep_gemm_mega_moe`` (and the FlashInfer MoE-EP backends in 0.29.0 – 0.31.0): the
-``auto`` backend never takes that path, and an explicit backend is left open here.
+them) belong to ``--moe-backend deep_gemm_mega_moe`` (and the FlashInfer MoE-EP backends from 0.29.0, which also
+make the decoder layer's MoE sequence-parallel): the ``auto`` backend never takes that path, and a MegaMoE name is
+left open here (:func:`megamoe_path`).
 
 Left open (reported as not modelled): other architectures of the family (the vision
 model, DeepSeek-V4.1), a checkpoint the DeepSeek-V4 FP8 override does not claim, an ``expert_dtype`` that is neither
 a string nor null, ignored layers (``ignored_layers`` / ``modules_to_not_convert``), a ``moe_quant_algo`` that is not
-a string, NVFP4 experts with a named ``--moe-backend`` or a ``swiglu_limit`` that is neither a number nor null, from
-0.32.0 NVFP4 experts whose ``ignore`` list names a main layer's experts, another ``--moe-backend`` (the named kernel's support
-is asked of the GPU and the kernel packages; with FP8 experts also ``marlin``), another ``--all2all-backend``,
+a string, NVFP4 experts with a ``swiglu_limit`` that is neither a number nor null, from
+0.32.0 NVFP4 experts whose ``ignore`` list names a main layer's experts, a MegaMoE ``--moe-backend``, the routed
+experts with another named ``--moe-backend`` (the named kernel's support is asked of the GPU and the kernel packages;
+with FP8 / NVFP4 experts also ``marlin``; the layers before them decided), another ``--all2all-backend``,
 ``--attention-backend FLASHINFER_MLA_SPARSE_DSV4`` (0.23.0+), from 0.30.0 a ``[32, 32]`` block with FP4 experts
 (ModelOpt MXFP8 linears), an attention geometry other than the released
 checkpoints' (the compressor, indexer and kernels check head sizes and compress ratios whatever the launch), a
@@ -109,8 +118,8 @@ if TYPE_CHECKING:
     from typing import Any, Mapping, Optional
 
 __all__ = ["ARCH", "ATTN_REFUSED", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_ENV", "NVFP4_HOST_ENV", "SINCE",
-           "TP_EXPERTS_DROPPED", "attention_backend", "attention_refused", "expert_dtype", "kv_cache_refused",
-           "moe_backend_refused", "mxfp4_map", "nvfp4_experts", "nvfp4_clamp_refused", "shared_experts_missing",
+           "TP_EXPERTS_DROPPED", "attention_backend", "attention_refused", "expert_dtype", "experts_backend_open",
+           "experts_backend_refusal", "kv_cache_refused", "megamoe_path", "moe_backend_refused", "mxfp4_map", "nvfp4_experts", "nvfp4_clamp_refused", "shared_experts_missing",
            "shared_intermediate", "unmodelled"]
 
 #: the architecture decided here (the registry's name of the CUDA text model)
@@ -303,23 +312,14 @@ def unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", ar
         # FP4 experts' checkpoints): its checks are not the block-FP8 ones kvguard applies
         return (f"the model construction of {ARCH} with weight_block_size [32, 32] and FP4 experts (ModelOpt MXFP8 "
                 f"linears, from vLLM {MXFP8_LINEARS}) is not modelled")
+    if megamoe_path(moe_backend):
+        # the MoE block takes another path (its own experts, the sequence-parallel choice) from its first line
+        return (f"the model construction of {ARCH} with --moe-backend {moe_backend} is not modelled (the MegaMoE "
+                f"experts' path)")
     if nvfp4_experts(experts, quant_cfg, release):
-        why = _nvfp4_unmodelled(resolved, quant_cfg, moe_backend, release)
+        why = _nvfp4_unmodelled(resolved, quant_cfg, release)
         if why is not None:
             return why
-    elif (moe_backend not in DECIDED_MOE_BACKENDS and not moe_backend_refused(moe_backend, experts, release)) or (
-            moe_backend != "auto" and experts == "fp8"):
-        # a named backend is honoured by the experts' method: whether its kernel supports this deployment is
-        # asked of the GPU and the kernel packages installed (an expert dtype no release takes is refused before
-        # the experts, whatever the backend)
-        why = ("the MegaMoE experts' path" if "mega" in moe_backend else
-               "the FP8 experts' MoE backend it names: a question of the GPU and the kernel packages installed"
-               if experts == "fp8" else
-               "whether the named MXFP4 kernel supports this deployment is asked of the GPU and the kernel packages "
-               "installed")
-        return (f"the model construction of {ARCH} with --moe-backend {moe_backend} is not modelled ({why}; "
-                f"decided: auto, marlin for the FP4 experts — what CUDA compute capability 9.0 selects — and the "
-                f"names the release's MXFP4 map lacks, refused on every GPU)")
     if all2all_backend not in (None, DEFAULT_ALL2ALL):
         return (f"the model construction of {ARCH} with --all2all-backend {all2all_backend} is not modelled (its "
                 f"dispatch decides the MoE activation format and the sequence-parallel MoE; decided: "
@@ -343,14 +343,58 @@ def nvfp4_experts(experts: "Any", quant_cfg: "Mapping[str, Any]", release) -> bo
             and algo.upper() == "NVFP4")
 
 
-def _nvfp4_unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]", moe_backend: str,
+def megamoe_path(moe_backend: str) -> bool:
+    """Whether the named --moe-backend takes DeepSeek-V4's MegaMoE path (``deep_gemm_mega_moe``, ``aiter_mega_moe``,
+    the FlashInfer MoE-EP backends): the MoE block builds other experts and runs sequence-parallel with it."""
+    return "mega" in moe_backend or moe_backend.startswith("flashinfer_moe_ep")
+
+
+def experts_backend_open(experts: "Any", quant_cfg: "Mapping[str, Any]", moe_backend: str,
+                         release) -> "Optional[str]":
+    """Why the routed experts are not decided for the named --moe-backend (None: they are), once every layer
+    before them is built: the experts' method honours the name, and whether its kernel supports this deployment
+    is asked of the GPU and the kernel packages installed.  Decided: ``auto``; for MXFP4 experts ``marlin`` (what
+    compute capability 9.0 selects) and the names the release's MXFP4 map lacks (refused on every GPU)."""
+    if moe_backend == "auto" or experts_backend_refusal(experts, quant_cfg, moe_backend, release) is not None:
+        return None
+    if nvfp4_experts(experts, quant_cfg, release):
+        what = "the named NVFP4 kernel's support is asked of the GPU, the kernel packages and the SwiGLU clamp"
+    elif experts == "fp8":
+        what = "the FP8 experts' MoE backend it names: a question of the GPU and the kernel packages installed"
+    elif moe_backend in DECIDED_MOE_BACKENDS:
+        return None
+    else:
+        what = ("whether the named MXFP4 kernel supports this deployment is asked of the GPU and the kernel "
+                "packages installed")
+    return (f"the model construction of {ARCH}'s routed experts with --moe-backend {moe_backend} is not modelled "
+            f"({what}; decided: auto, marlin for MXFP4 experts — what CUDA compute capability 9.0 selects — and "
+            f"the names the experts' map lacks, refused on every GPU; the layers before the experts are decided)")
+
+
+def experts_backend_refusal(experts: "Any", quant_cfg: "Mapping[str, Any]", moe_backend: str,
+                            release) -> "Optional[dict]":
+    """The values of the experts' method's refusal of a named --moe-backend its map lacks (whatever the GPU, once
+    FusedMoE's own checks pass), or None: MXFP4 experts from 0.21.0 (:func:`moe_backend_refused`), FP8 experts
+    (``map_fp8_backend``, 0.20.1+) and NVFP4 experts (``map_nvfp4_backend``, 0.22.0+).  The MegaMoE names take
+    another path (:func:`megamoe_path`)."""
+    from .moe_backend import unmapped
+
+    if moe_backend == "auto" or megamoe_path(moe_backend):
+        return None
+    if nvfp4_experts(experts, quant_cfg, release):
+        return unmapped("nvfp4", moe_backend, release)
+    if experts == "fp8":
+        return unmapped("fp8", moe_backend, release)
+    if moe_backend_refused(moe_backend, experts, release):
+        return {"name": moe_backend, "kind": "MXFP4", "names": repr(list(mxfp4_map(release)))}
+    return None
+
+
+def _nvfp4_unmodelled(resolved: "Mapping[str, Any]", quant_cfg: "Mapping[str, Any]",
                       release) -> "Optional[str]":
     """Why NVFP4 experts are not decided (None: they are: the release's NVFP4 MoE selection on compute capability
-    9.0 with --moe-backend auto, which reads the experts' SwiGLU clamp and no size)."""
-    if moe_backend != "auto":
-        return (f"the model construction of {ARCH} with NVFP4 experts and --moe-backend {moe_backend} is not modelled "
-                f"(the named NVFP4 kernel's support is asked of the GPU, the kernel packages and the SwiGLU clamp; "
-                f"decided: auto)")
+    9.0 with --moe-backend auto, which reads the experts' SwiGLU clamp and no size; a named backend leaves the
+    experts alone open: experts_backend_open)."""
     if "swiglu_limit" not in resolved or isinstance(resolved["swiglu_limit"], bool) or not isinstance(
             resolved["swiglu_limit"], (int, float, type(None))):
         return (f"the model construction of {ARCH} with NVFP4 experts and swiglu_limit "

@@ -4,6 +4,10 @@ The experts' methods kvguard decides on the default host (ModelOpt FP8 / NVFP4: 
 kvguard.quant.gpt_oss) choose their MoE backend while they are built (vllm/model_executor/layers/fused_moe/oracle/ of
 the releases that have it): with ``--moe-backend auto`` and the default all2all backend the choice refuses no layout;
 a named backend, or another all2all backend (it changes the activation format the choice reads), is not modelled.
+
+A named backend is first mapped to the method's own kernel family (``map_fp8_backend`` in oracle/fp8.py,
+``map_nvfp4_backend`` in oracle/nvfp4.py, read in 0.20.0 - 0.33.0): a name the map lacks is a ValueError listing the
+map's names, whatever the GPU (:func:`unmapped`; DeepSeek-V4's experts use it, kvguard.quant.dsv4).
 """
 
 from __future__ import annotations
@@ -13,7 +17,40 @@ if TYPE_CHECKING:
     from typing import Optional
 
 
-__all__ = ["named_backend_unmodelled"]
+__all__ = ["FP8_MAPPED", "NVFP4_MAPPED", "mapped_names", "named_backend_unmodelled", "unmapped"]
+
+#: the --moe-backend names each map takes, in the release's order (printed in its refusal), by the first release of
+#: each list
+FP8_MAPPED = (("0.25.0", ("triton", "deep_gemm", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "marlin",
+                          "humming", "aiter", "hpc")),
+              ("0.20.0", ("triton", "deep_gemm", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "marlin",
+                          "aiter")))
+NVFP4_MAPPED = (("0.32.0", ("b12x", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl",
+                            "flashinfer_moe_ep_cutedsl", "flashinfer_b12x", "marlin", "humming", "emulation")),
+                ("0.29.0", ("b12x", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl",
+                            "flashinfer_b12x", "marlin", "humming", "emulation")),
+                ("0.25.0", ("cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl",
+                            "flashinfer_b12x", "marlin", "humming", "emulation")),
+                ("0.22.0", ("cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl",
+                            "flashinfer_b12x", "marlin", "emulation")),
+                ("0.20.0", ("cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl", "marlin",
+                            "emulation")))
+#: the name each map's refusal gives its experts
+_KIND = {"fp8": "FP8", "nvfp4": "NvFP4"}
+
+
+def mapped_names(kind: str, release) -> "tuple[str, ...]":
+    """The --moe-backend names the ``kind`` ("fp8" / "nvfp4") experts' map takes in ``release``."""
+    table = FP8_MAPPED if kind == "fp8" else NVFP4_MAPPED
+    return next(names for since, names in table if release.within(since))
+
+
+def unmapped(kind: str, moe_backend: str, release) -> "Optional[dict]":
+    """The refusal's values (``name``, ``kind``, ``names``) when the ``kind`` experts' map lacks the named backend
+    (the release took the name on the command line), or None."""
+    if moe_backend == "auto" or moe_backend in mapped_names(kind, release):
+        return None
+    return {"name": moe_backend, "kind": _KIND[kind], "names": repr(list(mapped_names(kind, release)))}
 
 
 def named_backend_unmodelled(experts: str, moe_backend: Optional[str], all2all_backend: Optional[str]

@@ -3147,14 +3147,17 @@ RULES = (
                       "refused when the model picks its attention class (layer 0; 0.27.0 - 0.28.0 before the "
                       "embedding); every other name but FLASHINFER_MLA_SPARSE_DSV4 builds FlashMLA's class on "
                       "compute capability 9.0"),
-    Check("MI_dsv4_moe_backend", "0.21.0", stage="model_init", scope="feature", options=("moe_backend",),
+    Check("MI_dsv4_moe_backend", "0.20.1", stage="model_init", scope="feature", options=("moe_backend",),
           when=lambda state: _mi_fires(state, "MI_dsv4_moe_backend"), bind=_mi_values,
-          template="moe_backend='{name}' is not supported for MXFP4 MoE. Expected one of {names}.",
+          template="moe_backend='{name}' is not supported for {kind} MoE. Expected one of {names}.",
           source="vllm/model_executor/layers/fused_moe/oracle/mxfp4.py::map_mxfp4_backend (the FP4 experts' "
-                 "Mxfp4MoEMethod; kvguard.quant.dsv4)",
-          description="DeepSeek-V4's FP4 experts: a --moe-backend the release takes but its MXFP4 map lacks "
+                 "Mxfp4MoEMethod), oracle/fp8.py::map_fp8_backend (the FP8 experts' Fp8MoEMethod), "
+                 "oracle/nvfp4.py::map_nvfp4_backend (ModelOptNvFp4FusedMoE) (kvguard.quant.dsv4)",
+          description="DeepSeek-V4's routed experts: a --moe-backend the release takes but the experts' map lacks "
+                      "is refused on every GPU once FusedMoE's own checks pass — MXFP4 experts from 0.21.0 "
                       "(cutlass, flashinfer_cutedsl, flashinfer_b12x, flydsl, hpc, batched_triton, rdna3 where the "
-                      "release has them) is refused on every GPU"),
+                      "release has them), FP8 experts from 0.20.1 (e.g. flashinfer_cutedsl, emulation), NVFP4 "
+                      "experts from 0.22.0 (e.g. triton, deep_gemm, aiter)"),
     Check("MI_dsv4_nvfp4_moe_backend", "0.22.0", "0.23.0", stage="model_init", exc="NotImplementedError",
           when=lambda state: _mi_fires(state, "MI_dsv4_nvfp4_moe_backend"),
           template="No NvFp4 MoE backend supports the deployment configuration.",

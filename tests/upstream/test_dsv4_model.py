@@ -18,22 +18,29 @@ host).  Compared: accepted or not, exception type and message (tests/upstream/te
 Each config draws a --kv-cache-dtype (the attention asserts an fp8 one; before 0.30.0 auto too); the runner sets it
 after the engine config (the CPU platform refuses an FP8 cache with chunked prefill, or resets it to auto), as a
 CUDA host keeps it; and may name --moe-backend marlin, or for FP4 experts a name the release's MXFP4 map lacks
-(cutlass, batched_triton, ...: refused on every GPU; from 0.21.0), --all2all-backend allgather_reducescatter and an
+(cutlass, batched_triton, ...: refused on every GPU; from 0.21.0), or for FP8 experts one the FP8 map lacks
+(flashinfer_cutedsl, emulation: refused from 0.20.1), or a name whose kernel the GPU decides (triton, deep_gemm,
+flashinfer_*, ...: every layer before the routed experts and FusedMoE's own checks decided, the experts left open —
+the runner's FP8 MoE stand-in keeps the release's own name map), --all2all-backend allgather_reducescatter and an
 --attention-backend the release has (FLASHINFER_MLA_SPARSE / _SM120 refused from 0.24.0, FlashMLA's and others
 building the default class) (the launch facts kvguard decides).  Pinned configs follow the drawn ones: 256 heads
 (tp 1 / 2), 768 heads in 6 groups (tp 3 / 6: 0.27.0 - 0.28.0 ask FlashMLA before the embedding), 200 routed experts
 (tp 16 / 8: the bare assert before 0.24.0), no shared experts (0 at tp 1 / 8, the key left out at tp 4), FP8 experts
 of 1536 (tp 8 / 16), expert dtype bf16 (tp 8, marlin named), --moe-backend cutlass (tp 8, and tp 4 with EPLB and two
-redundant experts; marlin on 0.20.x), --attention-backend FLASHINFER_MLA_SPARSE with 256 heads (tp 1 / 4).
+redundant experts; marlin on 0.20.x), FP8 experts with 256 heads, the auto KV cache and --moe-backend triton
+(tp 1 / 4) and with --moe-backend emulation (tp 8, and tp 4 with EPLB and two redundant experts),
+--attention-backend FLASHINFER_MLA_SPARSE with 256 heads (tp 1 / 4).
 
 NVIDIA's ModelOpt NVFP4 exports (nvidia/DeepSeek-V4-Flash-NVFP4 / -Pro-NVFP4: block-FP8 linears, ``moe_quant_algo:
 NVFP4``, an ``ignore`` list) are drawn too (KVG_DSV4_NVFP4 configs, default 2, plus two pinned): the same sizes, and the
 algorithm as written (NVFP4 / nvfp4 / FP8 / empty), the experts' ``swiglu_limit`` (10.0, 7, null before 0.24.0) and an
-``ignore`` list naming no experts; --moe-backend auto; the runner runs the release's own NVFP4 MoE selection on the
-CUDA 9.0 stand-in (``_dsv4_nvfp4_selection``) and records the backend.
+``ignore`` list naming no experts; --moe-backend auto mostly, else a name the NVFP4 map lacks (triton, deep_gemm:
+refused on every GPU; one pinned) or one whose kernel the GPU decides (marlin, flashinfer_*: left open at the
+experts); the runner runs the release's own NVFP4 MoE selection on the CUDA 9.0 stand-in (``_dsv4_nvfp4_selection``)
+and records the backend.
 
 Releases: KVG_ORACLE_VERSIONS from 0.20.0 (CI: 0.20.0, 0.23.0, 0.30.0, 0.31.0 and the last); size: KVG_DSV4_CONFIGS
-configs x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 16 and 2 x 6 + 4 NVFP4, 56 cases a release);
+configs x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 20 and 2 x 6 + 5 NVFP4, 61 cases a release);
 ``KVG_DIFF_REPORT_DIR`` keeps ``dsv4-model-<release>.json``.  Full runs:
 ``python -m tests.upstream.test_dsv4_model V [configs] [seed] [nvfp4 configs]``.
 """
@@ -107,16 +114,27 @@ UNMAPPED_MOE_BACKENDS = {"cutlass": "0.20.0", "flashinfer_cutedsl": "0.20.0", "f
                          "flydsl": "0.24.0", "hpc": "0.25.0", "batched_triton": "0.27.0", "rdna3": "0.30.0"}
 
 
+#: --moe-backend names every release from 0.20.0 takes whose kernel's support is a question of the GPU: the layers
+#: before the experts are decided, the experts left open (kvguard.quant.dsv4.experts_backend_open)
+GPU_MOE_BACKENDS = ["triton", "deep_gemm", "cutlass", "flashinfer_cutlass", "flashinfer_trtllm"]
+#: names every release from 0.20.0 takes that the FP8 experts' map lacks (refused on every GPU from 0.20.1)
+FP8_UNMAPPED_MOE_BACKENDS = ["flashinfer_cutedsl", "emulation"]
+#: the draw for the NVFP4 variants (None: --moe-backend auto, decided; triton / deep_gemm: names the NVFP4 map
+#: lacks, refused on every GPU; the rest left open at the experts)
+NVFP4_MOE_BACKENDS = [None, None, None, "marlin", "triton", "deep_gemm", "flashinfer_cutlass", "flashinfer_trtllm"]
+
+
 def moe_backends(version: str, cfg: dict) -> list:
     from kvguard.versions import resolve
 
     if cfg.get("expert_dtype", "fp4") != "fp4" and resolve(version).within("0.20.1"):
-        return MOE_BACKENDS
+        return MOE_BACKENDS + GPU_MOE_BACKENDS + FP8_UNMAPPED_MOE_BACKENDS
     release = resolve(version)
     if not release.within("0.21.0"):
         # 0.20.x's FP4 experts ask the generic MXFP4 selection, which the runner stands in for gpt-oss: not shown
-        return MOE_BACKENDS
-    return MOE_BACKENDS + [name for name, since in UNMAPPED_MOE_BACKENDS.items() if release.within(since)][-2:]
+        return MOE_BACKENDS + ["triton", "flashinfer_cutlass"]
+    unmapped = [name for name, since in UNMAPPED_MOE_BACKENDS.items() if release.within(since)][-2:]
+    return MOE_BACKENDS + unmapped + ["triton", "deep_gemm", "flashinfer_trtllm"]
 ALL2ALL_BACKENDS = [None, None, "allgather_reducescatter"]
 
 #: --attention-backend drawn per config, only from the names the release has (None: not given): before 0.23.0 the
@@ -208,6 +226,8 @@ def nvfp4_variants(rng: random.Random, n: int, version: str) -> list[dict]:
 
 
 def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7, n_nvfp4: int = 0) -> dict:
+    from kvguard.versions import resolve
+
     python, python_env = _python(version)
     rng = random.Random(seed)
     cases = []
@@ -250,8 +270,16 @@ def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7, n_nvfp4
               # 256 + 2 redundant experts at tp 4 with EP: 0.24.0 - 0.30.0's tp assert or EPLB's even split first;
               # before 0.24.0 EPLB's arguments are not passed and the name is refused)
               {"config": flash, "layouts": [{"tp": 8}, {"tp": 4, "ep": True, "eplb": True, "redundant": 2}],
-               "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "cutlass" if moe_backends(version, flash)[3:]
+               "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "cutlass" if resolve(version).within("0.21.0")
                                else "marlin"}, "kv_after_config": True},
+              # FP8 experts (0.20.1+) with a named backend: the layers before them decided (here the auto KV cache
+              # before 0.30.0, FlashMLA's heads at tp 1 / 4), the experts left open; a name the FP8 map lacks
+              # refused after FusedMoE's checks (EPLB's even split of 256 + 2 experts at tp 4 from 0.24.0 first)
+              {"config": dict(flash, expert_dtype="fp8", num_attention_heads=256), "layouts": [{"tp": 1}, {"tp": 4}],
+               "engine_args": {"kv_cache_dtype": "auto", "moe_backend": "triton"}, "kv_after_config": True},
+              {"config": dict(flash, expert_dtype="fp8"),
+               "layouts": [{"tp": 8}, {"tp": 4, "ep": True, "eplb": True, "redundant": 2}],
+               "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "emulation"}, "kv_after_config": True},
               # a generic FlashInfer sparse-MLA backend (refused by name from 0.24.0; 0.27.0 - 0.28.0 before the
               # head count; not read before 0.23.0)
               {"config": dict(flash, num_attention_heads=256), "layouts": [{"tp": 1}, {"tp": 4}],
@@ -261,11 +289,18 @@ def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7, n_nvfp4
     # compute capability 9.0 with --moe-backend auto (the runner's _dsv4_nvfp4_selection)
     nvfp4_rng = random.Random(seed + 1)
     for cfg in nvfp4_variants(nvfp4_rng, n_nvfp4, version) if n_nvfp4 else ():
-        cases.append({"config": cfg, "layouts": nvfp4_rng.sample(LAYOUTS, n_layouts),
-                      "engine_args": {"kv_cache_dtype": nvfp4_rng.choice(NVFP4_KV_CACHE_DTYPES)},
+        engine = {"kv_cache_dtype": nvfp4_rng.choice(NVFP4_KV_CACHE_DTYPES)}
+        backend = nvfp4_rng.choice(NVFP4_MOE_BACKENDS)
+        if backend is not None:
+            engine["moe_backend"] = backend
+        cases.append({"config": cfg, "layouts": nvfp4_rng.sample(LAYOUTS, n_layouts), "engine_args": engine,
                       "kv_after_config": True})
     if n_nvfp4:
         flash4 = cut(catalog.lookup(NVFP4_BASES[0]).config)
+        # pinned: a name the NVFP4 map lacks (refused on every GPU, before the SwiGLU clamp's filter)
+        cases.append({"config": flash4, "layouts": [{"tp": 8}], "engine_args": {"kv_cache_dtype": "fp8",
+                                                                              "moe_backend": "triton"},
+                      "kv_after_config": True})
         # pinned: the published export (0.22.0 - 0.23.x: no backend clamps on 9.0), with EPLB; the experts'
         # intermediate size tp does not divide with no shared experts (FusedMoE's assert before the selection)
         cases += [{"config": flash4, "layouts": [{"tp": 8}, {"tp": 4, "dp": 2, "ep": True, "eplb": True,
@@ -297,9 +332,10 @@ def test_dsv4_construction_agrees(version):
     assert not unexpected_undecided(report["undecided"]), json.dumps(report["undecided"], indent=1)
 
 
-#: the undecided forms the generator draws on purpose (a larger KVG_DSV4_CONFIGS reaches them): FP8 experts with
-#: a named --moe-backend, and with KVG_DSV4_OPEN DeepSeek-V4's FlashInfer attention class
-DRAWN_OPEN = ("is not modelled (the FP8 experts' MoE backend it names",) + tuple(
+#: the undecided forms the generator draws on purpose: the routed experts with a named --moe-backend whose kernel's
+#: support is a question of the GPU (every layer before them decided), and with KVG_DSV4_OPEN DeepSeek-V4's
+#: FlashInfer attention class
+DRAWN_OPEN = ("DeepseekV4ForCausalLM's routed experts with --moe-backend ",) + tuple(
     f"--attention-backend {name} (" for name in _OPEN)
 
 

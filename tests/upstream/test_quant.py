@@ -1456,7 +1456,8 @@ def _note_undecided(undecided: dict, case: dict, lay: dict, version: str, rec: d
                                          redundant=lay.get("redundant", 0), refined_fp8_moe_kernel=True,
                                          quantization=(case.get("engine_args") or {}).get("quantization"),
                                          moe_backend=(case.get("engine_args") or {}).get("moe_backend", "auto"),
-                                         attention_backend=(case.get("engine_args") or {}).get("attention_backend")))
+                                         attention_backend=(case.get("engine_args") or {}).get("attention_backend"),
+                                         kv_cache_dtype=(case.get("engine_args") or {}).get("kv_cache_dtype", "auto")))
     reason = (res.unmodelled or "host fact").split(" (per-rank")[0].split(" (it may name")[0]
     theirs = "accepted" if rec.get("ok") else f"{rec.get('exc_type')}: {(rec.get('message') or '')[:80]}"
     key = f"{reason} -> {theirs}"
