@@ -4,7 +4,9 @@ wrapper), through the CLI's JSON report.
 The expected values are read in the releases, not computed by kvguard: vllm/model_executor/models/kimi_k25_vit.py's
 MoonViTEncoderLayer divides the vision config's 16 heads by tp (vision.py falls back to a data-parallel encoder from
 0.26.0 when tp does not divide them; ``--mm-encoder-tp-mode data`` never splits it), and kimi_k25.py builds the
-language model under ``language_model`` from 0.16.0.  The oracle differential is tests/upstream/test_quant.py's
+language model as DeepseekV2ForCausalLM under ``language_model`` from 0.16.0 (its layers at
+``language_model.model.layers``, checkpoint names mapped from ``language_model.layers``), in 0.15.x as a bare
+DeepseekV2Model named ``language_model`` (its layers at ``language_model.layers``, no mapper).  The oracle differential is tests/upstream/test_quant.py's
 run_kimi.
 """
 
@@ -22,7 +24,7 @@ def _skipped_mi(report: dict) -> list:
     return [s for s in report.get("skipped") or [] if "MI_model" in str(s)]
 
 
-@pytest.mark.parametrize("version", ["0.16.0", "0.17.0", "0.24.0", "0.28.0", "0.29.0", "0.33.0"])
+@pytest.mark.parametrize("version", ["0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.24.0", "0.28.0", "0.29.0", "0.33.0"])
 @pytest.mark.parametrize("model", (K25, *NVFP4))
 def test_published_checkpoints_build_at_tp8(serve_json, version, model):
     status, report = serve_json(version, "-tp", "8", model=model)
@@ -30,7 +32,7 @@ def test_published_checkpoints_build_at_tp8(serve_json, version, model):
     assert not _skipped_mi(report)
 
 
-@pytest.mark.parametrize("version", ["0.16.0", "0.20.0", "0.25.0"])
+@pytest.mark.parametrize("version", ["0.15.0", "0.15.1", "0.16.0", "0.20.0", "0.25.0"])
 def test_vision_heads_refuse_tp32_before_the_fallback(serve_json, version):
     status, report = serve_json(version, "-tp", "32", "--nnodes", "4", model=K25)
     assert (report["ok"], report["check"], report["exc_type"], report["message"], report["wrapped_by"]) == (
@@ -57,12 +59,6 @@ def test_a_launch_that_may_build_no_tower_is_left_open(serve_json, limits):
     status, report = serve_json("0.20.0", "-tp", "32", "--nnodes", "4", *limits, model=K25)
     assert report["ok"] is True
     assert any("no vision tower" in str(s) for s in _skipped_mi(report))
-
-
-def test_release_with_other_module_names_stays_open(serve_json):
-    status, report = serve_json("0.15.0", "-tp", "8", model=K25)
-    reasons = " ".join(str(s) for s in _skipped_mi(report))
-    assert "bare DeepseekV2Model" in reasons
 
 
 def _outcome(version: str, config: dict, **launch):
@@ -118,3 +114,41 @@ def test_modelopt_tower_not_excluded_stays_open():
     q["ignore"] = [x for x in q["ignore"] if not x.startswith(("vision_tower", "mm_projector"))]
     assert "vision_tower" in (_outcome("0.33.0", cfg, tp=8).unmodelled or "")
     assert _outcome("0.16.0", cfg, tp=8).unmodelled is None
+
+
+@pytest.mark.parametrize("spelling,version,refused", [
+    # 0.15.x matches the exclusion list as written against its own names (language_model.layers.N)
+    ("language_model.model.layers", "0.15.1", True),
+    ("language_model.layers", "0.15.1", False),
+    # 0.16.0+ renames language_model.layers. to language_model.model.layers. (hf_to_vllm_mapper): both spellings match
+    ("language_model.model.layers", "0.16.0", False),
+    ("language_model.layers", "0.16.0", False),
+])
+def test_modelopt_exclusions_in_each_releases_names(spelling, version, refused):
+    # NVFP4 with a dense MLP of 18440 features: 2305 per rank at -tp 8 (not a multiple of 16) unless layer 0's MLP is
+    # excluded; the oracle gave these four answers (0.15.1, 0.16.0)
+    from kvguard import catalog
+
+    cfg = copy.deepcopy(catalog.lookup(NVFP4[0]).config)
+    text = cfg["text_config"]
+    text.update(num_hidden_layers=3, first_k_dense_replace=1, intermediate_size=18440)
+    q = cfg["quantization_config"]
+    q["ignore"] = [x for x in q["ignore"] if ".layers." not in x] + [f"{spelling}.0.mlp*", f"{spelling}.*.self_attn*"]
+    res = _outcome(version, cfg, tp=8)
+    assert res.unmodelled is None
+    if refused:
+        assert (res.check, res.layer) == ("MI_nvfp4_input", "language_model.layers.0.mlp.down_proj")
+    else:
+        assert res.check is None
+
+
+@pytest.mark.parametrize("version,layer", [
+    ("0.15.0", "language_model.layers.0.mlp.gate_up_proj"),
+    ("0.15.1", "language_model.layers.0.mlp.gate_up_proj"),
+    ("0.16.0", "language_model.model.layers.0.mlp.gate_up_proj"),
+])
+def test_the_refusing_layer_is_named_as_the_release_names_it(version, layer):
+    cfg = _unquantized()
+    cfg["text_config"]["intermediate_size"] = 18433  # odd: the dense MLP's merged gate / up shards do not split in 2
+    res = _outcome(version, cfg, tp=2)
+    assert (res.check, res.layer) == ("MI_merged_assert", layer)

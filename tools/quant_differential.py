@@ -111,7 +111,7 @@ def main() -> int:
                     "(run_mimo_v2_flash), this many per release (releases before 0.24.0, whose transformers does not "
                     "read its config, are skipped)")
     ap.add_argument("--kimi", type=int, default=None, help="run only the Kimi-K2.5 configs (run_kimi), this many per "
-                    "release (releases before 0.16.0, where kvguard leaves it open, are skipped)")
+                    "release (releases before 0.15.0, which do not register it, are skipped)")
     ap.add_argument("--kimi-k3", type=int, default=None, help="run only the Kimi-K3 configs (run_kimi_k3), this many "
                     "per release (releases before 0.27.0, which do not register it, are skipped)")
     ap.add_argument("--qwen3-vl", type=int, default=None, help="run only the Qwen3-VL / Qwen3-VL-MoE configs "

@@ -943,17 +943,18 @@ CASES += [
             "2048 / 32 = 64 inputs per rank in its down_proj, not a whole group of 128: refused (MI_awq_input)"},
 ]
 
-# Kimi-K2.5 / K2.6 (kvguard.quant.kimi_k25, 0.16.0+: the MoonViT vision tower, then DeepSeek-V3's layers under
-# language_model) as published (recorded for 0.20.0, 0.25.0, 0.26.0 and 0.33.0: ``--vllm ... --only mi-ct-kimi-k25-tp8
-# ...``; the NVFP4 one from 0.25.0: the CPU oracle of 0.20.0 refuses its FP8 KV cache beside chunked prefill).  The K2.6
+# Kimi-K2.5 / K2.6 (kvguard.quant.kimi_k25, 0.15.0+: the MoonViT vision tower, then DeepSeek-V3's layers under
+# language_model) as published (recorded for 0.15.0, 0.15.1, 0.20.0, 0.25.0, 0.26.0 and 0.33.0: ``--vllm ... --only
+# mi-ct-kimi-k25-tp8 ...``; the NVFP4 one from 0.25.0: the CPU oracle of 0.15.0 - 0.24.x refuses its FP8 KV cache
+# beside chunked prefill).  The K2.6
 # NVFP4 cases above (mi-modelopt-nvfp4-kimi-k26-*) are now decided by kvguard too
 CASES += [
     {"id": "mi-ct-kimi-k25-tp8", "model": "moonshotai/Kimi-K2.5", "argv": ["-tp", "8"], "layout": {"tp": 8},
-     "since": "0.16.0",
+     "since": "0.15.0",
      "why": "moonshotai/Kimi-K2.5 (compressed-tensors W4A16 experts) at -tp 8: the vision tower's 16 heads and 4304 "
             "MLP features split in 8, the experts' 2048 / 8 = 256 per rank whole 32-groups: accepted"},
     {"id": "mi-ct-kimi-k25-tp32", "model": "moonshotai/Kimi-K2.5", "argv": ["-tp", "32", "--nnodes", "4"],
-     "layout": {"tp": 32}, "since": "0.16.0",
+     "layout": {"tp": 32}, "since": "0.15.0",
      "why": "moonshotai/Kimi-K2.5 at -tp 32 over 4 nodes: up to 0.25.x each vision encoder block divides its 16 heads "
             "by 32 (refused); from 0.26.0 the encoder falls back to data parallelism and the language model builds "
             "(experts 64 per rank, whole 32-groups): accepted"},

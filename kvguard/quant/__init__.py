@@ -342,17 +342,26 @@ def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:
     return names
 
 
-def root_of(family: str, architectures: "tuple[str, ...] | list[str]" = ()) -> str:
-    """The decoder's module path in the model the architecture builds (``model``; Gemma 4's multimodal wrapper
-    ``language_model.model``: the family's ``root``)."""
-    roots = _families()[family].get("root") or {}
-    return next((roots[a] for a in architectures or () if a in roots), "model")
+def _module_path(table: Mapping[str, Any], architectures: "tuple[str, ...] | list[str]", release,
+                 default: str) -> str:
+    """An architecture's entry in a family's ``root`` / ``head`` table: a path, or release-ranged rows
+    (``since`` / ``until`` / ``path``) where a wrapper moved the module between releases; ``default`` otherwise."""
+    entry = next((table[a] for a in architectures or () if a in table), default)
+    if isinstance(entry, str):
+        return entry
+    return next((row["path"] for row in entry
+                 if release is None or release.within(row.get("since", "0.10.2"), row.get("until"))), default)
 
 
-def head_of(family: str, architectures: "tuple[str, ...] | list[str]" = ()) -> str:
-    """The LM head's module name (``lm_head``; the family's ``head`` by architecture)."""
-    heads = _families()[family].get("head") or {}
-    return next((heads[a] for a in architectures or () if a in heads), "lm_head")
+def root_of(family: str, architectures: "tuple[str, ...] | list[str]" = (), release=None) -> str:
+    """The decoder's module path in the model the architecture builds in the release (``model``; Gemma 4's
+    multimodal wrapper ``language_model.model``: the family's ``root``)."""
+    return _module_path(_families()[family].get("root") or {}, architectures, release, "model")
+
+
+def head_of(family: str, architectures: "tuple[str, ...] | list[str]" = (), release=None) -> str:
+    """The LM head's module name in the release (``lm_head``; the family's ``head`` by architecture)."""
+    return _module_path(_families()[family].get("head") or {}, architectures, release, "lm_head")
 
 
 def layers(resolved: Mapping[str, Any], family: str, release,
@@ -361,7 +370,7 @@ def layers(resolved: Mapping[str, Any], family: str, release,
     fam = _families()[family]
     names = _names(resolved, fam)
     count = names.get("num_hidden_layers") or 0
-    root = root_of(family, architectures)
+    root = root_of(family, architectures, release)
     out: list[Layer] = []
     for item in fam.get("pre", ()):
         if release.within(item.get("since", "0.10.2"), item.get("until")):
@@ -1599,7 +1608,7 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
         # the LM head (ParallelLMHead), built after the decoder when the ModelOpt config hands it a linear method
         built, tie = _mo_shards.lm_head(tuple(facts.architectures), facts.resolved, release)
         if built:
-            head = Layer(len(unique), head_of(family, tuple(facts.architectures)), "lm_head",
+            head = Layer(len(unique), head_of(family, tuple(facts.architectures), release), "lm_head",
                          input_size=facts.resolved.get("hidden_size"),
                          output_sizes=(facts.resolved.get("vocab_size"),), names={"tie": tie})
             unique.append((head, _skip_state(head, scheme, release, family, table)))

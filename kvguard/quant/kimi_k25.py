@@ -1,4 +1,4 @@
-"""Kimi-K2.5 / K2.6 at model construction, vLLM 0.16.0 – 0.33.0 (what the ``deepseek_v2`` family of
+"""Kimi-K2.5 / K2.6 at model construction, vLLM 0.15.0 – 0.33.0 (what the ``deepseek_v2`` family of
 kvguard/data/quant_archs.json cannot say by itself).
 
 Mirrors vllm/model_executor/models/kimi_k25.py and kimi_k25_vit.py (read in 0.15.0, 0.16.0, 0.17.0, 0.19.0,
@@ -6,12 +6,12 @@ Mirrors vllm/model_executor/models/kimi_k25.py and kimi_k25_vit.py (read in 0.15
 (``is_vit_use_data_parallel``) and vllm/transformers_utils/configs/kimi_k25.py (the vision config's attribute names).
 
 ``KimiK25ForConditionalGeneration`` builds, in this order, the MoonViT vision tower, the multimodal projector
-(replicated linears) and then DeepSeek-V3's language model (``DeepseekV2ForCausalLM`` on ``text_config``, prefix
-``language_model``: its decoder at ``language_model.model``, its head at ``language_model.lm_head``; the
-``deepseek_v2`` family's layers).  What this module adds:
+(replicated linears) and then DeepSeek-V3's language model on ``text_config`` (the ``deepseek_v2`` family's layers):
+from 0.16.0 ``DeepseekV2ForCausalLM`` under ``language_model`` (its decoder at ``language_model.model``, its head at
+``language_model.lm_head``); in 0.15.x a bare ``DeepseekV2Model`` named ``language_model`` (its layers at
+``language_model.layers``) and, beside it, an ``lm_head`` built without the quantization config (the family's
+release-ranged ``root`` / ``head``; kvguard.quant.modelopt_shards.lm_head).  What this module adds:
 
-- :data:`SINCE`: 0.15.x builds the decoder as a bare ``DeepseekV2Model`` named ``language_model`` with the head beside
-  it, other module names than the family's root: left open;
 - the vision tower's sharding (:func:`vision_refusal`): each encoder block splits its heads and its MLP / output
   projections by tp (``divide``: heads, then the MLP's intermediate size, then the attention width — the hidden size,
   or from 0.27.0 the vision config's ``qkv_hidden_size`` when set: :func:`attention_width`) unless the encoder
@@ -23,7 +23,8 @@ Mirrors vllm/model_executor/models/kimi_k25.py and kimi_k25_vit.py (read in 0.15
   quantization, compressed-tensors, and ModelOpt whose exclusion list (after the mapper) leaves every tower and
   projector layer unquantized (nvidia's exports exclude ``vision_tower*`` / ``mm_projector*``); other methods on
   0.17.0+ (a quantized tower) stay open;
-- :func:`exclusion_names`: the checkpoint-name mapper (0.16.0+) that ModelOpt's exclusion list passes through:
+- :func:`exclusion_names`: the checkpoint-name mapper (:data:`MAPPER_SINCE`) that ModelOpt's exclusion list passes
+  through:
   ``language_model.layers.`` → ``language_model.model.layers.`` (older NVFP4 exports), after the ``a*`` → ``a``,
   ``a.*`` split.
 """
@@ -41,8 +42,11 @@ if TYPE_CHECKING:
 __all__ = ["ARCH", "SINCE", "attention_width", "exclusion_names", "tower_sizes", "unmodelled", "vision_refusal"]
 
 ARCH = "KimiK25ForConditionalGeneration"
-#: the first release whose wrapper builds the language model as DeepseekV2ForCausalLM under ``language_model``
-SINCE = "0.16.0"
+#: the first release that registers the wrapper
+SINCE = "0.15.0"
+#: the first release whose wrapper builds the language model as DeepseekV2ForCausalLM under ``language_model`` (its
+#: head built with the quantization config) and maps checkpoint names (``hf_to_vllm_mapper``)
+MAPPER_SINCE = "0.16.0"
 #: from this release the vision tower and projector receive the quantization config (compressed-tensors excepted)
 TOWER_QUANT_SINCE = "0.17.0"
 #: from this release a head count tp does not divide makes the vision encoder run data-parallel (vision.py)
@@ -95,12 +99,10 @@ def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", release
     """Why the construction of this Kimi-K2.5 launch is not decided (``method``: the checkpoint's or
     ``--quantization``'s, None unquantized; ``tower_state(prefix)``: the ModelOpt exclusion list's answer for a
     layer, ``skipped`` when it leaves it unquantized; ``ignore``: a compressed-tensors ignore list), or None."""
-    if not release.within(SINCE):
-        return (f"the model construction of {ARCH} in vLLM {release.key} (the decoder built as a bare DeepseekV2Model "
-                f"named language_model, the LM head beside it) is not modelled")
     if attention_width(resolved_top, release) is None:
         return f"the vision tower of {ARCH} with sizes {resolved_top.get('vision_tower')!r} is not modelled"
-    if method == _CT and any(isinstance(n, str) and n.startswith(_PREFIXES[0][0]) for n in ignore):
+    if (method == _CT and release.within(MAPPER_SINCE)
+            and any(isinstance(n, str) and n.startswith(_PREFIXES[0][0]) for n in ignore)):
         # the mapper renames these in vLLM; kvguard's compressed-tensors lookup reads the names as written
         return (f"a compressed-tensors ignore list naming {_PREFIXES[0][0]}* (renamed by {ARCH}'s checkpoint-name "
                 f"mapper) is not modelled")

@@ -51,8 +51,8 @@ whether it (and a multimodal model's language model) implements ``MixtureOfExper
 Kimi-K3 is built with inert CUDA streams / events and stand-in MLA attention backends
 (:class:`_KimiK3Host`).  DeepSeek-V3.2 / GLM-5 from 0.29.0 are built from the CUDA host's ``vllm.models.deepseek_v32`` class
 (:func:`_dsa_cuda_class`, :class:`_DsaHost`: its MLA attention base and the indexer's cache stood in, every projection
-real); on 0.11.0 the indexer's top-k buffer, which that release allocates on "cuda", goes to the meta device
-(:class:`_CudaBuffersOnMeta`).
+real); on 0.11.0 the indexer's top-k buffer, which that release allocates on "cuda", goes to the meta device, as does
+the device 0.15.x's Kimi-K2.5 moves its vision tower to (:class:`_CudaBuffersOnMeta`).
 """
 
 from __future__ import annotations
@@ -953,10 +953,12 @@ class _DsaHost:
 
 
 class _CudaBuffersOnMeta:
-    """While DeepSeek-V3.2 is built by 0.11.0's deepseek_v2 module: its model allocates the indexer's shared top-k
-    buffer with ``device="cuda"`` (from 0.11.1 on the platform's device), which the CPU torch of the oracle cannot
-    create; the module's ``torch`` is a view of torch whose ``empty`` puts such a buffer on the meta device (a buffer
-    reads no layer size).  Put back afterwards."""
+    """While DeepSeek-V3.2 is built by 0.11.0's deepseek_v2 module, or Kimi-K2.5 by 0.15.x's kimi_k25 module: the
+    first allocates the indexer's shared top-k buffer with ``device="cuda"`` (from 0.11.1 on the platform's device),
+    the second asks ``torch.cuda.current_device()`` for the device it moves its vision tower to (from 0.16.0 the
+    platform's), which the CPU torch of the oracle cannot answer; the module's ``torch`` is a view of torch whose
+    ``empty`` puts such a buffer on the meta device and whose ``cuda.current_device()`` is the meta device (a buffer
+    or a move reads no layer size).  Put back afterwards."""
 
     def __init__(self, cls):
         self.mod = sys.modules.get(getattr(cls, "__module__", ""))
@@ -978,8 +980,15 @@ class _CudaBuffersOnMeta:
                 k["device"] = "meta"
             return torch.empty(*a, **k)
 
+        class CudaView(types.ModuleType):
+            def __getattr__(self, name):
+                return getattr(torch.cuda, name)
+
+        cuda = CudaView("torch.cuda")
+        cuda.current_device = lambda: torch.device("meta")  # type: ignore[attr-defined]
         view = TorchView("torch")
         view.empty = empty
+        view.cuda = cuda
         mod.torch = view
         return self
 
@@ -1075,6 +1084,11 @@ class _NoHost:
 
     def __exit__(self, *exc):
         return False
+
+
+def _kimi_k25_arch(vc) -> bool:
+    archs = list(getattr(vc.model_config.hf_config, "architectures", None) or [])
+    return bool(archs) and archs[0] == "KimiK25ForConditionalGeneration"
 
 
 def _kimi_k3_arch(vc) -> bool:
@@ -1448,7 +1462,8 @@ def main(inp: str, out: str) -> None:
             try:
                 del _Dsv4Host.SELECTED[:]
                 with set_current_vllm_config(vc), torch.device("meta"), (_Dsv4Host() if dsv4 else _NoHost()), \
-                        (_DsaHost() if dsa else _CudaBuffersOnMeta(cls) if _dsa_arch(vc) else _NoHost()):
+                        (_DsaHost() if dsa else _CudaBuffersOnMeta(cls) if _dsa_arch(vc) or _kimi_k25_arch(vc)
+                         else _NoHost()):
                     with _TextCopyOnCudaHost() if _qwen3_vl_arch(vc) else _KimiK3Host() if _kimi_k3_arch(vc) \
                             else _NoHost():
                         model = cls(vllm_config=vc, prefix="")

@@ -2233,8 +2233,8 @@ def kimi_variants(rng: random.Random, n: int, swap: bool = False) -> list[dict]:
     """``n`` Kimi-K2.5 configs (the catalog's moonshotai / nvidia checkpoints) cut to 3-4 language-model layers (1-2
     dense) and one vision block, with varied sizes (the vision tower's heads / intermediate size, the dense and expert
     intermediate sizes, the expert count) and quantization: the checkpoint's compressed-tensors W4A16 (in text_config,
-    its regex ignore list), ModelOpt NVFP4 (nvidia's exclusion list: the head, some layers' attention, the vision
-    tower and projector — one in four without the tower's entries, which kvguard leaves open from 0.17.0), online FP8
+    its regex ignore list), ModelOpt NVFP4 (nvidia's exclusion list: the head, some layers' attention in either
+    spelling of the decoder's path, the vision tower and projector — one in four without the tower's entries, which kvguard leaves open from 0.17.0), online FP8
     (``--quantization fp8``), unquantized; one in five with ``--mm-encoder-tp-mode data``."""
     out = []
     while len(out) < n:
@@ -2258,7 +2258,10 @@ def kimi_variants(rng: random.Random, n: int, swap: bool = False) -> list[dict]:
             q["kv_cache_scheme"] = None
             keep = [x for x in q["ignore"] if ".layers." not in x]
             named = [i for i in range(layers) if rng.random() < 0.6]
-            q["ignore"] = keep + [f"language_model.model.layers.{i}.self_attn*" for i in named]
+            # nvidia's exports spell the decoder language_model.model.layers; older ones language_model.layers (0.15.x
+            # matches the names as written, 0.16.0+ renames the older spelling through the wrapper's mapper)
+            spelling = rng.choice(["language_model.model.layers", "language_model.layers"])
+            q["ignore"] = keep + [f"{spelling}.{i}.self_attn*" for i in named]
             if rng.random() < 0.25:
                 q["ignore"] = [x for x in q["ignore"] if not x.startswith(("vision_tower", "mm_projector"))]
         elif kind in ("online", "none"):
@@ -2277,9 +2280,8 @@ def kimi_variants(rng: random.Random, n: int, swap: bool = False) -> list[dict]:
 
 
 def kimi_release(version: str) -> bool:
-    """Whether kvguard decides Kimi-K2.5's construction in the release (0.16.0+; 0.15.x registers it with other
-    module names, left open)."""
-    return resolve(version).within("0.16.0")
+    """Whether the release registers Kimi-K2.5 (0.15.0+)."""
+    return resolve(version).within("0.15.0")
 
 
 def run_kimi(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
@@ -2303,9 +2305,11 @@ def run_kimi(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
     return _with_layer_lists(version, python, python_env, cases, lists)
 
 
-#: CI: the first release kvguard decides, the quantized tower's first (0.17.0), the vision encoder's data-parallel
-#: fall-back (0.26.0), the text_config quantization config read by ModelConfig (0.29.0) and the last
-KIMI_SAMPLE = [v for v in release_sample(VERSIONS, "0.16.0", also=("0.17.0", "0.26.0", "0.29.0")) if kimi_release(v)]
+#: CI: the first release (0.15.0: a bare DeepseekV2Model, no checkpoint-name mapper), the wrapper's DeepseekV2ForCausalLM
+#: (0.16.0), the quantized tower's first (0.17.0), the vision encoder's data-parallel fall-back (0.26.0), the
+#: text_config quantization config read by ModelConfig (0.29.0) and the last
+KIMI_SAMPLE = [v for v in release_sample(VERSIONS, "0.15.0", also=("0.16.0", "0.17.0", "0.26.0", "0.29.0"))
+               if kimi_release(v)]
 
 
 @pytest.mark.parametrize("version", KIMI_SAMPLE)
@@ -2950,7 +2954,8 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
 def oracle_list(records: list[dict]) -> list[tuple]:
     out = []
     for r in records:
-        if not (r.get("prefix") or "").startswith(("model.layers.", "language_model.model.layers.", "visual.")):
+        if not (r.get("prefix") or "").startswith(("model.layers.", "language_model.model.layers.", "language_model.layers.",
+                                                     "visual.")):
             continue
         if r["class"] == "FusedMoE":
             out.append((r["prefix"], "FusedMoE", r["experts"], r["hidden"], r["intermediate_per_partition"]))
