@@ -26,11 +26,14 @@ from kvguard.quant import families
     ("qwen3_next", "compressed-tensors", True),
     ("qwen3_next", "awq", False),
     ("gemma4", "modelopt", True),
-    # Qwen3.5's MoE family extends Qwen3-Next's and writes its own list: ModelOpt, compressed-tensors with NVFP4 experts
+    # Qwen3.5's MoE family extends Qwen3-Next's and writes its own list: ModelOpt, compressed-tensors with NVFP4
+    # experts, AWQ / GPTQ; its dense family takes the same list
     ("qwen3_5_moe", "modelopt", True),
     ("qwen3_5_moe", "compressed-tensors", True),
     ("qwen3_5_moe", "compressed-tensors-nvfp4", True),
-    ("qwen3_5_moe", "awq", False),
+    ("qwen3_5_moe", "awq", True),
+    ("qwen3_5", "gptq", True),
+    ("qwen3_5_moe", "compressed-tensors-wna16", False),
     ("llama", "awq", False),
     ("no_such_family", "awq", False),
 ])

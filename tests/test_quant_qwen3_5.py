@@ -131,15 +131,77 @@ def test_fp8_dense_mlp_block_k(version):
 
 
 def test_other_forms_stay_skipped():
-    # AWQ (0.33.0 replicates in_proj_ba for AWQ / GPTQ / INC on CUDA), pipeline parallelism (ModelOpt's
-    # MIXED_PRECISION exports: tests/test_quant_qwen3_6_mixed.py)
-    cfg = config(MOE)
-    cfg["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
-                                  "version": "gemm"}
-    v = kvguard.check(cfg, vllm_version="0.33.0", tp=4, host=H100)
-    assert "awq weight-shard checks of Qwen3_5MoeForConditionalGeneration are not modelled" in mi_skip(v)
+    # GPTQ's per-module rules (GPTQModel's dynamic), a GPTQ layer Marlin cannot run (the tower's merger.linear_fc2:
+    # 4608 / 8 = 576 inputs per rank, not whole 128-row tiles; the kernel choice then depends on the host's packages),
+    # pipeline parallelism (ModelOpt's MIXED_PRECISION exports: tests/test_quant_qwen3_6_mixed.py)
+    cfg = config(DENSE)
+    cfg["quantization_config"] = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False,
+                                  "sym": True, "dynamic": {"-:.*visual.*": {}}}
+    v = kvguard.check(cfg, vllm_version="0.33.0", tp=8, host=H100)
+    assert "per-module rules (dynamic / modules_in_block_to_quantize) is not modelled" in mi_skip(v)
+    del cfg["quantization_config"]["dynamic"]
+    v = kvguard.check(cfg, vllm_version="0.33.0", tp=8, host=H100)
+    assert "the GPU kernel choice for visual.merger.linear_fc2 (per-rank input 576" in mi_skip(v)
     v = kvguard.check(NVFP4, vllm_version="0.33.0", tp=4, pp=2, host=H100)
     assert "pipeline parallelism with Qwen3_5MoeForConditionalGeneration" in mi_skip(v)
+
+
+AWQ_OUTPUT = ("The output size is not aligned with the quantized weight shape. This can be caused by too large tensor "
+              "parallel size.")
+AWQ_INPUT = AWQ_OUTPUT.replace("output size", "input size")
+
+
+def qwen_awq(cfg: dict, unconverted: list[str], dtype: str = "bfloat16") -> dict:
+    """A 4-bit AWQ config with zero points and groups of 128, as AutoAWQ writes it."""
+    cfg["torch_dtype"] = dtype
+    cfg["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
+                                  "version": "gemm", "modules_to_not_convert": unconverted}
+    return cfg
+
+
+@pytest.mark.parametrize(("version", "refused"), [
+    ("0.17.0", True), ("0.20.0", True), ("0.21.0", True), ("0.22.0", False), ("0.23.0", False), ("0.24.0", False),
+    ("0.28.0", False), ("0.33.0", False),
+])
+def test_awq_in_proj_ba_replicated_from_0_22(version, refused):
+    # Qwen3.5-27B at tp 8, the tower and the LM head unconverted ("visual" is part of every tower prefix): layer 0's
+    # in_proj_ba is [48, 48] over 5120 inputs.  Split by tp it is [6, 6]: 12 outputs per rank, which Marlin (64-wide
+    # tiles) cannot run, so the plain AWQ method takes the layer and refuses 12 % 8 != 0 (packed 4-bit words).
+    # From 0.22.0 the gated delta net replicates it under AWQMarlinConfig (AutoAWQConfig from 0.24.0) on CUDA: 96
+    # outputs, 96 % 8 == 0 for the plain fall-back of 0.22.x-0.23.x (96 is no multiple of 64), padded Marlin from
+    # 0.24.0; every other layer's per-rank shape fits Marlin (in_proj_qkvz 2048 outputs, out_proj 768 inputs, the
+    # MLP's 2176)
+    v = kvguard.check(qwen_awq(config(DENSE), ["visual", "lm_head"]), vllm_version=version, tp=8, host=H100)
+    if refused:
+        assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (False, "model_init", "MI_awq_output",
+                                                                   "ValueError", AWQ_OUTPUT)
+    else:
+        assert v.ok and mi_skip(v) == "", (v.check, mi_skip(v))
+
+
+@pytest.mark.parametrize(("version", "refused"), [("0.22.0", True), ("0.23.0", True), ("0.24.0", False)])
+def test_awq_plain_method_keeps_in_proj_ba_split(version, refused):
+    # --quantization awq (float16 checkpoint): up to 0.23.x the plain AWQConfig, which the gated delta net does not
+    # replicate for: the 12 outputs per rank above refuse; 0.24.0's AutoAWQConfig takes every AWQ name
+    cfg = qwen_awq(config(DENSE), ["visual", "lm_head"], dtype="float16")
+    v = kvguard.check(cfg, vllm_version=version, tp=8, host=H100, quantization="awq")
+    assert (v.ok, v.check) == ((False, "MI_awq_output") if refused else (True, None)), (v.check, mi_skip(v))
+
+
+@pytest.mark.parametrize("version", ["0.17.0", "0.24.0", "0.33.0"])
+def test_awq_bare_model_visual_leaves_the_tower_quantized(version):
+    # "model.visual" (no trailing dot) is not renamed by the wrapper's mapper (its prefix rule is "model.visual.")
+    # and is no part of "visual.merger.linear_fc2": the tower is quantized, and its merger's row layer takes
+    # 4608 / 8 = 576 inputs per rank, not whole groups of 128 (Marlin and its padding refuse a straddling group):
+    # the plain AWQ method refuses.  Not split (--mm-encoder-tp-mode data), the blocks' mlp.linear_fc2 takes all 4304
+    # inputs, not whole groups of 128 either; with "visual" listed the tower is unquantized and the launch builds
+    for mode in ({}, {"mm_encoder_tp_mode": "data"}):
+        v = kvguard.check(qwen_awq(config(DENSE), ["model.visual", "lm_head"]), vllm_version=version, tp=8,
+                          host=H100, **mode)
+        assert (v.ok, v.check, v.exc_type, v.message) == (False, "MI_awq_input", "ValueError", AWQ_INPUT)
+    v = kvguard.check(qwen_awq(config(DENSE), ["visual", "lm_head"]), vllm_version=version, tp=8, host=H100,
+                      mm_encoder_tp_mode="data")
+    assert v.ok if version != "0.17.0" else v.check == "MI_awq_output", (v.check, mi_skip(v))
 
 
 @pytest.mark.parametrize(("prefix", "first", "before"), [

@@ -5,7 +5,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
                                           [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--qwen3-next N] [--dsa N] [--kimi N] [--kimi-k3 N] [--glm4-moe N] [--mimo-v2-flash N]
-                                          [--modelopt-minimax N] [--qwen3-vl N] [--qwen3-6-mixed N] [--qwen3-5 N [--qwen3-5-quantized N]]
+                                          [--modelopt-minimax N] [--qwen3-vl N] [--qwen3-6-mixed N] [--qwen3-5 N [--qwen3-5-quantized N] [--qwen3-5-wna16 N]]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -121,6 +121,8 @@ def main() -> int:
                     "this many per release (releases before 0.17.0, which do not register them, are skipped)")
     ap.add_argument("--qwen3-5-quantized", type=int, default=0, help="with --qwen3-5: this many compressed-tensors "
                     "/ ModelOpt FP8 exports of Qwen3.5 per release too (qwen3_5_quantized_variants)")
+    ap.add_argument("--qwen3-5-wna16", type=int, default=0, help="with --qwen3-5: this many AWQ / GPTQ checkpoints of "
+                    "Qwen3.5 per release too (qwen3_5_wna16_variants)")
     ap.add_argument("--qwen3-vl-awq", type=int, default=0, help="with --qwen3-vl: this many AWQ checkpoints of "
                     "Qwen3-VL / Qwen3-VL-MoE per release too (qwen3_vl_awq_variants)")
     ap.add_argument("--modelopt-minimax", type=int, default=None, help="run only the MiniMax-M2 ModelOpt exports "
@@ -213,7 +215,7 @@ def main() -> int:
                 if not resolve(version).within(quant_tests.QWEN3_5_SINCE):
                     continue
                 rep = quant_tests.run_qwen3_5(version, args.qwen3_5, args.seed, args.layouts,
-                                              quantized=args.qwen3_5_quantized)
+                                              quantized=args.qwen3_5_quantized, wna16=args.qwen3_5_wna16)
             elif args.modelopt_minimax:
                 if not resolve(version).within(quant_tests.MINIMAX_M2_SINCE):
                     continue

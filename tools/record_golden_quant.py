@@ -1127,6 +1127,34 @@ CASES += [
             "check no size): accepted"},
 ]
 
+# Qwen3.5 AWQ checkpoints (recorded for 0.18.0, 0.21.0, 0.22.1, 0.23.0, 0.24.0 and 0.33.0: ``--vllm ... --only
+# mi-awq-qwen3-5-27b-tp8 ...``): AutoAWQ's 4-bit form with groups of 128, the tower ("visual", part of every tower
+# prefix) and the LM head unconverted, the model dtype at the config's top level (the integer-weight kernels read it
+# there; the catalog configs name it only in text_config).  From 0.22.0 the gated delta net replicates in_proj_ba under the Marlin-capable
+# AWQ configs on CUDA (quant_runner's CUDA 9.0 stand-in answers that platform question as the default host does)
+_QWEN3_5_AWQ = dict(AWQ_INT4, modules_to_not_convert=["visual", "lm_head"])
+CASES += [
+    {"id": "mi-awq-qwen3-5-27b-tp8", "model": "Qwen/Qwen3.5-27B", "config_patch": {"quantization_config": _QWEN3_5_AWQ, "torch_dtype": "bfloat16"},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.17.0",
+     "why": "Qwen3.5-27B as AWQ at -tp 8: layer 0's in_proj_ba [48, 48] split by tp gives 12 outputs per rank, which "
+            "Marlin cannot run and the plain AWQ kernel refuses (not whole packed words) up to 0.21.x; from 0.22.0 "
+            "the layer is replicated (96 outputs) under AWQ-Marlin: accepted"},
+    {"id": "mi-awq-qwen3-5-27b-tp8-quant-awq", "model": "Qwen/Qwen3.5-27B",
+     "config_patch": {"quantization_config": _QWEN3_5_AWQ, "torch_dtype": "float16"},
+     "argv": ["-tp", "8", "--quantization", "awq"], "layout": {"tp": 8}, "engine_args": {"quantization": "awq"},
+     "since": "0.22.0",
+     "why": "--quantization awq (float16) at -tp 8: the plain AWQConfig of 0.22.x-0.23.x is not one the gated delta "
+            "net replicates in_proj_ba for (12 outputs per rank refused); 0.24.0's AutoAWQConfig is: accepted"},
+    {"id": "mi-awq-qwen3-5-397b-tp8", "model": "Qwen/Qwen3.5-397B-A17B",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, modules_to_not_convert=[
+         "visual", "linear_attn.in_proj_a", "linear_attn.in_proj_b", "mlp.gate", "mlp.shared_expert_gate",
+         "lm_head"]), "torch_dtype": "bfloat16"},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "since": "0.17.0",
+     "why": "Qwen3.5-397B-A17B as AWQ with in_proj_a / in_proj_b and the gates unconverted at -tp 8: the experts' "
+            "1024 / 8 = 128 features per rank on the Marlin MoE method, the shared expert's and the gated delta "
+            "net's per-rank shapes on Marlin: accepted"},
+]
+
 # Nemotron-H (kvguard.quant.nemotron_h, 0.24.0+): the first Mamba-2 mixer's asserts, before any quantized weight
 # (recorded for 0.24.0, 0.28.0, 0.29.0 and 0.33.0: ``--vllm ... --only mi-nemotron3-nano-bf16-tp16
 # mi-modelopt-nvfp4-nemotron3-nano-tp16``)

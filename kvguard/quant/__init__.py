@@ -75,8 +75,9 @@ architectures, :mod:`kvguard.rules.table` for the messages):
 - Qwen3.5 / Qwen3.6 (0.17.0+, the ``qwen3_5_moe`` / ``qwen3_5`` families, which ``extends`` Qwen3-Next's items with
   the split gated-delta-net projections): Qwen3-VL's tower first (:mod:`kvguard.quant.qwen3_vl`), then Qwen3-Next's
   layers under ``language_model``; unquantized, ``Fp8Config``, online FP8, ModelOpt NVFP4 / FP8 (the exclusion list
-  through the wrapper's checkpoint-name mapper, the routed experts on the default host's FP4 Marlin) and
-  compressed-tensors (as Qwen3-Next's, with NVFP4 experts).
+  through the wrapper's checkpoint-name mapper, the routed experts on the default host's FP4 Marlin),
+  compressed-tensors (as Qwen3-Next's, with NVFP4 experts) and AWQ / GPTQ on the default host (from 0.22.0 the gated
+  delta net replicates ``in_proj_ba`` under the Marlin-capable configs: a layer's ``disable_tp`` "wna16_marlin").
 
 - Nemotron-H (0.24.0+, :mod:`kvguard.quant.nemotron_h`): the first Mamba-2 mixer's asserts; past them a ModelOpt NVFP4
   or FP8 export's layers (the per-rank inputs of the Mamba, attention, shared-expert and MLP projections, the exclusion
@@ -639,7 +640,8 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
     # layer, 0.29.0+, builds its dense MLP replicated then)
     disable = (layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
                or layer.disable_tp == "sp_moe_pp1" and launch.sp_moe(release) and launch.pp == 1
-               or layer.disable_tp == _qwen3_vl.DATA_PARALLEL and launch.mm_encoder_tp_mode == "data")
+               or layer.disable_tp == _qwen3_vl.DATA_PARALLEL and launch.mm_encoder_tp_mode == "data"
+               or layer.disable_tp == _WNA16_REPLICATED and _wna16_marlin_config(scheme, path, release))
     tp = 1 if disable else launch.tp
     if layer.kind == "qkv":
         hidden, head, heads, kv = layer.qkv
@@ -849,6 +851,22 @@ def _wna16_path(scheme: QuantScheme, release, user: Optional[str], top: Mapping[
     if user not in (None, "marlin", "gptq_marlin"):
         return f"unmodelled:--quantization {user} with a GPTQ checkpoint (the plain GPTQ kernels) is not modelled"
     return "gptq_marlin"
+
+
+#: a Layer's ``disable_tp`` that replicates it under the Marlin-capable AWQ / GPTQ configs (Qwen3.5's in_proj_ba, 0.22.0+:
+#: the gated delta net's ``maybe_disable_tp`` on CUDA keeps each rank's output above Marlin's minimum)
+_WNA16_REPLICATED = "wna16_marlin"
+
+
+def _wna16_marlin_config(scheme: Optional[QuantScheme], path: Optional[str], release) -> bool:
+    """Whether the release builds the checkpoint with one of the config classes the gated delta net replicates
+    in_proj_ba for on CUDA: AWQMarlinConfig up to 0.23.x (the Marlin conversion, path ``marlin``; ``--quantization
+    awq``'s plain AWQConfig is not one), AutoAWQConfig from 0.24.0 (every AWQ name), AutoGPTQConfig (0.22.0+)."""
+    if scheme is None or scheme.method not in _WNA16 or path is None:
+        return False
+    if scheme.method == "gptq" or release.within("0.24.0"):
+        return True
+    return path == "marlin"
 
 
 def _marlin_takes(input_size: int, ipp: int, opp: int, group: int, padded: bool) -> bool:

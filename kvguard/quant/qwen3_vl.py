@@ -37,10 +37,12 @@ Qwen3.5's wrappers (``Qwen3_5ForConditionalGeneration`` / ``Qwen3_5MoeForConditi
 0.17.0, 0.18.0, 0.19.1, 0.20.0, 0.24.0, 0.28.0 and 0.33.0) subclass Qwen3-VL's: the same tower (its
 ``deepstack_visual_indexes`` empty in the published configs) and checkpoint-name mapper, then the ``qwen3_5`` /
 ``qwen3_5_moe`` family's language model.  Decided there (:data:`QWEN3_5_METHODS`): unquantized, ``Fp8Config``, online
-FP8, ModelOpt NVFP4 and FP8 (kvguard.quant.modelopt_shards maps the exclusion list through the same mapper) and
+FP8, ModelOpt NVFP4 and FP8 (kvguard.quant.modelopt_shards maps the exclusion list through the same mapper),
 compressed-tensors (``ignore`` patterns and undotted names as written; a layer path the mapper would rewrite is left
-open, kvguard.quant.compressed_tensors); left open: AWQ / GPTQ, a
-text config whose model type is not the wrapper's, other methods, the limited modalities, pipeline parallelism.
+open, kvguard.quant.compressed_tensors) and AWQ / GPTQ on the default host (the tower takes the dense path, AWQ's
+``modules_to_not_convert`` through the same mapper; the gated delta net's replicated ``in_proj_ba`` is the family's);
+left open: a text config whose model type is not the wrapper's, other methods, the limited modalities, pipeline
+parallelism.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ MOE_EPLB_SINCE = "0.12.0"
 METHODS = (None, "fp8", "awq")
 #: the same for Qwen3.5's wrappers (ModelOpt NVFP4: the tower's layers take the linear method unless the exclusion
 #: list, through the wrapper's checkpoint-name mapper, names them)
-QWEN3_5_METHODS = (None, "fp8", "modelopt_fp4", "modelopt_mixed", "modelopt", "compressed-tensors")
+QWEN3_5_METHODS = (None, "fp8", "modelopt_fp4", "modelopt_mixed", "modelopt", "compressed-tensors", "awq", "gptq")
 #: the releases whose Qwen3.5 wrappers build in_proj_qkv and in_proj_z apart (not merged) when a LoRAConfig exists
 #: (qwen3_5.py's ``create_in_proj_qkvz=vllm_config.lora_config is None``): --enable-lora is left open there
 QWEN3_5_LORA_SPLIT = ("0.19.0", "0.20.2")

@@ -2681,6 +2681,59 @@ def qwen3_5_quantized_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
+def _qwen3_5_awq_unconverted(rng: random.Random, cfg: dict) -> "list[str] | None":
+    """An AWQ modules_to_not_convert list in the forms the community's Qwen3.5 / Qwen3.6 AWQ exports write (checkpoint
+    names: the vision tower, the gated delta net's in_proj_a / in_proj_b, whose per-rank outputs Marlin does not
+    take, the router and shared-expert gates, the LM head, the MTP layer; bare or under ``model.``, or per layer),
+    now and then in_proj_a / in_proj_b left quantized, one of the two listed (the fused shards disagree), "mlp.gate"
+    (which also names the dense MLP's gate_proj shard) or no list at all."""
+    text = cfg["text_config"]
+    roll = rng.random()
+    if roll < 0.1:
+        return None
+    if roll < 0.2:
+        return ["model.visual"]
+    if roll < 0.3:
+        return ["model.visual", rng.choice(["linear_attn.in_proj_b", "linear_attn.in_proj_a"]), "lm_head"]
+    if roll < 0.4:
+        names = [f"model.language_model.layers.{i}.linear_attn.{proj}"
+                 for i, kind in enumerate(text["layer_types"]) if kind == "linear_attention"
+                 for proj in ("in_proj_a", "in_proj_b")]
+        return ["model.visual", *names, "lm_head"]
+    names = [rng.choice(["model.visual", "visual"]), "linear_attn.in_proj_a", "linear_attn.in_proj_b"]
+    if "num_experts" in text or rng.random() < 0.3:
+        names.append("mlp.gate")
+    if "num_experts" in text:
+        names.append("mlp.shared_expert_gate")
+    if rng.random() < 0.3:
+        names.append("shared_expert")
+    return names + rng.choice([["lm_head", "mtp"], ["lm_head"], []])
+
+
+def qwen3_5_wna16_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Qwen3.5 configs as qwen3_5_variants draws them, with an AWQ (_qwen3_5_awq_unconverted's lists) or a
+    plain GPTQ quantization_config (awq_or_gptq: 4-bit AWQ, zero points mostly; GPTQ 4- or 8-bit, desc_act now and
+    then; groups of 128 mostly), now and then --quantization naming the Marlin or the plain method (the model dtype
+    bfloat16 mostly, as the exports write it); three in five GPTQ configs with a tower Marlin takes, not split."""
+    out = []
+    for case in qwen3_5_variants(rng, n):
+        cfg = case["config"]
+        cfg["torch_dtype"] = rng.choice(["bfloat16", "bfloat16", "float16"])
+        case["engine_args"].pop("quantization", None)
+        q, engine = awq_or_gptq(rng, rng.choice([128, 128, 64, 32]), [None], 0.15)
+        if q["quant_method"] == "awq":
+            q["modules_to_not_convert"] = _qwen3_5_awq_unconverted(rng, cfg)
+        elif rng.random() < 0.6:
+            # GPTQ quantizes the tower too: a tower Marlin takes whole (an intermediate size of whole 128-row tiles,
+            # not split), so the launch reaches the language model
+            cfg["vision_config"]["intermediate_size"] = rng.choice([4096, 4608])
+            engine["mm_encoder_tp_mode"] = "data"
+        cfg["quantization_config"] = q
+        case["engine_args"].update(engine)
+        out.append(case)
+    return out
+
+
 def qwen3_5_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` Qwen3.5 configs (QWEN3_5_BASES) cut to 4 language-model layers and 1-2 vision blocks, with varied sizes
     (the gated delta net's key / value heads and head sizes, the attention heads, the expert, shared-expert and dense
@@ -2732,9 +2785,10 @@ def qwen3_5_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
-def run_qwen3_5(version: str, n: int, seed: int = 7, n_layouts: int = 6, quantized: int = 0) -> dict:
-    """Build ``n`` Qwen3.5 configs (qwen3_5_variants) and ``quantized`` compressed-tensors / ModelOpt FP8 ones
-    (qwen3_5_quantized_variants, drawn from a generator of their own so the first ``n`` stay the same) at
+def run_qwen3_5(version: str, n: int, seed: int = 7, n_layouts: int = 6, quantized: int = 0, wna16: int = 0) -> dict:
+    """Build ``n`` Qwen3.5 configs (qwen3_5_variants), ``quantized`` compressed-tensors / ModelOpt FP8 ones
+    (qwen3_5_quantized_variants) and ``wna16`` AWQ / GPTQ ones (qwen3_5_wna16_variants; each set drawn from a generator
+    of its own so the first ``n`` stay the same) at
     ``n_layouts`` of QWEN3_5_LAYOUTS each in the release and compare; the layer lists of the MoE and dense bases
     (unquantized, tp 1: the tower's layers and the decoder's) too (tools/quant_differential.py --qwen3-5)."""
     python, python_env = _python(version)
@@ -2742,6 +2796,7 @@ def run_qwen3_5(version: str, n: int, seed: int = 7, n_layouts: int = 6, quantiz
     cases = []
     drawn = qwen3_5_variants(rng, n)
     drawn += qwen3_5_quantized_variants(random.Random(seed * 9900 + 2), quantized) if quantized else []
+    drawn += qwen3_5_wna16_variants(random.Random(seed * 9900 + 4), wna16) if wna16 else []
     for case in drawn:
         if resolve(version).within(None, "0.17.1"):
             case["engine_args"]["swap_space"] = 0  # (as run_qwen3_vl: the 0.17.x wrappers' VllmConfig copy)
@@ -2759,7 +2814,8 @@ def run_qwen3_5(version: str, n: int, seed: int = 7, n_layouts: int = 6, quantiz
 def test_qwen3_5_construction_agrees(version):
     report = run_qwen3_5(version, int(os.environ.get("KVG_QWEN3_5_CONFIGS", "4")),
                          int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3,
-                         quantized=int(os.environ.get("KVG_QWEN3_5_QUANTIZED", "3")))
+                         quantized=int(os.environ.get("KVG_QWEN3_5_QUANTIZED", "3")),
+                         wna16=int(os.environ.get("KVG_QWEN3_5_WNA16", "2")))
     _check_family_report(report, version, "Qwen3.5", "qwen3-5-construction")
     assert report["layer_lists"]["agree"] == 2
 
