@@ -135,6 +135,39 @@ def test_moe_backend_the_nvfp4_map_lacks(version, name, names):
         f"moe_backend='{name}' is not supported for NvFP4 MoE. Expected one of {names}.")
 
 
+#: the alternatives select_nvfp4_moe_backend's refusal prints, copied from 0.22.0's, 0.28.0's and 0.33.0's source
+CLAMP_USE_0_22 = "'flashinfer_trtllm' or 'flashinfer_cutlass'"
+CLAMP_USE_0_28 = "'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'cutlass', 'marlin', or 'humming'"
+CLAMP_USE_0_33 = ("'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'flashinfer_moe_ep_cutedsl', "
+                  "'cutlass', 'b12x', 'marlin', or 'humming'")
+
+
+@pytest.mark.parametrize(("version", "name", "use"), [
+    ("0.22.0", "marlin", CLAMP_USE_0_22), ("0.23.0", "flashinfer_cutlass", CLAMP_USE_0_22),
+    ("0.24.0", "cutlass", CLAMP_USE_0_22), ("0.27.0", "emulation", CLAMP_USE_0_22),
+    ("0.28.0", "flashinfer_b12x", CLAMP_USE_0_28), ("0.33.0", "flashinfer_b12x", CLAMP_USE_0_33),
+])
+def test_named_backend_without_the_swiglu_clamp(version, name, use):
+    # swiglu_limit 10.0 in the export: a named NVFP4 backend outside NVFP4_BACKENDS_WITH_CLAMP is refused right after
+    # the name is mapped, whatever the GPU
+    v = kvguard.check(export(), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8", moe_backend=name)
+    assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+        False, "model_init", "MI_dsv4_nvfp4_clamp_backend", "ValueError",
+        f"Model sets swiglu_limit=10.0, but the explicitly requested moe_backend='{name}' does not apply the SwiGLU "
+        f"clamp. Use {use} instead.")
+
+
+@pytest.mark.parametrize(("version", "name", "patch"), [
+    ("0.24.0", "marlin", {}), ("0.28.0", "cutlass", {}), ("0.33.0", "flashinfer_cutedsl", {}),
+    ("0.23.0", "marlin", {"swiglu_limit": None}),
+])
+def test_clamping_or_unclamped_named_backend_left_open(version, name, patch):
+    # a backend that applies the clamp (or experts without one; flashinfer_cutedsl from 0.28.0 clamps in the standard
+    # activation format only): its kernel's support is the GPU's, the experts are left open
+    v = kvguard.check(export(**patch), vllm_version=version, tp=8, host=H100, kv_cache_dtype="fp8", moe_backend=name)
+    assert v.ok and f"routed experts with --moe-backend {name}" in _mi_reason(v), (v.check, v.message, _mi_reason(v))
+
+
 def test_refusal_before_nvfp4_experts_with_a_named_backend():
     # the KV cache (auto before 0.30.0) is refused by layer 0's attention, before the experts ask their backend
     v = kvguard.check(export(), vllm_version="0.24.0", tp=8, host=H100, moe_backend="flashinfer_trtllm")

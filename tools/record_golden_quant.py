@@ -532,6 +532,19 @@ CASES += [
      "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "triton"}, "since": "0.22.0",
      "why": "nvidia/DeepSeek-V4-Flash-NVFP4 at -tp 8 with --moe-backend triton: the NVFP4 experts' selection maps the "
             "name first and its NVFP4 map has none for it: ValueError listing the map's names, on every GPU"},
+    # a named NVFP4 backend that does not apply the exports' SwiGLU clamp (recorded for 0.22.0, 0.23.0, 0.24.0, 0.28.0,
+    # 0.30.0 and 0.33.0: ``--vllm ... --only mi-dsv4-nvfp4-flash-moe-b12x-tp8 mi-dsv4-nvfp4-flash-moe-marlin-tp8``)
+    {"id": "mi-dsv4-nvfp4-flash-moe-b12x-tp8", "model": "nvidia/DeepSeek-V4-Flash-NVFP4",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8", "--moe-backend", "flashinfer_b12x"], "layout": {"tp": 8},
+     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "flashinfer_b12x"}, "since": "0.22.0",
+     "why": "nvidia/DeepSeek-V4-Flash-NVFP4 (swiglu_limit 10.0) at -tp 8 with --moe-backend flashinfer_b12x: the NVFP4 "
+            "selection maps the name, then refuses a backend that does not apply the SwiGLU clamp (ValueError naming "
+            "the release's clamping backends), on every GPU"},
+    {"id": "mi-dsv4-nvfp4-flash-moe-marlin-tp8", "model": "nvidia/DeepSeek-V4-Flash-NVFP4",
+     "argv": ["-tp", "8", "--kv-cache-dtype", "fp8", "--moe-backend", "marlin"], "layout": {"tp": 8},
+     "engine_args": {"kv_cache_dtype": "fp8", "moe_backend": "marlin"}, "since": "0.22.0", "until": "0.23.0",
+     "why": "nvidia/DeepSeek-V4-Flash-NVFP4 (swiglu_limit 10.0) at -tp 8 with --moe-backend marlin: before 0.24.0 Marlin "
+            "does not apply the SwiGLU clamp: ValueError, on every GPU"},
     # NVIDIA's ModelOpt NVFP4 exports (block-FP8 linears, moe_quant_algo NVFP4: the routed experts' ModelOptNvFp4FusedMoE
     # and the release's own NVFP4 MoE selection on CUDA 9.0, from 0.22.0; recorded for 0.21.0, 0.22.1, 0.23.0, 0.24.0,
     # 0.30.0 and 0.33.0: ``--vllm ... --only mi-dsv4-nvfp4-flash-tp8 mi-dsv4-nvfp4-pro-tp8 mi-dsv4-nvfp4-flash-tp4-eplb``)

@@ -1114,8 +1114,8 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                             release.within(_dsv4.EPLB_PASSED))))
     nvfp4 = _dsv4.nvfp4_experts(experts_dtype, quant_cfg, release)
     needs = ["dsv4_default_host"] + (["dsv4_nvfp4_experts"] if nvfp4 else [])
-    experts_open = _dsv4.experts_backend_open(experts_dtype, quant_cfg, launch.moe_backend, release)
-    backend_refusal = _dsv4.experts_backend_refusal(experts_dtype, quant_cfg, launch.moe_backend, release)
+    experts_open = _dsv4.experts_backend_open(experts_dtype, quant_cfg, launch.moe_backend, release, resolved)
+    backend_refusal = _dsv4.experts_backend_refusal(experts_dtype, quant_cfg, launch.moe_backend, release, resolved)
     for step in steps:
         try:
             if isinstance(step, tuple):
@@ -1128,7 +1128,7 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                 # question of the GPU
                 _moe(step, launch, None, release, needs)
                 if backend_refusal is not None:
-                    return Outcome("MI_dsv4_moe_backend", backend_refusal, step.prefix, tuple(needs))
+                    return Outcome(backend_refusal[0], backend_refusal[1], step.prefix, tuple(needs))
                 return Outcome(unmodelled=experts_open)
             elif step.kind == "moe":
                 # the MXFP4 experts on the default host (Marlin) check no size and take EPLB: FusedMoE's own checks;

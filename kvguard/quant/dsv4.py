@@ -74,7 +74,9 @@ lacks is refused by the FP4 experts' method on every GPU (``MXFP4_UNMAPPED``), a
 0.21.0 (DeepSeek-V4's own MXFP4 selection; 0.20.x left open).  The same holds for FP8 experts (``Fp8MoEMethod``,
 vllm/model_executor/layers/fused_moe/oracle/fp8.py ``map_fp8_backend``, 0.20.1+) and NVFP4 experts
 (``map_nvfp4_backend``, first in the named branch of ``select_nvfp4_moe_backend``, 0.22.0+): a name their map lacks
-is a ValueError on every GPU (:mod:`kvguard.quant.moe_backend`).  Any other named backend (not a MegaMoE one) is
+is a ValueError on every GPU (:mod:`kvguard.quant.moe_backend`); right after it, NVFP4 experts with a
+``swiglu_limit`` refuse a named backend outside the release's ``NVFP4_BACKENDS_WITH_CLAMP``, on every GPU
+(``flashinfer_cutedsl`` from 0.28.0, whose batched variant does not clamp, left open).  Any other named backend (not a MegaMoE one) is
 honoured by the experts' method alone, so every layer before the routed experts (the embedding, layer 0's attention
 class, heads, projections and KV cache, the shared experts, the experts-over-tp assert) and FusedMoE's own checks
 are decided as for ``auto``; whether the named kernel supports the deployment is a question of the GPU and the
@@ -349,13 +351,14 @@ def megamoe_path(moe_backend: str) -> bool:
     return "mega" in moe_backend or moe_backend.startswith("flashinfer_moe_ep")
 
 
-def experts_backend_open(experts: "Any", quant_cfg: "Mapping[str, Any]", moe_backend: str,
-                         release) -> "Optional[str]":
+def experts_backend_open(experts: "Any", quant_cfg: "Mapping[str, Any]", moe_backend: str, release,
+                         resolved: "Mapping[str, Any]") -> "Optional[str]":
     """Why the routed experts are not decided for the named --moe-backend (None: they are), once every layer
     before them is built: the experts' method honours the name, and whether its kernel supports this deployment
     is asked of the GPU and the kernel packages installed.  Decided: ``auto``; for MXFP4 experts ``marlin`` (what
     compute capability 9.0 selects) and the names the release's MXFP4 map lacks (refused on every GPU)."""
-    if moe_backend == "auto" or experts_backend_refusal(experts, quant_cfg, moe_backend, release) is not None:
+    if moe_backend == "auto" or experts_backend_refusal(experts, quant_cfg, moe_backend, release,
+                                                        resolved) is not None:
         return None
     if nvfp4_experts(experts, quant_cfg, release):
         what = "the named NVFP4 kernel's support is asked of the GPU, the kernel packages and the SwiGLU clamp"
@@ -371,22 +374,28 @@ def experts_backend_open(experts: "Any", quant_cfg: "Mapping[str, Any]", moe_bac
             f"the names the experts' map lacks, refused on every GPU; the layers before the experts are decided)")
 
 
-def experts_backend_refusal(experts: "Any", quant_cfg: "Mapping[str, Any]", moe_backend: str,
-                            release) -> "Optional[dict]":
-    """The values of the experts' method's refusal of a named --moe-backend its map lacks (whatever the GPU, once
-    FusedMoE's own checks pass), or None: MXFP4 experts from 0.21.0 (:func:`moe_backend_refused`), FP8 experts
-    (``map_fp8_backend``, 0.20.1+) and NVFP4 experts (``map_nvfp4_backend``, 0.22.0+).  The MegaMoE names take
-    another path (:func:`megamoe_path`)."""
-    from .moe_backend import unmapped
+def experts_backend_refusal(experts: "Any", quant_cfg: "Mapping[str, Any]", moe_backend: str, release,
+                            resolved: "Mapping[str, Any]") -> "Optional[tuple[str, dict]]":
+    """The experts' method's refusal of a named --moe-backend whatever the GPU (once FusedMoE's own checks pass) as
+    (check, values), or None: a name the experts' map lacks — MXFP4 experts from 0.21.0 (:func:`moe_backend_refused`),
+    FP8 experts (``map_fp8_backend``, 0.20.1+), NVFP4 experts (``map_nvfp4_backend``, 0.22.0+) —, then for NVFP4
+    experts with a SwiGLU clamp a name whose backend does not apply it.  The MegaMoE names take another path
+    (:func:`megamoe_path`)."""
+    from .moe_backend import nvfp4_clamp_refusal, unmapped
 
     if moe_backend == "auto" or megamoe_path(moe_backend):
         return None
     if nvfp4_experts(experts, quant_cfg, release):
-        return unmapped("nvfp4", moe_backend, release)
+        values = unmapped("nvfp4", moe_backend, release)
+        if values is not None:
+            return "MI_dsv4_moe_backend", values
+        clamp = nvfp4_clamp_refusal(moe_backend, resolved.get("swiglu_limit"), release)
+        return None if clamp is None else ("MI_dsv4_nvfp4_clamp_backend", clamp)
     if experts == "fp8":
-        return unmapped("fp8", moe_backend, release)
+        values = unmapped("fp8", moe_backend, release)
+        return None if values is None else ("MI_dsv4_moe_backend", values)
     if moe_backend_refused(moe_backend, experts, release):
-        return {"name": moe_backend, "kind": "MXFP4", "names": repr(list(mxfp4_map(release)))}
+        return "MI_dsv4_moe_backend", {"name": moe_backend, "kind": "MXFP4", "names": repr(list(mxfp4_map(release)))}
     return None
 
 

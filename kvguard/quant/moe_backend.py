@@ -17,7 +17,8 @@ if TYPE_CHECKING:
     from typing import Optional
 
 
-__all__ = ["FP8_MAPPED", "NVFP4_MAPPED", "mapped_names", "named_backend_unmodelled", "unmapped"]
+__all__ = ["FP8_MAPPED", "NVFP4_CLAMPING", "NVFP4_MAPPED", "mapped_names", "named_backend_unmodelled",
+           "nvfp4_clamp_refusal", "unmapped"]
 
 #: the --moe-backend names each map takes, in the release's order (printed in its refusal), by the first release of
 #: each list
@@ -35,6 +36,23 @@ NVFP4_MAPPED = (("0.32.0", ("b12x", "cutlass", "flashinfer_trtllm", "flashinfer_
                             "flashinfer_b12x", "marlin", "emulation")),
                 ("0.20.0", ("cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_cutedsl", "marlin",
                             "emulation")))
+#: the named NVFP4 backends that apply the experts' SwiGLU clamp (``NVFP4_BACKENDS_WITH_CLAMP`` by the names that map
+#: to them) and the alternatives the refusal of another name prints, by the first release of each; from 0.28.0
+#: ``flashinfer_cutedsl`` clamps in the standard activation format only (its batched variant does not)
+NVFP4_CLAMPING = (
+    ("0.32.0", ("b12x", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "flashinfer_moe_ep_cutedsl", "marlin",
+                "humming", "emulation"),
+     "'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'flashinfer_moe_ep_cutedsl', 'cutlass', "
+     "'b12x', 'marlin', or 'humming'"),
+    ("0.29.0", ("b12x", "cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "marlin", "humming", "emulation"),
+     "'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'cutlass', 'b12x', 'marlin', or 'humming'"),
+    ("0.28.0", ("cutlass", "flashinfer_trtllm", "flashinfer_cutlass", "marlin", "humming", "emulation"),
+     "'flashinfer_trtllm', 'flashinfer_cutlass', 'flashinfer_cutedsl', 'cutlass', 'marlin', or 'humming'"),
+    ("0.24.0", ("flashinfer_trtllm", "flashinfer_cutlass", "marlin"), "'flashinfer_trtllm' or 'flashinfer_cutlass'"),
+    ("0.22.0", ("flashinfer_trtllm",), "'flashinfer_trtllm' or 'flashinfer_cutlass'"),
+)
+#: the first release whose clamping set holds the CuteDSL backend in the standard activation format only
+NVFP4_CUTEDSL_CLAMPS = "0.28.0"
 #: the name each map's refusal gives its experts
 _KIND = {"fp8": "FP8", "nvfp4": "NvFP4"}
 
@@ -43,6 +61,21 @@ def mapped_names(kind: str, release) -> "tuple[str, ...]":
     """The --moe-backend names the ``kind`` ("fp8" / "nvfp4") experts' map takes in ``release``."""
     table = FP8_MAPPED if kind == "fp8" else NVFP4_MAPPED
     return next(names for since, names in table if release.within(since))
+
+
+def nvfp4_clamp_refusal(moe_backend: str, swiglu_limit: "object", release) -> "Optional[dict]":
+    """The refusal's values (``limit``, ``name``, ``alternatives``) when NVFP4 experts with a SwiGLU clamp name a
+    backend (one the NVFP4 map has) that does not apply it — on every GPU, right after the name is mapped — or None
+    (no clamp, a clamping backend, or ``flashinfer_cutedsl`` from 0.28.0, whose variant the activation format
+    picks)."""
+    if swiglu_limit is None or moe_backend == "auto":
+        return None
+    if moe_backend == "flashinfer_cutedsl" and release.within(NVFP4_CUTEDSL_CLAMPS):
+        return None
+    names, alternatives = next((names, alt) for since, names, alt in NVFP4_CLAMPING if release.within(since))
+    if moe_backend in names:
+        return None
+    return {"limit": str(swiglu_limit), "name": moe_backend, "alternatives": alternatives}
 
 
 def unmapped(kind: str, moe_backend: str, release) -> "Optional[dict]":

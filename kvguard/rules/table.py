@@ -3158,6 +3158,16 @@ RULES = (
                       "(cutlass, flashinfer_cutedsl, flashinfer_b12x, flydsl, hpc, batched_triton, rdna3 where the "
                       "release has them), FP8 experts from 0.20.1 (e.g. flashinfer_cutedsl, emulation), NVFP4 "
                       "experts from 0.22.0 (e.g. triton, deep_gemm, aiter)"),
+    Check("MI_dsv4_nvfp4_clamp_backend", "0.22.0", stage="model_init", scope="feature", options=("moe_backend",),
+          when=lambda state: _mi_fires(state, "MI_dsv4_nvfp4_clamp_backend"), bind=_mi_values,
+          template="Model sets swiglu_limit={limit}, but the explicitly requested moe_backend='{name}' does not apply "
+                   "the SwiGLU clamp. Use {alternatives} instead.",
+          source="vllm/model_executor/layers/fused_moe/oracle/nvfp4.py::select_nvfp4_moe_backend "
+                 "(NVFP4_BACKENDS_WITH_CLAMP; the NVFP4 experts' ModelOptNvFp4FusedMoE; kvguard.quant.dsv4)",
+          description="DeepSeek-V4 exported by ModelOpt with NVFP4 experts and a swiglu_limit: a named --moe-backend "
+                      "whose NVFP4 backend does not apply the SwiGLU clamp is refused on every GPU (0.22.0 - 0.23.0 "
+                      "all but flashinfer_trtllm; 0.24.0 - 0.27.x all but it, flashinfer_cutlass and marlin; from "
+                      "0.28.0 flashinfer_b12x, and flashinfer_cutedsl in the batched activation format (left open))"),
     Check("MI_dsv4_nvfp4_moe_backend", "0.22.0", "0.23.0", stage="model_init", exc="NotImplementedError",
           when=lambda state: _mi_fires(state, "MI_dsv4_nvfp4_moe_backend"),
           template="No NvFp4 MoE backend supports the deployment configuration.",

@@ -35,12 +35,13 @@ NVIDIA's ModelOpt NVFP4 exports (nvidia/DeepSeek-V4-Flash-NVFP4 / -Pro-NVFP4: bl
 NVFP4``, an ``ignore`` list) are drawn too (KVG_DSV4_NVFP4 configs, default 2, plus two pinned): the same sizes, and the
 algorithm as written (NVFP4 / nvfp4 / FP8 / empty), the experts' ``swiglu_limit`` (10.0, 7, null before 0.24.0) and an
 ``ignore`` list naming no experts; --moe-backend auto mostly, else a name the NVFP4 map lacks (triton, deep_gemm:
-refused on every GPU; one pinned) or one whose kernel the GPU decides (marlin, flashinfer_*: left open at the
-experts); the runner runs the release's own NVFP4 MoE selection on the CUDA 9.0 stand-in (``_dsv4_nvfp4_selection``)
+refused on every GPU; one pinned), one whose backend does not apply the SwiGLU clamp (flashinfer_b12x, cutlass
+before 0.28.0, marlin before 0.24.0: refused on every GPU; one pinned) or one whose kernel the GPU decides (left open
+at the experts); the runner runs the release's own NVFP4 MoE selection on the CUDA 9.0 stand-in (``_dsv4_nvfp4_selection``)
 and records the backend.
 
 Releases: KVG_ORACLE_VERSIONS from 0.20.0 (CI: 0.20.0, 0.23.0, 0.30.0, 0.31.0 and the last); size: KVG_DSV4_CONFIGS
-configs x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 20 and 2 x 6 + 5 NVFP4, 61 cases a release);
+configs x 6 of the layouts below, plus the pinned ones (default 4 x 6 + 20 and 2 x 6 + 6 NVFP4, 62 cases a release);
 ``KVG_DIFF_REPORT_DIR`` keeps ``dsv4-model-<release>.json``.  Full runs:
 ``python -m tests.upstream.test_dsv4_model V [configs] [seed] [nvfp4 configs]``.
 """
@@ -120,8 +121,10 @@ GPU_MOE_BACKENDS = ["triton", "deep_gemm", "cutlass", "flashinfer_cutlass", "fla
 #: names every release from 0.20.0 takes that the FP8 experts' map lacks (refused on every GPU from 0.20.1)
 FP8_UNMAPPED_MOE_BACKENDS = ["flashinfer_cutedsl", "emulation"]
 #: the draw for the NVFP4 variants (None: --moe-backend auto, decided; triton / deep_gemm: names the NVFP4 map
-#: lacks, refused on every GPU; the rest left open at the experts)
-NVFP4_MOE_BACKENDS = [None, None, None, "marlin", "triton", "deep_gemm", "flashinfer_cutlass", "flashinfer_trtllm"]
+#: lacks, refused on every GPU; with a SwiGLU clamp, a backend that does not apply it (flashinfer_b12x everywhere,
+#: cutlass before 0.28.0, marlin before 0.24.0) refused on every GPU too; the rest left open at the experts)
+NVFP4_MOE_BACKENDS = [None, None, None, "marlin", "triton", "deep_gemm", "flashinfer_cutlass", "flashinfer_trtllm",
+                      "cutlass", "flashinfer_b12x"]
 
 
 def moe_backends(version: str, cfg: dict) -> list:
@@ -297,10 +300,11 @@ def run(version: str, n_configs: int, n_layouts: int = 6, seed: int = 7, n_nvfp4
                       "kv_after_config": True})
     if n_nvfp4:
         flash4 = cut(catalog.lookup(NVFP4_BASES[0]).config)
-        # pinned: a name the NVFP4 map lacks (refused on every GPU, before the SwiGLU clamp's filter)
-        cases.append({"config": flash4, "layouts": [{"tp": 8}], "engine_args": {"kv_cache_dtype": "fp8",
-                                                                              "moe_backend": "triton"},
-                      "kv_after_config": True})
+        # pinned: a name the NVFP4 map lacks (refused on every GPU, before the SwiGLU clamp's test), and one whose
+        # backend does not apply the clamp (swiglu_limit 10.0: refused on every GPU)
+        cases += [{"config": flash4, "layouts": [{"tp": 8}], "engine_args": {"kv_cache_dtype": "fp8",
+                                                                           "moe_backend": name},
+                   "kv_after_config": True} for name in ("triton", "flashinfer_b12x")]
         # pinned: the published export (0.22.0 - 0.23.x: no backend clamps on 9.0), with EPLB; the experts'
         # intermediate size tp does not divide with no shared experts (FusedMoE's assert before the selection)
         cases += [{"config": flash4, "layouts": [{"tp": 8}, {"tp": 4, "dp": 2, "ep": True, "eplb": True,

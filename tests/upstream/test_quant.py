@@ -1278,7 +1278,8 @@ FAMILIES = {"MI_fp8_block_k": "block-fp8-dense", "MI_fp8_block_n": "block-fp8-de
             "MI_dsv4_attn_heads": "dsv4-flashmla-heads", "MI_dsv4_kv_cache_dtype": "dsv4-kv-cache-dtype",
             "MI_dsv4_shared_experts_attr": "dsv4-shared-experts", "MI_dsv4_shared_experts_empty": "dsv4-shared-experts",
             "MI_dsv4_expert_dtype": "dsv4-expert-dtype", "MI_dsv4_attention_backend": "dsv4-attention-backend",
-            "MI_dsv4_moe_backend": "dsv4-moe-backend", "MI_dsv4_nvfp4_moe_backend": "dsv4-nvfp4-moe-backend"}
+            "MI_dsv4_moe_backend": "dsv4-moe-backend", "MI_dsv4_nvfp4_moe_backend": "dsv4-nvfp4-moe-backend",
+            "MI_dsv4_nvfp4_clamp_backend": "dsv4-nvfp4-clamp-backend"}
 
 
 def _family(cfg: dict, lay: dict, version: str, ok: bool, message) -> str:
