@@ -101,17 +101,60 @@ def test_an_unregistered_connector_is_refused_by_the_hybrid_kv_cache_manager_def
         f"Unsupported connector type: {connector}")
 
 
-def test_an_unregistered_connector_before_0_22_0_is_undecidable():
-    # no hybrid-manager lookup yet: the CUDA graph lookup (full graphs) or the engine's start refuses it
-    with pytest.raises(kvguard.Undecidable, match="registers no KV connector 'NoSuchConnector'"):
-        _check("0.21.0", "--kv-transfer-config", NO_SUCH)
+@pytest.mark.parametrize("version", ["0.10.2", "0.16.0", "0.17.0", "0.21.0"])
+@pytest.mark.parametrize("eager", [[], ["--enforce-eager"]])
+def test_an_unregistered_connector_before_0_22_0_reaching_the_engine_is_undecidable(version, eager):
+    # no hybrid-manager lookup yet: the CUDA graph lookup (0.17.0+, full graphs) or the engine's start refuses it
+    with pytest.raises(kvguard.Undecidable, match="registers no KV connector 'NoSuchConnector'.* when the engine "
+                       "starts"):
+        _check(version, "--kv-transfer-config", NO_SUCH, *eager)
 
 
 @pytest.mark.parametrize("flag", ["--disable-hybrid-kv-cache-manager", "--enable-hybrid-kv-cache-manager"])
 def test_an_unregistered_connector_with_the_hybrid_manager_chosen_is_undecidable(flag):
     # the user's choice skips the hybrid-manager lookup: the CUDA graph lookup or the engine's start decides
-    with pytest.raises(kvguard.Undecidable, match="with --disable-hybrid-kv-cache-manager given"):
+    with pytest.raises(kvguard.Undecidable, match="when the engine starts"):
         _check("0.33.0", "--kv-transfer-config", NO_SUCH, flag)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.0", "0.21.0"])
+def test_an_unregistered_connector_before_0_22_0_after_an_earlier_refusal(version):
+    # the factory is asked no earlier than where VllmConfig resolves the CUDA graph mode (0.17.0+)
+    v = _check(version, "--kv-transfer-config", NO_SUCH, "-tp", "3")
+    assert (v.check, v.exc_type, v.wrapped_by, v.message) == (
+        "MC_heads_tp", "ValueError", "VllmConfig",
+        "Total number of attention heads (32) must be divisible by tensor parallel size (3).")
+
+
+DBO_0_21 = ("Microbatching currently only supports the deepep_low_latency and deepep_high_throughput all2all backend. "
+            "allgather_reducescatter is not supported. To fix use --all2all-backend=deepep_low_latency or "
+            "--all2all-backend=deepep_high_throughput and install the DeepEP kernels.")
+
+
+@pytest.mark.parametrize("version,hybrid", [
+    ("0.16.0", []), ("0.21.0", []), ("0.22.0", []), ("0.22.0", ["--disable-hybrid-kv-cache-manager"])])
+def test_a_refusal_after_the_cuda_graph_point_with_an_unregistered_connector(version, hybrid):
+    args = ("--kv-transfer-config", NO_SUCH, "--enable-dbo", *hybrid)
+    # with full CUDA graphs (0.17.0+, a mode kvguard does not resolve) the factory may refuse first
+    if version != "0.16.0":
+        with pytest.raises(kvguard.Undecidable, match="CUDA graph mode has full graphs"):
+            _check(version, *args)
+    # --enforce-eager sets the mode NONE before that point, and 0.16.0 has no such lookup
+    v = _check(version, *args, "--enforce-eager")
+    assert (v.check, v.exc_type, v.wrapped_by, v.message) == ("VC_ubatch_all2all", "AssertionError", "VllmConfig",
+                                                              DBO_0_21)
+
+
+def test_no_cuda_graph_lookup_on_a_cpu_host():
+    # CpuPlatform.support_static_graph_mode() is False: the refusal between the two lookups is decided
+    cpu = kvguard.Host(platform="cpu", gpus_per_node=0, cpu_memory_bytes=64 << 30, ray=False, triton=False,
+                       nixl=False, ipex=False)
+    v = examine("0.33.0", ["vllm", "serve", "Qwen/Qwen3-8B", "--kv-transfer-config", NO_SUCH, "-tp", "3"],
+                host=cpu, env={}).verdict
+    assert v.check == "MC_heads_tp"
+    v = examine("0.22.0", ["vllm", "serve", "Qwen/Qwen3-8B", "--kv-transfer-config", NO_SUCH], host=cpu,
+                env={}).verdict
+    assert (v.check, v.message) == ("VC_kv_connector_unregistered", "Unsupported connector type: NoSuchConnector")
 
 
 def test_an_unregistered_connector_after_an_earlier_refusal():
@@ -123,6 +166,30 @@ def test_an_unregistered_connector_after_an_earlier_refusal():
     # first depends on the CUDA graph mode
     with pytest.raises(kvguard.Undecidable, match="CUDA graph mode has full graphs"):
         _check("0.33.0", "--kv-transfer-config", NO_SUCH, "--enable-dbo")
+
+
+ROUTED_EXPERTS_KV = "--enable-return-routed-experts is incompatible with KV connectors (PD disaggregation, KV cache offload)."
+
+
+@pytest.mark.parametrize("version,check,message", [
+    ("0.21.0", None, None), ("0.22.0", "VC_routed_experts_kv_connector", ROUTED_EXPERTS_KV),
+    ("0.30.0", "VC_routed_experts_kv_connector", ROUTED_EXPERTS_KV),
+    ("0.31.0", "VC_aux_moe", "AuxOutput Connector only supports MoE models.")])
+@pytest.mark.parametrize("role", ["kv_producer", "kv_consumer", "kv_both"])
+def test_routed_experts_with_a_connector(version, check, message, role):
+    # 0.22.0 - 0.30.0 refuse any role, right after the routed experts' parallelism checks (the model need not be MoE
+    # there); 0.31.0 moved the routed experts' checks to _verify_aux_output_compatibility, without this one
+    config = json.dumps({"kv_connector": "NixlConnector", "kv_role": role})
+    v = _check(version, "--kv-transfer-config", config, "--enable-return-routed-experts")
+    assert (v.ok, v.check, v.message) == (check is None, check, message)
+    if check is not None:
+        assert (v.exc_type, v.wrapped_by) == ("ValueError", "VllmConfig")
+
+
+def test_routed_experts_with_an_unregistered_connector_come_first():
+    # before either lookup of the connector class
+    v = _check("0.24.0", "--kv-transfer-config", NO_SUCH, "--enable-return-routed-experts")
+    assert (v.check, v.message) == ("VC_routed_experts_kv_connector", ROUTED_EXPERTS_KV)
 
 
 def test_the_connector_start_is_listed_as_skipped():

@@ -11,17 +11,20 @@ release's KVTransferConfig) is :func:`read_connector`: a ``kv_role`` whenever a 
 text is not modelled), a connector the release registers among :data:`DECIDED` (the others have checks of their own
 or import packages vLLM does not require while VllmConfig is built), and no ``kv_connector_module_path`` (a module
 on the host). Anything else is :class:`~kvguard.errors.Undecidable` with the reason, but a connector the release
-does not register from 0.22.0 (read in 0.21.0, 0.22.0, 0.24.0, 0.28.0, 0.31.0 – 0.33.0):
+does not register (read in 0.10.2, 0.14.0, 0.16.0, 0.17.0, 0.21.0, 0.22.0, 0.24.0, 0.28.0, 0.31.0 – 0.33.0), which
+the factory refuses (``ValueError: Unsupported connector type: NAME``) wherever the class is first looked up:
 
-- VllmConfig.__post_init__ asks the factory for the class to set the hybrid KV cache manager's default, unless
-  ``--disable-hybrid-kv-cache-manager`` or its negation is given: ``ValueError: Unsupported connector type: NAME``
-  (``VC_kv_connector_unregistered``, after ``_post_init_kv_transfer_config`` / ``_verify_aux_output_compatibility``);
-- it may ask earlier, where the CUDA graph mode is resolved, if that mode has full graphs (a mode kvguard does not
-  resolve): a refusal of another row between the two points is undecidable (``vc_kv_connector_lookup`` sets
-  ``State.refusal_pending``), and with the hybrid manager chosen by the user so is the launch;
-- refusals before that point (the parallel layout, ModelConfig's checks) come first, as for any launch.
-
-Before 0.22.0 the first lookup is the CUDA graph one (0.17.0+) or the engine's start: undecidable.
+- 0.22.0+: VllmConfig.__post_init__ asks for it to set the hybrid KV cache manager's default, unless
+  ``--disable-hybrid-kv-cache-manager`` or its negation is given (``VC_kv_connector_unregistered``, after
+  ``_post_init_kv_transfer_config`` / ``_verify_aux_output_compatibility``);
+- 0.17.0+: VllmConfig asks earlier, where the CUDA graph mode is resolved, if that mode has full graphs: never on a
+  platform without static graphs (CPU, TPU) nor with ``--enforce-eager`` (whose mode NONE is set before), else a mode
+  kvguard does not resolve: a refusal of another row after that point is undecidable (``vc_kv_connector_lookup``
+  sets ``State.refusal_pending``);
+- otherwise (before 0.17.0 always) the engine's start looks it up (the workers' and the scheduler's connector, from
+  0.14.0 after the model is built): that launch is undecidable (``w_kv_connector_lookup``), as is where the engine's
+  other refusals stand against it;
+- refusals before the first lookup (the parallel layout, ModelConfig's checks) come first, as for any launch.
 
 Then VllmConfig, at the end of ``__post_init__``:
 
@@ -48,9 +51,10 @@ if TYPE_CHECKING:
 
     from ..versions import Release
 
-__all__ = ["ALLOC_CONF", "DECIDED", "EXPANDABLE", "HMA_LOOKUP_SINCE", "REGISTERED", "UNSUPPORTED", "connector_bind",
-           "expandable_segments_refused", "read_connector", "registered", "sleep_mode_refused",
-           "unregistered_lookup_pending", "unregistered_refused", "worker_start_unmodelled"]
+__all__ = ["ALLOC_CONF", "DECIDED", "EXPANDABLE", "GRAPH_LOOKUP_SINCE", "HMA_LOOKUP_SINCE", "REGISTERED",
+           "UNSUPPORTED", "connector_bind", "expandable_segments_refused", "read_connector", "registered",
+           "sleep_mode_refused", "unregistered_engine_lookup", "unregistered_lookup_pending", "unregistered_refused",
+           "worker_start_unmodelled"]
 
 #: the connector names the factory registers: (name, first release, last release or None)
 REGISTERED: tuple[tuple[str, str, Optional[str]], ...] = (
@@ -85,6 +89,10 @@ DECIDED = ("NixlConnector", "NixlPullConnector", "NixlPushConnector", "ExampleCo
 
 #: the first release whose VllmConfig looks the connector class up for the hybrid KV cache manager's default
 HMA_LOOKUP_SINCE = "0.22.0"
+#: the first release whose VllmConfig looks it up where the CUDA graph mode is resolved (full graphs only)
+GRAPH_LOOKUP_SINCE = "0.17.0"
+#: the platforms whose ``support_static_graph_mode`` is False: no CUDA graph mode to resolve, no lookup there
+_NO_STATIC_GRAPHS = ("cpu", "tpu")
 UNSUPPORTED = "Unsupported connector type: {connector}"
 
 ALLOC_CONF = "PYTORCH_CUDA_ALLOC_CONF"
@@ -110,15 +118,9 @@ def read_connector(value: str, release: "Release", option: str) -> tuple[Optiona
         raise Undecidable(f"{option}: a connector loaded from kv_connector_module_path (a module on the host) is not "
                           "modelled")
     if not registered(connector, release):
-        # the factory's ValueError (Unsupported connector type: NAME) comes where the class is first looked up: from
-        # 0.17.0 in VllmConfig when the CUDA graph mode has full graphs (a mode kvguard does not resolve), from
-        # 0.22.0 also for the hybrid KV cache manager's default (decided by the rows below), else (and before
-        # 0.17.0) when the engine starts
-        if release.within(HMA_LOOKUP_SINCE):
-            return connector, True
-        raise Undecidable(f"{option}: vLLM {release.version} registers no KV connector {connector!r}; its factory "
-                          f"refuses it (ValueError: Unsupported connector type: {connector}) where the connector is "
-                          "first looked up, which kvguard does not model")
+        # the factory's refusal, where the class is first looked up: the rows vc_kv_connector_lookup,
+        # VC_kv_connector_unregistered and w_kv_connector_lookup
+        return connector, True
     if connector not in DECIDED:
         raise Undecidable(f"{option}: {connector}'s own checks and the packages its module imports (read while "
                           f"VllmConfig is built or the workers start) are not modelled (decided: "
@@ -167,31 +169,52 @@ def sleep_mode_refused(state: Any) -> bool:
             and not state.layout.kv_connector_sleep_mode)
 
 
+def _unregistered(state: Any) -> bool:
+    connector = state.layout.kv_connector
+    return connector is not None and not registered(connector, state.release)
+
+
+def _refusal_text(state: Any) -> str:
+    connector = state.layout.kv_connector
+    return (f"vLLM {state.release.version} registers no KV connector {connector!r}; its factory refuses it "
+            f"(ValueError: {UNSUPPORTED.format(connector=connector)})")
+
+
 def unregistered_lookup_pending(state: Any) -> None:
-    """The start of VllmConfig.__post_init__ (0.22.0+) with a connector the release does not register: the factory
-    refuses it at the latest where the hybrid KV cache manager's default looks the class up (unless
-    --disable-hybrid-kv-cache-manager or its negation is given: then only the CUDA graph lookup or the engine's
-    start does), and earlier where the CUDA graph mode has full graphs (not resolved): any refusal in between is
-    undecidable (State.refusal_pending)."""
-    layout = state.layout
-    if layout.kv_connector is None or registered(layout.kv_connector, state.release):
+    """Where VllmConfig (0.17.0+) resolves the CUDA graph mode, with a connector the release does not register: the
+    class is looked up here if the mode has full graphs, which kvguard does not resolve but on a platform without
+    static graphs or with --enforce-eager (mode NONE): any later refusal of another row is then undecidable
+    (State.refusal_pending; the hybrid KV cache manager's lookup, VC_kv_connector_unregistered, is the refusal
+    itself).  0.33.0's sleep-mode check looks it up too when neither earlier lookup does."""
+    if not _unregistered(state):
         return
-    where = (f"vLLM {state.release.version} registers no KV connector {layout.kv_connector!r}; its factory refuses it "
-             f"(ValueError: {UNSUPPORTED.format(connector=layout.kv_connector)})")
-    if layout.disable_hybrid_kv_cache_manager is not None:
-        state.undecided(f"{where} where the connector is first looked up: with --disable-hybrid-kv-cache-manager "
-                        "given, in VllmConfig when the CUDA graph mode has full graphs, else when the engine starts, "
-                        "which kvguard does not model")
-    state.refusal_pending = ("VC_kv_connector_unregistered",
-                             f"{where} in VllmConfig, before this refusal where the CUDA graph mode has full graphs "
-                             "(a mode kvguard does not resolve)")
+    layout = state.layout
+    # (an unknown platform may have static graphs)
+    graphs = not layout.enforce_eager and (state.host.platform is None or state.need("platform") not in _NO_STATIC_GRAPHS)
+    if graphs:
+        state.refusal_pending = ("VC_kv_connector_unregistered" if unregistered_refused(state)
+                                 else "w_kv_connector_lookup",
+                                 f"{_refusal_text(state)} in VllmConfig where the CUDA graph mode has full graphs (a "
+                                 "mode kvguard does not resolve without --enforce-eager), before this refusal")
+    elif layout.enable_sleep_mode and state.release.within("0.33.0") and not unregistered_refused(state):
+        state.refusal_pending = ("w_kv_connector_lookup",
+                                 f"{_refusal_text(state)} in VllmConfig's sleep-mode check (not modelled), before "
+                                 "this refusal")
 
 
 def unregistered_refused(state: Any) -> bool:
     """The hybrid KV cache manager's default (0.22.0+) looks the connector class up."""
-    layout = state.layout
-    return (layout.kv_connector is not None and not registered(layout.kv_connector, state.release)
-            and layout.disable_hybrid_kv_cache_manager is None)
+    return (state.release.within(HMA_LOOKUP_SINCE) and _unregistered(state)
+            and state.layout.disable_hybrid_kv_cache_manager is None)
+
+
+def unregistered_engine_lookup(state: Any) -> None:
+    """The engine's start with a connector the release does not register (VllmConfig did not look it up): the
+    workers' or the scheduler's connector refuses it; where that stands among the engine's own refusals (and the
+    model's construction, from 0.14.0 before the workers' connector) is not modelled."""
+    if _unregistered(state):
+        state.undecided(f"{_refusal_text(state)} when the engine starts, whose order against the engine's other "
+                        "checks kvguard does not model")
 
 
 def worker_start_unmodelled(state: Any) -> bool:

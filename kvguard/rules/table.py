@@ -2604,6 +2604,15 @@ RULES = (
                    "PCP > 1).",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="returning routed experts is incompatible with DCP/PCP"),
+    # any role of a named connector is a KV transfer instance; --kv-offloading-size configures its connector later
+    # (_post_init_kv_transfer_config)
+    Check("VC_routed_experts_kv_connector", "0.22.0", "0.30.0", options=("enable_return_routed_experts",),
+          stage="verify", scope="feature",
+          when=lambda state: state.routed_experts and state.layout.kv_connector is not None,
+          template="--enable-return-routed-experts is incompatible with KV connectors (PD disaggregation, KV cache "
+                   "offload).",
+          source=f"{_S_VLLM}::VllmConfig.__post_init__ (KVTransferConfig.is_kv_transfer_instance)",
+          description="returning routed experts is incompatible with a --kv-transfer-config connector"),
     # _verify_sampling_replay_config / _verify_trace_replay_config (kvguard.rules.late_options)
     Check("VC_sampling_mask_mrv2", "0.28.0", options=("return_sampling_mask",), stage="verify", scope="env",
           when=lambda state: _late.sampling_mask_without_mrv2(state, _runner), template=_late.SAMPLING_MASK_MESSAGE,
@@ -2795,15 +2804,15 @@ RULES = (
           template="MTP with cp_kv_cache_interleave_size > 1 is not supported now.",
           source=f"{_S_VLLM}::VllmConfig.__post_init__",
           description="speculative decoding with --cp-kv-cache-interleave-size > 1 (any method)"),
-    # 0.22.0+: a KV connector the release does not register is refused where the hybrid KV cache manager's
-    # default looks it up (VC_kv_connector_unregistered), and may be earlier, where the CUDA graph mode is resolved
-    # (after the async-scheduling checks, before the platform's config hook): from here on, any other refusal
-    # before that row is undecidable (kvguard.rules.kv_transfer)
-    Step("vc_kv_connector_lookup", _kv_transfer.HMA_LOOKUP_SINCE, options=("kv_connector",), stage="verify",
+    # 0.17.0+: a KV connector the release does not register may be refused where the CUDA graph mode is resolved
+    # (after the async-scheduling checks, before the platform's config hook), if it has full graphs: from here on,
+    # any other refusal is undecidable (kvguard.rules.kv_transfer); 0.22.0+ refuses it for the hybrid KV cache
+    # manager's default (VC_kv_connector_unregistered), else the engine's start does (w_kv_connector_lookup)
+    Step("vc_kv_connector_lookup", _kv_transfer.GRAPH_LOOKUP_SINCE, options=("kv_connector",), stage="verify",
          apply=_kv_transfer.unregistered_lookup_pending,
-         description="an unregistered KV connector: VllmConfig may look its class up before the hybrid KV cache "
-                     "manager's default does, where the CUDA graph mode has full graphs (not resolved): the refusals "
-                     "between are undecidable, and with --disable-hybrid-kv-cache-manager given so is the launch"),
+         description="an unregistered KV connector: VllmConfig looks its class up where the CUDA graph mode has full "
+                     "graphs (not resolved, but none on a CPU / TPU host or with --enforce-eager): the refusals "
+                     "after it are undecidable"),
     # KernelConfig.set_platform_defaults (VllmConfig.__post_init__, before the platform's check_and_update_config)
     Check("VC_moe_backend_model", "0.29.0", "0.29.0", stage="verify", scope="feature",
           when=lambda state: _dsv4_only_refused(state, _FLASHINFER_MOE_EP_0_29, archs_since_0_30=False),
@@ -3041,6 +3050,11 @@ RULES = (
           description="the Ray executor (chosen, or picked by 0.10.2-0.11.0 when the world size exceeds the node's "
                       "GPUs) asks the Ray cluster for one GPU per worker: past this node's GPUs the answer depends "
                       "on the cluster's other nodes — listed as skipped, not decided"),
+    Step("w_kv_connector_lookup", options=("kv_connector",), stage="worker",
+         apply=_kv_transfer.unregistered_engine_lookup,
+         description="an unregistered KV connector VllmConfig did not look up (before 0.22.0, or with "
+                     "--disable-hybrid-kv-cache-manager given): the engine's start refuses it, in an order against "
+                     "its other checks kvguard does not model (undecidable)"),
     Check("W_kv_connector_start", options=("kv_connector",), stage="worker", scope="env",
           when=_kv_transfer.worker_start_unmodelled, template="",
           source="vllm/distributed/kv_transfer/kv_transfer_state.py::ensure_kv_transfer_initialized",
