@@ -743,7 +743,13 @@ def recognise(stmt: ast.stmt) -> list:
         return chain
     sub = _sub_config_popped_key(stmt) or facts_subconfigs.recognise(stmt)
     if sub is not None:
-        return ["sub_config", sub]
+        # ``if x is not None:`` over plain steps reads as a sub-config dispatch whose branch is unmodelled; it is a
+        # guarded block (Step5Config's MTP-inclusive layer types, vLLM 0.33.0)
+        block = _block_if_truthy(stmt) if _unmodelled_ops(sub) else None
+        return block if block is not None else ["sub_config", sub]
+    raised = _conditional_raise(stmt)
+    if raised is not None:
+        return raised
     block = _block_if_truthy(stmt)
     if block is not None:
         return block
@@ -768,17 +774,22 @@ _NOT_IN_BLOCKS = frozenset({"opaque", "super", "sub_config"})
 def _block_if_truthy(stmt: ast.stmt) -> "list | None":
     """``if x:`` (no ``else``) over statements each of which is a step -> ``["steps_if_truthy", {"c": x, "steps"}]``:
     a guard the vocabulary need not spell out once per statement it guards (Mellum's MTP layer defaults); the
-    same under ``if x is None:`` -> ``["steps_if_none", {"v": x, "steps"}]`` (HRM-Text's per-stack layer count)."""
+    same under ``if x is None:`` -> ``["steps_if_none", {"v": x, "steps"}]`` (HRM-Text's per-stack layer count), under
+    ``if x is not None:`` -> ``steps_if_not_none`` (Step5Config's serialised MTP layer types), and under any other test
+    the condition vocabulary of ``raise_if`` spells -> ``["steps_if", {"cond", "steps"}]`` (CohereCompassTextConfig's
+    RoPE keys dropped when its RoPE parameters are keyed by layer type)."""
     if not isinstance(stmt, ast.If) or stmt.orelse:
         return None
     if isinstance(stmt.test, (ast.Name, ast.Attribute)):
         name, key, test = "steps_if_truthy", "c", stmt.test
     elif _only_when_none(stmt) is not None:
         name, key, test = "steps_if_none", "v", stmt.test.left
+    elif _is_not_none_test(stmt.test):
+        name, key, test = "steps_if_not_none", "v", stmt.test.left
     else:
-        return None
+        name, key, test = "steps_if", "cond", stmt.test
     try:
-        guard = _var(test)
+        guard = _var(test) if name != "steps_if" else _condition(test)
     except _NoMatch:
         return None
     body = [inner for inner in stmt.body if not _is_noise(inner)]
@@ -786,6 +797,79 @@ def _block_if_truthy(stmt: ast.stmt) -> "list | None":
     if not steps or any(step[0] in _NOT_IN_BLOCKS for step in steps):
         return None
     return [name, {key: guard, "steps": steps}]
+
+
+def _is_not_none_test(test: ast.expr) -> bool:
+    """``x is not None``."""
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot) \
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+
+
+#: the comparison operators a condition of ``raise_if`` may use, as the step names them
+_CONDITION_OPS = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "==", ast.NotEq: "!=", ast.In: "in",
+                  ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
+#: the exceptions ``raise_if`` may raise (kvguard.facts.steps._RAISABLE)
+_CONDITION_ERRORS = ("ValueError", "TypeError", "KeyError")
+
+
+def _condition_operand(node):
+    """A value a condition reads: a name, ``self.x``, a literal, ``kwargs``, ``len(x)``, ``list(x)``, ``set(x)``,
+    ``x.keys()`` or ``x[:n]``."""
+    if isinstance(node, ast.Name) and node.id == "kwargs":
+        return {"kwargs": True}
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("len", "list", "set") \
+            and len(node.args) == 1 and not node.keywords:
+        return {node.func.id: _condition_operand(node.args[0])}
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "keys" \
+            and not node.args and not node.keywords:
+        return {"keys": _condition_operand(node.func.value)}
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.lower is None \
+            and node.slice.step is None and node.slice.upper is not None:
+        return {"prefix": [_condition_operand(node.value), _condition_operand(node.slice.upper)]}
+    try:
+        return _var(node)
+    except _NoMatch:
+        return {"literal": _jsonable(_literal(node))}
+
+
+def _condition(node) -> list:
+    """A test -> a condition of ``raise_if`` / ``steps_if``: ``and`` / ``or`` / ``not`` over single comparisons,
+    ``a.isdisjoint(b)`` and truth tests."""
+    if isinstance(node, ast.BoolOp):
+        return ["and" if isinstance(node.op, ast.And) else "or", [_condition(value) for value in node.values]]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return ["not", _condition(node.operand)]
+    if isinstance(node, ast.Compare):
+        op = _CONDITION_OPS.get(type(node.ops[0])) if len(node.ops) == 1 else None
+        if op is None:
+            raise _NoMatch
+        if op in ("is", "is not") and not (isinstance(node.comparators[0], ast.Constant)
+                                           and node.comparators[0].value is None):
+            raise _NoMatch
+        return ["cmp", op, _condition_operand(node.left), _condition_operand(node.comparators[0])]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "isdisjoint" \
+            and len(node.args) == 1 and not node.keywords:
+        return ["disjoint", _condition_operand(node.func.value), _condition_operand(node.args[0])]
+    return ["truthy", _condition_operand(node)]
+
+
+def _conditional_raise(stmt: ast.stmt) -> "list | None":
+    """``if <test>: raise <Error>(<message>)`` (no ``else``) -> ``["raise_if", {"cond", "exc", "msg"}]``, the test in
+    the step's condition vocabulary (Step5Config's refusals of its own keys)."""
+    if not isinstance(stmt, ast.If) or stmt.orelse:
+        return None
+    body = [inner for inner in stmt.body if not _is_noise(inner)]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].cause is not None:
+        return None
+    exc = body[0].exc
+    if not (isinstance(exc, ast.Call) and isinstance(exc.func, ast.Name) and exc.func.id in _CONDITION_ERRORS
+            and len(exc.args) == 1 and not exc.keywords):
+        return None
+    try:
+        return ["raise_if", {"cond": _condition(stmt.test), "exc": exc.func.id,
+                             "msg": {"template": _template(exc.args[0])}}]
+    except _NoMatch:
+        return None
 
 
 def _only_when_none(stmt: ast.stmt) -> "str | None":
@@ -1347,7 +1431,7 @@ def _with_nested(steps: list) -> list:
     out = []
     for step in steps:
         out.append(step)
-        if step[0] in ("steps_if_truthy", "steps_if_none"):
+        if step[0] in ("steps_if_truthy", "steps_if_none", "steps_if_not_none", "steps_if"):
             out += _with_nested(step[1]["steps"])
     return out
 
@@ -1590,9 +1674,13 @@ def _class_values_read(cls, rec: dict) -> dict:
     return out
 
 
-def regenerate(releases: list[str], root: "str | None") -> None:
+def regenerate(releases: list[str], root: "str | None", vllm_only: bool = False,
+               classes: "set[str] | None" = None) -> None:
     """Run the extraction in each release's oracle environment; tables for the releases given are replaced,
-    the others kept; class records no table names any more are removed."""
+    the others kept; class records no table names any more are removed.  ``vllm_only``: the releases' own
+    tables only, their transformers lines' kept.  ``classes``: only these classes' records are replaced (vLLM's
+    named with or without ``vllm:``), every other entry kept as stored — a vocabulary extension proven on the
+    classes it was made for, before the rest of a line is regenerated and proven."""
     import tempfile
     sys.path.insert(0, ROOT)
     from packaging.version import Version
@@ -1609,16 +1697,21 @@ def regenerate(releases: list[str], root: "str | None") -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for release in releases:
             line = Release(Version(release)).transformers
-            if line not in lines_done:
+            if line not in lines_done and not vllm_only:
                 data = _run_in(release, root, "transformers", os.path.join(tmp, f"t-{line}.json"))
                 data["generator"] = "tools/facts_extract.py"
                 data["classes"] = _pool(data["classes"], pool_dir)
+                if classes is not None:
+                    with open(os.path.join(OUT_DIR, f"transformers-{line}.json")) as f:
+                        data = _only_classes(json.load(f), data, classes)
                 with open(os.path.join(OUT_DIR, f"transformers-{line}.json"), "w") as f:
                     json.dump(data, f, indent=None, separators=(",", ":"), sort_keys=True)
                 lines_done.add(line)
             data = _run_in(release, root, "vllm", os.path.join(tmp, f"v-{release}.json"))
             data["classes"] = _pool(data["classes"], pool_dir)
             data["loader_fingerprints"] = loader_fingerprints(release, root)
+            if classes is not None and release in merged["releases"]:
+                data = _only_classes(merged["releases"][release], data, classes)
             merged["releases"][release] = data
             print(f"vLLM {release}: {len(data['classes'])} classes (transformers {line})", file=sys.stderr)
     order = sorted(merged["releases"], key=lambda v: tuple(int(x) for x in v.split(".")))
@@ -1626,6 +1719,20 @@ def regenerate(releases: list[str], root: "str | None") -> None:
     with open(vllm_path, "w") as f:
         json.dump(merged, f, separators=(",", ":"), sort_keys=True)
     _prune(pool_dir)
+
+
+def _only_classes(stored: dict, fresh: dict, classes: "set[str]") -> dict:
+    """The stored tables with the named classes' records taken from the fresh extraction (a class the fresh one
+    lacks is dropped)."""
+    out = dict(stored)
+    out["classes"] = dict(stored["classes"])
+    for name in set(stored["classes"]) | set(fresh["classes"]):
+        if name.removeprefix("vllm:") in classes:
+            if name in fresh["classes"]:
+                out["classes"][name] = fresh["classes"][name]
+            else:
+                out["classes"].pop(name, None)
+    return out
 
 
 def _prune(pool_dir: str) -> None:
@@ -1651,6 +1758,10 @@ def main(argv=None) -> int:
     ap.add_argument("--coverage", help="JSON list of model types whose classes to report opaque steps for")
     ap.add_argument("--releases", default="all")
     ap.add_argument("--root", default=None, help="tools/oracle_env.py root")
+    ap.add_argument("--vllm-only", action="store_true",
+                    help="regenerate: the releases' own tables only, their transformers lines' tables kept")
+    ap.add_argument("--classes", default=None,
+                    help="regenerate: replace only these classes' records (comma-separated), keep every other entry")
     args = ap.parse_args(argv)
     if args.what == "unmodelled":
         sys.path.insert(0, ROOT)
@@ -1665,7 +1776,11 @@ def main(argv=None) -> int:
         sys.path.insert(0, ROOT)
         from kvguard.versions import KNOWN_RELEASES
         releases = list(KNOWN_RELEASES) if args.releases == "all" else args.releases.split(",")
-        (regenerate if args.what == "regenerate" else refresh_fingerprints)(releases, args.root)
+        if args.what == "regenerate":
+            regenerate(releases, args.root, vllm_only=args.vllm_only,
+                       classes=set(args.classes.split(",")) if args.classes else None)
+        else:
+            refresh_fingerprints(releases, args.root)
         return 0
     data = transformers_tables(args.coverage) if args.what == "transformers" else vllm_tables()
     with open(args.out, "w") as f:

@@ -49,6 +49,13 @@ PATTERNS: list[tuple] = [
     ("kwargs_setdefault", "kwargs.setdefault(K_k, K_v)"),
     ("kwargs_drop", "kwargs.pop(K_k, None)"),
     ("kwargs_set", "kwargs[K_k] = K_v"),
+    # vLLM's Step5Config / Step5VLConfig (0.33.0): a list's prefix unless it is empty or None; the text config's
+    # quantization config passed on unless given; the class's architectures unless given
+    ("prefix_if_truthy", "V_t = list(V_a[:V_n]) if V_a else None", {"as_list": True}),
+    ("prefix_if_truthy", "V_t = V_a[:V_n] if V_a else None"),
+    ("kwargs_set_attr_of_if_missing",
+     "if K_k not in kwargs and (V_t := getattr(V_o, K_attr, K_d)) is not None:\n    kwargs[K_k] = V_t"),
+    ("kwargs_set_if_none", "if kwargs.get(K_k) is None:\n    kwargs[K_k] = list(type(self).A_attr)"),
     # -- arithmetic derivations -------------------------------------------------------------------
     ("floordiv", "V_t = V_a // V_b"),
     ("floordiv_if_none", "V_t = V_t if V_t is not None else V_a // V_b"),

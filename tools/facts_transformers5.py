@@ -707,9 +707,15 @@ def _fold_names(cls, args: dict, table: str = "sub_configs_defaults") -> dict:
     return {"names": {"literal": sorted(names)}, "class": target.__name__}
 
 
+def _class_attr_list(cls, args: dict) -> dict:
+    """``list(type(self).<attr>)``: the class attribute's items, as a literal (Step5VLConfig's architectures)."""
+    return {"v": {"literal": list(getattr(cls, args.pop("attr")))}}
+
+
 #: steps whose statement reads something of a class (not of the object): the extractor measures it into the
 #: step's arguments (step name -> function(class, arguments) -> arguments to add)
-MEASURED_STEPS = {"fold_kwargs_into_sub_config_if_none": _fold_names,
+MEASURED_STEPS = {"kwargs_set_if_none": _class_attr_list,
+                  "fold_kwargs_into_sub_config_if_none": _fold_names,
                   "fold_kwargs_for_sub_config": lambda cls, args: _fold_names(cls, args, "sub_configs")}
 
 

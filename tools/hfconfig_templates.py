@@ -504,6 +504,58 @@ HAND.update({
 })
 
 
+# vLLM's own Step5Config / Step5VLConfig (0.33.0): shaped like a Step-3.5-Flash-sized MoE with three MTP layers; the text
+# checkpoint gives the MTP-inclusive layer_types (one entry per dense and MTP layer) and no max_position_embeddings (the
+# class takes max_seq_len); the VL one gives its text config as the class serialises it (layer_types_with_mtp beside the
+# dense prefix), so both branches of the class's layer-type reading are drawn
+_STEP5_LAYERS = (["full_attention"] + ["sliding_attention"] * 3) * 12
+HAND.update({
+    "step5": {
+        "architectures": ["Step5ForCausalLM"], "model_type": "step5", "torch_dtype": "bfloat16",
+        "hidden_size": 4096, "intermediate_size": 11264, "num_attention_heads": 64, "num_attention_groups": 8,
+        "num_hidden_layers": 45, "num_nextn_predict_layers": 3, "max_seq_len": 262144, "vocab_size": 128896,
+        "rms_norm_eps": 1e-05, "use_moe": True, "moe_intermediate_size": 1280, "moe_num_experts": 288,
+        "moe_top_k": 8, "rope_theta": 5000000.0, "head_dim": 128, "share_expert_dim": 1280,
+        "moe_router_activation": "sigmoid", "moe_router_scaling_factor": 3.0, "use_moe_router_bias": True,
+        "need_fp32_gate": True, "use_head_wise_attn_gate": True, "layer_types": _STEP5_LAYERS,
+        "partial_rotary_factors": [0.5, 1.0], "swa_num_attention_heads": 96, "bos_token_id": 0,
+        "eos_token_id": [1, 128007], "tie_word_embeddings": False},
+    "step5_vl": {
+        "architectures": ["Step5ForConditionalGeneration"], "model_type": "step5_vl", "torch_dtype": "bfloat16",
+        "understand_projector_stride": 2, "projector_bias": False, "image_token_id": 128001,
+        "vision_config": {"model_type": "perception_encoder", "width": 1536, "layers": 47, "heads": 16,
+                          "patch_size": 14, "image_size": 728},
+        "text_config": {
+            "model_type": "step5", "hidden_size": 4096, "intermediate_size": 11264, "num_attention_heads": 64,
+            "num_attention_groups": 8, "num_hidden_layers": 45, "num_nextn_predict_layers": 3,
+            "max_seq_len": 262144, "max_position_embeddings": 262144, "vocab_size": 128896, "use_moe": True,
+            "moe_intermediate_size": 1280, "moe_num_experts": 288, "moe_top_k": 8, "head_dim": 128,
+            "layer_types_with_mtp": _STEP5_LAYERS, "layer_types": _STEP5_LAYERS[:45],
+            "eos_token_id": [1, 128007]}},
+})
+
+
+# CohereCompass (transformers 5.17+; vLLM 0.30.0+): shaped like CohereLabs/North-Micro-Vision-Instruct, whose RoPE
+# parameters are keyed by layer type with dangling top-level rope_theta / rope_type entries (the class drops them
+# before standardising when a key names a layer type), sliding layers with one full layer in four
+HAND.update({
+    "cohere_compass": {
+        "architectures": ["CohereCompassForConditionalGeneration"], "model_type": "cohere_compass",
+        "torch_dtype": "bfloat16", "image_token_id": 255036,
+        "vision_config": {"model_type": "cohere_compass_vision", "depth": 27, "hidden_size": 1152, "num_heads": 16,
+                          "intermediate_size": 4304, "patch_size": 16, "spatial_merge_size": 2,
+                          "out_hidden_size": 4096, "deepstack_visual_indexes": [8, 16, 24]},
+        "text_config": {
+            "model_type": "cohere_compass_text", "vocab_size": 256000, "hidden_size": 4096,
+            "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32, "num_key_value_heads": 8,
+            "max_position_embeddings": 131072, "sliding_window": 4096,
+            "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 8,
+            "rope_parameters": {"rope_theta": 50000.0, "rope_type": "default",
+                                "sliding_attention": {"rope_type": "default", "rope_theta": 50000.0},
+                                "full_attention": {"rope_type": "default", "rope_theta": 500000.0}}}},
+})
+
+
 def main(argv=None) -> int:
     from hfconfig_oracle import default_env_root, find_oracle
     ap = argparse.ArgumentParser()

@@ -2246,6 +2246,118 @@ def _nemotron_h_layer_types_validation(f: Frame, a: dict) -> None:
             raise invalid_error("mtp_layers_block_type", obj.mtp_layers_block_type)
 
 
+
+# -- a conditional raise: ``if <condition>: raise <Error>(<message>)`` ----------------------------------------
+# The condition is written in a closed vocabulary of named predicates over named values (a local, ``self.x``, a
+# literal, the keyword arguments, a length, a list, a prefix); each is evaluated with Python's own operations on the
+# values, so a comparison of a string with a number raises the TypeError the class raises.  The same conditions guard
+# a block of steps (``steps_if``).
+
+_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b, "is": lambda a, b: a is b, "is not": lambda a, b: a is not b,
+}
+
+
+def _condition_value(f: Frame, operand: Any) -> Any:
+    """An operand of a condition: a name or literal (as every step reads them), ``{"kwargs": true}``,
+    ``{"len": x}``, ``{"list": x}``, ``{"set": x}``, ``{"keys": x}`` (``x.keys()``) or ``{"prefix": [x, n]}``
+    (``x[:n]``)."""
+    if isinstance(operand, dict) and len(operand) == 1:
+        (tag, inner), = operand.items()
+        if tag == "kwargs":
+            return f.kwargs()
+        if tag == "len":
+            return len(_condition_value(f, inner))
+        if tag == "list":
+            return list(_condition_value(f, inner))
+        if tag == "set":
+            return set(_condition_value(f, inner))
+        if tag == "keys":
+            return _condition_value(f, inner).keys()
+        if tag == "prefix":
+            return _condition_value(f, inner[0])[:_condition_value(f, inner[1])]
+    return f.get(operand)
+
+
+def _holds(f: Frame, cond: list) -> bool:
+    """Whether a condition of the vocabulary holds, short-circuited as Python's ``and`` / ``or``."""
+    from .objects import ConfigObject
+    kind = cond[0]
+    if kind == "and":
+        return all(_holds(f, part) for part in cond[1])
+    if kind == "or":
+        return any(_holds(f, part) for part in cond[1])
+    if kind == "not":
+        return not _holds(f, cond[1])
+    if kind == "truthy":
+        value = _condition_value(f, cond[1])
+        if isinstance(value, ConfigObject):
+            raise Undecidable(f"{f.cls.name}.{f.method}: the truth of a config object is not modelled")
+        return bool(value)
+    if kind == "cmp":
+        op, left, right = cond[1], _condition_value(f, cond[2]), _condition_value(f, cond[3])
+        if op not in ("is", "is not") and (isinstance(left, ConfigObject) or isinstance(right, ConfigObject)):
+            # a config object's comparison is its class's __eq__ / __contains__: not measured
+            raise Undecidable(f"{f.cls.name}.{f.method}: a comparison with a config object is not modelled")
+        return bool(_COMPARISONS[op](left, right))
+    if kind == "disjoint":
+        # ``a.isdisjoint(b)``: ``a`` a set or a dict's keys
+        return bool(_condition_value(f, cond[1]).isdisjoint(_condition_value(f, cond[2])))
+    raise Undecidable(f"{f.cls.name}.{f.method}: condition {kind!r} is not in kvguard's vocabulary")
+
+
+def _raise_if(f: Frame, a: dict) -> None:
+    """``if <cond>: raise <exc>(<message>)`` (Step5Config's refusals of its own keys, vLLM 0.33.0)."""
+    if _holds(f, a["cond"]):
+        raise _RAISABLE[a["exc"]](format_message(f, a["msg"]["template"]))
+
+
+def _steps_if(f: Frame, a: dict) -> None:
+    """Steps that run only when a condition of the vocabulary holds (CohereCompassTextConfig's RoPE keys dropped when
+    the RoPE parameters are keyed by layer type)."""
+    if _holds(f, a["cond"]):
+        _run_nested(f, a["steps"])
+
+
+def _steps_if_not_none(f: Frame, a: dict) -> None:
+    """Steps that run only when a value is not None (``if x is not None: ...``)."""
+    if f.get(a["v"]) is not None:
+        _run_nested(f, a["steps"])
+
+
+def _prefix_if_truthy(f: Frame, a: dict) -> None:
+    """``t = a[:n] if a else None`` (``list(a[:n])`` with ``as_list``)."""
+    value = f.get(a["a"])
+    if not value:
+        f.set(a["t"], None)
+        return
+    head = value[:f.get(a["n"])]
+    f.set(a["t"], list(head) if a.get("as_list") else head)
+
+
+def _kwargs_set_attr_of_if_missing(f: Frame, a: dict) -> None:
+    """``if k not in kwargs and (t := getattr(o, attr, d)) is not None: kwargs[k] = t`` (the attribute read only
+    when the key is missing)."""
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if key in kw:
+        return
+    value = getattr(f.get(a["o"]), f.get(a["attr"]), f.get(a["d"]))
+    f.set(a["t"], value)
+    if value is not None:
+        kw[key] = value
+
+
+def _kwargs_set_if_none(f: Frame, a: dict) -> None:
+    """``if kwargs.get(k) is None: kwargs[k] = v`` (``v`` a class attribute measured into the tables)."""
+    kw = f.kwargs()
+    key = f.get(a["k"])
+    if kw.get(key) is None:
+        kw[key] = f.get(a["v"])
+
+
 STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set": _set, "set_const": _set_const, "default_if_none": _default_if_none,
     "set_default_if_none": _set_default_if_none, "const_if_none": _const_if_none,
@@ -2416,6 +2528,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set_sub_attr_if_false": _set_sub_attr_if_false, "raise_if_eq_and_ne": _raise_if_eq_and_ne, "set_const_if_gt_const": _set_const_if_gt_const,
     "first_then_rest_clamped_if_none": _first_then_rest_clamped_if_none,
     "nemotron_h_layer_types_validation": _nemotron_h_layer_types_validation,
+    "raise_if": _raise_if, "steps_if": _steps_if, "steps_if_not_none": _steps_if_not_none, "prefix_if_truthy": _prefix_if_truthy,
+    "kwargs_set_attr_of_if_missing": _kwargs_set_attr_of_if_missing, "kwargs_set_if_none": _kwargs_set_if_none,
 }
 
 
