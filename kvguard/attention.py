@@ -249,7 +249,7 @@ def _selector_inputs(state: Any) -> tuple[int, str]:
 
 def _decided(state: Any) -> Optional[tuple[str, str, Optional[str]]]:
     """The non-MLA selection, or None for an MLA model; a NotDecided becomes a skipped check."""
-    from .rules.engine import SkipCheck
+    from kvguard.rules.engine import SkipCheck
 
     if state.need("platform") != "cuda" or state.need("gpu_capability") != 90:
         raise SkipCheck("attention_backend")
@@ -270,7 +270,7 @@ def dcp_lse_refused(state: Any) -> bool:
     sel = _decided(state)
     if sel is None:
         if not state.release.within("0.11.0"):
-            from .rules.engine import SkipCheck
+            from kvguard.rules.engine import SkipCheck
             raise SkipCheck("attention_backend")   # 0.10.2's MLA implementations: not modelled
         return False                           # every CUDA MLA implementation returns the LSE (0.11.0+)
     _name, _impl, since = sel
@@ -283,7 +283,7 @@ def pcp_refused(state: Any) -> bool:
         return False
     sel = _decided(state)
     if sel is None:
-        from .rules.engine import SkipCheck
+        from kvguard.rules.engine import SkipCheck
         raise SkipCheck("attention_backend")       # which MLA implementation: not modelled
     return True
 
@@ -294,7 +294,7 @@ def impl_bind(state: Any) -> dict:
 
 
 def _host_modelled(state: Any) -> None:
-    from .rules.engine import SkipCheck
+    from kvguard.rules.engine import SkipCheck
 
     if state.need("platform") != "cuda" or state.need("gpu_capability") != 90:
         raise SkipCheck("attention_backend")
@@ -304,7 +304,7 @@ def selector_refusal(state: Any) -> Optional[str]:
     """The selector's ValueError message while the workers build the model (0.26.0+, non-MLA), or None.
     Decided for launches with context parallelism (the selector's CP filters); without it kvguard does not
     read the selection."""
-    from .rules.engine import SkipCheck
+    from kvguard.rules.engine import SkipCheck
 
     if state.pcp <= 1 and state.dcp <= 1:
         return None
@@ -334,7 +334,7 @@ _MRV2_PCP_UNMODELLED = ("the V2 model runner's PCP checks (PCPManager.validate_c
 def mrv2_pcp_mla_only(state: Any) -> bool:
     """0.33.0+: the V2 model runner's constructor refuses PCP for a non-MLA model (before the model is built);
     for an MLA model its other PCP checks are listed as skipped."""
-    from .rules.engine import SkipCheck
+    from kvguard.rules.engine import SkipCheck
 
     if state.pcp <= 1:
         return False
@@ -348,7 +348,7 @@ def mrv2_pcp_mla_only(state: Any) -> bool:
 def mrv2_pcp_unmodelled(state: Any) -> bool:
     """0.26.0 - 0.32.0: the V2 model runner's PCP checks run after the model is built, before the CP check;
     not modelled for MLA models (a non-MLA model was refused by the selector before)."""
-    from .rules.engine import SkipCheck
+    from kvguard.rules.engine import SkipCheck
 
     if state.pcp > 1 and state.use_mla:
         raise SkipCheck(_MRV2_PCP_UNMODELLED)
@@ -363,5 +363,5 @@ def pcp_backend_refused(state: Any) -> bool:
     _host_modelled(state)
     if state.use_mla:
         return False
-    from .rules.engine import SkipCheck
+    from kvguard.rules.engine import SkipCheck
     raise SkipCheck("the attention selector refuses a non-MLA PCP launch before this check (W_attn_selector)")

@@ -47,7 +47,7 @@ class ReleaseNumber:
     as keys of one dict).
     """
 
-    __slots__ = ("release", "_key")
+    __slots__ = ("release", "_key", "_hash")
 
     epoch = 0
     pre = post = dev = local = None
@@ -59,6 +59,8 @@ class ReleaseNumber:
         while len(key) > 1 and key[-1] == 0:
             key.pop()
         self._key = tuple(key)
+        # hashed once: the per-model answers of a check are keyed by the release (kvguard.rules.table._per_model)
+        self._hash = hash(self._key)
 
     @property
     def major(self) -> int:
@@ -85,7 +87,7 @@ class ReleaseNumber:
         return f"<Version({str(self)!r})>"
 
     def __hash__(self) -> int:
-        return hash(self._key)
+        return self._hash
 
     def _mixed(self, other: object, op: str) -> Any:
         if type(other).__module__ == "packaging.version":   # packaging is imported already

@@ -22,6 +22,7 @@ from ..launch.resolve import resolve_config as find_config
 from ..verdict import Verdict
 from ..versions import Release, resolve
 from .engine import evaluate, field_verdict, release_key, verdict_from_crash
+from .host_options import logging_refusal_verdict
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -292,8 +293,6 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
         release, env_d, lay, facts = prepare_check(config, layout, vllm_version, env, fields, nearest, model_path)
         notes = _release_notes(release)
         if entry == "serve":
-            from .host_options import logging_refusal_verdict
-
             # when vLLM is imported (to 0.30.0) or right after its parser (0.31.0+): before any config is built
             logging_off = logging_refusal_verdict(release, lay, env_d)
             if logging_off is not None:

@@ -203,7 +203,7 @@ class State:
         KV-cache quantization by the engine arguments (0.14.0+, kvguard.quant.kv_cache)."""
         if self.kv_cache_dtype != "auto":
             return self.kv_cache_dtype
-        from ..quant.kv_cache import checkpoint_cache_dtype
+        from kvguard.quant.kv_cache import checkpoint_cache_dtype  # absolute: answered from sys.modules
 
         return checkpoint_cache_dtype(self._facts.resolved_top or {}, self.release) or "auto"
 
@@ -335,7 +335,10 @@ def _plainly_valid(kind: str, bound: Any, value: Any) -> bool:
 def _field_errors(rule: FieldRule, state: object) -> tuple[ErrorEntry, ...]:
     # s: a State, or (field_verdict) a class holding the layout's field values; only getattr reads it
     for _name, attr, kind, bound in rule.fields:
-        if not _plainly_valid(kind, bound, getattr(state, attr)):
+        value = getattr(state, attr)
+        if kind == "ge" and type(value) is int and value >= bound:
+            continue  # ParallelConfig's sizes, each check: _plainly_valid's first case without its call
+        if not _plainly_valid(kind, bound, value):
             break
     else:
         return ()

@@ -614,26 +614,39 @@ def _modelopt_algo(facts, release):
 
 
 def _act_dtype(state):
-    """VllmConfig._get_quantization_config's activation-dtype refusal (kvguard.quant.verify), once per check."""
+    """VllmConfig._get_quantization_config's activation-dtype refusal (kvguard.quant.verify), once per model and
+    flags (it reads the facts, the release, --quantization, --dtype and _qv's outcome)."""
     out = getattr(state, "_qd_out", None)
     if out is None:
-        from kvguard.quant.verify import act_dtype_refusal
-
-        facts = state.facts
-        out = state._qd_out = act_dtype_refusal(facts.resolved_top, facts.resolved, state.release,
-                                                state.layout.quantization, state.layout.dtype, _qv(state),
-                                                (facts.weights_dtype, facts.weights_dtype_unknown))
+        layout = state.layout
+        out = state._qd_out = _per_model(state, "act_dtype", lambda: _act_dtype_refusal(state), layout.quantization,
+                                         layout.dtype, bool(layout.allow_deprecated_quantization))
     return out
 
 
+def _act_dtype_refusal(state):
+    from kvguard.quant.verify import act_dtype_refusal
+
+    facts = state.facts
+    return act_dtype_refusal(facts.resolved_top, facts.resolved, state.release, state.layout.quantization,
+                             state.layout.dtype, _qv(state), (facts.weights_dtype, facts.weights_dtype_unknown))
+
+
+def _modelopt_config_refusal(state):
+    from kvguard.quant.verify import modelopt_config_refusal
+
+    return modelopt_config_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
+                                   state.layout.quantization, _qv(state))
+
+
 def _modelopt_config_refused(state) -> bool:
-    """The ModelOpt FP8 / NVFP4 config's refusal of the checkpoint's algorithm (kvguard.quant.verify), once."""
+    """The ModelOpt FP8 / NVFP4 config's refusal of the checkpoint's algorithm (kvguard.quant.verify), once per
+    model and flags (it reads the facts, the release, --quantization and _qv's outcome)."""
     out = getattr(state, "_mo_out", None)
     if out is None:
-        from kvguard.quant.verify import modelopt_config_refusal
-
-        out = state._mo_out = modelopt_config_refusal(state.facts.resolved_top, state.facts.resolved, state.release,
-                                                      state.layout.quantization, _qv(state))
+        layout = state.layout
+        out = state._mo_out = _per_model(state, "modelopt_config", lambda: _modelopt_config_refusal(state),
+                                         layout.quantization, bool(layout.allow_deprecated_quantization))
     values, why = out
     if why is not None:
         state.unmodelled(why)
@@ -813,7 +826,9 @@ def _mi_undecided(state) -> bool:
         _dsv4_host(state, "dsv4_nvfp4_experts" in out.needs)
     if out.unmodelled:
         state.unmodelled(out.unmodelled)
-    if _wna16_read(state):
+    wna16, modelopt, gpt_oss, online_moe = _per_model(state, "mi_paths", lambda: _mi_paths(state),
+                                                      state.layout.quantization)
+    if wna16:
         # the AWQ / GPTQ kernel path is decided for CUDA compute capability 9.0 (Marlin's conversion, its layer
         # check, the mixed-precision kernel choice); the environment variables that change it are not modelled
         capability = state.need("gpu_capability")
@@ -824,7 +839,7 @@ def _mi_undecided(state) -> bool:
             if state.env.get(name):
                 state.unmodelled(f"{name} changes the AWQ / GPTQ / compressed-tensors kernel choice (not modelled)")
         _ct_nvfp4_moe_env(state)
-    if _modelopt_read(state):
+    if modelopt:
         # the NVFP4 GEMM kernel is chosen while each layer is built: decided for the default host (FP4 Marlin on
         # compute capability 9.0, no size check); the environment variables that change the choice are not modelled
         capability = state.need("gpu_capability")
@@ -845,9 +860,9 @@ def _mi_undecided(state) -> bool:
             for name in MOE_ENV:
                 if state.env.get(name):
                     state.unmodelled(f"{name} changes the ModelOpt MoE backend selection (not modelled)")
-    if _gpt_oss_read(state):
+    if gpt_oss:
         _gpt_oss_host(state, out)
-    if _online_moe_read(state):
+    if online_moe:
         from kvguard.quant.online import FP8_MOE_ENV
 
         for name in FP8_MOE_ENV:
@@ -924,12 +939,20 @@ def _online_moe_read(state) -> bool:
 
 
 def _modelopt_read(state) -> bool:
-    """Whether the outcome read a ModelOpt checkpoint's layers (kvguard.quant.modelopt_shards decided them)."""
+    """Whether the model's outcome reads a ModelOpt checkpoint's layers (kvguard.quant.modelopt_shards decides them;
+    MI_model skips an outcome kvguard leaves open before it asks)."""
     from kvguard.quant import scheme_of
 
     # with the release: a ModelOpt hf_quant_config.json names no quant_method, only the release's normalization does
     scheme = scheme_of(state.facts.resolved_top, state.facts.resolved, state.release)
-    return scheme is not None and scheme.method.startswith("modelopt") and not _mi(state).unmodelled
+    return scheme is not None and scheme.method.startswith("modelopt")
+
+
+def _mi_paths(state) -> tuple[bool, bool, bool, bool]:
+    """Which construction paths the model's outcome reads (``_wna16_read``, ``_modelopt_read``, ``_gpt_oss_read``,
+    ``_online_moe_read``): they read the facts, the release and --quantization only, so MI_model asks once per
+    model rather than parsing the checkpoint's quantization config again for each layout."""
+    return _wna16_read(state), _modelopt_read(state), _gpt_oss_read(state), _online_moe_read(state)
 
 
 def _ct_nvfp4_moe_env(state) -> None:
