@@ -99,20 +99,6 @@ from collections.abc import Callable, Mapping
 from ..memo import PerFacts
 from ..record import Record, field
 from ..record import replace as _replace
-from . import compressed_tensors as _ct
-from . import dsv4 as _dsv4
-from . import gemma4 as _gemma4
-from . import gpt_oss as _gpt_oss
-from . import kimi_k3 as _kimi_k3
-from . import kimi_k25 as _kimi
-from . import modelopt as _modelopt
-from . import modelopt_mixed as _mixed
-from . import modelopt_shards as _mo_shards
-from . import nemotron_h as _nemotron_h
-from . import online as _online
-from . import qwen3_vl as _qwen3_vl
-from . import wna16_moe as _wna16_moe
-from . import wrappers as _wrappers
 from .embedding import padded_vocabulary
 from .expr import ExpressionError, evaluate, names_in
 from .families import families as _families
@@ -120,6 +106,49 @@ from .families import families as _families
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
+
+    from . import compressed_tensors as _ct
+    from . import dsv4 as _dsv4
+    from . import gemma4 as _gemma4
+    from . import gpt_oss as _gpt_oss
+    from . import kimi_k3 as _kimi_k3
+    from . import kimi_k25 as _kimi
+    from . import modelopt as _modelopt
+    from . import modelopt_mixed as _mixed
+    from . import modelopt_shards as _mo_shards
+    from . import nemotron_h as _nemotron_h
+    from . import online as _online
+    from . import qwen3_vl as _qwen3_vl
+    from . import wna16_moe as _wna16_moe
+    from . import wrappers as _wrappers
+
+#: the formats' and families' modules, by the name this module reads each under: each is imported when a check
+#: first reads one of its names (a launch of a model none of them concerns reads none of them)
+_ON_FIRST_USE = {"_ct": "compressed_tensors", "_dsv4": "dsv4", "_gemma4": "gemma4", "_gpt_oss": "gpt_oss",
+                 "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_modelopt": "modelopt", "_mixed": "modelopt_mixed",
+                 "_mo_shards": "modelopt_shards", "_nemotron_h": "nemotron_h", "_online": "online",
+                 "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers"}
+
+
+class _OnFirstUse:
+    """Stands for one of _ON_FIRST_USE's modules until a name is read from it, then imports the module, which
+    takes its place in this module's namespace."""
+
+    __slots__ = ("_alias",)
+
+    def __init__(self, alias: str):
+        self._alias = alias
+
+    def __getattr__(self, name: str) -> Any:
+        from importlib import import_module
+
+        module = import_module(f"{__name__}.{_ON_FIRST_USE[self._alias]}")
+        globals()[self._alias] = module
+        return getattr(module, name)
+
+
+if not TYPE_CHECKING:
+    globals().update({alias: _OnFirstUse(alias) for alias in _ON_FIRST_USE})
 
 __all__ = ["Layer", "Outcome", "QuantScheme", "family_has_moe", "family_of", "first_attention_layer", "forbidden_tp", "implements_moe", "layers",
            "outcome", "scheme_of"]
