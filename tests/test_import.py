@@ -77,6 +77,25 @@ def test_a_cli_check_imports_nothing_it_does_not_use():
         assert not set(loaded) & unwanted, (model, sorted(set(loaded) & unwanted))
 
 
+def test_a_check_of_an_unquantized_model_leaves_the_formats_it_does_not_read_unimported():
+    """kvguard.quant imports a format's or family's module when a check first reads one of its names
+    (kvguard.quant._ON_FIRST_USE): an unquantized Qwen3-32B reads neither Nemotron-H's, nor the ModelOpt
+    shards' or mixed-precision, nor online FP8's, nor the AWQ / GPTQ experts' module."""
+    code = ("import sys, io, contextlib\n"
+            "from kvguard.cli import run\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            "    status = run(['check', '--vllm-version', '0.28.0', '--', 'vllm', 'serve', 'Qwen/Qwen3-32B',"
+            " '-tp', '8'])\n"
+            "print(status, 'kvguard.quant' in sys.modules, ' '.join(sorted(m for m in sys.modules"
+            " if m.startswith('kvguard.quant.'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    status, quant_loaded, *loaded = out.stdout.split()
+    assert (status, quant_loaded) == ("0", "True"), out.stdout
+    not_read = {"kvguard.quant.nemotron_h", "kvguard.quant.modelopt_shards", "kvguard.quant.modelopt_mixed",
+                "kvguard.quant.online", "kvguard.quant.wna16_moe"}
+    assert not set(loaded) & not_read, sorted(set(loaded) & not_read)
+
+
 def test_the_first_check_of_a_model_costs_a_few_python_starts(tmp_path):
     """kvguard keeps no facts cache: every check derives the model facts.  Its CPU time stays
     within a small multiple of a bare ``python -c pass`` (measured alternately in this run; the
