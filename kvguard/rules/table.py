@@ -298,6 +298,16 @@ MRV2_UNSUPPORTED = (
     ("routed experts capture", "0.20.0", "0.27.1", lambda state: state.routed_experts),
 )
 
+#: the architectures ``_get_v1_model_runner_unsupported_features`` names "Step5" for (0.33.0)
+STEP5_ARCHITECTURES = ("Step5ForCausalLM", "Step5ForConditionalGeneration")
+
+
+def _registered_architecture(state):
+    """``ModelConfig.architecture``: the first of the config's architectures the release registers."""
+    from ..archs import registered_arch
+    return registered_arch(state.facts.architectures, state.release)
+
+
 #: ``_get_v1_model_runner_unsupported_features`` (0.29.0+), modelled options, in order.
 MRV1_UNSUPPORTED = (
     ("prefill context parallel", "0.29.0", None, lambda state: state.pcp > 1),
@@ -305,6 +315,8 @@ MRV1_UNSUPPORTED = (
      lambda state: state.pp > 1 and state.async_scheduling is True),
     ("dspark speculative decoding", "0.29.0", None, lambda state: state.sc is not None and state.sc.method == "dspark"),
     ("batch-sharded sampling", "0.29.0", None, lambda state: state.layout.enable_batch_sharded_sampling),
+    # Step5's model exists for the V2 runner only (its architecture is ModelConfig.architecture, the registered one)
+    ("Step5", "0.33.0", None, lambda state: _registered_architecture(state) in STEP5_ARCHITECTURES),
 )
 
 
@@ -2937,7 +2949,7 @@ RULES = (
           template="Model Runner V1 does not support: {unsupported}",
           source=f"{_S_VLLM}::VllmConfig._validate_v1_model_runner",
           description="the V1 model runner (VLLM_USE_V2_MODEL_RUNNER=0, or no Triton) does not support PCP "
-                      "(and, from 0.31.0, explicit async scheduling with PP)"),
+                      "(and, from 0.31.0, explicit async scheduling with PP; on 0.33.0, Step5)"),
     Step("vc_batch_sharded_sampling", "0.29.0", options=("enable_batch_sharded_sampling",), stage="verify", apply=lambda state: _late.batch_sharded_on_v2(state, _runner),
          description="--enable-batch-sharded-sampling on the V2 model runner: its blockers read --max-logprobs and "
                      "the host's --max-num-seqs default (undecidable)"),
