@@ -3196,7 +3196,7 @@ RULES = (
                       "refused when the model picks its attention class (layer 0; 0.27.0 - 0.28.0 before the "
                       "embedding); every other name but FLASHINFER_MLA_SPARSE_DSV4 builds FlashMLA's class on "
                       "compute capability 9.0"),
-    Check("MI_dsv4_moe_backend", "0.20.1", stage="model_init", scope="feature", options=("moe_backend",),
+    Check("MI_dsv4_moe_backend", "0.20.0", stage="model_init", scope="feature", options=("moe_backend",),
           when=lambda state: _mi_fires(state, "MI_dsv4_moe_backend"), bind=_mi_values,
           template="moe_backend='{name}' is not supported for {kind} MoE. Expected one of {names}.",
           source="vllm/model_executor/layers/fused_moe/oracle/mxfp4.py::map_mxfp4_backend (the FP4 experts' "
