@@ -2246,7 +2246,6 @@ def _nemotron_h_layer_types_validation(f: Frame, a: dict) -> None:
             raise invalid_error("mtp_layers_block_type", obj.mtp_layers_block_type)
 
 
-
 # -- a conditional raise: ``if <condition>: raise <Error>(<message>)`` ----------------------------------------
 # The condition is written in a closed vocabulary of named predicates over named values (a local, ``self.x``, a
 # literal, the keyword arguments, a length, a list, a prefix); each is evaluated with Python's own operations on the
