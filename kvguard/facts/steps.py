@@ -2527,7 +2527,8 @@ STEPS: dict[str, Callable[[Frame, dict], None]] = {
     "set_sub_attr_if_false": _set_sub_attr_if_false, "raise_if_eq_and_ne": _raise_if_eq_and_ne, "set_const_if_gt_const": _set_const_if_gt_const,
     "first_then_rest_clamped_if_none": _first_then_rest_clamped_if_none,
     "nemotron_h_layer_types_validation": _nemotron_h_layer_types_validation,
-    "raise_if": _raise_if, "steps_if": _steps_if, "steps_if_not_none": _steps_if_not_none, "prefix_if_truthy": _prefix_if_truthy,
+    "raise_if": _raise_if, "steps_if": _steps_if, "steps_if_not_none": _steps_if_not_none,
+    "prefix_if_truthy": _prefix_if_truthy,
     "kwargs_set_attr_of_if_missing": _kwargs_set_attr_of_if_missing, "kwargs_set_if_none": _kwargs_set_if_none,
 }
 

@@ -882,8 +882,8 @@ def _wna16_path(scheme: QuantScheme, release, user: Optional[str], top: Mapping[
     return "gptq_marlin"
 
 
-#: a Layer's ``disable_tp`` that replicates it under the Marlin-capable AWQ / GPTQ configs (Qwen3.5's in_proj_ba, 0.22.0+:
-#: the gated delta net's ``maybe_disable_tp`` on CUDA keeps each rank's output above Marlin's minimum)
+#: a Layer's ``disable_tp`` that replicates it under the Marlin-capable AWQ / GPTQ configs (Qwen3.5's in_proj_ba,
+#: 0.22.0+: the gated delta net's ``maybe_disable_tp`` on CUDA keeps each rank's output above Marlin's minimum)
 _WNA16_REPLICATED = "wna16_marlin"
 
 

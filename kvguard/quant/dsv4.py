@@ -76,8 +76,8 @@ vllm/model_executor/layers/fused_moe/oracle/fp8.py ``map_fp8_backend``, 0.20.1+)
 (``map_nvfp4_backend``, first in the named branch of ``select_nvfp4_moe_backend``, 0.22.0+): a name their map lacks
 is a ValueError on every GPU (:mod:`kvguard.quant.moe_backend`); right after it, NVFP4 experts with a
 ``swiglu_limit`` refuse a named backend outside the release's ``NVFP4_BACKENDS_WITH_CLAMP``, on every GPU
-(``flashinfer_cutedsl`` from 0.28.0, whose batched variant does not clamp, left open).  Any other named backend (not a MegaMoE one) is
-honoured by the experts' method alone, so every layer before the routed experts (the embedding, layer 0's attention
+(``flashinfer_cutedsl`` from 0.28.0, whose batched variant does not clamp, left open).  Any other named backend
+(not a MegaMoE one) is honoured by the experts' method alone, so every layer before the routed experts (the embedding, layer 0's attention
 class, heads, projections and KV cache, the shared experts, the experts-over-tp assert) and FusedMoE's own checks
 are decided as for ``auto``; whether the named kernel supports the deployment is a question of the GPU and the
 kernel packages, and the experts are left open there (:func:`experts_backend_open`).
@@ -121,8 +121,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ARCH", "ATTN_REFUSED", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_ENV", "NVFP4_HOST_ENV", "SINCE",
            "TP_EXPERTS_DROPPED", "attention_backend", "attention_refused", "expert_dtype", "experts_backend_open",
-           "experts_backend_refusal", "kv_cache_refused", "megamoe_path", "moe_backend_refused", "mxfp4_map", "nvfp4_experts", "nvfp4_clamp_refused", "shared_experts_missing",
-           "shared_intermediate", "unmodelled"]
+           "experts_backend_refusal", "kv_cache_refused", "megamoe_path", "moe_backend_refused", "mxfp4_map",
+           "nvfp4_experts", "nvfp4_clamp_refused", "shared_experts_missing", "shared_intermediate", "unmodelled"]
 
 #: the architecture decided here (the registry's name of the CUDA text model)
 ARCH = "DeepseekV4ForCausalLM"

@@ -190,7 +190,8 @@ def unregistered_lookup_pending(state: Any) -> None:
         return
     layout = state.layout
     # (an unknown platform may have static graphs)
-    graphs = not layout.enforce_eager and (state.host.platform is None or state.need("platform") not in _NO_STATIC_GRAPHS)
+    graphs = not layout.enforce_eager and (state.host.platform is None
+                                           or state.need("platform") not in _NO_STATIC_GRAPHS)
     if graphs:
         state.refusal_pending = ("VC_kv_connector_unregistered" if unregistered_refused(state)
                                  else "w_kv_connector_lookup",
