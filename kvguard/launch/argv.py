@@ -199,6 +199,7 @@ FLAGS: tuple[Flag, ...] = (
     Flag("enable_log_requests", ("--enable-log-requests",), "bool"),
     Flag("disable_log_stats", ("--disable-log-stats",), "store_true"),
     Flag("enable_per_request_metrics", ("--enable-per-request-metrics",), "bool", "0.25.0"),
+    Flag("fail_on_environ_validation", ("--fail-on-environ-validation",), "bool", "0.17.0"),
     Flag("sse_keep_alive_interval", ("--sse-keep-alive-interval",), "int", "0.29.0"),
     Flag("grpc_port", ("--grpc-port",), "int", "0.32.0"),
     Flag("uds", ("--uds",), "str"),

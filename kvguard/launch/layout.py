@@ -286,6 +286,8 @@ class Layout:
     enable_log_requests: bool = False
     disable_log_stats: bool = False
     enable_per_request_metrics: bool = False
+    #: --fail-on-environ-validation (0.17.0+): an unknown VLLM_* variable refuses the launch (kvguard.rules.environ)
+    fail_on_environ_validation: bool = False
     sse_keep_alive_interval: int = 0
     grpc_port: Optional[int] = None
     port: int = 8000

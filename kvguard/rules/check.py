@@ -58,6 +58,7 @@ _FIELD_SINCE = {
     "mamba_backend": "0.20.0",
     "mamba_ssu_algorithm": "0.27.0",
     "enable_per_request_metrics": "0.25.0",
+    "fail_on_environ_validation": "0.17.0",
     "sse_keep_alive_interval": "0.29.0",
     "grpc_port": "0.32.0",
     "data_parallel_multi_port_external_lb": "0.22.0",

@@ -40,6 +40,7 @@ from . import backend_names as _backend_names
 from . import cache_config as _cache_config
 from . import cpu_platform as _cpu
 from . import engine_options as _eopts
+from . import environ as _environ
 from . import host_options as _host
 from . import kv_transfer as _kv_transfer
 from . import late_options as _late
@@ -822,6 +823,11 @@ def _mi(state):
 #: the compute capability whose MoE kernel selection kvguard models (H100-class: Triton serves refined
 #: FP8 block scales, vllm/model_executor/layers/fused_moe/oracle/fp8.py)
 _MODELLED_CAPABILITY = 90
+#: the environment variables that change the AWQ / GPTQ / compressed-tensors kernel choice in some release
+WNA16_KERNEL_ENV = ("VLLM_BATCH_INVARIANT", "VLLM_DISABLED_KERNELS")
+#: the environment variables that change the ModelOpt NVFP4 linear kernel choice in some release
+MODELOPT_LINEAR_ENV = ("VLLM_DISABLED_KERNELS", "VLLM_NVFP4_GEMM_BACKEND", "VLLM_USE_FBGEMM",
+                       "VLLM_USE_NVFP4_CT_EMULATIONS", "VLLM_USE_TRTLLM_FP4_GEMM")
 
 
 def _mi_undecided(state) -> bool:
@@ -847,8 +853,8 @@ def _mi_undecided(state) -> bool:
         if capability != _MODELLED_CAPABILITY:
             state.unmodelled(f"the AWQ / GPTQ / compressed-tensors kernel choice is modelled for compute capability "
                              f"{_MODELLED_CAPABILITY} (this host: {capability})")
-        for name in ("VLLM_BATCH_INVARIANT", "VLLM_DISABLED_KERNELS"):
-            if state.env.get(name):
+        for name in WNA16_KERNEL_ENV:
+            if _environ.steers(state, name):
                 state.unmodelled(f"{name} changes the AWQ / GPTQ / compressed-tensors kernel choice (not modelled)")
         _ct_nvfp4_moe_env(state)
     if modelopt:
@@ -858,9 +864,8 @@ def _mi_undecided(state) -> bool:
         if capability != _MODELLED_CAPABILITY:
             state.unmodelled(f"the ModelOpt linear kernel choice is modelled for compute capability "
                              f"{_MODELLED_CAPABILITY} (this host: {capability})")
-        for name in ("VLLM_DISABLED_KERNELS", "VLLM_NVFP4_GEMM_BACKEND", "VLLM_USE_FBGEMM",
-                     "VLLM_USE_NVFP4_CT_EMULATIONS", "VLLM_USE_TRTLLM_FP4_GEMM"):
-            if state.env.get(name):
+        for name in MODELOPT_LINEAR_ENV:
+            if _environ.steers(state, name):
                 state.unmodelled(f"{name} changes the ModelOpt NVFP4 linear kernel choice (not modelled)")
         from kvguard.quant import family_has_moe, family_of
         from kvguard.quant.modelopt_shards import MOE_ENV
@@ -870,7 +875,7 @@ def _mi_undecided(state) -> bool:
             # the experts' MoE backend is chosen while each MoE layer is built (decided for the default environment;
             # Nemotron-H's relu2 experts: kvguard.quant.nemotron_h)
             for name in MOE_ENV:
-                if state.env.get(name):
+                if _environ.steers(state, name):
                     state.unmodelled(f"{name} changes the ModelOpt MoE backend selection (not modelled)")
     if gpt_oss:
         _gpt_oss_host(state, out)
@@ -878,7 +883,7 @@ def _mi_undecided(state) -> bool:
         from kvguard.quant.online import FP8_MOE_ENV
 
         for name in FP8_MOE_ENV:
-            if state.env.get(name):
+            if _environ.steers(state, name):
                 state.unmodelled(f"{name} changes the FP8 MoE backend selection of online FP8 experts (not modelled)")
     state._mi_skip = False
     return False
@@ -895,10 +900,10 @@ def _dsv4_host(state, nvfp4_experts: bool = False) -> None:
         state.unmodelled(f"DeepSeek-V4's model construction is modelled for CUDA compute capability "
                          f"{_MODELLED_CAPABILITY} (this host: {capability})")
     for name in HOST_ENV:
-        if state.env.get(name):
+        if _environ.steers(state, name):
             state.unmodelled(f"{name} changes DeepSeek-V4's MXFP4 MoE backend selection (not modelled)")
     for name in NVFP4_HOST_ENV if nvfp4_experts else ():
-        if state.env.get(name):
+        if _environ.steers(state, name):
             state.unmodelled(f"{name} changes the NVFP4 MoE backend selection of DeepSeek-V4's experts (not modelled)")
 
 
@@ -934,7 +939,7 @@ def _gpt_oss_host(state, out) -> None:
         state.unmodelled(f"the MXFP4 MoE backend selection of gpt-oss's experts is modelled for compute capability "
                          f"{_MODELLED_CAPABILITY} (this host: {capability})")
     for name in MXFP4_ENV:
-        if state.env.get(name):
+        if _environ.steers(state, name):
             state.unmodelled(f"{name} changes the MXFP4 MoE backend selection (not modelled)")
 
 
@@ -979,7 +984,7 @@ def _ct_nvfp4_moe_env(state) -> None:
     if scheme is None or scheme.ct != "nvfp4" or family is None or not family_has_moe(family):
         return
     for name in MOE_ENV:
-        if state.env.get(name):
+        if _environ.steers(state, name):
             state.unmodelled(f"{name} changes the NVFP4 MoE backend selection of compressed-tensors experts (not "
                              f"modelled)")
 
@@ -1369,6 +1374,14 @@ RULES = (
                       "reasoning_parser (not --reasoning-parser; not without an API server; a "
                       "--reasoning-parser-plugin: undecidable): str(KeyError('invalid reasoning parser: NAME (chose "
                       "from { A,B,… })'))"),
+    # ===================== create_engine_config's first check: the process environment (kvguard.rules.environ)
+    Check("EA_unknown_env", _environ.VALIDATION_SINCE, options=("fail_on_environ_validation",), stage="engine_args",
+          scope="env", when=_environ.unknown_refused, bind=_environ.unknown_bind, template=_environ.MESSAGE,
+          source=f"{_S_ARGS}::EngineArgs.create_engine_config, vllm/envs.py::validate_environ (0.33.0+: "
+                 "vllm/platforms/interface.py::Platform.validate_environ)",
+          description="--fail-on-environ-validation with a VLLM_* variable the release does not define "
+                      "(kvguard/data/env_names.json; several such: undecidable, vLLM names the first in the process "
+                      "environment's order)"),
     # ===================== ModelConfig: maximum length (issue 12) ====================
     # ModelConfig is the first config create_engine_config builds: its field validation runs
     # before __post_init__ (and before any config.json is read), get_and_verify_max_len inside it

@@ -64,7 +64,7 @@ FIELDS = ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"
           "numa_bind_nodes", "enable_mamba_cache_stochastic_rounding", "mamba_backend", "mamba_ssu_algorithm",
           "mamba_ssm_cache_dtype",
           "chat_template", "log_config_file", "enable_sleep_mode", "enable_cumem_allocator", "device_ids", "kda_prefill_backend", "enable_log_outputs", "enable_log_requests", "disable_log_stats",
-          "enable_per_request_metrics", "sse_keep_alive_interval", "grpc_port", "uds", "ssl_keyfile",
+          "enable_per_request_metrics", "fail_on_environ_validation", "sse_keep_alive_interval", "grpc_port", "uds", "ssl_keyfile",
           "ssl_certfile", "ssl_ca_certs", "data_parallel_multi_port_external_lb", "data_parallel_supervisor_port",
           "config_format", "hf_config_path", "model_impl", "enable_dbo", "ubatch_size", "dbo_decode_token_threshold",
           "dbo_prefill_token_threshold", "offload_backend", "offload_group_size", "offload_num_in_group",
