@@ -117,6 +117,8 @@ def main() -> int:
     ap.add_argument("--qwen3-vl", type=int, default=None, help="run only the Qwen3-VL / Qwen3-VL-MoE configs "
                     "(run_qwen3_vl), this many per release (releases before 0.11.0, which do not register them, are "
                     "skipped)")
+    ap.add_argument("--glm4v", type=int, default=None, help="run only the GLM-4.5V / GLM-4.6V configs (run_glm4v), "
+                    "this many per release")
     ap.add_argument("--qwen3-5", type=int, default=None, help="run only the Qwen3.5 / Qwen3.6 configs (run_qwen3_5), "
                     "this many per release (releases before 0.17.0, which do not register them, are skipped)")
     ap.add_argument("--qwen3-5-quantized", type=int, default=0, help="with --qwen3-5: this many compressed-tensors "
@@ -135,7 +137,7 @@ def main() -> int:
     args = ap.parse_args()
     # each of these runs one family's generator in place of the main mix: one per invocation
     only = [f"--{name.replace('_', '-')}" for name in ("ct_nvfp4_fp8_only", "ct_nvfp4_moe_only", "dsa", "glm4_moe_lite",
-                                                      "glm4_moe", "mimo_v2_flash", "kimi", "kimi_k3", "qwen3_vl", "qwen3_5",
+                                                      "glm4_moe", "glm4v", "mimo_v2_flash", "kimi", "kimi_k3", "qwen3_vl", "qwen3_5",
                                                       "modelopt_minimax", "gemma4", "qwen3_next", "qwen3_6_mixed")
             if getattr(args, name) not in (None, 0)]
     if len(only) > 1:
@@ -211,6 +213,8 @@ def main() -> int:
                 if not resolve(version).within("0.11.0"):
                     continue
                 rep = quant_tests.run_qwen3_vl(version, args.qwen3_vl, args.seed, args.layouts, awq=args.qwen3_vl_awq)
+            elif args.glm4v:
+                rep = quant_tests.run_glm4v(version, args.glm4v, args.seed, args.layouts)
             elif args.qwen3_5:
                 if not resolve(version).within(quant_tests.QWEN3_5_SINCE):
                     continue

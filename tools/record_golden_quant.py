@@ -1035,6 +1035,49 @@ CASES += [
             "block_k from 0.14.0)"},
 ]
 
+# GLM-4.5V (kvguard.quant.glm4v: the vision tower, then GLM-4.x's language model; GLM4V_CONFIG of
+# tests/upstream/test_quant.py, the checkpoint's sizes; recorded for 0.10.2, 0.11.0, 0.14.1, 0.17.1, 0.18.0, 0.24.0,
+# 0.29.0 and 0.33.0: ``--vllm ... --only mi-glm45v-tp8 ...``).  The FP8 cases give it block FP8 in Fp8Config's form
+# (blocks of 128; modules_to_not_convert in checkpoint names: the tower's layers, the dense first layer's MLP, the LM
+# head) — zai-org/GLM-4.5V-FP8 itself is a compressed-tensors export, not decided
+_GLM4V_TOWER = ([f"model.visual.blocks.{b}.{n}" for b in range(24)
+                 for n in ("attn.qkv", "attn.proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")]
+                + [f"model.visual.merger.{n}" for n in ("proj", "gate_proj", "up_proj", "down_proj")])
+_GLM4V_DENSE = [f"model.language_model.layers.0.mlp.{n}" for n in ("gate_proj", "up_proj", "down_proj")]
+GLM4V_FP8 = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128],
+             "modules_to_not_convert": _GLM4V_TOWER + _GLM4V_DENSE + ["lm_head"]}
+CASES += [
+    {"id": "mi-glm45v-tp8", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG", "argv": ["-tp", "8"],
+     "layout": {"tp": 8},
+     "why": "GLM-4.5V at -tp 8: the first vision block's attention divides its 12 heads by 8 (the tower is built "
+            "before the language model and never falls back to data parallelism by itself): refused (MI_divide)"},
+    {"id": "mi-glm45v-tp8-mm-data", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG",
+     "argv": ["-tp", "8", "--mm-encoder-tp-mode", "data"], "layout": {"tp": 8},
+     "engine_args": {"mm_encoder_tp_mode": "data"}, "since": "0.18.0",
+     "why": "the same with --mm-encoder-tp-mode data (the recipes' flag): the tower is not split, the language model "
+            "builds: accepted (from 0.18.0: up to 0.17.x the oracle host's memory refuses the wrapper's VllmConfig copy "
+            "for the text config at the default swap space, which the stated host does not)"},
+    {"id": "mi-fp8-block-glm45v-tp2-tower", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG",
+     "config_patch": {"quantization_config": dict(GLM4V_FP8, modules_to_not_convert=_GLM4V_DENSE + ["lm_head"])},
+     "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "block FP8 with the vision tower quantized (not in modules_to_not_convert) at -tp 2: the blocks fit, the "
+            "patch merger's 10944-wide MLP (5472 per rank, 42.75 blocks of 128) does not"},
+    {"id": "mi-fp8-block-glm45v-tp4-ep", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG",
+     "config_patch": {"quantization_config": GLM4V_FP8},
+     "argv": ["-tp", "4", "--enable-expert-parallel", "--mm-encoder-tp-mode", "data"], "layout": {"tp": 4, "ep": True},
+     "engine_args": {"mm_encoder_tp_mode": "data"},
+     "why": "block FP8 (the tower, the dense MLP and the LM head unquantized) at the recipes' -tp 4 with expert "
+            "parallel and a data-parallel encoder: the routed experts are not split by tp, but the shared experts are "
+            "(1408 / 4 = 352 per rank, 2.75 blocks): refused on their block_n / block_k"},
+    {"id": "mi-fp8-block-glm45v-16heads-tp8", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_16_HEADS",
+     "config_patch": {"quantization_config": GLM4V_FP8},
+     "argv": ["-tp", "8"], "layout": {"tp": 8}, "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "block FP8 with every tower layer listed in checkpoint names, on a 16-head tower (head size 96) at -tp 8: "
+            "up to 0.17.x the wrapper names the quantized QKV layer attn.qkv_proj, whose q/k/v shards the list does "
+            "not name, so it is quantized and its 192 rows per rank refuse block_n; from 0.18.0 it is attn.qkv (listed, "
+            "unquantized) and the shared experts refuse next (176 rows per rank)"},
+]
+
 # Qwen3.5 (kvguard/data/quant_archs.json families qwen3_5_moe / qwen3_5, 0.17.0+: Qwen3-VL's tower, then Qwen3-Next's
 # layers with the split gated-delta-net projections; recorded for 0.17.0, 0.20.0, 0.24.0, 0.28.0 and 0.33.0:
 # ``--vllm ... --only mi-qwen3-5-397b-tp32 ...``).  The FP8 case gives the catalog checkpoint a quantization_config in

@@ -996,6 +996,11 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
     if getattr(cfg, "model_type", None) in _QWEN3_VL_TYPES and (tower := getattr(cfg, "vision_config", None)) is not None:
         # the Qwen3-VL vision transformer's sizes (kvguard.quant.qwen3_vl: its layers, built before the language model)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None)) for name in _QWEN3_VL_TOWER}
+    if getattr(cfg, "model_type", None) == "glm4v_moe" and (tower := getattr(cfg, "vision_config", None)) is not None:
+        # GLM-4.5V's vision transformer (kvguard.quant.glm4v: its layers, built before the language model)
+        snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None))
+                                    for name in ("hidden_size", "num_heads", "intermediate_size", "depth",
+                                                 "out_hidden_size")}
     if deriver.routed_architectures is not None:
         snapshot["architectures"] = list(deriver.routed_architectures)
     # ModelConfig reads the quantization config of ``hf_config.text_config`` when the top level has none (every

@@ -110,6 +110,7 @@ if TYPE_CHECKING:
     from . import compressed_tensors as _ct
     from . import dsv4 as _dsv4
     from . import gemma4 as _gemma4
+    from . import glm4v as _glm4v
     from . import gpt_oss as _gpt_oss
     from . import kimi_k3 as _kimi_k3
     from . import kimi_k25 as _kimi
@@ -124,7 +125,7 @@ if TYPE_CHECKING:
 
 #: the formats' and families' modules, by the name this module reads each under: each is imported when a check
 #: first reads one of its names (a launch of a model none of them concerns reads none of them)
-_ON_FIRST_USE = {"_ct": "compressed_tensors", "_dsv4": "dsv4", "_gemma4": "gemma4", "_gpt_oss": "gpt_oss",
+_ON_FIRST_USE = {"_ct": "compressed_tensors", "_dsv4": "dsv4", "_gemma4": "gemma4", "_glm4v": "glm4v", "_gpt_oss": "gpt_oss",
                  "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_modelopt": "modelopt", "_mixed": "modelopt_mixed",
                  "_mo_shards": "modelopt_shards", "_nemotron_h": "nemotron_h", "_online": "online",
                  "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers"}
@@ -1414,6 +1415,15 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=why)
         if scheme is not None:
             scheme = _replace(scheme, ignored=_qwen3_vl.ignored_names(scheme.ignored))
+    if _glm4v.ARCH in facts.architectures:
+        # (kvguard.quant.glm4v) GLM-4.5V's vision tower is built first, with the quantization config: the methods
+        # proven through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
+        why = _glm4v.unmodelled(facts.resolved_top, scheme.method if scheme is not None else launch.quantization,
+                                launch)
+        if why is not None:
+            return Outcome(unmodelled=why)
+        if scheme is not None:
+            scheme = _replace(scheme, ignored=_glm4v.ignored_names(scheme.ignored))
     if _kimi.ARCH in facts.architectures:
         # (kvguard.quant.kimi_k25) the wrapper's releases and the vision tower built quantized left open
         why = _kimi_unmodelled(facts, release, launch, scheme, quant_cfg)
@@ -1580,7 +1590,10 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         if after is not None:
             return Outcome(needs=tuple(needs), unmodelled=after)
         moe = [layer for layer, _ in prepared if layer.kind == "moe"]
-        if launch.eplb and moe and not implements_moe(family, release):
+        registers = implements_moe(family, release)
+        if registers and _glm4v.ARCH in facts.architectures:
+            registers = release.within(_glm4v.EPLB_LANGUAGE_MODEL_SINCE)  # (the wrapper itself implements none)
+        if launch.eplb and moe and not registers:
             # the worker finds no MoE model to balance (W_eplb_no_moe_model decides what follows)
             result = Outcome(needs=tuple(needs), eplb_without_moe_model=True)
         elif launch.eplb and any(not layer.moe[3] for layer in moe):
@@ -1643,6 +1656,8 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
     stack = layers(facts.resolved, family, release, tuple(facts.architectures))
     if any(a in _qwen3_vl.ARCHS for a in facts.architectures):
         stack = _qwen3_vl.tower_layers(facts.resolved_top) + stack  # the vision tower, before the language model
+    if _glm4v.ARCH in facts.architectures:
+        stack = _glm4v.tower_layers(facts.resolved_top, release, scheme.method if scheme is not None else None) + stack
     table = dict(scheme.mixed_layers) if scheme is not None and scheme.method == _mixed.METHOD else None
     for layer in stack:
         skip = _skip_state(layer, scheme, release, family, table)

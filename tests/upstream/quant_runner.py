@@ -318,6 +318,11 @@ class _KernelStandIn:
         return None
 
 
+#: the wrappers that pass their language model's architecture to the registry themselves (glm4_1v.py:
+#: ``init_vllm_registered_model(..., architectures=["Glm4MoeForCausalLM"])`` for GLM-4.5V's ``glm4v_moe``)
+_WRAPPER_LANGUAGE_MODELS = {"Glm4vMoeForConditionalGeneration": "Glm4MoeForCausalLM"}
+
+
 def _load_text_model_class(model_config) -> None:
     """Import the text config's own architecture (a multimodal wrapper such as Kimi-K2.5 builds its language
     model through the registry while it is built): its module then gets the parallel-state stand-ins and stubs."""
@@ -326,7 +331,9 @@ def _load_text_model_class(model_config) -> None:
         return
     from vllm.model_executor.models import ModelRegistry
 
-    for arch in getattr(text, "architectures", None) or ():
+    # a wrapper that names its language model's class itself (the text config names none)
+    named = _WRAPPER_LANGUAGE_MODELS.get(next(iter(getattr(model_config.hf_config, "architectures", None) or ()), ""))
+    for arch in getattr(text, "architectures", None) or ([named] if named else ()):
         try:
             ModelRegistry._try_load_model_cls(arch)
         except Exception:  # noqa: BLE001 - a release without it: the wrapper's own import decides

@@ -41,7 +41,7 @@ import random
 import pytest
 
 from kvguard import catalog
-from kvguard.quant import Launch, family_of, implements_moe, layers, outcome, qwen3_vl, render
+from kvguard.quant import Launch, family_of, glm4v, implements_moe, layers, outcome, qwen3_vl, render
 from kvguard.rules.check import model_facts
 from kvguard.versions import resolve
 
@@ -2098,10 +2098,10 @@ def run_glm4_moe_lite(version: str, n: int, seed: int = 7, n_layouts: int = 6) -
 
 
 def _with_glm4_moe_layouts(rng: random.Random, cases: list[dict], n_layouts: int) -> list[dict]:
-    """``cases`` each given up to ``n_layouts`` of GLM4_MOE_LAYOUTS its heads divide: a sample of the others and one of
+    """``cases`` each given up to ``n_layouts`` of GLM4_MOE_LAYOUTS its (text) heads divide: a sample of the others and one of
     the last two (expert parallel with EPLB), drawn with ``rng``."""
     for case in cases:
-        heads = case["config"]["num_attention_heads"]
+        heads = case["config"].get("text_config", case["config"])["num_attention_heads"]  # (GLM-4.5V: its text config)
         lays = [dict(lay) for lay in GLM4_MOE_LAYOUTS if heads % lay["tp"] == 0]
         case["layouts"] = rng.sample(lays[:-2], min(max(1, n_layouts - 1), len(lays) - 2)) + [rng.choice(lays[-2:])]
     return cases
@@ -2543,6 +2543,109 @@ def test_qwen3_vl_construction_agrees(version):
                           int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3,
                           awq=int(os.environ.get("KVG_QWEN3_VL_AWQ", "2")))
     _check_family_report(report, version, "Qwen3-VL", "qwen3-vl-construction")
+
+
+#: GLM-4.5V / GLM-4.6V (Glm4vMoeForConditionalGeneration: kvguard.quant.glm4v's vision tower, then the glm4_moe
+#: family's language model): zai-org/GLM-4.5V's config.json as a model-info report of the checkpoint prints it
+#: (Glm4vMoeConfig: text hidden 4096, 46 layers, the first dense, 128 experts of 1408, dense 10944, 96 heads, 8 KV
+#: heads; vision depth 24, hidden 1536, 12 heads, out 4096, merger 10944, spatial merge 2); GLM-4.6V has the same sizes
+GLM4V_CONFIG = {
+    "architectures": ["Glm4vMoeForConditionalGeneration"], "model_type": "glm4v_moe", "image_start_token_id": 151339,
+    "image_end_token_id": 151340, "video_start_token_id": 151341, "video_end_token_id": 151342,
+    "image_token_id": 151363, "video_token_id": 151364, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+    "text_config": {
+        "model_type": "glm4v_moe_text", "pad_token_id": 151329, "vocab_size": 151552,
+        "eos_token_id": [151329, 151336, 151338], "head_dim": 128, "attention_bias": True, "attention_dropout": 0.0,
+        "first_k_dense_replace": 1, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+        "intermediate_size": 10944, "max_position_embeddings": 65536, "moe_intermediate_size": 1408, "n_group": 1,
+        "n_routed_experts": 128, "n_shared_experts": 1, "norm_topk_prob": True, "num_attention_heads": 96,
+        "num_experts_per_tok": 8, "num_hidden_layers": 46, "num_key_value_heads": 8, "partial_rotary_factor": 0.5,
+        "rms_norm_eps": 1e-05, "rope_scaling": {"rope_type": "default", "mrope_section": [8, 12, 12]},
+        "rope_theta": 10000.0, "routed_scaling_factor": 1.0, "topk_group": 1, "use_cache": True,
+        "use_qk_norm": False, "torch_dtype": "bfloat16"},
+    "vision_config": {
+        "model_type": "glm4v_moe", "attention_bias": False, "attention_dropout": 0.0, "depth": 24,
+        "hidden_act": "silu", "hidden_size": 1536, "image_size": 336, "in_channels": 3, "initializer_range": 0.02,
+        "intermediate_size": 10944, "num_heads": 12, "out_hidden_size": 4096, "patch_size": 14,
+        "rms_norm_eps": 1e-05, "spatial_merge_size": 2, "temporal_patch_size": 2}}
+#: the same with a 16-head tower (head size 96: the QKV layer's shards split below a block of 128 at tp 8), for the
+#: golden case of the tower QKV layer's name (tools/record_golden_quant.py mi-fp8-block-glm45v-16heads-tp8)
+GLM4V_16_HEADS = dict(GLM4V_CONFIG, vision_config=dict(GLM4V_CONFIG["vision_config"], num_heads=16))
+#: the checkpoint names of the tower's linear layers (the block's, then the merger's)
+_GLM4V_BLOCK_NAMES = ("attn.qkv", "attn.proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
+_GLM4V_MERGER_NAMES = ("proj", "gate_proj", "up_proj", "down_proj")
+#: CI: the first release, the QKV layer named by the method from 0.18.0, and the last
+GLM4V_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.18.0",))
+
+
+def _glm4v_base(layers: int, depth: int) -> dict:
+    cfg = copy.deepcopy(GLM4V_CONFIG)
+    cfg["text_config"]["num_hidden_layers"] = layers
+    cfg["vision_config"]["depth"] = depth
+    return cfg
+
+
+def glm4v_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` GLM-4.5V configs (GLM4V_CONFIG) cut to the dense first layer and one MoE layer and 1-2 vision blocks, with
+    varied sizes (the tower's hidden size and heads, its merger's intermediate size, the expert and dense intermediate
+    sizes, the expert count) and quantization: block FP8 ([128, 128], sometimes [64, 64]) with
+    modules_to_not_convert in checkpoint names naming the whole tower, its merger only, its blocks only or nothing
+    (sometimes the dense MLP of the first layer too), online FP8 (``--quantization fp8``), unquantized; one in four
+    with ``--mm-encoder-tp-mode data``."""
+    out = []
+    while len(out) < n:
+        cfg = _glm4v_base(2, rng.choice([1, 2]))
+        text, vision = cfg["text_config"], cfg["vision_config"]
+        text["moe_intermediate_size"] = rng.choice([1408, 1408, 1536, 704, 2048])
+        text["intermediate_size"] = rng.choice([10944, 10944, 12288, 11008])
+        if rng.random() < 0.3:
+            text["n_routed_experts"] = rng.choice([128, 64, 160])
+        if rng.random() < 0.4:
+            vision["hidden_size"], vision["num_heads"] = rng.choice([(1536, 16), (1280, 16), (1536, 8), (1536, 24)])
+        if rng.random() < 0.4:
+            vision["intermediate_size"] = rng.choice([13696, 11264, 12288])
+        kind = rng.choice(["tower", "tower", "merger", "blocks", "quantized", "online", "none"])
+        engine: dict = {}
+        if kind in ("tower", "merger", "blocks", "quantized"):
+            names = []
+            if kind in ("tower", "blocks"):
+                names += [f"model.visual.blocks.{b}.{m}" for b in range(vision["depth"]) for m in _GLM4V_BLOCK_NAMES]
+            if kind in ("tower", "merger"):
+                names += [f"model.visual.merger.{m}" for m in _GLM4V_MERGER_NAMES]
+            if rng.random() < 0.4:
+                names += [f"model.language_model.layers.0.mlp.{m}" for m in ("gate_proj", "up_proj", "down_proj")]
+            cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
+                                          "weight_block_size": rng.choice([[128, 128], [128, 128], [64, 64]]),
+                                          "modules_to_not_convert": names + ["lm_head"]}
+        elif kind == "online":
+            engine["quantization"] = "fp8"
+        if rng.random() < 0.25:
+            engine["mm_encoder_tp_mode"] = "data"
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_glm4v(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` GLM-4.5V configs (glm4v_variants) at ``n_layouts`` of GLM4_MOE_LAYOUTS each (one of the last two,
+    expert parallel with EPLB, last) in the release and compare; the base's layer list (unquantized, tp 1: the tower's
+    layers and the decoder's) too (tools/quant_differential.py --glm4v)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9900 + 1)
+    cases = _with_glm4_moe_layouts(rng, glm4v_variants(rng, n), n_layouts)
+    if resolve(version).within(None, "0.17.1"):
+        for case in cases:
+            # (0.17.x) the wrapper validates a copy of the VllmConfig for its text config at the layout's tp, whose CPU
+            # swap space the oracle host's memory refuses; construction does not read it
+            case["engine_args"]["swap_space"] = 0
+    lists = [{"config": _glm4v_base(2, 1), "layouts": [{"tp": 1}], "record": True}]
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
+@pytest.mark.parametrize("version", GLM4V_SAMPLE)
+def test_glm4v_construction_agrees(version):
+    report = run_glm4v(version, int(os.environ.get("KVG_GLM4V_CONFIGS", "2")), int(os.environ.get("KVG_DIFF_SEED", "7")),
+                       n_layouts=3)
+    _check_family_report(report, version, "GLM-4.5V", "glm4v-construction")
 
 
 #: Qwen3.5 / Qwen3.6 (kvguard/data/quant_archs.json families qwen3_5_moe and qwen3_5, 0.17.0+: Qwen3-VL's vision
@@ -2991,6 +3094,8 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
     built = layers(facts.resolved, fam, resolve(version), facts.architectures)
     if any(a in qwen3_vl.ARCHS for a in facts.architectures):
         built = qwen3_vl.tower_layers(facts.resolved_top) + built  # the vision tower, before the language model
+    if glm4v.ARCH in facts.architectures:
+        built = glm4v.tower_layers(facts.resolved_top, resolve(version), None) + built
     for layer in built:
         if layer.kind in ("check", "vocab"):
             continue
