@@ -69,6 +69,8 @@ def test_values(text, names, value):
     "f(x)", "x.y", "x ** 2", "x << 1", "x >> 1", "x & 1", "x | 1", "~x", "(a, b)", "x[1:2]", "x[i, j]",
     "lambda: 1", "[i for i in x]", "x[i] + x", "(a)[0]", "[1][0]", "'text'", "1.5", "a if b", "x = 1", "a @ b",
     "import os", "__import__('os')",
+    # the expression becomes a lambda's body in parentheses: what would close them early, or leave them empty
+    "", "  ", "a) + (b", "a), (b", "(a",
 ])
 def test_forms_outside_the_vocabulary_are_refused(text):
     with pytest.raises(ValueError, match="unsupported expression"):
