@@ -50,6 +50,10 @@ class _Missing:
 MISSING: Any = _Missing()
 
 
+#: sets a frozen record's ``__dict__`` while it is built
+_set_attribute = object.__setattr__
+
+
 class FrozenInstanceError(AttributeError):
     """Assigning to or deleting a field of a frozen record (as ``dataclasses.FrozenInstanceError``)."""
 
@@ -139,39 +143,41 @@ class Record:
             cls.__ge__ = Record._ge  # type: ignore[method-assign,operator]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # the arguments are checked with set operations on the keys (C code), not a Python loop over them: the
+        # rule table alone builds ~400 records while a first check imports it (kvguard.rules.table)
         names = self._names
         if len(args) > len(names):
             required = sum(1 for n in names if n not in self._defaults and n not in self._factories)
             takes = f"{len(names) + 1}" if required == len(names) else f"from {required + 1} to {len(names) + 1}"
             raise TypeError(f"{type(self).__qualname__}.__init__() takes {takes} positional arguments "
                             f"but {len(args) + 1} were given")
-        values = dict(zip(names, args))
+        values = self._template.copy()   # every field in order, MISSING where it has no default
+        if args:
+            values.update(zip(names, args))
         if kwargs:
-            index = self._index
-            for key, value in kwargs.items():
-                if key not in index:
-                    raise TypeError(f"{type(self).__qualname__}.__init__() got an unexpected keyword argument "
-                                    f"{key!r}")
-                if key in values:
-                    raise TypeError(f"{type(self).__qualname__}.__init__() got multiple values for argument "
-                                    f"{key!r}")
-                values[key] = value
-        if len(values) < len(names):
-            missing = [name for name in self._required if name not in values]
+            if not kwargs.keys() <= self._index.keys() or args and not kwargs.keys().isdisjoint(names[:len(args)]):
+                self._refuse_keywords(len(args), kwargs)
+            values.update(kwargs)
+        if len(args) + len(kwargs) < len(names):
+            missing = [name for name in self._required if values[name] is MISSING]
             if missing:
                 listed = (repr(missing[0]) if len(missing) == 1
                           else ", ".join(repr(m) for m in missing[:-1]) + f" and {missing[-1]!r}")
                 raise TypeError(f"{type(self).__qualname__}.__init__() missing {len(missing)} required positional "
                                 f"argument{'s' if len(missing) > 1 else ''}: {listed}")
-            full = self._template.copy()
-            full.update(values)
             for name, factory in self._factories.items():
-                if name not in values:
-                    full[name] = factory()
-            values = full
-        elif kwargs:
-            values = {name: values[name] for name in names}   # field order, as a generated __init__ sets them
-        self.__dict__.update(values)
+                if values[name] is MISSING:
+                    values[name] = factory()
+        _set_attribute(self, "__dict__", values)   # the dict becomes the instance's: no copy into another
+
+    def _refuse_keywords(self, positional: int, kwargs: dict[str, Any]) -> None:
+        """The TypeError a generated ``__init__`` raises for the first keyword it cannot take."""
+        given = self._names[:positional]
+        for key in kwargs:
+            if key not in self._index:
+                raise TypeError(f"{type(self).__qualname__}.__init__() got an unexpected keyword argument {key!r}")
+            if key in given:
+                raise TypeError(f"{type(self).__qualname__}.__init__() got multiple values for argument {key!r}")
 
     def __repr__(self) -> str:
         d = self.__dict__
@@ -223,7 +229,7 @@ def replace(obj: Record, /, **changes: Any) -> Any:
         if name not in index:
             raise TypeError(f"{type(obj).__qualname__}.__init__() got an unexpected keyword argument {name!r}")
     new = object.__new__(type(obj))
-    d = new.__dict__
-    d.update(obj.__dict__)
-    d.update(changes)
+    values = obj.__dict__.copy()
+    values.update(changes)
+    _set_attribute(new, "__dict__", values)
     return new
