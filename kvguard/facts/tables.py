@@ -82,8 +82,11 @@ def vllm_releases() -> tuple[str, ...]:
     return tuple(_vllm()["releases"])
 
 
+@lru_cache(maxsize=None)
 def vllm_release_entry(release: str) -> "dict | None":
-    """``vllm.json``'s entry for ``release``, or None when the file has none.
+    """``vllm.json``'s entry for ``release``, or None when the file has none (the package's file, read
+    once: the loader asks for it each time it builds a config, three times in a first check of
+    DeepSeek-R1, ~2.7M instructions a decoding).
 
     A check needs one release of the 36: when the file (compact JSON, as tools/facts_extract.py
     writes it) spells ``"<release>":{`` exactly once, after ``"releases":{``, that value alone is
