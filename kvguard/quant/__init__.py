@@ -102,6 +102,18 @@ from ..record import replace as _replace
 from .embedding import padded_vocabulary
 from .expr import ExpressionError, evaluate, names_in
 from .families import families as _families
+from .names import (
+    CT_METHOD,
+    DSV4_ARCH,
+    GEMMA4_FAMILY,
+    GLM4V_ARCH,
+    GPT_OSS_FAMILY,
+    KIMI_K3_ARCH,
+    KIMI_K25_ARCH,
+    MIXED_METHOD,
+    MODELOPT_SHARD_METHODS,
+    NEMOTRON_H_ARCH,
+)
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -260,7 +272,7 @@ def scheme_of(resolved_top: Mapping[str, Any], resolved: Mapping[str, Any], rele
         return QuantScheme(method, block, tuple(str(x) for x in ignored))
     if method in ("awq", "gptq"):
         return _wna16_scheme(method, cfg)
-    if method == _ct.METHOD:
+    if method == CT_METHOD:
         read = _ct.scheme_from_config(cfg)
         if "unmodelled" in read:
             return QuantScheme(method, modelled=False, reason=read["unmodelled"])
@@ -612,7 +624,7 @@ def _lm_head(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], releas
     if (scheme is not None and scheme.method == "modelopt_fp4" and skip == "quantized"
             and layer.input_size % _mo_shards.INPUT_MULTIPLE != 0):
         raise _Refused(_nvfp4_input_check(scheme), size=layer.input_size)
-    if scheme is not None and scheme.method == _mixed.METHOD and skip.startswith("mixed"):
+    if scheme is not None and scheme.method == MIXED_METHOD and skip.startswith("mixed"):
         _mixed_linear(skip, layer.prefix, layer.input_size, release)  # the unsplit hidden size
     if layer.names.get("tie") == "method" and release.within(*_mo_shards.TIE_RAISES):
         raise _Refused("MI_lm_head_tie")
@@ -644,7 +656,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             _require_int_sizes(layer, (layer.input_size, *layer.output_sizes))
             if layer.input_size % _mo_shards.INPUT_MULTIPLE != 0:
                 raise _Refused(_nvfp4_input_check(scheme), size=layer.input_size)
-        if (scheme is not None and scheme.method == _mixed.METHOD and skip.startswith("mixed") and layer.quantized
+        if (scheme is not None and scheme.method == MIXED_METHOD and skip.startswith("mixed") and layer.quantized
                 and (not layer.prefix.endswith(".gate")
                      or family is not None and _wna16_moe.gate_quantized(family, scheme, release))):
             # the layer's own algorithm on the whole input (a router gate the model hands the config)
@@ -659,7 +671,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
     if skip == "ct_unmodelled":
         raise _Unmodelled(f"which layers the compressed-tensors checkpoint's ignore list leaves unquantized (it may "
                           f"name {layer.prefix} or a shard of it) is not modelled")
-    if (scheme is not None and scheme.method == _ct.METHOD and layer.prefix.endswith(".self_attn.fused_qkv_a_proj")
+    if (scheme is not None and scheme.method == CT_METHOD and layer.prefix.endswith(".self_attn.fused_qkv_a_proj")
             and skip == "quantized" and _row_applies("MI_ct_no_target", release)):
         # DeepSeek's MLA: 0.17.x builds the layer as DeepSeekV2FusedQkvAProj, whose class name does not contain the
         # "Linear" target and whose shards' names do not match it either, so find_matched_target refuses the layer
@@ -701,7 +713,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
     if skip == "ct_fused_error":
         # get_scheme's should_ignore_layer, after the sharding and before any scheme is looked up
         raise _Refused("MI_ct_fused_ignore", prefix=layer.prefix, shards=list(layer.shards))
-    if skip == "skipped" and scheme is not None and scheme.method == _ct.METHOD:
+    if skip == "skipped" and scheme is not None and scheme.method == CT_METHOD:
         return      # an ignored layer is built unquantized: its sharding is all that is checked
     if path == "no_scheme":
         raise _Refused("MI_ct_no_scheme")
@@ -714,20 +726,20 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
             raise _Refused("MI_fused_shards", prefix=layer.prefix)
         _wna16_layer(layer.prefix, scheme, path, input_size, ipp, sum(parts))
         return
-    if scheme is not None and scheme.method == _mixed.METHOD:
+    if scheme is not None and scheme.method == MIXED_METHOD:
         if skip == "fused_error":
             # ModelOpt's is_layer_excluded, after the sharding and before the layer's algorithm is looked up
             raise _Refused("MI_fused_shards", prefix=layer.prefix)
         if skip.startswith("mixed"):
             _mixed_linear(skip, layer.prefix, ipp, release)
         return
-    if scheme is not None and scheme.method in _mo_shards.METHODS:
+    if scheme is not None and scheme.method in MODELOPT_SHARD_METHODS:
         if skip == "fused_error":
             # ModelOpt's is_layer_excluded, after the sharding and before create_weights
             raise _Refused("MI_fused_shards", prefix=layer.prefix)
         if skip != "skipped" and scheme.method == "modelopt_fp4" and ipp % _mo_shards.INPUT_MULTIPLE != 0:
             raise _Refused(_nvfp4_input_check(scheme), size=ipp)
-    if scheme is None or scheme.method not in ("fp8", _ct.METHOD):
+    if scheme is None or scheme.method not in ("fp8", CT_METHOD):
         return
     if skip == "fused_error":
         raise _Refused("MI_fused_shards", prefix=layer.prefix)
@@ -751,7 +763,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
 def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, needs: list,
          skip: str = "quantized") -> None:
     experts, hidden, intermediate, passes_eplb = layer.moe
-    compressed = scheme is not None and scheme.method == _ct.METHOD
+    compressed = scheme is not None and scheme.method == CT_METHOD
     if compressed and skip == "ct_unmodelled":
         raise _Unmodelled(f"which MoE layers the compressed-tensors checkpoint's ignore list leaves unquantized (it "
                           f"may name {layer.prefix} or its experts' projections) is not modelled")
@@ -782,16 +794,16 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
         # the NVFP4 MoE method is built (its backend choice, FP4 Marlin on the default host, refuses nothing), then
         # FusedMoE asks whether it takes EPLB: no backend the default host picks does
         raise _Refused("MI_eplb_unsupported", method=_ct.nvfp4_moe_class(release))
-    if (scheme is not None and scheme.method in _mo_shards.METHODS and skip != "skipped"
+    if (scheme is not None and scheme.method in MODELOPT_SHARD_METHODS and skip != "skipped"
             and _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)):
         # the ModelOpt experts' method is built (its backend choice refuses nothing on the default host), then
         # FusedMoE asks whether it takes EPLB
         refusal = _mo_shards.eplb_refusal(scheme.method, release)
         if refusal is not None:
             raise _Refused("MI_eplb_unsupported", **refusal)
-    if scheme is not None and scheme.method == _mixed.METHOD and skip == "skipped":
+    if scheme is not None and scheme.method == MIXED_METHOD and skip == "skipped":
         _mixed_unquantized_experts(layer.prefix, hidden, release)
-    if scheme is not None and scheme.method == _mixed.METHOD and skip.startswith("mixed"):
+    if scheme is not None and scheme.method == MIXED_METHOD and skip.startswith("mixed"):
         # the experts' method by their algorithm (kvguard.quant.modelopt_mixed), then FusedMoE's EPLB question
         algo = _mixed_algo(skip, layer.prefix)
         why = _mixed.experts_unmodelled(algo)
@@ -811,7 +823,7 @@ def _moe(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release, n
         refusal = _gpt_oss.eplb_refusal(release)
         if refusal is not None:
             raise _Refused("MI_eplb_unsupported", **refusal)
-    if scheme is None or scheme.method not in ("fp8", _ct.METHOD) or scheme.block is None:
+    if scheme is None or scheme.method not in ("fp8", CT_METHOD) or scheme.block is None:
         return
     if skip == "skipped":
         return
@@ -959,7 +971,7 @@ def _wna16_experts(layer: Layer, launch: Launch, scheme: QuantScheme, path: str,
     _, hidden, intermediate, passes_eplb = layer.moe
     moe_tp, _, use_ep = launch.moe_sizes(release)
     eplb = _wna16_moe.eplb_applies(launch.eplb, passes_eplb, release)
-    if scheme.method == _ct.METHOD:
+    if scheme.method == CT_METHOD:
         if skip == "quantized":
             _wna16_moe.compressed_tensors_experts(
                 layer.prefix, hidden, intermediate // moe_tp, scheme, release, _Refused, _Unmodelled, eplb=eplb,
@@ -998,7 +1010,7 @@ def _degenerate(facts, launch: Launch) -> Optional[str]:
             return f"{name}={value!r}"
     if type(launch.redundant) is not int or launch.redundant < 0:
         return f"num_redundant_experts={launch.redundant!r}"
-    dsv4 = (facts.architectures or [None])[0] == _dsv4.ARCH
+    dsv4 = (facts.architectures or [None])[0] == DSV4_ARCH
     walked = family_of(facts.architectures) is not None
     for name in _SIZES:
         value = facts.resolved.get(name)
@@ -1250,7 +1262,7 @@ def _kimi_unmodelled(facts, release, launch: Launch, scheme: Optional[QuantSchem
     """Why a Kimi-K2.5 launch is not decided (kvguard.quant.kimi_k25), with the ModelOpt exclusion list's answer for
     the vision tower's layers."""
     if launch.mm_limits:
-        return _wrappers.tower_left_out(_kimi.ARCH)
+        return _wrappers.tower_left_out(KIMI_K25_ARCH)
     method = scheme.method if scheme is not None else launch.quantization
     state = None
     if scheme is not None and scheme.method.startswith("modelopt"):
@@ -1270,14 +1282,14 @@ def _kimi_unmodelled(facts, release, launch: Launch, scheme: Optional[QuantSchem
 def _modelopt_read(quant_cfg: Mapping[str, Any], family: str, release) -> tuple[Optional[str], Optional[str]]:
     """kvguard.quant.modelopt_shards.read, MIXED_PRECISION exports decided for the families whose ``methods``
     (kvguard/data/quant_archs.json) name ``modelopt_mixed``."""
-    return _mo_shards.read(quant_cfg, release, mixed=_mixed.METHOD in (_families()[family].get("methods") or ()))
+    return _mo_shards.read(quant_cfg, release, mixed=MIXED_METHOD in (_families()[family].get("methods") or ()))
 
 
 def _mixed_table(quant_cfg: Mapping[str, Any], release) -> "dict[str, str] | str":
     """A MIXED_PRECISION export's quantized_layers in the names of Qwen3.5's wrappers, the only family whose ``methods``
     name ``modelopt_mixed`` (their checkpoint-name mapper is Qwen3-VL's: kvguard.quant.qwen3_vl), or why it is not
     followed."""
-    why = _modelopt.config_unread(quant_cfg, _mixed.METHOD, release)
+    why = _modelopt.config_unread(quant_cfg, MIXED_METHOD, release)
     if why is not None:
         return why
     table = _mixed.layer_table(quant_cfg, lambda key: _qwen3_vl.ignored_names((key,))[0])
@@ -1338,7 +1350,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     if scheme is not None and scheme.method == "unknown" and _names_no_method(facts, release, launch):
         scheme = None
     if family is None:
-        if _kimi_k3.ARCH in facts.architectures:
+        if KIMI_K3_ARCH in facts.architectures:
             # (kvguard.quant.kimi_k3) the vision tower and the embedding, built before the decoder layers
             quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get(
                 "quantization_config") or {}
@@ -1348,7 +1360,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             if first[0] == "refused":
                 return Outcome(first[1], first[2], first[3])
             return Outcome(unmodelled=first[1])
-        if _nemotron_h.ARCH in facts.architectures:
+        if NEMOTRON_H_ARCH in facts.architectures:
             # (kvguard.quant.nemotron_h) the embedding and layer 0's Mamba-2 mixer asserts, which refuse before any
             # quantized weight is built, or a launch it does not follow where a mixer would refuse; past them the
             # model stays undecided below, as before
@@ -1368,7 +1380,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 if past[0] == "unmodelled":
                     return Outcome(unmodelled=past[1])
                 return Outcome()
-        if scheme is not None and _dsv4.ARCH in facts.architectures:
+        if scheme is not None and DSV4_ARCH in facts.architectures:
             return _dsv4_outcome(facts, release, launch, scheme)
         if scheme is not None:
             return Outcome(unmodelled=f"the weight-shard checks of {', '.join(facts.architectures) or 'this model'} "
@@ -1387,13 +1399,13 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     why = _family_unmodelled(family, facts, release, scheme, launch.pp)
     if why is not None:
         return Outcome(unmodelled=why)
-    if family == _gemma4.FAMILY:
+    if family == GEMMA4_FAMILY:
         # (kvguard.quant.gemma4) the E2B / E4B layers, the methods and the quantized towers left open
         why = _gemma4.unmodelled(facts.resolved, facts.resolved_top,
                                  scheme.method if scheme is not None else launch.quantization)
         if why is not None:
             return Outcome(unmodelled=why)
-    if family == _gpt_oss.FAMILY:
+    if family == GPT_OSS_FAMILY:
         # gpt-oss (kvguard.quant.gpt_oss): the MXFP4 experts on the default host, or the BF16 form
         why = _gpt_oss.unmodelled(scheme.method if scheme is not None else None, quantization=launch.quantization,
                                   moe_backend=launch.moe_backend, all2all_backend=launch.all2all_backend)
@@ -1415,7 +1427,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=why)
         if scheme is not None:
             scheme = _replace(scheme, ignored=_qwen3_vl.ignored_names(scheme.ignored))
-    if _glm4v.ARCH in facts.architectures:
+    if GLM4V_ARCH in facts.architectures:
         # (kvguard.quant.glm4v) GLM-4.5V's vision tower is built first, with the quantization config: the methods
         # proven through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
         why = _glm4v.unmodelled(facts.resolved_top, scheme.method if scheme is not None else launch.quantization,
@@ -1424,7 +1436,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=why)
         if scheme is not None:
             scheme = _replace(scheme, ignored=_glm4v.ignored_names(scheme.ignored))
-    if _kimi.ARCH in facts.architectures:
+    if KIMI_K25_ARCH in facts.architectures:
         # (kvguard.quant.kimi_k25) the wrapper's releases and the vision tower built quantized left open
         why = _kimi_unmodelled(facts, release, launch, scheme, quant_cfg)
         if why is not None:
@@ -1439,7 +1451,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                                             moe_backend=launch.moe_backend,
                                             all2all_backend=launch.all2all_backend)
         table: Mapping[str, str] = {}
-        if why is None and method == _mixed.METHOD:
+        if why is None and method == MIXED_METHOD:
             # each layer's algorithm (kvguard.quant.modelopt_mixed), looked up as the walk meets the layer
             read_table = _mixed_table(quant_cfg, release)
             if isinstance(read_table, str):
@@ -1477,7 +1489,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         path = _wna16_path(scheme, release, launch.quantization, facts.resolved_top)
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
-    elif scheme is not None and scheme.method == _ct.METHOD:
+    elif scheme is not None and scheme.method == CT_METHOD:
         path = _ct.path(scheme.ct or "", family, release, launch.quantization, launch.dtype, facts.resolved_top,
                         facts.architectures, scheme.ct_moe,
                         _ct.forbidden_args(quant_cfg, release), _ct.static_token_args(quant_cfg, release))
@@ -1512,7 +1524,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
     elif launch.quantization is not None and scheme is not None and launch.quantization != scheme.method:
         return Outcome(unmodelled=f"--quantization {launch.quantization} with a {scheme.method} checkpoint (an "
                                   f"override of the checkpoint's method) is not modelled")
-    if _kimi.ARCH in facts.architectures:
+    if KIMI_K25_ARCH in facts.architectures:
         # the vision tower is built before the language model: its sharding refuses first
         refused = _kimi.vision_refusal(facts.resolved_top, launch.tp, launch.mm_encoder_tp_mode, release)
         if refused is not None:
@@ -1539,7 +1551,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                     raise _Unmodelled(f"the compressed-tensors scheme of the experts {layer.prefix}, which no linear "
                                       f"layer met first, is not modelled")
                 _moe(layer, launch, scheme, release, needs, skip)
-                if family == _gpt_oss.FAMILY and scheme is None:
+                if family == GPT_OSS_FAMILY and scheme is None:
                     raise _Unmodelled(_gpt_oss.BF16_EXPERTS)
                 if path is not None and scheme is not None:
                     _wna16_experts(layer, launch, scheme, path, release, skip)
@@ -1550,7 +1562,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                 # the router gate (``*.gate``) takes the checkpoint's quantization where the model hands it over;
                 # other replicated layers (DeepSeek's kv_a_proj_with_mqa) always do
                 router = layer.prefix.endswith(".gate")
-                if not router and scheme.method == _ct.METHOD:
+                if not router and scheme.method == CT_METHOD:
                     # a replicated projection the model quantizes (DeepSeek's kv_a_proj_with_mqa without a q LoRA),
                     # looked up in the ignore list as any linear layer
                     state = _ct.ignore_state(layer.prefix, layer.shards, scheme.ignored, family, release)
@@ -1559,7 +1571,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                                           f"{layer.prefix} unquantized is not modelled")
                     skip = state
                 if skip != "skipped" and (not router or _wna16_moe.gate_quantized(family, scheme, release)):
-                    if scheme.method == _ct.METHOD and not path.startswith("gptq_marlin"):
+                    if scheme.method == CT_METHOD and not path.startswith("gptq_marlin"):
                         # a compressed-tensors scheme that finds no scheme or refuses its activations reaching a
                         # replicated layer first (every earlier linear ignored): which layer the release meets
                         # first there, and how its ignore list reads the router, is not walked
@@ -1591,7 +1603,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(needs=tuple(needs), unmodelled=after)
         moe = [layer for layer, _ in prepared if layer.kind == "moe"]
         registers = implements_moe(family, release)
-        if registers and _glm4v.ARCH in facts.architectures:
+        if registers and GLM4V_ARCH in facts.architectures:
             registers = release.within(_glm4v.EPLB_LANGUAGE_MODEL_SINCE)  # (the wrapper itself implements none)
         if launch.eplb and moe and not registers:
             # the worker finds no MoE model to balance (W_eplb_no_moe_model decides what follows)
@@ -1610,7 +1622,7 @@ def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release, family: st
     scheme's ``mixed_layers`` as a mapping, else built from them)."""
     if not layer.quantized:
         return "quantized"  # built without the quantization config: no ignore list is consulted
-    if scheme is not None and scheme.method == _ct.METHOD:
+    if scheme is not None and scheme.method == CT_METHOD:
         if layer.kind == "moe":
             return "ct_unmodelled" if _ct.may_ignore_experts(layer.prefix, scheme.ignored) else "quantized"
         if layer.kind not in ("qkv", "merged", "column", "row"):
@@ -1618,13 +1630,13 @@ def _skip_state(layer: Layer, scheme: Optional[QuantScheme], release, family: st
         return _ct.ignore_state(layer.prefix, layer.shards, scheme.ignored, family, release)
     if scheme is not None and scheme.method in _WNA16 and layer.kind not in ("check", "vocab"):
         return _wna16_skip_state(layer, scheme, release)
-    if scheme is not None and (scheme.method in _mo_shards.METHODS or scheme.method == _mixed.METHOD):
+    if scheme is not None and (scheme.method in MODELOPT_SHARD_METHODS or scheme.method == MIXED_METHOD):
         # replicated layers are matched too (none is a fused layer): NVFP4 checks DeepSeek's kv_a_proj_with_mqa
         if layer.kind not in ("qkv", "merged", "column", "row", "moe", "replicated", "lm_head"):
             return "quantized"
         state = _mo_shards.layer_state(layer.prefix, layer.shards, "moe" if layer.kind == "moe" else "linear",
                                        scheme.ignored, scheme.method, release)
-        if scheme.method == _mixed.METHOD and state == "quantized":
+        if scheme.method == MIXED_METHOD and state == "quantized":
             return _mixed_state(layer, table if table is not None else dict(scheme.mixed_layers), release)
         return state
     if scheme is None or scheme.method != "fp8" or layer.kind in ("check", "vocab", "replicated"):
@@ -1656,9 +1668,9 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
     stack = layers(facts.resolved, family, release, tuple(facts.architectures))
     if any(a in _qwen3_vl.ARCHS for a in facts.architectures):
         stack = _qwen3_vl.tower_layers(facts.resolved_top) + stack  # the vision tower, before the language model
-    if _glm4v.ARCH in facts.architectures:
+    if GLM4V_ARCH in facts.architectures:
         stack = _glm4v.tower_layers(facts.resolved_top, release, scheme.method if scheme is not None else None) + stack
-    table = dict(scheme.mixed_layers) if scheme is not None and scheme.method == _mixed.METHOD else None
+    table = dict(scheme.mixed_layers) if scheme is not None and scheme.method == MIXED_METHOD else None
     for layer in stack:
         skip = _skip_state(layer, scheme, release, family, table)
         sig = (layer.signature(), skip)
@@ -1666,7 +1678,7 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
             continue
         seen.add(sig)
         unique.append((layer, skip))
-    if scheme is not None and (scheme.method in _mo_shards.METHODS or scheme.method == _mixed.METHOD):
+    if scheme is not None and (scheme.method in MODELOPT_SHARD_METHODS or scheme.method == MIXED_METHOD):
         # the LM head (ParallelLMHead), built after the decoder when the ModelOpt config hands it a linear method
         built, tie = _mo_shards.lm_head(tuple(facts.architectures), facts.resolved, release)
         if built:
@@ -1749,7 +1761,7 @@ def quant_audit(facts, release, *, dp: int = 1, pcp: int = 1, ep: bool = False,
         if "refined_fp8_moe_kernel" in res.needs and "refined FP8 MoE blocks" not in " ".join(out["assumptions"]):
             out["assumptions"].append("refined FP8 MoE blocks served by Triton (an H100-class GPU, compute "
                                       "capability 90, with Triton: the default host)")
-        if scheme is not None and scheme.modelled and scheme.method == _ct.METHOD and not any(
+        if scheme is not None and scheme.modelled and scheme.method == CT_METHOD and not any(
                 "compressed-tensors" in a for a in out["assumptions"]):
             out["assumptions"].append("the compressed-tensors schemes of an H100-class GPU (CUDA, compute capability "
                                       "90: the scheme choice, the Marlin layer check; the default host)")

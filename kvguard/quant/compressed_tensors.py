@@ -77,6 +77,7 @@ import re
 from collections.abc import Mapping
 
 from . import families as _families
+from .names import CT_METHOD
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -86,7 +87,7 @@ __all__ = ["METHOD", "NVFP4_MOE_CLASS", "forbidden_args", "scheme_from_config",
            "path", "ignore_state", "may_ignore", "may_ignore_experts", "nvfp4_moe_class", "nvfp4_moe_unmodelled",
            "nvfp4a16_moe_refused", "static_token_args", "fp8_activations"]
 
-METHOD = "compressed-tensors"
+METHOD = CT_METHOD
 
 #: compressed_tensors utils.is_activation_quantization_format (the FP8 schemes' formats; NVFP4's left out)
 _ACTIVATION_FORMATS = ("naive-quantized", "int-quantized", "float-quantized")

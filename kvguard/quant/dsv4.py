@@ -115,6 +115,8 @@ checkpoints' (the compressor, indexer and kernels check head sizes and compress 
 
 from __future__ import annotations
 
+from .names import DSV4_ARCH
+
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Mapping, Optional
@@ -125,7 +127,7 @@ __all__ = ["ARCH", "ATTN_REFUSED", "EXPERT_DTYPES", "FLASHMLA_MAX_HEADS", "HOST_
            "nvfp4_experts", "nvfp4_clamp_refused", "shared_experts_missing", "shared_intermediate", "unmodelled"]
 
 #: the architecture decided here (the registry's name of the CUDA text model)
-ARCH = "DeepseekV4ForCausalLM"
+ARCH = DSV4_ARCH
 #: the first release whose construction kvguard models (and proves against the release): the first that registers it
 SINCE = "0.20.0"
 #: the first release whose fused-MoE path no longer asserts that tp divides the routed + redundant experts

@@ -46,6 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from .names import GEMMA4_FAMILY
 from .wrappers import renamed
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -54,7 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FAMILY", "exclusion_names", "unmodelled"]
 
-FAMILY = "gemma4"
+FAMILY = GEMMA4_FAMILY
 #: the methods whose Gemma 4 construction kvguard decides (Fp8Config, online FP8, ModelOpt FP8 / NVFP4)
 METHODS = ("fp8", "modelopt", "modelopt_fp4")
 #: gemma4_mm.py: a tower whose hidden (and intermediate, where it has one) size is a multiple of this is handed the

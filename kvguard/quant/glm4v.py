@@ -35,6 +35,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .names import GLM4V_ARCH
+
 # DATA_PARALLEL: the tower layers' disable_tp flag, Qwen3-VL's (not split by tp when the encoder runs data-parallel)
 from .qwen3_vl import DATA_PARALLEL
 from .wrappers import renamed, tower_left_out
@@ -45,7 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ARCH", "EPLB_LANGUAGE_MODEL_SINCE", "ignored_names", "tower_layers", "unmodelled"]
 
-ARCH = "Glm4vMoeForConditionalGeneration"
+ARCH = GLM4V_ARCH
 #: the checkpoint methods whose construction is proven through the tower (None: unquantized)
 METHODS = (None, "fp8")
 #: the first release that names the tower's QKV layer ``attn.qkv_proj`` only under compressed-tensors (before: under

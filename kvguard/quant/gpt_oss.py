@@ -44,6 +44,7 @@ biases, which is not modelled (:data:`BF16_EXPERTS`): a layout the checks above 
 from __future__ import annotations
 
 from .moe_backend import named_backend_unmodelled
+from .names import GPT_OSS_FAMILY
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 __all__ = ["BF16_EXPERTS", "EPLB_SINCE", "FAMILY", "MXFP4_ENV", "eplb_refusal", "unmodelled"]
 
 #: the kvguard/data/quant_archs.json family
-FAMILY = "gpt_oss"
+FAMILY = GPT_OSS_FAMILY
 #: the release from which the MoE layer checks the MXFP4 method's EPLB support whatever the model passes
 EPLB_SINCE = "0.24.0"
 #: the environment variables that steer the MXFP4 MoE backend selection in some release (FlashInfer SM90 / SM100

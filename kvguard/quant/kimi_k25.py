@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .names import KIMI_K25_ARCH
 from .wrappers import renamed
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ARCH", "SINCE", "attention_width", "exclusion_names", "tower_sizes", "unmodelled", "vision_refusal"]
 
-ARCH = "KimiK25ForConditionalGeneration"
+ARCH = KIMI_K25_ARCH
 #: the first release that registers the wrapper
 SINCE = "0.15.0"
 #: the first release whose wrapper builds the language model as DeepseekV2ForCausalLM under ``language_model`` (its

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 
 from . import kimi_k25 as _kimi_k25
 from .embedding import padded_vocabulary
+from .names import KIMI_K3_ARCH
 from .wrappers import tower_left_out
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ARCH", "DECODER", "SINCE", "before_decoder", "rewritten_method"]
 
-ARCH = "KimiK3ForConditionalGeneration"
+ARCH = KIMI_K3_ARCH
 #: the first release that registers the architecture
 SINCE = "0.27.0"
 #: the compressed-tensors format KimiK3ForConditionalGenerationConfig rewrites to the mxfp4 method

@@ -32,11 +32,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .names import MIXED_METHOD
+
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Callable, Optional
 
-METHOD = "modelopt_mixed"
+METHOD = MIXED_METHOD
 #: the per-layer algorithms whose linear method this module decides (upper case, as _resolve_quant_algo returns them)
 DECIDED = ("FP8", "NVFP4", "W4A16_NVFP4")
 #: from this release the config builds a W4A16_NVFP4 sub-config and its layers take the weight-only NVFP4 method

@@ -108,6 +108,7 @@ from fnmatch import fnmatchcase
 from . import families as _families
 from . import modelopt as _modelopt
 from .moe_backend import named_backend_unmodelled
+from .names import MODELOPT_SHARD_METHODS
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -118,7 +119,7 @@ __all__ = ["A16_LINEAR", "INPUT_MULTIPLE", "LM_HEAD_SINCE", "METHODS", "MOE_ENV"
            "weight_only_linear"]
 
 #: the quantization methods whose construction this module decides
-METHODS = ("modelopt", "modelopt_fp4")
+METHODS = MODELOPT_SHARD_METHODS
 #: ModelOptNvFp4LinearMethod.create_weights: the per-rank input must be a multiple of this (every release)
 INPUT_MULTIPLE = 16
 #: 0.29.0 only: ModelOptNvFp4Config.from_config reads NVFP4 config groups that quantize no input activations as

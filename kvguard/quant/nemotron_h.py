@@ -53,12 +53,13 @@ from . import modelopt as _modelopt
 from . import modelopt_mixed as _mixed
 from . import modelopt_shards as _mo_shards
 from .embedding import padded_vocabulary
+from .names import NEMOTRON_H_ARCH
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any
 
-ARCH = "NemotronHForCausalLM"
+ARCH = NEMOTRON_H_ARCH
 
 #: the first release decided here (before: the checkpoint's remote configuration code builds the config)
 SINCE = "0.24.0"

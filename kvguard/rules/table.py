@@ -710,9 +710,8 @@ def _ct_package_refuses(state, read, refusal) -> None:
     """CompressedTensorsConfig.from_config (VllmConfig._get_quantization_config): the compressed-tensors package the
     release pins validates the checkpoint's QuantizationArgs; a refusal there is a pydantic ValidationError whose
     message names the host's pydantic version, so the launch is undecidable.  ``read``: the QuantizationArgs the
-    package refuses (kvguard.quant.compressed_tensors); ``refusal``: what it refuses, given their names."""
-    if _qv(state).quantization != "compressed-tensors":
-        return
+    package refuses (kvguard.quant.compressed_tensors); ``refusal``: what it refuses, given their names.  Called for
+    a compressed-tensors checkpoint only."""
     top, text = state.facts.resolved_top, state.facts.resolved
     quant_cfg = top.get("quantization_config") or text.get("quantization_config")
     found = read(quant_cfg, state.release) if isinstance(quant_cfg, Mapping) else ()
@@ -725,6 +724,8 @@ def _ct_package_refuses(state, read, refusal) -> None:
 
 def _ct_forbidden_args(state) -> None:
     """0.10.2 - 0.13.x: the pinned package forbids QuantizationArgs fields it does not know."""
+    if _qv(state).quantization != "compressed-tensors":
+        return   # before the import: a check of another method does not import kvguard.quant.compressed_tensors
     from kvguard.quant.compressed_tensors import forbidden_args
 
     _ct_package_refuses(state, forbidden_args, lambda names: f"forbids the QuantizationArgs field(s) {names}")
@@ -732,6 +733,8 @@ def _ct_forbidden_args(state) -> None:
 
 def _ct_static_token(state) -> None:
     """0.14.0+: the pinned package refuses static per-token quantization."""
+    if _qv(state).quantization != "compressed-tensors":
+        return
     from kvguard.quant.compressed_tensors import static_token_args
 
     _ct_package_refuses(state, static_token_args, lambda names: f"refuses static per-token quantization ({names}: "
@@ -910,9 +913,9 @@ def _dsv4_host(state, nvfp4_experts: bool = False) -> None:
 def _gpt_oss_read(state) -> bool:
     """Whether the outcome read gpt-oss's layers (kvguard.quant.gpt_oss)."""
     from kvguard.quant import family_of
-    from kvguard.quant.gpt_oss import FAMILY
+    from kvguard.quant.names import GPT_OSS_FAMILY
 
-    return family_of(state.facts.architectures) == FAMILY
+    return family_of(state.facts.architectures) == GPT_OSS_FAMILY
 
 
 def _gpt_oss_host(state, out) -> None:

@@ -1,0 +1,32 @@
+"""The names kvguard.quant's dispatch compares a model and its checkpoint with before it hands them to a module of
+their own (``_ON_FIRST_USE`` in kvguard/quant/__init__.py).
+
+Each of those modules is imported when a check first reads one of its names; were the names the dispatch compares
+with kept in the modules, every check would import them all (a first check of DeepSeek-R1 imported seven of them for
+a name each, ~6M instructions).  They live here, and each module takes its own from here.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CT_METHOD", "DSV4_ARCH", "GEMMA4_FAMILY", "GLM4V_ARCH", "GPT_OSS_FAMILY", "KIMI_K25_ARCH",
+           "KIMI_K3_ARCH", "MIXED_METHOD", "MODELOPT_SHARD_METHODS", "NEMOTRON_H_ARCH"]
+
+#: kvguard.quant.dsv4: the registry's name of DeepSeek-V4's CUDA text model
+DSV4_ARCH = "DeepseekV4ForCausalLM"
+#: kvguard.quant.kimi_k25: the Kimi-K2.5 wrapper
+KIMI_K25_ARCH = "KimiK25ForConditionalGeneration"
+#: kvguard.quant.kimi_k3
+KIMI_K3_ARCH = "KimiK3ForConditionalGeneration"
+#: kvguard.quant.nemotron_h
+NEMOTRON_H_ARCH = "NemotronHForCausalLM"
+#: kvguard.quant.glm4v: the GLM-4.5V wrapper
+GLM4V_ARCH = "Glm4vMoeForConditionalGeneration"
+#: kvguard.quant.gemma4 and kvguard.quant.gpt_oss: their kvguard/data/quant_archs.json families
+GEMMA4_FAMILY = "gemma4"
+GPT_OSS_FAMILY = "gpt_oss"
+#: kvguard.quant.compressed_tensors: the checkpoint method
+CT_METHOD = "compressed-tensors"
+#: kvguard.quant.modelopt_mixed: ModelOpt MIXED_PRECISION's method
+MIXED_METHOD = "modelopt_mixed"
+#: kvguard.quant.modelopt_shards: the ModelOpt FP8 / NVFP4 methods whose construction it decides
+MODELOPT_SHARD_METHODS = ("modelopt", "modelopt_fp4")
