@@ -229,8 +229,16 @@ class Release(Record, order=True):
 
     def within(self, since: str | None, until: str | None = None) -> bool:
         """True when ``since <= release <= until`` (either bound may be open)."""
-        return ((since is None or self.version >= _v(since))
-                and (until is None or self.version <= _v(until)))
+        version = self.version
+        if type(version) is ReleaseNumber:
+            # ordering keys compared as tuples: no Python comparison method per bound (a cached check asks ~20 times)
+            low = None if since is None else _order_key(since)
+            high = None if until is None else _order_key(until)
+            if (low is not None or since is None) and (high is not None or until is None):
+                key = version._key
+                return (low is None or key >= low) and (high is None or key <= high)
+        return ((since is None or version >= _v(since))
+                and (until is None or version <= _v(until)))
 
     def __str__(self) -> str:
         return self.key
@@ -239,6 +247,13 @@ class Release(Record, order=True):
 @lru_cache(maxsize=None)
 def _v(text: str) -> Any:
     return parse_version(text)
+
+
+@lru_cache(maxsize=None)
+def _order_key(text: str) -> "tuple[int, ...] | None":
+    """A bound's ordering key when it is a plain release number (every bound of kvguard's tables), else None."""
+    version = _v(text)
+    return version._key if type(version) is ReleaseNumber else None
 
 
 def _parse(text: str) -> tuple[Any, frozenset[str]]:

@@ -34,3 +34,16 @@ def test_release_keys_are_plain_numbers():
         assert isinstance(resolve(key).version, ReleaseNumber)
     assert sorted([parse_version("0.28.0"), Version("0.27.1"), parse_version("0.10.2")]) == \
         [Version("0.10.2"), Version("0.27.1"), Version("0.28.0")]
+
+
+@given(spelled, st.one_of(st.none(), spelled), st.one_of(st.none(), spelled))
+def test_within_is_packagings_order(release, since, until):
+    """Release.within compares plain bounds by their ordering keys and any other bound as packaging does: the same
+    answer as packaging's comparisons either way."""
+    from kvguard.record import replace
+    from kvguard.versions import resolve
+
+    mine = replace(resolve("0.28.0"), version=parse_version(release))
+    want = ((since is None or Version(release) >= Version(since))
+            and (until is None or Version(release) <= Version(until)))
+    assert mine.within(since, until) == want
