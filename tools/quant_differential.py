@@ -89,6 +89,10 @@ def main() -> int:
                     "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
     ap.add_argument("--gemma4", type=int, default=None, help="run only the Gemma 4 configs (run_gemma4), this many "
                     "per release")
+    ap.add_argument("--llama4", type=int, default=None, help="run only the Llama 4 configs (run_llama4), this many "
+                    "per release")
+    ap.add_argument("--llama4-ct", type=int, default=0, help="with --llama4: this many compressed-tensors exports of "
+                    "Llama 4 per release too (llama4_ct_variants)")
     ap.add_argument("--qwen3-next", type=int, default=None, help="run only the Qwen3-Next configs (run_qwen3_next), "
                     "this many per release")
     ap.add_argument("--dsa-nvfp4", type=int, default=0, help="with --dsa: this many ModelOpt NVFP4 exports of "
@@ -138,7 +142,7 @@ def main() -> int:
     # each of these runs one family's generator in place of the main mix: one per invocation
     only = [f"--{name.replace('_', '-')}" for name in ("ct_nvfp4_fp8_only", "ct_nvfp4_moe_only", "dsa", "glm4_moe_lite",
                                                       "glm4_moe", "glm4v", "mimo_v2_flash", "kimi", "kimi_k3", "qwen3_vl", "qwen3_5",
-                                                      "modelopt_minimax", "gemma4", "qwen3_next", "qwen3_6_mixed")
+                                                      "modelopt_minimax", "gemma4", "qwen3_next", "qwen3_6_mixed", "llama4")
             if getattr(args, name) not in (None, 0)]
     if len(only) > 1:
         ap.error(f"{', '.join(only)}: each runs one family on its own; give one per run")
@@ -230,6 +234,8 @@ def main() -> int:
                 rep = quant_tests.run_qwen3_6_mixed(version, args.qwen3_6_mixed, args.seed, args.layouts)
             elif args.gemma4:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
+            elif args.llama4:
+                rep = quant_tests.run_llama4(version, args.llama4, args.seed, args.layouts, ct=args.llama4_ct)
             elif args.qwen3_next:
                 rep = quant_tests.run_qwen3_next(version, args.qwen3_next, args.seed, args.layouts)
             else:

@@ -213,6 +213,8 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     # DeepSeek-V3.2's / GLM-5's sparse-attention indexer (kvguard/data/quant_archs.json family deepseek_v32): its
     # projections' sizes and which layers build one (IndexCache, 0.24.0+)
     "index_n_heads", "index_head_dim", "index_topk_freq", "index_topk_pattern", "index_skip_topk_offset",
+    # Llama 4's decoder layers (kvguard/data/quant_archs.json family llama4): which are MoE, the dense MLPs' width
+    "interleave_moe_layer_step", "intermediate_size_mlp",
     # hybrid models' Mamba state shapes (kvguard.rules.mamba_state.STATE_KEYS)
     "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
     "linear_conv_kernel_dim", "mamba_expand", "mamba_d_state", "mamba_d_conv", "mamba_num_heads", "mamba_head_dim",
@@ -973,6 +975,9 @@ def _layer_sizes(text: Any) -> dict[str, Any]:
 #: the multimodal towers whose sizes decide whether Gemma 4's wrapper hands them the quantization config
 #: (gemma4_mm.py: hidden and intermediate sizes multiples of 64); kept as ``{tower: [hidden, intermediate]}``
 _TOWERS = ("vision_config", "audio_config")
+#: the vision config's attributes Llama 4's vision model and projector read (kvguard.quant.llama4.TOWER_SIZES)
+_LLAMA4_TOWER = ("hidden_size", "num_attention_heads", "intermediate_size", "num_hidden_layers", "num_channels",
+                 "patch_size", "projector_input_dim", "projector_output_dim", "vision_output_dim")
 #: the model types whose vision config is Qwen3-VL's (Qwen3.5's wrappers build the same tower), and the attributes
 #: its vision transformer reads
 _QWEN3_VL_TYPES = ("qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
@@ -986,6 +991,10 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
         snapshot["towers"] = {name: [_plain_value(getattr(tower, "hidden_size", None)),
                                      _plain_value(getattr(tower, "intermediate_size", None))]
                               for name in _TOWERS if (tower := getattr(cfg, name, None)) is not None}
+    if getattr(cfg, "model_type", None) == "llama4" and (tower := getattr(cfg, "vision_config", None)) is not None:
+        # Llama 4's vision model and projector sizes (kvguard.quant.llama4: built unquantized, before the language
+        # model)
+        snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None)) for name in _LLAMA4_TOWER}
     if getattr(cfg, "model_type", None) in ("kimi_k25", "kimi_k3") and (
             tower := getattr(cfg, "vision_config", None)) is not None:
         # the MoonViT tower's sizes, as the config class names them (kvguard.quant.kimi_k25: its sharding; Kimi-K3's

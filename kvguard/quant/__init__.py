@@ -50,6 +50,10 @@ architectures, :mod:`kvguard.rules.table` for the messages):
   before the decoder layers; unquantized or the checkpoint's mxfp4-pack-quantized (no linear layer quantized); past
   the embedding undecided.
 
+- Llama 4 Scout / Maverick (the ``llama4`` family, :mod:`kvguard.quant.llama4`): the wrapper's vision model and
+  projector, built unquantized, before the language model; the MoE layers' unquantized router, shared expert and
+  experts (EPLB from 0.11.1), the dense layers between; unquantized and, on the wrapper, compressed-tensors FP8.
+
 - Gemma 4 (0.28.0+, :mod:`kvguard.quant.gemma4`): per-layer head sizes and KV heads, the wrapper's module names,
   unquantized / ModelOpt FP8 / NVFP4 / FP8 dense layers and experts (their gelu_tanh activation takes the default
   host's MoE backends: Marlin for NVFP4, Triton at the latest for FP8).
@@ -351,10 +355,11 @@ class Layer(Record):
 
     def signature(self) -> tuple:
         """What decides the layer's checks apart from its name."""
-        # a check whose condition reads a per-layer value (``…[i]``) is its own layer's: never folded into another's
+        # a check whose condition reads a per-layer value (``…[i]``) is its own layer's: never folded into another's;
+        # checks of one id with other conditions (Llama 4's vision attention and its decoder's) are not folded either
         per_layer = (self.index,) if self.check and "[i]" in self.check[1] else ()
         return (self.kind, self.input_size, self.output_sizes, self.shards, self.disable_tp, (self.qkv, self.v_head_size), self.moe,
-                self.check[:1] + per_layer, self.quantized, self.redundant_without_eplb)
+                self.check[:2] + per_layer, self.quantized, self.redundant_without_eplb)
 
 
 def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:
@@ -1405,6 +1410,15 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                                  scheme.method if scheme is not None else launch.quantization)
         if why is not None:
             return Outcome(unmodelled=why)
+    if family == "llama4":
+        # (kvguard.quant.llama4) the quantization methods and the launches that change the vision tower left open
+        from . import llama4 as _llama4
+
+        why = _llama4.unmodelled(facts.resolved_top, facts.architectures,
+                                 scheme.method if scheme is not None else launch.quantization, launch,
+                                 scheme.ct if scheme is not None else None)
+        if why is not None:
+            return Outcome(unmodelled=why)
     if family == GPT_OSS_FAMILY:
         # gpt-oss (kvguard.quant.gpt_oss): the MXFP4 experts on the default host, or the BF16 form
         why = _gpt_oss.unmodelled(scheme.method if scheme is not None else None, quantization=launch.quantization,
@@ -1670,6 +1684,11 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
         stack = _qwen3_vl.tower_layers(facts.resolved_top) + stack  # the vision tower, before the language model
     if GLM4V_ARCH in facts.architectures:
         stack = _glm4v.tower_layers(facts.resolved_top, release, scheme.method if scheme is not None else None) + stack
+    if family == "llama4":
+        from . import llama4 as _llama4
+
+        # the vision model and the projector, unquantized, before the language model
+        stack = _llama4.tower_layers(facts.resolved_top, facts.resolved.get("hidden_size")) + stack
     table = dict(scheme.mixed_layers) if scheme is not None and scheme.method == MIXED_METHOD else None
     for layer in stack:
         skip = _skip_state(layer, scheme, release, family, table)

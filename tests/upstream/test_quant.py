@@ -41,7 +41,7 @@ import random
 import pytest
 
 from kvguard import catalog
-from kvguard.quant import Launch, family_of, glm4v, implements_moe, layers, outcome, qwen3_vl, render
+from kvguard.quant import Launch, family_of, glm4v, implements_moe, layers, llama4, outcome, qwen3_vl, render
 from kvguard.rules.check import model_facts
 from kvguard.versions import resolve
 
@@ -1059,6 +1059,156 @@ def gemma4_variants(rng: random.Random, n: int) -> list[dict]:
                 cfg["quantization_config"] = q
         out.append({"config": cfg, "engine_args": engine})
     return out
+
+
+#: Llama 4 (kvguard/data/quant_archs.json family llama4, kvguard.quant.llama4: the wrapper's vision model and projector,
+#: built unquantized, then the language model): the catalog checkpoints (Scout: 16 experts in every layer; Maverick:
+#: 128 experts in every second layer, dense MLPs between), the vision config both checkpoints ship (their config.json's
+#: vision_config; the catalog's copies are abridged to the text config), and the layouts (tp 1-40 where 40 heads allow
+#: it, data / expert parallel, EPLB with and without redundant experts)
+LLAMA4_BASES = ("meta-llama/Llama-4-Scout-17B-16E-Instruct", "meta-llama/Llama-4-Maverick-17B-128E-Instruct")
+LLAMA4_VISION = {"attention_dropout": 0.0, "hidden_act": "gelu", "hidden_size": 1408, "image_size": 336,
+                 "initializer_range": 0.02, "intermediate_size": 5632, "model_type": "llama4_vision_model",
+                 "multi_modal_projector_bias": False, "norm_eps": 1e-05, "num_attention_heads": 16, "num_channels": 3,
+                 "num_hidden_layers": 34, "patch_size": 14, "pixel_shuffle_ratio": 0.5, "projector_dropout": 0.0,
+                 "projector_input_dim": 4096, "projector_output_dim": 4096, "rope_theta": 10000,
+                 "vision_feature_layer": -1, "vision_feature_select_strategy": "default", "vision_output_dim": 4096}
+#: the wrapper's token ids (config.json of both checkpoints)
+LLAMA4_TOKENS = {"boi_token_index": 200080, "eoi_token_index": 200081, "image_token_index": 200092}
+LLAMA4_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 5}, {"tp": 8}, {"tp": 10}, {"tp": 16}, {"tp": 20},
+                  {"tp": 32}, {"tp": 40}, {"tp": 2, "dp": 4}, {"tp": 8, "dp": 2}, {"tp": 1, "dp": 8, "ep": True},
+                  {"tp": 4, "dp": 2, "ep": True}, {"tp": 1, "dp": 5, "ep": True}, {"tp": 8, "dp": 4, "ep": True},
+                  {"tp": 1, "dp": 6, "ep": True, "eplb": True}, {"tp": 2, "dp": 4, "ep": True, "eplb": True},
+                  {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8})
+
+
+def llama4_base(base: str, layers: int, depth: int) -> dict:
+    """A Llama 4 checkpoint's config (the catalog's text config, the shipped vision config) cut to ``layers`` decoder
+    layers (no_rope_layers: every fourth layer without RoPE, as shipped) and ``depth`` vision layers."""
+    cfg = copy.deepcopy(catalog.lookup(base).config)
+    cfg.update(LLAMA4_TOKENS, vision_config=dict(LLAMA4_VISION, num_hidden_layers=depth))
+    text = cfg["text_config"]
+    text["num_hidden_layers"] = layers
+    text["no_rope_layers"] = [int((i + 1) % 4 != 0) for i in range(layers)]
+    return cfg
+
+
+def llama4_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` unquantized Llama 4 configs (LLAMA4_BASES alternately) cut to 4 decoder layers and 1-2 vision layers, with
+    varied sizes: the expert and dense intermediate sizes, the expert count (Scout's 16 or fewer, Maverick's 128 or
+    a divisor-poor count), the KV heads, the vision tower's hidden size / heads / intermediate size and projector
+    sizes (some that tp 8 or 16 does not divide), now and then another query-head count; one in eight the text-only
+    Llama4ForCausalLM."""
+    out = []
+    while len(out) < n:
+        base = LLAMA4_BASES[len(out) % len(LLAMA4_BASES)]
+        cfg = llama4_base(base, 4, rng.choice([1, 2]))
+        text, vision = cfg["text_config"], cfg["vision_config"]
+        maverick = text["interleave_moe_layer_step"] == 2
+        text["num_local_experts"] = rng.choice([128, 128, 96, 60] if maverick else [16, 16, 8, 12, 6])
+        text["intermediate_size"] = rng.choice([8192, 8192, 8000, 8256, 6144, 8200])
+        text["intermediate_size_mlp"] = rng.choice([16384, 16384, 16000, 16392])
+        if rng.random() < 0.3:
+            text["num_key_value_heads"] = rng.choice([8, 4, 2, 10, 20])
+        if rng.random() < 0.25:
+            # other query-head counts, so that tp 16 / 32 pass the config checks and reach the layers
+            text["num_attention_heads"] = rng.choice([32, 48, 64, 80])
+        if rng.random() < 0.5:
+            vision["hidden_size"], vision["num_attention_heads"] = rng.choice(
+                [(1408, 16), (1280, 16), (1408, 8), (1536, 12), (1600, 20), (1440, 10)])
+            vision["intermediate_size"] = rng.choice([5632, 5120, 5600, 6144])
+        if rng.random() < 0.3:
+            vision["projector_input_dim"] = vision["projector_output_dim"] = vision["vision_output_dim"] = rng.choice(
+                [4096, 4000, 3072])
+        if rng.random() < 0.125:
+            cfg = dict(text, architectures=["Llama4ForCausalLM"])
+        out.append({"config": cfg, "engine_args": {}})
+    return out
+
+
+#: the ignore list of llm-compressor's Llama 4 recipes (examples/quantization_w4a16/llama4_example.py,
+#: quantization_w8a8_fp8/llama4_fp8_block_example.py: the attention, the router, the vision model and projector, the
+#: LM head; a class name that matches no layer path)
+LLAMA4_CT_RECIPE_IGNORE = ("re:.*lm_head", "re:.*self_attn", "re:.*router", "re:.*vision_model.*",
+                           "re:.*multi_modal_projector.*", "Llama4TextAttention")
+
+
+def _llama4_ignored_names(cfg: dict) -> list[str]:
+    """The module names the recipe's ignore list leaves unquantized, as llm-compressor writes them into the exported
+    config: every layer's attention projections and (MoE layers) router, the vision model's and the projector's
+    linear layers, the LM head."""
+    text, vision = cfg["text_config"], cfg["vision_config"]
+    names = ["vision_model.patch_embedding.linear"]
+    names += [f"vision_model.model.layers.{n}.{m}" for n in range(vision["num_hidden_layers"])
+              for m in ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj", "mlp.fc1",
+                        "mlp.fc2")]
+    names += ["vision_model.vision_adapter.mlp.fc1", "vision_model.vision_adapter.mlp.fc2"]
+    step = text["interleave_moe_layer_step"]
+    for i in range(text["num_hidden_layers"]):
+        names += [f"language_model.model.layers.{i}.self_attn.{p}" for p in ("q_proj", "k_proj", "v_proj", "o_proj")]
+        if (i + 1) % step == 0:
+            names.append(f"language_model.model.layers.{i}.feed_forward.router")
+    return names + ["multi_modal_projector.linear_1", "language_model.lm_head"]
+
+
+def llama4_ct_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Llama 4 wrapper configs as llama4_variants cuts them, with a compressed-tensors quantization_config
+    (ct_quantization_config's presets: FP8 dynamic — RedHatAI's -FP8-dynamic —, static FP8, block FP8, W4A16 / W8A16 —
+    RedHatAI's -quantized.w4a16 —; one in eight NVFP4) whose ignore list is the recipe's patterns, the names they
+    select as llm-compressor writes them, those names with one layer's k_proj left out (a fused layer ignored in part),
+    or only the LM head."""
+    out = []
+    for case in llama4_variants(rng, 4 * n):
+        cfg = case["config"]
+        if "text_config" not in cfg:
+            continue
+        q = ct_nvfp4_quantization_config(rng) if rng.random() < 0.125 else ct_quantization_config(rng)
+        if q["format"] == "pack-quantized" and rng.random() < 0.8:
+            q = ct_quantization_config(rng)  # mostly the FP8 presets, the forms kvguard decides (kvguard.quant.llama4)
+        names = _llama4_ignored_names(cfg)
+        q["ignore"] = rng.choice([list(LLAMA4_CT_RECIPE_IGNORE), names, names,
+                                  [x for x in names if x != "language_model.model.layers.1.self_attn.k_proj"],
+                                  ["re:.*lm_head"]])
+        cfg["quantization_config"] = q
+        out.append(case)
+        if len(out) == n:
+            break
+    return out
+
+
+def run_llama4(version: str, n: int, seed: int = 7, n_layouts: int = 6, ct: int = 0) -> dict:
+    """Build ``n`` Llama 4 configs (llama4_variants) and ``ct`` compressed-tensors ones (llama4_ct_variants) at
+    ``n_layouts`` of LLAMA4_LAYOUTS each in the release and compare; the layer lists of both bases (2 decoder layers,
+    1 vision layer, tp 1) too (tools/quant_differential.py --llama4, --llama4-ct)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9400 + 1)
+    cases = []
+    generated = llama4_variants(rng, n)
+    if ct:
+        generated += llama4_ct_variants(random.Random(seed * 9400 + 2), ct)
+    for case in generated:
+        if resolve(version).within(None, "0.17.1"):
+            case["engine_args"]["swap_space"] = 0  # (as run_qwen3_vl: the 0.17.x wrapper's VllmConfig copy)
+        text = case["config"].get("text_config") or case["config"]
+        lays = [dict(lay) for lay in LLAMA4_LAYOUTS if text["num_attention_heads"] % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays[:-3], min(max(1, n_layouts - 1), len(lays) - 3)) + [rng.choice(lays[-3:])]
+        cases.append(case)
+    lists = [{"config": llama4_base(base, 2, 1), "layouts": [{"tp": 1}], "record": True} for base in LLAMA4_BASES]
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
+#: CI: the first release (no EPLB handed to the experts, no block-FP8 scheme in compressed-tensors), the first that
+#: hands the experts EPLB (0.11.1) and the last; the full runs: tools/quant_differential.py --llama4 N --llama4-ct M
+LLAMA4_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.1",))
+
+
+@pytest.mark.parametrize("version", LLAMA4_SAMPLE)
+def test_llama4_construction_agrees(version):
+    report = run_llama4(version, int(os.environ.get("KVG_LLAMA4_CONFIGS", "2")),
+                        int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3,
+                        ct=int(os.environ.get("KVG_LLAMA4_CT", "2")))
+    _check_family_report(report, version, "Llama 4", "llama4-construction")
+    assert report["layer_lists"]["agree"] == len(LLAMA4_BASES)
 
 
 def run_ct_nvfp4_moe(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
@@ -3096,6 +3246,9 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
         built = qwen3_vl.tower_layers(facts.resolved_top) + built  # the vision tower, before the language model
     if glm4v.ARCH in facts.architectures:
         built = glm4v.tower_layers(facts.resolved_top, resolve(version), None) + built
+    if fam == "llama4":
+        # the vision model and the projector (kvguard.quant.llama4), before the language model
+        built = llama4.tower_layers(facts.resolved_top, facts.resolved.get("hidden_size")) + built
     for layer in built:
         if layer.kind in ("check", "vocab"):
             continue
@@ -3117,7 +3270,7 @@ def oracle_list(records: list[dict]) -> list[tuple]:
     out = []
     for r in records:
         if not (r.get("prefix") or "").startswith(("model.layers.", "language_model.model.layers.", "language_model.layers.",
-                                                     "visual.")):
+                                                     "visual.", "vision_model.", "multi_modal_projector.")):
             continue
         if r["class"] == "FusedMoE":
             out.append((r["prefix"], "FusedMoE", r["experts"], r["hidden"], r["intermediate_per_partition"]))
