@@ -1336,6 +1336,33 @@ CASES += [
             "EPLB"},
 ]
 
+# Gemma 3's text model (kvguard/data/quant_archs.json family gemma3): google/gemma-3-1b-it's config.json (hidden 1152,
+# intermediate 6912, 4 heads, 1 KV head; tests/upstream/test_quant.py GEMMA3_1B_IT) in the quantized forms the published
+# Gemma 3 exports write: AutoAWQ 4-bit in groups of 128, Fp8Config block FP8, llm-compressor's W4A16 / FP8_DYNAMIC with
+# RedHatAI's ignore entry for the head ("re:.*lm_head", RedHatAI/gemma-3-27b-it-FP8-dynamic's recipe)
+CASES += [
+    {"id": "mi-awq-gemma3-1b-tp4", "model": "google/gemma-3-1b-it", "config_from": "GEMMA3_1B_IT",
+     "config_patch": {"quantization_config": AWQ_INT4}, "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "Gemma 3 1B as AWQ (groups of 128) at -tp 4: down_proj takes 6912 / 4 = 1728 input features per rank, "
+            "13.5 groups: refused"},
+    {"id": "mi-awq-gemma3-1b-tp2", "model": "google/gemma-3-1b-it", "config_from": "GEMMA3_1B_IT",
+     "config_patch": {"quantization_config": AWQ_INT4}, "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "the same at -tp 2: 3456 = 27 x 128 input features per rank for down_proj, 512 for o_proj: accepted"},
+    {"id": "mi-fp8-block-gemma3-1b-tp4", "model": "google/gemma-3-1b-it", "config_from": "GEMMA3_1B_IT",
+     "config_patch": {"quantization_config": {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
+                                              "weight_block_size": [128, 128]}},
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "block FP8 at -tp 4: gate_up_proj's 1728 outputs per rank (block_n) or, where the release lets the merged "
+            "layer through, down_proj's 1728 inputs (block_k) are no whole number of 128-blocks"},
+    {"id": "mi-ct-gemma3-1b-w4a16-tp2", "model": "google/gemma-3-1b-it", "config_from": "GEMMA3_1B_IT",
+     "quantization_config": "W4A16", "ignore": ["re:.*lm_head"], "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "compressed-tensors W4A16 (groups of 128) at -tp 2: down_proj's 3456 input features per rank, 27 groups, "
+            "on Marlin: accepted (at -tp 4 its 1728, 13.5 groups, leave the kernel choice open)"},
+    {"id": "mi-ct-gemma3-1b-fp8-dynamic-tp4", "model": "google/gemma-3-1b-it", "config_from": "GEMMA3_1B_IT",
+     "quantization_config": "FP8_DYNAMIC", "ignore": ["re:.*lm_head"], "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "compressed-tensors FP8_DYNAMIC (per-channel weights) at -tp 4: no shape check: accepted"},
+]
+
 
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",

@@ -197,6 +197,8 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "max_target_positions", "original_max_position_embeddings",
     # model construction (kvguard.quant, kvguard/data/quant_archs.json)
     "decoder_sparse_step", "mlp_only_layers", "moe_layer_freq", "hidden_act",
+    # the attribute Gemma 3's MLP reads for its activation (kvguard/data/quant_archs.json family gemma3)
+    "hidden_activation",
     # MiMo-V2-Flash's sliding-window layers (kvguard/data/quant_archs.json family mimo_v2_flash): which layers, their
     # heads and head sizes, and the fused-QKV checkpoint layout of 0.33.0
     "hybrid_layer_pattern", "swa_num_attention_heads", "swa_num_key_value_heads", "swa_head_dim", "swa_v_head_dim",

@@ -105,6 +105,7 @@ from ..record import Record, field
 from ..record import replace as _replace
 from .embedding import padded_vocabulary
 from .expr import ExpressionError, evaluate, names_in
+from .families import dense_only as _dense_only
 from .families import families as _families
 from .names import (
     CT_METHOD,
@@ -1226,9 +1227,11 @@ def _family_unmodelled(family: str, facts, release, scheme: Optional[QuantScheme
     if until is not None and not release.within(None, until):
         return f"{fam.get('until_reason') or f'the model construction of {archs} after vLLM {until}'} is not modelled"
     activation = fam.get("activation")
-    if activation is not None and facts.resolved.get("hidden_act", activation) != activation:
+    attr = fam.get("activation_attr", "hidden_act")
+    value = facts.resolved.get(attr, activation)
+    if activation is not None and value != activation:
         # the model's MLP refuses another activation (a ValueError of its own, not modelled)
-        return f"the model construction of {archs} with hidden_act {facts.resolved.get('hidden_act')!r} is not modelled"
+        return f"the model construction of {archs} with {attr} {value!r} is not modelled"
     conditions: list[tuple[dict, dict[str, int]]] = [(item, {}) for item in fam.get("unmodelled") or ()
                                                      if not item.get("after_layers")]
     conditions += [(item, {"pp": pp}) for item in fam.get("unmodelled_launch") or ()]
@@ -1490,7 +1493,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                        or f"the {scheme.method} quantization method's weight-shard checks are not modelled")
     path = None
     if scheme is not None and scheme.method in _WNA16:
-        if family != "llama":
+        if not _dense_only(family):
             moe_reason = _wna16_moe.unmodelled_reason(family, scheme, facts, release)
             if moe_reason is not None:
                 return Outcome(unmodelled=moe_reason)
@@ -1509,12 +1512,12 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                         _ct.forbidden_args(quant_cfg, release), _ct.static_token_args(quant_cfg, release))
         if path.startswith("unmodelled:"):
             return Outcome(unmodelled=path.split(":", 1)[1])
-        if family != "llama" and scheme.ct == "nvfp4":
+        if not _dense_only(family) and scheme.ct == "nvfp4":
             # the NVFP4 experts: decided by release on the default MoE / all2all backends
             why = _ct.nvfp4_moe_unmodelled(family, release, launch.moe_backend, launch.all2all_backend)
             if why is not None:
                 return Outcome(unmodelled=why)
-        if family != "llama" and scheme.ct == "wna16":
+        if not _dense_only(family) and scheme.ct == "wna16":
             # the integer-weight experts: kvguard.quant.wna16_moe's families and activation
             if not _wna16_moe.ct_experts_decided(family):
                 return Outcome(unmodelled=f"compressed-tensors integer weights on the MoE experts of "

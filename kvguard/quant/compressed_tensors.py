@@ -429,10 +429,10 @@ def path(kind: str, family: str, release, quantization: Optional[str], dtype: st
         # :func:`static_token_args`: VllmConfig refuses the config first (the rules make the launch undecidable)
         return (f"unmodelled:static per-token QuantizationArgs ({' / '.join(static_token)}) under the compressed-"
                 f"tensors package vLLM {release.key} pins (VllmConfig's validation refuses them) are not modelled")
-    if family != "llama" and not _families.moe_method_decided(family, METHOD) and not (
+    if not _families.dense_only(family) and not _families.moe_method_decided(family, METHOD) and not (
             kind == "wna16" and _families.moe_method_decided(family, "compressed-tensors-wna16")):
         return (f"unmodelled:compressed-tensors with MoE layers ({', '.join(architectures)}) is not modelled")
-    if family != "llama" and moe_unmodelled:
+    if not _families.dense_only(family) and moe_unmodelled:
         return f"unmodelled:{moe_unmodelled}"
     if quantization not in (None, METHOD):
         return f"unmodelled:--quantization {quantization} with a compressed-tensors checkpoint is not modelled"
@@ -471,8 +471,8 @@ FUSED_NAME_FIRST_SINCE = "0.30.0"
 #: ``ignore`` (0.13.0+: only entries with a dot that are no ``re:`` pattern), which kvguard does not model
 _PATH_MAPPER_SINCE = {"llama": "0.25.0", "qwen3_moe": "0.25.0", "minimax_m2": "0.25.0", "mixtral": "0.25.0",
                       "qwen3_5_moe": "0.17.0", "qwen3_5": "0.17.0",
-                      # Llama 4's wrapper has none, but the language model it builds is a LlamaForCausalLM
-                      "llama4": "0.25.0"}
+                      # Gemma3ForCausalLM's stacked-shard mapper comes with Llama's (0.25.0)
+                      "gemma3": "0.25.0"}
 #: the families whose mapper rewrites ``ignore`` in every release kvguard knows (the superset :func:`may_ignore`)
 _ALWAYS_MAPPED = ("gpt_oss", "gemma4")
 

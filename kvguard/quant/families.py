@@ -14,7 +14,7 @@ import json
 import os
 from functools import lru_cache
 
-__all__ = ["MOE_METHODS", "families", "moe_method_decided", "router_quantized"]
+__all__ = ["MOE_METHODS", "dense_only", "families", "moe_method_decided", "router_quantized"]
 
 # os.path, not pathlib: pathlib (and the urllib it imports) costs a cold check a few milliseconds
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "quant_archs.json")
@@ -55,6 +55,13 @@ def _inherited(name: str, written: dict[str, dict]) -> dict:
             items.extend(replace[item["name"]])
     out["layer"] = items
     return out
+
+
+def dense_only(family: str) -> bool:
+    """Whether AWQ / GPTQ / compressed-tensors checkpoints of the family take the dense layers' path alone (Llama's,
+    and a family whose ``dense_only`` says it builds no MoE block: Gemma 3's); any other family is held to its
+    ``moe_methods`` first."""
+    return family == "llama" or bool(families()[family].get("dense_only"))
 
 
 def moe_method_decided(family: str, method: str) -> bool:

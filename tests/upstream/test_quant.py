@@ -1271,6 +1271,85 @@ def run_gemma4(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
     return _with_layer_lists(version, python, python_env, cases, lists)
 
 
+#: Gemma 3's text model (kvguard/data/quant_archs.json family gemma3, Gemma3ForCausalLM): the configs run_gemma3 builds
+#: start from google/gemma-3-1b-it's config.json (tools/golden_inputs.json "gemma-3-1b-it") with the text sizes of
+#: google/gemma-3-{1b,4b,12b,27b}-it (hidden, intermediate, heads / KV heads, head size: their config.json /
+#: text_config), cut to two layers; the quantization forms are those the published exports write: AutoAWQ / GPTQ
+#: (gaunernst/gemma-3-27b-it-int4-awq, ...-GPTQ), llm-compressor's compressed-tensors presets (RedHatAI/gemma-3-27b-it-
+#: FP8-dynamic, -quantized.w4a16 / w8a8, ignore "re:.*lm_head"), block FP8 (Fp8Config), online FP8, unquantized
+GEMMA3_TEXT_SIZES = ((1152, 6912, 4, 1, 256), (2560, 10240, 8, 4, 256), (3840, 15360, 16, 8, 256),
+                     (5376, 21504, 32, 16, 128))
+GEMMA3_INTERMEDIATE = (6912, 10240, 15360, 21504, 6920, 10248, 13824, 5376, 21520)
+#: tp 1-16 and data parallel (Gemma 3 is dense: no expert parallel)
+GEMMA3_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 2, "dp": 4}, {"tp": 4, "dp": 2},
+                  {"tp": 1, "dp": 8}, {"tp": 8, "dp": 2})
+
+
+with open(os.path.join(os.path.dirname(__file__), "..", "..", "tools", "golden_inputs.json")) as _fh:
+    #: google/gemma-3-1b-it's config.json (its hidden_activation written out, as the checkpoint writes it)
+    GEMMA3_1B_IT = dict(json.load(_fh)["configs"]["gemma-3-1b-it"], hidden_activation="gelu_pytorch_tanh")
+
+
+def _gemma3_base() -> dict:
+    return copy.deepcopy(GEMMA3_1B_IT)
+
+
+def gemma3_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Gemma 3 text configs (Gemma3ForCausalLM, two layers) with varied sizes and quantization: AWQ / GPTQ
+    (:func:`awq_or_gptq`, groups of 128 / 64 / 32), compressed-tensors (:func:`ct_quantization_config`,
+    :func:`ct_int8_quantization_config`), block FP8 (blocks of 128 or 64, sometimes an ignore list), online FP8,
+    unquantized; now and then an untied head (0.10.2-0.13.x assert a tied one)."""
+    out = []
+    while len(out) < n:
+        cfg = _gemma3_base()
+        cfg["num_hidden_layers"] = 2
+        hidden, inter, heads, kv, head = rng.choice(GEMMA3_TEXT_SIZES)
+        cfg.update(hidden_size=hidden, intermediate_size=inter, num_attention_heads=heads, num_key_value_heads=kv,
+                   head_dim=head)
+        if rng.random() < 0.4:
+            cfg["intermediate_size"] = rng.choice(GEMMA3_INTERMEDIATE)
+        if rng.random() < 0.1:
+            cfg["tie_word_embeddings"] = False
+        kind = rng.choice(["wna16", "wna16", "wna16", "ct", "ct", "ct_int8", "fp8_block", "online", "none"])
+        engine: dict = {}
+        if kind == "wna16":
+            q, engine = awq_or_gptq(rng, rng.choice([128, 128, 64, 32]),
+                                    [None, None, ["lm_head"], ["self_attn"], ["mlp.down_proj"]], 0.2)
+            cfg["torch_dtype"] = "float16" if q["quant_method"] == "gptq" or rng.random() < 0.5 else "bfloat16"
+            cfg["quantization_config"] = q
+        elif kind in ("ct", "ct_int8"):
+            cfg["quantization_config"] = (ct_quantization_config if kind == "ct" else ct_int8_quantization_config)(rng)
+        elif kind == "fp8_block":
+            block = rng.choice([[128, 128], [128, 128], [64, 64]])
+            cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
+                                          "weight_block_size": block}
+            if rng.random() < 0.3:
+                cfg["quantization_config"]["modules_to_not_convert"] = rng.choice(
+                    [["lm_head"], ["model.layers.0.mlp.down_proj"], ["model.layers.1.self_attn.q_proj"]])
+        elif kind == "online":
+            engine = {"quantization": "fp8"}
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_gemma3(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` Gemma 3 text configs (gemma3_variants) at ``n_layouts`` of GEMMA3_LAYOUTS each in the release and
+    compare; the layer list of the base (two layers, unquantized, tp 1) is compared too."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9600 + 1)
+    cases = []
+    # 0.11.0 on the oracle's CPU platform runs the V0 engine, whose CacheConfig refuses prefix caching with a sliding
+    # window (a CUDA host runs V1, which takes it); model construction does not read prefix caching
+    host = {"enable_prefix_caching": False} if resolve(version).within("0.11.0", "0.11.0") else {}
+    for case in gemma3_variants(rng, n):
+        case["layouts"] = rng.sample(list(GEMMA3_LAYOUTS), min(n_layouts, len(GEMMA3_LAYOUTS)))
+        case["engine_args"] = dict(case["engine_args"], **host)
+        cases.append(case)
+    plain = dict(_gemma3_base(), num_hidden_layers=2)
+    return _with_layer_lists(version, python, python_env, cases, [{"config": plain, "layouts": [{"tp": 1}],
+                                                                   "record": True, "engine_args": host}])
+
+
 #: Qwen3-Next (kvguard/data/quant_archs.json family qwen3_next): the catalog checkpoints the generated configs start
 #: from (the BF16 and the block-FP8 release, whose ignore list names each layer's in_proj_ba, conv1d, router gate and
 #: shared-expert gate), and the layouts (tp 1-16, data / expert parallel, the sequence-parallel MoE, EPLB)
@@ -1825,6 +1904,19 @@ def test_gemma4_construction_agrees(version):
                         n_layouts=3)
     _check_family_report(report, version, "Gemma 4", "gemma4-construction")
     assert report["layer_lists"]["agree"] == len(GEMMA4_BASES)
+
+
+#: Gemma 3's text model in CI: the first release, 0.26.0 (the tied ParallelLMHead of 0.14.0+, the stacked-shard mapper
+#: on the ignore list) and the last (the full runs: tools/quant_differential.py --gemma3 N)
+GEMMA3_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.26.0",))
+
+
+@pytest.mark.parametrize("version", GEMMA3_SAMPLE)
+def test_gemma3_construction_agrees(version):
+    report = run_gemma3(version, int(os.environ.get("KVG_GEMMA3_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
+                        n_layouts=3)
+    _check_family_report(report, version, "Gemma 3", "gemma3-construction")
+    assert report["layer_lists"]["agree"] == 1
 
 
 #: the CI sample of Qwen3-Next: its first release, one of each later form of its gated-delta-net projections
