@@ -471,6 +471,8 @@ FUSED_NAME_FIRST_SINCE = "0.30.0"
 #: ``ignore`` (0.13.0+: only entries with a dot that are no ``re:`` pattern), which kvguard does not model
 _PATH_MAPPER_SINCE = {"llama": "0.25.0", "qwen3_moe": "0.25.0", "minimax_m2": "0.25.0", "mixtral": "0.25.0",
                       "qwen3_5_moe": "0.17.0", "qwen3_5": "0.17.0",
+                      # Llama 4's wrapper has none, but the language model it builds is a LlamaForCausalLM
+                      "llama4": "0.25.0",
                       # Gemma3ForCausalLM's stacked-shard mapper comes with Llama's (0.25.0)
                       "gemma3": "0.25.0"}
 #: the families whose mapper rewrites ``ignore`` in every release kvguard knows (the superset :func:`may_ignore`)
