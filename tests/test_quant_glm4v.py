@@ -96,11 +96,47 @@ def test_eplb_registers_the_language_model_from_0_22_0(version, without_moe_mode
     assert (res.check, res.unmodelled, res.eplb_without_moe_model) == (None, None, without_moe_model)
 
 
+def ct(weights: dict, activations: "dict | None", fmt: str = "float-quantized") -> dict:
+    """A compressed-tensors config as llm-compressor writes it, with the ignore list in zai-org/GLM-4.5V-FP8's form (the
+    tower's QKV layers named as vLLM builds them under compressed-tensors) and GLM-4.x's router gates / LM head."""
+    cfg = glm45v()
+    cfg["quantization_config"] = {
+        "quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": weights, "input_activations": activations,
+                                      "output_activations": None}},
+        "ignore": ["re:.*gate$", "lm_head"] + [f"visual.blocks.{b}.attn.qkv_proj" for b in range(24)]}
+    return cfg
+
+
+FP8 = {"num_bits": 8, "type": "float", "symmetric": True, "dynamic": False}
+
+
+@pytest.mark.parametrize("version", ["0.18.0", "0.33.0"])
+def test_ct_fp8_dynamic_in_the_checkpoints_form_is_accepted_at_the_recipes_launch(version):
+    # per-channel FP8 weights, dynamic per-token activations: no layer checks its per-rank size
+    cfg = ct(dict(FP8, strategy="channel"), dict(FP8, strategy="token", dynamic=True))
+    verdict = kvguard.check(cfg, vllm_version=version, tp=4, enable_expert_parallel=True, mm_encoder_tp_mode="data",
+                            host=H100)
+    assert verdict.ok, verdict.message
+
+
+@pytest.mark.parametrize("version", ["0.11.0", "0.14.1", "0.33.0"])
+def test_ct_fp8_block_on_the_tower_refuses_in_its_merger(version):
+    # the compressed-tensors block scheme has no merged-layer allowance: the merger's gate_up_proj (two halves of
+    # 10944, 5472 per rank at tp 2) refuses its block_n in every release from 0.11.0
+    message = "Weight output_partition_size = 5472 is not divisible by weight quantization block_n = 128."
+    cfg = ct(dict(FP8, strategy="block", block_structure=[128, 128]),
+             dict(FP8, strategy="group", group_size=128, dynamic=True))
+    verdict = kvguard.check(cfg, vllm_version=version, tp=2, host=H100)
+    assert (verdict.ok, verdict.exc_type, verdict.message) == (False, "ValueError", message)
+
+
 def test_what_stays_open_is_skipped_not_accepted():
     release = resolve("0.28.0")
-    ct = glm45v()
-    ct["quantization_config"] = {"quant_method": "compressed-tensors", "config_groups": {}, "ignore": ["lm_head"]}
-    why = outcome(model_facts(ct, vllm_version="0.28.0"), release, Launch(tp=1)).unmodelled
+    awq = glm45v()
+    awq["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
+                                  "version": "gemm"}
+    why = outcome(model_facts(awq, vllm_version="0.28.0"), release, Launch(tp=1)).unmodelled
     assert why is not None and "Glm4vMoeForConditionalGeneration" in why
     facts = model_facts(glm45v(), vllm_version="0.28.0")
     assert outcome(facts, release, Launch(tp=1, pp=2)).unmodelled is not None

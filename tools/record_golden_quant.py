@@ -1044,6 +1044,7 @@ _GLM4V_TOWER = ([f"model.visual.blocks.{b}.{n}" for b in range(24)
                  for n in ("attn.qkv", "attn.proj", "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")]
                 + [f"model.visual.merger.{n}" for n in ("proj", "gate_proj", "up_proj", "down_proj")])
 _GLM4V_DENSE = [f"model.language_model.layers.0.mlp.{n}" for n in ("gate_proj", "up_proj", "down_proj")]
+GLM4V_CT_QKV = [f"visual.blocks.{b}.attn.qkv_proj" for b in range(24)]
 GLM4V_FP8 = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128],
              "modules_to_not_convert": _GLM4V_TOWER + _GLM4V_DENSE + ["lm_head"]}
 CASES += [
@@ -1076,6 +1077,21 @@ CASES += [
             "up to 0.17.x the wrapper names the quantized QKV layer attn.qkv_proj, whose q/k/v shards the list does "
             "not name, so it is quantized and its 192 rows per rank refuse block_n; from 0.18.0 it is attn.qkv (listed, "
             "unquantized) and the shared experts refuse next (176 rows per rank)"},
+    # compressed-tensors in the form of zai-org/GLM-4.5V-FP8 (each vision block's QKV layer in ignore as vLLM names it
+    # under compressed-tensors, visual.blocks.N.attn.qkv_proj), with GLM-4.x's list (GLM_CT_IGNORE)
+    {"id": "mi-ct-glm45v-fp8-dynamic-tp4-ep", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG",
+     "quantization_config": "FP8_DYNAMIC", "ignore": GLM_CT_IGNORE + GLM4V_CT_QKV,
+     "argv": ["-tp", "4", "--enable-expert-parallel", "--mm-encoder-tp-mode", "data"], "layout": {"tp": 4, "ep": True},
+     "engine_args": {"mm_encoder_tp_mode": "data"}, "since": "0.18.0",
+     "why": "compressed-tensors FP8_DYNAMIC (per-channel weights, dynamic per-token activations) at the recipes' -tp 4 "
+            "with expert parallel and a data-parallel encoder: no layer checks its per-rank size: accepted (from "
+            "0.18.0: before, the oracle host's memory refuses the wrapper's VllmConfig copy at the default swap space)"},
+    {"id": "mi-ct-glm45v-fp8-block-tp2", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG",
+     "quantization_config": "FP8_BLOCK", "ignore": GLM_CT_IGNORE + GLM4V_CT_QKV, "argv": ["-tp", "2"],
+     "layout": {"tp": 2}, "since": "0.11.0",
+     "why": "compressed-tensors FP8_BLOCK [128, 128], the QKV layers ignored, the rest of the tower quantized, -tp 2: the "
+            "patch merger's merged gate_up_proj (two halves of 10944, 5472 per rank) refuses its block_n (the "
+            "compressed-tensors block scheme has no merged-layer allowance); 0.10.2 finds no scheme for block weights"},
 ]
 
 # Qwen3.5 (kvguard/data/quant_archs.json families qwen3_5_moe / qwen3_5, 0.17.0+: Qwen3-VL's tower, then Qwen3-Next's

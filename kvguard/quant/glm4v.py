@@ -18,17 +18,20 @@ Every one is built unsplit with ``--mm-encoder-tp-mode data`` (0.10.2 – 0.13.x
 later ``is_vit_use_data_parallel()`` without the head count: no fall-back of its own).  The attention's QKV layer is
 named ``attn.qkv_proj`` (its shards ``q_proj`` / ``k_proj`` / ``v_proj`` in the wrapper's packed-modules mapping)
 whenever the wrapper holds a quantization config up to 0.17.x, and from 0.18.0 only under compressed-tensors; else
-``attn.qkv`` (no packed mapping: matched as a whole).  ``Fp8Config`` maps its ignore list through the wrapper's
-checkpoint-name mapper first (``model.visual.`` → ``visual.``, ``model.language_model.`` →
-``language_model.model.``, ``lm_head.`` → ``language_model.lm_head.``, every release read).
+``attn.qkv`` (no packed mapping: matched as a whole).  ``Fp8Config`` and ``CompressedTensorsConfig`` map their
+ignore lists through the wrapper's checkpoint-name mapper first (``model.visual.`` → ``visual.``,
+``model.language_model.`` → ``language_model.model.``, ``lm_head.`` → ``language_model.lm_head.``, every release
+read; compressed-tensors from 0.13.0 leaves entries without a dot and ``re:`` patterns as written, which these
+prefixes, each ending in a dot, never rewrite anyway).
 
 The wrapper implements no ``MixtureOfExperts``: with ``--enable-eplb`` the V1 worker (vllm/v1/worker/
 gpu_model_runner.py) asserts on it up to 0.21.x and registers its language model instead from 0.22.0
 (:data:`EPLB_LANGUAGE_MODEL_SINCE`).
 
-Decided: unquantized, ``Fp8Config`` (block or per-tensor, the tower listed or not) and online ``--quantization fp8``.
-Left open (:func:`unmodelled`): other methods (GLM-4.5V-FP8 is a compressed-tensors export whose tower names and
-scheme paths are not proven here), pipeline parallelism, ``--limit-mm-per-prompt`` / ``--language-model-only``.
+Decided: unquantized, ``Fp8Config`` (block or per-tensor, the tower listed or not), online ``--quantization fp8`` and
+compressed-tensors (zai-org/GLM-4.5V-FP8's form: the tower's QKV layers in ``ignore`` as ``visual.blocks.N.attn.qkv_proj``;
+the language model's experts and router as the ``glm4_moe`` family decides them).  Left open (:func:`unmodelled`):
+other methods, pipeline parallelism, ``--limit-mm-per-prompt`` / ``--language-model-only``.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ __all__ = ["ARCH", "EPLB_LANGUAGE_MODEL_SINCE", "ignored_names", "tower_layers",
 
 ARCH = GLM4V_ARCH
 #: the checkpoint methods whose construction is proven through the tower (None: unquantized)
-METHODS = (None, "fp8")
+METHODS = (None, "fp8", "compressed-tensors")
 #: the first release that names the tower's QKV layer ``attn.qkv_proj`` only under compressed-tensors (before: under
 #: any quantization config)
 QKV_PROJ_CT_ONLY_SINCE = "0.18.0"
