@@ -56,6 +56,10 @@ GLM45_AIR_FP8_BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic", "f
 #: the ignore list of llm-compressor's GLM-4.6 FP8_BLOCK example (examples/model_free_ptq/glm_4.6_fp8_block.py), for
 #: the ignore list of llm-compressor's Qwen3-Next example (examples/quantization_w8a8_fp8/qwen3_next_example.py)
 QWEN3_NEXT_CT_IGNORE = ["lm_head", "re:.*mlp.gate$", "re:.*mlp.shared_expert_gate$", "re:.*linear_attn.*"]
+#: the ignore list of llm-compressor's Llama 4 recipes (examples/quantization_w4a16/llama4_example.py,
+#: examples/quantization_w8a8_fp8/llama4_fp8_block_example.py)
+LLAMA4_CT_IGNORE = ["re:.*lm_head", "re:.*self_attn", "re:.*router", "re:.*vision_model.*",
+                    "re:.*multi_modal_projector.*", "Llama4TextAttention"]
 #: the GLM-4.5-Air compressed-tensors cases (the presets of CT_PRESETS)
 GLM_CT_IGNORE = ["re:.*gate$", "lm_head", "model.embed_tokens"]
 
@@ -766,6 +770,46 @@ CASES += [
      "argv": ["-dp", "8", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 8, "ep": True}, "since": "0.28.0",
      "why": "nvidia/Gemma-4-26B-A4B-NVFP4 at -dp 8 --enable-expert-parallel (16 NVFP4 experts per rank, on FP4 "
             "Marlin): accepted"},
+    # Llama 4 (family llama4, kvguard.quant.llama4): the checkpoints as published (the catalog's config with the
+    # shipped vision_config): the vision model (hidden 1408, 16 heads) and projector, built unquantized, before the
+    # language model (40 heads, 8 KV heads; Scout 16 experts in every layer, Maverick 128 in every second one)
+    {"id": "mi-llama4-scout-tp5", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct", "argv": ["-tp", "5"],
+     "layout": {"tp": 5},
+     "why": "Llama-4-Scout at -tp 5 (40 heads divide by 5: the config checks pass): the vision model's patch "
+            "embedding, the first layer built, splits its 1408 output features over 5 ranks: refused"},
+    {"id": "mi-llama4-scout-tp8", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct", "argv": ["-tp", "8"],
+     "layout": {"tp": 8}, "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Llama-4-Scout at -tp 8: 2 vision heads, 5 query heads and 1 KV head per rank, the 16 experts' 8192 "
+            "intermediate features 1024 per rank: accepted"},
+    {"id": "mi-llama4-scout-dp6-ep-eplb", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+     "argv": ["-dp", "6", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 6, "ep": True, "eplb": True}, "since": "0.11.1",
+     "why": "Llama-4-Scout over 6 expert-parallel ranks with EPLB (the model hands FusedMoE enable_eplb from 0.11.1): "
+            "16 experts do not spread evenly over 6 ranks: refused"},
+    {"id": "mi-llama4-maverick-dp5-ep-eplb", "model": "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+     "argv": ["-dp", "5", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 5, "ep": True, "eplb": True}, "since": "0.11.1",
+     "why": "Llama-4-Maverick over 5 expert-parallel ranks with EPLB: its first MoE layer (layer 1; layer 0 is "
+            "dense) holds 128 experts, which 5 ranks do not share evenly: refused"},
+    {"id": "mi-llama4-maverick-tp4-dp2-ep", "model": "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+     "argv": ["-tp", "4", "-dp", "2", "--enable-expert-parallel"], "layout": {"tp": 4, "dp": 2, "ep": True},
+     "why": "Llama-4-Maverick at -tp 4 -dp 2 with expert parallel: 16 whole experts per rank of the 8-wide "
+            "expert-parallel group (the shared expert split by tp, or from 0.11.0 replicated: the MoE runs "
+            "sequence-parallel): accepted"},
+    # Llama 4's compressed-tensors exports in llm-compressor's form (RedHatAI/Llama-4-*-FP8-dynamic: FP8 weights per
+    # channel, dynamic per-token activations; the ignore list of llm-compressor's Llama 4 recipes)
+    {"id": "mi-llama4-scout-ct-fp8-dynamic-tp8", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+     "quantization_config": "FP8_DYNAMIC", "ignore": LLAMA4_CT_IGNORE, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Llama-4-Scout, compressed-tensors FP8_DYNAMIC, -tp 8: the attention, routers, vision model and projector "
+            "unquantized; the shared experts, dense MLPs and experts per channel, no size check: accepted"},
+    {"id": "mi-llama4-maverick-ct-fp8-block-tp8", "model": "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+     "quantization_config": "FP8_BLOCK", "ignore": LLAMA4_CT_IGNORE, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Llama-4-Maverick, compressed-tensors FP8_BLOCK [128, 128], -tp 8: 0.10.2 finds no scheme for block "
+            "weights at the first quantized layer (layer 0's dense gate_up_proj: the attention is ignored); from "
+            "0.11.0 the dense MLP's 16384 / 8 = 2048 and the experts' 8192 / 8 = 1024 features per rank are whole "
+            "blocks: accepted"},
     # Qwen3-Next (family qwen3_next): the block-FP8 release, whose ignore list leaves each gated-delta-net layer's
     # in_proj_ba and conv1d and every router / shared-expert gate unquantized
     {"id": "mi-fp8-qwen3-next-80b-tp8", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8",
