@@ -5,7 +5,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
                                           [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--gemma3 N] [--qwen3-next N] [--dsa N] [--kimi N] [--kimi-k3 N] [--glm4-moe N] [--mimo-v2-flash N]
-                                          [--modelopt-minimax N] [--qwen3-vl N] [--qwen3-6-mixed N] [--qwen3-5 N [--qwen3-5-quantized N] [--qwen3-5-wna16 N]]
+                                          [--modelopt-minimax N] [--qwen3-vl N] [--qwen2-vl N] [--phi3 N] [--qwen3-6-mixed N] [--qwen3-5 N [--qwen3-5-quantized N] [--qwen3-5-wna16 N]]
                                           [--fused-shards]
                                           [--report FILE.json]
 
@@ -131,6 +131,13 @@ def main() -> int:
                     "/ ModelOpt FP8 exports of Qwen3.5 per release too (qwen3_5_quantized_variants)")
     ap.add_argument("--qwen3-5-wna16", type=int, default=0, help="with --qwen3-5: this many AWQ / GPTQ checkpoints of "
                     "Qwen3.5 per release too (qwen3_5_wna16_variants)")
+    ap.add_argument("--phi3", type=int, default=None, help="run only the Phi3ForCausalLM configs (run_phi3), this "
+                    "many per release")
+    ap.add_argument("--qwen2-vl", type=int, default=None, help="run only the Qwen2-VL / Qwen2.5-VL configs "
+                    "(run_qwen2_vl), this many per release")
+    ap.add_argument("--qwen3-vl-quantized", type=int, default=0, help="with --qwen3-vl: this many GPTQ / "
+                    "compressed-tensors checkpoints of Qwen3-VL / Qwen3-VL-MoE per release too "
+                    "(qwen3_vl_quantized_variants)")
     ap.add_argument("--qwen3-vl-awq", type=int, default=0, help="with --qwen3-vl: this many AWQ checkpoints of "
                     "Qwen3-VL / Qwen3-VL-MoE per release too (qwen3_vl_awq_variants)")
     ap.add_argument("--modelopt-minimax", type=int, default=None, help="run only the MiniMax-M2 ModelOpt exports "
@@ -143,7 +150,7 @@ def main() -> int:
     args = ap.parse_args()
     # each of these runs one family's generator in place of the main mix: one per invocation
     only = [f"--{name.replace('_', '-')}" for name in ("ct_nvfp4_fp8_only", "ct_nvfp4_moe_only", "dsa", "glm4_moe_lite",
-                                                      "glm4_moe", "glm4v", "mimo_v2_flash", "kimi", "kimi_k3", "qwen3_vl", "qwen3_5",
+                                                      "glm4_moe", "glm4v", "mimo_v2_flash", "kimi", "kimi_k3", "qwen3_vl", "qwen2_vl", "phi3", "qwen3_5",
                                                       "modelopt_minimax", "gemma4", "gemma3", "qwen3_next",
                                                       "qwen3_6_mixed", "llama4")
             if getattr(args, name) not in (None, 0)]
@@ -219,7 +226,12 @@ def main() -> int:
             elif args.qwen3_vl:
                 if not resolve(version).within("0.11.0"):
                     continue
-                rep = quant_tests.run_qwen3_vl(version, args.qwen3_vl, args.seed, args.layouts, awq=args.qwen3_vl_awq)
+                rep = quant_tests.run_qwen3_vl(version, args.qwen3_vl, args.seed, args.layouts, awq=args.qwen3_vl_awq,
+                                               quantized=args.qwen3_vl_quantized)
+            elif args.phi3:
+                rep = quant_tests.run_phi3(version, args.phi3, args.seed, args.layouts)
+            elif args.qwen2_vl:
+                rep = quant_tests.run_qwen2_vl(version, args.qwen2_vl, args.seed, args.layouts)
             elif args.glm4v:
                 rep = quant_tests.run_glm4v(version, args.glm4v, args.seed, args.layouts)
             elif args.qwen3_5:

@@ -1396,6 +1396,41 @@ CASES += [
             "EPLB"},
 ]
 
+
+# Qwen2.5-VL / Qwen2-VL (kvguard.quant.qwen2_vl: the vision tower, then Qwen2's language model; recorded for 0.10.2,
+# 0.11.0, 0.17.1, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-qwen25-vl-72b-tp8 ...``): the configs
+# tests/upstream/test_quant.py states (QWEN2_5_VL_7B / QWEN2_5_VL_72B, Qwen's config.json); the AWQ form is Qwen's
+# exports' (modules_to_not_convert ["visual"]), the compressed-tensors ones RedHatAI's llm-compressor exports'
+QWEN2_5_VL_AWQ = dict(AWQ_INT4, modules_to_not_convert=["visual"])
+QWEN2_5_VL_CT_IGNORE = ["re:.*lm_head", "re:visual.*"]
+CASES += [
+    {"id": "mi-qwen25-vl-72b-tp8", "model": "Qwen/Qwen2.5-VL-72B-Instruct", "config_from": "QWEN2_5_VL_72B",
+     "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "why": "Qwen2.5-VL-72B at -tp 8: the vision tower is built first and split by tp; the first block's gate_up_proj "
+            "(twice the tower's 3420-wide MLP) asserts that tp divides each output"},
+    {"id": "mi-qwen25-vl-72b-tp8-mm-data", "model": "Qwen/Qwen2.5-VL-72B-Instruct", "config_from": "QWEN2_5_VL_72B",
+     "argv": ["-tp", "8", "--mm-encoder-tp-mode", "data"], "layout": {"tp": 8},
+     "engine_args": {"mm_encoder_tp_mode": "data"},
+     "why": "the same with --mm-encoder-tp-mode data: the tower is replicated, the language model splits: accepted"},
+    {"id": "mi-awq-qwen25-vl-7b-tp4", "model": "Qwen/Qwen2.5-VL-7B-Instruct-AWQ", "config_from": "QWEN2_5_VL_7B",
+     "config_patch": {"quantization_config": QWEN2_5_VL_AWQ}, "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "Qwen's AWQ export (the tower in modules_to_not_convert) at -tp 4: the tower unquantized (855-wide MLP "
+            "shards), the decoder's 4-bit layers fit: accepted"},
+    {"id": "mi-awq-qwen25-vl-7b-tower-tp1", "model": "Qwen/Qwen2.5-VL-7B-Instruct-AWQ", "config_from": "QWEN2_5_VL_7B",
+     "config_patch": {"quantization_config": AWQ_INT4}, "argv": [], "layout": {"tp": 1},
+     "why": "an AWQ checkpoint of Qwen2.5-VL-7B that leaves nothing unconverted: the vision tower takes AWQ too, and "
+            "its 3420-wide MLP is no whole number of AWQ's packs / groups"},
+    {"id": "mi-ct-fp8-dynamic-qwen25-vl-7b-tp2", "model": "RedHatAI/Qwen2.5-VL-7B-Instruct-FP8-Dynamic",
+     "config_from": "QWEN2_5_VL_7B", "quantization_config": "FP8_DYNAMIC", "ignore": QWEN2_5_VL_CT_IGNORE,
+     "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "llm-compressor's FP8-dynamic export (the tower and the LM head ignored) at -tp 2: accepted"},
+    {"id": "mi-ct-w4a16-qwen25-vl-7b-tower-tp2", "model": "RedHatAI/Qwen2.5-VL-7B-Instruct-quantized.w4a16",
+     "config_from": "QWEN2_5_VL_7B", "quantization_config": "W4A16", "ignore": ["re:.*lm_head"],
+     "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "a W4A16 export that leaves the vision tower quantized at -tp 2: the first block's 1710-wide MLP shards "
+            "are no whole number of 4-bit packs / 128-groups"},
+]
+
 # Gemma 3's text model (kvguard/data/quant_archs.json family gemma3): google/gemma-3-1b-it's config.json (hidden 1152,
 # intermediate 6912, 4 heads, 1 KV head; tests/upstream/test_quant.py GEMMA3_1B_IT) in the quantized forms the published
 # Gemma 3 exports write: AutoAWQ 4-bit in groups of 128, Fp8Config block FP8, llm-compressor's W4A16 / FP8_DYNAMIC with

@@ -986,6 +986,10 @@ _QWEN3_VL_TYPES = ("qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe")
 _QWEN3_VL_TOWER = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size", "spatial_merge_size",
                    "deepstack_visual_indexes")
 
+#: the attributes Qwen2-VL's and Qwen2.5-VL's vision transformers read (the union of the two configs')
+_QWEN2_VL_TOWER = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size", "spatial_merge_size",
+                   "hidden_act", "embed_dim", "mlp_ratio")
+
 
 def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
     snapshot = _snapshot(cfg, RESOLVED_TOP_ATTRIBUTES)
@@ -1007,6 +1011,11 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
     if getattr(cfg, "model_type", None) in _QWEN3_VL_TYPES and (tower := getattr(cfg, "vision_config", None)) is not None:
         # the Qwen3-VL vision transformer's sizes (kvguard.quant.qwen3_vl: its layers, built before the language model)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None)) for name in _QWEN3_VL_TOWER}
+    if getattr(cfg, "model_type", None) in ("qwen2_vl", "qwen2_5_vl") and (
+            tower := getattr(cfg, "vision_config", None)) is not None:
+        # Qwen2-VL's / Qwen2.5-VL's vision transformer (kvguard.quant.qwen2_vl: its layers, built before the language
+        # model; Qwen2-VL's config names its width embed_dim and its output hidden_size)
+        snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None)) for name in _QWEN2_VL_TOWER}
     if getattr(cfg, "model_type", None) == "glm4v_moe" and (tower := getattr(cfg, "vision_config", None)) is not None:
         # GLM-4.5V's vision transformer (kvguard.quant.glm4v: its layers, built before the language model)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None))

@@ -136,6 +136,7 @@ if TYPE_CHECKING:
     from . import modelopt_shards as _mo_shards
     from . import nemotron_h as _nemotron_h
     from . import online as _online
+    from . import qwen2_vl as _qwen2_vl
     from . import qwen3_vl as _qwen3_vl
     from . import wna16_moe as _wna16_moe
     from . import wrappers as _wrappers
@@ -145,7 +146,7 @@ if TYPE_CHECKING:
 _ON_FIRST_USE = {"_ct": "compressed_tensors", "_dsv4": "dsv4", "_gemma4": "gemma4", "_glm4v": "glm4v", "_gpt_oss": "gpt_oss",
                  "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_modelopt": "modelopt", "_mixed": "modelopt_mixed",
                  "_mo_shards": "modelopt_shards", "_nemotron_h": "nemotron_h", "_online": "online",
-                 "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers"}
+                 "_qwen2_vl": "qwen2_vl", "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers"}
 
 
 class _OnFirstUse:
@@ -1444,6 +1445,20 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=why)
         if scheme is not None:
             scheme = _replace(scheme, ignored=_qwen3_vl.ignored_names(scheme.ignored))
+    qwen2_vl = next((a for a in facts.architectures if a in _qwen2_vl.ARCHS), None)
+    if qwen2_vl is not None:
+        # (kvguard.quant.qwen2_vl) Qwen2-VL's / Qwen2.5-VL's vision tower, built first with the quantization config:
+        # the methods proven through it; Qwen2-VL's first attention block divides the heads by tp before its layers
+        why = _qwen2_vl.unmodelled(facts.resolved_top, qwen2_vl, scheme.method if scheme is not None
+                                   else launch.quantization, scheme.ignored if scheme is not None else (), launch,
+                                   release)
+        if why is not None:
+            return Outcome(unmodelled=why)
+        if scheme is not None:
+            scheme = _replace(scheme, ignored=_qwen2_vl.ignored_names(scheme.ignored))
+        split = _qwen2_vl.head_split_refused(facts.resolved_top, qwen2_vl, launch)
+        if split is not None:
+            return Outcome("MI_divide", {"numerator": split[0], "denominator": split[1]}, split[2])
     if GLM4V_ARCH in facts.architectures:
         # (kvguard.quant.glm4v) GLM-4.5V's vision tower is built first, with the quantization config: the methods
         # proven through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
@@ -1685,6 +1700,11 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
     stack = layers(facts.resolved, family, release, tuple(facts.architectures))
     if any(a in _qwen3_vl.ARCHS for a in facts.architectures):
         stack = _qwen3_vl.tower_layers(facts.resolved_top) + stack  # the vision tower, before the language model
+    qwen2_vl = next((a for a in facts.architectures if a in _qwen2_vl.ARCHS), None)
+    if qwen2_vl is not None:
+        # the vision tower, before the language model
+        stack = _qwen2_vl.tower_layers(facts.resolved_top, qwen2_vl, _qwen2_vl.tower_quantized(
+            scheme.method if scheme is not None else None, release)) + stack
     if GLM4V_ARCH in facts.architectures:
         stack = _glm4v.tower_layers(facts.resolved_top, release, scheme.method if scheme is not None else None) + stack
     if family == "llama4":

@@ -320,7 +320,9 @@ class _KernelStandIn:
 
 #: the wrappers that pass their language model's architecture to the registry themselves (glm4_1v.py:
 #: ``init_vllm_registered_model(..., architectures=["Glm4MoeForCausalLM"])`` for GLM-4.5V's ``glm4v_moe``)
-_WRAPPER_LANGUAGE_MODELS = {"Glm4vMoeForConditionalGeneration": "Glm4MoeForCausalLM"}
+_WRAPPER_LANGUAGE_MODELS = {"Glm4vMoeForConditionalGeneration": "Glm4MoeForCausalLM",
+                            "Qwen2VLForConditionalGeneration": "Qwen2ForCausalLM",
+                            "Qwen2_5_VLForConditionalGeneration": "Qwen2ForCausalLM"}
 
 
 def _load_text_model_class(model_config) -> None:
@@ -353,6 +355,53 @@ def _meta_modules_stay():
         return original(self, *a, **k)
 
     nn.Module.to = to
+
+
+def _quick_gelu_without_kernel():
+    """Qwen2-VL's vision MLP builds QuickGELU (its class default, so not reachable by a module attribute), whose
+    CustomOp binds the CUDA kernel while it is built: no geometry, built as a bare module instead."""
+    import torch.nn as nn
+
+    try:
+        from vllm.model_executor.layers.activation import QuickGELU
+    except Exception:  # noqa: BLE001
+        return
+    if not getattr(QuickGELU.__init__, "_kvg", False):
+        def init(self, *a, **k):
+            nn.Module.__init__(self)
+
+        init._kvg = True  # type: ignore[attr-defined]
+        QuickGELU.__init__ = init
+
+
+def _mm_input_norm_without_processor():
+    """0.28.0 - 0.31.x's Qwen2-VL / Qwen2.5-VL towers build an input normalisation from the checkpoint's image
+    processor (0.28.0 - 0.30.x ``FusedInputNorm.from_model_config``, 0.31.x ``build_mm_input_norm``, which loads the
+    whole processor, video processor and torchvision included): no linear layer, and a processor the oracle host
+    cannot load, so it is built as the identity."""
+    try:
+        from vllm.model_executor.models import vision
+    except Exception:  # noqa: BLE001
+        vision = None
+    fused = getattr(vision, "FusedInputNorm", None)
+    if fused is not None and hasattr(fused, "identity") and not getattr(fused.from_model_config, "_kvg", False):
+        def from_model_config(cls, model_config):
+            return cls.identity()
+
+        from_model_config._kvg = True  # type: ignore[attr-defined]
+        fused.from_model_config = classmethod(from_model_config)
+    try:
+        from vllm.model_executor.layers.fusion import mm_input_norm
+    except Exception:  # noqa: BLE001
+        return
+
+    def build_mm_input_norm(model_config):
+        return mm_input_norm.IdentityInputNorm()
+
+    for mname, mod in list(sys.modules.items()):
+        if (mod is not None and (mname.startswith("vllm.model_executor.models.") or mod is mm_input_norm)
+                and callable(getattr(mod, "build_mm_input_norm", None))):
+            mod.build_mm_input_norm = build_mm_input_norm
 
 
 def _stubs():
@@ -389,6 +438,8 @@ def _stubs():
             # Gemma 4's MLP (0.28.0 – 0.30.x) builds its gelu_tanh activation through the factory, whose CustomOp
             # binds the CUDA kernel while it is built: no geometry, stood in like the activation classes
             mod.get_act_and_mul_fn = stub_fn
+    _quick_gelu_without_kernel()
+    _mm_input_norm_without_processor()
     _meta_modules_stay()
     _expert_maps_on_cpu()
     _marlin_workspace_on_h100()

@@ -2749,16 +2749,54 @@ def qwen3_vl_awq_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
-def run_qwen3_vl(version: str, n: int, seed: int = 7, n_layouts: int = 6, awq: int = 0) -> dict:
-    """Build ``n`` Qwen3-VL configs (qwen3_vl_variants) and ``awq`` AWQ ones (qwen3_vl_awq_variants) at ``n_layouts``
-    of QWEN3_VL_LAYOUTS each in the release and compare; the layer lists of the two bases (unquantized, tp 1: the
-    tower's layers and the decoder's) too (tools/quant_differential.py --qwen3-vl, --qwen3-vl-awq)."""
+#: compressed-tensors' ignore on Qwen3-VL, as llm-compressor's Qwen3-VL examples write it (the tower, the router
+#: gates, the LM head), without the tower, and with the tower as a checkpoint-name pattern (never the built name)
+QWEN3_VL_CT_IGNORE = (["re:.*lm_head", "re:visual.*", "re:.*mlp.gate$"], ["re:.*lm_head", "re:visual.*", "re:.*mlp.gate$"],
+                      ["lm_head", "re:.*mlp.gate$"], ["re:.*lm_head", "re:model.visual.*", "re:.*mlp.gate$"])
+
+
+def qwen3_vl_quantized_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Qwen3-VL / Qwen3-VL-MoE configs as qwen3_vl_variants cuts them, with a GPTQ quantization_config as
+    AutoGPTQ / GPTQModel write it (4 / 8 bits, groups of 128 / 64 / 32, desc_act false) or a compressed-tensors one
+    as llm-compressor writes it (FP8-dynamic, W4A16, W8A8; QWEN3_VL_CT_IGNORE)."""
+    out = []
+    for case in qwen3_vl_variants(rng, n):
+        case["config"].pop("quantization_config", None)
+        case["engine_args"].pop("quantization", None)
+        if rng.random() < 0.45:
+            q = {"bits": rng.choice([4, 4, 8]), "group_size": rng.choice([128, 128, 64, 32]), "damp_percent": 0.01,
+                 "desc_act": False, "sym": True, "true_sequential": True, "quant_method": "gptq"}
+        else:
+            ignore = list(rng.choice(QWEN3_VL_CT_IGNORE))
+            roll = rng.random()
+            if roll < 0.4:
+                q = _ct_config(_ct_args(), _ct_args(strategy="token", dynamic=True, observer=None), "float-quantized",
+                               ignore)
+            elif roll < 0.75:
+                q = _ct_config(_ct_args(num_bits=4, type="int", strategy="group", group_size=128), None,
+                               "pack-quantized", ignore)
+            else:
+                q = _ct_config(_ct_args(type="int"), _ct_args(type="int", strategy="token", dynamic=True,
+                                                              observer=None), "int-quantized", ignore)
+            case["config"]["torch_dtype"] = "bfloat16"
+        case["config"]["quantization_config"] = q
+        out.append(case)
+    return out
+
+
+def run_qwen3_vl(version: str, n: int, seed: int = 7, n_layouts: int = 6, awq: int = 0, quantized: int = 0) -> dict:
+    """Build ``n`` Qwen3-VL configs (qwen3_vl_variants), ``awq`` AWQ ones (qwen3_vl_awq_variants) and ``quantized``
+    GPTQ / compressed-tensors ones (qwen3_vl_quantized_variants) at ``n_layouts`` of QWEN3_VL_LAYOUTS each in the
+    release and compare; the layer lists of the two bases (unquantized, tp 1: the tower's layers and the decoder's)
+    too (tools/quant_differential.py --qwen3-vl, --qwen3-vl-awq, --qwen3-vl-quantized)."""
     python, python_env = _python(version)
     rng = random.Random(seed * 9800 + 1)
     cases = []
     generated = qwen3_vl_variants(rng, n)
     if awq:
         generated += qwen3_vl_awq_variants(random.Random(seed * 9800 + 2), awq)
+    if quantized:
+        generated += qwen3_vl_quantized_variants(random.Random(seed * 9800 + 3), quantized)
     for case in generated:
         if resolve(version).within(None, "0.17.1"):
             # (0.17.x) the wrapper validates a copy of the VllmConfig for its text config at the layout's tp, whose CPU
@@ -2888,6 +2926,231 @@ def test_glm4v_construction_agrees(version):
     report = run_glm4v(version, int(os.environ.get("KVG_GLM4V_CONFIGS", "2")), int(os.environ.get("KVG_DIFF_SEED", "7")),
                        n_layouts=3)
     _check_family_report(report, version, "GLM-4.5V", "glm4v-construction")
+
+
+#: Qwen2-VL / Qwen2.5-VL (kvguard.quant.qwen2_vl: the vision tower, then the llama family's layers under
+#: language_model, 0.10.2+): the config.json of Qwen/Qwen2.5-VL-7B-Instruct and Qwen/Qwen2-VL-7B-Instruct (flat: the
+#: text sizes at the top level, as Qwen published them), with the text sizes of their 2B / 3B / 32B / 72B siblings
+#: (hidden, intermediate, heads, KV heads, vocabulary: their config.json) and the published quantized forms: Qwen's
+#: AWQ exports (modules_to_not_convert ["visual"], as AutoAWQ's Qwen2-VL / Qwen2.5-VL classes write it), Qwen's GPTQ
+#: exports (Qwen2-VL-7B-Instruct-GPTQ-Int4 / Int8: 4 / 8 bits, groups of 128, desc_act false), RedHatAI's
+#: llm-compressor exports (FP8-dynamic, quantized.w4a16 / w8a8: ignore "re:.*lm_head", "re:visual.*")
+QWEN2_5_VL_7B = {
+    "architectures": ["Qwen2_5_VLForConditionalGeneration"], "attention_dropout": 0.0, "bos_token_id": 151643,
+    "eos_token_id": 151645, "vision_start_token_id": 151652, "vision_end_token_id": 151653,
+    "vision_token_id": 151654, "image_token_id": 151655, "video_token_id": 151656, "hidden_act": "silu",
+    "hidden_size": 3584, "initializer_range": 0.02, "intermediate_size": 18944, "max_position_embeddings": 128000,
+    "max_window_layers": 28, "model_type": "qwen2_5_vl", "num_attention_heads": 28, "num_hidden_layers": 28,
+    "num_key_value_heads": 4, "rms_norm_eps": 1e-06, "rope_theta": 1000000.0, "sliding_window": 32768,
+    "tie_word_embeddings": False, "torch_dtype": "bfloat16", "transformers_version": "4.41.2", "use_cache": True,
+    "use_sliding_window": False,
+    "vision_config": {"depth": 32, "hidden_act": "silu", "hidden_size": 1280, "intermediate_size": 3420,
+                      "num_heads": 16, "in_chans": 3, "out_hidden_size": 3584, "patch_size": 14,
+                      "spatial_merge_size": 2, "spatial_patch_size": 14, "window_size": 112,
+                      "fullatt_block_indexes": [7, 15, 23, 31], "tokens_per_second": 2, "temporal_patch_size": 2},
+    "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]}, "vocab_size": 152064}
+#: Qwen/Qwen2.5-VL-72B-Instruct's config.json: 7B's with the 72B text sizes and the vision tower's out_hidden_size
+QWEN2_5_VL_72B = dict(copy.deepcopy(QWEN2_5_VL_7B), hidden_size=8192, intermediate_size=29568,
+                      num_attention_heads=64, num_key_value_heads=8, num_hidden_layers=80, max_window_layers=80,
+                      vision_config=dict(QWEN2_5_VL_7B["vision_config"], out_hidden_size=8192))
+QWEN2_VL_7B_VISION = {"depth": 32, "embed_dim": 1280, "mlp_ratio": 4, "num_heads": 16, "in_chans": 3,
+                      "hidden_size": 3584, "patch_size": 14, "spatial_merge_size": 2, "spatial_patch_size": 14,
+                      "temporal_patch_size": 2}
+#: (hidden, intermediate, heads, KV heads, vocabulary, tied): Qwen2.5-VL-3B / 7B / 32B / 72B, Qwen2-VL-2B
+QWEN2_VL_TEXT_SIZES = ((2048, 11008, 16, 2, 151936, True), (3584, 18944, 28, 4, 152064, False),
+                       (5120, 27648, 40, 8, 152064, False), (8192, 29568, 64, 8, 152064, False),
+                       (1536, 8960, 12, 2, 151936, True))
+QWEN2_VL_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 32}, {"tp": 2, "dp": 4},
+                    {"tp": 8, "dp": 2}, {"tp": 3}, {"tp": 6})
+#: AWQ's modules_to_not_convert on the wrappers: Qwen's, nothing, the blocks only, the checkpoint name (rewritten by
+#: the wrapper's mapper: left open)
+QWEN2_VL_AWQ_UNCONVERTED = (["visual"], ["visual"], None, ["visual.blocks"], ["model.visual"], ["model.visual."])
+#: the checkpoint names of each tower's linear layers (an Fp8Config's modules_to_not_convert)
+QWEN2_VL_TOWER_NAMES = {False: ("attn.qkv", "attn.proj", "mlp.gate_up_proj", "mlp.down_proj"),
+                        True: ("attn.qkv", "attn.proj", "mlp.fc1", "mlp.fc2")}
+QWEN2_VL_CT_IGNORE = (["re:.*lm_head", "re:visual.*"], ["re:.*lm_head", "re:visual.*"], ["lm_head"],
+                      ["re:.*lm_head", "re:visual.blocks.*"])
+
+
+def qwen2_vl_base(qwen2: bool, layers: int, depth: int) -> dict:
+    """Qwen2.5-VL-7B's config (or Qwen2-VL-7B's: its vision config), cut to ``layers`` decoder layers and ``depth``
+    vision blocks."""
+    cfg = copy.deepcopy(QWEN2_5_VL_7B)
+    if qwen2:
+        cfg.update(architectures=["Qwen2VLForConditionalGeneration"], model_type="qwen2_vl",
+                   max_position_embeddings=32768, vision_config=copy.deepcopy(QWEN2_VL_7B_VISION))
+    cfg["num_hidden_layers"] = cfg["max_window_layers"] = layers
+    cfg["vision_config"]["depth"] = depth
+    if not qwen2:
+        cfg["vision_config"]["fullatt_block_indexes"] = [depth - 1]
+    return cfg
+
+
+def qwen2_vl_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Qwen2-VL / Qwen2.5-VL configs (qwen2_vl_base, 2 decoder layers, 1-2 vision blocks) with varied sizes
+    (QWEN2_VL_TEXT_SIZES, the tower's heads, width, MLP size) and quantization (unquantized, AWQ, GPTQ,
+    compressed-tensors FP8-dynamic / W4A16 / W8A8 as the published exports write them, block FP8 with the tower
+    listed in checkpoint names or not, online FP8); one in five with
+    ``--mm-encoder-tp-mode data``."""
+    out = []
+    while len(out) < n:
+        qwen2 = rng.random() < 0.35
+        cfg = qwen2_vl_base(qwen2, 2, rng.choice([1, 2]))
+        hidden, inter, heads, kv, vocab, tied = rng.choice(QWEN2_VL_TEXT_SIZES)
+        cfg.update(hidden_size=hidden, intermediate_size=inter, num_attention_heads=heads, num_key_value_heads=kv,
+                   vocab_size=vocab, tie_word_embeddings=tied)
+        vision = cfg["vision_config"]
+        vision["hidden_size" if qwen2 else "out_hidden_size"] = hidden
+        if rng.random() < 0.5:
+            width, vheads = rng.choice([(1280, 16), (1280, 20), (1152, 16), (1536, 12), (1280, 10), (1024, 8)])
+            vision["embed_dim" if qwen2 else "hidden_size"], vision["num_heads"] = width, vheads
+        if rng.random() < 0.5:
+            if qwen2:
+                vision["mlp_ratio"] = rng.choice([4, 2.5, 3.5, 2.6875])
+            else:
+                vision["intermediate_size"] = rng.choice([3420, 3456, 5120, 4096, 3424])
+        kind = rng.choice(["none", "awq", "awq", "gptq", "ct", "ct", "fp8", "online"])
+        engine: dict = {}
+        if kind == "fp8":
+            # block FP8 in Fp8Config's form, the tower (or its blocks, or nothing) listed in checkpoint names
+            tower = rng.choice(["all", "all", "blocks", "none"])
+            names = [f"model.visual.blocks.{b}.{n}" for b in range(vision["depth"]) for n in QWEN2_VL_TOWER_NAMES[qwen2]
+                     ] if tower != "none" else []
+            names += [f"model.visual.merger.mlp.{k}" for k in (0, 2)] if tower == "all" else []
+            cfg["quantization_config"] = {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+                                          "weight_block_size": rng.choice([[128, 128], [128, 128], [64, 64]]),
+                                          "modules_to_not_convert": names + ["lm_head"]}
+        elif kind == "online":
+            engine["quantization"] = "fp8"
+        elif kind == "awq":
+            cfg["quantization_config"] = {"bits": 4, "group_size": rng.choice([128, 128, 64]),
+                                          "modules_to_not_convert": rng.choice(QWEN2_VL_AWQ_UNCONVERTED),
+                                          "quant_method": "awq", "version": "gemm", "zero_point": True}
+            if rng.random() < 0.15:
+                engine["quantization"] = rng.choice(["awq", "awq_marlin"])
+        elif kind == "gptq":
+            cfg["quantization_config"] = {"bits": rng.choice([4, 8]), "group_size": 128, "damp_percent": 0.01,
+                                          "desc_act": False, "static_groups": False, "sym": True,
+                                          "true_sequential": True, "model_name_or_path": None,
+                                          "model_file_base_name": "model", "quant_method": "gptq"}
+        elif kind == "ct":
+            ignore = list(rng.choice(QWEN2_VL_CT_IGNORE))
+            roll = rng.random()
+            if roll < 0.4:      # FP8_DYNAMIC
+                cfg["quantization_config"] = _ct_config(_ct_args(), _ct_args(strategy="token", dynamic=True,
+                                                                             observer=None),
+                                                        "float-quantized", ignore)
+            elif roll < 0.75:   # W4A16
+                cfg["quantization_config"] = _ct_config(_ct_args(num_bits=4, type="int", strategy="group",
+                                                                 group_size=128), None, "pack-quantized", ignore)
+            else:               # W8A8 (INT8, dynamic per-token activations)
+                cfg["quantization_config"] = _ct_config(_ct_args(type="int"), _ct_args(type="int", strategy="token",
+                                                                                       dynamic=True, observer=None),
+                                                        "int-quantized", ignore)
+        if rng.random() < 0.2:
+            engine["mm_encoder_tp_mode"] = "data"
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_qwen2_vl(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` Qwen2-VL / Qwen2.5-VL configs (qwen2_vl_variants) at ``n_layouts`` of QWEN2_VL_LAYOUTS each in the
+    release and compare; the layer lists of the two bases (unquantized, tp 1: the tower's layers and the decoder's)
+    too (tools/quant_differential.py --qwen2-vl)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9900 + 1)
+    cases = []
+    for case in qwen2_vl_variants(rng, n):
+        if resolve(version).within(None, "0.17.1"):
+            case["engine_args"]["swap_space"] = 0  # (as run_qwen3_vl: the oracle host's memory)
+        # (VllmConfig refuses a head count tp does not divide before the model is built)
+        lays = [dict(lay) for lay in QWEN2_VL_LAYOUTS if case["config"]["num_attention_heads"] % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays, min(n_layouts, len(lays)))
+        cases.append(case)
+    lists = [{"config": qwen2_vl_base(qwen2, 2, 1), "layouts": [{"tp": 1}], "record": True} for qwen2 in (False, True)]
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
+#: CI: the first group release, the first whose wrappers hand GPTQ to the tower (0.11.0), one that reads the
+#: checkpoint's preprocessor config while building (0.28.0) and the last
+QWEN2_VL_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.28.0"))
+
+
+@pytest.mark.parametrize("version", QWEN2_VL_SAMPLE)
+def test_qwen2_vl_construction_agrees(version):
+    report = run_qwen2_vl(version, int(os.environ.get("KVG_QWEN2_VL_CONFIGS", "6")),
+                          int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    _check_family_report(report, version, "Qwen2-VL", "qwen2-vl-construction")
+
+
+#: Phi-3 / Phi-4 (Phi3ForCausalLM: the phi3 family of kvguard/data/quant_archs.json, Llama's layers whose packed-modules
+#: mapping names the merged qkv_proj / gate_up_proj as their own shards): the catalog's microsoft/phi-4 config.json with
+#: the text sizes of Phi-3.5-mini-instruct and Phi-3-medium (hidden, intermediate, heads, KV heads, vocabulary: their
+#: config.json), cut to two layers; the quantized forms the published exports write: AutoAWQ / GPTQ, llm-compressor's
+#: compressed-tensors presets (ignore "lm_head", now and then a merged layer or a name it does not build), block FP8
+#: (Fp8Config), online FP8
+PHI3_SIZES = ((5120, 17920, 40, 10, 100352), (3072, 8192, 32, 32, 32064), (5120, 17920, 40, 10, 32064))
+PHI3_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 5}, {"tp": 10}, {"tp": 2, "dp": 4})
+PHI3_CT_IGNORE = (["lm_head"], ["lm_head"], ["lm_head", "re:.*qkv_proj"], ["lm_head", "model.layers.0.mlp.gate_up_proj"],
+                  ["lm_head", "re:.*q_proj"], ["lm_head", "re:.*down_proj"])
+
+
+def phi3_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Phi3ForCausalLM configs (PHI3_SIZES, two layers) unquantized or in the exports' quantized forms."""
+    out = []
+    while len(out) < n:
+        cfg = copy.deepcopy(catalog.lookup("microsoft/phi-4").config)
+        hidden, inter, heads, kv, vocab = rng.choice(PHI3_SIZES)
+        cfg.update(hidden_size=hidden, intermediate_size=inter, num_attention_heads=heads, num_key_value_heads=kv,
+                   vocab_size=vocab, num_hidden_layers=2)
+        if rng.random() < 0.3:
+            cfg["intermediate_size"] = rng.choice([8192, 17920, 17936, 8200, 14336])
+        kind = rng.choice(["none", "wna16", "wna16", "ct", "ct", "fp8", "online"])
+        engine: dict = {}
+        if kind == "wna16":
+            q, engine = awq_or_gptq(rng, rng.choice([128, 128, 64, 32]), [None, ["lm_head"], ["qkv_proj"]], 0.0)
+            cfg["quantization_config"] = q
+        elif kind == "ct":
+            q = ct_quantization_config(rng)
+            q["ignore"] = list(rng.choice(PHI3_CT_IGNORE))
+            cfg["quantization_config"] = q
+        elif kind == "fp8":
+            names = rng.choice([[], ["model.layers.0.self_attn.qkv_proj"], ["model.layers.1.mlp.gate_up_proj",
+                                                                            "model.layers.1.mlp.down_proj"]])
+            cfg["quantization_config"] = {"activation_scheme": "dynamic", "fmt": "e4m3", "quant_method": "fp8",
+                                          "weight_block_size": rng.choice([[128, 128], [128, 128], [64, 64]]),
+                                          "modules_to_not_convert": names + ["lm_head"]}
+        elif kind == "online":
+            engine["quantization"] = "fp8"
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_phi3(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` Phi3ForCausalLM configs (phi3_variants) at ``n_layouts`` of PHI3_LAYOUTS each in the release and
+    compare; the layer list of phi-4 (two layers, tp 1) too (tools/quant_differential.py --phi3)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9950 + 1)
+    cases = []
+    for case in phi3_variants(rng, n):
+        # (VllmConfig refuses a head count tp does not divide before the model is built)
+        lays = [dict(lay) for lay in PHI3_LAYOUTS if case["config"]["num_attention_heads"] % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays, min(n_layouts, len(lays)))
+        cases.append(case)
+    base = dict(copy.deepcopy(catalog.lookup("microsoft/phi-4").config), num_hidden_layers=2)
+    return _with_layer_lists(version, python, python_env, cases, [{"config": base, "layouts": [{"tp": 1}],
+                                                                   "record": True}])
+
+
+#: CI: the first group release, one of the middle group and the last
+PHI3_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.24.0",))
+
+
+@pytest.mark.parametrize("version", PHI3_SAMPLE)
+def test_phi3_construction_agrees(version):
+    report = run_phi3(version, int(os.environ.get("KVG_PHI3_CONFIGS", "4")), int(os.environ.get("KVG_DIFF_SEED", "7")),
+                      n_layouts=3)
+    _check_family_report(report, version, "Phi3", "phi3-construction")
 
 
 #: Qwen3.5 / Qwen3.6 (kvguard/data/quant_archs.json families qwen3_5_moe and qwen3_5, 0.17.0+: Qwen3-VL's vision
@@ -3336,6 +3599,11 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
     built = layers(facts.resolved, fam, resolve(version), facts.architectures)
     if any(a in qwen3_vl.ARCHS for a in facts.architectures):
         built = qwen3_vl.tower_layers(facts.resolved_top) + built  # the vision tower, before the language model
+    from kvguard.quant import qwen2_vl
+
+    vl2 = next((a for a in facts.architectures if a in qwen2_vl.ARCHS), None)
+    if vl2 is not None:
+        built = qwen2_vl.tower_layers(facts.resolved_top, vl2) + built  # the vision tower, before the language model
     if glm4v.ARCH in facts.architectures:
         built = glm4v.tower_layers(facts.resolved_top, resolve(version), None) + built
     if fam == "llama4":

@@ -1,0 +1,166 @@
+"""Qwen2-VL and Qwen2.5-VL at model construction, vLLM 0.10.2 – 0.33.0 (the vision tower the ``llama`` family of
+kvguard/data/quant_archs.json cannot say by itself).
+
+Mirrors vllm/model_executor/models/qwen2_vl.py and qwen2_5_vl.py (``Qwen2VisionTransformer`` / ``Qwen2VisionBlock`` /
+``Qwen2VisionAttention`` / ``Qwen2VisionMLP`` / ``Qwen2VisionPatchMerger``, their ``Qwen2_5_Vision*`` counterparts,
+the wrappers' ``hf_to_vllm_mapper`` and the quantization config they hand the tower), read in 0.10.2, 0.11.0, 0.12.0,
+0.13.0, 0.15.0, 0.17.0, 0.17.1, 0.20.0, 0.22.1, 0.24.0, 0.26.0, 0.28.0, 0.30.0, 0.31.0, 0.32.0 and 0.33.0 (the
+tower's linear layers, their classes and names are the same in all of them).
+
+``Qwen2VLForConditionalGeneration`` / ``Qwen2_5_VLForConditionalGeneration`` build the vision transformer first
+(prefix ``visual``), then Qwen2's language model on the text config (prefix ``language_model``: the decoder at
+``language_model.model``, the ``llama`` family's layers).  The tower's linear layers, in construction order
+(:func:`tower_layers`), each block's attention first dividing the head count by tp (``divide``):
+
+- Qwen2.5-VL, each of the ``depth`` blocks: ``attn.qkv`` (QKV, every head its own KV head), ``attn.proj`` (row),
+  ``mlp.gate_up_proj`` (merged, twice ``intermediate_size``), ``mlp.down_proj`` (row); then the patch merger's
+  ``merger.mlp.0`` (column, ``hidden_size * spatial_merge_size**2`` to itself) and ``merger.mlp.2`` (row, to
+  ``out_hidden_size``);
+- Qwen2-VL, each block: ``attn.qkv`` (column, ``embed_dim`` to three times it), ``attn.proj`` (row), ``mlp.fc1``
+  (column, to ``int(embed_dim * mlp_ratio)``), ``mlp.fc2`` (row); then ``merger.mlp.0`` / ``merger.mlp.2`` (to the
+  vision config's ``hidden_size``, the language model's width).
+
+Every one of them is built with ``disable_tp`` when the encoder runs data-parallel (``--mm-encoder-tp-mode data``).
+The tower takes the checkpoint's quantization config, but for GPTQ in 0.10.2 (``_maybe_ignore_quant_config`` hands
+``GPTQConfig`` / ``GPTQMarlinConfig`` None there; from 0.11.0 the wrappers hand the config as it is).
+
+Left open (:func:`unmodelled`): a tower whose sizes are not whole (or, in Qwen2.5-VL, whose MLP activation is not
+``silu``), methods other than :data:`METHODS`, an exclusion list the wrapper's checkpoint-name mapper would rewrite
+where the method's config does not map it (:data:`MAPPED_SINCE`: ``Fp8Config`` in every release, AWQ from 0.11.1;
+GPTQ and compressed-tensors are decided on lists the mapper leaves as written), ``--limit-mm-per-prompt`` / ``--language-model-only`` (no tower
+built when every modality is limited to 0) and pipeline parallelism.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .wrappers import renamed, tower_left_out
+
+TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
+if TYPE_CHECKING:
+    from typing import Any, Optional
+
+__all__ = ["ARCHS", "METHODS", "head_split_refused", "ignored_names", "tower_layers", "tower_quantized", "unmodelled"]
+
+QWEN2_5_ARCH = "Qwen2_5_VLForConditionalGeneration"
+QWEN2_ARCH = "Qwen2VLForConditionalGeneration"
+ARCHS = (QWEN2_5_ARCH, QWEN2_ARCH)
+#: the checkpoint methods whose construction is proven through the tower (None: unquantized)
+METHODS = (None, "fp8", "awq", "gptq", "compressed-tensors")
+#: the methods whose exclusion list the wrappers' checkpoint-name mapper rewrites before any layer is built, from the
+#: release each names (``apply_vllm_mapper``, called for every model with a mapper: model_loader/utils.py or
+#: ``SupportsQuant``); the others' lists are decided only where the mapper would leave them as written
+MAPPED_SINCE = {"fp8": "0.10.2", "awq": "0.11.1"}
+#: the first release whose wrappers hand a GPTQ config to the tower (0.10.2: built unquantized)
+GPTQ_TOWER_SINCE = "0.11.0"
+#: a Layer's ``disable_tp`` for the tower's layers (kvguard.quant.qwen3_vl's: the same flag, the same launch option)
+DATA_PARALLEL = "mm_encoder_data"
+#: the wrappers' hf_to_vllm_mapper prefix renames (every release read), applied in order
+_PREFIXES = (("model.language_model.", "language_model.model."), ("model.visual.", "visual."),
+             ("lm_head.", "language_model.lm_head."), ("model.", "language_model.model."))
+_SIZES = {QWEN2_5_ARCH: ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size",
+                         "spatial_merge_size"),
+          QWEN2_ARCH: ("embed_dim", "num_heads", "depth", "hidden_size", "spatial_merge_size")}
+
+
+def _tower(resolved_top: Mapping[str, Any], architecture: str) -> "Optional[dict[str, Any]]":
+    sizes = resolved_top.get("vision_tower")
+    if not isinstance(sizes, Mapping) or architecture not in _SIZES:
+        return None
+    if not all(type(sizes.get(k)) is int and sizes[k] > 0 for k in _SIZES[architecture]):
+        return None
+    if architecture == QWEN2_5_ARCH:
+        if sizes.get("hidden_act") != "silu":
+            return None  # get_act_and_mul_fn's other activations: not modelled
+        width = sizes["hidden_size"]
+    else:
+        ratio = sizes.get("mlp_ratio")
+        if type(ratio) not in (int, float) or isinstance(ratio, bool) or int(sizes["embed_dim"] * ratio) <= 0:
+            return None
+        width = sizes["embed_dim"]
+    if width % sizes["num_heads"] != 0:
+        return None  # the head size's own divide() refuses at any tp: not modelled
+    return dict(sizes)
+
+
+def tower_quantized(method: "Optional[str]", release) -> bool:
+    """Whether the wrapper hands the tower the checkpoint's quantization config."""
+    return not (method == "gptq" and not release.within(GPTQ_TOWER_SINCE))
+
+
+def ignored_names(names: "tuple[str, ...]") -> "tuple[str, ...]":
+    """An exclusion list after the wrappers' checkpoint-name mapper (``WeightsMapper.apply_list``)."""
+    return tuple(renamed(names, _PREFIXES))
+
+
+def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]",
+               ignored: "tuple[str, ...]", launch, release) -> "Optional[str]":
+    """Why the construction of this Qwen2-VL / Qwen2.5-VL launch is not decided (``method``: the checkpoint's or
+    ``--quantization``'s, None unquantized; ``ignored``: the checkpoint's exclusion list as written), or None."""
+    if _tower(resolved_top, architecture) is None:
+        return (f"the vision tower of {architecture} with sizes {resolved_top.get('vision_tower')!r} is not "
+                f"modelled")
+    if method not in METHODS:
+        return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
+                f"config) are not modelled")
+    mapped = method in MAPPED_SINCE and release.within(MAPPED_SINCE[method])
+    if not mapped and ignored_names(ignored) != tuple(ignored):
+        return (f"the {method} exclusion list {list(ignored)!r} of {architecture} (names its checkpoint-name mapper "
+                f"rewrites) is not modelled")
+    if launch.mm_limits:
+        return tower_left_out(architecture)
+    if launch.pp > 1:
+        return f"pipeline parallelism with {architecture} (which stage builds the vision tower) is not modelled"
+    return None
+
+
+def head_split_refused(resolved_top: Mapping[str, Any], architecture: str,
+                       launch) -> "Optional[tuple[int, int, str]]":
+    """Qwen2-VL's first block divides its heads by tp before it builds a layer (``Qwen2VisionAttention``; its
+    ``qkv`` is a plain column layer that checks no head count): (heads, tp, the attention's name) when that refuses,
+    else None.  (Qwen2.5-VL's ``QKVParallelLinear`` divides the same numbers: its qkv layer's own check.)"""
+    sizes = _tower(resolved_top, architecture)
+    if architecture != QWEN2_ARCH or sizes is None or launch.mm_encoder_tp_mode == "data":
+        return None
+    if sizes["num_heads"] % launch.tp != 0:
+        return sizes["num_heads"], launch.tp, "visual.blocks.0.attn"
+    return None
+
+
+def tower_layers(resolved_top: Mapping[str, Any], architecture: str, quantized: bool = True) -> "list[Any]":
+    """The vision transformer's linear layers in construction order (global sizes; none when the sizes are not
+    modelled); ``quantized`` False: built without the quantization config."""
+    from . import Layer
+
+    sizes = _tower(resolved_top, architecture)
+    if sizes is None:
+        return []
+    heads = sizes["num_heads"]
+    out = []
+    if architecture == QWEN2_5_ARCH:
+        width, inner = sizes["hidden_size"], sizes["intermediate_size"]
+        for n in range(sizes["depth"]):
+            block = f"visual.blocks.{n}"
+            out += [Layer(-1, f"{block}.attn.qkv", "qkv", input_size=width, qkv=(width, width // heads, heads, heads)),
+                    Layer(-1, f"{block}.attn.proj", "row", input_size=width, output_sizes=(width,)),
+                    Layer(-1, f"{block}.mlp.gate_up_proj", "merged", input_size=width, output_sizes=(inner, inner),
+                          shards=("gate_proj", "up_proj")),
+                    Layer(-1, f"{block}.mlp.down_proj", "row", input_size=inner, output_sizes=(width,))]
+        merged, out_size = width * sizes["spatial_merge_size"] ** 2, sizes["out_hidden_size"]
+    else:
+        width = sizes["embed_dim"]
+        inner = int(width * sizes["mlp_ratio"])
+        for n in range(sizes["depth"]):
+            block = f"visual.blocks.{n}"
+            out += [Layer(-1, f"{block}.attn.qkv", "column", input_size=width, output_sizes=(3 * width,),
+),
+                    Layer(-1, f"{block}.attn.proj", "row", input_size=width, output_sizes=(width,)),
+                    Layer(-1, f"{block}.mlp.fc1", "column", input_size=width, output_sizes=(inner,)),
+                    Layer(-1, f"{block}.mlp.fc2", "row", input_size=inner, output_sizes=(width,))]
+        merged, out_size = width * sizes["spatial_merge_size"] ** 2, sizes["hidden_size"]
+    out += [Layer(-1, "visual.merger.mlp.0", "column", input_size=merged, output_sizes=(merged,)),
+            Layer(-1, "visual.merger.mlp.2", "row", input_size=merged, output_sizes=(out_size,))]
+    return [Layer(layer.index, layer.prefix, layer.kind, input_size=layer.input_size,
+                  output_sizes=layer.output_sizes, shards=layer.shards, qkv=layer.qkv, names=layer.names,
+                  disable_tp=DATA_PARALLEL, quantized=quantized) for layer in out]
