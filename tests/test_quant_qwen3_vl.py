@@ -118,3 +118,43 @@ def test_a_launch_that_may_build_no_tower_is_left_open(given):
     v = kvguard.check(BASE, vllm_version="0.24.0", tensor_parallel_size=32, **given)
     assert v.ok and any(s.check == "MI_model" and "no vision tower" in s.reason for s in v.skipped)
     assert not kvguard.check(BASE, vllm_version="0.24.0", tensor_parallel_size=32).ok
+
+
+def _ct(ignore: list[str], weights: "dict | None" = None, activations: "dict | None" = None,
+        fmt: str = "float-quantized") -> dict:
+    args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "block_structure": None,
+            "actorder": None, "observer": None, "observer_kwargs": {}}
+    cfg = copy.deepcopy(BASE)
+    cfg["torch_dtype"] = "bfloat16"
+    cfg["quantization_config"] = {
+        "quant_method": "compressed-tensors", "format": fmt, "quantization_status": "compressed",
+        "config_groups": {"group_0": {"targets": ["Linear"],
+                                      "weights": weights or dict(args, strategy="channel", dynamic=False),
+                                      "input_activations": activations, "output_activations": None, "format": fmt}},
+        "ignore": ignore, "kv_cache_scheme": None, "sparsity_config": {}}
+    return cfg
+
+
+_FP8_TOKEN = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "token",
+              "block_structure": None, "dynamic": True, "actorder": None, "observer": None, "observer_kwargs": {}}
+
+
+@pytest.mark.parametrize("version", ["0.11.0", "0.24.0", "0.33.0"])
+def test_compressed_tensors_fp8_dynamic_in_llm_compressors_form(version):
+    # FP8-dynamic (per-channel weights) checks no size; the tower, the router gates and the LM head ignored
+    res = _outcome(_ct(["re:.*lm_head", "re:visual.*", "re:.*mlp.gate$"], activations=_FP8_TOKEN), version, tp=8)
+    assert res.check is None and res.unmodelled is None
+
+
+def test_compressed_tensors_ignore_names_the_mapper_would_rewrite_are_left_open():
+    res = _outcome(_ct(["lm_head", "model.visual.merger.linear_fc1", "re:.*mlp.gate$"], activations=_FP8_TOKEN),
+                   "0.24.0", tp=4)
+    assert res.check is None and "names its checkpoint-name mapper rewrites" in (res.unmodelled or "")
+
+
+def test_compressed_tensors_w4a16_on_the_tower():
+    w4 = {"num_bits": 4, "type": "int", "symmetric": True, "group_size": 128, "strategy": "group",
+          "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
+    # the tower quantized: at tp 2 attn.proj takes 1152 / 2 = 576 inputs, which Marlin cannot run (a kernel choice)
+    res = _outcome(_ct(["lm_head", "re:.*mlp.gate$"], weights=w4, fmt="pack-quantized"), "0.24.0", tp=2)
+    assert (res.check, res.layer) == (None, "visual.blocks.0.attn.proj") and "Marlin cannot run" in res.unmodelled

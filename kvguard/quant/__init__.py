@@ -1440,7 +1440,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         method = scheme.method if scheme is not None else launch.quantization
         if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
             method = _modelopt_read(quant_cfg, family, release)[0] or method  # the method ModelOpt's override names
-        why = _qwen3_vl.unmodelled(facts.resolved_top, vl, method, launch, release, facts.resolved.get("model_type"))
+        why = _qwen3_vl.unmodelled(facts.resolved_top, vl, method, launch, release, facts.resolved.get("model_type"),
+                                   scheme.ignored if scheme is not None else ())
         if why is not None:
             return Outcome(unmodelled=why)
         if scheme is not None:

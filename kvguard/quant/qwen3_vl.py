@@ -25,9 +25,12 @@ block FP8 refuses the published tower (``linear_fc1``'s 4304 outputs are not who
 checkpoint-name mapper first (:func:`ignored_names`).
 
 Decided: unquantized, ``Fp8Config`` (block or per-tensor, with or without the tower in its list), online
-``--quantization fp8`` and, from 0.11.1 (whose AWQ config maps ``modules_to_not_convert`` through the same mapper),
-AWQ on the default host (the tower's layers take the dense AWQ path, the experts Qwen3-MoE's).  Left open (:func:`unmodelled`): other methods (their tower and LM head paths are not
-proven), the dense wrapper in 0.11.0 (its decoder is built at ``language_model.layers``, from 0.11.1 at
+``--quantization fp8``, from 0.11.1 (whose AWQ config maps ``modules_to_not_convert`` through the same mapper)
+AWQ on the default host (the tower's layers take the dense AWQ path, the experts Qwen3-MoE's), and compressed-tensors
+whose ``ignore`` list the mapper leaves as written (``re:`` patterns, undotted names; from 0.11.1, as the dense
+wrapper).  Left open (:func:`unmodelled`): other methods (GPTQ: the published tower's 4304-wide MLP is a Marlin kernel
+question in every layout, so no launch was decided to prove it; ModelOpt: the tower and LM head paths are not
+proven), a compressed-tensors ``ignore`` entry the mapper would rewrite, the dense wrapper in 0.11.0 (its decoder is built at ``language_model.layers``, from 0.11.1 at
 ``language_model.model``), EPLB on Qwen3-VL-MoE before 0.12.0 (its wrapper implements no ``MixtureOfExperts`` in 0.11.x: what the worker
 then does with EPLB is not read), pipeline
 parallelism (the wrapper asserts the later stages start past the deepstack layers), ``--limit-mm-per-prompt`` /
@@ -71,7 +74,11 @@ DENSE_SINCE = "0.11.1"
 #: the first release whose Qwen3-VL-MoE wrapper implements MixtureOfExperts (0.11.0 and 0.11.1's do not)
 MOE_EPLB_SINCE = "0.12.0"
 #: the checkpoint methods whose construction is proven through the tower (None: unquantized)
-METHODS = (None, "fp8", "awq")
+METHODS = (None, "fp8", "awq", "compressed-tensors")
+#: the methods whose exclusion list the wrapper's checkpoint-name mapper rewrites, from the release each names; the
+#: others' (compressed-tensors' ignore list, which the mapper rewrites in ways kvguard does not follow by release) are
+#: decided only where the mapper would leave them as written
+MAPPED_SINCE = {None: SINCE, "fp8": SINCE, "awq": "0.11.1"}
 #: the same for Qwen3.5's wrappers (ModelOpt NVFP4: the tower's layers take the linear method unless the exclusion
 #: list, through the wrapper's checkpoint-name mapper, names them)
 QWEN3_5_METHODS = (None, "fp8", "modelopt_fp4", "modelopt_mixed", "modelopt", "compressed-tensors", "awq", "gptq")
@@ -108,9 +115,10 @@ def _tower(resolved_top: Mapping[str, Any]) -> "Optional[dict[str, Any]]":
 
 
 def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]", launch,
-               release, text_model_type: "Optional[str]" = None) -> "Optional[str]":
+               release, text_model_type: "Optional[str]" = None, ignored: "tuple[str, ...]" = ()) -> "Optional[str]":
     """Why the construction of this Qwen3-VL / Qwen3.5 launch is not decided (``method``: the checkpoint's or
-    ``--quantization``'s, None unquantized; ``text_model_type``: the text config's), or None."""
+    ``--quantization``'s, None unquantized; ``text_model_type``: the text config's; ``ignored``: the checkpoint's
+    exclusion list as written), or None."""
     if architecture in QWEN3_5_ARCHS:
         return _qwen3_5_unmodelled(resolved_top, architecture, method, launch, release, text_model_type)
     if not release.within(SINCE):
@@ -124,6 +132,9 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     if method == "awq" and not release.within(AWQ_SINCE):
         return (f"the awq weight-shard checks of {architecture} in vLLM {release.key} (modules_to_not_convert not "
                 f"mapped to the wrapper's names) are not modelled")
+    if method not in MAPPED_SINCE and ignored_names(tuple(ignored)) != tuple(ignored):
+        return (f"the {method} exclusion list {list(ignored)!r} of {architecture} (names its checkpoint-name mapper "
+                f"rewrites) is not modelled")
     if launch.mm_limits:
         return tower_left_out(architecture)
     if launch.pp > 1:
