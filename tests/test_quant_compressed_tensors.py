@@ -841,7 +841,7 @@ def test_nvfp4_experts_on_deepseek_are_skipped():
 @pytest.mark.parametrize("extra, env, reason", [
     ({"moe_backend": "marlin"}, {}, "--moe-backend marlin with compressed-tensors NVFP4 experts"),
     ({"all2all_backend": "deepep_low_latency"}, {}, "--all2all-backend deepep_low_latency with compressed-tensors"),
-    ({}, {"VLLM_USE_FLASHINFER_MOE_FP4": "1"}, "VLLM_USE_FLASHINFER_MOE_FP4 changes the NVFP4 MoE backend selection"),
+    ({}, {"VLLM_MARLIN_INPUT_DTYPE": "fp8"}, "VLLM_MARLIN_INPUT_DTYPE changes the NVFP4 MoE backend selection"),
     ({}, {"VLLM_TEST_FORCE_FP8_MARLIN": "1"}, "VLLM_TEST_FORCE_FP8_MARLIN changes the NVFP4 MoE backend selection"),
 ])
 def test_nvfp4_experts_with_a_named_backend_or_env_are_skipped(extra, env, reason):

@@ -177,10 +177,17 @@ def test_refusal_before_nvfp4_experts_with_a_named_backend():
 
 def test_nvfp4_environment_left_open():
     v = kvguard.check(export(), vllm_version="0.33.0", tp=8, host=H100, kv_cache_dtype="fp8",
-                      env={"VLLM_USE_FLASHINFER_MOE_FP4": "1"})
-    assert "VLLM_USE_FLASHINFER_MOE_FP4" in _mi_reason(v)
+                      env={"VLLM_MARLIN_INPUT_DTYPE": "fp8"})
+    assert "VLLM_MARLIN_INPUT_DTYPE" in _mi_reason(v)
     # DeepSeek-V4-Flash's MXFP4 experts do not read it
     flash = catalog.lookup("deepseek-ai/DeepSeek-V4-Flash").config
     v = kvguard.check(flash, vllm_version="0.33.0", tp=8, host=H100, kv_cache_dtype="fp8",
+                      env={"VLLM_MARLIN_INPUT_DTYPE": "fp8"})
+    assert "MI_model" not in [s.check for s in v.skipped], _mi_reason(v)
+
+
+def test_a_variable_the_release_dropped_leaves_nothing_open():
+    # vllm/envs.py lists VLLM_USE_FLASHINFER_MOE_FP4 up to 0.23.0; 0.33.0's source never names it
+    v = kvguard.check(export(), vllm_version="0.33.0", tp=8, host=H100, kv_cache_dtype="fp8",
                       env={"VLLM_USE_FLASHINFER_MOE_FP4": "1"})
     assert "MI_model" not in [s.check for s in v.skipped], _mi_reason(v)
