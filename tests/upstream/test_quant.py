@@ -2885,9 +2885,21 @@ def glm4v_variants(rng: random.Random, n: int) -> list[dict]:
             vision["hidden_size"], vision["num_heads"] = rng.choice([(1536, 16), (1280, 16), (1536, 8), (1536, 24)])
         if rng.random() < 0.4:
             vision["intermediate_size"] = rng.choice([13696, 11264, 12288])
-        kind = rng.choice(["tower", "tower", "merger", "blocks", "quantized", "online", "none"])
+        kind = rng.choice(["tower", "tower", "merger", "blocks", "quantized", "online", "none", "ct", "ct", "ct"])
         engine: dict = {}
-        if kind in ("tower", "merger", "blocks", "quantized"):
+        if kind == "ct":
+            # llm-compressor's presets; the ignore list of GLM-4.x's (GLM4_MOE_CT_IGNORE) with the tower in the form of
+            # zai-org/GLM-4.5V-FP8's (each block's QKV layer as vLLM names it under compressed-tensors, not in
+            # checkpoint names), as patterns, in checkpoint names (mapped by the wrapper), or not at all
+            cfg["torch_dtype"] = "bfloat16"
+            q = ct_quantization_config(rng)
+            tower = rng.choice([[f"visual.blocks.{b}.attn.qkv_proj" for b in range(vision["depth"])],
+                                ["re:visual.*"], ["re:model.visual.*"], ["re:.*visual.*"],
+                                [f"model.visual.blocks.{b}.{m}" for b in range(vision["depth"])
+                                 for m in ("attn.qkv_proj", "attn.proj")] + ["model.visual.merger.proj"], []])
+            q["ignore"] = list(GLM4_MOE_CT_IGNORE) + tower
+            cfg["quantization_config"] = q
+        elif kind in ("tower", "merger", "blocks", "quantized"):
             names = []
             if kind in ("tower", "blocks"):
                 names += [f"model.visual.blocks.{b}.{m}" for b in range(vision["depth"]) for m in _GLM4V_BLOCK_NAMES]
