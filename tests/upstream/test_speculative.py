@@ -376,7 +376,14 @@ def _oracle_outcome(rec: dict) -> dict:
             "wrapped_by": rec.get("wrapped_by")}
 
 
-def _kvguard_outcome(case: dict, version: str) -> dict:
+#: kvguard's stages after create_engine_config, where serve_runner.py stops: a refusal there (model construction, the
+#: workers' checks) is proven by its own tiers (tests/upstream/test_quant.py, test_attention_backends.py), and is
+#: counted apart when the runner, which never gets there, accepts the launch
+PAST_THE_RUNNER = ("model_init", "worker")
+
+
+def _kvguard_outcome(case: dict, version: str, *, stage: bool = False) -> dict:
+    """kvguard's verdict in the oracle outcome's form; ``stage``: also the stage of a refusal past the runner."""
     from kvguard.errors import Undecidable
     from kvguard.front import examine
     from kvguard.launch.layout import Host
@@ -393,7 +400,10 @@ def _kvguard_outcome(case: dict, version: str) -> dict:
         return {"argparse": (v.message or "").split(": error: ", 1)[-1]}
     if v.ok:
         return {"ok": True}
-    return {"ok": False, "exc_type": v.exc_type, "message": v.message, "wrapped_by": v.wrapped_by}
+    out = {"ok": False, "exc_type": v.exc_type, "message": v.message, "wrapped_by": v.wrapped_by}
+    if stage and v.stage in PAST_THE_RUNNER:
+        out["past_the_runner"] = v.stage
+    return out
 
 
 def run(version: str, n: int, seed: int) -> dict:
@@ -428,7 +438,11 @@ def compare_launches(version: str, seed: int, cases: list[dict]) -> dict:
         if "failed to be inspected" in (want.get("message") or ""):
             counts["oracle_env_failures"] += 1   # the oracle host could not import the model class
             continue
-        got = _kvguard_outcome(case, version)
+        got = _kvguard_outcome(case, version, stage=True)
+        past = got.pop("past_the_runner", None)
+        if past is not None and want.get("ok"):
+            counts[f"refused_at_{past}"] += 1   # where the runner does not go (PAST_THE_RUNNER)
+            continue
         key = "accepted" if want.get("ok") else ("argparse" if "argparse" in want else "refused")
         if "undecidable" in got:
             counts["undecidable"] += 1
