@@ -53,3 +53,18 @@ def test_moe_methods_name_known_methods():
     unknown = {(name, method) for name, fam in families.families().items()
                for method in fam.get("moe_methods") or () if method not in families.MOE_METHODS}
     assert unknown == set()
+
+
+@pytest.mark.parametrize(("family", "dense"), [
+    # Llama's family and Phi-3's (which extends it and takes its dense_only), Gemma 3's text model: no MoE block
+    ("llama", True), ("phi3", True), ("gemma3", True),
+    ("qwen3_moe", False), ("mixtral", False), ("llama4", False), ("qwen3_5", False),
+])
+def test_dense_only(family, dense):
+    assert families.dense_only(family) is dense
+
+
+def test_dense_only_families_build_no_moe_block():
+    moe = {name for name, fam in families.families().items()
+           if fam.get("dense_only") and any(item.get("kind") == "moe" for item in fam["layer"])}
+    assert moe == set()

@@ -58,10 +58,10 @@ def _inherited(name: str, written: dict[str, dict]) -> dict:
 
 
 def dense_only(family: str) -> bool:
-    """Whether AWQ / GPTQ / compressed-tensors checkpoints of the family take the dense layers' path alone (Llama's,
-    and a family whose ``dense_only`` says it builds no MoE block: Gemma 3's); any other family is held to its
+    """Whether AWQ / GPTQ / compressed-tensors checkpoints of the family take the dense layers' path alone: the
+    family's ``dense_only`` (it builds no MoE block: Llama's, Gemma 3's); any other family is held to its
     ``moe_methods`` first."""
-    return family == "llama" or bool(families()[family].get("dense_only"))
+    return bool(families()[family].get("dense_only"))
 
 
 def moe_method_decided(family: str, method: str) -> bool:
