@@ -80,7 +80,8 @@ def test_a_cli_check_imports_nothing_it_does_not_use():
 def test_a_check_of_an_unquantized_model_leaves_the_formats_it_does_not_read_unimported():
     """kvguard.quant imports a format's or family's module when a check first reads one of its names
     (kvguard.quant._ON_FIRST_USE): an unquantized Qwen3-32B reads neither Nemotron-H's, nor the ModelOpt
-    shards' or mixed-precision, nor online FP8's, nor the AWQ / GPTQ experts' module."""
+    shards' or mixed-precision, nor online FP8's, nor the AWQ / GPTQ experts' module, nor those of the multimodal
+    wrappers whose names the dispatch compares it with (kvguard.quant.names)."""
     code = ("import sys, io, contextlib\n"
             "from kvguard.cli import run\n"
             "with contextlib.redirect_stdout(io.StringIO()):\n"
@@ -92,7 +93,8 @@ def test_a_check_of_an_unquantized_model_leaves_the_formats_it_does_not_read_uni
     status, quant_loaded, *loaded = out.stdout.split()
     assert (status, quant_loaded) == ("0", "True"), out.stdout
     not_read = {"kvguard.quant.nemotron_h", "kvguard.quant.modelopt_shards", "kvguard.quant.modelopt_mixed",
-                "kvguard.quant.online", "kvguard.quant.wna16_moe"}
+                "kvguard.quant.online", "kvguard.quant.wna16_moe", "kvguard.quant.qwen2_vl", "kvguard.quant.qwen3_vl",
+                "kvguard.quant.llama4", "kvguard.quant.glm4v"}
     assert not set(loaded) & not_read, sorted(set(loaded) & not_read)
 
 

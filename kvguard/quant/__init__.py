@@ -115,9 +115,13 @@ from .names import (
     GPT_OSS_FAMILY,
     KIMI_K3_ARCH,
     KIMI_K25_ARCH,
+    LLAMA4_FAMILY,
     MIXED_METHOD,
     MODELOPT_SHARD_METHODS,
     NEMOTRON_H_ARCH,
+    QWEN2_VL_ARCHS,
+    QWEN3_VL_ARCHS,
+    TOWER_DATA_PARALLEL,
 )
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -131,6 +135,7 @@ if TYPE_CHECKING:
     from . import gpt_oss as _gpt_oss
     from . import kimi_k3 as _kimi_k3
     from . import kimi_k25 as _kimi
+    from . import llama4 as _llama4
     from . import modelopt as _modelopt
     from . import modelopt_mixed as _mixed
     from . import modelopt_shards as _mo_shards
@@ -144,7 +149,8 @@ if TYPE_CHECKING:
 #: the formats' and families' modules, by the name this module reads each under: each is imported when a check
 #: first reads one of its names (a launch of a model none of them concerns reads none of them)
 _ON_FIRST_USE = {"_ct": "compressed_tensors", "_dsv4": "dsv4", "_gemma4": "gemma4", "_glm4v": "glm4v", "_gpt_oss": "gpt_oss",
-                 "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_modelopt": "modelopt", "_mixed": "modelopt_mixed",
+                 "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_llama4": "llama4",
+                 "_modelopt": "modelopt", "_mixed": "modelopt_mixed",
                  "_mo_shards": "modelopt_shards", "_nemotron_h": "nemotron_h", "_online": "online",
                  "_qwen2_vl": "qwen2_vl", "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers"}
 
@@ -689,7 +695,7 @@ def _linear(layer: Layer, launch: Launch, scheme: Optional[QuantScheme], release
     # layer, 0.29.0+, builds its dense MLP replicated then)
     disable = (layer.disable_tp == "sp_moe" and launch.sp_moe(release) or layer.disable_tp is True
                or layer.disable_tp == "sp_moe_pp1" and launch.sp_moe(release) and launch.pp == 1
-               or layer.disable_tp == _qwen3_vl.DATA_PARALLEL and launch.mm_encoder_tp_mode == "data"
+               or layer.disable_tp == TOWER_DATA_PARALLEL and launch.mm_encoder_tp_mode == "data"
                or layer.disable_tp == _WNA16_REPLICATED and _wna16_marlin_config(scheme, path, release))
     tp = 1 if disable else launch.tp
     if layer.kind == "qkv":
@@ -1414,10 +1420,8 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
                                  scheme.method if scheme is not None else launch.quantization)
         if why is not None:
             return Outcome(unmodelled=why)
-    if family == "llama4":
+    if family == LLAMA4_FAMILY:
         # (kvguard.quant.llama4) the quantization methods and the launches that change the vision tower left open
-        from . import llama4 as _llama4
-
         why = _llama4.unmodelled(facts.resolved_top, facts.architectures,
                                  scheme.method if scheme is not None else launch.quantization, launch,
                                  scheme.ct if scheme is not None else None)
@@ -1433,7 +1437,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             scheme = QuantScheme("mxfp4")
         launch = _replace(launch, quantization=None) if launch.quantization else launch
     quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
-    vl = next((a for a in facts.architectures if a in _qwen3_vl.ARCHS), None)
+    vl = next((a for a in facts.architectures if a in QWEN3_VL_ARCHS), None)
     if vl is not None:
         # (kvguard.quant.qwen3_vl) the vision tower is built first, with the quantization config: the methods proven
         # through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
@@ -1446,7 +1450,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=why)
         if scheme is not None:
             scheme = _replace(scheme, ignored=_qwen3_vl.ignored_names(scheme.ignored))
-    qwen2_vl = next((a for a in facts.architectures if a in _qwen2_vl.ARCHS), None)
+    qwen2_vl = next((a for a in facts.architectures if a in QWEN2_VL_ARCHS), None)
     if qwen2_vl is not None:
         # (kvguard.quant.qwen2_vl) Qwen2-VL's / Qwen2.5-VL's vision tower, built first with the quantization config:
         # the methods proven through it; Qwen2-VL's first attention block divides the heads by tp before its layers
@@ -1699,18 +1703,16 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
     unique: list[tuple[Layer, str]] = []
     seen: set[tuple[Any, Any]] = set()
     stack = layers(facts.resolved, family, release, tuple(facts.architectures))
-    if any(a in _qwen3_vl.ARCHS for a in facts.architectures):
+    if any(a in QWEN3_VL_ARCHS for a in facts.architectures):
         stack = _qwen3_vl.tower_layers(facts.resolved_top) + stack  # the vision tower, before the language model
-    qwen2_vl = next((a for a in facts.architectures if a in _qwen2_vl.ARCHS), None)
+    qwen2_vl = next((a for a in facts.architectures if a in QWEN2_VL_ARCHS), None)
     if qwen2_vl is not None:
         # the vision tower, before the language model
         stack = _qwen2_vl.tower_layers(facts.resolved_top, qwen2_vl, _qwen2_vl.tower_quantized(
             scheme.method if scheme is not None else None, release)) + stack
     if GLM4V_ARCH in facts.architectures:
         stack = _glm4v.tower_layers(facts.resolved_top, release, scheme.method if scheme is not None else None) + stack
-    if family == "llama4":
-        from . import llama4 as _llama4
-
+    if family == LLAMA4_FAMILY:
         # the vision model and the projector, unquantized, before the language model
         stack = _llama4.tower_layers(facts.resolved_top, facts.resolved.get("hidden_size")) + stack
     table = dict(scheme.mixed_layers) if scheme is not None and scheme.method == MIXED_METHOD else None

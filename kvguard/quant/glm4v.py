@@ -39,9 +39,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .names import GLM4V_ARCH
-
-# DATA_PARALLEL: the tower layers' disable_tp flag, Qwen3-VL's (not split by tp when the encoder runs data-parallel)
-from .qwen3_vl import DATA_PARALLEL
+from .names import TOWER_DATA_PARALLEL as DATA_PARALLEL
 from .wrappers import renamed, tower_left_out
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .names import LLAMA4_FAMILY
 from .wrappers import tower_left_out
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ARCH", "CT_SCHEMES", "FAMILY", "METHODS", "TOWER_SIZES", "tower_layers", "unmodelled"]
 
-FAMILY = "llama4"
+FAMILY = LLAMA4_FAMILY
 #: the multimodal wrapper (Llama4ForCausalLM, the text-only class, builds no tower)
 ARCH = "Llama4ForConditionalGeneration"
 #: the checkpoint methods whose construction of the wrapper is proven (None: unquantized)

@@ -9,7 +9,8 @@ a name each, ~6M instructions).  They live here, and each module takes its own f
 from __future__ import annotations
 
 __all__ = ["CT_METHOD", "DSV4_ARCH", "GEMMA4_FAMILY", "GLM4V_ARCH", "GPT_OSS_FAMILY", "KIMI_K25_ARCH",
-           "KIMI_K3_ARCH", "MIXED_METHOD", "MODELOPT_SHARD_METHODS", "NEMOTRON_H_ARCH"]
+           "KIMI_K3_ARCH", "LLAMA4_FAMILY", "MIXED_METHOD", "MODELOPT_SHARD_METHODS", "NEMOTRON_H_ARCH",
+           "QWEN2_VL_ARCHS", "QWEN3_VL_ARCHS", "TOWER_DATA_PARALLEL"]
 
 #: kvguard.quant.dsv4: the registry's name of DeepSeek-V4's CUDA text model
 DSV4_ARCH = "DeepseekV4ForCausalLM"
@@ -21,9 +22,18 @@ KIMI_K3_ARCH = "KimiK3ForConditionalGeneration"
 NEMOTRON_H_ARCH = "NemotronHForCausalLM"
 #: kvguard.quant.glm4v: the GLM-4.5V wrapper
 GLM4V_ARCH = "Glm4vMoeForConditionalGeneration"
-#: kvguard.quant.gemma4 and kvguard.quant.gpt_oss: their kvguard/data/quant_archs.json families
+#: kvguard.quant.gemma4, kvguard.quant.gpt_oss and kvguard.quant.llama4: their kvguard/data/quant_archs.json families
 GEMMA4_FAMILY = "gemma4"
 GPT_OSS_FAMILY = "gpt_oss"
+LLAMA4_FAMILY = "llama4"
+#: kvguard.quant.qwen2_vl: the Qwen2.5-VL and Qwen2-VL wrappers
+QWEN2_VL_ARCHS = ("Qwen2_5_VLForConditionalGeneration", "Qwen2VLForConditionalGeneration")
+#: kvguard.quant.qwen3_vl: the Qwen3-VL wrappers (dense, MoE), then Qwen3.5's (dense, MoE), which build the same tower
+QWEN3_VL_ARCHS = ("Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration",
+                  "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration")
+#: the vision towers' layers' ``disable_tp`` (kvguard.quant.qwen2_vl, qwen3_vl, glm4v): not split by tp when the
+#: encoder runs data-parallel (``--mm-encoder-tp-mode data``)
+TOWER_DATA_PARALLEL = "mm_encoder_data"
 #: kvguard.quant.compressed_tensors: the checkpoint method
 CT_METHOD = "compressed-tensors"
 #: kvguard.quant.modelopt_mixed: ModelOpt MIXED_PRECISION's method

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .names import QWEN2_VL_ARCHS, TOWER_DATA_PARALLEL
 from .wrappers import renamed, tower_left_out
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -43,9 +44,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ARCHS", "METHODS", "head_split_refused", "ignored_names", "tower_layers", "tower_quantized", "unmodelled"]
 
-QWEN2_5_ARCH = "Qwen2_5_VLForConditionalGeneration"
-QWEN2_ARCH = "Qwen2VLForConditionalGeneration"
-ARCHS = (QWEN2_5_ARCH, QWEN2_ARCH)
+ARCHS = QWEN2_VL_ARCHS
+QWEN2_5_ARCH, QWEN2_ARCH = ARCHS
 #: the checkpoint methods whose construction is proven through the tower (None: unquantized)
 METHODS = (None, "fp8", "awq", "gptq", "compressed-tensors")
 #: the methods whose exclusion list the wrappers' checkpoint-name mapper rewrites before any layer is built, from the
@@ -54,8 +54,7 @@ METHODS = (None, "fp8", "awq", "gptq", "compressed-tensors")
 MAPPED_SINCE = {"fp8": "0.10.2", "awq": "0.11.1"}
 #: the first release whose wrappers hand a GPTQ config to the tower (0.10.2: built unquantized)
 GPTQ_TOWER_SINCE = "0.11.0"
-#: a Layer's ``disable_tp`` for the tower's layers (kvguard.quant.qwen3_vl's: the same flag, the same launch option)
-DATA_PARALLEL = "mm_encoder_data"
+DATA_PARALLEL = TOWER_DATA_PARALLEL
 #: the wrappers' hf_to_vllm_mapper prefix renames (every release read), applied in order
 _PREFIXES = (("model.language_model.", "language_model.model."), ("model.visual.", "visual."),
              ("lm_head.", "language_model.lm_head."), ("model.", "language_model.model."))

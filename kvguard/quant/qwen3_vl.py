@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from .names import QWEN3_VL_ARCHS, TOWER_DATA_PARALLEL
 from .wrappers import renamed, tower_left_out
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -60,13 +61,11 @@ if TYPE_CHECKING:
 
 __all__ = ["ARCHS", "DATA_PARALLEL", "ignored_names", "tower_layers", "unmodelled"]
 
-DENSE_ARCH = "Qwen3VLForConditionalGeneration"
-MOE_ARCH = "Qwen3VLMoeForConditionalGeneration"
+ARCHS = QWEN3_VL_ARCHS
+DENSE_ARCH, MOE_ARCH = ARCHS[:2]
 #: Qwen3.5's wrappers (qwen3_5.py, 0.17.0+): subclasses of Qwen3-VL's that build the same tower, then the qwen3_5 /
 #: qwen3_5_moe family's language model; the text config's model type each wrapper's decoder layers expect
-QWEN3_5_ARCHS = {"Qwen3_5ForConditionalGeneration": "qwen3_5_text",
-                 "Qwen3_5MoeForConditionalGeneration": "qwen3_5_moe_text"}
-ARCHS = (DENSE_ARCH, MOE_ARCH, *QWEN3_5_ARCHS)
+QWEN3_5_ARCHS = dict(zip(ARCHS[2:], ("qwen3_5_text", "qwen3_5_moe_text")))
 #: the first release that registers both wrappers
 SINCE = "0.11.0"
 #: the first release whose dense wrapper builds its decoder at language_model.model (0.11.0: language_model.layers)
@@ -87,8 +86,7 @@ QWEN3_5_METHODS = (None, "fp8", "modelopt_fp4", "modelopt_mixed", "modelopt", "c
 QWEN3_5_LORA_SPLIT = ("0.19.0", "0.20.2")
 #: the first release whose AWQ config maps modules_to_not_convert through the wrapper's checkpoint-name mapper
 AWQ_SINCE = "0.11.1"
-#: a Layer's ``disable_tp`` for the tower's layers: not split by tp when the encoder runs data-parallel
-DATA_PARALLEL = "mm_encoder_data"
+DATA_PARALLEL = TOWER_DATA_PARALLEL
 #: the wrappers' hf_to_vllm_mapper prefix renames (every release read), applied in order
 _PREFIXES = (("model.visual.", "visual."), ("lm_head.", "language_model.lm_head."),
              ("model.language_model.", "language_model.model."))
