@@ -23,8 +23,7 @@ os.environ.setdefault("KVG_ORACLE_INSPECT", "inprocess")
 os.environ.setdefault("KVG_ORACLE_TORCHVISION", "stub")
 
 from kvguard.versions import parse_version  # noqa: E402
-from tests.upstream._oracle import run_runner  # noqa: E402
-from tests.upstream.differential import oracle_command  # noqa: E402
+from tests.upstream._oracle import run_in_oracle  # noqa: E402
 from tests.upstream.test_speculative import _config  # noqa: E402
 
 OUT = ROOT / "kvguard" / "data" / "backend_names.json"
@@ -33,16 +32,14 @@ _LISTED = re.compile(r"Unknown attention backend: '" + _PROBE + r"'\. Valid opti
 
 
 def measure(version: str) -> "dict | None":
-    found = oracle_command(version)
-    if found is None:
-        return None
-    python, python_env = found
     with tempfile.TemporaryDirectory(prefix="kvg-backends-") as root:
         cases = [{"id": probe, "config": _config("Qwen/Qwen3-8B"), "model_dir": os.path.join(root, probe),
                   "args": ["--attention-backend", probe]} for probe in (_PROBE, "auto")]
-        env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1", KVG_ORACLE_INSPECT="inprocess",
-                   KVG_ORACLE_TORCHVISION="stub")
-        records = {r["id"]: r for r in run_runner("serve_runner.py", python, env, cases)}
+        out = run_in_oracle(version, "serve_runner.py", cases, KVG_ORACLE_INSPECT="inprocess",
+                            KVG_ORACLE_TORCHVISION="stub")
+    if out is None:
+        return None
+    records = {r["id"]: r for r in out}
     unknown, auto = records[_PROBE], records["auto"]
     listed = _LISTED.match(unknown.get("message") or "")
     if unknown.get("exc_type") != "ValueError" or listed is None:

@@ -61,6 +61,17 @@ def run_runner(script: str, python: str, python_env: dict[str, str], cases: list
         return json.loads(Path(out).read_text())
 
 
+def run_in_oracle(version: str, script: str, cases: list[dict], **overrides: str) -> "dict | list | None":
+    """:func:`run_runner` of ``script`` on ``cases`` in the oracle of ``version`` (vLLM on its CPU platform, Hugging Face
+    offline, ``overrides`` on top), or None when no oracle of it is built: how tools/measure_*_names.py ask a release."""
+    found = oracle_command(version)
+    if found is None:
+        return None
+    python, python_env = found
+    return run_runner(script, python, dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1", **overrides),
+                      cases)
+
+
 def accepted_kv_cache_dtypes(version: str) -> list[str]:
     """``auto`` and the plain --kv-cache-dtype values kvguard sizes that ``version`` accepts."""
     out = ["auto"]
