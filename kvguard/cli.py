@@ -80,18 +80,17 @@ _COMMANDS = {
 
 def _parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """kvguard's argument parser.  With ``command`` (the subcommand a command line names), only that
-    subcommand's options are built: a cold check does not pay for the other four."""
+    subcommand is built: a cold check does not pay for the other four (nor for argparse's message catalogue
+    look-ups as each parser is made)."""
     p = _Parser(prog="kvguard", description="Will this `vllm serve` parallel layout start, and what does "
                 "it do to the KV cache? Exit 0: accepted, 1: refused, 2: cannot decide.")
     p.add_argument("--version", action="version", version=f"kvguard {__version__}")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
     builders = {"check": _check_parser, "diff": _diff_parser, "scan": _scan_parser, "audit": _audit_parser,
                 "plan": _plan_parser}
-    for name, summary in _COMMANDS.items():
+    for name in _COMMANDS:
         if command is None or command == name:
             builders[name](sub)
-        else:
-            sub.add_parser(name, help=summary)
     for parser in sub.choices.values():
         # the facts cache is gone: --no-cache is accepted and does nothing
         parser.add_argument("--no-cache", action="store_true", help=argparse.SUPPRESS)

@@ -523,3 +523,19 @@ def test_a_failed_hf_quant_config_download_is_undecided(capsys, monkeypatch, tmp
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty-cache"))
     code, out, err = _run(capsys, "check", "--allow-download", "--", "vllm", "serve", "acme/model", "-tp", "8")
     assert code == EXIT_UNDECIDED and "hf_quant_config.json" in err and "502 bad gateway" in err
+
+
+def test_a_command_line_that_names_its_command_builds_that_parser_alone():
+    """A cold check pays for the check subcommand's parser only; a command line that names none (or an unknown
+    one) gets them all, for the help and for argparse's "invalid choice" list."""
+    import argparse
+
+    from kvguard.cli import _parser
+
+    def commands(parser):
+        (sub,) = (a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        return list(sub.choices)
+
+    assert commands(_parser("check")) == ["check"]
+    assert commands(_parser("scan")) == ["scan"]
+    assert commands(_parser(None)) == ["check", "diff", "scan", "audit", "plan"]
