@@ -70,6 +70,8 @@ class ArgparseRefusal(InputError):
         self.check = check
         self.hints = tuple(hints)
         self.words = tuple(words)
+        #: the host's pydantic version (major.minor) the message names (a config option's pydantic refusal), else None
+        self.pydantic: str | None = None
         shown = message if exc_type == "SystemExit" else f"{exc_type}: {message}"
         super().__init__(f"{shown} (vLLM {vllm_version} refuses this command line)", source="<argv>", key=key)
 

@@ -160,12 +160,26 @@ class LaunchReport(Record, frozen=False):
         return out
 
 
-def argparse_verdict(release, refusal) -> Verdict:
+def argparse_verdict(release, refusal, host: Optional[Host] = None) -> Verdict:
     """The verdict when vLLM's own argument parser refuses the command line
     (:class:`~kvguard.errors.ArgparseRefusal`): stage ``argparse``, vLLM's printed error as the
-    message, kvguard's hints as notes."""
+    message, kvguard's hints as notes; the host's pydantic version among the assumptions when the
+    message names it and ``host`` assumes it."""
+    assumed: tuple[str, ...] = ()
+    if refusal.pydantic is not None and (host is None or "pydantic" in host.assumed):
+        assumed = (f"pydantic={refusal.pydantic!r}",)
     return Verdict(ok=False, vllm_version=release.key, stage="argparse", check=refusal.check,
-                   exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints)
+                   exc_type=refusal.exc_type, message=refusal.message, notes=refusal.hints, assumptions=assumed)
+
+
+def _host_pydantic(host: Host, env: Optional[dict]) -> Optional[str]:
+    """The pydantic version the text of a pydantic refusal names on ``host``; None when a variable given to vLLM
+    drops pydantic's documentation link (the launch's own prefixes are read by parse_serve)."""
+    from .launch.pydantic_text import URL_VARIABLES
+
+    if env and any(name in env for name in URL_VARIABLES):
+        return None
+    return host.pydantic
 
 
 def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> Optional[Verdict]:
@@ -214,13 +228,15 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     imported = _import_refusal(release, launch, env, env_from_os)
     if imported is not None:    # to 0.30.0: before the parser, the model's resolution and any config
         return LaunchReport(imported)
+    host = Host.standard() if host is None else host
     if isinstance(launch, ServeCommand):
         cmd, argv = launch, None
     else:
         try:
-            cmd = parse_serve(launch if isinstance(launch, str) else list(launch), release)
+            cmd = parse_serve(launch if isinstance(launch, str) else list(launch), release,
+                              pydantic=_host_pydantic(host, env))
         except ArgparseRefusal as parse_refusal:  # vLLM's own parser refuses the command line: that is the verdict
-            return LaunchReport(argparse_verdict(release, parse_refusal))
+            return LaunchReport(argparse_verdict(release, parse_refusal, host))
         argv = launch
     vllm_env = {}
     if env_from_os:
@@ -242,7 +258,6 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     if refusal is not None:
         return LaunchReport(refusal, model=model.name, source=model.source, location=model.location,
                             layout=dict(cmd.fields))
-    host = Host.standard() if host is None else host
     if gpus is not None and host.platform == "cuda":
         from .record import replace
 

@@ -1,6 +1,7 @@
 """A config option's JSON naming a key its config class lacks (``--compilation-config``, ``--attention-config``,
 dotted ``--attention-config.x``): the release's parser refuses it with pydantic's message, which names the
-host's pydantic version, so kvguard declines (Undecidable, exit 2) instead of accepting.
+host's pydantic version: parse_serve declines it (Undecidable) unless told that version, with which it quotes the
+refusal (tests/test_argv_pydantic.py); the command line assumes pydantic 2.14 and exits 2 with ``--unknown-host``.
 
 What the releases answered (tests/upstream/serve_runner.py): 0.20.0, 0.28.0 and 0.33.0 refuse
 ``--compilation-config '{"bogus": 1}'`` and ``--attention-config '{"bogus": 1}'`` at argparse
@@ -46,7 +47,10 @@ def test_the_table_marks_the_classes_that_let_unknown_keys_pass():
     assert fields is not None and "mode" in fields and "bogus" not in fields and "*" not in fields
 
 
-def test_cli_exits_2(capsys):
-    assert run(["check", "--vllm", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B",
-                "--compilation-config", '{"bogus": 1}']) == 2
+def test_cli_refuses_on_the_assumed_pydantic_and_exits_2_without_it(capsys):
+    launch = ["--", "vllm", "serve", "Qwen/Qwen3-8B", "--compilation-config", '{"bogus": 1}']
+    assert run(["check", "--vllm", "0.33.0", *launch]) == 1
+    assert "bogus\n  Unexpected keyword argument [type=unexpected_keyword_argument, input_value=1, input_type=int]" \
+        in capsys.readouterr().out
+    assert run(["check", "--vllm", "0.33.0", "--unknown-host", *launch]) == 2
     assert "has no field 'bogus'" in capsys.readouterr().err

@@ -55,7 +55,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Callable, Optional
 
-__all__ = ["DEFAULT_MODEL", "FLAGS", "ServeCommand", "parse_serve", "option_table"]
+__all__ = ["DEFAULT_MODEL", "FLAGS", "PydanticRefusal", "ServeCommand", "parse_serve", "option_table"]
 
 
 class Flag(Record):
@@ -1277,13 +1277,84 @@ def _vouch_watermark(value: str, release: Release) -> None:
         "outside its fields' types and bounds with pydantic's message, naming the host's pydantic version)")
 
 
+#: the config class each config option's value is validated into, per release (tests/upstream/argv_runner.py
+#: --dump-titles): the title of pydantic's ValidationError
+_TITLES = os.path.join(os.path.dirname(_DATA), "config_titles.json")
+
+
+@lru_cache(maxsize=1)
+def _config_titles() -> dict[str, list[list[str]]]:
+    with open(_TITLES, encoding="utf-8") as fh:
+        return json.load(fh)["titles"]
+
+
+def _config_title(dest: str, release: Release) -> Optional[str]:
+    for title, first, last in _config_titles().get(dest, ()):
+        if release.within(first, last):
+            return title
+    return None
+
+
+class PydanticRefusal(Undecidable):
+    """A config option's value the release's parser certainly refuses with pydantic's ValidationError (argparse's
+    error ``argument LABEL: <the error's repr>``), whose text names the host's pydantic version: what
+    :func:`parse_serve` raises unless told that version.  ``words``: the option's value as the parser gets it."""
+
+    def __init__(self, reason: str, label: str, title: str, errors: list[tuple[tuple[str, ...], str, Any]],
+                 key: str, words: tuple[str, ...]):
+        super().__init__(reason)
+        self.label = label
+        self.title = title
+        self.errors = errors
+        self.key = key
+        self.words = words
+
+    def argparse_error(self, pydantic: str) -> _ArgparseError:
+        from .pydantic_text import validation_error_text
+
+        return _ArgparseError(f"argument {self.label}: {validation_error_text(self.title, self.errors, pydantic)}",
+                              self.key, words=self.words)
+
+
+class _NotStrictJson(ValueError):
+    pass
+
+
+def _strict_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        raise _NotStrictJson("a repeated key")
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotStrictJson(name)
+
+
+def _unknown_key_errors(value: str, schema: dict[str, Any]) -> Optional[list[tuple[tuple[str, ...], str, Any]]]:
+    """pydantic's errors for a config option's JSON when they are all unexpected keys (kvguard.launch.config_values.
+    unknown_keys), None when kvguard cannot list them: JSON that Python reads otherwise than pydantic's parser may
+    (NaN / Infinity, which it refuses; a repeated key)."""
+    from .config_values import unknown_keys
+
+    try:
+        data = json.loads(value, object_pairs_hook=_strict_pairs, parse_constant=_no_constant)
+    except ValueError:
+        return None
+    found = unknown_keys(data, schema) if isinstance(data, dict) else None
+    if not found:
+        return None
+    return [(loc, "unexpected_keyword_argument", item) for loc, item in found]
+
+
 def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release) -> None:
     """A config option's JSON naming a key its config class lacks, or a value kvguard cannot vouch for: the
     release's parser refuses the one (pydantic's ``unexpected_keyword_argument``, raised as argparse's error)
-    and may refuse the other, with pydantic's own message, which names the host's pydantic version, so kvguard
-    declines to quote it.  A value kvguard cannot read as a JSON object is declined too: the release refuses it
-    (pydantic's ``json_invalid`` or ``dataclass_type``) unless its parser's expansion of numbers such as ``8k``
-    makes it one.
+    and may refuse the other, with pydantic's own message, which names the host's pydantic version.  When the
+    class's missing keys are all pydantic reports, the refusal is rendered (:class:`PydanticRefusal`, for
+    :func:`parse_serve` to word with the host's version); otherwise kvguard declines to quote it.  A value kvguard
+    cannot read as a JSON object is declined too: the release refuses it (pydantic's ``json_invalid`` or
+    ``dataclass_type``) unless its parser's expansion of numbers such as ``8k`` makes it one.
 
     An optional config (``optional_type(parse_dataclass)``: ``--kv-transfer-config``, ``--pooler-config`` …) is
     held to its keys and to the fields kvguard checks; its other fields' values are passed over unchecked, as the
@@ -1308,10 +1379,16 @@ def _decline_unvouched_config(value: str, spec: _Opt, opt: str, release: Release
         return
     what, where = problem
     if what == "key":
-        raise Undecidable(
-            f"vLLM {release.version} refuses {spec.label(opt)}: its config class has no field {where!r} "
-            "(pydantic's unexpected_keyword_argument, an argparse error); kvguard does not quote the message, "
-            "which names the host's pydantic version")
+        reason = (f"vLLM {release.version} refuses {spec.label(opt)}: its config class has no field {where!r} "
+                  "(pydantic's unexpected_keyword_argument, an argparse error)")
+        title = _config_title(spec.dest, release)
+        errors = None if title is None else _unknown_key_errors(value, spec.fields)
+        if title is None or errors is None:
+            raise Undecidable(f"{reason}; kvguard does not quote the message: other keys or values it cannot "
+                              "vouch for may join the error")
+        raise PydanticRefusal(f"{reason}; its message names the host's pydantic version, which the host "
+                                     "does not state (--host pydantic=2.N)", spec.label(opt), title, errors,
+                                     opt, (value,))
     raise Undecidable(
         f"vLLM {release.version} validates {spec.label(opt)} while parsing, and kvguard cannot vouch for {where}: "
         "a value the release refuses is an argparse error with pydantic's message (naming the host's pydantic "
@@ -1323,24 +1400,40 @@ def _prog(launcher: str) -> str:
     return {"api": "api_server.py", "cli-main": "main.py"}.get(launcher, "vllm")
 
 
-def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
+def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optional[str] = None) -> ServeCommand:
     """Parse a ``vllm serve`` / api_server invocation (or bare arguments) for ``release``.
 
     Raises :class:`~kvguard.errors.ArgparseRefusal` (an :class:`InputError`) wherever the
     release's own parser refuses the command line — an argparse error, with the message as vLLM
     prints it, or FlexibleArgumentParser's ValueError/AssertionError/IndexError — and
-    :class:`InputError` for what kvguard cannot read (``--help``, an unreadable ``--config``)."""
+    :class:`InputError` for what kvguard cannot read (``--help``, an unreadable ``--config``).
+
+    ``pydantic``: the host's pydantic version (major.minor), which the text of a config option's pydantic refusal
+    names; None: such a refusal is :class:`~kvguard.errors.Undecidable`, as it is when the launch sets a variable
+    that drops pydantic's documentation link.  A refusal whose text names it has ``pydantic`` set to it."""
     tokens = split_command(command)
     args, env, mode, launcher = _strip_launcher(tokens)
+    if pydantic is not None:
+        from .pydantic_text import URL_VARIABLES
+
+        if any(name in env for name in URL_VARIABLES):
+            pydantic = None
     table = option_table(release)
     if mode == "bare":
         # the vllm/vllm-openai image runs `vllm serve` on its arguments; a bare `--model M` (the
         # api_server image of old releases) is read as api_server would
         mode = "api" if "--model" in args and not release.within("0.11.1") else "serve"
         launcher = "api" if mode == "api" else "vllm"
+    named_pydantic = None
     try:
-        processed = _flexible(list(args), mode, table, release)
-        actions, positional = _argparse(processed, table, release)
+        try:
+            processed = _flexible(list(args), mode, table, release)
+            actions, positional = _argparse(processed, table, release)
+        except PydanticRefusal as refused:
+            if pydantic is None:
+                raise
+            named_pydantic = pydantic
+            raise refused.argparse_error(pydantic) from None
     except _ArgparseError as exc:
         plugin = _plugin_option(exc.words, table)
         if plugin is not None:
@@ -1353,8 +1446,10 @@ def parse_serve(command: "str | list[str]", release: Release) -> ServeCommand:
                 "unrecognized arguments:") and any(_TASK_OPTION.match(a) for a in args)
                 and _TASK_IN_MESSAGE.search(message)):
             message += _TASK_HINT
-        raise ArgparseRefusal("SystemExit", f"{prog}: error: {message}", vllm_version=str(release.version),
-                              check="argparse", key=exc.key, hints=exc.hints, words=exc.words) from None
+        refusal = ArgparseRefusal("SystemExit", f"{prog}: error: {message}", vllm_version=str(release.version),
+                                  check="argparse", key=exc.key, hints=exc.hints, words=exc.words)
+        refusal.pydantic = named_pydantic
+        raise refusal from None
     cmd = ServeCommand(model=None, env=env)
     option_model = None
     eplb_redundant: Optional[int] = None

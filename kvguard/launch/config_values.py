@@ -4,8 +4,10 @@ X``) held against the field schema of the release's config class.
 vLLM's ``EngineArgs.add_cli_args`` (``vllm/engine/arg_utils.py``, 0.10.2–0.33.0) validates such a value into its config
 dataclass while parsing: a key the class lacks, at any depth, or a value its field refuses, is an argparse error whose
 message is pydantic's (or, for some enum fields, a bare ``KeyError``).  Pydantic's message carries a link naming the
-host's pydantic version, so kvguard does not quote it: it declines (Undecidable) a value it cannot vouch for, and passes
-one whose every key is a field and every checked value fits its field.
+host's pydantic version (the host fact ``pydantic``).  kvguard passes a value whose every key is a field and every
+checked value fits its field; one whose only faults are keys the class lacks is refused with pydantic's message
+(:func:`unknown_keys` lists them in pydantic's order; kvguard.launch.pydantic_text renders it); any other value it
+cannot vouch for is declined (Undecidable).
 
 The schemas are measured per release by ``tests/upstream/argv_runner.py --dump-options`` (``f`` in
 ``kvguard/data/serve_options.json``), by validating probe values with the release's own parse function.  Kinds:
@@ -51,7 +53,7 @@ TYPE_CHECKING = False  # typing's own import costs a cold check (docs/performanc
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["config_value_problem", "option_value_problem"]
+__all__ = ["config_value_problem", "option_value_problem", "unknown_keys"]
 
 #: the strings a bool field reads as a bool (pydantic's lax mode, in any case), each probed in every release
 _BOOL_WORDS = frozenset({"0", "off", "f", "false", "n", "no", "1", "on", "t", "true", "y", "yes"})
@@ -89,6 +91,52 @@ def config_value_problem(data: dict[str, Any], schema: dict[str, Any],
         if first in data and second in data:
             return ("value", f"{'.'.join((*path, first))} with {second} (the release checks the two fields together)")
     return None
+
+
+def unknown_keys(data: dict[str, Any], schema: dict[str, Any],
+                 path: tuple[str, ...] = ()) -> Optional[list[tuple[tuple[str, ...], Any]]]:
+    """The keys of ``data`` its class lacks, as (location, value) in the order pydantic reports them, when those are
+    all the release refuses: every other key a field, every other value one kvguard vouches for.  None when kvguard
+    cannot tell what else pydantic reports (a value it does not vouch for, two fields checked together, nested
+    errors under two fields of one class, whose order is the class's field order).
+
+    pydantic validates a class's fields first (a nested class's errors under its field), then names each unexpected
+    key in the input's order.  A class none of whose fields the release's probes reached (every kind "any", at any
+    depth: a field whose validator reads the object itself, as 0.24.0's quantization specs do, raising TypeError
+    on one) is not followed."""
+    if not _probed(schema):
+        return None
+    nested: list[tuple[tuple[str, ...], Any]] = []
+    extra: list[tuple[tuple[str, ...], Any]] = []
+    erring_fields = 0
+    for key, value in data.items():
+        where = (*path, key)
+        if key not in schema or key in _SPECIAL:
+            if "*" in schema and key != "*":
+                continue                        # a class that lets unknown keys pass
+            extra.append((where, value))
+            continue
+        kind = schema[key]
+        if isinstance(kind, dict):
+            if not isinstance(value, dict):
+                return None
+            inner = unknown_keys(value, kind, where)
+            if inner is None:
+                return None
+            if inner:
+                erring_fields += 1
+                nested += inner
+        elif not _fits(kind, value):
+            return None
+    if erring_fields > 1 or any(first in data and second in data for first, second in schema.get("&", ())):
+        return None
+    return nested + extra
+
+
+def _probed(schema: dict[str, Any]) -> bool:
+    """Whether some field of the class, or of a class it nests, has a kind the probes established."""
+    return any(_probed(kind) if isinstance(kind, dict) else kind != "any"
+               for key, kind in schema.items() if key not in _SPECIAL)
 
 
 def option_value_problem(kind: Any, value: Any) -> Optional[str]:

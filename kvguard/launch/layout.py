@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from ..errors import InputError
 from ..record import Record
+from .pydantic_text import DEFAULT_PYDANTIC
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -511,10 +512,12 @@ STANDARD_NODE: dict[str, Any] = {"platform": "cuda", "gpus_per_node": 8, "ray": 
                                  # H100-class GPUs: compute capability 9.0 (sm_90), as vLLM's to_int() writes it
                                  "gpu_capability": 90,
                                  # the image ships no intel_extension_for_pytorch (read on the CPU platform only)
-                                 "ipex": False}
+                                 "ipex": False,
+                                 # what a fresh install of any release resolves (kvguard.launch.pydantic_text)
+                                 "pydantic": DEFAULT_PYDANTIC}
 
 _HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "gpu_capability",
-               "arctic_inference", "ipex")
+               "arctic_inference", "ipex", "pydantic")
 
 
 class Host(Record):
@@ -543,6 +546,8 @@ class Host(Record):
     arctic_inference: Optional[bool] = None
     #: whether intel_extension_for_pytorch imports (0.10.2's CPU platform allows other block sizes than 16 with it)
     ipex: Optional[bool] = None
+    #: the installed pydantic's major.minor ("2.14"): the documentation link its ValidationError prints names it
+    pydantic: Optional[str] = None
     in_ray_placement_group: bool = False
     assumed: frozenset = frozenset()
 

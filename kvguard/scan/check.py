@@ -32,7 +32,9 @@ def _quoted(exc: KvguardError) -> tuple[str, ...]:
     """The launch's own words an error about its arguments is about, as data (never its message):
     what vLLM's parser refused (:attr:`ArgparseRefusal.words`), else the file (``--config``) and
     option kvguard could not read (none for an Undecidable, e.g. a plugin's option)."""
-    if isinstance(exc, ArgparseRefusal):
+    from ..launch.argv import PydanticRefusal
+
+    if isinstance(exc, (ArgparseRefusal, PydanticRefusal)):
         return exc.words
     if not isinstance(exc, InputError):
         return ()
@@ -124,7 +126,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     else None: every variable stands where one value word goes (:func:`_probed`), and the command line
     still refuses with each typed value slot holding a value its type accepts — with a message that
     names no variable."""
-    from ..launch.argv import parse_serve
+    from ..launch.argv import PydanticRefusal, parse_serve
 
     probe = _probed(launch, release)
     if probe is None:
@@ -132,7 +134,7 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     tokens = probe[0]
     try:
         parse_serve(tokens, release)
-    except ArgparseRefusal as refusal:
+    except (ArgparseRefusal, PydanticRefusal) as refusal:   # the latter worded with the host's pydantic below
         if _variables_in(refusal.words, launch.unresolved):
             return None
     except KvguardError:            # kvguard could not read the probe (or cannot decide it): not this case
@@ -185,14 +187,14 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
     """Check one launch against ``release``: ``build_report(release, tokens)`` returns a LaunchReport
     (or raises KvguardError) — :func:`kvguard.front.examine` with the options bound; it is also given
     ``gpus=N`` for a launch whose container is given N GPUs (:attr:`Launch.gpus`)."""
-    from ..launch.argv import parse_serve
+    from ..launch.argv import PydanticRefusal, parse_serve
 
     launch = _with_release_entrypoint(launch, release)
     if launch.unresolved:
         try:
             cmd = parse_serve(launch.tokens, release)
         except KvguardError as exc:   # an argparse refusal, unreadable input, or a launch kvguard cannot decide
-            if isinstance(exc, ArgparseRefusal):
+            if isinstance(exc, (ArgparseRefusal, PydanticRefusal)):
                 refused = _refused_whatever_the_variables_hold(launch, release, build_report)
                 if refused is not None:
                     return refused

@@ -44,7 +44,8 @@ from .recipe_hardware import PROFILES
 __all__ = ["ScanSettings", "Settings", "find_settings", "resolve_settings", "settings_for"]
 
 _HOST_FACTS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
-               "cpu_memory_bytes": int, "gpu_capability": int, "arctic_inference": bool, "ipex": bool}
+               "cpu_memory_bytes": int, "gpu_capability": int, "arctic_inference": bool, "ipex": bool,
+               "pydantic": str}
 _KEYS = ("vllm-version", "nearest", "exclude", "variables", "host")
 
 
@@ -107,6 +108,13 @@ def _parse(path: str, table: Any) -> Settings:
             if kind is bool and not isinstance(value, bool) or kind is int and (
                     isinstance(value, bool) or not isinstance(value, int)) or kind is str and not isinstance(value, str):
                 raise _error(path, f"host.{key} must be {'true or false' if kind is bool else kind.__name__}")
+            if fact == "pydantic":
+                from ..launch.pydantic_text import pydantic_version
+
+                try:
+                    value = pydantic_version(value)
+                except ValueError:
+                    raise _error(path, f"host.{key} must be a pydantic 2 version such as \"2.14\"") from None
             out.host[fact] = value
     return out
 

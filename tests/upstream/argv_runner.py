@@ -773,8 +773,32 @@ def merge_tables(dumps: dict) -> dict:
             "orders": orders}
 
 
+def dump_titles(out_path):
+    """{dest: the config class's name} for every option whose value is validated into a config class
+    (parse_dataclass): the title of the ValidationError its refusal prints."""
+    import dataclasses
+
+    _, FlexibleArgumentParser, make_arg_parser = _imports()
+    _, serve = _parsers(FlexibleArgumentParser, make_arg_parser, "serve")
+    titles = {}
+    for action in serve._actions:
+        parse = action.type
+        if getattr(parse, "__name__", None) == "_optional_type":
+            cells = [cell.cell_contents for cell in (getattr(parse, "__closure__", None) or ())
+                     if callable(cell.cell_contents)]
+            parse = cells[0] if len(cells) == 1 else None
+        classes = [value for value in (getattr(parse, "__defaults__", None) or ())
+                   if isinstance(value, type) and dataclasses.is_dataclass(value)]
+        if getattr(parse, "__name__", None) == "parse_dataclass" and len(classes) == 1:
+            titles[action.dest] = classes[0].__name__
+    with open(out_path, "w") as fh:
+        json.dump(titles, fh, sort_keys=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--dump-options":
         sys.exit(dump_options(sys.argv[2]))
+    if sys.argv[1] == "--dump-titles":
+        sys.exit(dump_titles(sys.argv[2]))
     sys.exit(main(sys.argv[1], sys.argv[2]))
 

@@ -27,6 +27,7 @@ from all built oracles:  python -m tests.upstream.test_argv_differential --regen
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -195,6 +196,9 @@ def generate(seed: int, n: int, version: str, tmp: Path) -> list[dict]:
         if rng.random() < 0.04:                                  # a config option's value that is no JSON object
             options = sorted(o for o, spec in table.items() if spec.fields and o.startswith("--"))
             parts.append([rng.choice(options), rng.choice(["{bad", "3", "", "[1]", "null", '"x"', "{}", "8k"])])
+        unknown = random.Random(f"{seed}-{version}-{i}-unknown")     # its own draws: the other parts stay as seeded
+        if unknown.random() < 0.2:
+            parts.extend(_unknown_keys_part(unknown, table))
         rng.shuffle(parts)
         args = [tok for part in parts for tok in part]
         model_form = rng.random()
@@ -285,6 +289,55 @@ def _config_part(rng: random.Random, table: dict) -> list[list[str]]:
     if optional and kind == "any":
         return []       # an optional config's unchecked field: passed over (the documented gap)
     return _value_part(rng, opt, path, kind)
+
+
+#: keys config classes lack in some release (renamed, removed, added later: the recipes' use_inductor,
+#: use_fp4_indexer_cache, pass_config.fuse_minimax_qk_norm) and keys no release has
+_UNKNOWN_KEYS = ["use_inductor", "use_fp4_indexer_cache", "fuse_minimax_qk_norm", "level", "use_cudagraph",
+                 "full_cuda_graph", "backend", "mode", "enable_fusion", "kvguard_bogus", "x", "k" * 60, "clé"]
+#: values of such keys: every JSON kind, strings long enough for pydantic to cut, characters several bytes long
+_UNKNOWN_VALUES = [True, False, None, 0, 3, -7, 12345678901234567890123, 0.5, 1e20, 1.5e-7, "", "x", "it's",
+                   "a\nb", "é" * 30, "a" * 48, "a" * 49, "é😀" * 12, "x" * 200, [1, 2], [], {"a": 1}, {},
+                   {"nested": {"deep": ["x" * 40]}}]
+
+
+def _unknown_keys_part(rng: random.Random, table: dict) -> list[list[str]]:
+    """A config option whose JSON names keys its class may lack, at the top or in a nested class, with other keys
+    that fit their fields or not, as JSON or as dotted arguments (``-cc.pass_config.x=true``)."""
+    options = sorted(opt for opt, spec in table.items() if spec.fields)
+    if not options:
+        return []
+    opt = rng.choice(options)
+    schema, path = table[opt].fields, []
+    nested_fields = sorted(k for k, kind in schema.items() if isinstance(kind, dict))
+    if nested_fields and rng.random() < 0.35:
+        path = [rng.choice(nested_fields)]
+        schema = schema[path[0]]
+    data: dict = {}
+    for _ in range(1 if rng.random() < 0.6 else rng.randint(2, 3)):
+        data[rng.choice(_UNKNOWN_KEYS)] = rng.choice(_UNKNOWN_VALUES)
+    fields = sorted(k for k, kind in schema.items() if k not in ("*", "&") and not isinstance(kind, dict))
+    if fields and rng.random() < 0.4:           # a field beside them: a value that fits it, or any other
+        key = rng.choice(fields)
+        value = _fitting_value(rng, schema[key]) if rng.random() < 0.7 else _value_for(rng, schema[key])
+        if value is not _NO_VALUE:
+            data[key] = value
+    if rng.random() < 0.5:
+        keys = list(data)
+        rng.shuffle(keys)
+        data = {key: data[key] for key in keys}
+    whole: object = data
+    for name in reversed(path):
+        whole = {name: whole}
+    if rng.random() < 0.15 and isinstance(whole, dict):     # a second nested class's error too
+        others = [k for k in nested_fields if k not in path]
+        if others:
+            whole[rng.choice(others)] = {"kvguard_bogus": 1}
+    if rng.random() < 0.3 and len(data) == 1 and opt.startswith("-"):
+        key, value = next(iter(data.items()))
+        dotted = ".".join([opt, *path, key])
+        return [[f"{dotted}={json.dumps(value)}"]] if rng.random() < 0.5 else [[dotted, json.dumps(value)]]
+    return [[opt, json.dumps(whole, ensure_ascii=rng.random() < 0.5)]]
 
 
 def _pair_part(rng: random.Random, opt: str, path: list[str], schema: dict,
@@ -511,6 +564,15 @@ _ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 _FLAG_FIELDS = frozenset(f.field for f in FLAGS)
 
 
+@functools.lru_cache(maxsize=None)
+def _oracle_pydantic(version: str) -> str:
+    """The major.minor of the pydantic ``version``'s oracle imports (the version its errors' links name)."""
+    python, python_env = _python(version)
+    proc = subprocess.run([python, "-c", "import pydantic.version as v; print(v.VERSION)"], capture_output=True,
+                          text=True, env=dict(os.environ, **(python_env or {})), check=True, timeout=120)
+    return ".".join(proc.stdout.strip().split(".")[:2])
+
+
 def compare(version: str, cases: list[dict], results: list[dict]) -> dict:
     release = resolve(version)
     by_id = {r["id"]: r for r in results}
@@ -525,7 +587,7 @@ def compare(version: str, cases: list[dict], results: list[dict]) -> dict:
         counts["cases"] += 1
         refusal = None
         try:
-            cmd = parse_serve(_command(case), release)
+            cmd = parse_serve(_command(case), release, pydantic=_oracle_pydantic(version))
             got_error = None
         except Undecidable as exc:
             # declined: right when the release refuses (a message kvguard does not quote), over-cautious otherwise
@@ -553,6 +615,8 @@ def compare(version: str, cases: list[dict], results: list[dict]) -> dict:
                 if refusal is not None else None
             if got == want:
                 counts["agree"] += 1
+                if refusal is not None and refusal.pydantic is not None:
+                    counts["agree_pydantic_text"] += 1
             elif refusal is not None or got_error is not None:
                 counts["disagree"] += 1                   # refused both, but not as the release prints it
                 mismatches.append({"id": case["id"], "command": _command(case), "oracle": want,
@@ -661,9 +725,50 @@ def regenerate_table(out: Path) -> None:
     out.write_text(table_text(merge_tables(dumps)))
 
 
+def regenerate_titles(out: Path) -> None:
+    """Dump every built oracle's config option classes (argv_runner.py --dump-titles) into ``out``."""
+    from kvguard.versions import SUPPORTED_VERSIONS
+
+    dumps = {}
+    with tempfile.TemporaryDirectory(prefix="kvg-argv-titles-") as tmp:
+        for version in SUPPORTED_VERSIONS:
+            if "+" in version:
+                continue
+            found = oracle_command(version)
+            if found is None:
+                raise SystemExit(f"no oracle for vLLM {version}")
+            path = Path(tmp) / f"{version}.json"
+            run_runner(found[0], found[1], ["--dump-titles", str(path)])
+            dumps[version] = json.loads(path.read_text())
+            print(version, file=sys.stderr)
+    out.write_text(titles_text(dumps))
+
+
+def titles_text(dumps: dict[str, dict[str, str]]) -> str:
+    """kvguard/data/config_titles.json from the per-release dumps ({version: {dest: class name}}, in release order):
+    per option dest, [class name, first release, last release] runs over the releases that have it."""
+    runs: dict[str, list[list[str]]] = {}
+    previous: dict[str, str] = {}
+    for version, titles in dumps.items():
+        for dest, title in titles.items():
+            seen = runs.setdefault(dest, [])
+            if seen and previous.get(dest) == title:
+                seen[-1][2] = version
+            else:
+                seen.append([title, version, version])
+        previous = titles
+    comment = ("generated by python -m tests.upstream.test_argv_differential --regenerate-titles "
+               "(tests/upstream/argv_runner.py --dump-titles): the config class each config option's value is "
+               "validated into, the title of its pydantic ValidationError, as [class, first release, last release]")
+    lines = [f" {json.dumps(dest)}: {json.dumps(seen)}" for dest, seen in sorted(runs.items())]
+    return "{\n \"comment\": " + json.dumps(comment) + ",\n \"titles\": {\n" + ",\n".join(lines) + "\n }\n}\n"
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--regenerate-table"]:
         regenerate_table(HERE.parents[1] / "kvguard" / "data" / "serve_options.json")
+    elif sys.argv[1:2] == ["--regenerate-titles"]:
+        regenerate_titles(HERE.parents[1] / "kvguard" / "data" / "config_titles.json")
     else:
         for v in sys.argv[1:] or VERSIONS:
             rep = run_release(v, int(os.environ.get("KVG_ARGV_CASES", "300")),
