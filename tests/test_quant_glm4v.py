@@ -131,13 +131,60 @@ def test_ct_fp8_block_on_the_tower_refuses_in_its_merger(version):
     assert (verdict.ok, verdict.exc_type, verdict.message) == (False, "ValueError", message)
 
 
+def awq(unconverted=None) -> dict:
+    """AutoAWQ's form (4-bit GEMM, zero points, groups of 128) with ``unconverted`` as modules_to_not_convert."""
+    cfg = glm45v()
+    cfg["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
+                                  "version": "gemm", "modules_to_not_convert": unconverted}
+    return cfg
+
+
+AWQ_INPUT = ("The input size is not aligned with the quantized weight shape. This can be caused by too large tensor "
+             "parallel size.")
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.1", "0.18.0", "0.24.0", "0.33.0"])
+@pytest.mark.parametrize(("unconverted", "layer"), [
+    # 10944 inputs are 85.5 groups of 128 in the tower's merger and in the dense first layer: Marlin declines the
+    # straddling group, the plain AWQ kernels refuse, at any tp
+    (None, "visual.merger.down_proj"),
+    (["visual"], "language_model.model.layers.0.mlp.down_proj"),
+])
+def test_awq_refuses_a_10944_wide_down_proj(version, unconverted, layer):
+    res = outcome(model_facts(awq(unconverted), vllm_version=version), resolve(version), Launch(tp=1))
+    assert (res.check, res.layer) == ("MI_awq_input", layer)
+    verdict = kvguard.check(awq(unconverted), vllm_version=version, tp=1, host=H100)
+    assert (verdict.ok, verdict.exc_type, verdict.message) == (False, "ValueError", AWQ_INPUT)
+
+
+@pytest.mark.parametrize("version", ["0.11.1", "0.18.0", "0.24.0", "0.33.0"])
+def test_awq_shared_experts_split_by_tp(version):
+    # the tower and the dense first layer unconverted in checkpoint names (the wrapper's mapper maps AWQ's list from
+    # 0.11.1): at -tp 4 the shared experts' down_proj takes 1408 / 4 = 352 inputs (2.75 groups); at -dp 4 with expert
+    # parallel nothing is split by tp and the experts (32 per rank, 1408 rows) take the fused Marlin MoE kernel
+    cfg = awq(["visual", "model.language_model.layers.0."])
+    res = outcome(model_facts(cfg, vllm_version=version), resolve(version), Launch(tp=4, ep=True))
+    assert (res.check, res.layer) == ("MI_awq_input", "language_model.model.layers.1.mlp.shared_experts.down_proj")
+    assert kvguard.check(cfg, vllm_version=version, dp=4, enable_expert_parallel=True, host=H100).ok
+
+
+def test_awq_lists_the_mapper_would_rewrite_stay_open_before_0_11_1():
+    # 0.10.2 / 0.11.0 match modules_to_not_convert as written: a checkpoint name the later mapper rewrites is left open;
+    # a list it leaves as written ("visual") is decided in every release
+    for version in ("0.10.2", "0.11.0"):
+        facts = model_facts(awq(["model.visual."]), vllm_version=version)
+        why = outcome(facts, resolve(version), Launch(tp=1)).unmodelled
+        assert why is not None and "modules_to_not_convert" in why
+    assert outcome(model_facts(awq(["model.visual."]), vllm_version="0.11.1"), resolve("0.11.1"),
+                   Launch(tp=1)).layer == "language_model.model.layers.0.mlp.down_proj"
+
+
 def test_what_stays_open_is_skipped_not_accepted():
     release = resolve("0.28.0")
-    awq = glm45v()
-    awq["quantization_config"] = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
-                                  "version": "gemm"}
-    why = outcome(model_facts(awq, vllm_version="0.28.0"), release, Launch(tp=1)).unmodelled
-    assert why is not None and "Glm4vMoeForConditionalGeneration" in why
+    modelopt = glm45v()
+    modelopt["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "FP8"}
+    why = outcome(model_facts(modelopt, vllm_version="0.28.0"), release, Launch(tp=1)).unmodelled
+    assert why is not None
     facts = model_facts(glm45v(), vllm_version="0.28.0")
     assert outcome(facts, release, Launch(tp=1, pp=2)).unmodelled is not None
     assert outcome(facts, release, Launch(tp=1)).unmodelled is None

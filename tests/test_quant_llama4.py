@@ -12,11 +12,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import kvguard
 from kvguard import catalog
 from kvguard.quant import Launch, layers, llama4, outcome
 from kvguard.rules.check import model_facts
 from kvguard.versions import resolve
 
+H100 = kvguard.Host.cuda_node()
 SCOUT = "meta-llama/Llama-4-Scout-17B-16E-Instruct"
 MAVERICK = "meta-llama/Llama-4-Maverick-17B-128E-Instruct"
 #: llm-compressor's Llama 4 recipe ignore list
@@ -143,9 +145,61 @@ def test_compressed_tensors_block_fp8_finds_no_scheme_in_0_10_2():
     assert res.check is None and res.unmodelled is None
 
 
-def test_compressed_tensors_integer_weights_stay_open():
-    res = _outcome(_ct(SCOUT, W4A16, None, "pack-quantized", RECIPE_IGNORE), "0.28.0", tp=8)
-    assert res.check is None and "router weight on the input" in res.unmodelled
+@pytest.mark.parametrize("version", ["0.10.2", "0.11.1", "0.23.0", "0.24.0", "0.27.0", "0.33.0"])
+def test_w4a16_in_redhats_form_builds_at_tp8(version):
+    # RedHatAI's -quantized.w4a16 (groups of 128, the recipe's ignore list): the shared expert's 8192 / 8 = 1024 inputs
+    # per rank and the experts' 1024 rows are whole groups
+    res = _outcome(_ct(SCOUT, W4A16, None, "pack-quantized", RECIPE_IGNORE), version, tp=8)
+    assert res.check is None and res.unmodelled is None
+
+
+_FP8_ONLY = "EPLB is only supported for FP8 quantization for now."
+
+
+@pytest.mark.parametrize(("version", "message"), [
+    # the Marlin MoE check declines experts that apply the router weight on the input: the fall-back method, which
+    # supports EPLB from 0.12.0 (Qwen3-MoE's same launch gets the Marlin method, refused up to 0.26.x)
+    ("0.11.1", "EPLB is not supported CompressedTensorsWNA16MoEMethod. " + _FP8_ONLY),
+    ("0.12.0", None), ("0.20.0", None), ("0.26.0", None),
+    # 0.27.0+: one method; the backend selection's Marlin check no longer reads the router weight: MARLIN takes 8192
+    # rows (EP, MoE tp 1), and the method supports EPLB only on TRITON
+    ("0.27.0", "EPLB is not supported CompressedTensorsWNA16MoEMethod."),
+    ("0.33.0", "EPLB is not supported CompressedTensorsWNA16MoEMethod."),
+])
+def test_w4a16_experts_with_eplb(version, message):
+    v = kvguard.check(_ct(SCOUT, W4A16, None, "pack-quantized", RECIPE_IGNORE), vllm_version=version, dp=8, ep=True,
+                      enable_eplb=True, host=H100)
+    if message is None:
+        assert v.ok, v.message
+    else:
+        assert (v.ok, v.stage, v.check, v.exc_type, v.message) == (
+            False, "model_init", "MI_eplb_unsupported", "NotImplementedError", message)
+
+
+@pytest.mark.parametrize(("version", "refused"), [("0.23.0", False), ("0.24.0", True), ("0.26.0", True),
+                                                  ("0.27.0", True), ("0.33.0", True)])
+def test_w4a16_experts_split_below_a_group(version, refused):
+    # -tp 8 -dp 16 without expert parallel: MoE tp 128, 8192 / 128 = 64 rows per rank, half a group of 128; the
+    # fall-back (Marlin declines: the router weight up to 0.26.x, the straddling group after) checks it from 0.24.0
+    cfg = _ct(SCOUT, W4A16, None, "pack-quantized", RECIPE_IGNORE)
+    res = _outcome(cfg, version, tp=8, dp=16)
+    if not refused:
+        assert res.check is None and res.unmodelled is None
+        return
+    assert (res.check, res.layer) == ("MI_ct_wna16_moe_group", "language_model.model.layers.0.feed_forward.experts")
+    v = kvguard.check(cfg, vllm_version=version, tp=8, dp=16, host=kvguard.Host.cuda_node(gpus_per_node=128))
+    assert (v.ok, v.exc_type, v.message) == (False, "ValueError",
+        "CompressedTensors WNA16 MoE with static group scales requires the MoE intermediate size per tensor-parallel "
+        "partition (64) to be divisible by group_size (128). Scale groups would otherwise cross TP shard boundaries; use "
+        "a compatible TP size or enable expert parallelism.")
+
+
+def test_compressed_tensors_nvfp4_weights_stay_open():
+    nvfp4 = {"num_bits": 4, "type": "float", "symmetric": True, "strategy": "tensor_group", "group_size": 16,
+             "dynamic": False}
+    res = _outcome(_ct(SCOUT, nvfp4, dict(nvfp4, dynamic="local"), "nvfp4-pack-quantized", RECIPE_IGNORE), "0.28.0",
+                   tp=8)
+    assert res.check is None and res.unmodelled
 
 
 def test_layer_paths_in_the_ignore_list_stay_open_once_the_llama_mapper_rewrites_them():

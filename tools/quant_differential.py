@@ -95,6 +95,8 @@ def main() -> int:
                     "per release")
     ap.add_argument("--llama4-ct", type=int, default=0, help="with --llama4: this many compressed-tensors exports of "
                     "Llama 4 per release too (llama4_ct_variants)")
+    ap.add_argument("--llama4-wna16", type=int, default=0, help="with --llama4: this many compressed-tensors W4A16 / "
+                    "W8A16 exports of Llama 4 per release too (llama4_ct_variants, integer weights only)")
     ap.add_argument("--qwen3-next", type=int, default=None, help="run only the Qwen3-Next configs (run_qwen3_next), "
                     "this many per release")
     ap.add_argument("--dsa-nvfp4", type=int, default=0, help="with --dsa: this many ModelOpt NVFP4 exports of "
@@ -125,6 +127,8 @@ def main() -> int:
                     "skipped)")
     ap.add_argument("--glm4v", type=int, default=None, help="run only the GLM-4.5V / GLM-4.6V configs (run_glm4v), "
                     "this many per release")
+    ap.add_argument("--glm4v-wna16", type=int, default=0, help="with --glm4v: this many AWQ / GPTQ exports of GLM-4.5V "
+                    "per release too (glm4v_wna16_variants)")
     ap.add_argument("--qwen3-5", type=int, default=None, help="run only the Qwen3.5 / Qwen3.6 configs (run_qwen3_5), "
                     "this many per release (releases before 0.17.0, which do not register them, are skipped)")
     ap.add_argument("--qwen3-5-quantized", type=int, default=0, help="with --qwen3-5: this many compressed-tensors "
@@ -233,7 +237,7 @@ def main() -> int:
             elif args.qwen2_vl:
                 rep = quant_tests.run_qwen2_vl(version, args.qwen2_vl, args.seed, args.layouts)
             elif args.glm4v:
-                rep = quant_tests.run_glm4v(version, args.glm4v, args.seed, args.layouts)
+                rep = quant_tests.run_glm4v(version, args.glm4v, args.seed, args.layouts, wna16=args.glm4v_wna16)
             elif args.qwen3_5:
                 if not resolve(version).within(quant_tests.QWEN3_5_SINCE):
                     continue
@@ -252,7 +256,8 @@ def main() -> int:
             elif args.gemma3:
                 rep = quant_tests.run_gemma3(version, args.gemma3, args.seed, args.layouts)
             elif args.llama4:
-                rep = quant_tests.run_llama4(version, args.llama4, args.seed, args.layouts, ct=args.llama4_ct)
+                rep = quant_tests.run_llama4(version, args.llama4, args.seed, args.layouts, ct=args.llama4_ct,
+                                             wna16=args.llama4_wna16)
             elif args.qwen3_next:
                 rep = quant_tests.run_qwen3_next(version, args.qwen3_next, args.seed, args.layouts)
             else:

@@ -355,6 +355,9 @@ class Layer(Record):
     moe: tuple[int, int, int, bool] = (0, 0, 0, False)
     #: moe: the model passes no enable_eplb but hands FusedMoE --eplb-config's redundant experts (GLM-4.7-Flash)
     redundant_without_eplb: bool = False
+    #: moe: the experts apply the router weight on the input (Llama 4's ``apply_router_weight_on_input=True``), which
+    #: the fused Marlin MoE check declines up to 0.26.x
+    router_on_input: bool = False
     #: check: (row id, condition expression, {name: expression})
     check: tuple = ()
     #: False: built without the quantization config (Gemma 4's router GateLinear), whatever the checkpoint holds
@@ -367,7 +370,7 @@ class Layer(Record):
         # checks of one id with other conditions (Llama 4's vision attention and its decoder's) are not folded either
         per_layer = (self.index,) if self.check and "[i]" in self.check[1] else ()
         return (self.kind, self.input_size, self.output_sizes, self.shards, self.disable_tp, (self.qkv, self.v_head_size), self.moe,
-                self.check[:2] + per_layer, self.quantized, self.redundant_without_eplb)
+                self.check[:2] + per_layer, self.quantized, self.redundant_without_eplb, self.router_on_input)
 
 
 def _names(resolved: Mapping[str, Any], fam: dict) -> dict[str, Any]:
@@ -505,7 +508,8 @@ def _layer(item: dict, scope: dict, i: int, release, root: str = "model",
     if kind == "moe":
         passes = _since_flag(item.get("eplb", False), release)
         return Layer(i, prefix, kind, moe=(ev("experts"), ev("hidden"), ev("intermediate"), passes),
-                     redundant_without_eplb=not passes and _since_flag(item.get("redundant", False), release))
+                     redundant_without_eplb=not passes and _since_flag(item.get("redundant", False), release),
+                     router_on_input=bool(item.get("router_on_input", False)))
     outs = tuple(value(o, scope) for o in item["outs"]) if "outs" in item else (ev("out"),)
     return Layer(i, prefix, kind, input_size=ev("in"), output_sizes=outs, shards=tuple(item.get("shards", ())),
                  disable_tp=item.get("disable_tp", False), quantized=item.get("quantized", True))
@@ -988,7 +992,8 @@ def _wna16_experts(layer: Layer, launch: Launch, scheme: QuantScheme, path: str,
         if skip == "quantized":
             _wna16_moe.compressed_tensors_experts(
                 layer.prefix, hidden, intermediate // moe_tp, scheme, release, _Refused, _Unmodelled, eplb=eplb,
-                selection=_wna16_moe.Selection(launch.moe_backend, launch.all2all_backend, use_ep))
+                selection=_wna16_moe.Selection(launch.moe_backend, launch.all2all_backend, use_ep),
+                router_on_input=layer.router_on_input)
         return
     _wna16_moe.experts(layer.prefix, hidden, intermediate // moe_tp, scheme, path, release, skip, _Refused,
                        _Unmodelled, eplb=eplb,
@@ -1468,7 +1473,7 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         # (kvguard.quant.glm4v) GLM-4.5V's vision tower is built first, with the quantization config: the methods
         # proven through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
         why = _glm4v.unmodelled(facts.resolved_top, scheme.method if scheme is not None else launch.quantization,
-                                launch)
+                                launch, release, scheme.ignored if scheme is not None else ())
         if why is not None:
             return Outcome(unmodelled=why)
         if scheme is not None:

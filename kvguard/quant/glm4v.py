@@ -28,10 +28,14 @@ The wrapper implements no ``MixtureOfExperts``: with ``--enable-eplb`` the V1 wo
 gpu_model_runner.py) asserts on it up to 0.21.x and registers its language model instead from 0.22.0
 (:data:`EPLB_LANGUAGE_MODEL_SINCE`).
 
-Decided: unquantized, ``Fp8Config`` (block or per-tensor, the tower listed or not), online ``--quantization fp8`` and
+Decided: unquantized, ``Fp8Config`` (block or per-tensor, the tower listed or not), online ``--quantization fp8``,
 compressed-tensors (zai-org/GLM-4.5V-FP8's form: the tower's QKV layers in ``ignore`` as ``visual.blocks.N.attn.qkv_proj``;
-the language model's experts and router as the ``glm4_moe`` family decides them).  Left open (:func:`unmodelled`):
-other methods, pipeline parallelism, ``--limit-mm-per-prompt`` / ``--language-model-only``.
+the language model's experts and router as the ``glm4_moe`` family decides them) and AWQ / GPTQ on the default host
+(the tower's layers on the dense AWQ / GPTQ path, the experts the family's; AWQ's ``modules_to_not_convert`` through
+the same mapper from 0.11.1 — awq.py / awq_marlin.py / auto_awq.py ``apply_vllm_mapper`` of 0.11.0, 0.11.1, 0.24.0 and
+0.33.0 —, before that decided only where the mapper would leave the list as written).  Left open
+(:func:`unmodelled`): other methods, an AWQ list the mapper rewrites in 0.10.2 / 0.11.0, pipeline parallelism,
+``--limit-mm-per-prompt`` / ``--language-model-only``.
 """
 
 from __future__ import annotations
@@ -50,7 +54,10 @@ __all__ = ["ARCH", "EPLB_LANGUAGE_MODEL_SINCE", "ignored_names", "tower_layers",
 
 ARCH = GLM4V_ARCH
 #: the checkpoint methods whose construction is proven through the tower (None: unquantized)
-METHODS = (None, "fp8", "compressed-tensors")
+METHODS = (None, "fp8", "compressed-tensors", "awq", "gptq")
+#: the first release whose AWQ config maps ``modules_to_not_convert`` through the wrapper's checkpoint-name mapper
+#: (``apply_vllm_mapper``); before, a list the mapper would rewrite is matched as written (left open)
+AWQ_MAPPED_SINCE = "0.11.1"
 #: the first release that names the tower's QKV layer ``attn.qkv_proj`` only under compressed-tensors (before: under
 #: any quantization config)
 QKV_PROJ_CT_ONLY_SINCE = "0.18.0"
@@ -78,13 +85,19 @@ def _tower(resolved_top: Mapping[str, Any]) -> "Optional[dict[str, Any]]":
     return dict(sizes)
 
 
-def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", launch) -> "Optional[str]":
+def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", launch, release=None,
+               ignored: "tuple[str, ...]" = ()) -> "Optional[str]":
     """Why the construction of this GLM-4.5V launch is not decided (``method``: the checkpoint's or
-    ``--quantization``'s, None unquantized), or None."""
+    ``--quantization``'s, None unquantized; ``ignored``: the checkpoint's exclusion list as written), or None."""
     if _tower(resolved_top) is None:
         return f"the vision tower of {ARCH} with sizes {resolved_top.get('vision_tower')!r} is not modelled"
     if method not in METHODS:
         return f"the {method} weight-shard checks of {ARCH} (its vision tower takes the quantization config) are not modelled"
+    if (method == "awq" and release is not None and not release.within(AWQ_MAPPED_SINCE)
+            and ignored_names(tuple(ignored)) != tuple(ignored)):
+        return (f"the awq modules_to_not_convert {list(ignored)!r} of {ARCH} in vLLM {release.key} (names the "
+                f"wrapper's checkpoint-name mapper rewrites from {AWQ_MAPPED_SINCE}, matched as written before) is "
+                f"not modelled")
     if launch.mm_limits:
         return tower_left_out(ARCH)
     if launch.pp > 1:

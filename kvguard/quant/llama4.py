@@ -21,13 +21,17 @@ whatever the checkpoint's method, their linear layers are built unquantized, so 
 - ``multi_modal_projector.linear_1``: column, ``vision_output_dim`` to the language model's ``hidden_size`` (split by
   tp even when the encoder runs data-parallel).
 
-Decided (:data:`METHODS`): unquantized checkpoints and, for the wrapper, compressed-tensors FP8 weights
+Decided (:data:`METHODS`): unquantized checkpoints and, for the wrapper, compressed-tensors FP8 and integer weights
 (:data:`CT_SCHEMES`; llm-compressor's exports: the language model's layers and experts as
 kvguard.quant.compressed_tensors decides them for the other families; the wrapper has no checkpoint-name mapper,
 but the language model it builds is a ``LlamaForCausalLM``, whose mapper rewrites the ``ignore`` list's layer paths
-from 0.25.0 as it does for Llama: those lists stay open there); tp, dp, expert parallel and EPLB (the family).  Left
+from 0.25.0 as it does for Llama: those lists stay open there; the integer-weight experts, built with
+``apply_router_weight_on_input``, take kvguard.quant.wna16_moe.compressed_tensors_experts with ``router_on_input``:
+the fall-back method up to 0.26.x, read in compressed_tensors_moe.py ``get_moe_method`` and marlin_utils.py
+``check_moe_marlin_supports_layer`` of 0.10.2, 0.11.1, 0.20.0, 0.24.0, 0.26.0, 0.27.0 and 0.33.0); tp, dp, expert
+parallel and EPLB (the family).  Left
 open (:func:`unmodelled`): other methods (ModelOpt, ``fbgemm_fp8``, ``Fp8Config``, AWQ / GPTQ, online
-``--quantization``), compressed-tensors integer or NVFP4 weights, the text-only ``Llama4ForCausalLM`` under any
+``--quantization``), compressed-tensors NVFP4 weights, the text-only ``Llama4ForCausalLM`` under any
 method, ``--mm-encoder-tp-mode data`` (the tower's layers are then replicated and its attention's assert reads tp 1),
 ``--limit-mm-per-prompt`` / ``--language-model-only`` (the tower may not be built), and a vision config whose sizes
 are not integers.
@@ -51,11 +55,11 @@ FAMILY = LLAMA4_FAMILY
 ARCH = "Llama4ForConditionalGeneration"
 #: the checkpoint methods whose construction of the wrapper is proven (None: unquantized)
 METHODS = (None, "compressed-tensors")
-#: the compressed-tensors schemes (kvguard.quant.QuantScheme.ct) proven through it: FP8 weights.  Integer weights are
-#: not: Llama 4's experts apply the router weight on the input, which the Marlin MoE kernels decline
-#: (check_moe_marlin_supports_layer up to 0.24.x, the MoE backend selection after), so they take another method
-#: than kvguard.quant.wna16_moe assumes for the other families; NVFP4 experts are the family's moe_methods' to decide
-CT_SCHEMES = ("fp8", "fp8_block")
+#: the compressed-tensors schemes (kvguard.quant.QuantScheme.ct) proven through it: FP8 weights, and integer weights
+#: (W4A16 / W8A16: Llama 4's experts apply the router weight on the input, which check_moe_marlin_supports_layer
+#: declines up to 0.26.x, so they take the fall-back method there: the family's experts item says router_on_input).
+#: NVFP4 experts are not proven
+CT_SCHEMES = ("fp8", "fp8_block", "wna16")
 #: the vision config's attributes the tower and the projector read (kvguard/facts/model.py keeps them as
 #: ``resolved_top["vision_tower"]``)
 TOWER_SIZES = ("hidden_size", "num_attention_heads", "intermediate_size", "num_hidden_layers", "num_channels",
@@ -81,9 +85,8 @@ def unmodelled(resolved_top: Mapping[str, Any], architectures: "tuple[str, ...] 
     if method not in METHODS:
         return f"the {method} weight-shard checks of {archs} are not modelled"
     if method == "compressed-tensors" and ct_scheme not in CT_SCHEMES:
-        return (f"the compressed-tensors {ct_scheme or 'unread'} weight-shard checks of {archs} (only FP8 weights are "
-                f"proven: its experts apply the router weight on the input, which the Marlin MoE kernels decline) are "
-                f"not modelled")
+        return (f"the compressed-tensors {ct_scheme or 'unread'} weight-shard checks of {archs} (FP8 and integer "
+                f"weights are proven) are not modelled")
     if _tower(resolved_top) is None:
         return f"the vision tower of {ARCH} with sizes {resolved_top.get('vision_tower')!r} is not modelled"
     if launch.mm_limits:

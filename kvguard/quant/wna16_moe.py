@@ -38,7 +38,9 @@ compressed-tensors integer-weight experts (``CompressedTensorsWNA16MarlinMoEMeth
 compressed_tensors_moe*.py) reuse the Marlin check and the selection through
 :func:`compressed_tensors_experts` (``kind`` ``compressed_tensors``: the selection's QuantizationArgs, which RDNA3
 takes from 0.30.0 but whose kernel needs ROCm gfx1100), for the families whose ``moe_methods`` name
-``compressed-tensors`` or ``compressed-tensors-wna16``.
+``compressed-tensors`` or ``compressed-tensors-wna16``.  Experts that apply the router weight on the input (Llama 4:
+the family's experts item ``router_on_input``) fail ``check_moe_marlin_supports_layer`` up to 0.26.x whatever their
+shape, so they take the fall-back method there; 0.27.0's ``check_moe_marlin_supports_config`` no longer reads it.
 
 HUMMING's support check (the humming-kernels package) is not modelled: from 0.32.0 it comes before MARLIN /
 TRITON, which take the layer when it does not — the backend is read only after the weights are loaded, so
@@ -138,9 +140,11 @@ def gate_quantized(family: str, scheme, release) -> bool:
     return True
 
 
-def _moe_marlin_takes(hidden: int, ispp: int, group: int, padded: bool) -> bool:
-    """check_moe_marlin_supports_layer on CUDA (the activation is SiLU, no router weight on the input)."""
-    if group not in _MARLIN_GROUP_SIZES or hidden % _MOE_MARLIN_HIDDEN != 0:
+def _moe_marlin_takes(hidden: int, ispp: int, group: int, padded: bool, router_on_input: bool = False) -> bool:
+    """check_moe_marlin_supports_layer on CUDA (the activation is SiLU); ``router_on_input``: the experts apply the
+    router weight on the input, which the check declines up to 0.26.x (0.27.0's check_moe_marlin_supports_config no
+    longer reads it: the caller passes it only for the releases before)."""
+    if router_on_input or group not in _MARLIN_GROUP_SIZES or hidden % _MOE_MARLIN_HIDDEN != 0:
         return False
     if padded:
         return group <= 0 or ispp % group == 0
@@ -228,7 +232,8 @@ def experts(prefix: str, hidden: int, ispp: int, scheme, path: str, release, ski
 
 
 def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, release, refused: Any, unmodelled: Any,
-                               eplb: bool = False, selection: Optional[Selection] = None) -> None:
+                               eplb: bool = False, selection: Optional[Selection] = None,
+                               router_on_input: bool = False) -> None:
     """The integer-weight experts of a compressed-tensors checkpoint (symmetric group scales, actorder none or
     ``weight``: no activation order, so Marlin may pad the tile from 0.25.0) at per-rank intermediate size
     ``ispp``: the scheme adapter of this module's Marlin check and backend selection (``kind``
@@ -247,11 +252,15 @@ def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, rele
     ``eplb`` (0.11.1+, :func:`eplb_applies`; up to 0.11.0 kvguard.quant refuses before this point): FusedMoE
     checks ``supports_eplb`` once the method is built, before ``create_weights``.  The Marlin method never
     supports EPLB; ``CompressedTensorsWNA16MoEMethod`` from 0.12.0, and from 0.27.0 only when the selection
-    chose TRITON."""
+    chose TRITON.
+
+    ``router_on_input`` (Llama 4's experts): up to 0.26.x the Marlin check declines the layer whatever its shape, so
+    ``get_moe_method`` builds the fall-back; from 0.27.0 the backend selection's Marlin check no longer reads it."""
     selection = selection or Selection()
     group = scheme.group_size
     if not release.within("0.27.0"):
-        marlin = _moe_marlin_takes(hidden, ispp, group, padded=release.within("0.25.0"))
+        marlin = _moe_marlin_takes(hidden, ispp, group, padded=release.within("0.25.0"),
+                                   router_on_input=router_on_input)
         if eplb and not release.within("0.23.0") and (marlin or not release.within("0.12.0")):
             # the Marlin method (or, in 0.11.x, either method): nothing is checked while it is built
             _refuse_eplb("ct_marlin" if marlin else "ct", release, refused)
@@ -277,7 +286,7 @@ def compressed_tensors_experts(prefix: str, hidden: int, ispp: int, scheme, rele
             raise unmodelled(f"whether the {' / '.join(ahead)} WNA16 MoE kernel takes {prefix} ahead of TRITON "
                              "(the only backend of the compressed-tensors WNA16 MoE method with EPLB support) is "
                              "not modelled")
-    elif _moe_marlin_takes(hidden, ispp, group, padded=release.within("0.25.0")):
+    elif marlin:
         if int8_assert and release.within("0.24.0"):
             # 0.24.0 shares its launch-check group (and so its rule rows) with 0.25.x, which has no such assert
             raise unmodelled(f"the 8-bit group-size assert of the compressed-tensors WNA16 Marlin MoE method of "

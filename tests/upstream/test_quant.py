@@ -1151,20 +1151,22 @@ def _llama4_ignored_names(cfg: dict) -> list[str]:
     return names + ["multi_modal_projector.linear_1", "language_model.lm_head"]
 
 
-def llama4_ct_variants(rng: random.Random, n: int) -> list[dict]:
+def llama4_ct_variants(rng: random.Random, n: int, integer: bool = False) -> list[dict]:
     """``n`` Llama 4 wrapper configs as llama4_variants cuts them, with a compressed-tensors quantization_config
     (ct_quantization_config's presets: FP8 dynamic — RedHatAI's -FP8-dynamic —, static FP8, block FP8, W4A16 / W8A16 —
-    RedHatAI's -quantized.w4a16 —; one in eight NVFP4) whose ignore list is the recipe's patterns, the names they
-    select as llm-compressor writes them, those names with one layer's k_proj left out (a fused layer ignored in part),
-    or only the LM head."""
+    RedHatAI's -quantized.w4a16 —; one in eight NVFP4; ``integer``: W4A16 / W8A16 only) whose ignore list is the
+    recipe's patterns, the names they select as llm-compressor writes them, those names with one layer's k_proj left
+    out (a fused layer ignored in part), or only the LM head."""
     out = []
     for case in llama4_variants(rng, 4 * n):
         cfg = case["config"]
         if "text_config" not in cfg:
             continue
         q = ct_nvfp4_quantization_config(rng) if rng.random() < 0.125 else ct_quantization_config(rng)
-        if q["format"] == "pack-quantized" and rng.random() < 0.8:
-            q = ct_quantization_config(rng)  # mostly the FP8 presets, the forms kvguard decides (kvguard.quant.llama4)
+        while integer and q["format"] != "pack-quantized":
+            q = ct_quantization_config(rng)
+        if not integer and q["format"] == "pack-quantized" and rng.random() < 0.8:
+            q = ct_quantization_config(rng)  # mostly the FP8 presets
         names = _llama4_ignored_names(cfg)
         q["ignore"] = rng.choice([list(LLAMA4_CT_RECIPE_IGNORE), names, names,
                                   [x for x in names if x != "language_model.model.layers.1.self_attn.k_proj"],
@@ -1176,16 +1178,19 @@ def llama4_ct_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
-def run_llama4(version: str, n: int, seed: int = 7, n_layouts: int = 6, ct: int = 0) -> dict:
-    """Build ``n`` Llama 4 configs (llama4_variants) and ``ct`` compressed-tensors ones (llama4_ct_variants) at
-    ``n_layouts`` of LLAMA4_LAYOUTS each in the release and compare; the layer lists of both bases (2 decoder layers,
-    1 vision layer, tp 1) too (tools/quant_differential.py --llama4, --llama4-ct)."""
+def run_llama4(version: str, n: int, seed: int = 7, n_layouts: int = 6, ct: int = 0, wna16: int = 0) -> dict:
+    """Build ``n`` Llama 4 configs (llama4_variants), ``ct`` compressed-tensors ones (llama4_ct_variants) and ``wna16``
+    integer-weight ones (the same, W4A16 / W8A16 only) at ``n_layouts`` of LLAMA4_LAYOUTS each in the release and
+    compare; the layer lists of both bases (2 decoder layers, 1 vision layer, tp 1) too (tools/quant_differential.py
+    --llama4, --llama4-ct, --llama4-wna16)."""
     python, python_env = _python(version)
     rng = random.Random(seed * 9400 + 1)
     cases = []
     generated = llama4_variants(rng, n)
     if ct:
         generated += llama4_ct_variants(random.Random(seed * 9400 + 2), ct)
+    if wna16:
+        generated += llama4_ct_variants(random.Random(seed * 9400 + 3), wna16, integer=True)
     for case in generated:
         if resolve(version).within(None, "0.17.1"):
             case["engine_args"]["swap_space"] = 0  # (as run_qwen3_vl: the 0.17.x wrapper's VllmConfig copy)
@@ -1206,7 +1211,8 @@ LLAMA4_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.1",))
 def test_llama4_construction_agrees(version):
     report = run_llama4(version, int(os.environ.get("KVG_LLAMA4_CONFIGS", "2")),
                         int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3,
-                        ct=int(os.environ.get("KVG_LLAMA4_CT", "2")))
+                        ct=int(os.environ.get("KVG_LLAMA4_CT", "2")),
+                        wna16=int(os.environ.get("KVG_LLAMA4_WNA16", "1")))
     _check_family_report(report, version, "Llama 4", "llama4-construction")
     assert report["layer_lists"]["agree"] == len(LLAMA4_BASES)
 
@@ -2918,13 +2924,40 @@ def glm4v_variants(rng: random.Random, n: int) -> list[dict]:
     return out
 
 
-def run_glm4v(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
-    """Build ``n`` GLM-4.5V configs (glm4v_variants) at ``n_layouts`` of GLM4_MOE_LAYOUTS each (one of the last two,
-    expert parallel with EPLB, last) in the release and compare; the base's layer list (unquantized, tp 1: the tower's
-    layers and the decoder's) too (tools/quant_differential.py --glm4v)."""
+#: AWQ's modules_to_not_convert on GLM-4.5V: the tower in checkpoint names with and without the mapper's trailing dot,
+#: as vLLM names it, with the router gates ("mlp.gate" is part of the dense and shared experts' gate_up_proj too), the
+#: dense first layer, the LM head, nothing
+GLM4V_AWQ_UNCONVERTED = (["visual"], ["model.visual."], ["model.visual"], ["visual", "mlp.gate"],
+                         ["model.language_model.layers.0.", "visual"], ["lm_head"], None)
+
+
+def glm4v_wna16_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` GLM-4.5V configs as glm4v_variants cuts them, with an AWQ (AutoAWQ's form, GLM4V_AWQ_UNCONVERTED) or GPTQ
+    (AutoGPTQ / GPTQModel's form, no desc_act) quantization_config, groups of 128 / 64 / 32; now and then
+    ``--quantization`` naming the Marlin or the plain method."""
+    out = []
+    for case in glm4v_variants(rng, n):
+        case["config"].pop("quantization_config", None)
+        case["engine_args"].pop("quantization", None)
+        q, engine = awq_or_gptq(rng, rng.choice([128, 128, 64, 32]), list(GLM4V_AWQ_UNCONVERTED), 0.0)
+        case["config"]["quantization_config"] = q
+        case["config"]["torch_dtype"] = rng.choice(["bfloat16", "bfloat16", "float16"])
+        case["engine_args"].update(engine)
+        out.append(case)
+    return out
+
+
+def run_glm4v(version: str, n: int, seed: int = 7, n_layouts: int = 6, wna16: int = 0) -> dict:
+    """Build ``n`` GLM-4.5V configs (glm4v_variants) and ``wna16`` AWQ / GPTQ ones (glm4v_wna16_variants) at
+    ``n_layouts`` of GLM4_MOE_LAYOUTS each (one of the last two, expert parallel with EPLB, last) in the release and
+    compare; the base's layer list (unquantized, tp 1: the tower's layers and the decoder's) too
+    (tools/quant_differential.py --glm4v, --glm4v-wna16)."""
     python, python_env = _python(version)
     rng = random.Random(seed * 9900 + 1)
-    cases = _with_glm4_moe_layouts(rng, glm4v_variants(rng, n), n_layouts)
+    generated = glm4v_variants(rng, n)
+    if wna16:
+        generated += glm4v_wna16_variants(random.Random(seed * 9900 + 2), wna16)
+    cases = _with_glm4_moe_layouts(rng, generated, n_layouts)
     if resolve(version).within(None, "0.17.1"):
         for case in cases:
             # (0.17.x) the wrapper validates a copy of the VllmConfig for its text config at the layout's tp, whose CPU
@@ -2937,7 +2970,7 @@ def run_glm4v(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
 @pytest.mark.parametrize("version", GLM4V_SAMPLE)
 def test_glm4v_construction_agrees(version):
     report = run_glm4v(version, int(os.environ.get("KVG_GLM4V_CONFIGS", "2")), int(os.environ.get("KVG_DIFF_SEED", "7")),
-                       n_layouts=3)
+                       n_layouts=3, wna16=int(os.environ.get("KVG_GLM4V_WNA16", "1")))
     _check_family_report(report, version, "GLM-4.5V", "glm4v-construction")
 
 
