@@ -73,7 +73,7 @@ def test_golden_api(release, case):
         # the recorded error (the recorder's parser named itself after its script: only the error is common)
         recorded = case["expect"]["argparse_error"][0].split(": error: ", 1)[1]
         with pytest.raises(kvguard.InputError, match=re.escape(recorded)):
-            parse_serve(case["argv"], resolve(release))
+            parse_serve(case["argv"], resolve(release), pydantic=case.get("host", {}).get("pydantic"))
         return
     verdict = kvguard.check(model_config(case), **_kwargs(release, case))
     assert _expected_view(verdict) == case["expect"]

@@ -92,6 +92,10 @@ def main(argv=None) -> int:
             cmd += ["--root", args.oracle_root]
         found = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
         args.python, extra_env = found["python"], found.get("env", {})
+    # the pydantic the oracle imports: the version its ValidationErrors' links name (kvguard's host fact)
+    found = subprocess.run([args.python, "-c", "import pydantic.version as v; print(v.VERSION)"], check=True,
+                           capture_output=True, text=True, env=dict(os.environ, **extra_env)).stdout.strip()
+    oracle_host = dict(ORACLE_HOST, pydantic=".".join(found.split(".")[:2]))
     inputs = json.loads((ROOT / "tools" / "golden_inputs.json").read_text())
     cases = [c for c in inputs["cases"] if (not args.only or c["id"] in args.only)
              and _applies(c, args.vllm)]
@@ -146,7 +150,7 @@ def main(argv=None) -> int:
                 "model": case["model"],
                 "argv": case["argv"],
                 "env": case.get("env", {}),
-                "host": dict(ORACLE_HOST, **case.get("host", {})),
+                "host": dict(oracle_host, **case.get("host", {})),
                 "model_path": MODEL_DIR,
                 **({"files": case["files"]} if case.get("files") else {}),
                 **({"hub": case["hub"]} if case.get("hub") else {}),

@@ -118,7 +118,11 @@ def main(cases_path, out_path):
                 ns = parser.parse_args(["serve", work, *case["args"]])
             ns.model = ns.model_tag   # ServeSubcommand.cmd's first step
         except SystemExit as exc:
-            rec.update(stage="argparse", exit=exc.code, stderr=err.getvalue().strip().splitlines()[-1:])
+            text = err.getvalue()
+            # the error as printed, from "PROG: error:" on: several lines for a config option's pydantic error
+            printed = text[text.rfind("vllm serve: error: "):].rstrip("\n") if "vllm serve: error: " in text else ""
+            rec.update(stage="argparse", exit=exc.code,
+                       stderr=[printed] if "\n" in printed else text.strip().splitlines()[-1:])
             out.append(rec)
             continue
         except Exception as exc:  # noqa: BLE001 - the release's parser itself crashing is its answer
