@@ -454,14 +454,13 @@ _FIELDS: tuple[tuple[str, Any, Any], ...] = tuple(
     if name not in ("model_fields", "model_fields_set"))
 Layout.model_fields = {name: FieldInfo(tp, default) for name, tp, default in _FIELDS}
 
-#: the exact Python types each field takes without a second look (pydantic strict mode accepts
+#: the exact Python types a field of each type takes without a second look (pydantic strict mode accepts
 #: exactly these; anything else is decided by the pydantic model, :func:`_strict_model`)
-_FAST_TYPES: dict[str, tuple[type, ...]] = {
-    name: {int: (int,), bool: (bool,), str: (str,), float: (float,), int | None: (int, type(None)),
-           str | None: (str, type(None)), bool | None: (bool, type(None)),
-           float | None: (float, type(None))}[tp]
-    for name, tp, _ in _FIELDS
-}
+_EXACT_TYPES: dict[Any, tuple[type, ...]] = {
+    int: (int,), bool: (bool,), str: (str,), float: (float,), int | None: (int, type(None)),
+    str | None: (str, type(None)), bool | None: (bool, type(None)), float | None: (float, type(None))}
+#: the same by field
+_FAST_TYPES: dict[str, tuple[type, ...]] = {name: _EXACT_TYPES[tp] for name, tp, _ in _FIELDS}
 
 
 def _rebuild(data: dict) -> Layout:
