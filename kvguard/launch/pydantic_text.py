@@ -7,7 +7,8 @@ The link names the installed pydantic's major.minor version (pydantic_core asks 
 is the host's: the version is the host fact ``pydantic`` (:class:`kvguard.launch.layout.Host`).  The releases
 require pydantic>=2.11.7 (0.10.2, 0.11.0) or >=2.12.0 (0.11.1-0.33.0) with no upper bound; the official image
 installs the newest at its build, and a fresh install resolves 2.14 today (the oracles: pydantic 2.14.4,
-pydantic_core 2.50.5), whose wording this module reproduces: ``input_value`` is Python's ``repr`` of the value
+pydantic_core 2.50.5).  pydantic 2.11.7, 2.12.5 and 2.14.4 word these errors alike (3000 random inputs each), as this
+module reproduces them, the link aside: ``input_value`` is Python's ``repr`` of the value
 pydantic read from the JSON, cut to its first 25 and last 24 UTF-8 bytes around ``...`` when longer than 50 bytes
 (a cut inside a character moves to the character's edge, keeping fewer bytes); ``input_type`` the value's class.
 
