@@ -810,6 +810,24 @@ CASES += [
             "weights at the first quantized layer (layer 0's dense gate_up_proj: the attention is ignored); from "
             "0.11.0 the dense MLP's 16384 / 8 = 2048 and the experts' 8192 / 8 = 1024 features per rank are whole "
             "blocks: accepted"},
+    # Llama 4 W4A16 in RedHatAI/Llama-4-Scout-17B-16E-Instruct-quantized.w4a16's form (llm-compressor's W4A16 preset,
+    # groups of 128, the recipe's ignore list): the experts apply the router weight on the input, which the fused
+    # Marlin MoE check declines up to 0.26.x (the fall-back method), not from 0.27.0 (recorded for 0.10.2, 0.11.1,
+    # 0.12.0, 0.22.0, 0.24.0, 0.26.0, 0.27.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-llama4-scout-ct-w4a16-tp8 ...``)
+    {"id": "mi-llama4-scout-ct-w4a16-tp8", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+     "quantization_config": "W4A16", "ignore": LLAMA4_CT_IGNORE, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Llama-4-Scout, compressed-tensors W4A16 (groups of 128), -tp 8: the shared expert's 8192 / 8 = 1024 "
+            "input features and the experts' 1024 rows per rank are whole groups: accepted"},
+    {"id": "mi-llama4-scout-ct-w4a16-dp8-ep-eplb", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+     "quantization_config": "W4A16", "ignore": LLAMA4_CT_IGNORE,
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.11.1",
+     "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Llama-4-Scout W4A16 over 8 expert-parallel ranks with EPLB: up to 0.26.x the experts take the fall-back "
+            "CompressedTensorsWNA16MoEMethod (Marlin declines the router weight on the input), which refuses EPLB in "
+            "0.11.x and supports it from 0.12.0 (accepted); from 0.27.0 MARLIN takes them and the one method supports "
+            "EPLB only on TRITON: refused"},
     # Qwen3-Next (family qwen3_next): the block-FP8 release, whose ignore list leaves each gated-delta-net layer's
     # in_proj_ba and conv1d and every router / shared-expert gate unquantized
     {"id": "mi-fp8-qwen3-next-80b-tp8", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8",
@@ -1136,6 +1154,34 @@ CASES += [
      "why": "compressed-tensors FP8_BLOCK [128, 128], the QKV layers ignored, the rest of the tower quantized, -tp 2: the "
             "patch merger's merged gate_up_proj (two halves of 10944, 5472 per rank) refuses its block_n (the "
             "compressed-tensors block scheme has no merged-layer allowance); 0.10.2 finds no scheme for block weights"},
+    # AWQ in AutoAWQ's form (4-bit GEMM, zero points, groups of 128), the tower and the dense first layer unconverted or
+    # not (recorded for 0.10.2, 0.11.1, 0.18.0, 0.24.0, 0.28.0 and 0.33.0: ``--vllm ... --only mi-awq-glm45v-tp1 ...``)
+    {"id": "mi-awq-glm45v-tower-tp1", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG",
+     "config_patch": {"quantization_config": AWQ_INT4}, "argv": ["-tp", "1"], "layout": {"tp": 1},
+     "why": "AWQ with nothing unconverted, one GPU: the tower is quantized, and its patch merger's down_proj takes "
+            "10944 inputs (85.5 groups of 128): Marlin declines it, the plain AWQ kernels refuse (ValueError)"},
+    {"id": "mi-awq-glm45v-tp1", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, modules_to_not_convert=["visual"])},
+     "argv": ["-tp", "1"], "layout": {"tp": 1},
+     "why": "AWQ with the tower unconverted, one GPU: the dense first layer's down_proj takes 10944 inputs (85.5 groups "
+            "of 128): refused as the tower's merger is"},
+    {"id": "mi-awq-glm45v-tp4-ep", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, modules_to_not_convert=["visual",
+                                                                                  "model.language_model.layers.0."])},
+     "argv": ["-tp", "4", "--enable-expert-parallel", "--mm-encoder-tp-mode", "data"], "layout": {"tp": 4, "ep": True},
+     "engine_args": {"mm_encoder_tp_mode": "data"}, "since": "0.18.0",
+     "why": "AWQ with the tower and the dense first layer unconverted (in checkpoint names: the wrapper's mapper maps the "
+            "list from 0.11.1) at the recipes' -tp 4 with expert parallel: the shared experts are split by tp, their "
+            "down_proj gets 1408 / 4 = 352 inputs (2.75 groups of 128): Marlin declines, the plain AWQ kernels refuse "
+            "(from 0.18.0: before, the oracle host's memory refuses the wrapper's VllmConfig copy at the default swap "
+            "space)"},
+    {"id": "mi-awq-glm45v-dp4-ep", "model": "zai-org/GLM-4.5V", "config_from": "GLM4V_CONFIG",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, modules_to_not_convert=["visual",
+                                                                                  "model.language_model.layers.0."])},
+     "argv": ["-dp", "4", "--enable-expert-parallel"], "layout": {"tp": 1, "dp": 4, "ep": True},
+     "since": "0.11.1",
+     "why": "the same at -dp 4 with expert parallel: nothing is split by tp (the shared experts' 1408 inputs are 11 "
+            "groups), 32 whole experts per rank on the fused Marlin MoE kernel: accepted"},
 ]
 
 # Qwen3.5 (kvguard/data/quant_archs.json families qwen3_5_moe / qwen3_5, 0.17.0+: Qwen3-VL's tower, then Qwen3-Next's
