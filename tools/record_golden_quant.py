@@ -53,6 +53,10 @@ GLM45_AIR_FP8_BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic", "f
                        "modules_to_not_convert": ["lm_head", "model.layers.0.mlp.gate_proj", "model.layers.0.mlp.up_proj",
                                                   "model.layers.0.mlp.down_proj"]}
 
+#: block FP8 in Fp8Config's form on ERNIE-4.5's sizes (kvguard has no published block-FP8 ERNIE-4.5 config.json for
+#: vLLM: Baidu's FP8 exports are PaddlePaddle's)
+ERNIE45_FP8_BLOCK = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]}
+
 #: the ignore list of llm-compressor's GLM-4.6 FP8_BLOCK example (examples/model_free_ptq/glm_4.6_fp8_block.py), for
 #: the ignore list of llm-compressor's Qwen3-Next example (examples/quantization_w8a8_fp8/qwen3_next_example.py)
 QWEN3_NEXT_CT_IGNORE = ["lm_head", "re:.*mlp.gate$", "re:.*mlp.shared_expert_gate$", "re:.*linear_attn.*"]
@@ -112,6 +116,37 @@ CASES = [
      "layout": {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8}, "since": "0.24.0",
      "why": "GLM-4.5-Air, EPLB with 8 redundant experts: its MoE block takes enable_eplb and the redundant experts, "
             "128 + 8 = 136 split evenly over 8 EP ranks: accepted"},
+    # ERNIE-4.5 MoE (Ernie4_5_MoeForCausalLM): the vLLM recipes' launches and the MoE block's refusals
+    {"id": "mi-ernie45-300b-tp8-online-fp8", "model": "baidu/ERNIE-4.5-300B-A47B-PT",
+     "argv": ["-tp", "8", "--quantization", "fp8"], "layout": {"tp": 8}, "engine_args": {"quantization": "fp8"},
+     "why": "ERNIE-4.5-300B-A47B as the vLLM recipe serves it on 8 GPUs (online FP8, per-tensor: no size check): "
+            "accepted"},
+    {"id": "mi-ernie45-300b-tp16", "model": "baidu/ERNIE-4.5-300B-A47B-PT", "argv": ["-tp", "16", "--nnodes", "2"],
+     "layout": {"tp": 16}, "since": "0.11.1",
+     "why": "ERNIE-4.5-300B-A47B in BF16 on 16 GPUs (the recipe's multi-node launch): 4 heads and one replicated KV "
+            "head per rank, 3584 / 16 = 224 expert rows per rank: accepted"},
+    {"id": "mi-ernie45-300b-fp8-block-tp16", "model": "baidu/ERNIE-4.5-300B-A47B-PT",
+     "config_patch": {"quantization_config": ERNIE45_FP8_BLOCK}, "argv": ["-tp", "16", "--nnodes", "2"],
+     "layout": {"tp": 16}, "since": "0.11.1",
+     "why": "ERNIE-4.5-300B-A47B in block FP8 [128, 128], -tp 16: the three dense layers build (28672 / 16 = 1792 rows "
+            "per rank), the first MoE layer's experts take 3584 / 16 = 224 rows per rank (1.75 blocks): the MoE "
+            "method's block_n refusal up to 0.28.x; from 0.29.0 the block scales are refined (gcd 32) and Triton runs "
+            "them"},
+    {"id": "mi-ernie45-300b-tp2-dp3", "model": "baidu/ERNIE-4.5-300B-A47B-PT", "argv": ["-tp", "2", "-dp", "3"],
+     "layout": {"tp": 2, "dp": 3},
+     "why": "ERNIE-4.5-300B-A47B in BF16, -tp 2 -dp 3 without expert parallel: the experts are split over tp x dp = 6, "
+            "and 3584 is not a multiple of 6 (FusedMoE's bare assert on the per-partition intermediate size)"},
+    {"id": "mi-ernie45-300b-dp6-eplb", "model": "baidu/ERNIE-4.5-300B-A47B-PT",
+     "argv": ["-dp", "6", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 6, "ep": True, "eplb": True}, "since": "0.11.1",
+     "why": "ERNIE-4.5-300B-A47B, EPLB over 6 EP ranks: the MoE block hands FusedMoE enable_eplb from 0.11.1, and 64 "
+            "experts do not split evenly over 6 ranks"},
+    {"id": "mi-ernie45-21b-fp8-block-tp2-dp4", "model": "baidu/ERNIE-4.5-21B-A3B-PT",
+     "config_patch": {"quantization_config": ERNIE45_FP8_BLOCK}, "argv": ["-tp", "2", "-dp", "4"],
+     "layout": {"tp": 2, "dp": 4},
+     "why": "ERNIE-4.5-21B-A3B in block FP8 [128, 128], -tp 2 -dp 4 without expert parallel: the shared experts (2 x "
+            "1536 = 3072, split by tp: 1536 rows per rank) build, the routed experts take 1536 / 8 = 192 rows per "
+            "rank (1.5 blocks): refused up to 0.28.x, refined (gcd 64) and accepted from 0.29.0"},
     {"id": "mi-mimo-v2-flash-tp32", "model": "XiaomiMiMo/MiMo-V2-Flash", "argv": ["-tp", "32", "--nnodes", "4"],
      "layout": {"tp": 32}, "since": "0.24.0",
      "why": "MiMo-V2-Flash, its block FP8 [128, 128], -tp 32: the attention and dense layers split into whole blocks "

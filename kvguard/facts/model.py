@@ -217,6 +217,9 @@ RESOLVED_ATTRIBUTES: tuple[str, ...] = (
     "index_n_heads", "index_head_dim", "index_topk_freq", "index_topk_pattern", "index_skip_topk_offset",
     # Llama 4's decoder layers (kvguard/data/quant_archs.json family llama4): which are MoE, the dense MLPs' width
     "interleave_moe_layer_step", "intermediate_size_mlp",
+    # ERNIE-4.5's MoE block (kvguard/data/quant_archs.json family ernie4_5_moe): which layers, the shared experts
+    "moe_num_experts", "moe_num_shared_experts", "moe_layer_start_index", "moe_layer_end_index", "moe_layer_interval",
+    "use_moe",
     # hybrid models' Mamba state shapes (kvguard.rules.mamba_state.STATE_KEYS)
     "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim", "linear_value_head_dim",
     "linear_conv_kernel_dim", "mamba_expand", "mamba_d_state", "mamba_d_conv", "mamba_num_heads", "mamba_head_dim",

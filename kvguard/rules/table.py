@@ -3174,8 +3174,8 @@ RULES = (
     Check("MI_tp_gt_experts", stage="model_init",
           when=lambda state: _mi_fires(state, "MI_tp_gt_experts"), bind=_mi_values,
           template="Tensor parallel size {tp} is greater than the number of experts {experts}.",
-          source="vllm/model_executor/models/{qwen3_moe,minimax_m2}.py, mimo_v2_flash.py / mimo_v2.py (the MoE "
-                 "block's __init__)",
+          source="vllm/model_executor/models/{qwen3_moe,minimax_m2,ernie45_moe}.py, mimo_v2_flash.py / mimo_v2.py "
+                 "(the MoE block's __init__)",
           description="the MoE block refuses a tensor-parallel size above the expert count"),
     # Nemotron-H's first Mamba-2 mixer (kvguard.quant.nemotron_h): bare asserts with a message, before the mixer
     # builds any weight, so BF16 and quantized checkpoints alike

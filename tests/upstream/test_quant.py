@@ -2367,6 +2367,108 @@ def run_glm4_moe(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dic
     return _with_layer_lists(version, python, python_env, cases, lists)
 
 
+#: ERNIE-4.5's MoE models (kvguard/data/quant_archs.json family ernie4_5_moe, every release): the catalog checkpoints
+#: the generated configs start from (the 21B: 2 shared experts, MoE from layer 1; the 300B: none, MoE from layer 3),
+#: the CI sample (the first release, the shared experts built first and EPLB handed over from 0.11.1, the router a
+#: GateLinear from 0.31.0, the last); the layouts are GLM4_MOE_LAYOUTS'
+ERNIE45_MOE_BASES = ("baidu/ERNIE-4.5-21B-A3B-PT", "baidu/ERNIE-4.5-300B-A47B-PT")
+ERNIE45_MOE_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.1", "0.31.0"))
+#: whether the generated ERNIE-4.5 configs include AWQ / GPTQ and compressed-tensors checkpoints
+ERNIE45_MOE_WNA16_CT = True
+
+
+def _ernie45_moe_base(large: bool, dense: int, moe: int, interval: int = 1) -> dict:
+    """A catalog ERNIE-4.5 MoE config cut to ``dense`` layers before the MoE range and ``moe`` layers in it (every
+    ``interval``-th layer a MoE layer there); the range's end as -1 (the config class makes it the last layer) or
+    the last index, in turn."""
+    cfg = copy.deepcopy(catalog.lookup(ERNIE45_MOE_BASES[large]).config)
+    layers = dense + moe
+    cfg["num_hidden_layers"], cfg["moe_layer_start_index"], cfg["moe_layer_interval"] = layers, dense, interval
+    cfg["moe_layer_end_index"] = -1 if (dense + moe) % 2 else layers - 1
+    return cfg
+
+
+def ernie45_moe_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` ERNIE-4.5 MoE configs (the 21B's and the 300B's sizes in turn) with 1-3 dense layers and 1-2 MoE layers,
+    varied sizes (the expert intermediate size: 1536 and 3584 are 12 and 28 blocks of 128, 1408 is 11, 704 is 5.5;
+    1000 and 1320 split unevenly; the dense intermediate, the expert count, the heads and KV heads, the shared
+    experts, the MoE interval) and quantization:
+    block FP8 ([128, 128]; sometimes the dense MLP or a layer's attention, or one shard of it, left unquantized),
+    online FP8 (``--quantization fp8``, the recipe's form for the 300B), unquantized."""
+    out = []
+    while len(out) < n:
+        dense, moe = rng.choice([1, 1, 2, 3]), rng.choice([1, 1, 2])
+        interval = 2 if rng.random() < 0.15 else 1
+        cfg = _ernie45_moe_base(len(out) % 2 == 1, dense, moe, interval)
+        cfg["moe_intermediate_size"] = rng.choice([cfg["moe_intermediate_size"], 1536, 3584, 1408, 768, 704, 2048,
+                                                   1000, 1320])
+        cfg["intermediate_size"] = rng.choice([cfg["intermediate_size"], 12288, 28672, 10944, 11008])
+        if rng.random() < 0.3:
+            cfg["moe_num_experts"] = rng.choice([64, 32, 16, 6])
+        if rng.random() < 0.3:
+            cfg["moe_num_shared_experts"] = rng.choice([0, 1, 2])
+        if rng.random() < 0.25:
+            # heads that admit tp 3 / 8 / 16, with KV heads that split over some of them and not others
+            cfg["num_attention_heads"] = rng.choice([24, 48])
+            cfg["num_key_value_heads"] = rng.choice([3, 6, 4, 8, 1])
+        elif rng.random() < 0.2:
+            cfg["num_key_value_heads"] = rng.choice([4, 8, 2, 1])
+        kinds = ["fp8_block", "fp8_block", "fp8_block_ignore", "online", "online", "none"]
+        kind = rng.choice(kinds + ["wna16", "wna16", "ct", "ct"] if ERNIE45_MOE_WNA16_CT else kinds)
+        engine: dict = {}
+        if kind == "ct":
+            # llm-compressor's presets, the router gates and the LM head ignored (its MoE examples' list), sometimes
+            # another ignore list
+            cfg["torch_dtype"] = "bfloat16"
+            q = ct_quantization_config(rng)
+            roll = rng.random()
+            q["ignore"] = ["lm_head", "re:.*mlp.gate$"] if roll < 0.7 else ["lm_head"] if roll < 0.8 else [
+                "lm_head", rng.choice(["re:.*shared_experts.*", "re:.*experts.*", "re:.*self_attn.*",
+                                       "model.layers.0.mlp.gate_proj"])]
+            cfg["quantization_config"] = q
+        elif kind == "wna16":
+            cfg["torch_dtype"] = rng.choice(["float16", "bfloat16"])
+            unconverted = [None, None, ["gate"], ["mlp.gate"], ["self_attn"], ["shared_experts"], ["model.layers.0."],
+                           ["lm_head"], ["q_proj"]]
+            cfg["quantization_config"], engine = awq_or_gptq(rng, rng.choice([128, 128, 64, 32]), unconverted,
+                                                            desc_act_share=0.2)
+        elif kind.startswith("fp8_block"):
+            q = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]}
+            if kind == "fp8_block_ignore":
+                names = [f"model.layers.0.mlp.{m}" for m in ("gate_proj", "up_proj", "down_proj")]
+                if rng.random() < 0.4:
+                    layer = rng.randrange(dense + moe)
+                    names = [f"model.layers.{layer}.self_attn.{m}" for m in ("q_proj", "k_proj", "v_proj", "o_proj")]
+                if rng.random() < 0.3:
+                    names = names[:1]  # one shard of a fused layer
+                q["modules_to_not_convert"] = ["lm_head"] + names
+            cfg["quantization_config"] = q
+        elif kind == "online":
+            engine = {"quantization": "fp8"}
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_ernie45_moe(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` ERNIE-4.5 MoE configs (ernie45_moe_variants) at ``n_layouts`` of GLM4_MOE_LAYOUTS each (one of the last
+    two, expert parallel with EPLB, last) in the release and compare; the layer lists of both bases (unquantized, tp 1,
+    one dense layer and two MoE layers; the 300B's without shared experts) are compared too
+    (tools/quant_differential.py --ernie45-moe)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9450 + 1)
+    cases = _with_glm4_moe_layouts(rng, ernie45_moe_variants(rng, n), n_layouts)
+    lists = [{"config": _ernie45_moe_base(large, 1, 2), "layouts": [{"tp": 1}], "record": True} for large in (False, True)]
+    return _with_layer_lists(version, python, python_env, cases, lists)
+
+
+@pytest.mark.parametrize("version", ERNIE45_MOE_SAMPLE)
+def test_ernie45_moe_construction_agrees(version):
+    report = run_ernie45_moe(version, int(os.environ.get("KVG_ERNIE45_MOE_CONFIGS", "3")),
+                             int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    _check_family_report(report, version, "ERNIE-4.5 MoE", "ernie45-moe-construction")
+    assert report["layer_lists"]["agree"] == len(ERNIE45_MOE_BASES)
+
+
 #: MiMo-V2-Flash (kvguard/data/quant_archs.json family mimo_v2_flash, 0.24.0+: the first release whose transformers
 #: reads its config): the catalog checkpoint the generated configs start from, the CI sample (the first release, the
 #: router a GateLinear from 0.31.0, the last) and the layouts (tp 1-64, data / expert parallel, EPLB)
@@ -3694,7 +3796,7 @@ EPLB_MODEL_BASES = (("Qwen/Qwen3-30B-A3B", "0.10.2"), ("deepseek-ai/DeepSeek-V2-
                     ("mistralai/Mixtral-8x7B-v0.1", "0.10.2"), ("MiniMaxAI/MiniMax-M2.5", "0.24.0"),
                     ("openai/gpt-oss-20b", "0.10.2"), ("google/gemma-4-26B-A4B", "0.28.0"),
                     ("zai-org/GLM-4.5-Air", "0.10.2"), ("Qwen/Qwen3.5-35B-A3B", "0.17.0"),
-                    ("XiaomiMiMo/MiMo-V2-Flash", "0.24.0"))
+                    ("XiaomiMiMo/MiMo-V2-Flash", "0.24.0"), ("baidu/ERNIE-4.5-21B-A3B-PT", "0.10.2"))
 #: the releases whose worker code was read for --enable-eplb with a model that implements no MixtureOfExperts
 #: (W_eplb_no_moe_model): CI builds the models in a sample, the oracle run of each release by hand
 EPLB_MODEL_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.0", "0.24.0", "0.28.0"))
