@@ -5,9 +5,13 @@ checks and ParallelConfig; pydantic wraps their ValueError in a ValidationError 
 - 0.10.2 / 0.11.0 (``CacheConfig._verify_args``): a negative ``--cpu-offload-gb``, then ``--gpu-memory-utilization``
   above 1.
 - 0.11.1+: the fields' pydantic bounds instead (``gpu_memory_utilization`` in (0, 1]; ``cpu_offload_gb`` at least 0,
-  in CacheConfig to 0.17.1 and in the offload config after; ``swap_space`` at least 0 until the flag goes, 0.17.1;
-  ``block_size`` greater than 0 from 0.23.0, ``SkipValidation`` before): pydantic's message names the host's pydantic
-  version, so such a launch is undecidable.
+  in CacheConfig to 0.16.x and in UVAOffloadConfig from 0.17.0; ``swap_space`` at least 0 until the flag goes, 0.17.1;
+  ``block_size`` greater than 0 from 0.23.0, ``SkipValidation`` before), checked together as the config is built, in
+  declaration order: one ValidationError for CacheConfig, an error per field out of bounds (``greater_than`` /
+  ``greater_than_equal`` / ``less_than_equal`` with the field's integer bound: "Input should be less than or equal to
+  1"); the verdict's message is the first error's, which names no pydantic version.  Left undecidable: non-finite
+  values, ``--cpu-offload-gb`` from 0.17.0 (UVAOffloadConfig), and errors beside 0.33.0's unknown cache dtype or a
+  non-positive ``--replayssm-buffer-len`` (more errors of the same ValidationError).
 - 0.33.0: ``--kv-cache-dtype`` is a free string (before, argparse's choices), checked by the ``cache_dtype`` field
   validator against ``KV_CACHE_DTYPES``: the ``CacheDType`` literal plus the names a platform registers with
   ``register_kv_cache_dtype`` when it activates.  No in-tree platform registers one, so the list is the literal's on
@@ -20,8 +24,9 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["CACHE_DTYPE_MESSAGE", "CPU_OFFLOAD_MESSAGE", "GPU_MEMORY_MESSAGE", "KV_CACHE_DTYPES_0330",
-           "cache_dtype_bind", "cpu_offload_negative", "field_bounds", "gpu_memory_above_one", "unknown_cache_dtype"]
+__all__ = ["BOUND_ERRORS", "CACHE_DTYPE_MESSAGE", "CPU_OFFLOAD_MESSAGE", "GPU_MEMORY_MESSAGE",
+           "KV_CACHE_DTYPES_0330", "cache_dtype_bind", "cpu_offload_negative", "field_bounds", "gpu_memory_above_one",
+           "unknown_cache_dtype"]
 
 CPU_OFFLOAD_MESSAGE = "CPU offload space must be non-negative, but got {cpu_offload_gb}"
 GPU_MEMORY_MESSAGE = "GPU memory utilization must be less than 1.0. Got {gpu_memory_utilization}."
@@ -51,23 +56,80 @@ def memory_bind(state: Any) -> dict:
     return {"gpu_memory_utilization": state.layout.gpu_memory_utilization}
 
 
-def field_bounds(state: Any) -> None:
-    """0.11.1+: the pydantic bounds of the memory, swap and block options (checked together as the config is
-    built)."""
+#: pydantic's error type and message for a value below / above a CacheConfig field's bound (the bounds are the
+#: integers the fields declare: ``gpu_memory_utilization: float = Field(..., gt=0, le=1)``, ``swap_space`` and
+#: ``cpu_offload_gb`` ``Field(..., ge=0)``, from 0.23.0 ``block_size: int = Field(None, gt=0)``)
+BOUND_ERRORS = {"gt": ("greater_than", "Input should be greater than {bound}"),
+                "ge": ("greater_than_equal", "Input should be greater than or equal to {bound}"),
+                "le": ("less_than_equal", "Input should be less than or equal to {bound}")}
+
+
+def _bounded_fields(state: Any) -> list:
+    """``(field, value, ((kind, bound), …), flag)`` for CacheConfig's bounded fields the launch gives, in the class's
+    declaration order (block_size, gpu_memory_utilization, swap_space, cpu_offload_gb), with the release's bounds;
+    ``cpu_offload_gb`` from 0.17.0 belongs to the offload config (``"elsewhere"``)."""
     lay, release = state.layout, state.release
-    util, offload = lay.gpu_memory_utilization, lay.cpu_offload_gb
-    out = []
-    if util is not None and not 0 < util <= 1:
-        out.append(f"--gpu-memory-utilization {util}")
-    if offload is not None and not offload >= 0:
-        out.append(f"--cpu-offload-gb {offload}")
-    if release.within("0.11.1", "0.17.1") and not lay.swap_space >= 0:
-        out.append(f"--swap-space {lay.swap_space} (at least 0)")
-    if lay.block_size is not None and release.within("0.23.0") and not lay.block_size > 0:
-        out.append(f"--block-size {lay.block_size} (greater than 0)")
-    if out:
-        state.undecided(f"the config's field bounds refuse {', '.join(out)} with pydantic's message, which names the "
-                        "host's pydantic version: kvguard does not quote it")
+    out: list[tuple[str, Any, tuple[tuple[str, int], ...], str]] = []
+    if lay.block_size is not None and release.within("0.23.0"):
+        out.append(("block_size", lay.block_size, (("gt", 0),), "--block-size"))
+    if lay.gpu_memory_utilization is not None:
+        out.append(("gpu_memory_utilization", lay.gpu_memory_utilization, (("gt", 0), ("le", 1)),
+                    "--gpu-memory-utilization"))
+    if release.within("0.11.1", "0.17.1"):
+        out.append(("swap_space", lay.swap_space, (("ge", 0),), "--swap-space"))
+    if lay.cpu_offload_gb is not None:
+        out.append(("cpu_offload_gb" if release.within("0.11.1", "0.16.0") else "elsewhere", lay.cpu_offload_gb,
+                    (("ge", 0),), "--cpu-offload-gb"))
+    return out
+
+
+def _broken(value: Any, bounds: tuple) -> Any:
+    """The first bound ``value`` breaks, as ``(kind, bound)``, or None."""
+    for kind, bound in bounds:
+        if not (value > bound if kind == "gt" else value >= bound if kind == "ge" else value <= bound):
+            return kind, bound
+    return None
+
+
+def field_bounds(state: Any) -> None:
+    """0.11.1+: the pydantic bounds of the memory, swap and block options, checked together as CacheConfig is built:
+    one ValidationError for CacheConfig with an error per field out of bounds, in declaration order.  Left
+    undecidable: a non-finite value, ``--cpu-offload-gb`` below 0 from 0.17.0 (UVAOffloadConfig, built after
+    ParallelConfig), and errors beside which the same validation raises others kvguard does not render."""
+    errors, declined = [], []
+    for name, value, bounds, flag in _bounded_fields(state):
+        broken = _broken(value, bounds)
+        if broken is None:
+            continue
+        if name == "elsewhere" or value != value or value in (float("inf"), float("-inf")):
+            declined.append(flag)
+        errors.append((name, value, broken, flag))
+    if not errors:
+        return
+    if declined or _same_validation(state):
+        out = ", ".join(f"{flag} {value}" for _name, value, _broken_bound, flag in errors)
+        state.undecided(f"the config's field bounds refuse {out} with pydantic's message, kvguard does not render it "
+                        "here (a non-finite value, the offload config built later, or another error of the same "
+                        "validation)")
+    from ..verdict import ErrorEntry
+    from .engine import Refusal
+
+    entries = []
+    for name, value, (kind, bound), _flag in errors:
+        error_type, template = BOUND_ERRORS[kind]
+        message = template.format(bound=bound)
+        entries.append(ErrorEntry(error_type, (name,), message, value, {kind: bound}))
+    raise Refusal("ValidationError", entries[0].msg, errors=tuple(entries))
+
+
+def _same_validation(state: Any) -> bool:
+    """Whether another field of CacheConfig fails in the same validation pass (0.33.0's cache dtype validator, the
+    replay buffer's bound): one ValidationError with several errors, which kvguard does not render."""
+    lay = state.layout
+    if state.release.within("0.33.0") and lay.kv_cache_dtype is not None \
+            and lay.kv_cache_dtype not in KV_CACHE_DTYPES_0330:
+        return True
+    return lay.replayssm_buffer_len is not None and lay.replayssm_buffer_len <= 0
 
 
 def unknown_cache_dtype(state: Any) -> bool:

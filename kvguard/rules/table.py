@@ -1627,8 +1627,10 @@ RULES = (
           description="--gpu-memory-utilization above 1"),
     Step("cc_field_bounds", "0.11.1", stage="cache_config", apply=_cache_config.field_bounds,
          description="the pydantic bounds of --gpu-memory-utilization (0, 1], --cpu-offload-gb (at least 0), "
-                     "--swap-space (at least 0, 0.11.1 - 0.17.1) and --block-size (greater than 0, 0.23.0+): "
-                     "pydantic's message names the host's pydantic version, so kvguard declines"),
+                     "--swap-space (at least 0, 0.11.1 - 0.17.1) and --block-size (greater than 0, 0.23.0+), "
+                     "checked together: a ValidationError for CacheConfig, an error per value out of bounds in "
+                     "declaration order ('Input should be less than or equal to 1', …); --cpu-offload-gb from "
+                     "0.17.0 (UVAOffloadConfig, built later) and non-finite values are undecidable"),
     Check("CC_cache_dtype_unknown", "0.33.0", stage="cache_config", scope="feature",
           when=_cache_config.unknown_cache_dtype, bind=_cache_config.cache_dtype_bind,
           template=_cache_config.CACHE_DTYPE_MESSAGE,

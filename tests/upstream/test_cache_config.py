@@ -1,9 +1,9 @@
 """Differential test of CacheConfig's memory options (kvguard.rules.cache_config) against real releases.
 
-Generates seeded ``vllm serve`` launches with ``--gpu-memory-utilization`` and ``--cpu-offload-gb`` inside and outside
-their bounds (and in the spellings argparse's float takes) and ``--kv-cache-dtype`` names (0.33.0's field validator), and runs each through the release's own ``vllm serve`` path
+Generates seeded ``vllm serve`` launches with ``--gpu-memory-utilization``, ``--cpu-offload-gb``, ``--swap-space`` and
+``--block-size`` inside and outside their bounds (and in the spellings argparse's float takes) and ``--kv-cache-dtype`` names (0.33.0's field validator), and runs each through the release's own ``vllm serve`` path
 (tests/upstream/serve_runner.py) and through kvguard with the oracle's host: the verdicts must agree.  Launches
-kvguard declares undecidable (values out of the pydantic bounds, 0.11.1+) are counted, never compared.
+kvguard declares undecidable (non-finite values, the offload config's bound after 0.17.1) are counted, never compared.
 
 Releases: a sample of KVG_ORACLE_VERSIONS (default "0.10.2 0.11.0 0.11.1 0.18.0 0.33.0"); KVG_CACHE_CASES launches per
 release (default 16); seed KVG_CACHE_SEED.  ``KVG_DIFF_REPORT_DIR`` keeps ``cache-config-<release>.json``.  Run
@@ -32,7 +32,15 @@ VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.11.0 0.11.1 0.18.0 0.
 UTILIZATION = ("0.9", "0.95", "1", "1.0", "1.01", "95", "90", "0", "-1", "1e-3", "0.5")
 OFFLOAD = ("0", "4", "-1", "-0.5", "16.5")
 #: --kv-cache-dtype: names of some releases, near misses (0.33.0 checks them in CacheConfig, before: argparse)
+SWAP = ("0", "4", "-1", "-0.5")
+BLOCK_SIZES = ("0", "-16", "16", "32")
 CACHE_DTYPES = ("x", "FP8", "int8", "fp8", "auto", "bfloat16", "octave_k3v4", "nvfp4", " fp8", "fp8_e4m3")
+
+
+def _has_swap_space(version: str) -> bool:
+    from kvguard.versions import resolve
+
+    return resolve(version).within("0.10.2", "0.17.1")
 
 
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
@@ -46,6 +54,10 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             args += ["--cpu-offload-gb", rng.choice(OFFLOAD)]
         if rng.random() < 0.4:
             args += ["--kv-cache-dtype", rng.choice(CACHE_DTYPES)]
+        if rng.random() < 0.3:  # the releases that have the flag: 0.10.2-0.17.1
+            args += ["--swap-space", rng.choice(SWAP)] if _has_swap_space(version) else []
+        if rng.random() < 0.2:  # a free integer from 0.23.0 (argparse's choices before)
+            args += ["--block-size", rng.choice(BLOCK_SIZES)]
         ident = f"c{i}"
         cases.append(launch_case(root, ident, "qwen3-8b", _config("Qwen/Qwen3-8B"), args))
     return cases
