@@ -1,4 +1,5 @@
-"""ERNIE-4.5 MoE model construction (the ernie4_5_moe family of kvguard/data/quant_archs.json).
+"""ERNIE-4.5 model construction: the MoE models (the ernie4_5_moe family of kvguard/data/quant_archs.json) and the dense
+ERNIE-4.5-0.3B (Ernie4_5ForCausalLM, the llama family's rows).
 
 Expected values are worked out by hand from the catalog's ERNIE-4.5 configs (baidu/ERNIE-4.5-21B-A3B-PT: hidden 2560,
 20 heads, 4 KV heads of 128, dense intermediate 12288, MoE intermediate 1536, 64 experts, 2 shared experts, MoE from
@@ -135,3 +136,28 @@ def test_unmodelled_forms_are_skipped_not_accepted():
     assert any(s.check == "MI_model" for s in verdict.skipped)
     verdict = kvguard.check(ernie("21B-A3B", moe_num_shared_experts=None), vllm_version="0.33.0", tp=2, host=H100)
     assert any(s.check == "MI_model" and "moe_num_shared_experts" in s.reason for s in verdict.skipped)
+
+
+# ERNIE-4.5-0.3B (Ernie4_5ForCausalLM): a LlamaForCausalLM subclass in every release, so the llama family's rows
+# (hidden 1024, 16 heads, 2 KV heads of 128, intermediate 3072)
+@pytest.mark.parametrize(("version", "message"), [
+    # 3072 / 16 = 192 rows per rank: the merged gate_up_proj up to 0.13.x, its row-parallel down_proj from 0.14.0
+    ("0.11.1", "Weight output_partition_size = 192 is not divisible by weight quantization block_n = 128."),
+    ("0.14.1", "Weight input_size_per_partition = 192 is not divisible by weight quantization block_k = 128."),
+    ("0.33.0", "Weight input_size_per_partition = 192 is not divisible by weight quantization block_k = 128."),
+])
+def test_03b_block_fp8_tp16(version, message):
+    cfg = copy.deepcopy(catalog.lookup("baidu/ERNIE-4.5-0.3B-PT").config)
+    cfg["quantization_config"] = FP8_BLOCK
+    verdict = kvguard.check(cfg, vllm_version=version, tp=16, nnodes=2, host=H100)
+    assert (verdict.ok, verdict.stage, verdict.exc_type, verdict.message) == (False, "model_init", "ValueError", message)
+    # at tp 8 the MLP's 384 rows and the attention's 2 heads of 128 per rank are whole blocks
+    assert kvguard.check(cfg, vllm_version=version, tp=8, host=H100).ok
+
+
+def test_03b_layers_are_llamas():
+    facts = model_facts(catalog.lookup("baidu/ERNIE-4.5-0.3B-PT").config, vllm_version="0.33.0")
+    built = layers(facts.resolved, "llama", resolve("0.33.0"), facts.architectures)
+    assert [layer.prefix for layer in built if layer.prefix.startswith("model.layers.0.")] == [
+        "model.layers.0.self_attn.qkv_proj", "model.layers.0.self_attn.o_proj", "model.layers.0.mlp.gate_up_proj",
+        "model.layers.0.mlp.down_proj"]

@@ -147,6 +147,18 @@ CASES = [
      "why": "ERNIE-4.5-21B-A3B in block FP8 [128, 128], -tp 2 -dp 4 without expert parallel: the shared experts (2 x "
             "1536 = 3072, split by tp: 1536 rows per rank) build, the routed experts take 1536 / 8 = 192 rows per "
             "rank (1.5 blocks): refused up to 0.28.x, refined (gcd 64) and accepted from 0.29.0"},
+    # ERNIE-4.5-0.3B (Ernie4_5ForCausalLM, a LlamaForCausalLM subclass): the llama family's rows
+    {"id": "mi-ernie45-0.3b-fp8-block-tp16", "model": "baidu/ERNIE-4.5-0.3B-PT",
+     "config_patch": {"quantization_config": ERNIE45_FP8_BLOCK}, "argv": ["-tp", "16", "--nnodes", "2"],
+     "layout": {"tp": 16}, "since": "0.11.1",
+     "why": "ERNIE-4.5-0.3B in block FP8 [128, 128], -tp 16: the MLP's 3072 / 16 = 192 rows per rank (1.5 blocks): "
+            "the merged gate_up_proj refuses its block_n up to 0.13.x, its row-parallel down_proj its block_k from "
+            "0.14.0 (ragged merged shards exempt)"},
+    {"id": "mi-ernie45-0.3b-awq-tp16", "model": "baidu/ERNIE-4.5-0.3B-PT",
+     "config_patch": {"torch_dtype": "float16", "quantization_config": AWQ_INT4},
+     "argv": ["-tp", "16", "--nnodes", "2"], "layout": {"tp": 16}, "since": "0.11.1",
+     "why": "ERNIE-4.5-0.3B as AutoAWQ writes it (4-bit, groups of 128), -tp 16: down_proj's 192 inputs per rank are not "
+            "whole groups, so Marlin declines the layer and the plain AWQ kernels refuse it"},
     {"id": "mi-mimo-v2-flash-tp32", "model": "XiaomiMiMo/MiMo-V2-Flash", "argv": ["-tp", "32", "--nnodes", "4"],
      "layout": {"tp": 32}, "since": "0.24.0",
      "why": "MiMo-V2-Flash, its block FP8 [128, 128], -tp 32: the attention and dense layers split into whole blocks "

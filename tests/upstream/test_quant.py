@@ -2469,6 +2469,80 @@ def test_ernie45_moe_construction_agrees(version):
     assert report["layer_lists"]["agree"] == len(ERNIE45_MOE_BASES)
 
 
+#: ERNIE-4.5-0.3B (Ernie4_5ForCausalLM, a LlamaForCausalLM subclass in every release: the llama family's rows): the
+#: catalog config the generated configs start from and their layouts
+ERNIE45_DENSE_BASE = "baidu/ERNIE-4.5-0.3B-PT"
+ERNIE45_DENSE_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 3}, {"tp": 6}, {"tp": 2, "dp": 4},
+                         {"tp": 4, "dp": 2})
+
+
+def ernie45_dense_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` ERNIE-4.5-0.3B configs cut to two layers, with varied sizes (intermediate 3072 / 2816 / 3000 / 4096, heads
+    16 / 12 / 24, KV heads 2 / 4 / 1 / 3, head size 128 / 64, now and then an untied head) and quantization: block FP8
+    ([128, 128]; sometimes the MLP or the attention, or one shard of them, left unquantized), online FP8, AWQ / GPTQ in
+    AutoAWQ's / AutoGPTQ's form, compressed-tensors (llm-compressor's presets), unquantized."""
+    out = []
+    while len(out) < n:
+        cfg = copy.deepcopy(catalog.lookup(ERNIE45_DENSE_BASE).config)
+        cfg["num_hidden_layers"] = 2
+        cfg["intermediate_size"] = rng.choice([3072, 3072, 2816, 3000, 4096])
+        if rng.random() < 0.3:
+            cfg["num_attention_heads"] = rng.choice([12, 24])
+        if rng.random() < 0.3:
+            cfg["num_key_value_heads"] = rng.choice([4, 1, 3])
+        if rng.random() < 0.2:
+            cfg["head_dim"] = 64
+        if rng.random() < 0.1:
+            cfg["tie_word_embeddings"] = False
+        kind = rng.choice(["fp8_block", "fp8_block_ignore", "online", "online", "none", "wna16", "wna16", "ct", "ct"])
+        engine: dict = {}
+        if kind == "ct":
+            cfg["torch_dtype"] = "bfloat16"
+            q = ct_quantization_config(rng)
+            q["ignore"] = ["lm_head"] if rng.random() < 0.8 else ["lm_head", rng.choice(
+                ["re:.*self_attn.*", "re:.*mlp.*", "model.layers.0.mlp.gate_proj"])]
+            cfg["quantization_config"] = q
+        elif kind == "wna16":
+            cfg["torch_dtype"] = rng.choice(["float16", "bfloat16"])
+            cfg["quantization_config"], engine = awq_or_gptq(rng, rng.choice([128, 128, 64, 32]),
+                                                            [None, None, ["lm_head"], ["self_attn"], ["q_proj"]],
+                                                            desc_act_share=0.2)
+        elif kind.startswith("fp8_block"):
+            q = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3", "weight_block_size": [128, 128]}
+            if kind == "fp8_block_ignore":
+                block = rng.choice([("mlp", ("gate_proj", "up_proj", "down_proj")),
+                                    ("self_attn", ("q_proj", "k_proj", "v_proj", "o_proj"))])
+                names = [f"model.layers.{rng.randrange(2)}.{block[0]}.{m}" for m in block[1]]
+                q["modules_to_not_convert"] = ["lm_head"] + (names[:1] if rng.random() < 0.3 else names)
+            cfg["quantization_config"] = q
+        elif kind == "online":
+            engine = {"quantization": "fp8"}
+        heads = cfg["num_attention_heads"]
+        lays = [dict(lay) for lay in ERNIE45_DENSE_LAYOUTS if heads % lay["tp"] == 0]
+        out.append({"config": cfg, "engine_args": engine, "layouts": lays})
+    return out
+
+
+def run_ernie45_dense(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` ERNIE-4.5-0.3B configs (ernie45_dense_variants) at up to ``n_layouts`` of their layouts in the release
+    and compare, with the base's layer list (tools/quant_differential.py --ernie45-dense)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9460 + 1)
+    cases = ernie45_dense_variants(rng, n)
+    for case in cases:
+        case["layouts"] = rng.sample(case["layouts"], min(n_layouts, len(case["layouts"])))
+    base = copy.deepcopy(catalog.lookup(ERNIE45_DENSE_BASE).config)
+    base["num_hidden_layers"] = 2
+    return _with_layer_lists(version, python, python_env, cases, [{"config": base, "layouts": [{"tp": 1}], "record": True}])
+
+
+@pytest.mark.parametrize("version", ERNIE45_MOE_SAMPLE[:1] + ERNIE45_MOE_SAMPLE[-1:])
+def test_ernie45_dense_construction_agrees(version):
+    report = run_ernie45_dense(version, int(os.environ.get("KVG_ERNIE45_DENSE_CONFIGS", "2")),
+                               int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    _check_family_report(report, version, "ERNIE-4.5 dense", "ernie45-dense-construction")
+
+
 #: MiMo-V2-Flash (kvguard/data/quant_archs.json family mimo_v2_flash, 0.24.0+: the first release whose transformers
 #: reads its config): the catalog checkpoint the generated configs start from, the CI sample (the first release, the
 #: router a GateLinear from 0.31.0, the last) and the layouts (tp 1-64, data / expert parallel, EPLB)
