@@ -92,7 +92,7 @@ def test_untied_head_open_up_to_0_13_decided_after():
     assert new.ok and mi_skip(new) == ""
 
 
-def test_modelopt_and_the_multimodal_wrapper_stay_skipped():
+def test_modelopt_stays_skipped_on_the_text_model_and_the_multimodal_wrapper():
     mo = gemma3({"quant_method": "modelopt", "quant_algo": "FP8"})
     v = kvguard.check(mo, vllm_version="0.33.0", tp=1, host=H100)
     assert "weight-shard checks of Gemma3ForCausalLM are not modelled" in mi_skip(v)
@@ -100,7 +100,8 @@ def test_modelopt_and_the_multimodal_wrapper_stay_skipped():
           "text_config": dict(GEMMA3_1B, hidden_size=2560, intermediate_size=10240, num_attention_heads=8,
                               num_key_value_heads=4, architectures=None),
           "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304,
-                            "num_attention_heads": 16, "num_hidden_layers": 27, "image_size": 896, "patch_size": 14},
-          "quantization_config": AWQ}
+                            "num_attention_heads": 16, "num_hidden_layers": 27, "image_size": 896, "patch_size": 14,
+                            "vision_use_head": False},
+          "quantization_config": {"quant_method": "modelopt", "quant_algo": "FP8"}}
     v = kvguard.check(mm, vllm_version="0.33.0", tp=2, host=H100)
     assert v.ok and "Gemma3ForConditionalGeneration" in mi_skip(v)

@@ -1548,6 +1548,37 @@ CASES += [
      "why": "compressed-tensors FP8_DYNAMIC (per-channel weights) at -tp 4: no shape check: accepted"},
 ]
 
+# Gemma 3's multimodal wrapper (kvguard.quant.gemma3_mm: the SigLIP tower, then the gemma3 family under
+# language_model): the catalog's google/gemma-3-27b-it; the compressed-tensors forms llm-compressor writes with
+# RedHatAI's ignore list (RedHatAI/gemma-3-27b-it-FP8-dynamic, -quantized.w4a16); recorded from 0.12.0 (up to 0.11.x
+# the CPU oracle runs a sliding-window model on V0, whose CPU attention lookup refuses the tower's MultiHeadAttention;
+# a CUDA host runs V1: the differential covers those releases without the window); recorded for 0.12.0, 0.14.1,
+# 0.24.0, 0.28.0 and 0.33.0 with KVG_ORACLE_INSPECT=inprocess KVG_ORACLE_TORCHVISION=stub (from 0.24.0 the oracle's
+# own model inspection of a multimodal wrapper needs them): ``--vllm ... --only mi-awq-gemma3-27b-tower-tp2 ...``
+GEMMA3_MM_CT_IGNORE = ["re:.*lm_head", "re:vision_tower.*", "re:multi_modal_projector.*"]
+CASES += [
+    {"id": "mi-awq-gemma3-27b-tower-tp2", "model": "google/gemma-3-27b-it", "since": "0.12.0",
+     "config_patch": {"quantization_config": AWQ_INT4}, "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "an AWQ checkpoint of Gemma 3 27B that leaves nothing unconverted at -tp 2: the SigLIP tower takes AWQ "
+            "too; its out_proj (row parallel) gets 1152 / 2 = 576 input features per rank, 4.5 groups of 128"},
+    {"id": "mi-awq-gemma3-27b-tp4", "model": "google/gemma-3-27b-it", "since": "0.12.0",
+     "config_patch": {"quantization_config": dict(AWQ_INT4, modules_to_not_convert=["vision_tower",
+                                                                                   "multi_modal_projector"])},
+     "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "the same with the tower and projector left unconverted at -tp 4: the text layers' inputs per rank are "
+            "whole groups (down_proj 5376, o_proj 1024): accepted"},
+    {"id": "mi-ct-fp8-dynamic-gemma3-27b-tp4", "model": "RedHatAI/gemma-3-27b-it-FP8-dynamic",
+     "config_from_catalog": "google/gemma-3-27b-it", "since": "0.12.0", "quantization_config": "FP8_DYNAMIC",
+     "ignore": GEMMA3_MM_CT_IGNORE, "argv": ["-tp", "4"], "layout": {"tp": 4},
+     "why": "llm-compressor's FP8-dynamic export (the tower, the projector and the LM head ignored) at -tp 4: "
+            "accepted"},
+    {"id": "mi-ct-w4a16-gemma3-27b-tp2", "model": "RedHatAI/gemma-3-27b-it-quantized.w4a16",
+     "config_from_catalog": "google/gemma-3-27b-it", "since": "0.12.0", "quantization_config": "W4A16",
+     "ignore": GEMMA3_MM_CT_IGNORE, "argv": ["-tp", "2"], "layout": {"tp": 2},
+     "why": "llm-compressor's W4A16 export (groups of 128, the tower ignored) at -tp 2: the text layers' inputs per "
+            "rank are whole groups: accepted"},
+]
+
 
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
@@ -1593,7 +1624,8 @@ def _config(c: dict) -> dict:
 
         cfg = dict(getattr(test_quant, c["config_from"]), **c.get("config_patch", {}))
     else:
-        cfg = dict(catalog.lookup(c["model"]).config, **c.get("config_patch", {}))
+        # ``config_from_catalog``: a published export of a catalog checkpoint the catalog does not hold itself
+        cfg = dict(catalog.lookup(c.get("config_from_catalog", c["model"])).config, **c.get("config_patch", {}))
     cfg.pop("auto_map", None)
     for key in c.get("config_drop", ()):  # a key the checkpoint's config leaves out
         cfg.pop(key, None)
@@ -1662,7 +1694,7 @@ def record(version: str, only: list[str]) -> int:
         return written
     runner_cases = []
     for c in chosen:
-        entry = None if "config_from" in c else catalog.lookup(c["model"])
+        entry = None if "config_from" in c else catalog.lookup(c.get("config_from_catalog", c["model"]))
         # a ModelOpt export's hf_quant_config.json beside config.json, as the checkpoint's directory holds it
         files = ({"hf_quant_config.json": entry.hf_quant_config}
                  if entry is not None and entry.hf_quant_config and "config_patch" not in c else {})

@@ -993,6 +993,10 @@ _QWEN3_VL_TOWER = ("hidden_size", "num_heads", "intermediate_size", "depth", "ou
 _QWEN2_VL_TOWER = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size", "spatial_merge_size",
                    "hidden_act", "embed_dim", "mlp_ratio")
 
+#: the attributes the SigLIP vision tower of Gemma 3's wrapper reads (siglip.py)
+_SIGLIP_TOWER = ("hidden_size", "num_attention_heads", "intermediate_size", "num_hidden_layers", "hidden_act",
+                 "vision_use_head")
+
 
 def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
     snapshot = _snapshot(cfg, RESOLVED_TOP_ATTRIBUTES)
@@ -1019,6 +1023,9 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
         # Qwen2-VL's / Qwen2.5-VL's vision transformer (kvguard.quant.qwen2_vl: its layers, built before the language
         # model; Qwen2-VL's config names its width embed_dim and its output hidden_size)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None)) for name in _QWEN2_VL_TOWER}
+    if getattr(cfg, "model_type", None) == "gemma3" and (tower := getattr(cfg, "vision_config", None)) is not None:
+        # Gemma 3's SigLIP vision tower (kvguard.quant.gemma3_mm: its layers, built before the language model)
+        snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None)) for name in _SIGLIP_TOWER}
     if getattr(cfg, "model_type", None) == "glm4v_moe" and (tower := getattr(cfg, "vision_config", None)) is not None:
         # GLM-4.5V's vision transformer (kvguard.quant.glm4v: its layers, built before the language model)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None))

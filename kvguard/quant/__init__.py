@@ -110,6 +110,7 @@ from .families import families as _families
 from .names import (
     CT_METHOD,
     DSV4_ARCH,
+    GEMMA3_MM_ARCH,
     GEMMA4_FAMILY,
     GLM4V_ARCH,
     GPT_OSS_FAMILY,
@@ -130,6 +131,7 @@ if TYPE_CHECKING:
 
     from . import compressed_tensors as _ct
     from . import dsv4 as _dsv4
+    from . import gemma3_mm as _gemma3_mm
     from . import gemma4 as _gemma4
     from . import glm4v as _glm4v
     from . import gpt_oss as _gpt_oss
@@ -149,7 +151,7 @@ if TYPE_CHECKING:
 #: the formats' and families' modules, by the name this module reads each under: each is imported when a check
 #: first reads one of its names (a launch of a model none of them concerns reads none of them)
 _ON_FIRST_USE = {"_ct": "compressed_tensors", "_dsv4": "dsv4", "_gemma4": "gemma4", "_glm4v": "glm4v", "_gpt_oss": "gpt_oss",
-                 "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_llama4": "llama4",
+                 "_gemma3_mm": "gemma3_mm", "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_llama4": "llama4",
                  "_modelopt": "modelopt", "_mixed": "modelopt_mixed",
                  "_mo_shards": "modelopt_shards", "_nemotron_h": "nemotron_h", "_online": "online",
                  "_qwen2_vl": "qwen2_vl", "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers"}
@@ -1469,6 +1471,15 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         split = _qwen2_vl.head_split_refused(facts.resolved_top, qwen2_vl, launch)
         if split is not None:
             return Outcome("MI_divide", {"numerator": split[0], "denominator": split[1]}, split[2])
+    if GEMMA3_MM_ARCH in facts.architectures:
+        # (kvguard.quant.gemma3_mm) Gemma 3's multimodal wrapper builds the SigLIP tower first, with the quantization
+        # config: the methods proven through it, the exclusion list in the names the wrapper's mapper gives it
+        why = _gemma3_mm.unmodelled(facts.resolved_top, scheme.method if scheme is not None else launch.quantization,
+                                    scheme.ignored if scheme is not None else (), launch, release)
+        if why is not None:
+            return Outcome(unmodelled=why)
+        if scheme is not None:
+            scheme = _replace(scheme, ignored=_gemma3_mm.ignored_names(scheme.ignored))
     if GLM4V_ARCH in facts.architectures:
         # (kvguard.quant.glm4v) GLM-4.5V's vision tower is built first, with the quantization config: the methods
         # proven through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
@@ -1717,6 +1728,8 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
             scheme.method if scheme is not None else None, release)) + stack
     if GLM4V_ARCH in facts.architectures:
         stack = _glm4v.tower_layers(facts.resolved_top, release, scheme.method if scheme is not None else None) + stack
+    if GEMMA3_MM_ARCH in facts.architectures:
+        stack = _gemma3_mm.tower_layers(facts.resolved_top) + stack  # the SigLIP tower, before the language model
     if family == LLAMA4_FAMILY:
         # the vision model and the projector, unquantized, before the language model
         stack = _llama4.tower_layers(facts.resolved_top, facts.resolved.get("hidden_size")) + stack

@@ -8,7 +8,7 @@ a name each, ~6M instructions).  They live here, and each module takes its own f
 
 from __future__ import annotations
 
-__all__ = ["CT_METHOD", "DSV4_ARCH", "GEMMA4_FAMILY", "GLM4V_ARCH", "GPT_OSS_FAMILY", "KIMI_K25_ARCH",
+__all__ = ["CT_METHOD", "DSV4_ARCH", "GEMMA3_MM_ARCH", "GEMMA4_FAMILY", "GLM4V_ARCH", "GPT_OSS_FAMILY", "KIMI_K25_ARCH",
            "KIMI_K3_ARCH", "LLAMA4_FAMILY", "MIXED_METHOD", "MODELOPT_SHARD_METHODS", "NEMOTRON_H_ARCH",
            "QWEN2_VL_ARCHS", "QWEN3_VL_ARCHS", "TOWER_DATA_PARALLEL"]
 
@@ -22,6 +22,8 @@ KIMI_K3_ARCH = "KimiK3ForConditionalGeneration"
 NEMOTRON_H_ARCH = "NemotronHForCausalLM"
 #: kvguard.quant.glm4v: the GLM-4.5V wrapper
 GLM4V_ARCH = "Glm4vMoeForConditionalGeneration"
+#: kvguard.quant.gemma3_mm: Gemma 3's multimodal wrapper
+GEMMA3_MM_ARCH = "Gemma3ForConditionalGeneration"
 #: kvguard.quant.gemma4, kvguard.quant.gpt_oss and kvguard.quant.llama4: their kvguard/data/quant_archs.json families
 GEMMA4_FAMILY = "gemma4"
 GPT_OSS_FAMILY = "gpt_oss"

@@ -36,22 +36,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .names import QWEN2_VL_ARCHS, TOWER_DATA_PARALLEL
-from .wrappers import renamed, tower_left_out
+from .wrappers import MAPPED_SINCE, renamed, tower_left_out, unmapped_exclusions
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["ARCHS", "METHODS", "head_split_refused", "ignored_names", "tower_layers", "tower_quantized", "unmodelled"]
+__all__ = ["ARCHS", "MAPPED_SINCE", "METHODS", "head_split_refused", "ignored_names", "tower_layers", "tower_quantized", "unmodelled"]
 
 ARCHS = QWEN2_VL_ARCHS
 QWEN2_5_ARCH, QWEN2_ARCH = ARCHS
 #: the checkpoint methods whose construction is proven through the tower (None: unquantized)
 METHODS = (None, "fp8", "awq", "gptq", "compressed-tensors")
-#: the methods whose exclusion list the wrappers' checkpoint-name mapper rewrites before any layer is built, from the
-#: release each names (``apply_vllm_mapper``, called for every model with a mapper: model_loader/utils.py or
-#: ``SupportsQuant``); the others' lists are decided only where the mapper would leave them as written
-MAPPED_SINCE = {"fp8": "0.10.2", "awq": "0.11.1"}
 #: the first release whose wrappers hand a GPTQ config to the tower (0.10.2: built unquantized)
 GPTQ_TOWER_SINCE = "0.11.0"
 DATA_PARALLEL = TOWER_DATA_PARALLEL
@@ -103,10 +99,9 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     if method not in METHODS:
         return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
                 f"config) are not modelled")
-    mapped = method in MAPPED_SINCE and release.within(MAPPED_SINCE[method])
-    if not mapped and ignored_names(ignored) != tuple(ignored):
-        return (f"the {method} exclusion list {list(ignored)!r} of {architecture} (names its checkpoint-name mapper "
-                f"rewrites) is not modelled")
+    unmapped = unmapped_exclusions(method, tuple(ignored), _PREFIXES, architecture, release)
+    if unmapped is not None:
+        return unmapped
     if launch.mm_limits:
         return tower_left_out(architecture)
     if launch.pp > 1:

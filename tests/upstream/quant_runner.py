@@ -320,7 +320,8 @@ class _KernelStandIn:
 
 #: the wrappers that pass their language model's architecture to the registry themselves (glm4_1v.py:
 #: ``init_vllm_registered_model(..., architectures=["Glm4MoeForCausalLM"])`` for GLM-4.5V's ``glm4v_moe``)
-_WRAPPER_LANGUAGE_MODELS = {"Glm4vMoeForConditionalGeneration": "Glm4MoeForCausalLM",
+_WRAPPER_LANGUAGE_MODELS = {"Gemma3ForConditionalGeneration": "Gemma3ForCausalLM",
+                            "Glm4vMoeForConditionalGeneration": "Glm4MoeForCausalLM",
                             "Qwen2VLForConditionalGeneration": "Qwen2ForCausalLM",
                             "Qwen2_5_VLForConditionalGeneration": "Qwen2ForCausalLM"}
 
