@@ -54,3 +54,17 @@ def test_cli_refuses_on_the_assumed_pydantic_and_exits_2_without_it(capsys):
         in capsys.readouterr().out
     assert run(["check", "--vllm", "0.33.0", "--unknown-host", *launch]) == 2
     assert "has no field 'bogus'" in capsys.readouterr().err
+
+
+# 0.12.0's oracle: --ec-transfer-config '{"ec_connector": true}' is pydantic's string_type refusal (ec_connector is
+# str | None); kvguard does not establish that field's kind, so only a string or null is passed over
+@pytest.mark.parametrize("value", ['{"ec_connector": true}', '{"ec_connector": 1}', '{"ec_connector": ["a"]}'])
+def test_a_connector_name_that_is_not_a_string_is_declined(value):
+    with pytest.raises(Undecidable, match="cannot vouch for ec_connector="):
+        parse_serve(["vllm", "serve", "M", "--ec-transfer-config", value], resolve("0.12.0"))
+
+
+@pytest.mark.parametrize("value", ['{"ec_connector": "ECExampleConnector"}', '{"ec_connector": null}'])
+def test_a_connector_name_string_or_null_passes(value):
+    command = parse_serve(["vllm", "serve", "M", "--ec-transfer-config", value], resolve("0.12.0"))
+    assert command.model == "M"

@@ -1247,12 +1247,14 @@ def _json_name(value: str, key: str) -> Optional[str]:
 
 
 def _checked_part(data: dict, schema: dict) -> dict:
-    """``data`` without the values of fields kvguard does not check (kind "any"), at every depth; keys the class
-    lacks stay."""
+    """``data`` without the connector names kvguard does not check here (``kv_connector`` / ``ec_connector``, kind
+    "any": ``str | None``, a string or null always fits; the connector is read later), at every depth; keys the
+    class lacks stay, and so does any other value of a field of kind "any" (not vouched for: pydantic may refuse
+    ``"ec_connector": true`` or a string where the field wants an object)."""
     kept = {}
     for key, value in data.items():
         kind = schema.get(key)
-        if kind == "any":
+        if kind == "any" and key.endswith("_connector") and (value is None or isinstance(value, str)):
             continue
         kept[key] = _checked_part(value, kind) if isinstance(kind, dict) and isinstance(value, dict) else value
     return kept
