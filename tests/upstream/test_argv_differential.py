@@ -709,13 +709,12 @@ def test_parser_agrees_with_real_vllm(version):
 # ---------------------------------------------------------------------------
 
 
-def regenerate_table(out: Path) -> None:
-    """Dump every built oracle's serve option table and merge them into ``out``."""
+def _dump_every_release(flag: str) -> dict:
+    """``argv_runner.py FLAG PATH`` in every built oracle: the release -> its dump."""
     from kvguard.versions import SUPPORTED_VERSIONS
-    from tests.upstream.argv_runner import merge_tables, table_text
 
     dumps = {}
-    with tempfile.TemporaryDirectory(prefix="kvg-argv-table-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="kvg-argv-dump-") as tmp:
         for version in SUPPORTED_VERSIONS:
             if "+" in version:
                 continue
@@ -723,29 +722,22 @@ def regenerate_table(out: Path) -> None:
             if found is None:
                 raise SystemExit(f"no oracle for vLLM {version}")
             path = Path(tmp) / f"{version}.json"
-            run_runner(found[0], found[1], ["--dump-options", str(path)])
+            run_runner(found[0], found[1], [flag, str(path)])
             dumps[version] = json.loads(path.read_text())
-            print(version, len(dumps[version]["options"]), "options", file=sys.stderr)
-    out.write_text(table_text(merge_tables(dumps)))
+            print(version, file=sys.stderr)
+    return dumps
+
+
+def regenerate_table(out: Path) -> None:
+    """Dump every built oracle's serve option table and merge them into ``out``."""
+    from tests.upstream.argv_runner import merge_tables, table_text
+
+    out.write_text(table_text(merge_tables(_dump_every_release("--dump-options"))))
 
 
 def regenerate_titles(out: Path) -> None:
     """Dump every built oracle's config option classes (argv_runner.py --dump-titles) into ``out``."""
-    from kvguard.versions import SUPPORTED_VERSIONS
-
-    dumps = {}
-    with tempfile.TemporaryDirectory(prefix="kvg-argv-titles-") as tmp:
-        for version in SUPPORTED_VERSIONS:
-            if "+" in version:
-                continue
-            found = oracle_command(version)
-            if found is None:
-                raise SystemExit(f"no oracle for vLLM {version}")
-            path = Path(tmp) / f"{version}.json"
-            run_runner(found[0], found[1], ["--dump-titles", str(path)])
-            dumps[version] = json.loads(path.read_text())
-            print(version, file=sys.stderr)
-    out.write_text(titles_text(dumps))
+    out.write_text(titles_text(_dump_every_release("--dump-titles")))
 
 
 def titles_text(dumps: dict[str, dict[str, str]]) -> str:
