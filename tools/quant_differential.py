@@ -4,7 +4,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N]
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--gemma3 N] [--qwen3-next N] [--dsa N] [--kimi N] [--kimi-k3 N] [--glm4-moe N] [--ernie45-moe N] [--ernie45-dense N] [--mimo-v2-flash N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--gemma3 N] [--gemma3-mm N] [--qwen3-next N] [--dsa N] [--kimi N] [--kimi-k3 N] [--glm4-moe N] [--ernie45-moe N] [--ernie45-dense N] [--mimo-v2-flash N]
                                           [--modelopt-minimax N] [--qwen3-vl N] [--qwen2-vl N] [--phi3 N] [--qwen3-6-mixed N] [--qwen3-5 N [--qwen3-5-quantized N] [--qwen3-5-wna16 N]]
                                           [--fused-shards]
                                           [--report FILE.json]
@@ -89,6 +89,8 @@ def main() -> int:
                     "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
     ap.add_argument("--gemma3", type=int, default=None, help="run only the Gemma 3 text configs (run_gemma3), this "
                     "many per release")
+    ap.add_argument("--gemma3-mm", type=int, default=None, help="run only the Gemma 3 multimodal configs "
+                    "(run_gemma3_mm: Gemma3ForConditionalGeneration, the SigLIP tower first), this many per release")
     ap.add_argument("--gemma4", type=int, default=None, help="run only the Gemma 4 configs (run_gemma4), this many "
                     "per release")
     ap.add_argument("--llama4", type=int, default=None, help="run only the Llama 4 configs (run_llama4), this many "
@@ -159,7 +161,7 @@ def main() -> int:
     # each of these runs one family's generator in place of the main mix: one per invocation
     only = [f"--{name.replace('_', '-')}" for name in ("ct_nvfp4_fp8_only", "ct_nvfp4_moe_only", "dsa", "glm4_moe_lite", "ernie45_moe", "ernie45_dense",
                                                       "glm4_moe", "glm4v", "mimo_v2_flash", "kimi", "kimi_k3", "qwen3_vl", "qwen2_vl", "phi3", "qwen3_5",
-                                                      "modelopt_minimax", "gemma4", "gemma3", "qwen3_next",
+                                                      "modelopt_minimax", "gemma4", "gemma3", "gemma3_mm", "qwen3_next",
                                                       "qwen3_6_mixed", "llama4")
             if getattr(args, name) not in (None, 0)]
     if len(only) > 1:
@@ -261,6 +263,8 @@ def main() -> int:
                 rep = quant_tests.run_qwen3_6_mixed(version, args.qwen3_6_mixed, args.seed, args.layouts)
             elif args.gemma4:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
+            elif args.gemma3_mm:
+                rep = quant_tests.run_gemma3_mm(version, args.gemma3_mm, args.seed, args.layouts)
             elif args.gemma3:
                 rep = quant_tests.run_gemma3(version, args.gemma3, args.seed, args.layouts)
             elif args.llama4:
