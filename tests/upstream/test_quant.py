@@ -3962,11 +3962,14 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
 
 
 def oracle_list(records: list[dict]) -> list[tuple]:
+    """The oracle's recorded layers kvguard's lists hold: the decoders' and the vision towers kvguard builds
+    (Gemma 3's SigLIP under ``vision_tower.vision_model.``; Gemma 4's and Kimi-K2.5's towers, also under
+    ``vision_tower.``, are not in kvguard's lists)."""
     out = []
     for r in records:
         if not (r.get("prefix") or "").startswith(("model.layers.", "language_model.model.layers.", "language_model.layers.",
                                                      "visual.", "vision_model.", "multi_modal_projector.",
-                                                     "vision_tower.")):
+                                                     "vision_tower.vision_model.")):
             continue
         if r["class"] == "FusedMoE":
             out.append((r["prefix"], "FusedMoE", r["experts"], r["hidden"], r["intermediate_per_partition"]))
