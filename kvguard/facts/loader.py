@@ -255,6 +255,12 @@ def hf_text_config(config: ConfigObject, release=None) -> Any:
     try:
         text = config.get_text_config()
         if text is not config and not hasattr(text, "num_attention_heads"):
+            remote = _remote_plain_read(config)
+            if remote is not None and isinstance(text, Mapping):
+                # the repository's configuration class (which vLLM runs) may build its text config from this
+                # dictionary, as Intern-S1's InternS1Config does; kvguard's plain reading cannot say what it builds
+                raise Undecidable(f"{remote}; its text_config stays a dictionary there, which the repository's "
+                                  "class may build into a configuration: what vLLM reads of it is not modelled")
             if _feature(release, "text_config_value_error"):
                 raise ValueError(
                     "The text_config extracted from the model config does not have `num_attention_heads` attribute. "
@@ -532,9 +538,22 @@ def _remote_as_base(lib: Library, config_dict: dict, path: str, kwargs: dict, au
         config_dict = shape(config_dict)
     config = _from_dict(lib, cls, config_dict, {"name_or_path": path, **kwargs})
     object.__setattr__(config, "kvg_assumptions", (
-        f"config.json names remote code ({remote_class}); kvguard does not run it and read the config as a plain "
+        f"{_REMOTE_PLAIN_READ} ({remote_class}); kvguard does not run it and read the config as a plain "
         f"{base} of model type {model_type!r}",))
     return config
+
+
+#: how the assumption of a remote-code config read as a plain configuration begins (:func:`_remote_as_base`)
+_REMOTE_PLAIN_READ = "config.json names remote code"
+
+
+def _remote_plain_read(config: Any) -> "str | None":
+    """The assumption under which ``config`` (a remote-code config.json) was read as a plain configuration, or
+    None when it was read as the class vLLM itself uses."""
+    for assumed in getattr(config, "kvg_assumptions", ()) or ():
+        if isinstance(assumed, str) and assumed.startswith(_REMOTE_PLAIN_READ):
+            return assumed
+    return None
 
 
 def _decilm_blocks(config_dict: dict) -> dict:
