@@ -993,6 +993,9 @@ _QWEN3_VL_TOWER = ("hidden_size", "num_heads", "intermediate_size", "depth", "ou
 _QWEN2_VL_TOWER = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size", "spatial_merge_size",
                    "hidden_act", "embed_dim", "mlp_ratio")
 
+#: the attributes the first block of ERNIE-4.5-VL's vision transformer reads (ernie45_vl.py; kvguard.quant.ernie45_vl)
+_ERNIE45_VL_TOWER = ("depth", "embed_dim", "num_heads")
+
 #: the attributes the SigLIP vision tower of Gemma 3's wrapper reads (siglip.py)
 _SIGLIP_TOWER = ("hidden_size", "num_attention_heads", "intermediate_size", "num_hidden_layers", "hidden_act",
                  "vision_use_head")
@@ -1026,6 +1029,22 @@ def _routed_snapshot(cfg: Any, deriver: _Deriver) -> dict[str, Any]:
     if getattr(cfg, "model_type", None) == "gemma3" and (tower := getattr(cfg, "vision_config", None)) is not None:
         # Gemma 3's SigLIP vision tower (kvguard.quant.gemma3_mm: its layers, built before the language model)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None)) for name in _SIGLIP_TOWER}
+    if getattr(cfg, "model_type", None) == "ernie4_5_moe_vl" and (tower := getattr(cfg, "vision_config", None)) is not None:
+        # ERNIE-4.5-VL's vision transformer (kvguard.quant.ernie45_vl: its first block's head split); read as a plain
+        # configuration (kvguard does not run the repository's class) the vision config stays the JSON object
+        snapshot["vision_tower"] = {name: _plain_value(tower.get(name) if isinstance(tower, dict)
+                                                       else getattr(tower, name, None))
+                                    for name in _ERNIE45_VL_TOWER}
+    if getattr(cfg, "model_type", None) in ("internvl", "interns1") and (
+            tower := getattr(cfg, "vision_config", None)) is not None:
+        # the InternViT tower's sizes and the language model's class (kvguard.quant.interns1: the tower's layers,
+        # built before the language model the wrapper builds from text_config.architectures[0])
+        snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None))
+                                    for name in ("hidden_size", "num_attention_heads", "intermediate_size",
+                                                 "num_hidden_layers")}
+        text_architectures = getattr(getattr(cfg, "text_config", None), "architectures", None)
+        snapshot["text_architectures"] = list(text_architectures) if isinstance(text_architectures, (list, tuple)) \
+            else None
     if getattr(cfg, "model_type", None) == "glm4v_moe" and (tower := getattr(cfg, "vision_config", None)) is not None:
         # GLM-4.5V's vision transformer (kvguard.quant.glm4v: its layers, built before the language model)
         snapshot["vision_tower"] = {name: _plain_value(getattr(tower, name, None))

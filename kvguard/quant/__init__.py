@@ -110,10 +110,12 @@ from .families import families as _families
 from .names import (
     CT_METHOD,
     DSV4_ARCH,
+    ERNIE45_VL_ARCH,
     GEMMA3_MM_ARCH,
     GEMMA4_FAMILY,
     GLM4V_ARCH,
     GPT_OSS_FAMILY,
+    INTERNS1_ARCHS,
     KIMI_K3_ARCH,
     KIMI_K25_ARCH,
     LLAMA4_FAMILY,
@@ -131,10 +133,12 @@ if TYPE_CHECKING:
 
     from . import compressed_tensors as _ct
     from . import dsv4 as _dsv4
+    from . import ernie45_vl as _ernie45_vl
     from . import gemma3_mm as _gemma3_mm
     from . import gemma4 as _gemma4
     from . import glm4v as _glm4v
     from . import gpt_oss as _gpt_oss
+    from . import interns1 as _interns1
     from . import kimi_k3 as _kimi_k3
     from . import kimi_k25 as _kimi
     from . import llama4 as _llama4
@@ -150,11 +154,13 @@ if TYPE_CHECKING:
 
 #: the formats' and families' modules, by the name this module reads each under: each is imported when a check
 #: first reads one of its names (a launch of a model none of them concerns reads none of them)
-_ON_FIRST_USE = {"_ct": "compressed_tensors", "_dsv4": "dsv4", "_gemma4": "gemma4", "_glm4v": "glm4v", "_gpt_oss": "gpt_oss",
+_ON_FIRST_USE = {"_ct": "compressed_tensors", "_dsv4": "dsv4", "_ernie45_vl": "ernie45_vl", "_gemma4": "gemma4",
+                 "_glm4v": "glm4v", "_gpt_oss": "gpt_oss",
                  "_gemma3_mm": "gemma3_mm", "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_llama4": "llama4",
                  "_modelopt": "modelopt", "_mixed": "modelopt_mixed",
                  "_mo_shards": "modelopt_shards", "_nemotron_h": "nemotron_h", "_online": "online",
-                 "_qwen2_vl": "qwen2_vl", "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers"}
+                 "_qwen2_vl": "qwen2_vl", "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers",
+                 "_interns1": "interns1"}
 
 
 class _OnFirstUse:
@@ -1031,6 +1037,7 @@ def _degenerate(facts, launch: Launch) -> Optional[str]:
     if type(launch.redundant) is not int or launch.redundant < 0:
         return f"num_redundant_experts={launch.redundant!r}"
     dsv4 = (facts.architectures or [None])[0] == DSV4_ARCH
+    ernie45_vl = ERNIE45_VL_ARCH in (facts.architectures or ())
     walked = family_of(facts.architectures) is not None
     for name in _SIZES:
         value = facts.resolved.get(name)
@@ -1041,6 +1048,8 @@ def _degenerate(facts, launch: Launch) -> Optional[str]:
             continue
         if name == "n_shared_experts" and dsv4 and value == 0 and type(value) is int:
             continue  # DeepSeek-V4 builds its shared experts empty (kvguard.quant.dsv4 decides it)
+        if name == "moe_intermediate_size" and ernie45_vl and isinstance(value, list):
+            continue  # ERNIE-4.5-VL's per expert group sizes: read past the head split kvguard.quant.ernie45_vl decides
         if value is not None and (type(value) is not int or value < 1):
             return f"{name}={value!r}"
     fk = facts.resolved.get("first_k_dense_replace")
@@ -1382,6 +1391,13 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             if first[0] == "refused":
                 return Outcome(first[1], first[2], first[3])
             return Outcome(unmodelled=first[1])
+        if ERNIE45_VL_ARCH in facts.architectures:
+            # (kvguard.quant.ernie45_vl) the first vision block divides its heads by tp before any layer is built,
+            # whatever the quantization; past it the construction stays undecided
+            first = _ernie45_vl.before_vision_layers(facts.resolved_top, launch.tp, launch.mm_limits)
+            if first[0] == "refused":
+                return Outcome(first[1], first[2], first[3])
+            return Outcome(unmodelled=first[1])
         if NEMOTRON_H_ARCH in facts.architectures:
             # (kvguard.quant.nemotron_h) the embedding and layer 0's Mamba-2 mixer asserts, which refuse before any
             # quantized weight is built, or a launch it does not follow where a mixer would refuse; past them the
@@ -1480,6 +1496,17 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             return Outcome(unmodelled=why)
         if scheme is not None:
             scheme = _replace(scheme, ignored=_gemma3_mm.ignored_names(scheme.ignored))
+    interns1 = next((a for a in facts.architectures if a in INTERNS1_ARCHS), None)
+    if interns1 is not None:
+        # (kvguard.quant.interns1) Intern-S1's wrapper builds the InternViT tower first, never quantized: the
+        # language models and methods proven through it, the exclusion list in the names the wrapper's mapper gives it
+        why = _interns1.unmodelled(facts.resolved_top, interns1, scheme.method if scheme is not None
+                                   else launch.quantization, scheme.ignored if scheme is not None else (), launch,
+                                   release)
+        if why is not None:
+            return Outcome(unmodelled=why)
+        if scheme is not None:
+            scheme = _replace(scheme, ignored=_interns1.ignored_names(scheme.ignored))
     if GLM4V_ARCH in facts.architectures:
         # (kvguard.quant.glm4v) GLM-4.5V's vision tower is built first, with the quantization config: the methods
         # proven through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
@@ -1730,6 +1757,8 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
         stack = _glm4v.tower_layers(facts.resolved_top, release, scheme.method if scheme is not None else None) + stack
     if GEMMA3_MM_ARCH in facts.architectures:
         stack = _gemma3_mm.tower_layers(facts.resolved_top) + stack  # the SigLIP tower, before the language model
+    if any(a in INTERNS1_ARCHS for a in facts.architectures):
+        stack = _interns1.tower_layers(facts.resolved_top) + stack  # the InternViT tower, before the language model
     if family == LLAMA4_FAMILY:
         # the vision model and the projector, unquantized, before the language model
         stack = _llama4.tower_layers(facts.resolved_top, facts.resolved.get("hidden_size")) + stack

@@ -8,7 +8,7 @@ a name each, ~6M instructions).  They live here, and each module takes its own f
 
 from __future__ import annotations
 
-__all__ = ["CT_METHOD", "DSV4_ARCH", "GEMMA3_MM_ARCH", "GEMMA4_FAMILY", "GLM4V_ARCH", "GPT_OSS_FAMILY", "KIMI_K25_ARCH",
+__all__ = ["CT_METHOD", "DSV4_ARCH", "ERNIE45_VL_ARCH", "GEMMA3_MM_ARCH", "GEMMA4_FAMILY", "GLM4V_ARCH", "GPT_OSS_FAMILY", "KIMI_K25_ARCH",
            "KIMI_K3_ARCH", "LLAMA4_FAMILY", "MIXED_METHOD", "MODELOPT_SHARD_METHODS", "NEMOTRON_H_ARCH",
            "QWEN2_VL_ARCHS", "QWEN3_VL_ARCHS", "TOWER_DATA_PARALLEL"]
 
@@ -24,6 +24,8 @@ NEMOTRON_H_ARCH = "NemotronHForCausalLM"
 GLM4V_ARCH = "Glm4vMoeForConditionalGeneration"
 #: kvguard.quant.gemma3_mm: Gemma 3's multimodal wrapper
 GEMMA3_MM_ARCH = "Gemma3ForConditionalGeneration"
+#: kvguard.quant.ernie45_vl: the ERNIE-4.5-VL wrapper
+ERNIE45_VL_ARCH = "Ernie4_5_VLMoeForConditionalGeneration"
 #: kvguard.quant.gemma4, kvguard.quant.gpt_oss and kvguard.quant.llama4: their kvguard/data/quant_archs.json families
 GEMMA4_FAMILY = "gemma4"
 GPT_OSS_FAMILY = "gpt_oss"
@@ -42,3 +44,6 @@ CT_METHOD = "compressed-tensors"
 MIXED_METHOD = "modelopt_mixed"
 #: kvguard.quant.modelopt_shards: the ModelOpt FP8 / NVFP4 methods whose construction it decides
 MODELOPT_SHARD_METHODS = ("modelopt", "modelopt_fp4")
+#: kvguard.quant.interns1: the registry's names of Intern-S1's wrapper (InternS1ForConditionalGeneration, also
+#: registered for transformers' InternVL checkpoints)
+INTERNS1_ARCHS = ("InternS1ForConditionalGeneration", "InternVLForConditionalGeneration")

@@ -1310,7 +1310,10 @@ def _vllm_config(cfg: dict, engine_args: dict, files: "dict | None" = None):
         json.dump(cfg, fh)
     for name, content in (files or {}).items():  # e.g. ModelOpt's hf_quant_config.json beside config.json
         with open(os.path.join(d, name), "w") as fh:
-            json.dump(content, fh)
+            if isinstance(content, str):  # a module config.json's auto_map names (a remote-code config class)
+                fh.write(content)
+            else:
+                json.dump(content, fh)
     return EngineArgs(model=d, skip_tokenizer_init=True, **engine_args).create_engine_config()
 
 
