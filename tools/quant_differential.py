@@ -4,7 +4,7 @@ usage: python tools/quant_differential.py [--vllm X ...] [--configs 24] [--layou
                                           [--ct-configs N] [--ct-int8 N] [--ct-nvfp4 N] [--ct-nvfp4-moe N] [--ct-nvfp4-moe-only N]
                                           [--ct-nvfp4-fp8-only N] [--ct-moe N] [--ct-mla N] [--online-fp8 N]
                                           [--wna16-mla N] [--modelopt N] [--modelopt-exclusions N]
-                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--gemma3 N] [--gemma3-mm N] [--qwen3-next N] [--dsa N] [--kimi N] [--kimi-k3 N] [--glm4-moe N] [--ernie45-moe N] [--ernie45-dense N] [--mimo-v2-flash N]
+                                          [--hf-quant-config N] [--gpt-oss N] [--modelopt-lm-head N] [--gemma4 N] [--gemma3 N] [--gemma3-mm N] [--qwen3-next N] [--dsa N] [--kimi N] [--kimi-k3 N] [--glm4-moe N] [--ernie45-moe N] [--ernie45-dense N] [--ernie45-vl N] [--mimo-v2-flash N]
                                           [--modelopt-minimax N] [--qwen3-vl N] [--qwen2-vl N] [--phi3 N] [--qwen3-6-mixed N] [--qwen3-5 N [--qwen3-5-quantized N] [--qwen3-5-wna16 N]]
                                           [--fused-shards]
                                           [--report FILE.json]
@@ -117,6 +117,8 @@ def main() -> int:
                     "(run_ernie45_moe), this many per release")
     ap.add_argument("--ernie45-dense", type=int, default=None, help="run only the ERNIE-4.5-0.3B configs "
                     "(run_ernie45_dense), this many per release")
+    ap.add_argument("--ernie45-vl", type=int, default=None, help="run only the ERNIE-4.5-VL configs "
+                    "(tests/upstream/test_quant_ernie45_vl.py run_ernie45_vl), this many per release")
     ap.add_argument("--glm4-moe-lite", type=int, default=None, help="run only the GLM-4.7-Flash configs "
                     "(run_glm4_moe_lite), this many per release (from 0.24.0)")
     ap.add_argument("--glm4-moe-in-run", type=int, default=None, help="GLM-4.x MoE configs in the main run per release "
@@ -160,6 +162,7 @@ def main() -> int:
     args = ap.parse_args()
     # each of these runs one family's generator in place of the main mix: one per invocation
     only = [f"--{name.replace('_', '-')}" for name in ("ct_nvfp4_fp8_only", "ct_nvfp4_moe_only", "dsa", "glm4_moe_lite", "ernie45_moe", "ernie45_dense",
+                                                      "ernie45_vl",
                                                       "glm4_moe", "glm4v", "mimo_v2_flash", "kimi", "kimi_k3", "qwen3_vl", "qwen2_vl", "phi3", "qwen3_5",
                                                       "modelopt_minimax", "gemma4", "gemma3", "gemma3_mm", "qwen3_next",
                                                       "qwen3_6_mixed", "llama4")
@@ -219,6 +222,10 @@ def main() -> int:
                 if not resolve(version).within("0.24.0"):
                     continue
                 rep = quant_tests.run_glm4_moe_lite(version, args.glm4_moe_lite, args.seed, args.layouts)
+            elif args.ernie45_vl:
+                from tests.upstream.test_quant_ernie45_vl import run_ernie45_vl
+
+                rep = run_ernie45_vl(version, args.ernie45_vl, args.seed)
             elif args.ernie45_dense:
                 rep = quant_tests.run_ernie45_dense(version, args.ernie45_dense, args.seed, args.layouts)
             elif args.ernie45_moe:
