@@ -89,6 +89,8 @@ def main() -> int:
                     "(MODELOPT_EXCLUSIONS) per release (default: a quarter of --configs)")
     ap.add_argument("--gemma3", type=int, default=None, help="run only the Gemma 3 text configs (run_gemma3), this "
                     "many per release")
+    ap.add_argument("--interns1", type=int, default=None, help="run only the Intern-S1 / InternVL wrapper configs "
+                    "(run_interns1: InternS1ForConditionalGeneration, the InternViT tower first), this many per release")
     ap.add_argument("--gemma3-mm", type=int, default=None, help="run only the Gemma 3 multimodal configs "
                     "(run_gemma3_mm: Gemma3ForConditionalGeneration, the SigLIP tower first), this many per release")
     ap.add_argument("--gemma4", type=int, default=None, help="run only the Gemma 4 configs (run_gemma4), this many "
@@ -272,6 +274,8 @@ def main() -> int:
                 rep = quant_tests.run_gemma4(version, args.gemma4, args.seed, args.layouts)
             elif args.gemma3_mm:
                 rep = quant_tests.run_gemma3_mm(version, args.gemma3_mm, args.seed, args.layouts)
+            elif args.interns1:
+                rep = quant_tests.run_interns1(version, args.interns1, args.seed, args.layouts)
             elif args.gemma3:
                 rep = quant_tests.run_gemma3(version, args.gemma3, args.seed, args.layouts)
             elif args.llama4:

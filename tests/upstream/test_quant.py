@@ -4035,3 +4035,85 @@ def test_eplb_registration_of_the_model_agrees(version):
         assert kvguard_registers == oracle_registers, (arch, rec["moe_model"])
     print(f"\nvLLM {version}: the models EPLB registers agree: {seen}")
     assert len(seen) == len(cases) >= 4
+
+
+#: Intern-S1's wrapper (InternS1ForConditionalGeneration, registered for transformers' InternVLForConditionalGeneration
+#: too: kvguard.quant.interns1's InternViT tower, then the qwen3_moe family's language model).  The configs are
+#: transformers' InternVL form (model type internvl, which every release's transformers reads; Intern-S1's own
+#: config.json names remote code), with Qwen/Qwen3-235B-A22B's text config (Intern-S1's language model) and towers of
+#: InternViT sizes: (hidden, heads, intermediate) of InternViT-6B (Intern-S1's, per InternLM's xtuner config), of
+#: InternViT-300M, and widths tp splits unevenly
+INTERNS1_TOWERS = ((3200, 25, 12800), (1024, 16, 4096), (3200, 25, 12802), (1024, 16, 4100), (1536, 24, 6144))
+#: the layouts drawn (tp up to 16, data / expert parallel, EPLB with redundant experts)
+INTERNS1_LAYOUTS = ({"tp": 1}, {"tp": 2}, {"tp": 4}, {"tp": 8}, {"tp": 16}, {"tp": 2, "dp": 4}, {"tp": 8, "dp": 2},
+                    {"tp": 1, "dp": 8, "ep": True}, {"tp": 4, "dp": 2, "ep": True},
+                    {"tp": 2, "dp": 4, "ep": True, "eplb": True, "redundant": 8})
+
+
+def _interns1_base(layers: int, depth: int) -> dict:
+    text = copy.deepcopy(catalog.lookup("Qwen/Qwen3-235B-A22B").config)
+    for key in ("torch_dtype", "transformers_version"):
+        text.pop(key, None)
+    text["num_hidden_layers"] = layers
+    vision = {"model_type": "internvl_vision", "hidden_size": 3200, "num_attention_heads": 25,
+              "intermediate_size": 12800, "num_hidden_layers": depth, "use_qk_norm": True, "norm_type": "rms_norm",
+              "image_size": [448, 448], "patch_size": [14, 14]}
+    return {"architectures": ["InternVLForConditionalGeneration"], "model_type": "internvl", "downsample_ratio": 0.5,
+            "projector_hidden_act": "gelu", "image_token_id": 151671, "text_config": text, "vision_config": vision}
+
+
+def interns1_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` InternVL-form configs (see INTERNS1_TOWERS) cut to 2 language-model layers and 1-2 tower layers, with
+    varied sizes (the tower, the experts' intermediate size and count, a dense layer through mlp_only_layers) and
+    quantization: block FP8 (blocks of 128 or 64; ignored_layers naming the tower, the first layer's attention, or
+    nothing), online FP8 (``--quantization fp8``), unquantized; one in five with ``--mm-encoder-tp-mode data``; one
+    in ten with a Qwen3 dense language model (not walked: undecided)."""
+    out = []
+    while len(out) < n:
+        cfg = _interns1_base(2, rng.choice([1, 2]))
+        text, vision = cfg["text_config"], cfg["vision_config"]
+        if rng.random() < 0.6:
+            vision["hidden_size"], vision["num_attention_heads"], vision["intermediate_size"] = rng.choice(
+                INTERNS1_TOWERS)
+        text["moe_intermediate_size"] = rng.choice([1536, 768, 1024, 640, 1408])
+        text["num_experts"] = rng.choice([128, 64, 96])
+        if rng.random() < 0.2:
+            text["mlp_only_layers"] = [0]
+        if rng.random() < 0.1:
+            text["architectures"], text["model_type"] = ["Qwen3ForCausalLM"], "qwen3"
+        kind = rng.choice(["fp8", "fp8", "online", "none"])
+        engine: dict = {}
+        if kind == "fp8":
+            names = rng.choice([[f"model.vision_tower.encoder.layer.{n}.mlp.{fc}" for n in range(
+                vision["num_hidden_layers"]) for fc in ("fc1", "fc2")],
+                ["model.language_model.layers.0.self_attn.q_proj", "model.language_model.layers.0.self_attn.k_proj",
+                 "model.language_model.layers.0.self_attn.v_proj"], []])
+            cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
+                                          "weight_block_size": rng.choice([[128, 128], [128, 128], [64, 64]]),
+                                          "ignored_layers": names}
+        elif kind == "online":
+            engine["quantization"] = "fp8"
+        if rng.random() < 0.2:
+            engine["mm_encoder_tp_mode"] = "data"
+        out.append({"config": cfg, "engine_args": engine})
+    return out
+
+
+def run_interns1(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dict:
+    """Build ``n`` InternVL-form configs (interns1_variants) at ``n_layouts`` of INTERNS1_LAYOUTS (those tp the text
+    heads allow) in the release and compare; the layer list of the base (two decoder layers, one tower layer,
+    unquantized, tp 1) too (tools/quant_differential.py --interns1)."""
+    python, python_env = _python(version)
+    rng = random.Random(seed * 9900 + 1)
+    cases = []
+    for case in interns1_variants(rng, n):
+        if resolve(version).within(None, "0.17.1"):
+            case["engine_args"]["swap_space"] = 0  # (as run_qwen3_vl: the oracle host's memory)
+        heads = case["config"]["text_config"]["num_attention_heads"]
+        lays = [dict(lay) for lay in INTERNS1_LAYOUTS if heads % lay["tp"] == 0]
+        case["layouts"] = rng.sample(lays, min(n_layouts, len(lays)))
+        cases.append(case)
+    host = {"swap_space": 0} if resolve(version).within(None, "0.17.1") else {}
+    return _with_layer_lists(version, python, python_env, cases, [{"config": _interns1_base(2, 1),
+                                                                   "layouts": [{"tp": 1}], "record": True,
+                                                                   "engine_args": host}])
