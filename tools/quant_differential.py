@@ -101,6 +101,9 @@ def main() -> int:
                     "Llama 4 per release too (llama4_ct_variants)")
     ap.add_argument("--llama4-wna16", type=int, default=0, help="with --llama4: this many compressed-tensors W4A16 / "
                     "W8A16 exports of Llama 4 per release too (llama4_ct_variants, integer weights only)")
+    ap.add_argument("--llama4-modelopt", type=int, default=0, help="run the Llama 4 runner with this many ModelOpt FP8 "
+                    "/ NVFP4 exports of Llama 4 per release (llama4_modelopt_variants; with --llama4 N, beside its "
+                    "configs; alone, only these)")
     ap.add_argument("--qwen3-next", type=int, default=None, help="run only the Qwen3-Next configs (run_qwen3_next), "
                     "this many per release")
     ap.add_argument("--dsa-nvfp4", type=int, default=0, help="with --dsa: this many ModelOpt NVFP4 exports of "
@@ -278,9 +281,9 @@ def main() -> int:
                 rep = quant_tests.run_interns1(version, args.interns1, args.seed, args.layouts)
             elif args.gemma3:
                 rep = quant_tests.run_gemma3(version, args.gemma3, args.seed, args.layouts)
-            elif args.llama4:
-                rep = quant_tests.run_llama4(version, args.llama4, args.seed, args.layouts, ct=args.llama4_ct,
-                                             wna16=args.llama4_wna16)
+            elif args.llama4 or args.llama4_modelopt:
+                rep = quant_tests.run_llama4(version, args.llama4 or 0, args.seed, args.layouts, ct=args.llama4_ct,
+                                             wna16=args.llama4_wna16, modelopt=args.llama4_modelopt)
             elif args.qwen3_next:
                 rep = quant_tests.run_qwen3_next(version, args.qwen3_next, args.seed, args.layouts)
             else:

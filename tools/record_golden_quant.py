@@ -64,6 +64,16 @@ QWEN3_NEXT_CT_IGNORE = ["lm_head", "re:.*mlp.gate$", "re:.*mlp.shared_expert_gat
 #: examples/quantization_w8a8_fp8/llama4_fp8_block_example.py)
 LLAMA4_CT_IGNORE = ["re:.*lm_head", "re:.*self_attn", "re:.*router", "re:.*vision_model.*",
                     "re:.*multi_modal_projector.*", "Llama4TextAttention"]
+#: Llama 4 ModelOpt exports in NVIDIA's form: hf_quant_config.json's nested layout (its producer block), ModelOpt's
+#: Llama 4 exclusion patterns (projector, routers, vision model, LM head); no FP8 KV cache (the CPU oracle's platform
+#: refuses its engine config)
+_LLAMA4_MODELOPT_EXCLUDE = ["multi_modal_projector*", "*feed_forward.router", "vision_model*", "*lm_head"]
+_LLAMA4_MODELOPT_FP8 = {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.29.0"},
+                        "quantization": {"quant_algo": "FP8", "kv_cache_quant_algo": None,
+                                         "exclude_modules": _LLAMA4_MODELOPT_EXCLUDE}}
+_LLAMA4_MODELOPT_NVFP4 = {"quant_method": "modelopt", "producer": {"name": "modelopt", "version": "0.29.0"},
+                          "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": None, "group_size": 16,
+                                           "exclude_modules": _LLAMA4_MODELOPT_EXCLUDE}}
 #: the GLM-4.5-Air compressed-tensors cases (the presets of CT_PRESETS)
 GLM_CT_IGNORE = ["re:.*gate$", "lm_head", "model.embed_tokens"]
 
@@ -875,6 +885,33 @@ CASES += [
             "CompressedTensorsWNA16MoEMethod (Marlin declines the router weight on the input), which refuses EPLB in "
             "0.11.x and supports it from 0.12.0 (accepted); from 0.27.0 MARLIN takes them and the one method supports "
             "EPLB only on TRITON: refused"},
+    # Llama 4 ModelOpt exports in NVIDIA's form (nvidia/Llama-4-Scout-17B-16E-Instruct-FP8 / -NVFP4: the nested
+    # hf_quant_config layout, ModelOpt's Llama 4 exclusion patterns; the catalog holds no copy of the published files);
+    # recorded for 0.10.2, 0.11.1, 0.12.0, 0.24.0, 0.28.0 and 0.33.0
+    {"id": "mi-llama4-scout-modelopt-fp8-tp8", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+     "config_patch": {"quantization_config": _LLAMA4_MODELOPT_FP8}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Llama-4-Scout, ModelOpt FP8 (per-tensor), -tp 8: the router, vision model and projector unquantized; no "
+            "size check in the linear or MoE methods, whose backend on 9.0 takes the layer: accepted"},
+    {"id": "mi-llama4-scout-modelopt-nvfp4-tp8", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+     "config_patch": {"quantization_config": _LLAMA4_MODELOPT_NVFP4}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Llama-4-Scout, ModelOpt NVFP4, -tp 8: every quantized layer's per-rank input a multiple of 16 (5120, "
+            "640, 1024); the experts on FP4 Marlin (9.0): accepted"},
+    {"id": "mi-llama4-scout-modelopt-fp8-dp8-ep-eplb", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+     "config_patch": {"quantization_config": _LLAMA4_MODELOPT_FP8},
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.11.1",
+     "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Llama-4-Scout ModelOpt FP8 over 8 expert-parallel ranks with EPLB: ModelOptFp8MoEMethod never supports "
+            "EPLB: refused"},
+    {"id": "mi-llama4-scout-modelopt-nvfp4-dp8-ep-eplb", "model": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+     "config_patch": {"quantization_config": _LLAMA4_MODELOPT_NVFP4},
+     "argv": ["-dp", "8", "--enable-expert-parallel", "--enable-eplb"],
+     "layout": {"tp": 1, "dp": 8, "ep": True, "eplb": True}, "since": "0.11.1",
+     "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Llama-4-Scout ModelOpt NVFP4 over 8 expert-parallel ranks with EPLB: ModelOptNvFp4FusedMoE supports EPLB "
+            "from 0.13.0 (refused in 0.11.x - 0.12.x, accepted after)"},
     # Qwen3-Next (family qwen3_next): the block-FP8 release, whose ignore list leaves each gated-delta-net layer's
     # in_proj_ba and conv1d and every router / shared-expert gate unquantized
     {"id": "mi-fp8-qwen3-next-80b-tp8", "model": "Qwen/Qwen3-Next-80B-A3B-Instruct-FP8",

@@ -29,8 +29,14 @@ from 0.25.0 as it does for Llama: those lists stay open there; the integer-weigh
 ``apply_router_weight_on_input``, take kvguard.quant.wna16_moe.compressed_tensors_experts with ``router_on_input``:
 the fall-back method up to 0.26.x, read in compressed_tensors_moe.py ``get_moe_method`` and marlin_utils.py
 ``check_moe_marlin_supports_layer`` of 0.10.2, 0.11.1, 0.20.0, 0.24.0, 0.26.0, 0.27.0 and 0.33.0); tp, dp, expert
-parallel and EPLB (the family).  Left
-open (:func:`unmodelled`): other methods (ModelOpt, ``fbgemm_fp8``, ``Fp8Config``, AWQ / GPTQ, online
+parallel and EPLB (the family).  ModelOpt FP8 / NVFP4 exports (NVIDIA's ``-FP8`` / ``-NVFP4``) are decided as
+kvguard.quant.modelopt_shards decides the other families (read in modelopt.py, llama4.py and mllama4.py of 0.10.2,
+0.11.1, 0.24.0, 0.26.0, 0.31.0 and 0.33.0): the router and the tower never take the config, the shared expert and the
+dense MLPs take the linear method, the experts (``apply_router_weight_on_input``, which no ModelOpt MoE backend
+choice reads on the default host) ``ModelOptFp8MoEMethod`` / ``ModelOptNvFp4FusedMoE``; the exclusion list matched
+as written up to 0.24.x and, from 0.26.0, after the ``a*`` split of Llama's mapper (the Llama4ForCausalLM the
+wrapper builds is a SupportsQuant LlamaForCausalLM); a tied LM head is left open.  Left
+open (:func:`unmodelled`): other methods (``fbgemm_fp8``, ``Fp8Config``, AWQ / GPTQ, online
 ``--quantization``), compressed-tensors NVFP4 weights, the text-only ``Llama4ForCausalLM`` under any
 method, ``--mm-encoder-tp-mode data`` (the tower's layers are then replicated and its attention's assert reads tp 1),
 ``--limit-mm-per-prompt`` / ``--language-model-only`` (the tower may not be built), and a vision config whose sizes
@@ -53,8 +59,10 @@ __all__ = ["ARCH", "CT_SCHEMES", "FAMILY", "METHODS", "TOWER_SIZES", "tower_laye
 FAMILY = LLAMA4_FAMILY
 #: the multimodal wrapper (Llama4ForCausalLM, the text-only class, builds no tower)
 ARCH = "Llama4ForConditionalGeneration"
-#: the checkpoint methods whose construction of the wrapper is proven (None: unquantized)
-METHODS = (None, "compressed-tensors")
+#: the checkpoint methods whose construction of the wrapper is proven (None: unquantized; ``modelopt`` /
+#: ``modelopt_fp4``: ModelOpt FP8 / NVFP4 exports, decided by kvguard.quant.modelopt_shards as for the other families;
+#: a tied LM head is left open there)
+METHODS = (None, "compressed-tensors", "modelopt", "modelopt_fp4")
 #: the compressed-tensors schemes (kvguard.quant.QuantScheme.ct) proven through it: FP8 weights, and integer weights
 #: (W4A16 / W8A16: Llama 4's experts apply the router weight on the input, which check_moe_marlin_supports_layer
 #: declines up to 0.26.x, so they take the fall-back method there: the family's experts item says router_on_input).

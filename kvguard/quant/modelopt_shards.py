@@ -173,8 +173,10 @@ def weight_only_linear(cfg: Mapping[str, Any], release) -> bool:
 
 #: the families whose model class hands the quantization config a checkpoint-name mapper, from this release
 #: (LlamaModel / Qwen2Model / Qwen3MoeModel / MixtralModel / NemotronHForCausalLM.hf_to_vllm_mapper; DeepSeek-V2/V3
-#: have none; Nemotron-H is modelled from 0.24.0)
-MAPPER_SINCE = {"llama": "0.26.0", "qwen3_moe": "0.26.0", "mixtral": "0.26.0", "gemma4": "0.28.0",
+#: have none; Nemotron-H is modelled from 0.24.0; Llama 4's wrapper has none, but the Llama4ForCausalLM it builds is
+#: a LlamaForCausalLM, whose SupportsQuant construction applies Llama's mapper from 0.26.0 — its unstacked form
+#: renames nothing: only the ``a*`` split)
+MAPPER_SINCE = {"llama": "0.26.0", "llama4": "0.26.0", "qwen3_moe": "0.26.0", "mixtral": "0.26.0", "gemma4": "0.28.0",
                 "nemotron_h": "0.24.0", "qwen3_5": "0.17.0", "qwen3_5_moe": "0.17.0"}
 #: ModelOptQuantConfigBase.apply_vllm_mapper splits ``a*`` into ``a`` and ``a.*`` from this release
 SPLIT_SINCE = "0.13.0"
@@ -271,6 +273,9 @@ _QWEN_ARCHS = ("Qwen2ForCausalLM", "Qwen3ForCausalLM", "Qwen3_5ForConditionalGen
 #: ParallelLMHead.tie_weights, which hands it to the head's quantization method from 0.24.0 (0.23.0 sets the weight
 #: itself)
 TIE_THROUGH_METHOD = ("LlamaForCausalLM", "MistralForCausalLM")
+#: multimodal wrappers whose language model is a LlamaForCausalLM (Llama 4's): a tied head is not decided (the tie
+#: reads the text config, which kvguard does not follow here), an untied one as the others
+_TIED_UNDECIDED = ("Llama4ForConditionalGeneration",)
 #: the releases whose base QuantizeMethodBase.tie_weights raises a bare NotImplementedError, which neither the
 #: ModelOpt linear methods nor UnquantizedLinearMethod override (read in 0.24.0; 0.25.0 and 0.25.1 — the same
 #: launch-check group, whose rows MI_lm_head_tie spans — and 0.26.0+ share the embedding's weight instead)
@@ -294,6 +299,9 @@ def lm_head(architectures: tuple[str, ...], resolved: Mapping[str, Any], release
         tied = False
     if arch is None:
         return None, f"the LM head of {', '.join(architectures) or 'this model'} is not modelled"
+    if arch in _TIED_UNDECIDED and resolved.get("tie_word_embeddings") is not False:
+        return None, (f"the LM head of a ModelOpt {arch} checkpoint whose tie_word_embeddings is "
+                      f"{resolved.get('tie_word_embeddings')!r} (not false) is not modelled")
     if tied and arch in _QWEN_ARCHS and not release.within(QWEN_TIED_HEAD_SINCE):
         return False, ""
     if not tied:

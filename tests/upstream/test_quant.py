@@ -1178,11 +1178,65 @@ def llama4_ct_variants(rng: random.Random, n: int, integer: bool = False) -> lis
     return out
 
 
-def run_llama4(version: str, n: int, seed: int = 7, n_layouts: int = 6, ct: int = 0, wna16: int = 0) -> dict:
-    """Build ``n`` Llama 4 configs (llama4_variants), ``ct`` compressed-tensors ones (llama4_ct_variants) and ``wna16``
-    integer-weight ones (the same, W4A16 / W8A16 only) at ``n_layouts`` of LLAMA4_LAYOUTS each in the release and
-    compare; the layer lists of both bases (2 decoder layers, 1 vision layer, tp 1) too (tools/quant_differential.py
-    --llama4, --llama4-ct, --llama4-wna16)."""
+#: the exclusion patterns ModelOpt's Llama 4 export writes (its llama4 entry: the projector, the routers, the vision
+#: model, the LM head; modelopt's hf_ptq example and the AMD Quark / ModelOpt model maps carry the same four)
+LLAMA4_MODELOPT_EXCLUDE = ("multi_modal_projector*", "*feed_forward.router", "vision_model*", "*lm_head")
+
+
+def llama4_modelopt_variants(rng: random.Random, n: int) -> list[dict]:
+    """``n`` Llama 4 wrapper configs as llama4_variants cuts them, as ModelOpt FP8 / NVFP4 exports (NVIDIA's
+    -FP8 / -NVFP4 form): the quantization config in hf_quant_config.json beside config.json (the nested layout, one in
+    two), in config.json's nested layout or its flat one (``ignore``); the exclusion list ModelOpt's patterns, the
+    names they select (routers, vision model, projector, LM head), only the LM head, or one of those with a MoE
+    layer's experts, its shared expert or one attention shard (a fused layer excluded in part) added; now and then
+    FP8_PER_CHANNEL_PER_TOKEN (its experts are not decided)."""
+    out = []
+    for case in llama4_variants(rng, 4 * n):
+        cfg = case["config"]
+        if "text_config" not in cfg:
+            continue
+        text = cfg["text_config"]
+        roll = rng.random()
+        algo = "NVFP4" if roll < 0.5 else "FP8" if roll < 0.92 else "FP8_PER_CHANNEL_PER_TOKEN"
+        names = [x for x in _llama4_ignored_names(cfg) if ".self_attn." not in x or x.startswith("vision_model.")]
+        exclude = list(rng.choice([LLAMA4_MODELOPT_EXCLUDE, LLAMA4_MODELOPT_EXCLUDE, names, ["lm_head"]]))
+        moe_layer = text["interleave_moe_layer_step"] - 1
+        extra = rng.random()
+        if extra < 0.15:
+            exclude.append(f"language_model.model.layers.{moe_layer}.feed_forward.experts*")
+        elif extra < 0.25:
+            exclude.append(f"language_model.model.layers.{moe_layer}.feed_forward.shared_expert*")
+        elif extra < 0.32:
+            exclude.append("language_model.model.layers.0.self_attn.k_proj")
+        group = {"group_size": 16} if algo == "NVFP4" else {}
+        producer = {"name": "modelopt", "version": rng.choice(["0.27.0", "0.29.0", "0.33.0"])}
+        where = rng.random()
+        if where < 0.5:
+            # (kv_cache_quant_algo None: an FP8 KV cache makes the CPU oracle's platform refuse the engine config)
+            case["files"] = {"hf_quant_config.json": {
+                "producer": producer,
+                "quantization": {"quant_algo": algo, "kv_cache_quant_algo": None, "exclude_modules": exclude,
+                                 **group}}}
+        elif where < 0.7:
+            cfg["quantization_config"] = {"quant_method": "modelopt", "producer": producer,
+                                          "quantization": {"quant_algo": algo, "kv_cache_quant_algo": None,
+                                                           "exclude_modules": exclude, **group}}
+        else:
+            cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": algo, "producer": producer,
+                                          "ignore": exclude, "kv_cache_scheme": None, **group}
+        out.append(case)
+        if len(out) == n:
+            break
+    return out
+
+
+def run_llama4(version: str, n: int, seed: int = 7, n_layouts: int = 6, ct: int = 0, wna16: int = 0,
+               modelopt: int = 0) -> dict:
+    """Build ``n`` Llama 4 configs (llama4_variants), ``ct`` compressed-tensors ones (llama4_ct_variants), ``wna16``
+    integer-weight ones (the same, W4A16 / W8A16 only) and ``modelopt`` ModelOpt FP8 / NVFP4 exports
+    (llama4_modelopt_variants) at ``n_layouts`` of LLAMA4_LAYOUTS each in the release and compare; the layer lists of
+    both bases (2 decoder layers, 1 vision layer, tp 1) too (tools/quant_differential.py --llama4, --llama4-ct,
+    --llama4-wna16, --llama4-modelopt)."""
     python, python_env = _python(version)
     rng = random.Random(seed * 9400 + 1)
     cases = []
@@ -1191,6 +1245,8 @@ def run_llama4(version: str, n: int, seed: int = 7, n_layouts: int = 6, ct: int 
         generated += llama4_ct_variants(random.Random(seed * 9400 + 2), ct)
     if wna16:
         generated += llama4_ct_variants(random.Random(seed * 9400 + 3), wna16, integer=True)
+    if modelopt:
+        generated += llama4_modelopt_variants(random.Random(seed * 9400 + 4), modelopt)
     for case in generated:
         if resolve(version).within(None, "0.17.1"):
             case["engine_args"]["swap_space"] = 0  # (as run_qwen3_vl: the 0.17.x wrapper's VllmConfig copy)
@@ -1204,6 +1260,7 @@ def run_llama4(version: str, n: int, seed: int = 7, n_layouts: int = 6, ct: int 
 
 #: CI: the first release (no EPLB handed to the experts, no block-FP8 scheme in compressed-tensors), the first that
 #: hands the experts EPLB (0.11.1) and the last; the full runs: tools/quant_differential.py --llama4 N --llama4-ct M
+#: (--llama4-modelopt K: ModelOpt FP8 / NVFP4 exports, KVG_LLAMA4_MODELOPT in CI)
 LLAMA4_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.11.1",))
 
 
@@ -1212,7 +1269,8 @@ def test_llama4_construction_agrees(version):
     report = run_llama4(version, int(os.environ.get("KVG_LLAMA4_CONFIGS", "2")),
                         int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3,
                         ct=int(os.environ.get("KVG_LLAMA4_CT", "2")),
-                        wna16=int(os.environ.get("KVG_LLAMA4_WNA16", "1")))
+                        wna16=int(os.environ.get("KVG_LLAMA4_WNA16", "1")),
+                        modelopt=int(os.environ.get("KVG_LLAMA4_MODELOPT", "2")))
     _check_family_report(report, version, "Llama 4", "llama4-construction")
     assert report["layer_lists"]["agree"] == len(LLAMA4_BASES)
 
