@@ -4175,3 +4175,15 @@ def run_interns1(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dic
     return _with_layer_lists(version, python, python_env, cases, [{"config": _interns1_base(2, 1),
                                                                    "layouts": [{"tp": 1}], "record": True,
                                                                    "engine_args": host}])
+
+
+#: Intern-S1's / InternVL's wrapper in CI: the first release, 0.24.0 (the projector built before the language model)
+#: and the last (the full runs: tools/quant_differential.py --interns1 N)
+INTERNS1_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.24.0",))
+
+
+@pytest.mark.parametrize("version", INTERNS1_SAMPLE)
+def test_interns1_construction_agrees(version):
+    report = run_interns1(version, int(os.environ.get("KVG_INTERNS1_CONFIGS", "3")),
+                          int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
+    _check_family_report(report, version, "Intern-S1 / InternVL", "interns1-construction")
