@@ -5,10 +5,11 @@ InternViT vision tower the ``qwen3_moe`` family of kvguard/data/quant_archs.json
 Mirrors vllm/model_executor/models/interns1.py (``InternS1ForConditionalGeneration``: the construction order, its
 ``hf_to_vllm_mapper``, ``InternS1MultiModalProjector``) and interns1_vit.py (``InternS1VisionModel`` /
 ``InternS1VisionEncoder`` / ``InternS1VisionLayer`` / ``InternSdpaAttention`` / ``InternS1VisionMLP``), read in
-0.10.2, 0.11.0, 0.11.1, 0.24.0, 0.26.0, 0.31.0, 0.32.0 and 0.33.0.
+0.10.2, 0.11.0, 0.11.1, 0.24.0, 0.26.0, 0.31.0, 0.32.0 and 0.33.0 (the construction order and the encoder's missing
+quantization config also in 0.12.0 – 0.23.0).
 
-The wrapper builds the vision tower first (prefix ``vision_tower``), then (up to 0.23.x) the language model and the
-projector, or (from 0.24.0) the projector and the language model; the projector's two layers are plain
+The wrapper builds the vision tower first (prefix ``vision_tower``), then (up to 0.14.x) the language model and the
+projector, or (from 0.15.0) the projector and the language model; the projector's two layers are plain
 ``nn.Linear`` (no sharding, no quantization method), so the order changes nothing kvguard checks.  The language
 model is the registered class of ``text_config.architectures[0]`` under ``language_model``; kvguard walks it only
 for Qwen3-MoE (the ``qwen3_moe`` family).  Each of the tower's ``num_hidden_layers`` layers builds its attention
@@ -21,7 +22,7 @@ tower's MLP is always split by tp.
 Left open (:func:`unmodelled`): another language model than Qwen3-MoE; a tower whose width the head count does not
 divide (``InternSdpaAttention``'s ValueError); methods other than :data:`METHODS`; an exclusion list the wrapper's
 mapper would rewrite where the method's config does not map it; ``--limit-mm-per-prompt`` /
-``--language-model-only`` (from 0.24.0 no tower is built when image and video are limited to 0) and pipeline
+``--language-model-only`` (from 0.15.0 no tower is built when image and video are limited to 0) and pipeline
 parallelism.
 """
 
