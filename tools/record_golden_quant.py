@@ -1616,6 +1616,30 @@ CASES += [
             "rank are whole groups: accepted"},
 ]
 
+# Intern-S1's wrapper (kvguard.quant.interns1: the InternViT tower, never quantized, then the qwen3_moe family under
+# language_model): tests/upstream/test_quant.py's INTERNS1_CONFIG, transformers' InternVL form at Intern-S1's sizes
+# (Qwen/Qwen3-235B-A22B's text config, an InternViT-6B tower; Intern-S1's own config.json names remote code);
+# recorded for 0.10.2, 0.14.1, 0.24.0, 0.28.0 and 0.33.0 with KVG_ORACLE_INSPECT=inprocess
+# KVG_ORACLE_TORCHVISION=stub: ``--vllm ... --only mi-internvl-s1-fp8-block-tp8 mi-internvl-s1-tower-tp4``
+INTERNS1_BLOCK_FP8 = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
+                      "weight_block_size": [128, 128]}
+CASES += [
+    {"id": "mi-internvl-s1-fp8-block-tp8", "model": "internlm/Intern-S1-FP8", "config_from": "INTERNS1_CONFIG",
+     "config_patch": {"quantization_config": INTERNS1_BLOCK_FP8}, "argv": ["-tp", "8"], "layout": {"tp": 8},
+     "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Intern-S1's sizes with block FP8 (128 x 128) at -tp 8: the tower is built unquantized; the experts' "
+            "1536 / 8 = 192 outputs per rank are not whole blocks of 128: refused up to 0.28.x, accepted from 0.29.0 "
+            "(the refined blocks run on Triton, the default host's)"},
+    {"id": "mi-internvl-s1-tower-tp4", "model": "internlm/Intern-S1", "config_from": "INTERNS1_CONFIG",
+     "config_patch": {"vision_config": {"model_type": "internvl_vision", "hidden_size": 3200,
+                                        "num_attention_heads": 25, "intermediate_size": 12802, "num_hidden_layers": 45,
+                                        "use_qk_norm": True, "norm_type": "rms_norm", "image_size": [448, 448],
+                                        "patch_size": [14, 14]}},
+     "argv": ["-tp", "4"], "layout": {"tp": 4}, "engine_args": {"swap_space": 0}, "engine_args_until": "0.17.1",
+     "why": "Intern-S1's sizes with a 12802-wide tower MLP at -tp 4: the language model's checks pass (64 heads, 4 KV "
+            "heads, experts of 1536), but the tower is built first and layer 0's fc1 splits 12802 by 4 (MI_divide)"},
+]
+
 
 def _ct_args(**k) -> dict:
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",

@@ -4177,8 +4177,8 @@ def run_interns1(version: str, n: int, seed: int = 7, n_layouts: int = 6) -> dic
                                                                    "engine_args": host}])
 
 
-#: Intern-S1's / InternVL's wrapper in CI: the first release, 0.24.0 (the projector built before the language model)
-#: and the last (the full runs: tools/quant_differential.py --interns1 N)
+#: Intern-S1's / InternVL's wrapper in CI: the first release, 0.24.0 (the first reading the InternVL config with
+#: transformers 5) and the last (the full runs: tools/quant_differential.py --interns1 N)
 INTERNS1_SAMPLE = release_sample(VERSIONS, "0.10.2", also=("0.24.0",))
 
 
@@ -4187,3 +4187,8 @@ def test_interns1_construction_agrees(version):
     report = run_interns1(version, int(os.environ.get("KVG_INTERNS1_CONFIGS", "3")),
                           int(os.environ.get("KVG_DIFF_SEED", "7")), n_layouts=3)
     _check_family_report(report, version, "Intern-S1 / InternVL", "interns1-construction")
+
+
+#: the golden cases' config (tools/record_golden_quant.py mi-internvl-s1-*): the InternVL form at Intern-S1's full
+#: sizes (94 Qwen3-MoE layers, 45 InternViT-6B layers)
+INTERNS1_CONFIG = _interns1_base(94, 45)
