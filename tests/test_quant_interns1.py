@@ -131,3 +131,16 @@ def test_intern_s1s_remote_code_config_is_undecidable(version):
                   auto_map={"AutoConfig": "configuration_interns1.InternS1Config"})
     with pytest.raises(Undecidable, match="its text_config stays a dictionary there"):
         kvguard.check(remote, vllm_version=version, tp=8, host=H100, trust_remote_code=True)
+
+
+@pytest.mark.parametrize("version, refused", [("0.10.2", True), ("0.21.0", True), ("0.22.1", False),
+                                              ("0.33.0", False)])
+def test_eplb_before_the_worker_registers_the_language_model(version, refused):
+    # the wrapper implements no MixtureOfExperts (interns1.py, every release read): up to 0.21.x the V1 worker's first
+    # EPLB step asserts on it; from 0.22.0 it registers the wrapper's language model (gpu_model_runner.py)
+    v = kvguard.check(INTERNVL, vllm_version=version, tp=2, dp=4, enable_expert_parallel=True, enable_eplb=True,
+                      host=H100)
+    if refused:
+        assert (v.ok, v.stage, v.check, v.exc_type) == (False, "worker", "W_eplb_no_moe_model", "AssertionError")
+    else:
+        assert v.ok and mi_skip(v) == ""

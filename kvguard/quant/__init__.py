@@ -1685,6 +1685,9 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
         registers = implements_moe(family, release)
         if registers and GLM4V_ARCH in facts.architectures:
             registers = release.within(_glm4v.EPLB_LANGUAGE_MODEL_SINCE)  # (the wrapper itself implements none)
+        if registers and any(a in INTERNS1_ARCHS for a in facts.architectures):
+            # (kvguard.quant.interns1) nor does Intern-S1's: the worker registers its language model from 0.22.0
+            registers = release.within(_interns1.EPLB_LANGUAGE_MODEL_SINCE)
         if launch.eplb and moe and not registers:
             # the worker finds no MoE model to balance (W_eplb_no_moe_model decides what follows)
             result = Outcome(needs=tuple(needs), eplb_without_moe_model=True)

@@ -37,11 +37,16 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["ARCHS", "LANGUAGE_MODEL", "METHODS", "ignored_names", "tower_layers", "unmodelled"]
+__all__ = ["ARCHS", "EPLB_LANGUAGE_MODEL_SINCE", "LANGUAGE_MODEL", "METHODS", "ignored_names", "tower_layers",
+           "unmodelled"]
 
 ARCHS = INTERNS1_ARCHS
 #: the text architecture whose construction kvguard walks under the wrapper (the ``qwen3_moe`` family)
 LANGUAGE_MODEL = "Qwen3MoeForCausalLM"
+#: the first release whose V1 worker, given ``--enable-eplb``, registers the wrapper's language model (the wrapper
+#: implements no ``MixtureOfExperts`` in any release read; before, the worker's first EPLB step asserts on it:
+#: W_eplb_no_moe_model), as for GLM-4.5V's (vllm/v1/worker/gpu_model_runner.py, 0.21.0 / 0.22.1)
+EPLB_LANGUAGE_MODEL_SINCE = "0.22.0"
 #: the checkpoint methods whose construction is proven through the wrapper (None: unquantized; ``fp8``: block FP8
 #: checkpoints and ``--quantization fp8``)
 METHODS = (None, "fp8")
