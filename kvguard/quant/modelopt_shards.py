@@ -18,7 +18,9 @@ Mirrors vllm/model_executor/layers/quantization/modelopt.py of each release (rea
 The MoE experts (``FusedMoE``; 0.33.0 ``RoutedExperts``) of Qwen3-MoE, Mixtral, MiniMax-M2 (0.11.1+, read in 0.11.1,
 0.20.0, 0.24.0, 0.28.0, 0.33.0: its router gate never takes the quantization config), Qwen3.5-MoE (0.17.0+, read in
 0.17.0, 0.20.0, 0.24.0, 0.33.0: Qwen3-Next's MoE block, router and shared-expert gates built without the quantization
-config; the exclusion list through the Qwen3-VL wrapper's mapper, kvguard.quant.qwen3_vl), DeepSeek-V2/V3 and Gemma 4
+config; the exclusion list through the Qwen3-VL wrapper's mapper, kvguard.quant.qwen3_vl), Llama 4's wrapper (its
+experts apply the router weight on the input, which no ModelOpt MoE backend choice reads: kvguard.quant.llama4),
+DeepSeek-V2/V3 and Gemma 4
 (0.28.0+, whose ``gelu_tanh`` experts get the same backends on the default host: kvguard.quant.gemma4),
 ``quant_algo`` FP8 (``ModelOptFp8MoEMethod``) and NVFP4 (``ModelOptNvFp4FusedMoE``), read in 0.10.2, 0.13.0, 0.14.1, 0.15.0, 0.16.0,
 0.20.0, 0.24.0, 0.28.0, 0.30.0, 0.33.0: the method picks its MoE backend while it is built, then ``create_weights``
