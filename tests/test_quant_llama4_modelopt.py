@@ -103,3 +103,13 @@ def test_experts_excluded_take_the_unquantized_method_with_eplb():
 def test_forms_left_open(cfg):
     res = _outcome(cfg, "0.28.0", tp=8)
     assert res.check is None and res.unmodelled
+
+
+@pytest.mark.parametrize("algo", ["FP8", "NVFP4"])
+def test_another_compute_capability_leaves_the_construction_open(algo):
+    # the experts' (and NVFP4's linear) kernel choice is the host's: decided for capability 9.0 only; on 10.0 the
+    # 1025-row refusal above is not asserted
+    b200 = kvguard.Host(**{**H100.__dict__, "gpu_capability": 100})
+    v = kvguard.check(_modelopt(algo, intermediate_size=8200), vllm_version="0.28.0", tp=8, host=b200)
+    assert v.check != "MI_nvfp4_input"
+    assert any("MI_model" in str(s) for s in v.skipped)
