@@ -21,10 +21,11 @@ VllmConfig; pydantic wraps their ValueError in a ValidationError for SchedulerCo
   model's is reset to 0 first), before only with concurrent partial prefills, which only 0.10.2 (V0 engine) and
   0.11.0 (VLLM_USE_V1 unset or 0) let reach SchedulerConfig (kvguard.rules.v1_features).  Those two also check the
   partial prefills themselves: at least 1, more than 1 only with chunked prefill, and at most as many long ones.
-- The fields' pydantic bounds (``max_num_seqs`` and ``max_num_batched_tokens`` at least 1 from 0.11.1,
-  ``num_lookahead_slots`` at least 0 on 0.11.1 - 0.11.2, the
-  threshold at least 0 from 0.25.0, ``max_num_active_seqs`` at least 1) refuse first, with pydantic's message
-  (naming the host's pydantic version): undecidable.
+- The fields' pydantic bounds (``max_num_batched_tokens`` and ``max_num_seqs`` at least 1 from 0.11.1,
+  ``max_num_active_seqs`` at least 1, the threshold at least 0 from 0.25.0, ``num_lookahead_slots`` at least 0 on
+  0.11.1 - 0.11.2) refuse first: one ValidationError for SchedulerConfig, an error per field in the class's
+  declaration order ("Input should be greater than or equal to 1").  Where the launch gives only one of batched
+  tokens and sequences, below 1, EngineArgs derives the other from it, below 1 too: both are refused.
 
 Only batched tokens the launch gives are read: EngineArgs' default is never below the maximum length without
 chunked prefill.  A maximum length the host decides (``-1`` / ``auto``, 0.14.0+) is not followed.  0.10.2's V0
@@ -161,25 +162,53 @@ def lookahead_bind(state: Any) -> dict:
     return {"slots": state.layout.num_lookahead_slots}
 
 
+#: SchedulerConfig's bounded fields the launch sets, in the class's declaration order: (field, flag, bound kind,
+#: bound, first release, last release) (vllm/config/scheduler.py: ``Field(default=…, ge=…)``, 0.11.1-0.33.0)
+_BOUNDED_FIELDS = (("max_num_batched_tokens", "--max-num-batched-tokens", "ge", 1, "0.11.1", None),
+                   ("max_num_seqs", "--max-num-seqs", "ge", 1, "0.11.1", None),
+                   ("max_num_active_seqs", "--max-num-active-seqs", "ge", 1, "0.31.0", None),
+                   ("long_prefill_token_threshold", "--long-prefill-token-threshold", "ge", 0, "0.25.0", None),
+                   ("num_lookahead_slots", "--num-lookahead-slots", "ge", 0, "0.11.1", "0.11.2"))
+
+
+def _batch_values(state: Any) -> dict:
+    """The batch fields SchedulerConfig is given from 0.11.1, where the launch sets one of them below 1: EngineArgs
+    fills the other as ``min(max_num_seqs * max_model_len, default)`` (batched tokens) or ``min(default,
+    max_num_batched_tokens)`` (sequences), a value below 1 too whatever the host's defaults."""
+    layout = state.layout
+    batched, seqs = layout.max_num_batched_tokens, layout.max_num_seqs
+    if batched is not None and seqs is None and batched < 1:
+        seqs = batched
+    elif seqs is not None and batched is None and seqs < 1:
+        length = _length(state)
+        if length is None:
+            state.undecided(f"--max-num-seqs {seqs} makes the default max_num_batched_tokens {seqs} x the maximum "
+                            "length, which the host decides here (-1 / auto)")
+        batched = seqs * length
+    return {"max_num_batched_tokens": batched, "max_num_seqs": seqs}
+
+
 def field_bounds(state: Any) -> None:
-    """SchedulerConfig's pydantic field bounds, checked as it is built (before any of its own checks)."""
+    """SchedulerConfig's pydantic field bounds, checked as it is built (before any of its own checks): one
+    ValidationError for SchedulerConfig with an error per field out of bounds, in declaration order."""
+    from ..verdict import ErrorEntry
+    from .cache_config import BOUND_ERRORS
+    from .engine import Refusal
+
     layout, release = state.layout, state.release
-    out = []
-    if release.within("0.11.1"):
-        out += [f"{flag} {value}" for flag, value in (("--max-num-seqs", layout.max_num_seqs),
-                                                      ("--max-num-batched-tokens", layout.max_num_batched_tokens))
-                if value is not None and value < 1]
-    if release.within("0.11.1") and layout.num_lookahead_slots < 0:
-        # 0.11.1 - 0.11.2, the option's last releases: declined with or without a draft, as the option table's
-        # bound declined it before the option was read here
-        out.append(f"--num-lookahead-slots {layout.num_lookahead_slots}")
-    if release.within("0.25.0") and layout.long_prefill_token_threshold < 0:
-        out.append(f"--long-prefill-token-threshold {layout.long_prefill_token_threshold}")
-    if layout.max_num_active_seqs is not None and layout.max_num_active_seqs < 1:
-        out.append(f"--max-num-active-seqs {layout.max_num_active_seqs}")
-    if out:
-        state.undecided(f"SchedulerConfig's field bounds refuse {', '.join(out)} with pydantic's message, which names "
-                        "the host's pydantic version: kvguard does not quote it")
+    batch = _batch_values(state) if release.within("0.11.1") else {}
+    entries = []
+    for name, _flag, kind, bound, since, until in _BOUNDED_FIELDS:
+        value = batch[name] if name in batch else getattr(layout, name)
+        if value is None or not release.within(since, until) or value >= bound:
+            continue
+        if name == "num_lookahead_slots" and getattr(state, "sc", None) is not None:
+            continue              # a speculative config gives its own slot count (its token count, checked before)
+        error_type, template = BOUND_ERRORS[kind]
+        message = template.format(bound=bound)
+        entries.append(ErrorEntry(error_type, (name,), message, value, {kind: bound}))
+    if entries:
+        raise Refusal("ValidationError", entries[0].msg, errors=tuple(entries))
 
 
 def active_above_seqs(state: Any) -> bool:

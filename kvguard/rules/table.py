@@ -2347,10 +2347,11 @@ RULES = (
 
     # ===================== SchedulerConfig (kvguard.rules.scheduler) ========
     Step("sch_field_bounds", stage="scheduler", apply=_scheduler.field_bounds,
-         description="SchedulerConfig's pydantic field bounds (max_num_seqs and max_num_batched_tokens at least 1 "
-                     "from 0.11.1, num_lookahead_slots at least 0 on 0.11.1-0.11.2, the long-prefill threshold at "
-                     "least 0 from 0.25.0, max_num_active_seqs at least "
-                     "1): pydantic's message names the host's pydantic version, so kvguard declines"),
+         description="SchedulerConfig's pydantic field bounds (max_num_batched_tokens and max_num_seqs at least 1 "
+                     "from 0.11.1, max_num_active_seqs at least 1, the long-prefill threshold at least 0 from "
+                     "0.25.0, num_lookahead_slots at least 0 on 0.11.1-0.11.2): a ValidationError for "
+                     "SchedulerConfig, an error per value out of bounds in declaration order ('Input should be "
+                     "greater than or equal to 1')"),
     Check("SCH_batched_below_len", stage="scheduler", scope="feature",
           when=_scheduler.batched_below_length, bind=_scheduler.length_bind, template=_scheduler.LENGTH_MESSAGE,
           source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
