@@ -9,7 +9,7 @@ import pytest
 
 import kvguard
 from kvguard.launch import argv
-from tests.upstream.argv_runner import table_text
+from tests.upstream.argv_runner import merge_tables, split_table, table_text
 
 PATH = Path(kvguard.__file__).parent / "data" / "serve_options.json"
 
@@ -56,6 +56,15 @@ def reread(monkeypatch, tmp_path):
 
 def test_the_file_is_laid_out_as_its_generator_writes_it(whole):
     assert PATH.read_text(encoding="utf-8") == table_text(whole)
+
+
+def test_the_file_splits_into_the_dumps_it_was_merged_from(whole):
+    """--refresh-table replaces some releases' dumps and merges again: split then merge gives the file back."""
+    dumps = split_table(whole)
+    assert list(dumps) == whole["versions"]
+    assert dumps["0.33.0"]["options"]["--max-num-seqs"]["dest"] == "max_num_seqs"
+    assert "--max-num-seqs" in dumps["0.33.0"]["order"]
+    assert table_text(merge_tables(dumps)) == PATH.read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("layout", ["as generated", "decoded whole"])

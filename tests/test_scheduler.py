@@ -106,3 +106,25 @@ def test_negative_lookahead_slots_meet_the_field_bound_from_0_11_1(capsys, versi
     out = capsys.readouterr().out
     assert "raises:  ValidationError, surfacing as pydantic ValidationError for SchedulerConfig" in out
     assert "message: Input should be greater than or equal to 0" in out
+
+
+@pytest.mark.parametrize(("version", "flag", "value", "bound"), [
+    ("0.26.0", "--max-num-scheduled-tokens", "-1", "an int >= 0 or null"),
+    ("0.31.0", "--max-num-scheduled-tokens", "-1", "an int >= 0 or null"),
+    ("0.32.0", "--max-num-scheduled-tokens", "0", "an int >= 1 or null"),
+    ("0.33.0", "--max-num-scheduled-tokens", "0", "an int >= 1 or null"),
+    ("0.33.0", "--max-num-queued-tokens", "-1", "an int >= 0 or null"),
+])
+def test_human_readable_scheduler_options_out_of_bounds_are_undecidable(capsys, version, flag, value, bound):
+    """The releases refuse these with SchedulerConfig's field bound (a ValidationError); the option is passed over,
+    so kvguard declines rather than accept (the option table had no bounds for human-readable ints)."""
+    status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B", flag, value])
+    assert status == 2
+    assert f"validates {flag}='{value}' into its config class, whose field refuses it (the field is {bound})" \
+        in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("version", "value"), [("0.26.0", "0"), ("0.33.0", "2k")])
+def test_human_readable_scheduler_options_within_bounds_pass(serve_json, version, value):
+    status, data = serve_json(version, "--max-num-scheduled-tokens", value)
+    assert (status, data["ok"]) == (0, True)

@@ -262,8 +262,11 @@ def _option_bounds(action):
         return None
     convert = action.type
     name = getattr(convert, "__name__", None)
+    # (``optional_type(human_readable_int)``: --max-num-scheduled-tokens, --kv-cache-memory-bytes, … whose fields
+    # are bounded too)
     if convert is not None and convert not in (int, float, str) and name != "human_readable_int" and not (
-            name == "_optional_type" and _inner_type(convert) in ("<class 'int'>", "<class 'float'>", "<class 'str'>")):
+            name == "_optional_type" and _inner_type(convert) in (
+                "<class 'int'>", "<class 'float'>", "<class 'str'>", "<function human_readable_int at 0x…>")):
         return None
     if _CLASSES is None:
         _CLASSES = _config_classes()
@@ -771,6 +774,29 @@ def merge_tables(dumps: dict) -> dict:
                        "orders: the parser's own order of the option strings",
             "versions": versions, "specs": specs, "options": {name: options[name] for name in names},
             "orders": orders}
+
+
+#: the compact table's spec keys -> the dump's entry keys (merge_tables)
+_SPEC_KEYS = {"n": "nargs", "a": "action", "d": "dest", "o": "option_strings", "t": "type", "c": "choices",
+              "v": "value", "f": "fields", "i": "inner", "b": "bounds"}
+
+
+def split_table(table: dict) -> dict:
+    """The inverse of merge_tables: {version: the dump_options output it was merged from}, as far as the table keeps
+    it (``merge_tables(split_table(table)) == table``), so that some releases' dumps can be replaced without an
+    oracle for every release (test_argv_differential --refresh-table)."""
+    versions = table["versions"]
+    names = sorted(table["options"])
+    dumps: dict = {version: {"options": {}} for version in versions}
+    for name in names:
+        for spec_id, first, last in table["options"][name]:
+            entry = {_SPEC_KEYS[key]: value for key, value in table["specs"][spec_id].items()}
+            for version in versions[first:last + 1]:
+                dumps[version]["options"][name] = dict(entry)
+    for order, first, last in table.get("orders", ()):
+        for version in versions[first:last + 1]:
+            dumps[version]["order"] = [names[i] for i in order]
+    return dumps
 
 
 def dump_titles(out_path):

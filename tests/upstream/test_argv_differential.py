@@ -23,6 +23,7 @@ unless KVG_REQUIRE_ORACLE=1.  ``KVG_ARGV_REPORT_DIR`` keeps the per-release repo
 
 Regenerate kvguard/data/serve_options.json (the per-release option table kvguard parses with)
 from all built oracles:  python -m tests.upstream.test_argv_differential --regenerate-table
+(some releases' entries only: ``--refresh-table V1 V2 …``)
 """
 
 from __future__ import annotations
@@ -713,11 +714,14 @@ def _dump_every_release(flag: str) -> dict:
     """``argv_runner.py FLAG PATH`` in every built oracle: the release -> its dump."""
     from kvguard.versions import SUPPORTED_VERSIONS
 
+    return _dump_releases(flag, [version for version in SUPPORTED_VERSIONS if "+" not in version])
+
+
+def _dump_releases(flag: str, versions: list[str]) -> dict:
+    """``argv_runner.py FLAG PATH`` in these releases' oracles: the release -> its dump."""
     dumps = {}
     with tempfile.TemporaryDirectory(prefix="kvg-argv-dump-") as tmp:
-        for version in SUPPORTED_VERSIONS:
-            if "+" in version:
-                continue
+        for version in versions:
             found = oracle_command(version)
             if found is None:
                 raise SystemExit(f"no oracle for vLLM {version}")
@@ -733,6 +737,19 @@ def regenerate_table(out: Path) -> None:
     from tests.upstream.argv_runner import merge_tables, table_text
 
     out.write_text(table_text(merge_tables(_dump_every_release("--dump-options"))))
+
+
+def refresh_table(out: Path, versions: list[str]) -> None:
+    """Dump these releases' serve option tables and put them in place of theirs in ``out``, the other releases'
+    entries kept as they are (a fix to the dump that touches a few releases, without an oracle for every one)."""
+    from tests.upstream.argv_runner import merge_tables, split_table, table_text
+
+    dumps = split_table(json.loads(out.read_text()))
+    unknown = sorted(set(versions) - set(dumps))
+    if unknown:
+        raise SystemExit(f"not in the table: {', '.join(unknown)} (--regenerate-table adds releases)")
+    dumps.update(_dump_releases("--dump-options", versions))
+    out.write_text(table_text(merge_tables(dumps)))
 
 
 def regenerate_titles(out: Path) -> None:
@@ -763,6 +780,8 @@ def titles_text(dumps: dict[str, dict[str, str]]) -> str:
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--regenerate-table"]:
         regenerate_table(HERE.parents[1] / "kvguard" / "data" / "serve_options.json")
+    elif sys.argv[1:2] == ["--refresh-table"]:
+        refresh_table(HERE.parents[1] / "kvguard" / "data" / "serve_options.json", sys.argv[2:])
     elif sys.argv[1:2] == ["--regenerate-titles"]:
         regenerate_titles(HERE.parents[1] / "kvguard" / "data" / "config_titles.json")
     else:
