@@ -8,8 +8,8 @@ a name each, ~6M instructions).  They live here, and each module takes its own f
 
 from __future__ import annotations
 
-__all__ = ["CT_METHOD", "DSV4_ARCH", "ERNIE45_VL_ARCH", "GEMMA3_MM_ARCH", "GEMMA4_FAMILY", "GLM4V_ARCH", "GPT_OSS_FAMILY", "KIMI_K25_ARCH",
-           "KIMI_K3_ARCH", "LLAMA4_FAMILY", "MIXED_METHOD", "MODELOPT_SHARD_METHODS", "NEMOTRON_H_ARCH",
+__all__ = ["CT_METHOD", "DSV4_ARCH", "ERNIE45_VL_ARCH", "GEMMA3_MM_ARCH", "GEMMA4_FAMILY", "GLM4V_ARCH", "GPT_OSS_FAMILY",
+           "INTERNS1_ARCHS", "KIMI_K25_ARCH", "KIMI_K3_ARCH", "LLAMA4_FAMILY", "MIXED_METHOD", "MODELOPT_SHARD_METHODS", "NEMOTRON_H_ARCH",
            "QWEN2_VL_ARCHS", "QWEN3_VL_ARCHS", "TOWER_DATA_PARALLEL"]
 
 #: kvguard.quant.dsv4: the registry's name of DeepSeek-V4's CUDA text model
