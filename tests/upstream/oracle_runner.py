@@ -68,6 +68,23 @@ def torch_compat():
     if cpu is not None and not hasattr(cpu, "_is_avx512_supported") \
             and hasattr(getattr(torch, "cpu", None), "_is_avx512_supported"):
         cpu._is_avx512_supported = torch.cpu._is_avx512_supported
+    cpu_without_amx()
+
+
+def cpu_without_amx():
+    """The oracle host stands in for a CPU without AMX tiles, whatever the machine has.  The CPU platform of 0.22.0+
+    asks ``torch.cpu._is_amx_tile_supported()`` while it updates the config (with linear-attention layers it turns
+    prefix caching and chunked prefill off up to 0.24.x; from 0.26.0 it resets the Mamba SSM cache dtype; from 0.30.0
+    it picks the AMX MLA backend): an answer of the machine, which kvguard's CPU platform facts do not model (they
+    are those of a CPU without AMX).  Without this, a tier's verdicts would change with the machine CI runs on."""
+    import torch
+
+    def no_amx() -> bool:
+        return False
+
+    for owner in (getattr(torch, "cpu", None), getattr(torch._C, "_cpu", None)):
+        if owner is not None and hasattr(owner, "_is_amx_tile_supported"):
+            owner._is_amx_tile_supported = no_amx
 
 
 def inspect_in_process():
