@@ -18,11 +18,6 @@ from kvguard.front import examine
 MINIMAX_M3_MXFP8 = ("VLLM_USE_BREAKABLE_CUDAGRAPH=0 vllm serve MiniMaxAI/MiniMax-M3-MXFP8 --tensor-parallel-size 8 "
                     "--block-size 128 --tool-call-parser minimax_m3 --reasoning-parser minimax_m3 "
                     "--enable-auto-tool-choice")
-MINIMAX_M3_NVFP4 = ("VLLM_ENGINE_READY_TIMEOUT_S=3600 VLLM_ROCM_QUICK_REDUCE_QUANTIZATION=INT4 VLLM_ROCM_USE_AITER=1 "
-                    "VLLM_ROCM_USE_AITER_FUSION_SHARED_EXPERTS=1 VLLM_ROCM_USE_AITER_MHA=0 "
-                    "VLLM_USE_BREAKABLE_CUDAGRAPH=0 VLLM_FLOAT32_MATMUL_PRECISION=high vllm serve "
-                    "nvidia/MiniMax-M3-NVFP4 --tensor-parallel-size 8 --trust-remote-code --block-size 128 "
-                    "--tool-call-parser minimax_m3 --reasoning-parser minimax_m3 --enable-auto-tool-choice")
 KIMI_LINEAR_TP8 = ("vllm serve moonshotai/Kimi-Linear-48B-A3B-Instruct --port 8000 --tensor-parallel-size 8 "
                    "--max-model-len 1048576 --trust-remote-code")
 KIMI_LINEAR_TP1 = "vllm serve moonshotai/Kimi-Linear-48B-A3B-Instruct --trust-remote-code --tensor-parallel-size 1"
@@ -42,8 +37,6 @@ UNKNOWN_MODELOPT_ALGO = ("ValueError", "Unknown ModelOpt quant algo: MIXED_PRECI
 CASES = [
     ("0.33.0", MINIMAX_M3_MXFP8, None),
     ("0.24.0", MINIMAX_M3_MXFP8, None),
-    ("0.33.0", MINIMAX_M3_NVFP4, None),
-    ("0.28.0", MINIMAX_M3_NVFP4, None),
     ("0.33.0", KIMI_LINEAR_TP8, None),
     ("0.33.0", KIMI_LINEAR_TP1, None),
     ("0.20.0", KIMI_LINEAR_TP8, None),
