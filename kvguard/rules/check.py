@@ -472,7 +472,7 @@ def to_exception(verdict: Verdict) -> BaseException:
     from pydantic_core import ArgsKwargs, ValidationError
 
     if verdict.exc_type == "ValidationError":
-        line_errors = []
+        line_errors: list[Any] = []  # pydantic's InitErrorDetails, a TypedDict the items build key by key
         for e in verdict.errors:
             item: dict[str, Any] = {"type": e.type, "loc": e.loc, "input": e.input}
             if e.ctx:
