@@ -18,6 +18,13 @@ from kvguard.front import examine
 MINIMAX_M3_MXFP8 = ("VLLM_USE_BREAKABLE_CUDAGRAPH=0 vllm serve MiniMaxAI/MiniMax-M3-MXFP8 --tensor-parallel-size 8 "
                     "--block-size 128 --tool-call-parser minimax_m3 --reasoning-parser minimax_m3 "
                     "--enable-auto-tool-choice")
+MINIMAX_M3_NVFP4 = ("VLLM_ENGINE_READY_TIMEOUT_S=3600 VLLM_ROCM_QUICK_REDUCE_CAST_BF16_TO_FP16=0 "
+                    "VLLM_ROCM_QUICK_REDUCE_QUANTIZATION=INT4 VLLM_ROCM_QUICK_REDUCE_QUANTIZATION_MIN_SIZE_KB=256 "
+                    "VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT=0 VLLM_ROCM_USE_AITER=1 VLLM_ROCM_USE_AITER_FUSION_SHARED_EXPERTS=1 "
+                    "VLLM_ROCM_USE_AITER_MHA=0 VLLM_USE_BREAKABLE_CUDAGRAPH=0 VLLM_FLOAT32_MATMUL_PRECISION=high "
+                    "vllm serve nvidia/MiniMax-M3-NVFP4 --tensor-parallel-size 8 --trust-remote-code --block-size 128 "
+                    "--tool-call-parser minimax_m3 --reasoning-parser minimax_m3 --enable-auto-tool-choice")
+MINIMAX_M3_NVFP4_PLAIN = "vllm serve nvidia/MiniMax-M3-NVFP4 --tensor-parallel-size 8"
 KIMI_LINEAR_TP8 = ("vllm serve moonshotai/Kimi-Linear-48B-A3B-Instruct --port 8000 --tensor-parallel-size 8 "
                    "--max-model-len 1048576 --trust-remote-code")
 KIMI_LINEAR_TP1 = "vllm serve moonshotai/Kimi-Linear-48B-A3B-Instruct --trust-remote-code --tensor-parallel-size 1"
@@ -37,6 +44,9 @@ UNKNOWN_MODELOPT_ALGO = ("ValueError", "Unknown ModelOpt quant algo: MIXED_PRECI
 CASES = [
     ("0.33.0", MINIMAX_M3_MXFP8, None),
     ("0.24.0", MINIMAX_M3_MXFP8, None),
+    ("0.33.0", MINIMAX_M3_NVFP4, None),
+    ("0.32.0", MINIMAX_M3_NVFP4, None),
+    ("0.28.0", MINIMAX_M3_NVFP4, None),
     ("0.33.0", KIMI_LINEAR_TP8, None),
     ("0.33.0", KIMI_LINEAR_TP1, None),
     ("0.20.0", KIMI_LINEAR_TP8, None),
@@ -61,3 +71,31 @@ def test_recipe_launch_gets_the_measured_verdict(release, command, refusal):
         assert (verdict["ok"], verdict["exc_type"], verdict["message"], verdict["check"]) == (
             False, exc_type, message, check)
         assert verdict["wrapped_by"] == "ModelConfig"
+
+
+#: what kvguard does not model of the NVIDIA export (config.json's MIXED_PRECISION table names MXFP8 layers beside the
+#: NVFP4 experts): the checks it leaves open, with their reasons, where the release accepts
+MINIMAX_M3_NVFP4_SKIPPED = [
+    {"check": "VC_quant_act_dtype",
+     "reason": "a MIXED_PRECISION layer of quant_algo 'MXFP8' (not FP8 / NVFP4 / W4A16_NVFP4) is not modelled"},
+    {"check": "MI_model", "reason": "the weight-shard checks of MiniMaxM3SparseForConditionalGeneration are not modelled"},
+]
+
+
+@pytest.mark.parametrize("release", ["0.33.0", "0.28.0"])
+def test_minimax_m3_nvfp4_reads_the_per_layer_table_of_its_compressed_entry(release):
+    """The whole table is read: its MXFP8 layers leave the activation-dtype check open (an abridged copy that kept
+    only NVFP4 layers would decide it)."""
+    report = examine(release, MINIMAX_M3_NVFP4_PLAIN)
+    verdict = report.verdict.to_dict()
+    assert (report.source, verdict["ok"]) == ("catalog", True)
+    assert verdict["skipped"] == MINIMAX_M3_NVFP4_SKIPPED
+
+
+def test_minimax_m3_nvfp4_before_its_architecture_asks_for_remote_code():
+    """0.20.0 registers no MiniMaxM3 class, and config.json's auto_map names repository code: the release asks for
+    --trust-remote-code (transformers' message, wrapped by ModelConfig; golden case catalog-minimax-m3-nvfp4-tp8)."""
+    verdict = examine("0.20.0", MINIMAX_M3_NVFP4_PLAIN).verdict.to_dict()
+    assert (verdict["ok"], verdict["exc_type"], verdict["wrapped_by"]) == (False, "ValueError", "ModelConfig")
+    assert verdict["message"].startswith("The repository nvidia/MiniMax-M3-NVFP4 contains custom code which must be "
+                                         "executed to correctly load the model.")

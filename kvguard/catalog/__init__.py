@@ -8,6 +8,13 @@ the entry is then undecidable), and ``safetensors_dtypes`` where config.json nam
 vLLM then reads, with their source); ``source`` says where the values come from
 (tests/data/catalog_sources.md has the cross-checks).  Used when a ``vllm serve``
 model is neither a local path nor in the Hugging Face cache.
+
+An entry is ``<org>--<name>.json``, the repo id spelled as a file name, or ``<org>--<name>.json.gz``, the same JSON
+gzip-compressed, for a checkpoint whose files carry a per-layer quantization table (a ModelOpt MIXED_PRECISION
+export: thousands of layer names, which kvguard reads) too large to ship as plain text (every package data file
+stays under 1 MB).  A lookup finds an entry by its repo id or bare name from the file names alone and reads that one
+file; only an alias not found that way reads the plain entries, never a compressed one (whose aliases may only
+repeat its bare name: tests/test_catalog_store.py).
 """
 
 from __future__ import annotations
@@ -65,33 +72,81 @@ class CatalogEntry(Record):
 
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
+#: the file name endings of a plain and of a gzip-compressed entry
+PLAIN_SUFFIX = ".json"
+COMPRESSED_SUFFIX = ".json.gz"
 
 
 def _read(name: str) -> CatalogEntry:
-    with open(os.path.join(_HERE, name), encoding="utf-8") as fh:
-        data = json.load(fh)
+    path = os.path.join(_HERE, name)
+    if name.endswith(COMPRESSED_SUFFIX):
+        import gzip  # only for the entry asked for: zlib stays out of a check of a plainly stored model
+
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            data = json.load(fh)
+    else:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
     return CatalogEntry(data["id"], tuple(data.get("aliases") or ()), data.get("source") or {}, data["config"],
                         data.get("hf_quant_config"), data.get("quantization_unknown"), data.get("safetensors_dtypes"))
 
 
+def entry_stem(file_name: str) -> Optional[str]:
+    """``<org>--<name>`` of an entry's file name, None for a file that is no entry."""
+    for suffix in (COMPRESSED_SUFFIX, PLAIN_SUFFIX):
+        if file_name.endswith(suffix):
+            return file_name[:-len(suffix)]
+    return None
+
+
+@lru_cache(maxsize=1)
+def _file_names() -> tuple[str, ...]:
+    return tuple(name for name in sorted(os.listdir(_HERE)) if entry_stem(name) is not None)
+
+
+@lru_cache(maxsize=1)
+def _files_by_name() -> dict[str, str]:
+    """Each entry's repo id and bare name (lower case), as its file name spells them, -> its file name; the first
+    file in name order keeps a name (the catalog's names are unique: tests/test_catalog_store.py)."""
+    found: dict[str, str] = {}
+    for file_name in _file_names():
+        repo_id = str(entry_stem(file_name)).replace("--", "/", 1).lower()
+        found.setdefault(repo_id, file_name)
+        found.setdefault(repo_id.split("/")[-1], file_name)
+    return found
+
+
+@lru_cache(maxsize=None)
+def _entry(file_name: str) -> CatalogEntry:
+    return _read(file_name)
+
+
 @lru_cache(maxsize=1)
 def entries() -> tuple[CatalogEntry, ...]:
-    return tuple(_read(name) for name in sorted(os.listdir(_HERE)) if name.endswith(".json"))
+    """Every entry, in file name order (this reads and decompresses them all)."""
+    return tuple(_entry(name) for name in _file_names())
+
+
+def _names(entry: CatalogEntry) -> set[str]:
+    return {entry.id.lower(), entry.id.split("/")[-1].lower(), *(a.lower() for a in entry.aliases)}
 
 
 def lookup(name: str) -> Optional[CatalogEntry]:
     """The entry for a repo id (``org/name``), its bare name, or an alias; case-insensitive."""
     key = name.strip().rstrip("/").lower()
-    if "/" in key and entries.cache_info().currsize == 0:
-        # a repo id spelled as its file is named: read that file only (a check reads one model)
+    file_name = _files_by_name().get(key)
+    if file_name is not None:
+        # a repo id or bare name as a file spells it: that file only (a check reads one model)
         try:
-            entry = _read(name.strip().rstrip("/").replace("/", "--") + ".json")
+            entry = _entry(file_name)
         except (OSError, ValueError, KeyError):
             entry = None
-        if entry is not None and entry.id.lower() == key:
+        if entry is not None and key in _names(entry):
             return entry
-    for entry in entries():
-        names = {entry.id.lower(), entry.id.split("/")[-1].lower(), *(a.lower() for a in entry.aliases)}
-        if key in names:
+    for file_name in _file_names():
+        if file_name.endswith(COMPRESSED_SUFFIX):
+            continue  # found by its file name above: its aliases only repeat its bare name
+        entry = _entry(file_name)
+        if key in _names(entry):
             return entry
     return None
