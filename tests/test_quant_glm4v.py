@@ -73,7 +73,7 @@ def test_the_tower_qkv_layer_is_named_by_the_method(version, message):
 
 def test_tower_layers_in_construction_order():
     facts = model_facts(glm45v(depth=1), vllm_version="0.33.0")
-    built = glm4v.tower_layers(facts.resolved_top, resolve("0.33.0"), None)
+    built = glm4v.tower_layers(facts.resolved_top, glm4v.ARCH, None, resolve("0.33.0"))
     assert [(layer.prefix, layer.kind, layer.input_size, layer.output_sizes) for layer in built] == [
         ("visual.blocks.0.attn.qkv", "qkv", 1536, ()),
         ("visual.blocks.0.attn.proj", "row", 1536, (1536,)),
@@ -83,7 +83,7 @@ def test_tower_layers_in_construction_order():
         ("visual.merger.gate_up_proj", "merged", 4096, (10944, 10944)),
         ("visual.merger.down_proj", "row", 10944, (4096,))]
     assert built[0].qkv == (1536, 128, 12, 12)
-    assert [layer.prefix for layer in glm4v.tower_layers(facts.resolved_top, resolve("0.17.1"), "fp8")][:1] == [
+    assert [layer.prefix for layer in glm4v.tower_layers(facts.resolved_top, glm4v.ARCH, "fp8", resolve("0.17.1"))][:1] == [
         "visual.blocks.0.attn.qkv_proj"]
 
 

@@ -111,7 +111,6 @@ from .names import (
     CT_METHOD,
     DSV4_ARCH,
     ERNIE45_VL_ARCH,
-    GEMMA3_MM_ARCH,
     GEMMA4_FAMILY,
     GLM4V_ARCH,
     GPT_OSS_FAMILY,
@@ -122,9 +121,8 @@ from .names import (
     MIXED_METHOD,
     MODELOPT_SHARD_METHODS,
     NEMOTRON_H_ARCH,
-    QWEN2_VL_ARCHS,
-    QWEN3_VL_ARCHS,
     TOWER_DATA_PARALLEL,
+    TOWER_WRAPPERS,
 )
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -134,7 +132,6 @@ if TYPE_CHECKING:
     from . import compressed_tensors as _ct
     from . import dsv4 as _dsv4
     from . import ernie45_vl as _ernie45_vl
-    from . import gemma3_mm as _gemma3_mm
     from . import gemma4 as _gemma4
     from . import glm4v as _glm4v
     from . import gpt_oss as _gpt_oss
@@ -147,7 +144,6 @@ if TYPE_CHECKING:
     from . import modelopt_shards as _mo_shards
     from . import nemotron_h as _nemotron_h
     from . import online as _online
-    from . import qwen2_vl as _qwen2_vl
     from . import qwen3_vl as _qwen3_vl
     from . import wna16_moe as _wna16_moe
     from . import wrappers as _wrappers
@@ -156,10 +152,10 @@ if TYPE_CHECKING:
 #: first reads one of its names (a launch of a model none of them concerns reads none of them)
 _ON_FIRST_USE = {"_ct": "compressed_tensors", "_dsv4": "dsv4", "_ernie45_vl": "ernie45_vl", "_gemma4": "gemma4",
                  "_glm4v": "glm4v", "_gpt_oss": "gpt_oss",
-                 "_gemma3_mm": "gemma3_mm", "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_llama4": "llama4",
+                 "_kimi_k3": "kimi_k3", "_kimi": "kimi_k25", "_llama4": "llama4",
                  "_modelopt": "modelopt", "_mixed": "modelopt_mixed",
                  "_mo_shards": "modelopt_shards", "_nemotron_h": "nemotron_h", "_online": "online",
-                 "_qwen2_vl": "qwen2_vl", "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers",
+                 "_qwen3_vl": "qwen3_vl", "_wna16_moe": "wna16_moe", "_wrappers": "wrappers",
                  "_interns1": "interns1"}
 
 
@@ -1288,6 +1284,19 @@ def _condition_met(conditions: list, fam: dict, facts, release) -> Optional[str]
     return None
 
 
+def _tower_wrappers(architectures: "tuple[str, ...] | list[str]") -> list[tuple[Any, str]]:
+    """(the module, the architecture) of each wrapper of kvguard.quant.names.TOWER_WRAPPERS that ``architectures``
+    names, in that order (the module imported here: a model none of them concerns imports none)."""
+    found = []
+    for module, names in TOWER_WRAPPERS:
+        architecture = next((a for a in architectures if a in names), None)
+        if architecture is not None:
+            from importlib import import_module
+
+            found.append((import_module(f"{__name__}.{module}"), architecture))
+    return found
+
+
 def _kimi_unmodelled(facts, release, launch: Launch, scheme: Optional[QuantScheme],
                      quant_cfg: Mapping[str, Any]) -> Optional[str]:
     """Why a Kimi-K2.5 launch is not decided (kvguard.quant.kimi_k25), with the ModelOpt exclusion list's answer for
@@ -1460,62 +1469,25 @@ def _outcome(facts, release, launch: Launch) -> Outcome:
             scheme = QuantScheme("mxfp4")
         launch = _replace(launch, quantization=None) if launch.quantization else launch
     quant_cfg = facts.resolved_top.get("quantization_config") or facts.resolved.get("quantization_config") or {}
-    vl = next((a for a in facts.architectures if a in QWEN3_VL_ARCHS), None)
-    if vl is not None:
-        # (kvguard.quant.qwen3_vl) the vision tower is built first, with the quantization config: the methods proven
-        # through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
+    for wrapper, architecture in _tower_wrappers(facts.architectures):
+        # (kvguard.quant.wrappers) the wrapper builds its vision tower first (Qwen3-VL / Qwen3.5, Qwen2-VL /
+        # Qwen2.5-VL, Gemma 3, Intern-S1, GLM-4.5V): the language models, methods and launches proven through it, the
+        # exclusion list in the names the wrapper's checkpoint-name mapper gives it, then the tower's own refusal
+        # before its layers (Qwen2-VL's first attention block divides the heads by tp)
         method = scheme.method if scheme is not None else launch.quantization
-        if scheme is not None and not scheme.modelled and scheme.method.startswith("modelopt"):
+        if (getattr(wrapper, "READS_MODELOPT_METHOD", False) and scheme is not None and not scheme.modelled
+                and scheme.method.startswith("modelopt")):
             method = _modelopt_read(quant_cfg, family, release)[0] or method  # the method ModelOpt's override names
-        why = _qwen3_vl.unmodelled(facts.resolved_top, vl, method, launch, release, facts.resolved.get("model_type"),
-                                   scheme.ignored if scheme is not None else ())
+        why = wrapper.unmodelled(facts, architecture, method, scheme.ignored if scheme is not None else (), launch,
+                                 release)
         if why is not None:
             return Outcome(unmodelled=why)
         if scheme is not None:
-            scheme = _replace(scheme, ignored=_qwen3_vl.ignored_names(scheme.ignored))
-    qwen2_vl = next((a for a in facts.architectures if a in QWEN2_VL_ARCHS), None)
-    if qwen2_vl is not None:
-        # (kvguard.quant.qwen2_vl) Qwen2-VL's / Qwen2.5-VL's vision tower, built first with the quantization config:
-        # the methods proven through it; Qwen2-VL's first attention block divides the heads by tp before its layers
-        why = _qwen2_vl.unmodelled(facts.resolved_top, qwen2_vl, scheme.method if scheme is not None
-                                   else launch.quantization, scheme.ignored if scheme is not None else (), launch,
-                                   release)
-        if why is not None:
-            return Outcome(unmodelled=why)
-        if scheme is not None:
-            scheme = _replace(scheme, ignored=_qwen2_vl.ignored_names(scheme.ignored))
-        split = _qwen2_vl.head_split_refused(facts.resolved_top, qwen2_vl, launch)
-        if split is not None:
-            return Outcome("MI_divide", {"numerator": split[0], "denominator": split[1]}, split[2])
-    if GEMMA3_MM_ARCH in facts.architectures:
-        # (kvguard.quant.gemma3_mm) Gemma 3's multimodal wrapper builds the SigLIP tower first, with the quantization
-        # config: the methods proven through it, the exclusion list in the names the wrapper's mapper gives it
-        why = _gemma3_mm.unmodelled(facts.resolved_top, scheme.method if scheme is not None else launch.quantization,
-                                    scheme.ignored if scheme is not None else (), launch, release)
-        if why is not None:
-            return Outcome(unmodelled=why)
-        if scheme is not None:
-            scheme = _replace(scheme, ignored=_gemma3_mm.ignored_names(scheme.ignored))
-    interns1 = next((a for a in facts.architectures if a in INTERNS1_ARCHS), None)
-    if interns1 is not None:
-        # (kvguard.quant.interns1) Intern-S1's wrapper builds the InternViT tower first, never quantized: the
-        # language models and methods proven through it, the exclusion list in the names the wrapper's mapper gives it
-        why = _interns1.unmodelled(facts.resolved_top, interns1, scheme.method if scheme is not None
-                                   else launch.quantization, scheme.ignored if scheme is not None else (), launch,
-                                   release)
-        if why is not None:
-            return Outcome(unmodelled=why)
-        if scheme is not None:
-            scheme = _replace(scheme, ignored=_interns1.ignored_names(scheme.ignored))
-    if GLM4V_ARCH in facts.architectures:
-        # (kvguard.quant.glm4v) GLM-4.5V's vision tower is built first, with the quantization config: the methods
-        # proven through it, and Fp8Config's ignore list in the names the wrapper's checkpoint-name mapper gives it
-        why = _glm4v.unmodelled(facts.resolved_top, scheme.method if scheme is not None else launch.quantization,
-                                launch, release, scheme.ignored if scheme is not None else ())
-        if why is not None:
-            return Outcome(unmodelled=why)
-        if scheme is not None:
-            scheme = _replace(scheme, ignored=_glm4v.ignored_names(scheme.ignored))
+            scheme = _replace(scheme, ignored=wrapper.ignored_names(scheme.ignored))
+        refused = getattr(wrapper, "refused", None)
+        refusal = refused(facts.resolved_top, architecture, launch) if refused is not None else None
+        if refusal is not None:
+            return Outcome(*refusal)
     if KIMI_K25_ARCH in facts.architectures:
         # (kvguard.quant.kimi_k25) the wrapper's releases and the vision tower built quantized left open
         why = _kimi_unmodelled(facts, release, launch, scheme, quant_cfg)
@@ -1749,19 +1721,10 @@ def _unique_layers(facts, family: str, release, scheme: Optional[QuantScheme]) -
     unique: list[tuple[Layer, str]] = []
     seen: set[tuple[Any, Any]] = set()
     stack = layers(facts.resolved, family, release, tuple(facts.architectures))
-    if any(a in QWEN3_VL_ARCHS for a in facts.architectures):
-        stack = _qwen3_vl.tower_layers(facts.resolved_top) + stack  # the vision tower, before the language model
-    qwen2_vl = next((a for a in facts.architectures if a in QWEN2_VL_ARCHS), None)
-    if qwen2_vl is not None:
-        # the vision tower, before the language model
-        stack = _qwen2_vl.tower_layers(facts.resolved_top, qwen2_vl, _qwen2_vl.tower_quantized(
-            scheme.method if scheme is not None else None, release)) + stack
-    if GLM4V_ARCH in facts.architectures:
-        stack = _glm4v.tower_layers(facts.resolved_top, release, scheme.method if scheme is not None else None) + stack
-    if GEMMA3_MM_ARCH in facts.architectures:
-        stack = _gemma3_mm.tower_layers(facts.resolved_top) + stack  # the SigLIP tower, before the language model
-    if any(a in INTERNS1_ARCHS for a in facts.architectures):
-        stack = _interns1.tower_layers(facts.resolved_top) + stack  # the InternViT tower, before the language model
+    for wrapper, architecture in _tower_wrappers(facts.architectures):
+        # the vision tower (kvguard.quant.wrappers), before the language model
+        stack = wrapper.tower_layers(facts.resolved_top, architecture, scheme.method if scheme is not None else None,
+                                     release) + stack
     if family == LLAMA4_FAMILY:
         # the vision model and the projector, unquantized, before the language model
         stack = _llama4.tower_layers(facts.resolved_top, facts.resolved.get("hidden_size")) + stack

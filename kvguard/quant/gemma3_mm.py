@@ -30,7 +30,7 @@ from collections.abc import Mapping
 
 from .names import GEMMA3_MM_ARCH
 from .wrappers import MAPPED_SINCE as _WRAPPERS_MAPPED_SINCE
-from .wrappers import renamed, tower_left_out, unmapped_exclusions
+from .wrappers import exclusion_mapper, past_the_tower, tower_sizes, unmapped_exclusions
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -57,46 +57,35 @@ _SIZES = ("hidden_size", "num_attention_heads", "intermediate_size", "num_hidden
 _ROOT = "vision_tower.vision_model.encoder.layers"
 
 
+ignored_names = exclusion_mapper(_PREFIXES)
+
+
 def _tower(resolved_top: Mapping[str, Any]) -> "Optional[dict[str, Any]]":
-    sizes = resolved_top.get("vision_tower")
-    if not isinstance(sizes, Mapping) or not all(type(sizes.get(k)) is int and sizes[k] > 0 for k in _SIZES):
+    sizes = tower_sizes(resolved_top, _SIZES, ("hidden_size", "num_attention_heads"))
+    if sizes is None or sizes.get("hidden_act") != "gelu_pytorch_tanh":
         return None
-    if sizes.get("hidden_act") != "gelu_pytorch_tanh" or sizes["hidden_size"] % sizes["num_attention_heads"] != 0:
-        return None
-    return dict(sizes)
+    return sizes
 
 
-def ignored_names(names: "tuple[str, ...]") -> "tuple[str, ...]":
-    """An exclusion list after the wrapper's checkpoint-name mapper (``WeightsMapper.apply_list``)."""
-    return tuple(renamed(names, _PREFIXES))
-
-
-def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", ignored: "tuple[str, ...]", launch,
+def unmodelled(facts, architecture: str, method: "Optional[str]", ignored: "tuple[str, ...]", launch,
                release) -> "Optional[str]":
-    """Why the construction of this Gemma 3 multimodal launch is not decided (``method``: the checkpoint's or
-    ``--quantization``'s, None unquantized; ``ignored``: the checkpoint's exclusion list as written), or None."""
+    """Why the construction of this Gemma 3 multimodal launch is not decided, or None (kvguard.quant.wrappers)."""
+    resolved_top = facts.resolved_top
     sizes = _tower(resolved_top)
     if sizes is None:
         return f"the SigLIP vision tower of {ARCH} with sizes {resolved_top.get('vision_tower')!r} is not modelled"
     if sizes.get("vision_use_head") is not False and not release.within(HEADLESS_SINCE):
         return (f"the SigLIP attention-pooling head of {ARCH} (built up to 0.14.x unless the vision config sets "
                 f"vision_use_head false) is not modelled")
-    if method not in METHODS:
-        return (f"the {method} weight-shard checks of {ARCH} (its vision tower takes the quantization config) are not "
-                f"modelled")
-    unmapped = unmapped_exclusions(method, tuple(ignored), _PREFIXES, ARCH, release, MAPPED_SINCE)
-    if unmapped is not None:
-        return unmapped
-    if launch.mm_limits:
-        return tower_left_out(ARCH)
-    if launch.pp > 1:
-        return f"pipeline parallelism with {ARCH} (which stage builds the vision tower) is not modelled"
-    return None
+    return past_the_tower(ARCH, method, METHODS,
+                          unmapped_exclusions(method, tuple(ignored), _PREFIXES, ARCH, release, MAPPED_SINCE), launch,
+                          "which stage builds the vision tower")
 
 
-def tower_layers(resolved_top: Mapping[str, Any]) -> "list[Any]":
+def tower_layers(resolved_top: Mapping[str, Any], architecture: "Optional[str]" = None,
+                 method: "Optional[str]" = None, release=None) -> "list[Any]":
     """The SigLIP encoder's linear layers in construction order (global sizes; none when the sizes are not
-    modelled)."""
+    modelled), whatever the method."""
     from . import Layer
 
     sizes = _tower(resolved_top)

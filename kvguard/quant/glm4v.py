@@ -44,7 +44,7 @@ from collections.abc import Mapping
 
 from .names import GLM4V_ARCH
 from .names import TOWER_DATA_PARALLEL as DATA_PARALLEL
-from .wrappers import renamed, tower_left_out
+from .wrappers import exclusion_mapper, past_the_tower, tower_sizes
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -71,41 +71,30 @@ _PREFIXES = (("lm_head.", "language_model.lm_head."), ("model.language_model.", 
 _SIZES = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size")
 
 
-def ignored_names(names: "tuple[str, ...]") -> "tuple[str, ...]":
-    """An ``Fp8Config`` ignore list after the wrapper's checkpoint-name mapper (``WeightsMapper.apply_list``)."""
-    return tuple(renamed(names, _PREFIXES))
+#: an exclusion list (Fp8Config's ignore list, AWQ's modules_to_not_convert) after the wrapper's mapper
+ignored_names = exclusion_mapper(_PREFIXES)
 
 
 def _tower(resolved_top: Mapping[str, Any]) -> "Optional[dict[str, Any]]":
-    sizes = resolved_top.get("vision_tower")
-    if not isinstance(sizes, Mapping) or not all(type(sizes.get(k)) is int and sizes[k] > 0 for k in _SIZES):
-        return None
-    if sizes["hidden_size"] % sizes["num_heads"] != 0:
-        return None  # the head size's own divide() refuses at any tp: not modelled
-    return dict(sizes)
+    return tower_sizes(resolved_top, _SIZES, ("hidden_size", "num_heads"))
 
 
-def unmodelled(resolved_top: Mapping[str, Any], method: "Optional[str]", launch, release=None,
-               ignored: "tuple[str, ...]" = ()) -> "Optional[str]":
-    """Why the construction of this GLM-4.5V launch is not decided (``method``: the checkpoint's or
-    ``--quantization``'s, None unquantized; ``ignored``: the checkpoint's exclusion list as written), or None."""
+def unmodelled(facts, architecture: str, method: "Optional[str]", ignored: "tuple[str, ...]", launch,
+               release) -> "Optional[str]":
+    """Why the construction of this GLM-4.5V launch is not decided, or None (kvguard.quant.wrappers)."""
+    resolved_top = facts.resolved_top
     if _tower(resolved_top) is None:
         return f"the vision tower of {ARCH} with sizes {resolved_top.get('vision_tower')!r} is not modelled"
-    if method not in METHODS:
-        return f"the {method} weight-shard checks of {ARCH} (its vision tower takes the quantization config) are not modelled"
-    if (method == "awq" and release is not None and not release.within(AWQ_MAPPED_SINCE)
-            and ignored_names(tuple(ignored)) != tuple(ignored)):
-        return (f"the awq modules_to_not_convert {list(ignored)!r} of {ARCH} in vLLM {release.key} (names the "
-                f"wrapper's checkpoint-name mapper rewrites from {AWQ_MAPPED_SINCE}, matched as written before) is "
-                f"not modelled")
-    if launch.mm_limits:
-        return tower_left_out(ARCH)
-    if launch.pp > 1:
-        return f"pipeline parallelism with {ARCH} (which layers each stage builds) is not modelled"
-    return None
+    unmapped = None
+    if method == "awq" and not release.within(AWQ_MAPPED_SINCE) and ignored_names(tuple(ignored)) != tuple(ignored):
+        unmapped = (f"the awq modules_to_not_convert {list(ignored)!r} of {ARCH} in vLLM {release.key} (names the "
+                    f"wrapper's checkpoint-name mapper rewrites from {AWQ_MAPPED_SINCE}, matched as written before) "
+                    f"is not modelled")
+    return past_the_tower(ARCH, method, METHODS, unmapped, launch, "which layers each stage builds")
 
 
-def tower_layers(resolved_top: Mapping[str, Any], release, method: "Optional[str]") -> "list[Any]":
+def tower_layers(resolved_top: Mapping[str, Any], architecture: "Optional[str]", method: "Optional[str]",
+                 release) -> "list[Any]":
     """The vision transformer's linear layers in construction order (global sizes; none when the sizes are not
     modelled); ``method``: the quantization method the wrapper holds (None: none), which names the QKV layer."""
     from . import Layer

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .names import INTERNS1_ARCHS
-from .wrappers import MAPPED_SINCE, renamed, tower_left_out, unmapped_exclusions
+from .wrappers import MAPPED_SINCE, exclusion_mapper, past_the_tower, tower_sizes, unmapped_exclusions
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
@@ -57,25 +57,18 @@ _SIZES = ("hidden_size", "num_attention_heads", "intermediate_size", "num_hidden
 _ROOT = "vision_tower.encoder.layer"
 
 
+ignored_names = exclusion_mapper(_PREFIXES)
+
+
 def _tower(resolved_top: Mapping[str, Any]) -> "Optional[dict[str, Any]]":
-    sizes = resolved_top.get("vision_tower")
-    if not isinstance(sizes, Mapping) or not all(type(sizes.get(k)) is int and sizes[k] > 0 for k in _SIZES):
-        return None
-    if sizes["hidden_size"] % sizes["num_attention_heads"] != 0:
-        return None
-    return dict(sizes)
+    return tower_sizes(resolved_top, _SIZES, ("hidden_size", "num_attention_heads"))
 
 
-def ignored_names(names: "tuple[str, ...]") -> "tuple[str, ...]":
-    """An exclusion list after the wrapper's checkpoint-name mapper (``WeightsMapper.apply_list``)."""
-    return tuple(renamed(names, _PREFIXES))
-
-
-def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]",
-               ignored: "tuple[str, ...]", launch, release) -> "Optional[str]":
-    """Why the construction of this launch of the wrapper ``architecture`` is not decided (``method``: the
-    checkpoint's or ``--quantization``'s, None unquantized; ``ignored``: the checkpoint's exclusion list as
-    written), or None."""
+def unmodelled(facts, architecture: str, method: "Optional[str]", ignored: "tuple[str, ...]", launch,
+               release) -> "Optional[str]":
+    """Why the construction of this launch of the wrapper ``architecture`` is not decided, or None
+    (kvguard.quant.wrappers)."""
+    resolved_top = facts.resolved_top
     text = resolved_top.get("text_architectures")
     if not isinstance(text, list) or not text or text[0] != LANGUAGE_MODEL:
         return (f"the language model {text[0] if isinstance(text, list) and text else None!r} of {architecture} "
@@ -83,21 +76,16 @@ def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Opti
     if _tower(resolved_top) is None:
         return (f"the InternViT vision tower of {architecture} with sizes {resolved_top.get('vision_tower')!r} is not "
                 f"modelled")
-    if method not in METHODS:
-        return f"the {method} weight-shard checks of {architecture} are not modelled"
-    why = unmapped_exclusions(method, tuple(ignored), _PREFIXES, architecture, release, MAPPED_SINCE)
-    if why is not None:
-        return why
-    if launch.mm_limits:
-        return tower_left_out(architecture)
-    if launch.pp > 1:
-        return f"pipeline parallelism with {architecture} (which stage builds the vision tower) is not modelled"
-    return None
+    # the tower is never quantized: the method list is the language model's
+    return past_the_tower(architecture, method, METHODS,
+                          unmapped_exclusions(method, tuple(ignored), _PREFIXES, architecture, release, MAPPED_SINCE),
+                          launch, "which stage builds the vision tower", method_why="")
 
 
-def tower_layers(resolved_top: Mapping[str, Any]) -> "list[Any]":
+def tower_layers(resolved_top: Mapping[str, Any], architecture: "Optional[str]" = None,
+                 method: "Optional[str]" = None, release=None) -> "list[Any]":
     """The InternViT encoder's sharded linear layers in construction order (global sizes; none when the sizes are
-    not modelled): per layer ``mlp.fc1`` and ``mlp.fc2``, never quantized."""
+    not modelled): per layer ``mlp.fc1`` and ``mlp.fc2``, never quantized, whatever the method."""
     from . import Layer
 
     sizes = _tower(resolved_top)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 __all__ = ["CT_METHOD", "DSV4_ARCH", "ERNIE45_VL_ARCH", "GEMMA3_MM_ARCH", "GEMMA4_FAMILY", "GLM4V_ARCH", "GPT_OSS_FAMILY",
            "INTERNS1_ARCHS", "KIMI_K25_ARCH", "KIMI_K3_ARCH", "LLAMA4_FAMILY", "MIXED_METHOD", "MODELOPT_SHARD_METHODS", "NEMOTRON_H_ARCH",
-           "QWEN2_VL_ARCHS", "QWEN3_VL_ARCHS", "TOWER_DATA_PARALLEL"]
+           "QWEN2_VL_ARCHS", "QWEN3_VL_ARCHS", "TOWER_DATA_PARALLEL", "TOWER_WRAPPERS"]
 
 #: kvguard.quant.dsv4: the registry's name of DeepSeek-V4's CUDA text model
 DSV4_ARCH = "DeepseekV4ForCausalLM"
@@ -47,3 +47,8 @@ MODELOPT_SHARD_METHODS = ("modelopt", "modelopt_fp4")
 #: kvguard.quant.interns1: the registry's names of Intern-S1's wrapper (InternS1ForConditionalGeneration, also
 #: registered for transformers' InternVL checkpoints)
 INTERNS1_ARCHS = ("InternS1ForConditionalGeneration", "InternVLForConditionalGeneration")
+#: kvguard.quant.wrappers: the multimodal wrappers that build their vision tower first, before the language model, as
+#: (the module of kvguard.quant that models them, the registry's names it models), in the order kvguard.quant asks
+#: them (the first reason one gives is the answer)
+TOWER_WRAPPERS = (("qwen3_vl", QWEN3_VL_ARCHS), ("qwen2_vl", QWEN2_VL_ARCHS), ("gemma3_mm", (GEMMA3_MM_ARCH,)),
+                  ("interns1", INTERNS1_ARCHS), ("glm4v", (GLM4V_ARCH,)))

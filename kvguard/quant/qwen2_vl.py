@@ -36,13 +36,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .names import QWEN2_VL_ARCHS, TOWER_DATA_PARALLEL
-from .wrappers import MAPPED_SINCE, renamed, tower_left_out, unmapped_exclusions
+from .wrappers import MAPPED_SINCE, exclusion_mapper, past_the_tower, tower_sizes, unmapped_exclusions
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["ARCHS", "MAPPED_SINCE", "METHODS", "head_split_refused", "ignored_names", "tower_layers", "tower_quantized", "unmodelled"]
+__all__ = ["ARCHS", "MAPPED_SINCE", "METHODS", "head_split_refused", "ignored_names", "refused", "tower_layers",
+           "tower_quantized", "unmodelled"]
 
 ARCHS = QWEN2_VL_ARCHS
 QWEN2_5_ARCH, QWEN2_ARCH = ARCHS
@@ -60,10 +61,8 @@ _SIZES = {QWEN2_5_ARCH: ("hidden_size", "num_heads", "intermediate_size", "depth
 
 
 def _tower(resolved_top: Mapping[str, Any], architecture: str) -> "Optional[dict[str, Any]]":
-    sizes = resolved_top.get("vision_tower")
-    if not isinstance(sizes, Mapping) or architecture not in _SIZES:
-        return None
-    if not all(type(sizes.get(k)) is int and sizes[k] > 0 for k in _SIZES[architecture]):
+    sizes = tower_sizes(resolved_top, _SIZES[architecture]) if architecture in _SIZES else None
+    if sizes is None:
         return None
     if architecture == QWEN2_5_ARCH:
         if sizes.get("hidden_act") != "silu":
@@ -84,29 +83,28 @@ def tower_quantized(method: "Optional[str]", release) -> bool:
     return not (method == "gptq" and not release.within(GPTQ_TOWER_SINCE))
 
 
-def ignored_names(names: "tuple[str, ...]") -> "tuple[str, ...]":
-    """An exclusion list after the wrappers' checkpoint-name mapper (``WeightsMapper.apply_list``)."""
-    return tuple(renamed(names, _PREFIXES))
+ignored_names = exclusion_mapper(_PREFIXES)
 
 
-def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]",
-               ignored: "tuple[str, ...]", launch, release) -> "Optional[str]":
-    """Why the construction of this Qwen2-VL / Qwen2.5-VL launch is not decided (``method``: the checkpoint's or
-    ``--quantization``'s, None unquantized; ``ignored``: the checkpoint's exclusion list as written), or None."""
+def unmodelled(facts, architecture: str, method: "Optional[str]", ignored: "tuple[str, ...]", launch,
+               release) -> "Optional[str]":
+    """Why the construction of this Qwen2-VL / Qwen2.5-VL launch is not decided, or None (kvguard.quant.wrappers)."""
+    resolved_top = facts.resolved_top
     if _tower(resolved_top, architecture) is None:
         return (f"the vision tower of {architecture} with sizes {resolved_top.get('vision_tower')!r} is not "
                 f"modelled")
-    if method not in METHODS:
-        return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
-                f"config) are not modelled")
-    unmapped = unmapped_exclusions(method, tuple(ignored), _PREFIXES, architecture, release)
-    if unmapped is not None:
-        return unmapped
-    if launch.mm_limits:
-        return tower_left_out(architecture)
-    if launch.pp > 1:
-        return f"pipeline parallelism with {architecture} (which stage builds the vision tower) is not modelled"
-    return None
+    return past_the_tower(architecture, method, METHODS,
+                          unmapped_exclusions(method, tuple(ignored), _PREFIXES, architecture, release, MAPPED_SINCE),
+                          launch, "which stage builds the vision tower")
+
+
+def refused(resolved_top: Mapping[str, Any], architecture: str,
+            launch) -> "Optional[tuple[str, dict[str, int], str]]":
+    """(kvguard.quant.wrappers) Qwen2-VL's head split (:func:`head_split_refused`) as ``(check, values, layer)``."""
+    split = head_split_refused(resolved_top, architecture, launch)
+    if split is None:
+        return None
+    return "MI_divide", {"numerator": split[0], "denominator": split[1]}, split[2]
 
 
 def head_split_refused(resolved_top: Mapping[str, Any], architecture: str,
@@ -122,10 +120,14 @@ def head_split_refused(resolved_top: Mapping[str, Any], architecture: str,
     return None
 
 
-def tower_layers(resolved_top: Mapping[str, Any], architecture: str, quantized: bool = True) -> "list[Any]":
+def tower_layers(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]" = None,
+                 release=None) -> "list[Any]":
     """The vision transformer's linear layers in construction order (global sizes; none when the sizes are not
-    modelled); ``quantized`` False: built without the quantization config."""
+    modelled); built without the quantization config where the wrapper does not hand the tower ``method``'s
+    (:func:`tower_quantized`; ``release`` is read only for a method)."""
     from . import Layer
+
+    quantized = tower_quantized(method, release)
 
     sizes = _tower(resolved_top, architecture)
     if sizes is None:

@@ -53,13 +53,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from .names import QWEN3_VL_ARCHS, TOWER_DATA_PARALLEL
-from .wrappers import renamed, tower_left_out
+from .wrappers import exclusion_mapper, past_the_tower, tower_sizes, unmapped_exclusions
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
     from typing import Any, Optional
 
-__all__ = ["ARCHS", "DATA_PARALLEL", "ignored_names", "tower_layers", "unmodelled"]
+__all__ = ["ARCHS", "DATA_PARALLEL", "READS_MODELOPT_METHOD", "ignored_names", "tower_layers", "unmodelled"]
 
 ARCHS = QWEN3_VL_ARCHS
 DENSE_ARCH, MOE_ARCH = ARCHS[:2]
@@ -87,73 +87,63 @@ QWEN3_5_LORA_SPLIT = ("0.19.0", "0.20.2")
 #: the first release whose AWQ config maps modules_to_not_convert through the wrapper's checkpoint-name mapper
 AWQ_SINCE = "0.11.1"
 DATA_PARALLEL = TOWER_DATA_PARALLEL
+#: (kvguard.quant.wrappers) a ModelOpt export's method is the one the release's ModelOpt override names
+READS_MODELOPT_METHOD = True
 #: the wrappers' hf_to_vllm_mapper prefix renames (every release read), applied in order
 _PREFIXES = (("model.visual.", "visual."), ("lm_head.", "language_model.lm_head."),
              ("model.language_model.", "language_model.model."))
 _SIZES = ("hidden_size", "num_heads", "intermediate_size", "depth", "out_hidden_size", "spatial_merge_size")
 
 
-def ignored_names(names: "tuple[str, ...]") -> "tuple[str, ...]":
-    """An ``Fp8Config`` ignore list after the wrapper's checkpoint-name mapper (``WeightsMapper.apply_list``)."""
-    return tuple(renamed(names, _PREFIXES))
+#: an exclusion list (Fp8Config's ignore list, AWQ's modules_to_not_convert) after the wrapper's mapper
+ignored_names = exclusion_mapper(_PREFIXES)
 
 
 def _tower(resolved_top: Mapping[str, Any]) -> "Optional[dict[str, Any]]":
-    sizes = resolved_top.get("vision_tower")
-    if not isinstance(sizes, Mapping):
-        return None
-    if not all(type(sizes.get(k)) is int and sizes[k] > 0 for k in _SIZES):
-        return None
-    deepstack = sizes.get("deepstack_visual_indexes")
+    sizes = tower_sizes(resolved_top, _SIZES, ("hidden_size", "num_heads"))
+    deepstack = sizes.get("deepstack_visual_indexes") if sizes is not None else None
     if deepstack is not None and not isinstance(deepstack, list):
         return None
-    if sizes["hidden_size"] % sizes["num_heads"] != 0:
-        return None  # the head size's own divide() refuses at any tp: not modelled
-    return dict(sizes)
+    return sizes
 
 
-def unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]", launch,
-               release, text_model_type: "Optional[str]" = None, ignored: "tuple[str, ...]" = ()) -> "Optional[str]":
-    """Why the construction of this Qwen3-VL / Qwen3.5 launch is not decided (``method``: the checkpoint's or
-    ``--quantization``'s, None unquantized; ``text_model_type``: the text config's; ``ignored``: the checkpoint's
-    exclusion list as written), or None."""
+def unmodelled(facts, architecture: str, method: "Optional[str]", ignored: "tuple[str, ...]", launch,
+               release) -> "Optional[str]":
+    """Why the construction of this Qwen3-VL / Qwen3.5 launch is not decided, or None (kvguard.quant.wrappers)."""
+    resolved_top = facts.resolved_top
     if architecture in QWEN3_5_ARCHS:
-        return _qwen3_5_unmodelled(resolved_top, architecture, method, launch, release, text_model_type)
+        return _qwen3_5_unmodelled(resolved_top, architecture, method, launch, release,
+                                   facts.resolved.get("model_type"))
     if not release.within(SINCE):
         return f"the model construction of {architecture} in vLLM {release.key} is not modelled"
     if architecture == DENSE_ARCH and not release.within(DENSE_SINCE):
         return (f"the model construction of {architecture} in vLLM {release.key} (its decoder built as "
                 f"language_model.layers, not the family's language_model.model) is not modelled")
-    why = _tower_or_method_unmodelled(resolved_top, architecture, method, METHODS)
+    why = _tower_unmodelled(resolved_top, architecture)
     if why is not None:
         return why
+    unmapped: "Optional[str]"
     if method == "awq" and not release.within(AWQ_SINCE):
-        return (f"the awq weight-shard checks of {architecture} in vLLM {release.key} (modules_to_not_convert not "
-                f"mapped to the wrapper's names) are not modelled")
-    if method not in MAPPED_SINCE and ignored_names(tuple(ignored)) != tuple(ignored):
-        return (f"the {method} exclusion list {list(ignored)!r} of {architecture} (names its checkpoint-name mapper "
-                f"rewrites) is not modelled")
-    if launch.mm_limits:
-        return tower_left_out(architecture)
-    if launch.pp > 1:
-        return (f"pipeline parallelism with {architecture} (the wrapper asserts that the later stages start past the "
-                f"deepstack layers) is not modelled")
+        unmapped = (f"the awq weight-shard checks of {architecture} in vLLM {release.key} (modules_to_not_convert not "
+                    f"mapped to the wrapper's names) are not modelled")
+    else:
+        # (past the release checks above, every method of MAPPED_SINCE is mapped)
+        unmapped = unmapped_exclusions(method, tuple(ignored), _PREFIXES, architecture, release, MAPPED_SINCE)
+    why = past_the_tower(architecture, method, METHODS, unmapped, launch,
+                         "the wrapper asserts that the later stages start past the deepstack layers")
+    if why is not None:
+        return why
     if launch.eplb and architecture == MOE_ARCH and not release.within(MOE_EPLB_SINCE):
         return (f"--enable-eplb with {architecture} in vLLM {release.key} (whether its wrapper implements "
                 f"MixtureOfExperts) is not modelled")
     return None
 
 
-def _tower_or_method_unmodelled(resolved_top: Mapping[str, Any], architecture: str, method: "Optional[str]",
-                                methods: "tuple[Optional[str], ...]") -> "Optional[str]":
-    """Why a wrapper's tower sizes or its checkpoint method leave the construction open (the tower takes the
-    quantization config, so the method must be one proven through it), or None."""
+def _tower_unmodelled(resolved_top: Mapping[str, Any], architecture: str) -> "Optional[str]":
+    """Why the wrapper's tower sizes leave the construction open, or None."""
     if _tower(resolved_top) is None:
         return (f"the vision tower of {architecture} with sizes {resolved_top.get('vision_tower')!r} is not "
                 f"modelled")
-    if method not in methods:
-        return (f"the {method} weight-shard checks of {architecture} (its vision tower takes the quantization "
-                f"config) are not modelled")
     return None
 
 
@@ -165,23 +155,20 @@ def _qwen3_5_unmodelled(resolved_top: Mapping[str, Any], architecture: str, meth
         # in the MoE wrapper finds no MoE layer, a RuntimeError): not modelled
         return (f"the model construction of {architecture} with a text config of model type {text_model_type!r} is "
                 f"not modelled")
-    why = _tower_or_method_unmodelled(resolved_top, architecture, method, QWEN3_5_METHODS)
+    why = _tower_unmodelled(resolved_top, architecture) or past_the_tower(
+        architecture, method, QWEN3_5_METHODS, None, launch, "which decoder layers each stage builds")
     if why is not None:
         return why
-    if launch.mm_limits:
-        return tower_left_out(architecture)
-    if launch.pp > 1:
-        return (f"pipeline parallelism with {architecture} (which decoder layers each stage builds) is not "
-                f"modelled")
     if launch.lora and release.within(*QWEN3_5_LORA_SPLIT):
         return (f"--enable-lora with {architecture} in vLLM {release.key} (the gated-delta-net input projections "
                 f"built unmerged for LoRA) is not modelled")
     return None
 
 
-def tower_layers(resolved_top: Mapping[str, Any]) -> "list[Any]":
+def tower_layers(resolved_top: Mapping[str, Any], architecture: "Optional[str]" = None,
+                 method: "Optional[str]" = None, release=None) -> "list[Any]":
     """The vision transformer's linear layers in construction order (global sizes; none when the sizes are not
-    modelled)."""
+    modelled), whatever the method."""
     from . import Layer
 
     sizes = _tower(resolved_top)

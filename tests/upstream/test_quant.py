@@ -2003,6 +2003,20 @@ GEMMA3_MM_UNCONVERTED = (None, ["vision_tower", "multi_modal_projector"], ["visi
 GEMMA3_MM_LAYOUTS = GEMMA3_LAYOUTS + ({"tp": 32}, {"tp": 3}, {"tp": 12})
 
 
+def _block_fp8(rng: random.Random, exclusions: dict) -> dict:
+    """A block-FP8 ``quantization_config`` in Fp8Config's form (blocks of 128, now and then 64), ``exclusions`` its
+    exclusion list under the key the export writes (the wrapper families' generators)."""
+    return {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
+            "weight_block_size": rng.choice([[128, 128], [128, 128], [64, 64]]), **exclusions}
+
+
+def _wrapper_case(rng: random.Random, cfg: dict, engine: dict, data_parallel: float = 0.2) -> dict:
+    """A multimodal wrapper's generated case: ``--mm-encoder-tp-mode data`` in ``data_parallel`` of the draws."""
+    if rng.random() < data_parallel:
+        engine["mm_encoder_tp_mode"] = "data"
+    return {"config": cfg, "engine_args": engine}
+
+
 def gemma3_mm_variants(rng: random.Random, n: int) -> list[dict]:
     """``n`` Gemma 3 multimodal configs (see GEMMA3_MM_TOWERS) with varied sizes and quantization; one in five with
     ``--mm-encoder-tp-mode data`` (the wrapper does not support it: vLLM falls back to splitting the tower)."""
@@ -2039,14 +2053,10 @@ def gemma3_mm_variants(rng: random.Random, n: int) -> list[dict]:
             names = [f"model.vision_tower.vision_model.encoder.layers.{n}.{m}" for n in range(vision["num_hidden_layers"])
                      for m in ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj")
                      ] if rng.random() < 0.6 else []
-            cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
-                                          "weight_block_size": rng.choice([[128, 128], [128, 128], [64, 64]]),
-                                          "modules_to_not_convert": names + ["lm_head"]}
+            cfg["quantization_config"] = _block_fp8(rng, {"modules_to_not_convert": names + ["lm_head"]})
         elif kind == "online":
             engine["quantization"] = "fp8"
-        if rng.random() < 0.2:
-            engine["mm_encoder_tp_mode"] = "data"
-        out.append({"config": cfg, "engine_args": engine})
+        out.append(_wrapper_case(rng, cfg, engine))
     return out
 
 
@@ -2954,10 +2964,7 @@ def kimi_k3_variants(rng: random.Random, n: int) -> list[dict]:
         text["vocab_size"] = rng.choice([163840, 163840, 163842, 160000, 152064, 129280])
         if rng.random() < 0.4:
             text.pop("quantization_config", None)
-        engine: dict = {"enable_prefix_caching": False}
-        if rng.random() < 0.2:
-            engine["mm_encoder_tp_mode"] = "data"
-        out.append({"config": cfg, "engine_args": engine})
+        out.append(_wrapper_case(rng, cfg, {"enable_prefix_caching": False}))
     return out
 
 
@@ -3070,9 +3077,7 @@ def qwen3_vl_variants(rng: random.Random, n: int) -> list[dict]:
             cfg["quantization_config"] = _qwen3_vl_fp8(rng, cfg, kind)
         elif kind == "online":
             engine["quantization"] = "fp8"
-        if rng.random() < 0.2:
-            engine["mm_encoder_tp_mode"] = "data"
-        out.append({"config": cfg, "engine_args": engine})
+        out.append(_wrapper_case(rng, cfg, engine))
     return out
 
 
@@ -3258,14 +3263,10 @@ def glm4v_variants(rng: random.Random, n: int) -> list[dict]:
                 names += [f"model.visual.merger.{m}" for m in _GLM4V_MERGER_NAMES]
             if rng.random() < 0.4:
                 names += [f"model.language_model.layers.0.mlp.{m}" for m in ("gate_proj", "up_proj", "down_proj")]
-            cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
-                                          "weight_block_size": rng.choice([[128, 128], [128, 128], [64, 64]]),
-                                          "modules_to_not_convert": names + ["lm_head"]}
+            cfg["quantization_config"] = _block_fp8(rng, {"modules_to_not_convert": names + ["lm_head"]})
         elif kind == "online":
             engine["quantization"] = "fp8"
-        if rng.random() < 0.25:
-            engine["mm_encoder_tp_mode"] = "data"
-        out.append({"config": cfg, "engine_args": engine})
+        out.append(_wrapper_case(rng, cfg, engine, 0.25))
     return out
 
 
@@ -3438,9 +3439,7 @@ def qwen2_vl_variants(rng: random.Random, n: int) -> list[dict]:
                 cfg["quantization_config"] = _ct_config(_ct_args(type="int"), _ct_args(type="int", strategy="token",
                                                                                        dynamic=True, observer=None),
                                                         "int-quantized", ignore)
-        if rng.random() < 0.2:
-            engine["mm_encoder_tp_mode"] = "data"
-        out.append({"config": cfg, "engine_args": engine})
+        out.append(_wrapper_case(rng, cfg, engine))
     return out
 
 
@@ -3779,9 +3778,7 @@ def qwen3_5_variants(rng: random.Random, n: int) -> list[dict]:
             cfg["quantization_config"] = _qwen3_5_fp8(rng, cfg, "ignored" if kind == "fp8" else kind)
         elif kind == "online":
             engine["quantization"] = "fp8"
-        if rng.random() < 0.2:
-            engine["mm_encoder_tp_mode"] = "data"
-        out.append({"config": cfg, "engine_args": engine})
+        out.append(_wrapper_case(rng, cfg, engine))
     return out
 
 
@@ -3996,7 +3993,7 @@ def layer_list(cfg: dict, version: str) -> list[tuple]:
     if vl2 is not None:
         built = qwen2_vl.tower_layers(facts.resolved_top, vl2) + built  # the vision tower, before the language model
     if glm4v.ARCH in facts.architectures:
-        built = glm4v.tower_layers(facts.resolved_top, resolve(version), None) + built
+        built = glm4v.tower_layers(facts.resolved_top, glm4v.ARCH, None, resolve(version)) + built
     if gemma3_mm.ARCH in facts.architectures:
         built = gemma3_mm.tower_layers(facts.resolved_top) + built  # the SigLIP tower, before the language model
     if fam == "llama4":
@@ -4146,14 +4143,10 @@ def interns1_variants(rng: random.Random, n: int) -> list[dict]:
                 vision["num_hidden_layers"]) for fc in ("fc1", "fc2")],
                 ["model.language_model.layers.0.self_attn.q_proj", "model.language_model.layers.0.self_attn.k_proj",
                  "model.language_model.layers.0.self_attn.v_proj"], []])
-            cfg["quantization_config"] = {"quant_method": "fp8", "activation_scheme": "dynamic", "fmt": "e4m3",
-                                          "weight_block_size": rng.choice([[128, 128], [128, 128], [64, 64]]),
-                                          "ignored_layers": names}
+            cfg["quantization_config"] = _block_fp8(rng, {"ignored_layers": names})
         elif kind == "online":
             engine["quantization"] = "fp8"
-        if rng.random() < 0.2:
-            engine["mm_encoder_tp_mode"] = "data"
-        out.append({"config": cfg, "engine_args": engine})
+        out.append(_wrapper_case(rng, cfg, engine))
     return out
 
 
