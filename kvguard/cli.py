@@ -345,9 +345,9 @@ def _common(c: argparse.ArgumentParser) -> None:
     c.add_argument("--gpus-per-node", type=int, metavar="N", help="GPUs per node for the GPU-count check")
     c.add_argument("--host", action="append", default=[], metavar="K=V",
                    help="a host fact: platform=cuda, gpus_per_node=8, ray=0|1, triton=0|1, nixl=0|1, "
-                   "gpu_capability=90, pydantic=2.14 (unstated facts are assumed to be the official vllm-openai "
-                   "image on a CUDA node: cuda, 8 H100-class GPUs (capability 90), Triton, Ray, no NIXL, pydantic "
-                   "2.14; the output lists the assumptions a check relied on)")
+                   "gpu_capability=90, amx=0|1, pydantic=2.14 (unstated facts are assumed to be the official vllm-openai "
+                   "image on a CUDA node: cuda, 8 H100-class GPUs (capability 90), Triton, Ray, no NIXL, a CPU without "
+                   "AMX, pydantic 2.14; the output lists the assumptions a check relied on)")
     c.add_argument("--unknown-host", action="store_true",
                    help="assume nothing about the host: checks that depend on it are skipped and listed")
     c.add_argument("--format", choices=_FORMATS, default="text")
@@ -379,7 +379,7 @@ def _capability(value: str) -> int:
 _HOST_KEYS: dict[str, Callable[[str], Any]] = {
     "platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
     "cpu_memory_bytes": int, "gpu_capability": _capability, "arctic_inference": bool, "ipex": bool,
-    "pydantic": pydantic_version}
+    "amx": bool, "pydantic": pydantic_version}
 
 
 def _host(args, facts: Optional[dict] = None) -> Host:

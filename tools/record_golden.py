@@ -40,7 +40,9 @@ def _mem_total() -> int:
     raise SystemExit("no MemTotal in /proc/meminfo")
 
 
-#: the oracle host: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL/intel_extension_for_pytorch, this machine's memory
+#: the oracle host: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL/intel_extension_for_pytorch, this machine's memory;
+#: a CPU without AMX tiles unless the case's ``host`` says ``"amx": true`` (the oracle then answers
+#: torch.cpu._is_amx_tile_supported() so: tests/upstream/oracle_runner.py cpu_amx_answer, KVG_ORACLE_CPU_AMX)
 ORACLE_HOST = {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
                "cpu_memory_bytes": _mem_total(), "arctic_inference": False, "ipex": False}
 
@@ -101,7 +103,8 @@ def main(argv=None) -> int:
              and _applies(c, args.vllm)]
     groups: dict[str, list] = defaultdict(list)
     for case in cases:
-        groups[json.dumps([case.get("env", {}), bool(case.get("logging"))], sort_keys=True)].append(case)
+        groups[json.dumps([case.get("env", {}), bool(case.get("logging")), bool(case.get("host", {}).get("amx"))],
+                          sort_keys=True)].append(case)
     outdir = ROOT / "tests" / "cases" / args.vllm
     outdir.mkdir(parents=True, exist_ok=True)
     for env_key, group in groups.items():
@@ -122,6 +125,7 @@ def main(argv=None) -> int:
             proc_env = dict(os.environ, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1", HF_HUB_CACHE=hub,
                             VLLM_CACHE_ROOT=args.vllm_cache or os.path.join(tmp, "cache"), **extra_env)
             proc_env.update({} if logging else env)
+            proc_env["KVG_ORACLE_CPU_AMX"] = "1" if json.loads(env_key)[2] else "0"
             proc = subprocess.run([args.python, str(ROOT / "tests" / "upstream" / "serve_runner.py"), inp, out],
                                   env=proc_env, capture_output=True, text=True)
             if proc.returncode != 0:

@@ -1492,6 +1492,13 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             continue
         if dest == "kernel_config" and values:
             kernel_config_moe_backend = kernel_config_moe_backend or _sets_moe_backend(values[0])
+        if dest == "mamba_block_size":
+            # passed over (its bound included), and read where an AMX CPU turns prefix caching off after the Mamba
+            # cache set-up (kvguard.rules.cpu_amx); the last value given counts ("None": unset)
+            try:
+                cmd.fields["mamba_block_size"] = int(values[0]) if values else None
+            except ValueError:
+                cmd.fields["mamba_block_size"] = None
         if dest in _MULTIMODAL_READ and values:
             # MultiModalConfig's model validator compares the two (kvguard.rules.table MC_mm_shm_cache_size)
             cmd.fields[dest] = values[0]

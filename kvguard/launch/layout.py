@@ -124,6 +124,8 @@ class Layout:
     enable_chunked_prefill: Optional[bool] = None
     enable_prefix_caching: Optional[bool] = None
     mamba_cache_mode: Optional[str] = None
+    #: CacheConfig's --mamba-block-size (None: the Mamba cache set-up picks it); read only by kvguard.rules.cpu_amx
+    mamba_block_size: Optional[int] = None
     #: ModelConfig's --runner and --convert (None: auto)
     runner: Optional[str] = None
     convert: Optional[str] = None
@@ -512,11 +514,14 @@ STANDARD_NODE: dict[str, Any] = {"platform": "cuda", "gpus_per_node": 8, "ray": 
                                  "gpu_capability": 90,
                                  # the image ships no intel_extension_for_pytorch (read on the CPU platform only)
                                  "ipex": False,
+                                 # a CPU without AMX tiles (read on the CPU platform only, where vLLM 0.22.0+
+                                 # asks torch.cpu._is_amx_tile_supported(): kvguard.rules.cpu_amx)
+                                 "amx": False,
                                  # what a fresh install of any release resolves (kvguard.launch.pydantic_text)
                                  "pydantic": DEFAULT_PYDANTIC}
 
 _HOST_FACTS = ("platform", "gpus_per_node", "ray", "triton", "nixl", "cpu_memory_bytes", "gpu_capability",
-               "arctic_inference", "ipex", "pydantic")
+               "arctic_inference", "ipex", "amx", "pydantic")
 
 
 class Host(Record):
@@ -545,6 +550,9 @@ class Host(Record):
     arctic_inference: Optional[bool] = None
     #: whether intel_extension_for_pytorch imports (0.10.2's CPU platform allows other block sizes than 16 with it)
     ipex: Optional[bool] = None
+    #: whether the CPU has AMX tiles (``torch.cpu._is_amx_tile_supported()``): the CPU platform of 0.22.0+ reads it
+    #: (kvguard.rules.cpu_amx)
+    amx: Optional[bool] = None
     #: the installed pydantic's major.minor ("2.14"): the documentation link its ValidationError prints names it
     pydantic: Optional[str] = None
     in_ray_placement_group: bool = False

@@ -13,10 +13,8 @@
   chunked prefill on for a generative model whatever the launch says; from 0.11.1 the defaults turn both on
   unless the launch turns them off.
 
-The host is a CPU without AMX tiles: the hook's branches of 0.22.0+ that ask ``torch.cpu._is_amx_tile_supported()``
-(prefix caching and chunked prefill turned off with linear-attention layers up to 0.24.x, the Mamba SSM cache dtype
-reset from 0.26.0, the AMX MLA backend from 0.30.0) are not modelled; the oracles stand in for such a CPU
-(tests/upstream/oracle_runner.py ``cpu_without_amx``).
+The hook's branches of 0.22.0+ that ask ``torch.cpu._is_amx_tile_supported()`` read the host fact ``amx``
+(kvguard.rules.cpu_amx; assumed False, a CPU without AMX tiles).
 """
 
 from __future__ import annotations

@@ -257,6 +257,7 @@ _SKIP_REASONS = {
     "arctic_inference": "suffix decoding needs the arctic-inference package; kvguard does not know whether "
                         "the host has it",
     "ipex": "depends on whether intel_extension_for_pytorch is installed; pass a Host with ipex=…",
+    "amx": "depends on whether the CPU has AMX tiles; pass a Host with amx=…",
     "kv_block_size": "depends on the KV-cache block size the platform fills in (not modelled)",
     "gpu_capability": "depends on the GPUs' compute capability; pass a Host with gpu_capability=…",
     "attention_backend": "the attention backend the workers select for this model, host or flag is not modelled "

@@ -38,6 +38,7 @@ from ..versions import Release
 from . import Check, FieldRule, Row, Step
 from . import backend_names as _backend_names
 from . import cache_config as _cache_config
+from . import cpu_amx as _amx
 from . import cpu_platform as _cpu
 from . import engine_options as _eopts
 from . import environ as _environ
@@ -2349,9 +2350,13 @@ RULES = (
     Step("sch_field_bounds", stage="scheduler", apply=_scheduler.field_bounds,
          description="SchedulerConfig's pydantic field bounds (max_num_batched_tokens and max_num_seqs at least 1 "
                      "from 0.11.1, max_num_active_seqs at least 1, the long-prefill threshold at least 0 from "
-                     "0.25.0, num_lookahead_slots at least 0 on 0.11.1-0.11.2): a ValidationError for "
-                     "SchedulerConfig, an error per value out of bounds in declaration order ('Input should be "
-                     "greater than or equal to 1')"),
+                     "0.25.0, num_lookahead_slots at least 0 on 0.11.1-0.11.2; and the options kvguard otherwise "
+                     "passes over: --max-num-scheduled-tokens at least 0 on 0.26.0-0.31.0 and 1 from 0.32.0, "
+                     "--max-num-queued-reqs / -tokens at least 0 from 0.29.0, --watermark in [0, 1) and "
+                     "--prefill-schedule-interval at least 1 from 0.24.0, --stream-interval at least 1 from "
+                     "0.11.1): a ValidationError for SchedulerConfig, an error per value out of bounds in "
+                     "declaration order ('Input should be greater than or equal to 1'); a non-finite watermark is "
+                     "undecidable"),
     Check("SCH_batched_below_len", stage="scheduler", scope="feature",
           when=_scheduler.batched_below_length, bind=_scheduler.length_bind, template=_scheduler.LENGTH_MESSAGE,
           source="vllm/config/scheduler.py::SchedulerConfig.verify_max_model_len",
@@ -2933,6 +2938,11 @@ RULES = (
           source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
           description="on the CPU platform, a quantized KV cache with chunked prefill or prefix caching on (both "
                       "on by default for a generative model)"),
+    # the hook's AMX branches (kvguard.rules.cpu_amx); 0.22.0 - 0.24.x's, which turns prefix caching off for a model
+    # with linear-attention layers, refuses at VC_mamba_block_size
+    Check("PLAT_cpu_amx_mla", "0.29.0", stage="verify", scope="env", when=_amx.mla_branch, template="",
+          source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+          description="on an AMX CPU, an MLA model on the AMX MLA backend (undecidable)"),
     Check("VC_mrv2_triton", "0.22.0", "0.22.1", stage="verify", scope="env",
           when=lambda state: _runner(state) == "v2" and not state.need("triton"),
           template="VLLM_USE_V2_MODEL_RUNNER requires Triton.",
@@ -3081,6 +3091,20 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_kv_transfer_compat",
           description="a KV connector with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, without the cumem "
                       "allocator (which sleep mode turns on)"),
+    Check("VC_mamba_block_size", "0.22.0", "0.24.0", stage="verify", scope="env",
+          when=_amx.mamba_block_size_refused, template=_amx.MAMBA_BLOCK_SIZE_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
+          description="a Mamba block size (the launch's, or the one the Mamba cache set-up took with prefix caching "
+                      "on) other than the maximum length without prefix caching: left off by the launch, or turned "
+                      "off by an AMX CPU's platform for a model with linear-attention layers"),
+    Check("VC_mamba_block_size_unmodelled", "0.11.1", "0.21.0", options=("mamba_block_size",), stage="verify",
+          scope="feature", when=_amx.mamba_block_size_unmodelled, template="",
+          source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
+          description="--mamba-block-size where prefix caching may end up off: not modelled (undecidable)"),
+    Check("VC_mamba_block_size_unmodelled", "0.25.0", options=("mamba_block_size",), stage="verify",
+          scope="feature", when=_amx.mamba_block_size_unmodelled, template="",
+          source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
+          description="--mamba-block-size where prefix caching may end up off: not modelled (undecidable)"),
     Check("VC_replayssm_arch", "0.27.0", "0.28.0", options=("use_replayssm",), stage="verify", scope="feature",
           when=_late.replayssm_unsupported, bind=_late.replayssm_bind, template=_late.REPLAYSSM_NEMOTRON_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_cached_kernel",

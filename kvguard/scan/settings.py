@@ -45,7 +45,7 @@ __all__ = ["ScanSettings", "Settings", "find_settings", "resolve_settings", "set
 
 _HOST_FACTS = {"platform": str, "gpus_per_node": int, "ray": bool, "triton": bool, "nixl": bool,
                "cpu_memory_bytes": int, "gpu_capability": int, "arctic_inference": bool, "ipex": bool,
-               "pydantic": str}
+               "amx": bool, "pydantic": str}
 _KEYS = ("vllm-version", "nearest", "exclude", "variables", "host")
 
 

@@ -68,23 +68,26 @@ def torch_compat():
     if cpu is not None and not hasattr(cpu, "_is_avx512_supported") \
             and hasattr(getattr(torch, "cpu", None), "_is_avx512_supported"):
         cpu._is_avx512_supported = torch.cpu._is_avx512_supported
-    cpu_without_amx()
+    cpu_amx_answer()
 
 
-def cpu_without_amx():
-    """The oracle host stands in for a CPU without AMX tiles, whatever the machine has.  The CPU platform of 0.22.0+
-    asks ``torch.cpu._is_amx_tile_supported()`` while it updates the config (with linear-attention layers it turns
-    prefix caching and chunked prefill off up to 0.24.x; from 0.26.0 it resets the Mamba SSM cache dtype; from 0.30.0
-    it picks the AMX MLA backend): an answer of the machine, which kvguard's CPU platform facts do not model (they
-    are those of a CPU without AMX).  Without this, a tier's verdicts would change with the machine CI runs on."""
+def cpu_amx_answer():
+    """The oracle host stands in for a CPU without AMX tiles (kvguard's assumed host fact ``amx=0``), or with them
+    when KVG_ORACLE_CPU_AMX=1, whatever the machine has.  The CPU platform of 0.22.0+ asks
+    ``torch.cpu._is_amx_tile_supported()`` while it updates the config (with linear-attention layers it turns prefix
+    caching and chunked prefill off up to 0.24.x; 0.26.0 - 0.28.x reset the Mamba SSM cache dtype; from 0.29.0 an MLA
+    model takes the AMX MLA backend): an answer of the machine (kvguard.rules.cpu_amx).  Without this, a tier's
+    verdicts would change with the machine CI runs on."""
     import torch
 
-    def no_amx() -> bool:
-        return False
+    amx = os.environ.get("KVG_ORACLE_CPU_AMX") == "1"
+
+    def amx_tiles() -> bool:
+        return amx
 
     for owner in (getattr(torch, "cpu", None), getattr(torch._C, "_cpu", None)):
         if owner is not None and hasattr(owner, "_is_amx_tile_supported"):
-            owner._is_amx_tile_supported = no_amx
+            owner._is_amx_tile_supported = amx_tiles
 
 
 def inspect_in_process():

@@ -49,11 +49,13 @@ TARGETS = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-8B", "Qwen/Qwen3-30B-
 
 
 def oracle_host() -> dict:
-    """The oracle's host as kvguard states it: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL."""
+    """The oracle's host as kvguard states it: vLLM's CPU platform, no GPUs, no Ray/Triton/NIXL, AMX tiles as
+    KVG_ORACLE_CPU_AMX makes the oracle answer (tests/upstream/oracle_runner.py cpu_amx_answer)."""
     with open("/proc/meminfo") as fh:
         mem = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("MemTotal:"))
     return {"platform": "cpu", "gpus_per_node": 0, "ray": False, "triton": False, "nixl": False,
-            "cpu_memory_bytes": mem, "arctic_inference": False, "ipex": False}
+            "cpu_memory_bytes": mem, "arctic_inference": False, "ipex": False,
+            "amx": os.environ.get("KVG_ORACLE_CPU_AMX") == "1"}
 
 
 def _config(name: str) -> dict:
