@@ -69,8 +69,6 @@ DECLINED = [
     ("0.20.0", ["--mm-processor-kwargs", "1"], "takes an object"),
     ("0.20.0", ["--mm-processor-kwargs", "[1]"], "takes an object"),
     ("0.33.0", ["--override-generation-config", '"s"'], "takes an object"),
-    ("0.20.0", ["--stream-interval", "0"], "the field is an int >= 1"),
-    ("0.20.0", ["--stream-interval=-1"], "the field is an int >= 1"),
     ("0.20.0", ["--shutdown-timeout", "-1"], "the field is an int >= 0"),
     ("0.20.0", ["--kv-cache-metrics-sample", "0"], "the field is a float > 0 <= 1"),
     ("0.20.0", ["--kv-cache-metrics-sample", "1.5"], "the field is a float > 0 <= 1"),
@@ -78,7 +76,6 @@ DECLINED = [
     ("0.20.0", ["--optimization-level", "x"], "the release accepts '0', '1', '2', '3'"),
     ("0.33.0", ["--data-parallel-rpc-port", "65536"], "the field is an int >= 1 <= 65535"),
     ("0.33.0", ["--dp-sync-interval", "0"], "the field is an int >= 1"),
-    ("0.33.0", ["--watermark", "1"], "the field is a float >= 0.0 < 1.0"),
     ("0.33.0", ["--safetensors-prefetch-block-size", "0"], "the field is an int >= 1"),
 ]
 
@@ -89,6 +86,25 @@ def test_values_the_config_field_refuses_are_declined(version, args, reason):
         parse_serve(["vllm", "serve", "M", *args], resolve(version))
     assert reason in str(info.value)
     assert "pydantic" in str(info.value)
+
+
+#: SchedulerConfig's passed-over options outside their field bounds: carried to kvguard.rules.scheduler, which renders
+#: the bound's refusal with the other fields' (tests/test_scheduler.py); the last value given is the one validated
+CARRIED = [
+    ("0.20.0", ["--stream-interval", "0"], {"stream_interval_out_of_bounds": 0}),
+    ("0.20.0", ["--stream-interval=-1"], {"stream_interval_out_of_bounds": -1}),
+    ("0.33.0", ["--watermark", "1"], {"watermark_out_of_bounds": 1.0}),
+    ("0.33.0", ["--max-num-scheduled-tokens", "0", "--max-num-queued-tokens", "-1"],
+     {"max_num_scheduled_tokens_out_of_bounds": 0, "max_num_queued_tokens_out_of_bounds": -1}),
+    ("0.33.0", ["--stream-interval", "0", "--stream-interval", "2"], {}),
+    ("0.33.0", ["--watermark", "0.5", "--prefill-schedule-interval", "1"], {}),
+]
+
+
+@pytest.mark.parametrize(("version", "args", "carried"), CARRIED)
+def test_scheduler_values_out_of_bounds_are_carried_to_the_scheduler(version, args, carried):
+    fields = parse_serve(["vllm", "serve", "M", *args], resolve(version)).fields
+    assert {key: value for key, value in fields.items() if key.endswith("_out_of_bounds")} == carried
 
 
 PASSED = [

@@ -108,20 +108,64 @@ def test_negative_lookahead_slots_meet_the_field_bound_from_0_11_1(capsys, versi
     assert "message: Input should be greater than or equal to 0" in out
 
 
-@pytest.mark.parametrize(("version", "flag", "value", "bound"), [
-    ("0.26.0", "--max-num-scheduled-tokens", "-1", "an int >= 0 or null"),
-    ("0.31.0", "--max-num-scheduled-tokens", "-1", "an int >= 0 or null"),
-    ("0.32.0", "--max-num-scheduled-tokens", "0", "an int >= 1 or null"),
-    ("0.33.0", "--max-num-scheduled-tokens", "0", "an int >= 1 or null"),
-    ("0.33.0", "--max-num-queued-tokens", "-1", "an int >= 0 or null"),
+GE_0 = "Input should be greater than or equal to 0"
+GE_1 = "Input should be greater than or equal to 1"
+
+
+@pytest.mark.parametrize(("version", "flag", "value", "field", "error_type", "message"), [
+    ("0.26.0", "--max-num-scheduled-tokens", "-1", "max_num_scheduled_tokens", "greater_than_equal", GE_0),
+    ("0.31.0", "--max-num-scheduled-tokens", "-1", "max_num_scheduled_tokens", "greater_than_equal", GE_0),
+    ("0.32.0", "--max-num-scheduled-tokens", "0", "max_num_scheduled_tokens", "greater_than_equal", GE_1),
+    ("0.33.0", "--max-num-queued-tokens", "-1", "max_num_queued_tokens", "greater_than_equal", GE_0),
+    ("0.29.0", "--max-num-queued-reqs", "-4", "max_num_queued_reqs", "greater_than_equal", GE_0),
+    ("0.11.1", "--stream-interval", "0", "stream_interval", "greater_than_equal", GE_1),
+    ("0.24.0", "--watermark", "1", "watermark", "less_than", "Input should be less than 1"),
+    ("0.26.0", "--watermark=-0.5", None, "watermark", "greater_than_equal", GE_0),
+    ("0.33.0", "--prefill-schedule-interval", "0", "prefill_schedule_interval", "greater_than_equal", GE_1),
 ])
-def test_human_readable_scheduler_options_out_of_bounds_are_undecidable(capsys, version, flag, value, bound):
-    """The releases refuse these with SchedulerConfig's field bound (a ValidationError); the option is passed over,
-    so kvguard declines rather than accept (the option table had no bounds for human-readable ints)."""
-    status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B", flag, value])
+def test_passed_over_scheduler_options_out_of_bounds_meet_the_field_bound(serve_json, version, flag, value, field,
+                                                                          error_type, message):
+    """Options kvguard otherwise passes over, given outside SchedulerConfig's field bound: the field's pydantic
+    error (the releases' answers, tests/upstream/test_scheduler.py)."""
+    status, data = serve_json(version, flag, *([value] if value is not None else []))
+    assert (status, data["exc_type"], data["wrapped_by"], data["stage"], data["check"], data["message"]) == (
+        1, "ValidationError", "SchedulerConfig", "scheduler", "sch_field_bounds", message)
+    assert data["errors"] == [{"type": error_type, "loc": [field], "msg": message}]
+
+
+def test_passed_over_scheduler_bounds_fail_with_the_others_in_declaration_order(serve_json):
+    status, data = serve_json("0.33.0", "--stream-interval", "0", "--watermark", "1.5", "--max-num-queued-reqs", "-1",
+                              "--max-num-active-seqs", "0", "--max-num-scheduled-tokens", "0",
+                              "--max-num-batched-tokens", "0", "--max-num-seqs", "8")
+    assert status == 1
+    assert [(e["loc"][0], e["msg"]) for e in data["errors"]] == [
+        ("max_num_batched_tokens", GE_1), ("max_num_scheduled_tokens", GE_1), ("max_num_active_seqs", GE_1),
+        ("max_num_queued_reqs", GE_0), ("watermark", "Input should be less than 1"), ("stream_interval", GE_1)]
+
+
+def test_the_last_value_of_a_passed_over_scheduler_option_is_validated(serve_json):
+    status, data = serve_json("0.33.0", "--stream-interval", "0", "--stream-interval", "4")
+    assert (status, data["ok"]) == (0, True)
+    status, data = serve_json("0.33.0", "--stream-interval", "4", "--stream-interval", "0")
+    assert (status, data["errors"]) == (1, [{"type": "greater_than_equal", "loc": ["stream_interval"], "msg": GE_1}])
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e999"])
+def test_a_non_finite_watermark_is_undecidable(capsys, value):
+    status = run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--watermark", value])
     assert status == 2
-    assert f"validates {flag}='{value}' into its config class, whose field refuses it (the field is {bound})" \
-        in capsys.readouterr().err
+    assert "SchedulerConfig's field watermark refuses" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("version", "args"), [
+    ("0.33.0", ("--watermark", "0.99", "--stream-interval", "2", "--max-num-queued-reqs", "0",
+                "--max-num-queued-tokens", "4k", "--prefill-schedule-interval", "3")),
+    ("0.31.0", ("--max-num-scheduled-tokens", "0", "--watermark", "0")),
+    ("0.11.1", ("--stream-interval", "1")),
+])
+def test_passed_over_scheduler_options_within_bounds_pass(serve_json, version, args):
+    status, data = serve_json(version, *args)
+    assert (status, data["ok"]) == (0, True)
 
 
 @pytest.mark.parametrize(("version", "value"), [("0.26.0", "0"), ("0.33.0", "2k")])

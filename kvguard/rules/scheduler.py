@@ -25,7 +25,12 @@ VllmConfig; pydantic wraps their ValueError in a ValidationError for SchedulerCo
   ``max_num_active_seqs`` at least 1, the threshold at least 0 from 0.25.0, ``num_lookahead_slots`` at least 0 on
   0.11.1 - 0.11.2) refuse first: one ValidationError for SchedulerConfig, an error per field in the class's
   declaration order ("Input should be greater than or equal to 1").  Where the launch gives only one of batched
-  tokens and sequences, below 1, EngineArgs derives the other from it, below 1 too: both are refused.
+  tokens and sequences, below 1, EngineArgs derives the other from it, below 1 too: both are refused.  The options
+  kvguard otherwise passes over join them, in the same order, given outside their bounds (kvguard.launch.argv
+  carries only such values): ``max_num_scheduled_tokens`` (at least 0 on 0.26.0 - 0.31.0, 1 from 0.32.0; the
+  option is 0.26.0+), ``max_num_queued_reqs`` / ``max_num_queued_tokens`` (at least 0, 0.29.0+), ``watermark``
+  (``ge=0.0, lt=1.0``: "Input should be less than 1"), ``prefill_schedule_interval`` (at least 1; both 0.24.0+) and
+  ``stream_interval`` (at least 1, 0.11.1+).  A non-finite watermark is undecidable.
 
 Only batched tokens the launch gives are read: EngineArgs' default is never below the maximum length without
 chunked prefill.  A maximum length the host decides (``-1`` / ``auto``, 0.14.0+) is not followed.  0.10.2's V0
@@ -162,13 +167,28 @@ def lookahead_bind(state: Any) -> dict:
     return {"slots": state.layout.num_lookahead_slots}
 
 
-#: SchedulerConfig's bounded fields the launch sets, in the class's declaration order: (field, flag, bound kind,
-#: bound, first release, last release) (vllm/config/scheduler.py: ``Field(default=…, ge=…)``, 0.11.1-0.33.0)
-_BOUNDED_FIELDS = (("max_num_batched_tokens", "--max-num-batched-tokens", "ge", 1, "0.11.1", None),
-                   ("max_num_seqs", "--max-num-seqs", "ge", 1, "0.11.1", None),
-                   ("max_num_active_seqs", "--max-num-active-seqs", "ge", 1, "0.31.0", None),
-                   ("long_prefill_token_threshold", "--long-prefill-token-threshold", "ge", 0, "0.25.0", None),
-                   ("num_lookahead_slots", "--num-lookahead-slots", "ge", 0, "0.11.1", "0.11.2"))
+#: SchedulerConfig's bounded fields the launch sets, in the class's declaration order (the same order in every
+#: release that has them): (field, layout field, bounds as (kind, bound) pairs, first release, last release)
+#: (vllm/config/scheduler.py: ``Field(default=…, ge=…)``, 0.11.1-0.33.0).  The layout's ``*_out_of_bounds`` fields
+#: carry options kvguard otherwise passes over, given only outside their bounds (kvguard.launch.argv).  The partial
+#: prefills' bounds (0.11.1-0.26.0) never answer: a value other than 1 is refused before, as a V1-unsupported feature.
+_BOUNDED_FIELDS = (
+    ("max_num_batched_tokens", "max_num_batched_tokens", (("ge", 1),), "0.11.1", None),
+    ("max_num_scheduled_tokens", "max_num_scheduled_tokens_out_of_bounds", (("ge", 0),), "0.26.0", "0.31.0"),
+    ("max_num_scheduled_tokens", "max_num_scheduled_tokens_out_of_bounds", (("ge", 1),), "0.32.0", None),
+    ("max_num_seqs", "max_num_seqs", (("ge", 1),), "0.11.1", None),
+    ("max_num_active_seqs", "max_num_active_seqs", (("ge", 1),), "0.31.0", None),
+    ("long_prefill_token_threshold", "long_prefill_token_threshold", (("ge", 0),), "0.25.0", None),
+    ("max_num_queued_reqs", "max_num_queued_reqs_out_of_bounds", (("ge", 0),), "0.29.0", None),
+    ("max_num_queued_tokens", "max_num_queued_tokens_out_of_bounds", (("ge", 0),), "0.29.0", None),
+    ("num_lookahead_slots", "num_lookahead_slots", (("ge", 0),), "0.11.1", "0.11.2"),
+    ("watermark", "watermark_out_of_bounds", (("ge", 0.0), ("lt", 1.0)), "0.24.0", None),
+    ("prefill_schedule_interval", "prefill_schedule_interval_out_of_bounds", (("ge", 1),), "0.24.0", None),
+    ("stream_interval", "stream_interval_out_of_bounds", (("ge", 1),), "0.11.1", None))
+
+#: pydantic's error type and message for a value past a bound of each kind ("lt": the watermark's upper bound); the
+#: bound prints as a number without a fractional part where it has none ("less than 1" for ``lt=1.0``)
+_LESS_THAN = ("less_than", "Input should be less than {bound}")
 
 
 def _batch_values(state: Any) -> dict:
@@ -198,17 +218,32 @@ def field_bounds(state: Any) -> None:
     layout, release = state.layout, state.release
     batch = _batch_values(state) if release.within("0.11.1") else {}
     entries = []
-    for name, _flag, kind, bound, since, until in _BOUNDED_FIELDS:
-        value = batch[name] if name in batch else getattr(layout, name)
-        if value is None or not release.within(since, until) or value >= bound:
+    for name, carrier, bounds, since, until in _BOUNDED_FIELDS:
+        value = batch[name] if name in batch else getattr(layout, carrier)
+        if value is None or not release.within(since, until):
             continue
         if name == "num_lookahead_slots" and getattr(state, "sc", None) is not None:
             continue              # a speculative config gives its own slot count (its token count, checked before)
-        error_type, template = BOUND_ERRORS[kind]
-        message = template.format(bound=bound)
+        broken = _broken_bound(value, bounds)
+        if broken is None:
+            continue
+        if value != value or value in (float("inf"), float("-inf")):
+            state.undecided(f"SchedulerConfig's field {name} refuses {value} with pydantic's message, which kvguard "
+                            "does not render for a non-finite value")
+        kind, bound = broken
+        error_type, template = _LESS_THAN if kind == "lt" else BOUND_ERRORS[kind]
+        message = template.format(bound=int(bound) if bound == int(bound) else bound)
         entries.append(ErrorEntry(error_type, (name,), message, value, {kind: bound}))
     if entries:
         raise Refusal("ValidationError", entries[0].msg, errors=tuple(entries))
+
+
+def _broken_bound(value: Any, bounds: tuple) -> Any:
+    """The first of ``bounds`` that ``value`` breaks, as ``(kind, bound)``, or None."""
+    for kind, bound in bounds:
+        if not (value >= bound if kind == "ge" else value < bound):
+            return kind, bound
+    return None
 
 
 def active_above_seqs(state: Any) -> bool:

@@ -104,9 +104,10 @@ def flag_switch(rng, table: dict, name: str, choices: tuple[str, ...] = ("on", "
     return [rng.choice(negatives)] if negatives else []
 
 
-def generated_launches(prefix: str, generate):
+def generated_launches(prefix: str, generate, *, errors: bool = False):
     """``run(version, n, seed)``: ``generate(seed, n, version, root)``'s launches through
-    tests.upstream.test_speculative.compare_launches, their checkpoints in a temporary folder."""
+    tests.upstream.test_speculative.compare_launches, their checkpoints in a temporary folder (``errors``: a
+    ValidationError's every entry compared)."""
     import shutil
 
     from .test_speculative import compare_launches
@@ -114,7 +115,7 @@ def generated_launches(prefix: str, generate):
     def run(version: str, n: int, seed: int) -> dict:
         root = tempfile.mkdtemp(prefix=prefix)
         try:
-            return compare_launches(version, seed, generate(seed, n, version, root))
+            return compare_launches(version, seed, generate(seed, n, version, root), errors=errors)
         finally:
             shutil.rmtree(root, ignore_errors=True)
 

@@ -2,8 +2,10 @@
 
 Generates seeded ``vllm serve`` launches of dense, MoE and sliding-window checkpoints with
 ``--max-num-batched-tokens`` (human-readable forms too), ``--max-num-seqs``, ``--max-model-len``,
-``--long-prefill-token-threshold``, ``--max-num-active-seqs``, ``--num-lookahead-slots`` (values out of their
-bounds too), chunked prefill
+``--long-prefill-token-threshold``, ``--max-num-active-seqs``, ``--num-lookahead-slots``, and the options kvguard
+otherwise passes over whose field bounds SchedulerConfig checks with the others (``--max-num-scheduled-tokens``,
+``--max-num-queued-reqs`` / ``-tokens``, ``--watermark``, ``--prefill-schedule-interval``, ``--stream-interval``)
+(values out of their bounds too), chunked prefill
 on, off or left to the release, and sometimes a pooling runner, and runs each through the release's own
 ``vllm serve`` path (tests/upstream/serve_runner.py, as tests/upstream/test_speculative.py does) and through
 kvguard with the oracle's host: the verdicts must agree.  Launches kvguard declares undecidable are counted,
@@ -58,6 +60,14 @@ THRESHOLDS = ("0", "512", "4096", "8192", "40000", "200000", "-1")
 ACTIVE = ("1", "8", "64", "512", "None", "0")
 #: --num-lookahead-slots (0.10.2 - 0.11.2): _verify_args' check to 0.11.0, the field's bound after
 LOOKAHEAD = ("0", "1", "4", "-1", "-8")
+#: the passed-over SchedulerConfig options with a field bound, where the release's parser has them: values within
+#: and outside the bound (human-readable forms, optional_type's None, the watermark's both ends)
+PASSED_OVER = {"--max-num-scheduled-tokens": ("None", "2k", "512", "1", "0", "-1"),
+               "--max-num-queued-reqs": ("None", "16", "0", "-1", "-4"),
+               "--max-num-queued-tokens": ("None", "4k", "0", "-1"),
+               "--watermark": ("0", "0.01", "0.5", "0.99", "1", "1.5", "-0.1"),
+               "--prefill-schedule-interval": ("1", "4", "0", "-1"),
+               "--stream-interval": ("1", "8", "0", "-3")}
 
 
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
@@ -81,12 +91,16 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             args += ["--runner", "pooling"]
         if "--num-lookahead-slots" in table and rng.random() < 0.3:
             args += ["--num-lookahead-slots", rng.choice(LOOKAHEAD)]
+        for option, values in PASSED_OVER.items():
+            if option in table and rng.random() < 0.2:
+                args += [option, rng.choice(values)]
         ident = f"s{i}"
         cases.append(launch_case(root, ident, name, CHECKPOINTS[name](rng), args))
     return cases
 
 
-run = generated_launches("kvg-sched-", generate)
+#: a ValidationError's entries are compared too: the fields out of bounds and their declaration order
+run = generated_launches("kvg-sched-", generate, errors=True)
 
 
 #: the releases where the checks' inputs change — 0.10.2 (V1 / V0 defaults), 0.11.0 (chunked prefill forced on),
