@@ -886,7 +886,7 @@ def _converted(spec: _Opt, opt: str, values: list[str], release: Release) -> Any
         try:
             _check_value(spec, opt, values, release)
         except _OutOfBounds as exc:     # pydantic's refusal comes after argparse, if at all: parse_serve decides
-            return _OutOfBounds(exc.reason)
+            return _OutOfBounds(exc.reason, exc.value)
         return None
     if spec.action in _STORING_ACTIONS and spec.nargs == 1:
         return _convert(flag, spec, opt, values[0], release)
@@ -1144,17 +1144,28 @@ def _check_bounds(spec: _Opt, opt: str, out: Any, word: str, release: Release) -
         raise _OutOfBounds(
             f"vLLM {release.version} validates {spec.label(opt)}={word!r} into its config class, whose field refuses "
             f"it ({expected}) with pydantic's ValidationError naming the host's pydantic version, which kvguard does "
-            "not quote")
+            "not quote", out)
 
 
 class _OutOfBounds(Exception):
     """A passed-over option's value outside its config field's declared bounds: the release refuses it only when
-    it builds that config, after argparse (kvguard.launch.argv.parse_serve decides)."""
+    it builds that config, after argparse (kvguard.launch.argv.parse_serve decides).  ``value``: the value as
+    argparse made it (None where the refusal is not a bound's)."""
 
-    def __init__(self, reason: str):
+    def __init__(self, reason: str, value: Any = None):
         super().__init__(reason)
         self.reason = reason
+        self.value = value
 
+
+#: SchedulerConfig's fields kvguard otherwise passes over whose pydantic bounds it renders (kvguard.rules.scheduler
+#: field_bounds), with the layout field that carries a value given outside the field's bounds
+_SCHEDULER_BOUNDED_DESTS = {"max_num_scheduled_tokens": "max_num_scheduled_tokens_out_of_bounds",
+                            "max_num_queued_reqs": "max_num_queued_reqs_out_of_bounds",
+                            "max_num_queued_tokens": "max_num_queued_tokens_out_of_bounds",
+                            "watermark": "watermark_out_of_bounds",
+                            "prefill_schedule_interval": "prefill_schedule_interval_out_of_bounds",
+                            "stream_interval": "stream_interval_out_of_bounds"}
 
 #: the options whose config the release builds only for some launches, by the config field (``d``) they name:
 #: LoRAConfig only with --enable-lora (EngineArgs.create_engine_config, 0.10.2-0.33.0), MultiModalConfig only for a
@@ -1462,7 +1473,14 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
         spec = table[opt]
         dest = spec.dest
         flag = _FIELDS.get(dest)
-        if isinstance(converted, _OutOfBounds):
+        carrier = _SCHEDULER_BOUNDED_DESTS.get(dest)
+        if carrier is not None:
+            # SchedulerConfig validates the last value given: kvguard.rules.scheduler renders its bound's refusal
+            if isinstance(converted, _OutOfBounds):
+                cmd.fields[carrier] = converted.value
+            else:
+                cmd.fields.pop(carrier, None)
+        elif isinstance(converted, _OutOfBounds):
             out_of_bounds.append((dest, converted.reason))
         if dest == "enable_lora" and spec.nargs == 0:
             enable_lora = spec.value if isinstance(spec.value, bool) else not opt.startswith(("--no-", "--disable-"))

@@ -203,6 +203,16 @@ class Layout:
     long_prefill_token_threshold: int = 0
     #: SchedulerConfig's --num-lookahead-slots (0.10.2 - 0.11.2; a speculative config replaces it)
     num_lookahead_slots: int = 0
+    #: SchedulerConfig's options kvguard otherwise passes over, as argparse made them, kept only when given outside
+    #: their field's pydantic bounds (None: not given, or within them, where no check kvguard models reads them):
+    #: --max-num-scheduled-tokens (0.26.0+), --max-num-queued-reqs / -tokens (0.29.0+), --watermark and
+    #: --prefill-schedule-interval (0.24.0+), --stream-interval (0.11.1+) (kvguard.rules.scheduler field_bounds)
+    max_num_scheduled_tokens_out_of_bounds: Optional[int] = None
+    max_num_queued_reqs_out_of_bounds: Optional[int] = None
+    max_num_queued_tokens_out_of_bounds: Optional[int] = None
+    watermark_out_of_bounds: Optional[float] = None
+    prefill_schedule_interval_out_of_bounds: Optional[int] = None
+    stream_interval_out_of_bounds: Optional[int] = None
     #: options the V1 engine refuses (EngineArgs._check_feature_supported, 0.11.1+) or falls back to V0 for
     #: (0.10.2 / 0.11.0's V1 oracle), with vLLM's defaults: read only by kvguard.rules.feature_support
     logits_processor_pattern: Optional[str] = None

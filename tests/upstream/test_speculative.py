@@ -368,14 +368,18 @@ def _normalise(text):
     return _ADDRESS.sub(" at 0x…>", text) if isinstance(text, str) else text
 
 
-def _oracle_outcome(rec: dict) -> dict:
+def _oracle_outcome(rec: dict, *, errors: bool = False) -> dict:
+    """The oracle's verdict; ``errors``: a pydantic ValidationError's every entry too (type, field, message)."""
     if rec.get("stage") == "argparse":
         line = (rec.get("stderr") or [""])[-1]
         return {"argparse": _normalise(line.split(": error: ", 1)[-1])}
     if rec.get("stage") == "ok":
         return {"ok": True}
-    return {"ok": False, "exc_type": rec.get("exc_type"), "message": _normalise(rec.get("message")),
-            "wrapped_by": rec.get("wrapped_by")}
+    out = {"ok": False, "exc_type": rec.get("exc_type"), "message": _normalise(rec.get("message")),
+           "wrapped_by": rec.get("wrapped_by")}
+    if errors and rec.get("exc_type") == "ValidationError":
+        out["errors"] = [[e.get("type"), list(e.get("loc") or ()), e.get("msg")] for e in rec.get("errors") or ()]
+    return out
 
 
 #: kvguard's stages after create_engine_config, where serve_runner.py stops: a refusal there (model construction, the
@@ -384,8 +388,9 @@ def _oracle_outcome(rec: dict) -> dict:
 PAST_THE_RUNNER = ("model_init", "worker")
 
 
-def _kvguard_outcome(case: dict, version: str, *, stage: bool = False) -> dict:
-    """kvguard's verdict in the oracle outcome's form; ``stage``: also the stage of a refusal past the runner."""
+def _kvguard_outcome(case: dict, version: str, *, stage: bool = False, errors: bool = False) -> dict:
+    """kvguard's verdict in the oracle outcome's form; ``stage``: also the stage of a refusal past the runner;
+    ``errors``: a ValidationError's every entry too."""
     from kvguard.errors import Undecidable
     from kvguard.front import examine
     from kvguard.launch.layout import Host
@@ -403,6 +408,8 @@ def _kvguard_outcome(case: dict, version: str, *, stage: bool = False) -> dict:
     if v.ok:
         return {"ok": True}
     out = {"ok": False, "exc_type": v.exc_type, "message": v.message, "wrapped_by": v.wrapped_by}
+    if errors and v.exc_type == "ValidationError":
+        out["errors"] = [[e.type, list(e.loc), e.msg] for e in v.errors]
     if stage and v.stage in PAST_THE_RUNNER:
         out["past_the_runner"] = v.stage
     return out
@@ -416,9 +423,10 @@ def run(version: str, n: int, seed: int) -> dict:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def compare_launches(version: str, seed: int, cases: list[dict]) -> dict:
+def compare_launches(version: str, seed: int, cases: list[dict], *, errors: bool = False) -> dict:
     """Write each case's checkpoint files, run the cases through the release's own serve path
-    (serve_runner.py) and compare with kvguard: the report's counts, mismatches and undecidable cases."""
+    (serve_runner.py) and compare with kvguard: the report's counts, mismatches and undecidable cases (``errors``:
+    a pydantic ValidationError's entries compared too, each one's type, field and message)."""
     from ._oracle import oracle_or_skip
 
     python, python_env = oracle_or_skip(version)
@@ -436,11 +444,11 @@ def compare_launches(version: str, seed: int, cases: list[dict]) -> dict:
     counts: Counter = Counter()
     mismatches, undecidable = [], []
     for case in cases:
-        want = _oracle_outcome(by_id[case["id"]])
+        want = _oracle_outcome(by_id[case["id"]], errors=errors)
         if "failed to be inspected" in (want.get("message") or ""):
             counts["oracle_env_failures"] += 1   # the oracle host could not import the model class
             continue
-        got = _kvguard_outcome(case, version, stage=True)
+        got = _kvguard_outcome(case, version, stage=True, errors=errors)
         past = got.pop("past_the_runner", None)
         if past is not None and want.get("ok"):
             counts[f"refused_at_{past}"] += 1   # where the runner does not go (PAST_THE_RUNNER)
