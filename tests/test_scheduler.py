@@ -172,3 +172,15 @@ def test_passed_over_scheduler_options_within_bounds_pass(serve_json, version, a
 def test_human_readable_scheduler_options_within_bounds_pass(serve_json, version, value):
     status, data = serve_json(version, "--max-num-scheduled-tokens", value)
     assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize(("version", "value"), [("0.26.0", "0"), ("0.31.0", "0k")])
+def test_zero_scheduled_tokens_with_a_speculative_config_is_undecidable(capsys, version, value):
+    """Within the field's bound to 0.31.x, but VllmConfig._set_max_num_scheduled_tokens refuses 0 with any
+    speculative config (0.29.0's ValueError 'max_num_scheduled_tokens is set to 0 based on the speculative decoding
+    settings, …', wrapped by VllmConfig); where it falls among VllmConfig's checks is not modelled."""
+    status = run(["check", "--vllm-version", version, "--", "vllm", "serve", "Qwen/Qwen3-8B",
+                  "--max-num-scheduled-tokens", value, "--speculative-config",
+                  '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'])
+    assert status == 2
+    assert "VllmConfig refuses --max-num-scheduled-tokens 0 with a speculative config" in capsys.readouterr().err

@@ -1167,6 +1167,18 @@ _SCHEDULER_BOUNDED_DESTS = {"max_num_scheduled_tokens": "max_num_scheduled_token
                             "prefill_schedule_interval": "prefill_schedule_interval_out_of_bounds",
                             "stream_interval": "stream_interval_out_of_bounds"}
 
+def _human_readable_zero(values: list[str], release: Release) -> bool:
+    """Whether an optional human-readable integer argparse has accepted is 0 ("0", "0k", …; "None" is not)."""
+    from ..length import parse_length
+
+    if not values or values[0] in ("", "None"):
+        return False
+    try:
+        return parse_length(values[0], release, or_auto=False) == 0
+    except (TypeError, ValueError):      # unexpanded shell text or a placeholder, passed over unchecked
+        return False
+
+
 #: the options whose config the release builds only for some launches, by the config field (``d``) they name:
 #: LoRAConfig only with --enable-lora (EngineArgs.create_engine_config, 0.10.2-0.33.0), MultiModalConfig only for a
 #: model whose class supports multimodal input (ModelConfig.__post_init__, 0.11.0-0.33.0; kvguard.rules.table's
@@ -1480,6 +1492,10 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
                 cmd.fields[carrier] = converted.value
             else:
                 cmd.fields.pop(carrier, None)
+            if dest == "max_num_scheduled_tokens":
+                # 0 is within the bound to 0.31.x, and VllmConfig refuses it with a speculative config
+                cmd.fields["max_num_scheduled_tokens_zero"] = (
+                    not isinstance(converted, _OutOfBounds) and _human_readable_zero(values, release))
         elif isinstance(converted, _OutOfBounds):
             out_of_bounds.append((dest, converted.reason))
         if dest == "enable_lora" and spec.nargs == 0:

@@ -311,9 +311,15 @@ def scheduled_tokens_with_drafting(state: Any) -> None:
     """0.20.0+: VllmConfig takes the draft's new slots per sequence (a draft model: one; parallel drafting: the
     speculative tokens less one) times max_num_seqs from the batched tokens, and refuses a batch left with no token.
     kvguard does not model that (the default max_num_seqs is the host's): a launch that sizes the batch itself with
-    such a draft is undecidable."""
+    such a draft is undecidable.  With any speculative config it refuses ``--max-num-scheduled-tokens 0`` (within the
+    field's bound on 0.26.0 - 0.31.0): undecidable too (where it falls among VllmConfig's checks is not followed)."""
     spec = getattr(state, "sc", None)
-    if spec is None or not (spec.method == "draft_model" or spec.parallel_drafting):
+    if spec is None:
+        return
+    if state.layout.max_num_scheduled_tokens_zero:
+        state.undecided("VllmConfig refuses --max-num-scheduled-tokens 0 with a speculative config (no token left to "
+                        "schedule); kvguard does not render where that check falls among VllmConfig's")
+    if not (spec.method == "draft_model" or spec.parallel_drafting):
         return
     layout = state.layout
     if layout.max_num_batched_tokens is not None or layout.max_num_seqs is not None:

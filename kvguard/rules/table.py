@@ -2484,7 +2484,8 @@ RULES = (
          apply=_scheduler.scheduled_tokens_with_drafting,
          description="VllmConfig._set_max_num_scheduled_tokens: with a draft model or parallel drafting, a batch the "
                      "launch sizes (--max-num-batched-tokens / --max-num-seqs) may be left with no token to "
-                     "schedule (not modelled: undecidable)"),
+                     "schedule, and with any speculative config --max-num-scheduled-tokens 0 (within its bound on "
+                     "0.26.0-0.31.0) is refused (not modelled: undecidable)"),
 
     # ===================== VllmConfig.__post_init__ ==========================
     # 0.30.0+: what forces Model Runner V2 before the variable (kvguard.rules.late_options), first: where vLLM reads it
