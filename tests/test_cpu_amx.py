@@ -50,7 +50,7 @@ def test_the_text_report_names_the_assumed_fact(capsys):
     status = run(["check", "--vllm-version", "0.22.1", "--platform", "cpu", "--", "vllm", "serve", *FALCON])
     out = capsys.readouterr().out
     assert status == 0
-    assert "assumed a standard CUDA node: amx=False (state yours with" in out
+    assert "assumed of the CPU host: amx=False (state yours with" in out
 
 
 def test_unknown_host_skips_the_check_and_lists_it(capsys):

@@ -103,7 +103,10 @@ def _check(report: "LaunchReport", color: bool) -> str:
         lines.append(f"{dim}  assumed: {assumption}{reset}")
     host_assumed = [a for a in v.assumptions if not a.startswith("VLLM_") and "=" in a]
     if host_assumed:
-        lines.append(f"{dim}  assumed a standard CUDA node: {', '.join(host_assumed)} (state yours with "
+        # facts read only on the CPU platform (a stated --platform cpu) are not a CUDA node's
+        cpu_only = all(a.startswith(("amx=", "ipex=")) for a in host_assumed)
+        what = "of the CPU host" if cpu_only else "a standard CUDA node"
+        lines.append(f"{dim}  assumed {what}: {', '.join(host_assumed)} (state yours with "
                      f"--platform/--gpus-per-node/--host, or --unknown-host to skip host checks){reset}")
     for a in v.assumptions:
         if a.endswith(" unset") and not a.startswith("VLLM_"):   # a host variable whose absence decided
