@@ -1167,6 +1167,7 @@ _SCHEDULER_BOUNDED_DESTS = {"max_num_scheduled_tokens": "max_num_scheduled_token
                             "prefill_schedule_interval": "prefill_schedule_interval_out_of_bounds",
                             "stream_interval": "stream_interval_out_of_bounds"}
 
+
 def _human_readable_zero(values: list[str], release: Release) -> bool:
     """Whether an optional human-readable integer argparse has accepted is 0 ("0", "0k", …; "None" is not)."""
     from ..length import parse_length
