@@ -111,8 +111,11 @@ def mamba_block_size_refused(state: Any) -> bool:
     off where the launch (or, for a Mamba / hybrid model, the release's default) leaves it off, or where the
     platform's hook turned it off on an AMX CPU for a model with linear-attention layers.  The platform and the
     ``amx`` fact are read only where the answer depends on them."""
+    if not state.release.within("0.22.0", "0.24.0"):
+        # 0.25.x share 0.24.0's rule rows (one launch-check group) without the AMX branch: a given size is open
+        return mamba_block_size_unmodelled(state)
     from ..archs import arch_flag, registered_arch
-    from .mamba_cache import _prefix_caching, has_mamba_layers, runs_mamba_setup
+    from .mamba_cache import has_mamba_layers, prefix_caching_on, runs_mamba_setup
 
     given = state.layout.mamba_block_size
     attention_free = bool(arch_flag(state.facts.architectures, "is_attention_free", state.release))
@@ -123,7 +126,7 @@ def mamba_block_size_refused(state: Any) -> bool:
     if mamba and not runs_mamba_setup(state):
         return False
     if mamba:
-        prefix_at_setup = _prefix_caching(state)
+        prefix_at_setup = prefix_caching_on(state)
     else:
         prefix_at_setup = state.layout.enable_prefix_caching is not False
         if state.layout.enable_prefix_caching is None and _maybe_pooling(state):

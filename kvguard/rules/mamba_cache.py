@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["PURE_MAMBA_ARCHITECTURES", "chunked_prefill_refused", "chunked_prefill_refused_in_align_mode",
-           "has_mamba_layers", "is_hybrid", "runs_mamba_setup", "speculative_refused"]
+           "has_mamba_layers", "is_hybrid", "prefix_caching_on", "runs_mamba_setup",
+           "speculative_refused"]
 
 #: ``MODELS_CONFIG_MAP``'s architectures handled by MambaModelConfig itself (the same three 0.15.0 – 0.33.0)
 PURE_MAMBA_ARCHITECTURES = ("MambaForCausalLM", "Mamba2ForCausalLM", "FalconMambaForCausalLM")
@@ -71,7 +72,9 @@ def runs_mamba_setup(state: Any) -> bool:
     return True
 
 
-def _prefix_caching(state: Any) -> bool:
+def prefix_caching_on(state: Any) -> bool:
+    """Whether prefix caching is on for a Mamba or hybrid model when the Mamba cache set-up reads it: the launch's
+    switch, else the release's default for a generative model."""
     if state.layout.enable_prefix_caching is not None:
         return state.layout.enable_prefix_caching
     # is_prefix_caching_supported for a generative model: attention-free ones never; hybrid ones from 0.26.0,
@@ -103,7 +106,7 @@ def chunked_prefill_refused(state: Any) -> bool:
     prefill off with prefix caching on."""
     if state.layout.enable_chunked_prefill is not False:
         return False  # a generative model's default is on
-    return runs_mamba_setup(state) and _prefix_caching(state)
+    return runs_mamba_setup(state) and prefix_caching_on(state)
 
 
 def chunked_prefill_refused_in_align_mode(state: Any) -> bool:
@@ -113,6 +116,6 @@ def chunked_prefill_refused_in_align_mode(state: Any) -> bool:
 
 def speculative_refused(state: Any) -> bool:
     """0.15.0 – 0.16.x: mode ``align`` also refuses speculative decoding."""
-    if state.spec is None or not runs_mamba_setup(state) or not _prefix_caching(state):
+    if state.spec is None or not runs_mamba_setup(state) or not prefix_caching_on(state):
         return False
     return _cache_mode(state) == "align"

@@ -3092,7 +3092,7 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_kv_transfer_compat",
           description="a KV connector with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, without the cumem "
                       "allocator (which sleep mode turns on)"),
-    Check("VC_mamba_block_size", "0.22.0", "0.24.0", stage="verify", scope="env",
+    Check("VC_mamba_block_size", "0.22.0", "0.25.1", stage="verify", scope="env",
           when=_amx.mamba_block_size_refused, template=_amx.MAMBA_BLOCK_SIZE_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
           description="a Mamba block size (the launch's, or the one the Mamba cache set-up took with prefix caching "
@@ -3102,7 +3102,7 @@ RULES = (
           scope="feature", when=_amx.mamba_block_size_unmodelled, template="",
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
           description="--mamba-block-size where prefix caching may end up off: not modelled (undecidable)"),
-    Check("VC_mamba_block_size_unmodelled", "0.25.0", options=("mamba_block_size",), stage="verify",
+    Check("VC_mamba_block_size_unmodelled", "0.26.0", options=("mamba_block_size",), stage="verify",
           scope="feature", when=_amx.mamba_block_size_unmodelled, template="",
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
           description="--mamba-block-size where prefix caching may end up off: not modelled (undecidable)"),
