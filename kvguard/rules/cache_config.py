@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["BOUND_ERRORS", "CACHE_DTYPE_MESSAGE", "CPU_OFFLOAD_MESSAGE", "GPU_MEMORY_MESSAGE",
-           "KV_CACHE_DTYPES_0330", "cache_dtype_bind", "cpu_offload_negative", "field_bounds", "gpu_memory_above_one",
+           "KV_CACHE_DTYPES_0330", "bound_error", "broken_bound", "cache_dtype_bind", "cpu_offload_negative", "field_bounds", "gpu_memory_above_one",
            "unknown_cache_dtype"]
 
 CPU_OFFLOAD_MESSAGE = "CPU offload space must be non-negative, but got {cpu_offload_gb}"
@@ -61,6 +61,7 @@ def memory_bind(state: Any) -> dict:
 #: ``cpu_offload_gb`` ``Field(..., ge=0)``, from 0.23.0 ``block_size: int = Field(None, gt=0)``)
 BOUND_ERRORS = {"gt": ("greater_than", "Input should be greater than {bound}"),
                 "ge": ("greater_than_equal", "Input should be greater than or equal to {bound}"),
+                "lt": ("less_than", "Input should be less than {bound}"),
                 "le": ("less_than_equal", "Input should be less than or equal to {bound}")}
 
 
@@ -83,12 +84,24 @@ def _bounded_fields(state: Any) -> list:
     return out
 
 
-def _broken(value: Any, bounds: tuple) -> Any:
-    """The first bound ``value`` breaks, as ``(kind, bound)``, or None."""
+def broken_bound(value: Any, bounds: tuple) -> Any:
+    """The first of a pydantic field's ``bounds`` (``(kind, bound)`` pairs: gt, ge, lt, le) that ``value`` breaks,
+    or None."""
     for kind, bound in bounds:
-        if not (value > bound if kind == "gt" else value >= bound if kind == "ge" else value <= bound):
+        held = {"gt": value > bound, "ge": value >= bound, "lt": value < bound, "le": value <= bound}[kind]
+        if not held:
             return kind, bound
     return None
+
+
+def bound_error(name: str, value: Any, kind: str, bound: Any) -> Any:
+    """pydantic's error for ``value`` of the field ``name`` past its ``kind`` bound: the bound prints without a
+    fractional part where it has none ("less than 1" for ``lt=1.0``), the context keeps it as declared."""
+    from ..verdict import ErrorEntry
+
+    error_type, template = BOUND_ERRORS[kind]
+    shown = int(bound) if isinstance(bound, float) and bound == int(bound) else bound
+    return ErrorEntry(error_type, (name,), template.format(bound=shown), value, {kind: bound})
 
 
 def field_bounds(state: Any) -> None:
@@ -98,7 +111,7 @@ def field_bounds(state: Any) -> None:
     ParallelConfig), and errors beside which the same validation raises others kvguard does not render."""
     errors, declined = [], []
     for name, value, bounds, flag in _bounded_fields(state):
-        broken = _broken(value, bounds)
+        broken = broken_bound(value, bounds)
         if broken is None:
             continue
         if name == "elsewhere" or value != value or value in (float("inf"), float("-inf")):
@@ -111,14 +124,9 @@ def field_bounds(state: Any) -> None:
         state.undecided(f"the config's field bounds refuse {out} with pydantic's message, kvguard does not render it "
                         "here (a non-finite value, the offload config built later, or another error of the same "
                         "validation)")
-    from ..verdict import ErrorEntry
     from .engine import Refusal
 
-    entries = []
-    for name, value, (kind, bound), _flag in errors:
-        error_type, template = BOUND_ERRORS[kind]
-        message = template.format(bound=bound)
-        entries.append(ErrorEntry(error_type, (name,), message, value, {kind: bound}))
+    entries = [bound_error(name, value, kind, bound) for name, value, (kind, bound), _flag in errors]
     raise Refusal("ValidationError", entries[0].msg, errors=tuple(entries))
 
 

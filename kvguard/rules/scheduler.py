@@ -186,10 +186,6 @@ _BOUNDED_FIELDS = (
     ("prefill_schedule_interval", "prefill_schedule_interval_out_of_bounds", (("ge", 1),), "0.24.0", None),
     ("stream_interval", "stream_interval_out_of_bounds", (("ge", 1),), "0.11.1", None))
 
-#: pydantic's error type and message for a value past a bound of each kind ("lt": the watermark's upper bound); the
-#: bound prints as a number without a fractional part where it has none ("less than 1" for ``lt=1.0``)
-_LESS_THAN = ("less_than", "Input should be less than {bound}")
-
 
 def _batch_values(state: Any) -> dict:
     """The batch fields SchedulerConfig is given from 0.11.1, where the launch sets one of them below 1: EngineArgs
@@ -211,8 +207,7 @@ def _batch_values(state: Any) -> dict:
 def field_bounds(state: Any) -> None:
     """SchedulerConfig's pydantic field bounds, checked as it is built (before any of its own checks): one
     ValidationError for SchedulerConfig with an error per field out of bounds, in declaration order."""
-    from ..verdict import ErrorEntry
-    from .cache_config import BOUND_ERRORS
+    from .cache_config import bound_error, broken_bound
     from .engine import Refusal
 
     layout, release = state.layout, state.release
@@ -224,26 +219,15 @@ def field_bounds(state: Any) -> None:
             continue
         if name == "num_lookahead_slots" and getattr(state, "sc", None) is not None:
             continue              # a speculative config gives its own slot count (its token count, checked before)
-        broken = _broken_bound(value, bounds)
+        broken = broken_bound(value, bounds)
         if broken is None:
             continue
         if value != value or value in (float("inf"), float("-inf")):
             state.undecided(f"SchedulerConfig's field {name} refuses {value} with pydantic's message, which kvguard "
                             "does not render for a non-finite value")
-        kind, bound = broken
-        error_type, template = _LESS_THAN if kind == "lt" else BOUND_ERRORS[kind]
-        message = template.format(bound=int(bound) if bound == int(bound) else bound)
-        entries.append(ErrorEntry(error_type, (name,), message, value, {kind: bound}))
+        entries.append(bound_error(name, value, *broken))
     if entries:
         raise Refusal("ValidationError", entries[0].msg, errors=tuple(entries))
-
-
-def _broken_bound(value: Any, bounds: tuple) -> Any:
-    """The first of ``bounds`` that ``value`` breaks, as ``(kind, bound)``, or None."""
-    for kind, bound in bounds:
-        if not (value >= bound if kind == "ge" else value < bound):
-            return kind, bound
-    return None
 
 
 def active_above_seqs(state: Any) -> bool:
