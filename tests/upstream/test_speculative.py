@@ -397,9 +397,13 @@ def _kvguard_outcome(case: dict, version: str, *, stage: bool = False, errors: b
     from kvguard.versions import resolve
 
     release = resolve(version)
-    launch = ["vllm", "serve", case["model_dir"], *case["args"]]
+    # ``env_prefix``: the launch's own ``VAR=value`` words, which kvguard reads off the command line as an operator
+    # writes it (the oracle gets them as the case's ``env``); without it, ``env`` is given to kvguard as such
+    prefix = list(case.get("env_prefix") or ())
+    launch = [*prefix, "vllm", "serve", case["model_dir"], *case["args"]]
+    env = {} if prefix else dict(case.get("env") or {})
     try:
-        report = examine(release, launch, host=Host(**oracle_host()), env=dict(case.get("env") or {}))
+        report = examine(release, launch, host=Host(**oracle_host()), env=env)
     except Undecidable as exc:
         return {"undecidable": str(exc)}
     v = report.verdict
