@@ -72,3 +72,29 @@ def test_a_skipped_construction_is_not_decided_after():
     v = kvguard.check(cfg, EPLB, vllm_version="0.20.0", host=H100, env={"VLLM_MXFP4_USE_MARLIN": "1"})
     assert v.ok is True and v.check is None
     assert "MI_model" in [s.check for s in v.skipped]
+
+
+#: DeepSeek-V4's CUDA model implements MixtureOfExperts from 0.23.0 (vllm/models/deepseek_v4/nvidia/model.py,
+#: ``DeepseekV4MixtureOfExperts``); 0.20.0 - 0.22.x's (vllm/model_executor/models/deepseek_v4.py, then the nvidia
+#: package) do not, and their V1 worker's first EPLB step asserts (vllm/v1/worker/gpu_model_runner.py::eplb_step)
+DSV4_EPLB = {"tensor_parallel_size": 2, "enable_expert_parallel": True, "enable_eplb": True,
+             "kv_cache_dtype": "fp8"}
+
+
+@pytest.mark.parametrize(("version", "refused"), [("0.20.0", True), ("0.21.0", True), ("0.22.1", True),
+                                                  ("0.23.0", False), ("0.28.0", False)])
+def test_deepseek_v4_implements_mixture_of_experts_from_0_23(version, refused):
+    v = kvguard.check(config("deepseek-ai/DeepSeek-V4-Flash"), DSV4_EPLB, vllm_version=version, host=H100)
+    if refused:
+        assert (v.ok, v.stage, v.check, v.exc_type, v.message, v.wrapped_by) == (
+            False, "worker", "W_eplb_no_moe_model", "AssertionError", "", None)
+    else:
+        assert v.ok is True
+
+
+def test_deepseek_v4_on_the_v2_runner_or_without_eplb():
+    # the V2 runner steps only the models it registered; without --enable-eplb there is no EPLB step
+    cfg = config("deepseek-ai/DeepSeek-V4-Flash")
+    assert kvguard.check(cfg, DSV4_EPLB, vllm_version="0.22.1", host=H100,
+                         env={"VLLM_USE_V2_MODEL_RUNNER": "1"}).ok is True
+    assert kvguard.check(cfg, dict(DSV4_EPLB, enable_eplb=False), vllm_version="0.22.1", host=H100).ok is True

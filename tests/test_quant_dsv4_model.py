@@ -200,11 +200,13 @@ def test_routed_experts_bare_assert_before_0_24():
 
 def test_eplb_not_passed_before_0_24():
     # 256 + 2 redundant experts over 8 EP ranks: uneven; before 0.24.0 the routed experts are built without EPLB's
-    # arguments (accepted), from 0.24.0 tp 8 does not divide 258 (the fused-MoE assert)
+    # arguments (built), from 0.24.0 tp 8 does not divide 258 (the fused-MoE assert); 0.20.0 - 0.22.x's model then
+    # implements no MixtureOfExperts, so the V1 worker's first EPLB step asserts (tests/test_eplb_model.py)
     kw = dict(tp=8, enable_expert_parallel=True, enable_eplb=True, num_redundant_experts=2, host=H100,
               kv_cache_dtype="fp8")
-    for version in ("0.20.0", "0.23.0"):
-        assert kvguard.check(dsv4(), vllm_version=version, **kw).ok, version
+    v = kvguard.check(dsv4(), vllm_version="0.20.0", **kw)
+    assert (v.stage, v.check) == ("worker", "W_eplb_no_moe_model")
+    assert kvguard.check(dsv4(), vllm_version="0.23.0", **kw).ok
     assert kvguard.check(dsv4(), vllm_version="0.24.0", **kw).check == "MI_dsv4_experts_tp"
 
 

@@ -1210,7 +1210,9 @@ def _dsv4_outcome(facts, release, launch: Launch, scheme: QuantScheme) -> Outcom
                 _linear(step, launch, fp8, release)
         except _Refused as exc:
             return Outcome(exc.check, exc.values, step.prefix, tuple(needs))
-    return Outcome(needs=tuple(needs))
+    # built: with --enable-eplb, a model that implements no MixtureOfExperts leaves the worker nothing to balance
+    return Outcome(needs=tuple(needs), eplb_without_moe_model=launch.eplb and not release.within(
+        _dsv4.MIXTURE_OF_EXPERTS))
 
 
 def _sp_moe_shared_experts(family: str, scheme: QuantScheme, launch: Launch, release) -> Optional[str]:

@@ -22,7 +22,10 @@ vllm/model_executor/models/deepseek_v4.py with vllm/model_executor/layers/deepse
   0.33.0 (a config without it: an AttributeError; 0.33.0's transformers config class defaults it);
 - the experts' dtype: 0.20.0 ignores ``expert_dtype`` (MXFP4 experts always); from 0.20.1 the FP8 config resolves it
   when the first block-FP8 linear asks for its scale dtype (``fp4`` / ``fp8`` only, another value refused there)
-  and ``fp8`` builds the routed experts with the block-FP8 MoE method.
+  and ``fp8`` builds the routed experts with the block-FP8 MoE method;
+- ``MixtureOfExperts``: implemented from 0.23.0 only (``DeepseekV4MixtureOfExperts``); before, a built model with
+  ``--enable-eplb`` leaves the V1 worker nothing to balance and its first EPLB step asserts (W_eplb_no_moe_model,
+  shown by the releases: tests/upstream/test_dsv4_eplb.py).
 
 What the worker builds, in order, and what of it reads the launch (everything else is replicated, unquantized or
 sized from the config alone, so it cannot refuse one layout and take another):
@@ -142,6 +145,9 @@ MODEL_HEADS = ("0.27.0", "0.28.0")
 HEADS_BEFORE_LINEARS = "0.23.0"
 #: the first release whose routed experts are built with EPLB's arguments (before: without, whatever the launch)
 EPLB_PASSED = "0.24.0"
+#: the first release whose CUDA model implements ``MixtureOfExperts`` (``DeepseekV4MixtureOfExperts``): before it the
+#: V1 worker finds no MoE model for ``--enable-eplb`` and its first EPLB step asserts (W_eplb_no_moe_model)
+MIXTURE_OF_EXPERTS = "0.23.0"
 #: the first release whose shared experts keep whole weight blocks per rank (before: the plain size, checked)
 SHARED_ROUNDED = "0.24.0"
 #: the first release whose shared experts are replicated when the MoE runs sequence-parallel
