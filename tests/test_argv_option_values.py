@@ -73,9 +73,8 @@ DECLINED = [
     ("0.20.0", ["--kv-cache-metrics-sample", "0"], "the field is a float > 0 <= 1"),
     ("0.20.0", ["--kv-cache-metrics-sample", "1.5"], "the field is a float > 0 <= 1"),
     ("0.20.0", ["--kv-cache-metrics-sample", "nan"], "the field is a float > 0 <= 1"),
+    ("0.20.0", ["--kv-cache-metrics-sample", "0.5", "--kv-cache-metrics-sample", "2"], "the field is a float > 0 <= 1"),
     ("0.20.0", ["--optimization-level", "x"], "the release accepts '0', '1', '2', '3'"),
-    ("0.33.0", ["--data-parallel-rpc-port", "65536"], "the field is an int >= 1 <= 65535"),
-    ("0.33.0", ["--dp-sync-interval", "0"], "the field is an int >= 1"),
     ("0.33.0", ["--safetensors-prefetch-block-size", "0"], "the field is an int >= 1"),
 ]
 
@@ -88,8 +87,9 @@ def test_values_the_config_field_refuses_are_declined(version, args, reason):
     assert "pydantic" in str(info.value)
 
 
-#: SchedulerConfig's passed-over options outside their field bounds: carried to kvguard.rules.scheduler, which renders
-#: the bound's refusal with the other fields' (tests/test_scheduler.py); the last value given is the one validated
+#: SchedulerConfig's, CacheConfig's and ParallelConfig's passed-over options outside their field bounds: carried to the
+#: rules, which render the bound's refusal with the other fields' (tests/test_scheduler.py, tests/test_cache_config.py,
+#: tests/test_parallel_flags.py); the last value given is the one validated
 CARRIED = [
     ("0.20.0", ["--stream-interval", "0"], {"stream_interval_out_of_bounds": 0}),
     ("0.20.0", ["--stream-interval=-1"], {"stream_interval_out_of_bounds": -1}),
@@ -98,16 +98,26 @@ CARRIED = [
      {"max_num_scheduled_tokens_out_of_bounds": 0, "max_num_queued_tokens_out_of_bounds": -1}),
     ("0.33.0", ["--stream-interval", "0", "--stream-interval", "2"], {}),
     ("0.33.0", ["--watermark", "0.5", "--prefill-schedule-interval", "1"], {}),
+    # CacheConfig's and ParallelConfig's (tests/test_cache_config.py, tests/test_parallel_flags.py)
+    ("0.33.0", ["--data-parallel-rpc-port", "65536"], {"data_parallel_rpc_port_out_of_bounds": 65536}),
+    ("0.33.0", ["--dp-sync-interval", "0"], {"dp_sync_interval_out_of_bounds": 0}),
+    ("0.33.0", ["--prefix-match-unit", "0", "--mamba-block-size", "-1"],
+     {"prefix_match_unit_out_of_bounds": 0, "mamba_block_size_out_of_bounds": -1}),
+    ("0.29.0", ["--prefix-cache-retention-interval", "-1", "--max-parallel-loading-workers", "0"],
+     {"prefix_cache_retention_interval_out_of_bounds": -1, "max_parallel_loading_workers_out_of_bounds": 0}),
+    ("0.33.0", ["--elastic-ep-max-dp-size", "0", "--elastic-ep-max-dp-size", "2"], {}),
 ]
 
 
 @pytest.mark.parametrize(("version", "args", "carried"), CARRIED)
-def test_scheduler_values_out_of_bounds_are_carried_to_the_scheduler(version, args, carried):
+def test_values_out_of_bounds_are_carried_to_their_config(version, args, carried):
     fields = parse_serve(["vllm", "serve", "M", *args], resolve(version)).fields
     assert {key: value for key, value in fields.items() if key.endswith("_out_of_bounds")} == carried
 
 
 PASSED = [
+    # argparse keeps the last occurrence: an earlier one outside the field's bound is never validated
+    ("0.20.0", ["--kv-cache-metrics-sample", "0", "--kv-cache-metrics-sample", "0.5"]),
     ("0.20.0", ["--max-log-len", "1"]),
     ("0.20.0", ["--max-log-len", "None"]),
     ("0.20.0", ["--max-log-len", ""]),

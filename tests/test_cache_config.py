@@ -104,3 +104,62 @@ def test_before_0_33_0_argparse_refuses_an_unknown_cache_dtype(serve_json):
 def test_0_33_0_takes_its_cache_dtypes(serve_json, value):
     status, data = serve_json("0.33.0", "--kv-cache-dtype", value)
     assert (status, data["ok"]) == (0, True)
+
+
+GT_0 = "Input should be greater than 0"
+GE_0 = "Input should be greater than or equal to 0"
+
+
+@pytest.mark.parametrize(("version", "flag", "value", "field", "error_type", "message"), [
+    ("0.26.0", "--prefix-match-unit", "0", "prefix_match_unit", "greater_than", GT_0),
+    ("0.33.0", "--prefix-match-unit", "-4", "prefix_match_unit", "greater_than", GT_0),
+    ("0.29.0", "--prefix-cache-retention-interval", "-1", "prefix_cache_retention_interval", "greater_than_equal",
+     GE_0),
+    ("0.11.1", "--mamba-block-size", "0", "mamba_block_size", "greater_than", GT_0),
+    ("0.24.0", "--mamba-block-size", "-16", "mamba_block_size", "greater_than", GT_0),
+])
+def test_passed_over_cache_options_out_of_bounds_meet_the_field_bound(serve_json, version, flag, value, field,
+                                                                      error_type, message):
+    """Options kvguard otherwise passes over, given outside CacheConfig's field bound: the field's pydantic error
+    (the releases' answers, tests/upstream/test_cache_config.py)."""
+    status, data = serve_json(version, flag, value)
+    assert (status, data["exc_type"], data["wrapped_by"], data["stage"], data["check"], data["message"]) == (
+        1, "ValidationError", "CacheConfig", "cache_config", "cc_field_bounds", message)
+    assert data["errors"] == [{"type": error_type, "loc": [field], "msg": message}]
+
+
+def test_passed_over_cache_bounds_fail_with_the_others_in_declaration_order(serve_json):
+    status, data = serve_json("0.29.0", "--mamba-block-size", "-3", "--prefix-cache-retention-interval", "-1",
+                              "--gpu-memory-utilization", "2", "--prefix-match-unit", "0", "--block-size", "0")
+    assert (status, data["message"]) == (1, GT_0)
+    assert [(e["loc"][0], e["msg"]) for e in data["errors"]] == [
+        ("block_size", GT_0), ("prefix_match_unit", GT_0),
+        ("gpu_memory_utilization", "Input should be less than or equal to 1"),
+        ("prefix_cache_retention_interval", GE_0), ("mamba_block_size", GT_0)]
+
+
+def test_cache_config_refuses_before_the_offload_config(serve_json):
+    """From 0.17.0 --cpu-offload-gb is UVAOffloadConfig's, built later: CacheConfig's own error comes first (0.29.0
+    answered so)."""
+    status, data = serve_json("0.29.0", "--cpu-offload-gb", "-1", "--prefix-match-unit", "1",
+                              "--mamba-block-size", "0")
+    assert (status, data["wrapped_by"], data["errors"]) == (
+        1, "CacheConfig", [{"type": "greater_than", "loc": ["mamba_block_size"], "msg": GT_0}])
+
+
+def test_the_last_value_of_a_passed_over_cache_option_is_validated(serve_json):
+    status, data = serve_json("0.33.0", "--prefix-match-unit", "0", "--prefix-match-unit", "16")
+    assert (status, data["ok"]) == (0, True)
+    status, data = serve_json("0.33.0", "--prefix-match-unit", "16", "--prefix-match-unit", "0")
+    assert (status, data["errors"]) == (1, [{"type": "greater_than", "loc": ["prefix_match_unit"], "msg": GT_0}])
+
+
+@pytest.mark.parametrize(("version", "args"), [
+    ("0.26.0", ["--prefix-match-unit", "1"]),
+    ("0.33.0", ["--prefix-match-unit", "None"]),
+    ("0.29.0", ["--prefix-cache-retention-interval", "0"]),
+    ("0.33.0", ["--mamba-block-size", "None"]),
+])
+def test_passed_over_cache_options_within_bounds_pass(serve_json, version, args):
+    status, data = serve_json(version, *args)
+    assert (status, data["ok"]) == (0, True)

@@ -56,3 +56,56 @@ def test_a_none_entry_is_undecidable(capsys, serve_json):
                   "--numa-bind-cpus", "0-3", "None"])
     assert status == 2
     assert "pydantic" in capsys.readouterr().err
+
+
+GE_1 = "Input should be greater than or equal to 1"
+
+
+@pytest.mark.parametrize(("version", "flag", "value", "field", "error_type", "message"), [
+    ("0.28.0", "--data-parallel-rpc-port", "0", "data_parallel_rpc_port", "greater_than_equal", GE_1),
+    ("0.33.0", "-dpp", "65536", "data_parallel_rpc_port", "less_than_equal",
+     "Input should be less than or equal to 65535"),
+    ("0.30.0", "--dp-sync-interval", "0", "dp_sync_interval", "greater_than_equal", GE_1),
+    ("0.24.0", "--max-parallel-loading-workers", "0", "max_parallel_loading_workers", "greater_than_equal", GE_1),
+    ("0.33.0", "--elastic-ep-max-dp-size", "-8", "elastic_ep_max_dp_size", "greater_than_equal", GE_1),
+])
+def test_passed_over_parallel_options_out_of_bounds_meet_the_field_bound(serve_json, version, flag, value, field,
+                                                                         error_type, message):
+    """Options kvguard otherwise passes over, given outside ParallelConfig's field bound: the field's pydantic error
+    (the releases' answers, tests/upstream/test_parallel_flags.py)."""
+    status, data = serve_json(version, flag, value)
+    assert (status, data["exc_type"], data["wrapped_by"], data["stage"], data["check"], data["message"]) == (
+        1, "ValidationError", "ParallelConfig", "parallel_config", "FIELD", message)
+    assert data["errors"] == [{"type": error_type, "loc": [field], "msg": message}]
+
+
+def test_passed_over_parallel_bounds_fail_with_the_sizes_in_declaration_order(serve_json):
+    status, data = serve_json("0.33.0", "--elastic-ep-max-dp-size", "0", "--max-parallel-loading-workers", "0",
+                              "-dpp", "0", "--dp-sync-interval", "0", "-tp", "0", "--ubatch-size", "-1")
+    assert (status, data["message"]) == (1, GE_1)
+    assert [(e["loc"][0], e["msg"]) for e in data["errors"]] == [
+        ("tensor_parallel_size", GE_1), ("data_parallel_rpc_port", GE_1), ("dp_sync_interval", GE_1),
+        ("max_parallel_loading_workers", GE_1), ("elastic_ep_max_dp_size", GE_1),
+        ("ubatch_size", "Input should be greater than or equal to 0")]
+
+
+def test_the_last_value_of_a_passed_over_parallel_option_is_validated(serve_json):
+    status, data = serve_json("0.33.0", "--dp-sync-interval", "0", "--dp-sync-interval", "3")
+    assert (status, data["ok"]) == (0, True)
+    status, data = serve_json("0.33.0", "--dp-sync-interval", "3", "--dp-sync-interval", "0")
+    assert (status, data["errors"]) == (1, [{"type": "greater_than_equal", "loc": ["dp_sync_interval"],
+                                             "msg": GE_1}])
+
+
+def test_every_occurrence_meets_argparse_s_type_check(serve_json):
+    status, data = serve_json("0.33.0", "--dp-sync-interval", "x", "--dp-sync-interval", "3")
+    assert (status, data["stage"], data["message"]) == (
+        1, "argparse", "vllm serve: error: argument --dp-sync-interval: invalid int value: 'x'")
+
+
+def test_a_numa_list_refused_beside_a_bound_is_undecidable(capsys):
+    """0.33.0 answered with one ValidationError: the bound's entry, then the NUMA validator's."""
+    status = run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B", "--numa-bind",
+                  "--numa-bind-cpus", "4-7", "2-0", "--elastic-ep-max-dp-size", "0"])
+    assert status == 2
+    assert "NUMA list validators" in capsys.readouterr().err

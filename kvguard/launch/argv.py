@@ -1010,11 +1010,12 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
         convert = _backend_name
     if convert is None and spec.type not in _LENGTH_TYPES:
         return
+    beyond: list[_OutOfBounds] = []
     for value in values:
         if "$" in value or (value.startswith("<") and value.endswith(">")):
             continue  # unexpanded shell text or a documentation placeholder (`--port $PORT`, `<PORT>`)
         if convert is None:   # --max-num-batched-tokens 8k and the other human-readable integers
-            _check_bounds(spec, opt, _length_value(spec, opt, value, release), value, release)
+            _check_bounds(spec, opt, _length_value(spec, opt, value, release), value, release, beyond)
             continue
         try:
             out = convert(value)
@@ -1023,7 +1024,9 @@ def _check_value(spec: _Opt, opt: str, values: list[str], release: Release) -> N
                                  opt, words=(value,)) from None
         if spec.choices is not None and out not in spec.choices:
             raise _invalid_choice(spec, opt, out, value)
-        _check_bounds(spec, opt, out, value, release)
+        _check_bounds(spec, opt, out, value, release, beyond)
+    if beyond:       # argparse converts every word first: a later word's type error comes before the bound's
+        raise beyond[0]
 
 
 #: the keys every release's LoRAModulePath takes (a dataclass: a missing or unknown key is Python's TypeError)
@@ -1073,6 +1076,7 @@ def _check_wrapped(spec: _Opt, opt: str, values: list[str], release: Release) ->
         return
     if spec.inner not in _INNER_TYPES and spec.inner != _HUMAN_INT_REPR:
         return
+    beyond: list[_OutOfBounds] = []
     for value in values:
         if "$" in value or (value.startswith("<") and value.endswith(">")):
             continue  # unexpanded shell text or a documentation placeholder
@@ -1094,7 +1098,9 @@ def _check_wrapped(spec: _Opt, opt: str, values: list[str], release: Release) ->
                     "message (naming the host's pydantic version), which kvguard does not quote")
         if spec.choices is not None and out not in spec.choices:
             raise _invalid_choice(spec, opt, out, value)
-        _check_bounds(spec, opt, out, value, release)
+        _check_bounds(spec, opt, out, value, release, beyond)
+    if beyond:       # argparse converts every word first: a later word's type error comes before the bound's
+        raise beyond[0]
 
 
 #: 0.10.2's --override-pooler-config: optional_type(union_dict_and_str)
@@ -1131,20 +1137,20 @@ def _wrapped_value(spec: _Opt, opt: str, value: str, release: Release) -> Any:
                              words=(value,)) from None
 
 
-def _check_bounds(spec: _Opt, opt: str, out: Any, word: str, release: Release) -> None:
-    """A converted value outside the declared constraints of its config field (``--stream-interval 0``): the
-    release refuses it with pydantic's ValidationError, whose message names the host's pydantic version, so
-    kvguard declines it."""
+def _check_bounds(spec: _Opt, opt: str, out: Any, word: str, release: Release, beyond: list) -> None:
+    """A converted value outside the declared constraints of its config field (``--stream-interval 0``), added to
+    ``beyond``: the release refuses it with pydantic's ValidationError when it builds that config, after argparse
+    (kvguard renders it for the fields of _BOUNDED_CARRIERS, declines the others)."""
     if spec.bounds is None:
         return
     from .config_values import option_value_problem
 
     expected = option_value_problem(spec.bounds, out)
-    if expected is not None:
-        raise _OutOfBounds(
+    if expected is not None and not beyond:
+        beyond.append(_OutOfBounds(
             f"vLLM {release.version} validates {spec.label(opt)}={word!r} into its config class, whose field refuses "
             f"it ({expected}) with pydantic's ValidationError naming the host's pydantic version, which kvguard does "
-            "not quote", out)
+            "not quote", out))
 
 
 class _OutOfBounds(Exception):
@@ -1158,14 +1164,22 @@ class _OutOfBounds(Exception):
         self.value = value
 
 
-#: SchedulerConfig's fields kvguard otherwise passes over whose pydantic bounds it renders (kvguard.rules.scheduler
-#: field_bounds), with the layout field that carries a value given outside the field's bounds
-_SCHEDULER_BOUNDED_DESTS = {"max_num_scheduled_tokens": "max_num_scheduled_tokens_out_of_bounds",
-                            "max_num_queued_reqs": "max_num_queued_reqs_out_of_bounds",
-                            "max_num_queued_tokens": "max_num_queued_tokens_out_of_bounds",
-                            "watermark": "watermark_out_of_bounds",
-                            "prefill_schedule_interval": "prefill_schedule_interval_out_of_bounds",
-                            "stream_interval": "stream_interval_out_of_bounds"}
+#: the config fields kvguard otherwise passes over whose pydantic bounds it renders, with the layout field that
+#: carries a value given outside the field's bounds: SchedulerConfig's (kvguard.rules.scheduler field_bounds),
+#: CacheConfig's (kvguard.rules.cache_config field_bounds) and ParallelConfig's (kvguard.rules.table's FIELD rows)
+_BOUNDED_CARRIERS = {"max_num_scheduled_tokens": "max_num_scheduled_tokens_out_of_bounds",
+                     "max_num_queued_reqs": "max_num_queued_reqs_out_of_bounds",
+                     "max_num_queued_tokens": "max_num_queued_tokens_out_of_bounds",
+                     "watermark": "watermark_out_of_bounds",
+                     "prefill_schedule_interval": "prefill_schedule_interval_out_of_bounds",
+                     "stream_interval": "stream_interval_out_of_bounds",
+                     "prefix_match_unit": "prefix_match_unit_out_of_bounds",
+                     "prefix_cache_retention_interval": "prefix_cache_retention_interval_out_of_bounds",
+                     "mamba_block_size": "mamba_block_size_out_of_bounds",
+                     "data_parallel_rpc_port": "data_parallel_rpc_port_out_of_bounds",
+                     "dp_sync_interval": "dp_sync_interval_out_of_bounds",
+                     "max_parallel_loading_workers": "max_parallel_loading_workers_out_of_bounds",
+                     "elastic_ep_max_dp_size": "elastic_ep_max_dp_size_out_of_bounds"}
 
 
 def _human_readable_zero(values: list[str], release: Release) -> bool:
@@ -1480,15 +1494,17 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
     option_model = None
     eplb_redundant: Optional[int] = None
     kernel_config_moe_backend = False
-    out_of_bounds: list[tuple[str, str]] = []
+    #: the passed-over options whose last occurrence is outside their field's bounds, with the reason (argparse
+    #: keeps the last occurrence; an earlier one, which passed argparse's type check, is never validated)
+    out_of_bounds: dict[str, str] = {}
     enable_lora = False
     for opt, values, original, converted in actions:
         spec = table[opt]
         dest = spec.dest
         flag = _FIELDS.get(dest)
-        carrier = _SCHEDULER_BOUNDED_DESTS.get(dest)
+        carrier = _BOUNDED_CARRIERS.get(dest)
         if carrier is not None:
-            # SchedulerConfig validates the last value given: kvguard.rules.scheduler renders its bound's refusal
+            # the config validates the last value given: the rules render its bound's refusal
             if isinstance(converted, _OutOfBounds):
                 cmd.fields[carrier] = converted.value
             else:
@@ -1498,7 +1514,9 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
                 cmd.fields["max_num_scheduled_tokens_zero"] = (
                     not isinstance(converted, _OutOfBounds) and _human_readable_zero(values, release))
         elif isinstance(converted, _OutOfBounds):
-            out_of_bounds.append((dest, converted.reason))
+            out_of_bounds[dest] = converted.reason
+        else:
+            out_of_bounds.pop(dest, None)
         if dest == "enable_lora" and spec.nargs == 0:
             enable_lora = spec.value if isinstance(spec.value, bool) else not opt.startswith(("--no-", "--disable-"))
         if dest == "model":
@@ -1597,7 +1615,7 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             cmd.fields[flag.field] = converted
         else:
             raise _err(f"argument {opt}: kvguard does not model the action {spec.action}", release, opt)
-    for dest, reason in out_of_bounds:
+    for dest, reason in out_of_bounds.items():
         if dest in _LORA_DESTS and not enable_lora:
             continue    # LoRAConfig is built only with --enable-lora: the value is never validated
         if dest == "default_mm_loras":

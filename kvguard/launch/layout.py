@@ -213,6 +213,18 @@ class Layout:
     watermark_out_of_bounds: Optional[float] = None
     prefill_schedule_interval_out_of_bounds: Optional[int] = None
     stream_interval_out_of_bounds: Optional[int] = None
+    #: CacheConfig's and ParallelConfig's options kvguard otherwise passes over, kept the same way: --prefix-match-unit
+    #: (0.26.0+), --prefix-cache-retention-interval (0.29.0+), --mamba-block-size's own bound (0.11.1+; the value is
+    #: read as mamba_block_size too) (kvguard.rules.cache_config field_bounds); --data-parallel-rpc-port (0.28.0+),
+    #: --dp-sync-interval and --elastic-ep-max-dp-size (0.30.0+), --max-parallel-loading-workers (0.23.0+)
+    #: (kvguard.rules.table's ParallelConfig FIELD rows)
+    prefix_match_unit_out_of_bounds: Optional[int] = None
+    prefix_cache_retention_interval_out_of_bounds: Optional[int] = None
+    mamba_block_size_out_of_bounds: Optional[int] = None
+    data_parallel_rpc_port_out_of_bounds: Optional[int] = None
+    dp_sync_interval_out_of_bounds: Optional[int] = None
+    max_parallel_loading_workers_out_of_bounds: Optional[int] = None
+    elastic_ep_max_dp_size_out_of_bounds: Optional[int] = None
     #: --max-num-scheduled-tokens given as 0 (within its bound on 0.26.0 - 0.31.0), which VllmConfig refuses with a
     #: speculative config (kvguard.rules.scheduler scheduled_tokens_with_drafting)
     max_num_scheduled_tokens_zero: bool = False

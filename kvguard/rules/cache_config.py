@@ -6,7 +6,9 @@ checks and ParallelConfig; pydantic wraps their ValueError in a ValidationError 
   above 1.
 - 0.11.1+: the fields' pydantic bounds instead (``gpu_memory_utilization`` in (0, 1]; ``cpu_offload_gb`` at least 0,
   in CacheConfig to 0.16.x and in UVAOffloadConfig from 0.17.0; ``swap_space`` at least 0 until the flag goes, 0.17.1;
-  ``block_size`` greater than 0 from 0.23.0, ``SkipValidation`` before), checked together as the config is built, in
+  ``block_size`` greater than 0 from 0.23.0, ``SkipValidation`` before; of the options kvguard otherwise passes over,
+  ``prefix_match_unit`` greater than 0 from 0.26.0, ``prefix_cache_retention_interval`` at least 0 from 0.29.0 and
+  ``mamba_block_size`` greater than 0), checked together as the config is built, in
   declaration order: one ValidationError for CacheConfig, an error per field out of bounds (``greater_than`` /
   ``greater_than_equal`` / ``less_than_equal`` with the field's integer bound: "Input should be less than or equal to
   1"); the verdict's message is the first error's, which names no pydantic version.  Left undecidable: non-finite
@@ -67,12 +69,16 @@ BOUND_ERRORS = {"gt": ("greater_than", "Input should be greater than {bound}"),
 
 def _bounded_fields(state: Any) -> list:
     """``(field, value, ((kind, bound), …), flag)`` for CacheConfig's bounded fields the launch gives, in the class's
-    declaration order (block_size, gpu_memory_utilization, swap_space, cpu_offload_gb), with the release's bounds;
-    ``cpu_offload_gb`` from 0.17.0 belongs to the offload config (``"elsewhere"``)."""
+    declaration order (block_size, prefix_match_unit, gpu_memory_utilization, swap_space, cpu_offload_gb,
+    prefix_cache_retention_interval, mamba_block_size), with the release's bounds; ``cpu_offload_gb`` from 0.17.0
+    belongs to the offload config (``"elsewhere"``).  The options kvguard otherwise passes over come as the layout's
+    ``*_out_of_bounds`` fields (kvguard.launch.argv: set only outside the bound, from the last occurrence)."""
     lay, release = state.layout, state.release
     out: list[tuple[str, Any, tuple[tuple[str, int], ...], str]] = []
     if lay.block_size is not None and release.within("0.23.0"):
         out.append(("block_size", lay.block_size, (("gt", 0),), "--block-size"))
+    if lay.prefix_match_unit_out_of_bounds is not None:        # the option exists from 0.26.0
+        out.append(("prefix_match_unit", lay.prefix_match_unit_out_of_bounds, (("gt", 0),), "--prefix-match-unit"))
     if lay.gpu_memory_utilization is not None:
         out.append(("gpu_memory_utilization", lay.gpu_memory_utilization, (("gt", 0), ("le", 1)),
                     "--gpu-memory-utilization"))
@@ -81,6 +87,11 @@ def _bounded_fields(state: Any) -> list:
     if lay.cpu_offload_gb is not None:
         out.append(("cpu_offload_gb" if release.within("0.11.1", "0.16.0") else "elsewhere", lay.cpu_offload_gb,
                     (("ge", 0),), "--cpu-offload-gb"))
+    if lay.prefix_cache_retention_interval_out_of_bounds is not None:      # 0.29.0+
+        out.append(("prefix_cache_retention_interval", lay.prefix_cache_retention_interval_out_of_bounds,
+                    (("ge", 0),), "--prefix-cache-retention-interval"))
+    if lay.mamba_block_size_out_of_bounds is not None and release.within("0.11.1"):
+        out.append(("mamba_block_size", lay.mamba_block_size_out_of_bounds, (("gt", 0),), "--mamba-block-size"))
     return out
 
 
@@ -108,15 +119,22 @@ def field_bounds(state: Any) -> None:
     """0.11.1+: the pydantic bounds of the memory, swap and block options, checked together as CacheConfig is built:
     one ValidationError for CacheConfig with an error per field out of bounds, in declaration order.  Left
     undecidable: a non-finite value, ``--cpu-offload-gb`` below 0 from 0.17.0 (UVAOffloadConfig, built after
-    ParallelConfig), and errors beside which the same validation raises others kvguard does not render."""
-    errors, declined = [], []
+    ParallelConfig; CacheConfig's own errors come first), and errors beside which the same validation raises others
+    kvguard does not render."""
+    errors, declined, later = [], [], []
     for name, value, bounds, flag in _bounded_fields(state):
         broken = broken_bound(value, bounds)
         if broken is None:
             continue
-        if name == "elsewhere" or value != value or value in (float("inf"), float("-inf")):
+        if name == "elsewhere":
+            later.append((name, value, broken, flag))
+            continue
+        if value != value or value in (float("inf"), float("-inf")):
             declined.append(flag)
         errors.append((name, value, broken, flag))
+    if not errors:
+        # only the offload config's bound: it is built after ParallelConfig, whose checks kvguard does not follow
+        errors, declined = later, [flag for _name, _value, _broken, flag in later]
     if not errors:
         return
     if declined or _same_validation(state):

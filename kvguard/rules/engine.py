@@ -131,6 +131,11 @@ class State:
         self.dbo_decode_token_threshold = lay.dbo_decode_token_threshold
         self.dbo_prefill_token_threshold = lay.dbo_prefill_token_threshold
         self.replayssm_buffer_len = lay.replayssm_buffer_len
+        # ParallelConfig's options kvguard otherwise passes over, set only when given outside their bounds
+        self.data_parallel_rpc_port_out_of_bounds = lay.data_parallel_rpc_port_out_of_bounds
+        self.dp_sync_interval_out_of_bounds = lay.dp_sync_interval_out_of_bounds
+        self.max_parallel_loading_workers_out_of_bounds = lay.max_parallel_loading_workers_out_of_bounds
+        self.elastic_ep_max_dp_size_out_of_bounds = lay.elastic_ep_max_dp_size_out_of_bounds
         self.api_process_count = 1
         self.dcp_comm_backend = lay.dcp_comm_backend
         if self.dcp_comm_backend is None and release.within("0.18.0", "0.28.0"):
@@ -308,6 +313,8 @@ def _field_model(rule: FieldRule):
         elif kind in ("ge?", "gt?"):   # skipped when None (ModelConfig's _skip_none_validation)
             constraint = pydantic.Field(ge=bound) if kind == "ge?" else pydantic.Field(gt=bound)
             annotations[name] = Opt[Annotated[int, constraint]]
+        elif kind == "range?":         # ge=low, le=high; None: the option is not given (or within its bounds)
+            annotations[name] = Opt[Annotated[int, pydantic.Field(ge=bound[0], le=bound[1])]]
         elif kind == "literal":
             annotations[name] = Literal[bound]  # type: ignore[valid-type]
         elif kind == "literal?":
@@ -326,11 +333,18 @@ def _plainly_valid(kind: str, bound: Any, value: Any) -> bool:
         return type(value) is int and value >= bound
     if kind in ("ge?", "gt?"):
         return value is None or (type(value) is int and (value >= bound if kind == "ge?" else value > bound))
+    if kind == "range?":
+        return value is None or (type(value) is int and bound[0] <= value <= bound[1])
     if kind == "literal?" and value is None:
         return True
     if kind in ("literal", "literal?") and type(value) is str:
         return value in (bound if isinstance(bound, tuple) else (bound,))
     return False
+
+
+def field_rule_errors(rule: FieldRule, state: object) -> tuple[ErrorEntry, ...]:
+    """The errors pydantic reports for ``rule``'s fields of ``state`` (empty: none)."""
+    return _field_errors(rule, state)
 
 
 def _field_errors(rule: FieldRule, state: object) -> tuple[ErrorEntry, ...]:

@@ -7,7 +7,8 @@ inside ParallelConfig and wrapped by it:
   entry out of the syntax, then a descending range; ``--numa-bind-nodes`` refuses negative nodes there too), and
   ``_validate_parallel_config`` refuses ``--numa-bind-nodes`` / ``--numa-bind-cpus`` without ``--numa-bind`` (after
   the data-parallel external LB check).  An empty or ``None`` entry is refused by pydantic's type validation, whose
-  message names the host's pydantic version: undecidable.
+  message names the host's pydantic version: undecidable.  A NUMA list the validators refuse beside a field out of
+  its bound (``-tp 0``, ``--dp-sync-interval 0``): one ValidationError with both, undecidable.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["CPUS_DESCENDING_MESSAGE", "CPUS_SYNTAX_MESSAGE", "NODES_NEGATIVE_MESSAGE", "NSIGHT_MESSAGE",
-           "REQUIRES_BIND_MESSAGE", "cpus_descending", "cpus_syntax", "nodes_negative", "numa_without_bind",
-           "numa_entries", "nsight_without_ray"]
+           "REQUIRES_BIND_MESSAGE", "cpus_descending", "cpus_syntax", "nodes_negative", "numa_beside_bounds",
+           "numa_without_bind", "numa_entries", "nsight_without_ray"]
 
 NSIGHT_MESSAGE = "Unable to use nsight profiling unless workers run with Ray."
 REQUIRES_BIND_MESSAGE = "numa_bind_nodes and numa_bind_cpus require numa_bind=True."
@@ -45,6 +46,26 @@ def numa_entries(state: Any) -> None:
         if "None" in list_values(value):
             state.undecided(f"{option} has an empty or 'None' entry: ParallelConfig refuses it with pydantic's "
                             "message, which names the host's pydantic version: kvguard does not quote it")
+
+
+def numa_beside_bounds(state: Any) -> None:
+    """0.20.0+: the NUMA lists' field validators report their errors in the same ValidationError as the sizes' and
+    other fields' bounds (the lists are declared between ``nnodes`` and ``decode_context_parallel_size``); kvguard
+    renders the bounds' errors alone, so a launch where both fail is undecidable."""
+    lay = state.layout
+    if lay.numa_bind_nodes is None and lay.numa_bind_cpus is None:
+        return
+    from . import FieldRule
+    from .engine import field_rule_errors
+    from .table import rows_for
+
+    if not any(isinstance(row, FieldRule) and row.stage == "parallel_config" and field_rule_errors(row, state)
+               for row in rows_for(state.release)):
+        return
+    numa_entries(state)
+    if nodes_negative(state) or _first_bad_cpuset(state) is not None:
+        state.undecided("ParallelConfig's field bounds and its NUMA list validators both refuse this launch, in one "
+                        "ValidationError whose NUMA entries kvguard does not render beside the bounds'")
 
 
 def nodes_negative(state: Any) -> bool:

@@ -92,6 +92,8 @@ def render_markdown() -> str:
                         rule = f"`{name}` >= {bound}"
                     elif kind == "gt?":
                         rule = f"`{name}` > {bound}"
+                    elif kind == "range?":
+                        rule = f"{bound[0]} <= `{name}` <= {bound[1]}"
                     else:
                         rule = f"`{name}` in {list(bound)}"
                     if kind.endswith("?"):

@@ -1628,7 +1628,9 @@ RULES = (
           description="--gpu-memory-utilization above 1"),
     Step("cc_field_bounds", "0.11.1", stage="cache_config", apply=_cache_config.field_bounds,
          description="the pydantic bounds of --gpu-memory-utilization (0, 1], --cpu-offload-gb (at least 0), "
-                     "--swap-space (at least 0, 0.11.1 - 0.17.1) and --block-size (greater than 0, 0.23.0+), "
+                     "--swap-space (at least 0, 0.11.1 - 0.17.1), --block-size (greater than 0, 0.23.0+), "
+                     "--prefix-match-unit (greater than 0, 0.26.0+), --prefix-cache-retention-interval (at least 0, "
+                     "0.29.0+) and --mamba-block-size (greater than 0), "
                      "checked together: a ValidationError for CacheConfig, an error per value out of bounds in "
                      "declaration order ('Input should be less than or equal to 1', …); --cpu-offload-gb from "
                      "0.17.0 (UVAOffloadConfig, built later) and non-finite values are undecidable"),
@@ -1827,6 +1829,10 @@ RULES = (
          description="ParallelConfig receives data_parallel_rank=rank or 0 and the local DP size above"),
 
     # ===================== ParallelConfig: pydantic field validation =========
+    Step("pc_numa_beside_bounds", "0.20.0", options=("numa_bind_nodes", "numa_bind_cpus"),
+         apply=_pflags.numa_beside_bounds,
+         description="a NUMA list its field validators refuse beside a field out of its bound: one ValidationError "
+                     "with both, whose NUMA entries kvguard does not render (undecidable)"),
     FieldRule("FIELD", "0.18.0", "0.22.1",
               fields=(("dcp_comm_backend", "dcp_comm_backend", "literal", ("ag_rs", "a2a")),),
               source=f"{_S_PARALLEL}::ParallelConfig (field types)",
@@ -1838,6 +1844,10 @@ RULES = (
                       ("data_parallel_size", "dp", "ge", 1),
                       ("data_parallel_size_local", "dpl", "ge", 0),
                       ("data_parallel_rank", "dp_rank", "ge", 0),
+                      # 0.28.0: the port's bound (the option is not checked before); kvguard otherwise passes over
+                      # these two and carries them only outside their bounds
+                      ("data_parallel_rpc_port", "data_parallel_rpc_port_out_of_bounds", "range?", (1, 65535)),
+                      ("max_parallel_loading_workers", "max_parallel_loading_workers_out_of_bounds", "ge?", 1),
                       ("ubatch_size", "ubatch_size", "ge", 0),
                       ("dbo_decode_token_threshold", "dbo_decode_token_threshold", "ge?", 0),
                       ("dbo_prefill_token_threshold", "dbo_prefill_token_threshold", "ge?", 0),
@@ -1855,6 +1865,12 @@ RULES = (
                       ("data_parallel_size", "dp", "ge", 1),
                       ("data_parallel_size_local", "dpl", "ge", 0),
                       ("data_parallel_rank", "dp_rank", "ge", 0),
+                      # options kvguard otherwise passes over, carried only outside their bounds (the sync interval
+                      # and the elastic EP size from 0.30.0)
+                      ("data_parallel_rpc_port", "data_parallel_rpc_port_out_of_bounds", "range?", (1, 65535)),
+                      ("dp_sync_interval", "dp_sync_interval_out_of_bounds", "ge?", 1),
+                      ("max_parallel_loading_workers", "max_parallel_loading_workers_out_of_bounds", "ge?", 1),
+                      ("elastic_ep_max_dp_size", "elastic_ep_max_dp_size_out_of_bounds", "ge?", 1),
                       ("ubatch_size", "ubatch_size", "ge", 0),
                       ("dbo_decode_token_threshold", "dbo_decode_token_threshold", "ge?", 0),
                       ("dbo_prefill_token_threshold", "dbo_prefill_token_threshold", "ge?", 0),

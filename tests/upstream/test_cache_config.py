@@ -1,7 +1,7 @@
 """Differential test of CacheConfig's memory options (kvguard.rules.cache_config) against real releases.
 
 Generates seeded ``vllm serve`` launches with ``--gpu-memory-utilization``, ``--cpu-offload-gb``, ``--swap-space`` and
-``--block-size`` inside and outside their bounds (and in the spellings argparse's float takes) and ``--kv-cache-dtype`` names (0.33.0's field validator), and runs each through the release's own ``vllm serve`` path
+``--block-size`` inside and outside their bounds (and in the spellings argparse's float takes), ``--kv-cache-dtype`` names (0.33.0's field validator) and the options kvguard otherwise passes over whose bounds CacheConfig checks with the others (``--prefix-match-unit``, ``--prefix-cache-retention-interval``, ``--mamba-block-size``; given twice at times), and runs each through the release's own ``vllm serve`` path
 (tests/upstream/serve_runner.py) and through kvguard with the oracle's host: the verdicts must agree.  Launches
 kvguard declares undecidable (non-finite values, the offload config's bound after 0.17.1) are counted, never compared.
 
@@ -22,6 +22,9 @@ import pytest
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
+from kvguard.launch.argv import option_table  # noqa: E402
+from kvguard.versions import resolve  # noqa: E402
+
 from ._oracle import generated_launches, launch_case, launch_differential, launches_main  # noqa: E402
 from .test_speculative import _config  # noqa: E402
 
@@ -35,6 +38,11 @@ OFFLOAD = ("0", "4", "-1", "-0.5", "16.5")
 SWAP = ("0", "4", "-1", "-0.5")
 BLOCK_SIZES = ("0", "-16", "16", "32")
 CACHE_DTYPES = ("x", "FP8", "int8", "fp8", "auto", "bfloat16", "octave_k3v4", "nvfp4", " fp8", "fp8_e4m3")
+#: CacheConfig's options kvguard otherwise passes over whose field bounds it renders, where the release's parser has
+#: them: values within and outside the bound (optional_type's None too)
+PASSED_OVER = {"--prefix-match-unit": ("None", "16", "1", "0", "-4"),
+               "--prefix-cache-retention-interval": ("None", "0", "8", "-1"),
+               "--mamba-block-size": ("None", "0", "-16")}
 
 
 def _has_swap_space(version: str) -> bool:
@@ -45,6 +53,7 @@ def _has_swap_space(version: str) -> bool:
 
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
+    table = option_table(resolve(version))
     cases = []
     for i in range(n):
         args: list[str] = []
@@ -58,12 +67,18 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
             args += ["--swap-space", rng.choice(SWAP)] if _has_swap_space(version) else []
         if rng.random() < 0.2:  # a free integer from 0.23.0 (argparse's choices before)
             args += ["--block-size", rng.choice(BLOCK_SIZES)]
+        for option, values in PASSED_OVER.items():
+            if option in table and rng.random() < 0.3:
+                # given twice at times: argparse keeps the last occurrence, which alone CacheConfig validates
+                for _ in range(1 if rng.random() < 0.7 else 2):
+                    args += [option, rng.choice(values)]
         ident = f"c{i}"
         cases.append(launch_case(root, ident, "qwen3-8b", _config("Qwen/Qwen3-8B"), args))
     return cases
 
 
-run = generated_launches("kvg-cache-", generate)
+#: a ValidationError's entries are compared too: the fields out of bounds and their declaration order
+run = generated_launches("kvg-cache-", generate, errors=True)
 
 
 test_cache_config_checks_agree_with_real_vllm = launch_differential(
