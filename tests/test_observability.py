@@ -74,3 +74,36 @@ def test_a_list_option_keeps_its_words_in_order(values):
 def test_a_list_option_writes_none_as_the_word_none():
     assert list_values(join_list(["model", None])) == ["model", "None"]
     assert list_values(None) == []
+
+
+@pytest.mark.parametrize(("version", "value", "error_type", "message"), [
+    ("0.12.0", "0", "greater_than", "Input should be greater than 0"),
+    ("0.20.0", "=-0.5", "greater_than", "Input should be greater than 0"),
+    ("0.33.0", "1.5", "less_than_equal", "Input should be less than or equal to 1"),
+])
+def test_a_metrics_sample_out_of_its_bound_is_refused(serve_json, version, value, error_type, message):
+    """--kv-cache-metrics-sample, an option kvguard otherwise passes over: ObservabilityConfig's field bound
+    (tests/upstream/test_observability.py, golden obs-passed-over-*)."""
+    args = ["--kv-cache-metrics-sample" + value] if value.startswith("=") else ["--kv-cache-metrics-sample", value]
+    status, data = serve_json(version, *args)
+    assert (status, data["exc_type"], data["wrapped_by"], data["stage"], data["message"]) == (
+        1, "ValidationError", "ObservabilityConfig", "observability", message)
+    assert data["errors"] == [{"type": error_type, "loc": ["kv_cache_metrics_sample"], "msg": message}]
+
+
+def test_the_last_metrics_sample_is_the_one_validated(serve_json):
+    status, data = serve_json("0.20.0", "--kv-cache-metrics-sample", "2", "--kv-cache-metrics-sample", "0.5")
+    assert (status, data["ok"]) == (0, True)
+
+
+def test_a_refused_hidden_metrics_version_comes_before_the_metrics_sample(serve_json):
+    status, data = serve_json("0.20.0", "--show-hidden-metrics-for-version", "x", "--kv-cache-metrics-sample", "0")
+    assert (status, data["exc_type"]) == (1, "InvalidVersion")
+
+
+@pytest.mark.parametrize("args", [["--kv-cache-metrics-sample", "inf"],
+                                  ["--kv-cache-metrics-sample", "0", "--custom-histogram-buckets", "{}"]])
+def test_what_kvguard_does_not_render_of_the_metrics_sample_is_undecidable(capsys, args):
+    status = run(["check", "--vllm-version", "0.33.0", "--", "vllm", "serve", "Qwen/Qwen3-8B", *args])
+    assert status == 2
+    assert "--kv-cache-metrics-sample" in capsys.readouterr().err

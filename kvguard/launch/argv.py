@@ -1166,7 +1166,8 @@ class _OutOfBounds(Exception):
 
 #: the config fields kvguard otherwise passes over whose pydantic bounds it renders, with the layout field that
 #: carries a value given outside the field's bounds: SchedulerConfig's (kvguard.rules.scheduler field_bounds),
-#: CacheConfig's (kvguard.rules.cache_config field_bounds) and ParallelConfig's (kvguard.rules.table's FIELD rows)
+#: CacheConfig's (kvguard.rules.cache_config field_bounds), ParallelConfig's (kvguard.rules.table's FIELD rows) and
+#: ObservabilityConfig's (kvguard.rules.observability metrics_sample_bound)
 _BOUNDED_CARRIERS = {"max_num_scheduled_tokens": "max_num_scheduled_tokens_out_of_bounds",
                      "max_num_queued_reqs": "max_num_queued_reqs_out_of_bounds",
                      "max_num_queued_tokens": "max_num_queued_tokens_out_of_bounds",
@@ -1179,7 +1180,8 @@ _BOUNDED_CARRIERS = {"max_num_scheduled_tokens": "max_num_scheduled_tokens_out_o
                      "data_parallel_rpc_port": "data_parallel_rpc_port_out_of_bounds",
                      "dp_sync_interval": "dp_sync_interval_out_of_bounds",
                      "max_parallel_loading_workers": "max_parallel_loading_workers_out_of_bounds",
-                     "elastic_ep_max_dp_size": "elastic_ep_max_dp_size_out_of_bounds"}
+                     "elastic_ep_max_dp_size": "elastic_ep_max_dp_size_out_of_bounds",
+                     "kv_cache_metrics_sample": "kv_cache_metrics_sample_out_of_bounds"}
 
 
 def _human_readable_zero(values: list[str], release: Release) -> bool:
@@ -1543,6 +1545,9 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             cmd.passed_over.append(original)
             cmd.passed_over.extend(values)
             continue
+        if dest == "custom_histogram_buckets":
+            # 0.33.0: its field validators run in the same ObservabilityConfig validation (kvguard.rules.observability)
+            cmd.fields["custom_histogram_buckets_given"] = bool(values) and values[0] not in ("", "None")
         if dest == "kernel_config" and values:
             kernel_config_moe_backend = kernel_config_moe_backend or _sets_moe_backend(values[0])
         if dest == "mamba_block_size":

@@ -225,6 +225,10 @@ class Layout:
     dp_sync_interval_out_of_bounds: Optional[int] = None
     max_parallel_loading_workers_out_of_bounds: Optional[int] = None
     elastic_ep_max_dp_size_out_of_bounds: Optional[int] = None
+    #: ObservabilityConfig's --kv-cache-metrics-sample (0.12.0+), kept the same way, and whether 0.33.0's
+    #: --custom-histogram-buckets is given (kvguard.rules.observability metrics_sample_bound)
+    kv_cache_metrics_sample_out_of_bounds: Optional[float] = None
+    custom_histogram_buckets_given: bool = False
     #: --max-num-scheduled-tokens given as 0 (within its bound on 0.26.0 - 0.31.0), which VllmConfig refuses with a
     #: speculative config (kvguard.rules.scheduler scheduled_tokens_with_drafting)
     max_num_scheduled_tokens_zero: bool = False

@@ -10,6 +10,10 @@ ObservabilityConfig.
 - 0.11.1+: ``--show-hidden-metrics-for-version`` must parse as a version (packaging's InvalidVersion, its own type,
   still wrapped by ObservabilityConfig); ``--collect-detailed-traces`` without ``--otlp-traces-endpoint`` is a
   ValueError.  0.10.2 / 0.11.0 check neither (the version string is only compared, never parsed).
+- 0.12.0+: ``--kv-cache-metrics-sample``'s field bound (``gt=0, le=1``), an option kvguard otherwise passes over
+  (kvguard.launch.argv carries a value outside it): pydantic's ValidationError for ObservabilityConfig, after the
+  field validators of the options declared before it (checked by the rows before); with 0.33.0's
+  ``--custom-histogram-buckets`` (whose validators may add errors) or a non-finite value, undecidable.
 - ``--otlp-traces-endpoint``: vLLM refuses it when OpenTelemetry does not import, quoting the host's import
   traceback.  OpenTelemetry is a dependency of the release from 0.17.0 (it imports wherever the release is installed:
   passes); before 0.17.0 it is an optional extra, so such a launch is undecidable.
@@ -23,8 +27,8 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["TRACES_MESSAGE", "VERSION_MESSAGE", "hidden_metrics_version_invalid", "otlp_endpoint",
-           "trace_modules", "traces_without_endpoint"]
+__all__ = ["TRACES_MESSAGE", "VERSION_MESSAGE", "hidden_metrics_version_invalid", "metrics_sample_bound",
+           "otlp_endpoint", "trace_modules", "traces_without_endpoint"]
 
 TRACES_MESSAGE = "collect_detailed_traces requires `--otlp-traces-endpoint` to be set."
 VERSION_MESSAGE = "Invalid version: {value!r}"
@@ -77,3 +81,25 @@ def hidden_metrics_version_invalid(state: Any) -> bool:
 
 def traces_without_endpoint(state: Any) -> bool:
     return state.layout.collect_detailed_traces is not None and not state.layout.otlp_traces_endpoint
+
+
+def metrics_sample_bound(state: Any) -> None:
+    """0.12.0+: ``kv_cache_metrics_sample: float = Field(gt=0, le=1)``, for a value the launch gives outside it."""
+    lay = state.layout
+    value = lay.kv_cache_metrics_sample_out_of_bounds
+    if value is None:
+        return
+    # the fields declared before it have passed the rows before this one (a refused version, module name or a
+    # missing OpenTelemetry decide there); 0.33.0's histogram buckets, declared after it, are not followed
+    if lay.custom_histogram_buckets_given or value != value or value in (float("inf"), float("-inf")):
+        state.undecided(f"ObservabilityConfig refuses --kv-cache-metrics-sample {value} with pydantic's message; "
+                        "kvguard does not render it for a non-finite value or beside --custom-histogram-buckets, "
+                        "whose validators may add errors to the same ValidationError")
+    from .cache_config import bound_error, broken_bound
+    from .engine import Refusal
+
+    broken = broken_bound(value, (("gt", 0), ("le", 1)))
+    if broken is None:
+        return
+    entry = bound_error("kv_cache_metrics_sample", value, *broken)
+    raise Refusal("ValidationError", entry.msg, errors=(entry,))

@@ -2472,6 +2472,10 @@ RULES = (
     Step("obs_trace_modules", options=("collect_detailed_traces",), stage="observability", apply=_obs.trace_modules,
          description="--collect-detailed-traces values other than model / worker / all: pydantic's message names "
                      "the host's pydantic version, so kvguard declines"),
+    Step("obs_metrics_sample_bound", "0.12.0", stage="observability", apply=_obs.metrics_sample_bound,
+         description="--kv-cache-metrics-sample outside (0, 1]: a ValidationError for ObservabilityConfig ('Input "
+                     "should be greater than 0' / 'less than or equal to 1'); beside --custom-histogram-buckets or a "
+                     "non-finite value, undecidable"),
     Step("obs_otlp_endpoint_early", "0.10.2", "0.11.0", options=("otlp_traces_endpoint",), stage="observability", apply=_obs.otlp_endpoint,
          description="ObservabilityConfig.__post_init__: --otlp-traces-endpoint needs OpenTelemetry, an optional "
                      "extra of these releases (undecidable)"),
