@@ -4,8 +4,9 @@ written by hand."""
 
 from __future__ import annotations
 
-import importlib.util
+import runpy
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -14,10 +15,8 @@ _TOOL = Path(__file__).resolve().parents[1] / "tools" / "record_golden_quant.py"
 
 @pytest.fixture(scope="module")
 def tool():
-    spec = importlib.util.spec_from_file_location("kvguard_record_golden_quant", _TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    # the tool's module namespace (run as a module, not as __main__: it records nothing)
+    return SimpleNamespace(**runpy.run_path(str(_TOOL)))
 
 
 @pytest.mark.parametrize("argv, layout", [
