@@ -182,6 +182,35 @@ def _host_pydantic(host: Host, env: Optional[dict]) -> Optional[str]:
     return host.pydantic
 
 
+#: the options with which vLLM changes the model's config after loading it (EngineArgs -> ModelConfig's
+#: ``hf_overrides``; ``--rope-scaling`` / ``--rope-theta`` in 0.10.2 - 0.11.0, folded into the same overrides): the
+#: argument parser takes them, kvguard passes them over (``--hf-config-path`` is kvguard.rules.engine_options')
+CONFIG_OVERRIDES = ("--hf-overrides", "--rope-scaling", "--rope-theta")
+
+
+def _config_override(passed_over: list) -> Optional[str]:
+    """The first option of :data:`CONFIG_OVERRIDES` among the passed-over words that changes the config (an empty
+    ``--hf-overrides`` JSON object changes nothing), as written; else None."""
+    import json
+
+    for i, word in enumerate(passed_over):
+        if not isinstance(word, str) or not word.startswith("--"):
+            continue
+        name, eq, inline = word.partition("=")
+        name = name.replace("_", "-")
+        if name not in CONFIG_OVERRIDES:
+            continue
+        value = inline if eq else (passed_over[i + 1] if i + 1 < len(passed_over) else None)
+        if name == "--hf-overrides" and isinstance(value, str):
+            try:
+                if json.loads(value) == {}:
+                    continue
+            except ValueError:
+                pass
+        return f"{name} {value}" if value is not None else name
+    return None
+
+
 def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> Optional[Verdict]:
     """What vLLM refuses when it is imported, before its argument parser runs and the model is resolved (to 0.30.0, a
     logging config file with logging configuration off: kvguard.rules.host_options.import_refusal), from the
@@ -245,6 +274,11 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     vllm_env.update(env or {})
     lookup_env = dict(os.environ)
     lookup_env.update(cmd.env)
+    overridden = _config_override(cmd.passed_over)
+    if overridden is not None:
+        raise Undecidable(f"{overridden} changes the model's config before vLLM reads it (ModelConfig applies it to "
+                          "the loaded config: the maximum length, heads, layers, quantization …); kvguard reads "
+                          "config.json as written and does not model the override")
     if cmd.model is None and cmd.ignored_model is not None and not model_config:
         raise Undecidable(f"`python -m vllm.entrypoints.openai.api_server` does not read a positional model "
                           f"({cmd.ignored_model!r}): it serves --model, by default {DEFAULT_MODEL}; give the model "
