@@ -210,18 +210,6 @@ def require_registered_architecture(facts: ModelFacts, release: Release) -> None
         )
 
 
-def _decline_cpu_hybrid_mla(facts: ModelFacts, release: Release, host: Optional[Host]) -> None:
-    """vLLM's CPU platform turns prefix caching off for MLA models (``check_and_update_config``) after a hybrid
-    model's cache was set up for it; VllmConfig's mamba block-size check then refuses (seen with Kimi-K3 on
-    0.28.0 / 0.33.0). kvguard models neither step, so it declines rather than answer as for a GPU."""
-    if host is None or host.platform != "cpu" or not facts.use_mla:
-        return
-    if archs.arch_flag(facts.architectures, "is_hybrid", release):
-        raise Undecidable("an MLA model with Mamba / linear-attention layers on the CPU platform: vLLM turns prefix "
-                          "caching off for MLA there after the hybrid cache setup, and the mamba block-size check "
-                          "that follows is not modelled")
-
-
 def speculative_input(speculative_config: Any, config: Any, *, model_path: Optional[str] = None,
                       draft_config: Any = None, trust_remote_code: bool = False) -> Any:
     """The :class:`kvguard.speculative.SpeculativeInput` for ``check(..., speculative_config=…)``: a mapping
@@ -307,7 +295,6 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
             return verdict_from_crash(release, facts, stage="model_config", check="model_config",
                                       layout=lay, notes=notes)
         require_registered_architecture(facts, release)
-        _decline_cpu_hybrid_mla(facts, release, host)
         spec = None
         if speculative_config is not None:
             spec = speculative_input(speculative_config, config, model_path=model_path, draft_config=draft_config,

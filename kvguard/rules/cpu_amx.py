@@ -10,7 +10,8 @@ The fact is read only where the answer can depend on it, on ``--platform cpu``:
   (``MambaModelConfig.verify_and_update_config``, which hybrid models run too) gave ``mamba_block_size`` the block
   size where prefix caching was on, else the maximum length.  ``VllmConfig.validate_mamba_block_size``, a model
   validator after ``__post_init__``, then refuses a Mamba block size other than the maximum length without prefix
-  caching.  Nothing between reads the two switches.  Undecidable on an AMX CPU: DeciLM's block count, a hybrid
+  caching (kvguard.rules.mamba_block_size reads :func:`linear_attention_layers` there).  Nothing between reads the
+  two switches.  Undecidable on an AMX CPU: DeciLM's block count, a hybrid
   model without those lists, one with linear-attention layers split by the pipeline.  A plain transformer counts
   no linear-attention layer, and where the set-up took the maximum length the branch changes nothing: the fact is
   not read.
@@ -31,24 +32,18 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MAMBA_BLOCK_SIZE_MESSAGE", "mamba_block_size_refused", "mamba_block_size_unmodelled", "mla_branch"]
-
-#: VllmConfig.validate_mamba_block_size's refusal (0.22.0 – 0.24.x, as in every release that has it)
-MAMBA_BLOCK_SIZE_MESSAGE = "--mamba-block-size can only be set with --enable-prefix-caching"
-
-#: CacheConfig.DEFAULT_BLOCK_SIZE (0.22.0 – 0.24.x): the block size before the platform's hook fills in its own
-_DEFAULT_BLOCK_SIZE = 16
+__all__ = ["amx_cpu", "amx_mla_kernels", "linear_attention_count", "linear_attention_layers", "mla_branch"]
 
 #: the one model class with no-op blocks (``HasNoOps``, vllm/model_executor/models/nemotron_nas.py, 0.22.0 – 0.24.x)
 _NO_OP_BLOCK_ARCHITECTURES = ("DeciLMForCausalLM",)
 
 
-def _amx_cpu(state: Any) -> bool:
+def amx_cpu(state: Any) -> bool:
     """The launch runs on the CPU platform of an AMX CPU (read in this order: the platform, then the fact)."""
     return state.need("platform") == "cpu" and bool(state.need("amx"))
 
 
-def _linear_attention_layers(state: Any) -> bool:
+def linear_attention_layers(state: Any) -> bool:
     """``ModelConfig.get_num_layers_by_block_type(parallel_config, "linear_attention") > 0`` (0.22.0 – 0.24.x) for
     a model that is not a plain transformer; undecidable where kvguard cannot count."""
     from ..archs import arch_flag, registered_arch
@@ -78,90 +73,48 @@ def _linear_attention_layers(state: Any) -> bool:
     return any(kinds)
 
 
-def _max_len(state: Any) -> "int | None":
-    final = getattr(state, "len_final", None)
-    if isinstance(final, bool) or not isinstance(final, (int, float)) or final < 1:
-        return None                  # not known, or left to the host (-1 / auto)
-    return int(final)
+def linear_attention_count(state: Any) -> bool:
+    """0.22.0 – 0.24.x, at the platform's hook: on an AMX CPU vLLM counts the linear-attention layers of every model,
+    whatever the prefix-caching switch, and refuses a hybrid model without ``layers_block_type``, ``attn_type_list``
+    or ``layer_types`` there (undecidable: kvguard does not render that refusal).  The fact is read only for such a
+    model; the count's consequence is kvguard.rules.mamba_block_size's."""
+    if not state.release.within(None, "0.24.0"):
+        return False                 # 0.25.x share 0.24.0's rule rows (launch-check group V16) without the branch
+    from ..archs import arch_flag
+    from .mamba_cache import has_mamba_layers
 
-
-def _maybe_pooling(state: Any) -> bool:
-    lay = state.layout
-    if lay.runner not in (None, "auto", "generate") or lay.convert not in (None, "auto", "none"):
-        return True
-    from ..length import runner_is_pooling
-
-    return bool(runner_is_pooling(state.facts, state.release, state.sidecar))
-
-
-def mamba_block_size_unmodelled(state: Any) -> bool:
-    """The releases where kvguard does not follow ``validate_mamba_block_size``: a launch's ``--mamba-block-size`` is
-    undecidable there."""
-    if state.layout.mamba_block_size is None:
+    if arch_flag(state.facts.architectures, "is_attention_free", state.release) or not has_mamba_layers(state):
         return False
-    state.undecided(f"vLLM {state.release.version} refuses --mamba-block-size where prefix caching ends up off "
-                    "(VllmConfig.validate_mamba_block_size), which kvguard models on 0.22.0 - 0.24.x only")
+    text, top = state.facts.resolved, state.facts.resolved_top
+    attn_types = top.get("attn_type_list")
+    if (isinstance(text.get("layers_block_type"), (list, tuple)) or isinstance(text.get("layer_types"), (list, tuple))
+            or (isinstance(attn_types, (list, tuple)) and attn_types)):
+        return False                 # countable (an empty attn_type_list is passed over, as the count does)
+    if amx_cpu(state):
+        state.undecided("on an AMX CPU vLLM's CPU platform counts a hybrid model's linear-attention layers from "
+                        "layers_block_type, attn_type_list or layer_types, and refuses a model with none of them, "
+                        "which kvguard does not render")
     return False
 
 
-def mamba_block_size_refused(state: Any) -> bool:
-    """0.22.0 – 0.24.x, ``VllmConfig.validate_mamba_block_size``: a Mamba block size other than the maximum length
-    without prefix caching.  The size is the launch's (``--mamba-block-size``) or, for a model the Mamba cache set-up
-    runs for, the block size where prefix caching was on at the set-up (else the maximum length).  Prefix caching is
-    off where the launch (or, for a Mamba / hybrid model, the release's default) leaves it off, or where the
-    platform's hook turned it off on an AMX CPU for a model with linear-attention layers.  The platform and the
-    ``amx`` fact are read only where the answer depends on them."""
-    if not state.release.within("0.22.0", "0.24.0"):
-        # 0.25.x share 0.24.0's rule rows (one launch-check group) without the AMX branch: a given size is open
-        return mamba_block_size_unmodelled(state)
-    from ..archs import arch_flag, registered_arch
-    from .mamba_cache import has_mamba_layers, prefix_caching_on, runs_mamba_setup
-
-    given = state.layout.mamba_block_size
-    attention_free = bool(arch_flag(state.facts.architectures, "is_attention_free", state.release))
-    mamba = attention_free or has_mamba_layers(state)
-    no_op_blocks = registered_arch(state.facts.architectures, state.release) in _NO_OP_BLOCK_ARCHITECTURES
-    if given is None and not mamba:
-        return False                 # no Mamba block size
-    if mamba and not runs_mamba_setup(state):
-        return False
-    if mamba:
-        prefix_at_setup = prefix_caching_on(state)
-    else:
-        prefix_at_setup = state.layout.enable_prefix_caching is not False
-        if state.layout.enable_prefix_caching is None and _maybe_pooling(state):
-            state.undecided("--mamba-block-size is refused without prefix caching, and kvguard does not model a "
-                            "pooling runner's prefix-caching default")
-    size = given if given is not None else (state.layout.block_size or _DEFAULT_BLOCK_SIZE)
-    if given is None and not prefix_at_setup:
-        return False                 # the set-up took the maximum length
-    final = _max_len(state)
-    if final is not None and size == final:
-        return False
-    if not prefix_at_setup:
-        if final is None:
-            state.undecided("vLLM refuses a Mamba block size other than the maximum model length without prefix "
-                            "caching, and kvguard does not know this launch's maximum length")
-        return True                  # off whatever the host
-    if not (mamba or no_op_blocks) or not _amx_cpu(state) or not _linear_attention_layers(state):
-        return False                 # a plain transformer counts no linear-attention layer: the branch never runs
-    if final is None:
-        state.undecided("on an AMX CPU vLLM refuses a Mamba block size other than the maximum model length once it "
-                        "turns prefix caching off, and kvguard does not know this launch's maximum length")
-    return True
-
-
-def mla_branch(state: Any) -> bool:
-    """0.29.0+, at the platform's hook: an MLA model on an AMX CPU (the AMX MLA backend, or DeepSeek-V4's AMX kernels
-    from 0.30.0) is undecidable; ``--attention-backend CPU_MLA`` keeps the reference backend (the fact is not read)."""
-    if not state.use_mla:
+def amx_mla_kernels(state: Any) -> bool:
+    """0.29.0+, an MLA model on the CPU platform: whether the AMX kernels take it (the AMX MLA backend unless
+    ``--attention-backend CPU_MLA``; DeepSeek-V4's whatever the backend from 0.30.0), which keeps prefix caching on.
+    The platform and the fact are read only after the backend."""
+    if not state.release.within("0.29.0"):
         return False
     lay = state.layout
     chosen = (lay.attention_backend or lay.attention_config_backend or "").upper()
     deepseek_v4 = state.release.within("0.30.0") and state.facts.model_type == "deepseek_v4"
     if chosen == "CPU_MLA" and not deepseek_v4:
         return False
-    if not _amx_cpu(state):
+    return amx_cpu(state)
+
+
+def mla_branch(state: Any) -> bool:
+    """0.29.0+, at the platform's hook: an MLA model on an AMX CPU (the AMX MLA backend, or DeepSeek-V4's AMX kernels
+    from 0.30.0) is undecidable; ``--attention-backend CPU_MLA`` keeps the reference backend (the fact is not read)."""
+    if not state.use_mla or not amx_mla_kernels(state):
         return False
     state.undecided(f"on an AMX CPU (host fact amx=1) vLLM {state.release.version}'s CPU platform runs an MLA model "
                     "on its AMX kernels: it keeps the block size and leaves chunked prefill and prefix caching on, "

@@ -45,6 +45,7 @@ from . import environ as _environ
 from . import host_options as _host
 from . import kv_transfer as _kv_transfer
 from . import late_options as _late
+from . import mamba_block_size as _mbs
 from . import mamba_cache as _mamba
 from . import mamba_rounding as _mamba_rounding
 from . import mamba_state as _mamba_state
@@ -2960,7 +2961,12 @@ RULES = (
           description="on the CPU platform, a quantized KV cache with chunked prefill or prefix caching on (both "
                       "on by default for a generative model)"),
     # the hook's AMX branches (kvguard.rules.cpu_amx); 0.22.0 - 0.24.x's, which turns prefix caching off for a model
-    # with linear-attention layers, refuses at VC_mamba_block_size
+    # with linear-attention layers, refuses at VC_mamba_block_size (kvguard.rules.mamba_block_size)
+    Check("PLAT_cpu_amx_linear_attention", "0.22.0", "0.25.1", stage="verify", scope="env",
+          when=_amx.linear_attention_count, template="",
+          source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+          description="on an AMX CPU (to 0.24.x), a hybrid model whose linear-attention layers kvguard cannot count "
+                      "(undecidable)"),
     Check("PLAT_cpu_amx_mla", "0.29.0", stage="verify", scope="env", when=_amx.mla_branch, template="",
           source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
           description="on an AMX CPU, an MLA model on the AMX MLA backend (undecidable)"),
@@ -3112,20 +3118,46 @@ RULES = (
           source=f"{_S_VLLM}::VllmConfig._verify_kv_transfer_compat",
           description="a KV connector with PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True, without the cumem "
                       "allocator (which sleep mode turns on)"),
-    Check("VC_mamba_block_size", "0.22.0", "0.25.1", stage="verify", scope="env",
-          when=_amx.mamba_block_size_refused, template=_amx.MAMBA_BLOCK_SIZE_MESSAGE,
+    Check("VC_mamba_block_size", "0.11.1", "0.11.2", options=("mamba_block_size",), stage="verify",
+          scope="env",
+          when=_mbs.refused_0_11, template=_mbs.MAMBA_BLOCK_SIZE_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
           description="a Mamba block size (the launch's, or the one the Mamba cache set-up took with prefix caching "
-                      "on) other than the maximum length without prefix caching: left off by the launch, or turned "
-                      "off by an AMX CPU's platform for a model with linear-attention layers"),
-    Check("VC_mamba_block_size_unmodelled", "0.11.1", "0.21.0", options=("mamba_block_size",), stage="verify",
-          scope="feature", when=_amx.mamba_block_size_unmodelled, template="",
+                      "on) other than the maximum length, prefix caching left off by the launch or its default, or by "
+                      "the set-up turning it off for a model class without Mamba prefix caching, or by __post_init__ "
+                      "for an encoder-decoder model"),
+    Check("VC_mamba_block_size", "0.12.0", "0.14.1", options=("mamba_block_size",), stage="verify",
+          scope="env",
+          when=_mbs.refused_0_12, template=_mbs.MAMBA_BLOCK_SIZE_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
-          description="--mamba-block-size where prefix caching may end up off: not modelled (undecidable)"),
-    Check("VC_mamba_block_size_unmodelled", "0.26.0", options=("mamba_block_size",), stage="verify",
-          scope="feature", when=_amx.mamba_block_size_unmodelled, template="",
+          description="a Mamba block size (the launch's, or the one the Mamba cache set-up took with prefix caching "
+                      "on) other than the maximum length, prefix caching left off by the launch or its default, or by "
+                      "the set-up turning it off for a model class without Mamba prefix caching"),
+    Check("VC_mamba_block_size", "0.15.0", "0.21.0", options=("mamba_block_size",), stage="verify",
+          scope="env",
+          when=_mbs.refused_0_15, template=_mbs.MAMBA_BLOCK_SIZE_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
-          description="--mamba-block-size where prefix caching may end up off: not modelled (undecidable)"),
+          description="a Mamba block size (the launch's, or the one the Mamba cache set-up took with prefix caching "
+                      "on) other than the maximum length, prefix caching left off by the launch or its default"),
+    Check("VC_mamba_block_size", "0.22.0", "0.25.1", stage="verify", scope="env",
+          when=_mbs.refused_0_22, template=_mbs.MAMBA_BLOCK_SIZE_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
+          description="a Mamba block size (the launch's, or the one the Mamba cache set-up took with prefix caching "
+                      "on) other than the maximum length, prefix caching left off by the launch or its default, or by "
+                      "an AMX CPU's platform turning it off for a model with linear-attention "
+                      "layers (to 0.24.x)"),
+    Check("VC_mamba_block_size", "0.26.0", "0.27.1", options=("mamba_block_size",), stage="verify",
+          scope="env",
+          when=_mbs.refused_0_26, template=_mbs.MAMBA_BLOCK_SIZE_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
+          description="a Mamba block size (the launch's, or the one the Mamba cache set-up took with prefix caching "
+                      "on) other than the maximum length, prefix caching left off by the launch or its default"),
+    Check("VC_mamba_block_size", "0.28.0", stage="verify", scope="env",
+          when=_mbs.refused_0_28, template=_mbs.MAMBA_BLOCK_SIZE_MESSAGE,
+          source=f"{_S_VLLM}::VllmConfig.validate_mamba_block_size",
+          description="a Mamba block size (the launch's, or the one the Mamba cache set-up took with prefix caching "
+                      "on) other than the maximum length, prefix caching left off by the launch or its default, or by "
+                      "the CPU platform turning it off for an MLA model"),
     Check("VC_replayssm_arch", "0.27.0", "0.28.0", options=("use_replayssm",), stage="verify", scope="feature",
           when=_late.replayssm_unsupported, bind=_late.replayssm_bind, template=_late.REPLAYSSM_NEMOTRON_MESSAGE,
           source=f"{_S_VLLM}::VllmConfig.validate_mamba_cached_kernel",

@@ -124,16 +124,17 @@ def test_minimax_m3_sparse_attention_default(rel):
 
 
 @pytest.mark.parametrize("rel", ["0.28.0", "0.33.0"])
-def test_kimi_k3_on_the_cpu_platform_is_declined(rel):
-    """Recorded with tools/record_golden.py (CPU platform): vLLM 0.28.0 / 0.33.0 refuse Kimi-K3 at -tp 8 with
-    ValueError("--mamba-block-size can only be set with --enable-prefix-caching") from VllmConfig — the CPU
-    platform turns prefix caching off for MLA models after the hybrid cache setup. kvguard does not model it and
-    declines; a GPU host is still decided."""
-    from kvguard.errors import Undecidable
+def test_kimi_k3_on_the_cpu_platform_is_refused_without_prefix_caching(rel):
+    """Recorded with tools/record_golden.py (CPU platform, no AMX tiles): vLLM 0.28.0 / 0.33.0 refuse Kimi-K3 at -tp 8
+    with ValueError("--mamba-block-size can only be set with --enable-prefix-caching") from VllmConfig — the CPU
+    platform turns prefix caching off for MLA models after the hybrid cache setup gave the Mamba blocks the block
+    size (kvguard.rules.mamba_block_size); a GPU host keeps prefix caching and is accepted."""
     from kvguard.launch.layout import Host
 
-    with pytest.raises(Undecidable, match="MLA model with Mamba / linear-attention layers on the CPU platform"):
-        kvguard.check(tpl("kimi_k3"), {"tp": 8}, vllm_version=rel, host=Host(platform="cpu", gpus_per_node=0))
+    verdict = kvguard.check(tpl("kimi_k3"), {"tp": 8}, vllm_version=rel,
+                            host=Host(platform="cpu", gpus_per_node=0, amx=False))
+    assert (verdict.ok, verdict.exc_type, verdict.message) == (
+        False, "ValueError", "--mamba-block-size can only be set with --enable-prefix-caching")
     assert kvguard.check(tpl("kimi_k3"), {"tp": 8}, vllm_version=rel).ok
 
 
