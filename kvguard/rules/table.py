@@ -36,6 +36,7 @@ from ..memo import PerFacts
 from ..speculative import flow as _sc
 from ..versions import Release
 from . import Check, FieldRule, Row, Step
+from . import attention_env as _attention_env
 from . import backend_names as _backend_names
 from . import cache_config as _cache_config
 from . import cpu_amx as _amx
@@ -1398,6 +1399,14 @@ RULES = (
               fields=(("max_model_len", "max_model_len", "ge?", -1),),
               source=f"{_S_MODEL}::ModelConfig (max_model_len: Field(ge=-1))",
               description="--max-model-len must be -1 (auto-fit) or more"),
+    # 0.11.0 - 0.12.0: VLLM_ATTENTION_BACKEND read through env_with_choices, before the sleep-mode check
+    # (kvguard.rules.attention_env)
+    Check("MC_attention_backend_env", "0.11.0", "0.12.0", stage="model_config", scope="env",
+          when=_attention_env.unknown_backend, bind=_attention_env.unknown_bind, template=_attention_env.MESSAGE,
+          source=f"{_S_MODEL}::ModelConfig.__post_init__ (its first read of envs.VLLM_ATTENTION_BACKEND), "
+                 "vllm/envs.py::env_with_choices",
+          description="VLLM_ATTENTION_BACKEND set to a name outside the release's attention backend enum "
+                      "(case-sensitive; an empty value too)"),
     # the platform's support for sleep mode and the cumem allocator, before the model's config is read
     # (kvguard.rules.host_options)
     Check("MC_sleep_mode_platform", options=("enable_sleep_mode",), stage="model_config", scope="env",
