@@ -95,3 +95,8 @@ def test_missing_cuda_kernel_is_a_host_failure(tool):
     assert tool._host_failure({"oracle": missing, "kvguard": {"ok": True}})
     other = dict(missing, message="'NoneType' object has no attribute 'x'")
     assert not tool._host_failure({"oracle": other, "kvguard": {"ok": True}})
+    no_flashinfer = {"ok": False, "exc_type": "ValueError", "wrapped_by": "ModelConfig",
+                     "message": "VLLM_ATTENTION_BACKEND is set to FLASHINFER, but flashinfer module was not found. See "
+                                "https://github.com/vllm-project/vllm/blob/main/docker/Dockerfile for instructions on "
+                                "how to install it."}
+    assert tool._host_failure({"oracle": no_flashinfer, "kvguard": {"ok": True}})

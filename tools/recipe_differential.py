@@ -193,10 +193,18 @@ def _artefact(mismatch: dict) -> bool:
 _MISSING_KERNEL = "'_OpNamespace' '_C' object has no attribute "
 
 
+#: 0.10.2-0.12.0's ModelConfig refuses VLLM_ATTENTION_BACKEND=FLASHINFER when the flashinfer package is missing, as it
+#: is from the CPU oracle and not from the official image kvguard assumes
+_NO_FLASHINFER = "VLLM_ATTENTION_BACKEND is set to FLASHINFER, but flashinfer module was not found."
+
+
 def _host_failure(mismatch: dict) -> bool:
-    """The oracle host failed where a GPU host does not (:data:`_MISSING_KERNEL`): not compared."""
+    """The oracle host failed where a GPU host does not (:data:`_MISSING_KERNEL`, :data:`_NO_FLASHINFER`): not
+    compared."""
     oracle = mismatch["oracle"]
-    return oracle.get("exc_type") == "AttributeError" and (oracle.get("message") or "").startswith(_MISSING_KERNEL)
+    message = oracle.get("message") or ""
+    return ((oracle.get("exc_type") == "AttributeError" and message.startswith(_MISSING_KERNEL))
+            or (oracle.get("exc_type") == "ValueError" and message.startswith(_NO_FLASHINFER)))
 
 
 def main() -> int:
