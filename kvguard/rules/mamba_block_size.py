@@ -85,13 +85,21 @@ def _refused(state: Any, *, set_up_drops_unsupported: bool = False, post_init_of
     from .mamba_cache import has_mamba_layers, runs_mamba_setup
 
     given = state.layout.mamba_block_size
+    amx_linear_attention = amx_linear_attention and state.release.within(None, "0.24.0")
+    if given is None and not (amx_linear_attention or cpu_mla_reset):
+        # the set-up gives the block size only where prefix caching is on, and only those releases turn it off after
+        return False
     attention_free = bool(arch_flag(state.facts.architectures, "is_attention_free", state.release))
     mamba = attention_free or has_mamba_layers(state)
+    if given is None:
+        if not mamba:
+            return False             # no Mamba block size
+        if not amx_linear_attention and not (state.use_mla and state.need("platform") == "cpu"):
+            return False             # the CPU platform's MLA reset is the only one after the set-up
     set_up = mamba and runs_mamba_setup(state)
     no_op_blocks = amx_linear_attention and (
         registered_arch(state.facts.architectures, state.release) in _NO_OP_BLOCK_ARCHITECTURES)
-    if given is None and not (set_up and (amx_linear_attention or cpu_mla_reset)):
-        # the set-up gives the block size only where prefix caching is on, and only those releases turn it off after
+    if given is None and not set_up:
         return False
     if own_hooks and given is not None and any(arch in _PREFIX_CACHING_OFF_HOOKS
                                                for arch in state.facts.architectures or ()):
@@ -117,9 +125,8 @@ def _refused(state: Any, *, set_up_drops_unsupported: bool = False, post_init_of
         return False
     if post_init_off_switch and _encoder_decoder(state):
         prefix = False               # 0.11.x: __post_init__'s final off-switch
-    if prefix and amx_linear_attention and state.release.within(None, "0.24.0"):
-        # 0.25.x share 0.24.0's rule rows (launch-check group V16) without the CPU platform's AMX branch (a count
-        # it cannot make is PLAT_cpu_amx_linear_attention's)
+    if prefix and amx_linear_attention:
+        # (a count the platform cannot make is PLAT_cpu_amx_linear_attention's)
         prefix = not _amx_turns_prefix_caching_off(state, mamba or no_op_blocks)
     if prefix and cpu_mla_reset and state.use_mla and state.need("platform") == "cpu":
         from .cpu_amx import amx_mla_kernels
@@ -162,7 +169,8 @@ def refused_0_15(state: Any) -> bool:
 
 
 def refused_0_22(state: Any) -> bool:
-    """0.22.0 – 0.25.x: the CPU platform's AMX branch (to 0.24.x), the model hooks (0.25.0+)."""
+    """0.22.0 – 0.25.x: the CPU platform's AMX branch (to 0.24.x), the model hooks (0.25.0+).  0.25.x share 0.24.0's
+    rule rows (launch-check group V16, tests/test_new_release.py): the two gates are versions in code."""
     return _refused(state, amx_linear_attention=True, own_hooks=state.release.within("0.25.0"))
 
 
