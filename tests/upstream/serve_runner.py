@@ -33,6 +33,9 @@ With ``"logging": true`` a case also applies the logging configuration as ``vllm
 vLLM is imported (a new interpreter imports ``vllm.logger`` under the case's environment, before the parser runs),
 from 0.31.0 the release's ``configure_logging_from_args`` right after argparse (stage "frontend" either way).
 
+A case whose environment makes the release fail while it builds its parser (a config class's default reading an
+invalid variable, 0.13.0-0.14.1's AttentionConfig and VLLM_ATTENTION_BACKEND) is recorded at stage "parser".
+
 Outcomes that belong to the CPU platform or this host (not to the launch) are
 for the caller to recognise; see tests/upstream/test_serve_path.py.
 This file must not import kvguard.
@@ -111,7 +114,17 @@ def main(cases_path, out_path):
                 continue
         # the `vllm` console script's parser with its serve sub-command, the model positional as `vllm serve` takes
         # it: the api server's own parser would give a stray value after an option the release lacks to model_tag
-        parser = _parsers(FlexibleArgumentParser, make_arg_parser, "serve")[0]
+        if case.get("env"):
+            # the parser's option defaults are config instances (get_kwargs, lru-cached), whose default
+            # factories read vllm.envs: under this case's variables they are built anew, as `vllm serve` builds them
+            _forget_config_kwargs()
+        try:
+            parser = _parsers(FlexibleArgumentParser, make_arg_parser, "serve")[0]
+        except Exception as exc:  # noqa: BLE001 - `vllm serve` fails building its parser: a traceback, no argparse
+            rec["stage"] = "parser"
+            rec.update(describe(exc))
+            out.append(rec)
+            continue
         err = io.StringIO()
         try:
             with contextlib.redirect_stderr(err):
@@ -183,6 +196,17 @@ def main(cases_path, out_path):
         out.append(rec)
     with open(out_path, "w") as fh:
         json.dump(out, fh, default=str)
+
+
+def _forget_config_kwargs():
+    """Empty the release's cache of the config classes' CLI keyword arguments (vllm/engine/arg_utils.py
+    ``_compute_kwargs``, an lru_cache, behind ``get_kwargs``)."""
+    from vllm.engine import arg_utils
+
+    for name in ("get_kwargs", "_compute_kwargs"):
+        clear = getattr(getattr(arg_utils, name, None), "cache_clear", None)
+        if clear is not None:
+            clear()
 
 
 def _logging_from_args():
