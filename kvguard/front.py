@@ -211,6 +211,27 @@ def _config_override(passed_over: list) -> Optional[str]:
     return None
 
 
+def _before_overrides() -> frozenset:
+    """The checks vLLM runs before it applies the config overrides: the rows up to get_config's parser lookup
+    (kvguard.rules.table's order) and the reading of the checkpoint's config itself (``model_config``), which
+    get_config does before it applies them."""
+    from .rules.table import RULES
+
+    ids = [row.id for row in RULES]
+    return frozenset(ids[:ids.index("mc_config_read")]) | {"model_config"}
+
+
+def _decided_before_overrides(verdict: Verdict, overridden: Optional[str]) -> None:
+    """Raise Undecidable when the launch changes the model's config (``overridden``, from :func:`_config_override`)
+    and ``verdict`` is not a refusal vLLM gives before the change: everything from ModelConfig's reading of the
+    changed config on depends on what kvguard does not model."""
+    if overridden is None or (not verdict.ok and verdict.check in _before_overrides()):
+        return
+    raise Undecidable(f"{overridden} changes the model's config before vLLM reads it (ModelConfig applies it to "
+                      "the loaded config: the maximum length, heads, layers, quantization …); kvguard reads "
+                      "config.json as written and does not model the override")
+
+
 def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> Optional[Verdict]:
     """What vLLM refuses when it is imported, before its argument parser runs and the model is resolved (to 0.30.0, a
     logging config file with logging configuration off: kvguard.rules.host_options.import_refusal), from the
@@ -275,10 +296,6 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     lookup_env = dict(os.environ)
     lookup_env.update(cmd.env)
     overridden = _config_override(cmd.passed_over)
-    if overridden is not None:
-        raise Undecidable(f"{overridden} changes the model's config before vLLM reads it (ModelConfig applies it to "
-                          "the loaded config: the maximum length, heads, layers, quantization …); kvguard reads "
-                          "config.json as written and does not model the override")
     if cmd.model is None and cmd.ignored_model is not None and not model_config:
         raise Undecidable(f"`python -m vllm.entrypoints.openai.api_server` does not read a positional model "
                           f"({cmd.ignored_model!r}): it serves --model, by default {DEFAULT_MODEL}; give the model "
@@ -290,6 +307,7 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     model, spec, refusal = speculative_for_launch(cmd, model, release, lookup_env=lookup_env,
                                                   allow_download=allow_download, model_config=model_config)
     if refusal is not None:
+        _decided_before_overrides(refusal, overridden)
         return LaunchReport(refusal, model=model.name, source=model.source, location=model.location,
                             layout=dict(cmd.fields))
     if gpus is not None and host.platform == "cuda":
@@ -301,6 +319,7 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     model_dir = _model_dir(model)
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     model_dir=model_dir, speculative_config=spec, **cmd.fields)
+    _decided_before_overrides(verdict, overridden)
     verdict, env_assumed = _env_assumptions(verdict, release, vllm_env, host, model, model_dir, cmd.fields, spec)
     python = python_assumption(verdict.exc_type, verdict.message)
     if python is not None:      # the message's wording is the host Python's

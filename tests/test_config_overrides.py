@@ -52,3 +52,28 @@ def test_an_empty_override_changes_nothing(capsys):
     # and the unchanged config is still judged: 40960 tokens at most
     status, _, data = _status(capsys, "0.33.0", "--hf-overrides", "{}", "--max-model-len", "131072")
     assert (status, data["check"]) == (1, "MC_max_len")
+
+
+@pytest.mark.parametrize("version", ["0.20.0", "0.33.0"])
+def test_a_refusal_before_the_override_is_applied_stands(capsys, version):
+    # get_config looks the parser up before it reads the config and applies the overrides (oracle: the same
+    # refusal on 0.20.0 and 0.33.0)
+    status, _, data = _status(capsys, version, "--hf-overrides", '{"num_hidden_layers": 2}', "--config-format",
+                              "bogus")
+    assert (status, data["check"], data["message"]) == (1, "MC_config_format_unknown", "Unknown config format `bogus`.")
+
+
+def test_a_config_the_release_cannot_read_is_refused_before_the_override(capsys):
+    # MiniMax-M3's model type is unknown to 0.33.0's Transformers: reading config.json fails before any override
+    status = run(["check", "--vllm-version", "0.33.0", "--format", "json", "--", "vllm", "serve",
+                  "MiniMaxAI/MiniMax-M3", "--hf-overrides", '{"text_config": {"rope_scaling": {"rope_type": "yarn"}}}'])
+    data = json.loads(capsys.readouterr().out)
+    assert (status, data["stage"], data["exc_type"]) == (1, "model_config", "ValueError")
+    assert data["message"].startswith("The checkpoint you are trying to load has model type `minimax_m3`")
+
+
+def test_a_later_refusal_is_undecidable_with_an_override(capsys):
+    # the layout is checked after ModelConfig has read the changed config (oracle 0.33.0: ParallelConfig's bound,
+    # 0.20.0: ZeroDivisionError); kvguard cannot know ModelConfig passes
+    status, _, data = _status(capsys, "0.33.0", "--hf-overrides", '{"num_hidden_layers": 2}', "-tp", "0")
+    assert (status, data["reason_kind"]) == (2, "undecidable")
