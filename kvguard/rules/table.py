@@ -3670,8 +3670,8 @@ RULES = (
           source="vllm/v1/worker/gpu_model_runner.py::GPUModelRunner.eplb_step (the profile run's dummy batch; "
                  "the V2 runner, vllm/v1/worker/gpu/eplb_utils.py, steps only registered MoE models)",
           description="--enable-eplb with a MoE model that implements no MixtureOfExperts (gpt-oss, MiniMax-M2, "
-                      "Mixtral in 0.10.2, GLM-4.x MoE in 0.10.2-0.11.0): the V1 model runner finds no model to "
-                      "balance (bare assert); the V2 runner skips EPLB"),
+                      "Mixtral in 0.10.2, GLM-4.x MoE in 0.10.2-0.11.0, DeepSeek-V4 in 0.20.0-0.22.x): the V1 "
+                      "model runner finds no model to balance (bare assert); the V2 runner skips EPLB"),
     # the workers' context-parallel compatibility check on the backend the release selects (kvguard.attention:
     # CUDA, compute capability 9.0, non-MLA FlashAttention / --attention-backend; MLA -dcp passes); a bare
     # AssertionError in a worker, after the configuration was accepted
