@@ -234,8 +234,9 @@ def _decided_before_overrides(verdict: Verdict, overridden: Optional[str]) -> No
 
 def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> Optional[Verdict]:
     """What vLLM refuses when it is imported, before its argument parser runs and the model is resolved (to 0.30.0, a
-    logging config file with logging configuration off: kvguard.rules.host_options.import_refusal), from the
-    launch's variables."""
+    logging config file with logging configuration off, or a log level Python's logging lacks:
+    kvguard.rules.host_options.import_refusal), from the launch's variables; Undecidable where 0.13.0 - 0.14.1 would
+    refuse VLLM_ATTENTION_BACKEND while building the parser (kvguard.rules.attention_env)."""
     from .launch.argv import ServeCommand, launcher_and_arguments, split_command
     from .rules.host_options import import_refusal_verdict
 
@@ -250,7 +251,12 @@ def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> 
                 name, value = word.split("=", 1)
                 variables[name] = value
     variables.update(env or {})
-    return import_refusal_verdict(release, variables)
+    refused = import_refusal_verdict(release, variables)
+    if refused is None:
+        from .rules.attention_env import parser_refusal_undecidable
+
+        parser_refusal_undecidable(release, variables)      # 0.13.0 - 0.14.1: before argparse
+    return refused
 
 
 def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCommand]", *, host: Optional[Host] = None,

@@ -45,7 +45,8 @@ def test_names_differ_per_release():
     assert _verdict("0.11.1", "VLLM_ATTENTION_BACKEND=CPU_ATTN").ok is True
 
 
-@pytest.mark.parametrize("version", ["0.10.2", "0.13.0", "0.20.0"])
+# 0.13.0 - 0.14.1 refuse it building vllm serve's parser instead (tests/test_logging_level_env.py): undecidable
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.30.0"])
 def test_outside_0_11_0_to_0_12_0_model_config_does_not_validate_it(version):
     assert _verdict(version, "VLLM_ATTENTION_BACKEND=NOT_A_BACKEND").ok is True
 

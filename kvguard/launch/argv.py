@@ -1579,6 +1579,10 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             configure = _json_key(values[0], "configure_logging")
             if configure is not None:
                 cmd.fields["logging_configure"] = _lax_bool(configure, release, "--logging-config")
+        if dest in ("log_level", "logging_config") or opt.startswith(("--log-level", "--logging-config")):
+            # LoggingConfig's log_level may come from the command line instead of VLLM_LOGGING_LEVEL (0.31.0+:
+            # kvguard.rules.host_options)
+            cmd.fields["logging_level_given"] = True
         if dest in ("default_mm_loras", "reasoning_effort_map") and values:
             # JSON as given: create_engine_config refuses any --default-mm-loras for a text-only model, and 0.33.0's
             # validate_parsed_serve_args checks the effort map (kvguard.rules.late_options)

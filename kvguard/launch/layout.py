@@ -304,6 +304,9 @@ class Layout:
     #: --logging-config's configure_logging as pydantic reads it (0.31.0+; None: not given, VLLM_CONFIGURE_LOGGING
     #: decides), which refuses a logging config file when false (kvguard.rules.host_options)
     logging_configure: Optional[bool] = None
+    #: --log-level or --logging-config given (0.31.0+): the log level LoggingConfig applies may then not be
+    #: VLLM_LOGGING_LEVEL's (kvguard.rules.host_options)
+    logging_level_given: bool = False
     #: the host facts of ModelConfig (kvguard.rules.host_options): --enable-sleep-mode, and --enable-cumem-allocator
     #: (0.22.0+), which the platform's support decides
     enable_sleep_mode: bool = False

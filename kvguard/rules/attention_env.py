@@ -6,7 +6,11 @@ and ``vllm/envs.py``, where the variable is an ``env_with_choices`` entry: a val
 backend enum's member names (case-sensitive; the enum is ``_Backend`` of ``vllm/platforms/interface.py`` in 0.11.0,
 ``AttentionBackendEnum`` of ``vllm/attention/backends/registry.py`` in 0.11.1 - 0.12.0) raises ValueError there,
 inside ModelConfig.  0.10.2 reads the variable unvalidated; from 0.13.0 AttentionConfig takes it over (its
-``backend``, kvguard.rules.backend_names for the names).
+``backend``, kvguard.rules.backend_names for the names).  In 0.13.0 - 0.14.1 ``vllm/config/attention.py``'s
+``AttentionConfig.__post_init__`` reads it (``_set_from_env_if_set``, the same ``env_with_choices`` check over
+``AttentionBackendEnum``'s member names) when ``EngineArgs.add_cli_args`` builds the config's defaults, so ``vllm
+serve`` fails while building its argument parser, before argparse: kvguard has no such stage and answers Undecidable
+for a name outside the release's measured enum names (:func:`parser_refusal_undecidable`).
 
 The names are the release's own, in the enum's order, as each release's error message lists them (recorded from the
 CPU oracles' answers to ``VLLM_ATTENTION_BACKEND=NOT_A_BACKEND vllm serve Qwen/Qwen3-8B``).  The FLASHINFER check
@@ -19,7 +23,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MESSAGE", "backend_names", "unknown_backend", "unknown_bind"]
+__all__ = ["MESSAGE", "backend_names", "parser_refusal_undecidable", "unknown_backend", "unknown_bind"]
 
 MESSAGE = "Invalid value '{value}' for VLLM_ATTENTION_BACKEND. Valid options: {names}."
 
@@ -55,3 +59,24 @@ def unknown_backend(state: Any) -> bool:
 def unknown_bind(state: Any) -> dict:
     # the message shows the names as Python prints the list of them
     return {"value": state.env["VLLM_ATTENTION_BACKEND"], "names": repr(list(backend_names(state.release)))}
+
+
+def parser_refusal_undecidable(release: Any, env: Any) -> None:
+    """Raise Undecidable where 0.13.0 - 0.14.1 refuse VLLM_ATTENTION_BACKEND while building vllm serve's parser: set
+    (an empty value too) to a name outside the release's AttentionBackendEnum names (the measured ones of
+    kvguard/data/backend_names.json; case-sensitive)."""
+    if not release.within("0.13.0") or release.within("0.15.0"):
+        return
+    value = env.get("VLLM_ATTENTION_BACKEND")
+    if value is None:
+        return
+    from .backend_names import measured_names
+
+    names = measured_names(str(release.version))
+    if names is not None and value in names:
+        return
+    from ..errors import Undecidable
+
+    raise Undecidable(f"VLLM_ATTENTION_BACKEND={value!r} is not a member of vLLM {release.version}'s "
+                      "AttentionBackendEnum: AttentionConfig refuses it (ValueError) while `vllm serve` builds its "
+                      "argument parser, before argparse, a stage kvguard does not model")

@@ -18,10 +18,10 @@ from functools import lru_cache
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
 if TYPE_CHECKING:
-    from typing import Any
+    from typing import Any, Optional
 
-__all__ = ["EXCLUSIVE_MESSAGE", "UNKNOWN_MESSAGE", "backend_given_twice", "unknown_attention_backend",
-           "unknown_bind"]
+__all__ = ["EXCLUSIVE_MESSAGE", "UNKNOWN_MESSAGE", "backend_given_twice", "measured_names",
+           "unknown_attention_backend", "unknown_bind"]
 
 EXCLUSIVE_MESSAGE = "attention_backend and attention_config.backend are mutually exclusive"
 UNKNOWN_MESSAGE = "Unknown attention backend: '{name}'. Valid options are: {names}"
@@ -32,6 +32,12 @@ _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _measured() -> dict:
     with open(_DATA, encoding="utf-8") as fh:
         return json.load(fh)["releases"]
+
+
+def measured_names(version: str) -> Optional[list]:
+    """The release's AttentionBackendEnum names as measured, in its order (None: not measured)."""
+    found = _measured().get(version)
+    return None if found is None else found["names"]
 
 
 def _release_names(state: Any) -> dict:

@@ -21,6 +21,7 @@ from ..launch.layout import Host, Layout, make_layout
 from ..launch.resolve import resolve_config as find_config
 from ..verdict import Verdict
 from ..versions import Release, resolve
+from .attention_env import parser_refusal_undecidable
 from .engine import evaluate, field_verdict, release_key, verdict_from_crash
 from .host_options import logging_refusal_verdict
 
@@ -286,6 +287,7 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
             logging_off = logging_refusal_verdict(release, lay, env_d)
             if logging_off is not None:
                 return logging_off.with_notes(*notes) if notes else logging_off
+            parser_refusal_undecidable(release, env_d)      # 0.13.0 - 0.14.1: building the parser, before argparse
         if lay.max_model_len is not None:
             # ModelConfig's field validation (--max-model-len) comes before any config is read
             refused = field_verdict(release, lay)

@@ -17,7 +17,10 @@ Mirrors, per release:
   (0.31.0 - 0.33.0: ``--logging-config``'s ``pylogging_config_file``, whose default is that variable;
   ``--log-config-file`` overrides both and is kvguard.rules.serve_args's); before the file is looked for, the same
   function refuses one while logging configuration is off (``VLLM_CONFIGURE_LOGGING``, 0.31.0+ LoggingConfig's
-  ``configure_logging``), which to 0.30.0 happens at import, before the argument parser (kvguard.front).
+  ``configure_logging``), which to 0.30.0 happens at import, before the argument parser (kvguard.front); with
+  configuration on and no file, ``logging.config.dictConfig`` then refuses a log level Python's logging does not name
+  (``VLLM_LOGGING_LEVEL`` upper-cased, ``vllm/envs.py``; 0.31.0+ LoggingConfig's ``log_level``, whose default is that
+  variable): ValueError "Unable to configure handler 'vllm'" (FE_logging_level).
 
 The platform is :class:`~kvguard.launch.layout.Host`'s ``platform`` (assumed CUDA unless stated); whether a file
 exists on the host, or which GPU a UUID names, is not known to kvguard: those checks are skipped with the reason.
@@ -30,11 +33,12 @@ if TYPE_CHECKING:
     from typing import Any, Mapping, Optional
 
 __all__ = ["CUMEM_MESSAGE", "DEVICE_IDS_DUPLICATES", "DEVICE_IDS_MIXED", "DEVICE_IDS_RANGE", "DEVICE_ID_NOT_INT",
-           "KDA_PREFILL_MESSAGE", "LOGGING_DISABLED_CONFIG", "LOGGING_DISABLED_ENV", "SLEEP_MESSAGE",
+           "KDA_PREFILL_MESSAGE", "LOGGING_DISABLED_CONFIG", "LOGGING_DISABLED_ENV", "LOGGING_LEVEL_MESSAGE",
+           "SLEEP_MESSAGE",
            "cumem_unavailable", "device_id_bind", "device_ids_duplicates", "device_ids_mixed", "device_ids_not_int",
            "device_ids_range", "device_ids_values", "device_ids_visible_not_int", "device_range_bind",
            "import_refusal", "import_refusal_verdict", "kda_prefill_bind", "kda_prefill_off_platform", "logging_disabled_with_file", "logging_file_unknown",
-           "logging_off_with_file", "logging_refusal_verdict",
+           "logging_level_refused", "logging_level_unknown", "logging_off_with_file", "logging_refusal_verdict",
            "sleep_unavailable"]
 
 SLEEP_MESSAGE = "Sleep mode is not supported on current platform."
@@ -199,6 +203,54 @@ LOGGING_DISABLED_CONFIG = ("Logging configuration is disabled, but a Python logg
                            "pylogging_config_file requires configure_logging to be enabled.")
 
 
+#: what logging.config.dictConfig raises (Python's wording, every supported Python) when the handler vLLM names
+#: "vllm" is given a level name Python's logging lacks
+LOGGING_LEVEL_MESSAGE = "Unable to configure handler 'vllm'"
+#: the level names Python's logging knows (logging._nameToLevel); a name outside them is refused by dictConfig
+_PYTHON_LEVELS = frozenset(("CRITICAL", "FATAL", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "NOTSET"))
+#: LoggingConfig's log_level choices (0.31.0+, vllm/config/logging.py), which --log-level takes
+_CONFIG_LEVELS = frozenset(("CRITICAL", "ERROR", "WARNING", "INFO", "DEBUG", "NOTSET"))
+
+
+def _env_level(env: Mapping[str, str]) -> str:
+    """VLLM_LOGGING_LEVEL as vllm.envs reads it (upper-cased, default INFO; an empty value stays empty)."""
+    return env.get("VLLM_LOGGING_LEVEL", "INFO").upper()
+
+
+def logging_level_refused(release: Any, lay: Any, env: Mapping[str, str]) -> bool:
+    """FE_logging_level: with logging configuration on and no logging config file (which replaces vLLM's own
+    dictConfig, level included), a VLLM_LOGGING_LEVEL Python's logging does not name.  0.31.0+: only where the level
+    is the variable's (neither --log-level nor --logging-config given); otherwise, or with configuration off or a
+    file, an unknown level is read later, by LoggingConfig's validation, which kvguard does not model (Undecidable).
+    Call after FE_logging_disabled (VLLM_CONFIGURE_LOGGING is known to be an integer)."""
+    level = _env_level(env)
+    if level in (_CONFIG_LEVELS if release.within("0.31.0") else _PYTHON_LEVELS):
+        return False
+    if release.within("0.31.0"):
+        configure = lay.logging_configure if lay.logging_configure is not None else bool(
+            _as_int(env.get("VLLM_CONFIGURE_LOGGING", "1")))
+        if configure and not _logging_file_of(release, lay, env)[0] and not lay.logging_level_given:
+            return level not in _PYTHON_LEVELS      # WARN and FATAL pass dictConfig and are not read again
+        from ..errors import Undecidable
+
+        raise Undecidable(f"VLLM_LOGGING_LEVEL={env.get('VLLM_LOGGING_LEVEL')!r} is no log level of vLLM "
+                          f"{release.version}'s LoggingConfig, which reads it where kvguard does not model it (with "
+                          "--log-level, --logging-config, a logging config file or logging configuration off)")
+    configure = bool(_as_int(env.get("VLLM_CONFIGURE_LOGGING", "1")))
+    return configure and not env.get("VLLM_LOGGING_CONFIG_PATH")
+
+
+def logging_level_unknown(state: Any) -> bool:
+    """FE_logging_level's condition in the rules (:func:`logging_level_refused`)."""
+    from ..errors import Undecidable
+
+    try:
+        return logging_level_refused(state.release, state.layout, state.env)
+    except Undecidable as exc:
+        state.undecided(str(exc))
+        return False
+
+
 def _logging_file_of(release: Any, lay: Any, env: Mapping[str, str]) -> tuple[Optional[str], str]:
     """The logging config file vLLM reads at start and where it was named (see logging_file_unknown)."""
     if release.within("0.31.0"):
@@ -255,12 +307,16 @@ def import_refusal(release: Any, env: Mapping[str, str]) -> Optional[str]:
 
         raise Undecidable(f"VLLM_CONFIGURE_LOGGING={text!r} is no integer: vLLM {release.version}'s int() of it "
                           "raises when vLLM is imported, which kvguard does not model")
-    return LOGGING_DISABLED_ENV if value == 0 and env.get("VLLM_LOGGING_CONFIG_PATH") else None
+    if value == 0 and env.get("VLLM_LOGGING_CONFIG_PATH"):
+        return LOGGING_DISABLED_ENV
+    return LOGGING_LEVEL_MESSAGE if logging_level_refused(release, None, env) else None
 
 
 def import_refusal_verdict(release: Any, env: Mapping[str, str]) -> Any:
     """The verdict of :func:`import_refusal` (a :class:`~kvguard.verdict.Verdict`), or None."""
     message = import_refusal(release, env)
+    if message == LOGGING_LEVEL_MESSAGE:
+        return _logging_verdict(release, message, "FE_logging_level", "ValueError")
     return None if message is None else _logging_verdict(release, message)
 
 
@@ -274,14 +330,19 @@ def logging_refusal_verdict(release: Any, lay: Any, env: Mapping[str, str]) -> A
         from ..errors import Undecidable
 
         raise Undecidable(_configure_logging_not_int(release, env))
-    return _logging_verdict(release, LOGGING_DISABLED_CONFIG) if refused else None
+    if refused:
+        return _logging_verdict(release, LOGGING_DISABLED_CONFIG)
+    if logging_level_refused(release, lay, env):
+        return _logging_verdict(release, LOGGING_LEVEL_MESSAGE, "FE_logging_level", "ValueError")
+    return None
 
 
-def _logging_verdict(release: Any, message: str) -> Any:
+def _logging_verdict(release: Any, message: str, check: str = "FE_logging_disabled",
+                     exc_type: str = "RuntimeError") -> Any:
     from ..verdict import Verdict
 
-    return Verdict(ok=False, vllm_version=release.key, stage="frontend", check="FE_logging_disabled",
-                   exc_type="RuntimeError", message=message)
+    return Verdict(ok=False, vllm_version=release.key, stage="frontend", check=check, exc_type=exc_type,
+                   message=message)
 
 
 def logging_file_unknown(state: Any) -> bool:

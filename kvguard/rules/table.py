@@ -1266,6 +1266,20 @@ RULES = (
           description="LoggingConfig's configure_logging false (--logging-config's, else VLLM_CONFIGURE_LOGGING) "
                       "while a logging config file is named (--log-config-file, --logging-config's "
                       "pylogging_config_file, else VLLM_LOGGING_CONFIG_PATH), whether or not the file exists"),
+    # with logging configuration on and no logging config file, dictConfig applies the level: Python's logging
+    # refuses a name it lacks (0.31.0+: LoggingConfig's log_level, VLLM_LOGGING_LEVEL unless the command line sets it)
+    Check("FE_logging_level", "0.10.2", "0.30.0", stage="frontend", exc="ValueError", scope="env",
+          when=_host.logging_level_unknown, template=_host.LOGGING_LEVEL_MESSAGE,
+          source="vllm/logger.py::_configure_vllm_root_logger (at import; logging.config.dictConfig)",
+          description="VLLM_LOGGING_LEVEL, upper-cased, not a level name of Python's logging, while "
+                      "VLLM_CONFIGURE_LOGGING is on and VLLM_LOGGING_CONFIG_PATH unset"),
+    Check("FE_logging_level", "0.31.0", stage="frontend", exc="ValueError", scope="env",
+          when=_host.logging_level_unknown, template=_host.LOGGING_LEVEL_MESSAGE,
+          source="vllm/logger.py::_configure_vllm_root_logger (configure_logging_from_args in "
+                 "vllm/entrypoints/cli/main.py::main; logging.config.dictConfig)",
+          description="VLLM_LOGGING_LEVEL, upper-cased, not a level name of Python's logging, while logging "
+                      "configuration is on, no logging config file is named and neither --log-level nor "
+                      "--logging-config is given (otherwise undecidable: LoggingConfig validates the level later)"),
     Check("FE_log_config_file", "0.31.0", options=("log_config_file",), stage="frontend", exc="RuntimeError",
           scope="env", when=_serve_args.log_config_file_unknown,
           template="('Could not load logging config. File does not exist: %s', {log_config_file!r})",
