@@ -211,25 +211,50 @@ def _config_override(passed_over: list) -> Optional[str]:
     return None
 
 
-def _before_overrides() -> frozenset:
-    """The checks vLLM runs before it applies the config overrides: the rows up to get_config's parser lookup
-    (kvguard.rules.table's order) and the reading of the checkpoint's config itself (``model_config``), which
-    get_config does before it applies them."""
+def _rows_before(row_id: str) -> frozenset:
+    """The checks vLLM runs before ``row_id``'s (kvguard.rules.table's order), with the reading of the checkpoint's
+    config itself (``model_config``), which comes before every row from ModelConfig's parser lookup on."""
     from .rules.table import RULES
 
     ids = [row.id for row in RULES]
-    return frozenset(ids[:ids.index("mc_config_read")]) | {"model_config"}
+    return frozenset(ids[:ids.index(row_id)]) | {"model_config"}
+
+
+def _undecided_from(verdict: Verdict, row_id: str, reason: Optional[str]) -> None:
+    """Raise Undecidable with ``reason`` (None: nothing to raise) unless ``verdict`` is a refusal vLLM gives before
+    ``row_id``'s check, where what kvguard does not model starts to count."""
+    if reason is None or (not verdict.ok and verdict.check in _rows_before(row_id)):
+        return
+    raise Undecidable(reason)
 
 
 def _decided_before_overrides(verdict: Verdict, overridden: Optional[str]) -> None:
-    """Raise Undecidable when the launch changes the model's config (``overridden``, from :func:`_config_override`)
-    and ``verdict`` is not a refusal vLLM gives before the change: everything from ModelConfig's reading of the
-    changed config on depends on what kvguard does not model."""
-    if overridden is None or (not verdict.ok and verdict.check in _before_overrides()):
-        return
-    raise Undecidable(f"{overridden} changes the model's config before vLLM reads it (ModelConfig applies it to "
-                      "the loaded config: the maximum length, heads, layers, quantization …); kvguard reads "
-                      "config.json as written and does not model the override")
+    """Undecidable when the launch changes the model's config (``overridden``, from :func:`_config_override`) and
+    ``verdict`` is not a refusal vLLM gives before get_config applies the change."""
+    _undecided_from(verdict, "mc_config_read", None if overridden is None else (
+        f"{overridden} changes the model's config before vLLM reads it (ModelConfig applies it to the loaded config: "
+        "the maximum length, heads, layers, quantization …); kvguard reads config.json as written and does not "
+        "model the override"))
+
+
+#: options kvguard passes over that turn prefix caching off in VllmConfig from 0.29.0 (an encoder-only instance:
+#: ``--mm-encoder-only``, or an encoder-cache producer's ``--ec-transfer-config``), before
+#: validate_mamba_block_size reads it
+PREFIX_CACHING_OFF_OPTIONS = ("--mm-encoder-only", "--ec-transfer-config")
+
+
+def _prefix_caching_dropped(release, cmd) -> Optional[str]:
+    """Why ``--mamba-block-size`` cannot be decided (0.29.0+, with an option of :data:`PREFIX_CACHING_OFF_OPTIONS`),
+    else None."""
+    if not release.within("0.29.0") or cmd.fields.get("mamba_block_size") is None:
+        return None
+    for word in cmd.passed_over:
+        name = word.partition("=")[0].replace("_", "-") if isinstance(word, str) else None
+        if name in PREFIX_CACHING_OFF_OPTIONS:
+            return (f"{name} with --mamba-block-size: vLLM {release.version} turns prefix caching off for an "
+                    "encoder-only instance or an encoder-cache producer before it checks --mamba-block-size, which "
+                    "kvguard does not model")
+    return None
 
 
 def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> Optional[Verdict]:
@@ -299,6 +324,10 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
         vllm_env.update({k: v for k, v in os.environ.items() if k.startswith("VLLM_")})
     vllm_env.update(cmd.env)
     vllm_env.update(env or {})
+    from .rules.env_values import refusal_undecidable
+
+    # after the refusals of vLLM's import and argparse: a value a getter kvguard does not model refuses
+    refusal_undecidable(release, vllm_env)
     lookup_env = dict(os.environ)
     lookup_env.update(cmd.env)
     overridden = _config_override(cmd.passed_over)
@@ -326,6 +355,7 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     model_dir=model_dir, speculative_config=spec, **cmd.fields)
     _decided_before_overrides(verdict, overridden)
+    _undecided_from(verdict, "VC_mamba_block_size", _prefix_caching_dropped(release, cmd))
     verdict, env_assumed = _env_assumptions(verdict, release, vllm_env, host, model, model_dir, cmd.fields, spec)
     python = python_assumption(verdict.exc_type, verdict.message)
     if python is not None:      # the message's wording is the host Python's
