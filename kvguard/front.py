@@ -237,24 +237,31 @@ def _decided_before_overrides(verdict: Verdict, overridden: Optional[str]) -> No
         "model the override"))
 
 
-#: options kvguard passes over that turn prefix caching off in VllmConfig from 0.29.0 (an encoder-only instance:
-#: ``--mm-encoder-only``, or an encoder-cache producer's ``--ec-transfer-config``), before
-#: validate_mamba_block_size reads it
-PREFIX_CACHING_OFF_OPTIONS = ("--mm-encoder-only", "--ec-transfer-config")
+#: options kvguard passes over that make VllmConfig resolve an encoder-only instance from 0.29.0, first thing in its
+#: __post_init__: an encoder-cache producer's ``--ec-transfer-config`` (refused without a multimodal model), and
+#: ``--mm-encoder-only``, which turns prefix caching off for a multimodal model (read by the Mamba cache set-up and
+#: validate_mamba_block_size, among others)
+ENCODER_ONLY_OPTIONS = ("--mm-encoder-only", "--ec-transfer-config")
 
 
-def _prefix_caching_dropped(release, cmd) -> Optional[str]:
-    """Why ``--mamba-block-size`` cannot be decided (0.29.0+, with an option of :data:`PREFIX_CACHING_OFF_OPTIONS`),
-    else None."""
-    if not release.within("0.29.0") or cmd.fields.get("mamba_block_size") is None:
+def _encoder_only_instance(release, cmd) -> Optional[str]:
+    """Why VllmConfig's checks cannot be decided (0.29.0+, an option of :data:`ENCODER_ONLY_OPTIONS` given), else
+    None."""
+    if not release.within("0.29.0"):
         return None
     for word in cmd.passed_over:
         name = word.partition("=")[0].replace("_", "-") if isinstance(word, str) else None
-        if name in PREFIX_CACHING_OFF_OPTIONS:
-            return (f"{name} with --mamba-block-size: vLLM {release.version} turns prefix caching off for an "
-                    "encoder-only instance or an encoder-cache producer before it checks --mamba-block-size, which "
-                    "kvguard does not model")
+        if name in ENCODER_ONLY_OPTIONS:
+            return (f"{name}: vLLM {release.version} resolves an encoder-only instance first thing in VllmConfig (an "
+                    "encoder-cache producer needs a multimodal model; an encoder-only multimodal model runs without "
+                    "prefix caching), which kvguard does not model")
     return None
+
+
+def _first_row(stage: str) -> str:
+    from .rules.table import RULES
+
+    return next(row.id for row in RULES if row.stage == stage)
 
 
 def _import_refusal(release, launch, env: Optional[dict], env_from_os: bool) -> Optional[Verdict]:
@@ -355,7 +362,7 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     verdict = check(model.config, vllm_version=release, env=vllm_env, host=host, model_path=model.name,
                     model_dir=model_dir, speculative_config=spec, **cmd.fields)
     _decided_before_overrides(verdict, overridden)
-    _undecided_from(verdict, "VC_mamba_block_size", _prefix_caching_dropped(release, cmd))
+    _undecided_from(verdict, _first_row("verify"), _encoder_only_instance(release, cmd))
     verdict, env_assumed = _env_assumptions(verdict, release, vllm_env, host, model, model_dir, cmd.fields, spec)
     python = python_assumption(verdict.exc_type, verdict.message)
     if python is not None:      # the message's wording is the host Python's

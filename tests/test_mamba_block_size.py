@@ -86,13 +86,13 @@ def test_a_pooling_runners_default_is_undecidable(capsys):
 @pytest.mark.parametrize("version", ["0.29.0", "0.33.0"])
 @pytest.mark.parametrize("option", [["--mm-encoder-only"],
                                     ["--ec-transfer-config", '{"ec_role": "ec_producer", "ec_connector": "X"}']])
-def test_an_option_that_drops_prefix_caching_is_undecidable(capsys, version, option):
+def test_an_encoder_only_instance_is_undecidable(capsys, version, option):
     # oracle 0.29.0 / 0.33.0 (--mm-encoder-only): refused with MAMBA_BLOCK_SIZE, prefix caching turned off for the
     # encoder-only instance; kvguard does not model that reset, and accepted the launch
     status, data = _check(capsys, version, "Qwen/Qwen3.5-27B", "--mamba-block-size", "16", "--enable-prefix-caching",
                           *option)
     assert (status, data["reason_kind"]) == (2, "undecidable")
-    assert data["reason"].startswith(f"{option[0]} with --mamba-block-size: vLLM {version} turns prefix caching off")
+    assert data["reason"].startswith(f"{option[0]}: vLLM {version} resolves an encoder-only instance")
 
 
 def test_without_the_option_or_before_0_29_the_launch_is_decided(capsys):
@@ -100,7 +100,7 @@ def test_without_the_option_or_before_0_29_the_launch_is_decided(capsys):
                     "--enable-prefix-caching") == ACCEPTED
     assert _verdict(capsys, "0.28.0", "Qwen/Qwen3.5-27B", "--mamba-block-size", "16", "--enable-prefix-caching",
                     "--mm-encoder-only") == ACCEPTED
-    # a refusal before the check stands: 24 heads over 5 ranks
+    # a refusal before VllmConfig stands: ModelConfig's maximum length
     status, data = _check(capsys, "0.33.0", "Qwen/Qwen3.5-27B", "--mamba-block-size", "16", "--mm-encoder-only",
-                          "-tp", "5")
-    assert (status, data["check"]) == (1, "MC_heads_tp")
+                          "--max-model-len", "10000000")
+    assert (status, data["check"]) == (1, "MC_max_len")
