@@ -1,0 +1,96 @@
+"""VLLM_LOGGING_LEVEL (FE_logging_level) and 0.13.0 - 0.14.1's parser-time VLLM_ATTENTION_BACKEND check against the
+releases' own serve path (tests/upstream/serve_runner.py: each case's environment, logging applied as ``vllm serve``
+applies it).
+
+Each case's verdict must agree with the oracle's (stage, exception type, message; argparse's refusal as a refusal at
+that stage), or kvguard must say it cannot decide where the oracle refuses or accepts.  A refusal kvguard renders
+that the oracle does not give, or an acceptance the oracle refuses, fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from kvguard import catalog, examine
+from kvguard.errors import Undecidable
+from kvguard.launch.layout import Host
+
+from ._oracle import oracle_or_skip, run_runner
+
+pytestmark = pytest.mark.upstream
+
+VERSIONS = os.environ.get("KVG_ORACLE_VERSIONS", "0.10.2 0.13.0 0.30.0 0.31.0 0.33.0").split()
+MODEL = "Qwen/Qwen3-8B"
+
+#: (id, arguments, environment); the logging config file is written by the test
+CASES = (
+    ("unknown", [], {"VLLM_LOGGING_LEVEL": "NOPE"}),
+    ("lowercase", [], {"VLLM_LOGGING_LEVEL": "debug"}),
+    ("empty", [], {"VLLM_LOGGING_LEVEL": ""}),
+    ("number", [], {"VLLM_LOGGING_LEVEL": "10"}),
+    ("warn", [], {"VLLM_LOGGING_LEVEL": "warn"}),
+    ("logging-off", [], {"VLLM_LOGGING_LEVEL": "NOPE", "VLLM_CONFIGURE_LOGGING": "0"}),
+    ("config-file", [], {"VLLM_LOGGING_LEVEL": "NOPE", "VLLM_LOGGING_CONFIG_PATH": "{file}"}),
+    ("bad-argument", ["--max-model-len", "abc"], {"VLLM_LOGGING_LEVEL": "NOPE"}),
+    ("backend-unknown", [], {"VLLM_ATTENTION_BACKEND": "NOT_A_BACKEND"}),
+    ("backend-and-level", [], {"VLLM_ATTENTION_BACKEND": "NOT_A_BACKEND", "VLLM_LOGGING_LEVEL": "NOPE"}),
+)
+
+
+def _oracle_answer(record: dict) -> tuple:
+    if record["stage"] == "ok":
+        return ("ok",)
+    if record["stage"] == "argparse":
+        return ("argparse",)
+    return (record["stage"], record.get("exc_type"), record.get("message"))
+
+
+def _kvguard_answer(version: str, args: list[str], env: dict[str, str]) -> tuple:
+    words = [f"{name}={value}" for name, value in env.items()] + ["vllm", "serve", MODEL, *args]
+    try:
+        verdict = examine(version, words, host=Host(platform="cpu")).verdict
+    except Undecidable:
+        return ("undecidable",)
+    if verdict.ok:
+        return ("ok",)
+    if verdict.stage == "argparse":
+        return ("argparse",)
+    return (verdict.stage, verdict.exc_type, verdict.message)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_logging_level_and_parser_backend_agree(version, tmp_path):
+    python, python_env = oracle_or_skip(version)
+    config_file = tmp_path / "logging.json"
+    config_file.write_text(json.dumps({"version": 1, "disable_existing_loggers": False}))
+    config = {e.id: e.config for e in catalog.entries()}[MODEL]
+    cases = []
+    for case_id, args, env in CASES:
+        env = {name: value.replace("{file}", str(config_file)) for name, value in env.items()}
+        cases.append({"id": case_id, "args": args, "env": env, "logging": True, "config": config,
+                      "model_dir": str(tmp_path / case_id)})
+    for case in cases:
+        Path(case["model_dir"]).mkdir()
+    runner_env = dict(python_env, VLLM_TARGET_DEVICE="cpu", HF_HUB_OFFLINE="1",
+                      KVG_ORACLE_INSPECT=os.environ.get("KVG_ORACLE_INSPECT", "inprocess"),
+                      KVG_ORACLE_TORCHVISION=os.environ.get("KVG_ORACLE_TORCHVISION", "stub"))
+    records = {r["id"]: r for r in run_runner("serve_runner.py", python, runner_env, cases)}
+    counts = {"agree": 0, "undecided": 0}
+    disagree = []
+    for case in cases:
+        want = _oracle_answer(records[case["id"]])
+        got = _kvguard_answer(version, case["args"], case["env"])
+        if got == ("undecidable",):
+            counts["undecided"] += 1
+        elif got == want:
+            counts["agree"] += 1
+        else:
+            disagree.append((case["id"], got, want))
+    print(f"logging level / parser backend on {version}: agree {counts['agree']} / undecided "
+          f"{counts['undecided']} / disagree {len(disagree)}")
+    assert not disagree
+    assert counts["agree"] >= 6      # the rendered refusals and acceptances are compared, not all undecided
