@@ -1,0 +1,107 @@
+"""Values a release's vllm.envs getters refuse, for variables kvguard does not model (kvguard.rules.env_values):
+the launch is undecidable, never accepted.  Expected messages are written out by hand from the releases'
+vllm/envs.py (tests/upstream/test_env_values.py checks the measured classifications against the releases)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from kvguard.cli import run
+from kvguard.rules.env_values import MODELLED, kind, predict
+from kvguard.versions import resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _check(capsys, version: str, *words: str, flags: tuple[str, ...] = ()) -> tuple[int, str, str]:
+    code = run(["check", "--vllm-version", version, "--format", "json", *flags, "--", *words, "vllm", "serve",
+                "Qwen/Qwen3-8B"])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.20.0", "0.33.0"])
+def test_a_refused_integer_is_undecidable(capsys, version):
+    code, _, err = _check(capsys, version, "VLLM_CPU_KVCACHE_SPACE=abc")
+    assert code == 2
+    assert (f"vLLM {version} refuses the value of VLLM_CPU_KVCACHE_SPACE='abc': ValueError: invalid literal for "
+            "int() with base 10: 'abc'") in err
+    assert "kvguard does not model where vLLM reads it" in err
+
+
+def test_the_env_option_is_read_too(capsys):
+    code, _, err = _check(capsys, "0.33.0", flags=("--env", "VLLM_CPU_KVCACHE_SPACE=1.5"))
+    assert code == 2
+    assert "invalid literal for int() with base 10: '1.5'" in err
+
+
+def test_the_env_from_os_option_is_read_too(capsys, monkeypatch):
+    monkeypatch.setenv("VLLM_KV_CACHE_LAYOUT", "nhd")
+    code, _, err = _check(capsys, "0.20.0", flags=("--env-from-os",))
+    assert code == 2
+    assert "Invalid value 'nhd' for VLLM_KV_CACHE_LAYOUT. Valid options: ['NHD', 'HND']." in err
+
+
+@pytest.mark.parametrize("word", ["VLLM_CPU_KVCACHE_SPACE=4", "VLLM_CPU_KVCACHE_SPACE= 8 ", "VLLM_KV_CACHE_LAYOUT=HND",
+                                  "VLLM_FLOAT32_MATMUL_PRECISION=HIGH"])
+def test_an_accepted_value_changes_nothing(capsys, word):
+    code, out, _ = _check(capsys, "0.33.0", word)
+    assert code == 0 and json.loads(out)["ok"]
+
+
+def test_a_port_outside_the_measured_probes_is_undecidable(capsys):
+    # VLLM_PORT's getter words its refusal itself (and a URI otherwise): known to refuse what int() refuses
+    code, _, err = _check(capsys, "0.33.0", "VLLM_PORT=http")
+    assert code == 2
+    assert "VLLM_PORT='http' (the exception for this value not measured)" in err
+    code, _, err = _check(capsys, "0.33.0", "VLLM_PORT=abc")
+    assert code == 2
+    assert "VLLM_PORT='abc': ValueError: VLLM_PORT 'abc' must be a valid integer" in err
+
+
+def test_a_modelled_variable_keeps_its_own_rule(capsys):
+    # VLLM_USE_V2_MODEL_RUNNER=abc: kvguard's own rule answers (the model runner's refusal), not the getter table
+    code, out, _ = _check(capsys, "0.33.0", "VLLM_USE_V2_MODEL_RUNNER=abc")
+    assert code == 1
+    assert json.loads(out)["check"] == "VC_mrv2_unsupported"
+
+
+def test_a_variable_the_release_does_not_define_is_not_parsed(capsys):
+    # VLLM_KV_CACHE_LAYOUT arrives in vllm/envs.py after 0.10.2: that release never parses it
+    code, out, _ = _check(capsys, "0.10.2", "VLLM_KV_CACHE_LAYOUT=nhd")
+    assert code == 0 and json.loads(out)["ok"]
+
+
+def test_the_predictions():
+    assert predict("X", "int", "-1") is None
+    assert predict("X", "int", "") == ["ValueError", "invalid literal for int() with base 10: ''"]
+    assert predict("X", "float", "1e3") is None
+    assert predict("X", "float", "fast") == ["ValueError", "could not convert string to float: 'fast'"]
+    assert predict("VLLM_X", ["choices", ["a", "B"], False], "b") is None
+    assert predict("VLLM_X", ["choices", ["a", "B"], True], "b") == [
+        "ValueError", "Invalid value 'b' for VLLM_X. Valid options: ['a', 'B']."]
+    table = {"refused": {"abc": ["ValueError", "VLLM_PORT 'abc' must be a valid integer"]}}
+    assert predict("VLLM_PORT", table, "abc") == ["ValueError", "VLLM_PORT 'abc' must be a valid integer"]
+    assert predict("VLLM_PORT", table, "xyz") is None
+    assert predict("VLLM_PORT", dict(table, like="int"), "xyz") == ["", ""]
+    assert predict("VLLM_PORT", dict(table, like="int"), "8000") is None
+
+
+def test_measured_classifications():
+    assert kind(resolve("0.33.0"), "VLLM_CPU_KVCACHE_SPACE") == "int"
+    assert kind(resolve("0.33.0"), "VLLM_KV_CACHE_LAYOUT") == [
+        "choices", ["LBNHC", "LBHNC", "LHBNC", "NHD", "HND", "BLHNC", "BLNHC", "BHLNC"], True]
+    assert kind(resolve("0.20.0"), "VLLM_KV_CACHE_LAYOUT") == ["choices", ["NHD", "HND"], True]
+    assert kind(resolve("0.33.0"), "VLLM_LOGGING_PREFIX") is None     # a free string
+
+
+def test_the_modelled_list_is_every_name_kvguard_reads():
+    named = set()
+    for path in (ROOT / "kvguard").rglob("*.py"):
+        if path.name != "env_values.py":
+            named.update(re.findall(r"VLLM_[A-Z0-9_]+", path.read_text(encoding="utf-8")))
+    assert named == set(MODELLED)
