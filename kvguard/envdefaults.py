@@ -99,6 +99,10 @@ VERDICT_ENV: tuple[EnvVar, ...] = (
            _logging_file_named),
     EnvVar("VLLM_LOGGING_CONFIG_PATH", "0.10.2", None, (),
            "a logging config file vLLM reads at start (refused unless it exists on the host): the check is skipped"),
+    # no value is tried: the default level (INFO) is one logging names, and an unknown one is no assumption to make
+    EnvVar("VLLM_LOGGING_LEVEL", "0.10.2", None, (),
+           "the level vLLM configures its logger with: a name Python's logging does not know is refused "
+           "(FE_logging_level)"),
 )
 
 
