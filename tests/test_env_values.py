@@ -105,3 +105,15 @@ def test_the_modelled_list_is_every_name_kvguard_reads():
         if path.name != "env_values.py":
             named.update(re.findall(r"VLLM_[A-Z0-9_]+", path.read_text(encoding="utf-8")))
     assert named == set(MODELLED)
+
+
+def test_the_check_api_is_undecidable_too():
+    import kvguard
+    from kvguard.errors import Undecidable
+
+    config = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+              "num_attention_heads": 32, "num_key_value_heads": 8, "num_hidden_layers": 32,
+              "max_position_embeddings": 8192, "vocab_size": 32000, "torch_dtype": "bfloat16"}
+    with pytest.raises(Undecidable, match=r"VLLM_CPU_KVCACHE_SPACE='x': ValueError: invalid literal for int\(\)"):
+        kvguard.check(config, vllm_version="0.33.0", env={"VLLM_CPU_KVCACHE_SPACE": "x"})
+    assert kvguard.check(config, vllm_version="0.33.0", env={"VLLM_CPU_KVCACHE_SPACE": "40"}).ok

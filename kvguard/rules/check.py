@@ -23,6 +23,7 @@ from ..verdict import Verdict
 from ..versions import Release, resolve
 from .attention_env import parser_refusal_undecidable
 from .engine import evaluate, field_verdict, release_key, verdict_from_crash
+from .env_values import refusal_undecidable as env_value_undecidable
 from .host_options import logging_refusal_verdict
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -288,6 +289,7 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
             if logging_off is not None:
                 return logging_off.with_notes(*notes) if notes else logging_off
             parser_refusal_undecidable(release, env_d)      # 0.13.0 - 0.14.1: building the parser, before argparse
+            env_value_undecidable(release, env_d)           # a value a vllm.envs getter refuses, read where not modelled
         if lay.max_model_len is not None:
             # ModelConfig's field validation (--max-model-len) comes before any config is read
             refused = field_verdict(release, lay)

@@ -9,16 +9,16 @@ Python's ``int()`` / ``float()`` / ``json.loads`` refuses, with their message), 
 and, with ``like``, that the getter refuses what that class refuses, in words not measured for other values).
 
 Where vLLM first reads such a variable (import, a platform, a worker, a request) is not modelled, so a refused
-value makes the launch undecidable (:func:`refusal_undecidable`) instead of silently accepted.  Variables kvguard
+value makes the launch undecidable (:func:`refusal_undecidable`, asked by kvguard.rules.check.check right after the
+refusals of vLLM's import and argument parser, and by kvguard.front.examine before the model is resolved) instead
+of silently accepted.  Variables kvguard
 reads elsewhere (:data:`MODELLED`) keep their own handling.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 import os
-import re
 from functools import lru_cache
 
 TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.md)
@@ -74,7 +74,10 @@ refuses: refused, the exception not measured)."""
 
 
 def choices_listed(name: str, outcomes: list, probes: "tuple[str, ...]") -> "list[str] | None":
-    """The options a choice-like refusal of the first probe lists, or None."""
+    """The options a choice-like refusal of the first probe lists, or None (tools/measure_env_parsers.py only)."""
+    import ast
+    import re
+
     first = outcomes[0]
     if not first:
         return None
