@@ -127,10 +127,14 @@ def kind(release: Any, name: str) -> Any:
 
 def refusals(release: Any, env: Any) -> "list[tuple[str, str, list[str]]]":
     """``(name, value, [TYPE, MESSAGE])`` for each VLLM_* variable of ``env`` outside :data:`MODELLED` whose
-    getter in ``release`` refuses its value, in ``env``'s order."""
+    getter in ``release`` refuses its value, in ``env``'s order.  Unexpanded shell text and documentation
+    placeholders (``$PORT``, ``<unique_port>``) stand for a value not written yet, as for an option's value
+    (kvguard.launch.argv): not read."""
     out = []
     for name, value in env.items():
         if not name.startswith("VLLM_") or name in MODELLED:
+            continue
+        if "$" in value or (value.startswith("<") and value.endswith(">")):
             continue
         found = kind(release, name)
         refused = None if found is None else predict(name, found, value)
