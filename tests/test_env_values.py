@@ -126,3 +126,79 @@ def test_a_placeholder_is_not_read(capsys, word):
     # as an option's `<PORT>` or `$PORT` is
     code, out, _ = _check(capsys, "0.33.0", word)
     assert (code, json.loads(out)["ok"]) == (0, True)
+
+
+# -- variables kvguard reads only as set / unset: a value their getter refuses is no longer accepted ------------------
+
+@pytest.mark.parametrize("version, word, refusal", [
+    ("0.10.2", "VLLM_USE_DEEP_GEMM=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    ("0.20.0", "VLLM_USE_DEEP_GEMM=true", "ValueError: invalid literal for int() with base 10: 'true'"),
+    ("0.33.0", "VLLM_USE_DEEP_GEMM=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    ("0.33.0", "VLLM_MOE_USE_DEEP_GEMM=yes", "ValueError: invalid literal for int() with base 10: 'yes'"),
+    ("0.20.0", "VLLM_MARLIN_INPUT_DTYPE=abc",
+     "ValueError: Invalid value 'abc' for VLLM_MARLIN_INPUT_DTYPE. Valid options: ['int8', 'fp8']."),
+    ("0.33.0", "VLLM_MARLIN_INPUT_DTYPE=FP8",      # case-sensitive
+     "ValueError: Invalid value 'FP8' for VLLM_MARLIN_INPUT_DTYPE. Valid options: ['int8', 'fp8']."),
+    ("0.20.0", "VLLM_BATCH_INVARIANT=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    ("0.33.0", "VLLM_BATCH_INVARIANT=on", "ValueError: invalid literal for int() with base 10: 'on'"),
+    ("0.20.0", "VLLM_USE_FLASHINFER_MOE_FP8=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    ("0.10.2", "VLLM_MXFP4_USE_MARLIN=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    ("0.20.0", "VLLM_FLASHINFER_MOE_BACKEND=fast",
+     "ValueError: Invalid value 'fast' for VLLM_FLASHINFER_MOE_BACKEND. Valid options: ['throughput', 'latency', "
+     "'masked_gemm']."),
+    ("0.33.0", "VLLM_HUMMING_INPUT_QUANT_CONFIG=x",
+     "JSONDecodeError: Expecting value: line 1 column 1 (char 0)"),
+    ("0.33.0", "VLLM_XLA_USE_SPMD=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    # 0.12.0 - 0.19.1: kvguard does not read the model-runner switch (its rule starts at 0.20.0)
+    ("0.17.0", "VLLM_USE_V2_MODEL_RUNNER=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    # VLLM_USE_RUST_FRONTEND without --grpc-port: vllm serve reads it, kvguard's rule does not
+    ("0.33.0", "VLLM_USE_RUST_FRONTEND=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    # 0.13.0 - 0.14.1: AttentionConfig reads these while vllm serve builds its parser (ValidationError there)
+    ("0.13.0", "VLLM_FLASH_ATTN_VERSION=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    ("0.14.1", "VLLM_FLASH_ATTN_VERSION=3.0", "ValueError: invalid literal for int() with base 10: '3.0'"),
+    ("0.13.0", "VLLM_USE_CUDNN_PREFILL=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+    ("0.10.2", "VLLM_FLASH_ATTN_VERSION=abc", "ValueError: invalid literal for int() with base 10: 'abc'"),
+])
+def test_a_switch_read_only_as_set_is_undecidable_for_a_refused_value(capsys, version, word, refusal):
+    code, _, err = _check(capsys, version, word)
+    assert code == 2
+    name, value = word.split("=", 1)
+    assert f"vLLM {version} refuses the value of {name}={value!r}: {refusal}" in err
+
+
+@pytest.mark.parametrize("version, word", [
+    ("0.10.2", "VLLM_USE_DEEP_GEMM=0"), ("0.33.0", "VLLM_USE_DEEP_GEMM=1"), ("0.33.0", "VLLM_MARLIN_INPUT_DTYPE=fp8"),
+    ("0.20.0", "VLLM_BATCH_INVARIANT=0"), ("0.20.0", "VLLM_FLASHINFER_MOE_BACKEND=latency"),
+    ("0.33.0", "VLLM_HUMMING_INPUT_QUANT_CONFIG={}"), ("0.13.0", "VLLM_FLASH_ATTN_VERSION=2"),
+    ("0.17.0", "VLLM_USE_V2_MODEL_RUNNER=0"), ("0.33.0", "VLLM_USE_RUST_FRONTEND=0"),
+    # releases whose getter does not refuse it: VLLM_USE_DEEP_GEMM's int() arrives with the variable, the MoE
+    # FlashInfer switches end at 0.23.0, VLLM_MARLIN_INPUT_DTYPE starts at 0.12.0
+    ("0.24.0", "VLLM_USE_FLASHINFER_MOE_FP8=abc"), ("0.11.1", "VLLM_MARLIN_INPUT_DTYPE=abc"),
+])
+def test_a_good_value_of_a_switch_changes_nothing(capsys, version, word):
+    code, out, _ = _check(capsys, version, word)
+    assert (code, json.loads(out)["ok"]) == (0, True)
+
+
+def test_unset_switches_change_nothing(capsys):
+    code, out, _ = _check(capsys, "0.33.0")
+    assert (code, json.loads(out)["ok"]) == (0, True)
+
+
+def test_the_grpc_rule_keeps_the_rust_frontend_refusal(capsys):
+    # with --grpc-port, kvguard.rules.serve_args reads VLLM_USE_RUST_FRONTEND as vLLM does (golden
+    # sa-grpc-port-without-rust, tests/upstream/test_serve_args.py draws "yes"): its refusal stands
+    code = run(["check", "--vllm-version", "0.33.0", "--format", "json", "--", "VLLM_USE_RUST_FRONTEND=yes", "vllm",
+                "serve", "Qwen/Qwen3-8B", "--grpc-port", "9000"])
+    out = json.loads(capsys.readouterr().out)
+    assert (code, out["exc_type"], out["message"]) == (1, "ValueError", "invalid literal for int() with base 10: 'yes'")
+
+
+@pytest.mark.parametrize("version, word, message", [
+    ("0.10.2", "VLLM_DP_SIZE=abc", "invalid literal for int() with base 10: 'abc'"),
+    ("0.33.0", "VLLM_MLA_DISABLE=abc", "invalid literal for int() with base 10: 'abc'"),
+    ("0.11.0", "VLLM_ATTENTION_BACKEND=abc", "Invalid value 'abc' for VLLM_ATTENTION_BACKEND. Valid options: ["),
+])
+def test_a_variable_a_rule_reads_keeps_its_refusal(capsys, version, word, message):
+    code, out, _ = _check(capsys, version, word)
+    assert code == 1 and json.loads(out)["message"].startswith(message)

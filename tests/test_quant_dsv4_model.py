@@ -22,6 +22,7 @@ import pytest
 
 import kvguard
 from kvguard import catalog
+from kvguard.errors import Undecidable
 
 H100 = kvguard.Host.cuda_node()
 BIG = kvguard.Host.cuda_node(gpus_per_node=64)
@@ -355,8 +356,11 @@ def test_named_default_backends_decided(version):
 def test_other_hosts_left_open():
     v = kvguard.check(dsv4(), vllm_version="0.33.0", tp=8, host=kvguard.Host(platform="cuda", gpu_capability=100))
     assert "compute capability 90" in _mi_reason(v)
-    v = kvguard.check(dsv4(), vllm_version="0.33.0", tp=8, host=H100, env={"VLLM_HUMMING_INPUT_QUANT_CONFIG": "x"})
+    v = kvguard.check(dsv4(), vllm_version="0.33.0", tp=8, host=H100, env={"VLLM_HUMMING_INPUT_QUANT_CONFIG": "{}"})
     assert "VLLM_HUMMING_INPUT_QUANT_CONFIG" in _mi_reason(v)
+    # a value its getter (json.loads, measured in the release: kvguard/data/env_parsers.json) refuses: undecidable
+    with pytest.raises(Undecidable, match="VLLM_HUMMING_INPUT_QUANT_CONFIG='x': JSONDecodeError"):
+        kvguard.check(dsv4(), vllm_version="0.33.0", tp=8, host=H100, env={"VLLM_HUMMING_INPUT_QUANT_CONFIG": "x"})
 
 
 def test_cli_refusal():

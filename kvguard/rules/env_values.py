@@ -12,7 +12,10 @@ Where vLLM first reads such a variable (import, a platform, a worker, a request)
 value makes the launch undecidable (:func:`refusal_undecidable`, asked by kvguard.rules.check.check right after the
 refusals of vLLM's import and argument parser, and by kvguard.front.examine before the model is resolved) instead
 of silently accepted.  Variables kvguard
-reads elsewhere (:data:`MODELLED`) keep their own handling.
+reads elsewhere (:data:`MODELLED`) keep their own handling only where a rule reads the value as the release's getter
+does (:data:`READ_BY_RULES`, and VLLM_USE_RUST_FRONTEND with ``--grpc-port``); the others (the MoE / quantization
+kernel switches, VLLM_BATCH_INVARIANT, VLLM_MARLIN_INPUT_DTYPE, VLLM_FLASH_ATTN_VERSION, …) are read by kvguard only
+as set or unset, so a value their getter refuses is undecidable here too.
 """
 
 from __future__ import annotations
@@ -25,12 +28,12 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MODELLED", "choices_listed", "classify", "kind", "predict", "refusal_undecidable", "refusals"]
+__all__ = ["MODELLED", "READ_BY_RULES", "choices_listed", "classify", "kind", "predict", "refusal_undecidable", "refusals"]
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "env_parsers.json")
 
 #: the VLLM_* names kvguard's own code reads or names (tests/test_env_values.py keeps it equal to the names in
-#: kvguard/**/*.py): their values keep the handling of the rule that reads them
+#: kvguard/**/*.py); a refused value keeps a rule's handling only where :data:`READ_BY_RULES` says so
 MODELLED = frozenset({
     "VLLM_ADDITIONAL_ARGS", "VLLM_ALL2ALL_BACKEND", "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_ALLOW_RUNTIME_LORA_UPDATING",
     "VLLM_ATTENTION_BACKEND", "VLLM_B12X_MOE_FP4_FORCE_A16", "VLLM_BATCH_INVARIANT", "VLLM_CONFIGURE_LOGGING",
@@ -44,6 +47,26 @@ MODELLED = frozenset({
     "VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8_CUTLASS", "VLLM_USE_NVFP4_CT_EMULATIONS", "VLLM_USE_RUST_FRONTEND",
     "VLLM_USE_TRTLLM_FP4_GEMM", "VLLM_USE_V1", "VLLM_USE_V2_MODEL_RUNNER", "VLLM_V1", "VLLM_XLA_USE_SPMD",
 })
+
+#: the MODELLED variables a rule reads as the release's getter does wherever the release reads them (from the
+#: release given), so the rule's answer to a refused value stands: VLLM_ATTENTION_BACKEND (ModelConfig 0.11.0 - 0.12.0,
+#: the parser 0.13.0 - 0.14.1: kvguard.rules.attention_env), the logging pair (kvguard.rules.host_options), VLLM_DP_SIZE
+#: / VLLM_DP_RANK (ParallelConfig's fallback without explicit DP, their only reader from 0.12.0), VLLM_USE_V1
+#: (0.10.2 - 0.11.0), VLLM_MLA_DISABLE (ModelConfig.use_mla and the MLA config conversion: kvguard.facts.model) and
+#: VLLM_USE_V2_MODEL_RUNNER from 0.20.0 (kvguard.rules.table's model runner; before, kvguard does not read it)
+READ_BY_RULES = {
+    "VLLM_ATTENTION_BACKEND": "0.10.2", "VLLM_CONFIGURE_LOGGING": "0.10.2", "VLLM_LOGGING_LEVEL": "0.10.2",
+    "VLLM_DP_RANK": "0.10.2", "VLLM_DP_SIZE": "0.10.2", "VLLM_USE_V1": "0.10.2", "VLLM_MLA_DISABLE": "0.10.2",
+    "VLLM_USE_V2_MODEL_RUNNER": "0.20.0",
+}
+
+
+def _read_by_rules(release: Any, name: str, grpc_port: Any) -> bool:
+    if name == "VLLM_USE_RUST_FRONTEND":
+        # kvguard.rules.serve_args reads it (bool(int(value))) only to check --grpc-port; vLLM's serve reads it always
+        return grpc_port is not None
+    since = READ_BY_RULES.get(name)
+    return since is not None and release.within(since)
 
 
 #: the classes whose refusals are Python's own parser's, message included
@@ -125,14 +148,15 @@ def kind(release: Any, name: str) -> Any:
     return None
 
 
-def refusals(release: Any, env: Any) -> "list[tuple[str, str, list[str]]]":
-    """``(name, value, [TYPE, MESSAGE])`` for each VLLM_* variable of ``env`` outside :data:`MODELLED` whose
-    getter in ``release`` refuses its value, in ``env``'s order.  Unexpanded shell text and documentation
+def refusals(release: Any, env: Any, grpc_port: Any = None) -> "list[tuple[str, str, list[str]]]":
+    """``(name, value, [TYPE, MESSAGE])`` for each VLLM_* variable of ``env`` no rule reads as the release does
+    (see :data:`READ_BY_RULES`; ``grpc_port``: the launch's ``--grpc-port``) whose getter in ``release`` refuses
+    its value, in ``env``'s order.  Unexpanded shell text and documentation
     placeholders (``$PORT``, ``<unique_port>``) stand for a value not written yet, as for an option's value
     (kvguard.launch.argv): not read."""
     out = []
     for name, value in env.items():
-        if not name.startswith("VLLM_") or name in MODELLED:
+        if not name.startswith("VLLM_") or _read_by_rules(release, name, grpc_port):
             continue
         if "$" in value or (value.startswith("<") and value.endswith(">")):
             continue
@@ -143,9 +167,9 @@ def refusals(release: Any, env: Any) -> "list[tuple[str, str, list[str]]]":
     return out
 
 
-def refusal_undecidable(release: Any, env: Any) -> None:
-    """Raise Undecidable when a variable kvguard does not model has a value ``release``'s getter refuses."""
-    refused = refusals(release, env)
+def refusal_undecidable(release: Any, env: Any, grpc_port: Any = None) -> None:
+    """Raise Undecidable when a variable no rule reads as ``release`` does has a value its getter refuses."""
+    refused = refusals(release, env, grpc_port)
     if not refused:
         return
     from ..errors import Undecidable
