@@ -85,24 +85,39 @@ def _declared_environment(keys: dict, flavour: str, injected: "Optional[dict[str
     plain = to_python(keys["env"]) if "env" in keys else to_python(keys["environment"]) if "environment" in keys \
         else None
     pairs: list[tuple[Any, Any]] = []
+    #: the entries (indices in `pairs`) whose values the kubelet takes as they are (from a ConfigMap: no
+    #: `$(NAME)` expansion)
+    verbatim: set[int] = set()
     if flavour == "compose" and walker is not None and "env_file" in keys:
         pairs += _compose_env_files(walker, to_python(keys["env_file"]))
+    if flavour == "kubernetes" and walker is not None and "envFrom" in keys:
+        from_maps = _env_from_config_maps(walker, to_python(keys["envFrom"]))
+        verbatim.update(range(len(pairs), len(pairs) + len(from_maps)))
+        pairs += from_maps
     if isinstance(plain, dict):
         pairs += list(plain.items())
     elif isinstance(plain, list):
         for item in plain:
             if isinstance(item, dict) and isinstance(item.get("name"), str):
                 # Kubernetes: `value` (default ""), or `valueFrom` a secret, config map or field
-                pairs.append((item["name"], None if "valueFrom" in item else item.get("value", "")))
+                if "valueFrom" not in item:
+                    pairs.append((item["name"], item.get("value", "")))
+                    continue
+                found, value = _config_map_key(walker, item["valueFrom"]) if walker is not None else (True, None)
+                if found:
+                    verbatim.add(len(pairs))
+                    pairs.append((item["name"], value))
             elif isinstance(item, str):
                 name, sep, val = item.partition("=")
                 pairs.append((name, val if sep else None))
     declared: dict[str, Optional[str]] = dict(injected or {})
-    for name, value in pairs:
+    for index, (name, value) in enumerate(pairs):
         if not isinstance(name, str) or not ENV_NAME.match(name) or isinstance(value, (dict, list)):
             continue
         text = None if value is None else env_text(value)
-        if text is not None and flavour == "kubernetes":
+        if text is not None and index in verbatim:
+            pass
+        elif text is not None and flavour == "kubernetes":
             text = _kubelet_expand(text, declared)
         elif text is not None and "$" in text:
             expanded, missing = walker.variables.expand(compose_literal(text)) if flavour == "compose" and walker \
@@ -110,6 +125,46 @@ def _declared_environment(keys: dict, flavour: str, injected: "Optional[dict[str
             text = None if missing else expanded
         declared[name] = text
     return declared
+
+
+def _env_from_config_maps(walker: "YamlWalker", sources: Any) -> "list[tuple[str, str]]":
+    """The variables a Kubernetes container's ``envFrom`` takes from ConfigMaps of the same file, in order
+    (each key behind its source's ``prefix``); a source the file does not hold gives none (noted:
+    :func:`_note_env_from`)."""
+    pairs: list[tuple[str, str]] = []
+    for source in sources if isinstance(sources, list) else []:
+        ref = source.get("configMapRef") if isinstance(source, dict) else None
+        data = walker.config_maps.data(ref.get("name"), walker.namespace) if isinstance(ref, dict) else None
+        if data is not None:
+            prefix = source.get("prefix") if isinstance(source.get("prefix"), str) else ""
+            pairs += [(prefix + key, value) for key, value in data.items()]
+    return pairs
+
+
+def _unread_env_from(walker: "YamlWalker", sources: Any) -> bool:
+    """Whether a Kubernetes ``envFrom`` has a source kvguard does not read: a Secret, a ConfigMap the file does
+    not hold."""
+    for source in sources if isinstance(sources, list) else [sources]:
+        ref = source.get("configMapRef") if isinstance(source, dict) else None
+        if not isinstance(ref, dict) or walker.config_maps.data(ref.get("name"), walker.namespace) is None:
+            return True
+    return False
+
+
+def _config_map_key(walker: "YamlWalker", value_from: Any) -> "tuple[bool, Optional[str]]":
+    """What an ``env`` entry's ``valueFrom`` sets: (True, the value) from a ``configMapKeyRef`` to a ConfigMap of
+    the same file that has the key; (False, None) when the key is missing and the reference ``optional`` (the
+    variable is not set); else (True, None): not known (another source; a ConfigMap not in the file; a missing
+    key the kubelet refuses to start the container over)."""
+    ref = value_from.get("configMapKeyRef") if isinstance(value_from, dict) else None
+    if not isinstance(ref, dict) or len(value_from) != 1:
+        return True, None
+    data = walker.config_maps.data(ref.get("name"), walker.namespace)
+    if data is None:
+        return True, None
+    if isinstance(ref.get("key"), str) and ref["key"] in data:
+        return True, data[ref["key"]]
+    return (False, None) if ref.get("optional") is True else (True, None)
 
 
 def _compose_env_files(walker: "YamlWalker", value: Any) -> "list[tuple[str, Optional[str]]]":
@@ -189,6 +244,21 @@ def _script_node(parts: list, script: str):
     return next((n for n, t_list in parts if script in t_list), parts[-1][0])
 
 
+def _script_lines(walker: "YamlWalker", parts: list, script: str, text: str) -> "list[tuple[int, str]]":
+    """A ``sh -c`` script (``script`` as the container's words hold it, ``text`` as its shell reads it) as
+    numbered lines, for the shell reading to join its ``\\``-newline continuations: from the line of the list
+    item that holds it (the line below a ``|`` / ``>`` item's indicator), else of the node whose words hold it."""
+    import yaml
+
+    holder = _script_node(parts, script)
+    first = walker.line(holder)
+    if isinstance(holder, yaml.SequenceNode):
+        item = next((v for v in holder.value if isinstance(v, yaml.ScalarNode) and scalar_text(v) == script), None)
+        if item is not None:
+            first = walker.line(item) + (1 if item.style in ("|", ">") else 0)
+    return [(first + i, line) for i, line in enumerate(text.split("\n"))]
+
+
 def _run_script(walker: "YamlWalker", declared: "dict[str, Optional[str]]", node, text: "Optional[str]",
                 arguments: "Optional[list[str]]" = None, options: "Optional[list[str]]" = None) -> None:
     """The launches of a script the container runs (``node``'s text, or ``text`` read at its lines),
@@ -248,7 +318,7 @@ def _note_env_from(launches: "list[Launch]", keys: dict, walker: "YamlWalker", f
     """A Kubernetes ``envFrom`` (config maps, secrets), or a compose ``env_file`` not beside the scanned file,
     sets variables the file does not hold: said on each launch, as a ``docker run --env-file`` not found is."""
     notes = []
-    if "envFrom" in keys:
+    if "envFrom" in keys and (flavour != "kubernetes" or _unread_env_from(walker, to_python(keys["envFrom"]))):
         notes.append("envFrom: the variables of these config maps / secrets are not read (a VLLM_* one would "
                      "change what vLLM does)")
     if flavour == "compose":
@@ -287,7 +357,7 @@ def script_in_container(walker: "YamlWalker", script_node, keys: dict,
     """The launches of a script that a process of a Kubernetes container (``keys``: the container's mapping) runs
     for someone else, as a Ray job's entrypoint runs on the head node: in the container's environment, then
     ``extra``; with its image's release unless the script or the scope pins one; given its GPUs if ``with_gpus``."""
-    declared = _declared_environment(keys, "kubernetes") if keys else {}
+    declared = _declared_environment(keys, "kubernetes", walker=walker) if keys else {}
     declared.update(extra)
     before = len(walker.out)
     _run_script(walker, declared, script_node, None)
@@ -387,8 +457,8 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                 interpolated = [walker.variables.expand(compose_literal(word)) for word in tokens[i + 4:]]
                 scope.set_positional(None if any(miss for _w, miss in interpolated)
                                      else [word for word, _miss in interpolated])
-                walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), text)],
-                                             scope, walker.kind)
+                walker.out += shell_launches(walker.path, _script_lines(walker, parts, script, text), scope,
+                                             walker.kind)
                 _in_container(walker, before, keys, image_text, declared, flavour)
                 _refused_by_compose(walker.out[before:], refused)
                 return True
@@ -400,8 +470,8 @@ def container_launches(walker: "YamlWalker", node) -> bool:
                 scope = walker.variables.with_environment(declared)
                 scope.set_positional(arguments)
                 start_shell_with(scope, options)
-                walker.out += shell_launches(walker.path, [(walker.line(_script_node(parts, script)), script)],
-                                             scope, walker.kind)
+                walker.out += shell_launches(walker.path, _script_lines(walker, parts, script, script), scope,
+                                             walker.kind)
             _in_container(walker, before, keys, image_text, declared, flavour)
             return True
     line_node = parts[-1][0]

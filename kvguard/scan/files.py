@@ -14,6 +14,7 @@ from ..errors import InputError
 from ..launch.pins import ReleasePin, beside_pin
 from . import yamlnodes
 from .compose import is_compose_file, project_env_file
+from .configmaps import config_maps_of
 from .dockerfile import dockerfile_launches
 from .makefile import is_makefile_name, makefile_launches
 from .markdown import markdown_launches
@@ -193,9 +194,10 @@ def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: M
                 variables.set_known(name, value)     # below --set, which stands for the shell's environment
         try:
             docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+            maps = config_maps_of([yamlnodes.to_python(doc) for doc in docs if doc is not None])
             for doc in docs:
                 if doc is not None:
-                    out += YamlWalker(path, 0, variables, "yaml", strategies_from).walk_root(doc)
+                    out += YamlWalker(path, 0, variables, "yaml", strategies_from, maps).walk_root(doc)
         except yaml.YAMLError as exc:
             skipped.append(Skip(path, f"unreadable: invalid YAML: {str(exc).splitlines()[0]}", fatal=explicit))
             return False, []

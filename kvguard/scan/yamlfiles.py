@@ -14,6 +14,7 @@ from typing import NamedTuple, Optional
 
 from ..launch.pins import image_pin
 from . import yamlnodes
+from .configmaps import ConfigMaps, config_maps_of
 from .containers import container_launches
 from .dstack import dstack_launches, is_dstack_run
 from .gitlab import gitlab_launches, is_gitlab_ci, plain_value
@@ -40,9 +41,10 @@ def yaml_text_launches(path: str, lines: list[tuple[int, str]], variables: Varia
     out: list[Launch] = []
     try:
         docs = list(yaml.compose_all(text, Loader=yaml.SafeLoader))
+        maps = config_maps_of([to_python(doc) for doc in docs if doc is not None])
         for doc in docs:
             if doc is not None:
-                out += YamlWalker(path, offset, variables, kind, strategies_from).walk_root(doc)
+                out += YamlWalker(path, offset, variables, kind, strategies_from, maps).walk_root(doc)
     except yaml.YAMLError:
         return []
     except RecursionError:  # nested too deeply, or an alias that contains itself (`a: &a [*a]`)
@@ -67,8 +69,13 @@ class LeaderWorkerSet(NamedTuple):
 
 
 class YamlWalker:
-    def __init__(self, path: str, offset: int, variables: Variables, kind: str, strategies_from: Optional[str]):
+    def __init__(self, path: str, offset: int, variables: Variables, kind: str, strategies_from: Optional[str],
+                 config_maps: Optional[ConfigMaps] = None):
         self.path, self.offset, self.variables, self.kind = path, offset, variables, kind
+        #: the file's ConfigMaps, which its containers' `envFrom` / `configMapKeyRef` read; and the namespace
+        #: the document being walked names (None: not written)
+        self.config_maps = config_maps or ConfigMaps([])
+        self.namespace: Optional[str] = None
         self.strategies_from = strategies_from
         self.recipe = False
         self.stack: list[dict] = []      # the enclosing mappings' keys, innermost last
@@ -88,6 +95,9 @@ class YamlWalker:
         if isinstance(node, yaml.MappingNode):
             plain = to_python(node)
             self._leader_worker_set(plain)
+            meta = plain.get("metadata") if isinstance(plain, dict) else None
+            if isinstance(meta, dict) and isinstance(meta.get("namespace"), str):
+                self.namespace = meta["namespace"]
             if isinstance(plain, dict) and isinstance(plain.get("model"), dict) and \
                     "model_id" in plain["model"] and "base_args" in plain["model"]:
                 self.recipe = True

@@ -1,0 +1,166 @@
+"""Deployment files in forms real repositories use, read as the launch they make (kvguard.scan.containers,
+kvguard.scan.configmaps).
+
+Each expected launch is written by hand: the words the process is started with and the ``VLLM_*`` environment it
+sees.  Sources: the Compose Specification (a list ``command``'s items are words as they are; ``entrypoint`` /
+``command`` given to a shell with ``-c`` run as its script); bash(1) ("A non-quoted backslash … followed by a
+newline … is treated as a line continuation"); the Kubernetes documentation ("Configure a Pod to Use a
+ConfigMap": ``envFrom`` "define[s] all of the ConfigMap's data as container environment variables", each key
+behind the source's ``prefix``; ``valueFrom.configMapKeyRef`` one key, ``optional: true`` leaves the variable
+unset when the key is missing; "Define a Command and Arguments": ``$(VAR_NAME)`` in ``command`` / ``args`` is
+expanded from the container's environment)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kvguard.scan import find_launches
+
+
+def _scan(path):
+    launches, skipped, _ = find_launches([str(path)])
+    assert skipped == []
+    return launches
+
+
+# --------------------------------------------------------------------------- a shell script in a list item
+
+COMPOSE_BLOCK_SCRIPT = """\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.20.0
+    entrypoint: {entrypoint}
+    command:
+      - |
+        pip install foo && \\
+        exec vllm serve Qwen/Qwen3-8B \\
+          --tensor-parallel-size ${{TP:-2}} \\
+          --max-model-len 8192
+"""
+
+
+@pytest.mark.parametrize("entrypoint", ["/bin/sh -c", '["/bin/sh", "-c"]', '["bash", "-ec"]'])
+def test_compose_block_script_joins_its_continued_lines(tmp_path, entrypoint):
+    # the shell reads `\`-newline as a continuation: one command line, not words holding a newline
+    (tmp_path / "compose.yaml").write_text(COMPOSE_BLOCK_SCRIPT.format(entrypoint=entrypoint), encoding="utf-8")
+    (tmp_path / ".env").write_text("TP=4\n", encoding="utf-8")
+    [launch] = _scan(tmp_path / "compose.yaml")
+    assert launch.tokens == ["exec", "vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "4",
+                             "--max-model-len", "8192"]
+    assert (launch.line, launch.unresolved) == (7, ())
+
+
+def test_compose_block_script_reports_the_line_of_its_launch(tmp_path):
+    text = ("services:\n  vllm:\n    image: vllm/vllm-openai:v0.20.0\n    entrypoint: [\"bash\", \"-c\"]\n"
+            "    command:\n      - |\n        nvidia-smi\n        vllm serve Qwen/Qwen3-8B \\\n"
+            "          -tp 2\n")
+    (tmp_path / "compose.yaml").write_text(text, encoding="utf-8")
+    [launch] = _scan(tmp_path / "compose.yaml")
+    assert (launch.tokens, launch.line) == (["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], 8)
+
+
+# --------------------------------------------------------------------------- ConfigMaps of the same file
+
+CONFIG_MAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: vllm-config
+data:
+  MODEL_NAME: Qwen/Qwen3-8B
+  TP: "2"
+  VLLM_USE_DEEP_GEMM: "1"
+  HOLDS: $(TP)
+"""
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata:
+  name: vllm
+spec:
+  containers:
+  - name: vllm
+    image: vllm/vllm-openai:v0.20.0
+{container}
+"""
+
+
+def _manifest(tmp_path, container: str, config_map: str = CONFIG_MAP, config_map_last: bool = False):
+    docs = [config_map, POD.format(container=container)]
+    if config_map_last:
+        docs.reverse()
+    path = tmp_path / "deploy.yaml"
+    path.write_text("---\n".join(docs), encoding="utf-8")
+    return _scan(path)
+
+
+ENV_FROM = "    envFrom:\n    - configMapRef:\n        name: vllm-config\n"
+SCRIPT = '    command: ["/bin/sh", "-c"]\n    args:\n    - |\n      exec vllm serve $(MODEL_NAME) \\\n        -tp $TP\n'
+
+
+@pytest.mark.parametrize("config_map_last", [False, True])
+def test_env_from_a_config_map_of_the_file(tmp_path, config_map_last):
+    # the kubelet expands $(MODEL_NAME) from the environment envFrom made; the shell reads $TP from it
+    [launch] = _manifest(tmp_path, SCRIPT + ENV_FROM, config_map_last=config_map_last)
+    assert launch.tokens == ["VLLM_USE_DEEP_GEMM=1", "exec", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]
+    assert launch.unresolved == ()
+    assert not any("envFrom" in note for note in launch.notes)
+
+
+def test_env_from_prefix(tmp_path):
+    container = ('    args: ["$(CFG_MODEL_NAME)", "-tp", "$(CFG_TP)"]\n    envFrom:\n    - prefix: CFG_\n'
+                 "      configMapRef:\n        name: vllm-config\n")
+    [launch] = _manifest(tmp_path, container)
+    assert launch.tokens == ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]
+
+
+def test_config_map_values_are_not_expanded_by_the_kubelet(tmp_path):
+    # `HOLDS: $(TP)` reaches the container as written; `env` values are expanded, ConfigMap ones are not
+    container = '    args: ["Qwen/Qwen3-8B", "--served-model-name", "$(HOLDS)"]\n' + ENV_FROM
+    [launch] = _manifest(tmp_path, container)
+    assert launch.tokens == ["VLLM_USE_DEEP_GEMM=1", "vllm", "serve", "Qwen/Qwen3-8B", "--served-model-name",
+                             "$(TP)"]
+
+
+def test_env_entry_wins_over_env_from(tmp_path):
+    container = '    args: ["$(MODEL_NAME)", "-tp", "$(TP)"]\n' + ENV_FROM + \
+        '    env:\n    - name: TP\n      value: "4"\n'
+    [launch] = _manifest(tmp_path, container)
+    assert launch.tokens == ["VLLM_USE_DEEP_GEMM=1", "vllm", "serve", "Qwen/Qwen3-8B", "-tp", "4"]
+
+
+def test_config_map_key_ref(tmp_path):
+    container = ('    args: ["$(MODEL)", "-tp", "2"]\n    env:\n    - name: MODEL\n      valueFrom:\n'
+                 "        configMapKeyRef:\n          name: vllm-config\n          key: MODEL_NAME\n"
+                 "    - name: VLLM_ATTENTION_BACKEND\n      valueFrom:\n        configMapKeyRef:\n"
+                 "          name: vllm-config\n          key: ABSENT\n          optional: true\n")
+    [launch] = _manifest(tmp_path, container)
+    # the optional key the ConfigMap lacks leaves VLLM_ATTENTION_BACKEND unset
+    assert (launch.tokens, launch.unresolved) == (["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"], ())
+
+
+def test_a_missing_required_key_stays_unknown(tmp_path):
+    container = ('    args: ["Qwen/Qwen3-8B", "-tp", "2"]\n    env:\n    - name: VLLM_ATTENTION_BACKEND\n'
+                 "      valueFrom:\n        configMapKeyRef:\n          name: vllm-config\n          key: ABSENT\n")
+    [launch] = _manifest(tmp_path, container)
+    assert launch.tokens == ["VLLM_ATTENTION_BACKEND=$VLLM_ATTENTION_BACKEND", "vllm", "serve", "Qwen/Qwen3-8B",
+                             "-tp", "2"]
+    assert launch.unresolved == ("VLLM_ATTENTION_BACKEND",)
+
+
+@pytest.mark.parametrize("config_map", [
+    CONFIG_MAP.replace("vllm-config", "other-config"),                          # another name
+    CONFIG_MAP.replace("  name: vllm-config", "  name: vllm-config\n  namespace: b"),  # the pod's is `a`
+    CONFIG_MAP.replace('TP: "2"', "TP: 2"),                                     # a number: the API refuses it
+])
+def test_a_config_map_the_container_cannot_read_gives_nothing(tmp_path, config_map):
+    pod_namespace = "  namespace: a\n" if "namespace: b" in config_map else ""
+    container = SCRIPT + ENV_FROM
+    path = tmp_path / "deploy.yaml"
+    path.write_text(config_map + "---\n" + POD.format(container=container).replace(
+        "  name: vllm\nspec", "  name: vllm\n" + pod_namespace + "spec"), encoding="utf-8")
+    [launch] = _scan(path)
+    assert launch.tokens == ["exec", "vllm", "serve", "$(MODEL_NAME)", "-tp", "$TP"]
+    assert set(launch.unresolved) >= {"TP"}
+    assert any("envFrom" in note for note in launch.notes)
