@@ -291,11 +291,19 @@ def partial_bind(state: Any) -> dict:
     return {"partial": _partial(state), "long": state.layout.max_long_partial_prefills}
 
 
+#: the releases whose VllmConfig._set_max_num_scheduled_tokens compares the batched tokens with the draft's new slots
+#: per request alone (SpeculativeConfig.max_num_new_slots_for_drafting: 0, 1, K - 1 or K for K speculative tokens);
+#: 0.20.0 - 0.27.0 take those slots times max_num_seqs, 0.33.0 adds checks of its own
+SLOTS_ONLY_RECKONING = ("0.28.0", "0.32.0")
+
+
 def scheduled_tokens_with_drafting(state: Any) -> None:
     """0.20.0+: VllmConfig takes the draft's new slots per sequence (a draft model: one; parallel drafting: the
     speculative tokens less one) times max_num_seqs from the batched tokens, and refuses a batch left with no token.
     kvguard does not model that (the default max_num_seqs is the host's): a launch that sizes the batch itself with
-    such a draft is undecidable.  With any speculative config it refuses ``--max-num-scheduled-tokens 0`` (within the
+    such a draft is undecidable.  0.28.0 - 0.32.0 compare the batched tokens with those slots alone (at most the
+    speculative tokens, one for an autoregressive draft model): batched tokens above that leave the launch decided
+    (found from vllm-project/vllm-ascend#13717's DSpark launch, undecidable before).  With any speculative config it refuses ``--max-num-scheduled-tokens 0`` (within the
     field's bound on 0.26.0 - 0.31.0): undecidable too (where it falls among VllmConfig's checks is not followed)."""
     spec = getattr(state, "sc", None)
     if spec is None:
@@ -306,6 +314,15 @@ def scheduled_tokens_with_drafting(state: Any) -> None:
     if not (spec.method == "draft_model" or spec.parallel_drafting):
         return
     layout = state.layout
-    if layout.max_num_batched_tokens is not None or layout.max_num_seqs is not None:
-        state.undecided("VllmConfig refuses a batch the draft's new slots (times max_num_seqs) leave with no token "
-                        "to schedule; kvguard does not model that reckoning")
+    if layout.max_num_batched_tokens is None and layout.max_num_seqs is None:
+        return
+    if state.release.within(*SLOTS_ONLY_RECKONING):
+        # 0.28.0 - 0.32.0 no longer multiply by max_num_seqs: they refuse batched tokens at or below the draft's new
+        # slots per request, never more than its token count (one for a draft model's own), whatever max_num_seqs
+        # (batched tokens the host decides are never below 2,048, the smallest default)
+        batched = layout.max_num_batched_tokens if layout.max_num_batched_tokens is not None else 2048
+        tokens = spec.num
+        if type(tokens) is int and type(batched) is int and batched > max(tokens, 1):
+            return
+    state.undecided("VllmConfig refuses a batch the draft's new slots (times max_num_seqs) leave with no token "
+                    "to schedule; kvguard does not model that reckoning")
