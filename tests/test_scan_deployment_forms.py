@@ -164,3 +164,46 @@ def test_a_config_map_the_container_cannot_read_gives_nothing(tmp_path, config_m
     assert launch.tokens == ["exec", "vllm", "serve", "$(MODEL_NAME)", "-tp", "$TP"]
     assert set(launch.unresolved) >= {"TP"}
     assert any("envFrom" in note for note in launch.notes)
+
+
+# --------------------------------------------------------------------------- a variable no release reads
+
+def _check(tmp_path, script: str, version: str):
+    from kvguard.front import examine
+    from kvguard.scan import scan
+    from kvguard.versions import resolve
+
+    path = tmp_path / "run.sh"
+    path.write_text(script, encoding="utf-8")
+    [finding] = scan([str(path)], resolve(version), examine).findings
+    return finding
+
+
+# vLLM reads no VLLM_VERSION in any release (its envs list lacks it): whatever `$(curl …)` gives, only its presence
+# counts, as --fail-on-environ-validation's "Unknown vLLM environment variable detected"
+VERSION_FROM_CURL = "export VLLM_VERSION=$(curl -s https://example.invalid/latest)\n"
+
+
+def test_an_unknown_value_of_a_variable_the_release_does_not_define_is_not_read(tmp_path):
+    finding = _check(tmp_path, VERSION_FROM_CURL + "vllm serve Qwen/Qwen3-8B -tp 2\n", "0.33.0")
+    assert finding.launch.unresolved == ("VLLM_VERSION",)
+    assert finding.status == "accepted"
+
+
+def test_its_presence_still_counts(tmp_path):
+    finding = _check(tmp_path, VERSION_FROM_CURL + "vllm serve Qwen/Qwen3-8B -tp 2 --fail-on-environ-validation\n",
+                     "0.33.0")
+    assert finding.status == "refused"
+    verdict = finding.report.verdict
+    assert (verdict.exc_type, verdict.message) == ("ValueError", "Unknown vLLM environment variable detected: "
+                                                                 "VLLM_VERSION")
+
+
+@pytest.mark.parametrize(("version", "status"), [("0.23.0", "undecidable"), ("0.24.0", "accepted")])
+def test_a_variable_is_read_by_the_releases_that_define_it(tmp_path, version, status):
+    # VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8 is in vllm/envs.py up to 0.23.0 only
+    finding = _check(tmp_path, "export VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=$(detect)\n"
+                     "vllm serve Qwen/Qwen3-8B -tp 2\n", version)
+    assert finding.status == status
+    if status == "undecidable":
+        assert finding.reason_kind == "unresolved-variable"

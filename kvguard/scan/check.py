@@ -151,11 +151,23 @@ def _refused_whatever_the_variables_hold(launch: Launch, release, build_report) 
     return Finding(launch, "refused", report=report)
 
 
-def _read_variables(launch: Launch, cmd) -> list[str]:
+def _value_read(name: str, release) -> bool:
+    """Whether the value of the launch's environment variable ``name`` can change ``release``'s verdict: a
+    ``VLLM_*`` name the release does not define (and does not read from ``os.environ`` itself) changes none of its
+    choices, whatever it holds — only its presence counts (``--fail-on-environ-validation``): kvguard.rules.environ."""
+    from ..rules.environ import READ_OUTSIDE_ENVS, defines
+    from ..versions import resolve
+
+    if not launch_reads(name):
+        return False
+    return not name.startswith("VLLM_") or name in READ_OUTSIDE_ENVS or defines(resolve(release), name)
+
+
+def _read_variables(launch: Launch, cmd, release) -> list[str]:
     """The unresolved variables in what kvguard reads of a parsed launch: the model, the options' values,
-    the ``VLLM_*`` variables the checks read."""
+    the values of the environment variables the release and the checks read."""
     relevant = [cmd.model or ""] + [str(v) for k, v in cmd.fields.items() if k not in _VALUE_FREE] + \
-        [v for k, v in cmd.env.items() if launch_reads(k)]
+        [v for k, v in cmd.env.items() if _value_read(k, release)]
     return mentions(" ".join(relevant), launch.unresolved)
 
 
@@ -169,7 +181,7 @@ def _with_the_other_variables(launch: Launch, release, hits: list[str]) -> list[
         return hits
     tokens, replaced = probe
     try:
-        others = _read_variables(launch, parse_serve(tokens, release))
+        others = _read_variables(launch, parse_serve(tokens, release), release)
     except KvguardError:
         return hits
     others += mentions(" ".join(word for word, dest in replaced if dest not in _VALUE_FREE), launch.unresolved)
@@ -203,7 +215,7 @@ def check_launch(launch: Launch, release, build_report: Callable[[Any, list[str]
             if hits:
                 hits = _with_the_other_variables(launch, release, hits)
             return Finding.undecided(launch, _unresolved(hits) if hits else exc)
-        hits = _read_variables(launch, cmd)
+        hits = _read_variables(launch, cmd, release)
         if hits:
             return Finding.undecided(launch, _unresolved(hits))
     try:
