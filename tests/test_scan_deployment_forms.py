@@ -207,3 +207,35 @@ def test_a_variable_is_read_by_the_releases_that_define_it(tmp_path, version, st
     assert finding.status == status
     if status == "undecidable":
         assert finding.reason_kind == "unresolved-variable"
+
+
+# --------------------------------------------------------------------------- a GitHub Actions job's container
+
+WORKFLOW = """\
+on: workflow_dispatch
+env:
+  VLLM_LOGGING_LEVEL: DEBUG
+jobs:
+  serve:
+    runs-on: [self-hosted, gpu]
+    container:
+      image: vllm/vllm-openai:v0.20.0
+      env:
+        VLLM_USE_DEEP_GEMM: "1"
+        VLLM_LOGGING_LEVEL: INFO
+    steps:
+      - run: vllm serve Qwen/Qwen3-8B --tensor-parallel-size ${{ inputs.tp }}
+"""
+
+
+def test_a_job_container_s_env_is_below_the_steps_env(tmp_path):
+    # the container is created with its `env`; the step runs in it with the workflow's env over that
+    workflows = tmp_path / ".github" / "workflows"
+    workflows.mkdir(parents=True)
+    (workflows / "serve.yml").write_text(WORKFLOW, encoding="utf-8")
+    [launch] = _scan(workflows / "serve.yml")
+    env = {t.split("=", 1)[0]: t.split("=", 1)[1] for t in launch.tokens[:2]}
+    assert env == {"VLLM_USE_DEEP_GEMM": "1", "VLLM_LOGGING_LEVEL": "DEBUG"}
+    assert launch.tokens[2:] == ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "${{inputs.tp}}"]
+    # GitHub substitutes the expression before any shell runs: it alone is what the launch lacks
+    assert launch.unresolved == ("${{inputs.tp}}",)

@@ -9,7 +9,7 @@ job's and the step's ``env`` (the innermost wins), once for every combination of
 ``inputs.*``, ``vars.*``, functions) is a value the file does not hold: the launch stays unresolved when
 it reaches something kvguard reads, as an unresolved shell variable does (``--set inputs.tp=8`` gives
 ``${{ inputs.tp }}``; ``--set TP=8`` wins over ``env`` as over a script's assignments).  A job's ``container`` image
-pins the release its steps run (unless a step pins one itself).  A step whose ``shell`` (or the job's or the
+pins the release its steps run (unless a step pins one itself), and its ``env`` is the environment below theirs.  A step whose ``shell`` (or the job's or the
 workflow's ``defaults.run.shell``) is ``python`` runs its script as Python (:mod:`kvguard.scan.python`).
 """
 
@@ -240,6 +240,9 @@ def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
         for combo in combos:
             matrix = combo if known else None
             job_env = _env(job.get("env"), matrix, _env(plain.get("env"), matrix, {}, overrides), overrides)
+            # the job's container is created with its own `env`; each step runs in it with the workflow's, job's
+            # and step's `env` over that (they alone make the `env` context of `${{ env.X }}`)
+            container_env = _env(container.get("env"), matrix, {}, overrides) if isinstance(container, dict) else {}
             carried = pin     # the steps of a job share a machine: a `pip install vllm==X` holds for the next
             for index, step in enumerate(job["steps"]):
                 run_node = child(job_node, "steps", index, "run")
@@ -248,7 +251,7 @@ def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
                 walker.handled.add(id(run_node))
                 env = _env(step.get("env"), matrix, job_env, overrides)
                 script, unresolved = _substitute(step["run"], matrix, env, overrides)
-                scope = walker.variables.with_environment(env)
+                scope = walker.variables.with_environment({**container_env, **env})
                 scope.pin = carried
                 first = walker.line(run_node) + (1 if run_node.style in ("|", ">") else 0)
                 lines = [(first + i, t) for i, t in enumerate(script.split("\n"))]
@@ -261,7 +264,11 @@ def workflow_launches(walker: "YamlWalker", node, plain: dict) -> None:
                     found_here = shell_launches(walker.path, lines, scope, walker.kind)
                 for launch in found_here:
                     words = [w for w in unresolved if any(w in t for t in launch.tokens)]
-                    launch.unresolved = tuple(dict.fromkeys(launch.unresolved + tuple(words)))
+                    # the shell's own reading of an expression left in place (`${{inputs.tp}` of a "bad
+                    # substitution") is not what the launch lacks: the expression's value is
+                    launch.unresolved = tuple(dict.fromkeys(
+                        [u for u in launch.unresolved
+                         if not any(u != w and u.startswith("${{") and w.startswith(u) for w in words)] + words))
                     found.add(combo, launch)
                 carried = scope.pin
         walker.out += found.launches()
