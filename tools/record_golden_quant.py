@@ -1631,12 +1631,7 @@ CASES += [
 ]
 
 
-def _ct_args(**k) -> dict:
-    args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
-            "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
-    args.update(k)
-    return args
-
+from tests.upstream.test_quant import ct_scheme_args as _ct_args  # noqa: E402  (one definition of the schemes)
 
 #: llm-compressor's presets as it writes them into config.json (quant_method compressed-tensors)
 CT_PRESETS = {

@@ -340,7 +340,9 @@ CT_CONFIGS: "int | None" = None
 CT_BASES = ("meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-32B-FP8", "Qwen/Qwen2.5-72B-Instruct-AWQ")
 
 
-def _ct_args(**k) -> dict:
+def ct_scheme_args(**k) -> dict:
+    """One weights / activations scheme of a compressed-tensors config group, as llm-compressor writes it (its
+    defaults: 8-bit symmetric float per channel, static, minmax observer), with ``k`` changed."""
     args = {"num_bits": 8, "type": "float", "symmetric": True, "group_size": None, "strategy": "channel",
             "block_structure": None, "dynamic": False, "actorder": None, "observer": "minmax", "observer_kwargs": {}}
     args.update(k)
@@ -361,18 +363,18 @@ def ct_quantization_config(rng: random.Random) -> dict:
     roll = rng.random()
     fmt = "float-quantized"
     if roll < 0.2:      # FP8_DYNAMIC
-        w, a = _ct_args(), _ct_args(strategy="token", dynamic=True, observer=None)
+        w, a = ct_scheme_args(), ct_scheme_args(strategy="token", dynamic=True, observer=None)
     elif roll < 0.3:    # FP8 (static per-tensor)
-        w, a = _ct_args(strategy="tensor"), _ct_args(strategy="tensor")
+        w, a = ct_scheme_args(strategy="tensor"), ct_scheme_args(strategy="tensor")
     elif roll < 0.55:   # FP8_BLOCK
         block = rng.choice([[128, 128], [128, 128], [64, 64], [128, 64], [64, 128]])
-        w = _ct_args(strategy="block", block_structure=block)
-        a = _ct_args(strategy="group", group_size=block[1], dynamic=True, observer=None)
+        w = ct_scheme_args(strategy="block", block_structure=block)
+        a = ct_scheme_args(strategy="group", group_size=block[1], dynamic=True, observer=None)
     else:               # W4A16 / W8A16 (pack-quantized)
         fmt = "pack-quantized"
         bits = rng.choice([4, 4, 4, 8])
         group = rng.choice([128, 128, 64, 32, None])
-        w = _ct_args(num_bits=bits, type="int", strategy="group" if group else "channel", group_size=group)
+        w = ct_scheme_args(num_bits=bits, type="int", strategy="group" if group else "channel", group_size=group)
         a = None
         if rng.random() < 0.1:
             w["symmetric"] = False
@@ -431,8 +433,8 @@ CT_INT8_CONFIGS: "int | None" = None
 
 def ct_int8_quantization_config(rng: random.Random) -> dict:
     """One compressed-tensors INT8 W8A8 quantization_config."""
-    w = _ct_args(type="int", strategy=rng.choice(["channel", "channel", "channel", "tensor"]))
-    a = _ct_args(type="int", strategy="token", dynamic=True, observer=None)
+    w = ct_scheme_args(type="int", strategy=rng.choice(["channel", "channel", "channel", "tensor"]))
+    a = ct_scheme_args(type="int", strategy="token", dynamic=True, observer=None)
     roll = rng.random()
     if roll < 0.25:     # static per-tensor activations (SmoothQuant-style exports)
         a.update(strategy="tensor", dynamic=False, observer="minmax")
@@ -471,8 +473,8 @@ CT_NVFP4_CONFIGS: "int | None" = None
 
 def ct_nvfp4_quantization_config(rng: random.Random) -> dict:
     """One compressed-tensors NVFP4 quantization_config, as llm-compressor writes it."""
-    w = _ct_args(num_bits=4, strategy="tensor_group", group_size=16)
-    a = _ct_args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local")
+    w = ct_scheme_args(num_bits=4, strategy="tensor_group", group_size=16)
+    a = ct_scheme_args(num_bits=4, strategy="tensor_group", group_size=16, dynamic="local")
     if rng.random() < 0.5:
         # the fields llm-compressor writes with compressed-tensors 0.13+ (0.10.2-0.13.x pin packages that refuse them)
         for args in (w, a):
@@ -513,15 +515,15 @@ def ct_nvfp4_fp8_activations(rng: random.Random) -> dict:
     is built; group-wise FP8; INT8 per-token)."""
     roll = rng.random()
     if roll < 0.45:
-        return _ct_args(strategy="token", dynamic=True, observer=None)
+        return ct_scheme_args(strategy="token", dynamic=True, observer=None)
     if roll < 0.75:
-        return _ct_args(strategy="tensor")
+        return ct_scheme_args(strategy="tensor")
     if roll < 0.9:
-        return rng.choice([_ct_args(strategy="tensor", dynamic=True, observer=None), _ct_args(strategy="token"),
-                           _ct_args(strategy="token", dynamic=True, observer=None, symmetric=False),
-                           _ct_args(strategy="tensor", symmetric=False)])
-    return rng.choice([_ct_args(strategy="group", group_size=128, dynamic=True, observer=None),
-                       _ct_args(type="int", strategy="token", dynamic=True, observer=None)])
+        return rng.choice([ct_scheme_args(strategy="tensor", dynamic=True, observer=None), ct_scheme_args(strategy="token"),
+                           ct_scheme_args(strategy="token", dynamic=True, observer=None, symmetric=False),
+                           ct_scheme_args(strategy="tensor", symmetric=False)])
+    return rng.choice([ct_scheme_args(strategy="group", group_size=128, dynamic=True, observer=None),
+                       ct_scheme_args(type="int", strategy="token", dynamic=True, observer=None)])
 
 
 #: compressed-tensors NVFP4 weights with FP8 input activations (ct_nvfp4_fp8_variants): refused at the first
@@ -540,7 +542,7 @@ def ct_nvfp4_fp8_variants(rng: random.Random, n: int) -> list[dict]:
         cfg["torch_dtype"] = "bfloat16"
         if base in CT_BASES and rng.random() < 0.4:
             cfg["intermediate_size"] = rng.choice([11008, 13824, 14336, 29568, 12296])
-        w = _ct_args(num_bits=4, strategy="tensor_group", group_size=16)
+        w = ct_scheme_args(num_bits=4, strategy="tensor_group", group_size=16)
         a = ct_nvfp4_fp8_activations(rng)
         if rng.random() < 0.3:
             # the fields of compressed-tensors 0.13+ exports (0.10.2-0.13.x pin packages that refuse them)
@@ -657,7 +659,7 @@ def ct_mla_variants(rng: random.Random, n: int, version: str, offset: int = 0) -
             cfg["kv_lora_rank"] = 500  # a kv_a_proj output (with the rope dims) off Marlin's tile
         bits = rng.choice([4, 4, 8])
         group = rng.choice([128, 128, 64, 32, None])
-        w = _ct_args(num_bits=bits, type="int", strategy="group" if group else "channel", group_size=group)
+        w = ct_scheme_args(num_bits=bits, type="int", strategy="group" if group else "channel", group_size=group)
         if group and rng.random() < 0.15:
             w["actorder"] = "weight"
         gate = "re:.*block_sparse_moe.gate$" if "MiniMax" in base else "re:.*mlp.gate$"
@@ -3136,13 +3138,13 @@ def qwen3_vl_quantized_variants(rng: random.Random, n: int) -> list[dict]:
             ignore = list(rng.choice(QWEN3_VL_CT_IGNORE))
             roll = rng.random()
             if roll < 0.4:
-                q = _ct_config(_ct_args(), _ct_args(strategy="token", dynamic=True, observer=None), "float-quantized",
+                q = _ct_config(ct_scheme_args(), ct_scheme_args(strategy="token", dynamic=True, observer=None), "float-quantized",
                                ignore)
             elif roll < 0.75:
-                q = _ct_config(_ct_args(num_bits=4, type="int", strategy="group", group_size=128), None,
+                q = _ct_config(ct_scheme_args(num_bits=4, type="int", strategy="group", group_size=128), None,
                                "pack-quantized", ignore)
             else:
-                q = _ct_config(_ct_args(type="int"), _ct_args(type="int", strategy="token", dynamic=True,
+                q = _ct_config(ct_scheme_args(type="int"), ct_scheme_args(type="int", strategy="token", dynamic=True,
                                                               observer=None), "int-quantized", ignore)
             case["config"]["torch_dtype"] = "bfloat16"
         case["config"]["quantization_config"] = q
@@ -3424,14 +3426,14 @@ def qwen2_vl_variants(rng: random.Random, n: int) -> list[dict]:
             ignore = list(rng.choice(QWEN2_VL_CT_IGNORE))
             roll = rng.random()
             if roll < 0.4:      # FP8_DYNAMIC
-                cfg["quantization_config"] = _ct_config(_ct_args(), _ct_args(strategy="token", dynamic=True,
+                cfg["quantization_config"] = _ct_config(ct_scheme_args(), ct_scheme_args(strategy="token", dynamic=True,
                                                                              observer=None),
                                                         "float-quantized", ignore)
             elif roll < 0.75:   # W4A16
-                cfg["quantization_config"] = _ct_config(_ct_args(num_bits=4, type="int", strategy="group",
+                cfg["quantization_config"] = _ct_config(ct_scheme_args(num_bits=4, type="int", strategy="group",
                                                                  group_size=128), None, "pack-quantized", ignore)
             else:               # W8A8 (INT8, dynamic per-token activations)
-                cfg["quantization_config"] = _ct_config(_ct_args(type="int"), _ct_args(type="int", strategy="token",
+                cfg["quantization_config"] = _ct_config(ct_scheme_args(type="int"), ct_scheme_args(type="int", strategy="token",
                                                                                        dynamic=True, observer=None),
                                                         "int-quantized", ignore)
         out.append(_wrapper_case(rng, cfg, engine))
@@ -3624,17 +3626,17 @@ def _qwen3_5_ct(rng: random.Random) -> dict:
     only entry."""
     roll = rng.random()
     if roll < 0.35:
-        q = _ct_config(_ct_args(), _ct_args(strategy="token", dynamic=True, observer=None), "float-quantized", [])
+        q = _ct_config(ct_scheme_args(), ct_scheme_args(strategy="token", dynamic=True, observer=None), "float-quantized", [])
     elif roll < 0.6:
         group = rng.choice([128, 128, 128, 64, 32])
-        q = _ct_config(_ct_args(num_bits=4, type="int", strategy="group", group_size=group), None, "pack-quantized",
+        q = _ct_config(ct_scheme_args(num_bits=4, type="int", strategy="group", group_size=group), None, "pack-quantized",
                        [])
     elif roll < 0.85:
         q = ct_nvfp4_quantization_config(rng)
     else:
         block = rng.choice([[128, 128], [128, 128], [64, 64]])
-        q = _ct_config(_ct_args(strategy="block", block_structure=block),
-                       _ct_args(strategy="group", group_size=block[1], dynamic=True, observer=None), "float-quantized",
+        q = _ct_config(ct_scheme_args(strategy="block", block_structure=block),
+                       ct_scheme_args(strategy="group", group_size=block[1], dynamic=True, observer=None), "float-quantized",
                        [])
     roll = rng.random()
     ignore = list(QWEN3_5_CT_IGNORE)
