@@ -239,3 +239,25 @@ def test_a_job_container_s_env_is_below_the_steps_env(tmp_path):
     assert launch.tokens[2:] == ["vllm", "serve", "Qwen/Qwen3-8B", "--tensor-parallel-size", "${{inputs.tp}}"]
     # GitHub substitutes the expression before any shell runs: it alone is what the launch lacks
     assert launch.unresolved == ("${{inputs.tp}}",)
+
+
+# --------------------------------------------------------------------------- srun --export
+
+@pytest.mark.parametrize(("line", "env"), [
+    # ALL: the caller's environment and the variables named with a value
+    ("srun --export=ALL,VLLM_USE_DEEP_GEMM=1", ["VLLM_LOGGING_LEVEL=DEBUG", "VLLM_USE_DEEP_GEMM=1"]),
+    # NONE: none of the caller's
+    ("srun --export=NONE", []),
+    ("VLLM_USE_V2_MODEL_RUNNER=1 srun --export=NONE", []),
+    # a list without ALL: exactly the listed ones (PATH is no VLLM_* one)
+    ("srun -N1 --export VLLM_USE_DEEP_GEMM=1,PATH", ["VLLM_USE_DEEP_GEMM=1"]),
+    ("srun --export=VLLM_LOGGING_LEVEL", ["VLLM_LOGGING_LEVEL=DEBUG"]),
+    # no --export: ALL
+    ("srun --ntasks=1", ["VLLM_LOGGING_LEVEL=DEBUG"]),
+])
+def test_srun_export_is_the_environment_of_what_it_runs(tmp_path, line, env):
+    path = tmp_path / "job.sh"
+    path.write_text(f"#!/bin/bash\nexport VLLM_LOGGING_LEVEL=DEBUG\n{line} vllm serve Qwen/Qwen3-8B -tp 2\n",
+                    encoding="utf-8")
+    [launch] = _scan(path)
+    assert launch.tokens == env + ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]

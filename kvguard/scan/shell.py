@@ -508,6 +508,27 @@ def _wrappers_pass(words: list[str]) -> Passed:
 
 
 
+def _srun_export(options: list[str]) -> "tuple[Passed, list[str]]":
+    """What ``srun``'s ``--export`` (its last, among ``options``: the words before the command it runs) passes of
+    the caller's environment, and the ``NAME=value`` words it sets: ``ALL`` (the default) all, ``NONE`` none (the
+    ``SLURM_*`` ones srun sets are not the launch's), else only the names it lists; ``NAME=value`` entries are set
+    in either case."""
+    export: Optional[str] = None
+    for k, word in enumerate(options):
+        if word.startswith("--export="):
+            export = word.split("=", 1)[1]
+        elif word == "--export" and k + 1 < len(options):
+            export = options[k + 1]
+    if export is None:
+        return _ALL_PASSED, []
+    entries = [e for e in export.split(",") if e]
+    given = [e for e in entries if ENV_TOKEN.match(e)]
+    if "ALL" in entries:
+        return _ALL_PASSED, given
+    names = {e.split("=", 1)[0] for e in entries if e != "NONE"}
+    return Passed(frozenset(names)), given
+
+
 def _vllm_image_launch(cmd: list[str]) -> Optional[CommandLaunch]:
     """The launch of ``docker run … vllm/vllm-openai:TAG ARGS`` (None for any other command): ARGS after the
     image's entrypoint — also when ARGS start with a launcher of their own, which the entrypoint then receives
@@ -608,9 +629,12 @@ def launch_and_image(cmd: list[str]) -> CommandLaunch:
                 while start < i and ENV_TOKEN.match(cmd[start]):
                     start += 1
             passes = _wrappers_pass(cmd[command:start]) if program in _WRAPPERS else _ALL_PASSED
+            given: list[str] = []
+            if program == "srun":
+                passes, given = _srun_export(cmd[command + 1:start])
             leading = [] if program in _ELSEWHERE else [w for w in cmd[:command] if ENV_TOKEN.match(w)
                                                         and passes.lets(w.split("=", 1)[0])]
-            return CommandLaunch(_strip_redirections(leading + cmd[start:]), passes=passes)
+            return CommandLaunch(_strip_redirections(leading + given + cmd[start:]), passes=passes)
     return CommandLaunch(None)
 
 
