@@ -261,3 +261,35 @@ def test_srun_export_is_the_environment_of_what_it_runs(tmp_path, line, env):
                     encoding="utf-8")
     [launch] = _scan(path)
     assert launch.tokens == env + ["vllm", "serve", "Qwen/Qwen3-8B", "-tp", "2"]
+
+
+# --------------------------------------------------------------------------- KServe's own placeholders
+
+SERVING_RUNTIME = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: vllm-runtime
+spec:
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.20.0
+      command: ["python", "-m", "vllm.entrypoints.openai.api_server"]
+      args: ["--model=Qwen/Qwen3-8B", "-tp", "{tp}", "--served-model-name={{{{.Name}}}}"]
+"""
+
+
+def test_a_serving_runtime_with_kserve_placeholders_is_read(tmp_path):
+    # KServe fills {{.Name}} from the InferenceService when it makes the pod; no chart renders the file
+    path = tmp_path / "runtime.yaml"
+    path.write_text(SERVING_RUNTIME.format(tp="2"), encoding="utf-8")
+    [launch] = _scan(path)
+    assert launch.tokens == ["python", "-m", "vllm.entrypoints.openai.api_server", "--model=Qwen/Qwen3-8B", "-tp",
+                             "2", "--served-model-name={{.Name}}"]
+
+
+def test_a_helm_action_in_a_kserve_file_is_still_a_template(tmp_path):
+    path = tmp_path / "runtime.yaml"
+    path.write_text(SERVING_RUNTIME.format(tp="{{ .Values.tp }}"), encoding="utf-8")
+    launches, skipped, _ = find_launches([str(path)])
+    assert launches == [] and [s.reason.split(":")[0] for s in skipped] == ["Go template (Helm chart template)"]

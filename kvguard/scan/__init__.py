@@ -71,7 +71,8 @@ What is recognised
 
 Go templates (Helm chart ``templates/``, helmfile ``*.gotmpl``: any non-Markdown file
 with ``{{ .Values… }}``-style actions) are not deployment files until rendered: they are
-listed as skipped, never fatal.  ``-`` reads standard input (:func:`find_launches`).
+listed as skipped, never fatal.  A KServe manifest whose only actions are KServe's own metadata
+placeholders (``{{.Name}}`` in a ServingRuntime's ``args``, filled in by its controller) is read as written.  ``-`` reads standard input (:func:`find_launches`).
 
 Releases
 --------

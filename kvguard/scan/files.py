@@ -157,9 +157,22 @@ def _read_stdin(limit: int) -> str:
     return data.decode("utf-8", "replace")
 
 
+#: a Go-template action of KServe's own (``{{.Name}}`` in a ServingRuntime's ``args``): the controller fills it from
+#: the InferenceService's metadata when it makes the pod (kserve/kserve, ``replacePlaceholders``); the file is
+#: applied as written, no chart renders it
+_KSERVE_PLACEHOLDER = re.compile(r"\{\{\s*\.(?:Name|Namespace|Labels\.[\w.-]+|Annotations\.[\w.-]+)\s*\}\}")
+_TEMPLATE_ACTION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
+
+
+def _kserve_placeholders_only(text: str, kind: str) -> bool:
+    """A KServe manifest (``serving.kserve.io/``) whose only ``{{…}}`` are KServe's metadata placeholders."""
+    return kind == "yaml" and "serving.kserve.io/" in text and \
+        all(_KSERVE_PLACEHOLDER.fullmatch(m.group(0)) for m in _TEMPLATE_ACTION.finditer(text))
+
+
 def _text_launches(path: str, text: str, kind: str, explicit: bool, overrides: Mapping[str, str],
                    skipped: list[Skip], strategies_from: Optional[str]) -> tuple[bool, list[Launch]]:
-    if kind not in ("markdown", "notebook") and _GO_TEMPLATE.search(text):
+    if kind not in ("markdown", "notebook") and _GO_TEMPLATE.search(text) and not _kserve_placeholders_only(text, kind):
         # not a deployment file yet: its values are filled in by `helm template`/`helm install`;
         # never fatal, so a chart in the repository does not fail a pre-commit run that names it
         skipped.append(Skip(path, GO_TEMPLATE_REASON))
