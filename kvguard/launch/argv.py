@@ -1574,14 +1574,16 @@ def parse_serve(command: "str | list[str]", release: Release, *, pydantic: Optio
             # LoggingConfig's file (0.31.0+), which vllm serve reads right after argparse unless --log-config-file
             # names another (kvguard.rules.host_options)
             cmd.fields["logging_config_file"] = _json_name(values[0], "pylogging_config_file")
-            if cmd.fields["logging_config_file"] is None and _json_has(values[0], "pylogging_config_file"):
+            null_file = cmd.fields["logging_config_file"] is None and _json_has(values[0], "pylogging_config_file")
+            cmd.fields["logging_config_file_null"] = null_file
+            if null_file:
                 cmd.fields["logging_config_file"] = ""    # null: no file, the variable's default replaced
             configure = _json_key(values[0], "configure_logging")
             if configure is not None:
                 cmd.fields["logging_configure"] = _lax_bool(configure, release, "--logging-config")
-        if dest in ("log_level", "logging_config") or opt.startswith(("--log-level", "--logging-config")):
-            # LoggingConfig's log_level may come from the command line instead of VLLM_LOGGING_LEVEL (0.31.0+:
-            # kvguard.rules.host_options)
+        if dest == "log_level" or (dest == "logging_config" and values and _json_has(values[0], "log_level")):
+            # LoggingConfig's log_level comes from the command line instead of VLLM_LOGGING_LEVEL (0.31.0+; argparse
+            # has checked it against LogLevel): kvguard.rules.host_options
             cmd.fields["logging_level_given"] = True
         if dest in ("default_mm_loras", "reasoning_effort_map") and values:
             # JSON as given: create_engine_config refuses any --default-mm-loras for a text-only model, and 0.33.0's

@@ -301,11 +301,14 @@ class Layout:
     #: --logging-config's pylogging_config_file as given (0.31.0+; None: not given, "": given as null, which no
     #: longer falls back to VLLM_LOGGING_CONFIG_PATH), another name for the same file
     logging_config_file: Optional[str] = None
+    #: --logging-config gives pylogging_config_file as null (logging_config_file then ""): LoggingConfig holds None,
+    #: which the engine does not copy back, where an empty name is copied and validated (kvguard.rules.host_options)
+    logging_config_file_null: bool = False
     #: --logging-config's configure_logging as pydantic reads it (0.31.0+; None: not given, VLLM_CONFIGURE_LOGGING
     #: decides), which refuses a logging config file when false (kvguard.rules.host_options)
     logging_configure: Optional[bool] = None
-    #: --log-level or --logging-config given (0.31.0+): the log level LoggingConfig applies may then not be
-    #: VLLM_LOGGING_LEVEL's (kvguard.rules.host_options)
+    #: --log-level given, or --logging-config naming log_level (0.31.0+): the log level LoggingConfig applies is the
+    #: command line's, not VLLM_LOGGING_LEVEL's (kvguard.rules.host_options)
     logging_level_given: bool = False
     #: the host facts of ModelConfig (kvguard.rules.host_options): --enable-sleep-mode, and --enable-cumem-allocator
     #: (0.22.0+), which the platform's support decides

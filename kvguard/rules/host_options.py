@@ -20,7 +20,12 @@ Mirrors, per release:
   ``configure_logging``), which to 0.30.0 happens at import, before the argument parser (kvguard.front); with
   configuration on and no file, ``logging.config.dictConfig`` then refuses a log level Python's logging does not name
   (``VLLM_LOGGING_LEVEL`` upper-cased, ``vllm/envs.py``; 0.31.0+ LoggingConfig's ``log_level``, whose default is that
-  variable): ValueError "Unable to configure handler 'vllm'" (FE_logging_level).
+  variable): ValueError "Unable to configure handler 'vllm'" (FE_logging_level);
+- ``vllm/logger.py::configure_logging_from_args`` and ``vllm/engine/arg_utils.py::EngineArgs.create_logging_config``
+  (0.31.0 - 0.33.0): LoggingConfig's ``log_level`` default (VLLM_LOGGING_LEVEL) is not validated when LoggingConfig is
+  built, but ``dataclasses.replace`` validates every field: replacing the file (``--log-config-file``, right after
+  argparse; the engine's copy of ``pylogging_config_file`` first thing in ``create_engine_config``) with a level
+  ``LogLevel`` (``vllm/config/logging.py``) lacks is a ValidationError for LoggingConfig (fe_ / ea_logging_level_field).
 
 The platform is :class:`~kvguard.launch.layout.Host`'s ``platform`` (assumed CUDA unless stated); whether a file
 exists on the host, or which GPU a UUID names, is not known to kvguard: those checks are skipped with the reason.
@@ -33,12 +38,14 @@ if TYPE_CHECKING:
     from typing import Any, Mapping, Optional
 
 __all__ = ["CUMEM_MESSAGE", "DEVICE_IDS_DUPLICATES", "DEVICE_IDS_MIXED", "DEVICE_IDS_RANGE", "DEVICE_ID_NOT_INT",
-           "KDA_PREFILL_MESSAGE", "LOGGING_DISABLED_CONFIG", "LOGGING_DISABLED_ENV", "LOGGING_LEVEL_MESSAGE",
+           "KDA_PREFILL_MESSAGE", "LOGGING_DISABLED_CONFIG", "LOGGING_DISABLED_ENV", "LOGGING_LEVEL_CHOICES",
+           "LOGGING_LEVEL_MESSAGE",
            "SLEEP_MESSAGE",
            "cumem_unavailable", "device_id_bind", "device_ids_duplicates", "device_ids_mixed", "device_ids_not_int",
            "device_ids_range", "device_ids_values", "device_ids_visible_not_int", "device_range_bind",
            "import_refusal", "import_refusal_verdict", "kda_prefill_bind", "kda_prefill_off_platform", "logging_disabled_with_file", "logging_file_unknown",
-           "logging_level_refused", "logging_level_unknown", "logging_off_with_file", "logging_refusal_verdict",
+           "logging_level_field", "logging_level_field_engine",
+           "logging_level_field_frontend", "logging_level_refused", "logging_level_unknown", "logging_off_with_file", "logging_refusal_verdict",
            "sleep_unavailable"]
 
 SLEEP_MESSAGE = "Sleep mode is not supported on current platform."
@@ -220,24 +227,82 @@ def _env_level(env: Mapping[str, str]) -> str:
 def logging_level_refused(release: Any, lay: Any, env: Mapping[str, str]) -> bool:
     """FE_logging_level: with logging configuration on and no logging config file (which replaces vLLM's own
     dictConfig, level included), a VLLM_LOGGING_LEVEL Python's logging does not name.  0.31.0+: only where the level
-    is the variable's (neither --log-level nor --logging-config given); otherwise, or with configuration off or a
-    file, an unknown level is read later, by LoggingConfig's validation, which kvguard does not model (Undecidable).
+    is the variable's (no --log-level, no log_level in --logging-config); a level LoggingConfig lacks is refused
+    elsewhere where a file is named (:func:`logging_level_field`), and passes with configuration off and no file.
     Call after FE_logging_disabled (VLLM_CONFIGURE_LOGGING is known to be an integer)."""
     level = _env_level(env)
     if level in (_CONFIG_LEVELS if release.within("0.31.0") else _PYTHON_LEVELS):
         return False
     if release.within("0.31.0"):
+        if lay.logging_level_given:
+            return False
         configure = lay.logging_configure if lay.logging_configure is not None else bool(
             _as_int(env.get("VLLM_CONFIGURE_LOGGING", "1")))
-        if configure and not _logging_file_of(release, lay, env)[0] and not lay.logging_level_given:
-            return level not in _PYTHON_LEVELS      # WARN and FATAL pass dictConfig and are not read again
-        from ..errors import Undecidable
-
-        raise Undecidable(f"VLLM_LOGGING_LEVEL={env.get('VLLM_LOGGING_LEVEL')!r} is no log level of vLLM "
-                          f"{release.version}'s LoggingConfig, which reads it where kvguard does not model it (with "
-                          "--log-level, --logging-config, a logging config file or logging configuration off)")
+        # WARN and FATAL pass dictConfig; the engine validates the level only where a file is named
+        return configure and not _logging_file_of(release, lay, env)[0] and level not in _PYTHON_LEVELS
     configure = bool(_as_int(env.get("VLLM_CONFIGURE_LOGGING", "1")))
     return configure and not env.get("VLLM_LOGGING_CONFIG_PATH")
+
+
+#: pydantic's literal_error for LoggingConfig's log_level (0.31.0+, ``LogLevel`` of vllm/config/logging.py)
+LOGGING_LEVEL_CHOICES = "Input should be 'CRITICAL', 'ERROR', 'WARNING', 'INFO', 'DEBUG' or 'NOTSET'"
+
+
+def logging_level_field(release: Any, lay: Any, env: Mapping[str, str]) -> Optional[str]:
+    """Where vLLM (0.31.0+) validates a VLLM_LOGGING_LEVEL that LoggingConfig's ``LogLevel`` lacks, the level being
+    the variable's (LoggingConfig's default, which building it does not validate; dataclasses.replace does):
+
+    - ``"frontend"``: ``--log-config-file`` given (any value): configure_logging_from_args replaces the file right
+      after argparse, before the configuration is applied (logging off or a missing file come later);
+    - ``"engine_args"``: otherwise, a file in LoggingConfig (``--logging-config``'s pylogging_config_file, else
+      VLLM_LOGGING_CONFIG_PATH, an empty value too), which vllm serve hands to EngineArgs as ``log_config_file``:
+      create_engine_config's first statement replaces it;
+    - None: the level is the command line's or one LogLevel has, or no file is named.
+
+    Undecidable where the variable VLLM_CONFIGURE_LOGGING, read first, is no integer."""
+    if not release.within("0.31.0") or lay.logging_level_given or _env_level(env) in _CONFIG_LEVELS:
+        return None
+    from ..errors import Undecidable
+
+    if lay.logging_configure is None and _as_int(env.get("VLLM_CONFIGURE_LOGGING", "1")) is None:
+        raise Undecidable(_configure_logging_not_int(release, env))
+    if lay.log_config_file is not None:
+        return "frontend"
+    if lay.logging_config_file_null:     # LoggingConfig holds None: nothing for the engine to replace
+        return None
+    named = lay.logging_config_file if lay.logging_config_file is not None else env.get("VLLM_LOGGING_CONFIG_PATH")
+    return None if named is None else "engine_args"
+
+
+def _logging_level_error(env: Mapping[str, str]) -> Any:
+    from ..verdict import ErrorEntry
+
+    return ErrorEntry("literal_error", ("log_level",), LOGGING_LEVEL_CHOICES, _env_level(env),
+                      {"expected": LOGGING_LEVEL_CHOICES.partition("Input should be ")[2]})
+
+
+def _logging_level_field_at(state: Any, stage: str) -> None:
+    from ..errors import Undecidable
+    from .engine import Refusal
+
+    try:
+        where = logging_level_field(state.release, state.layout, state.env)
+    except Undecidable as exc:
+        state.undecided(str(exc))
+        return
+    if where == stage:
+        entry = _logging_level_error(state.env)
+        raise Refusal("ValidationError", entry.msg, errors=(entry,), wrapped_by="LoggingConfig")
+
+
+def logging_level_field_frontend(state: Any) -> None:
+    """fe_logging_level_field's step (:func:`logging_level_field`, ``"frontend"``)."""
+    _logging_level_field_at(state, "frontend")
+
+
+def logging_level_field_engine(state: Any) -> None:
+    """ea_logging_level_field's step (:func:`logging_level_field`, ``"engine_args"``)."""
+    _logging_level_field_at(state, "engine_args")
 
 
 def logging_level_unknown(state: Any) -> bool:
@@ -322,7 +387,7 @@ def import_refusal_verdict(release: Any, env: Mapping[str, str]) -> Any:
 
 def logging_refusal_verdict(release: Any, lay: Any, env: Mapping[str, str]) -> Any:
     """FE_logging_disabled's verdict where vLLM gives it before any config is built (to 0.30.0 when it is imported,
-    0.31.0+ right after its parser), or None; Undecidable where VLLM_CONFIGURE_LOGGING, read, is no integer."""
+    0.31.0+ right after its parser, where --log-config-file's LoggingConfig ValidationError comes first), or None; Undecidable where VLLM_CONFIGURE_LOGGING, read, is no integer."""
     if not release.within("0.31.0"):
         return import_refusal_verdict(release, env)
     refused = logging_off_with_file(release, lay, env)
@@ -330,6 +395,13 @@ def logging_refusal_verdict(release: Any, lay: Any, env: Mapping[str, str]) -> A
         from ..errors import Undecidable
 
         raise Undecidable(_configure_logging_not_int(release, env))
+    if logging_level_field(release, lay, env) == "frontend":     # --log-config-file's replace, before it is applied
+        from ..verdict import Verdict
+
+        entry = _logging_level_error(env)
+        return Verdict(ok=False, vllm_version=release.key, stage="frontend", check="fe_logging_level_field",
+                       exc_type="ValidationError", message=entry.msg, wrapped_by="LoggingConfig", loc=entry.loc,
+                       errors=(entry,))
     if refused:
         return _logging_verdict(release, LOGGING_DISABLED_CONFIG)
     if logging_level_refused(release, lay, env):

@@ -1259,6 +1259,12 @@ RULES = (
           when=_host.logging_disabled_with_file, template=_host.LOGGING_DISABLED_ENV,
           source="vllm/logger.py::_configure_vllm_root_logger (at import)",
           description="VLLM_CONFIGURE_LOGGING=0 with VLLM_LOGGING_CONFIG_PATH set, whether or not the file exists"),
+    # 0.31.0+: --log-config-file replaces LoggingConfig's file right after argparse, and the replace validates the
+    # level the variable gave it (kvguard.rules.host_options.logging_level_field), before the configuration is applied
+    Step("fe_logging_level_field", "0.31.0", stage="frontend", apply=_host.logging_level_field_frontend,
+         description="--log-config-file while LoggingConfig's log_level is VLLM_LOGGING_LEVEL (no --log-level, no "
+                     "log_level in --logging-config) and LogLevel lacks it: ValidationError for LoggingConfig "
+                     "(vllm/logger.py::configure_logging_from_args's dataclasses.replace)"),
     Check("FE_logging_disabled", "0.31.0", stage="frontend", exc="RuntimeError", scope="env",
           when=_host.logging_disabled_with_file, template=_host.LOGGING_DISABLED_CONFIG,
           source="vllm/logger.py::_configure_vllm_root_logger (configure_logging_from_args in "
@@ -1278,8 +1284,8 @@ RULES = (
           source="vllm/logger.py::_configure_vllm_root_logger (configure_logging_from_args in "
                  "vllm/entrypoints/cli/main.py::main; logging.config.dictConfig)",
           description="VLLM_LOGGING_LEVEL, upper-cased, not a level name of Python's logging, while logging "
-                      "configuration is on, no logging config file is named and neither --log-level nor "
-                      "--logging-config is given (otherwise undecidable: LoggingConfig validates the level later)"),
+                      "configuration is on, no logging config file is named and the level is not the command "
+                      "line's (--log-level, --logging-config's log_level)"),
     Check("FE_log_config_file", "0.31.0", options=("log_config_file",), stage="frontend", exc="RuntimeError",
           scope="env", when=_serve_args.log_config_file_unknown,
           template="('Could not load logging config. File does not exist: %s', {log_config_file!r})",
@@ -1394,6 +1400,12 @@ RULES = (
                       "reasoning_parser (not --reasoning-parser; not without an API server; a "
                       "--reasoning-parser-plugin: undecidable): str(KeyError('invalid reasoning parser: NAME (chose "
                       "from { A,B,… })'))"),
+    # ===================== create_engine_config's first statement: LoggingConfig's file replaced (0.31.0+)
+    Step("ea_logging_level_field", "0.31.0", stage="engine_args", apply=_host.logging_level_field_engine,
+         description="a logging config file in LoggingConfig (--logging-config's pylogging_config_file, else "
+                     "VLLM_LOGGING_CONFIG_PATH, an empty value too) while its log_level is VLLM_LOGGING_LEVEL and "
+                     "LogLevel lacks it: ValidationError for LoggingConfig (EngineArgs.create_logging_config's "
+                     "dataclasses.replace of log_config_file, which vllm serve copies from LoggingConfig)"),
     # ===================== create_engine_config's first check: the process environment (kvguard.rules.environ)
     Check("EA_unknown_env", _environ.VALIDATION_SINCE, options=("fail_on_environ_validation",), stage="engine_args",
           scope="env", when=_environ.unknown_refused, bind=_environ.unknown_bind, template=_environ.MESSAGE,

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 
 from kvguard import catalog, examine
 from kvguard.errors import Undecidable
@@ -42,6 +43,26 @@ CASES = (
     ("backend-unknown", [], {"VLLM_ATTENTION_BACKEND": "NOT_A_BACKEND"}),
     ("backend-and-level", [], {"VLLM_ATTENTION_BACKEND": "NOT_A_BACKEND", "VLLM_LOGGING_LEVEL": "NOPE"}),
 )
+#: 0.31.0+ (run there only: before, argparse refuses the options, and each case costs a fresh import): LoggingConfig's
+#: log_level from the variable, validated where dataclasses.replace rebuilds LoggingConfig
+LOGGING_CONFIG_CASES = (
+    ("log-level-flag", ["--log-level", "DEBUG"], {"VLLM_LOGGING_LEVEL": "NOPE"}),
+    ("log-config-file", ["--log-config-file", "{file}"], {"VLLM_LOGGING_LEVEL": "NOPE"}),
+    ("log-config-file-missing", ["--log-config-file", "/srv/kvguard-missing/log.json"], {"VLLM_LOGGING_LEVEL": "warn"}),
+    ("log-config-file-logging-off", ["--log-config-file", "{file}"],
+     {"VLLM_LOGGING_LEVEL": "", "VLLM_CONFIGURE_LOGGING": "0"}),
+    ("log-config-file-and-level", ["--log-level", "ERROR", "--log-config-file", "{file}"], {"VLLM_LOGGING_LEVEL": "NOPE"}),
+    ("logging-config-off", ["--logging-config", '{"configure_logging": false}'], {"VLLM_LOGGING_LEVEL": "NOPE"}),
+    ("logging-config-empty", ["--logging-config", "{}"], {"VLLM_LOGGING_LEVEL": "NOPE"}),
+    ("logging-config-level", ["--logging-config.log_level", "INFO"], {"VLLM_LOGGING_LEVEL": "NOPE"}),
+    ("logging-config-file", ["--logging-config", '{"pylogging_config_file": "{file}"}'], {"VLLM_LOGGING_LEVEL": "NOPE"}),
+    ("config-file-warn", ["-tp", "3"], {"VLLM_LOGGING_LEVEL": "WARN", "VLLM_LOGGING_CONFIG_PATH": "{file}"}),
+    ("config-file-empty-logging-off", [], {"VLLM_LOGGING_LEVEL": "FATAL", "VLLM_CONFIGURE_LOGGING": "0",
+                                           "VLLM_LOGGING_CONFIG_PATH": ""}),
+    ("logging-config-empty-file", ["--logging-config", '{"pylogging_config_file": ""}'], {"VLLM_LOGGING_LEVEL": "warn"}),
+    ("config-file-null", ["--logging-config", '{"pylogging_config_file": null}'],
+     {"VLLM_LOGGING_LEVEL": "NOPE", "VLLM_LOGGING_CONFIG_PATH": "{file}", "VLLM_CONFIGURE_LOGGING": "0"}),
+)
 
 
 def _oracle_answer(record: dict) -> tuple:
@@ -49,7 +70,7 @@ def _oracle_answer(record: dict) -> tuple:
         return ("ok",)
     if record["stage"] == "argparse":
         return ("argparse",)
-    return (record["stage"], record.get("exc_type"), record.get("message"))
+    return (record["stage"], record.get("exc_type"), record.get("message"), record.get("wrapped_by"))
 
 
 def _kvguard_answer(version: str, args: list[str], env: dict[str, str]) -> tuple:
@@ -62,7 +83,9 @@ def _kvguard_answer(version: str, args: list[str], env: dict[str, str]) -> tuple
         return ("ok",)
     if verdict.stage == "argparse":
         return ("argparse",)
-    return (verdict.stage, verdict.exc_type, verdict.message)
+    # the runner records every refusal of create_engine_config at its stage "engine"
+    stage = verdict.stage if verdict.stage == "frontend" else "engine"
+    return (stage, verdict.exc_type, verdict.message, verdict.wrapped_by)
 
 
 @pytest.mark.parametrize("version", SAMPLE)
@@ -72,8 +95,9 @@ def test_logging_level_and_parser_backend_agree(version, tmp_path):
     config_file.write_text(json.dumps({"version": 1, "disable_existing_loggers": False}))
     config = {e.id: e.config for e in catalog.entries()}[MODEL]
     cases = []
-    for case_id, args, env in CASES:
+    for case_id, args, env in CASES + (LOGGING_CONFIG_CASES if Version(version) >= Version("0.31.0") else ()):
         env = {name: value.replace("{file}", str(config_file)) for name, value in env.items()}
+        args = [word.replace("{file}", str(config_file)) for word in args]
         cases.append({"id": case_id, "args": args, "env": env, "logging": True, "config": config,
                       "model_dir": str(tmp_path / case_id)})
     for case in cases:
