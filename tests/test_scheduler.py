@@ -184,3 +184,30 @@ def test_zero_scheduled_tokens_with_a_speculative_config_is_undecidable(capsys, 
                   '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'])
     assert status == 2
     assert "VllmConfig refuses --max-num-scheduled-tokens 0 with a speculative config" in capsys.readouterr().err
+
+
+DSPARK_7 = '{"num_speculative_tokens":7,"method":"dspark","enforce_eager":true}'
+
+
+@pytest.mark.parametrize("version", ["0.28.0", "0.30.0", "0.32.0"])
+def test_dspark_batch_sized_by_the_launch_is_decided_where_max_num_seqs_no_longer_counts(serve_json, version):
+    """vllm-project/vllm-ascend#13717's decode node (120 batched tokens, 60 sequences, seven DSpark tokens): 0.28.0 -
+    0.32.0 compare the batched tokens with the draft's six new slots alone and start on a CUDA host (written by hand
+    from those releases' VllmConfig._set_max_num_scheduled_tokens; the CPU oracle refuses the launch before, for its
+    model runner: tools/issue_reports.py --oracle agrees there; the golden sch-draft-batched-equals-seqs cases prove
+    the reckoning itself); kvguard had left it undecidable."""
+    status, data = serve_json(version, "--kv-cache-dtype", "fp8", "--max-num-batched-tokens", "120",
+                              "--max-num-seqs", "60", "--speculative-config", DSPARK_7,
+                              model="deepseek-ai/DeepSeek-V4-Flash")
+    assert (status, data["ok"]) == (0, True)
+
+
+@pytest.mark.parametrize(("version", "batched"), [("0.27.0", "120"), ("0.33.0", "120"), ("0.30.0", "7")])
+def test_dspark_batch_stays_undecidable_where_the_reckoning_is_not_followed(serve_json, version, batched):
+    """0.20.0 - 0.27.0 take the slots times max_num_seqs, 0.33.0 checks more; batched tokens not above the draft's
+    token count are not followed either."""
+    status, data = serve_json(version, "--kv-cache-dtype", "fp8", "--max-num-batched-tokens", batched,
+                              "--max-num-seqs", "6", "--speculative-config", DSPARK_7,
+                              model="deepseek-ai/DeepSeek-V4-Flash")
+    assert status == 2
+    assert "kvguard does not model that reckoning" in data["reason"]
