@@ -307,7 +307,7 @@ _SCAN_PARAGRAPHS = (
     "(skipping .git, node_modules, virtualenvs); files over 5 MB are skipped. YAML needs PyYAML "
     "(pip install 'kvguard[yaml]'); without it YAML files are skipped.",
     "A shell variable kvguard cannot resolve (-tp $TP, ${TP}) in something it reads (the model, a parallel "
-    "flag, a VLLM_* variable) makes that launch undecidable; --set TP=8 supplies it. Recipe YAMLs yield one "
+    "flag, a VLLM_* variable the release defines) makes that launch undecidable; --set TP=8 supplies it. Recipe YAMLs yield one "
     "launch per variant and strategy, with the GPU count as $GPUS (multi-node strategies: $NODES and "
     "$GPUS_PER_NODE). Go templates (Helm chart templates/) are listed as skipped; scan the rendered chart "
     "(helm template CHART | kvguard scan --stdin-kind yaml -).",
