@@ -103,6 +103,9 @@ VERDICT_ENV: tuple[EnvVar, ...] = (
     EnvVar("VLLM_LOGGING_LEVEL", "0.10.2", None, (),
            "the level vLLM configures its logger with: a name Python's logging does not know is refused "
            "(FE_logging_level)"),
+    # no value is tried: any integer gives the KV cache's size, which no check reads
+    EnvVar("VLLM_CPU_KVCACHE_SPACE", "0.10.2", None, (),
+           "the CPU platform's KV cache size in GiB: a value int() refuses is refused (PLAT_cpu_kvcache_space)"),
 )
 
 

@@ -334,7 +334,7 @@ def examine(release: "Release | str", launch: "Union[Sequence[str], str, ServeCo
     from .rules.env_values import refusal_undecidable
 
     # after the refusals of vLLM's import and argparse: a value a getter kvguard does not model refuses
-    refusal_undecidable(release, vllm_env, cmd.fields.get("grpc_port"))
+    refusal_undecidable(release, vllm_env, cmd.fields.get("grpc_port"), host.platform)
     lookup_env = dict(os.environ)
     lookup_env.update(cmd.env)
     overridden = _config_override(cmd.passed_over)

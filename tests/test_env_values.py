@@ -202,3 +202,63 @@ def test_the_grpc_rule_keeps_the_rust_frontend_refusal(capsys):
 def test_a_variable_a_rule_reads_keeps_its_refusal(capsys, version, word, message):
     code, out, _ = _check(capsys, version, word)
     assert code == 1 and json.loads(out)["message"].startswith(message)
+
+
+# -- VLLM_CPU_KVCACHE_SPACE on the CPU platform: its config hook parses it (kvguard.rules.cpu_platform) -------------
+
+def _cpu_check(capsys, version: str, value: str, *args: str) -> tuple[int, dict, str]:
+    code = run(["check", "--vllm-version", version, "--platform", "cpu", "--format", "json", "--",
+                f"VLLM_CPU_KVCACHE_SPACE={value}", "vllm", "serve", "Qwen/Qwen3-8B", *args])
+    captured = capsys.readouterr()
+    return code, (json.loads(captured.out) if captured.out.strip() else {}), captured.err
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.14.1", "0.19.1", "0.20.0", "0.28.0", "0.29.0", "0.33.0"])
+@pytest.mark.parametrize("value, message", [
+    ("abc", "invalid literal for int() with base 10: 'abc'"),
+    ("1.5", "invalid literal for int() with base 10: '1.5'"),
+    ("4GiB", "invalid literal for int() with base 10: '4GiB'"),
+])
+def test_the_cpu_platform_refuses_a_kv_cache_space_int_refuses(capsys, version, value, message):
+    code, out, _ = _cpu_check(capsys, version, value)
+    assert code == 1
+    assert (out["stage"], out["check"], out["exc_type"], out["message"]) == (
+        "verify", "PLAT_cpu_kvcache_space", "ValueError", message)
+
+
+@pytest.mark.parametrize("version", ["0.10.2", "0.19.1", "0.20.0", "0.33.0"])
+@pytest.mark.parametrize("value", ["8", " 4 ", "-1", "0"])
+def test_the_cpu_platform_takes_an_integer_kv_cache_space(capsys, version, value):
+    code, out, _ = _cpu_check(capsys, version, value)
+    assert (code, out["ok"]) == (0, True)
+
+
+def test_an_empty_kv_cache_space(capsys):
+    # to 0.19.1 the getter (int('')) refuses it in the hook; from 0.20.0 the hook skips it and the getter refuses
+    # it when the engine starts (enable_envs_cache), a stage kvguard does not model
+    code, out, _ = _cpu_check(capsys, "0.19.1", "")
+    assert (code, out["check"], out["message"]) == (1, "PLAT_cpu_kvcache_space",
+                                                    "invalid literal for int() with base 10: ''")
+    code, _, err = _cpu_check(capsys, "0.20.0", "")
+    assert code == 2 and "VLLM_CPU_KVCACHE_SPACE='': ValueError: invalid literal for int() with base 10: ''" in err
+
+
+def test_the_hook_refuses_a_quantized_kv_cache_first_to_0_19(capsys):
+    # 0.10.2 - 0.19.1 read the size after the quantized-KV-cache refusal; 0.20.x before it
+    code, out, _ = _cpu_check(capsys, "0.19.1", "abc", "--kv-cache-dtype", "fp8")
+    assert (code, out["exc_type"], out["message"]) == (
+        1, "RuntimeError", "Chunked-prefill and prefix-cache on the CPU backend is not compatible with FP8 KV cache.")
+    code, out, _ = _cpu_check(capsys, "0.20.0", "abc", "--kv-cache-dtype", "fp8")
+    assert (code, out["check"], out["message"]) == (1, "PLAT_cpu_kvcache_space",
+                                                    "invalid literal for int() with base 10: 'abc'")
+
+
+def test_other_platforms_leave_it_undecidable(capsys):
+    # a CUDA host reads it only when the engine starts (the getter, in enable_envs_cache)
+    code, _, err = _check(capsys, "0.33.0", "VLLM_CPU_KVCACHE_SPACE=abc", flags=("--platform", "cuda"))
+    assert code == 2 and "kvguard does not model where vLLM reads it" in err
+
+
+def test_a_placeholder_kv_cache_space_is_not_read_on_the_cpu_platform(capsys):
+    code, out, _ = _cpu_check(capsys, "0.33.0", "$SPACE")
+    assert (code, out["ok"]) == (0, True)

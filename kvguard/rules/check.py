@@ -289,7 +289,8 @@ def check(config: Any, layout: Layout | Mapping[str, Any] | None = None, *,
             if logging_off is not None:
                 return logging_off.with_notes(*notes) if notes else logging_off
             parser_refusal_undecidable(release, env_d)      # 0.13.0 - 0.14.1: building the parser, before argparse
-            env_value_undecidable(release, env_d, lay.grpc_port)  # a value a vllm.envs getter refuses, read where not modelled
+            # a value a vllm.envs getter refuses, read where not modelled
+            env_value_undecidable(release, env_d, lay.grpc_port, getattr(host, "platform", None))
         if lay.max_model_len is not None:
             # ModelConfig's field validation (--max-model-len) comes before any config is read
             refused = field_verdict(release, lay)

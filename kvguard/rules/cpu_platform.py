@@ -13,6 +13,13 @@
   chunked prefill on for a generative model whatever the launch says; from 0.11.1 the defaults turn both on
   unless the launch turns them off.
 
+- ``VLLM_CPU_KVCACHE_SPACE`` set to a value ``int()`` refuses: Python's ValueError, inside VllmConfig.  0.10.2 –
+  0.19.1 read it through the vllm.envs getter (``get_device_total_memory``, an empty value refused too) after the
+  block-size and quantized-KV-cache refusals; 0.20.0 – 0.33.0 read a non-empty value with ``int(os.environ[...])``
+  (the "legacy setting") before the quantized-KV-cache refusal (0.20.x) and the AMX linear-attention branch
+  (0.22.0 – 0.25.x), after the AMX MLA branch (0.29.0+).  An empty value the hook skips there is refused by the
+  getter when the engine starts (``enable_envs_cache``): undecidable (kvguard.rules.env_values).
+
 The hook's branches of 0.22.0+ that ask ``torch.cpu._is_amx_tile_supported()`` read the host fact ``amx``
 (kvguard.rules.cpu_amx; assumed False, a CPU without AMX tiles).
 """
@@ -23,7 +30,7 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["block_size_refused", "quantized_kv_cache", "refused_on_v0", "refused_with_chunked_prefill_forced",
+__all__ = ["block_size_refused", "kvcache_space_bind", "kvcache_space_refused", "quantized_kv_cache", "refused_on_v0", "refused_with_chunked_prefill_forced",
            "refused_with_defaults"]
 
 
@@ -73,6 +80,29 @@ def block_size_refused(state: Any) -> bool:
                         "the block size, which the platform then refuses unless it is 16 or "
                         "intel_extension_for_pytorch is installed; kvguard does not model that size")
     return not state.need("ipex")
+
+
+def _kvcache_space_error(state: Any) -> "str | None":
+    """The message of the ValueError the hook's ``int()`` raises for VLLM_CPU_KVCACHE_SPACE, or None."""
+    from .env_values import is_placeholder
+
+    value = state.env.get("VLLM_CPU_KVCACHE_SPACE")
+    if value is None or is_placeholder(value) or (value == "" and state.release.within("0.20.0")):
+        return None
+    try:
+        int(value)          # the hook's own parser: Python's int() and its message
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def kvcache_space_refused(state: Any) -> bool:
+    """VLLM_CPU_KVCACHE_SPACE set to a value the hook's int() refuses, on the CPU platform."""
+    return _kvcache_space_error(state) is not None and _on_cpu(state)
+
+
+def kvcache_space_bind(state: Any) -> dict:
+    return {"message": _kvcache_space_error(state)}
 
 
 def _quantized_on_cpu(state: Any) -> bool:

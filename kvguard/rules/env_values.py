@@ -28,7 +28,8 @@ TYPE_CHECKING = False  # typing's own costs a cold check ~4% (docs/performance.m
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MODELLED", "READ_BY_RULES", "choices_listed", "classify", "kind", "predict", "refusal_undecidable", "refusals"]
+__all__ = ["MODELLED", "READ_BY_RULES", "choices_listed", "classify", "is_placeholder", "kind", "predict",
+           "refusal_undecidable", "refusals"]
 
 _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "env_parsers.json")
 
@@ -37,7 +38,7 @@ _DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MODELLED = frozenset({
     "VLLM_ADDITIONAL_ARGS", "VLLM_ALL2ALL_BACKEND", "VLLM_ALLOW_LONG_MAX_MODEL_LEN", "VLLM_ALLOW_RUNTIME_LORA_UPDATING",
     "VLLM_ATTENTION_BACKEND", "VLLM_B12X_MOE_FP4_FORCE_A16", "VLLM_BATCH_INVARIANT", "VLLM_CONFIGURE_LOGGING",
-    "VLLM_CRASHES", "VLLM_DISABLED_KERNELS", "VLLM_DP_RANK", "VLLM_DP_SIZE", "VLLM_FLASHINFER_MOE_BACKEND",
+    "VLLM_CPU_KVCACHE_SPACE", "VLLM_CRASHES", "VLLM_DISABLED_KERNELS", "VLLM_DP_RANK", "VLLM_DP_SIZE", "VLLM_FLASHINFER_MOE_BACKEND",
     "VLLM_FLASH_ATTN_VERSION", "VLLM_HUMMING_INPUT_QUANT_CONFIG", "VLLM_IMAGE", "VLLM_LOGGING_CONFIG_PATH",
     "VLLM_LOGGING_LEVEL", "VLLM_MARLIN_INPUT_DTYPE", "VLLM_MLA_DISABLE", "VLLM_MOE_USE_DEEP_GEMM",
     "VLLM_MXFP4_USE_MARLIN", "VLLM_NVFP4_GEMM_BACKEND", "VLLM_PP_LAYER_PARTITION", "VLLM_RAY_DP_PACK_STRATEGY",
@@ -61,7 +62,11 @@ READ_BY_RULES = {
 }
 
 
-def _read_by_rules(release: Any, name: str, grpc_port: Any) -> bool:
+def _read_by_rules(release: Any, name: str, value: str, grpc_port: Any, platform: Any) -> bool:
+    if name == "VLLM_CPU_KVCACHE_SPACE":
+        # CpuPlatform.check_and_update_config parses it (kvguard.rules.cpu_platform), from 0.20.0 a non-empty value
+        # only (the getter reads an empty one when the engine starts); other platforms read it only then
+        return platform == "cpu" and (value != "" or not release.within("0.20.0"))
     if name == "VLLM_USE_RUST_FRONTEND":
         # kvguard.rules.serve_args reads it (bool(int(value))) only to check --grpc-port; vLLM's serve reads it always
         return grpc_port is not None
@@ -148,17 +153,23 @@ def kind(release: Any, name: str) -> Any:
     return None
 
 
-def refusals(release: Any, env: Any, grpc_port: Any = None) -> "list[tuple[str, str, list[str]]]":
+def is_placeholder(value: str) -> bool:
+    """Unexpanded shell text or a documentation placeholder (``$PORT``, ``<unique_port>``): a value not written yet."""
+    return "$" in value or (value.startswith("<") and value.endswith(">"))
+
+
+def refusals(release: Any, env: Any, grpc_port: Any = None,
+             platform: Any = None) -> "list[tuple[str, str, list[str]]]":
     """``(name, value, [TYPE, MESSAGE])`` for each VLLM_* variable of ``env`` no rule reads as the release does
-    (see :data:`READ_BY_RULES`; ``grpc_port``: the launch's ``--grpc-port``) whose getter in ``release`` refuses
-    its value, in ``env``'s order.  Unexpanded shell text and documentation
+    (see :data:`READ_BY_RULES`; ``grpc_port``: the launch's ``--grpc-port``; ``platform``: the host's, None when
+    not known) whose getter in ``release`` refuses its value, in ``env``'s order.  Unexpanded shell text and documentation
     placeholders (``$PORT``, ``<unique_port>``) stand for a value not written yet, as for an option's value
     (kvguard.launch.argv): not read."""
     out = []
     for name, value in env.items():
-        if not name.startswith("VLLM_") or _read_by_rules(release, name, grpc_port):
+        if not name.startswith("VLLM_") or _read_by_rules(release, name, value, grpc_port, platform):
             continue
-        if "$" in value or (value.startswith("<") and value.endswith(">")):
+        if is_placeholder(value):
             continue
         found = kind(release, name)
         refused = None if found is None else predict(name, found, value)
@@ -167,9 +178,9 @@ def refusals(release: Any, env: Any, grpc_port: Any = None) -> "list[tuple[str, 
     return out
 
 
-def refusal_undecidable(release: Any, env: Any, grpc_port: Any = None) -> None:
+def refusal_undecidable(release: Any, env: Any, grpc_port: Any = None, platform: Any = None) -> None:
     """Raise Undecidable when a variable no rule reads as ``release`` does has a value its getter refuses."""
-    refused = refusals(release, env, grpc_port)
+    refused = refusals(release, env, grpc_port, platform)
     if not refused:
         return
     from ..errors import Undecidable

@@ -2990,11 +2990,21 @@ RULES = (
           source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
           description="on the CPU platform, a quantized KV cache (chunked prefill is on for a generative model "
                       "whatever the launch says)"),
+    Check("PLAT_cpu_kvcache_space", "0.20.0", "0.28.0", stage="verify", scope="env",
+          when=_cpu.kvcache_space_refused, bind=_cpu.kvcache_space_bind, template="{message}",
+          source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+          description="on the CPU platform, VLLM_CPU_KVCACHE_SPACE set to a value int() refuses (the hook's "
+                      "legacy setting, before its quantized-KV-cache and AMX branches)"),
     Check("PLAT_cpu_quantized_kv", "0.11.1", "0.20.2", stage="verify", scope="env", exc="RuntimeError",
           when=_cpu.refused_with_defaults, template=_CPU_QUANTIZED_KV,
           source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
           description="on the CPU platform, a quantized KV cache with chunked prefill or prefix caching on (both "
                       "on by default for a generative model)"),
+    Check("PLAT_cpu_kvcache_space", "0.10.2", "0.19.1", stage="verify", scope="env",
+          when=_cpu.kvcache_space_refused, bind=_cpu.kvcache_space_bind, template="{message}",
+          source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+          description="on the CPU platform, VLLM_CPU_KVCACHE_SPACE set to a value int() refuses (the getter, read "
+                      "for the KV cache's size after the hook's refusals)"),
     # the hook's AMX branches (kvguard.rules.cpu_amx); 0.22.0 - 0.24.x's, which turns prefix caching off for a model
     # with linear-attention layers, refuses at VC_mamba_block_size (kvguard.rules.mamba_block_size)
     Check("PLAT_cpu_amx_linear_attention", "0.22.0", "0.25.1", stage="verify", scope="env",
@@ -3005,6 +3015,11 @@ RULES = (
     Check("PLAT_cpu_amx_mla", "0.29.0", stage="verify", scope="env", when=_amx.mla_branch, template="",
           source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
           description="on an AMX CPU, an MLA model on the AMX MLA backend (undecidable)"),
+    Check("PLAT_cpu_kvcache_space", "0.29.0", stage="verify", scope="env",
+          when=_cpu.kvcache_space_refused, bind=_cpu.kvcache_space_bind, template="{message}",
+          source="vllm/platforms/cpu.py::CpuPlatform.check_and_update_config",
+          description="on the CPU platform, VLLM_CPU_KVCACHE_SPACE set to a value int() refuses (the hook's "
+                      "legacy setting, after its AMX MLA branch)"),
     Check("VC_mrv2_triton", "0.22.0", "0.22.1", stage="verify", scope="env",
           when=lambda state: _runner(state) == "v2" and not state.need("triton"),
           template="VLLM_USE_V2_MODEL_RUNNER requires Triton.",

@@ -4,7 +4,8 @@ vLLM's CPU platform refuses a quantized KV cache with chunked prefill or prefix 
 0.10.2's refuses a block size other than 16 without intel_extension_for_pytorch.  Generates seeded ``vllm serve``
 launches of dense, MoE, sliding-window and hybrid checkpoints and a ModelOpt one naming its KV cache's dtype, with the KV cache dtypes the release's parser offers,
 chunked prefill and prefix caching on, off or left to the release, an explicit block size, a pooling runner, and
-runs each through the release's own ``vllm serve`` path on the CPU platform (tests/upstream/serve_runner.py, as
+some with ``VLLM_CPU_KVCACHE_SPACE`` set (an integer, one int() refuses, an empty value: the hook's legacy
+setting of 0.20.0+), and runs each through the release's own ``vllm serve`` path on the CPU platform (tests/upstream/serve_runner.py, as
 tests/upstream/test_speculative.py does) and through kvguard with the oracle's host (``platform="cpu"``): the
 verdicts must agree.  Launches kvguard declares undecidable are counted, never compared.
 
@@ -55,6 +56,9 @@ CHECKPOINTS = {
     "qwen3.6-27b-nvfp4": lambda rng: _config("nvidia/Qwen3.6-27B-NVFP4"),
 }
 
+#: VLLM_CPU_KVCACHE_SPACE values tried (its own draws: the launches without it stay those of earlier seeds)
+KVCACHE_SPACES = ("8", " 4 ", "-1", "abc", "1.5", "4GiB", "")
+
 #: KV cache dtypes tried, those the release's parser lacks left out
 KV_CACHE_DTYPES = ("auto", "auto", "fp8", "fp8_e5m2", "fp8_e4m3", "bfloat16", "float16", "nvfp4",
                    "int8_per_token_head", "fp8_per_token_head", "fp8_inc")
@@ -62,6 +66,7 @@ KV_CACHE_DTYPES = ("auto", "auto", "fp8", "fp8_e5m2", "fp8_e4m3", "bfloat16", "f
 
 def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
     rng = random.Random(f"{seed}-{version}")
+    env_rng = random.Random(f"{seed}-{version}-kvcache-space")
     table = option_table(resolve(version))
     # (a release whose parser lists no choices validates the dtype later: the common ones then)
     choices = table["--kv-cache-dtype"].choices or ("auto", "fp8", "fp8_e5m2", "bfloat16")
@@ -77,7 +82,8 @@ def generate(seed: int, n: int, version: str, root: str) -> list[dict]:
         if rng.random() < 0.1 and "--runner" in table:
             args += ["--runner", "pooling"]
         ident = f"cpu{i}"
-        cases.append(launch_case(root, ident, name, CHECKPOINTS[name](rng), args))
+        extra = {"env": {"VLLM_CPU_KVCACHE_SPACE": env_rng.choice(KVCACHE_SPACES)}} if env_rng.random() < 0.3 else {}
+        cases.append(launch_case(root, ident, name, CHECKPOINTS[name](rng), args, **extra))
     return cases
 
 
